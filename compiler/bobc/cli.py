@@ -1,0 +1,66 @@
+"""The `bobc` command line: a thin table of subcommands.
+
+Each subcommand lives in bobc.commands.<name> with `add_arguments(parser)` and
+`run(args) -> int`.  Every user-caused failure is a BobcError, printed as one
+message with a non-zero exit code; a traceback means a bug in bobc.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import BobcError
+
+SUBCOMMANDS = {
+    "check": "parse, type check and certify a plan and everything it imports",
+    "eval": "evaluate a definition of a plan and print its value",
+    "build": "compile a plan into a native host executable (or its device images)",
+    "asm": "assemble a SASS source into a raw instruction stream",
+    "disasm": "disassemble a raw instruction stream (nvdisasm) with decoded control codes",
+    "dump": "decode emitted device images: QMDs, pushbuffer, GPFIFO, parameter blocks",
+    "inspect": "list the images embedded in a built host and their identities",
+    "run": "run a plan's host schedule with the NumPy reference runner (no GPU)",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every usage error
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="bobc",
+        description="bobc compiles declarative plan modules into a standalone native host "
+        "that trains a model on an NVIDIA GPU through the kernel driver alone.",
+    )
+    parser.add_argument("--version", action="version", version=f"bobc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, summary in SUBCOMMANDS.items():
+        module = importlib.import_module(f"bobc.commands.{name}")
+        p = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._module.run(args) or 0)
+    except BobcError as error:
+        print(f"bobc {args.command}: {error.render()}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("bobc: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

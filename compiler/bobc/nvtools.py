@@ -1,0 +1,47 @@
+"""Finding NVIDIA's own tools (nvdisasm, ptxas), which bobc uses as oracles.
+
+They come from the package index (nvidia-cuda-nvdisasm, nvidia-cuda-nvcc) and
+install under site-packages/nvidia/cu*/bin, off PATH; a PATH copy (for example
+a CUDA toolkit's) is the fallback.  BOBC_NVDISASM / BOBC_PTXAS override both.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from functools import cache
+from pathlib import Path
+
+
+def _package_bins() -> list[Path]:
+    try:
+        import nvidia  # namespace package from the nvidia-cuda-* wheels
+    except ImportError:
+        return []
+    bins: list[Path] = []
+    for root in getattr(nvidia, "__path__", []):
+        for candidate in sorted(Path(root).glob("cu*/bin"), reverse=True):  # newest first
+            bins.append(candidate)
+        if (Path(root) / "cuda_nvcc" / "bin").is_dir():
+            bins.append(Path(root) / "cuda_nvcc" / "bin")
+    return bins
+
+
+@cache
+def find_tool(name: str) -> str | None:
+    """The path of NVIDIA tool `name`, or None when it is not installed."""
+    override = os.environ.get(f"BOBC_{name.upper()}")
+    if override:
+        return override
+    for folder in _package_bins():
+        path = folder / name
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return shutil.which(name)
+
+
+def nvdisasm() -> str | None:
+    return find_tool("nvdisasm")
+
+
+def ptxas() -> str | None:
+    return find_tool("ptxas")

@@ -1,0 +1,1 @@
+"""Plans as plain Python data, extracted from evaluated plan modules."""

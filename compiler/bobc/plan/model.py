@@ -1,0 +1,145 @@
+"""The extracted plan: plain, immutable data that the backend consumes.
+
+This is the contract between the language side (plan.extract builds these
+from evaluated values) and everything downstream (certify, nvidia, host,
+reference).  Nothing here knows a language term or a QMD bit.
+
+Addresses are GPU virtual addresses as the plan declares them; sizes are
+bytes.  Field names follow the specs' families (Hardware.Nvidia.SM86.Command.
+WholeProgramPlan, Runtime.ArenaCertificate, Runtime.DeviceArenaCertificate).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Region:
+    """A device kernel: its machine code and the resources it declares."""
+
+    identity: str          # e.g. "bob-loss-gradient"
+    code: bytes            # encoded for the build's target
+    registers: int         # the register budget the region declares
+    block_x: int           # threads per block (x); y and z come from the launch
+    shared_bytes: int      # static shared memory
+    place: int             # offset from the program base the plan computed
+
+
+@dataclass(frozen=True)
+class ParameterPatch:
+    """One 64-bit word of a launch's constant bank 0 image.
+
+    `word` counts 8-byte words from the start of the bank as the plan (written
+    for sm_86, parameters at 0x160 = word 44) declares it; the backend relocates
+    words at or past the plan's parameter base to the target's base.
+    """
+
+    word: int
+    value: int
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: which region, its grid, its parameter block."""
+
+    identity: str                       # the region's identity (also its phase)
+    region: int                         # index into Plan.regions
+    program_address: int                # as the plan computed it: program base + place
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]         # x from the region, y and z from the launch
+    parameter_bytes: int                # the plan's block size (sm_86 layout)
+    patches: tuple[ParameterPatch, ...]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A batch submitted as one GPFIFO entry, released on one semaphore."""
+
+    identity: str
+    launches: tuple[int, ...]           # indices into Plan.launches, in order
+    semaphore_offset: int               # bytes from the semaphore base
+
+
+@dataclass(frozen=True)
+class WholeProgramPlan:
+    """NvidiaWholeProgramPlanValue, flattened."""
+
+    component: str                      # which image the encode asked for
+    architecture: int
+    compute_class: int
+    spa_version: int
+    program_base: int
+    qmd_base: int
+    pushbuffer_base: int
+    semaphore_base: int
+    region_alignment: int
+    program_bytes: int                  # as the plan computed it (sm_86 layout)
+    regions: tuple[Region, ...]
+    launches: tuple[Launch, ...]
+    launch_count: int
+    qmd_table_bytes: int
+    submissions: tuple[Submission, ...]
+    submission_count: int
+    gpfifo_entries: int
+
+
+@dataclass(frozen=True)
+class Resident:
+    """ArenaResidentValue: a named byte range of the device arena."""
+
+    name: str
+    address: int
+    size: int
+    alignment: int
+
+
+@dataclass(frozen=True)
+class Phase:
+    """DeviceArenaPhaseValue: a launch identity and what it may read/write.
+
+    Empty `reads`/`writes` mean the phase may touch every global resident.
+    """
+
+    identity: str
+    reads: tuple[Resident, ...] = ()
+    writes: tuple[Resident, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceArena:
+    windows: tuple[Resident, ...]
+    globals: tuple[Resident, ...]
+    phases: tuple[Phase, ...]
+
+
+@dataclass(frozen=True)
+class CheckpointContract:
+    """CheckpointEnvelopeContractValue: what a checkpoint must declare to be accepted."""
+
+    schema: bytes
+    learner: bytes
+    data: bytes
+    seed: bytes
+    payload_bytes: int
+    chunk_bytes: int
+    updates_per_invocation: int
+
+
+@dataclass(frozen=True)
+class HostBuffer:
+    """A host-mapped buffer the native host allocates (program, QMD table, ...)."""
+
+    name: str
+    gpu_address: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a build needs, extracted once from the evaluated modules."""
+
+    program: WholeProgramPlan
+    arena: DeviceArena
+    checkpoint: CheckpointContract | None = None
+    host_buffers: tuple[HostBuffer, ...] = ()
+    extras: dict = field(default_factory=dict)   # plan facts for the host generator

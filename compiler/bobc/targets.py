@@ -1,0 +1,61 @@
+"""Build targets as tables of facts, selected once per build and passed down.
+
+Nothing downstream asks "is this sm_90?": it reads the fact it needs from the
+Target.  A new target (sm_121 for the GB10, later) is one more row here plus
+the per-concern tables its fields name (QMD layout, SASS encoding table).
+
+Sources: ../shared/docs/nvidia-driver-facts.md (class IDs: open-gpu-kernel-
+modules g_gpu_class_list.c; parameter bases: ptxas 13 EIATTR_PARAM_CBANK).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str                 # as users spell it: sm_86, sm_90
+    sm: int                   # 86, 90: also the QMD SASS_VERSION (0x86, 0x90)
+    nvdisasm_arch: str        # nvdisasm -b
+    ptxas_arch: str           # ptxas -arch
+    parameter_base: int       # kernel parameters' byte offset in constant bank 0
+    parameter_block_bytes: int  # one launch's constant bank 0 image
+    qmd_layout: str           # key into nvidia.qmd's field tables
+    qmd_record_bytes: int     # bytes a QMD occupies in the table (256-aligned slot)
+    compute_class: int
+    gpfifo_class: int
+    copy_class: int
+    usermode_class: int
+    elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
+
+
+SM86 = Target(
+    name="sm_86", sm=0x86, nvdisasm_arch="SM86", ptxas_arch="sm_86",
+    parameter_base=0x160, parameter_block_bytes=512,
+    qmd_layout="V03_00", qmd_record_bytes=256,
+    compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
+    elf_flags=0x6005604,
+)
+
+# sm_90: ptxas's kernels read parameters at 0x210, so a launch's bank 0 image
+# must reach past 0x210 + the parameters: 1024 bytes.  A V04_00 QMD is 384
+# bytes; SEND_PCAS_A addresses QMDs >> 8, so each takes a 512-byte slot.
+SM90 = Target(
+    name="sm_90", sm=0x90, nvdisasm_arch="SM90", ptxas_arch="sm_90",
+    parameter_base=0x210, parameter_block_bytes=1024,
+    qmd_layout="V04_00", qmd_record_bytes=512,
+    compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
+    elf_flags=0x6005A04,
+)
+
+TARGETS = {t.name: t for t in (SM86, SM90)}
+
+
+def target_named(name: str) -> Target:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        known = ", ".join(sorted(TARGETS))
+        raise UsageError(f"unknown target '{name}'", hint=f"choose one of: {known}") from None
