@@ -1,0 +1,63 @@
+"""The bobc command line: help is real, mistakes give one line and a non-zero code."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from bobc.cli import SUBCOMMANDS, main
+
+EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "inspect", "run"}
+
+
+def bobc(*args):
+    return subprocess.run([sys.executable, "-m", "bobc", *args], capture_output=True, text=True)
+
+
+def test_help_lists_every_subcommand():
+    result = bobc("--help")
+    assert result.returncode == 0
+    for name in EXPECTED:
+        assert f"\n    {name} " in result.stdout, name
+    assert set(SUBCOMMANDS) == EXPECTED
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_subcommand_has_help(name):
+    result = bobc(name, "--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: bobc " + name)
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "no/such/plan.bob"],
+    ["eval", "no/such/plan.bob", "x"],
+    ["build", "no/such/plan.bob"],
+    ["asm", "no/such.sass", "-o", "x.bin"],
+    ["inspect", "no/such/host"],
+])
+def test_missing_file_is_one_line_error(argv):
+    result = bobc(*argv)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "no/such" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 3
+
+
+def test_unknown_option_is_usage_error():
+    result = bobc("build", "--frobnicate")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "unrecognized arguments" in result.stderr or "required" in result.stderr
+
+
+def test_unknown_target_is_refused():
+    result = bobc("build", "x.bob", "--target", "sm_99")
+    assert result.returncode == 2
+    assert "sm_99" in result.stderr
+
+
+def test_main_returns_exit_code_instead_of_raising(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "absent.bob")]) == 2
+    assert "absent.bob" in capsys.readouterr().err
