@@ -1,0 +1,1 @@
+"""The native host: C generated from the plan, built by gcc, images in ELF sections."""

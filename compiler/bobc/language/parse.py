@@ -1,0 +1,302 @@
+"""Source text -> syntax tree (bobc.language.syntax), with readable errors.
+
+The grammar is LALR(1) (grammar.lark); lark's failures are translated into a
+ParseError that names the file, line and column, shows the line with a
+caret, and says in words what could have come there.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import lark
+from lark import Transformer, v_args
+
+from ..errors import BobcError, Span
+from . import syntax as s
+
+
+class ParseError(BobcError):
+    """The text is not a module of the plan language."""
+
+
+_GRAMMAR = Path(__file__).with_name("grammar.lark")
+
+# How lark's terminal names read to a person.
+_TERMINAL_WORDS = {
+    "NAME": "a name",
+    "NAT": "a natural number",
+    "BYTES": 'a byte string (b"...")',
+    "$END": "the end of the file",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr",
+                     propagate_positions=True, maybe_placeholders=True)
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    for terminal in _parser().terminals:
+        if terminal.name == name:
+            pattern = terminal.pattern
+            if isinstance(pattern, lark.lexer.PatternStr):
+                return f"'{pattern.value}'"
+            return name.lower()
+    return name.lower()
+
+
+def _expected_words(names) -> str:
+    words = sorted({_describe_terminal(n) for n in names})
+    # keywords first in quotes, then the descriptive classes, for a stable read
+    words.sort(key=lambda w: (not w.startswith("'"), w))
+    if not words:
+        return "nothing"
+    if len(words) == 1:
+        return words[0]
+    return "one of " + ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _token_span(path: str, token) -> Span:
+    return Span(path, token.line, token.column, token.end_line, token.end_column)
+
+
+def _meta_span(path: str, meta) -> Span:
+    if getattr(meta, "empty", False) or not hasattr(meta, "line"):
+        return Span(path, 1, 1)
+    return Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+_ESCAPES = {"n": 0x0A, "t": 0x09, "\\": 0x5C, '"': 0x22, "0": 0x00, "r": 0x0D}
+
+
+def decode_byte_string(text: str, span: Span) -> bytes:
+    """The bytes of a literal b"..." (escapes \\xNN \\n \\t \\r \\\\ \\" \\0)."""
+    body = text[2:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            encoded = char.encode("utf-8")
+            out += encoded
+            i += 1
+            continue
+        escape = body[i + 1]
+        column = span.column + 2 + i
+        if escape == "x":
+            digits = body[i + 2:i + 4]
+            if len(digits) != 2 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                raise ParseError("a \\x escape needs two hexadecimal digits",
+                                 Span(span.path, span.line, column),
+                                 hint='write a byte as \\xNN, e.g. b"\\x00\\x3b"')
+            out.append(int(digits, 16))
+            i += 4
+        elif escape in _ESCAPES:
+            out.append(_ESCAPES[escape])
+            i += 2
+        else:
+            raise ParseError(f"unknown escape '\\{escape}' in a byte string",
+                             Span(span.path, span.line, column),
+                             hint="the escapes are \\xNN \\n \\t \\r \\\\ \\\" \\0")
+    return bytes(out)
+
+
+def _natural(token) -> int:
+    text = str(token)
+    return int(text, 16) if text.startswith("0x") else int(text, 10)
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """lark tree -> syntax nodes, with a Span on each."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def _span(self, meta):
+        return _meta_span(self.path, meta)
+
+    def _tok(self, token):
+        return _token_span(self.path, token)
+
+    # -- modules
+    def start(self, meta, children):
+        header, *rest = children
+        imports = [c for c in rest if isinstance(c, s.Import)]
+        declarations = [c for c in rest if not isinstance(c, s.Import)]
+        return header, imports, declarations
+
+    def module_header(self, meta, children):
+        return children[0]
+
+    def module_path(self, meta, children):
+        return s.Import(self._span(meta), ".".join(str(c) for c in children))
+
+    def import_line(self, meta, children):
+        return s.Import(children[0].span, children[0].module)
+
+    def definition(self, meta, children):
+        name, type_, body = children
+        return s.Definition(self._tok(name), str(name), type_, body)
+
+    def family_declaration(self, meta, children):
+        name = children[0]
+        parameters = [c for c in children[1:] if isinstance(c, s.Binder)]
+        rest = children[1 + len(parameters):]
+        sort, constructors = rest[0], rest[1:]
+        return s.FamilyDeclaration(self._tok(name), str(name), parameters, sort, constructors)
+
+    def family_parameter(self, meta, children):
+        multiplicity, name, type_ = children
+        return s.Binder(self._tok(name), multiplicity or "unrestricted", str(name), type_)
+
+    def constructor_declaration(self, meta, children):
+        name, *fields = children
+        return s.ConstructorDeclaration(self._tok(name), str(name), fields)
+
+    def field_declaration(self, meta, children):
+        multiplicity, name, type_ = children
+        return s.Binder(self._tok(name), multiplicity, str(name), type_)
+
+    def multiplicity(self, meta, children):
+        token = children[0]
+        if str(token) not in s.MULTIPLICITIES:
+            raise ParseError(f"'{token}' is not a multiplicity", self._tok(token),
+                             hint="write unrestricted (or 0 for erased, 1 for linear)")
+        return str(token)
+
+    # -- expressions
+    def variable(self, meta, children):
+        return s.Variable(self._tok(children[0]), str(children[0]))
+
+    def natural(self, meta, children):
+        return s.Natural(self._tok(children[0]), _natural(children[0]))
+
+    def byte_string(self, meta, children):
+        span = self._tok(children[0])
+        return s.ByteString(span, decode_byte_string(str(children[0]), span))
+
+    def universe(self, meta, children):
+        return s.Universe(self._span(meta), _natural(children[0]))
+
+    def lambda_(self, meta, children):
+        multiplicity, name, type_, body = children
+        return s.Lambda(self._span(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
+
+    def pi(self, meta, children):
+        multiplicity, name, type_, body = children
+        return s.Pi(self._span(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
+
+    def let(self, meta, children):
+        multiplicity, name, type_, value, body = children
+        return s.Let(self._tok(name), multiplicity, str(name), type_, value, body)
+
+    def explicit_application(self, meta, children):
+        function, *arguments = children
+        return s.Application(self._span(meta), function, arguments, explicit=True)
+
+    def application(self, meta, children):
+        function, *arguments = children
+        if not arguments:
+            return function         # `(e)` is e
+        return s.Application(self._span(meta), function, arguments)
+
+    def family_type(self, meta, children):
+        name, *arguments = children
+        return s.FamilyType(self._tok(name), str(name), arguments)
+
+    def constructor(self, meta, children):
+        family, constructor, *arguments = children
+        return s.Constructor(self._tok(constructor), str(family), str(constructor), arguments)
+
+    def record(self, meta, children):
+        family, *fields = children
+        return s.Record(self._tok(family), str(family), fields)
+
+    def record_field(self, meta, children):
+        name, value = children
+        return s.RecordField(self._tok(name), str(name), value)
+
+    def eliminate(self, meta, children):
+        family, motive, scrutinee, *branches = children
+        return s.Eliminate(self._tok(family), str(family), motive, scrutinee, branches)
+
+    def branch(self, meta, children):
+        constructor, *binders, body = children
+        return s.Branch(self._tok(constructor), str(constructor),
+                        [s.BranchBinder(self._tok(b), str(b)) for b in binders], body)
+
+    def nat_eliminate(self, meta, children):
+        return s.NatEliminate(self._span(meta), *children)
+
+    def successor(self, meta, children):
+        return s.Successor(self._span(meta), children[0])
+
+    def equal(self, meta, children):
+        return s.Equal(self._span(meta), *children)
+
+    def refl(self, meta, children):
+        return s.Refl(self._span(meta), *children)
+
+    def native_encode(self, meta, children):
+        return s.NativeEncode(self._span(meta), *children)
+
+    def annotation(self, meta, children):
+        return s.Annotation(self._span(meta), *children)
+
+
+def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
+    if isinstance(error, lark.exceptions.UnexpectedToken):
+        token = error.token
+        expected = _expected_words(error.expected)
+        if token.type == "$END":
+            lines = text.splitlines() or [""]
+            span = Span(path, len(lines), len(lines[-1]) + 1)
+            return ParseError(f"the file ends too early: expected {expected}", span,
+                              hint="close every '(' with ')' and finish the last declaration")
+        found = f"'{token}'" if token.type != "$END" else "the end of the file"
+        return ParseError(f"unexpected {found}: expected {expected}", _token_span(path, token))
+    if isinstance(error, lark.exceptions.UnexpectedCharacters):
+        char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
+        expected = _expected_words(error.allowed or [])
+        return ParseError(f"unexpected character {char!r}: expected {expected}",
+                          Span(path, error.line, error.column))
+    if isinstance(error, lark.exceptions.UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        return ParseError(f"the file ends too early: expected {_expected_words(error.expected)}",
+                          Span(path, len(lines), len(lines[-1]) + 1))
+    return ParseError(str(error), Span(path, 1, 1))
+
+
+def parse_module(text: str, path: Path | str) -> s.Module:
+    """Parse one module's text; `path` is used for spans and error messages."""
+    path_text = str(path)
+    try:
+        tree = _parser().parse(text)
+    except lark.exceptions.VisitError as error:     # pragma: no cover - raised by _Build
+        if isinstance(error.orig_exc, BobcError):
+            raise error.orig_exc from None
+        raise
+    except lark.exceptions.LarkError as error:
+        raise _translate(error, path_text, text) from None
+    try:
+        header, imports, declarations = _Build(path_text).transform(tree)
+    except lark.exceptions.VisitError as error:
+        if isinstance(error.orig_exc, BobcError):
+            raise error.orig_exc from None
+        raise
+    return s.Module(header.span, header.module, Path(path), imports, declarations, source=text)
+
+
+def parse_file(path: Path | str) -> s.Module:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ParseError(f"cannot read {path}: {error}") from None
+    return parse_module(text, path)

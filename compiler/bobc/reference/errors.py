@@ -1,0 +1,51 @@
+"""The refusals the reference runner shares with the native host.
+
+Each kind of bad file has its own exit code, the same numbers the native host
+documents, so a script can tell "your record is wrong" from "that checkpoint
+belongs to another model" without parsing messages:
+0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,
+8 output write failure.
+"""
+from __future__ import annotations
+
+from ...errors import BobcError
+
+
+class FileRefused(BobcError):
+    """A file was refused; `path` names it and `part` names what differs."""
+
+    def __init__(self, path, part: str, detail: str, hint: str | None = None):
+        self.path = str(path)
+        self.part = part
+        self.detail = detail
+        super().__init__(f"{self.path}: {self.what} ({part}): {detail}", hint=hint)
+
+    what = "refused"
+
+
+class BadInputRecord(FileRefused):
+    """The input record is not a Bob input record (size, magic, version, contents)."""
+
+    exit_code = 3
+    what = "bad input record"
+
+
+class BadCheckpoint(FileRefused):
+    """The checkpoint is truncated, corrupted or not a checkpoint at all."""
+
+    exit_code = 4
+    what = "bad checkpoint"
+
+
+class ForeignCheckpoint(FileRefused):
+    """A sound checkpoint of some other contract (schema, learner, data, ...)."""
+
+    exit_code = 5
+    what = "foreign checkpoint"
+
+
+class OutputWriteFailure(FileRefused):
+    """An output could not be published; the previous file at that path is intact."""
+
+    exit_code = 8
+    what = "cannot write output"

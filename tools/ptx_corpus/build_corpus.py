@@ -1,0 +1,72 @@
+"""Build the reference corpus: (nvdisasm text, 128-bit word) pairs produced by ptxas.
+
+For every PTX file here, for sm_86 and sm_90, at -O3 and -O0: ptxas compiles it,
+the .text.<kernel> sections are cut out of the cubin (with lief), and nvdisasm
+-hex decodes each raw stream.  The pairs land in tests/sass/data/corpus-<arch>.tsv
+as `text<TAB>lo<TAB>hi<TAB>reference` (reference = file:kernel:-On:offset), which
+is what the encoding tables are learned from and what tests/sass re-encodes.
+
+    python tools/ptx_corpus/build_corpus.py [--ptx]   (--ptx: regenerate corpus.ptx with nvcc)
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "compiler"))
+
+from bobc.nvtools import ptxas, find_tool  # noqa: E402
+from bobc.sass.oracle import disassemble  # noqa: E402
+from bobc.targets import SM86, SM90  # noqa: E402
+
+
+def text_sections(cubin: Path) -> dict[str, bytes]:
+    import lief
+    binary = lief.parse(str(cubin))
+    return {s.name[len(".text."):]: bytes(s.content)
+            for s in binary.sections if s.name.startswith(".text.")}
+
+
+def main() -> int:
+    if "--ptx" in sys.argv:
+        nvcc = find_tool("nvcc")
+        subprocess.run([nvcc, "-ptx", "-arch=sm_86", str(HERE / "corpus.cu"),
+                        "-o", str(HERE / "corpus.ptx")], check=True)
+    tool = ptxas()
+    if tool is None:
+        print("ptxas not installed", file=sys.stderr)
+        return 1
+    out_dir = REPO / "tests" / "sass" / "data"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for target in (SM86, SM90):
+        rows: list[str] = []
+        seen: set[tuple[int, int]] = set()
+        for ptx in sorted(HERE.glob("*.ptx")):
+            for opt in ("-O3", "-O0"):
+                with tempfile.TemporaryDirectory() as folder:
+                    cubin = Path(folder) / "k.cubin"
+                    subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, str(ptx),
+                                    "-o", str(cubin)], check=True)
+                    for kernel, code in sorted(text_sections(cubin).items()):
+                        listing = disassemble(code, target.nvdisasm_arch)
+                        if listing.errors:
+                            raise SystemExit(f"nvdisasm complained on ptxas output: {listing.errors}")
+                        for d in listing.lines:
+                            # the control bits differ between otherwise equal words: keep them all
+                            if (d.lo, d.hi) in seen:
+                                continue
+                            seen.add((d.lo, d.hi))
+                            rows.append(f"{d.text}\t{d.lo:#018x}\t{d.hi:#018x}\t"
+                                        f"{ptx.name}:{kernel}:{opt}:{d.offset:#06x}")
+        path = out_dir / f"corpus-{target.name}.tsv"
+        path.write_text("\n".join(rows) + "\n")
+        print(f"{path.relative_to(REPO)}: {len(rows)} distinct words")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
