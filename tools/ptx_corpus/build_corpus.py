@@ -26,6 +26,7 @@ from bobc.targets import SM86, SM90  # noqa: E402
 
 def text_sections(cubin: Path) -> dict[str, bytes]:
     import lief
+    lief.logging.disable()
     binary = lief.parse(str(cubin))
     return {s.name[len(".text."):]: bytes(s.content)
             for s in binary.sections if s.name.startswith(".text.")}
@@ -44,7 +45,6 @@ def main() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     for target in (SM86, SM90):
         rows: list[str] = []
-        seen: set[tuple[int, int]] = set()
         for ptx in sorted(HERE.glob("*.ptx")):
             for opt in ("-O3", "-O0"):
                 with tempfile.TemporaryDirectory() as folder:
@@ -56,15 +56,11 @@ def main() -> int:
                         if listing.errors:
                             raise SystemExit(f"nvdisasm complained on ptxas output: {listing.errors}")
                         for d in listing.lines:
-                            # the control bits differ between otherwise equal words: keep them all
-                            if (d.lo, d.hi) in seen:
-                                continue
-                            seen.add((d.lo, d.hi))
                             rows.append(f"{d.text}\t{d.lo:#018x}\t{d.hi:#018x}\t"
                                         f"{ptx.name}:{kernel}:{opt}:{d.offset:#06x}")
         path = out_dir / f"corpus-{target.name}.tsv"
         path.write_text("\n".join(rows) + "\n")
-        print(f"{path.relative_to(REPO)}: {len(rows)} distinct words")
+        print(f"{path.relative_to(REPO)}: {len(rows)} instructions")
     return 0
 
 

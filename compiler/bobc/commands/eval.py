@@ -1,16 +1,41 @@
-from ..errors import NotYetAvailable
+"""`bobc eval PLAN NAME`: evaluate one definition of a plan and print its value."""
+from __future__ import annotations
+
+from ..targets import TARGETS
 from ._common import add_target, existing_file
 
 
 def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
-    p.add_argument("name", help="the definition to evaluate")
+    p.add_argument("name", help="the definition to evaluate (plain, or Module.Path.name)")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--hex", action="store_true", help="print byte strings as hex")
     add_target(p)
 
 
+def backend_intrinsics():
+    """The backend's compiler-native-encode handlers (bobc.plan.intrinsics).
+
+    Without them (a build that lacks the backend), encoding is unavailable and
+    only definitions that reach compiler-native-encode fail.
+    """
+    try:
+        from ..plan.intrinsics import default_intrinsics
+    except ImportError:
+        return None
+    return default_intrinsics()
+
+
 def run(args):
+    from ..language import load_program
+    from ..language.check import show_value_type
+    from ..language.printing import format_value
+
     existing_file(args.plan)
-    raise NotYetAvailable("the evaluator is not part of this build yet")
+    target = TARGETS[args.target]
+    program = load_program(args.plan, include=args.include, target=target,
+                           intrinsics=backend_intrinsics())
+    value = program.value(args.name)
+    print(format_value(value, always_hex=args.hex, show_type=show_value_type))
+    return 0

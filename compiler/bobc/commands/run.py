@@ -1,5 +1,11 @@
-from ..errors import NotYetAvailable
-from ._common import existing_file
+"""`bobc run`: the plan's invocation on the NumPy reference runner (no GPU).
+
+Writes the same three files as the native host, with the same refusals and
+exit codes, so the two can be compared file for file.  The runner itself is
+bobc.reference.runner (tested directly); this command only loads the plan.
+"""
+from ..targets import target_named
+from ._common import add_target, existing_file
 
 
 def add_arguments(p):
@@ -12,8 +18,42 @@ def add_arguments(p):
     p.add_argument("--checkpoint-out", required=True, help="checkpoint to publish")
     p.add_argument("--predictions", required=True, help="predictions file to write")
     p.add_argument("--result", required=True, help="result record to write")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="extra module search folder (after the plan's own, before specs/)")
+    p.add_argument("--entry", default="bobNativeHost",
+                   help="the definition describing the native host (default bobNativeHost)")
+    add_target(p)
+
+
+def load_plan(path, include=(), entry="bobNativeHost", target=None):
+    """The extracted Plan of a plan module: the build's own load, check and extract
+    stages (NotYetAvailable where this build of bobc lacks one)."""
+    from .. import pipeline
+
+    program = pipeline.load(path, target or target_named("sm_86"), include)
+    pipeline.check(program)
+    return pipeline.extract(program, entry)
 
 
 def run(args):
-    existing_file(args.plan)
-    raise NotYetAvailable("the reference runner is not part of this build yet")
+    from ..reference.bob import BobConfig
+    from ..reference.runner import OutputPaths, invoke_files
+
+    plan_path = existing_file(args.plan)
+    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
+    config = BobConfig.from_plan(plan)
+    result = invoke_files(config, args.operation, args.input, args.checkpoint, outputs)
+    print(summary(result, args.checkpoint_out))
+    return 0
+
+
+def summary(result, checkpoint_out) -> str:
+    """One deterministic line: losses, tokens, step."""
+    tokens = " ".join(str(int(t)) if v else "-" for t, v in zip(result.last.tokens,
+                                                               result.last.valid))
+    losses = f"mean loss {float(result.initial_loss.astype('f8').mean()):.4f}"
+    if result.operation == "train":
+        losses += f" -> {float(result.training_loss.astype('f8').mean()):.4f}"
+    return (f"{result.operation}: {losses}; predictions {tokens}; "
+            f"step {result.checkpoint.step} in {checkpoint_out}")

@@ -8,7 +8,7 @@ belongs to another model" without parsing messages:
 """
 from __future__ import annotations
 
-from ...errors import BobcError
+from ..errors import BobcError
 
 
 class FileRefused(BobcError):

@@ -257,19 +257,23 @@ def fnv1a64(data: bytes) -> int:
     return h
 
 
-def fresh_parameters(seed_identity: bytes, count: int = PARAMETERS) -> np.ndarray:
-    """P for a fresh run: SplitMix64 from FNV-1a-64(seed identity), in [-0.01, 0.01).
+def splitmix64(seed: int, count: int) -> np.ndarray:
+    """The first `count` SplitMix64 outputs from `seed`, as uint64.
 
-    Vectorised: the i-th state (1-based) is hash + i * gamma mod 2^64, so all
+    Vectorised: the i-th state (1-based) is seed + i * gamma mod 2^64, so all
     states come at once; numpy's uint64 arithmetic wraps exactly like C's.
     """
     u64 = np.uint64
     with np.errstate(over="ignore"):
-        state = u64(fnv1a64(seed_identity)) + np.arange(1, count + 1, dtype=u64) * u64(SPLITMIX_GAMMA)
+        state = u64(seed) + np.arange(1, count + 1, dtype=u64) * u64(SPLITMIX_GAMMA)
         z = (state ^ (state >> u64(30))) * u64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> u64(27))) * u64(0x94D049BB133111EB)
-        z = z ^ (z >> u64(31))
-    u = (z >> u64(40)).astype(np.int64)
+    return z ^ (z >> u64(31))
+
+
+def fresh_parameters(seed_identity: bytes, count: int = PARAMETERS) -> np.ndarray:
+    """P for a fresh run: SplitMix64 from FNV-1a-64(seed identity), in [-0.01, 0.01)."""
+    u = (splitmix64(fnv1a64(seed_identity), count) >> np.uint64(40)).astype(np.int64)
     # int64 -> binary64 is exact (24-bit values); one correctly rounded binary64
     # division, then one round-to-nearest-even conversion to binary32.
     return ((u - 8388608).astype(np.float64) / 838860800.0).astype(np.float32)

@@ -1,0 +1,150 @@
+"""How long the language takes on the Bob plan: load, evaluate, type check.
+
+Each measurement loads a fresh Program (definitions are cached per program,
+so reusing one would time a dictionary lookup).  Evaluation uses no
+compiler-native-encode handlers: what is timed is the language, not the SASS
+assembler or the image encoder, and the definitions chosen need no machine
+code (the launch counts must not).  Two synthetic cases time the hot paths:
+a 10^6-step nat-eliminate and a fold over a 65536-cell list.
+
+    python bench/eval_bench.py [--repeats N] [--out bench/results/eval.json]
+
+Prints the JSON it writes (bench/run.py reads it from stdout).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "compiler"))
+
+from bobc.language import Intrinsics, load_program  # noqa: E402
+from bobc.language.check import check_program  # noqa: E402
+
+PLAN = REPO / "examples/bob/Bob/Build/PhysicalComponents.bob"
+EVALUATED = ["bobLaunchCount", "bobSubmissionCount", "bobArenaBytes", "bobDeviceHazard",
+             "bobInverseRows"]
+
+SYNTHETIC = """module Synthetic
+
+family List : Type 0
+constructor ListEmpty
+constructor ListCons
+field unrestricted head : Nat
+field unrestricted tail : (family List)
+end-family
+
+def count : Nat = (nat-eliminate (lambda unrestricted k : Nat . Nat) 0
+  (lambda unrestricted k : Nat . (lambda unrestricted below : Nat . (nat-add below 1))) 1000000)
+def list : (family List) = (nat-eliminate (lambda unrestricted k : Nat . (family List))
+  (constructor List ListEmpty)
+  (lambda unrestricted k : Nat . (lambda unrestricted rest : (family List) .
+    (constructor List ListCons k rest))) 65536)
+def sum : Nat = (eliminate List (lambda unrestricted c : (family List) . Nat) list
+  (branch ListEmpty . 0)
+  (branch ListCons h t induction . (nat-add induction h)))
+"""
+
+
+def deep_force(program, value):
+    """Force a value and everything inside it (no machine code is reached here)."""
+    stack = [value]
+    cells = 0
+    while stack:
+        item = program.force(stack.pop())
+        cells += 1
+        stack.extend(getattr(item, "fields", ()))
+    return cells
+
+
+def timed(function, repeats):
+    samples = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        samples.append(time.perf_counter() - start)
+    return {"min_s": min(samples), "median_s": statistics.median(samples),
+            "mean_s": statistics.fmean(samples), "repeats": repeats}, result
+
+
+def fresh():
+    return load_program(PLAN, intrinsics=Intrinsics())
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", default=str(REPO / "bench/results/eval.json"))
+    args = parser.parse_args(argv)
+
+    results = {}
+    results["load"], program = timed(fresh, args.repeats)    # parse + resolve every module
+    results["load"]["modules"] = len(program.modules)
+    results["load"]["definitions"] = sum(len(s.definitions) for s in program.scopes.values())
+
+    for name in EVALUATED:
+        stats, value = timed(lambda: fresh().value(name), args.repeats)
+        stats["value"] = value.value
+        stats["includes_load"] = True
+        results[f"evaluate {name}"] = stats
+
+    def schedule_cells():
+        p = fresh()
+        return deep_force(p, p.value("bobLaunchSchedule"))
+    stats, cells = timed(schedule_cells, args.repeats)
+    stats["cells"] = cells
+    stats["includes_load"] = True
+    results["force bobLaunchSchedule completely"] = stats
+
+    def check():
+        return check_program(fresh())
+    stats, checker = timed(check, args.repeats)
+    stats["definitions_checked"] = len(checker.checked_bodies)
+    stats["includes_load"] = True
+    results["type check (all modules)"] = stats
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "Synthetic.bob"
+        path.write_text(SYNTHETIC, encoding="utf-8")
+        for name in ("count", "sum"):
+            stats, value = timed(lambda: load_program(path).value(name), max(1, args.repeats // 2))
+            stats["value"] = value.value
+            results[f"synthetic {name}"] = stats
+
+    report = {
+        "command": " ".join([Path(sys.executable).name, "bench/eval_bench.py", *(argv or sys.argv[1:])]),
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "commit": commit(),
+        "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                    "cpu_count": os.cpu_count(), "python": platform.python_version()},
+        "plan": str(PLAN.relative_to(REPO)),
+        "results": results,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""Residents and windows: non-empty, aligned as declared, inside a window, pairwise disjoint."""
+from __future__ import annotations
+
+from ..plan.model import Plan
+from .findings import Finding, describe, end, span
+
+
+def check_residents(plan: Plan) -> list[Finding]:
+    arena = plan.arena
+    out: list[Finding] = []
+    for group, residents in (("window", arena.windows), ("resident", arena.globals)):
+        for r in residents:
+            if r.size <= 0:
+                out.append(Finding("empty", f"{group} {r.name} at {r.address:#x} has no bytes ({r.size})"))
+            if r.alignment <= 0:
+                out.append(Finding("misaligned", f"{group} {r.name} declares alignment {r.alignment}"))
+            elif r.address % r.alignment:
+                out.append(Finding("misaligned", f"{group} {r.name} at {r.address:#x} is not aligned to "
+                                                 f"{r.alignment} bytes (it is {r.address % r.alignment} past)"))
+        for i, a in enumerate(residents):
+            for b in residents[i + 1:]:
+                low, high = max(a.address, b.address), min(end(a), end(b))
+                if low < high:
+                    out.append(Finding("overlap", f"{group}s {describe(a)} and {describe(b)} overlap by "
+                                                  f"{high - low} bytes at {span(low, high - low)}"))
+    for r in arena.globals:
+        if not any(w.address <= r.address and end(r) <= end(w) for w in arena.windows):
+            windows = ", ".join(describe(w) for w in arena.windows) or "none declared"
+            out.append(Finding("outside-window", f"resident {describe(r)} lies outside every window "
+                                                 f"(windows: {windows})"))
+    return out

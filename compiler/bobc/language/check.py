@@ -1,0 +1,485 @@
+"""The type checker: bidirectional, with conversion by evaluation.
+
+`check(ctx, term, type)` pushes an expected type into a term (lambdas,
+records, refl, let bodies); `infer(ctx, term)` reads a type off a term
+(variables, applications, eliminators).  Types are values; two types agree
+when `convertible` says so, which evaluates both (literals and primitives
+compute on Python ints, never in unary).  Universes are cumulative only at
+the top (a `Type 0` is accepted where a `Type 1` is expected).
+
+A definition typed `(equal T a b)` and defined `(refl T a)` checks only if a
+and b compute to the same value; when they do not, the error names the
+definition and prints both computed values.
+
+Multiplicities (0 / 1 / unrestricted) are compared on binders (a lambda
+against its pi type, pi against pi); usage counting is not done.
+
+Errors print types in the language's syntax, read back from values.
+"""
+from __future__ import annotations
+
+from ..errors import BobcError
+from . import core as c
+from .conversion import convertible
+from .core import apply
+from .quote import fresh, instantiate, quote, show_term, show_value
+from .values import (
+    BYTES_TYPE, NAT_TYPE, VBytes, VCon, VEqual, VFamily, VNat, VPi, VType, force,
+)
+
+
+class TypeCheckError(BobcError):
+    """A plan that is not well typed, or a proof that does not hold."""
+
+
+def show_value_type(value) -> str:
+    """A value (usually a type) in the language's syntax (bobc eval prints types so)."""
+    return show_value(value)
+
+
+class Context:
+    """The binders in scope: their names, types, and values (fresh variables or let values)."""
+
+    __slots__ = ("env", "types", "names", "level")
+
+    def __init__(self, env=None, types=(), names=(), level=0):
+        self.env = env
+        self.types = types
+        self.names = names
+        self.level = level
+
+    def bind(self, name: str, type_value):
+        """A context with a new variable; returns (context, the variable's value)."""
+        variable = fresh(self.level, name)
+        return Context((variable, self.env), self.types + (type_value,), self.names + (name,),
+                       self.level + 1), variable
+
+    def define(self, name: str, type_value, value):
+        return Context((value, self.env), self.types + (type_value,), self.names + (name,),
+                       self.level + 1)
+
+
+EMPTY = Context()
+
+# (pi k : Nat . (pi below : (motive k) . (motive (succ k)))), evaluated in (motive, None)
+_STEP_TYPE = c.Pi(None, "unrestricted", "k", c.NatT(None),
+                  c.Pi(None, "unrestricted", "below",
+                       c.App(None, c.Local(None, 1, "motive"), [c.Local(None, 0, "k")]),
+                       c.App(None, c.Local(None, 2, "motive"),
+                             [c.Succ(None, c.Local(None, 1, "k"))])))
+
+
+def _kind_type(kind: str):
+    return NAT_TYPE if kind == "Nat" else BYTES_TYPE
+
+
+class Checker:
+    def __init__(self, program):
+        self.program = program
+        self.definition_types: dict = {}
+        self.in_progress: set = set()
+        self.checked_bodies: set = set()
+        self.checked_families: set = set()
+        self.primitive_types: dict = {}
+        self.current = None            # the definition or family being checked
+
+    # ---- errors -------------------------------------------------------------
+    def error(self, term, message: str, hint: str | None = None):
+        span = getattr(term, "span", None)
+        if span is None and self.current is not None:
+            span = self.current.span
+        where = f"in {self.current.name}: " if self.current is not None else ""
+        return TypeCheckError(where + message, span, hint=hint)
+
+    @staticmethod
+    def show(ctx: Context, value) -> str:
+        return show_term(quote(ctx.level, value))
+
+    def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
+        return self.error(term, f"type mismatch: {what} should have type\n"
+                                f"    {self.show(ctx, expected)}\n  but has type\n"
+                                f"    {self.show(ctx, found)}")
+
+    # ---- helpers ------------------------------------------------------------
+    @staticmethod
+    def evaluate(ctx: Context, term):
+        return term.ev(ctx.env)
+
+    def check_type(self, ctx: Context, term) -> int:
+        """`term` is a type; its universe level."""
+        found = force(self.infer(ctx, term))
+        if type(found) is not VType:
+            raise self.error(term, f"expected a type, but this has type {self.show(ctx, found)}",
+                             hint="types are Nat, Bytes, Type n, (family F ...), (pi ...), "
+                                  "(equal ...)")
+        return found.level
+
+    def subsumes(self, ctx, found, expected) -> bool:
+        found, expected = force(found), force(expected)
+        if type(found) is VType and type(expected) is VType:
+            return found.level <= expected.level
+        return convertible(ctx.level, found, expected)
+
+    def primitive_type(self, primitive):
+        cached = self.primitive_types.get(primitive.name)
+        if cached is None:
+            from .parse import parse_module
+            from .resolve import ModuleScope, Resolver
+            module = parse_module(f"module Primitive\ndef t = {primitive.type}\n",
+                                  f"<type of {primitive.name}>")
+            term = Resolver(ModuleScope(module), self.program).term(module.declarations[0].body, [])
+            cached = self.primitive_types[primitive.name] = term.ev(None)
+        return cached
+
+    def definition_type(self, definition):
+        found = self.definition_types.get(definition)
+        if found is not None:
+            return found
+        if definition.type is not None:
+            saved, self.current = self.current, definition
+            try:
+                self.check_type(EMPTY, definition.type)
+            finally:
+                self.current = saved
+            found = self.definition_types[definition] = definition.type.ev(None)
+            return found
+        if definition in self.in_progress:
+            raise TypeCheckError(
+                f"cannot infer the type of {definition.name}: it depends on itself",
+                definition.span, hint=f"give it a type: def {definition.name} : T = ...")
+        self.check_definition(definition)
+        return self.definition_types[definition]
+
+    # ---- declarations -------------------------------------------------------
+    def check_family(self, family):
+        if family in self.checked_families:
+            return
+        self.checked_families.add(family)     # a recursive field refers back to it
+        saved, self.current = self.current, family
+        try:
+            ctx = EMPTY
+            for parameter in family.parameters:
+                self.check_type(ctx, parameter.type)
+                ctx, _ = ctx.bind(parameter.name, self.evaluate(ctx, parameter.type))
+            self.check_type(ctx, family.sort)
+            sort = force(self.evaluate(ctx, family.sort))
+            if type(sort) is not VType:
+                raise self.error(family.sort, f"a family's type must be a universe (Type n), "
+                                              f"not {self.show(ctx, sort)}")
+            for ctor in family.constructors:
+                inner = ctx
+                for field in ctor.fields:
+                    level = self.check_type(inner, field.type)
+                    if level > sort.level:
+                        raise self.error(field, f"field {field.name} of {ctor.name} has a type in "
+                                                f"Type {level}, too large for a family in "
+                                                f"Type {sort.level}",
+                                         hint=f"declare the family in Type {level}")
+                    inner, _ = inner.bind(field.name, self.evaluate(inner, field.type))
+        finally:
+            self.current = saved
+
+    def check_definition(self, definition):
+        if definition in self.checked_bodies:
+            return
+        saved, self.current = self.current, definition
+        self.in_progress.add(definition)
+        try:
+            if definition.type is not None:
+                expected = self.definition_type(definition)
+                self.check(EMPTY, definition.body, expected)
+            else:
+                self.definition_types[definition] = self.infer(EMPTY, definition.body)
+            self.checked_bodies.add(definition)
+        finally:
+            self.in_progress.discard(definition)
+            self.current = saved
+
+    # ---- checking -----------------------------------------------------------
+    def check(self, ctx: Context, term, expected):
+        kind = type(term)
+        if kind is c.Lam:
+            target = force(expected)
+            if type(target) is not VPi:
+                raise self.error(term, f"a function is not a value of type "
+                                       f"{self.show(ctx, target)}")
+            self.check_type(ctx, term.domain)
+            domain = self.evaluate(ctx, term.domain)
+            if term.multiplicity != target.term.multiplicity:
+                raise self.error(term, f"this lambda binds {term.name} as {term.multiplicity}, "
+                                       f"but its type binds it as {target.term.multiplicity}")
+            if not convertible(ctx.level, domain, target.domain):
+                raise self.error(term.domain, f"the lambda's argument {term.name} has type\n"
+                                              f"    {self.show(ctx, domain)}\n  but the expected "
+                                              f"function type takes\n"
+                                              f"    {self.show(ctx, target.domain)}")
+            inner, variable = ctx.bind(term.name, domain)
+            self.check(inner, term.body, instantiate(target.term, target.env, variable))
+            return
+        if kind is c.Let:
+            inner = self.let_context(ctx, term)
+            self.check(inner, term.body, expected)
+            return
+        if kind is c.Record:
+            target = force(expected)
+            if type(target) is VFamily and target.declaration is term.declaration:
+                self.check_constructor_fields(ctx, term, term.ctor, target.params, term.fields)
+                return
+        if kind is c.ReflT:
+            target = force(expected)
+            if type(target) is VEqual:
+                self.check_refl(ctx, term, target)
+                return
+        found = self.infer(ctx, term)
+        if not self.subsumes(ctx, found, expected):
+            raise self.mismatch(ctx, term, expected, found)
+
+    def check_refl(self, ctx, term, target: VEqual):
+        self.check_type(ctx, term.type)
+        type_value = self.evaluate(ctx, term.type)
+        if not convertible(ctx.level, type_value, target.type):
+            raise self.error(term.type, f"refl is about {self.show(ctx, type_value)}, but the "
+                                        f"equality is about {self.show(ctx, target.type)}")
+        self.check(ctx, term.value, type_value)
+        value = term.value.lazy(ctx.env)
+        if convertible(ctx.level, target.left, target.right) and \
+                convertible(ctx.level, value, target.left):
+            return
+        name = self.current.name if self.current is not None else "this proof"
+        raise TypeCheckError(
+            f"the equality {name} claims does not hold: its two sides compute to different "
+            f"values\n    left:  {self.show_computed(ctx, target.left)}\n"
+            f"    right: {self.show_computed(ctx, target.right)}",
+            self.current.span if self.current is not None else term.span,
+            hint="fix the definitions the two sides are computed from, or the claim")
+
+    def show_computed(self, ctx, value) -> str:
+        value = force(value)
+        if type(value) is VNat:
+            return f"{value.value} (0x{value.value:x})"
+        return self.show(ctx, value)
+
+    def let_context(self, ctx, term):
+        if term.type is not None:
+            self.check_type(ctx, term.type)
+            type_value = self.evaluate(ctx, term.type)
+            self.check(ctx, term.value, type_value)
+        else:
+            type_value = self.infer(ctx, term.value)
+        return ctx.define(term.name, type_value, term.value.lazy(ctx.env))
+
+    def check_parameters(self, ctx, family, arguments, term):
+        """Check a family's parameter arguments; their values."""
+        env = None
+        values = []
+        for parameter, argument in zip(family.parameters, arguments):
+            self.check_labelled(ctx, argument, parameter.type.ev(env),
+                                f"parameter {parameter.name} of {family.name}")
+            value = argument.lazy(ctx.env)
+            values.append(value)
+            env = (value, env)
+        return tuple(values)
+
+    def check_constructor_fields(self, ctx, term, ctor, params, fields):
+        env = None
+        for value in params:
+            env = (value, env)
+        for field, argument in zip(ctor.fields, fields):
+            self.check_labelled(ctx, argument, field.type.ev(env),
+                                f"field {field.name} of {ctor.name}")
+            env = (argument.lazy(ctx.env), env)
+
+    def check_labelled(self, ctx, term, expected, what: str):
+        """check(), with a mismatch worded as `what` (an argument, a field)."""
+        if type(term) in (c.Lam, c.Let, c.Record, c.ReflT):
+            self.check(ctx, term, expected)
+            return
+        found = self.infer(ctx, term)
+        if not self.subsumes(ctx, found, expected):
+            raise self.mismatch(ctx, term, expected, found, what=what)
+
+    # ---- inference ----------------------------------------------------------
+    def infer(self, ctx: Context, term):
+        kind = type(term)
+        if kind is c.Local:
+            return ctx.types[ctx.level - 1 - term.index]
+        if kind is c.Global:
+            return self.definition_type(term.definition)
+        if kind is c.Constant:
+            value = term.value
+            if type(value) is VNat:
+                return NAT_TYPE
+            if type(value) is VBytes:
+                return BYTES_TYPE
+            if value is NAT_TYPE or value is BYTES_TYPE:
+                return VType(0)
+            if type(value) is VType:
+                return VType(value.level + 1)
+        if kind is c.Prim:
+            return self.primitive_type(term.primitive)
+        if isinstance(term, c.PrimCall):
+            primitive = term.primitive
+            for argument, argument_kind in zip(term.arguments, primitive.argument_kinds):
+                expected = _kind_type(argument_kind)
+                found = self.infer(ctx, argument)
+                if not convertible(ctx.level, found, expected):
+                    raise self.mismatch(ctx, argument, expected, found,
+                                        what=f"this argument of {primitive.name}")
+            return _kind_type(primitive.result_kind)
+        if kind is c.Lam:
+            self.check_type(ctx, term.domain)
+            domain = self.evaluate(ctx, term.domain)
+            inner, _ = ctx.bind(term.name, domain)
+            body_type = self.infer(inner, term.body)
+            pi = c.Pi(term.span, term.multiplicity, term.name, term.domain,
+                      quote(inner.level, body_type))
+            return pi.ev(ctx.env)
+        if kind is c.Pi:
+            domain_level = self.check_type(ctx, term.domain)
+            inner, _ = ctx.bind(term.name, self.evaluate(ctx, term.domain))
+            return VType(max(domain_level, self.check_type(inner, term.body)))
+        if kind is c.Let:
+            return self.infer(self.let_context(ctx, term), term.body)
+        if kind is c.App:
+            return self.infer_application(ctx, term)
+        if kind is c.FamilyT:
+            family = term.declaration
+            self.check_family(family)
+            params = self.check_parameters(ctx, family, term.arguments, term)
+            env = None
+            for value in params:
+                env = (value, env)
+            return family.sort.ev(env)
+        if kind is c.Con:
+            family = term.declaration
+            self.check_family(family)
+            params = self.check_parameters(ctx, family, term.params, term)
+            self.check_constructor_fields(ctx, term, term.ctor, params, term.fields)
+            return VFamily(family, params)
+        if kind is c.Record:
+            family = term.declaration
+            self.check_family(family)
+            if family.parameters:
+                raise self.error(term, f"cannot tell the parameters of {family.name} from this "
+                                       f"record alone",
+                                 hint=f"give it a type: (the (family {family.name} ...) "
+                                      f"(record ...))")
+            self.check_constructor_fields(ctx, term, term.ctor, (), term.fields)
+            return VFamily(family, ())
+        if kind is c.Elim:
+            return self.infer_eliminate(ctx, term)
+        if kind is c.NatElim:
+            return self.infer_nat_eliminate(ctx, term)
+        if kind is c.Succ:
+            self.check(ctx, term.predecessor, NAT_TYPE)
+            return NAT_TYPE
+        if kind is c.EqualT:
+            level = self.check_type(ctx, term.type)
+            type_value = self.evaluate(ctx, term.type)
+            self.check(ctx, term.left, type_value)
+            self.check(ctx, term.right, type_value)
+            return VType(level)
+        if kind is c.ReflT:
+            self.check_type(ctx, term.type)
+            type_value = self.evaluate(ctx, term.type)
+            self.check(ctx, term.value, type_value)
+            value = term.value.lazy(ctx.env)
+            return VEqual(type_value, value, value)
+        if kind is c.Encode:
+            self.check_type(ctx, term.type)
+            type_value = force(self.evaluate(ctx, term.type))
+            if type(type_value) is not VFamily:
+                raise self.error(term.type, f"compiler-native-encode needs a family type, not "
+                                            f"{self.show(ctx, type_value)}")
+            self.check(ctx, term.value, type_value)
+            return BYTES_TYPE
+        if kind is c.The:
+            self.check_type(ctx, term.type)
+            type_value = self.evaluate(ctx, term.type)
+            self.check(ctx, term.expression, type_value)
+            return type_value
+        raise self.error(term, f"cannot infer a type for {show_term(term)}")
+
+    def infer_application(self, ctx, term):
+        function_type = force(self.infer(ctx, term.function))
+        for count, argument in enumerate(term.arguments):
+            if type(function_type) is not VPi:
+                if count == 0:
+                    message = (f"{show_term(term.function)} is not a function: its type is "
+                               f"{self.show(ctx, function_type)}")
+                else:
+                    message = (f"too many arguments: after {count}, the result has type "
+                               f"{self.show(ctx, function_type)}, not a function type")
+                raise self.error(term, message)
+            self.check_labelled(ctx, argument, function_type.domain,
+                                f"argument {count + 1} of {show_term(term.function)}")
+            function_type = force(instantiate(function_type.term, function_type.env,
+                                              argument.lazy(ctx.env)))
+        return function_type
+
+    def motive(self, ctx, term, domain, what: str):
+        """Check an eliminator's motive: a function from `domain` to a type; its value."""
+        motive_type = force(self.infer(ctx, term))
+        if type(motive_type) is not VPi:
+            raise self.error(term, f"the motive of {what} must be a function to a type, but it "
+                                   f"has type {self.show(ctx, motive_type)}")
+        if not convertible(ctx.level, motive_type.domain, domain):
+            raise self.error(term, f"the motive of {what} takes\n    "
+                                   f"{self.show(ctx, motive_type.domain)}\n  but the value "
+                                   f"eliminated has type\n    {self.show(ctx, domain)}")
+        inner, variable = ctx.bind(motive_type.term.name, motive_type.domain)
+        result = force(instantiate(motive_type.term, motive_type.env, variable))
+        if type(result) is not VType:
+            raise self.error(term, f"the motive of {what} must return a type, but it returns "
+                                   f"{self.show(inner, result)}")
+        return self.evaluate(ctx, term)
+
+    def infer_eliminate(self, ctx, term):
+        family = term.declaration
+        self.check_family(family)
+        scrutinee_type = force(self.infer(ctx, term.scrutinee))
+        if type(scrutinee_type) is not VFamily or scrutinee_type.declaration is not family:
+            raise self.error(term.scrutinee, f"eliminate {family.name} needs a value of family "
+                                             f"{family.name}, but this has type "
+                                             f"{self.show(ctx, scrutinee_type)}")
+        params = scrutinee_type.params
+        motive = self.motive(ctx, term.motive, scrutinee_type, f"eliminate {family.name}")
+        for branch in term.branches:
+            ctor = branch.ctor
+            env = None
+            for value in params:
+                env = (value, env)
+            inner = ctx
+            variables = []
+            for field, name in zip(ctor.fields, branch.binders):
+                field_type = field.type.ev(env)
+                inner, variable = inner.bind(name, field_type)
+                variables.append(variable)
+                env = (variable, env)
+            for position, index in enumerate(ctor.recursive):
+                name = branch.binders[len(ctor.fields) + position]
+                inner, _ = inner.bind(name, apply(motive, variables[index]))
+            expected = apply(motive, VCon(family, ctor, params, tuple(variables)))
+            self.check(inner, branch.body, expected)
+        return apply(motive, term.scrutinee.lazy(ctx.env))
+
+    def infer_nat_eliminate(self, ctx, term):
+        motive = self.motive(ctx, term.motive, NAT_TYPE, "nat-eliminate")
+        self.check(ctx, term.base, apply(motive, VNat(0)))
+        self.check(ctx, term.step, _STEP_TYPE.ev((motive, None)))
+        self.check(ctx, term.target, NAT_TYPE)
+        return apply(motive, term.target.lazy(ctx.env))
+
+
+def check_program(program):
+    """Type check every family and definition of every module the plan reaches."""
+    checker = Checker(program)
+    for name in program.module_order:
+        scope = program.scopes[name]
+        for family in scope.families.values():
+            checker.check_family(family)
+    for name in program.module_order:
+        scope = program.scopes[name]
+        for definition in scope.definitions.values():
+            checker.check_definition(definition)
+    return checker

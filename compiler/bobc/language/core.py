@@ -1,0 +1,561 @@
+"""Core terms: the resolved syntax tree, and how each term evaluates.
+
+Names are resolved before anything runs: a bound variable is a de Bruijn
+index (Local), a top-level name points at its Definition (Global), families
+and constructors point at their declarations.  Each term has
+
+  ev(env)   -> its value in weak head normal form (strict position), and
+  lazy(env) -> a value or a Thunk (argument, let, field: call by need).
+
+Literals and variables never allocate a thunk.
+"""
+from __future__ import annotations
+
+from ..errors import Span
+from .values import (
+    BYTES_TYPE, NAT_TYPE, EvalError, GlobalThunk, HPrim, Thunk, VBytes, VCon, VEqual,
+    VFamily, VLam, VNat, VNeutral, VPi, VPrimFn, VRefl, VType, describe, force,
+)
+
+
+class Term:
+    __slots__ = ("span",)
+
+    def lazy(self, env):
+        return Thunk(self, env)
+
+
+# ---- declarations (shared by terms that refer to them) ----------------------
+
+class Definition:
+    """A top-level `def`: its type (or None), its body, and its shared value."""
+
+    def __init__(self, module: str, name: str, span: Span, surface):
+        self.module = module
+        self.name = name
+        self.key = f"{module}.{name}"
+        self.span = span
+        self.surface = surface
+        self.type = None            # core Term once resolved (None: inferred)
+        self.body = None
+        self.thunk = GlobalThunk(None, self)
+
+    def set_body(self, body):
+        self.body = body
+        self.thunk.term = body
+
+
+class FieldDeclaration:
+    __slots__ = ("multiplicity", "name", "type", "span")
+
+    def __init__(self, multiplicity, name, type_, span):
+        self.multiplicity = multiplicity
+        self.name = name
+        self.type = type_           # core Term in scope: params, earlier fields
+        self.span = span
+
+
+class ConstructorDeclaration:
+    def __init__(self, family, name: str, index: int, span: Span):
+        self.family = family
+        self.name = name
+        self.index = index
+        self.span = span
+        self.fields: list[FieldDeclaration] = []
+        self.field_names: tuple = ()
+        self.recursive: tuple = ()      # indices of fields typed by the family itself
+        self.constant = None            # the shared value of a field-less, parameter-less constructor
+
+
+class FamilyDeclaration:
+    def __init__(self, module: str, name: str, span: Span, surface):
+        self.module = module
+        self.name = name
+        self.key = f"{module}.{name}"
+        self.span = span
+        self.surface = surface
+        self.parameters: list[FieldDeclaration] = []
+        self.sort = None
+        self.constructors: list[ConstructorDeclaration] = []
+        self.by_name: dict[str, ConstructorDeclaration] = {}
+
+    def __repr__(self):
+        return f"<family {self.key}>"
+
+
+# ---- terms -------------------------------------------------------------------
+
+class Local(Term):
+    __slots__ = ("index", "name")
+
+    def __init__(self, span, index, name):
+        self.span = span
+        self.index = index
+        self.name = name
+
+    def lazy(self, env):
+        index = self.index
+        while index:
+            env = env[1]
+            index -= 1
+        return env[0]
+
+    def ev(self, env):
+        index = self.index
+        while index:
+            env = env[1]
+            index -= 1
+        value = env[0]
+        if isinstance(value, Thunk):
+            return force(value)
+        return value
+
+
+class Global(Term):
+    __slots__ = ("definition",)
+
+    def __init__(self, span, definition):
+        self.span = span
+        self.definition = definition
+
+    def lazy(self, env):
+        return self.definition.thunk
+
+    def ev(self, env):
+        return force(self.definition.thunk)
+
+
+class Prim(Term):
+    __slots__ = ("primitive", "value")
+
+    def __init__(self, span, primitive):
+        self.span = span
+        self.primitive = primitive
+        self.value = VPrimFn(primitive, ())
+
+    def lazy(self, env):
+        return self.value
+
+    def ev(self, env):
+        return self.value
+
+
+class Constant(Term):
+    """A term whose value does not depend on the environment (literals, Nat, Bytes, Type n)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, span, value):
+        self.span = span
+        self.value = value
+
+    def lazy(self, env):
+        return self.value
+
+    def ev(self, env):
+        return self.value
+
+
+def NatLit(span, value: int) -> Constant:
+    return Constant(span, VNat(value))
+
+
+def BytesLit(span, value: bytes) -> Constant:
+    return Constant(span, VBytes(value))
+
+
+def NatT(span) -> Constant:
+    return Constant(span, NAT_TYPE)
+
+
+def BytesT(span) -> Constant:
+    return Constant(span, BYTES_TYPE)
+
+
+def TypeU(span, level: int) -> Constant:
+    return Constant(span, VType(level))
+
+
+class Lam(Term):
+    __slots__ = ("multiplicity", "name", "domain", "body")
+
+    def __init__(self, span, multiplicity, name, domain, body):
+        self.span = span
+        self.multiplicity = multiplicity
+        self.name = name
+        self.domain = domain
+        self.body = body
+
+    def lazy(self, env):
+        return VLam(self, env)
+
+    def ev(self, env):
+        return VLam(self, env)
+
+
+class Pi(Term):
+    __slots__ = ("multiplicity", "name", "domain", "body")
+
+    def __init__(self, span, multiplicity, name, domain, body):
+        self.span = span
+        self.multiplicity = multiplicity
+        self.name = name
+        self.domain = domain
+        self.body = body
+
+    def ev(self, env):
+        return VPi(self, env, self.domain.lazy(env))
+
+
+class Let(Term):
+    __slots__ = ("multiplicity", "name", "type", "value", "body")
+
+    def __init__(self, span, multiplicity, name, type_, value, body):
+        self.span = span
+        self.multiplicity = multiplicity
+        self.name = name
+        self.type = type_
+        self.value = value
+        self.body = body
+
+    def ev(self, env):
+        return self.body.ev((self.value.lazy(env), env))
+
+
+def apply(function, argument, span=None):
+    """Apply a function value to one argument (a value or a thunk); strict result."""
+    kind = type(function)
+    if kind is VLam:
+        return function.term.body.ev((argument, function.env))
+    if kind is VPrimFn:
+        args = function.args + (argument,)
+        primitive = function.primitive
+        if len(args) < len(primitive.argument_kinds):
+            return VPrimFn(primitive, args)
+        return call_primitive(primitive, args, span)
+    if kind is VNeutral:
+        return VNeutral(function.head, function.spine + (("app", argument),))
+    raise EvalError(f"cannot apply {describe(function)} to an argument: it is not a function",
+                    span, hint="check the number of arguments this call passes")
+
+
+_KIND_CLASS = {"Nat": VNat, "Bytes": VBytes}
+
+
+def call_primitive(primitive, args, span=None):
+    forced = [force(a) for a in args]
+    plain = []
+    stuck = False
+    for value, kind in zip(forced, primitive.argument_kinds):
+        if type(value) is _KIND_CLASS[kind]:
+            plain.append(value.value)
+        elif type(value) is VNeutral:
+            stuck = True
+        else:
+            raise EvalError(f"{primitive.name} expects {kind} arguments, got {describe(value)}",
+                            span)
+    if stuck:
+        return VNeutral(HPrim(primitive, tuple(forced)))
+    result = primitive.implementation(*plain)
+    return VNat(result) if primitive.result_kind == "Nat" else VBytes(result)
+
+
+class App(Term):
+    __slots__ = ("function", "arguments")
+
+    def __init__(self, span, function, arguments):
+        self.span = span
+        self.function = function
+        self.arguments = arguments
+
+    def ev(self, env):
+        value = self.function.ev(env)
+        for argument in self.arguments:
+            value = apply(value, argument.lazy(env), self.span)
+        return value
+
+
+class PrimCall(Term):
+    """A primitive applied to exactly its arguments: evaluated strictly, no thunks.
+
+    Primitives inspect every argument, so evaluating them first computes
+    nothing a lazy call would not; it saves a thunk and a partial
+    application per argument on the hot path of every plan.  `make_prim_call`
+    picks a class specialised to the arity.
+    """
+
+    __slots__ = ("primitive", "arguments", "classes", "function", "wrap")
+
+    def __init__(self, span, primitive, arguments):
+        self.span = span
+        self.primitive = primitive
+        self.arguments = arguments
+        self.classes = tuple(_KIND_CLASS[k] for k in primitive.argument_kinds)
+        self.function = primitive.implementation
+        self.wrap = _KIND_CLASS[primitive.result_kind]
+
+    def ev(self, env):
+        values = [a.ev(env) for a in self.arguments]
+        plain = []
+        for value, wanted in zip(values, self.classes):
+            if type(value) is not wanted:
+                return call_primitive(self.primitive, values, self.span)
+            plain.append(value.value)
+        return self.wrap(self.function(*plain))
+
+
+class PrimCall1(PrimCall):
+    __slots__ = ()
+
+    def ev(self, env):
+        x = self.arguments[0].ev(env)
+        if type(x) is self.classes[0]:
+            return self.wrap(self.function(x.value))
+        return call_primitive(self.primitive, (x,), self.span)
+
+
+class PrimCall2(PrimCall):
+    __slots__ = ()
+
+    def ev(self, env):
+        arguments = self.arguments
+        x = arguments[0].ev(env)
+        y = arguments[1].ev(env)
+        classes = self.classes
+        if type(x) is classes[0] and type(y) is classes[1]:
+            return self.wrap(self.function(x.value, y.value))
+        return call_primitive(self.primitive, (x, y), self.span)
+
+
+def make_prim_call(span, primitive, arguments) -> PrimCall:
+    kind = {1: PrimCall1, 2: PrimCall2}.get(len(arguments), PrimCall)
+    return kind(span, primitive, arguments)
+
+
+class FamilyT(Term):
+    __slots__ = ("declaration", "arguments")
+
+    def __init__(self, span, declaration, arguments):
+        self.span = span
+        self.declaration = declaration
+        self.arguments = arguments
+
+    def ev(self, env):
+        return VFamily(self.declaration, tuple([a.lazy(env) for a in self.arguments]))
+
+
+class Con(Term):
+    """`(constructor F C params... fields...)` (and records, fields in declared order)."""
+
+    __slots__ = ("declaration", "ctor", "params", "fields")
+
+    def __init__(self, span, declaration, ctor, params, fields):
+        self.span = span
+        self.declaration = declaration
+        self.ctor = ctor
+        self.params = params
+        self.fields = fields
+
+    def ev(self, env):
+        if not self.params and not self.fields:
+            constant = self.ctor.constant
+            if constant is None:
+                constant = self.ctor.constant = VCon(self.declaration, self.ctor, (), ())
+            return constant
+        return VCon(self.declaration, self.ctor,
+                    tuple([p.lazy(env) for p in self.params]),
+                    tuple([f.lazy(env) for f in self.fields]))
+
+
+class Record(Con):
+    """`(record F (field = value) ...)`: a Con whose fields were given by name."""
+
+    __slots__ = ("written",)    # the fields in the order written: [(name, span)]
+
+
+class ElimBranch:
+    __slots__ = ("ctor", "binders", "body", "span")
+
+    def __init__(self, ctor, binders, body, span):
+        self.ctor = ctor
+        self.binders = binders      # names: fields, then induction hypotheses
+        self.body = body
+        self.span = span
+
+
+class Elim(Term):
+    """`(eliminate F motive scrutinee (branch C fields... inductions... . body) ...)`."""
+
+    __slots__ = ("declaration", "motive", "scrutinee", "branches", "by_ctor", "induction")
+
+    def __init__(self, span, declaration, motive, scrutinee, branches):
+        self.span = span
+        self.declaration = declaration
+        self.motive = motive
+        self.scrutinee = scrutinee
+        self.branches = branches
+        self.by_ctor = {b.ctor.name: b for b in branches}
+        self.induction = _Induction(self)
+
+    def ev(self, env):
+        return eliminate(self, env, self.scrutinee.ev(env))
+
+
+class _Induction(Term):
+    """The induction hypothesis for one recursive field: env = (field, elim env)."""
+
+    __slots__ = ("elim",)
+
+    def __init__(self, elim):
+        self.span = elim.span
+        self.elim = elim
+
+    def ev(self, env):
+        return eliminate(self.elim, env[1], force(env[0]))
+
+
+def eliminate(elim, env, scrutinee):
+    if type(scrutinee) is VCon:
+        branch = elim.by_ctor.get(scrutinee.ctor.name)
+        if branch is None or scrutinee.declaration is not elim.declaration:
+            raise EvalError(f"eliminate {elim.declaration.name} met {describe(scrutinee)}",
+                            elim.span)
+        fields = scrutinee.fields
+        local = env
+        for field in fields:
+            local = (field, local)
+        induction = elim.induction
+        for index in scrutinee.ctor.recursive:
+            local = (Thunk(induction, (fields[index], env)), local)
+        return branch.body.ev(local)
+    if type(scrutinee) is VNeutral:
+        return VNeutral(scrutinee.head, scrutinee.spine + (("elim", elim, env),))
+    raise EvalError(f"eliminate {elim.declaration.name} expects a value of that family, "
+                    f"got {describe(scrutinee)}", elim.span)
+
+
+class NatElim(Term):
+    """`(nat-eliminate motive base step n)`: on a literal, a loop from 0 upward."""
+
+    __slots__ = ("motive", "base", "step", "target")
+
+    def __init__(self, span, motive, base, step, target):
+        self.span = span
+        self.motive = motive
+        self.base = base
+        self.step = step
+        self.target = target
+
+    def ev(self, env):
+        return nat_eliminate(self, env, self.target.ev(env))
+
+
+def nat_eliminate(term, env, target):
+    if type(target) is VNat:
+        count = target.value
+        if count == 0:
+            return term.base.ev(env)
+        step = term.step.ev(env)
+        accumulated = term.base.lazy(env)
+        span = term.span
+        if type(step) is VLam and type(step.term.body) is Lam:
+            # the usual (lambda k . (lambda below . body)): bind both directly
+            body = step.term.body.body
+            outer = step.env
+            for index in range(count):
+                accumulated = body.ev((accumulated, (VNat(index), outer)))
+            return accumulated
+        for index in range(count):
+            accumulated = apply(apply(step, VNat(index), span), accumulated, span)
+        return accumulated
+    if type(target) is VNeutral:
+        spine = target.spine
+        if spine and spine[-1][0] == "succ":
+            predecessor = VNeutral(target.head, spine[:-1])
+            step = term.step.ev(env)
+            below = Thunk(_NatInduction(term), (predecessor, env))
+            return apply(apply(step, predecessor, term.span), below, term.span)
+        return VNeutral(target.head, spine + (("natelim", term, env),))
+    raise EvalError(f"nat-eliminate expects a natural number, got {describe(target)}", term.span)
+
+
+class _NatInduction(Term):
+    __slots__ = ("term",)
+
+    def __init__(self, term):
+        self.span = term.span
+        self.term = term
+
+    def ev(self, env):
+        return nat_eliminate(self.term, env[1], force(env[0]))
+
+
+class Succ(Term):
+    __slots__ = ("predecessor",)
+
+    def __init__(self, span, predecessor):
+        self.span = span
+        self.predecessor = predecessor
+
+    def ev(self, env):
+        value = self.predecessor.ev(env)
+        if type(value) is VNat:
+            return VNat(value.value + 1)
+        if type(value) is VNeutral:
+            return VNeutral(value.head, value.spine + (("succ",),))
+        raise EvalError(f"succ expects a natural number, got {describe(value)}", self.span)
+
+
+class EqualT(Term):
+    __slots__ = ("type", "left", "right")
+
+    def __init__(self, span, type_, left, right):
+        self.span = span
+        self.type = type_
+        self.left = left
+        self.right = right
+
+    def ev(self, env):
+        return VEqual(self.type.lazy(env), self.left.lazy(env), self.right.lazy(env))
+
+
+class ReflT(Term):
+    __slots__ = ("type", "value")
+
+    def __init__(self, span, type_, value):
+        self.span = span
+        self.type = type_
+        self.value = value
+
+    def ev(self, env):
+        return VRefl(self.type.lazy(env), self.value.lazy(env))
+
+
+class Encode(Term):
+    """`(compiler-native-encode T v)`: the backend's handler for T's family."""
+
+    __slots__ = ("type", "value", "program")
+
+    def __init__(self, span, type_, value, program):
+        self.span = span
+        self.type = type_
+        self.value = value
+        self.program = program
+
+    def ev(self, env):
+        return self.program.native_encode(self, self.type.ev(env), self.value.lazy(env))
+
+
+class The(Term):
+    __slots__ = ("type", "expression")
+
+    def __init__(self, span, type_, expression):
+        self.span = span
+        self.type = type_
+        self.expression = expression
+
+    def lazy(self, env):
+        return self.expression.lazy(env)
+
+    def ev(self, env):
+        return self.expression.ev(env)

@@ -1,0 +1,117 @@
+"""Finding and loading modules: the search path, the parse cache, import cycles.
+
+`import A.B.C` names the file A/B/C.bob in the first folder of the search
+path that has it:
+
+  1. the plan's own root (the plan file's folder minus its module path),
+  2. the -I folders, in order,
+  3. the repository's specs/ (BOBC_SPECS overrides it).
+
+Every module is parsed once per build.  A module's declared name must match
+the path it was found at.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import bobc
+
+from ..errors import BobcError, Span
+from .parse import parse_file
+from .syntax import Module
+
+
+class ModuleError(BobcError):
+    """A module cannot be found, is misnamed, or imports itself."""
+
+
+def specs_folder() -> Path:
+    """The standard library: $BOBC_SPECS, else <repository>/specs."""
+    override = os.environ.get("BOBC_SPECS")
+    if override:
+        return Path(override)
+    return Path(bobc.__file__).resolve().parents[2] / "specs"
+
+
+def module_relative_path(name: str) -> Path:
+    return Path(*name.split(".")).with_suffix(".bob")
+
+
+def plan_root(module: Module) -> Path:
+    """The folder the plan's module path is relative to (checking they agree)."""
+    parts = module.name.split(".")
+    path = Path(module.path)
+    tail = path.with_suffix("").parts[-len(parts):]
+    if list(tail) != parts or path.suffix != ".bob":
+        raise ModuleError(
+            f"module {module.name} is in {path}, but its name says "
+            f"{module_relative_path(module.name)}",
+            module.span,
+            hint=f"rename the file to {module_relative_path(module.name)} "
+                 f"or change the module line to match the file's path")
+    return path.resolve().parents[len(parts) - 1]
+
+
+class ModuleLoader:
+    """Loads a plan and, depth first, everything it imports (each once)."""
+
+    def __init__(self, include=()):
+        self.include = [Path(folder) for folder in include]
+        self.search_path: list[Path] = []
+        self.modules: dict[str, Module] = {}
+        self.order: list[str] = []          # dependencies before dependents
+
+    def load_plan(self, plan_path) -> Module:
+        plan = parse_file(plan_path)
+        root = plan_root(plan)
+        self.search_path = [root, *self.include, specs_folder()]
+        self._load_imports(plan, [plan.name], {plan.name})
+        self.modules[plan.name] = plan
+        self.order.append(plan.name)
+        return plan
+
+    def _searched(self) -> str:
+        return ", ".join(str(folder) for folder in self.search_path)
+
+    def _find(self, name: str):
+        relative = module_relative_path(name)
+        for folder in self.search_path:
+            candidate = folder / relative
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def _load_imports(self, module: Module, chain: list[str], active: set[str]):
+        for imported in module.imports:
+            name = imported.module
+            if name in active:
+                cycle = " -> ".join([*chain[chain.index(name):], name])
+                raise ModuleError(f"import cycle: {cycle}", imported.span,
+                                  hint="modules may not import each other in a circle; move "
+                                       "the shared definitions into a module both import")
+            if name in self.modules:
+                continue
+            path = self._find(name)
+            if path is None:
+                raise ModuleError(
+                    f"unknown module {name}: no {module_relative_path(name)} in "
+                    f"{self._searched()}",
+                    imported.span,
+                    hint=f"imported through {' -> '.join([*chain, name])}; add the folder "
+                         f"that holds it with -I, or write the module")
+            loaded = parse_file(path)
+            if loaded.name != name:
+                raise ModuleError(
+                    f"{path} declares module {loaded.name}, but it was imported as {name}",
+                    loaded.span, hint=f"its first line should be `module {name}`")
+            self._load_imports(loaded, [*chain, name], active | {name})
+            self.modules[name] = loaded
+            self.order.append(name)
+
+
+def import_span(module: Module, imported: str) -> Span | None:
+    for item in module.imports:
+        if item.module == imported:
+            return item.span
+    return None

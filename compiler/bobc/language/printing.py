@@ -1,0 +1,54 @@
+"""Values as text for `bobc eval`: naturals in decimal, byte strings quoted or
+in hex, constructors with their field names (indented), functions as
+<function>.  Iterative, so a list of 65536 cells prints without recursion.
+"""
+from __future__ import annotations
+
+from .syntax import show_bytes
+from .values import (
+    VBytes, VCon, VLam, VNat, VNeutral, VPrimFn, VRefl, force,
+)
+
+
+def _printable(data: bytes) -> bool:
+    return all(0x20 <= b < 0x7F or b in (0x09, 0x0A) for b in data)
+
+
+def format_bytes(data: bytes, always_hex: bool = False) -> str:
+    if not always_hex and _printable(data):
+        return show_bytes(data)
+    return f'x"{data.hex()}" ({len(data)} bytes)'
+
+
+def format_value(value, always_hex: bool = False, show_type=None) -> str:
+    """The value, forced as deep as printing needs, as indented text.
+
+    `show_type(value)` renders a type value (the checker's read-back); without
+    it types print as <type>.
+    """
+    lines: list[str] = []
+    # work items: (prefix, value, indent)
+    stack = [("", value, 0)]
+    while stack:
+        prefix, item, indent = stack.pop()
+        item = force(item)
+        pad = "  " * indent
+        if isinstance(item, VNat):
+            lines.append(f"{pad}{prefix}{item.value}")
+        elif isinstance(item, VBytes):
+            lines.append(f"{pad}{prefix}{format_bytes(item.value, always_hex)}")
+        elif isinstance(item, VCon):
+            lines.append(f"{pad}{prefix}{item.family}.{item.constructor}")
+            children = [(f"{name} = ", field, indent + 1)
+                        for name, field in zip(item.field_names, item.fields)]
+            stack.extend(reversed(children))
+        elif isinstance(item, (VLam, VPrimFn)):
+            lines.append(f"{pad}{prefix}<function>")
+        elif isinstance(item, VRefl):
+            lines.append(f"{pad}{prefix}<proof>")
+        elif isinstance(item, VNeutral):
+            lines.append(f"{pad}{prefix}<stuck computation>")
+        else:
+            text = show_type(item) if show_type is not None else "<type>"
+            lines.append(f"{pad}{prefix}{text}")
+    return "\n".join(lines)

@@ -1,0 +1,184 @@
+"""A loaded plan: every module it reaches, resolved, ready to evaluate and check.
+
+This is the public face of the language for the rest of bobc:
+
+    program = load_program(plan_path, include=(), target=SM86, intrinsics=None)
+    program.value("bobLaunchCount")          # forced value of a definition
+    program.apply(f, a, b)                   # forced result of a call
+    program.force(v), program.field(vcon, "name")
+    program.check()                          # type check everything reachable
+
+Deep structures (a list of 65536 cells) make deep evaluation: the entry
+points run with a high recursion limit, and when even that is not enough the
+work moves to a thread with a large stack (thunks interrupted by the
+RecursionError are left retryable, so nothing is computed twice).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+from ..errors import BobcError
+from ..targets import SM86
+from . import core as c
+from .intrinsics import IntrinsicContext, Intrinsics
+from .modules import ModuleLoader
+from .resolve import Resolver, ScopeError, declare, link_visibility
+from .values import EvalError, VCon, VFamily, describe, force
+
+_RECURSION_LIMIT = 1_000_000
+_BIG_STACK = 1 << 30
+
+
+def _run_deep(function, *args):
+    """Run `function(*args)`, retrying on a big-stack thread after a RecursionError."""
+    if sys.getrecursionlimit() < 20_000:
+        sys.setrecursionlimit(20_000)
+    try:
+        return function(*args)
+    except RecursionError:
+        pass
+    outcome: dict = {}
+
+    def work():
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:      # re-raised on the caller's thread
+            outcome["error"] = error
+
+    previous_size = threading.stack_size()
+    previous_limit = sys.getrecursionlimit()
+    threading.stack_size(_BIG_STACK)
+    sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        worker = threading.Thread(target=work, name="bobc-deep-evaluation")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous_size)
+        sys.setrecursionlimit(previous_limit)
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, RecursionError):
+            raise EvalError("evaluation nests too deeply even with a 1 GiB stack",
+                            hint="a structure this deep is likely a runaway recursion in the plan")
+        raise error
+    return outcome["value"]
+
+
+class Program:
+    def __init__(self, plan_path, include=(), target=SM86, intrinsics=None):
+        self.target = target
+        self.intrinsics = intrinsics if intrinsics is not None else Intrinsics()
+        loader = ModuleLoader(include)
+        plan = loader.load_plan(plan_path)
+        self.search_path = loader.search_path
+        self.plan_name = plan.name
+        self.modules = loader.modules            # name -> syntax.Module (with .path)
+        self.module_order = loader.order         # dependencies first
+        self.scopes = {}
+        for name in self.module_order:
+            self.scopes[name] = declare(self.modules[name])
+        for scope in self.scopes.values():
+            link_visibility(scope, self.scopes)
+        resolvers = {name: Resolver(scope, self) for name, scope in self.scopes.items()}
+        for name, scope in self.scopes.items():
+            for family in scope.families.values():
+                resolvers[name].family_declaration(family)
+        for name, scope in self.scopes.items():
+            for family in scope.families.values():
+                resolvers[name].constructor_fields(family)
+        for name, scope in self.scopes.items():
+            for definition in scope.definitions.values():
+                resolvers[name].definition(definition)
+        self._checked = False
+
+    # ---- names
+    def modules_defining(self, name: str, table: str = "definitions") -> list[str]:
+        return [m for m, scope in self.scopes.items() if name in getattr(scope, table)]
+
+    def definition(self, name: str) -> c.Definition:
+        """A definition by name: unqualified (the plan's scope) or Module.Path.name."""
+        scope = self.scopes[self.plan_name]
+        found = scope.visible_definitions.get(name)
+        if found is None and "." in name:
+            module, _, short = name.rpartition(".")
+            if module in self.scopes:
+                found = self.scopes[module].definitions.get(short)
+        if found is None:
+            elsewhere = self.modules_defining(name)
+            hint = (f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
+                    if elsewhere else "names are looked up in the plan module and its imports")
+            raise ScopeError(f"no definition {name} in {self.plan_name} or its imports",
+                             hint=hint)
+        return found
+
+    def family(self, name: str) -> c.FamilyDeclaration:
+        scope = self.scopes[self.plan_name]
+        found = scope.visible_families.get(name)
+        if found is None and "." in name:
+            module, _, short = name.rpartition(".")
+            if module in self.scopes:
+                found = self.scopes[module].families.get(short)
+        if found is None:
+            raise ScopeError(f"no family {name} in {self.plan_name} or its imports")
+        return found
+
+    def definition_span(self, name: str):
+        return self.definition(name).span
+
+    # ---- evaluation
+    def value(self, name: str):
+        """The value of a definition, forced to weak head normal form."""
+        return _run_deep(force, self.definition(name).thunk)
+
+    def force(self, value):
+        return _run_deep(force, value)
+
+    def apply(self, function, *arguments):
+        def call():
+            result = force(function)
+            for argument in arguments:
+                result = c.apply(result, argument)
+            return force(result)
+        return _run_deep(call)
+
+    def field(self, value, name: str):
+        value = self.force(value)
+        if not isinstance(value, VCon):
+            raise EvalError(f"asked for field {name} of {describe(value)}")
+        try:
+            index = value.field_names.index(name)
+        except ValueError:
+            raise EvalError(f"{value.family}.{value.constructor} has no field {name} "
+                            f"(fields: {', '.join(value.field_names)})") from None
+        return self.force(value.fields[index])
+
+    def native_encode(self, term, type_value, value):
+        """Evaluate `(compiler-native-encode T v)` through the registered handler."""
+        if not isinstance(type_value, VFamily):
+            raise EvalError(f"compiler-native-encode needs a family type, got {describe(type_value)}",
+                            term.span)
+        handler = self.intrinsics.lookup(type_value.family)
+        if handler is None:
+            known = ", ".join(self.intrinsics.names()) or "none"
+            raise EvalError(f"no compiler-native-encode handler for family {type_value.family}",
+                            term.span,
+                            hint=f"this build registers handlers for: {known}")
+        return force(handler(value, IntrinsicContext(self.target, self, term.span)))
+
+    # ---- type checking
+    def check(self):
+        """Type check every module this plan reaches (raises on the first error)."""
+        from .check import check_program
+        _run_deep(check_program, self)
+        self._checked = True
+
+
+def load_program(plan_path, include=(), target=SM86, intrinsics=None) -> Program:
+    """Parse and resolve a plan and every module it imports (BobcError on failure)."""
+    path = Path(plan_path)
+    if not path.is_file():
+        raise BobcError(f"no such plan file: {plan_path}")
+    return Program(path, include=include, target=target, intrinsics=intrinsics)

@@ -1,0 +1,533 @@
+"""The whole-program encoder: a WholeProgramPlan -> program, QMD, pushbuffer, GPFIFO images.
+
+What the plan fixes: the regions (code and declared resources), the launches
+(region, grid, parameter patches) and the submissions (which launches, which
+semaphore).  What this module decides, once, for every plan:
+
+- Code placement.  The plan's region places are keys only: the launches that
+  name a region are matched to it by program address, unused regions are
+  pruned, and the survivors are repacked in declared order from the program
+  base at the plan's alignment.  The manifest records old and new places.
+- Parameter blocks (constant bank 0 images), one per launch after the code,
+  each `target.parameter_block_bytes`, 256-aligned.  The plan writes bank 0 as
+  sm_86 reads it (parameters from 0x160 = word 44); on a target whose
+  parameters start elsewhere every word from word 44 on moves by the
+  difference.  The words the CUDA driver fills are filled as it does.
+- One QMD per launch from the layout's recipe below; one pushbuffer segment
+  and one GPFIFO entry per submission, released on a host semaphore; a
+  prologue segment the host submits once before the first submission.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BobcError
+from ..plan.model import Launch, Region, WholeProgramPlan
+from ..targets import Target
+from . import pushbuffer as pb
+from .gpfifo import Entry
+from .qmd import QMD, layout_named
+
+# ---------------------------------------------------------------- constants
+
+PLAN_PARAMETER_BASE = 0x160     # the plan's bank 0 layout (sm_86, ParameterPatch)
+QMD_ALIGNMENT = 256             # SEND_PCAS_A takes the QMD address >> 8
+PARAMETER_ALIGNMENT = 256       # a parameter block starts on a 256-byte boundary
+INSTRUCTION_BYTES = 16
+
+# Windows the prologue sets and bank 0 repeats at 0x18/0x20 (the values
+# tinygrad uses on Ampere, which also ran on the H200, facts doc section 6),
+# and the initial stack pointer the driver puts at 0x28.
+SHARED_MEMORY_WINDOW = 0xFE000000
+LOCAL_MEMORY_WINDOW = 0xFF000000
+STACK_POINTER = 0xFFFDC0
+# Our kernels use no local memory: no backing store (base 0, size 0; a stray
+# local access faults instead of scribbling), every SM allowed (MAX_SM_COUNT
+# 0xff as tinygrad writes it) so the zero size never throttles a launch.
+LOCAL_MEMORY_BASE = 0
+LOCAL_MEMORY_SIZE = 0
+LOCAL_MEMORY_MAX_SM_COUNT = 0xFF
+
+HOST_SUBCHANNEL = 0             # host methods (< 0x100) are the channel's on any subchannel
+COMPUTE_SUBCHANNEL = 1          # tinygrad's and NVK's convention
+
+# SEND_SIGNALING_PCAS2_B action: INVALIDATE_COPY_SCHEDULE (3), as NVK writes
+# it.  The same QMDs are sent again (the second predictions reuse launches
+# 1..6, and every invocation resends all of them), so the scheduler must drop
+# any copy it cached and read the QMD from memory before scheduling it.
+PCAS_ACTION = "INVALIDATE_COPY_SCHEDULE"
+
+SEMAPHORE_PAYLOAD = 1
+SEMAPHORE_BYTES = 16            # 64-bit payload, then the 64-bit timestamp
+SEMAPHORE_EXECUTE = (pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI
+                     | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT | pb.SEM_EXECUTE_RELEASE_TIMESTAMP)
+
+# Bank 0 words the CUDA driver fills below the parameters (facts doc section 5).
+DRIVER_WORDS = {                # byte offset -> (bytes, what)
+    0x00: (4, "block x"), 0x04: (4, "block y"), 0x08: (4, "block z"),
+    0x0C: (4, "grid x"), 0x10: (4, "grid y"), 0x14: (4, "grid z"),
+    0x18: (8, "shared memory window"), 0x20: (8, "local memory window"),
+    0x28: (8, "stack pointer"),
+}
+DRIVER_BYTES = 0x30
+
+
+@dataclass(frozen=True)
+class QMDRecipe:
+    """Which fields of one QMD layout carry which launch fact, and the constants.
+
+    V03_00's constants are those tinygrad writes on Ampere; V04_00's the exact
+    set that ran on the H200 (facts doc, top and section 3), except the QMD's
+    own release semaphore: our completion signal is the pushbuffer's host
+    semaphore release after each submission.
+    """
+
+    constants: dict[str, int]
+    grid: tuple[str, str, str]
+    block: tuple[str, str, str]
+    registers: str
+    program_address: tuple[str, str]
+    prefetch: tuple[str, str, str]          # address >> 8 lower, upper; size in 256-byte units
+    cb0_address: tuple[str, str]
+    cb0_address_shift: int
+    cb0_size_shifted4: str
+    shared_memory_size: str
+    sm_config: tuple[str, str, str]         # MIN, MAX, TARGET
+
+
+_COMMON_CONSTANTS = {
+    "QMD_GROUP_ID": 0x3F,
+    "INVALIDATE_TEXTURE_HEADER_CACHE": 1,
+    "INVALIDATE_TEXTURE_SAMPLER_CACHE": 1,
+    "INVALIDATE_TEXTURE_DATA_CACHE": 1,
+    "INVALIDATE_SHADER_DATA_CACHE": 1,
+    "API_VISIBLE_CALL_LIMIT": 1,            # NO_CHECK
+    "SAMPLER_INDEX": 1,                     # VIA_HEADER_INDEX
+    "BARRIER_COUNT": 1,
+    "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR
+    "CONSTANT_BUFFER_VALID(0)": 1,
+    "CONSTANT_BUFFER_INVALIDATE(0)": 1,     # the host rewrites AdamW blocks between invocations
+    "SHADER_LOCAL_MEMORY_LOW_SIZE": 0,
+    "SHADER_LOCAL_MEMORY_HIGH_SIZE": 0,
+}
+
+RECIPES: dict[str, QMDRecipe] = {
+    "V03_00": QMDRecipe(
+        constants={**_COMMON_CONSTANTS, "QMD_MAJOR_VERSION": 3, "QMD_VERSION": 0, "SM_GLOBAL_CACHING_ENABLE": 1},
+        grid=("CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"),
+        block=("CTA_THREAD_DIMENSION0", "CTA_THREAD_DIMENSION1", "CTA_THREAD_DIMENSION2"),
+        registers="REGISTER_COUNT_V",
+        program_address=("PROGRAM_ADDRESS_LOWER", "PROGRAM_ADDRESS_UPPER"),
+        prefetch=("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED", "PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED",
+                  "PROGRAM_PREFETCH_SIZE"),
+        cb0_address=("CONSTANT_BUFFER_ADDR_LOWER(0)", "CONSTANT_BUFFER_ADDR_UPPER(0)"),
+        cb0_address_shift=0,
+        cb0_size_shifted4="CONSTANT_BUFFER_SIZE_SHIFTED4(0)",
+        shared_memory_size="SHARED_MEMORY_SIZE",
+        sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
+                   "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+    ),
+    "V04_00": QMDRecipe(
+        constants={**_COMMON_CONSTANTS, "QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2},
+        grid=("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
+        block=("CTA_THREAD_DIMENSION0", "CTA_THREAD_DIMENSION1", "CTA_THREAD_DIMENSION2"),
+        registers="REGISTER_COUNT",
+        program_address=("PROGRAM_ADDRESS_LOWER", "PROGRAM_ADDRESS_UPPER"),
+        prefetch=("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED", "PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED",
+                  "PROGRAM_PREFETCH_SIZE"),
+        cb0_address=("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)"),
+        cb0_address_shift=6,
+        cb0_size_shifted4="CONSTANT_BUFFER_SIZE_SHIFTED4(0)",
+        shared_memory_size="SHARED_MEMORY_SIZE",
+        sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
+                   "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+    ),
+}
+
+MAX_SM_CONFIG = 0x1A                         # 100 KiB / 4 KiB + 1
+SM_CONFIG_STEPS_KIB = (32, 64, 100)          # carve-outs tinygrad chooses among
+MIN_SHARED_MEMORY = 0x400                    # tinygrad's floor (the 1 KiB per CTA sm_80+ reserves)
+MAX_REGISTERS = 255
+REGISTER_GRANULE = 8                         # registers are allocated 256 per warp = 8 per thread
+
+
+def qmd_registers(declared: int) -> int:
+    """REGISTER_COUNT for a region declaring `declared` registers.
+
+    NAK and tinygrad write the compiler's count as is (ptxas's count is the
+    highest GPR + 1 + the 2 sm_70+ reserves; NAK writes max(4, gprs + 2)); the
+    SM allocates in units of 8 per thread anyway, so rounding up to 8 costs no
+    occupancy and makes the QMD say what the hardware allocates.
+    """
+    if not 1 <= declared <= MAX_REGISTERS:
+        raise BobcError(f"a region declares {declared} registers; the hardware allows 1..{MAX_REGISTERS}")
+    return min(MAX_REGISTERS, -(-declared // REGISTER_GRANULE) * REGISTER_GRANULE)
+
+
+def shared_memory_bytes(declared: int) -> int:
+    return max(MIN_SHARED_MEMORY, _align(declared, 256))
+
+
+def sm_config(shared_bytes: int) -> int:
+    for kib in SM_CONFIG_STEPS_KIB:
+        if kib * 1024 >= shared_bytes:
+            return kib * 1024 // 4096 + 1
+    raise BobcError(f"{shared_bytes} bytes of shared memory exceed the {SM_CONFIG_STEPS_KIB[-1]} KiB carve-out")
+
+
+def _align(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+# ---------------------------------------------------------------- layout
+
+@dataclass(frozen=True)
+class PlacedRegion:
+    index: int
+    identity: str
+    plan_place: int
+    place: int              # offset from the program base
+    address: int
+    size: int
+
+
+@dataclass(frozen=True)
+class PlacedLaunch:
+    index: int
+    identity: str
+    region: int
+    program_address: int
+    parameter_offset: int   # from the program base
+    parameter_address: int
+    qmd_offset: int         # from the QMD base
+    qmd_address: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where everything goes, before any byte is written."""
+
+    target: Target
+    regions: tuple[PlacedRegion, ...]
+    pruned: tuple[str, ...]
+    code_bytes: int
+    launches: tuple[PlacedLaunch, ...]
+    program_bytes: int
+    qmd_bytes: int
+    semaphore_bytes: int
+
+
+def _launch_name(index: int, launch: Launch) -> str:
+    return f"launch {index} ({launch.identity})"
+
+
+def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
+    """Place regions, parameter blocks and QMDs; refuse a plan that does not add up."""
+    if len(plan.launches) != plan.launch_count:
+        raise BobcError(f"the plan declares {plan.launch_count} launches but lists {len(plan.launches)}")
+    if len(plan.submissions) != plan.submission_count:
+        raise BobcError(f"the plan declares {plan.submission_count} submissions but lists {len(plan.submissions)}")
+    if plan.gpfifo_entries < plan.submission_count:
+        raise BobcError(f"the plan's GPFIFO has {plan.gpfifo_entries} entries for {plan.submission_count} submissions")
+    alignment = plan.region_alignment
+    if alignment <= 0 or alignment % 128:
+        raise BobcError(f"region alignment {alignment} is not a positive multiple of 128 bytes")
+    for name, base, need in (("program", plan.program_base, max(alignment, PARAMETER_ALIGNMENT)),
+                             ("QMD", plan.qmd_base, QMD_ALIGNMENT), ("pushbuffer", plan.pushbuffer_base, 4),
+                             ("semaphore", plan.semaphore_base, SEMAPHORE_BYTES)):
+        if base % need:
+            raise BobcError(f"the {name} base {base:#x} is not {need}-byte aligned")
+
+    by_address: dict[int, int] = {}
+    for index, region in enumerate(plan.regions):
+        by_address.setdefault(plan.program_base + region.place, index)
+    for index, launch in enumerate(plan.launches):
+        name = _launch_name(index, launch)
+        if not 0 <= launch.region < len(plan.regions):
+            raise BobcError(f"{name} names region {launch.region}; the plan has {len(plan.regions)} regions")
+        region = plan.regions[launch.region]
+        expected = plan.program_base + region.place
+        if launch.program_address != expected:
+            other = by_address.get(launch.program_address)
+            if other is None:
+                places = ", ".join(f"{r.identity} {plan.program_base + r.place:#x}" for r in plan.regions)
+                raise BobcError(f"{name}: program address {launch.program_address:#x} matches no region's "
+                                f"place (regions at: {places})")
+            raise BobcError(f"{name} names region {launch.region} ({region.identity}, at {expected:#x}) but its "
+                            f"program address {launch.program_address:#x} is region {other}'s "
+                            f"({plan.regions[other].identity})")
+        if launch.block[0] != region.block_x:
+            raise BobcError(f"{name}: block x {launch.block[0]} differs from region {region.identity}'s "
+                            f"declared block width {region.block_x}")
+
+    used = {launch.region for launch in plan.launches}
+    placed: list[PlacedRegion] = []
+    offset = 0
+    for index, region in enumerate(plan.regions):
+        if index not in used:
+            continue
+        if not region.code or len(region.code) % INSTRUCTION_BYTES:
+            raise BobcError(f"region {region.identity}: {len(region.code)} bytes of code is not a whole, "
+                            f"non-empty number of {INSTRUCTION_BYTES}-byte instructions")
+        place = _align(offset, alignment)
+        placed.append(PlacedRegion(index, region.identity, region.place, place, plan.program_base + place,
+                                   len(region.code)))
+        offset = place + len(region.code)
+    code_bytes = _align(offset, alignment)
+    pruned = tuple(r.identity for i, r in enumerate(plan.regions) if i not in used)
+    address_of = {p.index: p.address for p in placed}
+
+    block_bytes = target.parameter_block_bytes
+    if block_bytes % PARAMETER_ALIGNMENT:
+        raise BobcError(f"target {target.name}: parameter blocks of {block_bytes} bytes break the "
+                        f"{PARAMETER_ALIGNMENT}-byte alignment")
+    if target.qmd_record_bytes % QMD_ALIGNMENT or target.qmd_record_bytes < layout_named(target.qmd_layout).size:
+        raise BobcError(f"target {target.name}: a {target.qmd_record_bytes}-byte QMD slot cannot hold "
+                        f"a {target.qmd_layout} QMD on a {QMD_ALIGNMENT}-byte boundary")
+    first_block = _align(code_bytes, PARAMETER_ALIGNMENT)
+    launches = tuple(
+        PlacedLaunch(i, launch.identity, launch.region, address_of[launch.region],
+                     first_block + i * block_bytes, plan.program_base + first_block + i * block_bytes,
+                     i * target.qmd_record_bytes, plan.qmd_base + i * target.qmd_record_bytes)
+        for i, launch in enumerate(plan.launches))
+    program_bytes = first_block + len(plan.launches) * block_bytes
+    qmd_bytes = len(plan.launches) * target.qmd_record_bytes
+
+    # A target that reads the plan's own bank 0 layout must reproduce the
+    # plan's arithmetic exactly (sm_86: code extent + launches x 512).
+    native = target.parameter_base == PLAN_PARAMETER_BASE and all(
+        launch.parameter_bytes == block_bytes for launch in plan.launches)
+    if native and program_bytes != plan.program_bytes:
+        raise BobcError(f"target {target.name}: the program image is {program_bytes} bytes "
+                        f"({code_bytes} of code + {len(plan.launches)} x {block_bytes}) but the plan computed "
+                        f"{plan.program_bytes}")
+    if native and qmd_bytes != plan.qmd_table_bytes:
+        raise BobcError(f"target {target.name}: the QMD table is {qmd_bytes} bytes "
+                        f"({len(plan.launches)} x {target.qmd_record_bytes}) but the plan computed "
+                        f"{plan.qmd_table_bytes}")
+
+    semaphore_end = 0
+    for index, submission in enumerate(plan.submissions):
+        if submission.semaphore_offset % SEMAPHORE_BYTES:
+            raise BobcError(f"submission {index} ({submission.identity}): semaphore offset "
+                            f"{submission.semaphore_offset:#x} is not {SEMAPHORE_BYTES}-byte aligned "
+                            "(a 64-bit payload and its timestamp)")
+        semaphore_end = max(semaphore_end, submission.semaphore_offset + SEMAPHORE_BYTES)
+    return Layout(target, tuple(placed), pruned, code_bytes, launches, program_bytes, qmd_bytes, semaphore_end)
+
+
+# ---------------------------------------------------------------- images
+
+def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes:
+    """Launch `index`'s constant bank 0 image for `target`."""
+    launch = plan.launches[index]
+    name = _launch_name(index, launch)
+    block = bytearray(target.parameter_block_bytes)
+    struct.pack_into("<3I", block, 0x00, *launch.block)
+    struct.pack_into("<3I", block, 0x0C, *launch.grid)
+    struct.pack_into("<3Q", block, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
+    shift_bytes = target.parameter_base - PLAN_PARAMETER_BASE
+    if shift_bytes % 8:
+        raise BobcError(f"target {target.name}: parameter base {target.parameter_base:#x} is not a whole "
+                        f"number of words from the plan's {PLAN_PARAMETER_BASE:#x}")
+    first_parameter_word = PLAN_PARAMETER_BASE // 8
+    seen: set[int] = set()
+    for patch in launch.patches:
+        if patch.word in seen:
+            raise BobcError(f"{name}: parameter word {patch.word} is patched twice")
+        seen.add(patch.word)
+        if (patch.word + 1) * 8 > launch.parameter_bytes:
+            raise BobcError(f"{name}: parameter word {patch.word} lies past the plan's "
+                            f"{launch.parameter_bytes}-byte block")
+        offset = patch.word * 8 + (shift_bytes if patch.word >= first_parameter_word else 0)
+        if offset < DRIVER_BYTES:
+            raise BobcError(f"{name}: parameter word {patch.word} (bank 0 offset {offset:#x}) overwrites the "
+                            f"words the driver fills below {DRIVER_BYTES:#x}")
+        if offset + 8 > len(block):
+            raise BobcError(f"{name}: parameter word {patch.word} lands at bank 0 offset {offset:#x}, past "
+                            f"{target.name}'s {len(block)}-byte parameter block")
+        if not 0 <= patch.value < 1 << 64:
+            raise BobcError(f"{name}: parameter word {patch.word} value {patch.value:#x} is not a 64-bit word")
+        struct.pack_into("<Q", block, offset, patch.value)
+    return bytes(block)
+
+
+def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int) -> bytes:
+    """Launch `index`'s QMD, zero-padded to the target's table slot."""
+    target = layout.target
+    recipe = RECIPES[target.qmd_layout]
+    launch = plan.launches[index]
+    placed = layout.launches[index]
+    region: Region = plan.regions[launch.region]
+    code_size = len(region.code)
+    qmd = QMD(target.qmd_layout, context=_launch_name(index, launch))
+    for name, value in recipe.constants.items():
+        qmd.set(name, value)
+    qmd.set("SASS_VERSION", target.sm)
+    for name, value in zip(recipe.grid, launch.grid):
+        if value < 1:
+            raise BobcError(f"{_launch_name(index, launch)}: grid {launch.grid} has an empty dimension")
+        qmd.set(name, value)
+    for name, value in zip(recipe.block, launch.block):
+        if value < 1:
+            raise BobcError(f"{_launch_name(index, launch)}: block {launch.block} has an empty dimension")
+        qmd.set(name, value)
+    qmd.set(recipe.registers, qmd_registers(region.registers))
+    shared = shared_memory_bytes(region.shared_bytes)
+    qmd.set(recipe.shared_memory_size, shared)
+    low, high, size = recipe.sm_config
+    qmd.set(low, sm_config(shared)).set(high, MAX_SM_CONFIG).set(size, sm_config(shared))
+    program = placed.program_address
+    qmd.set(recipe.program_address[0], program & 0xFFFFFFFF).set(recipe.program_address[1], program >> 32)
+    qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
+    qmd.set(recipe.prefetch[2], min(-(-(program % 256 + code_size) // 256), 0x1FF))
+    cb = placed.parameter_address
+    if cb % (1 << recipe.cb0_address_shift):
+        raise BobcError(f"{_launch_name(index, launch)}: parameter block {cb:#x} is not aligned for the QMD")
+    shifted = cb >> recipe.cb0_address_shift
+    qmd.set(recipe.cb0_address[0], shifted & 0xFFFFFFFF).set(recipe.cb0_address[1], shifted >> 32)
+    qmd.set(recipe.cb0_size_shifted4, target.parameter_block_bytes >> 4)
+    return qmd.to_bytes(target.qmd_record_bytes)
+
+
+def prologue(target: Target) -> pb.Pushbuffer:
+    """Channel setup, submitted once: bind compute, set the memory windows, flush shader caches."""
+    push = pb.Pushbuffer()
+    c, sub = pb.COMPUTE, COMPUTE_SUBCHANNEL
+    push.inc(sub, pb.HOST["SET_OBJECT"], target.compute_class)
+    push.inc(sub, c["SET_SHADER_SHARED_MEMORY_WINDOW_A"], SHARED_MEMORY_WINDOW >> 32, SHARED_MEMORY_WINDOW & 0xFFFFFFFF)
+    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_WINDOW_A"], LOCAL_MEMORY_WINDOW >> 32, LOCAL_MEMORY_WINDOW & 0xFFFFFFFF)
+    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"], LOCAL_MEMORY_BASE >> 32, LOCAL_MEMORY_BASE & 0xFFFFFFFF)
+    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A"], LOCAL_MEMORY_SIZE >> 32,
+             LOCAL_MEMORY_SIZE & 0xFFFFFFFF, LOCAL_MEMORY_MAX_SM_COUNT)
+    push.immd(sub, c["INVALIDATE_SHADER_CACHES_NO_WFI"],
+              pb.INVALIDATE_INSTRUCTION | pb.INVALIDATE_GLOBAL_DATA | pb.INVALIDATE_CONSTANT)
+    return push
+
+
+def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb.Pushbuffer:
+    """Send each launch's QMD, then release the submission's semaphore once the engine is idle."""
+    submission = plan.submissions[index]
+    push = pb.Pushbuffer()
+    if not submission.launches:
+        raise BobcError(f"submission {index} ({submission.identity}) has no launches")
+    for launch in submission.launches:
+        if not 0 <= launch < len(plan.launches):
+            raise BobcError(f"submission {index} ({submission.identity}) references launch {launch}; "
+                            f"the plan has {len(plan.launches)} launches")
+        qmd_address = layout.launches[launch].qmd_address
+        push.inc(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_PCAS_A"], qmd_address >> 8)
+        push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_SIGNALING_PCAS2_B"], pb.PCAS_ACTION[PCAS_ACTION])
+    address = plan.semaphore_base + submission.semaphore_offset
+    if address >> 40:
+        raise BobcError(f"submission {index} ({submission.identity}): semaphore {address:#x} is not below 2^40")
+    push.inc(HOST_SUBCHANNEL, pb.HOST["SEM_ADDR_LO"], address & 0xFFFFFFFF, address >> 32,
+             SEMAPHORE_PAYLOAD & 0xFFFFFFFF, SEMAPHORE_PAYLOAD >> 32, SEMAPHORE_EXECUTE)
+    return push
+
+
+@dataclass
+class Images:
+    program: bytes
+    qmd: bytes
+    push: bytes
+    gpfifo: bytes
+    manifest: dict = field(default_factory=dict)
+
+
+def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
+    layout = plan_layout(plan, target)
+
+    program = bytearray(layout.program_bytes)
+    for region in layout.regions:
+        program[region.place:region.place + region.size] = plan.regions[region.index].code
+    for placed in layout.launches:
+        program[placed.parameter_offset:placed.parameter_offset + target.parameter_block_bytes] = \
+            parameter_block(plan, placed.index, target)
+
+    qmd = b"".join(launch_qmd(plan, layout, i) for i in range(len(plan.launches)))
+
+    push = bytearray(prologue(target).to_bytes())
+    prologue_bytes = len(push)
+    segments = []
+    for index in range(len(plan.submissions)):
+        segment = submission_segment(plan, layout, index).to_bytes()
+        segments.append((len(push), len(segment)))
+        push += segment
+    entries = [Entry(plan.pushbuffer_base + offset, length // 4) for offset, length in segments]
+    prologue_entry = Entry(plan.pushbuffer_base, prologue_bytes // 4)
+    gpfifo = b"".join(entry.to_bytes() for entry in entries)
+
+    manifest = {
+        "format": "bobc-images-1",
+        "target": target.name,
+        "qmd_layout": target.qmd_layout,
+        "nvdisasm_arch": target.nvdisasm_arch,
+        "compute_class": target.compute_class,
+        "plan_compute_class": plan.compute_class,
+        "parameter_base": target.parameter_base,
+        "plan_parameter_base": PLAN_PARAMETER_BASE,
+        "bases": {"program": plan.program_base, "qmd": plan.qmd_base,
+                  "pushbuffer": plan.pushbuffer_base, "semaphore": plan.semaphore_base},
+        "sizes": {"program": len(program), "code": layout.code_bytes, "parameter_block": target.parameter_block_bytes,
+                  "qmd": len(qmd), "qmd_record": target.qmd_record_bytes, "pushbuffer": len(push),
+                  "gpfifo": len(gpfifo), "semaphore": layout.semaphore_bytes},
+        "plan_sizes": {"program": plan.program_bytes, "qmd": plan.qmd_table_bytes},
+        "regions": [{"index": r.index, "identity": r.identity, "plan_place": r.plan_place, "place": r.place,
+                     "address": r.address, "size": r.size,
+                     "registers": plan.regions[r.index].registers,
+                     "qmd_registers": qmd_registers(plan.regions[r.index].registers),
+                     "block_x": plan.regions[r.index].block_x,
+                     "shared_bytes": plan.regions[r.index].shared_bytes} for r in layout.regions],
+        "pruned_regions": list(layout.pruned),
+        "launches": [{"index": p.index, "identity": p.identity, "region": p.region,
+                      "program_address": p.program_address,
+                      "parameter_offset": p.parameter_offset, "parameter_address": p.parameter_address,
+                      "qmd_offset": p.qmd_offset, "qmd_address": p.qmd_address,
+                      "grid": list(plan.launches[p.index].grid), "block": list(plan.launches[p.index].block)}
+                     for p in layout.launches],
+        "submissions": [{"index": i, "identity": s.identity, "launches": list(s.launches), "ring_entry": i,
+                         "push_offset": segments[i][0], "push_length": segments[i][1],
+                         "push_address": plan.pushbuffer_base + segments[i][0],
+                         "semaphore_offset": s.semaphore_offset,
+                         "semaphore_address": plan.semaphore_base + s.semaphore_offset}
+                        for i, s in enumerate(plan.submissions)],
+        "prologue": {"push_offset": 0, "push_length": prologue_bytes, "push_address": plan.pushbuffer_base,
+                     "gpfifo_entry": list(prologue_entry.dwords()),
+                     "compute_subchannel": COMPUTE_SUBCHANNEL, "host_subchannel": HOST_SUBCHANNEL,
+                     "shared_memory_window": SHARED_MEMORY_WINDOW, "local_memory_window": LOCAL_MEMORY_WINDOW,
+                     "local_memory_base": LOCAL_MEMORY_BASE, "local_memory_size": LOCAL_MEMORY_SIZE},
+        "semaphore": {"payload": SEMAPHORE_PAYLOAD, "bytes": SEMAPHORE_BYTES,
+                      "layout": "u64 payload at +0, u64 timestamp at +8", "execute": SEMAPHORE_EXECUTE},
+        "pcas_action": PCAS_ACTION,
+    }
+    return Images(bytes(program), qmd, bytes(push), gpfifo, manifest)
+
+
+IMAGE_FILES = {"program": "program.bin", "qmd": "qmd.bin", "push": "push.bin", "gpfifo": "gpfifo.bin"}
+
+
+def manifest_text(manifest: dict) -> str:
+    return json.dumps(manifest, sort_keys=True, indent=2) + "\n"
+
+
+def write_images(images: Images, folder: str | Path) -> Path:
+    """Write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json into `folder`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for attribute, name in IMAGE_FILES.items():
+        (folder / name).write_bytes(getattr(images, attribute))
+    (folder / "manifest.json").write_text(manifest_text(images.manifest), encoding="utf-8")
+    return folder
+
+
+def host_buffer_ranges(plan: WholeProgramPlan, target: Target) -> dict[str, tuple[int, int]]:
+    """(GPU address, bytes) of the program, QMD table, pushbuffer and semaphores this plan needs."""
+    images = encode_images(plan, target)
+    sizes = images.manifest["sizes"]
+    return {"program": (plan.program_base, sizes["program"]), "qmd": (plan.qmd_base, sizes["qmd"]),
+            "pushbuffer": (plan.pushbuffer_base, sizes["pushbuffer"]),
+            "semaphores": (plan.semaphore_base, sizes["semaphore"])}

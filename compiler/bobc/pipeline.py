@@ -1,0 +1,67 @@
+"""The build pipeline, one stage per module, each called once in order.
+
+plan modules --load--> values --check--> --extract--> Plan --certify-->
+--encode--> images --generate/gcc/embed--> host executable.
+Nothing downstream reaches back upstream: the backend never re-evaluates
+language terms; the language never knows a QMD bit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NotYetAvailable
+from .targets import Target
+
+DEFAULT_ENTRY = "bobNativeHost"
+
+
+@dataclass
+class Built:
+    program: object        # the loaded language program
+    plan: object           # bobc.plan.model.Plan
+    images: object         # bobc.nvidia.encode.Images
+
+
+def _stage(module: str, what: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name and error.name.startswith("bobc"):
+            raise NotYetAvailable(f"{what} ({module}) is not part of this build of bobc") from None
+        raise
+
+
+def load(plan_path: Path, target: Target, include=()):
+    language = _stage("bobc.language", "the plan language")
+    intrinsics = _stage("bobc.plan.intrinsics", "the backend intrinsics")
+    return language.load_program(plan_path, include=tuple(include), target=target,
+                                 intrinsics=intrinsics.default_intrinsics())
+
+
+def check(program) -> None:
+    program.check()
+
+
+def extract(program, entry: str = DEFAULT_ENTRY):
+    return _stage("bobc.plan.extract", "plan extraction").extract_plan(program, entry=entry)
+
+
+def certify(plan, target: Target, kernel_registers=None) -> None:
+    _stage("bobc.certify", "the certifier").certify(plan, target)
+
+
+def encode(plan, target: Target):
+    return _stage("bobc.nvidia.encode", "the image encoder").encode_images(plan.program, target)
+
+
+def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY) -> Built:
+    """Everything up to the device images; refuses an unsound plan before encoding."""
+    program = load(plan_path, target, include)
+    check(program)
+    plan = extract(program, entry)
+    certify(plan, target)
+    images = encode(plan, target)
+    return Built(program=program, plan=plan, images=images)

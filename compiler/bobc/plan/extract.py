@@ -1,0 +1,467 @@
+"""Extraction: evaluated plan values -> the Plan dataclasses (bobc.plan.model).
+
+This is the one place that knows the specs' family, constructor and field
+names (specs/Hardware/Nvidia/SM86/Command/WholeProgramPlan.bob,
+Runtime/ArenaCertificate.bob, Runtime/DeviceArenaCertificate.bob,
+Checkpoint/Envelope.bob, Platform/Linux/Nvidia/PlanHost*.bob).  Everything
+downstream reads dataclasses and plain dicts, never language values.
+
+Every refusal is a BobcError that names the definition being extracted and
+the value that is wrong.
+"""
+from __future__ import annotations
+
+from ..errors import BobcError
+from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
+                    Plan, Region, Resident, Submission, WholeProgramPlan)
+
+# NvidiaWholeProgramComponent constructor -> WholeProgramPlan.component
+# (the attribute of bobc.nvidia.encode's images that holds that component)
+COMPONENTS = {
+    "NvidiaWholeProgramProgramTable": "program",
+    "NvidiaWholeProgramQMDTable": "qmd",
+    "NvidiaWholeProgramPushbuffer": "push",
+    "NvidiaWholeProgramGPFIFO": "gpfifo",
+}
+
+# Runtime.DeviceArenaCertificate's hazard codes
+HAZARDS = {
+    1: "a global resident lies outside every window",
+    2: "two global residents share bytes",
+    3: "a launch's identity names no phase",
+    4: "a launch passes a pointer into a window that no resident (its phase may touch) contains",
+    5: "a submission issues a launch past the end of the launch schedule",
+}
+
+FILES = {
+    "NvidiaPlanHostCheckpointIn": "checkpoint-in",
+    "NvidiaPlanHostCheckpointOut": "checkpoint-out",
+    "NvidiaPlanHostInput": "input",
+    "NvidiaPlanHostPredictions": "predictions",
+    "NvidiaPlanHostResult": "result",
+}
+
+MEMORIES = {
+    "NvidiaPlanHostSystemMemory": "system",
+    "NvidiaPlanHostVideoMemory": "video",
+    "NvidiaPlanHostGPUCachedSystemMemory": "gpu-cached-system",
+}
+
+
+class ExtractError(BobcError):
+    """A plan value does not have the shape the backend needs."""
+
+
+class _Reader:
+    """Forces and checks values, naming `where` (the definition) in errors."""
+
+    def __init__(self, program, where: str):
+        self.program = program
+        self.where = where
+
+    def fail(self, message: str):
+        raise ExtractError(f"{self.where}: {message}")
+
+    def con(self, value, family: str, what: str, constructor: str | None = None):
+        v = self.program.force(value)
+        if getattr(v, "family", None) != family or not hasattr(v, "ctor"):
+            self.fail(f"{what} should be a value of family {family}, got {_describe(v)}")
+        if constructor is not None and v.constructor != constructor:
+            self.fail(f"{what} should be {family}.{constructor}, got {family}.{v.constructor}")
+        return v
+
+    def fields(self, vcon) -> dict:
+        """The constructor's fields by name, unforced."""
+        return dict(zip(vcon.field_names, vcon.fields))
+
+    def nat(self, value, what: str) -> int:
+        v = self.program.force(value)
+        if type(v).__name__ != "VNat":
+            self.fail(f"{what} should be a natural number, got {_describe(v)}")
+        return v.value
+
+    def bytes(self, value, what: str) -> bytes:
+        v = self.program.force(value)
+        if type(v).__name__ != "VBytes":
+            self.fail(f"{what} should be a byte string, got {_describe(v)}")
+        return v.value
+
+    def text(self, value, what: str) -> str:
+        raw = self.bytes(value, what)
+        try:
+            return raw.decode("ascii")
+        except UnicodeDecodeError:
+            self.fail(f"{what} should be ASCII, got {raw!r}")
+
+    def word(self, value, family: str, what: str) -> int:
+        """A ModelWord64 / ModelWord32 as its bits."""
+        v = self.con(value, family, what)
+        return self.nat(v.fields[0], what)
+
+    def items(self, value, family: str, next_ctor: str, what: str) -> list:
+        """The heads of a Next/End list family, in order (unforced)."""
+        out = []
+        v = self.con(value, family, what)
+        while v.constructor == next_ctor:
+            out.append(v.fields[0])
+            v = self.con(v.fields[1], family, what)
+        return out
+
+
+def _describe(v) -> str:
+    if hasattr(v, "ctor"):
+        return f"{v.family}.{v.constructor}"
+    if type(v).__name__ == "VNat":
+        return f"the natural {v.value}"
+    if type(v).__name__ == "VBytes":
+        return f"the byte string {v.value[:40]!r}"
+    return type(v).__name__
+
+
+def _align(value: int, alignment: int) -> int:
+    return value if alignment == 0 else -(-value // alignment) * alignment
+
+
+# ---- the whole-program plan ----
+
+def _regions(r: _Reader, value, alignment: int) -> tuple[Region, ...]:
+    regions, place = [], 0
+    for i, item in enumerate(r.items(value, "NvidiaDeviceRegions", "NvidiaDeviceRegionsNext", "regions")):
+        f = r.fields(r.con(item, "NvidiaDeviceRegion", f"region {i}"))
+        identity = r.text(f["nvidiaDeviceRegionIdentity"], f"region {i}'s identity")
+        code = r.bytes(f["nvidiaDeviceRegionMaterial"], f"region {identity}'s machine code")
+        if not code:
+            r.fail(f"region {identity} has no machine code (its encoding failed)")
+        regions.append(Region(
+            identity=identity, code=code,
+            registers=r.nat(f["nvidiaDeviceRegionRegisters"], f"region {identity}'s registers"),
+            block_x=r.nat(f["nvidiaDeviceRegionBlockX"], f"region {identity}'s block width"),
+            shared_bytes=r.nat(f["nvidiaDeviceRegionSharedBytes"], f"region {identity}'s shared bytes"),
+            place=place))
+        place = _align(place + len(code), alignment)
+    return tuple(regions)
+
+
+def _templates(r: _Reader, value) -> list:
+    """The launch schedule's templates, left to right (iteratively: schedules nest deeply)."""
+    out, stack = [], [value]
+    while stack:
+        v = r.con(stack.pop(), "NvidiaLaunchSchedule", "the launch schedule")
+        if v.constructor == "NvidiaLaunchScheduleOne":
+            out.append(v.fields[0])
+        elif v.constructor == "NvidiaLaunchScheduleAppend":
+            stack.append(v.fields[1])
+            stack.append(v.fields[0])
+    return out
+
+
+def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ...]:
+    by_place = {region.place: index for index, region in enumerate(regions)}
+    launches = []
+    for i, item in enumerate(_templates(r, value)):
+        t = r.fields(r.con(item, "NvidiaLaunchTemplate", f"launch {i}"))
+        identity = r.text(t["nvidiaLaunchTemplateIdentity"], f"launch {i}'s identity")
+        what = f"launch {i} ({identity})"
+        k = r.fields(r.con(t["nvidiaLaunchTemplateKernel"], "NvidiaLaunchKernel", f"{what}'s kernel"))
+        address = r.word(k["nvidiaLaunchKernelProgramAddress"], "ModelWord64", f"{what}'s program address")
+        place = address - program_base
+        if place not in by_place:
+            known = ", ".join(f"{x.identity} at {x.place:#x}" for x in regions)
+            r.fail(f"{what} runs the program address {address:#x} (place {place:#x} from the "
+                   f"program base {program_base:#x}), which is no region's place ({known})")
+        region = by_place[place]
+        block = r.fields(r.con(t["nvidiaLaunchTemplateBlock"], "NvidiaParameterBlock", f"{what}'s parameter block"))
+        patches = []
+        for j, p in enumerate(r.items(block["nvidiaParameterBlockPatches"], "NvidiaParameterPatches",
+                                      "NvidiaParameterPatchesNext", f"{what}'s patches")):
+            pf = r.fields(r.con(p, "NvidiaParameterPatch", f"{what}'s patch {j}"))
+            patches.append(ParameterPatch(
+                word=r.nat(pf["nvidiaParameterPatchWord"], f"{what}'s patch {j} word"),
+                value=r.word(pf["nvidiaParameterPatchContent"], "ModelWord64", f"{what}'s patch {j} value")))
+        words = [p.word for p in patches]
+        if len(set(words)) != len(words):
+            r.fail(f"{what} patches a parameter word twice: words {words}")
+        parameter_bytes = r.nat(k["nvidiaLaunchKernelParameterBytes"], f"{what}'s parameter bytes")
+        for p in patches:
+            if (p.word + 1) * 8 > parameter_bytes:
+                r.fail(f"{what} patches word {p.word} (bytes {p.word * 8}..{p.word * 8 + 7}), "
+                       f"past its {parameter_bytes}-byte parameter block")
+        launches.append(Launch(
+            identity=identity, region=region, program_address=address,
+            grid=(r.nat(k["nvidiaLaunchKernelGridX"], f"{what}'s grid x"),
+                  r.nat(k["nvidiaLaunchKernelGridY"], f"{what}'s grid y"),
+                  r.nat(k["nvidiaLaunchKernelGridZ"], f"{what}'s grid z")),
+            block=(regions[region].block_x,
+                   r.nat(k["nvidiaLaunchKernelBlockY"], f"{what}'s block y"),
+                   r.nat(k["nvidiaLaunchKernelBlockZ"], f"{what}'s block z")),
+            parameter_bytes=parameter_bytes,
+            patches=tuple(patches)))
+    return tuple(launches)
+
+
+def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]:
+    """The schedule flattened: Append in order, Repeat expanded with its strides."""
+    out = []
+    stack = [(value, 0, 0)]        # (schedule, launch shift, semaphore shift), next on top
+    while stack:
+        item, launch_shift, semaphore_shift = stack.pop()
+        v = r.con(item, "NvidiaSubmissionSchedule", "the submission schedule")
+        f = r.fields(v)
+        if v.constructor == "NvidiaSubmissionScheduleOne":
+            b = r.fields(r.con(f["nvidiaSubmissionScheduleBatch"], "NvidiaSubmissionBatch",
+                               f"submission {len(out)}"))
+            identity = r.text(b["nvidiaSubmissionBatchIdentity"], f"submission {len(out)}'s identity")
+            refs = r.fields(r.con(b["nvidiaSubmissionBatchLaunches"], "NvidiaLaunchReferences",
+                                  f"submission {len(out)}'s launches"))
+            first = r.nat(refs["nvidiaLaunchReferencesFirst"], f"submission {len(out)}'s first launch")
+            count = r.nat(refs["nvidiaLaunchReferencesCount"], f"submission {len(out)}'s launch count")
+            launches = tuple(range(first + launch_shift, first + launch_shift + count))
+            if launches and launches[-1] >= launch_count:
+                r.fail(f"submission {len(out)} ({identity}) issues launch {launches[-1]}, "
+                       f"but the schedule has {launch_count} launches")
+            offset = r.nat(b["nvidiaSubmissionBatchSemaphoreOffset"], f"submission {len(out)}'s semaphore")
+            out.append(Submission(identity=identity, launches=launches,
+                                  semaphore_offset=offset + semaphore_shift))
+        elif v.constructor == "NvidiaSubmissionScheduleAppend":
+            stack.append((f["nvidiaSubmissionScheduleRight"], launch_shift, semaphore_shift))
+            stack.append((f["nvidiaSubmissionScheduleLeft"], launch_shift, semaphore_shift))
+        else:   # NvidiaSubmissionScheduleRepeat
+            count = r.nat(f["nvidiaSubmissionScheduleCount"], "a repeat's count")
+            launch_stride = r.nat(f["nvidiaSubmissionScheduleLaunchStride"], "a repeat's launch stride")
+            semaphore_stride = r.nat(f["nvidiaSubmissionScheduleSemaphoreStride"], "a repeat's semaphore stride")
+            for i in reversed(range(count)):
+                stack.append((f["nvidiaSubmissionScheduleBody"], launch_shift + i * launch_stride,
+                              semaphore_shift + i * semaphore_stride))
+    return tuple(out)
+
+
+def extract_whole_program(program, value, where: str = "the whole-program plan") -> WholeProgramPlan:
+    """NvidiaWholeProgramPlanValue -> WholeProgramPlan (regions encoded, schedules flattened)."""
+    r = _Reader(program, where)
+    f = r.fields(r.con(value, "NvidiaWholeProgramPlan", "the plan"))
+    component = r.con(f["nvidiaWholeProgramComponent"], "NvidiaWholeProgramComponent", "the component")
+    program_base = r.word(f["nvidiaWholeProgramProgramBase"], "ModelWord64", "the program base")
+    alignment = r.nat(f["nvidiaWholeProgramRegionAlignment"], "the region alignment")
+    regions = _regions(r, f["nvidiaWholeProgramRegions"], alignment)
+    launches = _launches(r, f["nvidiaWholeProgramLaunches"], regions, program_base)
+    launch_count = r.nat(f["nvidiaWholeProgramLaunchCount"], "the launch count")
+    if launch_count != len(launches):
+        r.fail(f"the plan declares {launch_count} launches, but its launch schedule has {len(launches)}")
+    submissions = _submissions(r, f["nvidiaWholeProgramSubmissions"], len(launches))
+    submission_count = r.nat(f["nvidiaWholeProgramSubmissionCount"], "the submission count")
+    if submission_count != len(submissions):
+        r.fail(f"the plan declares {submission_count} submissions, but its submission schedule "
+               f"has {len(submissions)}")
+    return WholeProgramPlan(
+        component=COMPONENTS[component.constructor],
+        architecture=r.word(f["nvidiaWholeProgramArchitecture"], "ModelWord32", "the architecture"),
+        compute_class=r.word(f["nvidiaWholeProgramComputeClass"], "ModelWord32", "the compute class"),
+        spa_version=r.word(f["nvidiaWholeProgramSPAVersion"], "ModelWord32", "the SPA version"),
+        program_base=program_base,
+        qmd_base=r.word(f["nvidiaWholeProgramQMDBase"], "ModelWord64", "the QMD base"),
+        pushbuffer_base=r.word(f["nvidiaWholeProgramPushbufferBase"], "ModelWord64", "the pushbuffer base"),
+        semaphore_base=r.word(f["nvidiaWholeProgramSemaphoreBase"], "ModelWord64", "the semaphore base"),
+        region_alignment=alignment,
+        program_bytes=r.nat(f["nvidiaWholeProgramProgramBytes"], "the program bytes"),
+        regions=regions,
+        launches=launches,
+        launch_count=launch_count,
+        qmd_table_bytes=r.nat(f["nvidiaWholeProgramQMDTableBytes"], "the QMD table bytes"),
+        submissions=submissions,
+        submission_count=submission_count,
+        gpfifo_entries=r.nat(f["nvidiaWholeProgramGPFIFOEntries"], "the GPFIFO entries"))
+
+
+# ---- the arena ----
+
+def _residents(r: _Reader, value, what: str) -> tuple[Resident, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "ArenaResidents", "ArenaResidentsNext", what)):
+        f = r.fields(r.con(item, "ArenaResident", f"{what} {i}"))
+        name = r.text(f["arenaResidentName"], f"{what} {i}'s name")
+        out.append(Resident(
+            name=name,
+            address=r.nat(f["arenaResidentAddress"], f"{what} {name}'s address"),
+            size=r.nat(f["arenaResidentBytes"], f"{what} {name}'s bytes"),
+            alignment=r.nat(f["arenaResidentAlignment"], f"{what} {name}'s alignment")))
+    return tuple(out)
+
+
+def extract_arena(program, windows, globals_, phases, where: str = "the device arena") -> DeviceArena:
+    """ArenaResidents (windows, globals) and DeviceArenaPhases -> DeviceArena."""
+    r = _Reader(program, where)
+    out = []
+    for i, item in enumerate(r.items(phases, "DeviceArenaPhases", "DeviceArenaPhasesNext", "phases")):
+        f = r.fields(r.con(item, "DeviceArenaPhase", f"phase {i}"))
+        identity = r.text(f["deviceArenaPhaseIdentity"], f"phase {i}'s identity")
+        out.append(Phase(identity=identity,
+                         reads=_residents(r, f["deviceArenaPhaseReads"], f"phase {identity}'s reads"),
+                         writes=_residents(r, f["deviceArenaPhaseWrites"], f"phase {identity}'s writes")))
+    return DeviceArena(windows=_residents(r, windows, "window"),
+                       globals=_residents(r, globals_, "global resident"),
+                       phases=tuple(out))
+
+
+def extract_contract(program, value, where: str = "the checkpoint contract") -> CheckpointContract:
+    """CheckpointEnvelopeContractValue -> CheckpointContract."""
+    r = _Reader(program, where)
+    f = r.fields(r.con(value, "CheckpointEnvelopeContract", "the contract"))
+    contract = CheckpointContract(
+        schema=r.bytes(f["checkpointEnvelopeSchema"], "the schema identity"),
+        learner=r.bytes(f["checkpointEnvelopeLearner"], "the learner identity"),
+        data=r.bytes(f["checkpointEnvelopeData"], "the data identity"),
+        seed=r.bytes(f["checkpointEnvelopeSeed"], "the seed identity"),
+        payload_bytes=r.nat(f["checkpointEnvelopePayloadBytes"], "the payload bytes"),
+        chunk_bytes=r.nat(f["checkpointEnvelopeChunkBytes"], "the chunk bytes"),
+        updates_per_invocation=r.nat(f["checkpointEnvelopeUpdatesPerInvocation"], "the updates per invocation"))
+    if contract.chunk_bytes == 0 or contract.payload_bytes % contract.chunk_bytes:
+        r.fail(f"the payload ({contract.payload_bytes} bytes) is not a whole number of "
+               f"{contract.chunk_bytes}-byte chunks")
+    return contract
+
+
+# ---- the host ----
+
+_STEP_FIELDS = {
+    # constructor -> (op, [(field, key, kind)], [(field, key) of nested step lists]); the tail
+    # field is the constructor's last
+    "NvidiaPlanHostStepSubmit": ("submit", [("nvidiaPlanHostSubmitGPPut", "gp_put", "nat"),
+                                            ("nvidiaPlanHostSubmitStride", "stride", "nat")], []),
+    "NvidiaPlanHostStepRepeat": ("repeat", [("nvidiaPlanHostRepeatCount", "count", "nat")],
+                                 [("nvidiaPlanHostRepeatBody", "body")]),
+    "NvidiaPlanHostStepRead": ("read", [("nvidiaPlanHostReadFile", "file", "file"),
+                                        ("nvidiaPlanHostReadHost", "host", "nat"),
+                                        ("nvidiaPlanHostReadExtent", "extent", "nat"),
+                                        ("nvidiaPlanHostReadOffset", "offset", "nat"),
+                                        ("nvidiaPlanHostReadStride", "stride", "nat"),
+                                        ("nvidiaPlanHostReadTolerateEmpty", "tolerate_empty", "nat")], []),
+    "NvidiaPlanHostStepWrite": ("write", [("nvidiaPlanHostWriteFile", "file", "file"),
+                                          ("nvidiaPlanHostWriteHost", "host", "nat"),
+                                          ("nvidiaPlanHostWriteExtent", "extent", "nat")], []),
+    "NvidiaPlanHostStepWriteAt": ("write_at", [("nvidiaPlanHostWriteAtFile", "file", "file"),
+                                               ("nvidiaPlanHostWriteAtHost", "host", "nat"),
+                                               ("nvidiaPlanHostWriteAtExtent", "extent", "nat"),
+                                               ("nvidiaPlanHostWriteAtOffset", "offset", "nat")], []),
+    "NvidiaPlanHostStepOperation": ("operation", [], []),
+    "NvidiaPlanHostStepCheckpointBegin": ("checkpoint_begin", [], []),
+    "NvidiaPlanHostStepCheckpointPublish": ("checkpoint_publish",
+                                            [("nvidiaPlanHostCheckpointPublishUpdates", "updates", "nat"),
+                                             ("nvidiaPlanHostCheckpointPublishInvocations", "invocations",
+                                              "nat")], []),
+}
+
+
+def extract_steps(program, value, where: str = "the host schedule") -> list[dict]:
+    """NvidiaPlanHostSteps -> a list of plain dicts, in order (the meaning of each is
+    documented on its constructor in specs/Platform/Linux/Nvidia/PlanHost.bob):
+
+      {"op": "submit", "gp_put", "stride"}          issue submissions up to gp_put, wait
+      {"op": "repeat", "count", "body": [...]}      the body count times
+      {"op": "read", "file", "host", "extent", "offset", "stride", "tolerate_empty"}
+      {"op": "write", "file", "host", "extent"}     append to an output
+      {"op": "write_at", "file", "host", "extent", "offset"}
+      {"op": "operation"}                           a predict request ends here
+      {"op": "checkpoint_begin"}, {"op": "checkpoint_publish", "updates", "invocations"}
+
+    Files are "input", "checkpoint-in", "checkpoint-out", "predictions", "result".
+    """
+    r = _Reader(program, where)
+    out = []
+    v = r.con(value, "NvidiaPlanHostSteps", "the schedule")
+    while v.constructor != "NvidiaPlanHostStepsEnd":
+        if v.constructor not in _STEP_FIELDS:
+            r.fail(f"step {len(out)} is {v.constructor}, which this compiler's hosts do not carry out")
+        op, scalars, nested = _STEP_FIELDS[v.constructor]
+        f = r.fields(v)
+        step = {"op": op}
+        for field, key, kind in scalars:
+            if kind == "file":
+                step[key] = FILES[r.con(f[field], "NvidiaPlanHostFile", f"step {len(out)}'s file").constructor]
+            else:
+                step[key] = r.nat(f[field], f"step {len(out)} ({op})'s {key}")
+        for field, key in nested:
+            step[key] = extract_steps(program, f[field], f"{where}, step {len(out)} ({op})")
+        out.append(step)
+        v = r.con(v.fields[-1], "NvidiaPlanHostSteps", "the schedule")
+    return out
+
+
+def _constant(r: _Reader, value, what: str) -> dict:
+    v = r.con(value, "NvidiaPlanHostConstant", what)
+    if v.constructor == "NvidiaPlanHostFloat32":
+        return {"float32_bits": r.nat(v.fields[0], what)}
+    return {"numerator": r.nat(v.fields[0], what), "denominator": r.nat(v.fields[1], what)}
+
+
+def extract_plan(program, entry: str = "bobNativeHost") -> Plan:
+    """The build's Plan from its NvidiaPlanHost definition `entry`.
+
+    Refuses (BobcError) when the device arena certificate reports a hazard.
+    Plan.extras holds what only the host generator reads: "identity",
+    "request" (the records' layout), "adamw" (the hyperparameters the host
+    computes alpha_t, epsilon_t from), "adamw_launches" (update k's AdamW
+    launch, k = 0, 1, ...), "forward_launches", "semaphore_stride",
+    "buffers" (each {"name", "gpu", "host", "extent", "memory"}) and "steps"
+    (the schedule, see extract_steps).
+    """
+    r = _Reader(program, entry)
+    host = r.fields(r.con(program.value(entry), "NvidiaPlanHost", entry))
+    hazard = r.nat(host["nvidiaPlanHostDeviceHazard"], "the device hazard")
+    if hazard:
+        r.fail(f"the device arena is not certified (hazard {hazard}: "
+               f"{HAZARDS.get(hazard, 'unknown hazard code')}); the host is not emitted")
+    whole = extract_whole_program(program, host["nvidiaPlanHostProgram"], f"{entry}'s program")
+    arena = extract_arena(program, host["nvidiaPlanHostWindows"], host["nvidiaPlanHostGlobals"],
+                          host["nvidiaPlanHostPhases"], f"{entry}'s device arena")
+    contract = extract_contract(program, host["nvidiaPlanHostCheckpoint"], f"{entry}'s checkpoint")
+
+    buffers = []
+    for i, item in enumerate(r.items(host["nvidiaPlanHostBuffers"], "NvidiaPlanHostBuffers",
+                                     "NvidiaPlanHostBuffersNext", "the buffers")):
+        b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
+        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
+        buffers.append({
+            "name": name,
+            "gpu": r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
+            "host": r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
+            "extent": r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
+            "memory": MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
+                                     f"buffer {name}'s memory").constructor]})
+
+    q = r.fields(r.con(host["nvidiaPlanHostRequest"], "NvidiaPlanHostRequestLayout", "the request layout"))
+    prefix = "nvidiaPlanHostRequest"
+    request = {}
+    for name, value in q.items():
+        key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
+        request[key] = (r.bytes(value, f"the request's {key}") if key == "input_magic"
+                        else r.nat(value, f"the request's {key}"))
+
+    a = r.fields(r.con(host["nvidiaPlanHostAdamW"], "NvidiaPlanHostAdamW", "the AdamW description"))
+    arithmetic = r.con(a["nvidiaPlanHostAdamWArithmetic"], "NvidiaPlanHostArithmetic", "the arithmetic")
+    adamw = {"arithmetic": {"NvidiaPlanHostBinary64": "binary64"}[arithmetic.constructor]}
+    for key, field in (("learning_rate", "nvidiaPlanHostAdamWLearningRate"),
+                       ("beta1", "nvidiaPlanHostAdamWBeta1"), ("beta2", "nvidiaPlanHostAdamWBeta2"),
+                       ("epsilon", "nvidiaPlanHostAdamWEpsilon")):
+        adamw[key] = _constant(r, a[field], f"AdamW's {key}")
+
+    steps = extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule")
+    adamw_launches = [r.nat(item, f"update {k}'s AdamW launch") for k, item in enumerate(
+        r.items(host["nvidiaPlanHostAdamWLaunches"], "StdList", "StdListCons", "the AdamW launches"))]
+    for k, launch in enumerate(adamw_launches):
+        if launch >= len(whole.launches):
+            r.fail(f"update {k}'s AdamW scalars go to launch {launch}, but the plan has "
+                   f"{len(whole.launches)} launches")
+
+    extras = {
+        "identity": r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
+        "request": request,
+        "adamw": adamw,
+        "adamw_launches": adamw_launches,
+        "forward_launches": r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
+        "semaphore_stride": r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
+        "buffers": buffers,
+        "steps": steps,
+    }
+    return Plan(program=whole, arena=arena, checkpoint=contract,
+                host_buffers=tuple(HostBuffer(b["name"], b["gpu"], b["extent"]) for b in buffers),
+                extras=extras)

@@ -1,0 +1,94 @@
+"""The backend's handlers for `(compiler-native-encode T v)`.
+
+Two families are encoded by the compiler:
+  SM86Program (Accelerator.SM86.InstructionEncoding): a kernel's assembly
+    source -> its machine code for the build's target (bobc.sass).
+  NvidiaWholeProgramPlan (Hardware.Nvidia.SM86.Command.WholeProgramPlan): the
+    plan -> the bytes of its component (program, QMD table, pushbuffer or
+    GPFIFO image; bobc.nvidia.encode).
+A stage this build lacks raises NotYetAvailable naming what was asked for:
+nothing here ever stands in for machine code or images.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BobcError, NotYetAvailable
+from ..language.intrinsics import Intrinsics
+from ..language.modules import specs_folder
+from ..language.values import VBytes
+from .extract import _Reader, extract_whole_program
+
+
+def _kernel_source(program, source: str) -> Path:
+    """The source named relative to specs/ (or another folder of the search path)."""
+    folders = [*getattr(program, "search_path", ()), specs_folder()]
+    for folder in folders:
+        candidate = Path(folder) / source
+        if candidate.is_file():
+            return candidate
+    raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}")
+
+
+class _Encoders:
+    """The handlers, with per-build caches (each kernel assembled once per target)."""
+
+    def __init__(self):
+        self.kernels: dict = {}      # (path, mtime, target name) -> assembled object
+        self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
+        self.images: dict = {}       # (plan without component, target name) -> images
+
+    def kernel(self, value, context):
+        r = _Reader(context.program, "compiler-native-encode (family SM86Program)")
+        v = r.con(value, "SM86Program", "the program")
+        source = r.text(v.fields[0], "the kernel's source")
+        name = r.text(v.fields[1], "the kernel's name")
+        path = _kernel_source(context.program, source)
+        try:
+            from ..sass import assemble_kernel
+        except ImportError:
+            raise NotYetAvailable(
+                f"kernel {name} ({source}) needs the SASS assembler (bobc.sass.assemble_kernel), "
+                f"which is not part of this build yet", context.span) from None
+        key = (str(path), path.stat().st_mtime_ns, context.target.name)
+        if key not in self.kernels:
+            assembled = assemble_kernel(path, context.target)
+            self.kernels[key] = assembled
+            self.by_code[bytes(assembled.code)] = assembled
+        return VBytes(bytes(self.kernels[key].code))
+
+    def whole_program(self, value, context):
+        plan = extract_whole_program(context.program, value,
+                                     "compiler-native-encode (family NvidiaWholeProgramPlan)")
+        try:
+            from ..nvidia.encode import encode_images
+        except ImportError:
+            raise NotYetAvailable(
+                f"the {plan.component} image needs the NVIDIA image encoder "
+                f"(bobc.nvidia.encode.encode_images), which is not part of this build yet",
+                context.span) from None
+        import dataclasses
+        key = (dataclasses.replace(plan, component=""), context.target.name)
+        if key not in self.images:
+            self.images = {key: encode_images(plan, context.target)}   # the latest plan only
+        return VBytes(bytes(getattr(self.images[key], plan.component)))
+
+
+def default_intrinsics() -> Intrinsics:
+    """A registry with the compiler's encoders (fresh caches per call)."""
+    encoders = _Encoders()
+    registry = Intrinsics()
+    registry.encoders = encoders
+    registry.register("SM86Program", encoders.kernel)
+    registry.register("NvidiaWholeProgramPlan", encoders.whole_program)
+    return registry
+
+
+def kernel_registers(registry: Intrinsics, plan) -> dict[str, int]:
+    """Region identity -> the registers its assembled kernel needs (bobc.certify's `needs`),
+    for the regions of `plan` (a Plan) whose code this registry assembled."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return {}
+    return {region.identity: encoders.by_code[region.code].registers
+            for region in plan.program.regions if region.code in encoders.by_code}

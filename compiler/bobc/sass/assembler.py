@@ -1,0 +1,169 @@
+"""The assembler: source text -> 128-bit words, with labels, parameters and control codes.
+
+Source files (`assemble_kernel`) may start with directives:
+
+    .kernel bob_row_gather      // the kernel's name (the cubin symbol)
+    .registers 24               // a register budget the kernel must fit
+
+`assemble` takes the text alone.  Registers are reported as ptxas reports
+REGCOUNT: the highest vector register used + 1 + RESERVED_REGISTERS (ptxas
+13 reports 2 more than the highest register it allocates, on sm_86 and sm_90).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import BobcError, Span
+from ..targets import Target
+from .encoder import EncodeProblem, Encoder
+from .schedule import Item, expand, schedule
+from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
+
+RESERVED_REGISTERS = 2
+
+
+@dataclass
+class AssembledInstruction:
+    address: int
+    text: str
+    word: int
+    control: Control
+    span: Span | None
+
+    @property
+    def lo(self) -> int:
+        return self.word & (1 << 64) - 1
+
+    @property
+    def hi(self) -> int:
+        return self.word >> 64
+
+
+@dataclass
+class Assembled:
+    code: bytes
+    registers: int
+    instructions: list[AssembledInstruction]
+    kernel_name: str | None = None
+    register_budget: int | None = None
+    labels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_offsets(self) -> list[int]:
+        return [i.address for i in self.instructions if i.text.split()[-1:] == ["EXIT"]
+                or " EXIT" in f" {i.text}".split(";")[0] and i.text.strip().endswith("EXIT")]
+
+
+def _arch_of(target) -> str:
+    return target.name if isinstance(target, Target) else str(target)
+
+
+def assemble(text: str, target, source_name: str = "<input>") -> Assembled:
+    """Assemble SASS text for `target` (a Target or "sm_86"/"sm_90")."""
+    lines = parse_source(text, source_name)
+    return _assemble_lines(lines, _arch_of(target))
+
+
+def assemble_kernel(source_path, target, register_budget: int | None = None) -> Assembled:
+    """Assemble a .sass kernel source; refuse it by name if it needs more registers than allowed."""
+    path = Path(source_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise BobcError(f"cannot read SASS source {path}: {e.strerror}") from None
+    lines = parse_source(text, str(path))
+    name = None
+    declared = None
+    for line in lines:
+        if line.directive is None:
+            continue
+        key, value = line.directive
+        if key == ".kernel":
+            name = value
+        elif key == ".registers":
+            try:
+                declared = int(value, 0)
+            except ValueError:
+                raise BobcError(f".registers needs a number, found '{value}'", line.span) from None
+        else:
+            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers)", line.span)
+    result = _assemble_lines(lines, _arch_of(target))
+    result.kernel_name = name or path.stem
+    budgets = [b for b in (register_budget, declared) if b is not None]
+    if budgets:
+        budget = min(budgets)
+        result.register_budget = budget
+        if result.registers > budget:
+            raise BobcError(f"kernel '{result.kernel_name}' needs {result.registers} registers "
+                            f"(highest R{result.registers - 1 - RESERVED_REGISTERS} + 1 + "
+                            f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
+                            Span(str(path), 1, 1))
+    return result
+
+
+def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
+    instructions: list[Instruction] = []
+    labels: dict[str, int] = {}
+    label_spans: dict[str, Span] = {}
+    targets_here: set[int] = set()
+    for line in lines:
+        if line.label is not None:
+            if line.label in labels:
+                raise BobcError(f"label '{line.label}' defined twice (first at {label_spans[line.label]})",
+                                line.span)
+            labels[line.label] = 16 * len(instructions)
+            label_spans[line.label] = line.span
+        elif line.instruction is not None:
+            instructions.append(line.instruction)
+    # resolve labels
+    resolved: list[Instruction] = []
+    for inst in instructions:
+        operands = []
+        for op in inst.operands:
+            if isinstance(op, Label) and op.address is None:
+                if op.name not in labels:
+                    raise BobcError(f"undefined label '{op.name}'", inst.span)
+                op = Label(op.name, labels[op.name])
+            if isinstance(op, Label):
+                targets_here.add(op.address)
+            operands.append(op)
+        resolved.append(replace(inst, operands=operands))
+    encoder = Encoder(arch)
+    placed_all = []
+    for address, inst in enumerate(resolved):
+        try:
+            inst = encoder.normalize(inst)
+            form_key = encoder.key(inst)
+            if form_key not in encoder.forms:
+                raise EncodeProblem(encoder._unknown_form(inst, form_key))
+            placed_all.append(encoder.place_operands(inst, 16 * address))
+        except EncodeProblem as problem:
+            raise BobcError(str(problem), inst.span) from None
+    items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
+                  label_here=16 * i in targets_here)
+             for i, (inst, p) in enumerate(zip(resolved, placed_all))]
+    controls = schedule(items)
+    encoder = Encoder(arch)
+    out: list[AssembledInstruction] = []
+    code = bytearray()
+    max_register = -1
+    for i, (inst, control, placed) in enumerate(zip(resolved, controls, placed_all)):
+        try:
+            word = encoder.encode(inst, 16 * i, control.bits())
+        except EncodeProblem as problem:
+            raise BobcError(str(problem), inst.span) from None
+        code += word.to_bytes(16, "little")
+        out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span))
+        for bank, first, count in placed.reads + placed.writes:
+            if bank == "R" and first != 255:
+                max_register = max(max_register, first + count - 1)
+    registers = max_register + 1 + RESERVED_REGISTERS if max_register >= 0 else RESERVED_REGISTERS
+    return Assembled(bytes(code), registers, out, labels=labels)
+
+
+def _display(inst: Instruction) -> str:
+    text = inst.source.strip()
+    if text.startswith("["):
+        text = text[text.index("]") + 1:].strip()
+    return text.rstrip(";").strip()

@@ -1,0 +1,352 @@
+"""Turning one parsed instruction into its 128-bit word (control bits apart).
+
+word = the form's learned fixed bits | each operand placed by its opcode's
+layout (tables/layouts.py) | guard predicate | control code.  `place_operands`
+is also what learning uses to take operands back out of ptxas's words.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .syntax import Const, Imm, Instruction, Label, Mem, Reg, Special, float_bits
+from .tables.arch import ENCODINGS, ArchEncoding
+from .tables import layouts as L
+
+CONTROL_MASK = ((1 << 17) - 1) << 105   # stall, yield, barriers, wait mask (reuse: operands)
+SPECIAL_REGISTERS = {
+    "SR_LANEID": 0x00, "SR_CLOCKLO": 0x50, "SR_CLOCKHI": 0x51,
+    "SR_TID.X": 0x21, "SR_TID.Y": 0x22, "SR_TID.Z": 0x23,
+    "SR_CTAID.X": 0x25, "SR_CTAID.Y": 0x26, "SR_CTAID.Z": 0x27,
+    "SR_LEMASK": 0x3A, "SR_LTMASK": 0x39, "SR_GEMASK": 0x3C, "SR_GTMASK": 0x3B, "SR_EQMASK": 0x38,
+}
+
+
+ZERO_REGISTER = {"R": 255, "UR": 63, "P": 7, "UP": 7}
+
+
+class EncodeProblem(ValueError):
+    """Why an instruction cannot be encoded; the assembler adds the source span."""
+
+
+@dataclass
+class Placed:
+    """Operand bits of one instruction and the mask of the fields they occupy."""
+
+    value: int = 0
+    mask: int = 0
+    reads: list[tuple[str, int, int]] = field(default_factory=list)   # (bank, first, count)
+    writes: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def put(self, lsb: int, width: int, value: int, what: str) -> None:
+        if value < 0 or value >= 1 << width:
+            raise EncodeProblem(f"{what} {value:#x} does not fit in {width} bits")
+        field_mask = ((1 << width) - 1) << lsb
+        self.value = (self.value & ~field_mask) | (value << lsb)
+        self.mask |= field_mask
+
+    def flag(self, bit: int, on: bool) -> None:
+        self.mask |= 1 << bit
+        if on:
+            self.value |= 1 << bit
+
+
+@dataclass(frozen=True)
+class Form:
+    """One learned form: fixed bits and the ptxas instruction that established them."""
+
+    key: str
+    fixed: int
+    reference: str
+    example: str
+
+
+@cache
+def forms_for(arch: str) -> dict[str, Form]:
+    encoding = ENCODINGS[arch]
+    path = Path(__file__).parent / "tables" / encoding.fixed_bits
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    return {key: Form(key, int(entry["lo"], 16) | int(entry["hi"], 16) << 64,
+                      entry["reference"], entry["example"])
+            for key, entry in data["forms"].items()}
+
+
+def _slot_tokens(layout: str) -> list[tuple[str, bool]]:
+    tokens = []
+    for token in layout.split():
+        optional = token.startswith("[")
+        tokens.append((token.strip("[]"), optional))
+    return tokens
+
+
+def _kind_letter(operand) -> str:
+    k = operand.kind()
+    return "M" if k.startswith("[") else k[0]
+
+
+def match_layout(inst: Instruction) -> list[tuple[str, object]]:
+    """Pair each operand with its slot, trying the opcode's layouts in order."""
+    layouts = L.LAYOUTS.get(inst.opcode)
+    if layouts is None:
+        raise EncodeProblem(f"opcode {inst.opcode} is not supported by this assembler")
+    kinds = [_kind_letter(op) for op in inst.operands]
+    for layout in layouts:
+        pairing = _match(_slot_tokens(layout), 0, inst.operands, kinds, 0)
+        if pairing is not None:
+            return pairing
+    shapes = " | ".join(layouts)
+    raise EncodeProblem(f"operands of {inst.mnemonic} do not fit its layout ({shapes})")
+
+
+def _match(tokens, ti, operands, kinds, oi):
+    if ti == len(tokens):
+        return [] if oi == len(operands) else None
+    name, optional = tokens[ti]
+    slot_kinds = L.SLOTS[name]["kinds"]
+    if oi < len(operands) and kinds[oi] in slot_kinds:
+        rest = _match(tokens, ti + 1, operands, kinds, oi + 1)
+        if rest is not None:
+            return [(name, operands[oi])] + rest
+    if optional:
+        return _match(tokens, ti + 1, operands, kinds, oi)
+    return None
+
+
+def _access_width(modifiers: list[str]) -> int:
+    for m, n in (("128", 4), ("64", 2)):
+        if m in modifiers:
+            return n
+    return 1
+
+
+def _reg_width(inst: Instruction, slot: str) -> int:
+    """How many consecutive registers an operand slot covers (for dependency tracking)."""
+    mods = inst.modifiers
+    op = inst.opcode
+    if slot == "Rd":
+        if op in ("LDG", "LDS", "LDC"):
+            return _access_width(mods)
+        if op == "IMAD" and "WIDE" in mods:
+            return 2
+        if op == "CS2R" and "32" not in mods:
+            return 2
+        if op in ("F2F", "I2F") and any(m.startswith("F64") for m in mods[:1]):
+            return 2
+        return 1
+    if slot == "Ud" and op == "ULDC":
+        return _access_width(mods)
+    if slot == "Sb" and op in ("STG", "STS"):
+        return _access_width(mods)
+    if slot == "Sc" and op == "IMAD" and "WIDE" in mods:
+        return 2
+    return 1
+
+
+class Encoder:
+    """Encodes instructions for one architecture."""
+
+    def __init__(self, arch: str):
+        self.arch: ArchEncoding = ENCODINGS[arch]
+        self.forms = forms_for(arch)
+        self.implicit_descriptor = 4   # UR pair ptxas loads from the memory-descriptor slot
+
+    # -- keys ---------------------------------------------------------------
+    def key(self, inst: Instruction) -> str:
+        return inst.key()
+
+    # -- operands -----------------------------------------------------------
+    def resolve_const(self, c: Const) -> int:
+        if c.symbol is None:
+            return c.offset
+        if c.symbol not in self.arch.symbols:
+            known = ", ".join(sorted(self.arch.symbols))
+            raise EncodeProblem(f"unknown constant symbol '{c.symbol}' (known: {known})")
+        return self.arch.symbols[c.symbol] + c.offset
+
+    def immediate(self, inst: Instruction, imm: Imm, width: int = 32) -> int:
+        value = imm.value
+        if inst.opcode in L.FLOAT_IMMEDIATE and not imm.is_float and not imm.text.lower().lstrip("+-").startswith("0x"):
+            value = float_bits(float(value))
+        if value < 0:
+            if value < -(1 << (width - 1)):
+                raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
+            value += 1 << width
+        if value >= 1 << width:
+            raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
+        return value
+
+    def place_operands(self, inst: Instruction, pc: int = 0) -> Placed:
+        placed = Placed()
+        pairing = match_layout(inst)
+        slots = [name for name, _ in pairing]
+        # the C-slot swap: an immediate/constant/uniform third source takes B's fields and
+        # B's register moves to the C field
+        swap = "Sc" in slots and not _is_vector_reg(dict(pairing)["Sc"])
+        for name, operand in pairing:
+            spec = L.SLOTS[name]
+            if name in ("Rd", "Ud", "Pu", "Pv"):
+                self._put_reg(placed, operand, spec["field"], name)
+                if operand.index != ZERO_REGISTER[operand.bank]:
+                    placed.writes.append((operand.bank, operand.index, _reg_width(inst, name)))
+            elif name == "Ra":
+                self._put_source(inst, placed, operand, "A", name)
+            elif name == "Sb":
+                self._put_source(inst, placed, operand, "C" if swap else "B", name)
+            elif name == "Sc":
+                self._put_source(inst, placed, operand, "B" if swap else "C", name)
+            elif name in ("Pp", "Pq"):
+                self._put_reg(placed, operand, spec["field"], name)
+                placed.flag(spec["neg"], operand.neg)
+                placed.reads.append((operand.bank, operand.index, 1))
+            elif name in ("Ilut", "Ishift", "Ibar"):
+                lsb, width = spec["field"]
+                placed.put(lsb, width, self.immediate(inst, operand, width), name)
+            elif name in ("Ilane", "Iclamp"):
+                if isinstance(operand, Reg):
+                    self._put_vector(placed, operand, spec["reg"])
+                else:
+                    lsb, width = spec["field"]
+                    placed.put(lsb, width, operand.value, name)
+            elif name == "SR":
+                if operand.name not in SPECIAL_REGISTERS:
+                    raise EncodeProblem(f"unknown special register {operand.name}")
+                placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
+            elif name in ("Mem", "MemSt"):
+                self._put_memory(inst, placed, operand, spec)
+            elif name == "Target":
+                self._put_target(placed, operand, pc)
+            elif name == "PR":
+                if operand.name != "PR":
+                    raise EncodeProblem(f"expected PR, found {operand.name}")
+        if inst.guard is not None:
+            placed.put(12, 3, inst.guard.index, "guard predicate")
+            placed.flag(15, inst.guard.neg)
+            placed.reads.append((inst.guard.bank, inst.guard.index, 1))
+        else:
+            placed.put(12, 3, 7, "guard predicate")
+            placed.flag(15, False)
+        return placed
+
+    def _put_reg(self, placed: Placed, reg: Reg, fieldspec, what: str) -> None:
+        lsb, width = fieldspec
+        placed.put(lsb, width, reg.index if reg.bank != "UR" else reg.index, what)
+
+    def _put_vector(self, placed: Placed, reg: Reg, spec: dict, allowed: tuple = (),
+                    opcode: str = "") -> None:
+        lsb, width = spec["field"]
+        placed.put(lsb, width, reg.index, "register")
+        self._put_modifiers(placed, reg, spec, allowed, opcode)
+        if "reuse" in spec:
+            placed.flag(spec["reuse"], reg.reuse)
+        elif reg.reuse:
+            raise EncodeProblem("'.reuse' is not available on this operand")
+        if reg.index != 255:
+            placed.reads.append(("R", reg.index, 1))
+
+    def _put_modifiers(self, placed: Placed, operand, spec: dict, allowed: tuple, opcode: str) -> None:
+        for name in ("neg", "abs"):
+            if name in allowed:
+                placed.flag(spec[name], getattr(operand, name))
+            elif getattr(operand, name):
+                raise EncodeProblem(f"{opcode} takes no {'-' if name == 'neg' else '|..|'} on this operand")
+
+    def _put_source(self, inst: Instruction, placed: Placed, operand, position: str, slot: str) -> None:
+        width = _reg_width(inst, slot)
+        allowed = L.OPERAND_MODIFIERS.get(inst.opcode, {}).get(position, ())
+        if isinstance(operand, Reg) and operand.bank == "R":
+            spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
+            self._put_vector(placed, operand, spec, allowed, inst.opcode)
+            if operand.index != 255 and width > 1:
+                placed.reads[-1] = ("R", operand.index, width)
+            if operand.invert:
+                raise EncodeProblem("'~' on a register is not supported for this opcode")
+        elif isinstance(operand, Reg) and operand.bank == "UR":
+            spec = {"A": L.UREG_A, "B": L.UREG_B, "C": L.UREG_C}[position]
+            placed.put(*spec["field"], operand.index, "uniform register")
+            if operand.index != 63:
+                placed.reads.append(("UR", operand.index, width))
+        elif isinstance(operand, Imm):
+            placed.put(*L.IMM_B, self.immediate(inst, operand), "immediate")
+        elif isinstance(operand, Const):
+            offset = self.resolve_const(operand)
+            placed.put(*L.CONST_OFFSET, offset, "constant offset")
+            placed.put(*L.CONST_BANK, operand.bank, "constant bank")
+            self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode)
+            if operand.index is not None:
+                self._put_vector(placed, operand.index, L.REG_A)
+            if inst.opcode == "ULDC" and offset == self.arch.symbols["memory_descriptor"]:
+                pass
+        else:
+            raise EncodeProblem(f"unexpected operand {operand} for {inst.mnemonic}")
+
+    def _put_memory(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
+        if mem.uoffset is not None:
+            raise EncodeProblem("uniform-register address offsets are not supported")
+        if mem.base is None or mem.base.bank != "R":
+            raise EncodeProblem("memory operands need a vector base register")
+        placed.put(24, 8, mem.base.index, "address register")
+        if mem.base.index != 255:
+            placed.reads.append(("R", mem.base.index, 2 if mem.suffix == ".64" else 1))
+        offset = mem.offset
+        if offset < 0:
+            offset += 1 << 24
+        if not 0 <= offset < 1 << 24 or mem.offset >= 1 << 23:
+            raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in 24 signed bits")
+        placed.put(40, 24, offset, "address offset")
+        if inst.opcode in ("LDG", "STG"):
+            desc = mem.desc.index if mem.desc is not None else self.implicit_descriptor
+            lsb, width = spec.get("desc", (32, 6))
+            placed.put(lsb, width, desc, "memory descriptor register")
+            placed.reads.append(("UR", desc, 2))
+
+    def _put_target(self, placed: Placed, label: Label, pc: int) -> None:
+        if label.address is None:
+            raise EncodeProblem(f"unresolved label '{label.name}'")
+        delta = label.address - (pc + 16)
+        if delta % 4:
+            raise EncodeProblem(f"branch target {label.address:#x} is not 4-byte aligned")
+        units = delta // 4
+        if not -(1 << 47) <= units < 1 << 47:
+            raise EncodeProblem("branch target out of range")
+        units &= (1 << 48) - 1
+        if self.arch.branch_split_low8:
+            placed.put(16, 8, units & 0xFF, "branch offset")
+            high = units >> 8
+            if units >> 47:
+                high |= 0xFF << 40   # sign-extend the 40-bit remainder into 48 bits
+            placed.put(34, 48, high & ((1 << 48) - 1), "branch offset")
+        else:
+            placed.put(34, 48, units, "branch offset")
+
+    # -- whole instruction ----------------------------------------------------
+    def encode(self, inst: Instruction, pc: int = 0, control: int = 0) -> int:
+        inst = self.normalize(inst)
+        key = self.key(inst)
+        form = self.forms.get(key)
+        if form is None:
+            raise EncodeProblem(self._unknown_form(inst, key))
+        placed = self.place_operands(inst, pc)
+        return form.fixed | placed.value | ((control & 0x1FFFF) << 105)
+
+    def normalize(self, inst: Instruction) -> Instruction:
+        """Fill what the text may leave implicit: the LDG/STG descriptor register."""
+        if inst.opcode == "ULDC" and inst.operands and isinstance(inst.operands[-1], Const):
+            c = inst.operands[-1]
+            if self.resolve_const(c) == self.arch.symbols["memory_descriptor"] and isinstance(inst.operands[0], Reg):
+                self.implicit_descriptor = inst.operands[0].index
+        return inst
+
+    def _unknown_form(self, inst: Instruction, key: str) -> str:
+        near = sorted(k for k in self.forms if k.split(" ")[0] == inst.mnemonic)
+        if not near:
+            near = sorted(k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode)
+        hint = ("; known forms: " + "; ".join(near[:8])) if near else ""
+        return f"no {self.arch.name} encoding for '{key}'{hint}"
+
+
+def _is_vector_reg(operand) -> bool:
+    return isinstance(operand, Reg) and operand.bank == "R"

@@ -1,0 +1,120 @@
+"""Learning each form's fixed bits from ptxas's (text, word) pairs.
+
+For every instruction of the reference corpus (tests/sass/data/corpus-*.tsv,
+built by tools/ptx_corpus/build_corpus.py) whose opcode has a layout, the
+operands are placed as the encoder would place them; the operand fields of
+ptxas's word must hold exactly those values (else the layout is wrong) and
+the remaining bits, control apart, are the form's fixed bits.  Every word of
+a form must agree on them.  The result is tables/<arch>.json, each form with
+the first ptxas instruction that established it.
+
+    python -m bobc.sass.learn      (rewrites compiler/bobc/sass/tables/sm_*.json)
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .encoder import CONTROL_MASK, EncodeProblem, Encoder
+from .syntax import SyntaxProblem, parse_instruction
+from .tables.layouts import LAYOUTS
+
+REPO = Path(__file__).resolve().parents[3]
+CORPUS = REPO / "tests" / "sass" / "data"
+TABLES = Path(__file__).parent / "tables"
+
+
+@dataclass(frozen=True)
+class CorpusRow:
+    text: str
+    word: int
+    reference: str    # file:kernel:-On:offset
+
+    @property
+    def stream(self) -> str:
+        return self.reference.rsplit(":", 1)[0]
+
+    @property
+    def offset(self) -> int:
+        return int(self.reference.rsplit(":", 1)[1], 16)
+
+
+def read_corpus(arch: str) -> list[CorpusRow]:
+    rows = []
+    path = CORPUS / f"corpus-{arch}.tsv"
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        text, lo, hi, ref = line.split("\t")
+        rows.append(CorpusRow(text, int(lo, 16) | int(hi, 16) << 64, ref))
+    return rows
+
+
+def streams(rows: list[CorpusRow]) -> dict[str, list[CorpusRow]]:
+    grouped: dict[str, list[CorpusRow]] = defaultdict(list)
+    for row in rows:
+        grouped[row.stream].append(row)
+    return grouped
+
+
+def learn(arch: str) -> tuple[dict, list[str]]:
+    """(table, problems): the fixed bits per form key, and every disagreement found."""
+    forms: dict[str, dict] = {}
+    problems: list[str] = []
+    for rows in streams(read_corpus(arch)).values():
+        encoder = Encoder.__new__(Encoder)
+        Encoder.__init__(encoder, arch)
+        for row in rows:
+            try:
+                inst = parse_instruction(row.text)
+            except SyntaxProblem as e:
+                problems.append(f"{row.reference}: cannot parse '{row.text}': {e}")
+                continue
+            if inst.opcode not in LAYOUTS:
+                continue
+            try:
+                inst = encoder.normalize(inst)
+                placed = encoder.place_operands(inst, row.offset)
+            except EncodeProblem:
+                continue   # a form this assembler does not support: outside the subset
+            if row.word & placed.mask & ~CONTROL_MASK != placed.value:
+                diff = (row.word & placed.mask) ^ placed.value
+                bits = [i for i in range(128) if diff >> i & 1]
+                problems.append(f"{row.reference}: '{row.text}': operand fields disagree at bits {bits}")
+                continue
+            fixed = row.word & ~placed.mask & ~CONTROL_MASK
+            key = inst.key()
+            if key not in forms:
+                forms[key] = {"lo": f"{fixed & (1 << 64) - 1:#018x}", "hi": f"{fixed >> 64:#018x}",
+                              "reference": row.reference, "example": row.text}
+            else:
+                known = int(forms[key]["lo"], 16) | int(forms[key]["hi"], 16) << 64
+                if known != fixed:
+                    bits = [i for i in range(128) if (known ^ fixed) >> i & 1]
+                    problems.append(f"{row.reference}: '{row.text}': fixed bits of {key} differ from "
+                                    f"{forms[key]['reference']} at {bits}")
+    return forms, problems
+
+
+def main() -> int:
+    status = 0
+    for arch in ("sm_86", "sm_90"):
+        forms, problems = learn(arch)
+        for p in problems:
+            print(f"{arch}: {p}", file=sys.stderr)
+        if problems:
+            status = 1
+        table = {"arch": arch,
+                 "how": "learned by bobc.sass.learn from tests/sass/data/corpus-" + arch + ".tsv "
+                        "(ptxas output of tools/ptx_corpus); reference = file:kernel:opt:offset",
+                 "forms": dict(sorted(forms.items()))}
+        (TABLES / f"{arch}.json").write_text(json.dumps(table, indent=1) + "\n")
+        print(f"{arch}: {len(forms)} forms, {len(problems)} problems")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,446 @@
+"""Reading SASS text in nvdisasm's own syntax into instruction records.
+
+The grammar is what nvdisasm prints (so its output assembles back), plus what
+a hand-written source needs: labels (`name:`), comments (`//`, `#`), branch
+targets by label, symbolic kernel parameters and explicit control codes.
+
+    [B0-----:R-:W1:-:S04] @!P0 IMAD.WIDE R2, R4.reuse, R9, c[0x0][param+0x8] ;
+
+Symbolic constants: `c[0x0][param+N]` (or `c[0x0][param]`) names byte N of
+the kernel parameter block; the assembler adds the target's parameter base
+(0x160 on sm_86, 0x210 on sm_90).  `c[0x0][memory_descriptor]` names the
+64-bit global-memory descriptor slot (0x118 / 0x208) that LDG/STG use.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+
+from ..errors import BobcError, Span
+
+
+class SyntaxProblem(ValueError):
+    """A malformed piece of an instruction; the caller turns it into a BobcError with a Span."""
+
+    def __init__(self, message: str, column: int = 0):
+        super().__init__(message)
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Reg:
+    """A register operand: R (vector), UR (uniform), P/UP (predicate); RZ=255, URZ=63, PT=7."""
+
+    bank: str            # "R", "UR", "P", "UP"
+    index: int
+    neg: bool = False    # '-' (R) or '!' (P)
+    abs: bool = False    # |R|
+    invert: bool = False  # '~R'
+    reuse: bool = False
+
+    def kind(self) -> str:
+        return {"R": "R", "UR": "U", "P": "P", "UP": "Q"}[self.bank]
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An immediate: `bits` is the 32-bit (or wider) pattern; `is_float` when written as a float."""
+
+    value: int           # the integer value as written (floats: the binary32 bits)
+    is_float: bool = False
+    text: str = ""
+
+    def kind(self) -> str:
+        return "I"
+
+
+@dataclass(frozen=True)
+class Const:
+    """c[bank][offset] or c[bank][Rx+offset]; `index` is None for the plain form."""
+
+    bank: int
+    offset: int
+    index: Reg | None = None
+    neg: bool = False
+    abs: bool = False
+    symbol: str | None = None  # c[0x0][param+8]: offset relative to a per-target symbol
+
+    def kind(self) -> str:
+        return "X" if self.index is not None else "C"
+
+
+@dataclass(frozen=True)
+class Mem:
+    """[Ra(.64|.X4..) + URb + offset], optionally desc[URd][...]."""
+
+    base: Reg | None
+    suffix: str = ""        # ".64", ".X4", ".X8", ".X16", ""
+    uoffset: Reg | None = None
+    offset: int = 0
+    desc: Reg | None = None
+
+    def kind(self) -> str:
+        parts = ["M"]
+        if self.desc is not None:
+            parts.append("d")
+        if self.base is not None:
+            parts.append(self.base.kind() + self.suffix)
+        if self.uoffset is not None:
+            parts.append("+U")
+        return "[" + "".join(parts) + "]"
+
+
+@dataclass(frozen=True)
+class Special:
+    """A special register: SR_TID.X, SR_LANEID, SR_CLOCKLO, ... or PR (the predicate file)."""
+
+    name: str
+
+    def kind(self) -> str:
+        return "S"
+
+
+@dataclass(frozen=True)
+class Label:
+    """A branch target by name (resolved by the assembler) or by address (nvdisasm's form)."""
+
+    name: str | None
+    address: int | None = None
+
+    def kind(self) -> str:
+        return "T"
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """A convergence barrier register B0..B15 (BSSY/BSYNC)."""
+
+    index: int
+
+    def kind(self) -> str:
+        return "B"
+
+
+Operand = Reg | Imm | Const | Mem | Special | Label | Barrier
+
+
+@dataclass(frozen=True)
+class Control:
+    """The scheduling fields of bits 105..125 (barriers 7 = none)."""
+
+    stall: int = 1
+    yield_bit: int = 1          # bit 109 as stored (1 in most ptxas code; 0 shows as 'Y')
+    write_barrier: int = 7
+    read_barrier: int = 7
+    wait_mask: int = 0
+    reuse: int = 0              # bits 122..124, normally taken from .reuse on operands
+
+    def bits(self) -> int:
+        return (self.stall | self.yield_bit << 4 | self.write_barrier << 5 | self.read_barrier << 8
+                | self.wait_mask << 11 | self.reuse << 17)
+
+    @classmethod
+    def from_word(cls, hi: int) -> "Control":
+        c = hi >> 41
+        return cls(stall=c & 15, yield_bit=c >> 4 & 1, write_barrier=c >> 5 & 7,
+                   read_barrier=c >> 8 & 7, wait_mask=c >> 11 & 63, reuse=c >> 17 & 7)
+
+    def text(self) -> str:
+        """CuAssembler's text form: [B0-2---:R-:W1:Y:S04] ('Y' when bit 109 is 0)."""
+        waits = "".join(str(i) if self.wait_mask >> i & 1 else "-" for i in range(6))
+        rb = "-" if self.read_barrier == 7 else str(self.read_barrier)
+        wb = "-" if self.write_barrier == 7 else str(self.write_barrier)
+        y = "-" if self.yield_bit else "Y"
+        return f"[B{waits}:R{rb}:W{wb}:{y}:S{self.stall:02d}]"
+
+
+_CONTROL = re.compile(r"^\[B([0-5-]{6}):R([0-5-]):W([0-5-]):([Y-]):S(\d\d)\]$")
+
+
+def parse_control(text: str) -> Control:
+    m = _CONTROL.match(text)
+    if not m:
+        raise SyntaxProblem(f"malformed control code '{text}' (expected e.g. [B------:R-:W-:-:S04])")
+    waits, rb, wb, y, stall = m.groups()
+    mask = 0
+    for i, ch in enumerate(waits):
+        if ch != "-":
+            if ch != str(i):
+                raise SyntaxProblem(f"wait mask position {i} must be '{i}' or '-' in '{text}'")
+            mask |= 1 << i
+    stall_value = int(stall)
+    if stall_value > 15:
+        raise SyntaxProblem(f"stall {stall_value} is above 15 in '{text}'")
+    return Control(stall=stall_value, yield_bit=0 if y == "Y" else 1,
+                   write_barrier=7 if wb == "-" else int(wb), read_barrier=7 if rb == "-" else int(rb),
+                   wait_mask=mask)
+
+
+@dataclass
+class Instruction:
+    """One parsed instruction line."""
+
+    mnemonic: str                 # e.g. "IMAD.WIDE.U32"
+    operands: list[Operand]
+    guard: Reg | None = None      # @P0 / @!P0 / @UP0 (None: always, i.e. PT)
+    control: Control | None = None  # explicit control code, when written
+    span: Span | None = None
+    source: str = ""
+
+    @property
+    def opcode(self) -> str:
+        return self.mnemonic.split(".")[0]
+
+    @property
+    def modifiers(self) -> list[str]:
+        return self.mnemonic.split(".")[1:]
+
+    def signature(self) -> str:
+        return ",".join(op.kind() for op in self.operands)
+
+    def key(self) -> str:
+        """The encoding-table key: mnemonic with modifiers and the operand kinds."""
+        return f"{self.mnemonic} {self.signature()}"
+
+
+_REG = re.compile(r"^(R\d+|RZ|UR\d+|URZ|P[0-6T]|UP[0-6T])$")
+_SPECIAL = re.compile(r"^(SR_[A-Z0-9_.]+|PR|SRZ)$")
+
+
+def parse_register(text: str) -> Reg | None:
+    m = _REG.match(text)
+    if not m:
+        return None
+    t = m.group(1)
+    if t.startswith("UR"):
+        return Reg("UR", 63 if t == "URZ" else int(t[2:]))
+    if t.startswith("UP"):
+        return Reg("UP", 7 if t == "UPT" else int(t[2:]))
+    if t.startswith("P"):
+        return Reg("P", 7 if t == "PT" else int(t[1:]))
+    index = 255 if t == "RZ" else int(t[1:])
+    if index > 255:
+        raise SyntaxProblem(f"register {t} does not exist (R0..R254, RZ)")
+    return Reg("R", index)
+
+
+def _parse_int(text: str) -> int:
+    text = text.strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-").strip()
+    if re.fullmatch(r"0x[0-9a-fA-F]+", body):
+        return sign * int(body, 16)
+    if re.fullmatch(r"\d+", body):
+        return sign * int(body)
+    raise SyntaxProblem(f"expected an integer, found '{text}'")
+
+
+def float_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+_FLOAT_WORDS = {"+INF": 0x7F800000, "INF": 0x7F800000, "-INF": 0xFF800000,
+                "+QNAN": 0x7FC00000, "QNAN": 0x7FC00000, "-QNAN": 0xFFC00000,
+                "+NAN": 0x7FC00000, "-NAN": 0xFFC00000}
+
+
+def parse_immediate(text: str) -> Imm:
+    t = text.strip()
+    if t.upper() in _FLOAT_WORDS:
+        return Imm(_FLOAT_WORDS[t.upper()], True, t)
+    if re.fullmatch(r"[+-]?(0x[0-9a-fA-F]+)", t):
+        return Imm(_parse_int(t), False, t)
+    if re.fullmatch(r"[+-]?\d+", t):
+        return Imm(int(t), False, t)   # decimal: an integer, or a float for float opcodes
+    try:
+        value = float(t)
+    except ValueError:
+        raise SyntaxProblem(f"cannot read operand '{text}'") from None
+    return Imm(float_bits(value), True, t)
+
+
+_CONST = re.compile(r"^c\[(0x[0-9a-fA-F]+|\d+)\]\[(.*)\]$")
+_IDENT = re.compile(r"^[A-Za-z_.$][A-Za-z0-9_.$]*$")
+
+
+def _parse_const(text: str) -> Const:
+    m = _CONST.match(text)
+    bank = _parse_int(m.group(1))
+    inside = m.group(2).replace(" ", "")
+    index = None
+    offset = 0
+    symbol = None
+    for term in re.findall(r"[+-]?[^+-]+", inside):
+        body = term.lstrip("+")
+        if _IDENT.match(body) and parse_register(body) is None:
+            symbol = body
+            continue
+        reg = parse_register(body)
+        if reg is not None:
+            index = reg
+        else:
+            offset += _parse_int(body)
+    return Const(bank, offset, index, symbol=symbol)
+
+
+def _parse_memory(text: str) -> Mem:
+    desc = None
+    m = re.match(r"^desc\[(UR\d+|URZ)\]\s*(\[.*\])$", text)
+    if m:
+        desc = parse_register(m.group(1))
+        text = m.group(2)
+    inside = text[1:-1].replace(" ", "")
+    base = None
+    suffix = ""
+    uoffset = None
+    offset = 0
+    for term in re.findall(r"[+-]?[^+-]+", inside):
+        body = term.lstrip("+")
+        rm = re.match(r"^(R\d+|RZ|UR\d+|URZ)(\.64|\.X4|\.X8|\.X16|\.U32)?$", body)
+        if not rm:
+            offset += _parse_int(body)
+        elif base is None:
+            base = parse_register(rm.group(1))
+            suffix = rm.group(2) or ""
+        else:
+            uoffset = parse_register(rm.group(1))
+    return Mem(base, suffix, uoffset, offset, desc)
+
+
+def parse_operand(text: str) -> Operand:
+    t = text.strip()
+    if not t:
+        raise SyntaxProblem("empty operand")
+    neg = invert = absolute = reuse = False
+    if t.endswith(".reuse"):
+        reuse = True
+        t = t[: -len(".reuse")]
+    if t.startswith("!"):
+        reg = parse_register(t[1:])
+        if reg is None or reg.bank not in ("P", "UP"):
+            raise SyntaxProblem(f"'!' applies to predicates only: '{text}'")
+        return Reg(reg.bank, reg.index, neg=True)
+    if t.startswith("-") and not re.match(r"^-(0x[0-9a-fA-F]+|[\d.]|INF|QNAN|NAN)", t):
+        neg = True
+        t = t[1:]
+    if t.startswith("~"):
+        invert = True
+        t = t[1:]
+    if t.startswith("|") and t.endswith("|"):
+        absolute = True
+        t = t[1:-1]
+        if t.endswith(".reuse"):
+            reuse = True
+            t = t[: -len(".reuse")]
+    reg = parse_register(t)
+    if reg is not None:
+        return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse)
+    if _CONST.match(t):
+        c = _parse_const(t)
+        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol)
+    if neg or absolute or invert or reuse:
+        raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
+    if t.startswith("[") or t.startswith("desc["):
+        return _parse_memory(t)
+    if _SPECIAL.match(t):
+        return Special(t)
+    if re.fullmatch(r"B\d+", t):
+        return Barrier(int(t[1:]))
+    if re.fullmatch(r"`?\(?[A-Za-z_.$][A-Za-z0-9_.$]*\)?", t) and t.upper() not in _FLOAT_WORDS:
+        return Label(t.strip("`()"))
+    return parse_immediate(t)
+
+
+def split_operands(text: str) -> list[str]:
+    """Split at commas outside brackets."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+@dataclass
+class SourceLine:
+    """A label definition or an instruction, with where it came from."""
+
+    label: str | None = None
+    instruction: Instruction | None = None
+    directive: tuple[str, str] | None = None
+    span: Span | None = None
+
+
+BRANCHES = {"BRA", "BSSY", "CALL", "JMP"}
+_GUARD = re.compile(r"^@(!?)(U?P[0-6T])\s+")
+
+
+def parse_instruction(text: str, span: Span | None = None) -> Instruction:
+    """Parse one instruction (with optional control code and guard)."""
+    body = text.strip().rstrip(";").strip()
+    control = None
+    if body.startswith("["):
+        end = body.index("]") + 1
+        control = parse_control(body[:end])
+        body = body[end:].strip()
+    guard = None
+    m = _GUARD.match(body)
+    if m:
+        reg = parse_register(m.group(2))
+        guard = Reg(reg.bank, reg.index, neg=bool(m.group(1)))
+        body = body[m.end():]
+    m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*(.*)$", body)
+    if not m:
+        raise SyntaxProblem(f"expected an instruction, found '{body}'")
+    mnemonic, rest = m.group(1), m.group(2).strip()
+    # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
+    operands = [parse_operand(p) for part in split_operands(rest) for p in _space_split(mnemonic, part)]
+    if mnemonic.split(".")[0] in BRANCHES and operands and isinstance(operands[-1], Imm):
+        operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
+    return Instruction(mnemonic, operands, guard, control, span, text)
+
+
+def _space_split(mnemonic: str, part: str) -> list[str]:
+    if mnemonic.startswith("RET") and " " in part.strip():
+        return part.split()
+    return [part]
+
+
+def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
+    """Parse a whole source: directives (.kernel, .registers), labels and instructions."""
+    lines: list[SourceLine] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = re.split(r"//|#", raw, maxsplit=1)[0]
+        stripped = re.sub(r"/\*.*?\*/", "", stripped).rstrip()
+        if not stripped.strip():
+            continue
+        column = len(stripped) - len(stripped.lstrip()) + 1
+        content = stripped.strip()
+        span = Span(source_name, number, column, number, len(stripped) + 1)
+        try:
+            while True:
+                m = re.match(r"^([A-Za-z_.$][A-Za-z0-9_.$]*):(?!\S*\])\s*", content)
+                if not m or content.startswith("."):
+                    break
+                lines.append(SourceLine(label=m.group(1), span=span))
+                content = content[m.end():]
+            if not content:
+                continue
+            if content.startswith("."):
+                name, _, value = content.partition(" ")
+                lines.append(SourceLine(directive=(name, value.strip()), span=span))
+                continue
+            for piece in [p for p in content.split(";") if p.strip()]:
+                lines.append(SourceLine(instruction=parse_instruction(piece, span), span=span))
+        except SyntaxProblem as problem:
+            raise BobcError(str(problem), span) from None
+    return lines

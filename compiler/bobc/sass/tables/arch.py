@@ -1,0 +1,27 @@
+"""Per-architecture encoding facts that are not per-opcode (sass-facts.md, checked by learning).
+
+`fixed_bits` names the learned table of each form's fixed bits.  `symbols`
+are the names a source may use inside c[0x0][...]: `param` is the kernel
+parameter base, `memory_descriptor` the 64-bit global-memory descriptor that
+ptxas loads into a uniform register pair for LDG/STG.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ArchEncoding:
+    name: str
+    fixed_bits: str            # JSON file next to this module
+    branch_split_low8: bool    # sm_90: low 8 bits of the offset at 16..23, the rest at 34..81
+    shows_descriptor: bool     # nvdisasm prints desc[URn] on LDG/STG (sm_90) or hides it (sm_86)
+    symbols: dict
+
+
+SM86_ENCODING = ArchEncoding("sm_86", "sm_86.json", branch_split_low8=False, shows_descriptor=False,
+                             symbols={"param": 0x160, "memory_descriptor": 0x118})
+SM90_ENCODING = ArchEncoding("sm_90", "sm_90.json", branch_split_low8=True, shows_descriptor=True,
+                             symbols={"param": 0x210, "memory_descriptor": 0x208})
+
+ENCODINGS = {e.name: e for e in (SM86_ENCODING, SM90_ENCODING)}

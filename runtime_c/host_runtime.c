@@ -1,0 +1,622 @@
+/* The host runtime (host_runtime.h).  Layouts: docs/formats.md. */
+#define _GNU_SOURCE
+#include "host_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int say(char *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, BOB_ERR_BYTES, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void bob_report(const char *err)
+{
+    fprintf(stderr, "bob-host: error: %s\n", err);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ------------------------------------------------------------------ */
+/* files                                                               */
+
+int bob_read_all(const char *path, const char *what, uint8_t **data, size_t *size, size_t max_bytes, int code,
+                 char *err)
+{
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return say(err, code, "%s %s: not a regular file", what, path);
+    }
+    if ((uint64_t)st.st_size > max_bytes) {
+        close(fd);
+        return say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path,
+                   (long long)st.st_size, max_bytes, what);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        close(fd);
+        return say(err, BOB_EXIT_INTERNAL, "%s %s: out of memory", what, path);
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    *data = buf;
+    *size = got;
+    return 0;
+}
+
+int bob_read_exact(const char *path, const char *what, void *out, size_t expected, int code, char *err)
+{
+    uint8_t *data;
+    size_t size;
+    int rc = bob_read_all(path, what, &data, &size, expected + 1, code, err);
+    if (rc)
+        return rc;
+    if (size != expected) {
+        free(data);
+        return say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
+                   size < expected ? " (truncated)" : "");
+    }
+    memcpy(out, data, expected);
+    free(data);
+    return 0;
+}
+
+static void split_path(const char *path, char *dir, size_t dir_bytes, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dir_bytes, ".");
+        *base = path;
+    } else if (slash == path) {
+        snprintf(dir, dir_bytes, "/");
+        *base = slash + 1;
+    } else {
+        snprintf(dir, dir_bytes, "%.*s", (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+int bob_publish_atomic(const char *path, const void *data, size_t size, char *err)
+{
+    char dir[4096];
+    const char *base;
+    split_path(path, dir, sizeof dir, &base);
+    if (!*base)
+        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: not a file name", path);
+    char tmp[4096 + 300];
+    int n = snprintf(tmp, sizeof tmp, "%s/.%s.tmp-XXXXXX", dir, base);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: path too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s", path, dir,
+                   strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    const char *stage = "write";
+    int e = 0;
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        e = errno;
+        stage = "chmod";
+        goto fail;
+    }
+    const uint8_t *p = data;
+    size_t left = size;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            e = errno;
+            goto fail;
+        }
+        if (w == 0) {
+            e = EIO;
+            goto fail;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    stage = "fsync";
+    if (fsync(fd) != 0) {
+        e = errno;
+        goto fail;
+    }
+    stage = "close";
+    if (close(fd) != 0) {
+        e = errno;
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    stage = "rename";
+    if (rename(tmp, path) != 0) {
+        e = errno;
+        goto fail;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0 && errno != EINVAL) {
+            e = errno;
+            close(dfd);
+            return say(err, BOB_EXIT_WRITE_FAILED, "output %s: published, but fsync of the folder %s failed: %s",
+                       path, dir, strerror(e));
+        }
+        close(dfd);
+    }
+    return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    return say(err, BOB_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
+               path, stage, strerror(e));
+}
+
+/* ------------------------------------------------------------------ */
+/* input record                                                        */
+
+int bob_input_parse(const uint8_t *r, size_t size, const char *path, bob_input *out, char *err)
+{
+    if (size != BOB_INPUT_RECORD_BYTES)
+        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %u", path, size,
+                   BOB_INPUT_RECORD_BYTES);
+    if (memcmp(r, BOB_INPUT_MAGIC, 8) != 0)
+        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: magic is not %s (not an input record)", path,
+                   BOB_INPUT_MAGIC);
+    uint64_t version = le64(r + 8);
+    if (version != BOB_INPUT_VERSION)
+        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: version %llu, expected %u", path,
+                   (unsigned long long)version, BOB_INPUT_VERSION);
+    for (unsigned b = 0; b < BOB_VOCAB; b++) {
+        uint8_t byte = r[16 + 2 * b], target = r[16 + 2 * b + 1];
+        uint32_t word = le32(r + 528 + 4 * b);
+        if (byte != b)
+            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: pair %u names byte %u (pairs must list bytes 0..255 "
+                       "in order)", path, b, byte);
+        if (word >= BOB_VOCAB)
+            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: target word of byte %u is %u, not a byte", path, b,
+                       word);
+        if (word != target)
+            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: byte %u: pair says target %u, target word says %u",
+                       path, b, target, word);
+        if (out)
+            out->target[b] = target;
+    }
+    for (unsigned k = 0; k < BOB_PROMPTS; k++) {
+        uint32_t w = le32(r + 1552 + 4 * k);
+        if (w >= BOB_VOCAB)
+            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: prompt %u's last byte is %u, not a byte", path, k, w);
+        if (out)
+            out->prompt[k] = w;
+    }
+    return 0;
+}
+
+int bob_input_read(const char *path, uint8_t record[BOB_INPUT_RECORD_BYTES], bob_input *out, char *err)
+{
+    uint8_t *data;
+    size_t size;
+    int rc = bob_read_all(path, "input record", &data, &size, 1u << 20, BOB_EXIT_BAD_INPUT, err);
+    if (rc)
+        return rc;
+    rc = bob_input_parse(data, size, path, out, err);
+    if (!rc && record)
+        memcpy(record, data, BOB_INPUT_RECORD_BYTES);
+    free(data);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* CRC-32 and the envelope                                             */
+
+uint32_t bob_crc32(uint32_t crc, const void *data, size_t size)
+{
+    static uint32_t table[256];
+    static int ready;
+    if (!ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+        ready = 1;
+    }
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < size; i++)
+        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
+static size_t slen(const char *s) { return s ? strlen(s) : 0; }
+
+uint32_t bob_envelope_header_bytes(const bob_contract *c)
+{
+    size_t ids = slen(c->schema) + slen(c->learner) + slen(c->data) + slen(c->seed);
+    return (uint32_t)((BOB_ENVELOPE_FIXED_BYTES + ids + 15) & ~(size_t)15);
+}
+
+uint64_t bob_envelope_total_bytes(const bob_contract *c)
+{
+    return bob_envelope_header_bytes(c) + c->payload_bytes + 12;
+}
+
+int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
+                       char *err)
+{
+    uint32_t h = bob_envelope_header_bytes(c);
+    uint64_t total = bob_envelope_total_bytes(c);
+    uint8_t *e = calloc(1, (size_t)total);
+    if (!e)
+        return say(err, BOB_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
+    memcpy(e, BOB_ENVELOPE_MAGIC, 8);
+    put32(e + 8, h);
+    put32(e + 12, c->chunk_count);
+    put64(e + 16, step);
+    put64(e + 24, c->payload_bytes);
+    put64(e + 32, c->chunk_bytes);
+    put64(e + 40, c->updates_per_invocation);
+    const char *ids[4] = { c->schema, c->learner, c->data, c->seed };
+    size_t at = BOB_ENVELOPE_FIXED_BYTES;
+    for (int i = 0; i < 4; i++) {
+        size_t n = slen(ids[i]);
+        put32(e + 48 + 4 * i, (uint32_t)n);
+        memcpy(e + at, ids[i] ? ids[i] : "", n);
+        at += n;
+    }
+    memcpy(e + h, payload, (size_t)c->payload_bytes);
+    put32(e + h + c->payload_bytes, bob_crc32(0, e, h + (size_t)c->payload_bytes));
+    memcpy(e + h + c->payload_bytes + 4, BOB_ENVELOPE_TRAILER, 8);
+    *out = e;
+    *out_size = (size_t)total;
+    return 0;
+}
+
+/* 'text' quoted for a message, cut at 60 bytes, non-printables as '?'. */
+static void quote(char *buf, size_t n, const uint8_t *s, size_t len)
+{
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (size_t i = 0; i < len && k + 5 < n; i++) {
+        if (i == 60) {
+            memcpy(buf + k, "...", 3);
+            k += 3;
+            break;
+        }
+        buf[k++] = (s[i] >= 32 && s[i] < 127) ? (char)s[i] : '?';
+    }
+    buf[k++] = '\'';
+    buf[k] = 0;
+}
+
+int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, const char *path,
+                       const uint8_t **payload, uint64_t *step, char *err)
+{
+    /* 1. size and magic */
+    if (size < BOB_ENVELOPE_FIXED_BYTES)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
+                   path, size, BOB_ENVELOPE_FIXED_BYTES);
+    if (memcmp(e, BOB_ENVELOPE_MAGIC, 8) != 0)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
+                   BOB_ENVELOPE_MAGIC);
+    uint32_t h = le32(e + 8);
+    uint64_t payload_bytes = le64(e + 24);
+    if (h < BOB_ENVELOPE_FIXED_BYTES || h % 16 || h > size)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
+                   h > size ? "truncated" : "not a checkpoint", h, size);
+    if (payload_bytes > (uint64_t)size || (uint64_t)h + payload_bytes + 12 != (uint64_t)size)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT,
+                   "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,
+                   (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size, h,
+                   (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
+    uint64_t identity_bytes = 0;
+    for (int i = 0; i < 4; i++)
+        identity_bytes += le32(e + 48 + 4 * i);
+    if (identity_bytes > h - BOB_ENVELOPE_FIXED_BYTES)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
+                   "identities (%llu bytes)", path, h, (unsigned long long)identity_bytes);
+    size_t body = h + (size_t)payload_bytes;
+    if (memcmp(e + body + 4, BOB_ENVELOPE_TRAILER, 8) != 0)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
+                   path, BOB_ENVELOPE_TRAILER);
+    /* 2. CRC */
+    uint32_t stored = le32(e + body), computed = bob_crc32(0, e, body);
+    if (stored != computed)
+        return say(err, BOB_EXIT_BAD_CHECKPOINT,
+                   "checkpoint %s: corrupted: CRC-32 stored 0x%08x, computed 0x%08x over bytes 0..%zu", path, stored,
+                   computed, body);
+    /* 3..6. identities: schema, learner, data, seed */
+    static const char *const part[4] = { "schema", "learner", "data", "seed" };
+    const char *want[4] = { c->schema, c->learner, c->data, c->seed };
+    size_t at = BOB_ENVELOPE_FIXED_BYTES;
+    for (int i = 0; i < 4; i++) {
+        uint32_t n = le32(e + 48 + 4 * i);
+        if ((uint64_t)at + n > h)
+            return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
+                       "the header (%u bytes)", path, part[i], n, h);
+        size_t wn = slen(want[i]);
+        if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
+            char found[80], expected[80];
+            quote(found, sizeof found, e + at, n);
+            quote(expected, sizeof expected, (const uint8_t *)(want[i] ? want[i] : ""), wn);
+            return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+                       "checkpoint %s: foreign checkpoint: %s identity differs: this host's is %s, the checkpoint's is %s",
+                       path, part[i], expected, found);
+        }
+        at += n;
+    }
+    /* 7. payload bytes */
+    if (payload_bytes != c->payload_bytes)
+        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+                   "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu", path,
+                   (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
+    /* 8. chunk bytes, chunk count */
+    uint64_t chunk_bytes = le64(e + 32);
+    uint32_t chunk_count = le32(e + 12);
+    if (chunk_bytes != c->chunk_bytes)
+        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+                   "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu",
+                   path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
+    if (chunk_count != c->chunk_count)
+        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+                   "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u", path,
+                   c->chunk_count, chunk_count);
+    /* 9. updates per invocation */
+    uint64_t updates = le64(e + 40);
+    if (updates != c->updates_per_invocation)
+        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+                   "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %llu, the "
+                   "checkpoint's %llu", path, (unsigned long long)c->updates_per_invocation,
+                   (unsigned long long)updates);
+    if (chunk_bytes * chunk_count != payload_bytes)
+        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
+                   "%llu bytes do not make its %llu-byte payload", path, chunk_count, (unsigned long long)chunk_bytes,
+                   (unsigned long long)payload_bytes);
+    if (payload)
+        *payload = e + h;
+    if (step)
+        *step = le64(e + 16);
+    return 0;
+}
+
+int bob_checkpoint_read(const bob_contract *c, const char *path, void *payload, uint64_t *step, char *err)
+{
+    uint8_t *data;
+    size_t size;
+    int rc = bob_read_all(path, "checkpoint", &data, &size, (size_t)bob_envelope_total_bytes(c) + (1u << 20),
+                          BOB_EXIT_BAD_CHECKPOINT, err);
+    if (rc)
+        return rc;
+    const uint8_t *p;
+    rc = bob_envelope_check(c, data, size, path, &p, step, err);
+    if (!rc)
+        memcpy(payload, p, (size_t)c->payload_bytes);
+    free(data);
+    return rc;
+}
+
+int bob_checkpoint_write(const bob_contract *c, const char *path, uint64_t step, const void *payload, char *err)
+{
+    uint8_t *e;
+    size_t n;
+    int rc = bob_envelope_build(c, step, payload, &e, &n, err);
+    if (rc)
+        return rc;
+    rc = bob_publish_atomic(path, e, n, err);
+    free(e);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* fresh initialization                                                */
+
+uint64_t bob_fnv1a64(const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+void bob_init_parameters(const char *seed_identity, float *p, size_t count)
+{
+    uint64_t state = bob_fnv1a64(seed_identity, strlen(seed_identity));
+    for (size_t i = 0; i < count; i++) {
+        state += 0x9E3779B97F4A7C15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z = z ^ (z >> 31);
+        int64_t u = (int64_t)(z >> 40);
+        p[i] = (float)((double)(u - 8388608) / 838860800.0);
+    }
+}
+
+void bob_init_payload(const char *seed_identity, float *payload)
+{
+    bob_init_parameters(seed_identity, payload, BOB_PARAMETER_COUNT);
+    memset(payload + BOB_PARAMETER_COUNT, 0, 2u * BOB_PARAMETER_COUNT * sizeof(float));
+}
+
+/* ------------------------------------------------------------------ */
+/* AdamW                                                               */
+
+bob_adamw_scalars bob_adamw_scalars_for(const bob_adamw_hyper *h, uint32_t t, uint32_t count)
+{
+    double lr = h->lr, b1 = h->beta1, b2 = h->beta2, eps = h->eps, wd = h->weight_decay;
+    double c2 = sqrt(1.0 - pow(b2, (double)t));
+    double c1 = 1.0 - pow(b1, (double)t);
+    bob_adamw_scalars s;
+    s.alpha_t = (float)(lr * c2 / c1);
+    s.epsilon_t = (float)(eps * c2);
+    s.decay = (float)(1.0 - lr * wd);
+    s.beta1 = h->beta1;
+    s.one_minus_beta1 = (float)(1.0 - b1);
+    s.beta2 = h->beta2;
+    s.one_minus_beta2 = (float)(1.0 - b2);
+    s.count = count;
+    s.step = t;
+    return s;
+}
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+void bob_adamw_block_write(uint8_t *base, uint64_t p, uint64_t g, uint64_t m, uint64_t v, const bob_adamw_scalars *s)
+{
+    put64(base + 0, p);
+    put64(base + 8, g);
+    put64(base + 16, m);
+    put64(base + 24, v);
+    const uint32_t w[9] = { fbits(s->alpha_t), fbits(s->epsilon_t), fbits(s->decay), fbits(s->beta1),
+                            fbits(s->one_minus_beta1), fbits(s->beta2), fbits(s->one_minus_beta2), s->count, s->step };
+    for (int i = 0; i < 9; i++)
+        put32(base + 32 + 4 * i, w[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* command line                                                        */
+
+void bob_print_usage(const char *program, void *stream)
+{
+    fprintf((FILE *)stream,
+            "usage: %s train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
+            "       %*s --predictions FILE --result FILE\n"
+            "\n"
+            "  train     initial loss, 3 predictions, 10 AdamW updates, 3 predictions again\n"
+            "  predict   initial loss and 3 predictions only\n"
+            "  --input RECORD        the 1564-byte input record (docs/formats.md)\n"
+            "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n"
+            "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
+            "  --predictions FILE    3 x {token u32, validity u32}\n"
+            "  --result FILE         loss blocks and logit rows (5120 bytes)\n"
+            "\n"
+            "exit codes: 0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,\n"
+            "            6 no GPU / driver refused, 7 GPU fault or timeout, 8 output write failed\n",
+            program, (int)strlen(program), "");
+}
+
+int bob_parse_args(int argc, char **argv, bob_args *a, char *err)
+{
+    memset(a, 0, sizeof *a);
+    static const struct { const char *name; size_t off; } opts[] = {
+        { "--input", offsetof(bob_args, input) },
+        { "--checkpoint", offsetof(bob_args, checkpoint_in) },
+        { "--checkpoint-out", offsetof(bob_args, checkpoint_out) },
+        { "--predictions", offsetof(bob_args, predictions) },
+        { "--result", offsetof(bob_args, result) },
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            a->help = 1;
+            return 0;
+        }
+        if (strncmp(arg, "--", 2) == 0) {
+            const char *eq = strchr(arg, '=');
+            size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+            int found = -1;
+            for (unsigned k = 0; k < sizeof opts / sizeof opts[0]; k++)
+                if (strlen(opts[k].name) == name_len && strncmp(opts[k].name, arg, name_len) == 0)
+                    found = (int)k;
+            if (found < 0)
+                return say(err, BOB_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
+            const char *value = eq ? eq + 1 : NULL;
+            if (!value) {
+                if (i + 1 >= argc)
+                    return say(err, BOB_EXIT_USAGE, "option %s needs a value", opts[found].name);
+                value = argv[++i];
+            }
+            if (!*value)
+                return say(err, BOB_EXIT_USAGE, "option %s has an empty value", opts[found].name);
+            const char **slot = (const char **)((char *)a + opts[found].off);
+            if (*slot)
+                return say(err, BOB_EXIT_USAGE, "option %s given twice", opts[found].name);
+            *slot = value;
+            continue;
+        }
+        if (a->op)
+            return say(err, BOB_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
+        if (strcmp(arg, "train") == 0)
+            a->op = BOB_OP_TRAIN;
+        else if (strcmp(arg, "predict") == 0)
+            a->op = BOB_OP_PREDICT;
+        else
+            return say(err, BOB_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
+    }
+    if (!a->op)
+        return say(err, BOB_EXIT_USAGE, "missing the operation: train or predict (see --help)");
+    if (!a->input)
+        return say(err, BOB_EXIT_USAGE, "missing --input RECORD");
+    if (!a->checkpoint_out)
+        return say(err, BOB_EXIT_USAGE, "missing --checkpoint-out OUT");
+    if (!a->predictions)
+        return say(err, BOB_EXIT_USAGE, "missing --predictions FILE");
+    if (!a->result)
+        return say(err, BOB_EXIT_USAGE, "missing --result FILE");
+    return 0;
+}

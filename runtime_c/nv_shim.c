@@ -1,0 +1,1136 @@
+/* The driver shim (nv_shim.h): raw ioctls, no libcuda.
+ *
+ * Bring-up order: ../shared/docs/nvidia-driver-facts.md section 1 (the order
+ * tinygrad's NVDevice uses), written out in docs/runtime.md.  Struct layouts
+ * live in nv_rm.h, nv_uvm.h, nv_ctrl.h; class IDs and the per-target table
+ * in nv_classes.h / nv_targets.c.
+ */
+#define _GNU_SOURCE
+#include "nv_shim.h"
+
+#include "nv_ctrl.h"
+#include "nv_rm.h"
+#include "nv_status.h"
+#include "nv_uvm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define PAGE_4K 4096ull
+#define HANDLE_BASE 0xB0B00001u
+
+/* ------------------------------------------------------------------ */
+/* messages                                                            */
+
+static int fail(bob_gpu *g, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(bob_gpu *g, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->error, sizeof g->error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "bob-gpu: error: %s\n", g->error);
+    return code;
+}
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bob-gpu: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void step(const bob_gpu *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(const bob_gpu *g, const char *fmt, ...)
+{
+    if (!g->cfg.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("bob-gpu: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* Result of one ioctl: errno (ioctl itself failed) or the NV_STATUS it carried. */
+typedef struct {
+    int os_errno;
+    NvStatus status;
+} nv_result;
+
+static int nv_ok(nv_result r) { return r.os_errno == 0 && r.status == NV_OK; }
+
+static const char *nv_why(nv_result r, char *buf, size_t n)
+{
+    if (r.os_errno)
+        snprintf(buf, n, "ioctl failed: %s", strerror(r.os_errno));
+    else
+        snprintf(buf, n, "%s", nv_status_name(r.status));
+    return buf;
+}
+
+static int xioctl(int fd, unsigned long request, void *arg)
+{
+    int rc;
+    do {
+        rc = ioctl(fd, request, arg);
+    } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
+    return rc < 0 ? errno : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* RM primitives                                                       */
+
+/* Parameter blocks reached through a pointer (RM_ALLOC, RM_CONTROL) and UVM
+ * blocks travel in a zeroed buffer PAD bytes longer than our struct: RM_ALLOC
+ * reads the class's own parameter size whatever paramsSize says (facts
+ * section 2), and a UVM block of another branch may be longer, so a layout
+ * shorter than the driver's reads zeros and writes into the pad, never past
+ * our struct. */
+#define PAD 4096u
+
+static void *padded(const void *params, size_t size)
+{
+    void *b = calloc(1, size + PAD);
+    if (b && params && size)
+        memcpy(b, params, size);
+    return b;
+}
+
+static void unpad(void *buf, void *params, size_t size)
+{
+    if (buf && params && size)
+        memcpy(params, buf, size);
+    free(buf);
+}
+
+static nv_result rm_alloc(bob_gpu *g, uint32_t parent, uint32_t *handle, uint32_t cls,
+                          void *params, uint32_t params_size)
+{
+    void *buf = params ? padded(params, params_size) : NULL;
+    if (params && !buf)
+        return (nv_result){ ENOMEM, 0 };
+    bob_nvos21 p;
+    memset(&p, 0, sizeof p);
+    p.hRoot = g->h_client;
+    p.hObjectParent = parent;
+    p.hObjectNew = handle ? *handle : 0;
+    p.hClass = cls;
+    p.pAllocParms = (uint64_t)(uintptr_t)buf;
+    p.paramsSize = params_size;
+    nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_ALLOC, sizeof p), &p), 0 };
+    unpad(buf, params, params_size);
+    if (!r.os_errno) {
+        r.status = p.status;
+        if (p.status == NV_OK && handle)
+            *handle = p.hObjectNew;
+    }
+    return r;
+}
+
+static uint32_t new_handle(bob_gpu *g) { return g->next_handle++; }
+
+static nv_result rm_control(bob_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size)
+{
+    bob_nvos54 p;
+    memset(&p, 0, sizeof p);
+    p.hClient = g->h_client;
+    p.hObject = object;
+    p.cmd = cmd;
+    void *buf = padded(params, size);
+    if (!buf)
+        return (nv_result){ ENOMEM, 0 };
+    p.params = (uint64_t)(uintptr_t)buf;
+    p.paramsSize = size;
+    nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_CONTROL, sizeof p), &p), 0 };
+    unpad(buf, params, size);
+    if (!r.os_errno)
+        r.status = p.status;
+    return r;
+}
+
+static nv_result rm_free(bob_gpu *g, uint32_t parent, uint32_t handle)
+{
+    bob_nvos00 p;
+    memset(&p, 0, sizeof p);
+    p.hRoot = g->h_client;
+    p.hObjectParent = parent;
+    p.hObjectOld = handle;
+    nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_FREE, sizeof p), &p), 0 };
+    if (!r.os_errno)
+        r.status = p.status;
+    return r;
+}
+
+/* Free and report; used on every unwinding path. */
+static void free_object(bob_gpu *g, uint32_t parent, uint32_t *handle, const char *what)
+{
+    if (!*handle)
+        return;
+    nv_result r = rm_free(g, parent, *handle);
+    char why[96];
+    if (!nv_ok(r))
+        warn("NV_ESC_RM_FREE of %s (handle 0x%x): %s", what, *handle, nv_why(r, why, sizeof why));
+    *handle = 0;
+}
+
+#define uvm_ioctl(g, cmd, params, status_field) \
+    uvm_ioctl_sized((g), (cmd), (params), sizeof *(params), (status_field))
+
+static nv_result uvm_ioctl_sized(bob_gpu *g, unsigned long cmd, void *params, size_t size, uint32_t *status_field)
+{
+    void *buf = padded(params, size);
+    if (!buf)
+        return (nv_result){ ENOMEM, 0 };
+    nv_result r = { xioctl(g->fd_uvm, cmd, buf), 0 };
+    unpad(buf, params, size);
+    if (!r.os_errno)
+        r.status = *status_field;
+    return r;
+}
+
+/* open; for /dev/nvidiaN also NV_ESC_REGISTER_FD against the control fd. */
+static int open_dev_registered(bob_gpu *g, const char *path, int *out)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return fail(g, BOB_EXIT_NO_GPU, "cannot open %s: %s", path, strerror(errno));
+    if (strcmp(path, "/dev/nvidiactl") == 0) {   /* control nodes are not registered */
+        *out = fd;
+        return 0;
+    }
+    bob_nv_register_fd reg = { g->fd_ctl };
+    int e = xioctl(fd, NV_IOWR(NV_ESC_REGISTER_FD, sizeof reg), &reg);
+    if (e) {
+        close(fd);
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_REGISTER_FD on %s failed: %s", path, strerror(e));
+    }
+    *out = fd;
+    return 0;
+}
+
+static void dev_path(const bob_gpu *g, char *buf, size_t n)
+{
+    snprintf(buf, n, "/dev/nvidia%u", g->minor);
+}
+
+/* NV_ESC_RM_MAP_MEMORY then mmap(fd, 0).  `fd_path` names the node the
+ * mapping goes through: /dev/nvidiactl for system memory, /dev/nvidiaN for
+ * video memory and usermode (a fresh, registered descriptor each time). */
+static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t size, uint32_t flags,
+                   const char *fd_path, void *want, const char *what,
+                   void **out, int *out_fd, uint64_t *out_linear)
+{
+    int fd = -1;
+    int rc = open_dev_registered(g, fd_path, &fd);
+    if (rc)
+        return rc;
+    bob_nvos33_with_fd p;
+    memset(&p, 0, sizeof p);
+    p.hClient = g->h_client;
+    p.hDevice = h_parent;
+    p.hMemory = h_memory;
+    p.offset = 0;
+    p.length = size;
+    p.flags = flags;
+    p.fd = fd;
+    nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY, sizeof p), &p), 0 };
+    if (!r.os_errno)
+        r.status = p.status;
+    if (!nv_ok(r)) {
+        char why[96];
+        close(fd);
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY of %s (%llu bytes through %s, flags 0x%x): %s",
+                    what, (unsigned long long)size, fd_path, flags, nv_why(r, why, sizeof why));
+    }
+    void *ptr = MAP_FAILED;
+    if (want) {
+        ptr = mmap(want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+        if (ptr != MAP_FAILED && ptr != want) {
+            munmap(ptr, size);
+            ptr = MAP_FAILED;
+        }
+    }
+    if (ptr == MAP_FAILED)
+        ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ptr == MAP_FAILED) {
+        int e = errno;
+        bob_nvos34 u;
+        memset(&u, 0, sizeof u);
+        u.hClient = g->h_client;
+        u.hDevice = h_parent;
+        u.hMemory = h_memory;
+        u.pLinearAddress = p.pLinearAddress;
+        xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof u), &u);
+        close(fd);
+        return fail(g, BOB_EXIT_NO_GPU, "mmap of %s (%llu bytes through %s): %s", what,
+                    (unsigned long long)size, fd_path, strerror(e));
+    }
+    *out = ptr;
+    *out_fd = fd;
+    *out_linear = p.pLinearAddress;
+    return 0;
+}
+
+static void unmap_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, void **ptr, uint64_t size,
+                      int *fd, uint64_t linear, const char *what)
+{
+    if (*ptr) {
+        munmap(*ptr, size);
+        bob_nvos34 u;
+        memset(&u, 0, sizeof u);
+        u.hClient = g->h_client;
+        u.hDevice = h_parent;
+        u.hMemory = h_memory;
+        u.pLinearAddress = linear;
+        nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof u), &u), 0 };
+        if (!r.os_errno)
+            r.status = u.status;
+        char why[96];
+        if (!nv_ok(r))
+            warn("NV_ESC_RM_UNMAP_MEMORY of %s: %s", what, nv_why(r, why, sizeof why));
+        *ptr = NULL;
+    }
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* memory                                                              */
+
+static void mem_release(bob_gpu *g, bob_gpu_mem *m)
+{
+    char why[96];
+    if (!m->handle)
+        return;
+    if (m->range_created) {
+        bob_uvm_free f;
+        memset(&f, 0, sizeof f);
+        f.base = m->gpu_va;
+        f.length = m->size;
+        nv_result r = uvm_ioctl(g, UVM_FREE, &f, &f.rmStatus);
+        if (!nv_ok(r))
+            warn("UVM_FREE of the range at GPU VA 0x%llx: %s", (unsigned long long)m->gpu_va,
+                 nv_why(r, why, sizeof why));
+        m->range_created = 0;
+    }
+    if (m->rm_dma_mapped) {
+        bob_nvos47 u;
+        memset(&u, 0, sizeof u);
+        u.hClient = g->h_client;
+        u.hDevice = g->h_device;
+        u.hDma = g->h_virtmem;
+        u.hMemory = m->handle;
+        u.dmaOffset = m->gpu_va;
+        u.size = m->size;
+        nv_result r = { xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u), 0 };
+        if (!r.os_errno)
+            r.status = u.status;
+        if (!nv_ok(r))
+            warn("NV_ESC_RM_UNMAP_MEMORY_DMA of GPU VA 0x%llx: %s", (unsigned long long)m->gpu_va,
+                 nv_why(r, why, sizeof why));
+        m->rm_dma_mapped = 0;
+    }
+    unmap_cpu(g, g->h_device, m->handle, &m->cpu, m->size, &m->map_fd, m->rm_linear, "memory");
+    free_object(g, g->h_device, &m->handle, "memory");
+    memset(m, 0, sizeof *m);
+    m->map_fd = -1;
+}
+
+int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, void **host_ptr)
+{
+    char why[96];
+    if (!g->h_vaspace || !g->uvm_vaspace_registered)
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at before the VA space is registered");
+    if (gpu_va % PAGE_4K || size == 0)
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at: GPU VA 0x%llx must be 4 KiB aligned and size nonzero",
+                    (unsigned long long)gpu_va);
+    size = (size + PAGE_4K - 1) & ~(PAGE_4K - 1);
+    bob_gpu_mem *m = NULL;
+    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++) {
+        bob_gpu_mem *o = &g->mems[i];
+        if (o->handle && gpu_va < o->gpu_va + o->size && o->gpu_va < gpu_va + size)
+            return fail(g, BOB_EXIT_INTERNAL, "GPU VA range 0x%llx+0x%llx overlaps an allocation at 0x%llx+0x%llx",
+                        (unsigned long long)gpu_va, (unsigned long long)size,
+                        (unsigned long long)o->gpu_va, (unsigned long long)o->size);
+        if (!o->handle && !m)
+            m = o;
+    }
+    if (!m)
+        return fail(g, BOB_EXIT_INTERNAL, "more than %d GPU allocations", BOB_GPU_MAX_MEMS);
+
+    const char *kind = location == BOB_MEM_VIDEO ? "video memory" : "system memory";
+    memset(m, 0, sizeof *m);
+    m->map_fd = -1;
+    m->location = location;
+    m->gpu_va = gpu_va;
+    m->size = size;
+
+    /* The allocation and its CPU mapping, in the ways known to work, first
+     * one first: system memory as Mesa NVK's NVRM backend allocates it
+     * (4 KiB pages, PCI, cached) and mapped through /dev/nvidiactl with the
+     * flags CUDA passes; then as tinygrad does (notifier type, GPU-uncached,
+     * flags 0); video memory contiguous and mapped through BAR1. */
+    struct variant {
+        uint32_t type, attr, attr2, flags, map_flags;
+        int through_ctl;
+    };
+    const uint32_t tg_flags = NVOS32_ALLOC_FLAGS_MAP_NOT_REQUIRED | NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED |
+                              NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE | NVOS32_ALLOC_FLAGS_IGNORE_BANK_PLACEMENT;
+    const struct variant sys[] = {
+        { NVOS32_TYPE_IMAGE,
+          NVOS32_ATTR_PAGE_SIZE_4KB | NVOS32_ATTR_LOCATION_PCI | NVOS32_ATTR_COHERENCY_CACHED, 0,
+          NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE,
+          (NVOS33_FLAGS_CACHING_TYPE_DEFAULT << NVOS33_FLAGS_CACHING_TYPE_SHIFT) | NVOS33_FLAGS_MAPPING_DIRECT, 1 },
+        { NVOS32_TYPE_NOTIFIER, NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS | NVOS32_ATTR_LOCATION_PCI,
+          NVOS32_ATTR2_GPU_CACHEABLE_NO | NVOS32_ATTR2_ZBC_PREFER_NO_ZBC, tg_flags, 0, 1 },
+        { NVOS32_TYPE_IMAGE,
+          NVOS32_ATTR_PAGE_SIZE_4KB | NVOS32_ATTR_LOCATION_PCI | NVOS32_ATTR_COHERENCY_CACHED, 0,
+          NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE, 0, 0 },
+    };
+    const struct variant vid[] = {
+        { NVOS32_TYPE_IMAGE,
+          NVOS32_ATTR_PAGE_SIZE_4KB | NVOS32_ATTR_LOCATION_VIDMEM | NVOS32_ATTR_COHERENCY_UNCACHED |
+          NVOS32_ATTR_PHYSICALITY_CONTIGUOUS, 0,
+          NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
+          (2u << NVOS33_FLAGS_CACHING_TYPE_SHIFT) | (2u << 15) /* WRITECOMBINED, REFLECTED */, 0 },
+        { NVOS32_TYPE_IMAGE, NVOS32_ATTR_PHYSICALITY_CONTIGUOUS | NVOS32_ATTR_LOCATION_VIDMEM,
+          NVOS32_ATTR2_GPU_CACHEABLE_YES | NVOS32_ATTR2_ZBC_PREFER_NO_ZBC, tg_flags | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
+          0x1010000u, 0 },
+    };
+    const struct variant *vs = location == BOB_MEM_VIDEO ? vid : sys;
+    unsigned nv = location == BOB_MEM_VIDEO ? sizeof vid / sizeof vid[0] : sizeof sys / sizeof sys[0];
+    uint32_t cls = location == BOB_MEM_VIDEO ? NV01_MEMORY_LOCAL_USER : NV01_MEMORY_SYSTEM;
+    const char *cls_name = location == BOB_MEM_VIDEO ? "NV01_MEMORY_LOCAL_USER" : "NV01_MEMORY_SYSTEM";
+    int rc = BOB_EXIT_NO_GPU;
+    for (unsigned k = 0; k < nv && rc; k++) {
+        bob_nv_memory_alloc a;
+        memset(&a, 0, sizeof a);
+        a.owner = g->h_client;
+        a.type = vs[k].type;
+        a.flags = vs[k].flags;
+        a.attr = vs[k].attr;
+        a.attr2 = vs[k].attr2;
+        a.format = 6;
+        a.size = size;
+        a.alignment = PAGE_4K;
+        a.limit = size - 1;
+        uint32_t h = new_handle(g);
+        nv_result r = rm_alloc(g, g->h_device, &h, cls, &a, sizeof a);
+        if (!nv_ok(r)) {
+            rc = fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (%s, %llu bytes for GPU VA 0x%llx, way %u: attr 0x%x "
+                      "attr2 0x%x flags 0x%x): %s", cls_name, kind, (unsigned long long)size,
+                      (unsigned long long)gpu_va, k + 1, a.attr, a.attr2, a.flags, nv_why(r, why, sizeof why));
+            continue;
+        }
+        m->handle = h;
+        char path[32];
+        if (vs[k].through_ctl)
+            snprintf(path, sizeof path, "/dev/nvidiactl");
+        else
+            dev_path(g, path, sizeof path);
+        rc = map_cpu(g, g->h_device, h, size, vs[k].map_flags, path, (void *)(uintptr_t)gpu_va, kind,
+                     &m->cpu, &m->map_fd, &m->rm_linear);
+        if (rc) {
+            free_object(g, g->h_device, &m->handle, cls_name);
+            continue;
+        }
+        if (k)
+            warn("%s at GPU VA 0x%llx: allocated and CPU-mapped the way %u (attr 0x%x, map flags 0x%x through %s)",
+                 kind, (unsigned long long)gpu_va, k + 1, a.attr, vs[k].map_flags, path);
+    }
+    if (rc) {
+        memset(m, 0, sizeof *m);
+        m->map_fd = -1;
+        return rc;
+    }
+    uint32_t h = m->handle;
+    nv_result r;
+
+    bob_uvm_create_external_range cr;
+    memset(&cr, 0, sizeof cr);
+    cr.base = gpu_va;
+    cr.length = size;
+    r = uvm_ioctl(g, UVM_CREATE_EXTERNAL_RANGE, &cr, &cr.rmStatus);
+    if (!nv_ok(r)) {
+        mem_release(g, m);
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_CREATE_EXTERNAL_RANGE at GPU VA 0x%llx (%llu bytes): %s",
+                    (unsigned long long)gpu_va, (unsigned long long)size, nv_why(r, why, sizeof why));
+    }
+    m->range_created = 1;
+
+    if (!g->cfg.skip_rm_dma_map) {
+        bob_nvos46 d;
+        memset(&d, 0, sizeof d);
+        d.hClient = g->h_client;
+        d.hDevice = g->h_device;
+        d.hDma = g->h_virtmem;
+        d.hMemory = h;
+        d.offset = 0;
+        d.length = size;
+        d.flags = NVOS46_FLAGS_PAGE_SIZE_4KB | NVOS46_FLAGS_CACHE_SNOOP_ENABLE | NVOS46_FLAGS_DMA_OFFSET_FIXED;
+        d.dmaOffset = gpu_va;
+        r = (nv_result){ xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d), 0 };
+        if (!r.os_errno)
+            r.status = d.status;
+        if (!nv_ok(r)) {
+            mem_release(g, m);
+            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA (DMA_OFFSET_FIXED) of %s at GPU VA 0x%llx: %s",
+                        kind, (unsigned long long)gpu_va, nv_why(r, why, sizeof why));
+        }
+        if (d.dmaOffset != gpu_va) {
+            m->rm_dma_mapped = 1;
+            mem_release(g, m);
+            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA placed %s at 0x%llx, not the fixed VA 0x%llx",
+                        kind, (unsigned long long)d.dmaOffset, (unsigned long long)gpu_va);
+        }
+        m->rm_dma_mapped = 1;
+    }
+
+    bob_uvm_map_external_allocation *mp = calloc(1, sizeof *mp);
+    if (!mp) {
+        mem_release(g, m);
+        return fail(g, BOB_EXIT_INTERNAL, "out of host memory");
+    }
+    mp->base = gpu_va;
+    mp->length = size;
+    mp->offset = 0;
+    memcpy(mp->perGpuAttributes[0].gpuUuid, g->uuid, 16);
+    mp->perGpuAttributes[0].gpuMappingType = UVM_GPU_MAPPING_TYPE_READ_WRITE_ATOMIC;
+    mp->gpuAttributesCount = 1;
+    mp->rmCtrlFd = g->fd_ctl;
+    mp->hClient = g->h_client;
+    mp->hMemory = h;
+    r = uvm_ioctl_sized(g, UVM_MAP_EXTERNAL_ALLOCATION, mp, sizeof *mp, &mp->rmStatus);
+    free(mp);
+    if (!nv_ok(r)) {
+        mem_release(g, m);
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_MAP_EXTERNAL_ALLOCATION of %s at GPU VA 0x%llx: %s",
+                    kind, (unsigned long long)gpu_va, nv_why(r, why, sizeof why));
+    }
+    step(g, "mapped %llu bytes of %s at GPU VA 0x%llx, CPU %p%s", (unsigned long long)size, kind,
+         (unsigned long long)gpu_va, m->cpu,
+         (uintptr_t)m->cpu == gpu_va ? " (same address)" : "");
+    if (host_ptr)
+        *host_ptr = m->cpu;
+    return 0;
+}
+
+static bob_gpu_mem *mem_of_va(bob_gpu *g, uint64_t gpu_va)
+{
+    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++)
+        if (g->mems[i].handle && g->mems[i].gpu_va == gpu_va)
+            return &g->mems[i];
+    return NULL;
+}
+
+uint64_t bob_gpu_va_of(const bob_gpu *g, const volatile void *host_ptr)
+{
+    uintptr_t p = (uintptr_t)host_ptr;
+    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++) {
+        const bob_gpu_mem *m = &g->mems[i];
+        uintptr_t c = (uintptr_t)m->cpu;
+        if (m->handle && c && p >= c && p < c + m->size)
+            return m->gpu_va + (p - c);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* bring-up                                                            */
+
+int bob_gpu_present(void)
+{
+    struct stat st;
+    return stat("/dev/nvidiactl", &st) == 0;
+}
+
+/* The driver version: NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 in its
+ * four-string layout (recent headers), then the three-string one, then
+ * /proc/driver/nvidia/version ("NVRM version: ... Kernel Module for x86_64
+ * 580.159.04 ..."), saying which source answered. */
+static int version_from_proc(char *out, size_t n)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f)
+        return 0;
+    char line[512] = "";
+    int found = 0;
+    if (fgets(line, sizeof line, f)) {
+        for (char *p = line; *p && !found; p++) {
+            if (*p >= '0' && *p <= '9' && (p == line || p[-1] == ' ')) {
+                char *q = p;
+                while ((*q >= '0' && *q <= '9') || *q == '.')
+                    q++;
+                if (q - p >= 5 && strchr(p, '.') && strchr(p, '.') < q) {
+                    snprintf(out, n, "%.*s", (int)(q - p), p);
+                    found = 1;
+                }
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static int check_driver_version(bob_gpu *g)
+{
+    char why[96], why2[96];
+    const char *source = "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2";
+    bob_nv0000_build_version_v2_branch big;
+    memset(&big, 0, sizeof big);
+    nv_result r = rm_control(g, g->h_client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &big, sizeof big);
+    if (nv_ok(r)) {
+        snprintf(g->driver_version, sizeof g->driver_version, "%.63s", big.driverVersionBuffer);
+    } else {
+        bob_nv0000_build_version_v2 small;
+        memset(&small, 0, sizeof small);
+        nv_result r2 = rm_control(g, g->h_client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &small, sizeof small);
+        if (nv_ok(r2)) {
+            snprintf(g->driver_version, sizeof g->driver_version, "%.63s", small.driverVersionBuffer);
+        } else if (version_from_proc(g->driver_version, sizeof g->driver_version)) {
+            warn("NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 answered %s (%zu-byte layout) and %s (%zu-byte "
+                 "layout); the version comes from /proc/driver/nvidia/version", nv_why(r, why, sizeof why),
+                 sizeof big, nv_why(r2, why2, sizeof why2), sizeof small);
+            source = "/proc/driver/nvidia/version";
+        } else {
+            return fail(g, BOB_EXIT_NO_GPU, "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2: %s (%zu-byte layout), %s "
+                        "(%zu-byte layout), and /proc/driver/nvidia/version unreadable: cannot tell the driver "
+                        "branch (this host speaks %u)", nv_why(r, why, sizeof why), sizeof big,
+                        nv_why(r2, why2, sizeof why2), sizeof small, g->target->driver_branch);
+        }
+    }
+    unsigned branch = (unsigned)strtoul(g->driver_version, NULL, 10);
+    step(g, "driver %s (branch %u, from %s)", g->driver_version, branch, source);
+    if (branch != g->target->driver_branch)
+        return fail(g, BOB_EXIT_NO_GPU, "driver %s is branch %u, but this host was built for branch %u: "
+                    "the driver ABI differs between branches, refusing", g->driver_version, branch,
+                    g->target->driver_branch);
+    return 0;
+}
+
+static int check_classes(bob_gpu *g)
+{
+    char why[96];
+    bob_nv0080_classlist cl;
+    memset(&cl, 0, sizeof cl);
+    nv_result r = rm_control(g, g->h_device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (count): %s", nv_why(r, why, sizeof why));
+    uint32_t n = cl.numClasses;
+    uint32_t *list = calloc(n ? n : 1, sizeof *list);
+    if (!list)
+        return fail(g, BOB_EXIT_INTERNAL, "out of host memory");
+    cl.classList = (uint64_t)(uintptr_t)list;
+    r = rm_control(g, g->h_device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl);
+    if (!nv_ok(r)) {
+        free(list);
+        return fail(g, BOB_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (list): %s", nv_why(r, why, sizeof why));
+    }
+    const struct { uint32_t cls; const char *name; } need[] = {
+        { g->target->gpfifo_class, g->target->gpfifo_class_name },
+        { g->target->compute_class, g->target->compute_class_name },
+        { g->target->usermode_class, g->target->usermode_class_name },
+    };
+    char missing[256] = "";
+    for (unsigned k = 0; k < sizeof need / sizeof need[0]; k++) {
+        int found = 0;
+        for (uint32_t i = 0; i < cl.numClasses && i < n; i++)
+            found |= list[i] == need[k].cls;
+        if (!found) {
+            size_t len = strlen(missing);
+            snprintf(missing + len, sizeof missing - len, "%s%s (0x%04x)", len ? ", " : "", need[k].name, need[k].cls);
+        }
+    }
+    free(list);
+    step(g, "class list: %u classes", n);
+    if (missing[0])
+        return fail(g, BOB_EXIT_NO_GPU, "this GPU (PCI device 0x%04x) does not list %s, which target %s needs: "
+                    "built for another GPU, refusing", g->pci_device_id, missing, g->target->name);
+    return 0;
+}
+
+static int bring_up(bob_gpu *g)
+{
+    char why[96];
+    nv_result r;
+    int rc;
+
+    step(g, "target %s: GPFIFO %s 0x%04x, compute %s 0x%04x", g->target->name, g->target->gpfifo_class_name,
+         g->target->gpfifo_class, g->target->compute_class_name, g->target->compute_class);
+    if (!bob_gpu_present())
+        return fail(g, BOB_EXIT_NO_GPU, "no GPU: /dev/nvidiactl does not exist (no NVIDIA driver loaded)");
+    g->fd_ctl = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
+    if (g->fd_ctl < 0)
+        return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidiactl: %s", strerror(errno));
+    g->fd_uvm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+    if (g->fd_uvm < 0)
+        return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)", strerror(errno));
+
+    /* 1. root client */
+    uint32_t client = 0;
+    r = rm_alloc(g, 0, &client, NV01_ROOT_CLIENT, NULL, 0);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_ROOT_CLIENT: %s", nv_why(r, why, sizeof why));
+    g->h_client = client;
+    step(g, "root client 0x%x", client);
+
+    /* 2. driver branch */
+    if ((rc = check_driver_version(g)))
+        return rc;
+
+    /* 3. UVM */
+    bob_uvm_initialize ui;
+    memset(&ui, 0, sizeof ui);
+    r = uvm_ioctl(g, UVM_INITIALIZE, &ui, &ui.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
+    g->uvm_initialized = 1;
+    g->fd_uvm_mm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+    if (g->fd_uvm_mm >= 0) {
+        bob_uvm_mm_initialize mm = { g->fd_uvm, 0 };
+        if (xioctl(g->fd_uvm_mm, UVM_MM_INITIALIZE, &mm) || mm.rmStatus != NV_OK)
+            step(g, "UVM_MM_INITIALIZE: status %s (ignored)", nv_status_name(mm.rmStatus));
+    }
+
+    /* 4. card info, /dev/nvidiaN */
+    bob_nv_card_info cards[32];
+    memset(cards, 0, sizeof cards);
+    int e = xioctl(g->fd_ctl, NV_IOWR(NV_ESC_CARD_INFO, sizeof cards), cards);
+    if (e)
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_CARD_INFO: ioctl failed: %s", strerror(e));
+    int card = -1;
+    for (int i = 0; i < 32 && card < 0; i++)
+        if (cards[i].valid && cards[i].gpu_id)
+            card = i;
+    if (card < 0)
+        return fail(g, BOB_EXIT_NO_GPU, "no GPU: NV_ESC_CARD_INFO lists no valid card");
+    g->gpu_id = cards[card].gpu_id;
+    g->minor = cards[card].minor_number;
+    g->pci_device_id = cards[card].pci_device_id;
+    step(g, "card %d: gpu_id 0x%x, minor %u, PCI %04x:%02x:%02x.%u device 0x%04x", card, g->gpu_id, g->minor,
+         cards[card].pci_domain, cards[card].pci_bus, cards[card].pci_slot, cards[card].pci_function,
+         g->pci_device_id);
+    char path[32];
+    dev_path(g, path, sizeof path);
+    if ((rc = open_dev_registered(g, path, &g->fd_dev)))
+        return rc;
+
+    bob_nv0000_gpu_id_info_v2 idinfo;
+    memset(&idinfo, 0, sizeof idinfo);
+    idinfo.gpuId = g->gpu_id;
+    r = rm_control(g, g->h_client, NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, &idinfo, sizeof idinfo);
+    if (nv_ok(r)) {
+        g->device_instance = idinfo.deviceInstance;
+    } else {
+        warn("NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2: %s; using device instance 0", nv_why(r, why, sizeof why));
+        g->device_instance = 0;
+    }
+
+    /* 5. device, subdevice, virtual memory (hDma) */
+    bob_nv0080_alloc dev;
+    memset(&dev, 0, sizeof dev);
+    dev.deviceId = g->device_instance;
+    dev.hClientShare = g->h_client;
+    dev.vaMode = NV_DEVICE_ALLOCATION_VAMODE_MULTIPLE_VASPACES;
+    uint32_t h = new_handle(g);
+    r = rm_alloc(g, g->h_client, &h, NV01_DEVICE_0, &dev, sizeof dev);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_DEVICE_0 (device %u): %s", g->device_instance,
+                    nv_why(r, why, sizeof why));
+    g->h_device = h;
+    bob_nv2080_alloc sub = { 0 };
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_device, &h, NV20_SUBDEVICE_0, &sub, sizeof sub);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV20_SUBDEVICE_0: %s", nv_why(r, why, sizeof why));
+    g->h_subdevice = h;
+    bob_nv_memory_virtual_alloc vm;
+    memset(&vm, 0, sizeof vm);
+    vm.limit = 0x1ffffffffffffull;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_device, &h, NV01_MEMORY_VIRTUAL, &vm, sizeof vm);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_MEMORY_VIRTUAL: %s", nv_why(r, why, sizeof why));
+    g->h_virtmem = h;
+
+    /* 6. class list, usermode */
+    if ((rc = check_classes(g)))
+        return rc;
+    bob_nv_hopper_usermode_alloc um = { 1, 0 };
+    h = new_handle(g);
+    if (g->target->usermode_takes_params)
+        r = rm_alloc(g, g->h_subdevice, &h, g->target->usermode_class, &um, sizeof um);
+    else
+        r = rm_alloc(g, g->h_subdevice, &h, g->target->usermode_class, NULL, 0);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s: %s", g->target->usermode_class_name,
+                    nv_why(r, why, sizeof why));
+    g->h_usermode = h;
+    void *ump = NULL;
+    rc = map_cpu(g, g->h_device, g->h_usermode, BOB_USERMODE_MAP_BYTES, 2u /* ACCESS_WRITE_ONLY */, path, NULL,
+                 g->target->usermode_class_name, &ump, &g->usermode_fd, &g->usermode_linear);
+    if (rc)
+        return rc;
+    g->usermode = ump;
+
+    /* 7. VA space, UUID, UVM registration */
+    bob_nv_vaspace_alloc vas;
+    memset(&vas, 0, sizeof vas);
+    vas.vaBase = BOB_VASPACE_BASE;
+    vas.vaSize = BOB_VASPACE_SIZE;
+    vas.flags = NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING | NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_device, &h, FERMI_VASPACE_A, &vas, sizeof vas);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A: %s", nv_why(r, why, sizeof why));
+    g->h_vaspace = h;
+    bob_nv2080_gid_info gid;
+    memset(&gid, 0, sizeof gid);
+    gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;
+    r = rm_control(g, g->h_subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV2080_CTRL_CMD_GPU_GET_GID_INFO: %s", nv_why(r, why, sizeof why));
+    memcpy(g->uuid, gid.data, 16);
+    bob_uvm_register_gpu rg;
+    memset(&rg, 0, sizeof rg);
+    memcpy(rg.gpu_uuid, g->uuid, 16);
+    rg.rmCtrlFd = -1;
+    r = uvm_ioctl(g, UVM_REGISTER_GPU, &rg, &rg.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
+    g->uvm_gpu_registered = 1;
+    bob_uvm_register_gpu_vaspace rv;
+    memset(&rv, 0, sizeof rv);
+    memcpy(rv.gpuUuid, g->uuid, 16);
+    rv.rmCtrlFd = g->fd_ctl;
+    rv.hClient = g->h_client;
+    rv.hVaSpace = g->h_vaspace;
+    r = uvm_ioctl(g, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
+    g->uvm_vaspace_registered = 1;
+    step(g, "VA space registered with UVM");
+
+    /* error notifier (system memory, read by the host on a fault) */
+    void *np = NULL;
+    if ((rc = bob_gpu_alloc_at(g, g->cfg.notifier_va, 0x10000, BOB_MEM_SYSTEM, &np)))
+        return rc;
+    g->notifier = mem_of_va(g, g->cfg.notifier_va);
+    memset(np, 0, 0x10000);
+
+    /* 8. channel group, 12. context share */
+    bob_nv_channel_group_alloc grp;
+    memset(&grp, 0, sizeof grp);
+    grp.hObjectError = g->notifier->handle;
+    grp.hObjectEccError = g->notifier->handle;
+    grp.hVASpace = g->h_vaspace;
+    grp.engineType = NV2080_ENGINE_TYPE_GRAPHICS;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_device, &h, KEPLER_CHANNEL_GROUP_A, &grp, sizeof grp);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
+    g->h_group = h;
+    bob_nv_ctxshare_alloc cs;
+    memset(&cs, 0, sizeof cs);
+    cs.hVASpace = g->h_vaspace;
+    cs.flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_group, &h, FERMI_CONTEXT_SHARE_A, &cs, sizeof cs);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_CONTEXT_SHARE_A: %s", nv_why(r, why, sizeof why));
+    g->h_ctxshare = h;
+
+    /* 13. GPFIFO channel: ring at 0, USERD after it, in one allocation */
+    g->ring_entries = g->cfg.ring_entries;
+    uint64_t userd_offset = ((uint64_t)g->ring_entries * 8 + PAGE_4K - 1) & ~(PAGE_4K - 1);
+    void *cp = NULL;
+    if ((rc = bob_gpu_alloc_at(g, g->cfg.channel_va, userd_offset + PAGE_4K, g->cfg.channel_location, &cp)))
+        return rc;
+    g->channel_mem = mem_of_va(g, g->cfg.channel_va);
+    memset(cp, 0, userd_offset + PAGE_4K);
+    g->ring = (volatile uint64_t *)cp;
+    g->userd = (volatile uint32_t *)((uint8_t *)cp + userd_offset);
+    bob_nv_channel_alloc ch;
+    memset(&ch, 0, sizeof ch);
+    ch.hObjectError = g->notifier->handle;
+    ch.hObjectBuffer = g->channel_mem->handle;
+    ch.gpFifoOffset = g->cfg.channel_va;
+    ch.gpFifoEntries = g->ring_entries;
+    ch.hContextShare = g->h_ctxshare;
+    ch.hUserdMemory[0] = g->channel_mem->handle;
+    ch.userdOffset[0] = userd_offset;
+    ch.engineType = 0;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_group, &h, g->target->gpfifo_class, &ch, sizeof ch);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (ring in %s memory at GPU VA 0x%llx): %s",
+                    g->target->gpfifo_class_name, g->cfg.channel_location == BOB_MEM_VIDEO ? "video" : "system",
+                    (unsigned long long)g->cfg.channel_va, nv_why(r, why, sizeof why));
+    g->h_channel = h;
+    h = new_handle(g);
+    r = rm_alloc(g, g->h_channel, &h, g->target->compute_class, NULL, 0);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s on the channel: %s", g->target->compute_class_name,
+                    nv_why(r, why, sizeof why));
+    g->h_compute = h;
+
+    /* 14. work submit token, UVM channel registration, schedule */
+    bob_nvc36f_work_submit_token tok = { 0 };
+    r = rm_control(g, g->h_channel, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: %s", nv_why(r, why, sizeof why));
+    g->work_submit_token = tok.workSubmitToken;
+    bob_uvm_register_channel rc_;
+    memset(&rc_, 0, sizeof rc_);
+    memcpy(rc_.gpuUuid, g->uuid, 16);
+    rc_.rmCtrlFd = g->fd_ctl;
+    rc_.hClient = g->h_client;
+    rc_.hChannel = g->h_channel;
+    rc_.base = g->cfg.uvm_channel_va;
+    rc_.length = g->cfg.uvm_channel_bytes;
+    r = uvm_ioctl(g, UVM_REGISTER_CHANNEL, &rc_, &rc_.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
+                    (unsigned long long)rc_.base, (unsigned long long)rc_.length, nv_why(r, why, sizeof why));
+    g->uvm_channel_registered = 1;
+    bob_nva06c_schedule sch = { 1, 0, 0 };
+    r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (enable): %s", nv_why(r, why, sizeof why));
+    g->gp_put = g->userd[BOB_USERD_GP_PUT / 4] % g->ring_entries;
+    step(g, "channel up: token 0x%x, GPGet %u, GPPut %u", g->work_submit_token, g->userd[BOB_USERD_GP_GET / 4],
+         g->gp_put);
+    return 0;
+}
+
+int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config)
+{
+    memset(g, 0, sizeof *g);
+    g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
+    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++)
+        g->mems[i].map_fd = -1;
+    g->next_handle = HANDLE_BASE;
+    g->target = target;
+    if (config)
+        g->cfg = *config;
+    if (!g->cfg.channel_va) g->cfg.channel_va = BOB_GPU_DEFAULT_CHANNEL_VA;
+    if (!g->cfg.notifier_va) g->cfg.notifier_va = BOB_GPU_DEFAULT_NOTIFIER_VA;
+    if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = BOB_GPU_DEFAULT_UVM_CHANNEL_VA;
+    if (!g->cfg.uvm_channel_bytes) g->cfg.uvm_channel_bytes = BOB_GPU_DEFAULT_UVM_CHANNEL_BYTES;
+    if (!g->cfg.ring_entries) g->cfg.ring_entries = BOB_GPU_DEFAULT_RING_ENTRIES;
+    if (!target)
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_open without a target");
+    if (g->cfg.ring_entries & (g->cfg.ring_entries - 1))
+        return fail(g, BOB_EXIT_INTERNAL, "GPFIFO ring entries %u is not a power of two", g->cfg.ring_entries);
+    int rc = bring_up(g);
+    if (rc) {
+        char keep[sizeof g->error];
+        memcpy(keep, g->error, sizeof keep);
+        bob_gpu_close(g);
+        memcpy(g->error, keep, sizeof keep);
+        return rc;
+    }
+    g->open = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* submission and waiting                                              */
+
+uint64_t bob_gpfifo_entry(uint64_t va, uint32_t dwords)
+{
+    uint64_t lo = va & 0xFFFFFFFCull;
+    uint64_t hi = ((va >> 32) & 0xFFull) | ((uint64_t)(dwords & 0x1FFFFFu) << 10);
+    return lo | (hi << 32);
+}
+
+static inline void full_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int bob_gpu_submit(bob_gpu *g, uint64_t entry)
+{
+    if (!g->open)
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_submit on a GPU that is not open");
+    uint32_t n = g->ring_entries;
+    uint32_t next = (g->gp_put + 1) % n;
+    double start = now_ms();
+    while (next == g->userd[BOB_USERD_GP_GET / 4] % n) {   /* ring full: wait for the GPU */
+        if (now_ms() - start > 10000.0)
+            return fail(g, BOB_EXIT_GPU_FAULT, "GPFIFO ring full for 10 s (GPGet %u, GPPut %u): the GPU stopped fetching",
+                        g->userd[BOB_USERD_GP_GET / 4], g->gp_put);
+        sched_yield();
+    }
+    g->ring[g->gp_put] = entry;
+    full_fence();
+    g->userd[BOB_USERD_GP_PUT / 4] = next;
+    g->gp_put = next;
+    full_fence();
+    *(volatile uint32_t *)(g->usermode + BOB_USERMODE_DOORBELL) = g->work_submit_token;
+    return 0;
+}
+
+/* Robust-channel error codes (Xid) the notifier's info32 carries; names from
+ * NVIDIA's Xid catalogue. */
+static const char *xid_name(uint32_t xid)
+{
+    switch (xid) {
+    case 8: return "GPU stopped processing (channel timeout)";
+    case 13: return "graphics engine exception (shader fault, illegal instruction or address)";
+    case 31: return "GPU memory page fault (MMU fault)";
+    case 32: return "invalid or corrupted push buffer stream";
+    case 43: return "GPU stopped processing (channel reset)";
+    case 45: return "preemptive cleanup (channel torn down)";
+    case 69: return "graphics engine class error (bad method or QMD)";
+    case 109: return "context switch timeout";
+    default: return "unlisted RC error";
+    }
+}
+
+int bob_gpu_channel_error(bob_gpu *g, char *text, size_t n)
+{
+    if (!g->notifier || !g->notifier->cpu)
+        return 0;
+    const volatile bob_nv_notification *nt = (const volatile bob_nv_notification *)g->notifier->cpu;
+    uint16_t status = nt->status;
+    uint32_t info32 = nt->info32;
+    if (status == 0 && info32 == 0)
+        return 0;
+    if (text && n)
+        snprintf(text, n, "channel error notifier: status 0x%04x, info32 %u = Xid %u: %s, info16 0x%04x",
+                 status, info32, info32, xid_name(info32), nt->info16);
+    return 1;
+}
+
+int bob_gpu_wait(bob_gpu *g, const volatile void *sem, uint64_t value, uint32_t timeout_ms)
+{
+    if (!g->open)
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_wait on a GPU that is not open");
+    const volatile uint64_t *s = (const volatile uint64_t *)sem;
+    double start = now_ms();
+    unsigned spins = 0;
+    char err[256];
+    for (;;) {
+        if (*s >= value)
+            return 0;
+        if ((++spins & 1023u) == 0) {
+            if (bob_gpu_channel_error(g, err, sizeof err))
+                return fail(g, BOB_EXIT_GPU_FAULT, "GPU fault while waiting for the semaphore at GPU VA 0x%llx to "
+                            "reach %llu (it holds %llu): %s", (unsigned long long)bob_gpu_va_of(g, sem),
+                            (unsigned long long)value, (unsigned long long)*s, err);
+            if (now_ms() - start > timeout_ms) {
+                if (!bob_gpu_channel_error(g, err, sizeof err))
+                    snprintf(err, sizeof err, "channel error notifier clean (status 0, info32 0)");
+                return fail(g, BOB_EXIT_GPU_FAULT, "GPU timeout after %u ms waiting for the semaphore at GPU VA 0x%llx "
+                            "to reach %llu (it holds %llu); GPGet %u, GPPut %u; %s", timeout_ms,
+                            (unsigned long long)bob_gpu_va_of(g, sem), (unsigned long long)value,
+                            (unsigned long long)*s, g->userd[BOB_USERD_GP_GET / 4], g->gp_put, err);
+            }
+            if ((spins & 0xFFFFu) == 0)
+                sched_yield();
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* teardown                                                            */
+
+void bob_gpu_close(bob_gpu *g)
+{
+    char why[96];
+    nv_result r;
+    if (g->fd_ctl < 0 && g->fd_uvm < 0 && !g->h_client) {
+        g->open = 0;
+        return;
+    }
+    if (g->uvm_channel_registered) {
+        bob_uvm_unregister_channel u;
+        memset(&u, 0, sizeof u);
+        memcpy(u.gpuUuid, g->uuid, 16);
+        u.hClient = g->h_client;
+        u.hChannel = g->h_channel;
+        r = uvm_ioctl(g, UVM_UNREGISTER_CHANNEL, &u, &u.rmStatus);
+        if (!nv_ok(r))
+            warn("UVM_UNREGISTER_CHANNEL: %s", nv_why(r, why, sizeof why));
+        g->uvm_channel_registered = 0;
+    }
+    free_object(g, g->h_channel, &g->h_compute, g->target ? g->target->compute_class_name : "compute object");
+    free_object(g, g->h_group, &g->h_channel, g->target ? g->target->gpfifo_class_name : "channel");
+    free_object(g, g->h_group, &g->h_ctxshare, "FERMI_CONTEXT_SHARE_A");
+    free_object(g, g->h_device, &g->h_group, "KEPLER_CHANNEL_GROUP_A");
+    g->ring = NULL;
+    g->userd = NULL;
+    for (int i = BOB_GPU_MAX_MEMS - 1; i >= 0; i--)
+        mem_release(g, &g->mems[i]);
+    g->notifier = g->channel_mem = NULL;
+    if (g->uvm_vaspace_registered) {
+        bob_uvm_unregister_gpu_vaspace u;
+        memset(&u, 0, sizeof u);
+        memcpy(u.gpuUuid, g->uuid, 16);
+        r = uvm_ioctl(g, UVM_UNREGISTER_GPU_VASPACE, &u, &u.rmStatus);
+        if (!nv_ok(r))
+            warn("UVM_UNREGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
+        g->uvm_vaspace_registered = 0;
+    }
+    if (g->uvm_gpu_registered) {
+        bob_uvm_unregister_gpu u;
+        memset(&u, 0, sizeof u);
+        memcpy(u.gpu_uuid, g->uuid, 16);
+        r = uvm_ioctl(g, UVM_UNREGISTER_GPU, &u, &u.rmStatus);
+        if (!nv_ok(r))
+            warn("UVM_UNREGISTER_GPU: %s", nv_why(r, why, sizeof why));
+        g->uvm_gpu_registered = 0;
+    }
+    free_object(g, g->h_device, &g->h_vaspace, "FERMI_VASPACE_A");
+    {
+        void *um = (void *)g->usermode;
+        unmap_cpu(g, g->h_device, g->h_usermode, &um, BOB_USERMODE_MAP_BYTES, &g->usermode_fd,
+                  g->usermode_linear, "usermode");
+        g->usermode = NULL;
+    }
+    free_object(g, g->h_subdevice, &g->h_usermode, "usermode object");
+    free_object(g, g->h_device, &g->h_virtmem, "NV01_MEMORY_VIRTUAL");
+    free_object(g, g->h_device, &g->h_subdevice, "NV20_SUBDEVICE_0");
+    free_object(g, g->h_client, &g->h_device, "NV01_DEVICE_0");
+    if (g->h_client) {
+        r = rm_free(g, 0, g->h_client);
+        if (!nv_ok(r))
+            warn("NV_ESC_RM_FREE of the root client: %s", nv_why(r, why, sizeof why));
+        g->h_client = 0;
+    }
+    if (g->fd_dev >= 0) close(g->fd_dev);
+    if (g->fd_uvm_mm >= 0) close(g->fd_uvm_mm);
+    if (g->fd_uvm >= 0) close(g->fd_uvm);
+    if (g->fd_ctl >= 0) close(g->fd_ctl);
+    g->fd_dev = g->fd_uvm_mm = g->fd_uvm = g->fd_ctl = -1;
+    g->open = 0;
+}

@@ -1,0 +1,124 @@
+/* The driver shim: brings an NVIDIA GPU up through raw ioctls on
+ * /dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm (no libcuda), maps memory
+ * at the plan's fixed GPU virtual addresses, submits GPFIFO entries and
+ * waits on semaphores.  See docs/runtime.md for the bring-up order.
+ *
+ * Every function that can fail returns 0 or a BOB_EXIT_* code (bob_exit.h),
+ * prints one message to stderr naming the ioctl / object and the NV_STATUS
+ * by name, and keeps that message in gpu->error.  A failed bob_gpu_open has
+ * already freed what it allocated; bob_gpu_close frees everything else, in
+ * reverse order, and is safe to call on a zeroed or half-open struct.
+ */
+#ifndef BOB_NV_SHIM_H
+#define BOB_NV_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bob_exit.h"
+#include "nv_classes.h"
+
+#define BOB_GPU_MAX_MEMS 64
+
+enum bob_mem_location {
+    BOB_MEM_SYSTEM = 0,   /* NV01_MEMORY_SYSTEM: host pages, GPU reads them over PCIe (snooped) */
+    BOB_MEM_VIDEO = 1,    /* NV01_MEMORY_LOCAL_USER: HBM, CPU-mapped through BAR1 (write-combined) */
+};
+
+typedef struct bob_gpu_mem {
+    uint32_t handle;          /* RM memory object; 0 when the slot is free */
+    int      location;        /* enum bob_mem_location */
+    uint64_t gpu_va;
+    uint64_t size;            /* bytes, a multiple of 4 KiB */
+    void    *cpu;             /* the CPU mapping (== gpu_va when the identity placement succeeded) */
+    uint64_t rm_linear;       /* pLinearAddress RM returned for the CPU mapping */
+    int      map_fd;          /* the descriptor the CPU mapping goes through, -1 none */
+    int      range_created;   /* UVM_CREATE_EXTERNAL_RANGE done (UVM_FREE undoes it and the UVM mapping) */
+    int      rm_dma_mapped;   /* NV_ESC_RM_MAP_MEMORY_DMA done */
+} bob_gpu_mem;
+
+/* Where the shim puts its own objects: GPU VAs a plan must leave free.
+ * Zero fields take the defaults (BOB_GPU_DEFAULT_*). */
+typedef struct bob_gpu_config {
+    uint64_t channel_va;       /* GPFIFO ring + USERD allocation */
+    uint64_t notifier_va;      /* the channel's error notifier */
+    uint64_t uvm_channel_va;   /* range UVM_REGISTER_CHANNEL maps the channel's buffers into */
+    uint64_t uvm_channel_bytes;
+    uint32_t ring_entries;     /* GPFIFO entries, a power of two */
+    int      channel_location; /* enum bob_mem_location for the ring + USERD (default system) */
+    int      skip_rm_dma_map;  /* 1: map for the GPU through UVM only (no NV_ESC_RM_MAP_MEMORY_DMA) */
+    int      verbose;          /* 1: print each bring-up step to stderr */
+} bob_gpu_config;
+
+#define BOB_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull
+#define BOB_GPU_DEFAULT_NOTIFIER_VA       0x00FC80000000ull
+#define BOB_GPU_DEFAULT_UVM_CHANNEL_VA    0x00FD00000000ull
+#define BOB_GPU_DEFAULT_UVM_CHANNEL_BYTES 0x4000000ull
+#define BOB_GPU_DEFAULT_RING_ENTRIES      1024u
+/* Plans keep their GPU VAs outside [BOB_GPU_RESERVED_LO, BOB_GPU_RESERVED_HI). */
+#define BOB_GPU_RESERVED_LO               0x00FC00000000ull
+#define BOB_GPU_RESERVED_HI               0x00FE00000000ull
+
+typedef struct bob_gpu {
+    const bob_target_facts *target;
+    bob_gpu_config cfg;
+    int fd_ctl, fd_dev, fd_uvm, fd_uvm_mm;
+    uint32_t h_client, h_device, h_subdevice, h_virtmem, h_usermode, h_vaspace;
+    uint32_t h_group, h_ctxshare, h_channel, h_compute;
+    uint32_t next_handle;
+    unsigned gpu_id, minor, device_instance;
+    uint16_t pci_device_id;
+    char driver_version[64];
+    uint8_t uuid[16];
+    int uvm_initialized, uvm_gpu_registered, uvm_vaspace_registered, uvm_channel_registered;
+    volatile uint8_t *usermode;      /* doorbell page */
+    int usermode_fd;
+    uint64_t usermode_linear;
+    bob_gpu_mem mems[BOB_GPU_MAX_MEMS];
+    bob_gpu_mem *notifier;           /* NvNotification[] the RM writes channel errors into */
+    bob_gpu_mem *channel_mem;        /* ring at 0, USERD at ring_entries * 8 */
+    volatile uint64_t *ring;
+    volatile uint32_t *userd;
+    uint32_t ring_entries;
+    uint32_t gp_put;
+    uint32_t work_submit_token;
+    int open;                        /* 1 once bring-up completed */
+    char error[768];
+} bob_gpu;
+
+/* Bring the GPU up for `target` (NULL config = defaults).  Returns 0,
+ * BOB_EXIT_NO_GPU (no device, driver branch refused, class missing, any
+ * bring-up ioctl failed) or BOB_EXIT_INTERNAL. */
+int bob_gpu_open(bob_gpu *gpu, const bob_target_facts *target, const bob_gpu_config *config);
+
+/* 1 when /dev/nvidiactl exists (a cheap check before bob_gpu_open). */
+int bob_gpu_present(void);
+
+/* Allocate `size` bytes (rounded up to 4 KiB) of `location` memory, map it
+ * for the CPU (*host_ptr) and for the GPU at exactly gpu_va (4 KiB aligned).
+ * The CPU mapping is placed at the same address when that is free. */
+int bob_gpu_alloc_at(bob_gpu *gpu, uint64_t gpu_va, uint64_t size, int location, void **host_ptr);
+
+/* The GPU VA of a CPU pointer inside one of this gpu's allocations; 0 if none. */
+uint64_t bob_gpu_va_of(const bob_gpu *gpu, const volatile void *host_ptr);
+
+/* A GPFIFO entry for `dwords` method words at GPU VA `pushbuffer_va`
+ * (4-byte aligned, below 2^40): GET 31:2, GET_HI 39:32, LENGTH 62:42. */
+uint64_t bob_gpfifo_entry(uint64_t pushbuffer_va, uint32_t dwords);
+
+/* Write one ring entry at GPPut, advance GPPut in USERD, fence, ring the
+ * doorbell with the work-submit token. */
+int bob_gpu_submit(bob_gpu *gpu, uint64_t gpfifo_entry);
+
+/* Wait until the 64-bit semaphore at `sem` (a CPU pointer into one of this
+ * gpu's allocations) holds a value >= `value`.  On timeout or a channel
+ * error, reads the error notifier and reports it by name: BOB_EXIT_GPU_FAULT. */
+int bob_gpu_wait(bob_gpu *gpu, const volatile void *sem, uint64_t value, uint32_t timeout_ms);
+
+/* Channel error notifier: 0 and no text while clean, else 1 and a message. */
+int bob_gpu_channel_error(bob_gpu *gpu, char *text, size_t text_bytes);
+
+/* Free everything in reverse order of creation.  Idempotent. */
+void bob_gpu_close(bob_gpu *gpu);
+
+#endif

@@ -1,0 +1,76 @@
+/* NV_STATUS -> name, from the table in nv_status.h. */
+#include "nv_status.h"
+
+#include <stdio.h>
+
+#define S(x) { x, #x }
+static const struct { NvStatus code; const char *name; } NV_STATUS_TABLE[] = {
+    S(NV_OK),
+    S(NV_ERR_BUFFER_TOO_SMALL),
+    S(NV_ERR_BUSY_RETRY),
+    S(NV_ERR_CARD_NOT_PRESENT),
+    S(NV_ERR_DMA_IN_USE),
+    S(NV_ERR_ECC_ERROR),
+    S(NV_ERR_GPU_IS_LOST),
+    S(NV_ERR_GPU_UUID_NOT_FOUND),
+    S(NV_ERR_ILLEGAL_ACTION),
+    S(NV_ERR_IN_USE),
+    S(NV_ERR_INSUFFICIENT_RESOURCES),
+    S(NV_ERR_INSUFFICIENT_PERMISSIONS),
+    S(NV_ERR_INVALID_ACCESS_TYPE),
+    S(NV_ERR_INVALID_ADDRESS),
+    S(NV_ERR_INVALID_ARGUMENT),
+    S(NV_ERR_INVALID_BASE),
+    S(NV_ERR_INVALID_CHANNEL),
+    S(NV_ERR_INVALID_CLASS),
+    S(NV_ERR_INVALID_CLIENT),
+    S(NV_ERR_INVALID_COMMAND),
+    S(NV_ERR_INVALID_DATA),
+    S(NV_ERR_INVALID_DEVICE),
+    S(NV_ERR_INVALID_FLAGS),
+    S(NV_ERR_INVALID_INDEX),
+    S(NV_ERR_INVALID_LIMIT),
+    S(NV_ERR_INVALID_METHOD),
+    S(NV_ERR_INVALID_OBJECT),
+    S(NV_ERR_INVALID_OBJECT_BUFFER),
+    S(NV_ERR_INVALID_OBJECT_HANDLE),
+    S(NV_ERR_INVALID_OBJECT_NEW),
+    S(NV_ERR_INVALID_OBJECT_OLD),
+    S(NV_ERR_INVALID_OBJECT_PARENT),
+    S(NV_ERR_INVALID_OFFSET),
+    S(NV_ERR_INVALID_OPERATION),
+    S(NV_ERR_INVALID_OWNER),
+    S(NV_ERR_INVALID_PARAM_STRUCT),
+    S(NV_ERR_INVALID_PARAMETER),
+    S(NV_ERR_INVALID_POINTER),
+    S(NV_ERR_INVALID_REQUEST),
+    S(NV_ERR_INVALID_STATE),
+    S(NV_ERR_MISSING_TABLE_ENTRY),
+    S(NV_ERR_NO_MEMORY),
+    S(NV_ERR_NO_SUCH_DOMAIN),
+    S(NV_ERR_NOT_COMPATIBLE),
+    S(NV_ERR_NOT_READY),
+    S(NV_ERR_NOT_SUPPORTED),
+    S(NV_ERR_OBJECT_NOT_FOUND),
+    S(NV_ERR_OBJECT_TYPE_MISMATCH),
+    S(NV_ERR_OPERATING_SYSTEM),
+    S(NV_ERR_OUT_OF_RANGE),
+    S(NV_ERR_PROTECTION_FAULT),
+    S(NV_ERR_RC_ERROR),
+    S(NV_ERR_RESET_REQUIRED),
+    S(NV_ERR_STATE_IN_USE),
+    S(NV_ERR_TIMEOUT),
+    S(NV_ERR_UVM_ADDRESS_IN_USE),
+    S(NV_ERR_GENERIC),
+};
+#undef S
+
+const char *nv_status_name(NvStatus status)
+{
+    static char unknown[32];
+    for (unsigned i = 0; i < sizeof NV_STATUS_TABLE / sizeof NV_STATUS_TABLE[0]; i++)
+        if (NV_STATUS_TABLE[i].code == status)
+            return NV_STATUS_TABLE[i].name;
+    snprintf(unknown, sizeof unknown, "NV_STATUS 0x%x", (unsigned)status);
+    return unknown;
+}

@@ -1,0 +1,153 @@
+/* A small command-line front end to the host runtime, for the pytest tests
+ * (tests/host/test_runtime_c.py) and for poking at files by hand.
+ *
+ *   bobrt_tool init N                 first N fresh parameters: "i bits value" per line
+ *   bobrt_tool adamw T                alpha_t, epsilon_t, decay, 1-beta1, 1-beta2 as hex bits
+ *   bobrt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
+ *   bobrt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
+ *   bobrt_tool input-check RECORD     check an input record
+ *   bobrt_tool args ARGS...           parse a host command line, print the fields
+ *   bobrt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
+ * contract options: --schema S --learner S --data S --seed S --payload N --chunk N --chunks N --updates N
+ * Exit status: the runtime's code (bob_exit.h); errors on stderr.
+ */
+#include "host_runtime.h"
+#include "nv_shim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bob_contract default_contract(void)
+{
+    bob_contract c = {
+        .schema = "test-schema", .learner = "test-learner", .data = "test-data", .seed = BOB_SEED_IDENTITY,
+        .payload_bytes = BOB_PAYLOAD_BYTES, .chunk_bytes = BOB_CHUNK_BYTES, .chunk_count = BOB_CHUNK_COUNT,
+        .updates_per_invocation = BOB_UPDATES_PER_INVOCATION,
+    };
+    return c;
+}
+
+static int contract_options(int argc, char **argv, int from, bob_contract *c)
+{
+    for (int i = from; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        if (!strcmp(k, "--schema")) c->schema = v;
+        else if (!strcmp(k, "--learner")) c->learner = v;
+        else if (!strcmp(k, "--data")) c->data = v;
+        else if (!strcmp(k, "--seed")) c->seed = v;
+        else if (!strcmp(k, "--payload")) c->payload_bytes = strtoull(v, NULL, 0);
+        else if (!strcmp(k, "--chunk")) c->chunk_bytes = strtoull(v, NULL, 0);
+        else if (!strcmp(k, "--chunks")) c->chunk_count = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(k, "--updates")) c->updates_per_invocation = strtoull(v, NULL, 0);
+        else {
+            fprintf(stderr, "bobrt_tool: unknown contract option %s\n", k);
+            return BOB_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+int main(int argc, char **argv)
+{
+    char err[BOB_ERR_BYTES];
+    if (argc < 2) {
+        fprintf(stderr, "usage: bobrt_tool init|adamw|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
+        return BOB_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "init") && argc == 3) {
+        size_t n = strtoull(argv[2], NULL, 0);
+        float *p = malloc(n * sizeof *p + 1);
+        bob_init_parameters(BOB_SEED_IDENTITY, p, n);
+        for (size_t i = 0; i < n; i++)
+            printf("%zu %08x %.9g\n", i, bits(p[i]), p[i]);
+        free(p);
+        return 0;
+    }
+    if (!strcmp(cmd, "adamw") && argc == 3) {
+        bob_adamw_hyper h = BOB_ADAMW_DEFAULTS;
+        bob_adamw_scalars s = bob_adamw_scalars_for(&h, (uint32_t)strtoul(argv[2], NULL, 0), BOB_PARAMETER_COUNT);
+        printf("%08x %08x %08x %08x %08x\n", bits(s.alpha_t), bits(s.epsilon_t), bits(s.decay),
+               bits(s.one_minus_beta1), bits(s.one_minus_beta2));
+        return 0;
+    }
+    if (!strcmp(cmd, "envelope-write") && argc >= 4) {
+        bob_contract c = default_contract();
+        int rc = contract_options(argc, argv, 4, &c);
+        if (rc)
+            return rc;
+        float *payload = calloc(1, c.payload_bytes + 4);
+        if (c.payload_bytes >= BOB_PAYLOAD_BYTES)
+            bob_init_payload(BOB_SEED_IDENTITY, payload);
+        rc = bob_checkpoint_write(&c, argv[2], strtoull(argv[3], NULL, 0), payload, err);
+        free(payload);
+        if (rc)
+            bob_report(err);
+        return rc;
+    }
+    if (!strcmp(cmd, "envelope-read") && argc >= 3) {
+        bob_contract c = default_contract();
+        int rc = contract_options(argc, argv, 3, &c);
+        if (rc)
+            return rc;
+        float *payload = malloc(c.payload_bytes + 4);
+        uint64_t step = 0;
+        rc = bob_checkpoint_read(&c, argv[2], payload, &step, err);
+        if (rc)
+            bob_report(err);
+        else
+            printf("ok step %llu p0 %08x\n", (unsigned long long)step, bits(payload[0]));
+        free(payload);
+        return rc;
+    }
+    if (!strcmp(cmd, "input-check") && argc == 3) {
+        bob_input in;
+        int rc = bob_input_read(argv[2], NULL, &in, err);
+        if (rc)
+            bob_report(err);
+        else
+            printf("ok prompts %u %u %u\n", in.prompt[0], in.prompt[1], in.prompt[2]);
+        return rc;
+    }
+    if (!strcmp(cmd, "args")) {
+        bob_args a;
+        int rc = bob_parse_args(argc - 1, argv + 1, &a, err);
+        if (rc) {
+            bob_report(err);
+            return rc;
+        }
+        if (a.help) {
+            bob_print_usage("HOST", stdout);
+            return 0;
+        }
+        printf("op %s input %s checkpoint %s out %s predictions %s result %s\n",
+               a.op == BOB_OP_TRAIN ? "train" : "predict", a.input, a.checkpoint_in ? a.checkpoint_in : "-",
+               a.checkpoint_out, a.predictions, a.result);
+        return 0;
+    }
+    if (!strcmp(cmd, "gpu-open") && argc == 3) {
+        const bob_target_facts *t = bob_target_named(argv[2]);
+        if (!t) {
+            fprintf(stderr, "bobrt_tool: unknown target %s\n", argv[2]);
+            return BOB_EXIT_USAGE;
+        }
+        bob_gpu g;
+        bob_gpu_config cfg = { .verbose = 1 };
+        int rc = bob_gpu_open(&g, t, &cfg);
+        if (!rc) {
+            printf("ok driver %s\n", g.driver_version);
+            bob_gpu_close(&g);
+        }
+        return rc;
+    }
+    fprintf(stderr, "bobrt_tool: bad command line (see the comment at the top of bobrt_tool.c)\n");
+    return BOB_EXIT_USAGE;
+}

@@ -1,0 +1,369 @@
+/* CPU tests of the host runtime and of the shim's no-GPU path
+ * (`make -C runtime_c test`).  Each check prints on failure; the exit status
+ * is the number of failures (0 = all passed). */
+#define _GNU_SOURCE
+#include "host_runtime.h"
+#include "nv_rm.h"
+#include "nv_shim.h"
+#include "nv_status.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int failures, checks;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        checks++;                                                          \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
+static char tmpdir[256];
+
+static bob_contract contract(void)
+{
+    bob_contract c = { "bob-schema", "bob-learner adamw", "bob-data record-1564", BOB_SEED_IDENTITY,
+                       BOB_PAYLOAD_BYTES, BOB_CHUNK_BYTES, BOB_CHUNK_COUNT, BOB_UPDATES_PER_INVOCATION };
+    return c;
+}
+
+static float *payload(void)
+{
+    float *p = malloc(BOB_PAYLOAD_BYTES);
+    bob_init_payload(BOB_SEED_IDENTITY, p);
+    for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
+        p[BOB_PARAMETER_COUNT + i] = (float)i * 1e-6f;
+        p[2 * BOB_PARAMETER_COUNT + i] = (float)i * 1e-9f;
+    }
+    return p;
+}
+
+static void test_crc_fnv(void)
+{
+    CHECK(bob_crc32(0, "123456789", 9) == 0xCBF43926u, "crc32 check value 0x%08x", bob_crc32(0, "123456789", 9));
+    CHECK(bob_crc32(bob_crc32(0, "1234", 4), "56789", 5) == 0xCBF43926u, "crc32 continuation");
+    CHECK(bob_fnv1a64("", 0) == 0xcbf29ce484222325ull, "fnv1a64 empty");
+    CHECK(bob_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "fnv1a64('a') = 0x%llx",
+          (unsigned long long)bob_fnv1a64("a", 1));
+}
+
+static void test_init(void)
+{
+    float *p = malloc(BOB_PARAMETER_COUNT * sizeof *p), *q = malloc(BOB_PARAMETER_COUNT * sizeof *q);
+    bob_init_parameters(BOB_SEED_IDENTITY, p, BOB_PARAMETER_COUNT);
+    bob_init_parameters(BOB_SEED_IDENTITY, q, BOB_PARAMETER_COUNT);
+    int small = 1, distinct = 0;
+    for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {
+        small &= fabsf(p[i]) <= 0.01f;
+        distinct += p[i] != p[0];
+    }
+    CHECK(small, "every |P[i]| <= 0.01");
+    CHECK(distinct > 60000, "values vary (%d differ from P[0])", distinct);
+    CHECK(memcmp(p, q, BOB_PARAMETER_COUNT * sizeof *p) == 0, "deterministic");
+    /* first value, computed by hand from the documented steps */
+    uint64_t s = bob_fnv1a64(BOB_SEED_IDENTITY, strlen(BOB_SEED_IDENTITY)) + 0x9E3779B97F4A7C15ull;
+    uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    float first = (float)((double)((int64_t)(z >> 40) - 8388608) / 838860800.0);
+    CHECK(p[0] == first, "P[0] %.9g vs %.9g", p[0], first);
+    free(p);
+    free(q);
+}
+
+static void test_adamw(void)
+{
+    bob_adamw_hyper h = BOB_ADAMW_DEFAULTS;
+    for (uint32_t t = 1; t <= 10; t++) {
+        bob_adamw_scalars s = bob_adamw_scalars_for(&h, t, BOB_PARAMETER_COUNT);
+        double lr = 0.1f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+        double c2 = sqrt(1.0 - pow(b2, t));
+        CHECK(s.alpha_t == (float)(lr * c2 / (1.0 - pow(b1, t))), "alpha_%u", t);
+        CHECK(s.epsilon_t == (float)(eps * c2), "epsilon_%u", t);
+        CHECK(s.step == t && s.count == 65536, "step/count");
+    }
+    bob_adamw_scalars s1 = bob_adamw_scalars_for(&h, 1, BOB_PARAMETER_COUNT);
+    /* alpha_1 = lr * sqrt(1-b2)/(1-b1) ~= 0.1 * 0.0316 / 0.1 = 0.0316 */
+    CHECK(fabsf(s1.alpha_t - 0.0316228f) < 1e-5f, "alpha_1 %.9g", s1.alpha_t);
+    CHECK(s1.decay == (float)(1.0 - (double)0.1f * (double)0.01f), "decay");
+    uint8_t block[96];
+    memset(block, 0xEE, sizeof block);
+    bob_adamw_block_write(block, 0x1111, 0x2222, 0x3333, 0x4444, &s1);
+    uint64_t w0;
+    uint32_t step, count;
+    float alpha;
+    memcpy(&w0, block, 8);
+    memcpy(&alpha, block + 32, 4);
+    memcpy(&count, block + 32 + 28, 4);
+    memcpy(&step, block + 32 + 32, 4);
+    CHECK(w0 == 0x1111 && alpha == s1.alpha_t && count == 65536 && step == 1, "parameter block layout");
+    CHECK(block[68] == 0xEE, "block writes 68 bytes only");
+}
+
+static int expect(int rc, int want, const char *err, const char *needle, const char *what)
+{
+    CHECK(rc == want, "%s: code %d, expected %d (%s)", what, rc, want, err);
+    CHECK(!needle || strstr(err, needle), "%s: message '%s' lacks '%s'", what, err, needle);
+    return rc == want;
+}
+
+static void test_envelope(void)
+{
+    char err[BOB_ERR_BYTES] = "";
+    bob_contract c = contract();
+    float *p = payload();
+    uint8_t *e;
+    size_t n;
+    CHECK(bob_envelope_build(&c, 42, p, &e, &n, err) == 0, "build: %s", err);
+    CHECK(n == bob_envelope_total_bytes(&c), "size");
+    uint32_t h = bob_envelope_header_bytes(&c);
+    CHECK(h % 16 == 0 && h >= 64, "H %u", h);
+    CHECK(n == h + BOB_PAYLOAD_BYTES + 12, "total = H + payload + 12");
+    const uint8_t *pl;
+    uint64_t step = 0;
+    CHECK(bob_envelope_check(&c, e, n, "mem", &pl, &step, err) == 0, "round trip: %s", err);
+    CHECK(step == 42 && memcmp(pl, p, BOB_PAYLOAD_BYTES) == 0, "round trip payload/step");
+
+    /* file round trip through atomic publish */
+    char path[512];
+    snprintf(path, sizeof path, "%s/ck.bin", tmpdir);
+    CHECK(bob_checkpoint_write(&c, path, 7, p, err) == 0, "write: %s", err);
+    float *back = malloc(BOB_PAYLOAD_BYTES);
+    CHECK(bob_checkpoint_read(&c, path, back, &step, err) == 0, "read: %s", err);
+    CHECK(step == 7 && memcmp(back, p, BOB_PAYLOAD_BYTES) == 0, "file round trip");
+
+    /* corrupted: one payload bit */
+    uint8_t *bad = malloc(n);
+    memcpy(bad, e, n);
+    bad[h + 1000] ^= 1;
+    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "corrupted", "crc");
+    /* truncated */
+    expect(bob_envelope_check(&c, e, n - 1, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "n-1");
+    expect(bob_envelope_check(&c, e, 10, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "10 bytes");
+    expect(bob_envelope_check(&c, e, h, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "header only");
+    /* not a checkpoint */
+    memcpy(bad, e, n);
+    bad[0] = 'X';
+    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "not a checkpoint",
+           "magic");
+    memcpy(bad, e, n);
+    bad[n - 1] = 'X';
+    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "trailer", "trailer");
+    free(bad);
+
+    /* foreign, one part at a time, each named */
+    struct { const char *part; bob_contract c; } f[8];
+    for (int i = 0; i < 8; i++)
+        f[i].c = contract();
+    f[0].part = "schema";   f[0].c.schema = "other-schema";
+    f[1].part = "learner";  f[1].c.learner = "bob-learner sgd";
+    f[2].part = "data";     f[2].c.data = "bob-data record-2000";
+    f[3].part = "seed";     f[3].c.seed = "bob-seed-v2";
+    f[4].part = "payload";  f[4].c.payload_bytes = BOB_PAYLOAD_BYTES - 16;
+    f[5].part = "chunk count";   f[5].c.chunk_count = 2;
+    f[6].part = "updates";  f[6].c.updates_per_invocation = 11;
+    f[7].part = "chunk bytes";  f[7].c.chunk_bytes = BOB_CHUNK_BYTES / 2;
+    for (int i = 0; i < 8; i++) {
+        uint8_t *fe;
+        size_t fn;
+        CHECK(bob_envelope_build(&f[i].c, 3, p, &fe, &fn, err) == 0, "build foreign");
+        char what[64];
+        snprintf(what, sizeof what, "foreign %s", f[i].part);
+        expect(bob_envelope_check(&c, fe, fn, "f", NULL, NULL, err), BOB_EXIT_FOREIGN_CHECKPOINT, err, f[i].part,
+               what);
+        CHECK(strstr(err, "foreign checkpoint"), "%s: says foreign: %s", what, err);
+        free(fe);
+    }
+    /* first differing part wins: learner and seed differ -> learner */
+    bob_contract two = contract();
+    two.learner = "x";
+    two.seed = "y";
+    uint8_t *te;
+    size_t tn;
+    bob_envelope_build(&two, 0, p, &te, &tn, err);
+    expect(bob_envelope_check(&c, te, tn, "f", NULL, NULL, err), BOB_EXIT_FOREIGN_CHECKPOINT, err, "learner",
+           "order learner before seed");
+    free(te);
+    /* missing file */
+    snprintf(path, sizeof path, "%s/none.bin", tmpdir);
+    expect(bob_checkpoint_read(&c, path, back, &step, err), BOB_EXIT_BAD_CHECKPOINT, err, "none.bin", "missing");
+    free(back);
+    free(e);
+    free(p);
+}
+
+static int count_temporaries(void)
+{
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        n += strstr(de->d_name, ".tmp-") != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_publish(void)
+{
+    char err[BOB_ERR_BYTES] = "";
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.bin", tmpdir);
+    CHECK(bob_publish_atomic(path, "old-contents", 12, err) == 0, "publish: %s", err);
+    /* a write that fails part way (file size limit) leaves the old file and no temporary */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = { 4096, 4096 };
+        setrlimit(RLIMIT_FSIZE, &rl);
+        static char big[1 << 16];
+        memset(big, 'n', sizeof big);
+        char e2[BOB_ERR_BYTES];
+        int rc = bob_publish_atomic(path, big, sizeof big, e2);
+        if (rc)
+            fprintf(stderr, "(expected) %s\n", e2);
+        _exit(rc);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == BOB_EXIT_WRITE_FAILED, "failing publish exits 8 (status %d)",
+          status);
+    char buf[64] = "";
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(got == 12 && memcmp(buf, "old-contents", 12) == 0, "old output intact after a failed publish");
+    CHECK(count_temporaries() == 0, "no temporary left behind");
+    /* a folder that does not exist */
+    snprintf(path, sizeof path, "%s/no/such/dir/out.bin", tmpdir);
+    expect(bob_publish_atomic(path, "x", 1, err), BOB_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
+    struct stat st;
+    CHECK(stat(path, &st) != 0, "nothing at the path");
+}
+
+static void make_record(uint8_t *r)
+{
+    memset(r, 0, BOB_INPUT_RECORD_BYTES);
+    memcpy(r, "BOBINPUT", 8);
+    r[8] = 1;
+    for (unsigned b = 0; b < 256; b++) {
+        uint8_t t = (uint8_t)((b * 7 + 3) & 0xFF);
+        r[16 + 2 * b] = (uint8_t)b;
+        r[17 + 2 * b] = t;
+        r[528 + 4 * b] = t;
+    }
+    r[1552] = 'a';
+    r[1556] = 'b';
+    r[1560] = 'c';
+}
+
+static void test_input(void)
+{
+    char err[BOB_ERR_BYTES] = "";
+    uint8_t r[BOB_INPUT_RECORD_BYTES], x[BOB_INPUT_RECORD_BYTES];
+    bob_input in;
+    make_record(r);
+    CHECK(bob_input_parse(r, sizeof r, "rec", &in, err) == 0, "valid record: %s", err);
+    CHECK(in.target[1] == 10 && in.prompt[2] == 'c', "fields");
+    expect(bob_input_parse(r, sizeof r - 1, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
+    memcpy(x, r, sizeof r);
+    x[0] = 'X';
+    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
+    memcpy(x, r, sizeof r);
+    x[8] = 2;
+    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "version 2", "version");
+    memcpy(x, r, sizeof r);
+    x[17 + 2 * 5] ^= 1;
+    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "byte 5", "pair vs word");
+    memcpy(x, r, sizeof r);
+    x[1553] = 1;
+    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "prompt 0", "prompt range");
+    char path[512];
+    snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
+    expect(bob_input_read(path, NULL, &in, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
+}
+
+static void test_args(void)
+{
+    char err[BOB_ERR_BYTES] = "";
+    bob_args a;
+    char *ok[] = { "host", "train", "--input", "r", "--checkpoint-out", "o", "--predictions=p", "--result", "s" };
+    CHECK(bob_parse_args(9, ok, &a, err) == 0, "valid: %s", err);
+    CHECK(a.op == BOB_OP_TRAIN && !strcmp(a.predictions, "p") && !a.checkpoint_in, "fields");
+    char *help[] = { "host", "--help" };
+    CHECK(bob_parse_args(2, help, &a, err) == 0 && a.help, "--help");
+    char *noop[] = { "host", "--input", "r" };
+    expect(bob_parse_args(3, noop, &a, err), BOB_EXIT_USAGE, err, "train or predict", "no op");
+    char *badop[] = { "host", "fly" };
+    expect(bob_parse_args(2, badop, &a, err), BOB_EXIT_USAGE, err, "'fly'", "bad op");
+    char *missing[] = { "host", "predict", "--input", "r", "--checkpoint-out", "o", "--predictions", "p" };
+    expect(bob_parse_args(8, missing, &a, err), BOB_EXIT_USAGE, err, "--result", "missing --result");
+    char *unknown[] = { "host", "predict", "--inptu", "r" };
+    expect(bob_parse_args(4, unknown, &a, err), BOB_EXIT_USAGE, err, "--inptu", "unknown option");
+    char *twice[] = { "host", "predict", "--input", "r", "--input", "q" };
+    expect(bob_parse_args(6, twice, &a, err), BOB_EXIT_USAGE, err, "twice", "duplicate");
+    char *novalue[] = { "host", "predict", "--input" };
+    expect(bob_parse_args(3, novalue, &a, err), BOB_EXIT_USAGE, err, "needs a value", "no value");
+}
+
+static void test_shim_cpu(void)
+{
+    CHECK(bob_target_named("sm_90") == &BOB_TARGET_SM90, "sm_90 row");
+    CHECK(BOB_TARGET_SM90.compute_class == 0xCBC0 && BOB_TARGET_SM90.gpfifo_class == 0xC86F, "sm_90 classes");
+    CHECK(BOB_TARGET_SM86.compute_class == 0xC7C0 && BOB_TARGET_SM86.gpfifo_class == 0xC56F, "sm_86 classes");
+    CHECK(bob_target_named("sm_99") == NULL, "unknown target");
+    CHECK(!strcmp(nv_status_name(0x1F), "NV_ERR_INVALID_ARGUMENT"), "status name");
+    CHECK(!strcmp(nv_status_name(0x3A), "NV_ERR_INVALID_PARAM_STRUCT"), "status name 0x3a");
+    CHECK(!strcmp(nv_status_name(0x1B), "NV_ERR_INSUFFICIENT_PERMISSIONS"), "status name 0x1b");
+    CHECK(strstr(nv_status_name(0x12345), "0x12345") != NULL, "unknown status");
+    CHECK(NV_IOWR(NV_ESC_RM_ALLOC, 32) == 0xC020462Bul, "RM_ALLOC ioctl number");
+    /* GPFIFO entry: address low bits, GET_HI, LENGTH */
+    uint64_t e = bob_gpfifo_entry(0x12345678A0ull, 5);
+    CHECK((uint32_t)e == 0x345678A0u, "entry dword0 0x%08x", (uint32_t)e);
+    CHECK((uint32_t)(e >> 32) == (0x12u | (5u << 10)), "entry dword1 0x%08x", (uint32_t)(e >> 32));
+    if (!bob_gpu_present()) {
+        bob_gpu g;
+        int rc = bob_gpu_open(&g, &BOB_TARGET_SM90, NULL);
+        CHECK(rc == BOB_EXIT_NO_GPU, "no GPU: code %d", rc);
+        CHECK(strstr(g.error, "no GPU") != NULL, "no GPU message: %s", g.error);
+        bob_gpu_close(&g);
+    }
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/bobrt-test-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_crc_fnv();
+    test_init();
+    test_adamw();
+    test_envelope();
+    test_publish();
+    test_input();
+    test_args();
+    test_shim_cpu();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}

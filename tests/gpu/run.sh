@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run every GPU test on the device machine and write the logs into LOGDIR
+# ($OUT there):
+#   tests/gpu/run.sh LOGDIR
+# env.txt       machine, driver, compiler
+# build.log     make -C runtime_c all static
+# gpu_smoke.log the shim smoke program (dynamic build): bring-up, semaphore
+#               release, round trips, SET_OBJECT compute, one V04_00 QMD launch
+# gpu_smoke_static.log the same program linked with gcc -static (no launch)
+# pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
+# dmesg.txt     kernel messages about the GPU (Xid lines), when readable
+# summary.txt   one line per step with its exit status
+set -u
+cd "$(dirname "$0")/../.."
+LOG=${1:-gpu-logs}
+mkdir -p "$LOG"
+: > "$LOG/summary.txt"
+note() { echo "$*" | tee -a "$LOG/summary.txt"; }
+
+{
+  date -u; uname -a; echo
+  nvidia-smi 2>&1 | head -20 || true
+  cat /proc/driver/nvidia/version 2>/dev/null || true
+  ls -l /dev/nvidia* 2>&1
+  gcc --version | head -1
+  python3 --version 2>&1
+} > "$LOG/env.txt" 2>&1
+
+make -C runtime_c clean > /dev/null 2>&1
+make -C runtime_c all static > "$LOG/build.log" 2>&1
+rc=$?; note "build: exit $rc"
+if [ $rc -ne 0 ]; then note "FAIL: build"; exit 1; fi
+
+make -C runtime_c test >> "$LOG/build.log" 2>&1
+note "cpu tests: exit $?"
+
+BUNDLE=runtime_c/tests/data/launch_sm90.bin
+timeout 120 runtime_c/build/gpu_smoke --bundle "$BUNDLE" > "$LOG/gpu_smoke.log" 2>&1
+smoke=$?; note "gpu_smoke: exit $smoke"
+
+timeout 60 runtime_c/build/gpu_smoke.static --repeat 20 > "$LOG/gpu_smoke_static.log" 2>&1
+note "gpu_smoke.static: exit $?"
+
+if python3 -c "import pytest" > /dev/null 2>&1; then
+  timeout 300 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
+  note "pytest -m gpu tests/gpu: exit $?"
+else
+  note "pytest -m gpu: skipped (no pytest on this machine)"
+fi
+
+(dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
+exit $smoke

@@ -1,0 +1,41 @@
+"""Type checking conformance: typecheck/success/<name>A.bob checks and its
+`result` has the type printed in <name>B.txt; typecheck/failure/<name>.bob is
+refused (when loading or checking) with every line of <name>.txt in the error."""
+from __future__ import annotations
+
+import pytest
+
+from bobc.errors import BobcError
+from bobc.language import load_program
+from bobc.language.check import check_program
+from bobc.language.quote import show_value
+
+from .conftest import REPOSITORY, cases, expected_fragments
+
+
+@pytest.mark.parametrize("path", cases("typecheck/success", "*A.bob"))
+def test_typecheck_success(path):
+    expected = path.with_name(path.name[:-len("A.bob")] + "B.txt").read_text(encoding="utf-8")
+    program = load_program(path)
+    checker = check_program(program)
+    assert show_value(checker.definition_type(program.definition("result"))) + "\n" == expected
+
+
+@pytest.mark.parametrize("path", cases("typecheck/failure", "*.bob"))
+def test_typecheck_failure(path):
+    with pytest.raises(BobcError) as caught:
+        load_program(path).check()
+    rendered = caught.value.render()
+    for fragment in expected_fragments(path.with_suffix(".txt")):
+        assert fragment in rendered
+
+
+def test_check_command(tmp_path, capsys):
+    from bobc.cli import main
+    good = tmp_path / "Good.bob"
+    good.write_text("module Good\ndef x : Nat = 1\n", encoding="utf-8")
+    assert main(["check", str(good)]) == 0
+    bad = tmp_path / "Bad.bob"
+    bad.write_text("module Bad\ndef x : Nat = b\"one\"\n", encoding="utf-8")
+    assert main(["check", str(bad)]) == 1
+    assert "Bad.bob:2:15: error: in x: type mismatch" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""The Python formats and the C runtime (runtime_c/) agree, byte for byte.
+
+docs/formats.md is implemented twice; these tests hold the two against each
+other through runtime_c's bobrt_tool: the generator's bits, the AdamW
+scalars' bits, identical envelopes, and the same refusal (exit code) for the
+same bad file.  Skipped where gcc or the runtime sources are not there.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import struct
+import subprocess
+
+import numpy as np
+import pytest
+
+from bobc.plan.model import CheckpointContract
+from bobc.reference.errors import FileRefused
+from bobc.reference.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
+                                    decode_checkpoint, decode_input_record, encode_checkpoint,
+                                    encode_input_record, fresh_parameters)
+
+SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c"]
+# bobrt_tool's default contract (runtime_c/tests/bobrt_tool.c)
+TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"bob-seed-v1",
+                                   786432, 262144, 10)
+
+
+@pytest.fixture(scope="module")
+def tool(repo, tmp_path_factory):
+    runtime = repo / "runtime_c"
+    if shutil.which("gcc") is None or not (runtime / "tests/bobrt_tool.c").is_file():
+        pytest.skip("needs gcc and runtime_c/tests/bobrt_tool.c")
+    out = tmp_path_factory.mktemp("c") / "bobrt_tool"
+    built = subprocess.run(["gcc", "-std=c11", "-O0", "-D_DEFAULT_SOURCE", f"-I{runtime}",
+                            str(runtime / "tests/bobrt_tool.c"),
+                            *(str(runtime / s) for s in SOURCES), "-lm", "-o", str(out)],
+                           capture_output=True, text=True)
+    if built.returncode:
+        pytest.skip(f"runtime_c does not build here: {built.stderr[-500:]}")
+    usage = subprocess.run([str(out)], capture_output=True, text=True).stderr
+    if not all(c in usage for c in ("init", "adamw", "envelope-write", "envelope-read",
+                                    "input-check")):
+        pytest.skip(f"bobrt_tool's commands changed: {usage.strip()}")
+
+    def run(*args):
+        return subprocess.run([str(out), *map(str, args)], capture_output=True, text=True)
+    return run
+
+
+def test_generator_bits_agree(tool):
+    done = tool("init", 4096)
+    assert done.returncode == 0, done.stderr
+    c_bits = [int(line.split()[1], 16) for line in done.stdout.splitlines()]
+    assert c_bits == fresh_parameters(b"bob-seed-v1")[:4096].view(np.uint32).tolist()
+
+
+@pytest.mark.parametrize("t", [1, 2, 10, 11, 20, 1000, 2 ** 31])
+def test_adamw_scalar_bits_agree(tool, t):
+    done = tool("adamw", t)
+    assert done.returncode == 0, done.stderr
+    s = adamw_scalars(Hyperparameters(), t)
+    ours = struct.unpack("<5I", struct.pack("<5f", s.alpha, s.epsilon, s.decay,
+                                            s.one_minus_beta1, s.one_minus_beta2))
+    assert [int(x, 16) for x in done.stdout.split()] == list(ours)
+
+
+def test_envelopes_are_byte_identical(tool, tmp_path):
+    path = tmp_path / "c.ckpt"
+    done = tool("envelope-write", path, 1234)
+    assert done.returncode == 0, done.stderr
+    zeros = np.zeros(65536, np.float32)
+    ours = encode_checkpoint(TOOL_CONTRACT, Checkpoint(fresh_parameters(b"bob-seed-v1"), zeros,
+                                                       zeros, 1234))
+    assert path.read_bytes() == ours
+    state = decode_checkpoint(path.read_bytes(), TOOL_CONTRACT, path)
+    assert state.step == 1234
+
+
+def test_c_reads_what_python_writes(tool, tmp_path):
+    rng = np.random.default_rng(3)
+    planes = rng.standard_normal((3, 65536)).astype(np.float32)
+    path = tmp_path / "py.ckpt"
+    path.write_bytes(encode_checkpoint(TOOL_CONTRACT, Checkpoint(*planes, 2 ** 40 + 5)))
+    done = tool("envelope-read", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:3] == ["ok", "step", str(2 ** 40 + 5)]
+    assert int(done.stdout.split()[4], 16) == int(planes[0, :1].view(np.uint32)[0])
+
+
+def _flip(data: bytes, offset: int) -> bytes:
+    out = bytearray(data)
+    out[offset] ^= 0x40
+    return bytes(out)
+
+
+def _foreign(**changes) -> bytes:
+    zeros = np.zeros(65536, np.float32)
+    return encode_checkpoint(dataclasses.replace(TOOL_CONTRACT, **changes),
+                             Checkpoint(zeros, zeros, zeros, 3))
+
+
+GOOD = encode_checkpoint(TOOL_CONTRACT, Checkpoint(np.ones(65536), np.zeros(65536),
+                                                   np.zeros(65536), 3))
+BAD_CHECKPOINTS = {
+    "truncated": GOOD[:-100], "short": GOOD[:40], "trailing": GOOD + b"x",
+    "magic": b"XOBCENV1" + GOOD[8:], "trailer": GOOD[:-1] + b"X", "crc": _flip(GOOD, 5000),
+    "schema": _foreign(schema=b"test-schemb"), "learner": _foreign(learner=b"other"),
+    "data": _foreign(data=b"test-data-2"), "seed": _foreign(seed=b"bob-seed-v2"),
+    "updates": _foreign(updates_per_invocation=11),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CHECKPOINTS))
+def test_same_checkpoint_refusal(tool, tmp_path, name):
+    path = tmp_path / "bad.ckpt"
+    path.write_bytes(BAD_CHECKPOINTS[name])
+    with pytest.raises(FileRefused) as caught:
+        decode_checkpoint(path.read_bytes(), TOOL_CONTRACT, path)
+    done = tool("envelope-read", path)
+    assert done.returncode == caught.value.exit_code, done.stderr
+
+
+def _record() -> bytes:
+    return encode_input_record(InputRecord((np.arange(256) * 5 + 1) % 256, [119, 116, 32]))
+
+
+def _patched(offset: int, fmt: str, value) -> bytes:
+    out = bytearray(_record())
+    struct.pack_into(fmt, out, offset, value)
+    return bytes(out)
+
+
+BAD_RECORDS = {
+    "size": _record()[:-1], "magic": b"BOBINPUX" + _record()[8:],
+    "version": _patched(8, "<Q", 2), "pair-byte": _patched(16 + 2 * 7, "<B", 8),
+    "pair-target": _patched(17 + 2 * 7, "<B", 0), "target-word": _patched(528 + 4 * 7, "<I", 300),
+    "prompt": _patched(1552, "<I", 256),
+}
+
+
+def test_c_accepts_the_records_python_writes(tool, tmp_path):
+    path = tmp_path / "record.bin"
+    path.write_bytes(_record())
+    done = tool("input-check", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ok", "prompts", "119", "116", "32"]
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RECORDS))
+def test_same_record_refusal(tool, tmp_path, name):
+    path = tmp_path / "bad.bin"
+    path.write_bytes(BAD_RECORDS[name])
+    with pytest.raises(FileRefused) as caught:
+        decode_input_record(path.read_bytes(), path)
+    done = tool("input-check", path)
+    assert done.returncode == caught.value.exit_code == 3, done.stderr
