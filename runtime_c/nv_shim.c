@@ -482,7 +482,7 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
     }
     m->range_created = 1;
 
-    if (!g->cfg.skip_rm_dma_map) {
+    if (g->cfg.rm_dma_map) {
         bob_nvos46 d;
         memset(&d, 0, sizeof d);
         d.hClient = g->h_client;
@@ -750,7 +750,7 @@ static int bring_up(bob_gpu *g)
         g->device_instance = 0;
     }
 
-    /* 5. device, subdevice, virtual memory (hDma) */
+    /* 5. device, subdevice */
     bob_nv0080_alloc dev;
     memset(&dev, 0, sizeof dev);
     dev.deviceId = g->device_instance;
@@ -768,14 +768,6 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV20_SUBDEVICE_0: %s", nv_why(r, why, sizeof why));
     g->h_subdevice = h;
-    bob_nv_memory_virtual_alloc vm;
-    memset(&vm, 0, sizeof vm);
-    vm.limit = 0x1ffffffffffffull;
-    h = new_handle(g);
-    r = rm_alloc(g, g->h_device, &h, NV01_MEMORY_VIRTUAL, &vm, sizeof vm);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_MEMORY_VIRTUAL: %s", nv_why(r, why, sizeof why));
-    g->h_virtmem = h;
 
     /* 6. class list, usermode */
     if ((rc = check_classes(g)))
@@ -808,6 +800,18 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A: %s", nv_why(r, why, sizeof why));
     g->h_vaspace = h;
+    if (g->cfg.rm_dma_map) {   /* hDma for NV_ESC_RM_MAP_MEMORY_DMA, in our VA space */
+        bob_nv_memory_virtual_alloc vm;
+        memset(&vm, 0, sizeof vm);
+        vm.limit = 0x1ffffffffffffull;
+        vm.hVASpace = g->h_vaspace;
+        h = new_handle(g);
+        r = rm_alloc(g, g->h_device, &h, NV01_MEMORY_VIRTUAL, &vm, sizeof vm);
+        if (!nv_ok(r))
+            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_MEMORY_VIRTUAL (in the VA space): %s",
+                        nv_why(r, why, sizeof why));
+        g->h_virtmem = h;
+    }
     bob_nv2080_gid_info gid;
     memset(&gid, 0, sizeof gid);
     gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;

@@ -46,7 +46,10 @@ typedef struct bob_gpu_config {
     uint64_t uvm_channel_bytes;
     uint32_t ring_entries;     /* GPFIFO entries, a power of two */
     int      channel_location; /* enum bob_mem_location for the ring + USERD (default system) */
-    int      skip_rm_dma_map;  /* 1: map for the GPU through UVM only (no NV_ESC_RM_MAP_MEMORY_DMA) */
+    int      rm_dma_map;       /* 1: also NV_ESC_RM_MAP_MEMORY_DMA through an NV01_MEMORY_VIRTUAL bound to
+                                * our VA space (off by default: UVM_MAP_EXTERNAL_ALLOCATION alone maps
+                                * the memory; with hVASpace 0 RM refuses, NV_ERR_INVALID_STATE, "VA mode
+                                * 2 (PRIVATE) doesn't support allocating an implicit VA space", H200) */
     int      verbose;          /* 1: print each bring-up step to stderr */
 } bob_gpu_config;
 

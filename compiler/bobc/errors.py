@@ -70,4 +70,4 @@ class UsageError(BobcError):
 class NotYetAvailable(BobcError):
     """A pipeline stage that this build of bobc does not have yet."""
 
-    exit_code = 3
+    exit_code = 9  # apart from the host's codes 0-8, which `bobc run` mirrors

@@ -1,9 +1,9 @@
 /* GPU bring-up smoke test through the shim (no libcuda):
  *
- *   gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet]
+ *   gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet] [--rm-dma-map]
  *
- *  1. bring the GPU up (trying, in order: ring in system memory with the RM
- *     DMA mapping, then without it, then the ring in video memory), timing it;
+ *  1. bring the GPU up (ring in system memory; if that fails, in video
+ *     memory), timing it; --rm-dma-map adds NV_ESC_RM_MAP_MEMORY_DMA;
  *  2. map a pushbuffer and a semaphore page of system memory at fixed GPU VAs;
  *  3. submit a host semaphore release (64-bit payload, WFI, timestamp) and wait;
  *  4. N more releases, one at a time, for the submit-to-observed round trip;
@@ -11,7 +11,8 @@
  *  6. with --bundle (make_launch_bundle.py): load its segments at their VAs,
  *     submit its pushbuffers (prologue, then a V04_00 QMD launch), wait, and
  *     compare the kernel's output with the bundle's expected bytes;
- *  7. free everything.
+ *  7. wait for a value nobody releases: the timeout is reported (exit code 7);
+ *  8. free everything.
  * Exit: 0 all passed, 6 bring-up failed / no GPU, 7 GPU fault or timeout,
  * 1 a result differed.
  */
@@ -185,14 +186,15 @@ static int run_bundle(bob_gpu *g, const char *path)
 int main(int argc, char **argv)
 {
     const char *target_name = "sm_90", *bundle = NULL;
-    int repeat = 100, verbose = 1;
+    int repeat = 100, verbose = 1, rm_dma_map = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--target") && i + 1 < argc) target_name = argv[++i];
         else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) bundle = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quiet")) verbose = 0;
+        else if (!strcmp(argv[i], "--rm-dma-map")) rm_dma_map = 1;
         else {
-            fprintf(stderr, "usage: gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet]\n");
+            fprintf(stderr, "usage: gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet] [--rm-dma-map]\n");
             return BOB_EXIT_USAGE;
         }
     }
@@ -208,18 +210,17 @@ int main(int argc, char **argv)
     }
 
     static bob_gpu g;
-    const struct { int location, skip_dma; const char *what; } tries[] = {
-        { BOB_MEM_SYSTEM, 0, "ring+USERD in system memory, RM DMA map + UVM map" },
-        { BOB_MEM_SYSTEM, 1, "ring+USERD in system memory, UVM map only" },
-        { BOB_MEM_VIDEO, 0, "ring+USERD in video memory, RM DMA map + UVM map" },
-        { BOB_MEM_VIDEO, 1, "ring+USERD in video memory, UVM map only" },
+    const struct { int location, rm_dma; const char *what; } tries[] = {
+        { BOB_MEM_SYSTEM, rm_dma_map, "ring+USERD in system memory" },
+        { BOB_MEM_VIDEO, rm_dma_map, "ring+USERD in video memory" },
     };
     int rc = BOB_EXIT_NO_GPU, chosen = -1;
     double open_us = 0;
     for (unsigned k = 0; k < sizeof tries / sizeof tries[0] && rc; k++) {
-        bob_gpu_config cfg = { .channel_location = tries[k].location, .skip_rm_dma_map = tries[k].skip_dma,
+        bob_gpu_config cfg = { .channel_location = tries[k].location, .rm_dma_map = tries[k].rm_dma,
                                .verbose = verbose };
-        printf("== bring-up attempt %u: %s, target %s\n", k + 1, tries[k].what, t->name);
+        printf("== bring-up attempt %u: %s%s, target %s\n", k + 1, tries[k].what,
+               tries[k].rm_dma ? ", RM DMA map + UVM map" : ", UVM map", t->name);
         double t0 = now_us();
         rc = bob_gpu_open(&g, t, &cfg);
         open_us = now_us() - t0;
@@ -318,6 +319,19 @@ int main(int argc, char **argv)
             goto out;
     } else {
         printf("== launch bundle: none given (--bundle FILE from make_launch_bundle.py)\n");
+    }
+
+    /* 7. the timeout path: a value nobody releases, 100 ms */
+    if (!rc) {
+        printf("== timeout path (a semaphore value never released, 100 ms)\n");
+        double t0 = now_us();
+        int trc = bob_gpu_wait(&g, sem, sem[0] + 1000, 100);
+        if (trc == BOB_EXIT_GPU_FAULT) {
+            printf("timeout reported after %.1f ms with exit code %d, as documented\n", (now_us() - t0) / 1e3, trc);
+        } else {
+            printf("gpu_smoke: FAIL: timeout path returned %d\n", trc);
+            rc = 1;
+        }
     }
 
 out:;

@@ -2,7 +2,7 @@
 through a V04_00 QMD built with bobc.nvidia (qmd.QMD, encode.RECIPES,
 encode.prologue), with no CUDA driver involved.
 
-    python runtime_c/tests/make_launch_bundle.py OUT.bin [--ptxas PATH]
+    python runtime_c/tests/make_launch_bundle.py OUT.bin [--ptxas PATH] [--prologue VARIANT]
 
 The kernel writes out[i] = 2 i + 1 for i in 0..255 (one block of 256
 threads); the bundle carries the expected 1 KiB so gpu_smoke can check it.
@@ -84,16 +84,52 @@ def compile_kernel(ptxas: str) -> tuple[bytes, int]:
     return code, max(registers, 8)
 
 
-def build(ptxas: str) -> bytes:
+# Prologue variants (the first submission): which channel-setup methods go
+# before the launch, and the windows bank 0 repeats at 0x18 / 0x20.
+#   encoder    bobc.nvidia.encode.prologue as is (windows 0xfe000000 / 0xff000000)
+#   min        SET_OBJECT + INVALIDATE_SHADER_CACHES_NO_WFI only
+#   nowindow   the encoder's prologue without the two window methods
+#   localonly  the encoder's prologue without the shared-memory window
+#   window4g   windows at 0xfe00000000 / 0xff00000000 (4 GiB aligned)
+#   windowbw   windows at 0x729400000000 / 0x729300000000 (tinygrad's Blackwell values)
+WINDOWS = {"encoder": (0xFE000000, 0xFF000000), "min": (0xFE000000, 0xFF000000),
+           "nowindow": (0xFE000000, 0xFF000000), "localonly": (0xFE000000, 0xFF000000),
+           "window4g": (0xFE00000000, 0xFF00000000), "windowbw": (0x729400000000, 0x729300000000)}
+
+
+def prologue(variant: str) -> pb.Pushbuffer:
     target = SM90
+    if variant == "encoder":
+        return encode.prologue(target)
+    shared, local = WINDOWS[variant]
+    push = pb.Pushbuffer()
+    c, sub = pb.COMPUTE, encode.COMPUTE_SUBCHANNEL
+    push.inc(sub, pb.HOST["SET_OBJECT"], target.compute_class)
+    if variant in ("window4g", "windowbw"):
+        push.inc(sub, c["SET_SHADER_SHARED_MEMORY_WINDOW_A"], shared >> 32, shared & 0xFFFFFFFF)
+    if variant in ("window4g", "windowbw", "localonly"):
+        push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_WINDOW_A"], local >> 32, local & 0xFFFFFFFF)
+    if variant != "min":
+        push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"], encode.LOCAL_MEMORY_BASE >> 32,
+                 encode.LOCAL_MEMORY_BASE & 0xFFFFFFFF)
+        push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A"], encode.LOCAL_MEMORY_SIZE >> 32,
+                 encode.LOCAL_MEMORY_SIZE & 0xFFFFFFFF, encode.LOCAL_MEMORY_MAX_SM_COUNT)
+    push.immd(sub, c["INVALIDATE_SHADER_CACHES_NO_WFI"],
+              pb.INVALIDATE_INSTRUCTION | pb.INVALIDATE_GLOBAL_DATA | pb.INVALIDATE_CONSTANT)
+    return push
+
+
+def build(ptxas: str, variant: str = "min") -> bytes:
+    target = SM90
+    shared_window, local_window = WINDOWS[variant]
     code, registers = compile_kernel(ptxas)
     recipe = encode.RECIPES[target.qmd_layout]
 
     cb0 = bytearray(target.parameter_block_bytes)
     struct.pack_into("<III", cb0, 0x00, THREADS, 1, 1)
     struct.pack_into("<III", cb0, 0x0C, 1, 1, 1)
-    struct.pack_into("<Q", cb0, 0x18, encode.SHARED_MEMORY_WINDOW)
-    struct.pack_into("<Q", cb0, 0x20, encode.LOCAL_MEMORY_WINDOW)
+    struct.pack_into("<Q", cb0, 0x18, shared_window)
+    struct.pack_into("<Q", cb0, 0x20, local_window)
     struct.pack_into("<Q", cb0, 0x28, encode.STACK_POINTER)
     struct.pack_into("<Q", cb0, target.parameter_base, OUT_VA)
 
@@ -122,7 +158,7 @@ def build(ptxas: str) -> bytes:
         push.inc(encode.HOST_SUBCHANNEL, pb.HOST["SEM_ADDR_LO"], SEM_VA & 0xFFFFFFFF, SEM_VA >> 32,
                  value & 0xFFFFFFFF, value >> 32, encode.SEMAPHORE_EXECUTE)
 
-    first = encode.prologue(target)
+    first = prologue(variant)
     release(first, 1)
     second = pb.Pushbuffer()
     second.inc(encode.COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_PCAS_A"], QMD_VA >> 8)
@@ -160,8 +196,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out")
     parser.add_argument("--ptxas", default="ptxas")
+    parser.add_argument("--prologue", default="min", choices=sorted(WINDOWS))
     args = parser.parse_args()
-    Path(args.out).write_bytes(build(args.ptxas))
+    Path(args.out).write_bytes(build(args.ptxas, args.prologue))
     return 0
 
 

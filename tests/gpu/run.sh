@@ -7,6 +7,7 @@
 # gpu_smoke.log the shim smoke program (dynamic build): bring-up, semaphore
 #               release, round trips, SET_OBJECT compute, one V04_00 QMD launch
 # gpu_smoke_static.log the same program linked with gcc -static (no launch)
+# launch_variants.log probes: channel-setup (prologue) variants, --rm-dma-map
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
@@ -40,6 +41,20 @@ smoke=$?; note "gpu_smoke: exit $smoke"
 
 timeout 60 runtime_c/build/gpu_smoke.static --repeat 20 > "$LOG/gpu_smoke_static.log" 2>&1
 note "gpu_smoke.static: exit $?"
+
+# Probes, each in a fresh process (a channel error ends the channel):
+# prologue variants for the compute channel setup, and the RM DMA mapping.
+: > "$LOG/launch_variants.log"
+for v in encoder nowindow localonly window4g windowbw; do
+  echo "=== prologue variant $v" >> "$LOG/launch_variants.log"
+  timeout 60 runtime_c/build/gpu_smoke --quiet --repeat 0 --bundle "runtime_c/tests/data/launch_sm90_$v.bin" \
+    >> "$LOG/launch_variants.log" 2>&1
+  r=$?; note "prologue variant $v: exit $r"
+  (dmesg 2>/dev/null | grep -i xid | tail -1) >> "$LOG/launch_variants.log" 2>&1
+done
+echo "=== --rm-dma-map" >> "$LOG/launch_variants.log"
+timeout 60 runtime_c/build/gpu_smoke --rm-dma-map --repeat 5 >> "$LOG/launch_variants.log" 2>&1
+note "gpu_smoke --rm-dma-map: exit $?"
 
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 300 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1

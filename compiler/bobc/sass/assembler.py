@@ -49,11 +49,6 @@ class Assembled:
     register_budget: int | None = None
     labels: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def exit_offsets(self) -> list[int]:
-        return [i.address for i in self.instructions if i.text.split()[-1:] == ["EXIT"]
-                or " EXIT" in f" {i.text}".split(";")[0] and i.text.strip().endswith("EXIT")]
-
 
 def _arch_of(target) -> str:
     return target.name if isinstance(target, Target) else str(target)

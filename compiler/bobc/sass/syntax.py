@@ -81,9 +81,7 @@ class Mem:
     desc: Reg | None = None
 
     def kind(self) -> str:
-        parts = ["M"]
-        if self.desc is not None:
-            parts.append("d")
+        parts = ["M"]   # desc[URn] is an operand, not part of the form: nvdisasm hides it on sm_86
         if self.base is not None:
             parts.append(self.base.kind() + self.suffix)
         if self.uoffset is not None:

@@ -1,0 +1,141 @@
+"""A minimal cubin (ELF) around one assembled kernel, for loading through the CUDA driver in tests.
+
+The native host never needs this (it places the raw stream itself); tests use
+it to run our code with cupy.RawModule before the host exists.  Layout follows
+what ptxas 13 writes (sass-facts.md "Cubin"): .text.<k> (sh_info bits 24..31 =
+registers), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE), .nv.info.<k>
+(CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per 8-byte
+word, MAXREG_COUNT, EXIT_INSTR_OFFSETS, MAX_THREADS), .nv.constant0.<k>
+(parameter base + parameter bytes), a symbol table and two program headers.
+"""
+from __future__ import annotations
+
+import struct
+
+from ..targets import Target
+from .encoder import Encoder
+from .syntax import Control, parse_instruction
+
+ELF_ABI = 0x41
+ELF_ABI_VERSION = 8
+EM_CUDA = 190
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NVINFO = 1, 2, 3, 0x70000000
+SHF_WRITE, SHF_ALLOC, SHF_EXEC, SHF_INFO_LINK = 1, 2, 4, 0x40
+
+# nv.info attributes: (format << 8 | attribute) as ptxas 13 writes them
+EIATTR_REGCOUNT = 0x2F
+EIATTR_FRAME_SIZE = 0x11
+EIATTR_MIN_STACK_SIZE = 0x12
+EIATTR_CUDA_API_VERSION = 0x37
+EIATTR_PARAM_CBANK = 0x0A
+EIATTR_CBANK_PARAM_SIZE = 0x19
+EIATTR_KPARAM_INFO = 0x17
+EIATTR_MAXREG_COUNT = 0x1B
+EIATTR_EXIT_INSTR_OFFSETS = 0x1C
+EIATTR_MAX_THREADS = 0x05
+FMT_HVAL, FMT_SVAL = 3, 4
+
+
+def _record(attr: int, payload: bytes) -> bytes:
+    return struct.pack("<BBH", FMT_SVAL, attr, len(payload)) + payload
+
+
+def _hval(attr: int, value: int) -> bytes:
+    return struct.pack("<BBH", FMT_HVAL, attr, value)
+
+
+def _padded_text(assembled, target: Target) -> bytes:
+    """The code padded with NOPs to a multiple of 128 bytes, as ptxas pads .text."""
+    code = bytearray(assembled.code)
+    if len(code) % 128:
+        nop = Encoder(target.name).encode(parse_instruction("NOP"), 0, Control(stall=0, yield_bit=0).bits())
+        while len(code) % 128:
+            code += nop.to_bytes(16, "little")
+    return bytes(code)
+
+
+def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int) -> bytes:
+    text = _padded_text(assembled, target)
+    base = target.parameter_base
+    names = ["", ".shstrtab", ".strtab", ".symtab", ".nv.info", f".nv.info.{kernel_name}",
+             f".nv.constant0.{kernel_name}", f".text.{kernel_name}"]
+    SEC_SYMTAB, SEC_CONST, SEC_TEXT = 3, 6, 7
+    shstrtab = bytearray(b"\0")
+    name_offsets = [0]
+    for n in names[1:]:
+        name_offsets.append(len(shstrtab))
+        shstrtab += n.encode() + b"\0"
+    strtab = bytearray(b"\0")
+    sym_name = {}
+    for n in (f".text.{kernel_name}", f".nv.constant0.{kernel_name}", kernel_name):
+        sym_name[n] = len(strtab)
+        strtab += n.encode() + b"\0"
+    # symbols: 0 null, 1 section .text, 2 section .nv.constant0, 3 the kernel
+    symtab = bytes(24)
+    symtab += struct.pack("<IBBHQQ", sym_name[f".text.{kernel_name}"], 3, 0, SEC_TEXT, 0, 0)
+    symtab += struct.pack("<IBBHQQ", sym_name[f".nv.constant0.{kernel_name}"], 3, 0, SEC_CONST, 0, 0)
+    symtab += struct.pack("<IBBHQQ", sym_name[kernel_name], 0x12, 0x10, SEC_TEXT, 0, len(text))
+    SYM_KERNEL, SYM_CONST = 3, 2
+
+    nv_info = (_record(EIATTR_REGCOUNT, struct.pack("<II", SYM_KERNEL, assembled.registers))
+               + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, 0))
+               + _record(EIATTR_MIN_STACK_SIZE, struct.pack("<II", SYM_KERNEL, 0)))
+    kinfo = bytearray()
+    kinfo += _record(EIATTR_CUDA_API_VERSION, struct.pack("<I", 0x87))
+    kinfo += _record(EIATTR_PARAM_CBANK, struct.pack("<II", SYM_CONST, parameter_bytes << 16 | base))
+    kinfo += _hval(EIATTR_CBANK_PARAM_SIZE, parameter_bytes)
+    for ordinal in reversed(range(parameter_bytes // 8)):
+        kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<III", 0, (8 * ordinal) << 16 | ordinal, 0x21F000))
+    kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)
+    exits = exit_offsets(assembled)
+    if exits:
+        kinfo += _record(EIATTR_EXIT_INSTR_OFFSETS, b"".join(struct.pack("<I", e) for e in exits))
+    kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", block_x, 1, 1))
+    constant0 = bytes(base + parameter_bytes)
+
+    # file layout: header, section contents (aligned), section headers, program headers
+    contents = {1: bytes(shstrtab), 2: bytes(strtab), 3: symtab, 4: nv_info, 5: bytes(kinfo),
+                6: constant0, 7: text}
+    aligns = {1: 1, 2: 1, 3: 8, 4: 4, 5: 4, 6: 4, 7: 128}
+    blob = bytearray(64)
+    offsets = {}
+    for index in range(1, 8):
+        while len(blob) % aligns[index]:
+            blob += b"\0"
+        offsets[index] = len(blob)
+        blob += contents[index]
+    while len(blob) % 8:
+        blob += b"\0"
+    shoff = len(blob)
+    headers = [bytes(64)]
+
+    def sh(i, sh_type, flags, link=0, info=0, entsize=0):
+        return struct.pack("<IIQQQQIIQQ", name_offsets[i], sh_type, flags, 0, offsets[i],
+                           len(contents[i]), link, info, aligns[i], entsize)
+
+    headers.append(sh(1, SHT_STRTAB, 0))
+    headers.append(sh(2, SHT_STRTAB, 0))
+    headers.append(sh(3, SHT_SYMTAB, 0, link=2, info=SYM_KERNEL, entsize=24))
+    headers.append(sh(4, SHT_NVINFO, 0, link=SEC_SYMTAB))
+    headers.append(sh(5, SHT_NVINFO, SHF_INFO_LINK, link=SEC_SYMTAB, info=SEC_TEXT))
+    headers.append(sh(6, SHT_PROGBITS, SHF_ALLOC | SHF_INFO_LINK, info=SEC_TEXT))
+    text_info = (assembled.registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
+    headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
+    blob += b"".join(headers)
+    phoff = len(blob)
+    # PT_PHDR, PT_LOAD (constant0 .. end of text)
+    load_start = offsets[6]
+    load_size = offsets[7] + len(text) - load_start
+    phdrs = [struct.pack("<IIQQQQQQ", 6, 5, phoff, 0, 0, 2 * 56, 2 * 56, 8),
+             struct.pack("<IIQQQQQQ", 1, 5, load_start, 0, 0, load_size, load_size, 8)]
+    blob += b"".join(phdrs)
+    ident = b"\x7fELF" + bytes([2, 1, 1, ELF_ABI, ELF_ABI_VERSION]) + bytes(7)
+    header = ident + struct.pack("<HHIQQQIHHHHHH", 2, EM_CUDA, 1, 0, phoff, shoff, target.elf_flags,
+                                 64, 56, len(phdrs), 64, len(headers), 1)
+    blob[:64] = header
+    return bytes(blob)
+
+
+def exit_offsets(assembled) -> list[int]:
+    return [i.address for i in assembled.instructions
+            if i.text.split()[-1:] == ["EXIT"] or i.text.strip().endswith(" EXIT") or i.text.strip() == "EXIT"]
