@@ -58,7 +58,9 @@ typedef struct bob_gpu_config {
 #define BOB_GPU_DEFAULT_UVM_CHANNEL_VA    0x00FD00000000ull
 #define BOB_GPU_DEFAULT_UVM_CHANNEL_BYTES 0x4000000ull
 #define BOB_GPU_DEFAULT_RING_ENTRIES      1024u
-/* Plans keep their GPU VAs outside [BOB_GPU_RESERVED_LO, BOB_GPU_RESERVED_HI). */
+/* Plans keep their GPU VAs outside [BOB_GPU_RESERVED_LO, BOB_GPU_RESERVED_HI),
+ * and outside the compute windows their prologue sets (on Hopper the tested
+ * ones are 0xfe_0000_0000 shared and 0xff_0000_0000 local: docs/runtime.md). */
 #define BOB_GPU_RESERVED_LO               0x00FC00000000ull
 #define BOB_GPU_RESERVED_HI               0x00FE00000000ull
 

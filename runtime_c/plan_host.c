@@ -1,43 +1,59 @@
-/* See plan_host.h.  One invocation, as docs/runtime.md and bob.md describe:
- * inputs checked before the GPU is touched, outputs published atomically
- * only after every submission completed. */
+/* See plan_host.h.  Inputs are checked before the GPU is touched; outputs
+ * are published (atomically) only after the device work they hold is done. */
 #include "plan_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "elf_sections.h"
 #include "nv_shim.h"
 
-#define SECTION_PREFIX ".bobc."
+typedef struct {
+    uint8_t *data;
+    size_t size;
+} output;
 
 typedef struct {
     const bobc_plan *plan;
+    const bob_args *args;
     bob_gpu gpu;
-    void **mapped;              /* per buffer: CPU pointer */
-    bob_section ring;           /* .bobc.gpfifo */
-    uint64_t step;              /* global step before this invocation */
+    void **mapped;               /* per buffer: its CPU mapping */
+    bob_section ring;            /* .bobc.gpfifo: one entry per submission */
+    uint64_t step;               /* global step of the input checkpoint */
+    uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
+    output out[6];               /* by enum bobc_file */
+    int checkpoint_published;
+    char err[BOB_ERR_BYTES];
 } host;
 
-static void *arena_ptr(host *h, uint64_t gpu_va)
+static int fail(host *h, int code)
+{
+    bob_report(h->err);
+    return code;
+}
+
+/* The CPU address of GPU VA `va` .. va + bytes inside one mapped buffer, or NULL. */
+static uint8_t *at(host *h, uint64_t va, uint64_t bytes)
 {
     for (uint32_t i = 0; i < h->plan->buffer_count; i++) {
         const bobc_buffer *b = &h->plan->buffers[i];
-        if (gpu_va >= b->gpu_va && gpu_va < b->gpu_va + b->size)
-            return (uint8_t *)h->mapped[i] + (gpu_va - b->gpu_va);
+        if (h->mapped[i] && va >= b->gpu_va && va + bytes <= b->gpu_va + b->size)
+            return (uint8_t *)h->mapped[i] + (va - b->gpu_va);
     }
     return NULL;
 }
 
-static int fail(int code, const char *err)
+static uint8_t *at_or_fail(host *h, uint64_t va, uint64_t bytes, const char *what)
 {
-    bob_report(err);
-    return code;
+    uint8_t *p = at(h, va, bytes);
+    if (!p)
+        snprintf(h->err, sizeof h->err, "%s at 0x%llx (%llu bytes) lies in no buffer the host maps", what,
+                 (unsigned long long)va, (unsigned long long)bytes);
+    return p;
 }
 
-static int load_buffers(host *h, char *err)
+static int load_buffers(host *h)
 {
     const bobc_plan *p = h->plan;
     for (uint32_t i = 0; i < p->buffer_count; i++) {
@@ -49,14 +65,13 @@ static int load_buffers(host *h, char *err)
         if (!b->section)
             continue;
         bob_section image;
-        rc = bob_section_read("/proc/self/exe", b->section, &image, err, BOB_ERR_BYTES);
-        if (rc)
-            return fail(rc, err);
+        if ((rc = bob_section_read("/proc/self/exe", b->section, &image, h->err, sizeof h->err)))
+            return fail(h, rc);
         if (image.size > b->size) {
-            snprintf(err, BOB_ERR_BYTES, "image %s (%zu bytes) does not fit its buffer %s (%llu bytes)",
-                     b->section, image.size, b->name, (unsigned long long)b->size);
+            snprintf(h->err, sizeof h->err, "image %s (%zu bytes) does not fit buffer %s (%llu bytes)", b->section,
+                     image.size, b->name, (unsigned long long)b->size);
             free(image.data);
-            return fail(BOB_EXIT_INTERNAL, err);
+            return fail(h, BOB_EXIT_INTERNAL);
         }
         memcpy(h->mapped[i], image.data, image.size);
         free(image.data);
@@ -64,44 +79,135 @@ static int load_buffers(host *h, char *err)
     return 0;
 }
 
-static int submit_and_wait(host *h, uint32_t index)
+static int submit(host *h, uint64_t first, uint64_t end)
 {
     const bobc_plan *p = h->plan;
-    uint64_t entry;
-    memcpy(&entry, h->ring.data + 8u * index, 8);
-    volatile uint64_t *semaphore = arena_ptr(h, p->semaphore_va[index]);
-    if (!semaphore) {
-        char err[BOB_ERR_BYTES];
-        snprintf(err, sizeof err, "submission %u's semaphore 0x%llx lies in no mapped buffer", index,
-                 (unsigned long long)p->semaphore_va[index]);
-        return fail(BOB_EXIT_INTERNAL, err);
+    if (end > p->submission_count || first > end) {
+        snprintf(h->err, sizeof h->err, "the schedule submits up to %llu, the ring holds %u entries",
+                 (unsigned long long)end, p->submission_count);
+        return fail(h, BOB_EXIT_INTERNAL);
     }
-    *semaphore = 0;
+    /* The ring runs the entries in order and each ends with a semaphore
+     * release after wait-for-idle: issue them all, then wait for each. */
+    for (uint64_t i = first; i < end; i++) {
+        volatile uint64_t *sem = (volatile uint64_t *)at_or_fail(h, p->semaphore_va[i], 16, "a semaphore");
+        if (!sem)
+            return fail(h, BOB_EXIT_INTERNAL);
+        sem[0] = 0;
+        sem[1] = 0;
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int rc = bob_gpu_submit(&h->gpu, entry);
-    if (rc)
-        return rc;
-    return bob_gpu_wait(&h->gpu, semaphore, p->semaphore_payload, p->wait_timeout_ms);
+    int rc;
+    for (uint64_t i = first; i < end; i++) {
+        uint64_t entry;
+        memcpy(&entry, h->ring.data + 8 * i, 8);
+        if ((rc = bob_gpu_submit(&h->gpu, entry)))
+            return rc;
+    }
+    for (uint64_t i = first; i < end; i++)
+        if ((rc = bob_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
+            return rc;
+    return 0;
 }
 
-static int write_adamw(host *h, uint32_t launch, uint32_t update)
+static int write_adamw(host *h, uint64_t launch, uint64_t update)
 {
     const bobc_plan *p = h->plan;
-    uint8_t *block = arena_ptr(h, p->parameter_block_va[launch]);
-    if (!block || launch >= p->launch_count) {
-        char err[BOB_ERR_BYTES];
-        snprintf(err, sizeof err, "AdamW launch %u has no mapped parameter block", launch);
-        return fail(BOB_EXIT_INTERNAL, err);
+    if (launch >= p->launch_count) {
+        snprintf(h->err, sizeof h->err, "AdamW scalars for launch %llu, the plan has %u launches",
+                 (unsigned long long)launch, p->launch_count);
+        return fail(h, BOB_EXIT_INTERNAL);
     }
-    uint32_t t = (uint32_t)(h->step + update + 1);
-    bob_adamw_scalars s = bob_adamw_scalars_for(&p->hyper, t, p->parameter_count);
-    bob_adamw_block_write(block + p->parameter_base, p->arena.parameters, p->arena.gradients,
-                          p->arena.first_moments, p->arena.second_moments, &s);
+    uint8_t *block = at_or_fail(h, p->parameter_block_va[launch] + p->parameter_base, 68, "an AdamW parameter block");
+    if (!block)
+        return fail(h, BOB_EXIT_INTERNAL);
+    bob_adamw_scalars s = bob_adamw_scalars_for(&p->hyper, (uint32_t)(h->step + update + 1), p->parameter_count);
+    bob_adamw_block_write(block, p->parameters_va, p->gradients_va, p->first_moments_va, p->second_moments_va, &s);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }
 
-static int run_steps(host *h, int op)
+static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, uint64_t bytes)
+{
+    output *o = &h->out[file];
+    if (offset + bytes > o->size) {
+        uint8_t *grown = realloc(o->data, offset + bytes);
+        if (!grown) {
+            snprintf(h->err, sizeof h->err, "out of memory for an output");
+            return fail(h, BOB_EXIT_INTERNAL);
+        }
+        memset(grown + o->size, 0, offset + bytes - o->size);
+        o->data = grown;
+        o->size = offset + bytes;
+    }
+    memcpy(o->data + offset, data, bytes);
+    return 0;
+}
+
+static int read_step(host *h, const bobc_step *s)
+{
+    const bobc_plan *p = h->plan;
+    uint8_t *dst = at_or_fail(h, s->a, s->b, "a read's destination");
+    if (!dst)
+        return fail(h, BOB_EXIT_INTERNAL);
+    const uint8_t *src;
+    size_t available;
+    static uint8_t record[BOB_INPUT_RECORD_BYTES];
+    if (s->file == BOBC_FILE_INPUT) {
+        bob_input parsed;
+        int rc = bob_input_read(h->args->input, record, &parsed, h->err);
+        if (rc)
+            return fail(h, rc);
+        src = record;
+        available = sizeof record;
+    } else if (s->file == BOBC_FILE_CHECKPOINT_IN) {
+        src = h->checkpoint_in;
+        available = p->contract.payload_bytes;
+    } else {
+        snprintf(h->err, sizeof h->err, "the schedule reads file %d, which is an output", s->file);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    if (s->c + s->b > available) {
+        snprintf(h->err, sizeof h->err, "the schedule reads %llu bytes at %llu of a %zu-byte input",
+                 (unsigned long long)s->b, (unsigned long long)s->c, available);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    memcpy(dst, src + s->c, s->b);
+    return 0;
+}
+
+static int publish(host *h)
+{
+    int rc;
+    if ((rc = bob_publish_atomic(h->args->predictions, h->out[BOBC_FILE_PREDICTIONS].data,
+                                 h->out[BOBC_FILE_PREDICTIONS].size, h->err)))
+        return fail(h, rc);
+    if ((rc = bob_publish_atomic(h->args->result, h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
+                                 h->err)))
+        return fail(h, rc);
+    /* A request that trained nothing hands its state on unchanged. */
+    if (!h->checkpoint_published &&
+        (rc = bob_checkpoint_write(&h->plan->contract, h->args->checkpoint_out, h->step, h->checkpoint_in, h->err)))
+        return fail(h, rc);
+    return 0;
+}
+
+static void write_timing(host *h)
+{
+    const char *path = getenv("BOB_HOST_TIMING");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    for (uint32_t i = 0; i < h->plan->submission_count; i++) {
+        const volatile uint64_t *sem = (const volatile uint64_t *)at(h, h->plan->semaphore_va[i], 16);
+        fprintf(f, "%u %llu %llu\n", i, (unsigned long long)(sem ? sem[0] : 0), (unsigned long long)(sem ? sem[1] : 0));
+    }
+    fclose(f);
+}
+
+static int run_steps(host *h)
 {
     const bobc_plan *p = h->plan;
     int rc = bob_gpu_submit(&h->gpu, p->prologue_entry);
@@ -109,63 +215,61 @@ static int run_steps(host *h, int op)
         return rc;
     for (uint32_t i = 0; i < p->step_count; i++) {
         const bobc_step *s = &p->steps[i];
+        const uint8_t *src;
         switch (s->op) {
         case BOBC_STEP_SUBMIT:
-            for (uint32_t k = 0; k < s->count; k++)
-                if ((rc = submit_and_wait(h, s->first + k)))
-                    return rc;
+            rc = submit(h, s->a, s->b);
             break;
-        case BOBC_STEP_STOP_IF_PREDICT:
-            if (op == BOB_OP_PREDICT)
+        case BOBC_STEP_READ:
+            rc = read_step(h, s);
+            break;
+        case BOBC_STEP_WRITE:
+        case BOBC_STEP_WRITE_AT:
+            if (!(src = at_or_fail(h, s->a, s->b, "a write's source")))
+                return fail(h, BOB_EXIT_INTERNAL);
+            rc = out_write(h, s->file, s->op == BOBC_STEP_WRITE ? h->out[s->file].size : s->c, src, s->b);
+            break;
+        case BOBC_STEP_OPERATION:
+            if (h->args->op == BOB_OP_PREDICT)
                 return 0;
             break;
-        case BOBC_STEP_ADAMW_SCALARS:
-            if ((rc = write_adamw(h, s->first, s->count)))
-                return rc;
+        case BOBC_STEP_CHECKPOINT_BEGIN:
+            h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
             break;
-        default: {
-            char err[BOB_ERR_BYTES];
-            snprintf(err, sizeof err, "unknown host step %d at %u", s->op, i);
-            return fail(BOB_EXIT_INTERNAL, err);
+        case BOBC_STEP_CHECKPOINT_PUBLISH: {
+            output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
+            if (o->size != p->contract.payload_bytes) {
+                snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu",
+                         o->size, (unsigned long long)p->contract.payload_bytes);
+                return fail(h, BOB_EXIT_INTERNAL);
+            }
+            if ((rc = bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->a, o->data, h->err)))
+                return fail(h, rc);
+            h->checkpoint_published = 1;
+            break;
         }
+        case BOBC_STEP_ADAMW_SCALARS:
+            rc = write_adamw(h, s->a, s->b);
+            break;
+        default:
+            snprintf(h->err, sizeof h->err, "step %u has kind %d, which this host does not know", i, s->op);
+            return fail(h, BOB_EXIT_INTERNAL);
         }
+        if (rc)
+            return rc;
     }
-    return 0;
-}
-
-static int publish_outputs(host *h, const bob_args *args)
-{
-    const bobc_plan *p = h->plan;
-    const bobc_arena *a = &p->arena;
-    char err[BOB_ERR_BYTES];
-    int rc;
-    if ((rc = bob_publish_atomic(args->predictions, arena_ptr(h, a->predictions), a->predictions_bytes, err)))
-        return fail(rc, err);
-    size_t result_bytes = 2 * a->loss_bytes + a->logit_rows_bytes;
-    uint8_t *result = malloc(result_bytes);
-    if (!result)
-        return fail(BOB_EXIT_INTERNAL, "out of memory for the result record");
-    memcpy(result, arena_ptr(h, a->initial_loss), a->loss_bytes);
-    memcpy(result + a->loss_bytes, arena_ptr(h, a->training_loss), a->loss_bytes);
-    memcpy(result + 2 * a->loss_bytes, arena_ptr(h, a->logit_rows), a->logit_rows_bytes);
-    rc = bob_publish_atomic(args->result, result, result_bytes, err);
-    free(result);
-    if (rc)
-        return fail(rc, err);
-    /* P, M and V are contiguous in the arena, in checkpoint order. */
-    uint64_t step = h->step + (args->op == BOB_OP_TRAIN ? p->updates_per_invocation : 0);
-    if ((rc = bob_checkpoint_write(&p->contract, args->checkpoint_out, step, arena_ptr(h, a->parameters), err)))
-        return fail(rc, err);
     return 0;
 }
 
 int bobc_host_main(const bobc_plan *p, int argc, char **argv)
 {
-    char err[BOB_ERR_BYTES];
+    static host h;
+    memset(&h, 0, sizeof h);
+    h.plan = p;
     bob_args args;
-    int rc = bob_parse_args(argc, argv, &args, err);
+    int rc = bob_parse_args(argc, argv, &args, h.err);
     if (rc) {
-        bob_report(err);
+        bob_report(h.err);
         bob_print_usage(argv[0], stderr);
         return rc;
     }
@@ -173,60 +277,63 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         bob_print_usage(argv[0], stdout);
         return 0;
     }
-    host h;
-    memset(&h, 0, sizeof h);
-    h.plan = p;
+    h.args = &args;
     /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
     static uint8_t record[BOB_INPUT_RECORD_BYTES];
-    bob_input input;
-    if ((rc = bob_input_read(args.input, record, &input, err)))
-        return fail(rc, err);
-    float *payload = malloc(p->contract.payload_bytes);
-    if (!payload)
-        return fail(BOB_EXIT_INTERNAL, "out of memory for the checkpoint payload");
+    bob_input parsed;
+    if ((rc = bob_input_read(args.input, record, &parsed, h.err)))
+        return fail(&h, rc);
+    h.checkpoint_in = malloc(p->contract.payload_bytes);
+    h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
+    if (!h.checkpoint_in || !h.mapped) {
+        snprintf(h.err, sizeof h.err, "out of memory for the checkpoint");
+        rc = fail(&h, BOB_EXIT_INTERNAL);
+        goto out;
+    }
     if (args.checkpoint_in) {
-        if ((rc = bob_checkpoint_read(&p->contract, args.checkpoint_in, payload, &h.step, err))) {
-            free(payload);
-            return fail(rc, err);
+        if ((rc = bob_checkpoint_read(&p->contract, args.checkpoint_in, h.checkpoint_in, &h.step, h.err))) {
+            rc = fail(&h, rc);
+            goto out;
         }
     } else {
-        bob_init_payload(p->contract.seed, payload);
-        h.step = 0;
+        bob_init_payload(p->contract.seed, (float *)h.checkpoint_in);
     }
     if (!bob_gpu_present()) {
-        free(payload);
-        return fail(BOB_EXIT_NO_GPU, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host needs the "
-                                     "NVIDIA kernel driver and a GPU of its target");
+        snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
+                 "kernel driver and a GPU", p->target);
+        rc = fail(&h, BOB_EXIT_NO_GPU);
+        goto out;
     }
     const bob_target_facts *target = bob_target_named(p->target);
-    h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
-    if (!target || !h.mapped) {
-        free(payload);
-        return fail(BOB_EXIT_INTERNAL, "host built for an unknown target");
+    if (!target) {
+        snprintf(h.err, sizeof h.err, "host built for an unknown target %s", p->target);
+        rc = fail(&h, BOB_EXIT_INTERNAL);
+        goto out;
     }
     if ((rc = bob_gpu_open(&h.gpu, target, NULL)))
         goto out;
-    if ((rc = load_buffers(&h, err)))
+    if ((rc = load_buffers(&h)))
         goto out;
-    if ((rc = bob_section_read("/proc/self/exe", SECTION_PREFIX "gpfifo", &h.ring, err, sizeof err))) {
-        bob_report(err);
+    if ((rc = bob_section_read("/proc/self/exe", ".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
+        rc = fail(&h, rc);
         goto out;
     }
     if (h.ring.size != 8u * p->submission_count) {
-        snprintf(err, sizeof err, "the ring image holds %zu bytes, the plan %u entries", h.ring.size,
+        snprintf(h.err, sizeof h.err, "the ring image holds %zu bytes, the plan %u entries", h.ring.size,
                  p->submission_count);
-        rc = fail(BOB_EXIT_INTERNAL, err);
+        rc = fail(&h, BOB_EXIT_INTERNAL);
         goto out;
     }
-    memcpy(arena_ptr(&h, p->arena.input_record), record, BOB_INPUT_RECORD_BYTES);
-    memcpy(arena_ptr(&h, p->arena.parameters), payload, p->contract.payload_bytes);
-    if ((rc = run_steps(&h, args.op)))
+    if ((rc = run_steps(&h)))
         goto out;
-    rc = publish_outputs(&h, &args);
+    write_timing(&h);
+    rc = publish(&h);
 out:
     bob_gpu_close(&h.gpu);
     free(h.ring.data);
     free(h.mapped);
-    free(payload);
+    free(h.checkpoint_in);
+    for (int i = 0; i < 6; i++)
+        free(h.out[i].data);
     return rc;
 }

@@ -1,7 +1,8 @@
-/* The plan-driven host: what `bobc build` generates is data (bobc_plan:
- * buffers, ring entries, semaphores, arena addresses, the checkpoint
- * contract, and the schedule as a list of steps); this file runs it.
- * Coppelius and later hosts add step kinds here, not new mains. */
+/* The plan-driven host.  What `bobc build` generates is data (bobc_plan:
+ * the buffers and their images, the ring's semaphores, the parameter
+ * blocks, the checkpoint contract, and the schedule as a list of steps from
+ * the plan's NvidiaPlanHostSteps); this file carries the steps out.  Later
+ * hosts (Coppelius) add step kinds here, not new mains.  docs/runtime.md. */
 #ifndef BOB_PLAN_HOST_H
 #define BOB_PLAN_HOST_H
 
@@ -9,8 +10,8 @@
 
 #include "host_runtime.h"
 
-/* A GPU buffer the host maps at a fixed VA; `section` names the embedded
- * image copied into it (NULL: zero-filled). */
+/* A buffer the host maps at a fixed GPU VA (host address = GPU address when
+ * free); `section` names the embedded image copied in (NULL: zero-filled). */
 typedef struct {
     const char *name;
     uint64_t gpu_va;
@@ -18,49 +19,66 @@ typedef struct {
     const char *section;
 } bobc_buffer;
 
+enum bobc_file {
+    BOBC_FILE_INPUT = 1,
+    BOBC_FILE_CHECKPOINT_IN = 2,
+    BOBC_FILE_CHECKPOINT_OUT = 3,
+    BOBC_FILE_PREDICTIONS = 4,
+    BOBC_FILE_RESULT = 5,
+};
+
+/* The schedule's steps (specs/Platform/Linux/Nvidia/PlanHost.bob), repeats
+ * unrolled by the generator.  Fields by op:
+ *   SUBMIT            a = first submission, b = end (the plan's gpPut): issue all, wait for each
+ *   READ              file, a = host address, b = extent, c = offset, d = tolerate empty
+ *   WRITE             file, a = host address, b = extent (appended to the output)
+ *   WRITE_AT          file, a = host address, b = extent, c = offset
+ *   OPERATION         a predict request ends here: outputs published
+ *   CHECKPOINT_BEGIN  the output checkpoint's payload starts empty
+ *   CHECKPOINT_PUBLISH a = updates the payload carries past the input's step
+ *   ADAMW_SCALARS     a = launch whose block takes update b's scalars (t = input step + b + 1) */
 enum bobc_step_op {
-    BOBC_STEP_SUBMIT = 1,          /* submissions [first, first + count), each waited for */
-    BOBC_STEP_STOP_IF_PREDICT = 2, /* `predict` ends the device work here */
-    BOBC_STEP_ADAMW_SCALARS = 3,   /* write update `count` (0-based in this invocation) into launch `first`'s block */
+    BOBC_STEP_SUBMIT = 1,
+    BOBC_STEP_READ = 2,
+    BOBC_STEP_WRITE = 3,
+    BOBC_STEP_WRITE_AT = 4,
+    BOBC_STEP_OPERATION = 5,
+    BOBC_STEP_CHECKPOINT_BEGIN = 6,
+    BOBC_STEP_CHECKPOINT_PUBLISH = 7,
+    BOBC_STEP_ADAMW_SCALARS = 8,
 };
 
 typedef struct {
     int op;
-    uint32_t first;
-    uint32_t count;
+    int file;
+    uint64_t a, b, c, d;
 } bobc_step;
-
-/* Bob's arena residents (Bob.Build.PhysicalComponents bobDeviceGlobals). */
-typedef struct {
-    uint64_t parameters, first_moments, second_moments, gradients, input_record;
-    uint64_t initial_loss, training_loss, logit_rows, predictions;
-    uint64_t table_bytes, loss_bytes, logit_rows_bytes, predictions_bytes;
-} bobc_arena;
 
 typedef struct {
     const char *target;                 /* bob_target_named() key */
-    const char *identity;               /* the plan's name, for messages */
+    const char *identity;               /* the host's identity, for messages */
     const bobc_buffer *buffers;
     uint32_t buffer_count;
     uint64_t prologue_entry;            /* GPFIFO entry of the pushbuffer's prologue */
     uint32_t submission_count;          /* ring entries in .bobc.gpfifo */
-    const uint64_t *semaphore_va;       /* per submission */
+    const uint64_t *semaphore_va;       /* per submission: u64 payload, u64 timestamp */
     uint64_t semaphore_payload;
     uint32_t launch_count;
     const uint64_t *parameter_block_va; /* per launch: its constant bank 0 image */
-    uint32_t parameter_base;            /* target's kernel parameter offset in bank 0 */
-    bobc_arena arena;
+    uint32_t parameter_base;            /* the target's kernel parameter offset in bank 0 */
+    uint64_t parameters_va, gradients_va, first_moments_va, second_moments_va;  /* AdamW's pointers */
     bob_contract contract;
     bob_adamw_hyper hyper;
     uint32_t parameter_count;
-    uint32_t updates_per_invocation;
     const bobc_step *steps;
     uint32_t step_count;
     uint32_t wait_timeout_ms;
 } bobc_plan;
 
-/* The whole host: parse argv, load inputs, run the steps on the GPU, publish
- * outputs.  Returns a BOB_EXIT_* code (docs/runtime.md). */
+/* The whole host: parse argv, check the inputs, run the steps on the GPU,
+ * publish the outputs atomically.  Returns a BOB_EXIT_* code.  With
+ * BOB_HOST_TIMING=FILE set, also writes each submission's GPU release
+ * timestamp (ns) to FILE, one line per submission. */
 int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
 
 #endif

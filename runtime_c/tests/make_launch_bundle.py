@@ -119,7 +119,7 @@ def prologue(variant: str) -> pb.Pushbuffer:
     return push
 
 
-def build(ptxas: str, variant: str = "min") -> bytes:
+def build(ptxas: str, variant: str = "window4g") -> bytes:
     target = SM90
     shared_window, local_window = WINDOWS[variant]
     code, registers = compile_kernel(ptxas)
@@ -196,7 +196,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out")
     parser.add_argument("--ptxas", default="ptxas")
-    parser.add_argument("--prologue", default="min", choices=sorted(WINDOWS))
+    parser.add_argument("--prologue", default="window4g", choices=sorted(WINDOWS))
     args = parser.parse_args()
     Path(args.out).write_bytes(build(args.ptxas, args.prologue))
     return 0

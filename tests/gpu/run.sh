@@ -45,7 +45,7 @@ note "gpu_smoke.static: exit $?"
 # Probes, each in a fresh process (a channel error ends the channel):
 # prologue variants for the compute channel setup, and the RM DMA mapping.
 : > "$LOG/launch_variants.log"
-for v in encoder nowindow localonly window4g windowbw; do
+for v in encoder nowindow localonly windowbw; do
   echo "=== prologue variant $v" >> "$LOG/launch_variants.log"
   timeout 60 runtime_c/build/gpu_smoke --quiet --repeat 0 --bundle "runtime_c/tests/data/launch_sm90_$v.bin" \
     >> "$LOG/launch_variants.log" 2>&1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import BobcError
 
-CFLAGS = ("-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE")
+CFLAGS = ("-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE")
 
 
 class HostBuildError(BobcError):
@@ -35,6 +35,7 @@ def build(sources: list[Path], include_dirs: list[Path], output: Path, static: b
     command += ["-o", str(output)]
     if static:
         command.append("-static")
+    command.append("-lm")
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         diagnostics = (result.stderr or result.stdout).strip()

@@ -471,8 +471,69 @@ class Checker:
         return apply(motive, term.target.lazy(ctx.env))
 
 
+def _referenced_definitions(term):
+    """The top-level definitions a term mentions (walking every sub-term)."""
+    found = []
+    stack = [term]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, c.Global):
+            found.append(item.definition)
+            continue
+        if isinstance(item, c.ElimBranch):
+            stack.append(item.body)
+            continue
+        for klass in type(item).__mro__:
+            for name in getattr(klass, "__slots__", ()):
+                if name == "induction":         # Elim's helper term points back at the Elim
+                    continue
+                child = getattr(item, name, None)
+                if isinstance(child, (c.Term, c.ElimBranch)):
+                    stack.append(child)
+                elif isinstance(child, list):
+                    stack.extend(x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
+    return found
+
+
+def check_acyclic(program):
+    """Refuse definitions that refer to each other in a cycle (the language is total)."""
+    state: dict = {}                    # definition -> "active" | "done"
+    every = [d for name in program.module_order
+             for d in program.scopes[name].definitions.values()]
+    for root in every:
+        if root in state:
+            continue
+        path = [root]
+        state[root] = "active"
+        iterators = [iter(_references(root))]
+        while iterators:
+            following = next(iterators[-1], None)
+            if following is None:
+                iterators.pop()
+                state[path.pop()] = "done"
+                continue
+            mark = state.get(following)
+            if mark == "active":
+                cycle = path[path.index(following):] + [following]
+                raise TypeCheckError(
+                    "definitions refer to each other in a cycle: "
+                    + " -> ".join(d.name for d in cycle), following.span,
+                    hint="a definition may not need its own value; recurse with eliminate or "
+                         "nat-eliminate")
+            if mark is None:
+                state[following] = "active"
+                path.append(following)
+                iterators.append(iter(_references(following)))
+
+
+def _references(definition):
+    terms = [definition.body] + ([definition.type] if definition.type is not None else [])
+    return [d for term in terms for d in _referenced_definitions(term)]
+
+
 def check_program(program):
     """Type check every family and definition of every module the plan reaches."""
+    check_acyclic(program)
     checker = Checker(program)
     for name in program.module_order:
         scope = program.scopes[name]

@@ -6,6 +6,8 @@ caret, and says in words what could have come there.
 """
 from __future__ import annotations
 
+import bisect
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -114,12 +116,37 @@ def _natural(token) -> int:
 class _Build(Transformer):
     """lark tree -> syntax nodes, with a Span on each."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, text: str):
         super().__init__()
         self.path = path
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def _span(self, meta):
         return _meta_span(self.path, meta)
+
+    def _position(self, offset: int):
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def _form(self, meta):
+        """The span of a parenthesised form, parentheses included."""
+        if getattr(meta, "empty", False) or not hasattr(meta, "start_pos"):
+            return _meta_span(self.path, meta)
+        text, start, end = self.text, meta.start_pos, meta.end_pos
+        before = start - 1
+        while before >= 0 and text[before].isspace():
+            before -= 1
+        if before >= 0 and text[before] == "(":
+            start = before
+        after = end
+        while after < len(text) and text[after].isspace():
+            after += 1
+        if after < len(text) and text[after] == ")":
+            end = after + 1
+        line, column = self._position(start)
+        end_line, end_column = self._position(end)
+        return Span(self.path, line, column, end_line, end_column)
 
     def _tok(self, token):
         return _token_span(self.path, token)
@@ -186,11 +213,11 @@ class _Build(Transformer):
 
     def lambda_(self, meta, children):
         multiplicity, name, type_, body = children
-        return s.Lambda(self._span(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
+        return s.Lambda(self._form(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
 
     def pi(self, meta, children):
         multiplicity, name, type_, body = children
-        return s.Pi(self._span(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
+        return s.Pi(self._form(meta), s.Binder(self._tok(name), multiplicity, str(name), type_), body)
 
     def let(self, meta, children):
         multiplicity, name, type_, value, body = children
@@ -198,13 +225,13 @@ class _Build(Transformer):
 
     def explicit_application(self, meta, children):
         function, *arguments = children
-        return s.Application(self._span(meta), function, arguments, explicit=True)
+        return s.Application(self._form(meta), function, arguments, explicit=True)
 
     def application(self, meta, children):
         function, *arguments = children
         if not arguments:
             return function         # `(e)` is e
-        return s.Application(self._span(meta), function, arguments)
+        return s.Application(self._form(meta), function, arguments)
 
     def family_type(self, meta, children):
         name, *arguments = children
@@ -232,22 +259,22 @@ class _Build(Transformer):
                         [s.BranchBinder(self._tok(b), str(b)) for b in binders], body)
 
     def nat_eliminate(self, meta, children):
-        return s.NatEliminate(self._span(meta), *children)
+        return s.NatEliminate(self._form(meta), *children)
 
     def successor(self, meta, children):
-        return s.Successor(self._span(meta), children[0])
+        return s.Successor(self._form(meta), children[0])
 
     def equal(self, meta, children):
-        return s.Equal(self._span(meta), *children)
+        return s.Equal(self._form(meta), *children)
 
     def refl(self, meta, children):
-        return s.Refl(self._span(meta), *children)
+        return s.Refl(self._form(meta), *children)
 
     def native_encode(self, meta, children):
-        return s.NativeEncode(self._span(meta), *children)
+        return s.NativeEncode(self._form(meta), *children)
 
     def annotation(self, meta, children):
-        return s.Annotation(self._span(meta), *children)
+        return s.Annotation(self._form(meta), *children)
 
 
 def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
@@ -285,7 +312,7 @@ def parse_module(text: str, path: Path | str) -> s.Module:
     except lark.exceptions.LarkError as error:
         raise _translate(error, path_text, text) from None
     try:
-        header, imports, declarations = _Build(path_text).transform(tree)
+        header, imports, declarations = _Build(path_text, text).transform(tree)
     except lark.exceptions.VisitError as error:
         if isinstance(error.orig_exc, BobcError):
             raise error.orig_exc from None

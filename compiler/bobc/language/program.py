@@ -52,7 +52,7 @@ def _run_deep(function, *args):
     threading.stack_size(_BIG_STACK)
     sys.setrecursionlimit(_RECURSION_LIMIT)
     try:
-        worker = threading.Thread(target=work, name="bobc-deep-evaluation")
+        worker = threading.Thread(target=work, name="bobc-deep-evaluation", daemon=True)
         worker.start()
         worker.join()
     finally:

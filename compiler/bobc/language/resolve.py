@@ -14,6 +14,8 @@ primitives).  Families, constructors and fields have their own namespaces:
 """
 from __future__ import annotations
 
+import difflib
+
 from ..errors import BobcError, Span
 from . import core as c
 from . import syntax as s
@@ -98,6 +100,11 @@ class Resolver:
                f"{', '.join(seen)})"
         if elsewhere:
             hint += f"; {name} is defined in {', '.join(elsewhere)}: import it"
+        else:
+            visible = getattr(self.scope, "visible_" + table_name)
+            close = difflib.get_close_matches(name, list(visible), n=3)
+            if close:
+                hint = f"did you mean {' or '.join(close)}? " + hint
         return ScopeError(f"unknown {what} {name}", span, hint=hint)
 
     def family(self, name: str, span: Span) -> c.FamilyDeclaration:

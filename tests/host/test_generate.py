@@ -1,0 +1,148 @@
+"""The generated host: its data follows the plan, and on a machine without a GPU
+it checks its inputs, refuses bad ones with the documented exit codes, and
+says it needs a GPU (exit 6).  Kernel machine code is stood in (fixed-size
+zero bytes) so these run before and apart from the assembler."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "plan"))
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+
+@pytest.fixture(scope="module")
+def built_sm90():
+    conftest = pytest.importorskip("conftest")
+    if conftest.LANGUAGE_MISSING:
+        pytest.skip(conftest.LANGUAGE_MISSING)
+    from bobc.language import load_program
+    from bobc.nvidia.encode import encode_images
+    from bobc.pipeline import Built
+    from bobc.plan.extract import extract_plan
+    from bobc.targets import SM90
+
+    program = load_program(conftest.NATIVE_HOST, target=SM90, intrinsics=conftest.fake_kernels())
+    plan = extract_plan(program)
+    return Built(program, plan, encode_images(plan.program, SM90))
+
+
+@pytest.fixture(scope="module")
+def host(built_sm90, tmp_path_factory):
+    from bobc.host import generate
+    from bobc.targets import SM90
+
+    output = tmp_path_factory.mktemp("host") / "bob-host"
+    generate.build_host(built_sm90, SM90, output)
+    return output
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory):
+    output = tmp_path_factory.mktemp("record") / "record.bin"
+    subprocess.run([sys.executable, str(REPO / "examples" / "bob" / "build_fixture.py"),
+                    str(REPO / "examples" / "bob" / "corpus.txt"),
+                    "--prompts-file", str(REPO / "examples" / "bob" / "prompts.txt"), "-o", str(output)],
+                   check=True)
+    return output
+
+
+def run(host, *args, cwd):
+    return subprocess.run([str(host), *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_steps_follow_the_plan(built_sm90):
+    """Seed 001 and bob.md: forward = 7 submissions (loss, 3 x gather/argmax), then for train the
+    10 AdamW updates' scalars (launches 7, 9, ..., 25) before the remaining 26 submissions."""
+    from bobc.host import generate
+
+    steps = generate._steps(built_sm90.plan, built_sm90.images.manifest)
+    submits = [(s.a, s.b) for s in steps if s.op == generate.OPS["submit"]]
+    assert submits == [(0, 7), (7, 33)]
+    adamw = [(s.a, s.b) for s in steps if s.op == generate.OPS["adamw"]]
+    assert adamw == [(7 + 2 * k, k) for k in range(10)]
+    ops = [s.op for s in steps]
+    assert ops.index(generate.OPS["operation"]) < ops.index(generate.OPS["adamw"])
+    assert ops.count(generate.OPS["checkpoint_publish"]) == 1
+
+
+def test_c_string_escapes_are_exact():
+    from bobc.host.generate import HostGenerationError, c_string
+
+    assert c_string(b'a"b\\c?1') == '"a\\042b\\134c\\0771"'
+    assert c_string(bytes([0xcd, 0x33])) == '"\\3153"'   # octal never swallows the next digit
+    with pytest.raises(HostGenerationError):
+        c_string(b"a\0b")
+
+
+def test_float_literal_is_the_exact_binary32():
+    import numpy as np
+
+    from bobc.host.generate import float_literal
+
+    for bits in (0x3dcccccd, 0x3f7fbe77, 0x322bcc77, 0x3c23d70a):
+        literal = float_literal(bits)
+        value = float.fromhex(literal.rstrip("f"))
+        assert np.float32(value).view(np.uint32) == bits
+
+
+def test_host_embeds_the_encoded_images(host, built_sm90):
+    from bobc.host import sections
+
+    embedded = sections.read(host)
+    images = built_sm90.images
+    assert embedded["program"] == images.program and embedded["qmd"] == images.qmd
+    assert embedded["push"] == images.push and embedded["gpfifo"] == images.gpfifo
+
+
+def test_host_is_statically_linked(host):
+    listing = subprocess.run(["readelf", "-d", str(host)], capture_output=True, text=True).stdout
+    assert "NEEDED" not in listing
+
+
+@pytest.mark.skipif(os.path.exists("/dev/nvidiactl"), reason="this machine has a GPU")
+def test_without_a_gpu_the_host_says_so(host, record, tmp_path):
+    result = run(host, "train", "--input", str(record), "--checkpoint-out", "c.bin",
+                 "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    assert result.returncode == 6, result.stderr
+    assert "no NVIDIA GPU" in result.stderr
+    assert not any(tmp_path.iterdir()), "nothing may be written when the GPU is missing"
+
+
+def test_bad_record_is_refused_before_the_gpu(host, tmp_path):
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"BOBINPUT" + bytes(100))
+    result = run(host, "predict", "--input", str(bad), "--checkpoint-out", "c.bin",
+                 "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    assert result.returncode == 3
+    assert "bad.bin" in result.stderr and "1564" in result.stderr
+
+
+def test_foreign_checkpoint_is_refused_by_part(host, record, built_sm90, tmp_path):
+    import dataclasses
+
+    import numpy as np
+
+    from bobc.reference import formats
+
+    contract = dataclasses.replace(built_sm90.plan.checkpoint, seed=b"someone-elses-seed")
+    zeros = np.zeros(65536, dtype=np.float32)
+    foreign = tmp_path / "foreign.bin"
+    foreign.write_bytes(formats.encode_checkpoint(contract, formats.Checkpoint(zeros, zeros, zeros, 0)))
+    result = run(host, "train", "--input", str(record), "--checkpoint", str(foreign), "--checkpoint-out", "c.bin",
+                 "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    assert result.returncode == 5, result.stderr
+    assert "seed" in result.stderr
+
+
+def test_usage_errors_exit_2(host, tmp_path):
+    result = run(host, "fly", cwd=tmp_path)
+    assert result.returncode == 2
+    assert run(host, "--help", cwd=tmp_path).returncode == 0

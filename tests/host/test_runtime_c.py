@@ -1,0 +1,237 @@
+"""runtime_c on the CPU: build it, run its C tests, and hold its generator,
+AdamW scalars and checkpoint envelope against independent NumPy / zlib code
+written here from docs/formats.md."""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+RUNTIME = REPO / "runtime_c"
+TOOL = RUNTIME / "build" / "bobrt_tool"
+
+SEED = b"bob-seed-v1"
+PAYLOAD = 3 * 65536 * 4
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    run = subprocess.run(["make", "-C", str(RUNTIME), "all"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def tool(*args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(TOOL), *map(str, args)], capture_output=True, text=True, **kw)
+
+
+def test_make_test_passes():
+    run = subprocess.run(["make", "-C", str(RUNTIME), "test"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 failures" in run.stdout
+
+
+def test_static_link():
+    run = subprocess.run(["make", "-C", str(RUNTIME), "static"], capture_output=True, text=True)
+    if run.returncode != 0 and "cannot find -lc" in run.stderr:
+        pytest.skip("no static libc on this machine")
+    assert run.returncode == 0, run.stderr
+
+
+# ------------------------------------------------------------ initialization
+def numpy_fresh(seed: bytes, count: int) -> np.ndarray:
+    """The documented generator, written independently with NumPy uint64 arithmetic."""
+    h = 0xCBF29CE484222325
+    for b in seed:
+        h = ((h ^ b) * 0x100000001B3) & (2 ** 64 - 1)
+    with np.errstate(over="ignore"):
+        i = np.arange(1, count + 1, dtype=np.uint64)
+        z = np.uint64(h) + i * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    u = (z >> np.uint64(40)).astype(np.int64)
+    return ((u - 8388608).astype(np.float64) / 838860800.0).astype(np.float32)
+
+
+def test_initialization_matches_numpy_bit_for_bit():
+    run = tool("init", 65536)
+    assert run.returncode == 0, run.stderr
+    bits = np.array([int(line.split()[1], 16) for line in run.stdout.splitlines()], dtype=np.uint32)
+    expected = numpy_fresh(SEED, 65536).view(np.uint32)
+    assert bits.shape == expected.shape
+    assert np.array_equal(bits[:16], expected[:16]), "first values differ"
+    assert np.array_equal(bits, expected)
+    assert np.all(np.abs(bits.view(np.float32)) <= 0.01)
+
+
+# ------------------------------------------------------------ AdamW scalars
+@pytest.mark.parametrize("t", [1, 2, 10])
+def test_adamw_scalars_match_numpy(t):
+    run = tool("adamw", t)
+    assert run.returncode == 0, run.stderr
+    got = [int(w, 16) for w in run.stdout.split()]
+    lr, b1, b2, eps, wd = (np.float64(np.float32(x)) for x in (0.1, 0.9, 0.999, 1e-8, 0.01))
+    root = np.sqrt(np.float64(1.0) - b2 ** np.float64(t))
+    want = [np.float32(lr * root / (np.float64(1.0) - b1 ** np.float64(t))),
+            np.float32(eps * root), np.float32(np.float64(1.0) - lr * wd),
+            np.float32(np.float64(1.0) - b1), np.float32(np.float64(1.0) - b2)]
+    assert got == [int(np.array(w, dtype=np.float32).view(np.uint32)) for w in want]
+
+
+# ------------------------------------------------------------ envelope
+CONTRACT = {"--schema": "test-schema", "--learner": "test-learner", "--data": "test-data", "--seed": "bob-seed-v1"}
+
+
+def python_envelope(step: int, payload: bytes, **ids) -> bytes:
+    names = dict(schema=b"test-schema", learner=b"test-learner", data=b"test-data", seed=SEED)
+    names.update(ids)
+    idents = names["schema"] + names["learner"] + names["data"] + names["seed"]
+    h = -(-(64 + len(idents)) // 16) * 16
+    header = struct.pack("<8sIIQQQQ4I", b"BOBCENV1", h, 3, step, len(payload), len(payload) // 3, 10,
+                         *(len(names[k]) for k in ("schema", "learner", "data", "seed")))
+    body = header + idents + bytes(h - 64 - len(idents)) + payload
+    return body + struct.pack("<I", zlib.crc32(body)) + b"BOBCEND1"
+
+
+def fresh_payload() -> bytes:
+    return numpy_fresh(SEED, 65536).astype("<f4").tobytes() + bytes(2 * 65536 * 4)
+
+
+def test_envelope_written_by_c_equals_python(tmp_path):
+    out = tmp_path / "ck.bin"
+    run = tool("envelope-write", out, 17)
+    assert run.returncode == 0, run.stderr
+    assert out.read_bytes() == python_envelope(17, fresh_payload())
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+def test_envelope_written_by_python_is_read_by_c(tmp_path):
+    path = tmp_path / "ck.bin"
+    path.write_bytes(python_envelope(5, fresh_payload()))
+    run = tool("envelope-read", path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("ok step 5")
+
+
+def test_corrupted_checkpoint_refused(tmp_path):
+    data = bytearray(python_envelope(5, fresh_payload()))
+    data[200] ^= 0x40
+    path = tmp_path / "bad.bin"
+    path.write_bytes(bytes(data))
+    run = tool("envelope-read", path)
+    assert run.returncode == 4
+    assert "corrupted" in run.stderr and "bad.bin" in run.stderr
+
+
+@pytest.mark.parametrize("cut", [0, 10, 63, 64, 1000, -1, -12])
+def test_truncated_checkpoint_refused(tmp_path, cut):
+    data = python_envelope(5, fresh_payload())
+    path = tmp_path / "short.bin"
+    path.write_bytes(data[:cut])
+    run = tool("envelope-read", path)
+    assert run.returncode == 4, run.stderr
+    assert "short.bin" in run.stderr
+    assert "truncated" in run.stderr or "not a checkpoint" in run.stderr
+
+
+@pytest.mark.parametrize("part,override,expect", [
+    ("schema", {"schema": b"other-schema"}, "schema"),
+    ("learner", {"learner": b"sgd"}, "learner"),
+    ("data", {"data": b"other-data"}, "data"),
+    ("seed", {"seed": b"bob-seed-v2"}, "seed"),
+])
+def test_foreign_identity_refused_by_name(tmp_path, part, override, expect):
+    path = tmp_path / "foreign.bin"
+    path.write_bytes(python_envelope(5, fresh_payload(), **override))
+    run = tool("envelope-read", path)
+    assert run.returncode == 5, run.stderr
+    assert "foreign checkpoint" in run.stderr and f"{expect} identity differs" in run.stderr
+
+
+@pytest.mark.parametrize("option,value,expect", [
+    ("--payload", PAYLOAD - 48, "payload bytes differ"),
+    ("--chunk", 65536 * 2, "chunk bytes differ"),
+    ("--chunks", 2, "chunk count differs"),
+    ("--updates", 11, "updates per invocation differ"),
+])
+def test_foreign_sizes_refused_by_name(tmp_path, option, value, expect):
+    path = tmp_path / "ck.bin"
+    assert tool("envelope-write", path, 1).returncode == 0
+    run = tool("envelope-read", path, option, value)
+    assert run.returncode == 5, run.stderr
+    assert expect in run.stderr
+
+
+def test_first_differing_part_is_named(tmp_path):
+    path = tmp_path / "two.bin"
+    path.write_bytes(python_envelope(5, fresh_payload(), data=b"x", seed=b"y"))
+    run = tool("envelope-read", path)
+    assert run.returncode == 5 and "data identity differs" in run.stderr
+
+
+# ------------------------------------------------------------ atomic publish
+def _limit_file_size():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+
+def test_failed_publish_leaves_old_file_and_no_partial(tmp_path):
+    out = tmp_path / "ck.bin"
+    out.write_bytes(b"previous checkpoint")
+    run = subprocess.run([str(TOOL), "envelope-write", str(out), "3"], capture_output=True, text=True,
+                         preexec_fn=_limit_file_size)
+    assert run.returncode == 8, run.stderr
+    assert "nothing was published" in run.stderr
+    assert out.read_bytes() == b"previous checkpoint"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.bin"]
+
+
+def test_publish_into_missing_folder_fails_cleanly(tmp_path):
+    run = tool("envelope-write", tmp_path / "missing" / "ck.bin", 3)
+    assert run.returncode == 8
+    assert "ck.bin" in run.stderr
+
+
+# ------------------------------------------------------------ input record, CLI, no GPU
+def record(targets: bytes, prompts=(97, 98, 99)) -> bytes:
+    pairs = b"".join(bytes([b, targets[b]]) for b in range(256))
+    words = struct.pack("<256I", *targets)
+    return b"BOBINPUT" + struct.pack("<Q", 1) + pairs + words + struct.pack("<3I", *prompts)
+
+
+def test_input_record_checks(tmp_path):
+    targets = bytes((7 * b + 3) % 256 for b in range(256))
+    good = tmp_path / "in.rec"
+    good.write_bytes(record(targets))
+    run = tool("input-check", good)
+    assert run.returncode == 0 and run.stdout.strip() == "ok prompts 97 98 99"
+    bad = tmp_path / "bad.rec"
+    for data, words in [(record(targets)[:-1], "1563 bytes"), (b"X" + record(targets)[1:], "magic"),
+                        (record(targets, (97, 300, 99)), "prompt 1")]:
+        bad.write_bytes(data)
+        run = tool("input-check", bad)
+        assert run.returncode == 3 and words in run.stderr and "bad.rec" in run.stderr
+
+
+def test_cli_parser():
+    run = tool("args", "train", "--input", "r", "--checkpoint-out", "o", "--predictions", "p", "--result", "s")
+    assert run.returncode == 0 and run.stdout.startswith("op train input r checkpoint -")
+    run = tool("args", "--help")
+    assert run.returncode == 0 and "usage:" in run.stdout and "exit codes" in run.stdout
+    run = tool("args", "predict", "--input", "r")
+    assert run.returncode == 2 and "missing --checkpoint-out" in run.stderr
+
+
+@pytest.mark.skipif(os.path.exists("/dev/nvidiactl"), reason="this machine has a GPU")
+def test_no_gpu_says_so_with_its_exit_code():
+    run = tool("gpu-open", "sm_90")
+    assert run.returncode == 6
+    assert "no GPU" in run.stderr and "/dev/nvidiactl" in run.stderr
