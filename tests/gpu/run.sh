@@ -56,8 +56,13 @@ echo "=== --rm-dma-map" >> "$LOG/launch_variants.log"
 timeout 60 runtime_c/build/gpu_smoke --rm-dma-map --repeat 5 >> "$LOG/launch_variants.log" 2>&1
 note "gpu_smoke --rm-dma-map: exit $?"
 
+# A host built here by `bobc build --target sm_90` (the device machine has no
+# lark/lief): carried in .device/ with the PyTorch reference case.
+[ -x .device/bob-host-sm_90 ] && export BOB_HOST=$PWD/.device/bob-host-sm_90
+[ -d .device/bob-reference ] && export BOB_REFERENCE_DATA=$PWD/.device/bob-reference
+export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 if python3 -c "import pytest" > /dev/null 2>&1; then
-  timeout 300 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
+  timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
 else
   note "pytest -m gpu: skipped (no pytest on this machine)"

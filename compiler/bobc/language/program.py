@@ -171,6 +171,8 @@ class Program:
     # ---- type checking
     def check(self):
         """Type check every module this plan reaches (raises on the first error)."""
+        if self._checked:
+            return
         from .check import check_program
         _run_deep(check_program, self)
         self._checked = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import core as c
 from .syntax import show_bytes
 from .values import (
-    BYTES_TYPE, NAT_TYPE, HPrim, HVar, VBytes, VBytesType, VCon, VEqual, VFamily,
+    BYTES_TYPE, NAT_TYPE, HVar, VBytes, VBytesType, VCon, VEqual, VFamily,
     VLam, VNat, VNatType, VNeutral, VPi, VPrimFn, VRefl, VType, force,
 )
 

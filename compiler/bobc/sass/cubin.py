@@ -54,7 +54,16 @@ def _padded_text(assembled, target: Target) -> bytes:
     return bytes(code)
 
 
-def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int) -> bytes:
+# ptxas 13's .note.nv.cuinfo: "NVIDIA Corp" note type 1000 with (2, 0x56, CUDA API 0x87)
+CUINFO_NOTE = bytes.fromhex("0c00000008000000e80300004e564944494120436f7270000200560087000000")
+
+
+def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
+                style: str = "ptxas") -> bytes:
+    """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
+    is not documented (attributes 0x66, 0x35, 0x5f, 0x36, 0x6b, 0x6d, the cuinfo note) and
+    its three program headers; "minimal" writes only the documented records."""
+    full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base
     names = ["", ".shstrtab", ".strtab", ".symtab", ".nv.info", f".nv.info.{kernel_name}",
@@ -81,16 +90,26 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, 0))
                + _record(EIATTR_MIN_STACK_SIZE, struct.pack("<II", SYM_KERNEL, 0)))
     kinfo = bytearray()
+    if full:
+        kinfo += _record(0x66, struct.pack("<I", 3))
     kinfo += _record(EIATTR_CUDA_API_VERSION, struct.pack("<I", 0x87))
+    if full and target.sm < 0x90:
+        kinfo += struct.pack("<BBH", 1, 0x35, 0)
     kinfo += _record(EIATTR_PARAM_CBANK, struct.pack("<II", SYM_CONST, parameter_bytes << 16 | base))
     kinfo += _hval(EIATTR_CBANK_PARAM_SIZE, parameter_bytes)
     for ordinal in reversed(range(parameter_bytes // 8)):
         kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<III", 0, (8 * ordinal) << 16 | ordinal, 0x21F000))
+    if full and target.sm >= 0x90:
+        kinfo += _hval(0x50, 0)
     kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)
+    if full:
+        kinfo += _hval(0x5F, 0x0101 if target.sm >= 0x90 else 0)
     exits = exit_offsets(assembled)
     if exits:
         kinfo += _record(EIATTR_EXIT_INSTR_OFFSETS, b"".join(struct.pack("<I", e) for e in exits))
     kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", block_x, 1, 1))
+    if full and target.sm >= 0x90:
+        kinfo += _record(0x36, struct.pack("<I", 8)) + _hval(0x6B, 1) + struct.pack("<BBH", 2, 0x6D, 0)
     constant0 = bytes(base + parameter_bytes)
 
     # file layout: header, section contents (aligned), section headers, program headers
