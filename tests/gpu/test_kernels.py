@@ -45,7 +45,8 @@ def kernel(name, target, parameter_words, block_x, tmp_path_factory):
     if key not in _CACHE:
         assembled = assemble_kernel(KERNELS / f"{name}.sass", target)
         path = tmp_path_factory.mktemp("cubin") / f"{name}.{target.name}.cubin"
-        image = write_cubin(assembled, assembled.kernel_name, target, 8 * parameter_words, block_x)
+        image = write_cubin(assembled, assembled.kernel_name, target, 8 * parameter_words, block_x,
+                            style=os.environ.get("BOBC_CUBIN_STYLE", "ptxas"))
         path.write_bytes(image)
         if os.environ.get("BOBC_CUBIN_DIR"):   # keep the images for inspection
             (Path(os.environ["BOBC_CUBIN_DIR"]) / path.name).write_bytes(image)

@@ -104,7 +104,8 @@ def test_parameter_blocks_hold_patches_and_driver_words(plan, encoded):
         start = first_block + i * target.parameter_block_bytes
         block = images.program[start:start + target.parameter_block_bytes]
         assert struct.unpack_from("<6I", block, 0) == launch.block + launch.grid
-        assert struct.unpack_from("<3Q", block, 0x18) == (0xFE000000, 0xFF000000, 0xFFFDC0)
+        # the windows that ran on the H200 (runtime_c/tests/device-logs, run 3)
+        assert struct.unpack_from("<3Q", block, 0x18) == (0xFE_0000_0000, 0xFF_0000_0000, 0xFFFDC0)
         expected = {p.word * 8 + shift: p.value for p in launch.patches}
         for offset in range(0x30, len(block), 8):
             assert struct.unpack_from("<Q", block, offset)[0] == expected.get(offset, 0), (i, hex(offset))
@@ -264,4 +265,13 @@ def test_refuses_a_launch_naming_another_regions_address(plan):
     wrong = dataclasses.replace(plan, launches=plan.launches[:1] + (bad,) + plan.launches[2:])
     with pytest.raises(BobcError, match=r"launch 1 \(bob-row-gather\) names region 0 .* is region 1's "
                                         r"\(bob-loss-gradient\)"):
+        encode_images(wrong, SM90)
+
+
+def test_a_grid_the_qmd_cannot_hold_names_the_launch_and_field(plan):
+    bad = dataclasses.replace(plan.launches[7], grid=(256, 1 << 16, 1))
+    wrong = dataclasses.replace(plan, launches=plan.launches[:7] + (bad,) + plan.launches[8:])
+    with pytest.raises(BobcError, match=r"launch 7 \(bob-adamw\): QMD field CTA_RASTER_HEIGHT is 16 bits wide"):
+        encode_images(wrong, SM86)
+    with pytest.raises(BobcError, match=r"launch 7 \(bob-adamw\): QMD field GRID_HEIGHT is 16 bits wide"):
         encode_images(wrong, SM90)

@@ -39,3 +39,14 @@ def test_check_command(tmp_path, capsys):
     bad.write_text("module Bad\ndef x : Nat = b\"one\"\n", encoding="utf-8")
     assert main(["check", str(bad)]) == 1
     assert "Bad.bob:2:15: error: in x: type mismatch" in capsys.readouterr().err
+
+
+def test_eval_type_flag_prints_an_inferred_type(tmp_path, capsys):
+    from bobc.cli import main
+    plan = tmp_path / "Typed.bob"
+    plan.write_text("module Typed\ndef pairUp = (lambda unrestricted n : Nat . "
+                    "(lambda unrestricted b : Bytes . (bytes-append b (bytes-from-nat-le n 4))))\n",
+                    encoding="utf-8")
+    assert main(["eval", str(plan), "pairUp", "--type"]) == 0
+    assert capsys.readouterr().out.strip() == \
+        "(pi unrestricted n : Nat . (pi unrestricted b : Bytes . Bytes))"

@@ -11,6 +11,8 @@ def add_arguments(p):
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--hex", action="store_true", help="print byte strings as hex")
+    p.add_argument("--type", action="store_true",
+                   help="print the definition's type (type checking what it needs) instead")
     add_target(p)
 
 
@@ -36,6 +38,9 @@ def run(args):
     target = TARGETS[args.target]
     program = load_program(args.plan, include=args.include, target=target,
                            intrinsics=backend_intrinsics())
+    if args.type:
+        print(show_value_type(program.type_of(args.name)))
+        return 0
     value = program.value(args.name)
-    print(format_value(value, always_hex=args.hex, show_type=show_value_type))
+    print(program.deep(format_value, value, args.hex, show_value_type))
     return 0

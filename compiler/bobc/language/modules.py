@@ -38,6 +38,27 @@ def module_relative_path(name: str) -> Path:
     return Path(*name.split(".")).with_suffix(".bob")
 
 
+_PARSED: dict = {}      # (resolved path, mtime_ns, size) -> syntax.Module
+
+
+def parse_cached(path) -> Module:
+    """Parse a module file, reusing the tree while the file is unchanged.
+
+    Syntax trees are never modified after parsing, so every Program of this
+    process can share them (a build that loads a plan twice parses it once).
+    """
+    path = Path(path)
+    try:
+        status = path.stat()
+    except OSError:
+        return parse_file(path)
+    key = (str(path.resolve()), status.st_mtime_ns, status.st_size)
+    module = _PARSED.get(key)
+    if module is None or module.path != path:
+        module = _PARSED[key] = parse_file(path)
+    return module
+
+
 def plan_root(module: Module) -> Path:
     """The folder the plan's module path is relative to (checking they agree)."""
     parts = module.name.split(".")
@@ -63,7 +84,7 @@ class ModuleLoader:
         self.order: list[str] = []          # dependencies before dependents
 
     def load_plan(self, plan_path) -> Module:
-        plan = parse_file(plan_path)
+        plan = parse_cached(plan_path)
         root = plan_root(plan)
         self.search_path = [root, *self.include, specs_folder()]
         self._load_imports(plan, [plan.name], {plan.name})
@@ -100,7 +121,7 @@ class ModuleLoader:
                     imported.span,
                     hint=f"imported through {' -> '.join([*chain, name])}; add the folder "
                          f"that holds it with -I, or write the module")
-            loaded = parse_file(path)
+            loaded = parse_cached(path)
             if loaded.name != name:
                 raise ModuleError(
                     f"{path} declares module {loaded.name}, but it was imported as {name}",

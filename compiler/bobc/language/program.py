@@ -15,6 +15,7 @@ RecursionError are left retryable, so nothing is computed twice).
 """
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from pathlib import Path
@@ -32,7 +33,22 @@ _BIG_STACK = 1 << 30
 
 
 def _run_deep(function, *args):
-    """Run `function(*args)`, retrying on a big-stack thread after a RecursionError."""
+    """Run `function(*args)`, retrying on a big-stack thread after a RecursionError.
+
+    The cyclic garbage collector is paused meanwhile: evaluation allocates
+    many small acyclic objects (reference counting frees them), and a
+    collection pass over a deep stack costs more than the evaluation.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_deep_uncollected(function, *args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_deep_uncollected(function, *args):
     if sys.getrecursionlimit() < 20_000:
         sys.setrecursionlimit(20_000)
     try:
@@ -135,6 +151,15 @@ class Program:
 
     def force(self, value):
         return _run_deep(force, value)
+
+    def deep(self, function, *args):
+        """Run `function(*args)` where deep evaluation may happen (e.g. printing a value)."""
+        return _run_deep(function, *args)
+
+    def type_of(self, name: str):
+        """The type of a definition (checking only what that needs), as a value."""
+        from .check import Checker
+        return _run_deep(Checker(self).definition_type, self.definition(name))
 
     def apply(self, function, *arguments):
         def call():

@@ -38,11 +38,15 @@ QMD_ALIGNMENT = 256             # SEND_PCAS_A takes the QMD address >> 8
 PARAMETER_ALIGNMENT = 256       # a parameter block starts on a 256-byte boundary
 INSTRUCTION_BYTES = 16
 
-# Windows the prologue sets and bank 0 repeats at 0x18/0x20 (the values
-# tinygrad uses on Ampere, which also ran on the H200, facts doc section 6),
-# and the initial stack pointer the driver puts at 0x28.
-SHARED_MEMORY_WINDOW = 0xFE000000
-LOCAL_MEMORY_WINDOW = 0xFF000000
+# Windows the prologue sets and bank 0 repeats at 0x18/0x20, and the initial
+# stack pointer the driver puts at 0x28.  Measured on the H200 (driver 580,
+# runtime_c/tests/device-logs/README.md, run 3): HOPPER_COMPUTE_A refuses a
+# window whose low 32 bits are not zero (Xid 69 on SHARED_MEMORY_WINDOW_B for
+# 0xfe000000), and a launch with no windows fails SKEDCHECK17_MEMORY_WINDOW_
+# OVERLAP (Xid 13); these two ran.  Plans keep their buffers out of them (the
+# shim also reserves [0xfc_0000_0000, 0xfe_0000_0000) for its own objects).
+SHARED_MEMORY_WINDOW = 0xFE_0000_0000
+LOCAL_MEMORY_WINDOW = 0xFF_0000_0000
 STACK_POINTER = 0xFFFDC0
 # Our kernels use no local memory: no backing store (base 0, size 0; a stray
 # local access faults instead of scribbling), every SM allowed (MAX_SM_COUNT

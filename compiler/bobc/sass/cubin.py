@@ -19,7 +19,7 @@ from .syntax import Control, parse_instruction
 ELF_ABI = 0x41
 ELF_ABI_VERSION = 8
 EM_CUDA = 190
-SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NVINFO = 1, 2, 3, 0x70000000
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOTE, SHT_NVINFO = 1, 2, 3, 7, 0x70000000
 SHF_WRITE, SHF_ALLOC, SHF_EXEC, SHF_INFO_LINK = 1, 2, 4, 0x40
 
 # nv.info attributes: (format << 8 | attribute) as ptxas 13 writes them
@@ -54,6 +54,11 @@ def _padded_text(assembled, target: Target) -> bytes:
     return bytes(code)
 
 
+# .nv.compat: nvdisasm (and the driver) refuse an sm_90 cubin without it.  Its records
+# (nv.info format) are copied from ptxas 13.5's output for sm_90; their meaning is not
+# documented.
+NV_COMPAT_SM90 = bytes.fromhex("02090000020c000002020100030d010102030000040b08000000000000000000030e4004")
+SHT_NVCOMPAT = 0x70000086
 # ptxas 13's .note.nv.cuinfo: "NVIDIA Corp" note type 1000 with (2, 0x56, CUDA API 0x87)
 CUINFO_NOTE = bytes.fromhex("0c00000008000000e80300004e564944494120436f7270000200560087000000")
 
@@ -116,9 +121,23 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     contents = {1: bytes(shstrtab), 2: bytes(strtab), 3: symtab, 4: nv_info, 5: bytes(kinfo),
                 6: constant0, 7: text}
     aligns = {1: 1, 2: 1, 3: 8, 4: 4, 5: 4, 6: 4, 7: 128}
+    extra = []   # (name, type, flags, bytes)
+    if target.sm >= 0x90:
+        extra.append((".nv.compat", SHT_NVCOMPAT, 0, NV_COMPAT_SM90))
+    if full:
+        extra.append((".note.nv.cuinfo", SHT_NOTE, 0x1000000, CUINFO_NOTE))
+    for name, _, _, data in extra:
+        index = len(contents) + 1
+        names.append(name)
+        name_offsets.append(len(shstrtab))
+        shstrtab += name.encode() + b"\0"
+        contents[index] = data
+        aligns[index] = 4
+    contents[1] = bytes(shstrtab)
+    count = len(contents) + 1
     blob = bytearray(64)
     offsets = {}
-    for index in range(1, 8):
+    for index in range(1, count):
         while len(blob) % aligns[index]:
             blob += b"\0"
         offsets[index] = len(blob)
@@ -140,13 +159,18 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     headers.append(sh(6, SHT_PROGBITS, SHF_ALLOC | SHF_INFO_LINK, info=SEC_TEXT))
     text_info = (assembled.registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
     headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
+    for offset, (_, sh_type, flags, _) in enumerate(extra):
+        headers.append(sh(8 + offset, sh_type, flags))
     blob += b"".join(headers)
     phoff = len(blob)
-    # PT_PHDR, PT_LOAD (constant0 .. end of text)
+    # PT_PHDR, PT_LOAD (constant0 .. end of text), and (ptxas style) PT_LOAD over the headers
     load_start = offsets[6]
     load_size = offsets[7] + len(text) - load_start
-    phdrs = [struct.pack("<IIQQQQQQ", 6, 5, phoff, 0, 0, 2 * 56, 2 * 56, 8),
+    n = 3 if full else 2
+    phdrs = [struct.pack("<IIQQQQQQ", 6, 5, phoff, 0, 0, n * 56, n * 56, 8),
              struct.pack("<IIQQQQQQ", 1, 5, load_start, 0, 0, load_size, load_size, 8)]
+    if full:
+        phdrs.append(struct.pack("<IIQQQQQQ", 1, 5, phoff, 0, 0, n * 56, n * 56, 8))
     blob += b"".join(phdrs)
     ident = b"\x7fELF" + bytes([2, 1, 1, ELF_ABI, ELF_ABI_VERSION]) + bytes(7)
     header = ident + struct.pack("<HHIQQQIHHHHHH", 2, EM_CUDA, 1, 0, phoff, shoff, target.elf_flags,
