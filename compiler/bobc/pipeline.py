@@ -35,10 +35,13 @@ def _stage(module: str, what: str):
 
 
 def load(plan_path: Path, target: Target, include=()):
+    """Parse and resolve the plan's modules, with the backend's encoders registered."""
     language = _stage("bobc.language", "the plan language")
     intrinsics = _stage("bobc.plan.intrinsics", "the backend intrinsics")
-    return language.load_program(plan_path, include=tuple(include), target=target,
-                                 intrinsics=intrinsics.default_intrinsics())
+    registry = intrinsics.default_intrinsics()
+    program = language.load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
+    program.bobc_intrinsics = registry     # kept for the registers the kernels really need
+    return program
 
 
 def check(program) -> None:
@@ -49,8 +52,17 @@ def extract(program, entry: str = DEFAULT_ENTRY):
     return _stage("bobc.plan.extract", "plan extraction").extract_plan(program, entry=entry)
 
 
-def certify(plan, target: Target, kernel_registers=None) -> None:
-    _stage("bobc.certify", "the certifier").certify(plan, target)
+def kernel_needs(program, plan) -> dict[str, int] | None:
+    """Region identity -> registers its assembled kernel uses, as the certifier takes them."""
+    registry = getattr(program, "bobc_intrinsics", None)
+    if registry is None:
+        return None
+    return _stage("bobc.plan.intrinsics", "the backend intrinsics").kernel_registers(registry, plan)
+
+
+def certify(plan, target: Target, needs=None) -> None:
+    """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses."""
+    _stage("bobc.certify", "the certifier").certify(plan, target, needs=needs)
 
 
 def encode(plan, target: Target):
@@ -62,6 +74,6 @@ def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAU
     program = load(plan_path, target, include)
     check(program)
     plan = extract(program, entry)
-    certify(plan, target)
+    certify(plan, target, kernel_needs(program, plan))
     images = encode(plan, target)
     return Built(program=program, plan=plan, images=images)

@@ -1,12 +1,10 @@
-"""`bobc check PLAN`: parse, resolve and type check a plan and everything it imports.
-
-Certification (arena and pointer checks over the extracted plan) follows the
-type check through `certify_hook`, which the certifier replaces; until then
-it does nothing and `bobc check` reports the type check alone.
-"""
+"""`bobc check PLAN`: parse, resolve and type check a plan and everything it
+imports; when the plan defines the native host (--entry), also extract and
+certify it (arena residents disjoint, every pointer inside a resident,
+registers within budget, the schedule consistent)."""
 from __future__ import annotations
 
-from ..targets import TARGETS
+from ..targets import target_named
 from ._common import add_target, existing_file
 
 
@@ -14,32 +12,30 @@ def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
+    p.add_argument("--entry", default="bobNativeHost",
+                   help="the native host definition to certify when the plan has it (default bobNativeHost)")
     add_target(p)
 
 
-def certify_hook(program, target) -> str | None:
-    """Certify a type-checked program; a one-line summary, or None when not wired.
-
-    The coordinator wires this to bobc.certify; it must raise a BobcError when
-    the plan is refused.
-    """
-    return None
-
-
 def run(args):
-    from ..language import load_program
-    from .eval import backend_intrinsics
+    from .. import pipeline
 
-    existing_file(args.plan)
-    target = TARGETS[args.target]
-    program = load_program(args.plan, include=args.include, target=target,
-                           intrinsics=backend_intrinsics())
+    path = existing_file(args.plan)
+    target = target_named(args.target)
+    program = pipeline.load(path, target, args.include)
     program.check()
     definitions = sum(len(s.definitions) for s in program.scopes.values())
     families = sum(len(s.families) for s in program.scopes.values())
     print(f"{program.plan_name}: well typed ({len(program.modules)} modules, "
           f"{families} families, {definitions} definitions)")
-    summary = certify_hook(program, target)
-    if summary:
-        print(summary)
+    if args.entry not in program.scopes[program.plan_name].definitions:
+        print(f"{program.plan_name}: no {args.entry} here, so nothing to certify "
+              f"(check the module that defines the native host)")
+        return 0
+    plan = pipeline.extract(program, args.entry)
+    needs = pipeline.kernel_needs(program, plan)
+    pipeline.certify(plan, target, needs)
+    program_plan = plan.program
+    print(f"{args.entry}: certified for {target.name} ({len(plan.arena.globals)} residents, "
+          f"{len(program_plan.launches)} launches, {len(program_plan.submissions)} submissions)")
     return 0
