@@ -71,7 +71,7 @@ def invoke(host, folder: Path, operation: str, checkpoint: str | None, tag: str,
             "--checkpoint-out", str(folder / f"{tag}.ckpt"),
             "--predictions", str(folder / f"{tag}.pred"), "--result", str(folder / f"{tag}.result")]
     if checkpoint:
-        args[3:3] = ["--checkpoint", str(folder / checkpoint)]
+        args += ["--checkpoint", str(folder / checkpoint)]
     env = dict(os.environ)
     if timing:
         env["BOB_HOST_TIMING"] = str(timing)

@@ -159,7 +159,9 @@ class Program:
     def type_of(self, name: str):
         """The type of a definition (checking only what that needs), as a value."""
         from .check import Checker
-        return _run_deep(Checker(self).definition_type, self.definition(name))
+        definition = self.definition(name)
+        # a fresh checker per attempt: a retry after RecursionError starts clean
+        return _run_deep(lambda: Checker(self).definition_type(definition))
 
     def apply(self, function, *arguments):
         def call():
