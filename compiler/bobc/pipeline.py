@@ -10,10 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import NotYetAvailable
+from .errors import BobcError, NotYetAvailable
 from .targets import Target
 
 DEFAULT_ENTRY = "bobNativeHost"
+
+
+class CertificationRefused(BobcError):
+    """The plan's own certificate and the certifier disagree about soundness."""
 
 
 @dataclass
@@ -69,11 +73,40 @@ def encode(plan, target: Target):
     return _stage("bobc.nvidia.encode", "the image encoder").encode_images(plan.program, target)
 
 
+def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
+    """Type check, extract and certify; the extracted Plan of a sound program.
+
+    When the type check fails and the plan can still be extracted, the
+    certifier runs anyway: a broken arena then fails a proof such as
+    `equal Nat bobDeviceHazard 0`, and the certifier's message (which
+    residents overlap, which pointer strays) says more than the proof's.
+    """
+    from .errors import BobcError
+
+    try:
+        check(program)
+    except BobcError as type_error:
+        try:
+            plan = extract(program, entry)
+            certify(plan, target, kernel_needs(program, plan))
+        except BobcError as certificate_error:
+            certificate_error.hint = "the type check fails too: " + type_error.message.splitlines()[0]
+            raise certificate_error from type_error
+        raise
+    plan = extract(program, entry)
+    certify(plan, target, kernel_needs(program, plan))
+    hazard = plan.extras.get("device_hazard", 0)
+    if hazard:
+        hazards = _stage("bobc.plan.extract", "plan extraction").HAZARDS
+        raise CertificationRefused(
+            f"the plan's own device arena certificate reports hazard {hazard} "
+            f"({hazards.get(hazard, 'unknown hazard code')}); nothing is emitted")
+    return plan
+
+
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY) -> Built:
     """Everything up to the device images; refuses an unsound plan before encoding."""
     program = load(plan_path, target, include)
-    check(program)
-    plan = extract(program, entry)
-    certify(plan, target, kernel_needs(program, plan))
+    plan = check_and_certify(program, target, entry)
     images = encode(plan, target)
     return Built(program=program, plan=plan, images=images)

@@ -46,7 +46,7 @@ def kernel(name, target, parameter_words, block_x, tmp_path_factory):
         assembled = assemble_kernel(KERNELS / f"{name}.sass", target)
         path = tmp_path_factory.mktemp("cubin") / f"{name}.{target.name}.cubin"
         image = write_cubin(assembled, assembled.kernel_name, target, 8 * parameter_words, block_x,
-                            style=os.environ.get("BOBC_CUBIN_STYLE", "ptxas"))
+                            style=os.environ.get("BOBC_CUBIN_STYLE", "minimal"))
         path.write_bytes(image)
         if os.environ.get("BOBC_CUBIN_DIR"):   # keep the images for inspection
             (Path(os.environ["BOBC_CUBIN_DIR"]) / path.name).write_bytes(image)

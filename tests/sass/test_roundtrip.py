@@ -88,6 +88,12 @@ def _variant(draw, arch):
     return replace(inst, operands=operands, guard=guard)
 
 
+def _plain(c: Const) -> Const:
+    if c.index is not None and c.index.index == 255:
+        return replace(c, index=None)
+    return c
+
+
 def _same_operands(a, b) -> bool:
     if a.mnemonic != b.mnemonic or len(a.operands) != len(b.operands):
         return False
@@ -101,6 +107,10 @@ def _same_operands(a, b) -> bool:
                 if not (fx == fy or (math.isnan(fx) and math.isnan(fy))):
                     return False
             elif (x.value - y.value) % (1 << 32):
+                return False
+        elif isinstance(x, Const) and isinstance(y, Const):
+            # c[b][RZ+n] and c[b][n] are one operand: nvdisasm prints c[0x0][RZ] for offset 0
+            if _plain(x) != _plain(y):
                 return False
         elif isinstance(x, Label) and isinstance(y, Label):
             if x.address != y.address:

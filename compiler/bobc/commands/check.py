@@ -23,18 +23,18 @@ def run(args):
     path = existing_file(args.plan)
     target = target_named(args.target)
     program = pipeline.load(path, target, args.include)
-    program.check()
+    has_host = args.entry in program.scopes[program.plan_name].definitions
+    plan = pipeline.check_and_certify(program, target, args.entry) if has_host else None
+    if plan is None:
+        program.check()
     definitions = sum(len(s.definitions) for s in program.scopes.values())
     families = sum(len(s.families) for s in program.scopes.values())
     print(f"{program.plan_name}: well typed ({len(program.modules)} modules, "
           f"{families} families, {definitions} definitions)")
-    if args.entry not in program.scopes[program.plan_name].definitions:
+    if plan is None:
         print(f"{program.plan_name}: no {args.entry} here, so nothing to certify "
               f"(check the module that defines the native host)")
         return 0
-    plan = pipeline.extract(program, args.entry)
-    needs = pipeline.kernel_needs(program, plan)
-    pipeline.certify(plan, target, needs)
     program_plan = plan.program
     print(f"{args.entry}: certified for {target.name} ({len(plan.arena.globals)} residents, "
           f"{len(program_plan.launches)} launches, {len(program_plan.submissions)} submissions)")

@@ -18,6 +18,7 @@ from ..errors import BobcError, Span
 from ..targets import Target
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule
+from .tables.layouts import LAYOUTS
 from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
 
 RESERVED_REGISTERS = 2
@@ -48,6 +49,7 @@ class Assembled:
     kernel_name: str | None = None
     register_budget: int | None = None
     labels: dict[str, int] = field(default_factory=dict)
+    highest_register_span: Span | None = None   # the first instruction using the highest register
 
 
 def _arch_of(target) -> str:
@@ -93,7 +95,8 @@ def assemble_kernel(source_path, target, register_budget: int | None = None) -> 
             raise BobcError(f"kernel '{result.kernel_name}' needs {result.registers} registers "
                             f"(highest R{result.registers - 1 - RESERVED_REGISTERS} + 1 + "
                             f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
-                            Span(str(path), 1, 1))
+                            result.highest_register_span or Span(str(path), 1, 1),
+                            hint="use fewer registers, or raise the kernel's register budget")
     return result
 
 
@@ -128,6 +131,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     placed_all = []
     for address, inst in enumerate(resolved):
         try:
+            if inst.opcode not in LAYOUTS:
+                raise EncodeProblem(f"unknown or unsupported opcode {inst.opcode}")
             inst = encoder.normalize(inst)
             form_key = encoder.key(inst)
             if form_key not in encoder.forms:
@@ -143,6 +148,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     out: list[AssembledInstruction] = []
     code = bytearray()
     max_register = -1
+    highest_span = None
     for i, (inst, control, placed) in enumerate(zip(resolved, controls, placed_all)):
         try:
             word = encoder.encode(inst, 16 * i, control.bits())
@@ -151,10 +157,13 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         code += word.to_bytes(16, "little")
         out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span))
         for bank, first, count in placed.reads + placed.writes:
-            if bank == "R" and first != 255:
-                max_register = max(max_register, first + count - 1)
+            if bank == "R" and first != 255 and first + count - 1 > max_register:
+                max_register = first + count - 1
+                highest_span = inst.span
     registers = max_register + 1 + RESERVED_REGISTERS if max_register >= 0 else RESERVED_REGISTERS
-    return Assembled(bytes(code), registers, out, labels=labels)
+    result = Assembled(bytes(code), registers, out, labels=labels)
+    result.highest_register_span = highest_span
+    return result
 
 
 def _display(inst: Instruction) -> str:

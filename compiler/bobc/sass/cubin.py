@@ -59,15 +59,36 @@ def _padded_text(assembled, target: Target) -> bytes:
 # documented.
 NV_COMPAT_SM90 = bytes.fromhex("02090000020c000002020100030d010102030000040b08000000000000000000030e4004")
 SHT_NVCOMPAT = 0x70000086
-# ptxas 13's .note.nv.cuinfo: "NVIDIA Corp" note type 1000 with (2, 0x56, CUDA API 0x87)
+# The CUDA driver refuses a cubin (CUDA_ERROR_INVALID_IMAGE) without both notes below
+# (found on the H200 by dropping sections from a ptxas cubin one at a time).
+# .note.nv.cuinfo, as ptxas 13 writes it: "NVIDIA Corp" note type 1000, (2, 0x56, CUDA API 0x87).
 CUINFO_NOTE = bytes.fromhex("0c00000008000000e80300004e564944494120436f7270000200560087000000")
+# .note.nv.tkinfo: "NVIDIA Corp" note type 2000 naming the producing tool: a header of
+# (2, 0, offsets of the tool, version, build and options strings) then the strings.
+TOOLKIT_STRINGS = ("bobc", "bobc SASS assembler 0.1.0", "bobc", "-arch {arch}")
+
+
+def _note(note_type: int, desc: bytes) -> bytes:
+    name = b"NVIDIA Corp\0"
+    while len(desc) % 4:
+        desc += b"\0"
+    return struct.pack("<III", len(name), len(desc), note_type) + name + desc
+
+
+def toolkit_note(arch: str) -> bytes:
+    strings = bytearray(b"\0")
+    offsets = []
+    for text in TOOLKIT_STRINGS:
+        offsets.append(len(strings))
+        strings += text.format(arch=arch).encode() + b"\0"
+    return _note(2000, struct.pack("<IIIIII", 2, 0, *offsets) + bytes(strings))
 
 
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
-                style: str = "ptxas") -> bytes:
+                style: str = "minimal") -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
-    is not documented (attributes 0x66, 0x35, 0x5f, 0x36, 0x6b, 0x6d, the cuinfo note) and
-    its three program headers; "minimal" writes only the documented records."""
+    is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
+    program header; "minimal" writes only the documented records."""
     full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base
@@ -121,11 +142,10 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     contents = {1: bytes(shstrtab), 2: bytes(strtab), 3: symtab, 4: nv_info, 5: bytes(kinfo),
                 6: constant0, 7: text}
     aligns = {1: 1, 2: 1, 3: 8, 4: 4, 5: 4, 6: 4, 7: 128}
-    extra = []   # (name, type, flags, bytes)
+    extra = [(".note.nv.tkinfo", SHT_NOTE, 0x2000000, toolkit_note(target.name)),
+             (".note.nv.cuinfo", SHT_NOTE, 0x1000000, CUINFO_NOTE)]   # (name, type, flags, bytes)
     if target.sm >= 0x90:
         extra.append((".nv.compat", SHT_NVCOMPAT, 0, NV_COMPAT_SM90))
-    if full:
-        extra.append((".note.nv.cuinfo", SHT_NOTE, 0x1000000, CUINFO_NOTE))
     for name, _, _, data in extra:
         index = len(contents) + 1
         names.append(name)
@@ -159,8 +179,9 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     headers.append(sh(6, SHT_PROGBITS, SHF_ALLOC | SHF_INFO_LINK, info=SEC_TEXT))
     text_info = (assembled.registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
     headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
-    for offset, (_, sh_type, flags, _) in enumerate(extra):
-        headers.append(sh(8 + offset, sh_type, flags))
+    for offset, (name, sh_type, flags, _) in enumerate(extra):
+        link = 8 if name == ".note.nv.cuinfo" else 0     # cuinfo links to tkinfo, as ptxas's does
+        headers.append(sh(8 + offset, sh_type, flags, link=link))
     blob += b"".join(headers)
     phoff = len(blob)
     # PT_PHDR, PT_LOAD (constant0 .. end of text), and (ptxas style) PT_LOAD over the headers

@@ -55,7 +55,11 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
         path = Path(folder) / "code.bin"
         path.write_bytes(code)
         command = [tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else []) + [str(path)]
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True)
+        except OSError as e:
+            raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
+                            hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
     return Disassembly(parse_hex_listing(done.stdout), done.stderr)
 
 

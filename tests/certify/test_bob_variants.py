@@ -1,0 +1,78 @@
+"""Broken variants of the real Bob plan (copies of examples/bob with one
+edit each; the seed files themselves are never touched) are refused by
+`bobc check` with a message naming the fault, and `bobc build` emits
+nothing for them."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PC = "Bob/Build/PhysicalComponents.bob"
+
+VARIANTS = {
+    "overlapping moments": (
+        [(PC, "def bobSecondMomentAddress : Nat = (bobArenaNext bobFirstMomentAddress bobTableBytes)",
+          "def bobSecondMomentAddress : Nat = (naturalAdd bobFirstMomentAddress 4096)")],
+        ["second-moments", "first-moments", "overlap", "0x1100041000"]),
+    "pointer one byte past a table": (
+        [(PC, "(bobPatch (bobArgument 0) (bobWord64 (naturalAdd bobLogitRowsAddress (naturalMultiply index bobRowBytes)))",
+          "(bobPatch (bobArgument 0) (bobWord64 (naturalAdd (naturalAdd bobLogitRowsAddress 1) "
+          "(naturalMultiply index bobRowBytes)))")],
+        ["launch 5 (bob-row-gather) argument 0", "runs 1 byte(s) past logit-rows"]),
+    "misaligned resident": (
+        [(PC, "def bobInputAddress : Nat = (bobArenaNext bobGradientsAddress bobTableBytes)",
+          "def bobInputAddress : Nat = (naturalAdd (bobArenaNext bobGradientsAddress bobTableBytes) 4)")],
+        ["resident input-record at 0x1100100004 is not aligned to 256 bytes"]),
+    "kernel over its register budget": (
+        [(PC, '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 256)', '(bobRegion b"bob-adamw" bobAdamMachineBytes 8 256)')],
+        ["region bob-adamw needs", "but declares 8"]),
+    "submission of a missing launch": (
+        [(PC, "(bobSubmitEach bobPredictionLaunches (nvidiaLaunchScheduleCount bobInitialLoss)",
+          "(bobSubmitEach bobPredictionLaunches (naturalAdd bobLaunchCount 5)")],
+        ["submission 27", "launch 32", "27 launches"]),
+}
+
+
+def make_variant(tmp_path: Path, edits) -> Path:
+    shutil.copytree(REPO / "examples" / "bob" / "Bob", tmp_path / "Bob")
+    for relative, old, new in edits:
+        path = tmp_path / relative
+        text = path.read_text()
+        assert old in text, f"the variant's anchor is gone from {relative}: {old}"
+        path.write_text(text.replace(old, new, 1))
+    return tmp_path / "Bob" / "Build" / "NativeHost.bob"
+
+
+def bobc(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "bobc", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_broken_variant_is_refused_by_name(name, tmp_path):
+    edits, expected = VARIANTS[name]
+    plan = make_variant(tmp_path, edits)
+    result = bobc("check", str(plan), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in expected:
+        assert fragment in result.stderr, (fragment, result.stderr[-2000:])
+
+
+def test_build_emits_nothing_for_a_refused_plan(tmp_path):
+    edits, _ = VARIANTS["pointer one byte past a table"]
+    plan = make_variant(tmp_path, edits)
+    result = bobc("build", str(plan), "-o", "host", "--emit-images", "images", cwd=tmp_path)
+    assert result.returncode == 1
+    assert not (tmp_path / "host").exists() and not (tmp_path / "images").exists()
+
+
+def test_the_sound_plan_certifies_for_both_targets(tmp_path):
+    for target in ("sm_86", "sm_90"):
+        result = bobc("check", str(REPO / "examples/bob/Bob/Build/NativeHost.bob"), "--target", target, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert f"certified for {target}" in result.stdout
