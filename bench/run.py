@@ -47,11 +47,15 @@ from bobc.reference.publish import publish
 CORPUS = REPO / "examples/bob/corpus.txt"
 PROMPTS = REPO / "examples/bob/prompts.txt"
 
+GPU_COMMAND = "bench/gpu/run_device.sh [OUT]"
+GPU_README = "bench/results/bob-h200.md"
 GPU_BENCHMARKS = [
     ("native host: one `train` invocation, fresh process to outputs written",
      "./bob-host train --input R --checkpoint-out C --predictions P --result F (timed by the caller)"),
-    ("native host: per-update GPU time (AdamW + loss launches)", "issue 10's host timing"),
-    ("native host: empty-launch submit/wait latency", "issue 10's host timing"),
+    ("native host: per-update GPU time (AdamW + loss launches)",
+     f"{GPU_COMMAND} (BOB_HOST_TIMING)"),
+    ("native host: empty-kernel floor (same plan, every kernel empty), per submission",
+     f"{GPU_COMMAND} (bench/gpu/build_floor_host.py)"),
     ("PyTorch: one `train` invocation as a script, fresh process",
      "python bench/gpu/pytorch_bob.py invocation --case ../shared/data/bob-reference/case.npz"),
     ("PyTorch: per-update time, eager", "python bench/gpu/pytorch_bob.py eager"),
@@ -290,6 +294,13 @@ def main(argv=None) -> int:
         print("Skipped here (need a GPU):")
     for name, how in skipped:
         print(f"  {name}\n      {how}")
+    report["gpu_command"] = GPU_COMMAND
+    if not gpu_present():
+        print(f"No NVIDIA GPU here (/dev/nvidiactl absent).  The GPU part (all of the above, side "
+              f"by side on one GPU) runs on a GPU machine, from the repository root, with:\n"
+              f"    {GPU_COMMAND}\n"
+              f"(it builds the host and the empty-kernel floor host into .device/bench when bobc is "
+              f"installed; results and how they were made: {GPU_README})")
     out = Path(args.out) / f"{'gpu' if report['gpu_benchmarks'] else 'cpu'}-" \
         f"{now.strftime('%Y%m%dT%H%M%SZ')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -45,3 +45,13 @@ def test_golden_image_decodes_cleanly(kernel, arch, needs_nvdisasm):
 def test_goldens_exist_for_every_kernel():
     assert sorted(p.name for p in GOLDEN.glob("*.bin")) == sorted(
         f"{k}.{a}.bin" for k, a in CASES)
+
+
+@pytest.mark.parametrize("kernel,arch", CASES, ids=[f"{k}.{a}" for k, a in CASES])
+def test_nvdisasm_listing_assembles_back_to_the_golden_image(kernel, arch, needs_nvdisasm):
+    from bobc.sass import assemble
+    from bobc.sass.syntax import Control
+    image = golden_path(kernel, arch).read_bytes()
+    decoded = disassemble(image, TARGETS[arch].nvdisasm_arch)
+    text = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(text, arch).code == image

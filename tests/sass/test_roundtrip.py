@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
-from bobc.sass.tables.layouts import DISPLAY_ALIASES
+from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_OPCODES
 from bobc.sass.encoder import Encoder, forms_for, match_layout
 from bobc.sass.oracle import disassemble
 from bobc.sass.syntax import Const, Imm, Label, Reg, parse_instruction
@@ -69,6 +69,10 @@ def _variant(draw, arch):
             if op.index == 255 and draw(st.booleans()):
                 index = 255
             op = replace(op, index=index)
+            if slot in ("Ra", "Sb", "Sc") and index != 255 and inst.opcode in REUSE_OPCODES:
+                op = replace(op, reuse=draw(st.booleans()))
+            if slot == "Ra" and inst.opcode in ("FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL"):
+                op = replace(op, neg=draw(st.booleans()), abs=draw(st.booleans()))
         elif isinstance(op, Reg) and op.bank == "P":
             # PT stays PT: nvdisasm leaves some PT operands out of the text
             index = 7 if op.index == 7 else draw(st.integers(0, 6))

@@ -6,10 +6,11 @@ the .text.<kernel> sections are cut out of the cubin (with lief), and nvdisasm
 as `text<TAB>lo<TAB>hi<TAB>reference` (reference = file:kernel:-On:offset), which
 is what the encoding tables are learned from and what tests/sass re-encodes.
 
-    python tools/ptx_corpus/build_corpus.py [--ptx]   (--ptx: regenerate corpus.ptx with nvcc)
+    python tools/ptx_corpus/build_corpus.py [--ptx]   (--ptx: regenerate the *.ptx of the *.cu with nvcc)
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
@@ -35,8 +36,9 @@ def text_sections(cubin: Path) -> dict[str, bytes]:
 def main() -> int:
     if "--ptx" in sys.argv:
         nvcc = find_tool("nvcc")
-        subprocess.run([nvcc, "-ptx", "-arch=sm_86", str(HERE / "corpus.cu"),
-                        "-o", str(HERE / "corpus.ptx")], check=True)
+        for source in sorted(HERE.glob("*.cu")):
+            subprocess.run([nvcc, "-ptx", "-arch=sm_86", str(source),
+                            "-o", str(source.with_suffix(".ptx"))], check=True)
     tool = ptxas()
     if tool is None:
         print("ptxas not installed", file=sys.stderr)
@@ -45,12 +47,16 @@ def main() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     for target in (SM86, SM90):
         rows: list[str] = []
+        counts: list[str] = []
         for ptx in sorted(HERE.glob("*.ptx")):
             for opt in ("-O3", "-O0"):
                 with tempfile.TemporaryDirectory() as folder:
                     cubin = Path(folder) / "k.cubin"
-                    subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, str(ptx),
-                                    "-o", str(cubin)], check=True)
+                    done = subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, "-v", str(ptx),
+                                           "-o", str(cubin)], check=True, capture_output=True, text=True)
+                    for kernel, count in re.findall(
+                            r"Function properties for (\w+)[\s\S]*?Used (\d+) registers", done.stdout + done.stderr):
+                        counts.append(f"{ptx.name}:{kernel}:{opt}\t{count}")
                     for kernel, code in sorted(text_sections(cubin).items()):
                         listing = disassemble(code, target.nvdisasm_arch)
                         if listing.errors:
@@ -61,6 +67,8 @@ def main() -> int:
         path = out_dir / f"corpus-{target.name}.tsv"
         path.write_text("\n".join(rows) + "\n")
         print(f"{path.relative_to(REPO)}: {len(rows)} instructions")
+        registers = out_dir / f"registers-{target.name}.tsv"   # ptxas -v: REGCOUNT per kernel
+        registers.write_text("\n".join(sorted(counts)) + "\n")
     return 0
 
 

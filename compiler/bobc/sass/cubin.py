@@ -3,10 +3,16 @@
 The native host never needs this (it places the raw stream itself); tests use
 it to run our code with cupy.RawModule before the host exists.  Layout follows
 what ptxas 13 writes (sass-facts.md "Cubin"): .text.<k> (sh_info bits 24..31 =
-registers), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE), .nv.info.<k>
-(CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per 8-byte
-word, MAXREG_COUNT, EXIT_INSTR_OFFSETS, MAX_THREADS), .nv.constant0.<k>
-(parameter base + parameter bytes), a symbol table and two program headers.
+registers on sm_86), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE),
+.nv.info.<k> (CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per
+8-byte word, MAXREG_COUNT, EXIT_INSTR_OFFSETS, MAX_THREADS), .nv.constant0.<k>
+(parameter base + parameter bytes), a symbol table, two program headers, and
+- .note.nv.tkinfo and .note.nv.cuinfo: the driver answers CUDA_ERROR_INVALID_IMAGE
+  without either (H200, driver 580: found by dropping sections from a ptxas cubin
+  one at a time; program headers, .nv.callgraph, .debug_frame, .nv.compat and
+  .nv.shared.reserved.0 could all go);
+- .nv.compat on sm_90: nvdisasm refuses an sm_90 cubin without it.
+Verified: tests/gpu/test_kernels.py runs all four Bob kernels from these cubins.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ is also what learning uses to take operands back out of ptxas's words.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -202,7 +202,7 @@ class Encoder:
                 self._put_reg(placed, operand, spec["field"], name)
                 placed.flag(spec["neg"], operand.neg)
                 placed.reads.append((operand.bank, operand.index, 1))
-            elif name in ("Ilut", "Ishift", "Ibar"):
+            elif name in ("Ilut", "Ishift", "Ibar", "Icount"):
                 lsb, width = spec["field"]
                 placed.put(lsb, width, self.immediate(inst, operand, width), name)
             elif name in ("Ilane", "Iclamp"):
@@ -233,15 +233,19 @@ class Encoder:
 
     def _put_reg(self, placed: Placed, reg: Reg, fieldspec, what: str) -> None:
         lsb, width = fieldspec
-        placed.put(lsb, width, reg.index if reg.bank != "UR" else reg.index, what)
+        placed.put(lsb, width, reg.index, what)
 
     def _put_vector(self, placed: Placed, reg: Reg, spec: dict, allowed: tuple = (),
-                    opcode: str = "") -> None:
+                    opcode: str = "", reuse_bit: int | None = None) -> None:
         lsb, width = spec["field"]
         placed.put(lsb, width, reg.index, "register")
         self._put_modifiers(placed, reg, spec, allowed, opcode)
-        if "reuse" in spec:
-            placed.flag(spec["reuse"], reg.reuse)
+        if reuse_bit is None:
+            reuse_bit = spec.get("reuse")
+        if reg.reuse and opcode and opcode not in L.REUSE_OPCODES:
+            raise EncodeProblem(f"'.reuse' is not available on {opcode}")
+        if reuse_bit is not None and opcode in L.REUSE_OPCODES:
+            placed.flag(reuse_bit, reg.reuse)
         elif reg.reuse:
             raise EncodeProblem("'.reuse' is not available on this operand")
         if reg.index != 255:
@@ -259,7 +263,8 @@ class Encoder:
         allowed = L.OPERAND_MODIFIERS.get(inst.opcode, {}).get(position, ())
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
-            self._put_vector(placed, operand, spec, allowed, inst.opcode)
+            reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
+            self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit)
             if operand.index != 255 and width > 1:
                 placed.reads[-1] = ("R", operand.index, width)
             if operand.invert:
@@ -278,8 +283,6 @@ class Encoder:
             self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode)
             if operand.index is not None:
                 self._put_vector(placed, operand.index, L.REG_A)
-            if inst.opcode == "ULDC" and offset == self.arch.symbols["memory_descriptor"]:
-                pass
         else:
             raise EncodeProblem(f"unexpected operand {operand} for {inst.mnemonic}")
 
@@ -332,12 +335,22 @@ class Encoder:
         placed = self.place_operands(inst, pc)
         return form.fixed | placed.value | ((control & 0x1FFFF) << 105)
 
-    def normalize(self, inst: Instruction) -> Instruction:
-        """Fill what the text may leave implicit: the LDG/STG descriptor register."""
+    def observe(self, inst: Instruction) -> None:
+        """Track program state the text leaves implicit: which uniform register pair holds the
+        memory descriptor (the last `ULDC.64 URn, c[0x0][memory_descriptor]`; UR4 before any)."""
         if inst.opcode == "ULDC" and inst.operands and isinstance(inst.operands[-1], Const):
             c = inst.operands[-1]
             if self.resolve_const(c) == self.arch.symbols["memory_descriptor"] and isinstance(inst.operands[0], Reg):
                 self.implicit_descriptor = inst.operands[0].index
+
+    def normalize(self, inst: Instruction) -> Instruction:
+        """observe(), and read `LDC Rd, c[b][n]` (nvdisasm's spelling of c[b][RZ+n]) as the
+        indexed form where this target's table only has that one."""
+        self.observe(inst)
+        if (inst.opcode == "LDC" and len(inst.operands) == 2 and isinstance(inst.operands[1], Const)
+                and inst.operands[1].index is None and inst.key() not in self.forms):
+            c = inst.operands[1]
+            inst = replace(inst, operands=[inst.operands[0], replace(c, index=Reg("R", 255))])
         return inst
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:

@@ -65,8 +65,7 @@ def learn(arch: str) -> tuple[dict, list[str]]:
     forms: dict[str, dict] = {}
     problems: list[str] = []
     for rows in streams(read_corpus(arch)).values():
-        encoder = Encoder.__new__(Encoder)
-        Encoder.__init__(encoder, arch)
+        encoder = Encoder(arch)
         for row in rows:
             try:
                 inst = parse_instruction(row.text)
@@ -76,7 +75,7 @@ def learn(arch: str) -> tuple[dict, list[str]]:
             if inst.opcode not in LAYOUTS:
                 continue
             try:
-                inst = encoder.normalize(inst)
+                encoder.observe(inst)
                 placed = encoder.place_operands(inst, row.offset)
             except EncodeProblem:
                 continue   # a form this assembler does not support: outside the subset
@@ -99,20 +98,56 @@ def learn(arch: str) -> tuple[dict, list[str]]:
     return forms, problems
 
 
+def borrow(tables: dict[str, dict]) -> None:
+    """Share forms between sm_86 and sm_90 where the evidence says the encoding is shared.
+
+    sm_86 and sm_90 use the same opcodes and fields (sass-facts.md); of the forms ptxas
+    produced on both, all but R2UR's have identical fixed bits.  A form seen on one
+    architecture only is copied to the other when its opcode has at least one form seen on
+    both and every such form agrees, and the opcode is not a memory access (descriptor
+    handling differs).  Copies say where they came from ("borrowed_from"); the round-trip
+    tests decode them with the other architecture's nvdisasm like every other form.
+    """
+    archs = list(tables)
+    agree: dict[str, bool] = {}
+    for key in set(tables[archs[0]]) & set(tables[archs[1]]):
+        opcode = key.split(".")[0].split(" ")[0]
+        same = all(tables[a][key]["lo"] == tables[archs[0]][key]["lo"] and
+                   tables[a][key]["hi"] == tables[archs[0]][key]["hi"] for a in archs)
+        agree[opcode] = agree.get(opcode, True) and same
+    for source, dest in ((archs[0], archs[1]), (archs[1], archs[0])):
+        for key, entry in list(tables[source].items()):
+            opcode = key.split(".")[0].split(" ")[0]
+            if key in tables[dest] or "borrowed_from" in entry or not agree.get(opcode, False):
+                continue
+            if opcode in NOT_BORROWED:
+                continue
+            tables[dest][key] = dict(entry, borrowed_from=source)
+
+
+NOT_BORROWED = {"LDG", "STG", "LDS", "STS", "LDC", "ULDC", "BRA", "WARPSYNC"}
+
+
 def main() -> int:
     status = 0
+    tables = {}
     for arch in ("sm_86", "sm_90"):
         forms, problems = learn(arch)
         for p in problems:
             print(f"{arch}: {p}", file=sys.stderr)
         if problems:
             status = 1
+        tables[arch] = forms
+    borrow(tables)
+    for arch, forms in tables.items():
         table = {"arch": arch,
                  "how": "learned by bobc.sass.learn from tests/sass/data/corpus-" + arch + ".tsv "
-                        "(ptxas output of tools/ptx_corpus); reference = file:kernel:opt:offset",
+                        "(ptxas output of tools/ptx_corpus); reference = file:kernel:opt:offset; "
+                        "borrowed_from = learned on the other architecture (see learn.borrow)",
                  "forms": dict(sorted(forms.items()))}
         (TABLES / f"{arch}.json").write_text(json.dumps(table, indent=1) + "\n")
-        print(f"{arch}: {len(forms)} forms, {len(problems)} problems")
+        borrowed = sum(1 for f in forms.values() if "borrowed_from" in f)
+        print(f"{arch}: {len(forms)} forms ({borrowed} borrowed)")
     return status
 
 

@@ -2,8 +2,8 @@
 
 Correctness first, speed second (sass-facts.md "Control codes and latencies"):
 - a fixed-latency result is ready FIXED_LATENCY cycles after issue (predicates:
-  PREDICATE_LATENCY); a consumer issues no earlier, by lengthening the stall
-  of the instruction before it;
+  PREDICATE_LATENCY); a consumer, or a later writer of the same register,
+  issues no earlier, by lengthening the stall of the instruction before it;
 - every variable-latency instruction gets a write scoreboard; its consumers,
   and any later writer of its destination, wait on it;
 - memory/shuffle instructions that read registers late also get a read
@@ -111,7 +111,7 @@ def schedule(items: list[Item]) -> list[Control]:
             if b is not None:
                 wait_mask |= 1 << b
                 state.wait(b)
-        needed = max((state.ready.get(r, 0) for r in item.reads), default=0)
+        needed = max((state.ready.get(r, 0) for r in item.reads | item.writes), default=0)
         require(needed)
 
         if item.explicit is not None:

@@ -42,6 +42,7 @@ SLOTS = {
     "Ilane": dict(kinds="IR", field=(53, 5), reg=REG_B),     # SHFL lane/offset: imm or Rb
     "Iclamp": dict(kinds="IR", field=(40, 13), reg=REG_C),   # SHFL clamp/mask: imm or Rc
     "Ibar": dict(kinds="I", field=(54, 4)),
+    "Icount": dict(kinds="I", field=(42, 12)),             # BAR thread count
     "SR": dict(kinds="S", field=(72, 8)),
     "PR": dict(kinds="S"),                 # the literal PR of P2R/R2P: nothing to place
     "Mem": dict(kinds="M"),                # LDG / LDS / STS style: base Ra, offset 40..63
@@ -87,7 +88,7 @@ LAYOUTS: dict[str, list[str]] = {
     "R2UR": ["Ud Ra"],
     "UMOV": ["Ud Sb"],
     "SHFL": ["Pu Rd Ra Ilane Iclamp"],
-    "BAR": ["[Ibar]"],
+    "BAR": ["[Ibar] [Icount]"],
     "BRA": ["[Pp] Target"],
     "EXIT": [""],
     "NOP": [""],
@@ -105,6 +106,16 @@ OPERAND_MODIFIERS = {
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "IMAD": {"C": ("neg",)},
 }
+
+# .reuse bits follow the operand's logical position, not the field it lands in: with an
+# immediate/constant third source, B's register moves to the C field but keeps B's reuse
+# bit (ptxas: FFMA R18, R2, R7.reuse, 0.5 sets bit 123).  FADD's second source sits in the
+# B field yet uses C's reuse bit (ptxas: FADD R6, R2.reuse, R7.reuse sets 122 and 124).
+REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
+REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}}
+# Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
+REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF"}
 
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
 FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}

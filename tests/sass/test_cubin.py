@@ -1,0 +1,51 @@
+"""The cubin writer: nvdisasm (an independent ELF reader) accepts our cubins and finds our code and records.
+
+(The CUDA driver loading them and running Bob's kernels is tests/gpu/test_kernels.py.)
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from bobc.nvtools import nvdisasm
+from bobc.sass import assemble_kernel
+from bobc.sass.cubin import write_cubin
+from bobc.sass.golden import KERNELS
+from bobc.sass.oracle import disassemble
+from bobc.targets import TARGETS
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_nvdisasm_reads_our_cubin(arch, tmp_path, needs_nvdisasm):
+    target = TARGETS[arch]
+    assembled = assemble_kernel(KERNELS["bob-loss-gradient"], target)
+    path = tmp_path / "k.cubin"
+    path.write_bytes(write_cubin(assembled, "bob_loss_gradient", target, 64, 256))
+    done = subprocess.run([nvdisasm(), "-hex", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "error" not in done.stderr.lower() and "fatal" not in done.stderr.lower()
+    out = done.stdout
+    for attribute in ("EIATTR_REGCOUNT", "EIATTR_PARAM_CBANK", "EIATTR_CBANK_PARAM_SIZE",
+                      "EIATTR_KPARAM_INFO", "EIATTR_EXIT_INSTR_OFFSETS", "EIATTR_MAX_THREADS"):
+        assert attribute in out
+    assert ".text.bob_loss_gradient" in out
+    # the code inside the cubin decodes exactly as the raw stream does
+    raw = [d.text for d in disassemble(assembled.code, target.nvdisasm_arch).lines]
+    in_cubin = [re.sub(r"\s+", " ", m.group(1)).strip()
+                for m in re.finditer(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x", out)]
+    strip = lambda t: re.sub(r"BRA .*", "BRA", t)   # the cubin listing names targets by label
+    assert [strip(t) for t in in_cubin[:len(raw)]] == [strip(t) for t in raw]
+    assert all(t == "NOP" for t in in_cubin[len(raw):])   # padding to 128 bytes
+    assert (len(in_cubin) * 16) % 128 == 0
+
+
+def test_parameter_bank_record(tmp_path):
+    target = TARGETS["sm_90"]
+    assembled = assemble_kernel(KERNELS["bob-adamw"], target)
+    image = write_cubin(assembled, "bob_adamw", target, 72, 256)
+    # PARAM_CBANK: size << 16 | parameter base, right after the section symbol index
+    assert (72 << 16 | 0x210).to_bytes(4, "little") in image
+    assert image[:4] == b"\x7fELF" and image[7] == 0x41
+    assert int.from_bytes(image[48:52], "little") == target.elf_flags
