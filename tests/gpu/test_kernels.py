@@ -5,6 +5,10 @@ architecture, wrapped by bobc.sass.cubin.write_cubin, loaded with cupy.RawModule
 launched with its parameter words; results are compared with NumPy float64 math
 (tolerances stated per test) and with the independent PyTorch case in
 shared/data/bob-reference.
+
+On the device machine (CuPy there; shared/ reachable through BOBC_SHARED):
+    BOBC_SHARED=<copy of shared> PYTHONPATH=compiler python3 -m pytest tests/gpu/test_kernels.py
+Ran on the H200 (driver 580): 8 passed.  BOBC_CUBIN_DIR=<dir> keeps the cubins.
 """
 from __future__ import annotations
 

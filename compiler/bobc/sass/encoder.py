@@ -127,14 +127,22 @@ def _reg_width(inst: Instruction, slot: str) -> int:
     """How many consecutive registers an operand slot covers (for dependency tracking)."""
     mods = inst.modifiers
     op = inst.opcode
+    if op in ("F2F", "I2F", "F2I"):
+        # conversion types: destination first when two are given (F2F.F32.F64, I2F.F64.S64),
+        # the source alone otherwise for I2F (I2F.U64), the destination alone for F2I
+        types = [m for m in mods if m[:1] in "FSU" and m[1:].isdigit()]
+        if slot == "Rd":
+            dest = types[0] if types and (len(types) == 2 or op == "F2I") else "32"
+            return 2 if dest.endswith("64") else 1
+        if slot == "Sb":
+            source = types[-1] if types and (len(types) == 2 or op == "I2F") else "32"
+            return 2 if source.endswith("64") else 1
     if slot == "Rd":
         if op in ("LDG", "LDS", "LDC"):
             return _access_width(mods)
         if op == "IMAD" and "WIDE" in mods:
             return 2
         if op == "CS2R" and "32" not in mods:
-            return 2
-        if op in ("F2F", "I2F") and any(m.startswith("F64") for m in mods[:1]):
             return 2
         return 1
     if slot == "Ud" and op == "ULDC":
