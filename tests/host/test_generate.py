@@ -146,3 +146,26 @@ def test_usage_errors_exit_2(host, tmp_path):
     result = run(host, "fly", cwd=tmp_path)
     assert result.returncode == 2
     assert run(host, "--help", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("target,layout,compute_class", [("sm_86", "V03_00", 0xC7C0), ("sm_90", "V04_00", 0xCBC0)])
+def test_bobc_build_makes_a_host_for_each_target(target, layout, compute_class, tmp_path):
+    """The whole pipeline through the CLI, real kernels: the host carries its target's
+    images (sm_86: Ampere's AMPERE_COMPUTE_B and V03_00 QMDs, ready for an RTX node)."""
+    import json
+
+    from bobc.host import sections
+
+    plan = REPO / "examples" / "bob" / "Bob" / "Build" / "NativeHost.bob"
+    result = subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "--target", target, "-o", "host"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    embedded = sections.read(tmp_path / "host")
+    manifest = json.loads(embedded["manifest"])
+    assert (manifest["target"], manifest["qmd_layout"], manifest["compute_class"]) == (target, layout, compute_class)
+    golden = REPO / "tests" / "golden" / f"bob-{target}"
+    for name, file in (("program", "program.bin"), ("qmd", "qmd.bin"), ("push", "push.bin"), ("gpfifo", "gpfifo.bin")):
+        assert embedded[name] == (golden / file).read_bytes(), name
+    inspected = subprocess.run([sys.executable, "-m", "bobc", "inspect", "host"], capture_output=True, text=True,
+                               cwd=tmp_path)
+    assert target in inspected.stdout and ".bobc.qmd" in inspected.stdout
