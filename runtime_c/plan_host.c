@@ -58,7 +58,7 @@ static int load_buffers(host *h)
     const bobc_plan *p = h->plan;
     for (uint32_t i = 0; i < p->buffer_count; i++) {
         const bobc_buffer *b = &p->buffers[i];
-        int rc = bob_gpu_alloc_at(&h->gpu, b->gpu_va, b->size, BOB_MEM_SYSTEM, &h->mapped[i]);
+        int rc = bob_gpu_alloc_at(&h->gpu, b->gpu_va, b->size, b->location, &h->mapped[i]);
         if (rc)
             return rc;
         memset(h->mapped[i], 0, b->size);

@@ -11,12 +11,15 @@
 #include "host_runtime.h"
 
 /* A buffer the host maps at a fixed GPU VA (host address = GPU address when
- * free); `section` names the embedded image copied in (NULL: zero-filled). */
+ * free), in the memory the plan declares (enum bob_mem_location: system
+ * memory the GPU reads over PCIe, or video memory the CPU reaches through
+ * BAR1); `section` names the embedded image copied in (NULL: zero-filled). */
 typedef struct {
     const char *name;
     uint64_t gpu_va;
     uint64_t size;
     const char *section;
+    int location;
 } bobc_buffer;
 
 enum bobc_file {

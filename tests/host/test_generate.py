@@ -169,3 +169,26 @@ def test_bobc_build_makes_a_host_for_each_target(target, layout, compute_class, 
     inspected = subprocess.run([sys.executable, "-m", "bobc", "inspect", "host"], capture_output=True, text=True,
                                cwd=tmp_path)
     assert target in inspected.stdout and ".bobc.qmd" in inspected.stdout
+
+
+def test_buffers_go_where_the_plan_declares_them(built_sm90):
+    """System memory for Bob (seed 001: a system-memory staging buffer); a plan that
+    declares video memory gets BOB_MEM_VIDEO; a kind the runtime cannot map is refused."""
+    import dataclasses
+
+    from bobc.host import generate
+    from bobc.targets import SM90
+
+    source = generate.render(built_sm90, SM90)
+    assert source.count("BOB_MEM_SYSTEM") == len(built_sm90.plan.extras["buffers"])
+    buffers = [dict(b, memory="video") if b["name"] == "arena" else dict(b)
+               for b in built_sm90.plan.extras["buffers"]]
+    video = dataclasses.replace(built_sm90, plan=dataclasses.replace(
+        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": buffers}))
+    line = next(l for l in generate.render(video, SM90).splitlines() if '"arena"' in l)
+    assert line.rstrip().endswith("BOB_MEM_VIDEO },")
+    cached = [dict(b, memory="gpu-cached-system") for b in buffers]
+    odd = dataclasses.replace(built_sm90, plan=dataclasses.replace(
+        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": cached}))
+    with pytest.raises(generate.HostGenerationError, match="gpu-cached-system"):
+        generate.render(odd, SM90)

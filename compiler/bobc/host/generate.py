@@ -30,6 +30,8 @@ WAIT_TIMEOUT_MS = 10_000
 FILES = {"input": 1, "checkpoint-in": 2, "checkpoint-out": 3, "predictions": 4, "result": 5}
 OPS = {"submit": 1, "read": 2, "write": 3, "write_at": 4, "operation": 5, "checkpoint_begin": 6,
        "checkpoint_publish": 7, "adamw": 8}
+# the plan's memory kinds -> runtime_c/nv_shim.h enum bob_mem_location
+LOCATIONS = {"system": "BOB_MEM_SYSTEM", "video": "BOB_MEM_VIDEO"}
 # which embedded image fills which plan buffer
 BUFFER_SECTIONS = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
 ADAMW_RESIDENTS = {"parameters": "parameters", "gradients": "gradients",
@@ -78,16 +80,16 @@ def _buffers(plan, images) -> list[dict]:
              "gpfifo": len(images.gpfifo), "semaphores": images.manifest["sizes"]["semaphore"]}
     out = []
     for b in plan.extras["buffers"]:
-        if b["memory"] != "system":
+        if b["memory"] not in LOCATIONS:
             raise HostGenerationError(f"buffer {b['name']} asks for {b['memory']} memory; this host maps "
-                                      f"system memory only")
+                                      f"{' or '.join(LOCATIONS)} memory")
         if b["host"] != b["gpu"]:
             raise HostGenerationError(f"buffer {b['name']}: host address 0x{b['host']:x} differs from its GPU "
                                       f"address 0x{b['gpu']:x}; this host maps each buffer at its GPU address")
         # A target's images may outgrow the extent the (sm_86) plan computed: sm_90's
         # parameter blocks and QMD slots are larger.  The buffer takes the larger.
         size = _page(max(b["extent"], sizes.get(b["name"], 0)))
-        out.append({"name": b["name"], "gpu": b["gpu"], "size": size,
+        out.append({"name": b["name"], "gpu": b["gpu"], "size": size, "location": LOCATIONS[b["memory"]],
                     "section": sections.PREFIX + BUFFER_SECTIONS[b["name"]] if b["name"] in BUFFER_SECTIONS else None})
     ordered = sorted(out, key=lambda b: b["gpu"])
     for low, high in zip(ordered, ordered[1:]):
