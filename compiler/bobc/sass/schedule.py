@@ -25,6 +25,13 @@ PREDICATE_LATENCY = 13     # ISETP/FSETP -> a guarded instruction (ptxas)
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
+# Scoreboards by latency class.  Global memory takes microseconds (over PCIe,
+# for a host-mapped arena); shuffles, MUFU, shared memory and the rest take
+# tens of cycles.  Each class recycles its own scoreboards, so a burst of
+# shuffles never forces a wait on an outstanding global load (a prefetch).
+LONG_LATENCY = {"LDG", "STG"}
+LONG_BARRIERS = (0, 1, 2)
+SHORT_BARRIERS = (3, 4, 5)
 
 
 @dataclass
@@ -64,13 +71,15 @@ class _State:
         if barrier in self.busy:
             self.busy.remove(barrier)
 
-    def allocate(self) -> tuple[int, int]:
-        """A free barrier, and the wait mask needed to free one when all are busy."""
-        for b in BARRIERS:
+    def allocate(self, opcode: str = "") -> tuple[int, int]:
+        """A free barrier of the opcode's latency class, and the wait mask needed to
+        free the class's oldest one when all of them are busy."""
+        pool = LONG_BARRIERS if opcode in LONG_LATENCY else SHORT_BARRIERS
+        for b in pool:
             if b not in self.busy:
                 self.busy.append(b)
                 return b, 0
-        oldest = self.busy[0]
+        oldest = next(b for b in self.busy if b in pool)
         self.wait(oldest)
         self.busy.append(oldest)
         return oldest, 1 << oldest
@@ -137,14 +146,14 @@ def schedule(items: list[Item]) -> list[Control]:
             stall = CONTROL_FLOW_STALL.get(item.opcode, 1)
             if item.opcode in VARIABLE_LATENCY:
                 if item.writes:
-                    write_barrier, extra = state.allocate()
+                    write_barrier, extra = state.allocate(item.opcode)
                     wait_mask |= extra
                     for reg in item.writes:
                         state.pending_write[reg] = write_barrier
                         state.ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
                 if late:
-                    read_barrier, extra = state.allocate()
+                    read_barrier, extra = state.allocate(item.opcode)
                     wait_mask |= extra
                     for reg in late:
                         state.pending_read[reg] = read_barrier
