@@ -25,11 +25,15 @@ PREDICATE_LATENCY = 13     # ISETP/FSETP -> a guarded instruction (ptxas)
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
-# Scoreboards by latency class.  Global memory takes microseconds (over PCIe,
-# for a host-mapped arena); shuffles, MUFU, shared memory and the rest take
-# tens of cycles.  Each class recycles its own scoreboards, so a burst of
-# shuffles never forces a wait on an outstanding global load (a prefetch).
-LONG_LATENCY = {"LDG", "STG"}
+# Scoreboards by latency class.  A global load's result takes microseconds (over
+# PCIe, for a host-mapped arena); shuffles, MUFU, constant and shared loads,
+# and the register reads of stores take tens of cycles.  Each class has its
+# own scoreboards, and when a class has none free the new operation joins the
+# class's most recent one (a scoreboard counts its operations; a wait waits for
+# all of them) instead of stalling until the oldest completes: so a burst of
+# shuffles never waits on an outstanding prefetch, and several loads issued
+# together stay in flight together.
+LONG_LATENCY_RESULTS = {"LDG"}
 LONG_BARRIERS = (0, 1, 2)
 SHORT_BARRIERS = (3, 4, 5)
 
@@ -71,18 +75,18 @@ class _State:
         if barrier in self.busy:
             self.busy.remove(barrier)
 
-    def allocate(self, opcode: str = "") -> tuple[int, int]:
-        """A free barrier of the opcode's latency class, and the wait mask needed to
-        free the class's oldest one when all of them are busy."""
-        pool = LONG_BARRIERS if opcode in LONG_LATENCY else SHORT_BARRIERS
+    def allocate(self, opcode: str = "", result: bool = True) -> tuple[int, int]:
+        """A scoreboard for a variable-latency operation's result (or its late register
+        reads), from its latency class; (barrier, wait mask) -- the mask is always 0."""
+        pool = LONG_BARRIERS if result and opcode in LONG_LATENCY_RESULTS else SHORT_BARRIERS
         for b in pool:
             if b not in self.busy:
                 self.busy.append(b)
                 return b, 0
-        oldest = next(b for b in self.busy if b in pool)
-        self.wait(oldest)
-        self.busy.append(oldest)
-        return oldest, 1 << oldest
+        newest = next(b for b in reversed(self.busy) if b in pool)
+        self.busy.remove(newest)
+        self.busy.append(newest)
+        return newest, 0
 
 
 def schedule(items: list[Item]) -> list[Control]:
@@ -153,7 +157,7 @@ def schedule(items: list[Item]) -> list[Control]:
                         state.ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
                 if late:
-                    read_barrier, extra = state.allocate(item.opcode)
+                    read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
                     for reg in late:
                         state.pending_read[reg] = read_barrier
