@@ -9,6 +9,7 @@ cross-checked here, so a host that builds is one whose data agrees.
 from __future__ import annotations
 
 import json
+import re
 import struct
 import tempfile
 from dataclasses import dataclass
@@ -22,7 +23,15 @@ from ..targets import Target
 from . import gcc, sections
 
 RUNTIME_C = Path(__file__).resolve().parents[3] / "runtime_c"
-RUNTIME_SOURCES = ("nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "elf_sections.c", "plan_host.c")
+def _runtime_sources() -> tuple[str, ...]:
+    """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
+    makefile = (RUNTIME_C / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^LIB_SRC\s*:=\s*(.+)$", makefile, re.MULTILINE)
+    if not found:
+        raise HostGenerationError(f"{RUNTIME_C / 'Makefile'} has no LIB_SRC line")
+    return tuple(found.group(1).split())
+
+
 PAGE = 4096
 WAIT_TIMEOUT_MS = 10_000
 
@@ -211,7 +220,7 @@ def build_host(built, target: Target, output: Path) -> None:
         plan_c = Path(folder) / "host_plan.c"
         plan_c.write_text(source, encoding="utf-8")
         linked = Path(folder) / "host"
-        gcc.build([plan_c, *(RUNTIME_C / name for name in RUNTIME_SOURCES)], [RUNTIME_C], linked)
+        gcc.build([plan_c, *(RUNTIME_C / name for name in _runtime_sources())], [RUNTIME_C], linked)
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
