@@ -61,3 +61,14 @@ def test_unknown_target_is_refused():
 def test_main_returns_exit_code_instead_of_raising(tmp_path, capsys):
     assert main(["check", str(tmp_path / "absent.bob")]) == 2
     assert "absent.bob" in capsys.readouterr().err
+
+
+def test_build_of_a_module_without_the_host_says_which_to_build(tmp_path):
+    from pathlib import Path
+
+    plan = Path(__file__).resolve().parents[1] / "examples/bob/Bob/Build/PhysicalComponents.bob"
+    result = subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "-o", str(tmp_path / "host")],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "defines no bobNativeHost" in result.stderr and "NativeHost.bob" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "host").exists()

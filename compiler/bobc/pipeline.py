@@ -104,9 +104,20 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     return plan
 
 
+def require_entry(program, entry: str) -> None:
+    """A build needs the plan module itself to define its native host."""
+    scope = program.scopes[program.plan_name]
+    if entry in scope.definitions:
+        return
+    raise BobcError(f"{program.plan_name} defines no {entry}, the native host a build starts from",
+                    hint="build the module that defines the host (for Bob: "
+                         "examples/bob/Bob/Build/NativeHost.bob), or name its definition with --entry")
+
+
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY) -> Built:
     """Everything up to the device images; refuses an unsound plan before encoding."""
     program = load(plan_path, target, include)
+    require_entry(program, entry)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target)
     return Built(program=program, plan=plan, images=images)
