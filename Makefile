@@ -30,7 +30,10 @@ images: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
 
+# Regenerate the golden images (kernels, then Bob's whole-program images), printing
+# what changed field by field; commit them only with the reason for the change.
 golden: $(STAMP)
+	$(BIN)/python -m bobc.sass.golden
 	$(BIN)/python tests/golden/regenerate.py
 
 bench: $(STAMP)
