@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.bobc-installed
 TARGET ?= sm_90
 PLAN   ?= examples/bob/Bob/Build/NativeHost.bob
 
-.PHONY: setup build images test test-fast golden bench clean
+.PHONY: setup build images test golden bench clean
 
 setup: $(STAMP)
 

@@ -137,11 +137,9 @@ def cpu_benchmarks(repeats: int) -> list[dict]:
     return results
 
 
-def eval_bench() -> dict | None:
-    """bench/eval_bench.py (written elsewhere), run as its own process when present."""
+def eval_bench() -> dict:
+    """bench/eval_bench.py, run as its own process."""
     script = REPO / "bench/eval_bench.py"
-    if not script.is_file():
-        return None
     start = time.perf_counter()
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           cwd=REPO)

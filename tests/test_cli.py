@@ -72,3 +72,15 @@ def test_build_of_a_module_without_the_host_says_which_to_build(tmp_path):
     assert result.returncode == 1
     assert "defines no bobNativeHost" in result.stderr and "NativeHost.bob" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "host").exists()
+
+
+def test_unwritable_images_folder_is_one_message(tmp_path):
+    from pathlib import Path
+
+    plan = Path(__file__).resolve().parents[1] / "examples/bob/Bob/Build/NativeHost.bob"
+    blocker = tmp_path / "images"
+    blocker.write_bytes(b"a file where the folder should go")
+    result = bobc("build", str(plan), "--emit-images", str(blocker))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"cannot write images to {blocker}" in result.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BobcError, NotYetAvailable
+from .errors import BobcError
 from .targets import Target
 
 DEFAULT_ENTRY = "bobNativeHost"
@@ -27,21 +27,11 @@ class Built:
     images: object         # bobc.nvidia.encode.Images
 
 
-def _stage(module: str, what: str):
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        if error.name and error.name.startswith("bobc"):
-            raise NotYetAvailable(f"{what} ({module}) is not part of this build of bobc") from None
-        raise
-
-
 def load(plan_path: Path, target: Target, include=()):
     """Parse and resolve the plan's modules, with the backend's encoders registered."""
-    language = _stage("bobc.language", "the plan language")
-    intrinsics = _stage("bobc.plan.intrinsics", "the backend intrinsics")
+    from . import language
+    from .plan import intrinsics
+
     registry = intrinsics.default_intrinsics()
     program = language.load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
     program.bobc_intrinsics = registry     # kept for the registers the kernels really need
@@ -53,7 +43,9 @@ def check(program) -> None:
 
 
 def extract(program, entry: str = DEFAULT_ENTRY):
-    return _stage("bobc.plan.extract", "plan extraction").extract_plan(program, entry=entry)
+    from .plan.extract import extract_plan
+
+    return extract_plan(program, entry=entry)
 
 
 def kernel_needs(program, plan) -> dict[str, int] | None:
@@ -61,16 +53,22 @@ def kernel_needs(program, plan) -> dict[str, int] | None:
     registry = getattr(program, "bobc_intrinsics", None)
     if registry is None:
         return None
-    return _stage("bobc.plan.intrinsics", "the backend intrinsics").kernel_registers(registry, plan)
+    from .plan.intrinsics import kernel_registers
+
+    return kernel_registers(registry, plan)
 
 
 def certify(plan, target: Target, needs=None) -> None:
     """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses."""
-    _stage("bobc.certify", "the certifier").certify(plan, target, needs=needs)
+    from .certify import certify as certify_plan
+
+    certify_plan(plan, target, needs=needs)
 
 
 def encode(plan, target: Target):
-    return _stage("bobc.nvidia.encode", "the image encoder").encode_images(plan.program, target)
+    from .nvidia.encode import encode_images
+
+    return encode_images(plan.program, target)
 
 
 def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
@@ -81,8 +79,6 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     `equal Nat bobDeviceHazard 0`, and the certifier's message (which
     residents overlap, which pointer strays) says more than the proof's.
     """
-    from .errors import BobcError
-
     try:
         check(program)
     except BobcError as type_error:
@@ -97,7 +93,8 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     certify(plan, target, kernel_needs(program, plan))
     hazard = plan.extras.get("device_hazard", 0)
     if hazard:
-        hazards = _stage("bobc.plan.extract", "plan extraction").HAZARDS
+        from .plan.extract import HAZARDS as hazards
+
         raise CertificationRefused(
             f"the plan's own device arena certificate reports hazard {hazard} "
             f"({hazards.get(hazard, 'unknown hazard code')}); nothing is emitted")

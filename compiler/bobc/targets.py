@@ -17,7 +17,7 @@ from .errors import UsageError
 @dataclass(frozen=True)
 class Target:
     name: str                 # as users spell it: sm_86, sm_90
-    sm: int                   # 86, 90: also the QMD SASS_VERSION (0x86, 0x90)
+    sm: int                   # 0x86, 0x90 (the hex digits spell the arch): the QMD SASS_VERSION
     nvdisasm_arch: str        # nvdisasm -b
     ptxas_arch: str           # ptxas -arch
     parameter_base: int       # kernel parameters' byte offset in constant bank 0

@@ -86,13 +86,15 @@ def compile_kernel(ptxas: str) -> tuple[bytes, int]:
 
 # Prologue variants (the first submission): which channel-setup methods go
 # before the launch, and the windows bank 0 repeats at 0x18 / 0x20.
-#   encoder    bobc.nvidia.encode.prologue as is (windows 0xfe000000 / 0xff000000)
+#   encoder    bobc.nvidia.encode.prologue as is, with its windows (encode.SHARED_MEMORY_WINDOW /
+#              LOCAL_MEMORY_WINDOW, now window4g's); data/launch_sm90_encoder.bin is still run
+#              3's bundle, made when the encoder used 0xfe000000 / 0xff000000 (refused, Xid 69)
 #   min        SET_OBJECT + INVALIDATE_SHADER_CACHES_NO_WFI only
 #   nowindow   the encoder's prologue without the two window methods
 #   localonly  the encoder's prologue without the shared-memory window
 #   window4g   windows at 0xfe00000000 / 0xff00000000 (4 GiB aligned)
 #   windowbw   windows at 0x729400000000 / 0x729300000000 (tinygrad's Blackwell values)
-WINDOWS = {"encoder": (0xFE000000, 0xFF000000), "min": (0xFE000000, 0xFF000000),
+WINDOWS = {"encoder": (encode.SHARED_MEMORY_WINDOW, encode.LOCAL_MEMORY_WINDOW), "min": (0xFE000000, 0xFF000000),
            "nowindow": (0xFE000000, 0xFF000000), "localonly": (0xFE000000, 0xFF000000),
            "window4g": (0xFE00000000, 0xFF00000000), "windowbw": (0x729400000000, 0x729300000000)}
 

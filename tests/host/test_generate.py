@@ -20,16 +20,14 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
 @pytest.fixture(scope="module")
 def built_sm90():
-    conftest = pytest.importorskip("conftest")
-    if conftest.LANGUAGE_MISSING:
-        pytest.skip(conftest.LANGUAGE_MISSING)
+    import plan_support
     from bobc.language import load_program
     from bobc.nvidia.encode import encode_images
     from bobc.pipeline import Built
     from bobc.plan.extract import extract_plan
     from bobc.targets import SM90
 
-    program = load_program(conftest.NATIVE_HOST, target=SM90, intrinsics=conftest.fake_kernels())
+    program = load_program(plan_support.NATIVE_HOST, target=SM90, intrinsics=plan_support.fake_kernels())
     plan = extract_plan(program)
     return Built(program, plan, encode_images(plan.program, SM90))
 

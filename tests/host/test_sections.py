@@ -53,3 +53,9 @@ def test_inspect_refuses_a_foreign_executable(tiny_host):
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "carries no bobc images" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_inspect_says_when_the_manifest_is_not_json(tiny_host):
+    sections.embed(tiny_host, {"push": b"\0" * 64, "manifest": b"{not json"})
+    listing = sections.describe(tiny_host)
+    assert ".bobc.manifest is not JSON" in listing and ".bobc.push" in listing

@@ -103,3 +103,16 @@ def test_a_folder_whose_files_disagree_with_its_manifest_is_refused(plan, tmp_pa
         read_images(folder)
     (folder / "gpfifo.bin").unlink()
     assert main(["dump", str(folder)]) == 2
+
+
+def test_a_manifest_without_the_image_fields_is_refused(plan, tmp_path):
+    from bobc.errors import BobcError
+    from bobc.nvidia.decode import read_images
+
+    folder = emit(plan, SM86, tmp_path / "img")
+    (folder / "manifest.json").write_text('{"target": "sm_86"}')
+    with pytest.raises(BobcError, match=r"not a bobc image manifest: it lacks qmd_layout, "):
+        read_images(folder)
+    (folder / "manifest.json").write_text("[1]")
+    with pytest.raises(BobcError, match="not a JSON object"):
+        read_images(folder)

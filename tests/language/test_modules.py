@@ -115,3 +115,11 @@ def test_qualified_names_reach_any_loaded_module(tmp_path, no_specs):
     assert program.value("Deep.Inner.secret").value == 7
     assert program.definition_span("m").line == 3
     assert str(program.modules["Deep.Inner"].path).endswith("Deep/Inner.bob")
+
+
+def test_an_include_that_is_not_a_folder_is_refused(tmp_path, no_specs):
+    from bobc.language.modules import ModuleError
+
+    plan = write(tmp_path, "Main.bob", "module Main\ndef one = 1\n")
+    with pytest.raises(ModuleError, match="include folder .*absent is not a folder"):
+        load_program(plan, include=[tmp_path / "absent"])

@@ -3,8 +3,7 @@
 Expected values come from the seeds' own comments and ../shared/docs/bob.md
 (786432 = 256 * 256 * 3 * 4; the 1564-byte input record; 1/256 as binary32
 is 0x3b800000; the forward pass is 1 loss launch + 3 prompts x 2 launches,
-each of the 10 training steps is AdamW + loss).  They skip, naming the
-missing module, while specs/ lacks what the seeds import.
+each of the 10 training steps is AdamW + loss).
 """
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import Intrinsics, load_program
-from bobc.language.modules import ModuleError
 
 from .conftest import REPOSITORY
 
@@ -20,14 +18,9 @@ TRAINING_RUN = REPOSITORY / "examples/bob/Bob/TrainingRun.bob"
 PHYSICAL = REPOSITORY / "examples/bob/Bob/Build/PhysicalComponents.bob"
 
 
-def load_or_skip(path):
-    try:
-        # no encoders registered: anything that needs machine code fails loudly
-        return load_program(path, intrinsics=Intrinsics())
-    except ModuleError as error:
-        if "unknown module" in error.message:
-            pytest.skip(f"specs/ is not complete yet: {error.message}")
-        raise
+def load(path):
+    # no encoders registered: anything that needs machine code fails loudly
+    return load_program(path, intrinsics=Intrinsics())
 
 
 def value(program, name):
@@ -35,7 +28,7 @@ def value(program, name):
 
 
 def test_training_run_values():
-    program = load_or_skip(TRAINING_RUN)
+    program = load(TRAINING_RUN)
     assert value(program, "bobCheckpointPayloadByteCount") == 256 * 256 * 3 * 4
     assert value(program, "bobInputRecordBytes") == 1564
     assert value(program, "bobInputTargetsOffset") == 16 + 2 * 256
@@ -48,7 +41,7 @@ def test_training_run_values():
 
 
 def test_physical_components_counts_without_machine_code():
-    program = load_or_skip(PHYSICAL)
+    program = load(PHYSICAL)
     assert value(program, "bobInverseRows") == 0x3B800000
     assert value(program, "bobForwardLaunches") == 1 + 3 * 2
     assert value(program, "bobStepLaunches") == 2
@@ -61,7 +54,7 @@ def test_physical_components_counts_without_machine_code():
 
 
 def test_schedule_is_a_tree_of_launches():
-    program = load_or_skip(PHYSICAL)
+    program = load(PHYSICAL)
     schedule = program.value("bobLaunchSchedule")
     assert schedule.family == "NvidiaLaunchSchedule"
     assert schedule.constructor == "NvidiaLaunchScheduleAppend"
@@ -82,11 +75,10 @@ def test_schedule_is_a_tree_of_launches():
 
 def test_seeds_type_check():
     for path in (TRAINING_RUN, PHYSICAL):
-        load_or_skip(path).check()
+        load(path).check()
 
 
 def test_a_false_constant_breaks_the_seed_proof(tmp_path):
-    load_or_skip(PHYSICAL)
     import shutil
     shutil.copytree(REPOSITORY / "examples/bob", tmp_path / "bob")
     plan = tmp_path / "bob/Bob/Build/PhysicalComponents.bob"
@@ -100,3 +92,11 @@ def test_a_false_constant_breaks_the_seed_proof(tmp_path):
     assert "the equality bobInverseRowsDerived claims does not hold" in rendered
     assert "left:  998244353 (0x3b800001)" in rendered
     assert "right: 998244352 (0x3b800000)" in rendered
+
+
+def test_seeds_are_the_given_files_byte_for_byte(shared):
+    """Seeds 000 and 001 are used exactly as given (../shared/seeds)."""
+    for number, path in (("000", TRAINING_RUN), ("001", PHYSICAL)):
+        given = sorted((shared / "seeds").glob(f"{number}_*.txt"))
+        assert len(given) == 1, f"seed {number}: {given}"
+        assert path.read_bytes() == given[0].read_bytes(), f"{path} differs from {given[0]}"

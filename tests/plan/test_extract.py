@@ -1,6 +1,6 @@
 """Extraction of Bob's native host into the Plan dataclasses (bobc.plan.extract).
 
-Machine code is faked with known sizes (conftest.FAKE_SIZES: 384, 1296, 736,
+Machine code is faked with known sizes (plan_support.FAKE_SIZES: 384, 1296, 736,
 512 bytes), so the region places are hand-derived: gather at 0, loss at
 align256(384) = 512, AdamW at align256(512 + 1296) = 2048, argmax at
 align256(2048 + 736) = 2816; code extent align256(2816 + 512) = 3328.
@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import BOB, LANGUAGE_MISSING, fake_kernels
+from plan_support import BOB, fake_kernels
 
 PROGRAM_BASE = 0x10_0000_0000
 ARENA = 0x11_0000_0000
@@ -174,8 +174,6 @@ def test_host_issues_every_submission(host_fake):
 # ---- refusals name the definition and the value ----
 
 def load_scratch(tmp_path, text):
-    if LANGUAGE_MISSING:
-        pytest.skip(LANGUAGE_MISSING)
     from bobc.language import load_program
     folder = tmp_path / "Scratch"
     folder.mkdir(exist_ok=True)
@@ -242,16 +240,11 @@ def test_hazard_refuses_the_host(tmp_path):
 @pytest.mark.parametrize("target_name", ["sm_86", "sm_90"])
 def test_certifier_admits_bob(target_name):
     """The extracted plan passes bobc.certify for both targets (images from bobc.nvidia)."""
-    if LANGUAGE_MISSING:
-        pytest.skip(LANGUAGE_MISSING)
-    try:
-        from bobc.certify import findings
-    except ImportError as error:
-        pytest.skip(f"the certifier does not import yet: {error}")
+    from bobc.certify import findings
     from bobc.language import load_program
     from bobc.plan.extract import extract_plan
     from bobc.targets import target_named
-    from conftest import NATIVE_HOST
+    from plan_support import NATIVE_HOST
     target = target_named(target_name)
     plan = extract_plan(load_program(NATIVE_HOST, target=target, intrinsics=fake_kernels()))
     assert findings(plan, target) == []
@@ -259,12 +252,10 @@ def test_certifier_admits_bob(target_name):
 
 def test_failed_encoding_is_refused():
     """The seed turns a failed encoding into b""; extraction refuses it by region."""
-    if LANGUAGE_MISSING:
-        pytest.skip(LANGUAGE_MISSING)
     from bobc.errors import BobcError
     from bobc.language import Intrinsics, VBytes, load_program
     from bobc.plan.extract import extract_plan
-    from conftest import NATIVE_HOST
+    from plan_support import NATIVE_HOST
     registry = Intrinsics()
     fake = fake_kernels().lookup("SM86Program")
 
@@ -274,3 +265,10 @@ def test_failed_encoding_is_refused():
     registry.register("SM86Program", kernel)
     with pytest.raises(BobcError, match=r"bobNativeHost's program: region bob-adamw has no machine code"):
         extract_plan(load_program(NATIVE_HOST, intrinsics=registry))
+
+
+def test_kernel_golden_budgets_are_the_plans(plan_fake):
+    """bobc.sass.golden assembles the kernel goldens with the register budgets
+    Bob.Build.PhysicalComponents declares for its regions."""
+    from bobc.sass.golden import REGISTER_BUDGETS
+    assert {r.identity: r.registers for r in plan_fake.program.regions} == REGISTER_BUDGETS

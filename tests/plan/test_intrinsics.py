@@ -1,9 +1,8 @@
 """The compiler-native-encode handlers (bobc.plan.intrinsics)."""
 import pytest
 
-from conftest import FAKE_SIZES, LANGUAGE_MISSING, NATIVE_HOST, PHYSICAL, REPO
+from plan_support import FAKE_SIZES, NATIVE_HOST, PHYSICAL, REPO
 
-pytestmark = pytest.mark.skipif(LANGUAGE_MISSING is not None, reason=LANGUAGE_MISSING or "")
 
 KERNELS = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 
@@ -35,7 +34,7 @@ def test_whole_program_component_dispatch():
     from bobc.plan.extract import extract_whole_program
     from bobc.plan.intrinsics import default_intrinsics
     from bobc.targets import SM86
-    from conftest import fake_kernels
+    from plan_support import fake_kernels
     registry = default_intrinsics()
     registry.register("SM86Program", fake_kernels().lookup("SM86Program"))
     program = load_program(NATIVE_HOST, target=SM86, intrinsics=registry)

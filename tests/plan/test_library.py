@@ -64,9 +64,6 @@ def test_std_list(host_fake):
 
 def test_step_submissions_with_repeats(tmp_path):
     """nvidiaPlanHostStepSubmissions: a submit at gpPut 3, stride 2, in a 4-fold repeat reaches 3 + 3*2 = 9."""
-    from conftest import LANGUAGE_MISSING
-    if LANGUAGE_MISSING:
-        pytest.skip(LANGUAGE_MISSING)
     from bobc.language import load_program
     folder = tmp_path / "Scratch"
     folder.mkdir()

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from ..errors import BobcError
 from ..targets import target_named
 from ._common import add_target, existing_file
 
@@ -26,7 +27,10 @@ def run(args):
     if args.emit_images:
         from ..nvidia.encode import write_images
 
-        write_images(built.images, Path(args.emit_images))
+        try:
+            write_images(built.images, Path(args.emit_images))
+        except OSError as error:
+            raise BobcError(f"cannot write images to {args.emit_images}: {error.strerror}") from None
         print(f"wrote {target.name} images to {args.emit_images}")
     if args.output or not args.emit_images:
         from ..host import generate

@@ -17,15 +17,9 @@ def add_arguments(p):
 
 
 def backend_intrinsics():
-    """The backend's compiler-native-encode handlers (bobc.plan.intrinsics).
+    """The backend's compiler-native-encode handlers (bobc.plan.intrinsics)."""
+    from ..plan.intrinsics import default_intrinsics
 
-    Without them (a build that lacks the backend), encoding is unavailable and
-    only definitions that reach compiler-native-encode fail.
-    """
-    try:
-        from ..plan.intrinsics import default_intrinsics
-    except ImportError:
-        return None
     return default_intrinsics()
 
 

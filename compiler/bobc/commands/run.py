@@ -26,8 +26,7 @@ def add_arguments(p):
 
 
 def load_plan(path, include=(), entry="bobNativeHost", target=None):
-    """The extracted Plan of a plan module: the build's own load, check and extract
-    stages (NotYetAvailable where this build of bobc lacks one)."""
+    """The extracted Plan of a plan module: the build's own load, check and extract stages."""
     from .. import pipeline
 
     program = pipeline.load(path, target or target_named("sm_86"), include)

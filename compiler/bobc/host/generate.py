@@ -225,5 +225,8 @@ def build_host(built, target: Target, output: Path) -> None:
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
                                 "manifest": json.dumps(images.manifest, sort_keys=True).encode()})
-        output.write_bytes(linked.read_bytes())
-        output.chmod(0o755)
+        try:
+            output.write_bytes(linked.read_bytes())
+            output.chmod(0o755)
+        except OSError as error:
+            raise HostGenerationError(f"cannot write {output}: {error.strerror}") from None

@@ -15,8 +15,6 @@ from pathlib import Path
 from ..errors import BobcError
 
 PREFIX = ".bobc."
-# The sections a Bob host carries, in the order the host reads them.
-IMAGE_SECTIONS = ("program", "qmd", "push", "gpfifo", "manifest")
 
 
 class HostImageError(BobcError):
@@ -75,7 +73,7 @@ def describe(executable: Path) -> str:
         try:
             manifest = json.loads(sections["manifest"])
         except ValueError:
-            manifest = {}
+            lines.append(f"  manifest {PREFIX}manifest is not JSON")
     if manifest:
         lines.append(f"  target   {manifest.get('target', '?')}")
         for key in ("plan", "entry", "identity"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import bobc
 
-from ..errors import BobcError, Span
+from ..errors import BobcError
 from .parse import parse_file
 from .syntax import Module
 
@@ -79,6 +79,10 @@ class ModuleLoader:
 
     def __init__(self, include=()):
         self.include = [Path(folder) for folder in include]
+        for folder in self.include:
+            if not folder.is_dir():
+                raise ModuleError(f"include folder {folder} is not a folder",
+                                  hint="-I names a folder that holds modules (A/B/C.bob for module A.B.C)")
         self.search_path: list[Path] = []
         self.modules: dict[str, Module] = {}
         self.order: list[str] = []          # dependencies before dependents
@@ -129,10 +133,3 @@ class ModuleLoader:
             self._load_imports(loaded, [*chain, name], active | {name})
             self.modules[name] = loaded
             self.order.append(name)
-
-
-def import_span(module: Module, imported: str) -> Span | None:
-    for item in module.imports:
-        if item.module == imported:
-            return item.span
-    return None

@@ -130,17 +130,6 @@ class Program:
                              hint=hint)
         return found
 
-    def family(self, name: str) -> c.FamilyDeclaration:
-        scope = self.scopes[self.plan_name]
-        found = scope.visible_families.get(name)
-        if found is None and "." in name:
-            module, _, short = name.rpartition(".")
-            if module in self.scopes:
-                found = self.scopes[module].families.get(short)
-        if found is None:
-            raise ScopeError(f"no family {name} in {self.plan_name} or its imports")
-        return found
-
     def definition_span(self, name: str):
         return self.definition(name).span
 

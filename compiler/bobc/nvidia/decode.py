@@ -19,6 +19,11 @@ from . import gpfifo, pushbuffer, qmd
 from .encode import IMAGE_FILES, Images
 
 
+# The manifest entries `render` and the readers below rely on.
+MANIFEST_KEYS = ("target", "qmd_layout", "compute_class", "parameter_base", "bases", "sizes",
+                 "regions", "launches", "submissions", "prologue")
+
+
 def read_images(folder: str | Path) -> Images:
     folder = Path(folder)
     if not folder.is_dir():
@@ -29,6 +34,11 @@ def read_images(folder: str | Path) -> Images:
         raise UsageError(f"{folder} has no manifest.json; is it a `bobc build --emit-images` folder?") from None
     except json.JSONDecodeError as error:
         raise BobcError(f"{folder / 'manifest.json'} is not JSON: {error}") from None
+    missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else None
+    if missing is None or missing:
+        lacks = f"it lacks {', '.join(missing)}" if missing else "it is not a JSON object"
+        raise BobcError(f"{folder / 'manifest.json'} is not a bobc image manifest: {lacks}",
+                        hint="write the folder again with `bobc build --emit-images`")
     data = {}
     for attribute, name in IMAGE_FILES.items():
         path = folder / name

@@ -6,14 +6,13 @@ Two families are encoded by the compiler:
   NvidiaWholeProgramPlan (Hardware.Nvidia.SM86.Command.WholeProgramPlan): the
     plan -> the bytes of its component (program, QMD table, pushbuffer or
     GPFIFO image; bobc.nvidia.encode).
-A stage this build lacks raises NotYetAvailable naming what was asked for:
-nothing here ever stands in for machine code or images.
+Nothing here ever stands in for machine code or images.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import BobcError, NotYetAvailable
+from ..errors import BobcError
 from ..language.intrinsics import Intrinsics
 from ..language.modules import specs_folder
 from ..language.values import VBytes
@@ -42,14 +41,9 @@ class _Encoders:
         r = _Reader(context.program, "compiler-native-encode (family SM86Program)")
         v = r.con(value, "SM86Program", "the program")
         source = r.text(v.fields[0], "the kernel's source")
-        name = r.text(v.fields[1], "the kernel's name")
+        r.text(v.fields[1], "the kernel's name")       # checked; the source is what is assembled
         path = _kernel_source(context.program, source)
-        try:
-            from ..sass import assemble_kernel
-        except ImportError:
-            raise NotYetAvailable(
-                f"kernel {name} ({source}) needs the SASS assembler (bobc.sass.assemble_kernel), "
-                f"which is not part of this build yet", context.span) from None
+        from ..sass import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
         if key not in self.kernels:
             assembled = assemble_kernel(path, context.target)
@@ -60,13 +54,7 @@ class _Encoders:
     def whole_program(self, value, context):
         plan = extract_whole_program(context.program, value,
                                      "compiler-native-encode (family NvidiaWholeProgramPlan)")
-        try:
-            from ..nvidia.encode import encode_images
-        except ImportError:
-            raise NotYetAvailable(
-                f"the {plan.component} image needs the NVIDIA image encoder "
-                f"(bobc.nvidia.encode.encode_images), which is not part of this build yet",
-                context.span) from None
+        from ..nvidia.encode import encode_images
         import dataclasses
         key = (dataclasses.replace(plan, component=""), context.target.name)
         if key not in self.images:

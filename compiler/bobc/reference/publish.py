@@ -46,7 +46,7 @@ def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
     for attempt in range(100):
         candidate = folder / f".{name}.tmp-{os.getpid()}-{attempt}"
         try:
-            return os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), str(candidate)
+            return os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(candidate)
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name for {name} in {folder}")
