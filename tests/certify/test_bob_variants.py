@@ -76,3 +76,12 @@ def test_the_sound_plan_certifies_for_both_targets(tmp_path):
         result = bobc("check", str(REPO / "examples/bob/Bob/Build/NativeHost.bob"), "--target", target, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         assert f"certified for {target}" in result.stdout
+
+
+def test_buffer_in_the_reserved_gpu_range_is_refused(tmp_path):
+    """The shim keeps [0xfc_0000_0000, 0xfe_0000_0000) for its channel and notifier, and the
+    memory windows sit at 0xfe_0000_0000 / 0xff_0000_0000 (runtime_c/tests/device-logs)."""
+    plan = make_variant(tmp_path, [("Bob/ArenaPlan.bob", "0x1040000000", "0xfc80000000")])
+    result = bobc("check", str(plan), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "gpfifo" in result.stderr and "the driver shim's own objects" in result.stderr

@@ -84,4 +84,12 @@ def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
                                 for address, size in spans.values()):
             out.append(Finding("host-buffer", f"window {describe(w)} lies in no host buffer: "
                                               "the kernels would touch unmapped memory"))
+    from ..nvidia.encode import RESERVED_GPU_RANGES
+
+    for name in names:
+        address, size = spans[name]
+        for what, low, high in RESERVED_GPU_RANGES:
+            if address < high and low < address + size:
+                out.append(Finding("host-reserved", f"{label(name)} overlaps {what} {span(low, high - low)}, "
+                                                    f"which the host and the GPU use for themselves"))
     return out

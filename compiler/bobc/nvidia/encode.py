@@ -47,6 +47,14 @@ INSTRUCTION_BYTES = 16
 # shim also reserves [0xfc_0000_0000, 0xfe_0000_0000) for its own objects).
 SHARED_MEMORY_WINDOW = 0xFE_0000_0000
 LOCAL_MEMORY_WINDOW = 0xFF_0000_0000
+# GPU virtual ranges no plan buffer may use: the driver shim's own objects
+# (runtime_c/nv_shim.h BOB_GPU_RESERVED_LO/HI) and the two windows above
+# (4 GiB each, their low 32 bits zero).
+RESERVED_GPU_RANGES = (
+    ("the driver shim's own objects", 0xFC_0000_0000, 0xFE_0000_0000),
+    ("the shared-memory window", SHARED_MEMORY_WINDOW, SHARED_MEMORY_WINDOW + (1 << 32)),
+    ("the local-memory window", LOCAL_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW + (1 << 32)),
+)
 STACK_POINTER = 0xFFFDC0
 # Our kernels use no local memory: no backing store (base 0, size 0; a stray
 # local access faults instead of scribbling), every SM allowed (MAX_SM_COUNT
