@@ -29,7 +29,6 @@ except ImportError:
 
 from bobc import pipeline  # noqa: E402
 from bobc.host import generate  # noqa: E402
-from bobc.language import load_program  # noqa: E402
 from bobc.language.values import VBytes  # noqa: E402
 from bobc.plan.intrinsics import default_intrinsics  # noqa: E402
 from bobc.sass import assemble  # noqa: E402
@@ -55,13 +54,7 @@ def floor_registry(target):
 def compile_floor(plan_path: Path, target, include=(), entry: str = pipeline.DEFAULT_ENTRY):
     """pipeline.compile_plan with the floor registry in place of default_intrinsics()."""
     registry, empty = floor_registry(target)
-    program = load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
-    program.bobc_intrinsics = registry
-    pipeline.check(program)
-    plan = pipeline.extract(program, entry)
-    pipeline.certify(plan, target, pipeline.kernel_needs(program, plan))
-    images = pipeline.encode(plan, target)
-    return pipeline.Built(program=program, plan=plan, images=images), empty
+    return pipeline.compile_plan(plan_path, target, include, entry, intrinsics=registry), empty
 
 
 def main(argv=None) -> int:

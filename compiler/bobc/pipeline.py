@@ -27,12 +27,13 @@ class Built:
     images: object         # bobc.nvidia.encode.Images
 
 
-def load(plan_path: Path, target: Target, include=()):
-    """Parse and resolve the plan's modules, with the backend's encoders registered."""
+def load(plan_path: Path, target: Target, include=(), intrinsics=None):
+    """Parse and resolve the plan's modules, with the backend's encoders registered
+    (`intrinsics`: another registry, e.g. a benchmark's empty kernels)."""
     from . import language
-    from .plan import intrinsics
+    from .plan.intrinsics import default_intrinsics
 
-    registry = intrinsics.default_intrinsics()
+    registry = intrinsics if intrinsics is not None else default_intrinsics()
     program = language.load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
     program.bobc_intrinsics = registry     # kept for the registers the kernels really need
     return program
@@ -111,9 +112,10 @@ def require_entry(program, entry: str) -> None:
                          "examples/bob/Bob/Build/NativeHost.bob), or name its definition with --entry")
 
 
-def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY) -> Built:
+def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,
+                 intrinsics=None) -> Built:
     """Everything up to the device images; refuses an unsound plan before encoding."""
-    program = load(plan_path, target, include)
+    program = load(plan_path, target, include, intrinsics)
     require_entry(program, entry)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target)
