@@ -9,6 +9,10 @@
 #include "elf_sections.h"
 #include "nv_shim.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 typedef struct {
     uint8_t *data;
     size_t size;
@@ -42,6 +46,55 @@ static uint8_t *at(host *h, uint64_t va, uint64_t bytes)
             return (uint8_t *)h->mapped[i] + (va - b->gpu_va);
     }
     return NULL;
+}
+
+/* The memory (enum bob_mem_location) of the buffer holding GPU VA `va`. */
+static int location_of(host *h, uint64_t va)
+{
+    for (uint32_t i = 0; i < h->plan->buffer_count; i++) {
+        const bobc_buffer *b = &h->plan->buffers[i];
+        if (va >= b->gpu_va && va < b->gpu_va + b->size)
+            return b->location;
+    }
+    return BOB_MEM_SYSTEM;
+}
+
+#if defined(__x86_64__)
+/* Video memory is mapped write-combined through BAR1, where an ordinary load
+ * is an uncached PCIe read of 8 or 16 bytes; MOVNTDQA fetches a whole 64-byte
+ * line per four loads, several times faster for the checkpoint's 768 KiB. */
+__attribute__((target("sse4.1"))) static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    size_t head = (16 - ((uintptr_t)src & 15)) & 15;
+    if (head > n)
+        head = n;
+    memcpy(dst, src, head);
+    dst += head, src += head, n -= head;
+    for (; n >= 64; n -= 64, src += 64, dst += 64) {
+        __m128i a = _mm_stream_load_si128((__m128i *)(src + 0));
+        __m128i b = _mm_stream_load_si128((__m128i *)(src + 16));
+        __m128i c = _mm_stream_load_si128((__m128i *)(src + 32));
+        __m128i d = _mm_stream_load_si128((__m128i *)(src + 48));
+        _mm_storeu_si128((__m128i *)(dst + 0), a);
+        _mm_storeu_si128((__m128i *)(dst + 16), b);
+        _mm_storeu_si128((__m128i *)(dst + 32), c);
+        _mm_storeu_si128((__m128i *)(dst + 48), d);
+    }
+    memcpy(dst, src, n);
+}
+#endif
+
+/* Copy `n` bytes the GPU wrote (at GPU VA `va`, CPU address `src`) out to host memory. */
+static void copy_out(host *h, uint8_t *dst, const uint8_t *src, uint64_t va, size_t n)
+{
+#if defined(__x86_64__)
+    if (location_of(h, va) == BOB_MEM_VIDEO && __builtin_cpu_supports("sse4.1")) {
+        copy_streaming(dst, src, n);
+        return;
+    }
+#endif
+    (void)h, (void)va;
+    memcpy(dst, src, n);
 }
 
 static uint8_t *at_or_fail(host *h, uint64_t va, uint64_t bytes, const char *what)
@@ -127,7 +180,8 @@ static int write_adamw(host *h, uint64_t launch, uint64_t update)
     return 0;
 }
 
-static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, uint64_t bytes)
+/* Append or place `bytes` of buffer memory (GPU VA `va`, CPU address `data`) in output `file`. */
+static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, uint64_t va, uint64_t bytes)
 {
     output *o = &h->out[file];
     if (offset + bytes > o->size) {
@@ -140,7 +194,7 @@ static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, ui
         o->data = grown;
         o->size = offset + bytes;
     }
-    memcpy(o->data + offset, data, bytes);
+    copy_out(h, o->data + offset, data, va, bytes);
     return 0;
 }
 
@@ -227,7 +281,7 @@ static int run_steps(host *h)
         case BOBC_STEP_WRITE_AT:
             if (!(src = at_or_fail(h, s->a, s->b, "a write's source")))
                 return fail(h, BOB_EXIT_INTERNAL);
-            rc = out_write(h, s->file, s->op == BOBC_STEP_WRITE ? h->out[s->file].size : s->c, src, s->b);
+            rc = out_write(h, s->file, s->op == BOBC_STEP_WRITE ? h->out[s->file].size : s->c, src, s->a, s->b);
             break;
         case BOBC_STEP_OPERATION:
             if (h->args->op == BOB_OP_PREDICT)

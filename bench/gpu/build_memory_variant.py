@@ -1,17 +1,14 @@
 #!/usr/bin/env python3
-"""An experiment, not a product: Bob's host with some of its buffers in video memory.
+"""An experiment, not a product: Bob's host with some buffers moved to other memory.
 
-bob-host places every buffer (program, QMD table, pushbuffer, semaphores,
-GPFIFO, arena) in system memory that the GPU reaches over PCIe
-(as Bob.Build.NativeHost declares them).  To see how much of the
-per-update GPU time that placement costs, this builds the same plan into a host
-whose named buffers are allocated as video memory (BOB_MEM_VIDEO: HBM,
-CPU-mapped write-combined through BAR1, which the runtime supports but does not
-use for Bob): the extracted plan's buffer list is given video memory for the
-named buffers, then built exactly as `bobc build` does.
+bob-host places each buffer where Bob.Build.NativeHost declares it: the arena,
+program, QMDs and pushbuffer in video memory (HBM, CPU-mapped write-combined
+through BAR1), the semaphores and GPFIFO in system memory.  To measure what
+that placement buys, this builds the same plan with the named buffers' memory
+overridden, then built exactly as `bobc build` does.
 
-    python bench/gpu/build_memory_variant.py --video arena -o .device/bench/bob-host-arena-hbm
-    python bench/gpu/build_memory_variant.py --video arena,program,qmd,pushbuffer -o ...
+    python bench/gpu/build_memory_variant.py --system arena,program,qmd,pushbuffer \
+        -o .device/bench/bob-host-variant-all-system
 """
 from __future__ import annotations
 
@@ -30,30 +27,34 @@ from bobc import pipeline  # noqa: E402
 from bobc.host import generate  # noqa: E402
 from bobc.targets import target_named  # noqa: E402
 
-def build_variant(video: list[str], target, output: Path, plan=pipeline.DEFAULT_ENTRY) -> None:
-    """Bob's plan with the named buffers' memory declared as video memory, built as usual."""
+def build_variant(memory: dict[str, str], target, output: Path) -> None:
+    """Bob's plan with the named buffers' memory (name -> "system" or "video") overridden."""
     built = pipeline.compile_plan(REPO / "examples/bob/Bob/Build/NativeHost.bob", target)
     buffers = [dict(b) for b in built.plan.extras["buffers"]]
     names = {b["name"] for b in buffers}
-    for name in video:
+    for name in memory:
         if name not in names:
             raise SystemExit(f"no buffer named {name} in the plan (it has {', '.join(sorted(names))})")
     for b in buffers:
-        if b["name"] in video:
-            b["memory"] = "video"
+        b["memory"] = memory.get(b["name"], b["memory"])
     plan = dataclasses.replace(built.plan, extras={**built.plan.extras, "buffers": buffers})
     generate.build_host(dataclasses.replace(built, plan=plan), target, output)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--video", required=True, help="buffers in video memory, comma-separated")
+    parser.add_argument("--video", default="", help="buffers to put in video memory, comma-separated")
+    parser.add_argument("--system", default="", help="buffers to put in system memory, comma-separated")
     parser.add_argument("--target", default="sm_90")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args(argv)
-    video = [v for v in args.video.split(",") if v]
-    build_variant(video, target_named(args.target), Path(args.output))
-    print(f"wrote {args.output}: {', '.join(video)} in video memory, the rest in system memory")
+    memory = {**{v: "video" for v in args.video.split(",") if v},
+              **{v: "system" for v in args.system.split(",") if v}}
+    if not memory:
+        parser.error("name buffers with --video or --system")
+    build_variant(memory, target_named(args.target), Path(args.output))
+    print(f"wrote {args.output}: " + ", ".join(f"{k} in {v} memory" for k, v in memory.items())
+          + "; the rest as the plan declares")
     return 0
 
 

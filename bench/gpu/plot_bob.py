@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     for name, entry in r.get("variants", {}).items():
         values = entry.get("gpu", {}).get("samples_per_update_us", [])
         if name != "ours" and values:
-            label = name.replace("bob-host-", "").replace("-hbm", " in HBM")
+            label = name.replace("bob-host-variant-", "")
             per_update.append((f"experiment:\n{label}\n(not the product)", values, "C2"))
     samples = r.get("invocation", {}).get("samples", {})
     invocation = [("ours\nbob-host train", samples.get("ours_wall_s", []), "C0"),

@@ -9,11 +9,12 @@
 #   bobc build examples/bob/Bob/Build/NativeHost.bob --target sm_90 -o .device/bench/bob-host
 #   python bench/gpu/build_floor_host.py --target sm_90 -o .device/bench/bob-floor-host
 #   cp -r ../shared/data/bob-reference .device/bench/
-# (built here when missing and bobc can build); optionally the experiments
-#   python bench/gpu/build_memory_variant.py --video arena -o .device/bench/bob-host-arena-hbm
-#   python bench/gpu/build_memory_variant.py --video arena,program,qmd,pushbuffer \
-#       -o .device/bench/bob-host-all-hbm
-# (bob-host-*-hbm in the folder are run last, as experiments); python3 with torch (CUDA) and
+# (built here when missing and bobc can build); optionally experiments such as
+#   python bench/gpu/build_memory_variant.py --system arena,program,qmd,pushbuffer \
+#       -o .device/bench/bob-host-variant-all-system
+# (bob-host-variant-* in the folder are run last, as experiments), and kernel sources to
+# time against Bob's own in .device/bench/kernels/<kernel>@<label>.sass
+# (bench/gpu/kernel_times.py, when cupy is present); python3 with torch (CUDA) and
 # numpy; cupy and matplotlib are used when present.  Writes to OUT:
 # machine.txt, bench.log, bob-h200.json, bob-h200-samples.csv, bob-h200.png.
 set -u
@@ -48,7 +49,7 @@ fi
 
 # experiments (bench/gpu/build_memory_variant.py), run last, when built
 VARIANTS=()
-for v in "$DIR"/bob-host-*-hbm; do
+for v in "$DIR"/bob-host-variant-*; do
     [ -x "$v" ] && VARIANTS+=(--variant "$(basename "$v")=$v")
 done
 
@@ -56,6 +57,10 @@ timeout "${BENCH_TIMEOUT:-270}" "$PY" bench/gpu/bob_bench.py --host "$DIR/bob-ho
     --floor-host "$DIR/bob-floor-host" --reference "$DIR/bob-reference" \
     --repeats "$REPEATS" --out "$OUT" "${VARIANTS[@]}" 2>&1 | tee "$OUT/bench.log"
 status=${PIPESTATUS[0]}
+
+if "$PY" -c "import cupy" 2>/dev/null; then
+    "$PY" bench/gpu/kernel_times.py --extra "$DIR/kernels" --out "$OUT/kernels.json" 2>&1 | tee "$OUT/kernels.log"
+fi
 
 "$PY" bench/gpu/plot_bob.py "$OUT/bob-h200.json" "$OUT/bob-h200.png" >> "$OUT/bench.log" 2>&1 ||
     echo "plot not made here (no matplotlib?): run bench/gpu/plot_bob.py on the JSON elsewhere" |

@@ -111,8 +111,9 @@ def loss_reference(P, targets):
     m = W.max(axis=1, keepdims=True)
     e = np.exp(W - m)
     s = e.sum(axis=1, keepdims=True)
-    lse = (m + np.log(s))[:, 0]
-    loss = lse - W[np.arange(256), targets]
+    # log(s) - (W[t] - m), not (m + log(s)) - W[t]: the latter loses log(s) when |m| is
+    # huge (a constant row of -8e37 has loss ln 256, not 0)
+    loss = np.log(s)[:, 0] - (W[np.arange(256), targets] - m[:, 0])
     G = e / s
     G[np.arange(256), targets] -= 1.0
     return loss, G / 256.0

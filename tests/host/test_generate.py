@@ -170,21 +170,27 @@ def test_bobc_build_makes_a_host_for_each_target(target, layout, compute_class, 
 
 
 def test_buffers_go_where_the_plan_declares_them(built_sm90):
-    """System memory for Bob (seed 001: a system-memory staging buffer); a plan that
-    declares video memory gets BOB_MEM_VIDEO; a kind the runtime cannot map is refused."""
+    """Each buffer gets the memory Bob.Build.NativeHost declares (video memory for the
+    arena and the command images, system memory for the semaphores and the GPFIFO),
+    changing a declaration changes the host, and a kind the runtime cannot map is refused."""
     import dataclasses
 
     from bobc.host import generate
     from bobc.targets import SM90
 
+    def line_of(source, name):
+        return next(l for l in source.splitlines() if f'"{name}"' in l).rstrip()
+
     source = generate.render(built_sm90, SM90)
-    assert source.count("BOB_MEM_SYSTEM") == len(built_sm90.plan.extras["buffers"])
-    buffers = [dict(b, memory="video") if b["name"] == "arena" else dict(b)
+    for name in ("program", "qmd", "pushbuffer", "arena"):
+        assert line_of(source, name).endswith("BOB_MEM_VIDEO },"), name
+    for name in ("semaphores", "gpfifo"):
+        assert line_of(source, name).endswith("BOB_MEM_SYSTEM },"), name
+    buffers = [dict(b, memory="system") if b["name"] == "arena" else dict(b)
                for b in built_sm90.plan.extras["buffers"]]
-    video = dataclasses.replace(built_sm90, plan=dataclasses.replace(
+    system = dataclasses.replace(built_sm90, plan=dataclasses.replace(
         built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": buffers}))
-    line = next(l for l in generate.render(video, SM90).splitlines() if '"arena"' in l)
-    assert line.rstrip().endswith("BOB_MEM_VIDEO },")
+    assert line_of(generate.render(system, SM90), "arena").endswith("BOB_MEM_SYSTEM },")
     cached = [dict(b, memory="gpu-cached-system") for b in buffers]
     odd = dataclasses.replace(built_sm90, plan=dataclasses.replace(
         built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": cached}))

@@ -129,7 +129,11 @@ def test_contract_and_host_extras(plan_fake):
     names = [b["name"] for b in extras["buffers"]]
     assert names == ["program", "qmd", "pushbuffer", "semaphores", "gpfifo", "arena"]
     for b in extras["buffers"]:
-        assert b["host"] == b["gpu"] and b["extent"] % 4096 == 0 and b["memory"] == "system"
+        assert b["host"] == b["gpu"] and b["extent"] % 4096 == 0
+    # what the GPU reads again and again in video memory; what the host polls or writes in system memory
+    assert {b["name"]: b["memory"] for b in extras["buffers"]} == {
+        "program": "video", "qmd": "video", "pushbuffer": "video", "arena": "video",
+        "semaphores": "system", "gpfifo": "system"}
     arena = extras["buffers"][-1]
     assert (arena["gpu"], arena["extent"]) == (ARENA, 0x105000)
     assert [(h.name, h.gpu_address, h.size) for h in plan_fake.host_buffers][0] == (

@@ -67,9 +67,9 @@ def test_asm_and_disasm_commands(tmp_path, needs_nvdisasm):
     done = run("disasm", str(out), "--arch", "sm_90")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    # S2R is short-latency: its scoreboard comes from the short class (3..5); the STG waits on it
-    assert lines[0].endswith("S2R R0, SR_TID.X ;") and lines[0].startswith("/*0000*/ [B------:R-:W3:")
-    assert "STG.E desc[UR4][R2.64], R0" in lines[1] and "[B---3--:" in lines[1]
+    # S2R is short-latency: its scoreboard comes from the short class (4, 5); the STG waits on it
+    assert lines[0].endswith("S2R R0, SR_TID.X ;") and lines[0].startswith("/*0000*/ [B------:R-:W4:")
+    assert "STG.E desc[UR4][R2.64], R0" in lines[1] and "[B----4-:" in lines[1]
     bad = tmp_path / "bad.sass"
     bad.write_text("NOP\nMOV R0,\n")
     done = run("asm", str(bad), "--arch", "sm_86", "-o", str(out))

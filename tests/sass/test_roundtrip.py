@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_OPCODES
 from bobc.sass.encoder import Encoder, forms_for, match_layout
+from bobc.sass import assemble
 from bobc.sass.oracle import disassemble
 from bobc.sass.syntax import Const, Imm, Label, Reg, parse_instruction
 from bobc.targets import TARGETS
@@ -139,3 +140,16 @@ def test_random_operands_decode_as_given(arch, data, needs_nvdisasm):
         if not _same_operands(inst, back):
             wrong.append(f"{pc * 16:#06x}: gave {inst.mnemonic} {inst.operands} guard={inst.guard}\n      got {got.text}")
     assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_modifiers_on_uniform_operands_reach_nvdisasm(arch, needs_nvdisasm):
+    """'-' on a uniform-register operand is encoded, never dropped (a FADD R, R, -UR once
+    assembled as an addition and gave Bob's target gradients the wrong sign)."""
+    texts = ["FADD R26, R26, -UR16", "FFMA R1, R2, -UR4, R3", "FADD R5, -R6, UR7", "FFMA R1, R2, UR4, -R3"]
+    source = ".kernel k\n" + "".join(f"    {t}\n" for t in texts) + "    EXIT\n"
+    code = assemble(source, arch).code
+    decoded = disassemble(code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    for text, got in zip(texts, decoded.lines):
+        assert got.text.rstrip(" ;") == text

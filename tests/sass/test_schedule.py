@@ -5,7 +5,10 @@ says (sass-facts.md): an instruction issues `stall` cycles after the one
 before it; a scoreboard set by a variable-latency instruction stays pending
 until some instruction lists it in its wait mask; a fixed-latency result is
 ready 4 cycles after issue for FP32/IADD3/LOP3/LEA/SHF/MOV/SEL, 5 for IMAD
-(6 for its .WIDE high half) and 13 for predicates (ptxas's own minimums).  It
+(6 for its .WIDE high half); a predicate may guard an instruction 13 cycles
+after issue and be an operand (SEL's choice, IADD3.X's carry) 4 cycles after,
+5 ahead of IMAD (ptxas's own minimums, as counted in tests/sass/data's sm_90
+corpus).  It
 then asserts: no register is read before it is ready, no scoreboarded result is
 read or overwritten before its barrier was waited, no register a pending
 store/load still reads is overwritten before its read barrier was waited, and
@@ -42,6 +45,8 @@ def check(source: str, arch: str):
     ready: dict = {}
     pending_write: dict = {}
     pending_read: dict = {}
+    predicate_issued: dict = {}
+    producer: dict = {}
     for line, out in zip(lines, assembled.instructions):
         inst = line.instruction
         inst = replace(inst, operands=[Label(op.name, assembled.labels[op.name])
@@ -53,15 +58,33 @@ def check(source: str, arch: str):
         for b in range(6):
             if c.wait_mask >> b & 1:
                 pending_write = {r: x for r, x in pending_write.items() if x != b}
-                pending_read = {r: x for r, x in pending_read.items() if x != b}
+                pending_read = {r: xs - {b} for r, xs in pending_read.items() if xs - {b}}
         where = f"{out.address:#06x} {out.text}"
         if out.address in targets or inst.opcode in ("BRA", "EXIT", "BAR"):
             assert not pending_write and not pending_read or inst.opcode == "EXIT" and not pending_write, \
                 f"{where}: scoreboards outstanding at a branch or label"
-            assert all(cycle >= t for t in ready.values()), f"{where}: results in flight at a branch or label"
+            assert all(cycle >= t + 1 for t in ready.values()), f"{where}: results in flight at a branch or label"
+            assert all(cycle >= t + 13 for t in predicate_issued.values()), \
+                f"{where}: a predicate not yet ready to guard at a branch or label"
+        guard = (inst.guard.bank, inst.guard.index) if inst.guard is not None and inst.guard.index != 7 else None
         for r in reads:
             assert r not in pending_write, f"{where}: reads {r} before its scoreboard was waited"
-            assert cycle >= ready.get(r, 0), f"{where}: reads {r} {ready[r] - cycle} cycles early"
+            if r in predicate_issued:
+                after = 13 if r == guard else 5 if inst.opcode == "IMAD" else 4
+                assert cycle >= predicate_issued[r] + after, f"{where}: reads {r} too early"
+            elif r in ready:
+                # memory and shuffle instructions fetch operands a cycle before the ALUs do
+                # (ptxas: 5 cycles from IADD3/LOP3/FADD to LDG/STG/LDS/STS/SHFL); a result
+                # crossing between the FMA pipe and the ALU pipe takes a cycle more (ptxas:
+                # FMNMX->FADD 5, FADD->FMNMX 5, IADD3->IMAD 5, FADD->FADD 4)
+                if inst.opcode in ("LDG", "STG", "LDS", "STS", "SHFL", "LDC"):
+                    extra = 1
+                elif inst.opcode in VARIABLE_LATENCY:
+                    extra = 0
+                else:
+                    fma = ("FADD", "FMUL", "FFMA", "IMAD")
+                    extra = 1 if (producer.get(r) in fma) != (inst.opcode in fma) else 0
+                assert cycle >= ready[r] + extra, f"{where}: reads {r} {ready[r] + extra - cycle} cycles early"
         for r in writes:
             assert cycle >= ready.get(r, 0), f"{where}: overwrites {r} while an earlier result is in flight"
             assert r not in pending_write, f"{where}: overwrites {r} while a load still writes it"
@@ -72,17 +95,23 @@ def check(source: str, arch: str):
                 for r in writes:
                     pending_write[r] = c.write_barrier
                     ready.pop(r, None)
+                    predicate_issued.pop(r, None)
             if inst.opcode in READS_LATE and any(r[0] == "R" for r in reads):
                 assert c.read_barrier != 7, f"{where}: late reader without a read scoreboard"
                 for r in reads:
                     if r[0] == "R":
-                        pending_read[r] = c.read_barrier
+                        pending_read.setdefault(r, set()).add(c.read_barrier)
         else:
             latency = READY_AFTER.get(inst.opcode, 6)
             if "WIDE" in inst.modifiers:
                 latency = 6
             for r in writes:
-                ready[r] = cycle + (13 if r[0] in ("P", "UP") else latency)
+                if r[0] in ("P", "UP"):
+                    predicate_issued[r] = cycle
+                    ready[r] = cycle + 4
+                else:
+                    ready[r] = cycle + latency
+                    producer[r] = inst.opcode
         if 1 <= c.stall <= 11:
             assert c.yield_bit == 1
         cycle += c.stall
@@ -124,3 +153,44 @@ def programs(draw):
 @given(source=programs())
 def test_random_programs_have_no_hazards(arch, source):
     check(source, arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_overwriting_an_address_waits_for_every_load_still_reading_it(arch):
+    """Two loads from the same address registers hold two read scoreboards; a later write
+    of those registers waits for both (waiting only the newest once let the first load
+    read a clobbered address: an illegal address on the H200)."""
+    source = (".kernel k\n"
+              "    LDG.E.128 R8, [R2.64]\n"
+              "    LDG.E.128 R12, [R2.64+0x200]\n"
+              "    MOV R2, RZ\n"
+              "    EXIT\n")
+    assembled = check(source, arch)
+    first, second, overwrite = (i.control for i in assembled.instructions[:3])
+    assert first.read_barrier != second.read_barrier
+    assert overwrite.wait_mask >> first.read_barrier & 1 and overwrite.wait_mask >> second.read_barrier & 1
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_an_address_is_ready_a_cycle_later_for_a_load_than_for_an_alu(arch):
+    """IADD3.X -> LDG waits 5 cycles, as ptxas does (4 let the load read a stale high word)."""
+    source = (".kernel k\n"
+              "    IADD3 R2, P0, R4, UR6, RZ\n"
+              "    IADD3.X R3, RZ, UR7, RZ, P0, !PT\n"
+              "    LDG.E R5, [R2.64]\n"
+              "    EXIT\n")
+    assembled = check(source, arch)
+    assert assembled.instructions[1].control.stall >= 5
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_result_crossing_between_pipes_waits_a_cycle_more(arch):
+    """FMNMX (ALU pipe) -> FADD (FMA pipe) 5 cycles, FMNMX -> FMNMX 4, as ptxas does; 4 for the
+    crossing gave a FADD the value before the FMNMX on the H200."""
+    source = (".kernel k\n"
+              "    FMNMX R1, R2, R3, !PT\n"
+              "    FMNMX R4, R1, R5, !PT\n"
+              "    FADD R6, R4, R7\n"
+              "    EXIT\n")
+    assembled = check(source, arch)
+    assert [i.control.stall for i in assembled.instructions[:2]] == [4, 5]

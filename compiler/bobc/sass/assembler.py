@@ -141,7 +141,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         except EncodeProblem as problem:
             raise BobcError(str(problem), inst.span) from None
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
-                  label_here=16 * i in targets_here)
+                  label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
+                  guard=_guard(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
     controls = schedule(items)
     encoder = Encoder(arch)
@@ -164,6 +165,13 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
+
+
+def _guard(inst: Instruction) -> tuple[str, int] | None:
+    """The guard predicate as the scheduler names registers (None: unguarded or PT)."""
+    if inst.guard is None or inst.guard.index == 7:
+        return None
+    return (inst.guard.bank, inst.guard.index)
 
 
 def _display(inst: Instruction) -> str:

@@ -280,6 +280,12 @@ class Encoder:
         elif isinstance(operand, Reg) and operand.bank == "UR":
             spec = {"A": L.UREG_A, "B": L.UREG_B, "C": L.UREG_C}[position]
             placed.put(*spec["field"], operand.index, "uniform register")
+            # '-' and '|..|' sit where they do for a vector register in the same position
+            # (checked by nvdisasm in tests/sass/test_roundtrip.py); never dropped silently
+            self._put_modifiers(placed, operand, {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position],
+                                allowed, inst.opcode)
+            if operand.invert:
+                raise EncodeProblem("'~' on a uniform register is not supported for this opcode")
             if operand.index != 63:
                 placed.reads.append(("UR", operand.index, width))
         elif isinstance(operand, Imm):

@@ -1,9 +1,11 @@
 """Automatic control codes: stalls, yield, scoreboards and wait masks from data dependencies.
 
 Correctness first, speed second (sass-facts.md "Control codes and latencies"):
-- a fixed-latency result is ready FIXED_LATENCY cycles after issue (predicates:
-  PREDICATE_LATENCY); a consumer, or a later writer of the same register,
-  issues no earlier, by lengthening the stall of the instruction before it;
+- a fixed-latency result is ready the opcode's latency after issue
+  (FIXED_LATENCIES: the stalls ptxas itself puts in dependent chains; an
+  opcode not in the table gets DEFAULT_LATENCY; predicates PREDICATE_LATENCY);
+  a consumer, or a later writer of the same register, issues no earlier, by
+  lengthening the stall of the instruction before it;
 - every variable-latency instruction gets a write scoreboard; its consumers,
   and any later writer of its destination, wait on it;
 - memory/shuffle instructions that read registers late also get a read
@@ -20,8 +22,37 @@ from dataclasses import dataclass, field
 from .syntax import Control
 from .tables.layouts import READS_LATE, VARIABLE_LATENCY
 
-FIXED_LATENCY = 6          # ptxas uses 4-6 for ALU chains; 6 covers IMAD.WIDE's high half
-PREDICATE_LATENCY = 13     # ISETP/FSETP -> a guarded instruction (ptxas)
+# Cycles from issue until a fixed-latency result may be read, by opcode: the
+# stalls ptxas chooses in dependent chains on sm_86 and sm_90 (sass-facts.md,
+# "Control codes and latencies"); IMAD.WIDE's high half is ready a cycle after
+# its low half, so a wide multiply counts WIDE_LATENCY for both.
+FIXED_LATENCIES = {
+    "FFMA": 4, "FADD": 4, "FMUL": 4, "FMNMX": 4, "FSEL": 4,
+    "IADD3": 4, "LOP3": 4, "LEA": 5, "SHF": 4, "MOV": 4, "SEL": 4, "IMNMX": 4,
+    "IMAD": 5, "I2FP": 5,
+}
+WIDE_LATENCY = 6
+# Memory and shuffle instructions (the ones that read their registers late,
+# READS_LATE) take their register operands a cycle sooner than the ALUs do:
+# ptxas never issues LDG/STG/LDS/STS/SHFL fewer than 5 cycles after the 4-cycle
+# IADD3/LOP3/FADD that feeds them, on either architecture (tests/sass/data).  Reading
+# an address a cycle early gave a stale high word and an MMU fault on the H200.
+EARLY_OPERAND_FETCH = 1
+# Fixed-latency instructions run on two pipes, the FMA pipe (FP32 arithmetic,
+# IMAD) and the ALU pipe (integer/logic, FMNMX, FSEL, compares, moves); a result
+# crossing from one to the other arrives a cycle later: ptxas keeps 4 cycles
+# FADD->FADD and FMNMX->FMNMX but 5 FMNMX->FADD, FADD->FMNMX/FSEL/FSETP,
+# IADD3/LEA/SEL->IMAD (tests/sass/data, both architectures).  A FADD issued 4
+# cycles after the FMNMX it read saw the value before it on the H200.
+FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD", "HFMA2", "HADD2", "HMUL2"}
+CROSS_PIPE = 1
+DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain ptxas uses
+# A predicate is read early when it guards an instruction and late when it is an
+# operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
+# ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
+# corpus (tests/sass/data).
+PREDICATE_LATENCY = 13     # -> an instruction it guards
+PREDICATE_OPERAND_LATENCY = 5
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
@@ -34,8 +65,8 @@ BARRIERS = range(6)
 # shuffles never waits on an outstanding prefetch, and several loads issued
 # together stay in flight together.
 LONG_LATENCY_RESULTS = {"LDG"}
-LONG_BARRIERS = (0, 1, 2)
-SHORT_BARRIERS = (3, 4, 5)
+LONG_BARRIERS = (0, 1, 2, 3)   # a row and what it needs next can be in flight at once
+SHORT_BARRIERS = (4, 5)
 
 
 @dataclass
@@ -45,6 +76,8 @@ class Item:
     writes: set[tuple[str, int]]
     explicit: Control | None = None
     label_here: bool = False       # a branch may land on this instruction
+    wide: bool = False             # a .WIDE multiply: two result registers, the high one later
+    guard: tuple[str, int] | None = None   # the guard predicate, read early
 
 
 _ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
@@ -64,14 +97,16 @@ def expand(refs) -> set[tuple[str, int]]:
 @dataclass
 class _State:
     cycle: int = 0
-    ready: dict = field(default_factory=dict)          # reg -> cycle its value is ready
+    ready: dict = field(default_factory=dict)          # reg -> cycle its value is ready (same pipe)
+    producer: dict = field(default_factory=dict)       # reg -> opcode of its fixed-latency producer
+    guard_ready: dict = field(default_factory=dict)    # predicate -> cycle it may guard
     pending_write: dict = field(default_factory=dict)  # reg -> barrier
-    pending_read: dict = field(default_factory=dict)   # reg -> barrier
+    pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
     busy: list = field(default_factory=list)           # barriers in use, oldest first
 
     def wait(self, barrier: int) -> None:
         self.pending_write = {r: b for r, b in self.pending_write.items() if b != barrier}
-        self.pending_read = {r: b for r, b in self.pending_read.items() if b != barrier}
+        self.pending_read = {r: bs - {barrier} for r, bs in self.pending_read.items() if bs - {barrier}}
         if barrier in self.busy:
             self.busy.remove(barrier)
 
@@ -113,18 +148,21 @@ def schedule(items: list[Item]) -> list[Control]:
             for b in list(state.busy):
                 wait_mask |= 1 << b
                 state.wait(b)
-            require(max(state.ready.values(), default=0))
+            require(max([*(c + CROSS_PIPE + EARLY_OPERAND_FETCH for c in state.ready.values()),
+                         *state.guard_ready.values()], default=0))
         for reg in item.reads | item.writes:
             b = state.pending_write.get(reg)
             if b is not None:
                 wait_mask |= 1 << b
                 state.wait(b)
         for reg in item.writes:
-            b = state.pending_read.get(reg)
-            if b is not None:
+            for b in sorted(state.pending_read.get(reg, ())):
                 wait_mask |= 1 << b
                 state.wait(b)
-        needed = max((state.ready.get(r, 0) for r in item.reads | item.writes), default=0)
+        needed = max([*(state.ready[r] + _consumer_delay(state, r, item) for r in item.reads if r in state.ready),
+                      *(state.ready.get(r, 0) for r in item.writes)], default=0)
+        if item.guard is not None:
+            needed = max(needed, state.guard_ready.get(item.guard, 0))
         require(needed)
 
         if item.explicit is not None:
@@ -138,11 +176,10 @@ def schedule(items: list[Item]) -> list[Control]:
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
             else:
-                for reg in item.writes:
-                    state.ready[reg] = state.cycle + _latency(reg)
+                _record_fixed(state, item)
             if control.read_barrier != 7:
                 for reg in item.reads:
-                    state.pending_read[reg] = control.read_barrier
+                    state.pending_read.setdefault(reg, set()).add(control.read_barrier)
                 if control.read_barrier not in state.busy:
                     state.busy.append(control.read_barrier)
         else:
@@ -155,16 +192,16 @@ def schedule(items: list[Item]) -> list[Control]:
                     for reg in item.writes:
                         state.pending_write[reg] = write_barrier
                         state.ready.pop(reg, None)
+                        state.guard_ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
                 if late:
                     read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
                     for reg in late:
-                        state.pending_read[reg] = read_barrier
+                        state.pending_read.setdefault(reg, set()).add(read_barrier)
                 stall = max(stall, BARRIER_SETTER_MIN_STALL)
             else:
-                for reg in item.writes:
-                    state.ready[reg] = state.cycle + _latency(reg)
+                _record_fixed(state, item)
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
                               read_barrier=read_barrier, wait_mask=wait_mask)
             control = _with_stall(control, stall)
@@ -174,8 +211,35 @@ def schedule(items: list[Item]) -> list[Control]:
     return controls
 
 
-def _latency(reg: tuple[str, int]) -> int:
-    return PREDICATE_LATENCY if reg[0] in ("P", "UP") else FIXED_LATENCY
+def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
+    """Cycles beyond the producer's latency before `consumer` may read `reg`."""
+    if reg[0] not in ("R", "UR"):
+        return 0
+    if consumer.opcode in READS_LATE:
+        return EARLY_OPERAND_FETCH
+    if consumer.opcode in VARIABLE_LATENCY:
+        return 0
+    producer = state.producer.get(reg, "")
+    return CROSS_PIPE if (producer in FMA_PIPE) != (consumer.opcode in FMA_PIPE) else 0
+
+
+def _record_fixed(state: _State, item: Item) -> None:
+    """When each fixed-latency result of `item` (issued now) may be read."""
+    for reg in item.writes:
+        state.ready[reg] = state.cycle + _latency(item, reg)
+        state.producer[reg] = item.opcode
+        if reg[0] in ("P", "UP"):
+            state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
+        else:
+            state.guard_ready.pop(reg, None)
+
+
+def _latency(item: Item, reg: tuple[str, int]) -> int:
+    if reg[0] in ("P", "UP"):
+        return PREDICATE_OPERAND_LATENCY
+    if item.wide:
+        return WIDE_LATENCY
+    return FIXED_LATENCIES.get(item.opcode, DEFAULT_LATENCY)
 
 
 def _with_stall(control: Control, stall: int) -> Control:
