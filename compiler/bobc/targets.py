@@ -29,6 +29,7 @@ class Target:
     copy_class: int
     usermode_class: int
     elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
+    builds_plans_for: tuple[str, ...]   # targets whose plans this one can run (see encode.py)
 
 
 SM86 = Target(
@@ -36,7 +37,7 @@ SM86 = Target(
     parameter_base=0x160, parameter_block_bytes=512,
     qmd_layout="V03_00", qmd_record_bytes=256,
     compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
-    elf_flags=0x6005604,
+    elf_flags=0x6005604, builds_plans_for=("sm_86",),
 )
 
 # sm_90: ptxas's kernels read parameters at 0x210, so a launch's bank 0 image
@@ -48,9 +49,17 @@ SM90 = Target(
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
     elf_flags=0x6005A04,
+    # a plan written for sm_86 runs here: the encoder moves its parameter words from
+    # 0x160 to 0x210 and widens its parameter blocks and QMD slots
+    builds_plans_for=("sm_86", "sm_90"),
 )
 
 TARGETS = {t.name: t for t in (SM86, SM90)}
+
+
+def declared_target(architecture: int, compute_class: int) -> Target | None:
+    """The target a plan names by its declared SASS architecture and compute class."""
+    return next((t for t in TARGETS.values() if (t.sm, t.compute_class) == (architecture, compute_class)), None)
 
 
 def target_named(name: str) -> Target:

@@ -31,6 +31,11 @@ VARIANTS = {
     "kernel over its register budget": (
         [(PC, '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 256)', '(bobRegion b"bob-adamw" bobAdamMachineBytes 8 256)')],
         ["region bob-adamw needs", "but declares 8"]),
+    "a plan for a device bobc does not know": (
+        [("Bob/Build/NativeHost.bob",
+          "def bobComputeClass : (family ModelWord32) = (modelWord32FromNaturalTruncated qmdComputeClass)",
+          "def bobComputeClass : (family ModelWord32) = (modelWord32FromNaturalTruncated 0xC6C0)")],
+        ["architecture 0x86 with compute class 0xc6c0, which names no target bobc knows"]),
     "submission of a missing launch": (
         [(PC, "(bobSubmitEach bobPredictionLaunches (nvidiaLaunchScheduleCount bobInitialLoss)",
           "(bobSubmitEach bobPredictionLaunches (naturalAdd bobLaunchCount 5)")],
@@ -85,3 +90,27 @@ def test_buffer_in_the_reserved_gpu_range_is_refused(tmp_path):
     result = bobc("check", str(plan), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "gpfifo" in result.stderr and "the driver shim's own objects" in result.stderr
+
+
+def test_a_plan_must_be_laid_out_for_the_device_it_declares(tmp_path):
+    """Bob's plan declaring sm_90 (HOPPER_COMPUTE_A) without moving its parameter words:
+    an sm_86 build cannot run an sm_90 plan at all, and an sm_90 build finds the words at
+    sm_86's 0x160, below sm_90's parameters at 0x210, and says so (Bob as written, declaring
+    sm_86, builds for both: tests/golden)."""
+    plan = make_variant(tmp_path, [
+        ("Bob/Build/NativeHost.bob",
+         "def bobArchitecture : (family ModelWord32) = (modelWord32FromNaturalTruncated qmdSASSVersion)",
+         "def bobArchitecture : (family ModelWord32) = (modelWord32FromNaturalTruncated 0x90)"),
+        ("Bob/Build/NativeHost.bob",
+         "def bobComputeClass : (family ModelWord32) = (modelWord32FromNaturalTruncated qmdComputeClass)",
+         "def bobComputeClass : (family ModelWord32) = (modelWord32FromNaturalTruncated 0xCBC0)"),
+        ("Bob/Build/NativeHost.bob",
+         "def bobSPAVersion : (family ModelWord32) = (modelWord32FromNaturalTruncated qmdSPAVersion)",
+         "def bobSPAVersion : (family ModelWord32) = (modelWord32FromNaturalTruncated 0x90)")])
+    for_sm86 = bobc("check", str(plan), "--target", "sm_86", cwd=tmp_path)
+    assert for_sm86.returncode == 1
+    assert "the plan is written for sm_90 and cannot be built for sm_86" in for_sm86.stderr
+    for_sm90 = bobc("check", str(plan), "--target", "sm_90", cwd=tmp_path)
+    assert for_sm90.returncode == 1
+    assert "parameter word 44 (bank 0 offset 0x160) lies below the parameters of the device the plan " \
+           "declares (0x210)" in for_sm90.stderr

@@ -153,7 +153,7 @@ def bob_whole_program_plan(instructions=None) -> WholeProgramPlan:
     submissions += [Submission("bob-submission", (1 + k,), (count + k) * SEMAPHORE_STRIDE)
                     for k in range(2 * PROMPTS)]
     return WholeProgramPlan(
-        component="all", architecture=86, compute_class=0xC7C0, spa_version=0x0806,
+        component="all", architecture=0x86, compute_class=0xC7C0, spa_version=0x86,
         program_base=PROGRAM_BASE, qmd_base=QMD_BASE, pushbuffer_base=PUSHBUFFER_BASE,
         semaphore_base=SEMAPHORE_BASE, region_alignment=ALIGNMENT,
         program_bytes=extent + count * PARAMETER_BYTES, regions=regions, launches=tuple(launches),

@@ -5,6 +5,8 @@ raises CertificationError with all of them (never just the first), so one
 run tells the plan's author everything that is wrong.
 
 What is checked (one module per check):
+- the device (device.py): the plan's declared architecture and compute class name a
+  target, and the build's target can run plans written for it;
 - residents (residents.py): non-empty, aligned as declared, each inside one window,
   pairwise disjoint (windows too);
 - pointers (pointers.py, with the kernel table in kernels.py): see
@@ -28,6 +30,7 @@ from typing import Mapping
 from ..plan.model import Plan
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
+from .device import check_declared_device
 from .findings import CertificationError, Finding
 from .pointers import check_pointers
 from .registers import check_registers
@@ -39,7 +42,8 @@ __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies."""
-    return (check_residents(plan) + check_pointers(plan) + check_host_buffers(plan, target)
+    return (check_declared_device(plan, target) + check_residents(plan) + check_pointers(plan)
+            + check_host_buffers(plan, target)
             + check_registers(plan, needs) + check_schedule(plan))
 
 

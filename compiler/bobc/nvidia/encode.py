@@ -26,14 +26,13 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..plan.model import Launch, Region, WholeProgramPlan
-from ..targets import Target
+from ..targets import Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
 from .qmd import QMD, layout_named
 
 # ---------------------------------------------------------------- constants
 
-PLAN_PARAMETER_BASE = 0x160     # the plan's bank 0 layout (sm_86, ParameterPatch)
 QMD_ALIGNMENT = 256             # SEND_PCAS_A takes the QMD address >> 8
 PARAMETER_ALIGNMENT = 256       # a parameter block starts on a 256-byte boundary
 INSTRUCTION_BYTES = 16
@@ -310,7 +309,7 @@ def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
 
     # A target that reads the plan's own bank 0 layout must reproduce the
     # plan's arithmetic exactly (sm_86: code extent + launches x 512).
-    native = target.parameter_base == PLAN_PARAMETER_BASE and all(
+    native = target.parameter_base == plan_parameter_base(plan) and all(
         launch.parameter_bytes == block_bytes for launch in plan.launches)
     if native and program_bytes != plan.program_bytes:
         raise BobcError(f"target {target.name}: the program image is {program_bytes} bytes "
@@ -333,6 +332,16 @@ def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
 
 # ---------------------------------------------------------------- images
 
+def plan_parameter_base(plan: WholeProgramPlan) -> int:
+    """Where the plan's parameter words start in bank 0: its declared target's parameter base
+    (a plan's ParameterPatch words are laid out for the device it declares)."""
+    declared = declared_target(plan.architecture, plan.compute_class)
+    if declared is None:
+        raise BobcError(f"the plan declares architecture {plan.architecture:#x} with compute class "
+                        f"{plan.compute_class:#06x}, which names no target bobc knows")
+    return declared.parameter_base
+
+
 def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes:
     """Launch `index`'s constant bank 0 image for `target`."""
     launch = plan.launches[index]
@@ -341,11 +350,12 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
     struct.pack_into("<3I", block, 0x00, *launch.block)
     struct.pack_into("<3I", block, 0x0C, *launch.grid)
     struct.pack_into("<3Q", block, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
-    shift_bytes = target.parameter_base - PLAN_PARAMETER_BASE
-    if shift_bytes % 8:
+    plan_base = plan_parameter_base(plan)
+    shift_bytes = target.parameter_base - plan_base
+    if shift_bytes % 8 or shift_bytes < 0:
         raise BobcError(f"target {target.name}: parameter base {target.parameter_base:#x} is not a whole "
-                        f"number of words from the plan's {PLAN_PARAMETER_BASE:#x}")
-    first_parameter_word = PLAN_PARAMETER_BASE // 8
+                        f"number of words past the plan's {plan_base:#x}")
+    first_parameter_word = plan_base // 8
     seen: set[int] = set()
     for patch in launch.patches:
         if patch.word in seen:
@@ -354,10 +364,11 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
         if (patch.word + 1) * 8 > launch.parameter_bytes:
             raise BobcError(f"{name}: parameter word {patch.word} lies past the plan's "
                             f"{launch.parameter_bytes}-byte block")
-        offset = patch.word * 8 + (shift_bytes if patch.word >= first_parameter_word else 0)
-        if offset < DRIVER_BYTES:
-            raise BobcError(f"{name}: parameter word {patch.word} (bank 0 offset {offset:#x}) overwrites the "
-                            f"words the driver fills below {DRIVER_BYTES:#x}")
+        if patch.word < first_parameter_word:
+            raise BobcError(f"{name}: parameter word {patch.word} (bank 0 offset {patch.word * 8:#x}) lies below "
+                            f"the parameters of the device the plan declares ({plan_base:#x}): the words "
+                            "there are the launch's own (block, grid, memory windows), which bobc fills")
+        offset = patch.word * 8 + shift_bytes
         if offset + 8 > len(block):
             raise BobcError(f"{name}: parameter word {patch.word} lands at bank 0 offset {offset:#x}, past "
                             f"{target.name}'s {len(block)}-byte parameter block")
@@ -481,7 +492,7 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
         "compute_class": target.compute_class,
         "plan_compute_class": plan.compute_class,
         "parameter_base": target.parameter_base,
-        "plan_parameter_base": PLAN_PARAMETER_BASE,
+        "plan_parameter_base": plan_parameter_base(plan),
         "bases": {"program": plan.program_base, "qmd": plan.qmd_base,
                   "pushbuffer": plan.pushbuffer_base, "semaphore": plan.semaphore_base},
         "sizes": {"program": len(program), "code": layout.code_bytes, "parameter_block": target.parameter_block_bytes,
