@@ -206,7 +206,6 @@ def run_torch_invocation(inputs: dict, folder: Path, reference: Path, tag: str) 
 # ------------------------------------------------ PyTorch eager and graph
 def torch_per_update(reference: Path, repeats: int, bulk: int) -> dict:
     import torch
-    import torch.nn.functional as F
     import pytorch_bob as pb
 
     device = torch.device("cuda")
@@ -255,19 +254,7 @@ def torch_per_update(reference: Path, repeats: int, bulk: int) -> dict:
     graph_samples, graph_alone, graph_bulk = [], [], []
     for _ in range(repeats):
         W, optimizer = pb.make_learner(case["P"], case["M"], case["V"], 0, device, capturable=True)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                optimizer.zero_grad(set_to_none=True)
-                F.cross_entropy(W, targets).backward()
-                optimizer.step()
-        torch.cuda.current_stream().wait_stream(side)
-        captured = torch.cuda.CUDAGraph()
-        optimizer.zero_grad(set_to_none=True)
-        with torch.cuda.graph(captured):
-            F.cross_entropy(W, targets).backward()
-            optimizer.step()
+        captured = pb.capture_update(W, optimizer, targets)
         for _ in range(3):
             captured.replay()
         torch.cuda.synchronize()

@@ -225,13 +225,10 @@ def eager(args, device) -> dict:
     return report
 
 
-def graph(args, device) -> dict:
-    if device.type != "cuda":
-        raise SystemExit("graph mode needs a CUDA device")
-    targets_np, _, P, M, V, step = load_inputs(args)
-    targets = torch.tensor(targets_np.astype(np.int64), device=device)
-    W, optimizer = make_learner(P, M, V, step, device, capturable=True)
-    # warm up on a side stream (allocations, optimizer state), as the CUDA graphs docs do
+def capture_update(W, optimizer, targets):
+    """One update (cross-entropy forward and backward, then AdamW's step) captured in a CUDA
+    graph, after three warm-up updates on a side stream (allocations, optimizer state), as
+    the CUDA graphs documentation does; each replay is one more update."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -245,6 +242,16 @@ def graph(args, device) -> dict:
     with torch.cuda.graph(captured):
         F.cross_entropy(W, targets).backward()   # grads land in the graph's static .grad
         optimizer.step()
+    return captured
+
+
+def graph(args, device) -> dict:
+    if device.type != "cuda":
+        raise SystemExit("graph mode needs a CUDA device")
+    targets_np, _, P, M, V, step = load_inputs(args)
+    targets = torch.tensor(targets_np.astype(np.int64), device=device)
+    W, optimizer = make_learner(P, M, V, step, device, capturable=True)
+    captured = capture_update(W, optimizer, targets)
     for _ in range(args.warmup):
         captured.replay()
     torch.cuda.synchronize()

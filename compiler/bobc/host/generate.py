@@ -19,16 +19,16 @@ import jinja2
 
 from .. import __version__
 from ..errors import BobcError
+from ..resources import shared_folder
 from ..targets import Target
 from . import gcc, sections
 
-RUNTIME_C = Path(__file__).resolve().parents[3] / "runtime_c"
-def _runtime_sources() -> tuple[str, ...]:
+def _runtime_sources(runtime: Path) -> tuple[str, ...]:
     """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
-    makefile = (RUNTIME_C / "Makefile").read_text(encoding="utf-8")
+    makefile = (runtime / "Makefile").read_text(encoding="utf-8")
     found = re.search(r"^LIB_SRC\s*:=\s*(.+)$", makefile, re.MULTILINE)
     if not found:
-        raise HostGenerationError(f"{RUNTIME_C / 'Makefile'} has no LIB_SRC line")
+        raise HostGenerationError(f"{runtime / 'Makefile'} has no LIB_SRC line")
     return tuple(found.group(1).split())
 
 
@@ -220,7 +220,8 @@ def build_host(built, target: Target, output: Path) -> None:
         plan_c = Path(folder) / "host_plan.c"
         plan_c.write_text(source, encoding="utf-8")
         linked = Path(folder) / "host"
-        gcc.build([plan_c, *(RUNTIME_C / name for name in _runtime_sources())], [RUNTIME_C], linked)
+        runtime = shared_folder("runtime_c")
+        gcc.build([plan_c, *(runtime / name for name in _runtime_sources(runtime))], [runtime], linked)
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,

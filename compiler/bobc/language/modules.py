@@ -15,9 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import bobc
-
 from ..errors import BobcError
+from ..resources import shared_folder
 from .parse import parse_file
 from .syntax import Module
 
@@ -27,11 +26,11 @@ class ModuleError(BobcError):
 
 
 def specs_folder() -> Path:
-    """The standard library: $BOBC_SPECS, else <repository>/specs."""
+    """The standard library: $BOBC_SPECS, else bobc's own specs/ (resources.py)."""
     override = os.environ.get("BOBC_SPECS")
     if override:
         return Path(override)
-    return Path(bobc.__file__).resolve().parents[2] / "specs"
+    return shared_folder("specs")
 
 
 def module_relative_path(name: str) -> Path:
