@@ -84,3 +84,16 @@ def test_unwritable_images_folder_is_one_message(tmp_path):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"cannot write images to {blocker}" in result.stderr
+
+
+def test_eval_type_checks_the_definition_first(tmp_path):
+    """An ill-typed definition is refused with file:line:column; --unchecked shows its value."""
+    (tmp_path / "M").mkdir()
+    plan = tmp_path / "M" / "Bad.bob"
+    plan.write_text('module M.Bad\n\ndef good : Nat = 3\ndef bad : Nat = b"abc"\n')
+    assert bobc("eval", str(plan), "good").stdout.strip() == "3"
+    refused = bobc("eval", str(plan), "bad")
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert f"{plan}:4:17" in refused.stderr and "should have type" in refused.stderr
+    unchecked = bobc("eval", str(plan), "bad", "--unchecked")
+    assert unchecked.returncode == 0 and unchecked.stdout.strip() == 'b"abc"'

@@ -1,4 +1,6 @@
-"""`bobc eval PLAN NAME`: evaluate one definition of a plan and print its value."""
+"""`bobc eval PLAN NAME`: type check one definition of a plan (its body against its type),
+then evaluate it and print its value; `--unchecked` evaluates without the check, to look at
+what an ill-typed definition computes."""
 from __future__ import annotations
 
 from ..targets import TARGETS
@@ -13,6 +15,8 @@ def add_arguments(p):
     p.add_argument("--hex", action="store_true", help="print byte strings as hex")
     p.add_argument("--type", action="store_true",
                    help="print the definition's type (type checking what it needs) instead")
+    p.add_argument("--unchecked", action="store_true",
+                   help="evaluate without type checking the definition first")
     add_target(p)
 
 
@@ -35,6 +39,8 @@ def run(args):
     if args.type:
         print(show_value_type(program.type_of(args.name)))
         return 0
+    if not args.unchecked:
+        program.check_definition(args.name)
     value = program.value(args.name)
     print(program.deep(format_value, value, args.hex, show_value_type))
     return 0

@@ -152,6 +152,13 @@ class Program:
         # a fresh checker per attempt: a retry after RecursionError starts clean
         return _run_deep(lambda: Checker(self).definition_type(definition))
 
+    def check_definition(self, name: str) -> None:
+        """Type check a definition's body against its type (the definitions it uses are taken
+        at their declared types; `bobc check` checks every body)."""
+        from .check import Checker
+        definition = self.definition(name)
+        _run_deep(lambda: Checker(self).check_definition(definition))
+
     def apply(self, function, *arguments):
         def call():
             result = force(function)
