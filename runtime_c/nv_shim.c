@@ -67,10 +67,18 @@ static void step(const bob_gpu *g, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("bob-gpu: ", stderr);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - g->opened_ms;
+    fprintf(stderr, "bob-gpu: %9.3f ms  ", ms);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+void bob_gpu_trace(const bob_gpu *g, const char *what)
+{
+    step(g, "%s", what);
 }
 
 /* Result of one ioctl: errno (ioctl itself failed) or the NV_STATUS it carried. */
@@ -709,6 +717,7 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
     g->uvm_initialized = 1;
+    step(g, "UVM initialized");
     g->fd_uvm_mm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
     if (g->fd_uvm_mm >= 0) {
         bob_uvm_mm_initialize mm = { g->fd_uvm, 0 };
@@ -762,12 +771,14 @@ static int bring_up(bob_gpu *g)
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_DEVICE_0 (device %u): %s", g->device_instance,
                     nv_why(r, why, sizeof why));
     g->h_device = h;
+    step(g, "device 0x%x", h);
     bob_nv2080_alloc sub = { 0 };
     h = new_handle(g);
     r = rm_alloc(g, g->h_device, &h, NV20_SUBDEVICE_0, &sub, sizeof sub);
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV20_SUBDEVICE_0: %s", nv_why(r, why, sizeof why));
     g->h_subdevice = h;
+    step(g, "subdevice 0x%x", h);
 
     /* 6. class list, usermode */
     if ((rc = check_classes(g)))
@@ -782,6 +793,7 @@ static int bring_up(bob_gpu *g)
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s: %s", g->target->usermode_class_name,
                     nv_why(r, why, sizeof why));
     g->h_usermode = h;
+    step(g, "usermode 0x%x", h);
     void *ump = NULL;
     rc = map_cpu(g, g->h_device, g->h_usermode, BOB_USERMODE_MAP_BYTES, 2u /* ACCESS_WRITE_ONLY */, path, NULL,
                  g->target->usermode_class_name, &ump, &g->usermode_fd, &g->usermode_linear);
@@ -800,6 +812,7 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A: %s", nv_why(r, why, sizeof why));
     g->h_vaspace = h;
+    step(g, "vaspace 0x%x", h);
     if (g->cfg.rm_dma_map) {   /* hDma for NV_ESC_RM_MAP_MEMORY_DMA, in our VA space */
         bob_nv_memory_virtual_alloc vm;
         memset(&vm, 0, sizeof vm);
@@ -827,6 +840,7 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
     g->uvm_gpu_registered = 1;
+    step(g, "GPU registered with UVM");
     bob_uvm_register_gpu_vaspace rv;
     memset(&rv, 0, sizeof rv);
     memcpy(rv.gpuUuid, g->uuid, 16);
@@ -858,6 +872,7 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
     g->h_group = h;
+    step(g, "group 0x%x", h);
     bob_nv_ctxshare_alloc cs;
     memset(&cs, 0, sizeof cs);
     cs.hVASpace = g->h_vaspace;
@@ -867,6 +882,7 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_CONTEXT_SHARE_A: %s", nv_why(r, why, sizeof why));
     g->h_ctxshare = h;
+    step(g, "ctxshare 0x%x", h);
 
     /* 13. GPFIFO channel: ring at 0, USERD after it, in one allocation */
     g->ring_entries = g->cfg.ring_entries;
@@ -895,12 +911,14 @@ static int bring_up(bob_gpu *g)
                     g->target->gpfifo_class_name, g->cfg.channel_location == BOB_MEM_VIDEO ? "video" : "system",
                     (unsigned long long)g->cfg.channel_va, nv_why(r, why, sizeof why));
     g->h_channel = h;
+    step(g, "channel %s 0x%x", g->target->gpfifo_class_name, h);
     h = new_handle(g);
     r = rm_alloc(g, g->h_channel, &h, g->target->compute_class, NULL, 0);
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s on the channel: %s", g->target->compute_class_name,
                     nv_why(r, why, sizeof why));
     g->h_compute = h;
+    step(g, "compute object %s 0x%x", g->target->compute_class_name, h);
 
     /* 14. work submit token, UVM channel registration, schedule */
     bob_nvc36f_work_submit_token tok = { 0 };
@@ -921,6 +939,7 @@ static int bring_up(bob_gpu *g)
         return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
                     (unsigned long long)rc_.base, (unsigned long long)rc_.length, nv_why(r, why, sizeof why));
     g->uvm_channel_registered = 1;
+    step(g, "channel registered with UVM");
     bob_nva06c_schedule sch = { 1, 0, 0 };
     r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
     if (!nv_ok(r))
@@ -941,6 +960,12 @@ int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_confi
     g->target = target;
     if (config)
         g->cfg = *config;
+    const char *trace = getenv("BOB_GPU_TRACE");
+    if (trace && *trace && strcmp(trace, "0"))
+        g->cfg.verbose = 1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    g->opened_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
     if (!g->cfg.channel_va) g->cfg.channel_va = BOB_GPU_DEFAULT_CHANNEL_VA;
     if (!g->cfg.notifier_va) g->cfg.notifier_va = BOB_GPU_DEFAULT_NOTIFIER_VA;
     if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = BOB_GPU_DEFAULT_UVM_CHANNEL_VA;
@@ -1087,6 +1112,7 @@ void bob_gpu_close(bob_gpu *g)
             warn("UVM_UNREGISTER_CHANNEL: %s", nv_why(r, why, sizeof why));
         g->uvm_channel_registered = 0;
     }
+    step(g, "close: channel unregistered from UVM");
     free_object(g, g->h_channel, &g->h_compute, g->target ? g->target->compute_class_name : "compute object");
     free_object(g, g->h_group, &g->h_channel, g->target ? g->target->gpfifo_class_name : "channel");
     free_object(g, g->h_group, &g->h_ctxshare, "FERMI_CONTEXT_SHARE_A");
@@ -1096,6 +1122,7 @@ void bob_gpu_close(bob_gpu *g)
     for (int i = BOB_GPU_MAX_MEMS - 1; i >= 0; i--)
         mem_release(g, &g->mems[i]);
     g->notifier = g->channel_mem = NULL;
+    step(g, "close: channel freed, memory released");
     if (g->uvm_vaspace_registered) {
         bob_uvm_unregister_gpu_vaspace u;
         memset(&u, 0, sizeof u);
@@ -1124,7 +1151,9 @@ void bob_gpu_close(bob_gpu *g)
     free_object(g, g->h_subdevice, &g->h_usermode, "usermode object");
     free_object(g, g->h_device, &g->h_virtmem, "NV01_MEMORY_VIRTUAL");
     free_object(g, g->h_device, &g->h_subdevice, "NV20_SUBDEVICE_0");
+    step(g, "close: UVM registrations undone, usermode unmapped");
     free_object(g, g->h_client, &g->h_device, "NV01_DEVICE_0");
+    step(g, "close: device freed");
     if (g->h_client) {
         r = rm_free(g, 0, g->h_client);
         if (!nv_ok(r))
@@ -1136,5 +1165,6 @@ void bob_gpu_close(bob_gpu *g)
     if (g->fd_uvm >= 0) close(g->fd_uvm);
     if (g->fd_ctl >= 0) close(g->fd_ctl);
     g->fd_dev = g->fd_uvm_mm = g->fd_uvm = g->fd_ctl = -1;
+    step(g, "close: descriptors closed");
     g->open = 0;
 }

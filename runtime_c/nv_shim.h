@@ -50,7 +50,8 @@ typedef struct bob_gpu_config {
                                 * our VA space (off by default: UVM_MAP_EXTERNAL_ALLOCATION alone maps
                                 * the memory; with hVASpace 0 RM refuses, NV_ERR_INVALID_STATE, "VA mode
                                 * 2 (PRIVATE) doesn't support allocating an implicit VA space", H200) */
-    int      verbose;          /* 1: print each bring-up step to stderr */
+    int      verbose;          /* 1: print each bring-up step to stderr, with the milliseconds
+                                  since bob_gpu_open (also set by BOB_GPU_TRACE=1) */
 } bob_gpu_config;
 
 #define BOB_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull
@@ -88,6 +89,7 @@ typedef struct bob_gpu {
     uint32_t gp_put;
     uint32_t work_submit_token;
     int open;                        /* 1 once bring-up completed */
+    double opened_ms;                /* CLOCK_MONOTONIC at bob_gpu_open, for traced steps */
     char error[768];
 } bob_gpu;
 
@@ -95,6 +97,9 @@ typedef struct bob_gpu {
  * BOB_EXIT_NO_GPU (no device, driver branch refused, class missing, any
  * bring-up ioctl failed) or BOB_EXIT_INTERNAL. */
 int bob_gpu_open(bob_gpu *gpu, const bob_target_facts *target, const bob_gpu_config *config);
+/* With tracing on (bob_gpu_config.verbose, or BOB_GPU_TRACE=1), print `what` with the
+ * milliseconds since bob_gpu_open, as the bring-up steps are printed. */
+void bob_gpu_trace(const bob_gpu *g, const char *what);
 
 /* 1 when /dev/nvidiactl exists (a cheap check before bob_gpu_open). */
 int bob_gpu_present(void);

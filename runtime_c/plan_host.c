@@ -273,6 +273,12 @@ static int run_steps(host *h)
         switch (s->op) {
         case BOBC_STEP_SUBMIT:
             rc = submit(h, s->a, s->b);
+            if (!rc && h->gpu.cfg.verbose) {
+                char what[80];
+                snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)s->a,
+                         (unsigned long long)s->b - 1);
+                bob_gpu_trace(&h->gpu, what);
+            }
             break;
         case BOBC_STEP_READ:
             rc = read_step(h, s);
@@ -368,6 +374,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         goto out;
     if ((rc = load_buffers(&h)))
         goto out;
+    bob_gpu_trace(&h.gpu, "host: buffers allocated and their images loaded");
     if ((rc = bob_section_read("/proc/self/exe", ".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
         rc = fail(&h, rc);
         goto out;
@@ -380,8 +387,10 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     }
     if ((rc = run_steps(&h)))
         goto out;
+    bob_gpu_trace(&h.gpu, "host: schedule carried out");
     write_timing(&h);
     rc = publish(&h);
+    bob_gpu_trace(&h.gpu, "host: outputs published; closing");
 out:
     bob_gpu_close(&h.gpu);
     free(h.ring.data);
