@@ -66,7 +66,8 @@ def case(tmp_path_factory):
     return folder, record, np.load(data / "expected-1.npz"), np.load(data / "expected-2.npz")
 
 
-def invoke(host, folder: Path, operation: str, checkpoint: str | None, tag: str, timing: Path | None = None):
+def invoke(host, folder: Path, operation: str, checkpoint: str | None, tag: str, timing: Path | None = None,
+           extra_env: dict | None = None, stderr_to: list | None = None):
     args = [str(host), operation, "--input", str(folder / "record.bin"),
             "--checkpoint-out", str(folder / f"{tag}.ckpt"),
             "--predictions", str(folder / f"{tag}.pred"), "--result", str(folder / f"{tag}.result")]
@@ -75,8 +76,11 @@ def invoke(host, folder: Path, operation: str, checkpoint: str | None, tag: str,
     env = dict(os.environ)
     if timing:
         env["BOB_HOST_TIMING"] = str(timing)
+    env.update(extra_env or {})
     run = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, f"{operation} exited {run.returncode}: {run.stderr}"
+    if stderr_to is not None:
+        stderr_to.append(run.stderr)
     config = BobConfig()
     state = formats.decode_checkpoint((folder / f"{tag}.ckpt").read_bytes(), config.contract)
     tokens, valid = formats.decode_predictions((folder / f"{tag}.pred").read_bytes())
@@ -114,6 +118,24 @@ def test_two_identical_invocations_are_bit_identical(host, case):
     invoke(host, folder, "train", "start.ckpt", "again-b")
     for suffix in ("ckpt", "pred", "result"):
         assert (folder / f"again-a.{suffix}").read_bytes() == (folder / f"again-b.{suffix}").read_bytes(), suffix
+
+
+def test_a_traced_invocation_says_where_its_time_goes_and_computes_the_same(host, case):
+    """BOB_GPU_TRACE=1 prints each step with its milliseconds on stderr, in order, from the
+    bring-up to the closed descriptors, and changes nothing in the outputs."""
+    folder = case[0]
+    invoke(host, folder, "train", "start.ckpt", "untraced")
+    said = []
+    invoke(host, folder, "train", "start.ckpt", "traced", extra_env={"BOB_GPU_TRACE": "1"}, stderr_to=said)
+    lines = [l for l in said[0].splitlines() if l.startswith("bob-gpu:")]
+    times = [float(l.split()[1]) for l in lines]
+    assert times == sorted(times) and times[0] < 1.0
+    text = "\n".join(lines)
+    for step in ("GPU registered with UVM", "channel up", "host: buffers allocated", "host: submissions 0..",
+                 "host: schedule carried out", "host: outputs published", "close: descriptors closed"):
+        assert step in text, step
+    for suffix in ("ckpt", "pred", "result"):
+        assert (folder / f"untraced.{suffix}").read_bytes() == (folder / f"traced.{suffix}").read_bytes(), suffix
 
 
 def test_predict_from_a_trained_checkpoint_gives_the_trained_predictions(host, case):
