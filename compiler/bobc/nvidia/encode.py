@@ -76,15 +76,6 @@ SEMAPHORE_BYTES = 16            # 64-bit payload, then the 64-bit timestamp
 SEMAPHORE_EXECUTE = (pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI
                      | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT | pb.SEM_EXECUTE_RELEASE_TIMESTAMP)
 
-# Bank 0 words the CUDA driver fills below the parameters (facts doc section 5).
-DRIVER_WORDS = {                # byte offset -> (bytes, what)
-    0x00: (4, "block x"), 0x04: (4, "block y"), 0x08: (4, "block z"),
-    0x0C: (4, "grid x"), 0x10: (4, "grid y"), 0x14: (4, "grid z"),
-    0x18: (8, "shared memory window"), 0x20: (8, "local memory window"),
-    0x28: (8, "stack pointer"),
-}
-DRIVER_BYTES = 0x30
-
 
 @dataclass(frozen=True)
 class QMDRecipe:
@@ -347,6 +338,8 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
     launch = plan.launches[index]
     name = _launch_name(index, launch)
     block = bytearray(target.parameter_block_bytes)
+    # the words the CUDA driver fills below the parameters (facts doc section 5): block x/y/z,
+    # grid x/y/z, then the shared and local memory windows and the stack pointer
     struct.pack_into("<3I", block, 0x00, *launch.block)
     struct.pack_into("<3I", block, 0x0C, *launch.grid)
     struct.pack_into("<3Q", block, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
