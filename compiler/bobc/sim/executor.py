@@ -86,6 +86,7 @@ class Launch:
         self.preds = np.zeros((7, n), dtype=bool)
         self.uregs = np.zeros(64, dtype=np.uint32)
         self.descriptor_loaded: set[int] = set()
+        self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = np.ones(n, dtype=bool)
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
@@ -441,7 +442,7 @@ class Launch:
             self._fail(ins, f"{ins.full_opcode} without .E is not modeled", Unmodeled)
         size = self._access_width(ins, mods)
         addresses = self._addresses(ins, o[1], mask)
-        words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text)
+        words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
         if o[0].index == RZ:
             return None
         for k in range(size // 4):
@@ -459,7 +460,7 @@ class Launch:
         words = np.stack(columns, axis=1)
         if mask is not True:
             words = words[mask]
-        self.memory.store(addresses, words, self.g.name, ins.pc, ins.text)
+        self.memory.store(addresses, words, self.g.name, ins.pc, ins.text, self.touched)
 
     def op_SHFL(self, ins, mods, o, mask):
         value = self._reg(ins, o[2].index)

@@ -5,7 +5,11 @@ load_buffers); the simulator keeps one zeroed byte array per buffer.  Host
 steps and pushbuffer methods read and write any mapped byte; a kernel's
 global loads and stores must each lie inside one arena resident (the
 certifier's promise), be naturally aligned (the GPU faults on a misaligned
-access), and are reported otherwise with the launch, instruction and address.
+access), and every access one instruction makes in a launch must stay in the
+one resident that instruction first touched (its pointer's resident: Bob's
+kernels address one argument per memory instruction), so a pointer that
+strays into a neighbouring resident is reported too, with the launch,
+instruction and address.
 """
 from __future__ import annotations
 
@@ -74,8 +78,10 @@ class Memory:
         return int.from_bytes(self.read(address, 8, what), "little")
 
     # ------------------------------------------------------------ kernel side
-    def _check(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str) -> np.ndarray:
-        """Each address's offset into the one buffer holding the residents; faults named."""
+    def _check(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
+               touched: dict | None = None) -> np.ndarray:
+        """Each address's resident index; faults named.  `touched` maps an instruction's pc to
+        the resident it addressed first in this launch."""
         misaligned = addresses % np.uint64(size) != 0
         if misaligned.any():
             bad = int(addresses[np.argmax(misaligned)])
@@ -88,6 +94,19 @@ class Memory:
             bad = int(addresses[np.argmin(inside)])
             near = self._nearest(bad)
             raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})")
+        if touched is not None:
+            own = touched.setdefault(pc, int(safe[0]))
+            stray = safe != own
+            if stray.any():
+                bad = int(addresses[np.argmax(stray)])
+                r = self.residents[own]
+                where = (f"{bad - (r.address + r.size)} bytes past the end of {r.name} [{r.address:#x}, "
+                         f"{r.address + r.size:#x})" if bad >= r.address + r.size else
+                         f"{r.address - bad} bytes before the start of {r.name} [{r.address:#x}, "
+                         f"{r.address + r.size:#x})")
+                raise OutOfBounds(launch, pc, bad, size, what,
+                                  f"strays {where}, the resident this instruction addresses, into "
+                                  f"{self.residents[int(safe[np.argmax(stray)])].name}")
         return safe
 
     def _nearest(self, address: int) -> str:
@@ -110,18 +129,20 @@ class Memory:
         offsets = (addresses - np.uint64(buffer.address)).astype(np.int64)
         return buffer, offsets[:, None] + np.arange(size, dtype=np.int64)
 
-    def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str) -> np.ndarray:
+    def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
+             touched: dict | None = None) -> np.ndarray:
         """uint32 words [threads, size/4] loaded from each thread's address."""
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
-        self._check(addresses, size, launch, pc, what)
+        self._check(addresses, size, launch, pc, what, touched)
         buffer, index = self._arrays(addresses, size)
         return np.ascontiguousarray(buffer.data[index]).view("<u4").reshape(addresses.size, size // 4)
 
-    def store(self, addresses: np.ndarray, words: np.ndarray, launch: str, pc: int, what: str) -> None:
+    def store(self, addresses: np.ndarray, words: np.ndarray, launch: str, pc: int, what: str,
+              touched: dict | None = None) -> None:
         if addresses.size == 0:
             return
         size = 4 * words.shape[1]
-        self._check(addresses, size, launch, pc, what)
+        self._check(addresses, size, launch, pc, what, touched)
         buffer, index = self._arrays(addresses, size)
         buffer.data[index] = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size)
