@@ -21,6 +21,7 @@ subnormal result to zero as the MUFU unit does (ex2.approx.ftz).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,10 +133,11 @@ class Launch:
         return v
 
     def f32(self, ins, o: Operand):
-        raw = o
-        if o.negate:
-            raw = Operand(o.kind, o.index, o.value, False, o.absolute, o.wide, o.bank, o.const_reg, o.desc, o.name)
-        v = _f(np.asarray(self.u32(ins, raw), dtype=np.uint32))
+        if o.kind == "reg" and o.index != RZ:
+            v = self._reg(ins, o.index).view(np.float32)
+        else:
+            v = _f(np.asarray(self.u32(ins, dataclasses.replace(o, negate=False) if o.negate else o),
+                              dtype=np.uint32))
         if o.absolute:
             v = np.abs(v)
         if o.negate:
@@ -152,11 +154,10 @@ class Launch:
             return
         if index >= self.g.registers:
             self._fail(ins, f"writes R{index}, but the QMD allocates {self.g.registers} registers per thread")
-        value = np.broadcast_to(np.asarray(value).astype(np.uint32, copy=False), (self.threads,))
         if mask is True:
-            self.regs[index] = value
+            self.regs[index] = value            # numpy broadcasts a scalar and casts to uint32
         else:
-            np.copyto(self.regs[index], value, where=mask)
+            np.copyto(self.regs[index], value, where=mask, casting="unsafe")
 
     def _set_pred(self, index: int, value, mask) -> None:
         if index == PT:
