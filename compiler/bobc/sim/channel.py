@@ -43,6 +43,13 @@ COMPUTE_METHODS = {
     0x07B0: "SET_SHADER_LOCAL_MEMORY_WINDOW_A", 0x07B4: "SET_SHADER_LOCAL_MEMORY_WINDOW_B",
     0x1698: "INVALIDATE_SHADER_CACHES_NO_WFI",
 }
+# Methods whose only effect the simulator needs is their value: the local memory backing
+# (our kernels use none: the executor models no local memory instruction) and the cache
+# invalidation (the simulator has no caches: every read sees memory).
+RECORDED_METHODS = frozenset({
+    "SET_SHADER_LOCAL_MEMORY_A", "SET_SHADER_LOCAL_MEMORY_B", "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A",
+    "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B", "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C",
+    "INVALIDATE_SHADER_CACHES_NO_WFI"})
 # SEND_SIGNALING_PCAS2_B PCAS_ACTION 3:0 values that schedule the QMD (the simulator
 # always reads the QMD from memory, so the invalidate/copy parts need nothing more)
 LAUNCHING_ACTIONS = {2: "SCHEDULE", 3: "INVALIDATE_COPY_SCHEDULE"}
@@ -146,7 +153,10 @@ class Channel:
             if name is None:
                 raise Unmodeled(f"{at}: compute method {offset:#06x} is not one the simulator models")
         self.log.methods.append((at, name, data))
-        getattr(self, "m_" + name)(sub, data, at)
+        if name in RECORDED_METHODS:
+            self.state[name] = data
+        else:
+            getattr(self, "m_" + name)(sub, data, at)
 
     def m_SET_OBJECT(self, sub, data, at):
         cls = data & 0xFFFF
@@ -210,16 +220,6 @@ class Channel:
 
     def m_SET_SHADER_LOCAL_MEMORY_WINDOW_B(self, sub, data, at):
         self._window("local", "B", data)
-
-    def _record(self, name):
-        def setter(sub, data, at):
-            self.state[name] = data
-        return setter
-
-    def __getattr__(self, name):
-        if name.startswith("m_SET_SHADER_LOCAL_MEMORY") or name == "m_INVALIDATE_SHADER_CACHES_NO_WFI":
-            return self._record(name[2:])
-        raise AttributeError(name)
 
     def m_SEND_PCAS_A(self, sub, data, at):
         self.pcas_qmd = data << 8
