@@ -118,50 +118,52 @@ class Checker:
         self.ready: dict[tuple[str, int], tuple[int, str]] = {}   # (file, n) -> (issue cycle, writer class)
         self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
         self.unread: dict[int, tuple[int, int]] = {}              # reg -> (read scoreboard, reader pc)
-        self._effects: dict[int, Effects] = {}
+        self._effects: dict[int, tuple] = {}
 
     def _fail(self, ins: Instruction, reason: str):
         raise Hazard(self.launch, ins.pc, ins.text, reason)
 
+    def _plan(self, ins: Instruction):
+        """Per instruction, once: its reads as (key, name, required cycles by writer class or a
+        constant) and its writes as (key, writer class)."""
+        e = effects(ins)
+        reads = [(("R", reg), f"R{reg}", L.RAW[rclass]) for reg, rclass in e.src_regs]
+        reads += [(("P", pred), f"P{pred}", L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
+        reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW) for ureg in e.src_uregs]
+        writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
+        writes += [(("P", pred), "alu") for pred in e.dst_preds]
+        writes += [(("UR", ureg), "uldc") for ureg in e.dst_uregs]
+        decoupled = L.writer_class(ins.opcode, ins.modifiers) == "decoupled"
+        late = [reg for reg, _ in e.src_regs] if decoupled and ins.control.read_scoreboard != NO_SCOREBOARD else []
+        return reads, writes, decoupled, late
+
     def issue(self, ins: Instruction) -> None:
-        e = self._effects.get(ins.pc)
-        if e is None:
-            e = self._effects[ins.pc] = effects(ins)
+        planned = self._effects.get(ins.pc)
+        if planned is None:
+            planned = self._effects[ins.pc] = self._plan(ins)
+        reads, writes, decoupled, late = planned
         c = ins.control
         if c.wait_mask:
-            for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
-                del self.pending[key]
-            for reg in [r for r, (sb, _) in self.unread.items() if c.wait_mask >> sb & 1]:
-                del self.unread[reg]
+            if self.pending:
+                for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
+                    del self.pending[key]
+            if self.unread:
+                for reg in [r for r, (sb, _) in self.unread.items() if c.wait_mask >> sb & 1]:
+                    del self.unread[reg]
         now = self.cycle
-        for reg, rclass in e.src_regs:
-            self._read(ins, ("R", reg), now, lambda w: L.RAW[rclass][w], f"R{reg}")
-        for pred, rclass in e.src_preds:
-            self._read(ins, ("P", pred), now, lambda w: L.PREDICATE_RAW[rclass], f"P{pred}")
-        for ureg in e.src_uregs:
-            self._read(ins, ("UR", ureg), now, lambda w: L.UNIFORM_RAW, f"UR{ureg}")
-        decoupled = L.writer_class(ins.opcode, ins.modifiers) == "decoupled"
-        for reg, wclass in e.dst_regs:
-            self._write(ins, ("R", reg), f"R{reg}")
-            if decoupled:
-                self.pending[("R", reg)] = (c.write_scoreboard, ins.pc)
+        for key, name, required in reads:
+            self._read(ins, key, now, required, name)
+        for key, wclass in writes:
+            self._write(ins, key, key[0] + str(key[1]))
+            if decoupled and key[0] != "UR":
+                self.pending[key] = (c.write_scoreboard, ins.pc)
             else:
-                self.ready[("R", reg)] = (now, wclass)
-        for pred in e.dst_preds:
-            self._write(ins, ("P", pred), f"P{pred}")
-            if decoupled:
-                self.pending[("P", pred)] = (c.write_scoreboard, ins.pc)
-            else:
-                self.ready[("P", pred)] = (now, "alu")
-        for ureg in e.dst_uregs:
-            self._write(ins, ("UR", ureg), f"UR{ureg}")
-            self.ready[("UR", ureg)] = (now, "uldc")
-        if decoupled and c.read_scoreboard != NO_SCOREBOARD:
-            for reg, _ in e.src_regs:
-                self.unread[reg] = (c.read_scoreboard, ins.pc)
+                self.ready[key] = (now, wclass)
+        for reg in late:
+            self.unread[reg] = (c.read_scoreboard, ins.pc)
         self.cycle = now + max(1, c.stall)
 
-    def _read(self, ins, key, now, need, name):
+    def _read(self, ins, key, now, required, name):
         if key in self.pending:
             sb, producer = self.pending[key]
             if sb == NO_SCOREBOARD:
@@ -172,7 +174,8 @@ class Checker:
                             f"{ins.control.wait_mask:#04x})")
         if key in self.ready:
             issued, wclass = self.ready[key]
-            required = need(wclass)
+            if isinstance(required, dict):
+                required = required[wclass]
             if now - issued < required:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer issued; a "
                                 f"{wclass} result needs {required}")
