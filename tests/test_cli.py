@@ -8,7 +8,7 @@ import pytest
 
 from bobc.cli import SUBCOMMANDS, main
 
-EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "inspect", "run"}
+EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "inspect", "run", "sim"}
 
 
 def bobc(*args):

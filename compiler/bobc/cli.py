@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "dump": "decode emitted device images: QMDs, pushbuffer, GPFIFO, parameter blocks",
     "inspect": "list the images embedded in a built host and their identities",
     "run": "run a plan's host schedule with the NumPy reference runner (no GPU)",
+    "sim": "run a plan's host schedule with its device images on the functional GPU simulator",
 }
 
 

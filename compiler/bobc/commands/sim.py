@@ -1,0 +1,97 @@
+"""`bobc sim`: a plan's invocation with its device images run by the functional simulator.
+
+Builds the plan's images for --target (or takes a build's emitted images with
+--images DIR), then carries out the native host's schedule with the GPU's
+part executed by bobc.sim: same arguments and files as the host and as
+`bobc run --reference`, so the three can be compared file for file.  Any
+hazard, out-of-bounds access or unmodeled method/instruction stops the run
+with a message naming the launch, instruction and address (exit 7).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import UsageError
+from ..targets import target_named
+from ._common import add_target, existing_file
+
+
+def add_arguments(p):
+    p.add_argument("plan", help="the plan module (.bob)")
+    p.add_argument("operation", choices=["train", "predict"])
+    p.add_argument("--input", required=True, help="input record")
+    p.add_argument("--checkpoint", help="checkpoint to resume from (fresh run when absent)")
+    p.add_argument("--checkpoint-out", required=True, help="checkpoint to publish")
+    p.add_argument("--predictions", required=True, help="predictions file to write")
+    p.add_argument("--result", required=True, help="result record to write")
+    p.add_argument("--images", metavar="DIR",
+                   help="run these emitted images (bobc build --emit-images DIR) instead of building them")
+    p.add_argument("--no-hazard-check", action="store_true",
+                   help="do not check control codes (stall counts and scoreboards) while executing")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="extra module search folder (after the plan's own, before specs/)")
+    p.add_argument("--entry", default="bobNativeHost",
+                   help="the definition describing the native host (default bobNativeHost)")
+    add_target(p)
+
+
+def load_images(folder: Path):
+    from ..nvidia.encode import IMAGE_FILES, Images
+
+    folder = Path(folder)
+    try:
+        parts = {attribute: (folder / name).read_bytes() for attribute, name in IMAGE_FILES.items()}
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read the images in {folder}: {error.strerror} ({error.filename})") from None
+    except ValueError as error:
+        raise UsageError(f"{folder / 'manifest.json'} is not JSON: {error}") from None
+    return Images(manifest=manifest, **parts)
+
+
+def run(args):
+    from .. import pipeline
+    from ..reference.errors import BadCheckpoint, BadInputRecord
+    from ..reference.publish import publish
+    from ..reference.runner import OutputPaths
+    from ..sim.host_adapter import host_plan
+    from ..sim.invocation import simulate
+
+    plan_path = existing_file(args.plan)
+    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    target = target_named(args.target)
+    built = pipeline.compile_plan(plan_path, target, args.include, args.entry)
+    images = built.images
+    if args.images:
+        images = load_images(args.images)
+        if images.manifest.get("target") != target.name:
+            raise UsageError(f"the images in {args.images} are for {images.manifest.get('target')}, "
+                             f"not --target {target.name}")
+    host = host_plan(built.plan, images, target)
+    record = _read(args.input, BadInputRecord)
+    checkpoint = _read(args.checkpoint, BadCheckpoint) if args.checkpoint else None
+    result = simulate(host, images, args.operation, record, checkpoint,
+                      check_hazards=not args.no_hazard_check)
+    publish(outputs.predictions, result.predictions)
+    publish(outputs.result, result.result)
+    publish(outputs.checkpoint, result.checkpoint)
+    log = result.channel.log
+    checked = "no control-code hazard, " if not args.no_hazard_check else ""
+    print(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
+          f"releases; {checked}no out-of-bounds access; predictions {_tokens(result.predictions)}")
+    return 0
+
+
+def _read(path, error) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as failure:
+        raise error(path, "read", failure.strerror or str(failure)) from failure
+
+
+def _tokens(predictions: bytes) -> str:
+    from ..reference.formats import decode_predictions
+
+    tokens, valid = decode_predictions(predictions)
+    return " ".join(str(int(t)) if v else "-" for t, v in zip(tokens, valid))

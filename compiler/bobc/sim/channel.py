@@ -1,0 +1,258 @@
+"""The GPU channel: GPFIFO entries -> pushbuffer methods -> semaphores and launches.
+
+Formats and method offsets are declared here from open-gpu-doc, not taken
+from bobc.nvidia: classes/host/clc56f.h (AMPERE_CHANNEL_GPFIFO_A; Hopper's
+clc86f.h keeps these offsets) for GP entries, method headers and the host
+semaphore methods; classes/compute/clc7c0.h and clcbc0.h for the compute
+methods (the offsets we use are the same in both classes).  Every method the
+simulator executes is listed by name; any other is refused by name.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from . import qmd_fields, sass_frontend
+from .executor import Launch, LaunchGeometry
+from .faults import SimulationFault, Unmodeled
+from .memory import Memory
+from .qmd_reader import COMPUTE_CLASSES, read_launch
+
+# clc56f.h NVC56F_GP_ENTRY0/1: (dword, high, low)
+GP_ENTRY = {"FETCH": (0, 0, 0), "GET": (0, 31, 2), "GET_HI": (1, 7, 0), "LEVEL": (1, 9, 9),
+            "LENGTH": (1, 30, 10), "SYNC": (1, 31, 31), "OPCODE": (1, 7, 0)}
+# clc56f.h NVC56F_DMA_*: method header fields
+HEADER = {"ADDRESS": (11, 0), "SUBCHANNEL": (15, 13), "COUNT": (28, 16), "SEC_OP": (31, 29)}
+SEC_OPS = {0: "GRP0_USE_TERT", 1: "INC_METHOD", 2: "GRP2_USE_TERT", 3: "NON_INC_METHOD",
+           4: "IMMD_DATA_METHOD", 5: "ONE_INC", 6: "RESERVED", 7: "END_PB_SEGMENT"}
+# Host methods (clc56f.h), every subchannel
+HOST_METHODS = {0x0000: "SET_OBJECT", 0x005C: "SEM_ADDR_LO", 0x0060: "SEM_ADDR_HI",
+                0x0064: "SEM_PAYLOAD_LO", 0x0068: "SEM_PAYLOAD_HI", 0x006C: "SEM_EXECUTE"}
+# SEM_EXECUTE fields (clc56f.h)
+SEM_OPERATIONS = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ", 4: "ACQ_AND",
+                  5: "ACQ_NOR", 6: "REDUCTION"}
+SEM_RELEASE_WFI_BIT, SEM_PAYLOAD_64_BIT, SEM_TIMESTAMP_BIT = 20, 24, 25
+# Compute methods (clc7c0.h / clcbc0.h)
+COMPUTE_METHODS = {
+    0x0100: "NO_OPERATION", 0x0110: "WAIT_FOR_IDLE",
+    0x02A0: "SET_SHADER_SHARED_MEMORY_WINDOW_A", 0x02A4: "SET_SHADER_SHARED_MEMORY_WINDOW_B",
+    0x02B4: "SEND_PCAS_A", 0x02C0: "SEND_SIGNALING_PCAS2_B",
+    0x02E4: "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A", 0x02E8: "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B",
+    0x02EC: "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C",
+    0x0790: "SET_SHADER_LOCAL_MEMORY_A", 0x0794: "SET_SHADER_LOCAL_MEMORY_B",
+    0x07B0: "SET_SHADER_LOCAL_MEMORY_WINDOW_A", 0x07B4: "SET_SHADER_LOCAL_MEMORY_WINDOW_B",
+    0x1698: "INVALIDATE_SHADER_CACHES_NO_WFI",
+}
+# Methods whose only effect the simulator needs is their value: the local memory backing
+# (our kernels use none: the executor models no local memory instruction) and the cache
+# invalidation (the simulator has no caches: every read sees memory).
+RECORDED_METHODS = frozenset({
+    "SET_SHADER_LOCAL_MEMORY_A", "SET_SHADER_LOCAL_MEMORY_B", "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A",
+    "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B", "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C",
+    "INVALIDATE_SHADER_CACHES_NO_WFI"})
+# SEND_SIGNALING_PCAS2_B PCAS_ACTION 3:0 values that schedule the QMD (the simulator
+# always reads the QMD from memory, so the invalidate/copy parts need nothing more)
+LAUNCHING_ACTIONS = {2: "SCHEDULE", 3: "INVALIDATE_COPY_SCHEDULE"}
+QMD_BYTES = {layout: (max(h for h, _ in qmd_fields.all_fields(layout).values()) + 32) // 32 * 4
+             for layout in qmd_fields.LAYOUTS}
+
+
+def _bits(value: int, high: int, low: int) -> int:
+    return (value >> low) & ((1 << (high - low + 1)) - 1)
+
+
+@dataclass(frozen=True)
+class GPEntry:
+    address: int
+    dwords: int
+    level: int
+    sync: int
+
+
+def decode_gp_entry(raw: bytes, index: int) -> GPEntry:
+    words = (int.from_bytes(raw[0:4], "little"), int.from_bytes(raw[4:8], "little"))
+
+    def get(name):
+        w, high, low = GP_ENTRY[name]
+        return _bits(words[w], high, low)
+    if get("FETCH"):
+        raise Unmodeled(f"GPFIFO entry {index} asks for a conditional fetch, which the simulator does not model")
+    length = get("LENGTH")
+    if length == 0:
+        raise Unmodeled(f"GPFIFO entry {index} is a control entry (opcode {get('OPCODE')}), not modeled")
+    if get("LEVEL"):
+        raise Unmodeled(f"GPFIFO entry {index} is a SUBROUTINE entry, which the simulator does not model")
+    return GPEntry(get("GET") << 2 | get("GET_HI") << 32, length, get("LEVEL"), get("SYNC"))
+
+
+@dataclass
+class ChannelLog:
+    """What the channel did, for tests and `bobc sim`'s summary."""
+
+    methods: list = field(default_factory=list)     # (entry, name, data)
+    launches: list = field(default_factory=list)    # (qmd address, description name)
+    releases: list = field(default_factory=list)    # (address, payload)
+
+
+class Channel:
+    def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None):
+        self.memory = memory
+        self.check_hazards = check_hazards
+        self.launch_names = launch_names or {}
+        self.bound: dict[int, int] = {}             # subchannel -> class
+        self.sem_address = 0
+        self.sem_payload = 0
+        self.pcas_qmd = None
+        self.windows = {"shared": None, "local": None}
+        self.state: dict[str, int] = {}
+        self.timestamp = 0
+        self.log = ChannelLog()
+        self._code_cache: dict[str, list] = {}
+
+    # ------------------------------------------------------------ GPFIFO
+    def run_entry(self, raw_entry: bytes, index: int) -> None:
+        entry = decode_gp_entry(raw_entry, index)
+        data = self.memory.read(entry.address, 4 * entry.dwords, f"GPFIFO entry {index}'s pushbuffer segment")
+        self.run_segment(data, f"GPFIFO entry {index}")
+
+    def run_segment(self, data: bytes, where: str) -> None:
+        dwords = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+        i = 0
+        while i < len(dwords):
+            head = dwords[i]
+            sec_op = _bits(head, *HEADER["SEC_OP"])
+            count = _bits(head, *HEADER["COUNT"])
+            sub = _bits(head, *HEADER["SUBCHANNEL"])
+            method = _bits(head, *HEADER["ADDRESS"]) << 2
+            at = f"{where}, dword {i}"
+            if sec_op == 4:
+                writes, i = [(method, count)], i + 1
+            elif sec_op in (1, 3, 5):
+                body = dwords[i + 1:i + 1 + count]
+                if len(body) < count:
+                    raise SimulationFault(f"{at}: a method header wants {count} data dwords; the segment "
+                                          f"ends after {len(body)}")
+                step = {1: lambda k: 4 * k, 3: lambda k: 0, 5: lambda k: 4 if k else 0}[sec_op]
+                writes, i = [(method + step(k), d) for k, d in enumerate(body)], i + 1 + count
+            else:
+                raise Unmodeled(f"{at}: header {head:#010x} uses SEC_OP {SEC_OPS[sec_op]}, not modeled")
+            for offset, value in writes:
+                self.method(sub, offset, value, at)
+
+    # ------------------------------------------------------------ methods
+    def method(self, sub: int, offset: int, data: int, at: str) -> None:
+        if offset < 0x100:
+            name = HOST_METHODS.get(offset)
+            if name is None:
+                raise Unmodeled(f"{at}: host method {offset:#06x} is not one the simulator models "
+                                f"({', '.join(HOST_METHODS.values())})")
+        else:
+            if sub not in self.bound:
+                raise SimulationFault(f"{at}: method {offset:#06x} on subchannel {sub}, which no SET_OBJECT bound")
+            name = COMPUTE_METHODS.get(offset)
+            if name is None:
+                raise Unmodeled(f"{at}: compute method {offset:#06x} is not one the simulator models")
+        self.log.methods.append((at, name, data))
+        if name in RECORDED_METHODS:
+            self.state[name] = data
+        else:
+            getattr(self, "m_" + name)(sub, data, at)
+
+    def m_SET_OBJECT(self, sub, data, at):
+        cls = data & 0xFFFF
+        if cls not in COMPUTE_CLASSES:
+            raise Unmodeled(f"{at}: SET_OBJECT binds class {cls:#06x}; the simulator models the compute classes "
+                            + ", ".join(f"{v[0]} ({k:#06x})" for k, v in COMPUTE_CLASSES.items()))
+        self.bound[sub] = cls
+
+    def m_SEM_ADDR_LO(self, sub, data, at):
+        self.sem_address = (self.sem_address & ~0xFFFFFFFF) | (data & 0xFFFFFFFC)
+
+    def m_SEM_ADDR_HI(self, sub, data, at):
+        self.sem_address = (self.sem_address & 0xFFFFFFFF) | ((data & 0x1FFFFFF) << 32)
+
+    def m_SEM_PAYLOAD_LO(self, sub, data, at):
+        self.sem_payload = (self.sem_payload & ~0xFFFFFFFF) | data
+
+    def m_SEM_PAYLOAD_HI(self, sub, data, at):
+        self.sem_payload = (self.sem_payload & 0xFFFFFFFF) | (data << 32)
+
+    def m_SEM_EXECUTE(self, sub, data, at):
+        operation = SEM_OPERATIONS.get(data & 7, f"OPERATION_{data & 7}")
+        wide = bool(data >> SEM_PAYLOAD_64_BIT & 1)
+        size = 8 if wide else 4
+        payload = self.sem_payload if wide else self.sem_payload & 0xFFFFFFFF
+        if operation == "RELEASE":
+            # launches complete synchronously here, so RELEASE_WFI holds by construction
+            self.memory.write(self.sem_address, payload.to_bytes(size, "little"), f"{at}: semaphore release")
+            if data >> SEM_TIMESTAMP_BIT & 1:
+                self.timestamp += 1000
+                self.memory.write(self.sem_address + 8, self.timestamp.to_bytes(8, "little"),
+                                  f"{at}: semaphore timestamp")
+            self.log.releases.append((self.sem_address, payload))
+        elif operation in ("ACQUIRE", "ACQ_STRICT_GEQ"):
+            value = int.from_bytes(self.memory.read(self.sem_address, size, f"{at}: semaphore acquire"), "little")
+            if (value != payload) if operation == "ACQUIRE" else (value < payload):
+                raise SimulationFault(f"{at}: SEM_EXECUTE {operation} waits for {payload:#x} at "
+                                      f"{self.sem_address:#x}, which holds {value:#x}: the channel would wait forever")
+        else:
+            raise Unmodeled(f"{at}: SEM_EXECUTE operation {operation} is not modeled")
+
+    def m_NO_OPERATION(self, sub, data, at):
+        pass
+
+    def m_WAIT_FOR_IDLE(self, sub, data, at):
+        pass                                      # every launch has completed when its method returns
+
+    def _window(self, kind, part, data):
+        self.state[f"{kind}_{part}"] = data
+        if f"{kind}_A" in self.state and f"{kind}_B" in self.state:
+            self.windows[kind] = self.state[f"{kind}_A"] << 32 | self.state[f"{kind}_B"]
+
+    def m_SET_SHADER_SHARED_MEMORY_WINDOW_A(self, sub, data, at):
+        self._window("shared", "A", data & 0x1FFFF)
+
+    def m_SET_SHADER_SHARED_MEMORY_WINDOW_B(self, sub, data, at):
+        self._window("shared", "B", data)
+
+    def m_SET_SHADER_LOCAL_MEMORY_WINDOW_A(self, sub, data, at):
+        self._window("local", "A", data & 0x1FFFF)
+
+    def m_SET_SHADER_LOCAL_MEMORY_WINDOW_B(self, sub, data, at):
+        self._window("local", "B", data)
+
+    def m_SEND_PCAS_A(self, sub, data, at):
+        self.pcas_qmd = data << 8
+
+    def m_SEND_SIGNALING_PCAS2_B(self, sub, data, at):
+        action = data & 0xF
+        if action not in LAUNCHING_ACTIONS:
+            raise Unmodeled(f"{at}: SEND_SIGNALING_PCAS2_B action {action} is not modeled "
+                            f"(modeled: {', '.join(LAUNCHING_ACTIONS.values())})")
+        if self.pcas_qmd is None:
+            raise SimulationFault(f"{at}: SEND_SIGNALING_PCAS2_B with no QMD sent (SEND_PCAS_A)")
+        self.launch(self.pcas_qmd, self.bound[sub], at)
+
+    # ------------------------------------------------------------ launches
+    def launch(self, qmd_address: int, compute_class: int, at: str) -> None:
+        name = self.launch_names.get(qmd_address, f"launch of the QMD at {qmd_address:#x}")
+        where = f"{at}: {name}"
+        if self.windows["shared"] is None or self.windows["local"] is None:
+            raise SimulationFault(f"{where}: launched before the shared and local memory windows are set "
+                                  "(the H200 faults with SKEDCHECK17_MEMORY_WINDOW_OVERLAP; docs/runtime.md)")
+        layout = COMPUTE_CLASSES[compute_class][1]
+        raw = self.memory.read(qmd_address, QMD_BYTES[layout], f"{where}: the QMD")
+        d = read_launch(raw, compute_class, where)
+        window_end = d.prefetch_address + d.prefetch_bytes
+        if not d.prefetch_address <= d.program_address < window_end:
+            raise SimulationFault(f"{where}: the program at {d.program_address:#x} lies outside the "
+                                  f"QMD's prefetch window [{d.prefetch_address:#x}, {window_end:#x})")
+        window = self.memory.read(d.program_address, window_end - d.program_address, f"{where}: the program")
+        code = sass_frontend.code_at(window, 0, len(window))
+        key = hashlib.sha256(d.arch.encode() + code).hexdigest()
+        if key not in self._code_cache:
+            self._code_cache[key] = sass_frontend.decode(code, d.arch)
+        bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
+        geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch)
+        Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
+        self.log.launches.append((qmd_address, name))

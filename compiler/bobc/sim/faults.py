@@ -1,0 +1,37 @@
+"""What the simulator reports: each a BobcError naming the launch, instruction and address."""
+from __future__ import annotations
+
+from ..errors import BobcError
+
+
+class SimulationFault(BobcError):
+    """The images do something the GPU would fault on, or that the simulator refuses."""
+
+    exit_code = 7       # the native host's BOB_EXIT_GPU_FAULT
+
+
+class Unmodeled(SimulationFault):
+    """A method, QMD feature or instruction the simulator does not model (named in the message)."""
+
+
+class OutOfBounds(SimulationFault):
+    """A kernel's memory access outside every resident it may touch."""
+
+    def __init__(self, launch: str, pc: int, address: int, size: int, what: str, detail: str):
+        super().__init__(f"{launch}: instruction at {pc:#06x} ({what}) {detail}: {size} bytes at "
+                         f"{address:#x}",
+                         hint="the certifier promises every access stays inside one arena resident")
+        self.launch, self.pc, self.address = launch, pc, address
+
+
+class Hazard(SimulationFault):
+    """A register read before its producer's result is ready by the control codes."""
+
+    def __init__(self, launch: str, pc: int, text: str, reason: str):
+        super().__init__(f"{launch}: control-code hazard at {pc:#06x} ({text}): {reason}",
+                         hint="the scheduler's stall counts and scoreboards must cover every dependency")
+        self.launch, self.pc, self.reason = launch, pc, reason
+
+
+class SemaphoreNotReleased(SimulationFault):
+    """A submission ended without releasing the semaphore the host waits on."""

@@ -1,0 +1,191 @@
+"""The control-code checker: every register read is covered by a stall or a scoreboard.
+
+Run along the instruction stream the executor issues (one timeline per
+launch: its threads issue each instruction together).  Issue cycles advance
+by each instruction's stall count (at least 1); time spent waiting on a
+scoreboard is not counted, so a fixed-latency dependency must be covered by
+stalls alone.  A read is a hazard when:
+- its producer was coupled and fewer than latencies.RAW cycles have passed;
+- its producer was decoupled and the instruction has not waited (wait mask)
+  on the write scoreboard the producer set since it issued, or the producer
+  set none;
+and a write is a hazard when it overwrites a decoupled result still in flight
+or a register a decoupled instruction has not yet read (its read scoreboard
+not waited).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import latencies as L
+from .faults import Hazard
+from .sass_frontend import NO_SCOREBOARD, Instruction
+
+RZ, PT, URZ = 255, 7, 63
+
+
+@dataclass
+class Effects:
+    dst_regs: list = field(default_factory=list)     # (reg, writer class: alu/fma/wide_lo/wide_hi/decoupled)
+    src_regs: list = field(default_factory=list)     # (reg, reader class)
+    dst_preds: list = field(default_factory=list)
+    src_preds: list = field(default_factory=list)    # (pred, reader class)
+    dst_uregs: list = field(default_factory=list)
+    src_uregs: list = field(default_factory=list)
+
+
+def _width(modifiers: tuple[str, ...]) -> int:
+    for m, n in (("128", 4), ("64", 2)):
+        if m in modifiers:
+            return n
+    return 1
+
+
+def effects(ins: Instruction) -> Effects:
+    """Which registers, predicates and uniform registers `ins` reads and writes."""
+    e = Effects()
+    op, mods, ops = ins.opcode, ins.modifiers, list(ins.operands)
+    wclass = L.writer_class(op, mods)
+    rclass = L.reader_class(op, mods)
+    if ins.guard != PT:
+        e.src_preds.append((ins.guard, "decoupled" if op in ("BRA", "EXIT") else "guard"))
+
+    def src(o, cls=rclass, width=1):
+        if o.kind == "reg" and o.index != RZ:
+            e.src_regs.extend((o.index + k, cls) for k in range(width))
+        elif o.kind == "ureg" and o.index != URZ:
+            e.src_uregs.extend(o.index + k for k in range(width))
+        elif o.kind == "pred" and o.index != PT:
+            e.src_preds.append((o.index, L.predicate_reader_class(op)))
+        elif o.kind == "mem":
+            if o.index != RZ:
+                e.src_regs.extend((o.index + k, cls) for k in range(2 if o.wide else 1))
+            if o.desc >= 0:
+                e.src_uregs.extend((o.desc, o.desc + 1))
+        elif o.kind == "const" and o.const_reg != RZ:
+            e.src_regs.append((o.const_reg, cls))
+
+    def dst(o, width=1, cls=wclass):
+        if o.kind == "reg" and o.index != RZ:
+            e.dst_regs.extend((o.index + k, cls) for k in range(width))
+        elif o.kind == "ureg" and o.index != URZ:
+            e.dst_uregs.extend(o.index + k for k in range(width))
+        elif o.kind == "pred" and o.index != PT:
+            e.dst_preds.append(o.index)
+
+    if op in ("BRA", "EXIT"):
+        return e
+    if op == "STG":
+        src(ops[0])
+        src(ops[1], width=_width(mods))
+        return e
+    if op in ("ISETP", "FSETP"):
+        dst(ops[0]), dst(ops[1])
+        for o in ops[2:]:
+            src(o)
+        return e
+    if op == "SHFL":
+        dst(ops[0]), dst(ops[1])
+        for o in ops[2:]:
+            src(o)
+        return e
+    if op == "IMAD" and "WIDE" in mods:
+        d, a, b, c = ops
+        e.dst_regs += [(d.index, "wide_lo"), (d.index + 1, "wide_hi")] if d.index != RZ else []
+        src(a, "wide_ab"), src(b, "wide_ab")
+        if c.kind == "reg" and c.index != RZ:
+            e.src_regs += [(c.index, "fma"), (c.index + 1, "wide_ch")]
+        else:
+            src(c, "fma", 2)
+        return e
+    width = _width(mods) if op in ("LDG", "LDC", "ULDC") else 1
+    dst(ops[0], width)
+    rest = ops[1:]
+    while rest and rest[0].kind == "pred" and op in ("IADD3", "LEA"):   # carry outputs
+        dst(rest[0])
+        rest = rest[1:]
+    for o in rest:
+        src(o)
+    return e
+
+
+class Checker:
+    """One launch's timeline of issue cycles, fixed-latency results and scoreboards."""
+
+    def __init__(self, launch: str):
+        self.launch = launch
+        self.cycle = 0
+        self.ready: dict[tuple[str, int], tuple[int, str]] = {}   # (file, n) -> (issue cycle, writer class)
+        self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
+        self.unread: dict[int, tuple[int, int]] = {}              # reg -> (read scoreboard, reader pc)
+        self._effects: dict[int, tuple] = {}
+
+    def _fail(self, ins: Instruction, reason: str):
+        raise Hazard(self.launch, ins.pc, ins.text, reason)
+
+    def _plan(self, ins: Instruction):
+        """Per instruction, once: its reads as (key, name, required cycles by writer class or a
+        constant) and its writes as (key, writer class)."""
+        e = effects(ins)
+        reads = [(("R", reg), f"R{reg}", L.RAW[rclass]) for reg, rclass in e.src_regs]
+        reads += [(("P", pred), f"P{pred}", L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
+        reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW) for ureg in e.src_uregs]
+        writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
+        writes += [(("P", pred), "alu") for pred in e.dst_preds]
+        writes += [(("UR", ureg), "uldc") for ureg in e.dst_uregs]
+        decoupled = L.writer_class(ins.opcode, ins.modifiers) == "decoupled"
+        late = [reg for reg, _ in e.src_regs] if decoupled and ins.control.read_scoreboard != NO_SCOREBOARD else []
+        return reads, writes, decoupled, late
+
+    def issue(self, ins: Instruction) -> None:
+        planned = self._effects.get(ins.pc)
+        if planned is None:
+            planned = self._effects[ins.pc] = self._plan(ins)
+        reads, writes, decoupled, late = planned
+        c = ins.control
+        if c.wait_mask:
+            if self.pending:
+                for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
+                    del self.pending[key]
+            if self.unread:
+                for reg in [r for r, (sb, _) in self.unread.items() if c.wait_mask >> sb & 1]:
+                    del self.unread[reg]
+        now = self.cycle
+        for key, name, required in reads:
+            self._read(ins, key, now, required, name)
+        for key, wclass in writes:
+            self._write(ins, key, key[0] + str(key[1]))
+            if decoupled and key[0] != "UR":
+                self.pending[key] = (c.write_scoreboard, ins.pc)
+            else:
+                self.ready[key] = (now, wclass)
+        for reg in late:
+            self.unread[reg] = (c.read_scoreboard, ins.pc)
+        self.cycle = now + max(1, c.stall)
+
+    def _read(self, ins, key, now, required, name):
+        if key in self.pending:
+            sb, producer = self.pending[key]
+            if sb == NO_SCOREBOARD:
+                self._fail(ins, f"reads {name}, written at {producer:#06x} by a variable-latency instruction "
+                                "that sets no scoreboard")
+            self._fail(ins, f"reads {name} before waiting on scoreboard {sb}, which the variable-latency "
+                            f"instruction at {producer:#06x} that writes it set (wait mask "
+                            f"{ins.control.wait_mask:#04x})")
+        if key in self.ready:
+            issued, wclass = self.ready[key]
+            if isinstance(required, dict):
+                required = required[wclass]
+            if now - issued < required:
+                self._fail(ins, f"reads {name} {now - issued} cycles after its producer issued; a "
+                                f"{wclass} result needs {required}")
+
+    def _write(self, ins, key, name):
+        if key in self.pending:
+            sb, producer = self.pending[key]
+            self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
+                            f"(scoreboard {sb}) may still land")
+        if key[0] == "R" and key[1] in self.unread:
+            sb, reader = self.unread[key[1]]
+            self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
+                            f"(read scoreboard {sb} not waited)")

@@ -1,0 +1,148 @@
+"""GPU virtual memory as the host maps it, and the residents a kernel may touch.
+
+The host allocates each plan buffer at its GPU address (runtime_c/plan_host.c
+load_buffers); the simulator keeps one zeroed byte array per buffer.  Host
+steps and pushbuffer methods read and write any mapped byte; a kernel's
+global loads and stores must each lie inside one arena resident (the
+certifier's promise), be naturally aligned (the GPU faults on a misaligned
+access), and every access one instruction makes in a launch must stay in the
+one resident that instruction first touched (its pointer's resident: Bob's
+kernels address one argument per memory instruction), so a pointer that
+strays into a neighbouring resident is reported too, with the launch,
+instruction and address.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .faults import OutOfBounds, SimulationFault
+
+
+@dataclass
+class Buffer:
+    name: str
+    address: int
+    data: np.ndarray        # uint8
+
+    @property
+    def end(self) -> int:
+        return self.address + self.data.size
+
+
+@dataclass(frozen=True)
+class Resident:
+    name: str
+    address: int
+    size: int
+
+
+class Memory:
+    def __init__(self, buffers: list[Buffer], residents: list[Resident]):
+        self.buffers = sorted(buffers, key=lambda b: b.address)
+        for low, high in zip(self.buffers, self.buffers[1:]):
+            if low.end > high.address:
+                raise SimulationFault(f"buffers {low.name} and {high.name} overlap")
+        self.residents = sorted(residents, key=lambda r: r.address)
+        for resident in self.residents:
+            buffer = self._buffer_of(resident.address, resident.size)
+            if buffer is None:
+                raise SimulationFault(f"resident {resident.name} [{resident.address:#x}, +{resident.size}) "
+                                      "lies in no mapped buffer")
+        self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
+        self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
+
+    # ------------------------------------------------------------ host side
+    def _buffer_of(self, address: int, size: int) -> Buffer | None:
+        for b in self.buffers:
+            if b.address <= address and address + size <= b.end:
+                return b
+        return None
+
+    def view(self, address: int, size: int, what: str = "an access") -> np.ndarray:
+        """The mapped bytes [address, address + size) (a writable view)."""
+        buffer = self._buffer_of(address, size)
+        if buffer is None:
+            raise SimulationFault(f"{what}: {size} bytes at {address:#x} lie in no mapped buffer")
+        offset = address - buffer.address
+        return buffer.data[offset:offset + size]
+
+    def read(self, address: int, size: int, what: str = "a read") -> bytes:
+        return self.view(address, size, what).tobytes()
+
+    def write(self, address: int, data: bytes, what: str = "a write") -> None:
+        self.view(address, len(data), what)[:] = np.frombuffer(data, dtype=np.uint8)
+
+    def u64(self, address: int, what: str = "a read") -> int:
+        return int.from_bytes(self.read(address, 8, what), "little")
+
+    # ------------------------------------------------------------ kernel side
+    def _check(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
+               touched: dict | None = None) -> np.ndarray:
+        """Each address's resident index; faults named.  `touched` maps an instruction's pc to
+        the resident it addressed first in this launch."""
+        misaligned = addresses % np.uint64(size) != 0
+        if misaligned.any():
+            bad = int(addresses[np.argmax(misaligned)])
+            raise OutOfBounds(launch, pc, bad, size, what, f"is misaligned for a {size}-byte access")
+        index = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
+        inside = index >= 0
+        safe = np.where(inside, index, 0)
+        inside &= addresses + np.uint64(size) <= self._ends[safe]
+        if not inside.all():
+            bad = int(addresses[np.argmin(inside)])
+            near = self._nearest(bad)
+            raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})")
+        if touched is not None:
+            own = touched.setdefault(pc, int(safe[0]))
+            stray = safe != own
+            if stray.any():
+                bad = int(addresses[np.argmax(stray)])
+                r = self.residents[own]
+                where = (f"{bad - (r.address + r.size)} bytes past the end of {r.name} [{r.address:#x}, "
+                         f"{r.address + r.size:#x})" if bad >= r.address + r.size else
+                         f"{r.address - bad} bytes before the start of {r.name} [{r.address:#x}, "
+                         f"{r.address + r.size:#x})")
+                raise OutOfBounds(launch, pc, bad, size, what,
+                                  f"strays {where}, the resident this instruction addresses, into "
+                                  f"{self.residents[int(safe[np.argmax(stray)])].name}")
+        return safe
+
+    def _nearest(self, address: int) -> str:
+        before = [r for r in self.residents if r.address <= address]
+        if before:
+            r = before[-1]
+            return f"{address - (r.address + r.size)} bytes past the end of {r.name} " \
+                   f"[{r.address:#x}, {r.address + r.size:#x})" if address >= r.address + r.size else \
+                   f"inside {r.name} but running past its end"
+        return "below the first resident"
+
+    def _arrays(self, addresses: np.ndarray, size: int):
+        """(buffer, byte index matrix) for addresses that all lie in one buffer."""
+        first = int(addresses.min())
+        buffer = self._buffer_of(first, 1)
+        last = int(addresses.max())
+        if buffer is None or last + size > buffer.end:
+            raise SimulationFault(f"an access spans buffers ({first:#x} .. {last:#x}); the simulator "
+                                  "keeps a launch's accesses to one buffer")
+        offsets = (addresses - np.uint64(buffer.address)).astype(np.int64)
+        return buffer, offsets[:, None] + np.arange(size, dtype=np.int64)
+
+    def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
+             touched: dict | None = None) -> np.ndarray:
+        """uint32 words [threads, size/4] loaded from each thread's address."""
+        if addresses.size == 0:
+            return np.zeros((0, size // 4), dtype=np.uint32)
+        self._check(addresses, size, launch, pc, what, touched)
+        buffer, index = self._arrays(addresses, size)
+        return np.ascontiguousarray(buffer.data[index]).view("<u4").reshape(addresses.size, size // 4)
+
+    def store(self, addresses: np.ndarray, words: np.ndarray, launch: str, pc: int, what: str,
+              touched: dict | None = None) -> None:
+        if addresses.size == 0:
+            return
+        size = 4 * words.shape[1]
+        self._check(addresses, size, launch, pc, what, touched)
+        buffer, index = self._arrays(addresses, size)
+        buffer.data[index] = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size)

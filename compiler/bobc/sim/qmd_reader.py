@@ -1,0 +1,91 @@
+"""A launch as its QMD describes it, read through qmd_fields (open-gpu-doc positions).
+
+Which layout a QMD has follows from the compute class bound on the channel
+(AMPERE_COMPUTE_B reads V03_00, HOPPER_COMPUTE_A reads V04_00), and the QMD's
+own QMD_MAJOR_VERSION must agree.  Features the simulator does not model (a
+QMD release, dependent QMDs, queues, constant banks other than 0) are refused
+by field name when set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import qmd_fields as F
+from .faults import SimulationFault, Unmodeled
+
+# Compute classes (open-gpu-doc clc7c0.h / clcbc0.h) -> the QMD layout each reads,
+# the SASS_VERSION it runs and nvdisasm's name for that architecture.
+COMPUTE_CLASSES = {
+    0xC7C0: ("AMPERE_COMPUTE_B", "V03_00", 0x86, "SM86"),
+    0xCBC0: ("HOPPER_COMPUTE_A", "V04_00", 0x90, "SM90"),
+}
+
+# Per layout: the fields that carry each launch fact.
+FACTS = {
+    "V03_00": {
+        "grid": ("CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"),
+        "registers": "REGISTER_COUNT_V", "cb_shift": 0,
+        "cb": ("CONSTANT_BUFFER_ADDR_LOWER(0)", "CONSTANT_BUFFER_ADDR_UPPER(0)"),
+        "unmodeled": ("RELEASE0_ENABLE", "RELEASE1_ENABLE", "RELEASE2_ENABLE", "DEPENDENT_QMD0_ENABLE",
+                      "DEPENDENT_QMD1_ENABLE", "IS_QUEUE"),
+    },
+    "V04_00": {
+        "grid": ("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
+        "registers": "REGISTER_COUNT", "cb_shift": 6,
+        "cb": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)"),
+        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)", "DEPENDENT_QMD_ENABLE(0)",
+                      "DEPENDENT_QMD_ENABLE(1)"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class LaunchDescription:
+    layout: str
+    arch: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    registers: int
+    shared_memory: int
+    program_address: int
+    prefetch_address: int
+    prefetch_bytes: int
+    cb0_address: int
+    cb0_bytes: int
+
+
+def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
+    if compute_class not in COMPUTE_CLASSES:
+        raise Unmodeled(f"{where}: compute class {compute_class:#06x} is bound; the simulator models "
+                        + ", ".join(f"{n} ({c:#06x})" for c, (n, *_rest) in COMPUTE_CLASSES.items()))
+    class_name, layout, sass, arch = COMPUTE_CLASSES[compute_class]
+    facts = FACTS[layout]
+
+    def field(name):
+        return F.read(raw, layout, name)
+
+    major = field("QMD_MAJOR_VERSION")
+    if F.MAJOR_VERSIONS.get(major) != layout:
+        raise SimulationFault(f"{where}: {class_name} reads QMD {layout}, but the QMD says major version {major}")
+    if field("SASS_VERSION") != sass:
+        raise SimulationFault(f"{where}: SASS_VERSION {field('SASS_VERSION'):#x}, {class_name} runs {sass:#x}")
+    for name in facts["unmodeled"]:
+        if field(name):
+            raise Unmodeled(f"{where}: the QMD sets {name}, which the simulator does not model")
+    for slot in range(1, 8):
+        if field(f"CONSTANT_BUFFER_VALID({slot})"):
+            raise Unmodeled(f"{where}: the QMD binds constant bank {slot}; the simulator models bank 0 only")
+    if not field("CONSTANT_BUFFER_VALID(0)"):
+        raise SimulationFault(f"{where}: the QMD binds no constant bank 0 (CONSTANT_BUFFER_VALID(0) is 0), "
+                              "so the kernel has no parameters")
+    grid = tuple(field(n) for n in facts["grid"])
+    block = tuple(field(f"CTA_THREAD_DIMENSION{i}") for i in range(3))
+    if 0 in grid or 0 in block:
+        raise SimulationFault(f"{where}: empty grid {grid} or block {block}")
+    low, high = facts["cb"]
+    cb0 = (field(low) | field(high) << 32) << facts["cb_shift"]
+    return LaunchDescription(
+        layout, arch, grid, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"),
+        field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
+        (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
+        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16)

@@ -1,0 +1,212 @@
+"""Instructions from NVIDIA's own disassembler, control codes from the raw bits.
+
+The simulator never decodes an opcode itself: it runs `nvdisasm -b SMxx` (the
+nvidia-cuda-nvdisasm wheel, bobc.nvtools) over a launch's code and executes
+what NVIDIA's text says, so a wrong encoding runs as the wrong instruction.
+The control codes are not in that text; they are read from the raw 128-bit
+words at the positions the public Volta+ encoders document (Mesa NAK
+encode_sm70.rs, CuAssembler): stall 108:105, yield 109, write scoreboard
+112:110 (7 = none), read scoreboard 115:113, wait mask 121:116, reuse 125:122.
+
+nvdisasm's text is cached per code image by SHA-256 for the process's life.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..nvtools import nvdisasm
+from .faults import SimulationFault
+
+INSTRUCTION_BYTES = 16
+NO_SCOREBOARD = 7
+
+
+@dataclass(frozen=True)
+class Control:
+    stall: int
+    yield_: int
+    write_scoreboard: int     # 7: none
+    read_scoreboard: int      # 7: none
+    wait_mask: int            # bit b: wait for scoreboard b
+    reuse: int
+
+    @classmethod
+    def from_word(cls, word: int) -> "Control":
+        def bits(high, low):
+            return (word >> low) & ((1 << (high - low + 1)) - 1)
+        return cls(bits(108, 105), bits(109, 109), bits(112, 110), bits(115, 113), bits(121, 116), bits(125, 122))
+
+
+@dataclass(frozen=True)
+class Operand:
+    kind: str                 # reg, ureg, pred, upred, imm, fimm, const, mem, sreg
+    index: int = 0            # register / predicate number (RZ 255, URZ 63, PT 7)
+    value: int = 0            # imm bits; const offset; mem offset
+    negate: bool = False      # -R, !P
+    absolute: bool = False    # |R|
+    wide: bool = False        # mem: [R.64]
+    bank: int = 0             # const bank
+    const_reg: int = 255      # const: c[bank][R + offset] (RZ when absent)
+    desc: int = -1            # mem: desc[URn] (sm_90 syntax), -1 when implicit
+    name: str = ""            # sreg name
+
+
+@dataclass(frozen=True)
+class Instruction:
+    pc: int                   # byte offset from the code start
+    text: str                 # nvdisasm's text, for messages
+    opcode: str               # base opcode: IADD3
+    modifiers: tuple[str, ...]
+    guard: int                # predicate number, PT = 7
+    guard_negated: bool
+    operands: tuple[Operand, ...]
+    control: Control
+
+    @property
+    def full_opcode(self) -> str:
+        return ".".join((self.opcode,) + self.modifiers)
+
+
+_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_NUMBER = r"(?:0x[0-9a-fA-F]+|\d+)"
+
+_cache: dict[str, str] = {}
+
+
+def disassembly_text(code: bytes, arch: str) -> str:
+    """nvdisasm's listing of `code` (cached by content)."""
+    key = hashlib.sha256(arch.encode() + b"\0" + code).hexdigest()
+    if key in _cache:
+        return _cache[key]
+    tool = nvdisasm()
+    if tool is None:
+        raise SimulationFault("nvdisasm is not installed; the simulator decodes instructions only through it",
+                              hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
+    with tempfile.TemporaryDirectory(prefix="bobc-sim-") as folder:
+        path = Path(folder) / "code.bin"
+        path.write_bytes(code)
+        done = subprocess.run([tool, "-b", arch, str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SimulationFault(f"nvdisasm -b {arch} refuses the code: {done.stderr.strip() or done.stdout.strip()}")
+    _cache[key] = done.stdout
+    return done.stdout
+
+
+def parse_operand(text: str) -> Operand:
+    t = text.strip()
+    negate = False
+    if t.startswith("desc["):
+        m = re.fullmatch(r"desc\[UR(\d+)\]\[(R\d+|RZ)(\.64)?\s*(?:\+\s*(" + _NUMBER + r"))?\]", t)
+        if not m:
+            raise SimulationFault(f"cannot read memory operand '{text}'")
+        return Operand("mem", _reg(m.group(2)), int(m.group(4) or "0", 0), wide=bool(m.group(3)),
+                       desc=int(m.group(1)))
+    if t.startswith("["):
+        m = re.fullmatch(r"\[(R\d+|RZ)(\.64)?\s*(?:\+\s*(" + _NUMBER + r"))?\]", t)
+        if not m:
+            raise SimulationFault(f"cannot read memory operand '{text}'")
+        return Operand("mem", _reg(m.group(1)), int(m.group(3) or "0", 0), wide=bool(m.group(2)))
+    if t.startswith("c["):
+        m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]", t)
+        if not m:
+            raise SimulationFault(f"cannot read constant operand '{text}'")
+        return Operand("const", value=int(m.group(3) or "0", 0), bank=int(m.group(1), 0),
+                       const_reg=_reg(m.group(2)) if m.group(2) else 255)
+    if t.startswith("!"):
+        negate, t = True, t[1:]
+    elif t.startswith("-") and not re.fullmatch(r"-" + _NUMBER, t) and t != "-INF":
+        negate, t = True, t[1:]
+    absolute = t.startswith("|") and t.endswith("|")
+    if absolute:
+        t = t[1:-1]
+    if t == "RZ":
+        return Operand("reg", 255, negate=negate, absolute=absolute)
+    if t == "URZ":
+        return Operand("ureg", 63, negate=negate, absolute=absolute)
+    if t in ("PT", "UPT"):
+        return Operand("pred" if t == "PT" else "upred", 7, negate=negate)
+    m = re.fullmatch(r"(U?)(R|P)(\d+)", t)
+    if m:
+        kind = {("", "R"): "reg", ("U", "R"): "ureg", ("", "P"): "pred", ("U", "P"): "upred"}[(m.group(1), m.group(2))]
+        return Operand(kind, int(m.group(3)), negate=negate, absolute=absolute)
+    if t.startswith("SR_"):
+        return Operand("sreg", name=t)
+    if t in ("+INF", "INF", "-INF"):
+        return Operand("fimm", value=0xFF800000 if t == "-INF" else 0x7F800000)
+    if re.fullmatch(r"-?" + _NUMBER, t):
+        value = int(t, 0)
+        return Operand("imm", value=value & 0xFFFFFFFF)
+    if re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
+        import struct
+        return Operand("fimm", value=struct.unpack("<I", struct.pack("<f", float(t)))[0])
+    raise SimulationFault(f"cannot read operand '{text}'")
+
+
+def _reg(text: str) -> int:
+    return 255 if text == "RZ" else int(text[1:])
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(current)
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        out.append(current)
+    return [o.strip() for o in out]
+
+
+def parse_line(pc: int, text: str, word: int) -> Instruction:
+    guard, negated = 7, False
+    body = text.strip()
+    m = re.match(r"@(!?)(U?P)(T|\d+)\s+(.*)", body)
+    if m:
+        negated = m.group(1) == "!"
+        guard = 7 if m.group(3) == "T" else int(m.group(3))
+        if m.group(2) == "UP":
+            raise SimulationFault(f"instruction at {pc:#06x} ({text}) is guarded by a uniform predicate, "
+                                  "which the simulator does not model")
+        body = m.group(4)
+    head, _, rest = body.partition(" ")
+    parts = head.split(".")
+    operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+    return Instruction(pc, text.strip(), parts[0], tuple(parts[1:]), guard, negated, operands,
+                       Control.from_word(word))
+
+
+def decode(code: bytes, arch: str) -> list[Instruction]:
+    """Every instruction of `code` (a whole number of 16-byte words, no padding)."""
+    listing = disassembly_text(code, arch)
+    out = []
+    for line in listing.splitlines():
+        m = _LINE.search(line)
+        if not m:
+            continue
+        pc = int(m.group(1), 16)
+        word = int.from_bytes(code[pc:pc + INSTRUCTION_BYTES], "little")
+        out.append(parse_line(pc, m.group(2), word))
+    if len(out) != len(code) // INSTRUCTION_BYTES:
+        raise SimulationFault(f"nvdisasm listed {len(out)} instructions for {len(code) // INSTRUCTION_BYTES} words")
+    return out
+
+
+def code_at(program: bytes, offset: int, window: int) -> bytes:
+    """The code from `offset` through the window the QMD prefetches, less trailing zero words
+    (alignment padding, which no instruction encodes as)."""
+    code = program[offset:offset + window]
+    end = len(code) - len(code) % INSTRUCTION_BYTES
+    while end >= INSTRUCTION_BYTES and not any(code[end - INSTRUCTION_BYTES:end]):
+        end -= INSTRUCTION_BYTES
+    return code[:end]

@@ -1,0 +1,36 @@
+"""Shared fixtures for the simulator tests: Bob built once per target, the reference case."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bobc import pipeline
+from bobc.reference import formats
+from bobc.reference.bob import BobConfig
+from bobc.targets import TARGETS
+
+REPO = Path(__file__).resolve().parents[2]
+PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
+DATA = Path(__file__).resolve().parent / "data"
+
+_built: dict = {}
+
+
+def built_for(target_name: str):
+    """(Built, Target) for Bob, compiled once per session and target."""
+    if target_name not in _built:
+        target = TARGETS[target_name]
+        _built[target_name] = (pipeline.compile_plan(PLAN, target), target)
+    return _built[target_name]
+
+
+@pytest.fixture(scope="session")
+def case():
+    """(record bytes, checkpoint bytes, expected-1 arrays, BobConfig) of the vendored PyTorch case."""
+    inputs = np.load(DATA / "case.npz")
+    record = formats.encode_input_record(formats.InputRecord(inputs["targets"], inputs["prompts"]))
+    config = BobConfig()
+    state = formats.Checkpoint(inputs["P"], inputs["M"], inputs["V"], int(inputs["step"]))
+    return record, formats.encode_checkpoint(config.contract, state), np.load(DATA / "expected-1.npz"), config

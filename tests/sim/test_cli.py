@@ -1,0 +1,45 @@
+"""`bobc sim` from the command line: the reference runner's files, and a fault as one message."""
+from __future__ import annotations
+
+import struct
+
+from bobc.cli import main
+from bobc.nvidia.encode import write_images
+from bobc.reference import formats
+from bobc.reference.bob import run_invocation
+
+from .conftest import PLAN, built_for
+
+
+def _arguments(folder, operation="predict"):
+    return [str(PLAN), operation, "--target", "sm_86", "--input", str(folder / "record.bin"),
+            "--checkpoint-out", str(folder / "out.ckpt"), "--predictions", str(folder / "out.pred"),
+            "--result", str(folder / "out.result")]
+
+
+def test_bobc_sim_predict_writes_the_files_bobc_run_reference_writes(tmp_path, case, capsys):
+    (tmp_path / "record.bin").write_bytes(case[0])
+    assert main(["sim", *_arguments(tmp_path)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("sim sm_86: predict: 7 launches, 7 semaphore releases; no control-code hazard")
+    config = case[3]
+    reference = run_invocation(config, "predict", formats.decode_input_record(case[0]), None)
+    # predictions, and the fresh state handed on, byte for byte (what `bobc run --reference` writes)
+    assert (tmp_path / "out.pred").read_bytes() == reference.predictions_bytes()
+    assert (tmp_path / "out.ckpt").read_bytes() == reference.checkpoint_bytes(config)
+    assert len((tmp_path / "out.result").read_bytes()) == 5120
+
+
+def test_bobc_sim_reports_a_fault_in_given_images_as_one_message_with_the_gpu_fault_code(tmp_path, case, capsys):
+    (tmp_path / "record.bin").write_bytes(case[0])
+    built, _ = built_for("sm_86")
+    images = write_images(built.images, tmp_path / "images")
+    ring = bytearray((images / "gpfifo.bin").read_bytes())
+    dword1 = struct.unpack_from("<I", ring, 4)[0]
+    struct.pack_into("<I", ring, 4, dword1 - (6 << 10))          # entry 0 loses its semaphore release
+    (images / "gpfifo.bin").write_bytes(bytes(ring))
+    assert main(["sim", *_arguments(tmp_path), "--images", str(images)]) == 7
+    err = capsys.readouterr().err
+    assert err.startswith("bobc sim: error: GPFIFO entry 0 finished without releasing its semaphore")
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.pred").exists()
