@@ -8,7 +8,7 @@ import pytest
 
 from bobc.cli import SUBCOMMANDS, main
 
-EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "inspect", "run"}
+EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "diff", "inspect", "run"}
 
 
 def bobc(*args):
@@ -50,6 +50,19 @@ def test_unknown_option_is_usage_error():
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "unrecognized arguments" in result.stderr or "required" in result.stderr
+
+
+@pytest.mark.parametrize("typo,meant", [("dunp", "dump"), ("biuld", "build"), ("chek", "check"),
+                                        ("inspct", "inspect"), ("dif", "diff")])
+def test_a_mistyped_subcommand_gets_did_you_mean(typo, meant):
+    result = bobc(typo)
+    assert result.returncode == 2
+    assert f"invalid choice: '{typo}'" in result.stderr and f"did you mean '{meant}'?" in result.stderr
+
+
+def test_a_far_subcommand_gets_no_guess():
+    result = bobc("frobnicate")
+    assert result.returncode == 2 and "did you mean" not in result.stderr
 
 
 def test_unknown_target_is_refused():
