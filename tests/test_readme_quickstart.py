@@ -103,6 +103,7 @@ def test_the_quick_start_runs_in_a_fresh_clone(tmp_path):
     for name in ("ref-ckpt.bin", "ref-predictions.bin", "ref-result.bin"):
         assert (clone / name).stat().st_size > 0
     assert "out-images and bob-host hold the same images" in out
+    assert "target: sm_90 (QMD V04_00)" in out and "driver branch: 580 " in out
     if has_gpu():
         assert (clone / "ckpt2.bin").is_file()
     else:

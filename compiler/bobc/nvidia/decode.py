@@ -364,6 +364,13 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
                     note = f"the manifest says {format_value(declared)}"
                 out.append(Line(f"{prefix}.{name}", value, note, owner, "launch",
                                 where=f"from the QMD's {', '.join(names)}"))
+            region = next((r for r in m["regions"] if r["index"] == launch["region"]), {})
+            registers = fields.get(recipe.registers)
+            note = ""
+            if isinstance(region.get("qmd_registers"), int) and region["qmd_registers"] != registers:
+                note = f"region {launch['region']}'s manifest entry says {region['qmd_registers']}"
+            out.append(Line(f"{prefix}.registers", registers, note, owner, "launch",
+                            where=f"from the QMD's {recipe.registers}"))
         for key in ("program_address", "qmd_address", "parameter_address"):
             if key in launch:
                 out.append(Line(f"{prefix}.{key}", launch[key], "", owner, "launch"))
