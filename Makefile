@@ -13,10 +13,13 @@ PLAN   ?= examples/bob/Bob/Build/NativeHost.bob
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "setup: creating $(VENV) (Python virtual environment)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "setup: installing bobc and its test tools into $(VENV) (a few minutes the first time)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+	@echo "setup: done; use $(BIN)/bobc, or '. $(BIN)/activate' to put bobc on PATH"
 
 # The main job: the bundled Bob plan compiled into a native host.
 build: $(STAMP)
@@ -36,6 +39,7 @@ golden: $(STAMP)
 	$(BIN)/python -m bobc.sass.golden
 	$(BIN)/python tests/golden/regenerate.py
 
+# Results go to out/bench/ (not version controlled); `bench/run.py --out bench/results` publishes.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

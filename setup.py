@@ -21,6 +21,11 @@ class BuildWithShare(build_py):
         share = Path(self.build_lib) / "bobc" / "_share"
         for name, ignore in SHARED.items():
             shutil.copytree(ROOT / name, share / name, ignore=ignore, dirs_exist_ok=True)
+        # the commit a host's --version names (bobc/host/version.py): a clean checkout's, else unknown
+        import sys
+        sys.path.insert(0, str(ROOT / "compiler"))
+        from bobc.host.version import checkout_commit
+        (Path(self.build_lib) / "bobc" / "_commit.txt").write_text(checkout_commit(ROOT) + "\n")
 
 
 setup(cmdclass={"build_py": BuildWithShare})

@@ -4,8 +4,8 @@
 CPU side (here): the NumPy reference runner's invocation (in process, and as a
 fresh process from start to outputs written), the checkpoint envelope's encode
 and decode, the fresh-initialization generator, and bench/eval_bench.py when it
-exists.  Results go to bench/results/cpu-<UTC time>.json with the command,
-the machine and the date.
+exists.  Results go to out/bench/cpu-<UTC time>.json (and out/bench/eval.json)
+with the command, the machine and the date; `--out bench/results` publishes them.
 
 GPU side (issue 10, on the H200): the native host and the PyTorch comparisons
 (bench/gpu/pytorch_bob.py).  Without --gpu they are listed as skipped, with
@@ -137,12 +137,13 @@ def cpu_benchmarks(repeats: int) -> list[dict]:
     return results
 
 
-def eval_bench() -> dict:
-    """bench/eval_bench.py, run as its own process."""
+def eval_bench(out_folder: Path) -> dict:
+    """bench/eval_bench.py, run as its own process, writing its JSON into `out_folder`."""
     script = REPO / "bench/eval_bench.py"
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          cwd=REPO)
+    print("  eval_bench.py: running (about a minute) ...", flush=True)
+    done = subprocess.run([sys.executable, str(script), "--out", str(out_folder / "eval.json")],
+                          capture_output=True, text=True, cwd=REPO)
     entry = {"command": f"{sys.executable} bench/eval_bench.py", "returncode": done.returncode,
              "seconds": time.perf_counter() - start}
     try:
@@ -254,13 +255,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=30, help="timed calls per benchmark")
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
-    parser.add_argument("--out", default=str(REPO / "bench/results"), help="results folder")
+    parser.add_argument("--out", default=str(REPO / "out/bench"),
+                        help="results folder (default out/bench, outside version control; the "
+                             "published results in bench/results/ change only when asked with --out)")
     parser.add_argument("--gpu", action="store_true",
                         help="also run the PyTorch comparisons (needs torch and a GPU)")
     parser.add_argument("--host", help="a built native host to time (needs a GPU)")
     parser.add_argument("--skip-eval", action="store_true", help="do not run bench/eval_bench.py")
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else max(1, args.repeats)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
     now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
 
     print("CPU benchmarks:")
@@ -270,7 +274,7 @@ def main(argv=None) -> int:
         "commit": git_commit(),
         "machine": machine(),
         "benchmarks": cpu_benchmarks(repeats),
-        "eval_bench": None if args.skip_eval else eval_bench(),
+        "eval_bench": None if args.skip_eval else eval_bench(Path(args.out)),
         "gpu_benchmarks": [],
     }
     skipped = list(GPU_BENCHMARKS)

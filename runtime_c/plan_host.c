@@ -1,5 +1,6 @@
 /* See plan_host.h.  Inputs are checked before the GPU is touched; outputs
  * are published (atomically) only after the device work they hold is done. */
+#include "host_version.h"
 #include "plan_host.h"
 
 #include <stdio.h>
@@ -326,6 +327,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
+    if (bob_host_version_asked(argc, argv)) return bob_host_print_version(stdout);
     bob_args args;
     int rc = bob_parse_args(argc, argv, &args, h.err);
     if (rc) {

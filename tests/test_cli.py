@@ -8,7 +8,7 @@ import pytest
 
 from bobc.cli import SUBCOMMANDS, main
 
-EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "inspect", "run", "sim"}
+EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "diff", "inspect", "run", "sim"}
 
 
 def bobc(*args):
@@ -50,6 +50,19 @@ def test_unknown_option_is_usage_error():
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "unrecognized arguments" in result.stderr or "required" in result.stderr
+
+
+@pytest.mark.parametrize("typo,meant", [("dunp", "dump"), ("biuld", "build"), ("chek", "check"),
+                                        ("inspct", "inspect"), ("dif", "diff")])
+def test_a_mistyped_subcommand_gets_did_you_mean(typo, meant):
+    result = bobc(typo)
+    assert result.returncode == 2
+    assert f"invalid choice: '{typo}'" in result.stderr and f"did you mean '{meant}'?" in result.stderr
+
+
+def test_a_far_subcommand_gets_no_guess():
+    result = bobc("frobnicate")
+    assert result.returncode == 2 and "did you mean" not in result.stderr
 
 
 def test_unknown_target_is_refused():
@@ -97,3 +110,19 @@ def test_eval_type_checks_the_definition_first(tmp_path):
     assert f"{plan}:4:17" in refused.stderr and "should have type" in refused.stderr
     unchecked = bobc("eval", str(plan), "bad", "--unchecked")
     assert unchecked.returncode == 0 and unchecked.stdout.strip() == 'b"abc"'
+
+
+def test_eval_refuses_a_definition_that_depends_on_an_ill_typed_one(tmp_path):
+    """top's own body checks (bad is taken at its declared Nat), but evaluating it would follow
+    bad: refused, naming bad and pointing at its body; through a chain and inside a type too."""
+    (tmp_path / "M").mkdir()
+    plan = tmp_path / "M" / "Top.bob"
+    plan.write_text('module M.Top\n\ndef bad : Nat = b"x"\n\ndef top : Nat = bad\n\n'
+                    'def chain : Nat = top\n\ndef fine : Nat = 3\n\ndef usesFine : Nat = fine\n')
+    for name in ("top", "chain"):
+        refused = bobc("eval", str(plan), name)
+        assert refused.returncode == 1 and refused.stdout == "", refused.stdout
+        assert f"{name} cannot be evaluated: it depends on M.Top.bad, which does not type check" in refused.stderr
+        assert f"{plan}:3:17" in refused.stderr and "Traceback" not in refused.stderr
+    assert bobc("eval", str(plan), "usesFine").stdout.strip() == "3"
+    assert bobc("eval", str(plan), "top", "--unchecked").stdout.strip() == 'b"x"'

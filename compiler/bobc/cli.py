@@ -18,8 +18,9 @@ SUBCOMMANDS = {
     "eval": "evaluate a definition of a plan and print its value",
     "build": "compile a plan into a native host executable (or its device images)",
     "asm": "assemble a SASS source into a raw instruction stream",
-    "disasm": "disassemble a raw instruction stream (nvdisasm) with decoded control codes",
-    "dump": "decode emitted device images: QMDs, pushbuffer, GPFIFO, parameter blocks",
+    "disasm": "disassemble a raw instruction stream, or an image set's code regions, with control codes",
+    "dump": "decode device images (folder or host): every QMD field, method, ring entry, word, instruction",
+    "diff": "name every difference between two image folders or hosts (exit 1 when they differ)",
     "inspect": "list the images embedded in a built host and their identities",
     "run": "run a plan's host schedule with the NumPy reference runner (no GPU)",
     "sim": "run a plan's host schedule with its device images on the functional GPU simulator",
@@ -28,7 +29,20 @@ SUBCOMMANDS = {
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, like every usage error
-        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+        self.exit(2, f"{self.prog}: error: {message}{did_you_mean(message)}\n(see '{self.prog} --help')\n")
+
+
+def did_you_mean(message: str) -> str:
+    """'; did you mean 'dump'?' for argparse's "invalid choice: 'dunp' (choose from ...)", else ''."""
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return ""
+    choices = re.findall(r"'?([\w.-]+)'?", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def build_parser() -> argparse.ArgumentParser:

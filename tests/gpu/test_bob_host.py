@@ -31,7 +31,8 @@ SECOND_MOMENT_RTOL, SECOND_MOMENT_ATOL = 1e-3, 1e-12
 
 
 def reference_data() -> Path:
-    for candidate in (os.environ.get("BOB_REFERENCE_DATA"), REPO.parent / "shared" / "data" / "bob-reference",
+    for candidate in (os.environ.get("BOB_REFERENCE_DATA"), REPO / "tests/data/shared/data/bob-reference",
+                      REPO.parent / "shared" / "data" / "bob-reference",
                       REPO / ".device" / "bob-reference"):
         if candidate and (Path(candidate) / "case.npz").is_file():
             return Path(candidate)

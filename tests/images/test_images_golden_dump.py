@@ -1,5 +1,7 @@
-"""golden.compare names what changed; `bobc dump` shows every field, method, entry and word."""
+"""golden.compare names what changed by meaning; `bobc dump` shows every field, method, entry,
+word and instruction as one self-describing line."""
 import dataclasses
+import re
 
 import pytest
 
@@ -30,10 +32,12 @@ def test_a_changed_grid_is_named_by_launch_and_field(plan, tmp_path):
     launches[7] = dataclasses.replace(launches[7], grid=(128, 1, 1))
     changed = dataclasses.replace(plan, launches=tuple(launches))
     diff = compare(emit(plan, SM90, tmp_path / "a"), emit(changed, SM90, tmp_path / "b"))
-    assert "launch 7 (bob-adamw) QMD GRID_WIDTH: 0x100 -> 0x80" in diff
-    assert "launch 7 (bob-adamw) parameter word 1 (c[0x0][0x8]): 0x1 -> 0x100000001" not in diff
-    assert any(line.startswith("launch 7 (bob-adamw) parameter word 1 (c[0x0][0x8])") for line in diff)
-    assert not any(line.startswith("launch 6") for line in diff)
+    assert "launch[7].qmd.GRID_WIDTH (bob-adamw): 0x100 -> 0x80" in diff
+    assert "launch[7].grid (bob-adamw): [0x100, 0x1, 0x1] -> [0x80, 0x1, 0x1]" in diff
+    # bank 0 word 1 holds block z (1) in its low half and grid x in its high half
+    assert ("launch[7].bank0[0x8] (bob-adamw): 0x10000000001 -> 0x8000000001  "
+            "[block z (low u32), grid x (high u32)]") in diff
+    assert len(diff) == 3
 
 
 def test_a_changed_patch_is_named_by_parameter_word(plan, tmp_path):
@@ -43,8 +47,8 @@ def test_a_changed_patch_is_named_by_parameter_word(plan, tmp_path):
     launches[2] = dataclasses.replace(launches[2], patches=tuple(patches))
     changed = dataclasses.replace(plan, launches=tuple(launches))
     diff = compare(emit(plan, SM86, tmp_path / "a"), emit(changed, SM86, tmp_path / "b"))
-    assert diff == [f"launch 2 (bob-greedy-argmax) parameter word 45 (c[0x0][0x168]): "
-                    f"{bob.LOGIT_ROWS:#x} -> {bob.LOGIT_ROWS + 8:#x}"]
+    assert diff == [f"launch[2].bank0[0x168] (bob-greedy-argmax): {bob.LOGIT_ROWS:#x} -> {bob.LOGIT_ROWS + 8:#x}"
+                    "  [argument 1: the logit row (pointer, read)]"]
 
 
 def test_a_changed_semaphore_is_named_by_submission_and_method(plan, tmp_path):
@@ -52,9 +56,9 @@ def test_a_changed_semaphore_is_named_by_submission_and_method(plan, tmp_path):
     submissions[30] = dataclasses.replace(submissions[30], semaphore_offset=0x400)
     changed = dataclasses.replace(plan, submissions=tuple(submissions))
     diff = compare(emit(plan, SM86, tmp_path / "a"), emit(changed, SM86, tmp_path / "b"))
-    assert any(line.startswith("submission 30 (bob-submission) method 2: subch 0 SEM_ADDR_LO = 0x300001e0 ->")
-               for line in diff)
-    assert "submission 30 (bob-submission) manifest semaphore_offset: 0x1e0 -> 0x400" in diff
+    assert ("submission[30].push[2].SEM_ADDR_LO (bob-submission): 0x300001e0 -> 0x30000400  "
+            "[method SEM_ADDR_LO (subch 0 INC_METHOD, header at push +0x484)]") in diff
+    assert "submission[30].semaphore_offset (bob-submission): 0x1e0 -> 0x400" in diff
 
 
 def test_changed_code_is_named_by_region_and_instruction(plan, tmp_path):
@@ -64,18 +68,24 @@ def test_changed_code_is_named_by_region_and_instruction(plan, tmp_path):
     regions[2] = dataclasses.replace(regions[2], code=bytes(code))
     changed = dataclasses.replace(plan, regions=tuple(regions))
     diff = compare(emit(plan, SM86, tmp_path / "a"), emit(changed, SM86, tmp_path / "b"))
-    assert diff == ["region 2 (bob-adamw) code: 1 instruction(s) differ, first at +0x40; 1296 -> 1296 bytes"]
+    assert len(diff) == 1 and diff[0].startswith("region[2].code[0x0040] (bob-adamw): ")
 
 
 def test_dump_names_every_part(plan, tmp_path, capsys):
     folder = emit(plan, SM90, tmp_path / "img")
     assert main(["dump", str(folder), "--no-code"]) == 0
     text = capsys.readouterr().out
-    assert text.count("qmd REGISTER_COUNT = ") == 27
-    assert text.count("SEND_PCAS_A") == 33
-    assert "SET_OBJECT = 0x0000cbc0 (HOPPER_COMPUTE_A)" in text
-    assert text.count("entry ") == 33 and "prologue entry:" in text
-    assert f"c[0x0][0x210] = {bob.PARAMETERS:#018x}" in text
+    lines = text.splitlines()
+    assert sum(1 for line in lines if ".qmd.REGISTER_COUNT = " in line) == 27
+    assert "launch[5].qmd.CTA_THREAD_DIMENSION0 = 0x40" in lines
+    assert sum(1 for line in lines if ".SEND_PCAS_A = " in line) == 33
+    assert any(line.startswith("prologue.push[0].SET_OBJECT = 0xcbc0  # HOPPER_COMPUTE_A;") for line in lines)
+    assert sum(1 for line in lines if line.startswith("gpfifo[")) == 33
+    assert any(line.startswith("prologue.gpfifo_entry = ") for line in lines)
+    assert any(line.startswith(f"launch[0].bank0[0x210] = {bob.PARAMETERS:#x}  # argument 0: ") for line in lines)
+    # every line names its fact by a key, and no key repeats
+    keys = [line.split(" = ", 1)[0] for line in lines]
+    assert all(" " not in key for key in keys) and len(set(keys)) == len(keys)
 
 
 def test_dump_of_a_missing_folder_is_a_usage_error(tmp_path, capsys):
@@ -89,8 +99,11 @@ def test_dump_disassembles_each_region(plan, tmp_path, capsys, target):
     folder = emit(plan, target, tmp_path / "img")
     assert main(["dump", str(folder)]) == 0
     text = capsys.readouterr().out
-    code = text.split("== code", 1)[1]
-    assert code.count("EXIT") == 4 and "nvdisasm failed" not in code
+    code = [line for line in text.splitlines() if ".code[" in line]
+    assert sum(1 for line in code if line.endswith(" EXIT")) == 4
+    # each instruction line: two 64-bit words, then the control code and nvdisasm's text
+    assert all(re.match(r"^region\[\d\]\.code\[0x[0-9a-f]{4}\] = 0x[0-9a-f]{16} 0x[0-9a-f]{16}  "
+                        r"# \[B[0-5-]{6}:R[0-5-]:W[0-5-]:[Y-]:S\d\d\] [A-Z]", line) for line in code), code[:3]
 
 
 def test_a_folder_whose_files_disagree_with_its_manifest_is_refused(plan, tmp_path):

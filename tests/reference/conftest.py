@@ -13,7 +13,7 @@ def bob_case(shared):
     """case.npz, expected-1.npz and expected-2.npz as dicts of arrays."""
     folder = shared / "data" / "bob-reference"
     if not (folder / "case.npz").is_file():
-        pytest.skip(f"Bob reference case not found in {folder}")
+        pytest.fail(f"Bob reference case not found in {folder} (tests/data/PROVENANCE lists it)")
     return {name: dict(np.load(folder / f"{name}.npz"))
             for name in ("case", "expected-1", "expected-2")}
 

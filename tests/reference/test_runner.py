@@ -198,8 +198,9 @@ def test_published_mode_follows_the_umask_as_the_host_does(tmp_path, mask, mode)
     assert (tmp_path / "out.bin").stat().st_mode & 0o777 == mode
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_folder(tmp_path):
+    if os.geteuid() == 0:  # root writes into read-only folders: publish as nobody instead
+        return _read_only_folder_as_nobody()
     target = tmp_path / "ckpt.bin"
     target.write_bytes(b"old")
     tmp_path.chmod(0o555)
@@ -209,6 +210,37 @@ def test_read_only_folder(tmp_path):
         assert target.read_bytes() == b"old"
     finally:
         tmp_path.chmod(0o755)
+
+
+def _read_only_folder_as_nobody():
+    """The same refusal from a forked child that dropped to uid/gid 65534 (nobody)."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="bobc-readonly-"))
+    try:
+        target = folder / "ckpt.bin"
+        target.write_bytes(b"old")
+        target.chmod(0o644)
+        folder.chmod(0o555)
+        child = os.fork()
+        if child == 0:
+            code = 1
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                publish(target, b"new")
+            except OutputWriteFailure:
+                code = 3
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 3
+        assert target.read_bytes() == b"old"
+    finally:
+        folder.chmod(0o755)
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
 
 
 def test_output_is_a_folder(tmp_path):

@@ -15,7 +15,7 @@ def add_arguments(p):
                    help="the definition describing the native host (default bobNativeHost)")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    add_target(p)
+    add_target(p, default="sm_90")  # the same target as `make build` (README, quick start)
 
 
 def run(args):
@@ -37,5 +37,6 @@ def run(args):
 
         output = Path(args.output or "bob-host")
         generate.build_host(built, target, output)
-        print(f"wrote {output} ({target.name})")
+        print(f"wrote {output} ({target.name})" if args.output else
+              f"wrote {output} ({target.name}; no -o given, so ./bob-host)")
     return 0

@@ -4,6 +4,8 @@ certify it (arena residents disjoint, every pointer inside a resident,
 registers within budget, the schedule consistent)."""
 from __future__ import annotations
 
+import json
+
 from ..targets import target_named
 from ._common import add_target, existing_file
 
@@ -14,6 +16,7 @@ def add_arguments(p):
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default="bobNativeHost",
                    help="the native host definition to certify when the plan has it (default bobNativeHost)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_target(p)
 
 
@@ -29,6 +32,15 @@ def run(args):
         program.check()
     definitions = sum(len(s.definitions) for s in program.scopes.values())
     families = sum(len(s.families) for s in program.scopes.values())
+    if args.json:
+        result = {"plan": program.plan_name, "well_typed": True, "modules": len(program.modules),
+                  "families": families, "definitions": definitions, "target": target.name,
+                  "entry": args.entry, "certified": plan is not None}
+        if plan is not None:
+            result.update(residents=len(plan.arena.globals), launches=len(plan.program.launches),
+                          submissions=len(plan.program.submissions))
+        print(json.dumps(result, indent=1, sort_keys=True))
+        return 0
     print(f"{program.plan_name}: well typed ({len(program.modules)} modules, "
           f"{families} families, {definitions} definitions)")
     if plan is None:

@@ -1,25 +1,83 @@
-"""bobc disasm: a raw stream through NVIDIA's nvdisasm, with our decoded control codes beside it."""
-from ..errors import BobcError
+"""`bobc disasm`: instructions through NVIDIA's nvdisasm, with our decoded control codes beside them.
+
+Given a raw instruction stream, the whole stream (--arch says whose).  Given an
+image folder or a built host, only its code regions (never the parameter
+blocks that share program.bin), or just the one `--region NAME|N` names.
+"""
+from pathlib import Path
+
+from ..errors import BobcError, UsageError
 from ..targets import target_named
-from ._common import add_target, existing_file
+from ._common import add_target
 
 
 def add_arguments(p):
-    p.add_argument("binary", help="raw instruction stream")
+    p.add_argument("binary", help="raw instruction stream, image folder (`bobc build --emit-images`) or host")
+    p.add_argument("--region", metavar="NAME|N",
+                   help="only this region of an image folder or host (its identity or index)")
     add_target(p, flag="--arch")
 
 
+def _is_images(path: Path) -> bool:
+    if path.is_dir():
+        return True
+    with open(path, "rb") as handle:
+        return handle.read(4) == b"\x7fELF"
+
+
 def run(args):
+    path = Path(args.binary)
+    if not path.exists():
+        raise UsageError(f"no such file or folder: {path}")
+    if _is_images(path):
+        return _regions(path, args.region)
+    if args.region is not None:
+        raise UsageError(f"--region needs an image folder or a host; {path} is a raw instruction stream")
+    return _raw(path, target_named(args.arch))
+
+
+def _raw(path: Path, target) -> int:
     from ..sass.oracle import disassemble
     from ..sass.syntax import Control
-    path = existing_file(args.binary)
+
     code = path.read_bytes()
     if len(code) % 16:
-        raise BobcError(f"{path}: {len(code)} bytes is not a whole number of 16-byte instructions")
-    target = target_named(args.arch)
+        raise BobcError(f"{path}: {len(code)} bytes is not a whole number of 16-byte instructions",
+                        hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")
     decoded = disassemble(code, target.nvdisasm_arch)
     for line in decoded.lines:
         print(f"/*{line.offset:04x}*/ {Control.from_word(line.hi).text()} {line.text} ;")
     for problem in decoded.errors:
         print(f"nvdisasm: {problem}")
     return 1 if decoded.errors else 0
+
+
+def select_regions(manifest: dict, wanted: str | None) -> list[dict]:
+    regions = manifest["regions"]
+    if wanted is None:
+        return regions
+    chosen = [r for r in regions if r["identity"] == wanted or str(r["index"]) == wanted]
+    if not chosen:
+        known = ", ".join(f"{r['index']} {r['identity']}" for r in regions)
+        raise UsageError(f"no region {wanted!r} here", hint=f"the regions are: {known}")
+    return chosen
+
+
+def _regions(path: Path, wanted: str | None) -> int:
+    from ..nvidia.decode import load_images, nvdisasm_arch, region_code
+    from ..sass.oracle import disassemble
+    from ..sass.syntax import Control
+
+    images = load_images(path)
+    arch = nvdisasm_arch(images.manifest)
+    problems = 0
+    for region in select_regions(images.manifest, wanted):
+        print(f"region {region['index']} {region['identity']} at {region['address']:#x} ({region['size']} bytes)")
+        decoded = disassemble(region_code(images, region), arch)
+        for line in decoded.lines:
+            print(f"/*{line.offset:04x}*/ {Control.from_word(line.hi).text()} {line.text} ;"
+                  f"  /* {line.lo:#018x} {line.hi:#018x} */")
+        for problem in decoded.errors:
+            print(f"nvdisasm: {problem}")
+        problems += len(decoded.errors)
+    return 1 if problems else 0

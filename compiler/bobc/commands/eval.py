@@ -1,6 +1,10 @@
-"""`bobc eval PLAN NAME`: type check one definition of a plan (its body against its type),
-then evaluate it and print its value; `--unchecked` evaluates without the check, to look at
-what an ill-typed definition computes."""
+"""`bobc eval PLAN NAME`: type check one definition of a plan (its body against its type) and
+every definition it reaches, then evaluate it and print its value; `--unchecked` evaluates
+without the checks, to look at what an ill-typed definition computes.
+
+Evaluation follows definitions by name, so checking NAME alone is not enough: with
+`def bad : Nat = b"x"` and `def top : Nat = bad`, top's body checks (bad is taken at its
+declared type) but its value is a byte string.  Only definitions that checked are evaluated."""
 from __future__ import annotations
 
 from ..targets import TARGETS
@@ -40,7 +44,64 @@ def run(args):
         print(show_value_type(program.type_of(args.name)))
         return 0
     if not args.unchecked:
-        program.check_definition(args.name)
+        check_reachable(program, args.name)
     value = program.value(args.name)
     print(program.deep(format_value, value, args.hex, show_value_type))
     return 0
+
+
+def reachable_definitions(definition) -> list:
+    """`definition` and every definition its type and body name, transitively, nearest first."""
+    from ..language import core
+
+    seen = {definition.key: definition}
+    queue = [definition]
+    while queue:
+        current = queue.pop(0)
+        for found in _globals_in((current.type, current.body), core):
+            if found.key not in seen:
+                seen[found.key] = found
+                queue.append(found)
+    return list(seen.values())
+
+
+def _globals_in(root, core):
+    """The definitions named by Global terms anywhere under `root` (terms, lists, branches)."""
+    stack, visited = [root], set()
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (int, str, bytes, float, bool)) or id(item) in visited:
+            continue
+        visited.add(id(item))
+        if isinstance(item, core.Global):
+            yield item.definition
+            continue
+        if isinstance(item, core.Definition):
+            continue  # reached through Global only
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+            continue
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            continue
+        if isinstance(item, (core.Term, core.ElimBranch)):
+            for cls in type(item).__mro__:
+                for slot in getattr(cls, "__slots__", ()):
+                    stack.append(getattr(item, slot, None))
+            stack.extend(getattr(item, "__dict__", {}).values())
+
+
+def check_reachable(program, name: str) -> None:
+    """Type check `name`, then each definition it reaches; refuse naming the first that fails."""
+    from ..errors import BobcError
+
+    definition = program.definition(name)
+    program.check_definition(name)
+    for other in reachable_definitions(definition)[1:]:
+        try:
+            program.check_definition(other.key)
+        except BobcError as error:
+            raise type(error)(f"{name} cannot be evaluated: it depends on {other.key}, which does not "
+                              f"type check: {error.message}", span=error.span,
+                              hint=error.hint or f"fix {other.key}, or pass --unchecked to evaluate anyway"
+                              ) from None

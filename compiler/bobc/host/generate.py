@@ -21,7 +21,7 @@ from .. import __version__
 from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
-from . import gcc, sections
+from . import gcc, sections, version
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
     """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
@@ -225,7 +225,8 @@ def build_host(built, target: Target, output: Path) -> None:
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
-                                "manifest": json.dumps(images.manifest, sort_keys=True).encode()})
+                                "manifest": json.dumps(images.manifest, sort_keys=True).encode(),
+                                version.SECTION: version.text(built, target, built.program.plan_name)})
         try:
             output.write_bytes(linked.read_bytes())
             output.chmod(0o755)

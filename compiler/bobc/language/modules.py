@@ -73,6 +73,13 @@ def plan_root(module: Module) -> Path:
     return path.resolve().parents[len(parts) - 1]
 
 
+def _did_you_mean_module(name: str, search_path) -> str:
+    from .suggest import close_modules
+
+    close = close_modules(name, search_path)
+    return f"did you mean {' or '.join(close)}? " if close else ""
+
+
 class ModuleLoader:
     """Loads a plan and, depth first, everything it imports (each once)."""
 
@@ -122,7 +129,8 @@ class ModuleLoader:
                     f"unknown module {name}: no {module_relative_path(name)} in "
                     f"{self._searched()}",
                     imported.span,
-                    hint=f"imported through {' -> '.join([*chain, name])}; add the folder "
+                    hint=_did_you_mean_module(name, self.search_path)
+                    + f"imported through {' -> '.join([*chain, name])}; add the folder "
                          f"that holds it with -I, or write the module")
             loaded = parse_cached(path)
             if loaded.name != name:

@@ -105,6 +105,13 @@ class Resolver:
             close = difflib.get_close_matches(name, list(visible), n=3)
             if close:
                 hint = f"did you mean {' or '.join(close)}? " + hint
+            else:
+                from .suggest import modules_declaring
+
+                keyword = "family" if table_name == "families" else "def"
+                bringers = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
+                if bringers:
+                    hint += f"; {name} is defined in {' and '.join(bringers)}: `import {bringers[0]}` would bring it"
         return ScopeError(f"unknown {what} {name}", span, hint=hint)
 
     def family(self, name: str, span: Span) -> c.FamilyDeclaration:

@@ -11,12 +11,16 @@ import json
 import struct
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BobcError, UsageError
 from .. import nvtools
 from . import gpfifo, pushbuffer, qmd
+from .classes import class_name
 from .encode import IMAGE_FILES, Images
+
+INSTRUCTION_BYTES = 16
 
 
 # The manifest entries `render` and the readers below rely on.
@@ -25,32 +29,137 @@ MANIFEST_KEYS = ("target", "qmd_layout", "compute_class", "parameter_base", "bas
 
 
 def read_images(folder: str | Path) -> Images:
+    """The images of a folder written by `bobc build --emit-images`."""
     folder = Path(folder)
+    if folder.is_file():
+        raise UsageError(f"{folder} is a file, not an image folder",
+                         hint="pass a folder written by `bobc build --emit-images`, or use "
+                              "`load_images` for a built host")
     if not folder.is_dir():
         raise UsageError(f"no such folder: {folder}")
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        text = (folder / "manifest.json").read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(f"{folder} has no manifest.json; is it a `bobc build --emit-images` folder?") from None
-    except json.JSONDecodeError as error:
-        raise BobcError(f"{folder / 'manifest.json'} is not JSON: {error}") from None
-    missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else None
-    if missing is None or missing:
-        lacks = f"it lacks {', '.join(missing)}" if missing else "it is not a JSON object"
-        raise BobcError(f"{folder / 'manifest.json'} is not a bobc image manifest: {lacks}",
-                        hint="write the folder again with `bobc build --emit-images`")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BobcError(f"cannot read {folder / 'manifest.json'}: {error}") from None
     data = {}
     for attribute, name in IMAGE_FILES.items():
         path = folder / name
         if not path.is_file():
             raise UsageError(f"{folder} has no {name}")
         data[attribute] = path.read_bytes()
+    labels = {attribute: str(folder / name) for attribute, name in IMAGE_FILES.items()}
+    return _images(_parse_manifest(text, folder / "manifest.json"), data, folder, labels)
+
+
+def load_images(path: str | Path) -> Images:
+    """The images of an image folder or of a host built by `bobc build` (its .bobc.* sections)."""
+    path = Path(path)
+    if path.is_dir():
+        return read_images(path)
+    if not path.exists():
+        raise UsageError(f"no such image folder or host: {path}")
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic != b"\x7fELF":
+        raise UsageError(f"{path} is neither an image folder nor a host executable",
+                         hint="pass a folder written by `bobc build --emit-images` or a host built by `bobc build`")
+    from ..host import sections
+
+    found = sections.read(path)
+    missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
+    if missing:
+        raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
+    manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)")
+    labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
+    return _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels)
+
+
+def _parse_manifest(text: str, where) -> dict:
+    try:
+        manifest = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BobcError(f"{where} is not JSON: {error}",
+                        hint="write the images again with `bobc build --emit-images`") from None
+    missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else None
+    if missing is None or missing:
+        lacks = f"it lacks {', '.join(missing)}" if missing else "it is not a JSON object"
+        raise BobcError(f"{where} is not a bobc image manifest: {lacks}",
+                        hint="write the folder again with `bobc build --emit-images`")
+    problems = _manifest_shape_problems(manifest)
+    if problems:
+        raise BobcError(f"{where} is not a well-formed bobc image manifest: {'; '.join(problems[:3])}"
+                        + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""),
+                        hint="write the images again with `bobc build --emit-images`")
+    return manifest
+
+
+# What each list entry of the manifest must carry for the readers below (name -> JSON type).
+_ENTRY_FIELDS = {
+    "regions": {"index": int, "identity": str, "place": int, "size": int, "address": int},
+    "launches": {"index": int, "identity": str, "region": int, "qmd_offset": int, "parameter_offset": int},
+    "submissions": {"index": int, "identity": str, "push_offset": int, "push_length": int},
+}
+_TOP_FIELDS = {"target": str, "qmd_layout": str, "compute_class": int, "parameter_base": int,
+               "bases": dict, "sizes": dict, "regions": list, "launches": list, "submissions": list,
+               "prologue": dict}
+
+
+def _is(value, kind) -> bool:
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+def _manifest_shape_problems(manifest: dict) -> list[str]:
+    """Every key whose value has the wrong JSON type, so no reader meets a surprise."""
+    out = [f"{key} is not {kind.__name__}" for key, kind in _TOP_FIELDS.items() if not _is(manifest[key], kind)]
+    if out:
+        return out
+    for key in ("qmd_record", "parameter_block"):
+        if not _is(manifest["sizes"].get(key), int) or manifest["sizes"][key] <= 0:
+            out.append(f"sizes.{key} is not a positive int")
+    for key in ("push_offset", "push_length"):
+        if not _is(manifest["prologue"].get(key), int):
+            out.append(f"prologue.{key} is not int")
+    entry = manifest["prologue"].get("gpfifo_entry")
+    if not (isinstance(entry, list) and len(entry) == 2 and all(_is(d, int) for d in entry)):
+        out.append("prologue.gpfifo_entry is not two ints")
+    for name, fields in _ENTRY_FIELDS.items():
+        for position, item in enumerate(manifest[name]):
+            if not isinstance(item, dict):
+                out.append(f"{name}[{position}] is not an object")
+                continue
+            out += [f"{name}[{position}].{key} is not {kind.__name__}"
+                    for key, kind in fields.items() if not _is(item.get(key), kind)]
+    if manifest["qmd_layout"] not in qmd.LAYOUTS:
+        out.append(f"qmd_layout {manifest['qmd_layout']!r} is none of {', '.join(sorted(qmd.LAYOUTS))}")
+    return out
+
+
+def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str]) -> Images:
+    """Images checked against the manifest's sizes and every offset it gives."""
     images = Images(manifest=manifest, **data)
-    sizes = manifest.get("sizes", {})
+    sizes = manifest["sizes"]
     for attribute, key in (("program", "program"), ("qmd", "qmd"), ("push", "pushbuffer"), ("gpfifo", "gpfifo")):
         if key in sizes and sizes[key] != len(data[attribute]):
-            raise BobcError(f"{folder / IMAGE_FILES[attribute]} is {len(data[attribute])} bytes; "
-                            f"the manifest says {sizes[key]}")
+            raise BobcError(f"{labels[attribute]} is {len(data[attribute])} bytes; the manifest says {sizes[key]}")
+    spans = [(f"region {r['index']} code", "program", r["place"], r["size"]) for r in manifest["regions"]]
+    for launch in manifest["launches"]:
+        spans.append((f"launch {launch['index']} QMD", "qmd", launch["qmd_offset"], sizes["qmd_record"]))
+        spans.append((f"launch {launch['index']} parameter block", "program", launch["parameter_offset"],
+                      sizes["parameter_block"]))
+    for s in [manifest["prologue"] | {"index": "prologue"}, *manifest["submissions"]]:
+        spans.append((f"submission {s['index']} pushbuffer segment", "push", s["push_offset"], s["push_length"]))
+    for label, attribute, offset, length in spans:
+        if offset < 0 or length < 0 or offset + length > len(data[attribute]):
+            raise BobcError(f"{where}: the manifest puts the {label} at {offset:#x}..{offset + length:#x}, "
+                            f"outside the {len(data[attribute])} bytes of {labels[attribute]}",
+                            hint="write the images again with `bobc build --emit-images`")
+    regions = {r["index"] for r in manifest["regions"]}
+    for launch in manifest["launches"]:
+        if launch["region"] not in regions:
+            raise BobcError(f"{where}: launch {launch['index']} names region {launch['region']}, "
+                            "which the manifest does not list")
     return images
 
 
@@ -111,53 +220,248 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     return done.stdout
 
 
-def render(images: Images, nonzero_only: bool = False, with_code: bool = True) -> str:
+# ---------------------------------------------------------------- self-describing lines
+
+# The words below the parameters in bank 0, as encode.parameter_block writes them (the CUDA
+# driver's layout, shared/docs/nvidia-driver-facts.md section 5): offset -> meaning.
+DRIVER_WORDS = {
+    0x00: "block x (low u32), block y (high u32)",
+    0x08: "block z (low u32), grid x (high u32)",
+    0x10: "grid y (low u32), grid z (high u32)",
+    0x18: "shared memory window",
+    0x20: "local memory window",
+    0x28: "stack pointer",
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One decoded fact: `key = value` (a self-describing path), what the value means, whose it is."""
+
+    key: str               # launch[5].qmd.CTA_THREAD_DIMENSION0
+    value: object          # int, str, or a list of ints
+    note: str = ""         # the value's meaning (argument name, method meaning, control code and text)
+    owner: str = ""        # whose fact: a kernel or submission identity, "prologue", "" for the manifest
+    kind: str = ""         # header, region, launch, qmd, bank0, push, gpfifo, code
+    slot: str = ""         # what a diff matches on when the key also names the value (a method's name)
+    where: str = ""        # where the value lies in its image (a method's subchannel and header offset)
+
+    @property
+    def match(self) -> str:
+        return self.slot or self.key
+
+    def value_text(self) -> str:
+        return format_value(self.value, self.kind)
+
+    def text(self) -> str:
+        line = f"{self.key} = {self.value_text()}"
+        comment = "; ".join(part for part in (self.note, self.where) if part)
+        return f"{line}  # {comment}" if comment else line
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "kind": self.kind, "value": self.value, "note": self.note, "where": self.where}
+
+
+def format_value(value, kind: str = "") -> str:
+    if kind == "code" and isinstance(value, list):  # an instruction's two 64-bit words, as nvdisasm -hex has them
+        return " ".join(f"{word:#018x}" for word in value)
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if isinstance(value, bool) else "absent"
+    if isinstance(value, int):
+        return f"{value:#x}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return str(value)
+
+
+def nvdisasm_arch(manifest: dict) -> str:
+    from ..targets import TARGETS
+
+    arch = manifest.get("nvdisasm_arch")
+    if isinstance(arch, str):
+        return arch
+    target = TARGETS.get(manifest["target"])
+    if target is None:
+        raise BobcError(f"the manifest's target {manifest['target']!r} is none bobc knows, and it names no "
+                        "nvdisasm_arch")
+    return target.nvdisasm_arch
+
+
+def argument_names(kernel: str) -> dict[int, str]:
+    """Argument index -> what it holds, from the certifier's table of each kernel's arguments."""
+    from ..certify.kernels import KERNEL_ARGUMENTS
+
+    return {a.index: f"argument {a.index}: {a.what} ({a.kind}{', ' + a.access if a.access else ''})"
+            for a in KERNEL_ARGUMENTS.get(kernel, ())}
+
+
+def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
+    """What bank 0 word `offset` of a launch of `kernel` is: a driver word or a named argument."""
+    if offset in DRIVER_WORDS:
+        return DRIVER_WORDS[offset]
+    base = manifest["parameter_base"]
+    if offset < base:
+        return "below the parameters (unused)"
+    index = (offset - base) // 8
+    names = argument_names(kernel)
+    if index in names:
+        return names[index]
+    return f"argument {index} (past {kernel}'s {len(names)} arguments)" if names else f"argument {index}"
+
+
+def header_lines(images: Images) -> list[Line]:
+    """The manifest's scalar facts (regions, launches and submissions come with their own lines)."""
     m = images.manifest
-    out: list[str] = []
-    bases = m["bases"]
-    out.append(f"target {m['target']} (QMD {m['qmd_layout']}, compute class {m['compute_class']:#06x}, "
-               f"parameters at bank 0 {m['parameter_base']:#x})")
-    out.append("bases: " + ", ".join(f"{k} {v:#x}" for k, v in sorted(bases.items())))
-    out.append("sizes: " + ", ".join(f"{k} {v}" for k, v in sorted(m["sizes"].items())))
-    out.append("")
-    out.append("== regions")
-    for r in m["regions"]:
-        out.append(f"region {r['index']} {r['identity']}: {r['size']} bytes at {r['address']:#x} "
-                   f"(place {r['place']:#x}, plan place {r['plan_place']:#x}), registers {r['registers']} "
-                   f"(QMD {r['qmd_registers']}), block x {r['block_x']}, shared {r['shared_bytes']}")
-    if m.get("pruned_regions"):
-        out.append("pruned: " + ", ".join(m["pruned_regions"]))
-    out.append("")
-    out.append("== launches")
+    out = []
+    flat = _flat({k: v for k, v in m.items() if k not in ("regions", "launches", "submissions")})
+    for key, value in flat.items():
+        if key == "prologue.gpfifo_entry":
+            continue  # decoded with the ring's entries (ring_lines)
+        note = class_name(value) if key in ("compute_class", "plan_compute_class") and isinstance(value, int) else ""
+        out.append(Line(key, value, note, "", "header"))
+    return out
+
+
+def region_lines(images: Images) -> list[Line]:
+    out = []
+    for r in images.manifest["regions"]:
+        owner = r["identity"]
+        for key, value in r.items():
+            if key != "index":
+                out.append(Line(f"region[{r['index']}].{key}", value, "", owner, "region"))
+    return out
+
+
+def submission_lines(images: Images) -> list[Line]:
+    """What the manifest says of each submission: its launches, segment, ring entry, semaphore."""
+    out = []
+    for s in images.manifest["submissions"]:
+        for key, value in s.items():
+            if key != "index":
+                out.append(Line(f"submission[{s['index']}].{key}", value, "", s["identity"], "submission"))
+    return out
+
+
+def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = False) -> list[Line]:
+    """Each launch: its kernel, the grid and block its QMD holds, every QMD field (or the non-zero
+    ones), and its bank 0 words (the non-zero ones, unless `zero_words`)."""
+    from .encode import RECIPES
+
+    m = images.manifest
+    recipe = RECIPES.get(m["qmd_layout"])
+    out = []
     for launch in m["launches"]:
-        i = launch["index"]
-        out.append(f"launch {i} {launch['identity']}: region {launch['region']}, program "
-                   f"{launch['program_address']:#x}, grid {tuple(launch['grid'])}, block {tuple(launch['block'])}, "
-                   f"QMD {launch['qmd_address']:#x}, parameters {launch['parameter_address']:#x}")
-        for name, value in qmd_fields(images, i):
+        i, owner = launch["index"], launch["identity"]
+        prefix = f"launch[{i}]"
+        fields = dict(qmd_fields(images, m["launches"].index(launch)))
+        out.append(Line(f"{prefix}.kernel", launch["identity"], f"region {launch['region']}", owner, "launch"))
+        if recipe is not None:
+            for name, names in (("grid", recipe.grid), ("block", recipe.block)):
+                value = [fields[n] for n in names]
+                declared = launch.get(name)
+                note = ""
+                if isinstance(declared, list) and declared != value:
+                    note = f"the manifest says {format_value(declared)}"
+                out.append(Line(f"{prefix}.{name}", value, note, owner, "launch",
+                                where=f"from the QMD's {', '.join(names)}"))
+            region = next((r for r in m["regions"] if r["index"] == launch["region"]), {})
+            registers = fields.get(recipe.registers)
+            note = ""
+            if isinstance(region.get("qmd_registers"), int) and region["qmd_registers"] != registers:
+                note = f"region {launch['region']}'s manifest entry says {region['qmd_registers']}"
+            out.append(Line(f"{prefix}.registers", registers, note, owner, "launch",
+                            where=f"from the QMD's {recipe.registers}"))
+        for key in ("program_address", "qmd_address", "parameter_address"):
+            if key in launch:
+                out.append(Line(f"{prefix}.{key}", launch[key], "", owner, "launch"))
+        for name, value in fields.items():
             if value or not nonzero_only:
-                out.append(f"  qmd {name} = {value:#x}")
-        for offset, value in parameter_words(images, i):
-            out.append(f"  c[0x0][{offset:#x}] = {value:#018x}")
-    out.append("")
-    out.append("== pushbuffer")
-    for label, methods in push_segments(images):
-        out.append(label)
-        for method in methods:
-            out.append(f"  +{method.offset:#06x} {method.describe()}")
-    out.append("")
-    out.append("== GPFIFO")
-    out.append(f"prologue entry: {gpfifo.decode_entry(_dwords_bytes(m['prologue']['gpfifo_entry'])).describe()}")
+                out.append(Line(f"{prefix}.qmd.{name}", value, "", owner, "qmd"))
+        block = parameter_block(images, m["launches"].index(launch))
+        for k, word in enumerate(struct.unpack(f"<{len(block) // 8}Q", block)):
+            if word or zero_words:
+                out.append(Line(f"{prefix}.bank0[{8 * k:#x}]", word,
+                                bank0_meaning(m, launch["identity"], 8 * k), owner, "bank0"))
+    return out
+
+
+def push_lines(images: Images) -> list[Line]:
+    out = []
+    m = images.manifest
+    segments = push_segments(images)
+    owners = ["prologue"] + [s["identity"] for s in m["submissions"]]
+    keys = ["prologue"] + [f"submission[{s['index']}]" for s in m["submissions"]]
+    for (_, methods), owner, key in zip(segments, owners, keys):
+        for k, method in enumerate(methods):
+            out.append(Line(f"{key}.push[{k}].{method.name}", method.data, method.meaning, owner, "push",
+                            slot=f"{key}.push[{k}]",
+                            where=f"subch {method.subchannel} {method.sec_op}, header at push +{method.offset:#x}"))
+    return out
+
+
+def ring_lines(images: Images) -> list[Line]:
+    m = images.manifest
+    prologue_entry = gpfifo.decode_entry(_dwords_bytes(m["prologue"]["gpfifo_entry"]))
+    out = [Line("prologue.gpfifo_entry", list(prologue_entry.dwords()), prologue_entry.describe(),
+                "prologue", "gpfifo")]
+    by_ring = {s.get("ring_entry", s["index"]): s for s in m["submissions"]}
     for index, entry in enumerate(ring_entries(images)):
-        out.append(f"entry {index}: {entry.describe()}")
+        s = by_ring.get(index)
+        out.append(Line(f"gpfifo[{index}]", list(entry.dwords()), entry.describe(),
+                        s["identity"] if s else "", "gpfifo",
+                        where=f"submission {s['index']}'s segment" if s else "no submission names it"))
+    return out
+
+
+def instruction_text(images: Images, region: dict) -> dict[int, str]:
+    """Offset in the region -> nvdisasm's text; empty when nvdisasm is not installed."""
+    if nvtools.nvdisasm() is None:
+        return {}
+    from ..sass.oracle import disassemble as oracle_disassemble
+
+    decoded = oracle_disassemble(region_code(images, region), nvdisasm_arch(images.manifest))
+    return {d.offset: d.text for d in decoded.lines}
+
+
+def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Line]:
+    """Each instruction of a region: its two words, its control code decoded, nvdisasm's text."""
+    from ..sass.syntax import Control
+
+    code = region_code(images, region)
+    texts = instruction_text(images, region) if with_text else {}
+    missing = "(nvdisasm not installed)" if with_text and not texts else "(not decoded)" if with_text else ""
+    owner = region["identity"]
+    out = []
+    for offset in range(0, len(code) - len(code) % INSTRUCTION_BYTES, INSTRUCTION_BYTES):
+        lo, hi = struct.unpack_from("<QQ", code, offset)
+        out.append(Line(f"region[{region['index']}].code[{offset:#06x}]", [lo, hi],
+                        f"{Control.from_word(hi).text()} {texts.get(offset, missing)}".rstrip(), owner, "code"))
+    return out
+
+
+def lines(images: Images, nonzero_only: bool = False, with_code: bool = True) -> list[Line]:
+    """Everything an image set says, one self-describing line per fact, in a fixed order."""
+    out = header_lines(images) + region_lines(images) + launch_lines(images, nonzero_only)
+    out += submission_lines(images)
+    out += push_lines(images) + ring_lines(images)
     if with_code:
-        out.append("")
-        out.append("== code")
-        for r in m["regions"]:
-            out.append(f"region {r['index']} {r['identity']} at {r['address']:#x}")
-            text = disassemble(region_code(images, r), m["nvdisasm_arch"], r["address"])
-            out.append(text.rstrip() if text is not None else "  (nvdisasm not installed)")
-    return "\n".join(out) + "\n"
+        for region in images.manifest["regions"]:
+            out += code_lines(images, region)
+    return out
+
+
+def render(images: Images, nonzero_only: bool = False, with_code: bool = True) -> str:
+    return "".join(line.text() + "\n" for line in lines(images, nonzero_only, with_code))
+
+
+def _flat(value, prefix: str = "") -> dict[str, object]:
+    """A JSON value as dotted path -> leaf (objects are walked, lists are leaves)."""
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
 
 
 def _dwords_bytes(dwords) -> bytes:

@@ -1,126 +1,137 @@
-"""Comparing two image folders field by field, for golden tests that say what changed.
+"""Comparing two image sets fact by fact, for golden tests and `bobc diff` that say what changed.
 
-A byte diff of qmd.bin says "byte 0x8a2 differs"; this says "launch 3
-(bob-row-gather) QMD CTA_THREAD_DIMENSION0: 0x40 -> 0x80".  Each difference
-is one line naming the launch/submission/region and the field, method or
-word; an empty list means the folders hold the same images.
+A byte diff of qmd.bin says "byte 0x8a2 differs"; this says
+`launch[3].qmd.CTA_THREAD_DIMENSION0 (bob-row-gather): 0x40 -> 0x80`.  Both
+sides are decoded into decode.Line facts (the same lines `bobc dump` prints)
+and matched by their self-describing keys, so each difference names the
+launch and its kernel, the QMD field, the pushbuffer method and its data word,
+the ring entry, the bank 0 word and its argument, or the instruction with its
+text and control code.  An empty list means the two hold the same images.
 """
 from __future__ import annotations
 
-import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import decode
-
-INSTRUCTION_BYTES = 16
-
-
-def _flat(value, prefix: str = "") -> dict[str, object]:
-    """A JSON value as path -> leaf (lists of launches etc. are compared elsewhere)."""
-    if isinstance(value, dict):
-        out: dict[str, object] = {}
-        for key, item in value.items():
-            out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
+from .encode import Images
 
 
-def _fmt(value) -> str:
-    return f"{value:#x}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+CONTROL_MASK = (1 << 41) - 1   # the high word's bits below the control code (bits 105.. of the instruction)
 
 
-def _diff_mapping(label: str, a: dict, b: dict) -> list[str]:
+@dataclass(frozen=True)
+class Difference:
+    key: str               # the fact's self-describing path (as `bobc dump` prints it)
+    kind: str              # header, region, launch, qmd, bank0, push, gpfifo, code
+    owner: str             # the kernel or submission the fact belongs to ("" for the manifest's own)
+    a: object              # the value in a (None: absent)
+    b: object
+    meaning: str           # what changed, in words: the argument, method, control code, instruction
+
+    def text(self) -> str:
+        head = f"{self.key} ({self.owner})" if self.owner else self.key
+        a, b = decode.format_value(self.a, self.kind), decode.format_value(self.b, self.kind)
+        change = f"only in b: {b}" if self.a is None else f"only in a: {a}" if self.b is None else f"{a} -> {b}"
+        return f"{head}: {change}" + (f"  [{self.meaning}]" if self.meaning else "")
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "kind": self.kind, "owner": self.owner, "a": self.a, "b": self.b,
+                "meaning": self.meaning}
+
+
+def _control_change(hi_a: int, hi_b: int) -> str:
+    from ..sass.syntax import Control
+
+    ca, cb = Control.from_word(hi_a), Control.from_word(hi_b)
+    if ca == cb:
+        return ""
+    names = {"stall": "stall", "yield_bit": "yield", "write_barrier": "write barrier",
+             "read_barrier": "read barrier", "wait_mask": "wait mask", "reuse": "reuse"}
+    changed = [f"{label} {getattr(ca, f)} -> {getattr(cb, f)}" for f, label in names.items()
+               if getattr(ca, f) != getattr(cb, f)]
+    return f"control code {ca.text()} -> {cb.text()} ({', '.join(changed)})"
+
+
+def _code_meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
+    if la is None or lb is None:
+        return (la or lb).note
+    (lo_a, hi_a), (lo_b, hi_b) = la.value, lb.value
+    text_a, text_b = (line.note.partition(" ")[2] for line in (la, lb))
+    parts = []
+    control = _control_change(hi_a, hi_b)
+    if control:
+        parts.append(control)
+    if text_a != text_b:
+        parts.append(f"instruction {text_a} -> {text_b}")
+    elif (lo_a, hi_a & CONTROL_MASK) != (lo_b, hi_b & CONTROL_MASK) or not control:
+        parts.append(f"instruction {text_a} (its text unchanged)")
+    else:
+        parts.append(f"instruction {text_a}")
+    return "; ".join(parts)
+
+
+def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
+    line = la or lb
+    if line.kind == "code":
+        return _code_meaning(la, lb)
+    if line.kind == "push":
+        names = [x.key.rsplit(".", 1)[1] for x in (la, lb) if x is not None]
+        method = names[0] if len(set(names)) == 1 else " -> ".join(names)
+        meanings = list(dict.fromkeys(x.note for x in (la, lb) if x is not None and x.note))
+        return f"method {method} ({line.where})" + (f": {' -> '.join(meanings)}" if meanings else "")
+    if la is not None and lb is not None and la.note != lb.note and la.note and lb.note:
+        return f"{la.note} -> {lb.note}"
+    return (lb.note if lb is not None else "") or (la.note if la is not None else "")
+
+
+def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+    by_a = {line.match: line for line in lines_a}
+    by_b = {line.match: line for line in lines_b}
+    order = list(by_a) + [key for key in by_b if key not in by_a]
     out = []
-    for key in sorted(set(a) | set(b)):
-        if key not in a:
-            out.append(f"{label} {key}: only in b ({_fmt(b[key])})")
-        elif key not in b:
-            out.append(f"{label} {key}: only in a ({_fmt(a[key])})")
-        elif a[key] != b[key]:
-            out.append(f"{label} {key}: {_fmt(a[key])} -> {_fmt(b[key])}")
+    for match in order:
+        la, lb = by_a.get(match), by_b.get(match)
+        if la is not None and lb is not None and la.value == lb.value and la.key == lb.key:
+            continue
+        line = la or lb
+        out.append(Difference(line.key if la is None or lb is None or la.key == lb.key else match,
+                              line.kind, line.owner, la.value if la else None, lb.value if lb else None,
+                              _meaning(la, lb)))
     return out
 
 
-def _manifest_differences(ma: dict, mb: dict) -> list[str]:
-    skip = {"regions", "launches", "submissions"}
-    flat_a = _flat({k: v for k, v in ma.items() if k not in skip})
-    flat_b = _flat({k: v for k, v in mb.items() if k not in skip})
-    out = _diff_mapping("manifest", flat_a, flat_b)
-    for key, label in (("regions", "region"), ("launches", "launch"), ("submissions", "submission")):
-        la, lb = ma.get(key, []), mb.get(key, [])
-        if len(la) != len(lb):
-            out.append(f"manifest {key}: {len(la)} -> {len(lb)}")
-        for ea, eb in zip(la, lb):
-            name = f"{label} {ea.get('index')} ({ea.get('identity')})"
-            out += _diff_mapping(f"{name} manifest", _flat(ea), _flat(eb))
-    return out
+def _region_code_lines(images: Images, region: dict, other: Images, other_region: dict | None,
+                       ) -> list[decode.Line]:
+    """A region's instruction lines, with nvdisasm's text only where the two sides differ."""
+    if other_region is not None and decode.region_code(images, region) == decode.region_code(other, other_region):
+        return decode.code_lines(images, region, with_text=False)  # identical: no text is ever shown
+    return decode.code_lines(images, region)
 
 
-def _launch_name(entry: dict) -> str:
-    return f"launch {entry['index']} ({entry['identity']})"
+def differences(a: Images, b: Images) -> list[Difference]:
+    """Every fact that differs between two image sets (a -> b), in dump order."""
+    lines_a = decode.header_lines(a) + decode.region_lines(a)
+    lines_b = decode.header_lines(b) + decode.region_lines(b)
+    if a.manifest["qmd_layout"] == b.manifest["qmd_layout"]:
+        lines_a += decode.launch_lines(a, zero_words=True)
+        lines_b += decode.launch_lines(b, zero_words=True)
+    else:  # a different QMD layout: compare the launches, not field by field
+        lines_a += [line for line in decode.launch_lines(a, zero_words=True) if line.kind != "qmd"]
+        lines_b += [line for line in decode.launch_lines(b, zero_words=True) if line.kind != "qmd"]
+    lines_a += decode.submission_lines(a) + decode.push_lines(a) + decode.ring_lines(a)
+    lines_b += decode.submission_lines(b) + decode.push_lines(b) + decode.ring_lines(b)
+    regions_a = {r["index"]: r for r in a.manifest["regions"]}
+    regions_b = {r["index"]: r for r in b.manifest["regions"]}
+    for index in sorted(set(regions_a) | set(regions_b)):
+        ra, rb = regions_a.get(index), regions_b.get(index)
+        if ra is not None:
+            lines_a += _region_code_lines(a, ra, b, rb)
+        if rb is not None:
+            lines_b += _region_code_lines(b, rb, a, ra)
+    return _differences(lines_a, lines_b)
 
 
 def compare(folder_a: str | Path, folder_b: str | Path) -> list[str]:
-    """Field-level differences between two image folders (a -> b)."""
-    a, b = decode.read_images(folder_a), decode.read_images(folder_b)
-    ma, mb = a.manifest, b.manifest
-    out = _manifest_differences(ma, mb)
-
-    # QMDs and parameter words, launch by launch.
-    same_layout = ma.get("qmd_layout") == mb.get("qmd_layout")
-    for index in range(min(len(ma["launches"]), len(mb["launches"]))):
-        name = _launch_name(ma["launches"][index])
-        if same_layout:
-            fa, fb = dict(decode.qmd_fields(a, index)), dict(decode.qmd_fields(b, index))
-            for field in fa:
-                if fa[field] != fb[field]:
-                    out.append(f"{name} QMD {field}: {fa[field]:#x} -> {fb[field]:#x}")
-        ba, bb = decode.parameter_block(a, index), decode.parameter_block(b, index)
-        wa = struct.unpack(f"<{len(ba) // 8}Q", ba)
-        wb = struct.unpack(f"<{len(bb) // 8}Q", bb)
-        for word in range(max(len(wa), len(wb))):
-            va = wa[word] if word < len(wa) else None
-            vb = wb[word] if word < len(wb) else None
-            if va != vb:
-                out.append(f"{name} parameter word {word} (c[0x0][{8 * word:#x}]): "
-                           f"{_fmt(va) if va is not None else 'absent'} -> {_fmt(vb) if vb is not None else 'absent'}")
-
-    # Pushbuffer methods, segment by segment.
-    sa, sb = decode.push_segments(a), decode.push_segments(b)
-    for (label, methods_a), (_, methods_b) in zip(sa, sb):
-        for k in range(max(len(methods_a), len(methods_b))):
-            ta = methods_a[k] if k < len(methods_a) else None
-            tb = methods_b[k] if k < len(methods_b) else None
-            if ta is None or tb is None:
-                present = ta or tb
-                side = "a" if ta else "b"
-                out.append(f"{label} method {k}: only in {side}: {present.describe()}")
-            elif (ta.subchannel, ta.method, ta.data) != (tb.subchannel, tb.method, tb.data):
-                out.append(f"{label} method {k}: {ta.describe()} -> {tb.describe()}")
-    if len(sa) != len(sb):
-        out.append(f"pushbuffer segments: {len(sa)} -> {len(sb)}")
-
-    # Ring entries.
-    ra, rb = decode.ring_entries(a), decode.ring_entries(b)
-    for index in range(max(len(ra), len(rb))):
-        ea = ra[index] if index < len(ra) else None
-        eb = rb[index] if index < len(rb) else None
-        if ea != eb:
-            out.append(f"GPFIFO entry {index}: {ea.describe() if ea else 'absent'} -> "
-                       f"{eb.describe() if eb else 'absent'}")
-
-    # Code, region by region, to the instruction.
-    regions_b = {r["identity"]: r for r in mb["regions"]}
-    for region in ma["regions"]:
-        other = regions_b.get(region["identity"])
-        if other is None:
-            continue
-        ca, cb = decode.region_code(a, region), decode.region_code(b, other)
-        if ca != cb:
-            first = next((i for i in range(0, min(len(ca), len(cb)), INSTRUCTION_BYTES)
-                          if ca[i:i + INSTRUCTION_BYTES] != cb[i:i + INSTRUCTION_BYTES]), min(len(ca), len(cb)))
-            changed = sum(1 for i in range(0, min(len(ca), len(cb)), INSTRUCTION_BYTES)
-                          if ca[i:i + INSTRUCTION_BYTES] != cb[i:i + INSTRUCTION_BYTES])
-            out.append(f"region {region['index']} ({region['identity']}) code: {changed} instruction(s) differ, "
-                       f"first at +{first:#x}; {len(ca)} -> {len(cb)} bytes")
-    return out
+    """Fact-level differences between two image folders or hosts (a -> b), one line each."""
+    return [d.text() for d in differences(decode.load_images(folder_a), decode.load_images(folder_b))]

@@ -292,6 +292,11 @@ class Encoder:
             placed.put(*L.IMM_B, self.immediate(inst, operand), "immediate")
         elif isinstance(operand, Const):
             offset = self.resolve_const(operand)
+            if offset % 4:  # bank reads are whole 32-bit words: the low two bits are not encodable
+                written = f"{operand.symbol}+{operand.offset:#x} = " if operand.symbol else ""
+                raise EncodeProblem(f"constant offset {written}{offset:#x} in c[{operand.bank:#x}][...] is not a multiple "
+                                    f"of 4: constant banks are read in whole 32-bit words "
+                                    f"(nearest: {offset & ~3:#x} or {(offset | 3) + 1:#x})")
             placed.put(*L.CONST_OFFSET, offset, "constant offset")
             placed.put(*L.CONST_BANK, operand.bank, "constant bank")
             self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode)

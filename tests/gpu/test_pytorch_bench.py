@@ -1,4 +1,5 @@
-"""bench/gpu/pytorch_bob.py on the CPU, where torch is installed (skipped elsewhere).
+"""bench/gpu/pytorch_bob.py on the CPU, on the GPU machine (where torch is installed; the
+CPU test machines have no torch, and a clone's tests may not skip for a missing tool).
 
 The script is issue 10's PyTorch comparison; its invocation mode must be the
 same invocation as the host's, so it is held against the PyTorch case too.
@@ -13,6 +14,8 @@ import numpy as np
 import pytest
 
 from bobc.reference.formats import decode_predictions
+
+pytestmark = pytest.mark.gpu
 
 
 def test_invocation_mode_reproduces_the_case(repo, shared, tmp_path):

@@ -1,0 +1,86 @@
+"""What a host says it needs: the text of its .bobc.version section.
+
+`bob-host --version` prints it (runtime_c/host_version.c) and `bobc inspect`
+reads it, so a user learns on any machine, before reaching a GPU node, which
+target, compute class and driver branch the host speaks, which bobc built it,
+and which plan images it carries.  The text is a function of the sources
+alone (deterministic builds): the git commit goes in only when bobc runs from
+a clean checkout (or was installed from one: setup.py records it); otherwise
+the line says `commit unknown` with the reason.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+from .. import __version__
+from ..nvidia.classes import class_name
+from ..resources import shared_folder
+
+SECTION = "version"
+UNKNOWN_COMMIT = "unknown (bobc was not run from a clean git checkout)"
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def source_commit() -> str:
+    """The commit of bobc's own sources when they are a clean git checkout, else UNKNOWN_COMMIT."""
+    recorded = PACKAGE / "_commit.txt"          # written by setup.py into an installed bobc
+    if recorded.is_file():
+        return recorded.read_text(encoding="utf-8").strip() or UNKNOWN_COMMIT
+    return checkout_commit(PACKAGE)
+
+
+def checkout_commit(folder: Path) -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True)
+    except OSError:
+        return UNKNOWN_COMMIT
+    if head.returncode != 0 or dirty.returncode != 0 or dirty.stdout.strip():
+        return UNKNOWN_COMMIT
+    return head.stdout.strip()
+
+
+def driver_branch() -> int:
+    """The one driver branch the runtime speaks (runtime_c/nv_rm.h BOB_NV_DRIVER_BRANCH)."""
+    header = (shared_folder("runtime_c") / "nv_rm.h").read_text(encoding="utf-8")
+    found = re.search(r"#define BOB_NV_DRIVER_BRANCH (\d+)u?", header)
+    return int(found.group(1)) if found else 0
+
+
+def plan_identity(images) -> str:
+    """sha256 over the four device images, in a fixed order: two hosts with the same identity run
+    the same bytes on the GPU."""
+    digest = hashlib.sha256()
+    for part in (images.program, images.qmd, images.push, images.gpfifo):
+        digest.update(len(part).to_bytes(8, "little") + part)
+    return digest.hexdigest()
+
+
+def text(built, target, plan_name: str = "") -> bytes:
+    """The .bobc.version section: `key: value` lines."""
+    images = built.images
+    lines = [
+        f"bob-host built by bobc {__version__}",
+        f"bobc commit: {source_commit()}",
+        f"target: {target.name} (QMD {target.qmd_layout})",
+        f"compute class: {target.compute_class:#06x} ({class_name(target.compute_class)})",
+        f"driver branch: {driver_branch()} (the NVIDIA kernel driver 580.x; another branch is refused, exit 6)",
+        f"plan: {plan_name or images.manifest.get('plan', '?')}",
+        f"plan identity: sha256 {plan_identity(images)} (program, QMD, pushbuffer, GPFIFO images)",
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def parse(section: bytes) -> dict[str, str]:
+    out = {}
+    for line in section.decode("utf-8", "replace").splitlines():
+        if line.startswith("bob-host built by bobc "):
+            out["bobc version"] = line.rsplit(" ", 1)[1]
+        elif ": " in line:
+            key, _, value = line.partition(": ")
+            out[key] = value
+    return out

@@ -1,0 +1,27 @@
+/* `bob-host --version` (host_version.h): the text is data bobc wrote into the
+ * host's .bobc.version section, so this file knows no target or version. */
+#include "host_version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bob_exit.h"
+#include "elf_sections.h"
+
+int bob_host_version_asked(int argc, char **argv)
+{
+    return argc == 2 && strcmp(argv[1], "--version") == 0;
+}
+
+int bob_host_print_version(FILE *out)
+{
+    char err[512];
+    bob_section section = {0};
+    if (bob_section_read("/proc/self/exe", ".bobc.version", &section, err, sizeof err)) {
+        fprintf(stderr, "bob-host: error: %s\n", err);
+        return BOB_EXIT_INTERNAL;
+    }
+    fwrite(section.data, 1, section.size, out);
+    free(section.data);
+    return BOB_EXIT_OK;
+}
