@@ -11,35 +11,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import OutputWriteFailure
+from . import safe_io
+from .errors import OutputWriteFailure  # noqa: F401  (re-exported for callers)
 
 
 def publish(path, data: bytes) -> None:
-    """Write `data` to `path` atomically, or raise OutputWriteFailure (exit 8)."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    temporary = None
-    try:
-        if target.is_dir():
-            raise IsADirectoryError(f"{target} is a folder")
-        fd = _create_temporary(folder, target.name)
-        temporary = fd[1]
-        with os.fdopen(fd[0], "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-        temporary = None
-        _fsync_folder(folder)
-    except OSError as error:
-        raise OutputWriteFailure(path, "write", error.strerror or str(error),
-                                 hint="the previous file at this path, if any, is unchanged") from error
-    finally:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+    """Write `data` to `path` atomically, or raise OutputWriteFailure (exit 8).
+
+    The path is checked first as every output is (reference/safe_io.py): a
+    symlink, folder, device or FIFO there is refused, never replaced.
+    """
+    safe_io.publish_file(path, data)
 
 
 def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
