@@ -76,10 +76,12 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
         if info.st_size > limit:
             raise error(path, "size", f"{info.st_size} bytes, more than the {limit} this file "
                         "can be")
+        # one byte past the size fstat gave tells a file that changed while being read
+        expected = info.st_size
         chunks, got = [], 0
-        while got <= limit:             # one byte past the limit tells a growing file
+        while got <= expected:
             try:
-                chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+                chunk = os.read(fd, min(1 << 20, expected + 1 - got))
             except InterruptedError:
                 continue
             except OSError as failure:
@@ -88,9 +90,9 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
                 break
             chunks.append(chunk)
             got += len(chunk)
-        if got > limit:
-            raise error(path, "size", f"more than the {limit} bytes this file can be (it grew "
-                        "while being read)")
+        if got != expected:
+            raise error(path, "size", f"changed while being read ({expected} bytes, then "
+                        f"{'more' if got > expected else got})")
         return InputFile(name, b"".join(chunks), os.path.realpath(name), info.st_dev, info.st_ino)
     finally:
         os.close(fd)
