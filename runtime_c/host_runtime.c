@@ -510,5 +510,9 @@ int bob_parse_args(int argc, char **argv, bob_args *a, char *err)
         return say(err, BOB_EXIT_USAGE, "missing --predictions FILE");
     if (!a->result)
         return say(err, BOB_EXIT_USAGE, "missing --result FILE");
+    /* the same text twice is a usage error; two spellings of one file are host_io's (exit 8) */
+    if (!strcmp(a->checkpoint_out, a->predictions) || !strcmp(a->checkpoint_out, a->result) ||
+        !strcmp(a->predictions, a->result))
+        return say(err, BOB_EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files");
     return 0;
 }
