@@ -28,7 +28,7 @@ def run(args):
         # checked before the (long) build: never through a symlink, never over a non-file
         from ..reference.safe_io import OutputSet
 
-        OutputSet().add(output, "-o")
+        OutputSet().add(args.output or "bob-host", "-o")    # the text as given: "host/" is refused
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry)
     if args.emit_images:
         from ..nvidia.encode import write_images
