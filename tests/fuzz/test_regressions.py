@@ -298,10 +298,10 @@ def test_09_an_impossible_update_count_is_refused_quickly(tmp_path):
 
     plan = _bob_copy(tmp_path, updates=18446744073709551623) / "Bob/Build/NativeHost.bob"
     program = pipeline.load(plan, SM86)
-    started = time.monotonic()
+    started = time.process_time()        # CPU time: the machine may be shared
     with pytest.raises(BobcError) as caught:
         pipeline.check_and_certify(program, SM86)
-    assert time.monotonic() - started < 1.0
+    assert time.process_time() - started < 1.0
     text = caught.value.message + (caught.value.hint or "")
     assert "limit of 1,048,576" in text and "in definition " in text
     done = run([sys.executable, "-m", "bobc", "check", str(plan)])

@@ -157,12 +157,12 @@ def test_nat_eliminate_past_its_limit_is_refused_at_once(plan_path):
 
     from bobc.language.limits import LimitExceeded
     program = load(plan_path)
-    started = time.monotonic()
+    started = time.process_time()
     for count in (2 ** 20 + 1, 2 ** 64 + 7):
         with pytest.raises(LimitExceeded) as caught:
             program.apply(program.value("countTo"), VNat(count))
         assert "1,048,576" in caught.value.message and f"{count:,}" in caught.value.message
-    assert time.monotonic() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_eval_command_prints_and_fails_cleanly(plan_path, capsys):
