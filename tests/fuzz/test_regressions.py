@@ -414,3 +414,17 @@ def test_11_the_host_reads_its_input_record_once(host, plan_files, tmp_path):
     assert done.returncode == 6
     opens = [line for line in done.stderr.splitlines() if '"record.bin"' in line]
     assert len(opens) == 1 and "O_NONBLOCK" in opens[0], opens
+
+
+def test_10_a_chunk_count_of_10_to_the_40_is_refused_by_check_not_gcc(tmp_path):
+    """The issue's own case, through the plan's source: `bobc check` names the limits."""
+    plan = _bob_copy(tmp_path)
+    path = plan / "Bob/TrainingRun.bob"
+    text = path.read_text()
+    assert "def bobCheckpointPlaneCount : Nat =\n  3\n" in text
+    path.write_text(text.replace("def bobCheckpointPlaneCount : Nat =\n  3\n",
+                                 f"def bobCheckpointPlaneCount : Nat =\n  {10 ** 40}\n"))
+    done = run([sys.executable, "-m", "bobc", "check", "Bob/Build/NativeHost.bob"], cwd=plan)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "chunk count is 10,000,000,000,000,000,000,000,000,000,000,000,000,000" in done.stderr
+    assert "outside 0..4,294,967,295" in done.stderr
