@@ -428,3 +428,44 @@ def test_10_a_chunk_count_of_10_to_the_40_is_refused_by_check_not_gcc(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "chunk count is 10,000,000,000,000,000,000,000,000,000,000,000,000,000" in done.stderr
     assert "outside 0..4,294,967,295" in done.stderr
+
+
+def test_07_build_o_on_a_really_full_disk(tmp_path, monkeypatch):
+    """A 1.5 MiB tmpfs holds one 1 MiB host and not two: the second build fails with the
+    kernel's own ENOSPC and the first host stays.  Where mounting is not permitted the
+    same sequence runs with ENOSPC injected into the writer once the 'disk' is full."""
+    from bobc.commands import build
+    from bobc.errors import BobcError
+    from bobc.host import generate
+    from bobc.reference import safe_io
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1536k", "tmpfs", str(disk)],
+                             capture_output=True).returncode == 0
+    try:
+        if not mounted:
+            real_write, written = os.write, [0]
+
+            def small_disk(fd, data):
+                if written[0] + len(data) > 1536 * 1024:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                written[0] += len(data)
+                return real_write(fd, data)
+            monkeypatch.setattr(safe_io.os, "write", small_disk)
+        images = iter([b"\x7fELF first" + bytes(1 << 20), b"\x7fELF second" + bytes(1 << 20)])
+        monkeypatch.setattr(generate, "build_host", lambda built, target, path:
+                            path.write_bytes(next(images)))
+        output = disk / "bob-host"
+        build.write_host(None, None, output)
+        first = output.read_bytes()
+        assert first.startswith(b"\x7fELF first") and os.access(output, os.X_OK)
+        with pytest.raises(BobcError) as caught:
+            build.write_host(None, None, output)
+        assert "No space left" in str(caught.value)
+        assert output.read_bytes() == first
+        assert sorted(p.name for p in disk.iterdir()) == ["bob-host"]
+    finally:
+        monkeypatch.undo()
+        if mounted:
+            subprocess.run(["umount", str(disk)], capture_output=True)
