@@ -98,12 +98,15 @@ static const char *nv_why(nv_result r, char *buf, size_t n)
     return buf;
 }
 
+/* EINTR/EAGAIN are retried a bounded number of times: a driver that keeps
+ * answering EAGAIN is reported (as that errno), never waited on forever. */
+#define XIOCTL_RETRIES 1000
 static int xioctl(int fd, unsigned long request, void *arg)
 {
-    int rc;
+    int rc, tries = 0;
     do {
         rc = ioctl(fd, request, arg);
-    } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
+    } while (rc < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < XIOCTL_RETRIES);
     return rc < 0 ? errno : 0;
 }
 

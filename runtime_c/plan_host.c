@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf_sections.h"
+#include "host_io.h"
 #include "nv_shim.h"
 
 #if defined(__x86_64__)
@@ -28,6 +29,11 @@ typedef struct {
     uint64_t step;               /* global step of the input checkpoint */
     uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
     output out[6];               /* by enum bobc_file */
+    uint8_t record[BOB_INPUT_RECORD_BYTES];   /* the input record, read once before the GPU */
+    bob_io_files files;          /* inputs' identities, outputs checked before the GPU (host_io.h) */
+    uint8_t *checkpoint_staged;  /* the output checkpoint's envelope, published with the rest */
+    size_t checkpoint_staged_size;
+    int gpu_opened;              /* bob_gpu_close only after bob_gpu_open (a zeroed bob_gpu holds fd 0) */
     int checkpoint_published;
     char err[BOB_ERR_BYTES];
 } host;
@@ -207,14 +213,9 @@ static int read_step(host *h, const bobc_step *s)
         return fail(h, BOB_EXIT_INTERNAL);
     const uint8_t *src;
     size_t available;
-    static uint8_t record[BOB_INPUT_RECORD_BYTES];
     if (s->file == BOBC_FILE_INPUT) {
-        bob_input parsed;
-        int rc = bob_input_read(h->args->input, record, &parsed, h->err);
-        if (rc)
-            return fail(h, rc);
-        src = record;
-        available = sizeof record;
+        src = h->record;        /* read and checked once, before the GPU was touched */
+        available = sizeof h->record;
     } else if (s->file == BOBC_FILE_CHECKPOINT_IN) {
         src = h->checkpoint_in;
         available = p->contract.payload_bytes;
@@ -231,18 +232,29 @@ static int read_step(host *h, const bobc_step *s)
     return 0;
 }
 
+/* The output checkpoint's envelope, kept for publication with the other outputs. */
+static int stage_checkpoint(host *h, uint64_t step, const void *payload)
+{
+    free(h->checkpoint_staged);
+    h->checkpoint_staged = NULL;
+    int rc = bob_envelope_build(&h->plan->contract, step, payload, &h->checkpoint_staged, &h->checkpoint_staged_size,
+                                h->err);
+    return rc ? fail(h, rc) : 0;
+}
+
+/* All outputs together, the checkpoint last (host_io.h): a failure publishes none. */
 static int publish(host *h)
 {
     int rc;
-    if ((rc = bob_publish_atomic(h->args->predictions, h->out[BOBC_FILE_PREDICTIONS].data,
-                                 h->out[BOBC_FILE_PREDICTIONS].size, h->err)))
-        return fail(h, rc);
-    if ((rc = bob_publish_atomic(h->args->result, h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
-                                 h->err)))
-        return fail(h, rc);
     /* A request that trained nothing hands its state on unchanged. */
-    if (!h->checkpoint_published &&
-        (rc = bob_checkpoint_write(&h->plan->contract, h->args->checkpoint_out, h->step, h->checkpoint_in, h->err)))
+    if (!h->checkpoint_published && (rc = stage_checkpoint(h, h->step, h->checkpoint_in)))
+        return rc;
+    if ((rc = bob_io_stage(&h->files, "--predictions", h->out[BOBC_FILE_PREDICTIONS].data,
+                           h->out[BOBC_FILE_PREDICTIONS].size, h->err)) ||
+        (rc = bob_io_stage(&h->files, "--result", h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
+                           h->err)) ||
+        (rc = bob_io_stage(&h->files, "--checkpoint-out", h->checkpoint_staged, h->checkpoint_staged_size, h->err)) ||
+        (rc = bob_io_publish(&h->files, h->err)))
         return fail(h, rc);
     return 0;
 }
@@ -304,8 +316,8 @@ static int run_steps(host *h)
                          o->size, (unsigned long long)p->contract.payload_bytes);
                 return fail(h, BOB_EXIT_INTERNAL);
             }
-            if ((rc = bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->a, o->data, h->err)))
-                return fail(h, rc);
+            if ((rc = stage_checkpoint(h, h->step + s->a, o->data)))
+                return rc;
             h->checkpoint_published = 1;
             break;
         }
@@ -340,11 +352,19 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return 0;
     }
     h.args = &args;
-    /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
-    static uint8_t record[BOB_INPUT_RECORD_BYTES];
-    bob_input parsed;
-    if ((rc = bob_input_read(args.input, record, &parsed, h.err)))
-        return fail(&h, rc);
+    /* Inputs first, each read once: a bad record or checkpoint is refused before the GPU is touched. */
+    {
+        uint8_t *data;
+        size_t size;
+        if ((rc = bob_io_read(&h.files, args.input, "input record", 1u << 20, BOB_EXIT_BAD_INPUT, &data, &size, h.err)))
+            return fail(&h, rc);
+        rc = bob_input_parse(data, size, args.input, NULL, h.err);
+        if (!rc)
+            memcpy(h.record, data, sizeof h.record);
+        free(data);
+        if (rc)
+            return fail(&h, rc);
+    }
     h.checkpoint_in = malloc(p->contract.payload_bytes);
     h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
     if (!h.checkpoint_in || !h.mapped) {
@@ -353,12 +373,22 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         goto out;
     }
     if (args.checkpoint_in) {
-        if ((rc = bob_checkpoint_read(&p->contract, args.checkpoint_in, h.checkpoint_in, &h.step, h.err))) {
+        if ((rc = bob_checkpoint_read(&p->contract, args.checkpoint_in, h.checkpoint_in, &h.step, h.err)) ||
+            (rc = bob_io_note_input(&h.files, args.checkpoint_in, "checkpoint", BOB_EXIT_BAD_CHECKPOINT, h.err)) ||
+            (args.op == BOB_OP_TRAIN &&
+             (rc = bob_io_check_step_room(h.step, p->contract.updates_per_invocation, args.checkpoint_in, h.err)))) {
             rc = fail(&h, rc);
             goto out;
         }
     } else {
         bob_init_payload(p->contract.seed, (float *)h.checkpoint_in);
+    }
+    /* Outputs next, in publication order: each path checked before the GPU is touched. */
+    if ((rc = bob_io_add_output(&h.files, args.predictions, "--predictions", NULL, h.err)) ||
+        (rc = bob_io_add_output(&h.files, args.result, "--result", NULL, h.err)) ||
+        (rc = bob_io_add_output(&h.files, args.checkpoint_out, "--checkpoint-out", args.checkpoint_in, h.err))) {
+        rc = fail(&h, rc);
+        goto out;
     }
     if (!bob_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
@@ -372,6 +402,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         rc = fail(&h, BOB_EXIT_INTERNAL);
         goto out;
     }
+    h.gpu_opened = 1;
     if ((rc = bob_gpu_open(&h.gpu, target, NULL)))
         goto out;
     if ((rc = load_buffers(&h)))
@@ -394,7 +425,9 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     rc = publish(&h);
     bob_gpu_trace(&h.gpu, "host: outputs published; closing");
 out:
-    bob_gpu_close(&h.gpu);
+    if (h.gpu_opened)
+        bob_gpu_close(&h.gpu);
+    free(h.checkpoint_staged);
     free(h.ring.data);
     free(h.mapped);
     free(h.checkpoint_in);

@@ -151,6 +151,20 @@ def test_nat_eliminate_iterates_on_literals(plan_path):
     assert program.apply(program.value("countTo"), VNat(200_000)).value == 200_000
 
 
+def test_nat_eliminate_past_its_limit_is_refused_at_once(plan_path):
+    """Issue 19 (9): a loop count of 2^64 + 7 ran for minutes; now a message, instantly."""
+    import time
+
+    from bobc.language.limits import LimitExceeded
+    program = load(plan_path)
+    started = time.process_time()
+    for count in (2 ** 20 + 1, 2 ** 64 + 7):
+        with pytest.raises(LimitExceeded) as caught:
+            program.apply(program.value("countTo"), VNat(count))
+        assert "1,048,576" in caught.value.message and f"{count:,}" in caught.value.message
+    assert time.process_time() - started < 1.0
+
+
 def test_eval_command_prints_and_fails_cleanly(plan_path, capsys):
     from bobc.cli import main
     assert main(["eval", str(plan_path), "plan"]) == 0

@@ -21,7 +21,7 @@ from bobc.reference.formats import (Checkpoint, Hyperparameters, InputRecord, ad
                                     decode_checkpoint, decode_input_record, encode_checkpoint,
                                     encode_input_record, fresh_parameters)
 
-SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c"]
+SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c"]
 # bobrt_tool's default contract (runtime_c/tests/bobrt_tool.c)
 TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"bob-seed-v1",
                                    786432, 262144, 10)

@@ -19,6 +19,7 @@ What is checked (one module per check):
   registers within the 64K register file) and covers what the assembled
   kernel needs (`needs`: region identity -> registers, in ptxas's
   convention: highest GPR index + 1 + the 2 that sm_70+ reserves);
+- limits (limits.py): what the runtime and the generated C can hold (docs/limits.md);
 - schedule (schedule.py): submissions reference existing launches, every launch is
   submitted, launches are first submitted in plan order, semaphores are not
   shared between submissions.
@@ -32,6 +33,7 @@ from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
 from .device import check_declared_device
 from .findings import CertificationError, Finding
+from .limits import check_limits
 from .pointers import check_pointers
 from .registers import check_registers
 from .residents import check_residents
@@ -42,7 +44,7 @@ __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies."""
-    return (check_declared_device(plan, target) + check_residents(plan) + check_pointers(plan)
+    return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan) + check_pointers(plan)
             + check_host_buffers(plan, target)
             + check_registers(plan, needs) + check_schedule(plan))
 

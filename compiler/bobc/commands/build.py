@@ -23,6 +23,12 @@ def run(args):
 
     plan_path = existing_file(args.plan)
     target = target_named(args.target)
+    output = Path(args.output or "bob-host") if (args.output or not args.emit_images) else None
+    if output is not None:
+        # checked before the (long) build: never through a symlink, never over a non-file
+        from ..reference.safe_io import OutputSet
+
+        OutputSet().add(args.output or "bob-host", "-o")    # the text as given: "host/" is refused
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry)
     if args.emit_images:
         from ..nvidia.encode import write_images
@@ -32,11 +38,28 @@ def run(args):
         except OSError as error:
             raise BobcError(f"cannot write images to {args.emit_images}: {error.strerror}") from None
         print(f"wrote {target.name} images to {args.emit_images}")
-    if args.output or not args.emit_images:
-        from ..host import generate
-
-        output = Path(args.output or "bob-host")
-        generate.build_host(built, target, output)
+    if output is not None:
+        write_host(built, target, output)
         print(f"wrote {output} ({target.name})" if args.output else
               f"wrote {output} ({target.name}; no -o given, so ./bob-host)")
     return 0
+
+
+def write_host(built, target, output: Path) -> None:
+    """Link the host in a scratch folder, then publish it atomically at `output`.
+
+    The executable goes to a temporary file beside `output`, is fsynced and
+    renamed over it (reference/safe_io.py): a full disk or a failed link
+    leaves the previous host intact, and a symlink, folder or device at
+    `output` is refused, never written through.
+    """
+    import tempfile
+
+    from ..host import generate
+    from ..reference.safe_io import publish_file
+
+    with tempfile.TemporaryDirectory(prefix="bobc-build-") as scratch:
+        linked = Path(scratch) / "bob-host"
+        generate.build_host(built, target, linked)
+        data = linked.read_bytes()
+    publish_file(output, data, "-o", mode=0o755)

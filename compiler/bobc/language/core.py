@@ -12,6 +12,8 @@ Literals and variables never allocate a thunk.
 from __future__ import annotations
 
 from ..errors import Span
+from . import limits
+from .limits import LimitExceeded
 from .values import (
     BYTES_TYPE, NAT_TYPE, EvalError, GlobalThunk, HPrim, Thunk, VBytes, VCon, VEqual,
     VFamily, VLam, VNat, VNeutral, VPi, VPrimFn, VRefl, VType, describe, force,
@@ -222,10 +224,28 @@ class Let(Term):
         return self.body.ev((self.value.lazy(env), env))
 
 
+# Evaluation steps left (limits.EVALUATION_STEPS per program: reset_fuel()).
+_fuel = [limits.EVALUATION_STEPS]
+
+
+def reset_fuel(steps: int = limits.EVALUATION_STEPS) -> None:
+    _fuel[0] = steps
+
+
+def _burn(steps: int, span) -> None:
+    _fuel[0] -= steps
+    if _fuel[0] < 0:
+        _fuel[0] = 0
+        raise LimitExceeded("evaluation steps", limits.EVALUATION_STEPS, span)
+
+
 def apply(function, argument, span=None):
     """Apply a function value to one argument (a value or a thunk); strict result."""
     kind = type(function)
     if kind is VLam:
+        _fuel[0] -= 1
+        if _fuel[0] < 0:
+            _burn(0, span)
         return function.term.body.ev((argument, function.env))
     if kind is VPrimFn:
         args = function.args + (argument,)
@@ -256,8 +276,39 @@ def call_primitive(primitive, args, span=None):
                             span)
     if stuck:
         return VNeutral(HPrim(primitive, tuple(forced)))
+    _check_primitive_size(primitive.name, plain, span)
     result = primitive.implementation(*plain)
-    return VNat(result) if primitive.result_kind == "Nat" else VBytes(result)
+    if primitive.result_kind == "Nat":
+        if result.bit_length() > limits.NATURAL_BITS:
+            raise LimitExceeded(f"{primitive.name} computes a natural of {result.bit_length():,} "
+                                "bits", limits.NATURAL_BITS, span)
+        return VNat(result)
+    if len(result) > limits.BYTES_LENGTH:
+        raise LimitExceeded(f"{primitive.name} computes {len(result):,} bytes",
+                            limits.BYTES_LENGTH, span)
+    return VBytes(result)
+
+
+def _check_primitive_size(name, plain, span):
+    """Refuse, before computing it, a result that would pass a size limit (time, memory)."""
+    if name == "nat-power":
+        base, exponent = plain
+        if base > 1 and exponent > limits.NATURAL_BITS // max(base.bit_length() - 1, 1):
+            raise LimitExceeded(f"nat-power {base.bit_length()}-bit ^ {exponent} computes a "
+                                "natural too large", limits.NATURAL_BITS, span)
+    elif name == "nat-shift-left":
+        value, shift = plain
+        if value and value.bit_length() + shift > limits.NATURAL_BITS:
+            raise LimitExceeded(f"nat-shift-left by {shift} computes a natural too large",
+                                limits.NATURAL_BITS, span)
+    elif name == "bytes-from-nat-le":
+        if plain[1] > limits.BYTES_LENGTH:
+            raise LimitExceeded(f"bytes-from-nat-le asks for {plain[1]:,} bytes",
+                                limits.BYTES_LENGTH, span)
+    elif name == "bytes-append":
+        if len(plain[0]) + len(plain[1]) > limits.BYTES_LENGTH:
+            raise LimitExceeded("bytes-append computes a byte string too long",
+                                limits.BYTES_LENGTH, span)
 
 
 class App(Term):
@@ -415,6 +466,9 @@ class _Induction(Term):
 
 
 def eliminate(elim, env, scrutinee):
+    _fuel[0] -= 1
+    if _fuel[0] < 0:
+        _burn(0, elim.span)
     if type(scrutinee) is VCon:
         branch = elim.by_ctor.get(scrutinee.ctor.name)
         if branch is None or scrutinee.declaration is not elim.declaration:
@@ -455,6 +509,10 @@ def nat_eliminate(term, env, target):
         count = target.value
         if count == 0:
             return term.base.ev(env)
+        if count > limits.ELIMINATION_COUNT:
+            raise LimitExceeded(f"nat-eliminate runs {count:,} iterations",
+                                limits.ELIMINATION_COUNT, term.span)
+        _burn(count, term.span)
         step = term.step.ev(env)
         accumulated = term.base.lazy(env)
         span = term.span

@@ -61,7 +61,7 @@ def parse_cached(path) -> Module:
 def plan_root(module: Module) -> Path:
     """The folder the plan's module path is relative to (checking they agree)."""
     parts = module.name.split(".")
-    path = Path(module.path)
+    path = Path(module.path).resolve()     # `..` and `.` resolved first: a/b/../b/C.bob is b/C.bob
     tail = path.with_suffix("").parts[-len(parts):]
     if list(tail) != parts or path.suffix != ".bob":
         raise ModuleError(
@@ -70,7 +70,7 @@ def plan_root(module: Module) -> Path:
             module.span,
             hint=f"rename the file to {module_relative_path(module.name)} "
                  f"or change the module line to match the file's path")
-    return path.resolve().parents[len(parts) - 1]
+    return path.parents[len(parts) - 1]
 
 
 def _did_you_mean_module(name: str, search_path) -> str:

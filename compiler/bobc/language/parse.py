@@ -15,6 +15,7 @@ import lark
 from lark import Transformer, v_args
 
 from ..errors import BobcError, Span
+from . import limits
 from . import syntax as s
 
 
@@ -107,9 +108,53 @@ def decode_byte_string(text: str, span: Span) -> bytes:
     return bytes(out)
 
 
-def _natural(token) -> int:
+def _natural(token, path: str = "<text>") -> int:
     text = str(token)
+    if len(text) > limits.NATURAL_LITERAL_DIGITS:
+        raise ParseError(f"a natural number literal of {len(text):,} digits: more than the limit "
+                         f"of {limits.NATURAL_LITERAL_DIGITS:,} (docs/limits.md)",
+                         _token_span(path, token),
+                         hint="naturals may be large, but a literal this long is not a plan")
     return int(text, 16) if text.startswith("0x") else int(text, 10)
+
+
+def _check_nesting(text: str, path: str) -> None:
+    """Refuse, before parsing, parentheses nested deeper than limits.NESTING_DEPTH.
+
+    The parser and the passes after it recurse once per level; a bound here
+    keeps every one of them within Python's stack, whatever the input.
+    """
+    line = 1
+    depth = 0
+    column = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        column += 1
+        if ch == "\n":
+            line += 1
+            column = 0
+        elif ch == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif ch == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\n":
+                    line += 1
+                    column = 0
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+            if depth > limits.NESTING_DEPTH:
+                raise ParseError(f"parentheses nested {depth} deep: more than the limit of "
+                                 f"{limits.NESTING_DEPTH} (docs/limits.md)",
+                                 Span(path, line, column),
+                                 hint="name the inner parts with let or def")
+        elif ch == ")":
+            depth -= 1
+        i += 1
 
 
 @v_args(meta=True)
@@ -202,14 +247,14 @@ class _Build(Transformer):
         return s.Variable(self._tok(children[0]), str(children[0]))
 
     def natural(self, meta, children):
-        return s.Natural(self._tok(children[0]), _natural(children[0]))
+        return s.Natural(self._tok(children[0]), _natural(children[0], self.path))
 
     def byte_string(self, meta, children):
         span = self._tok(children[0])
         return s.ByteString(span, decode_byte_string(str(children[0]), span))
 
     def universe(self, meta, children):
-        return s.Universe(self._span(meta), _natural(children[0]))
+        return s.Universe(self._span(meta), _natural(children[0], self.path))
 
     def lambda_(self, meta, children):
         multiplicity, name, type_, body = children
@@ -303,6 +348,7 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
 def parse_module(text: str, path: Path | str) -> s.Module:
     """Parse one module's text; `path` is used for spans and error messages."""
     path_text = str(path)
+    _check_nesting(text, path_text)
     try:
         tree = _parser().parse(text)
     except lark.exceptions.VisitError as error:     # pragma: no cover - raised by _Build

@@ -86,6 +86,7 @@ def _run_deep_uncollected(function, *args):
 class Program:
     def __init__(self, plan_path, include=(), target=SM86, intrinsics=None):
         self.target = target
+        c.reset_fuel()              # every program gets limits.EVALUATION_STEPS
         self.intrinsics = intrinsics if intrinsics is not None else Intrinsics()
         loader = ModuleLoader(include)
         plan = loader.load_plan(plan_path)

@@ -56,8 +56,10 @@ def force(value):
         value.term = None           # black hole while it is being computed
         try:
             result = term.ev(value.env)
-        except BaseException:
+        except BaseException as error:
             value.term = term        # leave it retryable (e.g. after RecursionError)
+            if isinstance(value, GlobalThunk) and hasattr(error, "note"):
+                error.note(value.definition)     # a LimitExceeded names the definitions
             raise
         value.value = result
         value.env = None

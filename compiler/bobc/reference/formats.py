@@ -185,6 +185,10 @@ def decode_checkpoint(data: bytes, contract: CheckpointContract, path="checkpoin
     if stored != actual:
         raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 {actual:08x} of its contents, "
                             f"{stored:08x} stored")
+    padding = bytes(data[CHECKPOINT_FIXED_HEADER + sum(lengths): h])
+    if padding.strip(b"\0"):
+        raise BadCheckpoint(path, "padding", "the header's padding after the identities is "
+                            "not zero; not a checkpoint this format writes")
     at = CHECKPOINT_FIXED_HEADER
     found = {}
     for name, length in zip(("schema", "learner", "data", "seed"), lengths):

@@ -1,65 +1,24 @@
-"""Atomic publication of output files.
+"""Atomic publication of one output file (the rules are reference/safe_io.py's).
 
 The bytes go to a temporary file in the destination's own folder (so the
 rename cannot cross file systems), are fsynced, and only then renamed over
 the destination; the folder is fsynced so the rename itself survives a crash.
 A failure at any point removes the temporary file and leaves whatever was at
-the destination before untouched: never a half-written checkpoint.
+the destination before untouched: never a half-written checkpoint.  A run's
+outputs are published together by safe_io.OutputSet.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import os  # noqa: F401  (tests reach the os calls through this module)
 
-from .errors import OutputWriteFailure
+from . import safe_io
+from .errors import OutputWriteFailure  # noqa: F401  (re-exported for callers)
 
 
 def publish(path, data: bytes) -> None:
-    """Write `data` to `path` atomically, or raise OutputWriteFailure (exit 8)."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    temporary = None
-    try:
-        if target.is_dir():
-            raise IsADirectoryError(f"{target} is a folder")
-        fd = _create_temporary(folder, target.name)
-        temporary = fd[1]
-        with os.fdopen(fd[0], "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-        temporary = None
-        _fsync_folder(folder)
-    except OSError as error:
-        raise OutputWriteFailure(path, "write", error.strerror or str(error),
-                                 hint="the previous file at this path, if any, is unchanged") from error
-    finally:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+    """Write `data` to `path` atomically, or raise OutputWriteFailure (exit 8).
 
-
-def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
-    for attempt in range(100):
-        candidate = folder / f".{name}.tmp-{os.getpid()}-{attempt}"
-        try:
-            return os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(candidate)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name for {name} in {folder}")
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return          # a folder we cannot open for sync: the rename already happened
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    The path is checked first as every output is: a symlink, folder, device or
+    FIFO there is refused, never replaced.
+    """
+    safe_io.publish_file(path, data)

@@ -2,9 +2,9 @@
 
 Reads the input record and (optionally) the checkpoint, refusing them with
 the native host's exit codes, runs one invocation, and publishes the
-predictions, the result record and the checkpoint atomically, in that order
-(the checkpoint last, so a failure never leaves a new checkpoint beside stale
-predictions).
+predictions, the result record and the checkpoint together (safe_io.py): all
+written and synced first, then renamed in that order (the checkpoint last, so
+a new checkpoint always stands beside its own predictions and result).
 """
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from pathlib import Path
 from ..errors import UsageError
 from .bob import BobConfig, InvocationOutputs, run_invocation
 from .errors import BadCheckpoint, BadInputRecord
-from .formats import decode_checkpoint, decode_input_record
-from .publish import publish
+from .formats import checkpoint_bytes, decode_checkpoint, decode_input_record
+from . import safe_io
 
-STEP_LIMIT = 2 ** 32 - 1      # the AdamW block carries the global step as u32
+STEP_LIMIT = safe_io.STEP_LIMIT
+RECORD_LIMIT_BYTES = 1 << 20          # as runtime_c: an input record is read up to 1 MiB
+CHECKPOINT_SLACK_BYTES = 1 << 20      # a checkpoint up to its contract's size + 1 MiB
 
 
 @dataclass(frozen=True)
@@ -28,33 +30,40 @@ class OutputPaths:
     result: Path
 
     def __post_init__(self):
-        paths = [os.path.abspath(p) for p in (self.checkpoint, self.predictions, self.result)]
+        # the same text twice is a usage error (exit 2), as in runtime_c's bob_parse_args;
+        # two spellings of one file are found by safe_io (exit 8)
+        paths = [os.fspath(p) for p in (self.checkpoint, self.predictions, self.result)]
         if len(set(paths)) != 3:
             raise UsageError("--checkpoint-out, --predictions and --result must be three "
                              "different files")
 
-
-def _read(path: Path, error) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as failure:
-        raise error(path, "read", failure.strerror or str(failure)) from failure
+    # publication order (reference/safe_io.py): the checkpoint last
+    ORDER = (("--predictions", "predictions"), ("--result", "result"),
+             ("--checkpoint-out", "checkpoint"))
 
 
 def invoke_files(config: BobConfig, operation: str, record_path, checkpoint_path,
                  outputs: OutputPaths) -> InvocationOutputs:
     """Run one invocation from files to files; returns the outputs for inspection."""
-    record = decode_input_record(_read(record_path, BadInputRecord), record_path)
-    state = None
+    # Every file is read once and checked, every output path checked, before any work.
+    files = safe_io.OutputSet()
+    record_file = safe_io.read_input(record_path, BadInputRecord, RECORD_LIMIT_BYTES)
+    files.inputs.append(record_file)
+    record = decode_input_record(record_file.data, record_path)
+    state = checkpoint_file = None
     if checkpoint_path is not None:
-        state = decode_checkpoint(_read(checkpoint_path, BadCheckpoint), config.contract,
-                                  checkpoint_path)
-        if operation == "train" and state.step + config.updates_per_invocation > STEP_LIMIT:
-            raise BadCheckpoint(checkpoint_path, "step",
-                                f"step {state.step} leaves no room for "
-                                f"{config.updates_per_invocation} more updates (limit {STEP_LIMIT})")
+        checkpoint_file = safe_io.read_input(checkpoint_path, BadCheckpoint,
+                                             checkpoint_bytes(config.contract) + CHECKPOINT_SLACK_BYTES)
+        files.inputs.append(checkpoint_file)
+        state = decode_checkpoint(checkpoint_file.data, config.contract, checkpoint_path)
+        if operation == "train":
+            safe_io.check_step_room(state.step, config.updates_per_invocation, checkpoint_path)
+    for option, name in OutputPaths.ORDER:
+        files.add(getattr(outputs, name), option,
+                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
     result = run_invocation(config, operation, record, state)
-    publish(outputs.predictions, result.predictions_bytes())
-    publish(outputs.result, result.result_bytes())
-    publish(outputs.checkpoint, result.checkpoint_bytes(config))
+    files.stage("--predictions", result.predictions_bytes())
+    files.stage("--result", result.result_bytes())
+    files.stage("--checkpoint-out", result.checkpoint_bytes(config))
+    files.publish()
     return result

@@ -69,6 +69,9 @@ def assemble_kernel(source_path, target, register_budget: int | None = None) -> 
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise BobcError(f"cannot read SASS source {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise BobcError(f"SASS source {path} is not UTF-8 text (byte {e.start} is "
+                        f"0x{e.object[e.start]:02x})") from None
     lines = parse_source(text, str(path))
     name = None
     declared = None

@@ -1,0 +1,150 @@
+"""What the certifier accepts, the runtime can run: sizes, alignment and C types.
+
+The certifier's other checks ask whether a plan is sound; these ask whether
+the host bobc would generate for it can exist: every integer that reaches the
+generated C fits its C type (a chunk count of 10^40 once passed check and
+failed inside gcc), every buffer is where the driver shim can map it, and the
+plan's counts stay within bounds bobc documents (docs/limits.md is the table;
+this module and compiler/bobc/language/limits.py are where each is declared).
+A plan past one gets a finding naming the plan part and the limit.
+"""
+from __future__ import annotations
+
+from ..plan.model import Plan
+from ..targets import Target
+from .findings import Finding
+
+U32 = 2 ** 32 - 1
+U64 = 2 ** 64 - 1
+
+# runtime_c/nv_shim.c bob_gpu_alloc_at: a buffer's GPU VA is 4 KiB aligned
+PAGE_BYTES = 4096
+# runtime_c/nv_shim.h BOB_GPU_DEFAULT_CHANNEL_VA: the shim's own channel, notifier and
+# UVM channel live from here up; a plan's buffers end below it
+SHIM_VA_START = 0x00FC00000000
+# runtime_c/nv_shim.h BOB_GPU_MAX_MEMS (64) allocations, of which bring-up takes a few
+BUFFER_COUNT = 48
+# one host buffer (bobc's bound; the H200's 141 GB would allow more)
+BUFFER_BYTES = 16 << 30
+# launches and submissions of one invocation, and the host's unrolled schedule steps
+LAUNCH_COUNT = 1 << 16
+SUBMISSION_COUNT = 1 << 16
+HOST_STEP_COUNT = 1 << 20
+# one identity string in the checkpoint envelope (its length is a u32 in the header)
+IDENTITY_BYTES = 1 << 16
+# runtime_c/host_io.h BOB_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
+CHECKPOINT_FILE_BYTES = 1 << 30
+# runtime_c/host_io.h BOB_IO_STEP_LIMIT: the AdamW block's u32 global step
+STEP_LIMIT = U32
+# CUDA Programming Guide, "Compute Capabilities" (sm_86, sm_90): grid and block bounds
+GRID_X, GRID_YZ = 2 ** 31 - 1, 65535
+BLOCK_XY, BLOCK_Z, BLOCK_THREADS = 1024, 64, 1024
+
+
+def check_limits(plan: Plan, target: Target) -> list[Finding]:
+    """Every place `plan` asks for more than the runtime and the generated C can hold."""
+    out: list[Finding] = []
+
+    def limit(what: str, value: int, most: int, unit: str = "") -> None:
+        if not 0 <= value <= most:
+            out.append(Finding("limit", f"{what} is {value:,}{unit}: outside 0..{most:,}{unit} "
+                                        "(docs/limits.md)"))
+
+    program = plan.program
+    limit("the launch count", len(program.launches), LAUNCH_COUNT)
+    limit("the declared launch count", program.launch_count, LAUNCH_COUNT)
+    limit("the submission count", len(program.submissions), SUBMISSION_COUNT)
+    limit("the declared submission count", program.submission_count, SUBMISSION_COUNT)
+    limit("the GPFIFO entries", program.gpfifo_entries, U32)
+    for name in ("program_base", "qmd_base", "pushbuffer_base", "semaphore_base", "program_bytes",
+                 "qmd_table_bytes", "region_alignment"):
+        limit(f"the program's {name.replace('_', ' ')}", getattr(program, name), U64)
+    for index, launch in enumerate(program.launches[:LAUNCH_COUNT]):
+        name = f"launch {index} ({launch.identity})" if hasattr(launch, "identity") else f"launch {index}"
+        gx, gy, gz = launch.grid
+        bx, by, bz = launch.block
+        limit(f"{name}'s grid x", gx, GRID_X)
+        limit(f"{name}'s grid y", gy, GRID_YZ)
+        limit(f"{name}'s grid z", gz, GRID_YZ)
+        limit(f"{name}'s block x", bx, BLOCK_XY)
+        limit(f"{name}'s block y", by, BLOCK_XY)
+        limit(f"{name}'s block z", bz, BLOCK_Z)
+        if 0 <= bx <= BLOCK_XY and 0 <= by <= BLOCK_XY and 0 <= bz <= BLOCK_Z:
+            limit(f"{name}'s threads per block", bx * by * bz, BLOCK_THREADS)
+        limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes)
+        for patch in launch.patches:
+            limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64)
+
+    buffers = plan.extras.get("buffers", [])
+    limit("the host buffer count", len(buffers), BUFFER_COUNT)
+    for b in buffers:
+        name = f"host buffer {b.get('name')}"
+        gpu, extent = b.get("gpu", 0), b.get("extent", 0)
+        if gpu % PAGE_BYTES or b.get("host", gpu) % PAGE_BYTES:
+            out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
+                                        "maps buffers at 4 KiB boundaries only (docs/limits.md)"))
+        limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes")
+        if 0 <= gpu <= U64 and 0 <= extent and gpu + extent > SHIM_VA_START:
+            out.append(Finding("limit", f"{name} [{gpu:#x}, {gpu + extent:#x}) reaches the driver "
+                                        f"shim's own addresses (from {SHIM_VA_START:#x}; docs/limits.md)"))
+
+    contract = plan.checkpoint
+    if contract is not None:
+        for part in ("schema", "learner", "data", "seed"):
+            limit(f"the checkpoint's {part} identity", len(getattr(contract, part)), IDENTITY_BYTES,
+                  " bytes")
+        limit("the checkpoint's updates per invocation", contract.updates_per_invocation, STEP_LIMIT)
+        limit("the checkpoint's chunk bytes", contract.chunk_bytes, U64, " bytes")
+        limit("the checkpoint's payload bytes", contract.payload_bytes, CHECKPOINT_FILE_BYTES, " bytes")
+        if contract.chunk_bytes <= 0:
+            out.append(Finding("limit", "the checkpoint's chunk bytes are 0: its payload cannot be "
+                                        "divided into chunks"))
+        else:
+            if contract.payload_bytes % contract.chunk_bytes:
+                out.append(Finding("limit", f"the checkpoint's payload ({contract.payload_bytes:,} "
+                                            f"bytes) is not a whole number of {contract.chunk_bytes:,}-"
+                                            "byte chunks"))
+            limit("the checkpoint's chunk count", contract.payload_bytes // contract.chunk_bytes, U32)
+            limit("the checkpoint's parameter count", contract.chunk_bytes // 4, U32)
+
+    steps = plan.extras.get("steps")
+    if steps is not None:
+        unrolled = _unrolled(steps, out)
+        limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
+    for key in ("semaphore_stride", "forward_launches", "request"):
+        _integers(plan.extras.get(key), f"the plan's {key.replace('_', ' ')}", out)
+    return out
+
+
+def _unrolled(items, out, depth: int = 0) -> int:
+    """Steps once every repeat is unrolled, computed without unrolling them."""
+    total = 0
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("op") == "repeat":
+            count = item.get("count", 0)
+            body = _unrolled(item.get("body", []), out, depth + 1)
+            total += count * body if isinstance(count, int) else 0
+        else:
+            total += 1
+            _integers(item, f"the host's {item.get('op', '?')} step", out)
+        if total > HOST_STEP_COUNT:      # already too many: stop before the numbers get huge
+            return total
+    return total
+
+
+def _integers(value, what: str, out) -> None:
+    """Every integer in `value` (nested dicts/lists) fits the C host's u64."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not 0 <= value <= U64:
+            out.append(Finding("limit", f"{what} holds {value:,}: outside 0..{U64:,}, the generated "
+                                        "C's uint64_t (docs/limits.md)"))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _integers(item, what, out)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _integers(item, what, out)

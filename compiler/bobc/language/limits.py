@@ -1,0 +1,56 @@
+"""The plan language's limits: every parse and evaluation is bounded.
+
+A plan is a program a user hands the compiler; without bounds a literal, a
+nesting or a loop count could take the compiler minutes or all memory (or a
+Python traceback).  Each limit here is far above what today's plans use (the
+measured use is in the comments) and is stated in docs/limits.md, the one
+table of every limit bobc and the host keep.  Going past one is a
+LimitExceeded naming the limit, its value and where it was met.
+"""
+from __future__ import annotations
+
+import sys
+
+from .values import EvalError
+
+# parentheses open at once in one module (today's deepest: 21)
+NESTING_DEPTH = 200
+# digits of a natural number literal; 78,000 decimal digits stay below NATURAL_BITS
+NATURAL_LITERAL_DIGITS = 78_000
+# bits of any natural number the evaluator computes (2^18; today's plans: 64-bit words)
+NATURAL_BITS = 1 << 18
+# bytes of any byte string the evaluator computes (256 MiB; today's largest: 256 KiB)
+BYTES_LENGTH = 1 << 28
+# iterations of one nat-eliminate (the Bob plan: at most 126; tests: 200,000)
+ELIMINATION_COUNT = 1 << 20
+# evaluation steps (function applications, eliminations, loop iterations) per
+# program (about 10^5 a second); the Bob plan's check and build take about 50,000
+EVALUATION_STEPS = 10_000_000
+
+# Python refuses int <-> str conversions past 4,300 digits by default; every
+# natural the language allows must print and parse.
+if hasattr(sys, "set_int_max_str_digits") and 0 < sys.get_int_max_str_digits() < 80_000:
+    sys.set_int_max_str_digits(80_000)
+
+
+class LimitExceeded(EvalError):
+    """A plan asked for more than a documented limit (docs/limits.md)."""
+
+    def __init__(self, what: str, limit: int, span=None, hint: str | None = None):
+        self.what = what
+        self.limit = limit
+        self.definitions: list = []         # innermost first, filled in as it propagates
+        super().__init__(f"{what}: more than the limit of {limit:,} (docs/limits.md)", span,
+                         hint=hint or "the plan asks for more than bobc evaluates; if it "
+                         "is meant, the limit is in compiler/bobc/language/limits.py")
+
+    def note(self, definition) -> None:
+        """Record a definition whose evaluation this error passed through."""
+        if len(self.definitions) < 64:
+            self.definitions.append(definition)
+            names = [d.name for d in self.definitions]
+            shown = names if len(names) <= 4 else names[:2] + ["..."] + names[-2:]
+            self.message = (f"{self.what}: more than the limit of {self.limit:,} "
+                            f"(docs/limits.md), in definition {names[-1]}"
+                            + (f" (through {' <- '.join(shown[:-1])})" if len(names) > 1 else ""))
+            self.args = (self.message,)

@@ -1,0 +1,83 @@
+/* How the host touches files: compiler/bobc/reference/safe_io.py keeps the
+ * same rules in Python, and tests/fuzz holds the two together.
+ *
+ * Inputs:  opened with O_NONBLOCK (a FIFO cannot hang the open), checked to
+ *          be a regular file no larger than its limit, read once, whole.
+ * Outputs: every path is checked before the GPU is touched: its folder
+ *          exists and is writable; the path does not end in '/', and is a
+ *          regular file or nothing (a symlink, folder, device or FIFO is
+ *          refused, never replaced); no two outputs and no output and input
+ *          are one file (real path, device/inode), except the output
+ *          checkpoint and the input checkpoint (resume in place).
+ *          Publication writes every output to a temporary file in its own
+ *          folder and fsyncs it; only when all are written are they renamed
+ *          into place in the order they were added (the checkpoint last: a
+ *          new checkpoint means every output of that run is new).  A failure
+ *          before the renames removes the temporaries: nothing is published.
+ * Limits: docs/limits.md. */
+#ifndef BOB_HOST_IO_H
+#define BOB_HOST_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BOB_IO_INPUT_LIMIT_BYTES ((size_t)1 << 30)  /* no input larger than 1 GiB is read */
+#define BOB_IO_STEP_LIMIT 0xFFFFFFFFull             /* the AdamW block's u32 global step */
+#define BOB_IO_MAX_FILES 8
+#define BOB_IO_PATH_BYTES 4096
+#define BOB_IO_PAUSE_VARIABLE "BOB_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
+
+typedef struct {
+    const char *path;
+    char real[BOB_IO_PATH_BYTES];
+    dev_t dev;
+    ino_t ino;
+} bob_io_input;
+
+typedef struct {
+    const char *path;
+    const char *option;               /* "--result": for messages */
+    char folder[BOB_IO_PATH_BYTES];
+    char real[BOB_IO_PATH_BYTES];     /* real path of the folder + the file name */
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    const void *data;                 /* staged bytes (owned by the caller) */
+    size_t size;
+    int staged;
+    char temporary[BOB_IO_PATH_BYTES + 64];
+} bob_io_output;
+
+typedef struct {
+    bob_io_input inputs[BOB_IO_MAX_FILES];
+    int input_count;
+    bob_io_output outputs[BOB_IO_MAX_FILES];
+    int output_count;
+} bob_io_files;
+
+/* Read `path` whole (at most `limit` bytes) into *data (malloc'd); on refusal
+ * returns `code` with a message in err.  With `files`, its identity is noted
+ * for the alias checks. */
+int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
+                size_t *size, char *err);
+
+/* Note an input already read elsewhere (its identity, for the alias checks). */
+int bob_io_note_input(bob_io_files *files, const char *path, const char *what, int code, char *err);
+
+/* Refuse (BOB_EXIT_BAD_CHECKPOINT) a training checkpoint whose step leaves no
+ * room for `updates` more: step + updates must stay within BOB_IO_STEP_LIMIT. */
+int bob_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err);
+
+/* Check output `path` now and add it (publication order = order added).
+ * `replaces`: the path of the one input it may be (or NULL).  Returns
+ * BOB_EXIT_WRITE_FAILED with a message when it cannot be published safely. */
+int bob_io_add_output(bob_io_files *files, const char *path, const char *option, const char *replaces, char *err);
+
+/* The bytes output `option` will hold (kept by the caller until publication). */
+int bob_io_stage(bob_io_files *files, const char *option, const void *data, size_t size, char *err);
+
+/* Write every output to a synced temporary, then rename them all in order. */
+int bob_io_publish(bob_io_files *files, char *err);
+
+#endif
