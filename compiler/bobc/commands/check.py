@@ -17,12 +17,27 @@ def add_arguments(p):
     add_target(p)
 
 
+def _warn_swallowed_code(path):
+    """Print (to stderr) a warning for each comment of the module that swallows code."""
+    import sys
+
+    from ..language.comments import swallowed_code_warnings
+    from ..language.modules import parse_cached
+
+    for warning in swallowed_code_warnings(parse_cached(path)):
+        print(warning.render(), file=sys.stderr)
+
+
 def run(args):
     from .. import pipeline
 
     path = existing_file(args.plan)
     target = target_named(args.target)
+    _warn_swallowed_code(path)     # before loading: a swallowed module may not load
     program = pipeline.load(path, target, args.include)
+    for name, module in program.modules.items():
+        if name != program.plan_name:
+            _warn_swallowed_code(module.path)
     has_host = args.entry in program.scopes[program.plan_name].definitions
     plan = pipeline.check_and_certify(program, target, args.entry) if has_host else None
     if plan is None:
