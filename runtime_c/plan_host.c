@@ -26,8 +26,10 @@ typedef struct {
     bob_section ring;            /* .bobc.gpfifo: one entry per submission */
     uint64_t step;               /* global step of the input checkpoint */
     uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
-    output out[6];               /* by enum bobc_file */
+    output out[BOBC_FILE_COUNT]; /* by enum bobc_file */
+    uint64_t gp_put;             /* the ring entries issued so far */
     int checkpoint_published;
+    int stopped;                 /* a step ended the schedule (a predict request's operation) */
     char err[BOB_ERR_BYTES];
 } host;
 
@@ -132,9 +134,10 @@ static int load_buffers(host *h)
     return 0;
 }
 
-static int submit(host *h, uint64_t first, uint64_t end)
+static int step_submit(host *h, const bobc_step_submit *s)
 {
     const bobc_plan *p = h->plan;
+    uint64_t first = h->gp_put, end = s->gp_put;
     if (end > p->submission_count || first > end) {
         snprintf(h->err, sizeof h->err, "the schedule submits up to %llu, the ring holds %u entries",
                  (unsigned long long)end, p->submission_count);
@@ -160,12 +163,20 @@ static int submit(host *h, uint64_t first, uint64_t end)
     for (uint64_t i = first; i < end; i++)
         if ((rc = bob_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
             return rc;
+    h->gp_put = end;
+    if (h->gpu.cfg.verbose) {
+        char what[80];
+        snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)first,
+                 (unsigned long long)end - 1);
+        bob_gpu_trace(&h->gpu, what);
+    }
     return 0;
 }
 
-static int write_adamw(host *h, uint64_t launch, uint64_t update)
+static int step_adamw_scalars(host *h, const bobc_step_adamw_scalars *s)
 {
     const bobc_plan *p = h->plan;
+    uint64_t launch = s->launch, update = s->update;
     if (launch >= p->launch_count) {
         snprintf(h->err, sizeof h->err, "AdamW scalars for launch %llu, the plan has %u launches",
                  (unsigned long long)launch, p->launch_count);
@@ -174,8 +185,9 @@ static int write_adamw(host *h, uint64_t launch, uint64_t update)
     uint8_t *block = at_or_fail(h, p->parameter_block_va[launch] + p->parameter_base, 68, "an AdamW parameter block");
     if (!block)
         return fail(h, BOB_EXIT_INTERNAL);
-    bob_adamw_scalars s = bob_adamw_scalars_for(&p->hyper, (uint32_t)(h->step + update + 1), p->parameter_count);
-    bob_adamw_block_write(block, p->parameters_va, p->gradients_va, p->first_moments_va, p->second_moments_va, &s);
+    bob_adamw_scalars scalars = bob_adamw_scalars_for(&p->hyper, (uint32_t)(h->step + update + 1), p->parameter_count);
+    bob_adamw_block_write(block, p->parameters_va, p->gradients_va, p->first_moments_va, p->second_moments_va,
+                          &scalars);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }
@@ -198,10 +210,10 @@ static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, ui
     return 0;
 }
 
-static int read_step(host *h, const bobc_step *s)
+static int step_read(host *h, const bobc_step_read *s)
 {
     const bobc_plan *p = h->plan;
-    uint8_t *dst = at_or_fail(h, s->a, s->b, "a read's destination");
+    uint8_t *dst = at_or_fail(h, s->host, s->extent, "a read's destination");
     if (!dst)
         return fail(h, BOB_EXIT_INTERNAL);
     const uint8_t *src;
@@ -221,13 +233,73 @@ static int read_step(host *h, const bobc_step *s)
         snprintf(h->err, sizeof h->err, "the schedule reads file %d, which is an output", s->file);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    if (s->c + s->b > available) {
+    if (s->offset + s->extent > available) {
         snprintf(h->err, sizeof h->err, "the schedule reads %llu bytes at %llu of a %zu-byte input",
-                 (unsigned long long)s->b, (unsigned long long)s->c, available);
+                 (unsigned long long)s->extent, (unsigned long long)s->offset, available);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    memcpy(dst, src + s->c, s->b);
+    memcpy(dst, src + s->offset, s->extent);
     return 0;
+}
+
+/* Output `file` takes `extent` bytes at `host_va`: appended, or placed at `offset`. */
+static int write_output(host *h, int32_t file, uint64_t host_va, uint64_t extent, int append, uint64_t offset)
+{
+    const uint8_t *src = at_or_fail(h, host_va, extent, "a write's source");
+    if (!src)
+        return fail(h, BOB_EXIT_INTERNAL);
+    if (file <= 0 || file >= BOBC_FILE_COUNT || file == BOBC_FILE_INPUT || file == BOBC_FILE_CHECKPOINT_IN) {
+        snprintf(h->err, sizeof h->err, "the schedule writes file %d, which is no output", (int)file);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    return out_write(h, file, append ? h->out[file].size : offset, src, host_va, extent);
+}
+
+static int step_write(host *h, const bobc_step_write *s)
+{
+    return write_output(h, s->file, s->host, s->extent, 1, 0);
+}
+
+static int step_write_at(host *h, const bobc_step_write_at *s)
+{
+    return write_output(h, s->file, s->host, s->extent, 0, s->offset);
+}
+
+static int step_operation(host *h, const bobc_step_operation *s)
+{
+    (void)s;
+    if (h->args->op == BOB_OP_PREDICT)
+        h->stopped = 1;
+    return 0;
+}
+
+static int step_checkpoint_begin(host *h, const bobc_step_checkpoint_begin *s)
+{
+    (void)s;
+    h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
+    return 0;
+}
+
+static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *s)
+{
+    const bobc_plan *p = h->plan;
+    output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
+    if (o->size != p->contract.payload_bytes) {
+        snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu", o->size,
+                 (unsigned long long)p->contract.payload_bytes);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    int rc = bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->updates, o->data, h->err);
+    if (rc)
+        return fail(h, rc);
+    h->checkpoint_published = 1;
+    return 0;
+}
+
+static int step_unknown(host *h, const bobc_step *s)
+{
+    snprintf(h->err, sizeof h->err, "a step has kind %d, which this host does not know", s->op);
+    return fail(h, BOB_EXIT_INTERNAL);
 }
 
 static int publish(host *h)
@@ -267,54 +339,9 @@ static int run_steps(host *h)
     int rc = bob_gpu_submit(&h->gpu, p->prologue_entry);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < p->step_count; i++) {
+    for (uint32_t i = 0; i < p->step_count && !h->stopped; i++) {
         const bobc_step *s = &p->steps[i];
-        const uint8_t *src;
-        switch (s->op) {
-        case BOBC_STEP_SUBMIT:
-            rc = submit(h, s->a, s->b);
-            if (!rc && h->gpu.cfg.verbose) {
-                char what[80];
-                snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)s->a,
-                         (unsigned long long)s->b - 1);
-                bob_gpu_trace(&h->gpu, what);
-            }
-            break;
-        case BOBC_STEP_READ:
-            rc = read_step(h, s);
-            break;
-        case BOBC_STEP_WRITE:
-        case BOBC_STEP_WRITE_AT:
-            if (!(src = at_or_fail(h, s->a, s->b, "a write's source")))
-                return fail(h, BOB_EXIT_INTERNAL);
-            rc = out_write(h, s->file, s->op == BOBC_STEP_WRITE ? h->out[s->file].size : s->c, src, s->a, s->b);
-            break;
-        case BOBC_STEP_OPERATION:
-            if (h->args->op == BOB_OP_PREDICT)
-                return 0;
-            break;
-        case BOBC_STEP_CHECKPOINT_BEGIN:
-            h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
-            break;
-        case BOBC_STEP_CHECKPOINT_PUBLISH: {
-            output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
-            if (o->size != p->contract.payload_bytes) {
-                snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu",
-                         o->size, (unsigned long long)p->contract.payload_bytes);
-                return fail(h, BOB_EXIT_INTERNAL);
-            }
-            if ((rc = bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->a, o->data, h->err)))
-                return fail(h, rc);
-            h->checkpoint_published = 1;
-            break;
-        }
-        case BOBC_STEP_ADAMW_SCALARS:
-            rc = write_adamw(h, s->a, s->b);
-            break;
-        default:
-            snprintf(h->err, sizeof h->err, "step %u has kind %d, which this host does not know", i, s->op);
-            return fail(h, BOB_EXIT_INTERNAL);
-        }
+        BOBC_STEP_DISPATCH(h, s, rc, step_unknown)
         if (rc)
             return rc;
     }
@@ -396,7 +423,7 @@ out:
     free(h.ring.data);
     free(h.mapped);
     free(h.checkpoint_in);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < BOBC_FILE_COUNT; i++)
         free(h.out[i].data);
     return rc;
 }

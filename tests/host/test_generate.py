@@ -28,7 +28,7 @@ def built_sm90():
     from bobc.targets import SM90
 
     program = load_program(plan_support.NATIVE_HOST, target=SM90, intrinsics=plan_support.fake_kernels())
-    plan = extract_plan(program)
+    plan = extract_plan(program, "bobNativeHost")
     return Built(program, plan, encode_images(plan.program, SM90))
 
 
@@ -62,13 +62,13 @@ def test_steps_follow_the_plan(built_sm90):
     from bobc.host import generate
 
     steps = generate._steps(built_sm90.plan, built_sm90.images.manifest)
-    submits = [(s.a, s.b) for s in steps if s.op == generate.OPS["submit"]]
-    assert submits == [(0, 7), (7, 33)]
-    adamw = [(s.a, s.b) for s in steps if s.op == generate.OPS["adamw"]]
+    submits = [s.values["gp_put"] for s in steps if s.name == "submit"]
+    assert submits == [7, 33]
+    adamw = [(s.values["launch"], s.values["update"]) for s in steps if s.name == "adamw_scalars"]
     assert adamw == [(7 + 2 * k, k) for k in range(10)]
-    ops = [s.op for s in steps]
-    assert ops.index(generate.OPS["operation"]) < ops.index(generate.OPS["adamw"])
-    assert ops.count(generate.OPS["checkpoint_publish"]) == 1
+    names = [s.name for s in steps]
+    assert names.index("operation") < names.index("adamw_scalars") < names.index("submit", 3)
+    assert names.count("checkpoint_publish") == 1
 
 
 def test_c_string_escapes_are_exact():
@@ -186,13 +186,14 @@ def test_buffers_go_where_the_plan_declares_them(built_sm90):
         assert line_of(source, name).endswith("BOB_MEM_VIDEO },"), name
     for name in ("semaphores", "gpfifo"):
         assert line_of(source, name).endswith("BOB_MEM_SYSTEM },"), name
-    buffers = [dict(b, memory="system") if b["name"] == "arena" else dict(b)
-               for b in built_sm90.plan.extras["buffers"]]
-    system = dataclasses.replace(built_sm90, plan=dataclasses.replace(
-        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": buffers}))
+    def with_buffers(buffers):
+        host = dataclasses.replace(built_sm90.plan.host, buffers=tuple(buffers))
+        return dataclasses.replace(built_sm90, plan=dataclasses.replace(built_sm90.plan, host=host))
+
+    buffers = [dataclasses.replace(b, memory="system") if b.name == "arena" else b
+               for b in built_sm90.plan.host.buffers]
+    system = with_buffers(buffers)
     assert line_of(generate.render(system, SM90), "arena").endswith("BOB_MEM_SYSTEM },")
-    cached = [dict(b, memory="gpu-cached-system") for b in buffers]
-    odd = dataclasses.replace(built_sm90, plan=dataclasses.replace(
-        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": cached}))
+    odd = with_buffers(dataclasses.replace(b, memory="gpu-cached-system") for b in buffers)
     with pytest.raises(generate.HostGenerationError, match="gpu-cached-system"):
         generate.render(odd, SM90)

@@ -20,12 +20,13 @@ def add_arguments(p):
     p.add_argument("--result", required=True, help="result record to write")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    p.add_argument("--entry", default="bobNativeHost",
-                   help="the definition describing the native host (default bobNativeHost)")
+    p.add_argument("--entry", default=None,
+                   help="the definition describing the native host (default: the plan module's one "
+                        "definition of type (family NvidiaPlanHost))")
     add_target(p)
 
 
-def load_plan(path, include=(), entry="bobNativeHost", target=None):
+def load_plan(path, include=(), entry=None, target=None):
     """The extracted Plan of a plan module: the build's own load, check and extract stages."""
     from .. import pipeline
 

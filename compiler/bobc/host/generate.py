@@ -21,7 +21,8 @@ from .. import __version__
 from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
-from . import gcc, sections
+from ..plan.host import FILE_CODES, STEP_KIND, StepKind
+from . import gcc, sections, steps_c
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
     """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
@@ -35,10 +36,6 @@ def _runtime_sources(runtime: Path) -> tuple[str, ...]:
 PAGE = 4096
 WAIT_TIMEOUT_MS = 10_000
 
-# runtime_c/plan_host.h: enum bobc_file and enum bobc_step_op
-FILES = {"input": 1, "checkpoint-in": 2, "checkpoint-out": 3, "predictions": 4, "result": 5}
-OPS = {"submit": 1, "read": 2, "write": 3, "write_at": 4, "operation": 5, "checkpoint_begin": 6,
-       "checkpoint_publish": 7, "adamw": 8}
 # the plan's memory kinds -> runtime_c/nv_shim.h enum bob_mem_location
 LOCATIONS = {"system": "BOB_MEM_SYSTEM", "video": "BOB_MEM_VIDEO"}
 # which embedded image fills which plan buffer
@@ -52,14 +49,19 @@ class HostGenerationError(BobcError):
 
 
 @dataclass(frozen=True)
-class Step:
-    op: int
-    file: int = 0
-    a: int = 0
-    b: int = 0
-    c: int = 0
-    d: int = 0
+class HostStep:
+    """One step of the C host's list: a row of the step table and its C fields' values."""
+
+    kind: StepKind
+    values: dict
     note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    def c(self) -> str:
+        return steps_c.c_initializer(self.kind, self.values)
 
 
 def _page(n: int) -> int:
@@ -88,18 +90,18 @@ def _buffers(plan, images) -> list[dict]:
     sizes = {"program": len(images.program), "qmd": len(images.qmd), "pushbuffer": len(images.push),
              "gpfifo": len(images.gpfifo), "semaphores": images.manifest["sizes"]["semaphore"]}
     out = []
-    for b in plan.extras["buffers"]:
-        if b["memory"] not in LOCATIONS:
-            raise HostGenerationError(f"buffer {b['name']} asks for {b['memory']} memory; this host maps "
+    for b in plan.host.buffers:
+        if b.memory not in LOCATIONS:
+            raise HostGenerationError(f"buffer {b.name} asks for {b.memory} memory; this host maps "
                                       f"{' or '.join(LOCATIONS)} memory")
-        if b["host"] != b["gpu"]:
-            raise HostGenerationError(f"buffer {b['name']}: host address 0x{b['host']:x} differs from its GPU "
-                                      f"address 0x{b['gpu']:x}; this host maps each buffer at its GPU address")
+        if b.host != b.gpu:
+            raise HostGenerationError(f"buffer {b.name}: host address 0x{b.host:x} differs from its GPU "
+                                      f"address 0x{b.gpu:x}; this host maps each buffer at its GPU address")
         # A target's images may outgrow the extent the (sm_86) plan computed: sm_90's
         # parameter blocks and QMD slots are larger.  The buffer takes the larger.
-        size = _page(max(b["extent"], sizes.get(b["name"], 0)))
-        out.append({"name": b["name"], "gpu": b["gpu"], "size": size, "location": LOCATIONS[b["memory"]],
-                    "section": sections.PREFIX + BUFFER_SECTIONS[b["name"]] if b["name"] in BUFFER_SECTIONS else None})
+        size = _page(max(b.extent, sizes.get(b.name, 0)))
+        out.append({"name": b.name, "gpu": b.gpu, "size": size, "location": LOCATIONS[b.memory],
+                    "section": sections.PREFIX + BUFFER_SECTIONS[b.name] if b.name in BUFFER_SECTIONS else None})
     ordered = sorted(out, key=lambda b: b["gpu"])
     for low, high in zip(ordered, ordered[1:]):
         if low["gpu"] + low["size"] > high["gpu"]:
@@ -109,58 +111,55 @@ def _buffers(plan, images) -> list[dict]:
     return out
 
 
-def _steps(plan, manifest) -> list[Step]:
-    """The plan's schedule, repeats unrolled, with each update's AdamW scalars
-    written just before the submissions that launch it."""
+def unroll(steps, iteration: int = 0):
+    """The plan's steps with repeats unrolled, strided fields moved by the innermost
+    repeat's iteration: (kind, {field: value}) for every interpreted step, in order."""
+    for step in steps:
+        kind = step.kind
+        if kind.name == "repeat":
+            for i in range(step.count):
+                yield from unroll(step.body, i)
+            continue
+        values = {f.name: getattr(step, f.name) for f in kind.fields}
+        for f in kind.fields:
+            if f.stride_of:
+                values[f.stride_of] += iteration * values[f.name]
+        yield kind, values
+
+
+def _steps(plan, manifest) -> list[HostStep]:
+    """The host's step list: the plan's schedule unrolled, files as their C codes, and
+    each update's AdamW scalars written just before the submissions that launch it."""
     submissions = manifest["submissions"]
-    adamw = {launch: k for k, launch in enumerate(plan.extras["adamw_launches"])}
-    out: list[Step] = []
-    state = {"gp_put": 0}
-
-    def emit(items, iteration=0):
-        for s in items:
-            op = s["op"]
-            if op == "repeat":
-                for i in range(s["count"]):
-                    emit(s["body"], i)
-            elif op == "submit":
-                end = s["gp_put"] + iteration * s["stride"]
-                first = state["gp_put"]
-                for index in range(first, end):
-                    for launch in submissions[index]["launches"]:
-                        if launch in adamw:
-                            out.append(Step(OPS["adamw"], 0, launch, adamw[launch],
-                                            note=f"update {adamw[launch]}'s AdamW scalars into launch {launch}"))
-                out.append(Step(OPS["submit"], 0, first, end, note=f"submissions {first}..{end - 1}"))
-                state["gp_put"] = end
-            elif op == "read":
-                out.append(Step(OPS["read"], FILES[s["file"]], s["host"], s["extent"],
-                                s["offset"] + iteration * s["stride"], s["tolerate_empty"], note=f"read {s['file']}"))
-            elif op == "write":
-                out.append(Step(OPS["write"], FILES[s["file"]], s["host"], s["extent"], note=f"write {s['file']}"))
-            elif op == "write_at":
-                out.append(Step(OPS["write_at"], FILES[s["file"]], s["host"], s["extent"], s["offset"],
-                                note=f"write {s['file']} at {s['offset']}"))
-            elif op == "operation":
-                out.append(Step(OPS["operation"], note="predict ends here"))
-            elif op == "checkpoint_begin":
-                out.append(Step(OPS["checkpoint_begin"], note="checkpoint begins"))
-            elif op == "checkpoint_publish":
-                out.append(Step(OPS["checkpoint_publish"], 0, s["updates"], note="checkpoint published"))
-            else:
-                raise HostGenerationError(f"the schedule has a step '{op}' this host cannot carry out")
-
-    emit(plan.extras["steps"])
+    adamw = {launch: k for k, launch in enumerate(plan.host.adamw_launches)}
+    out: list[HostStep] = []
+    gp_put = 0
+    for kind, values in unroll(plan.host.steps):
+        note = kind.name
+        if "file" in values:
+            note = f"{kind.name} {values['file']}"
+            values["file"] = FILE_CODES[values["file"]]
+        if kind.name == "submit":
+            end = values["gp_put"]
+            for index in range(gp_put, end):
+                for launch in submissions[index]["launches"]:
+                    if launch in adamw:
+                        out.append(HostStep(STEP_KIND["adamw_scalars"], {"launch": launch, "update": adamw[launch]},
+                                            f"update {adamw[launch]}'s AdamW scalars into launch {launch}"))
+            note = f"submissions {gp_put}..{end - 1}"
+            gp_put = end
+        out.append(HostStep(kind, values, note))
     return out
 
 
 def _hyperparameters(plan) -> dict:
-    adamw = plan.extras["adamw"]
+    adamw = plan.host.adamw
     bits = {}
     for key in ("learning_rate", "beta1", "beta2", "epsilon"):
-        if "float32_bits" not in adamw[key]:
+        constant = getattr(adamw, key)
+        if constant.float32_bits is None:
             raise HostGenerationError(f"AdamW's {key} is not a binary32 constant; this host needs binary32")
-        bits[key] = adamw[key]["float32_bits"]
+        bits[key] = constant.float32_bits
     # Bob.TrainingRun's learner identity ends with the five binary32
     # hyperparameters (lr, beta1, beta2, eps, weight decay), little-endian:
     # weight decay is read there, the four others are checked against it.
@@ -180,7 +179,7 @@ def _adamw_pointers(plan) -> dict:
         raise HostGenerationError(f"the device arena has no resident named {', '.join(missing)}")
     pointers = {key: residents[name] for key, name in ADAMW_RESIDENTS.items()}
     # the plan's own AdamW blocks must point where the host will
-    for launch in plan.extras["adamw_launches"]:
+    for launch in plan.host.adamw_launches:
         words = {p.word: p.value for p in plan.program.launches[launch].patches}
         base = 0x160 // 8
         baked = [words.get(base + i) for i in range(4)]
@@ -199,7 +198,7 @@ def render(built, target: Target) -> str:
     environment.globals.update(hex=hex, c_string=c_string, float_literal=float_literal)
     contract = plan.checkpoint
     return environment.get_template("host_plan.c.j2").render(
-        version=__version__, identity=plan.extras["identity"], target=target.name,
+        version=__version__, identity=plan.host.identity, target=target.name,
         buffers=_buffers(plan, images),
         semaphores=[s["semaphore_address"] for s in manifest["submissions"]],
         parameter_blocks=[launch["parameter_address"] for launch in manifest["launches"]],

@@ -12,6 +12,8 @@ the value that is wrong.
 from __future__ import annotations
 
 from ..errors import BobcError
+from .host import (FILE_NAMES, MEMORIES, STEP_BY_CONSTRUCTOR, STEP_CLASSES, AdamWDescription, Constant,
+                   HostPlan, PlanBuffer, RecordLayout, Step)
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -32,21 +34,6 @@ HAZARDS = {
     4: "a launch passes a pointer into a window that no resident (its phase may touch) contains",
     5: "a submission issues a launch past the end of the launch schedule",
 }
-
-FILES = {
-    "NvidiaPlanHostCheckpointIn": "checkpoint-in",
-    "NvidiaPlanHostCheckpointOut": "checkpoint-out",
-    "NvidiaPlanHostInput": "input",
-    "NvidiaPlanHostPredictions": "predictions",
-    "NvidiaPlanHostResult": "result",
-}
-
-MEMORIES = {
-    "NvidiaPlanHostSystemMemory": "system",
-    "NvidiaPlanHostVideoMemory": "video",
-    "NvidiaPlanHostGPUCachedSystemMemory": "gpu-cached-system",
-}
-
 
 class ExtractError(BobcError):
     """A plan value does not have the shape the backend needs."""
@@ -322,147 +309,128 @@ def extract_contract(program, value, where: str = "the checkpoint contract") -> 
 
 # ---- the host ----
 
-_STEP_FIELDS = {
-    # constructor -> (op, [(field, key, kind)], [(field, key) of nested step lists]); the tail
-    # field is the constructor's last
-    "NvidiaPlanHostStepSubmit": ("submit", [("nvidiaPlanHostSubmitGPPut", "gp_put", "nat"),
-                                            ("nvidiaPlanHostSubmitStride", "stride", "nat")], []),
-    "NvidiaPlanHostStepRepeat": ("repeat", [("nvidiaPlanHostRepeatCount", "count", "nat")],
-                                 [("nvidiaPlanHostRepeatBody", "body")]),
-    "NvidiaPlanHostStepRead": ("read", [("nvidiaPlanHostReadFile", "file", "file"),
-                                        ("nvidiaPlanHostReadHost", "host", "nat"),
-                                        ("nvidiaPlanHostReadExtent", "extent", "nat"),
-                                        ("nvidiaPlanHostReadOffset", "offset", "nat"),
-                                        ("nvidiaPlanHostReadStride", "stride", "nat"),
-                                        ("nvidiaPlanHostReadTolerateEmpty", "tolerate_empty", "nat")], []),
-    "NvidiaPlanHostStepWrite": ("write", [("nvidiaPlanHostWriteFile", "file", "file"),
-                                          ("nvidiaPlanHostWriteHost", "host", "nat"),
-                                          ("nvidiaPlanHostWriteExtent", "extent", "nat")], []),
-    "NvidiaPlanHostStepWriteAt": ("write_at", [("nvidiaPlanHostWriteAtFile", "file", "file"),
-                                               ("nvidiaPlanHostWriteAtHost", "host", "nat"),
-                                               ("nvidiaPlanHostWriteAtExtent", "extent", "nat"),
-                                               ("nvidiaPlanHostWriteAtOffset", "offset", "nat")], []),
-    "NvidiaPlanHostStepOperation": ("operation", [], []),
-    "NvidiaPlanHostStepCheckpointBegin": ("checkpoint_begin", [], []),
-    "NvidiaPlanHostStepCheckpointPublish": ("checkpoint_publish",
-                                            [("nvidiaPlanHostCheckpointPublishUpdates", "updates", "nat"),
-                                             ("nvidiaPlanHostCheckpointPublishInvocations", "invocations",
-                                              "nat")], []),
-}
+def extract_steps(program, value, where: str = "the host schedule") -> tuple[Step, ...]:
+    """NvidiaPlanHostSteps -> the step dataclasses of bobc.plan.host, in order.
 
-
-def extract_steps(program, value, where: str = "the host schedule") -> list[dict]:
-    """NvidiaPlanHostSteps -> a list of plain dicts, in order (the meaning of each is
-    documented on its constructor in specs/Platform/Linux/Nvidia/PlanHost.bob):
-
-      {"op": "submit", "gp_put", "stride"}          issue submissions up to gp_put, wait
-      {"op": "repeat", "count", "body": [...]}      the body count times
-      {"op": "read", "file", "host", "extent", "offset", "stride", "tolerate_empty"}
-      {"op": "write", "file", "host", "extent"}     append to an output
-      {"op": "write_at", "file", "host", "extent", "offset"}
-      {"op": "operation"}                           a predict request ends here
-      {"op": "checkpoint_begin"}, {"op": "checkpoint_publish", "updates", "invocations"}
-
-    Files are "input", "checkpoint-in", "checkpoint-out", "predictions", "result".
+    Each constructor's fields are read by its row of STEP_KINDS (the meaning of
+    each kind: docs/host-steps.md and its constructor in PlanHost.bob).
     """
     r = _Reader(program, where)
     out = []
     v = r.con(value, "NvidiaPlanHostSteps", "the schedule")
     while v.constructor != "NvidiaPlanHostStepsEnd":
-        if v.constructor not in _STEP_FIELDS:
+        kind = STEP_BY_CONSTRUCTOR.get(v.constructor)
+        if kind is None:
             r.fail(f"step {len(out)} is {v.constructor}, which this compiler's hosts do not carry out")
-        op, scalars, nested = _STEP_FIELDS[v.constructor]
         f = r.fields(v)
-        step = {"op": op}
-        for field, key, kind in scalars:
-            if kind == "file":
-                step[key] = FILES[r.con(f[field], "NvidiaPlanHostFile", f"step {len(out)}'s file").constructor]
+        values = {}
+        for field in kind.fields:
+            what = f"step {len(out)} ({kind.name})'s {field.name}"
+            if field.kind == "file":
+                values[field.name] = FILE_NAMES[r.con(f[field.spec], "NvidiaPlanHostFile", what).constructor]
+            elif field.kind == "steps":
+                values[field.name] = extract_steps(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
             else:
-                step[key] = r.nat(f[field], f"step {len(out)} ({op})'s {key}")
-        for field, key in nested:
-            step[key] = extract_steps(program, f[field], f"{where}, step {len(out)} ({op})")
-        out.append(step)
+                values[field.name] = r.nat(f[field.spec], what)
+        out.append(STEP_CLASSES[kind.name](**values))
         v = r.con(v.fields[-1], "NvidiaPlanHostSteps", "the schedule")
+    return tuple(out)
+
+
+def _constant(r: _Reader, value, what: str) -> Constant:
+    v = r.con(value, "NvidiaPlanHostConstant", what)
+    if v.constructor == "NvidiaPlanHostFloat32":
+        return Constant(float32_bits=r.nat(v.fields[0], what))
+    numerator, denominator = r.nat(v.fields[0], what), r.nat(v.fields[1], what)
+    if denominator == 0:
+        r.fail(f"{what} is the ratio {numerator}/0")
+    return Constant(numerator=numerator, denominator=denominator)
+
+
+def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
+    buffers = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostBuffers", "NvidiaPlanHostBuffersNext", "the buffers")):
+        b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
+        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
+        buffers.append(PlanBuffer(
+            name=name,
+            gpu=r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
+            host=r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
+            extent=r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
+            memory=MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
+                                  f"buffer {name}'s memory").constructor]))
+    return tuple(buffers)
+
+
+def _request(r: _Reader, value) -> RecordLayout:
+    q = r.fields(r.con(value, "NvidiaPlanHostRequestLayout", "the request layout"))
+    prefix = "nvidiaPlanHostRequest"
+    values = {}
+    for name, field in q.items():
+        key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
+        values[key] = (r.bytes(field, f"the request's {key}") if key == "input_magic"
+                       else r.nat(field, f"the request's {key}"))
+    return RecordLayout(**values)
+
+
+def _adamw(r: _Reader, value) -> AdamWDescription:
+    a = r.fields(r.con(value, "NvidiaPlanHostAdamW", "the AdamW description"))
+    arithmetic = r.con(a["nvidiaPlanHostAdamWArithmetic"], "NvidiaPlanHostArithmetic", "the arithmetic")
+    return AdamWDescription(
+        arithmetic={"NvidiaPlanHostBinary64": "binary64"}[arithmetic.constructor],
+        learning_rate=_constant(r, a["nvidiaPlanHostAdamWLearningRate"], "AdamW's learning_rate"),
+        beta1=_constant(r, a["nvidiaPlanHostAdamWBeta1"], "AdamW's beta1"),
+        beta2=_constant(r, a["nvidiaPlanHostAdamWBeta2"], "AdamW's beta2"),
+        epsilon=_constant(r, a["nvidiaPlanHostAdamWEpsilon"], "AdamW's epsilon"))
+
+
+HOST_FAMILY = "NvidiaPlanHost"
+
+
+def host_entries(program) -> list[str]:
+    """The plan module's definitions declared of type (family NvidiaPlanHost), in source order."""
+    scope = program.scopes[program.plan_name]
+    out = []
+    for name, definition in scope.definitions.items():
+        declared = definition.type
+        family = getattr(getattr(declared, "declaration", None), "name", None)
+        if type(declared).__name__ == "FamilyT" and family == HOST_FAMILY:
+            out.append(name)
     return out
 
 
-def _constant(r: _Reader, value, what: str) -> dict:
-    v = r.con(value, "NvidiaPlanHostConstant", what)
-    if v.constructor == "NvidiaPlanHostFloat32":
-        return {"float32_bits": r.nat(v.fields[0], what)}
-    return {"numerator": r.nat(v.fields[0], what), "denominator": r.nat(v.fields[1], what)}
-
-
-def extract_plan(program, entry: str = "bobNativeHost") -> Plan:
+def extract_plan(program, entry: str) -> Plan:
     """The build's Plan from its NvidiaPlanHost definition `entry`.
 
-    The language's device arena certificate (its hazard code, 0 when sound)
-    is in extras["device_hazard"]; bobc.pipeline refuses a nonzero one.
-    Plan.extras holds what only the host generator reads: "identity",
-    "request" (the records' layout), "adamw" (the hyperparameters the host
-    computes alpha_t, epsilon_t from), "adamw_launches" (update k's AdamW
-    launch, k = 0, 1, ...), "forward_launches", "semaphore_stride",
-    "buffers" (each {"name", "gpu", "host", "extent", "memory"}) and "steps"
-    (the schedule, see extract_steps).
+    Plan.host holds the typed host plan (bobc.plan.host.HostPlan), its
+    device_hazard the language's own arena certificate (0 when sound);
+    bobc.pipeline refuses a nonzero one after the certifier has had the
+    chance to name the fault precisely.
     """
     r = _Reader(program, entry)
     host = r.fields(r.con(program.value(entry), "NvidiaPlanHost", entry))
-    # The language's own certificate; bobc.pipeline refuses a nonzero one after
-    # the certifier has had the chance to name the fault precisely.
     hazard = r.nat(host["nvidiaPlanHostDeviceHazard"], "the device hazard")
     whole = extract_whole_program(program, host["nvidiaPlanHostProgram"], f"{entry}'s program")
     arena = extract_arena(program, host["nvidiaPlanHostWindows"], host["nvidiaPlanHostGlobals"],
                           host["nvidiaPlanHostPhases"], f"{entry}'s device arena")
     contract = extract_contract(program, host["nvidiaPlanHostCheckpoint"], f"{entry}'s checkpoint")
-
-    buffers = []
-    for i, item in enumerate(r.items(host["nvidiaPlanHostBuffers"], "NvidiaPlanHostBuffers",
-                                     "NvidiaPlanHostBuffersNext", "the buffers")):
-        b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
-        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
-        buffers.append({
-            "name": name,
-            "gpu": r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
-            "host": r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
-            "extent": r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
-            "memory": MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
-                                     f"buffer {name}'s memory").constructor]})
-
-    q = r.fields(r.con(host["nvidiaPlanHostRequest"], "NvidiaPlanHostRequestLayout", "the request layout"))
-    prefix = "nvidiaPlanHostRequest"
-    request = {}
-    for name, value in q.items():
-        key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
-        request[key] = (r.bytes(value, f"the request's {key}") if key == "input_magic"
-                        else r.nat(value, f"the request's {key}"))
-
-    a = r.fields(r.con(host["nvidiaPlanHostAdamW"], "NvidiaPlanHostAdamW", "the AdamW description"))
-    arithmetic = r.con(a["nvidiaPlanHostAdamWArithmetic"], "NvidiaPlanHostArithmetic", "the arithmetic")
-    adamw = {"arithmetic": {"NvidiaPlanHostBinary64": "binary64"}[arithmetic.constructor]}
-    for key, field in (("learning_rate", "nvidiaPlanHostAdamWLearningRate"),
-                       ("beta1", "nvidiaPlanHostAdamWBeta1"), ("beta2", "nvidiaPlanHostAdamWBeta2"),
-                       ("epsilon", "nvidiaPlanHostAdamWEpsilon")):
-        adamw[key] = _constant(r, a[field], f"AdamW's {key}")
-
-    steps = extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule")
-    adamw_launches = [r.nat(item, f"update {k}'s AdamW launch") for k, item in enumerate(
-        r.items(host["nvidiaPlanHostAdamWLaunches"], "StdList", "StdListCons", "the AdamW launches"))]
+    buffers = _buffers(r, host["nvidiaPlanHostBuffers"])
+    adamw_launches = tuple(r.nat(item, f"update {k}'s AdamW launch") for k, item in enumerate(
+        r.items(host["nvidiaPlanHostAdamWLaunches"], "StdList", "StdListCons", "the AdamW launches")))
     for k, launch in enumerate(adamw_launches):
         if launch >= len(whole.launches):
             r.fail(f"update {k}'s AdamW scalars go to launch {launch}, but the plan has "
                    f"{len(whole.launches)} launches")
-
-    extras = {
-        "identity": r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
-        "device_hazard": hazard,
-        "request": request,
-        "adamw": adamw,
-        "adamw_launches": adamw_launches,
-        "forward_launches": r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
-        "semaphore_stride": r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
-        "buffers": buffers,
-        "steps": steps,
-    }
+    typed = HostPlan(
+        identity=r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
+        device_hazard=hazard,
+        buffers=buffers,
+        request=_request(r, host["nvidiaPlanHostRequest"]),
+        adamw=_adamw(r, host["nvidiaPlanHostAdamW"]),
+        adamw_launches=adamw_launches,
+        forward_launches=r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
+        semaphore_stride=r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
+        steps=extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule"))
     return Plan(program=whole, arena=arena, checkpoint=contract,
-                host_buffers=tuple(HostBuffer(b["name"], b["gpu"], b["extent"]) for b in buffers),
-                extras=extras)
+                host_buffers=tuple(HostBuffer(b.name, b.gpu, b.extent) for b in buffers),
+                host=typed)

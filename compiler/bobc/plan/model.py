@@ -10,7 +10,9 @@ WholeProgramPlan, Runtime.ArenaCertificate, Runtime.DeviceArenaCertificate).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .host import HostPlan
 
 
 @dataclass(frozen=True)
@@ -142,4 +144,4 @@ class Plan:
     arena: DeviceArena
     checkpoint: CheckpointContract | None = None
     host_buffers: tuple[HostBuffer, ...] = ()
-    extras: dict = field(default_factory=dict)   # plan facts for the host generator
+    host: HostPlan | None = None        # the native host's typed plan (bobc.plan.host)
