@@ -499,46 +499,6 @@ void bob_init_payload(const char *seed_identity, float *payload)
 }
 
 /* ------------------------------------------------------------------ */
-/* AdamW                                                               */
-
-bob_adamw_scalars bob_adamw_scalars_for(const bob_adamw_hyper *h, uint32_t t, uint32_t count)
-{
-    double lr = h->lr, b1 = h->beta1, b2 = h->beta2, eps = h->eps, wd = h->weight_decay;
-    double c2 = sqrt(1.0 - pow(b2, (double)t));
-    double c1 = 1.0 - pow(b1, (double)t);
-    bob_adamw_scalars s;
-    s.alpha_t = (float)(lr * c2 / c1);
-    s.epsilon_t = (float)(eps * c2);
-    s.decay = (float)(1.0 - lr * wd);
-    s.beta1 = h->beta1;
-    s.one_minus_beta1 = (float)(1.0 - b1);
-    s.beta2 = h->beta2;
-    s.one_minus_beta2 = (float)(1.0 - b2);
-    s.count = count;
-    s.step = t;
-    return s;
-}
-
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-void bob_adamw_block_write(uint8_t *base, uint64_t p, uint64_t g, uint64_t m, uint64_t v, const bob_adamw_scalars *s)
-{
-    put64(base + 0, p);
-    put64(base + 8, g);
-    put64(base + 16, m);
-    put64(base + 24, v);
-    const uint32_t w[9] = { fbits(s->alpha_t), fbits(s->epsilon_t), fbits(s->decay), fbits(s->beta1),
-                            fbits(s->one_minus_beta1), fbits(s->beta2), fbits(s->one_minus_beta2), s->count, s->step };
-    for (int i = 0; i < 9; i++)
-        put32(base + 32 + 4 * i, w[i]);
-}
-
-/* ------------------------------------------------------------------ */
 /* command line                                                        */
 
 void bob_print_usage(const char *program, void *stream)

@@ -1,6 +1,5 @@
 /* The host runtime: files, the input record, the checkpoint envelope, atomic
- * publish, the fresh initialization generator, the AdamW step scalars and
- * the command line.  Layouts: docs/formats.md.  Exit codes: bob_exit.h and
+ * publish, the fresh initialization generator and the command line.  Layouts: docs/formats.md.  Exit codes: bob_exit.h and
  * docs/runtime.md.
  *
  * Functions that can fail return 0 or a BOB_EXIT_* code and write one
@@ -111,27 +110,6 @@ uint64_t bob_fnv1a64(const void *data, size_t size);
 void bob_init_parameters(const char *seed_identity, float *p, size_t count);
 /* The whole fresh payload: P from the generator, M = V = 0. */
 void bob_init_payload(const char *seed_identity, float *payload /* 3 * 65536 */);
-
-/* ---- AdamW (docs/formats.md, AdamW parameter block) ---- */
-typedef struct {
-    float lr, beta1, beta2, eps, weight_decay;   /* binary32 hyperparameters */
-} bob_adamw_hyper;
-#define BOB_ADAMW_DEFAULTS { 0.1f, 0.9f, 0.999f, 1e-8f, 0.01f }
-
-typedef struct {
-    float alpha_t, epsilon_t, decay, beta1, one_minus_beta1, beta2, one_minus_beta2;
-    uint32_t count, step;
-} bob_adamw_scalars;
-
-/* For global step t >= 1, in binary64 rounded to binary32:
- * alpha_t = lr sqrt(1 - beta2^t) / (1 - beta1^t), epsilon_t = eps sqrt(1 - beta2^t),
- * decay = 1 - lr wd, 1 - beta1, 1 - beta2 (hyperparameters widened exactly). */
-bob_adamw_scalars bob_adamw_scalars_for(const bob_adamw_hyper *h, uint32_t t, uint32_t count);
-
-/* Write one AdamW parameter block at `base`: words 0..3 the P, G, M, V
- * addresses, then the nine 32-bit scalars from byte 32. */
-void bob_adamw_block_write(uint8_t *base, uint64_t p, uint64_t g, uint64_t m, uint64_t v,
-                           const bob_adamw_scalars *s);
 
 /* ---- command line ---- */
 enum { BOB_OP_TRAIN = 1, BOB_OP_PREDICT = 2 };

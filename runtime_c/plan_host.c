@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "elf_sections.h"
+#include "plan_fill.h"
 #include "nv_shim.h"
 
 #if defined(__x86_64__)
@@ -173,21 +174,22 @@ static int step_submit(host *h, const bobc_step_submit *s)
     return 0;
 }
 
-static int step_adamw_scalars(host *h, const bobc_step_adamw_scalars *s)
+/* Fill number s->fill: its value for this invocation's step, into its launch's parameters. */
+static int step_fill(host *h, const bobc_step_fill *s)
 {
     const bobc_plan *p = h->plan;
-    uint64_t launch = s->launch, update = s->update;
-    if (launch >= p->launch_count) {
-        snprintf(h->err, sizeof h->err, "AdamW scalars for launch %llu, the plan has %u launches",
-                 (unsigned long long)launch, p->launch_count);
+    if (s->fill >= p->fill_count) {
+        snprintf(h->err, sizeof h->err, "the schedule computes fill %u, the plan has %u", s->fill, p->fill_count);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    uint8_t *block = at_or_fail(h, p->parameter_block_va[launch] + p->parameter_base, 68, "an AdamW parameter block");
-    if (!block)
+    const bobc_fill *f = &p->fills[s->fill];
+    uint8_t *at_va = at_or_fail(h, f->va, 4, "a fill's destination");
+    if (!at_va)
         return fail(h, BOB_EXIT_INTERNAL);
-    bob_adamw_scalars scalars = bob_adamw_scalars_for(&p->hyper, (uint32_t)(h->step + update + 1), p->parameter_count);
-    bob_adamw_block_write(block, p->parameters_va, p->gradients_va, p->first_moments_va, p->second_moments_va,
-                          &scalars);
+    uint8_t bytes[4];
+    if (bobc_fill_bytes(f, h->step, bytes, h->err, sizeof h->err))
+        return fail(h, BOB_EXIT_INTERNAL);
+    memcpy(at_va, bytes, 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }

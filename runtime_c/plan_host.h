@@ -37,13 +37,9 @@ typedef struct {
     uint32_t submission_count;          /* ring entries in .bobc.gpfifo */
     const uint64_t *semaphore_va;       /* per submission: u64 payload, u64 timestamp */
     uint64_t semaphore_payload;
-    uint32_t launch_count;
-    const uint64_t *parameter_block_va; /* per launch: its constant bank 0 image */
-    uint32_t parameter_base;            /* the target's kernel parameter offset in bank 0 */
-    uint64_t parameters_va, gradients_va, first_moments_va, second_moments_va;  /* AdamW's pointers */
     bob_contract contract;
-    bob_adamw_hyper hyper;
-    uint32_t parameter_count;
+    const bobc_fill *fills;             /* the scalars computed per invocation (step_fill) */
+    uint32_t fill_count;
     const bobc_step *steps;
     uint32_t step_count;
     uint32_t wait_timeout_ms;

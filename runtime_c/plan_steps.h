@@ -16,6 +16,39 @@ enum bobc_file {
 };
 #define BOBC_FILE_COUNT 6
 
+/* a fill's scalar, in postfix: operands first (NvidiaPlanHostScalar) */
+enum bobc_scalar_op {
+    BOBC_SCALAR_CONSTANT = 1,   /* NvidiaPlanHostScalarConstant, 0 operand(s) */
+    BOBC_SCALAR_STEP = 2,   /* NvidiaPlanHostScalarStep, 0 operand(s) */
+    BOBC_SCALAR_ADD = 3,   /* NvidiaPlanHostScalarAdd, 2 operand(s) */
+    BOBC_SCALAR_SUBTRACT = 4,   /* NvidiaPlanHostScalarSubtract, 2 operand(s) */
+    BOBC_SCALAR_MULTIPLY = 5,   /* NvidiaPlanHostScalarMultiply, 2 operand(s) */
+    BOBC_SCALAR_DIVIDE = 6,   /* NvidiaPlanHostScalarDivide, 2 operand(s) */
+    BOBC_SCALAR_POWER = 7,   /* NvidiaPlanHostScalarPower, 2 operand(s) */
+    BOBC_SCALAR_SQRT = 8,   /* NvidiaPlanHostScalarSquareRoot, 1 operand(s) */
+};
+
+/* how a fill's value is stored (NvidiaPlanHostEncoding) */
+enum bobc_encoding {
+    BOBC_ENCODE_BINARY32 = 1,   /* NvidiaPlanHostEncodeBinary32 */
+    BOBC_ENCODE_WORD32 = 2,   /* NvidiaPlanHostEncodeWord32 */
+};
+
+typedef struct {
+    int op;         /* enum bobc_scalar_op */
+    double value;   /* a constant's binary64 value */
+} bobc_scalar_term;
+
+/* a plan fill (NvidiaPlanHostFill): the value for global step (input step + step),
+ * encoded, written at GPU VA `va` (in the launch's parameter block) */
+typedef struct {
+    uint64_t va;
+    uint64_t step;
+    int encoding;   /* enum bobc_encoding */
+    uint32_t term_count;
+    const bobc_scalar_term *terms;
+} bobc_fill;
+
 enum bobc_step_op {
     BOBC_STEP_SUBMIT = 1,
     BOBC_STEP_READ = 2,
@@ -24,7 +57,7 @@ enum bobc_step_op {
     BOBC_STEP_OPERATION = 5,
     BOBC_STEP_CHECKPOINT_BEGIN = 6,
     BOBC_STEP_CHECKPOINT_PUBLISH = 7,
-    BOBC_STEP_ADAMW_SCALARS = 8,
+    BOBC_STEP_FILL = 8,
 };
 
 /* issue the ring's entries up to gp_put and wait for each one's semaphore (NvidiaPlanHostStepSubmit) */
@@ -68,11 +101,10 @@ typedef struct {
     uint64_t invocations;
 } bobc_step_checkpoint_publish;
 
-/* write update's AdamW scalars (t = input step + update + 1) into launch's parameter block (emitted by the generator) */
+/* compute the plan's fill number `fill` for its step and write it into its launch's parameters (emitted by the generator) */
 typedef struct {
-    uint64_t launch;
-    uint64_t update;
-} bobc_step_adamw_scalars;
+    uint32_t fill;
+} bobc_step_fill;
 
 typedef struct {
     int op;   /* enum bobc_step_op */
@@ -84,7 +116,7 @@ typedef struct {
         bobc_step_operation operation;
         bobc_step_checkpoint_begin checkpoint_begin;
         bobc_step_checkpoint_publish checkpoint_publish;
-        bobc_step_adamw_scalars adamw_scalars;
+        bobc_step_fill fill;
     } u;
 } bobc_step;
 
@@ -99,7 +131,7 @@ typedef struct {
     case BOBC_STEP_OPERATION: (rc) = step_operation((h), &(step)->u.operation); break; \
     case BOBC_STEP_CHECKPOINT_BEGIN: (rc) = step_checkpoint_begin((h), &(step)->u.checkpoint_begin); break; \
     case BOBC_STEP_CHECKPOINT_PUBLISH: (rc) = step_checkpoint_publish((h), &(step)->u.checkpoint_publish); break; \
-    case BOBC_STEP_ADAMW_SCALARS: (rc) = step_adamw_scalars((h), &(step)->u.adamw_scalars); break; \
+    case BOBC_STEP_FILL: (rc) = step_fill((h), &(step)->u.fill); break; \
     default: (rc) = unknown((h), (step)); break; \
     }
 

@@ -2,7 +2,8 @@
  * (tests/host/test_runtime_c.py) and for poking at files by hand.
  *
  *   bobrt_tool init N                 first N fresh parameters: "i bits value" per line
- *   bobrt_tool adamw T                alpha_t, epsilon_t, decay, 1-beta1, 1-beta2 as hex bits
+ *   bobrt_tool fill T BINARY32|WORD32 TERM...   a plan fill's 4 bytes at step T as one hex word;
+ *                                     TERM is OP (1..8, enum bobc_scalar_op) or OP:HEXDOUBLE
  *   bobrt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
  *   bobrt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
  *   bobrt_tool input-check RECORD     check an input record
@@ -13,6 +14,7 @@
  */
 #include "host_runtime.h"
 #include "nv_shim.h"
+#include "plan_fill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 {
     char err[BOB_ERR_BYTES];
     if (argc < 2) {
-        fprintf(stderr, "usage: bobrt_tool init|adamw|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
+        fprintf(stderr, "usage: bobrt_tool init|fill|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
         return BOB_EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -72,11 +74,24 @@ int main(int argc, char **argv)
         free(p);
         return 0;
     }
-    if (!strcmp(cmd, "adamw") && argc == 3) {
-        bob_adamw_hyper h = BOB_ADAMW_DEFAULTS;
-        bob_adamw_scalars s = bob_adamw_scalars_for(&h, (uint32_t)strtoul(argv[2], NULL, 0), BOB_PARAMETER_COUNT);
-        printf("%08x %08x %08x %08x %08x\n", bits(s.alpha_t), bits(s.epsilon_t), bits(s.decay),
-               bits(s.one_minus_beta1), bits(s.one_minus_beta2));
+    if (!strcmp(cmd, "fill") && argc >= 5) {
+        uint32_t n = (uint32_t)(argc - 4);
+        bobc_scalar_term *terms = calloc(n, sizeof *terms);
+        for (uint32_t i = 0; i < n; i++) {
+            char *rest;
+            terms[i].op = (int)strtol(argv[4 + i], &rest, 10);
+            if (*rest == ':')
+                terms[i].value = strtod(rest + 1, NULL);
+        }
+        bobc_fill f = { 0, 0, !strcmp(argv[3], "WORD32") ? BOBC_ENCODE_WORD32 : BOBC_ENCODE_BINARY32, n, terms };
+        uint8_t out[4];
+        int rc = bobc_fill_bytes(&f, strtoull(argv[2], NULL, 0), out, err, sizeof err);
+        free(terms);
+        if (rc) {
+            bob_report(err);
+            return BOB_EXIT_INTERNAL;
+        }
+        printf("%02x%02x%02x%02x\n", out[3], out[2], out[1], out[0]);
         return 0;
     }
     if (!strcmp(cmd, "envelope-write") && argc >= 4) {

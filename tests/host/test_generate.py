@@ -58,16 +58,17 @@ def run(host, *args, cwd):
 
 def test_steps_follow_the_plan(built_sm90):
     """Seed 001 and bob.md: forward = 7 submissions (loss, 3 x gather/argmax), then for train the
-    10 AdamW updates' scalars (launches 7, 9, ..., 25) before the remaining 26 submissions."""
+    10 AdamW updates' fills (step size, epsilon, t into launches 7, 9, ..., 25) before the
+    remaining 26 submissions."""
     from bobc.host import generate
 
     steps = generate._steps(built_sm90.plan, built_sm90.images.manifest)
     submits = [s.values["gp_put"] for s in steps if s.name == "submit"]
     assert submits == [7, 33]
-    adamw = [(s.values["launch"], s.values["update"]) for s in steps if s.name == "adamw_scalars"]
-    assert adamw == [(7 + 2 * k, k) for k in range(10)]
+    fills = [built_sm90.plan.host.fills[s.values["fill"]] for s in steps if s.name == "fill"]
+    assert [(f.launch, f.step) for f in fills] == [(7 + 2 * k, k + 1) for k in range(10) for _ in range(3)]
     names = [s.name for s in steps]
-    assert names.index("operation") < names.index("adamw_scalars") < names.index("submit", 3)
+    assert names.index("operation") < names.index("fill") < names.index("submit", 3)
     assert names.count("checkpoint_publish") == 1
 
 
@@ -80,15 +81,21 @@ def test_c_string_escapes_are_exact():
         c_string(b"a\0b")
 
 
-def test_float_literal_is_the_exact_binary32():
-    import numpy as np
+def test_double_literal_is_the_exact_binary64(tmp_path):
+    """gcc reads each literal back as exactly the double it was made from."""
+    import struct
 
-    from bobc.host.generate import float_literal
+    from bobc.host.generate import double_literal
 
-    for bits in (0x3dcccccd, 0x3f7fbe77, 0x322bcc77, 0x3c23d70a):
-        literal = float_literal(bits)
-        value = float.fromhex(literal.rstrip("f"))
-        assert np.float32(value).view(np.uint32) == bits
+    values = (0.1, float(struct.unpack("<f", struct.pack("<I", 0x3f7fbe77))[0]), 1e-300, 1.0, 0.0, 2.0 ** 31)
+    source = tmp_path / "d.c"
+    source.write_text("#include <stdio.h>\n#include <string.h>\n#include <stdint.h>\nint main(void){"
+                      "double v[] = {" + ", ".join(double_literal(v) for v in values) + "};"
+                      "for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) { uint64_t b; memcpy(&b, &v[i], 8);"
+                      " printf(\"%016llx\\n\", (unsigned long long)b); } return 0; }\n")
+    subprocess.run(["gcc", "-o", str(tmp_path / "d"), str(source)], check=True)
+    out = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(x, 16) for x in out] == [struct.unpack("<Q", struct.pack("<d", v))[0] for v in values]
 
 
 def test_host_embeds_the_encoded_images(host, built_sm90):

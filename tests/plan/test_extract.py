@@ -89,6 +89,16 @@ def test_adamw_step_sizes_match_the_hosts_binary64(plan_fake):
         assert word == int(alpha.view(np.uint32)) | int(epsilon.view(np.uint32)) << 32, t
 
 
+def test_fills_reproduce_the_baked_scalars(plan_fake):
+    """A fresh invocation's fills (input step 0), computed in binary64 by the host, write
+    exactly the bytes the plan baked (exactly, in rational arithmetic) into each AdamW block."""
+    for fill in plan_fake.host.fills:
+        launch = plan_fake.program.launches[fill.launch]
+        words = {p.word - PARAMETER_WORD: p.value for p in launch.patches}
+        block = b"".join(struct.pack("<Q", words.get(i, 0)) for i in range(9))
+        assert fill.encode(fill.step) == block[fill.offset:fill.offset + 4], (fill.launch, fill.offset)
+
+
 def test_submissions(plan_fake):
     submissions = plan_fake.program.submissions
     assert len(submissions) == plan_fake.program.submission_count == plan_fake.program.gpfifo_entries == 33
@@ -117,7 +127,9 @@ def test_contract_and_typed_host(plan_fake):
     host = plan_fake.host
     assert host.identity == "bob-native-host-v1" and host.device_hazard == 0
     assert host.forward_launches == 7
-    assert host.adamw_launches == tuple(7 + 2 * k for k in range(10))
+    assert [(f.launch, f.offset, f.step, f.encoding) for f in host.fills] == [
+        (7 + 2 * k, offset, k + 1, encoding) for k in range(10)
+        for offset, encoding in ((32, "binary32"), (36, "binary32"), (64, "word32"))]
     assert host.semaphore_stride == 16
     assert host.request == RecordLayout(
         input_magic=b"BOBINPUT", input_version=1, input_record_bytes=1564,
@@ -125,8 +137,6 @@ def test_contract_and_typed_host(plan_fake):
         prediction_bytes=8, result_record_bytes=5120,          # docs/formats.md
         result_initial_loss_offset=0, result_training_loss_offset=1024,
         result_logit_rows_offset=2048)
-    assert host.adamw.learning_rate == Constant(float32_bits=0x3dcccccd)
-    assert host.adamw.arithmetic == "binary64"
     names = [b.name for b in host.buffers]
     assert names == ["program", "qmd", "pushbuffer", "semaphores", "gpfifo", "arena"]
     for b in host.buffers:
@@ -232,7 +242,7 @@ def test_hazard_refuses_the_host(tmp_path):
             bobDeviceWindows bobDeviceGlobals bobDevicePhases
             (deviceArenaHazard (constructor ArenaResidents ArenaResidentsEnd) bobDeviceGlobals bobDevicePhases
               bobLaunchSchedule bobSubmissionSchedule)
-            bobCheckpointContract bobRequestLayout bobHostAdamW bobAdamWLaunches bobForwardLaunches 16 bobHostSteps)
+            bobCheckpointContract bobRequestLayout bobHostFills bobForwardLaunches 16 bobHostSteps)
         """)
     assert extract_plan(program, "badHost").host.device_hazard == 1
     from bobc import pipeline

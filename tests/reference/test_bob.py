@@ -185,15 +185,14 @@ def test_operation_is_checked(config):
 
 
 # ------------------------------------------------------------------ from_plan
-def hand_plan(contract, adamw=None, request=None):
-    """A Plan with only a contract and, when given, a host plan with these AdamW
-    constants and record layout (the rest of the host plan is not read)."""
-    from bobc.plan.host import AdamWDescription, HostPlan
+def hand_plan(contract, request=None):
+    """A Plan with only a contract and, when given, a host plan with this record layout
+    (the rest of the host plan is not read)."""
+    from bobc.plan.host import HostPlan
     host = None
-    if adamw is not None or request is not None:
-        host = HostPlan(identity="hand", device_hazard=0, buffers=(), request=request or BOB_REQUEST,
-                        adamw=adamw or BOB_ADAMW, adamw_launches=(), forward_launches=0,
-                        semaphore_stride=16, steps=())
+    if request is not None:
+        host = HostPlan(identity="hand", device_hazard=0, buffers=(), request=request, fills=(),
+                        forward_launches=0, semaphore_stride=16, steps=())
     return Plan(program=None, arena=None, checkpoint=contract, host=host)
 
 
@@ -207,17 +206,7 @@ def _bob_request(**changes):
     return RecordLayout(**values)
 
 
-def _bob_adamw(**changes):
-    from bobc.plan.host import AdamWDescription, Constant
-    values = {k: Constant(float32_bits=v) for k, v in
-              {"learning_rate": 0x3DCCCCCD, "beta1": 0x3F666666, "beta2": 0x3F7FBE77,
-               "epsilon": 0x322BCC77}.items()}
-    values.update(changes)
-    return AdamWDescription(arithmetic="binary64", **values)
-
-
 BOB_REQUEST = _bob_request()
-BOB_ADAMW = _bob_adamw()
 
 
 def test_from_plan_reads_the_contract():
@@ -257,14 +246,9 @@ def test_from_plan_refusals():
         BobConfig.from_plan(hand_plan(bob_contract()), seed_identity=b"other")
 
 
-def test_from_plan_checks_the_extracted_adamw_and_request():
-    from bobc.plan.host import Constant
-    config = BobConfig.from_plan(hand_plan(bob_contract(), adamw=BOB_ADAMW, request=BOB_REQUEST))
+def test_from_plan_checks_the_extracted_request():
+    config = BobConfig.from_plan(hand_plan(bob_contract(), request=BOB_REQUEST))
     assert config == BobConfig()
-    rational = _bob_adamw(beta2=Constant(numerator=999, denominator=1000))
-    assert BobConfig.from_plan(hand_plan(bob_contract(), adamw=rational)) == BobConfig()
-    with pytest.raises(BobcError, match="beta1"):
-        BobConfig.from_plan(hand_plan(bob_contract(), adamw=_bob_adamw(beta1=Constant(float32_bits=0x3F000000))))
     with pytest.raises(NotYetAvailable, match="input_record_bytes"):
         BobConfig.from_plan(hand_plan(bob_contract(), request=_bob_request(input_record_bytes=2048)))
 

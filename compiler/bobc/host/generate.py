@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,8 @@ from .. import __version__
 from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
-from ..plan.host import FILE_CODES, STEP_KIND, StepKind
+from ..nvidia.encode import plan_parameter_base
+from ..plan.host import FILE_CODES, SCALAR_OP_CODES, STEP_KIND, StepKind
 from . import gcc, sections, steps_c
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
@@ -40,8 +40,6 @@ WAIT_TIMEOUT_MS = 10_000
 LOCATIONS = {"system": "BOB_MEM_SYSTEM", "video": "BOB_MEM_VIDEO"}
 # which embedded image fills which plan buffer
 BUFFER_SECTIONS = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
-ADAMW_RESIDENTS = {"parameters": "parameters", "gradients": "gradients",
-                   "first_moments": "first-moments", "second_moments": "second-moments"}
 
 
 class HostGenerationError(BobcError):
@@ -78,12 +76,6 @@ def c_string(data: bytes | str) -> str:
         ch = chr(byte)
         out.append(ch if 0x20 <= byte < 0x7f and ch not in '"\\?' else f"\\{byte:03o}")
     return '"' + "".join(out) + '"'
-
-
-def float_literal(bits: int) -> str:
-    """A C float literal that is exactly the binary32 `bits` (hex float, no rounding)."""
-    value = struct.unpack("<f", struct.pack("<I", bits))[0]
-    return f"{value.hex()}f"
 
 
 def _buffers(plan, images) -> list[dict]:
@@ -129,9 +121,11 @@ def unroll(steps, iteration: int = 0):
 
 def _steps(plan, manifest) -> list[HostStep]:
     """The host's step list: the plan's schedule unrolled, files as their C codes, and
-    each update's AdamW scalars written just before the submissions that launch it."""
+    each fill computed just before the submission that issues its launch."""
     submissions = manifest["submissions"]
-    adamw = {launch: k for k, launch in enumerate(plan.host.adamw_launches)}
+    fills_of: dict[int, list[int]] = {}
+    for index, fill in enumerate(plan.host.fills):
+        fills_of.setdefault(fill.launch, []).append(index)
     out: list[HostStep] = []
     gp_put = 0
     for kind, values in unroll(plan.host.steps):
@@ -143,50 +137,37 @@ def _steps(plan, manifest) -> list[HostStep]:
             end = values["gp_put"]
             for index in range(gp_put, end):
                 for launch in submissions[index]["launches"]:
-                    if launch in adamw:
-                        out.append(HostStep(STEP_KIND["adamw_scalars"], {"launch": launch, "update": adamw[launch]},
-                                            f"update {adamw[launch]}'s AdamW scalars into launch {launch}"))
+                    for fill in fills_of.get(launch, ()):
+                        out.append(HostStep(STEP_KIND["fill"], {"fill": fill}, f"fill {fill} into launch {launch}"))
             note = f"submissions {gp_put}..{end - 1}"
             gp_put = end
         out.append(HostStep(kind, values, note))
     return out
 
 
-def _hyperparameters(plan) -> dict:
-    adamw = plan.host.adamw
-    bits = {}
-    for key in ("learning_rate", "beta1", "beta2", "epsilon"):
-        constant = getattr(adamw, key)
-        if constant.float32_bits is None:
-            raise HostGenerationError(f"AdamW's {key} is not a binary32 constant; this host needs binary32")
-        bits[key] = constant.float32_bits
-    # Bob.TrainingRun's learner identity ends with the five binary32
-    # hyperparameters (lr, beta1, beta2, eps, weight decay), little-endian:
-    # weight decay is read there, the four others are checked against it.
-    tail = plan.checkpoint.learner[-20:]
-    declared = struct.unpack("<5I", tail)
-    expected = (bits["learning_rate"], bits["beta1"], bits["beta2"], bits["epsilon"])
-    if declared[:4] != expected:
-        raise HostGenerationError("the learner identity's hyperparameters differ from the AdamW description's")
-    return {"lr": bits["learning_rate"], "beta1": bits["beta1"], "beta2": bits["beta2"],
-            "eps": bits["epsilon"], "weight_decay": declared[4]}
+def _fills(plan, manifest, target: Target) -> list[dict]:
+    """Each plan fill with the GPU VA it is written at: its launch's parameter block as
+    this target places it, the target's parameter base, the fill's offset."""
+    base = plan_parameter_base(plan.program)
+    out = []
+    for index, fill in enumerate(plan.host.fills):
+        launch = plan.program.launches[fill.launch]
+        if base + fill.offset + fill.width > launch.parameter_bytes:
+            raise HostGenerationError(
+                f"fill {index} writes bytes {fill.offset}..{fill.offset + fill.width - 1} of launch "
+                f"{fill.launch} ({launch.identity})'s parameters, past its "
+                f"{launch.parameter_bytes - base}-byte parameter block")
+        terms = [(SCALAR_OP_CODES[op], value) for op, value in fill.value.postfix()]
+        out.append({"va": manifest["launches"][fill.launch]["parameter_address"] + target.parameter_base
+                    + fill.offset, "step": fill.step,
+                    "encoding": {"binary32": "BOBC_ENCODE_BINARY32", "word32": "BOBC_ENCODE_WORD32"}[fill.encoding],
+                    "terms": terms, "note": f"launch {fill.launch} ({launch.identity}) + {fill.offset}"})
+    return out
 
 
-def _adamw_pointers(plan) -> dict:
-    residents = {r.name: r.address for r in plan.arena.globals}
-    missing = [name for name in ADAMW_RESIDENTS.values() if name not in residents]
-    if missing:
-        raise HostGenerationError(f"the device arena has no resident named {', '.join(missing)}")
-    pointers = {key: residents[name] for key, name in ADAMW_RESIDENTS.items()}
-    # the plan's own AdamW blocks must point where the host will
-    for launch in plan.host.adamw_launches:
-        words = {p.word: p.value for p in plan.program.launches[launch].patches}
-        base = 0x160 // 8
-        baked = [words.get(base + i) for i in range(4)]
-        if baked != [pointers["parameters"], pointers["gradients"], pointers["first_moments"],
-                     pointers["second_moments"]]:
-            raise HostGenerationError(f"launch {launch}'s AdamW block does not pass P, G, M, V in order")
-    return pointers
+def double_literal(value: float) -> str:
+    """A C double literal that is exactly `value` (hex float)."""
+    return value.hex()
 
 
 def render(built, target: Target) -> str:
@@ -195,20 +176,17 @@ def render(built, target: Target) -> str:
     prologue = manifest["prologue"]["gpfifo_entry"]
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    environment.globals.update(hex=hex, c_string=c_string, float_literal=float_literal)
+    environment.globals.update(hex=hex, c_string=c_string, double_literal=double_literal)
     contract = plan.checkpoint
     return environment.get_template("host_plan.c.j2").render(
         version=__version__, identity=plan.host.identity, target=target.name,
         buffers=_buffers(plan, images),
         semaphores=[s["semaphore_address"] for s in manifest["submissions"]],
-        parameter_blocks=[launch["parameter_address"] for launch in manifest["launches"]],
         steps=_steps(plan, manifest),
         prologue_entry=prologue[0] | (prologue[1] << 32),
         semaphore_payload=manifest["semaphore"]["payload"],
-        parameter_base=target.parameter_base,
-        adamw=_adamw_pointers(plan),
-        contract=contract, hyper=_hyperparameters(plan),
-        parameter_count=contract.chunk_bytes // 4,
+        fills=_fills(plan, manifest, target),
+        contract=contract,
         wait_timeout_ms=WAIT_TIMEOUT_MS)
 
 

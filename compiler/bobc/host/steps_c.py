@@ -10,7 +10,7 @@ BOBC_STEP_DISPATCH calls it, so a kind without a handler does not compile.
 """
 from __future__ import annotations
 
-from ..plan.host import FILES, INTERPRETED, StepKind
+from ..plan.host import ENCODINGS, FILES, INTERPRETED, SCALAR_OPS, StepKind
 
 HEADER = "plan_steps.h"
 
@@ -27,7 +27,27 @@ def render_header() -> str:
            "/* the request's files (NvidiaPlanHostFile) */", "enum bobc_file {"]
     for code, (constructor, name) in enumerate(FILES, start=1):
         out.append(f"    BOBC_FILE_{name.upper().replace('-', '_')} = {code},   /* {constructor} */")
-    out += ["};", f"#define BOBC_FILE_COUNT {len(FILES) + 1}", "", "enum bobc_step_op {"]
+    out += ["};", f"#define BOBC_FILE_COUNT {len(FILES) + 1}", "",
+            "/* a fill's scalar, in postfix: operands first (NvidiaPlanHostScalar) */", "enum bobc_scalar_op {"]
+    for code, (constructor, name, arity) in enumerate(SCALAR_OPS, start=1):
+        out.append(f"    BOBC_SCALAR_{name.upper()} = {code},   /* {constructor}, {arity} operand(s) */")
+    out += ["};", "", "/* how a fill's value is stored (NvidiaPlanHostEncoding) */", "enum bobc_encoding {"]
+    for code, (constructor, name) in enumerate(ENCODINGS.items(), start=1):
+        out.append(f"    BOBC_ENCODE_{name.upper()} = {code},   /* {constructor} */")
+    out += ["};", "",
+            "typedef struct {",
+            "    int op;         /* enum bobc_scalar_op */",
+            "    double value;   /* a constant's binary64 value */",
+            "} bobc_scalar_term;", "",
+            "/* a plan fill (NvidiaPlanHostFill): the value for global step (input step + step),",
+            " * encoded, written at GPU VA `va` (in the launch's parameter block) */",
+            "typedef struct {",
+            "    uint64_t va;",
+            "    uint64_t step;",
+            "    int encoding;   /* enum bobc_encoding */",
+            "    uint32_t term_count;",
+            "    const bobc_scalar_term *terms;",
+            "} bobc_fill;", "", "enum bobc_step_op {"]
     for code, kind in enumerate(INTERPRETED, start=1):
         out.append(f"    {enum_name(kind)} = {code},")
     out += ["};", ""]

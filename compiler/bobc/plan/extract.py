@@ -12,8 +12,8 @@ the value that is wrong.
 from __future__ import annotations
 
 from ..errors import BobcError
-from .host import (FILE_NAMES, MEMORIES, STEP_BY_CONSTRUCTOR, STEP_CLASSES, AdamWDescription, Constant,
-                   HostPlan, PlanBuffer, RecordLayout, Step)
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES, Constant,
+                   Fill, HostPlan, PlanBuffer, RecordLayout, Scalar, Step)
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -373,15 +373,34 @@ def _request(r: _Reader, value) -> RecordLayout:
     return RecordLayout(**values)
 
 
-def _adamw(r: _Reader, value) -> AdamWDescription:
-    a = r.fields(r.con(value, "NvidiaPlanHostAdamW", "the AdamW description"))
-    arithmetic = r.con(a["nvidiaPlanHostAdamWArithmetic"], "NvidiaPlanHostArithmetic", "the arithmetic")
-    return AdamWDescription(
-        arithmetic={"NvidiaPlanHostBinary64": "binary64"}[arithmetic.constructor],
-        learning_rate=_constant(r, a["nvidiaPlanHostAdamWLearningRate"], "AdamW's learning_rate"),
-        beta1=_constant(r, a["nvidiaPlanHostAdamWBeta1"], "AdamW's beta1"),
-        beta2=_constant(r, a["nvidiaPlanHostAdamWBeta2"], "AdamW's beta2"),
-        epsilon=_constant(r, a["nvidiaPlanHostAdamWEpsilon"], "AdamW's epsilon"))
+_SCALARS = {constructor: (name, arity) for constructor, name, arity in SCALAR_OPS}
+
+
+def _scalar(r: _Reader, value, what: str, depth: int = 0) -> Scalar:
+    if depth > 64:
+        r.fail(f"{what} nests deeper than 64 operations")
+    v = r.con(value, "NvidiaPlanHostScalar", what)
+    name, arity = _SCALARS[v.constructor]
+    if name == "constant":
+        return Scalar("constant", value=_constant(r, v.fields[0], what).binary64())
+    return Scalar(name, tuple(_scalar(r, f, what, depth + 1) for f in v.fields[:arity]))
+
+
+def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostFills", "NvidiaPlanHostFillsNext", "the fills")):
+        f = r.fields(r.con(item, "NvidiaPlanHostFill", f"fill {i}"))
+        fill = Fill(
+            launch=r.nat(f["nvidiaPlanHostFillLaunch"], f"fill {i}'s launch"),
+            offset=r.nat(f["nvidiaPlanHostFillOffset"], f"fill {i}'s offset"),
+            step=r.nat(f["nvidiaPlanHostFillStep"], f"fill {i}'s step"),
+            encoding=ENCODINGS[r.con(f["nvidiaPlanHostFillEncoding"], "NvidiaPlanHostEncoding",
+                                     f"fill {i}'s encoding").constructor],
+            value=_scalar(r, f["nvidiaPlanHostFillValueOf"], f"fill {i}'s value"))
+        if fill.launch >= launch_count:
+            r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches")
+        out.append(fill)
+    return tuple(out)
 
 
 HOST_FAMILY = "NvidiaPlanHost"
@@ -415,19 +434,12 @@ def extract_plan(program, entry: str) -> Plan:
                           host["nvidiaPlanHostPhases"], f"{entry}'s device arena")
     contract = extract_contract(program, host["nvidiaPlanHostCheckpoint"], f"{entry}'s checkpoint")
     buffers = _buffers(r, host["nvidiaPlanHostBuffers"])
-    adamw_launches = tuple(r.nat(item, f"update {k}'s AdamW launch") for k, item in enumerate(
-        r.items(host["nvidiaPlanHostAdamWLaunches"], "StdList", "StdListCons", "the AdamW launches")))
-    for k, launch in enumerate(adamw_launches):
-        if launch >= len(whole.launches):
-            r.fail(f"update {k}'s AdamW scalars go to launch {launch}, but the plan has "
-                   f"{len(whole.launches)} launches")
     typed = HostPlan(
         identity=r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
         device_hazard=hazard,
         buffers=buffers,
         request=_request(r, host["nvidiaPlanHostRequest"]),
-        adamw=_adamw(r, host["nvidiaPlanHostAdamW"]),
-        adamw_launches=adamw_launches,
+        fills=_fills(r, host["nvidiaPlanHostFills"], len(whole.launches)),
         forward_launches=r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
         semaphore_stride=r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
         steps=extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule"))

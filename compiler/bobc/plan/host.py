@@ -85,10 +85,9 @@ STEP_KINDS: tuple[StepKind, ...] = (
         _f("updates", _P + "CheckpointPublishUpdates"),
         _f("invocations", _P + "CheckpointPublishInvocations")),
         "finish the output checkpoint (step = input's + updates) and publish it atomically"),
-    StepKind("adamw_scalars", None, (
-        _f("launch", "launch"),
-        _f("update", "update")),
-        "write update's AdamW scalars (t = input step + update + 1) into launch's parameter block"),
+    StepKind("fill", None, (
+        _f("fill", "fill", c_type="uint32_t"),),
+        "compute the plan's fill number `fill` for its step and write it into its launch's parameters"),
 )
 
 STEP_KIND = {k.name: k for k in STEP_KINDS}
@@ -145,6 +144,79 @@ MEMORIES = {
 }
 
 
+# ---- host-computed scalars ----
+
+# NvidiaPlanHostScalar constructor -> (name, operand count); the C interpreter's
+# op codes (enum bobc_scalar_op in plan_steps.h) follow this order, from 1
+SCALAR_OPS: tuple[tuple[str, str, int], ...] = (
+    ("NvidiaPlanHostScalarConstant", "constant", 0),
+    ("NvidiaPlanHostScalarStep", "step", 0),
+    ("NvidiaPlanHostScalarAdd", "add", 2),
+    ("NvidiaPlanHostScalarSubtract", "subtract", 2),
+    ("NvidiaPlanHostScalarMultiply", "multiply", 2),
+    ("NvidiaPlanHostScalarDivide", "divide", 2),
+    ("NvidiaPlanHostScalarPower", "power", 2),
+    ("NvidiaPlanHostScalarSquareRoot", "sqrt", 1),
+)
+SCALAR_OP_CODES = {name: i + 1 for i, (_, name, _) in enumerate(SCALAR_OPS)}
+ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """NvidiaPlanHostScalar: binary64 arithmetic over constants and the global step t."""
+
+    op: str
+    operands: tuple["Scalar", ...] = ()
+    value: float = 0.0        # a constant's binary64 value
+
+    def evaluate(self, t: int) -> float:
+        """In binary64, each operation rounded once (Python floats are C doubles;
+        ** on floats and math.sqrt are libm's pow and sqrt)."""
+        import math
+        if self.op == "constant":
+            return self.value
+        if self.op == "step":
+            return float(t)
+        args = [o.evaluate(t) for o in self.operands]
+        if self.op == "sqrt":
+            return math.sqrt(args[0])
+        a, b = args
+        return {"add": lambda: a + b, "subtract": lambda: a - b, "multiply": lambda: a * b,
+                "divide": lambda: a / b, "power": lambda: math.pow(a, b)}[self.op]()
+
+    def postfix(self) -> list[tuple[str, float]]:
+        """The C interpreter's program: operands first, then the operation."""
+        out = []
+        for operand in self.operands:
+            out += operand.postfix()
+        out.append((self.op, self.value))
+        return out
+
+
+@dataclass(frozen=True)
+class Fill:
+    """NvidiaPlanHostFillValue: `value` at global step (input step + `step`), encoded, at
+    byte `offset` of launch `launch`'s kernel parameters."""
+
+    launch: int
+    offset: int
+    step: int
+    encoding: str             # "binary32" or "word32"
+    value: Scalar
+
+    @property
+    def width(self) -> int:
+        return 4
+
+    def encode(self, t: int) -> bytes:
+        import struct
+        v = self.value.evaluate(t)
+        if self.encoding == "binary32":
+            return struct.pack("<f", v)
+        return struct.pack("<I", int(v))
+
+
 # ---- the host's data ----
 
 
@@ -190,16 +262,9 @@ class Constant:
             return Fraction(struct.unpack("<f", struct.pack("<I", self.float32_bits))[0])
         return Fraction(self.numerator, self.denominator)
 
-
-@dataclass(frozen=True)
-class AdamWDescription:
-    """NvidiaPlanHostAdamWValue: the hyperparameters the host's per-update scalars come from."""
-
-    arithmetic: str           # "binary64"
-    learning_rate: Constant
-    beta1: Constant
-    beta2: Constant
-    epsilon: Constant
+    def binary64(self) -> float:
+        """The binary64 nearest the constant (a binary32 pattern: exactly it)."""
+        return float(self.exact())
 
 
 @dataclass(frozen=True)
@@ -210,8 +275,7 @@ class HostPlan:
     device_hazard: int        # the language's own arena certificate; 0 when sound
     buffers: tuple[PlanBuffer, ...]
     request: RecordLayout
-    adamw: AdamWDescription
-    adamw_launches: tuple[int, ...]   # update k's AdamW launch
+    fills: tuple[Fill, ...]           # the scalars the host computes per invocation
     forward_launches: int
     semaphore_stride: int
     steps: tuple[Step, ...]

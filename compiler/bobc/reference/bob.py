@@ -99,9 +99,8 @@ class BobConfig:
         the contract's own identities, cross-checked with the typed host plan.
 
         The learner identity ends with b"|" and the five binary32 hyperparameters
-        (lr, beta1, beta2, eps, weight decay; Bob.TrainingRun).  plan.host's AdamW
-        description (lr, beta1, beta2, epsilon) and record layout must agree with
-        them and with docs/formats.md.  The keyword arguments state what a plan
+        (lr, beta1, beta2, eps, weight decay; Bob.TrainingRun).  plan.host's record
+        layout must be docs/formats.md's.  The keyword arguments state what a plan
         whose identities do not carry it leaves out (`hyperparameters`: a
         Hyperparameters or a mapping).
         """
@@ -115,7 +114,6 @@ class BobConfig:
             hyper = Hyperparameters(**dict(hyper))
         host = getattr(plan, "host", None)
         if host is not None:
-            _check_adamw(host.adamw, hyper)
             _check_request(host.request)
         vocabulary = int(vocabulary if vocabulary is not None else _vocabulary_from(contract))
         prompts = int(prompts if prompts is not None else _prompts_from(contract.data))
@@ -134,25 +132,6 @@ def _hyper_from_learner(learner: bytes) -> Hyperparameters:
         raise BobcError("the plan states no hyperparameters: its learner identity does not end "
                         "with '|' and five binary32 values, and none were given")
     return Hyperparameters.decode(learner[-20:])
-
-
-def _float32_of(constant) -> float:
-    """A plan constant (bobc.plan.host.Constant) as the binary32 the kernels use."""
-    if constant.float32_bits is not None:
-        return struct.unpack("<f", struct.pack("<I", constant.float32_bits))[0]
-    return float(np.float32(constant.numerator / constant.denominator))
-
-
-def _check_adamw(adamw, hyper: Hyperparameters) -> None:
-    for key, name in (("learning_rate", "lr"), ("beta1", "beta1"), ("beta2", "beta2"),
-                      ("epsilon", "eps")):
-        value = _float32_of(getattr(adamw, key))
-        if value != getattr(hyper, name):
-            raise BobcError(f"the plan's AdamW {key} {value!r} differs from "
-                            f"the {getattr(hyper, name)!r} its checkpoint's learner identity names")
-    if adamw.arithmetic != "binary64":
-        raise NotYetAvailable(f"the reference runner computes AdamW's step scalars in binary64, "
-                              f"the plan asks for {adamw.arithmetic}")
 
 
 def _check_request(request) -> None:
