@@ -26,6 +26,7 @@ typedef struct {
     void **mapped;               /* per buffer: its CPU mapping */
     bob_section ring;            /* .bobc.gpfifo: one entry per submission */
     uint64_t step;               /* global step of the input checkpoint */
+    uint8_t *input;              /* the input record, checked (plan->input.record_bytes) */
     uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
     output out[BOBC_FILE_COUNT]; /* by enum bobc_file */
     uint64_t gp_put;             /* the ring entries issued so far */
@@ -220,14 +221,9 @@ static int step_read(host *h, const bobc_step_read *s)
         return fail(h, BOB_EXIT_INTERNAL);
     const uint8_t *src;
     size_t available;
-    static uint8_t record[BOB_INPUT_RECORD_BYTES];
     if (s->file == BOBC_FILE_INPUT) {
-        bob_input parsed;
-        int rc = bob_input_read(h->args->input, record, &parsed, h->err);
-        if (rc)
-            return fail(h, rc);
-        src = record;
-        available = sizeof record;
+        src = h->input;
+        available = (size_t)p->input.record_bytes;
     } else if (s->file == BOBC_FILE_CHECKPOINT_IN) {
         src = h->checkpoint_in;
         available = p->contract.payload_bytes;
@@ -355,22 +351,21 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
+    bob_report_as(argv[0]);
     bob_args args;
     int rc = bob_parse_args(argc, argv, &args, h.err);
     if (rc) {
         bob_report(h.err);
-        bob_print_usage(argv[0], stderr);
+        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stderr);
         return rc;
     }
     if (args.help) {
-        bob_print_usage(argv[0], stdout);
+        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
         return 0;
     }
     h.args = &args;
     /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
-    static uint8_t record[BOB_INPUT_RECORD_BYTES];
-    bob_input parsed;
-    if ((rc = bob_input_read(args.input, record, &parsed, h.err)))
+    if ((rc = bob_record_read(&p->input, args.input, &h.input, h.err)))
         return fail(&h, rc);
     h.checkpoint_in = malloc(p->contract.payload_bytes);
     h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
@@ -385,7 +380,9 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
             goto out;
         }
     } else {
-        bob_init_payload(p->contract.seed, (float *)h.checkpoint_in);
+        for (uint32_t c = 0; c < p->contract.chunk_count; c++)
+            bob_init_chunk(&p->initializers[c], (float *)(h.checkpoint_in + c * p->contract.chunk_bytes),
+                           p->contract.chunk_bytes / sizeof(float));
     }
     if (!bob_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
@@ -425,6 +422,7 @@ out:
     free(h.ring.data);
     free(h.mapped);
     free(h.checkpoint_in);
+    free(h.input);
     for (int i = 0; i < BOBC_FILE_COUNT; i++)
         free(h.out[i].data);
     return rc;

@@ -38,6 +38,8 @@ typedef struct {
     const uint64_t *semaphore_va;       /* per submission: u64 payload, u64 timestamp */
     uint64_t semaphore_payload;
     bob_contract contract;
+    const bob_initializer *initializers; /* one per checkpoint chunk: a fresh request's state */
+    bob_record_contract input;          /* what the input record must hold */
     const bobc_fill *fills;             /* the scalars computed per invocation (step_fill) */
     uint32_t fill_count;
     const bobc_step *steps;

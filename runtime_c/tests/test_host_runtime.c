@@ -3,6 +3,7 @@
  * is the number of failures (0 = all passed). */
 #define _GNU_SOURCE
 #include "host_runtime.h"
+#include "bob_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
@@ -43,7 +44,7 @@ static bob_contract contract(void)
 static float *payload(void)
 {
     float *p = malloc(BOB_PAYLOAD_BYTES);
-    bob_init_payload(BOB_SEED_IDENTITY, p);
+    bob_sample_payload(p);
     for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
         p[BOB_PARAMETER_COUNT + i] = (float)i * 1e-6f;
         p[2 * BOB_PARAMETER_COUNT + i] = (float)i * 1e-9f;
@@ -63,8 +64,8 @@ static void test_crc_fnv(void)
 static void test_init(void)
 {
     float *p = malloc(BOB_PARAMETER_COUNT * sizeof *p), *q = malloc(BOB_PARAMETER_COUNT * sizeof *q);
-    bob_init_parameters(BOB_SEED_IDENTITY, p, BOB_PARAMETER_COUNT);
-    bob_init_parameters(BOB_SEED_IDENTITY, q, BOB_PARAMETER_COUNT);
+    bob_init_chunk(&bob_sample_init[0], p, BOB_PARAMETER_COUNT);
+    bob_init_chunk(&bob_sample_init[0], q, BOB_PARAMETER_COUNT);
     int small = 1, distinct = 0;
     for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {
         small &= fabsf(p[i]) <= 0.01f;
@@ -284,26 +285,26 @@ static void test_input(void)
 {
     char err[BOB_ERR_BYTES] = "";
     uint8_t r[BOB_INPUT_RECORD_BYTES], x[BOB_INPUT_RECORD_BYTES];
-    bob_input in;
+    const bob_record_contract *c = &bob_sample_record;
     make_record(r);
-    CHECK(bob_input_parse(r, sizeof r, "rec", &in, err) == 0, "valid record: %s", err);
-    CHECK(in.target[1] == 10 && in.prompt[2] == 'c', "fields");
-    expect(bob_input_parse(r, sizeof r - 1, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
+    CHECK(bob_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
+    expect(bob_record_verify(c, r, sizeof r - 1, "rec", err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
     memcpy(x, r, sizeof r);
     x[0] = 'X';
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
     memcpy(x, r, sizeof r);
     x[8] = 2;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "version 2", "version");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "version 2, expected 1", "version");
     memcpy(x, r, sizeof r);
     x[17 + 2 * 5] ^= 1;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "byte 5", "pair vs word");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "pair's target 5", "pair vs word");
     memcpy(x, r, sizeof r);
     x[1553] = 1;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "prompt 0", "prompt range");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "prompt 0 is 353, not below 256", "prompt range");
     char path[512];
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
-    expect(bob_input_read(path, NULL, &in, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
+    uint8_t *back;
+    expect(bob_record_read(c, path, &back, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
 }
 
 static void test_args(void)

@@ -120,7 +120,9 @@ def test_whole_program_fields(plan_fake):
 
 
 def test_contract_and_typed_host(plan_fake):
-    from bobc.plan.host import Constant, RecordLayout
+    import dataclasses
+
+    from bobc.plan.host import Initializer, RecordCheck, RecordLayout
     assert plan_fake.checkpoint.payload_bytes == 786432
     assert plan_fake.checkpoint.chunk_bytes == 262144
     assert plan_fake.checkpoint.seed == b"bob-seed-v1"
@@ -131,12 +133,24 @@ def test_contract_and_typed_host(plan_fake):
         (7 + 2 * k, offset, k + 1, encoding) for k in range(10)
         for offset, encoding in ((32, "binary32"), (36, "binary32"), (64, "word32"))]
     assert host.semaphore_stride == 16
-    assert host.request == RecordLayout(
+    assert dataclasses.replace(host.request, input_checks=()) == RecordLayout(
         input_magic=b"BOBINPUT", input_version=1, input_record_bytes=1564,
         input_targets_offset=528, input_prompts_offset=1552, prompt_count=3,
         prediction_bytes=8, result_record_bytes=5120,          # docs/formats.md
         result_initial_loss_offset=0, result_training_loss_offset=1024,
         result_logit_rows_offset=2048)
+    # docs/formats.md's input record: magic, version, pairs (b, target b), target words, prompts
+    assert host.request.input_checks == (
+        RecordCheck("bytes", "magic", 0, data=b"BOBINPUT"),
+        RecordCheck("word", "version", 8, width=8, value=1),
+        RecordCheck("index", "pair", 16, width=1, stride=2, count=256),
+        RecordCheck("below", "target word", 528, width=4, stride=4, count=256, value=256),
+        RecordCheck("same", "pair's target", 17, width=1, stride=2, count=256, other=528, other_width=4,
+                    other_stride=4),
+        RecordCheck("below", "prompt", 1552, width=4, stride=4, count=3, value=256))
+    # docs/formats.md's fresh state: P from SplitMix64 over FNV-1a of the seed, M = V = 0
+    assert host.initializers == (Initializer("splitmix64", b"bob-seed-v1", 40, 8388608, 838860800),
+                                 Initializer("zero"), Initializer("zero"))
     names = [b.name for b in host.buffers]
     assert names == ["program", "qmd", "pushbuffer", "semaphores", "gpfifo", "arena"]
     for b in host.buffers:
@@ -242,7 +256,7 @@ def test_hazard_refuses_the_host(tmp_path):
             bobDeviceWindows bobDeviceGlobals bobDevicePhases
             (deviceArenaHazard (constructor ArenaResidents ArenaResidentsEnd) bobDeviceGlobals bobDevicePhases
               bobLaunchSchedule bobSubmissionSchedule)
-            bobCheckpointContract bobRequestLayout bobHostFills bobForwardLaunches 16 bobHostSteps)
+            bobCheckpointContract bobInitializers bobRequestLayout bobHostFills bobForwardLaunches 16 bobHostSteps)
         """)
     assert extract_plan(program, "badHost").host.device_hazard == 1
     from bobc import pipeline

@@ -191,7 +191,7 @@ def hand_plan(contract, request=None):
     from bobc.plan.host import HostPlan
     host = None
     if request is not None:
-        host = HostPlan(identity="hand", device_hazard=0, buffers=(), request=request, fills=(),
+        host = HostPlan(identity="hand", device_hazard=0, buffers=(), request=request, initializers=(), fills=(),
                         forward_launches=0, semaphore_stride=16, steps=())
     return Plan(program=None, arena=None, checkpoint=contract, host=host)
 

@@ -165,6 +165,21 @@ def _fills(plan, manifest, target: Target) -> list[dict]:
     return out
 
 
+def _input_checks(plan) -> list[dict]:
+    out = []
+    for check in plan.host.request.input_checks:
+        out.append({"kind": "BOB_CHECK_" + check.kind.upper(), "what": check.what, "offset": check.offset,
+                    "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
+                    "data": list(check.data), "other": check.other, "other_width": check.other_width,
+                    "other_stride": check.other_stride})
+    return out
+
+
+def _initializers(plan) -> list[dict]:
+    return [{"kind": "BOB_INIT_" + i.kind.upper(), "seed": i.seed, "shift": i.shift, "center": i.center,
+             "denominator": i.denominator} for i in plan.host.initializers]
+
+
 def double_literal(value: float) -> str:
     """A C double literal that is exactly `value` (hex float)."""
     return value.hex()
@@ -186,6 +201,8 @@ def render(built, target: Target) -> str:
         prologue_entry=prologue[0] | (prologue[1] << 32),
         semaphore_payload=manifest["semaphore"]["payload"],
         fills=_fills(plan, manifest, target),
+        input_checks=_input_checks(plan), record_bytes=plan.host.request.input_record_bytes,
+        initializers=_initializers(plan),
         contract=contract,
         wait_timeout_ms=WAIT_TIMEOUT_MS)
 

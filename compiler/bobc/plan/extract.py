@@ -12,8 +12,8 @@ the value that is wrong.
 from __future__ import annotations
 
 from ..errors import BobcError
-from .host import (ENCODINGS, FILE_NAMES, MEMORIES, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES, Constant,
-                   Fill, HostPlan, PlanBuffer, RecordLayout, Scalar, Step)
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
+                   Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -362,15 +362,78 @@ def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
     return tuple(buffers)
 
 
+_CHECK_KINDS = dict(RECORD_CHECKS)
+# each check constructor's fields after `what`, in order, as RecordCheck attributes
+_CHECK_FIELDS = {
+    "bytes": ("offset", "data"),
+    "word": ("offset", "width", "value"),
+    "below": ("offset", "width", "stride", "count", "value"),
+    "index": ("offset", "width", "stride", "count"),
+    "same": ("offset", "width", "stride", "count", "other", "other_width", "other_stride"),
+}
+
+
+def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostRecordChecks", "NvidiaPlanHostRecordChecksNext",
+                                     "the input checks")):
+        v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
+        kind = _CHECK_KINDS[v.constructor]
+        what = r.text(v.fields[0], f"input check {i}'s name")
+        values = {}
+        for attribute, field in zip(_CHECK_FIELDS[kind], v.fields[1:]):
+            values[attribute] = (r.bytes(field, f"input check {what}'s bytes") if attribute == "data"
+                                 else r.nat(field, f"input check {what}'s {attribute}"))
+        check = RecordCheck(kind=kind, what=what, **values)
+        for width in (check.width, check.other_width) if kind != "bytes" else ():
+            if width and width not in (1, 2, 4, 8):
+                r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes")
+        if kind != "bytes" and not check.width:
+            r.fail(f"input check {what} reads 0-byte words")
+        if check.end() > record_bytes:
+            r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record")
+        out.append(check)
+    return tuple(out)
+
+
 def _request(r: _Reader, value) -> RecordLayout:
     q = r.fields(r.con(value, "NvidiaPlanHostRequestLayout", "the request layout"))
     prefix = "nvidiaPlanHostRequest"
     values = {}
     for name, field in q.items():
         key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
+        if key == "input_checks":
+            continue
         values[key] = (r.bytes(field, f"the request's {key}") if key == "input_magic"
                        else r.nat(field, f"the request's {key}"))
+    values["input_checks"] = _record_checks(r, q["nvidiaPlanHostRequestInputChecks"], values["input_record_bytes"])
     return RecordLayout(**values)
+
+
+def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Initializer, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostInitializers", "NvidiaPlanHostInitializersNext",
+                                     "the initializers")):
+        v = r.con(item, "NvidiaPlanHostInitializer", f"initializer {i}")
+        if v.constructor == "NvidiaPlanHostInitZero":
+            out.append(Initializer("zero"))
+            continue
+        f = r.fields(v)
+        init = Initializer(
+            "splitmix64", seed=r.bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
+            shift=r.nat(f["nvidiaPlanHostInitSplitMix64Shift"], f"initializer {i}'s shift"),
+            center=r.nat(f["nvidiaPlanHostInitSplitMix64Center"], f"initializer {i}'s center"),
+            denominator=r.nat(f["nvidiaPlanHostInitSplitMix64Denominator"], f"initializer {i}'s denominator"))
+        if not 0 < init.shift < 64 or init.denominator == 0:
+            r.fail(f"initializer {i} shifts by {init.shift} and divides by {init.denominator}; "
+                   f"a shift is 1..63 and a denominator nonzero")
+        out.append(init)
+    chunks = contract.payload_bytes // contract.chunk_bytes
+    if len(out) != chunks:
+        r.fail(f"the plan gives {len(out)} initializers for a checkpoint of {chunks} chunks (one per chunk)")
+    if contract.chunk_bytes % 4:
+        r.fail(f"the checkpoint's {contract.chunk_bytes}-byte chunks are no whole number of binary32 elements")
+    return tuple(out)
 
 
 _SCALARS = {constructor: (name, arity) for constructor, name, arity in SCALAR_OPS}
@@ -439,6 +502,7 @@ def extract_plan(program, entry: str) -> Plan:
         device_hazard=hazard,
         buffers=buffers,
         request=_request(r, host["nvidiaPlanHostRequest"]),
+        initializers=_initializers(r, host["nvidiaPlanHostInitializers"], contract),
         fills=_fills(r, host["nvidiaPlanHostFills"], len(whole.launches)),
         forward_launches=r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
         semaphore_stride=r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),

@@ -231,6 +231,57 @@ class PlanBuffer:
     memory: str               # a MEMORIES value
 
 
+# NvidiaPlanHostRecordCheck constructor -> kind (enum bob_check_kind in host_runtime.h, from 1)
+RECORD_CHECKS: tuple[tuple[str, str], ...] = (
+    ("NvidiaPlanHostCheckBytes", "bytes"),
+    ("NvidiaPlanHostCheckWord", "word"),
+    ("NvidiaPlanHostCheckBelow", "below"),
+    ("NvidiaPlanHostCheckIndex", "index"),
+    ("NvidiaPlanHostCheckSame", "same"),
+)
+RECORD_CHECK_CODES = {name: i + 1 for i, (_, name) in enumerate(RECORD_CHECKS)}
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """NvidiaPlanHostRecordCheck: one fact an input record must hold (PlanHostRequest.bob).
+
+    A run is `count` little-endian words `width` bytes wide from `offset`, one every
+    `stride` bytes; "word" is a run of one; "bytes" compares `data` at `offset`."""
+
+    kind: str
+    what: str
+    offset: int
+    width: int = 0
+    stride: int = 0
+    count: int = 1
+    value: int = 0            # word: the value; below: the bound
+    data: bytes = b""
+    other: int = 0            # same: the other run
+    other_width: int = 0
+    other_stride: int = 0
+
+    def end(self) -> int:
+        """One past the last byte the check reads."""
+        if self.kind == "bytes":
+            return self.offset + len(self.data)
+        ends = [self.offset + (self.count - 1) * self.stride + self.width] if self.count else [0]
+        if self.kind == "same" and self.count:
+            ends.append(self.other + (self.count - 1) * self.other_stride + self.other_width)
+        return max(ends)
+
+
+@dataclass(frozen=True)
+class Initializer:
+    """NvidiaPlanHostInitializer: how one checkpoint chunk starts when there is no checkpoint."""
+
+    kind: str                 # "zero" or "splitmix64"
+    seed: bytes = b""
+    shift: int = 0
+    center: int = 0
+    denominator: int = 1
+
+
 @dataclass(frozen=True)
 class RecordLayout:
     """NvidiaPlanHostRequestLayoutValue: the records a request reads and writes."""
@@ -246,6 +297,7 @@ class RecordLayout:
     result_initial_loss_offset: int
     result_training_loss_offset: int
     result_logit_rows_offset: int
+    input_checks: tuple[RecordCheck, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -275,6 +327,7 @@ class HostPlan:
     device_hazard: int        # the language's own arena certificate; 0 when sound
     buffers: tuple[PlanBuffer, ...]
     request: RecordLayout
+    initializers: tuple[Initializer, ...]   # one per checkpoint chunk
     fills: tuple[Fill, ...]           # the scalars the host computes per invocation
     forward_launches: int
     semaphore_stride: int
