@@ -1,0 +1,188 @@
+"""Every platform name seeds 003 and 004 use resolves, with the type their uses require.
+
+`bobc check` cannot pass on the seeds themselves yet: they import their
+models' own modules (PartitionedRegression.*, Coppelius.*,
+Realization.Nvidia.SM86.AdamWHalfSM86), which issues 16-18 write.  So these
+tests type check each seed -- its own text, unchanged -- with type stubs of
+those model modules on the search path (tests/specs/data/model_stubs: each
+model name the seed uses, at the type the seed's use requires, with a
+placeholder value), and check that the stubs declare only model names: every
+other name the seed uses is declared by the platform (specs/).  A platform
+name that is missing, misnamed, or of another type than the seed's use needs
+fails the check.  The examples' own folders come first on the search path,
+so once the model modules exist there they replace the stubs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+
+import pytest
+
+from bobc.errors import BobcError
+from bobc.language import Intrinsics, load_program
+from bobc.language import syntax as s
+
+from .conftest import REPOSITORY
+
+STUBS = REPOSITORY / "tests/specs/data/model_stubs"
+SEED_003 = REPOSITORY / "examples/partitioned_regression/PartitionedRegression/Build/CoordinateDevice.bob"
+SEED_004 = REPOSITORY / "examples/coppelius/Coppelius/Build/NativeHost.bob"
+
+# the model modules each seed imports (everything else it imports is platform)
+MODEL_MODULES = {
+    SEED_003: {"PartitionedRegression.Coordinates", "PartitionedRegression.CoordinateHost",
+               "PartitionedRegression.Build.ScalarEvaluation", "PartitionedRegression.Build.CoordinateMemory"},
+    SEED_004: {"Coppelius.ArenaPlan", "Coppelius.Build.DeviceImages", "Coppelius.Build.PhysicalComponents",
+               "Coppelius.Build.Placement", "Coppelius.Build.Graph", "Coppelius.Learner", "Coppelius.TrainingRun",
+               "Realization.Nvidia.SM86.AdamWHalfSM86"},
+}
+
+
+def used_names(module: s.Module):
+    """The definitions, families and constructors a module uses but does not declare."""
+    variables, families, constructors = set(), set(), set()
+
+    def walk(node, bound):
+        if isinstance(node, list):
+            for item in node:
+                walk(item, bound)
+            return
+        if not isinstance(node, s.Node):
+            return
+        if isinstance(node, s.Variable):
+            if node.name not in bound:
+                variables.add(node.name)
+            return
+        if isinstance(node, (s.Lambda, s.Pi)):
+            walk(node.binder.type, bound)
+            walk(node.body, bound | {node.binder.name})
+            return
+        if isinstance(node, s.Let):
+            walk(node.type, bound)
+            walk(node.value, bound)
+            walk(node.body, bound | {node.name})
+            return
+        if isinstance(node, s.FamilyType):
+            families.add(node.family)
+        if isinstance(node, s.Constructor):
+            constructors.add((node.family, node.constructor))
+        if isinstance(node, s.Eliminate):
+            families.add(node.family)
+            walk(node.motive, bound)
+            walk(node.scrutinee, bound)
+            for branch in node.branches:
+                constructors.add((node.family, branch.constructor))
+                walk(branch.body, bound | {b.name for b in branch.binders})
+            return
+        for item in dataclasses.fields(node):
+            if item.name != "span":
+                walk(getattr(node, item.name), bound)
+
+    own_definitions, own_families = set(), set()
+    for declaration in module.declarations:
+        if isinstance(declaration, s.Definition):
+            own_definitions.add(declaration.name)
+            walk(declaration.type, set())
+            walk(declaration.body, set())
+        else:
+            own_families.add(declaration.name)
+            for constructor in declaration.constructors:
+                bound = set()
+                for item in constructor.fields:
+                    walk(item.type, bound)
+                    bound.add(item.name)
+    builtins = {"Nat", "Bytes", "zero"}
+    from bobc.language.primitives import PRIMITIVES
+    variables -= own_definitions | builtins | set(PRIMITIVES)
+    families -= own_families
+    constructors = {c for c in constructors if c[0] not in own_families}
+    return variables, families, constructors
+
+
+def load_seed(seed):
+    return load_program(seed, include=[STUBS], intrinsics=Intrinsics())
+
+
+def declaring_modules(program, seed):
+    """name -> the module that declares it, for every name the seed uses."""
+    scope = program.scopes[program.plan_name]
+    variables, families, constructors = used_names(program.modules[program.plan_name])
+    found = {}
+    for name in variables:
+        assert name in scope.visible_definitions, f"{name} is not visible in {program.plan_name}"
+        found[name] = scope.visible_definitions[name].module
+    for family in families | {f for f, _ in constructors}:
+        assert family in scope.visible_families, f"family {family} is not visible in {program.plan_name}"
+        found[family] = scope.visible_families[family].module
+    return found
+
+
+def test_seed_003_type_checks_against_the_platform():
+    load_seed(SEED_003).check()
+
+
+def test_seed_003_platform_names_come_from_the_platform():
+    program = load_seed(SEED_003)
+    found = declaring_modules(program, SEED_003)
+    stubbed = {name for name, module in found.items() if module in MODEL_MODULES[SEED_003]}
+    platform = {name for name, module in found.items() if module not in MODEL_MODULES[SEED_003]}
+    # the stubs provide only the model's names (its ch/cp/cdm prefixes, its layouts and phases)
+    assert all(name.startswith(("ch", "cp", "cdm", "coordinate", "Coordinate", "regression")) for name in stubbed), stubbed
+    for name in platform:
+        path = program.modules[found[name]].path
+        assert REPOSITORY / "specs" in path.resolve().parents, f"{name} comes from {path}, not specs/"
+    # the platform names the seed spells (a few of each module, as a guard on the walker)
+    assert {"phCopyStateToMapped", "linuxIPv4SocketAddress", "nlsEvaluateScalar", "nvidiaProgramIssue",
+            "nativeRegionResidents", "frameAlign", "regionFrameWordLimit", "nativeMemoryLoad", "prSplice",
+            "nativePeerEndpointSlots", "nvidiaDeviceBindingUUID", "nativePhysicalEmbeddedIdentityLength",
+            "arenaCertificate", "nvidiaPlanHostTableWord", "RunPodSM86TargetProfile", "NvidiaResourceContext",
+            "IPv4Address", "SocketAddressFailure", "StdResult"} <= platform
+    assert len(platform) >= 50
+
+
+def test_seed_003_identities_are_the_seeds_bytes(probe):
+    kinds = {"NativePhysicalEmbeddedHostELF": b"coordinate-scalar-sm86-host-v1",
+             "NativePhysicalEmbeddedProgramTable": b"coordinate-scalar-sm86-program-v1",
+             "NativePhysicalEmbeddedQMDTable": b"coordinate-scalar-sm86-qmd-v1",
+             "NativePhysicalEmbeddedPushbuffer": b"coordinate-scalar-sm86-push-v1",
+             "NativePhysicalEmbeddedGPFIFO": b"coordinate-scalar-sm86-ring-v1"}
+    text = "import PartitionedRegression.Build.CoordinateDevice\nimport Runtime.NativePhysicalEmbeddedArtifact\n\n"
+    text += "def numerics : Bytes = cdNumerics\n"
+    for kind in kinds:
+        text += f"def {kind} : Bytes = (cdIdentity (constructor NativePhysicalEmbeddedComponentKind {kind}))\n"
+    program = probe(text, SEED_003.parents[2], STUBS)
+    program.check()
+    assert program.value("numerics").value == b"f32-products-f64-accumulation-v1"
+    for kind, name in kinds.items():
+        assert program.value(kind).value == name + bytes(64 - len(name)), kind
+
+
+def test_a_platform_name_of_another_type_fails_the_check(tmp_path, monkeypatch):
+    specs = tmp_path / "specs"
+    shutil.copytree(REPOSITORY / "specs", specs)
+    program_module = specs / "Runtime/NativePhysicalProgram.bob"
+    text = program_module.read_text(encoding="utf-8")
+    # phRelease taking a status before its tail: seed 003's `(phRelease chEnd)` no longer checks
+    before = "def phRelease =\n  (lambda unrestricted tail : (family NativePhysicalCommands) .\n    (constructor NativePhysicalCommands NativePhysicalRelease tail))"
+    assert text.count(before) == 1
+    program_module.write_text(text.replace(before, "def phRelease =\n  (lambda unrestricted status : Nat . (lambda unrestricted tail : (family NativePhysicalCommands) .\n    (constructor NativePhysicalCommands NativePhysicalRelease tail)))"),
+                              encoding="utf-8")
+    monkeypatch.setenv("BOBC_SPECS", str(specs))
+    with pytest.raises(BobcError) as caught:
+        load_seed(SEED_003).check()
+    rendered = caught.value.render()
+    assert "CoordinateDevice.bob" in rendered and "phRelease" in rendered
+
+
+def test_a_missing_platform_name_fails_the_load(tmp_path, monkeypatch):
+    specs = tmp_path / "specs"
+    shutil.copytree(REPOSITORY / "specs", specs)
+    socket = specs / "Runtime/SocketAddress.bob"
+    socket.write_text(socket.read_text(encoding="utf-8").replace("def linuxIPv4SocketAddress =",
+                                                                  "def linuxSocketAddress ="), encoding="utf-8")
+    monkeypatch.setenv("BOBC_SPECS", str(specs))
+    with pytest.raises(BobcError) as caught:
+        load_seed(SEED_003).check()
+    assert "linuxIPv4SocketAddress" in caught.value.render()
