@@ -8,6 +8,7 @@
 
 #include "elf_sections.h"
 #include "plan_fill.h"
+#include "nv_rm.h"
 #include "nv_shim.h"
 
 #if defined(__x86_64__)
@@ -18,6 +19,9 @@ typedef struct {
     uint8_t *data;
     size_t size;
 } output;
+
+#define BOBC_STAT_BYTES 4096
+#define BOBC_STAMP_SLOTS 4096
 
 typedef struct {
     const bobc_plan *plan;
@@ -31,6 +35,17 @@ typedef struct {
     output out[BOBC_FILE_COUNT]; /* by enum bobc_file */
     uint64_t gp_put;             /* the ring entries issued so far */
     int checkpoint_published;
+    uint64_t published;          /* checkpoints published so far */
+    uint64_t published_step;     /* the step the last one carries */
+    uint64_t issued;             /* ring entries issued (Submit and Reissue) */
+    uint64_t cursor;             /* the input stream's cursor (CursorFromCheckpoint) */
+    uint8_t stat[BOBC_STAT_BYTES];  /* the stat block (RecordStat) and its used size */
+    size_t stat_size;
+    uint64_t stamps[BOBC_STAMP_SLOTS];  /* GPU nanoseconds per slot (Stamp) and slots used */
+    uint32_t stamp_count;
+    const uint8_t *identity;     /* the bound input identity (BindInputIdentity), inside h->input */
+    uint64_t identity_bytes;
+    int closed[BOBC_FILE_COUNT]; /* outputs a Close published */
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
     char err[BOB_ERR_BYTES];
 } host;
@@ -166,6 +181,7 @@ static int step_submit(host *h, const bobc_step_submit *s)
         if ((rc = bob_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
             return rc;
     h->gp_put = end;
+    h->issued += end - first;
     if (h->gpu.cfg.verbose) {
         char what[80];
         snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)first,
@@ -176,7 +192,7 @@ static int step_submit(host *h, const bobc_step_submit *s)
 }
 
 /* Fill number s->fill: its value for this invocation's step, into its launch's parameters. */
-static int step_fill(host *h, const bobc_step_fill *s)
+static int step_scalar_fill(host *h, const bobc_step_scalar_fill *s)
 {
     const bobc_plan *p = h->plan;
     if (s->fill >= p->fill_count) {
@@ -291,6 +307,212 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
     if (rc)
         return fail(h, rc);
     h->checkpoint_published = 1;
+    h->published++;
+    h->published_step = h->step + s->updates;
+    return 0;
+}
+
+/* ---- the steps past Bob's (seed 004's kinds; docs/host-steps.md) ---- */
+
+static int bad(host *h, const char *what)
+{
+    snprintf(h->err, sizeof h->err, "%s", what);
+    return fail(h, BOB_EXIT_INTERNAL);
+}
+
+/* `extent` bytes of the input at `offset` to host address `to` */
+static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, const char *what)
+{
+    uint8_t *dst = at_or_fail(h, to, extent, what);
+    if (!dst)
+        return fail(h, BOB_EXIT_INTERNAL);
+    if (offset > h->plan->input.record_bytes || extent > h->plan->input.record_bytes - offset) {
+        snprintf(h->err, sizeof h->err, "%s: %llu bytes at %llu of a %llu-byte input", what,
+                 (unsigned long long)extent, (unsigned long long)offset,
+                 (unsigned long long)h->plan->input.record_bytes);
+        return fail(h, BOB_EXIT_BAD_INPUT);
+    }
+    memcpy(dst, h->input + offset, extent);
+    return 0;
+}
+
+static int step_read_cyclic(host *h, const bobc_step_read_cyclic *s)
+{
+    if (!s->count)
+        return bad(h, "a cyclic read over zero records");
+    return read_input(h, s->host, s->extent, s->offset + (s->index % s->count) * s->record_bytes, "a cyclic read");
+}
+
+static int append_bytes(host *h, int32_t file, const uint8_t *data, uint64_t bytes)
+{
+    if (file <= 0 || file >= BOBC_FILE_COUNT || file == BOBC_FILE_INPUT || file == BOBC_FILE_CHECKPOINT_IN)
+        return bad(h, "the schedule appends to a file that is no output");
+    return out_write(h, file, h->out[file].size, data, 0, bytes);
+}
+
+static int step_write_stat(host *h, const bobc_step_write_stat *s)
+{
+    return append_bytes(h, s->file, h->stat, h->stat_size);
+}
+
+static int step_write_status(host *h, const bobc_step_write_status *s)
+{
+    uint8_t status[24];
+    uint64_t words[3] = { h->published ? h->published_step : h->step, h->issued, h->published };
+    for (int i = 0; i < 24; i++)
+        status[i] = (uint8_t)(words[i / 8] >> (8 * (i % 8)));
+    return append_bytes(h, s->file, status, sizeof status);
+}
+
+static int step_write_timestamps(host *h, const bobc_step_write_timestamps *s)
+{
+    uint8_t word[8];
+    for (uint32_t k = 0; k < h->stamp_count; k++) {
+        for (int i = 0; i < 8; i++)
+            word[i] = (uint8_t)(h->stamps[k] >> (8 * i));
+        int rc = append_bytes(h, s->file, word, 8);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int step_record_stat(host *h, const bobc_step_record_stat *s)
+{
+    if (s->stat_offset > BOBC_STAT_BYTES || s->extent > BOBC_STAT_BYTES - s->stat_offset)
+        return bad(h, "a stat lies past the stat block");
+    const uint8_t *src = at_or_fail(h, s->host, s->extent, "a stat's source");
+    if (!src)
+        return fail(h, BOB_EXIT_INTERNAL);
+    copy_out(h, h->stat + s->stat_offset, src, s->host, s->extent);
+    if (s->stat_offset + s->extent > h->stat_size)
+        h->stat_size = (size_t)(s->stat_offset + s->extent);
+    return 0;
+}
+
+static int step_stamp(host *h, const bobc_step_stamp *s)
+{
+    if (s->gp_put >= h->plan->submission_count || s->which >= BOBC_STAMP_SLOTS)
+        return bad(h, "a stamp names no submission or a slot past the stamp table");
+    const volatile uint64_t *sem = (const volatile uint64_t *)at(h, h->plan->semaphore_va[s->gp_put], 16);
+    if (!sem)
+        return bad(h, "a stamp's semaphore lies in no buffer");
+    h->stamps[s->which] = sem[1];
+    if (s->which + 1 > h->stamp_count)
+        h->stamp_count = (uint32_t)s->which + 1;
+    return 0;
+}
+
+static int step_fill(host *h, const bobc_step_fill *s)
+{
+    uint8_t *dst = at_or_fail(h, s->host, s->payload_bytes, "a fill's destination");
+    if (!dst)
+        return fail(h, BOB_EXIT_INTERNAL);
+    memcpy(dst, s->payload, s->payload_bytes);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static int step_assert_word(host *h, const bobc_step_assert_word *s)
+{
+    const volatile uint8_t *p = at_or_fail(h, s->host, 4, "an asserted word");
+    if (!p)
+        return fail(h, BOB_EXIT_INTERNAL);
+    uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    if (w != s->expected) {
+        snprintf(h->err, sizeof h->err, "%.*s: the word at 0x%llx is %u, expected %llu", (int)s->identity_bytes,
+                 (const char *)s->identity, (unsigned long long)s->host, w, (unsigned long long)s->expected);
+        return fail(h, BOB_EXIT_GPU_FAULT);
+    }
+    return 0;
+}
+
+static int step_bind_input_identity(host *h, const bobc_step_bind_input_identity *s)
+{
+    if (s->offset > h->plan->input.record_bytes || s->extent > h->plan->input.record_bytes - s->offset)
+        return bad(h, "the input identity lies past the input");
+    h->identity = h->input + s->offset;
+    h->identity_bytes = s->extent;
+    return 0;
+}
+
+static int step_write_input_identity(host *h, const bobc_step_write_input_identity *s)
+{
+    (void)s;
+    return append_bytes(h, BOBC_FILE_RESULT, h->identity, h->identity_bytes);
+}
+
+static int step_begin_checkpoint(host *h, const bobc_step_begin_checkpoint *s)
+{
+    (void)s;
+    h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
+    return 0;
+}
+
+/* Outputs are published atomically (written, synced, renamed, folder synced):
+ * a sync before publication has nothing on disk to sync. */
+static int step_sync(host *h, const bobc_step_sync *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+
+static int step_data_sync(host *h, const bobc_step_data_sync *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+
+static int step_close(host *h, const bobc_step_close *s)
+{
+    const char *path = s->file == BOBC_FILE_PREDICTIONS ? h->args->predictions
+                       : s->file == BOBC_FILE_RESULT    ? h->args->result
+                                                        : NULL;
+    if (!path)
+        return bad(h, "the schedule closes a file that is neither the predictions nor the result");
+    int rc = bob_publish_atomic(path, h->out[s->file].data, h->out[s->file].size, h->err);
+    if (rc)
+        return fail(h, rc);
+    h->closed[s->file] = 1;
+    return 0;
+}
+
+/* Ring entry `entry` again: it runs submission `piece`'s pushbuffer segment,
+ * whose last method releases piece's semaphore. */
+static int step_reissue(host *h, const bobc_step_reissue *s)
+{
+    const bobc_plan *p = h->plan;
+    if (s->piece >= p->submission_count)
+        return bad(h, "a reissue names no submission of the plan");
+    volatile uint64_t *sem = (volatile uint64_t *)at_or_fail(h, p->semaphore_va[s->piece], 16, "a semaphore");
+    if (!sem)
+        return fail(h, BOB_EXIT_INTERNAL);
+    sem[0] = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int rc = bob_gpu_submit(&h->gpu, s->entry);
+    if (!rc)
+        rc = bob_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
+    if (!rc)
+        h->issued++;
+    return rc;
+}
+
+static int step_cursor_from_checkpoint(host *h, const bobc_step_cursor_from_checkpoint *s)
+{
+    h->cursor = s->base + h->step * s->scale;
+    return 0;
+}
+
+static int step_read_at_cursor(host *h, const bobc_step_read_at_cursor *s)
+{
+    if (s->file != BOBC_FILE_INPUT)
+        return bad(h, "a cursor read of a file other than the input");
+    return read_input(h, s->host, s->extent, h->cursor + s->delta, "a read at the cursor");
+}
+
+static int step_cursor_advance(host *h, const bobc_step_cursor_advance *s)
+{
+    h->cursor += s->bytes;
     return 0;
 }
 
@@ -303,10 +525,12 @@ static int step_unknown(host *h, const bobc_step *s)
 static int publish(host *h)
 {
     int rc;
-    if ((rc = bob_publish_atomic(h->args->predictions, h->out[BOBC_FILE_PREDICTIONS].data,
+    if (!h->closed[BOBC_FILE_PREDICTIONS] &&
+        (rc = bob_publish_atomic(h->args->predictions, h->out[BOBC_FILE_PREDICTIONS].data,
                                  h->out[BOBC_FILE_PREDICTIONS].size, h->err)))
         return fail(h, rc);
-    if ((rc = bob_publish_atomic(h->args->result, h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
+    if (!h->closed[BOBC_FILE_RESULT] &&
+        (rc = bob_publish_atomic(h->args->result, h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
                                  h->err)))
         return fail(h, rc);
     /* A request that trained nothing hands its state on unchanged. */
@@ -342,6 +566,12 @@ static int run_steps(host *h)
         BOBC_STEP_DISPATCH(h, s, rc, step_unknown)
         if (rc)
             return rc;
+    }
+    /* every entry issued has been fetched: GPGet caught up with GPPut */
+    if (h->gpu.open && h->gpu.userd[BOB_USERD_GP_GET / 4] % h->gpu.ring_entries != h->gpu.gp_put) {
+        snprintf(h->err, sizeof h->err, "after the schedule the ring's GPGet is %u, its GPPut %u",
+                 h->gpu.userd[BOB_USERD_GP_GET / 4], h->gpu.gp_put);
+        return fail(h, BOB_EXIT_GPU_FAULT);
     }
     return 0;
 }

@@ -52,15 +52,33 @@ typedef struct {
 enum bobc_step_op {
     BOBC_STEP_SUBMIT = 1,
     BOBC_STEP_READ = 2,
-    BOBC_STEP_WRITE = 3,
-    BOBC_STEP_WRITE_AT = 4,
-    BOBC_STEP_OPERATION = 5,
-    BOBC_STEP_CHECKPOINT_BEGIN = 6,
-    BOBC_STEP_CHECKPOINT_PUBLISH = 7,
-    BOBC_STEP_FILL = 8,
+    BOBC_STEP_READ_CYCLIC = 3,
+    BOBC_STEP_WRITE = 4,
+    BOBC_STEP_WRITE_AT = 5,
+    BOBC_STEP_WRITE_STAT = 6,
+    BOBC_STEP_WRITE_STATUS = 7,
+    BOBC_STEP_WRITE_TIMESTAMPS = 8,
+    BOBC_STEP_RECORD_STAT = 9,
+    BOBC_STEP_STAMP = 10,
+    BOBC_STEP_FILL = 11,
+    BOBC_STEP_ASSERT_WORD = 12,
+    BOBC_STEP_BIND_INPUT_IDENTITY = 13,
+    BOBC_STEP_WRITE_INPUT_IDENTITY = 14,
+    BOBC_STEP_BEGIN_CHECKPOINT = 15,
+    BOBC_STEP_OPERATION = 16,
+    BOBC_STEP_SYNC = 17,
+    BOBC_STEP_DATA_SYNC = 18,
+    BOBC_STEP_CLOSE = 19,
+    BOBC_STEP_REISSUE = 20,
+    BOBC_STEP_CURSOR_FROM_CHECKPOINT = 21,
+    BOBC_STEP_READ_AT_CURSOR = 22,
+    BOBC_STEP_CURSOR_ADVANCE = 23,
+    BOBC_STEP_CHECKPOINT_BEGIN = 24,
+    BOBC_STEP_CHECKPOINT_PUBLISH = 25,
+    BOBC_STEP_SCALAR_FILL = 26,
 };
 
-/* issue the ring's entries up to gp_put and wait for each one's semaphore (NvidiaPlanHostStepSubmit) */
+/* issue the ring image's entries up to gp_put and wait for each one's semaphore (NvidiaPlanHostStepSubmit) */
 typedef struct {
     uint64_t gp_put;
 } bobc_step_submit;
@@ -73,6 +91,16 @@ typedef struct {
     uint64_t offset;
     uint32_t tolerate_empty;
 } bobc_step_read;
+
+/* copy extent bytes of the input's record (index mod count) to host (NvidiaPlanHostStepReadCyclic) */
+typedef struct {
+    uint64_t host;
+    uint64_t extent;
+    uint64_t offset;
+    uint64_t record_bytes;
+    uint64_t count;
+    uint64_t index;
+} bobc_step_read_cyclic;
 
 /* append extent bytes at host to an output (NvidiaPlanHostStepWrite) */
 typedef struct {
@@ -89,8 +117,104 @@ typedef struct {
     uint64_t offset;
 } bobc_step_write_at;
 
+/* append the stat block to an output (NvidiaPlanHostStepWriteStat) */
+typedef struct {
+    int32_t file;
+} bobc_step_write_stat;
+
+/* append the status (step reached, ring entries issued, checkpoints published; u64 each) (NvidiaPlanHostStepWriteStatus) */
+typedef struct {
+    int32_t file;
+} bobc_step_write_status;
+
+/* append the stamps (u64 GPU nanoseconds per slot) to an output (NvidiaPlanHostStepWriteTimestamps) */
+typedef struct {
+    int32_t file;
+} bobc_step_write_timestamps;
+
+/* copy extent bytes at host into the stat block at stat_offset (NvidiaPlanHostStepRecordStat) */
+typedef struct {
+    uint64_t host;
+    uint64_t stat_offset;
+    uint64_t extent;
+} bobc_step_record_stat;
+
+/* record ring entry gp_put's last semaphore release time in stamp slot which (NvidiaPlanHostStepStamp) */
+typedef struct {
+    uint64_t gp_put;
+    uint64_t which;
+} bobc_step_stamp;
+
+/* write payload at host (NvidiaPlanHostStepFill) */
+typedef struct {
+    uint64_t host;
+    const uint8_t *payload;
+    uint64_t payload_bytes;
+} bobc_step_fill;
+
+/* refuse to go on unless the u32 at host is expected (NvidiaPlanHostStepAssertWord) */
+typedef struct {
+    const uint8_t *identity;
+    uint64_t identity_bytes;
+    uint64_t host;
+    uint64_t expected;
+} bobc_step_assert_word;
+
+/* the input's bytes [offset, offset + extent) are its identity (NvidiaPlanHostStepBindInputIdentity) */
+typedef struct {
+    uint64_t offset;
+    uint64_t extent;
+} bobc_step_bind_input_identity;
+
+/* append the bound input identity to the result (NvidiaPlanHostStepWriteInputIdentity) */
+typedef struct { uint8_t none; } bobc_step_write_input_identity;
+
+/* the output checkpoint's payload starts empty (NvidiaPlanHostStepBeginCheckpoint) */
+typedef struct { uint8_t none; } bobc_step_begin_checkpoint;
+
 /* a predict request ends here; a train request goes on (NvidiaPlanHostStepOperation) */
 typedef struct { uint8_t none; } bobc_step_operation;
+
+/* a published output reaches its disk (publication syncs; a no-op before it) (NvidiaPlanHostStepSync) */
+typedef struct {
+    int32_t file;
+} bobc_step_sync;
+
+/* as sync (NvidiaPlanHostStepDataSync) */
+typedef struct {
+    int32_t file;
+} bobc_step_data_sync;
+
+/* publish an output now, atomically; nothing more is written to it (NvidiaPlanHostStepClose) */
+typedef struct {
+    int32_t file;
+} bobc_step_close;
+
+/* issue ring entry `entry` again (wrapping the ring) and wait for submission piece's semaphore (NvidiaPlanHostStepReissue) */
+typedef struct {
+    uint64_t gp_put;
+    uint64_t piece;
+    uint64_t entry;
+} bobc_step_reissue;
+
+/* the input cursor starts at base + the input checkpoint's step x scale (NvidiaPlanHostStepCursorFromCheckpoint) */
+typedef struct {
+    uint64_t base;
+    uint64_t scale;
+} bobc_step_cursor_from_checkpoint;
+
+/* copy extent bytes at the cursor + delta of an input to host (NvidiaPlanHostStepReadAtCursor) */
+typedef struct {
+    int32_t file;
+    uint64_t host;
+    uint64_t extent;
+    uint64_t delta;
+} bobc_step_read_at_cursor;
+
+/* move the cursor on by bytes (NvidiaPlanHostStepCursorAdvance) */
+typedef struct {
+    uint64_t bytes;
+} bobc_step_cursor_advance;
 
 /* the output checkpoint's payload starts empty (NvidiaPlanHostStepCheckpointBegin) */
 typedef struct { uint8_t none; } bobc_step_checkpoint_begin;
@@ -101,22 +225,40 @@ typedef struct {
     uint64_t invocations;
 } bobc_step_checkpoint_publish;
 
-/* compute the plan's fill number `fill` for its step and write it into its launch's parameters (emitted by the generator) */
+/* compute the plan's scalar fill number `fill` and write it into its launch's parameters (emitted by the generator) */
 typedef struct {
     uint32_t fill;
-} bobc_step_fill;
+} bobc_step_scalar_fill;
 
 typedef struct {
     int op;   /* enum bobc_step_op */
     union {
         bobc_step_submit submit;
         bobc_step_read read;
+        bobc_step_read_cyclic read_cyclic;
         bobc_step_write write;
         bobc_step_write_at write_at;
+        bobc_step_write_stat write_stat;
+        bobc_step_write_status write_status;
+        bobc_step_write_timestamps write_timestamps;
+        bobc_step_record_stat record_stat;
+        bobc_step_stamp stamp;
+        bobc_step_fill fill;
+        bobc_step_assert_word assert_word;
+        bobc_step_bind_input_identity bind_input_identity;
+        bobc_step_write_input_identity write_input_identity;
+        bobc_step_begin_checkpoint begin_checkpoint;
         bobc_step_operation operation;
+        bobc_step_sync sync;
+        bobc_step_data_sync data_sync;
+        bobc_step_close close;
+        bobc_step_reissue reissue;
+        bobc_step_cursor_from_checkpoint cursor_from_checkpoint;
+        bobc_step_read_at_cursor read_at_cursor;
+        bobc_step_cursor_advance cursor_advance;
         bobc_step_checkpoint_begin checkpoint_begin;
         bobc_step_checkpoint_publish checkpoint_publish;
-        bobc_step_fill fill;
+        bobc_step_scalar_fill scalar_fill;
     } u;
 } bobc_step;
 
@@ -126,12 +268,30 @@ typedef struct {
     switch ((step)->op) { \
     case BOBC_STEP_SUBMIT: (rc) = step_submit((h), &(step)->u.submit); break; \
     case BOBC_STEP_READ: (rc) = step_read((h), &(step)->u.read); break; \
+    case BOBC_STEP_READ_CYCLIC: (rc) = step_read_cyclic((h), &(step)->u.read_cyclic); break; \
     case BOBC_STEP_WRITE: (rc) = step_write((h), &(step)->u.write); break; \
     case BOBC_STEP_WRITE_AT: (rc) = step_write_at((h), &(step)->u.write_at); break; \
+    case BOBC_STEP_WRITE_STAT: (rc) = step_write_stat((h), &(step)->u.write_stat); break; \
+    case BOBC_STEP_WRITE_STATUS: (rc) = step_write_status((h), &(step)->u.write_status); break; \
+    case BOBC_STEP_WRITE_TIMESTAMPS: (rc) = step_write_timestamps((h), &(step)->u.write_timestamps); break; \
+    case BOBC_STEP_RECORD_STAT: (rc) = step_record_stat((h), &(step)->u.record_stat); break; \
+    case BOBC_STEP_STAMP: (rc) = step_stamp((h), &(step)->u.stamp); break; \
+    case BOBC_STEP_FILL: (rc) = step_fill((h), &(step)->u.fill); break; \
+    case BOBC_STEP_ASSERT_WORD: (rc) = step_assert_word((h), &(step)->u.assert_word); break; \
+    case BOBC_STEP_BIND_INPUT_IDENTITY: (rc) = step_bind_input_identity((h), &(step)->u.bind_input_identity); break; \
+    case BOBC_STEP_WRITE_INPUT_IDENTITY: (rc) = step_write_input_identity((h), &(step)->u.write_input_identity); break; \
+    case BOBC_STEP_BEGIN_CHECKPOINT: (rc) = step_begin_checkpoint((h), &(step)->u.begin_checkpoint); break; \
     case BOBC_STEP_OPERATION: (rc) = step_operation((h), &(step)->u.operation); break; \
+    case BOBC_STEP_SYNC: (rc) = step_sync((h), &(step)->u.sync); break; \
+    case BOBC_STEP_DATA_SYNC: (rc) = step_data_sync((h), &(step)->u.data_sync); break; \
+    case BOBC_STEP_CLOSE: (rc) = step_close((h), &(step)->u.close); break; \
+    case BOBC_STEP_REISSUE: (rc) = step_reissue((h), &(step)->u.reissue); break; \
+    case BOBC_STEP_CURSOR_FROM_CHECKPOINT: (rc) = step_cursor_from_checkpoint((h), &(step)->u.cursor_from_checkpoint); break; \
+    case BOBC_STEP_READ_AT_CURSOR: (rc) = step_read_at_cursor((h), &(step)->u.read_at_cursor); break; \
+    case BOBC_STEP_CURSOR_ADVANCE: (rc) = step_cursor_advance((h), &(step)->u.cursor_advance); break; \
     case BOBC_STEP_CHECKPOINT_BEGIN: (rc) = step_checkpoint_begin((h), &(step)->u.checkpoint_begin); break; \
     case BOBC_STEP_CHECKPOINT_PUBLISH: (rc) = step_checkpoint_publish((h), &(step)->u.checkpoint_publish); break; \
-    case BOBC_STEP_FILL: (rc) = step_fill((h), &(step)->u.fill); break; \
+    case BOBC_STEP_SCALAR_FILL: (rc) = step_scalar_fill((h), &(step)->u.scalar_fill); break; \
     default: (rc) = unknown((h), (step)); break; \
     }
 

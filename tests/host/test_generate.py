@@ -65,10 +65,10 @@ def test_steps_follow_the_plan(built_sm90):
     steps = generate._steps(built_sm90.plan, built_sm90.images.manifest)
     submits = [s.values["gp_put"] for s in steps if s.name == "submit"]
     assert submits == [7, 33]
-    fills = [built_sm90.plan.host.fills[s.values["fill"]] for s in steps if s.name == "fill"]
+    fills = [built_sm90.plan.host.fills[s.values["fill"]] for s in steps if s.name == "scalar_fill"]
     assert [(f.launch, f.step) for f in fills] == [(7 + 2 * k, k + 1) for k in range(10) for _ in range(3)]
     names = [s.name for s in steps]
-    assert names.index("operation") < names.index("fill") < names.index("submit", 3)
+    assert names.index("operation") < names.index("scalar_fill") < names.index("submit", 3)
     assert names.count("checkpoint_publish") == 1
 
 

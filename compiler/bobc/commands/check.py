@@ -43,7 +43,7 @@ def run(args):
     if entry is None:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
-        entry = pipeline.require_entry(program, None) if hosts else "a native host"
+        entry = pipeline.require_entry(program, None) if hosts else "native host"
     has_host = entry in program.scopes[program.plan_name].definitions
     plan = pipeline.check_and_certify(program, target, entry) if has_host else None
     if plan is None:

@@ -58,8 +58,8 @@ class HostStep:
     def name(self) -> str:
         return self.kind.name
 
-    def c(self) -> str:
-        return steps_c.c_initializer(self.kind, self.values)
+    def c(self, symbol=None) -> str:
+        return steps_c.c_initializer(self.kind, self.values, symbol)
 
 
 def _page(n: int) -> int:
@@ -108,6 +108,10 @@ def unroll(steps, iteration: int = 0):
     repeat's iteration: (kind, {field: value}) for every interpreted step, in order."""
     for step in steps:
         kind = step.kind
+        if kind.name == "commands":
+            raise HostGenerationError(
+                "the schedule carries native commands (NvidiaPlanHostStepCommands); this host interprets "
+                "the plan host's steps, not Runtime.NativePhysicalProgram's commands")
         if kind.name == "repeat":
             for i in range(step.count):
                 yield from unroll(step.body, i)
@@ -138,7 +142,8 @@ def _steps(plan, manifest) -> list[HostStep]:
             for index in range(gp_put, end):
                 for launch in submissions[index]["launches"]:
                     for fill in fills_of.get(launch, ()):
-                        out.append(HostStep(STEP_KIND["fill"], {"fill": fill}, f"fill {fill} into launch {launch}"))
+                        out.append(HostStep(STEP_KIND["scalar_fill"], {"fill": fill},
+                                            f"fill {fill} into launch {launch}"))
             note = f"submissions {gp_put}..{end - 1}"
             gp_put = end
         out.append(HostStep(kind, values, note))
@@ -192,12 +197,19 @@ def render(built, target: Target) -> str:
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     environment.globals.update(hex=hex, c_string=c_string, double_literal=double_literal)
+    steps = _steps(plan, manifest)
+    blobs: dict[bytes, str] = {}
+
+    def symbol(data: bytes) -> str:
+        return blobs.setdefault(bytes(data), f"step_bytes_{len(blobs)}")
+
+    step_lines = [(step.c(symbol), step.note) for step in steps]
     contract = plan.checkpoint
     return environment.get_template("host_plan.c.j2").render(
         version=__version__, identity=plan.host.identity, target=target.name,
         buffers=_buffers(plan, images),
         semaphores=[s["semaphore_address"] for s in manifest["submissions"]],
-        steps=_steps(plan, manifest),
+        steps=step_lines, blobs=[(name, list(data)) for data, name in blobs.items()],
         prologue_entry=prologue[0] | (prologue[1] << 32),
         semaphore_payload=manifest["semaphore"]["payload"],
         fills=_fills(plan, manifest, target),

@@ -57,7 +57,10 @@ def render_header() -> str:
         if kind.c_fields:
             out.append("typedef struct {")
             for f in kind.c_fields:
-                out.append(f"    {f.c_type} {f.name};")
+                if f.c_type == "bytes":
+                    out += [f"    const uint8_t *{f.name};", f"    uint64_t {f.name}_bytes;"]
+                else:
+                    out.append(f"    {f.c_type} {f.name};")
             out.append(f"}} bobc_step_{kind.name};")
         else:
             out.append(f"typedef struct {{ uint8_t none; }} bobc_step_{kind.name};")
@@ -75,9 +78,17 @@ def render_header() -> str:
     return "\n".join(out)
 
 
-def c_initializer(kind: StepKind, values: dict) -> str:
-    """`{ .op = BOBC_STEP_X, .u.x = { .a = ..., ... } }` for one step's C fields."""
-    members = ", ".join(f".{f.name} = {_literal(f.c_type, values[f.name])}" for f in kind.c_fields) or "0"
+def c_initializer(kind: StepKind, values: dict, symbol=None) -> str:
+    """`{ .op = BOBC_STEP_X, .u.x = { .a = ..., ... } }` for one step's C fields; a
+    bytes field names the static array `symbol(data)` returns."""
+    parts = []
+    for f in kind.c_fields:
+        if f.c_type == "bytes":
+            parts += [f".{f.name} = {symbol(values[f.name]) if values[f.name] else 'NULL'}",
+                      f".{f.name}_bytes = {len(values[f.name])}ull"]
+        else:
+            parts.append(f".{f.name} = {_literal(f.c_type, values[f.name])}")
+    members = ", ".join(parts) or "0"
     return f"{{ .op = {enum_name(kind)}, .u.{kind.name} = {{ {members} }} }}"
 
 

@@ -330,6 +330,10 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
                 values[field.name] = FILE_NAMES[r.con(f[field.spec], "NvidiaPlanHostFile", what).constructor]
             elif field.kind == "steps":
                 values[field.name] = extract_steps(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
+            elif field.kind == "bytes":
+                values[field.name] = r.bytes(f[field.spec], what)
+            elif field.kind == "commands":
+                values[field.name] = f[field.spec]      # the language value; no host carries it out yet
             else:
                 values[field.name] = r.nat(f[field.spec], what)
         out.append(STEP_CLASSES[kind.name](**values))

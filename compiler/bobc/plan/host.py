@@ -49,45 +49,84 @@ def _f(name, spec, kind="nat", c_type="uint64_t", stride_of=None) -> StepField:
 
 _P = "nvidiaPlanHost"
 
+def _kind(name, fields, meaning, interpreted=True, constructor=None) -> StepKind:
+    camel = "".join(part.capitalize() for part in name.split("_"))
+    return StepKind(name, constructor or "NvidiaPlanHostStep" + camel, tuple(fields), meaning, interpreted)
+
+
+# the constructors of NvidiaPlanHostSteps in the family's order (seed 004's)
 STEP_KINDS: tuple[StepKind, ...] = (
-    StepKind("submit", "NvidiaPlanHostStepSubmit", (
-        _f("gp_put", _P + "SubmitGPPut"),
-        _f("stride", _P + "SubmitStride", c_type=None, stride_of="gp_put")),
-        "issue the ring's entries up to gp_put and wait for each one's semaphore"),
-    StepKind("repeat", "NvidiaPlanHostStepRepeat", (
-        _f("count", _P + "RepeatCount", c_type=None),
-        _f("body", _P + "RepeatBody", kind="steps", c_type=None)),
-        "the body count times (strides move with the innermost repeat)", interpreted=False),
-    StepKind("read", "NvidiaPlanHostStepRead", (
-        _f("file", _P + "ReadFile", kind="file", c_type="int32_t"),
-        _f("host", _P + "ReadHost"),
-        _f("extent", _P + "ReadExtent"),
-        _f("offset", _P + "ReadOffset"),
-        _f("stride", _P + "ReadStride", c_type=None, stride_of="offset"),
-        _f("tolerate_empty", _P + "ReadTolerateEmpty", c_type="uint32_t")),
-        "copy extent bytes at offset of an input file to host"),
-    StepKind("write", "NvidiaPlanHostStepWrite", (
-        _f("file", _P + "WriteFile", kind="file", c_type="int32_t"),
-        _f("host", _P + "WriteHost"),
-        _f("extent", _P + "WriteExtent")),
-        "append extent bytes at host to an output"),
-    StepKind("write_at", "NvidiaPlanHostStepWriteAt", (
-        _f("file", _P + "WriteAtFile", kind="file", c_type="int32_t"),
-        _f("host", _P + "WriteAtHost"),
-        _f("extent", _P + "WriteAtExtent"),
-        _f("offset", _P + "WriteAtOffset")),
-        "write extent bytes at host over an output from offset"),
-    StepKind("operation", "NvidiaPlanHostStepOperation", (),
-             "a predict request ends here; a train request goes on"),
-    StepKind("checkpoint_begin", "NvidiaPlanHostStepCheckpointBegin", (),
-             "the output checkpoint's payload starts empty"),
-    StepKind("checkpoint_publish", "NvidiaPlanHostStepCheckpointPublish", (
-        _f("updates", _P + "CheckpointPublishUpdates"),
-        _f("invocations", _P + "CheckpointPublishInvocations")),
-        "finish the output checkpoint (step = input's + updates) and publish it atomically"),
-    StepKind("fill", None, (
-        _f("fill", "fill", c_type="uint32_t"),),
-        "compute the plan's fill number `fill` for its step and write it into its launch's parameters"),
+    _kind("submit", [_f("gp_put", _P + "SubmitGPPut"), _f("stride", _P + "SubmitStride", c_type=None, stride_of="gp_put")],
+          "issue the ring image's entries up to gp_put and wait for each one's semaphore"),
+    _kind("repeat", [_f("count", _P + "RepeatCount", c_type=None),
+                     _f("body", _P + "RepeatBody", kind="steps", c_type=None)],
+          "the body count times (strides move with the innermost repeat)", interpreted=False),
+    _kind("read", [_f("file", _P + "ReadFile", kind="file", c_type="int32_t"), _f("host", _P + "ReadHost"),
+                   _f("extent", _P + "ReadExtent"), _f("offset", _P + "ReadOffset"),
+                   _f("stride", _P + "ReadStride", c_type=None, stride_of="offset"),
+                   _f("tolerate_empty", _P + "ReadTolerateEmpty", c_type="uint32_t")],
+          "copy extent bytes at offset of an input file to host"),
+    _kind("read_cyclic", [_f("host", _P + "ReadCyclicHost"), _f("extent", _P + "ReadCyclicExtent"),
+                          _f("offset", _P + "ReadCyclicOffset"), _f("record_bytes", _P + "ReadCyclicRecordBytes"),
+                          _f("count", _P + "ReadCyclicCount"), _f("index", _P + "ReadCyclicIndex"),
+                          _f("index_stride", _P + "ReadCyclicIndexStride", c_type=None, stride_of="index")],
+          "copy extent bytes of the input's record (index mod count) to host"),
+    _kind("write", [_f("file", _P + "WriteFile", kind="file", c_type="int32_t"), _f("host", _P + "WriteHost"),
+                    _f("extent", _P + "WriteExtent")],
+          "append extent bytes at host to an output"),
+    _kind("write_at", [_f("file", _P + "WriteAtFile", kind="file", c_type="int32_t"), _f("host", _P + "WriteAtHost"),
+                       _f("extent", _P + "WriteAtExtent"), _f("offset", _P + "WriteAtOffset")],
+          "write extent bytes at host over an output from offset"),
+    _kind("write_stat", [_f("file", _P + "WriteStatFile", kind="file", c_type="int32_t")],
+          "append the stat block to an output"),
+    _kind("write_status", [_f("file", _P + "WriteStatusFile", kind="file", c_type="int32_t")],
+          "append the status (step reached, ring entries issued, checkpoints published; u64 each)"),
+    _kind("write_timestamps", [_f("file", _P + "WriteTimestampsFile", kind="file", c_type="int32_t")],
+          "append the stamps (u64 GPU nanoseconds per slot) to an output"),
+    _kind("record_stat", [_f("host", _P + "RecordStatHost"), _f("stat_offset", _P + "RecordStatOffset"),
+                          _f("extent", _P + "RecordStatExtent")],
+          "copy extent bytes at host into the stat block at stat_offset"),
+    _kind("stamp", [_f("gp_put", _P + "StampGPPut"), _f("stride", _P + "StampStride", c_type=None, stride_of="gp_put"),
+                    _f("which", _P + "StampWhich")],
+          "record ring entry gp_put's last semaphore release time in stamp slot which"),
+    _kind("fill", [_f("host", _P + "FillHost"), _f("payload", _P + "FillPayload", kind="bytes", c_type="bytes")],
+          "write payload at host"),
+    _kind("assert_word", [_f("identity", _P + "AssertWordIdentity", kind="bytes", c_type="bytes"),
+                          _f("host", _P + "AssertWordHost"), _f("expected", _P + "AssertWordExpected")],
+          "refuse to go on unless the u32 at host is expected"),
+    _kind("bind_input_identity", [_f("offset", _P + "BindInputIdentityOffset"),
+                                  _f("extent", _P + "BindInputIdentityExtent")],
+          "the input's bytes [offset, offset + extent) are its identity"),
+    _kind("write_input_identity", [], "append the bound input identity to the result"),
+    _kind("begin_checkpoint", [], "the output checkpoint's payload starts empty"),
+    _kind("operation", [], "a predict request ends here; a train request goes on"),
+    _kind("sync", [_f("file", _P + "SyncFile", kind="file", c_type="int32_t")],
+          "a published output reaches its disk (publication syncs; a no-op before it)"),
+    _kind("data_sync", [_f("file", _P + "DataSyncFile", kind="file", c_type="int32_t")], "as sync"),
+    _kind("close", [_f("file", _P + "CloseFile", kind="file", c_type="int32_t")],
+          "publish an output now, atomically; nothing more is written to it"),
+    _kind("reissue", [_f("gp_put", _P + "ReissueGPPut"),
+                      _f("stride", _P + "ReissueStride", c_type=None, stride_of="gp_put"),
+                      _f("piece", _P + "ReissuePiece"),
+                      _f("piece_stride", _P + "ReissuePieceStride", c_type=None, stride_of="piece"),
+                      _f("entry", _P + "ReissueEntry"),
+                      _f("entry_stride", _P + "ReissueEntryStride", c_type=None, stride_of="entry")],
+          "issue ring entry `entry` again (wrapping the ring) and wait for submission piece's semaphore"),
+    _kind("commands", [_f("commands", _P + "CommandsValue", kind="commands", c_type=None)],
+          "native commands (Runtime.NativePhysicalProgram): not carried by this host", interpreted=False),
+    _kind("cursor_from_checkpoint", [_f("base", _P + "CursorBase"), _f("scale", _P + "CursorScale")],
+          "the input cursor starts at base + the input checkpoint's step x scale"),
+    _kind("read_at_cursor", [_f("file", _P + "ReadAtCursorFile", kind="file", c_type="int32_t"),
+                             _f("host", _P + "ReadAtCursorHost"), _f("extent", _P + "ReadAtCursorExtent"),
+                             _f("delta", _P + "ReadAtCursorDelta")],
+          "copy extent bytes at the cursor + delta of an input to host"),
+    _kind("cursor_advance", [_f("bytes", _P + "CursorAdvanceBytes")], "move the cursor on by bytes"),
+    _kind("checkpoint_begin", [], "the output checkpoint's payload starts empty"),
+    _kind("checkpoint_publish", [_f("updates", _P + "CheckpointPublishUpdates"),
+                                 _f("invocations", _P + "CheckpointPublishInvocations")],
+          "finish the output checkpoint (step = input's + updates) and publish it atomically"),
+    StepKind("scalar_fill", None, (_f("fill", "fill", c_type="uint32_t"),),
+             "compute the plan's scalar fill number `fill` and write it into its launch's parameters"),
 )
 
 STEP_KIND = {k.name: k for k in STEP_KINDS}
@@ -106,7 +145,7 @@ def _camel(name: str) -> str:
 
 
 def _step_class(kind: StepKind):
-    types = {"nat": int, "file": str, "steps": tuple}
+    types = {"nat": int, "file": str, "steps": tuple, "bytes": bytes, "commands": object}
     cls = make_dataclass(_camel(kind.name) + "Step",
                          [(f.name, types[f.kind]) for f in kind.fields],
                          bases=(Step,), frozen=True, namespace={"kind": kind, "__doc__": kind.meaning})
