@@ -78,7 +78,7 @@ def test_c_fields_and_enum_codes_follow_the_table():
 
 
 def test_unroll_moves_strides_with_the_innermost_repeat():
-    from bobc.host.generate import unroll
+    from bobc.plan.schedule import unroll
     from bobc.plan.host import make_step
 
     body = (make_step("read", file="input", host=0x100, extent=8, offset=16, stride=8, tolerate_empty=0),

@@ -21,7 +21,8 @@ from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
 from ..nvidia.encode import plan_parameter_base
-from ..plan.host import FILE_CODES, SCALAR_OP_CODES, STEP_KIND, StepKind
+from ..plan.host import FILE_CODES, SCALAR_OP_CODES, StepKind
+from ..plan.schedule import ScheduleError, lower
 from . import gcc, sections, steps_c
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
@@ -103,50 +104,18 @@ def _buffers(plan, images) -> list[dict]:
     return out
 
 
-def unroll(steps, iteration: int = 0):
-    """The plan's steps with repeats unrolled, strided fields moved by the innermost
-    repeat's iteration: (kind, {field: value}) for every interpreted step, in order."""
-    for step in steps:
-        kind = step.kind
-        if kind.name == "commands":
-            raise HostGenerationError(
-                "the schedule carries native commands (NvidiaPlanHostStepCommands); this host interprets "
-                "the plan host's steps, not Runtime.NativePhysicalProgram's commands")
-        if kind.name == "repeat":
-            for i in range(step.count):
-                yield from unroll(step.body, i)
-            continue
-        values = {f.name: getattr(step, f.name) for f in kind.fields}
-        for f in kind.fields:
-            if f.stride_of:
-                values[f.stride_of] += iteration * values[f.name]
-        yield kind, values
-
-
-def _steps(plan, manifest) -> list[HostStep]:
-    """The host's step list: the plan's schedule unrolled, files as their C codes, and
-    each fill computed just before the submission that issues its launch."""
-    submissions = manifest["submissions"]
-    fills_of: dict[int, list[int]] = {}
-    for index, fill in enumerate(plan.host.fills):
-        fills_of.setdefault(fill.launch, []).append(index)
-    out: list[HostStep] = []
-    gp_put = 0
-    for kind, values in unroll(plan.host.steps):
-        note = kind.name
+def _steps(plan, manifest=None) -> list[HostStep]:
+    """The host's step list (bobc.plan.schedule.lower), files as their C codes."""
+    out = []
+    try:
+        lowered = lower(plan)
+    except ScheduleError as error:
+        raise HostGenerationError(error.message) from None
+    for step in lowered:
+        values = dict(step.values)
         if "file" in values:
-            note = f"{kind.name} {values['file']}"
             values["file"] = FILE_CODES[values["file"]]
-        if kind.name == "submit":
-            end = values["gp_put"]
-            for index in range(gp_put, end):
-                for launch in submissions[index]["launches"]:
-                    for fill in fills_of.get(launch, ()):
-                        out.append(HostStep(STEP_KIND["scalar_fill"], {"fill": fill},
-                                            f"fill {fill} into launch {launch}"))
-            note = f"submissions {gp_put}..{end - 1}"
-            gp_put = end
-        out.append(HostStep(kind, values, note))
+        out.append(HostStep(step.kind, values, step.note))
     return out
 
 
