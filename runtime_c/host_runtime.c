@@ -527,12 +527,14 @@ uint64_t bob_fnv1a64(const void *data, size_t size)
     return h;
 }
 
-void bob_init_chunk(const bob_initializer *init, float *p, size_t count)
+void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes)
 {
     if (init->kind != BOB_INIT_SPLITMIX64) {
-        memset(p, 0, count * sizeof *p);
+        memset(out, 0, bytes);
         return;
     }
+    float *p = out;
+    size_t count = bytes / sizeof *p;
     uint64_t state = bob_fnv1a64(init->seed, strlen(init->seed));
     for (size_t i = 0; i < count; i++) {
         state += 0x9E3779B97F4A7C15ull;

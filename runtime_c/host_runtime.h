@@ -120,8 +120,8 @@ typedef struct {
 } bob_initializer;
 
 uint64_t bob_fnv1a64(const void *data, size_t size);
-/* `count` binary32 elements of one chunk. */
-void bob_init_chunk(const bob_initializer *init, float *out, size_t count);
+/* One chunk of `bytes` bytes: zeros, or bytes / 4 binary32 elements. */
+void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes);
 
 /* ---- command line ---- */
 enum { BOB_OP_TRAIN = 1, BOB_OP_PREDICT = 2 };

@@ -253,6 +253,7 @@ static int step_read(host *h, const bobc_step_read *s)
         return fail(h, BOB_EXIT_INTERNAL);
     }
     memcpy(dst, src + s->offset, s->extent);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* drain write-combining before the GPU or a copy-out reads it */
     return 0;
 }
 
@@ -333,6 +334,7 @@ static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, co
         return fail(h, BOB_EXIT_BAD_INPUT);
     }
     memcpy(dst, h->input + offset, extent);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -611,8 +613,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         }
     } else {
         for (uint32_t c = 0; c < p->contract.chunk_count; c++)
-            bob_init_chunk(&p->initializers[c], (float *)(h.checkpoint_in + c * p->contract.chunk_bytes),
-                           p->contract.chunk_bytes / sizeof(float));
+            bob_init_chunk(&p->initializers[c], h.checkpoint_in + c * p->contract.chunk_bytes, p->contract.chunk_bytes);
     }
     if (!bob_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "

@@ -39,7 +39,7 @@ static const bob_initializer bob_sample_init[BOB_CHUNK_COUNT] = {
 static inline void bob_sample_payload(float *payload)
 {
     for (unsigned c = 0; c < BOB_CHUNK_COUNT; c++)
-        bob_init_chunk(&bob_sample_init[c], payload + c * BOB_PARAMETER_COUNT, BOB_PARAMETER_COUNT);
+        bob_init_chunk(&bob_sample_init[c], payload + c * BOB_PARAMETER_COUNT, BOB_CHUNK_BYTES);
 }
 
 #endif

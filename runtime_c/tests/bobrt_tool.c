@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "init") && argc == 3) {
         size_t n = strtoull(argv[2], NULL, 0);
         float *p = malloc(n * sizeof *p + 1);
-        bob_init_chunk(&bob_sample_init[0], p, n);
+        bob_init_chunk(&bob_sample_init[0], p, n * sizeof *p);
         for (size_t i = 0; i < n; i++)
             printf("%zu %08x %.9g\n", i, bits(p[i]), p[i]);
         free(p);

@@ -64,8 +64,8 @@ static void test_crc_fnv(void)
 static void test_init(void)
 {
     float *p = malloc(BOB_PARAMETER_COUNT * sizeof *p), *q = malloc(BOB_PARAMETER_COUNT * sizeof *q);
-    bob_init_chunk(&bob_sample_init[0], p, BOB_PARAMETER_COUNT);
-    bob_init_chunk(&bob_sample_init[0], q, BOB_PARAMETER_COUNT);
+    bob_init_chunk(&bob_sample_init[0], p, BOB_PARAMETER_COUNT * sizeof(float));
+    bob_init_chunk(&bob_sample_init[0], q, BOB_PARAMETER_COUNT * sizeof(float));
     int small = 1, distinct = 0;
     for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {
         small &= fabsf(p[i]) <= 0.01f;
