@@ -60,3 +60,29 @@ def test_same_files_as_bobs_numpy_model(plan, kernels, operation, start_step):
     assert published["result"] == expected.result_bytes()
     [(step, env)] = outputs.publications
     assert env == expected.checkpoint_bytes(config)
+
+
+def test_bobc_run_with_the_models_kernels_writes_the_same_files(tmp_path):
+    """`bobc run --reference --kernels examples/bob/reference_kernels.py` (the plan's schedule,
+    step by step) and `bobc run --reference` (Bob's whole-invocation model): the same bytes,
+    and the same refusal (exit 3) for a bad record."""
+    from bobc import cli
+    from bobc.reference import formats
+
+    plan = REPO / "examples/bob/Bob/Build/NativeHost.bob"
+    record = tmp_path / "record.bin"
+    record.write_bytes(formats.encode_input_record(formats.InputRecord((np.arange(256) * 3) % 256, [1, 2, 3])))
+
+    def run(tag, *extra, input_path=record):
+        return cli.main(["run", str(plan), "train", "--reference", *extra, "--input", str(input_path),
+                         "--checkpoint-out", str(tmp_path / f"{tag}.ckpt"),
+                         "--predictions", str(tmp_path / f"{tag}.pred"), "--result", str(tmp_path / f"{tag}.res")])
+
+    assert run("steps", "--kernels", str(REPO / "examples/bob/reference_kernels.py")) == 0
+    assert run("model") == 0
+    for suffix in ("ckpt", "pred", "res"):
+        assert (tmp_path / f"steps.{suffix}").read_bytes() == (tmp_path / f"model.{suffix}").read_bytes(), suffix
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(record.read_bytes()[:-1])
+    assert run("refused", "--kernels", str(REPO / "examples/bob/reference_kernels.py"), input_path=bad) == 3
+    assert not (tmp_path / "refused.ckpt").exists()

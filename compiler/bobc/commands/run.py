@@ -23,7 +23,50 @@ def add_arguments(p):
     p.add_argument("--entry", default=None,
                    help="the definition describing the native host (default: the plan module's one "
                         "definition of type (family NvidiaPlanHost))")
+    p.add_argument("--kernels", metavar="FILE",
+                   help="a Python file whose KERNELS maps each kernel (region identity) to its NumPy "
+                        "implementation: the plan's own schedule is then carried out step by step "
+                        "(bobc.reference.host; Bob's: examples/bob/reference_kernels.py)")
     add_target(p)
+
+
+def load_kernels(path) -> dict:
+    """KERNELS of a model's reference kernel file."""
+    import importlib.util
+
+    from ..errors import UsageError
+    spec = importlib.util.spec_from_file_location("bobc_reference_kernels", path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernels = getattr(module, "KERNELS", None)
+    if not isinstance(kernels, dict):
+        raise UsageError(f"{path} defines no KERNELS dictionary (kernel identity -> function)")
+    return kernels
+
+
+def run_plan_host(plan, kernels, args) -> int:
+    """The plan's schedule on the reference host, files in and files out."""
+    from ..reference import envelope
+    from ..reference.errors import BadCheckpoint, BadInputRecord
+    from ..reference.host import ReferenceHost
+    from ..reference.publish import publish
+    from ..reference.runner import OutputPaths, _read
+
+    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    paths = {"predictions": outputs.predictions, "result": outputs.result}
+    record = _read(args.input, BadInputRecord)
+    state = None
+    if args.checkpoint:
+        state = envelope.decode(_read(args.checkpoint, BadCheckpoint), plan.checkpoint, args.checkpoint)
+    host = ReferenceHost(plan, kernels, publish_checkpoint=lambda data: publish(outputs.checkpoint, data),
+                         publish_output=lambda name, data: publish(paths[name], data))
+    result = host.run(args.operation, record, state, args.input)
+    step = result.publications[-1][0]
+    print(f"{args.operation}: {len(result.publications)} checkpoint publication(s), step {step} in "
+          f"{args.checkpoint_out}")
+    return 0
 
 
 def load_plan(path, include=(), entry=None, target=None):
@@ -42,6 +85,8 @@ def run(args):
     plan_path = existing_file(args.plan)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
+    if args.kernels:
+        return run_plan_host(plan, load_kernels(existing_file(args.kernels)), args)
     config = BobConfig.from_plan(plan)
     result = invoke_files(config, args.operation, args.input, args.checkpoint, outputs)
     print(summary(result, args.checkpoint_out))
