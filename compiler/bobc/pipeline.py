@@ -60,11 +60,12 @@ def kernel_needs(program, plan) -> dict[str, int] | None:
     return kernel_registers(registry, plan)
 
 
-def certify(plan, target: Target, needs=None) -> None:
-    """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses."""
+def certify(plan, target: Target, needs=None, folders=()) -> None:
+    """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses;
+    kernel contracts are looked for in `folders` (the plan's), then specs/."""
     from .certify import certify as certify_plan
 
-    certify_plan(plan, target, needs=needs)
+    certify_plan(plan, target, needs=needs, folders=folders)
 
 
 def encode(plan, target: Target):
@@ -86,13 +87,13 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     except BobcError as type_error:
         try:
             plan = extract(program, entry)
-            certify(plan, target, kernel_needs(program, plan))
+            certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
         except BobcError as certificate_error:
             certificate_error.hint = "the type check fails too: " + type_error.message.splitlines()[0]
             raise certificate_error from type_error
         raise
     plan = extract(program, entry)
-    certify(plan, target, kernel_needs(program, plan))
+    certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
     hazard = plan.host.device_hazard if plan.host else 0
     if hazard:
         from .plan.extract import HAZARDS as hazards
