@@ -352,7 +352,9 @@ def test_session_prelude_maps_and_loads(probe):
                     "  (constructor NativePhysicalEmbeddedComponentKind NativePhysicalEmbeddedProgramTable)\n"
                     "  (constructor NativeLaunchRecipes NativeLaunchRecipeLoadNext 0x10000\n"
                     "    (constructor NativePhysicalEmbeddedComponentKind NativePhysicalEmbeddedGPFIFO)\n"
-                    "    (constructor NativeLaunchRecipes NativeLaunchRecipeLoadEnd)))\n"
+                    "    (constructor NativeLaunchRecipes NativeLaunchRecipeLoadNext 0x20000\n"
+                    "      (constructor NativePhysicalEmbeddedComponentKind NativePhysicalEmbeddedHostELF)\n"
+                    "      (constructor NativeLaunchRecipes NativeLaunchRecipeLoadEnd))))\n"
                     "def prelude : (family NativePhysicalCommands) = (nlsSessionPrelude (lambda unrestricted kind : (family NativePhysicalEmbeddedComponentKind) . b\"host\")\n"
                     "  b\"session\" (constructor NvidiaDeviceBinding NvidiaDeviceBindingValue b\"0123456789abcdef\" 0 b\"\") layout recipes\n"
                     "  b\"PROGRAM\" b\"QMD\" b\"PUSH\" b\"RING\" phHalt)\n"
@@ -379,3 +381,19 @@ def test_the_elf_writers_fail_loudly_without_a_backend(probe):
     with pytest.raises(BobcError) as caught:
         program.value("elf")
     assert "NativePhysicalProgram" in caught.value.render()
+    layout_program = probe("import Platform.Linux.Nvidia.PlanHost\nimport Platform.Linux.Nvidia.ResourcePlan\n"
+                           "import Runtime.NativePhysicalProgram\nimport Hardware.Nvidia.SM86.Command.WholeProgramPlan\n" + LAYOUT +
+                           "def elf : Bytes = (nvidiaResourceELF nvidiaResourceAmpere layout "
+                           "(constructor NativePhysicalProgram NativePhysicalProgramValue b\"\" 0 0 phHalt))\n")
+    layout_program.check()
+    with pytest.raises(BobcError) as caught:
+        layout_program.value("elf")
+    assert "NvidiaResourceHost" in caught.value.render()
+
+
+def test_region_frames_place_regions_on_word_boundaries(probe):
+    program = probe("import Compiler.Planning.RegionFrame\n\n"
+                    "def a : Nat = (regionFrameAfter 0 5)\ndef b : Nat = (regionFrameAfter 5 8)\n"
+                    "def c : Nat = (regionFramePlace 16)\ndef d : Nat = (frameAlign 0)\n")
+    # 0 + 5 -> 8; 5 -> 8, + 8 -> 16; boundaries stay put
+    assert [program.value(n).value for n in "abcd"] == [8, 16, 16, 0]
