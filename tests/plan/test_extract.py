@@ -302,3 +302,13 @@ def test_kernel_golden_budgets_are_the_plans(plan_fake):
     Bob.Build.PhysicalComponents declares for its regions."""
     from bobc.sass.golden import REGISTER_BUDGETS
     assert {r.identity: r.registers for r in plan_fake.program.regions} == REGISTER_BUDGETS
+
+
+def test_bytes_the_schedule_appends_to_the_result(host_fake):
+    """Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepBytesWritten over Bob's schedule: the
+    result record's 5120 bytes (docs/formats.md), appended before the operation step."""
+    written = host_fake.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepBytesWritten")
+    result = host_fake.value("Bob.Build.NativeHost.bobResultFile")
+    assert host_fake.apply(written, result, host_fake.value("bobHostSteps")).value == 5120
+    predictions = host_fake.value("Bob.Build.NativeHost.bobPredictionsFile")
+    assert host_fake.apply(written, predictions, host_fake.value("bobHostSteps")).value == 24
