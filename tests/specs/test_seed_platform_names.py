@@ -355,7 +355,7 @@ def test_seed_004_schedule_issues_the_run(tmp_path, monkeypatch, probe):
 
 
 @pytest.mark.xfail(strict=True, reason="the host plan's names seed 004 uses are the runtime part's (PlanHost*.bob); "
-                   "12 were missing at 12:40 (listed in /work/notes/plat-spec-to-rt.md); remove this mark when they exist")
+                   "missing_host_plan_names() lists those not yet declared (10 at 12:35); remove this mark when none is")
 def test_seed_004_host_plan_names_exist():
     """The host plan's names seed 004 uses (issue 14's runtime part) are all declared."""
     assert missing_host_plan_names() == []
