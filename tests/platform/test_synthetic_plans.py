@@ -55,3 +55,19 @@ def test_reissued_entries_are_the_targets_ring_image(name, entry):
                                   include=[synthetic_support.plan_support.BOB.parent], entry=entry)
     reissues = [s for s in built.plan.host.steps if s.kind.name == "repeat"][0].body
     assert reissues[0].entry == struct.unpack_from("<Q", built.images.gpfifo, 0)[0]
+
+
+def test_the_plans_own_functions_see_the_same_schedules():
+    """Platform.Linux.Nvidia.PlanHost's nvidiaPlanHostFileReadsTile and nvidiaPlanHostStepSubmissions
+    over the synthetic schedules: the staged reads tile exactly 1,000,123 bytes (not one fewer), and
+    the reissued entry takes the ring order to 10,001 entries."""
+    from bobc.language import VNat
+
+    program, _ = synthetic_support.load("Staging", "synStagingHost")
+    tile = program.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostFileReadsTile")
+    steps, checkpoint_in = program.value("synStagingSteps"), program.value("Synthetic.Common.synCheckpointIn")
+    assert program.apply(tile, checkpoint_in, VNat(1_000_123), steps).value == 1
+    assert program.apply(tile, checkpoint_in, VNat(1_000_122), steps).value == 0
+    program, _ = synthetic_support.load("Reissue", "synReissueHost")
+    issued = program.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepSubmissions")
+    assert program.apply(issued, program.value("synReissueSteps")).value == 10_001
