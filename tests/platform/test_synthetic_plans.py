@@ -71,3 +71,15 @@ def test_the_plans_own_functions_see_the_same_schedules():
     program, _ = synthetic_support.load("Reissue", "synReissueHost")
     issued = program.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepSubmissions")
     assert program.apply(issued, program.value("synReissueSteps")).value == 10_001
+
+
+def test_reissues_are_admitted_only_against_their_ring_table():
+    """nvidiaPlanHostReissuesAdmitted: the reissued entry (ring image word 0; the fake images hold
+    zero entries) matches a zero table, not one whose word 0 differs."""
+    from bobc.language import VBytes
+
+    program, _ = synthetic_support.load("Reissue", "synReissueHost")
+    admitted = program.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostReissuesAdmitted")
+    steps = program.value("synReissueSteps")
+    assert program.apply(admitted, VBytes(bytes(8)), steps).value == 1
+    assert program.apply(admitted, VBytes(struct.pack("<Q", 0x1234)), steps).value == 0
