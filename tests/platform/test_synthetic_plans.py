@@ -83,3 +83,23 @@ def test_reissues_are_admitted_only_against_their_ring_table():
     steps = program.value("synReissueSteps")
     assert program.apply(admitted, VBytes(bytes(8)), steps).value == 1
     assert program.apply(admitted, VBytes(struct.pack("<Q", 0x1234)), steps).value == 0
+
+
+@pytest.mark.parametrize("name,steps", [("AllSteps", "synAllSteps"), ("Staging", "synStagingSteps")])
+def test_the_plans_unrolling_agrees_with_the_hosts(name, steps):
+    """nvidiaPlanHostStepsUnrolled (the language's) and bobc.plan.schedule.unroll (the hosts')
+    give the same steps, strides applied (the language's sets each stride to 0)."""
+    from bobc.plan.extract import extract_steps
+    from bobc.plan.schedule import unroll
+
+    program, plan = synthetic_support.load(name, name.join(("syn", "Host")))
+    unrolled = program.apply(program.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepsUnrolled"),
+                             program.value(steps))
+    language = [(s.kind.name, {f.name: getattr(s, f.name) for f in s.kind.fields})
+                for s in extract_steps(program, unrolled)]
+    hosts = []
+    for kind, values in unroll(extract_steps(program, program.value(steps))):
+        hosts.append((kind.name, {k: (0 if any(f.name == k and f.stride_of for f in kind.fields) else v)
+                                  for k, v in values.items()}))
+    assert "repeat" not in [k for k, _ in language]
+    assert language == hosts
