@@ -25,9 +25,19 @@ static int say(char *err, int code, const char *fmt, ...)
     return code;
 }
 
+static const char *report_name = "host";
+
+void bob_report_as(const char *program)
+{
+    if (program && *program) {
+        const char *slash = strrchr(program, '/');
+        report_name = slash ? slash + 1 : program;
+    }
+}
+
 void bob_report(const char *err)
 {
-    fprintf(stderr, "bob-host: error: %s\n", err);
+    fprintf(stderr, "%s: error: %s\n", report_name, err);
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -95,55 +105,84 @@ int bob_publish_atomic(const char *path, const void *data, size_t size, char *er
 /* ------------------------------------------------------------------ */
 /* input record                                                        */
 
-int bob_input_parse(const uint8_t *r, size_t size, const char *path, bob_input *out, char *err)
+static uint64_t word_at(const uint8_t *p, uint32_t width)
 {
-    if (size != BOB_INPUT_RECORD_BYTES)
-        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %u", path, size,
-                   BOB_INPUT_RECORD_BYTES);
-    if (memcmp(r, BOB_INPUT_MAGIC, 8) != 0)
-        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: magic is not %s (not an input record)", path,
-                   BOB_INPUT_MAGIC);
-    uint64_t version = le64(r + 8);
-    if (version != BOB_INPUT_VERSION)
-        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: version %llu, expected %u", path,
-                   (unsigned long long)version, BOB_INPUT_VERSION);
-    for (unsigned b = 0; b < BOB_VOCAB; b++) {
-        uint8_t byte = r[16 + 2 * b], target = r[16 + 2 * b + 1];
-        uint32_t word = le32(r + 528 + 4 * b);
-        if (byte != b)
-            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: pair %u names byte %u (pairs must list bytes 0..255 "
-                       "in order)", path, b, byte);
-        if (word >= BOB_VOCAB)
-            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: target word of byte %u is %u, not a byte", path, b,
-                       word);
-        if (word != target)
-            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: byte %u: pair says target %u, target word says %u",
-                       path, b, target, word);
-        if (out)
-            out->target[b] = target;
-    }
-    for (unsigned k = 0; k < BOB_PROMPTS; k++) {
-        uint32_t w = le32(r + 1552 + 4 * k);
-        if (w >= BOB_VOCAB)
-            return say(err, BOB_EXIT_BAD_INPUT, "input record %s: prompt %u's last byte is %u, not a byte", path, k, w);
-        if (out)
-            out->prompt[k] = w;
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < width; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* 'text' of up to 40 bytes for a message, non-printables as '?' */
+static void quote_bytes(char *buf, size_t n, const char *s, size_t len);
+
+int bob_record_verify(const bob_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
+{
+    if (size != c->record_bytes)
+        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
+                   (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
+    for (uint32_t k = 0; k < c->check_count; k++) {
+        const bob_record_check *x = &c->checks[k];
+        if (x->kind == BOB_CHECK_BYTES) {
+            if (memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
+                char want[64];
+                quote_bytes(want, sizeof want, x->data, x->data_bytes);
+                return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
+                           want, (unsigned long long)x->offset);
+            }
+            continue;
+        }
+        uint64_t count = x->kind == BOB_CHECK_WORD ? 1 : x->count;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t at = x->offset + i * x->stride, w = word_at(r + at, x->width);
+            switch (x->kind) {
+            case BOB_CHECK_WORD:
+                if (w != x->value)
+                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
+                               (unsigned long long)w, (unsigned long long)x->value);
+                break;
+            case BOB_CHECK_BELOW:
+                if (w >= x->value)
+                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
+                               x->what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
+                break;
+            case BOB_CHECK_INDEX:
+                if (w != i)
+                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
+                               "0..%llu in order)", path, x->what, (unsigned long long)i, (unsigned long long)w,
+                               (unsigned long long)count, (unsigned long long)(count - 1));
+                break;
+            case BOB_CHECK_SAME: {
+                uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
+                if (w != other)
+                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
+                               "says %llu", path, x->what, (unsigned long long)i, (unsigned long long)w,
+                               (unsigned long long)(x->other + i * x->other_stride), (unsigned long long)other);
+                break;
+            }
+            default:
+                return say(err, BOB_EXIT_INTERNAL, "input check %u has kind %d, which no check has", k, x->kind);
+            }
+        }
     }
     return 0;
 }
 
-int bob_input_read(const char *path, uint8_t record[BOB_INPUT_RECORD_BYTES], bob_input *out, char *err)
+int bob_record_read(const bob_record_contract *c, const char *path, uint8_t **record, char *err)
 {
     uint8_t *data;
     size_t size;
-    int rc = bob_read_all(path, "input record", &data, &size, 1u << 20, BOB_EXIT_BAD_INPUT, err);
+    *record = NULL;
+    int rc = bob_read_all(path, "input record", &data, &size, (size_t)c->record_bytes + 1, BOB_EXIT_BAD_INPUT, err);
     if (rc)
         return rc;
-    rc = bob_input_parse(data, size, path, out, err);
-    if (!rc && record)
-        memcpy(record, data, BOB_INPUT_RECORD_BYTES);
-    free(data);
-    return rc;
+    rc = bob_record_verify(c, data, size, path, err);
+    if (rc) {
+        free(data);
+        return rc;
+    }
+    *record = data;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -211,6 +250,16 @@ int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload
     *out = e;
     *out_size = (size_t)total;
     return 0;
+}
+
+static void quote_bytes(char *buf, size_t n, const char *s, size_t len)
+{
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (size_t i = 0; i < len && i < 40 && k + 3 < n; i++)
+        buf[k++] = (s[i] >= 32 && s[i] < 127) ? s[i] : '?';
+    buf[k++] = '\'';
+    buf[k] = 0;
 }
 
 /* 'text' quoted for a message, cut at 60 bytes, non-printables as '?'. */
@@ -370,86 +419,47 @@ uint64_t bob_fnv1a64(const void *data, size_t size)
     return h;
 }
 
-void bob_init_parameters(const char *seed_identity, float *p, size_t count)
+void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes)
 {
-    uint64_t state = bob_fnv1a64(seed_identity, strlen(seed_identity));
+    if (init->kind != BOB_INIT_SPLITMIX64) {
+        memset(out, 0, bytes);
+        return;
+    }
+    float *p = out;
+    size_t count = bytes / sizeof *p;
+    uint64_t state = bob_fnv1a64(init->seed, strlen(init->seed));
     for (size_t i = 0; i < count; i++) {
         state += 0x9E3779B97F4A7C15ull;
         uint64_t z = state;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         z = z ^ (z >> 31);
-        int64_t u = (int64_t)(z >> 40);
-        p[i] = (float)((double)(u - 8388608) / 838860800.0);
+        int64_t u = (int64_t)(z >> init->shift);
+        p[i] = (float)((double)(u - (int64_t)init->center) / (double)init->denominator);
     }
-}
-
-void bob_init_payload(const char *seed_identity, float *payload)
-{
-    bob_init_parameters(seed_identity, payload, BOB_PARAMETER_COUNT);
-    memset(payload + BOB_PARAMETER_COUNT, 0, 2u * BOB_PARAMETER_COUNT * sizeof(float));
-}
-
-/* ------------------------------------------------------------------ */
-/* AdamW                                                               */
-
-bob_adamw_scalars bob_adamw_scalars_for(const bob_adamw_hyper *h, uint32_t t, uint32_t count)
-{
-    double lr = h->lr, b1 = h->beta1, b2 = h->beta2, eps = h->eps, wd = h->weight_decay;
-    double c2 = sqrt(1.0 - pow(b2, (double)t));
-    double c1 = 1.0 - pow(b1, (double)t);
-    bob_adamw_scalars s;
-    s.alpha_t = (float)(lr * c2 / c1);
-    s.epsilon_t = (float)(eps * c2);
-    s.decay = (float)(1.0 - lr * wd);
-    s.beta1 = h->beta1;
-    s.one_minus_beta1 = (float)(1.0 - b1);
-    s.beta2 = h->beta2;
-    s.one_minus_beta2 = (float)(1.0 - b2);
-    s.count = count;
-    s.step = t;
-    return s;
-}
-
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-void bob_adamw_block_write(uint8_t *base, uint64_t p, uint64_t g, uint64_t m, uint64_t v, const bob_adamw_scalars *s)
-{
-    put64(base + 0, p);
-    put64(base + 8, g);
-    put64(base + 16, m);
-    put64(base + 24, v);
-    const uint32_t w[9] = { fbits(s->alpha_t), fbits(s->epsilon_t), fbits(s->decay), fbits(s->beta1),
-                            fbits(s->one_minus_beta1), fbits(s->beta2), fbits(s->one_minus_beta2), s->count, s->step };
-    for (int i = 0; i < 9; i++)
-        put32(base + 32 + 4 * i, w[i]);
 }
 
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
 
-void bob_print_usage(const char *program, void *stream)
+void bob_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream)
 {
     fprintf((FILE *)stream,
             "usage: %s train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
             "       %*s --predictions FILE --result FILE\n"
             "\n"
-            "  train     initial loss, 3 predictions, 10 AdamW updates, 3 predictions again\n"
-            "  predict   initial loss and 3 predictions only\n"
-            "  --input RECORD        the 1564-byte input record (docs/formats.md)\n"
+            "The native host of %s.\n"
+            "  train     the plan's whole schedule\n"
+            "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
+            "  --input RECORD        the %llu-byte input record\n"
             "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n"
             "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
-            "  --predictions FILE    3 x {token u32, validity u32}\n"
-            "  --result FILE         loss blocks and logit rows (5120 bytes)\n"
+            "  --predictions FILE    the predictions (published atomically)\n"
+            "  --result FILE         the result record (published atomically)\n"
             "\n"
             "exit codes: 0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,\n"
             "            6 no GPU / driver refused, 7 GPU fault or timeout, 8 output write failed\n",
-            program, (int)strlen(program), "");
+            program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
 }
 
 int bob_parse_args(int argc, char **argv, bob_args *a, char *err)

@@ -1,11 +1,11 @@
 /* The host runtime: files, the input record, the checkpoint envelope, atomic
- * publish, the fresh initialization generator, the AdamW step scalars and
- * the command line.  Layouts: docs/formats.md.  Exit codes: bob_exit.h and
+ * publish, the fresh initialization generator and the command line.  Layouts: docs/formats.md.  Exit codes: bob_exit.h and
  * docs/runtime.md.
  *
  * Functions that can fail return 0 or a BOB_EXIT_* code and write one
  * message (naming the file and what differs) into `err` (BOB_ERR_BYTES).
- * They print nothing: the caller decides (bob_report prints "bob-host: error: ...").
+ * They print nothing: the caller decides (bob_report prints "HOST: error: ...",
+ * HOST the executable's name).
  */
 #ifndef BOB_HOST_RUNTIME_H
 #define BOB_HOST_RUNTIME_H
@@ -17,25 +17,13 @@
 
 #define BOB_ERR_BYTES 512
 
-/* ---- Bob's sizes (docs/formats.md) ---- */
-#define BOB_VOCAB                 256u
-#define BOB_PARAMETER_COUNT       65536u
-#define BOB_PROMPTS               3u
-#define BOB_INPUT_RECORD_BYTES    1564u
-#define BOB_INPUT_MAGIC           "BOBINPUT"
-#define BOB_INPUT_VERSION         1u
-#define BOB_PREDICTIONS_BYTES     24u
-#define BOB_RESULT_BYTES          5120u
-#define BOB_CHUNK_COUNT           3u
-#define BOB_CHUNK_BYTES           (BOB_PARAMETER_COUNT * 4u)               /* 262144 */
-#define BOB_PAYLOAD_BYTES         (BOB_CHUNK_COUNT * BOB_CHUNK_BYTES)      /* 786432 */
-#define BOB_UPDATES_PER_INVOCATION 10u
+/* the checkpoint envelope (docs/formats.md): a format, not a model's */
 #define BOB_ENVELOPE_MAGIC        "BOBCENV1"
 #define BOB_ENVELOPE_TRAILER      "BOBCEND1"
 #define BOB_ENVELOPE_FIXED_BYTES  64u
-#define BOB_SEED_IDENTITY         "bob-seed-v1"
 
-void bob_report(const char *err);   /* "bob-host: error: <err>\n" on stderr */
+void bob_report(const char *err);   /* "HOST: error: <err>\n" on stderr */
+void bob_report_as(const char *program);   /* HOST: the last part of `program` (default "host") */
 
 /* ---- files ---- */
 
@@ -54,16 +42,33 @@ int bob_read_all(const char *path, const char *what, uint8_t **data, size_t *siz
  * BOB_EXIT_WRITE_FAILED. */
 int bob_publish_atomic(const char *path, const void *data, size_t size, char *err);
 
-/* ---- input record ---- */
+/* ---- input record (the plan's NvidiaPlanHostRecordCheck list) ---- */
+enum { BOB_CHECK_BYTES = 1, BOB_CHECK_WORD = 2, BOB_CHECK_BELOW = 3, BOB_CHECK_INDEX = 4, BOB_CHECK_SAME = 5 };
 typedef struct {
-    uint8_t  target[BOB_VOCAB];     /* target(b) */
-    uint32_t prompt[BOB_PROMPTS];   /* each prompt's last byte */
-} bob_input;
+    int kind;               /* BOB_CHECK_* */
+    const char *what;       /* named in the refusal */
+    uint64_t offset;        /* a run: `count` little-endian words `width` bytes wide, one every `stride` */
+    uint32_t width;
+    uint64_t stride, count;
+    uint64_t value;         /* WORD: the value; BELOW: the bound */
+    const char *data;       /* BYTES: the bytes at offset */
+    uint32_t data_bytes;
+    uint64_t other;         /* SAME: the other run */
+    uint32_t other_width;
+    uint64_t other_stride;
+} bob_record_check;
 
-/* Check a 1564-byte record (magic, version, pairs == target words, all
- * bytes < 256): BOB_EXIT_BAD_INPUT naming `path` and the first difference. */
-int bob_input_parse(const uint8_t *record, size_t size, const char *path, bob_input *out, char *err);
-int bob_input_read(const char *path, uint8_t record[BOB_INPUT_RECORD_BYTES], bob_input *out, char *err);
+typedef struct {
+    uint64_t record_bytes;
+    const bob_record_check *checks;
+    uint32_t check_count;
+} bob_record_contract;
+
+/* Check a record against the contract: its size, then each check in order;
+ * BOB_EXIT_BAD_INPUT naming `path`, the check and the first word that fails. */
+int bob_record_verify(const bob_record_contract *c, const uint8_t *record, size_t size, const char *path, char *err);
+/* Read and check; *record is malloc'd, exactly c->record_bytes bytes. */
+int bob_record_read(const bob_record_contract *c, const char *path, uint8_t **record, char *err);
 
 /* ---- checkpoint envelope ---- */
 typedef struct {
@@ -105,33 +110,18 @@ int bob_checkpoint_write(const bob_contract *c, const char *path, uint64_t step,
 /* CRC-32 (IEEE 802.3, as zlib.crc32), continuing from `crc` (0 to start). */
 uint32_t bob_crc32(uint32_t crc, const void *data, size_t size);
 
-/* ---- fresh initialization (docs/formats.md) ---- */
+/* ---- fresh initialization (the plan's NvidiaPlanHostInitializer, one per chunk) ---- */
+enum { BOB_INIT_ZERO = 1, BOB_INIT_SPLITMIX64 = 2 };
+typedef struct {
+    int kind;               /* BOB_INIT_* */
+    const char *seed;       /* SPLITMIX64: state = FNV-1a-64(seed) */
+    uint32_t shift;         /* element i: u = z_i >> shift, (float)((double)(u - center) / denominator) */
+    uint64_t center, denominator;
+} bob_initializer;
+
 uint64_t bob_fnv1a64(const void *data, size_t size);
-/* P[0..count) from SplitMix64 seeded with FNV-1a-64(seed_identity). */
-void bob_init_parameters(const char *seed_identity, float *p, size_t count);
-/* The whole fresh payload: P from the generator, M = V = 0. */
-void bob_init_payload(const char *seed_identity, float *payload /* 3 * 65536 */);
-
-/* ---- AdamW (docs/formats.md, AdamW parameter block) ---- */
-typedef struct {
-    float lr, beta1, beta2, eps, weight_decay;   /* binary32 hyperparameters */
-} bob_adamw_hyper;
-#define BOB_ADAMW_DEFAULTS { 0.1f, 0.9f, 0.999f, 1e-8f, 0.01f }
-
-typedef struct {
-    float alpha_t, epsilon_t, decay, beta1, one_minus_beta1, beta2, one_minus_beta2;
-    uint32_t count, step;
-} bob_adamw_scalars;
-
-/* For global step t >= 1, in binary64 rounded to binary32:
- * alpha_t = lr sqrt(1 - beta2^t) / (1 - beta1^t), epsilon_t = eps sqrt(1 - beta2^t),
- * decay = 1 - lr wd, 1 - beta1, 1 - beta2 (hyperparameters widened exactly). */
-bob_adamw_scalars bob_adamw_scalars_for(const bob_adamw_hyper *h, uint32_t t, uint32_t count);
-
-/* Write one AdamW parameter block at `base`: words 0..3 the P, G, M, V
- * addresses, then the nine 32-bit scalars from byte 32. */
-void bob_adamw_block_write(uint8_t *base, uint64_t p, uint64_t g, uint64_t m, uint64_t v,
-                           const bob_adamw_scalars *s);
+/* One chunk of `bytes` bytes: zeros, or bytes / 4 binary32 elements. */
+void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes);
 
 /* ---- command line ---- */
 enum { BOB_OP_TRAIN = 1, BOB_OP_PREDICT = 2 };
@@ -145,6 +135,7 @@ typedef struct {
  * --checkpoint-out OUT --predictions FILE --result FILE` (also --opt=value).
  * Returns 0 (args->help set for --help) or BOB_EXIT_USAGE with a message. */
 int bob_parse_args(int argc, char **argv, bob_args *args, char *err);
-void bob_print_usage(const char *program, void *stream /* FILE* */);
+/* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
+void bob_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "elf_sections.h"
 #include "host_io.h"
+#include "plan_fill.h"
+#include "nv_rm.h"
 #include "nv_shim.h"
 
 #if defined(__x86_64__)
@@ -20,6 +22,9 @@ typedef struct {
     size_t size;
 } output;
 
+#define BOBC_STAT_BYTES 4096
+#define BOBC_STAMP_SLOTS 4096
+
 typedef struct {
     const bobc_plan *plan;
     const bob_args *args;
@@ -27,14 +32,28 @@ typedef struct {
     void **mapped;               /* per buffer: its CPU mapping */
     bob_section ring;            /* .bobc.gpfifo: one entry per submission */
     uint64_t step;               /* global step of the input checkpoint */
+    uint8_t *input;              /* the input record, checked (plan->input.record_bytes) */
     uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
-    output out[6];               /* by enum bobc_file */
-    uint8_t record[BOB_INPUT_RECORD_BYTES];   /* the input record, read once before the GPU */
+    output out[BOBC_FILE_COUNT]; /* by enum bobc_file */
+    uint64_t gp_put;             /* the ring entries issued so far */
+    int checkpoint_published;
+    uint64_t published;          /* checkpoints published so far */
+    uint64_t published_step;     /* the step the last one carries */
+    uint64_t issued;             /* ring entries issued (Submit and Reissue) */
+    uint64_t cursor;             /* the input stream's cursor (CursorFromCheckpoint) */
+    uint8_t stat[BOBC_STAT_BYTES];  /* the stat block (RecordStat) and its used size */
+    size_t stat_size;
+    uint64_t stamps[BOBC_STAMP_SLOTS];  /* GPU nanoseconds per slot (Stamp) and slots used */
+    uint32_t stamp_count;
+    const uint8_t *identity;     /* the bound input identity (BindInputIdentity), inside h->input */
+    uint64_t identity_bytes;
+    int closed[BOBC_FILE_COUNT]; /* outputs a Close finished: no more writes */
+    uint64_t publications;       /* CheckpointPublish steps this request carries out */
     bob_io_files files;          /* inputs' identities, outputs checked before the GPU (host_io.h) */
-    uint8_t *checkpoint_staged;  /* the output checkpoint's envelope, published with the rest */
+    uint8_t *checkpoint_staged;  /* the last checkpoint's envelope, published with the other outputs */
     size_t checkpoint_staged_size;
     int gpu_opened;              /* bob_gpu_close only after bob_gpu_open (a zeroed bob_gpu holds fd 0) */
-    int checkpoint_published;
+    int stopped;                 /* a step ended the schedule (a predict request's operation) */
     char err[BOB_ERR_BYTES];
 } host;
 
@@ -139,9 +158,10 @@ static int load_buffers(host *h)
     return 0;
 }
 
-static int submit(host *h, uint64_t first, uint64_t end)
+static int step_submit(host *h, const bobc_step_submit *s)
 {
     const bobc_plan *p = h->plan;
+    uint64_t first = h->gp_put, end = s->gp_put;
     if (end > p->submission_count || first > end) {
         snprintf(h->err, sizeof h->err, "the schedule submits up to %llu, the ring holds %u entries",
                  (unsigned long long)end, p->submission_count);
@@ -167,22 +187,33 @@ static int submit(host *h, uint64_t first, uint64_t end)
     for (uint64_t i = first; i < end; i++)
         if ((rc = bob_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
             return rc;
+    h->gp_put = end;
+    h->issued += end - first;
+    if (h->gpu.cfg.verbose) {
+        char what[80];
+        snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)first,
+                 (unsigned long long)end - 1);
+        bob_gpu_trace(&h->gpu, what);
+    }
     return 0;
 }
 
-static int write_adamw(host *h, uint64_t launch, uint64_t update)
+/* Fill number s->fill: its value for this invocation's step, into its launch's parameters. */
+static int step_scalar_fill(host *h, const bobc_step_scalar_fill *s)
 {
     const bobc_plan *p = h->plan;
-    if (launch >= p->launch_count) {
-        snprintf(h->err, sizeof h->err, "AdamW scalars for launch %llu, the plan has %u launches",
-                 (unsigned long long)launch, p->launch_count);
+    if (s->fill >= p->fill_count) {
+        snprintf(h->err, sizeof h->err, "the schedule computes fill %u, the plan has %u", s->fill, p->fill_count);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    uint8_t *block = at_or_fail(h, p->parameter_block_va[launch] + p->parameter_base, 68, "an AdamW parameter block");
-    if (!block)
+    const bobc_fill *f = &p->fills[s->fill];
+    uint8_t *at_va = at_or_fail(h, f->va, 4, "a fill's destination");
+    if (!at_va)
         return fail(h, BOB_EXIT_INTERNAL);
-    bob_adamw_scalars s = bob_adamw_scalars_for(&p->hyper, (uint32_t)(h->step + update + 1), p->parameter_count);
-    bob_adamw_block_write(block, p->parameters_va, p->gradients_va, p->first_moments_va, p->second_moments_va, &s);
+    uint8_t bytes[4];
+    if (bobc_fill_bytes(f, h->step, bytes, h->err, sizeof h->err))
+        return fail(h, BOB_EXIT_INTERNAL);
+    memcpy(at_va, bytes, 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }
@@ -205,17 +236,17 @@ static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, ui
     return 0;
 }
 
-static int read_step(host *h, const bobc_step *s)
+static int step_read(host *h, const bobc_step_read *s)
 {
     const bobc_plan *p = h->plan;
-    uint8_t *dst = at_or_fail(h, s->a, s->b, "a read's destination");
+    uint8_t *dst = at_or_fail(h, s->host, s->extent, "a read's destination");
     if (!dst)
         return fail(h, BOB_EXIT_INTERNAL);
     const uint8_t *src;
     size_t available;
     if (s->file == BOBC_FILE_INPUT) {
-        src = h->record;        /* read and checked once, before the GPU was touched */
-        available = sizeof h->record;
+        src = h->input;
+        available = (size_t)p->input.record_bytes;
     } else if (s->file == BOBC_FILE_CHECKPOINT_IN) {
         src = h->checkpoint_in;
         available = p->contract.payload_bytes;
@@ -223,12 +254,51 @@ static int read_step(host *h, const bobc_step *s)
         snprintf(h->err, sizeof h->err, "the schedule reads file %d, which is an output", s->file);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    if (s->c + s->b > available) {
+    if (s->offset + s->extent > available) {
         snprintf(h->err, sizeof h->err, "the schedule reads %llu bytes at %llu of a %zu-byte input",
-                 (unsigned long long)s->b, (unsigned long long)s->c, available);
+                 (unsigned long long)s->extent, (unsigned long long)s->offset, available);
         return fail(h, BOB_EXIT_INTERNAL);
     }
-    memcpy(dst, src + s->c, s->b);
+    memcpy(dst, src + s->offset, s->extent);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* drain write-combining before the GPU or a copy-out reads it */
+    return 0;
+}
+
+/* Output `file` takes `extent` bytes at `host_va`: appended, or placed at `offset`. */
+static int write_output(host *h, int32_t file, uint64_t host_va, uint64_t extent, int append, uint64_t offset)
+{
+    const uint8_t *src = at_or_fail(h, host_va, extent, "a write's source");
+    if (!src)
+        return fail(h, BOB_EXIT_INTERNAL);
+    if (file <= 0 || file >= BOBC_FILE_COUNT || file == BOBC_FILE_INPUT || file == BOBC_FILE_CHECKPOINT_IN) {
+        snprintf(h->err, sizeof h->err, "the schedule writes file %d, which is no output", (int)file);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    return out_write(h, file, append ? h->out[file].size : offset, src, host_va, extent);
+}
+
+static int step_write(host *h, const bobc_step_write *s)
+{
+    return write_output(h, s->file, s->host, s->extent, 1, 0);
+}
+
+static int step_write_at(host *h, const bobc_step_write_at *s)
+{
+    return write_output(h, s->file, s->host, s->extent, 0, s->offset);
+}
+
+static int step_operation(host *h, const bobc_step_operation *s)
+{
+    (void)s;
+    if (h->args->op == BOB_OP_PREDICT)
+        h->stopped = 1;
+    return 0;
+}
+
+static int step_checkpoint_begin(host *h, const bobc_step_checkpoint_begin *s)
+{
+    (void)s;
+    h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
     return 0;
 }
 
@@ -237,9 +307,238 @@ static int stage_checkpoint(host *h, uint64_t step, const void *payload)
 {
     free(h->checkpoint_staged);
     h->checkpoint_staged = NULL;
-    int rc = bob_envelope_build(&h->plan->contract, step, payload, &h->checkpoint_staged, &h->checkpoint_staged_size,
-                                h->err);
-    return rc ? fail(h, rc) : 0;
+    return bob_envelope_build(&h->plan->contract, step, payload, &h->checkpoint_staged, &h->checkpoint_staged_size,
+                              h->err);
+}
+
+static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *s)
+{
+    const bobc_plan *p = h->plan;
+    output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
+    if (o->size != p->contract.payload_bytes) {
+        snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu", o->size,
+                 (unsigned long long)p->contract.payload_bytes);
+        return fail(h, BOB_EXIT_INTERNAL);
+    }
+    /* An interval's checkpoint is published when its interval ends; the
+     * request's last one waits for the other outputs (all published together,
+     * the checkpoint last: host_io.h). */
+    int rc = h->published + 1 < h->publications
+                 ? bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->updates, o->data, h->err)
+                 : stage_checkpoint(h, h->step + s->updates, o->data);
+    if (rc)
+        return fail(h, rc);
+    h->checkpoint_published = 1;
+    h->published++;
+    h->published_step = h->step + s->updates;
+    return 0;
+}
+
+/* ---- the steps past Bob's (seed 004's kinds; docs/host-steps.md) ---- */
+
+static int bad(host *h, const char *what)
+{
+    snprintf(h->err, sizeof h->err, "%s", what);
+    return fail(h, BOB_EXIT_INTERNAL);
+}
+
+/* `extent` bytes of the input at `offset` to host address `to` */
+static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, const char *what)
+{
+    uint8_t *dst = at_or_fail(h, to, extent, what);
+    if (!dst)
+        return fail(h, BOB_EXIT_INTERNAL);
+    if (offset > h->plan->input.record_bytes || extent > h->plan->input.record_bytes - offset) {
+        snprintf(h->err, sizeof h->err, "%s: %llu bytes at %llu of a %llu-byte input", what,
+                 (unsigned long long)extent, (unsigned long long)offset,
+                 (unsigned long long)h->plan->input.record_bytes);
+        return fail(h, BOB_EXIT_BAD_INPUT);
+    }
+    memcpy(dst, h->input + offset, extent);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static int step_read_cyclic(host *h, const bobc_step_read_cyclic *s)
+{
+    if (!s->count)
+        return bad(h, "a cyclic read over zero records");
+    return read_input(h, s->host, s->extent, s->offset + (s->index % s->count) * s->record_bytes, "a cyclic read");
+}
+
+static int append_bytes(host *h, int32_t file, const uint8_t *data, uint64_t bytes)
+{
+    if (file <= 0 || file >= BOBC_FILE_COUNT || file == BOBC_FILE_INPUT || file == BOBC_FILE_CHECKPOINT_IN)
+        return bad(h, "the schedule appends to a file that is no output");
+    return out_write(h, file, h->out[file].size, data, 0, bytes);
+}
+
+static int step_write_stat(host *h, const bobc_step_write_stat *s)
+{
+    return append_bytes(h, s->file, h->stat, h->stat_size);
+}
+
+static int step_write_status(host *h, const bobc_step_write_status *s)
+{
+    uint8_t status[24];
+    uint64_t words[3] = { h->published ? h->published_step : h->step, h->issued, h->published };
+    for (int i = 0; i < 24; i++)
+        status[i] = (uint8_t)(words[i / 8] >> (8 * (i % 8)));
+    return append_bytes(h, s->file, status, sizeof status);
+}
+
+static int step_write_timestamps(host *h, const bobc_step_write_timestamps *s)
+{
+    uint8_t word[8];
+    for (uint32_t k = 0; k < h->stamp_count; k++) {
+        for (int i = 0; i < 8; i++)
+            word[i] = (uint8_t)(h->stamps[k] >> (8 * i));
+        int rc = append_bytes(h, s->file, word, 8);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int step_record_stat(host *h, const bobc_step_record_stat *s)
+{
+    if (s->stat_offset > BOBC_STAT_BYTES || s->extent > BOBC_STAT_BYTES - s->stat_offset)
+        return bad(h, "a stat lies past the stat block");
+    const uint8_t *src = at_or_fail(h, s->host, s->extent, "a stat's source");
+    if (!src)
+        return fail(h, BOB_EXIT_INTERNAL);
+    copy_out(h, h->stat + s->stat_offset, src, s->host, s->extent);
+    if (s->stat_offset + s->extent > h->stat_size)
+        h->stat_size = (size_t)(s->stat_offset + s->extent);
+    return 0;
+}
+
+static int step_stamp(host *h, const bobc_step_stamp *s)
+{
+    if (s->gp_put >= h->plan->submission_count || s->which >= BOBC_STAMP_SLOTS)
+        return bad(h, "a stamp names no submission or a slot past the stamp table");
+    const volatile uint64_t *sem = (const volatile uint64_t *)at(h, h->plan->semaphore_va[s->gp_put], 16);
+    if (!sem)
+        return bad(h, "a stamp's semaphore lies in no buffer");
+    h->stamps[s->which] = sem[1];
+    if (s->which + 1 > h->stamp_count)
+        h->stamp_count = (uint32_t)s->which + 1;
+    return 0;
+}
+
+static int step_fill(host *h, const bobc_step_fill *s)
+{
+    uint8_t *dst = at_or_fail(h, s->host, s->payload_bytes, "a fill's destination");
+    if (!dst)
+        return fail(h, BOB_EXIT_INTERNAL);
+    memcpy(dst, s->payload, s->payload_bytes);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static int step_assert_word(host *h, const bobc_step_assert_word *s)
+{
+    const volatile uint8_t *p = at_or_fail(h, s->host, 4, "an asserted word");
+    if (!p)
+        return fail(h, BOB_EXIT_INTERNAL);
+    uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    if (w != s->expected) {
+        snprintf(h->err, sizeof h->err, "%.*s: the word at 0x%llx is %u, expected %llu", (int)s->identity_bytes,
+                 (const char *)s->identity, (unsigned long long)s->host, w, (unsigned long long)s->expected);
+        return fail(h, BOB_EXIT_GPU_FAULT);
+    }
+    return 0;
+}
+
+static int step_bind_input_identity(host *h, const bobc_step_bind_input_identity *s)
+{
+    if (s->offset > h->plan->input.record_bytes || s->extent > h->plan->input.record_bytes - s->offset)
+        return bad(h, "the input identity lies past the input");
+    h->identity = h->input + s->offset;
+    h->identity_bytes = s->extent;
+    return 0;
+}
+
+static int step_write_input_identity(host *h, const bobc_step_write_input_identity *s)
+{
+    (void)s;
+    return append_bytes(h, BOBC_FILE_RESULT, h->identity, h->identity_bytes);
+}
+
+static int step_begin_checkpoint(host *h, const bobc_step_begin_checkpoint *s)
+{
+    (void)s;
+    h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
+    return 0;
+}
+
+/* Outputs are published atomically (written, synced, renamed, folder synced):
+ * a sync before publication has nothing on disk to sync. */
+static int step_sync(host *h, const bobc_step_sync *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+
+static int step_data_sync(host *h, const bobc_step_data_sync *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+
+/* The file is finished: it takes no more writes, and is published with the
+ * other outputs when the request ends (all or none: host_io.h). */
+static int step_close(host *h, const bobc_step_close *s)
+{
+    if (s->file != BOBC_FILE_PREDICTIONS && s->file != BOBC_FILE_RESULT)
+        return bad(h, "the schedule closes a file that is neither the predictions nor the result");
+    h->closed[s->file] = 1;
+    return 0;
+}
+
+/* Ring entry `entry` again: it runs submission `piece`'s pushbuffer segment,
+ * whose last method releases piece's semaphore. */
+static int step_reissue(host *h, const bobc_step_reissue *s)
+{
+    const bobc_plan *p = h->plan;
+    if (s->piece >= p->submission_count)
+        return bad(h, "a reissue names no submission of the plan");
+    volatile uint64_t *sem = (volatile uint64_t *)at_or_fail(h, p->semaphore_va[s->piece], 16, "a semaphore");
+    if (!sem)
+        return fail(h, BOB_EXIT_INTERNAL);
+    sem[0] = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int rc = bob_gpu_submit(&h->gpu, s->entry);
+    if (!rc)
+        rc = bob_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
+    if (!rc)
+        h->issued++;
+    return rc;
+}
+
+static int step_cursor_from_checkpoint(host *h, const bobc_step_cursor_from_checkpoint *s)
+{
+    h->cursor = s->base + h->step * s->scale;
+    return 0;
+}
+
+static int step_read_at_cursor(host *h, const bobc_step_read_at_cursor *s)
+{
+    if (s->file != BOBC_FILE_INPUT)
+        return bad(h, "a cursor read of a file other than the input");
+    return read_input(h, s->host, s->extent, h->cursor + s->delta, "a read at the cursor");
+}
+
+static int step_cursor_advance(host *h, const bobc_step_cursor_advance *s)
+{
+    h->cursor += s->bytes;
+    return 0;
+}
+
+static int step_unknown(host *h, const bobc_step *s)
+{
+    snprintf(h->err, sizeof h->err, "a step has kind %d, which this host does not know", s->op);
+    return fail(h, BOB_EXIT_INTERNAL);
 }
 
 /* All outputs together, the checkpoint last (host_io.h): a failure publishes none. */
@@ -248,7 +547,7 @@ static int publish(host *h)
     int rc;
     /* A request that trained nothing hands its state on unchanged. */
     if (!h->checkpoint_published && (rc = stage_checkpoint(h, h->step, h->checkpoint_in)))
-        return rc;
+        return fail(h, rc);
     if ((rc = bob_io_stage(&h->files, "--predictions", h->out[BOBC_FILE_PREDICTIONS].data,
                            h->out[BOBC_FILE_PREDICTIONS].size, h->err)) ||
         (rc = bob_io_stage(&h->files, "--result", h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
@@ -257,6 +556,20 @@ static int publish(host *h)
         (rc = bob_io_publish(&h->files, h->err)))
         return fail(h, rc);
     return 0;
+}
+
+/* How many checkpoints this request publishes: a predict request stops at
+ * its first Operation step. */
+static uint64_t count_publications(const bobc_plan *p, int op)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < p->step_count; i++) {
+        if (p->steps[i].op == BOBC_STEP_OPERATION && op == BOB_OP_PREDICT)
+            break;
+        if (p->steps[i].op == BOBC_STEP_CHECKPOINT_PUBLISH)
+            n++;
+    }
+    return n;
 }
 
 static void write_timing(host *h)
@@ -280,56 +593,17 @@ static int run_steps(host *h)
     int rc = bob_gpu_submit(&h->gpu, p->prologue_entry);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < p->step_count; i++) {
+    for (uint32_t i = 0; i < p->step_count && !h->stopped; i++) {
         const bobc_step *s = &p->steps[i];
-        const uint8_t *src;
-        switch (s->op) {
-        case BOBC_STEP_SUBMIT:
-            rc = submit(h, s->a, s->b);
-            if (!rc && h->gpu.cfg.verbose) {
-                char what[80];
-                snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)s->a,
-                         (unsigned long long)s->b - 1);
-                bob_gpu_trace(&h->gpu, what);
-            }
-            break;
-        case BOBC_STEP_READ:
-            rc = read_step(h, s);
-            break;
-        case BOBC_STEP_WRITE:
-        case BOBC_STEP_WRITE_AT:
-            if (!(src = at_or_fail(h, s->a, s->b, "a write's source")))
-                return fail(h, BOB_EXIT_INTERNAL);
-            rc = out_write(h, s->file, s->op == BOBC_STEP_WRITE ? h->out[s->file].size : s->c, src, s->a, s->b);
-            break;
-        case BOBC_STEP_OPERATION:
-            if (h->args->op == BOB_OP_PREDICT)
-                return 0;
-            break;
-        case BOBC_STEP_CHECKPOINT_BEGIN:
-            h->out[BOBC_FILE_CHECKPOINT_OUT].size = 0;
-            break;
-        case BOBC_STEP_CHECKPOINT_PUBLISH: {
-            output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
-            if (o->size != p->contract.payload_bytes) {
-                snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu",
-                         o->size, (unsigned long long)p->contract.payload_bytes);
-                return fail(h, BOB_EXIT_INTERNAL);
-            }
-            if ((rc = stage_checkpoint(h, h->step + s->a, o->data)))
-                return rc;
-            h->checkpoint_published = 1;
-            break;
-        }
-        case BOBC_STEP_ADAMW_SCALARS:
-            rc = write_adamw(h, s->a, s->b);
-            break;
-        default:
-            snprintf(h->err, sizeof h->err, "step %u has kind %d, which this host does not know", i, s->op);
-            return fail(h, BOB_EXIT_INTERNAL);
-        }
+        BOBC_STEP_DISPATCH(h, s, rc, step_unknown)
         if (rc)
             return rc;
+    }
+    /* every entry issued has been fetched: GPGet caught up with GPPut */
+    if (h->gpu.open && h->gpu.userd[BOB_USERD_GP_GET / 4] % h->gpu.ring_entries != h->gpu.gp_put) {
+        snprintf(h->err, sizeof h->err, "after the schedule the ring's GPGet is %u, its GPPut %u",
+                 h->gpu.userd[BOB_USERD_GP_GET / 4], h->gpu.gp_put);
+        return fail(h, BOB_EXIT_GPU_FAULT);
     }
     return 0;
 }
@@ -339,32 +613,25 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
-    if (bob_host_version_asked(argc, argv)) return bob_host_print_version(stdout);
+    bob_report_as(argv[0]);
+    if (bob_host_version_asked(argc, argv))
+        return bob_host_print_version(stdout);
     bob_args args;
     int rc = bob_parse_args(argc, argv, &args, h.err);
     if (rc) {
         bob_report(h.err);
-        bob_print_usage(argv[0], stderr);
+        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stderr);
         return rc;
     }
     if (args.help) {
-        bob_print_usage(argv[0], stdout);
+        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
         return 0;
     }
     h.args = &args;
-    /* Inputs first, each read once: a bad record or checkpoint is refused before the GPU is touched. */
-    {
-        uint8_t *data;
-        size_t size;
-        if ((rc = bob_io_read(&h.files, args.input, "input record", 1u << 20, BOB_EXIT_BAD_INPUT, &data, &size, h.err)))
-            return fail(&h, rc);
-        rc = bob_input_parse(data, size, args.input, NULL, h.err);
-        if (!rc)
-            memcpy(h.record, data, sizeof h.record);
-        free(data);
-        if (rc)
-            return fail(&h, rc);
-    }
+    /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
+    if ((rc = bob_record_read(&p->input, args.input, &h.input, h.err)) ||
+        (rc = bob_io_note_input(&h.files, args.input, "input record", BOB_EXIT_BAD_INPUT, h.err)))
+        return fail(&h, rc);
     h.checkpoint_in = malloc(p->contract.payload_bytes);
     h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
     if (!h.checkpoint_in || !h.mapped) {
@@ -381,7 +648,8 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
             goto out;
         }
     } else {
-        bob_init_payload(p->contract.seed, (float *)h.checkpoint_in);
+        for (uint32_t c = 0; c < p->contract.chunk_count; c++)
+            bob_init_chunk(&p->initializers[c], h.checkpoint_in + c * p->contract.chunk_bytes, p->contract.chunk_bytes);
     }
     /* Outputs next, in publication order: each path checked before the GPU is touched. */
     if ((rc = bob_io_add_output(&h.files, args.predictions, "--predictions", NULL, h.err)) ||
@@ -390,6 +658,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         rc = fail(&h, rc);
         goto out;
     }
+    h.publications = count_publications(p, args.op);
     if (!bob_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
                  "kernel driver and a GPU", p->target);
@@ -431,7 +700,8 @@ out:
     free(h.ring.data);
     free(h.mapped);
     free(h.checkpoint_in);
-    for (int i = 0; i < 6; i++)
+    free(h.input);
+    for (int i = 0; i < BOBC_FILE_COUNT; i++)
         free(h.out[i].data);
     return rc;
 }

@@ -22,40 +22,11 @@ typedef struct {
     int location;
 } bobc_buffer;
 
-enum bobc_file {
-    BOBC_FILE_INPUT = 1,
-    BOBC_FILE_CHECKPOINT_IN = 2,
-    BOBC_FILE_CHECKPOINT_OUT = 3,
-    BOBC_FILE_PREDICTIONS = 4,
-    BOBC_FILE_RESULT = 5,
-};
-
 /* The schedule's steps (specs/Platform/Linux/Nvidia/PlanHost.bob), repeats
- * unrolled by the generator.  Fields by op:
- *   SUBMIT            a = first submission, b = end (the plan's gpPut): issue all, wait for each
- *   READ              file, a = host address, b = extent, c = offset, d = tolerate empty
- *   WRITE             file, a = host address, b = extent (appended to the output)
- *   WRITE_AT          file, a = host address, b = extent, c = offset
- *   OPERATION         a predict request ends here: outputs published
- *   CHECKPOINT_BEGIN  the output checkpoint's payload starts empty
- *   CHECKPOINT_PUBLISH a = updates the payload carries past the input's step
- *   ADAMW_SCALARS     a = launch whose block takes update b's scalars (t = input step + b + 1) */
-enum bobc_step_op {
-    BOBC_STEP_SUBMIT = 1,
-    BOBC_STEP_READ = 2,
-    BOBC_STEP_WRITE = 3,
-    BOBC_STEP_WRITE_AT = 4,
-    BOBC_STEP_OPERATION = 5,
-    BOBC_STEP_CHECKPOINT_BEGIN = 6,
-    BOBC_STEP_CHECKPOINT_PUBLISH = 7,
-    BOBC_STEP_ADAMW_SCALARS = 8,
-};
-
-typedef struct {
-    int op;
-    int file;
-    uint64_t a, b, c, d;
-} bobc_step;
+ * unrolled by the generator: plan_steps.h, generated from the one step table
+ * (bobc.plan.host.STEP_KINDS), declares each kind's fields; meanings are in
+ * docs/host-steps.md. */
+#include "plan_steps.h"
 
 typedef struct {
     const char *target;                 /* bob_target_named() key */
@@ -66,13 +37,11 @@ typedef struct {
     uint32_t submission_count;          /* ring entries in .bobc.gpfifo */
     const uint64_t *semaphore_va;       /* per submission: u64 payload, u64 timestamp */
     uint64_t semaphore_payload;
-    uint32_t launch_count;
-    const uint64_t *parameter_block_va; /* per launch: its constant bank 0 image */
-    uint32_t parameter_base;            /* the target's kernel parameter offset in bank 0 */
-    uint64_t parameters_va, gradients_va, first_moments_va, second_moments_va;  /* AdamW's pointers */
     bob_contract contract;
-    bob_adamw_hyper hyper;
-    uint32_t parameter_count;
+    const bob_initializer *initializers; /* one per checkpoint chunk: a fresh request's state */
+    bob_record_contract input;          /* what the input record must hold */
+    const bobc_fill *fills;             /* the scalars computed per invocation (step_fill) */
+    uint32_t fill_count;
     const bobc_step *steps;
     uint32_t step_count;
     uint32_t wait_timeout_ms;

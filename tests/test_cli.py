@@ -83,7 +83,8 @@ def test_build_of_a_module_without_the_host_says_which_to_build(tmp_path):
     result = subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "-o", str(tmp_path / "host")],
                             capture_output=True, text=True)
     assert result.returncode == 1
-    assert "defines no bobNativeHost" in result.stderr and "NativeHost.bob" in result.stderr
+    assert "defines no native host" in result.stderr and "NvidiaPlanHost" in result.stderr
+    assert "NativeHost.bob" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "host").exists()
 
 

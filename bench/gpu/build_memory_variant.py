@@ -30,14 +30,12 @@ from bobc.targets import target_named  # noqa: E402
 def build_variant(memory: dict[str, str], target, output: Path) -> None:
     """Bob's plan with the named buffers' memory (name -> "system" or "video") overridden."""
     built = pipeline.compile_plan(REPO / "examples/bob/Bob/Build/NativeHost.bob", target)
-    buffers = [dict(b) for b in built.plan.extras["buffers"]]
-    names = {b["name"] for b in buffers}
+    names = {b.name for b in built.plan.host.buffers}
     for name in memory:
         if name not in names:
             raise SystemExit(f"no buffer named {name} in the plan (it has {', '.join(sorted(names))})")
-    for b in buffers:
-        b["memory"] = memory.get(b["name"], b["memory"])
-    plan = dataclasses.replace(built.plan, extras={**built.plan.extras, "buffers": buffers})
+    buffers = tuple(dataclasses.replace(b, memory=memory.get(b.name, b.memory)) for b in built.plan.host.buffers)
+    plan = dataclasses.replace(built.plan, host=dataclasses.replace(built.plan.host, buffers=buffers))
     generate.build_host(dataclasses.replace(built, plan=plan), target, output)
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from .errors import BobcError
 from .targets import Target
 
-DEFAULT_ENTRY = "bobNativeHost"
+# no default host: a plan module with one NvidiaPlanHost definition needs none named
+DEFAULT_ENTRY = None
 
 
 class CertificationRefused(BobcError):
@@ -43,10 +44,10 @@ def check(program) -> None:
     program.check()
 
 
-def extract(program, entry: str = DEFAULT_ENTRY):
+def extract(program, entry: str | None = DEFAULT_ENTRY):
     from .plan.extract import extract_plan
 
-    return extract_plan(program, entry=entry)
+    return extract_plan(program, entry=require_entry(program, entry))
 
 
 def kernel_needs(program, plan) -> dict[str, int] | None:
@@ -59,11 +60,12 @@ def kernel_needs(program, plan) -> dict[str, int] | None:
     return kernel_registers(registry, plan)
 
 
-def certify(plan, target: Target, needs=None) -> None:
-    """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses."""
+def certify(plan, target: Target, needs=None, folders=()) -> None:
+    """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses;
+    kernel contracts are looked for in `folders` (the plan's), then specs/."""
     from .certify import certify as certify_plan
 
-    certify_plan(plan, target, needs=needs)
+    certify_plan(plan, target, needs=needs, folders=folders)
 
 
 def encode(plan, target: Target):
@@ -85,14 +87,14 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     except BobcError as type_error:
         try:
             plan = extract(program, entry)
-            certify(plan, target, kernel_needs(program, plan))
+            certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
         except BobcError as certificate_error:
             certificate_error.hint = "the type check fails too: " + type_error.message.splitlines()[0]
             raise certificate_error from type_error
         raise
     plan = extract(program, entry)
-    certify(plan, target, kernel_needs(program, plan))
-    hazard = plan.extras.get("device_hazard", 0)
+    certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
+    hazard = plan.host.device_hazard if plan.host else 0
     if hazard:
         from .plan.extract import HAZARDS as hazards
 
@@ -102,21 +104,34 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     return plan
 
 
-def require_entry(program, entry: str) -> None:
-    """A build needs the plan module itself to define its native host."""
+def require_entry(program, entry: str | None) -> str:
+    """The native host definition a build starts from: `entry`, which the plan module
+    itself must define, or (entry None) its one definition of type (family NvidiaPlanHost)."""
+    from .plan.extract import HOST_FAMILY, host_entries
+
     scope = program.scopes[program.plan_name]
-    if entry in scope.definitions:
-        return
-    raise BobcError(f"{program.plan_name} defines no {entry}, the native host a build starts from",
-                    hint="build the module that defines the host (for Bob: "
-                         "examples/bob/Bob/Build/NativeHost.bob), or name its definition with --entry")
+    if entry is not None:
+        if entry in scope.definitions:
+            return entry
+        raise BobcError(f"{program.plan_name} defines no {entry}, the native host a build starts from",
+                        hint="build the module that defines the host, or name its definition with --entry")
+    hosts = host_entries(program)
+    if len(hosts) == 1:
+        return hosts[0]
+    if not hosts:
+        raise BobcError(f"{program.plan_name} defines no native host (a definition of type "
+                        f"(family {HOST_FAMILY})) for a build to start from",
+                        hint="build the module that defines the host (for Bob: "
+                             "examples/bob/Bob/Build/NativeHost.bob), or name its definition with --entry")
+    raise BobcError(f"{program.plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
+                    hint="name the one to build with --entry")
 
 
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,
                  intrinsics=None) -> Built:
     """Everything up to the device images; refuses an unsound plan before encoding."""
     program = load(plan_path, target, include, intrinsics)
-    require_entry(program, entry)
+    entry = require_entry(program, entry)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target)
     return Built(program=program, plan=plan, images=images)

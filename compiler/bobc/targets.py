@@ -30,6 +30,17 @@ class Target:
     usermode_class: int
     elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
     builds_plans_for: tuple[str, ...]   # targets whose plans this one can run (see encode.py)
+    usermode_takes_params: bool = False  # its USERMODE class is allocated with parameters (Hopper)
+
+
+# Class IDs by name (open-gpu-kernel-modules g_gpu_class_list.c; runtime_c/nv_classes.h
+# defines the same names, which tests/host/test_target_table.py holds to these)
+CLASS_NAMES = {
+    0xC56F: "AMPERE_CHANNEL_GPFIFO_A", 0xC86F: "HOPPER_CHANNEL_GPFIFO_A",
+    0xC7C0: "AMPERE_COMPUTE_B", 0xCBC0: "HOPPER_COMPUTE_A",
+    0xC7B5: "AMPERE_DMA_COPY_B", 0xC8B5: "HOPPER_DMA_COPY_A",
+    0xC461: "TURING_USERMODE_A", 0xC661: "HOPPER_USERMODE_A",
+}
 
 
 SM86 = Target(
@@ -48,7 +59,7 @@ SM90 = Target(
     parameter_base=0x210, parameter_block_bytes=1024,
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
-    elf_flags=0x6005A04,
+    elf_flags=0x6005A04, usermode_takes_params=True,
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
     builds_plans_for=("sm_86", "sm_90"),

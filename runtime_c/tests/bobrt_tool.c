@@ -2,7 +2,8 @@
  * (tests/host/test_runtime_c.py) and for poking at files by hand.
  *
  *   bobrt_tool init N                 first N fresh parameters: "i bits value" per line
- *   bobrt_tool adamw T                alpha_t, epsilon_t, decay, 1-beta1, 1-beta2 as hex bits
+ *   bobrt_tool fill T BINARY32|WORD32 TERM...   a plan fill's 4 bytes at step T as one hex word;
+ *                                     TERM is OP (1..8, enum bobc_scalar_op) or OP:HEXDOUBLE
  *   bobrt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
  *   bobrt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
  *   bobrt_tool input-check RECORD     check an input record
@@ -12,7 +13,9 @@
  * Exit status: the runtime's code (bob_exit.h); errors on stderr.
  */
 #include "host_runtime.h"
+#include "bob_sample.h"
 #include "nv_shim.h"
+#include "plan_fill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,24 +62,37 @@ int main(int argc, char **argv)
 {
     char err[BOB_ERR_BYTES];
     if (argc < 2) {
-        fprintf(stderr, "usage: bobrt_tool init|adamw|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
+        fprintf(stderr, "usage: bobrt_tool init|fill|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
         return BOB_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "init") && argc == 3) {
         size_t n = strtoull(argv[2], NULL, 0);
         float *p = malloc(n * sizeof *p + 1);
-        bob_init_parameters(BOB_SEED_IDENTITY, p, n);
+        bob_init_chunk(&bob_sample_init[0], p, n * sizeof *p);
         for (size_t i = 0; i < n; i++)
             printf("%zu %08x %.9g\n", i, bits(p[i]), p[i]);
         free(p);
         return 0;
     }
-    if (!strcmp(cmd, "adamw") && argc == 3) {
-        bob_adamw_hyper h = BOB_ADAMW_DEFAULTS;
-        bob_adamw_scalars s = bob_adamw_scalars_for(&h, (uint32_t)strtoul(argv[2], NULL, 0), BOB_PARAMETER_COUNT);
-        printf("%08x %08x %08x %08x %08x\n", bits(s.alpha_t), bits(s.epsilon_t), bits(s.decay),
-               bits(s.one_minus_beta1), bits(s.one_minus_beta2));
+    if (!strcmp(cmd, "fill") && argc >= 5) {
+        uint32_t n = (uint32_t)(argc - 4);
+        bobc_scalar_term *terms = calloc(n, sizeof *terms);
+        for (uint32_t i = 0; i < n; i++) {
+            char *rest;
+            terms[i].op = (int)strtol(argv[4 + i], &rest, 10);
+            if (*rest == ':')
+                terms[i].value = strtod(rest + 1, NULL);
+        }
+        bobc_fill f = { 0, 0, !strcmp(argv[3], "WORD32") ? BOBC_ENCODE_WORD32 : BOBC_ENCODE_BINARY32, n, terms };
+        uint8_t out[4];
+        int rc = bobc_fill_bytes(&f, strtoull(argv[2], NULL, 0), out, err, sizeof err);
+        free(terms);
+        if (rc) {
+            bob_report(err);
+            return BOB_EXIT_INTERNAL;
+        }
+        printf("%02x%02x%02x%02x\n", out[3], out[2], out[1], out[0]);
         return 0;
     }
     if (!strcmp(cmd, "envelope-write") && argc >= 4) {
@@ -86,7 +102,7 @@ int main(int argc, char **argv)
             return rc;
         float *payload = calloc(1, c.payload_bytes + 4);
         if (c.payload_bytes >= BOB_PAYLOAD_BYTES)
-            bob_init_payload(BOB_SEED_IDENTITY, payload);
+            bob_sample_payload(payload);
         rc = bob_checkpoint_write(&c, argv[2], strtoull(argv[3], NULL, 0), payload, err);
         free(payload);
         if (rc)
@@ -109,13 +125,15 @@ int main(int argc, char **argv)
         return rc;
     }
     if (!strcmp(cmd, "input-check") && argc == 3) {
-        bob_input in;
-        int rc = bob_input_read(argv[2], NULL, &in, err);
-        if (rc)
+        uint8_t *r;
+        int rc = bob_record_read(&bob_sample_record, argv[2], &r, err);
+        if (rc) {
             bob_report(err);
-        else
-            printf("ok prompts %u %u %u\n", in.prompt[0], in.prompt[1], in.prompt[2]);
-        return rc;
+            return rc;
+        }
+        printf("ok prompts %u %u %u\n", r[1552], r[1556], r[1560]);   /* each < 256: a byte */
+        free(r);
+        return 0;
     }
     if (!strcmp(cmd, "args")) {
         bob_args a;
@@ -125,7 +143,7 @@ int main(int argc, char **argv)
             return rc;
         }
         if (a.help) {
-            bob_print_usage("HOST", stdout);
+            bob_print_usage("HOST", "a sample plan", BOB_INPUT_RECORD_BYTES, stdout);
             return 0;
         }
         printf("op %s input %s checkpoint %s out %s predictions %s result %s\n",

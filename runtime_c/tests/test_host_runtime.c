@@ -3,6 +3,8 @@
  * is the number of failures (0 = all passed). */
 #define _GNU_SOURCE
 #include "host_runtime.h"
+#include "bob_sample.h"
+#include "plan_fill.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
 #include "nv_status.h"
@@ -42,7 +44,7 @@ static bob_contract contract(void)
 static float *payload(void)
 {
     float *p = malloc(BOB_PAYLOAD_BYTES);
-    bob_init_payload(BOB_SEED_IDENTITY, p);
+    bob_sample_payload(p);
     for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
         p[BOB_PARAMETER_COUNT + i] = (float)i * 1e-6f;
         p[2 * BOB_PARAMETER_COUNT + i] = (float)i * 1e-9f;
@@ -62,8 +64,8 @@ static void test_crc_fnv(void)
 static void test_init(void)
 {
     float *p = malloc(BOB_PARAMETER_COUNT * sizeof *p), *q = malloc(BOB_PARAMETER_COUNT * sizeof *q);
-    bob_init_parameters(BOB_SEED_IDENTITY, p, BOB_PARAMETER_COUNT);
-    bob_init_parameters(BOB_SEED_IDENTITY, q, BOB_PARAMETER_COUNT);
+    bob_init_chunk(&bob_sample_init[0], p, BOB_PARAMETER_COUNT * sizeof(float));
+    bob_init_chunk(&bob_sample_init[0], q, BOB_PARAMETER_COUNT * sizeof(float));
     int small = 1, distinct = 0;
     for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {
         small &= fabsf(p[i]) <= 0.01f;
@@ -84,33 +86,40 @@ static void test_init(void)
     free(q);
 }
 
-static void test_adamw(void)
+/* AdamW's step size as a plan fill: (lr sqrt(1 - b2^t)) / (1 - b1^t) in binary64 */
+static void test_fill(void)
 {
-    bob_adamw_hyper h = BOB_ADAMW_DEFAULTS;
+    double lr = 0.1f, b1 = 0.9f, b2 = 0.999f;
+    const bobc_scalar_term alpha[] = {
+        { BOBC_SCALAR_CONSTANT, lr }, { BOBC_SCALAR_CONSTANT, 1.0 }, { BOBC_SCALAR_CONSTANT, b2 },
+        { BOBC_SCALAR_STEP, 0 },      { BOBC_SCALAR_POWER, 0 },      { BOBC_SCALAR_SUBTRACT, 0 },
+        { BOBC_SCALAR_SQRT, 0 },      { BOBC_SCALAR_MULTIPLY, 0 },   { BOBC_SCALAR_CONSTANT, 1.0 },
+        { BOBC_SCALAR_CONSTANT, b1 }, { BOBC_SCALAR_STEP, 0 },       { BOBC_SCALAR_POWER, 0 },
+        { BOBC_SCALAR_SUBTRACT, 0 },  { BOBC_SCALAR_DIVIDE, 0 },
+    };
+    const bobc_scalar_term step[] = { { BOBC_SCALAR_STEP, 0 } };
+    char err[200];
     for (uint32_t t = 1; t <= 10; t++) {
-        bob_adamw_scalars s = bob_adamw_scalars_for(&h, t, BOB_PARAMETER_COUNT);
-        double lr = 0.1f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
-        double c2 = sqrt(1.0 - pow(b2, t));
-        CHECK(s.alpha_t == (float)(lr * c2 / (1.0 - pow(b1, t))), "alpha_%u", t);
-        CHECK(s.epsilon_t == (float)(eps * c2), "epsilon_%u", t);
-        CHECK(s.step == t && s.count == 65536, "step/count");
+        bobc_fill f = { 0, 1, BOBC_ENCODE_BINARY32, 14, alpha };
+        uint8_t out[4];
+        CHECK(bobc_fill_bytes(&f, t - 1, out, err, sizeof err) == 0, "fill: %s", err);
+        float want = (float)(lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t))), got;
+        memcpy(&got, out, 4);
+        CHECK(got == want, "alpha_%u %.9g vs %.9g", t, got, want);
+        bobc_fill g = { 0, 1, BOBC_ENCODE_WORD32, 1, step };
+        CHECK(bobc_fill_bytes(&g, t - 1, out, err, sizeof err) == 0, "fill: %s", err);
+        CHECK(out[0] == t && out[1] == 0 && out[2] == 0 && out[3] == 0, "t as u32");
     }
-    bob_adamw_scalars s1 = bob_adamw_scalars_for(&h, 1, BOB_PARAMETER_COUNT);
-    /* alpha_1 = lr * sqrt(1-b2)/(1-b1) ~= 0.1 * 0.0316 / 0.1 = 0.0316 */
-    CHECK(fabsf(s1.alpha_t - 0.0316228f) < 1e-5f, "alpha_1 %.9g", s1.alpha_t);
-    CHECK(s1.decay == (float)(1.0 - (double)0.1f * (double)0.01f), "decay");
-    uint8_t block[96];
-    memset(block, 0xEE, sizeof block);
-    bob_adamw_block_write(block, 0x1111, 0x2222, 0x3333, 0x4444, &s1);
-    uint64_t w0;
-    uint32_t step, count;
-    float alpha;
-    memcpy(&w0, block, 8);
-    memcpy(&alpha, block + 32, 4);
-    memcpy(&count, block + 32 + 28, 4);
-    memcpy(&step, block + 32 + 32, 4);
-    CHECK(w0 == 0x1111 && alpha == s1.alpha_t && count == 65536 && step == 1, "parameter block layout");
-    CHECK(block[68] == 0xEE, "block writes 68 bytes only");
+    /* malformed programs are refused, never read past */
+    double v;
+    const bobc_scalar_term lonely[] = { { BOBC_SCALAR_ADD, 0 } };
+    CHECK(bobc_scalar_eval(lonely, 1, 1, &v, err, sizeof err) == -1 && strstr(err, "operands"), "%s", err);
+    const bobc_scalar_term two[] = { { BOBC_SCALAR_STEP, 0 }, { BOBC_SCALAR_STEP, 0 } };
+    CHECK(bobc_scalar_eval(two, 2, 1, &v, err, sizeof err) == -1 && strstr(err, "not one"), "%s", err);
+    const bobc_scalar_term half[] = { { BOBC_SCALAR_CONSTANT, 0.5 } };
+    bobc_fill h = { 0, 0, BOBC_ENCODE_WORD32, 1, half };
+    uint8_t out[4];
+    CHECK(bobc_fill_bytes(&h, 0, out, err, sizeof err) == -1 && strstr(err, "natural"), "%s", err);
 }
 
 static int expect(int rc, int want, const char *err, const char *needle, const char *what)
@@ -276,26 +285,26 @@ static void test_input(void)
 {
     char err[BOB_ERR_BYTES] = "";
     uint8_t r[BOB_INPUT_RECORD_BYTES], x[BOB_INPUT_RECORD_BYTES];
-    bob_input in;
+    const bob_record_contract *c = &bob_sample_record;
     make_record(r);
-    CHECK(bob_input_parse(r, sizeof r, "rec", &in, err) == 0, "valid record: %s", err);
-    CHECK(in.target[1] == 10 && in.prompt[2] == 'c', "fields");
-    expect(bob_input_parse(r, sizeof r - 1, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
+    CHECK(bob_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
+    expect(bob_record_verify(c, r, sizeof r - 1, "rec", err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
     memcpy(x, r, sizeof r);
     x[0] = 'X';
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
     memcpy(x, r, sizeof r);
     x[8] = 2;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "version 2", "version");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "version 2, expected 1", "version");
     memcpy(x, r, sizeof r);
     x[17 + 2 * 5] ^= 1;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "byte 5", "pair vs word");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "pair's target 5", "pair vs word");
     memcpy(x, r, sizeof r);
     x[1553] = 1;
-    expect(bob_input_parse(x, sizeof x, "rec", &in, err), BOB_EXIT_BAD_INPUT, err, "prompt 0", "prompt range");
+    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "prompt 0 is 353, not below 256", "prompt range");
     char path[512];
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
-    expect(bob_input_read(path, NULL, &in, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
+    uint8_t *back;
+    expect(bob_record_read(c, path, &back, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
 }
 
 static void test_args(void)
@@ -354,7 +363,7 @@ int main(void)
     }
     test_crc_fnv();
     test_init();
-    test_adamw();
+    test_fill();
     test_envelope();
     test_publish();
     test_input();

@@ -64,6 +64,8 @@ fi
 # lark/lief): carried in .device/ with the PyTorch reference case.
 [ -x .device/bob-host-sm_90 ] && export BOB_HOST=$PWD/.device/bob-host-sm_90
 [ -d .device/bob-reference ] && export BOB_REFERENCE_DATA=$PWD/.device/bob-reference
+# the synthetic platform hosts (tests/gpu/build_platform_hosts.py .device/platform-hosts)
+[ -d .device/platform-hosts ] && export PLATFORM_HOSTS=$PWD/.device/platform-hosts
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1

@@ -28,7 +28,7 @@ def built_sm90():
     from bobc.targets import SM90
 
     program = load_program(plan_support.NATIVE_HOST, target=SM90, intrinsics=plan_support.fake_kernels())
-    plan = extract_plan(program)
+    plan = extract_plan(program, "bobNativeHost")
     return Built(program, plan, encode_images(plan.program, SM90))
 
 
@@ -58,17 +58,18 @@ def run(host, *args, cwd):
 
 def test_steps_follow_the_plan(built_sm90):
     """Seed 001 and bob.md: forward = 7 submissions (loss, 3 x gather/argmax), then for train the
-    10 AdamW updates' scalars (launches 7, 9, ..., 25) before the remaining 26 submissions."""
+    10 AdamW updates' fills (step size, epsilon, t into launches 7, 9, ..., 25) before the
+    remaining 26 submissions."""
     from bobc.host import generate
 
     steps = generate._steps(built_sm90.plan, built_sm90.images.manifest)
-    submits = [(s.a, s.b) for s in steps if s.op == generate.OPS["submit"]]
-    assert submits == [(0, 7), (7, 33)]
-    adamw = [(s.a, s.b) for s in steps if s.op == generate.OPS["adamw"]]
-    assert adamw == [(7 + 2 * k, k) for k in range(10)]
-    ops = [s.op for s in steps]
-    assert ops.index(generate.OPS["operation"]) < ops.index(generate.OPS["adamw"])
-    assert ops.count(generate.OPS["checkpoint_publish"]) == 1
+    submits = [s.values["gp_put"] for s in steps if s.name == "submit"]
+    assert submits == [7, 33]
+    fills = [built_sm90.plan.host.fills[s.values["fill"]] for s in steps if s.name == "scalar_fill"]
+    assert [(f.launch, f.step) for f in fills] == [(7 + 2 * k, k + 1) for k in range(10) for _ in range(3)]
+    names = [s.name for s in steps]
+    assert names.index("operation") < names.index("scalar_fill") < names.index("submit", 3)
+    assert names.count("checkpoint_publish") == 1
 
 
 def test_c_string_escapes_are_exact():
@@ -80,15 +81,21 @@ def test_c_string_escapes_are_exact():
         c_string(b"a\0b")
 
 
-def test_float_literal_is_the_exact_binary32():
-    import numpy as np
+def test_double_literal_is_the_exact_binary64(tmp_path):
+    """gcc reads each literal back as exactly the double it was made from."""
+    import struct
 
-    from bobc.host.generate import float_literal
+    from bobc.host.generate import double_literal
 
-    for bits in (0x3dcccccd, 0x3f7fbe77, 0x322bcc77, 0x3c23d70a):
-        literal = float_literal(bits)
-        value = float.fromhex(literal.rstrip("f"))
-        assert np.float32(value).view(np.uint32) == bits
+    values = (0.1, float(struct.unpack("<f", struct.pack("<I", 0x3f7fbe77))[0]), 1e-300, 1.0, 0.0, 2.0 ** 31)
+    source = tmp_path / "d.c"
+    source.write_text("#include <stdio.h>\n#include <string.h>\n#include <stdint.h>\nint main(void){"
+                      "double v[] = {" + ", ".join(double_literal(v) for v in values) + "};"
+                      "for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) { uint64_t b; memcpy(&b, &v[i], 8);"
+                      " printf(\"%016llx\\n\", (unsigned long long)b); } return 0; }\n")
+    subprocess.run(["gcc", "-o", str(tmp_path / "d"), str(source)], check=True)
+    out = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(x, 16) for x in out] == [struct.unpack("<Q", struct.pack("<d", v))[0] for v in values]
 
 
 def test_host_embeds_the_encoded_images(host, built_sm90):
@@ -143,7 +150,11 @@ def test_foreign_checkpoint_is_refused_by_part(host, record, built_sm90, tmp_pat
 def test_usage_errors_exit_2(host, tmp_path):
     result = run(host, "fly", cwd=tmp_path)
     assert result.returncode == 2
-    assert run(host, "--help", cwd=tmp_path).returncode == 0
+    assert result.stderr.startswith("bob-host: error: unknown operation 'fly'")   # the executable's name
+    helped = run(host, "--help", cwd=tmp_path)
+    assert helped.returncode == 0
+    # the usage names the plan's host and its record, from the plan
+    assert "bob-native-host-v1" in helped.stdout and "the 1564-byte input record" in helped.stdout
 
 
 @pytest.mark.parametrize("target,layout,compute_class", [("sm_86", "V03_00", 0xC7C0), ("sm_90", "V04_00", 0xCBC0)])
@@ -186,13 +197,14 @@ def test_buffers_go_where_the_plan_declares_them(built_sm90):
         assert line_of(source, name).endswith("BOB_MEM_VIDEO },"), name
     for name in ("semaphores", "gpfifo"):
         assert line_of(source, name).endswith("BOB_MEM_SYSTEM },"), name
-    buffers = [dict(b, memory="system") if b["name"] == "arena" else dict(b)
-               for b in built_sm90.plan.extras["buffers"]]
-    system = dataclasses.replace(built_sm90, plan=dataclasses.replace(
-        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": buffers}))
+    def with_buffers(buffers):
+        host = dataclasses.replace(built_sm90.plan.host, buffers=tuple(buffers))
+        return dataclasses.replace(built_sm90, plan=dataclasses.replace(built_sm90.plan, host=host))
+
+    buffers = [dataclasses.replace(b, memory="system") if b.name == "arena" else b
+               for b in built_sm90.plan.host.buffers]
+    system = with_buffers(buffers)
     assert line_of(generate.render(system, SM90), "arena").endswith("BOB_MEM_SYSTEM },")
-    cached = [dict(b, memory="gpu-cached-system") for b in buffers]
-    odd = dataclasses.replace(built_sm90, plan=dataclasses.replace(
-        built_sm90.plan, extras={**built_sm90.plan.extras, "buffers": cached}))
+    odd = with_buffers(dataclasses.replace(b, memory="gpu-cached-system") for b in buffers)
     with pytest.raises(generate.HostGenerationError, match="gpu-cached-system"):
         generate.render(odd, SM90)

@@ -1,5 +1,5 @@
 """runtime_c on the CPU: build it, run its C tests, and hold its generator,
-AdamW scalars and checkpoint envelope against independent NumPy / zlib code
+plan fills and checkpoint envelope against independent NumPy / zlib code
 written here from docs/formats.md."""
 from __future__ import annotations
 
@@ -72,18 +72,23 @@ def test_initialization_matches_numpy_bit_for_bit():
     assert np.all(np.abs(bits.view(np.float32)) <= 0.01)
 
 
-# ------------------------------------------------------------ AdamW scalars
+# ------------------------------------------------------------ fills
 @pytest.mark.parametrize("t", [1, 2, 10])
-def test_adamw_scalars_match_numpy(t):
-    run = tool("adamw", t)
+def test_adamw_step_size_fill_matches_numpy(t):
+    """alpha_t = (lr sqrt(1 - beta2^t)) / (1 - beta1^t) as a postfix fill (enum bobc_scalar_op:
+    1 constant, 2 step, 4 subtract, 5 multiply, 6 divide, 7 power, 8 sqrt)."""
+    lr, b1, b2 = (float(np.float32(x)) for x in (0.1, 0.9, 0.999))
+    terms = [f"1:{lr.hex()}", f"1:{1.0.hex()}", f"1:{b2.hex()}", "2", "7", "4", "8", "5",
+             f"1:{1.0.hex()}", f"1:{b1.hex()}", "2", "7", "4", "6"]
+    run = tool("fill", t, "BINARY32", *terms)
     assert run.returncode == 0, run.stderr
-    got = [int(w, 16) for w in run.stdout.split()]
-    lr, b1, b2, eps, wd = (np.float64(np.float32(x)) for x in (0.1, 0.9, 0.999, 1e-8, 0.01))
-    root = np.sqrt(np.float64(1.0) - b2 ** np.float64(t))
-    want = [np.float32(lr * root / (np.float64(1.0) - b1 ** np.float64(t))),
-            np.float32(eps * root), np.float32(np.float64(1.0) - lr * wd),
-            np.float32(np.float64(1.0) - b1), np.float32(np.float64(1.0) - b2)]
-    assert got == [int(np.array(w, dtype=np.float32).view(np.uint32)) for w in want]
+    want = np.float32(np.float64(lr) * np.sqrt(1.0 - np.float64(b2) ** t) / (1.0 - np.float64(b1) ** t))
+    assert int(run.stdout, 16) == int(np.array(want, dtype=np.float32).view(np.uint32))
+
+
+def test_malformed_fill_is_refused():
+    run = tool("fill", 1, "BINARY32", "3")
+    assert run.returncode != 0 and "operands" in run.stderr
 
 
 # ------------------------------------------------------------ envelope

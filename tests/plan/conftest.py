@@ -35,4 +35,4 @@ def host_fake():
 @pytest.fixture(scope="session")
 def plan_fake(host_fake):
     from bobc.plan.extract import extract_plan
-    return extract_plan(host_fake)
+    return extract_plan(host_fake, "bobNativeHost")

@@ -89,6 +89,16 @@ def test_adamw_step_sizes_match_the_hosts_binary64(plan_fake):
         assert word == int(alpha.view(np.uint32)) | int(epsilon.view(np.uint32)) << 32, t
 
 
+def test_fills_reproduce_the_baked_scalars(plan_fake):
+    """A fresh invocation's fills (input step 0), computed in binary64 by the host, write
+    exactly the bytes the plan baked (exactly, in rational arithmetic) into each AdamW block."""
+    for fill in plan_fake.host.fills:
+        launch = plan_fake.program.launches[fill.launch]
+        words = {p.word - PARAMETER_WORD: p.value for p in launch.patches}
+        block = b"".join(struct.pack("<Q", words.get(i, 0)) for i in range(9))
+        assert fill.encode(fill.step) == block[fill.offset:fill.offset + 4], (fill.launch, fill.offset)
+
+
 def test_submissions(plan_fake):
     submissions = plan_fake.program.submissions
     assert len(submissions) == plan_fake.program.submission_count == plan_fake.program.gpfifo_entries == 33
@@ -109,64 +119,80 @@ def test_whole_program_fields(plan_fake):
         assert base < 2 ** 40 and base % (2 << 20) == 0
 
 
-def test_contract_and_host_extras(plan_fake):
+def test_contract_and_typed_host(plan_fake):
+    import dataclasses
+
+    from bobc.plan.host import Initializer, RecordCheck, RecordLayout
     assert plan_fake.checkpoint.payload_bytes == 786432
     assert plan_fake.checkpoint.chunk_bytes == 262144
     assert plan_fake.checkpoint.seed == b"bob-seed-v1"
-    extras = plan_fake.extras
-    assert extras["forward_launches"] == 7
-    assert extras["adamw_launches"] == [7 + 2 * k for k in range(10)]
-    assert extras["semaphore_stride"] == 16
-    assert extras["request"] == {
-        "input_magic": b"BOBINPUT", "input_version": 1, "input_record_bytes": 1564,
-        "input_targets_offset": 528, "input_prompts_offset": 1552, "prompt_count": 3,
-        "prediction_bytes": 8, "result_record_bytes": 5120,          # docs/formats.md
-        "result_initial_loss_offset": 0, "result_training_loss_offset": 1024,
-        "result_logit_rows_offset": 2048,
-    }
-    assert extras["adamw"]["learning_rate"] == {"float32_bits": 0x3dcccccd}
-    assert extras["adamw"]["arithmetic"] == "binary64"
-    names = [b["name"] for b in extras["buffers"]]
+    host = plan_fake.host
+    assert host.identity == "bob-native-host-v1" and host.device_hazard == 0
+    assert host.forward_launches == 7
+    assert [(f.launch, f.offset, f.step, f.encoding) for f in host.fills] == [
+        (7 + 2 * k, offset, k + 1, encoding) for k in range(10)
+        for offset, encoding in ((32, "binary32"), (36, "binary32"), (64, "word32"))]
+    assert host.semaphore_stride == 16
+    assert dataclasses.replace(host.request, input_checks=()) == RecordLayout(
+        input_magic=b"BOBINPUT", input_version=1, input_record_bytes=1564,
+        input_targets_offset=528, input_prompts_offset=1552, prompt_count=3,
+        prediction_bytes=8, result_record_bytes=5120,          # docs/formats.md
+        result_initial_loss_offset=0, result_training_loss_offset=1024,
+        result_logit_rows_offset=2048)
+    # docs/formats.md's input record: magic, version, pairs (b, target b), target words, prompts
+    assert host.request.input_checks == (
+        RecordCheck("bytes", "magic", 0, data=b"BOBINPUT"),
+        RecordCheck("word", "version", 8, width=8, value=1),
+        RecordCheck("index", "pair", 16, width=1, stride=2, count=256),
+        RecordCheck("below", "target word", 528, width=4, stride=4, count=256, value=256),
+        RecordCheck("same", "pair's target", 17, width=1, stride=2, count=256, other=528, other_width=4,
+                    other_stride=4),
+        RecordCheck("below", "prompt", 1552, width=4, stride=4, count=3, value=256))
+    # docs/formats.md's fresh state: P from SplitMix64 over FNV-1a of the seed, M = V = 0
+    assert host.initializers == (Initializer("splitmix64", b"bob-seed-v1", 40, 8388608, 838860800),
+                                 Initializer("zero"), Initializer("zero"))
+    names = [b.name for b in host.buffers]
     assert names == ["program", "qmd", "pushbuffer", "semaphores", "gpfifo", "arena"]
-    for b in extras["buffers"]:
-        assert b["host"] == b["gpu"] and b["extent"] % 4096 == 0
+    for b in host.buffers:
+        assert b.host == b.gpu and b.extent % 4096 == 0
     # what the GPU reads again and again in video memory; what the host polls or writes in system memory
-    assert {b["name"]: b["memory"] for b in extras["buffers"]} == {
+    assert {b.name: b.memory for b in host.buffers} == {
         "program": "video", "qmd": "video", "pushbuffer": "video", "arena": "video",
         "semaphores": "system", "gpfifo": "system"}
-    arena = extras["buffers"][-1]
-    assert (arena["gpu"], arena["extent"]) == (ARENA, 0x105000)
+    arena = host.buffers[-1]
+    assert (arena.gpu, arena.extent) == (ARENA, 0x105000)
     assert [(h.name, h.gpu_address, h.size) for h in plan_fake.host_buffers][0] == (
         "program", PROGRAM_BASE, 20480)
 
 
 def test_host_steps(plan_fake):
-    steps = plan_fake.extras["steps"]
-    assert [s["op"] for s in steps] == [
+    from bobc.plan import host
+    steps = plan_fake.host.steps
+    assert [s.kind.name for s in steps] == [
         "read", "read", "submit", "write", "write", "write", "write", "operation",
         "submit", "write_at", "write_at", "write_at", "checkpoint_begin", "write", "checkpoint_publish"]
-    assert steps[0] == {"op": "read", "file": "input", "host": ARENA + 0x100000, "extent": 1564,
-                        "offset": 0, "stride": 0, "tolerate_empty": 0}
-    assert steps[1]["file"] == "checkpoint-in" and steps[1]["extent"] == 786432 and steps[1]["tolerate_empty"] == 1
+    assert steps[0] == host.ReadStep(file="input", host=ARENA + 0x100000, extent=1564, offset=0, stride=0,
+                                     tolerate_empty=0)
+    assert steps[1].file == "checkpoint-in" and steps[1].extent == 786432 and steps[1].tolerate_empty == 1
     # the forward launches are the first 7 submissions; a train request issues the rest
-    assert steps[2] == {"op": "submit", "gp_put": 7, "stride": 0}
-    assert steps[8] == {"op": "submit", "gp_put": 33, "stride": 0}
+    assert steps[2] == host.SubmitStep(gp_put=7, stride=0)
+    assert steps[8] == host.SubmitStep(gp_put=33, stride=0)
     # before the operation: the predictions and the result record's three parts in
     # its order (5120 bytes; the training loss block still zeros)
-    assert [(s["file"], s["host"], s["extent"]) for s in steps[3:7]] == [
+    assert [(s.file, s.host, s.extent) for s in steps[3:7]] == [
         ("predictions", ARENA + 0x104000, 24),
         ("result", ARENA + 0x101000, 1024),
         ("result", ARENA + 0x102000, 1024),
         ("result", ARENA + 0x103000, 3072),
     ]
     # after training: the same places rewritten from the trained table
-    assert [(s["file"], s["host"], s["extent"], s["offset"]) for s in steps[9:12]] == [
+    assert [(s.file, s.host, s.extent, s.offset) for s in steps[9:12]] == [
         ("predictions", ARENA + 0x104000, 24, 0),
         ("result", ARENA + 0x102000, 1024, 1024),
         ("result", ARENA + 0x103000, 3072, 2048),
     ]
-    assert steps[13] == {"op": "write", "file": "checkpoint-out", "host": ARENA, "extent": 786432}
-    assert steps[14] == {"op": "checkpoint_publish", "updates": 10, "invocations": 1}
+    assert steps[13] == host.WriteStep(file="checkpoint-out", host=ARENA, extent=786432)
+    assert steps[14] == host.CheckpointPublishStep(updates=10, invocations=1)
 
 
 def test_host_issues_every_submission(host_fake):
@@ -230,9 +256,9 @@ def test_hazard_refuses_the_host(tmp_path):
             bobDeviceWindows bobDeviceGlobals bobDevicePhases
             (deviceArenaHazard (constructor ArenaResidents ArenaResidentsEnd) bobDeviceGlobals bobDevicePhases
               bobLaunchSchedule bobSubmissionSchedule)
-            bobCheckpointContract bobRequestLayout bobHostAdamW bobAdamWLaunches bobForwardLaunches 16 bobHostSteps)
+            bobCheckpointContract bobInitializers bobRequestLayout bobHostFills bobForwardLaunches 16 bobHostSteps)
         """)
-    assert extract_plan(program, "badHost").extras["device_hazard"] == 1
+    assert extract_plan(program, "badHost").host.device_hazard == 1
     from bobc import pipeline
     from bobc.targets import SM86
     # the certifier finds nothing wrong with the real windows; the plan's own
@@ -250,7 +276,7 @@ def test_certifier_admits_bob(target_name):
     from bobc.targets import target_named
     from plan_support import NATIVE_HOST
     target = target_named(target_name)
-    plan = extract_plan(load_program(NATIVE_HOST, target=target, intrinsics=fake_kernels()))
+    plan = extract_plan(load_program(NATIVE_HOST, target=target, intrinsics=fake_kernels()), "bobNativeHost")
     assert findings(plan, target) == []
 
 
@@ -268,7 +294,7 @@ def test_failed_encoding_is_refused():
         return VBytes(b"") if len(code.value) == 736 else code     # the AdamW kernel "fails"
     registry.register("SM86Program", kernel)
     with pytest.raises(BobcError, match=r"bobNativeHost's program: region bob-adamw has no machine code"):
-        extract_plan(load_program(NATIVE_HOST, intrinsics=registry))
+        extract_plan(load_program(NATIVE_HOST, intrinsics=registry), "bobNativeHost")
 
 
 def test_kernel_golden_budgets_are_the_plans(plan_fake):
@@ -276,3 +302,13 @@ def test_kernel_golden_budgets_are_the_plans(plan_fake):
     Bob.Build.PhysicalComponents declares for its regions."""
     from bobc.sass.golden import REGISTER_BUDGETS
     assert {r.identity: r.registers for r in plan_fake.program.regions} == REGISTER_BUDGETS
+
+
+def test_bytes_the_schedule_appends_to_the_result(host_fake):
+    """Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepBytesWritten over Bob's schedule: the
+    result record's 5120 bytes (docs/formats.md), appended before the operation step."""
+    written = host_fake.value("Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostStepBytesWritten")
+    result = host_fake.value("Bob.Build.NativeHost.bobResultFile")
+    assert host_fake.apply(written, result, host_fake.value("bobHostSteps")).value == 5120
+    predictions = host_fake.value("Bob.Build.NativeHost.bobPredictionsFile")
+    assert host_fake.apply(written, predictions, host_fake.value("bobHostSteps")).value == 24

@@ -185,8 +185,28 @@ def test_operation_is_checked(config):
 
 
 # ------------------------------------------------------------------ from_plan
-def hand_plan(contract, **extras):
-    return Plan(program=None, arena=None, checkpoint=contract, extras=extras)
+def hand_plan(contract, request=None):
+    """A Plan with only a contract and, when given, a host plan with this record layout
+    (the rest of the host plan is not read)."""
+    from bobc.plan.host import HostPlan
+    host = None
+    if request is not None:
+        host = HostPlan(identity="hand", device_hazard=0, buffers=(), request=request, initializers=(), fills=(),
+                        forward_launches=0, semaphore_stride=16, steps=())
+    return Plan(program=None, arena=None, checkpoint=contract, host=host)
+
+
+def _bob_request(**changes):
+    from bobc.plan.host import RecordLayout
+    values = dict(input_magic=b"BOBINPUT", input_version=1, input_record_bytes=1564,
+                  input_targets_offset=528, input_prompts_offset=1552, prompt_count=3,
+                  prediction_bytes=8, result_record_bytes=5120, result_initial_loss_offset=0,
+                  result_training_loss_offset=1024, result_logit_rows_offset=2048)
+    values.update(changes)
+    return RecordLayout(**values)
+
+
+BOB_REQUEST = _bob_request()
 
 
 def test_from_plan_reads_the_contract():
@@ -203,12 +223,12 @@ def test_from_plan_reads_the_contract():
     assert fresh_checkpoint(config).P.tobytes() == fresh_parameters(b"bob-seed-x").tobytes()
 
 
-def test_from_plan_takes_extras():
+def test_from_plan_takes_what_the_identities_leave_out():
     import dataclasses
     contract = dataclasses.replace(bob_contract(), learner=b"opaque-learner-identity")
-    config = BobConfig.from_plan(hand_plan(
-        contract, hyperparameters={"lr": 0.2, "beta1": 0.8, "beta2": 0.99, "eps": 1e-6,
-                                   "weight_decay": 0.0}, vocabulary=256, prompts=3))
+    config = BobConfig.from_plan(hand_plan(contract), hyperparameters={
+        "lr": 0.2, "beta1": 0.8, "beta2": 0.99, "eps": 1e-6, "weight_decay": 0.0},
+        vocabulary=256, prompts=3)
     assert config.hyper.beta1 == float(np.float32(0.8))
 
 
@@ -219,32 +239,18 @@ def test_from_plan_refusals():
     with pytest.raises(BobcError, match="hyperparameters"):
         BobConfig.from_plan(hand_plan(dataclasses.replace(bob_contract(), learner=b"x")))
     with pytest.raises(NotYetAvailable):
-        BobConfig.from_plan(hand_plan(bob_contract(), vocabulary=512))
+        BobConfig.from_plan(hand_plan(bob_contract()), vocabulary=512)
     with pytest.raises(BobcError, match="differ"):
-        BobConfig.from_plan(hand_plan(bob_contract(), hyperparameters=Hyperparameters(lr=0.3)))
+        BobConfig.from_plan(hand_plan(bob_contract()), hyperparameters=Hyperparameters(lr=0.3))
     with pytest.raises(BobcError, match="seed"):
-        BobConfig.from_plan(hand_plan(bob_contract(), seed_identity=b"other"))
+        BobConfig.from_plan(hand_plan(bob_contract()), seed_identity=b"other")
 
 
-def test_from_plan_checks_the_extracted_adamw_and_request():
-    bits = {"learning_rate": 0x3DCCCCCD, "beta1": 0x3F666666, "beta2": 0x3F7FBE77,
-            "epsilon": 0x322BCC77}
-    adamw = {"arithmetic": "binary64", **{k: {"float32_bits": v} for k, v in bits.items()}}
-    request = {"input_magic": b"BOBINPUT", "input_version": 1, "input_record_bytes": 1564,
-               "input_targets_offset": 528, "input_prompts_offset": 1552, "prompt_count": 3,
-               "prediction_bytes": 8, "result_record_bytes": 5120,
-               "result_initial_loss_offset": 0, "result_training_loss_offset": 1024,
-               "result_logit_rows_offset": 2048}
-    config = BobConfig.from_plan(hand_plan(bob_contract(), adamw=adamw, request=request))
+def test_from_plan_checks_the_extracted_request():
+    config = BobConfig.from_plan(hand_plan(bob_contract(), request=BOB_REQUEST))
     assert config == BobConfig()
-    rational = dict(adamw, beta2={"numerator": 999, "denominator": 1000})
-    assert BobConfig.from_plan(hand_plan(bob_contract(), adamw=rational)) == BobConfig()
-    with pytest.raises(BobcError, match="beta1"):
-        BobConfig.from_plan(hand_plan(bob_contract(),
-                                      adamw=dict(adamw, beta1={"float32_bits": 0x3F000000})))
     with pytest.raises(NotYetAvailable, match="input_record_bytes"):
-        BobConfig.from_plan(hand_plan(bob_contract(),
-                                      request=dict(request, input_record_bytes=2048)))
+        BobConfig.from_plan(hand_plan(bob_contract(), request=_bob_request(input_record_bytes=2048)))
 
 
 def test_default_contract_is_the_one_the_plan_evaluates(repo):

@@ -2,7 +2,7 @@
 
 docs/formats.md is implemented twice; these tests hold the two against each
 other through runtime_c's bobrt_tool: the generator's bits, the AdamW
-scalars' bits, identical envelopes, and the same refusal (exit code) for the
+fills' bits, identical envelopes, and the same refusal (exit code) for the
 same bad file.  Skipped where gcc or the runtime sources are not there.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bobc.reference.formats import (Checkpoint, Hyperparameters, InputRecord, ad
                                     decode_checkpoint, decode_input_record, encode_checkpoint,
                                     encode_input_record, fresh_parameters)
 
-SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c"]
+SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c"]
 # bobrt_tool's default contract (runtime_c/tests/bobrt_tool.c)
 TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"bob-seed-v1",
                                    786432, 262144, 10)
@@ -39,7 +39,7 @@ def tool(repo, tmp_path_factory):
                            capture_output=True, text=True)
     assert built.returncode == 0, f"runtime_c does not build: {built.stderr[-500:]}"
     usage = subprocess.run([str(out)], capture_output=True, text=True).stderr
-    assert all(c in usage for c in ("init", "adamw", "envelope-write", "envelope-read",
+    assert all(c in usage for c in ("init", "fill", "envelope-write", "envelope-read",
                                     "input-check")), f"bobrt_tool's commands changed: {usage.strip()}"
 
     def run(*args):
@@ -54,14 +54,35 @@ def test_generator_bits_agree(tool):
     assert c_bits == fresh_parameters(b"bob-seed-v1")[:4096].view(np.uint32).tolist()
 
 
+@pytest.fixture(scope="module")
+def bob_fills(repo):
+    """Bob's plan fills as bobc extracts them (Bob.Build.NativeHost: update k's step size,
+    epsilon and step count, from Platform.Linux.Nvidia.PlanHostAdamW)."""
+    import sys
+    sys.path.insert(0, str(repo / "tests" / "plan"))
+    import plan_support
+    from bobc.language import load_program
+    from bobc.plan.extract import extract_plan
+
+    program = load_program(plan_support.NATIVE_HOST, intrinsics=plan_support.fake_kernels())
+    return extract_plan(program, "bobNativeHost").host.fills
+
+
 @pytest.mark.parametrize("t", [1, 2, 10, 11, 20, 1000, 2 ** 31])
-def test_adamw_scalar_bits_agree(tool, t):
-    done = tool("adamw", t)
-    assert done.returncode == 0, done.stderr
+def test_adamw_fill_bits_agree(tool, bob_fills, t):
+    """The C interpreter of Bob's first update's fills, the Python one and formats.adamw_scalars
+    (written from docs/formats.md) give the same bits for global step t."""
+    from bobc.plan.host import SCALAR_OP_CODES
     s = adamw_scalars(Hyperparameters(), t)
-    ours = struct.unpack("<5I", struct.pack("<5f", s.alpha, s.epsilon, s.decay,
-                                            s.one_minus_beta1, s.one_minus_beta2))
-    assert [int(x, 16) for x in done.stdout.split()] == list(ours)
+    expected = [struct.pack("<f", s.alpha), struct.pack("<f", s.epsilon), struct.pack("<I", t)]
+    first = [f for f in bob_fills if f.launch == bob_fills[0].launch]
+    assert [f.offset for f in first] == [32, 36, 64]        # alpha_t, epsilon_t, t in the block
+    for fill, want in zip(first, expected):
+        terms = [f"{SCALAR_OP_CODES[op]}:{value.hex()}" for op, value in fill.value.postfix()]
+        done = tool("fill", t, fill.encoding.upper(), *terms)
+        assert done.returncode == 0, done.stderr
+        assert int(done.stdout, 16) == struct.unpack("<I", want)[0]
+        assert fill.encode(t) == want
 
 
 def test_envelopes_are_byte_identical(tool, tmp_path):

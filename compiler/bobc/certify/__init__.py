@@ -9,8 +9,9 @@ What is checked (one module per check):
   target, and the build's target can run plans written for it;
 - residents (residents.py): non-empty, aligned as declared, each inside one window,
   pairwise disjoint (windows too);
-- pointers (pointers.py, with the kernel table in kernels.py): see
-  `check_pointers` for the rule;
+- kernel contracts (kernels.py): each region's source declares its parameter
+  words; the words its code reads are declared ones;
+- pointers (pointers.py, with the contracts): see `check_pointers` for the rule;
 - host buffers (program, QMD table, pushbuffer, semaphores, and any others
   the plan maps) pairwise disjoint in the GPU address space, the command
   buffers at the images' bases, each window inside a mapped buffer and clear
@@ -42,15 +43,51 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
 
 
-def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None) -> list[Finding]:
-    """Every fault of `plan` for `target`; empty when it certifies."""
-    return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan) + check_pointers(plan)
-            + check_host_buffers(plan, target)
+def kernel_contracts(plan: Plan, folders=()) -> tuple[dict, list[Finding]]:
+    """Each region's contract (its `<identity>.sass` in `folders`, then specs/), and the
+    findings of parsing them and of checking their code's reads."""
+    from ..language.modules import specs_folder
+    from .kernels import ContractError, check_code_reads, find_source, parse_contract
+
+    contracts, out = {}, []
+    for region in plan.program.regions if plan.program else ():
+        source = find_source(region.identity, [*folders, specs_folder()])
+        if source is None:
+            out.append(Finding("contract", f"kernel {region.identity} has no source {region.identity}.sass "
+                                           f"with a contract in the kernel search path"))
+            continue
+        try:
+            contract = parse_contract(source, region.identity)
+        except ContractError as error:
+            out.append(Finding("contract", str(error)))
+            continue
+        if not contract.arguments:
+            out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
+                                           f"words (//@ param lines)"))
+        contracts[region.identity] = contract
+        out += check_code_reads(contract)
+    return contracts, out
+
+
+def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
+             contracts: dict | None = None, folders=()) -> list[Finding]:
+    """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
+    (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
+    contract_faults: list[Finding] = []
+    if contracts is None:
+        contracts, contract_faults = kernel_contracts(plan, folders)
+    else:
+        from .kernels import check_code_reads
+        for contract in contracts.values():
+            contract_faults += check_code_reads(contract)
+    return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan)
+            + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target)
             + check_registers(plan, needs) + check_schedule(plan))
 
 
-def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None) -> None:
+def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
+            contracts: dict | None = None, folders=()) -> None:
     """Return when `plan` certifies; raise CertificationError listing every fault otherwise."""
-    faults = findings(plan, target, needs)
+    faults = findings(plan, target, needs, contracts, folders)
     if faults:
         raise CertificationError(faults)

@@ -37,8 +37,9 @@ def host_buffer_extents(plan: Plan, target: Target) -> dict[str, tuple[int, int]
 def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
     """Host buffers pairwise disjoint, the command buffers at the images' bases, windows mapped and apart.
 
-    A buffer whose name ends in "-alias" maps bytes of another on purpose and
-    is exempt from the disjointness check.
+    A buffer whose name ends in "-alias" declares that it maps bytes of another
+    on purpose (seed 004's "userd-alias", the USERD page after the GPFIFO ring):
+    it must lie wholly inside one other buffer, and overlaps nothing else.
     """
     from ..nvidia.encode import host_buffer_ranges
 
@@ -63,6 +64,13 @@ def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
         return f"{name} {span(address, size)}{grown}"
 
     names = list(spans)
+    for alias in (n for n in names if n.endswith("-alias")):
+        address, size = spans[alias]
+        homes = [n for n in names if n != alias and not n.endswith("-alias")
+                 and spans[n][0] <= address and address + size <= spans[n][0] + spans[n][1]]
+        if len(homes) != 1:
+            out.append(Finding("host-overlap", f"alias {label(alias)} lies inside {len(homes)} other buffers; "
+                                               f"an alias maps bytes of exactly one"))
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             if a.endswith("-alias") or b.endswith("-alias"):

@@ -1,36 +1,41 @@
-"""What each of Bob's kernels does with its arguments: the certifier's pointer table.
+"""Kernel contracts: what a kernel does with its parameter words, declared next to
+its code and checked against it.
 
-Argument i is the 64-bit word `44 + i` of the launch's constant bank 0 as the
-plan writes it (seed 001: `bobArgument i`).  A pointer argument names the
-bytes the kernel touches from that address (its extent) and whether it reads
-or writes them; a scalar argument holds binary32 values (two to a word) and
-is never an address; an unused argument is a slot the kernel never reads.
+A kernel source (.sass) declares each 64-bit parameter word it uses (word i =
+bytes 8i..8i+7 from the target's parameter base) in a structured comment:
 
-The extents follow bob.md and seed 001's blocks:
-- bob-row-gather: writes the prompt's 256-float logit row (1024 bytes) at
-  argument 0, reads the prompt's last byte (a u32) at argument 1, reads the
-  row W[byte] of the 256 x 256 table; which row depends on data, so the whole
-  table (262144 bytes) at argument 2.
-- bob-loss-gradient: reads W (262144) at 0, writes G (262144) at 1, reads the
-  256 u32 targets (1024) at 2, writes the 256-float loss block (1024) at 3;
-  4 and 5 are pointer slots it does not use; 6 and 7 are its scalars
-  (log2 e and ln 2; 1/256).
-- bob-adamw: reads and writes W at 0, reads G at 1, reads and writes M at 2
-  and V at 3 (262144 each); words 4..8 are its nine binary32 scalars.
-- bob-greedy-argmax: writes one prediction {token, validity} (8 bytes) at 0,
-  reads a logit row (1024) at 1.
+    //@ param 0 pointer read-write 262144 the parameter table W
+    //@ param 6 scalar log2 e, ln 2
+    //@ param 4 unused
+
+A pointer names the bytes the kernel touches from the address it is passed
+(its extent) and whether it reads or writes them; a scalar is never an
+address; an unused word is one the kernel never reads.  The code's own reads
+of its parameters (operands `c[0x0][param+0xNN]`, as wide as the instruction:
+.64 eight bytes, .128 sixteen, else four) must fall in declared pointer or
+scalar words: `check_code_reads` refuses any other by name, and a declared
+pointer the code never reads.
+
+A region's source is found by its identity: `<identity>.sass` in the kernel
+search path (specs/ and the plan's folders).  The same rule holds for every
+kernel; no kernel is known by name here.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
-TABLE_BYTES = 256 * 256 * 4
-ROW_BYTES = 256 * 4
+from .findings import Finding
+
+_CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
+_POINTER = re.compile(r"^\s*(read-write|read|write)\s+(\d+)\s*(.*)$")
+_READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
 
 @dataclass(frozen=True)
 class Argument:
-    index: int                 # argument i = plan bank 0 word 44 + i
+    index: int                 # parameter word i
     kind: str                  # "pointer", "scalar" or "unused"
     extent: int = 0            # bytes touched from the pointer
     access: str = ""           # "read", "write" or "read-write"
@@ -45,42 +50,91 @@ class Argument:
         return "write" in self.access
 
 
-def _p(index: int, access: str, extent: int, what: str) -> Argument:
-    return Argument(index, "pointer", extent, access, what)
+@dataclass(frozen=True)
+class ParameterRead:
+    line: int
+    offset: int                # bytes from the parameter base
+    width: int
+    text: str
+
+    @property
+    def words(self) -> range:
+        return range(self.offset // 8, (self.offset + self.width - 1) // 8 + 1)
 
 
-def _s(index: int, what: str) -> Argument:
-    return Argument(index, "scalar", what=what)
+@dataclass(frozen=True)
+class KernelContract:
+    kernel: str
+    source: Path
+    arguments: tuple[Argument, ...]
+    reads: tuple[ParameterRead, ...]
+
+    def argument(self, index: int) -> Argument | None:
+        return next((a for a in self.arguments if a.index == index), None)
 
 
-def _u(index: int) -> Argument:
-    return Argument(index, "unused", what="not read by the kernel")
+class ContractError(ValueError):
+    """A contract comment that does not parse; names the file and line."""
 
 
-KERNEL_ARGUMENTS: dict[str, tuple[Argument, ...]] = {
-    "bob-row-gather": (
-        _p(0, "write", ROW_BYTES, "the prompt's logit row"),
-        _p(1, "read", 4, "the prompt's last byte (u32)"),
-        _p(2, "read", TABLE_BYTES, "the parameter table W"),
-    ),
-    "bob-loss-gradient": (
-        _p(0, "read", TABLE_BYTES, "the parameter table W"),
-        _p(1, "write", TABLE_BYTES, "the gradients G"),
-        _p(2, "read", ROW_BYTES, "the 256 targets (u32)"),
-        _p(3, "write", ROW_BYTES, "the loss block (256 binary32)"),
-        _u(4), _u(5),
-        _s(6, "log2 e, ln 2"),
-        _s(7, "1/256"),
-    ),
-    "bob-adamw": (
-        _p(0, "read-write", TABLE_BYTES, "the parameter table W"),
-        _p(1, "read", TABLE_BYTES, "the gradients G"),
-        _p(2, "read-write", TABLE_BYTES, "the first moments M"),
-        _p(3, "read-write", TABLE_BYTES, "the second moments V"),
-        *(_s(i, "AdamW scalars") for i in range(4, 9)),
-    ),
-    "bob-greedy-argmax": (
-        _p(0, "write", 8, "the prediction {token, validity}"),
-        _p(1, "read", ROW_BYTES, "the logit row"),
-    ),
-}
+def _width(instruction: str) -> int:
+    mnemonic = instruction.split()[0] if instruction.split() else ""
+    if mnemonic.startswith("@"):
+        mnemonic = instruction.split()[1]
+    return 16 if ".128" in mnemonic else 8 if ".64" in mnemonic else 4
+
+
+def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
+    """The contract comments and the parameter reads of one kernel source."""
+    arguments, reads = [], []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        declared = _CONTRACT.match(line)
+        if declared:
+            index, kind, rest = int(declared.group(1)), declared.group(2), declared.group(3).strip()
+            if any(a.index == index for a in arguments):
+                raise ContractError(f"{path}:{number}: parameter word {index} is declared twice")
+            if kind == "pointer":
+                pointer = _POINTER.match(rest)
+                if not pointer:
+                    raise ContractError(f"{path}:{number}: a pointer is declared as "
+                                        f"'//@ param N pointer read|write|read-write EXTENT what'")
+                arguments.append(Argument(index, kind, int(pointer.group(2)), pointer.group(1), pointer.group(3)))
+            else:
+                arguments.append(Argument(index, kind, what=rest))
+            continue
+        code = line.split("//", 1)[0]
+        for found in _READ.finditer(code):
+            offset = int(found.group(1), 0) if found.group(1) else 0
+            reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip()))
+    return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
+                          tuple(reads))
+
+
+def find_source(identity: str, folders) -> Path | None:
+    """`<identity>.sass` in the first folder (searched recursively) that has it."""
+    for folder in folders:
+        hits = sorted(Path(folder).rglob(f"{identity}.sass"))
+        if hits:
+            return hits[0]
+    return None
+
+
+def check_code_reads(contract: KernelContract) -> list[Finding]:
+    """The words the code reads are words the contract declares (pointer or scalar), and
+    every declared pointer is read."""
+    out = []
+    read_words = set()
+    for read in contract.reads:
+        for word in read.words:
+            read_words.add(word)
+            argument = contract.argument(word)
+            if argument is None or argument.kind == "unused":
+                state = "declares it unused" if argument is not None else "does not declare it"
+                out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word} "
+                                               f"({read.text} at {contract.source.name}:{read.line}), but its "
+                                               f"contract {state}"))
+    for argument in contract.arguments:
+        if argument.kind == "pointer" and argument.index not in read_words:
+            out.append(Finding("contract", f"kernel {contract.kernel} declares pointer word {argument.index} "
+                                           f"({argument.what}) but its code never reads it"))
+    return out

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from ..plan.model import Plan, Resident
 from .findings import Finding, describe, end, span
-from .kernels import KERNEL_ARGUMENTS, Argument
-
-PLAN_ARGUMENT_WORD = 0x160 // 8      # argument 0 in the plan's bank 0 layout (seed 001)
+from .kernels import Argument, KernelContract
 
 
 def _containing(residents, address: int) -> Resident | None:
@@ -29,11 +27,11 @@ def _nearest(residents, address: int) -> str:
     return f"nearest: {describe(r)}, which ends {address - end(r) + 1} byte(s) before it"
 
 
-def check_pointers(plan: Plan) -> list[Finding]:
+def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = None) -> list[Finding]:
     """Every address a launch passes lies in one resident, with the extent its kernel touches.
 
-    The rule.  A launch's patch is an address when (a) its region is a kernel
-    of KERNEL_ARGUMENTS and the word is one of that kernel's pointer
+    The rule.  A launch's patch is an address when (a) its region's kernel
+    contract (`contracts`, bobc.certify.kernels) declares the word a pointer
     arguments, or (b) its value lies inside any window (whatever the slot: a
     word the table does not declare, or a kernel the table does not know).
     (a) must be patched (an unpatched pointer is a null pointer), must lie in
@@ -42,8 +40,11 @@ def check_pointers(plan: Plan) -> list[Finding]:
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
     """
+    from ..nvidia.encode import plan_parameter_base
     arena = plan.arena
     program = plan.program
+    contracts = contracts or {}
+    argument_word = plan_parameter_base(program) // 8     # word 0 of the parameters in the plan's bank 0
     residents = arena.globals
     phases = {p.identity: p for p in arena.phases}
     out: list[Finding] = []
@@ -54,7 +55,8 @@ def check_pointers(plan: Plan) -> list[Finding]:
                                        f"{len(program.regions)} regions"))
             continue
         kernel = program.regions[launch.region].identity
-        table: dict[int, Argument] = {a.index: a for a in KERNEL_ARGUMENTS.get(kernel, ())}
+        contract = contracts.get(kernel)
+        table: dict[int, Argument] = {a.index: a for a in contract.arguments} if contract else {}
         words = {p.word: p.value for p in launch.patches}
         phase = phases.get(launch.identity)
         if arena.phases and phase is None:
@@ -62,7 +64,7 @@ def check_pointers(plan: Plan) -> list[Finding]:
         for argument in table.values():
             if argument.kind != "pointer":
                 continue
-            word = PLAN_ARGUMENT_WORD + argument.index
+            word = argument_word + argument.index
             where = f"{name} argument {argument.index} (word {word}, {argument.what})"
             if word not in words:
                 out.append(Finding("stray-pointer", f"{where} is not patched: the kernel would use a null pointer"))
@@ -88,14 +90,14 @@ def check_pointers(plan: Plan) -> list[Finding]:
                     out.append(Finding("phase", f"{where} reads {home.name}, which phase {phase.identity} "
                                                 "does not list among its reads"))
         for word, value in sorted(words.items()):
-            argument = table.get(word - PLAN_ARGUMENT_WORD)
+            argument = table.get(word - argument_word)
             if argument is not None and argument.kind in ("pointer", "scalar"):
                 continue
             if not any(w.address <= value < end(w) for w in arena.windows):
                 continue
             if _containing(residents, value) is None:
-                index_text = f"argument {word - PLAN_ARGUMENT_WORD} (word {word})" \
-                    if word >= PLAN_ARGUMENT_WORD else f"word {word}"
+                index_text = f"argument {word - argument_word} (word {word})" \
+                    if word >= argument_word else f"word {word}"
                 out.append(Finding("stray-pointer", f"{name} {index_text}: address {value:#x} lies in a window "
                                                     f"but in no resident; {_nearest(residents, value)}"))
     return out

@@ -11,8 +11,9 @@ def add_arguments(p):
                    "unless --emit-images is given alone)")
     p.add_argument("--emit-images", metavar="DIR",
                    help="write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json to DIR")
-    p.add_argument("--entry", default="bobNativeHost",
-                   help="the definition describing the native host (default bobNativeHost)")
+    p.add_argument("--entry", default=None,
+                   help="the definition describing the native host (default: the plan module's one "
+                        "definition of type (family NvidiaPlanHost))")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     add_target(p, default="sm_90")  # the same target as `make build` (README, quick start)

@@ -14,10 +14,22 @@ def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    p.add_argument("--entry", default="bobNativeHost",
-                   help="the native host definition to certify when the plan has it (default bobNativeHost)")
+    p.add_argument("--entry", default=None,
+                   help="the native host definition to certify when the plan has it (default: the plan "
+                        "module's one definition of type (family NvidiaPlanHost))")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_target(p)
+
+
+def _warn_swallowed_code(path):
+    """Print (to stderr) a warning for each comment of the module that swallows code."""
+    import sys
+
+    from ..language.comments import swallowed_code_warnings
+    from ..language.modules import parse_cached
+
+    for warning in swallowed_code_warnings(parse_cached(path)):
+        print(warning.render(), file=sys.stderr)
 
 
 def run(args):
@@ -25,9 +37,18 @@ def run(args):
 
     path = existing_file(args.plan)
     target = target_named(args.target)
+    _warn_swallowed_code(path)     # before loading: a swallowed module may not load
     program = pipeline.load(path, target, args.include)
-    has_host = args.entry in program.scopes[program.plan_name].definitions
-    plan = pipeline.check_and_certify(program, target, args.entry) if has_host else None
+    for name, module in program.modules.items():
+        if name != program.plan_name:
+            _warn_swallowed_code(module.path)
+    entry = args.entry
+    if entry is None:
+        from ..plan.extract import host_entries
+        hosts = host_entries(program)
+        entry = pipeline.require_entry(program, None) if hosts else "native host"
+    has_host = entry in program.scopes[program.plan_name].definitions
+    plan = pipeline.check_and_certify(program, target, entry) if has_host else None
     if plan is None:
         program.check()
     definitions = sum(len(s.definitions) for s in program.scopes.values())
@@ -44,10 +65,10 @@ def run(args):
     print(f"{program.plan_name}: well typed ({len(program.modules)} modules, "
           f"{families} families, {definitions} definitions)")
     if plan is None:
-        print(f"{program.plan_name}: no {args.entry} here, so nothing to certify "
+        print(f"{program.plan_name}: no {entry} here, so nothing to certify "
               f"(check the module that defines the native host)")
         return 0
     program_plan = plan.program
-    print(f"{args.entry}: certified for {target.name} ({len(plan.arena.globals)} residents, "
+    print(f"{entry}: certified for {target.name} ({len(plan.arena.globals)} residents, "
           f"{len(program_plan.launches)} launches, {len(program_plan.submissions)} submissions)")
     return 0

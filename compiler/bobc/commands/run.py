@@ -20,12 +20,72 @@ def add_arguments(p):
     p.add_argument("--result", required=True, help="result record to write")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    p.add_argument("--entry", default="bobNativeHost",
-                   help="the definition describing the native host (default bobNativeHost)")
+    p.add_argument("--entry", default=None,
+                   help="the definition describing the native host (default: the plan module's one "
+                        "definition of type (family NvidiaPlanHost))")
+    p.add_argument("--kernels", metavar="FILE",
+                   help="a Python file whose KERNELS maps each kernel (region identity) to its NumPy "
+                        "implementation: the plan's own schedule is then carried out step by step "
+                        "(bobc.reference.host; Bob's: examples/bob/reference_kernels.py)")
     add_target(p)
 
 
-def load_plan(path, include=(), entry="bobNativeHost", target=None):
+def load_kernels(path) -> dict:
+    """KERNELS of a model's reference kernel file."""
+    import importlib.util
+
+    from ..errors import UsageError
+    spec = importlib.util.spec_from_file_location("bobc_reference_kernels", path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernels = getattr(module, "KERNELS", None)
+    if not isinstance(kernels, dict):
+        raise UsageError(f"{path} defines no KERNELS dictionary (kernel identity -> function)")
+    return kernels
+
+
+def run_plan_host(plan, kernels, args) -> int:
+    """The plan's schedule on the reference host, files in and files out, with the
+    native host's file rules (reference/safe_io.py): inputs read once and bounded,
+    output paths checked before any work, the last outputs published together."""
+    from ..reference import envelope, safe_io
+    from ..reference.errors import BadCheckpoint, BadInputRecord
+    from ..reference.host import ReferenceHost
+    from ..reference.runner import OutputPaths
+
+    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    files = safe_io.OutputSet()
+    record_file = safe_io.read_input(args.input, BadInputRecord)
+    files.inputs.append(record_file)
+    state = checkpoint_file = None
+    if args.checkpoint:
+        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint)
+        files.inputs.append(checkpoint_file)
+        state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
+        if args.operation == "train":
+            safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
+    for option, name in OutputPaths.ORDER:
+        files.add(getattr(outputs, name), option,
+                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # interval checkpoints are published as their intervals end; the last waits for the
+    # other outputs, and all are published together, the checkpoint last
+    host = ReferenceHost(plan, kernels,
+                         publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
+                                                                              "--checkpoint-out"))
+    result = host.run(args.operation, record_file.data, state, args.input)
+    files.stage("--predictions", result.files["predictions"])
+    files.stage("--result", result.files["result"])
+    files.stage("--checkpoint-out", result.publications[-1][1])
+    files.publish()
+    step = result.publications[-1][0]
+    print(f"{args.operation}: {len(result.publications)} checkpoint publication(s), step {step} in "
+          f"{args.checkpoint_out}")
+    return 0
+
+
+def load_plan(path, include=(), entry=None, target=None):
     """The extracted Plan of a plan module: the build's own load, check and extract stages."""
     from .. import pipeline
 
@@ -41,6 +101,8 @@ def run(args):
     plan_path = existing_file(args.plan)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
+    if args.kernels:
+        return run_plan_host(plan, load_kernels(existing_file(args.kernels)), args)
     config = BobConfig.from_plan(plan)
     result = invoke_files(config, args.operation, args.input, args.checkpoint, outputs)
     print(summary(result, args.checkpoint_out))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,10 @@ from .. import __version__
 from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
-from . import gcc, sections, version
+from ..nvidia.encode import plan_parameter_base
+from ..plan.host import FILE_CODES, SCALAR_OP_CODES, StepKind
+from ..plan.schedule import ScheduleError, lower
+from . import gcc, sections, steps_c, version
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
     """The runtime's library sources, as runtime_c/Makefile lists them (LIB_SRC): one list."""
@@ -35,16 +37,10 @@ def _runtime_sources(runtime: Path) -> tuple[str, ...]:
 PAGE = 4096
 WAIT_TIMEOUT_MS = 10_000
 
-# runtime_c/plan_host.h: enum bobc_file and enum bobc_step_op
-FILES = {"input": 1, "checkpoint-in": 2, "checkpoint-out": 3, "predictions": 4, "result": 5}
-OPS = {"submit": 1, "read": 2, "write": 3, "write_at": 4, "operation": 5, "checkpoint_begin": 6,
-       "checkpoint_publish": 7, "adamw": 8}
 # the plan's memory kinds -> runtime_c/nv_shim.h enum bob_mem_location
 LOCATIONS = {"system": "BOB_MEM_SYSTEM", "video": "BOB_MEM_VIDEO"}
 # which embedded image fills which plan buffer
 BUFFER_SECTIONS = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
-ADAMW_RESIDENTS = {"parameters": "parameters", "gradients": "gradients",
-                   "first_moments": "first-moments", "second_moments": "second-moments"}
 
 
 class HostGenerationError(BobcError):
@@ -52,14 +48,19 @@ class HostGenerationError(BobcError):
 
 
 @dataclass(frozen=True)
-class Step:
-    op: int
-    file: int = 0
-    a: int = 0
-    b: int = 0
-    c: int = 0
-    d: int = 0
+class HostStep:
+    """One step of the C host's list: a row of the step table and its C fields' values."""
+
+    kind: StepKind
+    values: dict
     note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    def c(self, symbol=None) -> str:
+        return steps_c.c_initializer(self.kind, self.values, symbol)
 
 
 def _page(n: int) -> int:
@@ -78,28 +79,22 @@ def c_string(data: bytes | str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def float_literal(bits: int) -> str:
-    """A C float literal that is exactly the binary32 `bits` (hex float, no rounding)."""
-    value = struct.unpack("<f", struct.pack("<I", bits))[0]
-    return f"{value.hex()}f"
-
-
 def _buffers(plan, images) -> list[dict]:
     sizes = {"program": len(images.program), "qmd": len(images.qmd), "pushbuffer": len(images.push),
              "gpfifo": len(images.gpfifo), "semaphores": images.manifest["sizes"]["semaphore"]}
     out = []
-    for b in plan.extras["buffers"]:
-        if b["memory"] not in LOCATIONS:
-            raise HostGenerationError(f"buffer {b['name']} asks for {b['memory']} memory; this host maps "
+    for b in plan.host.buffers:
+        if b.memory not in LOCATIONS:
+            raise HostGenerationError(f"buffer {b.name} asks for {b.memory} memory; this host maps "
                                       f"{' or '.join(LOCATIONS)} memory")
-        if b["host"] != b["gpu"]:
-            raise HostGenerationError(f"buffer {b['name']}: host address 0x{b['host']:x} differs from its GPU "
-                                      f"address 0x{b['gpu']:x}; this host maps each buffer at its GPU address")
+        if b.host != b.gpu:
+            raise HostGenerationError(f"buffer {b.name}: host address 0x{b.host:x} differs from its GPU "
+                                      f"address 0x{b.gpu:x}; this host maps each buffer at its GPU address")
         # A target's images may outgrow the extent the (sm_86) plan computed: sm_90's
         # parameter blocks and QMD slots are larger.  The buffer takes the larger.
-        size = _page(max(b["extent"], sizes.get(b["name"], 0)))
-        out.append({"name": b["name"], "gpu": b["gpu"], "size": size, "location": LOCATIONS[b["memory"]],
-                    "section": sections.PREFIX + BUFFER_SECTIONS[b["name"]] if b["name"] in BUFFER_SECTIONS else None})
+        size = _page(max(b.extent, sizes.get(b.name, 0)))
+        out.append({"name": b.name, "gpu": b.gpu, "size": size, "location": LOCATIONS[b.memory],
+                    "section": sections.PREFIX + BUFFER_SECTIONS[b.name] if b.name in BUFFER_SECTIONS else None})
     ordered = sorted(out, key=lambda b: b["gpu"])
     for low, high in zip(ordered, ordered[1:]):
         if low["gpu"] + low["size"] > high["gpu"]:
@@ -109,85 +104,59 @@ def _buffers(plan, images) -> list[dict]:
     return out
 
 
-def _steps(plan, manifest) -> list[Step]:
-    """The plan's schedule, repeats unrolled, with each update's AdamW scalars
-    written just before the submissions that launch it."""
-    submissions = manifest["submissions"]
-    adamw = {launch: k for k, launch in enumerate(plan.extras["adamw_launches"])}
-    out: list[Step] = []
-    state = {"gp_put": 0}
-
-    def emit(items, iteration=0):
-        for s in items:
-            op = s["op"]
-            if op == "repeat":
-                for i in range(s["count"]):
-                    emit(s["body"], i)
-            elif op == "submit":
-                end = s["gp_put"] + iteration * s["stride"]
-                first = state["gp_put"]
-                for index in range(first, end):
-                    for launch in submissions[index]["launches"]:
-                        if launch in adamw:
-                            out.append(Step(OPS["adamw"], 0, launch, adamw[launch],
-                                            note=f"update {adamw[launch]}'s AdamW scalars into launch {launch}"))
-                out.append(Step(OPS["submit"], 0, first, end, note=f"submissions {first}..{end - 1}"))
-                state["gp_put"] = end
-            elif op == "read":
-                out.append(Step(OPS["read"], FILES[s["file"]], s["host"], s["extent"],
-                                s["offset"] + iteration * s["stride"], s["tolerate_empty"], note=f"read {s['file']}"))
-            elif op == "write":
-                out.append(Step(OPS["write"], FILES[s["file"]], s["host"], s["extent"], note=f"write {s['file']}"))
-            elif op == "write_at":
-                out.append(Step(OPS["write_at"], FILES[s["file"]], s["host"], s["extent"], s["offset"],
-                                note=f"write {s['file']} at {s['offset']}"))
-            elif op == "operation":
-                out.append(Step(OPS["operation"], note="predict ends here"))
-            elif op == "checkpoint_begin":
-                out.append(Step(OPS["checkpoint_begin"], note="checkpoint begins"))
-            elif op == "checkpoint_publish":
-                out.append(Step(OPS["checkpoint_publish"], 0, s["updates"], note="checkpoint published"))
-            else:
-                raise HostGenerationError(f"the schedule has a step '{op}' this host cannot carry out")
-
-    emit(plan.extras["steps"])
+def _steps(plan, manifest=None) -> list[HostStep]:
+    """The host's step list (bobc.plan.schedule.lower), files as their C codes."""
+    out = []
+    try:
+        lowered = lower(plan)
+    except ScheduleError as error:
+        raise HostGenerationError(error.message) from None
+    for step in lowered:
+        values = dict(step.values)
+        if "file" in values:
+            values["file"] = FILE_CODES[values["file"]]
+        out.append(HostStep(step.kind, values, step.note))
     return out
 
 
-def _hyperparameters(plan) -> dict:
-    adamw = plan.extras["adamw"]
-    bits = {}
-    for key in ("learning_rate", "beta1", "beta2", "epsilon"):
-        if "float32_bits" not in adamw[key]:
-            raise HostGenerationError(f"AdamW's {key} is not a binary32 constant; this host needs binary32")
-        bits[key] = adamw[key]["float32_bits"]
-    # Bob.TrainingRun's learner identity ends with the five binary32
-    # hyperparameters (lr, beta1, beta2, eps, weight decay), little-endian:
-    # weight decay is read there, the four others are checked against it.
-    tail = plan.checkpoint.learner[-20:]
-    declared = struct.unpack("<5I", tail)
-    expected = (bits["learning_rate"], bits["beta1"], bits["beta2"], bits["epsilon"])
-    if declared[:4] != expected:
-        raise HostGenerationError("the learner identity's hyperparameters differ from the AdamW description's")
-    return {"lr": bits["learning_rate"], "beta1": bits["beta1"], "beta2": bits["beta2"],
-            "eps": bits["epsilon"], "weight_decay": declared[4]}
+def _fills(plan, manifest, target: Target) -> list[dict]:
+    """Each plan fill with the GPU VA it is written at: its launch's parameter block as
+    this target places it, the target's parameter base, the fill's offset."""
+    base = plan_parameter_base(plan.program)
+    out = []
+    for index, fill in enumerate(plan.host.fills):
+        launch = plan.program.launches[fill.launch]
+        if base + fill.offset + fill.width > launch.parameter_bytes:
+            raise HostGenerationError(
+                f"fill {index} writes bytes {fill.offset}..{fill.offset + fill.width - 1} of launch "
+                f"{fill.launch} ({launch.identity})'s parameters, past its "
+                f"{launch.parameter_bytes - base}-byte parameter block")
+        terms = [(SCALAR_OP_CODES[op], value) for op, value in fill.value.postfix()]
+        out.append({"va": manifest["launches"][fill.launch]["parameter_address"] + target.parameter_base
+                    + fill.offset, "step": fill.step,
+                    "encoding": {"binary32": "BOBC_ENCODE_BINARY32", "word32": "BOBC_ENCODE_WORD32"}[fill.encoding],
+                    "terms": terms, "note": f"launch {fill.launch} ({launch.identity}) + {fill.offset}"})
+    return out
 
 
-def _adamw_pointers(plan) -> dict:
-    residents = {r.name: r.address for r in plan.arena.globals}
-    missing = [name for name in ADAMW_RESIDENTS.values() if name not in residents]
-    if missing:
-        raise HostGenerationError(f"the device arena has no resident named {', '.join(missing)}")
-    pointers = {key: residents[name] for key, name in ADAMW_RESIDENTS.items()}
-    # the plan's own AdamW blocks must point where the host will
-    for launch in plan.extras["adamw_launches"]:
-        words = {p.word: p.value for p in plan.program.launches[launch].patches}
-        base = 0x160 // 8
-        baked = [words.get(base + i) for i in range(4)]
-        if baked != [pointers["parameters"], pointers["gradients"], pointers["first_moments"],
-                     pointers["second_moments"]]:
-            raise HostGenerationError(f"launch {launch}'s AdamW block does not pass P, G, M, V in order")
-    return pointers
+def _input_checks(plan) -> list[dict]:
+    out = []
+    for check in plan.host.request.input_checks:
+        out.append({"kind": "BOB_CHECK_" + check.kind.upper(), "what": check.what, "offset": check.offset,
+                    "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
+                    "data": list(check.data), "other": check.other, "other_width": check.other_width,
+                    "other_stride": check.other_stride})
+    return out
+
+
+def _initializers(plan) -> list[dict]:
+    return [{"kind": "BOB_INIT_" + i.kind.upper(), "seed": i.seed, "shift": i.shift, "center": i.center,
+             "denominator": i.denominator} for i in plan.host.initializers]
+
+
+def double_literal(value: float) -> str:
+    """A C double literal that is exactly `value` (hex float)."""
+    return value.hex()
 
 
 def render(built, target: Target) -> str:
@@ -196,20 +165,26 @@ def render(built, target: Target) -> str:
     prologue = manifest["prologue"]["gpfifo_entry"]
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    environment.globals.update(hex=hex, c_string=c_string, float_literal=float_literal)
+    environment.globals.update(hex=hex, c_string=c_string, double_literal=double_literal)
+    steps = _steps(plan, manifest)
+    blobs: dict[bytes, str] = {}
+
+    def symbol(data: bytes) -> str:
+        return blobs.setdefault(bytes(data), f"step_bytes_{len(blobs)}")
+
+    step_lines = [(step.c(symbol), step.note) for step in steps]
     contract = plan.checkpoint
     return environment.get_template("host_plan.c.j2").render(
-        version=__version__, identity=plan.extras["identity"], target=target.name,
+        version=__version__, identity=plan.host.identity, target=target.name,
         buffers=_buffers(plan, images),
         semaphores=[s["semaphore_address"] for s in manifest["submissions"]],
-        parameter_blocks=[launch["parameter_address"] for launch in manifest["launches"]],
-        steps=_steps(plan, manifest),
+        steps=step_lines, blobs=[(name, list(data)) for data, name in blobs.items()],
         prologue_entry=prologue[0] | (prologue[1] << 32),
         semaphore_payload=manifest["semaphore"]["payload"],
-        parameter_base=target.parameter_base,
-        adamw=_adamw_pointers(plan),
-        contract=contract, hyper=_hyperparameters(plan),
-        parameter_count=contract.chunk_bytes // 4,
+        fills=_fills(plan, manifest, target),
+        input_checks=_input_checks(plan), record_bytes=plan.host.request.input_record_bytes,
+        initializers=_initializers(plan),
+        contract=contract,
         wait_timeout_ms=WAIT_TIMEOUT_MS)
 
 

@@ -12,6 +12,8 @@ the value that is wrong.
 from __future__ import annotations
 
 from ..errors import BobcError
+from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
+                   Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -32,21 +34,6 @@ HAZARDS = {
     4: "a launch passes a pointer into a window that no resident (its phase may touch) contains",
     5: "a submission issues a launch past the end of the launch schedule",
 }
-
-FILES = {
-    "NvidiaPlanHostCheckpointIn": "checkpoint-in",
-    "NvidiaPlanHostCheckpointOut": "checkpoint-out",
-    "NvidiaPlanHostInput": "input",
-    "NvidiaPlanHostPredictions": "predictions",
-    "NvidiaPlanHostResult": "result",
-}
-
-MEMORIES = {
-    "NvidiaPlanHostSystemMemory": "system",
-    "NvidiaPlanHostVideoMemory": "video",
-    "NvidiaPlanHostGPUCachedSystemMemory": "gpu-cached-system",
-}
-
 
 class ExtractError(BobcError):
     """A plan value does not have the shape the backend needs."""
@@ -322,147 +309,209 @@ def extract_contract(program, value, where: str = "the checkpoint contract") -> 
 
 # ---- the host ----
 
-_STEP_FIELDS = {
-    # constructor -> (op, [(field, key, kind)], [(field, key) of nested step lists]); the tail
-    # field is the constructor's last
-    "NvidiaPlanHostStepSubmit": ("submit", [("nvidiaPlanHostSubmitGPPut", "gp_put", "nat"),
-                                            ("nvidiaPlanHostSubmitStride", "stride", "nat")], []),
-    "NvidiaPlanHostStepRepeat": ("repeat", [("nvidiaPlanHostRepeatCount", "count", "nat")],
-                                 [("nvidiaPlanHostRepeatBody", "body")]),
-    "NvidiaPlanHostStepRead": ("read", [("nvidiaPlanHostReadFile", "file", "file"),
-                                        ("nvidiaPlanHostReadHost", "host", "nat"),
-                                        ("nvidiaPlanHostReadExtent", "extent", "nat"),
-                                        ("nvidiaPlanHostReadOffset", "offset", "nat"),
-                                        ("nvidiaPlanHostReadStride", "stride", "nat"),
-                                        ("nvidiaPlanHostReadTolerateEmpty", "tolerate_empty", "nat")], []),
-    "NvidiaPlanHostStepWrite": ("write", [("nvidiaPlanHostWriteFile", "file", "file"),
-                                          ("nvidiaPlanHostWriteHost", "host", "nat"),
-                                          ("nvidiaPlanHostWriteExtent", "extent", "nat")], []),
-    "NvidiaPlanHostStepWriteAt": ("write_at", [("nvidiaPlanHostWriteAtFile", "file", "file"),
-                                               ("nvidiaPlanHostWriteAtHost", "host", "nat"),
-                                               ("nvidiaPlanHostWriteAtExtent", "extent", "nat"),
-                                               ("nvidiaPlanHostWriteAtOffset", "offset", "nat")], []),
-    "NvidiaPlanHostStepOperation": ("operation", [], []),
-    "NvidiaPlanHostStepCheckpointBegin": ("checkpoint_begin", [], []),
-    "NvidiaPlanHostStepCheckpointPublish": ("checkpoint_publish",
-                                            [("nvidiaPlanHostCheckpointPublishUpdates", "updates", "nat"),
-                                             ("nvidiaPlanHostCheckpointPublishInvocations", "invocations",
-                                              "nat")], []),
-}
+def extract_steps(program, value, where: str = "the host schedule") -> tuple[Step, ...]:
+    """NvidiaPlanHostSteps -> the step dataclasses of bobc.plan.host, in order.
 
-
-def extract_steps(program, value, where: str = "the host schedule") -> list[dict]:
-    """NvidiaPlanHostSteps -> a list of plain dicts, in order (the meaning of each is
-    documented on its constructor in specs/Platform/Linux/Nvidia/PlanHost.bob):
-
-      {"op": "submit", "gp_put", "stride"}          issue submissions up to gp_put, wait
-      {"op": "repeat", "count", "body": [...]}      the body count times
-      {"op": "read", "file", "host", "extent", "offset", "stride", "tolerate_empty"}
-      {"op": "write", "file", "host", "extent"}     append to an output
-      {"op": "write_at", "file", "host", "extent", "offset"}
-      {"op": "operation"}                           a predict request ends here
-      {"op": "checkpoint_begin"}, {"op": "checkpoint_publish", "updates", "invocations"}
-
-    Files are "input", "checkpoint-in", "checkpoint-out", "predictions", "result".
+    Each constructor's fields are read by its row of STEP_KINDS (the meaning of
+    each kind: docs/host-steps.md and its constructor in PlanHost.bob).
     """
     r = _Reader(program, where)
     out = []
     v = r.con(value, "NvidiaPlanHostSteps", "the schedule")
     while v.constructor != "NvidiaPlanHostStepsEnd":
-        if v.constructor not in _STEP_FIELDS:
+        kind = STEP_BY_CONSTRUCTOR.get(v.constructor)
+        if kind is None:
             r.fail(f"step {len(out)} is {v.constructor}, which this compiler's hosts do not carry out")
-        op, scalars, nested = _STEP_FIELDS[v.constructor]
         f = r.fields(v)
-        step = {"op": op}
-        for field, key, kind in scalars:
-            if kind == "file":
-                step[key] = FILES[r.con(f[field], "NvidiaPlanHostFile", f"step {len(out)}'s file").constructor]
+        values = {}
+        for field in kind.fields:
+            what = f"step {len(out)} ({kind.name})'s {field.name}"
+            if field.kind == "file":
+                values[field.name] = FILE_NAMES[r.con(f[field.spec], "NvidiaPlanHostFile", what).constructor]
+            elif field.kind == "steps":
+                values[field.name] = extract_steps(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
+            elif field.kind == "bytes":
+                values[field.name] = r.bytes(f[field.spec], what)
+            elif field.kind == "commands":
+                values[field.name] = f[field.spec]      # the language value; no host carries it out yet
             else:
-                step[key] = r.nat(f[field], f"step {len(out)} ({op})'s {key}")
-        for field, key in nested:
-            step[key] = extract_steps(program, f[field], f"{where}, step {len(out)} ({op})")
-        out.append(step)
+                values[field.name] = r.nat(f[field.spec], what)
+        out.append(STEP_CLASSES[kind.name](**values))
         v = r.con(v.fields[-1], "NvidiaPlanHostSteps", "the schedule")
+    return tuple(out)
+
+
+def _constant(r: _Reader, value, what: str) -> Constant:
+    v = r.con(value, "NvidiaPlanHostConstant", what)
+    if v.constructor == "NvidiaPlanHostFloat32":
+        return Constant(float32_bits=r.nat(v.fields[0], what))
+    numerator, denominator = r.nat(v.fields[0], what), r.nat(v.fields[1], what)
+    if denominator == 0:
+        r.fail(f"{what} is the ratio {numerator}/0")
+    return Constant(numerator=numerator, denominator=denominator)
+
+
+def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
+    buffers = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostBuffers", "NvidiaPlanHostBuffersNext", "the buffers")):
+        b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
+        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
+        buffers.append(PlanBuffer(
+            name=name,
+            gpu=r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
+            host=r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
+            extent=r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
+            memory=MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
+                                  f"buffer {name}'s memory").constructor]))
+    return tuple(buffers)
+
+
+_CHECK_KINDS = dict(RECORD_CHECKS)
+# each check constructor's fields after `what`, in order, as RecordCheck attributes
+_CHECK_FIELDS = {
+    "bytes": ("offset", "data"),
+    "word": ("offset", "width", "value"),
+    "below": ("offset", "width", "stride", "count", "value"),
+    "index": ("offset", "width", "stride", "count"),
+    "same": ("offset", "width", "stride", "count", "other", "other_width", "other_stride"),
+}
+
+
+def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostRecordChecks", "NvidiaPlanHostRecordChecksNext",
+                                     "the input checks")):
+        v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
+        kind = _CHECK_KINDS[v.constructor]
+        what = r.text(v.fields[0], f"input check {i}'s name")
+        values = {}
+        for attribute, field in zip(_CHECK_FIELDS[kind], v.fields[1:]):
+            values[attribute] = (r.bytes(field, f"input check {what}'s bytes") if attribute == "data"
+                                 else r.nat(field, f"input check {what}'s {attribute}"))
+        check = RecordCheck(kind=kind, what=what, **values)
+        for width in (check.width, check.other_width) if kind != "bytes" else ():
+            if width and width not in (1, 2, 4, 8):
+                r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes")
+        if kind != "bytes" and not check.width:
+            r.fail(f"input check {what} reads 0-byte words")
+        if check.end() > record_bytes:
+            r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record")
+        out.append(check)
+    return tuple(out)
+
+
+def _request(r: _Reader, value) -> RecordLayout:
+    q = r.fields(r.con(value, "NvidiaPlanHostRequestLayout", "the request layout"))
+    prefix = "nvidiaPlanHostRequest"
+    values = {}
+    for name, field in q.items():
+        key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
+        if key == "input_checks":
+            continue
+        values[key] = (r.bytes(field, f"the request's {key}") if key == "input_magic"
+                       else r.nat(field, f"the request's {key}"))
+    values["input_checks"] = _record_checks(r, q["nvidiaPlanHostRequestInputChecks"], values["input_record_bytes"])
+    return RecordLayout(**values)
+
+
+def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Initializer, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostInitializers", "NvidiaPlanHostInitializersNext",
+                                     "the initializers")):
+        v = r.con(item, "NvidiaPlanHostInitializer", f"initializer {i}")
+        if v.constructor == "NvidiaPlanHostInitZero":
+            out.append(Initializer("zero"))
+            continue
+        f = r.fields(v)
+        init = Initializer(
+            "splitmix64", seed=r.bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
+            shift=r.nat(f["nvidiaPlanHostInitSplitMix64Shift"], f"initializer {i}'s shift"),
+            center=r.nat(f["nvidiaPlanHostInitSplitMix64Center"], f"initializer {i}'s center"),
+            denominator=r.nat(f["nvidiaPlanHostInitSplitMix64Denominator"], f"initializer {i}'s denominator"))
+        if not 0 < init.shift < 64 or init.denominator == 0:
+            r.fail(f"initializer {i} shifts by {init.shift} and divides by {init.denominator}; "
+                   f"a shift is 1..63 and a denominator nonzero")
+        out.append(init)
+    chunks = contract.payload_bytes // contract.chunk_bytes
+    if len(out) != chunks:
+        r.fail(f"the plan gives {len(out)} initializers for a checkpoint of {chunks} chunks (one per chunk)")
+    if contract.chunk_bytes % 4 and any(i.kind != "zero" for i in out):
+        r.fail(f"the checkpoint's {contract.chunk_bytes}-byte chunks are no whole number of binary32 elements, "
+               f"which its SplitMix64 initializers make")
+    return tuple(out)
+
+
+_SCALARS = {constructor: (name, arity) for constructor, name, arity in SCALAR_OPS}
+
+
+def _scalar(r: _Reader, value, what: str, depth: int = 0) -> Scalar:
+    if depth > 64:
+        r.fail(f"{what} nests deeper than 64 operations")
+    v = r.con(value, "NvidiaPlanHostScalar", what)
+    name, arity = _SCALARS[v.constructor]
+    if name == "constant":
+        return Scalar("constant", value=_constant(r, v.fields[0], what).binary64())
+    return Scalar(name, tuple(_scalar(r, f, what, depth + 1) for f in v.fields[:arity]))
+
+
+def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
+    out = []
+    for i, item in enumerate(r.items(value, "NvidiaPlanHostFills", "NvidiaPlanHostFillsNext", "the fills")):
+        f = r.fields(r.con(item, "NvidiaPlanHostFill", f"fill {i}"))
+        fill = Fill(
+            launch=r.nat(f["nvidiaPlanHostFillLaunch"], f"fill {i}'s launch"),
+            offset=r.nat(f["nvidiaPlanHostFillOffset"], f"fill {i}'s offset"),
+            step=r.nat(f["nvidiaPlanHostFillStep"], f"fill {i}'s step"),
+            encoding=ENCODINGS[r.con(f["nvidiaPlanHostFillEncoding"], "NvidiaPlanHostEncoding",
+                                     f"fill {i}'s encoding").constructor],
+            value=_scalar(r, f["nvidiaPlanHostFillValueOf"], f"fill {i}'s value"))
+        if fill.launch >= launch_count:
+            r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches")
+        out.append(fill)
+    return tuple(out)
+
+
+HOST_FAMILY = "NvidiaPlanHost"
+
+
+def host_entries(program) -> list[str]:
+    """The plan module's definitions declared of type (family NvidiaPlanHost), in source order."""
+    scope = program.scopes[program.plan_name]
+    out = []
+    for name, definition in scope.definitions.items():
+        declared = definition.type
+        family = getattr(getattr(declared, "declaration", None), "name", None)
+        if type(declared).__name__ == "FamilyT" and family == HOST_FAMILY:
+            out.append(name)
     return out
 
 
-def _constant(r: _Reader, value, what: str) -> dict:
-    v = r.con(value, "NvidiaPlanHostConstant", what)
-    if v.constructor == "NvidiaPlanHostFloat32":
-        return {"float32_bits": r.nat(v.fields[0], what)}
-    return {"numerator": r.nat(v.fields[0], what), "denominator": r.nat(v.fields[1], what)}
-
-
-def extract_plan(program, entry: str = "bobNativeHost") -> Plan:
+def extract_plan(program, entry: str) -> Plan:
     """The build's Plan from its NvidiaPlanHost definition `entry`.
 
-    The language's device arena certificate (its hazard code, 0 when sound)
-    is in extras["device_hazard"]; bobc.pipeline refuses a nonzero one.
-    Plan.extras holds what only the host generator reads: "identity",
-    "request" (the records' layout), "adamw" (the hyperparameters the host
-    computes alpha_t, epsilon_t from), "adamw_launches" (update k's AdamW
-    launch, k = 0, 1, ...), "forward_launches", "semaphore_stride",
-    "buffers" (each {"name", "gpu", "host", "extent", "memory"}) and "steps"
-    (the schedule, see extract_steps).
+    Plan.host holds the typed host plan (bobc.plan.host.HostPlan), its
+    device_hazard the language's own arena certificate (0 when sound);
+    bobc.pipeline refuses a nonzero one after the certifier has had the
+    chance to name the fault precisely.
     """
     r = _Reader(program, entry)
     host = r.fields(r.con(program.value(entry), "NvidiaPlanHost", entry))
-    # The language's own certificate; bobc.pipeline refuses a nonzero one after
-    # the certifier has had the chance to name the fault precisely.
     hazard = r.nat(host["nvidiaPlanHostDeviceHazard"], "the device hazard")
     whole = extract_whole_program(program, host["nvidiaPlanHostProgram"], f"{entry}'s program")
     arena = extract_arena(program, host["nvidiaPlanHostWindows"], host["nvidiaPlanHostGlobals"],
                           host["nvidiaPlanHostPhases"], f"{entry}'s device arena")
     contract = extract_contract(program, host["nvidiaPlanHostCheckpoint"], f"{entry}'s checkpoint")
-
-    buffers = []
-    for i, item in enumerate(r.items(host["nvidiaPlanHostBuffers"], "NvidiaPlanHostBuffers",
-                                     "NvidiaPlanHostBuffersNext", "the buffers")):
-        b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
-        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
-        buffers.append({
-            "name": name,
-            "gpu": r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
-            "host": r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
-            "extent": r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
-            "memory": MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
-                                     f"buffer {name}'s memory").constructor]})
-
-    q = r.fields(r.con(host["nvidiaPlanHostRequest"], "NvidiaPlanHostRequestLayout", "the request layout"))
-    prefix = "nvidiaPlanHostRequest"
-    request = {}
-    for name, value in q.items():
-        key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name[len(prefix):]).lstrip("_")
-        request[key] = (r.bytes(value, f"the request's {key}") if key == "input_magic"
-                        else r.nat(value, f"the request's {key}"))
-
-    a = r.fields(r.con(host["nvidiaPlanHostAdamW"], "NvidiaPlanHostAdamW", "the AdamW description"))
-    arithmetic = r.con(a["nvidiaPlanHostAdamWArithmetic"], "NvidiaPlanHostArithmetic", "the arithmetic")
-    adamw = {"arithmetic": {"NvidiaPlanHostBinary64": "binary64"}[arithmetic.constructor]}
-    for key, field in (("learning_rate", "nvidiaPlanHostAdamWLearningRate"),
-                       ("beta1", "nvidiaPlanHostAdamWBeta1"), ("beta2", "nvidiaPlanHostAdamWBeta2"),
-                       ("epsilon", "nvidiaPlanHostAdamWEpsilon")):
-        adamw[key] = _constant(r, a[field], f"AdamW's {key}")
-
-    steps = extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule")
-    adamw_launches = [r.nat(item, f"update {k}'s AdamW launch") for k, item in enumerate(
-        r.items(host["nvidiaPlanHostAdamWLaunches"], "StdList", "StdListCons", "the AdamW launches"))]
-    for k, launch in enumerate(adamw_launches):
-        if launch >= len(whole.launches):
-            r.fail(f"update {k}'s AdamW scalars go to launch {launch}, but the plan has "
-                   f"{len(whole.launches)} launches")
-
-    extras = {
-        "identity": r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
-        "device_hazard": hazard,
-        "request": request,
-        "adamw": adamw,
-        "adamw_launches": adamw_launches,
-        "forward_launches": r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
-        "semaphore_stride": r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
-        "buffers": buffers,
-        "steps": steps,
-    }
+    buffers = _buffers(r, host["nvidiaPlanHostBuffers"])
+    typed = HostPlan(
+        identity=r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
+        device_hazard=hazard,
+        buffers=buffers,
+        request=_request(r, host["nvidiaPlanHostRequest"]),
+        initializers=_initializers(r, host["nvidiaPlanHostInitializers"], contract),
+        fills=_fills(r, host["nvidiaPlanHostFills"], len(whole.launches)),
+        forward_launches=r.nat(host["nvidiaPlanHostForwardLaunches"], "the forward launches"),
+        semaphore_stride=r.nat(host["nvidiaPlanHostSemaphoreStride"], "the semaphore stride"),
+        steps=extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule"))
     return Plan(program=whole, arena=arena, checkpoint=contract,
-                host_buffers=tuple(HostBuffer(b["name"], b["gpu"], b["extent"]) for b in buffers),
-                extras=extras)
+                host_buffers=tuple(HostBuffer(b.name, b.gpu, b.extent) for b in buffers),
+                host=typed)

@@ -10,7 +10,9 @@ WholeProgramPlan, Runtime.ArenaCertificate, Runtime.DeviceArenaCertificate).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .host import HostPlan
 
 
 @dataclass(frozen=True)
@@ -29,9 +31,10 @@ class Region:
 class ParameterPatch:
     """One 64-bit word of a launch's constant bank 0 image.
 
-    `word` counts 8-byte words from the start of the bank as the plan (written
-    for sm_86, parameters at 0x160 = word 44) declares it; the backend relocates
-    words at or past the plan's parameter base to the target's base.
+    `word` counts 8-byte words from the start of the bank as the plan declares it,
+    for the target its architecture and compute class name (its parameter base:
+    bobc.targets); the backend relocates words at or past that base to the build
+    target's base.
     """
 
     word: int
@@ -142,4 +145,4 @@ class Plan:
     arena: DeviceArena
     checkpoint: CheckpointContract | None = None
     host_buffers: tuple[HostBuffer, ...] = ()
-    extras: dict = field(default_factory=dict)   # plan facts for the host generator
+    host: HostPlan | None = None        # the native host's typed plan (bobc.plan.host)

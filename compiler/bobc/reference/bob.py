@@ -93,70 +93,48 @@ class BobConfig:
                             f"{self.contract.updates_per_invocation}")
 
     @classmethod
-    def from_plan(cls, plan) -> "BobConfig":
+    def from_plan(cls, plan, *, hyperparameters=None, vocabulary=None, prompts=None,
+                  seed_identity=None, updates_per_invocation=None) -> "BobConfig":
         """Adapt an extracted Plan: the contract from plan.checkpoint, the rest from
-        the contract's own identities, cross-checked with plan.extras.
+        the contract's own identities, cross-checked with the typed host plan.
 
         The learner identity ends with b"|" and the five binary32 hyperparameters
-        (lr, beta1, beta2, eps, weight decay; Bob.TrainingRun).  Extras read:
-        "adamw" (plan.extract: the host's lr, beta1, beta2, epsilon constants,
-        which must agree), "hyperparameters" (a Hyperparameters or a mapping,
-        for plans whose learner identity does not carry them), "vocabulary",
-        "prompts", "updates_per_invocation", "seed_identity", and "request"
-        (the record layout, which must be docs/formats.md's).
+        (lr, beta1, beta2, eps, weight decay; Bob.TrainingRun).  plan.host's record
+        layout must be docs/formats.md's.  The keyword arguments state what a plan
+        whose identities do not carry it leaves out (`hyperparameters`: a
+        Hyperparameters or a mapping).
         """
         contract = plan.checkpoint
         if contract is None:
             raise BobcError("the plan declares no checkpoint contract; `bobc run` needs one")
-        extras = dict(plan.extras or {})
-        hyper = extras.get("hyperparameters")
+        hyper = hyperparameters
         if hyper is None:
             hyper = _hyper_from_learner(contract.learner)
         elif not isinstance(hyper, Hyperparameters):
             hyper = Hyperparameters(**dict(hyper))
-        if extras.get("adamw"):
-            _check_adamw(extras["adamw"], hyper)
-        if extras.get("request"):
-            _check_request(extras["request"])
-        vocabulary = int(extras.get("vocabulary", _vocabulary_from(contract)))
-        prompts = int(extras.get("prompts", _prompts_from(contract.data)))
-        seed = bytes(extras.get("seed_identity", contract.seed))
+        host = getattr(plan, "host", None)
+        if host is not None:
+            _check_request(host.request)
+        vocabulary = int(vocabulary if vocabulary is not None else _vocabulary_from(contract))
+        prompts = int(prompts if prompts is not None else _prompts_from(contract.data))
+        seed = bytes(seed_identity if seed_identity is not None else contract.seed)
         if seed != contract.seed:
             raise BobcError(f"the plan's initialization identity {seed!r} differs from its "
                             f"checkpoint contract's seed {contract.seed!r}")
+        updates = contract.updates_per_invocation if updates_per_invocation is None else updates_per_invocation
         return cls(contract=contract, hyper=hyper, vocabulary=vocabulary, prompts=prompts,
-                   updates_per_invocation=int(extras.get("updates_per_invocation",
-                                                         contract.updates_per_invocation)),
-                   seed_identity=seed)
+                   updates_per_invocation=int(updates), seed_identity=seed)
 
 
 def _hyper_from_learner(learner: bytes) -> Hyperparameters:
     """The learner identity ends with b"|" and the five binary32 hyperparameters."""
     if len(learner) < 21 or learner[-21] != ord("|"):
         raise BobcError("the plan states no hyperparameters: its learner identity does not end "
-                        "with '|' and five binary32 values, and plan.extras has none")
+                        "with '|' and five binary32 values, and none were given")
     return Hyperparameters.decode(learner[-20:])
 
 
-def _float32_of(constant) -> float:
-    """plan.extract's constant: {"float32_bits": n} or {"numerator", "denominator"}."""
-    if "float32_bits" in constant:
-        return struct.unpack("<f", struct.pack("<I", constant["float32_bits"]))[0]
-    return float(np.float32(constant["numerator"] / constant["denominator"]))
-
-
-def _check_adamw(adamw: dict, hyper: Hyperparameters) -> None:
-    for key, name in (("learning_rate", "lr"), ("beta1", "beta1"), ("beta2", "beta2"),
-                      ("epsilon", "eps")):
-        if key in adamw and _float32_of(adamw[key]) != getattr(hyper, name):
-            raise BobcError(f"the plan's AdamW {key} {_float32_of(adamw[key])!r} differs from "
-                            f"the {getattr(hyper, name)!r} its checkpoint's learner identity names")
-    if adamw.get("arithmetic", "binary64") != "binary64":
-        raise NotYetAvailable(f"the reference runner computes AdamW's step scalars in binary64, "
-                              f"the plan asks for {adamw['arithmetic']}")
-
-
-def _check_request(request: dict) -> None:
+def _check_request(request) -> None:
     expected = {"input_magic": RECORD_MAGIC, "input_version": RECORD_VERSION,
                 "input_record_bytes": RECORD_BYTES, "input_targets_offset": RECORD_TARGETS_OFFSET,
                 "input_prompts_offset": RECORD_PROMPTS_OFFSET, "prompt_count": PROMPTS,
@@ -165,8 +143,8 @@ def _check_request(request: dict) -> None:
                 "result_training_loss_offset": 4 * VOCABULARY,
                 "result_logit_rows_offset": 8 * VOCABULARY}
     for key, value in expected.items():
-        if key in request and request[key] != value:
-            raise NotYetAvailable(f"the plan's request layout has {key} = {request[key]!r}; the "
+        if getattr(request, key) != value:
+            raise NotYetAvailable(f"the plan's request layout has {key} = {getattr(request, key)!r}; the "
                                   f"reference runner knows docs/formats.md's {value!r}")
 
 

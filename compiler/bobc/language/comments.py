@@ -1,0 +1,121 @@
+"""Comments that swallow code: a warning, not an error.
+
+`--` runs to the end of the line, so a file whose newlines were lost (seed
+003 reached us that way) parses as its first lines followed by one long
+comment: every definition after it silently disappears, and the module may
+still load.  A comment that holds what parses as a top-level declaration
+(`def name :`/`def name =`, `import A.B`, `module A.B`, `family Name ... :
+Type`, `constructor Name` followed by `field`/`constructor`/`end-family`,
+`field name :`, `end-family`) is most likely such an accident, so `bobc
+check` reports it with the place of the first swallowed declaration.
+Declarations written inside parentheses in prose ("(constructor F C ...)")
+are expressions, not declarations, and are not reported.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import Span
+
+_NAME = r"[A-Za-z_][\w']*"
+_MODULE = r"[A-Z]\w*(?:\.[A-Z]\w*)+"
+_MULTIPLICITY = r"(?:unrestricted\s+|0\s+|1\s+)?"
+
+# each pattern matches a declaration at the start of the text given to it
+_DECLARATIONS = [
+    re.compile(rf"def\s+{_NAME}\s*[:=](?!=)"),
+    re.compile(rf"import\s+{_MODULE}\b"),
+    re.compile(rf"module\s+{_MODULE}\b"),
+    re.compile(rf"family\s+[A-Z]\w*\b[^-]*?:\s*Type\b"),
+    re.compile(r"constructor\s+[A-Z]\w*\s+(?:field|constructor|end-family)\b"),
+    re.compile(rf"field\s+{_MULTIPLICITY}{_NAME}\s*:(?!=)"),
+    re.compile(r"end-family\b"),
+]
+_KEYWORD = re.compile(r"(?<![\w(-])(def|import|module|family|constructor|field|end-family)\b")
+
+
+@dataclass(frozen=True)
+class Warning:
+    """A message about a place that is legal but probably not what was meant."""
+
+    span: Span
+    message: str
+    hint: str | None = None
+
+    def render(self) -> str:
+        parts = [f"{self.span}: warning: {self.message}"]
+        excerpt = _excerpt(self.span)
+        if excerpt:
+            parts.append(excerpt)
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+def _excerpt(span: Span, width: int = 100) -> str:
+    """The source line with a caret under the column; a long line is shown around the place."""
+    try:
+        lines = open(span.path, encoding="utf-8", errors="replace").read().split("\n")
+        text = lines[span.line - 1]
+    except (OSError, IndexError):
+        return ""
+    start = max(0, span.column - 1 - width // 2)
+    shown = text[start:start + width]
+    prefix = "..." if start else ""
+    suffix = "..." if start + width < len(text) else ""
+    carets = "^" * max(1, min((span.end_column or span.column) - span.column, width))
+    return f"  {prefix}{shown}{suffix}\n  {' ' * (len(prefix) + span.column - 1 - start)}{carets}"
+
+
+def _comment_start(line: str) -> int:
+    """The column (0-based) where the line's comment starts, or -1 (string-aware)."""
+    index = 0
+    while index < len(line):
+        if line.startswith('b"', index):
+            index += 2
+            while index < len(line) and line[index] != '"':
+                index += 2 if line[index] == "\\" else 1
+            index += 1
+        elif line.startswith("--", index):
+            return index
+        else:
+            index += 1
+    return -1
+
+
+def swallowed_declarations(text: str):
+    """(line, column, declaration text) of each comment's first swallowed declaration (1-based)."""
+    found = []
+    for number, line in enumerate(text.split("\n"), 1):
+        start = _comment_start(line)
+        if start < 0:
+            continue
+        comment = line[start + 2:]
+        for keyword in _KEYWORD.finditer(comment):
+            rest = comment[keyword.start():]
+            match = next((m for p in _DECLARATIONS if (m := p.match(rest))), None)
+            if match:
+                column = start + 2 + keyword.start() + 1
+                found.append((number, column, match.group(0), _count(comment[keyword.start():])))
+                break
+    return found
+
+
+def _count(comment_tail: str) -> int:
+    return sum(1 for k in _KEYWORD.finditer(comment_tail)
+               if any(p.match(comment_tail[k.start():]) for p in _DECLARATIONS))
+
+
+def swallowed_code_warnings(module) -> list[Warning]:
+    """The warnings for one parsed module (syntax.Module: its .source and .path)."""
+    warnings = []
+    for line, column, declaration, count in swallowed_declarations(module.source):
+        more = f" (and {count - 1} more declarations after it)" if count > 1 else ""
+        warnings.append(Warning(
+            Span(str(module.path), line, column, line, column + len(declaration)),
+            f"this comment swallows code: `{' '.join(declaration.split())}`{more} is inside the "
+            f"`--` comment, which runs to the end of the line, so it is not part of module {module.name}",
+            hint="end the comment with a line break before the declaration (a file whose "
+                 "newlines were lost reads as one long comment)"))
+    return warnings

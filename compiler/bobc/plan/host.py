@@ -1,0 +1,373 @@
+"""The typed host plan: what a plan's NvidiaPlanHost says about the native host.
+
+Each step kind is declared once, here, as data (STEP_KINDS): the spec
+constructor it comes from (specs/Platform/Linux/Nvidia/PlanHost.bob), its
+fields in the constructor's order, and which of them travel to the C
+interpreter with which C type.  Everything else is derived from this table:
+plan.extract reads the constructor's fields by it, the step dataclasses are
+made from it, and bobc.host.steps_c renders runtime_c/plan_steps.h (the C
+enum, the per-kind structs and the interpreter's dispatch) from it -- a test
+checks the committed header is the rendering.
+
+A field whose `c_type` is None does not reach the C host: strides and
+repeat bodies are resolved by the generator, which unrolls repeats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, make_dataclass
+from fractions import Fraction
+from typing import ClassVar
+
+# ---- the step table ----
+
+
+@dataclass(frozen=True)
+class StepField:
+    name: str                 # the Python attribute and the C member
+    spec: str                 # the constructor's field in PlanHost.bob
+    kind: str                 # "nat", "file" (NvidiaPlanHostFile) or "steps" (a nested list)
+    c_type: str | None        # the C member's type; None: resolved by the generator
+    stride_of: str | None = None   # for a stride: the field it moves per repeat iteration
+
+
+@dataclass(frozen=True)
+class StepKind:
+    name: str                 # the Python and C name (BOBC_STEP_<NAME>)
+    constructor: str | None   # NvidiaPlanHostSteps constructor; None: emitted by the generator only
+    fields: tuple[StepField, ...]
+    meaning: str              # one line; docs/host-steps.md says more
+    interpreted: bool = True  # False: resolved by the generator (never reaches C)
+
+    @property
+    def c_fields(self) -> tuple[StepField, ...]:
+        return tuple(f for f in self.fields if f.c_type is not None)
+
+
+def _f(name, spec, kind="nat", c_type="uint64_t", stride_of=None) -> StepField:
+    return StepField(name, spec, kind, c_type, stride_of)
+
+
+_P = "nvidiaPlanHost"
+
+def _kind(name, fields, meaning, interpreted=True, constructor=None) -> StepKind:
+    camel = "".join(part.capitalize() for part in name.split("_"))
+    return StepKind(name, constructor or "NvidiaPlanHostStep" + camel, tuple(fields), meaning, interpreted)
+
+
+# the constructors of NvidiaPlanHostSteps in the family's order (seed 004's)
+STEP_KINDS: tuple[StepKind, ...] = (
+    _kind("submit", [_f("gp_put", _P + "SubmitGPPut"), _f("stride", _P + "SubmitStride", c_type=None, stride_of="gp_put")],
+          "issue the ring image's entries up to gp_put and wait for each one's semaphore"),
+    _kind("repeat", [_f("count", _P + "RepeatCount", c_type=None),
+                     _f("body", _P + "RepeatBody", kind="steps", c_type=None)],
+          "the body count times (strides move with the innermost repeat)", interpreted=False),
+    _kind("read", [_f("file", _P + "ReadFile", kind="file", c_type="int32_t"), _f("host", _P + "ReadHost"),
+                   _f("extent", _P + "ReadExtent"), _f("offset", _P + "ReadOffset"),
+                   _f("stride", _P + "ReadStride", c_type=None, stride_of="offset"),
+                   _f("tolerate_empty", _P + "ReadTolerateEmpty", c_type="uint32_t")],
+          "copy extent bytes at offset of an input file to host"),
+    _kind("read_cyclic", [_f("host", _P + "ReadCyclicHost"), _f("extent", _P + "ReadCyclicExtent"),
+                          _f("offset", _P + "ReadCyclicOffset"), _f("record_bytes", _P + "ReadCyclicRecordBytes"),
+                          _f("count", _P + "ReadCyclicCount"), _f("index", _P + "ReadCyclicIndex"),
+                          _f("index_stride", _P + "ReadCyclicIndexStride", c_type=None, stride_of="index")],
+          "copy extent bytes of the input's record (index mod count) to host"),
+    _kind("write", [_f("file", _P + "WriteFile", kind="file", c_type="int32_t"), _f("host", _P + "WriteHost"),
+                    _f("extent", _P + "WriteExtent")],
+          "append extent bytes at host to an output"),
+    _kind("write_at", [_f("file", _P + "WriteAtFile", kind="file", c_type="int32_t"), _f("host", _P + "WriteAtHost"),
+                       _f("extent", _P + "WriteAtExtent"), _f("offset", _P + "WriteAtOffset")],
+          "write extent bytes at host over an output from offset"),
+    _kind("write_stat", [_f("file", _P + "WriteStatFile", kind="file", c_type="int32_t")],
+          "append the stat block to an output"),
+    _kind("write_status", [_f("file", _P + "WriteStatusFile", kind="file", c_type="int32_t")],
+          "append the status (step reached, ring entries issued, checkpoints published; u64 each)"),
+    _kind("write_timestamps", [_f("file", _P + "WriteTimestampsFile", kind="file", c_type="int32_t")],
+          "append the stamps (u64 GPU nanoseconds per slot) to an output"),
+    _kind("record_stat", [_f("host", _P + "RecordStatHost"), _f("stat_offset", _P + "RecordStatOffset"),
+                          _f("extent", _P + "RecordStatExtent")],
+          "copy extent bytes at host into the stat block at stat_offset"),
+    _kind("stamp", [_f("gp_put", _P + "StampGPPut"), _f("stride", _P + "StampStride", c_type=None, stride_of="gp_put"),
+                    _f("which", _P + "StampWhich")],
+          "record ring entry gp_put's last semaphore release time in stamp slot which"),
+    _kind("fill", [_f("host", _P + "FillHost"), _f("payload", _P + "FillPayload", kind="bytes", c_type="bytes")],
+          "write payload at host"),
+    _kind("assert_word", [_f("identity", _P + "AssertWordIdentity", kind="bytes", c_type="bytes"),
+                          _f("host", _P + "AssertWordHost"), _f("expected", _P + "AssertWordExpected")],
+          "refuse to go on unless the u32 at host is expected"),
+    _kind("bind_input_identity", [_f("offset", _P + "BindInputIdentityOffset"),
+                                  _f("extent", _P + "BindInputIdentityExtent")],
+          "the input's bytes [offset, offset + extent) are its identity"),
+    _kind("write_input_identity", [], "append the bound input identity to the result"),
+    _kind("begin_checkpoint", [], "the output checkpoint's payload starts empty"),
+    _kind("operation", [], "a predict request ends here; a train request goes on"),
+    _kind("sync", [_f("file", _P + "SyncFile", kind="file", c_type="int32_t")],
+          "a published output reaches its disk (publication syncs; a no-op before it)"),
+    _kind("data_sync", [_f("file", _P + "DataSyncFile", kind="file", c_type="int32_t")], "as sync"),
+    _kind("close", [_f("file", _P + "CloseFile", kind="file", c_type="int32_t")],
+          "publish an output now, atomically; nothing more is written to it"),
+    _kind("reissue", [_f("gp_put", _P + "ReissueGPPut"),
+                      _f("stride", _P + "ReissueStride", c_type=None, stride_of="gp_put"),
+                      _f("piece", _P + "ReissuePiece"),
+                      _f("piece_stride", _P + "ReissuePieceStride", c_type=None, stride_of="piece"),
+                      _f("entry", _P + "ReissueEntry"),
+                      _f("entry_stride", _P + "ReissueEntryStride", c_type=None, stride_of="entry")],
+          "issue ring entry `entry` again (wrapping the ring) and wait for submission piece's semaphore"),
+    _kind("commands", [_f("commands", _P + "CommandsValue", kind="commands", c_type=None)],
+          "native commands (Runtime.NativePhysicalProgram): not carried by this host", interpreted=False),
+    _kind("cursor_from_checkpoint", [_f("base", _P + "CursorBase"), _f("scale", _P + "CursorScale")],
+          "the input cursor starts at base + the input checkpoint's step x scale"),
+    _kind("read_at_cursor", [_f("file", _P + "ReadAtCursorFile", kind="file", c_type="int32_t"),
+                             _f("host", _P + "ReadAtCursorHost"), _f("extent", _P + "ReadAtCursorExtent"),
+                             _f("delta", _P + "ReadAtCursorDelta")],
+          "copy extent bytes at the cursor + delta of an input to host"),
+    _kind("cursor_advance", [_f("bytes", _P + "CursorAdvanceBytes")], "move the cursor on by bytes"),
+    _kind("checkpoint_begin", [], "the output checkpoint's payload starts empty"),
+    _kind("checkpoint_publish", [_f("updates", _P + "CheckpointPublishUpdates"),
+                                 _f("invocations", _P + "CheckpointPublishInvocations")],
+          "finish the output checkpoint (step = input's + updates) and publish it atomically"),
+    StepKind("scalar_fill", None, (_f("fill", "fill", c_type="uint32_t"),),
+             "compute the plan's scalar fill number `fill` and write it into its launch's parameters"),
+)
+
+STEP_KIND = {k.name: k for k in STEP_KINDS}
+STEP_BY_CONSTRUCTOR = {k.constructor: k for k in STEP_KINDS if k.constructor}
+INTERPRETED = tuple(k for k in STEP_KINDS if k.interpreted)
+
+
+class Step:
+    """Base of the step dataclasses below; `kind` is the table row."""
+
+    kind: ClassVar[StepKind]
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _step_class(kind: StepKind):
+    types = {"nat": int, "file": str, "steps": tuple, "bytes": bytes, "commands": object}
+    cls = make_dataclass(_camel(kind.name) + "Step",
+                         [(f.name, types[f.kind]) for f in kind.fields],
+                         bases=(Step,), frozen=True, namespace={"kind": kind, "__doc__": kind.meaning})
+    cls.__module__ = __name__
+    return cls
+
+
+STEP_CLASSES: dict[str, type] = {k.name: _step_class(k) for k in STEP_KINDS}
+globals().update({cls.__name__: cls for cls in STEP_CLASSES.values()})
+
+
+def make_step(name: str, **values) -> Step:
+    return STEP_CLASSES[name](**values)
+
+
+# ---- files and memories ----
+
+# NvidiaPlanHostFile constructor -> the file's name in the host and its C code
+# (runtime_c/plan_steps.h enum bobc_file, generated from this table)
+FILES: tuple[tuple[str, str], ...] = (
+    ("NvidiaPlanHostInput", "input"),
+    ("NvidiaPlanHostCheckpointIn", "checkpoint-in"),
+    ("NvidiaPlanHostCheckpointOut", "checkpoint-out"),
+    ("NvidiaPlanHostPredictions", "predictions"),
+    ("NvidiaPlanHostResult", "result"),
+)
+FILE_NAMES = dict(FILES)
+FILE_CODES = {name: i + 1 for i, (_, name) in enumerate(FILES)}
+INPUT_FILES = ("input", "checkpoint-in")
+
+MEMORIES = {
+    "NvidiaPlanHostSystemMemory": "system",
+    "NvidiaPlanHostVideoMemory": "video",
+    "NvidiaPlanHostGPUCachedSystemMemory": "gpu-cached-system",
+}
+
+
+# ---- host-computed scalars ----
+
+# NvidiaPlanHostScalar constructor -> (name, operand count); the C interpreter's
+# op codes (enum bobc_scalar_op in plan_steps.h) follow this order, from 1
+SCALAR_OPS: tuple[tuple[str, str, int], ...] = (
+    ("NvidiaPlanHostScalarConstant", "constant", 0),
+    ("NvidiaPlanHostScalarStep", "step", 0),
+    ("NvidiaPlanHostScalarAdd", "add", 2),
+    ("NvidiaPlanHostScalarSubtract", "subtract", 2),
+    ("NvidiaPlanHostScalarMultiply", "multiply", 2),
+    ("NvidiaPlanHostScalarDivide", "divide", 2),
+    ("NvidiaPlanHostScalarPower", "power", 2),
+    ("NvidiaPlanHostScalarSquareRoot", "sqrt", 1),
+)
+SCALAR_OP_CODES = {name: i + 1 for i, (_, name, _) in enumerate(SCALAR_OPS)}
+ENCODINGS = {"NvidiaPlanHostEncodeBinary32": "binary32", "NvidiaPlanHostEncodeWord32": "word32"}
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """NvidiaPlanHostScalar: binary64 arithmetic over constants and the global step t."""
+
+    op: str
+    operands: tuple["Scalar", ...] = ()
+    value: float = 0.0        # a constant's binary64 value
+
+    def evaluate(self, t: int) -> float:
+        """In binary64, each operation rounded once (Python floats are C doubles;
+        ** on floats and math.sqrt are libm's pow and sqrt)."""
+        import math
+        if self.op == "constant":
+            return self.value
+        if self.op == "step":
+            return float(t)
+        args = [o.evaluate(t) for o in self.operands]
+        if self.op == "sqrt":
+            return math.sqrt(args[0])
+        a, b = args
+        return {"add": lambda: a + b, "subtract": lambda: a - b, "multiply": lambda: a * b,
+                "divide": lambda: a / b, "power": lambda: math.pow(a, b)}[self.op]()
+
+    def postfix(self) -> list[tuple[str, float]]:
+        """The C interpreter's program: operands first, then the operation."""
+        out = []
+        for operand in self.operands:
+            out += operand.postfix()
+        out.append((self.op, self.value))
+        return out
+
+
+@dataclass(frozen=True)
+class Fill:
+    """NvidiaPlanHostFillValue: `value` at global step (input step + `step`), encoded, at
+    byte `offset` of launch `launch`'s kernel parameters."""
+
+    launch: int
+    offset: int
+    step: int
+    encoding: str             # "binary32" or "word32"
+    value: Scalar
+
+    @property
+    def width(self) -> int:
+        return 4
+
+    def encode(self, t: int) -> bytes:
+        import struct
+        v = self.value.evaluate(t)
+        if self.encoding == "binary32":
+            return struct.pack("<f", v)
+        return struct.pack("<I", int(v))
+
+
+# ---- the host's data ----
+
+
+@dataclass(frozen=True)
+class PlanBuffer:
+    """NvidiaPlanHostBufferValue: a mapping at `gpu` (and `host` in the process: 0 = not mapped)."""
+
+    name: str
+    gpu: int
+    host: int
+    extent: int
+    memory: str               # a MEMORIES value
+
+
+# NvidiaPlanHostRecordCheck constructor -> kind (enum bob_check_kind in host_runtime.h, from 1)
+RECORD_CHECKS: tuple[tuple[str, str], ...] = (
+    ("NvidiaPlanHostCheckBytes", "bytes"),
+    ("NvidiaPlanHostCheckWord", "word"),
+    ("NvidiaPlanHostCheckBelow", "below"),
+    ("NvidiaPlanHostCheckIndex", "index"),
+    ("NvidiaPlanHostCheckSame", "same"),
+)
+RECORD_CHECK_CODES = {name: i + 1 for i, (_, name) in enumerate(RECORD_CHECKS)}
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """NvidiaPlanHostRecordCheck: one fact an input record must hold (PlanHostRequest.bob).
+
+    A run is `count` little-endian words `width` bytes wide from `offset`, one every
+    `stride` bytes; "word" is a run of one; "bytes" compares `data` at `offset`."""
+
+    kind: str
+    what: str
+    offset: int
+    width: int = 0
+    stride: int = 0
+    count: int = 1
+    value: int = 0            # word: the value; below: the bound
+    data: bytes = b""
+    other: int = 0            # same: the other run
+    other_width: int = 0
+    other_stride: int = 0
+
+    def end(self) -> int:
+        """One past the last byte the check reads."""
+        if self.kind == "bytes":
+            return self.offset + len(self.data)
+        ends = [self.offset + (self.count - 1) * self.stride + self.width] if self.count else [0]
+        if self.kind == "same" and self.count:
+            ends.append(self.other + (self.count - 1) * self.other_stride + self.other_width)
+        return max(ends)
+
+
+@dataclass(frozen=True)
+class Initializer:
+    """NvidiaPlanHostInitializer: how one checkpoint chunk starts when there is no checkpoint."""
+
+    kind: str                 # "zero" or "splitmix64"
+    seed: bytes = b""
+    shift: int = 0
+    center: int = 0
+    denominator: int = 1
+
+
+@dataclass(frozen=True)
+class RecordLayout:
+    """NvidiaPlanHostRequestLayoutValue: the records a request reads and writes."""
+
+    input_magic: bytes
+    input_version: int
+    input_record_bytes: int
+    input_targets_offset: int
+    input_prompts_offset: int
+    prompt_count: int
+    prediction_bytes: int
+    result_record_bytes: int
+    result_initial_loss_offset: int
+    result_training_loss_offset: int
+    result_logit_rows_offset: int
+    input_checks: tuple[RecordCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class Constant:
+    """NvidiaPlanHostConstant: a binary32 pattern or a ratio of naturals."""
+
+    float32_bits: int | None = None
+    numerator: int | None = None
+    denominator: int | None = None
+
+    def exact(self) -> Fraction:
+        if self.float32_bits is not None:
+            import struct
+            return Fraction(struct.unpack("<f", struct.pack("<I", self.float32_bits))[0])
+        return Fraction(self.numerator, self.denominator)
+
+    def binary64(self) -> float:
+        """The binary64 nearest the constant (a binary32 pattern: exactly it)."""
+        return float(self.exact())
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """NvidiaPlanHostValue, less the device program (Plan.program) and arena (Plan.arena)."""
+
+    identity: str
+    device_hazard: int        # the language's own arena certificate; 0 when sound
+    buffers: tuple[PlanBuffer, ...]
+    request: RecordLayout
+    initializers: tuple[Initializer, ...]   # one per checkpoint chunk
+    fills: tuple[Fill, ...]           # the scalars the host computes per invocation
+    forward_launches: int
+    semaphore_stride: int
+    steps: tuple[Step, ...]

@@ -1,0 +1,291 @@
+"""The plan-driven reference host: the same step list the native host carries
+out (bobc.plan.schedule.lower), interpreted in Python over byte buffers, each
+launch dispatched to the NumPy implementation a model registers for its
+region.  Nothing here knows a model: sizes, record checks, initializers,
+fills and files all come from the plan (docs/host-steps.md).
+
+Where the native host reads the GPU's clock (Stamp, WriteTimestamps) the
+reference writes the ring issue number instead; every other output is the
+native host's, byte for byte, when the registered kernels compute what the
+device kernels compute.
+
+File I/O goes through `read_file` and `publish` (arguments), so a safer I/O
+layer drops in without touching the interpreter.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..errors import BobcError
+from ..plan.host import FILE_NAMES, RecordCheck
+from ..plan.schedule import lower
+from . import envelope
+from .errors import BadInputRecord
+
+
+class ReferenceHostError(BobcError):
+    """The plan asks the reference host for something it cannot do."""
+
+
+@dataclass
+class Memory:
+    """The plan's buffers as bytearrays, addressed by GPU address (host = GPU)."""
+
+    buffers: list = field(default_factory=list)      # (base, bytearray)
+
+    @classmethod
+    def for_plan(cls, plan) -> "Memory":
+        return cls([(b.gpu, bytearray(b.extent)) for b in plan.host.buffers])
+
+    def view(self, address: int, size: int) -> memoryview:
+        for base, data in self.buffers:
+            if base <= address and address + size <= base + len(data):
+                return memoryview(data)[address - base:address - base + size]
+        raise ReferenceHostError(f"{size} bytes at {address:#x} lie in no buffer the plan maps")
+
+    def read(self, address: int, size: int) -> bytes:
+        return bytes(self.view(address, size))
+
+    def write(self, address: int, data: bytes) -> None:
+        self.view(address, len(data))[:] = data
+
+    def array(self, address: int, dtype, count: int) -> np.ndarray:
+        """A NumPy view (writable) of `count` elements at `address`."""
+        itemsize = np.dtype(dtype).itemsize
+        return np.frombuffer(self.view(address, itemsize * count), dtype=dtype)
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """What a registered kernel sees: its launch, and its kernel parameters as the
+    plan (and the fills) set them, from the parameter base."""
+
+    index: int
+    launch: object            # bobc.plan.model.Launch
+    parameters: bytes
+
+    def word(self, index: int) -> int:
+        return struct.unpack_from("<Q", self.parameters, 8 * index)[0]
+
+    def u32(self, offset: int) -> int:
+        return struct.unpack_from("<I", self.parameters, offset)[0]
+
+    def f32(self, offset: int) -> float:
+        return struct.unpack_from("<f", self.parameters, offset)[0]
+
+
+Kernel = Callable[[Memory, LaunchContext], None]
+
+
+@dataclass
+class Outputs:
+    files: dict                 # file name -> bytes (predictions, result, checkpoint-out payloads)
+    publications: list          # (step, envelope bytes) per checkpoint published, in order
+    stopped: bool               # a predict request ended at its operation step
+
+
+def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
+    """The plan's input checks, in order, as runtime_c's bob_record_verify applies them."""
+    if len(data) != record_bytes:
+        raise BadInputRecord(path, "size", f"{len(data)} bytes, expected exactly {record_bytes}")
+
+    def word(at: int, width: int) -> int:
+        return int.from_bytes(data[at:at + width], "little")
+
+    for c in checks:
+        if c.kind == "bytes":
+            if data[c.offset:c.offset + len(c.data)] != c.data:
+                raise BadInputRecord(path, c.what, f"{c.what} is not {c.data!r}")
+            continue
+        for i in range(1 if c.kind == "word" else c.count):
+            w = word(c.offset + i * c.stride, c.width)
+            if c.kind == "word" and w != c.value:
+                raise BadInputRecord(path, c.what, f"{c.what} {w}, expected {c.value}")
+            if c.kind == "below" and w >= c.value:
+                raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, not below {c.value}")
+            if c.kind == "index" and w != i:
+                raise BadInputRecord(path, c.what, f"{c.what} {i} names {w}")
+            if c.kind == "same":
+                other = word(c.other + i * c.other_stride, c.other_width)
+                if w != other:
+                    raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, the other word {other}")
+
+
+def fresh_payload(plan) -> bytes:
+    """The plan's initializers, one per checkpoint chunk (runtime_c's bob_init_chunk)."""
+    contract = plan.checkpoint
+    count = contract.chunk_bytes // 4
+    chunks = []
+    for init in plan.host.initializers:
+        if init.kind == "zero":
+            chunks.append(bytes(contract.chunk_bytes))
+            continue
+        state = _fnv1a64(init.seed)
+        index = np.arange(1, count + 1, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            z = np.uint64(state) + index * np.uint64(0x9E3779B97F4A7C15)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+        u = (z >> np.uint64(init.shift)).astype(np.int64)
+        values = ((u - init.center).astype(np.float64) / float(init.denominator)).astype("<f4")
+        chunks.append(values.tobytes())
+    return b"".join(chunks)
+
+
+def _fnv1a64(data: bytes) -> int:
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+class ReferenceHost:
+    """One invocation of a plan's host on the reference runner."""
+
+    def __init__(self, plan, kernels: dict[str, Kernel], publish_checkpoint: Callable[[bytes], None] | None = None,
+                 publish_output: Callable[[str, bytes], None] | None = None):
+        if plan.host is None:
+            raise ReferenceHostError("the plan declares no native host")
+        self.plan = plan
+        self.kernels = kernels
+        self.publish_checkpoint = publish_checkpoint or (lambda data: None)
+        self.publish_output = publish_output or (lambda name, data: None)
+        from ..nvidia.encode import plan_parameter_base
+        base = plan_parameter_base(plan.program) // 8
+        self.parameters = []
+        for launch in plan.program.launches:
+            block = bytearray(max(0, launch.parameter_bytes - 8 * base))
+            for p in launch.patches:
+                if p.word >= base:
+                    struct.pack_into("<Q", block, 8 * (p.word - base), p.value)
+            self.parameters.append(block)
+        missing = sorted({plan.program.regions[l.region].identity for l in plan.program.launches} - set(kernels))
+        if missing:
+            raise ReferenceHostError(f"no NumPy implementation is registered for kernel(s) {', '.join(missing)}")
+
+    # ---- device ----
+    def _issue(self, memory: Memory, submission: int) -> None:
+        plan = self.plan
+        for index in plan.program.submissions[submission].launches:
+            launch = plan.program.launches[index]
+            region = plan.program.regions[launch.region]
+            self.kernels[region.identity](memory, LaunchContext(index, launch, bytes(self.parameters[index])))
+        self.issued += 1
+
+    # ---- the invocation ----
+    def run(self, operation: str, record: bytes, checkpoint: tuple[bytes, int] | None, record_path="input"):
+        plan, host = self.plan, self.plan.host
+        if operation not in ("train", "predict"):
+            raise ReferenceHostError(f"unknown operation {operation!r} (train or predict)")
+        check_record(host.request.input_checks, host.request.input_record_bytes, record, record_path)
+        payload, step = checkpoint if checkpoint is not None else (fresh_payload(plan), 0)
+        memory = Memory.for_plan(plan)
+        out = {name: bytearray() for name in FILE_NAMES.values()}
+        closed, publications = set(), []
+        self.issued, gp_put, cursor, stat, stamps, identity = 0, 0, 0, bytearray(), {}, b""
+        published = published_step = 0
+        steps = lower(plan)
+        # an interval's checkpoint is published when its interval ends; the request's last
+        # waits for the other outputs (all together, the checkpoint last), as runtime_c does
+        total = 0
+        for s in steps:
+            if s.name == "operation" and operation == "predict":
+                break
+            total += s.name == "checkpoint_publish"
+        for s in steps:
+            v = s.values
+            k = s.name
+            if k == "submit":
+                for index in range(gp_put, v["gp_put"]):
+                    self._issue(memory, index)
+                gp_put = max(gp_put, v["gp_put"])
+            elif k == "reissue":
+                self._issue(memory, v["piece"])
+            elif k == "scalar_fill":
+                fill = host.fills[v["fill"]]
+                self.parameters[fill.launch][fill.offset:fill.offset + 4] = fill.encode(step + fill.step)
+            elif k in ("read", "read_at_cursor", "read_cyclic"):
+                if k == "read" and v["file"] == "checkpoint-in":
+                    source = payload
+                else:
+                    if k != "read_cyclic" and v["file"] != "input":
+                        raise ReferenceHostError(f"a {k} of {v['file']}, which is an output")
+                    source = record
+                offset = (v["offset"] if k == "read" else cursor + v["delta"] if k == "read_at_cursor"
+                          else v["offset"] + (v["index"] % v["count"]) * v["record_bytes"])
+                if offset + v["extent"] > len(source):
+                    raise BadInputRecord(record_path, "extent", f"the schedule reads {v['extent']} bytes at "
+                                         f"{offset} of a {len(source)}-byte input")
+                memory.write(v["host"], source[offset:offset + v["extent"]])
+            elif k in ("write", "write_at"):
+                data = memory.read(v["host"], v["extent"])
+                o = out[v["file"]]
+                at = len(o) if k == "write" else v["offset"]
+                if at + len(data) > len(o):
+                    o.extend(bytes(at + len(data) - len(o)))
+                o[at:at + len(data)] = data
+            elif k == "write_stat":
+                out[v["file"]] += stat
+            elif k == "write_status":
+                out[v["file"]] += struct.pack("<3Q", published_step if published else step, self.issued, published)
+            elif k == "write_timestamps":
+                count = max(stamps) + 1 if stamps else 0
+                out[v["file"]] += b"".join(struct.pack("<Q", stamps.get(i, 0)) for i in range(count))
+            elif k == "record_stat":
+                data = memory.read(v["host"], v["extent"])
+                end = v["stat_offset"] + v["extent"]
+                if end > len(stat):
+                    stat.extend(bytes(end - len(stat)))
+                stat[v["stat_offset"]:end] = data
+            elif k == "stamp":
+                stamps[v["which"]] = self.issued
+            elif k == "fill":
+                memory.write(v["host"], v["payload"])
+            elif k == "assert_word":
+                word = struct.unpack("<I", memory.read(v["host"], 4))[0]
+                if word != v["expected"]:
+                    raise ReferenceHostError(f"{v['identity'].decode(errors='replace')}: the word at "
+                                             f"{v['host']:#x} is {word}, expected {v['expected']}")
+            elif k == "bind_input_identity":
+                identity = record[v["offset"]:v["offset"] + v["extent"]]
+            elif k == "write_input_identity":
+                out["result"] += identity
+            elif k in ("begin_checkpoint", "checkpoint_begin"):
+                out["checkpoint-out"] = bytearray()
+            elif k == "operation":
+                if operation == "predict":
+                    return self._finish(out, closed, publications, payload, step, stopped=True)
+            elif k in ("sync", "data_sync"):
+                pass
+            elif k == "close":
+                closed.add(v["file"])       # finished; published with the others at the end
+            elif k == "cursor_from_checkpoint":
+                cursor = v["base"] + step * v["scale"]
+            elif k == "cursor_advance":
+                cursor += v["bytes"]
+            elif k == "checkpoint_publish":
+                data = bytes(out["checkpoint-out"])
+                if len(data) != plan.checkpoint.payload_bytes:
+                    raise ReferenceHostError(f"the schedule wrote {len(data)} checkpoint bytes, the contract "
+                                             f"holds {plan.checkpoint.payload_bytes}")
+                published, published_step = published + 1, step + v["updates"]
+                env = envelope.encode(plan.checkpoint, published_step, data)
+                publications.append((published_step, env))
+                if published < total:
+                    self.publish_checkpoint(env)
+            else:
+                raise ReferenceHostError(f"the reference host has no meaning for step {k}")
+        return self._finish(out, closed, publications, payload, step, stopped=False)
+
+    def _finish(self, out, closed, publications, payload, step, stopped):
+        for name in ("predictions", "result"):
+            self.publish_output(name, bytes(out[name]))
+        if not publications:        # a request that trained nothing hands its state on unchanged
+            publications.append((step, envelope.encode(self.plan.checkpoint, step, payload)))
+        # the last publication is the caller's to publish, with the other outputs
+        return Outputs({name: bytes(data) for name, data in out.items()}, publications, stopped)
