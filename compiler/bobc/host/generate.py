@@ -221,7 +221,7 @@ def build_host(built, target: Target, output: Path) -> None:
         plan_c.write_text(source, encoding="utf-8")
         linked = Path(folder) / "host"
         runtime = shared_folder("runtime_c")
-        gcc.build([plan_c, *(runtime / name for name in _runtime_sources(runtime))], [runtime], linked)
+        gcc.build([plan_c], [runtime], linked, library=[runtime / name for name in _runtime_sources(runtime)])
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
