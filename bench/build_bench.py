@@ -4,8 +4,11 @@ Each run is a fresh process (`python -m bobc ...`), timed from spawn to exit, so
 Python's start-up, the imports and the gcc/link steps all count.  The first build
 runs against an empty cache folder (XDG_CACHE_HOME pointed at a new temporary folder):
 that is a user's first build after installing; the timed runs that follow use that
-same folder, as every later build does.  The machine's load average is recorded with
-the figures, since this machine's 2 cores are shared.
+same folder, as every later build does.  Python writes and reuses its bytecode
+(__pycache__), as an installed bobc does: PYTHONDONTWRITEBYTECODE is dropped from the
+environment unless --no-bytecode is given (one untimed run first writes it).  The
+machine's load average is recorded with the figures, since this machine's 2 cores
+are shared.
 
     python bench/build_bench.py                  # 5 runs each, writes bench/results/build-<UTC>.{md,json}
     python bench/build_bench.py --profile after  # also cProfile one build and one check:
@@ -18,6 +21,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,18 +40,31 @@ def commands(output: Path) -> dict[str, list[str]]:
             "check": [*bobc, "check", PLAN, "--target", TARGET]}
 
 
+CPU_SECONDS: list[float] = []      # user + system time of each timed run and its children (gcc)
+
+
 def timed(command: list[str], env: dict) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         sys.exit(f"build_bench: {' '.join(command)} failed ({result.returncode}):\n{result.stderr}")
+    CPU_SECONDS.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return elapsed
 
 
-def summary(samples: list[float]) -> dict:
+def summary(samples: list[float], cpu: list[float]) -> dict:
     return {"median_s": round(statistics.median(samples), 4), "min_s": round(min(samples), 4),
-            "max_s": round(max(samples), 4), "samples_s": [round(s, 4) for s in samples]}
+            "max_s": round(max(samples), 4), "samples_s": [round(s, 4) for s in samples],
+            "cpu_median_s": round(statistics.median(cpu), 4), "cpu_samples_s": [round(c, 4) for c in cpu]}
+
+
+def runs(command: list[str], env: dict, count: int) -> dict:
+    CPU_SECONDS.clear()
+    samples = [timed(command, env) for _ in range(count)]
+    return summary(samples, list(CPU_SECONDS))
 
 
 def profile(label: str, env: dict, output: Path) -> list[str]:
@@ -77,26 +94,39 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", default=str(REPO / "bench" / "results"))
     parser.add_argument("--profile", metavar="LABEL", help="also profile one build and one check")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="run bobc with PYTHONDONTWRITEBYTECODE=1 (every import compiles its source)")
+    parser.add_argument("--note", default="", help="a sentence for the report (e.g. which bobc this is)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bobc-build-bench-") as scratch:
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "cache")}
+        env.pop("BOBC_CACHE_DIR", None)
+        if args.no_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        else:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            timed(commands(Path(scratch) / "bob-host")["check"], {**env, "BOBC_CACHE_DIR": "off"})
         output = Path(scratch) / "bob-host"
         cmds = commands(output)
         load_before = os.getloadavg()
         first_build = timed(cmds["build"], env)
-        results = {name: summary([timed(command, env) for _ in range(args.runs)])
-                   for name, command in cmds.items()}
+        results = {name: runs(command, env, args.runs) for name, command in cmds.items()}
         load_after = os.getloadavg()
         profiles = profile(args.profile, env, output) if args.profile else []
+        package = subprocess.run([sys.executable, "-c", "import bobc; print(bobc.__file__)"], env=env,
+                                 capture_output=True, text=True).stdout.strip()
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    checkout = Path(package).resolve().parents[2]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
+                            text=True).stdout.strip() or f"not a git checkout: {checkout}"
     now = datetime.datetime.now(datetime.timezone.utc)
     report = {
         "date": now.isoformat(timespec="seconds"), "commit": commit,
-        "command": "python bench/build_bench.py" + (f" --profile {args.profile}" if args.profile else ""),
-        "runs": args.runs, "plan": PLAN, "target": TARGET,
+        "command": "python bench/build_bench.py" + (f" --profile {args.profile}" if args.profile else "")
+                   + (" --no-bytecode" if args.no_bytecode else ""),
+        "bytecode": "not written (PYTHONDONTWRITEBYTECODE=1)" if args.no_bytecode else "written and reused",
+        "bobc": package, "note": args.note, "runs": args.runs, "plan": PLAN, "target": TARGET,
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_average_before": [round(x, 2) for x in load_before],
                     "load_average_after": [round(x, 2) for x in load_after]},
@@ -108,14 +138,19 @@ def main() -> int:
     stem = out / f"build-{now.strftime('%Y%m%dT%H%M%SZ')}"
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     lines = [f"# `bobc build` / `bobc check` of Bob ({now:%Y-%m-%d %H:%M} UTC, commit {commit})", "",
-             f"Command: `{report['command']}` (fresh processes, {args.runs} runs each, target {TARGET}; "
+             f"Command: `{report['command']}` (bobc from `{package}`; fresh processes, {args.runs} runs each, target {TARGET}; "
              f"{report['machine']['cpus']} CPUs, load average {load_before[0]:.2f} before, "
-             f"{load_after[0]:.2f} after).", "",
-             "| what | median | min | max |", "|---|---|---|---|"]
+             f"{load_after[0]:.2f} after; Python bytecode {report['bytecode']}).", "",
+             "| what | median | min | max | CPU time (user + system, median) |", "|---|---|---|---|---|"]
     for name in ("build", "check"):
         r = results[name]
-        lines.append(f"| bobc {name} | {r['median_s']:.3f} s | {r['min_s']:.3f} s | {r['max_s']:.3f} s |")
-    lines += ["", f"First build with an empty cache folder: {first_build:.3f} s."]
+        lines.append(f"| bobc {name} | {r['median_s']:.3f} s | {r['min_s']:.3f} s | {r['max_s']:.3f} s "
+                     f"| {r['cpu_median_s']:.3f} s |")
+    lines += ["", f"First build with an empty cache folder: {first_build:.3f} s.  CPU time counts the "
+              "process and the children it waited for (gcc); on a shared machine it moves less with "
+              "the load than the wall time does."]
+    if args.note:
+        lines += ["", args.note]
     if profiles:
         lines += ["", "Profiles: " + ", ".join(f"`{p}`" for p in profiles)]
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
