@@ -98,13 +98,61 @@ static const char *nv_why(nv_result r, char *buf, size_t n)
     return buf;
 }
 
+/* BOB_GPU_TRACE=ioctl: every ioctl as well, with its start (ms since bob_gpu_open)
+ * and duration, named by escape; RM_ALLOC with its class, RM_CONTROL with its
+ * command, RM_FREE with its handle.  Process-wide: the shim drives one GPU. */
+static int trace_ioctls;
+static double trace_origin_ms;
+
+static double clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void trace_ioctl(unsigned long request, const void *arg, double start, double end, int rc)
+{
+    char what[64];
+    unsigned nr = request & 0xFFu;
+    const uint32_t *w = arg;
+    if (((request >> 8) & 0xFFu) != 'F')
+        snprintf(what, sizeof what, "UVM ioctl %lu", request);
+    else if (nr == NV_ESC_RM_ALLOC)
+        snprintf(what, sizeof what, "RM_ALLOC class 0x%04x", w[3]);
+    else if (nr == NV_ESC_RM_CONTROL)
+        snprintf(what, sizeof what, "RM_CONTROL cmd 0x%08x", w[2]);
+    else if (nr == NV_ESC_RM_FREE)
+        snprintf(what, sizeof what, "RM_FREE handle 0x%08x", w[2]);
+    else if (nr == NV_ESC_RM_MAP_MEMORY)
+        snprintf(what, sizeof what, "RM_MAP_MEMORY");
+    else if (nr == NV_ESC_RM_UNMAP_MEMORY)
+        snprintf(what, sizeof what, "RM_UNMAP_MEMORY");
+    else if (nr == NV_ESC_RM_MAP_MEMORY_DMA)
+        snprintf(what, sizeof what, "RM_MAP_MEMORY_DMA");
+    else if (nr == NV_ESC_RM_UNMAP_MEMORY_DMA)
+        snprintf(what, sizeof what, "RM_UNMAP_MEMORY_DMA");
+    else if (nr == NV_ESC_CARD_INFO)
+        snprintf(what, sizeof what, "CARD_INFO");
+    else if (nr == NV_ESC_REGISTER_FD)
+        snprintf(what, sizeof what, "REGISTER_FD");
+    else
+        snprintf(what, sizeof what, "escape 0x%02x", nr);
+    fprintf(stderr, "bob-gpu: %9.3f ms    ioctl %-32s %8.3f ms%s\n", start - trace_origin_ms, what, end - start,
+            rc ? " (failed)" : "");
+}
+
 static int xioctl(int fd, unsigned long request, void *arg)
 {
     int rc;
+    double start = trace_ioctls ? clock_ms() : 0;
     do {
         rc = ioctl(fd, request, arg);
     } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
-    return rc < 0 ? errno : 0;
+    int e = rc < 0 ? errno : 0;
+    if (trace_ioctls)
+        trace_ioctl(request, arg, start, clock_ms(), e);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1021,9 +1069,9 @@ static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_c
     const char *trace = getenv("BOB_GPU_TRACE");
     if (trace && *trace && strcmp(trace, "0"))
         g->cfg.verbose = 1;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    g->opened_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    g->opened_ms = clock_ms();
+    trace_ioctls = trace && !strcmp(trace, "ioctl");
+    trace_origin_ms = g->opened_ms;
     if (!g->cfg.channel_va) g->cfg.channel_va = BOB_GPU_DEFAULT_CHANNEL_VA;
     if (!g->cfg.notifier_va) g->cfg.notifier_va = BOB_GPU_DEFAULT_NOTIFIER_VA;
     if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = BOB_GPU_DEFAULT_UVM_CHANNEL_VA;

@@ -6,7 +6,7 @@ that needs no UVM, and BOB_GPU_MAPPING=uvm), times N fresh-process invocations
 (spawn to exit, outputs written) with nothing else holding the GPU, then N while
 another process holds a CUDA context; checks that every invocation's three
 outputs are the same bytes as the first one's (the two bring-ups must compute the
-same thing); keeps one BOB_GPU_TRACE=1 trace of each bring-up; and times the same
+same thing); keeps one BOB_GPU_TRACE=ioctl trace (every step and every ioctl) of each bring-up; and times the same
 invocation written as a PyTorch script (bench/gpu/pytorch_bob.py invocation),
 fresh processes too.  Writes invocation.json and invocation.md (and the traces)
 to OUT.
@@ -51,7 +51,7 @@ def invoke(host: Path, inputs: dict, folder: Path, mapping: str, tag: str, trace
     env = dict(os.environ, BOB_GPU_MAPPING=mapping)
     env.pop("BOB_GPU_TRACE", None)
     if trace:
-        env["BOB_GPU_TRACE"] = "1"
+        env["BOB_GPU_TRACE"] = "ioctl"
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     wall = time.perf_counter() - start
