@@ -1,9 +1,10 @@
-"""bobc's user cache (issue 21) gives the same trees and kernels as doing the work again,
-is keyed by content (an edit is a miss), never stores a failure, and treats a damaged
-entry as a miss."""
+"""bobc's user cache (issue 21) gives the same trees, kernels and plans as doing the work
+again, is keyed by content (an edit is a miss), never stores a failure, and treats a
+damaged entry as a miss."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +89,65 @@ def test_a_stored_kernel_is_the_kernel_the_assembler_makes(cache_dir):
     for entry in entries:
         entry.write_bytes(b"\x80\x05damaged")
     assert kernel_cache.assemble_kernel(KERNEL, target_named("sm_90")).code == fresh.code
+
+
+def _load(path, target="sm_90"):
+    from bobc import pipeline
+
+    return pipeline.load(Path(path), target_named(target))
+
+
+def test_a_stored_plan_is_the_plan_a_check_extracts(cache_dir, monkeypatch):
+    from bobc import pipeline
+    from bobc.language.program import Program
+
+    first = pipeline.check_and_certify(_load(PLAN), target_named("sm_90"))
+    assert len(list((cache_dir / "plans").iterdir())) == 1
+    assert len(list((cache_dir / "checked").iterdir())) == 1
+
+    def refuse(self):
+        raise AssertionError("a stored plan needs no type check")
+
+    monkeypatch.setattr(Program, "check", refuse)
+    again = pipeline.check_and_certify(_load(PLAN), target_named("sm_90"))
+    assert again == first
+    # the images encoded from it are the golden ones (tests/golden, bobc.nvidia.golden's oracle)
+    from bobc.nvidia.encode import encode_images
+
+    images = encode_images(again.program, target_named("sm_90"))
+    golden = REPO / "tests" / "golden" / "bob-sm_90"
+    assert images.program == (golden / "program.bin").read_bytes()
+    assert images.qmd == (golden / "qmd.bin").read_bytes()
+
+
+def test_an_edited_module_is_checked_again(cache_dir, tmp_path):
+    from bobc import pipeline
+
+    shutil.copytree(REPO / "examples" / "bob" / "Bob", tmp_path / "Bob")
+    plan = tmp_path / "Bob" / "Build" / "NativeHost.bob"
+    pipeline.check_and_certify(_load(plan), target_named("sm_90"))
+    model = tmp_path / "Bob" / "Model.bob"
+    model.write_text(model.read_text() + "\n-- an edit\n")
+    pipeline.check_and_certify(_load(plan), target_named("sm_90"))
+    assert len(list((cache_dir / "checked").iterdir())) == 2
+    assert len(list((cache_dir / "plans").iterdir())) == 2
+
+
+def test_a_refused_proof_is_refused_every_time(cache_dir):
+    from bobc import pipeline
+    from bobc.errors import BobcError
+
+    plan = REPO / "tests" / "language" / "typecheck" / "failure" / "false_equality.bob"
+    for _ in range(2):
+        with pytest.raises(BobcError, match="the equality inverseRowsDerived claims does not hold"):
+            pipeline.check(_load(plan))
+    assert not (cache_dir / "checked").exists() or not list((cache_dir / "checked").iterdir())
+
+
+def test_other_intrinsics_are_never_cached(cache_dir):
+    from bobc import pipeline
+    from bobc.plan.intrinsics import default_intrinsics
+
+    program = pipeline.load(PLAN, target_named("sm_90"), intrinsics=default_intrinsics())
+    pipeline.check_and_certify(program, target_named("sm_90"))
+    assert not (cache_dir / "checked").exists() and not (cache_dir / "plans").exists()

@@ -42,6 +42,26 @@ def digest(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
+_PACKAGE_IDENTITY: bytes | None = None
+
+
+def package_identity() -> bytes:
+    """A hash of bobc's own code and tables (every .py, .lark and .json of the package):
+    for entries whose content depends on more of bobc than can be listed by hand."""
+    global _PACKAGE_IDENTITY
+    if _PACKAGE_IDENTITY is None:
+        import sys
+
+        package = Path(__file__).resolve().parent
+        parts: list[bytes | str] = [sys.version]
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package)
+            if path.suffix in (".py", ".lark", ".json") and relative.parts[0] not in ("_share", "__pycache__"):
+                parts += [str(relative), path.read_bytes()]
+        _PACKAGE_IDENTITY = digest(*parts).encode()
+    return _PACKAGE_IDENTITY
+
+
 def entry(kind: str, key: str) -> Path | None:
     """Where the entry `kind/key` lives (it may not exist yet); None when caching is off."""
     root = folder()

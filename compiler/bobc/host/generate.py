@@ -195,7 +195,8 @@ def render(built, target: Target) -> str:
     manifest = images.manifest
     prologue = manifest["prologue"]["gpfifo_entry"]
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
-                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                     bytecode_cache=gcc.template_cache())
     environment.globals.update(hex=hex, c_string=c_string, float_literal=float_literal)
     contract = plan.checkpoint
     return environment.get_template("host_plan.c.j2").render(
