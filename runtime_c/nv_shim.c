@@ -828,14 +828,14 @@ static int bring_up(bob_gpu *g)
 
     step(g, "target %s: GPFIFO %s 0x%04x, compute %s 0x%04x", g->target->name, g->target->gpfifo_class_name,
          g->target->gpfifo_class, g->target->compute_class_name, g->target->compute_class);
+    const int uvm = g->mapping == BOB_GPU_MAPPING_UVM;
+    step(g, "mapping: %s", uvm ? "UVM (externally owned VA space, UVM external ranges)"
+                               : "RM (NV50_MEMORY_VIRTUAL + NV_ESC_RM_MAP_MEMORY_DMA; no UVM)");
     if (!bob_gpu_present())
         return fail(g, BOB_EXIT_NO_GPU, "no GPU: /dev/nvidiactl does not exist (no NVIDIA driver loaded)");
     g->fd_ctl = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
     if (g->fd_ctl < 0)
         return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidiactl: %s", strerror(errno));
-    const int uvm = g->mapping == BOB_GPU_MAPPING_UVM;
-    step(g, "mapping: %s", uvm ? "UVM (externally owned VA space, UVM external ranges)"
-                               : "RM (NV50_MEMORY_VIRTUAL + NV_ESC_RM_MAP_MEMORY_DMA; no UVM)");
     if (uvm) {
         g->fd_uvm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
         if (g->fd_uvm < 0)
@@ -1097,6 +1097,8 @@ static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_c
 int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config)
 {
     int requested = config ? config->mapping : BOB_GPU_MAPPING_AUTO;
+    if (requested == BOB_GPU_MAPPING_AUTO && &bob_plan_gpu_mapping != NULL)
+        requested = bob_plan_gpu_mapping;
     const char *env = getenv("BOB_GPU_MAPPING");
     if (requested == BOB_GPU_MAPPING_AUTO && env && *env) {
         if (!strcmp(env, "rm")) {

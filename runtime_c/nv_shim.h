@@ -54,6 +54,12 @@ enum bob_gpu_mapping {
     BOB_GPU_MAPPING_UVM = 2,
 };
 
+/* What the plan asks for, when the host's generated source defines it (a plan that
+ * declares memory inside a UVM external range: `const int bob_plan_gpu_mapping =
+ * BOB_GPU_MAPPING_UVM;`).  Used when bob_gpu_open gets no config or one that says AUTO;
+ * left undefined (weak), the plan needs no UVM. */
+extern const int bob_plan_gpu_mapping __attribute__((weak));
+
 /* Where the shim puts its own objects: GPU VAs a plan must leave free.
  * Zero fields take the defaults (BOB_GPU_DEFAULT_*). */
 typedef struct bob_gpu_config {
