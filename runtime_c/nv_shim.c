@@ -564,8 +564,10 @@ static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
     uint32_t h = new_handle(g);
     nv_result r = rm_alloc(g, g->h_device, &h, NV50_MEMORY_VIRTUAL, &v, sizeof v);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV50_MEMORY_VIRTUAL (GPU VA range 0x%llx+0x%llx for %s): %s",
-                    (unsigned long long)m->gpu_va, (unsigned long long)m->size, kind, nv_why(r, why, sizeof why));
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV50_MEMORY_VIRTUAL (GPU VA range 0x%llx+0x%llx for %s): %s "
+                    "(the RM may hold part of that range for its own mappings; BOB_GPU_MAPPING=uvm maps through UVM "
+                    "instead)", (unsigned long long)m->gpu_va, (unsigned long long)m->size, kind,
+                    nv_why(r, why, sizeof why));
     m->virt_handle = h;
     bob_nvos46 d;
     memset(&d, 0, sizeof d);
