@@ -152,3 +152,23 @@ def test_other_intrinsics_are_never_cached(cache_dir):
     program = pipeline.load(PLAN, target_named("sm_90"), intrinsics=default_intrinsics())
     pipeline.check_and_certify(program, target_named("sm_90"))
     assert not (cache_dir / "checked").exists() and not (cache_dir / "plans").exists()
+
+
+def test_an_edited_kernel_source_is_extracted_again(cache_dir, tmp_path, monkeypatch):
+    """The plan carries assembled kernels, whose sources are not modules: a stored plan is
+    reused only while every kernel source it was made from has the same bytes."""
+    from bobc import pipeline
+    import bobc.plan.extract as extract_module
+
+    shutil.copytree(REPO / "specs", tmp_path / "specs")
+    monkeypatch.setenv("BOBC_SPECS", str(tmp_path / "specs"))
+    calls = []
+    real = extract_module.extract_plan
+    monkeypatch.setattr(extract_module, "extract_plan", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for _ in range(2):
+        pipeline.check_and_certify(_load(PLAN), target_named("sm_90"))
+    assert len(calls) == 1
+    kernel = tmp_path / "specs" / "Realization" / "Nvidia" / "SM86" / "bob-adamw.sass"
+    kernel.write_text(kernel.read_text() + "// an edit\n")
+    pipeline.check_and_certify(_load(PLAN), target_named("sm_90"))
+    assert len(calls) == 2

@@ -9,6 +9,7 @@ source raises every time: only successes are stored.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 from pathlib import Path
 
@@ -16,6 +17,13 @@ from . import cache
 
 _PACKAGE = Path(__file__).resolve().parent
 _IDENTITY: bytes | None = None
+_SOURCES_READ: dict[str, str] = {}      # kernel source path -> SHA-256 of the bytes assembled
+
+
+def sources_read() -> list[list[str]]:
+    """[path, sha256] of every kernel source this process assembled (or took from the cache):
+    what a result computed from them must be checked against before it is reused."""
+    return [[path, digest] for path, digest in sorted(_SOURCES_READ.items())]
 
 
 def _assembler_identity() -> bytes:
@@ -43,6 +51,7 @@ def assemble_kernel(source_path, target):
         data = path.read_bytes()
     except OSError:
         return assemble(path, target)           # says what is wrong with the file
+    _SOURCES_READ[str(path)] = hashlib.sha256(data).hexdigest()
     name = getattr(target, "name", str(target))
     key = cache.digest(_assembler_identity(), str(path), name, data)
     stored = cache.read("kernels", key)

@@ -40,47 +40,35 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
     return program
 
 
-WELL_TYPED = b"well typed\n"
-
-
-def _verdict_key(program) -> str | None:
-    """The cache key of `program`'s type check: every module's path and text, the target, and
-    all of bobc's code and tables (the checker evaluates proofs, and evaluation can reach the
-    compiler's own encoders).  None for a program loaded with other intrinsics."""
-    if not getattr(program, "bobc_default_intrinsics", False):
-        return None
-    from . import cache
-
-    parts: list[bytes | str] = [cache.package_identity(), program.target.name, program.plan_name]
-    for name in sorted(program.modules):
-        module = program.modules[name]
-        parts += [name, str(module.path), module.source]
-    return cache.digest(*parts)
-
-
 def check(program) -> None:
-    """Type check the program, or reuse the verdict reached for exactly these modules with
-    exactly this bobc (bobc/cache.py): checking Bob's proofs by computation was most of
-    `bobc check`'s time once parsing was cached.  Only success is stored; a refusal is
-    found again, with its message, every time."""
-    from . import cache
+    """Type check the program, or reuse the verdict reached before for the same inputs
+    (bobc/stored.py): checking Bob's proofs by computation was most of `bobc check`'s time
+    once parsing was cached.  Only success is stored; a refusal is found again every time."""
+    from . import stored
 
-    key = _verdict_key(program)
-    if key is not None and cache.read("checked", key) == WELL_TYPED:
+    if stored.verdict_holds(program):
         return
     program.check()
-    if key is not None:
-        cache.write("checked", key, WELL_TYPED)
+    stored.keep_verdict(program)
 
 
 def extract(program, entry: str = DEFAULT_ENTRY):
+    from . import stored
     from .plan.extract import extract_plan
 
-    return extract_plan(program, entry=entry)
+    plan = stored.plan(program, entry)
+    if plan is None:
+        plan = extract_plan(program, entry=entry)
+        stored.keep_plan(program, entry, plan, kernel_needs(program, plan))
+    return plan
 
 
 def kernel_needs(program, plan) -> dict[str, int] | None:
     """Region identity -> registers its assembled kernel uses, as the certifier takes them."""
+    from . import stored
+
+    if stored.needs_of(program, plan) is not None:
+        return stored.needs_of(program, plan)
     registry = getattr(program, "bobc_intrinsics", None)
     if registry is None:
         return None
@@ -109,17 +97,7 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
     certifier runs anyway: a broken arena then fails a proof such as
     `equal Nat bobDeviceHazard 0`, and the certifier's message (which
     residents overlap, which pointer strays) says more than the proof's.
-
-    A plan extracted before from exactly these modules with exactly this bobc
-    (the key of the type check's verdict, and `entry`) is reused with the
-    registers its kernels need, and certified again; extracting evaluates the
-    whole plan, which was most of `bobc check`'s time on Bob.
     """
-    stored = _stored_plan(program, entry)
-    if stored is not None:
-        plan, needs = stored
-        certify(plan, target, needs)
-        return _refuse_hazard(plan)
     try:
         check(program)
     except BobcError as type_error:
@@ -131,14 +109,7 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
             raise certificate_error from type_error
         raise
     plan = extract(program, entry)
-    needs = kernel_needs(program, plan)
-    certify(plan, target, needs)
-    _refuse_hazard(plan)
-    _store_plan(program, entry, plan, needs)
-    return plan
-
-
-def _refuse_hazard(plan):
+    certify(plan, target, kernel_needs(program, plan))
     hazard = plan.extras.get("device_hazard", 0)
     if hazard:
         from .plan.extract import HAZARDS as hazards
@@ -147,45 +118,6 @@ def _refuse_hazard(plan):
             f"the plan's own device arena certificate reports hazard {hazard} "
             f"({hazards.get(hazard, 'unknown hazard code')}); nothing is emitted")
     return plan
-
-
-def _plan_key(program, entry: str) -> str | None:
-    verdict = _verdict_key(program)
-    if verdict is None:
-        return None
-    from . import cache
-
-    return cache.digest(verdict, "extracted plan", entry)
-
-
-def _stored_plan(program, entry: str):
-    """(Plan, kernel register needs) stored by an earlier build of the same program, or None."""
-    import pickle
-
-    from . import cache
-    from .plan.model import Plan
-
-    key = _plan_key(program, entry)
-    stored = cache.read("plans", key) if key is not None else None
-    if stored is None:
-        return None
-    try:
-        plan, needs = pickle.loads(stored)
-    except Exception:                   # a damaged entry is only a miss
-        return None
-    if not isinstance(plan, Plan) or not isinstance(needs, (dict, type(None))):
-        return None
-    return plan, needs
-
-
-def _store_plan(program, entry: str, plan, needs) -> None:
-    import pickle
-
-    from . import cache
-
-    key = _plan_key(program, entry)
-    if key is not None:
-        cache.write("plans", key, pickle.dumps((plan, needs), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def require_entry(program, entry: str) -> None:
