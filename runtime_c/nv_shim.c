@@ -142,13 +142,16 @@ static void trace_ioctl(unsigned long request, const void *arg, double start, do
             rc ? " (failed)" : "");
 }
 
+/* EINTR/EAGAIN are retried a bounded number of times: a driver that keeps
+ * answering EAGAIN is reported (as that errno), never waited on forever. */
+#define XIOCTL_RETRIES 1000
 static int xioctl(int fd, unsigned long request, void *arg)
 {
-    int rc;
+    int rc, tries = 0;
     double start = trace_ioctls ? clock_ms() : 0;
     do {
         rc = ioctl(fd, request, arg);
-    } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
+    } while (rc < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < XIOCTL_RETRIES);
     int e = rc < 0 ? errno : 0;
     if (trace_ioctls)
         trace_ioctl(request, arg, start, clock_ms(), e);
