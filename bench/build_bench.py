@@ -157,7 +157,8 @@ def main() -> int:
     stem = out / f"build-{now.strftime('%Y%m%dT%H%M%SZ')}"
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     lines = [f"# `bobc build` / `bobc check` of Bob ({now:%Y-%m-%d %H:%M} UTC, commit {commit})", "",
-             f"Command: `{report['command']}` (bobc from `{package}`; fresh processes, {args.runs} runs each, target {TARGET}; "
+             f"Command: `{report['command']}` (bobc from `{package}`; fresh processes, {args.runs} runs each, "
+             f"target {TARGET}; "
              f"{report['machine']['cpus']} CPUs, load average {load_before[0]:.2f} before, "
              f"{load_after[0]:.2f} after; Python bytecode {report['bytecode']}).", "",
              "| what | median | min | max | CPU time (user + system, median) |", "|---|---|---|---|---|"]

@@ -558,7 +558,8 @@ static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
     memset(&v, 0, sizeof v);
     v.owner = g->h_client;
     v.type = NVOS32_TYPE_IMAGE;
-    v.flags = NVOS32_ALLOC_FLAGS_VIRTUAL | NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE | NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE;
+    v.flags = NVOS32_ALLOC_FLAGS_VIRTUAL | NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE |
+              NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE;
     v.attr = NVOS32_ATTR_PAGE_SIZE_4KB;
     v.size = m->size;
     v.alignment = PAGE_4K;

@@ -6,9 +6,9 @@ that needs no UVM, and BOB_GPU_MAPPING=uvm), times N fresh-process invocations
 (spawn to exit, outputs written) with nothing else holding the GPU, then N while
 another process holds a CUDA context; checks that every invocation's three
 outputs are the same bytes as the first one's (the two bring-ups must compute the
-same thing); keeps one BOB_GPU_TRACE=ioctl trace (every step and every ioctl) of each bring-up; and times the same
-invocation written as a PyTorch script (bench/gpu/pytorch_bob.py invocation),
-fresh processes too.  Writes invocation.json and invocation.md (and the traces)
+same thing); keeps one BOB_GPU_TRACE=ioctl trace (every step and every ioctl) of
+each bring-up; and times the same invocation written as a PyTorch script
+(bench/gpu/pytorch_bob.py invocation), fresh processes too.  Writes invocation.json and invocation.md (and the traces)
 to OUT.
 
     python3 bench/gpu/invocation_bench.py --host .device/bob-host-sm_90 \\
@@ -141,12 +141,13 @@ def main(argv=None) -> int:
     lines = [f"# `bob-host train`, fresh processes ({report['date']})", "",
              f"Command: `{report['command']}`", "",
              "| bring-up | GPU | median | min | max |", "|---|---|---|---|---|"]
+    gpu_state = {"idle": "nothing else holds it", "held": "another process holds a CUDA context"}
     for state in ("idle", "held"):
         for mapping in MAPPINGS:
             if state in report:
                 r = report[state][mapping]
-                lines.append(f"| {mapping} | {'nothing else holds it' if state == 'idle' else 'another process holds a CUDA context'} "
-                             f"| {r['median_ms']:.1f} ms | {r['min_ms']:.1f} ms | {r['max_ms']:.1f} ms |")
+                lines.append(f"| {mapping} | {gpu_state[state]} | {r['median_ms']:.1f} ms | {r['min_ms']:.1f} ms "
+                             f"| {r['max_ms']:.1f} ms |")
     if "pytorch_script" in report:
         t = report["pytorch_script"]
         lines.append(f"| PyTorch script | nothing else holds it | {t['median_ms']:.0f} ms | {t['min_ms']:.0f} ms "
