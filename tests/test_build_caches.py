@@ -172,3 +172,18 @@ def test_an_edited_kernel_source_is_extracted_again(cache_dir, tmp_path, monkeyp
     kernel.write_text(kernel.read_text() + "// an edit\n")
     pipeline.check_and_certify(_load(PLAN), target_named("sm_90"))
     assert len(calls) == 2
+
+
+def test_the_parse_tables_come_from_the_cache_and_errors_read_the_same(cache_dir, tmp_path):
+    """lark's LALR tables are kept in the cache (lark checks the grammar's hash in the file); a
+    parser loaded from them reports a syntax error with the same words as one built afresh."""
+    source = tmp_path / "A" / "M.bob"
+    source.parent.mkdir()
+    source.write_text("module A.M\n\ndef one : Nat = \n")
+    env = {**os.environ, "BOBC_CACHE_DIR": str(cache_dir)}
+    runs = [subprocess.run([sys.executable, "-m", "bobc", "check", str(source)], capture_output=True, text=True,
+                           env=env) for _ in range(2)]
+    assert len(list((cache_dir / "lark").iterdir())) == 1
+    assert runs[0].returncode == runs[1].returncode == 1
+    assert runs[0].stderr == runs[1].stderr
+    assert "expected one of '(', 'Type', a byte string (b\"...\"), a name or a natural number" in runs[1].stderr
