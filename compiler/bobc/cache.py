@@ -46,18 +46,20 @@ _PACKAGE_IDENTITY: bytes | None = None
 
 
 def package_identity() -> bytes:
-    """A hash of bobc's own code and tables (every .py, .lark and .json of the package):
-    for entries whose content depends on more of bobc than can be listed by hand."""
+    """A hash of bobc's own code and tables (every .py, .lark and .json of the package): for
+    entries whose content depends on more of bobc than can be listed by hand."""
     global _PACKAGE_IDENTITY
     if _PACKAGE_IDENTITY is None:
         import sys
 
         package = Path(__file__).resolve().parent
+        files = []
+        for folder, subfolders, names in os.walk(package):
+            subfolders[:] = sorted(d for d in subfolders if d not in ("_share", "__pycache__"))
+            files += [Path(folder) / n for n in names if n.endswith((".py", ".lark", ".json"))]
         parts: list[bytes | str] = [sys.version]
-        for path in sorted(package.rglob("*")):
-            relative = path.relative_to(package)
-            if path.suffix in (".py", ".lark", ".json") and relative.parts[0] not in ("_share", "__pycache__"):
-                parts += [str(relative), path.read_bytes()]
+        for path in sorted(files):
+            parts += [str(path.relative_to(package)), path.read_bytes()]
         _PACKAGE_IDENTITY = digest(*parts).encode()
     return _PACKAGE_IDENTITY
 
