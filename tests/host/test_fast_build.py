@@ -50,6 +50,7 @@ def test_cached_objects_link_into_the_same_executable(project, tmp_path):
     assert build(project, tmp_path / "cold") == expected          # fills the cache
     entries = list((tmp_path / "cache" / gcc.CACHE_KIND).iterdir())
     assert [sorted(p.name for p in e.iterdir()) for e in entries] == [["lib.o", "other.o"]]
+    assert [[p.name for p in e.iterdir()] for e in (tmp_path / "cache" / gcc.SOURCE_KIND).iterdir()] == [["main.o"]]
     assert build(project, tmp_path / "warm") == expected          # links the cached objects
     assert subprocess.run([str(tmp_path / "warm")], capture_output=True, text=True).stdout == "42\n"
 
@@ -69,7 +70,7 @@ def test_an_unwritable_cache_still_builds_the_same(project, tmp_path, monkeypatc
     before = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
     assert build(project, tmp_path / "out") == expected
     leftovers = {n for n in set(os.listdir(os.environ.get("TMPDIR", "/tmp"))) - before
-                 if n.startswith("bobc-" + gcc.CACHE_KIND)}
+                 if n.startswith(("bobc-" + gcc.CACHE_KIND, "bobc-" + gcc.SOURCE_KIND))}
     assert not leftovers
     monkeypatch.setenv("BOBC_CACHE_DIR", "off")
     assert build(project, tmp_path / "off") == expected

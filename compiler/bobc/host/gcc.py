@@ -25,6 +25,7 @@ from ..errors import BobcError
 
 CFLAGS = ("-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE")
 CACHE_KIND = "runtime-objects"
+SOURCE_KIND = "objects"
 
 
 class HostBuildError(BobcError):
@@ -119,22 +120,51 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
     return [folder / name for name in names], None
 
 
+def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path) -> tuple[Path, Path | None]:
+    """The object of one source (the generated plan source), from the cache when the same
+    bytes were compiled before with the same headers, flags and compiler; else compiled now.
+    Returns the object and a folder to delete after linking (None when it is cached)."""
+    key = library_key(gcc, [source], include_dirs)
+    name = source.with_suffix(".o").name
+    cached = cache.entry(SOURCE_KIND, key)
+    if cached is not None and (cached / name).is_file():
+        return cached / name, None
+    scratch = cache.scratch_folder(SOURCE_KIND)
+    _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
+    folder = cache.publish_folder(SOURCE_KIND, key, scratch)
+    if folder == scratch or not (folder / name).is_file():
+        return scratch / name, scratch
+    if scratch.exists():
+        shutil.rmtree(scratch, ignore_errors=True)
+    return folder / name, None
+
+
 def build(sources: list[Path], include_dirs: list[Path], output: Path, static: bool = True,
           library: list[Path] = ()) -> None:
     """Compile and link `sources` then `library` into `output`; a compiler diagnostic becomes
-    a HostBuildError.  `library` sources are compiled once and their objects cached."""
+    a HostBuildError.  Every object is cached by content: `library` as one entry (the
+    runtime), each of `sources` as its own (the generated plan source), so a build links
+    objects only, in the order the sources are given, which gives the same bytes as
+    compiling everything in one gcc command."""
     gcc = compiler()
     objects: list[Path] = []
-    leftover = None
-    if library:
-        objects, leftover = library_objects(gcc, list(library), include_dirs)
+    leftovers: list[Path] = []
     try:
-        command = [gcc, *_flags(include_dirs), *(str(s) for s in sources), *(str(o) for o in objects),
-                   "-o", str(output)]
+        for source in sources:
+            found, leftover = source_object(gcc, Path(source), include_dirs, output)
+            objects.append(found)
+            if leftover is not None:
+                leftovers.append(leftover)
+        if library:
+            found_objects, leftover = library_objects(gcc, list(library), include_dirs)
+            objects += found_objects
+            if leftover is not None:
+                leftovers.append(leftover)
+        command = [gcc, *_flags(include_dirs), *(str(o) for o in objects), "-o", str(output)]
         if static:
             command.append("-static")
         command.append("-lm")
         _run(command, f"the host {output}")
     finally:
-        if leftover is not None:
+        for leftover in leftovers:
             shutil.rmtree(leftover, ignore_errors=True)
