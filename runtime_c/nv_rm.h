@@ -150,6 +150,7 @@ _Static_assert(NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof(bob_nvos46)) == 0xC04046
 #define NVOS46_FLAGS_PAGE_SIZE_4KB        (1u << 8)
 #define NVOS46_FLAGS_CACHE_SNOOP_ENABLE   (1u << 4)
 #define NVOS46_FLAGS_DMA_OFFSET_FIXED     (1u << 15)
+#define NVOS46_FLAGS_PAGE_KIND_VIRTUAL    (1u << 3)    /* PAGE_KIND 3:3: the virtual allocation's kind */
 
 /* NVOS47_PARAMETERS (RM_UNMAP_MEMORY_DMA), nvos.h */
 typedef struct {
@@ -249,6 +250,7 @@ typedef struct {
 } bob_nv_vaspace_alloc;
 _Static_assert(sizeof(bob_nv_vaspace_alloc) == 56, "NV_VASPACE_ALLOCATION_PARAMETERS is 56 bytes in 580");
 _Static_assert(offsetof(bob_nv_vaspace_alloc, vaBase) == 40, "VASPACE.vaBase@40");
+#define NV_VASPACE_ALLOCATION_FLAGS_NONE                  0u        /* the RM owns the page tables */
 #define NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED   (1u << 3)
 #define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING  (1u << 6)
 #define BOB_VASPACE_BASE 0x1000ull
@@ -291,6 +293,7 @@ _Static_assert(offsetof(bob_nv_memory_alloc, size) == 64, "MEMORY_ALLOCATION.siz
 _Static_assert(offsetof(bob_nv_memory_alloc, alignment) == 72, "MEMORY_ALLOCATION.alignment@72");
 _Static_assert(offsetof(bob_nv_memory_alloc, offset) == 80, "MEMORY_ALLOCATION.offset@80");
 _Static_assert(offsetof(bob_nv_memory_alloc, limit) == 88, "MEMORY_ALLOCATION.limit@88");
+_Static_assert(offsetof(bob_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION.hVASpace@108");
 
 /* NVOS32 type / attr / flags (nvos.h): attr PAGE_SIZE 24:23, LOCATION 26:25,
  * PHYSICALITY 28:27, COHERENCY 31:29. */
@@ -312,6 +315,10 @@ _Static_assert(offsetof(bob_nv_memory_alloc, limit) == 88, "MEMORY_ALLOCATION.li
 #define NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE   0x00000100u
 #define NVOS32_ALLOC_FLAGS_MAP_NOT_REQUIRED  0x00008000u
 #define NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM 0x00010000u
+/* NV50_MEMORY_VIRTUAL (nvos.h): a VA range in NV_MEMORY_ALLOCATION_PARAMS.hVASpace,
+ * at .offset when FIXED_ADDRESS_ALLOCATE (virtual_mem.c requires ALLOC_FLAGS_VIRTUAL) */
+#define NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE 0x00000010u
+#define NVOS32_ALLOC_FLAGS_VIRTUAL           0x00080000u
 
 /* NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS, OGKM sdk class/cla06c.h: 20 bytes
  * (facts section 1.8). */

@@ -98,16 +98,64 @@ static const char *nv_why(nv_result r, char *buf, size_t n)
     return buf;
 }
 
+/* BOB_GPU_TRACE=ioctl: every ioctl as well, with its start (ms since bob_gpu_open)
+ * and duration, named by escape; RM_ALLOC with its class, RM_CONTROL with its
+ * command, RM_FREE with its handle.  Process-wide: the shim drives one GPU. */
+static int trace_ioctls;
+static double trace_origin_ms;
+
+static double clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void trace_ioctl(unsigned long request, const void *arg, double start, double end, int rc)
+{
+    char what[64];
+    unsigned nr = request & 0xFFu;
+    const uint32_t *w = arg;
+    if (((request >> 8) & 0xFFu) != 'F')
+        snprintf(what, sizeof what, "UVM ioctl %lu", request);
+    else if (nr == NV_ESC_RM_ALLOC)
+        snprintf(what, sizeof what, "RM_ALLOC class 0x%04x", w[3]);
+    else if (nr == NV_ESC_RM_CONTROL)
+        snprintf(what, sizeof what, "RM_CONTROL cmd 0x%08x", w[2]);
+    else if (nr == NV_ESC_RM_FREE)
+        snprintf(what, sizeof what, "RM_FREE handle 0x%08x", w[2]);
+    else if (nr == NV_ESC_RM_MAP_MEMORY)
+        snprintf(what, sizeof what, "RM_MAP_MEMORY");
+    else if (nr == NV_ESC_RM_UNMAP_MEMORY)
+        snprintf(what, sizeof what, "RM_UNMAP_MEMORY");
+    else if (nr == NV_ESC_RM_MAP_MEMORY_DMA)
+        snprintf(what, sizeof what, "RM_MAP_MEMORY_DMA");
+    else if (nr == NV_ESC_RM_UNMAP_MEMORY_DMA)
+        snprintf(what, sizeof what, "RM_UNMAP_MEMORY_DMA");
+    else if (nr == NV_ESC_CARD_INFO)
+        snprintf(what, sizeof what, "CARD_INFO");
+    else if (nr == NV_ESC_REGISTER_FD)
+        snprintf(what, sizeof what, "REGISTER_FD");
+    else
+        snprintf(what, sizeof what, "escape 0x%02x", nr);
+    fprintf(stderr, "bob-gpu: %9.3f ms    ioctl %-32s %8.3f ms%s\n", start - trace_origin_ms, what, end - start,
+            rc ? " (failed)" : "");
+}
+
 /* EINTR/EAGAIN are retried a bounded number of times: a driver that keeps
  * answering EAGAIN is reported (as that errno), never waited on forever. */
 #define XIOCTL_RETRIES 1000
 static int xioctl(int fd, unsigned long request, void *arg)
 {
     int rc, tries = 0;
+    double start = trace_ioctls ? clock_ms() : 0;
     do {
         rc = ioctl(fd, request, arg);
     } while (rc < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < XIOCTL_RETRIES);
-    return rc < 0 ? errno : 0;
+    int e = rc < 0 ? errno : 0;
+    if (trace_ioctls)
+        trace_ioctl(request, arg, start, clock_ms(), e);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */
@@ -353,7 +401,7 @@ static void mem_release(bob_gpu *g, bob_gpu_mem *m)
         memset(&u, 0, sizeof u);
         u.hClient = g->h_client;
         u.hDevice = g->h_device;
-        u.hDma = g->h_virtmem;
+        u.hDma = m->virt_handle;
         u.hMemory = m->handle;
         u.dmaOffset = m->gpu_va;
         u.size = m->size;
@@ -365,17 +413,21 @@ static void mem_release(bob_gpu *g, bob_gpu_mem *m)
                  nv_why(r, why, sizeof why));
         m->rm_dma_mapped = 0;
     }
+    free_object(g, g->h_device, &m->virt_handle, "NV50_MEMORY_VIRTUAL");
     unmap_cpu(g, g->h_device, m->handle, &m->cpu, m->size, &m->map_fd, m->rm_linear, "memory");
     free_object(g, g->h_device, &m->handle, "memory");
     memset(m, 0, sizeof *m);
     m->map_fd = -1;
 }
 
+static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind);
+static int map_gpu_uvm(bob_gpu *g, bob_gpu_mem *m, const char *kind);
+
 int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, void **host_ptr)
 {
     char why[96];
-    if (!g->h_vaspace || !g->uvm_vaspace_registered)
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at before the VA space is registered");
+    if (!g->h_vaspace || (g->mapping == BOB_GPU_MAPPING_UVM && !g->uvm_vaspace_registered))
+        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at before the VA space is ready");
     if (gpu_va % PAGE_4K || size == 0)
         return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at: GPU VA 0x%llx must be 4 KiB aligned and size nonzero",
                     (unsigned long long)gpu_va);
@@ -478,6 +530,79 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
         m->map_fd = -1;
         return rc;
     }
+    if (g->mapping == BOB_GPU_MAPPING_RM) {
+        if ((rc = map_gpu_rm(g, m, kind))) {
+            mem_release(g, m);
+            return rc;
+        }
+    } else if ((rc = map_gpu_uvm(g, m, kind))) {
+        mem_release(g, m);
+        return rc;
+    }
+    step(g, "mapped %llu bytes of %s at GPU VA 0x%llx, CPU %p%s", (unsigned long long)size, kind,
+         (unsigned long long)gpu_va, m->cpu,
+         (uintptr_t)m->cpu == gpu_va ? " (same address)" : "");
+    if (host_ptr)
+        *host_ptr = m->cpu;
+    return 0;
+}
+
+/* The RM mapping: a fixed-address NV50_MEMORY_VIRTUAL of exactly the allocation's
+ * size in our VA space, then NV_ESC_RM_MAP_MEMORY_DMA of the whole allocation
+ * into it (the RM places the mapping inside the virtual object's range, which
+ * the allocation fills, so at its base; checked).  Snooped for system memory. */
+static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
+{
+    char why[96];
+    bob_nv_memory_alloc v;
+    memset(&v, 0, sizeof v);
+    v.owner = g->h_client;
+    v.type = NVOS32_TYPE_IMAGE;
+    v.flags = NVOS32_ALLOC_FLAGS_VIRTUAL | NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE |
+              NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE;
+    v.attr = NVOS32_ATTR_PAGE_SIZE_4KB;
+    v.size = m->size;
+    v.alignment = PAGE_4K;
+    v.offset = m->gpu_va;
+    v.hVASpace = g->h_vaspace;
+    uint32_t h = new_handle(g);
+    nv_result r = rm_alloc(g, g->h_device, &h, NV50_MEMORY_VIRTUAL, &v, sizeof v);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV50_MEMORY_VIRTUAL (GPU VA range 0x%llx+0x%llx for %s): %s "
+                    "(the RM may hold part of that range for its own mappings; BOB_GPU_MAPPING=uvm maps through UVM "
+                    "instead)", (unsigned long long)m->gpu_va, (unsigned long long)m->size, kind,
+                    nv_why(r, why, sizeof why));
+    m->virt_handle = h;
+    bob_nvos46 d;
+    memset(&d, 0, sizeof d);
+    d.hClient = g->h_client;
+    d.hDevice = g->h_device;
+    d.hDma = m->virt_handle;
+    d.hMemory = m->handle;
+    d.offset = 0;
+    d.length = m->size;
+    d.flags = NVOS46_FLAGS_PAGE_KIND_VIRTUAL | NVOS46_FLAGS_PAGE_SIZE_4KB |
+              (m->location == BOB_MEM_SYSTEM ? NVOS46_FLAGS_CACHE_SNOOP_ENABLE : 0);
+    d.dmaOffset = 0;
+    r = (nv_result){ xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d), 0 };
+    if (!r.os_errno)
+        r.status = d.status;
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA of %s into GPU VA range 0x%llx+0x%llx: %s",
+                    kind, (unsigned long long)m->gpu_va, (unsigned long long)m->size, nv_why(r, why, sizeof why));
+    m->rm_dma_mapped = 1;
+    if (d.dmaOffset != m->gpu_va)
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA placed %s at GPU VA 0x%llx, not at 0x%llx where "
+                    "its NV50_MEMORY_VIRTUAL range starts", kind, (unsigned long long)d.dmaOffset,
+                    (unsigned long long)m->gpu_va);
+    return 0;
+}
+
+/* The UVM mapping: an external range at exactly the VA, then the allocation mapped into it. */
+static int map_gpu_uvm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
+{
+    char why[96];
+    uint64_t gpu_va = m->gpu_va, size = m->size;
     uint32_t h = m->handle;
     nv_result r;
 
@@ -486,46 +611,14 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
     cr.base = gpu_va;
     cr.length = size;
     r = uvm_ioctl(g, UVM_CREATE_EXTERNAL_RANGE, &cr, &cr.rmStatus);
-    if (!nv_ok(r)) {
-        mem_release(g, m);
+    if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "UVM_CREATE_EXTERNAL_RANGE at GPU VA 0x%llx (%llu bytes): %s",
                     (unsigned long long)gpu_va, (unsigned long long)size, nv_why(r, why, sizeof why));
-    }
     m->range_created = 1;
 
-    if (g->cfg.rm_dma_map) {
-        bob_nvos46 d;
-        memset(&d, 0, sizeof d);
-        d.hClient = g->h_client;
-        d.hDevice = g->h_device;
-        d.hDma = g->h_virtmem;
-        d.hMemory = h;
-        d.offset = 0;
-        d.length = size;
-        d.flags = NVOS46_FLAGS_PAGE_SIZE_4KB | NVOS46_FLAGS_CACHE_SNOOP_ENABLE | NVOS46_FLAGS_DMA_OFFSET_FIXED;
-        d.dmaOffset = gpu_va;
-        r = (nv_result){ xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d), 0 };
-        if (!r.os_errno)
-            r.status = d.status;
-        if (!nv_ok(r)) {
-            mem_release(g, m);
-            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA (DMA_OFFSET_FIXED) of %s at GPU VA 0x%llx: %s",
-                        kind, (unsigned long long)gpu_va, nv_why(r, why, sizeof why));
-        }
-        if (d.dmaOffset != gpu_va) {
-            m->rm_dma_mapped = 1;
-            mem_release(g, m);
-            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA placed %s at 0x%llx, not the fixed VA 0x%llx",
-                        kind, (unsigned long long)d.dmaOffset, (unsigned long long)gpu_va);
-        }
-        m->rm_dma_mapped = 1;
-    }
-
     bob_uvm_map_external_allocation *mp = calloc(1, sizeof *mp);
-    if (!mp) {
-        mem_release(g, m);
+    if (!mp)
         return fail(g, BOB_EXIT_INTERNAL, "out of host memory");
-    }
     mp->base = gpu_va;
     mp->length = size;
     mp->offset = 0;
@@ -537,16 +630,9 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
     mp->hMemory = h;
     r = uvm_ioctl_sized(g, UVM_MAP_EXTERNAL_ALLOCATION, mp, sizeof *mp, &mp->rmStatus);
     free(mp);
-    if (!nv_ok(r)) {
-        mem_release(g, m);
+    if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "UVM_MAP_EXTERNAL_ALLOCATION of %s at GPU VA 0x%llx: %s",
                     kind, (unsigned long long)gpu_va, nv_why(r, why, sizeof why));
-    }
-    step(g, "mapped %llu bytes of %s at GPU VA 0x%llx, CPU %p%s", (unsigned long long)size, kind,
-         (unsigned long long)gpu_va, m->cpu,
-         (uintptr_t)m->cpu == gpu_va ? " (same address)" : "");
-    if (host_ptr)
-        *host_ptr = m->cpu;
     return 0;
 }
 
@@ -684,6 +770,62 @@ static int check_classes(bob_gpu *g)
     return 0;
 }
 
+/* UVM bring-up, step 7: the GPU's UUID, UVM_REGISTER_GPU, UVM_REGISTER_GPU_VASPACE. */
+static int register_with_uvm(bob_gpu *g)
+{
+    char why[96];
+    bob_nv2080_gid_info gid;
+    memset(&gid, 0, sizeof gid);
+    gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;
+    nv_result r = rm_control(g, g->h_subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "NV2080_CTRL_CMD_GPU_GET_GID_INFO: %s", nv_why(r, why, sizeof why));
+    memcpy(g->uuid, gid.data, 16);
+    bob_uvm_register_gpu rg;
+    memset(&rg, 0, sizeof rg);
+    memcpy(rg.gpu_uuid, g->uuid, 16);
+    rg.rmCtrlFd = -1;
+    r = uvm_ioctl(g, UVM_REGISTER_GPU, &rg, &rg.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
+    g->uvm_gpu_registered = 1;
+    step(g, "GPU registered with UVM");
+    bob_uvm_register_gpu_vaspace rv;
+    memset(&rv, 0, sizeof rv);
+    memcpy(rv.gpuUuid, g->uuid, 16);
+    rv.rmCtrlFd = g->fd_ctl;
+    rv.hClient = g->h_client;
+    rv.hVaSpace = g->h_vaspace;
+    r = uvm_ioctl(g, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
+    g->uvm_vaspace_registered = 1;
+    step(g, "VA space registered with UVM");
+    return 0;
+}
+
+/* UVM bring-up, step 14: UVM maps the channel's buffers into a range we reserve. */
+static int register_channel_with_uvm(bob_gpu *g)
+{
+    char why[96];
+    nv_result r;
+    bob_uvm_register_channel rc_;
+    memset(&rc_, 0, sizeof rc_);
+    memcpy(rc_.gpuUuid, g->uuid, 16);
+    rc_.rmCtrlFd = g->fd_ctl;
+    rc_.hClient = g->h_client;
+    rc_.hChannel = g->h_channel;
+    rc_.base = g->cfg.uvm_channel_va;
+    rc_.length = g->cfg.uvm_channel_bytes;
+    r = uvm_ioctl(g, UVM_REGISTER_CHANNEL, &rc_, &rc_.rmStatus);
+    if (!nv_ok(r))
+        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
+                    (unsigned long long)rc_.base, (unsigned long long)rc_.length, nv_why(r, why, sizeof why));
+    g->uvm_channel_registered = 1;
+    step(g, "channel registered with UVM");
+    return 0;
+}
+
 static int bring_up(bob_gpu *g)
 {
     char why[96];
@@ -692,14 +834,20 @@ static int bring_up(bob_gpu *g)
 
     step(g, "target %s: GPFIFO %s 0x%04x, compute %s 0x%04x", g->target->name, g->target->gpfifo_class_name,
          g->target->gpfifo_class, g->target->compute_class_name, g->target->compute_class);
+    const int uvm = g->mapping == BOB_GPU_MAPPING_UVM;
+    step(g, "mapping: %s", uvm ? "UVM (externally owned VA space, UVM external ranges)"
+                               : "RM (NV50_MEMORY_VIRTUAL + NV_ESC_RM_MAP_MEMORY_DMA; no UVM)");
     if (!bob_gpu_present())
         return fail(g, BOB_EXIT_NO_GPU, "no GPU: /dev/nvidiactl does not exist (no NVIDIA driver loaded)");
     g->fd_ctl = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
     if (g->fd_ctl < 0)
         return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidiactl: %s", strerror(errno));
-    g->fd_uvm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
-    if (g->fd_uvm < 0)
-        return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)", strerror(errno));
+    if (uvm) {
+        g->fd_uvm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+        if (g->fd_uvm < 0)
+            return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)",
+                        strerror(errno));
+    }
 
     /* 1. root client */
     uint32_t client = 0;
@@ -713,19 +861,21 @@ static int bring_up(bob_gpu *g)
     if ((rc = check_driver_version(g)))
         return rc;
 
-    /* 3. UVM */
-    bob_uvm_initialize ui;
-    memset(&ui, 0, sizeof ui);
-    r = uvm_ioctl(g, UVM_INITIALIZE, &ui, &ui.rmStatus);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
-    g->uvm_initialized = 1;
-    step(g, "UVM initialized");
-    g->fd_uvm_mm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
-    if (g->fd_uvm_mm >= 0) {
-        bob_uvm_mm_initialize mm = { g->fd_uvm, 0 };
-        if (xioctl(g->fd_uvm_mm, UVM_MM_INITIALIZE, &mm) || mm.rmStatus != NV_OK)
-            step(g, "UVM_MM_INITIALIZE: status %s (ignored)", nv_status_name(mm.rmStatus));
+    /* 3. UVM (UVM bring-up only) */
+    if (uvm) {
+        bob_uvm_initialize ui;
+        memset(&ui, 0, sizeof ui);
+        r = uvm_ioctl(g, UVM_INITIALIZE, &ui, &ui.rmStatus);
+        if (!nv_ok(r))
+            return fail(g, BOB_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
+        g->uvm_initialized = 1;
+        step(g, "UVM initialized");
+        g->fd_uvm_mm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+        if (g->fd_uvm_mm >= 0) {
+            bob_uvm_mm_initialize mm = { g->fd_uvm, 0 };
+            if (xioctl(g->fd_uvm_mm, UVM_MM_INITIALIZE, &mm) || mm.rmStatus != NV_OK)
+                step(g, "UVM_MM_INITIALIZE: status %s (ignored)", nv_status_name(mm.rmStatus));
+        }
     }
 
     /* 4. card info, /dev/nvidiaN */
@@ -804,57 +954,23 @@ static int bring_up(bob_gpu *g)
         return rc;
     g->usermode = ump;
 
-    /* 7. VA space, UUID, UVM registration */
+    /* 7. VA space; for UVM also the UUID and the UVM registrations.  Without
+     * IS_EXTERNALLY_OWNED the RM keeps the page tables and maps for us. */
     bob_nv_vaspace_alloc vas;
     memset(&vas, 0, sizeof vas);
     vas.vaBase = BOB_VASPACE_BASE;
     vas.vaSize = BOB_VASPACE_SIZE;
-    vas.flags = NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING | NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+    vas.flags = uvm ? NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING | NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED
+                    : NV_VASPACE_ALLOCATION_FLAGS_NONE;
     h = new_handle(g);
     r = rm_alloc(g, g->h_device, &h, FERMI_VASPACE_A, &vas, sizeof vas);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A: %s", nv_why(r, why, sizeof why));
+        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A (flags 0x%x): %s", vas.flags,
+                    nv_why(r, why, sizeof why));
     g->h_vaspace = h;
     step(g, "vaspace 0x%x", h);
-    if (g->cfg.rm_dma_map) {   /* hDma for NV_ESC_RM_MAP_MEMORY_DMA, in our VA space */
-        bob_nv_memory_virtual_alloc vm;
-        memset(&vm, 0, sizeof vm);
-        vm.limit = 0x1ffffffffffffull;
-        vm.hVASpace = g->h_vaspace;
-        h = new_handle(g);
-        r = rm_alloc(g, g->h_device, &h, NV01_MEMORY_VIRTUAL, &vm, sizeof vm);
-        if (!nv_ok(r))
-            return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_MEMORY_VIRTUAL (in the VA space): %s",
-                        nv_why(r, why, sizeof why));
-        g->h_virtmem = h;
-    }
-    bob_nv2080_gid_info gid;
-    memset(&gid, 0, sizeof gid);
-    gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;
-    r = rm_control(g, g->h_subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV2080_CTRL_CMD_GPU_GET_GID_INFO: %s", nv_why(r, why, sizeof why));
-    memcpy(g->uuid, gid.data, 16);
-    bob_uvm_register_gpu rg;
-    memset(&rg, 0, sizeof rg);
-    memcpy(rg.gpu_uuid, g->uuid, 16);
-    rg.rmCtrlFd = -1;
-    r = uvm_ioctl(g, UVM_REGISTER_GPU, &rg, &rg.rmStatus);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
-    g->uvm_gpu_registered = 1;
-    step(g, "GPU registered with UVM");
-    bob_uvm_register_gpu_vaspace rv;
-    memset(&rv, 0, sizeof rv);
-    memcpy(rv.gpuUuid, g->uuid, 16);
-    rv.rmCtrlFd = g->fd_ctl;
-    rv.hClient = g->h_client;
-    rv.hVaSpace = g->h_vaspace;
-    r = uvm_ioctl(g, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
-    g->uvm_vaspace_registered = 1;
-    step(g, "VA space registered with UVM");
+    if (uvm && (rc = register_with_uvm(g)))
+        return rc;
 
     /* error notifier (system memory, read by the host on a fault) */
     void *np = NULL;
@@ -929,20 +1045,8 @@ static int bring_up(bob_gpu *g)
     if (!nv_ok(r))
         return fail(g, BOB_EXIT_NO_GPU, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: %s", nv_why(r, why, sizeof why));
     g->work_submit_token = tok.workSubmitToken;
-    bob_uvm_register_channel rc_;
-    memset(&rc_, 0, sizeof rc_);
-    memcpy(rc_.gpuUuid, g->uuid, 16);
-    rc_.rmCtrlFd = g->fd_ctl;
-    rc_.hClient = g->h_client;
-    rc_.hChannel = g->h_channel;
-    rc_.base = g->cfg.uvm_channel_va;
-    rc_.length = g->cfg.uvm_channel_bytes;
-    r = uvm_ioctl(g, UVM_REGISTER_CHANNEL, &rc_, &rc_.rmStatus);
-    if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
-                    (unsigned long long)rc_.base, (unsigned long long)rc_.length, nv_why(r, why, sizeof why));
-    g->uvm_channel_registered = 1;
-    step(g, "channel registered with UVM");
+    if (uvm && (rc = register_channel_with_uvm(g)))
+        return rc;
     bob_nva06c_schedule sch = { 1, 0, 0 };
     r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
     if (!nv_ok(r))
@@ -953,7 +1057,10 @@ static int bring_up(bob_gpu *g)
     return 0;
 }
 
-int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config)
+/* One bring-up with `mapping` (RM or UVM); on failure everything is released and
+ * *device_reached says whether the device had been allocated (the driver answered). */
+static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config, int mapping,
+                     int *device_reached)
 {
     memset(g, 0, sizeof *g);
     g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
@@ -961,14 +1068,16 @@ int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_confi
         g->mems[i].map_fd = -1;
     g->next_handle = HANDLE_BASE;
     g->target = target;
+    g->mapping = mapping;
+    *device_reached = 0;
     if (config)
         g->cfg = *config;
     const char *trace = getenv("BOB_GPU_TRACE");
     if (trace && *trace && strcmp(trace, "0"))
         g->cfg.verbose = 1;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    g->opened_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    g->opened_ms = clock_ms();
+    trace_ioctls = trace && !strcmp(trace, "ioctl");
+    trace_origin_ms = g->opened_ms;
     if (!g->cfg.channel_va) g->cfg.channel_va = BOB_GPU_DEFAULT_CHANNEL_VA;
     if (!g->cfg.notifier_va) g->cfg.notifier_va = BOB_GPU_DEFAULT_NOTIFIER_VA;
     if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = BOB_GPU_DEFAULT_UVM_CHANNEL_VA;
@@ -980,6 +1089,7 @@ int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_confi
         return fail(g, BOB_EXIT_INTERNAL, "GPFIFO ring entries %u is not a power of two", g->cfg.ring_entries);
     int rc = bring_up(g);
     if (rc) {
+        *device_reached = g->h_device != 0;
         char keep[sizeof g->error];
         memcpy(keep, g->error, sizeof keep);
         bob_gpu_close(g);
@@ -988,6 +1098,36 @@ int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_confi
     }
     g->open = 1;
     return 0;
+}
+
+int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config)
+{
+    int requested = config ? config->mapping : BOB_GPU_MAPPING_AUTO;
+    if (requested == BOB_GPU_MAPPING_AUTO && &bob_plan_gpu_mapping != NULL)
+        requested = bob_plan_gpu_mapping;
+    const char *env = getenv("BOB_GPU_MAPPING");
+    if (requested == BOB_GPU_MAPPING_AUTO && env && *env) {
+        if (!strcmp(env, "rm")) {
+            requested = BOB_GPU_MAPPING_RM;
+        } else if (!strcmp(env, "uvm")) {
+            requested = BOB_GPU_MAPPING_UVM;
+        } else {
+            memset(g, 0, sizeof *g);
+            g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
+            return fail(g, BOB_EXIT_USAGE, "BOB_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
+        }
+    }
+    int reached = 0;
+    int mapping = requested == BOB_GPU_MAPPING_UVM ? BOB_GPU_MAPPING_UVM : BOB_GPU_MAPPING_RM;
+    int rc = open_with(g, target, config, mapping, &reached);
+    if (rc == BOB_EXIT_NO_GPU && requested == BOB_GPU_MAPPING_AUTO && reached) {
+        char refused[sizeof g->error];
+        memcpy(refused, g->error, sizeof refused);
+        warn("the RM bring-up was refused (%s); bringing the GPU up through UVM instead "
+             "(BOB_GPU_MAPPING=uvm skips the first try)", refused);
+        rc = open_with(g, target, config, BOB_GPU_MAPPING_UVM, &reached);
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1096,12 +1236,56 @@ int bob_gpu_wait(bob_gpu *g, const volatile void *sem, uint64_t value, uint32_t 
 /* ------------------------------------------------------------------ */
 /* teardown                                                            */
 
+/* RM bring-up: nothing of ours outlives the root client, so one RM_FREE of it
+ * releases the channel, the memory, their GPU mappings and the VA space; the CPU
+ * mappings and descriptors are ours to drop. */
+static void close_rm(bob_gpu *g)
+{
+    char why[96];
+    for (int i = BOB_GPU_MAX_MEMS - 1; i >= 0; i--) {
+        bob_gpu_mem *m = &g->mems[i];
+        if (m->cpu)
+            munmap(m->cpu, m->size);
+        if (m->map_fd >= 0)
+            close(m->map_fd);
+        memset(m, 0, sizeof *m);
+        m->map_fd = -1;
+    }
+    g->notifier = g->channel_mem = NULL;
+    g->ring = NULL;
+    g->userd = NULL;
+    if (g->usermode)
+        munmap((void *)g->usermode, BOB_USERMODE_MAP_BYTES);
+    g->usermode = NULL;
+    if (g->usermode_fd >= 0)
+        close(g->usermode_fd);
+    g->usermode_fd = -1;
+    step(g, "close: CPU mappings dropped");
+    if (g->h_client) {
+        nv_result r = rm_free(g, 0, g->h_client);
+        if (!nv_ok(r))
+            warn("NV_ESC_RM_FREE of the root client: %s", nv_why(r, why, sizeof why));
+    }
+    g->h_client = g->h_device = g->h_subdevice = g->h_usermode = g->h_vaspace = 0;
+    g->h_group = g->h_ctxshare = g->h_channel = g->h_compute = 0;
+    step(g, "close: root client freed (and every object under it)");
+    if (g->fd_dev >= 0) close(g->fd_dev);
+    if (g->fd_ctl >= 0) close(g->fd_ctl);
+    g->fd_dev = g->fd_ctl = -1;
+    step(g, "close: descriptors closed");
+    g->open = 0;
+}
+
 void bob_gpu_close(bob_gpu *g)
 {
     char why[96];
     nv_result r;
     if (g->fd_ctl < 0 && g->fd_uvm < 0 && !g->h_client) {
         g->open = 0;
+        return;
+    }
+    if (g->mapping == BOB_GPU_MAPPING_RM) {
+        close_rm(g);
         return;
     }
     if (g->uvm_channel_registered) {
@@ -1152,7 +1336,6 @@ void bob_gpu_close(bob_gpu *g)
         g->usermode = NULL;
     }
     free_object(g, g->h_subdevice, &g->h_usermode, "usermode object");
-    free_object(g, g->h_device, &g->h_virtmem, "NV01_MEMORY_VIRTUAL");
     free_object(g, g->h_device, &g->h_subdevice, "NV20_SUBDEVICE_0");
     step(g, "close: UVM registrations undone, usermode unmapped");
     free_object(g, g->h_client, &g->h_device, "NV01_DEVICE_0");

@@ -34,8 +34,31 @@ typedef struct bob_gpu_mem {
     uint64_t rm_linear;       /* pLinearAddress RM returned for the CPU mapping */
     int      map_fd;          /* the descriptor the CPU mapping goes through, -1 none */
     int      range_created;   /* UVM_CREATE_EXTERNAL_RANGE done (UVM_FREE undoes it and the UVM mapping) */
-    int      rm_dma_mapped;   /* NV_ESC_RM_MAP_MEMORY_DMA done */
+    uint32_t virt_handle;     /* NV50_MEMORY_VIRTUAL reserving [gpu_va, gpu_va + size) (RM mapping) */
+    int      rm_dma_mapped;   /* NV_ESC_RM_MAP_MEMORY_DMA done into virt_handle */
 } bob_gpu_mem;
+
+/* How GPU virtual addresses are backed (docs/runtime.md "Two bring-ups").
+ *   RM:  the RM owns the VA space's page tables; each allocation is mapped with
+ *        NV50_MEMORY_VIRTUAL (fixed address) + NV_ESC_RM_MAP_MEMORY_DMA.  No
+ *        /dev/nvidia-uvm at all, so no UVM_REGISTER_GPU (164 ms on an idle H200).
+ *   UVM: the VA space is externally owned by UVM (page faulting on); every
+ *        mapping is UVM_CREATE_EXTERNAL_RANGE + UVM_MAP_EXTERNAL_ALLOCATION.
+ *        A plan that declares memory inside a UVM external range needs this.
+ *   AUTO (0, the default): RM; when the RM bring-up is refused after the device
+ *        was allocated, a warning names the refusal and UVM is used instead.
+ * BOB_GPU_MAPPING=rm|uvm in the environment overrides AUTO (not a plan's UVM). */
+enum bob_gpu_mapping {
+    BOB_GPU_MAPPING_AUTO = 0,
+    BOB_GPU_MAPPING_RM = 1,
+    BOB_GPU_MAPPING_UVM = 2,
+};
+
+/* What the plan asks for, when the host's generated source defines it (a plan that
+ * declares memory inside a UVM external range: `const int bob_plan_gpu_mapping =
+ * BOB_GPU_MAPPING_UVM;`).  Used when bob_gpu_open gets no config or one that says AUTO;
+ * left undefined (weak), the plan needs no UVM. */
+extern const int bob_plan_gpu_mapping __attribute__((weak));
 
 /* Where the shim puts its own objects: GPU VAs a plan must leave free.
  * Zero fields take the defaults (BOB_GPU_DEFAULT_*). */
@@ -46,10 +69,7 @@ typedef struct bob_gpu_config {
     uint64_t uvm_channel_bytes;
     uint32_t ring_entries;     /* GPFIFO entries, a power of two */
     int      channel_location; /* enum bob_mem_location for the ring + USERD (default system) */
-    int      rm_dma_map;       /* 1: also NV_ESC_RM_MAP_MEMORY_DMA through an NV01_MEMORY_VIRTUAL bound to
-                                * our VA space (off by default: UVM_MAP_EXTERNAL_ALLOCATION alone maps
-                                * the memory; with hVASpace 0 RM refuses, NV_ERR_INVALID_STATE, "VA mode
-                                * 2 (PRIVATE) doesn't support allocating an implicit VA space", H200) */
+    int      mapping;          /* enum bob_gpu_mapping (0 = AUTO) */
     int      verbose;          /* 1: print each bring-up step to stderr, with the milliseconds
                                   since bob_gpu_open (also set by BOB_GPU_TRACE=1) */
 } bob_gpu_config;
@@ -69,13 +89,14 @@ typedef struct bob_gpu {
     const bob_target_facts *target;
     bob_gpu_config cfg;
     int fd_ctl, fd_dev, fd_uvm, fd_uvm_mm;
-    uint32_t h_client, h_device, h_subdevice, h_virtmem, h_usermode, h_vaspace;
+    uint32_t h_client, h_device, h_subdevice, h_usermode, h_vaspace;
     uint32_t h_group, h_ctxshare, h_channel, h_compute;
     uint32_t next_handle;
     unsigned gpu_id, minor, device_instance;
     uint16_t pci_device_id;
     char driver_version[64];
     uint8_t uuid[16];
+    int mapping;                     /* the bring-up in use: BOB_GPU_MAPPING_RM or _UVM */
     int uvm_initialized, uvm_gpu_registered, uvm_vaspace_registered, uvm_channel_registered;
     volatile uint8_t *usermode;      /* doorbell page */
     int usermode_fd;
@@ -128,7 +149,10 @@ int bob_gpu_wait(bob_gpu *gpu, const volatile void *sem, uint64_t value, uint32_
 /* Channel error notifier: 0 and no text while clean, else 1 and a message. */
 int bob_gpu_channel_error(bob_gpu *gpu, char *text, size_t text_bytes);
 
-/* Free everything in reverse order of creation.  Idempotent. */
+/* Release the GPU.  Idempotent.  UVM bring-up: every object in reverse order of
+ * creation (the UVM registrations first).  RM bring-up: the CPU mappings, then
+ * one NV_ESC_RM_FREE of the root client, which frees every object under it
+ * (what the driver does anyway when the process exits), then the descriptors. */
 void bob_gpu_close(bob_gpu *gpu);
 
 #endif

@@ -37,21 +37,40 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
     registry = intrinsics if intrinsics is not None else default_intrinsics()
     program = language.load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
     program.bobc_intrinsics = registry     # kept for the registers the kernels really need
+    program.bobc_default_intrinsics = intrinsics is None
     return program
 
 
 def check(program) -> None:
+    """Type check the program, or reuse the verdict reached before for the same inputs
+    (bobc/stored.py): checking Bob's proofs by computation was most of `bobc check`'s time
+    once parsing was cached.  Only success is stored; a refusal is found again every time."""
+    from . import stored
+
+    if stored.verdict_holds(program):
+        return
     program.check()
+    stored.keep_verdict(program)
 
 
 def extract(program, entry: str | None = DEFAULT_ENTRY):
+    from . import stored
     from .plan.extract import extract_plan
 
-    return extract_plan(program, entry=require_entry(program, entry))
+    entry = require_entry(program, entry)
+    plan = stored.plan(program, entry)
+    if plan is None:
+        plan = extract_plan(program, entry=entry)
+        stored.keep_plan(program, entry, plan, kernel_needs(program, plan))
+    return plan
 
 
 def kernel_needs(program, plan) -> dict[str, int] | None:
     """Region identity -> registers its assembled kernel uses, as the certifier takes them."""
+    from . import stored
+
+    if stored.needs_of(program, plan) is not None:
+        return stored.needs_of(program, plan)
     registry = getattr(program, "bobc_intrinsics", None)
     if registry is None:
         return None

@@ -186,15 +186,16 @@ static int run_bundle(bob_gpu *g, const char *path)
 int main(int argc, char **argv)
 {
     const char *target_name = "sm_90", *bundle = NULL;
-    int repeat = 100, verbose = 1, rm_dma_map = 0;
+    int repeat = 100, verbose = 1, mapping = BOB_GPU_MAPPING_AUTO;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--target") && i + 1 < argc) target_name = argv[++i];
         else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) bundle = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quiet")) verbose = 0;
-        else if (!strcmp(argv[i], "--rm-dma-map")) rm_dma_map = 1;
+        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "rm")) mapping = BOB_GPU_MAPPING_RM, i++;
+        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "uvm")) mapping = BOB_GPU_MAPPING_UVM, i++;
         else {
-            fprintf(stderr, "usage: gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet] [--rm-dma-map]\n");
+            fprintf(stderr, "usage: gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet] [--mapping rm|uvm]\n");
             return BOB_EXIT_USAGE;
         }
     }
@@ -210,17 +211,16 @@ int main(int argc, char **argv)
     }
 
     static bob_gpu g;
-    const struct { int location, rm_dma; const char *what; } tries[] = {
-        { BOB_MEM_SYSTEM, rm_dma_map, "ring+USERD in system memory" },
-        { BOB_MEM_VIDEO, rm_dma_map, "ring+USERD in video memory" },
+    const struct { int location; const char *what; } tries[] = {
+        { BOB_MEM_SYSTEM, "ring+USERD in system memory" },
+        { BOB_MEM_VIDEO, "ring+USERD in video memory" },
     };
     int rc = BOB_EXIT_NO_GPU, chosen = -1;
     double open_us = 0;
     for (unsigned k = 0; k < sizeof tries / sizeof tries[0] && rc; k++) {
-        bob_gpu_config cfg = { .channel_location = tries[k].location, .rm_dma_map = tries[k].rm_dma,
-                               .verbose = verbose };
-        printf("== bring-up attempt %u: %s%s, target %s\n", k + 1, tries[k].what,
-               tries[k].rm_dma ? ", RM DMA map + UVM map" : ", UVM map", t->name);
+        bob_gpu_config cfg = { .channel_location = tries[k].location, .mapping = mapping, .verbose = verbose };
+        printf("== bring-up attempt %u: %s, mapping %s, target %s\n", k + 1, tries[k].what,
+               mapping == BOB_GPU_MAPPING_UVM ? "uvm" : mapping == BOB_GPU_MAPPING_RM ? "rm" : "auto", t->name);
         double t0 = now_us();
         rc = bob_gpu_open(&g, t, &cfg);
         open_us = now_us() - t0;

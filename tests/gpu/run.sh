@@ -7,7 +7,8 @@
 # gpu_smoke.log the shim smoke program (dynamic build): bring-up, semaphore
 #               release, round trips, SET_OBJECT compute, one V04_00 QMD launch
 # gpu_smoke_static.log the same program linked with gcc -static (no launch)
-# launch_variants.log probes: channel-setup (prologue) variants, --rm-dma-map
+# launch_variants.log probes: channel-setup (prologue) variants
+# gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
@@ -42,6 +43,10 @@ smoke=$?; note "gpu_smoke: exit $smoke"
 timeout 60 runtime_c/build/gpu_smoke.static --repeat 20 > "$LOG/gpu_smoke_static.log" 2>&1
 note "gpu_smoke.static: exit $?"
 
+# the other bring-up: UVM (what a plan with a UVM external range uses)
+timeout 120 runtime_c/build/gpu_smoke --mapping uvm --bundle "$BUNDLE" > "$LOG/gpu_smoke_uvm.log" 2>&1
+note "gpu_smoke --mapping uvm: exit $?"
+
 # Probes (PROBES=1), each in a fresh process since a channel error ends the
 # channel: prologue variants for the compute channel setup, and the RM DMA
 # mapping.  They fault the GPU on purpose; run them only to study bring-up.
@@ -54,9 +59,6 @@ if [ "${PROBES:-0}" = 1 ]; then
     r=$?; note "prologue variant $v: exit $r"
     (dmesg 2>/dev/null | grep -i xid | tail -1) >> "$LOG/launch_variants.log" 2>&1
   done
-  echo "=== --rm-dma-map" >> "$LOG/launch_variants.log"
-  timeout 60 runtime_c/build/gpu_smoke --rm-dma-map --repeat 5 >> "$LOG/launch_variants.log" 2>&1
-  note "gpu_smoke --rm-dma-map: exit $?"
 
 fi
 

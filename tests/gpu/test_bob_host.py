@@ -132,11 +132,40 @@ def test_a_traced_invocation_says_where_its_time_goes_and_computes_the_same(host
     times = [float(l.split()[1]) for l in lines]
     assert times == sorted(times) and times[0] < 1.0
     text = "\n".join(lines)
-    for step in ("GPU registered with UVM", "channel up", "host: buffers allocated", "host: submissions 0..",
-                 "host: schedule carried out", "host: outputs published", "close: descriptors closed"):
+    for step in ("mapping: RM", "channel up", "host: buffers allocated", "host: submissions 0..",
+                 "host: schedule carried out", "host: outputs published", "close: root client freed",
+                 "close: descriptors closed"):
         assert step in text, step
+    assert "UVM" not in text.replace("mapping: RM (NV50_MEMORY_VIRTUAL + NV_ESC_RM_MAP_MEMORY_DMA; no UVM)", "")
     for suffix in ("ckpt", "pred", "result"):
         assert (folder / f"untraced.{suffix}").read_bytes() == (folder / f"traced.{suffix}").read_bytes(), suffix
+
+
+def test_both_bring_ups_compute_the_same_bytes(host, case):
+    """Bob needs no UVM, so its host maps through the RM (the default); the UVM bring-up (what a
+    plan with a UVM external range gets, BOB_GPU_MAPPING=uvm here) must give the same outputs,
+    and each trace says which bring-up ran, ioctl by ioctl with BOB_GPU_TRACE=ioctl."""
+    folder = case[0]
+    said = {}
+    for mapping in ("rm", "uvm"):
+        stderr = []
+        invoke(host, folder, "train", "start.ckpt", mapping, stderr_to=stderr,
+               extra_env={"BOB_GPU_MAPPING": mapping, "BOB_GPU_TRACE": "ioctl"})
+        said[mapping] = stderr[0]
+    assert "mapping: RM" in said["rm"] and "RM_MAP_MEMORY_DMA" in said["rm"] and "UVM ioctl" not in said["rm"]
+    assert "GPU registered with UVM" in said["uvm"] and "UVM ioctl" in said["uvm"]
+    assert "RM_MAP_MEMORY_DMA" not in said["uvm"]
+    for suffix in ("ckpt", "pred", "result"):
+        assert (folder / f"rm.{suffix}").read_bytes() == (folder / f"uvm.{suffix}").read_bytes(), suffix
+
+
+def test_an_unknown_bring_up_is_a_usage_error(host, case):
+    folder = case[0]
+    run = subprocess.run([str(host), "train", "--input", str(folder / "record.bin"), "--checkpoint-out",
+                          str(folder / "x.ckpt"), "--predictions", str(folder / "x.pred"), "--result",
+                          str(folder / "x.result")], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "BOB_GPU_MAPPING": "fast"})
+    assert run.returncode == 2 and "BOB_GPU_MAPPING=fast: expected rm or uvm" in run.stderr
 
 
 def test_predict_from_a_trained_checkpoint_gives_the_trained_predictions(host, case):

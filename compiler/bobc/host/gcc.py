@@ -2,16 +2,30 @@
 
 Static linking is what lets the host run on a GPU node that has only the
 NVIDIA kernel driver: no libcuda, no CUDA runtime, no matching glibc needed.
+
+The runtime's sources (runtime_c/) are the same for every plan, so they are
+compiled once into objects kept in bobc's user cache (bobc/cache.py), named by a
+hash of their sources and headers, the flags and the compiler; a build compiles
+only the generated plan source and links it with those objects, in the order
+the sources are listed.  The objects are exactly what compiling every source in
+one gcc command makes (gcc names each object's STT_FILE symbol after the source's
+base name, in both cases), so the host is byte-identical to one built without
+the cache.  Objects and not an archive: `ar` + link on demand would order the
+members differently, and the host would not be the same bytes.
 """
 from __future__ import annotations
 
 import shutil
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
+from .. import cache
 from ..errors import BobcError
 
 CFLAGS = ("-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE")
+CACHE_KIND = "runtime-objects"
+SOURCE_KIND = "objects"
 
 
 class HostBuildError(BobcError):
@@ -26,18 +40,131 @@ def compiler() -> str:
     return found
 
 
-def build(sources: list[Path], include_dirs: list[Path], output: Path, static: bool = True) -> None:
-    """Compile and link `sources` into `output`; a compiler diagnostic becomes a HostBuildError."""
-    command = [compiler(), *CFLAGS]
-    for folder in include_dirs:
-        command += ["-I", str(folder)]
-    command += [str(s) for s in sources]
-    command += ["-o", str(output)]
-    if static:
-        command.append("-static")
-    command.append("-lm")
+@lru_cache(maxsize=None)
+def compiler_identity(path: str) -> str:
+    """What decides the objects a compiler makes besides the sources: the driver's resolved
+    path and its file's size, modification time and inode (an upgrade of gcc replaces the
+    driver).  A stat rather than `gcc --version`: one process start less per build."""
+    resolved = Path(path).resolve()
+    try:
+        status = resolved.stat()
+        stamp = f"{status.st_size} {status.st_mtime_ns} {status.st_ino}"
+    except OSError:
+        stamp = "unreadable"
+    return f"{resolved}\n{stamp}"
+
+
+def template_cache():
+    """jinja2's compiled-template cache in bobc's user cache (it keys each entry by the
+    template's name and a checksum of its source), or None when the cache is off or unwritable."""
+    folder = cache.entry("templates", "jinja2")
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    import jinja2
+
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
+def _run(command: list[str], what: str) -> None:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         diagnostics = (result.stderr or result.stdout).strip()
-        raise HostBuildError(f"gcc could not build the host {output}:\n{diagnostics}",
+        raise HostBuildError(f"gcc could not build {what}:\n{diagnostics}",
                              hint="this is a bobc bug if the plan checked: please report it with the plan")
+
+
+def _flags(include_dirs: list[Path]) -> list[str]:
+    command = [*CFLAGS]
+    for folder in include_dirs:
+        command += ["-I", str(folder)]
+    return command
+
+
+def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
+    """The cache key of `library`'s objects: every source's name and bytes, every header in
+    the include folders, the flags and the compiler driver (not the folders' paths, so a checkout
+    and an installed copy of the same runtime share one entry)."""
+    parts: list[bytes | str] = [compiler_identity(gcc), " ".join(CFLAGS)]
+    for source in library:
+        parts += [source.name, source.read_bytes()]
+    for folder in include_dirs:
+        for header in sorted(folder.glob("*.h")):
+            parts += [header.name, header.read_bytes()]
+    return cache.digest(*parts)
+
+
+def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> tuple[list[Path], Path | None]:
+    """Objects for `library` (one per source, in order): from the cache, or compiled now.
+
+    Returns the objects and a folder to delete after linking (None when they are cached).
+    """
+    key = library_key(gcc, library, include_dirs)
+    names = [source.with_suffix(".o").name for source in library]
+    cached = cache.entry(CACHE_KIND, key)
+    if cached is not None and all((cached / name).is_file() for name in names):
+        return [cached / name for name in names], None
+    scratch = cache.scratch_folder(CACHE_KIND)
+    for source, name in zip(library, names):
+        _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the runtime source {source}")
+    folder = cache.publish_folder(CACHE_KIND, key, scratch)
+    if folder != scratch and not all((folder / name).is_file() for name in names):
+        folder = scratch                       # a damaged entry is in the way: use what we just built
+    if folder == scratch:
+        return [scratch / name for name in names], scratch
+    if scratch.exists():                       # another build published the same objects first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return [folder / name for name in names], None
+
+
+def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path) -> tuple[Path, Path | None]:
+    """The object of one source (the generated plan source), from the cache when the same
+    bytes were compiled before with the same headers, flags and compiler; else compiled now.
+    Returns the object and a folder to delete after linking (None when it is cached)."""
+    key = library_key(gcc, [source], include_dirs)
+    name = source.with_suffix(".o").name
+    cached = cache.entry(SOURCE_KIND, key)
+    if cached is not None and (cached / name).is_file():
+        return cached / name, None
+    scratch = cache.scratch_folder(SOURCE_KIND)
+    _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
+    folder = cache.publish_folder(SOURCE_KIND, key, scratch)
+    if folder == scratch or not (folder / name).is_file():
+        return scratch / name, scratch
+    if scratch.exists():
+        shutil.rmtree(scratch, ignore_errors=True)
+    return folder / name, None
+
+
+def build(sources: list[Path], include_dirs: list[Path], output: Path, static: bool = True,
+          library: list[Path] = ()) -> None:
+    """Compile and link `sources` then `library` into `output`; a compiler diagnostic becomes
+    a HostBuildError.  Every object is cached by content: `library` as one entry (the
+    runtime), each of `sources` as its own (the generated plan source), so a build links
+    objects only, in the order the sources are given, which gives the same bytes as
+    compiling everything in one gcc command."""
+    gcc = compiler()
+    objects: list[Path] = []
+    leftovers: list[Path] = []
+    try:
+        for source in sources:
+            found, leftover = source_object(gcc, Path(source), include_dirs, output)
+            objects.append(found)
+            if leftover is not None:
+                leftovers.append(leftover)
+        if library:
+            found_objects, leftover = library_objects(gcc, list(library), include_dirs)
+            objects += found_objects
+            if leftover is not None:
+                leftovers.append(leftover)
+        command = [gcc, *_flags(include_dirs), *(str(o) for o in objects), "-o", str(output)]
+        if static:
+            command.append("-static")
+        command.append("-lm")
+        _run(command, f"the host {output}")
+    finally:
+        for leftover in leftovers:
+            shutil.rmtree(leftover, ignore_errors=True)

@@ -164,7 +164,8 @@ def render(built, target: Target) -> str:
     manifest = images.manifest
     prologue = manifest["prologue"]["gpfifo_entry"]
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
-                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                     bytecode_cache=gcc.template_cache())
     environment.globals.update(hex=hex, c_string=c_string, double_literal=double_literal)
     steps = _steps(plan, manifest)
     blobs: dict[bytes, str] = {}
@@ -196,7 +197,7 @@ def build_host(built, target: Target, output: Path) -> None:
         plan_c.write_text(source, encoding="utf-8")
         linked = Path(folder) / "host"
         runtime = shared_folder("runtime_c")
-        gcc.build([plan_c, *(runtime / name for name in _runtime_sources(runtime))], [runtime], linked)
+        gcc.build([plan_c], [runtime], linked, library=[runtime / name for name in _runtime_sources(runtime)])
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,

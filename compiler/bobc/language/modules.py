@@ -17,7 +17,6 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..resources import shared_folder
-from .parse import parse_file
 from .syntax import Module
 
 
@@ -44,17 +43,76 @@ def parse_cached(path) -> Module:
     """Parse a module file, reusing the tree while the file is unchanged.
 
     Syntax trees are never modified after parsing, so every Program of this
-    process can share them (a build that loads a plan twice parses it once).
+    process can share them (a build that loads a plan twice parses it once),
+    and later processes can too: see parse_stored.
     """
     path = Path(path)
     try:
         status = path.stat()
     except OSError:
-        return parse_file(path)
+        return _parse_file(path)
     key = (str(path.resolve()), status.st_mtime_ns, status.st_size)
     module = _PARSED.get(key)
     if module is None or module.path != path:
-        module = _PARSED[key] = parse_file(path)
+        module = _PARSED[key] = parse_stored(path)
+    return module
+
+
+def _parse_file(path: Path) -> Module:
+    from .parse import parse_file       # lark is imported only when something is parsed
+
+    return parse_file(path)
+
+
+def _parser_identity() -> bytes:
+    """What decides a syntax tree besides the text and its path: the grammar, the code that
+    builds the tree, lark's version, Python's (the pickle format)."""
+    global _IDENTITY
+    if _IDENTITY is None:
+        import importlib.util
+        import sys
+
+        here = Path(__file__).parent
+        parts = [sys.version.encode()]
+        for name in ("grammar.lark", "parse.py", "syntax.py", "../errors.py"):
+            parts.append((here / name).read_bytes())
+        spec = importlib.util.find_spec("lark")
+        parts.append(Path(spec.origin).read_bytes() if spec and spec.origin else b"no lark")
+        _IDENTITY = b"\0".join(parts)
+    return _IDENTITY
+
+
+_IDENTITY: bytes | None = None
+
+
+def parse_stored(path: Path) -> Module:
+    """Parse `path`, or load its tree from bobc's user cache (bobc/cache.py), keyed by a hash of
+    the file's bytes, its path (spans name it) and the parser's identity: an edit to the file,
+    the grammar or the parser is a new key.  Loading a stored tree skips importing lark, building
+    the LALR tables and parsing, most of `bobc check`'s time on Bob (bench/results/profiles)."""
+    import pickle
+
+    from .. import cache
+
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return _parse_file(path)        # says what is wrong with the file
+    key = cache.digest(_parser_identity(), str(path), data)
+    stored = cache.read("parsed", key)
+    if stored is not None:
+        try:
+            module = pickle.loads(stored)
+            if isinstance(module, Module):
+                return module
+        except Exception:               # a damaged entry is only a miss
+            pass
+    from .parse import parse_module
+
+    # as Path.read_text reads it: universal newlines
+    module = parse_module(text.replace("\r\n", "\n").replace("\r", "\n"), path)
+    cache.write("parsed", key, pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL))
     return module
 
 

@@ -36,8 +36,24 @@ _TERMINAL_WORDS = {
 
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr",
-                     propagate_positions=True, maybe_placeholders=True)
+    grammar = _GRAMMAR.read_text(encoding="utf-8")
+    return lark.Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                     cache=_tables_file(grammar))
+
+
+def _tables_file(grammar: str) -> str | bool:
+    """Where lark keeps the LALR tables it built from `grammar` (lark checks the grammar's
+    hash stored in the file), in bobc's user cache; False when there is none."""
+    from .. import cache
+
+    path = cache.entry("lark", cache.digest(grammar, lark.__version__))
+    if path is None:
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return str(path)
 
 
 def _describe_terminal(name: str) -> str:

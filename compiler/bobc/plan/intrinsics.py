@@ -43,7 +43,7 @@ class _Encoders:
         source = r.text(v.fields[0], "the kernel's source")
         r.text(v.fields[1], "the kernel's name")       # checked; the source is what is assembled
         path = _kernel_source(context.program, source)
-        from ..sass import assemble_kernel
+        from ..kernel_cache import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
         if key not in self.kernels:
             assembled = assemble_kernel(path, context.target)

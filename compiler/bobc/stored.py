@@ -1,0 +1,107 @@
+"""What evaluating a plan found, kept between builds: the type check's verdict and the
+extracted plan (with the registers its kernels need), in bobc's user cache (bobc/cache.py).
+
+Checking Bob's proofs by computation and extracting its plan were most of `bobc check`'s
+time once parsing was cached.  Both results depend only on:
+  - every module's path and text (what the program loaded),
+  - the target and the plan module's name,
+  - bobc itself (all its code and tables: the checker evaluates, and evaluation reaches
+    the compiler's own encoders and assembler), and
+  - the kernel sources evaluation read (compiler-native-encode of SM86Program), recorded
+    with their SHA-256 when the result is stored and compared again when it is reused.
+A program loaded with other intrinsics (a benchmark's empty kernels) is never stored.
+Only success is stored: a refused program is checked again, with its message, every time;
+a stored plan is certified again on every build.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from pathlib import Path
+
+from . import cache, kernel_cache
+
+WELL_TYPED = b"well typed\n"
+
+
+def _key(program) -> str | None:
+    if not getattr(program, "bobc_default_intrinsics", False):
+        return None
+    parts: list[bytes | str] = [cache.package_identity(), program.target.name, program.plan_name]
+    for name in sorted(program.modules):
+        module = program.modules[name]
+        parts += [name, str(module.path), module.source]
+    return cache.digest(*parts)
+
+
+def _files_unchanged(listing) -> bool:
+    """Whether every (path, sha256) recorded with an entry still holds."""
+    try:
+        for path, digest in listing:
+            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
+                return False
+    except (OSError, TypeError, ValueError):
+        return False
+    return True
+
+
+def verdict_holds(program) -> bool:
+    """True when this program was found well typed before (and nothing it read changed)."""
+    key = _key(program)
+    data = cache.read("checked", key) if key is not None else None
+    if data is None or not data.startswith(WELL_TYPED):
+        return False
+    try:
+        listing = json.loads(data[len(WELL_TYPED):])
+    except ValueError:
+        return False
+    if not _files_unchanged(listing):
+        return False
+    program.bobc_verdict = key
+    return True
+
+
+def keep_verdict(program) -> None:
+    """Record that this program is well typed (call only after its check passed)."""
+    key = _key(program)
+    if key is None:
+        return
+    program.bobc_verdict = key
+    cache.write("checked", key, WELL_TYPED + json.dumps(kernel_cache.sources_read()).encode())
+
+
+def _plan_key(program, entry) -> str | None:
+    verdict = getattr(program, "bobc_verdict", None)     # a well-typed program's plans only
+    return None if verdict is None else cache.digest(verdict, "extracted plan", str(entry))
+
+
+def plan(program, entry):
+    """The Plan extracted before from this well-typed program for `entry`, or None."""
+    from .plan.model import Plan
+
+    key = _plan_key(program, entry)
+    data = cache.read("plans", key) if key is not None else None
+    if data is None:
+        return None
+    try:
+        listing, found, needs = pickle.loads(data)
+    except Exception:                   # a damaged entry is only a miss
+        return None
+    if not isinstance(found, Plan) or not isinstance(needs, (dict, type(None))) or not _files_unchanged(listing):
+        return None
+    program.bobc_stored_needs = (found, needs)
+    return found
+
+
+def keep_plan(program, entry, found, needs) -> None:
+    key = _plan_key(program, entry)
+    if key is not None:
+        cache.write("plans", key, pickle.dumps((kernel_cache.sources_read(), found, needs),
+                                               protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def needs_of(program, found):
+    """The kernel register needs stored with `found`, when it is a stored plan; else None."""
+    kept = getattr(program, "bobc_stored_needs", None)
+    return kept[1] if kept is not None and kept[0] is found else None
