@@ -51,9 +51,12 @@ def load_images(folder: Path):
 
 
 def run(args):
+    """Files in and out by the native host's rules (reference/safe_io.py, as `bobc run
+    --reference`): inputs read once and bounded, output paths checked before any work,
+    interval checkpoints published as their intervals end, the last outputs together."""
     from .. import pipeline
+    from ..reference import safe_io
     from ..reference.errors import BadCheckpoint, BadInputRecord
-    from ..reference.publish import publish
     from ..reference.runner import OutputPaths
     from ..sim.host_adapter import host_plan
     from ..sim.invocation import simulate
@@ -69,29 +72,29 @@ def run(args):
             raise UsageError(f"the images in {args.images} are for {images.manifest.get('target')}, "
                              f"not --target {target.name}")
     host = host_plan(built.plan, images, target)
-    record = _read(args.input, BadInputRecord)
-    checkpoint = _read(args.checkpoint, BadCheckpoint) if args.checkpoint else None
-    result = simulate(host, images, args.operation, record, checkpoint,
-                      check_hazards=not args.no_hazard_check)
-    publish(outputs.predictions, result.predictions)
-    publish(outputs.result, result.result)
-    publish(outputs.checkpoint, result.checkpoint)
+    files = safe_io.OutputSet()
+    record_file = safe_io.read_input(args.input, BadInputRecord)
+    files.inputs.append(record_file)
+    checkpoint_file = None
+    if args.checkpoint:
+        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint)
+        files.inputs.append(checkpoint_file)
+    for option, name in OutputPaths.ORDER:
+        files.add(getattr(outputs, name), option,
+                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    result = simulate(host, images, args.operation, record_file.data,
+                      checkpoint_file.data if checkpoint_file else None,
+                      check_hazards=not args.no_hazard_check,
+                      publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
+                                                                           "--checkpoint-out"),
+                      record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint")
+    files.stage("--predictions", result.predictions)
+    files.stage("--result", result.result)
+    files.stage("--checkpoint-out", result.checkpoint)
+    files.publish()
     log = result.channel.log
     checked = "no control-code hazard, " if not args.no_hazard_check else ""
     print(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
-          f"releases; {checked}no out-of-bounds access; predictions {_tokens(result.predictions)}")
+          f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
+          f"predictions {len(result.predictions)} bytes")
     return 0
-
-
-def _read(path, error) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as failure:
-        raise error(path, "read", failure.strerror or str(failure)) from failure
-
-
-def _tokens(predictions: bytes) -> str:
-    from ..reference.formats import decode_predictions
-
-    tokens, valid = decode_predictions(predictions)
-    return " ".join(str(int(t)) if v else "-" for t, v in zip(tokens, valid))

@@ -35,3 +35,10 @@ class Hazard(SimulationFault):
 
 class SemaphoreNotReleased(SimulationFault):
     """A submission ended without releasing the semaphore the host waits on."""
+
+
+class HostStepFault(BobcError):
+    """A step the C host would refuse as an internal error (runtime_c/plan_host.c: a
+    schedule addressing no buffer, reading past an input, writing no output, ...)."""
+
+    exit_code = 1       # the native host's BOB_EXIT_INTERNAL

@@ -1,11 +1,14 @@
 """The one module that reads the host plan: what the native host would do, as plain data.
 
-The generated host (bobc.host.generate + runtime_c/plan_host.c) is data:
-buffers (GPU address, size, which image fills them), semaphores, parameter
-blocks, AdamW pointers and hyperparameters, and the schedule as steps.  This
-adapter takes exactly that data from the same functions the host generator
-uses, so the simulator carries out the schedule the host would; when the
-plan's host description changes shape, only this module changes.
+The generated host (bobc.host.generate + runtime_c/plan_host.c) is data: the
+typed host plan's buffers sized for the target's images, the ring's
+semaphores, the plan's fills with the GPU address each is written at, the
+record checks, the fresh state, and the step list both hosts carry out
+(bobc.plan.schedule.lower: repeats unrolled, scalar fills placed before the
+submissions that read them).  This adapter takes exactly that data from the
+same functions the host generator uses, so the simulator carries out the
+schedule the C host would; when the plan's host description changes shape,
+only this module (and the step handlers in invocation.py) change.
 """
 from __future__ import annotations
 
@@ -13,12 +16,16 @@ import struct
 from dataclasses import dataclass
 
 from ..host import generate
-from ..reference.formats import Hyperparameters
+from ..plan.host import ENCODINGS, SCALAR_OP_CODES, STEP_KIND
+from ..plan.schedule import ScheduleError, lower
+from ..reference.host import fresh_payload
+from .faults import Unmodeled
 from .memory import Resident
 
-FILE_NAMES = {number: name for name, number in generate.FILES.items()}
-OP_NAMES = {number: name for name, number in generate.OPS.items()}
-IMAGE_OF_SECTION = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
+# generate.BUFFER_SECTIONS: plan buffer -> the image embedded for it (an Images attribute)
+SCALAR_OPS = {code: name for name, code in SCALAR_OP_CODES.items()}
+# generate._fills' C enum names -> bobc.plan.host's encodings
+FILL_ENCODINGS = {"BOBC_ENCODE_" + name.upper(): name for name in ENCODINGS.values()}
 
 
 @dataclass(frozen=True)
@@ -31,59 +38,74 @@ class HostBuffer:
 
 @dataclass(frozen=True)
 class HostStep:
-    op: str                    # submit, read, write, write_at, operation, checkpoint_begin, checkpoint_publish, adamw
-    file: str | None
-    a: int
-    b: int
-    c: int
-    d: int
+    """One step of the lowered list: its kind's name (bobc.plan.host.STEP_KINDS), its fields."""
+
+    kind: str
+    values: dict
+    note: str
+
+
+@dataclass(frozen=True)
+class HostFill:
+    """A plan fill as the C host holds it (bobc_fill): GPU address, step offset, encoding and
+    its scalar program in postfix ((operation name, constant) per term)."""
+
+    va: int
+    step: int
+    encoding: str             # binary32 or word32
+    terms: tuple[tuple[str, float], ...]
+    note: str
 
 
 @dataclass(frozen=True)
 class HostPlan:
     target: str
+    identity: str
     buffers: tuple[HostBuffer, ...]
     residents: tuple[Resident, ...]
     steps: tuple[HostStep, ...]
-    semaphores: tuple[int, ...]           # per ring entry
+    fills: tuple[HostFill, ...]
+    semaphores: tuple[int, ...]           # per ring image entry (submission)
     semaphore_payload: int
-    parameter_blocks: tuple[int, ...]     # per launch
-    parameter_base: int
     prologue_entry: bytes
-    adamw_pointers: tuple[int, int, int, int]   # P, G, M, V
-    hyper: Hyperparameters
-    parameter_count: int
-    contract: object
+    record_bytes: int
+    input_checks: tuple                   # bobc.plan.host.RecordCheck, checked in order
+    fresh_payload: bytes                  # the initializers' state: a request without a checkpoint
+    contract: object                      # bobc.plan.model.CheckpointContract
     launch_names: dict                    # QMD address -> "launch i (identity)", for messages
-
-
-def _float(bits: int) -> float:
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
 def host_plan(plan, images, target) -> HostPlan:
     """The host's data for `plan` built into `images` for `target` (bobc.targets.Target)."""
+    if plan.host is None:
+        raise Unmodeled("the plan declares no native host (NvidiaPlanHost): there is no schedule to carry out")
     manifest = images.manifest
-    buffers = tuple(HostBuffer(b["name"], b["gpu"], b["size"], IMAGE_OF_SECTION.get(b["name"]) if b["section"] else None)
+    buffers = tuple(HostBuffer(b["name"], b["gpu"], b["size"], generate.BUFFER_SECTIONS.get(b["name"]))
                     for b in generate._buffers(plan, images))
-    steps = tuple(HostStep(OP_NAMES[s.op], FILE_NAMES.get(s.file), s.a, s.b, s.c, s.d)
-                  for s in generate._steps(plan, manifest))
-    pointers = generate._adamw_pointers(plan)
-    hyper = generate._hyperparameters(plan)
-    prologue = manifest["prologue"]["gpfifo_entry"]
+    try:
+        lowered = lower(plan)
+    except ScheduleError as error:
+        raise Unmodeled(f"the simulator cannot carry out this schedule: {error.message}") from None
+    steps = tuple(HostStep(s.name, dict(s.values), s.note) for s in lowered)
+    fills = tuple(HostFill(f["va"], f["step"], FILL_ENCODINGS[f["encoding"]],
+                           tuple((SCALAR_OPS[op], value) for op, value in f["terms"]), f["note"])
+                  for f in generate._fills(plan, manifest, target))
     return HostPlan(
-        target=target.name, buffers=buffers,
+        target=target.name, identity=plan.host.identity, buffers=buffers,
         residents=tuple(Resident(r.name, r.address, r.size) for r in plan.arena.globals),
-        steps=steps,
+        steps=steps, fills=fills,
         semaphores=tuple(s["semaphore_address"] for s in manifest["submissions"]),
         semaphore_payload=manifest["semaphore"]["payload"],
-        parameter_blocks=tuple(launch["parameter_address"] for launch in manifest["launches"]),
-        parameter_base=target.parameter_base,
-        prologue_entry=struct.pack("<2I", *prologue),
-        adamw_pointers=(pointers["parameters"], pointers["gradients"], pointers["first_moments"],
-                        pointers["second_moments"]),
-        hyper=Hyperparameters(*(_float(hyper[k]) for k in ("lr", "beta1", "beta2", "eps", "weight_decay"))),
-        parameter_count=plan.checkpoint.chunk_bytes // 4,
+        prologue_entry=struct.pack("<2I", *manifest["prologue"]["gpfifo_entry"]),
+        record_bytes=plan.host.request.input_record_bytes,
+        input_checks=tuple(plan.host.request.input_checks),
+        fresh_payload=fresh_payload(plan),
         contract=plan.checkpoint,
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({launch['identity']})"
                       for launch in manifest["launches"]})
+
+
+def constructor_of(kind_name: str) -> str:
+    """The PlanHost.bob constructor a step kind comes from, for messages."""
+    kind = STEP_KIND.get(kind_name)
+    return kind.constructor if kind is not None and kind.constructor else "emitted by the generator"
