@@ -8,7 +8,7 @@ from bobc.nvidia.encode import write_images
 from bobc.reference import formats
 from bobc.reference.bob import run_invocation
 
-from .conftest import PLAN, built_for
+from .conftest import PLAN, REPO, built_for
 
 
 def _arguments(folder, operation="predict"):
@@ -43,3 +43,25 @@ def test_bobc_sim_reports_a_fault_in_given_images_as_one_message_with_the_gpu_fa
     assert err.startswith("bobc sim: error: GPFIFO entry 0 finished without releasing its semaphore")
     assert "Traceback" not in err
     assert not (tmp_path / "out.pred").exists()
+
+
+def test_bobc_sim_carries_out_another_plans_host_with_its_own_files(tmp_path, case, capsys):
+    """The synthetic AllSteps host (Bob's program, a schedule of every step kind), predict: its
+    8-byte predictions as AllSteps.bob's steps make them (the input's bytes 16..19 and, after the
+    cursor moves 2, 18..21; then the filled word 42 written over bytes 2..5), the bound input
+    identity ending the result, the fresh state handed on."""
+    from bobc.reference import envelope
+
+    (tmp_path / "record.bin").write_bytes(case[0])
+    plan = REPO / "tests/platform/Synthetic/AllSteps.bob"
+    arguments = _arguments(tmp_path)
+    arguments[0] = str(plan)
+    assert main(["sim", *arguments, "--entry", "synAllStepsHost", "-I", str(REPO / "examples/bob")]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("sim sm_86: predict: 10 launches, 10 semaphore releases; no control-code hazard")
+    assert "0 checkpoint publication(s); predictions 8 bytes" in said
+    record = case[0]
+    assert (tmp_path / "out.pred").read_bytes() == record[16:18] + struct.pack("<I", 42) + record[20:22]
+    built, _ = built_for("sm_86")
+    assert envelope.decode((tmp_path / "out.ckpt").read_bytes(), built.plan.checkpoint)[1] == 0
+    assert (tmp_path / "out.result").read_bytes()[-8:] == case[0][:8]      # the bound input identity
