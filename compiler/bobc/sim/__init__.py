@@ -13,6 +13,6 @@ concern (docs/simulator.md):
 - sass_frontend: instructions from NVIDIA's nvdisasm text, control codes from the raw bits
 - latencies, hazards: the control-code checker with its own latency rules
 - executor: the threads of a launch side by side in NumPy
-- host_adapter: the one place that reads the host plan (buffers and steps)
-- invocation: a whole host invocation (files in, files out) on the simulator
+- host_adapter: the one place that reads the typed host plan (buffers, fills, the lowered steps)
+- invocation: a whole host invocation (files in, files out), one handler per step kind as runtime_c/plan_host.c
 """
