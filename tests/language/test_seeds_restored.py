@@ -11,8 +11,9 @@
   and the restored module parses with every import and definition the
   one-line text spells, while the one-line text parses as imports alone.
 
-The seeds are vendored in tests/data/seeds (a clone has no ../shared); their
-PROVENANCE records where they came from and their sha256.
+The seeds are vendored in tests/data/shared/seeds (a clone has no ../shared); their
+tests/data/PROVENANCE records where they came from and their sha256
+(tests/test_vendored_data.py checks them, and against ../shared where it exists).
 """
 from __future__ import annotations
 
@@ -26,33 +27,11 @@ from bobc.language.syntax import Definition
 
 from .conftest import REPOSITORY
 
-SEEDS = REPOSITORY / "tests/data/seeds"
+SEEDS = REPOSITORY / "tests/data/shared/seeds"
 SEED_003 = SEEDS / "003_76d6a25338f97009.txt"
 SEED_004 = SEEDS / "004_9aef507ca6eed15f.txt"
 COORDINATE_DEVICE = REPOSITORY / "examples/partitioned_regression/PartitionedRegression/Build/CoordinateDevice.bob"
 NATIVE_HOST = REPOSITORY / "examples/coppelius/Coppelius/Build/NativeHost.bob"
-
-
-def provenance():
-    rows = {}
-    for line in (SEEDS / "PROVENANCE").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, source, digest = line.split()
-            rows[name] = (source, digest)
-    return rows
-
-
-def test_vendored_seeds_match_their_provenance():
-    rows = provenance()
-    assert sorted(rows) == [SEED_003.name, SEED_004.name]
-    for name, (source, digest) in rows.items():
-        assert source == f"../shared/seeds/{name}"
-        assert hashlib.sha256((SEEDS / name).read_bytes()).hexdigest() == digest, name
-
-
-def test_vendored_seeds_equal_the_shared_ones(shared):
-    for name in provenance():
-        assert (SEEDS / name).read_bytes() == (shared / "seeds" / name).read_bytes(), name
 
 
 def test_004_is_the_listing_without_numbers_and_title():

@@ -17,7 +17,7 @@ from bobc.language.parse import parse_file
 
 from .conftest import REPOSITORY
 
-SEED_003 = REPOSITORY / "tests/data/seeds/003_76d6a25338f97009.txt"
+SEED_003 = REPOSITORY / "tests/data/shared/seeds/003_76d6a25338f97009.txt"
 
 
 def one_line_seed(tmp_path) -> Path:

@@ -10,6 +10,8 @@ A plan past one gets a finding naming the plan part and the limit.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..plan.model import Plan
 from ..targets import Target
 from .findings import Finding
@@ -75,12 +77,13 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         for patch in launch.patches:
             limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64)
 
-    buffers = plan.extras.get("buffers", [])
+    host = plan.host
+    buffers = host.buffers if host is not None else ()
     limit("the host buffer count", len(buffers), BUFFER_COUNT)
     for b in buffers:
-        name = f"host buffer {b.get('name')}"
-        gpu, extent = b.get("gpu", 0), b.get("extent", 0)
-        if gpu % PAGE_BYTES or b.get("host", gpu) % PAGE_BYTES:
+        name = f"host buffer {b.name}"
+        gpu, extent = b.gpu, b.extent
+        if gpu % PAGE_BYTES or b.host % PAGE_BYTES:
             out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
                                         "maps buffers at 4 KiB boundaries only (docs/limits.md)"))
         limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes")
@@ -107,28 +110,26 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             limit("the checkpoint's chunk count", contract.payload_bytes // contract.chunk_bytes, U32)
             limit("the checkpoint's parameter count", contract.chunk_bytes // 4, U32)
 
-    steps = plan.extras.get("steps")
-    if steps is not None:
-        unrolled = _unrolled(steps, out)
+    if host is not None:
+        unrolled = _unrolled(host.steps, out)
         limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
-    for key in ("semaphore_stride", "forward_launches", "request"):
-        _integers(plan.extras.get(key), f"the plan's {key.replace('_', ' ')}", out)
+        for key in ("semaphore_stride", "forward_launches"):
+            _integers(getattr(host, key), f"the plan's {key.replace('_', ' ')}", out)
+        _integers(dataclasses.astuple(host.request), "the plan's request layout", out)
     return out
 
 
-def _unrolled(items, out, depth: int = 0) -> int:
+def _unrolled(steps, out, depth: int = 0) -> int:
     """Steps once every repeat is unrolled, computed without unrolling them."""
     total = 0
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        if item.get("op") == "repeat":
-            count = item.get("count", 0)
-            body = _unrolled(item.get("body", []), out, depth + 1)
-            total += count * body if isinstance(count, int) else 0
+    for step in steps:
+        if step.kind.name == "repeat":
+            body = _unrolled(step.body, out, depth + 1)
+            total += step.count * body
         else:
             total += 1
-            _integers(item, f"the host's {item.get('op', '?')} step", out)
+            _integers([getattr(step, f.name) for f in step.kind.fields if f.kind == "nat"],
+                      f"the host's {step.kind.name} step", out)
         if total > HOST_STEP_COUNT:      # already too many: stop before the numbers get huge
             return total
     return total

@@ -288,11 +288,24 @@ def nvdisasm_arch(manifest: dict) -> str:
 
 
 def argument_names(kernel: str) -> dict[int, str]:
-    """Argument index -> what it holds, from the certifier's table of each kernel's arguments."""
-    from ..certify.kernels import KERNEL_ARGUMENTS
+    """Argument index -> what it holds, from the kernel's contract (the `//@ param` lines of
+    its `<kernel>.sass` in the standard library, certify/kernels.py); none when not found."""
+    return dict(_contract_names(kernel))
 
-    return {a.index: f"argument {a.index}: {a.what} ({a.kind}{', ' + a.access if a.access else ''})"
-            for a in KERNEL_ARGUMENTS.get(kernel, ())}
+
+def _contract_names(kernel: str) -> tuple[tuple[int, str], ...]:
+    from ..certify.kernels import ContractError, find_source, parse_contract
+    from ..language.modules import specs_folder
+
+    source = find_source(kernel, [specs_folder()])
+    if source is None:
+        return ()
+    try:
+        contract = parse_contract(source, kernel)
+    except ContractError:
+        return ()
+    return tuple((a.index, f"argument {a.index}: {a.what} ({a.kind}{', ' + a.access if a.access else ''})")
+                 for a in contract.arguments)
 
 
 def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
