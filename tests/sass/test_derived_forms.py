@@ -1,0 +1,64 @@
+"""Forms derived from encoding classes (bobc.sass.derive), judged two independent ways.
+
+1. Against ptxas: every form ptxas emitted that its class could also derive (the form
+   taken out, derived from the others) is among the derivation's candidates, bit for bit.
+2. Against nvdisasm: every derived form in the tables, none of which the corpus holds,
+   assembled from its text through the whole assembler, decodes to exactly that text.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bobc.sass import assemble
+from bobc.sass.derive import _grouped, _split, derive_one
+from bobc.sass.encoder import Encoder
+from bobc.sass.learn import TABLES, read_corpus
+from bobc.sass.oracle import disassemble
+from bobc.sass.syntax import parse_instruction
+from bobc.targets import TARGETS
+
+ARCHS = ["sm_86", "sm_90"]
+
+
+def _table(arch):
+    return json.loads((TABLES / f"{arch}.json").read_text())["forms"]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_derivation_reproduces_ptxas_bits(arch, capsys):
+    forms = {k: e for k, e in _table(arch).items() if "reference" in e}     # learned from ptxas
+    mask_of = lambda key, example: Encoder(arch).place_operands(parse_instruction(example)).mask
+    checked, wrong = 0, []
+    for mnemonics in _grouped(forms).values():
+        for target, have in mnemonics.items():
+            for k2, key in have.items():
+                rest = {m: {k: v for k, v in kinds.items() if v != key} for m, kinds in mnemonics.items()}
+                others = {k: e for k, e in forms.items() if k != key}
+                options = derive_one(others, rest, target, k2, mask_of)
+                if not options:
+                    continue
+                checked += 1
+                truth = (forms[key]["lo"], forms[key]["hi"])
+                if truth not in [(o["lo"], o["hi"]) for o in options]:
+                    wrong.append(f"{key}: ptxas {truth}, derived {[(o['lo'], o['hi']) for o in options]}")
+    with capsys.disabled():
+        print(f"\n{arch}: {checked} ptxas forms re-derived from their classes, {len(wrong)} missed")
+    assert checked > 100
+    assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_derived_forms_decode_as_intended(arch, needs_nvdisasm):
+    derived = {k: e for k, e in _table(arch).items() if "derived_from" in e}
+    corpus_keys = {parse_instruction(r.text).key() for r in read_corpus(arch)}
+    assert len(derived) > 100
+    assert not set(derived) & corpus_keys            # the corpus never contained them
+    assert _table(arch)["FMUL R,R,C"]["derived_from"] and (
+        arch != "sm_90" or _table(arch)["FMUL R,R,U"]["derived_from"])
+    examples = [e["example"] for _, e in sorted(derived.items())]
+    code = assemble("\n".join(examples) + "\n", arch).code
+    decoded = disassemble(code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert [d.text for d in decoded.lines] == examples
