@@ -77,8 +77,9 @@ def main() -> int:
                     cubin = Path(folder) / "k.cubin"
                     done = subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, "-v", str(ptx),
                                            "-o", str(cubin)], check=True, capture_output=True, text=True)
+                    # each entry's "Compiling entry function 'k'" is followed by its "Used N registers"
                     for kernel, count in re.findall(
-                            r"Function properties for (\w+)[\s\S]*?Used (\d+) registers", done.stdout + done.stderr):
+                            r"Compiling entry function '(\w+)'(?:(?!Compiling)[\s\S])*?Used (\d+) registers", done.stdout + done.stderr):
                         counts.append(f"{ptx.name}:{kernel}:{opt}\t{count}")
                     for kernel, code in sorted(text_sections(cubin).items()):
                         listing = disassemble(code, target.nvdisasm_arch)

@@ -79,13 +79,13 @@ def derive(forms: dict[str, dict], mask_of) -> dict[str, list[dict]]:
     groups = _grouped(forms)
     # every opcode's kind changes, for the last resort: a class whose own members part ways
     # (FADD R->U flips 0xc00, FMUL R->U 0xe00 like FFMA and IMAD) may follow another class
-    anywhere: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    anywhere: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
     for mnemonics in groups.values():
         for mnemonic, kinds in sorted(mnemonics.items()):
             for k1, key1 in kinds.items():
                 for k2, key2 in kinds.items():
-                    if k1 != k2:
-                        anywhere[(k1, k2)].append((key1, key2))
+                    if k1 != k2 and _change(k1, k2) is not None:
+                        anywhere[_change(k1, k2)].append((key1, key2))
     for mnemonics in groups.values():
         for target, have in sorted(mnemonics.items()):
             wanted = {k for other in mnemonics.values() for k in other} - set(have)
@@ -97,7 +97,7 @@ def derive(forms: dict[str, dict], mask_of) -> dict[str, list[dict]]:
     return out
 
 
-MAX_OPTIONS = 4
+MAX_OPTIONS = 6
 
 
 def _from_any_class(forms, have, target, k2, anywhere, mask_of, known) -> list[dict]:
@@ -107,10 +107,20 @@ def _from_any_class(forms, have, target, k2, anywhere, mask_of, known) -> list[d
     seen = {int(o["lo"], 16) | int(o["hi"], 16) << 64 for o in known}
     out = []
     for k1 in sorted(have, key=_register_first):
-        deltas: dict[int, tuple[str, str]] = {}
-        for key1, key2 in anywhere.get((k1, k2), []):
-            deltas.setdefault(fixed(key1) ^ fixed(key2), (key1, key2))
-        for delta, (via1, via2) in deltas.items():
+        change = _change(k1, k2)
+        if change is None:
+            continue
+        deltas: dict[int, list[tuple[str, str]]] = defaultdict(list)
+        for key1, key2 in anywhere.get(change, []):
+            deltas[fixed(key1) ^ fixed(key2)].append((key1, key2))
+        # the most common way first (FMUL R->U follows FFMA, IMAD, ... not FADD)
+        for delta, pairs in sorted(deltas.items(), key=lambda d: (-len(d[1]), d[0])):
+            via1, via2 = pairs[0]
+            if via2.split(" ")[1] != k2:
+                same_kinds = [p for p in anywhere.get(change, []) if p[1].split(" ")[1] == k2]
+                if not same_kinds:
+                    continue
+                via2 = same_kinds[0][1]     # the example needs the target's own operand kinds
             example = _example(target, forms[via2]["example"])
             try:
                 bits = (fixed(have[k1]) ^ delta) & ~mask_of(key, example)
@@ -120,7 +130,7 @@ def _from_any_class(forms, have, target, k2, anywhere, mask_of, known) -> list[d
                 continue
             seen.add(bits)
             out.append({"lo": f"{bits & (1 << 64) - 1:#018x}", "hi": f"{bits >> 64:#018x}",
-                        "derived_from": have[k1], "via": f"{via1} -> {via2}", "agreeing": 1,
+                        "derived_from": have[k1], "via": f"{pairs[0][0]} -> {pairs[0][1]}", "agreeing": len(pairs),
                         "example": example})
     return out
 
@@ -158,6 +168,15 @@ def derive_one(forms: dict[str, dict], mnemonics: dict[str, dict[str, str]], tar
                         "derived_from": source, "via": f"{via1} -> {via2}",
                         "agreeing": len(evidence), "example": example})
     return options
+
+
+def _change(k1: str, k2: str) -> tuple | None:
+    """Which operand positions change kind between two forms: ((position, from, to), ...);
+    None when the forms have different operand counts."""
+    a, b = k1.split(","), k2.split(",")
+    if len(a) != len(b):
+        return None
+    return tuple((i, x, y) for i, (x, y) in enumerate(zip(a, b)) if x != y)
 
 
 def _register_first(kinds: str) -> tuple[int, str]:

@@ -417,10 +417,13 @@ class Encoder:
         return inst
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:
-        near = sorted(k for k in self.forms if k.split(" ")[0] == inst.mnemonic)
+        import difflib
+        near = [k for k in self.forms if k.split(" ")[0] == inst.mnemonic]
         if not near:
-            near = sorted(k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode)
-        hint = ("; known forms: " + "; ".join(near[:8])) if near else ""
+            near = [k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode]
+        # nearest first: the most alike in modifiers and operand kinds
+        near.sort(key=lambda k: (-difflib.SequenceMatcher(None, key, k).ratio(), k))
+        hint = ("; known forms, nearest first: " + "; ".join(near[:8])) if near else ""
         from .derive import class_name
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
                 f"add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a sibling of the "
