@@ -112,4 +112,4 @@ def test_asm_writes_a_cubin_nvdisasm_reads(tmp_path, needs_nvdisasm):
     assert ".text.local_memory" in read.stdout and "EIATTR_FRAME_SIZE" in read.stdout
     assert "LDL" in read.stdout and "STL" in read.stdout
     # the frame the code opens (IADD3 R1, R1, -0xc0, RZ) is declared
-    assert "0xc0" in read.stdout.split("EIATTR_FRAME_SIZE")[1].split("EIATTR")[0]
+    assert "0x000000c0" in read.stdout.split("EIATTR_FRAME_SIZE")[1].split("EIATTR")[0]

@@ -178,8 +178,7 @@ REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
 REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
-                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "DADD", "DMUL", "DFMA",
-                 "DSETP", "HADD2", "HMUL2", "HFMA2", "HMNMX2", "F2FP", "HMMA", "PRMT", "IMNMX"}
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2"}
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
