@@ -74,3 +74,42 @@ def test_asm_and_disasm_commands(tmp_path, needs_nvdisasm):
     bad.write_text("NOP\nMOV R0,\n")
     done = run("asm", str(bad), "--arch", "sm_86", "-o", str(out))
     assert done.returncode == 1 and "bad.sass:2:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_unknown_opcode_gets_a_did_you_mean_and_a_caret_under_the_opcode():
+    e = _error("NOP\n    @P0 FMULL R1, R2, R3\n")
+    assert e.message == "unknown or unsupported opcode FMULL"
+    assert "FMUL" in e.hint
+    # the caret underlines the opcode (column 9..13), not the whole line
+    assert (e.span.line, e.span.column, e.span.end_column) == (2, 9, 14)
+
+
+def test_unknown_form_names_nearest_forms_and_the_encoding_class():
+    e = _error("FMNMX R1, R2, 0x5, 0x6\n")
+    assert "no sm_86 encoding for 'FMNMX R,R,I,I'" in e.message
+    assert "known forms, nearest first: FMNMX R,R,I,P;" in e.message
+    assert "encoding class {FMNMX, FSEL" in e.message
+
+
+def test_asm_writes_a_cubin_nvdisasm_reads(tmp_path, needs_nvdisasm):
+    """bobc asm --cubin from a ptxas listing as printed: nvdisasm reads the cubin, finds the
+    kernel's code, and it is the code of the listing."""
+    import gzip
+    from bobc.nvtools import nvdisasm
+    from bobc.sass.learn import CORPUS
+    from bobc.sass.oracle import disassemble
+    listing = gzip.decompress((CORPUS / "listings" / "corpus3.sm_90.lst.gz").read_bytes()).decode()
+    source = tmp_path / "corpus3.sass"
+    source.write_text(listing)
+    out = tmp_path / "k.cubin"
+    run = lambda *a: subprocess.run([sys.executable, "-m", "bobc", *a], capture_output=True, text=True)
+    done = run("asm", str(source), "--arch", "sm_90", "-o", str(out), "--cubin")
+    assert done.returncode == 1 and "name one" in done.stderr      # 11 kernels: which one?
+    done = run("asm", str(source), "--arch", "sm_90", "-o", str(out), "--cubin", "--kernel", "local_memory")
+    assert done.returncode == 0, done.stderr
+    read = subprocess.run([nvdisasm(), "-hex", str(out)], capture_output=True, text=True)
+    assert read.returncode == 0 and read.stderr == "", read.stderr
+    assert ".text.local_memory" in read.stdout and "EIATTR_FRAME_SIZE" in read.stdout
+    assert "LDL" in read.stdout and "STL" in read.stdout
+    # the frame the code opens (IADD3 R1, R1, -0xc0, RZ) is declared
+    assert "0x000000c0" in read.stdout.split("EIATTR_FRAME_SIZE")[1].split("EIATTR")[0]

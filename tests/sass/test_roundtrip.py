@@ -65,7 +65,10 @@ def _variant(draw, arch):
     for op in inst.operands:
         slot = slots[id(op)]
         if isinstance(op, Reg) and op.bank == "R":
-            step = 4 if wide or inst.opcode in ("LDG", "STG", "LDS", "STS", "LDC", "CS2R") else 1
+            # register tuples are aligned: memory accesses, binary64 pairs, tensor-core fragments
+            step = 4 if wide or inst.opcode in ("LDG", "STG", "LDS", "STS", "LDC", "CS2R", "LDL", "STL", "LD",
+                                                "LDSM", "HMMA", "DADD", "DMUL", "DFMA", "DSETP", "ATOMG",
+                                                "ATOMS", "RED", "REDG", "LDGSTS") else 1
             index = draw(st.integers(0, 248 // step)) * step
             if op.index == 255 and draw(st.booleans()):
                 index = 255

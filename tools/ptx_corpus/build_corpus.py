@@ -6,7 +6,9 @@ the .text.<kernel> sections are cut out of the cubin (with lief), and nvdisasm
 as `text<TAB>lo<TAB>hi<TAB>reference` (reference = file:kernel:-On:offset), which
 is what the encoding tables are learned from and what tests/sass re-encodes.
 
-    python tools/ptx_corpus/build_corpus.py [--ptx]   (--ptx: regenerate the *.ptx of the *.cu with nvcc)
+    python tools/ptx_corpus/build_corpus.py [--ptx] [--listings]
+    (--ptx: regenerate the *.ptx of the *.cu with nvcc; --listings: only the whole-cubin
+    nvdisasm listings, tests/sass/data/listings/*.lst.gz)
 """
 from __future__ import annotations
 
@@ -33,6 +35,24 @@ def text_sections(cubin: Path) -> dict[str, bytes]:
             for s in binary.sections if s.name.startswith(".text.")}
 
 
+def write_listings(tool: str, out_dir: Path) -> None:
+    """nvdisasm -hex of each whole cubin (-O3), gzipped: what tests/sass/test_listings.py
+    assembles as printed (labels, annotations, every section)."""
+    import gzip
+    folder = out_dir / "listings"
+    folder.mkdir(parents=True, exist_ok=True)
+    for target in (SM86, SM90):
+        for ptx in sorted(HERE.glob("*.ptx")):
+            with tempfile.TemporaryDirectory() as temp:
+                cubin = Path(temp) / "k.cubin"
+                subprocess.run([tool, f"-arch={target.ptxas_arch}", "-O3", str(ptx), "-o", str(cubin)],
+                               check=True, capture_output=True)
+                done = subprocess.run([find_tool("nvdisasm"), "-hex", str(cubin)], check=True,
+                                      capture_output=True, text=True)
+            path = folder / f"{ptx.stem}.{target.name}.lst.gz"
+            path.write_bytes(gzip.compress(done.stdout.encode(), 9, mtime=0))
+
+
 def main() -> int:
     if "--ptx" in sys.argv:
         nvcc = find_tool("nvcc")
@@ -45,6 +65,9 @@ def main() -> int:
         return 1
     out_dir = REPO / "tests" / "sass" / "data"
     out_dir.mkdir(parents=True, exist_ok=True)
+    write_listings(tool, out_dir)
+    if "--listings" in sys.argv:
+        return 0
     for target in (SM86, SM90):
         rows: list[str] = []
         counts: list[str] = []
@@ -54,8 +77,9 @@ def main() -> int:
                     cubin = Path(folder) / "k.cubin"
                     done = subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, "-v", str(ptx),
                                            "-o", str(cubin)], check=True, capture_output=True, text=True)
+                    # each entry's "Compiling entry function 'k'" is followed by its "Used N registers"
                     for kernel, count in re.findall(
-                            r"Function properties for (\w+)[\s\S]*?Used (\d+) registers", done.stdout + done.stderr):
+                            r"Compiling entry function '(\w+)'(?:(?!Compiling)[\s\S])*?Used (\d+) registers", done.stdout + done.stderr):
                         counts.append(f"{ptx.name}:{kernel}:{opt}\t{count}")
                     for kernel, code in sorted(text_sections(cubin).items()):
                         listing = disassemble(code, target.nvdisasm_arch)

@@ -11,6 +11,7 @@ REGCOUNT: the highest vector register used + 1 + RESERVED_REGISTERS (ptxas
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -62,7 +63,50 @@ def assemble(text: str, target, source_name: str = "<input>") -> Assembled:
     return _assemble_lines(lines, _arch_of(target))
 
 
-def assemble_kernel(source_path, target, register_budget: int | None = None) -> Assembled:
+LISTING_DIRECTIVES = (".section", ".align", ".global", ".weak", ".type", ".size", ".other", ".sectionflags",
+                      ".sectioninfo", ".sectionentsize", ".target", ".elftype", ".headerflags", ".byte",
+                      ".short", ".word", ".dword", ".zero", ".tkinfo", ".nv_debug", ".text")
+
+
+def split_listing(lines: list[SourceLine]) -> dict[str, list[SourceLine]]:
+    """The kernels of a whole nvdisasm listing: the labels and instructions of each
+    `.section .text.<kernel>` (every other section is data nvdisasm prints and we ignore)."""
+    kernels: dict[str, list[SourceLine]] = {}
+    current = None
+    for line in lines:
+        if line.directive is not None:
+            key, value = line.directive
+            if key == ".section":
+                name = value.split(",")[0].strip()
+                current = name[len(".text."):] if name.startswith(".text.") else None
+                if current is not None:
+                    kernels[current] = []
+            continue
+        if current is not None:
+            kernels[current].append(line)
+    return kernels
+
+
+def is_listing(lines: list[SourceLine]) -> bool:
+    return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
+
+
+def assemble_listing(text: str, target, source_name: str = "<listing>") -> dict[str, Assembled]:
+    """Assemble every kernel of an `nvdisasm -hex` listing of a cubin, as printed."""
+    lines = parse_source(text, source_name)
+    kernels = split_listing(lines)
+    if not kernels:
+        raise BobcError("no .text section in this listing", hint="give nvdisasm's listing of a cubin")
+    out = {}
+    for name, body in kernels.items():
+        result = _assemble_lines(body, _arch_of(target))
+        result.kernel_name = name
+        out[name] = result
+    return out
+
+
+def assemble_kernel(source_path, target, register_budget: int | None = None,
+                    kernel: str | None = None) -> Assembled:
     """Assemble a .sass kernel source; refuse it by name if it needs more registers than allowed."""
     path = Path(source_path)
     try:
@@ -75,6 +119,16 @@ def assemble_kernel(source_path, target, register_budget: int | None = None) -> 
     lines = parse_source(text, str(path))
     name = None
     declared = None
+    if is_listing(lines):
+        kernels = split_listing(lines)
+        if kernel is None and len(kernels) == 1:
+            kernel = next(iter(kernels))
+        if kernel not in kernels:
+            raise BobcError(f"the listing holds {len(kernels)} kernels ({', '.join(kernels) or 'none'}); "
+                            f"{'kernel ' + repr(kernel) + ' is not one of them' if kernel else 'name one'}",
+                            Span(str(path), 1, 1), hint="bobc asm --kernel NAME")
+        lines = [l for l in kernels[kernel] if l.directive is None]
+        name = kernel
     for line in lines:
         if line.directive is None:
             continue
@@ -133,9 +187,12 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     encoder = Encoder(arch)
     placed_all = []
     for address, inst in enumerate(resolved):
+        if inst.opcode not in LAYOUTS:
+            near = difflib.get_close_matches(inst.opcode, sorted(LAYOUTS), n=3, cutoff=0.5)
+            raise BobcError(f"unknown or unsupported opcode {inst.opcode}", inst.mnemonic_span or inst.span,
+                            hint=(f"did you mean {' or '.join(near)}?" if near else
+                                  "the opcodes this assembler knows are those of tables/layouts.py"))
         try:
-            if inst.opcode not in LAYOUTS:
-                raise EncodeProblem(f"unknown or unsupported opcode {inst.opcode}")
             inst = encoder.normalize(inst)
             form_key = encoder.key(inst)
             if form_key not in encoder.forms:
@@ -143,6 +200,9 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             placed_all.append(encoder.place_operands(inst, 16 * address))
         except EncodeProblem as problem:
             raise BobcError(str(problem), inst.span) from None
+    # nvdisasm -hex prints the words after each instruction: the control code comes from there
+    resolved = [replace(inst, control=Control.from_word(inst.listed[1])._replace_reuse())
+                if inst.control is None and inst.listed is not None else inst for inst in resolved]
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
                   guard=_guard(inst))

@@ -90,11 +90,25 @@ def toolkit_note(arch: str) -> bytes:
     return _note(2000, struct.pack("<IIIIII", 2, 0, *offsets) + bytes(strings))
 
 
+def stack_frame(assembled) -> int:
+    """The bytes of local memory per thread the code reserves: ptxas opens a frame with
+    `IADD3 R1, R1, -N, RZ` (or VIADD R1, R1, -N) right after loading the stack pointer."""
+    import re
+    for inst in assembled.instructions[:16]:
+        m = re.fullmatch(r"(?:IADD3 R1, R1, -(0x[0-9a-f]+), RZ|VIADD R1, R1, -(0x[0-9a-f]+))", inst.text)
+        if m:
+            return int(m.group(1) or m.group(2), 16)
+    return 0
+
+
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
-                style: str = "minimal") -> bytes:
+                style: str = "minimal", frame_size: int | None = None) -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
     is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
-    program header; "minimal" writes only the documented records."""
+    program header; "minimal" writes only the documented records.  frame_size: local memory
+    per thread (FRAME_SIZE and MIN_STACK_SIZE; default: the frame the code opens)."""
+    if frame_size is None:
+        frame_size = stack_frame(assembled)
     full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base
@@ -119,8 +133,8 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     SYM_KERNEL, SYM_CONST = 3, 2
 
     nv_info = (_record(EIATTR_REGCOUNT, struct.pack("<II", SYM_KERNEL, assembled.registers))
-               + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, 0))
-               + _record(EIATTR_MIN_STACK_SIZE, struct.pack("<II", SYM_KERNEL, 0)))
+               + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, frame_size))
+               + _record(EIATTR_MIN_STACK_SIZE, struct.pack("<II", SYM_KERNEL, frame_size)))
     kinfo = bytearray()
     if full:
         kinfo += _record(0x66, struct.pack("<I", 3))

@@ -7,6 +7,7 @@ is also what learning uses to take operands back out of ptxas's words.
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -21,6 +22,8 @@ SPECIAL_REGISTERS = {
     "SR_TID.X": 0x21, "SR_TID.Y": 0x22, "SR_TID.Z": 0x23,
     "SR_CTAID.X": 0x25, "SR_CTAID.Y": 0x26, "SR_CTAID.Z": 0x27,
     "SR_LEMASK": 0x3A, "SR_LTMASK": 0x39, "SR_GEMASK": 0x3C, "SR_GTMASK": 0x3B, "SR_EQMASK": 0x38,
+    # read from ptxas's words in tests/sass/data (S2R/CS2R bits 72..79)
+    "SR_CgaCtaId": 0x88, "SR_LMEMHIOFF": 0x37, "SR_SWINHI": 0x2F, "SRZ": 0xFF,
 }
 
 
@@ -71,7 +74,8 @@ def forms_for(arch: str) -> dict[str, Form]:
         return {}
     data = json.loads(path.read_text())
     return {key: Form(key, int(entry["lo"], 16) | int(entry["hi"], 16) << 64,
-                      entry["reference"], entry["example"])
+                      entry.get("reference") or f"derived from {entry['derived_from']} via {entry['via']}",
+                      entry["example"])
             for key, entry in data["forms"].items()}
 
 
@@ -137,8 +141,17 @@ def _reg_width(inst: Instruction, slot: str) -> int:
         if slot == "Sb":
             source = types[-1] if types and (len(types) == 2 or op == "I2F") else "32"
             return 2 if source.endswith("64") else 1
+    if op in ("DADD", "DMUL", "DFMA", "DSETP") and slot in ("Rd", "Ra", "Sb", "Sc"):
+        return 2
+    if op == "HMMA":
+        # m16n8k16: A 4 registers, B 2; m16n8k8: A 2, B 1; C/D 4 (F32) or 2 (F16)
+        big = "16816" in mods
+        return {"Rd": 4 if "F32" in mods else 2, "Sc": 4 if "F32" in mods else 2,
+                "Ra": 4 if big else 2, "Sb": 2 if big else 1}.get(slot, 1)
+    if op == "LDSM" and slot == "Rd":
+        return next((int(m) for m in mods if m in ("1", "2", "4")), 1)
     if slot == "Rd":
-        if op in ("LDG", "LDS", "LDC"):
+        if op in ("LDG", "LDS", "LDC", "LDL", "LD", "ATOMG", "ATOMS"):
             return _access_width(mods)
         if op == "IMAD" and "WIDE" in mods:
             return 2
@@ -147,7 +160,7 @@ def _reg_width(inst: Instruction, slot: str) -> int:
         return 1
     if slot == "Ud" and op == "ULDC":
         return _access_width(mods)
-    if slot == "Sb" and op in ("STG", "STS"):
+    if slot == "Sb" and op in ("STG", "STS", "STL", "ST", "RED", "REDG", "ATOMG", "ATOMS"):
         return _access_width(mods)
     if slot == "Sc" and op == "IMAD" and "WIDE" in mods:
         return 2
@@ -176,6 +189,8 @@ class Encoder:
         return self.arch.symbols[c.symbol] + c.offset
 
     def immediate(self, inst: Instruction, imm: Imm, width: int = 32) -> int:
+        if inst.opcode in L.DOUBLE_IMMEDIATE and not imm.text.lower().lstrip("+-").startswith("0x"):
+            return _double_high_word(imm)
         value = imm.value
         if inst.opcode in L.FLOAT_IMMEDIATE and not imm.is_float and not imm.text.lower().lstrip("+-").startswith("0x"):
             value = float_bits(float(value))
@@ -193,7 +208,9 @@ class Encoder:
         slots = [name for name, _ in pairing]
         # the C-slot swap: an immediate/constant/uniform third source takes B's fields and
         # B's register moves to the C field
-        swap = "Sc" in slots and not _is_vector_reg(dict(pairing)["Sc"])
+        home = "UR" if inst.opcode in L.UNIFORM_OPCODES else "R"
+        third = dict(pairing).get("Sc")
+        swap = "Sc" in slots and not (isinstance(third, Reg) and third.bank == home)
         for name, operand in pairing:
             spec = L.SLOTS[name]
             if name in ("Rd", "Ud", "Pu", "Pv"):
@@ -206,7 +223,20 @@ class Encoder:
                 self._put_source(inst, placed, operand, "C" if swap else "B", name)
             elif name == "Sc":
                 self._put_source(inst, placed, operand, "B" if swap else "C", name)
-            elif name in ("Pp", "Pq"):
+            elif name == "Iplut":
+                value = self.immediate(inst, operand, 8)
+                (lo_at, lo_width), (hi_at, hi_width) = spec["split"]
+                placed.put(lo_at, lo_width, value & 7, "LUT")
+                placed.put(hi_at, hi_width, value >> 3, "LUT")
+            elif name == "SBn":
+                if not (operand.name.startswith("SB") and operand.name[2:].isdigit()):
+                    raise EncodeProblem(f"expected a scoreboard SB0..SB5, found {operand.name}")
+                placed.put(*spec["field"], int(operand.name[2:]), "scoreboard")
+            elif name in ("Idep", "Ibpt"):
+                placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
+            elif name == "Imask8":
+                placed.put(*spec["field"], self.immediate(inst, operand, 8), name)
+            elif name in ("Pp", "Pq", "Pr"):
                 self._put_reg(placed, operand, spec["field"], name)
                 placed.flag(spec["neg"], operand.neg)
                 placed.reads.append((operand.bank, operand.index, 1))
@@ -223,10 +253,14 @@ class Encoder:
                 if operand.name not in SPECIAL_REGISTERS:
                     raise EncodeProblem(f"unknown special register {operand.name}")
                 placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
-            elif name in ("Mem", "MemSt"):
+            elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal"):
                 self._put_memory(inst, placed, operand, spec)
             elif name == "Target":
                 self._put_target(placed, operand, pc)
+            elif name == "Target34":
+                self._put_target(placed, operand, pc, split=False)
+            elif name == "Bar":
+                placed.put(*spec["field"], operand.index, "convergence barrier")
             elif name == "PR":
                 if operand.name != "PR":
                     raise EncodeProblem(f"expected PR, found {operand.name}")
@@ -273,6 +307,7 @@ class Encoder:
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
             reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
             self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit)
+            self._put_swizzle(inst, placed, operand, position)
             if operand.index != 255 and width > 1:
                 placed.reads[-1] = ("R", operand.index, width)
             if operand.invert:
@@ -305,27 +340,41 @@ class Encoder:
         else:
             raise EncodeProblem(f"unexpected operand {operand} for {inst.mnemonic}")
 
-    def _put_memory(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
-        if mem.uoffset is not None:
-            raise EncodeProblem("uniform-register address offsets are not supported")
-        if mem.base is None or mem.base.bank != "R":
-            raise EncodeProblem("memory operands need a vector base register")
-        placed.put(24, 8, mem.base.index, "address register")
-        if mem.base.index != 255:
-            placed.reads.append(("R", mem.base.index, 2 if mem.suffix == ".64" else 1))
-        offset = mem.offset
-        if offset < 0:
-            offset += 1 << 24
-        if not 0 <= offset < 1 << 24 or mem.offset >= 1 << 23:
-            raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in 24 signed bits")
-        placed.put(40, 24, offset, "address offset")
-        if inst.opcode in ("LDG", "STG"):
-            desc = mem.desc.index if mem.desc is not None else self.implicit_descriptor
-            lsb, width = spec.get("desc", (32, 6))
-            placed.put(lsb, width, desc, "memory descriptor register")
-            placed.reads.append(("UR", desc, 2))
+    def _put_swizzle(self, inst: Instruction, placed: Placed, reg: Reg, position: str) -> None:
+        """Packed-half lane selection; refused where the opcode or position has none."""
+        if inst.opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD:
+            if reg.swizzle not in L.SWIZZLE_VALUE:
+                raise EncodeProblem(f"lane selection .{reg.swizzle} is not supported on {inst.opcode}")
+            placed.put(*L.SWIZZLE_FIELD[position], L.SWIZZLE_VALUE[reg.swizzle], "lane selection")
+        elif reg.swizzle:
+            raise EncodeProblem(f"lane selection .{reg.swizzle} is not available on this operand of {inst.opcode}")
 
-    def _put_target(self, placed: Placed, label: Label, pc: int) -> None:
+    def _put_memory(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
+        if mem.base is not None and mem.base.bank != "R":
+            raise EncodeProblem("a memory address's base register is a vector register")
+        base = mem.base.index if mem.base is not None else 255      # [0x100], [UR6+0x10]: base RZ
+        placed.put(*spec["base"], base, "address register")
+        if base != 255:
+            placed.reads.append(("R", base, 2 if mem.suffix == ".64" else 1))
+        lsb, width = spec["offset"]
+        offset = mem.offset
+        if not -(1 << (width - 1)) <= offset < 1 << (width - 1):
+            raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in {width} signed bits")
+        placed.put(lsb, width, offset % (1 << width), "address offset")
+        if mem.uoffset is not None:
+            if "uoffset" not in spec:
+                raise EncodeProblem(f"{inst.opcode} takes no uniform register in this address")
+            placed.put(*spec["uoffset"], mem.uoffset.index, "uniform address register")
+            if mem.uoffset.index != 63:
+                placed.reads.append(("UR", mem.uoffset.index, 1))
+        if inst.opcode in L.DESCRIPTOR_OPCODES and "desc" in spec:
+            desc = mem.desc.index if mem.desc is not None else self.implicit_descriptor
+            placed.put(*spec["desc"], desc, "memory descriptor register")
+            placed.reads.append(("UR", desc, 2))
+        elif mem.desc is not None:
+            raise EncodeProblem(f"{inst.opcode} takes no memory descriptor here")
+
+    def _put_target(self, placed: Placed, label: Label, pc: int, split: bool = True) -> None:
         if label.address is None:
             raise EncodeProblem(f"unresolved label '{label.name}'")
         delta = label.address - (pc + 16)
@@ -335,7 +384,7 @@ class Encoder:
         if not -(1 << 47) <= units < 1 << 47:
             raise EncodeProblem("branch target out of range")
         units &= (1 << 48) - 1
-        if self.arch.branch_split_low8:
+        if self.arch.branch_split_low8 and split:
             placed.put(16, 8, units & 0xFF, "branch offset")
             high = units >> 8
             if units >> 47:
@@ -373,11 +422,33 @@ class Encoder:
         return inst
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:
-        near = sorted(k for k in self.forms if k.split(" ")[0] == inst.mnemonic)
+        import difflib
+        near = [k for k in self.forms if k.split(" ")[0] == inst.mnemonic]
         if not near:
-            near = sorted(k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode)
-        hint = ("; known forms: " + "; ".join(near[:8])) if near else ""
-        return f"no {self.arch.name} encoding for '{key}'{hint}"
+            near = [k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode]
+        # nearest first: the most alike in modifiers and operand kinds
+        near.sort(key=lambda k: (-difflib.SequenceMatcher(None, key, k).ratio(), k))
+        hint = ("; known forms, nearest first: " + "; ".join(near[:8])) if near else ""
+        from .derive import class_name
+        return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
+                f"add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a sibling of the "
+                f"class with this operand kind, and relearn")
+
+
+def _double_high_word(imm: Imm) -> int:
+    """A binary64 immediate: the instruction holds its high 32 bits (the low 32 must be zero)."""
+    words = {"+INF": "inf", "INF": "inf", "-INF": "-inf", "+QNAN": "nan", "QNAN": "nan", "-QNAN": "-nan",
+             "+NAN": "nan", "-NAN": "-nan"}
+    text = words.get(imm.text.upper(), imm.text)
+    try:
+        bits = struct.unpack("<Q", struct.pack("<d", float(text)))[0]
+    except ValueError:
+        raise EncodeProblem(f"'{imm.text}' is not a binary64 value") from None
+    if text.endswith("nan"):
+        bits = (0xFFF8 if text.startswith("-") else 0x7FF8) << 48
+    if bits & 0xFFFFFFFF:
+        raise EncodeProblem(f"{imm.text} needs more than the 20 fraction bits a binary64 immediate holds")
+    return bits >> 32
 
 
 def _is_vector_reg(operand) -> bool:

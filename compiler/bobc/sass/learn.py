@@ -128,6 +128,56 @@ def borrow(tables: dict[str, dict]) -> None:
 NOT_BORROWED = {"LDG", "STG", "LDS", "STS", "LDC", "ULDC", "BRA", "WARPSYNC"}
 
 
+def derive_and_prove(arch: str, forms: dict[str, dict]) -> tuple[dict[str, dict], list[str]]:
+    """Forms derived from encoding classes (bobc.sass.derive) that nvdisasm decodes back to
+    the intended text; (kept, refused) where refused names each candidate nvdisasm disagreed on."""
+    from . import encoder as encoder_module
+    from .derive import derive
+    from .oracle import disassemble
+    from ..targets import TARGETS
+
+    def mask_of(key, example):
+        return Encoder(arch).place_operands(parse_instruction(example)).mask
+
+    options = derive(forms, mask_of)
+    # every option of every form, each its own entry: (key, option number)
+    candidates = {(k, i): e for k, es in options.items() for i, e in enumerate(es)}
+    words = {}
+    for (key, i), entry in candidates.items():
+        encoder = Encoder(arch)
+        encoder.forms = {key: encoder_module.Form(key, int(entry["lo"], 16) | int(entry["hi"], 16) << 64,
+                                                  "", entry["example"])}
+        words[(key, i)] = encoder.encode(parse_instruction(entry["example"]), 0, 0x7F1)
+    texts: dict = {}
+
+    def decode(keys):
+        # one nvdisasm call per batch; a word nvdisasm refuses stops its whole stream, so a
+        # batch with errors is decoded again one word per call (in parallel)
+        done = disassemble(b"".join(words[k].to_bytes(16, "little") for k in keys), TARGETS[arch].nvdisasm_arch)
+        if not done.errors and len(done.lines) == len(keys):
+            texts.update({k: d.text for k, d in zip(keys, done.lines)})
+        elif len(keys) == 1:
+            texts[keys[0]] = "(refused: " + "; ".join(done.errors)[:80] + ")"
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda k: decode([k]), keys))
+
+    decode(sorted(candidates))
+    kept, refused = {}, []
+    for key in sorted(options):
+        tried = []
+        for i, entry in enumerate(options[key]):
+            want, got = entry["example"], texts[(key, i)]
+            if got == want:
+                kept[key] = dict(entry, proved="nvdisasm")
+                break
+            tried.append(f"intended '{want}', nvdisasm reads '{got}'")
+        else:
+            refused.append(f"{key}: " + "; ".join(tried))
+    return kept, refused
+
+
 def main() -> int:
     status = 0
     tables = {}
@@ -140,14 +190,23 @@ def main() -> int:
         tables[arch] = forms
     borrow(tables)
     for arch, forms in tables.items():
+        derived, refused = derive_and_prove(arch, forms)
+        for line in refused:
+            print(f"{arch}: not derived: {line}", file=sys.stderr)
+        forms.update(derived)
+    for arch, forms in tables.items():
         table = {"arch": arch,
                  "how": "learned by bobc.sass.learn from tests/sass/data/corpus-" + arch + ".tsv "
                         "(ptxas output of tools/ptx_corpus); reference = file:kernel:opt:offset; "
-                        "borrowed_from = learned on the other architecture (see learn.borrow)",
+                        "borrowed_from = learned on the other architecture (see learn.borrow); "
+                        "derived_from/via = derived from its encoding class (bobc.sass.derive), "
+                        "proved = decoded by nvdisasm to its example",
                  "forms": dict(sorted(forms.items()))}
         (TABLES / f"{arch}.json").write_text(json.dumps(table, indent=1) + "\n")
         borrowed = sum(1 for f in forms.values() if "borrowed_from" in f)
-        print(f"{arch}: {len(forms)} forms ({borrowed} borrowed)")
+        derived = sum(1 for f in forms.values() if "derived_from" in f)
+        print(f"{arch}: {len(forms)} forms ({len(forms) - borrowed - derived} learned, {borrowed} borrowed, "
+              f"{derived} derived)")
     return status
 
 

@@ -38,6 +38,7 @@ class Reg:
     abs: bool = False    # |R|
     invert: bool = False  # '~R'
     reuse: bool = False
+    swizzle: str = ""    # half-precision lane selection: H0_H0, H1_H1 (nvdisasm's suffix)
 
     def kind(self) -> str:
         return {"R": "R", "UR": "U", "P": "P", "UP": "Q"}[self.bank]
@@ -50,6 +51,7 @@ class Imm:
     value: int           # the integer value as written (floats: the binary32 bits)
     is_float: bool = False
     text: str = ""
+    pair: tuple[str, str] | None = None   # two binary16 values as written (packed-half opcodes)
 
     def kind(self) -> str:
         return "I"
@@ -144,6 +146,10 @@ class Control:
         return cls(stall=c & 15, yield_bit=c >> 4 & 1, write_barrier=c >> 5 & 7,
                    read_barrier=c >> 8 & 7, wait_mask=c >> 11 & 63, reuse=c >> 17 & 7)
 
+    def _replace_reuse(self) -> "Control":
+        """The same scheduling fields without the reuse bits (those come from `.reuse`)."""
+        return Control(self.stall, self.yield_bit, self.write_barrier, self.read_barrier, self.wait_mask)
+
     def text(self) -> str:
         """CuAssembler's text form: [B0-2---:R-:W1:Y:S04] ('Y' when bit 109 is 0)."""
         waits = "".join(str(i) if self.wait_mask >> i & 1 else "-" for i in range(6))
@@ -185,6 +191,8 @@ class Instruction:
     control: Control | None = None  # explicit control code, when written
     span: Span | None = None
     source: str = ""
+    mnemonic_span: Span | None = None   # where the mnemonic is written (a caret for an unknown opcode)
+    listed: tuple | None = None         # (lo, hi) printed after it by nvdisasm -hex
 
     @property
     def opcode(self) -> str:
@@ -203,7 +211,8 @@ class Instruction:
 
 
 _REG = re.compile(r"^(R\d+|RZ|UR\d+|URZ|P[0-6T]|UP[0-6T])$")
-_SPECIAL = re.compile(r"^(SR_[A-Z0-9_.]+|PR|SRZ)$")
+_SPECIAL = re.compile(r"^(SR_[A-Za-z0-9_.]+|PR|SRZ|SB\d)$")
+SWIZZLES = ("H0_H0", "H1_H1", "H0_H1", "H1_H0", "F32")
 
 
 def parse_register(text: str) -> Reg | None:
@@ -298,7 +307,7 @@ def _parse_memory(text: str) -> Mem:
         rm = re.match(r"^(R\d+|RZ|UR\d+|URZ)(\.64|\.X4|\.X8|\.X16|\.U32)?$", body)
         if not rm:
             offset += _parse_int(body)
-        elif base is None:
+        elif base is None and not rm.group(1).startswith("U"):
             base = parse_register(rm.group(1))
             suffix = rm.group(2) or ""
         else:
@@ -311,6 +320,12 @@ def parse_operand(text: str) -> Operand:
     if not t:
         raise SyntaxProblem("empty operand")
     neg = invert = absolute = reuse = False
+    swizzle = ""
+    for name in SWIZZLES:
+        if t.endswith("." + name):
+            swizzle = name
+            t = t[: -len(name) - 1]
+            break
     if t.endswith(".reuse"):
         reuse = True
         t = t[: -len(".reuse")]
@@ -333,11 +348,11 @@ def parse_operand(text: str) -> Operand:
             t = t[: -len(".reuse")]
     reg = parse_register(t)
     if reg is not None:
-        return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse)
+        return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse, swizzle=swizzle)
     if _CONST.match(t):
         c = _parse_const(t)
         return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol)
-    if neg or absolute or invert or reuse:
+    if neg or absolute or invert or reuse or swizzle:
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):
         return _parse_memory(t)
@@ -378,13 +393,58 @@ class SourceLine:
     span: Span | None = None
 
 
-BRANCHES = {"BRA", "BSSY", "CALL", "JMP"}
+BRANCHES = {"BRA", "BSSY", "CALL", "JMP", "RET"}
 _GUARD = re.compile(r"^@(!?)(U?P[0-6T])\s+")
+# nvdisasm's annotations after an operand or an instruction: (*"SpillRefill"*), (*"BRANCH_TARGETS .L_x_1"*)
+_ANNOTATION = re.compile(r'\(\*.*?\*\)')
+# Packed half-precision opcodes: nvdisasm prints a 32-bit immediate as two binary16 values,
+# the high half first (`HADD2 R2, R2, 1, 0` holds 0x3c000000)
+HALF_PAIR_OPCODES = {"HADD2", "HMUL2", "HFMA2", "HMNMX2", "HSETP2", "HSET2"}
+
+
+def _is_branch(mnemonic: str) -> bool:
+    """Opcodes whose last operand is a code address (WARPSYNC alone takes a mask instead)."""
+    return mnemonic.split(".")[0] in BRANCHES or mnemonic.startswith("WARPSYNC.COLLECTIVE")
+
+
+def half_bits(text: str) -> int:
+    """A binary16 immediate as nvdisasm prints it (decimal, INF/NAN words or 0x bits)."""
+    t = text.strip()
+    if re.fullmatch(r"[+-]?0x[0-9a-fA-F]+", t):
+        return _parse_int(t) & 0xFFFF
+    words = {"+INF": 0x7C00, "INF": 0x7C00, "-INF": 0xFC00, "+QNAN": 0x7E00, "QNAN": 0x7E00,
+             "-QNAN": 0xFE00, "+NAN": 0x7E00, "-NAN": 0xFE00}
+    if t.upper() in words:
+        return words[t.upper()]
+    try:
+        value = float(t)
+        bits = struct.unpack("<H", struct.pack("<e", value))[0]
+    except (ValueError, OverflowError):
+        raise SyntaxProblem(f"'{text}' is not a binary16 value") from None
+    if struct.unpack("<e", struct.pack("<H", bits))[0] != value:
+        raise SyntaxProblem(f"{text} is not exactly representable in binary16")
+    return bits
+
+
+def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list) -> list:
+    """Two adjacent binary16 immediates of a packed-half opcode are one 32-bit operand."""
+    if mnemonic.split(".")[0] not in HALF_PAIR_OPCODES:
+        return operands
+    out, i = [], 0
+    while i < len(operands):
+        if (i + 1 < len(operands) and isinstance(operands[i], Imm) and isinstance(operands[i + 1], Imm)):
+            value = half_bits(parts[i]) << 16 | half_bits(parts[i + 1])
+            out.append(Imm(value, False, f"{value:#x}", pair=(parts[i].strip(), parts[i + 1].strip())))
+            i += 2
+        else:
+            out.append(operands[i])
+            i += 1
+    return out
 
 
 def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     """Parse one instruction (with optional control code and guard)."""
-    body = text.strip().rstrip(";").strip()
+    body = _ANNOTATION.sub("", text).strip().rstrip(";").strip()
     control = None
     if body.startswith("["):
         end = body.index("]") + 1
@@ -400,11 +460,17 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     if not m:
         raise SyntaxProblem(f"expected an instruction, found '{body}'")
     mnemonic, rest = m.group(1), m.group(2).strip()
+    mnemonic_span = None
+    if span is not None:
+        lead = len(text) - len(text.lstrip())
+        at = span.column + text.index(mnemonic, lead) - lead
+        mnemonic_span = Span(span.path, span.line, at, span.line, at + len(mnemonic))
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
-    operands = [parse_operand(p) for part in split_operands(rest) for p in _space_split(mnemonic, part)]
-    if mnemonic.split(".")[0] in BRANCHES and operands and isinstance(operands[-1], Imm):
+    parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
+    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p) for p in parts])
+    if _is_branch(mnemonic) and operands and isinstance(operands[-1], Imm):
         operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
-    return Instruction(mnemonic, operands, guard, control, span, text)
+    return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span)
 
 
 def _space_split(mnemonic: str, part: str) -> list[str]:
@@ -413,32 +479,61 @@ def _space_split(mnemonic: str, part: str) -> list[str]:
     return [part]
 
 
+_HEX_WORD = re.compile(r"/\*\s*(0x[0-9a-fA-F]{16})\s*\*/")
+_LABEL = re.compile(r"^([A-Za-z_.$][A-Za-z0-9_.$]*):(?!\S*\])\s*")
+
+
 def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
-    """Parse a whole source: directives (.kernel, .registers), labels and instructions."""
+    """Parse a whole source: directives, labels and instructions.
+
+    nvdisasm's listings parse as they are printed: `/*0040*/` addresses and the
+    `/* 0x... */` words of `-hex` are comments, except that the two words after an
+    instruction are kept (`Instruction.listed`): they carry the control code, which
+    nvdisasm does not print as text.  Labels may start with '.' (`.L_x_12:`).
+    """
     lines: list[SourceLine] = []
+    last: Instruction | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
+        words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
         stripped = re.split(r"//|#", raw, maxsplit=1)[0]
-        stripped = re.sub(r"/\*.*?\*/", "", stripped).rstrip()
+        stripped = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), stripped).rstrip()
+        stripped = _ANNOTATION.sub(lambda m: " " * len(m.group(0)), stripped).rstrip()
         if not stripped.strip():
+            if len(words) == 1 and last is not None and last.listed is not None and len(last.listed) == 1:
+                last.listed = (last.listed[0], words[0])   # the second word of the one above
             continue
         column = len(stripped) - len(stripped.lstrip()) + 1
         content = stripped.strip()
         span = Span(source_name, number, column, number, len(stripped) + 1)
+        last = None
         try:
             while True:
-                m = re.match(r"^([A-Za-z_.$][A-Za-z0-9_.$]*):(?!\S*\])\s*", content)
-                if not m or content.startswith("."):
+                m = _LABEL.match(content)
+                if not m:
                     break
                 lines.append(SourceLine(label=m.group(1), span=span))
                 content = content[m.end():]
             if not content:
                 continue
             if content.startswith("."):
-                name, _, value = content.partition(" ")
+                name, _, value = content.replace("\t", " ").partition(" ")
                 lines.append(SourceLine(directive=(name, value.strip()), span=span))
                 continue
-            for piece in [p for p in content.split(";") if p.strip()]:
-                lines.append(SourceLine(instruction=parse_instruction(piece, span), span=span))
+            position = stripped.index(content)
+            for piece in content.split(";"):
+                if piece.strip():
+                    at = position + len(piece) - len(piece.lstrip()) + 1
+                    inst = parse_instruction(piece, Span(source_name, number, at, number,
+                                                         at + len(piece.strip())))
+                    inst.span = span
+                    lines.append(SourceLine(instruction=inst, span=span))
+                    last = inst
+                position += len(piece) + 1
+            if last is not None and len(words) == 1:
+                last.listed = (words[0],)
         except SyntaxProblem as problem:
             raise BobcError(str(problem), span) from None
+    for line in lines:
+        if line.instruction is not None and line.instruction.listed is not None and len(line.instruction.listed) != 2:
+            line.instruction.listed = None
     return lines

@@ -36,8 +36,14 @@ SLOTS = {
     "Sc": dict(kinds="RUIC"),      # C slot; an immediate/constant here moves B's register to C
     "Pp": dict(kinds="PQ", field=(87, 3), neg=90),
     "Pq": dict(kinds="PQ", field=(77, 3), neg=80),
+    "Pr": dict(kinds="PQ", field=(68, 3), neg=71),    # PLOP3's third source
     # special immediates
     "Ilut": dict(kinds="I", field=(72, 8)),
+    "Iplut": dict(kinds="I", split=((64, 3), (72, 5))),   # PLOP3: LUT bits 0..2 at 64, 3..7 at 72
+    "Imask8": dict(kinds="I", field=(16, 8)),             # PLOP3's second immediate
+    "SBn": dict(kinds="S", field=(44, 3)),                # DEPBAR's scoreboard SB0..SB5
+    "Idep": dict(kinds="I", field=(38, 6)),               # DEPBAR.LE's count
+    "Ibpt": dict(kinds="I", field=(34, 20)),              # BPT.TRAP's code (one ptxas word: 1 at 34)
     "Ishift": dict(kinds="I", field=(75, 5)),
     "Ilane": dict(kinds="IR", field=(53, 5), reg=REG_B),     # SHFL lane/offset: imm or Rb
     "Iclamp": dict(kinds="IR", field=(40, 13), reg=REG_C),   # SHFL clamp/mask: imm or Rc
@@ -45,17 +51,26 @@ SLOTS = {
     "Icount": dict(kinds="I", field=(42, 12)),             # BAR thread count
     "SR": dict(kinds="S", field=(72, 8)),
     "PR": dict(kinds="S"),                 # the literal PR of P2R/R2P: nothing to place
-    "Mem": dict(kinds="M"),                # LDG / LDS / STS style: base Ra, offset 40..63
-    "MemSt": dict(kinds="M", desc=(64, 6)),  # STG: its descriptor UR sits in 64..69
-    "Target": dict(kinds="T"),
+    # memory operands: [Ra(.64) + URb + offset] (desc[URd] on global accesses)
+    "Mem": dict(kinds="M", base=(24, 8), offset=(40, 24), uoffset=(32, 6), desc=(32, 6)),   # loads
+    "MemSt": dict(kinds="M", base=(24, 8), offset=(40, 24), uoffset=(64, 6), desc=(64, 6)),  # data in B
+    "MemCas": dict(kinds="M", base=(24, 8), offset=(40, 24)),          # ATOMG.CAS: B and C are data
+    "MemShared": dict(kinds="M", base=(16, 8), offset=(44, 20)),       # LDGSTS destination
+    "MemGlobal": dict(kinds="M", base=(24, 8), offset=(32, 12), desc=(64, 6)),   # LDGSTS source
+    "Target": dict(kinds="T"),             # BRA, CALL, RET: on sm_90 the low 8 bits sit at 16..23
+    "Target34": dict(kinds="T"),           # BSSY: the whole offset at 34.. (its barrier is at 16)
+    "Bar": dict(kinds="B", field=(16, 4)),   # convergence barrier B0..B15
 }
 
 LAYOUTS: dict[str, list[str]] = {
     "MOV": ["Rd Sb"],
     "IMAD": ["Rd [Pu] Ra Sb Sc [Pp]"],
     "IADD3": ["Rd [Pu] [Pv] Ra Sb Sc [Pp] [Pq]"],
+    "VIADD": ["Rd Ra Sb"],
+    "VIMNMX": ["Rd Ra Sb Pp"],
     "LEA": ["Rd [Pu] Ra Sb Sc Ishift [Pp]", "Rd [Pu] Ra Sb Ishift [Pp]"],
     "LOP3": ["[Pu] Rd Ra Sb Sc Ilut [Pp]"],
+    "PLOP3": ["Pu Pv Pp Pq Pr Iplut Imask8"],
     "SHF": ["Rd Ra Sb Sc"],
     "PRMT": ["Rd Ra Sb Sc"],
     "SGXT": ["Rd Ra Sb"],
@@ -79,7 +94,7 @@ LAYOUTS: dict[str, list[str]] = {
     "LDG": ["Rd Mem"],
     "STG": ["MemSt Sb"],
     "LDS": ["Rd Mem"],
-    "STS": ["Mem Sb"],
+    "STS": ["MemSt Sb"],
     "LDC": ["Rd Sb"],
     "ULDC": ["Ud Sb"],
     "S2R": ["Rd SR"],
@@ -88,11 +103,56 @@ LAYOUTS: dict[str, list[str]] = {
     "R2UR": ["Ud Ra"],
     "UMOV": ["Ud Sb"],
     "SHFL": ["Pu Rd Ra Ilane Iclamp"],
-    "BAR": ["[Ibar] [Icount]"],
+    "BAR": ["[Ibar] [Icount] [Pp]"],
     "BRA": ["[Pp] Target"],
     "EXIT": [""],
     "NOP": [""],
-    "WARPSYNC": ["Sb"],
+    "WARPSYNC": ["Sb", "", "Ra Target"],
+    "BSSY": ["Bar Target34"],
+    "BSYNC": ["Bar"],
+    "CALL": ["Target"],
+    "RET": ["Ra Target"],
+    # binary64: registers are pairs; DADD's second source sits in the C field
+    "DADD": ["Rd Ra Sc"],
+    "DMUL": ["Rd Ra Sb"],
+    "DFMA": ["Rd Ra Sb Sc"],
+    "DSETP": ["Pu Pv Ra Sb Pp"],
+    # packed halves: a `.H0_H0`/`.H1_H1` lane selection on A and B; an immediate is a pair
+    "HADD2": ["Rd Ra Sb"],
+    "HMUL2": ["Rd Ra Sb"],
+    "HFMA2": ["Rd Ra Sb Sc"],
+    "HMNMX2": ["Rd Ra Sb Pp"],
+    "F2FP": ["Rd Ra Sb"],
+    "HMMA": ["Rd Ra Sb Sc"],
+    # local, shared and global memory beyond LDG/STG
+    "LDL": ["Rd Mem"],
+    "STL": ["MemSt Sb"],
+    "LD": ["Rd Mem"],
+    "LDSM": ["Rd Mem"],
+    "LDGSTS": ["MemShared MemGlobal [Pp]"],
+    "ATOMS": ["Rd MemSt", "Rd MemSt Sb", "Rd MemSt Sb Sc"],
+    "ATOMG": ["Pu Rd MemSt Sb", "Pu Rd MemCas Sb Sc"],
+    "RED": ["MemSt Sb"],
+    "REDG": ["MemSt Sb"],
+    "VOTE": ["Rd Pu Pp"],
+    "VOTEU": ["Ud Pu Pp"],
+    "B2R": ["Rd [Pu]"],
+    "DEPBAR": ["SBn Idep"],
+    "BPT": ["Ibpt"],
+    "MEMBAR": [""],
+    "ERRBAR": [""],
+    "CGAERRBAR": [""],
+    "CCTL": [""],
+    "LDGDEPBAR": [""],
+    "ENDCOLLECTIVE": [""],
+    # the uniform datapath: the same slots with uniform registers (U) in the vector places
+    "UIADD3": ["Ud [Pu] [Pv] Ra Sb Sc [Pp] [Pq]"],
+    "UIMAD": ["Ud Ra Sb Sc"],
+    "ULEA": ["Ud [Pu] Ra Sb Sc Ishift [Pp]", "Ud [Pu] Ra Sb Ishift [Pp]"],
+    "ULOP3": ["[Pu] Ud Ra Sb Sc Ilut [Pp]"],
+    "USHF": ["Ud Ra Sb Sc"],
+    "UFLO": ["Ud Sb"],
+    "REDUX": ["Ud Ra"],
     "P2R": ["Rd PR Ra Sb"],
     "R2P": ["PR Ra Sb"],
 }
@@ -100,8 +160,11 @@ LAYOUTS: dict[str, list[str]] = {
 # Which source positions accept '-' (neg) and '|..|' (abs), per opcode; the bits are the
 # position's (REG_A/B/C above; a constant in B uses B's).  Everything else takes none.
 _FLOAT = {"A": ("neg", "abs"), "B": ("neg", "abs"), "C": ("neg", "abs")}
+_HALF = {"A": ("neg", "abs"), "B": ("neg", "abs")}
 OPERAND_MODIFIERS = {
     "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
+    "DADD": _FLOAT, "DMUL": _FLOAT, "DFMA": _FLOAT, "DSETP": _FLOAT,
+    "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF,
     "MUFU": {"B": ("neg", "abs")},
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "IMAD": {"C": ("neg",)},
@@ -112,10 +175,24 @@ OPERAND_MODIFIERS = {
 # bit (ptxas: FFMA R18, R2, R7.reuse, 0.5 sets bit 123).  FADD's second source sits in the
 # B field yet uses C's reuse bit (ptxas: FADD R6, R2.reuse, R7.reuse sets 122 and 124).
 REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
-REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}}
+REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
-                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF"}
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2"}
+
+# Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
+# (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
+HALF_OPCODES = {"HADD2", "HMUL2", "HFMA2", "HMNMX2"}
+SWIZZLE_FIELD = {"A": (74, 2), "B": (60, 2)}
+SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
+
+# Opcodes whose immediates are the high 32 bits of a binary64 (nvdisasm prints `DADD R10, R8, 1`).
+DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
+# Global accesses carry a memory descriptor (desc[URn]; hidden in sm_86 text).
+DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
+# Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
+# does not move B's register (the C-slot swap is for vector opcodes).
+UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU"}
 
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
 FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
@@ -123,10 +200,13 @@ FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
 # Variable-latency opcodes: their results come back through a scoreboard
 # (sass-facts.md "Control codes and latencies"; LDC is treated so on both).
 VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F2F", "POPC",
-                    "BREV", "FLO", "SHFL", "STG", "STS", "R2UR"}
+                    "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
+                    "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "HMMA", "B2R",
+                    "REDUX", "UFLO", "VOTEU"}
 # Variable-latency opcodes that read their register sources late: a later
 # overwrite of those sources must wait for the read barrier.
-READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC"}
+READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC", "LDL", "STL", "LD", "LDSM", "LDGSTS", "ATOMS",
+              "ATOMG", "RED", "REDG", "HMMA", "DADD", "DMUL", "DFMA"}
 
 # Display aliases: nvdisasm picks these names from operand values (IMAD with a power-of-two
 # multiplier and RZ addend prints as IMAD.SHL, ...), so their operands cannot vary freely.

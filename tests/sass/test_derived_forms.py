@@ -1,0 +1,99 @@
+"""Forms derived from encoding classes (bobc.sass.derive), judged two independent ways.
+
+1. Against ptxas: every form ptxas emitted that its class could also derive (the form
+   taken out, derived from the others) is derived bit for bit: the candidate nvdisasm
+   proves (decodes to the intended text) is ptxas's own encoding.
+2. Against nvdisasm: every derived form in the tables, none of which the corpus holds,
+   assembled from its text through the whole assembler, decodes to exactly that text.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bobc.sass import assemble
+from bobc.sass.derive import _grouped, _split, derive_one
+from bobc.sass.encoder import Encoder, Form
+from bobc.sass.learn import TABLES, read_corpus
+from bobc.sass.oracle import disassemble
+from bobc.sass.syntax import parse_instruction
+from bobc.targets import TARGETS
+
+ARCHS = ["sm_86", "sm_90"]
+
+
+def _table(arch):
+    return json.loads((TABLES / f"{arch}.json").read_text())["forms"]
+
+
+def _decodes_as_intended(arch, cases):
+    """For each (key, option): does nvdisasm read its word as its example?  Batches; a batch
+    nvdisasm refuses is halved until the refused words stand alone."""
+    words = []
+    for key, option in cases:
+        encoder = Encoder(arch)
+        encoder.forms = {key: Form(key, int(option["lo"], 16) | int(option["hi"], 16) << 64, "", option["example"])}
+        words.append(encoder.encode(parse_instruction(option["example"]), 0, 0x7F1))
+    verdict = {}
+
+    def decode(indices):
+        done = disassemble(b"".join(words[i].to_bytes(16, "little") for i in indices), TARGETS[arch].nvdisasm_arch)
+        if not done.errors and len(done.lines) == len(indices):
+            verdict.update({i: d.text == cases[i][1]["example"] for i, d in zip(indices, done.lines)})
+        elif len(indices) == 1:
+            verdict[indices[0]] = False
+        else:
+            decode(indices[:len(indices) // 2])
+            decode(indices[len(indices) // 2:])
+
+    decode(list(range(len(cases))))
+    return [verdict[i] for i in range(len(cases))]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_derivation_reproduces_ptxas_bits(arch, capsys, needs_nvdisasm):
+    forms = {k: e for k, e in _table(arch).items() if "reference" in e}     # learned from ptxas
+    mask_of = lambda key, example: Encoder(arch).place_operands(parse_instruction(example)).mask
+    checked, wrong, derived = 0, [], []
+    for mnemonics in _grouped(forms).values():
+        for target, have in mnemonics.items():
+            for k2, key in have.items():
+                rest = {m: {k: v for k, v in kinds.items() if v != key} for m, kinds in mnemonics.items()}
+                others = {k: e for k, e in forms.items() if k != key}
+                options = derive_one(others, rest, target, k2, mask_of)
+                if not options:
+                    continue
+                checked += 1
+                derived.append((key, options))
+    flat = [(key, o) for key, options in derived for o in options]
+    proved = iter(_decodes_as_intended(arch, flat))
+    unproved = 0
+    for key, options in derived:
+        verdicts = [next(proved) for _ in options]
+        picked = next((o for o, ok in zip(options, verdicts) if ok), None)
+        truth = (forms[key]["lo"], forms[key]["hi"])
+        if picked is None:
+            unproved += 1      # nothing derived: refused, never wrong
+        elif (picked["lo"], picked["hi"]) != truth:
+            wrong.append(f"{key}: ptxas {truth}, derived {(picked['lo'], picked['hi'])} via {picked['via']}")
+    with capsys.disabled():
+        print(f"\n{arch}: {checked} ptxas forms re-derived from their classes: "
+              f"{checked - unproved - len(wrong)} bit-identical, {unproved} not proved, {len(wrong)} different")
+    assert checked > 100 and unproved < 0.05 * checked
+    assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_derived_forms_decode_as_intended(arch, needs_nvdisasm):
+    derived = {k: e for k, e in _table(arch).items() if "derived_from" in e}
+    corpus_keys = {parse_instruction(r.text).key() for r in read_corpus(arch)}
+    assert len(derived) > 100
+    assert not set(derived) & corpus_keys            # the corpus never contained them
+    assert _table(arch)["FMUL R,R,C"]["derived_from"] and (
+        arch != "sm_90" or _table(arch)["FMUL R,R,U"]["derived_from"])
+    examples = [e["example"] for _, e in sorted(derived.items())]
+    code = assemble("\n".join(examples) + "\n", arch).code
+    decoded = disassemble(code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert [d.text for d in decoded.lines] == examples
