@@ -26,7 +26,7 @@ from bobc import pipeline
 from bobc.plan.host import make_step
 from bobc.reference import envelope, formats
 from bobc.reference.host import ReferenceHost
-from bobc.sim.faults import HostStepFault, SimulationFault, Unmodeled
+from bobc.sim.faults import HostStepFault, SemaphoreNotReleased, SimulationFault, Unmodeled
 from bobc.sim.host_adapter import HostFill, HostStep, host_plan
 from bobc.sim.invocation import Ring, fill_bytes, simulate
 from bobc.targets import SM86
@@ -210,3 +210,20 @@ def test_a_step_kind_without_a_handler_is_refused_by_name_before_anything_runs(c
         simulate(host, built.images, "train", case[0])
     assert "write_hologram" in caught.value.message and "does not model" in caught.value.message
 
+
+
+def test_a_reissued_entry_that_releases_nothing_is_caught_not_satisfied_by_the_first_release(all_steps, case):
+    """The reissue resets its piece's semaphore first (plan_host.c step_reissue), so a reissued
+    word whose segment lost its semaphore release (GPFIFO LENGTH, entry dword 1 bits 30:10, six
+    dwords short: SEM_ADDR_LO..SEM_EXECUTE, clc56f.h) times out although entry 0's first issue
+    released the same semaphore."""
+    built, host = all_steps
+    word = struct.unpack_from("<Q", built.images.gpfifo, 0)[0]
+    length = word >> 42 & ((1 << 21) - 1)
+    short = word & ~(((1 << 21) - 1) << 42) | (length - 6) << 42
+    steps = tuple(dataclasses.replace(s, values={**s.values, "entry": short}) if s.kind == "reissue" else s
+                  for s in host.steps)
+    assert any(s.kind == "reissue" and s.values["entry"] == word for s in host.steps)
+    with pytest.raises(SemaphoreNotReleased) as caught:
+        simulate(dataclasses.replace(host, steps=steps), built.images, "predict", case[0])
+    assert caught.value.message.startswith("GPFIFO entry 0 (reissued) finished without releasing its semaphore")

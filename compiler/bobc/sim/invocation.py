@@ -161,12 +161,12 @@ class SimulatedHost:
             o.extend(bytes(at + len(data) - len(o)))
         o[at:at + len(data)] = data
 
-    def wait(self, index: int) -> None:
+    def wait(self, index: int, label=None) -> None:
         address = self.plan.semaphores[index]
         value = self.memory.u64(address)
         if value < self.plan.semaphore_payload:
             raise SemaphoreNotReleased(
-                f"GPFIFO entry {index} finished without releasing its semaphore at {address:#x} "
+                f"GPFIFO entry {index if label is None else label} finished without releasing its semaphore at {address:#x} "
                 f"(it holds {value}, the host waits for {self.plan.semaphore_payload}): the host would time "
                 "out and exit 7")
 
@@ -197,8 +197,9 @@ class SimulatedHost:
         if piece >= len(self.plan.semaphores):
             raise HostStepFault("a reissue names no submission of the plan")
         self.at(self.plan.semaphores[piece], 8, "a semaphore")[:] = 0
-        self.ring.issue(struct.pack("<Q", v["entry"]), f"{piece} (reissued)")
-        self.wait(piece)
+        label = f"{piece} (reissued)"
+        self.ring.issue(struct.pack("<Q", v["entry"]), label)
+        self.wait(piece, label)
         self.issued += 1
 
     def step_scalar_fill(self, v):
