@@ -112,7 +112,11 @@ def parse_stored(path: Path) -> Module:
 
     # as Path.read_text reads it: universal newlines
     module = parse_module(text.replace("\r\n", "\n").replace("\r", "\n"), path)
-    cache.write("parsed", key, pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL))
+    try:
+        stored = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:              # a tree too deep to pickle is only not stored
+        return module
+    cache.write("parsed", key, stored)
     return module
 
 
