@@ -53,3 +53,17 @@ def test_listing_syntax_is_read():
                   "RET.REL.NODEC R", "BSSY B", "HMMA.16816.F32", "LDGSTS", "DEPBAR.LE SB0", "DFMA", "LDL",
                   "STL", "ATOMS", "ULEA", "SR_CgaCtaId", "LDSM", "F2FP", "HFMA2", "BAR.RED.POPC"):
         assert piece in text, piece
+
+
+def test_the_gpu_tests_ptxas_cubin_is_the_listings_cubin():
+    """tests/gpu/test_corpus_kernels.py runs ptxas's cubin of corpus3 beside ours; that cubin is
+    the one the committed listing was printed from (nvdisasm -hex of it gives the listing)."""
+    import subprocess
+
+    from bobc.nvtools import find_tool
+
+    cubin = CORPUS.parents[1] / "gpu" / "data" / "corpus3.sm_90.cubin"
+    printed = subprocess.run([find_tool("nvdisasm"), "-hex", str(cubin)], check=True,
+                             capture_output=True, text=True).stdout
+    listing = gzip.decompress((CORPUS / "listings" / "corpus3.sm_90.lst.gz").read_bytes()).decode()
+    assert printed == listing
