@@ -1,7 +1,7 @@
 """The simulator against the H200 itself: the same sm_90 images, the same inputs.
 
 Runs Bob's sm_90 host on the GPU over the vendored PyTorch case
-(tests/sim/data) and the functional simulator (bobc.sim) over the same
+(tests/data/shared/data/bob-reference) and the functional simulator (bobc.sim) over the same
 images and inputs, and compares the three output files: predictions byte for
 byte, losses, logit rows and planes with the tolerances tests/sim and
 tests/gpu/test_bob_host.py use (MUFU approximations differ from the
@@ -26,7 +26,7 @@ from bobc.reference.bob import BobConfig  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-DATA = REPO / "tests" / "sim" / "data"
+DATA = REPO / "tests" / "data" / "shared" / "data" / "bob-reference"
 LOSS_RTOL, LOSS_ATOL = 1e-4, 1e-5
 PLANE_RTOL, PLANE_ATOL = 1e-3, 1e-6
 SECOND_MOMENT_RTOL, SECOND_MOMENT_ATOL = 1e-3, 1e-12

