@@ -262,6 +262,8 @@ def _published_hint(done, journal=None) -> str:
 # bytes, so any path reads back exactly.  runtime_c/host_io.c writes and reads
 # the same form.
 JOURNAL_SUFFIX = ".bob-journal"
+JOURNAL_PAIRS = 8                   # runtime_c/host_io.h BOB_IO_MAX_FILES
+JOURNAL_PATH_BYTES = 4096           # runtime_c/host_io.h BOB_IO_PATH_BYTES
 
 
 def journal_write(folder: str, base: str, pairs, output) -> str:
@@ -297,12 +299,14 @@ def journal_read(path: str):
         return None
     head, _, rest = data.partition(b"\n")
     words = head.split(b" ")
-    if len(words) != 3 or words[:2] != [b"bob-journal", b"1"] or not words[2].isdigit():
+    if len(words) != 3 or words[:2] != [b"bob-journal", b"1"] or not words[2].isdigit() \
+            or not 1 <= int(words[2]) <= JOURNAL_PAIRS:
         return None
     names = []
     for _ in range(2 * int(words[2])):
         size, space, rest = rest.partition(b" ")
-        if not space or not size.isdigit() or len(rest) < int(size) + 1 \
+        if not space or not size.isdigit() or not 0 < int(size) < JOURNAL_PATH_BYTES \
+                or len(rest) < int(size) + 1 \
                 or rest[int(size):int(size) + 1] != b"\n":
             return None
         names.append(os.fsdecode(rest[:int(size)]))
