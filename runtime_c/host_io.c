@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "host_io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -284,6 +285,189 @@ static void test_pause(void)
     }
 }
 
+/* The publication journal (docs/runtime.md "Files"; reference/safe_io.py):
+ *     bob-journal 1 <pairs>\n
+ *     <bytes> <temporary>\n<bytes> <destination>\n     (per pair, in rename order)
+ *     end\n
+ * Absolute paths, each preceded by its length in bytes. */
+#define JOURNAL_SUFFIX ".bob-journal"
+#define JOURNAL_BYTES (2 * BOB_IO_MAX_FILES * (BOB_IO_PATH_BYTES + 96) + 64)
+
+static void sync_folder(const char *folder)
+{
+    int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+
+static void folder_of(const char *path, char *folder, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(folder, size, ".");
+    else
+        snprintf(folder, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/* Publish the journal of `files` (temporaries written) durably into `journal`. */
+static int journal_write(bob_io_files *files, char *journal, size_t journal_size, mode_t mask, char *err)
+{
+    static char text[JOURNAL_BYTES];
+    size_t n = (size_t)snprintf(text, sizeof text, "bob-journal 1 %d\n", files->output_count);
+    for (int i = 0; i < files->output_count && n < sizeof text; i++) {
+        const bob_io_output *o = &files->outputs[i];
+        char real_folder[BOB_IO_PATH_BYTES];
+        folder_of(o->real, real_folder, sizeof real_folder);
+        const char *tbase = strrchr(o->temporary, '/') + 1;
+        int tlen = (int)(strlen(real_folder) + (strcmp(real_folder, "/") ? 1 : 0) + strlen(tbase));
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d %s%s%s\n%zu %s\n", tlen, real_folder,
+                              strcmp(real_folder, "/") ? "/" : "", tbase, strlen(o->real), o->real);
+        sync_folder(o->folder);    /* the temporaries' names are durable before the journal */
+    }
+    if (n < sizeof text)
+        n += (size_t)snprintf(text + n, sizeof text - n, "end\n");
+    bob_io_output *last = &files->outputs[files->output_count - 1];
+    const char *base = strrchr(last->real, '/') + 1;
+    if (n >= sizeof text ||
+        snprintf(journal, journal_size, "%s/.%s" JOURNAL_SUFFIX, last->folder, base) >= (int)journal_size)
+        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
+                   last->path);
+    bob_io_output staged = { 0 };
+    staged.path = journal;
+    staged.option = last->option;
+    snprintf(staged.folder, sizeof staged.folder, "%s", last->folder);
+    staged.data = text;
+    staged.size = n;
+    int rc = write_temporary(&staged, mask, err);
+    if (rc)
+        return rc;
+    if (rename(staged.temporary, journal) != 0) {
+        int e = errno;
+        unlink(staged.temporary);
+        return say(err, BOB_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
+                   strerror(e));
+    }
+    sync_folder(last->folder);
+    return 0;
+}
+
+/* The pairs of journal `path` into names[2 * pairs]; the pair count, or -1 when damaged. */
+static int journal_read(const char *path, char names[][BOB_IO_PATH_BYTES], int most)
+{
+    static char text[JOURNAL_BYTES];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    text[got] = 0;
+    int pairs, used;
+    if (sscanf(text, "bob-journal 1 %d%n", &pairs, &used) != 1 || pairs < 1 || pairs > most || text[used] != '\n')
+        return -1;
+    const char *p = text + used + 1, *end = text + got;
+    for (int i = 0; i < 2 * pairs; i++) {
+        char *after;
+        errno = 0;
+        unsigned long len = strtoul(p, &after, 10);
+        if (after == p || *after != ' ' || errno || len == 0 || len >= BOB_IO_PATH_BYTES ||
+            (size_t)(end - after) < len + 2 || after[1 + len] != '\n')
+            return -1;
+        memcpy(names[i], after + 1, len);
+        names[i][len] = 0;
+        if (strlen(names[i]) != len)
+            return -1;
+        p = after + 2 + len;
+    }
+    return (end - p == 4 && !memcmp(p, "end\n", 4)) ? pairs : -1;
+}
+
+/* Complete journal `path` when it names one of `reals`; see host_io.h. */
+static int journal_complete(const char *folder, const char *path, char reals[][BOB_IO_PATH_BYTES], int count,
+                            char *err)
+{
+    static char names[2 * BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
+    const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
+    int pairs = journal_read(path, names, BOB_IO_MAX_FILES);
+    if (pairs < 0)
+        return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
+                   "interrupted); %s", path, left);
+    int named = 0, present[BOB_IO_MAX_FILES];
+    struct stat st;
+    for (int i = 0; i < pairs; i++) {
+        for (int k = 0; k < count; k++)
+            named |= !strcmp(names[2 * i + 1], reals[k]);
+        present[i] = lstat(names[2 * i], &st) == 0;
+    }
+    if (!named)
+        return 0;
+    for (int i = 0; i + 1 < pairs; i++)
+        if (present[i] && !present[i + 1])
+            return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
+                       names[2 * i + 2], left);
+    for (int i = 0; i < pairs; i++)
+        if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0)
+            return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
+                       names[2 * i + 1], strerror(errno), left);
+    for (int i = 0; i < pairs; i++) {
+        char destination_folder[BOB_IO_PATH_BYTES];
+        folder_of(names[2 * i + 1], destination_folder, sizeof destination_folder);
+        sync_folder(destination_folder);
+    }
+    unlink(path);
+    sync_folder(folder);
+    fprintf(stderr, "bob: completed an interrupted publication from %s:", path);
+    for (int i = 0; i < pairs; i++)
+        fprintf(stderr, " %s", names[2 * i + 1]);
+    fputc('\n', stderr);
+    return 0;
+}
+
+int bob_io_recover(const char *const *paths, int count, char *err)
+{
+    static char reals[BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
+    char folders[BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
+    int n = 0;
+    for (int i = 0; i < count && n < BOB_IO_MAX_FILES; i++) {
+        char real_folder[PATH_MAX];
+        if (!paths[i] || !*paths[i] || strlen(paths[i]) >= BOB_IO_PATH_BYTES)
+            continue;
+        folder_of(paths[i], folders[n], sizeof folders[n]);
+        const char *slash = strrchr(paths[i], '/');
+        if (!realpath(folders[n], real_folder))
+            continue;            /* the output checks say why the folder cannot be used */
+        if (snprintf(reals[n], sizeof reals[n], "%s%s%s", real_folder, strcmp(real_folder, "/") ? "/" : "",
+                     slash ? slash + 1 : paths[i]) < (int)sizeof reals[n])
+            n++;
+    }
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int k = 0; k < i; k++)
+            seen |= !strcmp(folders[k], folders[i]);
+        DIR *dir = seen ? NULL : opendir(folders[i]);
+        if (!dir)
+            continue;
+        struct dirent *entry;
+        int rc = 0;
+        while (!rc && (entry = readdir(dir))) {
+            size_t len = strlen(entry->d_name), suffix = strlen(JOURNAL_SUFFIX);
+            if (entry->d_name[0] != '.' || len <= suffix || strcmp(entry->d_name + len - suffix, JOURNAL_SUFFIX))
+                continue;
+            char path[2 * BOB_IO_PATH_BYTES];
+            if (snprintf(path, sizeof path, "%s/%s", folders[i], entry->d_name) >= (int)sizeof path)
+                continue;
+            rc = journal_complete(folders[i], path, reals, n, err);
+        }
+        closedir(dir);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int bob_io_publish(bob_io_files *files, char *err)
 {
     mode_t mask = umask(0);
@@ -310,16 +494,22 @@ int bob_io_publish(bob_io_files *files, char *err)
                        o->path, o->option, kind_of(st.st_mode));
         }
     }
+    char journal[BOB_IO_PATH_BYTES + 64] = "";
+    if (files->output_count > 1 && (rc = journal_write(files, journal, sizeof journal, mask, err))) {
+        remove_temporaries(files);
+        return rc;
+    }
     for (int i = 0; i < files->output_count; i++) {
         bob_io_output *o = &files->outputs[i];
         if (i)
             test_pause();
         if (rename(o->temporary, o->path) != 0) {
             int e = errno;
-            remove_temporaries(files);
+            if (!journal[0])
+                remove_temporaries(files);   /* else the journal owns them: the next invocation completes it */
             return say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
-                       strerror(e), i ? "the outputs before it in the publication order were published"
-                                      : "nothing was published");
+                       strerror(e), journal[0] ? "the journal is kept; the next invocation naming these outputs "
+                                                 "completes the publication" : "nothing was published");
         }
         o->temporary[0] = 0;
     }
@@ -339,6 +529,10 @@ int bob_io_publish(bob_io_files *files, char *err)
             }
             close(dfd);
         }
+    }
+    if (journal[0]) {
+        unlink(journal);
+        sync_folder(files->outputs[files->output_count - 1].folder);
     }
     return 0;
 }

@@ -14,6 +14,12 @@
  *          into place in the order they were added (the checkpoint last: a
  *          new checkpoint means every output of that run is new).  A failure
  *          before the renames removes the temporaries: nothing is published.
+ * Journal: a publication of several files writes `.<last>.bob-journal` in the
+ *          last output's folder (format: docs/runtime.md "Files"), naming
+ *          each temporary and its destination, before the first rename, and
+ *          removes it after the last.  bob_io_recover completes a journal a
+ *          kill left before a later invocation reads or checks anything, so
+ *          outputs of two runs are never seen side by side.
  * Limits: docs/limits.md. */
 #ifndef BOB_HOST_IO_H
 #define BOB_HOST_IO_H
@@ -77,7 +83,14 @@ int bob_io_add_output(bob_io_files *files, const char *path, const char *option,
 /* The bytes output `option` will hold (kept by the caller until publication). */
 int bob_io_stage(bob_io_files *files, const char *option, const void *data, size_t size, char *err);
 
-/* Write every output to a synced temporary, then rename them all in order. */
+/* Before anything else: complete (roll forward) any journal in the folders of
+ * `paths` that names one of them, saying so on stderr.  A damaged journal, or
+ * one whose temporaries are missing, is refused by name (BOB_EXIT_WRITE_FAILED)
+ * and left as it is. */
+int bob_io_recover(const char *const *paths, int count, char *err);
+
+/* Write every output to a synced temporary, then rename them all in order
+ * (under a journal when there are several). */
 int bob_io_publish(bob_io_files *files, char *err);
 
 #endif

@@ -628,6 +628,10 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return 0;
     }
     h.args = &args;
+    /* A publication a kill interrupted is completed before anything is read (host_io.h). */
+    const char *named[] = { args.predictions, args.result, args.checkpoint_out };
+    if ((rc = bob_io_recover(named, 3, h.err)))
+        return fail(&h, rc);
     /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
     if ((rc = bob_record_read(&p->input, args.input, &h.input, h.err)) ||
         (rc = bob_io_note_input(&h.files, args.input, "input record", BOB_EXIT_BAD_INPUT, h.err)))

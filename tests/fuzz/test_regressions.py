@@ -470,3 +470,23 @@ def test_07_build_o_on_a_really_full_disk(tmp_path, monkeypatch):
         monkeypatch.undo()
         if mounted:
             subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+# 12 --------------------------------------------------------------------------------
+def test_12_a_large_update_count_is_refused_before_the_schedule_is_analysed(tmp_path):
+    """bobUpdatesPerInvocation = 100,000 ran ~30 s of CPU into the evaluation-step limit;
+    a loop building a schedule past STRUCTURE_LOOP_COUNT (65,536, the certifier's launch
+    bound) is now refused before it is unrolled.  The one-second promise is measured by
+    bench/refusal_bench.py; here the bound is loose, since CI machines vary."""
+    from bobc.certify import limits as certified
+    from bobc.language import limits
+    # the two bounds are one: a loop past it builds what the certifier would refuse
+    assert limits.STRUCTURE_LOOP_COUNT == certified.LAUNCH_COUNT == certified.SUBMISSION_COUNT
+    plan = _bob_copy(tmp_path, updates=100_000) / "Bob/Build/NativeHost.bob"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "bobc", "check", str(plan)], capture_output=True,
+                          text=True, timeout=60)
+    assert time.monotonic() - started < 10
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "builds a NvidiaLaunchSchedule over 100,000 iterations" in done.stderr
+    assert "limit of 65,536" in done.stderr and "in definition " in done.stderr

@@ -29,6 +29,8 @@ BUFFER_COUNT = 48
 # one host buffer (bobc's bound; the H200's 141 GB would allow more)
 BUFFER_BYTES = 16 << 30
 # launches and submissions of one invocation, and the host's unrolled schedule steps
+# (language/limits.py STRUCTURE_LOOP_COUNT is LAUNCH_COUNT: a loop building a schedule
+# past it is refused before it is unrolled)
 LAUNCH_COUNT = 1 << 16
 SUBMISSION_COUNT = 1 << 16
 HOST_STEP_COUNT = 1 << 20

@@ -56,6 +56,7 @@ def run_plan_host(plan, kernels, args) -> int:
     from ..reference.runner import OutputPaths
 
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
     record_file = safe_io.read_input(args.input, BadInputRecord)
     files.inputs.append(record_file)

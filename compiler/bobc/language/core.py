@@ -512,6 +512,8 @@ def nat_eliminate(term, env, target):
         if count > limits.ELIMINATION_COUNT:
             raise LimitExceeded(f"nat-eliminate runs {count:,} iterations",
                                 limits.ELIMINATION_COUNT, term.span)
+        if count > limits.STRUCTURE_LOOP_COUNT:
+            _refuse_structure_loop(term, env, count)
         _burn(count, term.span)
         step = term.step.ev(env)
         accumulated = term.base.lazy(env)
@@ -535,6 +537,17 @@ def nat_eliminate(term, env, target):
             return apply(apply(step, predecessor, term.span), below, term.span)
         return VNeutral(target.head, spine + (("natelim", term, env),))
     raise EvalError(f"nat-eliminate expects a natural number, got {describe(target)}", term.span)
+
+
+def _refuse_structure_loop(term, env, count) -> None:
+    """A loop building a data family (its motive's value) is refused past STRUCTURE_LOOP_COUNT."""
+    motive = apply(term.motive.ev(env), VNat(0), term.span)
+    if type(motive) is VFamily:
+        raise LimitExceeded(f"nat-eliminate builds a {motive.family} over {count:,} iterations",
+                            limits.STRUCTURE_LOOP_COUNT, term.span,
+                            hint="a loop building a structure (a schedule) past this many steps "
+                            "builds more than the certifier accepts (docs/limits.md); ask the "
+                            "plan for fewer (e.g. updates per invocation)")
 
 
 class _NatInduction(Term):

@@ -23,6 +23,13 @@ NATURAL_BITS = 1 << 18
 BYTES_LENGTH = 1 << 28
 # iterations of one nat-eliminate (the Bob plan: at most 126; tests: 200,000)
 ELIMINATION_COUNT = 1 << 20
+# iterations of one nat-eliminate whose motive is a data family (a loop that builds a
+# structure, e.g. a launch schedule, a node or more per iteration); the same bound as
+# certify/limits.py LAUNCH_COUNT and SUBMISSION_COUNT, so a loop past it builds what the
+# certifier would refuse anyway, and is refused before it is unrolled or analysed
+# (an update count of 100,000 once ran the evaluation-step limit out after ~30 s;
+# the Bob plan's largest: 126)
+STRUCTURE_LOOP_COUNT = 1 << 16
 # evaluation steps (function applications, eliminations, loop iterations) per
 # program (about 10^5 a second); the Bob plan's check and build take about 50,000
 EVALUATION_STEPS = 10_000_000

@@ -46,6 +46,7 @@ def invoke_files(config: BobConfig, operation: str, record_path, checkpoint_path
                  outputs: OutputPaths) -> InvocationOutputs:
     """Run one invocation from files to files; returns the outputs for inspection."""
     # Every file is read once and checked, every output path checked, before any work.
+    safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
     record_file = safe_io.read_input(record_path, BadInputRecord, RECORD_LIMIT_BYTES)
     files.inputs.append(record_file)

@@ -20,11 +20,17 @@ Outputs: every path is checked before any work: its folder exists and is
          checkpoint means every output of that invocation is new).  A
          failure before the renames removes the temporaries and publishes
          nothing.
+Journal: a publication of several files first writes a journal (below) in
+         the last output's folder, naming each temporary and its destination,
+         and removes it after the last rename; recover() completes a journal
+         left by a kill before any later invocation checks its outputs, so a
+         user never sees outputs of two runs side by side.
 """
 from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -184,8 +190,12 @@ class OutputSet:
         raise KeyError(option)
 
     def publish(self) -> None:
-        """Write every staged output to a synced temporary, then rename them all in order."""
+        """Write every staged output to a synced temporary, then rename them all in order.
+
+        With more than one output, a journal naming the pairs is published
+        before the first rename and removed after the last (journal_write)."""
         temporaries: list = []
+        journal = None
         try:
             for output in self.outputs:
                 temporaries.append(_write_temporary(output))
@@ -200,6 +210,12 @@ class OutputSet:
                 if not stat.S_ISREG(info.st_mode):
                     raise OutputWriteFailure(output.path, output.option,
                                              f"became {_kind(info.st_mode)} during the run")
+            if len(self.outputs) > 1:
+                last = self.outputs[-1]
+                journal = journal_write(last.folder, last.base,
+                                        [(os.path.join(os.path.dirname(o.real), os.path.basename(t)),
+                                          o.real) for o, t in zip(self.outputs, temporaries)],
+                                        last)
             pause = _test_pause()
             for index, (output, temporary) in enumerate(zip(self.outputs, temporaries)):
                 if index and pause:
@@ -207,12 +223,18 @@ class OutputSet:
                 try:
                     os.replace(temporary, output.path)
                 except OSError as failure:
+                    if journal is not None:     # the journal owns the temporaries now
+                        temporaries = []
                     raise OutputWriteFailure(output.path, output.option,
                                              f"rename failed: {failure.strerror or failure}",
-                                             hint=_published_hint(self.outputs[:index])) from None
+                                             hint=_published_hint(self.outputs[:index], journal)) \
+                        from None
                 temporaries[index] = None
             for folder in dict.fromkeys(o.folder for o in self.outputs):
                 _fsync_folder(folder)
+            if journal is not None:
+                os.unlink(journal)
+                _fsync_folder(os.path.dirname(journal))
         finally:
             for temporary in temporaries:
                 if temporary is not None:
@@ -222,10 +244,127 @@ class OutputSet:
                         pass
 
 
-def _published_hint(done) -> str:
+def _published_hint(done, journal=None) -> str:
+    if journal is not None:
+        return (f"the journal {journal} is kept; the next invocation naming these outputs "
+                "completes the publication")
     if not done:
         return "nothing was published; the files there are unchanged"
     return "already published: " + ", ".join(o.path for o in done)
+
+
+# The publication journal (docs/runtime.md, "Files"): `.<checkpoint>.bob-journal`
+# in the folder of the publication's last output, text in this form:
+#     bob-journal 1 <pairs>\n
+#     <bytes> <temporary>\n<bytes> <destination>\n     (once per pair, in rename order)
+#     end\n
+# Paths are absolute (the folder's real path); <bytes> is the path's length in
+# bytes, so any path reads back exactly.  runtime_c/host_io.c writes and reads
+# the same form.
+JOURNAL_SUFFIX = ".bob-journal"
+JOURNAL_PAIRS = 8                   # runtime_c/host_io.h BOB_IO_MAX_FILES
+JOURNAL_PATH_BYTES = 4096           # runtime_c/host_io.h BOB_IO_PATH_BYTES
+
+
+def journal_write(folder: str, base: str, pairs, output) -> str:
+    """Publish the journal for `pairs` (temporary, destination) durably; return its path."""
+    path = os.path.join(folder, f".{base}{JOURNAL_SUFFIX}")
+    text = f"bob-journal 1 {len(pairs)}\n".encode()
+    for temporary, destination in pairs:
+        for name in (temporary, destination):
+            raw = os.fsencode(name)
+            text += str(len(raw)).encode() + b" " + raw + b"\n"
+    text += b"end\n"
+    for name in dict.fromkeys(os.path.dirname(t) for t, _ in pairs):
+        _fsync_folder(name)             # the temporaries' names are durable before the journal
+    staged = _Output(path, output.option, folder, os.path.basename(path), path, None, text)
+    temporary = _write_temporary(staged)
+    try:
+        os.replace(temporary, path)
+    except OSError as failure:
+        os.unlink(temporary)
+        raise OutputWriteFailure(output.path, output.option, f"cannot publish the journal {path}: "
+                                 f"{failure.strerror or failure}", hint="nothing was published") \
+            from None
+    _fsync_folder(folder)
+    return path
+
+
+def journal_read(path: str):
+    """The (temporary, destination) pairs of a journal, or None when it is damaged."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 20)
+    except OSError:
+        return None
+    head, _, rest = data.partition(b"\n")
+    words = head.split(b" ")
+    if len(words) != 3 or words[:2] != [b"bob-journal", b"1"] or not words[2].isdigit() \
+            or not 1 <= int(words[2]) <= JOURNAL_PAIRS:
+        return None
+    names = []
+    for _ in range(2 * int(words[2])):
+        size, space, rest = rest.partition(b" ")
+        if not space or not size.isdigit() or not 0 < int(size) < JOURNAL_PATH_BYTES \
+                or len(rest) < int(size) + 1 \
+                or rest[int(size):int(size) + 1] != b"\n":
+            return None
+        names.append(os.fsdecode(rest[:int(size)]))
+        rest = rest[int(size) + 1:]
+    if rest != b"end\n" or not names:
+        return None
+    return list(zip(names[0::2], names[1::2]))
+
+
+def recover(paths) -> None:
+    """Complete any journal left (by a kill) in the folders of `paths` that names one of them.
+
+    Called before an invocation reads its inputs or checks its outputs.  The
+    temporaries a journal names were complete and synced before it was
+    written, and were renamed in order, so the ones still there are a suffix;
+    renaming them completes the publication.  A damaged journal, or one whose
+    temporaries are not such a suffix, is refused by name (exit 8) and left."""
+    wanted = {}
+    for path in paths:
+        if path is None:
+            continue
+        folder, base = os.path.split(os.fspath(path))
+        folder = folder or "."
+        wanted.setdefault(folder, set()).add(os.path.join(os.path.realpath(folder), base))
+    for folder, reals in wanted.items():
+        try:
+            names = sorted(n for n in os.listdir(folder)
+                           if n.startswith(".") and n.endswith(JOURNAL_SUFFIX))
+        except OSError:
+            continue        # the output checks say why the folder cannot be used
+        for name in names:
+            journal = os.path.join(folder, name)
+            pairs = journal_read(journal)
+
+            def refuse(detail):
+                raise OutputWriteFailure(journal, "journal", detail, hint="it was left as it is; "
+                                         "see docs/runtime.md (Files) to finish or remove it")
+            if pairs is None:
+                refuse("a damaged publication journal (an earlier invocation was interrupted)")
+            if not reals & {d for _, d in pairs}:
+                continue
+            present = [os.path.lexists(t) for t, _ in pairs]
+            if any(a and not b for a, b in zip(present, present[1:])):
+                refuse("its temporaries are missing: " + ", ".join(
+                    t for (t, _), here in zip(pairs, present) if not here))
+            for (temporary, destination), here in zip(pairs, present):
+                if here:
+                    try:
+                        os.replace(temporary, destination)
+                    except OSError as failure:
+                        refuse(f"completing it failed: {destination}: "
+                               f"{failure.strerror or failure}")
+            for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
+                _fsync_folder(name_)
+            os.unlink(journal)
+            _fsync_folder(folder)
+            print(f"bobc: completed an interrupted publication from {journal}: "
+                  + ", ".join(d for _, d in pairs), file=sys.stderr)
 
 
 def _test_pause() -> float:
