@@ -24,7 +24,8 @@ import pytest
 
 from bobc import pipeline
 from bobc.plan.host import make_step
-from bobc.reference import envelope, formats
+from bob_model import formats
+from bobc.reference import envelope
 from bobc.reference.host import ReferenceHost
 from bobc.sim.faults import HostStepFault, SemaphoreNotReleased, SimulationFault, Unmodeled
 from bobc.sim.host_adapter import HostFill, HostStep, host_plan
