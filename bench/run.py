@@ -35,12 +35,13 @@ try:
     import bobc  # noqa: F401
 except ImportError:                                    # a checkout without `pip install -e .`
     sys.path.insert(0, str(REPO / "compiler"))
+sys.path.insert(0, str(REPO / "examples/bob"))   # Bob's NumPy model (bob_model)
 
 import numpy as np
 
-from bobc.reference.bob import BobConfig, run_invocation
-from bobc.reference.fixture import DEFAULT_PROMPTS, build_record, read_prompts_file
-from bobc.reference.formats import (decode_checkpoint, encode_checkpoint, encode_input_record,
+from bob_model.model import BobConfig, run_invocation
+from bob_model.fixture import DEFAULT_PROMPTS, build_record, read_prompts_file
+from bob_model.formats import (decode_checkpoint, encode_checkpoint, encode_input_record,
                                     fresh_parameters)
 from bobc.reference.publish import publish
 
@@ -82,8 +83,9 @@ def example_record():
 
 FRESH_PROCESS = """
 import sys, time
-from bobc.reference.bob import BobConfig
-from bobc.reference.runner import OutputPaths, invoke_files
+from bob_model.model import BobConfig
+from bob_model.runner import invoke_files
+from bobc.reference.runner import OutputPaths
 folder = sys.argv[1]
 invoke_files(BobConfig(), "train", folder + "/record.bin", None,
              OutputPaths(folder + "/out.ckpt", folder + "/pred.bin", folder + "/result.bin"))
@@ -95,7 +97,7 @@ def fresh_process(record_bytes: bytes, repeats: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "record.bin").write_bytes(record_bytes)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p))
+            p for p in (str(REPO / "compiler"), str(REPO / "examples/bob"), os.environ.get("PYTHONPATH")) if p))
 
         def once():
             subprocess.run([sys.executable, "-c", FRESH_PROCESS, folder], check=True, env=env)
@@ -170,7 +172,7 @@ def gpu_present() -> bool:
 def native_host(host: Path, record, repeats: int) -> dict:
     """The built host: fresh process to outputs written, and its outputs against
     the reference runner's (same record, fresh state)."""
-    from bobc.reference.formats import decode_predictions, decode_result
+    from bob_model.formats import decode_predictions, decode_result
 
     config = BobConfig()
     expected = run_invocation(config, "train", record, None)

@@ -52,12 +52,13 @@ try:
     import bobc  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(REPO / "compiler"))
+sys.path.insert(0, str(REPO / "examples/bob"))   # Bob's NumPy model (bob_model)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from bobc.reference.bob import BobConfig  # noqa: E402
-from bobc.reference import formats  # noqa: E402
+from bob_model.model import BobConfig  # noqa: E402
+from bob_model import formats  # noqa: E402
 
 UPDATES = 10
 SUBMISSIONS = 33

@@ -44,13 +44,14 @@ try:
     import bobc  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(REPO / "compiler"))
+sys.path.insert(0, str(REPO / "examples/bob"))   # Bob's NumPy model (bob_model)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from bobc.reference.bob import BobConfig  # noqa: E402
-from bobc.reference.formats import (Checkpoint, decode_checkpoint, decode_input_record,  # noqa: E402
+from bob_model.model import BobConfig  # noqa: E402
+from bob_model.formats import (Checkpoint, decode_checkpoint, decode_input_record,  # noqa: E402
                                     encode_checkpoint, encode_predictions, encode_result,
                                     fresh_parameters)
 from bobc.reference.publish import publish  # noqa: E402

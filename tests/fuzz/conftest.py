@@ -36,8 +36,8 @@ def pytest_terminal_summary(terminalreporter):
 def plan_files(tmp_path_factory):
     """The Bob plan's contract and a valid input record and checkpoint for it."""
     from bobc.commands.run import load_plan
-    from bobc.reference.bob import BobConfig
-    from bobc.reference.formats import (Checkpoint, InputRecord, encode_checkpoint,
+    from bob_model.model import BobConfig
+    from bob_model.formats import (Checkpoint, InputRecord, encode_checkpoint,
                                         encode_input_record, fresh_parameters)
 
     config = BobConfig.from_plan(load_plan(PLAN))

@@ -28,8 +28,10 @@ def _alarm(signum, frame):
 def main(plan: str, cases_file: str) -> int:
     from bobc.commands.run import load_plan
     from bobc.errors import BobcError
-    from bobc.reference.bob import BobConfig
-    from bobc.reference.runner import OutputPaths, invoke_files
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "bob"))
+    from bob_model.model import BobConfig
+    from bobc.reference.runner import OutputPaths
+    from bob_model.runner import invoke_files
 
     config = BobConfig.from_plan(load_plan(plan))
     signal.signal(signal.SIGALRM, _alarm)

@@ -20,8 +20,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "compiler"))
 
-from bobc.reference import formats  # noqa: E402
-from bobc.reference.bob import BobConfig, run_invocation  # noqa: E402
+from bob_model import formats  # noqa: E402
+from bob_model.model import BobConfig, run_invocation  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

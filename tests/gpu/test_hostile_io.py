@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "compiler"))
 
-from bobc.reference import formats  # noqa: E402
+from bob_model import formats  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "compiler"))
 
 from bobc.plan.model import CheckpointContract  # noqa: E402
-from bobc.reference import envelope, formats  # noqa: E402
-from bobc.reference.bob import BobConfig  # noqa: E402
+from bob_model import formats  # noqa: E402
+from bobc.reference import envelope  # noqa: E402
+from bob_model.model import BobConfig  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from bobc.reference.formats import decode_predictions
+from bob_model.formats import decode_predictions
 
 pytestmark = pytest.mark.gpu
 

@@ -135,7 +135,7 @@ def test_foreign_checkpoint_is_refused_by_part(host, record, built_sm90, tmp_pat
 
     import numpy as np
 
-    from bobc.reference import formats
+    from bob_model import formats
 
     contract = dataclasses.replace(built_sm90.plan.checkpoint, seed=b"someone-elses-seed")
     zeros = np.zeros(65536, dtype=np.float32)

@@ -1,6 +1,6 @@
 """Bob's plan carried out by the plan-driven reference host with Bob's NumPy
 kernels (examples/bob/reference_kernels.py) writes the files Bob's whole-
-invocation NumPy model (bobc.reference.bob) writes: two models written apart,
+invocation NumPy model (bob_model.model) writes: two models written apart,
 one kernel by kernel through the plan's schedule, agreeing byte for byte."""
 from __future__ import annotations
 
@@ -35,8 +35,9 @@ def kernels():
 
 @pytest.mark.parametrize("operation,start_step", [("predict", None), ("train", None), ("train", 30)])
 def test_same_files_as_bobs_numpy_model(plan, kernels, operation, start_step):
-    from bobc.reference import envelope, formats
-    from bobc.reference.bob import BobConfig, run_invocation
+    from bob_model import formats
+    from bob_model.model import BobConfig, run_invocation
+    from bobc.reference import envelope
     from bobc.reference.host import ReferenceHost
 
     config = BobConfig()
@@ -63,11 +64,15 @@ def test_same_files_as_bobs_numpy_model(plan, kernels, operation, start_step):
 
 
 def test_bobc_run_with_the_models_kernels_writes_the_same_files(tmp_path):
-    """`bobc run --reference --kernels examples/bob/reference_kernels.py` (the plan's schedule,
-    step by step) and `bobc run --reference` (Bob's whole-invocation model): the same bytes,
-    and the same refusal (exit 3) for a bad record."""
+    """`bobc run --reference --kernels examples/bob/reference_kernels.py` and `bobc run
+    --reference` (the same file, found in the plan's root folder) carry out the plan's
+    schedule step by step; both write the bytes of Bob's whole-invocation NumPy model
+    (examples/bob/bob_model), and refuse a bad record with exit 3."""
+    from bob_model import formats
+    from bob_model.model import BobConfig
+    from bob_model.runner import invoke_files
     from bobc import cli
-    from bobc.reference import formats
+    from bobc.reference.runner import OutputPaths
 
     plan = REPO / "examples/bob/Bob/Build/NativeHost.bob"
     record = tmp_path / "record.bin"
@@ -79,10 +84,35 @@ def test_bobc_run_with_the_models_kernels_writes_the_same_files(tmp_path):
                          "--predictions", str(tmp_path / f"{tag}.pred"), "--result", str(tmp_path / f"{tag}.res")])
 
     assert run("steps", "--kernels", str(REPO / "examples/bob/reference_kernels.py")) == 0
-    assert run("model") == 0
+    assert run("found") == 0
+    invoke_files(BobConfig(), "train", record, None,
+                 OutputPaths(*(tmp_path / f"model.{suffix}" for suffix in ("ckpt", "pred", "res"))))
     for suffix in ("ckpt", "pred", "res"):
-        assert (tmp_path / f"steps.{suffix}").read_bytes() == (tmp_path / f"model.{suffix}").read_bytes(), suffix
+        model = (tmp_path / f"model.{suffix}").read_bytes()
+        assert (tmp_path / f"steps.{suffix}").read_bytes() == model, suffix
+        assert (tmp_path / f"found.{suffix}").read_bytes() == model, suffix
     bad = tmp_path / "bad.bin"
     bad.write_bytes(record.read_bytes()[:-1])
     assert run("refused", "--kernels", str(REPO / "examples/bob/reference_kernels.py"), input_path=bad) == 3
     assert not (tmp_path / "refused.ckpt").exists()
+
+
+def test_bobc_run_without_kernels_says_what_to_add(tmp_path, capsys):
+    """A plan whose root folder holds no reference_kernels.py, run without --kernels: exit 2,
+    and the message names the file to add and the option (no model's defaults)."""
+    import shutil
+
+    from bobc import cli
+
+    root = tmp_path / "root"
+    shutil.copytree(REPO / "examples/bob/Bob", root / "Bob")
+    plan = root / "Bob/Build/NativeHost.bob"
+    record = tmp_path / "record.bin"
+    record.write_bytes(bytes(1564))
+    code = cli.main(["run", str(plan), "train", "--reference", "--input", str(record),
+                     "--checkpoint-out", str(tmp_path / "c"), "--predictions", str(tmp_path / "p"),
+                     "--result", str(tmp_path / "r")])
+    message = capsys.readouterr().err
+    assert code == 2, message
+    assert "--kernels FILE" in message and str(root / "reference_kernels.py") in message
+    assert "Traceback" not in message and not (tmp_path / "c").exists()

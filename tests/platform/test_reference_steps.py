@@ -29,7 +29,7 @@ def plan(loaded):
 
 
 def record_bytes() -> bytes:
-    from bobc.reference.formats import InputRecord, encode_input_record
+    from bob_model.formats import InputRecord, encode_input_record
     return encode_input_record(InputRecord((np.arange(256) * 7 + 3) % 256, [97, 98, 99]))
 
 
@@ -95,7 +95,7 @@ def test_predict_stops_at_the_operation(plan):
     [(step, env)] = outputs.publications
     payload, decoded_step = envelope.decode(env, plan.checkpoint)
     assert step == decoded_step == 0
-    from bobc.reference.formats import fresh_parameters
+    from bob_model.formats import fresh_parameters
     assert payload[:4 * 65536] == fresh_parameters(b"bob-seed-v1").astype("<f4").tobytes()
     assert payload[4 * 65536:] == bytes(2 * 4 * 65536)
     # submission 0 (the loss launch) issued once, then three times again

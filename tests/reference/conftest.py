@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bobc.reference.bob import BobConfig
-from bobc.reference.formats import Checkpoint, InputRecord
+from bob_model.model import BobConfig
+from bob_model.formats import Checkpoint, InputRecord
 
 
 @pytest.fixture(scope="session")

@@ -14,9 +14,9 @@ import pytest
 
 from bobc.errors import BobcError, NotYetAvailable
 from bobc.plan.model import Plan
-from bobc.reference.bob import (BobConfig, adamw_update, bob_contract, fresh_checkpoint,
+from bob_model.model import (BobConfig, adamw_update, bob_contract, fresh_checkpoint,
                                 loss_and_gradients, predict, run_invocation)
-from bobc.reference.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
+from bob_model.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
                                     fresh_parameters)
 
 LOSS = dict(rtol=1e-4, atol=1e-6)

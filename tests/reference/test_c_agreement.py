@@ -17,7 +17,7 @@ import pytest
 
 from bobc.plan.model import CheckpointContract
 from bobc.reference.errors import FileRefused
-from bobc.reference.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
+from bob_model.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
                                     decode_checkpoint, decode_input_record, encode_checkpoint,
                                     encode_input_record, fresh_parameters)
 

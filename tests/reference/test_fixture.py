@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from bobc.reference.fixture import bigram_targets, build_record, main
-from bobc.reference.formats import decode_input_record
+from bob_model.fixture import bigram_targets, build_record, main
+from bob_model.formats import decode_input_record
 
 
 def identity_except(**changes) -> list[int]:

@@ -14,9 +14,9 @@ import zlib
 import numpy as np
 import pytest
 
-from bobc.reference.bob import bob_contract
+from bob_model.model import bob_contract
 from bobc.reference.errors import BadCheckpoint, BadInputRecord, ForeignCheckpoint
-from bobc.reference.formats import (
+from bob_model.formats import (
     AdamWScalars, Checkpoint, Hyperparameters, InputRecord, adamw_scalars, decode_checkpoint,
     decode_input_record, decode_predictions, decode_result, encode_checkpoint,
     encode_input_record, encode_predictions, encode_result, fnv1a64, fresh_parameters,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bobc import pipeline
-from bobc.reference import formats
-from bobc.reference.bob import BobConfig
+from bob_model import formats
+from bob_model.model import BobConfig
 from bobc.targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bobc.reference import formats
-from bobc.reference.bob import run_invocation
+from bob_model import formats
+from bob_model.model import run_invocation
 from bobc.sim.host_adapter import host_plan
 from bobc.sim.invocation import simulate
 

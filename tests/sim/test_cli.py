@@ -5,8 +5,8 @@ import struct
 
 from bobc.cli import main
 from bobc.nvidia.encode import write_images
-from bobc.reference import formats
-from bobc.reference.bob import run_invocation
+from bob_model import formats
+from bob_model.model import run_invocation
 
 from .conftest import PLAN, REPO, built_for
 

@@ -9,7 +9,7 @@ held to the plan-driven reference host (bobc.reference.host) running Bob's
 NumPy kernels (examples/bob/reference_kernels.py): the files agree byte for
 byte except the stamps (the reference writes the issue count, the simulator
 its channel's clock) and the trained planes (kernel tolerances).  Scalar
-fills are held to bobc.reference.formats.adamw_scalars (the whole-invocation
+fills are held to bob_model.formats.adamw_scalars (the whole-invocation
 model's formula) and to C's binary64 rules; the shim's ring wraps; a step
 kind with no handler is refused by name.
 """
@@ -24,7 +24,8 @@ import pytest
 
 from bobc import pipeline
 from bobc.plan.host import make_step
-from bobc.reference import envelope, formats
+from bob_model import formats
+from bobc.reference import envelope
 from bobc.reference.host import ReferenceHost
 from bobc.sim.faults import HostStepFault, SemaphoreNotReleased, SimulationFault, Unmodeled
 from bobc.sim.host_adapter import HostFill, HostStep, host_plan

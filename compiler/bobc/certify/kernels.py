@@ -4,7 +4,7 @@ its code and checked against it.
 A kernel source (.sass) declares each 64-bit parameter word it uses (word i =
 bytes 8i..8i+7 from the target's parameter base) in a structured comment:
 
-    //@ param 0 pointer read-write 262144 the parameter table W
+    //@ param 0 pointer read-write 4096 the table the kernel updates
     //@ param 6 scalar log2 e, ln 2
     //@ param 4 unused
 

@@ -1,11 +1,20 @@
-"""`bobc run`: the plan's invocation on the NumPy reference runner (no GPU).
+"""`bobc run`: the plan's invocation on the NumPy reference host (no GPU).
 
-Writes the same three files as the native host, with the same refusals and
-exit codes, so the two can be compared file for file.  The runner itself is
-bobc.reference.runner (tested directly); this command only loads the plan.
+Carries out the plan's own step list (bobc.reference.host) with the model's
+registered NumPy kernels, and writes the same three files as the native host,
+with the same refusals and exit codes, so the two can be compared file for
+file.  The kernels come from `--kernels FILE`, else from the file named
+REFERENCE_KERNELS_FILE in the plan's root folder (the folder its module path
+is relative to: examples/bob for Bob.Build.NativeHost); this command knows
+no model.
 """
+from pathlib import Path
+
 from ..targets import target_named
 from ._common import add_target, existing_file
+
+# the convention `bobc run --reference` follows when --kernels is not given (docs/host-steps.md)
+REFERENCE_KERNELS_FILE = "reference_kernels.py"
 
 
 def add_arguments(p):
@@ -25,8 +34,9 @@ def add_arguments(p):
                         "definition of type (family NvidiaPlanHost))")
     p.add_argument("--kernels", metavar="FILE",
                    help="a Python file whose KERNELS maps each kernel (region identity) to its NumPy "
-                        "implementation: the plan's own schedule is then carried out step by step "
-                        "(bobc.reference.host; Bob's: examples/bob/reference_kernels.py)")
+                        "implementation, with which the plan's own schedule is carried out step by "
+                        f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder; Bob's: "
+                        "examples/bob/reference_kernels.py)")
     add_target(p)
 
 
@@ -95,27 +105,25 @@ def load_plan(path, include=(), entry=None, target=None):
     return pipeline.extract(program, entry)
 
 
+def kernels_file(plan_path, given) -> Path:
+    """--kernels, else REFERENCE_KERNELS_FILE in the plan's root folder; a clear refusal
+    when neither is there (the reference host has no kernels of its own)."""
+    from ..errors import UsageError
+    from ..language.modules import parse_cached, plan_root
+
+    if given:
+        return existing_file(given)
+    root = plan_root(parse_cached(plan_path))
+    found = root / REFERENCE_KERNELS_FILE
+    if found.is_file():
+        return found
+    raise UsageError(f"{plan_path}: no reference kernels: give --kernels FILE, or add {found} "
+                     "defining KERNELS, a dictionary from each kernel's name (its region identity) "
+                     "to its NumPy implementation (docs/host-steps.md, \"Reference kernels\")")
+
+
 def run(args):
-    from ..reference.bob import BobConfig
-    from ..reference.runner import OutputPaths, invoke_files
-
     plan_path = existing_file(args.plan)
-    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    kernels = kernels_file(plan_path, args.kernels)
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
-    if args.kernels:
-        return run_plan_host(plan, load_kernels(existing_file(args.kernels)), args)
-    config = BobConfig.from_plan(plan)
-    result = invoke_files(config, args.operation, args.input, args.checkpoint, outputs)
-    print(summary(result, args.checkpoint_out))
-    return 0
-
-
-def summary(result, checkpoint_out) -> str:
-    """One deterministic line: losses, tokens, step."""
-    tokens = " ".join(str(int(t)) if v else "-" for t, v in zip(result.last.tokens,
-                                                               result.last.valid))
-    losses = f"mean loss {float(result.initial_loss.astype('f8').mean()):.4f}"
-    if result.operation == "train":
-        losses += f" -> {float(result.training_loss.astype('f8').mean()):.4f}"
-    return (f"{result.operation}: {losses}; predictions {tokens}; "
-            f"step {result.checkpoint.step} in {checkpoint_out}")
+    return run_plan_host(plan, load_kernels(kernels), args)

@@ -31,8 +31,9 @@ def add_arguments(p):
                    help="do not check control codes (stall counts and scoreboards) while executing")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    p.add_argument("--entry", default="bobNativeHost",
-                   help="the definition describing the native host (default bobNativeHost)")
+    p.add_argument("--entry", default=None,
+                   help="the definition describing the native host (default: the plan module's one "
+                        "definition of type (family NvidiaPlanHost))")
     add_target(p)
 
 

@@ -1,8 +1,9 @@
-"""The NumPy reference runner for Bob and the Python side of its file formats.
+"""The plan-driven NumPy reference host and the file rules it shares with the native host.
 
-formats: input record, checkpoint envelope, predictions, result record, the
-fresh-initialization generator and the AdamW step scalars (docs/formats.md).
-bob: the configuration and one invocation's math.  runner: files in, files
-out, as `bobc run --reference` and the native host do it.  fixture: input
-records from a text corpus.
+host: carries out a plan's own step list with a model's registered NumPy
+kernels (a model brings them: `bobc run --reference --kernels FILE`, or
+reference_kernels.py beside the plan).  envelope: the checkpoint envelope.
+safe_io, publish: inputs read once and bounded, outputs published together.
+runner: the three output paths.  Nothing here knows a model: Bob's NumPy
+model and file formats live in examples/bob/bob_model.
 """

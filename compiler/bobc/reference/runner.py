@@ -1,10 +1,7 @@
-"""The reference runner at the level of files: what `bobc run --reference` does.
-
-Reads the input record and (optionally) the checkpoint, refusing them with
-the native host's exit codes, runs one invocation, and publishes the
-predictions, the result record and the checkpoint together (safe_io.py): all
-written and synced first, then renamed in that order (the checkpoint last, so
-a new checkpoint always stands beside its own predictions and result).
+"""The three output paths of an invocation, as `bobc run --reference`, `bobc sim`
+and the native host take them: three different files, published predictions,
+result, then the checkpoint last (safe_io.py), so that a new checkpoint always
+stands beside its own predictions and result.
 """
 from __future__ import annotations
 
@@ -13,14 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from .bob import BobConfig, InvocationOutputs, run_invocation
-from .errors import BadCheckpoint, BadInputRecord
-from .formats import checkpoint_bytes, decode_checkpoint, decode_input_record
-from . import safe_io
-
-STEP_LIMIT = safe_io.STEP_LIMIT
-RECORD_LIMIT_BYTES = 1 << 20          # as runtime_c: an input record is read up to 1 MiB
-CHECKPOINT_SLACK_BYTES = 1 << 20      # a checkpoint up to its contract's size + 1 MiB
 
 
 @dataclass(frozen=True)
@@ -40,31 +29,3 @@ class OutputPaths:
     # publication order (reference/safe_io.py): the checkpoint last
     ORDER = (("--predictions", "predictions"), ("--result", "result"),
              ("--checkpoint-out", "checkpoint"))
-
-
-def invoke_files(config: BobConfig, operation: str, record_path, checkpoint_path,
-                 outputs: OutputPaths) -> InvocationOutputs:
-    """Run one invocation from files to files; returns the outputs for inspection."""
-    # Every file is read once and checked, every output path checked, before any work.
-    safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
-    files = safe_io.OutputSet()
-    record_file = safe_io.read_input(record_path, BadInputRecord, RECORD_LIMIT_BYTES)
-    files.inputs.append(record_file)
-    record = decode_input_record(record_file.data, record_path)
-    state = checkpoint_file = None
-    if checkpoint_path is not None:
-        checkpoint_file = safe_io.read_input(checkpoint_path, BadCheckpoint,
-                                             checkpoint_bytes(config.contract) + CHECKPOINT_SLACK_BYTES)
-        files.inputs.append(checkpoint_file)
-        state = decode_checkpoint(checkpoint_file.data, config.contract, checkpoint_path)
-        if operation == "train":
-            safe_io.check_step_room(state.step, config.updates_per_invocation, checkpoint_path)
-    for option, name in OutputPaths.ORDER:
-        files.add(getattr(outputs, name), option,
-                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
-    result = run_invocation(config, operation, record, state)
-    files.stage("--predictions", result.predictions_bytes())
-    files.stage("--result", result.result_bytes())
-    files.stage("--checkpoint-out", result.checkpoint_bytes(config))
-    files.publish()
-    return result

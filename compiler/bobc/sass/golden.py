@@ -1,9 +1,14 @@
-"""Bob's kernel sources and their committed golden images (tests/golden/kernels).
+"""The kernel sources under specs/ and their committed golden images (tests/golden/kernels).
 
     python -m bobc.sass.golden     rewrites the golden images from the sources
+
+Every `<kernel>.sass` in SOURCES is a kernel; its register budget is the source's
+own `.registers` directive (the budget the plan's region declares too:
+tests/plan/test_extract.py holds the two together).  Nothing here names a model.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..targets import TARGETS
@@ -11,10 +16,19 @@ from ..targets import TARGETS
 REPO = Path(__file__).resolve().parents[3]
 SOURCES = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 GOLDEN = REPO / "tests" / "golden" / "kernels"
-KERNELS = {name: SOURCES / f"{name}.sass"
-           for name in ("bob-row-gather", "bob-loss-gradient", "bob-adamw", "bob-greedy-argmax")}
-# Bob.Build.PhysicalComponents: each region's register budget
-REGISTER_BUDGETS = {"bob-row-gather": 24, "bob-loss-gradient": 32, "bob-adamw": 32, "bob-greedy-argmax": 32}
+KERNELS = {path.stem: path for path in sorted(SOURCES.glob("*.sass"))}
+_REGISTERS = re.compile(r"^\s*\.registers\s+(\S+)", re.MULTILINE)
+
+
+def declared_budget(source: Path) -> int:
+    """The `.registers N` a kernel source declares (every kernel under SOURCES declares one)."""
+    found = _REGISTERS.search(source.read_text(encoding="utf-8"))
+    if found is None:
+        raise ValueError(f"{source}: no .registers directive; a kernel under {SOURCES} declares its budget")
+    return int(found.group(1), 0)
+
+
+REGISTER_BUDGETS = {name: declared_budget(path) for name, path in KERNELS.items()}
 
 
 def golden_path(kernel: str, arch: str) -> Path:

@@ -46,7 +46,7 @@ IMPLEMENTED = frozenset({
 
 @dataclass
 class LaunchGeometry:
-    name: str                       # "launch 3 (bob-row-gather)"
+    name: str                       # "launch 3 (row-gather)"
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     registers: int

@@ -4,9 +4,9 @@ target(b) is the byte that most often follows b in the corpus, ties going to
 the smallest byte; a byte never followed by anything targets itself.  Each
 prompt contributes its last byte.
 
-    python -m bobc.reference.fixture examples/bob/corpus.txt \\
+    python -m bob_model.fixture examples/bob/corpus.txt \\
         --prompts-file examples/bob/prompts.txt -o record.bin
-    python -m bobc.reference.fixture CORPUS --prompt "... w" --prompt "... t" \\
+    python -m bob_model.fixture CORPUS --prompt "... w" --prompt "... t" \\
         --prompt "... " -o record.bin
 
 A prompts file holds one prompt per line (the newline is not part of it).
@@ -79,8 +79,8 @@ def main(argv=None) -> int:
         record = build_record(corpus, prompts)
     except ValueError as error:
         parser.error(str(error))
-    from .errors import OutputWriteFailure
-    from .publish import publish
+    from bobc.reference.errors import OutputWriteFailure
+    from bobc.reference.publish import publish
     try:
         publish(args.output, encode_input_record(record))
     except OutputWriteFailure as error:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..plan.model import CheckpointContract
-from .errors import BadCheckpoint, BadInputRecord, ForeignCheckpoint
+from bobc.plan.model import CheckpointContract
+from bobc.reference.errors import BadCheckpoint, BadInputRecord, ForeignCheckpoint
 
 VOCABULARY = 256
 PROMPTS = 3

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BobcError, NotYetAvailable
-from ..plan.model import CheckpointContract
+from bobc.errors import BobcError, NotYetAvailable
+from bobc.plan.model import CheckpointContract
 from .formats import (PARAMETERS, PREDICTION_BYTES, PROMPTS, RECORD_BYTES, RECORD_MAGIC,
                       RECORD_PROMPTS_OFFSET, RECORD_TARGETS_OFFSET, RECORD_VERSION,
                       RESULT_BYTES, VOCABULARY, AdamWScalars,
