@@ -38,10 +38,6 @@ SIZES_MAY_APPEAR = {
     "compiler/bobc/sass/tables/sm_90.json": "instruction examples reading sm_86's parameters",
     # 65536: 32-bit registers per SM
     "compiler/bobc/certify/registers.py": "the register file of an SM",
-    # 65536 cells: how deep a long list evaluates (the evaluator's own docstrings)
-    "compiler/bobc/language/printing.py": "a long list's length",
-    "compiler/bobc/language/conversion.py": "a long list's length",
-    "compiler/bobc/language/program.py": "a long list's length",
 }
 
 

@@ -3,7 +3,7 @@
 Values are compared structurally after forcing; functions are compared by
 applying both to a fresh variable (which also gives eta); neutral terms
 compare head and spine; binders' multiplicities must agree.  The comparison
-runs on an explicit work list, so two lists of 65536 cells compare without
+runs on an explicit work list, so two lists of a hundred thousand cells compare without
 deep recursion.  Literals compare as Python ints/bytes: never unary.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Values as text for `bobc eval`: naturals in decimal, byte strings quoted or
 in hex, constructors with their field names (indented), functions as
-<function>.  Iterative, so a list of 65536 cells prints without recursion.
+<function>.  Iterative, so a list of a hundred thousand cells prints without recursion.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ This is the public face of the language for the rest of bobc:
     program.force(v), program.field(vcon, "name")
     program.check()                          # type check everything reachable
 
-Deep structures (a list of 65536 cells) make deep evaluation: the entry
+Deep structures (a list of a hundred thousand cells) make deep evaluation: the entry
 points run with a high recursion limit, and when even that is not enough the
 work moves to a thread with a large stack (thunks interrupted by the
 RecursionError are left retryable, so nothing is computed twice).
