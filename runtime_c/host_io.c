@@ -17,18 +17,6 @@
 #include "bob_exit.h"
 #include "host_runtime.h"
 
-static int say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(char *err, int code, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, BOB_ERR_BYTES, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static const char *kind_of(mode_t mode)
 {
     if (S_ISDIR(mode)) return "a folder";
@@ -60,20 +48,20 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
         limit = BOB_IO_INPUT_LIMIT_BYTES;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
+        return bob_say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(e));
+        return bob_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return say(err, code, "%s %s: %s, not a regular file", what, path, kind_of(st.st_mode));
+        return bob_say(err, code, "%s %s: %s, not a regular file", what, path, kind_of(st.st_mode));
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        return say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path, (long long)st.st_size,
+        return bob_say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path, (long long)st.st_size,
                    limit, what);
     }
     /* one byte past the size fstat gave tells a file that grew while being read */
@@ -81,7 +69,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
     uint8_t *buf = malloc(expected + 1);
     if (!buf) {
         close(fd);
-        return say(err, BOB_EXIT_INTERNAL, "%s %s: out of memory", what, path);
+        return bob_say(err, BOB_EXIT_INTERNAL, "%s %s: out of memory", what, path);
     }
     size_t got = 0;
     while (got <= expected) {
@@ -92,7 +80,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
             int e = errno;
             free(buf);
             close(fd);
-            return say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
+            return bob_say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
         }
         if (r == 0)
             break;
@@ -101,7 +89,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
     close(fd);
     if (got != expected) {
         free(buf);
-        return say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, path, expected,
+        return bob_say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, path, expected,
                    got > expected ? "more than " : "", got > expected ? expected : got);
     }
     note(files, path, st.st_dev, st.st_ino);
@@ -114,7 +102,7 @@ int bob_io_note_input(bob_io_files *files, const char *path, const char *what, i
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(errno));
+        return bob_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(errno));
     note(files, path, st.st_dev, st.st_ino);
     return 0;
 }
@@ -122,7 +110,7 @@ int bob_io_note_input(bob_io_files *files, const char *path, const char *what, i
 int bob_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err)
 {
     if (updates > BOB_IO_STEP_LIMIT || step > BOB_IO_STEP_LIMIT - updates)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more updates "
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more updates "
                    "(limit %llu)", path, (unsigned long long)step, (unsigned long long)updates,
                    (unsigned long long)BOB_IO_STEP_LIMIT);
     return 0;
@@ -133,7 +121,7 @@ int bob_io_add_output(bob_io_files *files, const char *path, const char *option,
 #define REFUSE(...) do { \
         char why_[BOB_ERR_BYTES / 2]; \
         snprintf(why_, sizeof why_, __VA_ARGS__); \
-        return say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", path, option, why_); \
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", path, option, why_); \
     } while (0)
     if (files->output_count >= BOB_IO_MAX_FILES)
         REFUSE("too many outputs");
@@ -206,7 +194,7 @@ int bob_io_stage(bob_io_files *files, const char *option, const void *data, size
             files->outputs[i].staged = 1;
             return 0;
         }
-    return say(err, BOB_EXIT_INTERNAL, "no output %s to stage", option);
+    return bob_say(err, BOB_EXIT_INTERNAL, "no output %s to stage", option);
 }
 
 static int write_temporary(bob_io_output *o, mode_t mask, char *err)
@@ -214,12 +202,12 @@ static int write_temporary(bob_io_output *o, mode_t mask, char *err)
     const char *base = strrchr(o->path, '/');
     base = base ? base + 1 : o->path;
     if (snprintf(o->temporary, sizeof o->temporary, "%s/.%s.tmp-XXXXXX", o->folder, base) >= (int)sizeof o->temporary)
-        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)", o->path);
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)", o->path);
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         o->temporary[0] = 0;
-        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
                    "published)", o->path, o->folder, strerror(e));
     }
     const char *stage = "chmod";
@@ -259,7 +247,7 @@ fail:
         close(fd);
     unlink(o->temporary);
     o->temporary[0] = 0;
-    return say(err, BOB_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
+    return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
                o->path, stage, strerror(e));
 }
 
@@ -332,7 +320,7 @@ static int journal_write(bob_io_files *files, char *journal, size_t journal_size
     const char *base = strrchr(last->real, '/') + 1;
     if (n >= sizeof text ||
         snprintf(journal, journal_size, "%s/.%s" JOURNAL_SUFFIX, last->folder, base) >= (int)journal_size)
-        return say(err, BOB_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
                    last->path);
     bob_io_output staged = { 0 };
     staged.path = journal;
@@ -346,7 +334,7 @@ static int journal_write(bob_io_files *files, char *journal, size_t journal_size
     if (rename(staged.temporary, journal) != 0) {
         int e = errno;
         unlink(staged.temporary);
-        return say(err, BOB_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
                    strerror(e));
     }
     sync_folder(last->folder);
@@ -393,7 +381,7 @@ static int journal_complete(const char *folder, const char *path, char reals[][B
     const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
     int pairs = journal_read(path, names, BOB_IO_MAX_FILES);
     if (pairs < 0)
-        return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
+        return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
                    "interrupted); %s", path, left);
     int named = 0, present[BOB_IO_MAX_FILES];
     struct stat st;
@@ -406,11 +394,11 @@ static int journal_complete(const char *folder, const char *path, char reals[][B
         return 0;
     for (int i = 0; i + 1 < pairs; i++)
         if (present[i] && !present[i + 1])
-            return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
+            return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
                        names[2 * i + 2], left);
     for (int i = 0; i < pairs; i++)
         if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0)
-            return say(err, BOB_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
+            return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
                        names[2 * i + 1], strerror(errno), left);
     for (int i = 0; i < pairs; i++) {
         char destination_folder[BOB_IO_PATH_BYTES];
@@ -477,7 +465,7 @@ int bob_io_publish(bob_io_files *files, char *err)
         bob_io_output *o = &files->outputs[i];
         if (!o->staged) {
             remove_temporaries(files);
-            return say(err, BOB_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)", o->path,
+            return bob_say(err, BOB_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)", o->path,
                        o->option);
         }
         if ((rc = write_temporary(o, mask, err))) {
@@ -490,7 +478,7 @@ int bob_io_publish(bob_io_files *files, char *err)
         const bob_io_output *o = &files->outputs[i];
         if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
             remove_temporaries(files);
-            return say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): became %s during the run (nothing was published)",
+            return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): became %s during the run (nothing was published)",
                        o->path, o->option, kind_of(st.st_mode));
         }
     }
@@ -507,7 +495,7 @@ int bob_io_publish(bob_io_files *files, char *err)
             int e = errno;
             if (!journal[0])
                 remove_temporaries(files);   /* else the journal owns them: the next invocation completes it */
-            return say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
+            return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
                        strerror(e), journal[0] ? "the journal is kept; the next invocation naming these outputs "
                                                  "completes the publication" : "nothing was published");
         }
@@ -524,7 +512,7 @@ int bob_io_publish(bob_io_files *files, char *err)
             if (fsync(dfd) != 0 && errno != EINVAL) {
                 int e = errno;
                 close(dfd);
-                return say(err, BOB_EXIT_WRITE_FAILED, "outputs published, but fsync of the folder %s failed: %s",
+                return bob_say(err, BOB_EXIT_WRITE_FAILED, "outputs published, but fsync of the folder %s failed: %s",
                            files->outputs[i].folder, strerror(e));
             }
             close(dfd);

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(char *err, int code, const char *fmt, ...)
+/* Format a message into err (BOB_ERR_BYTES; err may be NULL) and return code. */
+int bob_say(char *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -81,7 +81,7 @@ int bob_read_exact(const char *path, const char *what, void *out, size_t expecte
         return rc;
     if (size != expected) {
         free(data);
-        return say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
+        return bob_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
                    size < expected ? " (truncated)" : "");
     }
     memcpy(out, data, expected);
@@ -119,7 +119,7 @@ static void quote_bytes(char *buf, size_t n, const char *s, size_t len);
 int bob_record_verify(const bob_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
 {
     if (size != c->record_bytes)
-        return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
+        return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
                    (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
     for (uint32_t k = 0; k < c->check_count; k++) {
         const bob_record_check *x = &c->checks[k];
@@ -127,7 +127,7 @@ int bob_record_verify(const bob_record_contract *c, const uint8_t *r, size_t siz
             if (memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
                 char want[64];
                 quote_bytes(want, sizeof want, x->data, x->data_bytes);
-                return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
+                return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
                            want, (unsigned long long)x->offset);
             }
             continue;
@@ -138,30 +138,30 @@ int bob_record_verify(const bob_record_contract *c, const uint8_t *r, size_t siz
             switch (x->kind) {
             case BOB_CHECK_WORD:
                 if (w != x->value)
-                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
+                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
                                (unsigned long long)w, (unsigned long long)x->value);
                 break;
             case BOB_CHECK_BELOW:
                 if (w >= x->value)
-                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
+                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
                                x->what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
                 break;
             case BOB_CHECK_INDEX:
                 if (w != i)
-                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
+                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
                                "0..%llu in order)", path, x->what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)count, (unsigned long long)(count - 1));
                 break;
             case BOB_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
                 if (w != other)
-                    return say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
+                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
                                "says %llu", path, x->what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)(x->other + i * x->other_stride), (unsigned long long)other);
                 break;
             }
             default:
-                return say(err, BOB_EXIT_INTERNAL, "input check %u has kind %d, which no check has", k, x->kind);
+                return bob_say(err, BOB_EXIT_INTERNAL, "input check %u has kind %d, which no check has", k, x->kind);
             }
         }
     }
@@ -228,7 +228,7 @@ int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload
     uint64_t total = bob_envelope_total_bytes(c);
     uint8_t *e = calloc(1, (size_t)total);
     if (!e)
-        return say(err, BOB_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
+        return bob_say(err, BOB_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
     memcpy(e, BOB_ENVELOPE_MAGIC, 8);
     put32(e + 8, h);
     put32(e + 12, c->chunk_count);
@@ -284,21 +284,21 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
 {
     /* 1. size and magic */
     if (size < BOB_ENVELOPE_FIXED_BYTES)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
                    path, size, BOB_ENVELOPE_FIXED_BYTES);
     if (memcmp(e, BOB_ENVELOPE_MAGIC, 8) != 0)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
                    BOB_ENVELOPE_MAGIC);
     uint32_t h = le32(e + 8);
     uint64_t payload_bytes = le64(e + 24);
     if (h < BOB_ENVELOPE_FIXED_BYTES || h % 16 || h > size)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
                    h > size ? "truncated" : "not a checkpoint", h, size);
     if (payload_bytes > (uint64_t)size - h)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
                    "more than the %zu-byte file holds", path, (unsigned long long)payload_bytes, size);
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,
                    (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size, h,
                    (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
@@ -306,22 +306,22 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
     for (int i = 0; i < 4; i++)
         identity_bytes += le32(e + 48 + 4 * i);
     if (identity_bytes > h - BOB_ENVELOPE_FIXED_BYTES)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
                    "identities (%llu bytes)", path, h, (unsigned long long)identity_bytes);
     size_t body = h + (size_t)payload_bytes;
     if (memcmp(e + body + 4, BOB_ENVELOPE_TRAILER, 8) != 0)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
                    path, BOB_ENVELOPE_TRAILER);
     /* 2. CRC */
     uint32_t stored = le32(e + body), computed = bob_crc32(0, e, body);
     if (stored != computed)
-        return say(err, BOB_EXIT_BAD_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: corrupted: CRC-32 stored 0x%08x, computed 0x%08x over bytes 0..%zu", path, stored,
                    computed, body);
     /* the header's padding after the identities is zero (docs/formats.md) */
     for (size_t k = BOB_ENVELOPE_FIXED_BYTES + (size_t)identity_bytes; k < h; k++)
         if (e[k])
-            return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
+            return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
                        "padding after the identities is not zero (byte %zu)", path, k);
     /* 3..6. identities: schema, learner, data, seed */
     static const char *const part[4] = { "schema", "learner", "data", "seed" };
@@ -330,14 +330,14 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
     for (int i = 0; i < 4; i++) {
         uint32_t n = le32(e + 48 + 4 * i);
         if ((uint64_t)at + n > h)
-            return say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
+            return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
                        "the header (%u bytes)", path, part[i], n, h);
         size_t wn = slen(want[i]);
         if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
             char found[80], expected[80];
             quote(found, sizeof found, e + at, n);
             quote(expected, sizeof expected, (const uint8_t *)(want[i] ? want[i] : ""), wn);
-            return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+            return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
                        "checkpoint %s: foreign checkpoint: %s identity differs: this host's is %s, the checkpoint's is %s",
                        path, part[i], expected, found);
         }
@@ -345,29 +345,29 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
     }
     /* 7. payload bytes */
     if (payload_bytes != c->payload_bytes)
-        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu", path,
                    (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
     /* 8. chunk bytes, chunk count */
     uint64_t chunk_bytes = le64(e + 32);
     uint32_t chunk_count = le32(e + 12);
     if (chunk_bytes != c->chunk_bytes)
-        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu",
                    path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
     if (chunk_count != c->chunk_count)
-        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u", path,
                    c->chunk_count, chunk_count);
     /* 9. updates per invocation */
     uint64_t updates = le64(e + 40);
     if (updates != c->updates_per_invocation)
-        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %llu, the "
                    "checkpoint's %llu", path, (unsigned long long)c->updates_per_invocation,
                    (unsigned long long)updates);
     if (chunk_bytes * chunk_count != payload_bytes)
-        return say(err, BOB_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
+        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
                    "%llu bytes do not make its %llu-byte payload", path, chunk_count, (unsigned long long)chunk_bytes,
                    (unsigned long long)payload_bytes);
     if (payload)
@@ -486,43 +486,43 @@ int bob_parse_args(int argc, char **argv, bob_args *a, char *err)
                 if (strlen(opts[k].name) == name_len && strncmp(opts[k].name, arg, name_len) == 0)
                     found = (int)k;
             if (found < 0)
-                return say(err, BOB_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
+                return bob_say(err, BOB_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
             const char *value = eq ? eq + 1 : NULL;
             if (!value) {
                 if (i + 1 >= argc)
-                    return say(err, BOB_EXIT_USAGE, "option %s needs a value", opts[found].name);
+                    return bob_say(err, BOB_EXIT_USAGE, "option %s needs a value", opts[found].name);
                 value = argv[++i];
             }
             if (!*value)
-                return say(err, BOB_EXIT_USAGE, "option %s has an empty value", opts[found].name);
+                return bob_say(err, BOB_EXIT_USAGE, "option %s has an empty value", opts[found].name);
             const char **slot = (const char **)((char *)a + opts[found].off);
             if (*slot)
-                return say(err, BOB_EXIT_USAGE, "option %s given twice", opts[found].name);
+                return bob_say(err, BOB_EXIT_USAGE, "option %s given twice", opts[found].name);
             *slot = value;
             continue;
         }
         if (a->op)
-            return say(err, BOB_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
+            return bob_say(err, BOB_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
         if (strcmp(arg, "train") == 0)
             a->op = BOB_OP_TRAIN;
         else if (strcmp(arg, "predict") == 0)
             a->op = BOB_OP_PREDICT;
         else
-            return say(err, BOB_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
+            return bob_say(err, BOB_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
     }
     if (!a->op)
-        return say(err, BOB_EXIT_USAGE, "missing the operation: train or predict (see --help)");
+        return bob_say(err, BOB_EXIT_USAGE, "missing the operation: train or predict (see --help)");
     if (!a->input)
-        return say(err, BOB_EXIT_USAGE, "missing --input RECORD");
+        return bob_say(err, BOB_EXIT_USAGE, "missing --input RECORD");
     if (!a->checkpoint_out)
-        return say(err, BOB_EXIT_USAGE, "missing --checkpoint-out OUT");
+        return bob_say(err, BOB_EXIT_USAGE, "missing --checkpoint-out OUT");
     if (!a->predictions)
-        return say(err, BOB_EXIT_USAGE, "missing --predictions FILE");
+        return bob_say(err, BOB_EXIT_USAGE, "missing --predictions FILE");
     if (!a->result)
-        return say(err, BOB_EXIT_USAGE, "missing --result FILE");
+        return bob_say(err, BOB_EXIT_USAGE, "missing --result FILE");
     /* the same text twice is a usage error; two spellings of one file are host_io's (exit 8) */
     if (!strcmp(a->checkpoint_out, a->predictions) || !strcmp(a->checkpoint_out, a->result) ||
         !strcmp(a->predictions, a->result))
-        return say(err, BOB_EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files");
+        return bob_say(err, BOB_EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files");
     return 0;
 }

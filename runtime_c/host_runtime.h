@@ -138,4 +138,8 @@ int bob_parse_args(int argc, char **argv, bob_args *args, char *err);
 /* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
 void bob_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
 
+/* Format a message into err (BOB_ERR_BYTES bytes; err may be NULL) and
+ * return code: every refusal of the runtime goes through it. */
+int bob_say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
