@@ -83,9 +83,27 @@ def touch_ahead(depth: int) -> str:
     return note + head + prologue + "row_pair:\n" + rest
 
 
+def without_stores(l1_resident: bool) -> str:
+    """Probes, not kernels (their outputs differ): Bob's kernel with its stores taken out
+    (its loads and arithmetic alone), and also with every row's values read from row 0's
+    lanes' row 0 (L1 hits after the first: its arithmetic alone, nearly)."""
+    kept = []
+    for line in SOURCE.read_text().splitlines(keepends=True):
+        if " STG." in line:
+            continue
+        if l1_resident and line.strip() in ("IADD3 R2, P0, R1, UR6, R0",):
+            line = line.replace("R1, UR6, R0", "RZ, UR6, R0")
+        if l1_resident and "LDG.E.CONSTANT RZ" in line:
+            continue
+        kept.append(line)
+    return "".join(kept)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     for label, ahead in (("pipelined", False), ("pipelined-l1", True)):
         (OUT / f"bob-loss-gradient@{label}.sass").write_text(variant(ahead))
     for depth in (2, 4):
         (OUT / f"bob-loss-gradient@touch-{depth}.sass").write_text(touch_ahead(depth))
+    (OUT / "bob-loss-gradient@probe-no-stores.sass").write_text(without_stores(False))
+    (OUT / "bob-loss-gradient@probe-arithmetic.sass").write_text(without_stores(True))
