@@ -100,6 +100,32 @@ def write(kind: str, key: str, data: bytes) -> None:
         return
 
 
+def load(kind: str, key: str, expected: type):
+    """The object pickled under `kind/key` if it is an `expected`, else None: a missing or
+    damaged entry is only a miss."""
+    import pickle
+
+    data = read(kind, key)
+    if data is None:
+        return None
+    try:
+        value = pickle.loads(data)
+    except Exception:
+        return None
+    return value if isinstance(value, expected) else None
+
+
+def store(kind: str, key: str, value) -> None:
+    """Pickle `value` under `kind/key`; one too deep to pickle is only not stored."""
+    import pickle
+
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        return
+    write(kind, key, data)
+
+
 def publish_folder(kind: str, key: str, built: Path) -> Path:
     """Move the finished folder `built` into the cache as `kind/key` (atomically, by rename).
 

@@ -10,7 +10,6 @@ source raises every time: only successes are stored.
 from __future__ import annotations
 
 import hashlib
-import pickle
 from pathlib import Path
 
 from . import cache
@@ -54,14 +53,9 @@ def assemble_kernel(source_path, target):
     _SOURCES_READ[str(path)] = hashlib.sha256(data).hexdigest()
     name = getattr(target, "name", str(target))
     key = cache.digest(_assembler_identity(), str(path), name, data)
-    stored = cache.read("kernels", key)
-    if stored is not None:
-        try:
-            assembled = pickle.loads(stored)
-            if isinstance(assembled, Assembled):
-                return assembled
-        except Exception:                       # a damaged entry is only a miss
-            pass
+    assembled = cache.load("kernels", key, Assembled)
+    if assembled is not None:
+        return assembled
     assembled = assemble(path, target)
-    cache.write("kernels", key, pickle.dumps(assembled, protocol=pickle.HIGHEST_PROTOCOL))
+    cache.store("kernels", key, assembled)
     return assembled

@@ -40,21 +40,6 @@ def reference_data() -> Path:
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory) -> Path:
-    prebuilt = os.environ.get("BOB_HOST")
-    if prebuilt:
-        return Path(prebuilt).resolve()
-    from bobc import pipeline
-    from bobc.host import generate
-    from bobc.targets import SM90
-
-    built = pipeline.compile_plan(REPO / "examples/bob/Bob/Build/NativeHost.bob", SM90)
-    output = tmp_path_factory.mktemp("host") / "bob-host"
-    generate.build_host(built, SM90, output)
-    return output
-
-
-@pytest.fixture(scope="module")
 def case(tmp_path_factory):
     data = reference_data()
     folder = tmp_path_factory.mktemp("case")

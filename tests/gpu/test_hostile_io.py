@@ -24,21 +24,6 @@ from bob_model import formats  # noqa: E402
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory) -> Path:
-    prebuilt = os.environ.get("BOB_HOST")
-    if prebuilt:
-        return Path(prebuilt).resolve()
-    from bobc import pipeline
-    from bobc.host import generate
-    from bobc.targets import SM90
-
-    built = pipeline.compile_plan(REPO / "examples/bob/Bob/Build/NativeHost.bob", SM90)
-    output = tmp_path_factory.mktemp("host") / "bob-host"
-    generate.build_host(built, SM90, output)
-    return output
-
-
 def _record(shift: int) -> bytes:
     return formats.encode_input_record(formats.InputRecord((np.arange(256) * 7 + shift) % 256,
                                                            [119, 116, 32]))

@@ -21,8 +21,8 @@ from ..errors import BobcError
 from ..resources import shared_folder
 from ..targets import Target
 from ..nvidia.encode import plan_parameter_base
-from ..plan.host import FILE_CODES, SCALAR_OP_CODES, StepKind
-from ..plan.schedule import ScheduleError, lower
+from ..plan.host import FILE_CODES, SCALAR_OP_CODES
+from ..plan.schedule import LoweredStep, ScheduleError, lower
 from . import gcc, sections, steps_c, version
 
 def _runtime_sources(runtime: Path) -> tuple[str, ...]:
@@ -48,16 +48,8 @@ class HostGenerationError(BobcError):
 
 
 @dataclass(frozen=True)
-class HostStep:
-    """One step of the C host's list: a row of the step table and its C fields' values."""
-
-    kind: StepKind
-    values: dict
-    note: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.kind.name
+class HostStep(LoweredStep):
+    """One step of the C host's list: a lowered step whose values are the C fields' values."""
 
     def c(self, symbol=None) -> str:
         return steps_c.c_initializer(self.kind, self.values, symbol)

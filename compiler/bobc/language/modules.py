@@ -90,8 +90,6 @@ def parse_stored(path: Path) -> Module:
     the file's bytes, its path (spans name it) and the parser's identity: an edit to the file,
     the grammar or the parser is a new key.  Loading a stored tree skips importing lark, building
     the LALR tables and parsing, most of `bobc check`'s time on Bob (bench/results/profiles)."""
-    import pickle
-
     from .. import cache
 
     try:
@@ -100,23 +98,14 @@ def parse_stored(path: Path) -> Module:
     except (OSError, UnicodeDecodeError):
         return _parse_file(path)        # says what is wrong with the file
     key = cache.digest(_parser_identity(), str(path), data)
-    stored = cache.read("parsed", key)
-    if stored is not None:
-        try:
-            module = pickle.loads(stored)
-            if isinstance(module, Module):
-                return module
-        except Exception:               # a damaged entry is only a miss
-            pass
+    module = cache.load("parsed", key, Module)
+    if module is not None:
+        return module
     from .parse import parse_module
 
     # as Path.read_text reads it: universal newlines
     module = parse_module(text.replace("\r\n", "\n").replace("\r", "\n"), path)
-    try:
-        stored = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
-    except RecursionError:              # a tree too deep to pickle is only not stored
-        return module
-    cache.write("parsed", key, stored)
+    cache.store("parsed", key, module)
     return module
 
 
