@@ -54,7 +54,7 @@ GPU_BENCHMARKS = [
     ("native host: one `train` invocation, fresh process to outputs written",
      "./bob-host train --input R --checkpoint-out C --predictions P --result F (timed by the caller)"),
     ("native host: per-update GPU time (AdamW + loss launches)",
-     f"{GPU_COMMAND} (BOB_HOST_TIMING)"),
+     f"{GPU_COMMAND} (BOBC_HOST_TIMING)"),
     ("native host: empty-kernel floor (same plan, every kernel empty), per submission",
      f"{GPU_COMMAND} (bench/gpu/build_floor_host.py)"),
     ("PyTorch: one `train` invocation as a script, fresh process",

@@ -6,23 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bob_exit.h"
+#include "rt_exit.h"
 
 static int read_at(FILE *f, long offset, void *buf, size_t size)
 {
     return fseek(f, offset, SEEK_SET) == 0 && fread(buf, 1, size, f) == size;
 }
 
-int bob_section_read(const char *path, const char *name, bob_section *out, char *err, size_t err_bytes)
+int rt_section_read(const char *path, const char *name, rt_section *out, char *err, size_t err_bytes)
 {
     out->data = NULL;
     out->size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, err_bytes, "cannot open %s to read its images", path);
-        return BOB_EXIT_INTERNAL;
+        return RT_EXIT_INTERNAL;
     }
-    int status = BOB_EXIT_INTERNAL;
+    int status = RT_EXIT_INTERNAL;
     Elf64_Ehdr eh;
     Elf64_Shdr *sh = NULL;
     char *names = NULL;

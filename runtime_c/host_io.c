@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bob_exit.h"
+#include "rt_exit.h"
 #include "host_runtime.h"
 
 static const char *kind_of(mode_t mode)
@@ -27,11 +27,11 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
-static void note(bob_io_files *files, const char *path, dev_t dev, ino_t ino)
+static void note(rt_io_files *files, const char *path, dev_t dev, ino_t ino)
 {
-    if (!files || files->input_count >= BOB_IO_MAX_FILES)
+    if (!files || files->input_count >= RT_IO_MAX_FILES)
         return;
-    bob_io_input *in = &files->inputs[files->input_count++];
+    rt_io_input *in = &files->inputs[files->input_count++];
     in->path = path;
     in->dev = dev;
     in->ino = ino;
@@ -39,29 +39,29 @@ static void note(bob_io_files *files, const char *path, dev_t dev, ino_t ino)
         snprintf(in->real, sizeof in->real, "%s", path);
 }
 
-int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
+int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
                 size_t *size, char *err)
 {
     *data = NULL;
     *size = 0;
-    if (limit > BOB_IO_INPUT_LIMIT_BYTES)
-        limit = BOB_IO_INPUT_LIMIT_BYTES;
+    if (limit > RT_IO_INPUT_LIMIT_BYTES)
+        limit = RT_IO_INPUT_LIMIT_BYTES;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return bob_say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
+        return rt_say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return bob_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(e));
+        return rt_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return bob_say(err, code, "%s %s: %s, not a regular file", what, path, kind_of(st.st_mode));
+        return rt_say(err, code, "%s %s: %s, not a regular file", what, path, kind_of(st.st_mode));
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        return bob_say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path, (long long)st.st_size,
+        return rt_say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path, (long long)st.st_size,
                    limit, what);
     }
     /* one byte past the size fstat gave tells a file that grew while being read */
@@ -69,7 +69,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
     uint8_t *buf = malloc(expected + 1);
     if (!buf) {
         close(fd);
-        return bob_say(err, BOB_EXIT_INTERNAL, "%s %s: out of memory", what, path);
+        return rt_say(err, RT_EXIT_INTERNAL, "%s %s: out of memory", what, path);
     }
     size_t got = 0;
     while (got <= expected) {
@@ -80,7 +80,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
             int e = errno;
             free(buf);
             close(fd);
-            return bob_say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
+            return rt_say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
         }
         if (r == 0)
             break;
@@ -89,7 +89,7 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
     close(fd);
     if (got != expected) {
         free(buf);
-        return bob_say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, path, expected,
+        return rt_say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, path, expected,
                    got > expected ? "more than " : "", got > expected ? expected : got);
     }
     note(files, path, st.st_dev, st.st_ino);
@@ -98,41 +98,41 @@ int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t 
     return 0;
 }
 
-int bob_io_note_input(bob_io_files *files, const char *path, const char *what, int code, char *err)
+int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int code, char *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return bob_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(errno));
+        return rt_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(errno));
     note(files, path, st.st_dev, st.st_ino);
     return 0;
 }
 
-int bob_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err)
+int rt_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err)
 {
-    if (updates > BOB_IO_STEP_LIMIT || step > BOB_IO_STEP_LIMIT - updates)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more updates "
+    if (updates > RT_IO_STEP_LIMIT || step > RT_IO_STEP_LIMIT - updates)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more updates "
                    "(limit %llu)", path, (unsigned long long)step, (unsigned long long)updates,
-                   (unsigned long long)BOB_IO_STEP_LIMIT);
+                   (unsigned long long)RT_IO_STEP_LIMIT);
     return 0;
 }
 
-int bob_io_add_output(bob_io_files *files, const char *path, const char *option, const char *replaces, char *err)
+int rt_io_add_output(rt_io_files *files, const char *path, const char *option, const char *replaces, char *err)
 {
 #define REFUSE(...) do { \
-        char why_[BOB_ERR_BYTES / 2]; \
+        char why_[RT_ERR_BYTES / 2]; \
         snprintf(why_, sizeof why_, __VA_ARGS__); \
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", path, option, why_); \
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", path, option, why_); \
     } while (0)
-    if (files->output_count >= BOB_IO_MAX_FILES)
+    if (files->output_count >= RT_IO_MAX_FILES)
         REFUSE("too many outputs");
     size_t n = strlen(path);
     if (n == 0)
         REFUSE("an empty path");
-    if (n >= BOB_IO_PATH_BYTES)
+    if (n >= RT_IO_PATH_BYTES)
         REFUSE("path too long");
     if (path[n - 1] == '/')
         REFUSE("ends with '/': an output is a file, not a folder");
-    bob_io_output *o = &files->outputs[files->output_count];
+    rt_io_output *o = &files->outputs[files->output_count];
     memset(o, 0, sizeof *o);
     o->path = path;
     o->option = option;
@@ -169,12 +169,12 @@ int bob_io_add_output(bob_io_files *files, const char *path, const char *option,
         (int)sizeof o->real)
         REFUSE("path too long");
     for (int i = 0; i < files->output_count; i++) {
-        const bob_io_output *other = &files->outputs[i];
+        const rt_io_output *other = &files->outputs[i];
         if (!strcmp(other->real, o->real) || (o->exists && other->exists && other->dev == o->dev && other->ino == o->ino))
             REFUSE("is the same file as %s %s", other->option, other->path);
     }
     for (int i = 0; i < files->input_count; i++) {
-        const bob_io_input *in = &files->inputs[i];
+        const rt_io_input *in = &files->inputs[i];
         if (replaces && !strcmp(in->path, replaces))
             continue;
         if (!strcmp(in->real, o->real) || (o->exists && in->dev == o->dev && in->ino == o->ino))
@@ -185,7 +185,7 @@ int bob_io_add_output(bob_io_files *files, const char *path, const char *option,
 #undef REFUSE
 }
 
-int bob_io_stage(bob_io_files *files, const char *option, const void *data, size_t size, char *err)
+int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t size, char *err)
 {
     for (int i = 0; i < files->output_count; i++)
         if (!strcmp(files->outputs[i].option, option)) {
@@ -194,20 +194,20 @@ int bob_io_stage(bob_io_files *files, const char *option, const void *data, size
             files->outputs[i].staged = 1;
             return 0;
         }
-    return bob_say(err, BOB_EXIT_INTERNAL, "no output %s to stage", option);
+    return rt_say(err, RT_EXIT_INTERNAL, "no output %s to stage", option);
 }
 
-static int write_temporary(bob_io_output *o, mode_t mask, char *err)
+static int write_temporary(rt_io_output *o, mode_t mask, char *err)
 {
     const char *base = strrchr(o->path, '/');
     base = base ? base + 1 : o->path;
     if (snprintf(o->temporary, sizeof o->temporary, "%s/.%s.tmp-XXXXXX", o->folder, base) >= (int)sizeof o->temporary)
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)", o->path);
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)", o->path);
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         o->temporary[0] = 0;
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
                    "published)", o->path, o->folder, strerror(e));
     }
     const char *stage = "chmod";
@@ -247,11 +247,11 @@ fail:
         close(fd);
     unlink(o->temporary);
     o->temporary[0] = 0;
-    return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
+    return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
                o->path, stage, strerror(e));
 }
 
-static void remove_temporaries(bob_io_files *files)
+static void remove_temporaries(rt_io_files *files)
 {
     for (int i = 0; i < files->output_count; i++)
         if (files->outputs[i].temporary[0]) {
@@ -262,7 +262,7 @@ static void remove_temporaries(bob_io_files *files)
 
 static void test_pause(void)
 {
-    const char *text = getenv(BOB_IO_PAUSE_VARIABLE);
+    const char *text = getenv(RT_IO_PAUSE_VARIABLE);
     if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 6)
         return;
     long ms = atol(text);
@@ -279,7 +279,7 @@ static void test_pause(void)
  *     end\n
  * Absolute paths, each preceded by its length in bytes. */
 #define JOURNAL_SUFFIX ".bob-journal"
-#define JOURNAL_BYTES (2 * BOB_IO_MAX_FILES * (BOB_IO_PATH_BYTES + 96) + 64)
+#define JOURNAL_BYTES (2 * RT_IO_MAX_FILES * (RT_IO_PATH_BYTES + 96) + 64)
 
 static void sync_folder(const char *folder)
 {
@@ -300,13 +300,13 @@ static void folder_of(const char *path, char *folder, size_t size)
 }
 
 /* Publish the journal of `files` (temporaries written) durably into `journal`. */
-static int journal_write(bob_io_files *files, char *journal, size_t journal_size, mode_t mask, char *err)
+static int journal_write(rt_io_files *files, char *journal, size_t journal_size, mode_t mask, char *err)
 {
     static char text[JOURNAL_BYTES];
     size_t n = (size_t)snprintf(text, sizeof text, "bob-journal 1 %d\n", files->output_count);
     for (int i = 0; i < files->output_count && n < sizeof text; i++) {
-        const bob_io_output *o = &files->outputs[i];
-        char real_folder[BOB_IO_PATH_BYTES];
+        const rt_io_output *o = &files->outputs[i];
+        char real_folder[RT_IO_PATH_BYTES];
         folder_of(o->real, real_folder, sizeof real_folder);
         const char *tbase = strrchr(o->temporary, '/') + 1;
         int tlen = (int)(strlen(real_folder) + (strcmp(real_folder, "/") ? 1 : 0) + strlen(tbase));
@@ -316,13 +316,13 @@ static int journal_write(bob_io_files *files, char *journal, size_t journal_size
     }
     if (n < sizeof text)
         n += (size_t)snprintf(text + n, sizeof text - n, "end\n");
-    bob_io_output *last = &files->outputs[files->output_count - 1];
+    rt_io_output *last = &files->outputs[files->output_count - 1];
     const char *base = strrchr(last->real, '/') + 1;
     if (n >= sizeof text ||
         snprintf(journal, journal_size, "%s/.%s" JOURNAL_SUFFIX, last->folder, base) >= (int)journal_size)
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
                    last->path);
-    bob_io_output staged = { 0 };
+    rt_io_output staged = { 0 };
     staged.path = journal;
     staged.option = last->option;
     snprintf(staged.folder, sizeof staged.folder, "%s", last->folder);
@@ -334,7 +334,7 @@ static int journal_write(bob_io_files *files, char *journal, size_t journal_size
     if (rename(staged.temporary, journal) != 0) {
         int e = errno;
         unlink(staged.temporary);
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
                    strerror(e));
     }
     sync_folder(last->folder);
@@ -342,7 +342,7 @@ static int journal_write(bob_io_files *files, char *journal, size_t journal_size
 }
 
 /* The pairs of journal `path` into names[2 * pairs]; the pair count, or -1 when damaged. */
-static int journal_read(const char *path, char names[][BOB_IO_PATH_BYTES], int most)
+static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int most)
 {
     static char text[JOURNAL_BYTES];
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
@@ -361,7 +361,7 @@ static int journal_read(const char *path, char names[][BOB_IO_PATH_BYTES], int m
         char *after;
         errno = 0;
         unsigned long len = strtoul(p, &after, 10);
-        if (after == p || *after != ' ' || errno || len == 0 || len >= BOB_IO_PATH_BYTES ||
+        if (after == p || *after != ' ' || errno || len == 0 || len >= RT_IO_PATH_BYTES ||
             (size_t)(end - after) < len + 2 || after[1 + len] != '\n')
             return -1;
         memcpy(names[i], after + 1, len);
@@ -374,16 +374,16 @@ static int journal_read(const char *path, char names[][BOB_IO_PATH_BYTES], int m
 }
 
 /* Complete journal `path` when it names one of `reals`; see host_io.h. */
-static int journal_complete(const char *folder, const char *path, char reals[][BOB_IO_PATH_BYTES], int count,
+static int journal_complete(const char *folder, const char *path, char reals[][RT_IO_PATH_BYTES], int count,
                             char *err)
 {
-    static char names[2 * BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
+    static char names[2 * RT_IO_MAX_FILES][RT_IO_PATH_BYTES];
     const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
-    int pairs = journal_read(path, names, BOB_IO_MAX_FILES);
+    int pairs = journal_read(path, names, RT_IO_MAX_FILES);
     if (pairs < 0)
-        return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
                    "interrupted); %s", path, left);
-    int named = 0, present[BOB_IO_MAX_FILES];
+    int named = 0, present[RT_IO_MAX_FILES];
     struct stat st;
     for (int i = 0; i < pairs; i++) {
         for (int k = 0; k < count; k++)
@@ -394,14 +394,14 @@ static int journal_complete(const char *folder, const char *path, char reals[][B
         return 0;
     for (int i = 0; i + 1 < pairs; i++)
         if (present[i] && !present[i + 1])
-            return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
                        names[2 * i + 2], left);
     for (int i = 0; i < pairs; i++)
         if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0)
-            return bob_say(err, BOB_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
                        names[2 * i + 1], strerror(errno), left);
     for (int i = 0; i < pairs; i++) {
-        char destination_folder[BOB_IO_PATH_BYTES];
+        char destination_folder[RT_IO_PATH_BYTES];
         folder_of(names[2 * i + 1], destination_folder, sizeof destination_folder);
         sync_folder(destination_folder);
     }
@@ -414,14 +414,14 @@ static int journal_complete(const char *folder, const char *path, char reals[][B
     return 0;
 }
 
-int bob_io_recover(const char *const *paths, int count, char *err)
+int rt_io_recover(const char *const *paths, int count, char *err)
 {
-    static char reals[BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
-    char folders[BOB_IO_MAX_FILES][BOB_IO_PATH_BYTES];
+    static char reals[RT_IO_MAX_FILES][RT_IO_PATH_BYTES];
+    char folders[RT_IO_MAX_FILES][RT_IO_PATH_BYTES];
     int n = 0;
-    for (int i = 0; i < count && n < BOB_IO_MAX_FILES; i++) {
+    for (int i = 0; i < count && n < RT_IO_MAX_FILES; i++) {
         char real_folder[PATH_MAX];
-        if (!paths[i] || !*paths[i] || strlen(paths[i]) >= BOB_IO_PATH_BYTES)
+        if (!paths[i] || !*paths[i] || strlen(paths[i]) >= RT_IO_PATH_BYTES)
             continue;
         folder_of(paths[i], folders[n], sizeof folders[n]);
         const char *slash = strrchr(paths[i], '/');
@@ -444,7 +444,7 @@ int bob_io_recover(const char *const *paths, int count, char *err)
             size_t len = strlen(entry->d_name), suffix = strlen(JOURNAL_SUFFIX);
             if (entry->d_name[0] != '.' || len <= suffix || strcmp(entry->d_name + len - suffix, JOURNAL_SUFFIX))
                 continue;
-            char path[2 * BOB_IO_PATH_BYTES];
+            char path[2 * RT_IO_PATH_BYTES];
             if (snprintf(path, sizeof path, "%s/%s", folders[i], entry->d_name) >= (int)sizeof path)
                 continue;
             rc = journal_complete(folders[i], path, reals, n, err);
@@ -456,16 +456,16 @@ int bob_io_recover(const char *const *paths, int count, char *err)
     return 0;
 }
 
-int bob_io_publish(bob_io_files *files, char *err)
+int rt_io_publish(rt_io_files *files, char *err)
 {
     mode_t mask = umask(0);
     umask(mask);
     int rc;
     for (int i = 0; i < files->output_count; i++) {
-        bob_io_output *o = &files->outputs[i];
+        rt_io_output *o = &files->outputs[i];
         if (!o->staged) {
             remove_temporaries(files);
-            return bob_say(err, BOB_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)", o->path,
+            return rt_say(err, RT_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)", o->path,
                        o->option);
         }
         if ((rc = write_temporary(o, mask, err))) {
@@ -475,27 +475,27 @@ int bob_io_publish(bob_io_files *files, char *err)
     }
     for (int i = 0; i < files->output_count; i++) {   /* still a regular file or nothing? */
         struct stat st;
-        const bob_io_output *o = &files->outputs[i];
+        const rt_io_output *o = &files->outputs[i];
         if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
             remove_temporaries(files);
-            return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): became %s during the run (nothing was published)",
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): became %s during the run (nothing was published)",
                        o->path, o->option, kind_of(st.st_mode));
         }
     }
-    char journal[BOB_IO_PATH_BYTES + 64] = "";
+    char journal[RT_IO_PATH_BYTES + 64] = "";
     if (files->output_count > 1 && (rc = journal_write(files, journal, sizeof journal, mask, err))) {
         remove_temporaries(files);
         return rc;
     }
     for (int i = 0; i < files->output_count; i++) {
-        bob_io_output *o = &files->outputs[i];
+        rt_io_output *o = &files->outputs[i];
         if (i)
             test_pause();
         if (rename(o->temporary, o->path) != 0) {
             int e = errno;
             if (!journal[0])
                 remove_temporaries(files);   /* else the journal owns them: the next invocation completes it */
-            return bob_say(err, BOB_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
                        strerror(e), journal[0] ? "the journal is kept; the next invocation naming these outputs "
                                                  "completes the publication" : "nothing was published");
         }
@@ -512,7 +512,7 @@ int bob_io_publish(bob_io_files *files, char *err)
             if (fsync(dfd) != 0 && errno != EINVAL) {
                 int e = errno;
                 close(dfd);
-                return bob_say(err, BOB_EXIT_WRITE_FAILED, "outputs published, but fsync of the folder %s failed: %s",
+                return rt_say(err, RT_EXIT_WRITE_FAILED, "outputs published, but fsync of the folder %s failed: %s",
                            files->outputs[i].folder, strerror(e));
             }
             close(dfd);

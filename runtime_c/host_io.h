@@ -17,80 +17,80 @@
  * Journal: a publication of several files writes `.<last>.bob-journal` in the
  *          last output's folder (format: docs/runtime.md "Files"), naming
  *          each temporary and its destination, before the first rename, and
- *          removes it after the last.  bob_io_recover completes a journal a
+ *          removes it after the last.  rt_io_recover completes a journal a
  *          kill left before a later invocation reads or checks anything, so
  *          outputs of two runs are never seen side by side.
  * Limits: docs/limits.md. */
-#ifndef BOB_HOST_IO_H
-#define BOB_HOST_IO_H
+#ifndef RT_HOST_IO_H
+#define RT_HOST_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define BOB_IO_INPUT_LIMIT_BYTES ((size_t)1 << 30)  /* no input larger than 1 GiB is read */
-#define BOB_IO_STEP_LIMIT 0xFFFFFFFFull             /* the AdamW block's u32 global step */
-#define BOB_IO_MAX_FILES 8
-#define BOB_IO_PATH_BYTES 4096
-#define BOB_IO_PAUSE_VARIABLE "BOB_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
+#define RT_IO_INPUT_LIMIT_BYTES ((size_t)1 << 30)  /* no input larger than 1 GiB is read */
+#define RT_IO_STEP_LIMIT 0xFFFFFFFFull             /* the AdamW block's u32 global step */
+#define RT_IO_MAX_FILES 8
+#define RT_IO_PATH_BYTES 4096
+#define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
 
 typedef struct {
     const char *path;
-    char real[BOB_IO_PATH_BYTES];
+    char real[RT_IO_PATH_BYTES];
     dev_t dev;
     ino_t ino;
-} bob_io_input;
+} rt_io_input;
 
 typedef struct {
     const char *path;
     const char *option;               /* "--result": for messages */
-    char folder[BOB_IO_PATH_BYTES];
-    char real[BOB_IO_PATH_BYTES];     /* real path of the folder + the file name */
+    char folder[RT_IO_PATH_BYTES];
+    char real[RT_IO_PATH_BYTES];     /* real path of the folder + the file name */
     int exists;
     dev_t dev;
     ino_t ino;
     const void *data;                 /* staged bytes (owned by the caller) */
     size_t size;
     int staged;
-    char temporary[BOB_IO_PATH_BYTES + 64];
-} bob_io_output;
+    char temporary[RT_IO_PATH_BYTES + 64];
+} rt_io_output;
 
 typedef struct {
-    bob_io_input inputs[BOB_IO_MAX_FILES];
+    rt_io_input inputs[RT_IO_MAX_FILES];
     int input_count;
-    bob_io_output outputs[BOB_IO_MAX_FILES];
+    rt_io_output outputs[RT_IO_MAX_FILES];
     int output_count;
-} bob_io_files;
+} rt_io_files;
 
 /* Read `path` whole (at most `limit` bytes) into *data (malloc'd); on refusal
  * returns `code` with a message in err.  With `files`, its identity is noted
  * for the alias checks. */
-int bob_io_read(bob_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
+int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t limit, int code, uint8_t **data,
                 size_t *size, char *err);
 
 /* Note an input already read elsewhere (its identity, for the alias checks). */
-int bob_io_note_input(bob_io_files *files, const char *path, const char *what, int code, char *err);
+int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int code, char *err);
 
-/* Refuse (BOB_EXIT_BAD_CHECKPOINT) a training checkpoint whose step leaves no
- * room for `updates` more: step + updates must stay within BOB_IO_STEP_LIMIT. */
-int bob_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err);
+/* Refuse (RT_EXIT_BAD_CHECKPOINT) a training checkpoint whose step leaves no
+ * room for `updates` more: step + updates must stay within RT_IO_STEP_LIMIT. */
+int rt_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err);
 
 /* Check output `path` now and add it (publication order = order added).
  * `replaces`: the path of the one input it may be (or NULL).  Returns
- * BOB_EXIT_WRITE_FAILED with a message when it cannot be published safely. */
-int bob_io_add_output(bob_io_files *files, const char *path, const char *option, const char *replaces, char *err);
+ * RT_EXIT_WRITE_FAILED with a message when it cannot be published safely. */
+int rt_io_add_output(rt_io_files *files, const char *path, const char *option, const char *replaces, char *err);
 
 /* The bytes output `option` will hold (kept by the caller until publication). */
-int bob_io_stage(bob_io_files *files, const char *option, const void *data, size_t size, char *err);
+int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t size, char *err);
 
 /* Before anything else: complete (roll forward) any journal in the folders of
  * `paths` that names one of them, saying so on stderr.  A damaged journal, or
- * one whose temporaries are missing, is refused by name (BOB_EXIT_WRITE_FAILED)
+ * one whose temporaries are missing, is refused by name (RT_EXIT_WRITE_FAILED)
  * and left as it is. */
-int bob_io_recover(const char *const *paths, int count, char *err);
+int rt_io_recover(const char *const *paths, int count, char *err);
 
 /* Write every output to a synced temporary, then rename them all in order
  * (under a journal when there are several). */
-int bob_io_publish(bob_io_files *files, char *err);
+int rt_io_publish(rt_io_files *files, char *err);
 
 #endif

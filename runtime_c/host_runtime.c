@@ -13,13 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Format a message into err (BOB_ERR_BYTES; err may be NULL) and return code. */
-int bob_say(char *err, int code, const char *fmt, ...)
+/* Format a message into err (RT_ERR_BYTES; err may be NULL) and return code. */
+int rt_say(char *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err, BOB_ERR_BYTES, fmt, ap);
+        vsnprintf(err, RT_ERR_BYTES, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -27,7 +27,7 @@ int bob_say(char *err, int code, const char *fmt, ...)
 
 static const char *report_name = "host";
 
-void bob_report_as(const char *program)
+void rt_report_as(const char *program)
 {
     if (program && *program) {
         const char *slash = strrchr(program, '/');
@@ -35,7 +35,7 @@ void bob_report_as(const char *program)
     }
 }
 
-void bob_report(const char *err)
+void rt_report(const char *err)
 {
     fprintf(stderr, "%s: error: %s\n", report_name, err);
 }
@@ -65,23 +65,23 @@ static void put64(uint8_t *p, uint64_t v)
 /* ------------------------------------------------------------------ */
 /* files                                                               */
 
-int bob_read_all(const char *path, const char *what, uint8_t **data, size_t *size, size_t max_bytes, int code,
+int rt_read_all(const char *path, const char *what, uint8_t **data, size_t *size, size_t max_bytes, int code,
                  char *err)
 {
     /* host_io: no blocking open (a FIFO), a regular file, bounded, read whole */
-    return bob_io_read(NULL, path, what, max_bytes, code, data, size, err);
+    return rt_io_read(NULL, path, what, max_bytes, code, data, size, err);
 }
 
-int bob_read_exact(const char *path, const char *what, void *out, size_t expected, int code, char *err)
+int rt_read_exact(const char *path, const char *what, void *out, size_t expected, int code, char *err)
 {
     uint8_t *data;
     size_t size;
-    int rc = bob_read_all(path, what, &data, &size, expected + 1, code, err);
+    int rc = rt_read_all(path, what, &data, &size, expected + 1, code, err);
     if (rc)
         return rc;
     if (size != expected) {
         free(data);
-        return bob_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
+        return rt_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
                    size < expected ? " (truncated)" : "");
     }
     memcpy(out, data, expected);
@@ -89,16 +89,16 @@ int bob_read_exact(const char *path, const char *what, void *out, size_t expecte
     return 0;
 }
 
-int bob_publish_atomic(const char *path, const void *data, size_t size, char *err)
+int rt_publish_atomic(const char *path, const void *data, size_t size, char *err)
 {
     /* host_io: the path checked (a regular file or nothing), temporary, fsync, rename */
-    static bob_io_files files;
+    static rt_io_files files;
     memset(&files, 0, sizeof files);
-    int rc = bob_io_add_output(&files, path, "output", NULL, err);
+    int rc = rt_io_add_output(&files, path, "output", NULL, err);
     if (!rc)
-        rc = bob_io_stage(&files, "output", data, size, err);
+        rc = rt_io_stage(&files, "output", data, size, err);
     if (!rc)
-        rc = bob_io_publish(&files, err);
+        rc = rt_io_publish(&files, err);
     return rc;
 }
 
@@ -116,67 +116,67 @@ static uint64_t word_at(const uint8_t *p, uint32_t width)
 /* 'text' of up to 40 bytes for a message, non-printables as '?' */
 static void quote_bytes(char *buf, size_t n, const char *s, size_t len);
 
-int bob_record_verify(const bob_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
+int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
 {
     if (size != c->record_bytes)
-        return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
+        return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
                    (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
     for (uint32_t k = 0; k < c->check_count; k++) {
-        const bob_record_check *x = &c->checks[k];
-        if (x->kind == BOB_CHECK_BYTES) {
+        const rt_record_check *x = &c->checks[k];
+        if (x->kind == RT_CHECK_BYTES) {
             if (memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
                 char want[64];
                 quote_bytes(want, sizeof want, x->data, x->data_bytes);
-                return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
+                return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
                            want, (unsigned long long)x->offset);
             }
             continue;
         }
-        uint64_t count = x->kind == BOB_CHECK_WORD ? 1 : x->count;
+        uint64_t count = x->kind == RT_CHECK_WORD ? 1 : x->count;
         for (uint64_t i = 0; i < count; i++) {
             uint64_t at = x->offset + i * x->stride, w = word_at(r + at, x->width);
             switch (x->kind) {
-            case BOB_CHECK_WORD:
+            case RT_CHECK_WORD:
                 if (w != x->value)
-                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
                                (unsigned long long)w, (unsigned long long)x->value);
                 break;
-            case BOB_CHECK_BELOW:
+            case RT_CHECK_BELOW:
                 if (w >= x->value)
-                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
                                x->what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
                 break;
-            case BOB_CHECK_INDEX:
+            case RT_CHECK_INDEX:
                 if (w != i)
-                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
                                "0..%llu in order)", path, x->what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)count, (unsigned long long)(count - 1));
                 break;
-            case BOB_CHECK_SAME: {
+            case RT_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
                 if (w != other)
-                    return bob_say(err, BOB_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
                                "says %llu", path, x->what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)(x->other + i * x->other_stride), (unsigned long long)other);
                 break;
             }
             default:
-                return bob_say(err, BOB_EXIT_INTERNAL, "input check %u has kind %d, which no check has", k, x->kind);
+                return rt_say(err, RT_EXIT_INTERNAL, "input check %u has kind %d, which no check has", k, x->kind);
             }
         }
     }
     return 0;
 }
 
-int bob_record_read(const bob_record_contract *c, const char *path, uint8_t **record, char *err)
+int rt_record_read(const rt_record_contract *c, const char *path, uint8_t **record, char *err)
 {
     uint8_t *data;
     size_t size;
     *record = NULL;
-    int rc = bob_read_all(path, "input record", &data, &size, (size_t)c->record_bytes + 1, BOB_EXIT_BAD_INPUT, err);
+    int rc = rt_read_all(path, "input record", &data, &size, (size_t)c->record_bytes + 1, RT_EXIT_BAD_INPUT, err);
     if (rc)
         return rc;
-    rc = bob_record_verify(c, data, size, path, err);
+    rc = rt_record_verify(c, data, size, path, err);
     if (rc) {
         free(data);
         return rc;
@@ -188,7 +188,7 @@ int bob_record_read(const bob_record_contract *c, const char *path, uint8_t **re
 /* ------------------------------------------------------------------ */
 /* CRC-32 and the envelope                                             */
 
-uint32_t bob_crc32(uint32_t crc, const void *data, size_t size)
+uint32_t rt_crc32(uint32_t crc, const void *data, size_t size)
 {
     static uint32_t table[256];
     static int ready;
@@ -210,26 +210,26 @@ uint32_t bob_crc32(uint32_t crc, const void *data, size_t size)
 
 static size_t slen(const char *s) { return s ? strlen(s) : 0; }
 
-uint32_t bob_envelope_header_bytes(const bob_contract *c)
+uint32_t rt_envelope_header_bytes(const rt_contract *c)
 {
     size_t ids = slen(c->schema) + slen(c->learner) + slen(c->data) + slen(c->seed);
-    return (uint32_t)((BOB_ENVELOPE_FIXED_BYTES + ids + 15) & ~(size_t)15);
+    return (uint32_t)((RT_ENVELOPE_FIXED_BYTES + ids + 15) & ~(size_t)15);
 }
 
-uint64_t bob_envelope_total_bytes(const bob_contract *c)
+uint64_t rt_envelope_total_bytes(const rt_contract *c)
 {
-    return bob_envelope_header_bytes(c) + c->payload_bytes + 12;
+    return rt_envelope_header_bytes(c) + c->payload_bytes + 12;
 }
 
-int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
+int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
                        char *err)
 {
-    uint32_t h = bob_envelope_header_bytes(c);
-    uint64_t total = bob_envelope_total_bytes(c);
+    uint32_t h = rt_envelope_header_bytes(c);
+    uint64_t total = rt_envelope_total_bytes(c);
     uint8_t *e = calloc(1, (size_t)total);
     if (!e)
-        return bob_say(err, BOB_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
-    memcpy(e, BOB_ENVELOPE_MAGIC, 8);
+        return rt_say(err, RT_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
+    memcpy(e, RT_ENVELOPE_MAGIC, 8);
     put32(e + 8, h);
     put32(e + 12, c->chunk_count);
     put64(e + 16, step);
@@ -237,7 +237,7 @@ int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload
     put64(e + 32, c->chunk_bytes);
     put64(e + 40, c->updates_per_invocation);
     const char *ids[4] = { c->schema, c->learner, c->data, c->seed };
-    size_t at = BOB_ENVELOPE_FIXED_BYTES;
+    size_t at = RT_ENVELOPE_FIXED_BYTES;
     for (int i = 0; i < 4; i++) {
         size_t n = slen(ids[i]);
         put32(e + 48 + 4 * i, (uint32_t)n);
@@ -245,8 +245,8 @@ int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload
         at += n;
     }
     memcpy(e + h, payload, (size_t)c->payload_bytes);
-    put32(e + h + c->payload_bytes, bob_crc32(0, e, h + (size_t)c->payload_bytes));
-    memcpy(e + h + c->payload_bytes + 4, BOB_ENVELOPE_TRAILER, 8);
+    put32(e + h + c->payload_bytes, rt_crc32(0, e, h + (size_t)c->payload_bytes));
+    memcpy(e + h + c->payload_bytes + 4, RT_ENVELOPE_TRAILER, 8);
     *out = e;
     *out_size = (size_t)total;
     return 0;
@@ -279,65 +279,65 @@ static void quote(char *buf, size_t n, const uint8_t *s, size_t len)
     buf[k] = 0;
 }
 
-int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, const char *path,
+int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const char *path,
                        const uint8_t **payload, uint64_t *step, char *err)
 {
     /* 1. size and magic */
-    if (size < BOB_ENVELOPE_FIXED_BYTES)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
-                   path, size, BOB_ENVELOPE_FIXED_BYTES);
-    if (memcmp(e, BOB_ENVELOPE_MAGIC, 8) != 0)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
-                   BOB_ENVELOPE_MAGIC);
+    if (size < RT_ENVELOPE_FIXED_BYTES)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
+                   path, size, RT_ENVELOPE_FIXED_BYTES);
+    if (memcmp(e, RT_ENVELOPE_MAGIC, 8) != 0)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
+                   RT_ENVELOPE_MAGIC);
     uint32_t h = le32(e + 8);
     uint64_t payload_bytes = le64(e + 24);
-    if (h < BOB_ENVELOPE_FIXED_BYTES || h % 16 || h > size)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
+    if (h < RT_ENVELOPE_FIXED_BYTES || h % 16 || h > size)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
                    h > size ? "truncated" : "not a checkpoint", h, size);
     if (payload_bytes > (uint64_t)size - h)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
                    "more than the %zu-byte file holds", path, (unsigned long long)payload_bytes, size);
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT,
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,
                    (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size, h,
                    (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
     uint64_t identity_bytes = 0;
     for (int i = 0; i < 4; i++)
         identity_bytes += le32(e + 48 + 4 * i);
-    if (identity_bytes > h - BOB_ENVELOPE_FIXED_BYTES)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
+    if (identity_bytes > h - RT_ENVELOPE_FIXED_BYTES)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
                    "identities (%llu bytes)", path, h, (unsigned long long)identity_bytes);
     size_t body = h + (size_t)payload_bytes;
-    if (memcmp(e + body + 4, BOB_ENVELOPE_TRAILER, 8) != 0)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
-                   path, BOB_ENVELOPE_TRAILER);
+    if (memcmp(e + body + 4, RT_ENVELOPE_TRAILER, 8) != 0)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
+                   path, RT_ENVELOPE_TRAILER);
     /* 2. CRC */
-    uint32_t stored = le32(e + body), computed = bob_crc32(0, e, body);
+    uint32_t stored = le32(e + body), computed = rt_crc32(0, e, body);
     if (stored != computed)
-        return bob_say(err, BOB_EXIT_BAD_CHECKPOINT,
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: corrupted: CRC-32 stored 0x%08x, computed 0x%08x over bytes 0..%zu", path, stored,
                    computed, body);
     /* the header's padding after the identities is zero (docs/formats.md) */
-    for (size_t k = BOB_ENVELOPE_FIXED_BYTES + (size_t)identity_bytes; k < h; k++)
+    for (size_t k = RT_ENVELOPE_FIXED_BYTES + (size_t)identity_bytes; k < h; k++)
         if (e[k])
-            return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
+            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
                        "padding after the identities is not zero (byte %zu)", path, k);
     /* 3..6. identities: schema, learner, data, seed */
     static const char *const part[4] = { "schema", "learner", "data", "seed" };
     const char *want[4] = { c->schema, c->learner, c->data, c->seed };
-    size_t at = BOB_ENVELOPE_FIXED_BYTES;
+    size_t at = RT_ENVELOPE_FIXED_BYTES;
     for (int i = 0; i < 4; i++) {
         uint32_t n = le32(e + 48 + 4 * i);
         if ((uint64_t)at + n > h)
-            return bob_say(err, BOB_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
+            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
                        "the header (%u bytes)", path, part[i], n, h);
         size_t wn = slen(want[i]);
         if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
             char found[80], expected[80];
             quote(found, sizeof found, e + at, n);
             quote(expected, sizeof expected, (const uint8_t *)(want[i] ? want[i] : ""), wn);
-            return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+            return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                        "checkpoint %s: foreign checkpoint: %s identity differs: this host's is %s, the checkpoint's is %s",
                        path, part[i], expected, found);
         }
@@ -345,29 +345,29 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
     }
     /* 7. payload bytes */
     if (payload_bytes != c->payload_bytes)
-        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu", path,
                    (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
     /* 8. chunk bytes, chunk count */
     uint64_t chunk_bytes = le64(e + 32);
     uint32_t chunk_count = le32(e + 12);
     if (chunk_bytes != c->chunk_bytes)
-        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu",
                    path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
     if (chunk_count != c->chunk_count)
-        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u", path,
                    c->chunk_count, chunk_count);
     /* 9. updates per invocation */
     uint64_t updates = le64(e + 40);
     if (updates != c->updates_per_invocation)
-        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT,
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %llu, the "
                    "checkpoint's %llu", path, (unsigned long long)c->updates_per_invocation,
                    (unsigned long long)updates);
     if (chunk_bytes * chunk_count != payload_bytes)
-        return bob_say(err, BOB_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
+        return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
                    "%llu bytes do not make its %llu-byte payload", path, chunk_count, (unsigned long long)chunk_bytes,
                    (unsigned long long)payload_bytes);
     if (payload)
@@ -377,30 +377,30 @@ int bob_envelope_check(const bob_contract *c, const uint8_t *e, size_t size, con
     return 0;
 }
 
-int bob_checkpoint_read(const bob_contract *c, const char *path, void *payload, uint64_t *step, char *err)
+int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, uint64_t *step, char *err)
 {
     uint8_t *data;
     size_t size;
-    int rc = bob_read_all(path, "checkpoint", &data, &size, (size_t)bob_envelope_total_bytes(c) + (1u << 20),
-                          BOB_EXIT_BAD_CHECKPOINT, err);
+    int rc = rt_read_all(path, "checkpoint", &data, &size, (size_t)rt_envelope_total_bytes(c) + (1u << 20),
+                          RT_EXIT_BAD_CHECKPOINT, err);
     if (rc)
         return rc;
     const uint8_t *p;
-    rc = bob_envelope_check(c, data, size, path, &p, step, err);
+    rc = rt_envelope_check(c, data, size, path, &p, step, err);
     if (!rc)
         memcpy(payload, p, (size_t)c->payload_bytes);
     free(data);
     return rc;
 }
 
-int bob_checkpoint_write(const bob_contract *c, const char *path, uint64_t step, const void *payload, char *err)
+int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, const void *payload, char *err)
 {
     uint8_t *e;
     size_t n;
-    int rc = bob_envelope_build(c, step, payload, &e, &n, err);
+    int rc = rt_envelope_build(c, step, payload, &e, &n, err);
     if (rc)
         return rc;
-    rc = bob_publish_atomic(path, e, n, err);
+    rc = rt_publish_atomic(path, e, n, err);
     free(e);
     return rc;
 }
@@ -408,7 +408,7 @@ int bob_checkpoint_write(const bob_contract *c, const char *path, uint64_t step,
 /* ------------------------------------------------------------------ */
 /* fresh initialization                                                */
 
-uint64_t bob_fnv1a64(const void *data, size_t size)
+uint64_t rt_fnv1a64(const void *data, size_t size)
 {
     const uint8_t *p = data;
     uint64_t h = 0xcbf29ce484222325ull;
@@ -419,15 +419,15 @@ uint64_t bob_fnv1a64(const void *data, size_t size)
     return h;
 }
 
-void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes)
+void rt_init_chunk(const rt_initializer *init, void *out, size_t bytes)
 {
-    if (init->kind != BOB_INIT_SPLITMIX64) {
+    if (init->kind != RT_INIT_SPLITMIX64) {
         memset(out, 0, bytes);
         return;
     }
     float *p = out;
     size_t count = bytes / sizeof *p;
-    uint64_t state = bob_fnv1a64(init->seed, strlen(init->seed));
+    uint64_t state = rt_fnv1a64(init->seed, strlen(init->seed));
     for (size_t i = 0; i < count; i++) {
         state += 0x9E3779B97F4A7C15ull;
         uint64_t z = state;
@@ -442,7 +442,7 @@ void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes)
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
 
-void bob_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream)
+void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream)
 {
     fprintf((FILE *)stream,
             "usage: %s train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
@@ -462,15 +462,15 @@ void bob_print_usage(const char *program, const char *identity, uint64_t record_
             program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
 }
 
-int bob_parse_args(int argc, char **argv, bob_args *a, char *err)
+int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
 {
     memset(a, 0, sizeof *a);
     static const struct { const char *name; size_t off; } opts[] = {
-        { "--input", offsetof(bob_args, input) },
-        { "--checkpoint", offsetof(bob_args, checkpoint_in) },
-        { "--checkpoint-out", offsetof(bob_args, checkpoint_out) },
-        { "--predictions", offsetof(bob_args, predictions) },
-        { "--result", offsetof(bob_args, result) },
+        { "--input", offsetof(rt_args, input) },
+        { "--checkpoint", offsetof(rt_args, checkpoint_in) },
+        { "--checkpoint-out", offsetof(rt_args, checkpoint_out) },
+        { "--predictions", offsetof(rt_args, predictions) },
+        { "--result", offsetof(rt_args, result) },
     };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -486,43 +486,43 @@ int bob_parse_args(int argc, char **argv, bob_args *a, char *err)
                 if (strlen(opts[k].name) == name_len && strncmp(opts[k].name, arg, name_len) == 0)
                     found = (int)k;
             if (found < 0)
-                return bob_say(err, BOB_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
+                return rt_say(err, RT_EXIT_USAGE, "unknown option '%.*s' (see --help)", (int)name_len, arg);
             const char *value = eq ? eq + 1 : NULL;
             if (!value) {
                 if (i + 1 >= argc)
-                    return bob_say(err, BOB_EXIT_USAGE, "option %s needs a value", opts[found].name);
+                    return rt_say(err, RT_EXIT_USAGE, "option %s needs a value", opts[found].name);
                 value = argv[++i];
             }
             if (!*value)
-                return bob_say(err, BOB_EXIT_USAGE, "option %s has an empty value", opts[found].name);
+                return rt_say(err, RT_EXIT_USAGE, "option %s has an empty value", opts[found].name);
             const char **slot = (const char **)((char *)a + opts[found].off);
             if (*slot)
-                return bob_say(err, BOB_EXIT_USAGE, "option %s given twice", opts[found].name);
+                return rt_say(err, RT_EXIT_USAGE, "option %s given twice", opts[found].name);
             *slot = value;
             continue;
         }
         if (a->op)
-            return bob_say(err, BOB_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
+            return rt_say(err, RT_EXIT_USAGE, "unexpected argument '%s' (the operation is already given)", arg);
         if (strcmp(arg, "train") == 0)
-            a->op = BOB_OP_TRAIN;
+            a->op = RT_OP_TRAIN;
         else if (strcmp(arg, "predict") == 0)
-            a->op = BOB_OP_PREDICT;
+            a->op = RT_OP_PREDICT;
         else
-            return bob_say(err, BOB_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
+            return rt_say(err, RT_EXIT_USAGE, "unknown operation '%s' (expected train or predict)", arg);
     }
     if (!a->op)
-        return bob_say(err, BOB_EXIT_USAGE, "missing the operation: train or predict (see --help)");
+        return rt_say(err, RT_EXIT_USAGE, "missing the operation: train or predict (see --help)");
     if (!a->input)
-        return bob_say(err, BOB_EXIT_USAGE, "missing --input RECORD");
+        return rt_say(err, RT_EXIT_USAGE, "missing --input RECORD");
     if (!a->checkpoint_out)
-        return bob_say(err, BOB_EXIT_USAGE, "missing --checkpoint-out OUT");
+        return rt_say(err, RT_EXIT_USAGE, "missing --checkpoint-out OUT");
     if (!a->predictions)
-        return bob_say(err, BOB_EXIT_USAGE, "missing --predictions FILE");
+        return rt_say(err, RT_EXIT_USAGE, "missing --predictions FILE");
     if (!a->result)
-        return bob_say(err, BOB_EXIT_USAGE, "missing --result FILE");
+        return rt_say(err, RT_EXIT_USAGE, "missing --result FILE");
     /* the same text twice is a usage error; two spellings of one file are host_io's (exit 8) */
     if (!strcmp(a->checkpoint_out, a->predictions) || !strcmp(a->checkpoint_out, a->result) ||
         !strcmp(a->predictions, a->result))
-        return bob_say(err, BOB_EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files");
+        return rt_say(err, RT_EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files");
     return 0;
 }

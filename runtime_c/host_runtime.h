@@ -1,51 +1,51 @@
 /* The host runtime: files, the input record, the checkpoint envelope, atomic
- * publish, the fresh initialization generator and the command line.  Layouts: docs/formats.md.  Exit codes: bob_exit.h and
+ * publish, the fresh initialization generator and the command line.  Layouts: docs/formats.md.  Exit codes: rt_exit.h and
  * docs/runtime.md.
  *
- * Functions that can fail return 0 or a BOB_EXIT_* code and write one
- * message (naming the file and what differs) into `err` (BOB_ERR_BYTES).
- * They print nothing: the caller decides (bob_report prints "HOST: error: ...",
+ * Functions that can fail return 0 or a RT_EXIT_* code and write one
+ * message (naming the file and what differs) into `err` (RT_ERR_BYTES).
+ * They print nothing: the caller decides (rt_report prints "HOST: error: ...",
  * HOST the executable's name).
  */
-#ifndef BOB_HOST_RUNTIME_H
-#define BOB_HOST_RUNTIME_H
+#ifndef RT_HOST_RUNTIME_H
+#define RT_HOST_RUNTIME_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bob_exit.h"
+#include "rt_exit.h"
 
-#define BOB_ERR_BYTES 512
+#define RT_ERR_BYTES 512
 
 /* the checkpoint envelope (docs/formats.md): a format, not a model's */
-#define BOB_ENVELOPE_MAGIC        "BOBCENV1"
-#define BOB_ENVELOPE_TRAILER      "BOBCEND1"
-#define BOB_ENVELOPE_FIXED_BYTES  64u
+#define RT_ENVELOPE_MAGIC        "BOBCENV1"
+#define RT_ENVELOPE_TRAILER      "BOBCEND1"
+#define RT_ENVELOPE_FIXED_BYTES  64u
 
-void bob_report(const char *err);   /* "HOST: error: <err>\n" on stderr */
-void bob_report_as(const char *program);   /* HOST: the last part of `program` (default "host") */
+void rt_report(const char *err);   /* "HOST: error: <err>\n" on stderr */
+void rt_report_as(const char *program);   /* HOST: the last part of `program` (default "host") */
 
 /* ---- files ---- */
 
 /* Read a whole file that must be exactly `expected` bytes into buf.
- * BOB_EXIT_INTERNAL-free: a missing file, wrong size or read error returns
+ * RT_EXIT_INTERNAL-free: a missing file, wrong size or read error returns
  * `code` with a message naming the file (`what` says which input it is). */
-int bob_read_exact(const char *path, const char *what, void *buf, size_t expected, int code, char *err);
+int rt_read_exact(const char *path, const char *what, void *buf, size_t expected, int code, char *err);
 
 /* Read a whole file (any size up to max_bytes) into a malloc'd buffer. */
-int bob_read_all(const char *path, const char *what, uint8_t **data, size_t *size, size_t max_bytes,
+int rt_read_all(const char *path, const char *what, uint8_t **data, size_t *size, size_t max_bytes,
                  int code, char *err);
 
 /* Publish `size` bytes at `path` atomically: a temporary file in the same
  * folder, write, fsync, rename over `path`, fsync the folder.  On any
  * failure the temporary is removed, `path` is untouched, and the result is
- * BOB_EXIT_WRITE_FAILED. */
-int bob_publish_atomic(const char *path, const void *data, size_t size, char *err);
+ * RT_EXIT_WRITE_FAILED. */
+int rt_publish_atomic(const char *path, const void *data, size_t size, char *err);
 
 /* ---- input record (the plan's NvidiaPlanHostRecordCheck list) ---- */
-enum { BOB_CHECK_BYTES = 1, BOB_CHECK_WORD = 2, BOB_CHECK_BELOW = 3, BOB_CHECK_INDEX = 4, BOB_CHECK_SAME = 5 };
+enum { RT_CHECK_BYTES = 1, RT_CHECK_WORD = 2, RT_CHECK_BELOW = 3, RT_CHECK_INDEX = 4, RT_CHECK_SAME = 5 };
 typedef struct {
-    int kind;               /* BOB_CHECK_* */
+    int kind;               /* RT_CHECK_* */
     const char *what;       /* named in the refusal */
     uint64_t offset;        /* a run: `count` little-endian words `width` bytes wide, one every `stride` */
     uint32_t width;
@@ -56,19 +56,19 @@ typedef struct {
     uint64_t other;         /* SAME: the other run */
     uint32_t other_width;
     uint64_t other_stride;
-} bob_record_check;
+} rt_record_check;
 
 typedef struct {
     uint64_t record_bytes;
-    const bob_record_check *checks;
+    const rt_record_check *checks;
     uint32_t check_count;
-} bob_record_contract;
+} rt_record_contract;
 
 /* Check a record against the contract: its size, then each check in order;
- * BOB_EXIT_BAD_INPUT naming `path`, the check and the first word that fails. */
-int bob_record_verify(const bob_record_contract *c, const uint8_t *record, size_t size, const char *path, char *err);
+ * RT_EXIT_BAD_INPUT naming `path`, the check and the first word that fails. */
+int rt_record_verify(const rt_record_contract *c, const uint8_t *record, size_t size, const char *path, char *err);
 /* Read and check; *record is malloc'd, exactly c->record_bytes bytes. */
-int bob_record_read(const bob_record_contract *c, const char *path, uint8_t **record, char *err);
+int rt_record_read(const rt_record_contract *c, const char *path, uint8_t **record, char *err);
 
 /* ---- checkpoint envelope ---- */
 typedef struct {
@@ -80,66 +80,66 @@ typedef struct {
     uint64_t chunk_bytes;
     uint32_t chunk_count;
     uint64_t updates_per_invocation;
-} bob_contract;
+} rt_contract;
 
 /* Header bytes H for a contract: 64 + identities, rounded up to 16. */
-uint32_t bob_envelope_header_bytes(const bob_contract *c);
+uint32_t rt_envelope_header_bytes(const rt_contract *c);
 /* Total bytes: H + payload + 12. */
-uint64_t bob_envelope_total_bytes(const bob_contract *c);
+uint64_t rt_envelope_total_bytes(const rt_contract *c);
 
 /* Build an envelope around `payload` (contract->payload_bytes bytes: P, M,
  * V) with global step `step`.  *out is malloc'd. */
-int bob_envelope_build(const bob_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
+int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
                        char *err);
 
 /* Check an envelope in the documented order: size and magic (truncated or
- * not a checkpoint: BOB_EXIT_BAD_CHECKPOINT), CRC (corrupted:
- * BOB_EXIT_BAD_CHECKPOINT), then schema, learner, data, seed, payload bytes,
+ * not a checkpoint: RT_EXIT_BAD_CHECKPOINT), CRC (corrupted:
+ * RT_EXIT_BAD_CHECKPOINT), then schema, learner, data, seed, payload bytes,
  * chunk bytes/count, updates per invocation (foreign:
- * BOB_EXIT_FOREIGN_CHECKPOINT), refusing at the first part that differs.
+ * RT_EXIT_FOREIGN_CHECKPOINT), refusing at the first part that differs.
  * On success *payload points into `env` and *step holds the step. */
-int bob_envelope_check(const bob_contract *c, const uint8_t *env, size_t size, const char *path,
+int rt_envelope_check(const rt_contract *c, const uint8_t *env, size_t size, const char *path,
                        const uint8_t **payload, uint64_t *step, char *err);
 
 /* Read a checkpoint file and check it; payload copied into `payload`
  * (contract->payload_bytes bytes). */
-int bob_checkpoint_read(const bob_contract *c, const char *path, void *payload, uint64_t *step, char *err);
+int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, uint64_t *step, char *err);
 /* Build and publish atomically. */
-int bob_checkpoint_write(const bob_contract *c, const char *path, uint64_t step, const void *payload, char *err);
+int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, const void *payload, char *err);
 
 /* CRC-32 (IEEE 802.3, as zlib.crc32), continuing from `crc` (0 to start). */
-uint32_t bob_crc32(uint32_t crc, const void *data, size_t size);
+uint32_t rt_crc32(uint32_t crc, const void *data, size_t size);
 
 /* ---- fresh initialization (the plan's NvidiaPlanHostInitializer, one per chunk) ---- */
-enum { BOB_INIT_ZERO = 1, BOB_INIT_SPLITMIX64 = 2 };
+enum { RT_INIT_ZERO = 1, RT_INIT_SPLITMIX64 = 2 };
 typedef struct {
-    int kind;               /* BOB_INIT_* */
+    int kind;               /* RT_INIT_* */
     const char *seed;       /* SPLITMIX64: state = FNV-1a-64(seed) */
     uint32_t shift;         /* element i: u = z_i >> shift, (float)((double)(u - center) / denominator) */
     uint64_t center, denominator;
-} bob_initializer;
+} rt_initializer;
 
-uint64_t bob_fnv1a64(const void *data, size_t size);
+uint64_t rt_fnv1a64(const void *data, size_t size);
 /* One chunk of `bytes` bytes: zeros, or bytes / 4 binary32 elements. */
-void bob_init_chunk(const bob_initializer *init, void *out, size_t bytes);
+void rt_init_chunk(const rt_initializer *init, void *out, size_t bytes);
 
 /* ---- command line ---- */
-enum { BOB_OP_TRAIN = 1, BOB_OP_PREDICT = 2 };
+enum { RT_OP_TRAIN = 1, RT_OP_PREDICT = 2 };
 typedef struct {
     int op;
     const char *input, *checkpoint_in, *checkpoint_out, *predictions, *result;
     int help;
-} bob_args;
+} rt_args;
 
 /* Parse `HOST train|predict --input RECORD [--checkpoint IN]
  * --checkpoint-out OUT --predictions FILE --result FILE` (also --opt=value).
- * Returns 0 (args->help set for --help) or BOB_EXIT_USAGE with a message. */
-int bob_parse_args(int argc, char **argv, bob_args *args, char *err);
+ * Returns 0 (args->help set for --help) or RT_EXIT_USAGE with a message. */
+int rt_parse_args(int argc, char **argv, rt_args *args, char *err);
 /* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
-void bob_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
+void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
 
-/* Format a message into err (BOB_ERR_BYTES bytes; err may be NULL) and
+/* Format a message into err (RT_ERR_BYTES bytes; err may be NULL) and
  * return code: every refusal of the runtime goes through it. */
-int bob_say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int rt_say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -5,23 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bob_exit.h"
+#include "rt_exit.h"
 #include "elf_sections.h"
 
-int bob_host_version_asked(int argc, char **argv)
+int rt_host_version_asked(int argc, char **argv)
 {
     return argc == 2 && strcmp(argv[1], "--version") == 0;
 }
 
-int bob_host_print_version(FILE *out)
+int rt_host_print_version(FILE *out)
 {
     char err[512];
-    bob_section section = {0};
-    if (bob_section_read("/proc/self/exe", ".bobc.version", &section, err, sizeof err)) {
+    rt_section section = {0};
+    if (rt_section_read("/proc/self/exe", ".bobc.version", &section, err, sizeof err)) {
         fprintf(stderr, "bob-host: error: %s\n", err);
-        return BOB_EXIT_INTERNAL;
+        return RT_EXIT_INTERNAL;
     }
     fwrite(section.data, 1, section.size, out);
     free(section.data);
-    return BOB_EXIT_OK;
+    return RT_EXIT_OK;
 }

@@ -5,8 +5,8 @@
  * the H200).  Targets are rows of a table chosen once at bring-up, as in
  * compiler/bobc/targets.py: nothing in the shim asks "is this sm_90?".
  */
-#ifndef BOB_NV_CLASSES_H
-#define BOB_NV_CLASSES_H
+#ifndef RT_NV_CLASSES_H
+#define RT_NV_CLASSES_H
 
 #include <stdint.h>
 
@@ -31,7 +31,7 @@
 #define HOPPER_DMA_COPY_A         0x0000C8B5u
 
 /* One row per build target: the facts the shim needs to bring a GPU up. */
-typedef struct bob_target_facts {
+typedef struct rt_target_facts {
     const char *name;            /* "sm_86", "sm_90" */
     unsigned    sm;              /* 0x86, 0x90 */
     uint32_t    gpfifo_class;
@@ -45,12 +45,12 @@ typedef struct bob_target_facts {
      * {bBar1Mapping = 1, bPriv = 0}. */
     int         usermode_takes_params;
     unsigned    driver_branch;   /* the branch whose ABI this build speaks */
-} bob_target_facts;
+} rt_target_facts;
 
-extern const bob_target_facts BOB_TARGET_SM86;
-extern const bob_target_facts BOB_TARGET_SM90;
+extern const rt_target_facts RT_TARGET_SM86;
+extern const rt_target_facts RT_TARGET_SM90;
 
 /* NULL when unknown. */
-const bob_target_facts *bob_target_named(const char *name);
+const rt_target_facts *rt_target_named(const char *name);
 
 #endif

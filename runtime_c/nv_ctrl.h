@@ -5,8 +5,8 @@
  * Sources (OGKM src/common/sdk/nvidia/inc/ctrl/...): ctrl0000system.h,
  * ctrl0000gpu.h, ctrl0080gpu.h, ctrl2080gpu.h, ctrla06c.h, ctrlc36f.h.
  */
-#ifndef BOB_NV_CTRL_H
-#define BOB_NV_CTRL_H
+#ifndef RT_NV_CTRL_H
+#define RT_NV_CTRL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +22,8 @@ typedef struct {
     char     titleBuffer[256];
     uint32_t changelistNumber;
     uint32_t officialChangelistNumber;
-} bob_nv0000_build_version_v2;
-_Static_assert(sizeof(bob_nv0000_build_version_v2) == 776, "GET_BUILD_VERSION_V2 (3 strings) is 776 bytes");
+} rt_nv0000_build_version_v2;
+_Static_assert(sizeof(rt_nv0000_build_version_v2) == 776, "GET_BUILD_VERSION_V2 (3 strings) is 776 bytes");
 typedef struct {
     char     driverVersionBuffer[256];
     char     versionBuffer[256];
@@ -31,8 +31,8 @@ typedef struct {
     char     titleBuffer[256];
     uint32_t changelistNumber;
     uint32_t officialChangelistNumber;
-} bob_nv0000_build_version_v2_branch;
-_Static_assert(sizeof(bob_nv0000_build_version_v2_branch) == 1032, "GET_BUILD_VERSION_V2 (4 strings) is 1032 bytes");
+} rt_nv0000_build_version_v2_branch;
+_Static_assert(sizeof(rt_nv0000_build_version_v2_branch) == 1032, "GET_BUILD_VERSION_V2 (4 strings) is 1032 bytes");
 
 /* NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 (0x205): gpuId -> deviceInstance. */
 #define NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 0x205u
@@ -45,8 +45,8 @@ typedef struct {
     uint32_t boardId;          /* 20 */
     uint32_t gpuInstance;      /* 24 */
     int32_t  numaId;           /* 28 */
-} bob_nv0000_gpu_id_info_v2;
-_Static_assert(sizeof(bob_nv0000_gpu_id_info_v2) == 32, "GET_ID_INFO_V2 is 32 bytes");
+} rt_nv0000_gpu_id_info_v2;
+_Static_assert(sizeof(rt_nv0000_gpu_id_info_v2) == 32, "GET_ID_INFO_V2 is 32 bytes");
 
 /* NV0080_CTRL_CMD_GPU_GET_CLASSLIST (0x800201) on the device: numClasses,
  * then an embedded pointer to a u32 array (asked twice: count, then list). */
@@ -55,8 +55,8 @@ typedef struct {
     uint32_t numClasses;       /* 0 */
     uint32_t pad0;
     uint64_t classList;        /* 8 (NvP64) */
-} bob_nv0080_classlist;
-_Static_assert(sizeof(bob_nv0080_classlist) == 16, "GET_CLASSLIST params are 16 bytes");
+} rt_nv0080_classlist;
+_Static_assert(sizeof(rt_nv0080_classlist) == 16, "GET_CLASSLIST params are 16 bytes");
 
 /* NV2080_CTRL_CMD_GPU_GET_GID_INFO (0x2080014a) on the subdevice: the GPU
  * UUID, binary format (flags FORMAT 1:0 = BINARY 2), 16 bytes. */
@@ -67,8 +67,8 @@ typedef struct {
     uint32_t flags;            /* 4 */
     uint32_t length;           /* 8 */
     uint8_t  data[256];        /* 12 */
-} bob_nv2080_gid_info;
-_Static_assert(sizeof(bob_nv2080_gid_info) == 268, "GET_GID_INFO params are 268 bytes");
+} rt_nv2080_gid_info;
+_Static_assert(sizeof(rt_nv2080_gid_info) == 268, "GET_GID_INFO params are 268 bytes");
 
 /* NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (0xa06c0101) on the channel group. */
 #define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE 0xA06C0101u
@@ -76,14 +76,14 @@ typedef struct {
     uint8_t bEnable;
     uint8_t bSkipSubmit;
     uint8_t bSkipEnable;
-} bob_nva06c_schedule;
-_Static_assert(sizeof(bob_nva06c_schedule) == 3, "GPFIFO_SCHEDULE params are 3 bytes");
+} rt_nva06c_schedule;
+_Static_assert(sizeof(rt_nva06c_schedule) == 3, "GPFIFO_SCHEDULE params are 3 bytes");
 
 /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (0xc36f0108) on the channel. */
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 typedef struct {
     uint32_t workSubmitToken;
-} bob_nvc36f_work_submit_token;
-_Static_assert(sizeof(bob_nvc36f_work_submit_token) == 4, "GET_WORK_SUBMIT_TOKEN params are 4 bytes");
+} rt_nvc36f_work_submit_token;
+_Static_assert(sizeof(rt_nvc36f_work_submit_token) == 4, "GET_WORK_SUBMIT_TOKEN params are 4 bytes");
 
 #endif

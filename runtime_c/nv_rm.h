@@ -10,13 +10,13 @@
  * The ABI is not stable across driver branches (facts section 2): this file
  * describes 580 only, and nv_shim.c refuses any other branch by name.
  */
-#ifndef BOB_NV_RM_H
-#define BOB_NV_RM_H
+#ifndef RT_NV_RM_H
+#define RT_NV_RM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define BOB_NV_DRIVER_BRANCH 580u
+#define RT_NV_DRIVER_BRANCH 580u
 
 typedef uint32_t NvHandle;
 
@@ -51,11 +51,11 @@ typedef struct {
     uint64_t pAllocParms;      /* 16 */
     uint32_t paramsSize;       /* 24 */
     uint32_t status;           /* 28 */
-} bob_nvos21;
-_Static_assert(sizeof(bob_nvos21) == 32, "NVOS21 is 32 bytes");
-_Static_assert(offsetof(bob_nvos21, pAllocParms) == 16, "NVOS21.pAllocParms@16");
-_Static_assert(offsetof(bob_nvos21, paramsSize) == 24, "NVOS21.paramsSize@24");
-_Static_assert(offsetof(bob_nvos21, status) == 28, "NVOS21.status@28");
+} rt_nvos21;
+_Static_assert(sizeof(rt_nvos21) == 32, "NVOS21 is 32 bytes");
+_Static_assert(offsetof(rt_nvos21, pAllocParms) == 16, "NVOS21.pAllocParms@16");
+_Static_assert(offsetof(rt_nvos21, paramsSize) == 24, "NVOS21.paramsSize@24");
+_Static_assert(offsetof(rt_nvos21, status) == 28, "NVOS21.status@28");
 
 /* NVOS54_PARAMETERS (RM_CONTROL), nvos.h */
 typedef struct {
@@ -66,11 +66,11 @@ typedef struct {
     uint64_t params;           /* 16 */
     uint32_t paramsSize;       /* 24 */
     uint32_t status;           /* 28 */
-} bob_nvos54;
-_Static_assert(sizeof(bob_nvos54) == 32, "NVOS54 is 32 bytes");
-_Static_assert(offsetof(bob_nvos54, params) == 16, "NVOS54.params@16");
-_Static_assert(offsetof(bob_nvos54, paramsSize) == 24, "NVOS54.paramsSize@24");
-_Static_assert(offsetof(bob_nvos54, status) == 28, "NVOS54.status@28");
+} rt_nvos54;
+_Static_assert(sizeof(rt_nvos54) == 32, "NVOS54 is 32 bytes");
+_Static_assert(offsetof(rt_nvos54, params) == 16, "NVOS54.params@16");
+_Static_assert(offsetof(rt_nvos54, paramsSize) == 24, "NVOS54.paramsSize@24");
+_Static_assert(offsetof(rt_nvos54, status) == 28, "NVOS54.status@28");
 
 /* NVOS00_PARAMETERS (RM_FREE), nvos.h */
 typedef struct {
@@ -78,8 +78,8 @@ typedef struct {
     NvHandle hObjectParent;
     NvHandle hObjectOld;
     uint32_t status;
-} bob_nvos00;
-_Static_assert(sizeof(bob_nvos00) == 16, "NVOS00 is 16 bytes");
+} rt_nvos00;
+_Static_assert(sizeof(rt_nvos00) == 16, "NVOS00 is 16 bytes");
 
 /* NVOS33_PARAMETERS (RM_MAP_MEMORY) + the fd it is mapped through:
  * nvos.h and OGKM kernel-open/common/inc/nv-unix-nvos-params-wrappers.h */
@@ -95,14 +95,14 @@ typedef struct {
     uint32_t flags;            /* 44 */
     int32_t  fd;               /* 48 */
     uint32_t pad1;
-} bob_nvos33_with_fd;
-_Static_assert(sizeof(bob_nvos33_with_fd) == 56, "NVOS33+fd is 56 bytes");
-_Static_assert(offsetof(bob_nvos33_with_fd, offset) == 16, "NVOS33.offset@16");
-_Static_assert(offsetof(bob_nvos33_with_fd, length) == 24, "NVOS33.length@24");
-_Static_assert(offsetof(bob_nvos33_with_fd, pLinearAddress) == 32, "NVOS33.pLinearAddress@32");
-_Static_assert(offsetof(bob_nvos33_with_fd, status) == 40, "NVOS33.status@40");
-_Static_assert(offsetof(bob_nvos33_with_fd, flags) == 44, "NVOS33.flags@44");
-_Static_assert(offsetof(bob_nvos33_with_fd, fd) == 48, "NVOS33 wrapper fd@48");
+} rt_nvos33_with_fd;
+_Static_assert(sizeof(rt_nvos33_with_fd) == 56, "NVOS33+fd is 56 bytes");
+_Static_assert(offsetof(rt_nvos33_with_fd, offset) == 16, "NVOS33.offset@16");
+_Static_assert(offsetof(rt_nvos33_with_fd, length) == 24, "NVOS33.length@24");
+_Static_assert(offsetof(rt_nvos33_with_fd, pLinearAddress) == 32, "NVOS33.pLinearAddress@32");
+_Static_assert(offsetof(rt_nvos33_with_fd, status) == 40, "NVOS33.status@40");
+_Static_assert(offsetof(rt_nvos33_with_fd, flags) == 44, "NVOS33.flags@44");
+_Static_assert(offsetof(rt_nvos33_with_fd, fd) == 48, "NVOS33 wrapper fd@48");
 
 /* NVOS33 flags (nvos.h): MAPPING 16:15, CACHING_TYPE 25:23. */
 #define NVOS33_FLAGS_MAPPING_DIRECT        (1u << 15)
@@ -118,8 +118,8 @@ typedef struct {
     uint64_t pLinearAddress;   /* 16 */
     uint32_t status;           /* 24 */
     uint32_t flags;            /* 28 */
-} bob_nvos34;
-_Static_assert(sizeof(bob_nvos34) == 32, "NVOS34 is 32 bytes");
+} rt_nvos34;
+_Static_assert(sizeof(rt_nvos34) == 32, "NVOS34 is 32 bytes");
 
 /* NVOS46_PARAMETERS (RM_MAP_MEMORY_DMA), nvos.h.  Grew 56 -> 64 bytes in
  * 580.65 (flags2, kindOverride): facts section 2. */
@@ -137,12 +137,12 @@ typedef struct {
     uint64_t dmaOffset;        /* 48 */
     uint32_t status;           /* 56 */
     uint32_t pad1;
-} bob_nvos46;
-_Static_assert(sizeof(bob_nvos46) == 64, "NVOS46 is 64 bytes in 580");
-_Static_assert(offsetof(bob_nvos46, flags) == 32, "NVOS46.flags@32");
-_Static_assert(offsetof(bob_nvos46, dmaOffset) == 48, "NVOS46.dmaOffset@48");
-_Static_assert(offsetof(bob_nvos46, status) == 56, "NVOS46.status@56");
-_Static_assert(NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof(bob_nvos46)) == 0xC0404657ul,
+} rt_nvos46;
+_Static_assert(sizeof(rt_nvos46) == 64, "NVOS46 is 64 bytes in 580");
+_Static_assert(offsetof(rt_nvos46, flags) == 32, "NVOS46.flags@32");
+_Static_assert(offsetof(rt_nvos46, dmaOffset) == 48, "NVOS46.dmaOffset@48");
+_Static_assert(offsetof(rt_nvos46, status) == 56, "NVOS46.status@56");
+_Static_assert(NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof(rt_nvos46)) == 0xC0404657ul,
                "MAP_MEMORY_DMA is 0xC0404657 on 580");
 
 /* NVOS46 flags (nvos.h): PAGE_SIZE 11:8 (4KB = 1), CACHE_SNOOP 4:4,
@@ -164,8 +164,8 @@ typedef struct {
     uint64_t size;             /* 32 */
     uint32_t status;           /* 40 */
     uint32_t pad1;
-} bob_nvos47;
-_Static_assert(sizeof(bob_nvos47) == 48, "NVOS47 is 48 bytes");
+} rt_nvos47;
+_Static_assert(sizeof(rt_nvos47) == 48, "NVOS47 is 48 bytes");
 
 /* nv_ioctl_card_info_t, OGKM kernel-open/common/inc/nv-ioctl.h (72 bytes). */
 typedef struct {
@@ -188,16 +188,16 @@ typedef struct {
     uint32_t minor_number;     /* 56 */
     uint8_t  dev_name[10];     /* 60 */
     uint8_t  pad4[2];
-} bob_nv_card_info;
-_Static_assert(sizeof(bob_nv_card_info) == 72, "nv_ioctl_card_info_t is 72 bytes");
-_Static_assert(offsetof(bob_nv_card_info, gpu_id) == 16, "card_info.gpu_id@16");
-_Static_assert(offsetof(bob_nv_card_info, minor_number) == 56, "card_info.minor_number@56");
+} rt_nv_card_info;
+_Static_assert(sizeof(rt_nv_card_info) == 72, "nv_ioctl_card_info_t is 72 bytes");
+_Static_assert(offsetof(rt_nv_card_info, gpu_id) == 16, "card_info.gpu_id@16");
+_Static_assert(offsetof(rt_nv_card_info, minor_number) == 56, "card_info.minor_number@56");
 
 /* nv_ioctl_register_fd_t, nv-ioctl.h */
 typedef struct {
     int32_t ctl_fd;
-} bob_nv_register_fd;
-_Static_assert(sizeof(bob_nv_register_fd) == 4, "register_fd is 4 bytes");
+} rt_nv_register_fd;
+_Static_assert(sizeof(rt_nv_register_fd) == 4, "register_fd is 4 bytes");
 
 /* NV0080_ALLOC_PARAMETERS, OGKM sdk class/cl0080.h */
 typedef struct {
@@ -212,18 +212,18 @@ typedef struct {
     uint64_t vaLimitInternal;  /* 40 */
     uint32_t vaMode;           /* 48 */
     uint32_t pad1;
-} bob_nv0080_alloc;
-_Static_assert(sizeof(bob_nv0080_alloc) == 56, "NV0080_ALLOC_PARAMETERS is 56 bytes");
-_Static_assert(offsetof(bob_nv0080_alloc, vaSpaceSize) == 24, "NV0080.vaSpaceSize@24");
-_Static_assert(offsetof(bob_nv0080_alloc, vaMode) == 48, "NV0080.vaMode@48");
+} rt_nv0080_alloc;
+_Static_assert(sizeof(rt_nv0080_alloc) == 56, "NV0080_ALLOC_PARAMETERS is 56 bytes");
+_Static_assert(offsetof(rt_nv0080_alloc, vaSpaceSize) == 24, "NV0080.vaSpaceSize@24");
+_Static_assert(offsetof(rt_nv0080_alloc, vaMode) == 48, "NV0080.vaMode@48");
 /* cl0080.h NV_DEVICE_ALLOCATION_VAMODE_* */
 #define NV_DEVICE_ALLOCATION_VAMODE_MULTIPLE_VASPACES 2u
 
 /* NV2080_ALLOC_PARAMETERS, class/cl2080.h */
 typedef struct {
     uint32_t subDeviceId;
-} bob_nv2080_alloc;
-_Static_assert(sizeof(bob_nv2080_alloc) == 4, "NV2080_ALLOC_PARAMETERS is 4 bytes");
+} rt_nv2080_alloc;
+_Static_assert(sizeof(rt_nv2080_alloc) == 4, "NV2080_ALLOC_PARAMETERS is 4 bytes");
 
 /* NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS, class/cl0070.h */
 typedef struct {
@@ -231,8 +231,8 @@ typedef struct {
     uint64_t limit;            /* 8 */
     NvHandle hVASpace;         /* 16 */
     uint32_t pad0;
-} bob_nv_memory_virtual_alloc;
-_Static_assert(sizeof(bob_nv_memory_virtual_alloc) == 24, "NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS is 24 bytes");
+} rt_nv_memory_virtual_alloc;
+_Static_assert(sizeof(rt_nv_memory_virtual_alloc) == 24, "NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS is 24 bytes");
 
 /* NV_VASPACE_ALLOCATION_PARAMETERS, OGKM sdk nvos.h; 48 -> 56 bytes in 580
  * (pasid): facts section 2. */
@@ -247,14 +247,14 @@ typedef struct {
     uint64_t vaBase;           /* 40 */
     uint32_t pasid;            /* 48 */
     uint32_t pad1;
-} bob_nv_vaspace_alloc;
-_Static_assert(sizeof(bob_nv_vaspace_alloc) == 56, "NV_VASPACE_ALLOCATION_PARAMETERS is 56 bytes in 580");
-_Static_assert(offsetof(bob_nv_vaspace_alloc, vaBase) == 40, "VASPACE.vaBase@40");
+} rt_nv_vaspace_alloc;
+_Static_assert(sizeof(rt_nv_vaspace_alloc) == 56, "NV_VASPACE_ALLOCATION_PARAMETERS is 56 bytes in 580");
+_Static_assert(offsetof(rt_nv_vaspace_alloc, vaBase) == 40, "VASPACE.vaBase@40");
 #define NV_VASPACE_ALLOCATION_FLAGS_NONE                  0u        /* the RM owns the page tables */
 #define NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED   (1u << 3)
 #define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING  (1u << 6)
-#define BOB_VASPACE_BASE 0x1000ull
-#define BOB_VASPACE_SIZE 0x1fffffb000000ull
+#define RT_VASPACE_BASE 0x1000ull
+#define RT_VASPACE_SIZE 0x1fffffb000000ull
 
 /* NV_MEMORY_ALLOCATION_PARAMS (NV01_MEMORY_SYSTEM / NV01_MEMORY_LOCAL_USER),
  * sdk nvos.h, 128 bytes (facts section 1.9). */
@@ -284,16 +284,16 @@ typedef struct {
     uint32_t tag;              /* 116 */
     int32_t  numaNode;         /* 120 */
     uint32_t pad1;
-} bob_nv_memory_alloc;
-_Static_assert(sizeof(bob_nv_memory_alloc) == 128, "NV_MEMORY_ALLOCATION_PARAMS is 128 bytes");
-_Static_assert(offsetof(bob_nv_memory_alloc, attr) == 24, "MEMORY_ALLOCATION.attr@24");
-_Static_assert(offsetof(bob_nv_memory_alloc, attr2) == 28, "MEMORY_ALLOCATION.attr2@28");
-_Static_assert(offsetof(bob_nv_memory_alloc, format) == 32, "MEMORY_ALLOCATION.format@32");
-_Static_assert(offsetof(bob_nv_memory_alloc, size) == 64, "MEMORY_ALLOCATION.size@64");
-_Static_assert(offsetof(bob_nv_memory_alloc, alignment) == 72, "MEMORY_ALLOCATION.alignment@72");
-_Static_assert(offsetof(bob_nv_memory_alloc, offset) == 80, "MEMORY_ALLOCATION.offset@80");
-_Static_assert(offsetof(bob_nv_memory_alloc, limit) == 88, "MEMORY_ALLOCATION.limit@88");
-_Static_assert(offsetof(bob_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION.hVASpace@108");
+} rt_nv_memory_alloc;
+_Static_assert(sizeof(rt_nv_memory_alloc) == 128, "NV_MEMORY_ALLOCATION_PARAMS is 128 bytes");
+_Static_assert(offsetof(rt_nv_memory_alloc, attr) == 24, "MEMORY_ALLOCATION.attr@24");
+_Static_assert(offsetof(rt_nv_memory_alloc, attr2) == 28, "MEMORY_ALLOCATION.attr2@28");
+_Static_assert(offsetof(rt_nv_memory_alloc, format) == 32, "MEMORY_ALLOCATION.format@32");
+_Static_assert(offsetof(rt_nv_memory_alloc, size) == 64, "MEMORY_ALLOCATION.size@64");
+_Static_assert(offsetof(rt_nv_memory_alloc, alignment) == 72, "MEMORY_ALLOCATION.alignment@72");
+_Static_assert(offsetof(rt_nv_memory_alloc, offset) == 80, "MEMORY_ALLOCATION.offset@80");
+_Static_assert(offsetof(rt_nv_memory_alloc, limit) == 88, "MEMORY_ALLOCATION.limit@88");
+_Static_assert(offsetof(rt_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION.hVASpace@108");
 
 /* NVOS32 type / attr / flags (nvos.h): attr PAGE_SIZE 24:23, LOCATION 26:25,
  * PHYSICALITY 28:27, COHERENCY 31:29. */
@@ -329,8 +329,8 @@ typedef struct {
     uint32_t engineType;       /* 12 */
     uint8_t  bIsCallingContextVgpuPlugin; /* 16 */
     uint8_t  pad0[3];
-} bob_nv_channel_group_alloc;
-_Static_assert(sizeof(bob_nv_channel_group_alloc) == 20, "NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS is 20 bytes");
+} rt_nv_channel_group_alloc;
+_Static_assert(sizeof(rt_nv_channel_group_alloc) == 20, "NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS is 20 bytes");
 #define NV2080_ENGINE_TYPE_GRAPHICS 1u
 
 /* NV_CTXSHARE_ALLOCATION_PARAMETERS, class/cl9067.h (12 bytes). */
@@ -338,8 +338,8 @@ typedef struct {
     NvHandle hVASpace;
     uint32_t flags;
     uint32_t subctxId;
-} bob_nv_ctxshare_alloc;
-_Static_assert(sizeof(bob_nv_ctxshare_alloc) == 12, "NV_CTXSHARE_ALLOCATION_PARAMETERS is 12 bytes");
+} rt_nv_ctxshare_alloc;
+_Static_assert(sizeof(rt_nv_ctxshare_alloc) == 12, "NV_CTXSHARE_ALLOCATION_PARAMETERS is 12 bytes");
 #define NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC 1u
 
 /* NV_MEMORY_DESC_PARAMS, sdk alloc/alloc_channel.h (24 bytes). */
@@ -348,12 +348,12 @@ typedef struct {
     uint64_t size;
     uint32_t addressSpace;
     uint32_t cacheAttrib;
-} bob_nv_memory_desc;
-_Static_assert(sizeof(bob_nv_memory_desc) == 24, "NV_MEMORY_DESC_PARAMS is 24 bytes");
+} rt_nv_memory_desc;
+_Static_assert(sizeof(rt_nv_memory_desc) == 24, "NV_MEMORY_DESC_PARAMS is 24 bytes");
 
 /* NV_CHANNEL_ALLOC_PARAMS, OGKM sdk alloc/alloc_channel.h, 580 layout
  * (NV_MAX_SUBDEVICES = 8; no hHandleVASpace, which 610 inserts at 32). */
-#define BOB_NV_MAX_SUBDEVICES 8
+#define RT_NV_MAX_SUBDEVICES 8
 typedef struct {
     NvHandle hObjectError;     /* 0 */
     NvHandle hObjectBuffer;    /* 4 */
@@ -362,20 +362,20 @@ typedef struct {
     uint32_t flags;            /* 20 */
     NvHandle hContextShare;    /* 24 */
     NvHandle hVASpace;         /* 28 */
-    NvHandle hUserdMemory[BOB_NV_MAX_SUBDEVICES];  /* 32 */
-    uint64_t userdOffset[BOB_NV_MAX_SUBDEVICES];   /* 64 */
+    NvHandle hUserdMemory[RT_NV_MAX_SUBDEVICES];  /* 32 */
+    uint64_t userdOffset[RT_NV_MAX_SUBDEVICES];   /* 64 */
     uint32_t engineType;       /* 128 */
     uint32_t cid;              /* 132 */
     uint32_t subDeviceId;      /* 136 */
     NvHandle hObjectEccError;  /* 140 */
-    bob_nv_memory_desc instanceMem;   /* 144 */
-    bob_nv_memory_desc userdMem;      /* 168 */
-    bob_nv_memory_desc ramfcMem;      /* 192 */
-    bob_nv_memory_desc mthdbufMem;    /* 216 */
+    rt_nv_memory_desc instanceMem;   /* 144 */
+    rt_nv_memory_desc userdMem;      /* 168 */
+    rt_nv_memory_desc ramfcMem;      /* 192 */
+    rt_nv_memory_desc mthdbufMem;    /* 216 */
     NvHandle hPhysChannelGroup;       /* 240 */
     uint32_t internalFlags;           /* 244 */
-    bob_nv_memory_desc errorNotifierMem;     /* 248 */
-    bob_nv_memory_desc eccErrorNotifierMem;  /* 272 */
+    rt_nv_memory_desc errorNotifierMem;     /* 248 */
+    rt_nv_memory_desc eccErrorNotifierMem;  /* 272 */
     uint32_t ProcessID;        /* 296 */
     uint32_t SubProcessID;     /* 300 */
     uint32_t encryptIv[3];     /* 304 */
@@ -383,22 +383,22 @@ typedef struct {
     uint32_t hmacNonce[8];     /* 328 */
     uint32_t tpcConfigID;      /* 360 */
     uint32_t pad0;
-} bob_nv_channel_alloc;
-_Static_assert(sizeof(bob_nv_channel_alloc) == 368, "NV_CHANNEL_ALLOC_PARAMS is 368 bytes in 580");
-_Static_assert(offsetof(bob_nv_channel_alloc, gpFifoOffset) == 8, "CHANNEL.gpFifoOffset@8");
-_Static_assert(offsetof(bob_nv_channel_alloc, hContextShare) == 24, "CHANNEL.hContextShare@24");
-_Static_assert(offsetof(bob_nv_channel_alloc, hUserdMemory) == 32, "CHANNEL.hUserdMemory@32");
-_Static_assert(offsetof(bob_nv_channel_alloc, userdOffset) == 64, "CHANNEL.userdOffset@64");
-_Static_assert(offsetof(bob_nv_channel_alloc, engineType) == 128, "CHANNEL.engineType@128");
-_Static_assert(offsetof(bob_nv_channel_alloc, instanceMem) == 144, "CHANNEL.instanceMem@144");
-_Static_assert(offsetof(bob_nv_channel_alloc, tpcConfigID) == 360, "CHANNEL.tpcConfigID@360");
+} rt_nv_channel_alloc;
+_Static_assert(sizeof(rt_nv_channel_alloc) == 368, "NV_CHANNEL_ALLOC_PARAMS is 368 bytes in 580");
+_Static_assert(offsetof(rt_nv_channel_alloc, gpFifoOffset) == 8, "CHANNEL.gpFifoOffset@8");
+_Static_assert(offsetof(rt_nv_channel_alloc, hContextShare) == 24, "CHANNEL.hContextShare@24");
+_Static_assert(offsetof(rt_nv_channel_alloc, hUserdMemory) == 32, "CHANNEL.hUserdMemory@32");
+_Static_assert(offsetof(rt_nv_channel_alloc, userdOffset) == 64, "CHANNEL.userdOffset@64");
+_Static_assert(offsetof(rt_nv_channel_alloc, engineType) == 128, "CHANNEL.engineType@128");
+_Static_assert(offsetof(rt_nv_channel_alloc, instanceMem) == 144, "CHANNEL.instanceMem@144");
+_Static_assert(offsetof(rt_nv_channel_alloc, tpcConfigID) == 360, "CHANNEL.tpcConfigID@360");
 
 /* NV_HOPPER_USERMODE_A_PARAMS, class/clc661.h {bBar1Mapping, bPriv}. */
 typedef struct {
     uint8_t bBar1Mapping;
     uint8_t bPriv;
-} bob_nv_hopper_usermode_alloc;
-_Static_assert(sizeof(bob_nv_hopper_usermode_alloc) == 2, "NV_HOPPER_USERMODE_A_PARAMS is 2 bytes");
+} rt_nv_hopper_usermode_alloc;
+_Static_assert(sizeof(rt_nv_hopper_usermode_alloc) == 2, "NV_HOPPER_USERMODE_A_PARAMS is 2 bytes");
 
 /* NvNotification, sdk nvgputypes.h (16 bytes): the channel's error notifier
  * (index NV_CHANNELGPFIFO_NOTIFICATION_TYPE_ERROR = 0). */
@@ -408,17 +408,17 @@ typedef struct {
     uint32_t info32;           /* 8: the RC error (Xid) */
     uint16_t info16;           /* 12 */
     uint16_t status;           /* 14: 0 while no error */
-} bob_nv_notification;
-_Static_assert(sizeof(bob_nv_notification) == 16, "NvNotification is 16 bytes");
-_Static_assert(offsetof(bob_nv_notification, info32) == 8, "NvNotification.info32@8");
-_Static_assert(offsetof(bob_nv_notification, status) == 14, "NvNotification.status@14");
+} rt_nv_notification;
+_Static_assert(sizeof(rt_nv_notification) == 16, "NvNotification is 16 bytes");
+_Static_assert(offsetof(rt_nv_notification, info32) == 8, "NvNotification.info32@8");
+_Static_assert(offsetof(rt_nv_notification, status) == 14, "NvNotification.status@14");
 
 /* USERD (Ampere and Hopper, facts section 4): GPGet at 0x88, GPPut at 0x8C;
  * the usermode doorbell NOTIFY_CHANNEL_PENDING at +0x90. */
-#define BOB_USERD_GP_GET        0x88u
-#define BOB_USERD_GP_PUT        0x8Cu
-#define BOB_USERD_BYTES         0x200u
-#define BOB_USERMODE_DOORBELL   0x90u
-#define BOB_USERMODE_MAP_BYTES  0x10000u
+#define RT_USERD_GP_GET        0x88u
+#define RT_USERD_GP_PUT        0x8Cu
+#define RT_USERD_BYTES         0x200u
+#define RT_USERMODE_DOORBELL   0x90u
+#define RT_USERMODE_MAP_BYTES  0x10000u
 
 #endif

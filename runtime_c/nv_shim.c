@@ -36,10 +36,10 @@
 /* ------------------------------------------------------------------ */
 /* messages                                                            */
 
-static int fail(bob_gpu *g, int code, const char *fmt, ...)
+static int fail(rt_gpu *g, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int fail(bob_gpu *g, int code, const char *fmt, ...)
+static int fail(rt_gpu *g, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -60,8 +60,8 @@ static void warn(const char *fmt, ...)
     va_end(ap);
 }
 
-static void step(const bob_gpu *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void step(const bob_gpu *g, const char *fmt, ...)
+static void step(const rt_gpu *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(const rt_gpu *g, const char *fmt, ...)
 {
     if (!g->cfg.verbose)
         return;
@@ -76,7 +76,7 @@ static void step(const bob_gpu *g, const char *fmt, ...)
     va_end(ap);
 }
 
-void bob_gpu_trace(const bob_gpu *g, const char *what)
+void rt_gpu_trace(const rt_gpu *g, const char *what)
 {
     step(g, "%s", what);
 }
@@ -98,7 +98,7 @@ static const char *nv_why(nv_result r, char *buf, size_t n)
     return buf;
 }
 
-/* BOB_GPU_TRACE=ioctl: every ioctl as well, with its start (ms since bob_gpu_open)
+/* BOBC_GPU_TRACE=ioctl: every ioctl as well, with its start (ms since rt_gpu_open)
  * and duration, named by escape; RM_ALLOC with its class, RM_CONTROL with its
  * command, RM_FREE with its handle.  Process-wide: the shim drives one GPU. */
 static int trace_ioctls;
@@ -184,13 +184,13 @@ static void unpad(void *buf, void *params, size_t size)
     free(buf);
 }
 
-static nv_result rm_alloc(bob_gpu *g, uint32_t parent, uint32_t *handle, uint32_t cls,
+static nv_result rm_alloc(rt_gpu *g, uint32_t parent, uint32_t *handle, uint32_t cls,
                           void *params, uint32_t params_size)
 {
     void *buf = params ? padded(params, params_size) : NULL;
     if (params && !buf)
         return (nv_result){ ENOMEM, 0 };
-    bob_nvos21 p;
+    rt_nvos21 p;
     memset(&p, 0, sizeof p);
     p.hRoot = g->h_client;
     p.hObjectParent = parent;
@@ -208,11 +208,11 @@ static nv_result rm_alloc(bob_gpu *g, uint32_t parent, uint32_t *handle, uint32_
     return r;
 }
 
-static uint32_t new_handle(bob_gpu *g) { return g->next_handle++; }
+static uint32_t new_handle(rt_gpu *g) { return g->next_handle++; }
 
-static nv_result rm_control(bob_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size)
+static nv_result rm_control(rt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size)
 {
-    bob_nvos54 p;
+    rt_nvos54 p;
     memset(&p, 0, sizeof p);
     p.hClient = g->h_client;
     p.hObject = object;
@@ -229,9 +229,9 @@ static nv_result rm_control(bob_gpu *g, uint32_t object, uint32_t cmd, void *par
     return r;
 }
 
-static nv_result rm_free(bob_gpu *g, uint32_t parent, uint32_t handle)
+static nv_result rm_free(rt_gpu *g, uint32_t parent, uint32_t handle)
 {
-    bob_nvos00 p;
+    rt_nvos00 p;
     memset(&p, 0, sizeof p);
     p.hRoot = g->h_client;
     p.hObjectParent = parent;
@@ -243,7 +243,7 @@ static nv_result rm_free(bob_gpu *g, uint32_t parent, uint32_t handle)
 }
 
 /* Free and report; used on every unwinding path. */
-static void free_object(bob_gpu *g, uint32_t parent, uint32_t *handle, const char *what)
+static void free_object(rt_gpu *g, uint32_t parent, uint32_t *handle, const char *what)
 {
     if (!*handle)
         return;
@@ -257,7 +257,7 @@ static void free_object(bob_gpu *g, uint32_t parent, uint32_t *handle, const cha
 #define uvm_ioctl(g, cmd, params, status_field) \
     uvm_ioctl_sized((g), (cmd), (params), sizeof *(params), (status_field))
 
-static nv_result uvm_ioctl_sized(bob_gpu *g, unsigned long cmd, void *params, size_t size, uint32_t *status_field)
+static nv_result uvm_ioctl_sized(rt_gpu *g, unsigned long cmd, void *params, size_t size, uint32_t *status_field)
 {
     void *buf = padded(params, size);
     if (!buf)
@@ -270,26 +270,26 @@ static nv_result uvm_ioctl_sized(bob_gpu *g, unsigned long cmd, void *params, si
 }
 
 /* open; for /dev/nvidiaN also NV_ESC_REGISTER_FD against the control fd. */
-static int open_dev_registered(bob_gpu *g, const char *path, int *out)
+static int open_dev_registered(rt_gpu *g, const char *path, int *out)
 {
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
-        return fail(g, BOB_EXIT_NO_GPU, "cannot open %s: %s", path, strerror(errno));
+        return fail(g, RT_EXIT_NO_GPU, "cannot open %s: %s", path, strerror(errno));
     if (strcmp(path, "/dev/nvidiactl") == 0) {   /* control nodes are not registered */
         *out = fd;
         return 0;
     }
-    bob_nv_register_fd reg = { g->fd_ctl };
+    rt_nv_register_fd reg = { g->fd_ctl };
     int e = xioctl(fd, NV_IOWR(NV_ESC_REGISTER_FD, sizeof reg), &reg);
     if (e) {
         close(fd);
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_REGISTER_FD on %s failed: %s", path, strerror(e));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_REGISTER_FD on %s failed: %s", path, strerror(e));
     }
     *out = fd;
     return 0;
 }
 
-static void dev_path(const bob_gpu *g, char *buf, size_t n)
+static void dev_path(const rt_gpu *g, char *buf, size_t n)
 {
     snprintf(buf, n, "/dev/nvidia%u", g->minor);
 }
@@ -297,7 +297,7 @@ static void dev_path(const bob_gpu *g, char *buf, size_t n)
 /* NV_ESC_RM_MAP_MEMORY then mmap(fd, 0).  `fd_path` names the node the
  * mapping goes through: /dev/nvidiactl for system memory, /dev/nvidiaN for
  * video memory and usermode (a fresh, registered descriptor each time). */
-static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t size, uint32_t flags,
+static int map_cpu(rt_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t size, uint32_t flags,
                    const char *fd_path, void *want, const char *what,
                    void **out, int *out_fd, uint64_t *out_linear)
 {
@@ -305,7 +305,7 @@ static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t si
     int rc = open_dev_registered(g, fd_path, &fd);
     if (rc)
         return rc;
-    bob_nvos33_with_fd p;
+    rt_nvos33_with_fd p;
     memset(&p, 0, sizeof p);
     p.hClient = g->h_client;
     p.hDevice = h_parent;
@@ -320,7 +320,7 @@ static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t si
     if (!nv_ok(r)) {
         char why[96];
         close(fd);
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY of %s (%llu bytes through %s, flags 0x%x): %s",
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY of %s (%llu bytes through %s, flags 0x%x): %s",
                     what, (unsigned long long)size, fd_path, flags, nv_why(r, why, sizeof why));
     }
     void *ptr = MAP_FAILED;
@@ -335,7 +335,7 @@ static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t si
         ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ptr == MAP_FAILED) {
         int e = errno;
-        bob_nvos34 u;
+        rt_nvos34 u;
         memset(&u, 0, sizeof u);
         u.hClient = g->h_client;
         u.hDevice = h_parent;
@@ -343,7 +343,7 @@ static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t si
         u.pLinearAddress = p.pLinearAddress;
         xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof u), &u);
         close(fd);
-        return fail(g, BOB_EXIT_NO_GPU, "mmap of %s (%llu bytes through %s): %s", what,
+        return fail(g, RT_EXIT_NO_GPU, "mmap of %s (%llu bytes through %s): %s", what,
                     (unsigned long long)size, fd_path, strerror(e));
     }
     *out = ptr;
@@ -352,12 +352,12 @@ static int map_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, uint64_t si
     return 0;
 }
 
-static void unmap_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, void **ptr, uint64_t size,
+static void unmap_cpu(rt_gpu *g, uint32_t h_parent, uint32_t h_memory, void **ptr, uint64_t size,
                       int *fd, uint64_t linear, const char *what)
 {
     if (*ptr) {
         munmap(*ptr, size);
-        bob_nvos34 u;
+        rt_nvos34 u;
         memset(&u, 0, sizeof u);
         u.hClient = g->h_client;
         u.hDevice = h_parent;
@@ -380,13 +380,13 @@ static void unmap_cpu(bob_gpu *g, uint32_t h_parent, uint32_t h_memory, void **p
 /* ------------------------------------------------------------------ */
 /* memory                                                              */
 
-static void mem_release(bob_gpu *g, bob_gpu_mem *m)
+static void mem_release(rt_gpu *g, rt_gpu_mem *m)
 {
     char why[96];
     if (!m->handle)
         return;
     if (m->range_created) {
-        bob_uvm_free f;
+        rt_uvm_free f;
         memset(&f, 0, sizeof f);
         f.base = m->gpu_va;
         f.length = m->size;
@@ -397,7 +397,7 @@ static void mem_release(bob_gpu *g, bob_gpu_mem *m)
         m->range_created = 0;
     }
     if (m->rm_dma_mapped) {
-        bob_nvos47 u;
+        rt_nvos47 u;
         memset(&u, 0, sizeof u);
         u.hClient = g->h_client;
         u.hDevice = g->h_device;
@@ -420,32 +420,32 @@ static void mem_release(bob_gpu *g, bob_gpu_mem *m)
     m->map_fd = -1;
 }
 
-static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind);
-static int map_gpu_uvm(bob_gpu *g, bob_gpu_mem *m, const char *kind);
+static int map_gpu_rm(rt_gpu *g, rt_gpu_mem *m, const char *kind);
+static int map_gpu_uvm(rt_gpu *g, rt_gpu_mem *m, const char *kind);
 
-int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, void **host_ptr)
+int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, void **host_ptr)
 {
     char why[96];
-    if (!g->h_vaspace || (g->mapping == BOB_GPU_MAPPING_UVM && !g->uvm_vaspace_registered))
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at before the VA space is ready");
+    if (!g->h_vaspace || (g->mapping == RT_GPU_MAPPING_UVM && !g->uvm_vaspace_registered))
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_alloc_at before the VA space is ready");
     if (gpu_va % PAGE_4K || size == 0)
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_alloc_at: GPU VA 0x%llx must be 4 KiB aligned and size nonzero",
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_alloc_at: GPU VA 0x%llx must be 4 KiB aligned and size nonzero",
                     (unsigned long long)gpu_va);
     size = (size + PAGE_4K - 1) & ~(PAGE_4K - 1);
-    bob_gpu_mem *m = NULL;
-    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++) {
-        bob_gpu_mem *o = &g->mems[i];
+    rt_gpu_mem *m = NULL;
+    for (int i = 0; i < RT_GPU_MAX_MEMS; i++) {
+        rt_gpu_mem *o = &g->mems[i];
         if (o->handle && gpu_va < o->gpu_va + o->size && o->gpu_va < gpu_va + size)
-            return fail(g, BOB_EXIT_INTERNAL, "GPU VA range 0x%llx+0x%llx overlaps an allocation at 0x%llx+0x%llx",
+            return fail(g, RT_EXIT_INTERNAL, "GPU VA range 0x%llx+0x%llx overlaps an allocation at 0x%llx+0x%llx",
                         (unsigned long long)gpu_va, (unsigned long long)size,
                         (unsigned long long)o->gpu_va, (unsigned long long)o->size);
         if (!o->handle && !m)
             m = o;
     }
     if (!m)
-        return fail(g, BOB_EXIT_INTERNAL, "more than %d GPU allocations", BOB_GPU_MAX_MEMS);
+        return fail(g, RT_EXIT_INTERNAL, "more than %d GPU allocations", RT_GPU_MAX_MEMS);
 
-    const char *kind = location == BOB_MEM_VIDEO ? "video memory" : "system memory";
+    const char *kind = location == RT_MEM_VIDEO ? "video memory" : "system memory";
     memset(m, 0, sizeof *m);
     m->map_fd = -1;
     m->location = location;
@@ -484,13 +484,13 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
           NVOS32_ATTR2_GPU_CACHEABLE_YES | NVOS32_ATTR2_ZBC_PREFER_NO_ZBC, tg_flags | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
           0x1010000u, 0 },
     };
-    const struct variant *vs = location == BOB_MEM_VIDEO ? vid : sys;
-    unsigned nv = location == BOB_MEM_VIDEO ? sizeof vid / sizeof vid[0] : sizeof sys / sizeof sys[0];
-    uint32_t cls = location == BOB_MEM_VIDEO ? NV01_MEMORY_LOCAL_USER : NV01_MEMORY_SYSTEM;
-    const char *cls_name = location == BOB_MEM_VIDEO ? "NV01_MEMORY_LOCAL_USER" : "NV01_MEMORY_SYSTEM";
-    int rc = BOB_EXIT_NO_GPU;
+    const struct variant *vs = location == RT_MEM_VIDEO ? vid : sys;
+    unsigned nv = location == RT_MEM_VIDEO ? sizeof vid / sizeof vid[0] : sizeof sys / sizeof sys[0];
+    uint32_t cls = location == RT_MEM_VIDEO ? NV01_MEMORY_LOCAL_USER : NV01_MEMORY_SYSTEM;
+    const char *cls_name = location == RT_MEM_VIDEO ? "NV01_MEMORY_LOCAL_USER" : "NV01_MEMORY_SYSTEM";
+    int rc = RT_EXIT_NO_GPU;
     for (unsigned k = 0; k < nv && rc; k++) {
-        bob_nv_memory_alloc a;
+        rt_nv_memory_alloc a;
         memset(&a, 0, sizeof a);
         a.owner = g->h_client;
         a.type = vs[k].type;
@@ -504,7 +504,7 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
         uint32_t h = new_handle(g);
         nv_result r = rm_alloc(g, g->h_device, &h, cls, &a, sizeof a);
         if (!nv_ok(r)) {
-            rc = fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (%s, %llu bytes for GPU VA 0x%llx, way %u: attr 0x%x "
+            rc = fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (%s, %llu bytes for GPU VA 0x%llx, way %u: attr 0x%x "
                       "attr2 0x%x flags 0x%x): %s", cls_name, kind, (unsigned long long)size,
                       (unsigned long long)gpu_va, k + 1, a.attr, a.attr2, a.flags, nv_why(r, why, sizeof why));
             continue;
@@ -530,7 +530,7 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
         m->map_fd = -1;
         return rc;
     }
-    if (g->mapping == BOB_GPU_MAPPING_RM) {
+    if (g->mapping == RT_GPU_MAPPING_RM) {
         if ((rc = map_gpu_rm(g, m, kind))) {
             mem_release(g, m);
             return rc;
@@ -551,10 +551,10 @@ int bob_gpu_alloc_at(bob_gpu *g, uint64_t gpu_va, uint64_t size, int location, v
  * size in our VA space, then NV_ESC_RM_MAP_MEMORY_DMA of the whole allocation
  * into it (the RM places the mapping inside the virtual object's range, which
  * the allocation fills, so at its base; checked).  Snooped for system memory. */
-static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
+static int map_gpu_rm(rt_gpu *g, rt_gpu_mem *m, const char *kind)
 {
     char why[96];
-    bob_nv_memory_alloc v;
+    rt_nv_memory_alloc v;
     memset(&v, 0, sizeof v);
     v.owner = g->h_client;
     v.type = NVOS32_TYPE_IMAGE;
@@ -568,12 +568,12 @@ static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
     uint32_t h = new_handle(g);
     nv_result r = rm_alloc(g, g->h_device, &h, NV50_MEMORY_VIRTUAL, &v, sizeof v);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV50_MEMORY_VIRTUAL (GPU VA range 0x%llx+0x%llx for %s): %s "
-                    "(the RM may hold part of that range for its own mappings; BOB_GPU_MAPPING=uvm maps through UVM "
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV50_MEMORY_VIRTUAL (GPU VA range 0x%llx+0x%llx for %s): %s "
+                    "(the RM may hold part of that range for its own mappings; BOBC_GPU_MAPPING=uvm maps through UVM "
                     "instead)", (unsigned long long)m->gpu_va, (unsigned long long)m->size, kind,
                     nv_why(r, why, sizeof why));
     m->virt_handle = h;
-    bob_nvos46 d;
+    rt_nvos46 d;
     memset(&d, 0, sizeof d);
     d.hClient = g->h_client;
     d.hDevice = g->h_device;
@@ -582,43 +582,43 @@ static int map_gpu_rm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
     d.offset = 0;
     d.length = m->size;
     d.flags = NVOS46_FLAGS_PAGE_KIND_VIRTUAL | NVOS46_FLAGS_PAGE_SIZE_4KB |
-              (m->location == BOB_MEM_SYSTEM ? NVOS46_FLAGS_CACHE_SNOOP_ENABLE : 0);
+              (m->location == RT_MEM_SYSTEM ? NVOS46_FLAGS_CACHE_SNOOP_ENABLE : 0);
     d.dmaOffset = 0;
     r = (nv_result){ xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d), 0 };
     if (!r.os_errno)
         r.status = d.status;
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA of %s into GPU VA range 0x%llx+0x%llx: %s",
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA of %s into GPU VA range 0x%llx+0x%llx: %s",
                     kind, (unsigned long long)m->gpu_va, (unsigned long long)m->size, nv_why(r, why, sizeof why));
     m->rm_dma_mapped = 1;
     if (d.dmaOffset != m->gpu_va)
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA placed %s at GPU VA 0x%llx, not at 0x%llx where "
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_MAP_MEMORY_DMA placed %s at GPU VA 0x%llx, not at 0x%llx where "
                     "its NV50_MEMORY_VIRTUAL range starts", kind, (unsigned long long)d.dmaOffset,
                     (unsigned long long)m->gpu_va);
     return 0;
 }
 
 /* The UVM mapping: an external range at exactly the VA, then the allocation mapped into it. */
-static int map_gpu_uvm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
+static int map_gpu_uvm(rt_gpu *g, rt_gpu_mem *m, const char *kind)
 {
     char why[96];
     uint64_t gpu_va = m->gpu_va, size = m->size;
     uint32_t h = m->handle;
     nv_result r;
 
-    bob_uvm_create_external_range cr;
+    rt_uvm_create_external_range cr;
     memset(&cr, 0, sizeof cr);
     cr.base = gpu_va;
     cr.length = size;
     r = uvm_ioctl(g, UVM_CREATE_EXTERNAL_RANGE, &cr, &cr.rmStatus);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_CREATE_EXTERNAL_RANGE at GPU VA 0x%llx (%llu bytes): %s",
+        return fail(g, RT_EXIT_NO_GPU, "UVM_CREATE_EXTERNAL_RANGE at GPU VA 0x%llx (%llu bytes): %s",
                     (unsigned long long)gpu_va, (unsigned long long)size, nv_why(r, why, sizeof why));
     m->range_created = 1;
 
-    bob_uvm_map_external_allocation *mp = calloc(1, sizeof *mp);
+    rt_uvm_map_external_allocation *mp = calloc(1, sizeof *mp);
     if (!mp)
-        return fail(g, BOB_EXIT_INTERNAL, "out of host memory");
+        return fail(g, RT_EXIT_INTERNAL, "out of host memory");
     mp->base = gpu_va;
     mp->length = size;
     mp->offset = 0;
@@ -631,24 +631,24 @@ static int map_gpu_uvm(bob_gpu *g, bob_gpu_mem *m, const char *kind)
     r = uvm_ioctl_sized(g, UVM_MAP_EXTERNAL_ALLOCATION, mp, sizeof *mp, &mp->rmStatus);
     free(mp);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_MAP_EXTERNAL_ALLOCATION of %s at GPU VA 0x%llx: %s",
+        return fail(g, RT_EXIT_NO_GPU, "UVM_MAP_EXTERNAL_ALLOCATION of %s at GPU VA 0x%llx: %s",
                     kind, (unsigned long long)gpu_va, nv_why(r, why, sizeof why));
     return 0;
 }
 
-static bob_gpu_mem *mem_of_va(bob_gpu *g, uint64_t gpu_va)
+static rt_gpu_mem *mem_of_va(rt_gpu *g, uint64_t gpu_va)
 {
-    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++)
+    for (int i = 0; i < RT_GPU_MAX_MEMS; i++)
         if (g->mems[i].handle && g->mems[i].gpu_va == gpu_va)
             return &g->mems[i];
     return NULL;
 }
 
-uint64_t bob_gpu_va_of(const bob_gpu *g, const volatile void *host_ptr)
+uint64_t rt_gpu_va_of(const rt_gpu *g, const volatile void *host_ptr)
 {
     uintptr_t p = (uintptr_t)host_ptr;
-    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++) {
-        const bob_gpu_mem *m = &g->mems[i];
+    for (int i = 0; i < RT_GPU_MAX_MEMS; i++) {
+        const rt_gpu_mem *m = &g->mems[i];
         uintptr_t c = (uintptr_t)m->cpu;
         if (m->handle && c && p >= c && p < c + m->size)
             return m->gpu_va + (p - c);
@@ -659,7 +659,7 @@ uint64_t bob_gpu_va_of(const bob_gpu *g, const volatile void *host_ptr)
 /* ------------------------------------------------------------------ */
 /* bring-up                                                            */
 
-int bob_gpu_present(void)
+int rt_gpu_present(void)
 {
     struct stat st;
     return stat("/dev/nvidiactl", &st) == 0;
@@ -693,17 +693,17 @@ static int version_from_proc(char *out, size_t n)
     return found;
 }
 
-static int check_driver_version(bob_gpu *g)
+static int check_driver_version(rt_gpu *g)
 {
     char why[96], why2[96];
     const char *source = "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2";
-    bob_nv0000_build_version_v2_branch big;
+    rt_nv0000_build_version_v2_branch big;
     memset(&big, 0, sizeof big);
     nv_result r = rm_control(g, g->h_client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &big, sizeof big);
     if (nv_ok(r)) {
         snprintf(g->driver_version, sizeof g->driver_version, "%.63s", big.driverVersionBuffer);
     } else {
-        bob_nv0000_build_version_v2 small;
+        rt_nv0000_build_version_v2 small;
         memset(&small, 0, sizeof small);
         nv_result r2 = rm_control(g, g->h_client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &small, sizeof small);
         if (nv_ok(r2)) {
@@ -714,7 +714,7 @@ static int check_driver_version(bob_gpu *g)
                  sizeof big, nv_why(r2, why2, sizeof why2), sizeof small);
             source = "/proc/driver/nvidia/version";
         } else {
-            return fail(g, BOB_EXIT_NO_GPU, "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2: %s (%zu-byte layout), %s "
+            return fail(g, RT_EXIT_NO_GPU, "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2: %s (%zu-byte layout), %s "
                         "(%zu-byte layout), and /proc/driver/nvidia/version unreadable: cannot tell the driver "
                         "branch (this host speaks %u)", nv_why(r, why, sizeof why), sizeof big,
                         nv_why(r2, why2, sizeof why2), sizeof small, g->target->driver_branch);
@@ -723,29 +723,29 @@ static int check_driver_version(bob_gpu *g)
     unsigned branch = (unsigned)strtoul(g->driver_version, NULL, 10);
     step(g, "driver %s (branch %u, from %s)", g->driver_version, branch, source);
     if (branch != g->target->driver_branch)
-        return fail(g, BOB_EXIT_NO_GPU, "driver %s is branch %u, but this host was built for branch %u: "
+        return fail(g, RT_EXIT_NO_GPU, "driver %s is branch %u, but this host was built for branch %u: "
                     "the driver ABI differs between branches, refusing", g->driver_version, branch,
                     g->target->driver_branch);
     return 0;
 }
 
-static int check_classes(bob_gpu *g)
+static int check_classes(rt_gpu *g)
 {
     char why[96];
-    bob_nv0080_classlist cl;
+    rt_nv0080_classlist cl;
     memset(&cl, 0, sizeof cl);
     nv_result r = rm_control(g, g->h_device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (count): %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (count): %s", nv_why(r, why, sizeof why));
     uint32_t n = cl.numClasses;
     uint32_t *list = calloc(n ? n : 1, sizeof *list);
     if (!list)
-        return fail(g, BOB_EXIT_INTERNAL, "out of host memory");
+        return fail(g, RT_EXIT_INTERNAL, "out of host memory");
     cl.classList = (uint64_t)(uintptr_t)list;
     r = rm_control(g, g->h_device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl);
     if (!nv_ok(r)) {
         free(list);
-        return fail(g, BOB_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (list): %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST (list): %s", nv_why(r, why, sizeof why));
     }
     const struct { uint32_t cls; const char *name; } need[] = {
         { g->target->gpfifo_class, g->target->gpfifo_class_name },
@@ -765,32 +765,32 @@ static int check_classes(bob_gpu *g)
     free(list);
     step(g, "class list: %u classes", n);
     if (missing[0])
-        return fail(g, BOB_EXIT_NO_GPU, "this GPU (PCI device 0x%04x) does not list %s, which target %s needs: "
+        return fail(g, RT_EXIT_NO_GPU, "this GPU (PCI device 0x%04x) does not list %s, which target %s needs: "
                     "built for another GPU, refusing", g->pci_device_id, missing, g->target->name);
     return 0;
 }
 
 /* UVM bring-up, step 7: the GPU's UUID, UVM_REGISTER_GPU, UVM_REGISTER_GPU_VASPACE. */
-static int register_with_uvm(bob_gpu *g)
+static int register_with_uvm(rt_gpu *g)
 {
     char why[96];
-    bob_nv2080_gid_info gid;
+    rt_nv2080_gid_info gid;
     memset(&gid, 0, sizeof gid);
     gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;
     nv_result r = rm_control(g, g->h_subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV2080_CTRL_CMD_GPU_GET_GID_INFO: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV2080_CTRL_CMD_GPU_GET_GID_INFO: %s", nv_why(r, why, sizeof why));
     memcpy(g->uuid, gid.data, 16);
-    bob_uvm_register_gpu rg;
+    rt_uvm_register_gpu rg;
     memset(&rg, 0, sizeof rg);
     memcpy(rg.gpu_uuid, g->uuid, 16);
     rg.rmCtrlFd = -1;
     r = uvm_ioctl(g, UVM_REGISTER_GPU, &rg, &rg.rmStatus);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "UVM_REGISTER_GPU: %s", nv_why(r, why, sizeof why));
     g->uvm_gpu_registered = 1;
     step(g, "GPU registered with UVM");
-    bob_uvm_register_gpu_vaspace rv;
+    rt_uvm_register_gpu_vaspace rv;
     memset(&rv, 0, sizeof rv);
     memcpy(rv.gpuUuid, g->uuid, 16);
     rv.rmCtrlFd = g->fd_ctl;
@@ -798,18 +798,18 @@ static int register_with_uvm(bob_gpu *g)
     rv.hVaSpace = g->h_vaspace;
     r = uvm_ioctl(g, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "UVM_REGISTER_GPU_VASPACE: %s", nv_why(r, why, sizeof why));
     g->uvm_vaspace_registered = 1;
     step(g, "VA space registered with UVM");
     return 0;
 }
 
 /* UVM bring-up, step 14: UVM maps the channel's buffers into a range we reserve. */
-static int register_channel_with_uvm(bob_gpu *g)
+static int register_channel_with_uvm(rt_gpu *g)
 {
     char why[96];
     nv_result r;
-    bob_uvm_register_channel rc_;
+    rt_uvm_register_channel rc_;
     memset(&rc_, 0, sizeof rc_);
     memcpy(rc_.gpuUuid, g->uuid, 16);
     rc_.rmCtrlFd = g->fd_ctl;
@@ -819,14 +819,14 @@ static int register_channel_with_uvm(bob_gpu *g)
     rc_.length = g->cfg.uvm_channel_bytes;
     r = uvm_ioctl(g, UVM_REGISTER_CHANNEL, &rc_, &rc_.rmStatus);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
+        return fail(g, RT_EXIT_NO_GPU, "UVM_REGISTER_CHANNEL (range 0x%llx+0x%llx): %s",
                     (unsigned long long)rc_.base, (unsigned long long)rc_.length, nv_why(r, why, sizeof why));
     g->uvm_channel_registered = 1;
     step(g, "channel registered with UVM");
     return 0;
 }
 
-static int bring_up(bob_gpu *g)
+static int bring_up(rt_gpu *g)
 {
     char why[96];
     nv_result r;
@@ -834,18 +834,18 @@ static int bring_up(bob_gpu *g)
 
     step(g, "target %s: GPFIFO %s 0x%04x, compute %s 0x%04x", g->target->name, g->target->gpfifo_class_name,
          g->target->gpfifo_class, g->target->compute_class_name, g->target->compute_class);
-    const int uvm = g->mapping == BOB_GPU_MAPPING_UVM;
+    const int uvm = g->mapping == RT_GPU_MAPPING_UVM;
     step(g, "mapping: %s", uvm ? "UVM (externally owned VA space, UVM external ranges)"
                                : "RM (NV50_MEMORY_VIRTUAL + NV_ESC_RM_MAP_MEMORY_DMA; no UVM)");
-    if (!bob_gpu_present())
-        return fail(g, BOB_EXIT_NO_GPU, "no GPU: /dev/nvidiactl does not exist (no NVIDIA driver loaded)");
+    if (!rt_gpu_present())
+        return fail(g, RT_EXIT_NO_GPU, "no GPU: /dev/nvidiactl does not exist (no NVIDIA driver loaded)");
     g->fd_ctl = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
     if (g->fd_ctl < 0)
-        return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidiactl: %s", strerror(errno));
+        return fail(g, RT_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidiactl: %s", strerror(errno));
     if (uvm) {
         g->fd_uvm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
         if (g->fd_uvm < 0)
-            return fail(g, BOB_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)",
+            return fail(g, RT_EXIT_NO_GPU, "no GPU: cannot open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)",
                         strerror(errno));
     }
 
@@ -853,7 +853,7 @@ static int bring_up(bob_gpu *g)
     uint32_t client = 0;
     r = rm_alloc(g, 0, &client, NV01_ROOT_CLIENT, NULL, 0);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_ROOT_CLIENT: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_ROOT_CLIENT: %s", nv_why(r, why, sizeof why));
     g->h_client = client;
     step(g, "root client 0x%x", client);
 
@@ -863,33 +863,33 @@ static int bring_up(bob_gpu *g)
 
     /* 3. UVM (UVM bring-up only) */
     if (uvm) {
-        bob_uvm_initialize ui;
+        rt_uvm_initialize ui;
         memset(&ui, 0, sizeof ui);
         r = uvm_ioctl(g, UVM_INITIALIZE, &ui, &ui.rmStatus);
         if (!nv_ok(r))
-            return fail(g, BOB_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
+            return fail(g, RT_EXIT_NO_GPU, "UVM_INITIALIZE on /dev/nvidia-uvm: %s", nv_why(r, why, sizeof why));
         g->uvm_initialized = 1;
         step(g, "UVM initialized");
         g->fd_uvm_mm = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
         if (g->fd_uvm_mm >= 0) {
-            bob_uvm_mm_initialize mm = { g->fd_uvm, 0 };
+            rt_uvm_mm_initialize mm = { g->fd_uvm, 0 };
             if (xioctl(g->fd_uvm_mm, UVM_MM_INITIALIZE, &mm) || mm.rmStatus != NV_OK)
                 step(g, "UVM_MM_INITIALIZE: status %s (ignored)", nv_status_name(mm.rmStatus));
         }
     }
 
     /* 4. card info, /dev/nvidiaN */
-    bob_nv_card_info cards[32];
+    rt_nv_card_info cards[32];
     memset(cards, 0, sizeof cards);
     int e = xioctl(g->fd_ctl, NV_IOWR(NV_ESC_CARD_INFO, sizeof cards), cards);
     if (e)
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_CARD_INFO: ioctl failed: %s", strerror(e));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_CARD_INFO: ioctl failed: %s", strerror(e));
     int card = -1;
     for (int i = 0; i < 32 && card < 0; i++)
         if (cards[i].valid && cards[i].gpu_id)
             card = i;
     if (card < 0)
-        return fail(g, BOB_EXIT_NO_GPU, "no GPU: NV_ESC_CARD_INFO lists no valid card");
+        return fail(g, RT_EXIT_NO_GPU, "no GPU: NV_ESC_CARD_INFO lists no valid card");
     g->gpu_id = cards[card].gpu_id;
     g->minor = cards[card].minor_number;
     g->pci_device_id = cards[card].pci_device_id;
@@ -901,7 +901,7 @@ static int bring_up(bob_gpu *g)
     if ((rc = open_dev_registered(g, path, &g->fd_dev)))
         return rc;
 
-    bob_nv0000_gpu_id_info_v2 idinfo;
+    rt_nv0000_gpu_id_info_v2 idinfo;
     memset(&idinfo, 0, sizeof idinfo);
     idinfo.gpuId = g->gpu_id;
     r = rm_control(g, g->h_client, NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, &idinfo, sizeof idinfo);
@@ -913,7 +913,7 @@ static int bring_up(bob_gpu *g)
     }
 
     /* 5. device, subdevice */
-    bob_nv0080_alloc dev;
+    rt_nv0080_alloc dev;
     memset(&dev, 0, sizeof dev);
     dev.deviceId = g->device_instance;
     dev.hClientShare = g->h_client;
@@ -921,34 +921,34 @@ static int bring_up(bob_gpu *g)
     uint32_t h = new_handle(g);
     r = rm_alloc(g, g->h_client, &h, NV01_DEVICE_0, &dev, sizeof dev);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_DEVICE_0 (device %u): %s", g->device_instance,
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV01_DEVICE_0 (device %u): %s", g->device_instance,
                     nv_why(r, why, sizeof why));
     g->h_device = h;
     step(g, "device 0x%x", h);
-    bob_nv2080_alloc sub = { 0 };
+    rt_nv2080_alloc sub = { 0 };
     h = new_handle(g);
     r = rm_alloc(g, g->h_device, &h, NV20_SUBDEVICE_0, &sub, sizeof sub);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV20_SUBDEVICE_0: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC NV20_SUBDEVICE_0: %s", nv_why(r, why, sizeof why));
     g->h_subdevice = h;
     step(g, "subdevice 0x%x", h);
 
     /* 6. class list, usermode */
     if ((rc = check_classes(g)))
         return rc;
-    bob_nv_hopper_usermode_alloc um = { 1, 0 };
+    rt_nv_hopper_usermode_alloc um = { 1, 0 };
     h = new_handle(g);
     if (g->target->usermode_takes_params)
         r = rm_alloc(g, g->h_subdevice, &h, g->target->usermode_class, &um, sizeof um);
     else
         r = rm_alloc(g, g->h_subdevice, &h, g->target->usermode_class, NULL, 0);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s: %s", g->target->usermode_class_name,
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s: %s", g->target->usermode_class_name,
                     nv_why(r, why, sizeof why));
     g->h_usermode = h;
     step(g, "usermode 0x%x", h);
     void *ump = NULL;
-    rc = map_cpu(g, g->h_device, g->h_usermode, BOB_USERMODE_MAP_BYTES, 2u /* ACCESS_WRITE_ONLY */, path, NULL,
+    rc = map_cpu(g, g->h_device, g->h_usermode, RT_USERMODE_MAP_BYTES, 2u /* ACCESS_WRITE_ONLY */, path, NULL,
                  g->target->usermode_class_name, &ump, &g->usermode_fd, &g->usermode_linear);
     if (rc)
         return rc;
@@ -956,16 +956,16 @@ static int bring_up(bob_gpu *g)
 
     /* 7. VA space; for UVM also the UUID and the UVM registrations.  Without
      * IS_EXTERNALLY_OWNED the RM keeps the page tables and maps for us. */
-    bob_nv_vaspace_alloc vas;
+    rt_nv_vaspace_alloc vas;
     memset(&vas, 0, sizeof vas);
-    vas.vaBase = BOB_VASPACE_BASE;
-    vas.vaSize = BOB_VASPACE_SIZE;
+    vas.vaBase = RT_VASPACE_BASE;
+    vas.vaSize = RT_VASPACE_SIZE;
     vas.flags = uvm ? NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING | NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED
                     : NV_VASPACE_ALLOCATION_FLAGS_NONE;
     h = new_handle(g);
     r = rm_alloc(g, g->h_device, &h, FERMI_VASPACE_A, &vas, sizeof vas);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A (flags 0x%x): %s", vas.flags,
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_VASPACE_A (flags 0x%x): %s", vas.flags,
                     nv_why(r, why, sizeof why));
     g->h_vaspace = h;
     step(g, "vaspace 0x%x", h);
@@ -974,13 +974,13 @@ static int bring_up(bob_gpu *g)
 
     /* error notifier (system memory, read by the host on a fault) */
     void *np = NULL;
-    if ((rc = bob_gpu_alloc_at(g, g->cfg.notifier_va, 0x10000, BOB_MEM_SYSTEM, &np)))
+    if ((rc = rt_gpu_alloc_at(g, g->cfg.notifier_va, 0x10000, RT_MEM_SYSTEM, &np)))
         return rc;
     g->notifier = mem_of_va(g, g->cfg.notifier_va);
     memset(np, 0, 0x10000);
 
     /* 8. channel group, 12. context share */
-    bob_nv_channel_group_alloc grp;
+    rt_nv_channel_group_alloc grp;
     memset(&grp, 0, sizeof grp);
     grp.hObjectError = g->notifier->handle;
     grp.hObjectEccError = g->notifier->handle;
@@ -989,17 +989,17 @@ static int bring_up(bob_gpu *g)
     h = new_handle(g);
     r = rm_alloc(g, g->h_device, &h, KEPLER_CHANNEL_GROUP_A, &grp, sizeof grp);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
     g->h_group = h;
     step(g, "group 0x%x", h);
-    bob_nv_ctxshare_alloc cs;
+    rt_nv_ctxshare_alloc cs;
     memset(&cs, 0, sizeof cs);
     cs.hVASpace = g->h_vaspace;
     cs.flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC;
     h = new_handle(g);
     r = rm_alloc(g, g->h_group, &h, FERMI_CONTEXT_SHARE_A, &cs, sizeof cs);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_CONTEXT_SHARE_A: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC FERMI_CONTEXT_SHARE_A: %s", nv_why(r, why, sizeof why));
     g->h_ctxshare = h;
     step(g, "ctxshare 0x%x", h);
 
@@ -1007,13 +1007,13 @@ static int bring_up(bob_gpu *g)
     g->ring_entries = g->cfg.ring_entries;
     uint64_t userd_offset = ((uint64_t)g->ring_entries * 8 + PAGE_4K - 1) & ~(PAGE_4K - 1);
     void *cp = NULL;
-    if ((rc = bob_gpu_alloc_at(g, g->cfg.channel_va, userd_offset + PAGE_4K, g->cfg.channel_location, &cp)))
+    if ((rc = rt_gpu_alloc_at(g, g->cfg.channel_va, userd_offset + PAGE_4K, g->cfg.channel_location, &cp)))
         return rc;
     g->channel_mem = mem_of_va(g, g->cfg.channel_va);
     memset(cp, 0, userd_offset + PAGE_4K);
     g->ring = (volatile uint64_t *)cp;
     g->userd = (volatile uint32_t *)((uint8_t *)cp + userd_offset);
-    bob_nv_channel_alloc ch;
+    rt_nv_channel_alloc ch;
     memset(&ch, 0, sizeof ch);
     ch.hObjectError = g->notifier->handle;
     ch.hObjectBuffer = g->channel_mem->handle;
@@ -1026,45 +1026,45 @@ static int bring_up(bob_gpu *g)
     h = new_handle(g);
     r = rm_alloc(g, g->h_group, &h, g->target->gpfifo_class, &ch, sizeof ch);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (ring in %s memory at GPU VA 0x%llx): %s",
-                    g->target->gpfifo_class_name, g->cfg.channel_location == BOB_MEM_VIDEO ? "video" : "system",
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s (ring in %s memory at GPU VA 0x%llx): %s",
+                    g->target->gpfifo_class_name, g->cfg.channel_location == RT_MEM_VIDEO ? "video" : "system",
                     (unsigned long long)g->cfg.channel_va, nv_why(r, why, sizeof why));
     g->h_channel = h;
     step(g, "channel %s 0x%x", g->target->gpfifo_class_name, h);
     h = new_handle(g);
     r = rm_alloc(g, g->h_channel, &h, g->target->compute_class, NULL, 0);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s on the channel: %s", g->target->compute_class_name,
+        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC %s on the channel: %s", g->target->compute_class_name,
                     nv_why(r, why, sizeof why));
     g->h_compute = h;
     step(g, "compute object %s 0x%x", g->target->compute_class_name, h);
 
     /* 14. work submit token, UVM channel registration, schedule */
-    bob_nvc36f_work_submit_token tok = { 0 };
+    rt_nvc36f_work_submit_token tok = { 0 };
     r = rm_control(g, g->h_channel, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: %s", nv_why(r, why, sizeof why));
+        return fail(g, RT_EXIT_NO_GPU, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: %s", nv_why(r, why, sizeof why));
     g->work_submit_token = tok.workSubmitToken;
     if (uvm && (rc = register_channel_with_uvm(g)))
         return rc;
-    bob_nva06c_schedule sch = { 1, 0, 0 };
+    rt_nva06c_schedule sch = { 1, 0, 0 };
     r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
     if (!nv_ok(r))
-        return fail(g, BOB_EXIT_NO_GPU, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (enable): %s", nv_why(r, why, sizeof why));
-    g->gp_put = g->userd[BOB_USERD_GP_PUT / 4] % g->ring_entries;
-    step(g, "channel up: token 0x%x, GPGet %u, GPPut %u", g->work_submit_token, g->userd[BOB_USERD_GP_GET / 4],
+        return fail(g, RT_EXIT_NO_GPU, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (enable): %s", nv_why(r, why, sizeof why));
+    g->gp_put = g->userd[RT_USERD_GP_PUT / 4] % g->ring_entries;
+    step(g, "channel up: token 0x%x, GPGet %u, GPPut %u", g->work_submit_token, g->userd[RT_USERD_GP_GET / 4],
          g->gp_put);
     return 0;
 }
 
 /* One bring-up with `mapping` (RM or UVM); on failure everything is released and
  * *device_reached says whether the device had been allocated (the driver answered). */
-static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config, int mapping,
+static int open_with(rt_gpu *g, const rt_target_facts *target, const rt_gpu_config *config, int mapping,
                      int *device_reached)
 {
     memset(g, 0, sizeof *g);
     g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
-    for (int i = 0; i < BOB_GPU_MAX_MEMS; i++)
+    for (int i = 0; i < RT_GPU_MAX_MEMS; i++)
         g->mems[i].map_fd = -1;
     g->next_handle = HANDLE_BASE;
     g->target = target;
@@ -1072,27 +1072,27 @@ static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_c
     *device_reached = 0;
     if (config)
         g->cfg = *config;
-    const char *trace = getenv("BOB_GPU_TRACE");
+    const char *trace = getenv("BOBC_GPU_TRACE");
     if (trace && *trace && strcmp(trace, "0"))
         g->cfg.verbose = 1;
     g->opened_ms = clock_ms();
     trace_ioctls = trace && !strcmp(trace, "ioctl");
     trace_origin_ms = g->opened_ms;
-    if (!g->cfg.channel_va) g->cfg.channel_va = BOB_GPU_DEFAULT_CHANNEL_VA;
-    if (!g->cfg.notifier_va) g->cfg.notifier_va = BOB_GPU_DEFAULT_NOTIFIER_VA;
-    if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = BOB_GPU_DEFAULT_UVM_CHANNEL_VA;
-    if (!g->cfg.uvm_channel_bytes) g->cfg.uvm_channel_bytes = BOB_GPU_DEFAULT_UVM_CHANNEL_BYTES;
-    if (!g->cfg.ring_entries) g->cfg.ring_entries = BOB_GPU_DEFAULT_RING_ENTRIES;
+    if (!g->cfg.channel_va) g->cfg.channel_va = RT_GPU_DEFAULT_CHANNEL_VA;
+    if (!g->cfg.notifier_va) g->cfg.notifier_va = RT_GPU_DEFAULT_NOTIFIER_VA;
+    if (!g->cfg.uvm_channel_va) g->cfg.uvm_channel_va = RT_GPU_DEFAULT_UVM_CHANNEL_VA;
+    if (!g->cfg.uvm_channel_bytes) g->cfg.uvm_channel_bytes = RT_GPU_DEFAULT_UVM_CHANNEL_BYTES;
+    if (!g->cfg.ring_entries) g->cfg.ring_entries = RT_GPU_DEFAULT_RING_ENTRIES;
     if (!target)
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_open without a target");
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_open without a target");
     if (g->cfg.ring_entries & (g->cfg.ring_entries - 1))
-        return fail(g, BOB_EXIT_INTERNAL, "GPFIFO ring entries %u is not a power of two", g->cfg.ring_entries);
+        return fail(g, RT_EXIT_INTERNAL, "GPFIFO ring entries %u is not a power of two", g->cfg.ring_entries);
     int rc = bring_up(g);
     if (rc) {
         *device_reached = g->h_device != 0;
         char keep[sizeof g->error];
         memcpy(keep, g->error, sizeof keep);
-        bob_gpu_close(g);
+        rt_gpu_close(g);
         memcpy(g->error, keep, sizeof keep);
         return rc;
     }
@@ -1100,32 +1100,32 @@ static int open_with(bob_gpu *g, const bob_target_facts *target, const bob_gpu_c
     return 0;
 }
 
-int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_config *config)
+int rt_gpu_open(rt_gpu *g, const rt_target_facts *target, const rt_gpu_config *config)
 {
-    int requested = config ? config->mapping : BOB_GPU_MAPPING_AUTO;
-    if (requested == BOB_GPU_MAPPING_AUTO && &bob_plan_gpu_mapping != NULL)
-        requested = bob_plan_gpu_mapping;
-    const char *env = getenv("BOB_GPU_MAPPING");
-    if (requested == BOB_GPU_MAPPING_AUTO && env && *env) {
+    int requested = config ? config->mapping : RT_GPU_MAPPING_AUTO;
+    if (requested == RT_GPU_MAPPING_AUTO && &rt_plan_gpu_mapping != NULL)
+        requested = rt_plan_gpu_mapping;
+    const char *env = getenv("BOBC_GPU_MAPPING");
+    if (requested == RT_GPU_MAPPING_AUTO && env && *env) {
         if (!strcmp(env, "rm")) {
-            requested = BOB_GPU_MAPPING_RM;
+            requested = RT_GPU_MAPPING_RM;
         } else if (!strcmp(env, "uvm")) {
-            requested = BOB_GPU_MAPPING_UVM;
+            requested = RT_GPU_MAPPING_UVM;
         } else {
             memset(g, 0, sizeof *g);
             g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
-            return fail(g, BOB_EXIT_USAGE, "BOB_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
+            return fail(g, RT_EXIT_USAGE, "BOBC_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
         }
     }
     int reached = 0;
-    int mapping = requested == BOB_GPU_MAPPING_UVM ? BOB_GPU_MAPPING_UVM : BOB_GPU_MAPPING_RM;
+    int mapping = requested == RT_GPU_MAPPING_UVM ? RT_GPU_MAPPING_UVM : RT_GPU_MAPPING_RM;
     int rc = open_with(g, target, config, mapping, &reached);
-    if (rc == BOB_EXIT_NO_GPU && requested == BOB_GPU_MAPPING_AUTO && reached) {
+    if (rc == RT_EXIT_NO_GPU && requested == RT_GPU_MAPPING_AUTO && reached) {
         char refused[sizeof g->error];
         memcpy(refused, g->error, sizeof refused);
         warn("the RM bring-up was refused (%s); bringing the GPU up through UVM instead "
-             "(BOB_GPU_MAPPING=uvm skips the first try)", refused);
-        rc = open_with(g, target, config, BOB_GPU_MAPPING_UVM, &reached);
+             "(BOBC_GPU_MAPPING=uvm skips the first try)", refused);
+        rc = open_with(g, target, config, RT_GPU_MAPPING_UVM, &reached);
     }
     return rc;
 }
@@ -1133,7 +1133,7 @@ int bob_gpu_open(bob_gpu *g, const bob_target_facts *target, const bob_gpu_confi
 /* ------------------------------------------------------------------ */
 /* submission and waiting                                              */
 
-uint64_t bob_gpfifo_entry(uint64_t va, uint32_t dwords)
+uint64_t rt_gpfifo_entry(uint64_t va, uint32_t dwords)
 {
     uint64_t lo = va & 0xFFFFFFFCull;
     uint64_t hi = ((va >> 32) & 0xFFull) | ((uint64_t)(dwords & 0x1FFFFFu) << 10);
@@ -1149,25 +1149,25 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int bob_gpu_submit(bob_gpu *g, uint64_t entry)
+int rt_gpu_submit(rt_gpu *g, uint64_t entry)
 {
     if (!g->open)
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_submit on a GPU that is not open");
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_submit on a GPU that is not open");
     uint32_t n = g->ring_entries;
     uint32_t next = (g->gp_put + 1) % n;
     double start = now_ms();
-    while (next == g->userd[BOB_USERD_GP_GET / 4] % n) {   /* ring full: wait for the GPU */
+    while (next == g->userd[RT_USERD_GP_GET / 4] % n) {   /* ring full: wait for the GPU */
         if (now_ms() - start > 10000.0)
-            return fail(g, BOB_EXIT_GPU_FAULT, "GPFIFO ring full for 10 s (GPGet %u, GPPut %u): the GPU stopped fetching",
-                        g->userd[BOB_USERD_GP_GET / 4], g->gp_put);
+            return fail(g, RT_EXIT_GPU_FAULT, "GPFIFO ring full for 10 s (GPGet %u, GPPut %u): the GPU stopped fetching",
+                        g->userd[RT_USERD_GP_GET / 4], g->gp_put);
         sched_yield();
     }
     g->ring[g->gp_put] = entry;
     full_fence();
-    g->userd[BOB_USERD_GP_PUT / 4] = next;
+    g->userd[RT_USERD_GP_PUT / 4] = next;
     g->gp_put = next;
     full_fence();
-    *(volatile uint32_t *)(g->usermode + BOB_USERMODE_DOORBELL) = g->work_submit_token;
+    *(volatile uint32_t *)(g->usermode + RT_USERMODE_DOORBELL) = g->work_submit_token;
     return 0;
 }
 
@@ -1188,11 +1188,11 @@ static const char *xid_name(uint32_t xid)
     }
 }
 
-int bob_gpu_channel_error(bob_gpu *g, char *text, size_t n)
+int rt_gpu_channel_error(rt_gpu *g, char *text, size_t n)
 {
     if (!g->notifier || !g->notifier->cpu)
         return 0;
-    const volatile bob_nv_notification *nt = (const volatile bob_nv_notification *)g->notifier->cpu;
+    const volatile rt_nv_notification *nt = (const volatile rt_nv_notification *)g->notifier->cpu;
     uint16_t status = nt->status;
     uint32_t info32 = nt->info32;
     if (status == 0 && info32 == 0)
@@ -1203,10 +1203,10 @@ int bob_gpu_channel_error(bob_gpu *g, char *text, size_t n)
     return 1;
 }
 
-int bob_gpu_wait(bob_gpu *g, const volatile void *sem, uint64_t value, uint32_t timeout_ms)
+int rt_gpu_wait(rt_gpu *g, const volatile void *sem, uint64_t value, uint32_t timeout_ms)
 {
     if (!g->open)
-        return fail(g, BOB_EXIT_INTERNAL, "bob_gpu_wait on a GPU that is not open");
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_wait on a GPU that is not open");
     const volatile uint64_t *s = (const volatile uint64_t *)sem;
     double start = now_ms();
     unsigned spins = 0;
@@ -1215,17 +1215,17 @@ int bob_gpu_wait(bob_gpu *g, const volatile void *sem, uint64_t value, uint32_t 
         if (*s >= value)
             return 0;
         if ((++spins & 1023u) == 0) {
-            if (bob_gpu_channel_error(g, err, sizeof err))
-                return fail(g, BOB_EXIT_GPU_FAULT, "GPU fault while waiting for the semaphore at GPU VA 0x%llx to "
-                            "reach %llu (it holds %llu): %s", (unsigned long long)bob_gpu_va_of(g, sem),
+            if (rt_gpu_channel_error(g, err, sizeof err))
+                return fail(g, RT_EXIT_GPU_FAULT, "GPU fault while waiting for the semaphore at GPU VA 0x%llx to "
+                            "reach %llu (it holds %llu): %s", (unsigned long long)rt_gpu_va_of(g, sem),
                             (unsigned long long)value, (unsigned long long)*s, err);
             if (now_ms() - start > timeout_ms) {
-                if (!bob_gpu_channel_error(g, err, sizeof err))
+                if (!rt_gpu_channel_error(g, err, sizeof err))
                     snprintf(err, sizeof err, "channel error notifier clean (status 0, info32 0)");
-                return fail(g, BOB_EXIT_GPU_FAULT, "GPU timeout after %u ms waiting for the semaphore at GPU VA 0x%llx "
+                return fail(g, RT_EXIT_GPU_FAULT, "GPU timeout after %u ms waiting for the semaphore at GPU VA 0x%llx "
                             "to reach %llu (it holds %llu); GPGet %u, GPPut %u; %s", timeout_ms,
-                            (unsigned long long)bob_gpu_va_of(g, sem), (unsigned long long)value,
-                            (unsigned long long)*s, g->userd[BOB_USERD_GP_GET / 4], g->gp_put, err);
+                            (unsigned long long)rt_gpu_va_of(g, sem), (unsigned long long)value,
+                            (unsigned long long)*s, g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
             }
             if ((spins & 0xFFFFu) == 0)
                 sched_yield();
@@ -1239,11 +1239,11 @@ int bob_gpu_wait(bob_gpu *g, const volatile void *sem, uint64_t value, uint32_t 
 /* RM bring-up: nothing of ours outlives the root client, so one RM_FREE of it
  * releases the channel, the memory, their GPU mappings and the VA space; the CPU
  * mappings and descriptors are ours to drop. */
-static void close_rm(bob_gpu *g)
+static void close_rm(rt_gpu *g)
 {
     char why[96];
-    for (int i = BOB_GPU_MAX_MEMS - 1; i >= 0; i--) {
-        bob_gpu_mem *m = &g->mems[i];
+    for (int i = RT_GPU_MAX_MEMS - 1; i >= 0; i--) {
+        rt_gpu_mem *m = &g->mems[i];
         if (m->cpu)
             munmap(m->cpu, m->size);
         if (m->map_fd >= 0)
@@ -1255,7 +1255,7 @@ static void close_rm(bob_gpu *g)
     g->ring = NULL;
     g->userd = NULL;
     if (g->usermode)
-        munmap((void *)g->usermode, BOB_USERMODE_MAP_BYTES);
+        munmap((void *)g->usermode, RT_USERMODE_MAP_BYTES);
     g->usermode = NULL;
     if (g->usermode_fd >= 0)
         close(g->usermode_fd);
@@ -1276,7 +1276,7 @@ static void close_rm(bob_gpu *g)
     g->open = 0;
 }
 
-void bob_gpu_close(bob_gpu *g)
+void rt_gpu_close(rt_gpu *g)
 {
     char why[96];
     nv_result r;
@@ -1284,12 +1284,12 @@ void bob_gpu_close(bob_gpu *g)
         g->open = 0;
         return;
     }
-    if (g->mapping == BOB_GPU_MAPPING_RM) {
+    if (g->mapping == RT_GPU_MAPPING_RM) {
         close_rm(g);
         return;
     }
     if (g->uvm_channel_registered) {
-        bob_uvm_unregister_channel u;
+        rt_uvm_unregister_channel u;
         memset(&u, 0, sizeof u);
         memcpy(u.gpuUuid, g->uuid, 16);
         u.hClient = g->h_client;
@@ -1306,12 +1306,12 @@ void bob_gpu_close(bob_gpu *g)
     free_object(g, g->h_device, &g->h_group, "KEPLER_CHANNEL_GROUP_A");
     g->ring = NULL;
     g->userd = NULL;
-    for (int i = BOB_GPU_MAX_MEMS - 1; i >= 0; i--)
+    for (int i = RT_GPU_MAX_MEMS - 1; i >= 0; i--)
         mem_release(g, &g->mems[i]);
     g->notifier = g->channel_mem = NULL;
     step(g, "close: channel freed, memory released");
     if (g->uvm_vaspace_registered) {
-        bob_uvm_unregister_gpu_vaspace u;
+        rt_uvm_unregister_gpu_vaspace u;
         memset(&u, 0, sizeof u);
         memcpy(u.gpuUuid, g->uuid, 16);
         r = uvm_ioctl(g, UVM_UNREGISTER_GPU_VASPACE, &u, &u.rmStatus);
@@ -1320,7 +1320,7 @@ void bob_gpu_close(bob_gpu *g)
         g->uvm_vaspace_registered = 0;
     }
     if (g->uvm_gpu_registered) {
-        bob_uvm_unregister_gpu u;
+        rt_uvm_unregister_gpu u;
         memset(&u, 0, sizeof u);
         memcpy(u.gpu_uuid, g->uuid, 16);
         r = uvm_ioctl(g, UVM_UNREGISTER_GPU, &u, &u.rmStatus);
@@ -1331,7 +1331,7 @@ void bob_gpu_close(bob_gpu *g)
     free_object(g, g->h_device, &g->h_vaspace, "FERMI_VASPACE_A");
     {
         void *um = (void *)g->usermode;
-        unmap_cpu(g, g->h_device, g->h_usermode, &um, BOB_USERMODE_MAP_BYTES, &g->usermode_fd,
+        unmap_cpu(g, g->h_device, g->h_usermode, &um, RT_USERMODE_MAP_BYTES, &g->usermode_fd,
                   g->usermode_linear, "usermode");
         g->usermode = NULL;
     }

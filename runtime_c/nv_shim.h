@@ -3,31 +3,31 @@
  * at the plan's fixed GPU virtual addresses, submits GPFIFO entries and
  * waits on semaphores.  See docs/runtime.md for the bring-up order.
  *
- * Every function that can fail returns 0 or a BOB_EXIT_* code (bob_exit.h),
+ * Every function that can fail returns 0 or a RT_EXIT_* code (rt_exit.h),
  * prints one message to stderr naming the ioctl / object and the NV_STATUS
- * by name, and keeps that message in gpu->error.  A failed bob_gpu_open has
- * already freed what it allocated; bob_gpu_close frees everything else, in
+ * by name, and keeps that message in gpu->error.  A failed rt_gpu_open has
+ * already freed what it allocated; rt_gpu_close frees everything else, in
  * reverse order, and is safe to call on a zeroed or half-open struct.
  */
-#ifndef BOB_NV_SHIM_H
-#define BOB_NV_SHIM_H
+#ifndef RT_NV_SHIM_H
+#define RT_NV_SHIM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bob_exit.h"
+#include "rt_exit.h"
 #include "nv_classes.h"
 
-#define BOB_GPU_MAX_MEMS 64
+#define RT_GPU_MAX_MEMS 64
 
-enum bob_mem_location {
-    BOB_MEM_SYSTEM = 0,   /* NV01_MEMORY_SYSTEM: host pages, GPU reads them over PCIe (snooped) */
-    BOB_MEM_VIDEO = 1,    /* NV01_MEMORY_LOCAL_USER: HBM, CPU-mapped through BAR1 (write-combined) */
+enum rt_mem_location {
+    RT_MEM_SYSTEM = 0,   /* NV01_MEMORY_SYSTEM: host pages, GPU reads them over PCIe (snooped) */
+    RT_MEM_VIDEO = 1,    /* NV01_MEMORY_LOCAL_USER: HBM, CPU-mapped through BAR1 (write-combined) */
 };
 
-typedef struct bob_gpu_mem {
+typedef struct rt_gpu_mem {
     uint32_t handle;          /* RM memory object; 0 when the slot is free */
-    int      location;        /* enum bob_mem_location */
+    int      location;        /* enum rt_mem_location */
     uint64_t gpu_va;
     uint64_t size;            /* bytes, a multiple of 4 KiB */
     void    *cpu;             /* the CPU mapping (== gpu_va when the identity placement succeeded) */
@@ -36,7 +36,7 @@ typedef struct bob_gpu_mem {
     int      range_created;   /* UVM_CREATE_EXTERNAL_RANGE done (UVM_FREE undoes it and the UVM mapping) */
     uint32_t virt_handle;     /* NV50_MEMORY_VIRTUAL reserving [gpu_va, gpu_va + size) (RM mapping) */
     int      rm_dma_mapped;   /* NV_ESC_RM_MAP_MEMORY_DMA done into virt_handle */
-} bob_gpu_mem;
+} rt_gpu_mem;
 
 /* How GPU virtual addresses are backed (docs/runtime.md "Two bring-ups").
  *   RM:  the RM owns the VA space's page tables; each allocation is mapped with
@@ -47,47 +47,47 @@ typedef struct bob_gpu_mem {
  *        A plan that declares memory inside a UVM external range needs this.
  *   AUTO (0, the default): RM; when the RM bring-up is refused after the device
  *        was allocated, a warning names the refusal and UVM is used instead.
- * BOB_GPU_MAPPING=rm|uvm in the environment overrides AUTO (not a plan's UVM). */
-enum bob_gpu_mapping {
-    BOB_GPU_MAPPING_AUTO = 0,
-    BOB_GPU_MAPPING_RM = 1,
-    BOB_GPU_MAPPING_UVM = 2,
+ * BOBC_GPU_MAPPING=rm|uvm in the environment overrides AUTO (not a plan's UVM). */
+enum rt_gpu_mapping {
+    RT_GPU_MAPPING_AUTO = 0,
+    RT_GPU_MAPPING_RM = 1,
+    RT_GPU_MAPPING_UVM = 2,
 };
 
 /* What the plan asks for, when the host's generated source defines it (a plan that
- * declares memory inside a UVM external range: `const int bob_plan_gpu_mapping =
- * BOB_GPU_MAPPING_UVM;`).  Used when bob_gpu_open gets no config or one that says AUTO;
+ * declares memory inside a UVM external range: `const int rt_plan_gpu_mapping =
+ * RT_GPU_MAPPING_UVM;`).  Used when rt_gpu_open gets no config or one that says AUTO;
  * left undefined (weak), the plan needs no UVM. */
-extern const int bob_plan_gpu_mapping __attribute__((weak));
+extern const int rt_plan_gpu_mapping __attribute__((weak));
 
 /* Where the shim puts its own objects: GPU VAs a plan must leave free.
- * Zero fields take the defaults (BOB_GPU_DEFAULT_*). */
-typedef struct bob_gpu_config {
+ * Zero fields take the defaults (RT_GPU_DEFAULT_*). */
+typedef struct rt_gpu_config {
     uint64_t channel_va;       /* GPFIFO ring + USERD allocation */
     uint64_t notifier_va;      /* the channel's error notifier */
     uint64_t uvm_channel_va;   /* range UVM_REGISTER_CHANNEL maps the channel's buffers into */
     uint64_t uvm_channel_bytes;
     uint32_t ring_entries;     /* GPFIFO entries, a power of two */
-    int      channel_location; /* enum bob_mem_location for the ring + USERD (default system) */
-    int      mapping;          /* enum bob_gpu_mapping (0 = AUTO) */
+    int      channel_location; /* enum rt_mem_location for the ring + USERD (default system) */
+    int      mapping;          /* enum rt_gpu_mapping (0 = AUTO) */
     int      verbose;          /* 1: print each bring-up step to stderr, with the milliseconds
-                                  since bob_gpu_open (also set by BOB_GPU_TRACE=1) */
-} bob_gpu_config;
+                                  since rt_gpu_open (also set by BOBC_GPU_TRACE=1) */
+} rt_gpu_config;
 
-#define BOB_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull
-#define BOB_GPU_DEFAULT_NOTIFIER_VA       0x00FC80000000ull
-#define BOB_GPU_DEFAULT_UVM_CHANNEL_VA    0x00FD00000000ull
-#define BOB_GPU_DEFAULT_UVM_CHANNEL_BYTES 0x4000000ull
-#define BOB_GPU_DEFAULT_RING_ENTRIES      1024u
-/* Plans keep their GPU VAs outside [BOB_GPU_RESERVED_LO, BOB_GPU_RESERVED_HI),
+#define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull
+#define RT_GPU_DEFAULT_NOTIFIER_VA       0x00FC80000000ull
+#define RT_GPU_DEFAULT_UVM_CHANNEL_VA    0x00FD00000000ull
+#define RT_GPU_DEFAULT_UVM_CHANNEL_BYTES 0x4000000ull
+#define RT_GPU_DEFAULT_RING_ENTRIES      1024u
+/* Plans keep their GPU VAs outside [RT_GPU_RESERVED_LO, RT_GPU_RESERVED_HI),
  * and outside the compute windows their prologue sets (on Hopper the tested
  * ones are 0xfe_0000_0000 shared and 0xff_0000_0000 local: docs/runtime.md). */
-#define BOB_GPU_RESERVED_LO               0x00FC00000000ull
-#define BOB_GPU_RESERVED_HI               0x00FE00000000ull
+#define RT_GPU_RESERVED_LO               0x00FC00000000ull
+#define RT_GPU_RESERVED_HI               0x00FE00000000ull
 
-typedef struct bob_gpu {
-    const bob_target_facts *target;
-    bob_gpu_config cfg;
+typedef struct rt_gpu {
+    const rt_target_facts *target;
+    rt_gpu_config cfg;
     int fd_ctl, fd_dev, fd_uvm, fd_uvm_mm;
     uint32_t h_client, h_device, h_subdevice, h_usermode, h_vaspace;
     uint32_t h_group, h_ctxshare, h_channel, h_compute;
@@ -96,63 +96,63 @@ typedef struct bob_gpu {
     uint16_t pci_device_id;
     char driver_version[64];
     uint8_t uuid[16];
-    int mapping;                     /* the bring-up in use: BOB_GPU_MAPPING_RM or _UVM */
+    int mapping;                     /* the bring-up in use: RT_GPU_MAPPING_RM or _UVM */
     int uvm_initialized, uvm_gpu_registered, uvm_vaspace_registered, uvm_channel_registered;
     volatile uint8_t *usermode;      /* doorbell page */
     int usermode_fd;
     uint64_t usermode_linear;
-    bob_gpu_mem mems[BOB_GPU_MAX_MEMS];
-    bob_gpu_mem *notifier;           /* NvNotification[] the RM writes channel errors into */
-    bob_gpu_mem *channel_mem;        /* ring at 0, USERD at ring_entries * 8 */
+    rt_gpu_mem mems[RT_GPU_MAX_MEMS];
+    rt_gpu_mem *notifier;           /* NvNotification[] the RM writes channel errors into */
+    rt_gpu_mem *channel_mem;        /* ring at 0, USERD at ring_entries * 8 */
     volatile uint64_t *ring;
     volatile uint32_t *userd;
     uint32_t ring_entries;
     uint32_t gp_put;
     uint32_t work_submit_token;
     int open;                        /* 1 once bring-up completed */
-    double opened_ms;                /* CLOCK_MONOTONIC at bob_gpu_open, for traced steps */
+    double opened_ms;                /* CLOCK_MONOTONIC at rt_gpu_open, for traced steps */
     char error[768];
-} bob_gpu;
+} rt_gpu;
 
 /* Bring the GPU up for `target` (NULL config = defaults).  Returns 0,
- * BOB_EXIT_NO_GPU (no device, driver branch refused, class missing, any
- * bring-up ioctl failed) or BOB_EXIT_INTERNAL. */
-int bob_gpu_open(bob_gpu *gpu, const bob_target_facts *target, const bob_gpu_config *config);
-/* With tracing on (bob_gpu_config.verbose, or BOB_GPU_TRACE=1), print `what` with the
- * milliseconds since bob_gpu_open, as the bring-up steps are printed. */
-void bob_gpu_trace(const bob_gpu *g, const char *what);
+ * RT_EXIT_NO_GPU (no device, driver branch refused, class missing, any
+ * bring-up ioctl failed) or RT_EXIT_INTERNAL. */
+int rt_gpu_open(rt_gpu *gpu, const rt_target_facts *target, const rt_gpu_config *config);
+/* With tracing on (rt_gpu_config.verbose, or BOBC_GPU_TRACE=1), print `what` with the
+ * milliseconds since rt_gpu_open, as the bring-up steps are printed. */
+void rt_gpu_trace(const rt_gpu *g, const char *what);
 
-/* 1 when /dev/nvidiactl exists (a cheap check before bob_gpu_open). */
-int bob_gpu_present(void);
+/* 1 when /dev/nvidiactl exists (a cheap check before rt_gpu_open). */
+int rt_gpu_present(void);
 
 /* Allocate `size` bytes (rounded up to 4 KiB) of `location` memory, map it
  * for the CPU (*host_ptr) and for the GPU at exactly gpu_va (4 KiB aligned).
  * The CPU mapping is placed at the same address when that is free. */
-int bob_gpu_alloc_at(bob_gpu *gpu, uint64_t gpu_va, uint64_t size, int location, void **host_ptr);
+int rt_gpu_alloc_at(rt_gpu *gpu, uint64_t gpu_va, uint64_t size, int location, void **host_ptr);
 
 /* The GPU VA of a CPU pointer inside one of this gpu's allocations; 0 if none. */
-uint64_t bob_gpu_va_of(const bob_gpu *gpu, const volatile void *host_ptr);
+uint64_t rt_gpu_va_of(const rt_gpu *gpu, const volatile void *host_ptr);
 
 /* A GPFIFO entry for `dwords` method words at GPU VA `pushbuffer_va`
  * (4-byte aligned, below 2^40): GET 31:2, GET_HI 39:32, LENGTH 62:42. */
-uint64_t bob_gpfifo_entry(uint64_t pushbuffer_va, uint32_t dwords);
+uint64_t rt_gpfifo_entry(uint64_t pushbuffer_va, uint32_t dwords);
 
 /* Write one ring entry at GPPut, advance GPPut in USERD, fence, ring the
  * doorbell with the work-submit token. */
-int bob_gpu_submit(bob_gpu *gpu, uint64_t gpfifo_entry);
+int rt_gpu_submit(rt_gpu *gpu, uint64_t gpfifo_entry);
 
 /* Wait until the 64-bit semaphore at `sem` (a CPU pointer into one of this
  * gpu's allocations) holds a value >= `value`.  On timeout or a channel
- * error, reads the error notifier and reports it by name: BOB_EXIT_GPU_FAULT. */
-int bob_gpu_wait(bob_gpu *gpu, const volatile void *sem, uint64_t value, uint32_t timeout_ms);
+ * error, reads the error notifier and reports it by name: RT_EXIT_GPU_FAULT. */
+int rt_gpu_wait(rt_gpu *gpu, const volatile void *sem, uint64_t value, uint32_t timeout_ms);
 
 /* Channel error notifier: 0 and no text while clean, else 1 and a message. */
-int bob_gpu_channel_error(bob_gpu *gpu, char *text, size_t text_bytes);
+int rt_gpu_channel_error(rt_gpu *gpu, char *text, size_t text_bytes);
 
 /* Release the GPU.  Idempotent.  UVM bring-up: every object in reverse order of
  * creation (the UVM registrations first).  RM bring-up: the CPU mappings, then
  * one NV_ESC_RM_FREE of the root client, which frees every object under it
  * (what the driver does anyway when the process exits), then the descriptors. */
-void bob_gpu_close(bob_gpu *gpu);
+void rt_gpu_close(rt_gpu *gpu);
 
 #endif

@@ -5,8 +5,8 @@
  * user-space client meets).  Cross-checks from the facts: NV_ERR_INVALID_PARAM_STRUCT
  * is 0x3A (58, "rm_control error 58"), NV_ERR_NOT_SUPPORTED 0x56.
  */
-#ifndef BOB_NV_STATUS_H
-#define BOB_NV_STATUS_H
+#ifndef RT_NV_STATUS_H
+#define RT_NV_STATUS_H
 
 #include <stdint.h>
 

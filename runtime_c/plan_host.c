@@ -27,10 +27,10 @@ typedef struct {
 
 typedef struct {
     const bobc_plan *plan;
-    const bob_args *args;
-    bob_gpu gpu;
+    const rt_args *args;
+    rt_gpu gpu;
     void **mapped;               /* per buffer: its CPU mapping */
-    bob_section ring;            /* .bobc.gpfifo: one entry per submission */
+    rt_section ring;            /* .bobc.gpfifo: one entry per submission */
     uint64_t step;               /* global step of the input checkpoint */
     uint8_t *input;              /* the input record, checked (plan->input.record_bytes) */
     uint8_t *checkpoint_in;      /* its payload (or the fresh initialization) */
@@ -49,17 +49,17 @@ typedef struct {
     uint64_t identity_bytes;
     int closed[BOBC_FILE_COUNT]; /* outputs a Close finished: no more writes */
     uint64_t publications;       /* CheckpointPublish steps this request carries out */
-    bob_io_files files;          /* inputs' identities, outputs checked before the GPU (host_io.h) */
+    rt_io_files files;          /* inputs' identities, outputs checked before the GPU (host_io.h) */
     uint8_t *checkpoint_staged;  /* the last checkpoint's envelope, published with the other outputs */
     size_t checkpoint_staged_size;
-    int gpu_opened;              /* bob_gpu_close only after bob_gpu_open (a zeroed bob_gpu holds fd 0) */
+    int gpu_opened;              /* rt_gpu_close only after rt_gpu_open (a zeroed rt_gpu holds fd 0) */
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
-    char err[BOB_ERR_BYTES];
+    char err[RT_ERR_BYTES];
 } host;
 
 static int fail(host *h, int code)
 {
-    bob_report(h->err);
+    rt_report(h->err);
     return code;
 }
 
@@ -74,7 +74,7 @@ static uint8_t *at(host *h, uint64_t va, uint64_t bytes)
     return NULL;
 }
 
-/* The memory (enum bob_mem_location) of the buffer holding GPU VA `va`. */
+/* The memory (enum rt_mem_location) of the buffer holding GPU VA `va`. */
 static int location_of(host *h, uint64_t va)
 {
     for (uint32_t i = 0; i < h->plan->buffer_count; i++) {
@@ -82,7 +82,7 @@ static int location_of(host *h, uint64_t va)
         if (va >= b->gpu_va && va < b->gpu_va + b->size)
             return b->location;
     }
-    return BOB_MEM_SYSTEM;
+    return RT_MEM_SYSTEM;
 }
 
 #if defined(__x86_64__)
@@ -114,7 +114,7 @@ __attribute__((target("sse4.1"))) static void copy_streaming(uint8_t *dst, const
 static void copy_out(host *h, uint8_t *dst, const uint8_t *src, uint64_t va, size_t n)
 {
 #if defined(__x86_64__)
-    if (location_of(h, va) == BOB_MEM_VIDEO && __builtin_cpu_supports("sse4.1")) {
+    if (location_of(h, va) == RT_MEM_VIDEO && __builtin_cpu_supports("sse4.1")) {
         copy_streaming(dst, src, n);
         return;
     }
@@ -137,20 +137,20 @@ static int load_buffers(host *h)
     const bobc_plan *p = h->plan;
     for (uint32_t i = 0; i < p->buffer_count; i++) {
         const bobc_buffer *b = &p->buffers[i];
-        int rc = bob_gpu_alloc_at(&h->gpu, b->gpu_va, b->size, b->location, &h->mapped[i]);
+        int rc = rt_gpu_alloc_at(&h->gpu, b->gpu_va, b->size, b->location, &h->mapped[i]);
         if (rc)
             return rc;
         memset(h->mapped[i], 0, b->size);
         if (!b->section)
             continue;
-        bob_section image;
-        if ((rc = bob_section_read("/proc/self/exe", b->section, &image, h->err, sizeof h->err)))
+        rt_section image;
+        if ((rc = rt_section_read("/proc/self/exe", b->section, &image, h->err, sizeof h->err)))
             return fail(h, rc);
         if (image.size > b->size) {
             snprintf(h->err, sizeof h->err, "image %s (%zu bytes) does not fit buffer %s (%llu bytes)", b->section,
                      image.size, b->name, (unsigned long long)b->size);
             free(image.data);
-            return fail(h, BOB_EXIT_INTERNAL);
+            return fail(h, RT_EXIT_INTERNAL);
         }
         memcpy(h->mapped[i], image.data, image.size);
         free(image.data);
@@ -165,14 +165,14 @@ static int step_submit(host *h, const bobc_step_submit *s)
     if (end > p->submission_count || first > end) {
         snprintf(h->err, sizeof h->err, "the schedule submits up to %llu, the ring holds %u entries",
                  (unsigned long long)end, p->submission_count);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     /* The ring runs the entries in order and each ends with a semaphore
      * release after wait-for-idle: issue them all, then wait for each. */
     for (uint64_t i = first; i < end; i++) {
         volatile uint64_t *sem = (volatile uint64_t *)at_or_fail(h, p->semaphore_va[i], 16, "a semaphore");
         if (!sem)
-            return fail(h, BOB_EXIT_INTERNAL);
+            return fail(h, RT_EXIT_INTERNAL);
         sem[0] = 0;
         sem[1] = 0;
     }
@@ -181,11 +181,11 @@ static int step_submit(host *h, const bobc_step_submit *s)
     for (uint64_t i = first; i < end; i++) {
         uint64_t entry;
         memcpy(&entry, h->ring.data + 8 * i, 8);
-        if ((rc = bob_gpu_submit(&h->gpu, entry)))
+        if ((rc = rt_gpu_submit(&h->gpu, entry)))
             return rc;
     }
     for (uint64_t i = first; i < end; i++)
-        if ((rc = bob_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
+        if ((rc = rt_gpu_wait(&h->gpu, at(h, p->semaphore_va[i], 16), p->semaphore_payload, p->wait_timeout_ms)))
             return rc;
     h->gp_put = end;
     h->issued += end - first;
@@ -193,7 +193,7 @@ static int step_submit(host *h, const bobc_step_submit *s)
         char what[80];
         snprintf(what, sizeof what, "host: submissions %llu..%llu done", (unsigned long long)first,
                  (unsigned long long)end - 1);
-        bob_gpu_trace(&h->gpu, what);
+        rt_gpu_trace(&h->gpu, what);
     }
     return 0;
 }
@@ -204,15 +204,15 @@ static int step_scalar_fill(host *h, const bobc_step_scalar_fill *s)
     const bobc_plan *p = h->plan;
     if (s->fill >= p->fill_count) {
         snprintf(h->err, sizeof h->err, "the schedule computes fill %u, the plan has %u", s->fill, p->fill_count);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     const bobc_fill *f = &p->fills[s->fill];
     uint8_t *at_va = at_or_fail(h, f->va, 4, "a fill's destination");
     if (!at_va)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     uint8_t bytes[4];
     if (bobc_fill_bytes(f, h->step, bytes, h->err, sizeof h->err))
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     memcpy(at_va, bytes, 4);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
@@ -226,7 +226,7 @@ static int out_write(host *h, int file, uint64_t offset, const uint8_t *data, ui
         uint8_t *grown = realloc(o->data, offset + bytes);
         if (!grown) {
             snprintf(h->err, sizeof h->err, "out of memory for an output");
-            return fail(h, BOB_EXIT_INTERNAL);
+            return fail(h, RT_EXIT_INTERNAL);
         }
         memset(grown + o->size, 0, offset + bytes - o->size);
         o->data = grown;
@@ -241,7 +241,7 @@ static int step_read(host *h, const bobc_step_read *s)
     const bobc_plan *p = h->plan;
     uint8_t *dst = at_or_fail(h, s->host, s->extent, "a read's destination");
     if (!dst)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     const uint8_t *src;
     size_t available;
     if (s->file == BOBC_FILE_INPUT) {
@@ -252,12 +252,12 @@ static int step_read(host *h, const bobc_step_read *s)
         available = p->contract.payload_bytes;
     } else {
         snprintf(h->err, sizeof h->err, "the schedule reads file %d, which is an output", s->file);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     if (s->offset + s->extent > available) {
         snprintf(h->err, sizeof h->err, "the schedule reads %llu bytes at %llu of a %zu-byte input",
                  (unsigned long long)s->extent, (unsigned long long)s->offset, available);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     memcpy(dst, src + s->offset, s->extent);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* drain write-combining before the GPU or a copy-out reads it */
@@ -269,10 +269,10 @@ static int write_output(host *h, int32_t file, uint64_t host_va, uint64_t extent
 {
     const uint8_t *src = at_or_fail(h, host_va, extent, "a write's source");
     if (!src)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     if (file <= 0 || file >= BOBC_FILE_COUNT || file == BOBC_FILE_INPUT || file == BOBC_FILE_CHECKPOINT_IN) {
         snprintf(h->err, sizeof h->err, "the schedule writes file %d, which is no output", (int)file);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     return out_write(h, file, append ? h->out[file].size : offset, src, host_va, extent);
 }
@@ -290,7 +290,7 @@ static int step_write_at(host *h, const bobc_step_write_at *s)
 static int step_operation(host *h, const bobc_step_operation *s)
 {
     (void)s;
-    if (h->args->op == BOB_OP_PREDICT)
+    if (h->args->op == RT_OP_PREDICT)
         h->stopped = 1;
     return 0;
 }
@@ -307,7 +307,7 @@ static int stage_checkpoint(host *h, uint64_t step, const void *payload)
 {
     free(h->checkpoint_staged);
     h->checkpoint_staged = NULL;
-    return bob_envelope_build(&h->plan->contract, step, payload, &h->checkpoint_staged, &h->checkpoint_staged_size,
+    return rt_envelope_build(&h->plan->contract, step, payload, &h->checkpoint_staged, &h->checkpoint_staged_size,
                               h->err);
 }
 
@@ -318,13 +318,13 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
     if (o->size != p->contract.payload_bytes) {
         snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu", o->size,
                  (unsigned long long)p->contract.payload_bytes);
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     }
     /* An interval's checkpoint is published when its interval ends; the
      * request's last one waits for the other outputs (all published together,
      * the checkpoint last: host_io.h). */
     int rc = h->published + 1 < h->publications
-                 ? bob_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->updates, o->data, h->err)
+                 ? rt_checkpoint_write(&p->contract, h->args->checkpoint_out, h->step + s->updates, o->data, h->err)
                  : stage_checkpoint(h, h->step + s->updates, o->data);
     if (rc)
         return fail(h, rc);
@@ -339,7 +339,7 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
 static int bad(host *h, const char *what)
 {
     snprintf(h->err, sizeof h->err, "%s", what);
-    return fail(h, BOB_EXIT_INTERNAL);
+    return fail(h, RT_EXIT_INTERNAL);
 }
 
 /* `extent` bytes of the input at `offset` to host address `to` */
@@ -347,12 +347,12 @@ static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, co
 {
     uint8_t *dst = at_or_fail(h, to, extent, what);
     if (!dst)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     if (offset > h->plan->input.record_bytes || extent > h->plan->input.record_bytes - offset) {
         snprintf(h->err, sizeof h->err, "%s: %llu bytes at %llu of a %llu-byte input", what,
                  (unsigned long long)extent, (unsigned long long)offset,
                  (unsigned long long)h->plan->input.record_bytes);
-        return fail(h, BOB_EXIT_BAD_INPUT);
+        return fail(h, RT_EXIT_BAD_INPUT);
     }
     memcpy(dst, h->input + offset, extent);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -406,7 +406,7 @@ static int step_record_stat(host *h, const bobc_step_record_stat *s)
         return bad(h, "a stat lies past the stat block");
     const uint8_t *src = at_or_fail(h, s->host, s->extent, "a stat's source");
     if (!src)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     copy_out(h, h->stat + s->stat_offset, src, s->host, s->extent);
     if (s->stat_offset + s->extent > h->stat_size)
         h->stat_size = (size_t)(s->stat_offset + s->extent);
@@ -430,7 +430,7 @@ static int step_fill(host *h, const bobc_step_fill *s)
 {
     uint8_t *dst = at_or_fail(h, s->host, s->payload_bytes, "a fill's destination");
     if (!dst)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     memcpy(dst, s->payload, s->payload_bytes);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
@@ -440,12 +440,12 @@ static int step_assert_word(host *h, const bobc_step_assert_word *s)
 {
     const volatile uint8_t *p = at_or_fail(h, s->host, 4, "an asserted word");
     if (!p)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     if (w != s->expected) {
         snprintf(h->err, sizeof h->err, "%.*s: the word at 0x%llx is %u, expected %llu", (int)s->identity_bytes,
                  (const char *)s->identity, (unsigned long long)s->host, w, (unsigned long long)s->expected);
-        return fail(h, BOB_EXIT_GPU_FAULT);
+        return fail(h, RT_EXIT_GPU_FAULT);
     }
     return 0;
 }
@@ -505,12 +505,12 @@ static int step_reissue(host *h, const bobc_step_reissue *s)
         return bad(h, "a reissue names no submission of the plan");
     volatile uint64_t *sem = (volatile uint64_t *)at_or_fail(h, p->semaphore_va[s->piece], 16, "a semaphore");
     if (!sem)
-        return fail(h, BOB_EXIT_INTERNAL);
+        return fail(h, RT_EXIT_INTERNAL);
     sem[0] = 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int rc = bob_gpu_submit(&h->gpu, s->entry);
+    int rc = rt_gpu_submit(&h->gpu, s->entry);
     if (!rc)
-        rc = bob_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
+        rc = rt_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
     if (!rc)
         h->issued++;
     return rc;
@@ -538,7 +538,7 @@ static int step_cursor_advance(host *h, const bobc_step_cursor_advance *s)
 static int step_unknown(host *h, const bobc_step *s)
 {
     snprintf(h->err, sizeof h->err, "a step has kind %d, which this host does not know", s->op);
-    return fail(h, BOB_EXIT_INTERNAL);
+    return fail(h, RT_EXIT_INTERNAL);
 }
 
 /* All outputs together, the checkpoint last (host_io.h): a failure publishes none. */
@@ -548,12 +548,12 @@ static int publish(host *h)
     /* A request that trained nothing hands its state on unchanged. */
     if (!h->checkpoint_published && (rc = stage_checkpoint(h, h->step, h->checkpoint_in)))
         return fail(h, rc);
-    if ((rc = bob_io_stage(&h->files, "--predictions", h->out[BOBC_FILE_PREDICTIONS].data,
+    if ((rc = rt_io_stage(&h->files, "--predictions", h->out[BOBC_FILE_PREDICTIONS].data,
                            h->out[BOBC_FILE_PREDICTIONS].size, h->err)) ||
-        (rc = bob_io_stage(&h->files, "--result", h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
+        (rc = rt_io_stage(&h->files, "--result", h->out[BOBC_FILE_RESULT].data, h->out[BOBC_FILE_RESULT].size,
                            h->err)) ||
-        (rc = bob_io_stage(&h->files, "--checkpoint-out", h->checkpoint_staged, h->checkpoint_staged_size, h->err)) ||
-        (rc = bob_io_publish(&h->files, h->err)))
+        (rc = rt_io_stage(&h->files, "--checkpoint-out", h->checkpoint_staged, h->checkpoint_staged_size, h->err)) ||
+        (rc = rt_io_publish(&h->files, h->err)))
         return fail(h, rc);
     return 0;
 }
@@ -564,7 +564,7 @@ static uint64_t count_publications(const bobc_plan *p, int op)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < p->step_count; i++) {
-        if (p->steps[i].op == BOBC_STEP_OPERATION && op == BOB_OP_PREDICT)
+        if (p->steps[i].op == BOBC_STEP_OPERATION && op == RT_OP_PREDICT)
             break;
         if (p->steps[i].op == BOBC_STEP_CHECKPOINT_PUBLISH)
             n++;
@@ -574,7 +574,7 @@ static uint64_t count_publications(const bobc_plan *p, int op)
 
 static void write_timing(host *h)
 {
-    const char *path = getenv("BOB_HOST_TIMING");
+    const char *path = getenv("BOBC_HOST_TIMING");
     if (!path || !*path)
         return;
     FILE *f = fopen(path, "w");
@@ -590,7 +590,7 @@ static void write_timing(host *h)
 static int run_steps(host *h)
 {
     const bobc_plan *p = h->plan;
-    int rc = bob_gpu_submit(&h->gpu, p->prologue_entry);
+    int rc = rt_gpu_submit(&h->gpu, p->prologue_entry);
     if (rc)
         return rc;
     for (uint32_t i = 0; i < p->step_count && !h->stopped; i++) {
@@ -600,10 +600,10 @@ static int run_steps(host *h)
             return rc;
     }
     /* every entry issued has been fetched: GPGet caught up with GPPut */
-    if (h->gpu.open && h->gpu.userd[BOB_USERD_GP_GET / 4] % h->gpu.ring_entries != h->gpu.gp_put) {
+    if (h->gpu.open && h->gpu.userd[RT_USERD_GP_GET / 4] % h->gpu.ring_entries != h->gpu.gp_put) {
         snprintf(h->err, sizeof h->err, "after the schedule the ring's GPGet is %u, its GPPut %u",
-                 h->gpu.userd[BOB_USERD_GP_GET / 4], h->gpu.gp_put);
-        return fail(h, BOB_EXIT_GPU_FAULT);
+                 h->gpu.userd[RT_USERD_GP_GET / 4], h->gpu.gp_put);
+        return fail(h, RT_EXIT_GPU_FAULT);
     }
     return 0;
 }
@@ -613,93 +613,93 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
-    bob_report_as(argv[0]);
-    if (bob_host_version_asked(argc, argv))
-        return bob_host_print_version(stdout);
-    bob_args args;
-    int rc = bob_parse_args(argc, argv, &args, h.err);
+    rt_report_as(argv[0]);
+    if (rt_host_version_asked(argc, argv))
+        return rt_host_print_version(stdout);
+    rt_args args;
+    int rc = rt_parse_args(argc, argv, &args, h.err);
     if (rc) {
-        bob_report(h.err);
-        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stderr);
+        rt_report(h.err);
+        rt_print_usage(argv[0], p->identity, p->input.record_bytes, stderr);
         return rc;
     }
     if (args.help) {
-        bob_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
+        rt_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
         return 0;
     }
     h.args = &args;
     /* A publication a kill interrupted is completed before anything is read (host_io.h). */
     const char *named[] = { args.predictions, args.result, args.checkpoint_out };
-    if ((rc = bob_io_recover(named, 3, h.err)))
+    if ((rc = rt_io_recover(named, 3, h.err)))
         return fail(&h, rc);
     /* Inputs first: a bad record or checkpoint is refused before the GPU is touched. */
-    if ((rc = bob_record_read(&p->input, args.input, &h.input, h.err)) ||
-        (rc = bob_io_note_input(&h.files, args.input, "input record", BOB_EXIT_BAD_INPUT, h.err)))
+    if ((rc = rt_record_read(&p->input, args.input, &h.input, h.err)) ||
+        (rc = rt_io_note_input(&h.files, args.input, "input record", RT_EXIT_BAD_INPUT, h.err)))
         return fail(&h, rc);
     h.checkpoint_in = malloc(p->contract.payload_bytes);
     h.mapped = calloc(p->buffer_count, sizeof *h.mapped);
     if (!h.checkpoint_in || !h.mapped) {
         snprintf(h.err, sizeof h.err, "out of memory for the checkpoint");
-        rc = fail(&h, BOB_EXIT_INTERNAL);
+        rc = fail(&h, RT_EXIT_INTERNAL);
         goto out;
     }
     if (args.checkpoint_in) {
-        if ((rc = bob_checkpoint_read(&p->contract, args.checkpoint_in, h.checkpoint_in, &h.step, h.err)) ||
-            (rc = bob_io_note_input(&h.files, args.checkpoint_in, "checkpoint", BOB_EXIT_BAD_CHECKPOINT, h.err)) ||
-            (args.op == BOB_OP_TRAIN &&
-             (rc = bob_io_check_step_room(h.step, p->contract.updates_per_invocation, args.checkpoint_in, h.err)))) {
+        if ((rc = rt_checkpoint_read(&p->contract, args.checkpoint_in, h.checkpoint_in, &h.step, h.err)) ||
+            (rc = rt_io_note_input(&h.files, args.checkpoint_in, "checkpoint", RT_EXIT_BAD_CHECKPOINT, h.err)) ||
+            (args.op == RT_OP_TRAIN &&
+             (rc = rt_io_check_step_room(h.step, p->contract.updates_per_invocation, args.checkpoint_in, h.err)))) {
             rc = fail(&h, rc);
             goto out;
         }
     } else {
         for (uint32_t c = 0; c < p->contract.chunk_count; c++)
-            bob_init_chunk(&p->initializers[c], h.checkpoint_in + c * p->contract.chunk_bytes, p->contract.chunk_bytes);
+            rt_init_chunk(&p->initializers[c], h.checkpoint_in + c * p->contract.chunk_bytes, p->contract.chunk_bytes);
     }
     /* Outputs next, in publication order: each path checked before the GPU is touched. */
-    if ((rc = bob_io_add_output(&h.files, args.predictions, "--predictions", NULL, h.err)) ||
-        (rc = bob_io_add_output(&h.files, args.result, "--result", NULL, h.err)) ||
-        (rc = bob_io_add_output(&h.files, args.checkpoint_out, "--checkpoint-out", args.checkpoint_in, h.err))) {
+    if ((rc = rt_io_add_output(&h.files, args.predictions, "--predictions", NULL, h.err)) ||
+        (rc = rt_io_add_output(&h.files, args.result, "--result", NULL, h.err)) ||
+        (rc = rt_io_add_output(&h.files, args.checkpoint_out, "--checkpoint-out", args.checkpoint_in, h.err))) {
         rc = fail(&h, rc);
         goto out;
     }
     h.publications = count_publications(p, args.op);
-    if (!bob_gpu_present()) {
+    if (!rt_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
                  "kernel driver and a GPU", p->target);
-        rc = fail(&h, BOB_EXIT_NO_GPU);
+        rc = fail(&h, RT_EXIT_NO_GPU);
         goto out;
     }
-    const bob_target_facts *target = bob_target_named(p->target);
+    const rt_target_facts *target = rt_target_named(p->target);
     if (!target) {
         snprintf(h.err, sizeof h.err, "host built for an unknown target %s", p->target);
-        rc = fail(&h, BOB_EXIT_INTERNAL);
+        rc = fail(&h, RT_EXIT_INTERNAL);
         goto out;
     }
     h.gpu_opened = 1;
-    if ((rc = bob_gpu_open(&h.gpu, target, NULL)))
+    if ((rc = rt_gpu_open(&h.gpu, target, NULL)))
         goto out;
     if ((rc = load_buffers(&h)))
         goto out;
-    bob_gpu_trace(&h.gpu, "host: buffers allocated and their images loaded");
-    if ((rc = bob_section_read("/proc/self/exe", ".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
+    rt_gpu_trace(&h.gpu, "host: buffers allocated and their images loaded");
+    if ((rc = rt_section_read("/proc/self/exe", ".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
         rc = fail(&h, rc);
         goto out;
     }
     if (h.ring.size != 8u * p->submission_count) {
         snprintf(h.err, sizeof h.err, "the ring image holds %zu bytes, the plan %u entries", h.ring.size,
                  p->submission_count);
-        rc = fail(&h, BOB_EXIT_INTERNAL);
+        rc = fail(&h, RT_EXIT_INTERNAL);
         goto out;
     }
     if ((rc = run_steps(&h)))
         goto out;
-    bob_gpu_trace(&h.gpu, "host: schedule carried out");
+    rt_gpu_trace(&h.gpu, "host: schedule carried out");
     write_timing(&h);
     rc = publish(&h);
-    bob_gpu_trace(&h.gpu, "host: outputs published; closing");
+    rt_gpu_trace(&h.gpu, "host: outputs published; closing");
 out:
     if (h.gpu_opened)
-        bob_gpu_close(&h.gpu);
+        rt_gpu_close(&h.gpu);
     free(h.checkpoint_staged);
     free(h.ring.data);
     free(h.mapped);

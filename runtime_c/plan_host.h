@@ -3,15 +3,15 @@
  * blocks, the checkpoint contract, and the schedule as a list of steps from
  * the plan's NvidiaPlanHostSteps); this file carries the steps out.  Later
  * hosts (Coppelius) add step kinds here, not new mains.  docs/runtime.md. */
-#ifndef BOB_PLAN_HOST_H
-#define BOB_PLAN_HOST_H
+#ifndef RT_PLAN_HOST_H
+#define RT_PLAN_HOST_H
 
 #include <stdint.h>
 
 #include "host_runtime.h"
 
 /* A buffer the host maps at a fixed GPU VA (host address = GPU address when
- * free), in the memory the plan declares (enum bob_mem_location: system
+ * free), in the memory the plan declares (enum rt_mem_location: system
  * memory the GPU reads over PCIe, or video memory the CPU reaches through
  * BAR1); `section` names the embedded image copied in (NULL: zero-filled). */
 typedef struct {
@@ -29,7 +29,7 @@ typedef struct {
 #include "plan_steps.h"
 
 typedef struct {
-    const char *target;                 /* bob_target_named() key */
+    const char *target;                 /* rt_target_named() key */
     const char *identity;               /* the host's identity, for messages */
     const bobc_buffer *buffers;
     uint32_t buffer_count;
@@ -37,9 +37,9 @@ typedef struct {
     uint32_t submission_count;          /* ring entries in .bobc.gpfifo */
     const uint64_t *semaphore_va;       /* per submission: u64 payload, u64 timestamp */
     uint64_t semaphore_payload;
-    bob_contract contract;
-    const bob_initializer *initializers; /* one per checkpoint chunk: a fresh request's state */
-    bob_record_contract input;          /* what the input record must hold */
+    rt_contract contract;
+    const rt_initializer *initializers; /* one per checkpoint chunk: a fresh request's state */
+    rt_record_contract input;          /* what the input record must hold */
     const bobc_fill *fills;             /* the scalars computed per invocation (step_fill) */
     uint32_t fill_count;
     const bobc_step *steps;
@@ -48,8 +48,8 @@ typedef struct {
 } bobc_plan;
 
 /* The whole host: parse argv, check the inputs, run the steps on the GPU,
- * publish the outputs atomically.  Returns a BOB_EXIT_* code.  With
- * BOB_HOST_TIMING=FILE set, also writes each submission's GPU release
+ * publish the outputs atomically.  Returns a RT_EXIT_* code.  With
+ * BOBC_HOST_TIMING=FILE set, also writes each submission's GPU release
  * timestamp (ns) to FILE, one line per submission. */
 int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
 

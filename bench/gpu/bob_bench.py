@@ -6,7 +6,7 @@ input record and the step-0 checkpoint, written as files in the project's
 formats and given to every variant):
 
   (a) ours, whole invocation: `bob-host train` as a fresh process, start to
-      outputs written (subprocess wall time), with BOB_HOST_TIMING on;
+      outputs written (subprocess wall time), with BOBC_HOST_TIMING on;
   (b) ours, GPU time: from the host's timing file (one GPU timestamp per
       submission, each submission = one launch + a semaphore release after
       wait-for-idle), per update (AdamW + loss submissions) and per kernel;
@@ -124,7 +124,7 @@ def run_host(host: Path, inputs: dict, folder: Path, tag: str) -> dict:
     command = [str(host), "train", "--input", str(inputs["record"]), "--checkpoint",
                str(inputs["checkpoint"]), "--checkpoint-out", str(outs["ckpt"]),
                "--predictions", str(outs["pred"]), "--result", str(outs["result"])]
-    env = dict(os.environ, BOB_HOST_TIMING=str(outs["timing"]))
+    env = dict(os.environ, BOBC_HOST_TIMING=str(outs["timing"]))
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
     wall = time.perf_counter() - start

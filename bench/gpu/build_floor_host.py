@@ -5,7 +5,7 @@ The floor (issue 10, benchmark (e)): the same plan, the same QMDs, the same
 pushbuffer, ring, semaphores and schedule as `bob-host`, so the same 33
 submissions (one launch + a semaphore release after wait-for-idle each), but
 each kernel's machine code is an empty kernel (EXIT, then a self-branch, as
-the real kernels end).  Its BOB_HOST_TIMING file gives the per-submission cost
+the real kernels end).  Its BOBC_HOST_TIMING file gives the per-submission cost
 of our own submission path with no work in it.  Its outputs are meaningless
 (nothing is computed), the host still reads its inputs and writes its files.
 

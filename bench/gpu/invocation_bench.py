@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Fresh-process `bob-host train` invocations, both bring-ups, idle and held GPU (issue 21).
 
-For each bring-up the host can use (BOB_GPU_MAPPING=rm, the default for a plan
-that needs no UVM, and BOB_GPU_MAPPING=uvm), times N fresh-process invocations
+For each bring-up the host can use (BOBC_GPU_MAPPING=rm, the default for a plan
+that needs no UVM, and BOBC_GPU_MAPPING=uvm), times N fresh-process invocations
 (spawn to exit, outputs written) with nothing else holding the GPU, then N while
 another process holds a CUDA context; checks that every invocation's three
 outputs are the same bytes as the first one's (the two bring-ups must compute the
-same thing); keeps one BOB_GPU_TRACE=ioctl trace (every step and every ioctl) of
+same thing); keeps one BOBC_GPU_TRACE=ioctl trace (every step and every ioctl) of
 each bring-up; and times the same invocation written as a PyTorch script
 (bench/gpu/pytorch_bob.py invocation), fresh processes too.  Writes invocation.json and invocation.md (and the traces)
 to OUT.
@@ -48,15 +48,15 @@ def invoke(host: Path, inputs: dict, folder: Path, mapping: str, tag: str, trace
     command = [str(host), "train", "--input", str(inputs["record"]), "--checkpoint", str(inputs["checkpoint"]),
                "--checkpoint-out", str(outs["ckpt"]), "--predictions", str(outs["pred"]),
                "--result", str(outs["result"])]
-    env = dict(os.environ, BOB_GPU_MAPPING=mapping)
-    env.pop("BOB_GPU_TRACE", None)
+    env = dict(os.environ, BOBC_GPU_MAPPING=mapping)
+    env.pop("BOBC_GPU_TRACE", None)
     if trace:
-        env["BOB_GPU_TRACE"] = "ioctl"
+        env["BOBC_GPU_TRACE"] = "ioctl"
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     wall = time.perf_counter() - start
     if done.returncode:
-        raise SystemExit(f"{' '.join(command)} (BOB_GPU_MAPPING={mapping}) exited {done.returncode}:\n{done.stderr}")
+        raise SystemExit(f"{' '.join(command)} (BOBC_GPU_MAPPING={mapping}) exited {done.returncode}:\n{done.stderr}")
     if trace:
         trace.write_text(done.stderr)
     return wall, tuple(outs[k].read_bytes() for k in OUTPUTS)
@@ -72,7 +72,7 @@ def series(host, inputs, folder, mapping, repeats, reference_outputs, label) -> 
     for k in range(repeats):
         wall, outputs = invoke(host, inputs, folder, mapping, f"{mapping}-{label}-{k}")
         if outputs != reference_outputs:
-            raise SystemExit(f"BOB_GPU_MAPPING={mapping} ({label}) invocation {k}: outputs differ from the first "
+            raise SystemExit(f"BOBC_GPU_MAPPING={mapping} ({label}) invocation {k}: outputs differ from the first "
                              "invocation's: the bring-ups must compute the same bytes")
         walls.append(wall)
     return summary(walls)

@@ -62,13 +62,13 @@ static unsigned push_release(uint32_t *p, uint64_t sem_va, uint64_t value)
     return n;
 }
 
-static int submit_wait(bob_gpu *g, uint32_t *pb, unsigned offset_dwords, unsigned dwords,
+static int submit_wait(rt_gpu *g, uint32_t *pb, unsigned offset_dwords, unsigned dwords,
                        volatile uint64_t *sem, uint64_t value, double *us)
 {
     double t0 = now_us();
-    int rc = bob_gpu_submit(g, bob_gpfifo_entry(PB_VA + 4ull * offset_dwords, dwords));
+    int rc = rt_gpu_submit(g, rt_gpfifo_entry(PB_VA + 4ull * offset_dwords, dwords));
     if (!rc)
-        rc = bob_gpu_wait(g, sem, value, 5000);
+        rc = rt_gpu_wait(g, sem, value, 5000);
     if (us)
         *us = now_us() - t0;
     (void)pb;
@@ -97,7 +97,7 @@ static uint8_t *read_file(const char *path, size_t *size)
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
-static int run_bundle(bob_gpu *g, const char *path)
+static int run_bundle(rt_gpu *g, const char *path)
 {
     size_t size = 0;
     uint8_t *b = read_file(path, &size);
@@ -112,7 +112,7 @@ static int run_bundle(bob_gpu *g, const char *path)
         uint64_t va = rd64(b + off), alloc = rd64(b + off + 8), n = rd64(b + off + 16);
         off += 24;
         void *host = NULL;
-        int rc = bob_gpu_alloc_at(g, va, alloc, BOB_MEM_SYSTEM, &host);
+        int rc = rt_gpu_alloc_at(g, va, alloc, RT_MEM_SYSTEM, &host);
         if (rc) {
             free(b);
             return rc;
@@ -129,7 +129,7 @@ static int run_bundle(bob_gpu *g, const char *path)
         uint32_t dwords = rd32(b + off + 8);
         off += 32;
         volatile uint64_t *sem = NULL;
-        for (int k = 0; k < BOB_GPU_MAX_MEMS; k++)
+        for (int k = 0; k < RT_GPU_MAX_MEMS; k++)
             if (g->mems[k].handle && sem_va >= g->mems[k].gpu_va && sem_va < g->mems[k].gpu_va + g->mems[k].size)
                 sem = (volatile uint64_t *)((uint8_t *)g->mems[k].cpu + (sem_va - g->mems[k].gpu_va));
         if (!sem) {
@@ -138,9 +138,9 @@ static int run_bundle(bob_gpu *g, const char *path)
             return 1;
         }
         double t0 = now_us();
-        int rc = bob_gpu_submit(g, bob_gpfifo_entry(va, dwords));
+        int rc = rt_gpu_submit(g, rt_gpfifo_entry(va, dwords));
         if (!rc)
-            rc = bob_gpu_wait(g, sem, value, 5000);
+            rc = rt_gpu_wait(g, sem, value, 5000);
         if (rc) {
             fprintf(stderr, "gpu_smoke: bundle submission %u (%u dwords at 0x%llx) failed\n", i, dwords,
                     (unsigned long long)va);
@@ -158,7 +158,7 @@ static int run_bundle(bob_gpu *g, const char *path)
         const uint8_t *want = b + off;
         off += (n + 7) & ~7ull;
         const uint8_t *got = NULL;
-        for (int k = 0; k < BOB_GPU_MAX_MEMS; k++)
+        for (int k = 0; k < RT_GPU_MAX_MEMS; k++)
             if (g->mems[k].handle && va >= g->mems[k].gpu_va && va + n <= g->mems[k].gpu_va + g->mems[k].size)
                 got = (const uint8_t *)g->mems[k].cpu + (va - g->mems[k].gpu_va);
         if (!got || memcmp(got, want, n) != 0) {
@@ -186,43 +186,43 @@ static int run_bundle(bob_gpu *g, const char *path)
 int main(int argc, char **argv)
 {
     const char *target_name = "sm_90", *bundle = NULL;
-    int repeat = 100, verbose = 1, mapping = BOB_GPU_MAPPING_AUTO;
+    int repeat = 100, verbose = 1, mapping = RT_GPU_MAPPING_AUTO;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--target") && i + 1 < argc) target_name = argv[++i];
         else if (!strcmp(argv[i], "--bundle") && i + 1 < argc) bundle = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quiet")) verbose = 0;
-        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "rm")) mapping = BOB_GPU_MAPPING_RM, i++;
-        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "uvm")) mapping = BOB_GPU_MAPPING_UVM, i++;
+        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "rm")) mapping = RT_GPU_MAPPING_RM, i++;
+        else if (!strcmp(argv[i], "--mapping") && i + 1 < argc && !strcmp(argv[i + 1], "uvm")) mapping = RT_GPU_MAPPING_UVM, i++;
         else {
             fprintf(stderr, "usage: gpu_smoke [--target sm_90] [--bundle FILE] [--repeat N] [--quiet] [--mapping rm|uvm]\n");
-            return BOB_EXIT_USAGE;
+            return RT_EXIT_USAGE;
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    const bob_target_facts *t = bob_target_named(target_name);
+    const rt_target_facts *t = rt_target_named(target_name);
     if (!t) {
         fprintf(stderr, "gpu_smoke: unknown target %s\n", target_name);
-        return BOB_EXIT_USAGE;
+        return RT_EXIT_USAGE;
     }
-    if (!bob_gpu_present()) {
+    if (!rt_gpu_present()) {
         fprintf(stderr, "gpu_smoke: no GPU: /dev/nvidiactl does not exist\n");
-        return BOB_EXIT_NO_GPU;
+        return RT_EXIT_NO_GPU;
     }
 
-    static bob_gpu g;
+    static rt_gpu g;
     const struct { int location; const char *what; } tries[] = {
-        { BOB_MEM_SYSTEM, "ring+USERD in system memory" },
-        { BOB_MEM_VIDEO, "ring+USERD in video memory" },
+        { RT_MEM_SYSTEM, "ring+USERD in system memory" },
+        { RT_MEM_VIDEO, "ring+USERD in video memory" },
     };
-    int rc = BOB_EXIT_NO_GPU, chosen = -1;
+    int rc = RT_EXIT_NO_GPU, chosen = -1;
     double open_us = 0;
     for (unsigned k = 0; k < sizeof tries / sizeof tries[0] && rc; k++) {
-        bob_gpu_config cfg = { .channel_location = tries[k].location, .mapping = mapping, .verbose = verbose };
+        rt_gpu_config cfg = { .channel_location = tries[k].location, .mapping = mapping, .verbose = verbose };
         printf("== bring-up attempt %u: %s, mapping %s, target %s\n", k + 1, tries[k].what,
-               mapping == BOB_GPU_MAPPING_UVM ? "uvm" : mapping == BOB_GPU_MAPPING_RM ? "rm" : "auto", t->name);
+               mapping == RT_GPU_MAPPING_UVM ? "uvm" : mapping == RT_GPU_MAPPING_RM ? "rm" : "auto", t->name);
         double t0 = now_us();
-        rc = bob_gpu_open(&g, t, &cfg);
+        rc = rt_gpu_open(&g, t, &cfg);
         open_us = now_us() - t0;
         if (rc) {
             printf("bring-up attempt %u failed (%d): %s\n", k + 1, rc, g.error);
@@ -243,10 +243,10 @@ int main(int argc, char **argv)
     uint32_t *pb = NULL;
     volatile uint64_t *sem = NULL;
     void *p = NULL;
-    if ((rc = bob_gpu_alloc_at(&g, PB_VA, 0x10000, BOB_MEM_SYSTEM, &p)))
+    if ((rc = rt_gpu_alloc_at(&g, PB_VA, 0x10000, RT_MEM_SYSTEM, &p)))
         goto out;
     pb = p;
-    if ((rc = bob_gpu_alloc_at(&g, SEM_VA, 0x1000, BOB_MEM_SYSTEM, &p)))
+    if ((rc = rt_gpu_alloc_at(&g, SEM_VA, 0x1000, RT_MEM_SYSTEM, &p)))
         goto out;
     sem = p;
     memset((void *)sem, 0, 0x1000);
@@ -300,9 +300,9 @@ int main(int argc, char **argv)
         if ((rc = submit_wait(&g, pb, off, n, sem, value, &us)))
             goto out;
         char err[256];
-        if (bob_gpu_channel_error(&g, err, sizeof err)) {
+        if (rt_gpu_channel_error(&g, err, sizeof err)) {
             printf("gpu_smoke: FAIL: %s\n", err);
-            rc = BOB_EXIT_GPU_FAULT;
+            rc = RT_EXIT_GPU_FAULT;
             goto out;
         }
         printf("compute object accepted: semaphore %llu after %.1f us, error notifier clean\n",
@@ -325,8 +325,8 @@ int main(int argc, char **argv)
     if (!rc) {
         printf("== timeout path (a semaphore value never released, 100 ms)\n");
         double t0 = now_us();
-        int trc = bob_gpu_wait(&g, sem, sem[0] + 1000, 100);
-        if (trc == BOB_EXIT_GPU_FAULT) {
+        int trc = rt_gpu_wait(&g, sem, sem[0] + 1000, 100);
+        if (trc == RT_EXIT_GPU_FAULT) {
             printf("timeout reported after %.1f ms with exit code %d, as documented\n", (now_us() - t0) / 1e3, trc);
         } else {
             printf("gpu_smoke: FAIL: timeout path returned %d\n", trc);
@@ -336,10 +336,10 @@ int main(int argc, char **argv)
 
 out:;
     char err[256];
-    if (bob_gpu_channel_error(&g, err, sizeof err))
+    if (rt_gpu_channel_error(&g, err, sizeof err))
         printf("%s\n", err);
     double t0 = now_us();
-    bob_gpu_close(&g);
+    rt_gpu_close(&g);
     printf("teardown in %.1f ms\n", (now_us() - t0) / 1e3);
     printf("gpu_smoke: %s (exit %d)\n", rc ? "FAIL" : "PASS", rc);
     return rc;

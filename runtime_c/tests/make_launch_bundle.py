@@ -43,7 +43,7 @@ PTX = """
 .version 8.0
 .target sm_90
 .address_size 64
-.visible .entry bob_smoke(.param .u64 out)
+.visible .entry launch_smoke(.param .u64 out)
 {
     .reg .b32 %r<4>;
     .reg .b64 %rd<5>;
@@ -79,7 +79,7 @@ def compile_kernel(ptxas: str) -> tuple[bytes, int]:
         src.write_text(PTX)
         subprocess.run([ptxas, "-arch", SM90.ptxas_arch, "-o", str(cubin), str(src)], check=True)
         sections = elf_sections(cubin.read_bytes())
-    code, info = sections[".text.bob_smoke"]
+    code, info = sections[".text.launch_smoke"]
     registers = info >> 24
     return code, max(registers, 8)
 

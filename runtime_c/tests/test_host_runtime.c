@@ -3,7 +3,7 @@
  * is the number of failures (0 = all passed). */
 #define _GNU_SOURCE
 #include "host_runtime.h"
-#include "bob_sample.h"
+#include "rt_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
@@ -34,48 +34,48 @@ static int failures, checks;
 
 static char tmpdir[256];
 
-static bob_contract contract(void)
+static rt_contract contract(void)
 {
-    bob_contract c = { "bob-schema", "bob-learner adamw", "bob-data record-1564", BOB_SEED_IDENTITY,
-                       BOB_PAYLOAD_BYTES, BOB_CHUNK_BYTES, BOB_CHUNK_COUNT, BOB_UPDATES_PER_INVOCATION };
+    rt_contract c = { "bob-schema", "bob-learner adamw", "bob-data record-1564", RT_SEED_IDENTITY,
+                       RT_PAYLOAD_BYTES, RT_CHUNK_BYTES, RT_CHUNK_COUNT, RT_UPDATES_PER_INVOCATION };
     return c;
 }
 
 static float *payload(void)
 {
-    float *p = malloc(BOB_PAYLOAD_BYTES);
-    bob_sample_payload(p);
-    for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
-        p[BOB_PARAMETER_COUNT + i] = (float)i * 1e-6f;
-        p[2 * BOB_PARAMETER_COUNT + i] = (float)i * 1e-9f;
+    float *p = malloc(RT_PAYLOAD_BYTES);
+    rt_sample_payload(p);
+    for (unsigned i = 0; i < RT_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
+        p[RT_PARAMETER_COUNT + i] = (float)i * 1e-6f;
+        p[2 * RT_PARAMETER_COUNT + i] = (float)i * 1e-9f;
     }
     return p;
 }
 
 static void test_crc_fnv(void)
 {
-    CHECK(bob_crc32(0, "123456789", 9) == 0xCBF43926u, "crc32 check value 0x%08x", bob_crc32(0, "123456789", 9));
-    CHECK(bob_crc32(bob_crc32(0, "1234", 4), "56789", 5) == 0xCBF43926u, "crc32 continuation");
-    CHECK(bob_fnv1a64("", 0) == 0xcbf29ce484222325ull, "fnv1a64 empty");
-    CHECK(bob_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "fnv1a64('a') = 0x%llx",
-          (unsigned long long)bob_fnv1a64("a", 1));
+    CHECK(rt_crc32(0, "123456789", 9) == 0xCBF43926u, "crc32 check value 0x%08x", rt_crc32(0, "123456789", 9));
+    CHECK(rt_crc32(rt_crc32(0, "1234", 4), "56789", 5) == 0xCBF43926u, "crc32 continuation");
+    CHECK(rt_fnv1a64("", 0) == 0xcbf29ce484222325ull, "fnv1a64 empty");
+    CHECK(rt_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "fnv1a64('a') = 0x%llx",
+          (unsigned long long)rt_fnv1a64("a", 1));
 }
 
 static void test_init(void)
 {
-    float *p = malloc(BOB_PARAMETER_COUNT * sizeof *p), *q = malloc(BOB_PARAMETER_COUNT * sizeof *q);
-    bob_init_chunk(&bob_sample_init[0], p, BOB_PARAMETER_COUNT * sizeof(float));
-    bob_init_chunk(&bob_sample_init[0], q, BOB_PARAMETER_COUNT * sizeof(float));
+    float *p = malloc(RT_PARAMETER_COUNT * sizeof *p), *q = malloc(RT_PARAMETER_COUNT * sizeof *q);
+    rt_init_chunk(&rt_sample_init[0], p, RT_PARAMETER_COUNT * sizeof(float));
+    rt_init_chunk(&rt_sample_init[0], q, RT_PARAMETER_COUNT * sizeof(float));
     int small = 1, distinct = 0;
-    for (unsigned i = 0; i < BOB_PARAMETER_COUNT; i++) {
+    for (unsigned i = 0; i < RT_PARAMETER_COUNT; i++) {
         small &= fabsf(p[i]) <= 0.01f;
         distinct += p[i] != p[0];
     }
     CHECK(small, "every |P[i]| <= 0.01");
     CHECK(distinct > 60000, "values vary (%d differ from P[0])", distinct);
-    CHECK(memcmp(p, q, BOB_PARAMETER_COUNT * sizeof *p) == 0, "deterministic");
+    CHECK(memcmp(p, q, RT_PARAMETER_COUNT * sizeof *p) == 0, "deterministic");
     /* first value, computed by hand from the documented steps */
-    uint64_t s = bob_fnv1a64(BOB_SEED_IDENTITY, strlen(BOB_SEED_IDENTITY)) + 0x9E3779B97F4A7C15ull;
+    uint64_t s = rt_fnv1a64(RT_SEED_IDENTITY, strlen(RT_SEED_IDENTITY)) + 0x9E3779B97F4A7C15ull;
     uint64_t z = s;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -131,84 +131,84 @@ static int expect(int rc, int want, const char *err, const char *needle, const c
 
 static void test_envelope(void)
 {
-    char err[BOB_ERR_BYTES] = "";
-    bob_contract c = contract();
+    char err[RT_ERR_BYTES] = "";
+    rt_contract c = contract();
     float *p = payload();
     uint8_t *e;
     size_t n;
-    CHECK(bob_envelope_build(&c, 42, p, &e, &n, err) == 0, "build: %s", err);
-    CHECK(n == bob_envelope_total_bytes(&c), "size");
-    uint32_t h = bob_envelope_header_bytes(&c);
+    CHECK(rt_envelope_build(&c, 42, p, &e, &n, err) == 0, "build: %s", err);
+    CHECK(n == rt_envelope_total_bytes(&c), "size");
+    uint32_t h = rt_envelope_header_bytes(&c);
     CHECK(h % 16 == 0 && h >= 64, "H %u", h);
-    CHECK(n == h + BOB_PAYLOAD_BYTES + 12, "total = H + payload + 12");
+    CHECK(n == h + RT_PAYLOAD_BYTES + 12, "total = H + payload + 12");
     const uint8_t *pl;
     uint64_t step = 0;
-    CHECK(bob_envelope_check(&c, e, n, "mem", &pl, &step, err) == 0, "round trip: %s", err);
-    CHECK(step == 42 && memcmp(pl, p, BOB_PAYLOAD_BYTES) == 0, "round trip payload/step");
+    CHECK(rt_envelope_check(&c, e, n, "mem", &pl, &step, err) == 0, "round trip: %s", err);
+    CHECK(step == 42 && memcmp(pl, p, RT_PAYLOAD_BYTES) == 0, "round trip payload/step");
 
     /* file round trip through atomic publish */
     char path[512];
     snprintf(path, sizeof path, "%s/ck.bin", tmpdir);
-    CHECK(bob_checkpoint_write(&c, path, 7, p, err) == 0, "write: %s", err);
-    float *back = malloc(BOB_PAYLOAD_BYTES);
-    CHECK(bob_checkpoint_read(&c, path, back, &step, err) == 0, "read: %s", err);
-    CHECK(step == 7 && memcmp(back, p, BOB_PAYLOAD_BYTES) == 0, "file round trip");
+    CHECK(rt_checkpoint_write(&c, path, 7, p, err) == 0, "write: %s", err);
+    float *back = malloc(RT_PAYLOAD_BYTES);
+    CHECK(rt_checkpoint_read(&c, path, back, &step, err) == 0, "read: %s", err);
+    CHECK(step == 7 && memcmp(back, p, RT_PAYLOAD_BYTES) == 0, "file round trip");
 
     /* corrupted: one payload bit */
     uint8_t *bad = malloc(n);
     memcpy(bad, e, n);
     bad[h + 1000] ^= 1;
-    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "corrupted", "crc");
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "corrupted", "crc");
     /* truncated */
-    expect(bob_envelope_check(&c, e, n - 1, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "n-1");
-    expect(bob_envelope_check(&c, e, 10, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "10 bytes");
-    expect(bob_envelope_check(&c, e, h, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "truncated", "header only");
+    expect(rt_envelope_check(&c, e, n - 1, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "truncated", "n-1");
+    expect(rt_envelope_check(&c, e, 10, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "truncated", "10 bytes");
+    expect(rt_envelope_check(&c, e, h, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "truncated", "header only");
     /* not a checkpoint */
     memcpy(bad, e, n);
     bad[0] = 'X';
-    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "not a checkpoint",
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "not a checkpoint",
            "magic");
     memcpy(bad, e, n);
     bad[n - 1] = 'X';
-    expect(bob_envelope_check(&c, bad, n, "f", NULL, NULL, err), BOB_EXIT_BAD_CHECKPOINT, err, "trailer", "trailer");
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "trailer", "trailer");
     free(bad);
 
     /* foreign, one part at a time, each named */
-    struct { const char *part; bob_contract c; } f[8];
+    struct { const char *part; rt_contract c; } f[8];
     for (int i = 0; i < 8; i++)
         f[i].c = contract();
     f[0].part = "schema";   f[0].c.schema = "other-schema";
     f[1].part = "learner";  f[1].c.learner = "bob-learner sgd";
     f[2].part = "data";     f[2].c.data = "bob-data record-2000";
     f[3].part = "seed";     f[3].c.seed = "bob-seed-v2";
-    f[4].part = "payload";  f[4].c.payload_bytes = BOB_PAYLOAD_BYTES - 16;
+    f[4].part = "payload";  f[4].c.payload_bytes = RT_PAYLOAD_BYTES - 16;
     f[5].part = "chunk count";   f[5].c.chunk_count = 2;
     f[6].part = "updates";  f[6].c.updates_per_invocation = 11;
-    f[7].part = "chunk bytes";  f[7].c.chunk_bytes = BOB_CHUNK_BYTES / 2;
+    f[7].part = "chunk bytes";  f[7].c.chunk_bytes = RT_CHUNK_BYTES / 2;
     for (int i = 0; i < 8; i++) {
         uint8_t *fe;
         size_t fn;
-        CHECK(bob_envelope_build(&f[i].c, 3, p, &fe, &fn, err) == 0, "build foreign");
+        CHECK(rt_envelope_build(&f[i].c, 3, p, &fe, &fn, err) == 0, "build foreign");
         char what[64];
         snprintf(what, sizeof what, "foreign %s", f[i].part);
-        expect(bob_envelope_check(&c, fe, fn, "f", NULL, NULL, err), BOB_EXIT_FOREIGN_CHECKPOINT, err, f[i].part,
+        expect(rt_envelope_check(&c, fe, fn, "f", NULL, NULL, err), RT_EXIT_FOREIGN_CHECKPOINT, err, f[i].part,
                what);
         CHECK(strstr(err, "foreign checkpoint"), "%s: says foreign: %s", what, err);
         free(fe);
     }
     /* first differing part wins: learner and seed differ -> learner */
-    bob_contract two = contract();
+    rt_contract two = contract();
     two.learner = "x";
     two.seed = "y";
     uint8_t *te;
     size_t tn;
-    bob_envelope_build(&two, 0, p, &te, &tn, err);
-    expect(bob_envelope_check(&c, te, tn, "f", NULL, NULL, err), BOB_EXIT_FOREIGN_CHECKPOINT, err, "learner",
+    rt_envelope_build(&two, 0, p, &te, &tn, err);
+    expect(rt_envelope_check(&c, te, tn, "f", NULL, NULL, err), RT_EXIT_FOREIGN_CHECKPOINT, err, "learner",
            "order learner before seed");
     free(te);
     /* missing file */
     snprintf(path, sizeof path, "%s/none.bin", tmpdir);
-    expect(bob_checkpoint_read(&c, path, back, &step, err), BOB_EXIT_BAD_CHECKPOINT, err, "none.bin", "missing");
+    expect(rt_checkpoint_read(&c, path, back, &step, err), RT_EXIT_BAD_CHECKPOINT, err, "none.bin", "missing");
     free(back);
     free(e);
     free(p);
@@ -228,10 +228,10 @@ static int count_temporaries(void)
 
 static void test_publish(void)
 {
-    char err[BOB_ERR_BYTES] = "";
+    char err[RT_ERR_BYTES] = "";
     char path[512];
     snprintf(path, sizeof path, "%s/out.bin", tmpdir);
-    CHECK(bob_publish_atomic(path, "old-contents", 12, err) == 0, "publish: %s", err);
+    CHECK(rt_publish_atomic(path, "old-contents", 12, err) == 0, "publish: %s", err);
     /* a write that fails part way (file size limit) leaves the old file and no temporary */
     fflush(NULL);
     pid_t pid = fork();
@@ -241,15 +241,15 @@ static void test_publish(void)
         setrlimit(RLIMIT_FSIZE, &rl);
         static char big[1 << 16];
         memset(big, 'n', sizeof big);
-        char e2[BOB_ERR_BYTES];
-        int rc = bob_publish_atomic(path, big, sizeof big, e2);
+        char e2[RT_ERR_BYTES];
+        int rc = rt_publish_atomic(path, big, sizeof big, e2);
         if (rc)
             fprintf(stderr, "(expected) %s\n", e2);
         _exit(rc);
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == BOB_EXIT_WRITE_FAILED, "failing publish exits 8 (status %d)",
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == RT_EXIT_WRITE_FAILED, "failing publish exits 8 (status %d)",
           status);
     char buf[64] = "";
     FILE *f = fopen(path, "rb");
@@ -260,14 +260,14 @@ static void test_publish(void)
     CHECK(count_temporaries() == 0, "no temporary left behind");
     /* a folder that does not exist */
     snprintf(path, sizeof path, "%s/no/such/dir/out.bin", tmpdir);
-    expect(bob_publish_atomic(path, "x", 1, err), BOB_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
+    expect(rt_publish_atomic(path, "x", 1, err), RT_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
     struct stat st;
     CHECK(stat(path, &st) != 0, "nothing at the path");
 }
 
 static void make_record(uint8_t *r)
 {
-    memset(r, 0, BOB_INPUT_RECORD_BYTES);
+    memset(r, 0, RT_INPUT_RECORD_BYTES);
     memcpy(r, "BOBINPUT", 8);
     r[8] = 1;
     for (unsigned b = 0; b < 256; b++) {
@@ -283,80 +283,80 @@ static void make_record(uint8_t *r)
 
 static void test_input(void)
 {
-    char err[BOB_ERR_BYTES] = "";
-    uint8_t r[BOB_INPUT_RECORD_BYTES], x[BOB_INPUT_RECORD_BYTES];
-    const bob_record_contract *c = &bob_sample_record;
+    char err[RT_ERR_BYTES] = "";
+    uint8_t r[RT_INPUT_RECORD_BYTES], x[RT_INPUT_RECORD_BYTES];
+    const rt_record_contract *c = &rt_sample_record;
     make_record(r);
-    CHECK(bob_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
-    expect(bob_record_verify(c, r, sizeof r - 1, "rec", err), BOB_EXIT_BAD_INPUT, err, "1563 bytes", "size");
+    CHECK(rt_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
+    expect(rt_record_verify(c, r, sizeof r - 1, "rec", err), RT_EXIT_BAD_INPUT, err, "1563 bytes", "size");
     memcpy(x, r, sizeof r);
     x[0] = 'X';
-    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "magic", "magic");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "magic", "magic");
     memcpy(x, r, sizeof r);
     x[8] = 2;
-    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "version 2, expected 1", "version");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version 2, expected 1", "version");
     memcpy(x, r, sizeof r);
     x[17 + 2 * 5] ^= 1;
-    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "pair's target 5", "pair vs word");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "pair's target 5", "pair vs word");
     memcpy(x, r, sizeof r);
     x[1553] = 1;
-    expect(bob_record_verify(c, x, sizeof x, "rec", err), BOB_EXIT_BAD_INPUT, err, "prompt 0 is 353, not below 256", "prompt range");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "prompt 0 is 353, not below 256", "prompt range");
     char path[512];
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
     uint8_t *back;
-    expect(bob_record_read(c, path, &back, err), BOB_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
+    expect(rt_record_read(c, path, &back, err), RT_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
 }
 
 static void test_args(void)
 {
-    char err[BOB_ERR_BYTES] = "";
-    bob_args a;
+    char err[RT_ERR_BYTES] = "";
+    rt_args a;
     char *ok[] = { "host", "train", "--input", "r", "--checkpoint-out", "o", "--predictions=p", "--result", "s" };
-    CHECK(bob_parse_args(9, ok, &a, err) == 0, "valid: %s", err);
-    CHECK(a.op == BOB_OP_TRAIN && !strcmp(a.predictions, "p") && !a.checkpoint_in, "fields");
+    CHECK(rt_parse_args(9, ok, &a, err) == 0, "valid: %s", err);
+    CHECK(a.op == RT_OP_TRAIN && !strcmp(a.predictions, "p") && !a.checkpoint_in, "fields");
     char *help[] = { "host", "--help" };
-    CHECK(bob_parse_args(2, help, &a, err) == 0 && a.help, "--help");
+    CHECK(rt_parse_args(2, help, &a, err) == 0 && a.help, "--help");
     char *noop[] = { "host", "--input", "r" };
-    expect(bob_parse_args(3, noop, &a, err), BOB_EXIT_USAGE, err, "train or predict", "no op");
+    expect(rt_parse_args(3, noop, &a, err), RT_EXIT_USAGE, err, "train or predict", "no op");
     char *badop[] = { "host", "fly" };
-    expect(bob_parse_args(2, badop, &a, err), BOB_EXIT_USAGE, err, "'fly'", "bad op");
+    expect(rt_parse_args(2, badop, &a, err), RT_EXIT_USAGE, err, "'fly'", "bad op");
     char *missing[] = { "host", "predict", "--input", "r", "--checkpoint-out", "o", "--predictions", "p" };
-    expect(bob_parse_args(8, missing, &a, err), BOB_EXIT_USAGE, err, "--result", "missing --result");
+    expect(rt_parse_args(8, missing, &a, err), RT_EXIT_USAGE, err, "--result", "missing --result");
     char *unknown[] = { "host", "predict", "--inptu", "r" };
-    expect(bob_parse_args(4, unknown, &a, err), BOB_EXIT_USAGE, err, "--inptu", "unknown option");
+    expect(rt_parse_args(4, unknown, &a, err), RT_EXIT_USAGE, err, "--inptu", "unknown option");
     char *twice[] = { "host", "predict", "--input", "r", "--input", "q" };
-    expect(bob_parse_args(6, twice, &a, err), BOB_EXIT_USAGE, err, "twice", "duplicate");
+    expect(rt_parse_args(6, twice, &a, err), RT_EXIT_USAGE, err, "twice", "duplicate");
     char *novalue[] = { "host", "predict", "--input" };
-    expect(bob_parse_args(3, novalue, &a, err), BOB_EXIT_USAGE, err, "needs a value", "no value");
+    expect(rt_parse_args(3, novalue, &a, err), RT_EXIT_USAGE, err, "needs a value", "no value");
 }
 
 static void test_shim_cpu(void)
 {
-    CHECK(bob_target_named("sm_90") == &BOB_TARGET_SM90, "sm_90 row");
-    CHECK(BOB_TARGET_SM90.compute_class == 0xCBC0 && BOB_TARGET_SM90.gpfifo_class == 0xC86F, "sm_90 classes");
-    CHECK(BOB_TARGET_SM86.compute_class == 0xC7C0 && BOB_TARGET_SM86.gpfifo_class == 0xC56F, "sm_86 classes");
-    CHECK(bob_target_named("sm_99") == NULL, "unknown target");
+    CHECK(rt_target_named("sm_90") == &RT_TARGET_SM90, "sm_90 row");
+    CHECK(RT_TARGET_SM90.compute_class == 0xCBC0 && RT_TARGET_SM90.gpfifo_class == 0xC86F, "sm_90 classes");
+    CHECK(RT_TARGET_SM86.compute_class == 0xC7C0 && RT_TARGET_SM86.gpfifo_class == 0xC56F, "sm_86 classes");
+    CHECK(rt_target_named("sm_99") == NULL, "unknown target");
     CHECK(!strcmp(nv_status_name(0x1F), "NV_ERR_INVALID_ARGUMENT"), "status name");
     CHECK(!strcmp(nv_status_name(0x3A), "NV_ERR_INVALID_PARAM_STRUCT"), "status name 0x3a");
     CHECK(!strcmp(nv_status_name(0x1B), "NV_ERR_INSUFFICIENT_PERMISSIONS"), "status name 0x1b");
     CHECK(strstr(nv_status_name(0x12345), "0x12345") != NULL, "unknown status");
     CHECK(NV_IOWR(NV_ESC_RM_ALLOC, 32) == 0xC020462Bul, "RM_ALLOC ioctl number");
     /* GPFIFO entry: address low bits, GET_HI, LENGTH */
-    uint64_t e = bob_gpfifo_entry(0x12345678A0ull, 5);
+    uint64_t e = rt_gpfifo_entry(0x12345678A0ull, 5);
     CHECK((uint32_t)e == 0x345678A0u, "entry dword0 0x%08x", (uint32_t)e);
     CHECK((uint32_t)(e >> 32) == (0x12u | (5u << 10)), "entry dword1 0x%08x", (uint32_t)(e >> 32));
-    if (!bob_gpu_present()) {
-        bob_gpu g;
-        int rc = bob_gpu_open(&g, &BOB_TARGET_SM90, NULL);
-        CHECK(rc == BOB_EXIT_NO_GPU, "no GPU: code %d", rc);
+    if (!rt_gpu_present()) {
+        rt_gpu g;
+        int rc = rt_gpu_open(&g, &RT_TARGET_SM90, NULL);
+        CHECK(rc == RT_EXIT_NO_GPU, "no GPU: code %d", rc);
         CHECK(strstr(g.error, "no GPU") != NULL, "no GPU message: %s", g.error);
-        bob_gpu_close(&g);
+        rt_gpu_close(&g);
     }
 }
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/bobrt-test-XXXXXX");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/bobcrt-test-XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
         return 1;

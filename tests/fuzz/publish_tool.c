@@ -17,24 +17,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: publish_tool TAG PREDICTIONS RESULT CHECKPOINT\n");
         return 2;
     }
-    static bob_io_files files;
+    static rt_io_files files;
     static char content[3][65536];
     static const char *const option[3] = { "--predictions", "--result", "--checkpoint-out" };
-    char err[BOB_ERR_BYTES];
+    char err[RT_ERR_BYTES];
     for (int i = 0; i < 3; i++) {
         char unit[128];
         int n = snprintf(unit, sizeof unit, "%s %s\n", argv[1], option[i]);
         for (size_t at = 0; at < sizeof content[i]; at += (size_t)n)
             memcpy(content[i] + at, unit, at + (size_t)n <= sizeof content[i] ? (size_t)n : sizeof content[i] - at);
-        int rc = bob_io_add_output(&files, argv[2 + i], option[i], NULL, err);
+        int rc = rt_io_add_output(&files, argv[2 + i], option[i], NULL, err);
         if (!rc)
-            rc = bob_io_stage(&files, option[i], content[i], sizeof content[i], err);
+            rc = rt_io_stage(&files, option[i], content[i], sizeof content[i], err);
         if (rc) {
             fprintf(stderr, "publish_tool: %s\n", err);
             return rc;
         }
     }
-    int rc = bob_io_publish(&files, err);
+    int rc = rt_io_publish(&files, err);
     if (rc)
         fprintf(stderr, "publish_tool: %s\n", err);
     return rc;

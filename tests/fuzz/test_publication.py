@@ -6,7 +6,7 @@ whole new one, and the new ones are a prefix of the publication order
 outputs runs (it stops at once on a missing input record, after completing
 any journal the kill left: docs/runtime.md "Files"), and after it the three
 outputs are all old or all new: never a mix, and no journal is left.
-BOB_IO_TEST_PAUSE_MS widens the gaps between the renames so that kills land
+BOBC_IO_TEST_PAUSE_MS widens the gaps between the renames so that kills land
 between the files of one publication.
 """
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_kill_9_during_the_host_publication(publish_tool, host, tmp_path):
             (folder / name).write_bytes(old[name])
         env = dict(os.environ)
         pause = rng.choice([0, 30])
-        env["BOB_IO_TEST_PAUSE_MS"] = str(pause)
+        env["BOBC_IO_TEST_PAUSE_MS"] = str(pause)
         kill_at([str(publish_tool), "NEW", *ORDER], rng.uniform(0, 0.004 + 2.5 * pause / 1000), env,
                 folder)
         classify(folder, old, new, "kill -9, C publication")
@@ -111,7 +111,7 @@ def test_kill_9_during_a_reference_run(plan_files, tmp_path):
     reference.mkdir()
     (reference / "record.bin").write_bytes(record)
     env = dict(os.environ)
-    env["BOB_IO_TEST_PAUSE_MS"] = "400"
+    env["BOBC_IO_TEST_PAUSE_MS"] = "400"
     started = time.monotonic()
     done = subprocess.run(command, cwd=reference, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT_S * 3)

@@ -350,7 +350,7 @@ def test_11_a_plan_path_through_dot_dot(tmp_path):
 
 
 def test_11_the_host_never_closes_fd_0(host, plan_files, tmp_path):
-    """A zeroed bob_gpu holds fd 0 five times over; early exits closed it."""
+    """A zeroed rt_gpu holds fd 0 five times over; early exits closed it."""
     folder = _folder(tmp_path, "case", {"record.bin": plan_files["record"], "bad.ckpt": b"x"})
     for extra in (["--checkpoint", "bad.ckpt"], []):            # exit 4, exit 6 (no GPU)
         done = run(["strace", "-f", "-e", "trace=close", str(host), "train", "--input",

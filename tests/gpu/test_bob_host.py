@@ -61,7 +61,7 @@ def invoke(host, folder: Path, operation: str, checkpoint: str | None, tag: str,
         args += ["--checkpoint", str(folder / checkpoint)]
     env = dict(os.environ)
     if timing:
-        env["BOB_HOST_TIMING"] = str(timing)
+        env["BOBC_HOST_TIMING"] = str(timing)
     env.update(extra_env or {})
     run = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, f"{operation} exited {run.returncode}: {run.stderr}"
@@ -107,12 +107,12 @@ def test_two_identical_invocations_are_bit_identical(host, case):
 
 
 def test_a_traced_invocation_says_where_its_time_goes_and_computes_the_same(host, case):
-    """BOB_GPU_TRACE=1 prints each step with its milliseconds on stderr, in order, from the
+    """BOBC_GPU_TRACE=1 prints each step with its milliseconds on stderr, in order, from the
     bring-up to the closed descriptors, and changes nothing in the outputs."""
     folder = case[0]
     invoke(host, folder, "train", "start.ckpt", "untraced")
     said = []
-    invoke(host, folder, "train", "start.ckpt", "traced", extra_env={"BOB_GPU_TRACE": "1"}, stderr_to=said)
+    invoke(host, folder, "train", "start.ckpt", "traced", extra_env={"BOBC_GPU_TRACE": "1"}, stderr_to=said)
     lines = [l for l in said[0].splitlines() if l.startswith("bob-gpu:")]
     times = [float(l.split()[1]) for l in lines]
     assert times == sorted(times) and times[0] < 1.0
@@ -128,14 +128,14 @@ def test_a_traced_invocation_says_where_its_time_goes_and_computes_the_same(host
 
 def test_both_bring_ups_compute_the_same_bytes(host, case):
     """Bob needs no UVM, so its host maps through the RM (the default); the UVM bring-up (what a
-    plan with a UVM external range gets, BOB_GPU_MAPPING=uvm here) must give the same outputs,
-    and each trace says which bring-up ran, ioctl by ioctl with BOB_GPU_TRACE=ioctl."""
+    plan with a UVM external range gets, BOBC_GPU_MAPPING=uvm here) must give the same outputs,
+    and each trace says which bring-up ran, ioctl by ioctl with BOBC_GPU_TRACE=ioctl."""
     folder = case[0]
     said = {}
     for mapping in ("rm", "uvm"):
         stderr = []
         invoke(host, folder, "train", "start.ckpt", mapping, stderr_to=stderr,
-               extra_env={"BOB_GPU_MAPPING": mapping, "BOB_GPU_TRACE": "ioctl"})
+               extra_env={"BOBC_GPU_MAPPING": mapping, "BOBC_GPU_TRACE": "ioctl"})
         said[mapping] = stderr[0]
     assert "mapping: RM" in said["rm"] and "RM_MAP_MEMORY_DMA" in said["rm"] and "UVM ioctl" not in said["rm"]
     assert "GPU registered with UVM" in said["uvm"] and "UVM ioctl" in said["uvm"]
@@ -149,8 +149,8 @@ def test_an_unknown_bring_up_is_a_usage_error(host, case):
     run = subprocess.run([str(host), "train", "--input", str(folder / "record.bin"), "--checkpoint-out",
                           str(folder / "x.ckpt"), "--predictions", str(folder / "x.pred"), "--result",
                           str(folder / "x.result")], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "BOB_GPU_MAPPING": "fast"})
-    assert run.returncode == 2 and "BOB_GPU_MAPPING=fast: expected rm or uvm" in run.stderr
+                         env={**os.environ, "BOBC_GPU_MAPPING": "fast"})
+    assert run.returncode == 2 and "BOBC_GPU_MAPPING=fast: expected rm or uvm" in run.stderr
 
 
 def test_predict_from_a_trained_checkpoint_gives_the_trained_predictions(host, case):

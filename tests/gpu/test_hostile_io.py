@@ -2,7 +2,7 @@
 once, before the GPU is touched, and the outputs are published together.
 
 The record is replaced by another valid record while the host brings the GPU
-up (BOB_GPU_TRACE's first line says bring-up has begun, after the inputs were
+up (BOBC_GPU_TRACE's first line says bring-up has begun, after the inputs were
 read): a host that read the record again in its schedule would compute with the
 new one; this one computes exactly what it computes from the old.
 """
@@ -50,7 +50,7 @@ def test_the_record_is_read_once_before_the_gpu(host, tmp_path):
     assert other.returncode == 0, other.stderr
     assert _outputs(tmp_path, "plain") != _outputs(tmp_path, "other"), "the records must differ in effect"
 
-    env = dict(os.environ, BOB_GPU_TRACE="1")
+    env = dict(os.environ, BOBC_GPU_TRACE="1")
     process = subprocess.Popen(_argv(host, tmp_path, "swapped"), stderr=subprocess.PIPE, text=True,
                                env=env)
     first = process.stderr.readline()          # bring-up has begun: the inputs were read

@@ -36,7 +36,7 @@ def test_gpu_smoke_bring_up_semaphore_compute_launch(built):
 def test_gpu_open_close_repeatedly(built):
     """Bring-up after a full teardown works again (nothing left behind)."""
     for _ in range(2):
-        run = subprocess.run([str(built / "bobrt_tool"), "gpu-open", "sm_90"], capture_output=True, text=True,
+        run = subprocess.run([str(built / "rt_tool"), "gpu-open", "sm_90"], capture_output=True, text=True,
                              timeout=60)
         assert run.returncode == 0, run.stdout + run.stderr
         assert run.stdout.startswith("ok driver 580."), run.stdout
@@ -45,7 +45,7 @@ def test_gpu_open_close_repeatedly(built):
 @pytest.mark.gpu
 def test_wrong_target_is_refused_by_class(built):
     """sm_86's AMPERE_COMPUTE_B is not on an H200: refused by name, exit 6."""
-    run = subprocess.run([str(built / "bobrt_tool"), "gpu-open", "sm_86"], capture_output=True, text=True,
+    run = subprocess.run([str(built / "rt_tool"), "gpu-open", "sm_86"], capture_output=True, text=True,
                          timeout=60)
     log = run.stdout + run.stderr
     if "does not list" not in log:

@@ -116,9 +116,9 @@ PROBE = r'''
 DECLARED
 int main(void)
 {
-    static bob_gpu g;
-    int rc = bob_gpu_open(&g, bob_target_named("sm_90"), NULL);
-    bob_gpu_close(&g);
+    static rt_gpu g;
+    int rc = rt_gpu_open(&g, rt_target_named("sm_90"), NULL);
+    rt_gpu_close(&g);
     printf("rc %d\n", rc);
     return 0;
 }
@@ -127,13 +127,13 @@ int main(void)
 
 @pytest.mark.parametrize("declared, env, said", [
     ("", {}, "mapping: RM"),
-    ("const int bob_plan_gpu_mapping = BOB_GPU_MAPPING_UVM;", {}, "mapping: UVM"),
-    ("", {"BOB_GPU_MAPPING": "uvm"}, "mapping: UVM"),
-    ("const int bob_plan_gpu_mapping = BOB_GPU_MAPPING_UVM;", {"BOB_GPU_MAPPING": "rm"}, "mapping: UVM"),
+    ("const int rt_plan_gpu_mapping = RT_GPU_MAPPING_UVM;", {}, "mapping: UVM"),
+    ("", {"BOBC_GPU_MAPPING": "uvm"}, "mapping: UVM"),
+    ("const int rt_plan_gpu_mapping = RT_GPU_MAPPING_UVM;", {"BOBC_GPU_MAPPING": "rm"}, "mapping: UVM"),
 ])
 def test_the_plan_or_the_environment_picks_the_bring_up(tmp_path, monkeypatch, declared, env, said):
-    """A host whose plan needs UVM defines bob_plan_gpu_mapping; without it the RM bring-up is
-    the default; BOB_GPU_MAPPING overrides only a plan that did not ask (docs/runtime.md)."""
+    """A host whose plan needs UVM defines rt_plan_gpu_mapping; without it the RM bring-up is
+    the default; BOBC_GPU_MAPPING overrides only a plan that did not ask (docs/runtime.md)."""
     monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
     runtime = shared_folder("runtime_c")
     source = tmp_path / "probe.c"
@@ -141,7 +141,7 @@ def test_the_plan_or_the_environment_picks_the_bring_up(tmp_path, monkeypatch, d
     gcc.build([source], [runtime], tmp_path / "probe", static=False,
               library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c")])
     run = subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True,
-                         env={**os.environ, "BOB_GPU_TRACE": "1", **env})
+                         env={**os.environ, "BOBC_GPU_TRACE": "1", **env})
     assert said in run.stderr and run.returncode == 0, run.stderr
 
 
@@ -153,6 +153,6 @@ def test_an_unknown_bring_up_is_a_usage_error(tmp_path, monkeypatch):
     gcc.build([source], [runtime], tmp_path / "probe", static=False,
               library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c")])
     run = subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True,
-                         env={**os.environ, "BOB_GPU_MAPPING": "fast"})
+                         env={**os.environ, "BOBC_GPU_MAPPING": "fast"})
     assert run.stdout == "rc 2\n"
-    assert "BOB_GPU_MAPPING=fast: expected rm or uvm" in run.stderr
+    assert "BOBC_GPU_MAPPING=fast: expected rm or uvm" in run.stderr

@@ -194,9 +194,9 @@ def test_buffers_go_where_the_plan_declares_them(built_sm90):
 
     source = generate.render(built_sm90, SM90)
     for name in ("program", "qmd", "pushbuffer", "arena"):
-        assert line_of(source, name).endswith("BOB_MEM_VIDEO },"), name
+        assert line_of(source, name).endswith("RT_MEM_VIDEO },"), name
     for name in ("semaphores", "gpfifo"):
-        assert line_of(source, name).endswith("BOB_MEM_SYSTEM },"), name
+        assert line_of(source, name).endswith("RT_MEM_SYSTEM },"), name
     def with_buffers(buffers):
         host = dataclasses.replace(built_sm90.plan.host, buffers=tuple(buffers))
         return dataclasses.replace(built_sm90, plan=dataclasses.replace(built_sm90.plan, host=host))
@@ -204,7 +204,7 @@ def test_buffers_go_where_the_plan_declares_them(built_sm90):
     buffers = [dataclasses.replace(b, memory="system") if b.name == "arena" else b
                for b in built_sm90.plan.host.buffers]
     system = with_buffers(buffers)
-    assert line_of(generate.render(system, SM90), "arena").endswith("BOB_MEM_SYSTEM },")
+    assert line_of(generate.render(system, SM90), "arena").endswith("RT_MEM_SYSTEM },")
     odd = with_buffers(dataclasses.replace(b, memory="gpu-cached-system") for b in buffers)
     with pytest.raises(generate.HostGenerationError, match="gpu-cached-system"):
         generate.render(odd, SM90)

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Bob's sizes, identities and kernel names (../shared/docs/bob.md, docs/formats.md), as they would be written
 BOB = [r"\b1564\b", r"\b5120\b", r"\b65536u?\b", r"\b786432\b", r"\b262144\b", r"bob-seed-v1",
-       r"BOBINPUT", r"bobNativeHost", r"\b0x160\b", r"\b528\b", r"\b1552\b", r"BOB_VOCAB",
-       r"BOB_PROMPTS", r"adamw_hyper",
+       r"BOBINPUT", r"bobNativeHost", r"\b0x160\b", r"\b528\b", r"\b1552\b", r"RT_VOCAB",
+       r"RT_PROMPTS", r"adamw_hyper",
        r"bob[-_](row[-_]gather|loss[-_]gradient|adamw|greedy[-_]argmax)", r"BobConfig", r"bob-raw-pmv"]
 SIZES = [p for p in BOB if p.startswith(r"\b")]
 

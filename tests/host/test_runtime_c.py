@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime_c"
-TOOL = RUNTIME / "build" / "bobrt_tool"
+TOOL = RUNTIME / "build" / "rt_tool"
 
 SEED = b"bob-seed-v1"
 PAYLOAD = 3 * 65536 * 4

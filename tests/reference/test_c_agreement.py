@@ -1,7 +1,7 @@
 """The Python formats and the C runtime (runtime_c/) agree, byte for byte.
 
 docs/formats.md is implemented twice; these tests hold the two against each
-other through runtime_c's bobrt_tool: the generator's bits, the AdamW
+other through runtime_c's rt_tool: the generator's bits, the AdamW
 fills' bits, identical envelopes, and the same refusal (exit code) for the
 same bad file.  Skipped where gcc or the runtime sources are not there.
 """
@@ -22,7 +22,7 @@ from bob_model.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_s
                                     encode_input_record, fresh_parameters)
 
 SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c"]
-# bobrt_tool's default contract (runtime_c/tests/bobrt_tool.c)
+# rt_tool's default contract (runtime_c/tests/rt_tool.c)
 TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"bob-seed-v1",
                                    786432, 262144, 10)
 
@@ -30,17 +30,17 @@ TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data"
 @pytest.fixture(scope="module")
 def tool(repo, tmp_path_factory):
     runtime = repo / "runtime_c"
-    if shutil.which("gcc") is None or not (runtime / "tests/bobrt_tool.c").is_file():
-        pytest.skip("needs gcc and runtime_c/tests/bobrt_tool.c")
-    out = tmp_path_factory.mktemp("c") / "bobrt_tool"
+    if shutil.which("gcc") is None or not (runtime / "tests/rt_tool.c").is_file():
+        pytest.skip("needs gcc and runtime_c/tests/rt_tool.c")
+    out = tmp_path_factory.mktemp("c") / "rt_tool"
     built = subprocess.run(["gcc", "-std=c11", "-O0", "-D_DEFAULT_SOURCE", f"-I{runtime}",
-                            str(runtime / "tests/bobrt_tool.c"),
+                            str(runtime / "tests/rt_tool.c"),
                             *(str(runtime / s) for s in SOURCES), "-lm", "-o", str(out)],
                            capture_output=True, text=True)
     assert built.returncode == 0, f"runtime_c does not build: {built.stderr[-500:]}"
     usage = subprocess.run([str(out)], capture_output=True, text=True).stderr
     assert all(c in usage for c in ("init", "fill", "envelope-write", "envelope-read",
-                                    "input-check")), f"bobrt_tool's commands changed: {usage.strip()}"
+                                    "input-check")), f"rt_tool's commands changed: {usage.strip()}"
 
     def run(*args):
         return subprocess.run([str(out), *map(str, args)], capture_output=True, text=True)

@@ -193,7 +193,7 @@ def test_failed_write_midway_leaves_the_old_file(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o002, 0o664)])
 def test_published_mode_follows_the_umask_as_the_host_does(tmp_path, mask, mode):
-    """runtime_c's bob_publish_atomic: mode 0666 & ~umask (docs/runtime.md)."""
+    """runtime_c's rt_publish_atomic: mode 0666 & ~umask (docs/runtime.md)."""
     previous = os.umask(mask)
     try:
         publish(tmp_path / "out.bin", b"x")

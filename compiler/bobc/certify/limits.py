@@ -19,12 +19,12 @@ from .findings import Finding
 U32 = 2 ** 32 - 1
 U64 = 2 ** 64 - 1
 
-# runtime_c/nv_shim.c bob_gpu_alloc_at: a buffer's GPU VA is 4 KiB aligned
+# runtime_c/nv_shim.c rt_gpu_alloc_at: a buffer's GPU VA is 4 KiB aligned
 PAGE_BYTES = 4096
-# runtime_c/nv_shim.h BOB_GPU_DEFAULT_CHANNEL_VA: the shim's own channel, notifier and
+# runtime_c/nv_shim.h RT_GPU_DEFAULT_CHANNEL_VA: the shim's own channel, notifier and
 # UVM channel live from here up; a plan's buffers end below it
 SHIM_VA_START = 0x00FC00000000
-# runtime_c/nv_shim.h BOB_GPU_MAX_MEMS (64) allocations, of which bring-up takes a few
+# runtime_c/nv_shim.h RT_GPU_MAX_MEMS (64) allocations, of which bring-up takes a few
 BUFFER_COUNT = 48
 # one host buffer (bobc's bound; the H200's 141 GB would allow more)
 BUFFER_BYTES = 16 << 30
@@ -36,9 +36,9 @@ SUBMISSION_COUNT = 1 << 16
 HOST_STEP_COUNT = 1 << 20
 # one identity string in the checkpoint envelope (its length is a u32 in the header)
 IDENTITY_BYTES = 1 << 16
-# runtime_c/host_io.h BOB_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
+# runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
 CHECKPOINT_FILE_BYTES = 1 << 30
-# runtime_c/host_io.h BOB_IO_STEP_LIMIT: the AdamW block's u32 global step
+# runtime_c/host_io.h RT_IO_STEP_LIMIT: the AdamW block's u32 global step
 STEP_LIMIT = U32
 # CUDA Programming Guide, "Compute Capabilities" (sm_86, sm_90): grid and block bounds
 GRID_X, GRID_YZ = 2 ** 31 - 1, 65535

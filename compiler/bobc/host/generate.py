@@ -37,8 +37,8 @@ def _runtime_sources(runtime: Path) -> tuple[str, ...]:
 PAGE = 4096
 WAIT_TIMEOUT_MS = 10_000
 
-# the plan's memory kinds -> runtime_c/nv_shim.h enum bob_mem_location
-LOCATIONS = {"system": "BOB_MEM_SYSTEM", "video": "BOB_MEM_VIDEO"}
+# the plan's memory kinds -> runtime_c/nv_shim.h enum rt_mem_location
+LOCATIONS = {"system": "RT_MEM_SYSTEM", "video": "RT_MEM_VIDEO"}
 # which embedded image fills which plan buffer
 BUFFER_SECTIONS = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
 
@@ -134,7 +134,7 @@ def _fills(plan, manifest, target: Target) -> list[dict]:
 def _input_checks(plan) -> list[dict]:
     out = []
     for check in plan.host.request.input_checks:
-        out.append({"kind": "BOB_CHECK_" + check.kind.upper(), "what": check.what, "offset": check.offset,
+        out.append({"kind": "RT_CHECK_" + check.kind.upper(), "what": check.what, "offset": check.offset,
                     "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
                     "data": list(check.data), "other": check.other, "other_width": check.other_width,
                     "other_stride": check.other_stride})
@@ -142,7 +142,7 @@ def _input_checks(plan) -> list[dict]:
 
 
 def _initializers(plan) -> list[dict]:
-    return [{"kind": "BOB_INIT_" + i.kind.upper(), "seed": i.seed, "shift": i.shift, "center": i.center,
+    return [{"kind": "RT_INIT_" + i.kind.upper(), "seed": i.seed, "shift": i.shift, "center": i.center,
              "denominator": i.denominator} for i in plan.host.initializers]
 
 

@@ -15,20 +15,20 @@ def render() -> str:
            '#include "nv_classes.h"', '#include "nv_rm.h"', "", "#include <string.h>", ""]
     names = []
     for target in TARGETS.values():
-        symbol = f"BOB_TARGET_{target.name.upper().replace('_', '')}"
+        symbol = f"RT_TARGET_{target.name.upper().replace('_', '')}"
         names.append(symbol)
         gpfifo, compute = CLASS_NAMES[target.gpfifo_class], CLASS_NAMES[target.compute_class]
         copy, usermode = CLASS_NAMES[target.copy_class], CLASS_NAMES[target.usermode_class]
-        out += [f"const bob_target_facts {symbol} = {{",
+        out += [f"const rt_target_facts {symbol} = {{",
                 f'    .name = "{target.name}", .sm = {target.sm:#x},',
                 f"    .gpfifo_class = {gpfifo}, .compute_class = {compute},",
                 f"    .copy_class = {copy}, .usermode_class = {usermode},",
                 f'    .gpfifo_class_name = "{gpfifo}", .compute_class_name = "{compute}",',
                 f'    .usermode_class_name = "{usermode}",',
                 f"    .usermode_takes_params = {int(target.usermode_takes_params)},",
-                "    .driver_branch = BOB_NV_DRIVER_BRANCH,", "};", ""]
-    out += ["const bob_target_facts *bob_target_named(const char *name)", "{",
-            f"    static const bob_target_facts *const all[] = {{ {', '.join('&' + n for n in names)} }};",
+                "    .driver_branch = RT_NV_DRIVER_BRANCH,", "};", ""]
+    out += ["const rt_target_facts *rt_target_named(const char *name)", "{",
+            f"    static const rt_target_facts *const all[] = {{ {', '.join('&' + n for n in names)} }};",
             "    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)",
             "        if (name && strcmp(all[i]->name, name) == 0)",
             "            return all[i];", "    return NULL;", "}", ""]

@@ -45,9 +45,9 @@ def checkout_commit(folder: Path) -> str:
 
 
 def driver_branch() -> int:
-    """The one driver branch the runtime speaks (runtime_c/nv_rm.h BOB_NV_DRIVER_BRANCH)."""
+    """The one driver branch the runtime speaks (runtime_c/nv_rm.h RT_NV_DRIVER_BRANCH)."""
     header = (shared_folder("runtime_c") / "nv_rm.h").read_text(encoding="utf-8")
-    found = re.search(r"#define BOB_NV_DRIVER_BRANCH (\d+)u?", header)
+    found = re.search(r"#define RT_NV_DRIVER_BRANCH (\d+)u?", header)
     return int(found.group(1)) if found else 0
 
 

@@ -47,7 +47,7 @@ INSTRUCTION_BYTES = 16
 SHARED_MEMORY_WINDOW = 0xFE_0000_0000
 LOCAL_MEMORY_WINDOW = 0xFF_0000_0000
 # GPU virtual ranges no plan buffer may use: the driver shim's own objects
-# (runtime_c/nv_shim.h BOB_GPU_RESERVED_LO/HI) and the two windows above
+# (runtime_c/nv_shim.h RT_GPU_RESERVED_LO/HI) and the two windows above
 # (4 GiB each, their low 32 bits zero).
 RESERVED_GPU_RANGES = (
     ("the driver shim's own objects", 0xFC_0000_0000, 0xFE_0000_0000),

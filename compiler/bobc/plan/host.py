@@ -270,7 +270,7 @@ class PlanBuffer:
     memory: str               # a MEMORIES value
 
 
-# NvidiaPlanHostRecordCheck constructor -> kind (enum bob_check_kind in host_runtime.h, from 1)
+# NvidiaPlanHostRecordCheck constructor -> kind (enum rt_check_kind in host_runtime.h, from 1)
 RECORD_CHECKS: tuple[tuple[str, str], ...] = (
     ("NvidiaPlanHostCheckBytes", "bytes"),
     ("NvidiaPlanHostCheckWord", "word"),

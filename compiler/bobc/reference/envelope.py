@@ -1,6 +1,6 @@
 """The checkpoint envelope (docs/formats.md) around any payload: what the
 plan-driven reference host reads and publishes, byte for byte what
-runtime_c/host_runtime.c's bob_envelope_build writes.  The checks run in the
+runtime_c/host_runtime.c's rt_envelope_build writes.  The checks run in the
 runtime's order and refuse with its exit codes (4 bad, 5 foreign)."""
 from __future__ import annotations
 

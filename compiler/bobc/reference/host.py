@@ -89,7 +89,7 @@ class Outputs:
 
 
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
-    """The plan's input checks, in order, as runtime_c's bob_record_verify applies them."""
+    """The plan's input checks, in order, as runtime_c's rt_record_verify applies them."""
     if len(data) != record_bytes:
         raise BadInputRecord(path, "size", f"{len(data)} bytes, expected exactly {record_bytes}")
 
@@ -116,7 +116,7 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
 
 
 def fresh_payload(plan) -> bytes:
-    """The plan's initializers, one per checkpoint chunk (runtime_c's bob_init_chunk)."""
+    """The plan's initializers, one per checkpoint chunk (runtime_c's rt_init_chunk)."""
     contract = plan.checkpoint
     count = contract.chunk_bytes // 4
     chunks = []

@@ -19,7 +19,7 @@ class OutputPaths:
     result: Path
 
     def __post_init__(self):
-        # the same text twice is a usage error (exit 2), as in runtime_c's bob_parse_args;
+        # the same text twice is a usage error (exit 2), as in runtime_c's rt_parse_args;
         # two spellings of one file are found by safe_io (exit 8)
         paths = [os.fspath(p) for p in (self.checkpoint, self.predictions, self.result)]
         if len(set(paths)) != 3:

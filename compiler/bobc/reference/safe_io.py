@@ -38,7 +38,7 @@ from .errors import BadCheckpoint, OutputWriteFailure
 
 INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/limits.md)
 STEP_LIMIT = 2 ** 32 - 1             # the AdamW block carries the global step as u32
-PAUSE_VARIABLE = "BOB_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
+PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
 _PAUSE_LIMIT_MS = 10_000
 
 
@@ -262,8 +262,8 @@ def _published_hint(done, journal=None) -> str:
 # bytes, so any path reads back exactly.  runtime_c/host_io.c writes and reads
 # the same form.
 JOURNAL_SUFFIX = ".bob-journal"
-JOURNAL_PAIRS = 8                   # runtime_c/host_io.h BOB_IO_MAX_FILES
-JOURNAL_PATH_BYTES = 4096           # runtime_c/host_io.h BOB_IO_PATH_BYTES
+JOURNAL_PAIRS = 8                   # runtime_c/host_io.h RT_IO_MAX_FILES
+JOURNAL_PATH_BYTES = 4096           # runtime_c/host_io.h RT_IO_PATH_BYTES
 
 
 def journal_write(folder: str, base: str, pairs, output) -> str:

@@ -7,7 +7,7 @@ from ..errors import BobcError
 class SimulationFault(BobcError):
     """The images do something the GPU would fault on, or that the simulator refuses."""
 
-    exit_code = 7       # the native host's BOB_EXIT_GPU_FAULT
+    exit_code = 7       # the native host's RT_EXIT_GPU_FAULT
 
 
 class Unmodeled(SimulationFault):
@@ -41,4 +41,4 @@ class HostStepFault(BobcError):
     """A step the C host would refuse as an internal error (runtime_c/plan_host.c: a
     schedule addressing no buffer, reading past an input, writing no output, ...)."""
 
-    exit_code = 1       # the native host's BOB_EXIT_INTERNAL
+    exit_code = 1       # the native host's RT_EXIT_INTERNAL

@@ -5,7 +5,7 @@ runtime_c/plan_host.c does (bobc_host_main, run_steps, one handler per step
 kind): the input record checked by the plan's checks and the checkpoint read
 (or the fresh state) before anything runs, buffers zeroed and the images
 copied in, the prologue issued, then each step.  Ring entries go through the
-shim's GPFIFO ring (runtime_c/nv_shim.c bob_gpu_submit: BOB_GPU_DEFAULT_RING_ENTRIES
+shim's GPFIFO ring (runtime_c/nv_shim.c rt_gpu_submit: RT_GPU_DEFAULT_RING_ENTRIES
 slots, written at GPPut, which wraps) and the channel fetches them at GPGet;
 a submission's semaphores are reset before it is issued and each one's
 payload is waited for after.  Scalar fills are computed in binary64 as
@@ -33,7 +33,7 @@ from .host_adapter import HostFill, HostPlan, constructor_of
 from .memory import Buffer, Memory
 
 ENTRY_BYTES = 8
-RING_ENTRIES = 1024           # runtime_c/nv_shim.h BOB_GPU_DEFAULT_RING_ENTRIES
+RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
 STAT_BYTES = 4096             # runtime_c/plan_host.c BOBC_STAT_BYTES
 STAMP_SLOTS = 4096            # runtime_c/plan_host.c BOBC_STAMP_SLOTS
 OUTPUTS = ("checkpoint-out", "predictions", "result")

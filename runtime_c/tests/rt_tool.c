@@ -1,19 +1,19 @@
 /* A small command-line front end to the host runtime, for the pytest tests
  * (tests/host/test_runtime_c.py) and for poking at files by hand.
  *
- *   bobrt_tool init N                 first N fresh parameters: "i bits value" per line
- *   bobrt_tool fill T BINARY32|WORD32 TERM...   a plan fill's 4 bytes at step T as one hex word;
+ *   rt_tool init N                 first N fresh parameters: "i bits value" per line
+ *   rt_tool fill T BINARY32|WORD32 TERM...   a plan fill's 4 bytes at step T as one hex word;
  *                                     TERM is OP (1..8, enum bobc_scalar_op) or OP:HEXDOUBLE
- *   bobrt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
- *   bobrt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
- *   bobrt_tool input-check RECORD     check an input record
- *   bobrt_tool args ARGS...           parse a host command line, print the fields
- *   bobrt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
+ *   rt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
+ *   rt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
+ *   rt_tool input-check RECORD     check an input record
+ *   rt_tool args ARGS...           parse a host command line, print the fields
+ *   rt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
  * contract options: --schema S --learner S --data S --seed S --payload N --chunk N --chunks N --updates N
- * Exit status: the runtime's code (bob_exit.h); errors on stderr.
+ * Exit status: the runtime's code (rt_exit.h); errors on stderr.
  */
 #include "host_runtime.h"
-#include "bob_sample.h"
+#include "rt_sample.h"
 #include "nv_shim.h"
 #include "plan_fill.h"
 
@@ -21,17 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bob_contract default_contract(void)
+static rt_contract default_contract(void)
 {
-    bob_contract c = {
-        .schema = "test-schema", .learner = "test-learner", .data = "test-data", .seed = BOB_SEED_IDENTITY,
-        .payload_bytes = BOB_PAYLOAD_BYTES, .chunk_bytes = BOB_CHUNK_BYTES, .chunk_count = BOB_CHUNK_COUNT,
-        .updates_per_invocation = BOB_UPDATES_PER_INVOCATION,
+    rt_contract c = {
+        .schema = "test-schema", .learner = "test-learner", .data = "test-data", .seed = RT_SEED_IDENTITY,
+        .payload_bytes = RT_PAYLOAD_BYTES, .chunk_bytes = RT_CHUNK_BYTES, .chunk_count = RT_CHUNK_COUNT,
+        .updates_per_invocation = RT_UPDATES_PER_INVOCATION,
     };
     return c;
 }
 
-static int contract_options(int argc, char **argv, int from, bob_contract *c)
+static int contract_options(int argc, char **argv, int from, rt_contract *c)
 {
     for (int i = from; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
@@ -44,8 +44,8 @@ static int contract_options(int argc, char **argv, int from, bob_contract *c)
         else if (!strcmp(k, "--chunks")) c->chunk_count = (uint32_t)strtoul(v, NULL, 0);
         else if (!strcmp(k, "--updates")) c->updates_per_invocation = strtoull(v, NULL, 0);
         else {
-            fprintf(stderr, "bobrt_tool: unknown contract option %s\n", k);
-            return BOB_EXIT_USAGE;
+            fprintf(stderr, "rt_tool: unknown contract option %s\n", k);
+            return RT_EXIT_USAGE;
         }
     }
     return 0;
@@ -60,16 +60,16 @@ static uint32_t bits(float f)
 
 int main(int argc, char **argv)
 {
-    char err[BOB_ERR_BYTES];
+    char err[RT_ERR_BYTES];
     if (argc < 2) {
-        fprintf(stderr, "usage: bobrt_tool init|fill|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
-        return BOB_EXIT_USAGE;
+        fprintf(stderr, "usage: rt_tool init|fill|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
+        return RT_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "init") && argc == 3) {
         size_t n = strtoull(argv[2], NULL, 0);
         float *p = malloc(n * sizeof *p + 1);
-        bob_init_chunk(&bob_sample_init[0], p, n * sizeof *p);
+        rt_init_chunk(&rt_sample_init[0], p, n * sizeof *p);
         for (size_t i = 0; i < n; i++)
             printf("%zu %08x %.9g\n", i, bits(p[i]), p[i]);
         free(p);
@@ -89,36 +89,36 @@ int main(int argc, char **argv)
         int rc = bobc_fill_bytes(&f, strtoull(argv[2], NULL, 0), out, err, sizeof err);
         free(terms);
         if (rc) {
-            bob_report(err);
-            return BOB_EXIT_INTERNAL;
+            rt_report(err);
+            return RT_EXIT_INTERNAL;
         }
         printf("%02x%02x%02x%02x\n", out[3], out[2], out[1], out[0]);
         return 0;
     }
     if (!strcmp(cmd, "envelope-write") && argc >= 4) {
-        bob_contract c = default_contract();
+        rt_contract c = default_contract();
         int rc = contract_options(argc, argv, 4, &c);
         if (rc)
             return rc;
         float *payload = calloc(1, c.payload_bytes + 4);
-        if (c.payload_bytes >= BOB_PAYLOAD_BYTES)
-            bob_sample_payload(payload);
-        rc = bob_checkpoint_write(&c, argv[2], strtoull(argv[3], NULL, 0), payload, err);
+        if (c.payload_bytes >= RT_PAYLOAD_BYTES)
+            rt_sample_payload(payload);
+        rc = rt_checkpoint_write(&c, argv[2], strtoull(argv[3], NULL, 0), payload, err);
         free(payload);
         if (rc)
-            bob_report(err);
+            rt_report(err);
         return rc;
     }
     if (!strcmp(cmd, "envelope-read") && argc >= 3) {
-        bob_contract c = default_contract();
+        rt_contract c = default_contract();
         int rc = contract_options(argc, argv, 3, &c);
         if (rc)
             return rc;
         float *payload = malloc(c.payload_bytes + 4);
         uint64_t step = 0;
-        rc = bob_checkpoint_read(&c, argv[2], payload, &step, err);
+        rc = rt_checkpoint_read(&c, argv[2], payload, &step, err);
         if (rc)
-            bob_report(err);
+            rt_report(err);
         else
             printf("ok step %llu p0 %08x\n", (unsigned long long)step, bits(payload[0]));
         free(payload);
@@ -126,9 +126,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "input-check") && argc == 3) {
         uint8_t *r;
-        int rc = bob_record_read(&bob_sample_record, argv[2], &r, err);
+        int rc = rt_record_read(&rt_sample_record, argv[2], &r, err);
         if (rc) {
-            bob_report(err);
+            rt_report(err);
             return rc;
         }
         printf("ok prompts %u %u %u\n", r[1552], r[1556], r[1560]);   /* each < 256: a byte */
@@ -136,36 +136,36 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "args")) {
-        bob_args a;
-        int rc = bob_parse_args(argc - 1, argv + 1, &a, err);
+        rt_args a;
+        int rc = rt_parse_args(argc - 1, argv + 1, &a, err);
         if (rc) {
-            bob_report(err);
+            rt_report(err);
             return rc;
         }
         if (a.help) {
-            bob_print_usage("HOST", "a sample plan", BOB_INPUT_RECORD_BYTES, stdout);
+            rt_print_usage("HOST", "a sample plan", RT_INPUT_RECORD_BYTES, stdout);
             return 0;
         }
         printf("op %s input %s checkpoint %s out %s predictions %s result %s\n",
-               a.op == BOB_OP_TRAIN ? "train" : "predict", a.input, a.checkpoint_in ? a.checkpoint_in : "-",
+               a.op == RT_OP_TRAIN ? "train" : "predict", a.input, a.checkpoint_in ? a.checkpoint_in : "-",
                a.checkpoint_out, a.predictions, a.result);
         return 0;
     }
     if (!strcmp(cmd, "gpu-open") && argc == 3) {
-        const bob_target_facts *t = bob_target_named(argv[2]);
+        const rt_target_facts *t = rt_target_named(argv[2]);
         if (!t) {
-            fprintf(stderr, "bobrt_tool: unknown target %s\n", argv[2]);
-            return BOB_EXIT_USAGE;
+            fprintf(stderr, "rt_tool: unknown target %s\n", argv[2]);
+            return RT_EXIT_USAGE;
         }
-        bob_gpu g;
-        bob_gpu_config cfg = { .verbose = 1 };
-        int rc = bob_gpu_open(&g, t, &cfg);
+        rt_gpu g;
+        rt_gpu_config cfg = { .verbose = 1 };
+        int rc = rt_gpu_open(&g, t, &cfg);
         if (!rc) {
             printf("ok driver %s\n", g.driver_version);
-            bob_gpu_close(&g);
+            rt_gpu_close(&g);
         }
         return rc;
     }
-    fprintf(stderr, "bobrt_tool: bad command line (see the comment at the top of bobrt_tool.c)\n");
-    return BOB_EXIT_USAGE;
+    fprintf(stderr, "rt_tool: bad command line (see the comment at the top of rt_tool.c)\n");
+    return RT_EXIT_USAGE;
 }
