@@ -1,0 +1,58 @@
+"""The writer behind `compiler-native-encode (family NativePhysicalProgram)`.
+
+A native physical program becomes the interpreter executable followed by a trailer the
+host finds at the end of its own file (runtime_c/native_host.c):
+
+    interpreter | program bytes | target name (16, zero padded) | CRC-32 (4) | length (8) | b"NPHYPRG1"
+
+The program bytes are `nativePhysicalProgramBytes program`, evaluated by the plan
+language's own definition (Runtime.NativePhysicalProgram), so the host reads exactly the
+canonical bytes docs/platform.md specifies.  The target is the build's (--target): the
+GPU classes the host opens its device session with.  Same program, same target, same
+interpreter: the same bytes.
+"""
+from __future__ import annotations
+
+import zlib
+
+from ..errors import BobcError
+from ..language.values import VBytes
+from . import program as decoding
+
+TRAILER_MAGIC = b"NPHYPRG1"
+BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
+
+
+def trailer(program_bytes: bytes, target_name: str) -> bytes:
+    name = target_name.encode("ascii")
+    if len(name) > 16:
+        raise BobcError(f"target name {target_name} is longer than the host's 16-byte field")
+    return (program_bytes + name.ljust(16, b"\0") + zlib.crc32(program_bytes).to_bytes(4, "little")
+            + len(program_bytes).to_bytes(8, "little") + TRAILER_MAGIC)
+
+
+def native_host(program_bytes: bytes, target_name: str) -> bytes:
+    """The host executable for a program's canonical bytes, checked as the host checks them."""
+    try:
+        decoding.decode(program_bytes)
+    except decoding.ProgramError as error:
+        raise BobcError(f"the native physical program is refused: {error}",
+                        hint="the host would refuse it too (docs/native-host.md, \"Checks\")") from None
+    from .interpreter import interpreter_bytes
+
+    return interpreter_bytes() + trailer(program_bytes, target_name)
+
+
+def program_bytes_of(value, context) -> bytes:
+    """The canonical bytes of a NativePhysicalProgram value, through the language's own encoder."""
+    program = context.program
+    encoder = program.definition(BYTES_DEFINITION)
+    encoded = program.apply(encoder.thunk, value)
+    if not isinstance(encoded, VBytes):
+        raise BobcError(f"{BYTES_DEFINITION} gave no bytes")
+    return bytes(encoded.value)
+
+
+def encode_native_program(value, context):
+    """The handler: a NativePhysicalProgram -> the host executable's bytes."""
+    return VBytes(native_host(program_bytes_of(value, context), context.target.name))
