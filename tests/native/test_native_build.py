@@ -111,7 +111,8 @@ def test_damaged_artifact_footer(commands, tmp_path):
 def test_a_program_the_host_would_refuse_is_refused_at_build_and_by_the_host(commands, tmp_path):
     from bobc.errors import BobcError
     from bobc.native.interpreter import interpreter_bytes
-    from bobc.native.writer import native_host, trailer
+    from bobc.native.artifact import trailer
+    from bobc.native.writer import native_host
     from bobc.reference.native_program import run_program
 
     code = bytearray(program_bytes(commands, "loops"))

@@ -32,6 +32,15 @@ class HostFile:
     components: list = field(default_factory=list)     # (kind, identity, bytes), kinds 1..4
 
 
+def trailer(program_bytes: bytes, target_name: str) -> bytes:
+    """What follows the interpreter in a host: the program and how to find and check it."""
+    name = target_name.encode("ascii")
+    if len(name) > 16:
+        raise ValueError(f"target name {target_name} is longer than the host's 16-byte field")
+    return (program_bytes + name.ljust(16, b"\0") + zlib.crc32(program_bytes).to_bytes(4, "little")
+            + len(program_bytes).to_bytes(8, "little") + TRAILER_MAGIC)
+
+
 def _le(data: bytes, at: int, width: int = 8) -> int:
     return int.from_bytes(data[at:at + width], "little")
 

@@ -13,22 +13,12 @@ interpreter: the same bytes.
 """
 from __future__ import annotations
 
-import zlib
-
 from ..errors import BobcError
 from ..language.values import VBytes
 from . import program as decoding
+from .artifact import trailer
 
-TRAILER_MAGIC = b"NPHYPRG1"
 BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
-
-
-def trailer(program_bytes: bytes, target_name: str) -> bytes:
-    name = target_name.encode("ascii")
-    if len(name) > 16:
-        raise BobcError(f"target name {target_name} is longer than the host's 16-byte field")
-    return (program_bytes + name.ljust(16, b"\0") + zlib.crc32(program_bytes).to_bytes(4, "little")
-            + len(program_bytes).to_bytes(8, "little") + TRAILER_MAGIC)
 
 
 def native_host(program_bytes: bytes, target_name: str) -> bytes:
