@@ -132,3 +132,25 @@ def test_a_program_the_host_would_refuse_is_refused_at_build_and_by_the_host(com
     with pytest.raises(BobcError) as refused:
         native_host(bytes(code), "sm_90")
     assert "unknown command code 200 (command 0)" in refused.value.message
+
+
+RESOURCE = PLANS / "Native" / "Resource.bob"
+
+
+def test_resource_host_builds_and_maps_its_layout(tmp_path):
+    """Seed 003's path: nvidiaResourceELF (compiler-native-encode of NvidiaResourceHost)."""
+    built = bobc("build", str(RESOURCE), "--entry", "resourceHost", "-o", str(tmp_path / "host"))
+    assert built.returncode == 0, built.stderr
+    outcome = run_c(tmp_path / "host", tmp_path, ["word.bin"])
+    assert outcome.status == 0, outcome.stderr
+    assert outcome.files["word.bin"] == bytes(8) + b"ECRUOSER"
+    run = bobc("run", str(RESOURCE), "native", "ref.bin", "--reference", "--entry", "resourceHost", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "ref.bin").read_bytes() == outcome.files["word.bin"]
+
+
+def test_resource_host_with_a_foreign_layout_is_refused(tmp_path):
+    refused = bobc("build", str(RESOURCE), "--entry", "foreignHost", "-o", str(tmp_path / "host"))
+    assert refused.returncode != 0
+    assert "do not admit the host's layout" in refused.stderr and "linux-x86_64-ampere-580" in refused.stderr
+    assert not (tmp_path / "host").exists()

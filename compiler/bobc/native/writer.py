@@ -46,3 +46,29 @@ def program_bytes_of(value, context) -> bytes:
 def encode_native_program(value, context):
     """The handler: a NativePhysicalProgram -> the host executable's bytes."""
     return VBytes(native_host(program_bytes_of(value, context), context.target.name))
+
+
+ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayout"
+
+
+def encode_resource_host(value, context):
+    """The handler for `compiler-native-encode (family NvidiaResourceHost)` (Platform.Linux.
+    Nvidia.ResourcePlan's nvidiaResourceELF, seed 003's nlsGenerateResourceELF): the host of
+    the resource host's program -- the program already maps the layout (nvidiaResourceMapCommands)
+    -- after the plan's own check that the resources admit the layout.  The build's target, not
+    the resources' ABI row, picks the classes the host opens its device with (as for plan hosts:
+    an sm_86 plan runs on the H200 built for sm_90)."""
+    from ..language.values import VNat
+
+    program = context.program
+    host = program.force(value)
+    resources = program.field(host, "nvidiaResourceHostResources")
+    layout = program.field(host, "nvidiaResourceHostLayout")
+    admitted = program.apply(program.definition(ADMITS_DEFINITION).thunk, resources, layout)
+    if not isinstance(admitted, VNat) or admitted.value != 1:
+        identity = program.field(resources, "nvidiaResourceIdentity")
+        raise BobcError(f"the resources {bytes(identity.value)!r} do not admit the host's layout "
+                        f"(nvidiaResourceAdmitsLayout: a layout built for another driver interface)",
+                        hint="build the layout with the resources' NvidiaPlanHostABI")
+    native = program.field(host, "nvidiaResourceHostProgram")
+    return VBytes(native_host(program_bytes_of(native, context), context.target.name))
