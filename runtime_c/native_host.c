@@ -87,11 +87,13 @@ static int damaged(char *err, const char *path, const char *fmt, ...)
     return NP_EXIT_DAMAGED;
 }
 
+/* Read the host's own file (/proc/self/exe); `path` is its real path, for messages. */
 static int find_self(np_self *s, const char *path, char *err)
 {
     memset(s, 0, sizeof *s);
     char why[RT_ERR_BYTES];
-    int rc = rt_io_read(NULL, path, "host file", RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_DAMAGED, &s->file, &s->file_size, why);
+    int rc = rt_io_read(NULL, "/proc/self/exe", "host file", RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_DAMAGED, &s->file,
+                        &s->file_size, why);
     if (rc) {
         snprintf(err, NP_ERR_BYTES, "%s", why);
         return rc;
@@ -186,8 +188,8 @@ static uint8_t *mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t
 {
     uint8_t *at = np_device_at(&m->session, address, bytes);
     if (!at)
-        fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer", (unsigned long long)address,
-              (unsigned long long)bytes);
+        fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer (Map one there with a "
+              "nonzero host address first)", (unsigned long long)address, (unsigned long long)bytes);
     return at;
 }
 
@@ -571,8 +573,14 @@ static long environment_number(const char *name, long otherwise)
 int main(int argc, char **argv)
 {
     char err[NP_ERR_BYTES + 256];
+    char self_path[RT_IO_PATH_BYTES];
+    ssize_t length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (length <= 0)
+        snprintf(self_path, sizeof self_path, "%s", argv[0]);
+    else
+        self_path[length] = 0;
     np_self self;
-    int rc = find_self(&self, "/proc/self/exe", err);
+    int rc = find_self(&self, self_path, err);
     if (rc) {
         fprintf(stderr, "native: %s\n", err);
         return rc;

@@ -89,7 +89,7 @@ def test_damaged_hosts_are_refused_by_name(commands, tmp_path):
         assert done.returncode == 9, name
         assert reason in done.stderr.decode(), (name, done.stderr)
         with pytest.raises(DamagedHost) as refused:
-            split(data, "/proc/self/exe")
+            split(data, str(host))
         assert f"native: {refused.value}\n" == done.stderr.decode()
 
 

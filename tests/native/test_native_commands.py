@@ -121,7 +121,8 @@ def test_telemetry_by_level(commands, both):
 
 
 @pytest.mark.parametrize("name, status, message", [
-    ("afterRelease", 10, b"native: command 3 (CopyStateToMapped): mapped [0x200000, +8) is in no host-mapped buffer"),
+    ("afterRelease", 10, b"native: command 3 (CopyStateToMapped): mapped [0x200000, +8) is in no host-mapped buffer "
+                          b"(Map one there with a nonzero host address first)"),
     ("submitting", 3, b"native: command 2 (Submit): submission 0 (entry 0x2222): this session has no GPU "
                       b"(NATIVE_DEVICE=memory): a submission needs one"),
     ("waiting", 4, b"native: command 2 (WaitMapped): mapped word 0x200000: the word reached 0, not 1, within 50 ms"),

@@ -268,7 +268,8 @@ class Machine:
     def _mapped(self, index: int, address: int, count: int):
         found = self.locate(address, count)
         if found is None:
-            self.fault(index, EXIT_FAULT, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer")
+            self.fault(index, EXIT_FAULT, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer (Map one "
+                                          f"there with a nonzero host address first)")
         return found
 
     def _operand(self, index: int, operand) -> int:
