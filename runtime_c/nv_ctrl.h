@@ -58,6 +58,18 @@ typedef struct {
 } rt_nv0080_classlist;
 _Static_assert(sizeof(rt_nv0080_classlist) == 16, "GET_CLASSLIST params are 16 bytes");
 
+/* NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID (0x275) on the root client: an attached
+ * GPU's UUID by its gpuId (OGKM ctrl0000gpu.h; FORMAT 1:0 BINARY = 2, TYPE 2:2 SHA1 = 0). */
+#define NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID 0x275u
+#define NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID_FLAGS_FORMAT_BINARY 2u
+typedef struct {
+    uint32_t gpuId;
+    uint32_t flags;
+    uint8_t gpuUuid[256];
+    uint32_t uuidStrLen;
+} rt_nv0000_uuid_from_gpu_id;
+_Static_assert(sizeof(rt_nv0000_uuid_from_gpu_id) == 268, "GET_UUID_FROM_GPU_ID params are 268 bytes");
+
 /* NV2080_CTRL_CMD_GPU_GET_GID_INFO (0x2080014a) on the subdevice: the GPU
  * UUID, binary format (flags FORMAT 1:0 = BINARY 2), 16 bytes. */
 #define NV2080_CTRL_CMD_GPU_GET_GID_INFO 0x2080014Au

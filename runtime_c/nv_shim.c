@@ -826,6 +826,52 @@ static int register_channel_with_uvm(rt_gpu *g)
     return 0;
 }
 
+/* nvidia-smi's spelling of a UUID: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
+static void uuid_text(const uint8_t *u, char *text, size_t size)
+{
+    snprintf(text, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* The card whose UUID is cfg.uuid (a card not yet attached is attached by opening its
+ * node, then asked again); -1 with the message naming every UUID seen. */
+static int card_with_uuid(rt_gpu *g, const rt_nv_card_info *cards, int count)
+{
+    char seen[512] = "", want[48], text[48], why[96];
+    uuid_text(g->cfg.uuid, want, sizeof want);
+    for (int i = 0; i < count; i++) {
+        if (!cards[i].valid || !cards[i].gpu_id)
+            continue;
+        rt_nv0000_uuid_from_gpu_id q;
+        memset(&q, 0, sizeof q);
+        q.gpuId = cards[i].gpu_id;
+        q.flags = NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID_FLAGS_FORMAT_BINARY;
+        nv_result r = rm_control(g, g->h_client, NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID, &q, sizeof q);
+        int attached = -1;
+        if (!nv_ok(r)) {   /* not attached yet: opening /dev/nvidiaN attaches it */
+            char path[32];
+            snprintf(path, sizeof path, "/dev/nvidia%u", cards[i].minor_number);
+            if (open_dev_registered(g, path, &attached) == 0)
+                r = rm_control(g, g->h_client, NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID, &q, sizeof q);
+        }
+        if (attached >= 0)
+            close(attached);
+        if (!nv_ok(r)) {
+            step(g, "card %d: NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID: %s", i, nv_why(r, why, sizeof why));
+            continue;
+        }
+        uuid_text(q.gpuUuid, text, sizeof text);
+        step(g, "card %d: %s", i, text);
+        if (memcmp(q.gpuUuid, g->cfg.uuid, 16) == 0)
+            return i;
+        size_t len = strlen(seen);
+        snprintf(seen + len, sizeof seen - len, "%s%s", len ? ", " : "", text);
+    }
+    fail(g, RT_EXIT_NO_GPU, "no GPU with UUID %s on this machine (the driver reports: %s); build the host for "
+         "one of these (nvidia-smi -L lists them)", want, seen[0] ? seen : "none");
+    return -1;
+}
+
 static int bring_up(rt_gpu *g)
 {
     char why[96];
@@ -890,6 +936,8 @@ static int bring_up(rt_gpu *g)
             card = i;
     if (card < 0)
         return fail(g, RT_EXIT_NO_GPU, "no GPU: NV_ESC_CARD_INFO lists no valid card");
+    if (g->cfg.uuid && (card = card_with_uuid(g, cards, 32)) < 0)
+        return RT_EXIT_NO_GPU;
     g->gpu_id = cards[card].gpu_id;
     g->minor = cards[card].minor_number;
     g->pci_device_id = cards[card].pci_device_id;

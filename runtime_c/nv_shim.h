@@ -72,6 +72,9 @@ typedef struct rt_gpu_config {
     int      mapping;          /* enum rt_gpu_mapping (0 = AUTO) */
     int      verbose;          /* 1: print each bring-up step to stderr, with the milliseconds
                                   since rt_gpu_open (also set by BOBC_GPU_TRACE=1) */
+    const uint8_t *uuid;       /* 16 bytes: open the GPU the driver reports with this UUID
+                                  (NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID per card); NULL: the
+                                  first card.  None matching: RT_EXIT_NO_GPU naming every UUID seen */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull

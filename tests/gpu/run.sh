@@ -68,6 +68,8 @@ fi
 [ -d .device/bob-reference ] && export BOB_REFERENCE_DATA=$PWD/.device/bob-reference
 # the synthetic platform hosts (tests/gpu/build_platform_hosts.py .device/platform-hosts)
 [ -d .device/platform-hosts ] && export PLATFORM_HOSTS=$PWD/.device/platform-hosts
+# the native device program's template (tests/gpu/build_native_program.py .device/native-program)
+[ -f .device/native-program/program-sm_90.bin ] && export NATIVE_PROGRAM_TEMPLATE=$PWD/.device/native-program/program-sm_90.bin
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1

@@ -9,7 +9,8 @@ KERNELS = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 
 def test_registry_names():
     from bobc.plan.intrinsics import default_intrinsics
-    assert default_intrinsics().names() == ["NvidiaWholeProgramPlan", "SM86Program"]
+    assert default_intrinsics().names() == ["NativePhysicalProgram", "NvidiaResourceHost",
+                                            "NvidiaWholeProgramPlan", "SM86Program"]
 
 
 def test_kernel_is_assembled_or_refused_by_name():

@@ -30,6 +30,15 @@ def run(args):
         from ..reference.safe_io import OutputSet
 
         OutputSet().add(args.output or "bob-host", "-o")    # the text as given: "host/" is refused
+    if args.entry is not None and output is not None and not args.emit_images:
+        from ..native.build import native_artifact          # docs/native-host.md
+        from ..reference.safe_io import publish_file
+
+        artifact = native_artifact(plan_path, target, args.include, args.entry)
+        if artifact is not None:
+            publish_file(output, artifact, "-o", mode=0o755)
+            print(f"wrote {output} ({target.name}; native physical program host, {len(artifact)} bytes)")
+            return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry)
     if args.emit_images:
         from ..nvidia.encode import write_images

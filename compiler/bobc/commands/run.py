@@ -19,14 +19,16 @@ REFERENCE_KERNELS_FILE = "reference_kernels.py"
 
 def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
-    p.add_argument("operation", choices=["train", "predict"])
+    p.add_argument("operation", choices=["train", "predict", "native"],
+                   help="train or predict (a host plan), or native: run the native physical program "
+                        "--entry names, with ARGUMENTS as its file arguments (docs/native-host.md)")
     p.add_argument("--reference", action="store_true", required=True,
                    help="use the NumPy reference runner (the only runner `bobc run` has)")
-    p.add_argument("--input", required=True, help="input record")
+    p.add_argument("--input", help="input record")
     p.add_argument("--checkpoint", help="checkpoint to resume from (fresh run when absent)")
-    p.add_argument("--checkpoint-out", required=True, help="checkpoint to publish")
-    p.add_argument("--predictions", required=True, help="predictions file to write")
-    p.add_argument("--result", required=True, help="result record to write")
+    p.add_argument("--checkpoint-out", help="checkpoint to publish")
+    p.add_argument("--predictions", help="predictions file to write")
+    p.add_argument("--result", help="result record to write")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
@@ -37,6 +39,8 @@ def add_arguments(p):
                         "implementation, with which the plan's own schedule is carried out step by "
                         f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder; Bob's: "
                         "examples/bob/reference_kernels.py)")
+    p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
+                   help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)
 
 
@@ -124,6 +128,64 @@ def kernels_file(plan_path, given) -> Path:
 
 def run(args):
     plan_path = existing_file(args.plan)
+    if args.operation == "native":
+        return run_native(plan_path, args)
+    from ..errors import UsageError
+    missing = [option for option, value in (("--input", args.input), ("--checkpoint-out", args.checkpoint_out),
+                                            ("--predictions", args.predictions), ("--result", args.result))
+               if value is None]
+    if missing or args.arguments:
+        raise UsageError(f"{args.operation} needs {', '.join(missing)}" if missing else
+                         f"{args.operation} takes no positional arguments after the operation "
+                         f"({' '.join(args.arguments)})")
     kernels = kernels_file(plan_path, args.kernels)
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
     return run_plan_host(plan, load_kernels(kernels), args)
+
+
+def run_native(plan_path, args) -> int:
+    """`bobc run PLAN native --reference --entry DEF ARGUMENTS...`: DEF's native physical
+    program (a NativePhysicalProgram, or the host artifact Bytes a build would write) on the
+    reference interpreter (bobc/reference/native_program.py): same files, statuses and
+    messages as the host run with NATIVE_DEVICE=memory.  --kernels FILE may define
+    SUBMIT(machine, entry), which carries out each submission."""
+    import sys
+
+    from .. import pipeline
+    from ..errors import UsageError
+    from ..language.values import VBytes, VBytesType, VFamily
+    from ..native import artifact
+    from ..reference.native_program import run_program
+
+    if not args.entry:
+        raise UsageError("native needs --entry DEF: the native physical program (or its host) to run")
+    program = pipeline.load(plan_path, target_named(args.target), args.include)
+    pipeline.require_entry(program, args.entry)
+    declared = program.type_of(args.entry)
+    pipeline.check(program)
+    if isinstance(declared, VFamily) and declared.family == "NativePhysicalProgram":
+        from ..native.writer import BYTES_DEFINITION
+
+        encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
+        code = bytes(encoded.value)
+    elif isinstance(declared, VBytesType):
+        value = program.value(args.entry)
+        try:
+            code = artifact.split(bytes(value.value) if isinstance(value, VBytes) else b"", args.entry).program
+        except artifact.DamagedHost as error:
+            sys.stderr.write(f"native: {error}\n")
+            return artifact.DAMAGED_EXIT
+    else:
+        raise UsageError(f"{args.entry} is neither a NativePhysicalProgram nor a native host's Bytes")
+    gpu = None
+    if args.kernels:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("bobc_native_gpu", existing_file(args.kernels))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        gpu = getattr(module, "SUBMIT", None)
+        if gpu is None:
+            raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry)")
+    sys.stdout.flush()
+    return run_program(code, args.arguments, name=args.entry, gpu=gpu)

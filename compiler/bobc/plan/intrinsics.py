@@ -1,11 +1,14 @@
 """The backend's handlers for `(compiler-native-encode T v)`.
 
-Two families are encoded by the compiler:
+Four families are encoded by the compiler:
   SM86Program (Accelerator.SM86.InstructionEncoding): a kernel's assembly
     source -> its machine code for the build's target (bobc.sass).
   NvidiaWholeProgramPlan (Hardware.Nvidia.SM86.Command.WholeProgramPlan): the
     plan -> the bytes of its component (program, QMD table, pushbuffer or
     GPFIFO image; bobc.nvidia.encode).
+  NativePhysicalProgram (Runtime.NativePhysicalProgram): a native physical program ->
+    the host executable that runs it (bobc.native.writer); NvidiaResourceHost
+    (Platform.Linux.Nvidia.ResourcePlan): the same, for its program.
 Nothing here ever stands in for machine code or images.
 """
 from __future__ import annotations
@@ -69,6 +72,10 @@ def default_intrinsics() -> Intrinsics:
     registry.encoders = encoders
     registry.register("SM86Program", encoders.kernel)
     registry.register("NvidiaWholeProgramPlan", encoders.whole_program)
+    from ..native.writer import encode_native_program, encode_resource_host
+
+    registry.register("NativePhysicalProgram", encode_native_program)   # docs/native-host.md
+    registry.register("NvidiaResourceHost", encode_resource_host)
     return registry
 
 

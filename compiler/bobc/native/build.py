@@ -1,0 +1,54 @@
+"""`bobc build PLAN --entry DEF`, when DEF is a native artifact rather than a host plan.
+
+A plan whose host is a native physical program (seed 003's `cdHost...` functions) gives
+its executable as a value: Bytes that are an ELF (`nativePhysicalNativeELF program`,
+possibly wrapped by Runtime.NativePhysicalEmbeddedArtifact).  The build type checks the
+plan, evaluates DEF and writes those bytes; nothing is extracted or certified here (the
+plan's own admission rules are its proofs).  An entry of any other type than Bytes or
+(family NvidiaPlanHost) is refused naming its type.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BobcError
+
+ELF_IDENT = b"\x7fELF\x02\x01\x01"
+
+
+def entry_kind(program, entry: str) -> str:
+    """"native" (a Bytes entry), "host" (a NvidiaPlanHost entry), or a refusal naming the type."""
+    from ..language.values import VBytesType, VFamily, VNatType, describe
+    from ..plan.extract import HOST_FAMILY
+
+    declared = program.type_of(entry)
+    shown = ("Nat" if isinstance(declared, VNatType) else f"(family {declared.family})"
+             if isinstance(declared, VFamily) else describe(declared))
+    if isinstance(declared, VBytesType):
+        return "native"
+    if isinstance(declared, VFamily) and declared.family == HOST_FAMILY:
+        return "host"
+    raise BobcError(f"{entry} is of type {shown}; `bobc build` builds a native artifact "
+                    f"(Bytes: an ELF, e.g. nativePhysicalNativeELF program) or a host plan "
+                    f"(family {HOST_FAMILY})",
+                    hint="name a definition of one of those types with --entry")
+
+
+def native_artifact(plan_path: Path, target, include, entry: str):
+    """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None."""
+    from .. import pipeline
+    from ..language.values import VBytes
+
+    program = pipeline.load(plan_path, target, include)
+    pipeline.require_entry(program, entry)
+    if entry_kind(program, entry) != "native":
+        return None
+    pipeline.check(program)
+    value = program.value(entry)
+    data = bytes(value.value) if isinstance(value, VBytes) else b""
+    if data[:7] != ELF_IDENT or int.from_bytes(data[18:20], "little") != 62:
+        raise BobcError(f"{entry} is Bytes but not an x86-64 ELF executable "
+                        f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "
+                        f"nativePhysicalNativeELF gives",
+                        hint="build the definition that holds the host executable")
+    return data

@@ -1,0 +1,195 @@
+"""A native physical program's canonical bytes, decoded and checked (docs/platform.md).
+
+The twin of runtime_c/native_program.c: the same command table, the same checks in the
+same order, the same messages, so the reference runner and the C host refuse a program
+alike, and `bobc build` refuses one before writing a host that would.  Commands are
+numbered in the order their codes appear in the bytes (a repeat's body before its tail).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAGIC = b"NPHY"
+VERSION = 1
+MAX_COMMANDS = 1 << 24
+MAX_SLOTS = 1 << 20
+MAX_STATE = 1 << 32
+
+# code -> (name, fields in encoding order, command fields that follow); docs/platform.md's table.
+# n a natural (8 bytes), o an operand (kind byte + 8), b bytes (8-byte length + bytes),
+# s an operation or conversion (1 byte).
+CODES: dict[int, tuple[str, str, int]] = {
+    0: ("End", "", 0), 1: ("Halt", "", 0), 2: ("Fail", "nb", 0), 3: ("Set", "no", 1),
+    4: ("Store", "no", 1), 5: ("AddNatural", "noo", 1), 6: ("Float", "snoo", 1), 7: ("Convert", "sno", 1),
+    8: ("CopyStateToMapped", "nnn", 1), 9: ("CopyMappedToState", "nnn", 1), 10: ("WriteMapped", "nno", 1),
+    11: ("WaitMapped", "non", 1), 12: ("Repeat", "o", 2), 13: ("BranchZero", "o", 2),
+    14: ("ReadFile", "nnn", 1), 15: ("WriteFile", "nnn", 1), 16: ("OpenDevice", "b", 1),
+    17: ("Map", "bnnnn", 1), 18: ("LoadImage", "nb", 1), 19: ("Connect", "bnn", 1), 20: ("Send", "nnn", 1),
+    21: ("Receive", "nnn", 1), 22: ("Telemetry", "nb", 1), 23: ("Release", "", 1),
+    24: ("Submit", "nnnonn", 1), 25: ("WriteMappedFile", "nnn", 1),
+}
+CODE_OF = {name: code for code, (name, _, _) in CODES.items()}
+FILE_CODES = (14, 15, 25)
+
+
+class ProgramError(Exception):
+    """A program the host refuses; the message is the host's."""
+
+
+@dataclass
+class Command:
+    code: int
+    sub: int = 0
+    n: list = field(default_factory=list)          # naturals, in field order
+    v: list = field(default_factory=list)          # operands (kind, value), in field order
+    data: bytes = b""                              # the one bytes field
+    child: list = field(default_factory=lambda: [0, 0])
+
+    @property
+    def name(self) -> str:
+        return CODES[self.code][0]
+
+
+@dataclass
+class Program:
+    slots: int
+    state_extent: int
+    identity: bytes
+    commands: list
+    arguments: int = 0        # 1 + the highest argument a file command names
+
+
+def _le(data: bytes, at: int, width: int = 8) -> int:
+    return int.from_bytes(data[at:at + width], "little")
+
+
+def decode(data: bytes) -> Program:
+    """The program in `data` (its canonical bytes and nothing after), checked."""
+    size = len(data)
+    if size < 32 or data[:4] != MAGIC:
+        raise ProgramError('not a native physical program (no "NPHY" header)')
+    version = _le(data, 4, 4)
+    if version != VERSION:
+        raise ProgramError(f"program version {version}; this host runs version {VERSION}")
+    slots, extent, identity_length = _le(data, 8), _le(data, 16), _le(data, 24)
+    if slots > MAX_SLOTS:
+        raise ProgramError(f"{slots} slots, more than the {MAX_SLOTS} a host keeps")
+    if extent > MAX_STATE:
+        raise ProgramError(f"a {extent}-byte state, more than the {MAX_STATE} a host keeps")
+    if identity_length > size - 32:
+        raise ProgramError(f"the identity's length {identity_length} runs past the program's end")
+    program = Program(slots, extent, bytes(data[32:32 + identity_length]), [])
+    commands = program.commands
+    at = 32 + identity_length
+    stack: list[list[int]] = []      # [command index, next child] of commands missing children
+    first = True
+    while first or stack:
+        if at >= size:
+            raise ProgramError(f"the program ends at byte {at} with {len(stack)} command fields still to come "
+                               f"(cut short)")
+        code = data[at]
+        if code not in CODES:
+            raise ProgramError(f"byte {at}: unknown command code {code} (command {len(commands)})")
+        if len(commands) == MAX_COMMANDS:
+            raise ProgramError(f"more than {MAX_COMMANDS} commands")
+        index = len(commands)
+        name, fields, children = CODES[code]
+        command = Command(code)
+        commands.append(command)
+        start, at = at, at + 1
+        for kind in fields:
+            need = 1 if kind == "s" else 9 if kind == "o" else 8
+            if size - at < need:
+                raise ProgramError(f"byte {start}: command {index} ({name}) is cut short by the program's end")
+            if kind == "s":
+                command.sub = data[at]
+                if command.sub > 3:
+                    raise ProgramError(f"command {index} ({name}): operation {command.sub} is not 0-3")
+                at += 1
+            elif kind == "n":
+                command.n.append(_le(data, at))
+                at += 8
+            elif kind == "o":
+                operand_kind = data[at]
+                if operand_kind > 3:
+                    raise ProgramError(f"command {index} ({name}): operand kind {operand_kind} is not 0-3")
+                command.v.append((operand_kind, _le(data, at + 1)))
+                at += 9
+            else:
+                length = _le(data, at)
+                at += 8
+                if length > size - at:
+                    raise ProgramError(f"byte {start}: command {index} ({name}) is cut short by the program's end")
+                command.data = bytes(data[at:at + length])
+                at += length
+        if not first:
+            top = stack[-1]
+            commands[top[0]].child[top[1]] = index
+            if top[1] == CODES[commands[top[0]].code][2] - 1:
+                stack.pop()
+            else:
+                top[1] += 1
+        first = False
+        if children:
+            stack.append([index, 0])
+    if at != size:
+        raise ProgramError(f"{size - at} bytes after the program's last command")
+    for index, command in enumerate(commands):
+        _check(program, index, command)
+    return program
+
+
+def _in_state(program: Program, address: int, count: int) -> bool:
+    return address <= program.state_extent and count <= program.state_extent - address
+
+
+def _check(p: Program, i: int, c: Command) -> None:
+    name = c.name
+
+    def refuse(what: str):
+        raise ProgramError(f"command {i} ({name}): {what}")
+
+    for kind, value in c.v:
+        if kind == 1 and value >= p.slots:
+            refuse(f"slot {value}, but the program has {p.slots} slots")
+        if kind == 2 and not _in_state(p, value, 8):
+            refuse(f"the state word at {value} is outside the {p.state_extent}-byte state")
+
+    def state_range(address: int, count: int, what: str):
+        if not _in_state(p, address, count):
+            refuse(f"{what} [{address}, +{count}) is outside the {p.state_extent}-byte state")
+
+    def slot(index: int):
+        if index >= p.slots:
+            refuse(f"slot {index}, but the program has {p.slots} slots")
+
+    code, n = c.code, c.n
+    if code == 2 and not 1 <= n[0] <= 255:
+        refuse(f"status {n[0]} is not 1-255")
+    elif code == 3:
+        slot(n[0])
+    elif code in (4, 5, 6, 7):
+        state_range(n[0], 8, "the destination word")
+    elif code == 8:
+        state_range(n[0], n[2], "the state range")
+    elif code in (9, 14, 15):
+        state_range(n[1], n[2], "the state range")
+    elif code in (20, 21):
+        slot(n[0])
+        state_range(n[1], n[2], "the state range")
+    elif code == 10 and n[1] not in (1, 2, 4, 8):
+        refuse(f"width {n[1]} is not 1, 2, 4 or 8")
+    elif code == 16 and len(c.data) != 16:
+        refuse(f"the GPU UUID has {len(c.data)} bytes, not 16")
+    elif code == 19:
+        if len(c.data) != 16 or c.data[0] != 2 or c.data[1] != 0:
+            refuse("the socket address is not a 16-byte sockaddr_in (AF_INET)")
+        slot(n[1])
+    elif code == 24:
+        if n[1] == 0:
+            refuse("a ring of 0 entries")
+        state_range(n[4], 8, "the issue counter")
+    if code in FILE_CODES:
+        if n[0] >= 1 << 16:
+            refuse(f"argument {n[0]} (at most 65535)")
+        p.arguments = max(p.arguments, n[0] + 1)

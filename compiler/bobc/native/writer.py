@@ -1,0 +1,74 @@
+"""The writer behind `compiler-native-encode (family NativePhysicalProgram)`.
+
+A native physical program becomes the interpreter executable followed by a trailer the
+host finds at the end of its own file (runtime_c/native_host.c):
+
+    interpreter | program bytes | target name (16, zero padded) | CRC-32 (4) | length (8) | b"NPHYPRG1"
+
+The program bytes are `nativePhysicalProgramBytes program`, evaluated by the plan
+language's own definition (Runtime.NativePhysicalProgram), so the host reads exactly the
+canonical bytes docs/platform.md specifies.  The target is the build's (--target): the
+GPU classes the host opens its device session with.  Same program, same target, same
+interpreter: the same bytes.
+"""
+from __future__ import annotations
+
+from ..errors import BobcError
+from ..language.values import VBytes
+from . import program as decoding
+from .artifact import trailer
+
+BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
+
+
+def native_host(program_bytes: bytes, target_name: str) -> bytes:
+    """The host executable for a program's canonical bytes, checked as the host checks them."""
+    try:
+        decoding.decode(program_bytes)
+    except decoding.ProgramError as error:
+        raise BobcError(f"the native physical program is refused: {error}",
+                        hint="the host would refuse it too (docs/native-host.md, \"Checks\")") from None
+    from .interpreter import interpreter_bytes
+
+    return interpreter_bytes() + trailer(program_bytes, target_name)
+
+
+def program_bytes_of(value, context) -> bytes:
+    """The canonical bytes of a NativePhysicalProgram value, through the language's own encoder."""
+    program = context.program
+    encoder = program.definition(BYTES_DEFINITION)
+    encoded = program.apply(encoder.thunk, value)
+    if not isinstance(encoded, VBytes):
+        raise BobcError(f"{BYTES_DEFINITION} gave no bytes")
+    return bytes(encoded.value)
+
+
+def encode_native_program(value, context):
+    """The handler: a NativePhysicalProgram -> the host executable's bytes."""
+    return VBytes(native_host(program_bytes_of(value, context), context.target.name))
+
+
+ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayout"
+
+
+def encode_resource_host(value, context):
+    """The handler for `compiler-native-encode (family NvidiaResourceHost)` (Platform.Linux.
+    Nvidia.ResourcePlan's nvidiaResourceELF, seed 003's nlsGenerateResourceELF): the host of
+    the resource host's program -- the program already maps the layout (nvidiaResourceMapCommands)
+    -- after the plan's own check that the resources admit the layout.  The build's target, not
+    the resources' ABI row, picks the classes the host opens its device with (as for plan hosts:
+    an sm_86 plan runs on the H200 built for sm_90)."""
+    from ..language.values import VNat
+
+    program = context.program
+    host = program.force(value)
+    resources = program.field(host, "nvidiaResourceHostResources")
+    layout = program.field(host, "nvidiaResourceHostLayout")
+    admitted = program.apply(program.definition(ADMITS_DEFINITION).thunk, resources, layout)
+    if not isinstance(admitted, VNat) or admitted.value != 1:
+        identity = program.field(resources, "nvidiaResourceIdentity")
+        raise BobcError(f"the resources {bytes(identity.value)!r} do not admit the host's layout "
+                        f"(nvidiaResourceAdmitsLayout: a layout built for another driver interface)",
+                        hint="build the layout with the resources' NvidiaPlanHostABI")
+    native = program.field(host, "nvidiaResourceHostProgram")
+    return VBytes(native_host(program_bytes_of(native, context), context.target.name))

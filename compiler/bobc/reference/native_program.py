@@ -1,0 +1,502 @@
+"""The reference interpreter of native physical programs (Runtime.NativePhysicalProgram).
+
+The same meaning as the C host (runtime_c/native_host.c), command by command, with the
+same exit statuses and messages, so a program's files, status and stderr can be compared
+between the two (tests/native/).  Its device session is the C host's NATIVE_DEVICE=memory
+session: OpenDevice accepts any UUID, Map gives zeroed memory at the plan's host
+addresses, LoadImage/copies/WaitMapped/WriteMappedFile work on it; a Submit is carried out
+by `gpu(machine, entry)` when one is given (a NumPy stand-in for the kernels, or the
+simulator), which must also count the submission on the semaphore, else refused with
+status 3 by name, as the C host refuses it without a GPU.  A WaitMapped whose word is
+short fails at once: nothing but the program and `gpu` writes this memory.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import select
+import socket
+import stat
+import struct
+import sys
+import time
+
+import numpy as np
+
+from ..native.program import CODES, Program
+
+EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
+EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
+PEER_TIMEOUT_VARIABLE = "NATIVE_PEER_TIMEOUT_MS"
+PEER_TIMEOUT_MS = 10000
+MAX_PEERS = 16
+MAX_MAPPINGS = 48
+INPUT_LIMIT = 1 << 30
+MASK = (1 << 64) - 1
+
+
+class Stop(Exception):
+    """The program stopped: `status` and the message after "native: "."""
+
+    def __init__(self, status: int, message: bytes):
+        super().__init__(message.decode("utf-8", "replace"))
+        self.status = status
+        self.message = message
+
+
+class _Halt(Exception):
+    pass
+
+
+def _f64(bits: int) -> np.float64:
+    return np.array([bits & MASK], dtype=np.uint64).view(np.float64)[0]
+
+
+def _bits(value) -> int:
+    return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
+
+
+def float_operation(operation: int, left: int, right: int) -> int:
+    """binary64 left op right, round to nearest even (IEEE: x/0 is an infinity or NaN)."""
+    a, b = _f64(left), _f64(right)
+    with np.errstate(all="ignore"):
+        result = (a + b, a - b, a * b, a / b)[operation]
+    return _bits(result)
+
+
+def convert(conversion: int, value: int) -> int:
+    if conversion == 0:
+        return _bits(float(value & MASK))              # CPython rounds int -> float to nearest even
+    if conversion == 1:
+        with np.errstate(all="ignore"):
+            return _bits(np.sqrt(_f64(value)))
+    if conversion == 2:
+        with np.errstate(all="ignore"):
+            return int(np.array([_f64(value)], dtype=np.float64).astype(np.float32).view(np.uint32)[0])
+    return _bits(np.array([value & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0].astype(np.float64))
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_exact_file(what: str, path: str) -> bytes:
+    """A whole regular file, refused as runtime_c/host_io.c's rt_io_read refuses it."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise Stop(EXIT_FILE, f"{what} {path}: cannot open: {os.strerror(error.errno)}".encode())
+    try:
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode):
+            raise Stop(EXIT_FILE, f"{what} {path}: {_file_kind(status.st_mode)}, not a regular file".encode())
+        if status.st_size > INPUT_LIMIT:
+            raise Stop(EXIT_FILE, f"{what} {path}: {status.st_size} bytes, more than the {INPUT_LIMIT} a "
+                                  f"{what} can be".encode())
+        chunks = []
+        while True:
+            chunk = os.read(handle, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
+
+
+def address_text(address: bytes) -> str:
+    return f"{address[4]}.{address[5]}.{address[6]}.{address[7]}:{address[2] << 8 | address[3]}"
+
+
+class Peer:
+    """One TCP endpoint; every failure is status 5 with the C host's message."""
+
+    def __init__(self, address: bytes, listen: bool, timeout_ms: int):
+        self.address = address_text(address)
+        host = f"{address[4]}.{address[5]}.{address[6]}.{address[7]}"
+        port = address[2] << 8 | address[3]
+        deadline = time.monotonic() + timeout_ms / 1000
+        self.socket = None
+        if listen:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                listener.bind((host, port))
+                listener.listen(1)
+            except OSError as error:
+                listener.close()
+                if error.errno == errno.EADDRINUSE:
+                    self._fail(f"port in use: cannot listen at {self.address} (another process holds it); "
+                               f"stop it or give the pair another port")
+                self._fail(f"cannot listen at {self.address}: {os.strerror(error.errno)}; give the pair an "
+                           f"address of this machine")
+            ready, _, _ = select.select([listener], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                listener.close()
+                self._fail(f"no peer connected to {self.address} within {timeout_ms} ms; start the other peer "
+                           f"(or raise {PEER_TIMEOUT_VARIABLE})")
+            self.socket, _ = listener.accept()
+            listener.close()
+        else:
+            while True:
+                attempt = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                attempt.settimeout(max(0.001, deadline - time.monotonic()))
+                try:
+                    attempt.connect((host, port))
+                    self.socket = attempt
+                    break
+                except (ConnectionRefusedError, ConnectionResetError, socket.timeout):
+                    attempt.close()
+                except OSError as error:
+                    attempt.close()
+                    self._fail(f"cannot connect to {self.address}: {os.strerror(error.errno)}")
+                if time.monotonic() >= deadline:
+                    self._fail(f"could not connect to {self.address} within {timeout_ms} ms (no peer listening "
+                               f"there); start the other peer (or raise {PEER_TIMEOUT_VARIABLE})")
+                time.sleep(0.02)
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.socket.settimeout(None)
+
+    @staticmethod
+    def _fail(message: str):
+        raise Stop(EXIT_PEER, message.encode())
+
+    def send(self, data: bytes, timeout_ms: int) -> None:
+        deadline, sent = time.monotonic() + timeout_ms / 1000, 0
+        while sent < len(data):
+            _, ready, _ = select.select([], [self.socket], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                self._fail(f"peer {self.address} took nothing for {timeout_ms} ms ({sent} of {len(data)} bytes sent)")
+            try:
+                count = self.socket.send(data[sent:], socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                count = 0
+            if count <= 0:
+                self._fail(f"peer {self.address} closed the connection ({sent} of {len(data)} bytes sent)")
+            sent += count
+
+    def receive(self, count: int, timeout_ms: int) -> bytes:
+        deadline, got = time.monotonic() + timeout_ms / 1000, bytearray()
+        while len(got) < count:
+            ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                self._fail(f"peer {self.address} sent nothing for {timeout_ms} ms ({len(got)} of {count} bytes "
+                           f"received); is it still running?")
+            try:
+                chunk = self.socket.recv(count - len(got), socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._fail(f"peer {self.address} closed the connection ({len(got)} of {count} bytes received)")
+            got += chunk
+        return bytes(got)
+
+    def close(self):
+        if self.socket is not None:
+            self.socket.close()
+            self.socket = None
+
+
+class Mapping:
+    def __init__(self, host: int, extent: int, gpu: int):
+        self.host, self.extent, self.gpu = host, extent, gpu
+        self.memory = bytearray(extent)
+        self.host_mapped = host != 0
+
+
+class Machine:
+    """A program's machine: slots, state, mapped memory, endpoints, staged outputs."""
+
+    def __init__(self, program: Program, arguments, gpu=None, environ=None, stderr=None):
+        self.p = program
+        self.args = list(arguments)
+        self.gpu = gpu
+        environ = os.environ if environ is None else environ
+        self.stderr = stderr if stderr is not None else sys.stderr.buffer
+        self.slots = [0] * max(program.slots, 1)
+        self.state = bytearray(program.state_extent)
+        self.mappings: list[Mapping] = []
+        self.session_open = False
+        self.peers: list[Peer] = []
+        self.staged: dict[int, bytes] = {}
+        self.telemetry = _number(environ.get("NATIVE_TELEMETRY"), -1)
+        self.peer_timeout_ms = _number(environ.get(PEER_TIMEOUT_VARIABLE), PEER_TIMEOUT_MS)
+        self.start = time.monotonic()
+        self.submitted: list[int] = []
+
+    # ---- memory ----
+    def word(self, address: int) -> int:
+        return int.from_bytes(self.state[address:address + 8], "little")
+
+    def set_word(self, address: int, value: int) -> None:
+        self.state[address:address + 8] = (value & MASK).to_bytes(8, "little")
+
+    def locate(self, address: int, count: int):
+        """(memory, offset) of mapped [address, address + count), or None."""
+        for m in self.mappings:
+            if m.host_mapped and address >= m.host and address - m.host <= m.extent \
+                    and count <= m.extent - (address - m.host):
+                return m.memory, address - m.host
+        return None
+
+    def mapped_read(self, address: int, count: int) -> bytes:
+        memory, offset = self.locate(address, count)
+        return bytes(memory[offset:offset + count])
+
+    def mapped_write(self, address: int, data: bytes) -> None:
+        memory, offset = self.locate(address, len(data))
+        memory[offset:offset + len(data)] = data
+
+    # ---- running ----
+    def fault(self, index: int, status: int, what: str):
+        raise Stop(status, f"command {index} ({self.p.commands[index].name}): {what}".encode())
+
+    def _mapped(self, index: int, address: int, count: int):
+        found = self.locate(address, count)
+        if found is None:
+            self.fault(index, EXIT_FAULT, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer (Map one "
+                                          f"there with a nonzero host address first)")
+        return found
+
+    def _operand(self, index: int, operand) -> int:
+        kind, value = operand
+        if kind == 0:
+            return value & MASK
+        if kind == 1:
+            return self.slots[value]
+        if kind == 2:
+            return self.word(value)
+        memory, offset = self._mapped(index, value, 8)
+        return int.from_bytes(memory[offset:offset + 8], "little")
+
+    def run(self) -> int:
+        """Carry the program out: its exit status; the outputs published on success."""
+        try:
+            try:
+                self._run(0)
+            except _Halt:
+                pass
+        except Stop as stop:
+            self._close()
+            self.stderr.write(b"native: " + stop.message + b"; nothing was published\n")
+            self.stderr.flush()
+            return stop.status
+        self._close()
+        return 0
+
+    def _close(self):
+        self.mappings.clear()
+        self.session_open = False
+        for peer in self.peers:
+            peer.close()
+
+    def _run(self, at: int) -> None:
+        commands = self.p.commands
+        while True:
+            c = commands[at]
+            code, n = c.code, c.n
+            if code == 0:
+                return
+            if code == 1:
+                raise _Halt()
+            if code == 2:
+                raise Stop(n[0], f"command {at} (Fail): ".encode() + c.data)
+            if code == 3:
+                self.slots[n[0]] = self._operand(at, c.v[0])
+            elif code == 4:
+                self.set_word(n[0], self._operand(at, c.v[0]))
+            elif code == 5:
+                self.set_word(n[0], self._operand(at, c.v[0]) + self._operand(at, c.v[1]))
+            elif code == 6:
+                self.set_word(n[0], float_operation(c.sub, self._operand(at, c.v[0]), self._operand(at, c.v[1])))
+            elif code == 7:
+                self.set_word(n[0], convert(c.sub, self._operand(at, c.v[0])))
+            elif code == 8:
+                memory, offset = self._mapped(at, n[1], n[2])
+                memory[offset:offset + n[2]] = self.state[n[0]:n[0] + n[2]]
+            elif code == 9:
+                memory, offset = self._mapped(at, n[0], n[2])
+                self.state[n[1]:n[1] + n[2]] = memory[offset:offset + n[2]]
+            elif code == 10:
+                memory, offset = self._mapped(at, n[0], n[1])
+                value = self._operand(at, c.v[0])
+                memory[offset:offset + n[1]] = (value & ((1 << (8 * n[1])) - 1)).to_bytes(n[1], "little")
+            elif code == 11:
+                memory, offset = self._mapped(at, n[0], 8)
+                value = self._operand(at, c.v[0])
+                seen = int.from_bytes(memory[offset:offset + 8], "little")
+                if seen < value:
+                    self.fault(at, EXIT_WAIT, f"mapped word 0x{n[0]:x}: the word reached {seen}, not {value}, "
+                                              f"within {n[1]} ms")
+            elif code == 12:
+                count = self._operand(at, c.v[0])
+                for _ in range(count):
+                    self._run(c.child[0])
+                at = c.child[1]
+                continue
+            elif code == 13:
+                at = c.child[0] if self._operand(at, c.v[0]) == 0 else c.child[1]
+                continue
+            elif code == 14:
+                what = f"argument {n[0]}"
+                path = self.args[n[0]]
+                try:
+                    data = read_exact_file(what, path)
+                except Stop as stop:
+                    self.fault(at, stop.status, stop.message.decode())
+                if len(data) != n[2]:
+                    self.fault(at, EXIT_FILE, f"{what} {path}: {len(data)} bytes, not the {n[2]} the program reads")
+                self.state[n[1]:n[1] + n[2]] = data
+            elif code == 15:
+                self.staged[n[0]] = bytes(self.state[n[1]:n[1] + n[2]])
+            elif code == 25:
+                memory, offset = self._mapped(at, n[1], n[2])
+                self.staged[n[0]] = bytes(memory[offset:offset + n[2]])
+            elif code == 16:
+                if self.session_open:
+                    self.fault(at, EXIT_DEVICE, "a device session is already open; Release it first")
+                self.session_open = True
+            elif code == 17:
+                self._map(at, c)
+            elif code == 18:
+                memory, offset = self._mapped(at, n[0], len(c.data))
+                memory[offset:offset + len(c.data)] = c.data
+            elif code == 19:
+                if len(self.peers) == MAX_PEERS:
+                    self.fault(at, EXIT_PEER, f"more than {MAX_PEERS} endpoints")
+                try:
+                    peer = Peer(c.data, n[0] != 0, self.peer_timeout_ms)
+                except Stop as stop:
+                    self.fault(at, stop.status, stop.message.decode())
+                self.peers.append(peer)
+                self.slots[n[1]] = len(self.peers)
+            elif code in (20, 21):
+                handle = self.slots[n[0]]
+                if not 1 <= handle <= len(self.peers) or self.peers[handle - 1].socket is None:
+                    self.fault(at, EXIT_FAULT, f"slot {n[0]} holds {handle}, not an open endpoint (Connect first)")
+                peer = self.peers[handle - 1]
+                try:
+                    if code == 20:
+                        peer.send(bytes(self.state[n[1]:n[1] + n[2]]), self.peer_timeout_ms)
+                    else:
+                        self.state[n[1]:n[1] + n[2]] = peer.receive(n[2], self.peer_timeout_ms)
+                except Stop as stop:
+                    self.fault(at, stop.status, stop.message.decode())
+            elif code == 22:
+                if self.telemetry >= 0 and n[0] <= self.telemetry:
+                    micros = int((time.monotonic() - self.start) * 1e6)
+                    self.stderr.write(b"native: telemetry " + c.data + f" +{micros} us\n".encode())
+            elif code == 23:
+                self.mappings.clear()
+                self.session_open = False
+            elif code == 24:
+                self._submit(at, c)
+            at = c.child[0]
+
+    def _map(self, at: int, c) -> None:
+        name = c.data[:64].decode("latin-1")
+        gpu, host, extent, _video = c.n
+        if not self.session_open:
+            self.fault(at, EXIT_DEVICE, f'buffer "{name}": no device session is open (OpenDevice first)')
+        if len(self.mappings) == MAX_MAPPINGS:
+            self.fault(at, EXIT_DEVICE, f'buffer "{name}": more than {MAX_MAPPINGS} buffers')
+        if extent == 0 or extent > 1 << 40:
+            self.fault(at, EXIT_DEVICE, f'buffer "{name}": extent {extent} (1 byte to 1 TiB)')
+        for m in self.mappings:
+            if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
+                self.fault(at, EXIT_DEVICE, f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
+                                            f'an earlier buffer')
+        self.mappings.append(Mapping(host, extent, gpu))
+
+    def _submit(self, at: int, c) -> None:
+        ring, entries, put, semaphore, counter = c.n
+        n = self.word(counter)
+        slot = self._mapped(at, ring + 8 * (n % entries), 8)
+        put_at = self._mapped(at, put, 4)
+        semaphore_at = self._mapped(at, semaphore, 8)
+        entry = self._operand(at, c.v[0])
+        slot[0][slot[1]:slot[1] + 8] = entry.to_bytes(8, "little")
+        put_at[0][put_at[1]:put_at[1] + 4] = ((n + 1) % entries).to_bytes(4, "little")
+        if not self.session_open:
+            self.fault(at, EXIT_DEVICE, f"submission {n} (entry 0x{entry:x}): no device session is open "
+                                        f"(OpenDevice first)")
+        if self.gpu is None:
+            self.fault(at, EXIT_DEVICE, f"submission {n} (entry 0x{entry:x}): this session has no GPU "
+                                        f"(NATIVE_DEVICE=memory): a submission needs one")
+        self.submitted.append(entry)
+        self.gpu(self, entry)
+        memory, offset = semaphore_at
+        seen = int.from_bytes(memory[offset:offset + 8], "little")
+        if seen < n + 1:
+            self.fault(at, EXIT_WAIT, f"submission {n} (entry 0x{entry:x}): the semaphore reached {seen}, "
+                                      f"not {n + 1}")
+        self.set_word(counter, n + 1)
+
+
+def _number(text, otherwise: int) -> int:
+    if not text:
+        return otherwise
+    try:
+        return int(text, 10)
+    except ValueError:
+        return otherwise
+
+
+def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
+                stderr=None) -> int:
+    """Check and run a program with the host's file rules: the exit status (messages on stderr)."""
+    from ..native.program import ProgramError, decode
+    from . import safe_io
+
+    stderr = stderr if stderr is not None else sys.stderr.buffer
+    try:
+        program = decode(program_bytes)
+    except ProgramError as error:
+        stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode())
+        return EXIT_DAMAGED
+    if len(arguments) < program.arguments:
+        stderr.write(f"native: usage: {name} ARG0 ... ARG{program.arguments - 1}: the program names "
+                     f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
+        return EXIT_FILE
+    outputs = []
+    for command in program.commands:
+        if command.code in (15, 25) and command.n[0] not in outputs:
+            outputs.append(command.n[0])
+    files = safe_io.OutputSet()
+    try:
+        safe_io.recover([arguments[a] for a in outputs])
+        for argument in outputs:
+            files.add(arguments[argument], f"argument {argument}")
+    except Exception as error:      # safe_io's refusals: an output that cannot be published
+        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+        return EXIT_WRITE
+    machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr)
+    status = machine.run()
+    if status:
+        return status
+    staged = [a for a in outputs if a in machine.staged]
+    if staged:
+        publish = safe_io.OutputSet()
+        try:
+            for argument in staged:
+                publish.add(arguments[argument], f"argument {argument}")
+                publish.stage(f"argument {argument}", machine.staged[argument])
+            publish.publish()
+        except Exception as error:
+            stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+            return EXIT_WRITE
+    return 0

@@ -1,0 +1,55 @@
+/* A native program's device session (OpenDevice, Map, LoadImage, Submit,
+ * WaitMapped, Release) over the driver shim (nv_shim.h), and the mapped memory
+ * the program addresses by the host addresses its Map commands name.
+ *
+ * The channel (GPFIFO ring, USERD, doorbell) is the session's own, created at
+ * OpenDevice in the shim's reserved window; Submit mirrors the entry and GPPut
+ * into the plan's ring and USERD words and issues the entry on that channel
+ * (docs/native-host.md, "The device session").
+ *
+ * NATIVE_DEVICE=memory runs a session without a GPU: OpenDevice accepts any
+ * UUID, Map gives zeroed host memory, Submit is refused (status 3).  It is how
+ * the CPU tests run the memory commands; the reference runner does the same. */
+#ifndef RT_NATIVE_DEVICE_H
+#define RT_NATIVE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nv_shim.h"
+
+#define NP_STATUS_DEVICE 3
+#define NP_STATUS_WAIT 4
+#define NP_MAX_MAPPINGS 48
+#define NP_DEVICE_VARIABLE "NATIVE_DEVICE"
+#define NP_SUBMIT_TIMEOUT_MS 10000
+
+typedef struct {
+    uint64_t host, extent, gpu;
+    uint8_t *cpu;
+    int host_mapped;
+} np_mapping;
+
+typedef struct {
+    int open;
+    int memory_only;            /* NATIVE_DEVICE=memory */
+    const char *target;         /* "sm_90": the build's target (the host's trailer) */
+    rt_gpu gpu;
+    int gpu_opened;
+    np_mapping maps[NP_MAX_MAPPINGS];
+    int map_count;
+} np_session;
+
+int np_device_open(np_session *s, const uint8_t uuid[16], char *err);
+int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_length, uint64_t gpu, uint64_t host,
+                  uint64_t extent, int video, char *err);
+/* The CPU bytes behind mapped [address, address + bytes), or NULL when that range is
+ * not inside one host-mapped buffer. */
+uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes);
+/* Issue `entry` and wait until the 64-bit word at `semaphore` reaches `value`. */
+int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore, uint64_t value, char *err);
+/* Wait until the 64-bit word at `word` is at least `value`, within timeout_ms. */
+int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *err);
+void np_device_release(np_session *s);
+
+#endif

@@ -1,0 +1,636 @@
+/* The native physical program host: a static interpreter that finds its program
+ * at the end of its own file and carries it out (docs/native-host.md).
+ *
+ * Its file is the interpreter, then the program's trailer, optionally wrapped as a
+ * Runtime.NativePhysicalEmbeddedArtifact (device images appended, footer "NPEMBED1"):
+ *
+ *   interpreter ELF | program bytes | target name (16) | CRC-32 (4) | length (8) | "NPHYPRG1"
+ *   [ | components (kind 4, identity 64, length 8, bytes)... | host header (kind 0, identity,
+ *     length) | "NPEMBED1" | offset of the components (8) ]
+ *
+ * The Python twin (same meaning, same messages): compiler/bobc/reference/native_program.py. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_io.h"
+#include "host_runtime.h"
+#include "native_device.h"
+#include "native_peer.h"
+#include "native_program.h"
+
+enum {
+    NP_EXIT_INTERNAL = 1,
+    NP_EXIT_FILE = 2,        /* ReadFile: missing, unreadable or not exactly its size; usage */
+    NP_EXIT_DEVICE = 3,      /* no GPU with the UUID, bring-up or mapping refused, no session */
+    NP_EXIT_WAIT = 4,        /* WaitMapped or a submission timed out, GPU fault */
+    NP_EXIT_PEER = 5,        /* Connect, Send, Receive */
+    NP_EXIT_WRITE = 8,       /* an output could not be published (nothing was) */
+    NP_EXIT_DAMAGED = 9,     /* the host file itself: footer, trailer, CRC, program bytes */
+    NP_EXIT_FAULT = 10,      /* a command names memory or an endpoint it may not */
+};
+
+#define TRAILER_MAGIC "NPHYPRG1"
+#define TRAILER_BYTES 36
+#define EMBED_MAGIC "NPEMBED1"
+#define EMBED_HEADER_BYTES 76     /* kind 4, identity 64, length 8 */
+#define EMBED_FOOTER_BYTES (EMBED_HEADER_BYTES + 16)
+#define MAX_PEERS 16
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* ---- the host's own file ---- */
+
+typedef struct {
+    uint8_t *file;
+    size_t file_size;
+    size_t host_size;            /* the host part (the whole file when not wrapped) */
+    int components;              /* embedded device images (0 when not wrapped) */
+    char target[17];
+    const uint8_t *program;
+    uint64_t program_size;
+} np_self;
+
+static int damaged(char *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int damaged(char *err, const char *path, const char *fmt, ...)
+{
+    char what[NP_ERR_BYTES / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, NP_ERR_BYTES, "%s: damaged host file: %s; rebuild it (bobc build ... --entry ...)", path, what);
+    return NP_EXIT_DAMAGED;
+}
+
+/* Read the host's own file (/proc/self/exe); `path` is its real path, for messages. */
+static int find_self(np_self *s, const char *path, char *err)
+{
+    memset(s, 0, sizeof *s);
+    char why[RT_ERR_BYTES];
+    int rc = rt_io_read(NULL, "/proc/self/exe", "host file", RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_DAMAGED, &s->file,
+                        &s->file_size, why);
+    if (rc) {
+        snprintf(err, NP_ERR_BYTES, "%s", why);
+        return rc;
+    }
+    size_t size = s->file_size;
+    s->host_size = size;
+    if (size >= EMBED_FOOTER_BYTES && memcmp(s->file + size - 16, EMBED_MAGIC, 8) == 0) {
+        const uint8_t *header = s->file + size - EMBED_FOOTER_BYTES;
+        uint64_t offset = le64(s->file + size - 8);
+        if (le32(header) != 0 || le64(header + 68) != offset || offset > size - EMBED_FOOTER_BYTES)
+            return damaged(err, path, "the embedded artifact's footer does not match its host (offset %llu)",
+                           (unsigned long long)offset);
+        size_t at = (size_t)offset, end = size - EMBED_FOOTER_BYTES;
+        unsigned expected = 1;
+        while (at < end) {
+            if (end - at < EMBED_HEADER_BYTES)
+                return damaged(err, path, "component %u is cut short", expected);
+            uint32_t kind = le32(s->file + at);
+            uint64_t length = le64(s->file + at + 68);
+            if (kind != expected)
+                return damaged(err, path, "component kind %u where kind %u belongs", kind, expected);
+            if (length > end - at - EMBED_HEADER_BYTES)
+                return damaged(err, path, "component %u's length %llu runs past the footer", kind,
+                               (unsigned long long)length);
+            at += EMBED_HEADER_BYTES + (size_t)length;
+            expected++;
+            s->components++;
+        }
+        if (s->components != 4)
+            return damaged(err, path, "%d device image components, not 4", s->components);
+        s->host_size = (size_t)offset;
+    }
+    if (s->host_size < TRAILER_BYTES || memcmp(s->file + s->host_size - 8, TRAILER_MAGIC, 8) != 0)
+        return damaged(err, path, "no native program trailer (\"%s\") at the host's end", TRAILER_MAGIC);
+    const uint8_t *trailer = s->file + s->host_size - TRAILER_BYTES;
+    s->program_size = le64(trailer + 20);
+    if (s->program_size > s->host_size - TRAILER_BYTES)
+        return damaged(err, path, "the program's length %llu runs past the host's start",
+                       (unsigned long long)s->program_size);
+    s->program = trailer - s->program_size;
+    memcpy(s->target, trailer, 16);
+    s->target[16] = 0;
+    uint32_t crc = np_crc32(s->program, (size_t)s->program_size);
+    if (crc != le32(trailer + 16))
+        return damaged(err, path, "the program's CRC-32 is 0x%08x, its trailer says 0x%08x", crc, le32(trailer + 16));
+    return 0;
+}
+
+/* ---- the machine ---- */
+
+typedef struct {
+    uint64_t argument;
+    char option[32];
+    uint8_t *data;
+} np_staged;
+
+typedef struct {
+    const np_program *p;
+    uint64_t *slots;
+    uint8_t *state;
+    char **args;
+    np_session session;
+    np_peer peers[MAX_PEERS];
+    int peer_count;
+    rt_io_files files;
+    np_staged staged[RT_IO_MAX_FILES];
+    int staged_count;
+    double start_us;
+    long telemetry;              /* -1: off */
+    int peer_timeout_ms;
+    int status;
+    char message[NP_ERR_BYTES + 128];
+    const uint8_t *fail_message;  /* Fail's own bytes */
+    uint64_t fail_length;
+} np_machine;
+
+static int fault(np_machine *m, uint32_t index, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
+{
+    char what[NP_ERR_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(m->message, sizeof m->message, "command %u (%s): %s", index,
+             np_code_name(m->p->commands[index].code), what);
+    m->status = status;
+    return -1;
+}
+
+static uint8_t *mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes)
+{
+    uint8_t *at = np_device_at(&m->session, address, bytes);
+    if (!at)
+        fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer (Map one there with a "
+              "nonzero host address first)", (unsigned long long)address, (unsigned long long)bytes);
+    return at;
+}
+
+static uint64_t word_at(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static int operand(np_machine *m, uint32_t index, const np_operand *o, uint64_t *value)
+{
+    switch (o->kind) {
+    case NP_IMMEDIATE: *value = o->value; return 0;
+    case NP_SLOT: *value = m->slots[o->value]; return 0;
+    case NP_STATE_WORD: *value = word_at(m->state + o->value); return 0;
+    default: {
+        volatile uint8_t *at = mapped(m, index, o->value, 8);
+        if (!at)
+            return -1;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        *value = word_at((const uint8_t *)at);
+        return 0;
+    }
+    }
+}
+
+static void set_word(np_machine *m, uint64_t address, uint64_t value)
+{
+    memcpy(m->state + address, &value, 8);
+}
+
+static double as_double(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint64_t as_bits(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+static uint64_t convert(unsigned conversion, uint64_t v)
+{
+    switch (conversion) {
+    case 0: return as_bits((double)v);
+    case 1: return as_bits(sqrt(as_double(v)));
+    case 2: {
+        float f = (float)as_double(v);
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        return bits;
+    }
+    default: {
+        uint32_t bits = (uint32_t)v;
+        float f;
+        memcpy(&f, &bits, 4);
+        return as_bits((double)f);
+    }
+    }
+}
+
+static np_peer *endpoint(np_machine *m, uint32_t index, uint64_t slot)
+{
+    uint64_t handle = m->slots[slot];
+    if (handle < 1 || handle > (uint64_t)m->peer_count || m->peers[handle - 1].fd < 0) {
+        fault(m, index, NP_EXIT_FAULT, "slot %llu holds %llu, not an open endpoint (Connect first)",
+              (unsigned long long)slot, (unsigned long long)handle);
+        return NULL;
+    }
+    return &m->peers[handle - 1];
+}
+
+static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t *data, uint64_t bytes)
+{
+    np_staged *s = NULL;
+    for (int i = 0; i < m->staged_count; i++)
+        if (m->staged[i].argument == argument)
+            s = &m->staged[i];
+    if (!s)
+        return fault(m, index, NP_EXIT_INTERNAL, "argument %llu was not checked as an output",
+                     (unsigned long long)argument);
+    uint8_t *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return fault(m, index, NP_EXIT_INTERNAL, "out of memory (%llu bytes)", (unsigned long long)bytes);
+    memcpy(copy, data, bytes);
+    free(s->data);
+    s->data = copy;
+    char why[RT_ERR_BYTES];
+    if (rt_io_stage(&m->files, s->option, copy, bytes, why))
+        return fault(m, index, NP_EXIT_INTERNAL, "%s", why);
+    return 0;
+}
+
+/* Run from command `at` to the end of its fragment: 0 (ended), 1 (halted) or -1 (stopped). */
+static int run(np_machine *m, uint32_t at)
+{
+    const np_program *p = m->p;
+    char why[NP_ERR_BYTES];
+    for (;;) {
+        const np_command *c = &p->commands[at];
+        uint64_t a = 0, b = 0;
+        switch (c->code) {
+        case NP_END:
+            return 0;
+        case NP_HALT:
+            return 1;
+        case NP_FAIL:
+            m->status = (int)c->n[0];
+            m->fail_message = c->bytes;
+            m->fail_length = c->bytes_length;
+            snprintf(m->message, sizeof m->message, "command %u (Fail): ", at);
+            return -1;
+        case NP_SET:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            m->slots[c->n[0]] = a;
+            break;
+        case NP_STORE:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            set_word(m, c->n[0], a);
+            break;
+        case NP_ADD_NATURAL:
+            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
+                return -1;
+            set_word(m, c->n[0], a + b);
+            break;
+        case NP_FLOAT: {
+            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
+                return -1;
+            double x = as_double(a), y = as_double(b), r;
+            switch (c->sub) {
+            case 0: r = x + y; break;
+            case 1: r = x - y; break;
+            case 2: r = x * y; break;
+            default: r = x / y; break;
+            }
+            set_word(m, c->n[0], as_bits(r));
+            break;
+        }
+        case NP_CONVERT:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            set_word(m, c->n[0], convert(c->sub, a));
+            break;
+        case NP_COPY_STATE_TO_MAPPED: {
+            uint8_t *to = mapped(m, at, c->n[1], c->n[2]);
+            if (!to)
+                return -1;
+            memcpy(to, m->state + c->n[0], c->n[2]);
+            break;
+        }
+        case NP_COPY_MAPPED_TO_STATE: {
+            uint8_t *from = mapped(m, at, c->n[0], c->n[2]);
+            if (!from)
+                return -1;
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            memcpy(m->state + c->n[1], from, c->n[2]);
+            break;
+        }
+        case NP_WRITE_MAPPED: {
+            volatile uint8_t *to = mapped(m, at, c->n[0], c->n[1]);
+            if (!to || operand(m, at, &c->v[0], &a))
+                return -1;
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            for (uint64_t i = 0; i < c->n[1]; i++)
+                to[i] = (uint8_t)(a >> (8 * i));
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
+        }
+        case NP_WAIT_MAPPED: {
+            volatile uint8_t *word = mapped(m, at, c->n[0], 8);
+            if (!word || operand(m, at, &c->v[0], &a))
+                return -1;
+            if (np_device_wait(&m->session, word, a, c->n[1], why))
+                return fault(m, at, NP_EXIT_WAIT, "mapped word 0x%llx: %s", (unsigned long long)c->n[0], why);
+            break;
+        }
+        case NP_REPEAT:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            for (uint64_t k = 0; k < a; k++) {
+                int r = run(m, c->child[0]);
+                if (r)
+                    return r;
+            }
+            at = c->child[1];
+            continue;
+        case NP_BRANCH_ZERO:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            at = c->child[a == 0 ? 0 : 1];
+            continue;
+        case NP_READ_FILE: {
+            const char *path = m->args[c->n[0]];
+            char what[32], io[RT_ERR_BYTES];
+            snprintf(what, sizeof what, "argument %llu", (unsigned long long)c->n[0]);
+            uint8_t *data = NULL;
+            size_t size = 0;
+            if (rt_io_read(&m->files, path, what, RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_FILE, &data, &size, io))
+                return fault(m, at, NP_EXIT_FILE, "%s", io);
+            if (size != c->n[2]) {
+                free(data);
+                return fault(m, at, NP_EXIT_FILE, "%s %s: %zu bytes, not the %llu the program reads", what, path, size,
+                             (unsigned long long)c->n[2]);
+            }
+            memcpy(m->state + c->n[1], data, size);
+            free(data);
+            break;
+        }
+        case NP_WRITE_FILE:
+            if (stage(m, at, c->n[0], m->state + c->n[1], c->n[2]))
+                return -1;
+            break;
+        case NP_WRITE_MAPPED_FILE: {
+            uint8_t *from = mapped(m, at, c->n[1], c->n[2]);
+            if (!from)
+                return -1;
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            if (stage(m, at, c->n[0], from, c->n[2]))
+                return -1;
+            break;
+        }
+        case NP_OPEN_DEVICE: {
+            int rc = np_device_open(&m->session, c->bytes, why);
+            if (rc)
+                return fault(m, at, rc, "%s", why);
+            break;
+        }
+        case NP_MAP: {
+            int rc = np_device_map(&m->session, c->bytes, c->bytes_length, c->n[0], c->n[1], c->n[2], c->n[3] != 0,
+                                   why);
+            if (rc)
+                return fault(m, at, rc, "%s", why);
+            break;
+        }
+        case NP_LOAD_IMAGE: {
+            uint8_t *to = mapped(m, at, c->n[0], c->bytes_length);
+            if (!to)
+                return -1;
+            memcpy(to, c->bytes, c->bytes_length);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
+        }
+        case NP_CONNECT: {
+            if (m->peer_count == MAX_PEERS)
+                return fault(m, at, NP_EXIT_PEER, "more than %d endpoints", MAX_PEERS);
+            np_peer *peer = &m->peers[m->peer_count];
+            int rc = np_peer_open(peer, c->bytes, c->n[0] != 0, m->peer_timeout_ms, why);
+            if (rc)
+                return fault(m, at, rc, "%s", why);
+            m->slots[c->n[1]] = (uint64_t)++m->peer_count;
+            break;
+        }
+        case NP_SEND: case NP_RECEIVE: {
+            np_peer *peer = endpoint(m, at, c->n[0]);
+            if (!peer)
+                return -1;
+            int rc = c->code == NP_SEND ? np_peer_send(peer, m->state + c->n[1], c->n[2], m->peer_timeout_ms, why)
+                                        : np_peer_receive(peer, m->state + c->n[1], c->n[2], m->peer_timeout_ms, why);
+            if (rc)
+                return fault(m, at, rc, "%s", why);
+            break;
+        }
+        case NP_TELEMETRY:
+            if (m->telemetry >= 0 && c->n[0] <= (uint64_t)m->telemetry) {
+                fputs("native: telemetry ", stderr);
+                fwrite(c->bytes, 1, c->bytes_length, stderr);
+                fprintf(stderr, " +%llu us\n", (unsigned long long)(now_us() - m->start_us));
+            }
+            break;
+        case NP_RELEASE:
+            np_device_release(&m->session);
+            break;
+        case NP_SUBMIT: {
+            uint64_t n = word_at(m->state + c->n[4]);
+            volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
+            volatile uint8_t *put = slot ? mapped(m, at, c->n[2], 4) : NULL;
+            volatile uint8_t *semaphore = put ? mapped(m, at, c->n[3], 8) : NULL;
+            if (!semaphore || operand(m, at, &c->v[0], &a))
+                return -1;
+            uint32_t next = (uint32_t)((n + 1) % c->n[1]);
+            memcpy((void *)slot, &a, 8);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            memcpy((void *)put, &next, 4);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            int rc = np_device_submit(&m->session, a, semaphore, n + 1, why);
+            if (rc)
+                return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
+                             (unsigned long long)a, why);
+            set_word(m, c->n[4], n + 1);
+            break;
+        }
+        default:
+            return fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
+        }
+        at = c->child[0];
+    }
+}
+
+/* Output arguments in order of first appearance; recover their journals, check their paths. */
+static int check_outputs(np_machine *m, char *err)
+{
+    const np_program *p = m->p;
+    const char *paths[RT_IO_MAX_FILES];
+    int count = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        const np_command *c = &p->commands[i];
+        if (c->code != NP_WRITE_FILE && c->code != NP_WRITE_MAPPED_FILE)
+            continue;
+        int known = 0;
+        for (int k = 0; k < m->staged_count; k++)
+            known |= m->staged[k].argument == c->n[0];
+        if (known)
+            continue;
+        if (m->staged_count == RT_IO_MAX_FILES) {
+            snprintf(err, NP_ERR_BYTES, "the program writes more than %d files", RT_IO_MAX_FILES);
+            return NP_EXIT_WRITE;
+        }
+        np_staged *s = &m->staged[m->staged_count++];
+        s->argument = c->n[0];
+        snprintf(s->option, sizeof s->option, "argument %llu", (unsigned long long)c->n[0]);
+        paths[count++] = m->args[c->n[0]];
+    }
+    char why[RT_ERR_BYTES];
+    int rc = rt_io_recover(paths, count, why);
+    if (rc) {
+        snprintf(err, NP_ERR_BYTES, "%s", why);
+        return rc;
+    }
+    for (int k = 0; k < m->staged_count; k++)
+        if ((rc = rt_io_add_output(&m->files, m->args[m->staged[k].argument], m->staged[k].option, NULL, why))) {
+            snprintf(err, NP_ERR_BYTES, "%s", why);
+            return rc;
+        }
+    return 0;
+}
+
+/* Publish what was staged, together (the journalled rule of host_io.h). */
+static int publish(np_machine *m, char *err)
+{
+    int kept = 0;
+    for (int i = 0; i < m->files.output_count; i++)
+        if (m->files.outputs[i].staged)
+            m->files.outputs[kept++] = m->files.outputs[i];
+    m->files.output_count = kept;
+    if (kept == 0)
+        return 0;
+    char why[RT_ERR_BYTES];
+    int rc = rt_io_publish(&m->files, why);
+    if (rc)
+        snprintf(err, NP_ERR_BYTES, "%s", why);
+    return rc;
+}
+
+static void print_version(const np_self *self, const np_program *p)
+{
+    printf("native physical program host\n");
+    printf("program: %.*s (%u commands, %llu slots, %llu state bytes, %llu arguments)\n", (int)p->identity_length,
+           (const char *)p->identity, p->count, (unsigned long long)p->slots, (unsigned long long)p->state_extent,
+           (unsigned long long)p->arguments);
+    printf("target: %s\n", self->target);
+    printf("embedded device images: %d\n", self->components);
+}
+
+static long environment_number(const char *name, long otherwise)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return otherwise;
+    char *end;
+    long v = strtol(text, &end, 10);
+    return *end ? otherwise : v;
+}
+
+int main(int argc, char **argv)
+{
+    char err[NP_ERR_BYTES + 256];
+    char self_path[RT_IO_PATH_BYTES];
+    ssize_t length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (length <= 0)
+        snprintf(self_path, sizeof self_path, "%s", argv[0]);
+    else
+        self_path[length] = 0;
+    np_self self;
+    int rc = find_self(&self, self_path, err);
+    if (rc) {
+        fprintf(stderr, "native: %s\n", err);
+        return rc;
+    }
+    np_program program;
+    if (np_decode(self.program, (size_t)self.program_size, &program, err)) {
+        fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", argv[0], err);
+        return NP_EXIT_DAMAGED;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        print_version(&self, &program);
+        return 0;
+    }
+    if ((uint64_t)(argc - 1) < program.arguments) {
+        fprintf(stderr, "native: usage: %s ARG0 ... ARG%llu: the program names %llu file arguments, %d given\n",
+                argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
+        return NP_EXIT_FILE;
+    }
+    np_machine m;
+    memset(&m, 0, sizeof m);
+    m.p = &program;
+    m.args = argv + 1;
+    m.start_us = now_us();
+    m.telemetry = environment_number("NATIVE_TELEMETRY", -1);
+    m.peer_timeout_ms = (int)environment_number(NP_PEER_TIMEOUT_VARIABLE, NP_PEER_TIMEOUT_MS);
+    m.session.target = self.target;
+    m.slots = calloc(program.slots ? program.slots : 1, 8);
+    m.state = calloc(program.state_extent ? program.state_extent : 1, 1);
+    if (!m.slots || !m.state) {
+        fprintf(stderr, "native: out of memory for a %llu-byte state\n", (unsigned long long)program.state_extent);
+        return NP_EXIT_INTERNAL;
+    }
+    if ((rc = check_outputs(&m, err))) {
+        fprintf(stderr, "native: %s\n", err);
+        return rc;
+    }
+    int r = run(&m, 0);
+    np_device_release(&m.session);
+    for (int i = 0; i < m.peer_count; i++)
+        np_peer_close(&m.peers[i]);
+    if (r < 0) {
+        fprintf(stderr, "native: %s", m.message);
+        if (m.fail_message)
+            fwrite(m.fail_message, 1, m.fail_length, stderr);
+        fputs("; nothing was published\n", stderr);
+        return m.status;
+    }
+    if ((rc = publish(&m, err))) {
+        fprintf(stderr, "native: %s\n", err);
+        return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,191 @@
+/* See native_peer.h. */
+#define _GNU_SOURCE
+#include "native_peer.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "native_program.h"
+
+static int say(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int say(char *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, NP_ERR_BYTES, fmt, ap);
+    va_end(ap);
+    return NP_STATUS_PEER;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int left_ms(double deadline)
+{
+    double left = deadline - now_ms();
+    return left <= 0 ? 0 : (int)(left + 1);
+}
+
+void np_peer_address_text(const uint8_t a[16], char *text, size_t size)
+{
+    snprintf(text, size, "%u.%u.%u.%u:%u", a[4], a[5], a[6], a[7], (unsigned)a[2] << 8 | a[3]);
+}
+
+static void nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int timeout_ms, char *err)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    memcpy(&sa.sin_port, address + 2, 2);
+    memcpy(&sa.sin_addr, address + 4, 4);
+    np_peer_address_text(address, peer->address, sizeof peer->address);
+    peer->fd = -1;
+    double deadline = now_ms() + timeout_ms;
+    if (listen_) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return say(err, "cannot create a socket to listen at %s: %s", peer->address, strerror(errno));
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            int e = errno;
+            close(fd);
+            if (e == EADDRINUSE)
+                return say(err, "port in use: cannot listen at %s (another process holds it); stop it or give "
+                           "the pair another port", peer->address);
+            return say(err, "cannot listen at %s: %s; give the pair an address of this machine", peer->address,
+                       strerror(e));
+        }
+        if (listen(fd, 1) != 0) {
+            int e = errno;
+            close(fd);
+            return say(err, "cannot listen at %s: %s", peer->address, strerror(e));
+        }
+        struct pollfd p = { fd, POLLIN, 0 };
+        int r;
+        do
+            r = poll(&p, 1, left_ms(deadline));
+        while (r < 0 && errno == EINTR);
+        if (r <= 0) {
+            close(fd);
+            return say(err, "no peer connected to %s within %d ms; start the other peer (or raise %s)",
+                       peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
+        }
+        int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+        int e = errno;
+        close(fd);
+        if (c < 0)
+            return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
+        nodelay(c);
+        peer->fd = c;
+        return 0;
+    }
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+            return say(err, "cannot create a socket to connect to %s: %s", peer->address, strerror(errno));
+        int r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+        int e = r == 0 ? 0 : errno;
+        if (e == EINPROGRESS) {
+            struct pollfd p = { fd, POLLOUT, 0 };
+            do
+                r = poll(&p, 1, left_ms(deadline));
+            while (r < 0 && errno == EINTR);
+            if (r <= 0) {
+                close(fd);
+                break;
+            }
+            socklen_t len = sizeof e;
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len);
+        }
+        if (e == 0) {
+            int flags = fcntl(fd, F_GETFL);
+            fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+            nodelay(fd);
+            peer->fd = fd;
+            return 0;
+        }
+        close(fd);
+        if (e != ECONNREFUSED && e != ECONNRESET && e != ETIMEDOUT && e != EAGAIN)
+            return say(err, "cannot connect to %s: %s", peer->address, strerror(e));
+        if (left_ms(deadline) == 0)
+            break;
+        struct timespec pause = { 0, 20 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    return say(err, "could not connect to %s within %d ms (no peer listening there); start the other peer "
+               "(or raise %s)", peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
+}
+
+int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double deadline = now_ms() + timeout_ms;
+    uint64_t sent = 0;
+    while (sent < bytes) {
+        struct pollfd p = { peer->fd, POLLOUT, 0 };
+        int r = poll(&p, 1, left_ms(deadline));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return say(err, "peer %s took nothing for %d ms (%llu of %llu bytes sent)", peer->address, timeout_ms,
+                       (unsigned long long)sent, (unsigned long long)bytes);
+        ssize_t n = send(peer->fd, data + sent, bytes - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return say(err, "peer %s closed the connection (%llu of %llu bytes sent)", peer->address,
+                       (unsigned long long)sent, (unsigned long long)bytes);
+        sent += (uint64_t)n;
+    }
+    return 0;
+}
+
+int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double deadline = now_ms() + timeout_ms;
+    uint64_t got = 0;
+    while (got < bytes) {
+        struct pollfd p = { peer->fd, POLLIN, 0 };
+        int r = poll(&p, 1, left_ms(deadline));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return say(err, "peer %s sent nothing for %d ms (%llu of %llu bytes received); is it still running?",
+                       peer->address, timeout_ms, (unsigned long long)got, (unsigned long long)bytes);
+        ssize_t n = recv(peer->fd, data + got, bytes - got, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return say(err, "peer %s closed the connection (%llu of %llu bytes received)", peer->address,
+                       (unsigned long long)got, (unsigned long long)bytes);
+        got += (uint64_t)n;
+    }
+    return 0;
+}
+
+void np_peer_close(np_peer *peer)
+{
+    if (peer->fd >= 0)
+        close(peer->fd);
+    peer->fd = -1;
+}

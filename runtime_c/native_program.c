@@ -1,0 +1,321 @@
+/* See native_program.h. */
+#include "native_program.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each command's fields in encoding order (docs/platform.md's table):
+ * n a natural, o an operand, b bytes, s an operation/conversion byte;
+ * then how many command fields follow (tail, or body + tail, or two branches). */
+static const struct {
+    const char *name;
+    const char *fields;
+    int children;
+} CODES[NP_CODE_COUNT] = {
+    [NP_END] = { "End", "", 0 },
+    [NP_HALT] = { "Halt", "", 0 },
+    [NP_FAIL] = { "Fail", "nb", 0 },
+    [NP_SET] = { "Set", "no", 1 },
+    [NP_STORE] = { "Store", "no", 1 },
+    [NP_ADD_NATURAL] = { "AddNatural", "noo", 1 },
+    [NP_FLOAT] = { "Float", "snoo", 1 },
+    [NP_CONVERT] = { "Convert", "sno", 1 },
+    [NP_COPY_STATE_TO_MAPPED] = { "CopyStateToMapped", "nnn", 1 },
+    [NP_COPY_MAPPED_TO_STATE] = { "CopyMappedToState", "nnn", 1 },
+    [NP_WRITE_MAPPED] = { "WriteMapped", "nno", 1 },
+    [NP_WAIT_MAPPED] = { "WaitMapped", "non", 1 },
+    [NP_REPEAT] = { "Repeat", "o", 2 },
+    [NP_BRANCH_ZERO] = { "BranchZero", "o", 2 },
+    [NP_READ_FILE] = { "ReadFile", "nnn", 1 },
+    [NP_WRITE_FILE] = { "WriteFile", "nnn", 1 },
+    [NP_OPEN_DEVICE] = { "OpenDevice", "b", 1 },
+    [NP_MAP] = { "Map", "bnnnn", 1 },
+    [NP_LOAD_IMAGE] = { "LoadImage", "nb", 1 },
+    [NP_CONNECT] = { "Connect", "bnn", 1 },
+    [NP_SEND] = { "Send", "nnn", 1 },
+    [NP_RECEIVE] = { "Receive", "nnn", 1 },
+    [NP_TELEMETRY] = { "Telemetry", "nb", 1 },
+    [NP_RELEASE] = { "Release", "", 1 },
+    [NP_SUBMIT] = { "Submit", "nnnonn", 1 },
+    [NP_WRITE_MAPPED_FILE] = { "WriteMappedFile", "nnn", 1 },
+};
+
+const char *np_code_name(unsigned code)
+{
+    return code < NP_CODE_COUNT ? CODES[code].name : "unknown";
+}
+
+static int say(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int say(char *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, NP_ERR_BYTES, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* [address, address + bytes) inside the state */
+static int in_state(const np_program *p, uint64_t address, uint64_t bytes)
+{
+    return address <= p->state_extent && bytes <= p->state_extent - address;
+}
+
+static int check_operand(const np_program *p, unsigned index, const np_command *c, const np_operand *o, char *err)
+{
+    if (o->kind == NP_SLOT && o->value >= p->slots)
+        return say(err, "command %u (%s): slot %llu, but the program has %llu slots", index, np_code_name(c->code),
+                   (unsigned long long)o->value, (unsigned long long)p->slots);
+    if (o->kind == NP_STATE_WORD && !in_state(p, o->value, 8))
+        return say(err, "command %u (%s): the state word at %llu is outside the %llu-byte state", index,
+                   np_code_name(c->code), (unsigned long long)o->value, (unsigned long long)p->state_extent);
+    return 0;
+}
+
+/* What a command may name, checked once before the program runs. */
+static int check_command(np_program *p, unsigned i, char *err)
+{
+    const np_command *c = &p->commands[i];
+    const char *name = np_code_name(c->code);
+    const char *fields = CODES[c->code].fields;
+    unsigned operands = 0;
+    for (const char *f = fields; *f; f++)
+        if (*f == 'o' && check_operand(p, i, c, &c->v[operands++], err))
+            return -1;
+#define STATE_RANGE(address, bytes, what)                                                                      \
+    do {                                                                                                       \
+        if (!in_state(p, (address), (bytes)))                                                                  \
+            return say(err, "command %u (%s): %s [%llu, +%llu) is outside the %llu-byte state", i, name, what, \
+                       (unsigned long long)(address), (unsigned long long)(bytes),                             \
+                       (unsigned long long)p->state_extent);                                                   \
+    } while (0)
+#define SLOT(index)                                                                                             \
+    do {                                                                                                        \
+        if ((index) >= p->slots)                                                                                \
+            return say(err, "command %u (%s): slot %llu, but the program has %llu slots", i, name,              \
+                       (unsigned long long)(index), (unsigned long long)p->slots);                              \
+    } while (0)
+    switch (c->code) {
+    case NP_FAIL:
+        if (c->n[0] < 1 || c->n[0] > 255)
+            return say(err, "command %u (%s): status %llu is not 1-255", i, name, (unsigned long long)c->n[0]);
+        break;
+    case NP_SET:
+        SLOT(c->n[0]);
+        break;
+    case NP_STORE: case NP_ADD_NATURAL: case NP_FLOAT: case NP_CONVERT:
+        STATE_RANGE(c->n[0], 8, "the destination word");
+        break;
+    case NP_COPY_STATE_TO_MAPPED:
+        STATE_RANGE(c->n[0], c->n[2], "the state range");
+        break;
+    case NP_COPY_MAPPED_TO_STATE: case NP_READ_FILE: case NP_WRITE_FILE:
+        STATE_RANGE(c->n[1], c->n[2], "the state range");
+        break;
+    case NP_SEND: case NP_RECEIVE:
+        SLOT(c->n[0]);
+        STATE_RANGE(c->n[1], c->n[2], "the state range");
+        break;
+    case NP_WRITE_MAPPED:
+        if (c->n[1] != 1 && c->n[1] != 2 && c->n[1] != 4 && c->n[1] != 8)
+            return say(err, "command %u (%s): width %llu is not 1, 2, 4 or 8", i, name, (unsigned long long)c->n[1]);
+        break;
+    case NP_OPEN_DEVICE:
+        if (c->bytes_length != 16)
+            return say(err, "command %u (%s): the GPU UUID has %llu bytes, not 16", i, name,
+                        (unsigned long long)c->bytes_length);
+        break;
+    case NP_CONNECT:
+        if (c->bytes_length != 16 || c->bytes[0] != 2 || c->bytes[1] != 0)
+            return say(err, "command %u (%s): the socket address is not a 16-byte sockaddr_in (AF_INET)", i, name);
+        SLOT(c->n[1]);
+        break;
+    case NP_SUBMIT:
+        if (c->n[1] == 0)
+            return say(err, "command %u (%s): a ring of 0 entries", i, name);
+        STATE_RANGE(c->n[4], 8, "the issue counter");
+        break;
+    default:
+        break;
+    }
+    if (c->code == NP_READ_FILE || c->code == NP_WRITE_FILE || c->code == NP_WRITE_MAPPED_FILE) {
+        if (c->n[0] >= 1u << 16)
+            return say(err, "command %u (%s): argument %llu (at most 65535)", i, name, (unsigned long long)c->n[0]);
+        if (c->n[0] + 1 > p->arguments)
+            p->arguments = c->n[0] + 1;
+    }
+    return 0;
+#undef STATE_RANGE
+#undef SLOT
+}
+
+int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
+{
+    memset(p, 0, sizeof *p);
+    if (size < 32 || memcmp(bytes, NP_MAGIC, 4) != 0)
+        return say(err, "not a native physical program (no \"NPHY\" header)");
+    uint32_t version = (uint32_t)bytes[4] | (uint32_t)bytes[5] << 8 | (uint32_t)bytes[6] << 16 | (uint32_t)bytes[7] << 24;
+    if (version != NP_VERSION)
+        return say(err, "program version %u; this host runs version %u", version, NP_VERSION);
+    p->slots = le64(bytes + 8);
+    p->state_extent = le64(bytes + 16);
+    p->identity_length = le64(bytes + 24);
+    if (p->slots > NP_MAX_SLOTS)
+        return say(err, "%llu slots, more than the %u a host keeps", (unsigned long long)p->slots, NP_MAX_SLOTS);
+    if (p->state_extent > NP_MAX_STATE)
+        return say(err, "a %llu-byte state, more than the %llu a host keeps", (unsigned long long)p->state_extent,
+                   (unsigned long long)NP_MAX_STATE);
+    if (p->identity_length > size - 32)
+        return say(err, "the identity's length %llu runs past the program's end", (unsigned long long)p->identity_length);
+    p->identity = bytes + 32;
+    size_t at = 32 + (size_t)p->identity_length;
+
+    uint32_t capacity = 1024;
+    p->commands = malloc(capacity * sizeof *p->commands);
+    /* pending command fields: (command, which child) of commands still missing children */
+    uint32_t stack_capacity = 1024, depth = 0;
+    uint64_t *stack = malloc(stack_capacity * sizeof *stack);
+    if (!p->commands || !stack) {
+        free(stack);
+        np_free(p);
+        return say(err, "out of memory decoding the program");
+    }
+    int first = 1;
+    while (first || depth > 0) {
+        if (at >= size) {
+            free(stack);
+            np_free(p);
+            return say(err, "the program ends at byte %zu with %u command fields still to come (cut short)", at, depth);
+        }
+        unsigned code = bytes[at];
+        if (code >= NP_CODE_COUNT) {
+            free(stack);
+            np_free(p);
+            return say(err, "byte %zu: unknown command code %u (command %u)", at, code, p->count);
+        }
+        if (p->count == NP_MAX_COMMANDS) {
+            free(stack);
+            np_free(p);
+            return say(err, "more than %u commands", NP_MAX_COMMANDS);
+        }
+        if (p->count == capacity) {
+            capacity *= 2;
+            np_command *grown = realloc(p->commands, capacity * sizeof *grown);
+            if (!grown) {
+                free(stack);
+                np_free(p);
+                return say(err, "out of memory decoding the program");
+            }
+            p->commands = grown;
+        }
+        uint32_t index = p->count++;
+        np_command *c = &p->commands[index];
+        memset(c, 0, sizeof *c);
+        c->code = (uint8_t)code;
+        size_t start = at++;
+        unsigned naturals = 0, operands = 0;
+        for (const char *f = CODES[code].fields; *f; f++) {
+            size_t need = *f == 's' ? 1 : *f == 'o' ? 9 : 8;
+            if (size - at < need)
+                goto cut;
+            if (*f == 's') {
+                c->sub = bytes[at];
+                if (c->sub > 3) {
+                    free(stack);
+                    np_free(p);
+                    return say(err, "command %u (%s): operation %u is not 0-3", index, CODES[code].name, c->sub);
+                }
+                at += 1;
+            } else if (*f == 'n') {
+                c->n[naturals++] = le64(bytes + at);
+                at += 8;
+            } else if (*f == 'o') {
+                np_operand *o = &c->v[operands++];
+                o->kind = bytes[at];
+                o->value = le64(bytes + at + 1);
+                if (o->kind > NP_MAPPED_WORD) {
+                    free(stack);
+                    np_free(p);
+                    return say(err, "command %u (%s): operand kind %u is not 0-3", index, CODES[code].name, o->kind);
+                }
+                at += 9;
+            } else {
+                c->bytes_length = le64(bytes + at);
+                at += 8;
+                if (c->bytes_length > size - at)
+                    goto cut;
+                c->bytes = bytes + at;
+                at += (size_t)c->bytes_length;
+            }
+        }
+        /* this command fills the innermost pending field */
+        if (!first) {
+            uint64_t top = stack[depth - 1];
+            uint32_t parent = (uint32_t)(top >> 1);
+            p->commands[parent].child[top & 1] = index;
+            if ((top & 1) == (uint64_t)(CODES[p->commands[parent].code].children - 1))
+                depth--;
+            else
+                stack[depth - 1] = top + 1;
+        }
+        first = 0;
+        if (CODES[code].children > 0) {
+            if (depth == stack_capacity) {
+                stack_capacity *= 2;
+                uint64_t *grown = realloc(stack, stack_capacity * sizeof *grown);
+                if (!grown) {
+                    free(stack);
+                    np_free(p);
+                    return say(err, "out of memory decoding the program");
+                }
+                stack = grown;
+            }
+            stack[depth++] = (uint64_t)index << 1;
+        }
+        continue;
+    cut:
+        free(stack);
+        np_free(p);
+        return say(err, "byte %zu: command %u (%s) is cut short by the program's end", start, index, CODES[code].name);
+    }
+    free(stack);
+    if (at != size) {
+        size_t extra = size - at;
+        np_free(p);
+        return say(err, "%zu bytes after the program's last command", extra);
+    }
+    for (uint32_t i = 0; i < p->count; i++)
+        if (check_command(p, i, err)) {
+            np_free(p);
+            return -1;
+        }
+    return 0;
+}
+
+void np_free(np_program *p)
+{
+    free(p->commands);
+    p->commands = NULL;
+    p->count = 0;
+}
+
+uint32_t np_crc32(const uint8_t *data, size_t size)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < size; i++) {
+        crc ^= data[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}

@@ -1,0 +1,71 @@
+"""Helpers for the native physical program tests (tests/native): the synthetic modules in
+plans/Native, their programs' canonical bytes (through the plan language's own
+nativePhysicalProgramBytes), a built C host per program, and a runner that carries a
+program out both ways -- the C host (NATIVE_DEVICE=memory, no GPU) and the reference
+interpreter -- in two folders with the same relative file names, so their files,
+statuses and messages can be compared as they are."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+PLANS = Path(__file__).resolve().parent / "plans"
+BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
+
+
+def load_module(path: Path):
+    from bobc.language import load_program
+    from bobc.plan.intrinsics import default_intrinsics
+
+    program = load_program(path, intrinsics=default_intrinsics())
+    program.check()
+    return program
+
+
+def program_bytes(program, name: str) -> bytes:
+    encoder = program.definition(BYTES_DEFINITION)
+    return bytes(program.apply(encoder.thunk, program.definition(name).thunk).value)
+
+
+def write_host(folder: Path, name: str, code: bytes, target: str = "sm_90") -> Path:
+    from bobc.native.writer import native_host
+
+    path = folder / name
+    path.write_bytes(native_host(code, target))
+    path.chmod(0o755)
+    return path
+
+
+@dataclass
+class Outcome:
+    status: int
+    stderr: bytes
+    files: dict        # relative name -> bytes (every file the run left in its folder)
+
+
+def _files(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def run_c(host: Path, folder: Path, arguments, env=None, timeout=60) -> Outcome:
+    environ = {**os.environ, "NATIVE_DEVICE": "memory", **(env or {})}
+    done = subprocess.run([str(host), *arguments], cwd=folder, env=environ, capture_output=True, timeout=timeout)
+    return Outcome(done.returncode, done.stderr, _files(folder))
+
+
+def run_reference(code: bytes, folder: Path, arguments, env=None, name="host", gpu=None) -> Outcome:
+    from bobc.reference.native_program import run_program
+
+    stderr = io.BytesIO()
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        status = run_program(code, list(arguments), name=name, gpu=gpu, environ={**os.environ, **(env or {})},
+                             stderr=stderr)
+    finally:
+        os.chdir(before)
+    return Outcome(status, stderr.getvalue(), _files(folder))
