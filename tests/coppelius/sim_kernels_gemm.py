@@ -71,10 +71,10 @@ CASES = [(layout, arch) for layout in sorted(gemm.VARIANTS) for arch in ("sm_86"
 
 
 @pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
-def test_product_of_two_tiles_square_over_three_k_steps(layout, arch):
-    """M = N = 128 (2 x 2 blocks), K = 96 (three slices: the ring wraps once), padded strides."""
+def test_product_of_two_by_two_tiles_over_six_k_steps(layout, arch):
+    """M = N = 128 (2 x 2 blocks), K = 192 (six slices: the 4-stage ring wraps), padded strides."""
     rng = np.random.default_rng(11)
-    m, n, k = 128, 128, 96
+    m, n, k = 128, 128, 192
     a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
     b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
     a = rng.standard_normal(a_rows * a_cols).astype(np.float16)

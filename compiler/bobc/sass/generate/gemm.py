@@ -21,10 +21,10 @@ blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32
 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
 K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64 slice of B is copied
 global -> shared with asynchronous 16-byte copies (LDGSTS.E.BYPASS.128, two per
-operand per thread) into a ring of STAGES buffers: the copies of slice i + 2 are in
-flight while slice i is multiplied (LDGDEPBAR closes a group per slice, DEPBAR.LE SB0, 1
-waits for slice i, BAR.SYNC makes every thread's copies visible and frees the buffer the
-next copy overwrites).  A slice whose rows run along k (A of nn/nt, B of nt) is stored
+operand per thread) into a ring of STAGES (4) buffers: the copies of slices i + 1 ..
+i + 3 are in flight while slice i is multiplied (LDGDEPBAR closes a group per slice,
+DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes every thread's copies visible and
+frees the buffer the next copy overwrites).  A slice whose rows run along k (A of nn/nt, B of nt) is stored
 as 64 rows of 32 halves with a 16-byte pad (row pitch 80 bytes), one whose rows run
 along m or n (A of tn, B of nn/tn) as 32 rows of 64 halves padded to 144 bytes: either
 way the 8 rows an 8x8 matrix load touches fall in 8 different 16-byte bank groups.
@@ -54,7 +54,7 @@ TILE_M = 64
 TILE_N = 64
 TILE_K = 32
 THREADS = 128
-STAGES = 3
+STAGES = 4
 SHARED_BASE = 0x400            # the first KiB of a block's shared window is the system's on sm_90
 K_ROWS_PITCH = 80              # a row of 32 halves along k (64 bytes) + 16 bytes of pad
 OUTER_ROWS_PITCH = 144         # a row of 64 halves along m or n (128 bytes) + 16 bytes of pad
@@ -450,11 +450,11 @@ def generate(variant: Variant) -> str:
     out(f"MOV R{T0}, {_p('K')}")
     out(f"SHF.R.U32.HI R{TO_ISSUE}, RZ, 0x5, R{T0}", "K / 32 slices")
     out(f"MOV R{TO_DO}, R{TO_ISSUE}")
-    out.note(f"prologue: slices 0 and 1 in flight")
-    _issue(out, chunk_a, chunk_b, stage)
-    _issue(out, chunk_a, chunk_b, stage)
+    out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
+    for _ in range(STAGES - 1):
+        _issue(out, chunk_a, chunk_b, stage)
     out.label("slice")
-    out("DEPBAR.LE SB0, 0x1", "this slice's group has landed (one younger may be in flight)")
+    out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
     _issue(out, chunk_a, chunk_b, stage)
     _multiply(out, variant, stage)
