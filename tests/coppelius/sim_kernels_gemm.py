@@ -86,21 +86,23 @@ def test_product_of_two_by_two_tiles_over_six_k_steps(layout, arch):
     assert (error <= bound).all(), np.argwhere(error > bound)[:5]
 
 
-@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
-def test_epilogue_flags_and_batches(arch):
-    """Two batches; alpha, bias, R = D in place, the binary16 copy."""
+@pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
+def test_epilogue_flags_and_batches(layout, arch):
+    """Two batches of one slice (K = 32); alpha, bias, R = D in place, the binary16 copy."""
     rng = np.random.default_rng(12)
     m, n, k, z = 64, 64, 32, 2
+    lda = m if layout == "tn" else k
+    ldb = k if layout == "nt" else n
     a = rng.standard_normal(z * m * k).astype(np.float16)
     b = rng.standard_normal(z * n * k).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float32)
     d0 = rng.standard_normal(z * m * n).astype(np.float32)
     buffers = {"a": a, "b": b, "d": d0.copy(), "h": np.zeros(z * m * n, np.float16), "bias": bias}
-    out = run("nt", arch, buffers, A="a", B="b", D="d", R="d", Dh="h", bias="bias", M=m, N=n, K=k, lda=k, ldb=k,
-              ldd=n, ldh=n, sA=m * k, sB=n * k, sD=m * n, sH=m * n, alpha=0.5, flags=1 | 2 | 4, batches=z)
+    out = run(layout, arch, buffers, A="a", B="b", D="d", R="d", Dh="h", bias="bias", M=m, N=n, K=k, lda=lda,
+              ldb=ldb, ldd=n, ldh=n, sA=m * k, sB=n * k, sD=m * n, sH=m * n, alpha=0.5, flags=1 | 2 | 4, batches=z)
     for batch in range(z):
-        v, bound = truth("nt", a[batch * m * k:(batch + 1) * m * k], b[batch * n * k:(batch + 1) * n * k],
-                         m, n, k, k, k, alpha=0.5, bias=bias,
+        v, bound = truth(layout, a[batch * m * k:(batch + 1) * m * k], b[batch * n * k:(batch + 1) * n * k],
+                         m, n, k, lda, ldb, alpha=0.5, bias=bias,
                          addend=d0[batch * m * n:(batch + 1) * m * n].reshape(m, n))
         got = out["d"][batch * m * n:(batch + 1) * m * n].reshape(m, n)
         assert (np.abs(got.astype(np.float64) - v) <= bound).all()
