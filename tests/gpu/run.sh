@@ -78,5 +78,13 @@ else
   note "pytest -m gpu: skipped (no pytest on this machine)"
 fi
 
+# the coppelius-gemm products timed beside cuBLAS (BENCH_GEMM=1; tests/gpu/test_coppelius_gemm.py
+# is in the pytest run above)
+if [ "${BENCH_GEMM:-0}" = 1 ]; then
+  timeout 300 python3 bench/gpu/coppelius_gemm_bench.py --json "$LOG/coppelius_gemm_bench.json" \
+    > "$LOG/coppelius_gemm_bench.log" 2>&1
+  note "coppelius_gemm_bench: exit $?"
+fi
+
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
 exit $smoke

@@ -30,7 +30,15 @@ FIXED_LATENCIES = {
     "FFMA": 4, "FADD": 4, "FMUL": 4, "FMNMX": 4, "FSEL": 4,
     "IADD3": 4, "LOP3": 4, "LEA": 5, "SHF": 4, "MOV": 4, "SEL": 4, "IMNMX": 4,
     "IMAD": 5, "I2FP": 5,
+    # HMMA.16816 (fixed latency, no scoreboard): NVIDIA's Ampere tables (Mesa NAK
+    # sm80_instr_latencies.rs, MMA_2x_collect) give 17 cycles to an ALU reader and 18 to
+    # the next HMMA on the same accumulator; ptxas waits 23-26 cycles after it in the
+    # corpus on both targets (Hopper's table is not public): the longest is taken.
+    "HMMA": 26,
 }
+# An HMMA reads a fixed-latency (coupled) result later than the ALUs do: NAK gives 7
+# cycles from an ALU/FMA writer to an MMA reader where an ALU reader needs 4.
+MMA_OPERAND_DELAY = 3
 WIDE_LATENCY = 6
 # Memory and shuffle instructions (the ones that read their registers late,
 # READS_LATE) take their register operands a cycle sooner than the ALUs do:
@@ -67,6 +75,13 @@ BARRIERS = range(6)
 LONG_LATENCY_RESULTS = {"LDG"}
 LONG_BARRIERS = (0, 1, 2, 3)   # a row and what it needs next can be in flight at once
 SHORT_BARRIERS = (4, 5)
+# Asynchronous copies (LDGSTS) are counted in groups: LDGDEPBAR closes a group on
+# scoreboard SB0 (ptxas's choice, corpus3 async_copy) and `DEPBAR.LE SB0, n` waits
+# until at most n groups are outstanding.  The code waits explicitly, so that
+# scoreboard is never allocated, put in a wait mask or drained at a branch: a
+# pipelined loop keeps its copies in flight across its back edge.  In a program with
+# LDGDEPBAR the global loads' results use the other long scoreboards.
+ASYNC_COPY_BARRIER = 0
 
 
 @dataclass
@@ -110,10 +125,12 @@ class _State:
         if barrier in self.busy:
             self.busy.remove(barrier)
 
-    def allocate(self, opcode: str = "", result: bool = True) -> tuple[int, int]:
+    def allocate(self, opcode: str = "", result: bool = True, async_copies: bool = False) -> tuple[int, int]:
         """A scoreboard for a variable-latency operation's result (or its late register
         reads), from its latency class; (barrier, wait mask) -- the mask is always 0."""
         pool = LONG_BARRIERS if result and opcode in LONG_LATENCY_RESULTS else SHORT_BARRIERS
+        if async_copies:
+            pool = tuple(b for b in pool if b != ASYNC_COPY_BARRIER)
         for b in pool:
             if b not in self.busy:
                 self.busy.append(b)
@@ -128,6 +145,7 @@ def schedule(items: list[Item]) -> list[Control]:
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
+    async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
 
     def require(cycle_needed: int) -> None:
         """Delay the current instruction to `cycle_needed` by lengthening the previous stall."""
@@ -185,9 +203,11 @@ def schedule(items: list[Item]) -> list[Control]:
         else:
             write_barrier = read_barrier = 7
             stall = CONTROL_FLOW_STALL.get(item.opcode, 1)
-            if item.opcode in VARIABLE_LATENCY:
+            if item.opcode == "LDGDEPBAR":
+                write_barrier = ASYNC_COPY_BARRIER
+            elif item.opcode in VARIABLE_LATENCY:
                 if item.writes:
-                    write_barrier, extra = state.allocate(item.opcode)
+                    write_barrier, extra = state.allocate(item.opcode, async_copies=async_copies)
                     wait_mask |= extra
                     for reg in item.writes:
                         state.pending_write[reg] = write_barrier
@@ -217,6 +237,8 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
         return 0
     if consumer.opcode in READS_LATE:
         return EARLY_OPERAND_FETCH
+    if consumer.opcode == "HMMA":
+        return MMA_OPERAND_DELAY
     if consumer.opcode in VARIABLE_LATENCY:
         return 0
     producer = state.producer.get(reg, "")

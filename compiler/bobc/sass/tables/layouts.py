@@ -201,12 +201,16 @@ FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
 # (sass-facts.md "Control codes and latencies"; LDC is treated so on both).
 VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F2F", "POPC",
                     "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
-                    "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "HMMA", "B2R",
+                    "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "B2R",
                     "REDUX", "UFLO", "VOTEU"}
 # Variable-latency opcodes that read their register sources late: a later
 # overwrite of those sources must wait for the read barrier.
 READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC", "LDL", "STL", "LD", "LDSM", "LDGSTS", "ATOMS",
-              "ATOMG", "RED", "REDG", "HMMA", "DADD", "DMUL", "DFMA"}
+              "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA"}
+# HMMA is in neither set: it is fixed-latency (coupled), ptxas sets no scoreboard on it on
+# either target (tools/ptx_corpus corpus3 tensor_mma, gemm_forms) and NVIDIA's Ampere tables
+# (Mesa NAK sm80_instr_latencies.rs, MMA_2x_collect) give it fixed read-after-write delays;
+# schedule.FIXED_LATENCIES holds its latency.
 
 # Display aliases: nvdisasm picks these names from operand values (IMAD with a power-of-two
 # multiplier and RZ addend prints as IMAD.SHL, ...), so their operands cannot vary freely.

@@ -1,0 +1,497 @@
+"""Tiled matrix products on tensor cores (HMMA.16816.F32), emitted as SASS text.
+
+    python -m bobc.sass.generate.gemm OUTDIR       # writes coppelius-gemm-{nn,nt,tn}.sass
+    python -m bobc.sass.generate.gemm --check DIR  # exit 1 if a file differs from what it emits
+
+Three layouts of the operands, one kernel each (A and B binary16, row-major storage,
+element strides):
+
+    nn: P[m,n] = sum_k A[m*lda + k] B[k*ldb + n]     (B stored K x N)
+    nt: P[m,n] = sum_k A[m*lda + k] B[n*ldb + k]     (B stored N x K: the product with B^T)
+    tn: P[m,n] = sum_k A[k*lda + m] B[k*ldb + n]     (A stored K x M: the product with A^T)
+
+then, in binary32 and in this order, v = alpha*P, v += bias[n] (flag 2), v += R[m,n]
+(flag 1; R may be D itself: C += A.B), D[m,n] = v (unless flag 8), Dh[m,n] = half(v)
+(flag 4, round to nearest even).  Every pointer moves by its batch stride times
+blockIdx.z, so one launch does every head of an attention layer.  The parameter block
+is PARAMETERS below (and each file's `//@ param` lines).
+
+Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
+blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
+quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
+K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64 slice of B is copied
+global -> shared with asynchronous 16-byte copies (LDGSTS.E.BYPASS.128, two per
+operand per thread) into a ring of STAGES (4) buffers: the copies of slices i + 1 ..
+i + 3 are in flight while slice i is multiplied (LDGDEPBAR closes a group per slice,
+DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes every thread's copies visible and
+frees the buffer the next copy overwrites).  A slice whose rows run along k (A of nn/nt, B of nt) is stored
+as 64 rows of 32 halves with a 16-byte pad (row pitch 80 bytes), one whose rows run
+along m or n (A of tn, B of nn/tn) as 32 rows of 64 halves padded to 144 bytes: either
+way the 8 rows an 8x8 matrix load touches fall in 8 different 16-byte bank groups.
+Fragments come from shared memory with LDSM.16.M88.4 (rows along k: the HMMA fragment
+as stored) or LDSM.16.MT88.4 (rows along m or n: transposed on the way), four 8 x 8
+matrices a load, ordered so that the registers are the HMMA's A fragment (16 x 16) or
+two B fragments (16 x 8 each).  Shared memory is addressed from 0x400 on both targets
+(sm_90 code keeps the first KiB of a block's window for the system, as ptxas does),
+so a block needs SHARED_BASE + STAGES * stage bytes (shared_bytes()).
+
+Contract (not checked by the kernel; the plan must hold it): M, N multiples of 64, K a
+multiple of 32 and at least 32; lda, ldb, sA, sB multiples of 8 and A, B 16-byte aligned
+(16-byte copies); ldd, ldh, sD, sH even, D, R, bias 8-byte aligned, Dh 4-byte aligned.
+
+Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
+copies' scoreboard is waited only by DEPBAR).
+"""
+from __future__ import annotations
+
+import argparse
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+TILE_M = 64
+TILE_N = 64
+TILE_K = 32
+THREADS = 128
+STAGES = 4
+SHARED_BASE = 0x400            # the first KiB of a block's shared window is the system's on sm_90
+K_ROWS_PITCH = 80              # a row of 32 halves along k (64 bytes) + 16 bytes of pad
+OUTER_ROWS_PITCH = 144         # a row of 64 halves along m or n (128 bytes) + 16 bytes of pad
+REGISTERS = 96                 # the budget each kernel declares
+
+# The parameter block: (byte offset, name, meaning); two u32 share an 8-byte word.
+PARAMETERS = (
+    (0x00, "A", "pointer: A, binary16"),
+    (0x08, "B", "pointer: B, binary16"),
+    (0x10, "D", "pointer: D, binary32 (written unless flag 8)"),
+    (0x18, "Dh", "pointer: Dh, binary16 copy of D (written if flag 4)"),
+    (0x20, "R", "pointer: R, binary32 addend with D's strides (read if flag 1; may equal D)"),
+    (0x28, "bias", "pointer: bias, binary32 [N] (read if flag 2)"),
+    (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
+    (0x38, "K", "u32 the summed dimension"), (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D"),
+    (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
+    (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
+    (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
+    (0x58, "sD", "u32 batch stride of D and R (elements)"), (0x5c, "sH", "u32 batch stride of Dh (elements)"),
+    (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z)"),
+)
+OFFSET = {name: offset for offset, name, _ in PARAMETERS}
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
+PARAMETER_BYTES = 0x68
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    a_along_k: bool        # A's stored rows run along k (A is M x K)
+    b_along_k: bool        # B's stored rows run along k (B is N x K)
+    formula: str
+    uses: str
+
+    @property
+    def kernel(self) -> str:
+        return f"coppelius_gemm_{self.name}"
+
+    @property
+    def identity(self) -> str:
+        return f"coppelius-gemm-{self.name}"
+
+
+VARIANTS = {
+    "nn": Variant("nn", True, False, "P[m,n] = sum_k A[m*lda + k] * B[k*ldb + n]",
+                  "x W (forward), dS K (dQ), P V (attention output)"),
+    "nt": Variant("nt", True, True, "P[m,n] = sum_k A[m*lda + k] * B[n*ldb + k]",
+                  "dY W^T (input gradients), Q K^T (scores), dO V^T (dP)"),
+    "tn": Variant("tn", False, False, "P[m,n] = sum_k A[k*lda + m] * B[k*ldb + n]",
+                  "X^T dY (weight gradients), P^T dO (dV), dS^T Q (dK)"),
+}
+
+
+def tile_bytes(along_k: bool, outer: int) -> int:
+    """Shared bytes of one operand's slice: `outer` rows of TILE_K halves, or TILE_K rows of `outer`."""
+    return outer * K_ROWS_PITCH if along_k else TILE_K * OUTER_ROWS_PITCH
+
+
+def stage_bytes(variant: Variant) -> int:
+    return tile_bytes(variant.a_along_k, TILE_M) + tile_bytes(variant.b_along_k, TILE_N)
+
+
+def shared_bytes(variant: Variant) -> int:
+    """Shared memory a block needs, the system's first KiB included."""
+    return SHARED_BASE + STAGES * stage_bytes(variant)
+
+
+def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
+    """The launch grid for an M x N product (block: THREADS x 1 x 1)."""
+    return (n // TILE_N, m // TILE_M, batches)
+
+
+def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
+                    Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
+                    sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
+                    batches: int = 1) -> bytes:
+    """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
+    check_shape(M, N, K)
+    return (struct.pack("<6Q", A, B, D, Dh, R, bias)
+            + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
+            + struct.pack("<fI", alpha, batches))
+
+
+def check_shape(m: int, n: int, k: int) -> None:
+    """Refuse a shape the kernels do not serve, naming the dimension."""
+    for name, value, unit in (("M", m, TILE_M), ("N", n, TILE_N), ("K", k, TILE_K)):
+        if value <= 0 or value % unit:
+            raise ValueError(f"{name} = {value} is not a positive multiple of {unit}: the coppelius-gemm "
+                             f"kernels compute whole {TILE_M} x {TILE_N} tiles, {TILE_K} k at a time")
+
+
+# Registers (fixed, so the listing can be read against this table).
+TID, CTA_N, CTA_M, CTA_Z = 0, 1, 2, 3
+T0, T1, T2, T3 = 4, 5, 6, 7                   # set-up temporaries
+ACC = 8                                       # R8..R39: accumulator (mi, nt) at ACC + 16 mi + 4 nt
+FRAG_A = 40                                   # R40..R55: A fragment (kk, mi) at FRAG_A + 8 kk + 4 mi
+FRAG_B = 56                                   # R56..R71: B fragments (kk, pair p) at FRAG_B + 8 kk + 4 p
+COPY = 72                                     # R72..R79: the four copy sources (A0, A1, B0, B1), 64-bit
+STEP_A, STEP_B = 80, 81                       # bytes a copy source advances per slice (along m/n rows)
+WRITE_STAGE, READ_STAGE = 82, 83              # byte offset of the stage written / read
+COPY_DST_A, COPY_DST_B = 84, 85               # this thread's copy destinations in a stage
+FRAG_SRC_A, FRAG_SRC_B = 86, 87               # this lane's fragment addresses in a stage
+TO_ISSUE, TO_DO = 88, 89                      # slices left to copy / to multiply
+DST_A, DST_B = 90, 91                         # copy destinations of the stage being written
+SRC_A, SRC_B = 92, 93                         # fragment addresses of the stage being read
+# the epilogue reuses the fragment and copy registers
+OUT_D, OUT_R, OUT_H = 40, 42, 44              # 64-bit row pointers
+STEP_D, STEP_H = 46, 47                       # bytes per 8 rows of D (and R), of Dh
+BIAS = 48                                     # R48..R55: bias of this thread's 8 columns
+ADDEND = 56                                   # R56..R63: R of one row group
+HALVES = 64                                   # R64..R75: conversions of one row group
+BIAS_AT = 64                                  # R64:R65: the bias pointer, before the conversions
+
+
+class _Text:
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def __call__(self, instruction: str, comment: str = "") -> None:
+        self.lines.append(f"    {instruction}" + (f"    // {comment}" if comment else ""))
+
+    def note(self, text: str) -> None:
+        self.lines.append(f"    // {text}")
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+
+def _p(name: str, high: bool = False) -> str:
+    return f"c[0x0][param+{OFFSET[name] + (4 if high else 0):#x}]"
+
+
+def _add64(out: _Text, reg: int, amount: str, predicate: str = "P6") -> None:
+    out(f"IADD3 R{reg}, {predicate}, R{reg}, {amount}, RZ")
+    out(f"IADD3.X R{reg + 1}, RZ, R{reg + 1}, RZ, {predicate}, !PT")
+
+
+def _copy_sources(out: _Text, operand: str, along_k: bool, cta: int, copy: int, step: int) -> int:
+    """This thread's two 64-bit copy sources of `operand` and its per-slice step; returns the
+    offset in a slice between the two chunks it copies."""
+    ld, stride = ("lda", "sA") if operand == "A" else ("ldb", "sB")
+    if along_k:
+        out.note(f"{operand}: stored rows along k; thread t copies row t/4 (and t/4 + 32), halves 8(t%4)..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
+        out(f"LEA R{T0}, R{cta}, R{T0}, 0x6", f"row = 64 blockIdx + t/4")
+        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
+        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ", "k = 8 (t % 4)")
+        chunk_rows, step_text = 32, None
+    else:
+        out.note(f"{operand}: stored rows along k's partner; thread t copies k row t/8 (and t/8 + 16), "
+                 f"columns 8(t%8)..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}", "k row = t/8")
+        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
+        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ")
+        out(f"LEA R{T1}, R{cta}, R{T1}, 0x6", "column = 64 blockIdx + 8 (t % 8)")
+        chunk_rows, step_text = 16, f"R{step}"
+    out(f"IMAD R{T1}, R{CTA_Z}, {_p(stride)}, R{T1}", "+ batch * stride")
+    out(f"IMAD R{T0}, R{T0}, {_p(ld)}, R{T1}", "element index")
+    out(f"LEA R{copy}, P6, R{T0}, {_p(operand)}, 0x1")
+    out(f"LEA.HI.X R{copy + 1}, R{T0}, {_p(operand, high=True)}, RZ, 0x1, P6")
+    out(f"MOV R{T2}, {_p(ld)}")
+    out(f"SHF.L.U32 R{T3}, R{T2}, {1 + (5 if chunk_rows == 32 else 4):#x}, RZ", f"{chunk_rows} rows, in bytes")
+    out(f"IADD3 R{copy + 2}, P6, R{copy}, R{T3}, RZ", "the second chunk")
+    out(f"IADD3.X R{copy + 3}, RZ, R{copy + 1}, RZ, P6, !PT")
+    if step_text is None:
+        out(f"MOV R{step}, 0x40", "a slice is 32 halves further along k")
+    else:
+        out(f"SHF.L.U32 R{step}, R{T2}, 0x6, RZ", "a slice is 32 rows further along k")
+    pitch = K_ROWS_PITCH if along_k else OUTER_ROWS_PITCH
+    return chunk_rows * pitch
+
+
+def _copy_destination(out: _Text, along_k: bool, register: int, base: int) -> None:
+    if along_k:
+        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
+        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
+        pitch = K_ROWS_PITCH
+    else:
+        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}")
+        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
+        pitch = OUTER_ROWS_PITCH
+    out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ")
+    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}", "row * pitch + 16 bytes a chunk")
+
+
+def _fragment_source(out: _Text, along_k: bool, is_a: bool, register: int, base: int) -> None:
+    """This lane's LDSM address in a stage.  Lane l names a row of matrix l/8 of the four:
+    q0 = l % 8, q1 = (l / 8) % 2, q2 = l / 16.  A along k (M88): matrices (m0-7,k0-7),
+    (m8-15,k0-7), (m0-7,k8-15), (m8-15,k8-15): row q0 + 8 q1, bytes 16 q2.  B along k
+    (M88; rows are n): (n0-7,k0-7), (n0-7,k8-15), (n8-15,k0-7), (n8-15,k8-15): row q0 + 8 q2,
+    bytes 16 q1.  A along m (MT88; rows are k): row q0 + 8 q2, bytes 16 q1.  B along n
+    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows (or 64 bytes) of m or n."""
+    row_q, col_q = (3, 4) if along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
+    out(f"LOP3.LUT R{T0}, R{TID}, 0x7, RZ, 0xc0, !PT", "q0")
+    out(f"SHF.R.U32.HI R{T1}, RZ, {row_q:#x}, R{TID}")
+    out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
+    out(f"LEA R{T0}, R{T1}, R{T0}, 0x3", "row within the 16")
+    out(f"SHF.R.U32.HI R{T1}, RZ, {col_q:#x}, R{TID}")
+    out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
+    out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ", "16 bytes for the second column of matrices")
+    warp_shift = 6 if is_a else 5                             # tid / 64 = warp row, (tid / 32) % 2 = warp column
+    out(f"SHF.R.U32.HI R{T2}, RZ, {warp_shift:#x}, R{TID}")
+    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "the warp's row (A) or column (B) of the 2 x 2")
+    if along_k:
+        out(f"LEA R{T0}, R{T2}, R{T0}, 0x5", "+ 32 rows of m or n")
+        pitch = K_ROWS_PITCH
+    else:
+        out(f"LEA R{T1}, R{T2}, R{T1}, 0x6", "+ 32 halves of m or n")
+        pitch = OUTER_ROWS_PITCH
+    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}")
+
+
+def _issue(out: _Text, chunk_a: int, chunk_b: int, stage: int) -> None:
+    out.note("copy the next slice (if one is left) into the stage being written")
+    out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
+    out(f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ")
+    out(f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    out("LDGDEPBAR", "one group per slice, empty past the last")
+    out(f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ")
+    _add64(out, COPY, f"R{STEP_A}")
+    _add64(out, COPY + 2, f"R{STEP_A}")
+    _add64(out, COPY + 4, f"R{STEP_B}")
+    _add64(out, COPY + 6, f"R{STEP_B}")
+    out(f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ")
+    out(f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {STAGES * stage:#x}, PT")
+    out(f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring")
+
+
+def _multiply(out: _Text, variant: Variant, stage: int) -> None:
+    out(f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ")
+    out(f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ")
+    a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
+    b_load = "LDSM.16.M88.4" if variant.b_along_k else "LDSM.16.MT88.4"
+    for kk in range(TILE_K // 16):
+        for mi in range(2):
+            offset = (mi * 16 * K_ROWS_PITCH + kk * 32) if variant.a_along_k else (kk * 16 * OUTER_ROWS_PITCH + mi * 32)
+            out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
+        for p in range(2):
+            offset = (p * 16 * K_ROWS_PITCH + kk * 32) if variant.b_along_k else (kk * 16 * OUTER_ROWS_PITCH + p * 32)
+            out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
+    for kk in range(TILE_K // 16):
+        if kk == 1:
+            # between the two halves of k, which use the same 8 accumulators: the loop's
+            # bookkeeping, so that no stall has to cover an HMMA's whole latency alone
+            out(f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ")
+            out(f"ISETP.GE.AND P6, PT, R{READ_STAGE}, {STAGES * stage:#x}, PT")
+            out(f"SEL R{READ_STAGE}, RZ, R{READ_STAGE}, P6", "around the ring")
+            out(f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ")
+            out(f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?")
+        for mi in range(2):
+            for nt in range(4):
+                acc = ACC + 16 * mi + 4 * nt
+                b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
+                out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
+
+
+def _epilogue(out: _Text) -> None:
+    out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
+    out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
+    out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
+    out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
+    out(f"LEA R{T0}, R{T1}, R{T0}, 0x5")
+    out(f"LEA R{T0}, R{CTA_M}, R{T0}, 0x6", "row = 64 blockIdx.y + 32 warp row + l/4")
+    out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
+    out(f"SHF.L.U32 R{T1}, R{T1}, 0x1, RZ", "2 (l % 4)")
+    out(f"SHF.R.U32.HI R{T2}, RZ, 0x5, R{TID}")
+    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "warp column")
+    out(f"LEA R{T1}, R{T2}, R{T1}, 0x5")
+    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
+    out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
+    out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
+    out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
+    out(f"IMAD R{T2}, R{T0}, {_p('ldd')}, R{T2}", "D's element index")
+    out(f"LEA R{OUT_D}, P6, R{T2}, {_p('D')}, 0x2")
+    out(f"LEA.HI.X R{OUT_D + 1}, R{T2}, {_p('D', high=True)}, RZ, 0x2, P6")
+    out(f"LEA R{OUT_R}, P6, R{T2}, {_p('R')}, 0x2")
+    out(f"LEA.HI.X R{OUT_R + 1}, R{T2}, {_p('R', high=True)}, RZ, 0x2, P6")
+    out(f"IMAD R{T3}, R{CTA_Z}, {_p('sH')}, R{T1}")
+    out(f"IMAD R{T3}, R{T0}, {_p('ldh')}, R{T3}", "Dh's element index")
+    out(f"LEA R{OUT_H}, P6, R{T3}, {_p('Dh')}, 0x1")
+    out(f"LEA.HI.X R{OUT_H + 1}, R{T3}, {_p('Dh', high=True)}, RZ, 0x1, P6")
+    out(f"MOV R{T2}, {_p('ldd')}")
+    out(f"SHF.L.U32 R{STEP_D}, R{T2}, 0x5, RZ", "8 rows of D, in bytes")
+    out(f"MOV R{T3}, {_p('ldh')}")
+    out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
+    out(f"MOV R{T0}, {_p('flags')}")
+    for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D)):
+        out(f"LOP3.LUT R{T1}, R{T0}, {flag:#x}, RZ, 0xc0, !PT")
+        out(f"ISETP.NE.U32.AND {predicate}, PT, R{T1}, RZ, PT", f"flag {flag}")
+    for nt in range(4):
+        out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{BIAS_AT}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
+    for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
+        mi, h = divmod(group, 2)
+        out.note(f"rows +{8 * group}")
+        for nt in range(4):
+            out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt:#x}]")
+        for nt in range(4):
+            v = ACC + 16 * mi + 4 * nt + 2 * h
+            out(f"FMUL R{v}, R{v}, {_p('alpha')}")
+            out(f"FMUL R{v + 1}, R{v + 1}, {_p('alpha')}")
+            out(f"@P2 FADD R{v}, R{v}, R{BIAS + 2 * nt}")
+            out(f"@P2 FADD R{v + 1}, R{v + 1}, R{BIAS + 2 * nt + 1}")
+            out(f"@P1 FADD R{v}, R{v}, R{ADDEND + 2 * nt}")
+            out(f"@P1 FADD R{v + 1}, R{v + 1}, R{ADDEND + 2 * nt + 1}")
+            out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{v}")
+        for nt in range(4):
+            v = ACC + 16 * mi + 4 * nt + 2 * h
+            t = HALVES + 3 * nt
+            out(f"@P3 F2F.F16.F32 R{t}, R{v}")
+            out(f"@P3 F2F.F16.F32 R{t + 1}, R{v + 1}")
+            out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
+            out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
+        if group < 3:
+            _add64(out, OUT_D, f"R{STEP_D}")
+            _add64(out, OUT_R, f"R{STEP_D}")
+            _add64(out, OUT_H, f"R{STEP_H}")
+
+
+def _contract(variant: Variant) -> list[str]:
+    """The //@ param lines: one per 8-byte word.  Pointer extents are one tile's bytes (the
+    least any launch touches) until the plan supplies extents by launch."""
+    a_bytes = 2 * TILE_M * TILE_K
+    b_bytes = 2 * TILE_N * TILE_K
+    d_bytes = 4 * TILE_M * TILE_N
+    lines = [
+        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one 64 x 32 slice)",
+        f"//@ param 1 pointer read {b_bytes} B (binary16; at least one 32 x 64 slice)",
+        f"//@ param 2 pointer write {d_bytes} D (binary32; written unless flag 8)",
+        f"//@ param 3 pointer write {d_bytes // 2} Dh (binary16; written only with flag 4)",
+        f"//@ param 4 pointer read {d_bytes} R (binary32 addend, D's strides; read only with flag 1)",
+        f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
+        "//@ param 6 scalar M, N (u32)",
+        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D)",
+        "//@ param 8 scalar lda, ldb (u32 elements)",
+        "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
+        "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
+        "//@ param 11 scalar sD (D and R), sH (Dh) (u32 batch strides, elements)",
+        "//@ param 12 scalar alpha (f32), batches (u32, = grid z)",
+    ]
+    return lines
+
+
+def generate(variant: Variant) -> str:
+    """The kernel source of one variant (deterministic text)."""
+    stage = stage_bytes(variant)
+    a_tile = tile_bytes(variant.a_along_k, TILE_M)
+    out = _Text()
+    header = [
+        f"// {variant.identity}: generated by `python -m bobc.sass.generate.gemm` (compiler/bobc/sass/",
+        "// generate/gemm.py, whose docstring explains the tiling); do not edit by hand.",
+        f"//   {variant.formula}   ({variant.uses})",
+        "//   v = alpha P (+ bias[n], flag 2) (+ R[m,n], flag 1), binary32; D = v unless flag 8;",
+        "//   Dh = half(v) with flag 4.  A, B binary16; products accumulated in binary32 (HMMA.16816.F32).",
+        "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.",
+        f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
+        f"{shared_bytes(variant)} bytes",
+        f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
+        f"// Requires M, N multiples of {TILE_M}, K a multiple of {TILE_K} (>= {TILE_K}); lda, ldb, sA, sB "
+        "multiples of 8,",
+        "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
+        "// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R79",
+        "// copy sources, R80-R93 steps, stage offsets, addresses and counters (see gemm.py).",
+        "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
+        *_contract(variant),
+        f".kernel {variant.kernel}",
+        f".registers {REGISTERS}",
+    ]
+    out("S2R R0, SR_TID.X")
+    out("S2R R1, SR_CTAID.X", "64-column tile")
+    out("S2R R2, SR_CTAID.Y", "64-row tile")
+    out("S2R R3, SR_CTAID.Z", "batch")
+    out("ULDC.64 UR4, c[0x0][memory_descriptor]")
+    out.note("ptxas puts these three never-executed loads before a kernel's first LDGSTS on sm_90")
+    for _ in range(3):
+        out("@!PT LDS RZ, [RZ]")
+    chunk_a = _copy_sources(out, "A", variant.a_along_k, CTA_M, COPY, STEP_A)
+    chunk_b = _copy_sources(out, "B", variant.b_along_k, CTA_N, COPY + 4, STEP_B)
+    out.note("shared addresses: copy destinations, then fragment sources, within a stage")
+    _copy_destination(out, variant.a_along_k, COPY_DST_A, SHARED_BASE)
+    _copy_destination(out, variant.b_along_k, COPY_DST_B, SHARED_BASE + a_tile)
+    _fragment_source(out, variant.a_along_k, True, FRAG_SRC_A, SHARED_BASE)
+    _fragment_source(out, variant.b_along_k, False, FRAG_SRC_B, SHARED_BASE + a_tile)
+    for i in range(32):
+        out(f"MOV R{ACC + i}, RZ")
+    out(f"MOV R{WRITE_STAGE}, RZ")
+    out(f"MOV R{READ_STAGE}, RZ")
+    out(f"MOV R{T0}, {_p('K')}")
+    out(f"SHF.R.U32.HI R{TO_ISSUE}, RZ, 0x5, R{T0}", "K / 32 slices")
+    out(f"MOV R{TO_DO}, R{TO_ISSUE}")
+    out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
+    for _ in range(STAGES - 1):
+        _issue(out, chunk_a, chunk_b, stage)
+    out.label("slice")
+    out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
+    _issue(out, chunk_a, chunk_b, stage)
+    _multiply(out, variant, stage)
+    out("@P5 BRA slice")
+    _epilogue(out)
+    out("EXIT")
+    return "\n".join(header + out.lines) + "\n"
+
+
+def write_all(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for variant in VARIANTS.values():
+        path = folder / f"{variant.identity}.sass"
+        path.write_text(generate(variant), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bobc.sass.generate.gemm",
+                                     description="write the coppelius-gemm kernel sources")
+    parser.add_argument("folder", type=Path, help="where the .sass files go (or are checked)")
+    parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = [v.identity for v in VARIANTS.values()
+                 if not (args.folder / f"{v.identity}.sass").is_file()
+                 or (args.folder / f"{v.identity}.sass").read_text(encoding="utf-8") != generate(v)]
+        for name in stale:
+            print(f"{args.folder / (name + '.sass')}: differs from what the generator emits; "
+                  f"run python -m bobc.sass.generate.gemm {args.folder}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_all(args.folder):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The coppelius-gemm kernels in NumPy, registered with the plan-driven reference host
+(bobc.reference.host) the way examples/bob/reference_kernels.py registers Bob's: each
+function reads its launch's parameter block (the layout of
+compiler/bobc/sass/generate/gemm.py PARAMETERS and the kernels' `//@ param` lines) and
+works on the plan's buffers as the device kernel of the same name does.
+
+Semantics (for every batch z < batches, every m < M, n < N):
+
+    nn: P[m,n] = sum_k A[z sA + m lda + k] B[z sB + k ldb + n]
+    nt: P[m,n] = sum_k A[z sA + m lda + k] B[z sB + n ldb + k]
+    tn: P[m,n] = sum_k A[z sA + k lda + m] B[z sB + k ldb + n]
+    v = f32(alpha P); v = f32(v + bias[n]) (flag 2); v = f32(v + R[z sD + m ldd + n]) (flag 1)
+    D[z sD + m ldd + n] = v (unless flag 8); Dh[z sH + m ldh + n] = half(v) (flag 4)
+
+A and B are binary16, so every product is exact in binary64; the sum is taken in
+binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
+order: results agree within the tolerance docs/coppelius.md and the tests give).
+All of D is computed before anything is written, so R may be D itself.
+
+    from coppelius_model.ref_gemm import KERNELS      # {"coppelius-gemm-nn": fn, ...}
+"""
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
+LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
+
+
+def unpack(parameters: bytes) -> dict:
+    """The parameter block's fields by name (words 0-5 pointers, then u32 pairs, alpha f32)."""
+    a, b, d, h, r, bias = struct.unpack_from("<6Q", parameters, 0)
+    m, n, k, flags, lda, ldb, ldd, ldh, sa, sb, sd, sh = struct.unpack_from("<12I", parameters, 0x30)
+    (alpha,) = struct.unpack_from("<f", parameters, 0x60)
+    (batches,) = struct.unpack_from("<I", parameters, 0x64)
+    return dict(A=a, B=b, D=d, Dh=h, R=r, bias=bias, M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb,
+                ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches)
+
+
+def _strided(flat: np.ndarray, offset: int, rows: int, cols: int, ld: int) -> np.ndarray:
+    """rows x cols at flat[offset + r*ld + c] (a view when possible)."""
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape=(rows, cols),
+                                           strides=(ld * flat.itemsize, flat.itemsize), writeable=True)
+
+
+def _extent(batches: int, batch_stride: int, rows: int, ld: int, cols: int) -> int:
+    """Elements from the pointer to one past the last one touched."""
+    return (batches - 1) * batch_stride + (rows - 1) * ld + cols
+
+
+def gemm(layout: str, p: dict, read, write) -> None:
+    """One launch's work on any memory: read(address, dtype, count) -> array,
+    write(address, array) (the reference host's Memory, or plain arrays in tests)."""
+    a_t, b_t = LAYOUTS[layout]
+    m, n, k, z = p["M"], p["N"], p["K"], p["batches"]
+    a_rows, a_cols = (k, m) if a_t else (m, k)
+    b_rows, b_cols = (n, k) if b_t else (k, n)
+    a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
+    b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
+    flags = p["flags"]
+    bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
+    d_count = _extent(z, p["sD"], m, p["ldd"], n)
+    results = []
+    for batch in range(z):
+        a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
+        b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
+        product = (a.T if a_t else a) @ (b.T if b_t else b)
+        v = (p["alpha"] * product.astype(np.float32)).astype(np.float32)
+        if bias is not None:
+            v = (v + bias[None, :]).astype(np.float32)
+        if flags & FLAG_ADD_R:
+            r_flat = read(p["R"], "<f4", d_count)
+            v = (v + _strided(r_flat, batch * p["sD"], m, n, p["ldd"])).astype(np.float32)
+        results.append(v)
+    if not flags & FLAG_NO_D:
+        d_flat = read(p["D"], "<f4", d_count).copy()
+        for batch, v in enumerate(results):
+            _strided(d_flat, batch * p["sD"], m, n, p["ldd"])[:] = v
+        write(p["D"], d_flat)
+    if flags & FLAG_HALF:
+        h_flat = read(p["Dh"], "<f2", _extent(z, p["sH"], m, p["ldh"], n)).copy()
+        for batch, v in enumerate(results):
+            _strided(h_flat, batch * p["sH"], m, n, p["ldh"])[:] = v.astype(np.float16)
+        write(p["Dh"], h_flat)
+
+
+def error_bound(magnitude: np.ndarray, k: int, value: np.ndarray) -> np.ndarray:
+    """How far a device result may be from the binary64 truth, elementwise.
+
+    `magnitude` = sum_k |A[m,k]| |B[k,n]| (times |alpha|), `value` the true v.  The products
+    of binary16 inputs are exact in binary32; adding K of them in binary32 errs by at most
+    (K - 1) u sum|a b| with u = 2^-24 for round-to-nearest (Higham, recursive summation);
+    the tensor cores align and truncate inside each 16-term step instead of rounding
+    (Fasi et al., 2021, "Numerical behavior of NVIDIA tensor cores"), which at most doubles
+    u: so 2 K 2^-24 = K 2^-23 of the magnitude.  The epilogue rounds up to three times
+    more (alpha, bias, R): 3 ulp of the value, plus the smallest normal binary32 for
+    values near zero.
+    """
+    return k * 2.0 ** -23 * magnitude + 3 * 2.0 ** -23 * np.abs(value) + 2.0 ** -126
+
+
+def _kernel(layout: str):
+    def run(memory, launch):
+        p = unpack(launch.parameters)
+        gemm(layout, p, lambda address, dtype, count: memory.array(address, dtype, count).copy(),
+             lambda address, values: memory.write(address, values.tobytes()))
+    run.__name__ = f"gemm_{layout}"
+    run.__doc__ = f"coppelius-gemm-{layout} (module docstring)."
+    return run
+
+
+KERNELS = {f"coppelius-gemm-{layout}": _kernel(layout) for layout in LAYOUTS}

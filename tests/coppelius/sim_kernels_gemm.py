@@ -1,0 +1,110 @@
+"""The coppelius-gemm kernels executed by the simulator (bobc.sim.kernel.run_kernel, SIM's
+one-kernel API) on both targets, against NumPy float64 of the binary16 inputs.
+
+Not collected by default (the name does not start with test_): the one-kernel API and
+the simulator's HMMA/LDSM/LDGSTS land on the s3-sim branch; once merged, run
+
+    .venv/bin/python -m pytest -q tests/coppelius/sim_kernels_gemm.py
+
+and rename the file test_kernels_gemm_sim.py.  Tolerance: ref_gemm.error_bound (K
+binary32 additions of exact products, the tensor cores truncating inside each step,
+plus the epilogue's roundings).  The simulator's own HMMA accumulation order is its
+business; any order meets the bound.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bobc.sass.generate import gemm
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
+
+
+def _reference():
+    path = REPO / "examples" / "coppelius" / "coppelius_model" / "ref_gemm.py"
+    spec = importlib.util.spec_from_file_location("coppelius_ref_gemm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ref = _reference()
+
+
+def run(layout, arch, buffers, **fields):
+    """One launch in the simulator: pointers named by buffer (or (name, element offset))."""
+    from bobc.sim.kernel import buffer_addresses, run_kernel
+    addresses = buffer_addresses(buffers)
+    for key in ("A", "B", "D", "Dh", "R", "bias"):
+        named = fields.get(key)
+        if named is None:
+            fields[key] = 0
+        else:
+            name, offset = named if isinstance(named, tuple) else (named, 0)
+            fields[key] = addresses[name] + offset * buffers[name].itemsize
+    block = gemm.pack_parameters(**fields)
+    variant = gemm.VARIANTS[layout]
+    text = (SOURCES / f"{variant.identity}.sass").read_text()
+    return run_kernel(text, arch, grid=gemm.grid(fields["M"], fields["N"], fields.get("batches", 1)),
+                      block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
+                      shared_bytes=gemm.shared_bytes(variant))
+
+
+def truth(layout, a, b, m, n, k, lda, ldb, alpha=1.0, bias=None, addend=None):
+    A = (a.reshape(k, lda)[:, :m].T if layout == "tn" else a.reshape(m, lda)[:, :k]).astype(np.float64)
+    B = (b.reshape(n, ldb)[:, :k].T if layout == "nt" else b.reshape(k, ldb)[:, :n]).astype(np.float64)
+    alpha = float(np.float32(alpha))
+    v = alpha * (A @ B)
+    if bias is not None:
+        v = v + bias[None, :]
+    if addend is not None:
+        v = v + addend
+    return v, ref.error_bound(abs(alpha) * (np.abs(A) @ np.abs(B)), k, v)
+
+
+CASES = [(layout, arch) for layout in sorted(gemm.VARIANTS) for arch in ("sm_86", "sm_90")]
+
+
+@pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
+def test_product_of_two_by_two_tiles_over_six_k_steps(layout, arch):
+    """M = N = 128 (2 x 2 blocks), K = 192 (six slices: the 4-stage ring wraps), padded strides."""
+    rng = np.random.default_rng(11)
+    m, n, k = 128, 128, 192
+    a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
+    b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
+    a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
+    b = rng.standard_normal(b_rows * b_cols).astype(np.float16)
+    buffers = {"a": a, "b": b, "d": np.full(m * n, np.nan, np.float32)}
+    out = run(layout, arch, buffers, A="a", B="b", D="d", M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n)
+    v, bound = truth(layout, a, b, m, n, k, a_cols, b_cols)
+    error = np.abs(out["d"].reshape(m, n).astype(np.float64) - v)
+    assert (error <= bound).all(), np.argwhere(error > bound)[:5]
+
+
+@pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
+def test_epilogue_flags_and_batches(layout, arch):
+    """Two batches of one slice (K = 32); alpha, bias, R = D in place, the binary16 copy."""
+    rng = np.random.default_rng(12)
+    m, n, k, z = 64, 64, 32, 2
+    lda = m if layout == "tn" else k
+    ldb = k if layout == "nt" else n
+    a = rng.standard_normal(z * m * k).astype(np.float16)
+    b = rng.standard_normal(z * n * k).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    d0 = rng.standard_normal(z * m * n).astype(np.float32)
+    buffers = {"a": a, "b": b, "d": d0.copy(), "h": np.zeros(z * m * n, np.float16), "bias": bias}
+    out = run(layout, arch, buffers, A="a", B="b", D="d", R="d", Dh="h", bias="bias", M=m, N=n, K=k, lda=lda,
+              ldb=ldb, ldd=n, ldh=n, sA=m * k, sB=n * k, sD=m * n, sH=m * n, alpha=0.5, flags=1 | 2 | 4, batches=z)
+    for batch in range(z):
+        v, bound = truth(layout, a[batch * m * k:(batch + 1) * m * k], b[batch * n * k:(batch + 1) * n * k],
+                         m, n, k, lda, ldb, alpha=0.5, bias=bias,
+                         addend=d0[batch * m * n:(batch + 1) * m * n].reshape(m, n))
+        got = out["d"][batch * m * n:(batch + 1) * m * n].reshape(m, n)
+        assert (np.abs(got.astype(np.float64) - v) <= bound).all()
+        np.testing.assert_array_equal(out["h"][batch * m * n:(batch + 1) * m * n].reshape(m, n),
+                                      got.astype(np.float16))

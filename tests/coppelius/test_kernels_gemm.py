@@ -1,0 +1,256 @@
+"""The coppelius-gemm kernels: generated sources are current, assemble for both targets,
+decode cleanly with nvdisasm, fit their register budget, keep their contract, respect the
+tensor cores' fixed latency, and the NumPy reference computes what the contract says.
+
+Numerics of the kernels themselves: tests/coppelius/sim_kernels_gemm.py (the simulator's
+one-kernel API) and tests/gpu/test_coppelius_gemm.py (the H200).
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bobc.certify.kernels import check_code_reads, parse_contract
+from bobc.sass import assemble_kernel
+from bobc.sass.generate import gemm
+from bobc.sass.oracle import disassemble
+from bobc.sass.syntax import Control
+from bobc.targets import TARGETS
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
+VARIANTS = sorted(gemm.VARIANTS)
+CASES = [(v, a) for v in VARIANTS for a in ("sm_86", "sm_90")]
+
+
+def source(variant: str) -> Path:
+    return SOURCES / f"coppelius-gemm-{variant}.sass"
+
+
+def load_reference():
+    path = REPO / "examples" / "coppelius" / "coppelius_model" / "ref_gemm.py"
+    spec = importlib.util.spec_from_file_location("coppelius_ref_gemm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_committed_source_is_what_the_generator_emits(variant):
+    assert source(variant).read_text(encoding="utf-8") == gemm.generate(gemm.VARIANTS[variant])
+
+
+def test_generator_check_mode_names_a_stale_file(tmp_path, capsys):
+    gemm.write_all(tmp_path)
+    assert gemm.main(["--check", str(tmp_path)]) == 0
+    stale = tmp_path / "coppelius-gemm-nt.sass"
+    stale.write_text(stale.read_text() + "// edited\n")
+    assert gemm.main(["--check", str(tmp_path)]) == 1
+    assert "coppelius-gemm-nt.sass: differs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_assembles_within_its_register_budget(variant, arch):
+    assembled = assemble_kernel(source(variant), TARGETS[arch])
+    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
+    assert assembled.register_budget == gemm.REGISTERS
+    assert assembled.registers <= gemm.REGISTERS
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_nvdisasm_decodes_every_word_and_reads_back_the_same_code(variant, arch):
+    from bobc.sass import assemble
+    assembled = assemble_kernel(source(variant), TARGETS[arch])
+    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert len(decoded.lines) == len(assembled.code) // 16
+    texts = [d.text for d in decoded.lines]
+    # the tensor-core forms are there as intended (nvdisasm's own reading of our words)
+    assert sum("HMMA.16816.F32" in t for t in texts) == 16
+    transposed = sum("LDSM.16.MT88.4" in t for t in texts)
+    assert transposed == {"nn": 4, "nt": 0, "tn": 8}[variant]
+    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == 4 * gemm.STAGES   # 4 a slice: prologue + loop
+    # nvdisasm's listing assembles back to the same words (control codes included)
+    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(listing, arch).code == assembled.code
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_contract_declares_every_parameter_word_the_code_reads(variant):
+    contract = parse_contract(source(variant), f"coppelius-gemm-{variant}")
+    assert check_code_reads(contract) == []
+    assert [a.index for a in contract.arguments] == list(range(gemm.PARAMETER_BYTES // 8))
+    pointers = [a.index for a in contract.arguments if a.kind == "pointer"]
+    assert pointers == [0, 1, 2, 3, 4, 5]
+    # every parameter offset the code reads is a field of gemm.PARAMETERS
+    fields = {offset for offset, _, _ in gemm.PARAMETERS}
+    for read in contract.reads:
+        assert read.offset in fields or read.offset - 4 in fields, read.text
+
+
+# NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, MMA_2x_collect as writer): an
+# HMMA.16816's result may be read 18 cycles after it issues at the earliest (by the next
+# HMMA; 17 by an ALU, 16 by a memory instruction).  Checked here on the issued code,
+# independently of the scheduler, along both paths of the loop's branch.
+HMMA_RESULT_CYCLES = 18
+
+
+def _registers(text: str) -> set[int]:
+    return {int(r) for r in re.findall(r"\bR(\d+)\b", text)}
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_no_hmma_result_is_touched_before_the_tensor_core_latency(variant, arch):
+    assembled = assemble_kernel(source(variant), TARGETS[arch])
+    code = assembled.instructions
+    loop = assembled.labels["slice"] // 16
+
+    def earliest_touch(start: int, result: set[int]) -> int:
+        """Fewest cycles from issuing `start` to an instruction touching `result`, over paths."""
+        best = 10 ** 6
+        stack = [(start + 1, code[start].control.stall, 0)]
+        while stack:
+            index, cycles, hops = stack.pop()
+            if cycles >= best or index >= len(code) or hops > 400:
+                continue
+            text = code[index].text
+            if _registers(text) & result:
+                best = min(best, cycles)
+                continue
+            stall = max(1, code[index].control.stall)
+            if "BRA" in text.split():
+                stack.append((loop, cycles + stall, hops + 1))
+            if text.strip() != "EXIT":
+                stack.append((index + 1, cycles + stall, hops + 1))
+        return best
+
+    for index, instruction in enumerate(code):
+        if instruction.text.startswith("HMMA"):
+            d = int(re.match(r"HMMA\.\S+ R(\d+)", instruction.text).group(1))
+            gap = earliest_touch(index, set(range(d, d + 4)))
+            assert gap >= HMMA_RESULT_CYCLES, f"{instruction.address:#06x} {instruction.text}: {gap} cycles"
+
+
+def test_async_copies_are_waited_by_depbar_alone():
+    """LDGDEPBAR counts its group on SB0; no instruction of the loop waits on SB0 through
+    its wait mask (which would drain the copies in flight) and no load result uses SB0."""
+    assembled = assemble_kernel(source("nn"), TARGETS["sm_90"])
+    for instruction in assembled.instructions:
+        control = instruction.control
+        if instruction.text == "LDGDEPBAR":
+            assert control.write_barrier == 0
+        else:
+            assert control.write_barrier != 0, instruction.text
+            assert not control.wait_mask & 1, instruction.text
+
+
+# ---- the NumPy reference against the contract, written out element by element ----
+
+def _pack(p: dict) -> bytes:
+    return (struct.pack("<6Q", p["A"], p["B"], p["D"], p["Dh"], p["R"], p["bias"])
+            + struct.pack("<12I", p["M"], p["N"], p["K"], p["flags"], p["lda"], p["ldb"], p["ldd"],
+                          p["ldh"], p["sA"], p["sB"], p["sD"], p["sH"])
+            + struct.pack("<fI", p["alpha"], p["batches"]))
+
+
+class _Memory:
+    """Named arrays at made-up addresses (1 MiB apart)."""
+
+    def __init__(self, **arrays):
+        self.arrays = {i: a for i, a in enumerate(arrays.values())}
+        self.address = {name: (i + 1) << 20 for i, name in enumerate(arrays)}
+
+    def read(self, address, dtype, count):
+        array = self.arrays[(address >> 20) - 1]
+        start = (address & ((1 << 20) - 1)) // array.itemsize
+        assert array.dtype == np.dtype(dtype) and start + count <= array.size
+        return array[start:start + count].copy()
+
+    def write(self, address, values):
+        array = self.arrays[(address >> 20) - 1]
+        start = (address & ((1 << 20) - 1)) // array.itemsize
+        array[start:start + values.size] = values
+
+
+def _expected(layout, p, a, b, d0, bias):
+    """The contract, one element at a time, in binary64 then rounded as it says."""
+    m_, n_, k_ = p["M"], p["N"], p["K"]
+    out = d0.copy()
+    half = {}
+    for z in range(p["batches"]):
+        for m in range(m_):
+            for n in range(n_):
+                total = 0.0
+                for k in range(k_):
+                    x = a[z * p["sA"] + (k * p["lda"] + m if layout == "tn" else m * p["lda"] + k)]
+                    y = b[z * p["sB"] + (n * p["ldb"] + k if layout == "nt" else k * p["ldb"] + n)]
+                    total += float(x) * float(y)
+                v = np.float32(np.float32(p["alpha"]) * np.float32(total))
+                if p["flags"] & 2:
+                    v = np.float32(v + bias[n])
+                at = z * p["sD"] + m * p["ldd"] + n
+                if p["flags"] & 1:
+                    v = np.float32(v + d0[at])
+                if not p["flags"] & 8:
+                    out[at] = v
+                half[z * p["sH"] + m * p["ldh"] + n] = np.float16(v)
+    return out, half
+
+
+@pytest.mark.parametrize("layout,flags", [("nn", 0), ("nt", 1 | 2 | 4), ("tn", 4 | 8), ("nn", 1 | 4)])
+def test_reference_kernel_computes_the_contract(layout, flags):
+    ref = load_reference()
+    rng = np.random.default_rng(7)
+    batches, m, n, k = 2, 3, 5, 4
+    lda, ldb, ldd, ldh = 9, 11, 7, 6
+    a = rng.standard_normal(200).astype(np.float16)
+    b = rng.standard_normal(200).astype(np.float16)
+    d = rng.standard_normal(200).astype(np.float32)
+    h = np.zeros(200, np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    memory = _Memory(a=a, b=b, d=d, h=h, bias=bias)
+    p = dict(A=memory.address["a"] + 2 * 3, B=memory.address["b"], D=memory.address["d"], Dh=memory.address["h"],
+             R=memory.address["d"], bias=memory.address["bias"], M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb,
+             ldd=ldd, ldh=ldh, sA=60, sB=70, sD=40, sH=30, alpha=0.125, batches=batches)
+    want_d, want_h = _expected(layout, p, a[3:], b, d.copy(), bias)
+
+    class Launch:
+        parameters = _pack(p)
+
+    class Memory:
+        array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+        write = staticmethod(lambda address, data: memory.write(
+            address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+    ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+    np.testing.assert_array_equal(d, want_d)          # products of halves are exact: same roundings
+    if flags & 4:
+        for at, value in want_h.items():
+            assert h[at] == value
+    else:
+        assert not h.any()
+
+
+def test_parameter_block_matches_the_contract_offsets():
+    """pack_parameters writes each field where gemm.PARAMETERS (and the //@ lines) say, and
+    the reference reads it back from there."""
+    ref = load_reference()
+    fields = dict(A=0x1000, B=0x2000, D=0x3000, Dh=0x4000, R=0x5000, bias=0x6000, M=128, N=192, K=96, flags=13,
+                  lda=104, ldb=200, ldd=192, ldh=256, sA=64, sB=3, sD=7, sH=9, alpha=0.125, batches=12)
+    block = gemm.pack_parameters(**fields)
+    assert len(block) == gemm.PARAMETER_BYTES
+    for offset, name, meaning in gemm.PARAMETERS:
+        kind = "<Q" if meaning.startswith("pointer") else "<f" if name == "alpha" else "<I"
+        assert struct.unpack_from(kind, block, offset)[0] == fields[name], name
+    assert ref.unpack(block) == fields
+
+
+@pytest.mark.parametrize("m,n,k", [(96, 64, 32), (64, 100, 32), (64, 64, 48), (64, 64, 0)])
+def test_shapes_that_are_not_whole_tiles_are_refused(m, n, k):
+    with pytest.raises(ValueError, match="not a positive multiple"):
+        gemm.pack_parameters(A=0, B=0, D=0, M=m, N=n, K=k, lda=64, ldb=64, ldd=64)

@@ -1,0 +1,214 @@
+"""The coppelius-gemm kernels on a real GPU, from our own cubins through CuPy (no ptxas).
+
+Each source (examples/coppelius/Realization/Nvidia/SM86/coppelius-gemm-{nn,nt,tn}.sass)
+is assembled for the GPU's architecture, wrapped by bobc.sass.cubin.write_cubin, loaded
+with cupy.RawModule and launched with the parameter block of
+bobc.sass.generate.gemm.pack_parameters, at the large configuration's shapes (12 x 768,
+context 256: every product of a forward and backward, and the per-head attention
+products with their 3C row strides) and the small one's.  Each result is compared with
+NumPy float64 of the binary16 inputs, within ref_gemm.error_bound (K binary32
+additions, truncating inside the tensor cores, plus the epilogue's roundings); the
+binary16 copy within one binary16 rounding of that.
+
+On the device machine: PYTHONPATH=compiler python3 -m pytest tests/gpu/test_coppelius_gemm.py
+(tests/gpu/run.sh runs it with every GPU test).  Not yet run on a GPU.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
+cp = pytest.importorskip("cupy")
+
+
+def _reference():
+    path = REPO / "examples" / "coppelius" / "coppelius_model" / "ref_gemm.py"
+    spec = importlib.util.spec_from_file_location("coppelius_ref_gemm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ref = _reference()
+
+
+@pytest.fixture(scope="module")
+def target():
+    from bobc.targets import TARGETS
+    name = f"sm_{cp.cuda.Device().compute_capability}"
+    if name not in TARGETS:
+        pytest.skip(f"no bobc target for {name}")
+    return TARGETS[name]
+
+
+@pytest.fixture(scope="module")
+def kernels(target, tmp_path_factory):
+    from bobc.sass import assemble_kernel
+    from bobc.sass.cubin import write_cubin
+    from bobc.sass.generate import gemm
+    folder = tmp_path_factory.mktemp("gemm-cubins")
+    out = {}
+    for name, variant in gemm.VARIANTS.items():
+        assembled = assemble_kernel(SOURCES / f"{variant.identity}.sass", target)
+        path = folder / f"{variant.identity}.{target.name}.cubin"
+        path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, gemm.PARAMETER_BYTES, gemm.THREADS))
+        module = cp.RawModule(path=str(path))
+        out[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
+    return out
+
+
+def launch(kernels, layout, **fields):
+    """Run one product; fields as pack_parameters takes them, arrays for the pointers."""
+    from bobc.sass.generate import gemm
+    pointers = {}
+    for key in ("A", "B", "D", "Dh", "R", "bias"):
+        value = fields.pop(key, None)
+        pointers[key] = value
+        offset = fields.pop(f"{key}_offset", 0)
+        fields[key] = 0 if value is None else value.data.ptr + offset * value.itemsize
+    block = gemm.pack_parameters(**fields)
+    _, function, shared = kernels[layout]
+    function(gemm.grid(fields["M"], fields["N"], fields.get("batches", 1)), (gemm.THREADS,),
+             tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
+    cp.cuda.Device().synchronize()
+
+
+def halves(rng, count, scale=1.0):
+    return (rng.standard_normal(count) * scale).astype(np.float16)
+
+
+def expected(layout, a, b, p, bias=None, addend=None):
+    """float64 truth and its error bound for every batch: lists of (v, bound) [M, N]."""
+    out = []
+    for z in range(p.get("batches", 1)):
+        def view(flat, offset, rows, cols, ld):
+            return np.lib.stride_tricks.as_strided(flat[offset:], (rows, cols), (ld * flat.itemsize, flat.itemsize))
+        m, n, k = p["M"], p["N"], p["K"]
+        if layout == "tn":
+            A = view(a, z * p.get("sA", 0), k, m, p["lda"]).astype(np.float64).T
+        else:
+            A = view(a, z * p.get("sA", 0), m, k, p["lda"]).astype(np.float64)
+        if layout == "nt":
+            B = view(b, z * p.get("sB", 0), n, k, p["ldb"]).astype(np.float64).T
+        else:
+            B = view(b, z * p.get("sB", 0), k, n, p["ldb"]).astype(np.float64)
+        alpha = float(np.float32(p.get("alpha", 1.0)))
+        v = alpha * (A @ B)
+        magnitude = abs(alpha) * (np.abs(A) @ np.abs(B))
+        if bias is not None:
+            v = v + bias[None, :].astype(np.float64)
+        if addend is not None:
+            v = v + view(addend, z * p.get("sD", 0), m, n, p["ldd"]).astype(np.float64)
+        out.append((v, ref.error_bound(magnitude, k, v)))
+    return out
+
+
+def check(got, truth):
+    v, bound = truth
+    error = np.abs(got.astype(np.float64) - v)
+    worst = np.unravel_index(np.argmax(error - bound), error.shape)
+    assert (error <= bound).all(), f"at {worst}: got {got[worst]}, want {v[worst]} (bound {bound[worst]})"
+
+
+# The large configuration (d = 768, heads 12 of 64, context T = 256, MLP 3072, vocabulary 256):
+# (layout, M, N, K, what)
+LINEAR = [
+    ("nn", 256, 2304, 768, "qkv = x Wqkv"),
+    ("nn", 256, 768, 3072, "x' = g Wfcproj"),
+    ("nn", 256, 256, 768, "logits = x Whead"),
+    ("nt", 256, 768, 2304, "dx = dqkv Wqkv^T"),
+    ("nt", 256, 3072, 768, "dg = dx' Wfcproj^T"),
+    ("tn", 768, 2304, 256, "dWqkv = x^T dqkv"),
+    ("tn", 3072, 768, 256, "dWfcproj = g^T dx'"),
+    ("nn", 128, 1024, 256, "small: u = x Wfc"),
+]
+
+
+@pytest.mark.parametrize("layout,m,n,k,what", LINEAR, ids=[w for *_, w in LINEAR])
+def test_linear_products(kernels, layout, m, n, k, what):
+    rng = np.random.default_rng(m + n + k)
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a = halves(rng, a_rows * a_cols)
+    b = halves(rng, b_rows * b_cols, 0.05)
+    d = cp.full(m * n, np.nan, dtype=cp.float32)
+    p = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, alpha=1.0)
+    launch(kernels, layout, A=cp.asarray(a), B=cp.asarray(b), D=d, **p)
+    check(d.get().reshape(m, n), expected(layout, a, b, p)[0])
+
+
+def test_every_flag_together(kernels):
+    """v = alpha P + bias + R, written to D (= R, in place) and to Dh."""
+    rng = np.random.default_rng(3)
+    m, n, k = 128, 192, 96
+    a, b = halves(rng, m * k), halves(rng, k * n)
+    bias = rng.standard_normal(n).astype(np.float32)
+    r = rng.standard_normal(m * n).astype(np.float32)
+    d = cp.asarray(r)
+    h = cp.zeros(m * n, dtype=cp.float16)
+    p = dict(M=m, N=n, K=k, lda=k, ldb=n, ldd=n, ldh=n, alpha=0.75, flags=1 | 2 | 4)
+    launch(kernels, "nn", A=cp.asarray(a), B=cp.asarray(b), D=d, R=d, Dh=h, bias=cp.asarray(bias), **p)
+    truth = expected("nn", a, b, p, bias=bias, addend=r)[0]
+    got = d.get().reshape(m, n)
+    check(got, truth)
+    half = h.get().reshape(m, n)
+    np.testing.assert_array_equal(half, got.astype(np.float16))   # the copy is half(D) exactly
+
+
+def test_half_only_leaves_d_untouched(kernels):
+    rng = np.random.default_rng(4)
+    m, n, k = 64, 64, 32
+    a, b = halves(rng, m * k), halves(rng, n * k)
+    d = cp.full(m * n, 7.0, dtype=cp.float32)
+    h = cp.zeros(m * n, dtype=cp.float16)
+    p = dict(M=m, N=n, K=k, lda=k, ldb=k, ldd=n, ldh=n, flags=4 | 8)
+    launch(kernels, "nt", A=cp.asarray(a), B=cp.asarray(b), D=d, Dh=h, **p)
+    assert (d.get() == 7.0).all()
+    v, bound = expected("nt", a, b, p)[0]
+    got = h.get().reshape(m, n).astype(np.float64)
+    assert (np.abs(got - v) <= bound + np.abs(v) * 2.0 ** -11).all()
+
+
+def test_attention_products_per_head(kernels):
+    """Scores = q k^T / 8 per head from qkv [T, 3C] (row stride 3C, heads 64 apart), then
+    o = p v into o [T, C] (heads merged, binary16 only), then dV = p^T do."""
+    rng = np.random.default_rng(5)
+    T, C, H, dh = 256, 768, 12, 64
+    qkv = halves(rng, T * 3 * C)
+    dqkv_q = cp.asarray(qkv)
+    scores = cp.zeros(H * T * T, dtype=cp.float32)
+    p = dict(M=T, N=T, K=dh, lda=3 * C, ldb=3 * C, ldd=T, sA=dh, sB=dh, sD=T * T, alpha=0.125, batches=H)
+    launch(kernels, "nt", A=dqkv_q, B=dqkv_q, B_offset=C, D=scores, **p)
+    truths = expected("nt", qkv, qkv[C:], p)
+    got = scores.get().reshape(H, T, T)
+    for z in range(H):
+        check(got[z], truths[z])
+
+    probabilities = halves(rng, H * T * T, 0.1)
+    o = cp.zeros(T * C, dtype=cp.float16)
+    p = dict(M=T, N=dh, K=T, lda=T, ldb=3 * C, ldd=C, ldh=C, sA=T * T, sB=dh, sD=dh, sH=dh, flags=4 | 8, batches=H)
+    launch(kernels, "nn", A=cp.asarray(probabilities), B=dqkv_q, B_offset=2 * C, D=cp.zeros(1, cp.float32),
+           Dh=o, **p)
+    truths = expected("nn", probabilities, qkv[2 * C:], p)
+    got = o.get().reshape(T, C)
+    for z in range(H):
+        v, bound = truths[z]
+        head = got[:, z * dh:(z + 1) * dh].astype(np.float64)
+        assert (np.abs(head - v) <= bound + np.abs(v) * 2.0 ** -11).all(), z
+
+    do = halves(rng, T * C)
+    dqkv = cp.full(T * 3 * C, np.nan, dtype=cp.float32)
+    p = dict(M=T, N=dh, K=T, lda=T, ldb=C, ldd=3 * C, sA=T * T, sB=dh, sD=dh, batches=H)
+    launch(kernels, "tn", A=cp.asarray(probabilities), B=cp.asarray(do), D=dqkv, D_offset=2 * C, **p)
+    truths = expected("tn", probabilities, do, p)
+    got = dqkv.get().reshape(T, 3 * C)
+    for z in range(H):
+        check(got[:, 2 * C + z * dh:2 * C + (z + 1) * dh], truths[z])
+    assert np.isnan(got[:, :2 * C]).all()           # nothing outside the dV columns is written
