@@ -201,3 +201,22 @@ def test_a_result_crossing_between_pipes_waits_a_cycle_more(arch):
               "    EXIT\n")
     assembled = check(source, arch)
     assert [i.control.stall for i in assembled.instructions[:2]] == [4, 5]
+
+
+def _hmma_then(between: str) -> str:
+    return (".kernel k\n.registers 32\n    HMMA.16816.F32 R4, R8, R12, R4\n" + between
+            + "    FADD R20, R4, R5\n    EXIT\n")
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_latency_longer_than_one_stall_is_spread_or_refused(arch):
+    """HMMA's result is ready 26 cycles after issue (fixed latency, no scoreboard): more
+    than one stall field (at most 15) can hold.  With one independent instruction between,
+    the two stalls together must cover it; with none, the build is refused naming both
+    instructions, never emitted with the rest of the wait dropped."""
+    from bobc.errors import BobcError
+    spread = assemble(_hmma_then("    IADD3 R22, R23, R24, RZ\n"), TARGETS[arch])
+    stalls = [inst.control.stall for inst in spread.instructions]
+    assert stalls[0] + stalls[1] >= 26
+    with pytest.raises(BobcError, match=r"FADD at 0x10 reads a result of HMMA at 0x0 \d+ cycles too early"):
+        assemble(_hmma_then(""), TARGETS[arch])

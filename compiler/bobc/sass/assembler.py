@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import BobcError, Span
 from ..targets import Target
 from .encoder import EncodeProblem, Encoder
-from .schedule import Item, expand, schedule
+from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import LAYOUTS
 from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
 
@@ -207,7 +207,15 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
                   guard=_guard(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
-    controls = schedule(items)
+    try:
+        controls = schedule(items)
+    except ScheduleShortfall as short:
+        producer = resolved[short.producer]
+        raise BobcError(f"{resolved[short.consumer].opcode} at 0x{16 * short.consumer:x} reads a result of "
+                        f"{producer.opcode} at 0x{16 * short.producer:x} {short.deficit} cycles too early, "
+                        f"and the stalls between them are already at their maximum of 15",
+                        resolved[short.consumer].span,
+                        hint="put independent instructions (or NOPs) between the two") from None
     encoder = Encoder(arch)
     out: list[AssembledInstruction] = []
     code = bytearray()

@@ -114,6 +114,7 @@ class _State:
     cycle: int = 0
     ready: dict = field(default_factory=dict)          # reg -> cycle its value is ready (same pipe)
     producer: dict = field(default_factory=dict)       # reg -> opcode of its fixed-latency producer
+    producer_index: dict = field(default_factory=dict) # reg -> index of that producer
     guard_ready: dict = field(default_factory=dict)    # predicate -> cycle it may guard
     pending_write: dict = field(default_factory=dict)  # reg -> barrier
     pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
@@ -141,23 +142,66 @@ class _State:
         return newest, 0
 
 
+class ScheduleShortfall(Exception):
+    """A fixed latency that stalls cannot cover between its producer and its consumer."""
+
+    def __init__(self, consumer: int, deficit: int, producer: int):
+        super().__init__(consumer, deficit, producer)
+        self.consumer, self.deficit, self.producer = consumer, deficit, producer
+
+
 def schedule(items: list[Item]) -> list[Control]:
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
 
-    def require(cycle_needed: int) -> None:
-        """Delay the current instruction to `cycle_needed` by lengthening the previous stall."""
+    def require(cycle_needed: int, after: int) -> int:
+        """Delay the current instruction to `cycle_needed` by lengthening stalls of the
+        instructions from index `after` (the constraining producer) to the previous one,
+        latest first, each up to 15 cycles; later producers' ready cycles move with them.
+        Returns the delay that could not be placed there (the caller refuses it or, at a
+        branch, puts it in the branch's own stall); it is never dropped."""
         if not controls or cycle_needed <= state.cycle:
-            return
-        if items[len(controls) - 1].explicit is not None:
-            return  # written by hand: kept as is
+            return 0
         deficit = cycle_needed - state.cycle
-        prev = controls[-1]
-        stall = min(15, prev.stall + deficit)
-        state.cycle += stall - prev.stall
-        controls[-1] = _with_stall(prev, stall)
+        for k in range(len(controls) - 1, max(after, 0) - 1, -1):
+            if deficit <= 0:
+                break
+            if items[k].explicit is not None:
+                continue  # written by hand: kept as is
+            prev = controls[k]
+            stall = min(15, prev.stall + deficit)
+            delta = stall - prev.stall
+            if delta <= 0:
+                continue
+            controls[k] = _with_stall(prev, stall)
+            deficit -= delta
+            state.cycle += delta
+            for j in range(k + 1, len(issue)):
+                issue[j] += delta
+            for reg, at in state.producer_index.items():
+                if at > k:
+                    if reg in state.ready:
+                        state.ready[reg] += delta
+                    if reg in state.guard_ready:
+                        state.guard_ready[reg] += delta
+        if any(items[k].explicit is not None for k in range(max(after, 0), len(controls))):
+            return 0  # hand-written control codes in the way: the author's responsibility
+        return max(deficit, 0)
+
+    def insist(cycle_needed: int, after: int) -> None:
+        left = require(cycle_needed, after)
+        if left:
+            raise ScheduleShortfall(len(controls), left, after)
+
+    def constraint(pairs) -> tuple[int, int]:
+        """(cycle needed, producer index) of the latest-ready of (cycle, register) pairs."""
+        best = (0, 0)
+        for cycle, reg in pairs:
+            if cycle > best[0]:
+                best = (cycle, state.producer_index.get(reg, 0))
+        return best
 
     for index, item in enumerate(items):
         drain = item.label_here or item.opcode in CONTROL_FLOW_STALL
@@ -166,8 +210,18 @@ def schedule(items: list[Item]) -> list[Control]:
             for b in list(state.busy):
                 wait_mask |= 1 << b
                 state.wait(b)
-            require(max([*(c + CROSS_PIPE + EARLY_OPERAND_FETCH for c in state.ready.values()),
-                         *state.guard_ready.values()], default=0))
+            drain_needed, drain_after = constraint(
+                [*((c + CROSS_PIPE + EARLY_OPERAND_FETCH, r) for r, c in state.ready.items()),
+                 *((c, r) for r, c in state.guard_ready.items())])
+            left = require(drain_needed, drain_after)
+            # What a branch (or barrier) leaves outstanding must be ready when the next
+            # instruction, its target, issues: its own stall may hold the rest.
+            if left > 15 or (left and (item.label_here or item.opcode not in CONTROL_FLOW_STALL
+                                       or item.explicit is not None)):
+                raise ScheduleShortfall(len(controls), left, drain_after)
+            drain_left = left
+        else:
+            drain_left = 0
         for reg in item.reads | item.writes:
             b = state.pending_write.get(reg)
             if b is not None:
@@ -177,11 +231,11 @@ def schedule(items: list[Item]) -> list[Control]:
             for b in sorted(state.pending_read.get(reg, ())):
                 wait_mask |= 1 << b
                 state.wait(b)
-        needed = max([*(state.ready[r] + _consumer_delay(state, r, item) for r in item.reads if r in state.ready),
-                      *(state.ready.get(r, 0) for r in item.writes)], default=0)
-        if item.guard is not None:
-            needed = max(needed, state.guard_ready.get(item.guard, 0))
-        require(needed)
+        pairs = [*((state.ready[r] + _consumer_delay(state, r, item), r) for r in item.reads if r in state.ready),
+                 *((state.ready[r], r) for r in item.writes if r in state.ready)]
+        if item.guard is not None and item.guard in state.guard_ready:
+            pairs.append((state.guard_ready[item.guard], item.guard))
+        insist(*constraint(pairs))
 
         if item.explicit is not None:
             control = item.explicit
@@ -194,7 +248,7 @@ def schedule(items: list[Item]) -> list[Control]:
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
             else:
-                _record_fixed(state, item)
+                _record_fixed(state, item, index)
             if control.read_barrier != 7:
                 for reg in item.reads:
                     state.pending_read.setdefault(reg, set()).add(control.read_barrier)
@@ -202,7 +256,7 @@ def schedule(items: list[Item]) -> list[Control]:
                     state.busy.append(control.read_barrier)
         else:
             write_barrier = read_barrier = 7
-            stall = CONTROL_FLOW_STALL.get(item.opcode, 1)
+            stall = max(CONTROL_FLOW_STALL.get(item.opcode, 1), drain_left)
             if item.opcode == "LDGDEPBAR":
                 write_barrier = ASYNC_COPY_BARRIER
             elif item.opcode in VARIABLE_LATENCY:
@@ -221,7 +275,7 @@ def schedule(items: list[Item]) -> list[Control]:
                         state.pending_read.setdefault(reg, set()).add(read_barrier)
                 stall = max(stall, BARRIER_SETTER_MIN_STALL)
             else:
-                _record_fixed(state, item)
+                _record_fixed(state, item, index)
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
                               read_barrier=read_barrier, wait_mask=wait_mask)
             control = _with_stall(control, stall)
@@ -245,11 +299,12 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     return CROSS_PIPE if (producer in FMA_PIPE) != (consumer.opcode in FMA_PIPE) else 0
 
 
-def _record_fixed(state: _State, item: Item) -> None:
+def _record_fixed(state: _State, item: Item, index: int) -> None:
     """When each fixed-latency result of `item` (issued now) may be read."""
     for reg in item.writes:
         state.ready[reg] = state.cycle + _latency(item, reg)
         state.producer[reg] = item.opcode
+        state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
             state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
         else:
