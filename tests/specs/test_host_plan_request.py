@@ -31,7 +31,7 @@ IMPORTS = ("import Platform.Linux.Nvidia.PlanHost\nimport Platform.Linux.Nvidia.
            "import Runtime.NativePhysicalEmbeddedArtifact\nimport Checkpoint.Envelope\nimport Std.List\n\n")
 
 # the request state's words (docs/host-steps.md, "The request's native program")
-INPUT_STEP, CURSOR, LEARNER, STAMPS, STAT = 264, 272, 384, 512, 1024
+INPUT_STEP, CURSOR, LEARNER, STAMPS, STAT = 264, 272, 384, 512, 4096
 
 # A layout with host-mapped buffers at distinct GPU and host addresses, and one
 # video buffer that is never host-mapped.
@@ -114,7 +114,7 @@ def expected_scalars(t: int):
 @pytest.mark.parametrize("input_step, first, updates", [(0, 0, 1), (0, 0, 3), (7, 2, 2)])
 def test_adamw_step_commands_write_each_updates_scalars_at_every_site(probe, input_step, first, updates):
     program = learner_program(probe, first, updates)
-    machine = Machine(state_bytes=5120)
+    machine = Machine(state_bytes=8192)
     machine.set_word(INPUT_STEP, input_step)
     machine.run(program.value("code").value)
     t = input_step + first + updates
@@ -127,7 +127,7 @@ def test_adamw_step_commands_write_each_updates_scalars_at_every_site(probe, inp
 
 def test_adamw_prelude_writes_no_site(probe):
     program = learner_program(probe, 0, 0)
-    machine = Machine(state_bytes=5120)
+    machine = Machine(state_bytes=8192)
     machine.set_word(INPUT_STEP, 12)
     machine.run(program.value("prelude").value)
     assert machine.mapped == {}
@@ -233,14 +233,14 @@ def request_code(probe, submissions=5, program_length=4096, word=None, tail="end
     assert code[:4] == b"NPHY"
     slots, extent = struct.unpack_from("<QQ", code, 8)
     identity_length = struct.unpack_from("<Q", code, 24)[0]
-    assert (slots, extent, code[32:32 + identity_length]) == (8, 5120, b"product")
+    assert (slots, extent, code[32:32 + identity_length]) == (8, 8192, b"product")
     return code[32 + identity_length:]
 
 
 def run_request(code, input_step=0):
     def gpu(machine, entry):
         pass
-    machine = Machine(state_bytes=5120, gpu=gpu)
+    machine = Machine(state_bytes=8192, gpu=gpu)
     for index, entry in enumerate(RING_IMAGE):
         machine.mapped_write(RING + 8 * index, entry.to_bytes(8, "little"))
     machine.mapped_write(SEMAPHORE + 8, (0xC0FFEE).to_bytes(8, "little"))   # the release's timestamp
