@@ -43,11 +43,14 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
 
 
-def kernel_contracts(plan: Plan, folders=()) -> tuple[dict, list[Finding]]:
+def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tuple[dict, list[Finding]]:
     """Each region's contract (its `<identity>.sass` in `folders`, then specs/), and the
-    findings of parsing them and of checking their code's reads."""
+    findings of parsing them and of checking their code's reads: the reads of the source
+    assembled for `target` (its encoded constant-bank operands), else of its text."""
+    from ..errors import BobcError
+    from ..kernel_cache import assemble_kernel
     from ..language.modules import specs_folder
-    from .kernels import ContractError, check_code_reads, find_source, parse_contract
+    from .kernels import ContractError, check_code_reads, code_reads, find_source, parse_contract
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
@@ -65,7 +68,18 @@ def kernel_contracts(plan: Plan, folders=()) -> tuple[dict, list[Finding]]:
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)"))
         contracts[region.identity] = contract
-        out += check_code_reads(contract)
+        reads = None
+        if target is not None:
+            try:
+                assembled = assemble_kernel(source, target)
+            except BobcError as error:
+                out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+                                               f"{target.name}: {error.message}"))
+                continue
+            found, problems = code_reads(source, assembled.code, target.parameter_base)
+            out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
+            reads = tuple(found)
+        out += check_code_reads(contract, reads)
     return contracts, out
 
 
@@ -75,7 +89,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, folders)
+        contracts, contract_faults = kernel_contracts(plan, folders, target)
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():
