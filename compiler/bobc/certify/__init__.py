@@ -96,7 +96,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
             contract_faults += check_code_reads(contract)
     return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan)
             + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target)
-            + check_registers(plan, needs) + check_schedule(plan))
+            + check_registers(plan, needs, target) + check_schedule(plan))
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
