@@ -48,9 +48,8 @@ def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tu
     findings of parsing them and of checking their code's reads: the reads of the source
     assembled for `target` (its encoded constant-bank operands), else of its text."""
     from ..errors import BobcError
-    from ..kernel_cache import assemble_kernel
     from ..language.modules import specs_folder
-    from .kernels import ContractError, check_code_reads, code_reads, find_source, parse_contract
+    from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
@@ -71,14 +70,12 @@ def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tu
         reads = None
         if target is not None:
             try:
-                assembled = assemble_kernel(source, target)
+                reads, problems = assembled_reads(source, target)
             except BobcError as error:
                 out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
                                                f"{target.name}: {error.message}"))
                 continue
-            found, problems = code_reads(source, assembled.code, target.parameter_base)
             out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
-            reads = tuple(found)
         out += check_code_reads(contract, reads)
     return contracts, out
 

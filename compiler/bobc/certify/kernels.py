@@ -202,6 +202,25 @@ def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[Par
     return reads, problems
 
 
+def assembled_reads(source: Path, target) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
+    """code_reads of `source` assembled for `target`, kept in the user cache by the
+    assembler's identity, the source's bytes and the target (a warm build then neither
+    imports the assembler nor loads its kernels: issue 21's build time)."""
+    from .. import cache
+    from ..kernel_cache import _assembler_identity, assemble_kernel
+
+    data = Path(source).read_bytes()
+    key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
+                       target.name, data)
+    kept = cache.load("parameter-reads", key, tuple)
+    if kept is not None:
+        return kept
+    found, problems = code_reads(source, assemble_kernel(source, target).code, target.parameter_base)
+    result = (tuple(found), tuple(problems))
+    cache.store("parameter-reads", key, result)
+    return result
+
+
 def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] | None = None) -> list[Finding]:
     """The words the code reads are words the contract declares (pointer or scalar), and
     every declared pointer is read.  `reads`: the region's assembled code's (code_reads);
