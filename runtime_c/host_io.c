@@ -407,7 +407,7 @@ static int journal_complete(const char *folder, const char *path, char reals[][R
     }
     unlink(path);
     sync_folder(folder);
-    fprintf(stderr, "bob: completed an interrupted publication from %s:", path);
+    fprintf(stderr, "rt: completed an interrupted publication from %s:", path);
     for (int i = 0; i < pairs; i++)
         fprintf(stderr, " %s", names[2 * i + 1]);
     fputc('\n', stderr);

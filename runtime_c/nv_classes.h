@@ -25,6 +25,7 @@
 #define HOPPER_USERMODE_A         0x0000C661u
 #define AMPERE_CHANNEL_GPFIFO_A   0x0000C56Fu
 #define HOPPER_CHANNEL_GPFIFO_A   0x0000C86Fu
+#define AMPERE_COMPUTE_A          0x0000C6C0u  /* GA100: named only (bobc.targets.CLASS_NAMES) */
 #define AMPERE_COMPUTE_B          0x0000C7C0u
 #define HOPPER_COMPUTE_A          0x0000CBC0u
 #define AMPERE_DMA_COPY_B         0x0000C7B5u

@@ -45,7 +45,7 @@ static int fail(rt_gpu *g, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(g->error, sizeof g->error, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "bob-gpu: error: %s\n", g->error);
+    fprintf(stderr, "rt-gpu: error: %s\n", g->error);
     return code;
 }
 
@@ -54,7 +54,7 @@ static void warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("bob-gpu: warning: ", stderr);
+    fputs("rt-gpu: warning: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -70,7 +70,7 @@ static void step(const rt_gpu *g, const char *fmt, ...)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - g->opened_ms;
-    fprintf(stderr, "bob-gpu: %9.3f ms  ", ms);
+    fprintf(stderr, "rt-gpu: %9.3f ms  ", ms);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -138,7 +138,7 @@ static void trace_ioctl(unsigned long request, const void *arg, double start, do
         snprintf(what, sizeof what, "REGISTER_FD");
     else
         snprintf(what, sizeof what, "escape 0x%02x", nr);
-    fprintf(stderr, "bob-gpu: %9.3f ms    ioctl %-32s %8.3f ms%s\n", start - trace_origin_ms, what, end - start,
+    fprintf(stderr, "rt-gpu: %9.3f ms    ioctl %-32s %8.3f ms%s\n", start - trace_origin_ms, what, end - start,
             rc ? " (failed)" : "");
 }
 

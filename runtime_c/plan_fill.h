@@ -1,5 +1,5 @@
-/* Plan fills: the scalars a host computes per invocation (AdamW's step size,
- * epsilon and step count for Bob), each a postfix program over binary64
+/* Plan fills: the scalars a host computes per invocation (an AdamW learner's
+ * step size, epsilon and step count), each a postfix program over binary64
  * constants and the global step t (specs/Platform/Linux/Nvidia/PlanHost.bob,
  * NvidiaPlanHostScalar; docs/host-steps.md). */
 #ifndef BOBC_PLAN_FILL_H

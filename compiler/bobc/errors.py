@@ -68,6 +68,6 @@ class UsageError(BobcError):
 
 
 class NotYetAvailable(BobcError):
-    """What bobc does not support: a plan the reference runner cannot run (not Bob's formats)."""
+    """What bobc does not support: a plan the reference runner cannot run (outside the plan host's documented steps and formats)."""
 
     exit_code = 9  # apart from the host's codes 0-8, which `bobc run` mirrors

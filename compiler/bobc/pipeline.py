@@ -140,8 +140,8 @@ def require_entry(program, entry: str | None) -> str:
     if not hosts:
         raise BobcError(f"{program.plan_name} defines no native host (a definition of type "
                         f"(family {HOST_FAMILY})) for a build to start from",
-                        hint="build the module that defines the host (for Bob: "
-                             "examples/bob/Bob/Build/NativeHost.bob), or name its definition with --entry")
+                        hint="build the module that defines the host (its Build module, e.g. "
+                             "<Model>/Build/NativeHost.bob), or name its definition with --entry")
     raise BobcError(f"{program.plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
                     hint="name the one to build with --entry")
 

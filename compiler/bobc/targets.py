@@ -5,13 +5,42 @@ Target.  A new target (sm_121 for the GB10, later) is one more row here plus
 the per-concern tables its fields name (QMD layout, SASS encoding table).
 
 Sources: ../shared/docs/nvidia-driver-facts.md (class IDs: open-gpu-kernel-
-modules g_gpu_class_list.c; parameter bases: ptxas 13 EIATTR_PARAM_CBANK).
+modules g_gpu_class_list.c; parameter bases: ptxas 13 EIATTR_PARAM_CBANK;
+memory-descriptor slots: ptxas's `ULDC.64 URn, c[0x0][...]` before LDG/STG);
+limits: CUDA Programming Guide, "Compute Capabilities" (8.6, 9.0).
+
+Each fact is declared once, here: the assembler's `param` and
+`memory_descriptor` symbols (sass/tables/arch.py), the encoders, the
+certifier's limits (certify/limits.py, registers.py), the class names
+(nvidia/classes.py) and the host's C row (runtime_c/nv_targets.c, generated
+by bobc.host.targets_c; runtime_c/nv_classes.h's defines are checked against
+CLASS_NAMES by tests/host/test_target_table.py) all read them from here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class TargetLimits:
+    """What one launch may ask of the device (the certifier's bounds)."""
+
+    register_file: int            # 32-bit registers per SM
+    registers_per_thread: int
+    threads_per_block: int
+    block_xy: int                 # block x and y
+    block_z: int
+    grid_x: int
+    grid_yz: int                  # grid y and z
+    static_shared_bytes: int      # shared memory a region may declare statically (per block)
+
+
+# compute capability 8.6 and 9.0 agree on every bound the certifier checks
+CC80_PLUS_LIMITS = TargetLimits(register_file=65536, registers_per_thread=255, threads_per_block=1024,
+                                block_xy=1024, block_z=64, grid_x=2 ** 31 - 1, grid_yz=65535,
+                                static_shared_bytes=48 * 1024)
 
 
 @dataclass(frozen=True)
@@ -22,6 +51,7 @@ class Target:
     ptxas_arch: str           # ptxas -arch
     parameter_base: int       # kernel parameters' byte offset in constant bank 0
     parameter_block_bytes: int  # one launch's constant bank 0 image
+    memory_descriptor: int    # bank 0 byte offset of the 64-bit global-memory descriptor LDG/STG use
     qmd_layout: str           # key into nvidia.qmd's field tables
     qmd_record_bytes: int     # bytes a QMD occupies in the table (256-aligned slot)
     compute_class: int
@@ -30,6 +60,7 @@ class Target:
     usermode_class: int
     elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
     builds_plans_for: tuple[str, ...]   # targets whose plans this one can run (see encode.py)
+    limits: TargetLimits = CC80_PLUS_LIMITS
     usermode_takes_params: bool = False  # its USERMODE class is allocated with parameters (Hopper)
 
 
@@ -40,12 +71,13 @@ CLASS_NAMES = {
     0xC7C0: "AMPERE_COMPUTE_B", 0xCBC0: "HOPPER_COMPUTE_A",
     0xC7B5: "AMPERE_DMA_COPY_B", 0xC8B5: "HOPPER_DMA_COPY_A",
     0xC461: "TURING_USERMODE_A", 0xC661: "HOPPER_USERMODE_A",
+    0xC6C0: "AMPERE_COMPUTE_A",        # GA100 (no target of ours: named only)
 }
 
 
 SM86 = Target(
     name="sm_86", sm=0x86, nvdisasm_arch="SM86", ptxas_arch="sm_86",
-    parameter_base=0x160, parameter_block_bytes=512,
+    parameter_base=0x160, parameter_block_bytes=512, memory_descriptor=0x118,
     qmd_layout="V03_00", qmd_record_bytes=256,
     compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
     elf_flags=0x6005604, builds_plans_for=("sm_86",),
@@ -56,7 +88,7 @@ SM86 = Target(
 # bytes; SEND_PCAS_A addresses QMDs >> 8, so each takes a 512-byte slot.
 SM90 = Target(
     name="sm_90", sm=0x90, nvdisasm_arch="SM90", ptxas_arch="sm_90",
-    parameter_base=0x210, parameter_block_bytes=1024,
+    parameter_base=0x210, parameter_block_bytes=1024, memory_descriptor=0x208,
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
     elf_flags=0x6005A04, usermode_takes_params=True,

@@ -1,12 +1,12 @@
 /* A small command-line front end to the host runtime, for the pytest tests
  * (tests/host/test_runtime_c.py) and for poking at files by hand.
  *
- *   rt_tool init N                 first N fresh parameters: "i bits value" per line
+ *   rt_tool init N                 first N elements of the sample's chunk 0: "i bits value" per line
  *   rt_tool fill T BINARY32|WORD32 TERM...   a plan fill's 4 bytes at step T as one hex word;
  *                                     TERM is OP (1..8, enum bobc_scalar_op) or OP:HEXDOUBLE
- *   rt_tool envelope-write OUT STEP [contract options]   fresh payload, published atomically
+ *   rt_tool envelope-write OUT STEP [contract options]   the sample's fresh payload (rt_sample.h), published atomically
  *   rt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
- *   rt_tool input-check RECORD     check an input record
+ *   rt_tool input-check RECORD     check a record against the sample's contract (rt_sample.h)
  *   rt_tool args ARGS...           parse a host command line, print the fields
  *   rt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
  * contract options: --schema S --learner S --data S --seed S --payload N --chunk N --chunks N --updates N
@@ -24,9 +24,9 @@
 static rt_contract default_contract(void)
 {
     rt_contract c = {
-        .schema = "test-schema", .learner = "test-learner", .data = "test-data", .seed = RT_SEED_IDENTITY,
-        .payload_bytes = RT_PAYLOAD_BYTES, .chunk_bytes = RT_CHUNK_BYTES, .chunk_count = RT_CHUNK_COUNT,
-        .updates_per_invocation = RT_UPDATES_PER_INVOCATION,
+        .schema = "test-schema", .learner = "test-learner", .data = "test-data", .seed = RT_SAMPLE_SEED,
+        .payload_bytes = RT_SAMPLE_PAYLOAD_BYTES, .chunk_bytes = RT_SAMPLE_CHUNK_BYTES,
+        .chunk_count = RT_SAMPLE_CHUNK_COUNT, .updates_per_invocation = RT_SAMPLE_UPDATES,
     };
     return c;
 }
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         if (rc)
             return rc;
         float *payload = calloc(1, c.payload_bytes + 4);
-        if (c.payload_bytes >= RT_PAYLOAD_BYTES)
+        if (c.payload_bytes >= RT_SAMPLE_PAYLOAD_BYTES)
             rt_sample_payload(payload);
         rc = rt_checkpoint_write(&c, argv[2], strtoull(argv[3], NULL, 0), payload, err);
         free(payload);
@@ -131,7 +131,10 @@ int main(int argc, char **argv)
             rt_report(err);
             return rc;
         }
-        printf("ok prompts %u %u %u\n", r[1552], r[1556], r[1560]);   /* each < 256: a byte */
+        printf("ok queries");
+        for (unsigned q = 0; q < RT_SAMPLE_QUERIES; q++)                 /* each below 41: one byte */
+            printf(" %u", r[RT_SAMPLE_QUERIES_AT + 4 * q]);
+        printf("\n");
         free(r);
         return 0;
     }
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
             return rc;
         }
         if (a.help) {
-            rt_print_usage("HOST", "a sample plan", RT_INPUT_RECORD_BYTES, stdout);
+            rt_print_usage("HOST", "a sample plan", RT_SAMPLE_RECORD_BYTES, stdout);
             return 0;
         }
         printf("op %s input %s checkpoint %s out %s predictions %s result %s\n",

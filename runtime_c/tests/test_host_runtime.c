@@ -36,18 +36,18 @@ static char tmpdir[256];
 
 static rt_contract contract(void)
 {
-    rt_contract c = { "bob-schema", "bob-learner adamw", "bob-data record-1564", RT_SEED_IDENTITY,
-                       RT_PAYLOAD_BYTES, RT_CHUNK_BYTES, RT_CHUNK_COUNT, RT_UPDATES_PER_INVOCATION };
+    rt_contract c = { "sample-schema", "sample-learner", "sample-data record", RT_SAMPLE_SEED,
+                       RT_SAMPLE_PAYLOAD_BYTES, RT_SAMPLE_CHUNK_BYTES, RT_SAMPLE_CHUNK_COUNT, RT_SAMPLE_UPDATES };
     return c;
 }
 
 static float *payload(void)
 {
-    float *p = malloc(RT_PAYLOAD_BYTES);
+    float *p = malloc(RT_SAMPLE_PAYLOAD_BYTES);
     rt_sample_payload(p);
-    for (unsigned i = 0; i < RT_PARAMETER_COUNT; i++) {   /* make M and V distinguishable */
-        p[RT_PARAMETER_COUNT + i] = (float)i * 1e-6f;
-        p[2 * RT_PARAMETER_COUNT + i] = (float)i * 1e-9f;
+    for (unsigned i = 0; i < RT_SAMPLE_ELEMENTS; i++) {   /* make the chunks distinguishable */
+        p[RT_SAMPLE_ELEMENTS + i] = (float)i * 1e-6f;
+        p[2 * RT_SAMPLE_ELEMENTS + i] = (float)i * 1e-9f;
     }
     return p;
 }
@@ -61,35 +61,45 @@ static void test_crc_fnv(void)
           (unsigned long long)rt_fnv1a64("a", 1));
 }
 
-static void test_init(void)
+/* element 0 of a SplitMix64 chunk, computed by hand from the documented steps */
+static float first_element(const char *seed, unsigned shift, int64_t center, double denominator)
 {
-    float *p = malloc(RT_PARAMETER_COUNT * sizeof *p), *q = malloc(RT_PARAMETER_COUNT * sizeof *q);
-    rt_init_chunk(&rt_sample_init[0], p, RT_PARAMETER_COUNT * sizeof(float));
-    rt_init_chunk(&rt_sample_init[0], q, RT_PARAMETER_COUNT * sizeof(float));
-    int small = 1, distinct = 0;
-    for (unsigned i = 0; i < RT_PARAMETER_COUNT; i++) {
-        small &= fabsf(p[i]) <= 0.01f;
-        distinct += p[i] != p[0];
-    }
-    CHECK(small, "every |P[i]| <= 0.01");
-    CHECK(distinct > 60000, "values vary (%d differ from P[0])", distinct);
-    CHECK(memcmp(p, q, RT_PARAMETER_COUNT * sizeof *p) == 0, "deterministic");
-    /* first value, computed by hand from the documented steps */
-    uint64_t s = rt_fnv1a64(RT_SEED_IDENTITY, strlen(RT_SEED_IDENTITY)) + 0x9E3779B97F4A7C15ull;
-    uint64_t z = s;
+    uint64_t z = rt_fnv1a64(seed, strlen(seed)) + 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    float first = (float)((double)((int64_t)(z >> 40) - 8388608) / 838860800.0);
+    return (float)((double)((int64_t)(z >> shift) - center) / denominator);
+}
+
+static void test_init(void)
+{
+    size_t bytes = RT_SAMPLE_ELEMENTS * sizeof(float);
+    float *p = malloc(bytes), *q = malloc(bytes), *r = malloc(bytes);
+    rt_init_chunk(&rt_sample_init[0], p, bytes);
+    rt_init_chunk(&rt_sample_init[0], q, bytes);
+    rt_init_chunk(&rt_sample_init[2], r, bytes);
+    int small = 1, distinct = 0;
+    for (unsigned i = 0; i < RT_SAMPLE_ELEMENTS; i++) {
+        small &= fabsf(p[i]) <= 0.02f && fabsf(r[i]) <= 0.01f;   /* 2^20 / 52428800, 2^22 / 419430400 */
+        distinct += p[i] != p[0];
+    }
+    CHECK(small, "every element within its initializer's range");
+    CHECK(distinct > (int)RT_SAMPLE_ELEMENTS - 100, "values vary (%d differ from P[0])", distinct);
+    CHECK(memcmp(p, q, bytes) == 0, "deterministic");
+    CHECK(memcmp(p, r, bytes) != 0, "each chunk its own seed and scale");
+    float first = first_element(RT_SAMPLE_SEED, 43, 1048576, 52428800.0);
     CHECK(p[0] == first, "P[0] %.9g vs %.9g", p[0], first);
+    float last = first_element(RT_SAMPLE_SEED_LAST, 41, 4194304, 419430400.0);
+    CHECK(r[0] == last, "chunk 2's R[0] %.9g vs %.9g", r[0], last);
     free(p);
     free(q);
+    free(r);
 }
 
 /* AdamW's step size as a plan fill: (lr sqrt(1 - b2^t)) / (1 - b1^t) in binary64 */
 static void test_fill(void)
 {
-    double lr = 0.1f, b1 = 0.9f, b2 = 0.999f;
+    double lr = 0.02f, b1 = 0.85f, b2 = 0.995f;
     const bobc_scalar_term alpha[] = {
         { BOBC_SCALAR_CONSTANT, lr }, { BOBC_SCALAR_CONSTANT, 1.0 }, { BOBC_SCALAR_CONSTANT, b2 },
         { BOBC_SCALAR_STEP, 0 },      { BOBC_SCALAR_POWER, 0 },      { BOBC_SCALAR_SUBTRACT, 0 },
@@ -99,7 +109,7 @@ static void test_fill(void)
     };
     const bobc_scalar_term step[] = { { BOBC_SCALAR_STEP, 0 } };
     char err[200];
-    for (uint32_t t = 1; t <= 10; t++) {
+    for (uint32_t t = 1; t <= 13; t++) {
         bobc_fill f = { 0, 1, BOBC_ENCODE_BINARY32, 14, alpha };
         uint8_t out[4];
         CHECK(bobc_fill_bytes(&f, t - 1, out, err, sizeof err) == 0, "fill: %s", err);
@@ -140,19 +150,19 @@ static void test_envelope(void)
     CHECK(n == rt_envelope_total_bytes(&c), "size");
     uint32_t h = rt_envelope_header_bytes(&c);
     CHECK(h % 16 == 0 && h >= 64, "H %u", h);
-    CHECK(n == h + RT_PAYLOAD_BYTES + 12, "total = H + payload + 12");
+    CHECK(n == h + RT_SAMPLE_PAYLOAD_BYTES + 12, "total = H + payload + 12");
     const uint8_t *pl;
     uint64_t step = 0;
     CHECK(rt_envelope_check(&c, e, n, "mem", &pl, &step, err) == 0, "round trip: %s", err);
-    CHECK(step == 42 && memcmp(pl, p, RT_PAYLOAD_BYTES) == 0, "round trip payload/step");
+    CHECK(step == 42 && memcmp(pl, p, RT_SAMPLE_PAYLOAD_BYTES) == 0, "round trip payload/step");
 
     /* file round trip through atomic publish */
     char path[512];
     snprintf(path, sizeof path, "%s/ck.bin", tmpdir);
     CHECK(rt_checkpoint_write(&c, path, 7, p, err) == 0, "write: %s", err);
-    float *back = malloc(RT_PAYLOAD_BYTES);
+    float *back = malloc(RT_SAMPLE_PAYLOAD_BYTES);
     CHECK(rt_checkpoint_read(&c, path, back, &step, err) == 0, "read: %s", err);
-    CHECK(step == 7 && memcmp(back, p, RT_PAYLOAD_BYTES) == 0, "file round trip");
+    CHECK(step == 7 && memcmp(back, p, RT_SAMPLE_PAYLOAD_BYTES) == 0, "file round trip");
 
     /* corrupted: one payload bit */
     uint8_t *bad = malloc(n);
@@ -178,13 +188,13 @@ static void test_envelope(void)
     for (int i = 0; i < 8; i++)
         f[i].c = contract();
     f[0].part = "schema";   f[0].c.schema = "other-schema";
-    f[1].part = "learner";  f[1].c.learner = "bob-learner sgd";
-    f[2].part = "data";     f[2].c.data = "bob-data record-2000";
-    f[3].part = "seed";     f[3].c.seed = "bob-seed-v2";
-    f[4].part = "payload";  f[4].c.payload_bytes = RT_PAYLOAD_BYTES - 16;
+    f[1].part = "learner";  f[1].c.learner = "sample-learner sgd";
+    f[2].part = "data";     f[2].c.data = "sample-data other";
+    f[3].part = "seed";     f[3].c.seed = "rt-sample-seed-8";
+    f[4].part = "payload";  f[4].c.payload_bytes = RT_SAMPLE_PAYLOAD_BYTES - 16;
     f[5].part = "chunk count";   f[5].c.chunk_count = 2;
-    f[6].part = "updates";  f[6].c.updates_per_invocation = 11;
-    f[7].part = "chunk bytes";  f[7].c.chunk_bytes = RT_CHUNK_BYTES / 2;
+    f[6].part = "updates";  f[6].c.updates_per_invocation = RT_SAMPLE_UPDATES + 1;
+    f[7].part = "chunk bytes";  f[7].c.chunk_bytes = RT_SAMPLE_CHUNK_BYTES / 3;
     for (int i = 0; i < 8; i++) {
         uint8_t *fe;
         size_t fn;
@@ -265,42 +275,51 @@ static void test_publish(void)
     CHECK(stat(path, &st) != 0, "nothing at the path");
 }
 
+static const uint32_t sample_queries[RT_SAMPLE_QUERIES] = { 4, 8, 15, 16, 23 };
+
 static void make_record(uint8_t *r)
 {
-    memset(r, 0, RT_INPUT_RECORD_BYTES);
-    memcpy(r, "BOBINPUT", 8);
-    r[8] = 1;
-    for (unsigned b = 0; b < 256; b++) {
-        uint8_t t = (uint8_t)((b * 7 + 3) & 0xFF);
-        r[16 + 2 * b] = (uint8_t)b;
-        r[17 + 2 * b] = t;
-        r[528 + 4 * b] = t;
+    memset(r, 0, RT_SAMPLE_RECORD_BYTES);
+    memcpy(r, "RTSAMPLE", 8);
+    r[8] = 3;
+    for (unsigned k = 0; k < RT_SAMPLE_KEYS; k++) {
+        uint8_t v = (uint8_t)((k * 11 + 5) % RT_SAMPLE_VALUES);
+        r[RT_SAMPLE_PAIRS_AT + 2 * k] = (uint8_t)k;
+        r[RT_SAMPLE_PAIRS_AT + 2 * k + 1] = v;
+        r[RT_SAMPLE_WORDS_AT + 4 * k] = v;
     }
-    r[1552] = 'a';
-    r[1556] = 'b';
-    r[1560] = 'c';
+    for (unsigned q = 0; q < RT_SAMPLE_QUERIES; q++)
+        r[RT_SAMPLE_QUERIES_AT + 4 * q] = (uint8_t)sample_queries[q];
 }
 
 static void test_input(void)
 {
     char err[RT_ERR_BYTES] = "";
-    uint8_t r[RT_INPUT_RECORD_BYTES], x[RT_INPUT_RECORD_BYTES];
+    uint8_t r[RT_SAMPLE_RECORD_BYTES], x[RT_SAMPLE_RECORD_BYTES];
     const rt_record_contract *c = &rt_sample_record;
     make_record(r);
     CHECK(rt_record_verify(c, r, sizeof r, "rec", err) == 0, "valid record: %s", err);
-    expect(rt_record_verify(c, r, sizeof r - 1, "rec", err), RT_EXIT_BAD_INPUT, err, "1563 bytes", "size");
+    expect(rt_record_verify(c, r, sizeof r - 1, "rec", err), RT_EXIT_BAD_INPUT, err, "257 bytes", "size");
     memcpy(x, r, sizeof r);
     x[0] = 'X';
     expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "magic", "magic");
     memcpy(x, r, sizeof r);
     x[8] = 2;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version 2, expected 1", "version");
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version 2, expected 3", "version");
     memcpy(x, r, sizeof r);
-    x[17 + 2 * 5] ^= 1;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "pair's target 5", "pair vs word");
+    x[RT_SAMPLE_PAIRS_AT + 2 * 9] = 10;
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "key 9 names 10", "key index");
     memcpy(x, r, sizeof r);
-    x[1553] = 1;
-    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "prompt 0 is 353, not below 256", "prompt range");
+    x[RT_SAMPLE_PAIRS_AT + 2 * 5 + 1] ^= 1;
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "pair's value 5", "pair vs word");
+    memcpy(x, r, sizeof r);
+    x[RT_SAMPLE_WORDS_AT + 4 * 36] = 41;
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "value word 36 is 41, not below 41",
+           "value range");
+    memcpy(x, r, sizeof r);
+    x[RT_SAMPLE_QUERIES_AT + 1] = 1;
+    expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "query 0 is 260, not below 41",
+           "query range");
     char path[512];
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
     uint8_t *back;

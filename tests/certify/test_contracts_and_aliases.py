@@ -35,9 +35,9 @@ def test_bobs_kernels_read_exactly_what_they_declare():
         assert contract.arguments, source.name
         assert check_code_reads(contract) == [], source.name
     adamw = parse_contract(SOURCES / "bob-adamw.sass")
-    assert [(a.index, a.kind, a.access, a.extent) for a in adamw.arguments[:4]] == [
-        (0, "pointer", "read-write", 262144), (1, "pointer", "read", 262144),
-        (2, "pointer", "read-write", 262144), (3, "pointer", "read-write", 262144)]
+    assert [(a.index, a.kind, a.access, a.rule) for a in adamw.arguments[:4]] == [
+        (0, "pointer", "read-write", "4*hi[7]"), (1, "pointer", "read", "4*hi[7]"),
+        (2, "pointer", "read-write", "4*hi[7]"), (3, "pointer", "read-write", "4*hi[7]")]
 
 
 def test_a_new_kernel_reading_an_undeclared_word_is_refused_by_name(tmp_path):

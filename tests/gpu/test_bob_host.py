@@ -113,7 +113,7 @@ def test_a_traced_invocation_says_where_its_time_goes_and_computes_the_same(host
     invoke(host, folder, "train", "start.ckpt", "untraced")
     said = []
     invoke(host, folder, "train", "start.ckpt", "traced", extra_env={"BOBC_GPU_TRACE": "1"}, stderr_to=said)
-    lines = [l for l in said[0].splitlines() if l.startswith("bob-gpu:")]
+    lines = [l for l in said[0].splitlines() if l.startswith("rt-gpu:")]
     times = [float(l.split()[1]) for l in lines]
     assert times == sorted(times) and times[0] < 1.0
     text = "\n".join(lines)

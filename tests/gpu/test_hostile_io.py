@@ -54,7 +54,7 @@ def test_the_record_is_read_once_before_the_gpu(host, tmp_path):
     process = subprocess.Popen(_argv(host, tmp_path, "swapped"), stderr=subprocess.PIPE, text=True,
                                env=env)
     first = process.stderr.readline()          # bring-up has begun: the inputs were read
-    assert first.startswith("bob-gpu:"), first
+    assert first.startswith("rt-gpu:"), first
     os.replace(tmp_path / "other.bin", tmp_path / "record.bin")
     rest = process.stderr.read()
     assert process.wait(timeout=120) == 0, first + rest

@@ -101,10 +101,12 @@ def pair(low: int, high: int) -> int:
 
 
 def adam_scalars(step: int) -> bytes:
+    """docs/formats.md's AdamW block after the four addresses: alpha_t, epsilon_t, decay,
+    beta1, 1 - beta1, beta2, 1 - beta2 (binary32), the element count and t (u32)."""
     lr, beta1, beta2, eps, wd = 0.1, 0.9, 0.999, 1e-8, 0.01
     alpha = lr * (1 - beta2 ** step) ** 0.5 / (1 - beta1 ** step)
     epsilon = eps * (1 - beta2 ** step) ** 0.5
-    return struct.pack("<9f", 1 - lr * wd, beta1, 1 - beta1, beta2, 1 - beta2, alpha, epsilon, lr, wd)
+    return struct.pack("<7f2I", alpha, epsilon, 1 - lr * wd, beta1, 1 - beta1, beta2, 1 - beta2, TABLE // 4, step)
 
 
 def patches(*pairs) -> tuple[ParameterPatch, ...]:

@@ -1,9 +1,12 @@
 """The Python formats and the C runtime (runtime_c/) agree, byte for byte.
 
-docs/formats.md is implemented twice; these tests hold the two against each
-other through runtime_c's rt_tool: the generator's bits, the AdamW
-fills' bits, identical envelopes, and the same refusal (exit code) for the
-same bad file.  Skipped where gcc or the runtime sources are not there.
+docs/formats.md is implemented twice: bobc's reference host (bobc.reference.
+host, envelope) and runtime_c; these tests hold the two against each other
+through runtime_c's rt_tool, on rt_tool's synthetic sample plan
+(runtime_c/tests/rt_sample.h, restated below): the generator's bits,
+identical envelopes, the same refusal (exit code) for the same bad file and
+record.  Bob's own AdamW fills are held to Bob's formats (bob_model) through
+the same tool.  Skipped where gcc or the runtime sources are not there.
 """
 from __future__ import annotations
 
@@ -11,20 +14,36 @@ import dataclasses
 import shutil
 import struct
 import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from bobc.plan.host import Initializer, RecordCheck
 from bobc.plan.model import CheckpointContract
+from bobc.reference.envelope import decode as decode_checkpoint, encode as encode_checkpoint
 from bobc.reference.errors import FileRefused
-from bob_model.formats import (Checkpoint, Hyperparameters, InputRecord, adamw_scalars,
-                                    decode_checkpoint, decode_input_record, encode_checkpoint,
-                                    encode_input_record, fresh_parameters)
+from bobc.reference.host import check_record, fresh_payload
+from bob_model.formats import Hyperparameters, adamw_scalars
 
 SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c"]
-# rt_tool's default contract (runtime_c/tests/rt_tool.c)
-TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"bob-seed-v1",
-                                   786432, 262144, 10)
+# rt_tool's sample plan (runtime_c/tests/rt_sample.h): 3 chunks of 12,345 binary32 elements,
+# 7 updates per invocation, the chunks' initializers; a 258-byte record's checks
+ELEMENTS = 12345
+TOOL_CONTRACT = CheckpointContract(b"test-schema", b"test-learner", b"test-data", b"rt-sample-seed-7",
+                                   3 * ELEMENTS * 4, ELEMENTS * 4, 7)
+SAMPLE_PLAN = SimpleNamespace(checkpoint=TOOL_CONTRACT, host=SimpleNamespace(initializers=(
+    Initializer("splitmix64", b"rt-sample-seed-7", 43, 2 ** 20, 52428800), Initializer("zero"),
+    Initializer("splitmix64", b"rt-sample-seed-9", 41, 2 ** 22, 419430400))))
+SAMPLE_CHECKS = (
+    RecordCheck("bytes", "magic", 0, data=b"RTSAMPLE"),
+    RecordCheck("word", "version", 8, 8, value=3),
+    RecordCheck("index", "key", 16, 1, 2, 37),
+    RecordCheck("below", "value word", 90, 4, 4, 37, 41),
+    RecordCheck("same", "pair's value", 17, 1, 2, 37, other=90, other_width=4, other_stride=4),
+    RecordCheck("below", "query", 238, 4, 4, 5, 41),
+)
+SAMPLE_RECORD_BYTES = 258
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +67,10 @@ def tool(repo, tmp_path_factory):
 
 
 def test_generator_bits_agree(tool):
-    done = tool("init", 4096)
+    done = tool("init", ELEMENTS)
     assert done.returncode == 0, done.stderr
     c_bits = [int(line.split()[1], 16) for line in done.stdout.splitlines()]
-    assert c_bits == fresh_parameters(b"bob-seed-v1")[:4096].view(np.uint32).tolist()
+    assert c_bits == np.frombuffer(fresh_payload(SAMPLE_PLAN)[:4 * ELEMENTS], "<u4").tolist()
 
 
 @pytest.fixture(scope="module")
@@ -89,23 +108,21 @@ def test_envelopes_are_byte_identical(tool, tmp_path):
     path = tmp_path / "c.ckpt"
     done = tool("envelope-write", path, 1234)
     assert done.returncode == 0, done.stderr
-    zeros = np.zeros(65536, np.float32)
-    ours = encode_checkpoint(TOOL_CONTRACT, Checkpoint(fresh_parameters(b"bob-seed-v1"), zeros,
-                                                       zeros, 1234))
+    ours = encode_checkpoint(TOOL_CONTRACT, 1234, fresh_payload(SAMPLE_PLAN))
     assert path.read_bytes() == ours
-    state = decode_checkpoint(path.read_bytes(), TOOL_CONTRACT, path)
-    assert state.step == 1234
+    payload, step = decode_checkpoint(path.read_bytes(), TOOL_CONTRACT, path)
+    assert step == 1234
 
 
 def test_c_reads_what_python_writes(tool, tmp_path):
     rng = np.random.default_rng(3)
-    planes = rng.standard_normal((3, 65536)).astype(np.float32)
+    payload = rng.standard_normal(3 * ELEMENTS).astype("<f4")
     path = tmp_path / "py.ckpt"
-    path.write_bytes(encode_checkpoint(TOOL_CONTRACT, Checkpoint(*planes, 2 ** 40 + 5)))
+    path.write_bytes(encode_checkpoint(TOOL_CONTRACT, 2 ** 40 + 5, payload.tobytes()))
     done = tool("envelope-read", path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:3] == ["ok", "step", str(2 ** 40 + 5)]
-    assert int(done.stdout.split()[4], 16) == int(planes[0, :1].view(np.uint32)[0])
+    assert int(done.stdout.split()[4], 16) == int(payload[:1].view(np.uint32)[0])
 
 
 def _flip(data: bytes, offset: int) -> bytes:
@@ -115,19 +132,16 @@ def _flip(data: bytes, offset: int) -> bytes:
 
 
 def _foreign(**changes) -> bytes:
-    zeros = np.zeros(65536, np.float32)
-    return encode_checkpoint(dataclasses.replace(TOOL_CONTRACT, **changes),
-                             Checkpoint(zeros, zeros, zeros, 3))
+    return encode_checkpoint(dataclasses.replace(TOOL_CONTRACT, **changes), 3, bytes(3 * ELEMENTS * 4))
 
 
-GOOD = encode_checkpoint(TOOL_CONTRACT, Checkpoint(np.ones(65536), np.zeros(65536),
-                                                   np.zeros(65536), 3))
+GOOD = encode_checkpoint(TOOL_CONTRACT, 3, np.ones(3 * ELEMENTS, "<f4").tobytes())
 BAD_CHECKPOINTS = {
     "truncated": GOOD[:-100], "short": GOOD[:40], "trailing": GOOD + b"x",
     "magic": b"XOBCENV1" + GOOD[8:], "trailer": GOOD[:-1] + b"X", "crc": _flip(GOOD, 5000),
     "schema": _foreign(schema=b"test-schemb"), "learner": _foreign(learner=b"other"),
-    "data": _foreign(data=b"test-data-2"), "seed": _foreign(seed=b"bob-seed-v2"),
-    "updates": _foreign(updates_per_invocation=11),
+    "data": _foreign(data=b"test-data-2"), "seed": _foreign(seed=b"rt-sample-seed-8"),
+    "updates": _foreign(updates_per_invocation=8),
 }
 
 
@@ -142,7 +156,9 @@ def test_same_checkpoint_refusal(tool, tmp_path, name):
 
 
 def _record() -> bytes:
-    return encode_input_record(InputRecord((np.arange(256) * 5 + 1) % 256, [119, 116, 32]))
+    values = [(3 * k + 1) % 41 for k in range(37)]
+    return (b"RTSAMPLE" + struct.pack("<Q", 3) + b"".join(bytes([k, v]) for k, v in enumerate(values))
+            + struct.pack("<37I", *values) + struct.pack("<5I", 40, 0, 7, 7, 12))
 
 
 def _patched(offset: int, fmt: str, value) -> bytes:
@@ -152,19 +168,20 @@ def _patched(offset: int, fmt: str, value) -> bytes:
 
 
 BAD_RECORDS = {
-    "size": _record()[:-1], "magic": b"BOBINPUX" + _record()[8:],
-    "version": _patched(8, "<Q", 2), "pair-byte": _patched(16 + 2 * 7, "<B", 8),
-    "pair-target": _patched(17 + 2 * 7, "<B", 0), "target-word": _patched(528 + 4 * 7, "<I", 300),
-    "prompt": _patched(1552, "<I", 256),
+    "size": _record()[:-1], "magic": b"RTSAMPLX" + _record()[8:],
+    "version": _patched(8, "<Q", 2), "key": _patched(16 + 2 * 7, "<B", 8),
+    "pair-value": _patched(17 + 2 * 7, "<B", 0), "value-word": _patched(90 + 4 * 7, "<I", 300),
+    "query": _patched(238, "<I", 41),
 }
 
 
-def test_c_accepts_the_records_python_writes(tool, tmp_path):
+def test_c_accepts_the_records_python_accepts(tool, tmp_path):
     path = tmp_path / "record.bin"
     path.write_bytes(_record())
+    check_record(SAMPLE_CHECKS, SAMPLE_RECORD_BYTES, _record(), path)
     done = tool("input-check", path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["ok", "prompts", "119", "116", "32"]
+    assert done.stdout.split() == ["ok", "queries", "40", "0", "7", "7", "12"]
 
 
 @pytest.mark.parametrize("name", sorted(BAD_RECORDS))
@@ -172,6 +189,6 @@ def test_same_record_refusal(tool, tmp_path, name):
     path = tmp_path / "bad.bin"
     path.write_bytes(BAD_RECORDS[name])
     with pytest.raises(FileRefused) as caught:
-        decode_input_record(path.read_bytes(), path)
+        check_record(SAMPLE_CHECKS, SAMPLE_RECORD_BYTES, path.read_bytes(), path)
     done = tool("input-check", path)
     assert done.returncode == caught.value.exit_code == 3, done.stderr

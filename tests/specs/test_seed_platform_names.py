@@ -330,9 +330,6 @@ def test_seed_004_schedule_issues_the_run(tmp_path, monkeypatch, probe):
     assert program.value("issued").value == program.value("count").value
 
 
-@pytest.mark.xfail(strict=True, reason="nvidiaPlanHostRequestCommands and the four nvidiaPlanHostAdamW* sites/commands "
-                   "functions are not yet declared in PlanHost*.bob (the native command program of a request); "
-                   "remove this mark when missing_host_plan_names() is empty")
 def test_seed_004_host_plan_names_exist():
     """The host plan's names seed 004 uses (issue 14's runtime part) are all declared."""
     assert missing_host_plan_names() == []

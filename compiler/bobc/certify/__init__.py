@@ -43,11 +43,13 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
 
 
-def kernel_contracts(plan: Plan, folders=()) -> tuple[dict, list[Finding]]:
+def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tuple[dict, list[Finding]]:
     """Each region's contract (its `<identity>.sass` in `folders`, then specs/), and the
-    findings of parsing them and of checking their code's reads."""
+    findings of parsing them and of checking their code's reads: the reads of the source
+    assembled for `target` (its encoded constant-bank operands), else of its text."""
+    from ..errors import BobcError
     from ..language.modules import specs_folder
-    from .kernels import ContractError, check_code_reads, find_source, parse_contract
+    from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
@@ -65,7 +67,16 @@ def kernel_contracts(plan: Plan, folders=()) -> tuple[dict, list[Finding]]:
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)"))
         contracts[region.identity] = contract
-        out += check_code_reads(contract)
+        reads = None
+        if target is not None:
+            try:
+                reads, problems = assembled_reads(source, target)
+            except BobcError as error:
+                out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+                                               f"{target.name}: {error.message}"))
+                continue
+            out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
+        out += check_code_reads(contract, reads)
     return contracts, out
 
 
@@ -75,14 +86,14 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, folders)
+        contracts, contract_faults = kernel_contracts(plan, folders, target)
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():
             contract_faults += check_code_reads(contract)
     return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan)
             + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target)
-            + check_registers(plan, needs) + check_schedule(plan))
+            + check_registers(plan, needs, target) + check_schedule(plan))
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

@@ -1,7 +1,7 @@
 """The device a plan is written for, against the device it is being built for.
 
 A whole-program plan declares its SASS architecture, compute class and SPA
-version (Bob's, from Hardware.Nvidia.SM86.Command.QMD: 0x86, AMPERE_COMPUTE_B,
+version (e.g. Hardware.Nvidia.SM86.Command.QMD's: 0x86, AMPERE_COMPUTE_B,
 0x86).  Those must name a target bobc knows, consistently, and the build's
 target must be able to run plans written for it (targets.py
 `builds_plans_for`: an sm_90 build relocates an sm_86 plan's parameters; the

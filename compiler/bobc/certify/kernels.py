@@ -4,17 +4,32 @@ its code and checked against it.
 A kernel source (.sass) declares each 64-bit parameter word it uses (word i =
 bytes 8i..8i+7 from the target's parameter base) in a structured comment:
 
-    //@ param 0 pointer read-write 4096 the table the kernel updates
+    //@ param 0 pointer read-write 4*hi[7] the table the kernel updates
+    //@ param 1 pointer read resident the table it reads
+    //@ param 2 pointer write 8 the {token, validity} pair it writes
     //@ param 6 scalar log2 e, ln 2
     //@ param 4 unused
 
-A pointer names the bytes the kernel touches from the address it is passed
-(its extent) and whether it reads or writes them; a scalar is never an
-address; an unused word is one the kernel never reads.  The code's own reads
-of its parameters (operands `c[0x0][param+0xNN]`, as wide as the instruction:
-.64 eight bytes, .128 sixteen, else four) must fall in declared pointer or
-scalar words: `check_code_reads` refuses any other by name, and a declared
-pointer the code never reads.
+A pointer says whether the kernel reads or writes what it points at, and how
+far from the address it may touch (its extent), in terms the plan supplies:
+
+- `resident`: anywhere from the address to the end of the resident it
+  points into (the plan's arena decides);
+- an expression over the launch's own parameter words: numbers, `word[i]`
+  (the 64-bit word i), `lo[i]` and `hi[i]` (its low and high 32 bits),
+  joined by `*` and `+` (`4*hi[7]`: the element count at word 7's high half,
+  times 4 bytes);
+- a number: a size the kernel's code itself fixes (one u32 it reads, an
+  8-byte record it writes), never a model's size.
+
+A scalar is never an address; an unused word is one the kernel never reads.
+The code's reads of its parameters -- the constant-bank operands of the
+region's assembled code (`code_reads`: bank and offset read from each
+instruction's encoded bits, as wide as the instruction: .64 eight bytes,
+.128 sixteen, else four) -- must fall in declared pointer or scalar words:
+`check_code_reads` refuses any other by name, a register-indexed read of the
+parameters (no contract bounds it), and a declared pointer the code never
+reads.
 
 A region's source is found by its identity: `<identity>.sass` in the kernel
 search path (specs/ and the plan's folders).  The same rule holds for every
@@ -29,7 +44,9 @@ from pathlib import Path
 from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
-_POINTER = re.compile(r"^\s*(read-write|read|write)\s+(\d+)\s*(.*)$")
+_TERM = r"(?:0x[0-9a-fA-F]+|\d+|(?:lo|hi|word)\[\d+\])"
+_POINTER = re.compile(rf"^\s*(read-write|read|write)\s+(resident|{_TERM}(?:[*+]{_TERM})*)(?=\s|$)\s*(.*)$")
+_ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
 
@@ -37,9 +54,33 @@ _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d
 class Argument:
     index: int                 # parameter word i
     kind: str                  # "pointer", "scalar" or "unused"
-    extent: int = 0            # bytes touched from the pointer
+    extent: int = 0            # a fixed extent: bytes the code itself fixes (0 when `rule` says)
     access: str = ""           # "read", "write" or "read-write"
     what: str = ""
+    rule: str = ""             # "resident", or an expression over the launch's words ("4*hi[7]")
+
+    def extent_for(self, words: dict[int, int], home_end: int, address: int) -> tuple[int | None, str]:
+        """(bytes the pointer may touch, "") from the launch's parameter words (index -> value)
+        and the end of the resident it points into; (None, why) when a word it names is missing."""
+        if not self.rule:
+            return self.extent, ""
+        if self.rule == "resident":
+            return home_end - address, ""
+        total = 0
+        for product in self.rule.split("+"):
+            value = 1
+            for term in product.split("*"):
+                named = _ARGUMENT_TERM.match(term)
+                if not named:
+                    value *= int(term, 0)
+                    continue
+                part, index = named.group(1), int(named.group(2))
+                if index not in words:
+                    return None, f"its extent {self.rule} names parameter word {index}, which the launch does not set"
+                word = words[index]
+                value *= word & 0xFFFFFFFF if part == "lo" else word >> 32 if part == "hi" else word
+            total += value
+        return total, ""
 
     @property
     def reads(self) -> bool:
@@ -97,8 +138,12 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 pointer = _POINTER.match(rest)
                 if not pointer:
                     raise ContractError(f"{path}:{number}: a pointer is declared as "
-                                        f"'//@ param N pointer read|write|read-write EXTENT what'")
-                arguments.append(Argument(index, kind, int(pointer.group(2)), pointer.group(1), pointer.group(3)))
+                                        f"'//@ param N pointer read|write|read-write EXTENT what' (EXTENT: "
+                                        f"resident, an expression such as 4*hi[7], or a size the code fixes)")
+                extent = pointer.group(2)
+                fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
+                arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
+                                          pointer.group(3), "" if fixed else extent))
             else:
                 arguments.append(Argument(index, kind, what=rest))
             continue
@@ -119,12 +164,70 @@ def find_source(identity: str, folders) -> Path | None:
     return None
 
 
-def check_code_reads(contract: KernelContract) -> list[Finding]:
+def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:
+    """The parameter reads of a region's assembled code: for each instruction of its source
+    (the assembler's own parser, one 16-byte word each, in order) that has a constant-bank
+    operand, the bank and byte offset read from the code's encoded bits; those of bank 0 at
+    or past `parameter_base` are parameter reads.  The second list: why the code cannot be
+    read so (it is not its source's, a register-indexed parameter read)."""
+    from ..sass.syntax import Const, parse_source
+    from ..sass.tables.layouts import CONST_BANK, CONST_OFFSET
+
+    text = Path(source).read_text(encoding="utf-8")
+    instructions = [line.instruction for line in parse_source(text, str(source)) if line.instruction is not None]
+    if len(code) != 16 * len(instructions):
+        return [], [f"its code has {len(code) // 16} instructions, its source {source.name} {len(instructions)}"]
+    reads, problems = [], []
+    for i, inst in enumerate(instructions):
+        consts = [op for op in inst.operands if isinstance(op, Const)]
+        if not consts:
+            continue
+        word = int.from_bytes(code[16 * i:16 * i + 16], "little")
+        bank = (word >> CONST_BANK[0]) & ((1 << CONST_BANK[1]) - 1)
+        offset = (word >> CONST_OFFSET[0]) & ((1 << CONST_OFFSET[1]) - 1)
+        line = inst.span.line if inst.span else 0
+        shown = inst.source.strip() or inst.mnemonic
+        if bank != consts[0].bank:
+            problems.append(f"its instruction {i} ({shown} at {source.name}:{line}) encodes bank {bank}, "
+                            f"its source bank {consts[0].bank}")
+            continue
+        if bank != 0 or offset < parameter_base:
+            continue
+        index = consts[0].index
+        if index is not None and getattr(index, "index", 255) != 255:
+            problems.append(f"it reads its parameters at a register-indexed offset ({shown} at "
+                            f"{source.name}:{line}), which no contract bounds")
+            continue
+        reads.append(ParameterRead(line, offset - parameter_base, _width(inst.mnemonic), shown))
+    return reads, problems
+
+
+def assembled_reads(source: Path, target) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
+    """code_reads of `source` assembled for `target`, kept in the user cache by the
+    assembler's identity, the source's bytes and the target (a warm build then neither
+    imports the assembler nor loads its kernels: issue 21's build time)."""
+    from .. import cache
+    from ..kernel_cache import _assembler_identity, assemble_kernel
+
+    data = Path(source).read_bytes()
+    key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
+                       target.name, data)
+    kept = cache.load("parameter-reads", key, tuple)
+    if kept is not None:
+        return kept
+    found, problems = code_reads(source, assemble_kernel(source, target).code, target.parameter_base)
+    result = (tuple(found), tuple(problems))
+    cache.store("parameter-reads", key, result)
+    return result
+
+
+def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] | None = None) -> list[Finding]:
     """The words the code reads are words the contract declares (pointer or scalar), and
-    every declared pointer is read."""
+    every declared pointer is read.  `reads`: the region's assembled code's (code_reads);
+    without them, the source text's."""
     out = []
     read_words = set()
-    for read in contract.reads:
+    for read in contract.reads if reads is None else reads:
         for word in read.words:
             read_words.add(word)
             argument = contract.argument(word)

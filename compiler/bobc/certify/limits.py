@@ -40,9 +40,7 @@ IDENTITY_BYTES = 1 << 16
 CHECKPOINT_FILE_BYTES = 1 << 30
 # runtime_c/host_io.h RT_IO_STEP_LIMIT: the AdamW block's u32 global step
 STEP_LIMIT = U32
-# CUDA Programming Guide, "Compute Capabilities" (sm_86, sm_90): grid and block bounds
-GRID_X, GRID_YZ = 2 ** 31 - 1, 65535
-BLOCK_XY, BLOCK_Z, BLOCK_THREADS = 1024, 64, 1024
+# grid and block bounds: the target's (bobc.targets TargetLimits)
 
 
 def check_limits(plan: Plan, target: Target) -> list[Finding]:
@@ -55,6 +53,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
                                         "(docs/limits.md)"))
 
     program = plan.program
+    bounds = target.limits
     limit("the launch count", len(program.launches), LAUNCH_COUNT)
     limit("the declared launch count", program.launch_count, LAUNCH_COUNT)
     limit("the submission count", len(program.submissions), SUBMISSION_COUNT)
@@ -67,14 +66,14 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         name = f"launch {index} ({launch.identity})" if hasattr(launch, "identity") else f"launch {index}"
         gx, gy, gz = launch.grid
         bx, by, bz = launch.block
-        limit(f"{name}'s grid x", gx, GRID_X)
-        limit(f"{name}'s grid y", gy, GRID_YZ)
-        limit(f"{name}'s grid z", gz, GRID_YZ)
-        limit(f"{name}'s block x", bx, BLOCK_XY)
-        limit(f"{name}'s block y", by, BLOCK_XY)
-        limit(f"{name}'s block z", bz, BLOCK_Z)
-        if 0 <= bx <= BLOCK_XY and 0 <= by <= BLOCK_XY and 0 <= bz <= BLOCK_Z:
-            limit(f"{name}'s threads per block", bx * by * bz, BLOCK_THREADS)
+        limit(f"{name}'s grid x", gx, bounds.grid_x)
+        limit(f"{name}'s grid y", gy, bounds.grid_yz)
+        limit(f"{name}'s grid z", gz, bounds.grid_yz)
+        limit(f"{name}'s block x", bx, bounds.block_xy)
+        limit(f"{name}'s block y", by, bounds.block_xy)
+        limit(f"{name}'s block z", bz, bounds.block_z)
+        if 0 <= bx <= bounds.block_xy and 0 <= by <= bounds.block_xy and 0 <= bz <= bounds.block_z:
+            limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block)
         limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes)
         for patch in launch.patches:
             limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64)

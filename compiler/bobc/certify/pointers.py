@@ -35,7 +35,9 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     arguments, or (b) its value lies inside any window (whatever the slot: a
     word the table does not declare, or a kernel the table does not know).
     (a) must be patched (an unpatched pointer is a null pointer), must lie in
-    one resident, and the argument's whole extent must lie in that resident;
+    one resident, and the argument's whole extent -- evaluated on the launch's
+    own words (Argument.extent_for: `resident`, an expression such as
+    4*hi[7], or a size the code fixes) -- must lie in that resident;
     a phase that names what it reads/writes must list that resident.  (b)
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
@@ -75,10 +77,14 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                 out.append(Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
                                                     f"{_nearest(residents, address)}"))
                 continue
-            if address + argument.extent > end(home):
-                over = address + argument.extent - end(home)
-                out.append(Finding("extent", f"{where} {argument.access}s {argument.extent} bytes at "
-                                             f"{address:#x}: {span(address, argument.extent)} runs {over} "
+            extent, why = argument.extent_for({w - argument_word: v for w, v in words.items()}, end(home), address)
+            if extent is None:
+                out.append(Finding("extent", f"{where}: {why}"))
+            elif address + extent > end(home):
+                over = address + extent - end(home)
+                rule = f" ({argument.rule})" if argument.rule else ""
+                out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
+                                             f"{address:#x}: {span(address, extent)} runs {over} "
                                              f"byte(s) past {describe(home)}"))
             if phase is not None and (phase.reads or phase.writes):
                 readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}

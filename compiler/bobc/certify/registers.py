@@ -1,37 +1,40 @@
-"""Registers: each region's declaration fits the hardware and covers what its kernel needs."""
+"""Registers and shared memory: each region's declaration fits the target's SM and covers
+what its kernel needs (the bounds: bobc.targets TargetLimits)."""
 from __future__ import annotations
 
 from typing import Mapping
 
 from ..plan.model import Plan
+from ..targets import SM86, Target
 from .findings import Finding
 
-REGISTER_FILE = 65536                # 32-bit registers per SM (sm_80, sm_90)
-MAX_REGISTERS = 255
-MAX_BLOCK_THREADS = 1024
 
-
-def check_registers(plan: Plan, needs: Mapping[str, int] | None) -> list[Finding]:
+def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target = SM86) -> list[Finding]:
     out: list[Finding] = []
+    limits = target.limits
+    most, file, threads_most = limits.registers_per_thread, limits.register_file, limits.threads_per_block
     regions = {r.identity: r for r in plan.program.regions}
     for r in plan.program.regions:
-        if not 1 <= r.registers <= MAX_REGISTERS:
+        if not 0 <= r.shared_bytes <= limits.static_shared_bytes:
+            out.append(Finding("shared", f"region {r.identity} declares {r.shared_bytes} bytes of shared memory; "
+                                         f"{target.name} allows 0..{limits.static_shared_bytes} per block"))
+        if not 1 <= r.registers <= most:
             out.append(Finding("registers", f"region {r.identity} declares {r.registers} registers; "
-                                            f"the hardware allows 1..{MAX_REGISTERS}"))
+                                            f"the hardware allows 1..{most}"))
             continue
-        if not 1 <= r.block_x <= MAX_BLOCK_THREADS:
+        if not 1 <= r.block_x <= threads_most:
             out.append(Finding("registers", f"region {r.identity} declares {r.block_x} threads per block; "
-                                            f"the hardware allows 1..{MAX_BLOCK_THREADS}"))
+                                            f"the hardware allows 1..{threads_most}"))
         allocated = -(-r.registers // 8) * 8
-        if allocated * r.block_x > REGISTER_FILE:
+        if allocated * r.block_x > file:
             out.append(Finding("registers", f"region {r.identity}: {r.block_x} threads x {allocated} registers "
-                                            f"exceed the {REGISTER_FILE}-register file of one SM"))
+                                            f"exceed the {file}-register file of one SM"))
     for launch_index, launch in enumerate(plan.program.launches):
         threads = launch.block[0] * launch.block[1] * launch.block[2]
         if 0 <= launch.region < len(plan.program.regions):
             r = plan.program.regions[launch.region]
             allocated = -(-r.registers // 8) * 8
-            if threads > MAX_BLOCK_THREADS or threads * allocated > REGISTER_FILE:
+            if threads > threads_most or threads * allocated > file:
                 out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
                                                 f"{launch.block} of {r.identity} ({r.registers} registers) "
                                                 "does not fit one SM"))

@@ -3,7 +3,7 @@
 This is the public face of the language for the rest of bobc:
 
     program = load_program(plan_path, include=(), target=SM86, intrinsics=None)
-    program.value("bobLaunchCount")          # forced value of a definition
+    program.value("launchCount")             # forced value of a definition
     program.apply(f, a, b)                   # forced result of a call
     program.force(v), program.field(vcon, "name")
     program.check()                          # type check everything reachable

@@ -2,24 +2,14 @@
 
 Source: open-gpu-kernel-modules src/nvidia/generated/g_gpu_class_list.c and
 the class headers (open-gpu-doc classes/, SDK class/cl*.h), as collected in
-shared/docs/nvidia-driver-facts.md.  The build's Target carries the IDs it
-uses; this table only names them.
+shared/docs/nvidia-driver-facts.md.  The IDs are bobc.targets.CLASS_NAMES
+(declared once, with the targets that use them); this module only names them.
 """
 from __future__ import annotations
 
-CLASS_IDS: dict[str, int] = {
-    "TURING_USERMODE_A": 0xC461,
-    "HOPPER_USERMODE_A": 0xC661,
-    "AMPERE_CHANNEL_GPFIFO_A": 0xC56F,
-    "HOPPER_CHANNEL_GPFIFO_A": 0xC86F,
-    "AMPERE_COMPUTE_A": 0xC6C0,       # GA100
-    "AMPERE_COMPUTE_B": 0xC7C0,       # GA10x (sm_86)
-    "HOPPER_COMPUTE_A": 0xCBC0,       # GH100 (sm_90)
-    "AMPERE_DMA_COPY_B": 0xC7B5,
-    "HOPPER_DMA_COPY_A": 0xC8B5,
-}
+from ..targets import CLASS_NAMES
 
-CLASS_NAMES: dict[int, str] = {value: name for name, value in CLASS_IDS.items()}
+CLASS_IDS: dict[str, int] = {name: value for value, name in CLASS_NAMES.items()}
 
 
 def class_name(class_id: int) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..plan.model import Launch, Region, WholeProgramPlan
-from ..targets import Target, declared_target
+from ..targets import CC80_PLUS_LIMITS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
 from .qmd import QMD, layout_named
@@ -152,7 +152,7 @@ RECIPES: dict[str, QMDRecipe] = {
 MAX_SM_CONFIG = 0x1A                         # 100 KiB / 4 KiB + 1
 SM_CONFIG_STEPS_KIB = (32, 64, 100)          # carve-outs tinygrad chooses among
 MIN_SHARED_MEMORY = 0x400                    # tinygrad's floor (the 1 KiB per CTA sm_80+ reserves)
-MAX_REGISTERS = 255
+MAX_REGISTERS = CC80_PLUS_LIMITS.registers_per_thread     # the target table's (bobc.targets)
 REGISTER_GRANULE = 8                         # registers are allocated 256 per warp = 8 per thread
 
 

@@ -24,7 +24,7 @@ class FileRefused(BobcError):
 
 
 class BadInputRecord(FileRefused):
-    """The input record is not a Bob input record (size, magic, version, contents)."""
+    """The input record does not hold the plan's record checks (size, magic, version, contents)."""
 
     exit_code = 3
     what = "bad input record"

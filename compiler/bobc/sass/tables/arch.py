@@ -3,11 +3,14 @@
 `fixed_bits` names the learned table of each form's fixed bits.  `symbols`
 are the names a source may use inside c[0x0][...]: `param` is the kernel
 parameter base, `memory_descriptor` the 64-bit global-memory descriptor that
-ptxas loads into a uniform register pair for LDG/STG.
+ptxas loads into a uniform register pair for LDG/STG; both are the target
+table's (bobc.targets), declared there once.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ...targets import SM86, SM90
 
 
 @dataclass(frozen=True)
@@ -20,8 +23,8 @@ class ArchEncoding:
 
 
 SM86_ENCODING = ArchEncoding("sm_86", "sm_86.json", branch_split_low8=False, shows_descriptor=False,
-                             symbols={"param": 0x160, "memory_descriptor": 0x118})
+                             symbols={"param": SM86.parameter_base, "memory_descriptor": SM86.memory_descriptor})
 SM90_ENCODING = ArchEncoding("sm_90", "sm_90.json", branch_split_low8=True, shows_descriptor=True,
-                             symbols={"param": 0x210, "memory_descriptor": 0x208})
+                             symbols={"param": SM90.parameter_base, "memory_descriptor": SM90.memory_descriptor})
 
 ENCODINGS = {e.name: e for e in (SM86_ENCODING, SM90_ENCODING)}

@@ -1,0 +1,138 @@
+"""Kernel extents supplied by the plan, and parameter reads taken from the assembled code.
+
+- A pointer's extent is `resident` (to the end of the resident it points into),
+  an expression over the launch's own parameter words (`4*hi[7]`), or a size
+  the kernel's code fixes; the certifier evaluates it on each launch.
+- The words a kernel reads are read off its assembled code's constant-bank
+  operands (bank and offset from the encoded bits), so a read the source
+  writes as an absolute offset is seen as well as `param+N`.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import synthetic_bob as bob
+from bobc.certify import findings
+from bobc.certify.kernels import Argument, ContractError, check_code_reads, code_reads, parse_contract
+from bobc.sass import assemble_kernel
+from bobc.targets import SM86, SM90
+
+ADAMW_LAUNCH = 7          # the synthetic plan's first bob-adamw launch (launches: loss, 3 x (gather, argmax), adamw)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return bob.bob_plan()
+
+
+def with_word(plan, launch_index, argument, value):
+    program = plan.program
+    launch = program.launches[launch_index]
+    word = bob.ARGUMENT0 + argument
+    patches = tuple(p for p in launch.patches if p.word != word)
+    if value is not None:
+        patches += (dataclasses.replace(launch.patches[0], word=word, value=value),)
+    launches = list(program.launches)
+    launches[launch_index] = dataclasses.replace(launch, patches=patches)
+    return dataclasses.replace(plan, program=dataclasses.replace(program, launches=tuple(launches)))
+
+
+def word_of(plan, launch_index, argument):
+    return next(p.value for p in plan.program.launches[launch_index].patches if p.word == bob.ARGUMENT0 + argument)
+
+
+def test_extent_forms_parse_and_evaluate(tmp_path):
+    source = tmp_path / "k.sass"
+    source.write_text("//@ param 0 pointer read resident the rest of a resident\n"
+                      "//@ param 1 pointer write 4*hi[3] count x 4\n"
+                      "//@ param 2 pointer read-write word[4]+16 a header and a body\n"
+                      "//@ param 3 scalar (scale, count)\n"
+                      "//@ param 4 scalar body bytes\n"
+                      "//@ param 5 pointer write 0x10 a 16-byte record the code fixes\n")
+    arguments = {a.index: a for a in parse_contract(source).arguments}
+    words = {3: (1234 << 32) | 0x3F800000, 4: 100}
+    assert arguments[0].extent_for(words, 0x5000, 0x4F00) == (0x100, "")
+    assert arguments[1].extent_for(words, 0, 0) == (4 * 1234, "")
+    assert arguments[2].extent_for(words, 0, 0) == (116, "")
+    assert (arguments[5].rule, arguments[5].extent_for(words, 0, 0)) == ("", (16, ""))
+    missing, why = arguments[1].extent_for({}, 0, 0)
+    assert missing is None and "parameter word 3" in why and "4*hi[3]" in why
+
+
+def test_a_malformed_extent_is_refused_with_the_forms(tmp_path):
+    source = tmp_path / "k.sass"
+    source.write_text("//@ param 0 pointer read lots the table\n")
+    with pytest.raises(ContractError) as caught:
+        parse_contract(source)
+    assert "k.sass:1" in str(caught.value) and "resident" in str(caught.value) and "4*hi[7]" in str(caught.value)
+
+
+def test_adamw_extents_come_from_its_launch(plan):
+    """bob-adamw's four pointers touch 4 x the element count at word 7's high half: the plan's
+    own launch says 65,536 elements (262,144 bytes, each table's whole resident)."""
+    assert word_of(plan, ADAMW_LAUNCH, 7) >> 32 == bob.TABLE // 4
+    assert findings(plan, SM86) == []
+    one_more = word_of(plan, ADAMW_LAUNCH, 7) + (1 << 32)
+    found = [f.message for f in findings(with_word(plan, ADAMW_LAUNCH, 7, one_more), SM86)]
+    assert len(found) == 4, found
+    assert found[0].startswith(f"launch {ADAMW_LAUNCH} (bob-adamw) argument 0 (word 44, the parameter table W) "
+                               f"read-writes {bob.TABLE + 4} bytes (4*hi[7]) at ")
+    assert "runs 4 byte(s) past" in found[0]
+
+
+def test_an_extent_naming_a_word_the_launch_does_not_set_is_refused(plan):
+    found = [f.message for f in findings(with_word(plan, ADAMW_LAUNCH, 7, None), SM86)]
+    assert any("argument 0" in m and "names parameter word 7, which the launch does not set" in m for m in found), found
+
+
+SOURCE = """// reads word 0 through param+, word 3 through an absolute bank offset
+//@ param 0 pointer write 4 the destination
+.kernel absolute_reader
+    LDC.64 R2, c[0x0][RZ+param+0x0]
+    LDC R4, c[0x0][ABSOLUTE]
+    STG.E [R2.64], R4
+    EXIT
+"""
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=lambda t: t.name)
+def test_a_read_the_source_text_hides_is_found_in_the_assembled_code(tmp_path, target):
+    source = tmp_path / "absolute-reader.sass"
+    source.write_text(SOURCE.replace("ABSOLUTE", hex(target.parameter_base + 0x1C)))
+    contract = parse_contract(source)
+    assert check_code_reads(contract) == []              # the text has no param+ read of word 3
+    code = assemble_kernel(source, target).code
+    reads, problems = code_reads(source, code, target.parameter_base)
+    assert problems == []
+    assert [(r.offset, r.width) for r in reads] == [(0, 8), (0x1C, 4)]
+    (found,) = check_code_reads(contract, tuple(reads))
+    assert found.message.startswith("kernel absolute-reader reads parameter word 3 (LDC R4, c[0x0]")
+    assert found.message.endswith("but its contract does not declare it")
+
+
+def test_code_that_is_not_its_source_is_named(tmp_path):
+    source = tmp_path / "absolute-reader.sass"
+    source.write_text(SOURCE.replace("ABSOLUTE", "0x17c"))
+    code = assemble_kernel(source, SM86).code
+    reads, problems = code_reads(source, code + code[:16], SM86.parameter_base)
+    assert reads == [] and problems == ["its code has 5 instructions, its source absolute-reader.sass 4"]
+
+
+def test_a_register_indexed_parameter_read_is_refused(tmp_path):
+    source = tmp_path / "indexed-reader.sass"
+    source.write_text("//@ param 0 pointer write 4 the destination\n"
+                      ".kernel indexed_reader\n"
+                      "    S2R R5, SR_TID.X\n"
+                      "    LDC R4, c[0x0][R5+param+0x8]\n"
+                      "    LDC.64 R2, c[0x0][RZ+param+0x0]\n"
+                      "    STG.E [R2.64], R4\n"
+                      "    EXIT\n")
+    code = assemble_kernel(source, SM86).code
+    reads, problems = code_reads(source, code, SM86.parameter_base)
+    assert len(problems) == 1 and "register-indexed" in problems[0] and "indexed-reader.sass:4" in problems[0]
+
+
+def test_argument_without_rule_keeps_its_fixed_extent():
+    assert Argument(0, "pointer", 8, "write").extent_for({}, 0, 0) == (8, "")
