@@ -92,10 +92,12 @@ def mufu(dst: int, barrier: int | None, what: str = "EX2") -> str:
     return f"    {code}MUFU.{what} R{dst}, R{dst}\n"
 
 
-def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bool = False) -> str:
+def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bool = False,
+        ahead: int = 1) -> str:
     """One row's iteration; R1 is the row's byte offset.  `last`: no next row to touch;
     `stores`: False only for the timing probe that leaves the stores out; `presum`: the sum
-    of e_0..e_7 is taken beside the last two shuffle levels for m, not after them."""
+    of e_0..e_7 is taken beside the last two shuffle levels for m, not after them; `ahead`:
+    which row after this one is touched into L1."""
     b = (lambda n: n) if explicit else (lambda n: None)
     out = []
     w = out.append
@@ -114,7 +116,7 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
     do_touch = touch and not last
     if do_touch:
         w("    LEA R6, R0, R1, 0x1\n")
-        w("    ISETP.LT.U32.AND P3, PT, R1, 0x3c000, PT\n")
+        w(f"    ISETP.LT.U32.AND P3, PT, R1, {0x40000 - 0x4000 * ahead:#x}, PT\n")
         w("    IADD3 R6, P0, R6, UR6, RZ\n")
         w("    IADD3.X R7, RZ, UR7, RZ, P0, !PT\n")
     w("    // -- m_l: a tree over the lane's 16 values\n")
@@ -126,7 +128,8 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
     w("    // -- e_j = 2^((W - m_l) log2e) on the MUFU pipe, beside four butterfly levels for m;\n")
     w("    //    the next row touched into L1, W[r,t] loaded\n")
     side = [
-        ["    @P3 LDG.E.CONSTANT RZ, [R6.64+0x4000]\n", "    @P3 LDG.E.CONSTANT RZ, [R6.64+0x4200]\n"]
+        [f"    @P3 LDG.E.CONSTANT RZ, [R6.64+{0x4000 * ahead:#x}]\n",
+         f"    @P3 LDG.E.CONSTANT RZ, [R6.64+{0x4000 * ahead + 0x200:#x}]\n"]
         if do_touch else [],
         ["    LEA R28, R5, R1, 0x2\n", "    IADD3 R28, P0, R28, UR6, RZ\n",
          "    IADD3.X R29, RZ, UR7, RZ, P0, !PT\n", "    LDG.E.CONSTANT R24, [R28.64]\n"],
@@ -212,15 +215,15 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
 
 
 def kernel(unroll: int, explicit: bool = True, touch: bool = True, stores: bool = True,
-           presum: bool = False) -> str:
+           presum: bool = False, ahead: int = 1) -> str:
     text = HEADER + PROLOGUE
     if unroll == 16:
         for i in range(16):
-            text += row(explicit, touch, last=(i == 15), stores=stores, presum=presum)
+            text += row(explicit, touch, last=(i + ahead > 15), stores=stores, presum=presum, ahead=ahead)
         return text + "    EXIT\ndone:\n    BRA done\n"
     text += "row_group:\n"
     for _ in range(unroll):
-        text += row(explicit, touch, last=False, stores=stores, presum=presum)
+        text += row(explicit, touch, last=False, stores=stores, presum=presum, ahead=ahead)
     text += ("    ISETP.LT.U32.AND P0, PT, R1, 0x40000, PT\n    @P0 BRA row_group\n    EXIT\n"
              "done:\n    BRA done\n")
     return text
@@ -236,6 +239,8 @@ VARIANTS = {
     "online-u2-nostores": dict(unroll=2, stores=False),
     "online-u2-presum": dict(unroll=2, presum=True),
     "online-u16-presum": dict(unroll=16, presum=True),
+    "online-u2-touch2": dict(unroll=2, ahead=2),
+    "online-u16-touch2": dict(unroll=16, ahead=2),
 }
 
 if __name__ == "__main__":
