@@ -12,9 +12,10 @@ instead of following each other); then
     loss = lg2(s) ln2 - (W_t - m)
 The max is still subtracted before scaling by log2e (x log2e - m log2e loses the row for the
 -8e37 rows), c_l is 0 where m_l is far below m, and every e_j <= 1, so no row overflows.
-The ex2s are given scoreboards of their own (0: values 0-7, 1: 8-15, 2: c_l and e_t; the
-row loads' scoreboards are free by then) so the sum starts on the first eight and the max's
-shuffle waits never wait on the MUFU pipe.  The target and W[r,t] of a row are fetched at
+The ex2s are given scoreboards of their own (1: values 0-7, 2: 8-15, 3: c_l and e_t; 1/2
+again for RCP/LG2 of s; W[r,t]'s load takes 0; the row loads' scoreboards are free by then)
+so the sum starts on the first eight and the max's shuffle waits never wait on the MUFU
+pipe (online-u2-auto leaves them to the scheduler: it timed the same).  The target and W[r,t] of a row are fetched at
 the top of its own iteration (their latency hides under the row's loads and max), so no
 register pair is double-buffered and the body is the same for every row.
 
@@ -39,16 +40,17 @@ HEADER = """// bob-loss-gradient (grid 1 x block 256): each half-warp works one 
 //   same address, so the later store wins; W[r,t] is loaded on its own)
 // The max is subtracted before scaling by log2e, so a constant row of -8e37 keeps ln 256;
 // every e_j <= 1 and c <= 1, so no row overflows.  The ex2 results have scoreboards of
-// their own (0: values 0-7, 1: 8-15, 2: c and e_t; 0/1 again for RCP/LG2 of s), written as
-// control codes on the MUFU lines; the row loads' scoreboards are free by then.  The next
+// their own (1: values 0-7, 2: 8-15, 3: c and e_t; 1/2 again for RCP/LG2 of s; W[r,t]'s
+// load takes 0), written as control codes on the MUFU lines.  The next
 // row's 1 KiB is touched into L1 (loads into RZ, one 32-byte sector per lane and load).
 // Arguments: 0 P, 1 G, 2 targets (u32 per row), 3 loss block, 4-5 unused,
 // 6 (log2e f32, ln2 f32), 7 (inverse rows f32, 0).
 // Registers: R0 l*16, R1 the row's byte offset (row * 1024; i = R1 >> 14, h = R1 >> 10 & 1),
 // R2:R3 the lane's row address in P, then in G; R4 the targets of this lane's rows (lane
 // (l, h): row 16l + 2w + h); R5 t; R6:R7 the touch address, then the loss address; R8..R23
-// the row's values; R24 W[r,t], then d, then the loss; R25 m_l, then c, then the scale;
-// R26..R29 temporaries.  Uniform registers: UR6 P, UR8 G, UR10 targets, UR12 loss,
+// the row's values; R24 W[r,t], then d, then the loss; R25 m_l, then c, then c/256, then
+// the scale; R26 m, then s; R27 e_t, then G[r,t]; R28 s_l; R28:R29 the address of W[r,t],
+// then of G[r,t]; R26..R29 temporaries besides.  Uniform registers: UR6 P, UR8 G, UR10 targets, UR12 loss,
 // UR14 log2e, UR15 ln2, UR16 inverse rows.  P1: the half's first lane; P2: this lane holds
 // column t; P3: a next row exists.
 // Contract (bobc.certify.kernels): the parameter words, from the parameter base.
