@@ -88,6 +88,24 @@ PROLOGUE = """    S2R R0, SR_TID.X
     LDG.E R4, [R2.64]
 """
 
+BATCH_LOSS_HEADER = """// Loss kept by lanes (batch_loss): iteration i's loss is written by the lane that holds its
+// target (lane i of the half, P4) into R6, and each lane stores its row's loss once after the
+// last row (lane (l, h) holds row 16l + 2w + h, like R4); R7 is the lane id, the next row's
+// touch address is R28:R29.
+"""
+
+BATCH_LOSS_EPILOGUE = """    // -- each lane stores the loss of row 16l + 2w + h (kept in R6)
+    S2R R8, SR_TID.X
+    SHF.R.U32.HI R9, RZ, 0x5, R8
+    LOP3.LUT R10, R8, 0x10, RZ, 0xc0, !PT
+    SHF.R.U32.HI R10, RZ, 0x4, R10
+    LEA R10, R9, R10, 0x1
+    IADD3 R10, R0, R10, RZ
+    LEA R2, P0, R10, UR12, 0x2
+    IADD3.X R3, RZ, UR13, RZ, P0, !PT
+    STG.E [R2.64], R6
+"""
+
 
 def mufu(dst: int, barrier: int | None, what: str = "EX2") -> str:
     code = f"[B------:R-:W{barrier}:-:S02] " if barrier is not None else ""
@@ -95,11 +113,15 @@ def mufu(dst: int, barrier: int | None, what: str = "EX2") -> str:
 
 
 def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bool = False,
-        ahead: int = 1) -> str:
+        ahead: int = 1, batch_loss: bool = False, interleave: bool = False, touch4: bool = False) -> str:
     """One row's iteration; R1 is the row's byte offset.  `last`: no next row to touch;
     `stores`: False only for the timing probe that leaves the stores out; `presum`: the sum
     of e_0..e_7 is taken beside the last two shuffle levels for m, not after them; `ahead`:
-    which row after this one is touched into L1."""
+    which row after this one is touched into L1; `batch_loss`: the row's loss is kept by the
+    lane that holds its target (R6, P4: that lane) and stored once after the last row, so the
+    row has no loss address and no scalar loss store; `interleave`: each 16-byte group of G is
+    stored as soon as it is scaled; `touch4`: the next row is touched by four loads from the
+    row's own address (16 bytes a lane, every sector), with no touch address."""
     b = (lambda n: n) if explicit else (lambda n: None)
     out = []
     w = out.append
@@ -115,8 +137,16 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
     w("    LDG.E.128.CONSTANT R20, [R2.64+0x300]\n")
     w("    IADD3 R27, R27, R28, RZ\n")
     w("    SHFL.IDX PT, R5, R4, R27, 0x1f\n")
+    if batch_loss:
+        w("    ISETP.EQ.AND P4, PT, R27, R7, PT\n")
     do_touch = touch and not last
-    if do_touch:
+    if do_touch and touch4:
+        w(f"    ISETP.LT.U32.AND P3, PT, R1, {0x40000 - 0x4000 * ahead:#x}, PT\n")
+    elif do_touch and batch_loss:
+        w("    IADD3 R28, P0, R2, R0, RZ\n")
+        w(f"    ISETP.LT.U32.AND P3, PT, R1, {0x40000 - 0x4000 * ahead:#x}, PT\n")
+        w("    IADD3.X R29, RZ, R3, RZ, P0, !PT\n")
+    elif do_touch:
         w("    LEA R6, R0, R1, 0x1\n")
         w(f"    ISETP.LT.U32.AND P3, PT, R1, {0x40000 - 0x4000 * ahead:#x}, PT\n")
         w("    IADD3 R6, P0, R6, UR6, RZ\n")
@@ -129,12 +159,14 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
         w(f"    FMNMX R{d}, R{a}, R{c}, !PT\n")
     w("    // -- e_j = 2^((W - m_l) log2e) on the MUFU pipe, beside four butterfly levels for m;\n")
     w("    //    the next row touched into L1, W[r,t] loaded\n")
+    touch_base = "R2" if touch4 else "R28" if batch_loss else "R6"
+    touch_offsets = (0, 0x100, 0x200, 0x300) if touch4 else (0, 0x200)
     side = [
-        [f"    @P3 LDG.E.CONSTANT RZ, [R6.64+{0x4000 * ahead:#x}]\n",
-         f"    @P3 LDG.E.CONSTANT RZ, [R6.64+{0x4000 * ahead + 0x200:#x}]\n"]
+        [f"    @P3 LDG.E.CONSTANT RZ, [{touch_base}.64+{0x4000 * ahead + k:#x}]\n" for k in touch_offsets]
         if do_touch else [],
         ["    LEA R28, R5, R1, 0x2\n", "    IADD3 R28, P0, R28, UR6, RZ\n",
          "    IADD3.X R29, RZ, UR7, RZ, P0, !PT\n", "    LDG.E.CONSTANT R24, [R28.64]\n"],
+        [] if batch_loss else
         ["    SHF.R.U32.HI R6, RZ, 0x8, R1\n", "    IADD3 R6, P0, R6, UR12, RZ\n",
          "    IADD3.X R7, RZ, UR13, RZ, P0, !PT\n"],
         [],
@@ -193,7 +225,12 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
     out.append(f"    {'[B------:R-:W2:-:S02] ' if explicit else ''}MUFU.LG2 R26, R26\n")
     w("    FMUL R25, R25, R29\n")
     w("    FMUL R27, R27, R29\n")
-    order = [("mul", 0), ("mul", 1), ("st", 0), ("mul", 2), ("st", 1), ("mul", 3), ("st", 2), ("st", 3)]
+    if batch_loss:
+        w("    @P4 FFMA R6, R26, UR15, -R24\n")
+    if interleave:
+        order = [("mul", 0), ("st", 0), ("mul", 1), ("st", 1), ("mul", 2), ("st", 2), ("mul", 3), ("st", 3)]
+    else:
+        order = [("mul", 0), ("mul", 1), ("st", 0), ("mul", 2), ("st", 1), ("mul", 3), ("st", 2), ("st", 3)]
     for kind, k in order:
         if kind == "mul":
             for r in range(8 + 4 * k, 12 + 4 * k):
@@ -203,8 +240,11 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
     w("    FADD R27, R27, -UR16\n")
     w("    IADD3 R28, P0, R2, R28, RZ\n")
     w("    IADD3.X R29, RZ, R3, RZ, P0, !PT\n")
-    w("    FFMA R24, R26, UR15, -R24\n")
-    if stores:
+    if not batch_loss:
+        w("    FFMA R24, R26, UR15, -R24\n")
+    if stores and batch_loss:
+        w("    @P2 STG.E [R28.64], R27\n")
+    elif stores:
         w("    @P2 STG.E [R28.64], R27\n")
         w("    @P1 STG.E [R6.64], R24\n")
     else:   # keep the results live: one store per row, of a value that depends on all of them
@@ -217,16 +257,23 @@ def row(explicit: bool, touch: bool, last: bool, stores: bool = True, presum: bo
 
 
 def kernel(unroll: int, explicit: bool = True, touch: bool = True, stores: bool = True,
-           presum: bool = False, ahead: int = 1) -> str:
-    text = HEADER + PROLOGUE
+           presum: bool = False, ahead: int = 1, batch_loss: bool = False, interleave: bool = False,
+           touch4: bool = False) -> str:
+    options = dict(stores=stores, presum=presum, ahead=ahead, batch_loss=batch_loss,
+                   interleave=interleave, touch4=touch4)
+    text = (HEADER + BATCH_LOSS_HEADER if batch_loss else HEADER) + PROLOGUE
+    if batch_loss:
+        text = text.replace("    SHF.R.U32.HI R1, RZ, 0x5, R0\n",
+                            "    LOP3.LUT R7, R0, 0x1f, RZ, 0xc0, !PT\n    SHF.R.U32.HI R1, RZ, 0x5, R0\n", 1)
+    end = BATCH_LOSS_EPILOGUE if batch_loss else ""
     if unroll == 16:
         for i in range(16):
-            text += row(explicit, touch, last=(i + ahead > 15), stores=stores, presum=presum, ahead=ahead)
-        return text + "    EXIT\ndone:\n    BRA done\n"
+            text += row(explicit, touch, last=(i + ahead > 15), **options)
+        return text + end + "    EXIT\ndone:\n    BRA done\n"
     text += "row_group:\n"
     for _ in range(unroll):
-        text += row(explicit, touch, last=False, stores=stores, presum=presum, ahead=ahead)
-    text += ("    ISETP.LT.U32.AND P0, PT, R1, 0x40000, PT\n    @P0 BRA row_group\n    EXIT\n"
+        text += row(explicit, touch, last=False, **options)
+    text += ("    ISETP.LT.U32.AND P0, PT, R1, 0x40000, PT\n    @P0 BRA row_group\n" + end + "    EXIT\n"
              "done:\n    BRA done\n")
     return text
 
@@ -243,6 +290,12 @@ VARIANTS = {
     "online-u16-presum": dict(unroll=16, presum=True),
     "online-u2-touch2": dict(unroll=2, ahead=2),
     "online-u16-touch2": dict(unroll=16, ahead=2),
+    "online-u2-presum-il": dict(unroll=2, presum=True, interleave=True),
+    "online-u2-presum-bl": dict(unroll=2, presum=True, batch_loss=True),
+    "online-u2-presum-bl-il": dict(unroll=2, presum=True, batch_loss=True, interleave=True),
+    "online-u16-presum-bl": dict(unroll=16, presum=True, batch_loss=True),
+    "online-u16-presum-bl-il": dict(unroll=16, presum=True, batch_loss=True, interleave=True),
+    "online-u2-presum-bl-t4": dict(unroll=2, presum=True, batch_loss=True, touch4=True),
 }
 
 if __name__ == "__main__":
