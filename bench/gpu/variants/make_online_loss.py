@@ -88,11 +88,18 @@ PROLOGUE = """    S2R R0, SR_TID.X
     LDG.E R4, [R2.64]
 """
 
-BATCH_LOSS_HEADER = """// Loss kept by lanes (batch_loss): iteration i's loss is written by the lane that holds its
-// target (lane i of the half, P4) into R6, and each lane stores its row's loss once after the
-// last row (lane (l, h) holds row 16l + 2w + h, like R4); R7 is the lane id, the next row's
-// touch address is R28:R29.
-"""
+# batch_loss: the header lines that change (the loss is kept by lanes, R6/R7 and P4 change role)
+BATCH_LOSS_HEADER = [
+    ("//   loss[r] = lg2(s) ln2 - d, d = W[r,t] - m                 (stored by the half's first lane)\n",
+     "//   loss[r] = lg2(s) ln2 - d, d = W[r,t] - m      (kept by the lane that holds row r's target)\n"
+     "//   (each lane stores the one loss it kept after the last row: one coalesced store)\n"),
+    ("R5 t; R6:R7 the touch address, then the loss address;",
+     "R5 t; R6 the loss of row 16l + 2w + h; R7 the lane id;"),
+    ("R28:R29 the address of W[r,t],\n// then of G[r,t];",
+     "R28:R29 the touch address, then\n// the address of W[r,t], then of G[r,t];"),
+    ("P1: the half's first lane; P2", "P4: this lane keeps the row's loss; P2"),
+    ("R24 W[r,t], then d, then the loss;", "R24 W[r,t], then d;"),
+]
 
 BATCH_LOSS_EPILOGUE = """    // -- each lane stores the loss of row 16l + 2w + h (kept in R6)
     S2R R8, SR_TID.X
@@ -261,10 +268,14 @@ def kernel(unroll: int, explicit: bool = True, touch: bool = True, stores: bool 
            touch4: bool = False) -> str:
     options = dict(stores=stores, presum=presum, ahead=ahead, batch_loss=batch_loss,
                    interleave=interleave, touch4=touch4)
-    text = (HEADER + BATCH_LOSS_HEADER if batch_loss else HEADER) + PROLOGUE
+    text = HEADER + PROLOGUE
     if batch_loss:
+        for old, new in BATCH_LOSS_HEADER:
+            assert old in text, old
+            text = text.replace(old, new, 1)
         text = text.replace("    SHF.R.U32.HI R1, RZ, 0x5, R0\n",
                             "    LOP3.LUT R7, R0, 0x1f, RZ, 0xc0, !PT\n    SHF.R.U32.HI R1, RZ, 0x5, R0\n", 1)
+        text = text.replace("    ISETP.EQ.AND P1, PT, R0, RZ, PT\n", "", 1)
     end = BATCH_LOSS_EPILOGUE if batch_loss else ""
     if unroll == 16:
         for i in range(16):
