@@ -115,8 +115,9 @@ class CodeImage:
 
 def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     """The code of one kernel of a cubin (ELF): its `.text.<name>` section; registers from the
-    section's sh_info (bits 31:24, as ptxas writes them) and static shared memory from the size of
-    `.nv.shared.<name>`."""
+    EIATTR_REGCOUNT (0x2f) attribute of `.nv.info` for the kernel's symbol (the section's sh_info)
+    and static shared memory from the size of `.nv.shared.<name>` (NVIDIA's cubin conventions, as
+    cuobjdump -elf prints them)."""
     if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
         raise UsageError("the code image is not a 64-bit ELF cubin")
     shoff, = struct.unpack_from("<Q", cubin, 0x28)
@@ -139,7 +140,33 @@ def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     h = sections[".text." + kernel_name]
     code = cubin[h[4]:h[4] + h[5]]
     shared = sections.get(".nv.shared." + kernel_name)
-    return CodeImage(sass_frontend.code_at(code, 0, len(code)), h[7] >> 24, shared[5] if shared else 0)
+    registers = _regcount(cubin, sections.get(".nv.info"), h[7])
+    if registers is None:
+        raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
+    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0)
+
+
+EIATTR_REGCOUNT = 0x2F
+EIFMT_SVAL, EIFMT_HVAL, EIFMT_BVAL, EIFMT_NVAL = 0x04, 0x03, 0x02, 0x01
+
+
+def _regcount(cubin: bytes, info, symbol: int) -> int | None:
+    if info is None:
+        return None
+    data = cubin[info[4]:info[4] + info[5]]
+    at = 0
+    while at + 4 <= len(data):
+        fmt, attribute = data[at], data[at + 1]
+        if fmt == EIFMT_SVAL:
+            size, = struct.unpack_from("<H", data, at + 2)
+            if attribute == EIATTR_REGCOUNT and size == 8:
+                index, count = struct.unpack_from("<II", data, at + 4)
+                if index == symbol:
+                    return count
+            at += 4 + size
+        else:
+            at += 4
+    return None
 
 
 def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:

@@ -15,14 +15,27 @@ scheduler assumes, this one is what the checker holds it to.
 """
 from __future__ import annotations
 
-# Writer classes of a GPR result, by base opcode.
-COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP"})
-COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD"})
-DECOUPLED = frozenset({"S2R", "LDC", "MUFU", "LDG", "SHFL"})
+# Writer classes of a GPR result, by base opcode.  Uniform-datapath opcodes (UIADD3,
+# ULOP3, ...) are classed by their base opcode; their uniform results all follow UNIFORM_RAW.
+COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP",
+                         "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV"})
+COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD", "HADD2", "HMUL2", "HFMA2", "HMNMX2",
+                         "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
+DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
+                       "LDL", "LD"})
+# Opcodes whose result latency is not in the public Ampere tables this checker transcribes
+# (the FP64 unit, the tensor cores, the conversion unit, bit counting): a producer that sets
+# a write scoreboard is held to it like a decoupled one; one that sets none is not timed
+# (docs/simulator.md, "The control-code checker").
+REDIRECTED = frozenset({"DADD", "DMUL", "DFMA", "DSETP", "HMMA", "F2F", "F2FP", "I2F", "F2I", "POPC", "FLO",
+                        "BREV", "R2UR"})
 UNIFORM_LOAD = frozenset({"ULDC"})
+KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | DECOUPLED | REDIRECTED
 # Readers whose register operands go through the address unit (DecoupledAgu).
-AGU_READERS = frozenset({"LDG", "STG", "SHFL"})
-DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT"})
+AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
+                         "LDGSTS", "LDL", "STL", "LD", "ST"})
+DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
+                               "R2UR", "DADD", "DMUL", "DFMA", "DSETP", "HMMA"})
 
 # RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).
 RAW = {
@@ -51,10 +64,16 @@ def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
         return "decoupled"
     if opcode in UNIFORM_LOAD:
         return "uldc"
+    if opcode in REDIRECTED:
+        return "redirected"
+    if opcode.startswith("U") and opcode[1:] in KNOWN_BASES:
+        return writer_class(opcode[1:], modifiers)
     return None
 
 
 def reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
+    if opcode.startswith("U") and opcode[1:] in KNOWN_BASES:
+        opcode = opcode[1:]
     if opcode in AGU_READERS:
         return "agu"
     if opcode in DECOUPLED_READERS:
@@ -68,3 +87,14 @@ def predicate_reader_class(opcode: str) -> str:
     if opcode in DECOUPLED_READERS or opcode in AGU_READERS:
         return "decoupled"
     return "fma" if opcode in COUPLED_FMA else "coupled"
+
+
+# Variable-latency units whose results return in issue order (ptxas leaves the earlier of two
+# back-to-back LDSM without a scoreboard and waits on the later one's): a result that set no
+# scoreboard is complete once a later instruction of its queue has completed.
+QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "LDG": "global", "LDL": "global",
+          "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant"}
+
+
+def queue_of(opcode: str) -> str:
+    return QUEUES.get(opcode, opcode)
