@@ -711,6 +711,15 @@ class Launch:
         else:
             self._dst(ins, o[0], _u(_round_f32(value, mode)), mask)
 
+    def op_I2FP(self, ins, mods, o, mask):
+        """I2FP.F32.S32 / .U32: a 32-bit integer to binary32 on the ALU pipe (sm_86+)."""
+        if "F32" not in mods:
+            self._unmodeled(ins)
+        mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
+        value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if "U32" in mods
+                 else self._typed(ins, o[1], np.int32).astype(np.float64))
+        self._dst(ins, o[0], np.broadcast_to(_u(_round_f32(value, mode)), (self.threads,)), mask)
+
     def op_F2I(self, ins, mods, o, mask):
         x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
         if "FTZ" in mods and "F64" not in mods:

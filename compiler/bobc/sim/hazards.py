@@ -166,7 +166,7 @@ class Checker:
         # In-order queues: a result that set no scoreboard is complete once a later producer of
         # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
         self.unscored: dict[str, list] = {}
-        self.last_scored: dict[int, tuple[str, int]] = {}          # scoreboard -> (queue, issue cycle)
+        self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
         self.unread: dict[int, tuple[int, int]] = {}              # reg -> (read scoreboard, reader pc)
         self._effects: dict[int, tuple] = {}
 
@@ -200,8 +200,10 @@ class Checker:
             if self.pending:
                 for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
                     del self.pending[key]
-                for sb, (queue, cycle) in list(self.last_scored.items()):
-                    if c.wait_mask >> sb & 1:
+                for sb, queues in self.last_scored.items():
+                    if not c.wait_mask >> sb & 1:
+                        continue
+                    for queue, cycle in queues.items():
                         for issued, key in self.unscored.get(queue, []):
                             if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
                                 del self.pending[key]
@@ -220,7 +222,7 @@ class Checker:
             else:
                 self.ready[key] = (now, wclass)
         if decoupled and c.write_scoreboard != NO_SCOREBOARD:
-            self.last_scored[c.write_scoreboard] = (L.queue_of(ins.opcode), now)
+            self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
             self.unread[reg] = (c.read_scoreboard, ins.pc)
         self.cycle = now + max(1, c.stall)

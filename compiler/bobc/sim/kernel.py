@@ -115,7 +115,8 @@ class CodeImage:
 
 def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     """The code of one kernel of a cubin (ELF): its `.text.<name>` section; registers from the
-    EIATTR_REGCOUNT (0x2f) attribute of `.nv.info` for the kernel's symbol (the section's sh_info)
+    EIATTR_REGCOUNT (0x2f) attribute of `.nv.info` for the kernel's symbol (sh_info bits 23:0; ptxas
+    also writes the count in bits 31:24)
     and static shared memory from the size of `.nv.shared.<name>` (NVIDIA's cubin conventions, as
     cuobjdump -elf prints them)."""
     if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
@@ -140,7 +141,7 @@ def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     h = sections[".text." + kernel_name]
     code = cubin[h[4]:h[4] + h[5]]
     shared = sections.get(".nv.shared." + kernel_name)
-    registers = _regcount(cubin, sections.get(".nv.info"), h[7])
+    registers = _regcount(cubin, sections.get(".nv.info"), h[7] & 0xFFFFFF) or (h[7] >> 24) or None
     if registers is None:
         raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
     return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0)

@@ -18,7 +18,7 @@ from __future__ import annotations
 # Writer classes of a GPR result, by base opcode.  Uniform-datapath opcodes (UIADD3,
 # ULOP3, ...) are classed by their base opcode; their uniform results all follow UNIFORM_RAW.
 COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP",
-                         "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV"})
+                         "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV", "I2FP"})
 COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD", "HADD2", "HMUL2", "HFMA2", "HMNMX2",
                          "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
 DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
