@@ -14,7 +14,8 @@ from bobc.targets import SM86, SM90
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
 @pytest.mark.parametrize("text, name", [("BAR.SYNC.DEFER_BLOCKING 0x1", "BAR.SYNC.DEFER_BLOCKING"),
                                         ("BAR.ARV 0x1, 0x40", "BAR.ARV"),
-                                        ("LDL R2, [R1]", "LDL"), ("STL [R1], R2", "STL")])
+                                        ("RET.REL.NODEC R4 0x0", "RET.REL.NODEC"),
+                                        ("LDL R2, [R1]", "LDL")])
 def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
     code = assemble(f"{text}\nEXIT", target).code
     instructions = sass_frontend.decode(code, target.nvdisasm_arch)

@@ -66,6 +66,7 @@ class LaunchGeometry:
     bank0: bytes
     arch: str                       # nvdisasm arch: SM86 / SM90
     shared_bytes: int = 0           # shared memory per block
+    local_bytes: int = 0            # local memory per thread (0: LDL/STL refused)
 
 
 def _f(u) -> np.ndarray:
@@ -150,6 +151,8 @@ class Launch:
         self.uregs = np.zeros((64, n), dtype=np.uint32)
         self.shared_bytes = geometry.shared_bytes
         self.shared = np.zeros(self.blocks * geometry.shared_bytes, dtype=np.uint8)
+        self.local_bytes = geometry.local_bytes
+        self.local = None                       # [threads * local_bytes] bytes, made on first use
         self.descriptor_loaded: set[int] = set()
         self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
@@ -440,7 +443,17 @@ class Launch:
     def op_SEL(self, ins, mods, o, mask):
         self._dst(ins, o[0], np.where(self.pred(ins, o[3]), self.u32(ins, o[1]), self.u32(ins, o[2])), mask)
 
-    op_FSEL = op_SEL
+    def op_FSEL(self, ins, mods, o, mask):
+        """A float select: -R and |R| act on the sign bit (ptxas negates a binary64's high word so)."""
+        def bits(x):
+            v = np.asarray(self.raw(ins, x)).astype(np.uint32)
+            if x.absolute:
+                v = v & np.uint32(0x7FFFFFFF)
+            if x.negate:
+                v = v ^ np.uint32(0x80000000)
+            return v
+        self._dst(ins, o[0], np.broadcast_to(np.where(self.pred(ins, o[3]), bits(o[1]), bits(o[2])),
+                                             (self.threads,)), mask)
 
     def op_P2R(self, ins, mods, o, mask):
         if len(o) != 4 or o[1].kind != "sreg" and o[1].name != "PR":
@@ -963,7 +976,23 @@ class Launch:
         combine = next((m for m in mods if m in self._COMBINE), None)
         if combine is None:
             self._unmodeled(ins)
-        result = self._fcompare(ins, mods[0], self.f64(ins, o[2]), self.f64(ins, o[3]))
+        a, b = self.f64(ins, o[2]), self.f64(ins, o[3])
+        if mods[0] in ("MAX", "MIN"):
+            # ptxas's fmax/fmin(double): P0 picks a, P1 marks "both NaN" (it then quiets b), read
+            # from how its code selects the words (FSEL/SEL on P0, a quiet-bit LOP3 on P1); a
+            # NaN loses to a number; +0 is above -0 (IEEE 754-2019 maximum/minimum).
+            a, b = np.broadcast_to(a, (self.threads,)), np.broadcast_to(b, (self.threads,))
+            with np.errstate(invalid="ignore"):
+                better = a > b if mods[0] == "MAX" else a < b
+                tie = (a == b) & (np.signbit(a) != (mods[0] == "MAX"))
+                pick_a = better | tie | (np.isnan(b) & ~np.isnan(a))
+            both_nan = np.isnan(a) & np.isnan(b)
+            c = self.pred(ins, o[4])
+            f = self._COMBINE[combine]
+            self._dst(ins, o[0], f(pick_a, c), mask)
+            self._dst(ins, o[1], f(both_nan, c), mask)
+            return
+        result = self._fcompare(ins, mods[0], a, b)
         c = self.pred(ins, o[4])
         f = self._COMBINE[combine]
         self._dst(ins, o[0], f(result, c), mask)
@@ -1154,14 +1183,20 @@ class Launch:
                                              "CAS")), None)
         dtype = "F32" if "F32" in mods else "F16x2" if "F16x2" in mods else "64" if "64" in mods else \
             "S32" if "S32" in mods else "U32"
-        if op is None or op in ("INC", "DEC", "CAS") or dtype in ("F16x2", "64"):
-            self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR on 32 bits)")
+        if op is None or dtype in ("F16x2", "64"):
+            self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits)")
         if dtype == "F32" and op not in ("ADD",):
             self._unmodeled(ins)
         return op, dtype
 
     @staticmethod
-    def _combine(op, dtype, old: np.uint32, value: np.uint32) -> np.uint32:
+    def _combine(op, dtype, old: np.uint32, value, swap=None) -> np.uint32:
+        if op == "CAS":                     # PTX atom.cas: old == compare ? swap : old
+            return np.uint32(swap if int(old) == int(value) else old)
+        if op == "INC":                     # PTX atom.inc: old >= value ? 0 : old + 1
+            return np.uint32(0 if int(old) >= int(value) else int(old) + 1)
+        if op == "DEC":                     # PTX atom.dec: old == 0 or old > value ? value : old - 1
+            return np.uint32(value if int(old) == 0 or int(old) > int(value) else int(old) - 1)
         if dtype == "F32":
             return np.float32(np.uint32(old).view(np.float32) + np.uint32(value).view(np.float32)).view(np.uint32)
         if op == "ADD":
@@ -1175,16 +1210,21 @@ class Launch:
         pick = min if op == "MIN" else max
         return np.uint32(np.array(pick(cast(old), cast(value))).astype(np.int64) & 0xFFFFFFFF)
 
-    def _atomic(self, ins, mods, mask, view_of, addresses, values):
-        """Apply the atomics in thread order (the GPU's order is unspecified; every order of
-        integer operations gives the same memory, and binary32 additions differ only in rounding)."""
+    def _atomic(self, ins, mods, mask, view_of, addresses, values, swaps=None):
+        """Apply the atomics in thread order (the GPU's order is unspecified; commutative integer
+        operations give the same memory in any order, binary32 additions differ only in rounding)."""
         op, dtype = self._atomic_op(ins, mods)
         olds = np.zeros(addresses.size, dtype=np.uint32)
-        for k, (address, value) in enumerate(zip(addresses.tolist(), values.tolist())):
+        swaps = swaps.tolist() if swaps is not None else [None] * addresses.size
+        for k, (address, value, swap) in enumerate(zip(addresses.tolist(), values.tolist(), swaps)):
             word = view_of(address)
             olds[k] = word[0]
-            word[0] = self._combine(op, dtype, word[0], value)
+            word[0] = self._combine(op, dtype, word[0], value, swap)
         return olds
+
+    def _operand_values(self, ins, operand, mask):
+        v = np.broadcast_to(self.u32(ins, operand), (self.threads,))
+        return v if mask is True else v[mask]
 
     def _global_word(self, ins):
         def view_of(address):
@@ -1194,8 +1234,7 @@ class Launch:
     def op_RED(self, ins, mods, o, mask):
         addresses = self._addresses(ins, o[0], mask)
         self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)     # bounds, residents
-        values = self._reg(ins, o[1].index) if mask is True else self._reg(ins, o[1].index)[mask]
-        self._atomic(ins, mods, mask, self._global_word(ins), addresses, values)
+        self._atomic(ins, mods, mask, self._global_word(ins), addresses, self._operand_values(ins, o[1], mask))
 
     op_REDG = op_RED
 
@@ -1206,8 +1245,9 @@ class Launch:
         d, m, src = ops[:3]
         addresses = self._addresses(ins, m, mask)
         self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)
-        values = self._reg(ins, src.index) if mask is True else self._reg(ins, src.index)[mask]
-        olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses, values)
+        swaps = self._operand_values(ins, ops[3], mask) if len(ops) > 3 else None
+        olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses,
+                            self._operand_values(ins, src, mask), swaps)
         self._write_words(ins, d, olds[:, None], mask)
 
     op_ATOM = op_ATOMG
@@ -1276,9 +1316,41 @@ class Launch:
     def op_ATOMS(self, ins, mods, o, mask):
         d, m, src = o[:3]
         index = self._shared_addresses(ins, m, 4, mask)
-        values = self._reg(ins, src.index) if mask is True else self._reg(ins, src.index)[mask]
-        olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index, values)
+        swaps = self._operand_values(ins, o[3], mask) if len(o) > 3 else None
+        olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
+                            self._operand_values(ins, src, mask), swaps)
         self._write_words(ins, d, olds[:, None], mask)
+
+    # ------------------------------------------------------------ local memory
+    def _local_addresses(self, ins, m: Operand, size: int, mask):
+        if self.local_bytes == 0:
+            self._fail(ins, "local memory is used, but the launch gives none (run_kernel(local_bytes=))",
+                       Unmodeled)
+        if self.local is None:
+            self.local = np.zeros(self.threads * self.local_bytes, dtype=np.uint8)
+        offset = (self._shared_offsets(ins, m)).astype(np.int64)
+        thread = np.arange(self.threads, dtype=np.int64)
+        if mask is not True:
+            offset, thread = offset[mask], thread[mask]
+        bad = (offset + size > self.local_bytes) | (offset % size != 0)
+        if bad.any():
+            first = int(offset[np.argmax(bad)])
+            why = "is misaligned" if first % size else f"lies outside the thread's {self.local_bytes} bytes of local memory"
+            self._fail(ins, f"local-memory access at {first:#x} ({size} bytes) {why}")
+        return thread * self.local_bytes + offset
+
+    def op_LDL(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._local_addresses(ins, o[1], size, mask)
+        data = self.local[index[:, None] + np.arange(size)]
+        words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
+        self._write_words(ins, o[0], words, mask)
+
+    def op_STL(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._local_addresses(ins, o[0], size, mask)
+        data = self._store_columns(ins, o[1], size, mask)
+        self.local[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDGSTS(self, ins, mods, o, mask):
         """cp.async as a synchronous copy: global -> shared, done when it issues (LDGDEPBAR and

@@ -41,6 +41,8 @@ MAX_REGISTERS = 255
 # Constant bank 0 words ptxas's code reads besides the parameters (the CUDA ABI of
 # sm_70+, public cuobjdump listings): ntid.{x,y,z} at 0x0/0x4/0x8, nctaid at 0xc/0x10/0x14.
 NTID, NCTAID = 0x0, 0xC
+# ...and the local-memory stack pointer's start (ptxas: LDC R1, c[0x0][0x28]; the frame grows down).
+LOCAL_STACK = 0x28
 # A 64-bit value that stands for the global memory descriptor (its bits are opaque to code).
 DESCRIPTOR_WORD = 0x0000_00FF_0000_0000 | 0x1
 
@@ -196,7 +198,7 @@ def _triple(value, what: str) -> tuple[int, int, int]:
 
 def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarray] | None = None,
                shared_bytes: int = 0, *, kernel_name: str | None = None, registers: int | None = None,
-               check_hazards: bool = True) -> dict[str, np.ndarray]:
+               local_bytes: int = 4096, check_hazards: bool = True) -> dict[str, np.ndarray]:
     """Run one launch of `kernel` and return every buffer after it (copies, same dtype and shape).
 
     kernel: SASS source text (str; assembled by bobc.sass for `target`), a cubin (bytes or Path;
@@ -209,6 +211,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     buffers: name -> array; each is copied to its own GPU address (buffer_addresses()).
     shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added).
     registers: per-thread register count (default: the assembler's / cubin's count; 255 for raw words).
+    local_bytes: local memory per thread (LDL/STL; the stack pointer c[0x0][0x28] starts at its end).
     """
     t = _target(target)
     buffers = dict(buffers or {})
@@ -225,6 +228,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     struct.pack_into("<III", bank0, NTID, *block)
     struct.pack_into("<III", bank0, NCTAID, *grid)
     struct.pack_into("<Q", bank0, MEMORY_DESCRIPTOR[t.nvdisasm_arch], DESCRIPTOR_WORD)
+    struct.pack_into("<I", bank0, LOCAL_STACK, local_bytes)
     bank0[t.parameter_base:t.parameter_base + len(parameters)] = parameters
 
     memory_buffers, residents = [], []
@@ -236,7 +240,8 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
 
     count = registers if registers is not None else image.registers
     geometry = LaunchGeometry(f"kernel {kernel_name or ''}".strip(), grid, block, count, bytes(bank0),
-                              t.nvdisasm_arch, shared_bytes=shared_bytes + image.shared_bytes)
+                              t.nvdisasm_arch, shared_bytes=shared_bytes + image.shared_bytes,
+                              local_bytes=local_bytes)
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
     Launch(geometry, instructions, memory, check_hazards).run()
 

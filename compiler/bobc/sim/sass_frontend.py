@@ -112,6 +112,9 @@ def parse_operand(text: str) -> Operand:
         return dataclasses.replace(_address(m.group(2), text), desc=int(m.group(1)))
     if t.startswith("["):
         return _address(t, text)
+    if t.startswith(("-c[", "|c[", "-|c[")):
+        inner = parse_operand(t.lstrip("-").strip("|"))
+        return dataclasses.replace(inner, negate=t.startswith("-"), absolute="|" in t)
     if t.startswith("c["):
         m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]", t)
         if not m:
@@ -153,6 +156,7 @@ def parse_operand(text: str) -> Operand:
         return Operand("imm", value=value & 0xFFFFFFFF, literal=t)
     if re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         import struct
+        t = ("-" if negate else "") + t          # a float immediate carries its sign in its bits
         return Operand("fimm", value=struct.unpack("<I", struct.pack("<f", float(t)))[0], literal=t)
     raise SimulationFault(f"cannot read operand '{text}'")
 
