@@ -322,6 +322,8 @@ class Launch:
             if steps > MAX_STEPS:
                 raise SimulationFault(f"{self.g.name}: more than {MAX_STEPS} instructions issued; stopping "
                                       f"at {pc:#06x} ({ins.text})")
+            if ins.unreadable:
+                self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
             if self.checker is not None:
                 self.checker.issue(ins)
             if ins.guard == PT:
@@ -1324,7 +1326,7 @@ class Launch:
     # ------------------------------------------------------------ local memory
     def _local_addresses(self, ins, m: Operand, size: int, mask):
         if self.local_bytes == 0:
-            self._fail(ins, "local memory is used, but the launch gives none (run_kernel(local_bytes=))",
+            self._fail(ins, "local memory is not modeled for this launch (run_kernel(local_bytes=) gives a kernel some)",
                        Unmodeled)
         if self.local is None:
             self.local = np.zeros(self.threads * self.local_bytes, dtype=np.uint8)

@@ -71,6 +71,7 @@ class Instruction:
     guard_negated: bool
     operands: tuple[Operand, ...]
     control: Control
+    unreadable: str = ""      # why an operand could not be read (refused if the instruction runs)
 
     @property
     def full_opcode(self) -> str:
@@ -217,9 +218,13 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         body = m.group(4)
     head, _, rest = body.partition(" ")
     parts = head.split(".")
-    operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+    try:
+        operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+        unreadable = ""
+    except SimulationFault as error:
+        operands, unreadable = (), error.message
     return Instruction(pc, text.strip(), parts[0], tuple(parts[1:]), guard, negated, operands,
-                       Control.from_word(word))
+                       Control.from_word(word), unreadable)
 
 
 def decode(code: bytes, arch: str) -> list[Instruction]:
