@@ -251,6 +251,12 @@ class Launch:
         v = self.preds[row]
         return np.logical_not(v) if o.negate else v
 
+    def _full(self, value) -> np.ndarray:
+        """A per-thread column of `value` (a view when it is a scalar)."""
+        if isinstance(value, np.ndarray) and value.shape == (self.threads,):
+            return value
+        return np.broadcast_to(value, (self.threads,))
+
     def _warp_mask(self, mask):
         """Every lane of a warp any of whose lanes is in `mask` (uniform results)."""
         if mask is True:
@@ -276,7 +282,7 @@ class Launch:
             row = o.index if o.kind == "pred" else 8 + o.index
             if o.kind == "upred":
                 mask = self._warp_mask(mask)
-            value = np.broadcast_to(np.asarray(value, dtype=bool), (self.threads,))
+            value = self._full(np.asarray(value, dtype=bool))
             if mask is True:
                 self.preds[row] = value
             else:
@@ -489,7 +495,7 @@ class Launch:
         else:
             shifted = np.where(shift >= 64, np.uint64(0), both >> np.minimum(shift, np.uint64(63)))
         out = shifted >> np.uint64(32) if "HI" in mods else shifted
-        self._dst(ins, o[0], np.broadcast_to(out & MASK32, (self.threads,)).astype(np.uint32), mask)
+        self._dst(ins, o[0], self._full(out & MASK32).astype(np.uint32), mask)
 
     def op_IADD3(self, ins, mods, o, mask):
         d, rest = o[0], list(o[1:])
@@ -501,7 +507,7 @@ class Launch:
         if "X" in mods:
             for p in rest[3:]:
                 total = total + np.asarray(self.pred(ins, p)).astype(np.int64)
-        total = np.broadcast_to(total, (self.threads,))
+        total = self._full(total)
         self._dst(ins, d, (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carries:
             if any(x.negate for x in (a, b, c)):
@@ -512,7 +518,7 @@ class Launch:
 
     def op_VIADD(self, ins, mods, o, mask):
         total = np.asarray(self.u32(ins, o[1])).astype(np.int64) + np.asarray(self.u32(ins, o[2])).astype(np.int64)
-        self._dst(ins, o[0], np.broadcast_to(total & 0xFFFFFFFF, (self.threads,)).astype(np.uint32), mask)
+        self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
 
     def op_LEA(self, ins, mods, o, mask):
         rest = list(o[1:])
@@ -536,7 +542,7 @@ class Launch:
         total = shifted + b
         if carry_in is not None:
             total = total + np.asarray(self.pred(ins, carry_in)).astype(np.int64)
-        total = np.broadcast_to(total, (self.threads,))
+        total = self._full(total)
         self._dst(ins, o[0], (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carry is not None:
             self._dst(ins, carry, total >> 32 == 1, mask)
@@ -560,7 +566,7 @@ class Launch:
                 addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
                 if c.negate or (c.literal.startswith("-")):
                     addend = addend | np.uint64(0xFFFFFFFF00000000)
-            total = np.broadcast_to(product + addend, (self.threads,))
+            total = self._full(product + addend)
             self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
             self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
             return
@@ -582,7 +588,7 @@ class Launch:
             total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64)
         if "X" in mods:
             total = total + np.asarray(self.pred(ins, rest[3])).astype(np.uint64)
-        total = np.broadcast_to(total & MASK32, (self.threads,))
+        total = self._full(total & MASK32)
         self._dst(ins, d, total.astype(np.uint32), mask)
 
     _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
@@ -628,7 +634,7 @@ class Launch:
             self._unmodeled(ins, "LOP3.LUT with a predicate input")
         a, b, c = (np.asarray(self.u32(ins, x), dtype=np.uint32) for x in (a, b, c))
         result = self._lut(lut.value, a, b, c, np.uint32)
-        result = np.broadcast_to(result, (self.threads,))
+        result = self._full(result)
         self._dst(ins, d, result, mask)
         if pout is not None:
             self._dst(ins, pout, result != 0, mask)
@@ -644,14 +650,14 @@ class Launch:
     def op_PLOP3(self, ins, mods, o, mask):
         a, b, c = (np.asarray(self.pred(ins, x), dtype=bool) for x in o[2:5])
         for out, lut in ((o[0], o[5].value), (o[1], o[6].value)):
-            self._dst(ins, out, np.broadcast_to(self._lut(lut, a, b, c, bool), (self.threads,)), mask)
+            self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
 
     def op_IMNMX(self, ins, mods, o, mask):
         dtype = np.uint32 if "U32" in mods else np.int32
         a, b = self._typed(ins, o[1], dtype), self._typed(ins, o[2], dtype)
         take_min = self.pred(ins, o[3])
         value = np.where(take_min, np.minimum(a, b), np.maximum(a, b)).astype(np.int64) & 0xFFFFFFFF
-        self._dst(ins, o[0], np.broadcast_to(value, (self.threads,)).astype(np.uint32), mask)
+        self._dst(ins, o[0], self._full(value).astype(np.uint32), mask)
 
     op_VIMNMX = op_IMNMX
 
@@ -664,7 +670,7 @@ class Launch:
         count = np.zeros(v.shape, dtype=np.uint32)
         for k in range(32):
             count += (v >> np.uint32(k)) & np.uint32(1)
-        self._dst(ins, o[0], np.broadcast_to(count, (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(count), mask)
 
     def op_FLO(self, ins, mods, o, mask):
         v = np.asarray(self.u32(ins, o[-1])).astype(np.uint32)
@@ -676,14 +682,14 @@ class Launch:
             position = np.where((v >> np.uint32(k)) & 1 == 1, k, position)
         if "SH" in mods:
             position = np.where(position >= 0, 31 - position, -1)
-        self._dst(ins, o[0], np.broadcast_to((position & 0xFFFFFFFF).astype(np.uint32), (self.threads,)), mask)
+        self._dst(ins, o[0], self._full((position & 0xFFFFFFFF).astype(np.uint32)), mask)
 
     def op_BREV(self, ins, mods, o, mask):
         v = np.asarray(self.u32(ins, o[1])).astype(np.uint32)
         out = np.zeros(v.shape, dtype=np.uint32)
         for k in range(32):
             out |= ((v >> np.uint32(k)) & 1) << np.uint32(31 - k)
-        self._dst(ins, o[0], np.broadcast_to(out, (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(out), mask)
 
     def op_PRMT(self, ins, mods, o, mask):
         if mods:
@@ -699,7 +705,7 @@ class Launch:
             sign = np.where(byte >> np.uint64(7) == 1, np.uint64(0xFF), np.uint64(0))
             byte = np.where(nibble & np.uint64(8) != 0, sign, byte)
             out |= byte << np.uint64(8 * k)
-        self._dst(ins, o[0], np.broadcast_to(out.astype(np.uint32), (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
 
     def op_I2F(self, ins, mods, o, mask):
         src64 = "S64" in mods or "U64" in mods
@@ -718,7 +724,7 @@ class Launch:
         else:
             value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if unsigned
                      else self._typed(ins, o[1], np.int32).astype(np.float64))
-        value = np.broadcast_to(value, (self.threads,))
+        value = self._full(value)
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
@@ -733,7 +739,7 @@ class Launch:
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
         value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if "U32" in mods
                  else self._typed(ins, o[1], np.int32).astype(np.float64))
-        self._dst(ins, o[0], np.broadcast_to(_u(_round_f32(value, mode)), (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(_u(_round_f32(value, mode))), mask)
 
     def op_F2I(self, ins, mods, o, mask):
         x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
@@ -741,7 +747,7 @@ class Launch:
             x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
         rounding = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}
         mode = next((m for m in mods if m in rounding), None)
-        x = np.broadcast_to(np.asarray(x, dtype=np.float64), (self.threads,))
+        x = self._full(np.asarray(x, dtype=np.float64))
         r = rounding[mode](x) if mode else np.rint(x)
         kind = "U64" if "U64" in mods else "S64" if "S64" in mods else "U32" if "U32" in mods else "S32"
         low, high = {"U32": (0, 2**32 - 1), "S32": (-2**31, 2**31 - 1),
@@ -764,7 +770,7 @@ class Launch:
             value = np.where(np.isnan(value), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
         if "FTZ" in mods:
             value = _ftz32(value)
-        self._dst(ins, d, np.broadcast_to(_u(value), (self.threads,)), mask)
+        self._dst(ins, d, self._full(_u(value)), mask)
 
     def _fp_inputs(self, ins, mods, operands):
         unknown = [m for m in mods if m not in ("FTZ", "SAT", "RN")]
@@ -919,7 +925,7 @@ class Launch:
             value = (_bf16(a) << np.uint32(16)) | _bf16(b)
         else:
             value = _pack(b, a)
-        self._dst(ins, o[0], np.broadcast_to(value.astype(np.uint32), (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(value.astype(np.uint32)), mask)
 
     def op_F2F(self, ins, mods, o, mask):
         types = [m for m in mods if m in ("F16", "F32", "F64", "BF16")]
@@ -933,7 +939,7 @@ class Launch:
             x = _halves(self.u32(ins, o[1]))[1 if o[1].half == "H1_H1" else 0].astype(np.float64)
         else:
             x = self.f32(ins, o[1]).astype(np.float64)
-        x = np.broadcast_to(np.asarray(x, dtype=np.float64), (self.threads,))
+        x = self._full(np.asarray(x, dtype=np.float64))
         if "FTZ" in mods and src == "F32":
             x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
         if dst == "F64":
@@ -949,7 +955,7 @@ class Launch:
 
     # ------------------------------------------------------------ binary64
     def _dset(self, ins, d, value, mask):
-        bits = np.broadcast_to(np.asarray(value, dtype=np.float64), (self.threads,)).view(np.uint64)
+        bits = self._full(np.asarray(value, dtype=np.float64)).view(np.uint64)
         self._dst(ins, d, (bits & MASK32).astype(np.uint32), mask)
         self._dst(ins, d, (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
 
@@ -983,7 +989,7 @@ class Launch:
             # ptxas's fmax/fmin(double): P0 picks a, P1 marks "both NaN" (it then quiets b), read
             # from how its code selects the words (FSEL/SEL on P0, a quiet-bit LOP3 on P1); a
             # NaN loses to a number; +0 is above -0 (IEEE 754-2019 maximum/minimum).
-            a, b = np.broadcast_to(a, (self.threads,)), np.broadcast_to(b, (self.threads,))
+            a, b = self._full(a), self._full(b)
             with np.errstate(invalid="ignore"):
                 better = a > b if mods[0] == "MAX" else a < b
                 tie = (a == b) & (np.signbit(a) != (mods[0] == "MAX"))
@@ -1089,10 +1095,10 @@ class Launch:
             self._unmodeled(ins)
         j = np.where(valid, j, lane)
         self._dst(ins, o[1], value[self.warp_base + j], mask)
-        self._dst(ins, o[0], np.broadcast_to(valid, (self.threads,)), mask)
+        self._dst(ins, o[0], self._full(valid), mask)
 
     def op_VOTE(self, ins, mods, o, mask):
-        p = np.broadcast_to(self.pred(ins, o[-1]), (self.threads,))
+        p = self._full(self.pred(ins, o[-1]))
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
         votes = (p & active).reshape(-1, WARP)
         act = active.reshape(-1, WARP)
@@ -1167,7 +1173,7 @@ class Launch:
             v = self._reg(ins, src.index) if mask is True else self._reg(ins, src.index)[mask]
             return np.ascontiguousarray(v.astype("<u4")).view(np.uint8).reshape(-1, 4)[:, :size]
         columns = [self.raw(ins, src, k) for k in range(size // 4)]
-        words = np.stack([np.broadcast_to(c, (self.threads,)) for c in columns], axis=1)
+        words = np.stack([self._full(c) for c in columns], axis=1)
         return words if mask is True else words[mask]
 
     def op_STG(self, ins, mods, o, mask):
@@ -1225,7 +1231,7 @@ class Launch:
         return olds
 
     def _operand_values(self, ins, operand, mask):
-        v = np.broadcast_to(self.u32(ins, operand), (self.threads,))
+        v = self._full(self.u32(ins, operand))
         return v if mask is True else v[mask]
 
     def _global_word(self, ins):
