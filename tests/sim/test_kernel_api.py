@@ -228,3 +228,43 @@ def test_sass_text_runs_through_the_assembler():
         out = run_kernel(text, target, grid=1, block=40, params=["out"],
                          buffers={"out": np.zeros(40, np.uint32)}, check_hazards=False)
         assert np.array_equal(out["out"], np.arange(40))
+
+
+CP_ASYNC = """
+.version 8.0
+.target sm_86
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<4>;
+  .shared .align 16 .b8 buf[2048];
+  mov.u32 %r1, %tid.x; shl.b32 %r2, %r1, 4; mov.u32 %r3, buf; add.u32 %r3, %r3, %r2;
+  ld.param.u64 %rd1, [in]; cvt.u64.u32 %rd2, %r2; add.s64 %rd3, %rd1, %rd2;
+  cp.async.cg.shared.global [%r3], [%rd3], 16;
+  cp.async.commit_group;
+  add.u32 %r4, %r3, 1024; add.s64 %rd4, %rd3, 1024;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.commit_group;
+  WAIT
+  bar.sync 0;
+  ld.shared.f32 %f1, [%r3]; ld.shared.f32 %f2, [%r4];
+  ld.param.u64 %rd5, [out]; mul.wide.u32 %rd6, %r1, 8; add.s64 %rd7, %rd5, %rd6;
+  st.global.v2.f32 [%rd7], {%f1, %f2};
+  ret;
+}
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize("wait, first, second", [("cp.async.wait_group 0;", True, True),
+                                                 ("cp.async.wait_group 1;", True, False),
+                                                 ("", False, False)])
+def test_cp_async_lands_when_its_group_is_waited_for(target, wait, first, second):
+    """cp.async.wait_group N completes all but the newest N groups: a kernel that reads before
+    waiting reads the old shared bytes (zeros here), as the GPU may."""
+    x = np.arange(1, 1 + 64 * 4 * 2, dtype=np.float32)
+    out = run_kernel(compile_ptx(CP_ASYNC.replace("WAIT", wait), target), target, grid=1, block=64,
+                     params=["out", "in"], buffers={"out": np.zeros((64, 2), np.float32), "in": x})["out"]
+    t = np.arange(64)
+    assert np.array_equal(out[:, 0], x[4 * t] if first else np.zeros(64))
+    assert np.array_equal(out[:, 1], x[256 + 4 * t] if second else np.zeros(64))

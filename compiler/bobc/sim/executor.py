@@ -53,7 +53,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
-NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "LDGDEPBAR", "DEPBAR", "MEMBAR", "ERRBAR",
+NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR",
                        "CCTL", "YIELD", "FENCE"})
 
 
@@ -153,6 +153,8 @@ class Launch:
         self.shared = np.zeros(self.blocks * geometry.shared_bytes, dtype=np.uint8)
         self.local_bytes = geometry.local_bytes
         self.local = None                       # [threads * local_bytes] bytes, made on first use
+        self.copies_open: list = []             # cp.async: issued, not yet in a group
+        self.copy_groups: list = []             # committed groups, oldest first
         self.descriptor_loaded: set[int] = set()
         self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
@@ -1361,17 +1363,33 @@ class Launch:
         self.local[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDGSTS(self, ins, mods, o, mask):
-        """cp.async as a synchronous copy: global -> shared, done when it issues (LDGDEPBAR and
-        DEPBAR then have nothing to wait for)."""
+        """cp.async: the global bytes are read when it issues, the shared bytes written when a
+        DEPBAR lets its group complete (PTX cp.async.commit_group / wait_group): a kernel that
+        reads shared memory before waiting reads the old bytes, as the GPU may."""
         size = self._access_width(ins, mods)
         if "ZFILL" in mods or len(o) > 2:
             self._unmodeled(ins, f"{ins.full_opcode} (a zero-filling or predicated copy)")
         index = self._shared_addresses(ins, o[0], size, mask)
         addresses = self._addresses(ins, o[1], mask)
         words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
-        self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(words.astype("<u4")).view(
-            np.uint8).reshape(-1, size)
+        data = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(-1, size)
+        self.copies_open.append((index[:, None] + np.arange(size), data))
 
+    def op_LDGDEPBAR(self, ins, mods, o, mask):
+        """cp.async.commit_group: the copies issued since the last one form a group."""
+        self.copy_groups.append(self.copies_open)
+        self.copies_open = []
+
+    def op_DEPBAR(self, ins, mods, o, mask):
+        """cp.async.wait_group N (DEPBAR.LE SB0, N): all but the newest N groups complete.  Groups
+        are the launch's (its warps issue LDGSTS, LDGDEPBAR and DEPBAR converged, as ptxas's code
+        and ours do)."""
+        if len(o) != 2 or o[0].kind != "sb" or o[0].index != 0 or "LE" not in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (DEPBAR.LE SB0, N: cp.async.wait_group)")
+        keep = int(o[1].value)
+        while len(self.copy_groups) > keep:
+            for index, data in self.copy_groups.pop(0):
+                self.shared[index] = data
 
 def _fma64(a, b, c):
     """a * b + c rounded once (exact rational arithmetic), as DFMA."""
