@@ -1,5 +1,6 @@
 """The control-code checker's rules for the opcodes the one-kernel simulator added
-(docs/simulator.md, "The control-code checker"): in-order queues, redirected producers, shared memory."""
+(docs/simulator.md, "The control-code checker"): in-order queues, decoupled and redirected
+producers, the tensor cores."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +36,7 @@ def test_waiting_on_another_queue_does_not_complete_an_unscored_load(target):
 
 
 @TARGETS
-def test_a_redirected_producer_is_held_to_the_scoreboard_it_sets(target):
+def test_a_conversion_unit_result_is_held_to_the_scoreboard_it_sets(target):
     with pytest.raises(Hazard) as caught:
         _run(target, """
 [B------:R-:W1:-:S01] POPC R2, R0
@@ -44,3 +45,30 @@ def test_a_redirected_producer_is_held_to_the_scoreboard_it_sets(target):
     _run(target, """
 [B------:R-:W1:-:S01] POPC R2, R0
 [B-1----:R-:W-:-:S04] IADD3 R4, R2, 0x1, RZ""")
+
+
+@TARGETS
+def test_an_hmma_result_is_read_no_sooner_than_the_tables_allow(target):
+    """HMMA.16816 is MMA_2x_collect in NVIDIA's Ampere table: an ALU reader needs 17 cycles.  (The
+    HMMA's own stall stays at ptxas's 11: nvdisasm refuses some control values on HMMA.)"""
+    with pytest.raises(Hazard) as caught:
+        _run(target, """
+[B------:R-:W-:-:S11] HMMA.16816.F32 R4, R8, R12, R4
+[B------:R-:W-:-:S05] NOP
+[B------:R-:W-:-:S04] IADD3 R20, R4, 0x1, RZ""")
+    assert "reads R4 16 cycles after its producer issued; a mma2x result needs 17" in caught.value.reason
+    _run(target, """
+[B------:R-:W-:-:S11] HMMA.16816.F32 R4, R8, R12, R4
+[B------:R-:W-:-:S06] NOP
+[B------:R-:W-:-:S04] IADD3 R20, R4, 0x1, RZ""")
+
+
+@TARGETS
+def test_a_binary64_result_without_a_scoreboard_is_timed(target):
+    """The FP64 unit is redirected: with no scoreboard its result is timed (RedirectedFP64: 10
+    cycles to an ALU reader)."""
+    with pytest.raises(Hazard) as caught:
+        _run(target, """
+[B------:R-:W-:-:S09] DADD R2, R4, R6
+[B------:R-:W-:-:S04] IADD3 R20, R2, 0x1, RZ""")
+    assert "a fp64 result needs 10" in caught.value.reason

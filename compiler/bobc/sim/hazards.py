@@ -184,8 +184,8 @@ class Checker:
         writes += [(("P", pred), "alu") for pred in e.dst_preds]
         writes += [(("UR", ureg), "uldc") for ureg in e.dst_uregs]
         wclass = L.writer_class(ins.opcode, ins.modifiers)
-        # a redirected producer (latency not in the public tables) is decoupled when it sets a scoreboard
-        decoupled = wclass == "decoupled" or (wclass == "redirected" and
+        # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed
+        decoupled = wclass == "decoupled" or (wclass == "fp64" and
                                               ins.control.write_scoreboard != NO_SCOREBOARD)
         late = [reg for reg, _ in e.src_regs] if decoupled and ins.control.read_scoreboard != NO_SCOREBOARD else []
         return reads, writes, decoupled, late
@@ -240,7 +240,7 @@ class Checker:
             issued, wclass = self.ready[key]
             if isinstance(required, dict):
                 required = required.get(wclass)
-            if required is None:          # a redirected producer without a scoreboard: not timed
+            if required is None:          # a writer the tables give no latency for (uldc, ...)
                 return
             if now - issued < required:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer issued; a "
