@@ -268,3 +268,22 @@ def test_cp_async_lands_when_its_group_is_waited_for(target, wait, first, second
     t = np.arange(64)
     assert np.array_equal(out[:, 0], x[4 * t] if first else np.zeros(64))
     assert np.array_equal(out[:, 1], x[256 + 4 * t] if second else np.zeros(64))
+
+
+def test_cs2r_srz_zeroes_a_register_pair():
+    text = """
+        S2R R0, SR_TID.X
+        MOV R4, 0x7
+        MOV R5, R0
+        CS2R R4, SRZ
+        MOV R6, R0
+        ULDC.64 UR4, c[0x0][memory_descriptor]
+        LDC.64 R2, c[0x0][param+0x0]
+        IMAD.WIDE.U32 R2, R0, 0x10, R2
+        STG.E.128 [R2.64], R4
+        EXIT
+    """
+    for target in ("sm_86", "sm_90"):
+        out = run_kernel(text, target, grid=1, block=32, params=["out"],
+                         buffers={"out": np.ones((32, 4), np.uint32)}, check_hazards=False)["out"]
+        assert np.array_equal(out[:, :2], np.zeros((32, 2))) and np.array_equal(out[:, 2], np.arange(32))

@@ -413,12 +413,10 @@ class Launch:
     op_S2UR = op_S2R
 
     def op_CS2R(self, ins, mods, o, mask):
-        if o[1].kind == "sreg" and o[1].name == "SRZ":
-            pass
-        elif o[1].kind != "sreg":
-            self._unmodeled(ins)
-        width = 2 if "32" not in mods else 1
-        for k in range(width):
+        """CS2R Rd, SRZ: zero a register pair (or one register with .32)."""
+        if o[1].kind != "sreg" or o[1].name != "SRZ":
+            self._unmodeled(ins, f"{ins.full_opcode} of {o[1].name or o[1].kind}")
+        for k in range(1 if "32" in mods else 2):
             self._dst(ins, o[0], np.uint32(0), mask, k)
 
     def op_R2UR(self, ins, mods, o, mask):
