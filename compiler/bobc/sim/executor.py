@@ -1322,6 +1322,9 @@ class Launch:
             self._dst(ins, o[0], value, lanes if mask is not True else mask, i)
 
     def op_ATOMS(self, ins, mods, o, mask):
+        if len(o) < 3 or "CAST" in mods or "POPC" in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
+                                 "XOR/INC/DEC/CAS)")
         d, m, src = o[:3]
         index = self._shared_addresses(ins, m, 4, mask)
         swaps = self._operand_values(ins, o[3], mask) if len(o) > 3 else None
