@@ -4,7 +4,8 @@ ptxas's corpus3 cubin (tests/gpu/data/corpus3.sm_90.cubin, the one tests/gpu/tes
 runs) is launched on the GPU with cupy and run in the simulator with the same inputs and launch
 shape (the cases of tests/sim/test_corpus3_in_sim.py, which also check the simulator against
 NumPy on CPU).  Every output is compared bit for bit: binary16 pairs, binary64, local memory and
-spills, cp.async through shared memory, the uniform datapath, and the tensor cores (HMMA.16816 /
+spills, cp.async through shared memory, the uniform datapath, barrier reductions and named
+barriers, and the tensor cores (HMMA.16816 /
 .1688 with ldmatrix).  Where the tensor cores' internal summation order is not the simulator's
 (exact sum, one rounding; docs/simulator.md), the HMMA cases would differ in the last bits: the
 test prints how many elements agree and the largest difference in units of the last place, and
@@ -28,7 +29,7 @@ sys.path.insert(0, str(REPO / "tests" / "sim"))
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
-KERNELS = ["half_math", "double_math", "local_memory", "register_spills", "async_copy", "uniform_path",
+KERNELS = ["barriers", "half_math", "double_math", "local_memory", "register_spills", "async_copy", "uniform_path",
            "tensor_mma", "tensor_mma_f16"]
 
 

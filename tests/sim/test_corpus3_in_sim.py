@@ -84,7 +84,13 @@ def half_math_case(rng, n=128):
                 buffers={"out": np.zeros(n, np.uint32), "in": words, "fout": np.zeros(n, np.float32)})
 
 
-CASES = {"tensor_mma": tensor_mma_case, "tensor_mma_f16": tensor_mma_f16_case, "double_math": double_math_case,
+def barriers_case(rng, blocks=2):
+    return dict(grid=blocks, block=256, params=["out", "in"],
+                buffers={"out": np.zeros(blocks * 256, np.int32),
+                         "in": rng.integers(-5, 10, blocks * 256).astype(np.int32)})
+
+
+CASES = {"barriers": barriers_case, "tensor_mma": tensor_mma_case, "tensor_mma_f16": tensor_mma_f16_case, "double_math": double_math_case,
          "local_memory": local_memory_case, "async_copy": async_copy_case, "uniform_path": uniform_path_case,
          "register_spills": register_spills_case, "half_math": half_math_case}
 
@@ -92,6 +98,22 @@ CASES = {"tensor_mma": tensor_mma_case, "tensor_mma_f16": tensor_mma_f16_case, "
 def run(name, target, seed=0):
     case = CASES[name](np.random.default_rng(seed))
     return case, run_kernel(corpus3(target), target, kernel_name=name, **case)
+
+
+@TARGETS
+def test_barriers_reductions_and_named_barriers(target):
+    """__syncthreads_count/_and/_or (BAR.RED.POPC/AND/OR + B2R.RESULT), bar.arrive / bar.sync 1, 256
+    between two halves of the block, bar.sync 2, a ballot."""
+    case, out = run("barriers", target)
+    x = case["buffers"]["in"].reshape(-1, 256).astype(np.int64)
+    expected = []
+    for v in x:
+        s = v.copy()
+        s[128:] += s[:128]
+        w = s[255 - np.arange(256)]
+        ballots = np.repeat([(w[32 * k:32 * k + 32] > 0).sum() for k in range(8)], 32)
+        expected.append((v > 0).sum() + 2 * int((v != 3).all()) + 4 * int((v == 5).any()) + w + ballots)
+    assert np.array_equal(out["out"], np.concatenate(expected))
 
 
 @TARGETS

@@ -11,10 +11,11 @@ uniform registers are a [64, threads] array whose columns agree within a warp
 
 Scheduling: each step issues the lowest program counter among the threads
 that are live and not waiting at a barrier, for the threads at it, guarded by
-their predicate; threads that EXIT leave.  BAR.SYNC parks the threads that
-reach it; when no thread can run, every live thread is parked at a barrier
-and all are released (a block's threads that exited count as arrived, as on
-Volta and later).  Kernels whose warps communicate only through shared memory
+their predicate; threads that EXIT leave.  A barrier (BAR.SYNC / BAR.RED, any
+barrier number and thread count) parks the threads that reach it until its
+count of the block's threads has arrived (BAR.ARV arrivals included; for a
+whole-block barrier, threads that exited count as arrived, as on Volta and
+later).  Kernels whose warps communicate only through shared memory
 between barriers (and atomics) get the GPU's results whatever the order; warp
 collectives (SHFL, VOTE, HMMA, LDSM) read the lanes of their warp at the same
 instruction, as the hardware's convergent execution does.  Shared memory is
@@ -53,7 +54,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
-NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR",
+NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "CGAERRBAR",
                        "CCTL", "YIELD", "FENCE"})
 
 
@@ -160,6 +161,13 @@ class Launch:
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
+        self.wait_id = np.full(n, -1, dtype=np.int64)          # the barrier a waiting thread waits at
+        self.red_vote = np.zeros(n, dtype=bool)                 # its BAR.RED predicate
+        self.bar_result = np.zeros(n, dtype=np.uint32)          # what B2R.RESULT reads
+        self.bar_expected: dict[tuple[int, int], int] = {}      # (block, barrier) -> threads it waits for
+        self.bar_arrived: dict[tuple[int, int], int] = {}       # (block, barrier) -> BAR.ARV arrivals
+        self.bar_reduction: dict[tuple[int, int], str] = {}     # (block, barrier) -> POPC / AND / OR
+        self.per_block = per_block
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
 
     # ------------------------------------------------------------ operands
@@ -316,8 +324,10 @@ class Launch:
                 if not runnable.any():
                     if not self.live.any():
                         return
-                    self.waiting[:] = False          # every live thread is at a barrier: release them
-                    runnable = self.live
+                    if not self._release():
+                        raise SimulationFault(f"{self.g.name}: every live thread waits at a barrier that "
+                                              "too few threads reach (a deadlock on the GPU)")
+                    runnable = self.live & ~self.waiting
                 pc = int(self.pc[runnable].min())
                 at = runnable & (self.pc == pc)
                 if np.array_equal(at, self.live):
@@ -354,8 +364,13 @@ class Launch:
                     if kind == "exit":
                         self.live[:] = False
                         return
-                    if kind != "barrier":             # a barrier all live threads reach together: passed
+                    if kind != "barrier":
                         uniform_pc = target
+                        continue
+                    if not self.waiting.any():        # a barrier all live threads reach together: passed
+                        continue
+                    converged = False
+                    self.pc[:] = uniform_pc
                     continue
                 converged = False
                 self.pc[:] = uniform_pc
@@ -369,7 +384,7 @@ class Launch:
         if kind == "exit":
             self.live &= ~mask
         elif kind == "barrier":
-            self.waiting |= mask
+            pass                                  # op_BAR parked the threads (or released them)
         else:
             self.pc[mask] = target
 
@@ -399,9 +414,75 @@ class Launch:
         return ("jump", o[0].value)
 
     def op_BAR(self, ins, mods, o, mask):
-        if mods[:1] != ("SYNC",) or len(o) != 1 or o[0].kind != "imm" or o[0].value != 0:
-            self._unmodeled(ins, f"{ins.full_opcode} (only BAR.SYNC on barrier 0, every thread of the block)")
+        """BAR.SYNC / BAR.RED.{POPC,AND,OR} id[, count][, P] park the threads until `count` threads
+        of the block (default: all, exited ones counted as arrived) have arrived at barrier id
+        (BAR.ARV arrivals included); BAR.ARV id, count arrives without waiting (PTX bar.sync,
+        bar.red, bar.arrive)."""
+        kind = mods[0] if mods else ""
+        reduction = mods[1] if kind == "RED" and len(mods) > 1 else None
+        if kind not in ("SYNC", "RED", "ARV") or (kind == "RED" and reduction not in ("POPC", "AND", "OR")):
+            self._unmodeled(ins)
+        values = [x for x in o if x.kind in ("imm", "reg")]
+        if not values or values[0].kind != "imm":
+            self._unmodeled(ins, f"{ins.full_opcode} with a barrier number in a register")
+        barrier = int(values[0].value)
+        count = int(np.asarray(self.u32(ins, values[1])).reshape(-1)[0]) if len(values) > 1 else None
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        blocks = np.unique(self.block[active])
+        for b in blocks.tolist():
+            key = (b, barrier)
+            self.bar_expected[key] = count if count is not None else self.per_block
+            if reduction:
+                self.bar_reduction[key] = reduction
+        if kind == "ARV":
+            for b, arrivals in zip(*np.unique(self.block[active], return_counts=True)):
+                self.bar_arrived[(int(b), barrier)] = self.bar_arrived.get((int(b), barrier), 0) + int(arrivals)
+            return None
+        if reduction:
+            p = next(x for x in o if x.kind == "pred")
+            self.red_vote = np.where(active, self.pred(ins, p), self.red_vote)
+        self.waiting |= active
+        self.wait_id[active] = barrier
+        self._release()
         return ("barrier", 0)
+
+    def _release(self) -> bool:
+        """Release every barrier whose threads have all arrived; whether any was."""
+        released = False
+        for (b, barrier), expected in list(self.bar_expected.items()):
+            in_block = self.block == b
+            at = self.waiting & in_block & (self.wait_id == barrier)
+            if not at.any():
+                continue
+            arrived = int(at.sum()) + self.bar_arrived.get((b, barrier), 0)
+            if expected == self.per_block:
+                arrived += self._exited_in(b)          # a whole-block barrier counts exited threads
+            if arrived < expected:
+                continue
+            reduction = self.bar_reduction.pop((b, barrier), None)
+            if reduction:
+                votes = self.red_vote[at]
+                value = {"POPC": int(votes.sum()), "AND": int(votes.all()), "OR": int(votes.any())}[reduction]
+                self.bar_result[at] = value
+            self.waiting[at] = False
+            self.wait_id[at] = -1
+            self.bar_arrived.pop((b, barrier), None)
+            del self.bar_expected[(b, barrier)]
+            released = True
+        return released
+
+    def _exited_in(self, b: int) -> int:
+        """Threads of block b that have exited (the padding lanes never existed)."""
+        start = b * (self.threads // self.blocks)
+        local = np.arange(self.threads // self.blocks)
+        return int(np.count_nonzero(~self.live[start:start + local.size] & (local < self.per_block)))
+
+    def op_B2R(self, ins, mods, o, mask):
+        if mods != ("RESULT",):
+            self._unmodeled(ins)
+        self._dst(ins, o[0], self.bar_result, mask)
+        if len(o) > 1:
+            self._dst(ins, o[1], self.bar_result != 0, mask)
 
     # ------------------------------------------------------------ moves, special registers
     def op_S2R(self, ins, mods, o, mask):

@@ -117,6 +117,12 @@ def effects(ins: Instruction) -> Effects:
 
     if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR"):
         return e
+    if not ops:
+        return e
+    if base == "B2R":                                          # B2R.RESULT Rd[, Pd]: both written
+        for o in ops:
+            dst(o)
+        return e
     widths = _widths(base, mods, len(ops))
     if base in ("STG", "STS", "STL", "ST", "RED", "REDG", "LDGSTS"):
         src(ops[0])

@@ -25,7 +25,8 @@ COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
                          "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
 FP16 = frozenset({"HADD2", "HMUL2", "HFMA2", "HMNMX2"})           # FP16 / FP16_Alu / FP16_F32 rows agree
 DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
-                       "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV"})
+                       "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
+                       "B2R"})                     # B2R: DecoupledAgu in NAK's (commented) row
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
 FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
