@@ -287,3 +287,23 @@ def test_cs2r_srz_zeroes_a_register_pair():
         out = run_kernel(text, target, grid=1, block=32, params=["out"],
                          buffers={"out": np.ones((32, 4), np.uint32)}, check_hazards=False)["out"]
         assert np.array_equal(out[:, :2], np.zeros((32, 2))) and np.array_equal(out[:, 2], np.arange(32))
+
+
+def test_p2r_packs_the_predicates_under_its_mask():
+    text = """
+        S2R R0, SR_TID.X
+        ISETP.GE.AND P0, PT, R0, 0x3, PT
+        ISETP.GE.AND P2, PT, R0, 0x9, PT
+        MOV R4, 0xff00
+        P2R R4, PR, R4, 0x7
+        ULDC.64 UR4, c[0x0][memory_descriptor]
+        LDC.64 R2, c[0x0][param+0x0]
+        IMAD.WIDE.U32 R2, R0, 0x4, R2
+        STG.E [R2.64], R4
+        EXIT
+    """
+    t = np.arange(32)
+    for target in ("sm_86", "sm_90"):
+        out = run_kernel(text, target, grid=1, block=32, params=["out"], buffers={"out": np.zeros(32, np.uint32)},
+                         check_hazards=False)["out"]
+        assert np.array_equal(out, 0xFF00 | (t >= 3) | ((t >= 9).astype(np.uint32) << 2))

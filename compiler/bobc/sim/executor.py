@@ -409,8 +409,6 @@ class Launch:
     def op_BRA(self, ins, mods, o, mask):
         if len(o) != 1 or o[0].kind != "imm":
             self._fail(ins, "only a direct branch is modeled", Unmodeled)
-        if mask is not True and "U" not in mods:
-            pass
         return ("jump", o[0].value)
 
     def op_BAR(self, ins, mods, o, mask):
@@ -517,7 +515,7 @@ class Launch:
             self.descriptor_loaded.discard(o[0].index)
 
     def op_LDC(self, ins, mods, o, mask):
-        width = {"64": 2}.get(next((m for m in mods if m == "64"), ""), 1)
+        width = 2 if "64" in mods else 1
         if any(m in mods for m in ("U8", "S8", "U16", "S16")):
             self._unmodeled(ins)
         for k in range(width):
@@ -545,8 +543,9 @@ class Launch:
                                              (self.threads,)), mask)
 
     def op_P2R(self, ins, mods, o, mask):
-        if len(o) != 4 or o[1].kind != "sreg" and o[1].name != "PR":
-            pass
+        """P2R Rd, PR, Ra, mask: the predicates' bits under `mask`, Ra's elsewhere."""
+        if len(o) != 4:
+            self._unmodeled(ins)
         bits = np.zeros(self.threads, dtype=np.uint32)
         for p in range(7):
             bits |= self.preds[p].astype(np.uint32) << np.uint32(p)

@@ -147,7 +147,7 @@ def parse_operand(text: str) -> Operand:
     m = re.fullmatch(r"(SB|B)(\d+)", t)
     if m:
         return Operand("sb" if m.group(1) == "SB" else "breg", int(m.group(2)))
-    if t.startswith("SR_") or t == "SRZ":
+    if t.startswith("SR_") or t in ("SRZ", "PR"):
         return Operand("sreg", name=t)
     if t in ("+INF", "INF", "-INF", "+QNAN", "-QNAN", "QNAN", "NAN"):
         value = {"+INF": 0x7F800000, "INF": 0x7F800000, "-INF": 0xFF800000}.get(t, 0x7FFFFFFF)
