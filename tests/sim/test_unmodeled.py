@@ -6,14 +6,14 @@ import pytest
 from bobc.sass.assembler import assemble
 from bobc.sim import sass_frontend
 from bobc.sim.executor import Launch, LaunchGeometry
-from bobc.sim.faults import Unmodeled
+from bobc.sim.faults import SimulationFault, Unmodeled
 from bobc.sim.memory import Memory
 from bobc.targets import SM86, SM90
 
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
-@pytest.mark.parametrize("text, name", [("BAR.SYNC.DEFER_BLOCKING 0x0", "BAR.SYNC.DEFER_BLOCKING"),
-                                        ("STS [R0], R1", "STS")])
+@pytest.mark.parametrize("text, name", [("RET.REL.NODEC R4 0x0", "RET.REL.NODEC"),
+                                        ("LDL R2, [R1]", "LDL")])
 def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
     code = assemble(f"{text}\nEXIT", target).code
     instructions = sass_frontend.decode(code, target.nvdisasm_arch)
@@ -23,3 +23,24 @@ def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
     message = caught.value.message
     assert message.startswith("launch 0 (test): instruction at 0x0000") and f"{name}" in message
     assert "not model" in message
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
+def test_shared_memory_past_the_launch_s_size_is_a_fault(target):
+    code = assemble("STS [R0+0x40], R1\nEXIT", target).code
+    instructions = sass_frontend.decode(code, target.nvdisasm_arch)
+    geometry = LaunchGeometry("launch 0 (test)", (1, 1, 1), (32, 1, 1), 8, bytes(1024), target.nvdisasm_arch,
+                              shared_bytes=64)
+    with pytest.raises(SimulationFault) as caught:
+        Launch(geometry, instructions, Memory([], []), check_hazards=False).run()
+    assert "shared-memory access at 0x40 (4 bytes) lies outside the block's 64 bytes" in caught.value.message
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
+def test_a_barrier_too_few_threads_reach_is_a_deadlock(target):
+    code = assemble("BAR.SYNC.DEFER_BLOCKING 0x1, 0x40\nEXIT", target).code      # 64 threads, block of 32
+    instructions = sass_frontend.decode(code, target.nvdisasm_arch)
+    geometry = LaunchGeometry("launch 0 (test)", (1, 1, 1), (32, 1, 1), 8, bytes(1024), target.nvdisasm_arch)
+    with pytest.raises(SimulationFault) as caught:
+        Launch(geometry, instructions, Memory([], []), check_hazards=False).run()
+    assert "every live thread waits at a barrier that too few threads reach" in caught.value.message

@@ -12,7 +12,8 @@ concern (docs/simulator.md):
 - qmd_fields, qmd_reader: a launch from its QMD's documented bit positions
 - sass_frontend: instructions from NVIDIA's nvdisasm text, control codes from the raw bits
 - latencies, hazards: the control-code checker with its own latency rules
-- executor: the threads of a launch side by side in NumPy
+- executor: the threads of a launch side by side in NumPy (blocks, shared memory, barriers, tensor cores)
+- kernel: one kernel run alone (SASS text, a cubin or code words; named NumPy buffers in and out)
 - host_adapter: the one place that reads the typed host plan (buffers, fills, the lowered steps)
 - invocation: a whole host invocation (files in, files out), one handler per step kind as runtime_c/plan_host.c
 """

@@ -253,6 +253,6 @@ class Channel:
         if key not in self._code_cache:
             self._code_cache[key] = sass_frontend.decode(code, d.arch)
         bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
-        geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch)
+        geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch, d.shared_memory)
         Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
         self.log.launches.append((qmd_address, name))

@@ -1,23 +1,34 @@
 """One launch's threads executed side by side in NumPy.
 
-Every thread of the grid is a column: registers are a [count, threads]
+Every thread of the grid is a column.  Each block is padded to whole warps
+(the padding lanes never live), so a warp is 32 consecutive columns and a
+block P = 32 * warps consecutive columns.  Registers are a [count, threads]
 uint32 array (count = the QMD's REGISTER_COUNT: a register past it is
-refused), predicates a [7, threads] bool array, uniform registers one row
-shared by the launch (Bob's kernels fill them from constant bank 0 only, the
-same in every warp).  Blocks run together, which is exact for kernels without
-shared memory or barriers (the only kind this simulator accepts: it refuses
-BAR and shared-memory instructions by name).  Divergence: each step runs the
-lowest program counter among live threads, for the threads at it, guarded by
-their predicate; threads that EXIT leave.
+refused); predicates P0-P6 and the uniform predicates UP0-UP6 share one
+[16, threads] bool array (PT and UPT, rows 7 and 15, are always true);
+uniform registers are a [64, threads] array whose columns agree within a warp
+(a uniform result is written to the whole warp of any thread that executes it).
+
+Scheduling: each step issues the lowest program counter among the threads
+that are live and not waiting at a barrier, for the threads at it, guarded by
+their predicate; threads that EXIT leave.  A barrier (BAR.SYNC / BAR.RED, any
+barrier number and thread count) parks the threads that reach it until its
+count of the block's threads has arrived (BAR.ARV arrivals included; for a
+whole-block barrier, threads that exited count as arrived, as on Volta and
+later).  Kernels whose warps communicate only through shared memory
+between barriers (and atomics) get the GPU's results whatever the order; warp
+collectives (SHFL, VOTE, HMMA, LDSM) read the lanes of their warp at the same
+instruction, as the hardware's convergent execution does.  Shared memory is
+one zeroed byte array per block (the launch's SHARED_MEMORY_SIZE).
 
 Arithmetic: IEEE binary32 with round-to-nearest-even as the FP32 pipe does
 (FFMA rounded once: the binary64 product of two binary32 values is exact);
-MUFU.EX2/LG2/RCP/SQRT are computed correctly rounded from binary64.  NVIDIA
-documents the hardware's approximations as within 2 ulp (ex2.approx,
-lg2.approx) and 1 ulp (rcp.approx, sqrt.approx) of that (PTX ISA, "Floating
-Point Instructions"), so the simulator and the GPU differ by at most those
-ulps per MUFU, far inside the kernels' tolerances (tests/sim); EX2 flushes a
-subnormal result to zero as the MUFU unit does (ex2.approx.ftz).
+binary16 (HADD2/HMUL2/HFMA2, conversions) rounds to nearest even as NumPy's
+float16 does; binary64 is NumPy's float64.  MUFU.* are computed correctly
+rounded from binary64 (NVIDIA documents its approximations within 1-2 ulp:
+PTX ISA, ex2/lg2/rcp/sqrt/rsqrt/tanh .approx).  HMMA sums its binary16 products
+exactly (binary64) and rounds once; the tensor core's internal order is not
+public, so results may differ from the GPU's in the last bits of binary32.
 """
 from __future__ import annotations
 
@@ -32,16 +43,19 @@ from .memory import Memory
 from .sass_frontend import Instruction, Operand
 
 RZ, PT, URZ = 255, 7, 63
+UPT_ROW = 15                # uniform predicates UPn are rows 8 + n
 WARP = 32
 # Where ptxas's code reads the global memory descriptor in constant bank 0
 # (ULDC.64 URn, c[0x0][...]): sm_80/86 0x118, sm_90 0x208 (public ptxas output,
 # e.g. any cuobjdump -sass of an sm_86 / sm_90 cubin).
 MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
 MAX_STEPS = 5_000_000
+MASK32 = np.uint64(0xFFFFFFFF)
 
-IMPLEMENTED = frozenset({
-    "S2R", "ULDC", "LDC", "MOV", "SHF", "IADD3", "IMAD", "ISETP", "LOP3", "LEA", "FADD", "FMUL", "FFMA",
-    "FMNMX", "FSETP", "FSEL", "SEL", "MUFU", "LDG", "STG", "SHFL", "BRA", "EXIT", "NOP"})
+# Instructions that only order or schedule (their effect is already complete in a
+# simulator that executes every memory access when it issues).
+NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "CGAERRBAR",
+                       "CCTL", "YIELD", "FENCE"})
 
 
 @dataclass
@@ -52,14 +66,61 @@ class LaunchGeometry:
     registers: int
     bank0: bytes
     arch: str                       # nvdisasm arch: SM86 / SM90
+    shared_bytes: int = 0           # shared memory per block
+    local_bytes: int = 0            # local memory per thread (0: LDL/STL refused)
 
 
-def _f(u: np.ndarray) -> np.ndarray:
+def _f(u) -> np.ndarray:
     return np.asarray(u, dtype=np.uint32).view(np.float32)
 
 
 def _u(f) -> np.ndarray:
     return np.asarray(f, dtype=np.float32).view(np.uint32)
+
+
+def _halves(u) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) binary16 lanes of packed words, as float32."""
+    u = np.asarray(u, dtype=np.uint32)
+    return ((u & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float32),
+            (u >> 16).astype(np.uint16).view(np.float16).astype(np.float32))
+
+
+def _pack(low, high) -> np.ndarray:
+    """Two lanes rounded to binary16 (nearest even) and packed, low lane in bits 15:0."""
+    lo = np.asarray(low).astype(np.float16).view(np.uint16).astype(np.uint32)
+    hi = np.asarray(high).astype(np.float16).view(np.uint16).astype(np.uint32)
+    return lo | (hi << 16)
+
+
+def _bf16(x) -> np.ndarray:
+    """binary32 -> bfloat16 bits, round to nearest even (NaN kept quiet)."""
+    u = _u(np.asarray(x, dtype=np.float32)).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    return np.where(nan, (u >> 16) | 0x40, rounded).astype(np.uint32) & 0xFFFF
+
+
+def _ftz32(x):
+    x = np.asarray(x, dtype=np.float32)
+    return np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
+def _round_f32(x64, mode: str):
+    """binary64 -> binary32 with a rounding mode (RN, RZ, RM, RP)."""
+    r = np.asarray(x64, dtype=np.float64).astype(np.float32)
+    if mode == "RN":
+        return r
+    back = r.astype(np.float64)
+    x64 = np.asarray(x64, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        if mode == "RZ":
+            fix = np.abs(back) > np.abs(x64)
+            return np.where(fix, np.nextafter(r, np.float32(0)), r)
+        if mode == "RM":
+            return np.where(back > x64, np.nextafter(r, np.float32(-np.inf)), r)
+        if mode == "RP":
+            return np.where(back < x64, np.nextafter(r, np.float32(np.inf)), r)
+    raise ValueError(mode)
 
 
 class Launch:
@@ -72,29 +133,49 @@ class Launch:
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
         per_block = bx * by * bz
-        self.threads = n = per_block * gx * gy * gz
+        padded = -(-per_block // WARP) * WARP
+        self.blocks = gx * gy * gz
+        self.threads = n = padded * self.blocks
         t = np.arange(n, dtype=np.int64)
-        local, block = t % per_block, t // per_block
+        local, block = t % padded, t // padded
+        self.block = block
         self.sregs = {
             "SR_TID.X": local % bx, "SR_TID.Y": (local // bx) % by, "SR_TID.Z": local // (bx * by),
             "SR_CTAID.X": block % gx, "SR_CTAID.Y": (block // gx) % gy, "SR_CTAID.Z": block // (gx * gy),
-            "SR_LANEID": local % WARP,
+            "SR_LANEID": local % WARP, "SR_CgaCtaId": np.zeros(n, dtype=np.int64),
         }
         self.lane = (local % WARP).astype(np.int64)
         self.warp_base = t - self.lane
-        self.block_end = (block + 1) * per_block
         self.regs = np.zeros((geometry.registers, n), dtype=np.uint32)
-        self.preds = np.zeros((7, n), dtype=bool)
-        self.uregs = np.zeros(64, dtype=np.uint32)
+        self.preds = np.zeros((16, n), dtype=bool)
+        self.preds[PT] = self.preds[UPT_ROW] = True
+        self.uregs = np.zeros((64, n), dtype=np.uint32)
+        self.shared_bytes = geometry.shared_bytes
+        self.shared = np.zeros(self.blocks * geometry.shared_bytes, dtype=np.uint8)
+        self.local_bytes = geometry.local_bytes
+        self.local = None                       # [threads * local_bytes] bytes, made on first use
+        self.copies_open: list = []             # cp.async: issued, not yet in a group
+        self.copy_groups: list = []             # committed groups, oldest first
         self.descriptor_loaded: set[int] = set()
         self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
-        self.live = np.ones(n, dtype=bool)
+        self.live = local < per_block
+        self.waiting = np.zeros(n, dtype=bool)
+        self.wait_id = np.full(n, -1, dtype=np.int64)          # the barrier a waiting thread waits at
+        self.red_vote = np.zeros(n, dtype=bool)                 # its BAR.RED predicate
+        self.bar_result = np.zeros(n, dtype=np.uint32)          # what B2R.RESULT reads
+        self.bar_expected: dict[tuple[int, int], int] = {}      # (block, barrier) -> threads it waits for
+        self.bar_arrived: dict[tuple[int, int], int] = {}       # (block, barrier) -> BAR.ARV arrivals
+        self.bar_reduction: dict[tuple[int, int], str] = {}     # (block, barrier) -> POPC / AND / OR
+        self.per_block = per_block
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
 
     # ------------------------------------------------------------ operands
     def _fail(self, ins: Instruction, message: str, cls=SimulationFault):
         raise cls(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {message}")
+
+    def _unmodeled(self, ins, what: str = ""):
+        self._fail(ins, f"{what or ins.full_opcode} is not modeled", Unmodeled)
 
     def _reg(self, ins, index: int) -> np.ndarray:
         if index == RZ:
@@ -102,6 +183,9 @@ class Launch:
         if index >= self.g.registers:
             self._fail(ins, f"uses R{index}, but the QMD allocates {self.g.registers} registers per thread")
         return self.regs[index]
+
+    def _ureg(self, index: int) -> np.ndarray:
+        return np.zeros(self.threads, dtype=np.uint32) if index == URZ else self.uregs[index]
 
     def _const(self, ins, o: Operand, extra: int = 0):
         if o.bank != 0:
@@ -116,28 +200,54 @@ class Launch:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
         return np.uint32(self.bank0[base // 4])
 
+    def raw(self, ins, o: Operand, k: int = 0):
+        """Word k of an operand (register o.index + k, constant + 4k), no modifier applied."""
+        if o.kind == "reg":
+            return self._reg(ins, o.index + k if o.index != RZ else RZ)
+        if o.kind == "ureg":
+            return self._ureg(o.index + k if o.index != URZ else URZ)
+        if o.kind in ("imm", "fimm"):
+            return np.uint32(o.value if k == 0 else 0)
+        if o.kind == "const":
+            return self._const(ins, o, 4 * k)
+        self._fail(ins, f"operand kind {o.kind} is not a value", Unmodeled)
+
     def u32(self, ins, o: Operand):
         """An operand's 32 bits (broadcastable), integer negation applied."""
-        if o.kind == "reg":
-            v = self._reg(ins, o.index)
-        elif o.kind == "ureg":
-            v = np.uint32(0) if o.index == URZ else self.uregs[o.index]
-        elif o.kind in ("imm", "fimm"):
-            v = np.uint32(o.value)
-        elif o.kind == "const":
-            v = self._const(ins, o)
-        else:
-            self._fail(ins, f"operand kind {o.kind} is not a value", Unmodeled)
+        v = self.raw(ins, o)
         if o.negate:
             v = (np.uint32(0) - np.asarray(v, dtype=np.uint32)).astype(np.uint32)
         return v
 
+    def i64(self, ins, o: Operand):
+        """An operand as a signed/unsigned-agnostic int64 (for sums), negation applied."""
+        v = np.asarray(self.raw(ins, o)).astype(np.int64)
+        return -v if o.negate else v
+
     def f32(self, ins, o: Operand):
-        if o.kind == "reg" and o.index != RZ:
+        if o.kind in ("imm",) and o.literal and not o.literal.lower().startswith(("0x", "-0x")):
+            v = np.float32(float(o.literal))            # a float context prints 1.0 as "1"
+        elif o.kind == "reg" and o.index != RZ:
             v = self._reg(ins, o.index).view(np.float32)
         else:
-            v = _f(np.asarray(self.u32(ins, dataclasses.replace(o, negate=False) if o.negate else o),
-                              dtype=np.uint32))
+            v = _f(np.asarray(self.raw(ins, o), dtype=np.uint32))
+        if o.absolute:
+            v = np.abs(v)
+        if o.negate:
+            v = -v
+        return v
+
+    def f64(self, ins, o: Operand):
+        if o.kind in ("imm", "fimm"):
+            if not o.literal or o.literal.lower().startswith(("0x", "-0x")):
+                self._fail(ins, f"a binary64 immediate {o.literal or o.value:#x} is not modeled", Unmodeled)
+            v = np.float64(float(o.literal) if o.literal not in ("+INF", "INF", "-INF") else
+                           (-np.inf if o.literal == "-INF" else np.inf))
+        else:
+            low = np.asarray(self.raw(ins, o, 0)).astype(np.uint64)
+            high = np.asarray(self.raw(ins, o, 1)).astype(np.uint64)
+            v = ((high << np.uint64(32)) | low).view(np.float64) if np.ndim(low) else \
+                np.array([(int(high) << 32) | int(low)], dtype=np.uint64).view(np.float64)[0]
         if o.absolute:
             v = np.abs(v)
         if o.negate:
@@ -145,43 +255,84 @@ class Launch:
         return v
 
     def pred(self, ins, o: Operand):
-        v = True if o.index == PT else self.preds[o.index]
+        row = o.index if o.kind == "pred" else (8 + o.index if o.kind == "upred" else None)
+        if row is None:
+            self._fail(ins, f"operand kind {o.kind} is not a predicate", Unmodeled)
+        v = self.preds[row]
         return np.logical_not(v) if o.negate else v
 
-    # ------------------------------------------------------------ results
-    def _set(self, ins, index: int, value, mask) -> None:
-        if index == RZ:
-            return
-        if index >= self.g.registers:
-            self._fail(ins, f"writes R{index}, but the QMD allocates {self.g.registers} registers per thread")
+    def _full(self, value) -> np.ndarray:
+        """A per-thread column of `value` (a view when it is a scalar)."""
+        if isinstance(value, np.ndarray) and value.shape == (self.threads,):
+            return value
+        return np.broadcast_to(value, (self.threads,))
+
+    def _warp_mask(self, mask):
+        """Every lane of a warp any of whose lanes is in `mask` (uniform results)."""
         if mask is True:
-            self.regs[index] = value            # numpy broadcasts a scalar and casts to uint32
+            return True
+        return np.repeat(mask.reshape(-1, WARP).any(axis=1), WARP)
+
+    def _dst(self, ins, o: Operand, value, mask, k: int = 0) -> None:
+        """Write word k of destination operand o (register, uniform register, predicate)."""
+        if o.kind == "reg":
+            index = o.index + k if o.index != RZ else RZ
+            if index == RZ:
+                return
+            self._reg(ins, index)
+            target = self.regs[index]
+        elif o.kind == "ureg":
+            index = o.index + k if o.index != URZ else URZ
+            if index == URZ:
+                return
+            target, mask = self.uregs[index], self._warp_mask(mask)
+        elif o.kind in ("pred", "upred"):
+            if o.index == PT:
+                return
+            row = o.index if o.kind == "pred" else 8 + o.index
+            if o.kind == "upred":
+                mask = self._warp_mask(mask)
+            value = self._full(np.asarray(value, dtype=bool))
+            if mask is True:
+                self.preds[row] = value
+            else:
+                np.copyto(self.preds[row], value, where=mask)
+            return
         else:
-            np.copyto(self.regs[index], value, where=mask, casting="unsafe")
+            self._fail(ins, f"cannot write a {o.kind} operand", Unmodeled)
+        if mask is True:
+            target[...] = value
+        else:
+            np.copyto(target, value, where=mask, casting="unsafe")
+
+    def _set(self, ins, index: int, value, mask) -> None:
+        self._dst(ins, Operand("reg", index), value, mask)
 
     def _set_pred(self, index: int, value, mask) -> None:
-        if index == PT:
-            return
-        value = np.broadcast_to(np.asarray(value, dtype=bool), (self.threads,))
-        if mask is True:
-            self.preds[index] = value
-        else:
-            np.copyto(self.preds[index], value, where=mask)
+        self._dst(None, Operand("pred", index), value, mask)
 
     # ------------------------------------------------------------ run
     def run(self) -> None:
         """Issue instructions until every thread has exited."""
+        base = True if self.live.all() else self.live.copy()     # the threads of a converged step
         converged, uniform_pc, steps = True, 0, 0
         while True:
             if converged:
-                pc, at = uniform_pc, True
+                pc, at = uniform_pc, base
             else:
-                if not self.live.any():
-                    return
-                pc = int(self.pc[self.live].min())
-                at = self.live & (self.pc == pc)
-                if at.all():
-                    converged, uniform_pc, at = True, pc, True
+                runnable = self.live & ~self.waiting
+                if not runnable.any():
+                    if not self.live.any():
+                        return
+                    if not self._release():
+                        raise SimulationFault(f"{self.g.name}: every live thread waits at a barrier that "
+                                              "too few threads reach (a deadlock on the GPU)")
+                    runnable = self.live & ~self.waiting
+                pc = int(self.pc[runnable].min())
+                at = runnable & (self.pc == pc)
+                if np.array_equal(at, self.live):
+                    converged, uniform_pc = True, pc
+                    at = base = True if at.all() else at
             ins = self.code.get(pc)
             if ins is None:
                 raise SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code")
@@ -189,6 +340,8 @@ class Launch:
             if steps > MAX_STEPS:
                 raise SimulationFault(f"{self.g.name}: more than {MAX_STEPS} instructions issued; stopping "
                                       f"at {pc:#06x} ({ins.text})")
+            if ins.unreadable:
+                self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
             if self.checker is not None:
                 self.checker.issue(ins)
             if ins.guard == PT:
@@ -202,7 +355,8 @@ class Launch:
                 uniform_pc = pc + 16
                 if outcome is None:
                     continue
-                everyone = mask is True or bool(mask.all())
+                everyone = mask is True or (base is not True and np.array_equal(mask, base)) or \
+                    (base is True and bool(mask.all()))
                 if not everyone and not mask.any():
                     continue
                 kind, target = outcome
@@ -210,37 +364,45 @@ class Launch:
                     if kind == "exit":
                         self.live[:] = False
                         return
-                    uniform_pc = target
+                    if kind != "barrier":
+                        uniform_pc = target
+                        continue
+                    if not self.waiting.any():        # a barrier all live threads reach together: passed
+                        continue
+                    converged = False
+                    self.pc[:] = uniform_pc
                     continue
                 converged = False
                 self.pc[:] = uniform_pc
-                if kind == "exit":
-                    self.live &= ~mask
-                else:
-                    self.pc[mask] = target
+                self._diverge(kind, target, mask)
             else:
                 self.pc[at] += 16
                 if outcome is not None:
-                    kind, target = outcome
-                    if kind == "exit":
-                        self.live &= ~mask
-                    else:
-                        self.pc[mask] = target
+                    self._diverge(*outcome, mask)
+
+    def _diverge(self, kind, target, mask):
+        if kind == "exit":
+            self.live &= ~mask
+        elif kind == "barrier":
+            pass                                  # op_BAR parked the threads (or released them)
+        else:
+            self.pc[mask] = target
 
     def execute(self, ins: Instruction, mask):
         op, mods, o = ins.opcode, ins.modifiers, ins.operands
-        if op not in IMPLEMENTED:
-            self._fail(ins, f"the simulator does not model {ins.full_opcode} (it implements exactly "
-                            "the opcodes Bob's kernels use)", Unmodeled)
+        handler = getattr(self, "op_" + op, None)
+        if handler is None and op.startswith("U") and op not in ("UMOV",):
+            handler = getattr(self, "op_" + op[1:], None)     # uniform datapath: same semantics
+        if handler is None and op not in NO_EFFECT:
+            self._fail(ins, f"the simulator does not model {ins.full_opcode} (docs/simulator.md lists "
+                            "the opcodes it implements)", Unmodeled)
         if mask is not True and not mask.any():
             return None
-        handler = getattr(self, "op_" + op)
+        if handler is None:
+            return None
         return handler(ins, mods, o, mask)
 
-    # ------------------------------------------------------------ opcodes
-    def op_NOP(self, ins, mods, o, mask):
-        return None
-
+    # ------------------------------------------------------------ control
     def op_EXIT(self, ins, mods, o, mask):
         return ("exit", 0)
 
@@ -249,17 +411,104 @@ class Launch:
             self._fail(ins, "only a direct branch is modeled", Unmodeled)
         return ("jump", o[0].value)
 
+    def op_BAR(self, ins, mods, o, mask):
+        """BAR.SYNC / BAR.RED.{POPC,AND,OR} id[, count][, P] park the threads until `count` threads
+        of the block (default: all, exited ones counted as arrived) have arrived at barrier id
+        (BAR.ARV arrivals included); BAR.ARV id, count arrives without waiting (PTX bar.sync,
+        bar.red, bar.arrive)."""
+        kind = mods[0] if mods else ""
+        reduction = mods[1] if kind == "RED" and len(mods) > 1 else None
+        if kind not in ("SYNC", "RED", "ARV") or (kind == "RED" and reduction not in ("POPC", "AND", "OR")):
+            self._unmodeled(ins)
+        values = [x for x in o if x.kind in ("imm", "reg")]
+        if not values or values[0].kind != "imm":
+            self._unmodeled(ins, f"{ins.full_opcode} with a barrier number in a register")
+        barrier = int(values[0].value)
+        count = int(np.asarray(self.u32(ins, values[1])).reshape(-1)[0]) if len(values) > 1 else None
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        blocks = np.unique(self.block[active])
+        for b in blocks.tolist():
+            key = (b, barrier)
+            self.bar_expected[key] = count if count is not None else self.per_block
+            if reduction:
+                self.bar_reduction[key] = reduction
+        if kind == "ARV":
+            for b, arrivals in zip(*np.unique(self.block[active], return_counts=True)):
+                self.bar_arrived[(int(b), barrier)] = self.bar_arrived.get((int(b), barrier), 0) + int(arrivals)
+            return None
+        if reduction:
+            p = next(x for x in o if x.kind == "pred")
+            self.red_vote = np.where(active, self.pred(ins, p), self.red_vote)
+        self.waiting |= active
+        self.wait_id[active] = barrier
+        self._release()
+        return ("barrier", 0)
+
+    def _release(self) -> bool:
+        """Release every barrier whose threads have all arrived; whether any was."""
+        released = False
+        for (b, barrier), expected in list(self.bar_expected.items()):
+            in_block = self.block == b
+            at = self.waiting & in_block & (self.wait_id == barrier)
+            if not at.any():
+                continue
+            arrived = int(at.sum()) + self.bar_arrived.get((b, barrier), 0)
+            if expected == self.per_block:
+                arrived += self._exited_in(b)          # a whole-block barrier counts exited threads
+            if arrived < expected:
+                continue
+            reduction = self.bar_reduction.pop((b, barrier), None)
+            if reduction:
+                votes = self.red_vote[at]
+                value = {"POPC": int(votes.sum()), "AND": int(votes.all()), "OR": int(votes.any())}[reduction]
+                self.bar_result[at] = value
+            self.waiting[at] = False
+            self.wait_id[at] = -1
+            self.bar_arrived.pop((b, barrier), None)
+            del self.bar_expected[(b, barrier)]
+            released = True
+        return released
+
+    def _exited_in(self, b: int) -> int:
+        """Threads of block b that have exited (the padding lanes never existed)."""
+        start = b * (self.threads // self.blocks)
+        local = np.arange(self.threads // self.blocks)
+        return int(np.count_nonzero(~self.live[start:start + local.size] & (local < self.per_block)))
+
+    def op_B2R(self, ins, mods, o, mask):
+        if mods != ("RESULT",):
+            self._unmodeled(ins)
+        self._dst(ins, o[0], self.bar_result, mask)
+        if len(o) > 1:
+            self._dst(ins, o[1], self.bar_result != 0, mask)
+
+    # ------------------------------------------------------------ moves, special registers
     def op_S2R(self, ins, mods, o, mask):
         name = o[1].name
         if name not in self.sregs:
             self._fail(ins, f"special register {name} is not modeled", Unmodeled)
-        self._set(ins, o[0].index, self.sregs[name].astype(np.uint32), mask)
+        self._dst(ins, o[0], self.sregs[name].astype(np.uint32), mask)
+
+    op_S2UR = op_S2R
+
+    def op_CS2R(self, ins, mods, o, mask):
+        """CS2R Rd, SRZ: zero a register pair (or one register with .32)."""
+        if o[1].kind != "sreg" or o[1].name != "SRZ":
+            self._unmodeled(ins, f"{ins.full_opcode} of {o[1].name or o[1].kind}")
+        for k in range(1 if "32" in mods else 2):
+            self._dst(ins, o[0], np.uint32(0), mask, k)
+
+    def op_R2UR(self, ins, mods, o, mask):
+        value = self._reg(ins, o[1].index)
+        first = np.where(mask, np.arange(self.threads), self.threads) if mask is not True else np.arange(self.threads)
+        leader = first.reshape(-1, WARP).min(axis=1)
+        leader = np.minimum(leader, self.threads - 1)
+        self._dst(ins, o[0], np.repeat(value[leader], WARP), mask)
 
     def op_ULDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
         for k in range(width):
-            if o[0].index + k != URZ:
-                self.uregs[o[0].index + k] = self._const(ins, o[1], 4 * k)
+            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
         if width == 2 and o[1].value == MEMORY_DESCRIPTOR.get(self.g.arch):
             self.descriptor_loaded.add(o[0].index)
         else:
@@ -267,217 +516,970 @@ class Launch:
 
     def op_LDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
+        if any(m in mods for m in ("U8", "S8", "U16", "S16")):
+            self._unmodeled(ins)
         for k in range(width):
-            self._set(ins, o[0].index + k if o[0].index != RZ else RZ, self._const(ins, o[1], 4 * k), mask)
+            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
 
     def op_MOV(self, ins, mods, o, mask):
-        self._set(ins, o[0].index, self.u32(ins, o[1]), mask)
+        self._dst(ins, o[0], self.u32(ins, o[1]), mask)
 
+    def op_UMOV(self, ins, mods, o, mask):
+        self._dst(ins, o[0], self.u32(ins, o[1]), mask)
+
+    def op_SEL(self, ins, mods, o, mask):
+        self._dst(ins, o[0], np.where(self.pred(ins, o[3]), self.u32(ins, o[1]), self.u32(ins, o[2])), mask)
+
+    def op_FSEL(self, ins, mods, o, mask):
+        """A float select: -R and |R| act on the sign bit (ptxas negates a binary64's high word so)."""
+        def bits(x):
+            v = np.asarray(self.raw(ins, x)).astype(np.uint32)
+            if x.absolute:
+                v = v & np.uint32(0x7FFFFFFF)
+            if x.negate:
+                v = v ^ np.uint32(0x80000000)
+            return v
+        self._dst(ins, o[0], np.broadcast_to(np.where(self.pred(ins, o[3]), bits(o[1]), bits(o[2])),
+                                             (self.threads,)), mask)
+
+    def op_P2R(self, ins, mods, o, mask):
+        """P2R Rd, PR, Ra, mask: the predicates' bits under `mask`, Ra's elsewhere."""
+        if len(o) != 4:
+            self._unmodeled(ins)
+        bits = np.zeros(self.threads, dtype=np.uint32)
+        for p in range(7):
+            bits |= self.preds[p].astype(np.uint32) << np.uint32(p)
+        keep = np.asarray(self.u32(ins, o[3])).astype(np.uint32)
+        self._dst(ins, o[0], (np.asarray(self.u32(ins, o[2])) & ~keep) | (bits & keep), mask)
+
+    def op_R2P(self, ins, mods, o, mask):
+        value = np.asarray(self.u32(ins, o[1]))
+        keep = int(self.u32(ins, o[2]))
+        for p in range(7):
+            if keep >> p & 1:
+                self._dst(ins, Operand("pred", p), (value >> p) & 1 == 1, mask)
+
+    # ------------------------------------------------------------ integer
     def op_SHF(self, ins, mods, o, mask):
-        if "U32" not in mods:
-            self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
-        low = self.u32(ins, o[1]).astype(np.uint64)
-        high = self.u32(ins, o[3]).astype(np.uint64)
-        shift = np.minimum(np.asarray(self.u32(ins, o[2])).astype(np.uint64), np.uint64(32))
+        signed = "S32" in mods or "S64" in mods
+        wide = "U64" in mods or "S64" in mods
+        low = np.asarray(self.u32(ins, o[1])).astype(np.uint64)
+        high = np.asarray(self.u32(ins, o[3])).astype(np.uint64)
+        shift = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
+        shift = np.minimum(shift & np.uint64(0x7F), np.uint64(64 if wide else 32))
         both = (high << np.uint64(32)) | low
-        shifted = both << shift if "L" in mods else both >> shift
+        if "L" in mods:
+            shifted = np.where(shift >= 64, np.uint64(0), both << np.minimum(shift, np.uint64(63)))
+        elif signed:
+            shifted = (both.view(np.int64) >> np.minimum(shift, np.uint64(63)).astype(np.int64)).view(np.uint64)
+        else:
+            shifted = np.where(shift >= 64, np.uint64(0), both >> np.minimum(shift, np.uint64(63)))
         out = shifted >> np.uint64(32) if "HI" in mods else shifted
-        self._set(ins, o[0].index, (out & np.uint64(0xFFFFFFFF)).astype(np.uint32), mask)
+        self._dst(ins, o[0], self._full(out & MASK32).astype(np.uint32), mask)
 
     def op_IADD3(self, ins, mods, o, mask):
         d, rest = o[0], list(o[1:])
         carries = []
-        while rest and rest[0].kind == "pred" and len(rest) > 3:
+        while rest and rest[0].kind in ("pred", "upred") and len(rest) > 3:
             carries.append(rest.pop(0))
         a, b, c = rest[:3]
         total = sum(np.asarray(self.u32(ins, x)).astype(np.int64) for x in (a, b, c))
         if "X" in mods:
             for p in rest[3:]:
                 total = total + np.asarray(self.pred(ins, p)).astype(np.int64)
-        total = np.broadcast_to(total, (self.threads,))
-        self._set(ins, d.index, (total & 0xFFFFFFFF).astype(np.uint32), mask)
+        total = self._full(total)
+        self._dst(ins, d, (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carries:
             if any(x.negate for x in (a, b, c)):
                 self._fail(ins, "a carry out of a subtraction is not modeled", Unmodeled)
-            self._set_pred(carries[0].index, (total >> 32) & 1 == 1, mask)
+            self._dst(ins, carries[0], (total >> 32) & 1 == 1, mask)
             if len(carries) > 1:
-                self._set_pred(carries[1].index, (total >> 33) & 1 == 1, mask)
+                self._dst(ins, carries[1], (total >> 33) & 1 == 1, mask)
+
+    def op_VIADD(self, ins, mods, o, mask):
+        total = np.asarray(self.u32(ins, o[1])).astype(np.int64) + np.asarray(self.u32(ins, o[2])).astype(np.int64)
+        self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
 
     def op_LEA(self, ins, mods, o, mask):
-        if mods:
-            self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
         rest = list(o[1:])
-        carry = rest.pop(0) if rest[0].kind == "pred" else None
-        a, b, s = rest
-        shifted = (np.asarray(self.u32(ins, a)).astype(np.int64) << int(s.value)) & 0xFFFFFFFF
-        total = np.broadcast_to(shifted + np.asarray(self.u32(ins, b)).astype(np.int64), (self.threads,))
-        self._set(ins, o[0].index, (total & 0xFFFFFFFF).astype(np.uint32), mask)
+        carry = rest.pop(0) if rest[0].kind in ("pred", "upred") and "X" not in mods else None
+        carry_in = rest.pop() if "X" in mods and rest[-1].kind in ("pred", "upred") else None
+        s = int(rest[-1].value)
+        a = np.asarray(self.u32(ins, rest[0])).astype(np.int64)
+        b = np.asarray(self.u32(ins, rest[1])).astype(np.int64)
+        if "HI" in mods:
+            if "SX32" in mods:
+                high = np.where(a >= 1 << 31, 0xFFFFFFFF, 0)
+            elif len(rest) == 4:
+                high = np.asarray(self.u32(ins, rest[2])).astype(np.int64)
+            else:
+                high = np.zeros_like(a)
+            shifted = (((high << 32) | a) >> (32 - s)) & 0xFFFFFFFF if s else high
+        else:
+            shifted = (a << s) & 0xFFFFFFFF
+            if len(rest) != 3:
+                self._unmodeled(ins)
+        total = shifted + b
+        if carry_in is not None:
+            total = total + np.asarray(self.pred(ins, carry_in)).astype(np.int64)
+        total = self._full(total)
+        self._dst(ins, o[0], (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carry is not None:
-            self._set_pred(carry.index, total >> 32 == 1, mask)
+            self._dst(ins, carry, total >> 32 == 1, mask)
 
     def op_IMAD(self, ins, mods, o, mask):
-        if mods != ("WIDE", "U32"):
-            self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
-        d, a, b, c = o
-        product = np.asarray(self.u32(ins, a)).astype(np.uint64) * np.asarray(self.u32(ins, b)).astype(np.uint64)
-        if c.kind == "reg":
-            addend = self._reg(ins, c.index).astype(np.uint64) | (
-                self._reg(ins, c.index + 1 if c.index != RZ else RZ).astype(np.uint64) << np.uint64(32))
+        d = o[0]
+        if "WIDE" in mods:
+            a, b, c = o[1:4]
+            dtype = np.uint32 if "U32" in mods else np.int32
+            av = np.asarray(self.u32(ins, a)).astype(np.uint32).view(dtype).astype(np.int64) \
+                if np.ndim(self.u32(ins, a)) else np.int64(np.uint32(self.u32(ins, a)).view(dtype))
+            bv = np.asarray(self.u32(ins, b)).astype(np.uint32)
+            bv = bv.view(dtype).astype(np.int64) if bv.ndim else np.int64(bv.view(dtype))
+            product = (np.asarray(av, dtype=np.int64) * np.asarray(bv, dtype=np.int64)).astype(np.uint64)
+            if c.kind in ("reg", "ureg"):
+                addend = np.asarray(self.raw(ins, c, 0)).astype(np.uint64) | (
+                    np.asarray(self.raw(ins, c, 1)).astype(np.uint64) << np.uint64(32))
+            elif c.kind == "const":
+                addend = np.uint64(self.raw(ins, c, 0)) | (np.uint64(self.raw(ins, c, 1)) << np.uint64(32))
+            else:
+                addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
+                if c.negate or (c.literal.startswith("-")):
+                    addend = addend | np.uint64(0xFFFFFFFF00000000)
+            total = self._full(product + addend)
+            self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
+            self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
+            return
+        rest = list(o[1:])
+        a, b, c = rest[:3]
+        av = np.asarray(self.u32(ins, a)).astype(np.uint64)
+        bv = np.asarray(self.u32(ins, b)).astype(np.uint64)
+        if "HI" in mods:
+            if "U32" in mods:
+                product = (av * bv) >> np.uint64(32)
+            else:
+                sa = av.astype(np.uint32).view(np.int32).astype(np.int64) if av.ndim else \
+                    np.int64(np.uint32(av).view(np.int32))
+                sb = bv.astype(np.uint32).view(np.int32).astype(np.int64) if bv.ndim else \
+                    np.int64(np.uint32(bv).view(np.int32))
+                product = ((np.asarray(sa) * np.asarray(sb)) >> 32).astype(np.uint64)
+            total = product + np.asarray(self.u32(ins, c)).astype(np.uint64)
         else:
-            addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
-        total = np.broadcast_to(product + addend, (self.threads,))
-        self._set(ins, d.index, (total & np.uint64(0xFFFFFFFF)).astype(np.uint32), mask)
-        if d.index != RZ:
-            self._set(ins, d.index + 1, (total >> np.uint64(32)).astype(np.uint32), mask)
+            total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64)
+        if "X" in mods:
+            total = total + np.asarray(self.pred(ins, rest[3])).astype(np.uint64)
+        total = self._full(total & MASK32)
+        self._dst(ins, d, total.astype(np.uint32), mask)
 
     _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                 "GT": np.greater, "GE": np.greater_equal}
+    _COMBINE = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}
+
+    def _typed(self, ins, o, dtype):
+        v = np.asarray(self.u32(ins, o)).astype(np.uint32)
+        return v.view(dtype) if v.ndim else v.reshape(1).view(dtype)[0]
 
     def op_ISETP(self, ins, mods, o, mask):
-        cmp, combine = mods[0], mods[-1]
-        if combine != "AND" or cmp not in self._COMPARE:
-            self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
+        cmp = next((m for m in mods if m in self._COMPARE), None)
+        combine = next((m for m in mods if m in self._COMBINE), None)
+        if cmp is None or combine is None:
+            self._unmodeled(ins)
         dtype = np.uint32 if "U32" in mods else np.int32
-        a = np.asarray(self.u32(ins, o[2])).astype(np.uint32).view(dtype) if np.ndim(self.u32(ins, o[2])) else \
-            np.uint32(self.u32(ins, o[2])).view(dtype)
-        bv = self.u32(ins, o[3])
-        b = np.asarray(bv).astype(np.uint32).view(dtype) if np.ndim(bv) else np.uint32(bv).view(dtype)
-        result = self._COMPARE[cmp](a, b)
+        if "EX" in mods:
+            a, b = self._typed(ins, o[2], dtype), self._typed(ins, o[3], dtype)
+            low = self.pred(ins, o[5])
+            equal = np.equal(a, b)
+            if cmp == "EQ":
+                result = equal & low
+            elif cmp == "NE":
+                result = ~equal | low
+            else:
+                strict = {"LT": np.less, "LE": np.less, "GT": np.greater, "GE": np.greater}[cmp](a, b)
+                result = strict | (equal & low)
+        else:
+            result = self._COMPARE[cmp](self._typed(ins, o[2], np.uint32 if dtype == np.uint32 else np.int32),
+                                        self._typed(ins, o[3], dtype))
         c = self.pred(ins, o[4])
-        self._set_pred(o[0].index, result & c, mask)
-        self._set_pred(o[1].index, ~result & c, mask)
-
-    def op_FSETP(self, ins, mods, o, mask):
-        cmp, combine = mods[0], mods[-1]
-        if combine != "AND" or cmp not in self._COMPARE:
-            self._fail(ins, f"{ins.full_opcode} is not modeled (ordered comparisons with AND only)", Unmodeled)
-        with np.errstate(invalid="ignore"):
-            result = self._COMPARE[cmp](self.f32(ins, o[2]), self.f32(ins, o[3]))   # NaN: false (ordered)
-        c = self.pred(ins, o[4])
-        self._set_pred(o[0].index, result & c, mask)
-        self._set_pred(o[1].index, ~result & c, mask)
+        f = self._COMBINE[combine]
+        self._dst(ins, o[0], f(result, c), mask)
+        self._dst(ins, o[1], f(np.logical_not(result), c), mask)
 
     def op_LOP3(self, ins, mods, o, mask):
-        if mods != ("LUT",) or len(o) != 6 or not (o[5].index == PT and o[5].negate):
-            self._fail(ins, f"{ins.full_opcode} with a predicate is not modeled", Unmodeled)
-        a, b, c = (np.asarray(self.u32(ins, x), dtype=np.uint32) for x in o[1:4])
-        lut = o[4].value
-        result = np.zeros(np.broadcast(a, b, c).shape, dtype=np.uint32)
+        if mods != ("LUT",):
+            self._unmodeled(ins)
+        ops = list(o)
+        pout = ops.pop(0) if ops[0].kind in ("pred", "upred") else None
+        d, a, b, c, lut, q = ops
+        if not (q.index == PT and q.negate):
+            self._unmodeled(ins, "LOP3.LUT with a predicate input")
+        a, b, c = (np.asarray(self.u32(ins, x), dtype=np.uint32) for x in (a, b, c))
+        result = self._lut(lut.value, a, b, c, np.uint32)
+        result = self._full(result)
+        self._dst(ins, d, result, mask)
+        if pout is not None:
+            self._dst(ins, pout, result != 0, mask)
+
+    @staticmethod
+    def _lut(lut, a, b, c, dtype):
+        result = np.zeros(np.broadcast(a, b, c).shape, dtype=dtype)
         for i in range(8):
             if lut >> i & 1:
-                term = (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
-                result = result | term
-        self._set(ins, o[0].index, result, mask)
+                result = result | ((a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c))
+        return result
 
-    def _fset(self, ins, d, value, mask):
-        self._set(ins, d.index, _u(value), mask)
+    def op_PLOP3(self, ins, mods, o, mask):
+        a, b, c = (np.asarray(self.pred(ins, x), dtype=bool) for x in o[2:5])
+        for out, lut in ((o[0], o[5].value), (o[1], o[6].value)):
+            self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
+
+    def op_IMNMX(self, ins, mods, o, mask):
+        dtype = np.uint32 if "U32" in mods else np.int32
+        a, b = self._typed(ins, o[1], dtype), self._typed(ins, o[2], dtype)
+        take_min = self.pred(ins, o[3])
+        value = np.where(take_min, np.minimum(a, b), np.maximum(a, b)).astype(np.int64) & 0xFFFFFFFF
+        self._dst(ins, o[0], self._full(value).astype(np.uint32), mask)
+
+    op_VIMNMX = op_IMNMX
+
+    def op_IABS(self, ins, mods, o, mask):
+        v = self._typed(ins, o[1], np.int32).astype(np.int64)
+        self._dst(ins, o[0], (np.abs(v) & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_POPC(self, ins, mods, o, mask):
+        v = np.asarray(self.u32(ins, o[1])).astype(np.uint32)
+        count = np.zeros(v.shape, dtype=np.uint32)
+        for k in range(32):
+            count += (v >> np.uint32(k)) & np.uint32(1)
+        self._dst(ins, o[0], self._full(count), mask)
+
+    def op_FLO(self, ins, mods, o, mask):
+        v = np.asarray(self.u32(ins, o[-1])).astype(np.uint32)
+        if "U32" not in mods:
+            s = v.view(np.int32) if v.ndim else v.reshape(1).view(np.int32)
+            v = np.where(np.asarray(s) < 0, ~v, v).astype(np.uint32)
+        position = np.full(v.shape, -1, dtype=np.int64)
+        for k in range(32):
+            position = np.where((v >> np.uint32(k)) & 1 == 1, k, position)
+        if "SH" in mods:
+            position = np.where(position >= 0, 31 - position, -1)
+        self._dst(ins, o[0], self._full((position & 0xFFFFFFFF).astype(np.uint32)), mask)
+
+    def op_BREV(self, ins, mods, o, mask):
+        v = np.asarray(self.u32(ins, o[1])).astype(np.uint32)
+        out = np.zeros(v.shape, dtype=np.uint32)
+        for k in range(32):
+            out |= ((v >> np.uint32(k)) & 1) << np.uint32(31 - k)
+        self._dst(ins, o[0], self._full(out), mask)
+
+    def op_PRMT(self, ins, mods, o, mask):
+        if mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (only the default byte-select mode)")
+        a = np.asarray(self.u32(ins, o[1])).astype(np.uint64)
+        selector = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
+        b = np.asarray(self.u32(ins, o[3])).astype(np.uint64)
+        source = (b << np.uint64(32)) | a
+        out = np.zeros(np.broadcast(a, b, selector).shape, dtype=np.uint64)
+        for k in range(4):
+            nibble = (selector >> np.uint64(4 * k)) & np.uint64(0xF)
+            byte = (source >> ((nibble & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+            sign = np.where(byte >> np.uint64(7) == 1, np.uint64(0xFF), np.uint64(0))
+            byte = np.where(nibble & np.uint64(8) != 0, sign, byte)
+            out |= byte << np.uint64(8 * k)
+        self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
+
+    def op_I2F(self, ins, mods, o, mask):
+        src64 = "S64" in mods or "U64" in mods
+        unsigned = "U32" in mods or "U64" in mods
+        to64 = "F64" in mods
+        mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
+        if "F16" in mods:
+            self._unmodeled(ins)
+        if src64:
+            low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
+            high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
+            bits = (high << np.uint64(32)) | low
+            value = bits.astype(np.float64) if unsigned else bits.view(np.int64).astype(np.float64)
+            if mode != "RN":
+                self._unmodeled(ins, f"{ins.full_opcode} (a directed rounding of a 64-bit integer)")
+        else:
+            value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if unsigned
+                     else self._typed(ins, o[1], np.int32).astype(np.float64))
+        value = self._full(value)
+        if to64:
+            bits = value.astype(np.float64).view(np.uint64)
+            self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
+            self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
+        else:
+            self._dst(ins, o[0], _u(_round_f32(value, mode)), mask)
+
+    def op_I2FP(self, ins, mods, o, mask):
+        """I2FP.F32.S32 / .U32: a 32-bit integer to binary32 on the ALU pipe (sm_86+)."""
+        if "F32" not in mods:
+            self._unmodeled(ins)
+        mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
+        value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if "U32" in mods
+                 else self._typed(ins, o[1], np.int32).astype(np.float64))
+        self._dst(ins, o[0], self._full(_u(_round_f32(value, mode))), mask)
+
+    def op_F2I(self, ins, mods, o, mask):
+        x = self.f64(ins, o[1]) if "F64" in mods else self.f32(ins, o[1]).astype(np.float64)
+        if "FTZ" in mods and "F64" not in mods:
+            x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
+        rounding = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}
+        mode = next((m for m in mods if m in rounding), None)
+        x = self._full(np.asarray(x, dtype=np.float64))
+        r = rounding[mode](x) if mode else np.rint(x)
+        kind = "U64" if "U64" in mods else "S64" if "S64" in mods else "U32" if "U32" in mods else "S32"
+        low, high = {"U32": (0, 2**32 - 1), "S32": (-2**31, 2**31 - 1),
+                     "U64": (0, 2**64 - 1), "S64": (-2**63, 2**63 - 1)}[kind]
+        nan = np.isnan(r)
+        r = np.where(nan, 0.0, r)
+        if kind.endswith("64"):
+            out = np.array([0 if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
+            bits = np.array([int(v) & (2**64 - 1) for v in out], dtype=np.uint64)
+            self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
+            self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
+            return
+        r = np.clip(r, low, high).astype(np.int64)
+        self._dst(ins, o[0], (r & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    # ------------------------------------------------------------ binary32
+    def _fset(self, ins, d, value, mask, mods=()):
+        value = np.asarray(value, dtype=np.float32)
+        if "SAT" in mods:
+            value = np.where(np.isnan(value), np.float32(0), np.clip(value, 0, 1)).astype(np.float32)
+        if "FTZ" in mods:
+            value = _ftz32(value)
+        self._dst(ins, d, self._full(_u(value)), mask)
+
+    def _fp_inputs(self, ins, mods, operands):
+        unknown = [m for m in mods if m not in ("FTZ", "SAT", "RN")]
+        if unknown:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown)})")
+        values = [self.f32(ins, x) for x in operands]
+        return [_ftz32(v) for v in values] if "FTZ" in mods else values
 
     def op_FADD(self, ins, mods, o, mask):
-        self._plain_fp(ins, mods)
-        self._fset(ins, o[0], self.f32(ins, o[1]) + self.f32(ins, o[2]), mask)
+        a, b = self._fp_inputs(ins, mods, o[1:3])
+        with np.errstate(all="ignore"):
+            self._fset(ins, o[0], a + b, mask, mods)
 
     def op_FMUL(self, ins, mods, o, mask):
-        self._plain_fp(ins, mods)
-        self._fset(ins, o[0], self.f32(ins, o[1]) * self.f32(ins, o[2]), mask)
+        a, b = self._fp_inputs(ins, mods, o[1:3])
+        with np.errstate(all="ignore"):
+            self._fset(ins, o[0], a * b, mask, mods)
 
     def op_FFMA(self, ins, mods, o, mask):
-        self._plain_fp(ins, mods)
-        a, b, c = (self.f32(ins, x).astype(np.float64) for x in o[1:4])
-        self._fset(ins, o[0], (a * b + c).astype(np.float32), mask)
-
-    def _plain_fp(self, ins, mods):
-        if mods:
-            self._fail(ins, f"{ins.full_opcode} (a rounding or flush modifier) is not modeled", Unmodeled)
+        a, b, c = (v.astype(np.float64) for v in self._fp_inputs(ins, mods, o[1:4]))
+        with np.errstate(all="ignore"):
+            self._fset(ins, o[0], (a * b + c).astype(np.float32), mask, mods)
 
     def op_FMNMX(self, ins, mods, o, mask):
-        a, b = self.f32(ins, o[1]), self.f32(ins, o[2])
-        p = o[3]
-        if p.index != PT:
-            self._fail(ins, "FMNMX with a predicate register is not modeled", Unmodeled)
-        take_min = not p.negate
-        self._fset(ins, o[0], np.fmin(a, b) if take_min else np.fmax(a, b), mask)
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
+        take_min = self.pred(ins, o[3])
+        self._fset(ins, o[0], np.where(take_min, np.fmin(a, b), np.fmax(a, b)), mask)
 
-    def op_FSEL(self, ins, mods, o, mask):
-        self._set(ins, o[0].index, np.where(self.pred(ins, o[3]), self.u32(ins, o[1]), self.u32(ins, o[2])), mask)
+    _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+                 "GT": np.greater, "GE": np.greater_equal}
 
-    op_SEL = op_FSEL
+    def _fcompare(self, ins, cmp, a, b):
+        with np.errstate(invalid="ignore"):
+            unordered = np.isnan(a) | np.isnan(b)
+            if cmp == "NUM":
+                return ~unordered
+            if cmp == "NAN":
+                return unordered
+            if cmp in self._FCOMPARE:
+                return self._FCOMPARE[cmp](a, b) & ~unordered if cmp != "NE" else (a != b) & ~unordered
+            if cmp.endswith("U") and cmp[:-1] in self._FCOMPARE:
+                return self._FCOMPARE[cmp[:-1]](a, b) | unordered
+        self._unmodeled(ins)
+
+    def op_FSETP(self, ins, mods, o, mask):
+        cmp = mods[0]
+        combine = next((m for m in mods if m in self._COMBINE), None)
+        if combine is None:
+            self._unmodeled(ins)
+        a, b = self._fp_inputs(ins, tuple(m for m in mods[1:] if m == "FTZ"), o[2:4])
+        result = self._fcompare(ins, cmp, a, b)
+        c = self.pred(ins, o[4])
+        f = self._COMBINE[combine]
+        self._dst(ins, o[0], f(result, c), mask)
+        self._dst(ins, o[1], f(np.logical_not(result), c), mask)
 
     def op_MUFU(self, ins, mods, o, mask):
         x = self.f32(ins, o[1]).astype(np.float64)
+        function = mods[0] if mods else ""
         with np.errstate(all="ignore"):
-            if mods == ("EX2",):
+            if function == "EX2":
                 y = np.exp2(x).astype(np.float32)
                 y = np.where(np.abs(y) < np.finfo(np.float32).tiny, np.float32(0), y)
-            elif mods == ("LG2",):
+            elif function == "LG2":
                 y = np.log2(x).astype(np.float32)
-            elif mods == ("RCP",):
+            elif function == "RCP":
                 y = (1.0 / x).astype(np.float32)
-            elif mods == ("SQRT",):
+            elif function == "RSQ":
+                y = (1.0 / np.sqrt(x)).astype(np.float32)
+            elif function == "SQRT":
                 y = np.sqrt(x).astype(np.float32)
+            elif function == "TANH":
+                y = np.tanh(x).astype(np.float32)
+            elif function == "SIN":                  # ptxas scales by 1/(2 pi) before MUFU.SIN/COS
+                y = np.sin(2 * np.pi * x).astype(np.float32)
+            elif function == "COS":
+                y = np.cos(2 * np.pi * x).astype(np.float32)
             else:
-                self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
+                self._unmodeled(ins)
         self._fset(ins, o[0], y, mask)
 
-    def _addresses(self, ins, m: Operand, mask):
-        if not m.wide:
+    # ------------------------------------------------------------ binary16 (packed pairs)
+    def _half_operands(self, ins, operands):
+        """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair."""
+        out, ops, k = [], list(operands), 0
+        while k < len(ops):
+            x = ops[k]
+            if x.kind in ("imm", "fimm") and k + 1 < len(ops) and ops[k + 1].kind in ("imm", "fimm"):
+                pair = [np.float32(self.f32(ins, y)) for y in ops[k:k + 2]]
+                out.append((pair[0], pair[1]))
+                k += 2
+                continue
+            if x.kind in ("imm", "fimm") or x.half == "F32":
+                v = self.f32(ins, dataclasses.replace(x, half=""))
+                out.append((v, v))
+                k += 1
+                continue
+            low, high = _halves(self.raw(ins, x))
+            if x.half == "H0_H0":
+                high = low
+            elif x.half == "H1_H1":
+                low = high
+            elif x.half == "H1_H0":
+                low, high = high, low
+            if x.absolute:
+                low, high = np.abs(low), np.abs(high)
+            if x.negate:
+                low, high = -low, -high
+            out.append((low, high))
+            k += 1
+        return out
+
+    def _half_result(self, ins, mods, d, low, high, mask):
+        unknown = [m for m in mods if m not in ("F32", "MMA", "FTZ", "SAT", "RN")]
+        if unknown:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown)})")
+        if "SAT" in mods:
+            low, high = (np.where(np.isnan(v), 0.0, np.clip(v, 0, 1)) for v in (low, high))
+        if "F32" in mods:
+            self._fset(ins, d, np.asarray(low, dtype=np.float64).astype(np.float32), mask)
+        else:
+            self._dst(ins, d, np.broadcast_to(_pack(np.asarray(low, dtype=np.float64),
+                                                    np.asarray(high, dtype=np.float64)), (self.threads,)), mask)
+
+    def op_HADD2(self, ins, mods, o, mask):
+        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        with np.errstate(all="ignore"):
+            self._half_result(ins, mods, o[0], np.float64(1) * al + bl, np.float64(1) * ah + bh, mask)
+
+    def op_HMUL2(self, ins, mods, o, mask):
+        (al, ah), (bl, bh) = self._half_operands(ins, o[1:])
+        with np.errstate(all="ignore"):
+            self._half_result(ins, mods, o[0], np.float64(1) * al * bl, np.float64(1) * ah * bh, mask)
+
+    def op_HFMA2(self, ins, mods, o, mask):
+        (al, ah), (bl, bh), (cl, ch) = self._half_operands(ins, o[1:])
+        f = np.float64
+        with np.errstate(all="ignore"):
+            self._half_result(ins, mods, o[0], f(1) * al * bl + cl, f(1) * ah * bh + ch, mask)
+
+    def op_HMNMX2(self, ins, mods, o, mask):
+        (al, ah), (bl, bh) = self._half_operands(ins, o[1:3])
+        take_min = self.pred(ins, o[3])
+        pick = lambda a, b: np.where(take_min, np.fmin(a, b), np.fmax(a, b))
+        self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
+
+    def op_F2FP(self, ins, mods, o, mask):
+        if "PACK_AB" not in mods or any(m not in ("PACK_AB", "F16", "F32", "BF16", "RN") for m in mods):
+            self._unmodeled(ins)
+        a, b = self.f32(ins, o[1]), self.f32(ins, o[2])      # PTX cvt.rn.f16x2.f32 d, a, b: a high, b low
+        if "BF16" in mods:
+            value = (_bf16(a) << np.uint32(16)) | _bf16(b)
+        else:
+            value = _pack(b, a)
+        self._dst(ins, o[0], self._full(value.astype(np.uint32)), mask)
+
+    def op_F2F(self, ins, mods, o, mask):
+        types = [m for m in mods if m in ("F16", "F32", "F64", "BF16")]
+        rounding = [m for m in mods if m in ("RZ", "RM", "RP")]
+        if len(types) != 2 or rounding and types != ["F32", "F64"]:
+            self._unmodeled(ins)
+        dst, src = types
+        if src == "F64":
+            x = self.f64(ins, o[1])
+        elif src == "F16":
+            x = _halves(self.u32(ins, o[1]))[1 if o[1].half == "H1_H1" else 0].astype(np.float64)
+        else:
+            x = self.f32(ins, o[1]).astype(np.float64)
+        x = self._full(np.asarray(x, dtype=np.float64))
+        if "FTZ" in mods and src == "F32":
+            x = np.where(np.abs(x) < np.finfo(np.float32).tiny, 0.0, x)
+        if dst == "F64":
+            bits = x.view(np.uint64)
+            self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
+            self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
+        elif dst == "F32":
+            self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
+        elif dst == "F16":
+            self._dst(ins, o[0], _pack(x.astype(np.float32) if src == "F32" else x, 0.0) & np.uint32(0xFFFF), mask)
+        else:
+            self._dst(ins, o[0], _bf16(x.astype(np.float32)), mask)
+
+    # ------------------------------------------------------------ binary64
+    def _dset(self, ins, d, value, mask):
+        bits = self._full(np.asarray(value, dtype=np.float64)).view(np.uint64)
+        self._dst(ins, d, (bits & MASK32).astype(np.uint32), mask)
+        self._dst(ins, d, (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
+
+    def _plain64(self, ins, mods):
+        if [m for m in mods if m != "RN"]:
+            self._unmodeled(ins, f"{ins.full_opcode} (a rounding modifier)")
+
+    def op_DADD(self, ins, mods, o, mask):
+        self._plain64(ins, mods)
+        with np.errstate(all="ignore"):
+            self._dset(ins, o[0], self.f64(ins, o[1]) + self.f64(ins, o[2]), mask)
+
+    def op_DMUL(self, ins, mods, o, mask):
+        self._plain64(ins, mods)
+        with np.errstate(all="ignore"):
+            self._dset(ins, o[0], self.f64(ins, o[1]) * self.f64(ins, o[2]), mask)
+
+    def op_DFMA(self, ins, mods, o, mask):
+        self._plain64(ins, mods)
+        a, b, c = (self.f64(ins, x) for x in o[1:4])
+        with np.errstate(all="ignore"):
+            exact = np.frompyfunc(_fma64, 3, 1)(a, b, c).astype(np.float64)
+        self._dset(ins, o[0], exact, mask)
+
+    def op_DSETP(self, ins, mods, o, mask):
+        combine = next((m for m in mods if m in self._COMBINE), None)
+        if combine is None:
+            self._unmodeled(ins)
+        a, b = self.f64(ins, o[2]), self.f64(ins, o[3])
+        if mods[0] in ("MAX", "MIN"):
+            # ptxas's fmax/fmin(double): P0 picks a, P1 marks "both NaN" (it then quiets b), read
+            # from how its code selects the words (FSEL/SEL on P0, a quiet-bit LOP3 on P1); a
+            # NaN loses to a number; +0 is above -0 (IEEE 754-2019 maximum/minimum).
+            a, b = self._full(a), self._full(b)
+            with np.errstate(invalid="ignore"):
+                better = a > b if mods[0] == "MAX" else a < b
+                tie = (a == b) & (np.signbit(a) != (mods[0] == "MAX"))
+                pick_a = better | tie | (np.isnan(b) & ~np.isnan(a))
+            both_nan = np.isnan(a) & np.isnan(b)
+            c = self.pred(ins, o[4])
+            f = self._COMBINE[combine]
+            self._dst(ins, o[0], f(pick_a, c), mask)
+            self._dst(ins, o[1], f(both_nan, c), mask)
+            return
+        result = self._fcompare(ins, mods[0], a, b)
+        c = self.pred(ins, o[4])
+        f = self._COMBINE[combine]
+        self._dst(ins, o[0], f(result, c), mask)
+        self._dst(ins, o[1], f(np.logical_not(result), c), mask)
+
+    # ------------------------------------------------------------ tensor cores
+    def _warps(self, ins, mask):
+        """The warps executing a warp-wide instruction (all 32 lanes, as .aligned requires)."""
+        if mask is True:
+            return np.ones(self.threads // WARP, dtype=bool)
+        per_warp = mask.reshape(-1, WARP)
+        whole = per_warp.all(axis=1)
+        if (per_warp.any(axis=1) & ~whole).any():
+            self._fail(ins, "a warp-wide instruction executed by part of a warp (it must be converged)")
+        return whole
+
+    def _fragment(self, ins, o, count):
+        """Registers o.index .. + count - 1 as [warps, 32 lanes, count] uint32."""
+        return np.stack([np.asarray(self.raw(ins, o, k)).reshape(-1, WARP) if o.index != RZ else
+                         np.zeros((self.threads // WARP, WARP), dtype=np.uint32) for k in range(count)], axis=2)
+
+    def op_HMMA(self, ins, mods, o, mask):
+        shape = mods[0] if mods else ""
+        accumulate = "F32" if "F32" in mods else "F16" if "F16" in mods else None
+        if shape not in ("16816", "1688") or accumulate is None or len(mods) != 2:
+            self._unmodeled(ins, f"{ins.full_opcode} (HMMA.16816/.1688 with .F32 or .F16 accumulation)")
+        k_size = 16 if shape == "16816" else 8
+        warps = self._warps(ins, mask)
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        # A fragment (PTX ISA, mma.m16n8k16 / m16n8k8 .f16, "Matrix fragments"): register r holds
+        # row g + 8 * (r % 2), columns 2t, 2t+1 (+ 8 for r >= 2 in the k16 shape).
+        a_regs = self._fragment(ins, o[1], 4 if k_size == 16 else 2)
+        b_regs = self._fragment(ins, o[2], 2 if k_size == 16 else 1)
+        c_count = 4 if accumulate == "F32" else 2
+        W = a_regs.shape[0]
+        A = np.zeros((W, 16, k_size))
+        for r in range(a_regs.shape[2]):
+            low, high = _halves(a_regs[:, :, r])
+            rows, cols = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
+            A[:, rows, cols], A[:, rows, cols + 1] = low, high
+        B = np.zeros((W, k_size, 8))
+        for r in range(b_regs.shape[2]):
+            low, high = _halves(b_regs[:, :, r])
+            ks = 2 * t + 8 * r
+            B[:, ks, g], B[:, ks + 1, g] = low, high
+        C = np.zeros((W, 16, 8))
+        if o[3].index != RZ:
+            c_regs = self._fragment(ins, o[3], c_count)
+            if accumulate == "F32":
+                for r in range(4):
+                    C[:, g + 8 * (r // 2), 2 * t + r % 2] = c_regs[:, :, r].view(np.float32)
+            else:
+                for r in range(2):
+                    low, high = _halves(c_regs[:, :, r])
+                    C[:, g + 8 * r, 2 * t], C[:, g + 8 * r, 2 * t + 1] = low, high
+        with np.errstate(all="ignore"):
+            D = np.einsum("wmk,wkn->wmn", A, B) + C
+        lanes = np.repeat(warps, WARP)
+        if accumulate == "F32":
+            for r in range(4):
+                value = D[:, g + 8 * (r // 2), 2 * t + r % 2].astype(np.float32).reshape(-1)
+                self._dst(ins, o[0], _u(value), lanes if mask is not True else mask, r)
+        else:
+            for r in range(2):
+                value = _pack(D[:, g + 8 * r, 2 * t], D[:, g + 8 * r, 2 * t + 1]).reshape(-1)
+                self._dst(ins, o[0], value, lanes if mask is not True else mask, r)
+
+    # ------------------------------------------------------------ warp collectives
+    def op_SHFL(self, ins, mods, o, mask):
+        value = self._reg(ins, o[2].index)
+        b = np.asarray(self.u32(ins, o[3])).astype(np.int64) & 0x1F
+        c = np.asarray(self.u32(ins, o[4])).astype(np.int64)
+        clamp, segmask = c & 0x1F, (c >> 8) & 0x1F
+        lane = self.lane
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        min_lane = lane & segmask
+        mode = mods[0] if mods else ""
+        if mode == "IDX":
+            j = min_lane | (b & ~segmask)
+            valid = j <= max_lane
+        elif mode == "UP":
+            j = lane - b
+            valid = j >= max_lane
+        elif mode == "DOWN":
+            j = lane + b
+            valid = j <= max_lane
+        elif mode == "BFLY":
+            j = lane ^ b
+            valid = j <= max_lane
+        else:
+            self._unmodeled(ins)
+        j = np.where(valid, j, lane)
+        self._dst(ins, o[1], value[self.warp_base + j], mask)
+        self._dst(ins, o[0], self._full(valid), mask)
+
+    def op_VOTE(self, ins, mods, o, mask):
+        p = self._full(self.pred(ins, o[-1]))
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        votes = (p & active).reshape(-1, WARP)
+        act = active.reshape(-1, WARP)
+        mode = mods[0] if mods else ""
+        if mode == "ANY":
+            result = np.repeat(votes.any(axis=1), WARP)
+        elif mode == "ALL":
+            result = np.repeat((votes | ~act).all(axis=1), WARP)
+        else:
+            self._unmodeled(ins)
+        ballot = np.repeat((votes.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1), WARP)
+        dests = list(o[:-1])
+        for d in dests:
+            if d.kind in ("reg", "ureg"):
+                self._dst(ins, d, ballot.astype(np.uint32), mask)
+            else:
+                self._dst(ins, d, result, mask)
+
+    # ------------------------------------------------------------ global memory
+    def _addresses(self, ins, m: Operand, mask, check_descriptor=True):
+        if check_descriptor:
+            desc = m.desc if m.desc >= 0 else 4
+            if desc not in self.descriptor_loaded:
+                self._fail(ins, f"accesses global memory through UR{desc}, which holds no memory descriptor "
+                                f"(ULDC.64 from c[0x0][{MEMORY_DESCRIPTOR.get(self.g.arch, 0):#x}])")
+        if m.index != RZ and not m.wide:
             self._fail(ins, "a 32-bit global address is not modeled", Unmodeled)
-        desc = m.desc if m.desc >= 0 else 4
-        if desc not in self.descriptor_loaded:
-            self._fail(ins, f"accesses global memory through UR{desc}, which holds no memory descriptor "
-                            f"(ULDC.64 from c[0x0][{MEMORY_DESCRIPTOR.get(self.g.arch, 0):#x}])")
         low = self._reg(ins, m.index).astype(np.uint64)
         high = self._reg(ins, m.index + 1 if m.index != RZ else RZ).astype(np.uint64)
-        addresses = (high << np.uint64(32)) + low + np.uint64(m.value)
+        addresses = (high << np.uint64(32)) + low + np.uint64(m.value & 0xFFFFFFFFFFFFFFFF)
+        if m.ureg != URZ:
+            addresses = addresses + self.uregs[m.ureg].astype(np.uint64) + (
+                self.uregs[m.ureg + 1].astype(np.uint64) << np.uint64(32) if m.index == RZ else np.uint64(0))
         return addresses if mask is True else addresses[mask]
 
+    _WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+
     def _access_width(self, ins, mods) -> int:
-        for m, n in (("128", 16), ("64", 8)):
-            if m in mods:
-                return n
-        if any(m in mods for m in ("U8", "S8", "U16", "S16")):
-            self._fail(ins, f"{ins.full_opcode} (a sub-word access) is not modeled", Unmodeled)
-        return 4
+        return next((self._WIDTHS[m] for m in mods if m in self._WIDTHS), 4)
+
+    def _extend(self, mods, raw_bytes: np.ndarray) -> np.ndarray:
+        """Sub-word loads: [n, size] bytes -> uint32 words, zero or sign extended."""
+        size = raw_bytes.shape[1]
+        dtype = {1: ("<u1", "<i1"), 2: ("<u2", "<i2")}[size]["S8" in mods or "S16" in mods]
+        return np.ascontiguousarray(raw_bytes).view(dtype).reshape(-1).astype(np.int64).astype(np.uint32)[:, None]
+
+    def _write_words(self, ins, d, words, mask):
+        if d.index == RZ:
+            return
+        for k in range(words.shape[1]):
+            if mask is True:
+                self._dst(ins, d, words[:, k], True, k)
+            else:
+                full = self._reg(ins, d.index + k).copy()
+                full[mask] = words[:, k]
+                self._dst(ins, d, full, True, k)
 
     def op_LDG(self, ins, mods, o, mask):
         if "E" not in mods:
             self._fail(ins, f"{ins.full_opcode} without .E is not modeled", Unmodeled)
         size = self._access_width(ins, mods)
         addresses = self._addresses(ins, o[1], mask)
-        words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
-        if o[0].index == RZ:
-            return None
-        for k in range(size // 4):
-            if mask is True:
-                self._set(ins, o[0].index + k, words[:, k], True)
-            else:
-                full = self._reg(ins, o[0].index + k).copy()
-                full[mask] = words[:, k]
-                self._set(ins, o[0].index + k, full, True)
+        if size < 4:
+            data = self.memory.load_bytes(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+            words = self._extend(mods, data)
+        else:
+            words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        self._write_words(ins, o[0], words, mask)
+
+    def _store_columns(self, ins, src, size, mask):
+        if size < 4:
+            v = self._reg(ins, src.index) if mask is True else self._reg(ins, src.index)[mask]
+            return np.ascontiguousarray(v.astype("<u4")).view(np.uint8).reshape(-1, 4)[:, :size]
+        columns = [self.raw(ins, src, k) for k in range(size // 4)]
+        words = np.stack([self._full(c) for c in columns], axis=1)
+        return words if mask is True else words[mask]
 
     def op_STG(self, ins, mods, o, mask):
         size = self._access_width(ins, mods)
         addresses = self._addresses(ins, o[0], mask)
-        columns = [self._reg(ins, o[1].index + k if o[1].index != RZ else RZ) for k in range(size // 4)]
-        words = np.stack(columns, axis=1)
-        if mask is not True:
-            words = words[mask]
-        self.memory.store(addresses, words, self.g.name, ins.pc, ins.text, self.touched)
-
-    def op_SHFL(self, ins, mods, o, mask):
-        value = self._reg(ins, o[2].index)
-        b = np.asarray(self.u32(ins, o[3])).astype(np.int64)
-        c = int(self.u32(ins, o[4]))
-        clamp, segmask = c & 0x1F, (c >> 8) & 0x1F
-        if clamp != 0x1F or segmask:
-            self._fail(ins, "SHFL over a sub-warp segment is not modeled", Unmodeled)
-        if mods == ("BFLY",):
-            source = self.lane ^ (b & 0x1F)
-        elif mods == ("IDX",):
-            source = np.broadcast_to(b & 0x1F, self.lane.shape)
+        data = self._store_columns(ins, o[1], size, mask)
+        if size < 4:
+            self.memory.store_bytes(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
         else:
-            self._fail(ins, f"{ins.full_opcode} is not modeled", Unmodeled)
-        index = self.warp_base + source
-        valid = index < self.block_end
-        index = np.where(valid, index, np.arange(self.threads))
-        self._set(ins, o[1].index, value[index], mask)
-        self._set_pred(o[0].index, valid, mask)
+            self.memory.store(addresses, data, self.g.name, ins.pc, ins.text, self.touched)
+
+    # atomics: global (ATOMG / ATOM / RED / REDG) and shared (ATOMS)
+    def _atomic_op(self, ins, mods):
+        op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
+                                             "CAS")), None)
+        dtype = "F32" if "F32" in mods else "F16x2" if "F16x2" in mods else "64" if "64" in mods else \
+            "S32" if "S32" in mods else "U32"
+        if op is None or dtype in ("F16x2", "64"):
+            self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits)")
+        if dtype == "F32" and op not in ("ADD",):
+            self._unmodeled(ins)
+        return op, dtype
+
+    @staticmethod
+    def _combine(op, dtype, old: np.uint32, value, swap=None) -> np.uint32:
+        if op == "CAS":                     # PTX atom.cas: old == compare ? swap : old
+            return np.uint32(swap if int(old) == int(value) else old)
+        if op == "INC":                     # PTX atom.inc: old >= value ? 0 : old + 1
+            return np.uint32(0 if int(old) >= int(value) else int(old) + 1)
+        if op == "DEC":                     # PTX atom.dec: old == 0 or old > value ? value : old - 1
+            return np.uint32(value if int(old) == 0 or int(old) > int(value) else int(old) - 1)
+        if dtype == "F32":
+            return np.float32(np.uint32(old).view(np.float32) + np.uint32(value).view(np.float32)).view(np.uint32)
+        if op == "ADD":
+            return np.uint32((int(old) + int(value)) & 0xFFFFFFFF)
+        if op == "EXCH":
+            return np.uint32(value)
+        if op in ("AND", "OR", "XOR"):
+            return np.uint32({"AND": int(old) & int(value), "OR": int(old) | int(value),
+                              "XOR": int(old) ^ int(value)}[op])
+        cast = (lambda x: np.uint32(x).view(np.int32)) if dtype == "S32" else np.uint32
+        pick = min if op == "MIN" else max
+        return np.uint32(np.array(pick(cast(old), cast(value))).astype(np.int64) & 0xFFFFFFFF)
+
+    def _atomic(self, ins, mods, mask, view_of, addresses, values, swaps=None):
+        """Apply the atomics in thread order (the GPU's order is unspecified; commutative integer
+        operations give the same memory in any order, binary32 additions differ only in rounding)."""
+        op, dtype = self._atomic_op(ins, mods)
+        olds = np.zeros(addresses.size, dtype=np.uint32)
+        swaps = swaps.tolist() if swaps is not None else [None] * addresses.size
+        for k, (address, value, swap) in enumerate(zip(addresses.tolist(), values.tolist(), swaps)):
+            word = view_of(address)
+            olds[k] = word[0]
+            word[0] = self._combine(op, dtype, word[0], value, swap)
+        return olds
+
+    def _operand_values(self, ins, operand, mask):
+        v = self._full(self.u32(ins, operand))
+        return v if mask is True else v[mask]
+
+    def _global_word(self, ins):
+        def view_of(address):
+            return self.memory.view(address, 4, f"{self.g.name}: atomic at {ins.pc:#06x}").view("<u4")
+        return view_of
+
+    def op_RED(self, ins, mods, o, mask):
+        addresses = self._addresses(ins, o[0], mask)
+        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)     # bounds, residents
+        self._atomic(ins, mods, mask, self._global_word(ins), addresses, self._operand_values(ins, o[1], mask))
+
+    op_REDG = op_RED
+
+    def op_ATOMG(self, ins, mods, o, mask):
+        ops = list(o)
+        if ops[0].kind == "pred":
+            ops.pop(0)
+        d, m, src = ops[:3]
+        addresses = self._addresses(ins, m, mask)
+        self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)
+        swaps = self._operand_values(ins, ops[3], mask) if len(ops) > 3 else None
+        olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses,
+                            self._operand_values(ins, src, mask), swaps)
+        self._write_words(ins, d, olds[:, None], mask)
+
+    op_ATOM = op_ATOMG
+
+    # ------------------------------------------------------------ shared memory
+    def _shared_offsets(self, ins, m: Operand):
+        offset = (self._reg(ins, m.index).astype(np.int64) * m.scale if m.index != RZ
+                  else np.zeros(self.threads, dtype=np.int64))
+        if m.ureg != URZ:
+            offset = offset + self.uregs[m.ureg].astype(np.int64)
+        return (offset + m.value) & 0xFFFFFFFF
+
+    def _shared_addresses(self, ins, m: Operand, size: int, mask, offset=None):
+        offset = self._shared_offsets(ins, m) if offset is None else offset
+        if mask is not True:
+            offset, block = offset[mask], self.block[mask]
+        else:
+            block = self.block
+        bad = (offset + size > self.shared_bytes) | (offset % size != 0)
+        if bad.any():
+            first = int(offset[np.argmax(bad)])
+            why = ("is misaligned" if first % size else
+                   f"lies outside the block's {self.shared_bytes} bytes of shared memory")
+            self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}")
+        return block * self.shared_bytes + offset
+
+    def _shared_load(self, index, size):
+        return self.shared[index[:, None] + np.arange(size)]
+
+    def op_LDS(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._shared_addresses(ins, o[1], size, mask)
+        data = self._shared_load(index, size)
+        words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
+        self._write_words(ins, o[0], words, mask)
+
+    def op_STS(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._shared_addresses(ins, o[0], size, mask)
+        data = self._store_columns(ins, o[1], size, mask)
+        self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+
+    def op_LDSM(self, ins, mods, o, mask):
+        if mods[:1] != ("16",) or mods[1] not in ("M88", "MT88") or mods[2] not in ("1", "2", "4"):
+            self._unmodeled(ins)
+        count = int(mods[2])
+        warps = self._warps(ins, mask)
+        lanes = np.repeat(warps, WARP)
+        used = lanes & (self.lane < 8 * count)                              # the lanes that give rows
+        offsets = self._shared_offsets(ins, o[1])
+        self._shared_addresses(ins, o[1], 16, used, offsets)
+        full = (self.block * self.shared_bytes + np.where(used, offsets, 0)).reshape(-1, WARP)
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        for i in range(count):
+            rows = full[:, 8 * i:8 * i + 8]                                # [W, 8] row start bytes
+            matrix = self.shared[rows[:, :, None] + np.arange(16)]         # [W, 8 rows, 16 bytes]
+            halves = np.ascontiguousarray(matrix).view("<u2").reshape(-1, 8, 8)   # [W, row, col]
+            if mods[1] == "M88":
+                low, high = halves[:, g, 2 * t], halves[:, g, 2 * t + 1]
+            else:                                                           # transposed
+                low, high = halves[:, 2 * t, g], halves[:, 2 * t + 1, g]
+            value = (low.astype(np.uint32) | (high.astype(np.uint32) << 16)).reshape(-1)
+            self._dst(ins, o[0], value, lanes if mask is not True else mask, i)
+
+    def op_ATOMS(self, ins, mods, o, mask):
+        if len(o) < 3 or "CAST" in mods or "POPC" in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (ATOMS with a register operand: ADD/MIN/MAX/EXCH/AND/OR/"
+                                 "XOR/INC/DEC/CAS)")
+        d, m, src = o[:3]
+        index = self._shared_addresses(ins, m, 4, mask)
+        swaps = self._operand_values(ins, o[3], mask) if len(o) > 3 else None
+        olds = self._atomic(ins, mods, mask, lambda i: self.shared[i:i + 4].view("<u4"), index,
+                            self._operand_values(ins, src, mask), swaps)
+        self._write_words(ins, d, olds[:, None], mask)
+
+    # ------------------------------------------------------------ local memory
+    def _local_addresses(self, ins, m: Operand, size: int, mask):
+        if self.local_bytes == 0:
+            self._fail(ins, "local memory is not modeled for this launch (run_kernel(local_bytes=) gives a kernel some)",
+                       Unmodeled)
+        if self.local is None:
+            self.local = np.zeros(self.threads * self.local_bytes, dtype=np.uint8)
+        offset = (self._shared_offsets(ins, m)).astype(np.int64)
+        thread = np.arange(self.threads, dtype=np.int64)
+        if mask is not True:
+            offset, thread = offset[mask], thread[mask]
+        bad = (offset + size > self.local_bytes) | (offset % size != 0)
+        if bad.any():
+            first = int(offset[np.argmax(bad)])
+            why = "is misaligned" if first % size else f"lies outside the thread's {self.local_bytes} bytes of local memory"
+            self._fail(ins, f"local-memory access at {first:#x} ({size} bytes) {why}")
+        return thread * self.local_bytes + offset
+
+    def op_LDL(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._local_addresses(ins, o[1], size, mask)
+        data = self.local[index[:, None] + np.arange(size)]
+        words = self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
+        self._write_words(ins, o[0], words, mask)
+
+    def op_STL(self, ins, mods, o, mask):
+        size = self._access_width(ins, mods)
+        index = self._local_addresses(ins, o[0], size, mask)
+        data = self._store_columns(ins, o[1], size, mask)
+        self.local[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+
+    def op_LDGSTS(self, ins, mods, o, mask):
+        """cp.async: the global bytes are read when it issues, the shared bytes written when a
+        DEPBAR lets its group complete (PTX cp.async.commit_group / wait_group): a kernel that
+        reads shared memory before waiting reads the old bytes, as the GPU may."""
+        size = self._access_width(ins, mods)
+        if "ZFILL" in mods or len(o) > 2:
+            self._unmodeled(ins, f"{ins.full_opcode} (a zero-filling or predicated copy)")
+        index = self._shared_addresses(ins, o[0], size, mask)
+        addresses = self._addresses(ins, o[1], mask)
+        words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        data = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(-1, size)
+        self.copies_open.append((index[:, None] + np.arange(size), data))
+
+    def op_LDGDEPBAR(self, ins, mods, o, mask):
+        """cp.async.commit_group: the copies issued since the last one form a group."""
+        self.copy_groups.append(self.copies_open)
+        self.copies_open = []
+
+    def op_DEPBAR(self, ins, mods, o, mask):
+        """cp.async.wait_group N (DEPBAR.LE SB0, N): all but the newest N groups complete.  Groups
+        are the launch's (its warps issue LDGSTS, LDGDEPBAR and DEPBAR converged, as ptxas's code
+        and ours do)."""
+        if len(o) != 2 or o[0].kind != "sb" or o[0].index != 0 or "LE" not in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (DEPBAR.LE SB0, N: cp.async.wait_group)")
+        keep = int(o[1].value)
+        while len(self.copy_groups) > keep:
+            for index, data in self.copy_groups.pop(0):
+                self.shared[index] = data
+
+def _fma64(a, b, c):
+    """a * b + c rounded once (exact rational arithmetic), as DFMA."""
+    from fractions import Fraction
+    a, b, c = float(a), float(b), float(c)
+    if not all(np.isfinite(v) for v in (a, b, c)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    try:
+        return float(exact) if exact != 0 else (a * b + c)
+    except OverflowError:
+        return float("inf") if exact > 0 else float("-inf")

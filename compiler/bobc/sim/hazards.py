@@ -41,13 +41,53 @@ def _width(modifiers: tuple[str, ...]) -> int:
     return 1
 
 
+def _hmma_widths(mods) -> tuple[int, int, int, int]:
+    """(D, A, B, C) register counts of HMMA.16816 / .1688 with .F32 or .F16 accumulation."""
+    acc = 4 if "F32" in mods else 2
+    return (acc, 4, 2, acc) if "16816" in mods else (acc, 2, 1, acc)
+
+
+# Opcodes whose destination is its first operand and whose sources are the rest, with
+# per-operand widths (registers) where an operand is a 64-bit or wider register group.
+def _widths(op: str, mods: tuple[str, ...], count: int) -> list[int]:
+    """The register width of each operand of `op` (1 for a 32-bit register; 2 for a pair...)."""
+    w = [1] * count
+    if op in ("LDG", "LDC", "ULDC", "LDS", "LDL", "LD"):
+        w[0] = _width(mods)
+    elif op == "LDSM":
+        w[0] = int(mods[-1]) if mods and mods[-1].isdigit() else 1
+    elif op == "HMMA" and count >= 4:
+        w[:4] = _hmma_widths(mods)
+    elif op in ("DADD", "DMUL", "DFMA"):
+        w = [2] * count
+    elif op == "DSETP":
+        w = [1, 1] + [2] * (count - 2)
+    elif op in ("F2F", "I2F", "F2I"):
+        types = [m for m in mods if m in ("F16", "F32", "F64", "S64", "U64", "S32", "U32", "BF16")]
+        if op == "F2F" and len(types) == 2:
+            w[0], w[1] = (2 if types[0] == "F64" else 1), (2 if types[1] == "F64" else 1)
+        elif op == "I2F":
+            w[0] = 2 if "F64" in mods else 1
+            w[1] = 2 if ("S64" in mods or "U64" in mods) else 1
+        elif op == "F2I":
+            w[0] = 2 if ("S64" in mods or "U64" in mods) else 1
+            w[1] = 2 if "F64" in mods else 1
+    elif op == "CS2R":
+        w[0] = 1 if "32" in mods else 2
+    return w
+
+
 def effects(ins: Instruction) -> Effects:
     """Which registers, predicates and uniform registers `ins` reads and writes."""
     e = Effects()
     op, mods, ops = ins.opcode, ins.modifiers, list(ins.operands)
+    if op.startswith("U") and op not in ("UMOV",) and op[1:] in L.KNOWN_BASES:
+        base = op[1:]
+    else:
+        base = op
     wclass = L.writer_class(op, mods)
     rclass = L.reader_class(op, mods)
-    if ins.guard != PT:
+    if ins.guard != PT and ins.guard != 15:
         e.src_preds.append((ins.guard, "decoupled" if op in ("BRA", "EXIT") else "guard"))
 
     def src(o, cls=rclass, width=1):
@@ -55,11 +95,13 @@ def effects(ins: Instruction) -> Effects:
             e.src_regs.extend((o.index + k, cls) for k in range(width))
         elif o.kind == "ureg" and o.index != URZ:
             e.src_uregs.extend(o.index + k for k in range(width))
-        elif o.kind == "pred" and o.index != PT:
-            e.src_preds.append((o.index, L.predicate_reader_class(op)))
+        elif o.kind in ("pred", "upred") and o.index != PT:
+            e.src_preds.append((o.index + (8 if o.kind == "upred" else 0), L.predicate_reader_class(op)))
         elif o.kind == "mem":
             if o.index != RZ:
                 e.src_regs.extend((o.index + k, cls) for k in range(2 if o.wide else 1))
+            if o.ureg != URZ:
+                e.src_uregs.append(o.ureg)
             if o.desc >= 0:
                 e.src_uregs.extend((o.desc, o.desc + 1))
         elif o.kind == "const" and o.const_reg != RZ:
@@ -70,26 +112,37 @@ def effects(ins: Instruction) -> Effects:
             e.dst_regs.extend((o.index + k, cls) for k in range(width))
         elif o.kind == "ureg" and o.index != URZ:
             e.dst_uregs.extend(o.index + k for k in range(width))
-        elif o.kind == "pred" and o.index != PT:
-            e.dst_preds.append(o.index)
+        elif o.kind in ("pred", "upred") and o.index != PT:
+            e.dst_preds.append(o.index + (8 if o.kind == "upred" else 0))
 
-    if op in ("BRA", "EXIT"):
+    if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR"):
         return e
-    if op == "STG":
+    if not ops:
+        return e
+    if base == "B2R":                                          # B2R.RESULT Rd[, Pd]: both written
+        for o in ops:
+            dst(o)
+        return e
+    widths = _widths(base, mods, len(ops))
+    if base in ("STG", "STS", "STL", "ST", "RED", "REDG", "LDGSTS"):
         src(ops[0])
-        src(ops[1], width=_width(mods))
+        for o in ops[1:]:
+            src(o, width=_width(mods) if base in ("STG", "STS", "STL", "ST") else 1)
         return e
-    if op in ("ISETP", "FSETP"):
+    if base in ("ISETP", "FSETP", "DSETP", "SHFL", "PLOP3"):
         dst(ops[0]), dst(ops[1])
-        for o in ops[2:]:
-            src(o)
+        for o, width in zip(ops[2:], widths[2:]):
+            src(o, width=width)
         return e
-    if op == "SHFL":
-        dst(ops[0]), dst(ops[1])
-        for o in ops[2:]:
-            src(o)
-        return e
-    if op == "IMAD" and "WIDE" in mods:
+    if base in ("ATOMG", "ATOM", "LOP3", "VOTE") and ops and ops[0].kind in ("pred", "upred"):
+        dst(ops[0])
+        ops, widths = ops[1:], widths[1:]
+        if base == "VOTE":
+            dst(ops[0])
+            for o in ops[1:]:
+                src(o)
+            return e
+    if base == "IMAD" and "WIDE" in mods:
         d, a, b, c = ops
         e.dst_regs += [(d.index, "wide_lo"), (d.index + 1, "wide_hi")] if d.index != RZ else []
         src(a, "wide_ab"), src(b, "wide_ab")
@@ -98,14 +151,13 @@ def effects(ins: Instruction) -> Effects:
         else:
             src(c, "fma", 2)
         return e
-    width = _width(mods) if op in ("LDG", "LDC", "ULDC") else 1
-    dst(ops[0], width)
-    rest = ops[1:]
-    while rest and rest[0].kind == "pred" and op in ("IADD3", "LEA"):   # carry outputs
-        dst(rest[0])
-        rest = rest[1:]
-    for o in rest:
-        src(o)
+    dst(ops[0], widths[0])
+    rest, widths = ops[1:], widths[1:]
+    while rest and rest[0].kind in ("pred", "upred") and base in ("IADD3", "LEA") and len(rest) > 3:
+        dst(rest[0])                                             # carry outputs
+        rest, widths = rest[1:], widths[1:]
+    for o, width in zip(rest, widths):
+        src(o, width=width)
     return e
 
 
@@ -117,6 +169,10 @@ class Checker:
         self.cycle = 0
         self.ready: dict[tuple[str, int], tuple[int, str]] = {}   # (file, n) -> (issue cycle, writer class)
         self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
+        # In-order queues: a result that set no scoreboard is complete once a later producer of
+        # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
+        self.unscored: dict[str, list] = {}
+        self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
         self.unread: dict[int, tuple[int, int]] = {}              # reg -> (read scoreboard, reader pc)
         self._effects: dict[int, tuple] = {}
 
@@ -133,7 +189,10 @@ class Checker:
         writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
         writes += [(("P", pred), "alu") for pred in e.dst_preds]
         writes += [(("UR", ureg), "uldc") for ureg in e.dst_uregs]
-        decoupled = L.writer_class(ins.opcode, ins.modifiers) == "decoupled"
+        wclass = L.writer_class(ins.opcode, ins.modifiers)
+        # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed
+        decoupled = wclass == "decoupled" or (wclass == "fp64" and
+                                              ins.control.write_scoreboard != NO_SCOREBOARD)
         late = [reg for reg, _ in e.src_regs] if decoupled and ins.control.read_scoreboard != NO_SCOREBOARD else []
         return reads, writes, decoupled, late
 
@@ -147,6 +206,13 @@ class Checker:
             if self.pending:
                 for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
                     del self.pending[key]
+                for sb, queues in self.last_scored.items():
+                    if not c.wait_mask >> sb & 1:
+                        continue
+                    for queue, cycle in queues.items():
+                        for issued, key in self.unscored.get(queue, []):
+                            if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
+                                del self.pending[key]
             if self.unread:
                 for reg in [r for r, (sb, _) in self.unread.items() if c.wait_mask >> sb & 1]:
                     del self.unread[reg]
@@ -155,10 +221,14 @@ class Checker:
             self._read(ins, key, now, required, name)
         for key, wclass in writes:
             self._write(ins, key, key[0] + str(key[1]))
-            if decoupled and key[0] != "UR":
+            if decoupled:
                 self.pending[key] = (c.write_scoreboard, ins.pc)
+                if c.write_scoreboard == NO_SCOREBOARD:
+                    self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
             else:
                 self.ready[key] = (now, wclass)
+        if decoupled and c.write_scoreboard != NO_SCOREBOARD:
+            self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
             self.unread[reg] = (c.read_scoreboard, ins.pc)
         self.cycle = now + max(1, c.stall)
@@ -175,7 +245,9 @@ class Checker:
         if key in self.ready:
             issued, wclass = self.ready[key]
             if isinstance(required, dict):
-                required = required[wclass]
+                required = required.get(wclass)
+            if required is None:          # a writer the tables give no latency for (uldc, ...)
+                return
             if now - issued < required:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer issued; a "
                                 f"{wclass} result needs {required}")

@@ -3,7 +3,7 @@
 Source: the register scheduling information NVIDIA provided for Ampere and
 Ada, as published in Mesa's NAK compiler (src/nouveau/compiler/nak/
 sm80_instr_latencies.rs: RegLatencySM80, PredLatencySM80, URegLatencySM80),
-reduced to the classes Bob's kernels use.  Hopper shares the Volta+ issue
+reduced to the classes the simulated kernels use (Bob's and the one-kernel API's).  Hopper shares the Volta+ issue
 model; the same rules are applied to sm_90 (its published table is not
 public; ptxas's sm_90 code meets these rules, tests/sim checks that).
 
@@ -15,23 +15,52 @@ scheduler assumes, this one is what the checker holds it to.
 """
 from __future__ import annotations
 
-# Writer classes of a GPR result, by base opcode.
-COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP"})
-COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD"})
-DECOUPLED = frozenset({"S2R", "LDC", "MUFU", "LDG", "SHFL"})
+# Writer classes of a GPR result, by base opcode (RegLatencySM80::op_category).  Uniform-datapath
+# opcodes (UIADD3, ULOP3, ...) are classed by their base opcode; their uniform results all follow
+# UNIFORM_RAW.
+COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP",
+                         "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV",
+                         "F2FP", "I2FP"})          # I2FP: not in the table; ALU as its sibling F2FP
+COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
+                         "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
+FP16 = frozenset({"HADD2", "HMUL2", "HFMA2", "HMNMX2"})           # FP16 / FP16_Alu / FP16_F32 rows agree
+DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
+                       "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
+                       "B2R"})                     # B2R: DecoupledAgu in NAK's (commented) row
+# The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
+# is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
+FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
+TENSOR = frozenset({"HMMA"})          # MMA_2x_collect (HMMA.16816) / MMA_1x_collect (HMMA.1688), coupled
 UNIFORM_LOAD = frozenset({"ULDC"})
+KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R2UR"}
 # Readers whose register operands go through the address unit (DecoupledAgu).
-AGU_READERS = frozenset({"LDG", "STG", "SHFL"})
-DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT"})
+AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
+                         "LDGSTS", "LDL", "STL", "LD", "ST"})
+DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
+                               "R2UR"})
 
-# RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).
+# RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).  Writers: alu
+# (CoupledAlu), fma (CoupledFMA), wide_lo / wide_hi (IMADWideWriteDL / DH), fp16 (FP16), hfma2_mma
+# (HFMA2_MMA), fp64 (RedirectedFP64 without a scoreboard), mma1x / mma2x (MMA_1x / 2x_collect).
+_SLOW = ("hfma2_mma", "fp64", "mma1x", "mma2x")
+
+
+def _row(alu, fma, wide_lo, wide_hi, fp16, slow):
+    return {"alu": alu, "fma": fma, "wide_lo": wide_lo, "wide_hi": wide_hi, "fp16": fp16, **dict(zip(_SLOW, slow))}
+
+
 RAW = {
-    "alu": {"alu": 4, "fma": 5, "wide_lo": 3, "wide_hi": 5},
-    "fma": {"alu": 5, "fma": 4, "wide_lo": 2, "wide_hi": 4},
-    "wide_ab": {"alu": 5, "fma": 4, "wide_lo": 4, "wide_hi": 6},
-    "wide_ch": {"alu": 3, "fma": 2, "wide_lo": 2, "wide_hi": 2},
-    "decoupled": {"alu": 4, "fma": 4, "wide_lo": 4, "wide_hi": 4},
-    "agu": {"alu": 5, "fma": 5, "wide_lo": 5, "wide_hi": 5},
+    "alu": _row(4, 5, 3, 5, 5, (10, 10, 13, 17)),
+    "fma": _row(5, 4, 2, 4, 5, (10, 10, 13, 17)),
+    "wide_ab": _row(5, 4, 4, 6, 5, (10, 10, 13, 17)),
+    "wide_ch": _row(3, 2, 2, 2, 3, (8, 8, 11, 15)),
+    # FP16 after FP16: NVIDIA's table says 4 (NAK notes it, and uses 5 for two Vulkan tests);
+    # ptxas's sm_86 code issues HMUL2 4 cycles after the HADD2 it reads (tests/sim)
+    "fp16": _row(5, 5, 3, 5, 4, (10, 10, 13, 17)),
+    "fp64": _row(6, 6, 6, 6, 6, (6, 6, 13, 17)),                 # also HFMA2.MMA's reads
+    "mma": _row(7, 7, 7, 7, 7, (11, 11, 14, 18)),                # MMA_2x_collect reader (HMMA)
+    "decoupled": _row(4, 4, 4, 4, 4, (6, 6, 11, 15)),
+    "agu": _row(5, 5, 5, 5, 5, (7, 7, 12, 16)),
 }
 # Predicates written by a coupled instruction (PredLatencySM80 Coupled):
 PREDICATE_RAW = {"coupled": 4, "fma": 5, "guard": 13, "decoupled": 13}
@@ -39,26 +68,53 @@ PREDICATE_RAW = {"coupled": 4, "fma": 5, "guard": 13, "decoupled": 13}
 UNIFORM_RAW = 2
 
 
+def _fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """A conversion to or from binary64 runs on the FP64 unit: ptxas's sm_86 code reads an I2F.F64
+    result without a scoreboard, 55 cycles on (tests/sim), as it does a DADD's."""
+    return opcode in ("I2F", "F2I", "F2F") and "F64" in modifiers
+
+
 def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
-    """'alu', 'fma', 'wide' (IMAD.WIDE: lo/hi per register), 'decoupled', 'uldc', or None."""
+    """The class of `opcode`'s register results: a key of a RAW row, 'wide' (IMAD.WIDE: lo/hi per
+    register), 'decoupled', 'fp64' (decoupled when it sets a scoreboard), 'uldc', or None."""
+    if opcode in UNIFORM_LOAD:
+        return "uldc"
+    if opcode.startswith("U") and opcode[1:] in KNOWN_BASES:
+        return writer_class(opcode[1:], modifiers)
     if opcode == "IMAD" and "WIDE" in modifiers:
         return "wide"
+    if opcode == "HFMA2" and "MMA" in modifiers:
+        return "hfma2_mma"
+    if _fp64_conversion(opcode, modifiers):
+        return "fp64"
     if opcode in COUPLED_ALU:
         return "alu"
     if opcode in COUPLED_FMA:
         return "fma"
+    if opcode in FP16:
+        return "fp16"
     if opcode in DECOUPLED:
         return "decoupled"
-    if opcode in UNIFORM_LOAD:
-        return "uldc"
+    if opcode in FP64:
+        return "fp64"
+    if opcode in TENSOR:
+        return "mma2x" if "16816" in modifiers else "mma1x"
     return None
 
 
 def reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
+    if opcode.startswith("U") and opcode[1:] in KNOWN_BASES and opcode not in UNIFORM_LOAD:
+        opcode = opcode[1:]
     if opcode in AGU_READERS:
         return "agu"
     if opcode in DECOUPLED_READERS:
         return "decoupled"
+    if opcode in TENSOR:
+        return "mma"
+    if opcode in FP64 or (opcode == "HFMA2" and "MMA" in modifiers) or _fp64_conversion(opcode, modifiers):
+        return "fp64"
+    if opcode in FP16:
+        return "fp16"
     if opcode in COUPLED_FMA:
         return "fma"
     return "alu"
@@ -68,3 +124,14 @@ def predicate_reader_class(opcode: str) -> str:
     if opcode in DECOUPLED_READERS or opcode in AGU_READERS:
         return "decoupled"
     return "fma" if opcode in COUPLED_FMA else "coupled"
+
+
+# Variable-latency units whose results return in issue order (ptxas leaves the earlier of two
+# back-to-back LDSM without a scoreboard and waits on the later one's): a result that set no
+# scoreboard is complete once a later instruction of its queue has completed.
+QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "LDG": "global", "LDL": "global",
+          "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant"}
+
+
+def queue_of(opcode: str) -> str:
+    return QUEUES.get(opcode, opcode)

@@ -146,3 +146,22 @@ class Memory:
         self._check(addresses, size, launch, pc, what, touched)
         buffer, index = self._arrays(addresses, size)
         buffer.data[index] = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size)
+
+    def load_bytes(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
+                   touched: dict | None = None) -> np.ndarray:
+        """Sub-word loads: uint8 [threads, size] from each thread's address."""
+        if addresses.size == 0:
+            return np.zeros((0, size), dtype=np.uint8)
+        self._check(addresses, size, launch, pc, what, touched)
+        buffer, index = self._arrays(addresses, size)
+        return buffer.data[index]
+
+    def store_bytes(self, addresses: np.ndarray, data: np.ndarray, launch: str, pc: int, what: str,
+                    touched: dict | None = None) -> None:
+        """Sub-word stores: data is uint8 [threads, size]."""
+        if addresses.size == 0:
+            return
+        size = data.shape[1]
+        self._check(addresses, size, launch, pc, what, touched)
+        buffer, index = self._arrays(addresses, size)
+        buffer.data[index] = data

@@ -12,6 +12,7 @@ nvdisasm's text is cached per code image by SHA-256 for the process's life.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import subprocess
@@ -54,6 +55,10 @@ class Operand:
     const_reg: int = 255      # const: c[bank][R + offset] (RZ when absent)
     desc: int = -1            # mem: desc[URn] (sm_90 syntax), -1 when implicit
     name: str = ""            # sreg name
+    ureg: int = 63            # mem: [R + URn + offset] (URZ when absent); [URn + offset] has index RZ
+    scale: int = 1            # mem: [R.X4] / [R.X8]: the register scaled
+    half: str = ""            # reg: H0_H0 / H1_H1 / F32 lane selection (packed binary16 operands)
+    literal: str = ""         # imm / fimm: the text as printed (a float context reads "-126" as -126.0)
 
 
 @dataclass(frozen=True)
@@ -62,10 +67,11 @@ class Instruction:
     text: str                 # nvdisasm's text, for messages
     opcode: str               # base opcode: IADD3
     modifiers: tuple[str, ...]
-    guard: int                # predicate number, PT = 7
+    guard: int                # predicate number, PT = 7; UPn = 8 + n (UPT 15)
     guard_negated: bool
     operands: tuple[Operand, ...]
     control: Control
+    unreadable: str = ""      # why an operand could not be read (refused if the instruction runs)
 
     @property
     def full_opcode(self) -> str:
@@ -101,16 +107,15 @@ def parse_operand(text: str) -> Operand:
     t = text.strip()
     negate = False
     if t.startswith("desc["):
-        m = re.fullmatch(r"desc\[UR(\d+)\]\[(R\d+|RZ)(\.64)?\s*(?:\+\s*(" + _NUMBER + r"))?\]", t)
+        m = re.fullmatch(r"desc\[UR(\d+)\](\[.*\])", t)
         if not m:
             raise SimulationFault(f"cannot read memory operand '{text}'")
-        return Operand("mem", _reg(m.group(2)), int(m.group(4) or "0", 0), wide=bool(m.group(3)),
-                       desc=int(m.group(1)))
+        return dataclasses.replace(_address(m.group(2), text), desc=int(m.group(1)))
     if t.startswith("["):
-        m = re.fullmatch(r"\[(R\d+|RZ)(\.64)?\s*(?:\+\s*(" + _NUMBER + r"))?\]", t)
-        if not m:
-            raise SimulationFault(f"cannot read memory operand '{text}'")
-        return Operand("mem", _reg(m.group(1)), int(m.group(3) or "0", 0), wide=bool(m.group(2)))
+        return _address(t, text)
+    if t.startswith(("-c[", "|c[", "-|c[")):
+        inner = parse_operand(t.lstrip("-").strip("|"))
+        return dataclasses.replace(inner, negate=t.startswith("-"), absolute="|" in t)
     if t.startswith("c["):
         m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]", t)
         if not m:
@@ -121,11 +126,16 @@ def parse_operand(text: str) -> Operand:
         negate, t = True, t[1:]
     elif t.startswith("-") and not re.fullmatch(r"-" + _NUMBER, t) and t != "-INF":
         negate, t = True, t[1:]
+    t = t.replace(".reuse", "")
+    half = ""
+    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16)", t)
+    if m and not re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
+        t, half = m.group(1), m.group(2)
     absolute = t.startswith("|") and t.endswith("|")
     if absolute:
         t = t[1:-1]
     if t == "RZ":
-        return Operand("reg", 255, negate=negate, absolute=absolute)
+        return Operand("reg", 255, negate=negate, absolute=absolute, half=half)
     if t == "URZ":
         return Operand("ureg", 63, negate=negate, absolute=absolute)
     if t in ("PT", "UPT"):
@@ -133,18 +143,46 @@ def parse_operand(text: str) -> Operand:
     m = re.fullmatch(r"(U?)(R|P)(\d+)", t)
     if m:
         kind = {("", "R"): "reg", ("U", "R"): "ureg", ("", "P"): "pred", ("U", "P"): "upred"}[(m.group(1), m.group(2))]
-        return Operand(kind, int(m.group(3)), negate=negate, absolute=absolute)
-    if t.startswith("SR_"):
+        return Operand(kind, int(m.group(3)), negate=negate, absolute=absolute, half=half)
+    m = re.fullmatch(r"(SB|B)(\d+)", t)
+    if m:
+        return Operand("sb" if m.group(1) == "SB" else "breg", int(m.group(2)))
+    if t.startswith("SR_") or t in ("SRZ", "PR"):
         return Operand("sreg", name=t)
-    if t in ("+INF", "INF", "-INF"):
-        return Operand("fimm", value=0xFF800000 if t == "-INF" else 0x7F800000)
+    if t in ("+INF", "INF", "-INF", "+QNAN", "-QNAN", "QNAN", "NAN"):
+        value = {"+INF": 0x7F800000, "INF": 0x7F800000, "-INF": 0xFF800000}.get(t, 0x7FFFFFFF)
+        return Operand("fimm", value=value, literal=t)
     if re.fullmatch(r"-?" + _NUMBER, t):
         value = int(t, 0)
-        return Operand("imm", value=value & 0xFFFFFFFF)
+        return Operand("imm", value=value & 0xFFFFFFFF, literal=t)
     if re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         import struct
-        return Operand("fimm", value=struct.unpack("<I", struct.pack("<f", float(t)))[0])
+        t = ("-" if negate else "") + t          # a float immediate carries its sign in its bits
+        return Operand("fimm", value=struct.unpack("<I", struct.pack("<f", float(t)))[0], literal=t)
     raise SimulationFault(f"cannot read operand '{text}'")
+
+
+def _address(t: str, text: str) -> Operand:
+    """[R2.64+UR4+0x10], [R2.X4], [UR6+0x100], [0x40], [R2+-0x8]: register, scale, uniform
+    register and offset, any of them absent."""
+    inner = t.strip()[1:-1]
+    index, ureg, offset, wide, scale = 255, 63, 0, False, 1
+    for term in re.split(r"\+(?=[^+])", inner.replace(" ", "")):
+        if not term:
+            continue
+        m = re.fullmatch(r"(R\d+|RZ)(\.64)?(?:\.X(\d+))?(\.U32)?", term)
+        if m:
+            index, wide, scale = _reg(m.group(1)), bool(m.group(2)), int(m.group(3) or "1")
+            continue
+        m = re.fullmatch(r"UR(\d+|Z)(\.64)?", term)
+        if m:
+            ureg = 63 if m.group(1) == "Z" else int(m.group(1))
+            continue
+        if re.fullmatch(r"-?" + _NUMBER, term):
+            offset += int(term, 0)
+            continue
+        raise SimulationFault(f"cannot read memory operand '{text}'")
+    return Operand("mem", index, offset, wide=wide, ureg=ureg, scale=scale)
 
 
 def _reg(text: str) -> int:
@@ -176,14 +214,17 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         negated = m.group(1) == "!"
         guard = 7 if m.group(3) == "T" else int(m.group(3))
         if m.group(2) == "UP":
-            raise SimulationFault(f"instruction at {pc:#06x} ({text}) is guarded by a uniform predicate, "
-                                  "which the simulator does not model")
+            guard += 8                      # uniform predicates: rows 8-15 of the predicate file
         body = m.group(4)
     head, _, rest = body.partition(" ")
     parts = head.split(".")
-    operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+    try:
+        operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+        unreadable = ""
+    except SimulationFault as error:
+        operands, unreadable = (), error.message
     return Instruction(pc, text.strip(), parts[0], tuple(parts[1:]), guard, negated, operands,
-                       Control.from_word(word))
+                       Control.from_word(word), unreadable)
 
 
 def decode(code: bytes, arch: str) -> list[Instruction]:

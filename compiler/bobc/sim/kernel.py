@@ -1,0 +1,255 @@
+"""Run one kernel in the simulator: SASS text or a code image in, NumPy buffers out.
+
+For verifying a kernel numerically on CPU (no sm_86 GPU exists here) without
+a plan around it: the caller names its buffers, the parameter block and the
+launch shape; every buffer gets a GPU address of its own (pointers in the
+parameter block resolve to them) and is the one resident its pointers may
+address, so a stray access is reported as in a plan's launch.  The code runs
+through the same decoder (nvdisasm), executor and control-code checker as
+`bobc sim`.
+
+    from bobc.sim.kernel import run_kernel, Pointer
+    out = run_kernel(sass_text, "sm_86", grid=(4, 1, 1), block=(128, 1, 1),
+                     params=[Pointer("x"), Pointer("y"), np.int32(n)],
+                     buffers={"x": x, "y": np.zeros_like(x)}, shared_bytes=0)
+    out["y"]                     # the buffer after the run (same dtype and shape)
+
+docs/simulator.md ("One kernel") describes the parameter layout.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import UsageError
+from ..targets import TARGETS, Target
+from . import sass_frontend
+from .executor import MEMORY_DESCRIPTOR, Launch, LaunchGeometry
+from .faults import SimulationFault
+from .memory import Buffer, Memory, Resident
+
+# Where the buffers live: each in its own 1 MiB-aligned slot with at least 64 KiB
+# unmapped after it, so an access one row past a buffer hits no mapped byte; the
+# base is above 4 GiB so a pointer truncated to 32 bits shows.
+BUFFER_BASE = 0x7F00_0000_0000
+BUFFER_ALIGN = 1 << 20
+BUFFER_GAP = 1 << 16
+MAX_REGISTERS = 255
+# Constant bank 0 words ptxas's code reads besides the parameters (the CUDA ABI of
+# sm_70+, public cuobjdump listings): ntid.{x,y,z} at 0x0/0x4/0x8, nctaid at 0xc/0x10/0x14.
+NTID, NCTAID = 0x0, 0xC
+# ...and the local-memory stack pointer's start (ptxas: LDC R1, c[0x0][0x28]; the frame grows down).
+LOCAL_STACK = 0x28
+# A 64-bit value that stands for the global memory descriptor (its bits are opaque to code).
+DESCRIPTOR_WORD = 0x0000_00FF_0000_0000 | 0x1
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A 64-bit parameter: the GPU address of buffer `buffer`, plus `offset` bytes."""
+    buffer: str
+    offset: int = 0
+
+
+def _target(target) -> Target:
+    if isinstance(target, Target):
+        return target
+    if target not in TARGETS:
+        raise UsageError(f"unknown target {target!r}; known: {', '.join(sorted(TARGETS))}")
+    return TARGETS[target]
+
+
+def buffer_addresses(buffers: dict[str, np.ndarray]) -> dict[str, int]:
+    """The GPU address each buffer gets (in the dict's order): deterministic, so a caller that
+    writes a raw parameter block can compute its pointers."""
+    out, address = {}, BUFFER_BASE
+    for name, array in buffers.items():
+        out[name] = address
+        size = max(np.asarray(array).nbytes, 1)
+        address += -(-(size + BUFFER_GAP) // BUFFER_ALIGN) * BUFFER_ALIGN
+    return out
+
+
+def parameter_block(params, addresses: dict[str, int]) -> bytes:
+    """The parameter bytes: each item at its natural alignment (CUDA's ABI), in order.
+    Pointer or a buffer name: 8 bytes; np.int32/np.uint32/np.float32/np.float16 (padded to 4):
+    4 bytes; np.int64/np.uint64/np.float64: 8 bytes; bytes: as given (aligned to 4)."""
+    if isinstance(params, (bytes, bytearray)):
+        return bytes(params)
+    out = bytearray()
+
+    def put(data: bytes, align: int):
+        out.extend(bytes(-len(out) % align))
+        out.extend(data)
+
+    for k, item in enumerate(params):
+        if isinstance(item, str):
+            item = Pointer(item)
+        if isinstance(item, Pointer):
+            if item.buffer not in addresses:
+                raise UsageError(f"parameter {k} points at buffer {item.buffer!r}, which is not among the "
+                                 f"buffers ({', '.join(addresses) or 'none'})")
+            put(struct.pack("<Q", addresses[item.buffer] + item.offset), 8)
+        elif isinstance(item, (np.int32, np.uint32, np.float32)):
+            put(np.asarray(item).tobytes(), 4)
+        elif isinstance(item, np.float16):
+            put(np.asarray(item).tobytes() + bytes(2), 4)
+        elif isinstance(item, (np.int64, np.uint64, np.float64)):
+            put(np.asarray(item).tobytes(), 8)
+        elif isinstance(item, (bytes, bytearray)):
+            put(bytes(item), 4)
+        else:
+            raise UsageError(f"parameter {k} is a {type(item).__name__}; give a Pointer (or a buffer name), a "
+                             "NumPy scalar of a stated width (np.int32, np.uint32, np.float32, np.int64, "
+                             "np.uint64, np.float64) or bytes")
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class CodeImage:
+    code: bytes
+    registers: int
+    shared_bytes: int     # static shared memory the image declares
+
+
+def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
+    """The code of one kernel of a cubin (ELF): its `.text.<name>` section; registers from the
+    EIATTR_REGCOUNT (0x2f) attribute of `.nv.info` for the kernel's symbol (sh_info bits 23:0; ptxas
+    also writes the count in bits 31:24)
+    and static shared memory from the size of `.nv.shared.<name>` (NVIDIA's cubin conventions, as
+    cuobjdump -elf prints them)."""
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        raise UsageError("the code image is not a 64-bit ELF cubin")
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx]
+
+    def name_of(h):
+        start = strtab[4] + h[0]
+        return cubin[start:cubin.index(b"\0", start)].decode()
+
+    sections = {name_of(h): h for h in headers}
+    texts = sorted(n[len(".text."):] for n in sections if n.startswith(".text."))
+    if kernel_name is None:
+        if len(texts) != 1:
+            raise UsageError(f"the cubin holds {len(texts)} kernels ({', '.join(texts)}); name one (kernel_name=)")
+        kernel_name = texts[0]
+    if kernel_name not in texts:
+        raise UsageError(f"the cubin has no kernel {kernel_name!r}; it has {', '.join(texts) or 'none'}")
+    h = sections[".text." + kernel_name]
+    code = cubin[h[4]:h[4] + h[5]]
+    shared = sections.get(".nv.shared." + kernel_name)
+    registers = _regcount(cubin, sections.get(".nv.info"), h[7] & 0xFFFFFF) or (h[7] >> 24) or None
+    if registers is None:
+        raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
+    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0)
+
+
+EIATTR_REGCOUNT = 0x2F
+EIFMT_SVAL, EIFMT_HVAL, EIFMT_BVAL, EIFMT_NVAL = 0x04, 0x03, 0x02, 0x01
+
+
+def _regcount(cubin: bytes, info, symbol: int) -> int | None:
+    if info is None:
+        return None
+    data = cubin[info[4]:info[4] + info[5]]
+    at = 0
+    while at + 4 <= len(data):
+        fmt, attribute = data[at], data[at + 1]
+        if fmt == EIFMT_SVAL:
+            size, = struct.unpack_from("<H", data, at + 2)
+            if attribute == EIATTR_REGCOUNT and size == 8:
+                index, count = struct.unpack_from("<II", data, at + 4)
+                if index == symbol:
+                    return count
+            at += 4 + size
+        else:
+            at += 4
+    return None
+
+
+def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
+    """SASS text (assembled by bobc.sass for `target`), a cubin, or raw instruction words."""
+    if isinstance(kernel, Path):
+        kernel = kernel.read_bytes() if kernel.suffix != ".sass" else kernel.read_text()
+    if isinstance(kernel, str):
+        from ..sass.assembler import assemble
+        assembled = assemble(kernel, target, source_name=kernel_name or "<kernel>")
+        return CodeImage(assembled.code, assembled.registers, 0)
+    kernel = bytes(kernel)
+    if kernel[:4] == b"\x7fELF":
+        return cubin_kernel(kernel, kernel_name)
+    if len(kernel) % sass_frontend.INSTRUCTION_BYTES:
+        raise UsageError(f"a code image is a whole number of 16-byte instructions; this one is {len(kernel)} bytes")
+    return CodeImage(sass_frontend.code_at(kernel, 0, len(kernel)), MAX_REGISTERS, 0)
+
+
+def _triple(value, what: str) -> tuple[int, int, int]:
+    v = tuple(int(x) for x in (value if isinstance(value, (tuple, list)) else (value,)))
+    v = v + (1,) * (3 - len(v))
+    if len(v) != 3 or min(v) < 1:
+        raise UsageError(f"{what} must be 1 to 3 positive extents, not {value!r}")
+    return v
+
+
+def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarray] | None = None,
+               shared_bytes: int = 0, *, kernel_name: str | None = None, registers: int | None = None,
+               local_bytes: int = 4096, check_hazards: bool = True) -> dict[str, np.ndarray]:
+    """Run one launch of `kernel` and return every buffer after it (copies, same dtype and shape).
+
+    kernel: SASS source text (str; assembled by bobc.sass for `target`), a cubin (bytes or Path;
+        `kernel_name` picks the kernel when it holds several) or raw instruction words (bytes).
+    target: "sm_86" / "sm_90" (or a bobc.targets.Target).
+    grid, block: (x, y, z) (or fewer extents, the rest 1).
+    params: a list of Pointer / buffer name (8-byte pointer), NumPy scalars (np.int32, np.uint32,
+        np.float32: 4 bytes; np.int64, np.uint64, np.float64: 8 bytes, 8-aligned) and bytes, laid out
+        at natural alignment; or the whole parameter block as bytes (see buffer_addresses()).
+    buffers: name -> array; each is copied to its own GPU address (buffer_addresses()).
+    shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added).
+    registers: per-thread register count (default: the assembler's / cubin's count; 255 for raw words).
+    local_bytes: local memory per thread (LDL/STL; the stack pointer c[0x0][0x28] starts at its end).
+    """
+    t = _target(target)
+    buffers = dict(buffers or {})
+    image = code_image(kernel, t, kernel_name)
+    addresses = buffer_addresses(buffers)
+    parameters = parameter_block(params, addresses)
+    if t.parameter_base + len(parameters) > 0x10000:
+        raise UsageError(f"the parameter block is {len(parameters)} bytes; constant bank 0 ends at 64 KiB")
+    grid, block = _triple(grid, "grid"), _triple(block, "block")
+    if block[0] * block[1] * block[2] > 1024:
+        raise UsageError(f"a block of {block} is more than 1024 threads")
+
+    bank0 = bytearray(max(t.parameter_block_bytes, t.parameter_base + len(parameters)))
+    struct.pack_into("<III", bank0, NTID, *block)
+    struct.pack_into("<III", bank0, NCTAID, *grid)
+    struct.pack_into("<Q", bank0, MEMORY_DESCRIPTOR[t.nvdisasm_arch], DESCRIPTOR_WORD)
+    struct.pack_into("<I", bank0, LOCAL_STACK, local_bytes)
+    bank0[t.parameter_base:t.parameter_base + len(parameters)] = parameters
+
+    memory_buffers, residents = [], []
+    for name, array in buffers.items():
+        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1).copy()
+        memory_buffers.append(Buffer(name, addresses[name], raw))
+        residents.append(Resident(name, addresses[name], raw.size))
+    memory = Memory(memory_buffers, [r for r in residents if r.size])
+
+    count = registers if registers is not None else image.registers
+    geometry = LaunchGeometry(f"kernel {kernel_name or ''}".strip(), grid, block, count, bytes(bank0),
+                              t.nvdisasm_arch, shared_bytes=shared_bytes + image.shared_bytes,
+                              local_bytes=local_bytes)
+    instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
+    Launch(geometry, instructions, memory, check_hazards).run()
+
+    out = {}
+    for buffer, (name, array) in zip(memory_buffers, buffers.items()):
+        a = np.asarray(array)
+        out[name] = buffer.data.view(a.dtype).reshape(a.shape).copy()
+    return out
+
+
+__all__ = ["run_kernel", "Pointer", "buffer_addresses", "parameter_block", "cubin_kernel", "SimulationFault"]
