@@ -170,8 +170,11 @@ def backward(config: CoppeliusConfig, master, fwd: Forward, a: Arithmetic = MIXE
         view(grad, config, name)[...] = a.r32(value)
 
     def bias_grad_cast(name, dy):
-        put(name, dy.sum(axis=0))
-        return a.r16(dy)
+        # the binary16 gradient the weight-gradient product reads; the bias gradient is its
+        # column sum (coppelius-bias-backward)
+        dy16 = a.r16(dy)
+        put(name, dy16.sum(axis=0))
+        return dy16
 
     put("head", fwd.xf16.T @ fwd.dlogits16)
     dxf = a.r32(fwd.dlogits16 @ W("head").T)
