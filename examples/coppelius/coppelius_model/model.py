@@ -34,8 +34,10 @@ class Arithmetic:
         return x.astype(np.float32).astype(np.float64) if self.mixed else np.asarray(x, dtype=np.float64)
 
     def r16(self, x):
+        # a kernel rounds its binary32 result to binary16 (never binary64 straight to binary16)
         with np.errstate(over="ignore"):
-            return x.astype(np.float16).astype(np.float64) if self.mixed else np.asarray(x, dtype=np.float64)
+            return (np.asarray(x).astype(np.float32).astype(np.float16).astype(np.float64) if self.mixed
+                    else np.asarray(x, dtype=np.float64))
 
 
 MIXED = Arithmetic(True)
@@ -120,7 +122,7 @@ def forward(config: CoppeliusConfig, master, half, tokens, targets, a: Arithmeti
     """The forward pass and the cross-entropy (with its scaled gradient) for one context."""
     T, d, H, dh = config.context, config.width, config.heads, config.head_dimension
     S = config.hyper.loss_scale if scale is None else scale
-    eps = config.hyper.layer_norm_epsilon
+    eps = float(np.float32(config.hyper.layer_norm_epsilon))   # the kernel reads it as binary32
     P = lambda name: view(master, config, name)       # binary32 master (embeddings, gains, biases)
     W = lambda name: view(half, config, name)         # binary16 half copy (matrix-product inputs)
     tokens = np.asarray(tokens, dtype=np.int64)
