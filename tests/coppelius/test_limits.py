@@ -32,4 +32,5 @@ def test_the_doc_quotes_the_scripts_output():
     out = subprocess.run([sys.executable, "-m", "coppelius_model.limits"], cwd=EXAMPLE, capture_output=True,
                          text=True, check=True).stdout
     doc = (REPOSITORY / "docs" / "coppelius.md").read_text(encoding="utf-8")
-    assert out.strip() in doc
+    quoted = "\n".join("    " + line for line in out.strip().splitlines())
+    assert quoted in doc   # as an indented block
