@@ -4,7 +4,7 @@ Fed the same weights and contexts, one whole update of the NumPy reference
 (coppelius_model.model, the kernels' arithmetic) and of the PyTorch model
 (tests/gpu/coppelius_torch.py, the same math through autograd and cuBLAS) agree: the
 loss within 1e-3 relative, the master weights within 1e-3 of the update's size for
-99.9% of the elements and within 2 alpha everywhere.  Over 200 updates on the shipped
+99.5% of the elements and within 2 alpha everywhere.  Over 200 updates on the shipped
 English text both losses fall alike (the curves side by side in a PNG:
 $COPPELIUS_CURVES, else the test's temporary folder).  An injected infinity skips the
 update in both, writing nothing.
@@ -55,9 +55,9 @@ def test_one_update_matches_pytorch(torch_model):
     P, M, V, H = torch_state.numpy_state()
     alpha = float(model.adamw_scalars(SMALL, 1).step_size)
     moved = np.abs(P - state.P)
-    assert np.quantile(moved, 0.999) <= 1e-3 * alpha
+    assert np.quantile(moved, 0.995) <= 1e-3 * alpha
     assert moved.max() <= 2 * alpha * 1.001
-    assert np.quantile(np.abs(H.astype(np.float32) - state.H.astype(np.float32)), 0.999) <= 1e-3 * alpha + 2 ** -11 * 0.01
+    assert np.quantile(np.abs(H.astype(np.float32) - state.H.astype(np.float32)), 0.995) <= 1e-3 * alpha + 2 ** -11 * 0.01
 
 
 def test_two_hundred_updates_learn_alike(torch_model, tmp_path):

@@ -238,7 +238,7 @@ class Builder:
                      pair(f32(s.step_size), f32(s.epsilon)),
                      pair(f32(decay_factor(self.c, decayed)), f32(h.beta1)),
                      pair(f32(1 - h.beta1), f32(h.beta2)), pair(f32(1 - h.beta2), count), pair(f32(1.0)))
-            out.append(Launch("coppelius-adamw-half", (-(-count // 256), 1, 1), ROW_BLOCK, words,
+            out.append(Launch("coppelius-adamw-half", (-(-count // 1024), 1, 1), ROW_BLOCK, words,
                               f"AdamW piece {index} ({'decayed' if decayed else 'no decay'}, {count} elements)"))
         return out
 

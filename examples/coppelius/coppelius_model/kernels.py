@@ -272,17 +272,26 @@ class Launched:
 
 
 class FlatMemory:
-    """Buffers by GPU address (the arena and the staging buffer)."""
+    """Buffers by GPU address (the arena and the staging buffer), read and written as
+    bobc.reference.host.Memory is."""
 
     def __init__(self, regions):
         self.regions = [(base, bytearray(size)) for base, size in regions]
 
-    def array(self, address, dtype, count):
-        size = np.dtype(dtype).itemsize * count
+    def view(self, address, size) -> memoryview:
         for base, data in self.regions:
             if base <= address and address + size <= base + len(data):
-                return np.frombuffer(data, dtype=dtype, count=count, offset=address - base)
+                return memoryview(data)[address - base:address - base + size]
         raise IndexError(f"no buffer holds [{address:#x}, {address + size:#x})")
+
+    def read(self, address, size) -> bytes:
+        return bytes(self.view(address, size))
+
+    def write(self, address, data: bytes) -> None:
+        self.view(address, len(data))[:] = data
+
+    def array(self, address, dtype, count):
+        return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
 
 
 def run(memory, launches, kernels=KERNELS, patch=None):
