@@ -7,7 +7,10 @@ loss within 1e-3 relative, the master weights within 1e-3 of the update's size f
 99.5% of the elements and within 2 alpha everywhere.  Over 200 updates on the shipped
 English text both losses fall alike (the curves side by side in a PNG:
 $COPPELIUS_CURVES, else the test's temporary folder).  An injected infinity skips the
-update in both, writing nothing.
+update in both, writing nothing.  And our kernels themselves, launched through CuPy in
+the launch graph's order with its parameter words, run the forward and one update like
+the reference (this needs the kernels' sources, CGEMM's and CKERN's, in
+examples/coppelius/Realization/Nvidia/SM86: it fails without them).
 """
 from __future__ import annotations
 
@@ -97,3 +100,66 @@ def test_an_injected_infinity_skips_the_update_in_both(torch_model):
     loss, _, applied = torch_state.update(inputs, targets)
     reference = model.update(SMALL, state, inputs, targets)
     assert applied and reference.applied and abs(loss - reference.loss) <= 1e-3 * reference.loss
+
+
+def test_the_kernels_run_one_update_like_the_reference(tmp_path):
+    """The forward and update submissions of the launch graph, each launch our assembled
+    kernel (examples/coppelius/Realization/Nvidia/SM86/<identity>.sass) launched through
+    CuPy with the graph's parameter words, on an arena and a staging buffer allocated
+    here: the loss record and the master weights agree with model.update within the
+    whole-update tolerances."""
+    cp = pytest.importorskip("cupy")
+    from bobc.sass import assemble_kernel
+    from bobc.sass.cubin import write_cubin
+    from bobc.targets import TARGETS
+    from coppelius_model import graph, layout
+
+    target = TARGETS[f"sm_{cp.cuda.Device().compute_capability}"]
+    data = TEXT.read_bytes()
+    arena = cp.zeros(layout.arena_bytes(SMALL) // 4, dtype=cp.uint32)
+    staging = cp.zeros(layout.staging_bytes(SMALL) // 4, dtype=cp.uint32)
+    builder = graph.Builder(SMALL, arena_base=arena.data.ptr, staging_base=staging.data.ptr)
+    residents = builder.r
+    base, n = arena.data.ptr, SMALL.parameter_count
+
+    def plane(name, dtype, count):
+        start = residents[name].address - base
+        return arena.view(cp.uint8)[start:start + np.dtype(dtype).itemsize * count].view(dtype)
+
+    state = model.fresh_state(SMALL, seed=19)
+    plane("parameters", np.float32, n)[...] = cp.asarray(state.P)
+    inputs, targets = model.context_at(data, 0, SMALL.context)
+    staging[layout.STAGING_INPUTS // 4:layout.STAGING_INPUTS // 4 + SMALL.context] = cp.asarray(inputs)
+    staging[layout.STAGING_TARGETS // 4:layout.STAGING_TARGETS // 4 + SMALL.context] = cp.asarray(targets)
+
+    shared = {"coppelius-gemm-nn": 30208, "coppelius-gemm-nt": 31744, "coppelius-gemm-tn": 28672}
+    functions, modules = {}, []
+    pieces = {p.name: p for p in builder.pieces()}
+    launches = pieces["forward"].launches + pieces["update"].launches
+    for launch in launches:
+        if launch.kernel in functions:
+            continue
+        source = REPO / "examples/coppelius/Realization/Nvidia/SM86" / f"{launch.kernel}.sass"
+        assert source.is_file(), f"no kernel source {source}"
+        symbol = launch.kernel.replace("-", "_")
+        path = tmp_path / f"{launch.kernel}.cubin"
+        path.write_bytes(write_cubin(assemble_kernel(source, target), symbol, target, 8 * len(launch.words), launch.block))
+        module = cp.RawModule(path=str(path))
+        modules.append(module)
+        functions[launch.kernel] = module.get_function(symbol)
+    for launch in launches:
+        words = tuple(np.uint64(w) for w in launch.words)
+        functions[launch.kernel](launch.grid, (launch.block, 1, 1), words, shared_mem=shared.get(launch.kernel, 0))
+    cp.cuda.Device().synchronize()
+
+    reference = model.update(SMALL, state, inputs, targets)
+    window = cp.asnumpy(staging[layout.STAGING_LOSS_WINDOW // 4:layout.STAGING_LOSS_WINDOW // 4 + 4]).tobytes()
+    mean = np.frombuffer(window[:4], "<f4")[0]
+    assert abs(mean - reference.loss) <= 1e-3 * reference.loss
+    assert np.frombuffer(window[4:], "<u4").tolist() == [0, 1, 0]
+    alpha = float(model.adamw_scalars(SMALL, 1).step_size)
+    moved = np.abs(cp.asnumpy(plane("parameters", np.float32, n)) - state.P)
+    assert np.quantile(moved, 0.995) <= 1e-3 * alpha
+    assert moved.max() <= 2 * alpha * 1.001
+    half = cp.asnumpy(plane("half-parameters", np.float16, n)).astype(np.float32)
+    assert np.quantile(np.abs(half - state.H.astype(np.float32)), 0.995) <= 1e-3 * alpha + 2 ** -11 * 0.01

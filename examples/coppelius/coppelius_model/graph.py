@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .config import CONFIGS, CoppeliusConfig
-from .layout import (MARKER, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
+from .layout import (ARENA_BASE, MARKER, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
                      STAGING_PREDICTIONS, STAGING_RECORD, STAGING_REPORT_END, STAGING_TARGETS, SUMMARY_BYTES,
                      arena, checkpoint_payload_bytes, chunks)
 
@@ -66,9 +66,10 @@ def _elements(n: int) -> int:
 class Builder:
     """The launches of Coppelius's pieces for one configuration."""
 
-    def __init__(self, config: CoppeliusConfig):
+    def __init__(self, config: CoppeliusConfig, arena_base: int = ARENA_BASE, staging_base: int = STAGING_BASE):
         self.c = config
-        self.r = arena(config)
+        self.r = arena(config, arena_base)
+        self.staging = staging_base
         T, d = config.context, config.width
         self.T, self.d, self.H, self.dh, self.f, self.V = T, d, config.heads, config.head_dimension, config.hidden, config.vocabulary
         self.counters = self.r["counters"].address
@@ -111,7 +112,7 @@ class Builder:
     # ---- the forward ----
     def forward(self, dlogits: bool = True) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
-        tokens, targets = STAGING_BASE + STAGING_INPUTS, STAGING_BASE + STAGING_TARGETS
+        tokens, targets = self.staging + STAGING_INPUTS, self.staging + STAGING_TARGETS
         out = [self.rows("embedding-forward", "x0 = wte[tokens] + wpe", T, tokens, self.P("wte"), self.P("wpe"),
                          self.at("h0.x"), self.at("x0-half"), pair(T, d))]
         for layer in range(self.c.layers):
@@ -221,7 +222,7 @@ class Builder:
             out += self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
                                     self.at(n + "ln1-rstd"), self.at("dtmp"), 1, self.G(n + "ln1.g"), self.G(n + "ln1.b"))
         out.append(Launch("coppelius-embedding-backward", (256 + T, 1, 1), ROW_BLOCK,
-                          (STAGING_BASE + STAGING_INPUTS, self.at("dres"), self.G("wte"), self.G("wpe"), 0,
+                          (self.staging + STAGING_INPUTS, self.at("dres"), self.G("wte"), self.G("wpe"), 0,
                            pair(T, d), pair(0)), "G[wte] = scatter(dres), G[wpe] = dres"))
         return out
 
@@ -250,7 +251,7 @@ class Builder:
     # ---- the pieces ----
     def pieces(self) -> list[Piece]:
         T, V = self.T, self.V
-        staging = STAGING_BASE
+        staging = self.staging
         report = self.at("report")
         fence = Piece("fence", [self.copy("fence: counters -> fence", self.counters, self.at("fence"), 16)])
         payload = self.at("parameters")

@@ -88,9 +88,10 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
     return sizes
 
 
-def arena(config: CoppeliusConfig) -> dict[str, Resident]:
-    """Every resident, each after the previous, aligned."""
-    residents, address = {}, ARENA_BASE
+def arena(config: CoppeliusConfig, base: int = ARENA_BASE) -> dict[str, Resident]:
+    """Every resident, each after the previous, aligned (from `base`: the plan's arena
+    address, or wherever a test allocated the arena)."""
+    residents, address = {}, base
     for name, size in resident_sizes(config):
         residents[name] = Resident(name, address, size)
         address = _align(address + size)
