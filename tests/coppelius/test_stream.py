@@ -65,3 +65,18 @@ def test_a_token_outside_the_vocabulary_is_refused():
     bad = stream.TokenStream(np.array([1, 2, 300], dtype=np.uint32)).encode()
     with pytest.raises(stream.StreamError, match="token 300 at index 2"):
         stream.decode(bad)
+
+
+def test_the_script_beside_the_model_writes_the_same_stream(tmp_path):
+    out = tmp_path / "s.stream"
+    done = subprocess.run([sys.executable, str(EXAMPLE / "write_stream.py"), str(TEXT), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == stream.from_bytes(TEXT.read_bytes()).encode()
+
+
+def test_a_missing_text_is_refused_with_a_message(tmp_path):
+    done = subprocess.run([sys.executable, str(EXAMPLE / "write_stream.py"), str(tmp_path / "none.txt"),
+                           "-o", str(tmp_path / "s.stream")], capture_output=True, text=True)
+    assert done.returncode == 2 and "none.txt" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "s.stream").exists()
