@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .config import CONFIGS, CoppeliusConfig
-from .layout import (ARENA_BASE, MARKER, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
+from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
                      STAGING_PREDICTIONS, STAGING_RECORD, STAGING_REPORT_END, STAGING_TARGETS, SUMMARY_BYTES,
                      arena, checkpoint_payload_bytes, chunks)
 
@@ -110,7 +110,7 @@ class Builder:
                          pair(f32(self.c.hyper.layer_norm_epsilon), f32(1.0 / d)))
 
     # ---- the forward ----
-    def forward(self, dlogits: bool = True) -> list[Launch]:
+    def forward(self) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
         tokens, targets = self.staging + STAGING_INPUTS, self.staging + STAGING_TARGETS
         out = [self.rows("embedding-forward", "x0 = wte[tokens] + wpe", T, tokens, self.P("wte"), self.P("wpe"),
@@ -150,7 +150,7 @@ class Builder:
                       D=self.at("logits"), ldd=V),
             self.rows("cross-entropy", "row losses; dlogits16 = S (softmax - onehot) / T", T, self.at("logits"), targets,
                       self.at("dlogits16"), self.at("losses"),
-                      pair(T, f32(self.c.hyper.loss_scale / T if dlogits else self.c.hyper.loss_scale / T))),
+                      pair(T, f32(self.c.hyper.loss_scale / T))),
         ]
         return out
 
