@@ -10,6 +10,8 @@
 # launch_variants.log probes: channel-setup (prologue) variants
 # gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
+# pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run: minutes of NumPy)
+# coppelius-curves.png (.csv) Coppelius's 200-update loss curves, NumPy reference and PyTorch
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -71,9 +73,16 @@ fi
 # the native device program's template (tests/gpu/build_native_program.py .device/native-program)
 [ -f .device/native-program/program-sm_90.bin ] && export NATIVE_PROGRAM_TEMPLATE=$PWD/.device/native-program/program-sm_90.bin
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
+# Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch
+export COPPELIUS_CURVES=$LOG/coppelius-curves.png
 if python3 -c "import pytest" > /dev/null 2>&1; then
-  timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
+  timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
+    --ignore=tests/gpu/test_coppelius_update.py > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
+  # Coppelius's 200 NumPy updates take minutes of CPU: a run of their own
+  timeout 600 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -p no:cacheprovider \
+    > "$LOG/pytest_coppelius.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_coppelius_update.py: exit $?"
 else
   note "pytest -m gpu: skipped (no pytest on this machine)"
 fi

@@ -298,35 +298,47 @@ def test_seed_004_type_checks_against_the_platform(tmp_path, monkeypatch):
 
 def seed_004_schedule(tmp_path, monkeypatch, probe, *definitions):
     monkeypatch.setenv("BOBC_SPECS", str(seed_004_specs(tmp_path)))
+    # the model's numbers (Coppelius's modules, or the stubs: ArenaPlan's, Graph's) for the expectations
     text = ("import Coppelius.Build.NativeHost\nimport Runtime.NativePhysicalProgram\n"
-            "import Platform.Linux.Nvidia.PlanHost\nimport Platform.Linux.Nvidia.PlanHostRequest\n\n"
+            "import Platform.Linux.Nvidia.PlanHost\nimport Platform.Linux.Nvidia.PlanHostRequest\n"
+            "import Coppelius.ArenaPlan\nimport Coppelius.TrainingRun\nimport Coppelius.Build.Graph\nimport Std.Natural\n\n"
             "def steps : (family NvidiaPlanHostSteps) = (coppeliusHostStepsFor b\"\" phEnd)\n" + "".join(definitions))
     return probe(text, SEED_004.parents[2], STUBS)
 
 
 def test_seed_004_schedule_moves_the_checkpoint_and_trains_on_fresh_contexts(tmp_path, monkeypatch, probe):
-    """The seed's own contracts, on its own schedule (the stubs: a 1,000,123-byte checkpoint
-    in 64 KiB chunks, 15 full and a tail; 3 publications of 10 steps)."""
+    """The seed's own contracts, on its own schedule (Coppelius's modules, the stubs until they
+    exist): the checkpoint's payload read in chunks that tile it exactly, written once per
+    publication, every update on a fresh context."""
     program = seed_004_schedule(
         tmp_path, monkeypatch, probe,
         "def checkpointIn : (family NvidiaPlanHostFile) = (constructor NvidiaPlanHostFile NvidiaPlanHostCheckpointIn)\n"
         "def checkpointOut : (family NvidiaPlanHostFile) = (constructor NvidiaPlanHostFile NvidiaPlanHostCheckpointOut)\n"
+        "def payload : Nat = coppeliusCheckpointPayloadBytesNatural\n"
+        "def publications : Nat = coppeliusRunPublications\n"
         "def moves : Nat = (coppeliusHostMovesCheckpoint steps)\n"
-        "def tile : Nat = (nvidiaPlanHostFileReadsTile checkpointIn 1000123 steps)\n"
-        "def shortTile : Nat = (nvidiaPlanHostFileReadsTile checkpointIn 1000122 steps)\n"
+        "def tile : Nat = (nvidiaPlanHostFileReadsTile checkpointIn payload steps)\n"
+        "def shortTile : Nat = (nvidiaPlanHostFileReadsTile checkpointIn (naturalSaturatingSubtract payload 1) steps)\n"
         "def written : Nat = (nvidiaPlanHostStepBytesWritten checkpointOut steps)\n"
         "def fresh : Nat = (coppeliusHostStepsFresh steps)\n"
         "def reissues : Nat = (nvidiaPlanHostReissuesAdmitted b\"\" steps)\n")
     values = {name: program.value(name).value for name in ("moves", "tile", "shortTile", "written", "fresh", "reissues")}
-    assert values == {"moves": 1, "tile": 1, "shortTile": 0, "written": 3 * 1000123, "fresh": 1, "reissues": 1}
+    payload, publications = program.value("payload").value, program.value("publications").value
+    assert payload > 65536 and publications >= 2
+    assert values == {"moves": 1, "tile": 1, "shortTile": 0, "written": publications * payload, "fresh": 1, "reissues": 1}
 
 
 def test_seed_004_schedule_issues_the_run(tmp_path, monkeypatch, probe):
     program = seed_004_schedule(tmp_path, monkeypatch, probe,
                                 "def issued : Nat = (nvidiaPlanHostStepSubmissions steps)\n"
-                                "def count : Nat = coppeliusRunSubmissionCount\n")
-    # forward 34, then 3 periods of 10 updates and 16 gathers, and 2 more
-    assert program.value("count").value == 34 + 3 * (10 + 16) + 2
+                                "def count : Nat = coppeliusRunSubmissionCount\n"
+                                "def chunks : Nat = cgChunks\n"
+                                "def interval : Nat = coppeliusRunCheckpointInterval\n"
+                                "def publications : Nat = coppeliusRunPublications\n")
+    chunks, interval, publications = (program.value(n).value for n in ("chunks", "interval", "publications"))
+    # the load (initialize, two per chunk, the forward: 2 chunks + 2), then each period's updates
+    # and gathers, and 2 more (the final forward and the report put back)
+    assert program.value("count").value == 2 * chunks + 2 + publications * (interval + chunks) + 2
     assert program.value("issued").value == program.value("count").value
 
 
@@ -337,7 +349,7 @@ def test_seed_004_host_plan_names_exist():
 
 def test_seed_004_request_is_admitted_and_a_wrong_count_is_not(tmp_path, monkeypatch, probe):
     """nvidiaPlanHostRequestAdmitted on seed 004's own schedule and recipe fills (the stubs):
-    the run's submission count (114) and fills inside the layout's buffers admit it; one
+    the run's submission count and fills inside the layout's buffers admit it; one
     submission more, or a fill past its buffer's end, does not."""
     program = seed_004_schedule(
         tmp_path, monkeypatch, probe,

@@ -1,0 +1,313 @@
+"""Coppelius's launch graph: every submission's launches, each with its kernel, grid,
+block and parameter words (docs/coppelius.md, "The launch graph").
+
+The parameter blocks are the kernels' own contracts (/work/notes/s3/CGEMM.md and
+CKERN.md at the time of writing; the kernels' ``//@ param`` lines): 8-byte words
+from the parameter base, pointers whole, two 32-bit scalars to a word (the first
+in the low half).  Coppelius.Build.Graph builds the same launches in the plan
+language; tests/coppelius/test_plan_agrees.py holds the two together.
+
+    python -m coppelius_model.graph small     # the update's launches, one a line
+"""
+from __future__ import annotations
+
+import struct
+import sys
+from dataclasses import dataclass, field
+
+from .config import CONFIGS, CoppeliusConfig
+from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
+                     STAGING_PREDICTIONS, STAGING_RECORD, STAGING_REPORT_END, STAGING_TARGETS, SUMMARY_BYTES,
+                     arena, checkpoint_payload_bytes, chunks)
+
+GEMM_BLOCK = 128
+ROW_BLOCK = 256
+LOSS_COPY_BLOCK = 32
+# GEMM flags (CGEMM.md): add R, add bias, write the binary16 copy Dh, no binary32 D
+ADD_R, ADD_BIAS, WRITE_HALF, NO_D = 1, 2, 4, 8
+
+
+def f32(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def pair(low: int, high: int = 0) -> int:
+    return (low & 0xFFFFFFFF) | ((high & 0xFFFFFFFF) << 32)
+
+
+@dataclass(frozen=True)
+class Launch:
+    kernel: str                       # the region's identity: coppelius-<name>
+    grid: tuple[int, int, int]
+    block: int
+    words: tuple[int, ...]            # parameter words 0, 1, ... (64-bit each)
+    what: str = ""
+
+    def parameters(self) -> bytes:
+        return b"".join(struct.pack("<Q", w) for w in self.words)
+
+
+@dataclass
+class Piece:
+    """One submission: its name and its launches in order."""
+
+    name: str
+    launches: list[Launch] = field(default_factory=list)
+
+
+def _rows(n: int) -> int:
+    return -(-n // 8)
+
+
+def _elements(n: int) -> int:
+    return -(-n // 1024)
+
+
+class Builder:
+    """The launches of Coppelius's pieces for one configuration."""
+
+    def __init__(self, config: CoppeliusConfig, arena_base: int = ARENA_BASE, staging_base: int = STAGING_BASE):
+        self.c = config
+        self.r = arena(config, arena_base)
+        self.staging = staging_base
+        T, d = config.context, config.width
+        self.T, self.d, self.H, self.dh, self.f, self.V = T, d, config.heads, config.head_dimension, config.hidden, config.vocabulary
+        self.counters = self.r["counters"].address
+
+    def at(self, name: str, offset: int = 0) -> int:
+        return self.r[name].address + offset
+
+    def param(self, plane: str, tensor: str, bytes_per: int) -> int:
+        return self.at(plane, bytes_per * self.c.tensor(tensor).offset)
+
+    def P(self, t): return self.param("parameters", t, 4)
+    def Hf(self, t): return self.param("half-parameters", t, 2)
+    def G(self, t): return self.param("gradients", t, 4)
+
+    # ---- the kernels' parameter blocks ----
+    def gemm(self, form, what, A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0,
+             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0):
+        words = (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
+                 pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches))
+        return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
+
+    def rows(self, kernel, what, count, *words):
+        return Launch(f"coppelius-{kernel}", (_rows(count), 1, 1), ROW_BLOCK, tuple(words), what)
+
+    def elementwise(self, kernel, what, count, *words):
+        return Launch(f"coppelius-{kernel}", (_elements(count), 1, 1), ROW_BLOCK, tuple(words), what)
+
+    def copy(self, what, src, dst, nbytes):
+        assert nbytes % 16 == 0, (what, nbytes)
+        return self.elementwise("copy", what, nbytes // 4, src, dst, pair(nbytes // 4))
+
+    def columns(self, kernel, what, columns, *words):
+        return Launch(f"coppelius-{kernel}", (-(-columns // 64), 1, 1), ROW_BLOCK, tuple(words), what)
+
+    def layer_norm(self, what, x, gain, bias, y16, mean, rstd):
+        T, d = self.T, self.d
+        return self.rows("layernorm-forward", what, T, x, gain, bias, y16, mean, rstd, pair(T, d),
+                         pair(f32(self.c.hyper.layer_norm_epsilon), f32(1.0 / d)))
+
+    # ---- the forward ----
+    def forward(self) -> list[Launch]:
+        T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
+        tokens, targets = self.staging + STAGING_INPUTS, self.staging + STAGING_TARGETS
+        out = [self.rows("embedding-forward", "x0 = wte[tokens] + wpe", T, tokens, self.P("wte"), self.P("wpe"),
+                         self.at("h0.x"), self.at("x0-half"), pair(T, d))]
+        for layer in range(self.c.layers):
+            n = f"h{layer}."
+            x = self.at(n + "x")
+            x_next = self.at(f"h{layer + 1}.x") if layer + 1 < self.c.layers else self.at("xL")
+            out += [
+                self.layer_norm(n + "ln1", x, self.P(n + "ln1.g"), self.P(n + "ln1.b"), self.at(n + "a16"),
+                                self.at(n + "ln1-mean"), self.at(n + "ln1-rstd")),
+                self.gemm("nn", n + "qkv16 = a16 Wqkv + bqkv", self.at(n + "a16"), self.Hf(n + "wqkv"), T, 3 * d, d,
+                          d, 3 * d, Dh=self.at(n + "qkv16"), bias=self.P(n + "bqkv"), flags=ADD_BIAS | WRITE_HALF | NO_D,
+                          ldh=3 * d),
+                self.gemm("nt", n + "scores = q k^T (per head)", self.at(n + "qkv16"), self.at(n + "qkv16", 2 * d), T, T, dh,
+                          3 * d, 3 * d, D=self.at("scores"), ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
+                self.rows("softmax-forward", n + "p = causal softmax(scores / sqrt(dh))", H * T, self.at("scores"),
+                          self.at(n + "p16"), self.at(n + "p"), pair(H * T, T), pair(f32(dh ** -0.5))),
+                self.gemm("nn", n + "o16 = p16 v (per head, merged)", self.at(n + "p16"), self.at(n + "qkv16", 2 * 2 * d),
+                          T, dh, T, T, 3 * d, Dh=self.at(n + "o16"), flags=WRITE_HALF | NO_D, ldh=d, batches=H,
+                          sA=T * T, sB=dh, sH=dh),
+                self.gemm("nn", n + "h = o16 Wproj + bproj + x", self.at(n + "o16"), self.Hf(n + "wproj"), T, d, d, d, d,
+                          D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d),
+                self.layer_norm(n + "ln2", self.at(n + "h"), self.P(n + "ln2.g"), self.P(n + "ln2.b"), self.at(n + "b16"),
+                                self.at(n + "ln2-mean"), self.at(n + "ln2-rstd")),
+                self.gemm("nn", n + "u = b16 Wfc + bfc", self.at(n + "b16"), self.Hf(n + "wfc"), T, f, d, d, f,
+                          D=self.at(n + "u"), bias=self.P(n + "bfc"), flags=ADD_BIAS, ldd=f),
+                self.elementwise("gelu-forward", n + "g16 = gelu(u)", T * f, self.at(n + "u"), self.at(n + "g16"),
+                                 pair(T * f)),
+                self.gemm("nn", n + "x' = g16 Wfcproj + bfcproj + h", self.at(n + "g16"), self.Hf(n + "wfcproj"), T, d, f,
+                          f, d, D=x_next, R=self.at(n + "h"), bias=self.P(n + "bfcproj"), flags=ADD_R | ADD_BIAS, ldd=d),
+            ]
+        out += [
+            self.layer_norm("lnf", self.at("xL"), self.P("lnf.g"), self.P("lnf.b"), self.at("xf16"),
+                            self.at("lnf-mean"), self.at("lnf-rstd")),
+            self.gemm("nn", "logits = xf16 Whead", self.at("xf16"), self.Hf("head"), T, V, d, d, V,
+                      D=self.at("logits"), ldd=V),
+            self.rows("cross-entropy", "row losses; dlogits16 = S (softmax - onehot) / T", T, self.at("logits"), targets,
+                      self.at("dlogits16"), self.at("losses"),
+                      pair(T, f32(self.c.hyper.loss_scale / T))),
+        ]
+        return out
+
+    # ---- the backward ----
+    def ln_backward(self, what, x, gain, mean, rstd, dy, add, gain_grad, bias_grad):
+        T, d = self.T, self.d
+        return [self.rows("layernorm-backward", what, T, x, gain, mean, rstd, dy, self.at("dres"), self.at("dres"),
+                          self.at("dres16"), pair(T, d), pair(f32(1.0 / d), add)),
+                self.columns("layernorm-param-backward", what + " gain, bias", d, x, mean, rstd, dy, gain_grad,
+                             bias_grad, pair(T, d))]
+
+    def bias_backward(self, what, dy16, columns, grad):
+        return self.columns("bias-backward", what, columns, dy16, grad, pair(self.T, columns))
+
+    def backward(self) -> list[Launch]:
+        T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
+        out = [
+            self.gemm("tn", "G[head] = xf16^T dlogits16", self.at("xf16"), self.at("dlogits16"), d, V, T, d, V,
+                      D=self.G("head"), ldd=V),
+            self.gemm("nt", "dxf = dlogits16 Whead^T", self.at("dlogits16"), self.Hf("head"), T, d, V, V, V,
+                      D=self.at("dtmp"), ldd=d),
+        ]
+        out += self.ln_backward("lnf backward", self.at("xL"), self.P("lnf.g"), self.at("lnf-mean"), self.at("lnf-rstd"),
+                                self.at("dtmp"), 0, self.G("lnf.g"), self.G("lnf.b"))
+        for layer in reversed(range(self.c.layers)):
+            n = f"h{layer}."
+            qkv16 = self.at(n + "qkv16")
+            out += [
+                self.bias_backward(n + "G[bfcproj]", self.at("dres16"), d, self.G(n + "bfcproj")),
+                self.gemm("tn", n + "G[wfcproj] = g16^T dres16", self.at(n + "g16"), self.at("dres16"), f, d, T, f, d,
+                          D=self.G(n + "wfcproj"), ldd=d),
+                self.gemm("nt", n + "dg = dres16 Wfcproj^T", self.at("dres16"), self.Hf(n + "wfcproj"), T, f, d, d, d,
+                          D=self.at("dtmp"), ldd=f),
+                self.elementwise("gelu-backward", n + "du16 = dg gelu'(u)", T * f, self.at(n + "u"), self.at("dtmp"),
+                                 self.at("dtmp16"), pair(T * f)),
+                self.bias_backward(n + "G[bfc]", self.at("dtmp16"), f, self.G(n + "bfc")),
+                self.gemm("tn", n + "G[wfc] = b16^T du16", self.at(n + "b16"), self.at("dtmp16"), d, f, T, d, f,
+                          D=self.G(n + "wfc"), ldd=f),
+                self.gemm("nt", n + "dln2 = du16 Wfc^T", self.at("dtmp16"), self.Hf(n + "wfc"), T, d, f, f, f,
+                          D=self.at("dtmp"), ldd=d),
+            ]
+            out += self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
+                                    self.at(n + "ln2-rstd"), self.at("dtmp"), 1, self.G(n + "ln2.g"), self.G(n + "ln2.b"))
+            out += [
+                self.bias_backward(n + "G[bproj]", self.at("dres16"), d, self.G(n + "bproj")),
+                self.gemm("tn", n + "G[wproj] = o16^T dres16", self.at(n + "o16"), self.at("dres16"), d, d, T, d, d,
+                          D=self.G(n + "wproj"), ldd=d),
+                self.gemm("nt", n + "do16 = dres16 Wproj^T", self.at("dres16"), self.Hf(n + "wproj"), T, d, d, d, d,
+                          Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
+                self.gemm("nt", n + "dp = do16 v^T (per head)", self.at("do16"), qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d,
+                          D=self.at("dp"), ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
+                self.gemm("tn", n + "dv = p16^T do16 (per head)", self.at(n + "p16"), self.at("do16"), T, dh, T, T, d,
+                          D=self.at("dqkv", 4 * 2 * d), Dh=self.at("dqkv16", 2 * 2 * d), flags=WRITE_HALF, ldd=3 * d,
+                          ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
+                self.rows("softmax-backward", n + "ds16 = p (dp - rowsum(dp p)) / sqrt(dh)", H * T, self.at(n + "p"),
+                          self.at("dp"), self.at("ds16"), pair(H * T, T), pair(f32(dh ** -0.5))),
+                self.gemm("nn", n + "dq = ds16 k (per head)", self.at("ds16"), qkv16 + 2 * d, T, dh, T, T, 3 * d,
+                          D=self.at("dqkv"), Dh=self.at("dqkv16"), flags=WRITE_HALF, ldd=3 * d, ldh=3 * d, batches=H,
+                          sA=T * T, sB=dh, sD=dh, sH=dh),
+                self.gemm("tn", n + "dk = ds16^T q (per head)", self.at("ds16"), qkv16, T, dh, T, T, 3 * d,
+                          D=self.at("dqkv", 4 * d), Dh=self.at("dqkv16", 2 * d), flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
+                          batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
+                self.bias_backward(n + "G[bqkv]", self.at("dqkv16"), 3 * d, self.G(n + "bqkv")),
+                self.gemm("tn", n + "G[wqkv] = a16^T dqkv16", self.at(n + "a16"), self.at("dqkv16"), d, 3 * d, T, d, 3 * d,
+                          D=self.G(n + "wqkv"), ldd=3 * d),
+                self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", self.at("dqkv16"), self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
+                          3 * d, D=self.at("dtmp"), ldd=d),
+            ]
+            out += self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
+                                    self.at(n + "ln1-rstd"), self.at("dtmp"), 1, self.G(n + "ln1.g"), self.G(n + "ln1.b"))
+        out.append(Launch("coppelius-embedding-backward", (256 + T, 1, 1), ROW_BLOCK,
+                          (self.staging + STAGING_INPUTS, self.at("dres"), self.G("wte"), self.G("wpe"), 0,
+                           pair(T, d), pair(0)), "G[wte] = scatter(dres), G[wpe] = dres"))
+        return out
+
+    def adamw(self) -> list[Launch]:
+        """The two AdamW launches (the decay group, then gains and biases); the host writes each
+        step's alpha_t and epsilon_t at bytes 48 and 52; the values here are step 1's."""
+        from .model import adamw_scalars, decay_factor
+        h, s = self.c.hyper, adamw_scalars(self.c, 1)
+        out = []
+        for index, (first, count, decayed) in enumerate(self.c.pieces()):
+            words = (self.at("parameters", 4 * first), self.at("gradients", 4 * first),
+                     self.at("first-moments", 4 * first), self.at("second-moments", 4 * first),
+                     self.at("half-parameters", 2 * first), self.counters,
+                     pair(f32(s.step_size), f32(s.epsilon)),
+                     pair(f32(decay_factor(self.c, decayed)), f32(h.beta1)),
+                     pair(f32(1 - h.beta1), f32(h.beta2)), pair(f32(1 - h.beta2), count), pair(f32(1.0)))
+            out.append(Launch("coppelius-adamw-half", (-(-count // 1024), 1, 1), ROW_BLOCK, words,
+                              f"AdamW piece {index} ({'decayed' if decayed else 'no decay'}, {count} elements)"))
+        return out
+
+    def loss_copy(self, dst, update: int) -> Launch:
+        return Launch("coppelius-loss-copy", (1, 1, 1), LOSS_COPY_BLOCK,
+                      (self.at("losses"), dst, self.counters, self.counters + 8, pair(self.T, f32(1.0 / self.T)),
+                       pair(update)), "summary: mean loss, skipped, updates, skipped total")
+
+    # ---- the pieces ----
+    def pieces(self) -> list[Piece]:
+        T, V = self.T, self.V
+        staging = self.staging
+        report = self.at("report")
+        fence = Piece("fence", [self.copy("fence: counters -> fence", self.counters, self.at("fence"), 16)])
+        payload = self.at("parameters")
+        out = [Piece("initialize", fence.launches), fence]
+        parts = chunks(self.c)
+        for index, (offset, nbytes) in enumerate(parts):
+            out.append(Piece(f"scatter-{index}", [self.copy(f"chunk {index} -> arena", staging, payload + offset, nbytes)]))
+            if index + 1 < len(parts):
+                out.append(Piece("fence", fence.launches))
+        n = self.c.parameter_count
+        last_row = self.at("logits", 4 * (T - 1) * V)
+        forward = [self.elementwise("half-copy", "H = half(P)", n, self.at("parameters"), self.at("half-parameters"),
+                                    pair(n))] + self.forward()
+        forward += [self.copy("predictions", last_row, staging + STAGING_PREDICTIONS, 4 * V),
+                    self.loss_copy(staging + STAGING_RECORD + 16, 0),
+                    self.copy("marker -> report", staging + STAGING_RECORD, report, 16)]
+        out.append(Piece("forward", forward))
+        update = self.forward() + self.backward() + [
+            self.elementwise("nonfinite-check", "flag = any gradient not finite", n, self.at("gradients"), self.counters,
+                             pair(n))] + self.adamw() + [
+            self.loss_copy(staging + STAGING_LOSS_WINDOW, 1),
+            self.copy("row losses -> loss record", self.at("losses"), staging + STAGING_LOSS_WINDOW + SUMMARY_BYTES, 4 * T)]
+        out.append(Piece("update", update))
+        out.append(Piece("final", self.forward() + [
+            self.copy("predictions -> report", last_row, report + STAGING_PREDICTIONS - STAGING_RECORD, 4 * V),
+            self.loss_copy(report + STAGING_LOSS_BLOCK - STAGING_RECORD, 0),
+            self.copy("row losses -> report", self.at("losses"),
+                      report + STAGING_LOSS_BLOCK - STAGING_RECORD + SUMMARY_BYTES, 4 * T),
+            self.copy("summary -> report record", report + STAGING_LOSS_BLOCK - STAGING_RECORD, report + 16, 16)]))
+        for index, (offset, nbytes) in enumerate(parts):
+            out.append(Piece(f"gather-{index}", [self.copy(f"arena -> chunk {index}", payload + offset, staging, nbytes)]))
+        out.append(Piece("restore", [self.copy("report -> staging", report, staging + STAGING_RECORD,
+                                               STAGING_REPORT_END - STAGING_RECORD)]))
+        return out
+
+
+def pieces(config: CoppeliusConfig) -> list[Piece]:
+    return Builder(config).pieces()
+
+
+def update_launches(config: CoppeliusConfig) -> list[Launch]:
+    return next(p for p in pieces(config) if p.name == "update").launches
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    config = CONFIGS[argv[0] if argv else "small"]
+    print(f"# {config.name}: {config.parameter_count} parameters, checkpoint payload "
+          f"{checkpoint_payload_bytes(config)} bytes in {len(chunks(config))} chunks")
+    for index, piece in enumerate(pieces(config)):
+        print(f"piece {index}: {piece.name} ({len(piece.launches)} launches)")
+        if piece.name == "update":
+            for k, launch in enumerate(piece.launches):
+                print(f"  {k:3d} {launch.kernel:34s} grid {launch.grid} x {launch.block}  {launch.what}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""Coppelius's memory: the device arena (every resident, its address and extent) and the
+staging buffer the host reads and writes (docs/coppelius.md, "The arena").
+
+The checkpoint payload is the first four residents, contiguous: the master weights,
+the two moments and the counters, so a checkpoint chunk is one byte range of the
+arena and its gather or scatter is one copy.  Everything else is rebuilt from it
+(the half copies by the forward's half-copy launch) or written before it is read
+within one submission.  Coppelius.ArenaPlan declares the same residents; the
+tests hold the two to each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import CoppeliusConfig
+
+RESIDENT_ALIGNMENT = 256
+# GPU virtual addresses: below 2^40, 2 MiB aligned, the system buffers 256 MiB apart
+GPFIFO_BASE = 0x1000000000
+PUSHBUFFER_BASE = 0x1010000000
+SEMAPHORE_BASE = 0x1020000000
+PROGRAM_BASE = 0x1030000000
+QMD_BASE = 0x1040000000
+STAGING_BASE = 0x1100000000
+ARENA_BASE = 0x2000000000
+
+# the staging buffer (host-mapped, GPU-visible): offsets of what the host reads and writes
+STAGING_INPUTS = 0            # u32 tokens [T]
+STAGING_TARGETS = 2048        # u32 tokens [T] (the same window one token on)
+STAGING_RECORD = 4096         # the result record: 16-byte marker (the host's), 16-byte summary
+STAGING_RECORD_BYTES = 64
+STAGING_PREDICTIONS = 8192    # the last position's 256 logits (binary32): the next byte's scores
+STAGING_LOSS_WINDOW = 12288   # one update's loss record: 16-byte summary, then the T row losses
+STAGING_LOSS_BLOCK = 16384    # the final forward's: same layout
+STAGING_REPORT_END = 20480    # the report region [STAGING_RECORD, STAGING_REPORT_END), mirrored in the arena
+MARKER = b"COPPELIUS-RESULT"
+TOKEN_BYTES = 4
+SUMMARY_BYTES = 16
+COUNTERS_BYTES = 16           # +0 non-finite flag, +4 zero, +8 updates issued, +12 updates skipped
+
+CHUNK_BYTES = {"small": 8 << 20, "large": 64 << 20, "tiny": 1 << 20}
+
+
+@dataclass(frozen=True)
+class Resident:
+    name: str
+    address: int
+    bytes: int
+
+    @property
+    def end(self) -> int:
+        return self.address + self.bytes
+
+
+def _align(n: int, alignment: int = RESIDENT_ALIGNMENT) -> int:
+    return -(-n // alignment) * alignment
+
+
+def loss_window_bytes(config: CoppeliusConfig) -> int:
+    return SUMMARY_BYTES + 4 * config.context
+
+
+def staging_bytes(config: CoppeliusConfig) -> int:
+    return CHUNK_BYTES[config.name]
+
+
+def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
+    """(name, bytes) of every arena resident, in arena order."""
+    n, T, d, H, V = config.parameter_count, config.context, config.width, config.heads, config.vocabulary
+    f = config.hidden
+    sizes = [("parameters", 4 * n), ("first-moments", 4 * n), ("second-moments", 4 * n),
+             ("counters", COUNTERS_BYTES),
+             ("half-parameters", 2 * n), ("gradients", 4 * n),
+             ("x0-half", 2 * T * d)]
+    for layer in range(config.layers):
+        p = f"h{layer}."
+        sizes += [(p + "x", 4 * T * d), (p + "ln1-mean", 4 * T), (p + "ln1-rstd", 4 * T), (p + "a16", 2 * T * d),
+                  (p + "qkv16", 2 * T * 3 * d), (p + "p", 4 * H * T * T), (p + "p16", 2 * H * T * T),
+                  (p + "o16", 2 * T * d), (p + "h", 4 * T * d), (p + "ln2-mean", 4 * T), (p + "ln2-rstd", 4 * T),
+                  (p + "b16", 2 * T * d), (p + "u", 4 * T * f), (p + "g16", 2 * T * f)]
+    sizes += [("xL", 4 * T * d), ("lnf-mean", 4 * T), ("lnf-rstd", 4 * T), ("xf16", 2 * T * d),
+              ("logits", 4 * T * V), ("losses", 4 * T), ("dlogits16", 2 * T * V),
+              # backward scratch, reused by every layer
+              ("scores", 4 * H * T * T), ("dres", 4 * T * d), ("dres16", 2 * T * d), ("dtmp", 4 * T * f),
+              ("dtmp16", 2 * T * f), ("do16", 2 * T * d), ("dp", 4 * H * T * T), ("ds16", 2 * H * T * T),
+              ("dqkv", 4 * T * 3 * d), ("dqkv16", 2 * T * 3 * d), ("fence", COUNTERS_BYTES),
+              ("report", STAGING_REPORT_END - STAGING_RECORD)]
+    return sizes
+
+
+def arena(config: CoppeliusConfig, base: int = ARENA_BASE) -> dict[str, Resident]:
+    """Every resident, each after the previous, aligned (from `base`: the plan's arena
+    address, or wherever a test allocated the arena)."""
+    residents, address = {}, base
+    for name, size in resident_sizes(config):
+        residents[name] = Resident(name, address, size)
+        address = _align(address + size)
+    return residents
+
+
+def arena_bytes(config: CoppeliusConfig) -> int:
+    residents = arena(config)
+    return _align(max(r.end for r in residents.values()) - ARENA_BASE, 1 << 21)
+
+
+def checkpoint_payload_bytes(config: CoppeliusConfig) -> int:
+    """P, M, V (binary32) and the counters: the first four residents, contiguous."""
+    residents = arena(config)
+    return residents["counters"].end - residents["parameters"].address
+
+
+def chunks(config: CoppeliusConfig) -> list[tuple[int, int]]:
+    """(offset, bytes) of each checkpoint chunk moved through the staging buffer: full ones, then the tail."""
+    payload, chunk = checkpoint_payload_bytes(config), staging_bytes(config)
+    out = [(offset, chunk) for offset in range(0, payload - chunk + 1, chunk)]
+    if payload % chunk:
+        out.append((len(out) * chunk, payload % chunk))
+    return out

@@ -1,0 +1,120 @@
+"""The performance limit of one Coppelius update on the H200 (docs/coppelius.md quotes
+this script's output).
+
+    python -m coppelius_model.limits
+
+Each launch of the update (graph.py) is charged its arithmetic and its memory
+traffic: a matrix product 2 M N K flops per batch on the tensor cores (binary16
+inputs, binary32 accumulation) and its operands read once and its results written
+once; every other kernel the bytes it must read and write (the flops of an
+elementwise kernel are negligible beside its bytes).  The limit of a launch is
+the larger of its flops at the tensor cores' rate and its bytes at the memory
+bandwidth; the update's limit is the sum over its launches (they run in order,
+each depending on the one before).  The bandwidth-only and flops-only totals are
+printed too.
+"""
+from __future__ import annotations
+
+import sys
+
+from .config import CONFIGS, LARGE, SMALL, CoppeliusConfig
+from .graph import Launch, update_launches
+
+# NVIDIA H200 SXM (NVIDIA's H200 datasheet): dense FP16/BF16 tensor throughput with FP32
+# accumulation 989.5 TFLOP/s (1,979 with sparsity), HBM3e bandwidth 4.8 TB/s.
+TENSOR_FLOPS = 989.5e12
+MEMORY_BYTES_PER_SECOND = 4.8e12
+
+
+def _u32s(launch: Launch, word: int) -> tuple[int, int]:
+    value = launch.words[word]
+    return value & 0xFFFFFFFF, value >> 32
+
+
+def charge(launch: Launch) -> tuple[float, float]:
+    """(flops, bytes) of one launch."""
+    kind = launch.kernel.removeprefix("coppelius-")
+    if kind.startswith("gemm-"):
+        m, n = _u32s(launch, 6)
+        k, flags = _u32s(launch, 7)
+        batches = launch.words[12] >> 32
+        out = (0 if flags & 8 else 4) + (2 if flags & 4 else 0) + (4 if flags & 1 else 0)
+        nbytes = batches * (2 * m * k + 2 * k * n + out * m * n) + (4 * n if flags & 2 else 0)
+        return 2.0 * m * n * k * batches, float(nbytes)
+    if kind in ("layernorm-forward",):
+        r, c = _u32s(launch, 6)
+        return 0.0, float(r * c * (4 + 2) + 8 * r + 8 * c)
+    if kind == "layernorm-backward":
+        r, c = _u32s(launch, 8)
+        add = launch.words[9] >> 32
+        return 0.0, float(r * c * (4 + 4 + (4 if add else 0) + 4 + 2) + 8 * r + 4 * c)
+    if kind == "layernorm-param-backward":
+        r, c = _u32s(launch, 6)
+        return 0.0, float(r * c * 8 + 8 * r + 8 * c)
+    if kind == "bias-backward":
+        r, c = _u32s(launch, 2)
+        return 0.0, float(2 * r * c + 4 * c)
+    if kind == "softmax-forward":
+        rows, t = _u32s(launch, 3)
+        return 0.0, float(rows * t * (4 + 2 + 4))
+    if kind == "softmax-backward":
+        rows, t = _u32s(launch, 3)
+        return 0.0, float(rows * t * (4 + 4 + 2))
+    if kind == "gelu-forward":
+        return 0.0, float(_u32s(launch, 2)[0] * (4 + 2))
+    if kind == "gelu-backward":
+        return 0.0, float(_u32s(launch, 3)[0] * (4 + 4 + 2))
+    if kind == "embedding-forward":
+        t, c = _u32s(launch, 5)
+        return 0.0, float(4 * t + t * c * (4 + 4 + 4 + 2))
+    if kind == "embedding-backward":
+        t, c = _u32s(launch, 5)
+        return 0.0, float(4 * t + t * c * 4 + (256 + t) * c * 4)
+    if kind == "cross-entropy":
+        t, _ = _u32s(launch, 4)
+        return 0.0, float(t * 256 * (4 + 2) + 8 * t)
+    if kind == "nonfinite-check":
+        return 0.0, float(4 * _u32s(launch, 2)[0])
+    if kind == "adamw-half":
+        n = launch.words[9] >> 32
+        return 0.0, float(n * (16 + 14))          # reads P, G, M, V; writes P, M, V and the half copy
+    if kind in ("loss-copy",):
+        t, _ = _u32s(launch, 4)
+        return 0.0, float(4 * t + 32)
+    if kind == "copy":
+        return 0.0, float(8 * _u32s(launch, 2)[0])
+    raise KeyError(f"no charge for kernel {launch.kernel}")
+
+
+def limit(config: CoppeliusConfig) -> dict:
+    flops = nbytes = seconds = 0.0
+    for launch in update_launches(config):
+        f, b = charge(launch)
+        flops += f
+        nbytes += b
+        seconds += max(f / TENSOR_FLOPS, b / MEMORY_BYTES_PER_SECOND)
+    return dict(launches=len(update_launches(config)), flops=flops, bytes=nbytes, seconds=seconds,
+                flop_seconds=flops / TENSOR_FLOPS, byte_seconds=nbytes / MEMORY_BYTES_PER_SECOND)
+
+
+def report(configs=(SMALL, LARGE)) -> str:
+    lines = [f"H200: {TENSOR_FLOPS / 1e12:.1f} TFLOP/s (binary16 tensor cores, dense), "
+             f"{MEMORY_BYTES_PER_SECOND / 1e12:.1f} TB/s",
+             f"{'config':7s} {'params':>11s} {'launches':>8s} {'GFLOP':>8s} {'MB':>9s} "
+             f"{'flops ms':>9s} {'bytes ms':>9s} {'limit ms':>9s}"]
+    for config in configs:
+        r = limit(config)
+        lines.append(f"{config.name:7s} {config.parameter_count:11,d} {r['launches']:8d} {r['flops'] / 1e9:8.1f} "
+                     f"{r['bytes'] / 1e6:9.1f} {r['flop_seconds'] * 1e3:9.3f} {r['byte_seconds'] * 1e3:9.3f} "
+                     f"{r['seconds'] * 1e3:9.3f}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    print(report([CONFIGS[name] for name in argv] if argv else (SMALL, LARGE)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

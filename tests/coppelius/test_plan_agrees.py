@@ -1,0 +1,121 @@
+"""The plan modules (examples/coppelius/Coppelius) and the Python specification
+(coppelius_model) declare the same Coppelius: the parameter counts, the checkpoint's
+payload and chunks, every arena resident's address and extent, the submission count
+the seed's proofs use, and -- for the small configuration -- every launch of every
+submission, kernel, grid and parameter word, in order.  The arena is certified and
+the device side has no hazard; the large configuration's numbers agree too."""
+from __future__ import annotations
+
+import pytest
+
+from bobc.language import Intrinsics, load_program
+
+from coppelius_model import graph, layout
+from coppelius_model.config import LARGE, SMALL
+
+from .conftest import EXAMPLE
+
+PROBE = """module Probe
+
+import Coppelius.ArenaPlan
+import Coppelius.Build.DeviceImages
+import Coppelius.Build.Graph
+import Coppelius.Build.PhysicalComponents
+import Coppelius.TrainingRun
+import Hardware.Nvidia.SM86.Command.WholeProgramPlan
+import Runtime.ArenaCertificate
+
+def parameters : Nat = coppeliusParameterCount
+def payload : Nat = coppeliusCheckpointPayloadBytesNatural
+def chunks : Nat = cgChunks
+def submissions : Nat = coppeliusSubmissionCount
+def launches : Nat = coppeliusLaunchCount
+def video : Nat = coppeliusSM86CompatVideoBytesNatural
+def residents : (family ArenaResidents) = coppeliusArenaResidents
+def certified : Nat = (coppeliusArenaCertifiedOf 0)
+def admitted : Nat = coppeliusSchedulesAdmitted
+def adamw0 : Nat = (coppeliusAdamWLaunch 0 0)
+def schedule : (family NvidiaLaunchSchedule) = (coppeliusLaunchScheduleAt cgNoPlace)
+def hazard : Nat = (coppeliusDeviceHazardOf 0)
+def runHazard : Nat = (coppeliusRunDeviceHazardOf 0)
+"""
+
+
+def load(tmp_path, *folders):
+    path = tmp_path / "Probe.bob"
+    path.write_text(PROBE, encoding="utf-8")
+    program = load_program(path, include=[*folders, EXAMPLE], intrinsics=Intrinsics())
+    program.check()
+    return program
+
+
+def residents_of(program):
+    out, value = [], program.value("residents")
+    while value.constructor == "ArenaResidentsNext":
+        resident = program.force(value.fields[0])
+        name, address, size = (program.force(resident.fields[i]).value for i in range(3))
+        out.append((name.decode(), address, size))
+        value = program.force(value.fields[1])
+    return out
+
+
+def launches_of(program, value):
+    value = program.force(value)
+    if value.constructor == "NvidiaLaunchScheduleEmpty":
+        return []
+    if value.constructor == "NvidiaLaunchScheduleAppend":
+        return launches_of(program, value.fields[0]) + launches_of(program, value.fields[1])
+    template = program.force(value.fields[0])
+    identity = program.force(template.fields[0]).value.decode()
+    kernel = program.force(template.fields[1])
+    grid = tuple(program.force(kernel.fields[i]).value for i in (1, 2, 3))
+    patches, words = program.force(program.force(template.fields[2]).fields[0]), {}
+    while patches.constructor == "NvidiaParameterPatchesNext":
+        patch = program.force(patches.fields[0])
+        word = program.force(patch.fields[0]).value - 0x160 // 8
+        words[word] = program.force(program.force(patch.fields[1]).fields[0]).value
+        patches = program.force(patches.fields[1])
+    return [(identity, grid, tuple(words[i] for i in range(len(words))))]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    return load(tmp_path_factory.mktemp("small"))
+
+
+def check_numbers(program, config):
+    assert program.value("parameters").value == config.parameter_count
+    assert program.value("payload").value == layout.checkpoint_payload_bytes(config)
+    assert program.value("chunks").value == len(layout.chunks(config))
+    pieces = graph.pieces(config)
+    assert program.value("submissions").value == len(pieces)
+    assert program.value("launches").value == sum(len(p.launches) for p in pieces)
+    assert program.value("video").value == layout.arena_bytes(config)
+    python = [(r.name.split(".")[-1], r.address, r.bytes) for r in layout.arena(config).values()]
+    assert residents_of(program) == python
+    assert program.value("certified").value == 1
+    update_first = sum(len(p.launches) for p in pieces[:[p.name for p in pieces].index("update")])
+    adamw = [i for i, l in enumerate(graph.update_launches(config)) if l.kernel == "coppelius-adamw-half"]
+    assert program.value("adamw0").value == update_first + adamw[0]
+
+
+def test_small_numbers_and_arena_agree(small):
+    check_numbers(small, SMALL)
+
+
+def test_every_launch_agrees_word_for_word(small):
+    planned = launches_of(small, small.definition("schedule").thunk)
+    python = [(l.kernel, l.grid, l.words) for p in graph.pieces(SMALL) for l in p.launches]
+    assert len(planned) == len(python)
+    for index, (a, b) in enumerate(zip(planned, python)):
+        assert a == b, (index, a[0], b[0])
+
+
+def test_the_device_side_is_certified(small):
+    assert small.value("admitted").value == 1
+    assert small.value("hazard").value == 0
+    assert small.value("runHazard").value == 0
+
+
+def test_large_numbers_and_arena_agree(tmp_path):
+    check_numbers(load(tmp_path, EXAMPLE / "large"), LARGE)
