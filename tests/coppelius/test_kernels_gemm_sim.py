@@ -1,12 +1,6 @@
 """The coppelius-gemm kernels executed by the simulator (bobc.sim.kernel.run_kernel, SIM's
 one-kernel API) on both targets, against NumPy float64 of the binary16 inputs.
-
-Not collected by default (the name does not start with test_): the one-kernel API and
-the simulator's HMMA/LDSM/LDGSTS land on the s3-sim branch; once merged, run
-
-    .venv/bin/python -m pytest -q tests/coppelius/sim_kernels_gemm.py
-
-and rename the file test_kernels_gemm_sim.py.  Tolerance: ref_gemm.error_bound (K
+Tolerance: ref_gemm.error_bound (K
 binary32 additions of exact products, the tensor cores truncating inside each step,
 plus the epilogue's roundings).  The simulator's own HMMA accumulation order is its
 business; any order meets the bound.
