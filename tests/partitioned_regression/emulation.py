@@ -1,0 +1,201 @@
+"""Seed 003's two peers on the CPU: each host program run by the independent interpreter
+(tests/specs/native_program.py), each its own thread with its own mapped memory, talking over
+a socket pair, with the device emulated from the images the plan built.
+
+The emulated device does what the GPU does with the host's images: a Submit's ring entry is
+decoded (bobc.sim.channel: GPFIFO entry -> pushbuffer segment -> methods), each launch's QMD
+read (bobc.sim.qmd_reader: program address, constant bank 0), the kernel recognised by its
+machine code (our two SASS kernels, assembled for the QMD's architecture) and its pointer
+arguments read from bank 0 at the target's parameter base; then the kernel's arithmetic is
+carried out by partitioned_regression.reference (NumPy).  The channel's prologue segment is
+run once, before the first submission, as a host must.
+"""
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from native_program import Failed, Machine
+
+from partitioned_regression import reference as R
+
+REALIZATION = Path(__file__).resolve().parents[2] / "examples/partitioned_regression/PartitionedRegression/Realization"
+PAGE = 4096
+PARAMETER_BASE = {"SM86": 0x160, "SM90": 0x210}
+PUSHBUFFER_BASE = 0x2020000000          # PartitionedRegression.Coordinates.coordinatePushbufferBase
+
+
+class PagedMachine(Machine):
+    """The interpreter with mapped memory in 4 KiB pages (the tests' Machine keeps a byte dict)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pages: dict[int, bytearray] = {}
+
+    def _page(self, number):
+        page = self.pages.get(number)
+        if page is None:
+            page = self.pages[number] = bytearray(PAGE)
+        return page
+
+    def mapped_read(self, address, count):
+        out = bytearray()
+        while count:
+            number, offset = divmod(address, PAGE)
+            take = min(count, PAGE - offset)
+            out += self._page(number)[offset:offset + take]
+            address, count = address + take, count - take
+        return bytes(out)
+
+    def mapped_write(self, address, data):
+        data = bytes(data)
+        while data:
+            number, offset = divmod(address, PAGE)
+            take = min(len(data), PAGE - offset)
+            self._page(number)[offset:offset + take] = data[:take]
+            address, data = address + take, data[take:]
+
+
+def kernel_codes(arch: str) -> dict[bytes, str]:
+    from bobc.sass.assembler import assemble_kernel
+    import bobc.targets as targets
+    name = {"SM86": "sm_86", "SM90": "sm_90"}[arch]
+    target = next(t for t in vars(targets).values() if getattr(t, "name", None) == name and hasattr(t, "nvdisasm_arch"))
+    return {bytes(assemble_kernel(REALIZATION / f"{kernel}.sass", target).code): kernel
+            for kernel in ("coordinate-linear-step", "coordinate-update")}
+
+
+class _MappedMemory:
+    def __init__(self, machine):
+        self.machine = machine
+
+    def read(self, address, size, what=""):
+        return self.machine.mapped_read(address, size)
+
+    def write(self, address, data, what=""):
+        self.machine.mapped_write(address, data)
+
+
+def _channel_class():
+    from bobc.sim.channel import Channel
+    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
+    from bobc.sim.channel import QMD_BYTES
+
+    class KernelChannel(Channel):
+        codes: dict = {}
+
+        def launch(self, qmd_address, compute_class, at):
+            layout = COMPUTE_CLASSES[compute_class][1]
+            raw = self.memory.read(qmd_address, QMD_BYTES[layout])
+            d = read_launch(raw, compute_class, at)
+            if d.arch not in self.codes:
+                self.codes[d.arch] = kernel_codes(d.arch)
+            kernel = next((name for code, name in self.codes[d.arch].items()
+                           if self.memory.read(d.program_address, len(code)) == code), None)
+            if kernel is None:
+                raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of our kernels")
+            bank0 = self.memory.read(d.cb0_address, d.cb0_bytes)
+            base = PARAMETER_BASE[d.arch]
+            pointer = lambda i: struct.unpack_from("<Q", bank0, base + 8 * i)[0]
+            word = lambda address: struct.unpack("<d", self.memory.read(address, 8))[0]
+            put = lambda address, value: self.memory.write(address, struct.pack("<d", value))
+            if kernel == "coordinate-linear-step":
+                results = R.linear_step(word(pointer(0)), word(pointer(1)), word(pointer(2)))
+                for i, value in enumerate(results):
+                    put(pointer(3) + 8 * i, value)
+            else:
+                w, a = R.update(word(pointer(0)), word(pointer(1)), word(pointer(2)), word(pointer(3)), word(pointer(4)))
+                put(pointer(1), a)
+                put(pointer(0), w)
+            self.log.launches.append((qmd_address, kernel))
+    return KernelChannel
+
+
+@dataclass
+class EmulatedDevice:
+    """The GPU of one host: the images it loaded are in its machine's mapped memory."""
+    launches: list = field(default_factory=list)
+    channel: object = None
+
+    def __call__(self, machine, entry: int):
+        if self.channel is None:
+            self.channel = _channel_class()(_MappedMemory(machine))
+            from bobc.sim.channel import decode_gp_entry
+            start = decode_gp_entry(machine.first_entry, 0).address
+            self.channel.run_segment(machine.mapped_read(PUSHBUFFER_BASE, start - PUSHBUFFER_BASE), "the prologue")
+        self.channel.run_entry(entry.to_bytes(8, "little"), len(self.launches))
+        self.launches.append(entry)
+
+
+@dataclass
+class Outcome:
+    status: int                    # 0, or the Fail status
+    message: bytes
+    outputs: dict                  # argument -> bytes (only when status is 0: published)
+    submitted: int
+    telemetry: list
+
+
+def run_host(program: bytes, images: dict, files: dict, sock: socket.socket | None,
+             timeout: float = 10.0) -> Outcome:
+    """One host: its program (canonical bytes) interpreted with `files` as its arguments."""
+    slots, extent = struct.unpack_from("<QQ", program, 8)
+    identity_length, = struct.unpack_from("<Q", program, 24)
+    commands = program[32 + identity_length:]
+    if sock is not None:
+        sock.settimeout(timeout)
+
+    def send(data):
+        sock.sendall(data)
+
+    def receive(count):
+        data = b""
+        try:
+            while len(data) < count:
+                chunk = sock.recv(count - len(data))
+                if not chunk:
+                    break
+                data += chunk
+        except (socket.timeout, OSError):
+            pass
+        return data
+
+    device = EmulatedDevice()
+    machine = PagedMachine(state_bytes=extent, gpu=device, files=files, send=send, receive=receive)
+    machine.slots = [0] * max(slots, 1)
+    machine.first_entry = images["ring"][:8]
+    try:
+        machine.run(commands)
+        status, message = 0, b""
+    except Failed as failure:
+        status, message = failure.status, failure.args[0].encode()
+    finally:
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+    return Outcome(status, message, machine.outputs if status == 0 else {}, len(machine.submitted), machine.telemetry)
+
+
+def run_pair(programs, images, files, timeout: float = 10.0, break_peer=None) -> list[Outcome]:
+    """Both peers, each in its own thread, over a connected socket pair.  `break_peer(k, sock)`
+    may replace worker k's end of the channel (a peer that misbehaves)."""
+    ends = list(socket.socketpair())
+    outcomes = [None, None]
+    threads = []
+    for k in range(2):
+        def work(k=k):
+            outcomes[k] = run_host(programs[k], images[k], files[k], ends[k], timeout)
+        if break_peer is not None and break_peer(k, ends[k]):
+            continue
+        threads.append(threading.Thread(target=work, daemon=True))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    return outcomes
