@@ -149,7 +149,10 @@ def run_host(program: bytes, images: dict, files: dict, sock: socket.socket | No
         sock.settimeout(timeout)
 
     def send(data):
-        sock.sendall(data)
+        try:
+            sock.sendall(data)
+        except OSError as error:          # a closed peer: the runtime's status 5, as for Receive
+            raise Failed(5, f"peer: send failed ({error.strerror})".encode()) from None
 
     def receive(count):
         data = b""
