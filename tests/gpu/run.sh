@@ -68,6 +68,7 @@ fi
 [ -d .device/bob-reference ] && export BOB_REFERENCE_DATA=$PWD/.device/bob-reference
 # the synthetic platform hosts (tests/gpu/build_platform_hosts.py .device/platform-hosts)
 [ -d .device/platform-hosts ] && export PLATFORM_HOSTS=$PWD/.device/platform-hosts
+[ -d .device/pr-hosts ] && export PR_HOSTS=$PWD/.device/pr-hosts   # seed 003 hosts built for this GPU (tests/gpu/build_partitioned_regression_hosts.py)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
