@@ -51,7 +51,8 @@ def our_hosts(folder: Path) -> dict[int, list[Path]]:
             path = out / f"worker{k}"
             if not path.exists():
                 subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "--entry", f"worker{k}", "--target",
-                                "sm_90", "-I", str(B.EXAMPLE), "-o", str(path)], cwd=REPO, check=True)
+                                "sm_90", "-I", str(B.EXAMPLE), "-o", str(path)], cwd=REPO, check=True,
+                               env=B.bobc_environment())
             hosts[steps].append(path)
     return hosts
 

@@ -43,6 +43,15 @@ HOSTS = {"worker0": "worker0", "worker1": "worker1", "worker0-resume": "worker0R
          "worker1-resume": "worker1Resume", "prediction": "prediction"}
 
 
+def bobc_environment() -> dict:
+    """bobc from this checkout; pure-Python wheels carried in .whl/ (lark: the device machine has
+    none installed) are importable straight from their files."""
+    import os
+    paths = [str(REPO / "compiler"), *map(str, sorted((REPO / ".whl").glob("*.whl")))]
+    existing = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths + ([existing] if existing else []))}
+
+
 def build(uuid: bytes, minor: int, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     plan = out / "Pair.bob"
@@ -50,7 +59,8 @@ def build(uuid: bytes, minor: int, out: Path) -> dict[str, Path]:
     built = {}
     for name, entry in HOSTS.items():
         done = subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "--entry", entry, "--target", "sm_90",
-                               "-I", str(EXAMPLE), "-o", str(out / name)], cwd=REPO, capture_output=True, text=True)
+                               "-I", str(EXAMPLE), "-o", str(out / name)], cwd=REPO, capture_output=True, text=True,
+                              env=bobc_environment())
         if done.returncode != 0:
             raise RuntimeError(f"bobc build --entry {entry} failed (exit {done.returncode}):\n{done.stderr}")
         built[name] = out / name

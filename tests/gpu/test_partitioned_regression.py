@@ -210,7 +210,7 @@ def test_a_misbehaving_peer_ends_worker_0_with_a_clear_error(hosts, records, kep
 def test_a_peer_that_never_connects_times_out(hosts, records, kept_checkpoint):
     folder = next(iter(kept_checkpoint)).parent
     process = subprocess.run(argv(hosts["worker0-resume"], folder, 0, records), capture_output=True, text=True,
-                             timeout=300)
+                             timeout=120)
     assert process.returncode != 0 and process.stderr.strip(), process
     assert_intact(kept_checkpoint)
 
