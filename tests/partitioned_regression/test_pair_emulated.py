@@ -166,3 +166,16 @@ def test_a_short_record_is_refused():
     hosts = pair(0, 1, 8)
     outcome = E.run_host(hosts[0].program, hosts[0].images, {6: records()[0][:-8]}, None)
     assert outcome.status == 2 and outcome.outputs == {}
+
+
+def test_the_h200s_sm90_images_train_the_same_bits():
+    """The same hosts built for sm_90 (V04_00 QMDs, parameters at 0x210): the emulated device
+    reads them as Hopper's and the pair computes the reference's bits."""
+    steps = 16
+    hosts = [A.parse_embedded(A.worker_artifact(UUID, k, PORT, 0, 1, steps, target_name="sm_90")) for k in range(2)]
+    files = [{6: records()[k]} for k in range(2)]
+    outcomes = E.run_pair([h.program for h in hosts], [h.images for h in hosts], files)
+    assert [o.status for o in outcomes] == [0, 0]
+    expected = R.train(data(), COORDINATES, steps)
+    for k in range(2):
+        assert R.bits(F.shard_value(outcomes[k].outputs[1 + 2 * k])[2]) == R.bits(expected[k].weight)
