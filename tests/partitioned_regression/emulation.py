@@ -7,8 +7,10 @@ decoded (bobc.sim.channel: GPFIFO entry -> pushbuffer segment -> methods), each 
 read (bobc.sim.qmd_reader: program address, constant bank 0), the kernel recognised by its
 machine code (our two SASS kernels, assembled for the QMD's architecture) and its pointer
 arguments read from bank 0 at the target's parameter base; then the kernel's arithmetic is
-carried out by partitioned_regression.reference (NumPy).  The channel's prologue segment is
-run once, before the first submission, as a host must.
+carried out by partitioned_regression.reference (NumPy).  Every segment must set the channel up
+itself (its SET_OBJECT and windows: any entry may be the first issued) and add 1 to the one
+semaphore (a 64-bit reduction): the device checks that the n-th issue leaves it at n, which is
+what the host's Submit waits for.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from partitioned_regression import reference as R
 REALIZATION = Path(__file__).resolve().parents[2] / "examples/partitioned_regression/PartitionedRegression/Realization"
 PAGE = 4096
 PARAMETER_BASE = {"SM86": 0x160, "SM90": 0x210}
-PUSHBUFFER_BASE = 0x2020000000          # PartitionedRegression.Coordinates.coordinatePushbufferBase
+SEMAPHORE_BASE = 0x2030000000           # PartitionedRegression.Coordinates.coordinateSemaphoreBase
 
 
 class PagedMachine(Machine):
@@ -111,6 +113,16 @@ def _channel_class():
                 put(pointer(1), a)
                 put(pointer(0), w)
             self.log.launches.append((qmd_address, kernel))
+
+        def m_SEM_EXECUTE(self, sub, data, at):
+            from bobc.nvidia import pushbuffer as pb
+            if data & 7 != pb.SEM_EXECUTE_REDUCTION:
+                return super().m_SEM_EXECUTE(sub, data, at)
+            assert data & (0xF << 27) == pb.SEM_EXECUTE_REDUCTION_IADD and data & pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT, \
+                f"{at}: a reduction other than a 64-bit IADD"
+            value = int.from_bytes(self.memory.read(self.sem_address, 8), "little")
+            self.memory.write(self.sem_address, ((value + self.sem_payload) % 2 ** 64).to_bytes(8, "little"))
+            self.log.releases.append((self.sem_address, self.sem_payload))
     return KernelChannel
 
 
@@ -123,11 +135,12 @@ class EmulatedDevice:
     def __call__(self, machine, entry: int):
         if self.channel is None:
             self.channel = _channel_class()(_MappedMemory(machine))
-            from bobc.sim.channel import decode_gp_entry
-            start = decode_gp_entry(machine.first_entry, 0).address
-            self.channel.run_segment(machine.mapped_read(PUSHBUFFER_BASE, start - PUSHBUFFER_BASE), "the prologue")
+        self.channel.bound.clear()           # nothing carries over: each segment sets the channel up
         self.channel.run_entry(entry.to_bytes(8, "little"), len(self.launches))
         self.launches.append(entry)
+        semaphore = machine.mapped_read(SEMAPHORE_BASE, 8)
+        assert int.from_bytes(semaphore, "little") == len(self.launches), \
+            f"after issue {len(self.launches)} the semaphore holds {semaphore.hex()}: the images do not count issues"
 
 
 @dataclass
@@ -169,7 +182,6 @@ def run_host(program: bytes, images: dict, files: dict, sock: socket.socket | No
     device = EmulatedDevice()
     machine = PagedMachine(state_bytes=extent, gpu=device, files=files, send=send, receive=receive)
     machine.slots = [0] * max(slots, 1)
-    machine.first_entry = images["ring"][:8]
     try:
         machine.run(commands)
         status, message = 0, b""
