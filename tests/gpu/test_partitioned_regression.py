@@ -218,7 +218,8 @@ def test_a_peer_that_never_connects_times_out(hosts, records, kept_checkpoint):
 def test_a_port_in_use_is_refused_by_name(hosts, records, kept_checkpoint):
     folder = next(iter(kept_checkpoint)).parent
     with socket.socket() as holder:
-        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
+        # (reuse: earlier runs' connections may linger in TIME_WAIT; a listener still holds the port)
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         holder.bind(("127.0.0.1", PORT))
         holder.listen(1)
         done = subprocess.run(argv(hosts["worker0-resume"], folder, 0, records), capture_output=True, text=True,
