@@ -16,6 +16,11 @@ semaphore).  What this module decides, once, for every plan:
 - One QMD per launch from the layout's recipe below; one pushbuffer segment
   and one GPFIFO entry per submission, released on a host semaphore; a
   prologue segment the host submits once before the first submission.
+  A counting submission (from a Repeat of semaphore stride 0: a native
+  program issues its entry again and again and waits until the semaphore
+  reaches its issue count) instead starts with the prologue's methods and
+  adds 1 to its semaphore (a 64-bit unsigned reduction), so any entry may be
+  the first issued and the n-th issue leaves the semaphore at n.
 """
 from __future__ import annotations
 
@@ -75,6 +80,9 @@ SEMAPHORE_PAYLOAD = 1
 SEMAPHORE_BYTES = 16            # 64-bit payload, then the 64-bit timestamp
 SEMAPHORE_EXECUTE = (pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI
                      | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT | pb.SEM_EXECUTE_RELEASE_TIMESTAMP)
+# a counting submission's semaphore: + SEMAPHORE_PAYLOAD, 64-bit unsigned, once the engine is idle
+SEMAPHORE_COUNT = (pb.SEM_EXECUTE_REDUCTION | pb.SEM_EXECUTE_REDUCTION_IADD | pb.SEM_EXECUTE_REDUCTION_UNSIGNED
+                   | pb.SEM_EXECUTE_RELEASE_WFI | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT)
 
 
 @dataclass(frozen=True)
@@ -427,7 +435,7 @@ def prologue(target: Target) -> pb.Pushbuffer:
 def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb.Pushbuffer:
     """Send each launch's QMD, then release the submission's semaphore once the engine is idle."""
     submission = plan.submissions[index]
-    push = pb.Pushbuffer()
+    push = prologue(layout.target) if submission.counts else pb.Pushbuffer()
     if not submission.launches:
         raise BobcError(f"submission {index} ({submission.identity}) has no launches")
     for launch in submission.launches:
@@ -441,7 +449,8 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb
     if address >> 40:
         raise BobcError(f"submission {index} ({submission.identity}): semaphore {address:#x} is not below 2^40")
     push.inc(HOST_SUBCHANNEL, pb.HOST["SEM_ADDR_LO"], address & 0xFFFFFFFF, address >> 32,
-             SEMAPHORE_PAYLOAD & 0xFFFFFFFF, SEMAPHORE_PAYLOAD >> 32, SEMAPHORE_EXECUTE)
+             SEMAPHORE_PAYLOAD & 0xFFFFFFFF, SEMAPHORE_PAYLOAD >> 32,
+             SEMAPHORE_COUNT if submission.counts else SEMAPHORE_EXECUTE)
     return push
 
 

@@ -189,9 +189,9 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
 def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]:
     """The schedule flattened: Append in order, Repeat expanded with its strides."""
     out = []
-    stack = [(value, 0, 0)]        # (schedule, launch shift, semaphore shift), next on top
+    stack = [(value, 0, 0, False)]  # (schedule, launch shift, semaphore shift, counts), next on top
     while stack:
-        item, launch_shift, semaphore_shift = stack.pop()
+        item, launch_shift, semaphore_shift, counts = stack.pop()
         v = r.con(item, "NvidiaSubmissionSchedule", "the submission schedule")
         f = r.fields(v)
         if v.constructor == "NvidiaSubmissionScheduleOne":
@@ -208,17 +208,17 @@ def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]
                        f"but the schedule has {launch_count} launches")
             offset = r.nat(b["nvidiaSubmissionBatchSemaphoreOffset"], f"submission {len(out)}'s semaphore")
             out.append(Submission(identity=identity, launches=launches,
-                                  semaphore_offset=offset + semaphore_shift))
+                                  semaphore_offset=offset + semaphore_shift, counts=counts))
         elif v.constructor == "NvidiaSubmissionScheduleAppend":
-            stack.append((f["nvidiaSubmissionScheduleRight"], launch_shift, semaphore_shift))
-            stack.append((f["nvidiaSubmissionScheduleLeft"], launch_shift, semaphore_shift))
+            stack.append((f["nvidiaSubmissionScheduleRight"], launch_shift, semaphore_shift, counts))
+            stack.append((f["nvidiaSubmissionScheduleLeft"], launch_shift, semaphore_shift, counts))
         else:   # NvidiaSubmissionScheduleRepeat
             count = r.nat(f["nvidiaSubmissionScheduleCount"], "a repeat's count")
             launch_stride = r.nat(f["nvidiaSubmissionScheduleLaunchStride"], "a repeat's launch stride")
             semaphore_stride = r.nat(f["nvidiaSubmissionScheduleSemaphoreStride"], "a repeat's semaphore stride")
             for i in reversed(range(count)):
                 stack.append((f["nvidiaSubmissionScheduleBody"], launch_shift + i * launch_stride,
-                              semaphore_shift + i * semaphore_stride))
+                              semaphore_shift + i * semaphore_stride, counts or semaphore_stride == 0))
     return tuple(out)
 
 

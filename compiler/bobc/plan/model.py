@@ -61,6 +61,9 @@ class Submission:
     identity: str
     launches: tuple[int, ...]           # indices into Plan.launches, in order
     semaphore_offset: int               # bytes from the semaphore base
+    # from a Repeat of semaphore stride 0: its submissions count on one semaphore (a native
+    # program issues them again and again and waits for the count): bobc.nvidia.encode
+    counts: bool = False
 
 
 @dataclass(frozen=True)
