@@ -26,6 +26,7 @@ def test_errors_carry_the_source_position():
     assert "unknown constant symbol" in _error("MOV R0, c[0x0][bogus+0x4]\n").message
     assert "unknown or unsupported opcode" in _error("FROB R0\n").message
     assert "control code" in _error("[B------:R-:W-:Y:S4] NOP\n").message
+    assert "no closing" in _error("[B------:R-:W-:-:S04 NOP\n").message
     assert "defined twice" in _error("a:\nNOP\na:\nNOP\n").message
 
 

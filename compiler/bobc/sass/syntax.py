@@ -447,6 +447,9 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     body = _ANNOTATION.sub("", text).strip().rstrip(";").strip()
     control = None
     if body.startswith("["):
+        if "]" not in body:
+            raise SyntaxProblem(f"control code '{body.split()[0]}' has no closing ']' "
+                                "(expected e.g. [B------:R-:W-:-:S04])")
         end = body.index("]") + 1
         control = parse_control(body[:end])
         body = body[end:].strip()
