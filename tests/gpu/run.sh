@@ -70,8 +70,13 @@ fi
 [ -d .device/platform-hosts ] && export PLATFORM_HOSTS=$PWD/.device/platform-hosts
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 if python3 -c "import pytest" > /dev/null 2>&1; then
-  timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider > "$LOG/pytest_gpu.log" 2>&1
+  timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
+    --ignore=tests/gpu/test_coppelius_kernels.py > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
+  # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
+  timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_coppelius_kernels.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
 else
   note "pytest -m gpu: skipped (no pytest on this machine)"
 fi
