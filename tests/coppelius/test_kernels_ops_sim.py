@@ -72,7 +72,7 @@ def rng():
 def test_embedding_forward_is_exact(arch, rng):
     """A binary32 sum of two binary32 values, then binary16 of it: bit-exact against NumPy."""
     T, C = 16, 384
-    tokens = rng.integers(0, 256, T).astype(np.uint8)
+    tokens = rng.integers(0, 256, T).astype(np.uint32)
     tokens[:3] = (0, 255, 255)
     wte = rng.standard_normal((256, C)).astype(np.float32)
     wpe = rng.standard_normal((T + 8, C)).astype(np.float32)
@@ -90,11 +90,12 @@ def test_embedding_backward_sums_each_tokens_positions(arch, rng):
     """Every token row written (zero where the context lacks the token); binary32 sums of at
     most T terms of size ~1: |error| <= T * 2^-24 * sum|terms| (<= 1e-5 here)."""
     T, C = 16, 256
-    tokens = rng.integers(0, 8, T).astype(np.uint8)       # repeats: several positions per token
+    tokens = rng.integers(0, 8, T).astype(np.uint32)      # repeats: several positions per token
     tokens[0] = 255
     dx = rng.standard_normal((T, C)).astype(np.float32)
     out = run("embedding-backward", arch, (256 + T,), (256,),
-              [Pointer("tok"), Pointer("dx"), Pointer("dwte"), Pointer("dwpe"), np.uint32(T), np.uint32(C)],
+              [Pointer("tok"), Pointer("dx"), Pointer("dwte"), Pointer("dwpe"), np.uint64(0), np.uint32(T),
+               np.uint32(C), np.uint64(0)],
               {"tok": tokens, "dx": dx, "dwte": np.full((256, C), np.nan, np.float32),
                "dwpe": np.full((T, C), np.nan, np.float32)})
     dwte, dwpe = ref.embedding_backward(tokens, dx)
@@ -117,10 +118,10 @@ def test_layernorm_forward(arch, C, rng):
     eps = np.float32(1e-5)
     out = run("layernorm-forward", arch, (R // 8,), (256,),
               [Pointer("x"), Pointer("g"), Pointer("b"), Pointer("y"), Pointer("mean"), Pointer("rstd"),
-               np.uint32(R), np.uint32(C), eps, np.float32(1.0 / C), np.float32(1.0), np.uint32(0)],
+               np.uint32(R), np.uint32(C), eps, np.float32(1.0 / C)],
               {"x": x, "g": gain, "b": bias, "y": np.zeros((R, C), np.float16),
                "mean": np.zeros(R, np.float32), "rstd": np.zeros(R, np.float32)})
-    y, mean, rstd = ref.layernorm_forward(x, gain, bias, eps, 1.0)
+    y, mean, rstd = ref.layernorm_forward(x, gain, bias, eps)
     xhat = (x - mean.astype(np.float64)[:, None]) * rstd.astype(np.float64)[:, None]
     exact = xhat * (gain.astype(np.float64) + 1.0) + bias
     assert_close(out["mean"], mean, 1e-5, 1e-6)
@@ -129,40 +130,55 @@ def test_layernorm_forward(arch, C, rng):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("accumulate", [0, 1])
-def test_layernorm_backward(arch, accumulate, rng):
+@pytest.mark.parametrize("add", [0, 1])
+@pytest.mark.parametrize("C", [256, 768])
+def test_layernorm_backward(arch, add, C, rng):
     """dx: two row sums of C terms then a binary32 combination (relative ~1e-5 of the terms'
-    size); dgain/dbias: column sums over R rows."""
-    R, C = 32, 256
+    size); its binary16 copy the rounding of the binary32 value.  Without `add`, dresidual is
+    never read (it holds NaN here)."""
+    R = 16
     x = (rng.standard_normal((R, C)) * 2).astype(np.float32)
     gain = (rng.standard_normal(C) * 0.1).astype(np.float32)
     dy = rng.standard_normal((R, C)).astype(np.float32)
-    dres = rng.standard_normal((R, C)).astype(np.float32)
-    _, mean, rstd = ref.layernorm_forward(x, gain, np.zeros(C, np.float32), 1e-5, 1.0)
-    out = run("layernorm-backward", arch, (R // 8 + C // 64,), (256,),
+    dres = rng.standard_normal((R, C)).astype(np.float32) if add else np.full((R, C), np.nan, np.float32)
+    _, mean, rstd = ref.layernorm_forward(x, gain, np.zeros(C, np.float32), 1e-5)
+    out = run("layernorm-backward", arch, (R // 8,), (256,),
               [Pointer("x"), Pointer("g"), Pointer("mean"), Pointer("rstd"), Pointer("dy"), Pointer("dres"),
-               Pointer("dx"), Pointer("dg"), Pointer("db"), np.uint32(R), np.uint32(C), np.float32(1.0 / C),
-               np.float32(1.0), np.uint32(accumulate), np.uint32(0)],
+               Pointer("dx"), Pointer("dxh"), np.uint32(R), np.uint32(C), np.float32(1.0 / C), np.uint32(add)],
               {"x": x, "g": gain, "mean": mean, "rstd": rstd, "dy": dy, "dres": dres,
-               "dx": np.full((R, C), np.nan, np.float32), "dg": np.full(C, np.nan, np.float32),
+               "dx": np.full((R, C), np.nan, np.float32), "dxh": np.zeros((R, C), np.float16)})
+    dx, _ = ref.layernorm_backward(x, gain, mean, rstd, dy, dres if add else None)
+    scale = float(np.abs(rstd).max())
+    assert_close(out["dx"], dx, 1e-4, 1e-4 * scale)
+    assert np.array_equal(out["dxh"].view(np.uint16), out["dx"].astype(np.float16).view(np.uint16))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_layernorm_param_backward(arch, rng):
+    """Column sums over R rows: |error| <= R 2^-24 sum|terms|."""
+    R, C = 48, 192
+    x = (rng.standard_normal((R, C)) * 2).astype(np.float32)
+    dy = rng.standard_normal((R, C)).astype(np.float32)
+    _, mean, rstd = ref.layernorm_forward(x, np.zeros(C, np.float32), np.zeros(C, np.float32), 1e-5)
+    out = run("layernorm-param-backward", arch, ((C + 63) // 64,), (256,),
+              [Pointer("x"), Pointer("mean"), Pointer("rstd"), Pointer("dy"), Pointer("dg"), Pointer("db"),
+               np.uint32(R), np.uint32(C)],
+              {"x": x, "mean": mean, "rstd": rstd, "dy": dy, "dg": np.full(C, np.nan, np.float32),
                "db": np.full(C, np.nan, np.float32)})
-    dx, dg, db = ref.layernorm_backward(x, gain, mean, rstd, dy, dres if accumulate else None, 1.0)
-    assert_close(out["dx"], dx, 1e-4, 1e-4 * float(np.abs(rstd).max()))
+    dg, db = ref.layernorm_param_backward(x, mean, rstd, dy)
     assert_close(out["dg"], dg, 1e-5, 1e-4)
     assert_close(out["db"], db, 1e-5, 1e-4)
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-def test_bias_grad_cast(arch, rng):
-    """dY's binary16 copy (exact rounding of binary32 input) and its column sums (R terms)."""
+def test_bias_backward(arch, rng):
+    """Column sums of binary16 values (exact in binary32) over R rows."""
     R, N = 32, 192
-    dy = (rng.standard_normal((R, N)) * 4).astype(np.float32)
-    out = run("bias-grad-cast", arch, ((R * N + 1023) // 1024 + N // 64,), (256,),
-              [Pointer("dy"), Pointer("dyh"), Pointer("db"), np.uint32(R), np.uint32(N)],
-              {"dy": dy, "dyh": np.zeros((R, N), np.float16), "db": np.full(N, np.nan, np.float32)})
-    dyh, db = ref.bias_grad_cast(dy)
-    assert np.array_equal(out["dyh"].view(np.uint16), dyh.view(np.uint16))
-    assert_close(out["db"], db, 1e-5, 1e-4)
+    dy = (rng.standard_normal((R, N)) * 4).astype(np.float16)
+    out = run("bias-backward", arch, (N // 64,), (256,), [Pointer("dy"), Pointer("db"), np.uint32(R), np.uint32(N)],
+              {"dy": dy, "db": np.full(N, np.nan, np.float32)})
+    assert_close(out["db"], ref.bias_backward(dy), 1e-5, 1e-4)
+    assert_close(out["db"], dy.astype(np.float64).sum(axis=0), 1e-5, 1e-4)
 
 
 # ---------------------------------------------------------------- attention softmax
@@ -249,7 +265,7 @@ def test_cross_entropy(arch, rng):
     logits = (rng.standard_normal((T, 256)) * 3).astype(np.float32)
     logits[1] = -8e37
     logits[2, 7] = 90.0
-    targets = rng.integers(0, 256, T).astype(np.uint8)
+    targets = rng.integers(0, 256, T).astype(np.uint32)
     targets[2] = 7
     gscale = np.float32(1024.0 / T)
     out = run("cross-entropy", arch, (T // 8,), (256,),
@@ -266,16 +282,20 @@ def test_cross_entropy(arch, rng):
 
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("flag", [0, 1])
-def test_loss_copy(arch, flag, rng):
+@pytest.mark.parametrize("update", [0, 1])
+def test_loss_copy(arch, flag, update, rng):
+    """The mean of T losses (binary32 sum of T terms ~5: relative error <= T 2^-24), the
+    counters moved only by an update, the flag cleared."""
     T = 128
-    losses = rng.random(T).astype(np.float32) * 6
-    counters = np.array([5, flag], np.uint32)
-    out = run("loss-copy", arch, (1,), (32,), [Pointer("l"), Pointer("rec"), Pointer("c"), np.uint32(T), np.uint32(0)],
-              {"l": losses, "rec": np.zeros(T + 2, np.uint32), "c": counters})
-    record, after = ref.loss_copy(losses, counters)
-    assert np.array_equal(out["rec"], record)
-    assert np.array_equal(out["c"], after)
-    assert list(after) == [5 + flag, 0]
+    losses = (rng.random(T) * 6).astype(np.float32)
+    out = run("loss-copy", arch, (1,), (32,),
+              [Pointer("l"), Pointer("res"), Pointer("c", offset=0), Pointer("c", offset=8), np.uint32(T),
+               np.float32(1.0 / T), np.uint32(update), np.uint32(0)],
+              {"l": losses, "res": np.zeros(4, np.uint32), "c": np.array([flag, 0, 10, 2], np.uint32)})
+    result, counters, cleared = ref.loss_copy(losses, np.float32(1 / T), flag, np.array([10, 2], np.uint32), update)
+    assert list(out["res"][1:]) == list(result[1:]) == [flag * update, 10 + update, 2 + flag * update]
+    assert_close(out["res"][:1].view(np.float32), losses.astype(np.float64).mean(keepdims=True), 1e-5, 0)
+    assert list(out["c"]) == [cleared, 0, *counters]
 
 
 # ---------------------------------------------------------------- overflow and AdamW
@@ -289,10 +309,11 @@ def test_nonfinite_check(arch, poison, rng):
         g[N - 3] = poison
     out = run("nonfinite-check", arch, ((N + 1023) // 1024,), (256,),
               [Pointer("g"), Pointer("c"), np.uint32(N), np.uint32(0)],
-              {"g": g, "c": np.array([9, 0], np.uint32)})
-    assert list(out["c"]) == [9, 0 if poison is None else 1]
+              {"g": g, "c": np.array([0, 9], np.uint32)})
+    assert list(out["c"]) == [0 if poison is None else 1, 9]
 
 
+MULTIPLIER = 0.5
 ADAM = dict(alpha=1e-3, epsilon=1e-8 * 1024, decay=1 - 1e-3 * 0.1, beta1=0.9, one_minus_beta1=0.1, beta2=0.95,
             one_minus_beta2=0.05)
 
@@ -301,7 +322,7 @@ def _adam_params(N):
     return ([Pointer("W"), Pointer("G"), Pointer("M"), Pointer("V"), Pointer("H"), Pointer("c")]
             + [np.float32(ADAM[k]) for k in ("alpha", "epsilon", "decay", "beta1", "one_minus_beta1", "beta2",
                                              "one_minus_beta2")]
-            + [np.uint32(N), np.uint32(7)])
+            + [np.uint32(N), np.float32(MULTIPLIER), np.uint32(0)])
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -316,13 +337,13 @@ def test_adamw_half(arch, flag, rng):
     V = (rng.random(N) * 1e4).astype(np.float32)
     H = np.full(N, 3.0, np.float16)
     out = run("adamw-half", arch, ((N + 1023) // 1024,), (256,), _adam_params(N),
-              {"W": W, "G": G, "M": M, "V": V, "H": H, "c": np.array([0, flag], np.uint32)})
+              {"W": W, "G": G, "M": M, "V": V, "H": H, "c": np.array([flag, 0], np.uint32)})
     if flag:
         for k, v in (("W", W), ("M", M), ("V", V), ("H", H)):
             assert np.array_equal(out[k], v)
         return
     a = {k: float(np.float32(v)) for k, v in ADAM.items()}
-    g = G.astype(np.float64)
+    g = G.astype(np.float64) * MULTIPLIER
     m = a["beta1"] * M + a["one_minus_beta1"] * g
     v = a["beta2"] * V + a["one_minus_beta2"] * g * g
     w = W * a["decay"] - a["alpha"] * m / (np.sqrt(v) + a["epsilon"])
@@ -330,3 +351,12 @@ def test_adamw_half(arch, flag, rng):
     assert_close(out["V"], v, 1e-6, 0)
     assert_close(out["W"], w, 1e-6, 1e-6)
     assert_half_close(out["H"], w, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_copy(arch, rng):
+    N = 2048 + 12
+    src = rng.integers(0, 2 ** 32, N, dtype=np.uint64).astype(np.uint32)
+    out = run("copy", arch, (3,), (256,), [Pointer("s"), Pointer("d"), np.uint32(N), np.uint32(0)],
+              {"s": src, "d": np.zeros(N + 4, np.uint32)})
+    assert np.array_equal(out["d"][:N], src) and np.all(out["d"][N:] == 0)

@@ -65,6 +65,8 @@ def block_of(params) -> bytes:
     for p in params:
         if isinstance(p, cp.ndarray):
             out += bytes((-len(out)) % 8) + struct.pack("<Q", p.data.ptr)
+        elif isinstance(p, np.uint64):
+            out += bytes((-len(out)) % 8) + struct.pack("<Q", int(p))
         elif isinstance(p, np.uint32):
             out += struct.pack("<I", int(p))
         elif isinstance(p, np.float32):
@@ -129,7 +131,7 @@ def config(request):
 def test_embedding_forward_and_backward(config, target, tmp_path_factory):
     T, C = config["T"], config["C"]
     rng = np.random.default_rng(1)
-    tokens = rng.integers(0, 256, T).astype(np.uint8)
+    tokens = rng.integers(0, 256, T).astype(np.uint32)
     tokens[:8] = (0, 255, 255, 7, 7, 7, 0, 1)
     wte = rng.standard_normal((256, C)).astype(np.float32)
     wpe = rng.standard_normal((T, C)).astype(np.float32)
@@ -142,7 +144,7 @@ def test_embedding_forward_and_backward(config, target, tmp_path_factory):
     dx = rng.standard_normal((T, C)).astype(np.float32)
     dwte, dwpe = cp.full((256, C), np.nan, cp.float32), cp.full((T, C), np.nan, cp.float32)
     launch("embedding-backward", target, tmp_path_factory, 256 + T, 256,
-           [d["t"], dev(dx), dwte, dwpe, np.uint32(T), np.uint32(C)], repeat=20)
+           [d["t"], dev(dx), dwte, dwpe, np.uint64(0), np.uint32(T), np.uint32(C), np.uint64(0)], repeat=20)
     gt, gp = ref.embedding_backward(tokens, dx)
     assert_close(dwte.get(), gt, 1e-6, 1e-5)
     assert np.array_equal(dwpe.get(), gp)
@@ -157,38 +159,43 @@ def test_layernorm_forward_and_backward(config, target, tmp_path_factory):
     y, mean, rstd = cp.zeros((T, C), cp.float16), cp.zeros(T, cp.float32), cp.zeros(T, cp.float32)
     dx_, dg_, db_ = dev(x), dev(g), dev(b)
     launch("layernorm-forward", target, tmp_path_factory, T // 8, 256,
-           [dx_, dg_, db_, y, mean, rstd, np.uint32(T), np.uint32(C), np.float32(1e-5), np.float32(1 / C),
-            np.float32(1.0), np.uint32(0)], repeat=20)
-    _, m64, r64 = ref.layernorm_forward(x, g, b, 1e-5, 1.0)
+           [dx_, dg_, db_, y, mean, rstd, np.uint32(T), np.uint32(C), np.float32(1e-5), np.float32(1 / C)],
+           repeat=20)
+    _, m64, r64 = ref.layernorm_forward(x, g, b, 1e-5)
     assert_close(mean.get(), m64, 4e-5, 4e-6)
     assert_close(rstd.get(), r64, 4e-5, 0)
     xhat = (x - mean.get().astype(np.float64)[:, None]) * rstd.get().astype(np.float64)[:, None]
     assert_half_close(y.get(), xhat * (g.astype(np.float64) + 1) + b, rtol=8e-5, atol=8e-6)
     dy = rng.standard_normal((T, C)).astype(np.float32)
     dres = rng.standard_normal((T, C)).astype(np.float32)
-    for accumulate in (0, 1):
-        out = cp.full((T, C), np.nan, cp.float32)
-        dgain, dbias = cp.full(C, np.nan, cp.float32), cp.full(C, np.nan, cp.float32)
-        launch("layernorm-backward", target, tmp_path_factory, T // 8 + C // 64, 256,
-               [dx_, dg_, mean, rstd, dev(dy), dev(dres), out, dgain, dbias, np.uint32(T), np.uint32(C),
-                np.float32(1 / C), np.float32(1.0), np.uint32(accumulate), np.uint32(0)], repeat=20 * accumulate)
-        want, wg, wb = ref.layernorm_backward(x, g, mean.get(), rstd.get(), dy, dres if accumulate else None, 1.0)
+    for add in (0, 1):
+        out, outh = dev(dres), cp.zeros((T, C), cp.float16)        # dresidual in place, as the graph runs it
+        launch("layernorm-backward", target, tmp_path_factory, T // 8, 256,
+               [dx_, dg_, mean, rstd, dev(dy), out, out, outh, np.uint32(T), np.uint32(C), np.float32(1 / C),
+                np.uint32(add)], repeat=0)
+        want, _ = ref.layernorm_backward(x, g, mean.get(), rstd.get(), dy, dres if add else None)
         assert_close(out.get(), want, 4e-4, 4e-4 * float(rstd.get().max()))
-        assert_close(dgain.get(), wg, 4e-5, 4e-4)
-        assert_close(dbias.get(), wb, 4e-5, 4e-4)
+        assert np.array_equal(outh.get().view(np.uint16), out.get().astype(np.float16).view(np.uint16))
+    launch("layernorm-backward", target, tmp_path_factory, T // 8, 256,
+           [dx_, dg_, mean, rstd, dev(dy), out, out, outh, np.uint32(T), np.uint32(C), np.float32(1 / C),
+            np.uint32(1)], repeat=20)
+    dgain, dbias = cp.full(C, np.nan, cp.float32), cp.full(C, np.nan, cp.float32)
+    launch("layernorm-param-backward", target, tmp_path_factory, C // 64, 256,
+           [dx_, mean, rstd, dev(dy), dgain, dbias, np.uint32(T), np.uint32(C)], repeat=20)
+    wg, wb = ref.layernorm_param_backward(x, mean.get(), rstd.get(), dy)
+    assert_close(dgain.get(), wg, 4e-5, 4e-4)
+    assert_close(dbias.get(), wb, 4e-5, 4e-4)
 
 
-def test_bias_grad_cast(config, target, tmp_path_factory):
+def test_bias_backward(config, target, tmp_path_factory):
     T, C = config["T"], config["C"]
     rng = np.random.default_rng(3)
     for N in (C, 3 * C, 4 * C):
-        dy = (rng.standard_normal((T, N)) * 4).astype(np.float32)
-        dyh, db = cp.zeros((T, N), cp.float16), cp.full(N, np.nan, cp.float32)
-        launch("bias-grad-cast", target, tmp_path_factory, (T * N + 1023) // 1024 + N // 64, 256,
-               [dev(dy), dyh, db, np.uint32(T), np.uint32(N)], repeat=20 if N == 4 * C else 0)
-        want_h, want_b = ref.bias_grad_cast(dy)
-        assert np.array_equal(dyh.get().view(np.uint16), want_h.view(np.uint16))
-        assert_close(db.get(), want_b, 4e-5, 4e-4)
+        dy = (rng.standard_normal((T, N)) * 4).astype(np.float16)
+        db = cp.full(N, np.nan, cp.float32)
+        launch("bias-backward", target, tmp_path_factory, N // 64, 256, [dev(dy), db, np.uint32(T), np.uint32(N)],
+               repeat=20 if N == 4 * C else 0)
+        assert_close(db.get(), ref.bias_backward(dy), 4e-5, 4e-4)
 
 
 def test_softmax_forward_and_backward(config, target, tmp_path_factory):
@@ -229,6 +236,14 @@ def test_gelu_forward_and_backward(config, target, tmp_path_factory):
     assert_half_close(du.get(), dy * ref.gelu_derivative(u), rtol=1.6e-5, atol=4e-6 * np.abs(dy))
 
 
+def test_copy(target, tmp_path_factory):
+    N = 16 * 1024 * 1024 // 4                          # a 16 MiB checkpoint chunk
+    src = np.random.default_rng(10).integers(0, 2 ** 32, N, dtype=np.uint64).astype(np.uint32)
+    dst = cp.zeros(N, cp.uint32)
+    launch("copy", target, tmp_path_factory, N // 1024, 256, [dev(src), dst, np.uint32(N), np.uint32(0)], repeat=20)
+    assert np.array_equal(dst.get(), src)
+
+
 def test_residual_add_and_half_copy(config, target, tmp_path_factory):
     N = config["T"] * config["C"]
     rng = np.random.default_rng(6)
@@ -249,7 +264,7 @@ def test_cross_entropy_and_loss_copy(config, target, tmp_path_factory):
     z = (rng.standard_normal((T, 256)) * 3).astype(np.float32)
     z[1] = -8e37
     z[2, 7] = 90
-    t = rng.integers(0, 256, T).astype(np.uint8)
+    t = rng.integers(0, 256, T).astype(np.uint32)
     t[2] = 7
     S = np.float32(1024.0 / T)
     d, losses = cp.zeros((T, 256), cp.float16), cp.full(T, np.nan, cp.float32)
@@ -263,11 +278,18 @@ def test_cross_entropy_and_loss_copy(config, target, tmp_path_factory):
     assert_close(losses.get(), want_l, 1e-5, 2e-5)
     assert_half_close(d.get(), p * float(S), rtol=8e-5, atol=4e-6)
     for flag in (0, 1):
-        counters = dev(np.array([3, flag], np.uint32))
-        record = cp.zeros(T + 2, cp.uint32)
-        launch("loss-copy", target, tmp_path_factory, 1, 32, [losses, record, counters, np.uint32(T), np.uint32(0)])
-        want_record, want_counters = ref.loss_copy(losses.get(), np.array([3, flag], np.uint32))
-        assert np.array_equal(record.get(), want_record) and np.array_equal(counters.get(), want_counters)
+        for update in (0, 1):
+            counters = dev(np.array([flag, 0, 3, 1], np.uint32))     # flag, pad, updates, skipped
+            result = cp.zeros(4, cp.uint32)
+            flag_word = counters.data.ptr
+            launch("loss-copy", target, tmp_path_factory, 1, 32,
+                   [losses, result, counters, np.uint64(flag_word + 8), np.uint32(T), np.float32(1 / T),
+                    np.uint32(update), np.uint32(0)])
+            want, after, cleared = ref.loss_copy(losses.get(), np.float32(1 / T), flag, np.array([3, 1], np.uint32),
+                                                 update)
+            got = result.get()
+            assert list(got[1:]) == list(want[1:]) and list(counters.get()) == [cleared, 0, *after]
+            assert_close(got[:1].view(np.float32), losses.get().astype(np.float64).mean(keepdims=True), 1e-5, 0)
 
 
 @pytest.mark.parametrize("poison", [None, np.inf, np.nan])
@@ -276,10 +298,10 @@ def test_nonfinite_check(poison, target, tmp_path_factory):
     g = np.random.default_rng(8).standard_normal(N).astype(np.float32) * 1e30
     if poison is not None:
         g[N - 5] = poison
-    counters = dev(np.array([4, 0], np.uint32))
+    counters = dev(np.array([0, 4], np.uint32))
     launch("nonfinite-check", target, tmp_path_factory, (N + 1023) // 1024, 256,
            [dev(g), counters, np.uint32(N), np.uint32(0)], repeat=20 if poison is None else 0)
-    assert list(counters.get()) == [4, 0 if poison is None else 1]
+    assert list(counters.get()) == [0 if poison is None else 1, 4]
 
 
 @pytest.mark.parametrize("flag", [0, 1])
@@ -294,9 +316,9 @@ def test_adamw_half(flag, target, tmp_path_factory):
                                     0.95, 0.05)]
     d = [dev(x) for x in (W, G, M, V)]
     H = cp.full(N, 2.0, cp.float16)
-    counters = dev(np.array([0, flag], np.uint32))
+    counters = dev(np.array([flag, 0], np.uint32))
     launch("adamw-half", target, tmp_path_factory, (N + 1023) // 1024, 256,
-           d + [H, counters] + scal + [np.uint32(N), np.uint32(3)], repeat=0)
+           d + [H, counters] + scal + [np.uint32(N), np.float32(1.0), np.uint32(0)], repeat=0)
     if flag:
         for got, was in zip(d, (W, G, M, V)):
             assert np.array_equal(got.get(), was)
@@ -315,4 +337,5 @@ def test_adamw_half(flag, target, tmp_path_factory):
     # timing of the large configuration's AdamW (85.6 M parameters, two thirds of a GB moved)
     n = 85_645_824
     big = [cp.zeros(n, cp.float32) for _ in range(4)] + [cp.zeros(n, cp.float16), dev(np.array([0, 0], np.uint32))]
-    launch("adamw-half", target, tmp_path_factory, n // 1024, 256, big + scal + [np.uint32(n), np.uint32(3)], repeat=10)
+    launch("adamw-half", target, tmp_path_factory, n // 1024, 256,
+           big + scal + [np.uint32(n), np.float32(1.0), np.uint32(0)], repeat=10)
