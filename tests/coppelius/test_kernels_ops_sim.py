@@ -86,12 +86,15 @@ def test_embedding_forward_is_exact(arch, rng):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-def test_embedding_backward_sums_each_tokens_positions(arch, rng):
+@pytest.mark.parametrize("T,C", [(40, 256), (64, 160)])
+def test_embedding_backward_sums_each_tokens_positions(arch, T, C, rng):
     """Every token row written (zero where the context lacks the token); binary32 sums of at
-    most T terms of size ~1: |error| <= T * 2^-24 * sum|terms| (<= 1e-5 here)."""
-    T, C = 16, 256
-    tokens = rng.integers(0, 8, T).astype(np.uint32)      # repeats: several positions per token
+    most T terms of size ~1: |error| <= T * 2^-24 * sum|terms| (<= 1e-5 here).  Few distinct
+    tokens: a token at a dozen positions, in both 32-position groups; T not a multiple of 32;
+    C not a multiple of 128 (a warp partly past C)."""
+    tokens = rng.integers(0, 4, T).astype(np.uint32)      # repeats: many positions per token
     tokens[0] = 255
+    tokens[T - 1] = 256 + 3                                # masked to a byte: row 3
     dx = rng.standard_normal((T, C)).astype(np.float32)
     out = run("embedding-backward", arch, (256 + T,), (256,),
               [Pointer("tok"), Pointer("dx"), Pointer("dwte"), Pointer("dwpe"), np.uint64(0), np.uint32(T),
