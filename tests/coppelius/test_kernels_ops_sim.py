@@ -16,7 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bobc.sim.kernel import Pointer, run_kernel
+try:
+    from bobc.sim.kernel import Pointer, run_kernel
+except ImportError as missing:      # the one-kernel API comes with SIM's branch (s3-sim): every test
+    _MISSING = missing              # here then fails by name instead of the whole run stopping at collection
+    run_kernel = None
+
+    class Pointer:
+        def __init__(self, buffer, offset=0):
+            self.buffer, self.offset = buffer, offset
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
@@ -39,6 +47,9 @@ def source(name):
 
 
 def run(name, arch, grid, block, params, buffers):
+    if run_kernel is None:
+        pytest.fail(f"the simulator's one-kernel API is missing ({_MISSING}): it comes with bobc.sim.kernel "
+                    f"(SIM's branch, s3-sim)")
     return run_kernel(source(name), arch, grid=grid, block=block, params=params, buffers=buffers)
 
 
