@@ -5,10 +5,11 @@ binary16) and once registered the way examples/bob/reference_kernels.py register
 kernels (`KERNELS[identity](memory, launch)`: argument i is 64-bit parameter word i, the
 scalars are 32-bit halves of a word, low half first).
 
-The parameter blocks and launch geometries are in /work/notes/s3/CKERN.md and in each
-kernel's header; this module is their executable statement.  The kernels compute in
-binary32 (reductions in their own order); the tests compare them with these functions
-within tolerances argued in tests/coppelius/test_kernels_ops*.py.
+The parameter blocks and launch geometries are in each kernel's header (the launches that
+use them: coppelius_model/graph.py); this module is their executable statement.  The
+kernels compute in binary32 (reductions in their own order); the tests compare them with
+these functions within tolerances argued in tests/coppelius/test_kernels_ops_sim.py and
+tests/gpu/test_coppelius_kernels.py.
 """
 from __future__ import annotations
 
