@@ -447,6 +447,7 @@ TARGET_SPELLINGS = {
     "F2FP.F16.F32.PACK_AB": "F2FP.PACK_AB",
 }
 
+
 def _double_high_word(imm: Imm) -> int:
     """A binary64 immediate: the instruction holds its high 32 bits (the low 32 must be zero)."""
     words = {"+INF": "inf", "INF": "inf", "-INF": "-inf", "+QNAN": "nan", "QNAN": "nan", "-QNAN": "-nan",
