@@ -78,8 +78,12 @@ export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 export COPPELIUS_CURVES=$LOG/coppelius-curves.png
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
-    --ignore=tests/gpu/test_coppelius_update.py > "$LOG/pytest_gpu.log" 2>&1
+    --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
+  # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
+  timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_coppelius_kernels.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
   # Coppelius's 200 NumPy updates take minutes of CPU: a run of their own (COPPELIUS_UPDATE=0 leaves it out)
   [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 600 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -p no:cacheprovider \
     > "$LOG/pytest_coppelius.log" 2>&1

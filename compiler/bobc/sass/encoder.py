@@ -412,9 +412,13 @@ class Encoder:
                 self.implicit_descriptor = inst.operands[0].index
 
     def normalize(self, inst: Instruction) -> Instruction:
-        """observe(), and read `LDC Rd, c[b][n]` (nvdisasm's spelling of c[b][RZ+n]) as the
+        """observe(), read a mnemonic in the other target's spelling (TARGET_SPELLINGS) as
+        this target's, and read `LDC Rd, c[b][n]` (nvdisasm's spelling of c[b][RZ+n]) as the
         indexed form where this target's table only has that one."""
         self.observe(inst)
+        spelled = TARGET_SPELLINGS.get(inst.mnemonic)
+        if spelled and f"{spelled} {inst.signature()}" in self.forms and inst.key() not in self.forms:
+            inst = replace(inst, mnemonic=spelled)
         if (inst.opcode == "LDC" and len(inst.operands) == 2 and isinstance(inst.operands[1], Const)
                 and inst.operands[1].index is None and inst.key() not in self.forms):
             c = inst.operands[1]
@@ -433,6 +437,15 @@ class Encoder:
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
                 f"add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a sibling of the "
                 f"class with this operand kind, and relearn")
+
+
+# One source serves both targets: nvdisasm spells a few mnemonics differently on sm_86 and
+# sm_90 with the same bits (sass-facts.md, "sm_90 versus sm_86"); a mnemonic written in one
+# spelling is read as the other where only that one is in this target's table.
+TARGET_SPELLINGS = {
+    "F2FP.PACK_AB": "F2FP.F16.F32.PACK_AB",
+    "F2FP.F16.F32.PACK_AB": "F2FP.PACK_AB",
+}
 
 
 def _double_high_word(imm: Imm) -> int:
