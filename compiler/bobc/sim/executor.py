@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in the simulator
+
 from .faults import SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory
@@ -146,12 +148,15 @@ class Launch:
         }
         self.lane = (local % WARP).astype(np.int64)
         self.warp_base = t - self.lane
-        self.regs = np.zeros((geometry.registers, n), dtype=np.uint32)
+        # A GPU's registers and shared memory hold whatever the last kernel left: start them
+        # as a quiet NaN (binary32 and binary16 halves alike, -1 as an integer), so a kernel
+        # that reads one before writing it gives visibly wrong results here too.
+        self.regs = np.full((geometry.registers, n), POISON_WORD, dtype=np.uint32)
         self.preds = np.zeros((16, n), dtype=bool)
         self.preds[PT] = self.preds[UPT_ROW] = True
-        self.uregs = np.zeros((64, n), dtype=np.uint32)
+        self.uregs = np.full((64, n), POISON_WORD, dtype=np.uint32)
         self.shared_bytes = geometry.shared_bytes
-        self.shared = np.zeros(self.blocks * geometry.shared_bytes, dtype=np.uint8)
+        self.shared = np.full(self.blocks * geometry.shared_bytes, POISON_WORD & 0xFF, dtype=np.uint8)
         self.local_bytes = geometry.local_bytes
         self.local = None                       # [threads * local_bytes] bytes, made on first use
         self.copies_open: list = []             # cp.async: issued, not yet in a group
