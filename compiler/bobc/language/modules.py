@@ -77,12 +77,25 @@ def _parser_identity() -> bytes:
         for name in ("grammar.lark", "parse.py", "syntax.py", "../errors.py"):
             parts.append((here / name).read_bytes())
         spec = importlib.util.find_spec("lark")
-        parts.append(Path(spec.origin).read_bytes() if spec and spec.origin else b"no lark")
+        parts.append(_module_bytes(spec))
         _IDENTITY = b"\0".join(parts)
     return _IDENTITY
 
 
 _IDENTITY: bytes | None = None
+
+
+def _module_bytes(spec) -> bytes:
+    """lark's own source, from a folder or from a wheel/zip on sys.path (its loader reads it)."""
+    if spec is None or not spec.origin:
+        return b"no lark"
+    try:
+        return Path(spec.origin).read_bytes()
+    except OSError:
+        get_data = getattr(spec.loader, "get_data", None)
+        if get_data is None:
+            raise
+        return get_data(spec.origin)
 
 
 def parse_stored(path: Path) -> Module:
