@@ -84,6 +84,10 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
              contracts: dict | None = None, folders=()) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
+    limit_faults = check_limits(plan, target)
+    if limit_faults:
+        # the other checks lay the images out, which needs every value within its field
+        return limit_faults
     contract_faults: list[Finding] = []
     if contracts is None:
         contracts, contract_faults = kernel_contracts(plan, folders, target)
@@ -91,7 +95,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         from .kernels import check_code_reads
         for contract in contracts.values():
             contract_faults += check_code_reads(contract)
-    return (check_limits(plan, target) + check_declared_device(plan, target) + check_residents(plan)
+    return (check_declared_device(plan, target) + check_residents(plan)
             + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target)
             + check_registers(plan, needs, target) + check_schedule(plan))
 
