@@ -306,6 +306,10 @@ class Encoder:
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
             reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
+            if operand.reuse and any(inst.opcode == op and variant in inst.modifiers and slot in slots
+                                     for (op, variant), slots in L.REUSE_FORBIDDEN.items()):
+                raise EncodeProblem(f"'.reuse' is not available on {inst.opcode}'s {position} operand "
+                                    f"with .{'.'.join(inst.modifiers)}")
             self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit)
             self._put_swizzle(inst, placed, operand, position)
             if operand.index != 255 and width > 1:

@@ -176,6 +176,10 @@ OPERAND_MODIFIERS = {
 # B field yet uses C's reuse bit (ptxas: FADD R6, R2.reuse, R7.reuse sets 122 and 124).
 REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
 REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
+# Slots whose reuse flag nvdisasm rejects for a variant ("undefined value ... for table
+# 'TABLES_opex_N'"): HADD2.F32 takes .reuse on its B operand only, on both targets
+# (tests/sass/test_roundtrip.py::test_reuse_nvdisasm_rejects_is_refused).
+REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
                  "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2"}
