@@ -261,13 +261,14 @@ CP_ASYNC = """
                                                  ("", False, False)])
 def test_cp_async_lands_when_its_group_is_waited_for(target, wait, first, second):
     """cp.async.wait_group N completes all but the newest N groups: a kernel that reads before
-    waiting reads the old shared bytes (zeros here), as the GPU may."""
+    waiting reads the old shared bytes (the simulator's poison, a NaN pattern, here), as the GPU may."""
     x = np.arange(1, 1 + 64 * 4 * 2, dtype=np.float32)
     out = run_kernel(compile_ptx(CP_ASYNC.replace("WAIT", wait), target), target, grid=1, block=64,
                      params=["out", "in"], buffers={"out": np.zeros((64, 2), np.float32), "in": x})["out"]
     t = np.arange(64)
-    assert np.array_equal(out[:, 0], x[4 * t] if first else np.zeros(64))
-    assert np.array_equal(out[:, 1], x[256 + 4 * t] if second else np.zeros(64))
+    stale = np.full(64, np.nan, np.float32)
+    assert np.array_equal(out[:, 0], x[4 * t] if first else stale, equal_nan=True)
+    assert np.array_equal(out[:, 1], x[256 + 4 * t] if second else stale, equal_nan=True)
 
 
 def test_cs2r_srz_zeroes_a_register_pair():

@@ -27,7 +27,7 @@ def test_an_unmodeled_instruction_is_refused_by_name(target, text, name):
 
 @pytest.mark.parametrize("target", [SM86, SM90], ids=["sm_86", "sm_90"])
 def test_shared_memory_past_the_launch_s_size_is_a_fault(target):
-    code = assemble("STS [R0+0x40], R1\nEXIT", target).code
+    code = assemble("MOV R0, RZ\nMOV R1, RZ\nSTS [R0+0x40], R1\nEXIT", target).code
     instructions = sass_frontend.decode(code, target.nvdisasm_arch)
     geometry = LaunchGeometry("launch 0 (test)", (1, 1, 1), (32, 1, 1), 8, bytes(1024), target.nvdisasm_arch,
                               shared_bytes=64)
