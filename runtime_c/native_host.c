@@ -22,6 +22,7 @@
 #include "host_io.h"
 #include "host_runtime.h"
 #include "native_device.h"
+#include "native_machine.h"
 #include "native_peer.h"
 #include "native_program.h"
 
@@ -54,13 +55,6 @@ static uint64_t le64(const uint8_t *p)
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
 /* ---- the host's own file ---- */
@@ -150,10 +144,8 @@ typedef struct {
     uint8_t *data;
 } np_staged;
 
+/* The native host's part of the machine (native_machine.h holds the rest). */
 typedef struct {
-    const np_program *p;
-    uint64_t *slots;
-    uint8_t *state;
     char **args;
     np_session session;
     np_peer peers[MAX_PEERS];
@@ -161,118 +153,44 @@ typedef struct {
     rt_io_files files;
     np_staged staged[RT_IO_MAX_FILES];
     int staged_count;
-    double start_us;
-    long telemetry;              /* -1: off */
     int peer_timeout_ms;
-    int status;
-    char message[NP_ERR_BYTES + 128];
-    const uint8_t *fail_message;  /* Fail's own bytes */
-    uint64_t fail_length;
-} np_machine;
+} np_host;
 
-static int fault(np_machine *m, uint32_t index, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
+#define HOST(m) ((np_host *)(m)->host)
+#define fault np_fault
+#define mapped np_mapped
+#define operand np_operand_value
+#define set_word np_set_state_word
+
+static uint8_t *host_mapped(np_machine *m, uint64_t address, uint64_t bytes)
 {
-    char what[NP_ERR_BYTES];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(m->message, sizeof m->message, "command %u (%s): %s", index,
-             np_code_name(m->p->commands[index].code), what);
-    m->status = status;
-    return -1;
+    return np_device_at(&HOST(m)->session, address, bytes);
 }
 
-static uint8_t *mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes)
+static int host_wait(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why)
 {
-    uint8_t *at = np_device_at(&m->session, address, bytes);
-    if (!at)
-        fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer (Map one there with a "
-              "nonzero host address first)", (unsigned long long)address, (unsigned long long)bytes);
-    return at;
-}
-
-static uint64_t word_at(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static int operand(np_machine *m, uint32_t index, const np_operand *o, uint64_t *value)
-{
-    switch (o->kind) {
-    case NP_IMMEDIATE: *value = o->value; return 0;
-    case NP_SLOT: *value = m->slots[o->value]; return 0;
-    case NP_STATE_WORD: *value = word_at(m->state + o->value); return 0;
-    default: {
-        volatile uint8_t *at = mapped(m, index, o->value, 8);
-        if (!at)
-            return -1;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        *value = word_at((const uint8_t *)at);
-        return 0;
-    }
-    }
-}
-
-static void set_word(np_machine *m, uint64_t address, uint64_t value)
-{
-    memcpy(m->state + address, &value, 8);
-}
-
-static double as_double(uint64_t bits)
-{
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
-}
-
-static uint64_t as_bits(double d)
-{
-    uint64_t bits;
-    memcpy(&bits, &d, 8);
-    return bits;
-}
-
-static uint64_t convert(unsigned conversion, uint64_t v)
-{
-    switch (conversion) {
-    case 0: return as_bits((double)v);
-    case 1: return as_bits(sqrt(as_double(v)));
-    case 2: {
-        float f = (float)as_double(v);
-        uint32_t bits;
-        memcpy(&bits, &f, 4);
-        return bits;
-    }
-    default: {
-        uint32_t bits = (uint32_t)v;
-        float f;
-        memcpy(&f, &bits, 4);
-        return as_bits((double)f);
-    }
-    }
+    return np_device_wait(&HOST(m)->session, word, value, timeout_ms, why);
 }
 
 static np_peer *endpoint(np_machine *m, uint32_t index, uint64_t slot)
 {
+    np_host *h = HOST(m);
     uint64_t handle = m->slots[slot];
-    if (handle < 1 || handle > (uint64_t)m->peer_count || m->peers[handle - 1].fd < 0) {
+    if (handle < 1 || handle > (uint64_t)h->peer_count || h->peers[handle - 1].fd < 0) {
         fault(m, index, NP_EXIT_FAULT, "slot %llu holds %llu, not an open endpoint (Connect first)",
               (unsigned long long)slot, (unsigned long long)handle);
         return NULL;
     }
-    return &m->peers[handle - 1];
+    return &h->peers[handle - 1];
 }
 
 static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t *data, uint64_t bytes)
 {
+    np_host *h = HOST(m);
     np_staged *s = NULL;
-    for (int i = 0; i < m->staged_count; i++)
-        if (m->staged[i].argument == argument)
-            s = &m->staged[i];
+    for (int i = 0; i < h->staged_count; i++)
+        if (h->staged[i].argument == argument)
+            s = &h->staged[i];
     if (!s)
         return fault(m, index, NP_EXIT_INTERNAL, "argument %llu was not checked as an output",
                      (unsigned long long)argument);
@@ -283,222 +201,102 @@ static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t
     free(s->data);
     s->data = copy;
     char why[RT_ERR_BYTES];
-    if (rt_io_stage(&m->files, s->option, copy, bytes, why))
+    if (rt_io_stage(&h->files, s->option, copy, bytes, why))
         return fault(m, index, NP_EXIT_INTERNAL, "%s", why);
     return 0;
 }
 
-/* Run from command `at` to the end of its fragment: 0 (ended), 1 (halted) or -1 (stopped). */
-static int run(np_machine *m, uint32_t at)
+/* The commands only this host carries out: files, the device session, Submit, peers. */
+static int host_other(np_machine *m, uint32_t at, const np_command *c)
 {
-    const np_program *p = m->p;
+    np_host *h = HOST(m);
     char why[NP_ERR_BYTES];
-    for (;;) {
-        const np_command *c = &p->commands[at];
-        uint64_t a = 0, b = 0;
-        switch (c->code) {
-        case NP_END:
-            return 0;
-        case NP_HALT:
-            return 1;
-        case NP_FAIL:
-            m->status = (int)c->n[0];
-            m->fail_message = c->bytes;
-            m->fail_length = c->bytes_length;
-            snprintf(m->message, sizeof m->message, "command %u (Fail): ", at);
-            return -1;
-        case NP_SET:
-            if (operand(m, at, &c->v[0], &a))
-                return -1;
-            m->slots[c->n[0]] = a;
-            break;
-        case NP_STORE:
-            if (operand(m, at, &c->v[0], &a))
-                return -1;
-            set_word(m, c->n[0], a);
-            break;
-        case NP_ADD_NATURAL:
-            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
-                return -1;
-            set_word(m, c->n[0], a + b);
-            break;
-        case NP_FLOAT: {
-            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
-                return -1;
-            double x = as_double(a), y = as_double(b), r;
-            switch (c->sub) {
-            case 0: r = x + y; break;
-            case 1: r = x - y; break;
-            case 2: r = x * y; break;
-            default: r = x / y; break;
-            }
-            set_word(m, c->n[0], as_bits(r));
-            break;
-        }
-        case NP_CONVERT:
-            if (operand(m, at, &c->v[0], &a))
-                return -1;
-            set_word(m, c->n[0], convert(c->sub, a));
-            break;
-        case NP_COPY_STATE_TO_MAPPED: {
-            uint8_t *to = mapped(m, at, c->n[1], c->n[2]);
-            if (!to)
-                return -1;
-            memcpy(to, m->state + c->n[0], c->n[2]);
-            break;
-        }
-        case NP_COPY_MAPPED_TO_STATE: {
-            uint8_t *from = mapped(m, at, c->n[0], c->n[2]);
-            if (!from)
-                return -1;
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
-            memcpy(m->state + c->n[1], from, c->n[2]);
-            break;
-        }
-        case NP_WRITE_MAPPED: {
-            volatile uint8_t *to = mapped(m, at, c->n[0], c->n[1]);
-            if (!to || operand(m, at, &c->v[0], &a))
-                return -1;
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            for (uint64_t i = 0; i < c->n[1]; i++)
-                to[i] = (uint8_t)(a >> (8 * i));
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            break;
-        }
-        case NP_WAIT_MAPPED: {
-            volatile uint8_t *word = mapped(m, at, c->n[0], 8);
-            if (!word || operand(m, at, &c->v[0], &a))
-                return -1;
-            if (np_device_wait(&m->session, word, a, c->n[1], why))
-                return fault(m, at, NP_EXIT_WAIT, "mapped word 0x%llx: %s", (unsigned long long)c->n[0], why);
-            break;
-        }
-        case NP_REPEAT:
-            if (operand(m, at, &c->v[0], &a))
-                return -1;
-            for (uint64_t k = 0; k < a; k++) {
-                int r = run(m, c->child[0]);
-                if (r)
-                    return r;
-            }
-            at = c->child[1];
-            continue;
-        case NP_BRANCH_ZERO:
-            if (operand(m, at, &c->v[0], &a))
-                return -1;
-            at = c->child[a == 0 ? 0 : 1];
-            continue;
-        case NP_READ_FILE: {
-            const char *path = m->args[c->n[0]];
-            char what[32], io[RT_ERR_BYTES];
-            snprintf(what, sizeof what, "argument %llu", (unsigned long long)c->n[0]);
-            uint8_t *data = NULL;
-            size_t size = 0;
-            if (rt_io_read(&m->files, path, what, RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_FILE, &data, &size, io))
-                return fault(m, at, NP_EXIT_FILE, "%s", io);
-            if (size != c->n[2]) {
-                free(data);
-                return fault(m, at, NP_EXIT_FILE, "%s %s: %zu bytes, not the %llu the program reads", what, path, size,
-                             (unsigned long long)c->n[2]);
-            }
-            memcpy(m->state + c->n[1], data, size);
+    uint64_t a = 0;
+    switch (c->code) {
+    case NP_READ_FILE: {
+        const char *path = h->args[c->n[0]];
+        char what[32], io[RT_ERR_BYTES];
+        snprintf(what, sizeof what, "argument %llu", (unsigned long long)c->n[0]);
+        uint8_t *data = NULL;
+        size_t size = 0;
+        if (rt_io_read(&h->files, path, what, RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_FILE, &data, &size, io))
+            return fault(m, at, NP_EXIT_FILE, "%s", io);
+        if (size != c->n[2]) {
             free(data);
-            break;
+            return fault(m, at, NP_EXIT_FILE, "%s %s: %zu bytes, not the %llu the program reads", what, path, size,
+                         (unsigned long long)c->n[2]);
         }
-        case NP_WRITE_FILE:
-            if (stage(m, at, c->n[0], m->state + c->n[1], c->n[2]))
-                return -1;
-            break;
-        case NP_WRITE_MAPPED_FILE: {
-            uint8_t *from = mapped(m, at, c->n[1], c->n[2]);
-            if (!from)
-                return -1;
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
-            if (stage(m, at, c->n[0], from, c->n[2]))
-                return -1;
-            break;
-        }
-        case NP_OPEN_DEVICE: {
-            int rc = np_device_open(&m->session, c->bytes, why);
-            if (rc)
-                return fault(m, at, rc, "%s", why);
-            break;
-        }
-        case NP_MAP: {
-            int rc = np_device_map(&m->session, c->bytes, c->bytes_length, c->n[0], c->n[1], c->n[2], c->n[3] != 0,
-                                   why);
-            if (rc)
-                return fault(m, at, rc, "%s", why);
-            break;
-        }
-        case NP_LOAD_IMAGE: {
-            uint8_t *to = mapped(m, at, c->n[0], c->bytes_length);
-            if (!to)
-                return -1;
-            memcpy(to, c->bytes, c->bytes_length);
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            break;
-        }
-        case NP_CONNECT: {
-            if (m->peer_count == MAX_PEERS)
-                return fault(m, at, NP_EXIT_PEER, "more than %d endpoints", MAX_PEERS);
-            np_peer *peer = &m->peers[m->peer_count];
-            int rc = np_peer_open(peer, c->bytes, c->n[0] != 0, m->peer_timeout_ms, why);
-            if (rc)
-                return fault(m, at, rc, "%s", why);
-            m->slots[c->n[1]] = (uint64_t)++m->peer_count;
-            break;
-        }
-        case NP_SEND: case NP_RECEIVE: {
-            np_peer *peer = endpoint(m, at, c->n[0]);
-            if (!peer)
-                return -1;
-            int rc = c->code == NP_SEND ? np_peer_send(peer, m->state + c->n[1], c->n[2], m->peer_timeout_ms, why)
-                                        : np_peer_receive(peer, m->state + c->n[1], c->n[2], m->peer_timeout_ms, why);
-            if (rc)
-                return fault(m, at, rc, "%s", why);
-            break;
-        }
-        case NP_TELEMETRY:
-            if (m->telemetry >= 0 && c->n[0] <= (uint64_t)m->telemetry) {
-                fputs("native: telemetry ", stderr);
-                fwrite(c->bytes, 1, c->bytes_length, stderr);
-                fprintf(stderr, " +%llu us\n", (unsigned long long)(now_us() - m->start_us));
-            }
-            break;
-        case NP_RELEASE:
-            np_device_release(&m->session);
-            break;
-        case NP_SUBMIT: {
-            uint64_t n = word_at(m->state + c->n[4]);
-            volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
-            volatile uint8_t *put = slot ? mapped(m, at, c->n[2], 4) : NULL;
-            volatile uint8_t *semaphore = put ? mapped(m, at, c->n[3], 8) : NULL;
-            if (!semaphore || operand(m, at, &c->v[0], &a))
-                return -1;
-            uint32_t next = (uint32_t)((n + 1) % c->n[1]);
-            memcpy((void *)slot, &a, 8);
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            memcpy((void *)put, &next, 4);
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            int rc = np_device_submit(&m->session, a, semaphore, n + 1, why);
-            if (rc)
-                return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
-                             (unsigned long long)a, why);
-            set_word(m, c->n[4], n + 1);
-            break;
-        }
-        default:
-            return fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
-        }
-        at = c->child[0];
+        memcpy(m->state + c->n[1], data, size);
+        free(data);
+        return 0;
+    }
+    case NP_WRITE_FILE:
+        return stage(m, at, c->n[0], m->state + c->n[1], c->n[2]);
+    case NP_WRITE_MAPPED_FILE: {
+        uint8_t *from = mapped(m, at, c->n[1], c->n[2]);
+        if (!from)
+            return -1;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        return stage(m, at, c->n[0], from, c->n[2]);
+    }
+    case NP_OPEN_DEVICE: {
+        int rc = np_device_open(&h->session, c->bytes, why);
+        return rc ? fault(m, at, rc, "%s", why) : 0;
+    }
+    case NP_MAP: {
+        int rc = np_device_map(&h->session, c->bytes, c->bytes_length, c->n[0], c->n[1], c->n[2], c->n[3] != 0, why);
+        return rc ? fault(m, at, rc, "%s", why) : 0;
+    }
+    case NP_CONNECT: {
+        if (h->peer_count == MAX_PEERS)
+            return fault(m, at, NP_EXIT_PEER, "more than %d endpoints", MAX_PEERS);
+        np_peer *peer = &h->peers[h->peer_count];
+        int rc = np_peer_open(peer, c->bytes, c->n[0] != 0, h->peer_timeout_ms, why);
+        if (rc)
+            return fault(m, at, rc, "%s", why);
+        m->slots[c->n[1]] = (uint64_t)++h->peer_count;
+        return 0;
+    }
+    case NP_SEND: case NP_RECEIVE: {
+        np_peer *peer = endpoint(m, at, c->n[0]);
+        if (!peer)
+            return -1;
+        int rc = c->code == NP_SEND ? np_peer_send(peer, m->state + c->n[1], c->n[2], h->peer_timeout_ms, why)
+                                    : np_peer_receive(peer, m->state + c->n[1], c->n[2], h->peer_timeout_ms, why);
+        return rc ? fault(m, at, rc, "%s", why) : 0;
+    }
+    case NP_RELEASE:
+        np_device_release(&h->session);
+        return 0;
+    case NP_SUBMIT: {
+        uint64_t n = np_state_word(m, c->n[4]);
+        volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
+        volatile uint8_t *put = slot ? mapped(m, at, c->n[2], 4) : NULL;
+        volatile uint8_t *semaphore = put ? mapped(m, at, c->n[3], 8) : NULL;
+        if (!semaphore || operand(m, at, &c->v[0], &a))
+            return -1;
+        uint32_t next = (uint32_t)((n + 1) % c->n[1]);
+        memcpy((void *)slot, &a, 8);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        memcpy((void *)put, &next, 4);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        int rc = np_device_submit(&h->session, a, semaphore, n + 1, why);
+        if (rc)
+            return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
+                         (unsigned long long)a, why);
+        set_word(m, c->n[4], n + 1);
+        return 0;
+    }
+    default:
+        return fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
     }
 }
 
+static const np_hooks host_hooks = { host_mapped, host_wait, host_other };
+
 /* Output arguments in order of first appearance; recover their journals, check their paths. */
-static int check_outputs(np_machine *m, char *err)
+static int check_outputs(np_host *m, const np_program *p, char *err)
 {
-    const np_program *p = m->p;
     const char *paths[RT_IO_MAX_FILES];
     int count = 0;
     for (uint32_t i = 0; i < p->count; i++) {
@@ -534,7 +332,7 @@ static int check_outputs(np_machine *m, char *err)
 }
 
 /* Publish what was staged, together (the journalled rule of host_io.h). */
-static int publish(np_machine *m, char *err)
+static int publish(np_host *m, char *err)
 {
     int kept = 0;
     for (int i = 0; i < m->files.output_count; i++)
@@ -599,28 +397,31 @@ int main(int argc, char **argv)
                 argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
         return NP_EXIT_FILE;
     }
+    static np_host h;
     np_machine m;
     memset(&m, 0, sizeof m);
     m.p = &program;
-    m.args = argv + 1;
-    m.start_us = now_us();
+    m.hooks = &host_hooks;
+    m.host = &h;
+    h.args = argv + 1;
+    m.start_us = np_now_us();
     m.telemetry = environment_number("NATIVE_TELEMETRY", -1);
-    m.peer_timeout_ms = (int)environment_number(NP_PEER_TIMEOUT_VARIABLE, NP_PEER_TIMEOUT_MS);
-    m.session.target = self.target;
+    h.peer_timeout_ms = (int)environment_number(NP_PEER_TIMEOUT_VARIABLE, NP_PEER_TIMEOUT_MS);
+    h.session.target = self.target;
     m.slots = calloc(program.slots ? program.slots : 1, 8);
     m.state = calloc(program.state_extent ? program.state_extent : 1, 1);
     if (!m.slots || !m.state) {
         fprintf(stderr, "native: out of memory for a %llu-byte state\n", (unsigned long long)program.state_extent);
         return NP_EXIT_INTERNAL;
     }
-    if ((rc = check_outputs(&m, err))) {
+    if ((rc = check_outputs(&h, &program, err))) {
         fprintf(stderr, "native: %s\n", err);
         return rc;
     }
-    int r = run(&m, 0);
-    np_device_release(&m.session);
-    for (int i = 0; i < m.peer_count; i++)
-        np_peer_close(&m.peers[i]);
+    int r = np_run(&m, 0);
+    np_device_release(&h.session);
+    for (int i = 0; i < h.peer_count; i++)
+        np_peer_close(&h.peers[i]);
     if (r < 0) {
         fprintf(stderr, "native: %s", m.message);
         if (m.fail_message)
@@ -628,7 +429,7 @@ int main(int argc, char **argv)
         fputs("; nothing was published\n", stderr);
         return m.status;
     }
-    if ((rc = publish(&m, err))) {
+    if ((rc = publish(&h, err))) {
         fprintf(stderr, "native: %s\n", err);
         return rc;
     }

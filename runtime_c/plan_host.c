@@ -12,6 +12,7 @@
 #include "plan_fill.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
+#include "plan_commands.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -54,6 +55,8 @@ typedef struct {
     size_t checkpoint_staged_size;
     int gpu_opened;              /* rt_gpu_close only after rt_gpu_open (a zeroed rt_gpu holds fd 0) */
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
+    uint32_t step_index;         /* the step being carried out (messages) */
+    rt_commands_state commands;  /* the Commands steps' state arena and slots (plan_commands.h) */
     char err[RT_ERR_BYTES];
 } host;
 
@@ -535,6 +538,19 @@ static int step_cursor_advance(host *h, const bobc_step_cursor_advance *s)
     return 0;
 }
 
+static uint8_t *commands_memory(void *context, uint64_t va, uint64_t bytes)
+{
+    return at(context, va, bytes);
+}
+
+/* Native commands on the host's buffers (plan_commands.h); a Fail or a fault ends
+ * the invocation with its status, nothing published. */
+static int step_commands(host *h, const bobc_step_commands *s)
+{
+    int rc = rt_commands_run(&h->commands, s->commands, s->commands_bytes, h->step_index, commands_memory, h, h->err);
+    return rc ? fail(h, rc) : 0;
+}
+
 static int step_unknown(host *h, const bobc_step *s)
 {
     snprintf(h->err, sizeof h->err, "a step has kind %d, which this host does not know", s->op);
@@ -595,6 +611,7 @@ static int run_steps(host *h)
         return rc;
     for (uint32_t i = 0; i < p->step_count && !h->stopped; i++) {
         const bobc_step *s = &p->steps[i];
+        h->step_index = i;
         BOBC_STEP_DISPATCH(h, s, rc, step_unknown)
         if (rc)
             return rc;
@@ -700,6 +717,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
 out:
     if (h.gpu_opened)
         rt_gpu_close(&h.gpu);
+    rt_commands_free(&h.commands);
     free(h.checkpoint_staged);
     free(h.ring.data);
     free(h.mapped);

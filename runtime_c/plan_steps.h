@@ -70,12 +70,13 @@ enum bobc_step_op {
     BOBC_STEP_DATA_SYNC = 18,
     BOBC_STEP_CLOSE = 19,
     BOBC_STEP_REISSUE = 20,
-    BOBC_STEP_CURSOR_FROM_CHECKPOINT = 21,
-    BOBC_STEP_READ_AT_CURSOR = 22,
-    BOBC_STEP_CURSOR_ADVANCE = 23,
-    BOBC_STEP_CHECKPOINT_BEGIN = 24,
-    BOBC_STEP_CHECKPOINT_PUBLISH = 25,
-    BOBC_STEP_SCALAR_FILL = 26,
+    BOBC_STEP_COMMANDS = 21,
+    BOBC_STEP_CURSOR_FROM_CHECKPOINT = 22,
+    BOBC_STEP_READ_AT_CURSOR = 23,
+    BOBC_STEP_CURSOR_ADVANCE = 24,
+    BOBC_STEP_CHECKPOINT_BEGIN = 25,
+    BOBC_STEP_CHECKPOINT_PUBLISH = 26,
+    BOBC_STEP_SCALAR_FILL = 27,
 };
 
 /* issue the ring image's entries up to gp_put and wait for each one's semaphore (NvidiaPlanHostStepSubmit) */
@@ -197,6 +198,12 @@ typedef struct {
     uint64_t entry;
 } bobc_step_reissue;
 
+/* run native commands (a program's canonical bytes) on the host's buffers, state and slots (NvidiaPlanHostStepCommands) */
+typedef struct {
+    const uint8_t *commands;
+    uint64_t commands_bytes;
+} bobc_step_commands;
+
 /* the input cursor starts at base + the input checkpoint's step x scale (NvidiaPlanHostStepCursorFromCheckpoint) */
 typedef struct {
     uint64_t base;
@@ -253,6 +260,7 @@ typedef struct {
         bobc_step_data_sync data_sync;
         bobc_step_close close;
         bobc_step_reissue reissue;
+        bobc_step_commands commands;
         bobc_step_cursor_from_checkpoint cursor_from_checkpoint;
         bobc_step_read_at_cursor read_at_cursor;
         bobc_step_cursor_advance cursor_advance;
@@ -286,6 +294,7 @@ typedef struct {
     case BOBC_STEP_DATA_SYNC: (rc) = step_data_sync((h), &(step)->u.data_sync); break; \
     case BOBC_STEP_CLOSE: (rc) = step_close((h), &(step)->u.close); break; \
     case BOBC_STEP_REISSUE: (rc) = step_reissue((h), &(step)->u.reissue); break; \
+    case BOBC_STEP_COMMANDS: (rc) = step_commands((h), &(step)->u.commands); break; \
     case BOBC_STEP_CURSOR_FROM_CHECKPOINT: (rc) = step_cursor_from_checkpoint((h), &(step)->u.cursor_from_checkpoint); break; \
     case BOBC_STEP_READ_AT_CURSOR: (rc) = step_read_at_cursor((h), &(step)->u.read_at_cursor); break; \
     case BOBC_STEP_CURSOR_ADVANCE: (rc) = step_cursor_advance((h), &(step)->u.cursor_advance); break; \

@@ -8,7 +8,12 @@ tests/platform/test_synthetic_plans.py):
 - a 1,000,123-byte checkpoint payload moved through a 64 KiB staging buffer
   in fifteen chunks and a tail, read back byte-identical;
 - two interval publications with 200,000 issues between them: the process
-  killed between them leaves the first publication, whole, at the path.
+  killed between them leaves the first publication, whole, at the path;
+- native commands run by the plan host itself (the Commands step): binary64
+  arithmetic on mapped words, copies, a repeat, branches, Halt, and a Fail that
+  ends the host with its status and publishes nothing -- files, exit status and
+  stderr byte for byte the reference runner's (NAME.reference.json, written by
+  tests/gpu/build_platform_hosts.py).
 
 PLATFORM_HOSTS names a folder of prebuilt hosts (tests/gpu/build_platform_hosts.py);
 else they are built here.
@@ -106,3 +111,21 @@ def test_a_publication_killed_between_intervals_leaves_the_previous_one(hosts, w
     fresh = formats.fresh_parameters(contract.seed).astype("<f4").tobytes()
     assert payload == fresh + bytes(2 * len(fresh))
     assert not [p.name for p in work.iterdir() if ".tmp-" in p.name], "a temporary was left beside the output"
+
+
+@pytest.mark.parametrize("name", ["synthetic-commands", "synthetic-commands-fail"])
+def test_commands_steps_match_the_reference_runner(hosts, work, name):
+    import json
+    expected = json.loads((hosts / f"{name}.reference.json").read_text())
+    done = subprocess.run([str(hosts / name), "train", *outputs(work)], capture_output=True, timeout=120)
+    assert done.returncode == expected["status"], done.stderr
+    if expected["status"]:
+        assert done.stderr.decode() == f"{name}: error: {expected['message']}\n"
+        assert sorted(p.name for p in work.iterdir()) == ["record.bin"], "a failed host published something"
+        return
+    assert done.stderr == b""
+    import hashlib
+    assert sorted(expected["outputs"]) == ["predictions", "result"]
+    for output, data in expected["outputs"].items():
+        assert (work / f"{output}.bin").read_bytes() == bytes.fromhex(data), output
+    assert hashlib.sha256((work / "out.ckpt").read_bytes()).hexdigest() == expected["checkpoint_sha256"]

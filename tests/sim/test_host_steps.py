@@ -1,6 +1,6 @@
 """The simulator's host side: the lowered step list carried out as runtime_c/plan_host.c does.
 
-Every step kind but Commands, on Bob's real sm_86 images, through the
+Every step kind but Commands (its own test below), on Bob's real sm_86 images, through the
 synthetic AllSteps host (tests/platform/Synthetic/AllSteps.bob: cursor,
 identity, whole / cyclic / cursor reads, fill and asserted word, submissions
 with stamps, a ring entry reissued three times, stat, status, timestamps,
@@ -193,14 +193,30 @@ def test_the_shims_ring_wraps_and_the_channel_fetches_every_entry_in_order():
     assert ring.slots == [entries[8], entries[9], entries[6], entries[7]]
 
 
-def test_native_commands_are_refused_by_name():
-    built, target = built_for("sm_86")
-    plan = built.plan
-    commands = make_step("commands", commands=None)
-    plan = dataclasses.replace(plan, host=dataclasses.replace(plan.host, steps=(commands,) + plan.host.steps))
-    with pytest.raises(Unmodeled) as caught:
-        host_plan(plan, built.images, target)
-    assert "NvidiaPlanHostStepCommands" in caught.value.message
+@pytest.mark.parametrize("entry", ["synCommandsHost", "synCommandsFailHost"])
+def test_commands_steps_run_on_the_simulators_buffers_as_on_the_reference_host(case, entry):
+    """The 28th kind (tests/platform/Synthetic/Commands.bob): the same files, or the same
+    status and message, as the reference host (tests/platform/test_commands_step.py)."""
+    from bobc.reference.host import CommandsFailed
+    from bobc.sim.invocation import CommandsFault
+
+    built = pipeline.compile_plan(REPO / "tests/platform/Synthetic/Commands.bob", SM86, [REPO / "examples/bob"],
+                                  entry)
+    host = host_plan(built.plan, built.images, SM86)
+    published = {}
+    stubs = {region.identity: (lambda memory, context: None) for region in built.plan.program.regions}
+    reference = ReferenceHost(built.plan, stubs, publish_output=lambda name, data: published.__setitem__(name, data))
+    if entry == "synCommandsFailHost":
+        with pytest.raises(CommandsFailed) as expected:
+            reference.run("train", case[0], None)
+        with pytest.raises(CommandsFault) as caught:
+            simulate(host, built.images, "train", case[0])
+        assert caught.value.exit_code == expected.value.exit_code == 42
+        assert caught.value.message == expected.value.message
+        return
+    reference.run("train", case[0], None)
+    out = simulate(host, built.images, "train", case[0])
+    assert out.result == published["result"] and len(out.result) == 88
 
 
 def test_a_step_kind_without_a_handler_is_refused_by_name_before_anything_runs(case):

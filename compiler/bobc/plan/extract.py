@@ -333,7 +333,8 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
             elif field.kind == "bytes":
                 values[field.name] = r.bytes(f[field.spec], what)
             elif field.kind == "commands":
-                values[field.name] = f[field.spec]      # the language value; no host carries it out yet
+                from .commands import program_bytes
+                values[field.name] = program_bytes(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
             else:
                 values[field.name] = r.nat(f[field.spec], what)
         out.append(STEP_CLASSES[kind.name](**values))

@@ -112,8 +112,8 @@ STEP_KINDS: tuple[StepKind, ...] = (
                       _f("entry", _P + "ReissueEntry"),
                       _f("entry_stride", _P + "ReissueEntryStride", c_type=None, stride_of="entry")],
           "issue ring entry `entry` again (wrapping the ring) and wait for submission piece's semaphore"),
-    _kind("commands", [_f("commands", _P + "CommandsValue", kind="commands", c_type=None)],
-          "native commands (Runtime.NativePhysicalProgram): not carried by this host", interpreted=False),
+    _kind("commands", [_f("commands", _P + "CommandsValue", kind="commands", c_type="bytes")],
+          "run native commands (a program's canonical bytes) on the host's buffers, state and slots"),
     _kind("cursor_from_checkpoint", [_f("base", _P + "CursorBase"), _f("scale", _P + "CursorScale")],
           "the input cursor starts at base + the input checkpoint's step x scale"),
     _kind("read_at_cursor", [_f("file", _P + "ReadAtCursorFile", kind="file", c_type="int32_t"),
@@ -145,7 +145,7 @@ def _camel(name: str) -> str:
 
 
 def _step_class(kind: StepKind):
-    types = {"nat": int, "file": str, "steps": tuple, "bytes": bytes, "commands": object}
+    types = {"nat": int, "file": str, "steps": tuple, "bytes": bytes, "commands": bytes}
     cls = make_dataclass(_camel(kind.name) + "Step",
                          [(f.name, types[f.kind]) for f in kind.fields],
                          bases=(Step,), frozen=True, namespace={"kind": kind, "__doc__": kind.meaning})

@@ -3,7 +3,7 @@ generated C host (bobc.host.generate) and the reference runner
 (bobc.reference.host): repeats unrolled with each strided field moved by the
 innermost repeat's iteration, and each plan fill computed just before the
 submission that issues its launch.  Native commands (NvidiaPlanHostStepCommands)
-are refused: no host here interprets Runtime.NativePhysicalProgram."""
+travel as their program bytes (bobc.plan.commands)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,10 +31,6 @@ def unroll(steps, iteration: int = 0):
     """(kind, {field: value}) for every interpreted step, in order."""
     for step in steps:
         kind = step.kind
-        if kind.name == "commands":
-            raise ScheduleError(
-                "the schedule carries native commands (NvidiaPlanHostStepCommands); this host interprets "
-                "the plan host's steps, not Runtime.NativePhysicalProgram's commands")
         if kind.name == "repeat":
             for i in range(step.count):
                 yield from unroll(step.body, i)

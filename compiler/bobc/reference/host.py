@@ -25,10 +25,20 @@ from ..plan.host import FILE_NAMES, RecordCheck
 from ..plan.schedule import lower
 from . import envelope
 from .errors import BadInputRecord
+from .plan_commands import CommandsStopped, PlanCommandsMachine
 
 
 class ReferenceHostError(BobcError):
     """The plan asks the reference host for something it cannot do."""
+
+
+class CommandsFailed(ReferenceHostError):
+    """A Commands step's Fail or fault: the invocation ends with the native status, nothing
+    published (runtime_c/plan_commands.c); the message is the C host's."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.exit_code = status
 
 
 @dataclass
@@ -197,7 +207,8 @@ class ReferenceHost:
             if s.name == "operation" and operation == "predict":
                 break
             total += s.name == "checkpoint_publish"
-        for s in steps:
+        commands = None             # the Commands steps' machine (state, slots), from the first one
+        for index, s in enumerate(steps):
             v = s.values
             k = s.name
             if k == "submit":
@@ -264,6 +275,13 @@ class ReferenceHost:
                 pass
             elif k == "close":
                 closed.add(v["file"])       # finished; published with the others at the end
+            elif k == "commands":
+                if commands is None:
+                    commands = PlanCommandsMachine(memory)
+                try:
+                    commands.run_step(v["commands"], index)
+                except CommandsStopped as stop:
+                    raise CommandsFailed(stop.status, stop.message.decode("utf-8", "replace")) from None
             elif k == "cursor_from_checkpoint":
                 cursor = v["base"] + step * v["scale"]
             elif k == "cursor_advance":

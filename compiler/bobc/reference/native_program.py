@@ -351,61 +351,70 @@ class Machine:
             elif code == 13:
                 at = c.child[0] if self._operand(at, c.v[0]) == 0 else c.child[1]
                 continue
-            elif code == 14:
-                what = f"argument {n[0]}"
-                path = self.args[n[0]]
-                try:
-                    data = read_exact_file(what, path)
-                except Stop as stop:
-                    self.fault(at, stop.status, stop.message.decode())
-                if len(data) != n[2]:
-                    self.fault(at, EXIT_FILE, f"{what} {path}: {len(data)} bytes, not the {n[2]} the program reads")
-                self.state[n[1]:n[1] + n[2]] = data
-            elif code == 15:
-                self.staged[n[0]] = bytes(self.state[n[1]:n[1] + n[2]])
-            elif code == 25:
-                memory, offset = self._mapped(at, n[1], n[2])
-                self.staged[n[0]] = bytes(memory[offset:offset + n[2]])
-            elif code == 16:
-                if self.session_open:
-                    self.fault(at, EXIT_DEVICE, "a device session is already open; Release it first")
-                self.session_open = True
-            elif code == 17:
-                self._map(at, c)
             elif code == 18:
                 memory, offset = self._mapped(at, n[0], len(c.data))
                 memory[offset:offset + len(c.data)] = c.data
-            elif code == 19:
-                if len(self.peers) == MAX_PEERS:
-                    self.fault(at, EXIT_PEER, f"more than {MAX_PEERS} endpoints")
-                try:
-                    peer = Peer(c.data, n[0] != 0, self.peer_timeout_ms)
-                except Stop as stop:
-                    self.fault(at, stop.status, stop.message.decode())
-                self.peers.append(peer)
-                self.slots[n[1]] = len(self.peers)
-            elif code in (20, 21):
-                handle = self.slots[n[0]]
-                if not 1 <= handle <= len(self.peers) or self.peers[handle - 1].socket is None:
-                    self.fault(at, EXIT_FAULT, f"slot {n[0]} holds {handle}, not an open endpoint (Connect first)")
-                peer = self.peers[handle - 1]
-                try:
-                    if code == 20:
-                        peer.send(bytes(self.state[n[1]:n[1] + n[2]]), self.peer_timeout_ms)
-                    else:
-                        self.state[n[1]:n[1] + n[2]] = peer.receive(n[2], self.peer_timeout_ms)
-                except Stop as stop:
-                    self.fault(at, stop.status, stop.message.decode())
             elif code == 22:
                 if self.telemetry >= 0 and n[0] <= self.telemetry:
                     micros = int((time.monotonic() - self.start) * 1e6)
                     self.stderr.write(b"native: telemetry " + c.data + f" +{micros} us\n".encode())
-            elif code == 23:
-                self.mappings.clear()
-                self.session_open = False
-            elif code == 24:
-                self._submit(at, c)
+            else:
+                self._other(at, c)
             at = c.child[0]
+
+    def _other(self, at: int, c) -> None:
+        """Files, the device session, Submit and peers: the native host's own commands
+        (runtime_c/native_host.c's host_other); a plan host's machine refuses them."""
+        code, n = c.code, c.n
+        if code == 14:
+            what = f"argument {n[0]}"
+            path = self.args[n[0]]
+            try:
+                data = read_exact_file(what, path)
+            except Stop as stop:
+                self.fault(at, stop.status, stop.message.decode())
+            if len(data) != n[2]:
+                self.fault(at, EXIT_FILE, f"{what} {path}: {len(data)} bytes, not the {n[2]} the program reads")
+            self.state[n[1]:n[1] + n[2]] = data
+        elif code == 15:
+            self.staged[n[0]] = bytes(self.state[n[1]:n[1] + n[2]])
+        elif code == 25:
+            memory, offset = self._mapped(at, n[1], n[2])
+            self.staged[n[0]] = bytes(memory[offset:offset + n[2]])
+        elif code == 16:
+            if self.session_open:
+                self.fault(at, EXIT_DEVICE, "a device session is already open; Release it first")
+            self.session_open = True
+        elif code == 17:
+            self._map(at, c)
+        elif code == 19:
+            if len(self.peers) == MAX_PEERS:
+                self.fault(at, EXIT_PEER, f"more than {MAX_PEERS} endpoints")
+            try:
+                peer = Peer(c.data, n[0] != 0, self.peer_timeout_ms)
+            except Stop as stop:
+                self.fault(at, stop.status, stop.message.decode())
+            self.peers.append(peer)
+            self.slots[n[1]] = len(self.peers)
+        elif code in (20, 21):
+            handle = self.slots[n[0]]
+            if not 1 <= handle <= len(self.peers) or self.peers[handle - 1].socket is None:
+                self.fault(at, EXIT_FAULT, f"slot {n[0]} holds {handle}, not an open endpoint (Connect first)")
+            peer = self.peers[handle - 1]
+            try:
+                if code == 20:
+                    peer.send(bytes(self.state[n[1]:n[1] + n[2]]), self.peer_timeout_ms)
+                else:
+                    self.state[n[1]:n[1] + n[2]] = peer.receive(n[2], self.peer_timeout_ms)
+            except Stop as stop:
+                self.fault(at, stop.status, stop.message.decode())
+        elif code == 23:
+            self.mappings.clear()
+            self.session_open = False
+        elif code == 24:
+            self._submit(at, c)
+        else:
+            self.fault(at, EXIT_INTERNAL, f"unknown command code {code}")
 
     def _map(self, at: int, c) -> None:
         name = c.data[:64].decode("latin-1")

@@ -325,9 +325,25 @@ class SimulatedHost:
         self.published_step = step
 
     # ---- the invocation ----
+    def step_commands(self, v):
+        """plan_host.c step_commands: the one reference machine of native commands
+        (bobc.reference.plan_commands) on the simulator's buffers."""
+        from ..reference.plan_commands import CommandsStopped, PlanCommandsMachine
+        if self.commands is None:
+            self.commands = PlanCommandsMachine(self._commands_locate)
+        try:
+            self.commands.run_step(v["commands"], self.step_index)
+        except CommandsStopped as stop:
+            raise CommandsFault(stop.status, stop.message.decode("utf-8", "replace")) from None
+
+    def _commands_locate(self, address: int, count: int):
+        buffer = self.memory._buffer_of(address, count)
+        return None if buffer is None else (_ByteView(buffer.data), address - buffer.address)
+
     def run(self) -> SimulatedOutputs:
         self.ring.issue(self.plan.prologue_entry, -1)
-        for s in self.plan.steps:
+        self.commands = None
+        for self.step_index, s in enumerate(self.plan.steps):
             if self.stopped:
                 break
             getattr(self, "step_" + s.kind)(s.values)
@@ -338,6 +354,27 @@ class SimulatedHost:
             self.staged = envelope.encode(self.plan.contract, self.step, self.payload)
         return SimulatedOutputs(bytes(self.out["predictions"]), bytes(self.out["result"]), self.staged,
                                 self.channel, self.publications, self.issued)
+
+
+class _ByteView:
+    """A buffer's uint8 array as the native machine slices it (bytes in, bytes out)."""
+
+    def __init__(self, data: np.ndarray):
+        self.data = data
+
+    def __getitem__(self, key) -> bytes:
+        return self.data[key].tobytes()
+
+    def __setitem__(self, key, value) -> None:
+        self.data[key] = np.frombuffer(bytes(value), dtype=np.uint8)
+
+
+class CommandsFault(HostStepFault):
+    """A Commands step's Fail or fault: the native status, nothing published (plan_commands.c)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.exit_code = status
 
 
 def unmodeled_steps(host: HostPlan) -> list[str]:

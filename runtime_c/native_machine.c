@@ -1,0 +1,240 @@
+/* See native_machine.h: the commands every native command host carries out
+ * alike (moved here from native_host.c so the plan host links the same code). */
+#define _GNU_SOURCE
+#include "native_machine.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define NP_EXIT_INTERNAL 1
+#define NP_EXIT_WAIT 4
+#define NP_EXIT_FAULT 10
+
+double np_now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
+{
+    char what[NP_ERR_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(m->message, sizeof m->message, "command %u (%s): %s", index,
+             np_code_name(m->p->commands[index].code), what);
+    m->status = status;
+    return -1;
+}
+
+uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes)
+{
+    uint8_t *at = m->hooks->mapped(m, address, bytes);
+    if (!at)
+        np_fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx, +%llu) is in no host-mapped buffer (Map one there with a "
+                 "nonzero host address first)", (unsigned long long)address, (unsigned long long)bytes);
+    return at;
+}
+
+static uint64_t word_at(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+uint64_t np_state_word(const np_machine *m, uint64_t address)
+{
+    return word_at(m->state + address);
+}
+
+void np_set_state_word(np_machine *m, uint64_t address, uint64_t value)
+{
+    memcpy(m->state + address, &value, 8);
+}
+
+int np_operand_value(np_machine *m, uint32_t index, const np_operand *o, uint64_t *value)
+{
+    switch (o->kind) {
+    case NP_IMMEDIATE: *value = o->value; return 0;
+    case NP_SLOT: *value = m->slots[o->value]; return 0;
+    case NP_STATE_WORD: *value = word_at(m->state + o->value); return 0;
+    default: {
+        volatile uint8_t *at = np_mapped(m, index, o->value, 8);
+        if (!at)
+            return -1;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        *value = word_at((const uint8_t *)at);
+        return 0;
+    }
+    }
+}
+
+static double as_double(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint64_t as_bits(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+static uint64_t convert(unsigned conversion, uint64_t v)
+{
+    switch (conversion) {
+    case 0: return as_bits((double)v);
+    case 1: return as_bits(sqrt(as_double(v)));
+    case 2: {
+        float f = (float)as_double(v);
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        return bits;
+    }
+    default: {
+        uint32_t bits = (uint32_t)v;
+        float f;
+        memcpy(&f, &bits, 4);
+        return as_bits((double)f);
+    }
+    }
+}
+
+#define operand(m, at, o, v) np_operand_value((m), (at), (o), (v))
+#define set_word np_set_state_word
+#define mapped np_mapped
+
+int np_run(np_machine *m, uint32_t at)
+{
+    const np_program *p = m->p;
+    char why[NP_ERR_BYTES];
+    for (;;) {
+        const np_command *c = &p->commands[at];
+        uint64_t a = 0, b = 0;
+        switch (c->code) {
+        case NP_END:
+            return 0;
+        case NP_HALT:
+            return 1;
+        case NP_FAIL:
+            m->status = (int)c->n[0];
+            m->fail_message = c->bytes;
+            m->fail_length = c->bytes_length;
+            snprintf(m->message, sizeof m->message, "command %u (Fail): ", at);
+            return -1;
+        case NP_SET:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            m->slots[c->n[0]] = a;
+            break;
+        case NP_STORE:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            set_word(m, c->n[0], a);
+            break;
+        case NP_ADD_NATURAL:
+            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
+                return -1;
+            set_word(m, c->n[0], a + b);
+            break;
+        case NP_FLOAT: {
+            if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
+                return -1;
+            double x = as_double(a), y = as_double(b), r;
+            switch (c->sub) {
+            case 0: r = x + y; break;
+            case 1: r = x - y; break;
+            case 2: r = x * y; break;
+            default: r = x / y; break;
+            }
+            set_word(m, c->n[0], as_bits(r));
+            break;
+        }
+        case NP_CONVERT:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            set_word(m, c->n[0], convert(c->sub, a));
+            break;
+        case NP_COPY_STATE_TO_MAPPED: {
+            uint8_t *to = mapped(m, at, c->n[1], c->n[2]);
+            if (!to)
+                return -1;
+            memcpy(to, m->state + c->n[0], c->n[2]);
+            break;
+        }
+        case NP_COPY_MAPPED_TO_STATE: {
+            uint8_t *from = mapped(m, at, c->n[0], c->n[2]);
+            if (!from)
+                return -1;
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            memcpy(m->state + c->n[1], from, c->n[2]);
+            break;
+        }
+        case NP_WRITE_MAPPED: {
+            volatile uint8_t *to = mapped(m, at, c->n[0], c->n[1]);
+            if (!to || operand(m, at, &c->v[0], &a))
+                return -1;
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            for (uint64_t i = 0; i < c->n[1]; i++)
+                to[i] = (uint8_t)(a >> (8 * i));
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
+        }
+        case NP_WAIT_MAPPED: {
+            volatile uint8_t *word = mapped(m, at, c->n[0], 8);
+            if (!word || operand(m, at, &c->v[0], &a))
+                return -1;
+            if (m->hooks->wait(m, word, a, c->n[1], why))
+                return np_fault(m, at, NP_EXIT_WAIT, "mapped word 0x%llx: %s", (unsigned long long)c->n[0], why);
+            break;
+        }
+        case NP_REPEAT:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            for (uint64_t k = 0; k < a; k++) {
+                int r = np_run(m, c->child[0]);
+                if (r)
+                    return r;
+            }
+            at = c->child[1];
+            continue;
+        case NP_BRANCH_ZERO:
+            if (operand(m, at, &c->v[0], &a))
+                return -1;
+            at = c->child[a == 0 ? 0 : 1];
+            continue;
+        case NP_LOAD_IMAGE: {
+            uint8_t *to = mapped(m, at, c->n[0], c->bytes_length);
+            if (!to)
+                return -1;
+            memcpy(to, c->bytes, c->bytes_length);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
+        }
+        case NP_TELEMETRY:
+            if (m->telemetry >= 0 && c->n[0] <= (uint64_t)m->telemetry) {
+                fputs("native: telemetry ", stderr);
+                fwrite(c->bytes, 1, c->bytes_length, stderr);
+                fprintf(stderr, " +%llu us\n", (unsigned long long)(np_now_us() - m->start_us));
+            }
+            break;
+        default:
+            if (c->code >= NP_CODE_COUNT)
+                return np_fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
+            if (m->hooks->other(m, at, c))
+                return -1;
+            break;
+        }
+        at = c->child[0];
+    }
+}

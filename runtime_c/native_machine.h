@@ -1,0 +1,65 @@
+/* The native command machine: slots, a state arena and the commands that need
+ * nothing but them and mapped memory (docs/platform.md "The native physical
+ * program"), shared by the two hosts that carry native commands out:
+ *
+ *   - the native physical program host (native_host.c), whose hooks add files,
+ *     the device session, Submit and peers;
+ *   - the plan host's Commands step (plan_host.c), whose mapped memory is the
+ *     plan host's buffers and which refuses the rest by name (docs/host-steps.md).
+ *
+ * One implementation, one meaning, one set of messages; the Python twin is
+ * compiler/bobc/reference/native_program.py's Machine. */
+#ifndef RT_NATIVE_MACHINE_H
+#define RT_NATIVE_MACHINE_H
+
+#include <stdint.h>
+
+#include "native_program.h"
+
+typedef struct np_machine np_machine;
+
+typedef struct {
+    /* The CPU bytes behind mapped [address, address + bytes), or NULL (not mapped). */
+    uint8_t *(*mapped)(np_machine *m, uint64_t address, uint64_t bytes);
+    /* Wait until the 64-bit word at `word` is at least `value` within timeout_ms:
+     * 0, or a status with a message in why (NP_ERR_BYTES). */
+    int (*wait)(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why);
+    /* Every other command (files, device, peers, Submit): 0, or -1 after np_fault. */
+    int (*other)(np_machine *m, uint32_t index, const np_command *c);
+} np_hooks;
+
+struct np_machine {
+    const np_program *p;
+    const np_hooks *hooks;
+    void *host;                  /* the host's own, for its hooks */
+    uint64_t *slots;
+    uint8_t *state;
+    double start_us;
+    long telemetry;              /* -1: off (NATIVE_TELEMETRY) */
+    int status;
+    char message[NP_ERR_BYTES + 128];
+    const uint8_t *fail_message;  /* Fail's own bytes */
+    uint64_t fail_length;
+};
+
+/* Record a stop: "command N (Name): what" with `status`; returns -1. */
+int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The mapped bytes, or NULL after a fault (status 10) naming the range. */
+uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes);
+
+/* The 64-bit state word at `address` (little-endian, as the host stores it). */
+uint64_t np_state_word(const np_machine *m, uint64_t address);
+void np_set_state_word(np_machine *m, uint64_t address, uint64_t value);
+
+/* An operand's value: 0, or -1 after a fault. */
+int np_operand_value(np_machine *m, uint32_t index, const np_operand *o, uint64_t *value);
+
+/* Run from command `at` to the end of its fragment: 0 (ended), 1 (halted) or
+ * -1 (stopped: m->status, m->message, and Fail's own bytes in fail_message). */
+int np_run(np_machine *m, uint32_t at);
+
+/* Microseconds on the monotonic clock (telemetry's time base). */
+double np_now_us(void);
+
+#endif
