@@ -4,16 +4,20 @@ where the wrong elements are, in one run.
 
     PYTHONPATH=compiler python3 bench/gpu/coppelius_gemm_diagnose.py
 
-Variants (text edits of gemm.generate's output, or the generator's constants changed):
+Variants (text edits of gemm.generate's output, the generator's constants changed, or the
+scheduler's control codes rewritten by a rule):
 current (the committed sources), depbar0 (wait for every copy group), bar_end (a second
 BAR.SYNC at the end of each slice), base0 (shared from 0, not 0x400), stages2 (a 2-stage
 ring), serial (the scheduler's control codes with stall 15 and every short scoreboard waited
-on every instruction), safe (serial + depbar0 + bar_end); NAME_nobar: the cubin without
-NUM_BARRIERS, as write_cubin made it before 2026-12-01.
+on every instruction); old (DEPBAR with stall 1 and no yield, as scheduled before the fix),
+old_hmma4 (old + every HMMA at least 4 cycles apart), depbar15 (DEPBAR with stall 15);
+stages2_RULE: the 2-stage ring under RULE.
 
 First run (H200, cubins without NUM_BARRIERS): current wrong only at 256 x 2304 x 768,
 depbar0 right everywhere, bar_end and base0 as wrong as current, stages2 wrong from
-64 x 64 x 128 on (one block: warp 0 only) -- a barrier that synchronised nothing.
+64 x 64 x 128 on (one block: warp 0 only); serial right everywhere.  Second run: the cubins
+with NUM_BARRIERS just as wrong.  ptxas gives every DEPBAR a stall of 4 and the yield bit;
+the scheduler gave it 1 (compiler/bobc/sass/schedule.py DEPBAR_STALL).
 """
 from __future__ import annotations
 
@@ -41,9 +45,9 @@ TARGET = TARGETS[f"sm_{cp.cuda.Device().compute_capability}"]
 TMP = Path(tempfile.mkdtemp())
 
 
-def serialise(text: str) -> str:
-    """The same code with explicit control codes: the scheduler's barriers, stall 15, and every
-    instruction waiting on scoreboards 1..5 (SB0, the copy groups, only where DEPBAR waits)."""
+def recontrol(text: str, rule) -> str:
+    """The same code with every control code explicit: the scheduler's, passed through
+    rule(instruction text, Control) -> Control."""
     path = TMP / "s.sass"
     path.write_text(text)
     a = assemble_kernel(path, TARGET)
@@ -54,14 +58,43 @@ def serialise(text: str) -> str:
     for i in a.instructions:
         for name in at.get(i.address, []):
             lines.append(f"{name}:")
-        c = i.control
-        c = type(c)(stall=15, yield_bit=0, write_barrier=c.write_barrier,   # stall 15 needs yield 0
-                    read_barrier=c.read_barrier, wait_mask=c.wait_mask | 0b111110)
-        lines.append(f"    {c.text()} {i.text}")
+        lines.append(f"    {rule(i.text, i.control).text()} {i.text}")
     return "\n".join(lines) + "\n"
 
 
+def _set(c, **changes):
+    fields = dict(stall=c.stall, yield_bit=c.yield_bit, write_barrier=c.write_barrier,
+                  read_barrier=c.read_barrier, wait_mask=c.wait_mask)
+    fields.update(changes)
+    if fields["stall"] > 11:
+        fields["yield_bit"] = 0                    # stalls 12..15 are only valid with yield
+    return type(c)(**fields)
+
+
+def serial(text, c):
+    """Stall 15 everywhere, every short scoreboard waited (SB0, the copy groups, only by DEPBAR)."""
+    return _set(c, stall=15, wait_mask=c.wait_mask | 0b111110)
+
+
+def old_depbar(text, c):
+    """DEPBAR as scheduled before 2026-12-01: stall 1, no yield."""
+    return _set(c, stall=1, yield_bit=1) if text.startswith("DEPBAR") else c
+
+
+def old_depbar_hmma4(text, c):
+    c = old_depbar(text, c)
+    return _set(c, stall=max(c.stall, 4)) if text.startswith("HMMA") else c
+
+
+def depbar15(text, c):
+    return _set(c, stall=15) if text.startswith("DEPBAR") else c
+
+
+RULES = {"old": old_depbar, "serial": serial, "old_hmma4": old_depbar_hmma4, "depbar15": depbar15}
+
+
 def variant_text(layout: str, name: str) -> tuple[str, int]:
+    """name: [stages2_]RULE or current / stages2 / depbar0 / base0 (see the docstring)."""
     v = gemm.VARIANTS[layout]
     saved = (gemm.SHARED_BASE, gemm.STAGES)
     try:
@@ -70,15 +103,14 @@ def variant_text(layout: str, name: str) -> tuple[str, int]:
             return text, gemm.shared_bytes(v)
         if name == "base0":
             gemm.SHARED_BASE = 0
-        if name == "stages2":
+        if name.startswith("stages2"):
             gemm.STAGES = 2
         text = gemm.generate(v)
-        if name in ("depbar0", "safe"):
+        if name == "depbar0":
             text = text.replace(f"DEPBAR.LE SB0, {gemm.STAGES - 2:#x}", "DEPBAR.LE SB0, 0x0")
-        if name in ("bar_end", "safe"):
-            text = text.replace("    @P5 BRA slice", "    BAR.SYNC.DEFER_BLOCKING 0x0\n    @P5 BRA slice")
-        if name in ("serial", "safe"):
-            text = serialise(text)
+        rule = RULES.get(name.removeprefix("stages2_"))
+        if rule is not None:
+            text = recontrol(text, rule)
         return text, gemm.shared_bytes(v)
     finally:
         gemm.SHARED_BASE, gemm.STAGES = saved
@@ -152,7 +184,7 @@ def describe(got, truth, bound):
 
 
 SHAPES = [(64, 64, 32), (64, 64, 128), (64, 64, 160), (64, 64, 256), (128, 128, 256), (256, 2304, 768)]
-VARIANT_NAMES = ["current", "current_nobar", "stages2", "stages2_nobar", "base0", "serial"]
+VARIANT_NAMES = ["current", "old", "stages2", "stages2_old", "old_hmma4", "depbar15"]
 
 
 def main():
@@ -164,14 +196,17 @@ def main():
                 kernels[layout, name] = load(layout, name)
             except Exception as e:          # a variant that does not assemble is reported, not fatal
                 print(f"{layout} {name}: cannot build: {e}", flush=True)
+    done = []
     for layout in ("nn", "nt", "tn"):
         for name in VARIANT_NAMES:
             if (layout, name) not in kernels:
                 continue
-            for m, n, k in SHAPES:
-                if layout != "nn" and name not in ("current", "current_nobar") and m > 128:
+            for m, n, k in SHAPES + [(256, 2304, 768)] * 2:
+                if layout != "nn" and name not in ("current", "old") and m > 128:
                     continue
-                a, b, truth, bound = operands(layout, m, n, k, m + n + k)
+                seed = m + n + k + sum(1 for line in done if line == (layout, name, m, n, k))
+                done.append((layout, name, m, n, k))
+                a, b, truth, bound = operands(layout, m, n, k, seed)
                 got = run(kernels[layout, name], layout, m, n, k, a, b)
                 print(f"{layout} {name:8s} {m}x{n}x{k}: {describe(got, truth, bound)}", flush=True)
     # the current nn on one block, K = 256: one slice of A or B nonzero at a time

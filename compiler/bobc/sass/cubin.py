@@ -42,10 +42,10 @@ EIATTR_EXIT_INSTR_OFFSETS = 0x1C
 EIATTR_MAX_THREADS = 0x05
 EIATTR_NUM_BARRIERS = 0x4C
 FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
-# A kernel whose cubin declares no barriers gets none from the CUDA driver, and its
-# BAR.SYNC then waits for no one (H200, driver 580: the coppelius-gemm kernels raced
-# through their shared-memory ring until NUM_BARRIERS was written; ptxas writes it for
-# every kernel with a BAR, as the highest barrier number + 1).
+# NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
+# + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
+# Our cubins lacked it; on the H200 BAR.SYNC 0 behaved the same without it (2026-12-01,
+# bench/gpu/coppelius_gemm_diagnose.py), barriers above 0 were never tried without it.
 ALL_BARRIERS = 16                     # a barrier number held in a register: any of the 16
 
 
