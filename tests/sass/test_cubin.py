@@ -49,3 +49,25 @@ def test_parameter_bank_record(tmp_path):
     assert (72 << 16 | 0x210).to_bytes(4, "little") in image
     assert image[:4] == b"\x7fELF" and image[7] == 0x41
     assert int.from_bytes(image[48:52], "little") == target.elf_flags
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_barrier_count_is_ptxas_num_barriers(arch):
+    """NUM_BARRIERS as ptxas writes it, kernel by kernel, read from nvdisasm's listing of ptxas's
+    corpus3 cubin (the 'barriers' kernel uses barriers 0..2, five others barrier 0, five none)."""
+    import gzip
+    from pathlib import Path
+    from bobc.sass.assembler import assemble_listing
+    from bobc.sass.cubin import barrier_count
+    path = Path(__file__).parent / "data" / "listings" / f"corpus3.{arch}.lst.gz"
+    text = gzip.decompress(path.read_bytes()).decode()
+    ptxas = {}
+    for section in re.split(r"//-+ \.nv\.info\.", text)[1:]:
+        name = section.split()[0]
+        section = section.split("\n//---")[0]           # up to the next section's header
+        m = re.search(r"EIATTR_NUM_BARRIERS.*?\.byte\s+0x02, 0x4c\s+.*?\.byte\s+(0x[0-9a-f]+)", section, re.S)
+        if m:
+            ptxas[name] = int(m.group(1), 16)
+    ours = {name: barrier_count(a) for name, a in assemble_listing(text, TARGETS[arch]).items()}
+    assert {k: v for k, v in ours.items() if v} == ptxas
+    assert ptxas["barriers"] == 3

@@ -220,3 +220,22 @@ def test_a_latency_longer_than_one_stall_is_spread_or_refused(arch):
     assert stalls[0] + stalls[1] >= 26
     with pytest.raises(BobcError, match=r"FADD at 0x10 reads a result of HMMA at 0x0 \d+ cycles too early"):
         assemble(_hmma_then(""), TARGETS[arch])
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_depbar_holds_the_next_instruction_as_ptxas_does(arch):
+    """Every DEPBAR.LE ptxas wrote in the corpus listings has a stall of at least 4 and the yield
+    bit (bit 109 = 0); ours too.  With a stall of 1 the BAR.SYNC after it went through before
+    the copies landed on the H200 (bench/gpu/coppelius_gemm_diagnose.py, 2026-12-01)."""
+    import gzip
+    from pathlib import Path
+    from bobc.sass.assembler import assemble_listing
+    listings = Path(__file__).parent / "data" / "listings"
+    theirs = []
+    for path in sorted(listings.glob(f"*.{arch}.lst.gz")):
+        for a in assemble_listing(gzip.decompress(path.read_bytes()).decode(), TARGETS[arch]).values():
+            theirs += [i.control for i in a.instructions if i.text.startswith("DEPBAR")]
+    assert theirs and all(c.stall >= 4 and c.yield_bit == 0 for c in theirs)
+    code = assemble("LDGDEPBAR\nDEPBAR.LE SB0, 0x1\nBAR.SYNC.DEFER_BLOCKING 0x0\nEXIT\n", TARGETS[arch])
+    depbar = next(i.control for i in code.instructions if i.text.startswith("DEPBAR"))
+    assert depbar.stall >= 4 and depbar.yield_bit == 0

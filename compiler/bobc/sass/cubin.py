@@ -5,7 +5,8 @@ it to run our code with cupy.RawModule before the host exists.  Layout follows
 what ptxas 13 writes (sass-facts.md "Cubin"): .text.<k> (sh_info bits 24..31 =
 registers on sm_86), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE),
 .nv.info.<k> (CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per
-8-byte word, MAXREG_COUNT, EXIT_INSTR_OFFSETS, MAX_THREADS), .nv.constant0.<k>
+8-byte word, MAXREG_COUNT, NUM_BARRIERS when the code has a BAR, EXIT_INSTR_OFFSETS,
+MAX_THREADS), .nv.constant0.<k>
 (parameter base + parameter bytes), a symbol table, two program headers, and
 - .note.nv.tkinfo and .note.nv.cuinfo: the driver answers CUDA_ERROR_INVALID_IMAGE
   without either (H200, driver 580: found by dropping sections from a ptxas cubin
@@ -39,7 +40,13 @@ EIATTR_KPARAM_INFO = 0x17
 EIATTR_MAXREG_COUNT = 0x1B
 EIATTR_EXIT_INSTR_OFFSETS = 0x1C
 EIATTR_MAX_THREADS = 0x05
-FMT_HVAL, FMT_SVAL = 3, 4
+EIATTR_NUM_BARRIERS = 0x4C
+FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
+# NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
+# + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
+# Our cubins lacked it; on the H200 BAR.SYNC 0 behaved the same without it (2026-12-01,
+# bench/gpu/coppelius_gemm_diagnose.py), barriers above 0 were never tried without it.
+ALL_BARRIERS = 16                     # a barrier number held in a register: any of the 16
 
 
 def _record(attr: int, payload: bytes) -> bytes:
@@ -88,6 +95,19 @@ def toolkit_note(arch: str) -> bytes:
         offsets.append(len(strings))
         strings += text.format(arch=arch).encode() + b"\0"
     return _note(2000, struct.pack("<IIIIII", 2, 0, *offsets) + bytes(strings))
+
+
+def barrier_count(assembled) -> int:
+    """The named barriers the code uses (ptxas's NUM_BARRIERS): the highest barrier number
+    of its BAR instructions + 1, all 16 when one names its barrier by register, 0 without BAR."""
+    import re
+    count = 0
+    for inst in assembled.instructions:
+        m = re.match(r"(?:@!?U?P\w+\s+)?BAR(?:\.[\w.]+)?\s+([^,\s;]+)", inst.text)
+        if m:
+            operand = m.group(1)
+            count = max(count, int(operand, 16) + 1 if operand.startswith("0x") else ALL_BARRIERS)
+    return count
 
 
 def stack_frame(assembled) -> int:
@@ -148,6 +168,9 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if full and target.sm >= 0x90:
         kinfo += _hval(0x50, 0)
     kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)
+    barriers = barrier_count(assembled)
+    if barriers:
+        kinfo += struct.pack("<BBH", FMT_BVAL, EIATTR_NUM_BARRIERS, barriers)
     if full:
         kinfo += _hval(0x5F, 0x0101 if target.sm >= 0x90 else 0)
     exits = exit_offsets(assembled)

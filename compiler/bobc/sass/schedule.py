@@ -82,6 +82,12 @@ SHORT_BARRIERS = (4, 5)
 # pipelined loop keeps its copies in flight across its back edge.  In a program with
 # LDGDEPBAR the global loads' results use the other long scoreboards.
 ASYNC_COPY_BARRIER = 0
+# DEPBAR's wait holds only what issues at least 4 cycles after it: ptxas gives every
+# DEPBAR.LE a stall of 4 (7 once on sm_86) with the yield bit, in all 7 of the corpus
+# (tests/sass/data listings, both targets).  With a stall of 1 the BAR.SYNC after it
+# went through before the copies had landed: the coppelius-gemm kernels read stages
+# still being filled on the H200 (bench/gpu/coppelius_gemm_diagnose.py).
+DEPBAR_STALL = 4
 
 
 @dataclass
@@ -276,9 +282,14 @@ def schedule(items: list[Item]) -> list[Control]:
                 stall = max(stall, BARRIER_SETTER_MIN_STALL)
             else:
                 _record_fixed(state, item, index)
+            if item.opcode == "DEPBAR":
+                stall = max(stall, DEPBAR_STALL)
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
                               read_barrier=read_barrier, wait_mask=wait_mask)
             control = _with_stall(control, stall)
+            if item.opcode == "DEPBAR":
+                control = Control(stall=control.stall, yield_bit=0, write_barrier=control.write_barrier,
+                                  read_barrier=control.read_barrier, wait_mask=control.wait_mask)
         controls.append(control)
         issue.append(state.cycle)
         state.cycle += control.stall
