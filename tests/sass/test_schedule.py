@@ -220,3 +220,17 @@ def test_a_latency_longer_than_one_stall_is_spread_or_refused(arch):
     assert stalls[0] + stalls[1] >= 26
     with pytest.raises(BobcError, match=r"FADD at 0x10 reads a result of HMMA at 0x0 \d+ cycles too early"):
         assemble(_hmma_then(""), TARGETS[arch])
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_vote_reads_its_predicate_as_early_as_a_guard(arch):
+    """ISETP -> VOTE.ANY waits 13 cycles, as for a guard (NVIDIA's Ampere tables via Mesa NAK:
+    Vote is a dispatch-time predicate reader).  5, an operand's wait, balloted the predicate's
+    previous value on the H200 (coppelius-embedding-backward summed the wrong rows); the
+    simulator's checker refuses it (tests/coppelius/test_kernels_ops_sim.py runs that kernel)."""
+    source = (".kernel k\n"
+              "    ISETP.EQ.AND P1, PT, R2, R3, PT\n"
+              "    VOTE.ANY R4, PT, P1\n"
+              "    EXIT\n")
+    assembled = check(source, arch)
+    assert assembled.instructions[0].control.stall >= 13
