@@ -239,3 +239,17 @@ def test_depbar_holds_the_next_instruction_as_ptxas_does(arch):
     code = assemble("LDGDEPBAR\nDEPBAR.LE SB0, 0x1\nBAR.SYNC.DEFER_BLOCKING 0x0\nEXIT\n", TARGETS[arch])
     depbar = next(i.control for i in code.instructions if i.text.startswith("DEPBAR"))
     assert depbar.stall >= 4 and depbar.yield_bit == 0
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_vote_reads_its_predicate_as_early_as_a_guard(arch):
+    """ISETP -> VOTE.ANY waits 13 cycles, as for a guard (NVIDIA's Ampere tables via Mesa NAK:
+    Vote is a dispatch-time predicate reader).  5, an operand's wait, balloted the predicate's
+    previous value on the H200 (coppelius-embedding-backward summed the wrong rows); the
+    simulator's checker refuses it (tests/coppelius/test_kernels_ops_sim.py runs that kernel)."""
+    source = (".kernel k\n"
+              "    ISETP.EQ.AND P1, PT, R2, R3, PT\n"
+              "    VOTE.ANY R4, PT, P1\n"
+              "    EXIT\n")
+    assembled = check(source, arch)
+    assert assembled.instructions[0].control.stall >= 13

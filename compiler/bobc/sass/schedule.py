@@ -61,6 +61,11 @@ DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain 
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
 PREDICATE_OPERAND_LATENCY = 5
+# VOTE takes its predicate operand at dispatch, as early as a guard: NVIDIA's Ampere tables
+# (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80: Vote is a Disp_Alu reader, 13 cycles after
+# an ISETP).  A VOTE.ANY 5 cycles after the ISETP it read balloted the predicate's previous value
+# on the H200 (coppelius-embedding-backward summed the wrong positions' rows).
+PREDICATE_READ_AT_DISPATCH = {"VOTE"}
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
@@ -241,6 +246,8 @@ def schedule(items: list[Item]) -> list[Control]:
                  *((state.ready[r], r) for r in item.writes if r in state.ready)]
         if item.guard is not None and item.guard in state.guard_ready:
             pairs.append((state.guard_ready[item.guard], item.guard))
+        if item.opcode in PREDICATE_READ_AT_DISPATCH:
+            pairs += [(state.guard_ready[r], r) for r in item.reads if r in state.guard_ready]
         insist(*constraint(pairs))
 
         if item.explicit is not None:

@@ -231,6 +231,11 @@ class Checker:
             self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
             self.unread[reg] = (c.read_scoreboard, ins.pc)
+        if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
+            # a GPU- or system-scope fence holds the warp far longer than any fixed latency: ptxas's
+            # sm_86 code (corpus3 barriers) has VOTE read an ISETP's predicate 9 stall cycles on,
+            # across MEMBAR.SC.GPU; VOTE needs 13 (latencies.predicate_reader_class)
+            self.ready.clear()
         self.cycle = now + max(1, c.stall)
 
     def _read(self, ins, key, now, required, name):

@@ -121,6 +121,8 @@ def reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
 
 
 def predicate_reader_class(opcode: str) -> str:
+    if opcode == "VOTE":
+        return "guard"       # PredLatencySM80: Vote reads its predicate at dispatch (Disp_Alu), 13 cycles
     if opcode in DECOUPLED_READERS or opcode in AGU_READERS:
         return "decoupled"
     return "fma" if opcode in COUPLED_FMA else "coupled"
