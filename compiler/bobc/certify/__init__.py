@@ -86,8 +86,8 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
     limit_faults = check_limits(plan, target)
     if limit_faults:
-        # the other checks lay the images out, which needs every value within its field
-        return limit_faults
+        # the later checks lay the images out, which needs every value within its field
+        return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
         contracts, contract_faults = kernel_contracts(plan, folders, target)
