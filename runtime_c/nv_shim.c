@@ -1281,6 +1281,32 @@ int rt_gpu_wait(rt_gpu *g, const volatile void *sem, uint64_t value, uint32_t ti
     }
 }
 
+int rt_gpu_drain(rt_gpu *g, uint32_t timeout_ms)
+{
+    if (!g->open)
+        return fail(g, RT_EXIT_INTERNAL, "rt_gpu_drain on a GPU that is not open");
+    uint32_t n = g->ring_entries;
+    double start = now_ms();
+    char err[256];
+    while (g->userd[RT_USERD_GP_GET / 4] % n != g->gp_put) {
+        if (rt_gpu_channel_error(g, err, sizeof err))
+            return fail(g, RT_EXIT_GPU_FAULT, "GPU fault while waiting for the ring to drain after the schedule (GPGet %u, GPPut %u): %s",
+                        g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
+        if (now_ms() - start > timeout_ms) {
+            snprintf(err, sizeof err, "channel error notifier clean (status 0, info32 0)");
+            return fail(g, RT_EXIT_GPU_FAULT, "after the schedule, %u ms on, the ring's GPGet is %u, its GPPut %u: "
+                        "the GPU stopped fetching; %s", timeout_ms, g->userd[RT_USERD_GP_GET / 4], g->gp_put, err);
+        }
+        sched_yield();
+    }
+    if (g->cfg.verbose) {
+        char what[96];
+        snprintf(what, sizeof what, "ring drained: GPGet reached GPPut %u after %.3f ms", g->gp_put, now_ms() - start);
+        rt_gpu_trace(g, what);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* teardown                                                            */
 

@@ -149,6 +149,13 @@ int rt_gpu_submit(rt_gpu *gpu, uint64_t gpfifo_entry);
  * error, reads the error notifier and reports it by name: RT_EXIT_GPU_FAULT. */
 int rt_gpu_wait(rt_gpu *gpu, const volatile void *sem, uint64_t value, uint32_t timeout_ms);
 
+/* Wait until the GPU has fetched every ring entry issued (USERD's GPGet reaches
+ * GPPut).  A submission the host issues without waiting on its semaphore (the
+ * pushbuffer's prologue, in a schedule with no Submit) is fetched a while after
+ * the doorbell, not at once.  On timeout or a channel error: RT_EXIT_GPU_FAULT,
+ * naming GPGet, GPPut and the error notifier. */
+int rt_gpu_drain(rt_gpu *gpu, uint32_t timeout_ms);
+
 /* Channel error notifier: 0 and no text while clean, else 1 and a message. */
 int rt_gpu_channel_error(rt_gpu *gpu, char *text, size_t text_bytes);
 
