@@ -8,10 +8,13 @@ by the CPU in between.  Each variant ends its two segments differently:
 
   release      prologue + launch + RELEASE 1 (WFI); launch + RELEASE 2   (NATIVE's GPU test)
   count        prologue + launch + REDUCTION IADD 1 (WFI), twice          (PR's counting segments)
-  count-flush  prologue + launch + RELEASE 0 (WFI) at +8 + REDUCTION IADD 1, twice (the fix)
+  count-flush  prologue + launch + RELEASE 0 (WFI) at +8 + REDUCTION IADD 1, twice
 
 for the mask kernel (out = in & 0xff) and seed 003's coordinate-linear-step (binary64 via
-binary32 products), each checked against NumPy.  Prints one line a variant.
+binary32 products), each checked against NumPy.  Prints one line a variant.  On the H200
+(2026-12-01) all three endings counted and made the mask kernel's writes visible; the
+linear step's gradient was t x instead of (w x - t) x under all three: its F2F read the
+register the DADD had not yet written (bobc.sass.schedule FIXED_ON_ARCH).
 
     PYTHONPATH=compiler:<lark> python3 tests/gpu/probe_counting_semaphore.py
 """

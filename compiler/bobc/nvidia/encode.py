@@ -83,12 +83,6 @@ SEMAPHORE_EXECUTE = (pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI
 # a counting submission's semaphore: + SEMAPHORE_PAYLOAD, 64-bit unsigned, once the engine is idle
 SEMAPHORE_COUNT = (pb.SEM_EXECUTE_REDUCTION | pb.SEM_EXECUTE_REDUCTION_IADD | pb.SEM_EXECUTE_REDUCTION_UNSIGNED
                    | pb.SEM_EXECUTE_RELEASE_WFI | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT)
-# ... preceded by a release that waits for idle (payload 0, no timestamp) into the slot's own
-# timestamp word (semaphore + 8): on the H200 a REDUCTION alone counted while the kernels'
-# writes to system memory never became visible to the CPU (tests/gpu/probe_counting_semaphore.py);
-# the waiting release makes them visible before the count moves.
-SEMAPHORE_FLUSH = pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI | pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT
-SEMAPHORE_FLUSH_OFFSET = 8
 
 
 @dataclass(frozen=True)
@@ -454,9 +448,6 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb
     address = plan.semaphore_base + submission.semaphore_offset
     if address >> 40:
         raise BobcError(f"submission {index} ({submission.identity}): semaphore {address:#x} is not below 2^40")
-    if submission.counts:
-        flush = address + SEMAPHORE_FLUSH_OFFSET
-        push.inc(HOST_SUBCHANNEL, pb.HOST["SEM_ADDR_LO"], flush & 0xFFFFFFFF, flush >> 32, 0, 0, SEMAPHORE_FLUSH)
     push.inc(HOST_SUBCHANNEL, pb.HOST["SEM_ADDR_LO"], address & 0xFFFFFFFF, address >> 32,
              SEMAPHORE_PAYLOAD & 0xFFFFFFFF, SEMAPHORE_PAYLOAD >> 32,
              SEMAPHORE_COUNT if submission.counts else SEMAPHORE_EXECUTE)
