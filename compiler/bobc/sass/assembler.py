@@ -208,7 +208,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                   guard=_guard(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
     try:
-        controls = schedule(items)
+        controls = schedule(items, arch)
     except ScheduleShortfall as short:
         producer = resolved[short.producer]
         raise BobcError(f"{resolved[short.consumer].opcode} at 0x{16 * short.consumer:x} reads a result of "

@@ -55,6 +55,13 @@ EARLY_OPERAND_FETCH = 1
 FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD", "HFMA2", "HADD2", "HMUL2"}
 CROSS_PIPE = 1
 DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain ptxas uses
+# Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and
+# their latency there.  sm_90 (GH100's full-rate FP64 unit): ptxas 13 sets no scoreboard on
+# DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
+# 8 cycles on (an F2F 6); the H200 does not hold a reader on a scoreboard such an instruction
+# names: seed 003's F2F read the register its DADD was about to write, and its update kernel
+# stored the old weight (tests/gpu/probe_counting_semaphore.py).
+FIXED_ON_ARCH = {"sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
@@ -161,7 +168,9 @@ class ScheduleShortfall(Exception):
         self.consumer, self.deficit, self.producer = consumer, deficit, producer
 
 
-def schedule(items: list[Item]) -> list[Control]:
+def schedule(items: list[Item], arch: str = "") -> list[Control]:
+    """Control codes for `items` on `arch` ("sm_86", "sm_90": FIXED_ON_ARCH)."""
+    fixed = FIXED_ON_ARCH.get(arch, {})
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
@@ -261,7 +270,7 @@ def schedule(items: list[Item]) -> list[Control]:
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
             else:
-                _record_fixed(state, item, index)
+                _record_fixed(state, item, index, fixed)
             if control.read_barrier != 7:
                 for reg in item.reads:
                     state.pending_read.setdefault(reg, set()).add(control.read_barrier)
@@ -272,7 +281,7 @@ def schedule(items: list[Item]) -> list[Control]:
             stall = max(CONTROL_FLOW_STALL.get(item.opcode, 1), drain_left)
             if item.opcode == "LDGDEPBAR":
                 write_barrier = ASYNC_COPY_BARRIER
-            elif item.opcode in VARIABLE_LATENCY:
+            elif item.opcode in VARIABLE_LATENCY and item.opcode not in fixed:
                 if item.writes:
                     write_barrier, extra = state.allocate(item.opcode, async_copies=async_copies)
                     wait_mask |= extra
@@ -288,7 +297,7 @@ def schedule(items: list[Item]) -> list[Control]:
                         state.pending_read.setdefault(reg, set()).add(read_barrier)
                 stall = max(stall, BARRIER_SETTER_MIN_STALL)
             else:
-                _record_fixed(state, item, index)
+                _record_fixed(state, item, index, fixed)
             if item.opcode == "DEPBAR":
                 stall = max(stall, DEPBAR_STALL)
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
@@ -317,10 +326,10 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     return CROSS_PIPE if (producer in FMA_PIPE) != (consumer.opcode in FMA_PIPE) else 0
 
 
-def _record_fixed(state: _State, item: Item, index: int) -> None:
+def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
     """When each fixed-latency result of `item` (issued now) may be read."""
     for reg in item.writes:
-        state.ready[reg] = state.cycle + _latency(item, reg)
+        state.ready[reg] = state.cycle + _latency(item, reg, fixed)
         state.producer[reg] = item.opcode
         state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
@@ -329,7 +338,9 @@ def _record_fixed(state: _State, item: Item, index: int) -> None:
             state.guard_ready.pop(reg, None)
 
 
-def _latency(item: Item, reg: tuple[str, int]) -> int:
+def _latency(item: Item, reg: tuple[str, int], fixed: dict) -> int:
+    if item.opcode in fixed:
+        return fixed[item.opcode]
     if reg[0] in ("P", "UP"):
         return PREDICATE_OPERAND_LATENCY
     if item.wide:
