@@ -35,6 +35,7 @@ from bobc.sass.cubin import write_cubin  # noqa: E402
 from bobc.sass.generate import gemm  # noqa: E402
 from bobc.targets import TARGETS  # noqa: E402
 
+PREFIX = "coppelius-gemm"   # the model's name for its product kernels (examples/coppelius)
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
 LAYERS, D, HEADS, DH, T, V = 12, 768, 12, 64, 256, 256
 # (what, layout, M, N, K, batches, count per update)
@@ -129,8 +130,8 @@ def main() -> int:
     functions = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, variant in gemm.VARIANTS.items():
-            assembled = assemble_kernel(SOURCES / f"{variant.identity}.sass", target)
-            path = Path(folder) / f"{variant.identity}.cubin"
+            assembled = assemble_kernel(SOURCES / f"{variant.identity(PREFIX)}.sass", target)
+            path = Path(folder) / f"{variant.identity(PREFIX)}.cubin"
             path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, gemm.PARAMETER_BYTES,
                                          gemm.THREADS))
             module = cp.RawModule(path=str(path))

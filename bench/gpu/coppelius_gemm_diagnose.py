@@ -30,6 +30,7 @@ import numpy as np
 import cupy as cp
 
 REPO = Path(__file__).resolve().parents[2]
+PREFIX = "coppelius-gemm"   # the model's name for its product kernels (examples/coppelius)
 sys.path.insert(0, str(REPO / "compiler"))
 from bobc.sass import assemble_kernel                  # noqa: E402
 from bobc.sass import cubin as cubin_module            # noqa: E402
@@ -99,13 +100,13 @@ def variant_text(layout: str, name: str) -> tuple[str, int]:
     saved = (gemm.SHARED_BASE, gemm.STAGES)
     try:
         if name == "current":
-            text = (REPO / "examples/coppelius/Realization/Nvidia/SM86" / f"{v.identity}.sass").read_text()
+            text = (REPO / "examples/coppelius/Realization/Nvidia/SM86" / f"{v.identity(PREFIX)}.sass").read_text()
             return text, gemm.shared_bytes(v)
         if name == "base0":
             gemm.SHARED_BASE = 0
         if name.startswith("stages2"):
             gemm.STAGES = 2
-        text = gemm.generate(v)
+        text = gemm.generate(v, PREFIX)
         if name == "depbar0":
             text = text.replace(f"DEPBAR.LE SB0, {gemm.STAGES - 2:#x}", "DEPBAR.LE SB0, 0x0")
         rule = RULES.get(name.removeprefix("stages2_"))

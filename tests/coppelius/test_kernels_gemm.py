@@ -23,6 +23,7 @@ from bobc.sass.syntax import Control
 from bobc.targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[2]
+PREFIX = "coppelius-gemm"   # the model's name for its product kernels (examples/coppelius)
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
 VARIANTS = sorted(gemm.VARIANTS)
 CASES = [(v, a) for v in VARIANTS for a in ("sm_86", "sm_90")]
@@ -42,15 +43,15 @@ def load_reference():
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_committed_source_is_what_the_generator_emits(variant):
-    assert source(variant).read_text(encoding="utf-8") == gemm.generate(gemm.VARIANTS[variant])
+    assert source(variant).read_text(encoding="utf-8") == gemm.generate(gemm.VARIANTS[variant], PREFIX)
 
 
 def test_generator_check_mode_names_a_stale_file(tmp_path, capsys):
-    gemm.write_all(tmp_path)
-    assert gemm.main(["--check", str(tmp_path)]) == 0
+    gemm.write_all(tmp_path, PREFIX)
+    assert gemm.main(["--prefix", PREFIX, "--check", str(tmp_path)]) == 0
     stale = tmp_path / "coppelius-gemm-nt.sass"
     stale.write_text(stale.read_text() + "// edited\n")
-    assert gemm.main(["--check", str(tmp_path)]) == 1
+    assert gemm.main(["--prefix", PREFIX, "--check", str(tmp_path)]) == 1
     assert "coppelius-gemm-nt.sass: differs" in capsys.readouterr().err
 
 

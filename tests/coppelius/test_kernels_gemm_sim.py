@@ -16,6 +16,7 @@ import pytest
 from bobc.sass.generate import gemm
 
 REPO = Path(__file__).resolve().parents[2]
+PREFIX = "coppelius-gemm"   # the model's name for its product kernels (examples/coppelius)
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
 
 
@@ -43,7 +44,7 @@ def run(layout, arch, buffers, **fields):
             fields[key] = addresses[name] + offset * buffers[name].itemsize
     block = gemm.pack_parameters(**fields)
     variant = gemm.VARIANTS[layout]
-    text = (SOURCES / f"{variant.identity}.sass").read_text()
+    text = (SOURCES / f"{variant.identity(PREFIX)}.sass").read_text()
     return run_kernel(text, arch, grid=gemm.grid(fields["M"], fields["N"], fields.get("batches", 1)),
                       block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
                       shared_bytes=gemm.shared_bytes(variant))

@@ -25,6 +25,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 REPO = Path(__file__).resolve().parents[2]
+PREFIX = "coppelius-gemm"   # the model's name for its product kernels (examples/coppelius)
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
 cp = pytest.importorskip("cupy")
 
@@ -57,8 +58,8 @@ def kernels(target, tmp_path_factory):
     folder = tmp_path_factory.mktemp("gemm-cubins")
     out = {}
     for name, variant in gemm.VARIANTS.items():
-        assembled = assemble_kernel(SOURCES / f"{variant.identity}.sass", target)
-        path = folder / f"{variant.identity}.{target.name}.cubin"
+        assembled = assemble_kernel(SOURCES / f"{variant.identity(PREFIX)}.sass", target)
+        path = folder / f"{variant.identity(PREFIX)}.{target.name}.cubin"
         path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, gemm.PARAMETER_BYTES, gemm.THREADS))
         module = cp.RawModule(path=str(path))
         out[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
