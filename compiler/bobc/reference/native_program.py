@@ -16,7 +16,6 @@ import errno
 import os
 import select
 import socket
-import stat
 import struct
 import sys
 import time
@@ -76,42 +75,16 @@ def convert(conversion: int, value: int) -> int:
     return _bits(np.array([value & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0].astype(np.float64))
 
 
-def _file_kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def read_exact_file(what: str, path: str) -> bytes:
-    """A whole regular file, refused as runtime_c/host_io.c's rt_io_read refuses it."""
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise Stop(EXIT_FILE, f"{what} {path}: cannot open: {os.strerror(error.errno)}".encode())
-    try:
-        status = os.fstat(handle)
-        if not stat.S_ISREG(status.st_mode):
-            raise Stop(EXIT_FILE, f"{what} {path}: {_file_kind(status.st_mode)}, not a regular file".encode())
-        if status.st_size > INPUT_LIMIT:
-            raise Stop(EXIT_FILE, f"{what} {path}: {status.st_size} bytes, more than the {INPUT_LIMIT} a "
-                                  f"{what} can be".encode())
-        chunks = []
-        while True:
-            chunk = os.read(handle, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(handle)
+    """A whole regular file, refused as runtime_c/host_io.c's rt_io_read refuses it
+    (safe_io.read_input's rules; the message names the program's argument)."""
+    from . import safe_io
+
+    def refuse(name, part, detail):
+        if part == "size" and detail.endswith("this file can be"):
+            detail = detail.replace("this file can be", f"a {what} can be")
+        return Stop(EXIT_FILE, f"{what} {name}: {detail}".encode())
+    return safe_io.read_input(path, refuse, INPUT_LIMIT).data
 
 
 def address_text(address: bytes) -> str:
