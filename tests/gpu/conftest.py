@@ -25,3 +25,14 @@ def host(tmp_path_factory) -> Path:
     output = tmp_path_factory.mktemp("host") / "bob-host"
     generate.build_host(built, SM90, output)
     return output
+
+
+@pytest.fixture(scope="module")
+def target():
+    """The bobc target of this machine's GPU (CuPy's compute capability)."""
+    cp = pytest.importorskip("cupy")
+    from bobc.targets import TARGETS
+    name = f"sm_{cp.cuda.Device().compute_capability}"
+    if name not in TARGETS:
+        pytest.skip(f"no bobc target for {name}")
+    return TARGETS[name]

@@ -42,15 +42,6 @@ ref = _reference()
 
 
 @pytest.fixture(scope="module")
-def target():
-    from bobc.targets import TARGETS
-    name = f"sm_{cp.cuda.Device().compute_capability}"
-    if name not in TARGETS:
-        pytest.skip(f"no bobc target for {name}")
-    return TARGETS[name]
-
-
-@pytest.fixture(scope="module")
 def kernels(target, tmp_path_factory):
     from bobc.sass import assemble_kernel
     from bobc.sass.cubin import write_cubin

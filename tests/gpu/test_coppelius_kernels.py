@@ -41,15 +41,6 @@ def _load_ref():
 ref = _load_ref()
 
 
-@pytest.fixture(scope="module")
-def target():
-    from bobc.targets import TARGETS
-    name = f"sm_{cp.cuda.Device().compute_capability}"
-    if name not in TARGETS:
-        pytest.skip(f"no bobc target for {name}")
-    return TARGETS[name]
-
-
 _CACHE = {}
 
 

@@ -32,15 +32,6 @@ cp = pytest.importorskip("cupy")
 
 
 @pytest.fixture(scope="module")
-def target():
-    from bobc.targets import TARGETS
-    name = f"sm_{cp.cuda.Device().compute_capability}"
-    if name not in TARGETS:
-        pytest.skip(f"no bobc target for {name}")
-    return TARGETS[name]
-
-
-@pytest.fixture(scope="module")
 def ours(target, tmp_path_factory):
     """kernel name -> our function (from the listing)."""
     from bobc.sass.assembler import assemble_listing

@@ -39,15 +39,6 @@ LN2 = np.float32(0.6931471805599453)
 INV_ROWS = np.float32(1.0 / 256)
 
 
-@pytest.fixture(scope="module")
-def target():
-    from bobc.targets import TARGETS
-    name = f"sm_{cp.cuda.Device().compute_capability}"
-    if name not in TARGETS:
-        pytest.skip(f"no bobc target for {name}")
-    return TARGETS[name]
-
-
 _CACHE = {}
 
 
