@@ -3,6 +3,7 @@
 #include "native_device.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,16 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     rt_gpu_config config;
     memset(&config, 0, sizeof config);
     config.uuid = uuid;
+    config.timeslice_us = NP_DEVICE_TIMESLICE_US;
+    const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
+    if (timeslice && *timeslice) {
+        char *end = NULL;
+        unsigned long us = strtoul(timeslice, &end, 10);
+        if (*end || us > 1000000)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected microseconds, 0 to 1000000 (0: the driver's default)",
+                       NP_TIMESLICE_VARIABLE, timeslice);
+        config.timeslice_us = (uint32_t)us;
+    }
     memset(&s->gpu, 0, sizeof s->gpu);
     int rc = rt_gpu_open(&s->gpu, target, &config);
     if (rc) {
@@ -117,6 +128,97 @@ static uint64_t load64(volatile uint8_t *p)
     return v;
 }
 
+/* ---- NATIVE_PROFILE ---- */
+
+#define PROFILE_SAMPLES (1 << 17)
+#define PROFILE_NONE NP_PROFILE_EVENTS
+
+typedef struct {
+    float *us;
+    uint32_t count;
+    double total;
+} profile_series;
+
+static struct {
+    int state;                  /* 0 unknown, 1 on, -1 off */
+    double last_end;            /* when the last event ended */
+    int last_kind;
+    profile_series events[NP_PROFILE_EVENTS];
+    profile_series gaps[NP_PROFILE_EVENTS + 1][NP_PROFILE_EVENTS];
+} profile;
+
+static const char *const profile_names[NP_PROFILE_EVENTS + 1] = {
+    "submit 3k (forward) wait", "submit 3k+1 (backward) wait", "submit 3k+2 (update) wait", "send", "receive",
+    "start",
+};
+
+static void profile_add(profile_series *series, double us)
+{
+    if (!series->us && !(series->us = malloc(PROFILE_SAMPLES * sizeof(float))))
+        return;
+    if (series->count < PROFILE_SAMPLES)
+        series->us[series->count] = (float)us;
+    series->count++;
+    series->total += us;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void profile_line(const char *what, profile_series *series)
+{
+    if (!series->count)
+        return;
+    uint32_t n = series->count < PROFILE_SAMPLES ? series->count : PROFILE_SAMPLES;
+    qsort(series->us, n, sizeof(float), by_value);
+#define AT(q) series->us[(uint32_t)((n - 1) * (q))]
+    fprintf(stderr, "native: profile: %-58s n %7u  total %9.2f ms  median %8.2f  p10 %8.2f  p90 %8.2f  p99 %8.2f  "
+            "max %9.2f us\n", what, series->count, series->total / 1e3, AT(0.5), AT(0.1), AT(0.9), AT(0.99),
+            series->us[n - 1]);
+#undef AT
+}
+
+static void profile_report(void)
+{
+    for (int k = 0; k < NP_PROFILE_EVENTS; k++)
+        profile_line(profile_names[k], &profile.events[k]);
+    for (int a = 0; a <= NP_PROFILE_EVENTS; a++)
+        for (int b = 0; b < NP_PROFILE_EVENTS; b++) {
+            char what[128];
+            snprintf(what, sizeof what, "host between %s and %s", profile_names[a], profile_names[b]);
+            profile_line(what, &profile.gaps[a][b]);
+        }
+}
+
+double np_profile_start(void)
+{
+    if (!profile.state) {
+        const char *on = getenv(NP_PROFILE_VARIABLE);
+        profile.state = on && *on && strcmp(on, "0") ? 1 : -1;
+        profile.last_kind = PROFILE_NONE;
+        if (profile.state > 0)
+            atexit(profile_report);
+    }
+    if (profile.state < 0)
+        return 0;
+    return now_ms() * 1e3;
+}
+
+void np_profile_end(int kind, double start)
+{
+    if (profile.state <= 0 || kind < 0 || kind >= NP_PROFILE_EVENTS)
+        return;
+    double end = now_ms() * 1e3;
+    profile_add(&profile.events[kind], end - start);
+    if (profile.last_end > 0)
+        profile_add(&profile.gaps[profile.last_kind][kind], start - profile.last_end);
+    profile.last_end = end;
+    profile.last_kind = kind;
+}
+
 int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore, uint64_t value, char *err)
 {
     if (!s->open)
@@ -124,12 +226,14 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
     if (s->memory_only)
         return say(err, NP_STATUS_DEVICE, "this session has no GPU (%s=memory): a submission needs one",
                    NP_DEVICE_VARIABLE);
+    double started = np_profile_start();
     int rc = rt_gpu_submit(&s->gpu, entry);
     if (rc)
         return say(err, NP_STATUS_WAIT, "%s", s->gpu.error);
     rc = rt_gpu_wait(&s->gpu, semaphore, value, NP_SUBMIT_TIMEOUT_MS);
     if (rc)
         return say(err, NP_STATUS_WAIT, "%s", s->gpu.error);
+    np_profile_end(NP_PROFILE_SUBMIT + (int)((value - 1) % 3), started);
     return 0;
 }
 

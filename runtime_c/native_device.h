@@ -52,4 +52,21 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
 int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *err);
 void np_device_release(np_session *s);
 
+/* NATIVE_GPU_TIMESLICE_US: the session's channel-group timeslice in microseconds (0: the
+ * driver's default, 1024 us); without it NP_DEVICE_TIMESLICE_US. */
+#define NP_TIMESLICE_VARIABLE "NATIVE_GPU_TIMESLICE_US"
+#define NP_DEVICE_TIMESLICE_US 0
+
+/* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
+ * by submission number modulo 3: a training step's forward, backward, update), each Send
+ * and each Receive is timed, and so is every gap between two of them (the host's own work,
+ * named by the two events around it); at exit one line per series goes to stderr: count,
+ * total, median, 10th/90th/99th percentile and maximum in microseconds. */
+#define NP_PROFILE_VARIABLE "NATIVE_PROFILE"
+enum np_profile_event { NP_PROFILE_SUBMIT = 0, NP_PROFILE_SEND = 3, NP_PROFILE_RECEIVE = 4, NP_PROFILE_EVENTS = 5 };
+/* The monotonic clock in microseconds when profiling is on, else 0. */
+double np_profile_start(void);
+/* One event of `kind` that began at `start` (np_profile_start's value) ends now. */
+void np_profile_end(int kind, double start);
+
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "native_device.h"
 #include "native_program.h"
 
 static int say(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -137,7 +138,28 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
                "(or raise %s)", peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
 }
 
+static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
+static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
+
 int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double started = np_profile_start();
+    int rc = send_all(peer, data, bytes, timeout_ms, err);
+    if (!rc)
+        np_profile_end(NP_PROFILE_SEND, started);
+    return rc;
+}
+
+int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double started = np_profile_start();
+    int rc = receive_all(peer, data, bytes, timeout_ms, err);
+    if (!rc)
+        np_profile_end(NP_PROFILE_RECEIVE, started);
+    return rc;
+}
+
+static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
 {
     double deadline = now_ms() + timeout_ms;
     uint64_t sent = 0;
@@ -160,7 +182,7 @@ int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout
     return 0;
 }
 
-int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
 {
     double deadline = now_ms() + timeout_ms;
     uint64_t got = 0;

@@ -1040,6 +1040,17 @@ static int bring_up(rt_gpu *g)
         return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
     g->h_group = h;
     step(g, "group 0x%x", h);
+    if (g->cfg.timeslice_us) {
+        rt_nva06c_timeslice ts = { g->cfg.timeslice_us };
+        r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_SET_TIMESLICE, &ts, sizeof ts);
+        if (!nv_ok(r))
+            return fail(g, RT_EXIT_NO_GPU, "NVA06C_CTRL_CMD_SET_TIMESLICE (%u us): %s", g->cfg.timeslice_us,
+                        nv_why(r, why, sizeof why));
+        rt_nva06c_timeslice got = { 0 };
+        r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GET_TIMESLICE, &got, sizeof got);
+        step(g, "group timeslice %u us asked, %llu us reported%s", g->cfg.timeslice_us,
+             (unsigned long long)got.timesliceUs, nv_ok(r) ? "" : " (GET_TIMESLICE refused)");
+    }
     rt_nv_ctxshare_alloc cs;
     memset(&cs, 0, sizeof cs);
     cs.hVASpace = g->h_vaspace;

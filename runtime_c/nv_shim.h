@@ -75,6 +75,9 @@ typedef struct rt_gpu_config {
     const uint8_t *uuid;       /* 16 bytes: open the GPU the driver reports with this UUID
                                   (NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID per card); NULL: the
                                   first card.  None matching: RT_EXIT_NO_GPU naming every UUID seen */
+    uint32_t timeslice_us;     /* the channel group's timeslice (NVA06C_CTRL_CMD_SET_TIMESLICE); 0: the
+                                  driver's default (1024 us).  How long the GPU may stay with this
+                                  group, idle or not, while another process's group has work */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull
