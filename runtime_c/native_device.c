@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "native_program.h"
 
@@ -19,6 +21,78 @@ static int say(char *err, int status, const char *fmt, ...)
     vsnprintf(err, NP_ERR_BYTES, fmt, ap);
     va_end(ap);
     return status;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static struct {
+    char address[32];
+    int listening;               /* -1: no peer */
+    struct timespec connected;   /* CLOCK_REALTIME_COARSE (the files' clock): a fresh group file from a stale one */
+} peer_note = { "", -1, { 0, 0 } };
+
+void np_device_note_peer(const char *address, int listening)
+{
+    snprintf(peer_note.address, sizeof peer_note.address, "%s", address);
+    peer_note.listening = listening;
+    clock_gettime(CLOCK_REALTIME_COARSE, &peer_note.connected);
+}
+
+static void group_path(const uint8_t uuid[16], char *path, size_t size)
+{
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
+    snprintf(path, size, "%s/bobc-native-group-%s-%s", NP_GROUP_FOLDER, hex, peer_note.address);
+}
+
+static int environment_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The connecting peer: the listening peer's group handles, from a file written after we
+ * connected (an older one is a finished pair's), within timeout_ms. */
+static int await_group(const char *path, uint32_t *client, uint32_t *group, int timeout_ms, char *err)
+{
+    double deadline = now_ms() + timeout_ms;
+    for (;;) {
+        struct stat st;
+        if (stat(path, &st) == 0 && (st.st_mtim.tv_sec > peer_note.connected.tv_sec ||
+                                     (st.st_mtim.tv_sec == peer_note.connected.tv_sec &&
+                                      st.st_mtim.tv_nsec >= peer_note.connected.tv_nsec))) {
+            FILE *f = fopen(path, "r");
+            int got = f ? fscanf(f, "%x %x", client, group) : 0;
+            if (f)
+                fclose(f);
+            if (got == 2) {
+                unlink(path);
+                return 0;
+            }
+        }
+        if (now_ms() >= deadline)
+            return say(err, NP_STATUS_DEVICE, "%s=1: the listening peer (%s) published no GPU context to join in "
+                       "%s within %d ms; run both peers with the same %s", NP_SHARE_GROUP_VARIABLE, peer_note.address,
+                       path, timeout_ms, NP_SHARE_GROUP_VARIABLE);
+        struct timespec pause = { 0, 200 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int publish_group(const char *path, const rt_gpu *gpu, char *err)
+{
+    char temporary[320];
+    snprintf(temporary, sizeof temporary, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(temporary, "w");
+    if (!f || fprintf(f, "%x %x\n", gpu->h_client, gpu->h_group) < 0 || fclose(f) != 0 || rename(temporary, path) != 0)
+        return say(err, NP_STATUS_DEVICE, "cannot publish this session's GPU context for the peer in %s", path);
+    return 0;
 }
 
 int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
@@ -38,6 +112,27 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     rt_gpu_config config;
     memset(&config, 0, sizeof config);
     config.uuid = uuid;
+    char path[256] = "";
+    int share = environment_on(NP_SHARE_GROUP_VARIABLE) && peer_note.listening >= 0;
+    if (share) {
+        group_path(uuid, path, sizeof path);
+        if (peer_note.listening)
+            config.share_group = 1;
+        else {
+            int rc = await_group(path, &config.join_client, &config.join_group, 10000, err);
+            if (rc)
+                return rc;
+        }
+    }
+    const char *preemption = getenv(NP_PREEMPTION_VARIABLE);
+    if (preemption && *preemption) {
+        static const char *const modes[] = { "wfi", "cta", "cilp" };
+        for (int k = 0; k < 3; k++)
+            if (strcmp(preemption, modes[k]) == 0)
+                config.compute_preemption = k + 1;
+        if (!config.compute_preemption)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE, preemption);
+    }
     config.timeslice_us = NP_DEVICE_TIMESLICE_US;
     const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
     if (timeslice && *timeslice) {
@@ -56,6 +151,8 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     }
     s->gpu_opened = 1;
     s->open = 1;
+    if (share && peer_note.listening)
+        return publish_group(path, &s->gpu, err);
     return 0;
 }
 
@@ -111,13 +208,6 @@ uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes)
             return m->cpu + (address - m->host);
     }
     return NULL;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 static uint64_t load64(volatile uint8_t *p)

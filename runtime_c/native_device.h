@@ -57,6 +57,17 @@ void np_device_release(np_session *s);
 #define NP_TIMESLICE_VARIABLE "NATIVE_GPU_TIMESLICE_US"
 #define NP_DEVICE_TIMESLICE_US 0
 
+/* The pair's GPU context.  Two peers of a pair on one GPU, each its own process, session and
+ * channel, share one channel group (one GPU context, as NVIDIA's MPS does) when
+ * NATIVE_GPU_SHARE_GROUP=1: the listening peer shares its group and leaves its RM handles in
+ * a file named by the GPU's UUID and the pair's address (NP_GROUP_FOLDER); the connecting
+ * peer joins that group with its own context share (its own VA space) and channel. */
+#define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
+#define NP_PREEMPTION_VARIABLE "NATIVE_GPU_PREEMPTION"
+#define NP_GROUP_FOLDER "/dev/shm"
+/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first). */
+void np_device_note_peer(const char *address, int listening);
+
 /* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
  * by submission number modulo 3: a training step's forward, backward, update), each Send
  * and each Receive is timed, and so is every gap between two of them (the host's own work,

@@ -99,6 +99,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
         nodelay(c);
         peer->fd = c;
+        np_device_note_peer(peer->address, 1);
         return 0;
     }
     for (;;) {
@@ -124,6 +125,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
             nodelay(fd);
             peer->fd = fd;
+            np_device_note_peer(peer->address, 0);
             return 0;
         }
         close(fd);

@@ -78,6 +78,15 @@ typedef struct rt_gpu_config {
     uint32_t timeslice_us;     /* the channel group's timeslice (NVA06C_CTRL_CMD_SET_TIMESLICE); 0: the
                                   driver's default (1024 us).  How long the GPU may stay with this
                                   group, idle or not, while another process's group has work */
+    /* join_client nonzero: make no channel group; join group join_group of RM client join_client
+     * (another process's, shared with share_group): NV_ESC_RM_DUP_OBJECT, then our own context
+     * share (our VA space) and channel in it.  One group is one GPU context: no context switch
+     * between the two processes' work. */
+    uint32_t join_client;
+    uint32_t join_group;
+    int      share_group;      /* 1: let processes of the same user join our channel group (RM_SHARE) */
+    int      compute_preemption; /* 0: the driver's; else 1 + the compute preemption mode (0 WFI, 1 CTA,
+                                    2 CILP: NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE) */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull

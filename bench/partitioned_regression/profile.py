@@ -1,8 +1,13 @@
-"""Where a step of seed 003's pair goes: the pair's steps per second under several GPU
-timeslices, and worker 0 alone (against echo_peer.py, worker 1 on the CPU), each with the
-native host's per-phase profile (NATIVE_PROFILE=1, runtime_c/native_device.h).
+"""Where a step of seed 003's pair goes: the pair's steps per second under several runtime
+settings, and worker 0 alone (against echo_peer.py, worker 1 on the CPU), each with the native
+host's per-phase profile (NATIVE_PROFILE=1, runtime_c/native_device.h).
 
-    python bench/partitioned_regression/profile.py [--timeslices 0,64] [--short 256 --long 2048] [--out DIR]
+    python bench/partitioned_regression/profile.py [--config NAME[:VAR=VALUE,...]]... \
+        [--short 256 --long 2048] [--out DIR]
+
+A configuration is a name and environment variables for both peers (e.g.
+`shared:NATIVE_GPU_SHARE_GROUP=1`); a name starting with "alone" runs worker 0 against
+echo_peer.py.  Default: `pair` and `alone`.
 
 For every configuration a SHORT and a LONG run are timed and the steps per second are
 (LONG - SHORT) / (wall time difference), as bench.py measures them; both workers' weights are
@@ -70,22 +75,30 @@ def run(workers, folder: Path, records, environment: dict, logs: Path, name: str
     if echo_steps:
         processes.append(subprocess.Popen([sys.executable, str(HERE / "echo_peer.py"), "--port", str(B.PORT),
                                            "--steps", str(echo_steps)]))
-    for process in processes:
-        if process.wait(timeout=120) != 0:
-            raise SystemExit(f"{name}: a process failed (exit {process.returncode}); see {logs}")
+    try:
+        failed = [p.returncode for p in processes if p.wait(timeout=60) != 0]
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.kill()
+    if failed:
+        raise RuntimeError(f"{name}: a process failed (exits {failed}); see {logs}")
     return time.perf_counter() - started
 
 
 def weights_equal(folder: Path, expected, workers) -> bool:
-    return all(R.bits(F.shard_value((folder / f"w{k}").read_bytes())[2]) == R.bits(expected[k].weight) for k in workers)
+    try:
+        return all(R.bits(F.shard_value((folder / f"w{k}").read_bytes())[2]) == R.bits(expected[k].weight)
+                   for k in workers)
+    except (OSError, AssertionError):
+        return False
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timeslices", default="0,64")
+    parser.add_argument("--config", action="append", default=[])
     parser.add_argument("--short", type=int, default=256)
     parser.add_argument("--long", type=int, default=2048)
-    parser.add_argument("--echo", type=int, default=1, help="also time worker 0 against echo_peer.py (1) or not (0)")
     parser.add_argument("--trace", action="store_true", help="BOBC_GPU_TRACE=1 on the short runs")
     parser.add_argument("--out", type=Path, default=REPO / "out/bench/partitioned_regression/profile")
     arguments = parser.parse_args()
@@ -102,22 +115,25 @@ def main():
         records[-1].write_bytes(F.record(data, k, pytorch_pair.COORDINATES[k]))
     expected = R.train(data, pytorch_pair.COORDINATES, arguments.long)
     results = []
-    configurations = [("pair", int(t)) for t in arguments.timeslices.split(",")]
-    if arguments.echo:
-        configurations.append(("alone", int(arguments.timeslices.split(",")[0])))
-    for kind, timeslice in configurations:
-        name = f"{kind}-timeslice{timeslice}"
-        environment = {"NATIVE_PROFILE": "1", "NATIVE_GPU_TIMESLICE_US": str(timeslice)}
-        echo = kind == "alone"
+    for configuration in arguments.config or ["pair", "alone"]:
+        name, _, settings = configuration.partition(":")
+        environment = {"NATIVE_PROFILE": "1", "NATIVE_PEER_TIMEOUT_MS": "5000"}
+        environment.update(item.split("=", 1) for item in settings.split(",") if item)
+        echo = name.startswith("alone")
         short_env = {**environment, **({"BOBC_GPU_TRACE": "1"} if arguments.trace else {})}
-        short = run(hosts[arguments.short], work / f"{name}-short", records, short_env, logs, f"{name}-short",
-                    arguments.short if echo else 0)
-        long = run(hosts[arguments.long], work / f"{name}-long", records, environment, logs, f"{name}-long",
-                   arguments.long if echo else 0)
+        try:
+            short = run(hosts[arguments.short], work / f"{name}-short", records, short_env, logs, f"{name}-short",
+                        arguments.short if echo else 0)
+            long = run(hosts[arguments.long], work / f"{name}-long", records, environment, logs, f"{name}-long",
+                       arguments.long if echo else 0)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            results.append({"name": name, "environment": environment, "error": str(error)})
+            print(f"{name}: FAILED: {error}", flush=True)
+            continue
         rate = (arguments.long - arguments.short) / (long - short)
         same = weights_equal(work / f"{name}-long", expected, (0,) if echo else (0, 1))
-        results.append({"kind": kind, "timeslice_us": timeslice, "steps_per_second": rate, "us_per_step": 1e6 / rate,
-                        "short_s": short, "long_s": long, "equal_reference": same})
+        results.append({"name": name, "environment": environment, "steps_per_second": rate,
+                        "us_per_step": 1e6 / rate, "short_s": short, "long_s": long, "equal_reference": same})
         print(f"{name}: {rate:.0f} steps/s, {1e6 / rate:.1f} us a step (runs {short:.3f} s / {long:.3f} s), "
               f"reference bits {same}", flush=True)
     (arguments.out / "profile.json").write_text(json.dumps(results, indent=1) + "\n")
