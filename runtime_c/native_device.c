@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "native_device.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,10 +31,16 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+/* ---- the pair's GPU context (native_device.h, NATIVE_GPU_SHARE_GROUP) ---- */
+
+enum share_mode { SHARE_OFF, SHARE_AUTO, SHARE_REQUIRED };
+#define JOIN_WAIT_AUTO_MS 2000
+#define JOIN_WAIT_REQUIRED_MS 10000
+
 static struct {
     char address[32];
     int listening;               /* -1: no peer */
-    struct timespec connected;   /* CLOCK_REALTIME_COARSE (the files' clock): a fresh group file from a stale one */
+    struct timespec connected;   /* CLOCK_REALTIME_COARSE, the clock of the files' times */
 } peer_note = { "", -1, { 0, 0 } };
 
 void np_device_note_peer(const char *address, int listening)
@@ -41,6 +48,20 @@ void np_device_note_peer(const char *address, int listening)
     snprintf(peer_note.address, sizeof peer_note.address, "%s", address);
     peer_note.listening = listening;
     clock_gettime(CLOCK_REALTIME_COARSE, &peer_note.connected);
+}
+
+static int share_mode(int *mode, char *err)
+{
+    const char *v = getenv(NP_SHARE_GROUP_VARIABLE);
+    if (!v || !*v || strcmp(v, "auto") == 0)
+        *mode = SHARE_AUTO;
+    else if (strcmp(v, "0") == 0)
+        *mode = SHARE_OFF;
+    else if (strcmp(v, "1") == 0)
+        *mode = SHARE_REQUIRED;
+    else
+        return say(err, NP_STATUS_DEVICE, "%s=%s: expected auto (the default), 0 or 1", NP_SHARE_GROUP_VARIABLE, v);
+    return 0;
 }
 
 static void group_path(const uint8_t uuid[16], char *path, size_t size)
@@ -51,15 +72,9 @@ static void group_path(const uint8_t uuid[16], char *path, size_t size)
     snprintf(path, size, "%s/bobc-native-group-%s-%s", NP_GROUP_FOLDER, hex, peer_note.address);
 }
 
-static int environment_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
-/* The connecting peer: the listening peer's group handles, from a file written after we
- * connected (an older one is a finished pair's), within timeout_ms. */
-static int await_group(const char *path, uint32_t *client, uint32_t *group, int timeout_ms, char *err)
+/* The connecting peer: the listening peer's RM client and group, from a file written
+ * after we connected (an older one is another pair's, long gone), within timeout_ms. */
+static int await_group(const char *path, uint32_t *client, uint32_t *group, int timeout_ms, char *why)
 {
     double deadline = now_ms() + timeout_ms;
     for (;;) {
@@ -71,27 +86,58 @@ static int await_group(const char *path, uint32_t *client, uint32_t *group, int 
             int got = f ? fscanf(f, "%x %x", client, group) : 0;
             if (f)
                 fclose(f);
-            if (got == 2) {
+            if (got == 2 && *client && *group) {
                 unlink(path);
                 return 0;
             }
         }
-        if (now_ms() >= deadline)
-            return say(err, NP_STATUS_DEVICE, "%s=1: the listening peer (%s) published no GPU context to join in "
-                       "%s within %d ms; run both peers with the same %s", NP_SHARE_GROUP_VARIABLE, peer_note.address,
-                       path, timeout_ms, NP_SHARE_GROUP_VARIABLE);
+        if (now_ms() >= deadline) {
+            snprintf(why, NP_ERR_BYTES, "the listening peer (%s) published no GPU context on this GPU in %s within "
+                     "%d ms", peer_note.address, path, timeout_ms);
+            return -1;
+        }
         struct timespec pause = { 0, 200 * 1000 };
         nanosleep(&pause, NULL);
     }
 }
 
-static int publish_group(const char *path, const rt_gpu *gpu, char *err)
+/* The listening peer: its RM client and group, for the connecting peer (atomically). */
+static int publish_group(const char *path, const rt_gpu *gpu, char *why)
 {
     char temporary[320];
     snprintf(temporary, sizeof temporary, "%s.%d", path, (int)getpid());
     FILE *f = fopen(temporary, "w");
-    if (!f || fprintf(f, "%x %x\n", gpu->h_client, gpu->h_group) < 0 || fclose(f) != 0 || rename(temporary, path) != 0)
-        return say(err, NP_STATUS_DEVICE, "cannot publish this session's GPU context for the peer in %s", path);
+    int bad = !f || fprintf(f, "%x %x\n", gpu->h_client, gpu->h_group) < 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad || rename(temporary, path) != 0) {
+        snprintf(why, NP_ERR_BYTES, "cannot write %s: %s", path, strerror(errno));
+        unlink(temporary);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_config(rt_gpu_config *config, char *err)
+{
+    const char *preemption = getenv(NP_PREEMPTION_VARIABLE);
+    if (preemption && *preemption) {
+        static const char *const modes[] = { "wfi", "cta", "cilp" };
+        for (int k = 0; k < 3; k++)
+            if (strcmp(preemption, modes[k]) == 0)
+                config->compute_preemption = k + 1;
+        if (!config->compute_preemption)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE, preemption);
+    }
+    const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
+    if (timeslice && *timeslice) {
+        char *end = NULL;
+        unsigned long us = strtoul(timeslice, &end, 10);
+        if (*end || us > 1000000)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected microseconds, 0 to 1000000 (0: the driver's default)",
+                       NP_TIMESLICE_VARIABLE, timeslice);
+        config->timeslice_us = (uint32_t)us;
+    }
     return 0;
 }
 
@@ -112,47 +158,50 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     rt_gpu_config config;
     memset(&config, 0, sizeof config);
     config.uuid = uuid;
-    char path[256] = "";
-    int share = environment_on(NP_SHARE_GROUP_VARIABLE) && peer_note.listening >= 0;
-    if (share) {
+    int share = SHARE_OFF, rc;
+    if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
+        return rc;
+    /* a peer on this machine (Connect before OpenDevice, over loopback) may share our context */
+    if (share == SHARE_OFF || peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0)
+        share = SHARE_OFF;
+    char path[256] = "", why[NP_ERR_BYTES] = "";
+    if (share != SHARE_OFF) {
         group_path(uuid, path, sizeof path);
         if (peer_note.listening)
             config.share_group = 1;
-        else {
-            int rc = await_group(path, &config.join_client, &config.join_group, 10000, err);
-            if (rc)
-                return rc;
+        else if (await_group(path, &config.join_client, &config.join_group,
+                             share == SHARE_REQUIRED ? JOIN_WAIT_REQUIRED_MS : JOIN_WAIT_AUTO_MS, why)) {
+            if (share == SHARE_REQUIRED)
+                return say(err, NP_STATUS_DEVICE, "%s=1: %s; start the listening peer on this GPU with %s=1 too",
+                           NP_SHARE_GROUP_VARIABLE, why, NP_SHARE_GROUP_VARIABLE);
+            fprintf(stderr, "native: %s; this session takes a GPU context of its own (the GPU switches between the "
+                    "peers' contexts, ~150 us a switch on an H200; %s=0 skips the wait)\n", why,
+                    NP_SHARE_GROUP_VARIABLE);
         }
     }
-    const char *preemption = getenv(NP_PREEMPTION_VARIABLE);
-    if (preemption && *preemption) {
-        static const char *const modes[] = { "wfi", "cta", "cilp" };
-        for (int k = 0; k < 3; k++)
-            if (strcmp(preemption, modes[k]) == 0)
-                config.compute_preemption = k + 1;
-        if (!config.compute_preemption)
-            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE, preemption);
-    }
-    config.timeslice_us = NP_DEVICE_TIMESLICE_US;
-    const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
-    if (timeslice && *timeslice) {
-        char *end = NULL;
-        unsigned long us = strtoul(timeslice, &end, 10);
-        if (*end || us > 1000000)
-            return say(err, NP_STATUS_DEVICE, "%s=%s: expected microseconds, 0 to 1000000 (0: the driver's default)",
-                       NP_TIMESLICE_VARIABLE, timeslice);
-        config.timeslice_us = (uint32_t)us;
-    }
     memset(&s->gpu, 0, sizeof s->gpu);
-    int rc = rt_gpu_open(&s->gpu, target, &config);
+    rc = rt_gpu_open(&s->gpu, target, &config);
+    if (rc && config.join_client && share == SHARE_AUTO) {
+        fprintf(stderr, "native: joining the listening peer's GPU context failed (%s); this session takes a GPU "
+                "context of its own\n", s->gpu.error);
+        config.join_client = config.join_group = 0;
+        memset(&s->gpu, 0, sizeof s->gpu);
+        rc = rt_gpu_open(&s->gpu, target, &config);
+    }
     if (rc) {
         rt_gpu_close(&s->gpu);
         return say(err, NP_STATUS_DEVICE, "%s", s->gpu.error[0] ? s->gpu.error : "the GPU could not be opened");
     }
     s->gpu_opened = 1;
     s->open = 1;
-    if (share && peer_note.listening)
-        return publish_group(path, &s->gpu, err);
+    if (config.share_group) {
+        if (publish_group(path, &s->gpu, why) == 0)
+            snprintf(s->group_file, sizeof s->group_file, "%s", path);
+        else if (share == SHARE_REQUIRED)
+            return say(err, NP_STATUS_DEVICE, "%s=1: %s", NP_SHARE_GROUP_VARIABLE, why);
+        else
+            fprintf(stderr, "native: %s; the peer will take a GPU context of its own\n", why);
+    }
     return 0;
 }
 
@@ -352,6 +401,9 @@ void np_device_release(np_session *s)
     if (s->memory_only)
         for (int i = 0; i < s->map_count; i++)
             free(s->maps[i].cpu);
+    if (s->group_file[0])
+        unlink(s->group_file);          /* unread (no peer joined): nobody else removes it */
+    s->group_file[0] = 0;
     if (s->gpu_opened)
         rt_gpu_close(&s->gpu);
     s->gpu_opened = 0;

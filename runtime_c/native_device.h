@@ -38,6 +38,7 @@ typedef struct {
     int gpu_opened;
     np_mapping maps[NP_MAX_MAPPINGS];
     int map_count;
+    char group_file[256];       /* the file this (listening) session published its group in */
 } np_session;
 
 int np_device_open(np_session *s, const uint8_t uuid[16], char *err);
@@ -52,18 +53,27 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
 int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *err);
 void np_device_release(np_session *s);
 
-/* NATIVE_GPU_TIMESLICE_US: the session's channel-group timeslice in microseconds (0: the
- * driver's default, 1024 us); without it NP_DEVICE_TIMESLICE_US. */
+/* Knobs kept for measuring (bench/partitioned_regression/profile.py); neither changes how
+ * much a switch between two processes' GPU contexts costs on the H200 (~150 us):
+ * NATIVE_GPU_TIMESLICE_US, the session's channel-group timeslice (0 or unset: the driver's
+ * default, 1024 us), and NATIVE_GPU_PREEMPTION=wfi|cta|cilp, its compute preemption mode. */
 #define NP_TIMESLICE_VARIABLE "NATIVE_GPU_TIMESLICE_US"
-#define NP_DEVICE_TIMESLICE_US 0
-
-/* The pair's GPU context.  Two peers of a pair on one GPU, each its own process, session and
- * channel, share one channel group (one GPU context, as NVIDIA's MPS does) when
- * NATIVE_GPU_SHARE_GROUP=1: the listening peer shares its group and leaves its RM handles in
- * a file named by the GPU's UUID and the pair's address (NP_GROUP_FOLDER); the connecting
- * peer joins that group with its own context share (its own VA space) and channel. */
-#define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
 #define NP_PREEMPTION_VARIABLE "NATIVE_GPU_PREEMPTION"
+
+/* The pair's GPU context.  Two peers on one GPU, each its own process, RM client, VA space,
+ * memory and channel, run in one channel group (one GPU context, as NVIDIA's MPS does):
+ * otherwise the GPU switches between the two processes' contexts around nearly every
+ * submission, ~150 us a switch on an H200 (docs/partitioned-regression.md, "What a step
+ * costs").  When the program connected to its peer over loopback (127.x.x.x) before
+ * OpenDevice, the listening peer shares its group (NV_ESC_RM_SHARE, this user's processes)
+ * and writes its RM client and group handles to NP_GROUP_FOLDER/bobc-native-group-<UUID>-<address>;
+ * the connecting peer waits for that file (one written after it connected), removes it, and
+ * joins the group (NV_ESC_RM_DUP_OBJECT) with its own context share and channel.
+ * NATIVE_GPU_SHARE_GROUP: auto (the default; a peer that finds no group to join within 2 s
+ * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required:
+ * status 3 when it cannot share).  One GPU context means a fault in either peer's channel
+ * stops both (each then ends with status 4). */
+#define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
 #define NP_GROUP_FOLDER "/dev/shm"
 /* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first). */
 void np_device_note_peer(const char *address, int listening);
