@@ -86,6 +86,21 @@ def run(workers, folder: Path, records, environment: dict, logs: Path, name: str
     return time.perf_counter() - started
 
 
+def profiled_us_per_step(log: Path, steps: int) -> float:
+    """Worker 0's step from its own profile: every timed event and every gap between two of
+    them, except the once-only ones (n 1: the start-up before the first and the finish before
+    the last exchange), over the steps.  Independent of process start-up (echo_peer.py's
+    Python start varies by more than a short run's steps take)."""
+    total = 0.0
+    for line in log.read_text().splitlines():
+        if line.startswith("native: profile: "):
+            fields = line.split()
+            count, milliseconds = int(fields[fields.index("n") + 1]), float(fields[fields.index("total") + 1])
+            if count > 1:
+                total += milliseconds
+    return total * 1e3 / steps
+
+
 def weights_equal(folder: Path, expected, workers) -> bool:
     try:
         return all(R.bits(F.shard_value((folder / f"w{k}").read_bytes())[2]) == R.bits(expected[k].weight)
@@ -132,10 +147,12 @@ def main():
             continue
         rate = (arguments.long - arguments.short) / (long - short)
         same = weights_equal(work / f"{name}-long", expected, (0,) if echo else (0, 1))
+        profiled = profiled_us_per_step(logs / f"{name}-long-worker0.txt", arguments.long)
         results.append({"name": name, "environment": environment, "steps_per_second": rate,
-                        "us_per_step": 1e6 / rate, "short_s": short, "long_s": long, "equal_reference": same})
-        print(f"{name}: {rate:.0f} steps/s, {1e6 / rate:.1f} us a step (runs {short:.3f} s / {long:.3f} s), "
-              f"reference bits {same}", flush=True)
+                        "us_per_step": 1e6 / rate, "profiled_us_per_step": profiled, "short_s": short, "long_s": long,
+                        "equal_reference": same})
+        print(f"{name}: {rate:.0f} steps/s, {1e6 / rate:.1f} us a step (runs {short:.3f} s / {long:.3f} s); "
+              f"worker 0's profile: {profiled:.1f} us a step; reference bits {same}", flush=True)
     (arguments.out / "profile.json").write_text(json.dumps(results, indent=1) + "\n")
 
 
