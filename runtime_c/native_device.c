@@ -40,14 +40,14 @@ enum share_mode { SHARE_OFF, SHARE_AUTO, SHARE_REQUIRED };
 static struct {
     char address[32];
     int listening;               /* -1: no peer */
-    struct timespec connected;   /* CLOCK_REALTIME_COARSE, the clock of the files' times */
+    struct timespec connected;   /* when the connection was begun (CLOCK_REALTIME_COARSE, the files' clock) */
 } peer_note = { "", -1, { 0, 0 } };
 
-void np_device_note_peer(const char *address, int listening)
+void np_device_note_peer(const char *address, int listening, const struct timespec *since)
 {
     snprintf(peer_note.address, sizeof peer_note.address, "%s", address);
     peer_note.listening = listening;
-    clock_gettime(CLOCK_REALTIME_COARSE, &peer_note.connected);
+    peer_note.connected = *since;
 }
 
 static int share_mode(int *mode, char *err)
@@ -145,6 +145,13 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
 {
     if (s->open)
         return say(err, NP_STATUS_DEVICE, "a device session is already open; Release it first");
+    /* the settings are checked first, with or without a GPU: a misspelt one is refused alike */
+    rt_gpu_config config;
+    memset(&config, 0, sizeof config);
+    config.uuid = uuid;
+    int share = SHARE_OFF, rc;
+    if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
+        return rc;
     const char *mode = getenv(NP_DEVICE_VARIABLE);
     s->memory_only = mode && strcmp(mode, "memory") == 0;
     if (s->memory_only) {
@@ -155,14 +162,8 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     if (!target)
         return say(err, NP_STATUS_DEVICE, "this host was built for target %s, which this runtime does not know",
                    s->target);
-    rt_gpu_config config;
-    memset(&config, 0, sizeof config);
-    config.uuid = uuid;
-    int share = SHARE_OFF, rc;
-    if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
-        return rc;
-    /* a peer on this machine (Connect before OpenDevice, over loopback) may share our context */
-    if (share == SHARE_OFF || peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0)
+    /* only a peer on this machine (Connect before OpenDevice, over loopback) may share our context */
+    if (peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0)
         share = SHARE_OFF;
     char path[256] = "", why[NP_ERR_BYTES] = "";
     if (share != SHARE_OFF) {

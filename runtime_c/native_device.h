@@ -70,13 +70,16 @@ void np_device_release(np_session *s);
  * the connecting peer waits for that file (one written after it connected), removes it, and
  * joins the group (NV_ESC_RM_DUP_OBJECT) with its own context share and channel.
  * NATIVE_GPU_SHARE_GROUP: auto (the default; a peer that finds no group to join within 2 s
- * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required:
- * status 3 when it cannot share).  One GPU context means a fault in either peer's channel
+ * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required of a
+ * program with a loopback peer: status 3 when it cannot share; other programs never share).  One GPU context means a fault in either peer's channel
  * stops both (each then ends with status 4). */
 #define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
 #define NP_GROUP_FOLDER "/dev/shm"
-/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first). */
-void np_device_note_peer(const char *address, int listening);
+/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first):
+ * its address text, whether this side listened, and when the connection was begun
+ * (CLOCK_REALTIME_COARSE, the clock of file times: the group file must be newer). */
+struct timespec;
+void np_device_note_peer(const char *address, int listening, const struct timespec *since);
 
 /* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
  * by submission number modulo 3: a training step's forward, backward, update), each Send

@@ -62,6 +62,8 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     np_peer_address_text(address, peer->address, sizeof peer->address);
     peer->fd = -1;
     double deadline = now_ms() + timeout_ms;
+    struct timespec begun;                /* for the device session: see np_device_note_peer */
+    clock_gettime(CLOCK_REALTIME_COARSE, &begun);
     if (listen_) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -99,7 +101,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
         nodelay(c);
         peer->fd = c;
-        np_device_note_peer(peer->address, 1);
+        np_device_note_peer(peer->address, 1, &begun);
         return 0;
     }
     for (;;) {
@@ -125,7 +127,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
             nodelay(fd);
             peer->fd = fd;
-            np_device_note_peer(peer->address, 0);
+            np_device_note_peer(peer->address, 0, &begun);
             return 0;
         }
         close(fd);

@@ -50,8 +50,8 @@ def receive(peer: socket.socket) -> bytes:
     return data
 
 
-def serve(port: int, steps: int, coordinate: R.Coordinate, data: R.Data) -> None:
-    peer = connect(port)
+def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Data) -> None:
+    """Worker 1's side of `steps` steps and the last exchange over the connected `peer`."""
     rows = len(data.targets)
     w, a = coordinate.weight, coordinate.accumulator
     x = float(data.features[0, 1])
@@ -69,7 +69,6 @@ def serve(port: int, steps: int, coordinate: R.Coordinate, data: R.Data) -> None
         w, a = R.update(w, a, gradient, coordinate.decay, coordinate.rate)
         x = float(data.features[step % rows, 1])
         partial = R.linear_step(w, x, 0.0)[0]
-    peer.close()
 
 
 def main():
@@ -78,7 +77,8 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--steps", type=int, required=True)
     arguments = parser.parse_args()
-    serve(arguments.port, arguments.steps, pytorch_pair.COORDINATES[1], R.generate())
+    with connect(arguments.port) as peer:
+        serve(peer, arguments.steps, pytorch_pair.COORDINATES[1], R.generate())
 
 
 if __name__ == "__main__":
