@@ -71,8 +71,9 @@ void np_device_release(np_session *s);
  * joins the group (NV_ESC_RM_DUP_OBJECT) with its own context share and channel.
  * NATIVE_GPU_SHARE_GROUP: auto (the default; a peer that finds no group to join within 2 s
  * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required of a
- * program with a loopback peer: status 3 when it cannot share; other programs never share).  One GPU context means a fault in either peer's channel
- * stops both (each then ends with status 4). */
+ * program with a loopback peer: status 3 when it cannot share; other programs never share).
+ * One GPU context: a fault in either peer's channel is a fault of the group (expect both peers
+ * to end with status 4; not provoked in the tests). */
 #define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
 #define NP_GROUP_FOLDER "/dev/shm"
 /* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first):

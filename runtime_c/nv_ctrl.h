@@ -102,9 +102,6 @@ typedef struct {
 } rt_nva06c_timeslice;
 _Static_assert(sizeof(rt_nva06c_timeslice) == 8, "TIMESLICE params are 8 bytes");
 
-/* NVA06F_CTRL_CMD_GPFIFO_SCHEDULE (0xa06f0103) on one channel; the same parameters. */
-#define NVA06F_CTRL_CMD_GPFIFO_SCHEDULE 0xA06F0103u
-
 /* NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE (0x20801210) on the subdevice
  * (ctrl2080gr.h): a channel's compute preemption mode (flags bit 0: CILP_SET;
  * mode 0 WFI, 1 CTA, 2 CILP). */

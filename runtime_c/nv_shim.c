@@ -1146,18 +1146,8 @@ static int bring_up(rt_gpu *g)
         return rc;
     rt_nva06c_schedule sch = { 1, 0, 0 };
     r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
-    if (!nv_ok(r) && g->cfg.join_client) {
-        /* the joined group is already scheduled: enable our channel in it */
-        char group_why[96];
-        nv_why(r, group_why, sizeof group_why);
-        r = rm_control(g, g->h_channel, NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
-        if (!nv_ok(r))
-            return fail(g, RT_EXIT_NO_GPU, "scheduling our channel in the joined group: NVA06C_CTRL_CMD_GPFIFO_SCHEDULE: "
-                        "%s; NVA06F_CTRL_CMD_GPFIFO_SCHEDULE: %s", group_why, nv_why(r, why, sizeof why));
-        step(g, "channel scheduled in the joined group (group schedule: %s)", group_why);
-    } else if (!nv_ok(r)) {
+    if (!nv_ok(r))   /* (a joined group takes the schedule again: measured on the H200, 580) */
         return fail(g, RT_EXIT_NO_GPU, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (enable): %s", nv_why(r, why, sizeof why));
-    }
     g->gp_put = g->userd[RT_USERD_GP_PUT / 4] % g->ring_entries;
     step(g, "channel up: token 0x%x, GPGet %u, GPPut %u", g->work_submit_token, g->userd[RT_USERD_GP_GET / 4],
          g->gp_put);

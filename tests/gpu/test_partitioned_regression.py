@@ -91,13 +91,13 @@ def argv(host, folder, k, records):
     return [str(host), *map(str, checkpoint_paths(folder)), str(folder / f"readback{k}.bin"), str(records[k])]
 
 
-def run_pair(hosts, names, folder, records, timeout=120, environment=None):
-    env = {**os.environ, **(environment or {})}
+def run_pair(hosts, names, folder, records, timeout=120, environment=None, environments=(None, None)):
+    env = [{**os.environ, **(environment or {}), **(own or {})} for own in environments]
     first = subprocess.Popen(argv(hosts[names[0]], folder, 0, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env)
+                             env=env[0])
     time.sleep(0.5)                       # worker 0 listens first
     second = subprocess.Popen(argv(hosts[names[1]], folder, 1, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=env)
+                              env=env[1])
     outcomes = []
     for process in (first, second):
         out, err = process.communicate(timeout=timeout)
@@ -150,6 +150,16 @@ def test_training_gives_the_same_bits_whether_or_not_the_peers_share_a_context(h
     outcomes = run_pair(hosts, ("worker0", "worker1"), tmp_path, records,
                         environment={"NATIVE_GPU_SHARE_GROUP": share})
     assert [code for code, _ in outcomes] == [0, 0], outcomes
+    assert [p.read_bytes() for p in checkpoint_paths(tmp_path)] == [p.read_bytes() for p in checkpoint_paths(trained[0])]
+
+
+def test_a_peer_that_finds_no_context_to_join_says_so_and_takes_its_own(hosts, records, trained, tmp_path):
+    """Worker 0 shares nothing (NATIVE_GPU_SHARE_GROUP=0); worker 1 (auto) waits 2 s for a group to
+    join, says on stderr that it takes a context of its own, and the pair trains to the same bits."""
+    outcomes = run_pair(hosts, ("worker0", "worker1"), tmp_path, records,
+                        environments=({"NATIVE_GPU_SHARE_GROUP": "0"}, None))
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    assert "context of its own" in outcomes[1][1] and "NATIVE_GPU_SHARE_GROUP=0" in outcomes[1][1], outcomes[1][1]
     assert [p.read_bytes() for p in checkpoint_paths(tmp_path)] == [p.read_bytes() for p in checkpoint_paths(trained[0])]
 
 
