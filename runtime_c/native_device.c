@@ -2,11 +2,15 @@
 #define _GNU_SOURCE
 #include "native_device.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "native_program.h"
 
@@ -20,10 +24,134 @@ static int say(char *err, int status, const char *fmt, ...)
     return status;
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* ---- the pair's GPU context (native_device.h, NATIVE_GPU_SHARE_GROUP) ---- */
+
+enum share_mode { SHARE_OFF, SHARE_AUTO, SHARE_REQUIRED };
+#define JOIN_WAIT_AUTO_MS 2000
+#define JOIN_WAIT_REQUIRED_MS 10000
+
+static struct {
+    char address[32];
+    int listening;               /* -1: no peer */
+    struct timespec connected;   /* when the connection was begun (CLOCK_REALTIME_COARSE, the files' clock) */
+} peer_note = { "", -1, { 0, 0 } };
+
+void np_device_note_peer(const char *address, int listening, const struct timespec *since)
+{
+    snprintf(peer_note.address, sizeof peer_note.address, "%s", address);
+    peer_note.listening = listening;
+    peer_note.connected = *since;
+}
+
+static int share_mode(int *mode, char *err)
+{
+    const char *v = getenv(NP_SHARE_GROUP_VARIABLE);
+    if (!v || !*v || strcmp(v, "auto") == 0)
+        *mode = SHARE_AUTO;
+    else if (strcmp(v, "0") == 0)
+        *mode = SHARE_OFF;
+    else if (strcmp(v, "1") == 0)
+        *mode = SHARE_REQUIRED;
+    else
+        return say(err, NP_STATUS_DEVICE, "%s=%s: expected auto (the default), 0 or 1", NP_SHARE_GROUP_VARIABLE, v);
+    return 0;
+}
+
+static void group_path(const uint8_t uuid[16], char *path, size_t size)
+{
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
+    snprintf(path, size, "%s/bobc-native-group-%s-%s", NP_GROUP_FOLDER, hex, peer_note.address);
+}
+
+/* The connecting peer: the listening peer's RM client and group, from a file written
+ * after we connected (an older one is another pair's, long gone), within timeout_ms. */
+static int await_group(const char *path, uint32_t *client, uint32_t *group, int timeout_ms, char *why)
+{
+    double deadline = now_ms() + timeout_ms;
+    for (;;) {
+        struct stat st;
+        if (stat(path, &st) == 0 && (st.st_mtim.tv_sec > peer_note.connected.tv_sec ||
+                                     (st.st_mtim.tv_sec == peer_note.connected.tv_sec &&
+                                      st.st_mtim.tv_nsec >= peer_note.connected.tv_nsec))) {
+            FILE *f = fopen(path, "r");
+            int got = f ? fscanf(f, "%x %x", client, group) : 0;
+            if (f)
+                fclose(f);
+            if (got == 2 && *client && *group) {
+                unlink(path);
+                return 0;
+            }
+        }
+        if (now_ms() >= deadline) {
+            snprintf(why, NP_ERR_BYTES, "the listening peer (%s) published no GPU context on this GPU in %s within "
+                     "%d ms", peer_note.address, path, timeout_ms);
+            return -1;
+        }
+        struct timespec pause = { 0, 200 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* The listening peer: its RM client and group, for the connecting peer (atomically). */
+static int publish_group(const char *path, const rt_gpu *gpu, char *why)
+{
+    char temporary[320];
+    snprintf(temporary, sizeof temporary, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(temporary, "w");
+    int bad = !f || fprintf(f, "%x %x\n", gpu->h_client, gpu->h_group) < 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad || rename(temporary, path) != 0) {
+        snprintf(why, NP_ERR_BYTES, "cannot write %s: %s", path, strerror(errno));
+        unlink(temporary);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_config(rt_gpu_config *config, char *err)
+{
+    const char *preemption = getenv(NP_PREEMPTION_VARIABLE);
+    if (preemption && *preemption) {
+        static const char *const modes[] = { "wfi", "cta", "cilp" };
+        for (int k = 0; k < 3; k++)
+            if (strcmp(preemption, modes[k]) == 0)
+                config->compute_preemption = k + 1;
+        if (!config->compute_preemption)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE, preemption);
+    }
+    const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
+    if (timeslice && *timeslice) {
+        char *end = NULL;
+        unsigned long us = strtoul(timeslice, &end, 10);
+        if (*end || us > 1000000)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected microseconds, 0 to 1000000 (0: the driver's default)",
+                       NP_TIMESLICE_VARIABLE, timeslice);
+        config->timeslice_us = (uint32_t)us;
+    }
+    return 0;
+}
+
 int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
 {
     if (s->open)
         return say(err, NP_STATUS_DEVICE, "a device session is already open; Release it first");
+    /* the settings are checked first, with or without a GPU: a misspelt one is refused alike */
+    rt_gpu_config config;
+    memset(&config, 0, sizeof config);
+    config.uuid = uuid;
+    int share = SHARE_OFF, rc;
+    if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
+        return rc;
     const char *mode = getenv(NP_DEVICE_VARIABLE);
     s->memory_only = mode && strcmp(mode, "memory") == 0;
     if (s->memory_only) {
@@ -34,17 +162,47 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     if (!target)
         return say(err, NP_STATUS_DEVICE, "this host was built for target %s, which this runtime does not know",
                    s->target);
-    rt_gpu_config config;
-    memset(&config, 0, sizeof config);
-    config.uuid = uuid;
+    /* only a peer on this machine (Connect before OpenDevice, over loopback) may share our context */
+    if (peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0)
+        share = SHARE_OFF;
+    char path[256] = "", why[NP_ERR_BYTES] = "";
+    if (share != SHARE_OFF) {
+        group_path(uuid, path, sizeof path);
+        if (peer_note.listening)
+            config.share_group = 1;
+        else if (await_group(path, &config.join_client, &config.join_group,
+                             share == SHARE_REQUIRED ? JOIN_WAIT_REQUIRED_MS : JOIN_WAIT_AUTO_MS, why)) {
+            if (share == SHARE_REQUIRED)
+                return say(err, NP_STATUS_DEVICE, "%s=1: %s; start the listening peer on this GPU with %s=1 too",
+                           NP_SHARE_GROUP_VARIABLE, why, NP_SHARE_GROUP_VARIABLE);
+            fprintf(stderr, "native: %s; this session takes a GPU context of its own (the GPU switches between the "
+                    "peers' contexts, ~150 us a switch on an H200; %s=0 skips the wait)\n", why,
+                    NP_SHARE_GROUP_VARIABLE);
+        }
+    }
     memset(&s->gpu, 0, sizeof s->gpu);
-    int rc = rt_gpu_open(&s->gpu, target, &config);
+    rc = rt_gpu_open(&s->gpu, target, &config);
+    if (rc && config.join_client && share == SHARE_AUTO) {
+        fprintf(stderr, "native: joining the listening peer's GPU context failed (%s); this session takes a GPU "
+                "context of its own\n", s->gpu.error);
+        config.join_client = config.join_group = 0;
+        memset(&s->gpu, 0, sizeof s->gpu);
+        rc = rt_gpu_open(&s->gpu, target, &config);
+    }
     if (rc) {
         rt_gpu_close(&s->gpu);
         return say(err, NP_STATUS_DEVICE, "%s", s->gpu.error[0] ? s->gpu.error : "the GPU could not be opened");
     }
     s->gpu_opened = 1;
     s->open = 1;
+    if (config.share_group) {
+        if (publish_group(path, &s->gpu, why) == 0)
+            snprintf(s->group_file, sizeof s->group_file, "%s", path);
+        else if (share == SHARE_REQUIRED)
+            return say(err, NP_STATUS_DEVICE, "%s=1: %s", NP_SHARE_GROUP_VARIABLE, why);
+        else
+            fprintf(stderr, "native: %s; the peer will take a GPU context of its own\n", why);
+    }
     return 0;
 }
 
@@ -102,19 +260,103 @@ uint8_t *np_device_at(np_session *s, uint64_t address, uint64_t bytes)
     return NULL;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static uint64_t load64(volatile uint8_t *p)
 {
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t v;
     memcpy(&v, (const void *)p, 8);
     return v;
+}
+
+/* ---- NATIVE_PROFILE ---- */
+
+#define PROFILE_SAMPLES (1 << 17)
+#define PROFILE_NONE NP_PROFILE_EVENTS
+
+typedef struct {
+    float *us;
+    uint32_t count;
+    double total;
+} profile_series;
+
+static struct {
+    int state;                  /* 0 unknown, 1 on, -1 off */
+    double last_end;            /* when the last event ended */
+    int last_kind;
+    profile_series events[NP_PROFILE_EVENTS];
+    profile_series gaps[NP_PROFILE_EVENTS + 1][NP_PROFILE_EVENTS];
+} profile;
+
+static const char *const profile_names[NP_PROFILE_EVENTS + 1] = {
+    "submit 3k (forward) wait", "submit 3k+1 (backward) wait", "submit 3k+2 (update) wait", "send", "receive",
+    "start",
+};
+
+static void profile_add(profile_series *series, double us)
+{
+    if (!series->us && !(series->us = malloc(PROFILE_SAMPLES * sizeof(float))))
+        return;
+    if (series->count < PROFILE_SAMPLES)
+        series->us[series->count] = (float)us;
+    series->count++;
+    series->total += us;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void profile_line(const char *what, profile_series *series)
+{
+    if (!series->count)
+        return;
+    uint32_t n = series->count < PROFILE_SAMPLES ? series->count : PROFILE_SAMPLES;
+    qsort(series->us, n, sizeof(float), by_value);
+#define AT(q) series->us[(uint32_t)((n - 1) * (q))]
+    fprintf(stderr, "native: profile: %-58s n %7u  total %9.2f ms  median %8.2f  p10 %8.2f  p90 %8.2f  p99 %8.2f  "
+            "max %9.2f us\n", what, series->count, series->total / 1e3, AT(0.5), AT(0.1), AT(0.9), AT(0.99),
+            series->us[n - 1]);
+#undef AT
+}
+
+static void profile_report(void)
+{
+    for (int k = 0; k < NP_PROFILE_EVENTS; k++)
+        profile_line(profile_names[k], &profile.events[k]);
+    for (int a = 0; a <= NP_PROFILE_EVENTS; a++)
+        for (int b = 0; b < NP_PROFILE_EVENTS; b++) {
+            char what[128];
+            snprintf(what, sizeof what, "host between %s and %s", profile_names[a], profile_names[b]);
+            profile_line(what, &profile.gaps[a][b]);
+        }
+}
+
+double np_profile_start(void)
+{
+    if (!profile.state) {
+        const char *on = getenv(NP_PROFILE_VARIABLE);
+        profile.state = on && *on && strcmp(on, "0") ? 1 : -1;
+        profile.last_kind = PROFILE_NONE;
+        if (profile.state > 0)
+            atexit(profile_report);
+    }
+    if (profile.state < 0)
+        return 0;
+    return now_ms() * 1e3;
+}
+
+void np_profile_end(int kind, double start)
+{
+    if (profile.state <= 0 || kind < 0 || kind >= NP_PROFILE_EVENTS)
+        return;
+    double end = now_ms() * 1e3;
+    profile_add(&profile.events[kind], end - start);
+    if (profile.last_end > 0)
+        profile_add(&profile.gaps[profile.last_kind][kind], start - profile.last_end);
+    profile.last_end = end;
+    profile.last_kind = kind;
 }
 
 int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore, uint64_t value, char *err)
@@ -124,12 +366,14 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
     if (s->memory_only)
         return say(err, NP_STATUS_DEVICE, "this session has no GPU (%s=memory): a submission needs one",
                    NP_DEVICE_VARIABLE);
+    double started = np_profile_start();
     int rc = rt_gpu_submit(&s->gpu, entry);
     if (rc)
         return say(err, NP_STATUS_WAIT, "%s", s->gpu.error);
     rc = rt_gpu_wait(&s->gpu, semaphore, value, NP_SUBMIT_TIMEOUT_MS);
     if (rc)
         return say(err, NP_STATUS_WAIT, "%s", s->gpu.error);
+    np_profile_end(NP_PROFILE_SUBMIT + (int)((value - 1) % 3), started);
     return 0;
 }
 
@@ -158,6 +402,9 @@ void np_device_release(np_session *s)
     if (s->memory_only)
         for (int i = 0; i < s->map_count; i++)
             free(s->maps[i].cpu);
+    if (s->group_file[0])
+        unlink(s->group_file);          /* unread (no peer joined): nobody else removes it */
+    s->group_file[0] = 0;
     if (s->gpu_opened)
         rt_gpu_close(&s->gpu);
     s->gpu_opened = 0;

@@ -38,6 +38,7 @@ typedef struct {
     int gpu_opened;
     np_mapping maps[NP_MAX_MAPPINGS];
     int map_count;
+    char group_file[256];       /* the file this (listening) session published its group in */
 } np_session;
 
 int np_device_open(np_session *s, const uint8_t uuid[16], char *err);
@@ -51,5 +52,46 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
 /* Wait until the 64-bit word at `word` is at least `value`, within timeout_ms. */
 int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *err);
 void np_device_release(np_session *s);
+
+/* Knobs kept for measuring (bench/partitioned_regression/profile.py); neither changes how
+ * much a switch between two processes' GPU contexts costs on the H200 (~150 us):
+ * NATIVE_GPU_TIMESLICE_US, the session's channel-group timeslice (0 or unset: the driver's
+ * default, 1024 us), and NATIVE_GPU_PREEMPTION=wfi|cta|cilp, its compute preemption mode. */
+#define NP_TIMESLICE_VARIABLE "NATIVE_GPU_TIMESLICE_US"
+#define NP_PREEMPTION_VARIABLE "NATIVE_GPU_PREEMPTION"
+
+/* The pair's GPU context.  Two peers on one GPU, each its own process, RM client, VA space,
+ * memory and channel, run in one channel group (one GPU context, as NVIDIA's MPS does):
+ * otherwise the GPU switches between the two processes' contexts around nearly every
+ * submission, ~150 us a switch on an H200 (docs/partitioned-regression.md, "What a step
+ * costs").  When the program connected to its peer over loopback (127.x.x.x) before
+ * OpenDevice, the listening peer shares its group (NV_ESC_RM_SHARE, this user's processes)
+ * and writes its RM client and group handles to NP_GROUP_FOLDER/bobc-native-group-<UUID>-<address>;
+ * the connecting peer waits for that file (one written after it connected), removes it, and
+ * joins the group (NV_ESC_RM_DUP_OBJECT) with its own context share and channel.
+ * NATIVE_GPU_SHARE_GROUP: auto (the default; a peer that finds no group to join within 2 s
+ * says so on stderr and takes its own), 0 (never: each peer its own group), 1 (required of a
+ * program with a loopback peer: status 3 when it cannot share; other programs never share).
+ * One GPU context: a fault in either peer's channel is a fault of the group (expect both peers
+ * to end with status 4; not provoked in the tests). */
+#define NP_SHARE_GROUP_VARIABLE "NATIVE_GPU_SHARE_GROUP"
+#define NP_GROUP_FOLDER "/dev/shm"
+/* np_peer_open's note of the session's peer (before OpenDevice: Connect comes first):
+ * its address text, whether this side listened, and when the connection was begun
+ * (CLOCK_REALTIME_COARSE, the clock of file times: the group file must be newer). */
+struct timespec;
+void np_device_note_peer(const char *address, int listening, const struct timespec *since);
+
+/* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
+ * by submission number modulo 3: a training step's forward, backward, update), each Send
+ * and each Receive is timed, and so is every gap between two of them (the host's own work,
+ * named by the two events around it); at exit one line per series goes to stderr: count,
+ * total, median, 10th/90th/99th percentile and maximum in microseconds. */
+#define NP_PROFILE_VARIABLE "NATIVE_PROFILE"
+enum np_profile_event { NP_PROFILE_SUBMIT = 0, NP_PROFILE_SEND = 3, NP_PROFILE_RECEIVE = 4, NP_PROFILE_EVENTS = 5 };
+/* The monotonic clock in microseconds when profiling is on, else 0. */
+double np_profile_start(void);
+/* One event of `kind` that began at `start` (np_profile_start's value) ends now. */
+void np_profile_end(int kind, double start);
 
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "native_device.h"
 #include "native_program.h"
 
 static int say(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -61,6 +62,8 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     np_peer_address_text(address, peer->address, sizeof peer->address);
     peer->fd = -1;
     double deadline = now_ms() + timeout_ms;
+    struct timespec begun;                /* for the device session: see np_device_note_peer */
+    clock_gettime(CLOCK_REALTIME_COARSE, &begun);
     if (listen_) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -98,6 +101,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
         nodelay(c);
         peer->fd = c;
+        np_device_note_peer(peer->address, 1, &begun);
         return 0;
     }
     for (;;) {
@@ -123,6 +127,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
             nodelay(fd);
             peer->fd = fd;
+            np_device_note_peer(peer->address, 0, &begun);
             return 0;
         }
         close(fd);
@@ -137,7 +142,28 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
                "(or raise %s)", peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
 }
 
+static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
+static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
+
 int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double started = np_profile_start();
+    int rc = send_all(peer, data, bytes, timeout_ms, err);
+    if (!rc)
+        np_profile_end(NP_PROFILE_SEND, started);
+    return rc;
+}
+
+int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    double started = np_profile_start();
+    int rc = receive_all(peer, data, bytes, timeout_ms, err);
+    if (!rc)
+        np_profile_end(NP_PROFILE_RECEIVE, started);
+    return rc;
+}
+
+static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
 {
     double deadline = now_ms() + timeout_ms;
     uint64_t sent = 0;
@@ -160,7 +186,7 @@ int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout
     return 0;
 }
 
-int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
 {
     double deadline = now_ms() + timeout_ms;
     uint64_t got = 0;

@@ -91,6 +91,32 @@ typedef struct {
 } rt_nva06c_schedule;
 _Static_assert(sizeof(rt_nva06c_schedule) == 3, "GPFIFO_SCHEDULE params are 3 bytes");
 
+/* NVA06C_CTRL_CMD_SET_TIMESLICE / GET_TIMESLICE (0xa06c0103 / 0xa06c0104) on the channel
+ * group (ctrla06c.h: NVA06C_CTRL_TIMESLICE_PARAMS; NON_PRIVILEGED).  The driver's default for a
+ * group is NV_RAMRL_ENTRY_TSG_TIMESLICE_TIMEOUT_128 << SCALE_3 = 1024 us
+ * (kfifoChannelGroupGetDefaultTimeslice_GV100); the hardware rounds a value down. */
+#define NVA06C_CTRL_CMD_SET_TIMESLICE 0xA06C0103u
+#define NVA06C_CTRL_CMD_GET_TIMESLICE 0xA06C0104u
+typedef struct {
+    uint64_t timesliceUs;
+} rt_nva06c_timeslice;
+_Static_assert(sizeof(rt_nva06c_timeslice) == 8, "TIMESLICE params are 8 bytes");
+
+/* NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE (0x20801210) on the subdevice
+ * (ctrl2080gr.h): a channel's compute preemption mode (flags bit 0: CILP_SET;
+ * mode 0 WFI, 1 CTA, 2 CILP). */
+#define NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE 0x20801210u
+typedef struct {
+    uint32_t flags;            /* 0 */
+    uint32_t hChannel;         /* 4 */
+    uint32_t gfxpPreemptMode;  /* 8 */
+    uint32_t cilpPreemptMode;  /* 12 */
+    uint32_t routeFlags;       /* 16: NV2080_CTRL_GR_ROUTE_INFO.flags (0: none) */
+    uint32_t pad;
+    uint64_t route;            /* 24 */
+} rt_nv2080_preemption_mode;
+_Static_assert(sizeof(rt_nv2080_preemption_mode) == 32, "SET_CTXSW_PREEMPTION_MODE params are 32 bytes");
+
 /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (0xc36f0108) on the channel. */
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 typedef struct {

@@ -34,6 +34,8 @@ typedef uint32_t NvHandle;
 #define NV_ESC_RM_UNMAP_MEMORY     0x4Fu
 #define NV_ESC_RM_MAP_MEMORY_DMA   0x57u
 #define NV_ESC_RM_UNMAP_MEMORY_DMA 0x58u
+#define NV_ESC_RM_DUP_OBJECT       0x34u
+#define NV_ESC_RM_SHARE            0x35u
 
 /* OS escapes: OGKM kernel-open/common/inc/nv-ioctl-numbers.h (base 200) */
 #define NV_ESC_CARD_INFO           200u
@@ -420,5 +422,36 @@ _Static_assert(offsetof(rt_nv_notification, status) == 14, "NvNotification.statu
 #define RT_USERD_BYTES         0x200u
 #define RT_USERMODE_DOORBELL   0x90u
 #define RT_USERMODE_MAP_BYTES  0x10000u
+
+
+/* NVOS55_PARAMETERS (RM_DUP_OBJECT), nvos.h: the object hObjectSrc of client
+ * hClientSrc becomes hObject under hParent in client hClient. */
+typedef struct {
+    NvHandle hClient;          /* 0 */
+    NvHandle hParent;          /* 4 */
+    NvHandle hObject;          /* 8 */
+    NvHandle hClientSrc;       /* 12 */
+    NvHandle hObjectSrc;       /* 16 */
+    uint32_t flags;            /* 20 */
+    uint32_t status;           /* 24 */
+} rt_nvos55;
+_Static_assert(sizeof(rt_nvos55) == 28, "NVOS55 is 28 bytes");
+
+/* NVOS57_PARAMETERS (RM_SHARE), nvos.h, with RS_SHARE_POLICY (rs_access.h):
+ * who else may take which rights (RS_ACCESS_DUP_OBJECT = bit 0) on hObject. */
+typedef struct {
+    NvHandle hClient;          /* 0 */
+    NvHandle hObject;          /* 4 */
+    uint32_t target;           /* 8: RS_SHARE_POLICY.target */
+    uint32_t accessMask;       /* 12: RS_ACCESS_MASK, one limb */
+    uint16_t type;             /* 16: RS_SHARE_TYPE_* */
+    uint8_t  action;           /* 18: RS_SHARE_ACTION_FLAG_* */
+    uint8_t  pad;
+    uint32_t status;           /* 20 */
+} rt_nvos57;
+_Static_assert(sizeof(rt_nvos57) == 24, "NVOS57 is 24 bytes");
+#define RS_ACCESS_DUP_OBJECT_BIT          1u
+#define RS_SHARE_TYPE_OS_SECURITY_TOKEN   2u
+#define RS_SHARE_ACTION_FLAG_COMPOSE      4u
 
 #endif

@@ -1027,19 +1027,56 @@ static int bring_up(rt_gpu *g)
     g->notifier = mem_of_va(g, g->cfg.notifier_va);
     memset(np, 0, 0x10000);
 
-    /* 8. channel group, 12. context share */
-    rt_nv_channel_group_alloc grp;
-    memset(&grp, 0, sizeof grp);
-    grp.hObjectError = g->notifier->handle;
-    grp.hObjectEccError = g->notifier->handle;
-    grp.hVASpace = g->h_vaspace;
-    grp.engineType = NV2080_ENGINE_TYPE_GRAPHICS;
-    h = new_handle(g);
-    r = rm_alloc(g, g->h_device, &h, KEPLER_CHANNEL_GROUP_A, &grp, sizeof grp);
-    if (!nv_ok(r))
-        return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
-    g->h_group = h;
-    step(g, "group 0x%x", h);
+    /* 8. channel group (ours, or another process's joined), 12. context share */
+    if (g->cfg.join_client) {
+        rt_nvos55 dup = { g->h_client, g->h_device, new_handle(g), g->cfg.join_client, g->cfg.join_group, 0, 0 };
+        int e = xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_DUP_OBJECT, sizeof dup), &dup);
+        if (e || dup.status != NV_OK)
+            return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_DUP_OBJECT of channel group 0x%x of client 0x%x (joining the "
+                        "peer's GPU context): %s", g->cfg.join_group, g->cfg.join_client,
+                        e ? strerror(e) : nv_status_name(dup.status));
+        g->h_group = dup.hObject;
+        step(g, "joined channel group 0x%x of client 0x%x as 0x%x", g->cfg.join_group, g->cfg.join_client,
+             dup.hObject);
+    } else {
+        rt_nv_channel_group_alloc grp;
+        memset(&grp, 0, sizeof grp);
+        grp.hObjectError = g->notifier->handle;
+        grp.hObjectEccError = g->notifier->handle;
+        grp.hVASpace = g->h_vaspace;
+        grp.engineType = NV2080_ENGINE_TYPE_GRAPHICS;
+        h = new_handle(g);
+        r = rm_alloc(g, g->h_device, &h, KEPLER_CHANNEL_GROUP_A, &grp, sizeof grp);
+        if (!nv_ok(r))
+            return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A: %s", nv_why(r, why, sizeof why));
+        g->h_group = h;
+        step(g, "group 0x%x", h);
+        if (g->cfg.timeslice_us) {
+            rt_nva06c_timeslice ts = { g->cfg.timeslice_us };
+            r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_SET_TIMESLICE, &ts, sizeof ts);
+            if (!nv_ok(r))
+                return fail(g, RT_EXIT_NO_GPU, "NVA06C_CTRL_CMD_SET_TIMESLICE (%u us): %s", g->cfg.timeslice_us,
+                            nv_why(r, why, sizeof why));
+            rt_nva06c_timeslice got = { 0 };
+            r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GET_TIMESLICE, &got, sizeof got);
+            step(g, "group timeslice %u us asked, %llu us reported%s", g->cfg.timeslice_us,
+                 (unsigned long long)got.timesliceUs, nv_ok(r) ? "" : " (GET_TIMESLICE refused)");
+        }
+        if (g->cfg.share_group) {
+            rt_nvos57 share;
+            memset(&share, 0, sizeof share);
+            share.hClient = g->h_client;
+            share.hObject = g->h_group;
+            share.accessMask = RS_ACCESS_DUP_OBJECT_BIT;
+            share.type = RS_SHARE_TYPE_OS_SECURITY_TOKEN;
+            share.action = RS_SHARE_ACTION_FLAG_COMPOSE;
+            int e = xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_SHARE, sizeof share), &share);
+            if (e || share.status != NV_OK)
+                return fail(g, RT_EXIT_NO_GPU, "NV_ESC_RM_SHARE of channel group 0x%x (for the peer to join): %s",
+                            g->h_group, e ? strerror(e) : nv_status_name(share.status));
+            step(g, "group 0x%x of client 0x%x shared with this user's processes", g->h_group, g->h_client);
+        }
+    }
     rt_nv_ctxshare_alloc cs;
     memset(&cs, 0, sizeof cs);
     cs.hVASpace = g->h_vaspace;
@@ -1079,6 +1116,18 @@ static int bring_up(rt_gpu *g)
                     (unsigned long long)g->cfg.channel_va, nv_why(r, why, sizeof why));
     g->h_channel = h;
     step(g, "channel %s 0x%x", g->target->gpfifo_class_name, h);
+    if (g->cfg.compute_preemption) {
+        rt_nv2080_preemption_mode pm;
+        memset(&pm, 0, sizeof pm);
+        pm.flags = 1u;                                   /* CILP_SET: the compute mode is given */
+        pm.hChannel = g->h_channel;
+        pm.cilpPreemptMode = (uint32_t)(g->cfg.compute_preemption - 1);
+        r = rm_control(g, g->h_subdevice, NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE, &pm, sizeof pm);
+        if (!nv_ok(r))
+            return fail(g, RT_EXIT_NO_GPU, "NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE (compute mode %u): %s",
+                        pm.cilpPreemptMode, nv_why(r, why, sizeof why));
+        step(g, "compute preemption mode %u", pm.cilpPreemptMode);
+    }
     h = new_handle(g);
     r = rm_alloc(g, g->h_channel, &h, g->target->compute_class, NULL, 0);
     if (!nv_ok(r))
@@ -1097,7 +1146,7 @@ static int bring_up(rt_gpu *g)
         return rc;
     rt_nva06c_schedule sch = { 1, 0, 0 };
     r = rm_control(g, g->h_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch);
-    if (!nv_ok(r))
+    if (!nv_ok(r))   /* (a joined group takes the schedule again: measured on the H200, 580) */
         return fail(g, RT_EXIT_NO_GPU, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE (enable): %s", nv_why(r, why, sizeof why));
     g->gp_put = g->userd[RT_USERD_GP_PUT / 4] % g->ring_entries;
     step(g, "channel up: token 0x%x, GPGet %u, GPPut %u", g->work_submit_token, g->userd[RT_USERD_GP_GET / 4],

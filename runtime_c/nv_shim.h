@@ -75,6 +75,19 @@ typedef struct rt_gpu_config {
     const uint8_t *uuid;       /* 16 bytes: open the GPU the driver reports with this UUID
                                   (NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID per card); NULL: the
                                   first card.  None matching: RT_EXIT_NO_GPU naming every UUID seen */
+    uint32_t timeslice_us;     /* the channel group's timeslice (NVA06C_CTRL_CMD_SET_TIMESLICE); 0: the
+                                  driver's default (1024 us).  On the H200 it does not change what a
+                                  switch between two processes' groups costs (~150 us, measured:
+                                  docs/partitioned-regression.md) */
+    /* join_client nonzero: make no channel group; join group join_group of RM client join_client
+     * (another process's, shared with share_group): NV_ESC_RM_DUP_OBJECT, then our own context
+     * share (our VA space) and channel in it.  One group is one GPU context: no context switch
+     * between the two processes' work. */
+    uint32_t join_client;
+    uint32_t join_group;
+    int      share_group;      /* 1: let processes of the same user join our channel group (RM_SHARE) */
+    int      compute_preemption; /* 0: the driver's; else 1 + the compute preemption mode (0 WFI, 1 CTA,
+                                    2 CILP: NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE) */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull

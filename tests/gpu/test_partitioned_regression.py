@@ -91,10 +91,13 @@ def argv(host, folder, k, records):
     return [str(host), *map(str, checkpoint_paths(folder)), str(folder / f"readback{k}.bin"), str(records[k])]
 
 
-def run_pair(hosts, names, folder, records, timeout=120):
-    first = subprocess.Popen(argv(hosts[names[0]], folder, 0, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def run_pair(hosts, names, folder, records, timeout=120, environment=None, environments=(None, None)):
+    env = [{**os.environ, **(environment or {}), **(own or {})} for own in environments]
+    first = subprocess.Popen(argv(hosts[names[0]], folder, 0, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env[0])
     time.sleep(0.5)                       # worker 0 listens first
-    second = subprocess.Popen(argv(hosts[names[1]], folder, 1, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    second = subprocess.Popen(argv(hosts[names[1]], folder, 1, records), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env[1])
     outcomes = []
     for process in (first, second):
         out, err = process.communicate(timeout=timeout)
@@ -130,6 +133,34 @@ def test_training_equals_the_numpy_reference_bit_for_bit_and_converges(trained, 
         assert struct.unpack_from("<2d", readback) == (weight, accumulator)
     np.testing.assert_allclose([shards[0][2], shards[2][2]], R.least_squares(data), atol=1e-5)
     print(f"\n{STEPS} steps in {seconds:.3f} s (two processes, including start-up)")
+
+
+def test_the_peers_share_one_gpu_context(trained):
+    """By default (NATIVE_GPU_SHARE_GROUP=auto) worker 1 joins worker 0's channel group: it does not
+    report taking a context of its own (runtime_c/native_device.h, "The pair's GPU context")."""
+    _, outcomes, _ = trained
+    assert all("context of its own" not in err for _, err in outcomes), outcomes
+
+
+@pytest.mark.parametrize("share", ["0", "1"], ids=["own-contexts", "shared-required"])
+def test_training_gives_the_same_bits_whether_or_not_the_peers_share_a_context(hosts, records, trained, share,
+                                                                                tmp_path):
+    """Each peer its own channel group (0, the GPU switches between them) or the shared group
+    required (1, status 3 if it cannot be shared): the same weights as the default run."""
+    outcomes = run_pair(hosts, ("worker0", "worker1"), tmp_path, records,
+                        environment={"NATIVE_GPU_SHARE_GROUP": share})
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    assert [p.read_bytes() for p in checkpoint_paths(tmp_path)] == [p.read_bytes() for p in checkpoint_paths(trained[0])]
+
+
+def test_a_peer_that_finds_no_context_to_join_says_so_and_takes_its_own(hosts, records, trained, tmp_path):
+    """Worker 0 shares nothing (NATIVE_GPU_SHARE_GROUP=0); worker 1 (auto) waits 2 s for a group to
+    join, says on stderr that it takes a context of its own, and the pair trains to the same bits."""
+    outcomes = run_pair(hosts, ("worker0", "worker1"), tmp_path, records,
+                        environments=({"NATIVE_GPU_SHARE_GROUP": "0"}, None))
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    assert "context of its own" in outcomes[1][1] and "NATIVE_GPU_SHARE_GROUP=0" in outcomes[1][1], outcomes[1][1]
+    assert [p.read_bytes() for p in checkpoint_paths(tmp_path)] == [p.read_bytes() for p in checkpoint_paths(trained[0])]
 
 
 def test_a_resume_continues_bit_identically(hosts, records, trained, data, tmp_path):

@@ -179,3 +179,31 @@ def test_the_h200s_sm90_images_train_the_same_bits():
     expected = R.train(data(), COORDINATES, steps)
     for k in range(2):
         assert R.bits(F.shard_value(outcomes[k].outputs[1 + 2 * k])[2]) == R.bits(expected[k].weight)
+
+
+def test_the_echo_peer_trains_worker_0_to_the_pairs_bits():
+    """bench/partitioned_regression/echo_peer.py (worker 1 on the CPU, for timing worker 0 alone on
+    the GPU) speaks the protocol and does worker 1's arithmetic: worker 0 against it ends with the
+    pair's checkpoint of its coordinate, bit for bit."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench/partitioned_regression"))
+    import echo_peer
+    steps = 64
+    served = []
+
+    def echo(k, sock):
+        if k != 1:
+            return False
+        thread = threading.Thread(target=lambda: served.append(echo_peer.serve(sock, steps, COORDINATES[1], data())),
+                                  daemon=True)
+        thread.start()
+        return True
+
+    outcomes = run(0, 1, steps, break_peer=echo)
+    assert outcomes[0].status == 0, outcomes[0].message
+    assert served == [None]
+    expected = R.train(data(), COORDINATES, steps)[0]
+    for argument, value in ((1, expected.weight), (2, expected.accumulator)):
+        epoch, taken, got = F.shard_value(outcomes[0].outputs[argument])
+        assert (epoch, taken, R.bits(got)) == (1, steps, R.bits(value))

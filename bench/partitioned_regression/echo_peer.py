@@ -1,0 +1,85 @@
+"""Worker 1 of seed 003's pair played by the host CPU alone (no GPU), for timing worker 0 by itself.
+
+    python bench/partitioned_regression/echo_peer.py --port 47311 --steps 2048
+
+It connects to worker 0 at 127.0.0.1:port and speaks the pair's protocol
+(docs/partitioned-regression.md, "The peers' message"): each step it receives worker 0's
+message, answers with its own partial, then does worker 1's backward and update with the
+NumPy reference's arithmetic (partitioned_regression.reference), off the exchange's critical
+path.  So worker 0, run against it, trains to the same bits as in the real pair, while only one
+process uses the GPU: the difference between the two runs' step times is what sharing the GPU
+costs.  Exits 0 after the pair's last exchange (step steps + 1), nonzero on a protocol error.
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples/partitioned_regression"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from partitioned_regression import reference as R  # noqa: E402
+
+MESSAGE = struct.Struct("<4sIQd")          # b"CDPR", the sender's worker, the step, the partial
+
+
+def connect(port: int, timeout_s: float = 10.0) -> socket.socket:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            peer = socket.create_connection(("127.0.0.1", port))
+            peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return peer
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"echo_peer: nobody listens at 127.0.0.1:{port}")
+            time.sleep(0.01)
+
+
+def receive(peer: socket.socket) -> bytes:
+    data = b""
+    while len(data) < MESSAGE.size:
+        chunk = peer.recv(MESSAGE.size - len(data))
+        if not chunk:
+            raise SystemExit("echo_peer: worker 0 closed the connection")
+        data += chunk
+    return data
+
+
+def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Data) -> None:
+    """Worker 1's side of `steps` steps and the last exchange over the connected `peer`."""
+    rows = len(data.targets)
+    w, a = coordinate.weight, coordinate.accumulator
+    x = float(data.features[0, 1])
+    partial = R.linear_step(w, x, 0.0)[0]
+    for step in range(1, steps + 2):
+        tag, worker, got, theirs = MESSAGE.unpack(receive(peer))
+        if tag != b"CDPR" or worker != 0 or got != step:
+            raise SystemExit(f"echo_peer: step {step}: unexpected message {tag!r} worker {worker} step {got}")
+        peer.sendall(MESSAGE.pack(b"CDPR", 1, step, partial))
+        if step > steps:
+            break
+        row = (step - 1) % rows
+        error = float(R.np.float64(R.np.float64(theirs) + R.np.float64(partial)) - R.np.float64(data.targets[row]))
+        gradient = R.linear_step(error, x, 0.0)[0]
+        w, a = R.update(w, a, gradient, coordinate.decay, coordinate.rate)
+        x = float(data.features[step % rows, 1])
+        partial = R.linear_step(w, x, 0.0)[0]
+
+
+def main():
+    import pytorch_pair
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--steps", type=int, required=True)
+    arguments = parser.parse_args()
+    with connect(arguments.port) as peer:
+        serve(peer, arguments.steps, pytorch_pair.COORDINATES[1], R.generate())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The native host's device settings (runtime_c/native_device.h) on a built seed-003 host, without
+a GPU (NATIVE_DEVICE=memory): a value the runtime does not know is refused by name with status 3
+at OpenDevice, after the peer connected, before anything is published."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+EXAMPLE = REPOSITORY / "examples/partitioned_regression"
+PORT = 47391
+
+
+@pytest.fixture(scope="module")
+def worker1(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("pr-settings")
+    uuid = "".join(f"\\x{b:02x}" for b in bytes(range(16)))
+    (folder / "Pair.bob").write_text("module Pair\n\nimport PartitionedRegression.Build.Workers\n\n"
+                                     f'def worker1 : Bytes = (coordinateH200Worker b"{uuid}" 0 1 {PORT} 0 1 4)\n')
+    built = subprocess.run([sys.executable, "-m", "bobc", "build", str(folder / "Pair.bob"), "--entry", "worker1",
+                            "--target", "sm_90", "-I", str(EXAMPLE), "-o", str(folder / "worker1")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    return folder / "worker1"
+
+
+def run_against_listener(host: Path, folder: Path, environment: dict) -> subprocess.CompletedProcess:
+    arguments = [str(folder / name) for name in ("manifest", "w0", "a0", "w1", "a1", "readback")]
+    record = folder / "record.bin"
+    record.write_bytes(bytes(32 + 16 * 4096))
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", PORT))
+        listener.listen(1)
+        return subprocess.run([str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "5000",
+                                   **environment})
+
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("NATIVE_GPU_SHARE_GROUP", "yes", "expected auto (the default), 0 or 1"),
+    ("NATIVE_GPU_TIMESLICE_US", "fast", "expected microseconds"),
+    ("NATIVE_GPU_PREEMPTION", "instant", "expected wfi, cta or cilp"),
+])
+def test_an_unknown_setting_is_refused_by_name(worker1, tmp_path, variable, value, expected):
+    done = run_against_listener(worker1, tmp_path, {variable: value})
+    assert done.returncode == 3, done.stderr
+    assert f"{variable}={value}" in done.stderr and expected in done.stderr and "OpenDevice" in done.stderr
+    assert not (tmp_path / "w1").exists()
+
+
+def test_known_settings_pass_open_device(worker1, tmp_path):
+    """With accepted settings the memory session opens and the host goes on to its first Submit,
+    which a session without a GPU refuses (status 3, naming NATIVE_DEVICE=memory)."""
+    done = run_against_listener(worker1, tmp_path, {"NATIVE_GPU_SHARE_GROUP": "1", "NATIVE_GPU_TIMESLICE_US": "64",
+                                                    "NATIVE_GPU_PREEMPTION": "wfi"})
+    assert done.returncode == 3 and "Submit" in done.stderr and "NATIVE_DEVICE=memory" in done.stderr, done.stderr
