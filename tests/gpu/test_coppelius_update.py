@@ -65,21 +65,44 @@ def runner_for(config, backend, state):
     return runner
 
 
-def agree(config, label, loss, losses, state, reference_loss, reference_losses, reference_state):
-    """The whole-update tolerances, with the numbers printed for the log."""
+def agree(config, label, loss, losses, state, grad, reference_loss, reference_losses, reference_state,
+          reference_grad, quantile=True):
+    """The whole-update tolerances (docs/coppelius.md), with the numbers printed for the log.
+
+    The gradients (S x gradient, flat) agree tensor by tensor within 1e-2 of the tensor's
+    largest magnitude.  An element whose reference gradient is larger than the two
+    gradients' largest difference in its tensor has its sign decided: both AdamW updates
+    step the same way, and its master weight must agree within 1e-3 alpha_1.  The others
+    (a gradient within the two implementations' disagreement of zero) may take either
+    sign: within 2 alpha_1.  At the small configuration 99.5% of all the elements agree
+    within 1e-3 alpha_1 too (quantile)."""
     alpha = float(model.adamw_scalars(config, 1).step_size)
     moved = np.abs(state.P.astype(np.float64) - reference_state.P)
     half = np.abs(state.H.astype(np.float64) - reference_state.H.astype(np.float64))
     row = np.abs(losses - reference_losses) / np.abs(reference_losses)
+    grad, reference_grad = np.asarray(grad, np.float64), np.asarray(reference_grad, np.float64)
+    decided = np.zeros(config.parameter_count, dtype=bool)
+    worst_tensor, worst = "", 0.0
+    for tensor in config.tensors():
+        g, r = grad[tensor.offset:tensor.end], reference_grad[tensor.offset:tensor.end]
+        difference, scale = np.abs(g - r).max(), np.abs(r).max()
+        if scale and difference / scale > worst:
+            worst_tensor, worst = tensor.name, difference / scale
+        decided[tensor.offset:tensor.end] = np.abs(r) > difference
     print(f"\n  {config.name} {label}: loss {loss:.6f} vs {reference_loss:.6f} "
           f"(rel {abs(loss - reference_loss) / reference_loss:.2e}); row losses max rel {row.max():.2e}; "
-          f"|dP|/alpha q99.5 {np.quantile(moved, 0.995) / alpha:.2e}, max {moved.max() / alpha:.3f}, "
+          f"gradients: worst tensor {worst_tensor} max|dG|/max|G| {worst:.2e}; "
+          f"sign decided on {decided.mean():.4%}: |dP|/alpha max there {moved[decided].max() / alpha:.2e}; "
+          f"all: |dP|/alpha q99.5 {np.quantile(moved, 0.995) / alpha:.2e}, max {moved.max() / alpha:.3f}, "
           f"> 1e-3 alpha on {np.mean(moved > 1e-3 * alpha):.4%}; |dM| max {np.abs(state.M - reference_state.M).max():.3e}")
     assert abs(loss - reference_loss) <= 1e-3 * abs(reference_loss)
     assert np.quantile(row, 0.99) <= 1e-3
-    assert np.quantile(moved, 0.995) <= 1e-3 * alpha
+    assert worst <= 1e-2, (worst_tensor, worst)
+    assert moved[decided].max() <= 1e-3 * alpha
     assert moved.max() <= 2 * alpha * 1.001
-    assert np.quantile(half, 0.995) <= 1e-3 * alpha + 2 ** -11 * 0.01
+    if quantile:
+        assert np.quantile(moved, 0.995) <= 1e-3 * alpha
+        assert np.quantile(half, 0.995) <= 1e-3 * alpha + 2 ** -11 * 0.01
 
 
 @pytest.mark.parametrize("config", [SMALL, LARGE], ids=["small", "large"])
@@ -98,22 +121,45 @@ def test_one_update_of_our_kernels_matches_pytorch(torch_model, backend, config)
     loss, losses, applied = torch_state.update(inputs, targets)
     assert applied
     P, M, V, H = torch_state.numpy_state()
-    agree(config, "ours vs PyTorch", ours.loss, ours.losses, state, loss, losses,
-          model.State(P, M, V, H))
-    if config is SMALL:           # the NumPy reference is minutes at the large configuration
+    theirs, their_grad = model.State(P, M, V, H), torch_state.grad.cpu().numpy()
+    ours_grad = runner.gradients()
+    agree(config, "ours vs PyTorch", ours.loss, ours.losses, state, ours_grad, loss, losses, theirs, their_grad,
+          quantile=config is SMALL)
+    # the binary64-sum reference: the NumPy one (small; minutes at the large configuration)
+    # or the PyTorch model with binary64 sums (large): the same math as model.update
+    if config is SMALL:
         reference = start.copy()
         result = model.update(config, reference, inputs, targets)
-        agree(config, "ours vs NumPy", ours.loss, ours.losses, state, result.loss, result.losses, reference)
-        agree(config, "PyTorch vs NumPy", loss, losses, model.State(P, M, V, H), result.loss, result.losses,
-              reference)
+        exact = (result.loss, result.losses, reference, result.grad)
+    else:
+        wide = torch_model(config, start.P, start.M, start.V, dtype=torch_float64())
+        loss64, losses64, applied = wide.update(inputs, targets)
+        assert applied
+        exact = (loss64, losses64, model.State(*(t.float().cpu().numpy() for t in (wide.P, wide.M, wide.V)),
+                                                 wide.H.cpu().numpy()), wide.grad.cpu().numpy())
+        del wide
+    agree(config, "ours vs binary64 sums", ours.loss, ours.losses, state, ours_grad, *exact, quantile=config is SMALL)
+    agree(config, "PyTorch vs binary64 sums", loss, losses, theirs, their_grad, *exact, quantile=config is SMALL)
+
+
+def torch_float64():
+    import torch
+    return torch.float64
 
 
 def test_two_hundred_updates_learn_like_pytorch(torch_model, backend, tmp_path):
+    """Ours beside the PyTorch model (binary32) and the PyTorch model with binary64 sums:
+    two correct implementations of the same updates agree closely at first and then drift
+    apart (a loss spike in one run and not the other: floating-point chaos at lr 1e-3,
+    beta2 0.95), so the check is on the first updates (each within 1e-3) and on how far
+    each has learned (the mean loss of the last 100 updates within 10% of PyTorch's; every
+    run's last 50 at least 2 nats below its first update's, about ln 256)."""
     config, data = SMALL, TEXT.read_bytes()
     start = model.fresh_state(config, seed=17)
     runner = runner_for(config, backend, start)
     torch_state = torch_model(config, start.P, start.M, start.V)
-    ours, theirs = [], []
+    wide = torch_model(config, start.P, start.M, start.V, dtype=torch_float64())
+    ours, theirs, exact = [], [], []
     began = time.perf_counter()
     for step in range(STEPS):
         inputs, targets = model.context_at(data, step * config.context, config.context)
@@ -121,20 +167,25 @@ def test_two_hundred_updates_learn_like_pytorch(torch_model, backend, tmp_path):
         assert summary.skipped_now == 0 and summary.updates == step + 1
         ours.append(summary.loss)
         theirs.append(torch_state.update(inputs, targets)[0])
-    print(f"\n  {STEPS} updates each in {time.perf_counter() - began:.1f} s; first 10 mean "
-          f"{np.mean(ours[:10]):.4f} / {np.mean(theirs[:10]):.4f}, last 20 mean "
-          f"{np.mean(ours[-20:]):.4f} / {np.mean(theirs[-20:]):.4f} (ours / PyTorch)")
+        exact.append(wide.update(inputs, targets)[0])
+    ours, theirs, exact = np.array(ours), np.array(theirs), np.array(exact)
+    print(f"\n  {STEPS} updates each in {time.perf_counter() - began:.1f} s (ours / PyTorch / PyTorch binary64 sums)")
+    for a, b in ((0, 10), (10, 50), (50, 100), (100, 150), (150, 200), (100, 200)):
+        print(f"  updates {a + 1:3d}..{b:3d}: mean loss {ours[a:b].mean():.4f} / {theirs[a:b].mean():.4f} / "
+              f"{exact[a:b].mean():.4f}")
+    first_gap = np.abs(ours - theirs) / theirs
+    print(f"  first update where ours and PyTorch differ by > 1e-3: {int(np.argmax(first_gap > 1e-3)) + 1}; "
+          f"largest gaps at updates {(np.argsort(-first_gap)[:5] + 1).tolist()}")
     out = Path(os.environ.get("COPPELIUS_CURVES", tmp_path / "coppelius-curves.png"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(curves_png([ours, theirs]))
-    out.with_suffix(".csv").write_text("step,ours,pytorch\n" + "".join(
-        f"{k + 1},{a:.6f},{b:.6f}\n" for k, (a, b) in enumerate(zip(ours, theirs))), encoding="utf-8")
-    first, last = np.mean(ours[:10]), np.mean(ours[-20:])
-    assert first - last > 1.0, (first, last)            # it learns: from ~5.5 nats toward the text's bytes
-    assert abs(np.mean(theirs[-20:]) - last) <= 0.02 * last
-    assert abs(theirs[0] - ours[0]) <= 1e-3 * ours[0]
-    gaps = np.abs(np.array(ours) - np.array(theirs)) / np.array(theirs)
-    assert np.median(gaps) <= 0.01, np.median(gaps)
+    out.write_bytes(curves_png([ours.tolist(), theirs.tolist(), exact.tolist()]))
+    out.with_suffix(".csv").write_text("update,ours,pytorch,pytorch_binary64_sums\n" + "".join(
+        f"{k + 1},{a:.6f},{b:.6f},{c:.6f}\n" for k, (a, b, c) in enumerate(zip(ours, theirs, exact))),
+        encoding="utf-8")
+    assert (first_gap[:20] <= 1e-3).all(), first_gap[:20]
+    for curve in (ours, theirs, exact):       # learned: 2 nats below the uniform guess (ln 256) it starts at
+        assert curve[0] - curve[-50:].mean() > 2.0, (curve[0], curve[-50:].mean())
+    assert abs(ours[-100:].mean() - theirs[-100:].mean()) <= 0.1 * theirs[-100:].mean()
 
 
 def test_an_injected_infinity_skips_the_update_in_our_kernels_and_pytorch(torch_model, backend):

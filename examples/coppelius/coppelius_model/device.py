@@ -218,6 +218,10 @@ class Runner:
         return Summary(float(loss), skipped_now, updates, skipped,
                        np.frombuffer(window, "<f4", count=T, offset=layout.SUMMARY_BYTES).copy())
 
+    def gradients(self) -> np.ndarray:
+        """The last update's S x gradient (the gradients resident, flat binary32)."""
+        return self.backend.read(self.address("gradients"), np.float32, self.config.parameter_count)
+
     def state(self) -> model.State:
         """The arena's learner state read back (P, M, V binary32, H binary16)."""
         n = self.config.parameter_count
