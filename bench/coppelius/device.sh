@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Coppelius on the GPU machine in one go (the device tool's command runs this from the
 # repository root of a copy of this tree): the whole-update GPU tests, then the update
-# bench (ours, eager, AMP, GEMMs), then the torch.compile variants, each step under its
-# own time limit; everything lands in LOGDIR (default $OUT).
-#   bench/coppelius/device.sh [LOGDIR]     (TEST_S, BENCH_S, COMPILE_S: the limits in seconds;
-# the compile variants get what is left of TOTAL_S, 228 by default)
+# bench (every variant, both configurations, one process: "one run"), each under its own
+# time limit; everything lands in LOGDIR.
+#   bench/coppelius/device.sh LOGDIR     (TEST_S: the tests' limit in seconds; the bench gets
+#                                         what is left of TOTAL_S, 228 by default)
 set -u
-LOG=${1:-$OUT}
+LOG=${1:?usage: bench/coppelius/device.sh LOGDIR}
 mkdir -p "$LOG"
 START=$(date +%s)
 export PYTHONPATH=$PWD/compiler:$PWD/examples/coppelius${PYTHONPATH:+:$PYTHONPATH}
@@ -17,12 +17,8 @@ export COPPELIUS_CURVES=$LOG/coppelius-update-curves-h200.png
 timeout "${TEST_S:-100}" python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -s -p no:cacheprovider \
   > "$LOG/pytest_coppelius_update.log" 2>&1
 echo "pytest test_coppelius_update: exit $?" | tee -a "$LOG/summary.txt"
-timeout "${BENCH_S:-60}" python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" \
-  --variants ours,ours-graph,eager,amp,gemm > "$LOG/bench.log" 2>&1
-echo "update_bench (ours, eager, amp, gemm): exit $?" | tee -a "$LOG/summary.txt"
 left=$(( ${TOTAL_S:-228} - ($(date +%s) - START) ))
-echo "compile variants: ${left} s left" | tee -a "$LOG/summary.txt"
-timeout "${COMPILE_S:-$left}" python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench-compile.json" \
-  --variants compile,graphs > "$LOG/bench-compile.log" 2>&1
-echo "update_bench (compile, graphs): exit $?" | tee -a "$LOG/summary.txt"
+echo "update bench: ${left} s left" | tee -a "$LOG/summary.txt"
+timeout "$left" python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" > "$LOG/bench.log" 2>&1
+echo "update_bench: exit $?" | tee -a "$LOG/summary.txt"
 exit 0

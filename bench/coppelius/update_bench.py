@@ -14,10 +14,11 @@ coppelius_model.device.Runner with our assembled kernels, two ways:
 and PyTorch (bench/coppelius/torch_gpt.py): eager binary32, amp, compile, graphs.
 Then the matrix products alone: the update's GEMM launches replayed as one CUDA graph,
 and the same shapes through torch.matmul (cuBLAS, binary16 operands and outputs,
-reduced-precision reductions off) in a CUDA graph: TFLOP/s of each.
+reduced-precision reductions off) in a CUDA graph: TFLOP/s of each; and the update's
+launches by kind (GEMMs, AdamW, the non-finite check, the rest), each group a CUDA graph.
 
     python3 bench/coppelius/update_bench.py --json out.json [--configs small,large]
-        [--variants ours,ours-graph,eager,amp,compile,graphs,gemm] [--steps 30] [--warm 8]
+        [--variants ours,ours-graph,eager,amp,compile,graphs,gemm,breakdown] [--steps 30] [--warm 8]
 
 The JSON is rewritten after every measurement (a run cut short keeps what it measured).
 """
@@ -42,7 +43,7 @@ from coppelius_model import device, limits, model  # noqa: E402
 from coppelius_model.config import CONFIGS  # noqa: E402
 
 TEXT = REPO / "tests" / "data" / "coppelius" / "tinyshakespeare-64k.txt"
-ALL = ("ours", "ours-graph", "eager", "amp", "compile", "graphs", "gemm")
+ALL = ("ours", "ours-graph", "eager", "amp", "compile", "graphs", "gemm", "breakdown")
 
 
 def contexts(config, count):
@@ -102,7 +103,7 @@ def time_torch(config, variant, steps, warm):
     tokens = torch.tensor(np.stack([i for i, _ in work]).astype(np.int64), device="cuda").unsqueeze(1)
     targets = torch.tensor(np.stack([t for _, t in work]).astype(np.int64), device="cuda").unsqueeze(1)
     began = time.perf_counter()
-    losses = [float(step(tokens[0], targets[0]))]
+    losses = [float(step(tokens[0], targets[0]).detach())]
     first_s = time.perf_counter() - began
     times = []
     for k in range(1, steps + warm):
@@ -111,7 +112,7 @@ def time_torch(config, variant, steps, warm):
         loss = step(tokens[k], targets[k])
         stop.record()
         stop.synchronize()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         if k >= warm:
             times.append(start.elapsed_time(stop))
     del model_, step
@@ -129,6 +130,40 @@ def gemm_shapes(runner):
             k, z = launch.words[7] & 0xFFFFFFFF, launch.words[12] >> 32
             out.append((launch.kernel.removeprefix("coppelius-gemm-"), m, n, k, z))
     return out
+
+
+def time_subset(runner, backend, keep, repeats=20):
+    """Median ms of the update's launches for which keep(kernel) holds, replayed as one CUDA graph."""
+    cp = backend.cp
+    stream = cp.cuda.Stream(non_blocking=True)
+    chosen = [i for i, l in enumerate(runner.update_raw) if keep(l.kernel)]
+    with stream:
+        stream.begin_capture()
+        for index in chosen:
+            backend.launch(runner.update_launches[index])
+        captured = stream.end_capture()
+        captured.launch(stream)
+        stream.synchronize()
+        times = []
+        for _ in range(repeats):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record(stream)
+            captured.launch(stream)
+            stop.record(stream)
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop))
+    return dict(launches=len(chosen), ms=statistics.median(times))
+
+
+def time_breakdown(runner, backend):
+    """The update's time by kind of launch (each group alone as a CUDA graph; groups run on
+    whatever the arena holds, so only their times mean anything)."""
+    groups = {"gemm": lambda k: k.startswith("coppelius-gemm-"),
+              "adamw-half": lambda k: k == "coppelius-adamw-half",
+              "nonfinite-check": lambda k: k == "coppelius-nonfinite-check",
+              "rest": lambda k: not k.startswith("coppelius-gemm-") and k not in ("coppelius-adamw-half",
+                                                                                 "coppelius-nonfinite-check")}
+    return {name: time_subset(runner, backend, keep) for name, keep in groups.items()}
 
 
 def time_gemms(runner, backend, repeats=20):
@@ -214,11 +249,11 @@ def main(argv=None) -> int:
                 try:
                     if variant in ("ours", "ours-graph"):
                         row[variant], runner = time_ours(config, backend, args.steps, args.warm, variant == "ours-graph")
-                    elif variant == "gemm":
+                    elif variant in ("gemm", "breakdown"):
                         if runner is None:
                             runner = device.Runner(config, backend)
                             runner.load(model.fresh_state(config, seed=0))
-                        row[variant] = time_gemms(runner, backend)
+                        row[variant] = (time_gemms if variant == "gemm" else time_breakdown)(runner, backend)
                     else:
                         row[variant] = time_torch(config, variant, args.steps, args.warm)
                 except Exception as error:   # a variant that fails is recorded, the others still run

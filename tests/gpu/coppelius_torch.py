@@ -120,7 +120,7 @@ class TorchCoppelius:
         losses = F.cross_entropy(logits, tgt, reduction="none")
         loss = losses.mean()
         (loss * float(c.hyper.loss_scale)).backward()
-        return float(loss), losses.detach().cpu().numpy(), P.grad.detach()
+        return float(loss.detach()), losses.detach().cpu().numpy(), P.grad.detach()
 
     def adamw(self, grad) -> bool:
         """model.adamw on the device: False (nothing written but the count) on a non-finite gradient."""
