@@ -82,8 +82,9 @@ def agree(config, label, loss, losses, state, grad, reference_loss, reference_lo
     row = np.abs(losses - reference_losses) / np.abs(reference_losses)
     grad, reference_grad = np.asarray(grad, np.float64), np.asarray(reference_grad, np.float64)
     decided = np.zeros(config.parameter_count, dtype=bool)
-    worst_tensor, worst = "", 0.0
+    worst_tensor, worst, flips = "", 0.0, []
     for tensor in config.tensors():
+        flips.append((int(np.sum(moved[tensor.offset:tensor.end] > 1e-3 * alpha)), tensor.name))
         g, r = grad[tensor.offset:tensor.end], reference_grad[tensor.offset:tensor.end]
         difference, scale = np.abs(g - r).max(), np.abs(r).max()
         if scale and difference / scale > worst:
@@ -94,7 +95,8 @@ def agree(config, label, loss, losses, state, grad, reference_loss, reference_lo
           f"gradients: worst tensor {worst_tensor} max|dG|/max|G| {worst:.2e}; "
           f"sign decided on {decided.mean():.4%}: |dP|/alpha max there {moved[decided].max() / alpha:.2e}; "
           f"all: |dP|/alpha q99.5 {np.quantile(moved, 0.995) / alpha:.2e}, max {moved.max() / alpha:.3f}, "
-          f"> 1e-3 alpha on {np.mean(moved > 1e-3 * alpha):.4%}; |dM| max {np.abs(state.M - reference_state.M).max():.3e}")
+          f"> 1e-3 alpha on {np.mean(moved > 1e-3 * alpha):.4%} (most in {sorted(flips, reverse=True)[:3]}); "
+          f"|dM| max {np.abs(state.M - reference_state.M).max():.3e}")
     assert abs(loss - reference_loss) <= 1e-3 * abs(reference_loss)
     assert np.quantile(row, 0.99) <= 1e-3
     assert worst <= 1e-2, (worst_tensor, worst)
