@@ -119,3 +119,32 @@ def test_the_device_side_is_certified(small):
 
 def test_large_numbers_and_arena_agree(tmp_path):
     check_numbers(load(tmp_path, EXAMPLE / "large"), LARGE)
+
+
+def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path):
+    """Each device region's shared memory is what its kernel uses (the products' tile rings,
+    bobc.sass.generate.gemm.shared_bytes; none for the others), its block the launches' block,
+    and its register budget at least the source's `.registers` (a QMD that declares less
+    shared memory than the kernel touches faults on the GPU)."""
+    import re
+
+    from bobc.sass.generate import gemm
+
+    from .conftest import EXAMPLE as example
+    count = 19
+    text = "module Probe\n\nimport Coppelius.Build.DeviceImages\n\n" + "".join(
+        f"def name{k} : Bytes = (coppeliusKernelName {k})\ndef shared{k} : Nat = (coppeliusKernelSharedBytes {k})\n"
+        f"def block{k} : Nat = (coppeliusKernelBlockX {k})\ndef registers{k} : Nat = (coppeliusKernelRegisters {k})\n"
+        for k in range(count)) + "def count : Nat = coppeliusKernelCount\n"
+    (tmp_path / "Probe.bob").write_text(text, encoding="utf-8")
+    program = load_program(tmp_path / "Probe.bob", include=[example], intrinsics=Intrinsics())
+    assert program.value("count").value == count
+    blocks = {l.kernel: l.block for p in graph.pieces(SMALL) for l in p.launches}
+    for k in range(count):
+        name = program.value(f"name{k}").value.decode()
+        variant = gemm.VARIANTS.get(name.removeprefix("coppelius-gemm-")) if name.startswith("coppelius-gemm-") else None
+        assert program.value(f"shared{k}").value == (gemm.shared_bytes(variant) if variant else 0), name
+        assert program.value(f"block{k}").value == blocks[name], name
+        source = (example / "Realization/Nvidia/SM86" / f"{name}.sass").read_text(encoding="utf-8")
+        declared = int(re.search(r"^\.registers (\d+)", source, re.M).group(1))
+        assert program.value(f"registers{k}").value >= declared, name

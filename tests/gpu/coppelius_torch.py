@@ -24,7 +24,7 @@ class _Half(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.half().float()
+        return x.half().to(x.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -41,7 +41,7 @@ class _GradHalf(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, g):
-        return g.half().float()
+        return g.half().to(g.dtype)
 
 
 class _BothHalf(torch.autograd.Function):
@@ -50,11 +50,11 @@ class _BothHalf(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.half().float()
+        return x.half().to(x.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        return g.half().float()
+        return g.half().to(g.dtype)
 
 
 half, grad_half, both_half = _Half.apply, _GradHalf.apply, _BothHalf.apply
@@ -65,17 +65,20 @@ def gelu(u):
 
 
 class TorchCoppelius:
-    """One Coppelius (configuration and state) on a torch device."""
+    """One Coppelius (configuration and state) on a torch device.  dtype float64 sums every
+    product and reduction in binary64 (the binary16 roundings stay): the NumPy reference's
+    arithmetic, a second valid implementation to show how far two correct runs drift."""
 
-    def __init__(self, config, P, M, V, device="cuda", step=0, skipped=0):
+    def __init__(self, config, P, M, V, device="cuda", step=0, skipped=0, dtype=torch.float32):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
-        self.config, self.device = config, device
-        self.P = torch.tensor(np.asarray(P, np.float32), device=device)
-        self.M = torch.tensor(np.asarray(M, np.float32), device=device)
-        self.V = torch.tensor(np.asarray(V, np.float32), device=device)
+        self.config, self.device, self.dtype = config, device, dtype
+        self.P = torch.tensor(np.asarray(P, np.float32), device=device, dtype=dtype)
+        self.M = torch.tensor(np.asarray(M, np.float32), device=device, dtype=dtype)
+        self.V = torch.tensor(np.asarray(V, np.float32), device=device, dtype=dtype)
         self.H = self.P.half()
         self.step, self.skipped = step, skipped
+        self.grad = None          # the last update's S x gradient (flat), before any corruption
         self.mask = torch.triu(torch.ones(config.context, config.context, dtype=torch.bool, device=device), 1)
 
     def _view(self, flat, name):
@@ -117,7 +120,7 @@ class TorchCoppelius:
         losses = F.cross_entropy(logits, tgt, reduction="none")
         loss = losses.mean()
         (loss * float(c.hyper.loss_scale)).backward()
-        return float(loss), losses.detach().cpu().numpy(), P.grad.detach()
+        return float(loss.detach()), losses.detach().cpu().numpy(), P.grad.detach()
 
     def adamw(self, grad) -> bool:
         """model.adamw on the device: False (nothing written but the count) on a non-finite gradient."""
@@ -143,6 +146,7 @@ class TorchCoppelius:
 
     def update(self, tokens, targets, corrupt=None):
         loss, losses, grad = self.loss_and_gradient(tokens, targets)
+        self.grad = grad.clone()
         if corrupt is not None:
             grad[corrupt[0]] = corrupt[1]
         applied = self.adamw(grad)

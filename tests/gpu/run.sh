@@ -10,8 +10,9 @@
 # launch_variants.log probes: channel-setup (prologue) variants
 # gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
-# pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run: minutes of NumPy)
-# coppelius-curves.png (.csv) Coppelius's 200-update loss curves, NumPy reference and PyTorch
+# pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run, -s: the agreement numbers)
+# coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
+# coppelius_update_bench.log (.json) one update timed, ours against PyTorch (BENCH_COPPELIUS=1)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -84,8 +85,9 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
   note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
-  # Coppelius's 200 NumPy updates take minutes of CPU: a run of their own (COPPELIUS_UPDATE=0 leaves it out)
-  [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 600 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -p no:cacheprovider \
+  # Coppelius's whole update, our kernels against PyTorch (small and large, 200 updates, the skip; about
+  # 40 s on the H200): a run of its own with -s, its numbers in the log (COPPELIUS_UPDATE=0 leaves it out)
+  [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius.log" 2>&1
   [ "${COPPELIUS_UPDATE:-1}" = 1 ] && note "pytest -m gpu tests/gpu/test_coppelius_update.py: exit $?"
 else
@@ -99,6 +101,9 @@ if [ "${BENCH_GEMM:-0}" = 1 ]; then
     > "$LOG/coppelius_gemm_bench.log" 2>&1
   note "coppelius_gemm_bench: exit $?"
 fi
+
+# one Coppelius update timed, ours against PyTorch's four ways, small and large (BENCH_COPPELIUS=1; ~1 min)
+[ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
 exit $smoke
