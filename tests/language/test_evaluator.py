@@ -165,6 +165,18 @@ def test_nat_eliminate_past_its_limit_is_refused_at_once(plan_path):
     assert time.process_time() - started < 1.0
 
 
+def test_a_program_past_its_evaluation_steps_is_refused_naming_the_limit(plan_path, monkeypatch):
+    """The step limit (docs/limits.md) stops a long evaluation with a message naming it."""
+    from bobc.language import limits
+    from bobc.language.limits import LimitExceeded
+    monkeypatch.setattr(limits, "EVALUATION_STEPS", 50_000)
+    program = load(plan_path)
+    assert program.apply(program.value("countTo"), VNat(1_000)).value == 1_000
+    with pytest.raises(LimitExceeded) as caught:
+        program.apply(program.value("countTo"), VNat(200_000))
+    assert "evaluation steps" in caught.value.message and "50,000" in caught.value.message
+
+
 def test_eval_command_prints_and_fails_cleanly(plan_path, capsys):
     from bobc.cli import main
     assert main(["eval", str(plan_path), "plan"]) == 0

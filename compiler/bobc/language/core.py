@@ -225,18 +225,19 @@ class Let(Term):
 
 
 # Evaluation steps left (limits.EVALUATION_STEPS per program: reset_fuel()).
-_fuel = [limits.EVALUATION_STEPS]
+_fuel = [limits.EVALUATION_STEPS, limits.EVALUATION_STEPS]   # left, given
 
 
-def reset_fuel(steps: int = limits.EVALUATION_STEPS) -> None:
-    _fuel[0] = steps
+def reset_fuel(steps: int | None = None) -> None:
+    given = limits.EVALUATION_STEPS if steps is None else steps
+    _fuel[:] = [given, given]
 
 
 def _burn(steps: int, span) -> None:
     _fuel[0] -= steps
     if _fuel[0] < 0:
         _fuel[0] = 0
-        raise LimitExceeded("evaluation steps", limits.EVALUATION_STEPS, span)
+        raise LimitExceeded("evaluation steps", _fuel[1], span)
 
 
 def apply(function, argument, span=None):
