@@ -128,7 +128,8 @@ def spread(main: list[str], side: list[str]) -> list[str]:
     return out + side[j:]
 
 
-def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = False) -> str:
+def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = False,
+              first_after: bool = False, early_touch: bool = False, ilv: bool = False) -> str:
     """Row i of 16 (all offsets immediate).  `hoist`: the next row's source lane of t and its
     shuffle are issued in this row's tail (row 0's in the prologue), the side work of each
     ex2 level is spread between its FADD/FFMA lines and the tail's address and loss work sits
@@ -136,7 +137,11 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
     16-byte store k reads its registers on scoreboard k and the next row's load into them
     waits on that one only (the scheduler would join the four stores' reads, the shuffles'
     and the touches' on scoreboards 4 and 5), and the loads from R2:R3 set no read
-    scoreboard (R2:R3 is never written again)."""
+    scoreboard (R2:R3 is never written again); `first_after`: row 0's t is shuffled after
+    row 0's loads are issued (not in the prologue, where it waits on the targets' load before
+    any row load goes out); `early_touch`: the next row is touched right after this row's
+    loads, not beside the first ex2s; `ilv` (with `own`): the next row's load into group k is
+    issued in this row's tail right after the store of group k+1, not after all stores."""
     load_code = (lambda k: f"[B{'-' * k}{k}{'-' * (5 - k)}:R-:W{k}:-:S01] ") if own else (lambda k: "")
     store_code = (lambda k: f"[B------:R{k}:W-:-:S01] ") if own else (lambda k: "")
     touch_code = "[B------:R-:W-:-:S01] " if own else ""
@@ -144,8 +149,20 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
     out = []
     w = out.append
     w(f"    // -- row {i}: its values and its target t\n")
-    for k in range(4):
-        w(f"    {load_code(k)}LDG.E.128.CONSTANT R{8 + 4 * k}, [R2.64+{off + 0x100 * k:#x}]\n")
+    load = [f"    {load_code(k)}LDG.E.128.CONSTANT R{8 + 4 * k}, [R2.64+{off + 0x100 * k:#x}]\n"
+            for k in range(4)]
+    nxt = [f"    {load_code(k)}LDG.E.128.CONSTANT R{8 + 4 * k}, [R2.64+{off + 0x4000 + 0x100 * k:#x}]\n"
+           for k in range(4)] if i < 15 else []
+    if not ilv or i == 0:
+        out.extend(load)
+    touch = [f"    {touch_code}LDG.E.CONSTANT RZ, [R2.64+{off + 0x4000 + 0x100 * k:#x}]\n" for k in range(4)] if i < 15 else []
+    if early_touch:
+        out.extend(touch)
+        touch = []
+    if hoist and first_after and i == 0:
+        w("    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n")
+        w("    SHF.L.U32 R5, R5, 0x2, RZ\n")
+        w("    SHFL.IDX PT, R5, R4, R5, 0x1f\n")
     if not hoist:
         w("    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n")
         w(f"    LEA R5, R5, {i:#x}, 0x2\n")
@@ -158,7 +175,6 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
         w(f"    FMNMX R{d}, R{a}, R{c}, !PT\n")
     w("    // -- e_j = 2^((W - m_l) log2e) on the MUFU pipe, beside four butterfly levels for m;\n")
     w("    //    the next row touched into L1, W[r,t] loaded, e_0..e_7 summed\n")
-    touch = [f"    {touch_code}LDG.E.CONSTANT RZ, [R2.64+{off + 0x4000 + 0x100 * k:#x}]\n" for k in range(4)] if i < 15 else []
     side = [
         touch[:2],
         touch[2:] + ["    LOP3.LUT R28, R5, 0xc3, RZ, 0xc0, !PT\n", "    SHF.L.U32 R28, R28, 0x2, RZ\n",
@@ -224,6 +240,8 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
             w("    FADD R25, R29, -UR16\n")
             w("    IADD3 R28, P0, R6, R28, RZ\n")
         w(f"    {store_code(k)}STG.E.128 [R6.64+{off + 0x100 * k:#x}], R{8 + 4 * k}\n" if stores else "")
+        if ilv and k >= 1 and nxt:
+            w(nxt[k - 1])
         if k == 0:
             out.extend(loss[2:] if hoist else loss)
         if k == 1:
@@ -237,14 +255,34 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
     if not stores:   # keep every result live: one value depending on all of them, stored
         w("    FADD R25, R25, R8\n    FADD R25, R25, R23\n")
     w(f"    @P2 STG.E [R28.64+{off:#x}], R25\n")
+    if ilv and nxt:
+        w(nxt[3])
     return "".join(out)
 
 
-def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False) -> str:
+STAGGER = """    // -- warps {which} start about half a row later
+    LOP3.LUT R29, R1, {mask:#x}, RZ, 0xc0, !PT
+    ISETP.NE.AND P4, PT, R29, RZ, PT
+    MOV R29, {count:#x}
+stagger:
+    @P4 IADD3 R29, R29, -0x1, RZ
+    ISETP.NE.AND P4, PT, R29, RZ, P4
+    @P4 BRA stagger
+"""
+
+
+def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False, first_after: bool = False,
+                 early_touch: bool = False, ilv: bool = False, stagger: int | None = None) -> str:
+    """The 16-row kernel (see fixed_row); `stagger`: warps with bit `stagger` of w set start
+    with a delay loop of ~10 iterations (the SMSPs' store bursts out of phase)."""
     prologue = FIXED_PROLOGUE
-    if hoist:
+    if stagger is not None:
+        cut = prologue.index("    LEA R24, P0, R5, UR10, 0x2")   # before any load: a label drains all
+        prologue = (prologue[:cut] + STAGGER.format(which=f"with bit {stagger} of w", mask=8 << stagger, count=10)
+                    + prologue[cut:])
+    if hoist and not first_after:
         prologue += "    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n    SHF.L.U32 R5, R5, 0x2, RZ\n    SHFL.IDX PT, R5, R4, R5, 0x1f\n"
-    text = FIXED_HEADER + prologue + "".join(fixed_row(i, hoist, stores, own) for i in range(16))
+    text = FIXED_HEADER + prologue + "".join(fixed_row(i, hoist, stores, own, first_after, early_touch, ilv) for i in range(16))
     return text + "    EXIT\ndone:\n    BRA done\n"
 
 
@@ -302,6 +340,14 @@ VARIANTS = {
     "tight-fx-s1": lambda: tighten(fixed_kernel()),
     "tight-fx2-s1": lambda: tighten(fixed_kernel(hoist=True)),
     "tight-fx3-s1": lambda: tighten(fixed_kernel(hoist=True, own=True)),
+    "tight-fx4-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True)),
+    "tight-fx5-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, early_touch=True)),
+    "tight-fx5-ilv-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, early_touch=True,
+                                                    ilv=True)),
+    "tight-fx5-sa-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, early_touch=True,
+                                                   stagger=1)),
+    "tight-fx5-sb-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, early_touch=True,
+                                                   stagger=2)),
     "tight-fx2-s1-nostores": lambda: tighten(fixed_kernel(hoist=True, stores=False)),
 }
 
