@@ -129,7 +129,8 @@ def spread(main: list[str], side: list[str]) -> list[str]:
 
 
 def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = False,
-              first_after: bool = False, early_touch: bool = False, ilv: bool = False) -> str:
+              first_after: bool = False, early_touch: bool = False, ilv: bool = False, lag: int = 1,
+              late_touch: bool = False) -> str:
     """Row i of 16 (all offsets immediate).  `hoist`: the next row's source lane of t and its
     shuffle are issued in this row's tail (row 0's in the prologue), the side work of each
     ex2 level is spread between its FADD/FFMA lines and the tail's address and loss work sits
@@ -141,7 +142,8 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
     row 0's loads are issued (not in the prologue, where it waits on the targets' load before
     any row load goes out); `early_touch`: the next row is touched right after this row's
     loads, not beside the first ex2s; `ilv` (with `own`): the next row's load into group k is
-    issued in this row's tail right after the store of group k+1, not after all stores."""
+    issued in this row's tail right after the store of group k + `lag`, not after all stores;
+    `late_touch`: the next row is touched beside the last two ex2 levels, not the first two."""
     load_code = (lambda k: f"[B{'-' * k}{k}{'-' * (5 - k)}:R-:W{k}:-:S01] ") if own else (lambda k: "")
     store_code = (lambda k: f"[B------:R{k}:W-:-:S01] ") if own else (lambda k: "")
     touch_code = "[B------:R-:W-:-:S01] " if own else ""
@@ -184,6 +186,8 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
          "    FADD R29, R12, R13\n"],
         ["    FADD R28, R28, R29\n", "    FADD R29, R14, R15\n", "    FADD R28, R28, R29\n"],
     ]
+    if late_touch:
+        side = [[], side[1][len(touch[2:]):], touch[:2] + side[2], touch[2:] + side[3]]
     src = 25
     for level, lane_mask in enumerate((0x8, 0x4, 0x2, 0x1)):
         w(f"    SHFL.BFLY PT, R27, R{src}, {lane_mask:#x}, 0x1f\n")
@@ -240,8 +244,8 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
             w("    FADD R25, R29, -UR16\n")
             w("    IADD3 R28, P0, R6, R28, RZ\n")
         w(f"    {store_code(k)}STG.E.128 [R6.64+{off + 0x100 * k:#x}], R{8 + 4 * k}\n" if stores else "")
-        if ilv and k >= 1 and nxt:
-            w(nxt[k - 1])
+        if ilv and k >= lag and nxt:
+            w(nxt[k - lag])
         if k == 0:
             out.extend(loss[2:] if hoist else loss)
         if k == 1:
@@ -256,7 +260,7 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
         w("    FADD R25, R25, R8\n    FADD R25, R25, R23\n")
     w(f"    @P2 STG.E [R28.64+{off:#x}], R25\n")
     if ilv and nxt:
-        w(nxt[3])
+        out.extend(nxt[4 - lag:])
     return "".join(out)
 
 
@@ -272,7 +276,8 @@ stagger:
 
 
 def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False, first_after: bool = False,
-                 early_touch: bool = False, ilv: bool = False, stagger: int | None = None) -> str:
+                 early_touch: bool = False, ilv: bool = False, stagger: int | None = None, lag: int = 1,
+                 late_touch: bool = False) -> str:
     """The 16-row kernel (see fixed_row); `stagger`: warps with bit `stagger` of w set start
     with a delay loop of ~10 iterations (the SMSPs' store bursts out of phase)."""
     prologue = FIXED_PROLOGUE
@@ -282,7 +287,8 @@ def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False, fi
                     + prologue[cut:])
     if hoist and not first_after:
         prologue += "    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n    SHF.L.U32 R5, R5, 0x2, RZ\n    SHFL.IDX PT, R5, R4, R5, 0x1f\n"
-    text = FIXED_HEADER + prologue + "".join(fixed_row(i, hoist, stores, own, first_after, early_touch, ilv) for i in range(16))
+    text = FIXED_HEADER + prologue + "".join(fixed_row(i, hoist, stores, own, first_after, early_touch, ilv, lag, late_touch)
+                                           for i in range(16))
     return text + "    EXIT\ndone:\n    BRA done\n"
 
 
@@ -348,6 +354,13 @@ VARIANTS = {
                                                    stagger=1)),
     "tight-fx5-sb-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, early_touch=True,
                                                    stagger=2)),
+    "tight-fx3-ilv-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, ilv=True)),
+    "tight-fx4-ilv-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, ilv=True)),
+    "tight-fx4-ilv0-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, ilv=True, lag=0)),
+    "tight-fx4-ilv-sa-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, ilv=True,
+                                                       stagger=1)),
+    "tight-fx4-ilv-lt-s1": lambda: tighten(fixed_kernel(hoist=True, own=True, first_after=True, ilv=True,
+                                                       late_touch=True)),
     "tight-fx2-s1-nostores": lambda: tighten(fixed_kernel(hoist=True, stores=False)),
 }
 
