@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Loss-kernel variants with fewer instructions and shorter issue stalls per row (issue 21).
+"""Loss-kernel variants with fewer instructions and shorter issue stalls per row (issue 21);
+Bob's kernel is one of them (BOB, below).
 
-Two changes on top of online-u2-presum-il (Bob's kernel since session 3, whose algorithm,
-make_online_loss.py, stays as it is):
+The algorithm is online-u2-presum-il's (make_online_loss.py: each lane's own max m_l, the
+ex2s beside the four max shuffles, the first eight e_j summed beside the last two, each
+16-byte group of G stored as soon as it is scaled).  What changes:
 
 - `fixed` addressing (the `-fx` sources): the sixteen rows of a warp are unrolled, so every
   row's P and G accesses take the row's offset in their immediate ([R2.64+0x4000 i + ...]):
@@ -10,7 +12,8 @@ make_online_loss.py, stays as it is):
   The next row is touched into L1 by four 4-byte loads from the row's own base (no touch
   address); W[r,t] is loaded at R2 + 4 (t & 0xc3), which is W[r,t]'s address for the lane that
   holds column t (4t - 16l = 4 (t & 0xc3) there) and a value of the row for every other lane,
-  so that lane (P2) stores both G[r,t] and the row's loss.  161 instructions a row against 166.
+  so that lane (P2) stores both G[r,t] and the row's loss.  156-161 instructions a row
+  against 166.
 - `tight` control codes (the `-s1` sources): bobc's scheduler gives every instruction that
   sets a scoreboard a stall of at least 2 (schedule.BARRIER_SETTER_MIN_STALL).  ptxas gives
   such an instruction a stall of 1 whenever the next instruction does not wait on that
@@ -18,11 +21,21 @@ make_online_loss.py, stays as it is):
   none followed by a wait on the scoreboard they set; 145 with stall 2 and such a wait).
   `tighten` schedules with a minimum of 1, raises each setter that the next instruction waits
   on back to 2 (a longer stall is always safe), and writes every instruction's control code
-  out explicitly, so the source assembles to exactly these codes.  About 45 cycles less per
-  row of the warp's issue time (20 MUFU, 9 SHFL, 13 memory instructions a row).
+  out explicitly, so the source assembles to exactly these codes
+  (tests/golden/test_loss_kernel_controls.py holds Bob's kernel to the rule; the simulator's
+  hazard checker does not model it).
+- the options of fixed_row / fixed_kernel (hoist, own, first_after, ilv, ...: their
+  docstrings), each written into the source's header when used.
+
+On the H200 (bench/results/loss-kernel-h200.md, session 4) the fixed addressing was the
+lever (8.1 -> 7.8 us), the own store scoreboards and next-row loads between the stores took
+it to 7.6-7.7 us (1.22-1.23x the copy probe); the stalls of 1 alone changed nothing
+measurable.
 
     python3 bench/gpu/variants/make_loss_tight.py [OUT_DIR]
-writes bob-loss-gradient@tight-*.sass (see VARIANTS); check them with sim_loss.py.
+writes bob-loss-gradient@tight-*.sass (see VARIANTS); check them with sim_loss.py;
+    python3 bench/gpu/variants/make_loss_tight.py --bob
+writes Bob's kernel (the BOB variant) to specs/Realization/Nvidia/SM86/bob-loss-gradient.sass.
 """
 from __future__ import annotations
 
@@ -60,7 +73,7 @@ FIXED_HEADER = """// bob-loss-gradient (grid 1 x block 256): each half-warp work
 // scoreboard setter the next instruction does not wait on, as ptxas does); the ex2 results
 // have scoreboards of their own (1: values 0-7, 2: 8-15, 3: c and e_t; 1/2 again for
 // RCP/LG2 of s).
-// Arguments: 0 P, 1 G, 2 targets (u32 per row), 3 loss block, 4-5 unused,
+{variant}// Arguments: 0 P, 1 G, 2 targets (u32 per row), 3 loss block, 4-5 unused,
 // 6 (log2e f32, ln2 f32), 7 (inverse rows f32, 0).
 // Registers: R0 l*16; R1 4 (2w + h), the loss block offset of the half's first row;
 // R2:R3 P + 1024 (2w + h) + 16l; R4 the targets of this lane's rows (lane (l, h): row
@@ -157,7 +170,8 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
            for k in range(4)] if i < 15 else []
     if not ilv or i == 0:
         out.extend(load)
-    touch = [f"    {touch_code}LDG.E.CONSTANT RZ, [R2.64+{off + 0x4000 + 0x100 * k:#x}]\n" for k in range(4)] if i < 15 else []
+    touch = [f"    {touch_code}LDG.E.CONSTANT RZ, [R2.64+{off + 0x4000 + 0x100 * k:#x}]\n"
+             for k in range(4)] if i < 15 else []
     if early_touch:
         out.extend(touch)
         touch = []
@@ -286,9 +300,43 @@ def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False, fi
         prologue = (prologue[:cut] + STAGGER.format(which=f"with bit {stagger} of w", mask=8 << stagger, count=10)
                     + prologue[cut:])
     if hoist and not first_after:
-        prologue += "    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n    SHF.L.U32 R5, R5, 0x2, RZ\n    SHFL.IDX PT, R5, R4, R5, 0x1f\n"
-    text = FIXED_HEADER + prologue + "".join(fixed_row(i, hoist, stores, own, first_after, early_touch, ilv, lag, late_touch)
-                                           for i in range(16))
+        prologue += ("    LOP3.LUT R5, R1, 0x4, RZ, 0xc0, !PT\n    SHF.L.U32 R5, R5, 0x2, RZ\n"
+                     "    SHFL.IDX PT, R5, R4, R5, 0x1f\n")
+    notes = []
+    if hoist:
+        notes.append("the next row's t is shuffled in this row's tail (R5 then holds it), the side work of "
+                     "each ex2 level sits between its FADD/FFMA lines, the loss and its address between the "
+                     "scaling and the stores")
+    if first_after:
+        notes.append("row 0's t is shuffled after row 0's loads have gone out")
+    if own:
+        notes.append("each 16-byte store k of a row reads its registers on scoreboard k, and the next row's "
+                     "load of group k waits on that scoreboard alone and sets it for its result; loads from "
+                     "R2:R3 set no read scoreboard (R2:R3 and R6:R7 are never written again)")
+    if ilv:
+        notes.append(f"the next row's load of group k is issued right after this row's store of group "
+                     f"k + {lag}" + (" (group 3's after the G[r,t] store)" if lag else ""))
+    if early_touch:
+        notes.append("the next row is touched right after this row's loads")
+    if late_touch:
+        notes.append("the next row is touched beside the last two ex2 levels")
+    if not stores:
+        notes.append("PROBE: the 16-byte stores are left out (not Bob's outputs)")
+    if stagger is not None:
+        notes.append(f"warps with bit {stagger} of w first spin ~10 loop iterations (store bursts out of phase)")
+    variant = ""
+    if notes:
+        words = ("Also: " + "; ".join(notes) + ".").split()
+        line = "//"
+        for word in words:
+            if len(line) + 1 + len(word) > 96:
+                variant += line + "\n"
+                line = "//"
+            line += " " + word
+        variant += line + "\n"
+    rows = "".join(fixed_row(i, hoist, stores, own, first_after, early_touch, ilv, lag, late_touch)
+                   for i in range(16))
+    text = FIXED_HEADER.format(variant=variant) + prologue + rows
     return text + "    EXIT\ndone:\n    BRA done\n"
 
 
@@ -364,7 +412,16 @@ VARIANTS = {
     "tight-fx2-s1-nostores": lambda: tighten(fixed_kernel(hoist=True, stores=False)),
 }
 
+# Bob's kernel (specs/Realization/Nvidia/SM86/bob-loss-gradient.sass) is this variant's output
+# (tests/golden/test_loss_kernel_controls.py checks it): the fastest in the final H200 run
+# (bench/results/loss-kernel-h200.md, session 4).
+BOB = "tight-fx4-ilv-s1"
+BOB_SOURCE = REPO / "specs" / "Realization" / "Nvidia" / "SM86" / "bob-loss-gradient.sass"
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--bob"]:
+        BOB_SOURCE.write_text(VARIANTS[BOB]())
+        sys.exit(0)
     out = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent)
     for label, make in VARIANTS.items():
         (out / f"bob-loss-gradient@{label}.sass").write_text(make())
