@@ -150,16 +150,21 @@ def fixed_row(i: int, hoist: bool = False, stores: bool = True, own: bool = Fals
     between the scaling and the stores; `stores`: False only for the timing probe; `own`: each
     16-byte store k reads its registers on scoreboard k and the next row's load into them
     waits on that one only (the scheduler would join the four stores' reads, the shuffles'
-    and the touches' on scoreboards 4 and 5), and the loads from R2:R3 set no read
-    scoreboard (R2:R3 is never written again); `first_after`: row 0's t is shuffled after
+    and the touches' on scoreboards 4 and 5); the loads' own register reads (R2:R3, never
+    written again) go on scoreboards nothing waits on before those reads are surely done
+    (memory instructions leave in order): group k's on k ^ 1, the touches' on 3 (next waited
+    on after W[r,t], loaded after them, has come back).  The session's timed sources set no
+    read scoreboard there; tests/sass/test_schedule.py's checker wants one on every late
+    reader, and ptxas never puts a read and a write scoreboard of one index on one
+    instruction; `first_after`: row 0's t is shuffled after
     row 0's loads are issued (not in the prologue, where it waits on the targets' load before
     any row load goes out); `early_touch`: the next row is touched right after this row's
     loads, not beside the first ex2s; `ilv` (with `own`): the next row's load into group k is
     issued in this row's tail right after the store of group k + `lag`, not after all stores;
     `late_touch`: the next row is touched beside the last two ex2 levels, not the first two."""
-    load_code = (lambda k: f"[B{'-' * k}{k}{'-' * (5 - k)}:R-:W{k}:-:S01] ") if own else (lambda k: "")
+    load_code = (lambda k: f"[B{'-' * k}{k}{'-' * (5 - k)}:R{k ^ 1}:W{k}:-:S01] ") if own else (lambda k: "")
     store_code = (lambda k: f"[B------:R{k}:W-:-:S01] ") if own else (lambda k: "")
-    touch_code = "[B------:R-:W-:-:S01] " if own else ""
+    touch_code = "[B------:R3:W-:-:S01] " if own else ""
     off = 0x4000 * i
     out = []
     w = out.append
@@ -311,8 +316,8 @@ def fixed_kernel(hoist: bool = False, stores: bool = True, own: bool = False, fi
         notes.append("row 0's t is shuffled after row 0's loads have gone out")
     if own:
         notes.append("each 16-byte store k of a row reads its registers on scoreboard k, and the next row's "
-                     "load of group k waits on that scoreboard alone and sets it for its result; loads from "
-                     "R2:R3 set no read scoreboard (R2:R3 and R6:R7 are never written again)")
+                     "load of group k waits on that scoreboard alone and sets it for its result (its read of "
+                     "R2:R3 on k ^ 1; the touches' on 3: nothing waits on those before they are done)")
     if ilv:
         notes.append(f"the next row's load of group k is issued right after this row's store of group "
                      f"k + {lag}" + (" (group 3's after the G[r,t] store)" if lag else ""))
