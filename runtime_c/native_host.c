@@ -65,6 +65,8 @@ typedef struct {
     size_t file_size;
     size_t host_size;            /* the host part (the whole file when not wrapped) */
     int components;              /* embedded device images (0 when not wrapped) */
+    const uint8_t *component[5]; /* by kind 1..4: its bytes and length (LoadEmbedded) */
+    uint64_t component_length[5];
     char target[17];
     const uint8_t *program;
     uint64_t program_size;
@@ -113,6 +115,10 @@ static int find_self(np_self *s, const char *path, char *err)
             if (length > end - at - EMBED_HEADER_BYTES)
                 return damaged(err, path, "component %u's length %llu runs past the footer", kind,
                                (unsigned long long)length);
+            if (kind <= 4) {
+                s->component[kind] = s->file + at + EMBED_HEADER_BYTES;
+                s->component_length[kind] = length;
+            }
             at += EMBED_HEADER_BYTES + (size_t)length;
             expected++;
             s->components++;
@@ -151,6 +157,7 @@ typedef struct {
     int argc;                    /* the arguments after the program's name */
     const char *name;            /* the program's name (usage) */
     np_request request;          /* RequestOpen's (native_request.h) */
+    const np_self *self;         /* the host's own file: its embedded images (LoadEmbedded) */
     int request_open;
     np_session session;
     np_peer peers[MAX_PEERS];
@@ -337,6 +344,19 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     case NP_RELEASE:
         np_device_release(&h->session);
         return 0;
+    case NP_LOAD_EMBEDDED: {
+        const uint8_t *image = h->self->component[c->n[0]];
+        uint64_t length = h->self->component_length[c->n[0]];
+        if (!image)
+            return fault(m, at, NP_EXIT_DAMAGED, "the host carries no embedded device image of kind %llu (build it "
+                         "as an embedded artifact: Runtime.NativePhysicalEmbeddedArtifact)", (unsigned long long)c->n[0]);
+        uint8_t *to = mapped(m, at, c->n[1], length);
+        if (!to)
+            return -1;
+        memcpy(to, image, length);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return 0;
+    }
     case NP_SUBMIT: {
         uint64_t n = np_state_word(m, c->n[4]);
         volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
@@ -474,6 +494,7 @@ int main(int argc, char **argv)
     m.p = &program;
     m.hooks = &host_hooks;
     m.host = &h;
+    h.self = &self;
     h.args = argv + 1;
     h.argc = argc - 1;
     h.name = argv[0];

@@ -51,6 +51,7 @@ static const struct {
     [NP_REQUEST_APPEND_STATUS] = { "RequestAppendStatus", "nn", 1 },
     [NP_REQUEST_CHECKPOINT_BEGIN] = { "RequestCheckpointBegin", "", 1 },
     [NP_REQUEST_CHECKPOINT_PUBLISH] = { "RequestCheckpointPublish", "n", 1 },
+    [NP_LOAD_EMBEDDED] = { "LoadEmbedded", "nn", 1 },
 };
 
 const char *np_code_name(unsigned code)
@@ -169,6 +170,11 @@ static int check_command(np_program *p, unsigned i, char *err)
         STATE_RANGE(c->n[1], 8, "the predict word");
         break;
     }
+    case NP_LOAD_EMBEDDED:
+        if (c->n[0] < 1 || c->n[0] > 4)
+            return say(err, "command %u (%s): kind %llu is not an embedded device image (1 program, 2 QMD, 3 "
+                       "pushbuffer, 4 GPFIFO)", i, name, (unsigned long long)c->n[0]);
+        break;
     default:
         break;
     }

@@ -290,5 +290,10 @@ class Machine:
                 updates, at = self._natural(at)
                 if execute:
                     self.requests.append(("publish", updates))
+            elif op == 35:
+                kind, at = self._natural(at)
+                host, at = self._natural(at)
+                if execute:
+                    self.requests.append(("load", kind, host))
             else:
                 raise AssertionError(f"unknown command {op}")

@@ -279,9 +279,10 @@ def test_request_commands_refusals(probe):
 
 
 def test_request_commands_open_the_request_first_and_give_file_steps_native_forms(probe):
-    # docs/host-steps.md: the request is opened (its checks) before the device session, then the
-    # file steps are the request's commands: WriteStatus appends the status with the issue counter
+    # docs/host-steps.md: the request is opened (its checks) before the device session; each recipe
+    # fill's embedded image is loaded at its host address (program table kind 1, GPFIFO kind 4); then
+    # the file steps are the request's commands: WriteStatus appends the status with the issue counter
     machine = run_request(request_code(probe, tail="(constructor NvidiaPlanHostSteps NvidiaPlanHostStepWriteStatus "
                                                    "(constructor NvidiaPlanHostFile NvidiaPlanHostResult) end)"))
     assert machine.requests[0][0] == "open"
-    assert machine.requests[1:] == [("status", 5, 256)]
+    assert machine.requests[1:] == [("load", 1, 0x7f0000300000), ("load", 4, 0x7f0000000000), ("status", 5, 256)]

@@ -32,7 +32,7 @@ CODES: dict[int, tuple[str, str, int]] = {
     26: ("RequestOpen", "bnn", 1), 27: ("RequestRead", "nnno", 1), 28: ("RequestWrite", "nnn", 1),
     29: ("RequestWriteAt", "nnnn", 1), 30: ("RequestAppendState", "nnn", 1), 31: ("RequestAppendInput", "noo", 1),
     32: ("RequestAppendStatus", "nn", 1), 33: ("RequestCheckpointBegin", "", 1),
-    34: ("RequestCheckpointPublish", "n", 1),
+    34: ("RequestCheckpointPublish", "n", 1), 35: ("LoadEmbedded", "nn", 1),
 }
 CODE_OF = {name: code for code, (name, _, _) in CODES.items()}
 FILE_CODES = (14, 15, 25)
@@ -205,6 +205,8 @@ def _check(p: Program, i: int, c: Command) -> None:
             refuse(f"the request's bytes: {error}")
         state_range(n[0], 8, "the step word")
         state_range(n[1], 8, "the predict word")
+    elif code == 35 and not 1 <= n[0] <= 4:
+        refuse(f"kind {n[0]} is not an embedded device image (1 program, 2 QMD, 3 pushbuffer, 4 GPFIFO)")
     if 27 <= code <= 34:
         if not p.commands or p.commands[0].code != 26:
             refuse("no request is open (RequestOpen must be the program's first command)")

@@ -195,12 +195,13 @@ class Machine:
     """A program's machine: slots, state, mapped memory, endpoints, staged outputs."""
 
     def __init__(self, program: Program, arguments, gpu=None, environ=None, stderr=None, name="native-host",
-                 stdout=None):
+                 stdout=None, components=None):
         self.p = program
         self.args = list(arguments)
         self.name = name
         self.stdout = stdout
         self.request = None            # the open request (native_request.RequestSession)
+        self.components = dict(components or {})      # the host's embedded device images, by kind
         self.gpu = gpu
         environ = os.environ if environ is None else environ
         self.stderr = stderr if stderr is not None else sys.stderr.buffer
@@ -395,6 +396,13 @@ class Machine:
             self._submit(at, c)
         elif 26 <= code <= 34:
             self._request(at, c)
+        elif code == 35:
+            image = self.components.get(n[0])
+            if image is None:
+                self.fault(at, EXIT_DAMAGED, f"the host carries no embedded device image of kind {n[0]} (build it "
+                                             f"as an embedded artifact: Runtime.NativePhysicalEmbeddedArtifact)")
+            memory, offset = self._mapped(at, n[1], len(image))
+            memory[offset:offset + len(image)] = image
         else:
             self.fault(at, EXIT_INTERNAL, f"unknown command code {code}")
 
@@ -481,7 +489,7 @@ def _number(text, otherwise: int) -> int:
 
 
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
-                stderr=None, stdout=None) -> int:
+                stderr=None, stdout=None, components=None) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr)."""
     from ..native.program import ProgramError, decode
     from . import safe_io
@@ -508,7 +516,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     except Exception as error:      # safe_io's refusals: an output that cannot be published
         stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
         return EXIT_WRITE
-    machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout)
+    machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,
+                      components=components)
     status = machine.run()
     if status:
         return status
