@@ -341,3 +341,56 @@ def test_request_programs_the_decoder_refuses():
     bad_request = bytes([26]) + (3).to_bytes(8, "little") + b"abc" + bytes(16) + bytes([0])
     with pytest.raises(ProgramError, match=r"command 0 \(RequestOpen\): the request's bytes: cut short"):
         decode_program(header + bad_request)
+
+
+def embedded(host: bytes, images) -> bytes:
+    """The host wrapped as an embedded artifact (docs/native-host.md, "The file"): components of
+    kind 1..4 (kind 4, identity 64, length 8, bytes), the host's header, "NPEMBED1", the offset."""
+    parts = [kind.to_bytes(4, "little") + name.ljust(64, b"\0") + len(data).to_bytes(8, "little") + data
+             for kind, (name, data) in enumerate(images, start=1)]
+    footer = (0).to_bytes(4, "little") + b"host".ljust(64, b"\0") + len(host).to_bytes(8, "little") + b"NPEMBED1" \
+        + len(host).to_bytes(8, "little")
+    return host + b"".join(parts) + footer
+
+
+def test_the_embedded_images_are_loaded_into_their_buffers(tmp_path, request_module):
+    from bobc.native import artifact
+    from bobc.native.writer import native_host
+    from native_helpers import run_c, run_reference
+    code = program_bytes(request_module, "requestLoads")
+    images = [(name, bytes((i * 13 + k) % 256 for i in range(16 + 8 * k)))
+              for k, name in enumerate((b"program", b"qmd", b"push", b"ring"))]
+    wrapped = embedded(native_host(code, "sm_90"), images)
+    host = tmp_path / "loads-host"
+    host.write_bytes(wrapped)
+    host.chmod(0o755)
+    components = {kind: data for kind, _, data in artifact.split(wrapped, "loads-host").components}
+    outcomes = []
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        folder.mkdir()
+        (folder / "s.bin").write_bytes(GOOD)
+        if side == "c":
+            outcomes.append(run_c(host, folder, ["predict", *ARGS]))
+        else:
+            from bobc.reference.native_program import run_program
+            import io
+            stderr, before = io.BytesIO(), os.getcwd()
+            os.chdir(folder)
+            try:
+                status = run_program(code, ["predict", *ARGS], gpu=None, stderr=stderr, components=components)
+            finally:
+                os.chdir(before)
+            outcomes.append((status, stderr.getvalue(), (folder / "r.bin").read_bytes()))
+    c = outcomes[0]
+    assert c.status == 0, c.stderr
+    assert c.files["r.bin"] == b"".join(data[:16] for _, data in images)
+    assert outcomes[1] == (0, b"", c.files["r.bin"])
+    # the bare host (no images) refuses at the first load, naming it (status 9), nothing written
+    bare = write_host(tmp_path, "bare-host", code)
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    out = run_c(bare, folder, ["predict", *ARGS])
+    assert out.status == 9 and b"(LoadEmbedded): the host carries no embedded device image of kind 1" in out.stderr
+    assert set(out.files) == {"s.bin"}
