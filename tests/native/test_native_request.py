@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import struct
+import sys
 import subprocess
 import time
 from pathlib import Path
@@ -394,3 +395,20 @@ def test_the_embedded_images_are_loaded_into_their_buffers(tmp_path, request_mod
     out = run_c(bare, folder, ["predict", *ARGS])
     assert out.status == 9 and b"(LoadEmbedded): the host carries no embedded device image of kind 1" in out.stderr
     assert set(out.files) == {"s.bin"}
+
+
+def test_bobc_build_and_bobc_run_native_take_the_request_as_the_host_takes_it(tmp_path, host):
+    """`bobc build --entry` writes the request host; `bobc run PLAN native train --input ...
+    --reference --entry DEF` (a request's options after its operation) publishes its files."""
+    plan = PLANS / "Native" / "Request.bob"
+    bobc = [sys.executable, "-m", "bobc"]
+    built = subprocess.run([*bobc, "build", str(plan), "--entry", "requestHost", "-o", str(tmp_path / "built")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "built").read_bytes() == host.read_bytes()
+    (tmp_path / "s.bin").write_bytes(GOOD)
+    run = subprocess.run([*bobc, "run", str(plan), "native", "train", *ARGS, "--reference", "--entry",
+                          "requestProgram"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert decode((tmp_path / "ck.bin").read_bytes()) == (trained(FRESH, 0), UPDATES)
+    assert (tmp_path / "r.bin").read_bytes() == expected_result(FRESH, 0, UPDATES)
