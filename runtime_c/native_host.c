@@ -256,16 +256,11 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
     case NP_REQUEST_APPEND_STATE:
         rc = np_request_write(r, c->n[0], m->state + c->n[1], c->n[2], 1, 0, why);
         break;
-    case NP_REQUEST_APPEND_INPUT: {
+    case NP_REQUEST_APPEND_INPUT:
         if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
             return -1;
-        if (a > r->input_size || b > r->input_size - a) {
-            rc = np_request_read(r, NP_FILE_INPUT, a, b, NULL, why);
-            break;
-        }
-        rc = np_request_write(r, c->n[0], r->input + a, b, 1, 0, why);
+        rc = np_request_append_input(r, c->n[0], a, b, why);
         break;
-    }
     case NP_REQUEST_APPEND_STATUS: {
         uint8_t status[24];
         np_request_status(r, np_state_word(m, c->n[1]), status);

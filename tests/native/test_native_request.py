@@ -412,3 +412,24 @@ def test_bobc_build_and_bobc_run_native_take_the_request_as_the_host_takes_it(tm
     assert run.returncode == 0, run.stderr
     assert decode((tmp_path / "ck.bin").read_bytes()) == (trained(FRESH, 0), UPDATES)
     assert (tmp_path / "r.bin").read_bytes() == expected_result(FRESH, 0, UPDATES)
+
+
+def test_the_request_is_checked_before_the_device_is_opened(tmp_path, host):
+    """Without NATIVE_DEVICE=memory the host opens a real GPU, which this machine may lack: a bad
+    stream is refused by the request (its message), a good one reaches OpenDevice first."""
+    from native_helpers import run_c
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(stream(TOKENS, version=9))
+    out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
+    assert out.status == 3 and out.stderr.startswith(b"native: command 0 (RequestOpen): input s.bin: token stream "
+                                                     b"version: 9, this host reads 1"), out.stderr
+    assert set(out.files) == {"s.bin"}
+    if Path("/dev/nvidiactl").exists():
+        return                    # a GPU node: the good stream would train (tests/gpu/test_native_request.py)
+    folder = tmp_path / "good"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
+    assert out.status == 3 and b"\nnative: command 1 (OpenDevice): no GPU" in out.stderr, out.stderr
+    assert set(out.files) == {"s.bin"}
