@@ -287,6 +287,12 @@ def test_usage_and_outputs_are_refused_as_the_plan_host_refuses_them(tmp_path, c
     assert set(out.files) == {"s.bin"}
 
 
+def test_a_damaged_journal_is_refused_and_left(tmp_path, code, host):
+    journal = {".ck.bin.bob-journal": b"bob-journal 1 3\ngarbage\n"}
+    refused(tmp_path, code, host, {"s.bin": GOOD, **journal}, ["train", *ARGS], 8,
+            "journal ./.ck.bin.bob-journal: a damaged publication journal", "it was left as it is", name="journal")
+
+
 def test_help_prints_the_usage_and_writes_nothing(tmp_path, host):
     done = subprocess.run([str(host), "--help"], cwd=tmp_path, capture_output=True,
                           env={**os.environ, "NATIVE_DEVICE": "memory"})
@@ -433,3 +439,33 @@ def test_the_request_is_checked_before_the_device_is_opened(tmp_path, host):
     out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
     assert out.status == 3 and b"\nnative: command 1 (OpenDevice): no GPU" in out.stderr, out.stderr
     assert set(out.files) == {"s.bin"}
+
+
+def test_a_kill_inside_the_last_publication_is_completed_by_the_next_request(tmp_path, host):
+    """The request's outputs are published under a journal (host_io.h): a kill between two of
+    its renames leaves the journal, and the next invocation naming those outputs completes it
+    before it reads anything -- so it resumes from the killed run's own last checkpoint."""
+    folder = tmp_path / "journalled"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    process = subprocess.Popen([str(host), "train", *ARGS], cwd=folder, stderr=subprocess.PIPE,
+                               env={**os.environ, "NATIVE_DEVICE": "memory", "BOBC_IO_TEST_PAUSE_MS": "5000"})
+    deadline = time.monotonic() + 20
+    try:
+        while not (folder / "p.bin").exists():      # the first rename: predictions
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the final publication never began"
+            time.sleep(0.01)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert (folder / ".ck.bin.bob-journal").exists()
+    assert not (folder / "r.bin").exists()
+    assert decode((folder / "ck.bin").read_bytes())[1] == 3          # the first period's publication
+    from native_helpers import run_c
+    out = run_c(host, folder, ["predict", "--checkpoint", "ck.bin", *ARGS])
+    assert out.status == 0, out.stderr
+    assert b"completed an interrupted publication" in out.stderr
+    assert ".ck.bin.bob-journal" not in out.files
+    # the journal's checkpoint (step 6) was in place before the predict request read it
+    assert decode(out.files["ck.bin"]) == (trained(FRESH, 0), UPDATES)
