@@ -74,26 +74,27 @@ def run_gpu(host: Path, folder: Path, arguments, env=None):
     return done.returncode, done.stderr, {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def run_reference(code: bytes, folder: Path, arguments, components=None):
+def run_reference(code: bytes, folder: Path, arguments, components=None, env=None):
     from bobc.reference.native_program import run_program
     stderr, before = io.BytesIO(), os.getcwd()
     os.chdir(folder)
     try:
-        status = run_program(code, list(arguments), stderr=stderr, components=components)
+        status = run_program(code, list(arguments), stderr=stderr, components=components,
+                             environ={**os.environ, **(env or {})})
     finally:
         os.chdir(before)
     return status, stderr.getvalue(), {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def both(tmp_path, code, host, inputs, arguments, name, components=None):
+def both(tmp_path, code, host, inputs, arguments, name, components=None, env=None):
     outcomes = []
     for side in ("gpu", "reference"):
         folder = tmp_path / f"{name}-{side}"
         folder.mkdir()
         for file_name, data in inputs.items():
             (folder / file_name).write_bytes(data)
-        outcomes.append(run_gpu(host, folder, arguments) if side == "gpu"
-                        else run_reference(code, folder, arguments, components))
+        outcomes.append(run_gpu(host, folder, arguments, env) if side == "gpu"
+                        else run_reference(code, folder, arguments, components, env))
     gpu, reference = outcomes
     assert gpu[0] == 0, gpu[1]
     assert gpu == reference
@@ -103,7 +104,11 @@ def both(tmp_path, code, host, inputs, arguments, name, components=None):
 def test_the_request_host_on_the_gpu_publishes_the_references_files(tmp_path):
     code = program("requestProgram")
     host = host_for(code, tmp_path / "request-host")
-    fresh = both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], "fresh")
+    # NATIVE_TRACE's lines are files too: the same on the GPU as on the reference
+    fresh = both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], "fresh",
+                 env={"NATIVE_TRACE": "trace.txt"})
+    assert [line for line in fresh["trace.txt"].decode().splitlines() if line.startswith("publish")] == \
+        ["publish 3", "publish 6"]
     resumed = both(tmp_path, code, host, {"s.bin": stream(TOKENS), "in.bin": fresh["ck.bin"]},
                    ["train", "--checkpoint", "in.bin", *ARGS], "resumed")
     assert resumed["ck.bin"] != fresh["ck.bin"]

@@ -159,6 +159,24 @@ def test_fresh_train_publishes_what_the_steps_say(tmp_path, code, host):
     assert out.files["r.bin"] == expected_result(FRESH, 0, UPDATES)
 
 
+def test_the_trace_holds_the_counts_the_schedule_states(tmp_path, code, host):
+    """NATIVE_TRACE (docs/native-host.md, "Requests"): one line per read, write, publication,
+    submission; the same from both hosts, and the counts a plan states hold in it."""
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS],
+                   env={"NATIVE_TRACE": "trace.txt"}, name="traced")
+    lines = out.files["trace.txt"].decode().splitlines()
+    assert lines[0] == "open train step 0"
+    # the checkpoint read chunk by chunk, in order, each once
+    assert [line for line in lines if line.startswith("read 2 ")] == ["read 2 0 16", "read 2 16 16", "read 2 32 8"]
+    # contexts consumed: the forward's, then one per update, each 16 bytes on (inputs and targets)
+    contexts = [int(line.split()[2]) for line in lines if line.startswith("read 1 ") and line.endswith(" 16")]
+    assert contexts == [64, 68] + [v for j in range(UPDATES) for v in (64 + 16 * j, 68 + 16 * j)]
+    # checkpoint bytes written = publications x payload; the publications at steps 3 and 6
+    assert sum(int(line.split()[2]) for line in lines if line.startswith("write 3 ")) == 2 * PAYLOAD
+    assert [line for line in lines if line.startswith("publish")] == ["publish 3", "publish 6"]
+    assert not [line for line in lines if line.startswith("submit")]
+
+
 def test_resumed_train_continues_at_the_cursor_and_step(tmp_path, code, host):
     first = trained(FRESH, 0)
     out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS), "in.bin": envelope(first, UPDATES)},
