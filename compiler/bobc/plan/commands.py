@@ -37,6 +37,7 @@ REFUSED = {
        for name in ("RequestOpen", "RequestRead", "RequestWrite", "RequestWriteAt", "RequestAppendState",
                     "RequestAppendInput", "RequestAppendStatus", "RequestCheckpointBegin",
                     "RequestCheckpointPublish")},
+    "LoadEmbedded": "the plan host loads its images itself",
 }
 
 

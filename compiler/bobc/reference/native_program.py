@@ -269,7 +269,6 @@ class Machine:
 
     def run(self) -> int:
         """Carry the program out: its exit status; the outputs published on success."""
-        from .native_request import Help
         if self.trace_path:
             try:
                 self.trace = open(self.trace_path, "w")
