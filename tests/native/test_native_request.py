@@ -99,13 +99,13 @@ def trained(payload: bytes, step: int, updates: int = UPDATES) -> bytes:
     return word.to_bytes(8, "little") + payload[8:]
 
 
-def expected_result(payload: bytes, step: int, published_step: int, stamps=3) -> bytes:
+def expected_result(payload: bytes, step: int, published_step: int, stamps=3, issued=0) -> bytes:
     s = stream(TOKENS)
     forward = b"REQUEST-RESULT-1" + step.to_bytes(8, "little")
     losses = b"".join(struct.pack("<I", TOKENS[CONTEXT * (step + j)]) for j in range(UPDATES))
     last_target = TOKENS[CONTEXT * (step + UPDATES - 1) + 1]
     stat = bytes(8) + struct.pack("<I", last_target)
-    status = struct.pack("<QQQ", published_step, 0, 2)
+    status = struct.pack("<QQQ", published_step, issued, 2)
     identity = s[32:64]
     cyclic = struct.pack("<I", TOKENS[1])             # record 7 mod 3 = 1 of 4-byte records from byte 64
     return forward + losses + stat + status + bytes(8 * stamps) + identity + cyclic
@@ -487,3 +487,30 @@ def test_a_kill_inside_the_last_publication_is_completed_by_the_next_request(tmp
     assert ".ck.bin.bob-journal" not in out.files
     # the journal's checkpoint (step 6) was in place before the predict request read it
     assert decode(out.files["ck.bin"]) == (trained(FRESH, 0), UPDATES)
+
+
+def test_the_reference_runs_a_request_whose_updates_go_to_the_device(tmp_path, request_module):
+    """`bobc run PLAN native train ... --reference --kernels FILE`: each update a Reissue carried
+    out by the file's SUBMIT (a NumPy stand-in for the kernels) -- the same files as the host
+    whose updates are native commands, six submissions traced, the ring check passed."""
+    plan = PLANS / "Native" / "Request.bob"
+    (tmp_path / "s.bin").write_bytes(GOOD)
+    run = subprocess.run([sys.executable, "-m", "bobc", "run", str(plan), "native", "train", *ARGS, "--reference",
+                          "--entry", "requestSubmits", "--kernels", str(Path(__file__).parent / "request_device.py")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env={**os.environ, "NATIVE_TRACE": "trace.txt"})
+    assert run.returncode == 0, run.stderr
+    assert decode((tmp_path / "ck.bin").read_bytes()) == (trained(FRESH, 0), UPDATES)
+    assert (tmp_path / "r.bin").read_bytes() == expected_result(FRESH, 0, UPDATES, issued=UPDATES)
+    submits = [line for line in (tmp_path / "trace.txt").read_text().splitlines() if line.startswith("submit")]
+    assert submits == [f"submit {n} 0xa0" for n in range(UPDATES)]
+    # without a GPU the C host stops at the first submission, before any publication
+    from native_helpers import run_c
+    code = program_bytes(request_module, "requestSubmits")
+    host = write_host(tmp_path, "submits-host", code)
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    out = run_c(host, folder, ["train", *ARGS])
+    assert out.status == 3 and b"(Submit): submission 0 (entry 0xa0): this session has no GPU" in out.stderr
+    assert set(out.files) == {"s.bin"}
