@@ -148,7 +148,10 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     /* the settings are checked first, with or without a GPU: a misspelt one is refused alike */
     rt_gpu_config config;
     memset(&config, 0, sizeof config);
-    config.uuid = uuid;
+    /* 16 zero bytes: the first GPU the driver lists (a request program opens the GPU as the plan host
+     * does; docs/native-host.md) */
+    static const uint8_t any[16];
+    config.uuid = memcmp(uuid, any, 16) == 0 ? NULL : uuid;
     int share = SHARE_OFF, rc;
     if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
         return rc;
