@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPOSITORY
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
 SEED = EXAMPLE / "PartitionedRegression/Build/CoordinateDevice.bob"
