@@ -205,3 +205,64 @@ def test_attention_products_per_head(kernels):
     for z in range(H):
         check(got[:, 2 * C + z * dh:2 * C + (z + 1) * dh], truths[z])
     assert np.isnan(got[:, :2 * C]).all()           # nothing outside the dV columns is written
+
+
+def split_product(kernels, layout, splits, **fields):
+    """One product through gemm.split_launches (partials into a workspace, then the reduce
+    launch); fields as launch() takes them.  Returns the workspace (the S partials)."""
+    from bobc.sass.generate import gemm
+    for key in ("A", "B", "D", "Dh", "R", "bias"):
+        value = fields.get(key)
+        fields[key] = 0 if value is None else value.data.ptr
+    m, n = fields["M"], fields["N"]
+    workspace = cp.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, dtype=cp.float32)
+    _, function, shared = kernels[layout]
+    for grid, block in gemm.split_launches(layout, splits, workspace.data.ptr, **fields):
+        function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
+    cp.cuda.Device().synchronize()
+    return workspace
+
+
+# the products gemm.split_count splits at the large configuration, with their epilogues
+SPLIT = [
+    ("nn", 256, 768, 3072, 1 | 2, "x' = g Wfcproj + b + h"),
+    ("nn", 256, 768, 768, 1 | 2, "h = o Wproj + b + x"),
+    ("nt", 256, 768, 3072, 0, "dln2 = du Wfc^T"),
+    ("nt", 256, 768, 2304, 0, "dln1 = dqkv Wqkv^T"),
+    ("nt", 256, 768, 768, 4 | 8, "do16 = dres Wproj^T (binary16 only)"),
+    ("tn", 768, 256, 256, 0, "G[head] = xf^T dlogits"),
+]
+
+
+@pytest.mark.parametrize("layout,m,n,k,flags,what", SPLIT, ids=[w for *_, w in SPLIT])
+def test_split_products_are_right_and_deterministic(kernels, layout, m, n, k, flags, what):
+    """The split product (as split_count splits it; at least 2) against float64, and bit
+    for bit the same in a second run (the reduce adds the partials in split order)."""
+    from bobc.sass.generate import gemm
+    splits = max(2, gemm.split_count(m, n, k))
+    rng = np.random.default_rng(m + n + k + flags)
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a, b = halves(rng, a_rows * a_cols), halves(rng, b_rows * b_cols, 0.05)
+    bias = rng.standard_normal(n).astype(np.float32)
+    r = rng.standard_normal(m * n).astype(np.float32)
+    p = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
+    results = []
+    for _ in range(2):
+        d = cp.full(m * n, np.nan, dtype=cp.float32)
+        h = cp.zeros(m * n, dtype=cp.float16)
+        split_product(kernels, layout, splits, A=cp.asarray(a), B=cp.asarray(b), D=d, Dh=h, R=cp.asarray(r),
+                      bias=cp.asarray(bias), **p)
+        results.append((d.get().reshape(m, n), h.get().reshape(m, n)))
+    truth = expected(layout, a, b, p, bias=bias if flags & 2 else None, addend=r if flags & 1 else None)[0]
+    (d0, h0), (d1, h1) = results
+    if flags & 8:
+        assert np.isnan(d0).all()
+        v, bound = truth
+        assert (np.abs(h0.astype(np.float64) - v) <= bound + np.abs(v) * 2.0 ** -11).all()
+    else:
+        check(d0, truth)
+        np.testing.assert_array_equal(d0, d1)
+    np.testing.assert_array_equal(h0, h1)
+    if flags & 4 and not flags & 8:
+        np.testing.assert_array_equal(h0, d0.astype(np.float16))

@@ -12,6 +12,10 @@ Semantics (for every batch z < batches, every m < M, n < N):
     v = f32(alpha P); v = f32(v + bias[n]) (flag 2); v = f32(v + R[z sD + m ldd + n]) (flag 1)
     D[z sD + m ldd + n] = v (unless flag 8); Dh[z sH + m ldh + n] = half(v) (flag 4)
 
+With flag 16 (the reduce launch of a split product) P is instead the binary32 sum, in
+slice order, of K binary32 slices of A: P[m,n] = (..(A[m lda + n] + A[sA + m lda + n]) + ..)
++ A[(K-1) sA + m lda + n], exactly as the device adds them; B is not read.
+
 A and B are binary16, so every product is exact in binary64; the sum is taken in
 binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
 order: results agree within the tolerance docs/coppelius.md and the tests give).
@@ -25,7 +29,7 @@ import struct
 
 import numpy as np
 
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_REDUCE = 1, 2, 4, 8, 16
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
 
 
@@ -55,19 +59,28 @@ def gemm(layout: str, p: dict, read, write) -> None:
     write(address, array) (the reference host's Memory, or plain arrays in tests)."""
     a_t, b_t = LAYOUTS[layout]
     m, n, k, z = p["M"], p["N"], p["K"], p["batches"]
-    a_rows, a_cols = (k, m) if a_t else (m, k)
-    b_rows, b_cols = (n, k) if b_t else (k, n)
-    a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
-    b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
     flags = p["flags"]
+    if flags & FLAG_REDUCE:
+        a_flat = read(p["A"], "<f4", _extent(k, p["sA"], m, p["lda"], n))
+        total = np.zeros((m, n), np.float32)
+        for s in range(k):
+            total = (total + _strided(a_flat, s * p["sA"], m, n, p["lda"])).astype(np.float32)
+        products = [total]
+    else:
+        a_rows, a_cols = (k, m) if a_t else (m, k)
+        b_rows, b_cols = (n, k) if b_t else (k, n)
+        a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
+        b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
+        products = []
+        for batch in range(z):
+            a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
+            b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
+            products.append(((a.T if a_t else a) @ (b.T if b_t else b)).astype(np.float32))
     bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
     d_count = _extent(z, p["sD"], m, p["ldd"], n)
     results = []
-    for batch in range(z):
-        a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
-        b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
-        product = (a.T if a_t else a) @ (b.T if b_t else b)
-        v = (p["alpha"] * product.astype(np.float32)).astype(np.float32)
+    for batch, product in enumerate(products):
+        v = (p["alpha"] * product).astype(np.float32)
         if bias is not None:
             v = (v + bias[None, :]).astype(np.float32)
         if flags & FLAG_ADD_R:

@@ -72,7 +72,8 @@ PARAMETERS = (
     (0x20, "R", "pointer: R, binary32 addend with D's strides (read if flag 1; may equal D)"),
     (0x28, "bias", "pointer: bias, binary32 [N] (read if flag 2)"),
     (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
-    (0x38, "K", "u32 the summed dimension"), (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D"),
+    (0x38, "K", "u32 the summed dimension (with flag 16: the number of slices)"),
+    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 reduce (sum K binary32 slices of A)"),
     (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
     (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
     (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
@@ -80,7 +81,7 @@ PARAMETERS = (
     (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z)"),
 )
 OFFSET = {name: offset for offset, name, _ in PARAMETERS}
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_REDUCE = 1, 2, 4, 8, 16
 PARAMETER_BYTES = 0x68
 
 
@@ -135,7 +136,13 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
                     batches: int = 1) -> bytes:
     """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
-    check_shape(M, N, K)
+    if flags & FLAG_REDUCE:
+        check_shape(M, N, TILE_K)
+        if K < 1 or batches != 1:
+            raise ValueError(f"a reduce launch (flag {FLAG_REDUCE}) sums K >= 1 slices in one batch; "
+                             f"got K = {K}, batches = {batches}")
+    else:
+        check_shape(M, N, K)
     return (struct.pack("<6Q", A, B, D, Dh, R, bias)
             + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
             + struct.pack("<fI", alpha, batches))
@@ -147,6 +154,59 @@ def check_shape(m: int, n: int, k: int) -> None:
         if value <= 0 or value % unit:
             raise ValueError(f"{name} = {value} is not a positive multiple of {unit}: these "
                              f"kernels compute whole {TILE_M} x {TILE_N} tiles, {TILE_K} k at a time")
+
+
+# Split-K.  A product with few output tiles (M = 256, N = 768 is 48 blocks on 132 SMs) and
+# a long K is computed as two launches of the same kernel: the partial products of S
+# slices of K (a batched launch: batch s = split s, its k offset in sA and sB, the S
+# binary32 partials one M x N matrix apart in a workspace), then a reduce launch (flag
+# 16) that adds the S partials in split order (so the result does not depend on which
+# block finishes first) and applies the epilogue (alpha, bias, R, D, Dh) once.
+SPLIT_TARGET_BLOCKS = 132      # split until the partial launch has about one block per SM of an H200
+SPLIT_MIN_SLICES = 4           # ... while each split still runs at least this many 32-k slices
+SPLIT_MAX = 8
+
+
+def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
+    """How many splits of K a product gets (1: none): the least S whose partial launch fills
+    SPLIT_TARGET_BLOCKS, kept to K / S a multiple of TILE_K with SPLIT_MIN_SLICES slices."""
+    tiles = (m // TILE_M) * (n // TILE_N)
+    if batches != 1 or tiles >= SPLIT_TARGET_BLOCKS // 2:
+        return 1
+    best = 1
+    for s in range(2, SPLIT_MAX + 1):
+        if k % (s * TILE_K) or k // (s * TILE_K) < SPLIT_MIN_SLICES:
+            continue
+        best = s
+        if tiles * s >= SPLIT_TARGET_BLOCKS:
+            break
+    return best
+
+
+def split_workspace_bytes(m: int, n: int, splits: int) -> int:
+    """The binary32 workspace of a split product: its S partial M x N matrices."""
+    return 4 * splits * m * n if splits > 1 else 0
+
+
+def split_launches(layout: str, splits: int, workspace: int, **fields) -> list[tuple[tuple[int, int, int], bytes]]:
+    """The (grid, parameter block) of each launch that computes one product (the fields of
+    pack_parameters, batches 1) split `splits` ways through `workspace` (an address of
+    split_workspace_bytes): [partials, reduce]; [the product] when splits is 1."""
+    m, n, k = fields["M"], fields["N"], fields["K"]
+    if splits == 1:
+        return [(grid(m, n, fields.get("batches", 1)), pack_parameters(**fields))]
+    if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
+        raise ValueError(f"K = {k} in {splits} splits: a split product has one batch and K a multiple "
+                         f"of {splits * TILE_K}")
+    variant = VARIANTS[layout]
+    part = k // splits
+    a_step = part if variant.a_along_k else part * fields["lda"]
+    b_step = part if variant.b_along_k else part * fields["ldb"]
+    partials = pack_parameters(A=fields["A"], B=fields["B"], D=workspace, M=m, N=n, K=part, lda=fields["lda"],
+                               ldb=fields["ldb"], ldd=n, sA=a_step, sB=b_step, sD=m * n, batches=splits)
+    reduce = dict(fields, A=workspace, B=workspace, K=splits, lda=n, sA=m * n,
+                  flags=fields.get("flags", 0) | FLAG_REDUCE, batches=1)
+    return [(grid(m, n, splits), partials), (grid(m, n, 1), pack_parameters(**reduce))]
 
 
 # Registers (fixed, so the listing can be read against this table).
@@ -320,8 +380,8 @@ def _multiply(out: _Text, variant: Variant, stage: int) -> None:
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
 
 
-def _epilogue(out: _Text) -> None:
-    out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
+def _position(out: _Text) -> None:
+    """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
     out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
@@ -333,6 +393,12 @@ def _epilogue(out: _Text) -> None:
     out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "warp column")
     out(f"LEA R{T1}, R{T2}, R{T1}, 0x5")
     out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
+
+
+def _epilogue(out: _Text) -> None:
+    out.label("epilogue")
+    out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
+    _position(out)
     out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
     out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
@@ -380,6 +446,52 @@ def _epilogue(out: _Text) -> None:
             _add64(out, OUT_D, f"R{STEP_D}")
             _add64(out, OUT_R, f"R{STEP_D}")
             _add64(out, OUT_H, f"R{STEP_H}")
+
+
+# The reduce launch's registers (flag 16; the copy and fragment registers are free there)
+PARTIAL = 48                                  # R48..R79: one slice's 32 values, (group g, nt) at 48 + 8 g + 2 nt
+SUM_AT = 80                                   # R80..R87: 64-bit pointers of the four row groups
+SLICE_STEP, SLICES_LEFT = 88, 89              # bytes between slices; slices still to add
+
+
+def _reduce(out: _Text) -> None:
+    """Flag 16: the accumulators = the sum of K binary32 slices of A (A[s sA + m lda + n],
+    s = 0 .. K - 1 in that order, so the result is the same whichever block ran first),
+    at the positions the HMMA tiles would hold; then the epilogue."""
+    out.label("reduce")
+    out.note("reduce (flag 16): sum K binary32 slices of A at this lane's accumulator positions")
+    _position(out)
+    out(f"IMAD R{T2}, R{T0}, {_p('lda')}, R{T1}", "the slice's element index")
+    out(f"LEA R{SUM_AT}, P6, R{T2}, {_p('A')}, 0x2")
+    out(f"LEA.HI.X R{SUM_AT + 1}, R{T2}, {_p('A', high=True)}, RZ, 0x2, P6")
+    out(f"MOV R{T3}, {_p('lda')}")
+    out(f"SHF.L.U32 R{T3}, R{T3}, 0x5, RZ", "8 rows, in bytes")
+    for group in range(1, 4):
+        at = SUM_AT + 2 * group
+        out(f"IADD3 R{at}, P6, R{at - 2}, R{T3}, RZ", f"rows +{8 * group}")
+        out(f"IADD3.X R{at + 1}, RZ, R{at - 1}, RZ, P6, !PT")
+    out(f"MOV R{T2}, {_p('sA')}")
+    out(f"SHF.L.U32 R{SLICE_STEP}, R{T2}, 0x2, RZ", "a slice, in bytes")
+    out(f"MOV R{SLICES_LEFT}, {_p('K')}")
+    for i in range(32):
+        out(f"MOV R{ACC + i}, RZ")
+    out.label("reduce_slice")
+    for group in range(4):
+        for nt in range(4):
+            out(f"LDG.E.64 R{PARTIAL + 8 * group + 2 * nt}, [R{SUM_AT + 2 * group}.64+{32 * nt:#x}]")
+    for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
+        mi, h = divmod(group, 2)
+        for nt in range(4):
+            v = ACC + 16 * mi + 4 * nt + 2 * h
+            t = PARTIAL + 8 * group + 2 * nt
+            out(f"FADD R{v}, R{v}, R{t}")
+            out(f"FADD R{v + 1}, R{v + 1}, R{t + 1}")
+    for group in range(4):
+        _add64(out, SUM_AT + 2 * group, f"R{SLICE_STEP}")
+    out(f"IADD3 R{SLICES_LEFT}, R{SLICES_LEFT}, -0x1, RZ")
+    out(f"ISETP.GE.AND P0, PT, R{SLICES_LEFT}, 0x1, PT", "another slice?")
+    out("@P0 BRA reduce_slice")
+    out("BRA epilogue")
 
 
 def _contract(variant: Variant) -> list[str]:
@@ -439,6 +551,10 @@ def generate(variant: Variant, prefix: str) -> str:
     out.note("ptxas puts these three never-executed loads before a kernel's first LDGSTS on sm_90")
     for _ in range(3):
         out("@!PT LDS RZ, [RZ]")
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_REDUCE:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P0, PT, R{T0}, RZ, PT", f"flag {FLAG_REDUCE}: a split product's reduce launch")
+    out("@P0 BRA reduce")
     chunk_a = _copy_sources(out, "A", variant.a_along_k, CTA_M, COPY, STEP_A)
     chunk_b = _copy_sources(out, "B", variant.b_along_k, CTA_N, COPY + 4, STEP_B)
     out.note("shared addresses: copy destinations, then fragment sources, within a stage")
@@ -464,6 +580,7 @@ def generate(variant: Variant, prefix: str) -> str:
     out("@P5 BRA slice")
     _epilogue(out)
     out("EXIT")
+    _reduce(out)
     return "\n".join(header + out.lines) + "\n"
 
 
