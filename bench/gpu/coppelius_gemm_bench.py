@@ -12,8 +12,8 @@ launches, the median of REPEATS replays.  TFLOP/s = 2 M N K batches / time.
     python3 bench/gpu/coppelius_gemm_bench.py [--launches 200] [--json out.json] [--sweep]
 
 Prints one line per shape and the totals per update (each shape times its count).  A
-product that gemm.split_count splits (S > 1) is timed as its two launches (S partial
-products into a workspace, then the reduce launch): the S column.  --sweep also times
+product that gemm.split_count splits (S > 1, the S column) runs S blocks per output tile
+(flag 16: partials in a workspace, the tile's last block adds them).  --sweep also times
 every valid split count of each one-batch shape (to choose split_count's rule).
 """
 from __future__ import annotations
@@ -141,7 +141,7 @@ def main() -> int:
             module = cp.RawModule(path=str(path))
             functions[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
     rng = np.random.default_rng(0)
-    rows = []
+    rows, keep = [], []
     print(f"{'product':24} {'layout':6} {'M':>5} {'N':>5} {'K':>5} {'z':>3} {'S':>2}  {'ours us':>8} {'TFLOP/s':>8}  "
           f"{'cuBLAS us':>9} {'TFLOP/s':>8}")
     for what, layout, m, n, k, z, count in SHAPES:
@@ -158,13 +158,11 @@ def main() -> int:
 
         def timed(splits):
             workspace = cp.zeros(max(1, gemm.split_workspace_bytes(m, n, splits) // 4), dtype=cp.float32)
-            launches = [(grid, tuple(np.frombuffer(block, dtype=np.uint64)))
-                        for grid, block in gemm.split_launches(layout, splits, workspace.data.ptr, **fields)]
-
-            def run():
-                for grid, words in launches:
-                    function(grid, (gemm.THREADS,), words, shared_mem=shared)
-            return graph_time(cp, run, args.launches)
+            tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
+            grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, **fields)
+            words = tuple(np.frombuffer(block, dtype=np.uint64))
+            keep.append((workspace, tickets))
+            return graph_time(cp, lambda: function(grid, (gemm.THREADS,), words, shared_mem=shared), args.launches)
 
         splits = gemm.split_count(m, n, k, z)
         ours = timed(splits)

@@ -207,9 +207,9 @@ def test_attention_products_per_head(kernels):
     assert np.isnan(got[:, :2 * C]).all()           # nothing outside the dV columns is written
 
 
-def split_product(kernels, layout, splits, **fields):
-    """One product through gemm.split_launches (partials into a workspace, then the reduce
-    launch); fields as launch() takes them.  Returns the workspace (the S partials)."""
+def split_product(kernels, layout, splits, tickets, **fields):
+    """One product split `splits` ways (gemm.split_parameters: S blocks per tile, partials in
+    a workspace, the tile's last block adds them); fields as launch() takes them."""
     from bobc.sass.generate import gemm
     for key in ("A", "B", "D", "Dh", "R", "bias"):
         value = fields.get(key)
@@ -217,10 +217,9 @@ def split_product(kernels, layout, splits, **fields):
     m, n = fields["M"], fields["N"]
     workspace = cp.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, dtype=cp.float32)
     _, function, shared = kernels[layout]
-    for grid, block in gemm.split_launches(layout, splits, workspace.data.ptr, **fields):
-        function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
+    grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, **fields)
+    function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
     cp.cuda.Device().synchronize()
-    return workspace
 
 
 # the products gemm.split_count splits at the large configuration, with their epilogues
@@ -248,12 +247,14 @@ def test_split_products_are_right_and_deterministic(kernels, layout, m, n, k, fl
     r = rng.standard_normal(m * n).astype(np.float32)
     p = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
     results = []
+    tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
     for _ in range(2):
         d = cp.full(m * n, np.nan, dtype=cp.float32)
         h = cp.zeros(m * n, dtype=cp.float16)
-        split_product(kernels, layout, splits, A=cp.asarray(a), B=cp.asarray(b), D=d, Dh=h, R=cp.asarray(r),
-                      bias=cp.asarray(bias), **p)
+        split_product(kernels, layout, splits, tickets, A=cp.asarray(a), B=cp.asarray(b), D=d, Dh=h,
+                      R=cp.asarray(r), bias=cp.asarray(bias), **p)
         results.append((d.get().reshape(m, n), h.get().reshape(m, n)))
+        assert (tickets.get() == 0).all()              # every tile's ticket wrapped back
     truth = expected(layout, a, b, p, bias=bias if flags & 2 else None, addend=r if flags & 1 else None)[0]
     (d0, h0), (d1, h1) = results
     if flags & 8:

@@ -12,9 +12,10 @@ Semantics (for every batch z < batches, every m < M, n < N):
     v = f32(alpha P); v = f32(v + bias[n]) (flag 2); v = f32(v + R[z sD + m ldd + n]) (flag 1)
     D[z sD + m ldd + n] = v (unless flag 8); Dh[z sH + m ldh + n] = half(v) (flag 4)
 
-With flag 16 (the reduce launch of a split product) P is instead the binary32 sum, in
-slice order, of K binary32 slices of A: P[m,n] = (..(A[m lda + n] + A[sA + m lda + n]) + ..)
-+ A[(K-1) sA + m lda + n], exactly as the device adds them; B is not read.
+With flag 16 (split K: batches = S splits, K = one split's length) batch z is split z:
+its partial product P_z (A, B moved by z sA, z sB) is written in binary32 to the
+workspace W[z M N + m N + n], and P = (..(P_0 + P_1) + ..) + P_{S-1} in binary32, in
+that order, as the device adds them; the ticket counters are left as they were (zero).
 
 A and B are binary16, so every product is exact in binary64; the sum is taken in
 binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
@@ -29,7 +30,7 @@ import struct
 
 import numpy as np
 
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_REDUCE = 1, 2, 4, 8, 16
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
 
 
@@ -39,8 +40,10 @@ def unpack(parameters: bytes) -> dict:
     m, n, k, flags, lda, ldb, ldd, ldh, sa, sb, sd, sh = struct.unpack_from("<12I", parameters, 0x30)
     (alpha,) = struct.unpack_from("<f", parameters, 0x60)
     (batches,) = struct.unpack_from("<I", parameters, 0x64)
+    workspace, tickets = struct.unpack_from("<2Q", parameters, 0x68)
     return dict(A=a, B=b, D=d, Dh=h, R=r, bias=bias, M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb,
-                ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches)
+                ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches,
+                W=workspace, tickets=tickets)
 
 
 def _strided(flat: np.ndarray, offset: int, rows: int, cols: int, ld: int) -> np.ndarray:
@@ -60,22 +63,21 @@ def gemm(layout: str, p: dict, read, write) -> None:
     a_t, b_t = LAYOUTS[layout]
     m, n, k, z = p["M"], p["N"], p["K"], p["batches"]
     flags = p["flags"]
-    if flags & FLAG_REDUCE:
-        a_flat = read(p["A"], "<f4", _extent(k, p["sA"], m, p["lda"], n))
+    a_rows, a_cols = (k, m) if a_t else (m, k)
+    b_rows, b_cols = (n, k) if b_t else (k, n)
+    a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
+    b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
+    products = []
+    for batch in range(z):
+        a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
+        b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
+        products.append(((a.T if a_t else a) @ (b.T if b_t else b)).astype(np.float32))
+    if flags & FLAG_SPLIT:
+        write(p["W"], np.stack(products))
         total = np.zeros((m, n), np.float32)
-        for s in range(k):
-            total = (total + _strided(a_flat, s * p["sA"], m, n, p["lda"])).astype(np.float32)
-        products = [total]
-    else:
-        a_rows, a_cols = (k, m) if a_t else (m, k)
-        b_rows, b_cols = (n, k) if b_t else (k, n)
-        a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
-        b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
-        products = []
-        for batch in range(z):
-            a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
-            b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
-            products.append(((a.T if a_t else a) @ (b.T if b_t else b)).astype(np.float32))
+        for partial in products:
+            total = (total + partial).astype(np.float32)
+        products, z = [total], 1
     bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
     d_count = _extent(z, p["sD"], m, p["ldd"], n)
     results = []
