@@ -168,25 +168,22 @@ def check_shape(m: int, n: int, k: int) -> None:
 # tile, ATOMG.INC wrapping at S - 1, so the counters are zero again after every launch)
 # adds the S partials in split order, 0 .. S - 1 -- the same sum whichever block came
 # last -- and applies the epilogue (alpha, bias, R, D, Dh) once.
-SPLIT_TARGET_BLOCKS = 132      # split until the launch has about one block per SM of an H200
-SPLIT_MIN_SLICES = 4           # ... while each split still runs at least this many 32-k slices
-SPLIT_MAX = 8
+SPLIT_FEW_TILES = 66           # split a product of fewer output tiles than half an H200's 132 SMs
+SPLIT_MIN_SLICES = 12          # ... into at most SPLIT_MAX splits of at least this many 32-k slices
+SPLIT_MAX = 4
 
 
 def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
-    """How many splits of K a product gets (1: none): the least S whose launch fills
-    SPLIT_TARGET_BLOCKS, kept to K / S a multiple of TILE_K with SPLIT_MIN_SLICES slices."""
+    """How many splits of K a product gets (1: none): the most, up to SPLIT_MAX, that divide
+    K's 32-k slices into splits of at least SPLIT_MIN_SLICES, for a one-batch product of
+    fewer than SPLIT_FEW_TILES tiles.  Measured on the H200 (bench/results/coppelius-gemm-h200.md,
+    --sweep): 256 x 768 x 3072 25.6 us unsplit, 16.5 / 15.9 / 14.3 us in 2 / 3 / 4; 256 x 768 x 768
+    8.0 us, 7.8 in 2, 9.0 in 4; K = 256 (8 slices) only slower split."""
     tiles = (m // TILE_M) * (n // TILE_N)
-    if batches != 1 or tiles >= SPLIT_TARGET_BLOCKS // 2:
+    slices = k // TILE_K
+    if batches != 1 or tiles >= SPLIT_FEW_TILES:
         return 1
-    best = 1
-    for s in range(2, SPLIT_MAX + 1):
-        if k % (s * TILE_K) or k // (s * TILE_K) < SPLIT_MIN_SLICES:
-            continue
-        best = s
-        if tiles * s >= SPLIT_TARGET_BLOCKS:
-            break
-    return best
+    return max(s for s in range(1, SPLIT_MAX + 1) if slices % s == 0 and (s == 1 or slices // s >= SPLIT_MIN_SLICES))
 
 
 def split_workspace_bytes(m: int, n: int, splits: int) -> int:
@@ -463,6 +460,19 @@ TICKET_AT, TICKET = 90, 92                    # R90:R91 the tile's ticket addres
 TICKET_SHARED = SHARED_BASE                   # where thread 0 leaves the ticket for the block (ring done)
 
 
+# PTX membar.gl (fence.sc.gpu) as ptxas 13 writes it for sm_86 (tests/sass/data/corpus-sm_86.tsv,
+# corpus3.ptx:barriers), with its control codes: the fence, the error barrier that waits for it,
+# the L1 invalidation.  (sm_90's ptxas adds CGAERRBAR, which only concerns clusters.)
+FENCE_GPU = ("[B------:R-:W-:-:S06] MEMBAR.SC.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
+             "[B------:R-:W-:-:S01] CCTL.IVALL")
+
+
+def _fence(out: _Text, why: str) -> None:
+    out(FENCE_GPU[0], why)
+    for instruction in FENCE_GPU[1:]:
+        out(instruction)
+
+
 def _split(out: _Text) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
     the S blocks adds W's S partials in split order and goes on to the epilogue."""
@@ -490,7 +500,7 @@ def _split(out: _Text) -> None:
         mi, h = divmod(group, 2)
         for nt in range(4):
             out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{ACC + 16 * mi + 4 * nt + 2 * h}")
-    out("MEMBAR.SC.GPU", "the partial is visible GPU-wide before the ticket is drawn")
+    _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x6, R{T0}", "tiles in a row: N / 64")
@@ -507,8 +517,7 @@ def _split(out: _Text) -> None:
     out(f"LDS R{TICKET}, [R{T2}]")
     out(f"ISETP.NE.U32.AND P0, PT, R{TICKET}, R{T1}, PT", "not the tile's last split: done")
     out("@P0 EXIT")
-    out("MEMBAR.SC.GPU", "the other splits' partials, seen through their tickets")
-    out("CCTL.IVALL", "and not from a stale L1 line")
+    _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
     out.note("the last split: the accumulators = W[0] + W[1] + ... + W[S-1], in that order")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
     for i in range(32):
