@@ -295,3 +295,29 @@ def test_parameter_block_matches_the_contract_offsets():
 def test_shapes_that_are_not_whole_tiles_are_refused(m, n, k):
     with pytest.raises(ValueError, match="not a positive multiple"):
         gemm.pack_parameters(A=0, B=0, D=0, M=m, N=n, K=k, lda=64, ldb=64, ldd=64)
+
+
+def test_device_images_declare_each_products_shared_memory_and_parameter_room(tmp_path):
+    """Coppelius.Build.DeviceImages gives each product region the shared memory its ring needs
+    (a QMD with less would let the kernel address past its block's window), and every launch
+    room for the fifteen parameter words."""
+    from bobc.language import Intrinsics, load_program
+    probe = tmp_path / "Probe.bob"
+    probe.write_text("module Probe\n\nimport Coppelius.Build.DeviceImages\nimport Coppelius.Build.Graph\n\n"
+                     + "".join(f"def shared{k} : Nat = (coppeliusKernelSharedBytes {k})\n" for k in range(3))
+                     + "def room : Nat = cgParameterBytes\n", encoding="utf-8")
+    program = load_program(probe, include=[REPO / "examples" / "coppelius"], intrinsics=Intrinsics())
+    for k, layout in enumerate(("nn", "nt", "tn")):
+        assert program.value(f"shared{k}").value == gemm.shared_bytes(gemm.VARIANTS[layout]), layout
+    assert program.value("room").value >= gemm.PARAMETER_BYTES
+
+
+def test_the_models_split_rule_is_the_generators():
+    """coppelius_model.graph.split_count (which the plan mirrors; test_plan_agrees) splits
+    exactly the products gemm.split_count does."""
+    from coppelius_model import graph
+    for m in (64, 128, 256, 768):
+        for n in (64, 256, 768, 1024, 2304, 3072):
+            for k in (32, 64, 256, 384, 768, 1024, 2304, 3072):
+                for batches in (1, 12):
+                    assert graph.split_count(m, n, k, batches) == gemm.split_count(m, n, k, batches), (m, n, k)
