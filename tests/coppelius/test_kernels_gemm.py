@@ -239,7 +239,8 @@ def test_reference_kernel_computes_the_contract(layout, flags):
 
 def test_reference_kernel_splits_k_as_the_contract_says():
     """Flag 16: batch z is split z (A, B moved by z sA, z sB); W[z] = its product (binary64
-    rounded once), D = alpha ((W0 + W1) + W2) + bias + R in binary32, in that order."""
+    rounded once); D = alpha P + bias + R in binary32 with P the whole product over the
+    splits, rounded once (the reference's rule for every product)."""
     ref = load_reference()
     rng = np.random.default_rng(8)
     splits, m, n, k = 3, 3, 5, 4                    # K is one split's length
@@ -266,13 +267,11 @@ def test_reference_kernel_splits_k_as_the_contract_says():
     ref.KERNELS["coppelius-gemm-nn"](Memory, Launch)
     for row in range(m):
         for col in range(n):
-            partials = [np.float32(sum(float(a[row * lda + s * k + i]) * float(b[(s * k + i) * ldb + col])
-                                       for i in range(k))) for s in range(splits)]
-            total = np.float32(0)
+            partials = [sum(float(a[row * lda + s * k + i]) * float(b[(s * k + i) * ldb + col]) for i in range(k))
+                        for s in range(splits)]
             for s, partial in enumerate(partials):
-                assert w[s * m * n + row * n + col] == partial
-                total = np.float32(total + partial)
-            v = np.float32(np.float32(np.float32(0.25) * total) + bias[col])
+                assert w[s * m * n + row * n + col] == np.float32(partial)
+            v = np.float32(np.float32(np.float32(0.25) * np.float32(sum(partials))) + bias[col])
             assert d[row * ldd + col] == np.float32(v + d0[row * ldd + col])
 
 

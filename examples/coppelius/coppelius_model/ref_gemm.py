@@ -14,8 +14,9 @@ Semantics (for every batch z < batches, every m < M, n < N):
 
 With flag 16 (split K: batches = S splits, K = one split's length) batch z is split z:
 its partial product P_z (A, B moved by z sA, z sB) is written in binary32 to the
-workspace W[z M N + m N + n], and P = (..(P_0 + P_1) + ..) + P_{S-1} in binary32, in
-that order, as the device adds them; the ticket counters are left as they were (zero).
+workspace W[z M N + m N + n], and P is the whole product over the S splits' k, summed in
+binary64 and rounded once like any other (the device adds the binary32 partials in split
+order: within the same tolerance); the ticket counters are left as they were (zero).
 
 A and B are binary16, so every product is exact in binary64; the sum is taken in
 binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
@@ -67,17 +68,15 @@ def gemm(layout: str, p: dict, read, write) -> None:
     b_rows, b_cols = (n, k) if b_t else (k, n)
     a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
     b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
-    products = []
+    exact = []
     for batch in range(z):
         a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
         b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
-        products.append(((a.T if a_t else a) @ (b.T if b_t else b)).astype(np.float32))
+        exact.append((a.T if a_t else a) @ (b.T if b_t else b))
     if flags & FLAG_SPLIT:
-        write(p["W"], np.stack(products))
-        total = np.zeros((m, n), np.float32)
-        for partial in products:
-            total = (total + partial).astype(np.float32)
-        products, z = [total], 1
+        write(p["W"], np.stack([partial.astype(np.float32) for partial in exact]))
+        exact, z = [sum(exact[1:], exact[0])], 1
+    products = [product.astype(np.float32) for product in exact]
     bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
     d_count = _extent(z, p["sD"], m, p["ldd"], n)
     results = []
