@@ -211,8 +211,9 @@ def split_product(kernels, layout, splits, tickets, **fields):
     """One product split `splits` ways (gemm.split_parameters: S blocks per tile, partials in
     a workspace, the tile's last block adds them); fields as launch() takes them."""
     from bobc.sass.generate import gemm
+    arrays = {}                       # the operands stay alive (and out of the pool) until the launch is done
     for key in ("A", "B", "D", "Dh", "R", "bias"):
-        value = fields.get(key)
+        value = arrays[key] = fields.get(key)
         fields[key] = 0 if value is None else value.data.ptr
     m, n = fields["M"], fields["N"]
     workspace = cp.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, dtype=cp.float32)
@@ -220,6 +221,7 @@ def split_product(kernels, layout, splits, tickets, **fields):
     grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, **fields)
     function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
     cp.cuda.Device().synchronize()
+    del arrays
 
 
 # the products gemm.split_count splits at the large configuration, with their epilogues
