@@ -12,7 +12,10 @@ binary16 copy within one binary16 rounding of that.
 
 On the device machine: PYTHONPATH=compiler python3 -m pytest tests/gpu/test_coppelius_gemm.py
 (tests/gpu/run.sh runs it with every GPU test).  H200, 2026-12-01: 11 passed
-(bench/results/coppelius-gemm-h200.md).
+(bench/results/coppelius-gemm-h200.md).  The split products (flag 16, gemm.split_parameters)
+at the shapes split_count splits, with their epilogues, twice (bit for bit): added in session 4;
+their first H200 run failed in the test's own helper (operands freed before the launch, since
+fixed) while bench/gpu/coppelius_gemm_split_diagnose.py found the kernels right.
 """
 from __future__ import annotations
 
