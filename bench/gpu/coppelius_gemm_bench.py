@@ -9,9 +9,12 @@ out), on device arrays.  A run of launches is captured in a CUDA graph and repla
 between CUDA events (so Python's launch cost is not measured); per launch = elapsed /
 launches, the median of REPEATS replays.  TFLOP/s = 2 M N K batches / time.
 
-    python3 bench/gpu/coppelius_gemm_bench.py [--launches 200] [--json out.json]
+    python3 bench/gpu/coppelius_gemm_bench.py [--launches 200] [--json out.json] [--sweep]
 
-Prints one line per shape and the totals per update (each shape times its count).
+Prints one line per shape and the totals per update (each shape times its count).  A
+product that gemm.split_count splits (S > 1, the S column) runs S blocks per output tile
+(flag 16: partials in a workspace, the tile's last block adds them).  --sweep also times
+every valid split count of each one-batch shape (to choose split_count's rule).
 """
 from __future__ import annotations
 
@@ -120,6 +123,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=200)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--sweep", action="store_true", help="also time every split count of one-batch shapes")
     args = parser.parse_args()
     import cupy as cp
     try:
@@ -137,8 +141,8 @@ def main() -> int:
             module = cp.RawModule(path=str(path))
             functions[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
     rng = np.random.default_rng(0)
-    rows = []
-    print(f"{'product':24} {'layout':6} {'M':>5} {'N':>5} {'K':>5} {'z':>3}  {'ours us':>8} {'TFLOP/s':>8}  "
+    rows, keep = [], []
+    print(f"{'product':24} {'layout':6} {'M':>5} {'N':>5} {'K':>5} {'z':>3} {'S':>2}  {'ours us':>8} {'TFLOP/s':>8}  "
           f"{'cuBLAS us':>9} {'TFLOP/s':>8}")
     for what, layout, m, n, k, z, count in SHAPES:
         a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
@@ -146,22 +150,37 @@ def main() -> int:
         a = cp.asarray(rng.standard_normal((z, a_rows, a_cols)).astype(np.float16))
         b = cp.asarray(rng.standard_normal((z, b_rows, b_cols)).astype(np.float16))
         d = cp.zeros((z, m, n), dtype=cp.float32)
-        block = gemm.pack_parameters(A=a.data.ptr, B=b.data.ptr, D=d.data.ptr, M=m, N=n, K=k, lda=a_cols,
-                                     ldb=b_cols, ldd=n, sA=a_rows * a_cols, sB=b_rows * b_cols, sD=m * n,
-                                     batches=z)
         _, function, shared = functions[layout]
-        words = tuple(np.frombuffer(block, dtype=np.uint64))
-        grid = gemm.grid(m, n, z)
-        ours = graph_time(cp, lambda: function(grid, (gemm.THREADS,), words, shared_mem=shared), args.launches)
+        fields = dict(A=a.data.ptr, B=b.data.ptr, D=d.data.ptr, M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n,
+                      sA=a_rows * a_cols, sB=b_rows * b_cols, sD=m * n, batches=z)
+        if z == 1:
+            fields = {key: value for key, value in fields.items() if key not in ("sA", "sB", "sD", "batches")}
+
+        def timed(splits):
+            workspace = cp.zeros(max(1, gemm.split_workspace_bytes(m, n, splits) // 4), dtype=cp.float32)
+            tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
+            grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, **fields)
+            words = tuple(np.frombuffer(block, dtype=np.uint64))
+            keep.append((workspace, tickets))
+            return graph_time(cp, lambda: function(grid, (gemm.THREADS,), words, shared_mem=shared), args.launches)
+
+        splits = gemm.split_count(m, n, k, z)
+        ours = timed(splits)
+        sweep = {}
+        if args.sweep and z == 1:
+            for s in range(1, gemm.SPLIT_MAX + 1):
+                if k % (s * gemm.TILE_K) == 0:
+                    sweep[s] = ours if s == splits else timed(s)
+            print(f"  sweep {what}: " + ", ".join(f"S={s} {t * 1e6:.2f} us" for s, t in sweep.items()))
         flops = 2.0 * m * n * k * z
         theirs = None
         if torch is not None:
             ta = torch.as_tensor(a, device="cuda")
             tb = torch.as_tensor(b, device="cuda")
             theirs = torch_time(torch, ta, tb, layout, z, args.launches)
-        rows.append(dict(what=what, layout=layout, M=m, N=n, K=k, batches=z, count=count, ours_s=ours,
-                         cublas_s=theirs, flops=flops))
-        print(f"{what:24} {layout:6} {m:5} {n:5} {k:5} {z:3}  {ours * 1e6:8.2f} {flops / ours / 1e12:8.1f}  "
+        rows.append(dict(what=what, layout=layout, M=m, N=n, K=k, batches=z, count=count, splits=splits,
+                         ours_s=ours, cublas_s=theirs, flops=flops, sweep_s=sweep))
+        print(f"{what:24} {layout:6} {m:5} {n:5} {k:5} {z:3} {splits:2}  {ours * 1e6:8.2f} {flops / ours / 1e12:8.1f}  "
               + (f"{theirs * 1e6:9.2f} {flops / theirs / 1e12:8.1f}" if theirs else "     (no torch)"))
     total_ours = sum(r["ours_s"] * r["count"] for r in rows)
     total_flops = sum(r["flops"] * r["count"] for r in rows)

@@ -87,7 +87,7 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
     assert check_code_reads(contract) == []
     assert [a.index for a in contract.arguments] == list(range(gemm.PARAMETER_BYTES // 8))
     pointers = [a.index for a in contract.arguments if a.kind == "pointer"]
-    assert pointers == [0, 1, 2, 3, 4, 5]
+    assert pointers == [0, 1, 2, 3, 4, 5, 13, 14]
     # every parameter offset the code reads is a field of gemm.PARAMETERS
     fields = {offset for offset, _, _ in gemm.PARAMETERS}
     for read in contract.reads:
@@ -156,7 +156,7 @@ def _pack(p: dict) -> bytes:
     return (struct.pack("<6Q", p["A"], p["B"], p["D"], p["Dh"], p["R"], p["bias"])
             + struct.pack("<12I", p["M"], p["N"], p["K"], p["flags"], p["lda"], p["ldb"], p["ldd"],
                           p["ldh"], p["sA"], p["sB"], p["sD"], p["sH"])
-            + struct.pack("<fI", p["alpha"], p["batches"]))
+            + struct.pack("<fI", p["alpha"], p["batches"]) + struct.pack("<2Q", p.get("W", 0), p.get("tickets", 0)))
 
 
 class _Memory:
@@ -237,12 +237,51 @@ def test_reference_kernel_computes_the_contract(layout, flags):
         assert not h.any()
 
 
+def test_reference_kernel_splits_k_as_the_contract_says():
+    """Flag 16: batch z is split z (A, B moved by z sA, z sB); W[z] = its product (binary64
+    rounded once); D = alpha P + bias + R in binary32 with P the whole product over the
+    splits, rounded once (the reference's rule for every product)."""
+    ref = load_reference()
+    rng = np.random.default_rng(8)
+    splits, m, n, k = 3, 3, 5, 4                    # K is one split's length
+    lda, ldb, ldd = 13, 11, 7
+    a = rng.standard_normal(200).astype(np.float16)
+    b = rng.standard_normal(200).astype(np.float16)
+    d = rng.standard_normal(200).astype(np.float32)
+    w = np.full(splits * m * n, np.nan, np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    memory = _Memory(a=a, b=b, d=d, w=w, bias=bias)
+    p = dict(A=memory.address["a"], B=memory.address["b"], D=memory.address["d"], Dh=0, R=memory.address["d"],
+             bias=memory.address["bias"], M=m, N=n, K=k, flags=16 | 1 | 2, lda=lda, ldb=ldb, ldd=ldd, ldh=0,
+             sA=k, sB=k * ldb, sD=0, sH=0, alpha=0.25, batches=splits, W=memory.address["w"], tickets=0)
+    d0 = d.copy()
+
+    class Launch:
+        parameters = _pack(p)
+
+    class Memory:
+        array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+        write = staticmethod(lambda address, data: memory.write(
+            address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+    ref.KERNELS["coppelius-gemm-nn"](Memory, Launch)
+    for row in range(m):
+        for col in range(n):
+            partials = [sum(float(a[row * lda + s * k + i]) * float(b[(s * k + i) * ldb + col]) for i in range(k))
+                        for s in range(splits)]
+            for s, partial in enumerate(partials):
+                assert w[s * m * n + row * n + col] == np.float32(partial)
+            v = np.float32(np.float32(np.float32(0.25) * np.float32(sum(partials))) + bias[col])
+            assert d[row * ldd + col] == np.float32(v + d0[row * ldd + col])
+
+
 def test_parameter_block_matches_the_contract_offsets():
     """pack_parameters writes each field where gemm.PARAMETERS (and the //@ lines) say, and
     the reference reads it back from there."""
     ref = load_reference()
     fields = dict(A=0x1000, B=0x2000, D=0x3000, Dh=0x4000, R=0x5000, bias=0x6000, M=128, N=192, K=96, flags=13,
-                  lda=104, ldb=200, ldd=192, ldh=256, sA=64, sB=3, sD=7, sH=9, alpha=0.125, batches=12)
+                  lda=104, ldb=200, ldd=192, ldh=256, sA=64, sB=3, sD=7, sH=9, alpha=0.125, batches=12,
+                  W=0x7000, tickets=0x8000)
     block = gemm.pack_parameters(**fields)
     assert len(block) == gemm.PARAMETER_BYTES
     for offset, name, meaning in gemm.PARAMETERS:
@@ -255,3 +294,29 @@ def test_parameter_block_matches_the_contract_offsets():
 def test_shapes_that_are_not_whole_tiles_are_refused(m, n, k):
     with pytest.raises(ValueError, match="not a positive multiple"):
         gemm.pack_parameters(A=0, B=0, D=0, M=m, N=n, K=k, lda=64, ldb=64, ldd=64)
+
+
+def test_device_images_declare_each_products_shared_memory_and_parameter_room(tmp_path):
+    """Coppelius.Build.DeviceImages gives each product region the shared memory its ring needs
+    (a QMD with less would let the kernel address past its block's window), and every launch
+    room for the fifteen parameter words."""
+    from bobc.language import Intrinsics, load_program
+    probe = tmp_path / "Probe.bob"
+    probe.write_text("module Probe\n\nimport Coppelius.Build.DeviceImages\nimport Coppelius.Build.Graph\n\n"
+                     + "".join(f"def shared{k} : Nat = (coppeliusKernelSharedBytes {k})\n" for k in range(3))
+                     + "def room : Nat = cgParameterBytes\n", encoding="utf-8")
+    program = load_program(probe, include=[REPO / "examples" / "coppelius"], intrinsics=Intrinsics())
+    for k, layout in enumerate(("nn", "nt", "tn")):
+        assert program.value(f"shared{k}").value == gemm.shared_bytes(gemm.VARIANTS[layout]), layout
+    assert program.value("room").value >= gemm.PARAMETER_BYTES
+
+
+def test_the_models_split_rule_is_the_generators():
+    """coppelius_model.graph.split_count (which the plan mirrors; test_plan_agrees) splits
+    exactly the products gemm.split_count does."""
+    from coppelius_model import graph
+    for m in (64, 128, 256, 768):
+        for n in (64, 256, 768, 1024, 2304, 3072):
+            for k in (32, 64, 256, 384, 768, 1024, 2304, 3072):
+                for batches in (1, 12):
+                    assert graph.split_count(m, n, k, batches) == gemm.split_count(m, n, k, batches), (m, n, k)

@@ -103,3 +103,56 @@ def test_epilogue_flags_and_batches(layout, arch):
         assert (np.abs(got.astype(np.float64) - v) <= bound).all()
         np.testing.assert_array_equal(out["h"][batch * m * n:(batch + 1) * m * n].reshape(m, n),
                                       got.astype(np.float16))
+
+
+SPLITS = [(layout, arch, splits) for layout, arch in CASES for splits in (2, 3)]
+
+
+@pytest.mark.parametrize("layout,arch,splits", SPLITS, ids=[f"{l}.{a}.S{s}" for l, a, s in SPLITS])
+def test_split_product(layout, arch, splits):
+    """gemm.split_parameters: K = 192 in 2 or 3 splits (M = 64, N = 128: two tiles; padded
+    strides) with every epilogue flag.  W holds each split's product over its own k range;
+    D is bit for bit NumPy's binary32 ((W0 + W1) + W2), then alpha, bias, R, and within the
+    product's bound of the float64 truth; the tickets are zero again."""
+    from bobc.sim.kernel import buffer_addresses, run_kernel
+    rng = np.random.default_rng(13 + splits)
+    m, n, k = 64, 128, 192
+    a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
+    b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
+    a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
+    b = rng.standard_normal(b_rows * b_cols).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    addend = rng.standard_normal(m * n).astype(np.float32)
+    buffers = {"a": a, "b": b, "bias": bias, "r": addend, "d": np.full(m * n, np.nan, np.float32),
+               "h": np.zeros(m * n, np.float16),
+               "w": np.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, np.float32),
+               "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
+    at = buffer_addresses(buffers)
+    grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
+                                        Dh=at["h"], R=at["r"], bias=at["bias"], M=m, N=n, K=k, lda=a_cols,
+                                        ldb=b_cols, ldd=n, ldh=n, alpha=0.5, flags=1 | 2 | 4)
+    assert grid == (n // 64, m // 64, splits)
+    variant = gemm.VARIANTS[layout]
+    text = (SOURCES / f"{variant.identity(PREFIX)}.sass").read_text()
+    out = run_kernel(text, arch, grid=grid, block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
+                     shared_bytes=gemm.shared_bytes(variant))
+    w = out["w"].reshape(splits, m, n)
+    part = k // splits
+    for s in range(splits):       # each partial is the product over its own k range
+        a_part = (a.reshape(a_rows, a_cols)[s * part:(s + 1) * part] if layout == "tn"
+                  else a.reshape(a_rows, a_cols)[:, s * part:(s + 1) * part])
+        b_part = (b.reshape(b_rows, b_cols)[:, s * part:(s + 1) * part] if layout == "nt"
+                  else b.reshape(b_rows, b_cols)[s * part:(s + 1) * part])
+        v, bound = truth(layout, np.ascontiguousarray(a_part).ravel(), np.ascontiguousarray(b_part).ravel(),
+                         m, n, part, a_part.shape[1], b_part.shape[1])
+        assert (np.abs(w[s].astype(np.float64) - v) <= bound).all()
+    total = np.zeros((m, n), np.float32)
+    for s in range(splits):
+        total = (total + w[s]).astype(np.float32)
+    exact = (np.float32(0.5) * total).astype(np.float32)
+    exact = ((exact + bias[None, :]).astype(np.float32) + addend.reshape(m, n)).astype(np.float32)
+    np.testing.assert_array_equal(out["d"].reshape(m, n), exact)
+    np.testing.assert_array_equal(out["h"].reshape(m, n), exact.astype(np.float16))
+    v, bound = truth(layout, a, b, m, n, k, a_cols, b_cols, alpha=0.5, bias=bias, addend=addend.reshape(m, n))
+    assert (np.abs(out["d"].reshape(m, n).astype(np.float64) - v) <= bound).all()
+    assert (out["tickets"] == 0).all()

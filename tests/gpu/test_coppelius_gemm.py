@@ -12,7 +12,10 @@ binary16 copy within one binary16 rounding of that.
 
 On the device machine: PYTHONPATH=compiler python3 -m pytest tests/gpu/test_coppelius_gemm.py
 (tests/gpu/run.sh runs it with every GPU test).  H200, 2026-12-01: 11 passed
-(bench/results/coppelius-gemm-h200.md).
+(bench/results/coppelius-gemm-h200.md).  The split products (flag 16, gemm.split_parameters)
+at the shapes split_count splits, with their epilogues, twice (bit for bit): added in session 4;
+their first H200 run failed in the test's own helper (operands freed before the launch, since
+fixed) while bench/gpu/coppelius_gemm_split_diagnose.py found the kernels right.
 """
 from __future__ import annotations
 
@@ -205,3 +208,67 @@ def test_attention_products_per_head(kernels):
     for z in range(H):
         check(got[:, 2 * C + z * dh:2 * C + (z + 1) * dh], truths[z])
     assert np.isnan(got[:, :2 * C]).all()           # nothing outside the dV columns is written
+
+
+def split_product(kernels, layout, splits, tickets, **fields):
+    """One product split `splits` ways (gemm.split_parameters: S blocks per tile, partials in
+    a workspace, the tile's last block adds them); fields as launch() takes them."""
+    from bobc.sass.generate import gemm
+    arrays = {}                       # the operands stay alive (and out of the pool) until the launch is done
+    for key in ("A", "B", "D", "Dh", "R", "bias"):
+        value = arrays[key] = fields.get(key)
+        fields[key] = 0 if value is None else value.data.ptr
+    m, n = fields["M"], fields["N"]
+    workspace = cp.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, dtype=cp.float32)
+    _, function, shared = kernels[layout]
+    grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, **fields)
+    function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
+    cp.cuda.Device().synchronize()
+    del arrays
+
+
+# the products gemm.split_count splits at the large configuration, with their epilogues
+SPLIT = [
+    ("nn", 256, 768, 3072, 1 | 2, "x' = g Wfcproj + b + h"),
+    ("nn", 256, 768, 768, 1 | 2, "h = o Wproj + b + x"),
+    ("nt", 256, 768, 3072, 0, "dln2 = du Wfc^T"),
+    ("nt", 256, 768, 2304, 0, "dln1 = dqkv Wqkv^T"),
+    ("nt", 256, 768, 768, 4 | 8, "do16 = dres Wproj^T (binary16 only)"),
+    ("tn", 768, 256, 256, 0, "G[head] = xf^T dlogits"),
+]
+
+
+@pytest.mark.parametrize("layout,m,n,k,flags,what", SPLIT, ids=[w for *_, w in SPLIT])
+def test_split_products_are_right_and_deterministic(kernels, layout, m, n, k, flags, what):
+    """The split product (as split_count splits it; at least 2) against float64, and bit
+    for bit the same in a second run (the reduce adds the partials in split order)."""
+    from bobc.sass.generate import gemm
+    splits = max(2, gemm.split_count(m, n, k))
+    rng = np.random.default_rng(m + n + k + flags)
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a, b = halves(rng, a_rows * a_cols), halves(rng, b_rows * b_cols, 0.05)
+    bias = rng.standard_normal(n).astype(np.float32)
+    r = rng.standard_normal(m * n).astype(np.float32)
+    p = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
+    results = []
+    tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
+    for _ in range(2):
+        d = cp.full(m * n, np.nan, dtype=cp.float32)
+        h = cp.zeros(m * n, dtype=cp.float16)
+        split_product(kernels, layout, splits, tickets, A=cp.asarray(a), B=cp.asarray(b), D=d, Dh=h,
+                      R=cp.asarray(r), bias=cp.asarray(bias), **p)
+        results.append((d.get().reshape(m, n), h.get().reshape(m, n)))
+        assert (tickets.get() == 0).all()              # every tile's ticket wrapped back
+    truth = expected(layout, a, b, p, bias=bias if flags & 2 else None, addend=r if flags & 1 else None)[0]
+    (d0, h0), (d1, h1) = results
+    if flags & 8:
+        assert np.isnan(d0).all()
+        v, bound = truth
+        assert (np.abs(h0.astype(np.float64) - v) <= bound + np.abs(v) * 2.0 ** -11).all()
+    else:
+        check(d0, truth)
+        np.testing.assert_array_equal(d0, d1)
+    np.testing.assert_array_equal(h0, h1)
+    if flags & 4 and not flags & 8:
+        np.testing.assert_array_equal(h0, d0.astype(np.float16))

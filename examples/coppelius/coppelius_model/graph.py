@@ -23,8 +23,20 @@ from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOC
 GEMM_BLOCK = 128
 ROW_BLOCK = 256
 LOSS_COPY_BLOCK = 32
-# GEMM flags (CGEMM.md): add R, add bias, write the binary16 copy Dh, no binary32 D
-ADD_R, ADD_BIAS, WRITE_HALF, NO_D = 1, 2, 4, 8
+# GEMM flags (CGEMM.md): add R, add bias, write the binary16 copy Dh, no binary32 D, split K
+ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K = 1, 2, 4, 8, 16
+# split K (compiler/bobc/sass/generate/gemm.py split_count; tests/coppelius/test_kernels_gemm.py
+# holds the two rules together): products of fewer tiles than this, at most SPLIT_MAX splits of
+# at least SPLIT_MIN_SLICES 32-k slices
+SPLIT_FEW_TILES, SPLIT_MIN_SLICES, SPLIT_MAX = 66, 12, 4
+
+
+def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
+    """How many blocks per output tile split a product's K (1: none)."""
+    slices = k // 32
+    if batches != 1 or (m // 64) * (n // 64) >= SPLIT_FEW_TILES:
+        return 1
+    return max(s for s in range(1, SPLIT_MAX + 1) if slices % s == 0 and (s == 1 or slices // s >= SPLIT_MIN_SLICES))
 
 
 def f32(x: float) -> int:
@@ -87,8 +99,14 @@ class Builder:
     # ---- the kernels' parameter blocks ----
     def gemm(self, form, what, A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0,
              batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0):
+        splits = split_count(M, N, K, batches)
+        if splits > 1:       # block z of a tile sums its K/S; the tile's last adds the partials in W
+            K, flags, batches = K // splits, flags | SPLIT_K, splits
+            sA = K if form != "tn" else K * lda
+            sB = K if form == "nt" else K * ldb
         words = (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
-                 pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches))
+                 pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches),
+                 self.at("gemm-partials"), self.at("gemm-tickets"))
         return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
 
     def rows(self, kernel, what, count, *words):

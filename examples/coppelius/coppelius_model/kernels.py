@@ -54,7 +54,11 @@ def _gemm(form):
             bv = _matrix(memory, b, "<f2", batches, k, n, sb, 1, ldb)
         else:
             bv = _matrix(memory, b, "<f2", batches, k, n, sb, ldb, 1)
-        v = alpha * (av.astype(np.float64) @ bv.astype(np.float64))
+        product = av.astype(np.float64) @ bv.astype(np.float64)
+        if flags & 16:          # split K (CGEMM.md, s4): batch z is split z; W the partials, D the whole
+            memory.array(launch.word(13), "<f4", batches * m * n)[...] = product.astype(np.float32).ravel()
+            product, batches = product.sum(axis=0, keepdims=True), 1
+        v = alpha * product
         if flags & 2:
             v = v + memory.array(bias, "<f4", n).astype(np.float64)
         if flags & 1:

@@ -37,6 +37,10 @@ MARKER = b"COPPELIUS-RESULT"
 TOKEN_BYTES = 4
 SUMMARY_BYTES = 16
 COUNTERS_BYTES = 16           # +0 non-finite flag, +4 zero, +8 updates issued, +12 updates skipped
+# the split products' workspace and tickets (coppelius-gemm flag 16): a split launch has fewer
+# than 66 tiles of 64 x 64 and at most 4 splits (graph.split_count), so these bound every one
+GEMM_PARTIALS_BYTES = 4 * 4 * 65 * 64 * 64
+GEMM_TICKETS_BYTES = 4 * 65
 
 CHUNK_BYTES = {"small": 8 << 20, "large": 64 << 20, "tiny": 1 << 20}
 
@@ -84,7 +88,9 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
               ("scores", 4 * H * T * T), ("dres", 4 * T * d), ("dres16", 2 * T * d), ("dtmp", 4 * T * f),
               ("dtmp16", 2 * T * f), ("do16", 2 * T * d), ("dp", 4 * H * T * T), ("ds16", 2 * H * T * T),
               ("dqkv", 4 * T * 3 * d), ("dqkv16", 2 * T * 3 * d), ("fence", COUNTERS_BYTES),
-              ("report", STAGING_REPORT_END - STAGING_RECORD)]
+              ("report", STAGING_REPORT_END - STAGING_RECORD),
+              # split products: partials, and tickets that every launch leaves zero (the arena starts zeroed)
+              ("gemm-partials", GEMM_PARTIALS_BYTES), ("gemm-tickets", GEMM_TICKETS_BYTES)]
     return sizes
 
 

@@ -12,6 +12,12 @@ Semantics (for every batch z < batches, every m < M, n < N):
     v = f32(alpha P); v = f32(v + bias[n]) (flag 2); v = f32(v + R[z sD + m ldd + n]) (flag 1)
     D[z sD + m ldd + n] = v (unless flag 8); Dh[z sH + m ldh + n] = half(v) (flag 4)
 
+With flag 16 (split K: batches = S splits, K = one split's length) batch z is split z:
+its partial product P_z (A, B moved by z sA, z sB) is written in binary32 to the
+workspace W[z M N + m N + n], and P is the whole product over the S splits' k, summed in
+binary64 and rounded once like any other (the device adds the binary32 partials in split
+order: within the same tolerance); the ticket counters are left as they were (zero).
+
 A and B are binary16, so every product is exact in binary64; the sum is taken in
 binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
 order: results agree within the tolerance docs/coppelius.md and the tests give).
@@ -25,7 +31,7 @@ import struct
 
 import numpy as np
 
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
 
 
@@ -35,8 +41,10 @@ def unpack(parameters: bytes) -> dict:
     m, n, k, flags, lda, ldb, ldd, ldh, sa, sb, sd, sh = struct.unpack_from("<12I", parameters, 0x30)
     (alpha,) = struct.unpack_from("<f", parameters, 0x60)
     (batches,) = struct.unpack_from("<I", parameters, 0x64)
+    workspace, tickets = struct.unpack_from("<2Q", parameters, 0x68)
     return dict(A=a, B=b, D=d, Dh=h, R=r, bias=bias, M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb,
-                ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches)
+                ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches,
+                W=workspace, tickets=tickets)
 
 
 def _strided(flat: np.ndarray, offset: int, rows: int, cols: int, ld: int) -> np.ndarray:
@@ -55,19 +63,25 @@ def gemm(layout: str, p: dict, read, write) -> None:
     write(address, array) (the reference host's Memory, or plain arrays in tests)."""
     a_t, b_t = LAYOUTS[layout]
     m, n, k, z = p["M"], p["N"], p["K"], p["batches"]
+    flags = p["flags"]
     a_rows, a_cols = (k, m) if a_t else (m, k)
     b_rows, b_cols = (n, k) if b_t else (k, n)
     a_flat = read(p["A"], "<f2", _extent(z, p["sA"], a_rows, p["lda"], a_cols))
     b_flat = read(p["B"], "<f2", _extent(z, p["sB"], b_rows, p["ldb"], b_cols))
-    flags = p["flags"]
-    bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
-    d_count = _extent(z, p["sD"], m, p["ldd"], n)
-    results = []
+    exact = []
     for batch in range(z):
         a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
         b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
-        product = (a.T if a_t else a) @ (b.T if b_t else b)
-        v = (p["alpha"] * product.astype(np.float32)).astype(np.float32)
+        exact.append((a.T if a_t else a) @ (b.T if b_t else b))
+    if flags & FLAG_SPLIT:
+        write(p["W"], np.stack([partial.astype(np.float32) for partial in exact]))
+        exact, z = [sum(exact[1:], exact[0])], 1
+    products = [product.astype(np.float32) for product in exact]
+    bias = read(p["bias"], "<f4", n).astype(np.float32) if flags & FLAG_BIAS else None
+    d_count = _extent(z, p["sD"], m, p["ldd"], n)
+    results = []
+    for batch, product in enumerate(products):
+        v = (p["alpha"] * product).astype(np.float32)
         if bias is not None:
             v = (v + bias[None, :]).astype(np.float32)
         if flags & FLAG_ADD_R:

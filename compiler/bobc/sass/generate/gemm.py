@@ -19,6 +19,15 @@ then, in binary32 and in this order, v = alpha*P, v += bias[n] (flag 2), v += R[
 blockIdx.z, so one launch does every head of an attention layer.  The parameter block
 is PARAMETERS below (and each file's `//@ param` lines).
 
+Split K (flag 16; split_count, split_parameters): a product with few output tiles runs
+S = batches blocks per tile, block z over its S-th of K (A and B moved by sA, sB); each
+stores its binary32 partial in the workspace W[z], fences (MEMBAR.SC.GPU) and draws the
+tile's ticket (ATOMG.E.INC wrapping at S - 1, so the tickets are zero again after the
+launch); the block that draws S - 1 sums W[0] + W[1] + .. + W[S-1] in that order (the
+same result whichever block finishes last: deterministic) and runs the epilogue.  The fences
+are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
+H200 (bench/results/coppelius-gemm-h200.md): 256 x 768 x 3072 25.6 us -> 14.3 us in 4 splits.
+
 Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
 blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
@@ -41,6 +50,8 @@ so a block needs SHARED_BASE + STAGES * stage bytes (shared_bytes()).
 Contract (not checked by the kernel; the plan must hold it): M, N multiples of 64, K a
 multiple of 32 and at least 32; lda, ldb, sA, sB multiples of 8 and A, B 16-byte aligned
 (16-byte copies); ldd, ldh, sD, sH even, D, R, bias 8-byte aligned, Dh 4-byte aligned.
+With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-byte aligned with
+4 S M N bytes; tickets 4 (M/64)(N/64) bytes, zero before the launch (the launch leaves them zero).
 
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
@@ -72,16 +83,19 @@ PARAMETERS = (
     (0x20, "R", "pointer: R, binary32 addend with D's strides (read if flag 1; may equal D)"),
     (0x28, "bias", "pointer: bias, binary32 [N] (read if flag 2)"),
     (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
-    (0x38, "K", "u32 the summed dimension"), (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D"),
+    (0x38, "K", "u32 the summed dimension (with flag 16: of one split)"),
+    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits)"),
     (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
     (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
     (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
     (0x58, "sD", "u32 batch stride of D and R (elements)"), (0x5c, "sH", "u32 batch stride of Dh (elements)"),
-    (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z)"),
+    (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z; flag 16: splits)"),
+    (0x68, "W", "pointer: the split workspace, binary32 [batches][M][N] (written and read with flag 16)"),
+    (0x70, "tickets", "pointer: u32 per output tile, zero between launches (flag 16)"),
 )
 OFFSET = {name: offset for offset, name, _ in PARAMETERS}
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D = 1, 2, 4, 8
-PARAMETER_BYTES = 0x68
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
+PARAMETER_BYTES = 0x78
 
 
 @dataclass(frozen=True)
@@ -133,12 +147,14 @@ def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
-                    batches: int = 1) -> bytes:
+                    batches: int = 1, W: int = 0, tickets: int = 0) -> bytes:
     """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
     check_shape(M, N, K)
+    if flags & FLAG_SPLIT and batches < 2:
+        raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
     return (struct.pack("<6Q", A, B, D, Dh, R, bias)
             + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
-            + struct.pack("<fI", alpha, batches))
+            + struct.pack("<fI", alpha, batches) + struct.pack("<2Q", W, tickets))
 
 
 def check_shape(m: int, n: int, k: int) -> None:
@@ -147,6 +163,58 @@ def check_shape(m: int, n: int, k: int) -> None:
         if value <= 0 or value % unit:
             raise ValueError(f"{name} = {value} is not a positive multiple of {unit}: these "
                              f"kernels compute whole {TILE_M} x {TILE_N} tiles, {TILE_K} k at a time")
+
+
+# Split-K.  A product with few output tiles (M = 256, N = 768 is 48 blocks on 132 SMs) and
+# a long K runs as one launch of S blocks per tile (flag 16, grid z = S): block s computes
+# the product over its S-th of K (its k offset is the batch stride sA, sB) and stores it,
+# binary32, in the workspace W; the tile's last block to finish (a ticket counter per
+# tile, ATOMG.INC wrapping at S - 1, so the counters are zero again after every launch)
+# adds the S partials in split order, 0 .. S - 1 -- the same sum whichever block came
+# last -- and applies the epilogue (alpha, bias, R, D, Dh) once.
+SPLIT_FEW_TILES = 66           # split a product of fewer output tiles than half an H200's 132 SMs
+SPLIT_MIN_SLICES = 12          # ... into at most SPLIT_MAX splits of at least this many 32-k slices
+SPLIT_MAX = 4
+
+
+def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
+    """How many splits of K a product gets (1: none): the most, up to SPLIT_MAX, that divide
+    K's 32-k slices into splits of at least SPLIT_MIN_SLICES, for a one-batch product of
+    fewer than SPLIT_FEW_TILES tiles.  Measured on the H200 (bench/results/coppelius-gemm-h200.md,
+    --sweep): 256 x 768 x 3072 25.6 us unsplit, 16.5 / 15.9 / 14.3 us in 2 / 3 / 4; 256 x 768 x 768
+    8.0 us, 7.8 in 2, 9.0 in 4; K = 256 (8 slices) only slower split."""
+    tiles = (m // TILE_M) * (n // TILE_N)
+    slices = k // TILE_K
+    if batches != 1 or tiles >= SPLIT_FEW_TILES:
+        return 1
+    return max(s for s in range(1, SPLIT_MAX + 1) if slices % s == 0 and (s == 1 or slices // s >= SPLIT_MIN_SLICES))
+
+
+def split_workspace_bytes(m: int, n: int, splits: int) -> int:
+    """The binary32 workspace W of a split product: its S partial M x N matrices."""
+    return 4 * splits * m * n if splits > 1 else 0
+
+
+def split_ticket_bytes(m: int, n: int) -> int:
+    """The tickets of a split product: a u32 per output tile (zero before the first launch)."""
+    return 4 * (m // TILE_M) * (n // TILE_N)
+
+
+def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -> tuple[tuple[int, int, int], bytes]:
+    """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
+    split `splits` ways; the plain launch when splits is 1."""
+    m, n, k = fields["M"], fields["N"], fields["K"]
+    if splits == 1:
+        return grid(m, n, fields.get("batches", 1)), pack_parameters(W=W, tickets=tickets, **fields)
+    if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
+        raise ValueError(f"K = {k} in {splits} splits: a split product has one batch and K a multiple "
+                         f"of {splits * TILE_K}")
+    variant = VARIANTS[layout]
+    part = k // splits
+    split = dict(fields, K=part, sA=part if variant.a_along_k else part * fields["lda"],
+                 sB=part if variant.b_along_k else part * fields["ldb"],
+                 flags=fields.get("flags", 0) | FLAG_SPLIT, batches=splits, W=W, tickets=tickets)
+    return grid(m, n, splits), pack_parameters(**split)
 
 
 # Registers (fixed, so the listing can be read against this table).
@@ -320,8 +388,8 @@ def _multiply(out: _Text, variant: Variant, stage: int) -> None:
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
 
 
-def _epilogue(out: _Text) -> None:
-    out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
+def _position(out: _Text) -> None:
+    """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
     out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
@@ -333,6 +401,12 @@ def _epilogue(out: _Text) -> None:
     out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "warp column")
     out(f"LEA R{T1}, R{T2}, R{T1}, 0x5")
     out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
+
+
+def _epilogue(out: _Text) -> None:
+    out.label("epilogue")
+    out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
+    _position(out)
     out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
     out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
@@ -382,6 +456,96 @@ def _epilogue(out: _Text) -> None:
             _add64(out, OUT_H, f"R{STEP_H}")
 
 
+# The split section's registers (flag 16; the copy and fragment registers are free there)
+PARTIAL = 48                                  # R48..R79: one split's 32 values, (group g, nt) at 48 + 8 g + 2 nt
+SUM_AT = 80                                   # R80..R87: 64-bit workspace pointers of the four row groups
+SLICE_STEP, SLICES_LEFT = 88, 89              # bytes between splits in W; splits still to add
+TICKET_AT, TICKET = 90, 92                    # R90:R91 the tile's ticket address; R92 the ticket drawn
+TICKET_SHARED = SHARED_BASE                   # where thread 0 leaves the ticket for the block (ring done)
+
+
+# PTX membar.gl (fence.sc.gpu) as ptxas 13 writes it for sm_86 (tests/sass/data/corpus-sm_86.tsv,
+# corpus3.ptx:barriers), with its control codes: the fence, the error barrier that waits for it,
+# the L1 invalidation.  (sm_90's ptxas adds CGAERRBAR, which only concerns clusters.)
+FENCE_GPU = ("[B------:R-:W-:-:S06] MEMBAR.SC.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
+             "[B------:R-:W-:-:S01] CCTL.IVALL")
+
+
+def _fence(out: _Text, why: str) -> None:
+    out(FENCE_GPU[0], why)
+    for instruction in FENCE_GPU[1:]:
+        out(instruction)
+
+
+def _split(out: _Text) -> None:
+    """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
+    the S blocks adds W's S partials in split order and goes on to the epilogue."""
+    out.label("split")
+    out.note("split K (flag 16): this block's partial tile to W[z], then the tile's ticket")
+    _position(out)
+    out(f"MOV R{T2}, {_p('M')}")
+    out(f"IMAD R{T2}, R{T2}, {_p('N')}, RZ", "M N: elements between splits in W")
+    out(f"SHF.L.U32 R{SLICE_STEP}, R{T2}, 0x2, RZ")
+    out(f"IMAD R{T3}, R{T0}, {_p('N')}, R{T1}", "W's row stride is N")
+    out(f"LEA R{SUM_AT}, P6, R{T3}, {_p('W')}, 0x2", "in W[0]")
+    out(f"LEA.HI.X R{SUM_AT + 1}, R{T3}, {_p('W', high=True)}, RZ, 0x2, P6")
+    out(f"MOV R{T3}, {_p('N')}")
+    out(f"SHF.L.U32 R{T3}, R{T3}, 0x5, RZ", "8 rows of W, in bytes")
+    for group in range(1, 4):
+        at = SUM_AT + 2 * group
+        out(f"IADD3 R{at}, P6, R{at - 2}, R{T3}, RZ", f"rows +{8 * group}")
+        out(f"IADD3.X R{at + 1}, RZ, R{at - 1}, RZ, P6, !PT")
+    out(f"IMAD R{T0}, R{CTA_Z}, R{SLICE_STEP}, RZ", "W[z], this split's")
+    for group in range(4):
+        at = PARTIAL + 2 * group
+        out(f"IADD3 R{at}, P6, R{SUM_AT + 2 * group}, R{T0}, RZ")
+        out(f"IADD3.X R{at + 1}, RZ, R{SUM_AT + 2 * group + 1}, RZ, P6, !PT")
+    for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
+        mi, h = divmod(group, 2)
+        for nt in range(4):
+            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{ACC + 16 * mi + 4 * nt + 2 * h}")
+    _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
+    out(f"MOV R{T0}, {_p('N')}")
+    out(f"SHF.R.U32.HI R{T0}, RZ, 0x6, R{T0}", "tiles in a row: N / 64")
+    out(f"IMAD R{T0}, R{CTA_M}, R{T0}, R{CTA_N}", "the tile's ticket: blockIdx.y N/64 + blockIdx.x")
+    out(f"LEA R{TICKET_AT}, P6, R{T0}, {_p('tickets')}, 0x2")
+    out(f"LEA.HI.X R{TICKET_AT + 1}, R{T0}, {_p('tickets', high=True)}, RZ, 0x2, P6")
+    out(f"MOV R{T1}, {_p('batches')}")
+    out(f"IADD3 R{T1}, R{T1}, -0x1, RZ", "S - 1: the ticket wraps to 0 after the last")
+    out(f"ISETP.NE.U32.AND P0, PT, R{TID}, RZ, PT")
+    out(f"MOV R{T2}, {TICKET_SHARED:#x}")
+    out(f"@!P0 ATOMG.E.INC.STRONG.GPU PT, R{TICKET}, [R{TICKET_AT}.64], R{T1}", "thread 0 draws")
+    out(f"@!P0 STS [R{T2}], R{TICKET}")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0")
+    out(f"LDS R{TICKET}, [R{T2}]")
+    out(f"ISETP.NE.U32.AND P0, PT, R{TICKET}, R{T1}, PT", "not the tile's last split: done")
+    out("@P0 EXIT")
+    _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
+    out.note("the last split: the accumulators = W[0] + W[1] + ... + W[S-1], in that order")
+    out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
+    for i in range(32):
+        out(f"MOV R{ACC + i}, RZ")
+    out.label("split_sum")
+    for group in range(4):
+        for nt in range(4):
+            out(f"LDG.E.64 R{PARTIAL + 8 * group + 2 * nt}, [R{SUM_AT + 2 * group}.64+{32 * nt:#x}]")
+    for group in range(4):
+        mi, h = divmod(group, 2)
+        for nt in range(4):
+            v = ACC + 16 * mi + 4 * nt + 2 * h
+            t = PARTIAL + 8 * group + 2 * nt
+            out(f"FADD R{v}, R{v}, R{t}")
+            out(f"FADD R{v + 1}, R{v + 1}, R{t + 1}")
+    for group in range(4):
+        _add64(out, SUM_AT + 2 * group, f"R{SLICE_STEP}")
+    out(f"IADD3 R{SLICES_LEFT}, R{SLICES_LEFT}, -0x1, RZ")
+    out(f"ISETP.GE.AND P0, PT, R{SLICES_LEFT}, 0x1, PT", "another split?")
+    out("@P0 BRA split_sum")
+    out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
+    out("BRA epilogue")
+
+
 def _contract(variant: Variant) -> list[str]:
     """The //@ param lines: one per 8-byte word.  Pointer extents are one tile's bytes (the
     least any launch touches) until the plan supplies extents by launch."""
@@ -396,12 +560,14 @@ def _contract(variant: Variant) -> list[str]:
         f"//@ param 4 pointer read {d_bytes} R (binary32 addend, D's strides; read only with flag 1)",
         f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
         "//@ param 6 scalar M, N (u32)",
-        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D)",
+        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K)",
         "//@ param 8 scalar lda, ldb (u32 elements)",
         "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
         "//@ param 11 scalar sD (D and R), sH (Dh) (u32 batch strides, elements)",
-        "//@ param 12 scalar alpha (f32), batches (u32, = grid z)",
+        "//@ param 12 scalar alpha (f32), batches (u32, = grid z; with flag 16 the splits)",
+        f"//@ param 13 pointer write {2 * d_bytes} W (binary32 split workspace [splits][M][N]; only with flag 16)",
+        f"//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
     ]
     return lines
 
@@ -417,7 +583,9 @@ def generate(variant: Variant, prefix: str) -> str:
         f"//   {variant.formula}   ({variant.uses})",
         "//   v = alpha P (+ bias[n], flag 2) (+ R[m,n], flag 1), binary32; D = v unless flag 8;",
         "//   Dh = half(v) with flag 4.  A, B binary16; products accumulated in binary32 (HMMA.16816.F32).",
-        "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.",
+        "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.  Flag 16 (split K):",
+        "//   z is the split (A, B moved by sA, sB), the partial goes to W[z] and the tile's last split",
+        "//   (its ticket) adds W[0] + .. + W[batches - 1] in that order before the epilogue.",
         f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
         f"{shared_bytes(variant)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
@@ -462,8 +630,13 @@ def generate(variant: Variant, prefix: str) -> str:
     _issue(out, chunk_a, chunk_b, stage)
     _multiply(out, variant, stage)
     out("@P5 BRA slice")
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P0, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
+    out("@P0 BRA split")
     _epilogue(out)
     out("EXIT")
+    _split(out)
     return "\n".join(header + out.lines) + "\n"
 
 
