@@ -36,7 +36,10 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
                    s->target);
     rt_gpu_config config;
     memset(&config, 0, sizeof config);
-    config.uuid = uuid;
+    /* 16 zero bytes: the first GPU the driver lists (a request program opens the GPU as the plan host
+     * does; docs/native-host.md) */
+    static const uint8_t any[16];
+    config.uuid = memcmp(uuid, any, 16) == 0 ? NULL : uuid;
     memset(&s->gpu, 0, sizeof s->gpu);
     int rc = rt_gpu_open(&s->gpu, target, &config);
     if (rc) {

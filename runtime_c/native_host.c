@@ -25,6 +25,7 @@
 #include "native_machine.h"
 #include "native_peer.h"
 #include "native_program.h"
+#include "native_request.h"
 
 enum {
     NP_EXIT_INTERNAL = 1,
@@ -64,6 +65,8 @@ typedef struct {
     size_t file_size;
     size_t host_size;            /* the host part (the whole file when not wrapped) */
     int components;              /* embedded device images (0 when not wrapped) */
+    const uint8_t *component[5]; /* by kind 1..4: its bytes and length (LoadEmbedded) */
+    uint64_t component_length[5];
     char target[17];
     const uint8_t *program;
     uint64_t program_size;
@@ -112,6 +115,10 @@ static int find_self(np_self *s, const char *path, char *err)
             if (length > end - at - EMBED_HEADER_BYTES)
                 return damaged(err, path, "component %u's length %llu runs past the footer", kind,
                                (unsigned long long)length);
+            if (kind <= 4) {
+                s->component[kind] = s->file + at + EMBED_HEADER_BYTES;
+                s->component_length[kind] = length;
+            }
             at += EMBED_HEADER_BYTES + (size_t)length;
             expected++;
             s->components++;
@@ -147,6 +154,11 @@ typedef struct {
 /* The native host's part of the machine (native_machine.h holds the rest). */
 typedef struct {
     char **args;
+    int argc;                    /* the arguments after the program's name */
+    const char *name;            /* the program's name (usage) */
+    np_request request;          /* RequestOpen's (native_request.h) */
+    const np_self *self;         /* the host's own file: its embedded images (LoadEmbedded) */
+    int request_open;
     np_session session;
     np_peer peers[MAX_PEERS];
     int peer_count;
@@ -204,6 +216,70 @@ static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t
     if (rt_io_stage(&h->files, s->option, copy, bytes, why))
         return fault(m, index, NP_EXIT_INTERNAL, "%s", why);
     return 0;
+}
+
+/* A request's commands (native_request.h): the plan host's files, in this host's process. */
+static int request_command(np_machine *m, uint32_t at, const np_command *c)
+{
+    np_host *h = HOST(m);
+    np_request *r = &h->request;
+    char why[RT_ERR_BYTES];
+    uint64_t a = 0, b = 0;
+    int rc = 0;
+    switch (c->code) {
+    case NP_REQUEST_OPEN:
+        rc = np_request_open(r, c->bytes, c->bytes_length, h->argc, h->args, h->name, &h->files, why);
+        if (rc == NP_REQUEST_HELP)
+            exit(0);      /* --help: the usage printed; nothing was read, opened or written */
+        if (rc)
+            return fault(m, at, rc, "%s", why);
+        h->request_open = 1;
+        set_word(m, c->n[0], r->step);
+        set_word(m, c->n[1], r->args.op == RT_OP_PREDICT);
+        return 0;
+    case NP_REQUEST_READ: {
+        uint8_t *to = mapped(m, at, c->n[1], c->n[2]);
+        if (!to || operand(m, at, &c->v[0], &a))
+            return -1;
+        rc = np_request_read(r, c->n[0], a, c->n[2], to, why);
+        break;
+    }
+    case NP_REQUEST_WRITE: case NP_REQUEST_WRITE_AT: {
+        uint8_t *from = mapped(m, at, c->n[1], c->n[2]);
+        if (!from)
+            return -1;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        rc = np_request_write(r, c->n[0], from, c->n[2], c->code == NP_REQUEST_WRITE, c->code == NP_REQUEST_WRITE_AT ? c->n[3] : 0,
+                              why);
+        break;
+    }
+    case NP_REQUEST_APPEND_STATE:
+        rc = np_request_write(r, c->n[0], m->state + c->n[1], c->n[2], 1, 0, why);
+        break;
+    case NP_REQUEST_APPEND_INPUT: {
+        if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
+            return -1;
+        if (a > r->input_size || b > r->input_size - a) {
+            rc = np_request_read(r, NP_FILE_INPUT, a, b, NULL, why);
+            break;
+        }
+        rc = np_request_write(r, c->n[0], r->input + a, b, 1, 0, why);
+        break;
+    }
+    case NP_REQUEST_APPEND_STATUS: {
+        uint8_t status[24];
+        np_request_status(r, np_state_word(m, c->n[1]), status);
+        rc = np_request_write(r, c->n[0], status, sizeof status, 1, 0, why);
+        break;
+    }
+    case NP_REQUEST_CHECKPOINT_BEGIN:
+        np_request_checkpoint_begin(r);
+        break;
+    default:
+        rc = np_request_checkpoint_publish(r, c->n[0], why);
+        break;
+    }
+    return rc ? fault(m, at, rc, "%s", why) : 0;
 }
 
 /* The commands only this host carries out: files, the device session, Submit, peers. */
@@ -268,6 +344,19 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     case NP_RELEASE:
         np_device_release(&h->session);
         return 0;
+    case NP_LOAD_EMBEDDED: {
+        const uint8_t *image = h->self->component[c->n[0]];
+        uint64_t length = h->self->component_length[c->n[0]];
+        if (!image)
+            return fault(m, at, NP_EXIT_DAMAGED, "the host carries no embedded device image of kind %llu (build it "
+                         "as an embedded artifact: Runtime.NativePhysicalEmbeddedArtifact)", (unsigned long long)c->n[0]);
+        uint8_t *to = mapped(m, at, c->n[1], length);
+        if (!to)
+            return -1;
+        memcpy(to, image, length);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return 0;
+    }
     case NP_SUBMIT: {
         uint64_t n = np_state_word(m, c->n[4]);
         volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
@@ -288,6 +377,8 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
         return 0;
     }
     default:
+        if (c->code >= NP_REQUEST_OPEN && c->code <= NP_REQUEST_CHECKPOINT_PUBLISH)
+            return request_command(m, at, c);
         return fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
     }
 }
@@ -403,7 +494,10 @@ int main(int argc, char **argv)
     m.p = &program;
     m.hooks = &host_hooks;
     m.host = &h;
+    h.self = &self;
     h.args = argv + 1;
+    h.argc = argc - 1;
+    h.name = argv[0];
     m.start_us = np_now_us();
     m.telemetry = environment_number("NATIVE_TELEMETRY", -1);
     h.peer_timeout_ms = (int)environment_number(NP_PEER_TIMEOUT_VARIABLE, NP_PEER_TIMEOUT_MS);
@@ -428,6 +522,13 @@ int main(int argc, char **argv)
             fwrite(m.fail_message, 1, m.fail_length, stderr);
         fputs("; nothing was published\n", stderr);
         return m.status;
+    }
+    if (h.request_open) {
+        char why[RT_ERR_BYTES];
+        if ((rc = np_request_finish(&h.request, &h.files, why))) {
+            fprintf(stderr, "native: %s; nothing was published\n", why);
+            return rc;
+        }
     }
     if ((rc = publish(&h, err))) {
         fprintf(stderr, "native: %s\n", err);

@@ -1,6 +1,8 @@
 /* See native_program.h. */
 #include "native_program.h"
 
+#include "native_request.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,16 @@ static const struct {
     [NP_RELEASE] = { "Release", "", 1 },
     [NP_SUBMIT] = { "Submit", "nnnonn", 1 },
     [NP_WRITE_MAPPED_FILE] = { "WriteMappedFile", "nnn", 1 },
+    [NP_REQUEST_OPEN] = { "RequestOpen", "bnn", 1 },
+    [NP_REQUEST_READ] = { "RequestRead", "nnno", 1 },
+    [NP_REQUEST_WRITE] = { "RequestWrite", "nnn", 1 },
+    [NP_REQUEST_WRITE_AT] = { "RequestWriteAt", "nnnn", 1 },
+    [NP_REQUEST_APPEND_STATE] = { "RequestAppendState", "nnn", 1 },
+    [NP_REQUEST_APPEND_INPUT] = { "RequestAppendInput", "noo", 1 },
+    [NP_REQUEST_APPEND_STATUS] = { "RequestAppendStatus", "nn", 1 },
+    [NP_REQUEST_CHECKPOINT_BEGIN] = { "RequestCheckpointBegin", "", 1 },
+    [NP_REQUEST_CHECKPOINT_PUBLISH] = { "RequestCheckpointPublish", "n", 1 },
+    [NP_LOAD_EMBEDDED] = { "LoadEmbedded", "nn", 1 },
 };
 
 const char *np_code_name(unsigned code)
@@ -145,8 +157,41 @@ static int check_command(np_program *p, unsigned i, char *err)
             return say(err, "command %u (%s): a ring of 0 entries", i, name);
         STATE_RANGE(c->n[4], 8, "the issue counter");
         break;
+    case NP_REQUEST_OPEN: {
+        if (i != 0)
+            return say(err, "command %u (%s): a request is opened by the program's first command only", i, name);
+        np_request_spec spec;
+        char why[RT_ERR_BYTES];
+        int bad = np_request_parse(c->bytes, c->bytes_length, &spec, why);
+        np_request_spec_free(&spec);
+        if (bad)
+            return say(err, "command %u (%s): the request's bytes: %s", i, name, why);
+        STATE_RANGE(c->n[0], 8, "the step word");
+        STATE_RANGE(c->n[1], 8, "the predict word");
+        break;
+    }
+    case NP_LOAD_EMBEDDED:
+        if (c->n[0] < 1 || c->n[0] > 4)
+            return say(err, "command %u (%s): kind %llu is not an embedded device image (1 program, 2 QMD, 3 "
+                       "pushbuffer, 4 GPFIFO)", i, name, (unsigned long long)c->n[0]);
+        break;
     default:
         break;
+    }
+    if (c->code >= NP_REQUEST_READ && c->code <= NP_REQUEST_CHECKPOINT_PUBLISH) {
+        if (p->commands[0].code != NP_REQUEST_OPEN)
+            return say(err, "command %u (%s): no request is open (RequestOpen must be the program's first command)", i,
+                       name);
+        if (c->code == NP_REQUEST_READ && c->n[0] != 1 && c->n[0] != 2)
+            return say(err, "command %u (%s): file %llu is not the input (1) or the input checkpoint (2)", i, name,
+                       (unsigned long long)c->n[0]);
+        if (c->code >= NP_REQUEST_WRITE && c->code <= NP_REQUEST_APPEND_STATUS && (c->n[0] < 3 || c->n[0] > 5))
+            return say(err, "command %u (%s): file %llu is not an output (3 the checkpoint, 4 the predictions, 5 the "
+                       "result)", i, name, (unsigned long long)c->n[0]);
+        if (c->code == NP_REQUEST_APPEND_STATE)
+            STATE_RANGE(c->n[1], c->n[2], "the state range");
+        if (c->code == NP_REQUEST_APPEND_STATUS)
+            STATE_RANGE(c->n[1], 8, "the issue counter");
     }
     if (c->code == NP_READ_FILE || c->code == NP_WRITE_FILE || c->code == NP_WRITE_MAPPED_FILE) {
         if (c->n[0] >= 1u << 16)

@@ -18,7 +18,12 @@ enum np_code {
     NP_READ_FILE = 14, NP_WRITE_FILE = 15, NP_OPEN_DEVICE = 16, NP_MAP = 17, NP_LOAD_IMAGE = 18,
     NP_CONNECT = 19, NP_SEND = 20, NP_RECEIVE = 21, NP_TELEMETRY = 22, NP_RELEASE = 23,
     NP_SUBMIT = 24, NP_WRITE_MAPPED_FILE = 25,
-    NP_CODE_COUNT = 26,
+    /* a request's commands (docs/native-host.md, "Requests"; native_request.h) */
+    NP_REQUEST_OPEN = 26, NP_REQUEST_READ = 27, NP_REQUEST_WRITE = 28, NP_REQUEST_WRITE_AT = 29,
+    NP_REQUEST_APPEND_STATE = 30, NP_REQUEST_APPEND_INPUT = 31, NP_REQUEST_APPEND_STATUS = 32,
+    NP_REQUEST_CHECKPOINT_BEGIN = 33, NP_REQUEST_CHECKPOINT_PUBLISH = 34,
+    NP_LOAD_EMBEDDED = 35,       /* an embedded device image of the host's own file */
+    NP_CODE_COUNT = 36,
 };
 
 enum np_operand_kind { NP_IMMEDIATE = 0, NP_SLOT = 1, NP_STATE_WORD = 2, NP_MAPPED_WORD = 3 };

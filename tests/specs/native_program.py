@@ -43,6 +43,11 @@ class Machine:
         self.send, self.receive = send, receive
         self.telemetry: list[bytes] = []
         self.submitted: list[int] = []
+        # a request (docs/native-host.md, "Requests"): what RequestOpen reports, the files
+        # RequestRead reads (1 input, 2 checkpoint payload), and every request command carried out
+        self.request_step, self.request_predict = 0, 0
+        self.request_files: dict[int, bytes] = {}
+        self.requests: list[tuple] = []
 
     # ---- memory ----
     def word(self, address):
@@ -236,5 +241,59 @@ class Machine:
                     self.gpu(self, entry())
                     self.mapped_write(semaphore, (n + 1).to_bytes(8, "little"))
                     self.set_word(counter, n + 1)
+            elif op == 26:
+                request, at = self._bytes(at)
+                step_at, at = self._natural(at)
+                predict_at, at = self._natural(at)
+                if execute:
+                    self.requests.append(("open", request))
+                    self.set_word(step_at, self.request_step)
+                    self.set_word(predict_at, self.request_predict)
+            elif op == 27:
+                file, at = self._natural(at)
+                host, at = self._natural(at)
+                extent, at = self._natural(at)
+                offset, at = self._operand(at)
+                if execute:
+                    data = self.request_files.get(file, b"")[offset():offset() + extent]
+                    self.mapped_write(host, data.ljust(extent, b"\0"))
+                    self.requests.append(("read", file, host, extent, offset()))
+            elif op in (28, 29, 30):
+                file, at = self._natural(at)
+                source, at = self._natural(at)
+                extent, at = self._natural(at)
+                offset = None
+                if op == 29:
+                    offset, at = self._natural(at)
+                if execute:
+                    data = bytes(self.state[source:source + extent]) if op == 30 else self.mapped_read(source, extent)
+                    out = bytearray(self.outputs.get(file, b""))
+                    place = len(out) if offset is None else offset
+                    out[place:place + extent] = data
+                    self.outputs[file] = bytes(out)
+                    self.requests.append(("write", file, source, extent, offset))
+            elif op == 31:
+                file, at = self._natural(at)
+                offset, at = self._operand(at)
+                extent, at = self._operand(at)
+                if execute:
+                    self.requests.append(("input", file, offset(), extent()))
+            elif op == 32:
+                file, at = self._natural(at)
+                issued, at = self._natural(at)
+                if execute:
+                    self.requests.append(("status", file, issued))
+            elif op == 33:
+                if execute:
+                    self.requests.append(("begin",))
+            elif op == 34:
+                updates, at = self._natural(at)
+                if execute:
+                    self.requests.append(("publish", updates))
+            elif op == 35:
+                kind, at = self._natural(at)
+                host, at = self._natural(at)
+                if execute:
+                    self.requests.append(("load", kind, host))
             else:
                 raise AssertionError(f"unknown command {op}")

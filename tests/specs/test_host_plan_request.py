@@ -244,7 +244,7 @@ def run_request(code, input_step=0):
     for index, entry in enumerate(RING_IMAGE):
         machine.mapped_write(RING + 8 * index, entry.to_bytes(8, "little"))
     machine.mapped_write(SEMAPHORE + 8, (0xC0FFEE).to_bytes(8, "little"))   # the release's timestamp
-    machine.set_word(INPUT_STEP, input_step)
+    machine.request_step = input_step          # what RequestOpen reads from the checkpoint
     machine.run(code)
     return machine
 
@@ -275,8 +275,14 @@ def test_request_commands_refusals(probe):
     with pytest.raises(Failed) as caught:
         run_request(request_code(probe, program_length=65537))
     assert caught.value.status == 9 and "program-id" in caught.value.args[0]
-    # a step the native command language cannot express, named
-    with pytest.raises(Failed) as caught:
-        run_request(request_code(probe, tail="(constructor NvidiaPlanHostSteps NvidiaPlanHostStepWriteStatus "
-                                              "(constructor NvidiaPlanHostFile NvidiaPlanHostResult) end)"))
-    assert caught.value.status == 1 and "WriteStatus" in caught.value.args[0]
+
+
+
+def test_request_commands_open_the_request_first_and_give_file_steps_native_forms(probe):
+    # docs/host-steps.md: the request is opened (its checks) before the device session; each recipe
+    # fill's embedded image is loaded at its host address (program table kind 1, GPFIFO kind 4); then
+    # the file steps are the request's commands: WriteStatus appends the status with the issue counter
+    machine = run_request(request_code(probe, tail="(constructor NvidiaPlanHostSteps NvidiaPlanHostStepWriteStatus "
+                                                   "(constructor NvidiaPlanHostFile NvidiaPlanHostResult) end)"))
+    assert machine.requests[0][0] == "open"
+    assert machine.requests[1:] == [("load", 1, 0x7f0000300000), ("load", 4, 0x7f0000000000), ("status", 5, 256)]

@@ -159,6 +159,7 @@ def run_native(plan_path, args) -> int:
 
     if not args.entry:
         raise UsageError("native needs --entry DEF: the native physical program (or its host) to run")
+    components = None
     program = pipeline.load(plan_path, target_named(args.target), args.include)
     pipeline.require_entry(program, args.entry)
     declared = program.type_of(args.entry)
@@ -171,7 +172,9 @@ def run_native(plan_path, args) -> int:
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         try:
-            code = artifact.split(bytes(value.value) if isinstance(value, VBytes) else b"", args.entry).program
+            host = artifact.split(bytes(value.value) if isinstance(value, VBytes) else b"", args.entry)
+            code = host.program
+            components = {kind: data for kind, _, data in host.components}
         except artifact.DamagedHost as error:
             sys.stderr.write(f"native: {error}\n")
             return artifact.DAMAGED_EXIT
@@ -187,5 +190,12 @@ def run_native(plan_path, args) -> int:
         gpu = getattr(module, "SUBMIT", None)
         if gpu is None:
             raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry)")
+    # a request program's own options (docs/native-host.md, "Requests"), after its operation
+    arguments = list(args.arguments)
+    for option, value in (("--input", args.input), ("--checkpoint", args.checkpoint),
+                          ("--checkpoint-out", args.checkpoint_out), ("--predictions", args.predictions),
+                          ("--result", args.result)):
+        if value is not None:
+            arguments += [option, value]
     sys.stdout.flush()
-    return run_program(code, args.arguments, name=args.entry, gpu=gpu)
+    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components)

@@ -27,6 +27,12 @@ CODES: dict[int, tuple[str, str, int]] = {
     17: ("Map", "bnnnn", 1), 18: ("LoadImage", "nb", 1), 19: ("Connect", "bnn", 1), 20: ("Send", "nnn", 1),
     21: ("Receive", "nnn", 1), 22: ("Telemetry", "nb", 1), 23: ("Release", "", 1),
     24: ("Submit", "nnnonn", 1), 25: ("WriteMappedFile", "nnn", 1),
+    # a request's commands (docs/native-host.md, "Requests"): the request's bytes are
+    # RequestOpen's one bytes field (bobc.native.request)
+    26: ("RequestOpen", "bnn", 1), 27: ("RequestRead", "nnno", 1), 28: ("RequestWrite", "nnn", 1),
+    29: ("RequestWriteAt", "nnnn", 1), 30: ("RequestAppendState", "nnn", 1), 31: ("RequestAppendInput", "noo", 1),
+    32: ("RequestAppendStatus", "nn", 1), 33: ("RequestCheckpointBegin", "", 1),
+    34: ("RequestCheckpointPublish", "n", 1), 35: ("LoadEmbedded", "nn", 1),
 }
 CODE_OF = {name: code for code, (name, _, _) in CODES.items()}
 FILE_CODES = (14, 15, 25)
@@ -189,6 +195,29 @@ def _check(p: Program, i: int, c: Command) -> None:
         if n[1] == 0:
             refuse("a ring of 0 entries")
         state_range(n[4], 8, "the issue counter")
+    elif code == 26:
+        if i != 0:
+            refuse("a request is opened by the program's first command only")
+        from .request import RequestError, parse_request
+        try:
+            parse_request(c.data)
+        except RequestError as error:
+            refuse(f"the request's bytes: {error}")
+        state_range(n[0], 8, "the step word")
+        state_range(n[1], 8, "the predict word")
+    elif code == 35 and not 1 <= n[0] <= 4:
+        refuse(f"kind {n[0]} is not an embedded device image (1 program, 2 QMD, 3 pushbuffer, 4 GPFIFO)")
+    if 27 <= code <= 34:
+        if not p.commands or p.commands[0].code != 26:
+            refuse("no request is open (RequestOpen must be the program's first command)")
+        if code == 27 and n[0] not in (1, 2):
+            refuse(f"file {n[0]} is not the input (1) or the input checkpoint (2)")
+        if code in (28, 29, 30, 31, 32) and n[0] not in (3, 4, 5):
+            refuse(f"file {n[0]} is not an output (3 the checkpoint, 4 the predictions, 5 the result)")
+        if code == 30:
+            state_range(n[1], n[2], "the state range")
+        if code == 32:
+            state_range(n[1], 8, "the issue counter")
     if code in FILE_CODES:
         if n[0] >= 1 << 16:
             refuse(f"argument {n[0]} (at most 65535)")

@@ -32,6 +32,11 @@ REFUSED = {
     "Connect": "a plan host has no peers",
     "Send": "a plan host has no peers",
     "Receive": "a plan host has no peers",
+    # a request program's own (docs/native-host.md, "Requests"): a plan host's request is its own
+    **{name: "the plan host owns its request and files (use Read and Write steps)"
+       for name in ("RequestOpen", "RequestRead", "RequestWrite", "RequestWriteAt", "RequestAppendState",
+                    "RequestAppendInput", "RequestAppendStatus", "RequestCheckpointBegin",
+                    "RequestCheckpointPublish")},
 }
 
 

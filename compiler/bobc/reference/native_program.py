@@ -194,9 +194,14 @@ class Mapping:
 class Machine:
     """A program's machine: slots, state, mapped memory, endpoints, staged outputs."""
 
-    def __init__(self, program: Program, arguments, gpu=None, environ=None, stderr=None):
+    def __init__(self, program: Program, arguments, gpu=None, environ=None, stderr=None, name="native-host",
+                 stdout=None, components=None):
         self.p = program
         self.args = list(arguments)
+        self.name = name
+        self.stdout = stdout
+        self.request = None            # the open request (native_request.RequestSession)
+        self.components = dict(components or {})      # the host's embedded device images, by kind
         self.gpu = gpu
         environ = os.environ if environ is None else environ
         self.stderr = stderr if stderr is not None else sys.stderr.buffer
@@ -258,11 +263,14 @@ class Machine:
 
     def run(self) -> int:
         """Carry the program out: its exit status; the outputs published on success."""
+        from .native_request import Help
         try:
             try:
                 self._run(0)
             except _Halt:
                 pass
+            except Help:
+                self.request = None
         except Stop as stop:
             self._close()
             self.stderr.write(b"native: " + stop.message + b"; nothing was published\n")
@@ -386,8 +394,50 @@ class Machine:
             self.session_open = False
         elif code == 24:
             self._submit(at, c)
+        elif 26 <= code <= 34:
+            self._request(at, c)
+        elif code == 35:
+            image = self.components.get(n[0])
+            if image is None:
+                self.fault(at, EXIT_DAMAGED, f"the host carries no embedded device image of kind {n[0]} (build it "
+                                             f"as an embedded artifact: Runtime.NativePhysicalEmbeddedArtifact)")
+            memory, offset = self._mapped(at, n[1], len(image))
+            memory[offset:offset + len(image)] = image
         else:
             self.fault(at, EXIT_INTERNAL, f"unknown command code {code}")
+
+    def _request(self, at: int, c) -> None:
+        """A request's commands (native_request.py; runtime_c/native_request.c)."""
+        from ..native.request import parse_request
+        from .native_request import Refused, RequestSession
+        code, n = c.code, c.n
+        try:
+            if code == 26:
+                self.request = RequestSession(parse_request(c.data), self.args, self.name, self.stdout)
+                self.set_word(n[0], self.request.step)
+                self.set_word(n[1], 1 if self.request.op == "predict" else 0)
+                return
+            r = self.request
+            if code == 27:
+                data = r.read(n[0], self._operand(at, c.v[0]), n[2])
+                memory, offset = self._mapped(at, n[1], n[2])
+                memory[offset:offset + n[2]] = data
+            elif code in (28, 29):
+                memory, offset = self._mapped(at, n[1], n[2])
+                r.write(n[0], bytes(memory[offset:offset + n[2]]), n[3] if code == 29 else None)
+            elif code == 30:
+                r.write(n[0], bytes(self.state[n[1]:n[1] + n[2]]))
+            elif code == 31:
+                offset, extent = self._operand(at, c.v[0]), self._operand(at, c.v[1])
+                r.write(n[0], r.read(1, offset, extent))
+            elif code == 32:
+                r.write(n[0], r.status(self.word(n[1])))
+            elif code == 33:
+                r.checkpoint_begin()
+            else:
+                r.checkpoint_publish(n[0])
+        except Refused as refused:
+            self.fault(at, refused.status, refused.message)
 
     def _map(self, at: int, c) -> None:
         name = c.data[:64].decode("latin-1")
@@ -439,7 +489,7 @@ def _number(text, otherwise: int) -> int:
 
 
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
-                stderr=None) -> int:
+                stderr=None, stdout=None, components=None) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr)."""
     from ..native.program import ProgramError, decode
     from . import safe_io
@@ -466,10 +516,17 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     except Exception as error:      # safe_io's refusals: an output that cannot be published
         stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
         return EXIT_WRITE
-    machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr)
+    machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,
+                      components=components)
     status = machine.run()
     if status:
         return status
+    if machine.request is not None:
+        try:
+            machine.request.finish()
+        except Exception as error:      # safe_io's refusals: nothing was published
+            stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+            return EXIT_WRITE
     staged = [a for a in outputs if a in machine.staged]
     if staged:
         publish = safe_io.OutputSet()

@@ -1,0 +1,361 @@
+"""A native request program's files (docs/native-host.md, "Requests"): the reference twin of
+runtime_c/native_request.c, with its exit statuses and messages.
+
+RequestOpen takes the plan host's command line (`train|predict --input IN [--checkpoint CK]
+--checkpoint-out OUT --predictions FILE --result FILE`), completes a journal a kill left,
+reads and checks the input (a token stream's header, digest and tokens; the bytes the run
+reaches), the checkpoint (its envelope: runtime_c/host_runtime.c rt_envelope_check's order
+and messages) or the fresh state, the cursor, and the outputs' paths -- everything before the
+program's next command, so a refusal never follows a device command.  The request's outputs
+are collected in memory and published together at the program's end (predictions, result,
+then the checkpoint: safe_io's journalled rule); a checkpoint publication that is not the
+request's last is published atomically at once.
+"""
+from __future__ import annotations
+
+import hashlib
+import zlib
+
+import numpy as np
+
+from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT,
+                              FRESH_SPLITMIX64, Request)
+from . import envelope, safe_io
+from .errors import OutputWriteFailure
+
+EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
+INPUT_LIMIT = 1 << 30
+STEP_LIMIT = 0xFFFFFFFF
+FIXED = 64
+USAGE = ("usage: {program} train|predict --input IN [--checkpoint CK] --checkpoint-out OUT "
+         "--predictions FILE --result FILE\n")
+OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
+
+
+class Refused(Exception):
+    """A request refused: the status and the message (after "command N (Name): ")."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Help(Exception):
+    """--help: the usage printed, nothing published, status 0."""
+
+
+def _le(data: bytes, at: int, width: int) -> int:
+    return int.from_bytes(data[at:at + width], "little")
+
+
+# ---- the command line (runtime_c/host_runtime.c rt_parse_args) ----
+
+_OPTIONS = ("--input", "--checkpoint", "--checkpoint-out", "--predictions", "--result")
+
+
+def parse_args(argv) -> dict:
+    """{"op": "train"|"predict", "--input": path, ...}, or Refused (exit 2) / Help."""
+    found: dict = {}
+    op = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("--help", "-h"):
+            raise Help()
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if name not in _OPTIONS:
+                raise Refused(EXIT_USAGE, f"unknown option '{name}' (see --help)")
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise Refused(EXIT_USAGE, f"option {name} needs a value")
+                i += 1
+                value = argv[i]
+            if not value:
+                raise Refused(EXIT_USAGE, f"option {name} has an empty value")
+            if name in found:
+                raise Refused(EXIT_USAGE, f"option {name} given twice")
+            found[name] = value
+        else:
+            if op is not None:
+                raise Refused(EXIT_USAGE, f"unexpected argument '{arg}' (the operation is already given)")
+            if arg not in ("train", "predict"):
+                raise Refused(EXIT_USAGE, f"unknown operation '{arg}' (expected train or predict)")
+            op = arg
+        i += 1
+    if op is None:
+        raise Refused(EXIT_USAGE, "missing the operation: train or predict (see --help)")
+    for name, text in (("--input", "missing --input RECORD"), ("--checkpoint-out", "missing --checkpoint-out OUT"),
+                       ("--predictions", "missing --predictions FILE"), ("--result", "missing --result FILE")):
+        if name not in found:
+            raise Refused(EXIT_USAGE, text)
+    if len({found["--checkpoint-out"], found["--predictions"], found["--result"]}) != 3:
+        raise Refused(EXIT_USAGE, "--checkpoint-out, --predictions and --result must be three different files")
+    found["op"] = op
+    return found
+
+
+# ---- files ----
+
+def read_file(what: str, path: str, limit: int, code: int) -> safe_io.InputFile:
+    """runtime_c/host_io.c rt_io_read's rules and messages."""
+    def refuse(name, part, detail):
+        if part == "size" and detail.endswith("this file can be"):
+            detail = detail.replace("this file can be", f"a {what} can be")
+        return Refused(code, f"{what} {name}: {detail}")
+    return safe_io.read_input(path, refuse, limit)
+
+
+def _printable(data: bytes) -> str:
+    return "".join(chr(b) if 32 <= b < 127 else "?" for b in data)
+
+
+def check_stream(request: Request, data: bytes, path: str) -> None:
+    """The token stream's header, size, digest and tokens (docs/formats.md, "Token stream")."""
+    s = request.stream
+
+    def refuse(part, detail):
+        raise Refused(EXIT_INPUT, f"input {path}: token stream {part}: {detail}")
+    if len(data) < s.header_bytes:
+        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header")
+    magic = data[:len(s.magic)]
+    if magic != s.magic:
+        refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads)")
+    for part, at, want in (("version", 8, s.version), ("token bytes", 12, s.token_bytes),
+                           ("vocabulary", 16, s.vocabulary), ("header bytes", 20, s.header_bytes)):
+        have = _le(data, at, 4)
+        if have != want:
+            refuse(part, f"{have}, this host reads {want}")
+    count = _le(data, 24, 8)
+    if count > (len(data) - s.header_bytes) // s.token_bytes or s.header_bytes + count * s.token_bytes != len(data):
+        refuse("token count", f"the header says {count} tokens, the file has {len(data)} bytes "
+                              f"({s.header_bytes}-byte header, {s.token_bytes}-byte tokens)")
+    body = data[s.header_bytes:]
+    if hashlib.sha256(body).digest() != data[32:64]:
+        refuse("sha256", "the tokens do not match the header's digest (corrupted)")
+    tokens = np.frombuffer(body, dtype={1: "<u1", 2: "<u2", 4: "<u4"}[s.token_bytes])
+    bad = np.flatnonzero(tokens >= s.vocabulary)
+    if bad.size:
+        refuse("token", f"token {int(tokens[bad[0]])} at index {int(bad[0])} is outside the vocabulary of "
+                        f"{s.vocabulary}")
+
+
+def check_reach(request: Request, op: str, size: int, step: int, path: str) -> None:
+    """The input holds what the operation's reads reach: from its start, and from the cursor."""
+    reach = request.train if op == "train" else request.predict
+    if reach.records > size:
+        raise Refused(EXIT_INPUT, f"input {path}: {size} bytes, but a {op} request reads {reach.records} bytes of it")
+    if reach.cursor == 0:
+        return
+    cursor = request.cursor_base + step * request.cursor_scale
+    if cursor > size:
+        raise Refused(EXIT_INPUT, f"input {path}: the checkpoint's step {step} puts the cursor at byte {cursor}, "
+                                  f"past the stream's {size} bytes (a checkpoint of a longer stream?)")
+    if reach.cursor > size - cursor:
+        raise Refused(EXIT_INPUT, f"input {path}: the stream is shorter than a {op} request needs: it reads "
+                                  f"{reach.cursor} bytes from the cursor at byte {cursor}, to byte "
+                                  f"{cursor + reach.cursor}; the stream has {size} bytes")
+
+
+def _quote(data: bytes) -> str:
+    text = _printable(data[:60]) + ("..." if len(data) > 60 else "")
+    return f"'{text}'"
+
+
+def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
+    """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages."""
+    size = len(e)
+
+    def bad(text):
+        raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: {text}")
+
+    def foreign(text):
+        raise Refused(EXIT_FOREIGN, f"checkpoint {path}: foreign checkpoint: {text}")
+    if size < FIXED:
+        bad(f"truncated: {size} bytes, shorter than the {FIXED}-byte header")
+    if e[:8] != envelope.MAGIC:
+        bad(f"not a checkpoint (magic is not {envelope.MAGIC.decode()})")
+    h, payload_bytes = _le(e, 8, 4), _le(e, 24, 8)
+    if h < FIXED or h % 16 or h > size:
+        bad(f"{'truncated' if h > size else 'not a checkpoint'}: header bytes {h} do not fit a {size}-byte file")
+    if payload_bytes > size - h:
+        bad(f"truncated: its header declares a {payload_bytes}-byte payload, more than the {size}-byte file holds")
+    if h + payload_bytes + 12 != size:
+        bad(f"{'truncated' if size < h + payload_bytes + 12 else 'has trailing bytes'}: {size} bytes, but its header "
+            f"(H {h} + payload {payload_bytes} + 12) says {h + payload_bytes + 12}")
+    lengths = [_le(e, 48 + 4 * i, 4) for i in range(4)]
+    if sum(lengths) > h - FIXED:
+        bad(f"not a checkpoint: header bytes {h} cannot hold its identities ({sum(lengths)} bytes)")
+    body = h + payload_bytes
+    if e[body + 4:body + 12] != envelope.TRAILER:
+        bad(f"truncated or not a checkpoint (trailer magic is not {envelope.TRAILER.decode()})")
+    stored, computed = _le(e, body, 4), zlib.crc32(e[:body])
+    if stored != computed:
+        bad(f"corrupted: CRC-32 stored 0x{stored:08x}, computed 0x{computed:08x} over bytes 0..{body}")
+    for k in range(FIXED + sum(lengths), h):
+        if e[k]:
+            bad(f"not a checkpoint this format writes: the header's padding after the identities is not zero "
+                f"(byte {k})")
+    at = FIXED
+    for part, n, want in zip(("schema", "learner", "data", "seed"), lengths,
+                             (request.schema, request.learner, request.data, request.seed)):
+        if at + n > h:
+            bad(f"malformed: the {part} identity ({n} bytes) runs past the header ({h} bytes)")
+        if e[at:at + n] != want:
+            foreign(f"{part} identity differs: this host's is {_quote(want)}, the checkpoint's is "
+                    f"{_quote(e[at:at + n])}")
+        at += n
+    if payload_bytes != request.payload_bytes:
+        foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
+    chunk_bytes, chunk_count = _le(e, 32, 8), _le(e, 12, 4)
+    if chunk_bytes != request.chunk_bytes:
+        foreign(f"chunk bytes differ: this host's {request.chunk_bytes}, the checkpoint's {chunk_bytes}")
+    if chunk_count != request.chunk_count:
+        foreign(f"chunk count differs: this host's {request.chunk_count}, the checkpoint's {chunk_count}")
+    updates = _le(e, 40, 8)
+    if updates != request.updates_per_invocation:
+        foreign(f"updates per invocation differ: this host's {request.updates_per_invocation}, the checkpoint's "
+                f"{updates}")
+    return bytes(e[h:h + payload_bytes]), _le(e, 16, 8)
+
+
+def fresh_payload(request: Request) -> bytes:
+    """The fresh state: initializer i fills chunk i (the last may be a tail), zeros past the list
+    (runtime_c/host_runtime.c rt_init_chunk)."""
+    out = bytearray(request.payload_bytes)
+    for index, init in enumerate(request.fresh):
+        start = index * request.chunk_bytes
+        if start >= request.payload_bytes:
+            break
+        size = min(request.chunk_bytes, request.payload_bytes - start)
+        if init.kind != FRESH_SPLITMIX64:
+            continue
+        count = size // 4
+        state = 0xcbf29ce484222325
+        for byte in init.seed:
+            state = ((state ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        i = np.arange(1, count + 1, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            z = np.uint64(state) + i * np.uint64(0x9E3779B97F4A7C15)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+        u = (z >> np.uint64(init.shift)).astype(np.int64)
+        values = ((u - np.int64(init.center)).astype(np.float64) / float(init.denominator)).astype("<f4")
+        out[start:start + 4 * count] = values.tobytes()
+    return bytes(out)
+
+
+def _output_refused(error: OutputWriteFailure) -> Refused:
+    return Refused(EXIT_WRITE, f"output {error.path} ({error.part}): {error.detail}; nothing was written")
+
+
+class RequestSession:
+    """One request: its arguments, input, checkpoint, outputs and publications."""
+
+    def __init__(self, request: Request, argv, program: str, stdout=None):
+        self.request = request
+        self.args = parse_args_or_help(argv, program, stdout)
+        self.op = self.args["op"]
+        paths = [self.args[option] for _, option in OUTPUTS]
+        try:
+            safe_io.recover(paths)
+        except OutputWriteFailure as error:
+            raise Refused(EXIT_WRITE, str(getattr(error, "message", error))) from None
+        source = read_file("input", self.args["--input"], INPUT_LIMIT, EXIT_INPUT)
+        self.input = source.data
+        self.files = safe_io.OutputSet()
+        self.files.inputs.append(source)
+        if request.stream is not None:
+            check_stream(request, self.input, self.args["--input"])
+        checkpoint_file = None
+        if "--checkpoint" in self.args:
+            path = self.args["--checkpoint"]
+            total = envelope.header_bytes(request) + request.payload_bytes + 12
+            checkpoint_file = read_file("checkpoint", path, total + (1 << 20), EXIT_CHECKPOINT)
+            self.payload, self.step = check_envelope(request, checkpoint_file.data, path)
+            self.files.inputs.append(checkpoint_file)
+            if self.op == "train":
+                updates = request.updates_per_invocation
+                if updates > STEP_LIMIT or self.step > STEP_LIMIT - updates:
+                    raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: step {self.step} leaves no room for {updates} "
+                                                   f"more updates (limit {STEP_LIMIT})")
+        else:
+            self.payload, self.step = fresh_payload(request), 0
+        check_reach(request, self.op, len(self.input), self.step, self.args["--input"])
+        for file, option in OUTPUTS:
+            try:
+                self.files.add(self.args[option], option,
+                               replaces=checkpoint_file if file == FILE_CHECKPOINT_OUT else None)
+            except OutputWriteFailure as error:
+                raise _output_refused(error) from None
+        self.out = {FILE_CHECKPOINT_OUT: bytearray(), FILE_PREDICTIONS: bytearray(), FILE_RESULT: bytearray()}
+        self.publications = (request.train if self.op == "train" else request.predict).publications
+        self.published = 0
+        self.reached = self.step
+        self.staged_checkpoint = None
+
+    # ---- the commands ----
+    def source(self, file: int) -> bytes:
+        return self.input if file == FILE_INPUT else self.payload
+
+    def read(self, file: int, offset: int, extent: int) -> bytes:
+        data = self.source(file)
+        if offset > len(data) or extent > len(data) - offset:
+            what = "input" if file == FILE_INPUT else "checkpoint payload"
+            raise Refused(EXIT_INPUT if file == FILE_INPUT else EXIT_INTERNAL,
+                          f"{extent} bytes at {offset} of the {len(data)}-byte {what}")
+        return data[offset:offset + extent]
+
+    def write(self, file: int, data: bytes, offset: int | None = None) -> None:
+        out = self.out[file]
+        at = len(out) if offset is None else offset
+        if at + len(data) > len(out):
+            out.extend(bytes(at + len(data) - len(out)))
+        out[at:at + len(data)] = data
+
+    def status(self, issued: int) -> bytes:
+        return b"".join(w.to_bytes(8, "little") for w in (self.reached, issued, self.published))
+
+    def checkpoint_begin(self) -> None:
+        self.out[FILE_CHECKPOINT_OUT] = bytearray()
+
+    def checkpoint_publish(self, updates: int) -> None:
+        payload = bytes(self.out[FILE_CHECKPOINT_OUT])
+        if len(payload) != self.request.payload_bytes:
+            raise Refused(EXIT_INTERNAL, f"the program wrote {len(payload)} checkpoint bytes, the contract holds "
+                                         f"{self.request.payload_bytes}")
+        step = self.step + updates
+        data = envelope.encode(self.request, step, payload)
+        if self.published + 1 < self.publications:
+            try:
+                safe_io.publish_file(self.args["--checkpoint-out"], data, "output")
+            except OutputWriteFailure as error:
+                raise Refused(EXIT_WRITE, str(getattr(error, "message", error))) from None
+        else:
+            self.staged_checkpoint = data
+        self.published += 1
+        self.reached = step
+
+    def finish(self) -> None:
+        """Publish predictions, result and checkpoint together (the input state handed on
+        unchanged when the request published none)."""
+        if self.staged_checkpoint is None:
+            self.staged_checkpoint = envelope.encode(self.request, self.step, self.payload)
+        self.files.stage("--predictions", bytes(self.out[FILE_PREDICTIONS]))
+        self.files.stage("--result", bytes(self.out[FILE_RESULT]))
+        self.files.stage("--checkpoint-out", self.staged_checkpoint)
+        self.files.publish()
+
+
+def parse_args_or_help(argv, program: str, stdout):
+    try:
+        return parse_args(argv)
+    except Help:
+        import sys
+        stream = stdout if stdout is not None else sys.stdout
+        stream.write(USAGE.format(program=program))
+        stream.flush()
+        raise
+

@@ -1,0 +1,89 @@
+/* A native request program's files (docs/native-host.md, "Requests"; Runtime.NativePhysicalProgram's
+ * Request* commands): the plan host's command line, input and checkpoint checks, outputs and
+ * publications, for the native physical program host.
+ *
+ * The checks and publication are the plan host's own functions (host_runtime.h: rt_parse_args,
+ * rt_checkpoint_read's envelope check, rt_envelope_build, rt_checkpoint_write, rt_init_chunk;
+ * host_io.h: rt_io_recover, rt_io_read, rt_io_add_output, rt_io_stage): one implementation for
+ * both hosts.  What is new here is the token stream's check (docs/formats.md, "Token stream")
+ * and the reach check (a stream shorter than the run reads, a cursor past the stream).  The
+ * Python twin, with the same messages: compiler/bobc/reference/native_request.py. */
+#ifndef RT_NATIVE_REQUEST_H
+#define RT_NATIVE_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host_io.h"
+#include "host_runtime.h"
+
+enum { NP_FILE_INPUT = 1, NP_FILE_CHECKPOINT_IN = 2, NP_FILE_CHECKPOINT_OUT = 3, NP_FILE_PREDICTIONS = 4,
+       NP_FILE_RESULT = 5 };
+enum { NP_FRESH_END = 0, NP_FRESH_ZERO = 1, NP_FRESH_SPLITMIX64 = 2 };
+#define NP_REQUEST_MAX_INITIALIZERS (1u << 16)
+#define NP_REQUEST_HELP (-2)        /* np_request_open: --help printed, nothing more to do */
+
+/* what one operation's request reads and publishes ([0] train, [1] predict) */
+typedef struct {
+    uint64_t records;               /* input bytes its reads reach from the input's start */
+    uint64_t cursor;                /* from the cursor's start */
+    uint64_t publications;
+} np_reach;
+
+/* The request's bytes (RequestOpen's bytes field), parsed; identities NUL-terminated copies. */
+typedef struct {
+    char *identity[4];              /* schema, learner, data, seed */
+    uint64_t payload_bytes, chunk_bytes, updates;
+    int stream;                     /* 0 a record, 1 a token stream */
+    uint8_t magic[32];
+    uint64_t magic_length, version, token_bytes, vocabulary, header_bytes;
+    rt_initializer *fresh;          /* one per chunk, in order */
+    char **fresh_seed;
+    uint32_t fresh_count;
+    uint64_t cursor_base, cursor_scale;
+    np_reach reach[2];
+} np_request_spec;
+
+/* 0, or -1 with a message in err (RT_ERR_BYTES) naming the part. */
+int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *spec, char *err);
+void np_request_spec_free(np_request_spec *spec);
+
+typedef struct {
+    uint8_t *data;
+    size_t size;
+} np_request_output;
+
+typedef struct {
+    np_request_spec spec;
+    rt_contract contract;
+    rt_args args;
+    uint8_t *input;
+    size_t input_size;
+    uint8_t *payload;               /* the input checkpoint's payload, or the fresh state */
+    uint64_t step;                  /* the input checkpoint's global step (0 fresh) */
+    np_request_output out[3];       /* checkpoint-out's payload, predictions, result */
+    uint64_t publications, published, reached;
+    uint8_t *staged;                /* the last publication's envelope, published with the others */
+    size_t staged_size;
+} np_request;
+
+/* Open the request: arguments (argv after the program's name), journals, input, checkpoint,
+ * reach and output paths (added to `files`, in publication order).  0; NP_REQUEST_HELP; or a
+ * plan host exit status (2 usage, 3 input, 4 bad checkpoint, 5 foreign, 8 output) with err. */
+int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc, char **argv, const char *program,
+                    rt_io_files *files, char *err);
+/* `extent` bytes at `offset` of the input (1) or the checkpoint's payload (2) into `to`. */
+int np_request_read(np_request *r, uint64_t file, uint64_t offset, uint64_t extent, uint8_t *to, char *err);
+/* Append (`append` 1) or place at `offset` `bytes` bytes to output `file` (3, 4, 5). */
+int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t bytes, int append, uint64_t offset,
+                     char *err);
+/* u64 the step reached, u64 issued, u64 checkpoints published. */
+void np_request_status(const np_request *r, uint64_t issued, uint8_t out[24]);
+void np_request_checkpoint_begin(np_request *r);
+int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err);
+/* Stage predictions, result and checkpoint in `files` (the input state handed on when none was
+ * published); the caller publishes them (rt_io_publish). */
+int np_request_finish(np_request *r, rt_io_files *files, char *err);
+void np_request_free(np_request *r);
+
+#endif

@@ -1,0 +1,396 @@
+"""A request as one native physical program (docs/native-host.md, "Requests"): the synthetic
+request host of plans/Native/Request.bob -- built through nvidiaPlanHostRequestCommands, the
+lowering seed 004's host uses -- run by the C host (NATIVE_DEVICE=memory) and by the reference
+interpreter in two folders, their files, statuses and messages compared byte for byte.
+
+The expected files are computed here from the module's own description (its comments) and
+docs/formats.md alone: the token stream's layout, the checkpoint envelope (decoded by
+bobc.reference.envelope, whose CRC is zlib's), the fresh state's SplitMix64 generator (written
+out below from docs/formats.md), and each step's meaning in docs/host-steps.md.  Every
+refusal is checked for its status, its message (naming the part) and that nothing was written.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from native_helpers import PLANS, load_module, program_bytes, write_host
+
+ARGS = ["--input", "s.bin", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
+CONTEXT = 4                       # tokens per update
+UPDATES = 6                       # per train request (two periods of three)
+PAYLOAD = 40
+
+
+@pytest.fixture(scope="module")
+def request_module():
+    return load_module(PLANS / "Native" / "Request.bob")
+
+
+@pytest.fixture(scope="module")
+def code(request_module):
+    return program_bytes(request_module, "requestProgram")
+
+
+def stream(tokens, magic=b"COPSTRM1", version=1, token_bytes=4, vocabulary=256, header=64, count=None, digest=None):
+    body = b"".join(struct.pack("<I", t) for t in tokens)
+    count = len(tokens) if count is None else count
+    digest = hashlib.sha256(body).digest() if digest is None else digest
+    return struct.pack("<8sIIIIQ32s", magic, version, token_bytes, vocabulary, header, count, digest) + body
+
+
+TOKENS = [(i * 37 + 11) % 256 for i in range(60)]
+
+
+def contract(**changes):
+    """Request.bob's rqContract (another configuration with `changes`)."""
+    from bobc.plan.model import CheckpointContract
+    fields = dict(schema=b"request-test-schema-v1", learner=b"request-test-learner",
+                  data=b"token-stream-u32|context=4", seed=b"request-test-seed", payload_bytes=PAYLOAD,
+                  chunk_bytes=16, updates_per_invocation=UPDATES)
+    return CheckpointContract(**{**fields, **changes})
+
+
+def envelope(payload: bytes, step: int, **changes) -> bytes:
+    from bobc.reference import envelope as env
+    return env.encode(contract(**changes), step, payload)
+
+
+def decode(data: bytes):
+    from bobc.reference import envelope as env
+    return env.decode(data, contract())
+
+
+def splitmix_chunk(seed: bytes, count: int) -> bytes:
+    """docs/formats.md's fresh initialization: u = z >> 40, (u - 2^23) / 838860800 as binary32."""
+    state = 0xcbf29ce484222325
+    for byte in seed:
+        state = ((state ^ byte) * 0x100000001b3) % 2 ** 64
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) % 2 ** 64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2 ** 64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2 ** 64
+        z ^= z >> 31
+        out.append(np.float32((((z >> 40) - 8388608)) / 838860800.0))
+    return np.array(out, dtype="<f4").tobytes()
+
+
+FRESH = splitmix_chunk(b"request-test-seed", 4) + bytes(24)
+
+
+def trained(payload: bytes, step: int, updates: int = UPDATES) -> bytes:
+    """The arena's first word after `updates` updates: += each context's first 8 bytes."""
+    word = int.from_bytes(payload[:8], "little")
+    for j in range(updates):
+        first = CONTEXT * (step + j)
+        word = (word + TOKENS[first] + (TOKENS[first + 1] << 32)) % 2 ** 64
+    return word.to_bytes(8, "little") + payload[8:]
+
+
+def expected_result(payload: bytes, step: int, published_step: int, stamps=3) -> bytes:
+    s = stream(TOKENS)
+    forward = b"REQUEST-RESULT-1" + step.to_bytes(8, "little")
+    losses = b"".join(struct.pack("<I", TOKENS[CONTEXT * (step + j)]) for j in range(UPDATES))
+    last_target = TOKENS[CONTEXT * (step + UPDATES - 1) + 1]
+    stat = bytes(8) + struct.pack("<I", last_target)
+    status = struct.pack("<QQQ", published_step, 0, 2)
+    identity = s[32:64]
+    cyclic = struct.pack("<I", TOKENS[1])             # record 7 mod 3 = 1 of 4-byte records from byte 64
+    return forward + losses + stat + status + bytes(8 * stamps) + identity + cyclic
+
+
+def run_both(tmp_path, code, host, inputs: dict, arguments, env=None, name="x"):
+    from native_helpers import run_c, run_reference
+    outcomes = []
+    for side in ("c", "reference"):
+        folder = tmp_path / f"{name}-{side}"
+        folder.mkdir()
+        for file_name, data in inputs.items():
+            (folder / file_name).write_bytes(data)
+        if side == "c":
+            outcomes.append(run_c(host, folder, arguments, env))
+        else:
+            outcomes.append(run_reference(code, folder, arguments, env, name=str(host)))
+    c, reference = outcomes
+    assert c.status == reference.status, (c.stderr, reference.stderr)
+    assert c.stderr == reference.stderr
+    assert c.files == reference.files
+    return c
+
+
+@pytest.fixture(scope="module")
+def host(code, tmp_path_factory):
+    return write_host(tmp_path_factory.mktemp("request-host"), "request-host", code)
+
+
+def test_the_seeds_lowering_leaves_no_fail_for_a_file_step(code):
+    from bobc.native.program import decode as decode_program
+    program = decode_program(code)
+    names = [c.name for c in program.commands]
+    assert names[:2] == ["RequestOpen", "OpenDevice"]      # every check before the first device command
+    messages = [c.data for c in program.commands if c.name == "Fail"]
+    assert not any(b"no native command form" in m for m in messages)
+    for kind in ("RequestRead", "RequestWrite", "RequestWriteAt", "RequestAppendState", "RequestAppendInput",
+                 "RequestAppendStatus", "RequestCheckpointBegin", "RequestCheckpointPublish"):
+        assert kind in names
+
+
+def test_fresh_train_publishes_what_the_steps_say(tmp_path, code, host):
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS])
+    assert out.status == 0 and out.stderr == b""
+    payload, step = decode(out.files["ck.bin"])
+    assert step == UPDATES
+    assert payload == trained(FRESH, 0)
+    # the predictions: the forward's 8 bytes (the input state's first word), a word placed at 12
+    last_context = TOKENS[CONTEXT * (UPDATES - 1)]
+    assert out.files["p.bin"] == FRESH[:8] + bytes(4) + struct.pack("<I", last_context)
+    assert out.files["r.bin"] == expected_result(FRESH, 0, UPDATES)
+
+
+def test_resumed_train_continues_at_the_cursor_and_step(tmp_path, code, host):
+    first = trained(FRESH, 0)
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS), "in.bin": envelope(first, UPDATES)},
+                   ["train", "--checkpoint", "in.bin", *ARGS])
+    assert out.status == 0, out.stderr
+    payload, step = decode(out.files["ck.bin"])
+    assert (step, payload) == (2 * UPDATES, trained(first, UPDATES))
+    assert out.files["r.bin"] == expected_result(first, UPDATES, 2 * UPDATES)
+    # a checkpoint resumed in place
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS), "ck.bin": envelope(first, UPDATES)},
+                   ["train", "--checkpoint", "ck.bin", *ARGS], name="in-place")
+    assert decode(out.files["ck.bin"]) == (trained(first, UPDATES), 2 * UPDATES)
+
+
+def test_predict_hands_the_checkpoint_on_unchanged(tmp_path, code, host):
+    state = trained(FRESH, 0)
+    given = envelope(state, UPDATES)
+    # a predict request reads one context at the cursor: a stream holding just that is enough
+    short = TOKENS[:CONTEXT * UPDATES + CONTEXT + 1]
+    out = run_both(tmp_path, code, host, {"s.bin": stream(short), "in.bin": given},
+                   ["predict", "--checkpoint", "in.bin", *ARGS])
+    assert out.status == 0, out.stderr
+    assert out.files["ck.bin"] == given
+    assert out.files["p.bin"] == state[:8]
+    assert out.files["r.bin"] == b"REQUEST-RESULT-1" + UPDATES.to_bytes(8, "little")
+
+
+def test_the_seeds_entry_point_starts_from_zeros(tmp_path, request_module):
+    code = program_bytes(request_module, "requestZeros")
+    host = write_host(tmp_path, "zeros-host", code)
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["predict", *ARGS])
+    assert out.status == 0, out.stderr
+    assert decode(out.files["ck.bin"]) == (bytes(PAYLOAD), 0)
+
+
+# ---- refusals: before any device command, nothing written ----
+
+def refused(tmp_path, code, host, inputs, arguments, status, *parts, name):
+    out = run_both(tmp_path, code, host, inputs, arguments, name=name)
+    assert out.status == status, out.stderr
+    text = out.stderr.decode()
+    assert text.startswith("native: command 0 (RequestOpen): ") and text.endswith("; nothing was published\n"), text
+    for part in parts:
+        assert part in text, text
+    assert set(out.files) == set(inputs), "an output was written"
+    for name_, data in inputs.items():
+        assert out.files[name_] == data
+    return text
+
+
+GOOD = stream(TOKENS)
+BAD_STREAMS = [
+    ("header", GOOD[:40], "token stream header: 40 bytes, shorter than the 64-byte header"),
+    ("magic", b"BOBINPUT" + GOOD[8:], "token stream magic: 'BOBINPUT' is not 'COPSTRM1'"),
+    ("version", stream(TOKENS, version=2), "token stream version: 2, this host reads 1"),
+    ("token-bytes", stream(TOKENS, token_bytes=2), "token stream token bytes: 2, this host reads 4"),
+    ("vocabulary", stream(TOKENS, vocabulary=512), "token stream vocabulary: 512, this host reads 256"),
+    ("count", stream(TOKENS, count=61), "token stream token count: the header says 61 tokens"),
+    ("cut", GOOD[:-3], "token stream token count: the header says 60 tokens"),
+    ("sha256", GOOD[:-1] + bytes([GOOD[-1] ^ 1]), "token stream sha256: the tokens do not match"),
+    ("token", stream(TOKENS[:9] + [300] + TOKENS[10:]), "token stream token: token 300 at index 9 is outside"),
+]
+
+
+@pytest.mark.parametrize("name, data, message", BAD_STREAMS, ids=[b[0] for b in BAD_STREAMS])
+def test_a_stream_of_another_format_is_refused_naming_the_part(tmp_path, code, host, name, data, message):
+    refused(tmp_path, code, host, {"s.bin": data}, ["train", *ARGS], 3, "input s.bin: ", message, name=name)
+
+
+def test_a_stream_shorter_than_the_run_needs_is_refused(tmp_path, code, host):
+    # train reads, from the cursor at byte 64: the forward's context (16 bytes) and its targets (4 on),
+    # then six updates' (the cursor 16 bytes on before each but the first): up to 5 * 16 + 20 = 100
+    # bytes, to byte 164 -- 25 tokens; 24 are refused, 25 are enough
+    short = stream(TOKENS[:24])
+    text = refused(tmp_path, code, host, {"s.bin": short}, ["train", *ARGS], 3,
+                   "the stream is shorter than a train request needs", name="short")
+    assert "reads 100 bytes from the cursor at byte 64, to byte 164" in text
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS[:25])}, ["train", *ARGS], name="exact")
+    assert out.status == 0, out.stderr
+
+
+def test_a_checkpoint_whose_cursor_lies_past_the_stream_is_refused(tmp_path, code, host):
+    late = envelope(FRESH, 100)
+    text = refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": late}, ["train", "--checkpoint", "in.bin", *ARGS],
+                   3, "the checkpoint's step 100 puts the cursor at byte 1664, past the stream's 304 bytes", name="late")
+    assert "input s.bin" in text
+    # a cursor inside the stream with too little after it is the shorter-stream refusal
+    refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": envelope(FRESH, 12)},
+            ["train", "--checkpoint", "in.bin", *ARGS], 3, "the stream is shorter than a train request needs",
+            name="tail")
+
+
+FOREIGN = [
+    ("schema", dict(schema=b"other-schema"), 5, "foreign checkpoint: schema identity differs"),
+    ("learner", dict(learner=b"other-learner"), 5, "foreign checkpoint: learner identity differs"),
+    ("data", dict(data=b"token-stream-u32|context=8"), 5, "foreign checkpoint: data identity differs"),
+    ("updates", dict(updates_per_invocation=7), 5, "updates per invocation differ: this host's 6, the checkpoint's 7"),
+]
+
+
+@pytest.mark.parametrize("name, changes, status, message", FOREIGN, ids=[f[0] for f in FOREIGN])
+def test_a_checkpoint_of_another_configuration_is_refused(tmp_path, code, host, name, changes, status, message):
+    data = envelope(FRESH, 3, **changes)
+    refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": data}, ["train", "--checkpoint", "in.bin", *ARGS],
+            status, "checkpoint in.bin: ", message, name=name)
+
+
+def test_a_damaged_checkpoint_is_refused(tmp_path, code, host):
+    good = envelope(FRESH, 3)
+    refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": good[:-5]}, ["train", "--checkpoint", "in.bin", *ARGS],
+            4, "checkpoint in.bin: truncated", name="truncated")
+    flipped = good[:80] + bytes([good[80] ^ 4]) + good[81:]
+    refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": flipped}, ["train", "--checkpoint", "in.bin", *ARGS],
+            4, "checkpoint in.bin: corrupted: CRC-32", name="crc")
+
+
+def test_usage_and_outputs_are_refused_as_the_plan_host_refuses_them(tmp_path, code, host):
+    refused(tmp_path, code, host, {"s.bin": GOOD}, ["train", *ARGS[:6]], 2, "missing --result FILE", name="usage")
+    refused(tmp_path, code, host, {"s.bin": GOOD}, ["fit", *ARGS], 2, "unknown operation 'fit'", name="operation")
+    refused(tmp_path, code, host, {"s.bin": GOOD}, ["train", "--input", "missing.bin", *ARGS[2:]], 3,
+            "input missing.bin: cannot open", name="missing")
+    # an output that is a folder: refused before the GPU is touched (exit 8)
+    out = run_both(tmp_path, code, host, {"s.bin": GOOD}, ["train", *ARGS[:2], "--checkpoint-out", ".", *ARGS[4:]],
+                   name="folder")
+    assert out.status == 8 and b"output . (--checkpoint-out)" in out.stderr, out.stderr
+    assert set(out.files) == {"s.bin"}
+
+
+def test_help_prints_the_usage_and_writes_nothing(tmp_path, host):
+    done = subprocess.run([str(host), "--help"], cwd=tmp_path, capture_output=True,
+                          env={**os.environ, "NATIVE_DEVICE": "memory"})
+    assert done.returncode == 0 and done.stdout.startswith(b"usage: ") and b"--checkpoint-out OUT" in done.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- atomic publication ----
+
+def test_a_kill_between_two_publications_leaves_the_last_published_checkpoint(tmp_path, request_module, code, host):
+    hangs = program_bytes(request_module, "requestHangs")
+    hanging = write_host(tmp_path, "hanging-host", hangs)
+    folder = tmp_path / "killed"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    process = subprocess.Popen([str(hanging), "train", *ARGS], cwd=folder,
+                               env={**os.environ, "NATIVE_DEVICE": "memory"}, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    try:
+        while not (folder / "ck.bin").exists():
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the first publication never came"
+            time.sleep(0.02)
+        time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["ck.bin", "s.bin"], names          # no temporary, no predictions or result
+    payload, step = decode((folder / "ck.bin").read_bytes())
+    assert (payload, step) == (trained(FRESH, 0, 3), 3)
+    # resumable: it continues at step 3's cursor
+    out = run_both(tmp_path, code, host, {"s.bin": GOOD, "ck.bin": (folder / "ck.bin").read_bytes()},
+                   ["train", "--checkpoint", "ck.bin", *ARGS], name="resumed")
+    assert decode(out.files["ck.bin"]) == (trained(payload, 3), 3 + UPDATES)
+    # the reference fails its never-rising wait at once (status 4): the first publication stays
+    from native_helpers import run_reference
+    ref = tmp_path / "reference-hangs"
+    ref.mkdir()
+    (ref / "s.bin").write_bytes(GOOD)
+    outcome = run_reference(hangs, ref, ["train", *ARGS])
+    assert outcome.status == 4 and set(outcome.files) == {"s.bin", "ck.bin"}
+    assert decode(outcome.files["ck.bin"]) == (trained(FRESH, 0, 3), 3)
+
+
+def test_request_programs_the_decoder_refuses():
+    from bobc.native.program import ProgramError, decode as decode_program
+    header = b"NPHY" + (1).to_bytes(4, "little") + (8).to_bytes(8, "little") + (4096).to_bytes(8, "little") \
+        + (0).to_bytes(8, "little")
+    write = bytes([28]) + (4).to_bytes(8, "little") + (0).to_bytes(8, "little") + (8).to_bytes(8, "little") + bytes([0])
+    with pytest.raises(ProgramError, match=r"command 0 \(RequestWrite\): no request is open"):
+        decode_program(header + write)
+    bad_request = bytes([26]) + (3).to_bytes(8, "little") + b"abc" + bytes(16) + bytes([0])
+    with pytest.raises(ProgramError, match=r"command 0 \(RequestOpen\): the request's bytes: cut short"):
+        decode_program(header + bad_request)
+
+
+def embedded(host: bytes, images) -> bytes:
+    """The host wrapped as an embedded artifact (docs/native-host.md, "The file"): components of
+    kind 1..4 (kind 4, identity 64, length 8, bytes), the host's header, "NPEMBED1", the offset."""
+    parts = [kind.to_bytes(4, "little") + name.ljust(64, b"\0") + len(data).to_bytes(8, "little") + data
+             for kind, (name, data) in enumerate(images, start=1)]
+    footer = (0).to_bytes(4, "little") + b"host".ljust(64, b"\0") + len(host).to_bytes(8, "little") + b"NPEMBED1" \
+        + len(host).to_bytes(8, "little")
+    return host + b"".join(parts) + footer
+
+
+def test_the_embedded_images_are_loaded_into_their_buffers(tmp_path, request_module):
+    from bobc.native import artifact
+    from bobc.native.writer import native_host
+    from native_helpers import run_c, run_reference
+    code = program_bytes(request_module, "requestLoads")
+    images = [(name, bytes((i * 13 + k) % 256 for i in range(16 + 8 * k)))
+              for k, name in enumerate((b"program", b"qmd", b"push", b"ring"))]
+    wrapped = embedded(native_host(code, "sm_90"), images)
+    host = tmp_path / "loads-host"
+    host.write_bytes(wrapped)
+    host.chmod(0o755)
+    components = {kind: data for kind, _, data in artifact.split(wrapped, "loads-host").components}
+    outcomes = []
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        folder.mkdir()
+        (folder / "s.bin").write_bytes(GOOD)
+        if side == "c":
+            outcomes.append(run_c(host, folder, ["predict", *ARGS]))
+        else:
+            from bobc.reference.native_program import run_program
+            import io
+            stderr, before = io.BytesIO(), os.getcwd()
+            os.chdir(folder)
+            try:
+                status = run_program(code, ["predict", *ARGS], gpu=None, stderr=stderr, components=components)
+            finally:
+                os.chdir(before)
+            outcomes.append((status, stderr.getvalue(), (folder / "r.bin").read_bytes()))
+    c = outcomes[0]
+    assert c.status == 0, c.stderr
+    assert c.files["r.bin"] == b"".join(data[:16] for _, data in images)
+    assert outcomes[1] == (0, b"", c.files["r.bin"])
+    # the bare host (no images) refuses at the first load, naming it (status 9), nothing written
+    bare = write_host(tmp_path, "bare-host", code)
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    out = run_c(bare, folder, ["predict", *ARGS])
+    assert out.status == 9 and b"(LoadEmbedded): the host carries no embedded device image of kind 1" in out.stderr
+    assert set(out.files) == {"s.bin"}
