@@ -35,18 +35,21 @@ def config_named(name: str):
 
 
 @functools.lru_cache(maxsize=None)
-def contract(config_name: str = "small", run_module: str | None = None):
-    """The plan's CheckpointContract for a configuration (the large one through its overlay;
-    `run_module`: another Coppelius folder to evaluate it from, e.g. a test's copy)."""
+def contract(config_name: str = "small"):
+    """The plan's CheckpointContract for a configuration (the large one from a copy of the
+    plan with its Coppelius.Configuration: coppelius_host.build.plan_copy)."""
+    import tempfile
+
     from bobc.language import Intrinsics, load_program
     from bobc.plan.model import CheckpointContract
 
-    include = [str(EXAMPLE / "large")] if config_name == "large" else []
-    root = Path(run_module) if run_module else EXAMPLE
-    program = load_program(root / "Coppelius" / "TrainingRun.bob", include=[*include, str(EXAMPLE)],
-                           intrinsics=Intrinsics())
-    value = program.value("coppeliusCheckpointContract")
-    fields = [program.force(f).value for f in value.fields]
+    from .build import plan_copy
+
+    with tempfile.TemporaryDirectory(prefix="coppelius-contract-") as scratch:
+        root = plan_copy(Path(scratch), config=config_name) if config_name != "small" else EXAMPLE
+        program = load_program(root / "Coppelius" / "TrainingRun.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics())
+        value = program.value("coppeliusCheckpointContract")
+        fields = [program.force(f).value for f in value.fields]
     return CheckpointContract(*(bytes(f) if isinstance(f, (bytes, bytearray)) else f for f in fields))
 
 
@@ -75,14 +78,25 @@ def from_payload(payload: bytes, step: int, parameters: int) -> Checkpoint:
     return Checkpoint(step, *planes, int(flag), int(updates), int(skipped))
 
 
-def encode(checkpoint: Checkpoint, config_name: str = "small", run_module: str | None = None) -> bytes:
-    from bobc.reference import envelope
-    return envelope.encode(contract(config_name, run_module), checkpoint.step, checkpoint.payload())
+def contract_for(config_name: str = "small", updates_per_invocation: int | None = None):
+    """The plan's contract; a host built with another run length (coppelius_host.build
+    --interval/--publications) declares its own updates per invocation."""
+    import dataclasses
+    found = contract(config_name)
+    if updates_per_invocation is None:
+        return found
+    return dataclasses.replace(found, updates_per_invocation=updates_per_invocation)
 
 
-def decode(data: bytes, config_name: str = "small", path="checkpoint", run_module: str | None = None) -> Checkpoint:
+def encode(checkpoint: Checkpoint, config_name: str = "small", updates_per_invocation: int | None = None) -> bytes:
     from bobc.reference import envelope
-    payload, step = envelope.decode(data, contract(config_name, run_module), path)
+    return envelope.encode(contract_for(config_name, updates_per_invocation), checkpoint.step, checkpoint.payload())
+
+
+def decode(data: bytes, config_name: str = "small", path="checkpoint",
+           updates_per_invocation: int | None = None) -> Checkpoint:
+    from bobc.reference import envelope
+    payload, step = envelope.decode(data, contract_for(config_name, updates_per_invocation), path)
     return from_payload(payload, step, config_named(config_name).parameter_count)
 
 
@@ -101,18 +115,22 @@ def main(argv=None) -> int:
     made.add_argument("-o", "--output", required=True)
     made.add_argument("--config", choices=("small", "large"), default="small")
     made.add_argument("--seed", type=int, default=0)
+    made.add_argument("--updates-per-invocation", type=int,
+                      help="for a host built with another run length (coppelius_host.build --interval/--publications)")
     shown = sub.add_parser("show", help="print a checkpoint's step and counters")
     shown.add_argument("checkpoint")
     shown.add_argument("--config", choices=("small", "large"), default="small")
+    shown.add_argument("--updates-per-invocation", type=int)
     args = parser.parse_args(argv)
     if args.command == "fresh":
         from bobc.reference.safe_io import publish_file
-        data = encode(fresh(args.config, args.seed), args.config)
+        data = encode(fresh(args.config, args.seed), args.config, args.updates_per_invocation)
         publish_file(Path(args.output), data, "-o")
         print(f"wrote {args.output}: fresh {args.config} checkpoint, seed {args.seed}, {len(data)} bytes")
         return 0
     try:
-        checkpoint = decode(Path(args.checkpoint).read_bytes(), args.config, args.checkpoint)
+        checkpoint = decode(Path(args.checkpoint).read_bytes(), args.config, args.checkpoint,
+                            args.updates_per_invocation)
     except OSError as error:
         print(f"error: {args.checkpoint}: {error.strerror}", file=sys.stderr)
         return 2
