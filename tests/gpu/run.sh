@@ -11,6 +11,7 @@
 # gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
 # pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run: minutes of NumPy)
+# pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves, NumPy reference and PyTorch
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
@@ -73,17 +74,23 @@ fi
 # the native device program's template (tests/gpu/build_native_program.py .device/native-program)
 [ -f .device/native-program/program-sm_90.bin ] && export NATIVE_PROGRAM_TEMPLATE=$PWD/.device/native-program/program-sm_90.bin
 [ -d .device/pr-hosts ] && export PR_HOSTS=$PWD/.device/pr-hosts   # seed 003 hosts built for this GPU (tests/gpu/build_partitioned_regression_hosts.py)
+[ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 # Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch
 export COPPELIUS_CURVES=$LOG/coppelius-curves.png
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
-    --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py > "$LOG/pytest_gpu.log" 2>&1
+    --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
+    --ignore=tests/gpu/test_coppelius_host.py > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
   note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
+  # seed 004's host: train, resume, rerun, predict, kill (a run of its own: NumPy reference updates)
+  timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_host.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_coppelius_host.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_coppelius_host.py: exit $?"
   # Coppelius's 200 NumPy updates take minutes of CPU: a run of their own (COPPELIUS_UPDATE=0 leaves it out)
   [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 600 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -p no:cacheprovider \
     > "$LOG/pytest_coppelius.log" 2>&1
@@ -98,6 +105,14 @@ if [ "${BENCH_GEMM:-0}" = 1 ]; then
   timeout 300 python3 bench/gpu/coppelius_gemm_bench.py --json "$LOG/coppelius_gemm_bench.json" \
     > "$LOG/coppelius_gemm_bench.log" 2>&1
   note "coppelius_gemm_bench: exit $?"
+fi
+
+# seed 004's train invocation against PyTorch AMP, small and large (BENCH_COPPELIUS_HOST=1;
+# .device/coppelius-host built with --large)
+if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
+  timeout 400 python3 bench/coppelius_host/bench.py .device/coppelius-host "$LOG/coppelius-host-bench" \
+    > "$LOG/coppelius_host_bench.log" 2>&1
+  note "coppelius_host bench: exit $?"
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
