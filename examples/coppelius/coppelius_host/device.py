@@ -8,7 +8,7 @@ mappings, by GPU address: the arena is one of them even though the host never ma
 each launch's QMD is read by the simulator's reader (bobc.sim.qmd_reader), its kernel
 recognised by its machine code (Coppelius's 19 kernels assembled for the QMD's
 architecture), its parameters read from constant bank 0 at the target's parameter base,
-and its arithmetic is the model's NumPy kernels (examples/coppelius/reference_kernels.py).
+and its arithmetic is the model's NumPy kernels (coppelius_model.kernels).
 Every segment must set the channel up itself and add 1 to the one semaphore (a 64-bit
 reduction), which is what the host's Submit waits for.
 
@@ -30,13 +30,12 @@ ARCH_TARGETS = {"SM86": "sm_86", "SM90": "sm_90"}
 
 
 def reference_kernels() -> dict:
+    """The model's own NumPy kernels (coppelius_model.kernels: model.update's arithmetic
+    launch by launch, bit for bit: tests/coppelius/test_graph_executes.py)."""
     if str(EXAMPLE) not in sys.path:
         sys.path.insert(0, str(EXAMPLE))
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("coppelius_reference_kernels", EXAMPLE / "reference_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.KERNELS
+    from coppelius_model.kernels import KERNELS
+    return dict(KERNELS)
 
 
 @functools.lru_cache(maxsize=None)
