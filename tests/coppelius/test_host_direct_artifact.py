@@ -108,3 +108,30 @@ def test_a_seed_copy_with_another_chunk_count_is_refused_naming_the_proof_and_bo
     assert "coppeliusChunksAgree" in done.stderr, done.stderr
     assert "left:  5" in done.stderr and "right: 3" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("target_name", TARGETS)
+def test_bobc_build_writes_the_host_with_the_images_embedded(target_name, tmp_path):
+    """`bobc build DirectArtifact.bob --entry coppeliusHost --target T -o HOST`: an x86-64 ELF
+    whose program is the seed's request program for the target, with the four images
+    DirectArtifact encoded appended under their identities (the sm_86 ones: the goldens)."""
+    from bobc.native import artifact
+
+    host = tmp_path / "coppelius-host"
+    done = subprocess.run([sys.executable, "-m", "bobc", "build", str(direct.MODULE), "--entry", "coppeliusHost",
+                           "--target", target_name, "-o", str(host)], capture_output=True, text=True, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr
+    data = host.read_bytes()
+    assert data[:4] == b"\x7fELF" and int.from_bytes(data[18:20], "little") == 62
+    split = artifact.split(data, str(host))
+    assert split.target == target_name
+    evaluated = direct.evaluate(target_name)
+    assert [kind for kind, _, _ in split.components] == [1, 2, 3, 4]
+    assert [payload for _, _, payload in split.components] == [evaluated.program, evaluated.qmd, evaluated.push,
+                                                                evaluated.gpfifo]
+    for (_, name, _), part in zip(split.components, ("program", "qmd", "push", "gpfifo")):
+        assert name.startswith(b"coppelius|") and name.endswith(f"|{target_name}|{part}".encode()), name
+    version = subprocess.run([str(host), "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and f"target: {target_name}" in version.stdout
+    card = "NVIDIA H200" if target_name == "sm_90" else "NVIDIA RTX A5000"
+    assert f"program: {card}" in version.stdout
