@@ -158,6 +158,7 @@ typedef struct {
     const char *name;            /* the program's name (usage) */
     np_request request;          /* RequestOpen's (native_request.h) */
     const np_self *self;         /* the host's own file: its embedded images (LoadEmbedded) */
+    FILE *trace;                 /* NATIVE_TRACE: one line per file, checkpoint and ring command carried out */
     int request_open;
     np_session session;
     np_peer peers[MAX_PEERS];
@@ -218,6 +219,21 @@ static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t
     return 0;
 }
 
+/* A line of the trace (docs/native-host.md, "Requests": what a run did, for its counts). */
+static void trace(np_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void trace(np_host *h, const char *fmt, ...)
+{
+    if (!h->trace)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(h->trace, fmt, ap);
+    va_end(ap);
+    fputc('\n', h->trace);
+}
+
+#define U(x) ((unsigned long long)(x))
+
 /* A request's commands (native_request.h): the plan host's files, in this host's process. */
 static int request_command(np_machine *m, uint32_t at, const np_command *c)
 {
@@ -234,6 +250,7 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
         if (rc)
             return fault(m, at, rc, "%s", why);
         h->request_open = 1;
+        trace(h, "open %s step %llu", r->args.op == RT_OP_PREDICT ? "predict" : "train", U(r->step));
         set_word(m, c->n[0], r->step);
         set_word(m, c->n[1], r->args.op == RT_OP_PREDICT);
         return 0;
@@ -242,6 +259,8 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
         if (!to || operand(m, at, &c->v[0], &a))
             return -1;
         rc = np_request_read(r, c->n[0], a, c->n[2], to, why);
+        if (!rc)
+            trace(h, "read %llu %llu %llu", U(c->n[0]), U(a), U(c->n[2]));
         break;
     }
     case NP_REQUEST_WRITE: case NP_REQUEST_WRITE_AT: {
@@ -251,21 +270,18 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         rc = np_request_write(r, c->n[0], from, c->n[2], c->code == NP_REQUEST_WRITE, c->code == NP_REQUEST_WRITE_AT ? c->n[3] : 0,
                               why);
+        if (!rc)
+            trace(h, "write %llu %llu", U(c->n[0]), U(c->n[2]));
         break;
     }
     case NP_REQUEST_APPEND_STATE:
         rc = np_request_write(r, c->n[0], m->state + c->n[1], c->n[2], 1, 0, why);
         break;
-    case NP_REQUEST_APPEND_INPUT: {
+    case NP_REQUEST_APPEND_INPUT:
         if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
             return -1;
-        if (a > r->input_size || b > r->input_size - a) {
-            rc = np_request_read(r, NP_FILE_INPUT, a, b, NULL, why);
-            break;
-        }
-        rc = np_request_write(r, c->n[0], r->input + a, b, 1, 0, why);
+        rc = np_request_append_input(r, c->n[0], a, b, why);
         break;
-    }
     case NP_REQUEST_APPEND_STATUS: {
         uint8_t status[24];
         np_request_status(r, np_state_word(m, c->n[1]), status);
@@ -274,9 +290,12 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
     }
     case NP_REQUEST_CHECKPOINT_BEGIN:
         np_request_checkpoint_begin(r);
+        trace(h, "begin");
         break;
     default:
         rc = np_request_checkpoint_publish(r, c->n[0], why);
+        if (!rc)
+            trace(h, "publish %llu", U(r->reached));
         break;
     }
     return rc ? fault(m, at, rc, "%s", why) : 0;
@@ -355,6 +374,7 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
             return -1;
         memcpy(to, image, length);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        trace(h, "load %llu %llu", U(c->n[0]), U(length));
         return 0;
     }
     case NP_SUBMIT: {
@@ -374,6 +394,7 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
             return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
                          (unsigned long long)a, why);
         set_word(m, c->n[4], n + 1);
+        trace(h, "submit %llu 0x%llx", U(n), U(a));
         return 0;
     }
     default:
@@ -508,11 +529,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: out of memory for a %llu-byte state\n", (unsigned long long)program.state_extent);
         return NP_EXIT_INTERNAL;
     }
+    const char *trace_path = getenv("NATIVE_TRACE");
+    if (trace_path && *trace_path && !(h.trace = fopen(trace_path, "w"))) {
+        fprintf(stderr, "native: NATIVE_TRACE %s: cannot open: %s\n", trace_path, strerror(errno));
+        return NP_EXIT_WRITE;
+    }
     if ((rc = check_outputs(&h, &program, err))) {
         fprintf(stderr, "native: %s\n", err);
         return rc;
     }
     int r = np_run(&m, 0);
+    if (h.trace)
+        fclose(h.trace);
     np_device_release(&h.session);
     for (int i = 0; i < h.peer_count; i++)
         np_peer_close(&h.peers[i]);

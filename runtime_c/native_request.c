@@ -375,6 +375,14 @@ int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t
     return 0;
 }
 
+int np_request_append_input(np_request *r, uint64_t file, uint64_t offset, uint64_t extent, char *err)
+{
+    if (offset > r->input_size || extent > r->input_size - offset)
+        return say(err, RT_EXIT_BAD_INPUT, "%llu bytes at %llu of the %llu-byte input", (unsigned long long)extent,
+                   (unsigned long long)offset, (unsigned long long)r->input_size);
+    return np_request_write(r, file, r->input + offset, extent, 1, 0, err);
+}
+
 void np_request_status(const np_request *r, uint64_t issued, uint8_t out[24])
 {
     const uint64_t words[3] = { r->reached, issued, r->published };

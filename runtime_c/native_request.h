@@ -77,6 +77,8 @@ int np_request_read(np_request *r, uint64_t file, uint64_t offset, uint64_t exte
 /* Append (`append` 1) or place at `offset` `bytes` bytes to output `file` (3, 4, 5). */
 int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t bytes, int append, uint64_t offset,
                      char *err);
+/* `extent` bytes of the input at `offset` appended to output `file` (the bound input identity). */
+int np_request_append_input(np_request *r, uint64_t file, uint64_t offset, uint64_t extent, char *err);
 /* u64 the step reached, u64 issued, u64 checkpoints published. */
 void np_request_status(const np_request *r, uint64_t issued, uint8_t out[24]);
 void np_request_checkpoint_begin(np_request *r);

@@ -73,6 +73,8 @@ fi
 [ -d .device/platform-hosts ] && export PLATFORM_HOSTS=$PWD/.device/platform-hosts
 # the native device program's template (tests/gpu/build_native_program.py .device/native-program)
 [ -f .device/native-program/program-sm_90.bin ] && export NATIVE_PROGRAM_TEMPLATE=$PWD/.device/native-program/program-sm_90.bin
+# the synthetic request programs (tests/gpu/build_native_request.py .device/native-request)
+[ -d .device/native-request ] && export NATIVE_REQUEST_PROGRAMS=$PWD/.device/native-request
 [ -d .device/pr-hosts ] && export PR_HOSTS=$PWD/.device/pr-hosts   # seed 003 hosts built for this GPU (tests/gpu/build_partitioned_regression_hosts.py)
 [ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}

@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import struct
+import sys
 import subprocess
 import time
 from pathlib import Path
@@ -158,6 +159,24 @@ def test_fresh_train_publishes_what_the_steps_say(tmp_path, code, host):
     assert out.files["r.bin"] == expected_result(FRESH, 0, UPDATES)
 
 
+def test_the_trace_holds_the_counts_the_schedule_states(tmp_path, code, host):
+    """NATIVE_TRACE (docs/native-host.md, "Requests"): one line per read, write, publication,
+    submission; the same from both hosts, and the counts a plan states hold in it."""
+    out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS],
+                   env={"NATIVE_TRACE": "trace.txt"}, name="traced")
+    lines = out.files["trace.txt"].decode().splitlines()
+    assert lines[0] == "open train step 0"
+    # the checkpoint read chunk by chunk, in order, each once
+    assert [line for line in lines if line.startswith("read 2 ")] == ["read 2 0 16", "read 2 16 16", "read 2 32 8"]
+    # contexts consumed: the forward's, then one per update, each 16 bytes on (inputs and targets)
+    contexts = [int(line.split()[2]) for line in lines if line.startswith("read 1 ") and line.endswith(" 16")]
+    assert contexts == [64, 68] + [v for j in range(UPDATES) for v in (64 + 16 * j, 68 + 16 * j)]
+    # checkpoint bytes written = publications x payload; the publications at steps 3 and 6
+    assert sum(int(line.split()[2]) for line in lines if line.startswith("write 3 ")) == 2 * PAYLOAD
+    assert [line for line in lines if line.startswith("publish")] == ["publish 3", "publish 6"]
+    assert not [line for line in lines if line.startswith("submit")]
+
+
 def test_resumed_train_continues_at_the_cursor_and_step(tmp_path, code, host):
     first = trained(FRESH, 0)
     out = run_both(tmp_path, code, host, {"s.bin": stream(TOKENS), "in.bin": envelope(first, UPDATES)},
@@ -286,6 +305,12 @@ def test_usage_and_outputs_are_refused_as_the_plan_host_refuses_them(tmp_path, c
     assert set(out.files) == {"s.bin"}
 
 
+def test_a_damaged_journal_is_refused_and_left(tmp_path, code, host):
+    journal = {".ck.bin.bob-journal": b"bob-journal 1 3\ngarbage\n"}
+    refused(tmp_path, code, host, {"s.bin": GOOD, **journal}, ["train", *ARGS], 8,
+            "journal ./.ck.bin.bob-journal: a damaged publication journal", "it was left as it is", name="journal")
+
+
 def test_help_prints_the_usage_and_writes_nothing(tmp_path, host):
     done = subprocess.run([str(host), "--help"], cwd=tmp_path, capture_output=True,
                           env={**os.environ, "NATIVE_DEVICE": "memory"})
@@ -394,3 +419,71 @@ def test_the_embedded_images_are_loaded_into_their_buffers(tmp_path, request_mod
     out = run_c(bare, folder, ["predict", *ARGS])
     assert out.status == 9 and b"(LoadEmbedded): the host carries no embedded device image of kind 1" in out.stderr
     assert set(out.files) == {"s.bin"}
+
+
+def test_bobc_build_and_bobc_run_native_take_the_request_as_the_host_takes_it(tmp_path, host):
+    """`bobc build --entry` writes the request host; `bobc run PLAN native train --input ...
+    --reference --entry DEF` (a request's options after its operation) publishes its files."""
+    plan = PLANS / "Native" / "Request.bob"
+    bobc = [sys.executable, "-m", "bobc"]
+    built = subprocess.run([*bobc, "build", str(plan), "--entry", "requestHost", "-o", str(tmp_path / "built")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "built").read_bytes() == host.read_bytes()
+    (tmp_path / "s.bin").write_bytes(GOOD)
+    run = subprocess.run([*bobc, "run", str(plan), "native", "train", *ARGS, "--reference", "--entry",
+                          "requestProgram"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert decode((tmp_path / "ck.bin").read_bytes()) == (trained(FRESH, 0), UPDATES)
+    assert (tmp_path / "r.bin").read_bytes() == expected_result(FRESH, 0, UPDATES)
+
+
+def test_the_request_is_checked_before_the_device_is_opened(tmp_path, host):
+    """Without NATIVE_DEVICE=memory the host opens a real GPU, which this machine may lack: a bad
+    stream is refused by the request (its message), a good one reaches OpenDevice first."""
+    from native_helpers import run_c
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(stream(TOKENS, version=9))
+    out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
+    assert out.status == 3 and out.stderr.startswith(b"native: command 0 (RequestOpen): input s.bin: token stream "
+                                                     b"version: 9, this host reads 1"), out.stderr
+    assert set(out.files) == {"s.bin"}
+    if Path("/dev/nvidiactl").exists():
+        return                    # a GPU node: the good stream would train (tests/gpu/test_native_request.py)
+    folder = tmp_path / "good"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
+    assert out.status == 3 and b"\nnative: command 1 (OpenDevice): no GPU" in out.stderr, out.stderr
+    assert set(out.files) == {"s.bin"}
+
+
+def test_a_kill_inside_the_last_publication_is_completed_by_the_next_request(tmp_path, host):
+    """The request's outputs are published under a journal (host_io.h): a kill between two of
+    its renames leaves the journal, and the next invocation naming those outputs completes it
+    before it reads anything -- so it resumes from the killed run's own last checkpoint."""
+    folder = tmp_path / "journalled"
+    folder.mkdir()
+    (folder / "s.bin").write_bytes(GOOD)
+    process = subprocess.Popen([str(host), "train", *ARGS], cwd=folder, stderr=subprocess.PIPE,
+                               env={**os.environ, "NATIVE_DEVICE": "memory", "BOBC_IO_TEST_PAUSE_MS": "5000"})
+    deadline = time.monotonic() + 20
+    try:
+        while not (folder / "p.bin").exists():      # the first rename: predictions
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the final publication never began"
+            time.sleep(0.01)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert (folder / ".ck.bin.bob-journal").exists()
+    assert not (folder / "r.bin").exists()
+    assert decode((folder / "ck.bin").read_bytes())[1] == 3          # the first period's publication
+    from native_helpers import run_c
+    out = run_c(host, folder, ["predict", "--checkpoint", "ck.bin", *ARGS])
+    assert out.status == 0, out.stderr
+    assert b"completed an interrupted publication" in out.stderr
+    assert ".ck.bin.bob-journal" not in out.files
+    # the journal's checkpoint (step 6) was in place before the predict request read it
+    assert decode(out.files["ck.bin"]) == (trained(FRESH, 0), UPDATES)

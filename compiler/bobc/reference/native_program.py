@@ -202,8 +202,10 @@ class Machine:
         self.stdout = stdout
         self.request = None            # the open request (native_request.RequestSession)
         self.components = dict(components or {})      # the host's embedded device images, by kind
+        self.trace = None              # NATIVE_TRACE: the C host's lines (runtime_c/native_host.c trace)
         self.gpu = gpu
         environ = os.environ if environ is None else environ
+        self.trace_path = environ.get("NATIVE_TRACE") or None
         self.stderr = stderr if stderr is not None else sys.stderr.buffer
         self.slots = [0] * max(program.slots, 1)
         self.state = bytearray(program.state_extent)
@@ -261,8 +263,27 @@ class Machine:
         memory, offset = self._mapped(index, value, 8)
         return int.from_bytes(memory[offset:offset + 8], "little")
 
+    def _trace(self, line: str) -> None:
+        if self.trace is not None:
+            self.trace.write(line + "\n")
+
     def run(self) -> int:
         """Carry the program out: its exit status; the outputs published on success."""
+        from .native_request import Help
+        if self.trace_path:
+            try:
+                self.trace = open(self.trace_path, "w")
+            except OSError as error:
+                self.stderr.write(f"native: NATIVE_TRACE {self.trace_path}: cannot open: {error.strerror}\n"
+                                  .encode())
+                return EXIT_WRITE
+        try:
+            return self._run_all()
+        finally:
+            if self.trace is not None:
+                self.trace.close()
+
+    def _run_all(self) -> int:
         from .native_request import Help
         try:
             try:
@@ -403,6 +424,7 @@ class Machine:
                                              f"as an embedded artifact: Runtime.NativePhysicalEmbeddedArtifact)")
             memory, offset = self._mapped(at, n[1], len(image))
             memory[offset:offset + len(image)] = image
+            self._trace(f"load {n[0]} {len(image)}")
         else:
             self.fault(at, EXIT_INTERNAL, f"unknown command code {code}")
 
@@ -414,17 +436,20 @@ class Machine:
         try:
             if code == 26:
                 self.request = RequestSession(parse_request(c.data), self.args, self.name, self.stdout)
+                self._trace(f"open {self.request.op} step {self.request.step}")
                 self.set_word(n[0], self.request.step)
                 self.set_word(n[1], 1 if self.request.op == "predict" else 0)
                 return
             r = self.request
             if code == 27:
-                data = r.read(n[0], self._operand(at, c.v[0]), n[2])
                 memory, offset = self._mapped(at, n[1], n[2])
-                memory[offset:offset + n[2]] = data
+                start = self._operand(at, c.v[0])
+                memory[offset:offset + n[2]] = r.read(n[0], start, n[2])
+                self._trace(f"read {n[0]} {start} {n[2]}")
             elif code in (28, 29):
                 memory, offset = self._mapped(at, n[1], n[2])
                 r.write(n[0], bytes(memory[offset:offset + n[2]]), n[3] if code == 29 else None)
+                self._trace(f"write {n[0]} {n[2]}")
             elif code == 30:
                 r.write(n[0], bytes(self.state[n[1]:n[1] + n[2]]))
             elif code == 31:
@@ -434,8 +459,10 @@ class Machine:
                 r.write(n[0], r.status(self.word(n[1])))
             elif code == 33:
                 r.checkpoint_begin()
+                self._trace("begin")
             else:
                 r.checkpoint_publish(n[0])
+                self._trace(f"publish {r.reached}")
         except Refused as refused:
             self.fault(at, refused.status, refused.message)
 
@@ -477,6 +504,7 @@ class Machine:
             self.fault(at, EXIT_WAIT, f"submission {n} (entry 0x{entry:x}): the semaphore reached {seen}, "
                                       f"not {n + 1}")
         self.set_word(counter, n + 1)
+        self._trace(f"submit {n} 0x{entry:x}")
 
 
 def _number(text, otherwise: int) -> int:

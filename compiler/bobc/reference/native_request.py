@@ -261,8 +261,8 @@ class RequestSession:
         paths = [self.args[option] for _, option in OUTPUTS]
         try:
             safe_io.recover(paths)
-        except OutputWriteFailure as error:
-            raise Refused(EXIT_WRITE, str(getattr(error, "message", error))) from None
+        except OutputWriteFailure as error:      # runtime_c/host_io.c rt_io_recover's form
+            raise Refused(EXIT_WRITE, f"journal {error.path}: {error.detail}; {error.hint}") from None
         source = read_file("input", self.args["--input"], INPUT_LIMIT, EXIT_INPUT)
         self.input = source.data
         self.files = safe_io.OutputSet()
