@@ -79,7 +79,7 @@ class Run:
 
 
 def run(host: Path, operation: str, stream: Path, checkpoint: Path | None, out: Path,
-        kill_after: int | None = None, timeout: float = 120) -> Run:
+        kill_after: int | None = None, timeout: float = 120, trace: Path | None = None) -> Run:
     """Run the host; capture each checkpoint publication as it appears at --checkpoint-out
     (`kill_after` n: SIGKILL once n have appeared)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,8 @@ def run(host: Path, operation: str, stream: Path, checkpoint: Path | None, out: 
         arguments += ["--checkpoint", str(checkpoint)]
     arguments += ["--checkpoint-out", str(target), "--predictions", str(out / "predictions"),
                   "--result", str(out / "result")]
-    process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    environment = {**os.environ, **({"NATIVE_TRACE": str(trace)} if trace else {})}
+    process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
     seen, captured, start = None, [], time.monotonic()
 
     def look():
@@ -159,11 +160,33 @@ def test_a_fresh_train_matches_the_numpy_reference_after_every_publication(hosts
 def seed_run(hosts, fresh, tmp_path_factory):
     folder, described = hosts
     out = tmp_path_factory.mktemp("coppelius-seed-run")
-    done = run(folder / "coppelius-host", "train", folder / "text.stream", fresh["coppelius-host"], out / "fresh")
+    done = run(folder / "coppelius-host", "train", folder / "text.stream", fresh["coppelius-host"], out / "fresh",
+               trace=out / "fresh.trace")
     assert done.status == 0, done.stderr
     what = described["coppelius-host"]
     assert [step_of(e) for e in done.publications] == [what["interval"] * (k + 1) for k in range(what["publications"])]
     return out, done
+
+
+def test_the_seeds_counts_hold_in_the_gpu_hosts_trace(seed_run):
+    """NATIVE_TRACE (docs/native-host.md): what the host did on the H200, line by line."""
+    from coppelius_host.build import seed_numbers
+
+    out, _ = seed_run
+    numbers = seed_numbers()
+    lines = [line.split() for line in (out / "fresh.trace").read_text().splitlines()]
+    submits = [line for line in lines if line[0] == "submit"]
+    assert len(submits) == numbers["coppeliusRunSubmissionCount"]
+    payload, publications = numbers["coppeliusCheckpointPayloadBytesNatural"], numbers["coppeliusRunPublications"]
+    assert sum(int(line[2]) for line in lines if line[:2] == ["write", "3"]) == publications * payload
+    assert [int(line[1]) for line in lines if line[0] == "publish"] == [
+        numbers["coppeliusRunCheckpointInterval"] * (k + 1) for k in range(publications)]
+    chunks = [(int(line[2]), int(line[3])) for line in lines if line[:2] == ["read", "2"]]
+    assert len(chunks) == numbers["cgChunks"] and chunks[0][0] == 0
+    assert all(a + n == b for (a, n), (b, _) in zip(chunks, chunks[1:])) and sum(n for _, n in chunks) == payload
+    context, header = numbers["coppeliusContextStreamBytes"], numbers["coppeliusTokenStreamHeaderBytes"]
+    inputs = [int(line[2]) for line in lines if line[:2] == ["read", "1"] and (int(line[2]) - header) % context == 0]
+    assert inputs == [header] + [header + context * k for k in range(numbers["coppeliusRunSteps"])]
 
 
 def test_a_rerun_is_bit_identical(hosts, fresh, seed_run):
