@@ -135,3 +135,25 @@ def test_bobc_build_writes_the_host_with_the_images_embedded(target_name, tmp_pa
     assert version.returncode == 0 and f"target: {target_name}" in version.stdout
     card = "NVIDIA H200" if target_name == "sm_90" else "NVIDIA RTX A5000"
     assert f"program: {card}" in version.stdout
+
+
+def test_every_launch_gets_the_shared_memory_its_kernel_touches(evaluated):
+    """The products' sources state their shared memory (`shared memory N bytes`: the 1 KiB
+    reserved and the tile ring, bobc.sass.generate); the others use none.  Each QMD, read by
+    the simulator's reader, gives its launch at least that (a QMD with less faulted the H200)."""
+    import re
+
+    from bobc.sim.qmd_reader import read_launch
+
+    sources = direct.EXAMPLE / "Realization" / "Nvidia" / "SM86"
+    stated = {}
+    for source in sources.glob("coppelius-*.sass"):
+        text = source.read_text(encoding="utf-8")
+        found = re.search(r"shared memory (\d+) bytes", text)
+        uses_shared = re.search(r"^\s+(STS|LDS|LDSM|LDGSTS)\b", text, re.M) is not None
+        assert found or not uses_shared, f"{source.name} touches shared memory but states no size"
+        stated[source.stem] = int(found.group(1)) if found else 0
+    target, slot = evaluated.target, evaluated.target.qmd_record_bytes
+    for launch, placed in enumerate(evaluated.images.manifest["launches"]):
+        described = read_launch(evaluated.qmd[launch * slot:(launch + 1) * slot], target.compute_class, str(launch))
+        assert described.shared_memory >= stated[placed["identity"]], (launch, placed["identity"])
