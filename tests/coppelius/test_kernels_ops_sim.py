@@ -336,7 +336,7 @@ def _adam_params(N):
     return ([Pointer("W"), Pointer("G"), Pointer("M"), Pointer("V"), Pointer("H"), Pointer("c")]
             + [np.float32(ADAM[k]) for k in ("alpha", "epsilon", "decay", "beta1", "one_minus_beta1", "beta2",
                                              "one_minus_beta2")]
-            + [np.uint32(N), np.float32(MULTIPLIER), np.uint32(0)])
+            + [np.uint32(N), np.uint32(0), np.float32(MULTIPLIER)])      # byte 80: t (unread), 84: the multiplier
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -13,6 +13,7 @@
 # pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run, -s: the agreement numbers)
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours against PyTorch (BENCH_COPPELIUS=1)
+# pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -76,17 +77,23 @@ fi
 # the synthetic request programs (tests/gpu/build_native_request.py .device/native-request)
 [ -d .device/native-request ] && export NATIVE_REQUEST_PROGRAMS=$PWD/.device/native-request
 [ -d .device/pr-hosts ] && export PR_HOSTS=$PWD/.device/pr-hosts   # seed 003 hosts built for this GPU (tests/gpu/build_partitioned_regression_hosts.py)
+[ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 # Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch
 export COPPELIUS_CURVES=$LOG/coppelius-curves.png
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
-    --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py > "$LOG/pytest_gpu.log" 2>&1
+    --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
+    --ignore=tests/gpu/test_coppelius_host.py > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
   note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
+  # seed 004's host: train, resume, rerun, predict, kill (a run of its own: NumPy reference updates)
+  timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_host.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_coppelius_host.log" 2>&1
+  note "pytest -m gpu tests/gpu/test_coppelius_host.py: exit $?"
   # Coppelius's whole update, our kernels against PyTorch (small and large, 200 updates, the skip; about
   # 40 s on the H200): a run of its own with -s, its numbers in the log (COPPELIUS_UPDATE=0 leaves it out)
   [ "${COPPELIUS_UPDATE:-1}" = 1 ] && timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_update.py -v -s -p no:cacheprovider \
@@ -106,6 +113,13 @@ fi
 
 # one Coppelius update timed, ours against PyTorch's four ways, small and large (BENCH_COPPELIUS=1; ~1 min)
 [ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
+# seed 004's train invocation against PyTorch AMP, small and large (BENCH_COPPELIUS_HOST=1;
+# .device/coppelius-host built with --large)
+if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
+  timeout 400 python3 bench/coppelius_host/bench.py .device/coppelius-host "$LOG/coppelius-host-bench" \
+    > "$LOG/coppelius_host_bench.log" 2>&1
+  note "coppelius_host bench: exit $?"
+fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
 exit $smoke

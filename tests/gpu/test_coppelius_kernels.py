@@ -309,7 +309,7 @@ def test_adamw_half(flag, target, tmp_path_factory):
     H = cp.full(N, 2.0, cp.float16)
     counters = dev(np.array([flag, 0], np.uint32))
     launch("adamw-half", target, tmp_path_factory, (N + 1023) // 1024, 256,
-           d + [H, counters] + scal + [np.uint32(N), np.float32(1.0), np.uint32(0)], repeat=0)
+           d + [H, counters] + scal + [np.uint32(N), np.uint32(3), np.float32(1.0)], repeat=0)   # t at 80, multiplier 84
     if flag:
         for got, was in zip(d, (W, G, M, V)):
             assert np.array_equal(got.get(), was)

@@ -246,7 +246,8 @@ class Builder:
 
     def adamw(self) -> list[Launch]:
         """The two AdamW launches (the decay group, then gains and biases); the host writes each
-        step's alpha_t and epsilon_t at bytes 48 and 52; the values here are step 1's."""
+        step's alpha_t and epsilon_t at bytes 48 and 52 and t (u32, unread by the kernel) at 80, the
+        gradient multiplier at 84; the values here are step 1's."""
         from .model import adamw_scalars, decay_factor
         h, s = self.c.hyper, adamw_scalars(self.c, 1)
         out = []
@@ -256,7 +257,7 @@ class Builder:
                      self.at("half-parameters", 2 * first), self.counters,
                      pair(f32(s.step_size), f32(s.epsilon)),
                      pair(f32(decay_factor(self.c, decayed)), f32(h.beta1)),
-                     pair(f32(1 - h.beta1), f32(h.beta2)), pair(f32(1 - h.beta2), count), pair(f32(1.0)))
+                     pair(f32(1 - h.beta1), f32(h.beta2)), pair(f32(1 - h.beta2), count), pair(1, f32(1.0)))
             out.append(Launch("coppelius-adamw-half", (-(-count // 1024), 1, 1), ROW_BLOCK, words,
                               f"AdamW piece {index} ({'decayed' if decayed else 'no decay'}, {count} elements)"))
         return out

@@ -212,7 +212,7 @@ def adamw_half(memory, launch):
     decay, beta1 = (np.float32(x) for x in _pair_f32(launch, 7))
     one_minus_beta1, beta2 = (np.float32(x) for x in _pair_f32(launch, 8))
     one_minus_beta2 = np.float32(launch.f32(8 * 9))
-    multiplier = np.float32(launch.f32(8 * 10))
+    multiplier = np.float32(launch.f32(8 * 10 + 4))     # byte 80 is t, the host's (unread)
     W, G, M, V = (memory.array(launch.word(i), "<f4", n) for i in range(4))
     g = G * multiplier
     w = W * decay

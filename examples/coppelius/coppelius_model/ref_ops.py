@@ -319,7 +319,7 @@ def _adamw_half(memory, launch):
     N = _u32(launch, 76)
     flag = int(memory.array(launch.word(5), "<u4", 1)[0])
     W, G, M, V = (_f(memory, launch.word(i), N) for i in range(4))
-    w, m, v, wh = adamw_half(W, G, M, V, flag, *(_f32(launch, 48 + 4 * k) for k in range(7)), _f32(launch, 80))
+    w, m, v, wh = adamw_half(W, G, M, V, flag, *(_f32(launch, 48 + 4 * k) for k in range(7)), _f32(launch, 84))
     if wh is not None:
         W[:], M[:], V[:] = w, m, v
         _h(memory, launch.word(4), N)[:] = wh

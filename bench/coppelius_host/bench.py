@@ -1,0 +1,101 @@
+"""Coppelius's `train` invocation against the same training in PyTorch (AMP), each a fresh
+process timed from its start to its outputs written, at the small and the large
+configuration, alternating, on one GPU (bench/coppelius_host/README.md).
+
+    python bench/coppelius_host/bench.py HOSTS OUTDIR [--repeats 3] [--configs small,large]
+
+HOSTS is a folder tests/gpu/build_coppelius_host.py wrote (with --large for the large
+configuration): coppelius-host, coppelius-host-large, text.stream, hosts.json.  Writes
+OUTDIR/coppelius-host-bench.json (every time, the medians and the ratios) and
+OUTDIR/coppelius-host-bench.png (when matplotlib is there).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+for folder in (REPO / "compiler", REPO / "examples/coppelius"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}
+
+
+def timed(command: list[str], what: str) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{what} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> int:
+    from coppelius_host import checkpoint as C
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hosts", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--configs", default="small,large")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    described = json.loads((args.hosts / "hosts.json").read_text())
+    stream = args.hosts / "text.stream"
+    report = {"repeats": args.repeats, "configs": {}}
+    for config in args.configs.split(","):
+        name = HOSTS[config]
+        if name not in described:
+            print(f"{config}: no {name} in {args.hosts} (build it with --large)", file=sys.stderr)
+            continue
+        what = described[name]
+        steps, interval = what["updates_per_invocation"], what["interval"]
+        fresh = args.out / f"fresh-{config}.ckpt"
+        fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
+        work = args.out / config
+        work.mkdir(exist_ok=True)
+        host_command = [str(args.hosts / name), "train", "--input", str(stream), "--checkpoint", str(fresh),
+                        "--checkpoint-out", str(work / "host.ckpt"), "--predictions", str(work / "host.predictions"),
+                        "--result", str(work / "host.result")]
+        torch_command = [sys.executable, str(Path(__file__).with_name("torch_train.py")), "--config", config,
+                         "--input", str(stream), "--checkpoint-out", str(work / "torch.ckpt"),
+                         "--predictions", str(work / "torch.predictions"), "--result", str(work / "torch.result"),
+                         "--steps", str(steps), "--interval", str(interval)]
+        times = {"coppelius-host": [], "pytorch-amp": []}
+        for _ in range(args.repeats):
+            times["coppelius-host"].append(timed(host_command, f"{name} train"))
+            times["pytorch-amp"].append(timed(torch_command, "torch_train.py"))
+        medians = {k: statistics.median(v) for k, v in times.items()}
+        report["configs"][config] = {"steps": steps, "interval": interval, "times_s": times, "median_s": medians,
+                                     "pytorch_over_host": medians["pytorch-amp"] / medians["coppelius-host"]}
+        print(f"{config}: host {medians['coppelius-host']:.3f} s, PyTorch AMP {medians['pytorch-amp']:.3f} s, "
+              f"ratio {report['configs'][config]['pytorch_over_host']:.2f}x ({steps} updates)", flush=True)
+    (args.out / "coppelius-host-bench.json").write_text(json.dumps(report, indent=1) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib: no plot", file=sys.stderr)
+        return 0
+    configs = list(report["configs"])
+    figure, axis = plt.subplots(figsize=(6, 3.5))
+    for k, (label, key) in enumerate((("coppelius-host train", "coppelius-host"), ("PyTorch AMP", "pytorch-amp"))):
+        axis.bar([i + 0.4 * k for i in range(len(configs))],
+                 [report["configs"][c]["median_s"][key] for c in configs], 0.4, label=label)
+    axis.set_xticks([i + 0.2 for i in range(len(configs))], configs)
+    axis.set_ylabel("seconds, fresh process to outputs written")
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(args.out / "coppelius-host-bench.png", dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

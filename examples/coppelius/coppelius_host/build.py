@@ -1,0 +1,123 @@
+"""Build Coppelius's host with bobc, for a target and (for tests and benchmarks) a
+shorter or longer run than the plan's.
+
+    python -m coppelius_host.build sm_90 -o coppelius-host [--interval N --publications P] [--config large]
+
+Without --interval/--publications/--config large this is exactly
+`bobc build examples/coppelius/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost
+--target T -o OUT` (docs/coppelius-host.md).  With them, the plan modules are copied to a
+scratch folder and Coppelius.TrainingRun's coppeliusRunCheckpointInterval and
+coppeliusRunPublications are rewritten there (the seed reads its run from them; nothing
+else changes), and the copy is built; --config large copies examples/coppelius/large's
+Coppelius.Configuration into the copy (docs/coppelius.md, "Building the large configuration").
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[1]
+REPOSITORY = EXAMPLE.parents[1]
+RUN_DEFINITIONS = {"interval": "coppeliusRunCheckpointInterval", "publications": "coppeliusRunPublications"}
+
+
+def plan_copy(folder: Path, interval: int | None = None, publications: int | None = None,
+              config: str = "small") -> Path:
+    """examples/coppelius/Coppelius copied under `folder` with the run rewritten (and, for the
+    large configuration, examples/coppelius/large's Coppelius.Configuration in place of the
+    small one: a module beside the plan wins over the search path); the copy's root."""
+    copy = folder / "Coppelius"
+    shutil.copytree(EXAMPLE / "Coppelius", copy)
+    if config == "large":
+        shutil.copyfile(EXAMPLE / "large" / "Coppelius" / "Configuration.bob", copy / "Configuration.bob")
+    run = copy / "TrainingRun.bob"
+    text = run.read_text(encoding="utf-8")
+    for key, value in (("interval", interval), ("publications", publications)):
+        if value is None:
+            continue
+        pattern = rf"^def {RUN_DEFINITIONS[key]} : Nat = \d+$"
+        text, count = re.subn(pattern, f"def {RUN_DEFINITIONS[key]} : Nat = {int(value)}", text, flags=re.M)
+        if count != 1:
+            raise RuntimeError(f"{run}: no single `def {RUN_DEFINITIONS[key]} : Nat = <number>` to rewrite")
+    run.write_text(text, encoding="utf-8")
+    return folder
+
+
+def bobc_environment() -> dict:
+    """bobc from this checkout; wheels carried in .whl/ (the GPU machine has no lark) importable."""
+    paths = [str(REPOSITORY / "compiler"), *map(str, sorted((REPOSITORY / ".whl").glob("*.whl")))]
+    existing = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths + ([existing] if existing else []))}
+
+
+# The large configuration's admission (its arena certificate over 398-launch pieces) takes
+# more than bobc's default 10,000,000 evaluation steps (compiler/bobc/language/limits.py,
+# docs/limits.md); its build runs bobc with this many, said on the command line.
+LARGE_EVALUATION_STEPS = 400_000_000
+_WITH_STEPS = ("import sys; import bobc.language.limits as L, bobc.language.core as c; "
+               "L.EVALUATION_STEPS = int(sys.argv[1]); c.reset_fuel.__defaults__ = (L.EVALUATION_STEPS,); "
+               "from bobc.cli import main; sys.exit(main(sys.argv[2:]))")
+
+
+def build_from(root: Path, target: str, output: Path, evaluation_steps: int | None = None) -> Path:
+    """`bobc build ROOT/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost`; returns `output`
+    (`evaluation_steps`: bobc's evaluation limit raised to that).  Raises RuntimeError with
+    bobc's message on a refusal."""
+    arguments = ["build", str(root / "Coppelius/Build/DirectArtifact.bob"), "--entry", "coppeliusHost",
+                 "--target", target, "-I", str(EXAMPLE), "-o", str(output)]
+    command = ([sys.executable, "-m", "bobc", *arguments] if evaluation_steps is None else
+               [sys.executable, "-c", _WITH_STEPS, str(evaluation_steps), *arguments])
+    done = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, env=bobc_environment())
+    if done.returncode != 0:
+        raise RuntimeError(f"bobc build failed (exit {done.returncode}):\n{done.stderr}")
+    return output
+
+
+def build(target: str, output: Path, interval: int | None = None, publications: int | None = None,
+          config: str = "small") -> Path:
+    """Build the host (from a rewritten copy when the run or the configuration differs from the plan's)."""
+    if interval is None and publications is None and config == "small":
+        return build_from(EXAMPLE, target, output)
+    with tempfile.TemporaryDirectory(prefix="coppelius-host-") as scratch:
+        return build_from(plan_copy(Path(scratch), interval, publications, config), target, output,
+                          LARGE_EVALUATION_STEPS if config == "large" else None)
+
+
+SEED_NUMBERS = ("coppeliusRunSubmissionCount", "coppeliusRunPublications", "coppeliusRunCheckpointInterval",
+                "coppeliusRunSteps", "coppeliusCheckpointPayloadBytesNatural", "coppeliusContextStreamBytes",
+                "coppeliusTokenStreamHeaderBytes", "coppeliusChunkBytes", "cgChunks", "coppeliusContext")
+
+
+def seed_numbers(root: Path = EXAMPLE) -> dict[str, int]:
+    """The numbers seed 004 states, evaluated from the plan modules under `root`."""
+    from bobc.language import Intrinsics, load_program
+
+    program = load_program(root / "Coppelius/Build/NativeHost.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics())
+    return {name: program.value(name).value for name in SEED_NUMBERS}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coppelius_host.build", description=__doc__.splitlines()[0])
+    parser.add_argument("target", choices=("sm_86", "sm_90"))
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    parser.add_argument("--interval", type=int)
+    parser.add_argument("--publications", type=int)
+    parser.add_argument("--config", choices=("small", "large"), default="small")
+    args = parser.parse_args(argv)
+    try:
+        build(args.target, args.output, args.interval, args.publications, args.config)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

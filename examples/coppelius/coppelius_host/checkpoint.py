@@ -1,0 +1,146 @@
+"""Coppelius checkpoints as seed 004's host reads and publishes them: docs/formats.md's
+checkpoint envelope around the payload P, M, V (binary32, the flat parameter order) and
+the 16-byte counters (+0 non-finite flag, +8 updates issued, +12 updates skipped).
+
+    python -m coppelius_host.checkpoint fresh -o CKPT [--config small|large] [--seed N]
+    python -m coppelius_host.checkpoint show CKPT [--config small|large]
+
+`fresh` writes step 0 with every parameter uniform in [-0.01, 0.01] (NumPy's generator
+from the seed, coppelius_model.model.fresh_state) and zero moments: what `coppelius-host
+train --checkpoint CKPT` starts a fresh run from (without --checkpoint the host starts
+from a zero payload, which the platform gives any plan that names no initializer).
+The envelope's identities are the plan's own (Coppelius.TrainingRun.
+coppeliusCheckpointContract, evaluated from the modules), so another configuration's
+checkpoint is refused by the host naming the part that differs.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+EXAMPLE = Path(__file__).resolve().parents[1]
+COUNTERS_BYTES = 16
+
+
+def config_named(name: str):
+    if str(EXAMPLE) not in sys.path:
+        sys.path.insert(0, str(EXAMPLE))
+    from coppelius_model.config import CONFIGS
+    return CONFIGS[name]
+
+
+@functools.lru_cache(maxsize=None)
+def contract(config_name: str = "small"):
+    """The plan's CheckpointContract for a configuration (the large one from a copy of the
+    plan with its Coppelius.Configuration: coppelius_host.build.plan_copy)."""
+    import tempfile
+
+    from bobc.language import Intrinsics, load_program
+    from bobc.plan.model import CheckpointContract
+
+    from .build import plan_copy
+
+    with tempfile.TemporaryDirectory(prefix="coppelius-contract-") as scratch:
+        root = plan_copy(Path(scratch), config=config_name) if config_name != "small" else EXAMPLE
+        program = load_program(root / "Coppelius" / "TrainingRun.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics())
+        value = program.value("coppeliusCheckpointContract")
+        fields = [program.force(f).value for f in value.fields]
+    return CheckpointContract(*(bytes(f) if isinstance(f, (bytes, bytearray)) else f for f in fields))
+
+
+@dataclass
+class Checkpoint:
+    step: int
+    P: np.ndarray
+    M: np.ndarray
+    V: np.ndarray
+    flag: int
+    updates: int
+    skipped: int
+
+    def payload(self) -> bytes:
+        counters = np.array([self.flag, 0, self.updates, self.skipped], dtype="<u4").tobytes()
+        return (self.P.astype("<f4").tobytes() + self.M.astype("<f4").tobytes() + self.V.astype("<f4").tobytes()
+                + counters)
+
+
+def from_payload(payload: bytes, step: int, parameters: int) -> Checkpoint:
+    plane = 4 * parameters
+    if len(payload) != 3 * plane + COUNTERS_BYTES:
+        raise ValueError(f"a {len(payload)}-byte payload is not P, M, V of {parameters} parameters and the counters")
+    planes = [np.frombuffer(payload[k * plane:(k + 1) * plane], "<f4") for k in range(3)]
+    flag, _zero, updates, skipped = np.frombuffer(payload[3 * plane:], "<u4")
+    return Checkpoint(step, *planes, int(flag), int(updates), int(skipped))
+
+
+def contract_for(config_name: str = "small", updates_per_invocation: int | None = None):
+    """The plan's contract; a host built with another run length (coppelius_host.build
+    --interval/--publications) declares its own updates per invocation."""
+    import dataclasses
+    found = contract(config_name)
+    if updates_per_invocation is None:
+        return found
+    return dataclasses.replace(found, updates_per_invocation=updates_per_invocation)
+
+
+def encode(checkpoint: Checkpoint, config_name: str = "small", updates_per_invocation: int | None = None) -> bytes:
+    from bobc.reference import envelope
+    return envelope.encode(contract_for(config_name, updates_per_invocation), checkpoint.step, checkpoint.payload())
+
+
+def decode(data: bytes, config_name: str = "small", path="checkpoint",
+           updates_per_invocation: int | None = None) -> Checkpoint:
+    from bobc.reference import envelope
+    payload, step = envelope.decode(data, contract_for(config_name, updates_per_invocation), path)
+    return from_payload(payload, step, config_named(config_name).parameter_count)
+
+
+def fresh(config_name: str = "small", seed: int = 0) -> Checkpoint:
+    from coppelius_model import model
+    config = config_named(config_name)
+    state = model.fresh_state(config, seed)
+    return Checkpoint(0, state.P, state.M, state.V, 0, 0, 0)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coppelius_host.checkpoint",
+                                     description="Write a fresh Coppelius checkpoint, or show one.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    made = sub.add_parser("fresh", help="write a fresh checkpoint (step 0)")
+    made.add_argument("-o", "--output", required=True)
+    made.add_argument("--config", choices=("small", "large"), default="small")
+    made.add_argument("--seed", type=int, default=0)
+    made.add_argument("--updates-per-invocation", type=int,
+                      help="for a host built with another run length (coppelius_host.build --interval/--publications)")
+    shown = sub.add_parser("show", help="print a checkpoint's step and counters")
+    shown.add_argument("checkpoint")
+    shown.add_argument("--config", choices=("small", "large"), default="small")
+    shown.add_argument("--updates-per-invocation", type=int)
+    args = parser.parse_args(argv)
+    if args.command == "fresh":
+        from bobc.reference.safe_io import publish_file
+        data = encode(fresh(args.config, args.seed), args.config, args.updates_per_invocation)
+        publish_file(Path(args.output), data, "-o")
+        print(f"wrote {args.output}: fresh {args.config} checkpoint, seed {args.seed}, {len(data)} bytes")
+        return 0
+    try:
+        checkpoint = decode(Path(args.checkpoint).read_bytes(), args.config, args.checkpoint,
+                            args.updates_per_invocation)
+    except OSError as error:
+        print(f"error: {args.checkpoint}: {error.strerror}", file=sys.stderr)
+        return 2
+    except Exception as error:              # the envelope's refusals name the part
+        print(f"error: {error}", file=sys.stderr)
+        return 4
+    print(f"{args.checkpoint}: step {checkpoint.step}, updates {checkpoint.updates}, skipped {checkpoint.skipped}, "
+          f"flag {checkpoint.flag}, |P|max {float(np.abs(checkpoint.P).max()):.6g}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""Coppelius's GPU, emulated from the images a built host loads: the reference runner's
+SUBMIT for seed 004's host (`bobc run ... native ... --reference --kernels
+examples/coppelius/coppelius_host/reference_submit.py`, and the tests).
+
+A submission's ring entry is decoded the way the GPU reads it (bobc.sim.channel: GPFIFO
+entry -> pushbuffer segment -> methods) from the host's own buffers (the machine's
+mappings, by GPU address: the arena is one of them even though the host never maps it);
+each launch's QMD is read by the simulator's reader (bobc.sim.qmd_reader), its kernel
+recognised by its machine code (Coppelius's 19 kernels assembled for the QMD's
+architecture), its parameters read from constant bank 0 at the target's parameter base,
+and its arithmetic is the model's NumPy kernels (coppelius_model.kernels).
+Every segment must set the channel up itself and add 1 to the one semaphore (a 64-bit
+reduction), which is what the host's Submit waits for.
+
+The device keeps a trace: every entry issued (`entries`) and every launch's kernel
+(`launches`), which the tests count against the seed's numbers.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+EXAMPLE = Path(__file__).resolve().parents[1]
+REALIZATION = EXAMPLE / "Realization" / "Nvidia" / "SM86"
+ARCH_TARGETS = {"SM86": "sm_86", "SM90": "sm_90"}
+
+
+def reference_kernels() -> dict:
+    """The model's own NumPy kernels (coppelius_model.kernels: model.update's arithmetic
+    launch by launch, bit for bit: tests/coppelius/test_graph_executes.py)."""
+    if str(EXAMPLE) not in sys.path:
+        sys.path.insert(0, str(EXAMPLE))
+    from coppelius_model.kernels import KERNELS
+    return dict(KERNELS)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_codes(arch: str) -> dict[bytes, str]:
+    """Machine code -> kernel identity, for the 19 kernels assembled for `arch` (SM86, SM90)."""
+    from bobc.kernel_cache import assemble_kernel
+    from bobc.targets import target_named
+
+    target = target_named(ARCH_TARGETS[arch])
+    return {bytes(assemble_kernel(source, target).code): source.stem
+            for source in sorted(REALIZATION.glob("coppelius-*.sass"))}
+
+
+class GPUMemory:
+    """The machine's buffers by GPU address, read and written as the model's kernels do
+    (view/read/write/array: coppelius_model.kernels.FlatMemory's interface)."""
+
+    def __init__(self, machine):
+        self.machine = machine
+
+    def view(self, address: int, size: int) -> memoryview:
+        for m in self.machine.mappings:
+            if m.gpu <= address and address + size <= m.gpu + m.extent:
+                return memoryview(m.memory)[address - m.gpu:address - m.gpu + size]
+        raise IndexError(f"the GPU reads [{address:#x}, +{size:#x}), which no buffer of the host holds")
+
+    def read(self, address: int, size: int, what: str = "") -> bytes:
+        return bytes(self.view(address, size))
+
+    def write(self, address: int, data: bytes, what: str = "") -> None:
+        self.view(address, len(data))[:] = data
+
+    def array(self, address: int, dtype, count: int):
+        return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
+
+
+class Launched:
+    """A launch's parameters as the model's kernels read them (words from the parameter base)."""
+
+    def __init__(self, parameters: bytes):
+        self.parameters = parameters
+
+    def word(self, index):
+        return int.from_bytes(self.parameters[8 * index:8 * index + 8], "little")
+
+    def u32(self, offset):
+        return int.from_bytes(self.parameters[offset:offset + 4], "little")
+
+    def f32(self, offset):
+        return float(np.frombuffer(self.parameters[offset:offset + 4], "<f4")[0])
+
+
+def _channel_class():
+    from bobc.nvidia import pushbuffer as pb
+    from bobc.sim.channel import QMD_BYTES, Channel
+    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
+    from bobc.targets import target_named
+
+    class KernelChannel(Channel):
+        kernels: dict = {}
+        launched: list = []
+
+        def launch(self, qmd_address, compute_class, at):
+            layout = COMPUTE_CLASSES[compute_class][1]
+            described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
+            codes = kernel_codes(described.arch)
+            kernel = next((name for code, name in codes.items()
+                           if self.memory.read(described.program_address, len(code)) == code), None)
+            if kernel is None:
+                raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
+                                     f"Coppelius's kernels")
+            base = target_named(ARCH_TARGETS[described.arch]).parameter_base
+            bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
+            self.kernels[kernel](self.memory, Launched(bank0[base:]))
+            self.launched.append(kernel)
+
+        def m_SEM_EXECUTE(self, sub, data, at):
+            if data & 7 != pb.SEM_EXECUTE_REDUCTION:
+                return super().m_SEM_EXECUTE(sub, data, at)
+            assert data & (0xF << 27) == pb.SEM_EXECUTE_REDUCTION_IADD and data & pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT, \
+                f"{at}: a reduction other than a 64-bit add"
+            value = int.from_bytes(self.memory.read(self.sem_address, 8), "little")
+            self.memory.write(self.sem_address, ((value + self.sem_payload) % 2 ** 64).to_bytes(8, "little"))
+            self.log.releases.append((self.sem_address, self.sem_payload))
+    return KernelChannel
+
+
+@dataclass
+class EmulatedDevice:
+    """The GPU of one host run: call it with (machine, entry) for every submission."""
+
+    entries: list = field(default_factory=list)       # every ring entry issued, in order
+    launches: list = field(default_factory=list)      # every launch's kernel, in order
+    kernels: dict = field(default_factory=reference_kernels)
+
+    def __call__(self, machine, entry: int):
+        channel = _channel_class()(GPUMemory(machine))
+        channel.kernels = self.kernels
+        channel.launched = self.launches
+        channel.run_entry(entry.to_bytes(8, "little"), len(self.entries))
+        self.entries.append(entry)
