@@ -242,6 +242,10 @@ int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_leng
         if (rc)
             return say(err, NP_STATUS_DEVICE, "buffer \"%s\" at GPU 0x%llx: %s", name, (unsigned long long)gpu,
                        s->gpu.error);
+        /* a mapped buffer starts zeroed, whatever the driver's pages held before (as the plan host's
+         * buffers and the memory-only mode's do): a plan may count on zeros it never wrote, e.g. the
+         * split products' tickets (docs/native-host.md) */
+        memset(cpu, 0, extent);
     }
     m->host = host;
     m->extent = extent;
