@@ -5,6 +5,7 @@ registers within budget, the schedule consistent)."""
 from __future__ import annotations
 
 import json
+import os
 
 from ..targets import target_named
 from ._common import add_target, existing_file
@@ -21,14 +22,16 @@ def add_arguments(p):
     add_target(p)
 
 
-def _warn_swallowed_code(path):
-    """Print (to stderr) a warning for each comment of the module that swallows code."""
+def _warn_swallowed_code(module):
+    """Print (to stderr) a warning for each comment of the module (a path, or a module the
+    program already parsed) that swallows code."""
     import sys
 
     from ..language.comments import swallowed_code_warnings
     from ..language.modules import parse_cached
 
-    for warning in swallowed_code_warnings(parse_cached(path)):
+    parsed = parse_cached(module) if isinstance(module, (str, os.PathLike)) else module
+    for warning in swallowed_code_warnings(parsed):
         print(warning.render(), file=sys.stderr)
 
 
@@ -41,7 +44,7 @@ def run(args):
     program = pipeline.load(path, target, args.include)
     for name, module in program.modules.items():
         if name != program.plan_name:
-            _warn_swallowed_code(module.path)
+            _warn_swallowed_code(module)
     entry = args.entry
     if entry is None:
         from ..plan.extract import host_entries

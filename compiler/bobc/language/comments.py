@@ -70,6 +70,9 @@ def _excerpt(span: Span, width: int = 100) -> str:
 
 def _comment_start(line: str) -> int:
     """The column (0-based) where the line's comment starts, or -1 (string-aware)."""
+    first = line.find("--")
+    if first < 0 or 'b"' not in line[:first]:
+        return first            # no comment, or none of it can lie inside a byte string
     index = 0
     while index < len(line):
         if line.startswith('b"', index):
