@@ -125,6 +125,7 @@ def compare(host: Path, stream_path: Path, fresh: Path, out: Path, invocations: 
     envelope = fresh.read_bytes()
     updates_per_invocation = None
     compared, moved = [], 0.0
+    out.mkdir(parents=True, exist_ok=True)
     for k in range(invocations):
         start = out / f"start-{k}.ckpt"
         start.write_bytes(envelope)
