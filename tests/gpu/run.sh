@@ -91,8 +91,13 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
   note "pytest -m gpu tests/gpu/test_coppelius_kernels.py: exit $?"
   # seed 004's host: train, resume, rerun, predict, kill (a run of its own: NumPy reference updates)
-  timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_host.py -v -s -p no:cacheprovider \
-    > "$LOG/pytest_coppelius_host.log" 2>&1
+  # pytest-timeout (when installed) fails a test that runs past 150 s with its traceback and goes on,
+  # so a slow or hung test still says where it was; run.sh's own timeout interrupts pytest (SIGINT,
+  # then SIGKILL 20 s on), which still prints the failures' tracebacks and where it stopped
+  PER_TEST=""
+  python3 -c "import pytest_timeout" > /dev/null 2>&1 && PER_TEST="--timeout 150"
+  timeout -s INT -k 20 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_host.py -v -s -p no:cacheprovider $PER_TEST \
+    --durations=0 > "$LOG/pytest_coppelius_host.log" 2>&1
   note "pytest -m gpu tests/gpu/test_coppelius_host.py: exit $?"
   # Coppelius's whole update, our kernels against PyTorch (small and large, 200 updates, the skip; about
   # 40 s on the H200): a run of its own with -s, its numbers in the log (COPPELIUS_UPDATE=0 leaves it out)

@@ -1,0 +1,90 @@
+"""Coppelius's GPU run by the simulator: the reference runner's device for seed 004's host
+with every launch executed as the GPU executes it -- our own SASS kernels, from the
+program image the host loaded, with the QMD's grid, block, registers and shared memory
+and constant bank 0 as the host's images hold them (bobc.sim.channel.Channel's launch,
+bobc.sim.executor) -- instead of the model's NumPy kernels (device.py).
+
+What this adds over device.py: the NumPy kernels read only the parameters they know and
+ignore the QMD's launch shape, and they assume what the kernels' contracts say (the split
+products' tickets zero); the simulator runs the very code the GPU runs, so a QMD field,
+a parameter word or a memory contents the kernels depend on (say, tickets that are not
+zero) shows as a difference from the formula reference.  A mapping may start POISONED
+(`poison`: bytes repeated over every mapped buffer the host does not load or write
+itself), so a dependence on memory the host never initialised shows too.
+
+It is slow (a Python simulator: minutes per update at the small configuration);
+examples/coppelius/coppelius_host/sim_compare.py uses it on a few updates.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .device import kernel_codes
+
+
+def _channel_class():
+    from bobc.nvidia import pushbuffer as pb
+    from bobc.sim.channel import QMD_BYTES, Channel
+    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
+
+    class SimulatedChannel(Channel):
+        launched: list = []
+
+        def launch(self, qmd_address, compute_class, at):
+            layout = COMPUTE_CLASSES[compute_class][1]
+            described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
+            codes = kernel_codes(described.arch)
+            kernel = next((name for code, name in codes.items()
+                           if self.memory.read(described.program_address, len(code)) == code), None)
+            if kernel is None:
+                raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
+                                     f"Coppelius's kernels")
+            self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
+            super().launch(qmd_address, compute_class, at)
+            self.launched.append(kernel)
+
+        def m_SEM_EXECUTE(self, sub, data, at):
+            if data & 7 != pb.SEM_EXECUTE_REDUCTION:
+                return super().m_SEM_EXECUTE(sub, data, at)
+            assert data & (0xF << 27) == pb.SEM_EXECUTE_REDUCTION_IADD and data & pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT, \
+                f"{at}: a reduction other than a 64-bit add"
+            value = int.from_bytes(self.memory.read(self.sem_address, 8), "little")
+            self.memory.write(self.sem_address, ((value + self.sem_payload) % 2 ** 64).to_bytes(8, "little"))
+            self.log.releases.append((self.sem_address, self.sem_payload))
+    return SimulatedChannel
+
+
+@dataclass
+class SimulatedDevice:
+    """The GPU of one host run, simulated: call it with (machine, entry) for every submission.
+    `after(submission, machine)` (optional) is called after each submission (snapshots);
+    `stop_after` n: the n-th submission raises StopSimulation once it has run."""
+
+    entries: list = field(default_factory=list)
+    launches: list = field(default_factory=list)
+    check_hazards: bool = False
+    after: object = None
+    stop_after: int | None = None
+
+    def __call__(self, machine, entry: int):
+        from bobc.sim.memory import Buffer, Memory, Resident
+
+        buffers, residents = [], []
+        for k, m in enumerate(machine.mappings):
+            name = f"buffer {k} (GPU {m.gpu:#x})"
+            buffers.append(Buffer(name, m.gpu, np.frombuffer(m.memory, dtype=np.uint8)))
+            residents.append(Resident(name, m.gpu, m.extent))
+        channel = _channel_class()(Memory(buffers, residents), check_hazards=self.check_hazards)
+        channel.launched = self.launches
+        channel.run_entry(entry.to_bytes(8, "little"), len(self.entries))
+        self.entries.append(entry)
+        if self.after is not None:
+            self.after(len(self.entries) - 1, machine)
+        if self.stop_after is not None and len(self.entries) >= self.stop_after:
+            raise StopSimulation(len(self.entries))
+
+
+class StopSimulation(Exception):
+    """Raised after the submission `stop_after` names (the run is cut short on purpose)."""

@@ -1,0 +1,47 @@
+"""Seed 004's built host with its GPU simulated: the images the H200 runs (ring entries,
+pushbuffer, QMDs, parameter blocks and our SASS kernels, executed by bobc's simulator:
+coppelius_host.sim_device) through one train invocation of one update, compared with the
+formula reference (coppelius_model.model.update on the same context) within
+docs/coppelius.md's tolerances, as tests/gpu/test_coppelius_host.py compares the H200's.
+
+The NumPy device (test_host_reference.py) reads only the parameters its kernels know and
+none of the QMD's launch shape; here a wrong grid (the split products' z), block, shared
+size, constant bank or parameter word changes what runs.  Memory starts zeroed, as the
+native host gives it (docs/native-host.md: the split products' tickets count on it).
+About 40 s (the scatter, the forward, one update, the gather) plus the build.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coppelius_host import build, checkpoint, sim_compare
+from coppelius_model import stream
+
+from .conftest import TEXT
+
+SEED = 3
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("coppelius-host-simulated")
+    root = build.plan_copy(folder / "plan", 1, 1)
+    host = build.build_from(root, "sm_90", folder / "coppelius-host")
+    text = folder / "text.stream"
+    text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
+    fresh = folder / "fresh.ckpt"
+    fresh.write_bytes(checkpoint.encode(checkpoint.fresh("small", seed=SEED), "small", 1))
+    return sim_compare.compare(host, text, fresh, folder / "runs", invocations=1, seed=SEED, say=print)
+
+
+def test_one_simulated_update_agrees_with_the_formula_reference(compared):
+    [result] = compared
+    assert (result.step, result.updates, result.skipped) == (1, 1, 0)
+    assert result.predictions_finite
+    # the first update's mean loss within 1e-3 relative (docs/coppelius.md); measured 2e-7
+    assert result.relative[0] <= 1e-3, result.line()
+    # 99.5% of the master weights within 1e-3 alpha_1 of the reference's, every one within 2 alpha_1
+    assert np.quantile(result.difference, 0.995) <= 1e-3 * result.moved, result.line()
+    assert result.difference.max() <= 2 * result.moved, result.line()
+    assert result.failures(first=True) == []
