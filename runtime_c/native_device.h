@@ -53,7 +53,7 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
 int np_device_wait(np_session *s, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *err);
 void np_device_release(np_session *s);
 
-/* Knobs kept for measuring (bench/partitioned_regression/profile.py); neither changes how
+/* Knobs kept for measuring (docs/native-host.md); neither changes how
  * much a switch between two processes' GPU contexts costs on the H200 (~150 us):
  * NATIVE_GPU_TIMESLICE_US, the session's channel-group timeslice (0 or unset: the driver's
  * default, 1024 us), and NATIVE_GPU_PREEMPTION=wfi|cta|cilp, its compute preemption mode. */
@@ -63,8 +63,7 @@ void np_device_release(np_session *s);
 /* The pair's GPU context.  Two peers on one GPU, each its own process, RM client, VA space,
  * memory and channel, run in one channel group (one GPU context, as NVIDIA's MPS does):
  * otherwise the GPU switches between the two processes' contexts around nearly every
- * submission, ~150 us a switch on an H200 (docs/partitioned-regression.md, "What a step
- * costs").  When the program connected to its peer over loopback (127.x.x.x) before
+ * submission, ~150 us a switch on an H200 (docs/native-host.md, "Two peers on one GPU").  When the program connected to its peer over loopback (127.x.x.x) before
  * OpenDevice, the listening peer shares its group (NV_ESC_RM_SHARE, this user's processes)
  * and writes its RM client and group handles to NP_GROUP_FOLDER/bobc-native-group-<UUID>-<address>;
  * the connecting peer waits for that file (one written after it connected), removes it, and

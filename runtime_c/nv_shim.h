@@ -78,7 +78,7 @@ typedef struct rt_gpu_config {
     uint32_t timeslice_us;     /* the channel group's timeslice (NVA06C_CTRL_CMD_SET_TIMESLICE); 0: the
                                   driver's default (1024 us).  On the H200 it does not change what a
                                   switch between two processes' groups costs (~150 us, measured:
-                                  docs/partitioned-regression.md) */
+                                  docs/native-host.md) */
     /* join_client nonzero: make no channel group; join group join_group of RM client join_client
      * (another process's, shared with share_group): NV_ESC_RM_DUP_OBJECT, then our own context
      * share (our VA space) and channel in it.  One group is one GPU context: no context switch

@@ -2,7 +2,7 @@
  * the buffers and their images, the ring's semaphores, the parameter
  * blocks, the checkpoint contract, and the schedule as a list of steps from
  * the plan's NvidiaPlanHostSteps); this file carries the steps out.  Later
- * hosts (Coppelius) add step kinds here, not new mains.  docs/runtime.md. */
+ * hosts add step kinds here, not new mains.  docs/runtime.md. */
 #ifndef RT_PLAN_HOST_H
 #define RT_PLAN_HOST_H
 

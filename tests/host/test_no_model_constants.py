@@ -66,3 +66,24 @@ def test_bobs_model_is_in_its_example():
     """Bob's NumPy model and formats live in examples/bob/bob_model, not in compiler/."""
     assert not any((COMPILER / "reference" / name).exists() for name in ("bob.py", "formats.py", "fixture.py"))
     assert (REPO / "examples/bob/bob_model/model.py").is_file()
+
+
+def _example_models() -> list[str]:
+    """The other bundled models' names and kernel identities, read from examples/ (not Bob's: above)."""
+    names = [r"(?i)coppelius", r"(?i)partitioned[-_ ]?regression"]
+    kernels = {p.stem for p in (REPO / "examples").rglob("*.sass") if "bob" not in p.parts}
+    return names + sorted(re.escape(k) + "|" + re.escape(k.replace("-", "_")) for k in kernels)
+
+
+@pytest.mark.parametrize("path", GENERAL, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_other_models_name_or_kernel(path):
+    """Coppelius's and PartitionedRegression's names and kernels stay in their examples too."""
+    text = path.read_text(encoding="utf-8")
+    found = [(pattern, text.count("\n", 0, m.start()) + 1) for pattern in _example_models()
+             for m in [re.search(pattern, text)] if m]
+    assert not found, f"{path.relative_to(REPO)} names a bundled model: {found}"
+
+
+def test_the_other_models_kernels_are_scanned_for():
+    patterns = _example_models()
+    assert any("coordinate" in p for p in patterns) and len(patterns) > 10

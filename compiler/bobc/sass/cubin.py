@@ -45,7 +45,7 @@ FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
 # + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
 # Our cubins lacked it; on the H200 BAR.SYNC 0 behaved the same without it (2026-12-01,
-# bench/gpu/coppelius_gemm_diagnose.py), barriers above 0 were never tried without it.
+# the tiled matrix products), barriers above 0 were never tried without it.
 ALL_BARRIERS = 16                     # a barrier number held in a register: any of the 16
 
 

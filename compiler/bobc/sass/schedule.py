@@ -71,7 +71,7 @@ PREDICATE_OPERAND_LATENCY = 5
 # VOTE takes its predicate operand at dispatch, as early as a guard: NVIDIA's Ampere tables
 # (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80: Vote is a Disp_Alu reader, 13 cycles after
 # an ISETP).  A VOTE.ANY 5 cycles after the ISETP it read balloted the predicate's previous value
-# on the H200 (coppelius-embedding-backward summed the wrong positions' rows).
+# on the H200 (an embedding-gradient kernel summed the wrong positions' rows).
 PREDICATE_READ_AT_DISPATCH = {"VOTE"}
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
@@ -97,8 +97,8 @@ ASYNC_COPY_BARRIER = 0
 # DEPBAR's wait holds only what issues at least 4 cycles after it: ptxas gives every
 # DEPBAR.LE a stall of 4 (7 once on sm_86) with the yield bit, in all 7 of the corpus
 # (tests/sass/data listings, both targets).  With a stall of 1 the BAR.SYNC after it
-# went through before the copies had landed: the coppelius-gemm kernels read stages
-# still being filled on the H200 (bench/gpu/coppelius_gemm_diagnose.py).
+# went through before the copies had landed: the tiled matrix products
+# (bobc.sass.generate.gemm) read stages still being filled on the H200.
 DEPBAR_STALL = 4
 
 
