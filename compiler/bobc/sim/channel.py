@@ -32,6 +32,7 @@ HOST_METHODS = {0x0000: "SET_OBJECT", 0x005C: "SEM_ADDR_LO", 0x0060: "SEM_ADDR_H
 SEM_OPERATIONS = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ", 4: "ACQ_AND",
                   5: "ACQ_NOR", 6: "REDUCTION"}
 SEM_RELEASE_WFI_BIT, SEM_PAYLOAD_64_BIT, SEM_TIMESTAMP_BIT = 20, 24, 25
+SEM_REDUCTION_SHIFT, SEM_REDUCTIONS = 27, {5: "IADD"}    # the REDUCTION field (bits 30:27); IADD: add the payload
 # Compute methods (clc7c0.h / clcbc0.h)
 COMPUTE_METHODS = {
     0x0100: "NO_OPERATION", 0x0110: "WAIT_FOR_IDLE",
@@ -189,6 +190,15 @@ class Channel:
                 self.timestamp += 1000
                 self.memory.write(self.sem_address + 8, self.timestamp.to_bytes(8, "little"),
                                   f"{at}: semaphore timestamp")
+            self.log.releases.append((self.sem_address, payload))
+        elif operation == "REDUCTION":
+            # a counting submission's end (docs/partitioned-regression.md): the semaphore += payload, wrapping
+            reduction = SEM_REDUCTIONS.get(data >> SEM_REDUCTION_SHIFT & 0xF)
+            if reduction is None:
+                raise Unmodeled(f"{at}: SEM_EXECUTE REDUCTION {data >> SEM_REDUCTION_SHIFT & 0xF} is not modeled")
+            value = int.from_bytes(self.memory.read(self.sem_address, size, f"{at}: semaphore reduction"), "little")
+            self.memory.write(self.sem_address, ((value + payload) % (1 << 8 * size)).to_bytes(size, "little"),
+                              f"{at}: semaphore reduction")
             self.log.releases.append((self.sem_address, payload))
         elif operation in ("ACQUIRE", "ACQ_STRICT_GEQ"):
             value = int.from_bytes(self.memory.read(self.sem_address, size, f"{at}: semaphore acquire"), "little")

@@ -25,7 +25,6 @@ from .device import kernel_codes
 
 
 def _channel_class():
-    from bobc.nvidia import pushbuffer as pb
     from bobc.sim.channel import QMD_BYTES, Channel
     from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
 
@@ -45,14 +44,6 @@ def _channel_class():
             super().launch(qmd_address, compute_class, at)
             self.launched.append(kernel)
 
-        def m_SEM_EXECUTE(self, sub, data, at):
-            if data & 7 != pb.SEM_EXECUTE_REDUCTION:
-                return super().m_SEM_EXECUTE(sub, data, at)
-            assert data & (0xF << 27) == pb.SEM_EXECUTE_REDUCTION_IADD and data & pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT, \
-                f"{at}: a reduction other than a 64-bit add"
-            value = int.from_bytes(self.memory.read(self.sem_address, 8), "little")
-            self.memory.write(self.sem_address, ((value + self.sem_payload) % 2 ** 64).to_bytes(8, "little"))
-            self.log.releases.append((self.sem_address, self.sem_payload))
     return SimulatedChannel
 
 

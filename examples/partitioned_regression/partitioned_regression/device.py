@@ -79,15 +79,6 @@ def _channel_class():
                 put(pointer(0), w)
             self.log.launches.append((qmd_address, kernel))
 
-        def m_SEM_EXECUTE(self, sub, data, at):
-            from bobc.nvidia import pushbuffer as pb
-            if data & 7 != pb.SEM_EXECUTE_REDUCTION:
-                return super().m_SEM_EXECUTE(sub, data, at)
-            assert data & (0xF << 27) == pb.SEM_EXECUTE_REDUCTION_IADD and data & pb.SEM_EXECUTE_PAYLOAD_SIZE_64BIT, \
-                f"{at}: a reduction other than a 64-bit IADD"
-            value = int.from_bytes(self.memory.read(self.sem_address, 8), "little")
-            self.memory.write(self.sem_address, ((value + self.sem_payload) % 2 ** 64).to_bytes(8, "little"))
-            self.log.releases.append((self.sem_address, self.sem_payload))
     return KernelChannel
 
 
