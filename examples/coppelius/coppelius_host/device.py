@@ -49,6 +49,17 @@ def kernel_codes(arch: str) -> dict[bytes, str]:
             for source in sorted(REALIZATION.glob("coppelius-*.sass"))}
 
 
+def launched_kernel(memory, described, qmd_address: int, at: str) -> str:
+    """The identity of the kernel a QMD (read by bobc.sim.qmd_reader) launches, by its code."""
+    codes = kernel_codes(described.arch)
+    kernel = next((name for code, name in codes.items()
+                   if memory.read(described.program_address, len(code)) == code), None)
+    if kernel is None:
+        raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
+                             f"Coppelius's kernels")
+    return kernel
+
+
 class GPUMemory:
     """The machine's buffers by GPU address, read and written as the model's kernels do
     (view/read/write/array: coppelius_model.kernels.FlatMemory's interface)."""
@@ -100,12 +111,7 @@ def _channel_class():
         def launch(self, qmd_address, compute_class, at):
             layout = COMPUTE_CLASSES[compute_class][1]
             described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
-            codes = kernel_codes(described.arch)
-            kernel = next((name for code, name in codes.items()
-                           if self.memory.read(described.program_address, len(code)) == code), None)
-            if kernel is None:
-                raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
-                                     f"Coppelius's kernels")
+            kernel = launched_kernel(self.memory, described, qmd_address, at)
             base = target_named(ARCH_TARGETS[described.arch]).parameter_base
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
             self.kernels[kernel](self.memory, Launched(bank0[base:]))

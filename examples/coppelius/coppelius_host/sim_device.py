@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .device import kernel_codes
+from .device import launched_kernel
 
 
 def _channel_class():
@@ -34,12 +34,7 @@ def _channel_class():
         def launch(self, qmd_address, compute_class, at):
             layout = COMPUTE_CLASSES[compute_class][1]
             described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
-            codes = kernel_codes(described.arch)
-            kernel = next((name for code, name in codes.items()
-                           if self.memory.read(described.program_address, len(code)) == code), None)
-            if kernel is None:
-                raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
-                                     f"Coppelius's kernels")
+            kernel = launched_kernel(self.memory, described, qmd_address, at)
             self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
             super().launch(qmd_address, compute_class, at)
             self.launched.append(kernel)
