@@ -169,27 +169,9 @@ def time_breakdown(runner, backend):
 def time_gemms(runner, backend, repeats=20):
     """The update's GEMM launches alone (ours, one CUDA graph) and the same shapes in cuBLAS."""
     import torch
-    cp = backend.cp
-    indices = [i for i, l in enumerate(runner.update_raw) if l.kernel.startswith("coppelius-gemm-")]
     shapes = gemm_shapes(runner)
     flops = sum(2.0 * m * n * k * z for _, m, n, k, z in shapes)
-    stream = cp.cuda.Stream(non_blocking=True)
-    with stream:
-        stream.begin_capture()
-        for index in indices:
-            backend.launch(runner.update_launches[index])
-        captured = stream.end_capture()
-        captured.launch(stream)
-        stream.synchronize()
-        times = []
-        for _ in range(repeats):
-            start, stop = cp.cuda.Event(), cp.cuda.Event()
-            start.record(stream)
-            captured.launch(stream)
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop))
-    ours = statistics.median(times)
+    ours = time_subset(runner, backend, lambda kernel: kernel.startswith("coppelius-gemm-"), repeats)["ms"]
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     operands = []
     for form, m, n, k, z in shapes:
