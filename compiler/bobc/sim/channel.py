@@ -192,7 +192,7 @@ class Channel:
                                   f"{at}: semaphore timestamp")
             self.log.releases.append((self.sem_address, payload))
         elif operation == "REDUCTION":
-            # a counting submission's end (docs/partitioned-regression.md): the semaphore += payload, wrapping
+            # a counting submission's end (bobc.nvidia.encode's counting segments): the semaphore += payload, wrapping
             reduction = SEM_REDUCTIONS.get(data >> SEM_REDUCTION_SHIFT & 0xF)
             if reduction is None:
                 raise Unmodeled(f"{at}: SEM_EXECUTE REDUCTION {data >> SEM_REDUCTION_SHIFT & 0xF} is not modeled")
