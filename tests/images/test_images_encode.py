@@ -148,6 +148,30 @@ def test_pushbuffer_method_sequence(plan, encoded):
         assert chunk[6].meaning == "RELEASE|RELEASE_WFI|PAYLOAD_SIZE_64BIT|RELEASE_TIMESTAMP"
 
 
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
+def test_consecutive_launches_of_a_submission_wait_for_idle_between_them(plan, target):
+    """The engine would start a grid while the one before it still runs: a plan's launches in one
+    submission are ordered by a WAIT_FOR_IDLE between each two (none before the first, whose
+    predecessor's semaphore release already waited, and none after the last, whose release waits)."""
+    first = plan.submissions[0]
+    together = dataclasses.replace(first, launches=(2, 0, 5))
+    images = encode_images(dataclasses.replace(plan, submissions=(together,) + plan.submissions[1:]), target)
+    methods = pushbuffer.decode(images.push)
+    names = [m.name for m in methods]
+    start = names.index("SEND_PCAS_A")
+    assert names[start:start + 8] == ["SEND_PCAS_A", "SEND_SIGNALING_PCAS2_B", "WAIT_FOR_IDLE",
+                                      "SEND_PCAS_A", "SEND_SIGNALING_PCAS2_B", "WAIT_FOR_IDLE",
+                                      "SEND_PCAS_A", "SEND_SIGNALING_PCAS2_B"]
+    assert names[start + 8] == "SEM_ADDR_LO"
+    sent = [m.data << 8 for m in methods[start:start + 8] if m.name == "SEND_PCAS_A"]
+    assert sent == [bob.QMD_BASE + k * target.qmd_record_bytes for k in (2, 0, 5)]
+    # by hand: IMMD_DATA_METHOD (4) << 29 | data 0 << 16 | subchannel 1 << 13 | 0x0110 >> 2
+    wait = methods[start + 2]
+    assert int.from_bytes(images.push[wait.offset:wait.offset + 4], "little") == 0x80002044
+    # the other submissions, one launch each, have none
+    assert names.count("WAIT_FOR_IDLE") == 2
+
+
 def test_method_headers_by_hand(plan):
     images = encode_images(plan, SM90)
     first = int.from_bytes(images.push[:4], "little")

@@ -433,16 +433,26 @@ def prologue(target: Target) -> pb.Pushbuffer:
 
 
 def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb.Pushbuffer:
-    """Send each launch's QMD, then release the submission's semaphore once the engine is idle."""
+    """Send each launch's QMD, then release the submission's semaphore once the engine is idle.
+
+    A plan's launches run in order, each seeing the writes of those before it: the compute
+    engine starts a grid while the one before it still runs unless told to wait, so a
+    WAIT_FOR_IDLE stands between consecutive launches (what a Vulkan driver emits for a
+    compute-to-compute barrier, NVK among them).  The grid's end flushes its writes
+    (CWD_MEMBAR_TYPE L1_SYSMEMBAR) and the next grid's start drops stale L1 lines
+    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.
+    """
     submission = plan.submissions[index]
     push = prologue(layout.target) if submission.counts else pb.Pushbuffer()
     if not submission.launches:
         raise BobcError(f"submission {index} ({submission.identity}) has no launches")
-    for launch in submission.launches:
+    for position, launch in enumerate(submission.launches):
         if not 0 <= launch < len(plan.launches):
             raise BobcError(f"submission {index} ({submission.identity}) references launch {launch}; "
                             f"the plan has {len(plan.launches)} launches")
         qmd_address = layout.launches[launch].qmd_address
+        if position:
+            push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["WAIT_FOR_IDLE"], 0)
         push.inc(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_PCAS_A"], qmd_address >> 8)
         push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_SIGNALING_PCAS2_B"], pb.PCAS_ACTION[PCAS_ACTION])
     address = plan.semaphore_base + submission.semaphore_offset
