@@ -7,15 +7,22 @@ configuration, alternating, on one GPU (bench/coppelius_host/README.md).
 HOSTS is a folder tests/gpu/build_coppelius_host.py wrote (with --large for the large
 configuration): coppelius-host, coppelius-host-large, text.stream, hosts.json.  Writes
 OUTDIR/coppelius-host-bench.json (every time, the medians and the ratios) and
-OUTDIR/coppelius-host-bench.png (when matplotlib is there).
+OUTDIR/coppelius-host-bench.png (when matplotlib is there); the runs' checkpoints and outputs go
+to a temporary folder, removed at the end.  Every host run also logs its ring entries
+(BOBC_HOST_ISSUES): the update's time through the seed's own pushbuffer, per update, is the
+host's doorbell-to-semaphore time of the submission it issues once per step (median over the
+run's updates), beside the GPU timestamps' step-to-step period.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,13 +34,27 @@ for folder in (REPO / "compiler", REPO / "examples/coppelius"):
 HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}
 
 
-def timed(command: list[str], what: str) -> float:
+def timed(command: list[str], what: str, env: dict | None = None) -> float:
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{what} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return elapsed
+
+
+def update_times(log: Path) -> dict:
+    """Per update through the pushbuffer, from a BOBC_HOST_ISSUES log: the submission issued
+    most often is the update (once per step); its doorbell-to-semaphore times, and the GPU
+    timestamps' differences between consecutive updates (the whole step: host work included)."""
+    rows = [tuple(int(x) for x in line.split()) for line in log.read_text().splitlines() if line.strip()]
+    pieces = [r[0] for r in rows]
+    update = max(set(pieces), key=pieces.count)
+    issued = [r for r in rows if r[0] == update]
+    periods = [b[2] - a[2] for a, b in zip(rows, rows[1:]) if a[0] == update and b[0] == update]
+    return {"submission": update, "updates": len(issued),
+            "doorbell_to_semaphore_ms": statistics.median(r[1] for r in issued) / 1e6,
+            "step_period_ms": statistics.median(periods) / 1e6 if periods else None}
 
 
 def main() -> int:
@@ -49,6 +70,16 @@ def main() -> int:
     described = json.loads((args.hosts / "hosts.json").read_text())
     stream = args.hosts / "text.stream"
     report = {"repeats": args.repeats, "configs": {}}
+    scratch = Path(tempfile.mkdtemp(prefix="coppelius-host-bench-"))
+    try:
+        run_configs(args, described, stream, report, scratch, C)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    write_report(args, report)
+    return 0
+
+
+def run_configs(args, described, stream, report, scratch, C) -> None:
     for config in args.configs.split(","):
         name = HOSTS[config]
         if name not in described:
@@ -56,9 +87,9 @@ def main() -> int:
             continue
         what = described[name]
         steps, interval = what["updates_per_invocation"], what["interval"]
-        fresh = args.out / f"fresh-{config}.ckpt"
+        fresh = scratch / f"fresh-{config}.ckpt"
         fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
-        work = args.out / config
+        work = scratch / config
         work.mkdir(exist_ok=True)
         host_command = [str(args.hosts / name), "train", "--input", str(stream), "--checkpoint", str(fresh),
                         "--checkpoint-out", str(work / "host.ckpt"), "--predictions", str(work / "host.predictions"),
@@ -68,14 +99,24 @@ def main() -> int:
                          "--predictions", str(work / "torch.predictions"), "--result", str(work / "torch.result"),
                          "--steps", str(steps), "--interval", str(interval)]
         times = {"coppelius-host": [], "pytorch-amp": []}
+        per_update = []
         for _ in range(args.repeats):
-            times["coppelius-host"].append(timed(host_command, f"{name} train"))
+            issues = work / "issues.log"
+            env = {**os.environ, "BOBC_HOST_ISSUES": str(issues)}
+            times["coppelius-host"].append(timed(host_command, f"{name} train", env))
+            per_update.append(update_times(issues))
             times["pytorch-amp"].append(timed(torch_command, "torch_train.py"))
         medians = {k: statistics.median(v) for k, v in times.items()}
         report["configs"][config] = {"steps": steps, "interval": interval, "times_s": times, "median_s": medians,
-                                     "pytorch_over_host": medians["pytorch-amp"] / medians["coppelius-host"]}
+                                     "pytorch_over_host": medians["pytorch-amp"] / medians["coppelius-host"],
+                                     "update_through_pushbuffer": per_update}
+        doorbell = statistics.median(u["doorbell_to_semaphore_ms"] for u in per_update)
         print(f"{config}: host {medians['coppelius-host']:.3f} s, PyTorch AMP {medians['pytorch-amp']:.3f} s, "
-              f"ratio {report['configs'][config]['pytorch_over_host']:.2f}x ({steps} updates)", flush=True)
+              f"ratio {report['configs'][config]['pytorch_over_host']:.2f}x ({steps} updates); one update through "
+              f"the seed's pushbuffer {doorbell:.3f} ms (doorbell to semaphore, median)", flush=True)
+
+
+def write_report(args, report) -> int:
     (args.out / "coppelius-host-bench.json").write_text(json.dumps(report, indent=1) + "\n")
     try:
         import matplotlib
