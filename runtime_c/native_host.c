@@ -159,6 +159,8 @@ typedef struct {
     np_request request;          /* RequestOpen's (native_request.h) */
     const np_self *self;         /* the host's own file: its embedded images (LoadEmbedded) */
     FILE *trace;                 /* NATIVE_TRACE: one line per file, checkpoint and ring command carried out */
+    FILE *submit_times;          /* NATIVE_SUBMIT_TIMES: one line per submission, timed (not in the trace, which
+                                    the reference interpreter writes the same) */
     int request_open;
     np_session session;
     np_peer peers[MAX_PEERS];
@@ -389,7 +391,15 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         memcpy((void *)put, &next, 4);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        struct timespec before, after;
+        if (h->submit_times)
+            clock_gettime(CLOCK_MONOTONIC, &before);
         int rc = np_device_submit(&h->session, a, semaphore, n + 1, why);
+        if (!rc && h->submit_times) {
+            clock_gettime(CLOCK_MONOTONIC, &after);
+            long long ns = (after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec);
+            fprintf(h->submit_times, "%llu 0x%llx %lld\n", U(n), U(a), ns);
+        }
         if (rc)
             return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
                          (unsigned long long)a, why);
@@ -534,6 +544,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: NATIVE_TRACE %s: cannot open: %s\n", trace_path, strerror(errno));
         return NP_EXIT_WRITE;
     }
+    const char *times_path = getenv("NATIVE_SUBMIT_TIMES");
+    if (times_path && *times_path && !(h.submit_times = fopen(times_path, "w"))) {
+        fprintf(stderr, "native: NATIVE_SUBMIT_TIMES %s: cannot open: %s\n", times_path, strerror(errno));
+        return NP_EXIT_WRITE;
+    }
     if ((rc = check_outputs(&h, &program, err))) {
         fprintf(stderr, "native: %s\n", err);
         return rc;
@@ -541,6 +556,8 @@ int main(int argc, char **argv)
     int r = np_run(&m, 0);
     if (h.trace)
         fclose(h.trace);
+    if (h.submit_times)
+        fclose(h.submit_times);
     np_device_release(&h.session);
     for (int i = 0; i < h.peer_count; i++)
         np_peer_close(&h.peers[i]);

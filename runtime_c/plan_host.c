@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "elf_sections.h"
 #include "host_io.h"
@@ -18,24 +17,6 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-
-/* One Reissue as BOBC_HOST_ISSUES records it: which submission, the host's
- * monotonic clock before its doorbell and after its semaphore was seen, and
- * the GPU's timestamp of that release.  A submission issued again and again
- * (an update per step) keeps only its last timestamp in its semaphore; this
- * log keeps every one, for per-update times through the pushbuffer. */
-typedef struct {
-    uint64_t piece, host_start_ns, host_done_ns, gpu_ns;
-} issue_record;
-
-#define ISSUE_LOG_LIMIT (1u << 20)
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 typedef struct {
     uint8_t *data;
@@ -76,9 +57,6 @@ typedef struct {
     int stopped;                 /* a step ended the schedule (a predict request's operation) */
     uint32_t step_index;         /* the step being carried out (messages) */
     rt_commands_state commands;  /* the Commands steps' state arena and slots (plan_commands.h) */
-    issue_record *issue_log;     /* BOBC_HOST_ISSUES: every Reissue timed (write_timing) */
-    size_t issue_count, issue_capacity;
-    int log_issues;
     char err[RT_ERR_BYTES];
 } host;
 
@@ -533,22 +511,11 @@ static int step_reissue(host *h, const bobc_step_reissue *s)
         return fail(h, RT_EXIT_INTERNAL);
     sem[0] = 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    uint64_t start = h->log_issues ? monotonic_ns() : 0;
     int rc = rt_gpu_submit(&h->gpu, s->entry);
     if (!rc)
         rc = rt_gpu_wait(&h->gpu, (void *)sem, p->semaphore_payload, p->wait_timeout_ms);
     if (!rc)
         h->issued++;
-    if (!rc && h->log_issues && h->issue_count < ISSUE_LOG_LIMIT) {
-        if (h->issue_count == h->issue_capacity) {
-            size_t grown = h->issue_capacity ? 2 * h->issue_capacity : 256;
-            issue_record *more = realloc(h->issue_log, grown * sizeof *more);
-            if (!more)
-                return rc;   /* a timing log that cannot grow loses records, never the run */
-            h->issue_log = more, h->issue_capacity = grown;
-        }
-        h->issue_log[h->issue_count++] = (issue_record){s->piece, start, monotonic_ns(), sem[1]};
-    }
     return rc;
 }
 
@@ -636,24 +603,6 @@ static void write_timing(host *h)
     fclose(f);
 }
 
-/* BOBC_HOST_ISSUES=PATH: one line per Reissue, in order: submission, host
- * nanoseconds from doorbell to semaphore seen, GPU timestamp of the release. */
-static void write_issue_log(host *h)
-{
-    const char *path = getenv("BOBC_HOST_ISSUES");
-    if (!path || !*path)
-        return;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    for (size_t i = 0; i < h->issue_count; i++) {
-        const issue_record *r = &h->issue_log[i];
-        fprintf(f, "%llu %llu %llu\n", (unsigned long long)r->piece,
-                (unsigned long long)(r->host_done_ns - r->host_start_ns), (unsigned long long)r->gpu_ns);
-    }
-    fclose(f);
-}
-
 static int run_steps(host *h)
 {
     const bobc_plan *p = h->plan;
@@ -680,8 +629,6 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     static host h;
     memset(&h, 0, sizeof h);
     h.plan = p;
-    const char *issues = getenv("BOBC_HOST_ISSUES");
-    h.log_issues = issues && *issues;
     rt_report_as(argv[0]);
     if (rt_host_version_asked(argc, argv))
         return rt_host_print_version(stdout);
@@ -764,14 +711,12 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         goto out;
     rt_gpu_trace(&h.gpu, "host: schedule carried out");
     write_timing(&h);
-    write_issue_log(&h);
     rc = publish(&h);
     rt_gpu_trace(&h.gpu, "host: outputs published; closing");
 out:
     if (h.gpu_opened)
         rt_gpu_close(&h.gpu);
     rt_commands_free(&h.commands);
-    free(h.issue_log);
     free(h.checkpoint_staged);
     free(h.ring.data);
     free(h.mapped);

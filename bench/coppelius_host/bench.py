@@ -9,9 +9,9 @@ configuration): coppelius-host, coppelius-host-large, text.stream, hosts.json.  
 OUTDIR/coppelius-host-bench.json (every time, the medians and the ratios) and
 OUTDIR/coppelius-host-bench.png (when matplotlib is there); the runs' checkpoints and outputs go
 to a temporary folder, removed at the end.  Every host run also logs its ring entries
-(BOBC_HOST_ISSUES): the update's time through the seed's own pushbuffer, per update, is the
+(NATIVE_SUBMIT_TIMES): the update's time through the seed's own pushbuffer, per update, is the
 host's doorbell-to-semaphore time of the submission it issues once per step (median over the
-run's updates), beside the GPU timestamps' step-to-step period.
+run's updates).
 """
 from __future__ import annotations
 
@@ -44,17 +44,15 @@ def timed(command: list[str], what: str, env: dict | None = None) -> float:
 
 
 def update_times(log: Path) -> dict:
-    """Per update through the pushbuffer, from a BOBC_HOST_ISSUES log: the submission issued
-    most often is the update (once per step); its doorbell-to-semaphore times, and the GPU
-    timestamps' differences between consecutive updates (the whole step: host work included)."""
-    rows = [tuple(int(x) for x in line.split()) for line in log.read_text().splitlines() if line.strip()]
-    pieces = [r[0] for r in rows]
-    update = max(set(pieces), key=pieces.count)
-    issued = [r for r in rows if r[0] == update]
-    periods = [b[2] - a[2] for a, b in zip(rows, rows[1:]) if a[0] == update and b[0] == update]
-    return {"submission": update, "updates": len(issued),
-            "doorbell_to_semaphore_ms": statistics.median(r[1] for r in issued) / 1e6,
-            "step_period_ms": statistics.median(periods) / 1e6 if periods else None}
+    """Per update through the pushbuffer, from a NATIVE_SUBMIT_TIMES log (docs/native-host.md:
+    `N 0xENTRY NS` per submission): the ring entry issued most often is the update's (once a
+    step); the median of its doorbell-to-semaphore times."""
+    rows = [line.split() for line in log.read_text().splitlines() if line.strip()]
+    entries = [row[1] for row in rows]
+    update = max(set(entries), key=entries.count)
+    times = [int(row[2]) for row in rows if row[1] == update]
+    return {"entry": update, "updates": len(times), "doorbell_to_semaphore_ms": statistics.median(times) / 1e6,
+            "p10_ms": sorted(times)[len(times) // 10] / 1e6, "p90_ms": sorted(times)[(9 * len(times)) // 10] / 1e6}
 
 
 def main() -> int:
@@ -102,7 +100,7 @@ def run_configs(args, described, stream, report, scratch, C) -> None:
         per_update = []
         for _ in range(args.repeats):
             issues = work / "issues.log"
-            env = {**os.environ, "BOBC_HOST_ISSUES": str(issues)}
+            env = {**os.environ, "NATIVE_SUBMIT_TIMES": str(issues)}
             times["coppelius-host"].append(timed(host_command, f"{name} train", env))
             per_update.append(update_times(issues))
             times["pytorch-amp"].append(timed(torch_command, "torch_train.py"))

@@ -1,6 +1,6 @@
-"""bench/coppelius_host/bench.py reads a host's BOBC_HOST_ISSUES log (runtime_c/plan_host.c: one
-line per Reissue: submission, host nanoseconds doorbell to semaphore, GPU release timestamp)
-into the update's time through the pushbuffer."""
+"""bench/coppelius_host/bench.py reads a host's NATIVE_SUBMIT_TIMES log (runtime_c/native_host.c,
+docs/native-host.md: one line per Submit, `N 0xENTRY NS`) into the update's time through the
+seed's own pushbuffer."""
 import importlib.util
 from pathlib import Path
 
@@ -12,20 +12,12 @@ bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 
 
-def test_the_update_is_the_submission_issued_most_and_its_times_are_medians(tmp_path):
-    # a period of three updates (submission 12) then two gathers (20, 21), then two more updates
-    log = tmp_path / "issues.log"
-    log.write_text("12 500000 1000000\n12 700000 2000000\n12 600000 3500000\n20 90000 3600000\n"
-                   "21 80000 3700000\n12 650000 4800000\n12 550000 5800000\n")
+def test_the_update_is_the_entry_issued_most_and_its_time_is_the_median(tmp_path):
+    # loads (two entries once each), then five updates (entry 0x1000c0) with two gathers between
+    log = tmp_path / "times.log"
+    log.write_text("0 0x100000 90000\n1 0x100040 80000\n2 0x1000c0 500000\n3 0x1000c0 700000\n"
+                   "4 0x1000c0 600000\n5 0x100100 70000\n6 0x100140 60000\n7 0x1000c0 650000\n8 0x1000c0 550000\n")
     got = bench.update_times(log)
-    assert got["submission"] == 12 and got["updates"] == 5
+    assert got["entry"] == "0x1000c0" and got["updates"] == 5
     assert got["doorbell_to_semaphore_ms"] == pytest.approx(0.6)          # median of 0.5 .. 0.7
-    # consecutive updates only (not across the gathers): 1.0, 1.5 and 1.0 ms apart
-    assert got["step_period_ms"] == pytest.approx(1.0)
-
-
-def test_a_log_of_one_update_has_no_period(tmp_path):
-    log = tmp_path / "issues.log"
-    log.write_text("7 400000 100\n")
-    got = bench.update_times(log)
-    assert got["updates"] == 1 and got["step_period_ms"] is None
+    assert got["p10_ms"] == pytest.approx(0.5) and got["p90_ms"] == pytest.approx(0.7)
