@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import qmd_fields, sass_frontend
 from .executor import Launch, LaunchGeometry
-from .faults import SimulationFault, Unmodeled
-from .memory import Memory
+from .faults import SimulationFault, Unmodeled, UnorderedLaunches
+from .memory import LaunchAccesses, Memory
 from .qmd_reader import COMPUTE_CLASSES, read_launch
 
 # clc56f.h NVC56F_GP_ENTRY0/1: (dword, high, low)
@@ -96,9 +98,21 @@ class ChannelLog:
 
 
 class Channel:
-    def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None):
+    """A channel's methods executed in order; each launch runs to completion when scheduled.
+
+    The GPU may instead start a grid while the one before it still runs, unless a
+    WAIT_FOR_IDLE (or a semaphore release with RELEASE_WFI) stands between them.  With
+    `check_order` the channel keeps the words each launch read and wrote since the last such
+    wait, and refuses a launch that touches a word one of them wrote, or writes a word one of
+    them read (UnorderedLaunches): a race on the GPU that running launches one by one hides.
+    """
+
+    def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
+                 check_order: bool = True):
         self.memory = memory
         self.check_hazards = check_hazards
+        self.check_order = check_order
+        self.unordered: list[tuple[str, np.ndarray, np.ndarray]] = []   # launches since the last wait for idle
         self.launch_names = launch_names or {}
         self.bound: dict[int, int] = {}             # subchannel -> class
         self.sem_address = 0
@@ -183,6 +197,8 @@ class Channel:
         wide = bool(data >> SEM_PAYLOAD_64_BIT & 1)
         size = 8 if wide else 4
         payload = self.sem_payload if wide else self.sem_payload & 0xFFFFFFFF
+        if data >> SEM_RELEASE_WFI_BIT & 1:
+            self.unordered.clear()                # the engine is idle before the release
         if operation == "RELEASE":
             # launches complete synchronously here, so RELEASE_WFI holds by construction
             self.memory.write(self.sem_address, payload.to_bytes(size, "little"), f"{at}: semaphore release")
@@ -212,7 +228,7 @@ class Channel:
         pass
 
     def m_WAIT_FOR_IDLE(self, sub, data, at):
-        pass                                      # every launch has completed when its method returns
+        self.unordered.clear()                    # what follows starts after everything before has ended
 
     def _window(self, kind, part, data):
         self.state[f"{kind}_{part}"] = data
@@ -264,5 +280,30 @@ class Channel:
             self._code_cache[key] = sass_frontend.decode(code, d.arch)
         bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
         geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch, d.shared_memory)
-        Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
+        if self.check_order:
+            self.memory.accesses = LaunchAccesses()
+        try:
+            Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
+        finally:
+            accesses, self.memory.accesses = self.memory.accesses, None
+        if self.check_order:
+            self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))
+
+    def _ordered(self, where: str, reads: np.ndarray, writes: np.ndarray) -> None:
+        """Refuse a launch whose words meet those of a launch the GPU may still be running."""
+        for earlier, their_reads, their_writes in self.unordered:
+            for mine, does, theirs, did in ((reads, "reads", their_writes, "wrote"),
+                                            (writes, "writes", their_writes, "wrote"),
+                                            (writes, "writes", their_reads, "read")):
+                common = np.intersect1d(mine, theirs, assume_unique=True)
+                if common.size:
+                    address = int(common[0]) * 4
+                    raise UnorderedLaunches(where, does, earlier, did, address, self._resident_of(address))
+        self.unordered.append((where, reads, writes))
+
+    def _resident_of(self, address: int) -> str:
+        for resident in self.memory.residents:
+            if resident.address <= address < resident.address + resident.size:
+                return f"in {resident.name}, {address - resident.address} bytes in"
+        return "in no resident"

@@ -1327,6 +1327,8 @@ class Launch:
     def op_RED(self, ins, mods, o, mask):
         addresses = self._addresses(ins, o[0], mask)
         self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)     # bounds, residents
+        if self.memory.accesses is not None:
+            self.memory.accesses.write(addresses, 4)
         self._atomic(ins, mods, mask, self._global_word(ins), addresses, self._operand_values(ins, o[1], mask))
 
     op_REDG = op_RED
@@ -1338,6 +1340,8 @@ class Launch:
         d, m, src = ops[:3]
         addresses = self._addresses(ins, m, mask)
         self.memory.load(addresses, 4, self.g.name, ins.pc, ins.text, self.touched)
+        if self.memory.accesses is not None:
+            self.memory.accesses.write(addresses, 4)
         swaps = self._operand_values(ins, ops[3], mask) if len(ops) > 3 else None
         olds = self._atomic(ins, mods, mask, self._global_word(ins), addresses,
                             self._operand_values(ins, src, mask), swaps)

@@ -33,6 +33,19 @@ class Hazard(SimulationFault):
         self.launch, self.pc, self.reason = launch, pc, reason
 
 
+class UnorderedLaunches(SimulationFault):
+    """Two launches with no wait for idle between them touch the same memory, one writing it:
+    the GPU may run them at once, so what the later one sees (or leaves) is a race."""
+
+    def __init__(self, later: str, later_does: str, earlier: str, earlier_did: str, address: int, resident: str):
+        super().__init__(f"{later} {later_does} the word at {address:#x} ({resident}) that {earlier} {earlier_did} "
+                         "before it, with no WAIT_FOR_IDLE (nor a semaphore release that waits for idle) between "
+                         "them: the GPU may run the two launches at once",
+                         hint="order them: a compute WAIT_FOR_IDLE between the two launches (bobc's encoder puts "
+                              "one between every two launches of a submission)")
+        self.later, self.earlier, self.address = later, earlier, address
+
+
 class SemaphoreNotReleased(SimulationFault):
     """A submission ended without releasing the semaphore the host waits on."""
 

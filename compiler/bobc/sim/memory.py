@@ -38,6 +38,34 @@ class Resident:
     size: int
 
 
+class LaunchAccesses:
+    """The 4-byte words of GPU memory one launch read and wrote (address // 4), gathered while
+    it runs, for the channel's check that launches the GPU may overlap touch disjoint words
+    (bobc.sim.channel).  An access narrower than a word counts as its whole word."""
+
+    def __init__(self):
+        self._reads: list[np.ndarray] = []
+        self._writes: list[np.ndarray] = []
+
+    @staticmethod
+    def _words(addresses: np.ndarray, size: int) -> np.ndarray:
+        first = addresses.astype(np.uint64) // np.uint64(4)
+        count = max(1, -(-size // 4))
+        return first if count == 1 else (first[:, None] + np.arange(count, dtype=np.uint64)).ravel()
+
+    def read(self, addresses: np.ndarray, size: int) -> None:
+        self._reads.append(self._words(addresses, size))
+
+    def write(self, addresses: np.ndarray, size: int) -> None:
+        self._writes.append(self._words(addresses, size))
+
+    def sets(self) -> tuple[np.ndarray, np.ndarray]:
+        """(words read, words written), each sorted and unique."""
+        def union(parts):
+            return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
+        return union(self._reads), union(self._writes)
+
+
 class Memory:
     def __init__(self, buffers: list[Buffer], residents: list[Resident]):
         self.buffers = sorted(buffers, key=lambda b: b.address)
@@ -50,6 +78,7 @@ class Memory:
             if buffer is None:
                 raise SimulationFault(f"resident {resident.name} [{resident.address:#x}, +{resident.size}) "
                                       "lies in no mapped buffer")
+        self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
         self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
         self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
 
@@ -135,6 +164,8 @@ class Memory:
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
         self._check(addresses, size, launch, pc, what, touched)
+        if self.accesses is not None:
+            self.accesses.read(addresses, size)
         buffer, index = self._arrays(addresses, size)
         return np.ascontiguousarray(buffer.data[index]).view("<u4").reshape(addresses.size, size // 4)
 
@@ -144,6 +175,8 @@ class Memory:
             return
         size = 4 * words.shape[1]
         self._check(addresses, size, launch, pc, what, touched)
+        if self.accesses is not None:
+            self.accesses.write(addresses, size)
         buffer, index = self._arrays(addresses, size)
         buffer.data[index] = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size)
 
@@ -153,6 +186,8 @@ class Memory:
         if addresses.size == 0:
             return np.zeros((0, size), dtype=np.uint8)
         self._check(addresses, size, launch, pc, what, touched)
+        if self.accesses is not None:
+            self.accesses.read(addresses, size)
         buffer, index = self._arrays(addresses, size)
         return buffer.data[index]
 
@@ -163,5 +198,7 @@ class Memory:
             return
         size = data.shape[1]
         self._check(addresses, size, launch, pc, what, touched)
+        if self.accesses is not None:
+            self.accesses.write(addresses, size)
         buffer, index = self._arrays(addresses, size)
         buffer.data[index] = data
