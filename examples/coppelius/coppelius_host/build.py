@@ -56,23 +56,12 @@ def bobc_environment() -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths + ([existing] if existing else []))}
 
 
-# The large configuration's admission (its arena certificate over 398-launch pieces) takes
-# more than bobc's default 10,000,000 evaluation steps (compiler/bobc/language/limits.py,
-# docs/limits.md); its build runs bobc with this many, said on the command line.
-LARGE_EVALUATION_STEPS = 400_000_000
-_WITH_STEPS = ("import sys; import bobc.language.limits as L, bobc.language.core as c; "
-               "L.EVALUATION_STEPS = int(sys.argv[1]); c.reset_fuel.__defaults__ = (L.EVALUATION_STEPS,); "
-               "from bobc.cli import main; sys.exit(main(sys.argv[2:]))")
-
-
-def build_from(root: Path, target: str, output: Path, evaluation_steps: int | None = None) -> Path:
-    """`bobc build ROOT/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost`; returns `output`
-    (`evaluation_steps`: bobc's evaluation limit raised to that).  Raises RuntimeError with
-    bobc's message on a refusal."""
+def build_from(root: Path, target: str, output: Path) -> Path:
+    """`bobc build ROOT/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost`; returns `output`.
+    Raises RuntimeError with bobc's message on a refusal."""
     arguments = ["build", str(root / "Coppelius/Build/DirectArtifact.bob"), "--entry", "coppeliusHost",
                  "--target", target, "-I", str(EXAMPLE), "-o", str(output)]
-    command = ([sys.executable, "-m", "bobc", *arguments] if evaluation_steps is None else
-               [sys.executable, "-c", _WITH_STEPS, str(evaluation_steps), *arguments])
+    command = [sys.executable, "-m", "bobc", *arguments]
     done = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, env=bobc_environment())
     if done.returncode != 0:
         raise RuntimeError(f"bobc build failed (exit {done.returncode}):\n{done.stderr}")
@@ -85,8 +74,7 @@ def build(target: str, output: Path, interval: int | None = None, publications: 
     if interval is None and publications is None and config == "small":
         return build_from(EXAMPLE, target, output)
     with tempfile.TemporaryDirectory(prefix="coppelius-host-") as scratch:
-        return build_from(plan_copy(Path(scratch), interval, publications, config), target, output,
-                          LARGE_EVALUATION_STEPS if config == "large" else None)
+        return build_from(plan_copy(Path(scratch), interval, publications, config), target, output)
 
 
 SEED_NUMBERS = ("coppeliusRunSubmissionCount", "coppeliusRunPublications", "coppeliusRunCheckpointInterval",
