@@ -148,8 +148,6 @@ def require_entry(program, entry: str | None) -> str:
 def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None) -> str:
     """require_entry from what it reads of a program: the plan module's `definitions` (names)
     and its native `hosts`; also for a program recalled without loading it (recall.py)."""
-    from .plan.extract import HOST_FAMILY
-
     if entry is not None:
         if entry in definitions:
             return entry
@@ -158,6 +156,8 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
     if len(hosts) == 1:
         return hosts[0]
     if not hosts:
+        from .plan.extract import HOST_FAMILY
+
         raise BobcError(f"{plan_name} defines no native host (a definition of type "
                         f"(family {HOST_FAMILY})) for a build to start from",
                         hint="build the module that defines the host (its Build module, e.g. "
