@@ -147,6 +147,9 @@ def test_a_damaged_entry_is_a_miss(cache_dir, loads, capsys):
         (entry,) = (cache_dir / kind).iterdir()
         entry.write_bytes(b'{"format": 1, "modules": [["Bob.Model", 99]], "outcome": 3, "contracts": [1]}')
     assert check(capsys, PLAN) == first and len(loads) == 3
+    (entry,) = (cache_dir / "outcomes").iterdir()     # an outcome that lacks what check prints
+    entry.write_bytes(b'{"format": 1, "outcome": {"warnings": [], "certified": true}, "contracts": []}')
+    assert check(capsys, PLAN) == first and len(loads) == 4
 
 
 def test_a_recalled_build_encodes_what_a_loaded_one_does(cache_dir, loads, monkeypatch, tmp_path):

@@ -125,8 +125,11 @@ def _validated(record: dict, plan_path: Path, target, include) -> Recalled | Non
     verdict = stored.key_of(target, plan_name, parts)
     if verdict != record["verdict"] or not stored.verdict_key_holds(verdict):
         return None
-    return Recalled(plan_name=plan_name, search_path=search_path, plan_definitions=list(record["definitions"]),
-                    hosts=list(record["hosts"]), bobc_verdict=verdict)
+    definitions, hosts = record["definitions"], record["hosts"]
+    if not all(isinstance(name, str) for name in [*definitions, *hosts]):
+        return None
+    return Recalled(plan_name=plan_name, search_path=search_path, plan_definitions=list(definitions),
+                    hosts=list(hosts), bobc_verdict=verdict)
 
 
 # ---- what `bobc check` concluded
@@ -190,6 +193,21 @@ def outcome(recalled: Recalled, entry) -> dict | None:
             if source is None or str(source) != path or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
                 return None
         found = record["outcome"]
-        return found if isinstance(found, dict) else None
+        return found if _well_formed(found) else None
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+_OUTCOME_FIELDS = {"plan": str, "modules": int, "families": int, "definitions": int, "entry": str,
+                   "certified": bool}
+_CERTIFIED_FIELDS = {"residents": int, "launches": int, "submissions": int}
+
+
+def _well_formed(outcome) -> bool:
+    """Whether a stored outcome has every field `bobc check` prints, of its type."""
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("warnings"), list):
+        return False
+    if not all(isinstance(warning, str) for warning in outcome["warnings"]):
+        return False
+    fields = {**_OUTCOME_FIELDS, **(_CERTIFIED_FIELDS if outcome.get("certified") is True else {})}
+    return all(isinstance(outcome.get(name), kind) for name, kind in fields.items())
