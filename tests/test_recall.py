@@ -154,13 +154,16 @@ def test_a_damaged_entry_is_a_miss(cache_dir, loads, capsys):
 
 def test_a_recalled_build_encodes_what_a_loaded_one_does(cache_dir, loads, monkeypatch, tmp_path):
     target = target_named("sm_90")
-    pipeline.compile_plan(PLAN, target)
-    recalled = pipeline.compile_plan(PLAN, target)
+    pipeline.compile_plan(PLAN, target, recalled=True)
+    recalled = pipeline.compile_plan(PLAN, target, recalled=True)
     assert len(loads) == 1                      # the second build loaded no module
     assert recalled.program.plan_name == "Bob.Build.NativeHost"
-    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
-    loaded = pipeline.compile_plan(PLAN, target)
+    # a caller that may evaluate the program (recalled not asked for) gets it loaded
+    assert pipeline.compile_plan(PLAN, target).program.value("bobQMDTableBytes").value == 27 * 256
     assert len(loads) == 2
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    loaded = pipeline.compile_plan(PLAN, target, recalled=True)
+    assert len(loads) == 3
     assert recalled.plan == loaded.plan
     for image in ("program", "qmd", "push", "gpfifo", "manifest"):
         assert getattr(recalled.images, image) == getattr(loaded.images, image), image
@@ -169,7 +172,7 @@ def test_a_recalled_build_encodes_what_a_loaded_one_does(cache_dir, loads, monke
 def test_a_recalled_build_of_an_edited_plan_loads_it_and_certifies_every_time(cache_dir, loads, tmp_path):
     plan = bob_copy(tmp_path)
     target = target_named("sm_90")
-    pipeline.compile_plan(plan, target)
+    pipeline.compile_plan(plan, target, recalled=True)
     physical = tmp_path / "Bob" / "Build" / "PhysicalComponents.bob"
     anchor = '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 256)'
     physical.write_text(physical.read_text().replace(anchor, '(bobRegion b"bob-adamw" bobAdamMachineBytes 8 256)', 1))
@@ -177,5 +180,5 @@ def test_a_recalled_build_of_an_edited_plan_loads_it_and_certifies_every_time(ca
 
     for _ in range(2):      # well typed, so the second build recalls it: its plan is certified again
         with pytest.raises(BobcError, match="but declares 8"):
-            pipeline.compile_plan(plan, target)
+            pipeline.compile_plan(plan, target, recalled=True)
     assert len(loads) == 2

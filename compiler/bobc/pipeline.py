@@ -23,7 +23,7 @@ class CertificationRefused(BobcError):
 
 @dataclass
 class Built:
-    program: object        # the loaded language program
+    program: object        # the loaded language program (a recall.Recalled: compile_plan)
     plan: object           # bobc.plan.model.Plan
     images: object         # bobc.nvidia.encode.Images
 
@@ -167,9 +167,11 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
 
 
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,
-                 intrinsics=None) -> Built:
-    """Everything up to the device images; refuses an unsound plan before encoding."""
-    if intrinsics is None:
+                 intrinsics=None, recalled: bool = False) -> Built:
+    """Everything up to the device images; refuses an unsound plan before encoding.  With
+    `recalled` (`bobc build`, which reads only the plan's name of the program), a program
+    found well typed before is not loaded: Built.program is then a recall.Recalled."""
+    if recalled and intrinsics is None:
         built = _compile_recalled(plan_path, target, include, entry)
         if built is not None:
             return built
