@@ -45,7 +45,10 @@ def did_you_mean(message: str) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `only` (the subcommand about to run), the other
+    subcommands are listed by name and summary without importing their modules (a warm
+    `bobc check` is mostly start-up: bench/results/build.md)."""
     parser = _Parser(
         prog="bobc",
         description="bobc compiles declarative plan modules into a standalone native host "
@@ -55,15 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, summary in SUBCOMMANDS.items():
-        module = importlib.import_module(f"bobc.commands.{name}")
         p = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
-        module.add_arguments(p)
-        p.set_defaults(_module=module)
+        if only is None or name == only:
+            module = importlib.import_module(f"bobc.commands.{name}")
+            module.add_arguments(p)
+            p.set_defaults(_module=module)
     return parser
 
 
+def _subcommand(argv: list[str]) -> str | None:
+    """The subcommand `argv` names (its first word that is not an option), when it is one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in SUBCOMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_subcommand(argv))
     args = parser.parse_args(argv)
     try:
         return int(args._module.run(args) or 0)

@@ -23,7 +23,7 @@ class CertificationRefused(BobcError):
 
 @dataclass
 class Built:
-    program: object        # the loaded language program
+    program: object        # the loaded language program (a recall.Recalled: compile_plan)
     plan: object           # bobc.plan.model.Plan
     images: object         # bobc.nvidia.encode.Images
 
@@ -45,12 +45,12 @@ def check(program) -> None:
     """Type check the program, or reuse the verdict reached before for the same inputs
     (bobc/stored.py): checking Bob's proofs by computation was most of `bobc check`'s time
     once parsing was cached.  Only success is stored; a refusal is found again every time."""
-    from . import stored
+    from . import recall, stored
 
-    if stored.verdict_holds(program):
-        return
-    program.check()
-    stored.keep_verdict(program)
+    if not stored.verdict_holds(program):
+        program.check()
+        stored.keep_verdict(program)
+    recall.remember(program)
 
 
 def extract(program, entry: str | None = DEFAULT_ENTRY):
@@ -93,8 +93,10 @@ def encode(plan, target: Target):
     return encode_images(plan.program, target)
 
 
-def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
-    """Type check, extract and certify; the extracted Plan of a sound program.
+def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contract_sources: list | None = None):
+    """Type check, extract and certify; the extracted Plan of a sound program.  A list given
+    as `contract_sources` receives, before certification reads them, each kernel contract
+    source's identity, path and SHA-256 (recall.py keeps them with a passed check), or None.
 
     When the type check fails and the plan can still be extracted, the
     certifier runs anyway: a broken arena then fails a proof such as
@@ -112,7 +114,18 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
             raise certificate_error from type_error
         raise
     plan = extract(program, entry)
-    certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
+    folders = getattr(program, "search_path", ())
+    if contract_sources is not None:
+        from . import recall
+
+        contract_sources.append(recall.contracts_before_certifying(plan, folders))
+    _certify_sound(plan, target, kernel_needs(program, plan), folders)
+    return plan
+
+
+def _certify_sound(plan, target: Target, needs, folders) -> None:
+    """Certify `plan`, then refuse it when the plan's own arena certificate reports a hazard."""
+    certify(plan, target, needs, folders)
     hazard = plan.host.device_hazard if plan.host else 0
     if hazard:
         from .plan.extract import HAZARDS as hazards
@@ -120,37 +133,67 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY):
         raise CertificationRefused(
             f"the plan's own device arena certificate reports hazard {hazard} "
             f"({hazards.get(hazard, 'unknown hazard code')}); nothing is emitted")
-    return plan
 
 
 def require_entry(program, entry: str | None) -> str:
     """The native host definition a build starts from: `entry`, which the plan module
     itself must define, or (entry None) its one definition of type (family NvidiaPlanHost)."""
-    from .plan.extract import HOST_FAMILY, host_entries
+    from .plan.extract import host_entries
 
-    scope = program.scopes[program.plan_name]
     if entry is not None:
-        if entry in scope.definitions:
+        return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry)
+    return chosen_entry(program.plan_name, (), host_entries(program), entry)
+
+
+def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None) -> str:
+    """require_entry from what it reads of a program: the plan module's `definitions` (names)
+    and its native `hosts`; also for a program recalled without loading it (recall.py)."""
+    if entry is not None:
+        if entry in definitions:
             return entry
-        raise BobcError(f"{program.plan_name} defines no {entry}, the native host a build starts from",
+        raise BobcError(f"{plan_name} defines no {entry}, the native host a build starts from",
                         hint="build the module that defines the host, or name its definition with --entry")
-    hosts = host_entries(program)
     if len(hosts) == 1:
         return hosts[0]
     if not hosts:
-        raise BobcError(f"{program.plan_name} defines no native host (a definition of type "
+        from .plan.extract import HOST_FAMILY
+
+        raise BobcError(f"{plan_name} defines no native host (a definition of type "
                         f"(family {HOST_FAMILY})) for a build to start from",
                         hint="build the module that defines the host (its Build module, e.g. "
                              "<Model>/Build/NativeHost.bob), or name its definition with --entry")
-    raise BobcError(f"{program.plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
+    raise BobcError(f"{plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
                     hint="name the one to build with --entry")
 
 
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,
-                 intrinsics=None) -> Built:
-    """Everything up to the device images; refuses an unsound plan before encoding."""
+                 intrinsics=None, recalled: bool = False) -> Built:
+    """Everything up to the device images; refuses an unsound plan before encoding.  With
+    `recalled` (`bobc build`, which reads only the plan's name of the program), a program
+    found well typed before is not loaded: Built.program is then a recall.Recalled."""
+    if recalled and intrinsics is None:
+        built = _compile_recalled(plan_path, target, include, entry)
+        if built is not None:
+            return built
     program = load(plan_path, target, include, intrinsics)
     entry = require_entry(program, entry)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target)
     return Built(program=program, plan=plan, images=images)
+
+
+def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built | None:
+    """compile_plan without loading the program, when it was found well typed before and its
+    plan for `entry` was stored (recall.py, stored.py): the stored plan is certified again and
+    encoded as a loaded one is.  None when anything is missing or changed: load it."""
+    from . import recall, stored
+
+    recalled = recall.recall(plan_path, target, include)
+    if recalled is None:
+        return None
+    entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry)
+    plan = stored.plan(recalled, entry)
+    if plan is None:
+        return None
+    _certify_sound(plan, target, stored.needs_of(recalled, plan), recalled.search_path)
+    return Built(program=recalled, plan=plan, images=encode(plan, target))

@@ -28,10 +28,16 @@ WELL_TYPED = b"well typed\n"
 def _key(program) -> str | None:
     if not getattr(program, "bobc_default_intrinsics", False):
         return None
-    parts: list[bytes | str] = [cache.package_identity(), program.target.name, program.plan_name]
-    for name in sorted(program.modules):
-        module = program.modules[name]
-        parts += [name, str(module.path), module.source]
+    return key_of(program.target, program.plan_name,
+                  [(name, str(module.path), module.source) for name, module in program.modules.items()])
+
+
+def key_of(target, plan_name: str, modules) -> str:
+    """The verdict key of a program of `modules` ((name, path, text) each) for `target`: also
+    computed from the files alone, without parsing them (recall.py)."""
+    parts: list[bytes | str] = [cache.package_identity(), target.name, plan_name]
+    for name, path, text in sorted(modules):
+        parts += [name, path, text]
     return cache.digest(*parts)
 
 
@@ -49,17 +55,23 @@ def _files_unchanged(listing) -> bool:
 def verdict_holds(program) -> bool:
     """True when this program was found well typed before (and nothing it read changed)."""
     key = _key(program)
-    data = cache.read("checked", key) if key is not None else None
+    if key is None or not verdict_key_holds(key):
+        return False
+    program.bobc_verdict = key
+    return True
+
+
+def verdict_key_holds(key: str) -> bool:
+    """True when the program of verdict key `key` was found well typed before, and the kernel
+    sources its evaluation read are unchanged."""
+    data = cache.read("checked", key)
     if data is None or not data.startswith(WELL_TYPED):
         return False
     try:
         listing = json.loads(data[len(WELL_TYPED):])
     except ValueError:
         return False
-    if not _files_unchanged(listing):
-        return False
-    program.bobc_verdict = key
-    return True
+    return _files_unchanged(listing)
 
 
 def keep_verdict(program) -> None:

@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search)
 from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
@@ -153,15 +154,6 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip()))
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
                           tuple(reads))
-
-
-def find_source(identity: str, folders) -> Path | None:
-    """`<identity>.sass` in the first folder (searched recursively) that has it."""
-    for folder in folders:
-        hits = sorted(Path(folder).rglob(f"{identity}.sass"))
-        if hits:
-            return hits[0]
-    return None
 
 
 def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:

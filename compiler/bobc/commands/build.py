@@ -39,7 +39,7 @@ def run(args):
             publish_file(output, artifact, "-o", mode=0o755)
             print(f"wrote {output} ({target.name}; native physical program host, {len(artifact)} bytes)")
             return 0
-    built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry)
+    built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
     if args.emit_images:
         from ..nvidia.encode import write_images
 

@@ -22,9 +22,9 @@ def add_arguments(p):
     add_target(p)
 
 
-def _warn_swallowed_code(module):
+def _warn_swallowed_code(module, warnings: list[str]):
     """Print (to stderr) a warning for each comment of the module (a path, or a module the
-    program already parsed) that swallows code."""
+    program already parsed) that swallows code, and add it to `warnings`."""
     import sys
 
     from ..language.comments import swallowed_code_warnings
@@ -32,46 +32,77 @@ def _warn_swallowed_code(module):
 
     parsed = parse_cached(module) if isinstance(module, (str, os.PathLike)) else module
     for warning in swallowed_code_warnings(parsed):
-        print(warning.render(), file=sys.stderr)
+        warnings.append(warning.render())
+        print(warnings[-1], file=sys.stderr)
 
 
 def run(args):
-    from .. import pipeline
+    """Print what checking the plan finds: from a stored outcome when nothing it was made from
+    changed (bobc/recall.py), else by doing the work (and storing the outcome when it passes)."""
+    import sys
+
+    from .. import recall
 
     path = existing_file(args.plan)
     target = target_named(args.target)
-    _warn_swallowed_code(path)     # before loading: a swallowed module may not load
+    recalled = recall.recall(path, target, args.include)
+    outcome = recall.outcome(recalled, args.entry) if recalled is not None else None
+    if outcome is None:
+        outcome = _check(path, target, args)
+    else:
+        for warning in outcome["warnings"]:
+            print(warning, file=sys.stderr)
+    _print(outcome, args, target)
+    return 0
+
+
+def _check(path, target, args) -> dict:
+    """Load, type check and (when the plan has its native host) certify; the outcome, stored."""
+    from .. import pipeline, recall
+
+    warnings: list[str] = []
+    _warn_swallowed_code(path, warnings)     # before loading: a swallowed module may not load
     program = pipeline.load(path, target, args.include)
     for name, module in program.modules.items():
         if name != program.plan_name:
-            _warn_swallowed_code(module)
+            _warn_swallowed_code(module, warnings)
     entry = args.entry
     if entry is None:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
         entry = pipeline.require_entry(program, None) if hosts else "native host"
     has_host = entry in program.scopes[program.plan_name].definitions
-    plan = pipeline.check_and_certify(program, target, entry) if has_host else None
+    contracts: list = []
+    plan = pipeline.check_and_certify(program, target, entry, contracts) if has_host else None
     if plan is None:
-        program.check()
-    definitions = sum(len(s.definitions) for s in program.scopes.values())
-    families = sum(len(s.families) for s in program.scopes.values())
+        pipeline.check(program)
+    outcome = {"warnings": warnings, "plan": program.plan_name, "modules": len(program.modules),
+               "families": sum(len(s.families) for s in program.scopes.values()),
+               "definitions": sum(len(s.definitions) for s in program.scopes.values()),
+               "entry": entry, "certified": plan is not None}
+    if plan is not None:
+        outcome.update(residents=len(plan.arena.globals), launches=len(plan.program.launches),
+                       submissions=len(plan.program.submissions))
+    recall.keep_outcome(program, args.entry, outcome, contracts[0] if contracts else None)
+    return outcome
+
+
+def _print(outcome: dict, args, target) -> None:
+    name, entry = outcome["plan"], outcome["entry"]
     if args.json:
-        result = {"plan": program.plan_name, "well_typed": True, "modules": len(program.modules),
-                  "families": families, "definitions": definitions, "target": target.name,
-                  "entry": args.entry, "certified": plan is not None}
-        if plan is not None:
-            result.update(residents=len(plan.arena.globals), launches=len(plan.program.launches),
-                          submissions=len(plan.program.submissions))
+        result = {"plan": name, "well_typed": True, "modules": outcome["modules"],
+                  "families": outcome["families"], "definitions": outcome["definitions"], "target": target.name,
+                  "entry": args.entry, "certified": outcome["certified"]}
+        if outcome["certified"]:
+            result.update(residents=outcome["residents"], launches=outcome["launches"],
+                          submissions=outcome["submissions"])
         print(json.dumps(result, indent=1, sort_keys=True))
-        return 0
-    print(f"{program.plan_name}: well typed ({len(program.modules)} modules, "
-          f"{families} families, {definitions} definitions)")
-    if plan is None:
-        print(f"{program.plan_name}: no {entry} here, so nothing to certify "
+        return
+    print(f"{name}: well typed ({outcome['modules']} modules, "
+          f"{outcome['families']} families, {outcome['definitions']} definitions)")
+    if not outcome["certified"]:
+        print(f"{name}: no {entry} here, so nothing to certify "
               f"(check the module that defines the native host)")
-        return 0
-    program_plan = plan.program
-    print(f"{entry}: certified for {target.name} ({len(plan.arena.globals)} residents, "
-          f"{len(program_plan.launches)} launches, {len(program_plan.submissions)} submissions)")
-    return 0
+        return
+    print(f"{entry}: certified for {target.name} ({outcome['residents']} residents, "
+          f"{outcome['launches']} launches, {outcome['submissions']} submissions)")

@@ -2,12 +2,27 @@
 
 Entry point for the rest of bobc: `load_program(plan_path, include=(),
 target=SM86, intrinsics=None)` -> Program (see program.py).
-"""
-from .intrinsics import IntrinsicContext, Intrinsics
-from .program import Program, load_program
-from .values import VBytes, VCon, VFamily, VLam, VNat, VNeutral, VPi, VType
 
-__all__ = [
-    "IntrinsicContext", "Intrinsics", "Program", "load_program",
-    "VBytes", "VCon", "VFamily", "VLam", "VNat", "VNeutral", "VPi", "VType",
-]
+The names below are imported on first use (PEP 562), so a light submodule
+(language.modules, whose search path a warm `bobc check` reads: bobc/recall.py)
+is imported without the evaluator and the checker.
+"""
+import importlib
+
+_HOMES = {
+    "IntrinsicContext": "intrinsics", "Intrinsics": "intrinsics",
+    "Program": "program", "load_program": "program",
+    "VBytes": "values", "VCon": "values", "VFamily": "values", "VLam": "values", "VNat": "values",
+    "VNeutral": "values", "VPi": "values", "VType": "values",
+}
+
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import BobcError
 from ..resources import shared_folder
-from .syntax import Module
+
+if TYPE_CHECKING:                       # the syntax classes are imported only to load a tree:
+    from .syntax import Module          # a warm `bobc check` reads the search path alone (recall.py)
 
 
 class ModuleError(BobcError):
@@ -110,6 +113,8 @@ def parse_stored(path: Path) -> Module:
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return _parse_file(path)        # says what is wrong with the file
+    from .syntax import Module
+
     key = cache.digest(_parser_identity(), str(path), data)
     module = cache.load("parsed", key, Module)
     if module is not None:
