@@ -46,8 +46,9 @@ _PACKAGE_IDENTITY: bytes | None = None
 
 
 def package_identity() -> bytes:
-    """A hash of bobc's own code and tables (every .py, .lark and .json of the package): for
-    entries whose content depends on more of bobc than can be listed by hand."""
+    """A hash of bobc's own code and tables (every .py, .lark and .json of the package), and the
+    evaluation limit in force: for entries whose content depends on more of bobc than can be
+    listed by hand."""
     global _PACKAGE_IDENTITY
     if _PACKAGE_IDENTITY is None:
         import sys
@@ -61,7 +62,10 @@ def package_identity() -> bytes:
         for path in sorted(files):
             parts += [str(path.relative_to(package)), path.read_bytes()]
         _PACKAGE_IDENTITY = digest(*parts).encode()
-    return _PACKAGE_IDENTITY
+    # a verdict found within one evaluation limit is not one within another (--max-evaluation-steps)
+    from .language import limits
+
+    return _PACKAGE_IDENTITY + b"|evaluation-steps=%d" % limits.EVALUATION_STEPS
 
 
 def entry(kind: str, key: str) -> Path | None:

@@ -27,6 +27,10 @@ SUBCOMMANDS = {
 }
 
 
+# the subcommands that evaluate plan modules: they take --max-evaluation-steps
+EVALUATING = ("check", "eval", "build", "run", "sim")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, like every usage error
         self.exit(2, f"{self.prog}: error: {message}{did_you_mean(message)}\n(see '{self.prog} --help')\n")
@@ -60,10 +64,24 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, summary in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
         if only is None or name == only:
+            if name in EVALUATING:
+                p.add_argument("--max-evaluation-steps", type=_positive, metavar="N",
+                               help="evaluate at most N steps of the plan's modules (default 32,000,000; "
+                                    "docs/limits.md): for a plan meant to take more")
             module = importlib.import_module(f"bobc.commands.{name}")
             module.add_arguments(p)
             p.set_defaults(_module=module)
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
 
 def _subcommand(argv: list[str]) -> str | None:
@@ -76,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
     args = parser.parse_args(argv)
+    if getattr(args, "max_evaluation_steps", None) is not None:
+        from .language import limits
+
+        limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     try:
         return int(args._module.run(args) or 0)
     except BobcError as error:

@@ -106,6 +106,10 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
     try:
         check(program)
     except BobcError as type_error:
+        from .language.limits import LimitExceeded
+
+        if isinstance(type_error, LimitExceeded):
+            raise                       # a limit is the whole story: the certifier would evaluate into it again
         try:
             plan = extract(program, entry)
             certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))

@@ -22,6 +22,7 @@ from ..errors import BobcError
 from . import core as c
 from .conversion import convertible
 from .core import apply
+from .limits import LimitExceeded
 from .quote import fresh, instantiate, quote, show_term, show_value
 from .values import (
     BYTES_TYPE, NAT_TYPE, VBytes, VCon, VEqual, VFamily, VNat, VPi, VType, force,
@@ -542,5 +543,10 @@ def check_program(program):
     for name in program.module_order:
         scope = program.scopes[name]
         for definition in scope.definitions.values():
-            checker.check_definition(definition)
+            try:
+                checker.check_definition(definition)
+            except LimitExceeded as error:
+                if not error.definitions:        # evaluated by the checker itself, not through a definition's value
+                    error.note(definition)
+                raise
     return checker

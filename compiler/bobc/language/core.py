@@ -237,7 +237,9 @@ def _burn(steps: int, span) -> None:
     _fuel[0] -= steps
     if _fuel[0] < 0:
         _fuel[0] = 0
-        raise LimitExceeded("evaluation steps", _fuel[1], span)
+        raise LimitExceeded("evaluation steps", _fuel[1], span,
+                            hint="if the plan is meant to take that many, raise the limit with "
+                                 "--max-evaluation-steps N (check, eval, build, run, sim)")
 
 
 def apply(function, argument, span=None):
