@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Build here (bobc needs lark and lief) everything tests/gpu/run.sh runs on a GPU machine that
+# has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
+#   tests/gpu/prepare.sh [--large]
+# --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).
+# Then, on the GPU machine, with .device and .whl carried there:
+#   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
+set -eu
+cd "$(dirname "$0")/../.."
+PY=${PYTHON:-.venv/bin/python}
+LARGE=""
+[ "${1:-}" = "--large" ] && LARGE=--large
+mkdir -p .device .whl
+ls .whl/lark-*.whl > /dev/null 2>&1 ||
+  "$PY" -m pip download -q --no-deps --only-binary=:all: -d .whl "lark==1.3.1"
+"$PY" -m bobc build examples/bob/Bob/Build/NativeHost.bob --target sm_90 -o .device/bob-host-sm_90
+"$PY" tests/gpu/build_platform_hosts.py .device/platform-hosts
+"$PY" tests/gpu/build_native_program.py .device/native-program
+"$PY" tests/gpu/build_native_request.py .device/native-request
+rm -rf .device/coppelius-host
+"$PY" tests/gpu/build_coppelius_host.py .device/coppelius-host $LARGE
+rm -rf .device/bob-reference
+cp -r tests/data/shared/data/bob-reference .device/
+du -sh .device .whl
