@@ -146,12 +146,28 @@ def require_entry(program, entry: str | None) -> str:
 
     if entry is not None:
         return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry)
-    return chosen_entry(program.plan_name, (), host_entries(program), entry)
+    hosts = host_entries(program)
+    return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else _bytes_definitions(program))
 
 
-def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None) -> str:
+def _bytes_definitions(program) -> list[str]:
+    """The plan module's definitions declared Bytes: the native artifacts (an ELF) it may build."""
+    from .language.values import VBytesType
+
+    found = []
+    for name in program.scopes[program.plan_name].definitions:
+        try:
+            if isinstance(program.type_of(name), VBytesType):
+                found.append(name)
+        except BobcError:
+            continue                    # a type that does not evaluate is the type check's to report
+    return found
+
+
+def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None, artifacts=()) -> str:
     """require_entry from what it reads of a program: the plan module's `definitions` (names)
-    and its native `hosts`; also for a program recalled without loading it (recall.py)."""
+    and its native `hosts`; also for a program recalled without loading it (recall.py).
+    `artifacts`: its Bytes definitions, named in the refusal when it has no host."""
     if entry is not None:
         if entry in definitions:
             return entry
@@ -162,10 +178,13 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
     if not hosts:
         from .plan.extract import HOST_FAMILY
 
+        shown = ", ".join(artifacts[:12]) + (f" and {len(artifacts) - 12} more" if len(artifacts) > 12 else "")
         raise BobcError(f"{plan_name} defines no native host (a definition of type "
                         f"(family {HOST_FAMILY})) for a build to start from",
                         hint="build the module that defines the host (its Build module, e.g. "
-                             "<Model>/Build/NativeHost.bob), or name its definition with --entry")
+                             "<Model>/Build/NativeHost.bob), or name its definition with --entry"
+                             + (f"; this module's Bytes definitions ({shown}) are what --entry can build as a "
+                                "native artifact, when one of them holds the host executable" if artifacts else ""))
     raise BobcError(f"{plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
                     hint="name the one to build with --entry")
 

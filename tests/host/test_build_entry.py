@@ -50,3 +50,16 @@ def test_an_entry_the_module_lacks_and_a_module_without_host(tmp_path):
         require_entry(program, None)
     rendered = caught.value.render()
     assert "defines no native host" in rendered and "Bob" not in rendered
+
+
+def test_a_module_without_host_but_with_bytes_names_them_as_possible_artifacts(tmp_path):
+    """A module that builds a native artifact (a Bytes definition holding an ELF) has no host
+    plan: the refusal lists its Bytes definitions as what --entry can build."""
+    program = plan(tmp_path, "def notAHost : Nat = 3\ndef someTable : Bytes = b\"ab\"\n"
+                             "def theExecutable : Bytes = b\"ELF\"\n")
+    with pytest.raises(BobcError) as caught:
+        require_entry(program, None)
+    hint = caught.value.render()
+    assert "defines no native host" in hint
+    assert "Bytes definitions (someTable, theExecutable) are what --entry can build" in hint
+    assert "notAHost" not in hint
