@@ -290,14 +290,35 @@ static struct {
     int state;                  /* 0 unknown, 1 on, -1 off */
     double last_end;            /* when the last event ended */
     int last_kind;
+    uint64_t entries[NP_PROFILE_ENTRIES];   /* the ring entries with a series of their own */
+    int entry_count;
     profile_series events[NP_PROFILE_EVENTS];
     profile_series gaps[NP_PROFILE_EVENTS + 1][NP_PROFILE_EVENTS];
 } profile;
 
-static const char *const profile_names[NP_PROFILE_EVENTS + 1] = {
-    "submit 3k (forward) wait", "submit 3k+1 (backward) wait", "submit 3k+2 (update) wait", "send", "receive",
-    "start",
-};
+/* An event's name: a Submit's by its ring entry, the others by kind ("start": before the first). */
+static void profile_name(int kind, char *name, size_t size)
+{
+    if (kind >= NP_PROFILE_SUBMIT && kind < NP_PROFILE_SUBMIT + profile.entry_count)
+        snprintf(name, size, "submit of entry 0x%llx wait", (unsigned long long)profile.entries[kind - NP_PROFILE_SUBMIT]);
+    else if (kind == NP_PROFILE_SUBMIT + NP_PROFILE_ENTRIES)
+        snprintf(name, size, "submit of another entry wait");
+    else
+        snprintf(name, size, "%s", kind == NP_PROFILE_SEND ? "send" : kind == NP_PROFILE_RECEIVE ? "receive" : "start");
+}
+
+/* A Submit's event kind: its entry's series, made on first sight while there is room. */
+static int profile_submit_kind(uint64_t entry)
+{
+    for (int k = 0; k < profile.entry_count; k++)
+        if (profile.entries[k] == entry)
+            return NP_PROFILE_SUBMIT + k;
+    if (profile.entry_count < NP_PROFILE_ENTRIES) {
+        profile.entries[profile.entry_count] = entry;
+        return NP_PROFILE_SUBMIT + profile.entry_count++;
+    }
+    return NP_PROFILE_SUBMIT + NP_PROFILE_ENTRIES;
+}
 
 static void profile_add(profile_series *series, double us)
 {
@@ -330,12 +351,16 @@ static void profile_line(const char *what, profile_series *series)
 
 static void profile_report(void)
 {
-    for (int k = 0; k < NP_PROFILE_EVENTS; k++)
-        profile_line(profile_names[k], &profile.events[k]);
+    char first[64], second[64], what[160];
+    for (int k = 0; k < NP_PROFILE_EVENTS; k++) {
+        profile_name(k, first, sizeof first);
+        profile_line(first, &profile.events[k]);
+    }
     for (int a = 0; a <= NP_PROFILE_EVENTS; a++)
         for (int b = 0; b < NP_PROFILE_EVENTS; b++) {
-            char what[128];
-            snprintf(what, sizeof what, "host between %s and %s", profile_names[a], profile_names[b]);
+            profile_name(a, first, sizeof first);
+            profile_name(b, second, sizeof second);
+            snprintf(what, sizeof what, "host between %s and %s", first, second);
             profile_line(what, &profile.gaps[a][b]);
         }
 }
@@ -380,7 +405,8 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
     rc = rt_gpu_wait(&s->gpu, semaphore, value, NP_SUBMIT_TIMEOUT_MS);
     if (rc)
         return say(err, NP_STATUS_WAIT, "%s", s->gpu.error);
-    np_profile_end(NP_PROFILE_SUBMIT + (int)((value - 1) % 3), started);
+    if (profile.state > 0)
+        np_profile_end(profile_submit_kind(entry), started);
     return 0;
 }
 

@@ -82,12 +82,19 @@ struct timespec;
 void np_device_note_peer(const char *address, int listening, const struct timespec *since);
 
 /* NATIVE_PROFILE=1: where a run's time goes.  Each Submit's wait (doorbell to semaphore,
- * by submission number modulo 3: a training step's forward, backward, update), each Send
- * and each Receive is timed, and so is every gap between two of them (the host's own work,
- * named by the two events around it); at exit one line per series goes to stderr: count,
- * total, median, 10th/90th/99th percentile and maximum in microseconds. */
+ * grouped by the ring entry it issues: the pushbuffer segment it runs, the first
+ * NP_PROFILE_ENTRIES distinct ones each a series of its own, any later one "other"), each
+ * Send and each Receive is timed, and so is every gap between two of them (the host's own
+ * work, named by the two events around it); at exit one line per series goes to stderr:
+ * count, total, median, 10th/90th/99th percentile and maximum in microseconds. */
 #define NP_PROFILE_VARIABLE "NATIVE_PROFILE"
-enum np_profile_event { NP_PROFILE_SUBMIT = 0, NP_PROFILE_SEND = 3, NP_PROFILE_RECEIVE = 4, NP_PROFILE_EVENTS = 5 };
+#define NP_PROFILE_ENTRIES 8
+enum np_profile_event {
+    NP_PROFILE_SUBMIT = 0,                               /* + the entry's slot, up to NP_PROFILE_ENTRIES */
+    NP_PROFILE_SEND = NP_PROFILE_ENTRIES + 1,
+    NP_PROFILE_RECEIVE,
+    NP_PROFILE_EVENTS
+};
 /* The monotonic clock in microseconds when profiling is on, else 0. */
 double np_profile_start(void);
 /* One event of `kind` that began at `start` (np_profile_start's value) ends now. */

@@ -63,6 +63,21 @@ def test_two_c_hosts_exchange(peers, tmp_path):
     assert (b / "theirs.bin").read_bytes() == b"A" * 16
 
 
+def test_native_profile_times_each_send_and_receive(peers, tmp_path):
+    """NATIVE_PROFILE=1 (runtime_c/native_device.h): at exit a line per series, each Send and
+    Receive with its count (a Submit's wait is one series per ring entry: the GPU tests')."""
+    a = folder_with(tmp_path, "a", {"mine.bin": b"A" * 16})
+    b = folder_with(tmp_path, "b", {"mine.bin": b"B" * 16})
+    listener = start(peers["listener"][1], a, ["mine.bin", "theirs.bin"], {"NATIVE_PROFILE": "1"})
+    connector = start(peers["connector"][1], b, ["mine.bin", "theirs.bin"], {"NATIVE_PROFILE": "1"})
+    assert connector.wait(30) == 0 and listener.wait(30) == 0
+    for process in (listener, connector):
+        lines = process.stderr.read().decode().splitlines()
+        series = {line.split("  n ")[0].removeprefix("native: profile: ").strip(): int(line.split("  n ")[1].split()[0])
+                  for line in lines if line.startswith("native: profile: ")}
+        assert series.get("send", 0) >= 1 and series.get("receive", 0) >= 1, lines
+
+
 @pytest.mark.parametrize("reference_side", ["listener", "connector"])
 def test_c_host_and_reference_exchange(peers, tmp_path, reference_side):
     c_side = "connector" if reference_side == "listener" else "listener"
