@@ -117,3 +117,36 @@ def needs_of(program, found):
     """The kernel register needs stored with `found`, when it is a stored plan; else None."""
     kept = getattr(program, "bobc_stored_needs", None)
     return kept[1] if kept is not None and kept[0] is found else None
+
+
+# ---- native artifacts (`bobc build --entry DEF` of a Bytes definition: docs/native-host.md)
+# The artifact is the interpreter executable (bobc/native/interpreter.py: gcc's build of the
+# runtime's native sources, which the verdict key does not cover) followed by what evaluating
+# DEF wrote; a stored artifact is reused only while it still starts with today's interpreter.
+
+def _artifact_key(verdict: str | None, entry: str) -> str | None:
+    return None if verdict is None else cache.digest(verdict, "native artifact", entry)
+
+
+def artifact(verdict: str | None, entry: str, interpreter: bytes) -> bytes | None:
+    """The bytes `bobc build --entry entry` wrote before for the well-typed program of verdict
+    key `verdict`, when nothing they were made from changed; else None."""
+    key = _artifact_key(verdict, entry)
+    data = cache.read("artifacts", key) if key is not None else None
+    if data is None:
+        return None
+    try:
+        listing, found = pickle.loads(data)
+    except Exception:                   # a damaged entry is only a miss
+        return None
+    if not isinstance(found, bytes) or not found.startswith(interpreter) or not _files_unchanged(listing):
+        return None
+    return found
+
+
+def keep_artifact(program, entry: str, data: bytes) -> None:
+    """Keep a well-typed program's artifact for `entry` (after it was built and checked)."""
+    key = _artifact_key(getattr(program, "bobc_verdict", None), entry)
+    if key is not None:
+        cache.write("artifacts", key, pickle.dumps((kernel_cache.sources_read(), data),
+                                                   protocol=pickle.HIGHEST_PROTOCOL))

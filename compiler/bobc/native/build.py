@@ -35,10 +35,22 @@ def entry_kind(program, entry: str) -> str:
 
 
 def native_artifact(plan_path: Path, target, include, entry: str):
-    """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None."""
-    from .. import pipeline
-    from ..language.values import VBytes
+    """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.
 
+    Evaluating an artifact is a whole build's work (seconds to minutes for a large plan), and
+    its bytes depend only on what a well-typed program's verdict key covers (every module's
+    text, the target, bobc, the evaluation limit), the kernel sources evaluation read and the
+    interpreter: a program found well typed before and unchanged is not loaded, and DEF's
+    bytes stored then are written again (stored.artifact; BOBC_CACHE_DIR=off: never)."""
+    from .. import pipeline, recall, stored
+    from ..language.values import VBytes
+    from .interpreter import interpreter_bytes
+
+    recalled = recall.recall(plan_path, target, include)
+    if recalled is not None and entry in recalled.plan_definitions:
+        kept = stored.artifact(recalled.bobc_verdict, entry, interpreter_bytes())
+        if kept is not None:
+            return kept
     program = pipeline.load(plan_path, target, include)
     pipeline.require_entry(program, entry)
     if entry_kind(program, entry) != "native":
@@ -51,4 +63,5 @@ def native_artifact(plan_path: Path, target, include, entry: str):
                         f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "
                         f"nativePhysicalNativeELF gives",
                         hint="build the definition that holds the host executable")
+    stored.keep_artifact(program, entry, data)
     return data
