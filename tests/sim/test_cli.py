@@ -21,13 +21,22 @@ def test_bobc_sim_predict_writes_the_files_bobc_run_reference_writes(tmp_path, c
     (tmp_path / "record.bin").write_bytes(case[0])
     assert main(["sim", *_arguments(tmp_path)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("sim sm_86: predict: 7 launches, 7 semaphore releases; no control-code hazard")
+    assert said.startswith("sim sm_86: predict: 7 launches, 7 semaphore releases; no control-code hazard, "
+                           "no unordered launches, no out-of-bounds access")
     config = case[3]
     reference = run_invocation(config, "predict", formats.decode_input_record(case[0]), None)
     # predictions, and the fresh state handed on, byte for byte (what `bobc run --reference` writes)
     assert (tmp_path / "out.pred").read_bytes() == reference.predictions_bytes()
     assert (tmp_path / "out.ckpt").read_bytes() == reference.checkpoint_bytes(config)
     assert len((tmp_path / "out.result").read_bytes()) == 5120
+
+
+def test_bobc_sim_without_the_order_check_says_so(tmp_path, case, capsys):
+    """--no-order-check (docs/simulator.md, "Launch order"): the summary no longer claims it."""
+    (tmp_path / "record.bin").write_bytes(case[0])
+    assert main(["sim", *_arguments(tmp_path), "--no-order-check"]) == 0
+    said = capsys.readouterr().out
+    assert "no control-code hazard, no out-of-bounds access" in said and "unordered" not in said
 
 
 def test_bobc_sim_reports_a_fault_in_given_images_as_one_message_with_the_gpu_fault_code(tmp_path, case, capsys):

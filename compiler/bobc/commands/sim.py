@@ -29,6 +29,10 @@ def add_arguments(p):
                    help="run these emitted images (bobc build --emit-images DIR) instead of building them")
     p.add_argument("--no-hazard-check", action="store_true",
                    help="do not check control codes (stall counts and scoreboards) while executing")
+    p.add_argument("--no-order-check", action="store_true",
+                   help="do not refuse launches with no wait for idle between them that touch the same "
+                        "memory (docs/simulator.md, \"Launch order\"): for images whose launches overlap on "
+                        "purpose")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
@@ -88,13 +92,15 @@ def run(args):
                       check_hazards=not args.no_hazard_check,
                       publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
                                                                            "--checkpoint-out"),
-                      record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint")
+                      record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
+                      check_order=not args.no_order_check)
     files.stage("--predictions", result.predictions)
     files.stage("--result", result.result)
     files.stage("--checkpoint-out", result.checkpoint)
     files.publish()
     log = result.channel.log
-    checked = "no control-code hazard, " if not args.no_hazard_check else ""
+    checked = ("no control-code hazard, " if not args.no_hazard_check else "") + \
+        ("no unordered launches, " if not args.no_order_check else "")
     print(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
           f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
           f"predictions {len(result.predictions)} bytes")

@@ -104,7 +104,7 @@ class SimulatedHost:
     """plan_host.c's `host` state, with one handler per step kind (step_<kind>)."""
 
     def __init__(self, host: HostPlan, images, operation: str, record: bytes, payload: bytes, step: int,
-                 check_hazards: bool, publish_checkpoint: Callable[[bytes], None]):
+                 check_hazards: bool, publish_checkpoint: Callable[[bytes], None], check_order: bool = True):
         self.plan, self.images, self.operation = host, images, operation
         self.record, self.payload, self.step = record, payload, step
         self.publish_checkpoint = publish_checkpoint
@@ -119,7 +119,7 @@ class SimulatedHost:
                 data[:len(image)] = np.frombuffer(image, dtype=np.uint8)
             buffers.append(Buffer(b.name, b.address, data))
         self.memory = Memory(buffers, list(host.residents))
-        self.channel = Channel(self.memory, check_hazards, host.launch_names)
+        self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order)
         self.ring = Ring(self.channel)
         self.ring_image = images.gpfifo
         if len(self.ring_image) != ENTRY_BYTES * len(host.semaphores):
@@ -388,7 +388,7 @@ def unmodeled_steps(host: HostPlan) -> list[str]:
 
 def simulate(host: HostPlan, images, operation: str, record: bytes, checkpoint: bytes | None = None,
              check_hazards: bool = True, publish_checkpoint: Callable[[bytes], None] | None = None,
-             record_path="input", checkpoint_path="checkpoint") -> SimulatedOutputs:
+             record_path="input", checkpoint_path="checkpoint", check_order: bool = True) -> SimulatedOutputs:
     """Run one `train` or `predict` invocation of `host` over `images` (program, qmd, push, gpfifo).
 
     `checkpoint` is an envelope (None: the plan's fresh state); `publish_checkpoint` takes each
@@ -407,4 +407,4 @@ def simulate(host: HostPlan, images, operation: str, record: bytes, checkpoint: 
     else:
         payload, step = host.fresh_payload, 0
     return SimulatedHost(host, images, operation, record, payload, step, check_hazards,
-                         publish_checkpoint or (lambda data: None)).run()
+                         publish_checkpoint or (lambda data: None), check_order).run()
