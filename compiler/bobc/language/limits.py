@@ -31,8 +31,8 @@ ELIMINATION_COUNT = 1 << 20
 # the Bob plan's largest: 126)
 STRUCTURE_LOOP_COUNT = 1 << 16
 # evaluation steps (function applications, eliminations, loop iterations) per
-# program (about 10^5 a second); the Bob plan's check and build take about 50,000, the
-# largest plan bundled (its device certificate over 704 launches) 11.4 M
+# program (about 10^5 a second); what bundled plans take is measured in docs/limits.md,
+# and a plan meant to take more says so with --max-evaluation-steps (bobc/cli.py)
 EVALUATION_STEPS = 32_000_000
 
 # Python refuses int <-> str conversions past 4,300 digits by default; every
