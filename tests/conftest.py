@@ -83,3 +83,22 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"test data folder not found at {SHARED} (tests/data/shared is part of the repository)")
     return SHARED
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """bobc's cache in a fresh folder of the test's own (BOBC_CACHE_DIR)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def loads(monkeypatch):
+    """The plans loaded (parsed, resolved and evaluated) by bobc.pipeline.load while the test runs."""
+    from bobc import pipeline
+
+    calls = []
+    real = pipeline.load
+    monkeypatch.setattr(pipeline, "load", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    return calls

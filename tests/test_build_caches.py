@@ -20,13 +20,6 @@ KERNEL = REPO / "specs/Realization/Nvidia/SM86/bob-loss-gradient.sass"
 PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
-    return folder
-
-
 def test_a_stored_tree_is_the_tree_a_parse_makes(cache_dir, tmp_path):
     source = REPO / "specs"
     for path in sorted(source.rglob("*.bob"))[:12]:

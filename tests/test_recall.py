@@ -17,22 +17,6 @@ REPO = Path(__file__).resolve().parents[1]
 PLAN = REPO / "examples" / "bob" / "Bob" / "Build" / "NativeHost.bob"
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def loads(monkeypatch):
-    """How many times a command loaded (parsed and resolved) a program."""
-    calls = []
-    real = pipeline.load
-    monkeypatch.setattr(pipeline, "load", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    return calls
-
-
 def check(capsys, plan, *flags):
     status = main(["check", str(plan), "--target", "sm_90", *flags])
     out = capsys.readouterr()

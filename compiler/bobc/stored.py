@@ -88,29 +88,42 @@ def _plan_key(program, entry) -> str | None:
     return None if verdict is None else cache.digest(verdict, "extracted plan", str(entry))
 
 
+def _kept(kind: str, key: str | None, size: int) -> tuple | None:
+    """What `_keep` stored under `kind/key` (a tuple of `size` values), when the kernel sources
+    read when it was made are unchanged; None for a miss (a damaged entry is only a miss)."""
+    data = cache.read(kind, key) if key is not None else None
+    if data is None:
+        return None
+    try:
+        listing, *values = pickle.loads(data)
+    except Exception:
+        return None
+    return tuple(values) if len(values) == size and _files_unchanged(listing) else None
+
+
+def _keep(kind: str, key: str | None, *values) -> None:
+    """Store `values` under `kind/key` with the kernel sources read so far (their SHA-256)."""
+    if key is not None:
+        cache.write(kind, key, pickle.dumps((kernel_cache.sources_read(), *values),
+                                            protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def plan(program, entry):
     """The Plan extracted before from this well-typed program for `entry`, or None."""
     from .plan.model import Plan
 
-    key = _plan_key(program, entry)
-    data = cache.read("plans", key) if key is not None else None
-    if data is None:
+    kept = _kept("plans", _plan_key(program, entry), 2)
+    if kept is None:
         return None
-    try:
-        listing, found, needs = pickle.loads(data)
-    except Exception:                   # a damaged entry is only a miss
-        return None
-    if not isinstance(found, Plan) or not isinstance(needs, (dict, type(None))) or not _files_unchanged(listing):
+    found, needs = kept
+    if not isinstance(found, Plan) or not isinstance(needs, (dict, type(None))):
         return None
     program.bobc_stored_needs = (found, needs)
     return found
 
 
 def keep_plan(program, entry, found, needs) -> None:
-    key = _plan_key(program, entry)
-    if key is not None:
-        cache.write("plans", key, pickle.dumps((kernel_cache.sources_read(), found, needs),
-                                               protocol=pickle.HIGHEST_PROTOCOL))
+    _keep("plans", _plan_key(program, entry), found, needs)
 
 
 def needs_of(program, found):
@@ -131,22 +144,12 @@ def _artifact_key(verdict: str | None, entry: str) -> str | None:
 def artifact(verdict: str | None, entry: str, interpreter: bytes) -> bytes | None:
     """The bytes `bobc build --entry entry` wrote before for the well-typed program of verdict
     key `verdict`, when nothing they were made from changed; else None."""
-    key = _artifact_key(verdict, entry)
-    data = cache.read("artifacts", key) if key is not None else None
-    if data is None:
+    kept = _kept("artifacts", _artifact_key(verdict, entry), 1)
+    if kept is None or not isinstance(kept[0], bytes) or not kept[0].startswith(interpreter):
         return None
-    try:
-        listing, found = pickle.loads(data)
-    except Exception:                   # a damaged entry is only a miss
-        return None
-    if not isinstance(found, bytes) or not found.startswith(interpreter) or not _files_unchanged(listing):
-        return None
-    return found
+    return kept[0]
 
 
 def keep_artifact(program, entry: str, data: bytes) -> None:
     """Keep a well-typed program's artifact for `entry` (after it was built and checked)."""
-    key = _artifact_key(getattr(program, "bobc_verdict", None), entry)
-    if key is not None:
-        cache.write("artifacts", key, pickle.dumps((kernel_cache.sources_read(), data),
-                                                   protocol=pickle.HIGHEST_PROTOCOL))
+    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), data)

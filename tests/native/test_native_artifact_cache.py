@@ -10,29 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bobc import cache, pipeline
+from bobc import cache
 from bobc.native import build as native_build
 from bobc.targets import target_named
 
 from native_helpers import PLANS
 
 TARGET = target_named("sm_86")
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def loads(monkeypatch):
-    """The plans a build loaded (parsed, resolved and evaluated)."""
-    calls = []
-    real = pipeline.load
-    monkeypatch.setattr(pipeline, "load", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    return calls
 
 
 @pytest.fixture

@@ -299,11 +299,5 @@ class Channel:
                 common = np.intersect1d(mine, theirs, assume_unique=True)
                 if common.size:
                     address = int(common[0]) * 4
-                    raise UnorderedLaunches(where, does, earlier, did, address, self._resident_of(address))
+                    raise UnorderedLaunches(where, does, earlier, did, address, self.memory.resident_of(address))
         self.unordered.append((where, reads, writes))
-
-    def _resident_of(self, address: int) -> str:
-        for resident in self.memory.residents:
-            if resident.address <= address < resident.address + resident.size:
-                return f"in {resident.name}, {address - resident.address} bytes in"
-        return "in no resident"

@@ -138,6 +138,14 @@ class Memory:
                                   f"{self.residents[int(safe[np.argmax(stray)])].name}")
         return safe
 
+    def resident_of(self, address: int) -> str:
+        """Where `address` lies, for a message: "in NAME, N bytes in", or "in no resident"."""
+        index = int(np.searchsorted(self._starts, np.uint64(address), side="right")) - 1
+        if index >= 0 and address < int(self._ends[index]):
+            resident = self.residents[index]
+            return f"in {resident.name}, {address - resident.address} bytes in"
+        return "in no resident"
+
     def _nearest(self, address: int) -> str:
         before = [r for r in self.residents if r.address <= address]
         if before:
