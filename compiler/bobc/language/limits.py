@@ -21,14 +21,13 @@ NATURAL_LITERAL_DIGITS = 78_000
 NATURAL_BITS = 1 << 18
 # bytes of any byte string the evaluator computes (256 MiB; today's largest: 256 KiB)
 BYTES_LENGTH = 1 << 28
-# iterations of one nat-eliminate (the Bob plan: at most 126; tests: 200,000)
+# iterations of one nat-eliminate (bundled plans need far fewer; tests: 200,000)
 ELIMINATION_COUNT = 1 << 20
 # iterations of one nat-eliminate whose motive is a data family (a loop that builds a
 # structure, e.g. a launch schedule, a node or more per iteration); the same bound as
 # certify/limits.py LAUNCH_COUNT and SUBMISSION_COUNT, so a loop past it builds what the
 # certifier would refuse anyway, and is refused before it is unrolled or analysed
-# (an update count of 100,000 once ran the evaluation-step limit out after ~30 s;
-# the Bob plan's largest: 126)
+# (an update count of 100,000 once ran the evaluation-step limit out after ~30 s)
 STRUCTURE_LOOP_COUNT = 1 << 16
 # evaluation steps (function applications, eliminations, loop iterations) per
 # program (about 10^5 a second); what bundled plans take is measured in docs/limits.md,
