@@ -188,23 +188,42 @@ int rt_record_read(const rt_record_contract *c, const char *path, uint8_t **reco
 /* ------------------------------------------------------------------ */
 /* CRC-32 and the envelope                                             */
 
+/* Slicing by 16 (16 tables, 16 bytes a round): a checkpoint of a GiB is checked on every
+ * read and sealed on every publication, and the byte-at-a-time loop took 2-3 s a GiB. */
 uint32_t rt_crc32(uint32_t crc, const void *data, size_t size)
 {
-    static uint32_t table[256];
+    static uint32_t table[16][256];
     static int ready;
     if (!ready) {
         for (uint32_t i = 0; i < 256; i++) {
             uint32_t c = i;
             for (int k = 0; k < 8; k++)
                 c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
+            table[0][i] = c;
         }
+        for (int t = 1; t < 16; t++)
+            for (int i = 0; i < 256; i++)
+                table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xFF];
         ready = 1;
     }
     const uint8_t *p = data;
     crc = ~crc;
-    for (size_t i = 0; i < size; i++)
-        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    for (; size >= 16; size -= 16, p += 16) {
+        /* the 16 bytes as four little-endian words, the first xored with the CRC so far */
+        uint32_t w[4];
+        memcpy(w, p, 16);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        for (int k = 0; k < 4; k++)
+            w[k] = __builtin_bswap32(w[k]);
+#endif
+        w[0] ^= crc;
+#define T(k, b) table[15 - 4 * (k) - (b)][(w[k] >> (8 * (b))) & 0xFF]
+        crc = T(0, 0) ^ T(0, 1) ^ T(0, 2) ^ T(0, 3) ^ T(1, 0) ^ T(1, 1) ^ T(1, 2) ^ T(1, 3) ^
+              T(2, 0) ^ T(2, 1) ^ T(2, 2) ^ T(2, 3) ^ T(3, 0) ^ T(3, 1) ^ T(3, 2) ^ T(3, 3);
+#undef T
+    }
+    while (size--)
+        crc = table[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
     return ~crc;
 }
 
@@ -221,14 +240,10 @@ uint64_t rt_envelope_total_bytes(const rt_contract *c)
     return rt_envelope_header_bytes(c) + c->payload_bytes + 12;
 }
 
-int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
-                       char *err)
+void rt_envelope_seal(const rt_contract *c, uint64_t step, uint8_t *e)
 {
     uint32_t h = rt_envelope_header_bytes(c);
-    uint64_t total = rt_envelope_total_bytes(c);
-    uint8_t *e = calloc(1, (size_t)total);
-    if (!e)
-        return rt_say(err, RT_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
+    memset(e, 0, h);
     memcpy(e, RT_ENVELOPE_MAGIC, 8);
     put32(e + 8, h);
     put32(e + 12, c->chunk_count);
@@ -244,9 +259,19 @@ int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, 
         memcpy(e + at, ids[i] ? ids[i] : "", n);
         at += n;
     }
-    memcpy(e + h, payload, (size_t)c->payload_bytes);
     put32(e + h + c->payload_bytes, rt_crc32(0, e, h + (size_t)c->payload_bytes));
     memcpy(e + h + c->payload_bytes + 4, RT_ENVELOPE_TRAILER, 8);
+}
+
+int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,
+                       char *err)
+{
+    uint64_t total = rt_envelope_total_bytes(c);
+    uint8_t *e = malloc((size_t)total);
+    if (!e)
+        return rt_say(err, RT_EXIT_INTERNAL, "checkpoint: out of memory for %llu bytes", (unsigned long long)total);
+    memcpy(e + rt_envelope_header_bytes(c), payload, (size_t)c->payload_bytes);
+    rt_envelope_seal(c, step, e);
     *out = e;
     *out_size = (size_t)total;
     return 0;

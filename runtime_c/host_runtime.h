@@ -87,6 +87,10 @@ uint32_t rt_envelope_header_bytes(const rt_contract *c);
 /* Total bytes: H + payload + 12. */
 uint64_t rt_envelope_total_bytes(const rt_contract *c);
 
+/* Seal an envelope of rt_envelope_total_bytes whose payload already lies at
+ * byte H: header (step `step`), CRC and trailer written around it.  A host
+ * that gathers its payload into the envelope publishes it without a copy. */
+void rt_envelope_seal(const rt_contract *c, uint64_t step, uint8_t *envelope);
 /* Build an envelope around `payload` (contract->payload_bytes bytes: P, M,
  * V) with global step `step`.  *out is malloc'd. */
 int rt_envelope_build(const rt_contract *c, uint64_t step, const void *payload, uint8_t **out, size_t *out_size,

@@ -138,6 +138,13 @@ static int read_config(rt_gpu_config *config, char *err)
                        NP_TIMESLICE_VARIABLE, timeslice);
         config->timeslice_us = (uint32_t)us;
     }
+    const char *pages = getenv(NP_VIDEO_PAGES_VARIABLE);
+    if (pages && *pages) {
+        if (strcmp(pages, "4k") == 0)
+            config->video_small_pages = 1;
+        else if (strcmp(pages, "auto") != 0)
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected 4k or auto", NP_VIDEO_PAGES_VARIABLE, pages);
+    }
     return 0;
 }
 
@@ -294,6 +301,7 @@ static struct {
     int entry_count;
     profile_series events[NP_PROFILE_EVENTS];
     profile_series gaps[NP_PROFILE_EVENTS + 1][NP_PROFILE_EVENTS];
+    profile_series commands[NP_CODE_COUNT];
 } profile;
 
 /* An event's name: a Submit's by its ring entry, the others by kind ("start": before the first). */
@@ -352,6 +360,10 @@ static void profile_line(const char *what, profile_series *series)
 static void profile_report(void)
 {
     char first[64], second[64], what[160];
+    for (unsigned code = 0; code < NP_CODE_COUNT; code++) {
+        snprintf(what, sizeof what, "command %s", np_code_name(code));
+        profile_line(what, &profile.commands[code]);
+    }
     for (int k = 0; k < NP_PROFILE_EVENTS; k++) {
         profile_name(k, first, sizeof first);
         profile_line(first, &profile.events[k]);
@@ -389,6 +401,12 @@ void np_profile_end(int kind, double start)
         profile_add(&profile.gaps[profile.last_kind][kind], start - profile.last_end);
     profile.last_end = end;
     profile.last_kind = kind;
+}
+
+void np_profile_command(unsigned code, double start)
+{
+    if (profile.state > 0 && code < NP_CODE_COUNT)
+        profile_add(&profile.commands[code], now_ms() * 1e3 - start);
 }
 
 int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore, uint64_t value, char *err)

@@ -59,6 +59,9 @@ void np_device_release(np_session *s);
  * default, 1024 us), and NATIVE_GPU_PREEMPTION=wfi|cta|cilp, its compute preemption mode. */
 #define NP_TIMESLICE_VARIABLE "NATIVE_GPU_TIMESLICE_US"
 #define NP_PREEMPTION_VARIABLE "NATIVE_GPU_PREEMPTION"
+/* 4k: video memory in 4 KiB pages (kept for measuring); auto (the default): 2 MiB pages where
+ * they fit (rt_gpu_config.video_small_pages) */
+#define NP_VIDEO_PAGES_VARIABLE "NATIVE_GPU_VIDEO_PAGES"
 
 /* The pair's GPU context.  Two peers on one GPU, each its own process, RM client, VA space,
  * memory and channel, run in one channel group (one GPU context, as NVIDIA's MPS does):
@@ -85,7 +88,8 @@ void np_device_note_peer(const char *address, int listening, const struct timesp
  * grouped by the ring entry it issues: the pushbuffer segment it runs, the first
  * NP_PROFILE_ENTRIES distinct ones each a series of its own, any later one "other"), each
  * Send and each Receive is timed, and so is every gap between two of them (the host's own
- * work, named by the two events around it); at exit one line per series goes to stderr:
+ * work, named by the two events around it), and so is every command the program's hooks carry
+ * out, by kind (np_profile_command); at exit one line per series goes to stderr:
  * count, total, median, 10th/90th/99th percentile and maximum in microseconds. */
 #define NP_PROFILE_VARIABLE "NATIVE_PROFILE"
 #define NP_PROFILE_ENTRIES 8
@@ -99,5 +103,9 @@ enum np_profile_event {
 double np_profile_start(void);
 /* One event of `kind` that began at `start` (np_profile_start's value) ends now. */
 void np_profile_end(int kind, double start);
+/* One device or request command of `code` that began at `start` ends now: at exit, a series per
+ * command kind (a Submit's includes its wait; RequestPublish's the checkpoint's sealing and
+ * writing), so the host's own work is told apart by what it was. */
+void np_profile_command(unsigned code, double start);
 
 #endif

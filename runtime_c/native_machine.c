@@ -2,6 +2,7 @@
  * alike (moved here from native_host.c so the plan host links the same code). */
 #define _GNU_SOURCE
 #include "native_machine.h"
+#include "native_device.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -228,12 +229,16 @@ int np_run(np_machine *m, uint32_t at)
                 fprintf(stderr, " +%llu us\n", (unsigned long long)(np_now_us() - m->start_us));
             }
             break;
-        default:
+        default: {
             if (c->code >= NP_CODE_COUNT)
                 return np_fault(m, at, NP_EXIT_INTERNAL, "unknown command code %u", c->code);
-            if (m->hooks->other(m, at, c))
+            double started = np_profile_start();
+            int failed = m->hooks->other(m, at, c);
+            np_profile_command(c->code, started);
+            if (failed)
                 return -1;
             break;
+        }
         }
         at = c->child[0];
     }

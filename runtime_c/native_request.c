@@ -358,11 +358,38 @@ int np_request_read(np_request *r, uint64_t file, uint64_t offset, uint64_t exte
     return 0;
 }
 
+/* The checkpoint-out envelope, made on first use; out[0] is its payload. */
+static int checkpoint_envelope(np_request *r, char *err)
+{
+    if (r->envelope)
+        return 0;
+    if (!(r->envelope = malloc((size_t)rt_envelope_total_bytes(&r->contract))))
+        return say(err, RT_EXIT_INTERNAL, "out of memory for the checkpoint");
+    r->out[0].data = r->envelope + rt_envelope_header_bytes(&r->contract);
+    return 0;
+}
+
 int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t bytes, int append, uint64_t offset,
                      char *err)
 {
     np_request_output *o = &r->out[file - NP_FILE_CHECKPOINT_OUT];
     uint64_t at = append ? o->size : offset;
+    if (file == NP_FILE_CHECKPOINT_OUT) {
+        /* into the envelope's payload, which has the contract's size */
+        uint64_t room = r->spec.payload_bytes;
+        if (at > room || bytes > room - at)
+            return say(err, RT_EXIT_INTERNAL, "the program writes %llu checkpoint bytes at %llu, past the contract's "
+                       "%llu-byte payload", (unsigned long long)bytes, (unsigned long long)at,
+                       (unsigned long long)room);
+        if (checkpoint_envelope(r, err))
+            return RT_EXIT_INTERNAL;
+        if (at > o->size)
+            memset(o->data + o->size, 0, at - o->size);
+        memcpy(o->data + at, data, bytes);
+        if (at + bytes > o->size)
+            o->size = at + bytes;
+        return 0;
+    }
     if (at + bytes > o->size) {
         uint8_t *grown = realloc(o->data, at + bytes ? at + bytes : 1);
         if (!grown)
@@ -405,15 +432,17 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
     int rc;
     /* An interval's checkpoint is published when it ends; the request's last waits for the
      * other outputs (all published together, the checkpoint last: host_io.h). */
+    if (checkpoint_envelope(r, err))
+        return RT_EXIT_INTERNAL;
+    rt_envelope_seal(&r->contract, step, r->envelope);
+    size_t total = (size_t)rt_envelope_total_bytes(&r->contract);
     if (r->published + 1 < r->publications) {
-        rc = rt_checkpoint_write(&r->contract, r->args.checkpoint_out, step, o->data, err);
+        if ((rc = rt_publish_atomic(r->args.checkpoint_out, r->envelope, total, err)))
+            return rc;
     } else {
-        free(r->staged);
-        r->staged = NULL;
-        rc = rt_envelope_build(&r->contract, step, o->data, &r->staged, &r->staged_size, err);
+        r->staged = r->envelope;
+        r->staged_size = total;
     }
-    if (rc)
-        return rc;
     r->published++;
     r->reached = step;
     return 0;
@@ -422,8 +451,11 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
 int np_request_finish(np_request *r, rt_io_files *files, char *err)
 {
     int rc;
-    if (!r->staged && (rc = rt_envelope_build(&r->contract, r->step, r->payload, &r->staged, &r->staged_size, err)))
-        return rc;
+    if (!r->staged) {
+        if ((rc = rt_envelope_build(&r->contract, r->step, r->payload, &r->built, &r->staged_size, err)))
+            return rc;
+        r->staged = r->built;
+    }
     static const uint8_t none[1];
     if ((rc = rt_io_stage(files, "--predictions", r->out[1].data ? r->out[1].data : none, r->out[1].size, err)) ||
         (rc = rt_io_stage(files, "--result", r->out[2].data ? r->out[2].data : none, r->out[2].size, err)) ||
@@ -437,8 +469,9 @@ void np_request_free(np_request *r)
     np_request_spec_free(&r->spec);
     free(r->input);
     free(r->payload);
-    for (int i = 0; i < 3; i++)
+    for (int i = 1; i < 3; i++)
         free(r->out[i].data);
-    free(r->staged);
+    free(r->envelope);
+    free(r->built);
     memset(r, 0, sizeof *r);
 }

@@ -61,10 +61,13 @@ typedef struct {
     size_t input_size;
     uint8_t *payload;               /* the input checkpoint's payload, or the fresh state */
     uint64_t step;                  /* the input checkpoint's global step (0 fresh) */
-    np_request_output out[3];       /* checkpoint-out's payload, predictions, result */
+    np_request_output out[3];       /* checkpoint-out's payload (inside `envelope`), predictions, result */
+    uint8_t *envelope;              /* checkpoint-out's envelope, the payload gathered into it in place
+                                       and sealed at each publication: no copy of a GiB per publication */
     uint64_t publications, published, reached;
-    uint8_t *staged;                /* the last publication's envelope, published with the others */
+    const uint8_t *staged;          /* the last publication's envelope, published with the others */
     size_t staged_size;
+    uint8_t *built;                 /* an envelope built around the input payload (predict) */
 } np_request;
 
 /* Open the request: arguments (argv after the program's name), journals, input, checkpoint,

@@ -301,6 +301,7 @@ _Static_assert(offsetof(rt_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION
  * PHYSICALITY 28:27, COHERENCY 31:29. */
 #define NVOS32_TYPE_IMAGE                    0u
 #define NVOS32_ATTR_PAGE_SIZE_4KB            (1u << 23)
+#define NVOS32_ATTR_PAGE_SIZE_HUGE           (3u << 23)   /* with attr2 PAGE_SIZE_HUGE 21:20 */
 #define NVOS32_ATTR_LOCATION_VIDMEM          (0u << 25)
 #define NVOS32_ATTR_LOCATION_PCI             (1u << 25)
 #define NVOS32_ATTR_PHYSICALITY_NONCONTIGUOUS (1u << 27)
@@ -312,6 +313,7 @@ _Static_assert(offsetof(rt_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION
 #define NVOS32_ATTR2_ZBC_PREFER_NO_ZBC       (1u << 0)
 #define NVOS32_ATTR2_GPU_CACHEABLE_YES       (1u << 2)
 #define NVOS32_ATTR2_GPU_CACHEABLE_NO        (2u << 2)
+#define NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB      (1u << 20)
 #define NVOS32_ALLOC_FLAGS_IGNORE_BANK_PLACEMENT 0x00000001u
 #define NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED 0x00004000u
 #define NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE   0x00000100u

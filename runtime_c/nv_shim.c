@@ -31,6 +31,7 @@
 #endif
 
 #define PAGE_4K 4096ull
+#define PAGE_2M 0x200000ull
 #define HANDLE_BASE 0xB0B00001u
 
 /* ------------------------------------------------------------------ */
@@ -432,6 +433,12 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
         return fail(g, RT_EXIT_INTERNAL, "rt_gpu_alloc_at: GPU VA 0x%llx must be 4 KiB aligned and size nonzero",
                     (unsigned long long)gpu_va);
     size = (size + PAGE_4K - 1) & ~(PAGE_4K - 1);
+    /* Video memory in 2 MiB pages where it can be: a buffer that a kernel streams through
+     * (a model's weights and moments, over a GiB) misses the GPU's TLBs on nearly every 4 KiB
+     * page.  UVM maps an allocation with its own page size, which the VA and size must be
+     * multiples of; the RM mapping path keeps 4 KiB pages (the way it was tested). */
+    int huge = location == RT_MEM_VIDEO && g->mapping == RT_GPU_MAPPING_UVM && !g->cfg.video_small_pages &&
+               gpu_va % PAGE_2M == 0 && size % PAGE_2M == 0;
     rt_gpu_mem *m = NULL;
     for (int i = 0; i < RT_GPU_MAX_MEMS; i++) {
         rt_gpu_mem *o = &g->mems[i];
@@ -476,12 +483,15 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
     };
     const struct variant vid[] = {
         { NVOS32_TYPE_IMAGE,
-          NVOS32_ATTR_PAGE_SIZE_4KB | NVOS32_ATTR_LOCATION_VIDMEM | NVOS32_ATTR_COHERENCY_UNCACHED |
-          NVOS32_ATTR_PHYSICALITY_CONTIGUOUS, 0,
+          (huge ? NVOS32_ATTR_PAGE_SIZE_HUGE : NVOS32_ATTR_PAGE_SIZE_4KB) | NVOS32_ATTR_LOCATION_VIDMEM |
+          NVOS32_ATTR_COHERENCY_UNCACHED | NVOS32_ATTR_PHYSICALITY_CONTIGUOUS,
+          huge ? NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB : 0,
           NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
           (2u << NVOS33_FLAGS_CACHING_TYPE_SHIFT) | (2u << 15) /* WRITECOMBINED, REFLECTED */, 0 },
-        { NVOS32_TYPE_IMAGE, NVOS32_ATTR_PHYSICALITY_CONTIGUOUS | NVOS32_ATTR_LOCATION_VIDMEM,
-          NVOS32_ATTR2_GPU_CACHEABLE_YES | NVOS32_ATTR2_ZBC_PREFER_NO_ZBC, tg_flags | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
+        { NVOS32_TYPE_IMAGE,
+          (huge ? NVOS32_ATTR_PAGE_SIZE_HUGE : 0) | NVOS32_ATTR_PHYSICALITY_CONTIGUOUS | NVOS32_ATTR_LOCATION_VIDMEM,
+          NVOS32_ATTR2_GPU_CACHEABLE_YES | NVOS32_ATTR2_ZBC_PREFER_NO_ZBC | (huge ? NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB : 0),
+          tg_flags | NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
           0x1010000u, 0 },
     };
     const struct variant *vs = location == RT_MEM_VIDEO ? vid : sys;
@@ -499,7 +509,7 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
         a.attr2 = vs[k].attr2;
         a.format = 6;
         a.size = size;
-        a.alignment = PAGE_4K;
+        a.alignment = huge ? PAGE_2M : PAGE_4K;
         a.limit = size - 1;
         uint32_t h = new_handle(g);
         nv_result r = rm_alloc(g, g->h_device, &h, cls, &a, sizeof a);
@@ -539,8 +549,8 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
         mem_release(g, m);
         return rc;
     }
-    step(g, "mapped %llu bytes of %s at GPU VA 0x%llx, CPU %p%s", (unsigned long long)size, kind,
-         (unsigned long long)gpu_va, m->cpu,
+    step(g, "mapped %llu bytes of %s at GPU VA 0x%llx in %s pages, CPU %p%s", (unsigned long long)size, kind,
+         (unsigned long long)gpu_va, huge ? "2 MiB" : "4 KiB", m->cpu,
          (uintptr_t)m->cpu == gpu_va ? " (same address)" : "");
     if (host_ptr)
         *host_ptr = m->cpu;

@@ -88,6 +88,9 @@ typedef struct rt_gpu_config {
     int      share_group;      /* 1: let processes of the same user join our channel group (RM_SHARE) */
     int      compute_preemption; /* 0: the driver's; else 1 + the compute preemption mode (0 WFI, 1 CTA,
                                     2 CILP: NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE) */
+    int      video_small_pages; /* 1: video memory always in 4 KiB pages (kept for measuring); 0: in
+                                   2 MiB pages wherever the mapping is UVM's and the buffer's GPU VA
+                                   and size are 2 MiB multiples (rt_gpu_alloc_at) */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull

@@ -46,6 +46,7 @@ def run_against_listener(host: Path, folder: Path, environment: dict) -> subproc
     ("NATIVE_GPU_SHARE_GROUP", "yes", "expected auto (the default), 0 or 1"),
     ("NATIVE_GPU_TIMESLICE_US", "fast", "expected microseconds"),
     ("NATIVE_GPU_PREEMPTION", "instant", "expected wfi, cta or cilp"),
+    ("NATIVE_GPU_VIDEO_PAGES", "2m", "expected 4k or auto"),
 ])
 def test_an_unknown_setting_is_refused_by_name(worker1, tmp_path, variable, value, expected):
     done = run_against_listener(worker1, tmp_path, {variable: value})
@@ -58,5 +59,5 @@ def test_known_settings_pass_open_device(worker1, tmp_path):
     """With accepted settings the memory session opens and the host goes on to its first Submit,
     which a session without a GPU refuses (status 3, naming NATIVE_DEVICE=memory)."""
     done = run_against_listener(worker1, tmp_path, {"NATIVE_GPU_SHARE_GROUP": "1", "NATIVE_GPU_TIMESLICE_US": "64",
-                                                    "NATIVE_GPU_PREEMPTION": "wfi"})
+                                                    "NATIVE_GPU_PREEMPTION": "wfi", "NATIVE_GPU_VIDEO_PAGES": "4k"})
     assert done.returncode == 3 and "Submit" in done.stderr and "NATIVE_DEVICE=memory" in done.stderr, done.stderr
