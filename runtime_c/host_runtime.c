@@ -404,7 +404,8 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     return 0;
 }
 
-int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, uint64_t *step, char *err)
+int rt_checkpoint_load(const rt_contract *c, const char *path, uint8_t **envelope, const uint8_t **payload,
+                       uint64_t *step, char *err)
 {
     uint8_t *data;
     size_t size;
@@ -412,12 +413,24 @@ int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, ui
                           RT_EXIT_BAD_CHECKPOINT, err);
     if (rc)
         return rc;
+    if ((rc = rt_envelope_check(c, data, size, path, payload, step, err))) {
+        free(data);
+        return rc;
+    }
+    *envelope = data;
+    return 0;
+}
+
+int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, uint64_t *step, char *err)
+{
+    uint8_t *envelope;
     const uint8_t *p;
-    rc = rt_envelope_check(c, data, size, path, &p, step, err);
-    if (!rc)
-        memcpy(payload, p, (size_t)c->payload_bytes);
-    free(data);
-    return rc;
+    int rc = rt_checkpoint_load(c, path, &envelope, &p, step, err);
+    if (rc)
+        return rc;
+    memcpy(payload, p, (size_t)c->payload_bytes);
+    free(envelope);
+    return 0;
 }
 
 int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, const void *payload, char *err)

@@ -108,6 +108,10 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *env, size_t size, con
 /* Read a checkpoint file and check it; payload copied into `payload`
  * (contract->payload_bytes bytes). */
 int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, uint64_t *step, char *err);
+/* As rt_checkpoint_read, without the copy: *envelope is the file's bytes (malloc'd, the
+ * caller frees it) and *payload points at the payload inside it. */
+int rt_checkpoint_load(const rt_contract *c, const char *path, uint8_t **envelope, const uint8_t **payload,
+                       uint64_t *step, char *err);
 /* Build and publish atomically. */
 int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, const void *payload, char *err);
 

@@ -323,16 +323,18 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
         return rc;
     if (s->stream && (rc = check_stream(s, r->input, r->input_size, r->args.input, err)))
         return rc;
-    if (!(r->payload = malloc(s->payload_bytes)))
-        return say(err, RT_EXIT_INTERNAL, "out of memory for the checkpoint");
     if (r->args.checkpoint_in) {
-        if ((rc = rt_checkpoint_read(&r->contract, r->args.checkpoint_in, r->payload, &r->step, err)) ||
+        if ((rc = rt_checkpoint_load(&r->contract, r->args.checkpoint_in, &r->payload_owner, &r->payload, &r->step,
+                                     err)) ||
             (rc = rt_io_note_input(files, r->args.checkpoint_in, "checkpoint", RT_EXIT_BAD_CHECKPOINT, err)) ||
             (r->args.op == RT_OP_TRAIN &&
              (rc = rt_io_check_step_room(r->step, s->updates, r->args.checkpoint_in, err))))
             return rc;
     } else {
-        fresh_payload(s, r->payload);
+        if (!(r->payload_owner = malloc(s->payload_bytes)))
+            return say(err, RT_EXIT_INTERNAL, "out of memory for the checkpoint");
+        fresh_payload(s, r->payload_owner);
+        r->payload = r->payload_owner;
     }
     if ((rc = check_reach(r, r->args.input, err)))
         return rc;
@@ -468,7 +470,7 @@ void np_request_free(np_request *r)
 {
     np_request_spec_free(&r->spec);
     free(r->input);
-    free(r->payload);
+    free(r->payload_owner);
     for (int i = 1; i < 3; i++)
         free(r->out[i].data);
     free(r->envelope);

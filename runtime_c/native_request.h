@@ -59,7 +59,8 @@ typedef struct {
     rt_args args;
     uint8_t *input;
     size_t input_size;
-    uint8_t *payload;               /* the input checkpoint's payload, or the fresh state */
+    const uint8_t *payload;         /* the input checkpoint's payload, or the fresh state */
+    uint8_t *payload_owner;         /* what holds it: the checkpoint file's bytes, or the fresh state */
     uint64_t step;                  /* the input checkpoint's global step (0 fresh) */
     np_request_output out[3];       /* checkpoint-out's payload (inside `envelope`), predictions, result */
     uint8_t *envelope;              /* checkpoint-out's envelope, the payload gathered into it in place

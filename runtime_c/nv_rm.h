@@ -150,6 +150,7 @@ _Static_assert(NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof(rt_nvos46)) == 0xC040465
 /* NVOS46 flags (nvos.h): PAGE_SIZE 11:8 (4KB = 1), CACHE_SNOOP 4:4,
  * DMA_OFFSET_FIXED 15:15. */
 #define NVOS46_FLAGS_PAGE_SIZE_4KB        (1u << 8)
+#define NVOS46_FLAGS_PAGE_SIZE_HUGE       (4u << 8)    /* 2 MiB (with the virtual range's attr2) */
 #define NVOS46_FLAGS_CACHE_SNOOP_ENABLE   (1u << 4)
 #define NVOS46_FLAGS_DMA_OFFSET_FIXED     (1u << 15)
 #define NVOS46_FLAGS_PAGE_KIND_VIRTUAL    (1u << 3)    /* PAGE_KIND 3:3: the virtual allocation's kind */

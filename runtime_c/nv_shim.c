@@ -435,10 +435,9 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
     size = (size + PAGE_4K - 1) & ~(PAGE_4K - 1);
     /* Video memory in 2 MiB pages where it can be: a buffer that a kernel streams through
      * (a model's weights and moments, over a GiB) misses the GPU's TLBs on nearly every 4 KiB
-     * page.  UVM maps an allocation with its own page size, which the VA and size must be
-     * multiples of; the RM mapping path keeps 4 KiB pages (the way it was tested). */
-    int huge = location == RT_MEM_VIDEO && g->mapping == RT_GPU_MAPPING_UVM && !g->cfg.video_small_pages &&
-               gpu_va % PAGE_2M == 0 && size % PAGE_2M == 0;
+     * page.  The pages' size must divide the VA and the size (both mappings map an allocation
+     * in its own page size). */
+    int huge = location == RT_MEM_VIDEO && !g->cfg.video_small_pages && gpu_va % PAGE_2M == 0 && size % PAGE_2M == 0;
     rt_gpu_mem *m = NULL;
     for (int i = 0; i < RT_GPU_MAX_MEMS; i++) {
         rt_gpu_mem *o = &g->mems[i];
@@ -458,6 +457,7 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
     m->location = location;
     m->gpu_va = gpu_va;
     m->size = size;
+    m->huge_pages = huge;
 
     /* The allocation and its CPU mapping, in the ways known to work, first
      * one first: system memory as Mesa NVK's NVRM backend allocates it
@@ -570,9 +570,10 @@ static int map_gpu_rm(rt_gpu *g, rt_gpu_mem *m, const char *kind)
     v.type = NVOS32_TYPE_IMAGE;
     v.flags = NVOS32_ALLOC_FLAGS_VIRTUAL | NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE |
               NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE;
-    v.attr = NVOS32_ATTR_PAGE_SIZE_4KB;
+    v.attr = m->huge_pages ? NVOS32_ATTR_PAGE_SIZE_HUGE : NVOS32_ATTR_PAGE_SIZE_4KB;
+    v.attr2 = m->huge_pages ? NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB : 0;
     v.size = m->size;
-    v.alignment = PAGE_4K;
+    v.alignment = m->huge_pages ? PAGE_2M : PAGE_4K;
     v.offset = m->gpu_va;
     v.hVASpace = g->h_vaspace;
     uint32_t h = new_handle(g);
@@ -591,7 +592,7 @@ static int map_gpu_rm(rt_gpu *g, rt_gpu_mem *m, const char *kind)
     d.hMemory = m->handle;
     d.offset = 0;
     d.length = m->size;
-    d.flags = NVOS46_FLAGS_PAGE_KIND_VIRTUAL | NVOS46_FLAGS_PAGE_SIZE_4KB |
+    d.flags = NVOS46_FLAGS_PAGE_KIND_VIRTUAL | (m->huge_pages ? NVOS46_FLAGS_PAGE_SIZE_HUGE : NVOS46_FLAGS_PAGE_SIZE_4KB) |
               (m->location == RT_MEM_SYSTEM ? NVOS46_FLAGS_CACHE_SNOOP_ENABLE : 0);
     d.dmaOffset = 0;
     r = (nv_result){ xioctl(g->fd_ctl, NV_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d), 0 };

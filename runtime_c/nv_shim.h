@@ -36,6 +36,7 @@ typedef struct rt_gpu_mem {
     int      range_created;   /* UVM_CREATE_EXTERNAL_RANGE done (UVM_FREE undoes it and the UVM mapping) */
     uint32_t virt_handle;     /* NV50_MEMORY_VIRTUAL reserving [gpu_va, gpu_va + size) (RM mapping) */
     int      rm_dma_mapped;   /* NV_ESC_RM_MAP_MEMORY_DMA done into virt_handle */
+    int      huge_pages;      /* allocated and mapped in 2 MiB pages (rt_gpu_alloc_at) */
 } rt_gpu_mem;
 
 /* How GPU virtual addresses are backed (docs/runtime.md "Two bring-ups").
@@ -89,8 +90,8 @@ typedef struct rt_gpu_config {
     int      compute_preemption; /* 0: the driver's; else 1 + the compute preemption mode (0 WFI, 1 CTA,
                                     2 CILP: NV2080_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE) */
     int      video_small_pages; /* 1: video memory always in 4 KiB pages (kept for measuring); 0: in
-                                   2 MiB pages wherever the mapping is UVM's and the buffer's GPU VA
-                                   and size are 2 MiB multiples (rt_gpu_alloc_at) */
+                                   2 MiB pages wherever the buffer's GPU VA and size are 2 MiB
+                                   multiples (rt_gpu_alloc_at) */
 } rt_gpu_config;
 
 #define RT_GPU_DEFAULT_CHANNEL_VA        0x00FC00000000ull

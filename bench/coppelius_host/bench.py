@@ -16,6 +16,7 @@ run's updates).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import os
@@ -34,13 +35,28 @@ for folder in (REPO / "compiler", REPO / "examples/coppelius"):
 HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}
 
 
-def timed(command: list[str], what: str, env: dict | None = None) -> float:
+def timed(command: list[str], what: str, env: dict | None = None, stderr: Path | None = None) -> float:
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{what} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    if stderr is not None:
+        stderr.write_text(done.stderr)
     return elapsed
+
+
+def digests(folder: Path, names: tuple[str, ...]) -> dict:
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()[:16] for name in names}
+
+
+def variant(text: str) -> tuple[str, dict]:
+    """NAME:VAR=VALUE[,VAR=VALUE...]: a host run under other native settings (docs/native-host.md)."""
+    name, _, settings = text.partition(":")
+    pairs = [item.partition("=") for item in settings.split(",") if item]
+    if not name or not pairs or any(not key or not sep for key, sep, _ in pairs):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME:VAR=VALUE[,VAR=VALUE...]")
+    return name, {key: value for key, _, value in pairs}
 
 
 def update_times(log: Path) -> dict:
@@ -63,6 +79,10 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--configs", default="small,large")
+    parser.add_argument("--host-variant", type=variant, action="append", default=[], metavar="NAME:VAR=VALUE,...",
+                        help="also time the host under these settings each repeat (e.g. pages-4k:"
+                             "NATIVE_GPU_VIDEO_PAGES=4k, or profile:NATIVE_PROFILE=1, whose report is kept in "
+                             "OUTDIR/CONFIG-NAME.stderr); its outputs must equal the plain run's")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     described = json.loads((args.hosts / "hosts.json").read_text())
@@ -98,16 +118,32 @@ def run_configs(args, described, stream, report, scratch, C) -> None:
                          "--steps", str(steps), "--interval", str(interval)]
         times = {"coppelius-host": [], "pytorch-amp": []}
         per_update = []
+        variants = {label: {"settings": settings, "times_s": [], "update_through_pushbuffer": [], "same_outputs": []}
+                    for label, settings in args.host_variant}
+        outputs = ("host.ckpt", "host.predictions", "host.result")
         for _ in range(args.repeats):
             issues = work / "issues.log"
             env = {**os.environ, "NATIVE_SUBMIT_TIMES": str(issues)}
             times["coppelius-host"].append(timed(host_command, f"{name} train", env))
             per_update.append(update_times(issues))
+            plain = digests(work, outputs)
+            for label, settings in args.host_variant:
+                stderr = args.out / f"{config}-{label}.stderr"
+                elapsed = timed(host_command, f"{name} train ({label})", {**env, **settings}, stderr)
+                variants[label]["times_s"].append(elapsed)
+                variants[label]["update_through_pushbuffer"].append(update_times(issues))
+                variants[label]["same_outputs"].append(digests(work, outputs) == plain)
             times["pytorch-amp"].append(timed(torch_command, "torch_train.py"))
         medians = {k: statistics.median(v) for k, v in times.items()}
         report["configs"][config] = {"steps": steps, "interval": interval, "times_s": times, "median_s": medians,
                                      "pytorch_over_host": medians["pytorch-amp"] / medians["coppelius-host"],
                                      "update_through_pushbuffer": per_update}
+        if variants:
+            report["configs"][config]["host_variants"] = variants
+        for label, seen in variants.items():
+            update = statistics.median(u["doorbell_to_semaphore_ms"] for u in seen["update_through_pushbuffer"])
+            print(f"{config} host {label} ({seen['settings']}): {statistics.median(seen['times_s']):.3f} s, one "
+                  f"update {update:.3f} ms; outputs equal the plain run's: {all(seen['same_outputs'])}", flush=True)
         doorbell = statistics.median(u["doorbell_to_semaphore_ms"] for u in per_update)
         print(f"{config}: host {medians['coppelius-host']:.3f} s, PyTorch AMP {medians['pytorch-amp']:.3f} s, "
               f"ratio {report['configs'][config]['pytorch_over_host']:.2f}x ({steps} updates); one update through "

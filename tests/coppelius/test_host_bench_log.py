@@ -21,3 +21,24 @@ def test_the_update_is_the_entry_issued_most_and_its_time_is_the_median(tmp_path
     assert got["entry"] == "0x1000c0" and got["updates"] == 5
     assert got["doorbell_to_semaphore_ms"] == pytest.approx(0.6)          # median of 0.5 .. 0.7
     assert got["p10_ms"] == pytest.approx(0.5) and got["p90_ms"] == pytest.approx(0.7)
+
+
+def test_a_host_variant_names_its_settings():
+    assert bench.variant("pages-4k:NATIVE_GPU_VIDEO_PAGES=4k") == ("pages-4k", {"NATIVE_GPU_VIDEO_PAGES": "4k"})
+    assert bench.variant("both:NATIVE_PROFILE=1,NATIVE_GPU_VIDEO_PAGES=auto") == (
+        "both", {"NATIVE_PROFILE": "1", "NATIVE_GPU_VIDEO_PAGES": "auto"})
+
+
+@pytest.mark.parametrize("text", ["pages-4k", ":A=1", "x:A", "x:=1", "x:A=1,B"])
+def test_a_malformed_host_variant_is_refused(text):
+    with pytest.raises(bench.argparse.ArgumentTypeError, match="NAME:VAR=VALUE"):
+        bench.variant(text)
+
+
+def test_outputs_are_compared_by_their_bytes(tmp_path):
+    (tmp_path / "a").write_bytes(b"one")
+    (tmp_path / "b").write_bytes(b"two")
+    first = bench.digests(tmp_path, ("a", "b"))
+    assert first == bench.digests(tmp_path, ("a", "b"))
+    (tmp_path / "b").write_bytes(b"twp")
+    assert bench.digests(tmp_path, ("a", "b")) != first

@@ -119,9 +119,11 @@ fi
 # one Coppelius update timed, ours against PyTorch's four ways, small and large (BENCH_COPPELIUS=1; ~1 min)
 [ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
 # seed 004's train invocation against PyTorch AMP, small and large (BENCH_COPPELIUS_HOST=1;
-# .device/coppelius-host built with --large)
+# .device/coppelius-host built with --large); the host also with its video memory in 4 KiB
+# pages, and under NATIVE_PROFILE (where its time goes, kept in the log folder)
 if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
   timeout 400 python3 bench/coppelius_host/bench.py .device/coppelius-host "$LOG/coppelius-host-bench" \
+    --host-variant pages-4k:NATIVE_GPU_VIDEO_PAGES=4k --host-variant profile:NATIVE_PROFILE=1 \
     > "$LOG/coppelius_host_bench.log" 2>&1
   note "coppelius_host bench: exit $?"
 fi
