@@ -514,3 +514,21 @@ def test_the_reference_runs_a_request_whose_updates_go_to_the_device(tmp_path, r
     out = run_c(host, folder, ["train", *ARGS])
     assert out.status == 3 and b"(Submit): submission 0 (entry 0xa0): this session has no GPU" in out.stderr
     assert set(out.files) == {"s.bin"}
+
+
+def test_a_checkpoint_write_past_the_contracts_payload_is_refused_both_ways(tmp_path, code):
+    """The C host gathers the checkpoint into an envelope of the contract's payload size; a
+    program whose checkpoint writes run past it is refused at that write, by both hosts alike,
+    and nothing is published."""
+    from bobc.native.program import decode as decode_program
+    program = decode_program(code)
+    last = [c for c in program.commands if c.name == "RequestWrite" and c.n[0] == 3][-1]
+    old = bytes([28]) + b"".join(n.to_bytes(8, "little") for n in last.n)
+    longer = bytes([28]) + b"".join(n.to_bytes(8, "little") for n in (*last.n[:2], last.n[2] + 1))
+    assert code.count(old) >= 1
+    bad = code.replace(old, longer, 1)
+    host = write_host(tmp_path, "past-host", bad)
+    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="past")
+    assert out.status == 1
+    assert b"(RequestWrite): the program writes" in out.stderr and b"past the contract's" in out.stderr
+    assert set(out.files) == {"s.bin"}

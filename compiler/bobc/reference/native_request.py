@@ -311,6 +311,11 @@ class RequestSession:
     def write(self, file: int, data: bytes, offset: int | None = None) -> None:
         out = self.out[file]
         at = len(out) if offset is None else offset
+        room = self.request.payload_bytes
+        if file == FILE_CHECKPOINT_OUT and (at > room or len(data) > room - at):
+            # the C host gathers the payload into an envelope of the contract's size
+            raise Refused(EXIT_INTERNAL, f"the program writes {len(data)} checkpoint bytes at {at}, past the "
+                                         f"contract's {room}-byte payload")
         if at + len(data) > len(out):
             out.extend(bytes(at + len(data) - len(out)))
         out[at:at + len(data)] = data
