@@ -392,7 +392,7 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
                    "checkpoint's %llu", path, (unsigned long long)c->updates_per_invocation,
                    (unsigned long long)updates);
     /* the chunks tile the payload, the last one possibly a shorter tail (count = payload / chunk,
-     * as checkpointEnvelopeChunkCount: seed 004's payload ends in a tail chunk) */
+     * as checkpointEnvelopeChunkCount: a payload need not be a whole number of chunks) */
     if (chunk_bytes * chunk_count > payload_bytes || payload_bytes - chunk_bytes * chunk_count >= chunk_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
                    "%llu bytes do not make its %llu-byte payload", path, chunk_count, (unsigned long long)chunk_bytes,

@@ -137,7 +137,7 @@ static int find_self(np_self *s, const char *path, char *err)
     s->program = trailer - s->program_size;
     memcpy(s->target, trailer, 16);
     s->target[16] = 0;
-    uint32_t crc = np_crc32(s->program, (size_t)s->program_size);
+    uint32_t crc = rt_crc32(0, s->program, (size_t)s->program_size);
     if (crc != le32(trailer + 16))
         return damaged(err, path, "the program's CRC-32 is 0x%08x, its trailer says 0x%08x", crc, le32(trailer + 16));
     return 0;

@@ -353,14 +353,3 @@ void np_free(np_program *p)
     p->commands = NULL;
     p->count = 0;
 }
-
-uint32_t np_crc32(const uint8_t *data, size_t size)
-{
-    uint32_t crc = 0xFFFFFFFFu;
-    for (size_t i = 0; i < size; i++) {
-        crc ^= data[i];
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}

@@ -70,7 +70,4 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *program, char *err)
 
 void np_free(np_program *program);
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `data`. */
-uint32_t np_crc32(const uint8_t *data, size_t size);
-
 #endif

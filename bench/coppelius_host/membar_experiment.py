@@ -7,36 +7,68 @@ tests/gpu/build_coppelius_host.py /work/main/.device/exp-membar --large`.  On th
 repository root: `python3 bench/coppelius_host/membar_experiment.py OUTDIR`.  Each host trains
 the seed's run from the same fresh checkpoint, twice, alternating; the update's median time
 through the pushbuffer and the outputs' digests are compared.
-Result: results/coppelius-host-2026-12-01-2345-membar-experiment.txt (no gain).
+Result: bench/results/coppelius-host-h200-membar-experiment.txt (no gain).
 """
-import hashlib, os, statistics, subprocess, sys, tempfile, time
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
+
 REPO = Path.cwd()
 sys.path[:0] = [str(REPO / "compiler"), str(REPO / "examples/coppelius")]
-from coppelius_host import checkpoint as C
-import json
-out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
-scratch = Path(tempfile.mkdtemp())
-lines = []
-for config, name in (("small", "coppelius-host"), ("large", "coppelius-host-large")):
-    steps = json.loads((REPO / ".device/coppelius-host/hosts.json").read_text())[name]["updates_per_invocation"]
-    fresh = scratch / f"fresh-{config}.ckpt"; fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
-    digests = {}
-    for rep in range(2):
-        for variant in ("coppelius-host", "exp-membar"):
-            work = scratch / f"{config}-{variant}-{rep}"; work.mkdir()
-            times = work / "times.log"
-            cmd = [str(REPO / ".device" / variant / name), "train", "--input", str(REPO / ".device/coppelius-host/text.stream"),
-                   "--checkpoint", str(fresh), "--checkpoint-out", str(work / "c"), "--predictions", str(work / "p"), "--result", str(work / "r")]
-            t = time.perf_counter(); d = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "NATIVE_SUBMIT_TIMES": str(times)}); el = time.perf_counter() - t
-            rows = [l.split() for l in times.read_text().splitlines() if l.strip()]
-            ent = [r[1] for r in rows]; up = max(set(ent), key=ent.count)
-            ts = sorted(int(r[2]) for r in rows if r[1] == up)
-            dg = tuple(hashlib.sha256((work / f).read_bytes()).hexdigest()[:12] for f in "cpr") if d.returncode == 0 else None
-            digests.setdefault(variant, []).append(dg)
-            line = f"{config} {variant} rep {rep}: exit {d.returncode} {el:.3f} s; update median {statistics.median(ts)/1e6:.3f} ms p10 {ts[len(ts)//10]/1e6:.3f} p90 {ts[9*len(ts)//10]/1e6:.3f}; outputs {dg}"
-            print(line, flush=True); lines.append(line)
-            if d.returncode: print(d.stderr[-2000:], flush=True)
-    same = len({x for v in digests.values() for x in v}) == 1
-    line = f"{config}: all outputs identical across variants and repeats: {same}"; print(line, flush=True); lines.append(line)
-(out / "membar.txt").write_text("\n".join(lines) + "\n")
+from coppelius_host import checkpoint as C  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("coppelius_host_bench", Path(__file__).with_name("bench.py"))
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp())
+    described = json.loads((REPO / ".device/coppelius-host/hosts.json").read_text())
+    lines = []
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        lines.append(line)
+
+    for config, name in (("small", "coppelius-host"), ("large", "coppelius-host-large")):
+        steps = described[name]["updates_per_invocation"]
+        fresh = scratch / f"fresh-{config}.ckpt"
+        fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
+        seen = set()
+        for rep in range(2):
+            for variant in ("coppelius-host", "exp-membar"):
+                work = scratch / f"{config}-{variant}-{rep}"
+                work.mkdir()
+                times = work / "times.log"
+                command = [str(REPO / ".device" / variant / name), "train",
+                           "--input", str(REPO / ".device/coppelius-host/text.stream"), "--checkpoint", str(fresh),
+                           "--checkpoint-out", str(work / "c"), "--predictions", str(work / "p"),
+                           "--result", str(work / "r")]
+                start = time.perf_counter()
+                done = subprocess.run(command, capture_output=True, text=True,
+                                      env={**os.environ, "NATIVE_SUBMIT_TIMES": str(times)})
+                elapsed = time.perf_counter() - start
+                update = bench.update_times(times)
+                digests = (tuple(hashlib.sha256((work / f).read_bytes()).hexdigest()[:12] for f in "cpr")
+                           if done.returncode == 0 else None)
+                seen.add(digests)
+                say(f"{config} {variant} rep {rep}: exit {done.returncode} {elapsed:.3f} s; update median "
+                    f"{update['doorbell_to_semaphore_ms']:.3f} ms p10 {update['p10_ms']:.3f} p90 {update['p90_ms']:.3f}; "
+                    f"outputs {digests}")
+                if done.returncode:
+                    print(done.stderr[-2000:], flush=True)
+        say(f"{config}: all outputs identical across variants and repeats: {len(seen) == 1}")
+    (out / "membar.txt").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

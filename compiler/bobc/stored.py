@@ -1,7 +1,7 @@
 """What evaluating a plan found, kept between builds: the type check's verdict and the
 extracted plan (with the registers its kernels need), in bobc's user cache (bobc/cache.py).
 
-Checking Bob's proofs by computation and extracting its plan were most of `bobc check`'s
+Checking a plan's proofs by computation and extracting its plan were most of `bobc check`'s
 time once parsing was cached.  Both results depend only on:
   - every module's path and text (what the program loaded),
   - the target and the plan module's name,
