@@ -151,10 +151,11 @@ def test_pushbuffer_method_sequence(plan, encoded):
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 def test_consecutive_launches_of_a_submission_wait_for_idle_between_them(plan, target):
     """The engine would start a grid while the one before it still runs: a plan's launches in one
-    submission are ordered by a WAIT_FOR_IDLE between each two (none before the first, whose
-    predecessor's semaphore release already waited, and none after the last, whose release waits)."""
+    submission that are not always sent together (2 and 3 are also sent alone) are ordered by a
+    WAIT_FOR_IDLE between each two (none before the first, whose predecessor's semaphore release
+    already waited, and none after the last, whose release waits)."""
     first = plan.submissions[0]
-    together = dataclasses.replace(first, launches=(2, 0, 5))
+    together = dataclasses.replace(first, launches=(2, 3, 5))
     images = encode_images(dataclasses.replace(plan, submissions=(together,) + plan.submissions[1:]), target)
     methods = pushbuffer.decode(images.push)
     names = [m.name for m in methods]
@@ -164,12 +165,71 @@ def test_consecutive_launches_of_a_submission_wait_for_idle_between_them(plan, t
                                       "SEND_PCAS_A", "SEND_SIGNALING_PCAS2_B"]
     assert names[start + 8] == "SEM_ADDR_LO"
     sent = [m.data << 8 for m in methods[start:start + 8] if m.name == "SEND_PCAS_A"]
-    assert sent == [bob.QMD_BASE + k * target.qmd_record_bytes for k in (2, 0, 5)]
+    assert sent == [bob.QMD_BASE + k * target.qmd_record_bytes for k in (2, 3, 5)]
     # by hand: IMMD_DATA_METHOD (4) << 29 | data 0 << 16 | subchannel 1 << 13 | 0x0110 >> 2
     wait = methods[start + 2]
     assert int.from_bytes(images.push[wait.offset:wait.offset + 4], "little") == 0x80002044
     # the other submissions, one launch each, have none
     assert names.count("WAIT_FOR_IDLE") == 2
+
+
+# DEPENDENT_QMD0 fields per layout, transcribed from open-gpu-doc clc7c0qmd.h / clcbc0qmd.h
+# (the simulator's table, not the encoder's): enable, action, prefetch, pointer.
+DEPENDENT = {"V03_00": ("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
+                        "DEPENDENT_QMD0_POINTER"),
+             "V04_00": ("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
+                        "DEPENDENT_QMD0_POINTER")}
+
+
+def _successors(*sequences):
+    from bobc.nvidia.encode import launch_successors
+    from bobc.plan.model import Submission
+    submissions = tuple(Submission(f"s{i}", tuple(launches), 16 * i) for i, launches in enumerate(sequences))
+    return launch_successors(dataclasses.replace(bob.bob_whole_program_plan(), submissions=submissions))
+
+
+def test_a_launch_names_its_successor_only_when_every_submission_agrees():
+    assert _successors((2, 0, 5)) == {2: 0, 0: 5}
+    assert _successors((2, 0, 5), (2, 0)) == {2: 0}             # 0 ends the second submission
+    assert _successors((2, 0, 5), (0, 7)) == {2: 0}             # 0 is followed by 5 and by 7
+    assert _successors((3, 3)) == {}                            # a launch repeated: never its own successor
+    assert _successors((1, 2, 1, 2)) == {1: 2}                  # 2 ends the list, so 2 -> 1 would go on
+    assert _successors((4,), (4,)) == {}
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
+def test_launches_always_sent_together_are_chained_through_their_qmds(plan, target):
+    """A submission whose launches no other submission sends: the first is sent, each QMD
+    schedules the next when its grid ends, and no WAIT_FOR_IDLE is needed."""
+    from bobc.sim import qmd_fields as independent
+    together = dataclasses.replace(plan.submissions[0], launches=(2, 0, 5))
+    images = encode_images(dataclasses.replace(plan, submissions=(together,), submission_count=1), target)
+    methods = pushbuffer.decode(images.push)
+    names = [m.name for m in methods]
+    start = names.index("SEND_PCAS_A")
+    assert names[start:] == ["SEND_PCAS_A", "SEND_SIGNALING_PCAS2_B", "SEM_ADDR_LO", "SEM_ADDR_HI",
+                             "SEM_PAYLOAD_LO", "SEM_PAYLOAD_HI", "SEM_EXECUTE"]
+    assert methods[start].data << 8 == bob.QMD_BASE + 2 * target.qmd_record_bytes
+    enable, action, prefetch, pointer = DEPENDENT[target.qmd_layout]
+
+    def record(k):
+        return images.qmd[k * target.qmd_record_bytes:(k + 1) * target.qmd_record_bytes]
+    for launch, successor in ((2, 0), (0, 5)):
+        raw = record(launch)
+        assert independent.read(raw, target.qmd_layout, enable) == 1
+        assert independent.read(raw, target.qmd_layout, action) == 3        # QMD_INVALIDATE_COPY_SCHEDULE
+        assert independent.read(raw, target.qmd_layout, prefetch) == 1
+        assert independent.read(raw, target.qmd_layout, pointer) << 8 == \
+            bob.QMD_BASE + successor * target.qmd_record_bytes
+        assert images.manifest["launches"][launch]["schedules_next"] == successor
+    for launch in range(len(plan.launches)):
+        if launch not in (2, 0):
+            assert independent.read(record(launch), target.qmd_layout, enable) == 0
+            assert images.manifest["launches"][launch]["schedules_next"] is None
+    shown = {line.key: line for line in decode.launch_lines(images)}
+    assert shown["launch[2].schedules"].value == f"launch 0 ({plan.launches[0].identity})"
+    assert shown["launch[2].schedules"].note == ""
+    assert "launch[5].schedules" not in shown
 
 
 def test_method_headers_by_hand(plan):

@@ -1,10 +1,13 @@
 """The simulator's launch-order check (bobc.sim.channel, docs/simulator.md): the GPU may run a
-grid while the one before it still runs unless a WAIT_FOR_IDLE stands between them, so two
-launches of one segment that touch the same word, one writing it, are refused when nothing
-orders them, and pass when bobc's encoder ordered them.
+grid while the one before it still runs unless a WAIT_FOR_IDLE stands between them or the
+earlier QMD schedules the later (its dependent QMD), so two launches of one segment that touch
+the same word, one writing it, are refused when nothing orders them, and pass when bobc's
+encoder ordered them.
 
-Two launches of tests/native/kernels/native-mask.sass (out[t] = in[t] & 0xff, 64 words) in one
-submission, encoded by bobc.nvidia.encode, run by the channel from the images."""
+Launches of tests/native/kernels/native-mask.sass (out[t] = in[t] & 0xff, 64 words) in one
+submission, encoded by bobc.nvidia.encode, run by the channel from the images.  With
+`chained=False` every launch also makes a submission of its own, so no launch is always
+followed by the same one and the encoder orders them with WAIT_FOR_IDLE instead."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +19,8 @@ from bobc.nvidia import encode
 from bobc.plan.model import Launch, ParameterPatch, Region, Submission, WholeProgramPlan
 from bobc.sass import assemble_kernel
 from bobc.sim.channel import Channel
-from bobc.sim.faults import UnorderedLaunches
+from bobc.sim import qmd_fields
+from bobc.sim.faults import SimulationFault, Unmodeled, UnorderedLaunches
 from bobc.sim.memory import Buffer, Memory, Resident
 from bobc.targets import SM86, SM90
 
@@ -24,11 +28,12 @@ KERNEL = Path(__file__).resolve().parents[1] / "native" / "kernels" / "native-ma
 CODE, QMD, PUSH, DATA, SEMAPHORE = 0x200000000, 0x200100000, 0x200200000, 0x200300000, 0x200400000
 WORDS = 256                                         # 64 u32 words each
 A, B, C = DATA, DATA + 0x400, DATA + 0x800          # three residents
+SEND = 0x200120AD                                   # INC SEND_PCAS_A, one word, subchannel 1
 WAIT = 0x80002044                                   # IMMD WAIT_FOR_IDLE, subchannel 1 (by hand: see test_images_encode)
 NOP = 0x80002040                                    # IMMD NO_OPERATION, subchannel 1: the same length, no wait
 
 
-def images(target, pairs):
+def images(target, pairs, chained=True):
     """The encoded images of one submission launching native-mask once per (out, in) pair."""
     word = 0x160 // 8                               # plans are written in the sm_86 layout (bobc.targets)
     region = Region("native-mask", bytes(assemble_kernel(KERNEL, target).code), 24, 64, 0, 0)
@@ -36,19 +41,36 @@ def images(target, pairs):
                             (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
                      for out, source in pairs)
     program = -(-len(region.code) // 256) * 256 + 0x200 * len(launches)   # code, then a parameter block a launch
+    submissions = (Submission("pair", tuple(range(len(launches))), 0),)
+    if not chained:
+        submissions += tuple(Submission(f"alone {i}", (i,), 16 * (i + 1)) for i in range(len(launches)))
     plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128,
                             program, (region,), launches, len(launches), 0x100 * len(launches),
-                            (Submission("pair", tuple(range(len(launches))), 0),), 1, 1)
+                            submissions, len(submissions), len(submissions))
     return encode.encode_images(plan, target)
 
 
-def run(target, built, push=None, order=True):
+def qmds_without_dependents(target, built) -> bytes:
+    """The QMD table with every dependent QMD cleared (read and written through the simulator's
+    own open-gpu-doc field table, not bobc.nvidia.qmd)."""
+    layout = qmd_fields.MAJOR_VERSIONS[3 if target is SM86 else 4]
+    enable = "DEPENDENT_QMD0_ENABLE" if layout == "V03_00" else "DEPENDENT_QMD_ENABLE(0)"
+    high, low = qmd_fields.all_fields(layout)[enable]
+    assert high == low
+    table = bytearray(built.qmd)
+    for start in range(0, len(table), target.qmd_record_bytes):
+        table[start + low // 8] &= ~(1 << low % 8) & 0xFF
+    return bytes(table)
+    return encode.encode_images(plan, target)
+
+
+def run(target, built, push=None, order=True, qmd=None):
     """The prologue, then the submission's ring entry; the data words as the launches left them."""
     data = np.zeros(0x1000, dtype=np.uint8)
     data[:WORDS] = np.arange(WORDS, dtype=np.uint8)[::-1]
     push = bytearray(built.push if push is None else push)
     buffers = [Buffer("program", CODE, np.frombuffer(bytearray(built.program), np.uint8)),
-               Buffer("qmd", QMD, np.frombuffer(bytearray(built.qmd), np.uint8)),
+               Buffer("qmd", QMD, np.frombuffer(bytearray(built.qmd if qmd is None else qmd), np.uint8)),
                Buffer("push", PUSH, np.frombuffer(push, np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     residents = [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]
@@ -56,6 +78,7 @@ def run(target, built, push=None, order=True):
     prologue = len(encode.prologue(target).to_bytes())
     channel.run_segment(bytes(push[:prologue]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
+    run.channel = channel
     return data
 
 
@@ -66,17 +89,74 @@ def without_waits(built) -> bytes:
     return words.tobytes()
 
 
+@pytest.mark.parametrize("chained", (True, False), ids=("chained", "waits"))
 @pytest.mark.parametrize("target", (SM86, SM90), ids=lambda t: t.name)
-def test_launches_the_encoder_ordered_run_and_the_second_sees_the_first(target):
-    built = images(target, [(B, A), (C, B)])        # b = a & 0xff, then c = b & 0xff
+def test_launches_the_encoder_ordered_run_and_the_second_sees_the_first(target, chained):
+    built = images(target, [(B, A), (C, B)], chained)    # b = a & 0xff, then c = b & 0xff
+    first = built.manifest["submissions"][0]
+    words = np.frombuffer(built.push[first["push_offset"]:first["push_offset"] + first["push_length"]], "<u4")
+    # chained: one send starts both; otherwise two sends with a wait between
+    assert ((words == SEND).sum(), (words == WAIT).sum()) == ((1, 0) if chained else (2, 1))
     data = run(target, built)
+    assert [name for _, name in run.channel.log.launches] == [
+        f"launch of the QMD at {QMD + i * target.qmd_record_bytes:#x}" for i in range(2)]
     a = np.frombuffer(data[:WORDS], "<u4")
     assert (np.frombuffer(data[0x800:0x800 + WORDS], "<u4") == (a & 0xFF)).all()
 
 
 @pytest.mark.parametrize("target", (SM86, SM90), ids=lambda t: t.name)
-def test_a_read_of_what_an_unordered_launch_wrote_is_refused(target):
+def test_a_chain_with_its_dependent_qmds_cleared_runs_one_launch(target):
+    """The second launch runs only because the first QMD schedules it: cleared, it never runs."""
     built = images(target, [(B, A), (C, B)])
+    data = run(target, built, qmd=qmds_without_dependents(target, built))
+    assert len(run.channel.log.launches) == 1
+    assert not np.frombuffer(data[0x800:0x800 + WORDS], "<u4").any()
+
+
+def test_a_chained_launch_still_races_a_launch_sent_before_its_chain_without_a_wait():
+    """x; then a -> b chained: b starts after a ends, but x (sent with no wait) may still run."""
+    word = 0x160 // 8
+    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90).code), 24, 64, 0, 0)
+    launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
+                            (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
+                     for out, source in [(B, A), (C, A), (A, B)])
+    program = -(-len(region.code) // 256) * 256 + 0x200 * 3
+    submissions = (Submission("three", (0, 1, 2), 0), Submission("alone", (0,), 16))
+    plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
+                            launches, 3, 0x300, submissions, 2, 2)
+    assert encode.launch_successors(plan) == {1: 2}
+    built = encode.encode_images(plan, SM90)
+    run(SM90, built)                                 # as encoded: ordered
+    with pytest.raises(UnorderedLaunches) as caught:
+        run(SM90, built, without_waits(built))       # launch 2 (chained after 1) reads b, which 0 wrote
+    assert "scheduled by the QMD before it" in caught.value.message
+    assert "reads the word at 0x200300400 (in b, 0 bytes in)" in caught.value.message
+
+
+def test_a_dependent_qmd_that_loops_is_refused():
+    built = images(SM90, [(B, A), (C, B)])
+    fields = qmd_fields.all_fields("V04_00")           # open-gpu-doc clcbc0qmd.h, as the simulator reads it
+
+    def put(record: int, name: str, value: int):
+        high, low = fields[name]
+        at = SM90.qmd_record_bytes * record
+        whole = int.from_bytes(table[at:at + SM90.qmd_record_bytes], "little")
+        whole = whole & ~(((1 << (high - low + 1)) - 1) << low) | value << low
+        table[at:at + SM90.qmd_record_bytes] = whole.to_bytes(SM90.qmd_record_bytes, "little")
+    table = bytearray(built.qmd)
+    put(1, "DEPENDENT_QMD_ENABLE(0)", 1)               # the second launch schedules the first again
+    put(1, "DEPENDENT_QMD_ACTION(0)", 3)
+    put(1, "DEPENDENT_QMD0_POINTER", QMD >> 8)
+    with pytest.raises(SimulationFault, match="the dependent QMDs loop"):
+        run(SM90, built, qmd=bytes(table))
+    put(1, "DEPENDENT_QMD_ACTION(0)", 4)               # DECREMENT_DEPENDENCE: not modeled, refused by name
+    with pytest.raises(Unmodeled, match="dependent QMD action is 4"):
+        run(SM90, built, qmd=bytes(table))
+
+
+@pytest.mark.parametrize("target", (SM86, SM90), ids=lambda t: t.name)
+def test_a_read_of_what_an_unordered_launch_wrote_is_refused(target):
+    built = images(target, [(B, A), (C, B)], chained=False)
     with pytest.raises(UnorderedLaunches) as caught:
         run(target, built, without_waits(built))
     message = caught.value.message
@@ -85,7 +165,7 @@ def test_a_read_of_what_an_unordered_launch_wrote_is_refused(target):
 
 
 def test_a_write_over_what_an_unordered_launch_reads_is_refused():
-    built = images(SM90, [(B, A), (A, C)])           # the second overwrites what the first reads
+    built = images(SM90, [(B, A), (A, C)], chained=False)           # the second overwrites what the first reads
     with pytest.raises(UnorderedLaunches) as caught:
         run(SM90, built, without_waits(built))
     assert "writes the word at 0x200300000 (in a, 0 bytes in)" in caught.value.message
@@ -93,7 +173,7 @@ def test_a_write_over_what_an_unordered_launch_reads_is_refused():
 
 
 def test_a_write_over_what_an_unordered_launch_wrote_is_refused():
-    built = images(SM90, [(B, A), (B, C)])
+    built = images(SM90, [(B, A), (B, C)], chained=False)
     with pytest.raises(UnorderedLaunches) as caught:
         run(SM90, built, without_waits(built))
     assert "writes the word at 0x200300400 (in b, 0 bytes in)" in caught.value.message
@@ -101,7 +181,7 @@ def test_a_write_over_what_an_unordered_launch_wrote_is_refused():
 
 
 def test_unordered_launches_on_disjoint_words_and_reads_of_the_same_words_pass():
-    built = images(SM90, [(B, A), (C, A)])           # both read a, each writes its own
+    built = images(SM90, [(B, A), (C, A)], chained=False)           # both read a, each writes its own
     data = run(SM90, built, without_waits(built))
     a = np.frombuffer(data[:WORDS], "<u4")
     for at in (0x400, 0x800):
@@ -109,5 +189,5 @@ def test_unordered_launches_on_disjoint_words_and_reads_of_the_same_words_pass()
 
 
 def test_the_check_can_be_turned_off():
-    built = images(SM90, [(B, A), (C, B)])
+    built = images(SM90, [(B, A), (C, B)], chained=False)
     run(SM90, built, without_waits(built), order=False)

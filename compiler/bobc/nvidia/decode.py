@@ -384,6 +384,18 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
                 note = f"region {launch['region']}'s manifest entry says {region['qmd_registers']}"
             out.append(Line(f"{prefix}.registers", registers, note, owner, "launch",
                             where=f"from the QMD's {recipe.registers}"))
+            enable, _action, _prefetch, pointer = recipe.dependent
+            if fields.get(enable):
+                address = fields.get(pointer, 0) << 8
+                named = next((other for other in m["launches"] if other.get("qmd_address") == address), None)
+                value = f"launch {named['index']} ({named['identity']})" if named else f"the QMD at {address:#x}"
+                note = ""
+                if named is None:
+                    note = "no launch's QMD is there"
+                elif launch.get("schedules_next") != named["index"]:
+                    note = f"the manifest says {launch.get('schedules_next')}"
+                out.append(Line(f"{prefix}.schedules", value, note, owner, "launch",
+                                where=f"when its grid ends (the QMD's {enable}, {pointer})"))
         for key in ("program_address", "qmd_address", "parameter_address"):
             if key in launch:
                 out.append(Line(f"{prefix}.{key}", launch[key], "", owner, "launch"))

@@ -76,6 +76,13 @@ COMPUTE_SUBCHANNEL = 1          # tinygrad's and NVK's convention
 # any copy it cached and read the QMD from memory before scheduling it.
 PCAS_ACTION = "INVALIDATE_COPY_SCHEDULE"
 
+# DEPENDENT_QMD0_ACTION values (open-gpu-doc clc7c0qmd.h V03_00, clcbc0qmd.h V04_00: the same
+# numbers).  A launch that always hands on to the same next launch names it in its QMD, and the
+# compute work distributor schedules that QMD when the grid has ended (launch_successors below).
+# The dependent QMD is read again from memory for the reason PCAS_ACTION gives.
+DEPENDENT_QMD_ACTIONS = {"SCHEDULE": 1, "INVALIDATE_COPY_SCHEDULE": 3}
+DEPENDENT_QMD_ACTION = "INVALIDATE_COPY_SCHEDULE"
+
 SEMAPHORE_PAYLOAD = 1
 SEMAPHORE_BYTES = 16            # 64-bit payload, then the 64-bit timestamp
 SEMAPHORE_EXECUTE = (pb.SEM_EXECUTE_RELEASE | pb.SEM_EXECUTE_RELEASE_WFI
@@ -106,6 +113,7 @@ class QMDRecipe:
     cb0_size_shifted4: str
     shared_memory_size: str
     sm_config: tuple[str, str, str]         # MIN, MAX, TARGET
+    dependent: tuple[str, str, str, str]    # slot 0's ENABLE, ACTION, PREFETCH, POINTER (QMD address >> 8)
 
 
 _COMMON_CONSTANTS = {
@@ -139,6 +147,8 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+        dependent=("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
+                   "DEPENDENT_QMD0_POINTER"),
     ),
     "V04_00": QMDRecipe(
         constants={**_COMMON_CONSTANTS, "QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2},
@@ -154,6 +164,8 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+        dependent=("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
+                   "DEPENDENT_QMD0_POINTER"),
     ),
 }
 
@@ -379,8 +391,28 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
     return bytes(block)
 
 
-def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int) -> bytes:
-    """Launch `index`'s QMD, zero-padded to the target's table slot."""
+def launch_successors(plan: WholeProgramPlan) -> dict[int, int]:
+    """launch -> the launch its QMD schedules when its grid ends (DEPENDENT_QMD0), where the plan allows.
+
+    A QMD is one record shared by every submission that sends it, so launch L may name M only
+    if every submission that sends L sends M right after it, each time; otherwise (L ends a
+    submission, or is followed by different launches) L names nothing and whatever follows it
+    is sent after a WAIT_FOR_IDLE.  Chains cannot loop: following them walks along one
+    submission's list, whose last launch names nothing.
+    """
+    followers: dict[int, set] = {}
+    for submission in plan.submissions:
+        sequence = submission.launches
+        for position, launch in enumerate(sequence):
+            following = sequence[position + 1] if position + 1 < len(sequence) else None
+            followers.setdefault(launch, set()).add(following)
+    return {launch: next(iter(after)) for launch, after in sorted(followers.items())
+            if len(after) == 1 and None not in after}
+
+
+def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, successor: int | None = None) -> bytes:
+    """Launch `index`'s QMD, zero-padded to the target's table slot; with `successor`, the QMD
+    schedules that launch's QMD once its own grid has ended (its writes flushed by the membar)."""
     target = layout.target
     recipe = RECIPES[target.qmd_layout]
     launch = plan.launches[index]
@@ -414,6 +446,14 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int) -> bytes:
     shifted = cb >> recipe.cb0_address_shift
     qmd.set(recipe.cb0_address[0], shifted & 0xFFFFFFFF).set(recipe.cb0_address[1], shifted >> 32)
     qmd.set(recipe.cb0_size_shifted4, target.parameter_block_bytes >> 4)
+    if successor is not None:
+        pointer = layout.launches[successor].qmd_address
+        if pointer % QMD_ALIGNMENT or pointer >> 40:
+            raise BobcError(f"{_launch_name(index, launch)}: the QMD it schedules next, at {pointer:#x}, "
+                            f"is not {QMD_ALIGNMENT}-byte aligned below 2^40")
+        enable, action, prefetch, address = recipe.dependent
+        qmd.set(enable, 1).set(action, DEPENDENT_QMD_ACTIONS[DEPENDENT_QMD_ACTION]).set(prefetch, 1)
+        qmd.set(address, pointer >> 8)
     return qmd.to_bytes(target.qmd_record_bytes)
 
 
@@ -432,16 +472,22 @@ def prologue(target: Target) -> pb.Pushbuffer:
     return push
 
 
-def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb.Pushbuffer:
-    """Send each launch's QMD, then release the submission's semaphore once the engine is idle.
+def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
+                       successors: dict[int, int] | None = None) -> pb.Pushbuffer:
+    """Send the QMDs that start the submission's chains, then release its semaphore once the
+    engine is idle.
 
-    A plan's launches run in order, each seeing the writes of those before it: the compute
-    engine starts a grid while the one before it still runs unless told to wait, so a
-    WAIT_FOR_IDLE stands between consecutive launches (what a Vulkan driver emits for a
-    compute-to-compute barrier, NVK among them).  The grid's end flushes its writes
-    (CWD_MEMBAR_TYPE L1_SYSMEMBAR) and the next grid's start drops stale L1 lines
-    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.
+    A plan's launches run in order, each seeing the writes of those before it.  Where the
+    launch before names this one as its dependent QMD (launch_successors), the compute work
+    distributor schedules it when that grid ends and the pushbuffer sends nothing.  Elsewhere
+    the compute engine would start a grid while the one before it still runs, so a
+    WAIT_FOR_IDLE stands before the send (what a Vulkan driver emits for a compute-to-compute
+    barrier, NVK among them).  The grid's end flushes its writes (CWD_MEMBAR_TYPE
+    L1_SYSMEMBAR) and the next grid's start drops stale L1 lines (INVALIDATE_SHADER_DATA_CACHE):
+    the QMD's constants.
     """
+    if successors is None:
+        successors = launch_successors(plan)
     submission = plan.submissions[index]
     push = prologue(layout.target) if submission.counts else pb.Pushbuffer()
     if not submission.launches:
@@ -450,6 +496,8 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int) -> pb
         if not 0 <= launch < len(plan.launches):
             raise BobcError(f"submission {index} ({submission.identity}) references launch {launch}; "
                             f"the plan has {len(plan.launches)} launches")
+        if position and successors.get(submission.launches[position - 1]) == launch:
+            continue
         qmd_address = layout.launches[launch].qmd_address
         if position:
             push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["WAIT_FOR_IDLE"], 0)
@@ -483,13 +531,14 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
         program[placed.parameter_offset:placed.parameter_offset + target.parameter_block_bytes] = \
             parameter_block(plan, placed.index, target)
 
-    qmd = b"".join(launch_qmd(plan, layout, i) for i in range(len(plan.launches)))
+    successors = launch_successors(plan)
+    qmd = b"".join(launch_qmd(plan, layout, i, successors.get(i)) for i in range(len(plan.launches)))
 
     push = bytearray(prologue(target).to_bytes())
     prologue_bytes = len(push)
     segments = []
     for index in range(len(plan.submissions)):
-        segment = submission_segment(plan, layout, index).to_bytes()
+        segment = submission_segment(plan, layout, index, successors).to_bytes()
         segments.append((len(push), len(segment)))
         push += segment
     entries = [Entry(plan.pushbuffer_base + offset, length // 4) for offset, length in segments]
@@ -522,7 +571,8 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
                       "program_address": p.program_address,
                       "parameter_offset": p.parameter_offset, "parameter_address": p.parameter_address,
                       "qmd_offset": p.qmd_offset, "qmd_address": p.qmd_address,
-                      "grid": list(plan.launches[p.index].grid), "block": list(plan.launches[p.index].block)}
+                      "grid": list(plan.launches[p.index].grid), "block": list(plan.launches[p.index].block),
+                      "schedules_next": successors.get(p.index)}
                      for p in layout.launches],
         "submissions": [{"index": i, "identity": s.identity, "launches": list(s.launches), "ring_entry": i,
                          "push_offset": segments[i][0], "push_length": segments[i][1],
@@ -538,6 +588,7 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
         "semaphore": {"payload": SEMAPHORE_PAYLOAD, "bytes": SEMAPHORE_BYTES,
                       "layout": "u64 payload at +0, u64 timestamp at +8", "execute": SEMAPHORE_EXECUTE},
         "pcas_action": PCAS_ACTION,
+        "dependent_qmd_action": DEPENDENT_QMD_ACTION,
     }
     return Images(bytes(program), qmd, bytes(push), gpfifo, manifest)
 

@@ -101,10 +101,12 @@ class Channel:
     """A channel's methods executed in order; each launch runs to completion when scheduled.
 
     The GPU may instead start a grid while the one before it still runs, unless a
-    WAIT_FOR_IDLE (or a semaphore release with RELEASE_WFI) stands between them.  With
-    `check_order` the channel keeps the words each launch read and wrote since the last such
-    wait, and refuses a launch that touches a word one of them wrote, or writes a word one of
-    them read (UnorderedLaunches): a race on the GPU that running launches one by one hides.
+    WAIT_FOR_IDLE (or a semaphore release with RELEASE_WFI) stands between them, or the
+    earlier QMD schedules the later as its dependent QMD (which starts once the earlier grid
+    has ended; the channel runs it right after).  With `check_order` the channel keeps the
+    words each launch read and wrote since the last such wait, and refuses a launch that
+    touches a word one of them wrote, or writes a word one of them read (UnorderedLaunches):
+    a race on the GPU that running launches one by one hides.
     """
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
@@ -261,6 +263,21 @@ class Channel:
 
     # ------------------------------------------------------------ launches
     def launch(self, qmd_address: int, compute_class: int, at: str) -> None:
+        """Run the QMD sent at `at`, then each dependent QMD it schedules, in chain order."""
+        chain: list[int] = []
+        while qmd_address is not None:
+            if qmd_address in chain:
+                names = " -> ".join(self.launch_names.get(a, f"{a:#x}") for a in chain + [qmd_address])
+                raise SimulationFault(f"{at}: the dependent QMDs loop ({names}): the GPU would launch forever")
+            chain.append(qmd_address)
+            previous = len(self.unordered)
+            qmd_address = self._run_qmd(qmd_address, compute_class,
+                                        at if len(chain) == 1 else f"{at}, scheduled by the QMD before it")
+            if self.check_order and qmd_address is not None:
+                # the dependent starts once this grid has ended: what it touched no longer races
+                del self.unordered[previous:]
+
+    def _run_qmd(self, qmd_address: int, compute_class: int, at: str) -> int | None:
         name = self.launch_names.get(qmd_address, f"launch of the QMD at {qmd_address:#x}")
         where = f"{at}: {name}"
         if self.windows["shared"] is None or self.windows["local"] is None:
@@ -289,6 +306,7 @@ class Channel:
         if self.check_order:
             self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))
+        return d.dependent
 
     def _ordered(self, where: str, reads: np.ndarray, writes: np.ndarray) -> None:
         """Refuse a launch whose words meet those of a launch the GPU may still be running."""

@@ -40,9 +40,11 @@ class UnorderedLaunches(SimulationFault):
     def __init__(self, later: str, later_does: str, earlier: str, earlier_did: str, address: int, resident: str):
         super().__init__(f"{later} {later_does} the word at {address:#x} ({resident}) that {earlier} {earlier_did} "
                          "before it, with no WAIT_FOR_IDLE (nor a semaphore release that waits for idle) between "
-                         "them: the GPU may run the two launches at once",
-                         hint="order them: a compute WAIT_FOR_IDLE between the two launches (bobc's encoder puts "
-                              "one between every two launches of a submission)")
+                         "them, and the earlier QMD does not schedule the later: the GPU may run the two "
+                         "launches at once",
+                         hint="order them: a compute WAIT_FOR_IDLE between the two launches, or the earlier QMD "
+                              "naming the later as its dependent QMD (bobc's encoder does one or the other "
+                              "between every two launches of a submission)")
         self.later, self.earlier, self.address = later, earlier, address
 
 

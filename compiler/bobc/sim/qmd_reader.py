@@ -3,8 +3,9 @@
 Which layout a QMD has follows from the compute class bound on the channel
 (AMPERE_COMPUTE_B reads V03_00, HOPPER_COMPUTE_A reads V04_00), and the QMD's
 own QMD_MAJOR_VERSION must agree.  Features the simulator does not model (a
-QMD release, dependent QMDs, queues, constant banks other than 0) are refused
-by field name when set.
+QMD release, the second dependent QMD, queues, constant banks other than 0) are
+refused by field name when set.  The first dependent QMD, which the launch
+schedules when its grid ends, is read: the channel follows it.
 """
 from __future__ import annotations
 
@@ -26,17 +27,22 @@ FACTS = {
         "grid": ("CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"),
         "registers": "REGISTER_COUNT_V", "cb_shift": 0,
         "cb": ("CONSTANT_BUFFER_ADDR_LOWER(0)", "CONSTANT_BUFFER_ADDR_UPPER(0)"),
-        "unmodeled": ("RELEASE0_ENABLE", "RELEASE1_ENABLE", "RELEASE2_ENABLE", "DEPENDENT_QMD0_ENABLE",
-                      "DEPENDENT_QMD1_ENABLE", "IS_QUEUE"),
+        "dependent": ("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_POINTER"),
+        "unmodeled": ("RELEASE0_ENABLE", "RELEASE1_ENABLE", "RELEASE2_ENABLE", "DEPENDENT_QMD1_ENABLE",
+                      "IS_QUEUE"),
     },
     "V04_00": {
         "grid": ("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
         "registers": "REGISTER_COUNT", "cb_shift": 6,
         "cb": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)"),
-        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)", "DEPENDENT_QMD_ENABLE(0)",
-                      "DEPENDENT_QMD_ENABLE(1)"),
+        "dependent": ("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD0_POINTER"),
+        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)", "DEPENDENT_QMD_ENABLE(1)"),
     },
 }
+# DEPENDENT_QMD0_ACTION values that schedule the dependent QMD (clc7c0qmd.h / clcbc0qmd.h; the
+# same numbers in both); the simulator reads every QMD from memory, so the invalidate/copy
+# part needs nothing more.
+SCHEDULING_DEPENDENT_ACTIONS = {1: "QMD_SCHEDULE", 3: "QMD_INVALIDATE_COPY_SCHEDULE"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class LaunchDescription:
     prefetch_bytes: int
     cb0_address: int
     cb0_bytes: int
+    dependent: int | None = None    # the QMD this launch schedules when its grid ends
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -82,10 +89,17 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
     block = tuple(field(f"CTA_THREAD_DIMENSION{i}") for i in range(3))
     if 0 in grid or 0 in block:
         raise SimulationFault(f"{where}: empty grid {grid} or block {block}")
+    dependent = None
+    enable, action, pointer = facts["dependent"]
+    if field(enable):
+        if field(action) not in SCHEDULING_DEPENDENT_ACTIONS:
+            raise Unmodeled(f"{where}: the QMD's dependent QMD action is {field(action)}; the simulator models "
+                            + ", ".join(f"{v} ({k})" for k, v in SCHEDULING_DEPENDENT_ACTIONS.items()))
+        dependent = field(pointer) << 8
     low, high = facts["cb"]
     cb0 = (field(low) | field(high) << 32) << facts["cb_shift"]
     return LaunchDescription(
         layout, arch, grid, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"),
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
-        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16)
+        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, dependent)
