@@ -565,13 +565,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: %s", m.message);
         if (m.fail_message)
             fwrite(m.fail_message, 1, m.fail_length, stderr);
-        fputs("; nothing was published\n", stderr);
+        if (h.request_open)
+            np_request_failure_note(&h.request, stderr);
+        else
+            fputs("; nothing was published\n", stderr);
         return m.status;
     }
     if (h.request_open) {
         char why[RT_ERR_BYTES];
         if ((rc = np_request_finish(&h.request, &h.files, why))) {
-            fprintf(stderr, "native: %s; nothing was published\n", why);
+            fprintf(stderr, "native: %s", why);
+            np_request_failure_note(&h.request, stderr);
             return rc;
         }
     }

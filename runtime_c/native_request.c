@@ -377,8 +377,13 @@ int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t
     np_request_output *o = &r->out[file - NP_FILE_CHECKPOINT_OUT];
     uint64_t at = append ? o->size : offset;
     if (file == NP_FILE_CHECKPOINT_OUT) {
-        /* into the envelope's payload, which has the contract's size */
+        /* into the envelope's payload, which has the contract's size; after the last publication
+         * that envelope is staged as it is, so a write then would change what is published */
         uint64_t room = r->spec.payload_bytes;
+        if (r->published >= r->publications)
+            return say(err, RT_EXIT_INTERNAL, "the program writes %llu checkpoint bytes after the request's last "
+                       "publication (%llu of %llu)", (unsigned long long)bytes, (unsigned long long)r->published,
+                       (unsigned long long)r->publications);
         if (at > room || bytes > room - at)
             return say(err, RT_EXIT_INTERNAL, "the program writes %llu checkpoint bytes at %llu, past the contract's "
                        "%llu-byte payload", (unsigned long long)bytes, (unsigned long long)at,
@@ -427,6 +432,9 @@ void np_request_checkpoint_begin(np_request *r)
 int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
 {
     np_request_output *o = &r->out[0];
+    if (r->published >= r->publications)
+        return say(err, RT_EXIT_INTERNAL, "the program publishes checkpoint %llu; the request publishes %llu",
+                   (unsigned long long)r->published + 1, (unsigned long long)r->publications);
     if (o->size != r->spec.payload_bytes)
         return say(err, RT_EXIT_INTERNAL, "the program wrote %zu checkpoint bytes, the contract holds %llu", o->size,
                    (unsigned long long)r->spec.payload_bytes);
@@ -441,6 +449,8 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
     if (r->published + 1 < r->publications) {
         if ((rc = rt_publish_atomic(r->args.checkpoint_out, r->envelope, total, err)))
             return rc;
+        r->written = r->published + 1;
+        r->written_step = step;
     } else {
         r->staged = r->envelope;
         r->staged_size = total;
@@ -448,6 +458,17 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
     r->published++;
     r->reached = step;
     return 0;
+}
+
+void np_request_failure_note(const np_request *r, FILE *to)
+{
+    if (!r->written) {
+        fputs("; nothing was published\n", to);
+        return;
+    }
+    fprintf(to, "; publication %llu of %llu (step %llu) stays at %s; nothing else was published\n",
+            (unsigned long long)r->written, (unsigned long long)r->publications,
+            (unsigned long long)r->written_step, r->args.checkpoint_out);
 }
 
 int np_request_finish(np_request *r, rt_io_files *files, char *err)

@@ -12,6 +12,7 @@
 #define RT_NATIVE_REQUEST_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "host_io.h"
@@ -66,10 +67,15 @@ typedef struct {
     uint8_t *envelope;              /* checkpoint-out's envelope, the payload gathered into it in place
                                        and sealed at each publication: no copy of a GiB per publication */
     uint64_t publications, published, reached;
+    uint64_t written, written_step; /* interval publications already at checkpoint-out, the last one's step */
     const uint8_t *staged;          /* the last publication's envelope, published with the others */
     size_t staged_size;
     uint8_t *built;                 /* an envelope built around the input payload (predict) */
 } np_request;
+
+/* What a failing run says it left behind: "; nothing was published", or which interval
+ * publication stays at checkpoint-out (the reference's RequestSession.failure_note, word for word). */
+void np_request_failure_note(const np_request *r, FILE *to);
 
 /* Open the request: arguments (argv after the program's name), journals, input, checkpoint,
  * reach and output paths (added to `files`, in publication order).  0; NP_REQUEST_HELP; or a

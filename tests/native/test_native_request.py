@@ -532,3 +532,47 @@ def test_a_checkpoint_write_past_the_contracts_payload_is_refused_both_ways(tmp_
     assert out.status == 1
     assert b"(RequestWrite): the program writes" in out.stderr and b"past the contract's" in out.stderr
     assert set(out.files) == {"s.bin"}
+
+
+def _after_the_last_publication(code: bytes, replacement: bytes) -> bytes:
+    """The program with the command right after its last checkpoint publication replaced."""
+    from bobc.native.program import CODE_OF, decode as decode_program
+    commands = decode_program(code).commands
+    last = max(i for i, c in enumerate(commands) if c.name == "RequestCheckpointPublish")
+    following = commands[last + 1]
+    assert following.name == "CopyMappedToState"          # n fields only: its bytes are its code and naturals
+    old = bytes([CODE_OF["CopyMappedToState"]]) + b"".join(n.to_bytes(8, "little") for n in following.n)
+    assert code.count(old) == 1
+    return code.replace(old, replacement)
+
+
+def test_a_checkpoint_write_after_the_last_publication_is_refused_both_ways(tmp_path, code):
+    """After its last publication the C host stages the envelope it gathered the checkpoint
+    into; a program that wrote checkpoint bytes then would change what is published.  Both
+    hosts refuse that write alike, and nothing is published."""
+    from bobc.native.program import CODE_OF, decode as decode_program
+    staging = [c for c in decode_program(code).commands if c.name == "RequestWrite" and c.n[0] == 3][-1].n[1]
+    write = bytes([CODE_OF["RequestWrite"]]) + b"".join(n.to_bytes(8, "little") for n in (3, staging, 4))
+    bad = _after_the_last_publication(code, write)
+    host = write_host(tmp_path, "late-write-host", bad)
+    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="late")
+    assert out.status == 1
+    assert b"(RequestWrite): the program writes 4 checkpoint bytes after the request's last publication (2 of 2)" \
+        in out.stderr, out.stderr
+    # the interval publication before the last stays, and the message says so
+    assert out.stderr.endswith(b"; publication 1 of 2 (step 3) stays at ck.bin; nothing else was published\n")
+    assert set(out.files) == {"s.bin", "ck.bin"}
+    assert decode(out.files["ck.bin"])[1] == 3
+
+
+def test_a_publication_more_than_the_request_makes_is_refused_both_ways(tmp_path, code):
+    from bobc.native.program import CODE_OF
+    publish = bytes([CODE_OF["RequestCheckpointPublish"]]) + (6).to_bytes(8, "little")
+    bad = _after_the_last_publication(code, publish)
+    host = write_host(tmp_path, "extra-publish-host", bad)
+    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="extra")
+    assert out.status == 1
+    assert b"(RequestCheckpointPublish): the program publishes checkpoint 3; the request publishes 2" in out.stderr, \
+        out.stderr
+    assert out.stderr.endswith(b"; publication 1 of 2 (step 3) stays at ck.bin; nothing else was published\n")
+    assert set(out.files) == {"s.bin", "ck.bin"}

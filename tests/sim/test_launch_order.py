@@ -191,3 +191,27 @@ def test_unordered_launches_on_disjoint_words_and_reads_of_the_same_words_pass()
 def test_the_check_can_be_turned_off():
     built = images(SM90, [(B, A), (C, B)], chained=False)
     run(SM90, built, without_waits(built), order=False)
+
+
+def test_a_channel_that_overrides_launch_is_refused_where_it_is_written():
+    """Overriding launch would skip every launch a QMD schedules; run_qmd is the extension point."""
+    with pytest.raises(TypeError, match="override run_qmd instead"):
+        class Skipping(Channel):                    # noqa: F841
+            def launch(self, qmd_address, compute_class, at):
+                pass
+
+    class Counting(Channel):
+        def run_qmd(self, qmd_address, compute_class, at):
+            self.count = getattr(self, "count", 0) + 1
+            return super().run_qmd(qmd_address, compute_class, at)
+    built = images(SM90, [(B, A), (C, B)])
+    data = np.zeros(0x1000, dtype=np.uint8)
+    buffers = [Buffer("program", CODE, np.frombuffer(bytearray(built.program), np.uint8)),
+               Buffer("qmd", QMD, np.frombuffer(bytearray(built.qmd), np.uint8)),
+               Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
+               Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
+    channel = Counting(Memory(buffers, [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]),
+                       check_hazards=False)
+    channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
+    channel.run_entry(built.gpfifo[:8], 0)
+    assert channel.count == 2                       # the sent QMD and the one it schedules

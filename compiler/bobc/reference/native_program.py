@@ -293,7 +293,8 @@ class Machine:
                 self.request = None
         except Stop as stop:
             self._close()
-            self.stderr.write(b"native: " + stop.message + b"; nothing was published\n")
+            note = self.request.failure_note() if self.request is not None else b"; nothing was published\n"
+            self.stderr.write(b"native: " + stop.message + note)
             self.stderr.flush()
             return stop.status
         self._close()

@@ -293,6 +293,7 @@ class RequestSession:
         self.out = {FILE_CHECKPOINT_OUT: bytearray(), FILE_PREDICTIONS: bytearray(), FILE_RESULT: bytearray()}
         self.publications = (request.train if self.op == "train" else request.predict).publications
         self.published = 0
+        self.written = self.written_step = 0   # interval publications already at --checkpoint-out
         self.reached = self.step
         self.staged_checkpoint = None
 
@@ -312,6 +313,10 @@ class RequestSession:
         out = self.out[file]
         at = len(out) if offset is None else offset
         room = self.request.payload_bytes
+        if file == FILE_CHECKPOINT_OUT and self.published >= self.publications:
+            # the C host stages the envelope it gathers into: a later write would change what it publishes
+            raise Refused(EXIT_INTERNAL, f"the program writes {len(data)} checkpoint bytes after the request's last "
+                                         f"publication ({self.published} of {self.publications})")
         if file == FILE_CHECKPOINT_OUT and (at > room or len(data) > room - at):
             # the C host gathers the payload into an envelope of the contract's size
             raise Refused(EXIT_INTERNAL, f"the program writes {len(data)} checkpoint bytes at {at}, past the "
@@ -327,6 +332,9 @@ class RequestSession:
         self.out[FILE_CHECKPOINT_OUT] = bytearray()
 
     def checkpoint_publish(self, updates: int) -> None:
+        if self.published >= self.publications:
+            raise Refused(EXIT_INTERNAL, f"the program publishes checkpoint {self.published + 1}; the request "
+                                         f"publishes {self.publications}")
         payload = bytes(self.out[FILE_CHECKPOINT_OUT])
         if len(payload) != self.request.payload_bytes:
             raise Refused(EXIT_INTERNAL, f"the program wrote {len(payload)} checkpoint bytes, the contract holds "
@@ -338,10 +346,18 @@ class RequestSession:
                 safe_io.publish_file(self.args["--checkpoint-out"], data, "output")
             except OutputWriteFailure as error:
                 raise Refused(EXIT_WRITE, str(getattr(error, "message", error))) from None
+            self.written, self.written_step = self.published + 1, step
         else:
             self.staged_checkpoint = data
         self.published += 1
         self.reached = step
+
+    def failure_note(self) -> bytes:
+        """What a failing run says it left behind (the C host's np_request_failure_note)."""
+        if not self.written:
+            return b"; nothing was published\n"
+        return (f"; publication {self.written} of {self.publications} (step {self.written_step}) stays at "
+                f"{self.args['--checkpoint-out']}; nothing else was published\n").encode()
 
     def finish(self) -> None:
         """Publish predictions, result and checkpoint together (the input state handed on

@@ -109,6 +109,14 @@ class Channel:
     a race on the GPU that running launches one by one hides.
     """
 
+    def __init_subclass__(cls, **kwargs):
+        # A channel that ran launches its own way used to override `launch`; it would now skip
+        # every launch a QMD schedules.  Refuse it where it is written, not where weights differ.
+        super().__init_subclass__(**kwargs)
+        if "launch" in cls.__dict__:
+            raise TypeError(f"{cls.__qualname__} overrides Channel.launch; override run_qmd instead (it runs one "
+                            "QMD and returns the dependent QMD it schedules, which launch then runs)")
+
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
                  check_order: bool = True):
         self.memory = memory
@@ -271,13 +279,16 @@ class Channel:
                 raise SimulationFault(f"{at}: the dependent QMDs loop ({names}): the GPU would launch forever")
             chain.append(qmd_address)
             previous = len(self.unordered)
-            qmd_address = self._run_qmd(qmd_address, compute_class,
+            qmd_address = self.run_qmd(qmd_address, compute_class,
                                         at if len(chain) == 1 else f"{at}, scheduled by the QMD before it")
             if self.check_order and qmd_address is not None:
                 # the dependent starts once this grid has ended: what it touched no longer races
                 del self.unordered[previous:]
 
-    def _run_qmd(self, qmd_address: int, compute_class: int, at: str) -> int | None:
+    def run_qmd(self, qmd_address: int, compute_class: int, at: str) -> int | None:
+        """Run the launch one QMD describes; the address of the dependent QMD it schedules, or None.
+        A channel that runs launches its own way (a model's NumPy kernels, say) overrides this,
+        and `launch` still follows the chain."""
         name = self.launch_names.get(qmd_address, f"launch of the QMD at {qmd_address:#x}")
         where = f"{at}: {name}"
         if self.windows["shared"] is None or self.windows["local"] is None:

@@ -108,7 +108,7 @@ def _channel_class():
         kernels: dict = {}
         launched: list = []
 
-        def launch(self, qmd_address, compute_class, at):
+        def run_qmd(self, qmd_address, compute_class, at):
             layout = COMPUTE_CLASSES[compute_class][1]
             described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
@@ -116,6 +116,7 @@ def _channel_class():
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
             self.kernels[kernel](self.memory, Launched(bank0[base:]))
             self.launched.append(kernel)
+            return described.dependent          # the channel runs the QMD this one schedules next
 
     return KernelChannel
 

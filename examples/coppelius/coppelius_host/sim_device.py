@@ -31,13 +31,14 @@ def _channel_class():
     class SimulatedChannel(Channel):
         launched: list = []
 
-        def launch(self, qmd_address, compute_class, at):
+        def run_qmd(self, qmd_address, compute_class, at):
             layout = COMPUTE_CLASSES[compute_class][1]
             described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
             self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
-            super().launch(qmd_address, compute_class, at)
+            dependent = super().run_qmd(qmd_address, compute_class, at)
             self.launched.append(kernel)
+            return dependent
 
     return SimulatedChannel
 

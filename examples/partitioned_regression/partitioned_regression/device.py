@@ -54,7 +54,7 @@ def _channel_class():
     class KernelChannel(Channel):
         codes: dict = {}
 
-        def launch(self, qmd_address, compute_class, at):
+        def run_qmd(self, qmd_address, compute_class, at):
             layout = COMPUTE_CLASSES[compute_class][1]
             raw = self.memory.read(qmd_address, QMD_BYTES[layout])
             d = read_launch(raw, compute_class, at)
@@ -78,6 +78,7 @@ def _channel_class():
                 put(pointer(1), a)
                 put(pointer(0), w)
             self.log.launches.append((qmd_address, kernel))
+            return d.dependent               # the channel runs the QMD this one schedules next
 
     return KernelChannel
 
