@@ -11,7 +11,14 @@ coppelius_model.device.Runner with our assembled kernels, two ways:
   ours-graph   the same launches captured once in a CUDA graph and replayed (no Python
                between launches: the nearest CuPy gets to the seed host's one pushbuffer
                submission; the AdamW scalars are those of the captured step)
-and PyTorch (bench/coppelius/torch_gpt.py): eager binary32, amp, compile, graphs.
+and PyTorch (bench/coppelius/torch_gpt.py): eager binary32, amp, compile, graphs.  With
+--hosts (a folder tests/gpu/build_coppelius_host.py wrote) also
+  host         seed 004's own host, `train` from a fresh checkpoint: its 200 updates each one
+               submission of the seed's pushbuffer (every launch's QMD scheduling the next);
+               the median doorbell-to-semaphore time of the update's ring entry, as the host
+               logs it (NATIVE_SUBMIT_TIMES): measured on the CPU, so it also holds the
+               doorbell, the GPU front end's fetch and the host's poll, which the CUDA-event
+               times of the other rows leave out.
 Then the matrix products alone: the update's GEMM launches replayed as one CUDA graph,
 and the same shapes through torch.matmul (cuBLAS, binary16 operands and outputs,
 reduced-precision reductions off) in a CUDA graph: TFLOP/s of each; and the update's
@@ -19,6 +26,7 @@ launches by kind (GEMMs, AdamW, the non-finite check, the rest), each group a CU
 
     python3 bench/coppelius/update_bench.py --json out.json [--configs small,large]
         [--variants ours,ours-graph,eager,amp,compile,graphs,gemm,breakdown] [--steps 30] [--warm 8]
+        [--hosts .device/coppelius-host]
 
 The JSON is rewritten after every measurement (a run cut short keeps what it measured).
 """
@@ -44,6 +52,7 @@ from coppelius_model.config import CONFIGS  # noqa: E402
 
 TEXT = REPO / "tests" / "data" / "coppelius" / "tinyshakespeare-64k.txt"
 ALL = ("ours", "ours-graph", "eager", "amp", "compile", "graphs", "gemm", "breakdown")
+HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}      # tests/gpu/build_coppelius_host.py's names
 
 
 def contexts(config, count):
@@ -120,6 +129,37 @@ def time_torch(config, variant, steps, warm):
         torch._dynamo.reset()
     torch.cuda.empty_cache()
     return summarise(times, first_update_s=first_s, loss_first=losses[0], loss_last=losses[-1])
+
+
+def time_host(name: str, hosts: Path) -> dict:
+    """Seed 004's host: one `train` invocation from a fresh checkpoint; per update, the median of
+    its update submissions' doorbell-to-semaphore times (bench/coppelius_host/bench.py's reading)."""
+    import importlib.util
+    import os
+    import subprocess
+    from coppelius_host import checkpoint as C
+    spec = importlib.util.spec_from_file_location("coppelius_host_bench",
+                                                  REPO / "bench" / "coppelius_host" / "bench.py")
+    host_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(host_bench)
+    described = json.loads((hosts / "hosts.json").read_text())
+    if HOSTS[name] not in described:
+        raise FileNotFoundError(f"{hosts} has no {HOSTS[name]} (build it with tests/gpu/build_coppelius_host.py"
+                                f"{' --large' if name == 'large' else ''})")
+    steps = described[HOSTS[name]]["updates_per_invocation"]
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        (work / "fresh.ckpt").write_bytes(C.encode(C.fresh(name, 0), name, steps))
+        done = subprocess.run([str(hosts / HOSTS[name]), "train", "--input", str(hosts / "text.stream"),
+                               "--checkpoint", str(work / "fresh.ckpt"), "--checkpoint-out", str(work / "out.ckpt"),
+                               "--predictions", str(work / "p"), "--result", str(work / "r")],
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "NATIVE_SUBMIT_TIMES": str(work / "times.log")})
+        if done.returncode:
+            raise RuntimeError(f"{HOSTS[name]} train exited {done.returncode}: {done.stderr[-1000:]}")
+        times = host_bench.update_times(work / "times.log")
+    return dict(median_ms=times["doorbell_to_semaphore_ms"], p10_ms=times["p10_ms"], p90_ms=times["p90_ms"],
+                steps=times["updates"], how="doorbell to semaphore (CPU clock), NATIVE_SUBMIT_TIMES")
 
 
 def gemm_shapes(runner):
@@ -212,8 +252,12 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--warm", type=int, default=8)
     parser.add_argument("--json", type=Path, required=True)
+    parser.add_argument("--hosts", type=Path, help="seed 004's hosts (tests/gpu/build_coppelius_host.py): "
+                                                   "adds the host variant")
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
+    if args.hosts and "host" not in variants:
+        variants.insert(0, "host")
     import cupy as cp
     import torch
     result = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, cupy=cp.__version__,
@@ -229,7 +273,11 @@ def main(argv=None) -> int:
             for variant in variants:
                 began = time.perf_counter()
                 try:
-                    if variant in ("ours", "ours-graph"):
+                    if variant == "host":
+                        if args.hosts is None:
+                            raise ValueError("the host variant needs --hosts")
+                        row[variant] = time_host(name, args.hosts)
+                    elif variant in ("ours", "ours-graph"):
                         row[variant], runner = time_ours(config, backend, args.steps, args.warm, variant == "ours-graph")
                     elif variant in ("gemm", "breakdown"):
                         if runner is None:

@@ -42,3 +42,34 @@ def test_outputs_are_compared_by_their_bytes(tmp_path):
     assert first == bench.digests(tmp_path, ("a", "b"))
     (tmp_path / "b").write_bytes(b"twp")
     assert bench.digests(tmp_path, ("a", "b")) != first
+
+
+def _update_bench():
+    spec = importlib.util.spec_from_file_location("coppelius_update_bench", REPO / "bench/coppelius/update_bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_update_bench_times_seed_004s_host_from_its_submit_log(tmp_path):
+    """update_bench.py's host row: one `train` from a fresh checkpoint, the median of the update
+    entry's doorbell-to-semaphore times.  A stand-in host writes the log a real one writes."""
+    import json
+    hosts = tmp_path / "hosts"
+    hosts.mkdir()
+    (hosts / "hosts.json").write_text(json.dumps({"coppelius-host": {"updates_per_invocation": 200}}))
+    (hosts / "text.stream").write_bytes(b"")
+    fake = hosts / "coppelius-host"
+    fake.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = train ] || exit 9\n"
+                    "printf '0 0x10 5000\\n1 0xc0 400000\\n2 0xc0 300000\\n3 0xc0 500000\\n' > \"$NATIVE_SUBMIT_TIMES\"\n")
+    fake.chmod(0o755)
+    row = _update_bench().time_host("small", hosts)
+    assert row["median_ms"] == pytest.approx(0.4) and row["steps"] == 3
+
+
+def test_the_update_bench_names_a_missing_large_host(tmp_path):
+    import json
+    (tmp_path / "hosts.json").write_text(json.dumps({"coppelius-host": {"updates_per_invocation": 200}}))
+    with pytest.raises(FileNotFoundError, match="no coppelius-host-large .*--large"):
+        _update_bench().time_host("large", tmp_path)

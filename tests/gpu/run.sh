@@ -117,7 +117,8 @@ if [ "${BENCH_GEMM:-0}" = 1 ]; then
 fi
 
 # one Coppelius update timed, ours against PyTorch's four ways, small and large (BENCH_COPPELIUS=1; ~1 min)
-[ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
+HOSTS_ARG=""; [ -d .device/coppelius-host ] && HOSTS_ARG="--hosts .device/coppelius-host"   # adds seed 004's host's row
+[ "${BENCH_COPPELIUS:-0}" = 1 ] && { timeout 400 python3 bench/coppelius/update_bench.py --json "$LOG/coppelius-update-bench.json" $HOSTS_ARG > "$LOG/coppelius_update_bench.log" 2>&1; note "coppelius update_bench: exit $?"; }
 # seed 004's train invocation against PyTorch AMP, small and large (BENCH_COPPELIUS_HOST=1;
 # .device/coppelius-host built with --large); the host also with its video memory in 4 KiB
 # pages, and under NATIVE_PROFILE (where its time goes, kept in the log folder)
