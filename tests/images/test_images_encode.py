@@ -323,10 +323,12 @@ def test_refuses_a_launch_whose_address_matches_no_region(plan):
         encode_images(wrong, SM90)
 
 
-def test_refuses_a_submission_of_a_missing_launch(plan):
-    bad = dataclasses.replace(plan.submissions[5], launches=(27,))
-    wrong = dataclasses.replace(plan, submissions=plan.submissions[:5] + (bad,) + plan.submissions[6:])
-    with pytest.raises(BobcError, match=r"submission 5 .*launch 27; the plan has 27 launches"):
+# launch 0 is sent by submission 0 alone: after it, a missing launch would be its dependent QMD
+@pytest.mark.parametrize("index, launches", [(5, (27,)), (0, (0, 27))], ids=["alone", "after-a-launch-chaining-to-it"])
+def test_refuses_a_submission_of_a_missing_launch(plan, index, launches):
+    bad = dataclasses.replace(plan.submissions[index], launches=launches)
+    wrong = dataclasses.replace(plan, submissions=plan.submissions[:index] + (bad,) + plan.submissions[index + 1:])
+    with pytest.raises(BobcError, match=rf"submission {index} .*launch 27; the plan has 27 launches"):
         encode_images(wrong, SM86)
 
 

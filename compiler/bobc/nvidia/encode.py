@@ -333,6 +333,10 @@ def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
 
     semaphore_end = 0
     for index, submission in enumerate(plan.submissions):
+        for launch in submission.launches:
+            if not 0 <= launch < len(plan.launches):
+                raise BobcError(f"submission {index} ({submission.identity}) references launch {launch}; "
+                                f"the plan has {len(plan.launches)} launches")
         if submission.semaphore_offset % SEMAPHORE_BYTES:
             raise BobcError(f"submission {index} ({submission.identity}): semaphore offset "
                             f"{submission.semaphore_offset:#x} is not {SEMAPHORE_BYTES}-byte aligned "
