@@ -12,7 +12,7 @@
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
 # pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run, -s: the agreement numbers)
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
-# coppelius_update_bench.log (.json) one update timed, ours against PyTorch (BENCH_COPPELIUS=1)
+# coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
