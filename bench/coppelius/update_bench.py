@@ -22,7 +22,8 @@ and PyTorch (bench/coppelius/torch_gpt.py): eager binary32, amp, compile, graphs
 Then the matrix products alone: the update's GEMM launches replayed as one CUDA graph,
 and the same shapes through torch.matmul (cuBLAS, binary16 operands and outputs,
 reduced-precision reductions off) in a CUDA graph: TFLOP/s of each; and the update's
-launches by kind (GEMMs, AdamW, the non-finite check, the rest), each group a CUDA graph.
+launches by kind (GEMMs, AdamW, the non-finite check, the rest) and by kernel, each group a
+CUDA graph.
 
     python3 bench/coppelius/update_bench.py --json out.json [--configs small,large]
         [--variants ours,ours-graph,eager,amp,compile,graphs,gemm,breakdown] [--steps 30] [--warm 8]
@@ -203,7 +204,12 @@ def time_breakdown(runner, backend):
               "nonfinite-check": lambda k: k == "coppelius-nonfinite-check",
               "rest": lambda k: not k.startswith("coppelius-gemm-") and k not in ("coppelius-adamw-half",
                                                                                  "coppelius-nonfinite-check")}
-    return {name: time_subset(runner, backend, keep) for name, keep in groups.items()}
+    out = {name: time_subset(runner, backend, keep) for name, keep in groups.items()}
+    # and by kernel: each kernel's launches alone (one after the other in the graph), so ms /
+    # launches is what one such launch costs back to back, its own time and the gap before it
+    out["by_kernel"] = {kernel: time_subset(runner, backend, lambda k, kernel=kernel: k == kernel)
+                        for kernel in sorted({launch.kernel for launch in runner.update_raw})}
+    return out
 
 
 def time_gemms(runner, backend, repeats=20):
