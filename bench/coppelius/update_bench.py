@@ -53,7 +53,6 @@ from coppelius_model.config import CONFIGS  # noqa: E402
 
 TEXT = REPO / "tests" / "data" / "coppelius" / "tinyshakespeare-64k.txt"
 ALL = ("ours", "ours-graph", "eager", "amp", "compile", "graphs", "gemm", "breakdown")
-HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}      # tests/gpu/build_coppelius_host.py's names
 
 
 def contexts(config, count):
@@ -138,26 +137,24 @@ def time_host(name: str, hosts: Path) -> dict:
     import importlib.util
     import os
     import subprocess
-    from coppelius_host import checkpoint as C
     spec = importlib.util.spec_from_file_location("coppelius_host_bench",
                                                   REPO / "bench" / "coppelius_host" / "bench.py")
     host_bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(host_bench)
+    host = host_bench.HOSTS[name]
     described = json.loads((hosts / "hosts.json").read_text())
-    if HOSTS[name] not in described:
-        raise FileNotFoundError(f"{hosts} has no {HOSTS[name]} (build it with tests/gpu/build_coppelius_host.py"
+    if host not in described:
+        raise FileNotFoundError(f"{hosts} has no {host} (build it with tests/gpu/build_coppelius_host.py"
                                 f"{' --large' if name == 'large' else ''})")
-    steps = described[HOSTS[name]]["updates_per_invocation"]
+    steps = described[host]["updates_per_invocation"]
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        (work / "fresh.ckpt").write_bytes(C.encode(C.fresh(name, 0), name, steps))
-        done = subprocess.run([str(hosts / HOSTS[name]), "train", "--input", str(hosts / "text.stream"),
-                               "--checkpoint", str(work / "fresh.ckpt"), "--checkpoint-out", str(work / "out.ckpt"),
-                               "--predictions", str(work / "p"), "--result", str(work / "r")],
+        fresh = host_bench.fresh_checkpoint(name, steps, work / "fresh.ckpt")
+        done = subprocess.run(host_bench.train_command(hosts / host, hosts / "text.stream", fresh, work / "out"),
                               capture_output=True, text=True, timeout=300,
                               env={**os.environ, "NATIVE_SUBMIT_TIMES": str(work / "times.log")})
         if done.returncode:
-            raise RuntimeError(f"{HOSTS[name]} train exited {done.returncode}: {done.stderr[-1000:]}")
+            raise RuntimeError(f"{host} train exited {done.returncode}: {done.stderr[-1000:]}")
         times = host_bench.update_times(work / "times.log")
     return dict(median_ms=times["doorbell_to_semaphore_ms"], p10_ms=times["p10_ms"], p90_ms=times["p90_ms"],
                 steps=times["updates"], how="doorbell to semaphore (CPU clock), NATIVE_SUBMIT_TIMES")

@@ -33,6 +33,22 @@ for folder in (REPO / "compiler", REPO / "examples/coppelius"):
         sys.path.insert(0, str(folder))
 
 HOSTS = {"small": "coppelius-host", "large": "coppelius-host-large"}
+OUTPUTS = ("checkpoint", "predictions", "result")     # what train_command's run writes into its folder
+
+
+def fresh_checkpoint(config: str, steps: int, path: Path) -> Path:
+    """The fresh checkpoint (seed 0) a host's `train` starts from, written to `path`."""
+    from coppelius_host import checkpoint as C
+    path.write_bytes(C.encode(C.fresh(config, 0), config, steps))
+    return path
+
+
+def train_command(host: Path, stream: Path, checkpoint: Path, out: Path) -> list[str]:
+    """`HOST train` from `checkpoint` over `stream`, its three outputs (OUTPUTS) into folder `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    return [str(host), "train", "--input", str(stream), "--checkpoint", str(checkpoint),
+            "--checkpoint-out", str(out / "checkpoint"), "--predictions", str(out / "predictions"),
+            "--result", str(out / "result")]
 
 
 def timed(command: list[str], what: str, env: dict | None = None, stderr: Path | None = None) -> float:
@@ -72,8 +88,6 @@ def update_times(log: Path) -> dict:
 
 
 def main() -> int:
-    from coppelius_host import checkpoint as C
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hosts", type=Path)
     parser.add_argument("out", type=Path)
@@ -90,14 +104,14 @@ def main() -> int:
     report = {"repeats": args.repeats, "configs": {}}
     scratch = Path(tempfile.mkdtemp(prefix="coppelius-host-bench-"))
     try:
-        run_configs(args, described, stream, report, scratch, C)
+        run_configs(args, described, stream, report, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     write_report(args, report)
     return 0
 
 
-def run_configs(args, described, stream, report, scratch, C) -> None:
+def run_configs(args, described, stream, report, scratch) -> None:
     for config in args.configs.split(","):
         name = HOSTS[config]
         if name not in described:
@@ -105,13 +119,9 @@ def run_configs(args, described, stream, report, scratch, C) -> None:
             continue
         what = described[name]
         steps, interval = what["updates_per_invocation"], what["interval"]
-        fresh = scratch / f"fresh-{config}.ckpt"
-        fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
+        fresh = fresh_checkpoint(config, steps, scratch / f"fresh-{config}.ckpt")
         work = scratch / config
-        work.mkdir(exist_ok=True)
-        host_command = [str(args.hosts / name), "train", "--input", str(stream), "--checkpoint", str(fresh),
-                        "--checkpoint-out", str(work / "host.ckpt"), "--predictions", str(work / "host.predictions"),
-                        "--result", str(work / "host.result")]
+        host_command = train_command(args.hosts / name, stream, fresh, work / "host")
         torch_command = [sys.executable, str(Path(__file__).with_name("torch_train.py")), "--config", config,
                          "--input", str(stream), "--checkpoint-out", str(work / "torch.ckpt"),
                          "--predictions", str(work / "torch.predictions"), "--result", str(work / "torch.result"),
@@ -120,19 +130,18 @@ def run_configs(args, described, stream, report, scratch, C) -> None:
         per_update = []
         variants = {label: {"settings": settings, "times_s": [], "update_through_pushbuffer": [], "same_outputs": []}
                     for label, settings in args.host_variant}
-        outputs = ("host.ckpt", "host.predictions", "host.result")
         for _ in range(args.repeats):
             issues = work / "issues.log"
             env = {**os.environ, "NATIVE_SUBMIT_TIMES": str(issues)}
             times["coppelius-host"].append(timed(host_command, f"{name} train", env))
             per_update.append(update_times(issues))
-            plain = digests(work, outputs)
+            plain = digests(work / "host", OUTPUTS)
             for label, settings in args.host_variant:
                 stderr = args.out / f"{config}-{label}.stderr"
                 elapsed = timed(host_command, f"{name} train ({label})", {**env, **settings}, stderr)
                 variants[label]["times_s"].append(elapsed)
                 variants[label]["update_through_pushbuffer"].append(update_times(issues))
-                variants[label]["same_outputs"].append(digests(work, outputs) == plain)
+                variants[label]["same_outputs"].append(digests(work / "host", OUTPUTS) == plain)
             times["pytorch-amp"].append(timed(torch_command, "torch_train.py"))
         medians = {k: statistics.median(v) for k, v in times.items()}
         report["configs"][config] = {"steps": steps, "interval": interval, "times_s": times, "median_s": medians,

@@ -30,7 +30,6 @@ from pathlib import Path
 
 REPO = Path.cwd()
 sys.path[:0] = [str(REPO / "compiler"), str(REPO / "examples/coppelius")]
-from coppelius_host import checkpoint as C  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("coppelius_host_bench", Path(__file__).with_name("bench.py"))
 bench = importlib.util.module_from_spec(_spec)
@@ -48,7 +47,6 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp())
     described = json.loads((REPO / ".device" / args.builds[0] / "hosts.json").read_text())
-    names = {"small": "coppelius-host", "large": "coppelius-host-large"}
     lines, failed = [], False
 
     def say(line: str) -> None:
@@ -56,20 +54,16 @@ def main() -> None:
         lines.append(line)
 
     for config in args.configs.split(","):
-        name = names[config]
+        name = bench.HOSTS[config]
         steps = described[name]["updates_per_invocation"]
-        fresh = scratch / f"fresh-{config}.ckpt"
-        fresh.write_bytes(C.encode(C.fresh(config, 0), config, steps))
+        fresh = bench.fresh_checkpoint(config, steps, scratch / f"fresh-{config}.ckpt")
         base_digests = None
         for rep in range(args.repeats):
             for build in args.builds + args.unchecked:
                 work = scratch / f"{config}-{build}-{rep}"
-                work.mkdir()
+                command = bench.train_command(REPO / ".device" / build / name,
+                                              REPO / ".device" / args.builds[0] / "text.stream", fresh, work)
                 times = work / "times.log"
-                command = [str(REPO / ".device" / build / name), "train",
-                           "--input", str(REPO / ".device" / args.builds[0] / "text.stream"),
-                           "--checkpoint", str(fresh), "--checkpoint-out", str(work / "c"),
-                           "--predictions", str(work / "p"), "--result", str(work / "r")]
                 start = time.perf_counter()
                 try:
                     done = subprocess.run(command, capture_output=True, text=True, timeout=120,
@@ -78,7 +72,7 @@ def main() -> None:
                 except subprocess.TimeoutExpired:
                     code, stderr = "timeout", ""
                 elapsed = time.perf_counter() - start
-                digests = (tuple(hashlib.sha256((work / f).read_bytes()).hexdigest()[:12] for f in "cpr")
+                digests = (tuple(hashlib.sha256((work / f).read_bytes()).hexdigest()[:12] for f in bench.OUTPUTS)
                            if code == 0 else None)
                 if build == args.builds[0] and base_digests is None:
                     base_digests = digests

@@ -38,7 +38,7 @@ def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
     """Host buffers pairwise disjoint, the command buffers at the images' bases, windows mapped and apart.
 
     A buffer whose name ends in "-alias" declares that it maps bytes of another
-    on purpose (seed 004's "userd-alias", the USERD page after the GPFIFO ring):
+    on purpose (a plan's view of the USERD page after its GPFIFO ring, say):
     it must lie wholly inside one other buffer, and overlaps nothing else.
     """
     from ..nvidia.encode import host_buffer_ranges

@@ -1,6 +1,6 @@
 """`bobc build PLAN --entry DEF`, when DEF is a native artifact rather than a host plan.
 
-A plan whose host is a native physical program (seed 003's `cdHost...` functions) gives
+A plan whose host is a native physical program (a definition the plan names with --entry) gives
 its executable as a value: Bytes that are an ELF (`nativePhysicalNativeELF program`,
 possibly wrapped by Runtime.NativePhysicalEmbeddedArtifact).  The build type checks the
 plan, evaluates DEF and writes those bytes; nothing is extracted or certified here (the

@@ -53,7 +53,7 @@ ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayo
 
 def encode_resource_host(value, context):
     """The handler for `compiler-native-encode (family NvidiaResourceHost)` (Platform.Linux.
-    Nvidia.ResourcePlan's nvidiaResourceELF, seed 003's nlsGenerateResourceELF): the host of
+    Nvidia.ResourcePlan's nvidiaResourceELF, and any plan function built on it): the host of
     the resource host's program -- the program already maps the layout (nvidiaResourceMapCommands)
     -- after the plan's own check that the resources admit the layout.  The build's target, not
     the resources' ABI row, picks the classes the host opens its device with (as for plan hosts:

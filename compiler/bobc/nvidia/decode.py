@@ -363,6 +363,7 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
     m = images.manifest
     recipe = RECIPES.get(m["qmd_layout"])
     out = []
+    by_qmd = {launch.get("qmd_address"): launch for launch in m["launches"]}
     for launch in m["launches"]:
         i, owner = launch["index"], launch["identity"]
         prefix = f"launch[{i}]"
@@ -387,7 +388,7 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
             enable, _action, _prefetch, pointer = recipe.dependent
             if fields.get(enable):
                 address = fields.get(pointer, 0) << 8
-                named = next((other for other in m["launches"] if other.get("qmd_address") == address), None)
+                named = by_qmd.get(address)
                 value = f"launch {named['index']} ({named['identity']})" if named else f"the QMD at {address:#x}"
                 note = ""
                 if named is None:

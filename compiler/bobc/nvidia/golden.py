@@ -1,7 +1,7 @@
 """Comparing two image sets fact by fact, for golden tests and `bobc diff` that say what changed.
 
 A byte diff of qmd.bin says "byte 0x8a2 differs"; this says
-`launch[3].qmd.CTA_THREAD_DIMENSION0 (row-gather): 0x40 -> 0x80`.  Both
+`launch[3].qmd.CTA_THREAD_DIMENSION0 (KERNEL): 0x40 -> 0x80`.  Both
 sides are decoded into decode.Line facts (the same lines `bobc dump` prints)
 and matched by their self-describing keys, so each difference names the
 launch and its kernel, the QMD field, the pushbuffer method and its data word,

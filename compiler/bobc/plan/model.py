@@ -19,7 +19,7 @@ from .host import HostPlan
 class Region:
     """A device kernel: its machine code and the resources it declares."""
 
-    identity: str          # the kernel's name, e.g. "loss-gradient"
+    identity: str          # the kernel's name, as the plan declares it (its `<identity>.sass`)
     code: bytes            # encoded for the build's target
     registers: int         # the register budget the region declares
     block_x: int           # threads per block (x); y and z come from the launch

@@ -13,7 +13,7 @@ MAX_THREADS), .nv.constant0.<k>
   one at a time; program headers, .nv.callgraph, .debug_frame, .nv.compat and
   .nv.shared.reserved.0 could all go);
 - .nv.compat on sm_90: nvdisasm refuses an sm_90 cubin without it.
-Verified: tests/gpu/test_kernels.py runs all four Bob kernels from these cubins.
+Verified: tests/gpu/test_kernels.py runs kernels from these cubins on the H200.
 """
 from __future__ import annotations
 

@@ -59,8 +59,8 @@ DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain 
 # their latency there.  sm_90 (GH100's full-rate FP64 unit): ptxas 13 sets no scoreboard on
 # DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
 # 8 cycles on (an F2F 6); the H200 does not hold a reader on a scoreboard such an instruction
-# names: seed 003's F2F read the register its DADD was about to write, and its update kernel
-# stored the old weight (tests/gpu/probe_counting_semaphore.py).
+# names: an F2F read the register its DADD was about to write, and the kernel stored the
+# old value (tests/gpu/probe_counting_semaphore.py).
 FIXED_ON_ARCH = {"sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from

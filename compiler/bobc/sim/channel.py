@@ -285,6 +285,12 @@ class Channel:
                 # the dependent starts once this grid has ended: what it touched no longer races
                 del self.unordered[previous:]
 
+    def describe(self, qmd_address: int, compute_class: int, at: str):
+        """The launch the QMD at `qmd_address` describes (a qmd_reader.LaunchDescription), read in
+        the layout of the compute class bound."""
+        layout = COMPUTE_CLASSES[compute_class][1]
+        return read_launch(self.memory.read(qmd_address, QMD_BYTES[layout], f"{at}: the QMD"), compute_class, at)
+
     def run_qmd(self, qmd_address: int, compute_class: int, at: str) -> int | None:
         """Run the launch one QMD describes; the address of the dependent QMD it schedules, or None.
         A channel that runs launches its own way (a model's NumPy kernels, say) overrides this,
@@ -294,9 +300,7 @@ class Channel:
         if self.windows["shared"] is None or self.windows["local"] is None:
             raise SimulationFault(f"{where}: launched before the shared and local memory windows are set "
                                   "(the H200 faults with SKEDCHECK17_MEMORY_WINDOW_OVERLAP; docs/runtime.md)")
-        layout = COMPUTE_CLASSES[compute_class][1]
-        raw = self.memory.read(qmd_address, QMD_BYTES[layout], f"{where}: the QMD")
-        d = read_launch(raw, compute_class, where)
+        d = self.describe(qmd_address, compute_class, where)
         window_end = d.prefetch_address + d.prefetch_bytes
         if not d.prefetch_address <= d.program_address < window_end:
             raise SimulationFault(f"{where}: the program at {d.program_address:#x} lies outside the "

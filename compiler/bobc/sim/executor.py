@@ -62,7 +62,7 @@ NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "
 
 @dataclass
 class LaunchGeometry:
-    name: str                       # "launch 3 (row-gather)"
+    name: str                       # "launch 3 (KERNEL)": the launch's index and its kernel
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     registers: int

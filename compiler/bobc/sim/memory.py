@@ -6,8 +6,8 @@ steps and pushbuffer methods read and write any mapped byte; a kernel's
 global loads and stores must each lie inside one arena resident (the
 certifier's promise), be naturally aligned (the GPU faults on a misaligned
 access), and every access one instruction makes in a launch must stay in the
-one resident that instruction first touched (its pointer's resident: Bob's
-kernels address one argument per memory instruction), so a pointer that
+one resident that instruction first touched (its pointer's resident: a kernel
+addresses one argument per memory instruction), so a pointer that
 strays into a neighbouring resident is reported too, with the launch,
 instruction and address.
 """

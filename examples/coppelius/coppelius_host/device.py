@@ -100,8 +100,7 @@ class Launched:
 
 
 def _channel_class():
-    from bobc.sim.channel import QMD_BYTES, Channel
-    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
+    from bobc.sim.channel import Channel
     from bobc.targets import target_named
 
     class KernelChannel(Channel):
@@ -109,8 +108,7 @@ def _channel_class():
         launched: list = []
 
         def run_qmd(self, qmd_address, compute_class, at):
-            layout = COMPUTE_CLASSES[compute_class][1]
-            described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
+            described = self.describe(qmd_address, compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
             base = target_named(ARCH_TARGETS[described.arch]).parameter_base
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)

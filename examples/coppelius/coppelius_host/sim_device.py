@@ -25,15 +25,13 @@ from .device import launched_kernel
 
 
 def _channel_class():
-    from bobc.sim.channel import QMD_BYTES, Channel
-    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
+    from bobc.sim.channel import Channel
 
     class SimulatedChannel(Channel):
         launched: list = []
 
         def run_qmd(self, qmd_address, compute_class, at):
-            layout = COMPUTE_CLASSES[compute_class][1]
-            described = read_launch(self.memory.read(qmd_address, QMD_BYTES[layout]), compute_class, at)
+            described = self.describe(qmd_address, compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
             self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
             dependent = super().run_qmd(qmd_address, compute_class, at)

@@ -48,16 +48,12 @@ class _MappedMemory:
 
 def _channel_class():
     from bobc.sim.channel import Channel
-    from bobc.sim.qmd_reader import COMPUTE_CLASSES, read_launch
-    from bobc.sim.channel import QMD_BYTES
 
     class KernelChannel(Channel):
         codes: dict = {}
 
         def run_qmd(self, qmd_address, compute_class, at):
-            layout = COMPUTE_CLASSES[compute_class][1]
-            raw = self.memory.read(qmd_address, QMD_BYTES[layout])
-            d = read_launch(raw, compute_class, at)
+            d = self.describe(qmd_address, compute_class, at)
             if d.arch not in self.codes:
                 self.codes[d.arch] = kernel_codes(d.arch)
             kernel = next((name for code, name in self.codes[d.arch].items()
