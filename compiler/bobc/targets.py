@@ -44,6 +44,28 @@ CC80_PLUS_LIMITS = TargetLimits(register_file=65536, registers_per_thread=255, t
 
 
 @dataclass(frozen=True)
+class SMResources:
+    """What one SM holds at once: the bounds on how many blocks of a launch are resident
+    together (occupancy), from which the encoder picks each launch's shared-memory carve-out."""
+
+    threads: int                  # resident threads per SM
+    blocks: int                   # resident blocks per SM
+    register_file: int            # 32-bit registers per SM
+    register_unit: int            # registers are allocated per warp, in units of this many
+    shared_reserved: int          # bytes of shared memory the system reserves per resident block
+    carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to, ascending
+
+
+# CUDA Programming Guide, "Compute Capabilities" and the Ampere / Hopper tuning guides:
+# 8.6 holds 1536 threads and 16 blocks, its shared memory is 0..100 KiB in six steps;
+# 9.0 holds 2048 threads and 32 blocks, 0..228 KiB in ten steps; both reserve 1 KiB per block
+CC86_SM = SMResources(threads=1536, blocks=16, register_file=65536, register_unit=256,
+                      shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100))
+CC90_SM = SMResources(threads=2048, blocks=32, register_file=65536, register_unit=256,
+                      shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228))
+
+
+@dataclass(frozen=True)
 class Target:
     name: str                 # as users spell it: sm_86, sm_90
     sm: int                   # 0x86, 0x90 (the hex digits spell the arch): the QMD SASS_VERSION
@@ -60,6 +82,7 @@ class Target:
     usermode_class: int
     elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
     builds_plans_for: tuple[str, ...]   # targets whose plans this one can run (see encode.py)
+    sm_resources: SMResources     # what one SM holds (the QMD's carve-out is chosen from it)
     limits: TargetLimits = CC80_PLUS_LIMITS
     usermode_takes_params: bool = False  # its USERMODE class is allocated with parameters (Hopper)
 
@@ -80,7 +103,7 @@ SM86 = Target(
     parameter_base=0x160, parameter_block_bytes=512, memory_descriptor=0x118,
     qmd_layout="V03_00", qmd_record_bytes=256,
     compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
-    elf_flags=0x6005604, builds_plans_for=("sm_86",),
+    elf_flags=0x6005604, builds_plans_for=("sm_86",), sm_resources=CC86_SM,
 )
 
 # sm_90: ptxas's kernels read parameters at 0x210, so a launch's bank 0 image
@@ -94,7 +117,7 @@ SM90 = Target(
     elf_flags=0x6005A04, usermode_takes_params=True,
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
-    builds_plans_for=("sm_86", "sm_90"),
+    builds_plans_for=("sm_86", "sm_90"), sm_resources=CC90_SM,
 )
 
 TARGETS = {t.name: t for t in (SM86, SM90)}

@@ -169,8 +169,6 @@ RECIPES: dict[str, QMDRecipe] = {
     ),
 }
 
-MAX_SM_CONFIG = 0x1A                         # 100 KiB / 4 KiB + 1
-SM_CONFIG_STEPS_KIB = (32, 64, 100)          # carve-outs tinygrad chooses among
 MIN_SHARED_MEMORY = 0x400                    # tinygrad's floor (the 1 KiB per CTA sm_80+ reserves)
 MAX_REGISTERS = CC80_PLUS_LIMITS.registers_per_thread     # the target table's (bobc.targets)
 REGISTER_GRANULE = 8                         # registers are allocated 256 per warp = 8 per thread
@@ -193,11 +191,54 @@ def shared_memory_bytes(declared: int) -> int:
     return max(MIN_SHARED_MEMORY, _align(declared, 256))
 
 
-def sm_config(shared_bytes: int) -> int:
-    for kib in SM_CONFIG_STEPS_KIB:
-        if kib * 1024 >= shared_bytes:
-            return kib * 1024 // 4096 + 1
-    raise BobcError(f"{shared_bytes} bytes of shared memory exceed the {SM_CONFIG_STEPS_KIB[-1]} KiB carve-out")
+def sm_config(kib: int) -> int:
+    """A carve-out as the QMD's *_SM_CONFIG_SHARED_MEM_SIZE fields write it: 4 KiB units,
+    plus one (open-gpu-doc's field comments; tinygrad and NVK write 100 KiB as 0x1A)."""
+    return kib * 1024 // 4096 + 1
+
+
+@dataclass(frozen=True)
+class Carveout:
+    """A launch's shared-memory carve-out, in KiB: the QMD's MIN, TARGET and MAX."""
+
+    smallest: int       # the least that holds one block
+    chosen: int         # the least at which shared memory leaves as many blocks resident as the rest allows
+    largest: int        # the SM's largest
+    blocks: int         # blocks resident per SM at `chosen`
+
+
+def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: int) -> Carveout:
+    """The carve-out a launch of blocks of `threads` threads, `registers` registers each
+    (as the QMD allocates them) and `shared_bytes` of shared memory asks the SM for.
+
+    The SM splits one memory between L1 and shared memory in the target's steps.  A
+    carve-out too small for the blocks that threads, registers and block slots would let
+    reside together runs fewer of them (a product of 40 KiB blocks at 64 KiB runs one block
+    an SM where registers allow five); one larger than that only takes L1 away.  So the
+    choice is the smallest step at which shared memory is not what limits residency, as
+    the CUDA driver's default does.  MIN is the least step that runs at all.
+    """
+    sm = target.sm_resources
+    warps = -(-threads // 32)
+    registers_per_warp = -(-registers * 32 // sm.register_unit) * sm.register_unit
+    bound = min(sm.threads // (warps * 32), (sm.register_file // registers_per_warp) // warps, sm.blocks)
+    footprint = shared_bytes + sm.shared_reserved
+
+    def resident(kib: int) -> int:
+        return min(bound, kib * 1024 // footprint)
+
+    block = f"a block of {threads} threads, {registers} registers each and {shared_bytes} bytes of shared memory"
+    if bound < 1:
+        raise BobcError(f"{block} does not fit one {target.name} SM: its warps take "
+                        f"{registers_per_warp * warps} of the SM's {sm.register_file} registers",
+                        hint="declare fewer registers or launch smaller blocks")
+    fitting = [kib for kib in sm.carveouts_kib if resident(kib) >= 1]
+    if not fitting:
+        raise BobcError(f"{block} does not fit one {target.name} SM: with the {sm.shared_reserved} bytes "
+                        f"the system reserves per block it needs more than the SM's {sm.carveouts_kib[-1]} KiB",
+                        hint="use less shared memory per block")
+    chosen = next(kib for kib in fitting if resident(kib) == resident(fitting[-1]))
+    return Carveout(smallest=fitting[0], chosen=chosen, largest=sm.carveouts_kib[-1], blocks=resident(chosen))
 
 
 def _align(value: int, alignment: int) -> int:
@@ -438,8 +479,11 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, successor: in
     qmd.set(recipe.registers, qmd_registers(region.registers))
     shared = shared_memory_bytes(region.shared_bytes)
     qmd.set(recipe.shared_memory_size, shared)
+    threads = launch.block[0] * launch.block[1] * launch.block[2]
+    carveout = shared_carveout(target, threads, qmd_registers(region.registers), shared)
     low, high, size = recipe.sm_config
-    qmd.set(low, sm_config(shared)).set(high, MAX_SM_CONFIG).set(size, sm_config(shared))
+    qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
+    qmd.set(size, sm_config(carveout.chosen))
     program = placed.program_address
     qmd.set(recipe.program_address[0], program & 0xFFFFFFFF).set(recipe.program_address[1], program >> 32)
     qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
