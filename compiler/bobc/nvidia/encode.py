@@ -13,6 +13,9 @@ semaphore).  What this module decides, once, for every plan:
   sm_86 reads it (parameters from 0x160 = word 44); on a target whose
   parameters start elsewhere every word from word 44 on moves by the
   difference.  The words the CUDA driver fills are filled as it does.
+- Each QMD's shared-memory carve-out, from the target's SM resources: the
+  least step at which shared memory does not limit how many of the launch's
+  blocks reside together (shared_carveout).
 - One QMD per launch from the layout's recipe below; one pushbuffer segment
   and one GPFIFO entry per submission, released on a host semaphore; a
   prologue segment the host submits once before the first submission.
