@@ -87,7 +87,8 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
     assert check_code_reads(contract) == []
     assert [a.index for a in contract.arguments] == list(range(gemm.PARAMETER_BYTES // 8))
     pointers = [a.index for a in contract.arguments if a.kind == "pointer"]
-    assert pointers == [0, 1, 2, 3, 4, 5, 13, 14]
+    # E (word 15, flag 32) only where B is stored K x N; nt declares it unused
+    assert pointers == [0, 1, 2, 3, 4, 5, 13, 14] + ([15] if variant in ("nn", "tn") else [])
     # every parameter offset the code reads is a field of gemm.PARAMETERS
     fields = {offset for offset, _, _ in gemm.PARAMETERS}
     for read in contract.reads:
@@ -156,7 +157,8 @@ def _pack(p: dict) -> bytes:
     return (struct.pack("<6Q", p["A"], p["B"], p["D"], p["Dh"], p["R"], p["bias"])
             + struct.pack("<12I", p["M"], p["N"], p["K"], p["flags"], p["lda"], p["ldb"], p["ldd"],
                           p["ldh"], p["sA"], p["sB"], p["sD"], p["sH"])
-            + struct.pack("<fI", p["alpha"], p["batches"]) + struct.pack("<2Q", p.get("W", 0), p.get("tickets", 0)))
+            + struct.pack("<fI", p["alpha"], p["batches"])
+            + struct.pack("<3Q", p.get("W", 0), p.get("tickets", 0), p.get("E", 0)))
 
 
 class _Memory:
@@ -275,13 +277,77 @@ def test_reference_kernel_splits_k_as_the_contract_says():
             assert d[row * ldd + col] == np.float32(v + d0[row * ldd + col])
 
 
+def _ordered_column_sum(column) -> np.float32:
+    """coppelius-bias-backward's order for one column, written out: s_g = +0 + x_g + x_(g+4)
+    + .. in binary32 (g = 0..3), then (s0 + s1) + (s2 + s3)."""
+    s = [np.float32(0.0)] * 4
+    for row, value in enumerate(column):
+        s[row % 4] = np.float32(s[row % 4] + np.float32(value))
+    return np.float32(np.float32(s[0] + s[1]) + np.float32(s[2] + s[3]))
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+def test_reference_kernel_sums_the_columns_of_b_in_the_kernels_order(layout):
+    """Flag 32: E[n] = sum_k B[k, n] in bias-backward's association (bit for bit), within
+    K 2^-24 sum|B| of the binary64 sum; D is the same as without the flag.  nt ignores it."""
+    ref = load_reference()
+    rng = np.random.default_rng(9)
+    m, n, k = 3, 5, 23                              # K not a multiple of 4: the groups are uneven
+    lda, ldb, ldd = 29, 31, 7
+    a = rng.standard_normal(1000).astype(np.float16)
+    b = (rng.standard_normal(1000) * np.exp2(rng.integers(-12, 12, 1000))).astype(np.float16)
+    results = {}
+    for flags in (0, 32):
+        d = np.zeros(200, np.float32)
+        e = np.full(n, np.nan, np.float32)
+        memory = _Memory(a=a, b=b, d=d, e=e)
+        p = dict(A=memory.address["a"], B=memory.address["b"] + 2 * 5, D=memory.address["d"], Dh=0, R=0, bias=0,
+                 M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb, ldd=ldd, ldh=0, sA=0, sB=0, sD=0, sH=0, alpha=1.0,
+                 batches=1, E=memory.address["e"])
+
+        class Launch:
+            parameters = _pack(p)
+
+        class Memory:
+            array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+            write = staticmethod(lambda address, data: memory.write(
+                address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+        ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+        results[flags] = d, e
+    np.testing.assert_array_equal(results[0][0], results[32][0])
+    e = results[32][1]
+    if layout == "nt":
+        assert np.isnan(e).all()
+        return
+    for col in range(n):
+        column = [b[5 + row * ldb + col] for row in range(k)]
+        assert e[col].tobytes() == _ordered_column_sum(column).tobytes(), col
+        exact = sum(float(x) for x in column)
+        assert abs(float(e[col]) - exact) <= k * 2.0 ** -24 * sum(abs(float(x)) for x in column)
+
+
+def test_column_sums_are_refused_where_the_kernel_cannot_serve_them():
+    fields = dict(A=0, B=0, D=0, M=64, N=64, K=768, lda=64, ldb=64, ldd=64, flags=32, E=0x1000)
+    with pytest.raises(ValueError, match="whole of K in one batch"):
+        gemm.pack_parameters(**dict(fields, flags=32 | 16, batches=2))
+    with pytest.raises(ValueError, match="batches = 3"):
+        gemm.pack_parameters(**dict(fields, batches=3))
+    with pytest.raises(ValueError, match="whole of K in one batch"):
+        gemm.split_parameters("tn", 2, 0x2000, 0x3000, **fields)
+    with pytest.raises(ValueError, match="not nt"):
+        gemm.split_parameters("nt", 1, 0, 0, **fields)
+    grid, block = gemm.split_parameters("tn", 1, 0, 0, **fields)
+    assert grid == (1, 1, 1) and struct.unpack_from("<Q", block, gemm.OFFSET["E"])[0] == 0x1000
+
+
 def test_parameter_block_matches_the_contract_offsets():
     """pack_parameters writes each field where gemm.PARAMETERS (and the //@ lines) say, and
     the reference reads it back from there."""
     ref = load_reference()
     fields = dict(A=0x1000, B=0x2000, D=0x3000, Dh=0x4000, R=0x5000, bias=0x6000, M=128, N=192, K=96, flags=13,
                   lda=104, ldb=200, ldd=192, ldh=256, sA=64, sB=3, sD=7, sH=9, alpha=0.125, batches=12,
-                  W=0x7000, tickets=0x8000)
+                  W=0x7000, tickets=0x8000, E=0x9000)
     block = gemm.pack_parameters(**fields)
     assert len(block) == gemm.PARAMETER_BYTES
     for offset, name, meaning in gemm.PARAMETERS:

@@ -35,7 +35,7 @@ def run(layout, arch, buffers, **fields):
     """One launch in the simulator: pointers named by buffer (or (name, element offset))."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
     addresses = buffer_addresses(buffers)
-    for key in ("A", "B", "D", "Dh", "R", "bias"):
+    for key in ("A", "B", "D", "Dh", "R", "bias", "E"):
         named = fields.get(key)
         if named is None:
             fields[key] = 0
@@ -156,3 +156,37 @@ def test_split_product(layout, arch, splits):
     v, bound = truth(layout, a, b, m, n, k, a_cols, b_cols, alpha=0.5, bias=bias, addend=addend.reshape(m, n))
     assert (np.abs(out["d"].reshape(m, n).astype(np.float64) - v) <= bound).all()
     assert (out["tickets"] == 0).all()
+
+
+@pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
+def test_column_sums_of_b(layout, arch):
+    """Flag 32 on M = 128, N = 128 (two row tiles: only the first sums), K = 192 (the ring
+    wraps), padded strides, with R, bias and Dh: E is bit for bit ref_gemm.column_sums (the
+    bias-backward kernel's association, which test_kernels_gemm writes out element by element)
+    and within K 2^-24 sum|B| of the float64 sum; D and Dh are bit for bit the same as without
+    the flag.  nt ignores the flag (E untouched)."""
+    rng = np.random.default_rng(14)
+    m, n, k = 128, 128, 192
+    a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
+    b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
+    a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
+    b = (rng.standard_normal(b_rows * b_cols) * np.exp2(rng.integers(-10, 10, b_rows * b_cols))).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    addend = rng.standard_normal(m * n).astype(np.float32)
+    outs = {}
+    for flags in (1 | 2 | 4, 1 | 2 | 4 | 32):
+        buffers = {"a": a, "b": b, "bias": bias, "r": addend, "d": np.full(m * n, np.nan, np.float32),
+                   "h": np.zeros(m * n, np.float16), "e": np.full(n, np.nan, np.float32)}
+        outs[flags] = run(layout, arch, buffers, A="a", B="b", D="d", Dh="h", R="r", bias="bias", E="e", M=m, N=n,
+                          K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, alpha=0.5, flags=flags)
+    plain, summed = outs[1 | 2 | 4], outs[1 | 2 | 4 | 32]
+    np.testing.assert_array_equal(plain["d"].view(np.uint32), summed["d"].view(np.uint32))
+    np.testing.assert_array_equal(plain["h"].view(np.uint16), summed["h"].view(np.uint16))
+    assert np.isnan(plain["e"]).all()
+    if layout == "nt":
+        assert np.isnan(summed["e"]).all()
+        return
+    B = b.reshape(k, b_cols)[:, :n]
+    np.testing.assert_array_equal(summed["e"].view(np.uint32), ref.column_sums(B).view(np.uint32))
+    exact = B.astype(np.float64).sum(axis=0)
+    assert (np.abs(summed["e"].astype(np.float64) - exact) <= k * 2.0 ** -24 * np.abs(B.astype(np.float64)).sum(axis=0)).all()

@@ -18,6 +18,12 @@ workspace W[z M N + m N + n], and P is the whole product over the S splits' k, s
 binary64 and rounded once like any other (the device adds the binary32 partials in split
 order: within the same tolerance); the ticket counters are left as they were (zero).
 
+With flag 32 (nn and tn; not with flag 16; batch 0's B, the launch has one batch)
+E[n] = sum_k B[k, n] in binary32, associated exactly as the kernel (and the model's
+column-sum kernel coppelius-bias-backward) adds: four row groups k = g mod 4, each summed
+from +0 in increasing k, then (s0 + s1) + (s2 + s3) -- column_sums() below, bit for bit.
+nt ignores the flag, as its kernel does.
+
 A and B are binary16, so every product is exact in binary64; the sum is taken in
 binary64 and rounded once to binary32 (the device accumulates in binary32, in its own
 order: results agree within the tolerance docs/coppelius.md and the tests give).
@@ -31,7 +37,7 @@ import struct
 
 import numpy as np
 
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}   # (A transposed, B transposed)
 
 
@@ -41,10 +47,23 @@ def unpack(parameters: bytes) -> dict:
     m, n, k, flags, lda, ldb, ldd, ldh, sa, sb, sd, sh = struct.unpack_from("<12I", parameters, 0x30)
     (alpha,) = struct.unpack_from("<f", parameters, 0x60)
     (batches,) = struct.unpack_from("<I", parameters, 0x64)
-    workspace, tickets = struct.unpack_from("<2Q", parameters, 0x68)
+    workspace, tickets, sums = struct.unpack_from("<3Q", parameters, 0x68)
     return dict(A=a, B=b, D=d, Dh=h, R=r, bias=bias, M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb,
                 ldd=ldd, ldh=ldh, sA=sa, sB=sb, sD=sd, sH=sh, alpha=np.float32(alpha), batches=batches,
-                W=workspace, tickets=tickets)
+                W=workspace, tickets=tickets, E=sums)
+
+
+def column_sums(b: np.ndarray) -> np.ndarray:
+    """binary32 sums of a binary16 K x N matrix's columns in the kernels' order: s_g over rows
+    g, g + 4, .. (increasing, from +0), then (s0 + s1) + (s2 + s3)."""
+    values = b.astype(np.float32)
+    groups = []
+    for g in range(4):
+        s = np.zeros(values.shape[1], np.float32)
+        for row in values[g::4]:
+            s = (s + row).astype(np.float32)
+        groups.append(s)
+    return ((groups[0] + groups[1]).astype(np.float32) + (groups[2] + groups[3]).astype(np.float32)).astype(np.float32)
 
 
 def _strided(flat: np.ndarray, offset: int, rows: int, cols: int, ld: int) -> np.ndarray:
@@ -73,6 +92,8 @@ def gemm(layout: str, p: dict, read, write) -> None:
         a = _strided(a_flat, batch * p["sA"], a_rows, a_cols, p["lda"]).astype(np.float64)
         b = _strided(b_flat, batch * p["sB"], b_rows, b_cols, p["ldb"]).astype(np.float64)
         exact.append((a.T if a_t else a) @ (b.T if b_t else b))
+    if flags & FLAG_COLUMN_SUMS and not flags & FLAG_SPLIT and not b_t:
+        write(p["E"], column_sums(_strided(b_flat, 0, b_rows, b_cols, p["ldb"])))
     if flags & FLAG_SPLIT:
         write(p["W"], np.stack([partial.astype(np.float32) for partial in exact]))
         exact, z = [sum(exact[1:], exact[0])], 1

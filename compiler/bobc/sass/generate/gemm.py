@@ -28,6 +28,20 @@ same result whichever block finishes last: deterministic) and runs the epilogue.
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
 On the H200 a product of 48 tiles with K = 3072 took 25.6 us unsplit and 14.3 us in 4 splits.
 
+Column sums of B (flag 32; nn and tn, whose B is stored K x N): the launch also writes
+E[n] = sum_k B[k, n] in binary32 -- a linear layer's bias gradient, from the same binary16
+output gradient its weight-gradient product reads, without a launch of its own.  The
+blocks of the first row tile (blockIdx.y = 0, batch 0) add their 64 columns from the B
+slices already in shared memory, between a slice's BAR.SYNC and the next (no extra global
+read).  The sum is associated as a column-sum kernel with four row groups would: thread t
+takes column t % 64 and the row groups g = 2 (t / 64), g + 1 (rows k = g mod 4), each a
+binary32 sum from +0 over its rows in increasing order; the block then adds
+(s0 + s1) + (s2 + s3) through shared memory.  nt (B stored N x K) ignores the flag (its
+contract declares E unused) and split_parameters refuses it; flag 32 with flag 16 or with
+batches > 1 is refused by pack_parameters (a split sees a part of K; each batch's B would
+race for E), and the kernel computes E only without flag 16 and in batch 0.  D and Dh are
+computed exactly as without the flag.
+
 Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
 blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
@@ -52,6 +66,7 @@ multiple of 32 and at least 32; lda, ldb, sA, sB multiples of 8 and A, B 16-byte
 (16-byte copies); ldd, ldh, sD, sH even, D, R, bias 8-byte aligned, Dh 4-byte aligned.
 With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-byte aligned with
 4 S M N bytes; tickets 4 (M/64)(N/64) bytes, zero before the launch (the launch leaves them zero).
+With flag 32: E 4-byte aligned with 4 N bytes, one batch, no flag 16, layout nn or tn.
 
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
@@ -84,7 +99,8 @@ PARAMETERS = (
     (0x28, "bias", "pointer: bias, binary32 [N] (read if flag 2)"),
     (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
     (0x38, "K", "u32 the summed dimension (with flag 16: of one split)"),
-    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits)"),
+    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits), "
+                    "32 column sums of B into E (nn, tn)"),
     (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
     (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
     (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
@@ -92,10 +108,11 @@ PARAMETERS = (
     (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z; flag 16: splits)"),
     (0x68, "W", "pointer: the split workspace, binary32 [batches][M][N] (written and read with flag 16)"),
     (0x70, "tickets", "pointer: u32 per output tile, zero between launches (flag 16)"),
+    (0x78, "E", "pointer: E, binary32 [N] column sums of B (written with flag 32)"),
 )
 OFFSET = {name: offset for offset, name, _ in PARAMETERS}
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
-PARAMETER_BYTES = 0x78
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
+PARAMETER_BYTES = 0x80
 
 
 @dataclass(frozen=True)
@@ -113,6 +130,11 @@ class Variant:
     def identity(self, prefix: str) -> str:
         """The region identity and file stem under the model's name `prefix`."""
         return f"{prefix}-{self.name}"
+
+    @property
+    def column_sums(self) -> bool:
+        """Whether flag 32 is served: B stored K x N, its slices in shared memory as k rows."""
+        return not self.b_along_k
 
 
 VARIANTS = {
@@ -147,14 +169,18 @@ def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
-                    batches: int = 1, W: int = 0, tickets: int = 0) -> bytes:
+                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0) -> bytes:
     """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
     check_shape(M, N, K)
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
+    if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
+        raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) need the whole of K in one batch: not "
+                         f"with split K (flag {FLAG_SPLIT}) nor batches = {batches}; launch the column sums "
+                         f"apart or leave the product unsplit")
     return (struct.pack("<6Q", A, B, D, Dh, R, bias)
             + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
-            + struct.pack("<fI", alpha, batches) + struct.pack("<2Q", W, tickets))
+            + struct.pack("<fI", alpha, batches) + struct.pack("<3Q", W, tickets, E))
 
 
 def check_shape(m: int, n: int, k: int) -> None:
@@ -204,6 +230,9 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
     split `splits` ways; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
+    if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
+        raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
+                         f"stored K x N (nn, tn), not {layout}")
     if splits == 1:
         return grid(m, n, fields.get("batches", 1)), pack_parameters(W=W, tickets=tickets, **fields)
     if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
@@ -238,6 +267,11 @@ BIAS = 48                                     # R48..R55: bias of this thread's 
 ADDEND = 56                                   # R56..R63: R of one row group
 HALVES = 64                                   # R64..R75: conversions of one row group
 BIAS_AT = 64                                  # R64:R65: the bias pointer, before the conversions
+# column sums of B (flag 32, predicate P1 through the loop): the set-up temporaries are free
+# there, and so are blockIdx.y and .z, both 0 under P1 (set back to 0 after the loop)
+E_AT, E_COLUMN = T0, T1                       # this slice's address; the thread's column and row group
+E_SUM0, E_SUM1 = T2, T3                       # binary32 sums of its row groups g and g + 1
+E_HALF0, E_HALF1 = CTA_M, CTA_Z               # two rows' values
 
 
 class _Text:
@@ -386,6 +420,62 @@ def _multiply(out: _Text, variant: Variant, stage: int) -> None:
                 acc = ACC + 16 * mi + 4 * nt
                 b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
+
+
+def _column_sums_setup(out: _Text, b_base: int) -> None:
+    """P1 = flag 32 without flag 16, in the first row tile of batch 0; thread t's column
+    t % 64 and first row group g = 2 (t / 64) within a stage's B slice; both sums +0."""
+    out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT | FLAG_COLUMN_SUMS:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{T0}, {FLAG_COLUMN_SUMS:#x}, PT", f"flag {FLAG_COLUMN_SUMS}, not split")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{CTA_M}, RZ, P1", "the first row tile")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{CTA_Z}, RZ, P1", "batch 0")
+    out(f"LOP3.LUT R{E_COLUMN}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
+    out(f"SHF.L.U32 R{E_COLUMN}, R{E_COLUMN}, 0x1, RZ")
+    out(f"SHF.R.U32.HI R{E_SUM0}, RZ, 0x6, R{TID}")
+    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {2 * OUTER_ROWS_PITCH:#x}, R{E_COLUMN}", "row 2 (t / 64)")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b_base:#x}, RZ")
+    out(f"MOV R{E_SUM0}, RZ")
+    out(f"MOV R{E_SUM1}, RZ")
+
+
+def _column_sums_slice(out: _Text) -> None:
+    """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
+    column, in increasing order, from the stage being read (before the next BAR.SYNC)."""
+    out("@!P1 BRA column_sums_added")
+    out(f"IADD3 R{E_AT}, R{READ_STAGE}, R{E_COLUMN}, RZ")
+    for row in range(0, TILE_K, 4):
+        out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * OUTER_ROWS_PITCH:#x}]", f"k rows +{row}, +{row + 1}")
+        out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * OUTER_ROWS_PITCH:#x}]")
+        out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+        out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+        out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    out.label("column_sums_added")
+
+
+def _column_sums_store(out: _Text) -> None:
+    """Flag 32, after the last slice: thread t < 64 holds s0 + s1 of its column, thread
+    t + 64 s2 + s3; E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3)."""
+    out("@!P1 BRA column_sums_stored")
+    out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
+    out(f"MOV R{CTA_M}, RZ", "blockIdx.y and .z are 0 here (P1): back from holding halves")
+    out(f"MOV R{CTA_Z}, RZ")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread is done with the ring")
+    out(f"ISETP.GE.U32.AND P0, PT, R{TID}, 0x40, PT")
+    out(f"LOP3.LUT R{E_SUM1}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
+    out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
+    out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
+    out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0")
+    out(f"@!P0 LDS R{T1}, [R{T0}]")
+    out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    out(f"LEA R{E_SUM1}, R{CTA_N}, R{E_SUM1}, 0x6", "column 64 blockIdx.x + t % 64")
+    out(f"LEA R{T0}, P6, R{E_SUM1}, {_p('E')}, 0x2")
+    out(f"LEA.HI.X R{T1}, R{E_SUM1}, {_p('E', high=True)}, RZ, 0x2, P6")
+    out(f"@!P0 STG.E [R{T0}.64], R{E_SUM0}")
+    out.label("column_sums_stored")
 
 
 def _position(out: _Text) -> None:
@@ -560,7 +650,8 @@ def _contract(variant: Variant) -> list[str]:
         f"//@ param 4 pointer read {d_bytes} R (binary32 addend, D's strides; read only with flag 1)",
         f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
         "//@ param 6 scalar M, N (u32)",
-        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K)",
+        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
+        "32 column sums of B)",
         "//@ param 8 scalar lda, ldb (u32 elements)",
         "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
@@ -568,6 +659,9 @@ def _contract(variant: Variant) -> list[str]:
         "//@ param 12 scalar alpha (f32), batches (u32, = grid z; with flag 16 the splits)",
         f"//@ param 13 pointer write {2 * d_bytes} W (binary32 split workspace [splits][M][N]; only with flag 16)",
         f"//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
+        f"//@ param 15 pointer write {4 * TILE_N} E (binary32 [N] column sums of B; written only with flag 32, "
+        "by the first row tile)" if variant.column_sums else
+        "//@ param 15 unused E (column sums of B: not served by this layout, flag 32 is ignored)",
     ]
     return lines
 
@@ -586,6 +680,10 @@ def generate(variant: Variant, prefix: str) -> str:
         "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.  Flag 16 (split K):",
         "//   z is the split (A, B moved by sA, sB), the partial goes to W[z] and the tile's last split",
         "//   (its ticket) adds W[0] + .. + W[batches - 1] in that order before the epilogue.",
+        *(["//   Flag 32 (not with 16; batch 0): E[n] = sum_k B[k,n] in binary32, by the first row tile from",
+           "//   its B slices in shared memory: per column four row groups k = g mod 4, each from +0 in",
+           "//   increasing k, then (s0 + s1) + (s2 + s3)."] if variant.column_sums else
+          ["//   Flag 32 (column sums of B) is not served by this layout and is ignored."]),
         f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
         f"{shared_bytes(variant)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
@@ -593,7 +691,8 @@ def generate(variant: Variant, prefix: str) -> str:
         "multiples of 8,",
         "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
         "// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R79",
-        "// copy sources, R80-R93 steps, stage offsets, addresses and counters (see gemm.py).",
+        "// copy sources, R80-R93 steps, stage offsets, addresses and counters"
+        + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
         *_contract(variant),
         f".kernel {variant.kernel(prefix)}",
@@ -614,6 +713,8 @@ def generate(variant: Variant, prefix: str) -> str:
     _copy_destination(out, variant.b_along_k, COPY_DST_B, SHARED_BASE + a_tile)
     _fragment_source(out, variant.a_along_k, True, FRAG_SRC_A, SHARED_BASE)
     _fragment_source(out, variant.b_along_k, False, FRAG_SRC_B, SHARED_BASE + a_tile)
+    if variant.column_sums:
+        _column_sums_setup(out, SHARED_BASE + a_tile)
     for i in range(32):
         out(f"MOV R{ACC + i}, RZ")
     out(f"MOV R{WRITE_STAGE}, RZ")
@@ -628,8 +729,12 @@ def generate(variant: Variant, prefix: str) -> str:
     out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
     _issue(out, chunk_a, chunk_b, stage)
+    if variant.column_sums:
+        _column_sums_slice(out)
     _multiply(out, variant, stage)
     out("@P5 BRA slice")
+    if variant.column_sums:
+        _column_sums_store(out)
     out(f"MOV R{T0}, {_p('flags')}")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.NE.U32.AND P0, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
