@@ -190,3 +190,23 @@ def test_column_sums_of_b(layout, arch):
     np.testing.assert_array_equal(summed["e"].view(np.uint32), ref.column_sums(B).view(np.uint32))
     exact = B.astype(np.float64).sum(axis=0)
     assert (np.abs(summed["e"].astype(np.float64) - exact) <= k * 2.0 ** -24 * np.abs(B.astype(np.float64)).sum(axis=0)).all()
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_column_sums_are_the_bias_backward_kernels(arch):
+    """The model's fusion: tn with flag 32 over a 256 x 192 output gradient dy (B, stored
+    K x N as the weight-gradient product reads it) writes bit for bit what the
+    coppelius-bias-backward kernel writes for dy, both run in the simulator."""
+    from bobc.sim.kernel import Pointer, run_kernel
+    rng = np.random.default_rng(15)
+    k, n, m = 256, 192, 64
+    dy = (rng.standard_normal((k, n)) * np.exp2(rng.integers(-8, 8, (k, n)))).astype(np.float16)
+    x = rng.standard_normal((k, m)).astype(np.float16)
+    summed = run("tn", arch, {"a": x.ravel(), "b": dy.ravel(), "d": np.zeros(m * n, np.float32),
+                              "e": np.full(n, np.nan, np.float32)},
+                 A="a", B="b", D="d", E="e", M=m, N=n, K=k, lda=m, ldb=n, ldd=n, flags=32)
+    text = (SOURCES / "coppelius-bias-backward.sass").read_text()
+    column = run_kernel(text, arch, grid=(n // 64,), block=(256,), params=[Pointer("dy"), Pointer("db"), np.uint32(k),
+                                                                           np.uint32(n)],
+                        buffers={"dy": dy, "db": np.full(n, np.nan, np.float32)})
+    np.testing.assert_array_equal(summed["e"].view(np.uint32), column["db"].view(np.uint32))

@@ -16,6 +16,11 @@ On the device machine: PYTHONPATH=compiler python3 -m pytest tests/gpu/test_copp
 at the shapes split_count splits, with their epilogues, twice (bit for bit): added in session 4;
 their first H200 run failed in the test's own helper (operands freed before the launch, since
 fixed) while bench/gpu/coppelius_gemm_split_diagnose.py found the kernels right.
+The column sums (flag 32: a weight-gradient product also writing its bias gradient,
+test_weight_gradient_column_sums_are_the_bias_backward_kernels) at the large configuration's
+four weight-gradient shapes: E bit for bit coppelius-bias-backward's result on the same
+output gradient (and ref_gemm.column_sums), D bit for bit the same as without the flag:
+added in session 8, not yet run on the H200.
 """
 from __future__ import annotations
 
@@ -64,7 +69,7 @@ def launch(kernels, layout, **fields):
     """Run one product; fields as pack_parameters takes them, arrays for the pointers."""
     from bobc.sass.generate import gemm
     pointers = {}
-    for key in ("A", "B", "D", "Dh", "R", "bias"):
+    for key in ("A", "B", "D", "Dh", "R", "bias", "E"):
         value = fields.pop(key, None)
         pointers[key] = value
         offset = fields.pop(f"{key}_offset", 0)
@@ -272,3 +277,54 @@ def test_split_products_are_right_and_deterministic(kernels, layout, m, n, k, fl
     np.testing.assert_array_equal(h0, h1)
     if flags & 4 and not flags & 8:
         np.testing.assert_array_equal(h0, d0.astype(np.float16))
+
+
+# the weight-gradient products of a large layer, each with its bias (M, N, what): tn over T = 256
+WEIGHT_GRADIENTS = [
+    (3072, 768, "G[wfcproj], G[bfcproj]"),
+    (768, 3072, "G[wfc], G[bfc]"),
+    (768, 768, "G[wproj], G[bproj]"),
+    (768, 2304, "G[wqkv], G[bqkv]"),
+]
+
+
+@pytest.fixture(scope="module")
+def bias_backward(target, tmp_path_factory):
+    from bobc.sass import assemble_kernel
+    from bobc.sass.cubin import write_cubin
+    assembled = assemble_kernel(SOURCES / "coppelius-bias-backward.sass", target)
+    path = tmp_path_factory.mktemp("bias-cubin") / f"coppelius-bias-backward.{target.name}.cubin"
+    path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, 24, 256))
+    module = cp.RawModule(path=str(path))
+    return module, module.get_function(assembled.kernel_name)
+
+
+@pytest.mark.parametrize("m,n,what", WEIGHT_GRADIENTS, ids=[w for *_, w in WEIGHT_GRADIENTS])
+def test_weight_gradient_column_sums_are_the_bias_backward_kernels(kernels, bias_backward, m, n, what):
+    """tn with flag 32 (gemm: the column sums of B into E, by the first row tile): E is bit
+    for bit what coppelius-bias-backward writes for the same binary16 dy [T, N] (the launch
+    the fusion removes) and ref_gemm.column_sums; D is bit for bit the product without the
+    flag, and within the float64 bound."""
+    T = 256
+    rng = np.random.default_rng(m + 2 * n)
+    x = halves(rng, T * m)
+    dy = (rng.standard_normal(T * n) * np.exp2(rng.integers(-8, 8, T * n))).astype(np.float16)
+    x_d, dy_d = cp.asarray(x), cp.asarray(dy)
+    p = dict(M=m, N=n, K=T, lda=m, ldb=n, ldd=n)
+    outputs = {}
+    for flags in (0, 32):
+        d = cp.full(m * n, np.nan, dtype=cp.float32)
+        e = cp.full(n, np.nan, dtype=cp.float32)
+        launch(kernels, "tn", A=x_d, B=dy_d, D=d, E=e, flags=flags, **p)
+        outputs[flags] = d.get(), e.get()
+    (d0, e0), (d32, e32) = outputs[0], outputs[32]
+    np.testing.assert_array_equal(d0.view(np.uint32), d32.view(np.uint32))
+    check(d32.reshape(m, n), expected("tn", x, dy, p)[0])
+    assert np.isnan(e0).all()
+    db = cp.full(n, np.nan, dtype=cp.float32)
+    _, function = bias_backward
+    words = np.array([dy_d.data.ptr, db.data.ptr, T | (n << 32)], dtype=np.uint64)
+    function((n // 64,), (256,), tuple(words))
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(e32.view(np.uint32), db.get().view(np.uint32))
+    np.testing.assert_array_equal(e32.view(np.uint32), ref.column_sums(dy.reshape(T, n)).view(np.uint32))

@@ -55,6 +55,8 @@ def _gemm(form):
         else:
             bv = _matrix(memory, b, "<f2", batches, k, n, sb, ldb, 1)
         product = av.astype(np.float64) @ bv.astype(np.float64)
+        if flags & 32 and form != "nt" and not flags & 16:   # column sums of B (gemm flag 32): the bias gradient
+            memory.array(launch.word(15), "<f4", n)[...] = bv[0].astype(np.float64).sum(axis=0)
         if flags & 16:          # split K (CGEMM.md, s4): batch z is split z; W the partials, D the whole
             memory.array(launch.word(13), "<f4", batches * m * n)[...] = product.astype(np.float32).ravel()
             product, batches = product.sum(axis=0, keepdims=True), 1
