@@ -436,15 +436,18 @@ def _column_sums_setup(out: _Text, b_base: int) -> None:
     out(f"SHF.R.U32.HI R{E_SUM0}, RZ, 0x6, R{TID}")
     out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {2 * OUTER_ROWS_PITCH:#x}, R{E_COLUMN}", "row 2 (t / 64)")
     out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b_base:#x}, RZ")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, -R{FRAG_SRC_B}, RZ", "less this lane's fragment address: from SRC_B")
     out(f"MOV R{E_SUM0}, RZ")
     out(f"MOV R{E_SUM1}, RZ")
 
 
 def _column_sums_slice(out: _Text) -> None:
     """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
-    column, in increasing order, from the stage being read (before the next BAR.SYNC)."""
+    column, in increasing order, from the stage just read (SRC_B still names it; its
+    buffer is rewritten only after the next BAR.SYNC).  After the HMMAs are issued, so
+    that the loads' latency runs beside the tensor cores'."""
     out("@!P1 BRA column_sums_added")
-    out(f"IADD3 R{E_AT}, R{READ_STAGE}, R{E_COLUMN}, RZ")
+    out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
     for row in range(0, TILE_K, 4):
         out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * OUTER_ROWS_PITCH:#x}]", f"k rows +{row}, +{row + 1}")
         out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * OUTER_ROWS_PITCH:#x}]")
@@ -729,9 +732,9 @@ def generate(variant: Variant, prefix: str) -> str:
     out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
     _issue(out, chunk_a, chunk_b, stage)
+    _multiply(out, variant, stage)
     if variant.column_sums:
         _column_sums_slice(out)
-    _multiply(out, variant, stage)
     out("@P5 BRA slice")
     if variant.column_sums:
         _column_sums_store(out)
