@@ -24,8 +24,9 @@ GEMM_BLOCK = 128
 ROW_BLOCK = 256
 LOSS_COPY_BLOCK = 32
 # GEMM flags (CGEMM.md; compiler/bobc/sass/generate/gemm.py): add R, add bias, write the binary16
-# copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient)
-ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K, COLUMN_SUMS = 1, 2, 4, 8, 16, 32
+# copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient),
+# Dh = half(gelu(v)) (the MLP's activation), v *= gelu'(U) (its input gradient, U the saved u)
+ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K, COLUMN_SUMS, GELU, GELU_GRAD = 1, 2, 4, 8, 16, 32, 64, 128
 # split K (compiler/bobc/sass/generate/gemm.py split_count; tests/coppelius/test_kernels_gemm.py
 # holds the two rules together): products of fewer tiles than this, at most SPLIT_MAX splits of
 # at least SPLIT_MIN_SLICES 32-k slices
@@ -99,7 +100,7 @@ class Builder:
 
     # ---- the kernels' parameter blocks ----
     def gemm(self, form, what, A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0,
-             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0, E=0):
+             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0, E=0, U=0):
         splits = split_count(M, N, K, batches)
         if flags & COLUMN_SUMS and (splits > 1 or batches != 1 or form == "nt"):
             raise ValueError(f"{what}: column sums of B (flag {COLUMN_SUMS}) need an unsplit one-batch nn or tn "
@@ -110,7 +111,7 @@ class Builder:
             sB = K if form == "nt" else K * ldb
         words = (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
                  pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches),
-                 self.at("gemm-partials"), self.at("gemm-tickets"), E or D or Dh)
+                 self.at("gemm-partials"), self.at("gemm-tickets"), E or D or Dh, U or D or Dh)
         return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
 
     def rows(self, kernel, what, count, *words):
@@ -158,10 +159,9 @@ class Builder:
                           D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d),
                 self.layer_norm(n + "ln2", self.at(n + "h"), self.P(n + "ln2.g"), self.P(n + "ln2.b"), self.at(n + "b16"),
                                 self.at(n + "ln2-mean"), self.at(n + "ln2-rstd")),
-                self.gemm("nn", n + "u = b16 Wfc + bfc", self.at(n + "b16"), self.Hf(n + "wfc"), T, f, d, d, f,
-                          D=self.at(n + "u"), bias=self.P(n + "bfc"), flags=ADD_BIAS, ldd=f),
-                self.elementwise("gelu-forward", n + "g16 = gelu(u)", T * f, self.at(n + "u"), self.at(n + "g16"),
-                                 pair(T * f)),
+                self.gemm("nn", n + "u = b16 Wfc + bfc, g16 = gelu(u)", self.at(n + "b16"), self.Hf(n + "wfc"), T, f,
+                          d, d, f, D=self.at(n + "u"), Dh=self.at(n + "g16"), bias=self.P(n + "bfc"),
+                          flags=ADD_BIAS | WRITE_HALF | GELU, ldd=f, ldh=f),
                 self.gemm("nn", n + "x' = g16 Wfcproj + bfcproj + h", self.at(n + "g16"), self.Hf(n + "wfcproj"), T, d, f,
                           f, d, D=x_next, R=self.at(n + "h"), bias=self.P(n + "bfcproj"), flags=ADD_R | ADD_BIAS, ldd=d),
             ]
@@ -205,10 +205,9 @@ class Builder:
             out += [
                 self.weight_gradient(n + "G[wfcproj] = g16^T dres16, G[bfcproj]", self.at(n + "g16"),
                                      self.at("dres16"), f, d, self.G(n + "wfcproj"), self.G(n + "bfcproj")),
-                self.gemm("nt", n + "dg = dres16 Wfcproj^T", self.at("dres16"), self.Hf(n + "wfcproj"), T, f, d, d, d,
-                          D=self.at("dtmp"), ldd=f),
-                self.elementwise("gelu-backward", n + "du16 = dg gelu'(u)", T * f, self.at(n + "u"), self.at("dtmp"),
-                                 self.at("dtmp16"), pair(T * f)),
+                self.gemm("nt", n + "du16 = (dres16 Wfcproj^T) gelu'(u)", self.at("dres16"), self.Hf(n + "wfcproj"),
+                          T, f, d, d, d, Dh=self.at("dtmp16"), flags=WRITE_HALF | NO_D | GELU_GRAD, ldh=f,
+                          U=self.at(n + "u")),
                 self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), self.at("dtmp16"), d, f,
                                      self.G(n + "wfc"), self.G(n + "bfc")),
                 self.gemm("nt", n + "dln2 = du16 Wfc^T", self.at("dtmp16"), self.Hf(n + "wfc"), T, d, f, f, f,
