@@ -47,10 +47,12 @@ partials' sum).  Flag 128 (GELU_GRAD): once v is final (alpha P, + bias, + R), v
 gelu'(U[m,n]) before the D and Dh writes, U binary32 with D's strides (ldd, sD; parameter
 word 16) -- an MLP's input gradient du = dy gelu'(u) from its saved pre-activation u.
 Flag 64 (GELU): D = v as without it (the pre-activation, kept for the backward pass) and
-Dh = half(gelu(v)).  Each element takes exactly the instructions, operands and association
-of the separate kernels coppelius-gelu-forward / -backward (the tanh form through e =
-2^min(x, 64), MUFU.EX2 and MUFU.RCP; see their headers), so that Dh is bit for bit theirs
-on the same D; the halves are rounded to nearest even in both.  A row group's GELU work is
+Dh = half(gelu(v)).  The tanh form, without cancellation in either tail: e = 2^x with
+x = min(u (K2 + KA2 u^2), 64) (MUFU.EX2), r = 1 / (1 + e) (MUFU.RCP), s = e r, gelu(u) =
+u s, gelu'(u) = (u r s)(2K + 6KA u^2) + s (one FFMA), du = gelu'(u) dy rounded to binary32,
+then to binary16 (GELU_* below).  Each element takes exactly the instructions, operands and
+association of separate elementwise kernels written that way, so that Dh is bit for bit
+theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
 Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
@@ -128,9 +130,9 @@ FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2
 FLAG_GELU, FLAG_GELU_GRAD = 64, 128
 PARAMETER_BYTES = 0x88
 
-# The tanh-form GELU's constants, as the separate kernels hold them (examples/coppelius/
-# Realization/Nvidia/SM86/coppelius-gelu-{forward,backward}.sass; tests/coppelius/
-# test_kernels_gemm.py reads them back from there): K = sqrt(2/pi), A = 0.044715,
+# The tanh-form GELU's constants in binary32, as a model's separate elementwise GELU kernels
+# hold them (the bundled example's tests read them back from its kernels' sources):
+# K = sqrt(2/pi), A = 0.044715,
 # x = u (K2 + KA2 u^2) with K2 = 2 K log2(e), KA2 = K2 A; gelu' = s + u r s (2K + 6KA u^2).
 GELU_KA2 = 0x3dd2d3e8                 # binary32 bits, in a register (FFMA's B operand)
 GELU_K2 = "2.3022081851959228516"     # FFMA's immediate C operand, as the kernels write it
@@ -606,7 +608,7 @@ def _halves(out: _Text, values: list[int]) -> None:
 
 def _gelu(out: _Text, values: list[int]) -> None:
     """Flag 64: R{GELU_E}.. = gelu(v) of one row group, instruction for instruction
-    coppelius-gelu-forward's: t = v v; t = t KA2 + K2; x = v t; x = min(x, 64); e = 2^x;
+    the separate elementwise forward kernel's: t = v v; t = t KA2 + K2; x = v t; x = min(x, 64); e = 2^x;
     r = 1 / (e + 1); s = e r; gelu = v s."""
     e, r = [GELU_E + i for i in range(8)], [GELU_R + i for i in range(8)]
     steps = [
@@ -620,7 +622,7 @@ def _gelu(out: _Text, values: list[int]) -> None:
         ("FMUL R{e}, R{e}, R{r}", "s = e r"),
         ("FMUL R{e}, R{v}, R{e}", "gelu(v) = v s"),
     ]
-    out.note(f"flag {FLAG_GELU}: gelu(v), as coppelius-gelu-forward computes it")
+    out.note(f"flag {FLAG_GELU}: gelu(v), as the separate elementwise kernel computes it")
     for step, comment in steps:
         for i in range(8):
             out(step.format(e=e[i], v=values[i], r=r[i], ka2=GELU_KA2_AT), comment if i == 0 else "")
@@ -628,7 +630,7 @@ def _gelu(out: _Text, values: list[int]) -> None:
 
 def _gelu_grad(out: _Text, values: list[int]) -> None:
     """Flag 128: v *= gelu'(U) of one row group, instruction for instruction
-    coppelius-gelu-backward's with dy = v: u2 = u u; t = u2 KA2 + K2; p = u2 6KA + 2K;
+    the separate elementwise backward kernel's with dy = v: u2 = u u; t = u2 KA2 + K2; p = u2 6KA + 2K;
     x = u t; x = min(x, 64); e = 2^x; r = 1 / (e + 1); s = e r; w = u r; w = w s;
     gelu' = w p + s; du = gelu' dy."""
     u, e, r, p = ([base + i for i in range(8)] for base in (GELU_U, GELU_E, GELU_R, GELU_P))
@@ -647,7 +649,7 @@ def _gelu_grad(out: _Text, values: list[int]) -> None:
         ("FFMA R{e}, R{u}, R{p}, R{e}", "gelu'(u) = w (2K + 6KA u^2) + s"),
         ("FMUL R{v}, R{e}, R{v}", "v = gelu'(u) v, as the kernel's gelu' dy"),
     ]
-    out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as coppelius-gelu-backward computes it")
+    out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as the separate elementwise kernel computes it")
     for step, comment in steps:
         for i in range(8):
             out(step.format(e=e[i], v=values[i], r=r[i], u=u[i], p=p[i], ka2=GELU_KA2_AT, ka6=GELU_6KA_AT),
@@ -795,8 +797,8 @@ def generate(variant: Variant, prefix: str) -> str:
            "//   increasing k, then (s0 + s1) + (s2 + s3)."] if variant.column_sums else
           ["//   Flag 32 (column sums of B) is not served by this layout and is ignored."]),
         "//   Flag 128: v *= gelu'(U[m,n]) (U binary32 with D's strides) before D and Dh; flag 64: Dh =",
-        "//   half(gelu(v)) (D = v, the pre-activation): coppelius-gelu-backward's and -forward's",
-        "//   instructions for each element (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
+        "//   half(gelu(v)) (D = v, the pre-activation): for each element the instructions of separate",
+        "//   elementwise GELU kernels (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
         f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
         f"{shared_bytes(variant)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
