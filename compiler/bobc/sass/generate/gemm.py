@@ -50,8 +50,8 @@ Flag 64 (GELU): D = v as without it (the pre-activation, kept for the backward p
 Dh = half(gelu(v)).  The tanh form, without cancellation in either tail: e = 2^x with
 x = min(u (K2 + KA2 u^2), 64) (MUFU.EX2), r = 1 / (1 + e) (MUFU.RCP), s = e r, gelu(u) =
 u s, gelu'(u) = (u r s)(2K + 6KA u^2) + s (one FFMA), du = gelu'(u) dy rounded to binary32,
-then to binary16 (GELU_* below).  Each element takes exactly the instructions, operands and
-association of separate elementwise kernels written that way, so that Dh is bit for bit
+then to binary16 (GELU_* below; F2FP.PACK_AB).  Each element takes exactly the instructions,
+operands and association of separate elementwise kernels written that way, so that Dh is bit for bit
 theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
@@ -578,16 +578,17 @@ def _epilogue(out: _Text) -> None:
             out(f"@P1 FADD R{v + 1}, R{v + 1}, R{ADDEND + 2 * nt + 1}")
         out(f"@!P5 BRA gelu_grad_done_{group}")
         _gelu_grad(out, values)
+        _store_d(out, values)
+        _halves(out, values, pack=True)
+        out(f"BRA halves_done_{group}")
         out.label(f"gelu_grad_done_{group}")
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
-            out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{v}")
+        _store_d(out, values)
         out(f"@P0 BRA gelu_{group}")
-        _halves(out, values)
+        _halves(out, values, pack=False)
         out(f"BRA halves_done_{group}")
         out.label(f"gelu_{group}")
         _gelu(out, values)
-        _halves(out, [GELU_E + i for i in range(8)])
+        _halves(out, [GELU_E + i for i in range(8)], pack=True)
         out.label(f"halves_done_{group}")
         if group < 3:
             _add64(out, OUT_D, f"R{STEP_D}")
@@ -596,13 +597,25 @@ def _epilogue(out: _Text) -> None:
             _add64(out, OUT_H, f"R{STEP_H}")
 
 
-def _halves(out: _Text, values: list[int]) -> None:
-    """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first)."""
+def _store_d(out: _Text, values: list[int]) -> None:
+    """Unless flag 8: D = values of one row group (a pair of columns a store)."""
+    for nt in range(4):
+        out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{values[2 * nt]}")
+
+
+def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
+    """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first), by
+    F2F and PRMT, or (pack: the GELU paths) by F2FP.PACK_AB as the separate elementwise
+    kernels convert (both round to nearest even)."""
     for nt in range(4):
         t = HALVES + 3 * nt
-        out(f"@P3 F2F.F16.F32 R{t}, R{values[2 * nt]}")
-        out(f"@P3 F2F.F16.F32 R{t + 1}, R{values[2 * nt + 1]}")
-        out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
+        if pack:
+            out(f"@P3 F2FP.PACK_AB R{t + 2}, R{values[2 * nt + 1]}, R{values[2 * nt]}",
+                "two halves, the lower column first")
+        else:
+            out(f"@P3 F2F.F16.F32 R{t}, R{values[2 * nt]}")
+            out(f"@P3 F2F.F16.F32 R{t + 1}, R{values[2 * nt + 1]}")
+            out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
         out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
 
 
