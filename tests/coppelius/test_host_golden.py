@@ -63,7 +63,7 @@ def test_every_region_of_the_golden_decodes_with_nvdisasm():
 
     assert oracle.nvdisasm() is not None, "nvdisasm is part of the dev install (make setup)"
     images = read_images(GOLDEN)
-    assert len(images.manifest["regions"]) == 19
+    assert len(images.manifest["regions"]) == 16        # bias-backward (gemm flag 32), gelu-forward and -backward (flags 64, 128) left the plan
     for region in images.manifest["regions"]:
         listing = oracle.disassemble(region_code(images, region), "SM86")
         assert not listing.errors, (region["identity"], listing.errors)

@@ -87,7 +87,8 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
     assert check_code_reads(contract) == []
     assert [a.index for a in contract.arguments] == list(range(gemm.PARAMETER_BYTES // 8))
     pointers = [a.index for a in contract.arguments if a.kind == "pointer"]
-    assert pointers == [0, 1, 2, 3, 4, 5, 13, 14]
+    # E (word 15, flag 32) only where B is stored K x N; nt declares it unused; U (word 16, flag 128) in all
+    assert pointers == [0, 1, 2, 3, 4, 5, 13, 14] + ([15] if variant in ("nn", "tn") else []) + [16]
     # every parameter offset the code reads is a field of gemm.PARAMETERS
     fields = {offset for offset, _, _ in gemm.PARAMETERS}
     for read in contract.reads:
@@ -156,7 +157,8 @@ def _pack(p: dict) -> bytes:
     return (struct.pack("<6Q", p["A"], p["B"], p["D"], p["Dh"], p["R"], p["bias"])
             + struct.pack("<12I", p["M"], p["N"], p["K"], p["flags"], p["lda"], p["ldb"], p["ldd"],
                           p["ldh"], p["sA"], p["sB"], p["sD"], p["sH"])
-            + struct.pack("<fI", p["alpha"], p["batches"]) + struct.pack("<2Q", p.get("W", 0), p.get("tickets", 0)))
+            + struct.pack("<fI", p["alpha"], p["batches"])
+            + struct.pack("<4Q", p.get("W", 0), p.get("tickets", 0), p.get("E", 0), p.get("U", 0)))
 
 
 class _Memory:
@@ -275,13 +277,77 @@ def test_reference_kernel_splits_k_as_the_contract_says():
             assert d[row * ldd + col] == np.float32(v + d0[row * ldd + col])
 
 
+def _ordered_column_sum(column) -> np.float32:
+    """coppelius-bias-backward's order for one column, written out: s_g = +0 + x_g + x_(g+4)
+    + .. in binary32 (g = 0..3), then (s0 + s1) + (s2 + s3)."""
+    s = [np.float32(0.0)] * 4
+    for row, value in enumerate(column):
+        s[row % 4] = np.float32(s[row % 4] + np.float32(value))
+    return np.float32(np.float32(s[0] + s[1]) + np.float32(s[2] + s[3]))
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+def test_reference_kernel_sums_the_columns_of_b_in_the_kernels_order(layout):
+    """Flag 32: E[n] = sum_k B[k, n] in bias-backward's association (bit for bit), within
+    K 2^-24 sum|B| of the binary64 sum; D is the same as without the flag.  nt ignores it."""
+    ref = load_reference()
+    rng = np.random.default_rng(9)
+    m, n, k = 3, 5, 23                              # K not a multiple of 4: the groups are uneven
+    lda, ldb, ldd = 29, 31, 7
+    a = rng.standard_normal(1000).astype(np.float16)
+    b = (rng.standard_normal(1000) * np.exp2(rng.integers(-12, 12, 1000))).astype(np.float16)
+    results = {}
+    for flags in (0, 32):
+        d = np.zeros(200, np.float32)
+        e = np.full(n, np.nan, np.float32)
+        memory = _Memory(a=a, b=b, d=d, e=e)
+        p = dict(A=memory.address["a"], B=memory.address["b"] + 2 * 5, D=memory.address["d"], Dh=0, R=0, bias=0,
+                 M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb, ldd=ldd, ldh=0, sA=0, sB=0, sD=0, sH=0, alpha=1.0,
+                 batches=1, E=memory.address["e"])
+
+        class Launch:
+            parameters = _pack(p)
+
+        class Memory:
+            array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+            write = staticmethod(lambda address, data: memory.write(
+                address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+        ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+        results[flags] = d, e
+    np.testing.assert_array_equal(results[0][0], results[32][0])
+    e = results[32][1]
+    if layout == "nt":
+        assert np.isnan(e).all()
+        return
+    for col in range(n):
+        column = [b[5 + row * ldb + col] for row in range(k)]
+        assert e[col].tobytes() == _ordered_column_sum(column).tobytes(), col
+        exact = sum(float(x) for x in column)
+        assert abs(float(e[col]) - exact) <= k * 2.0 ** -24 * sum(abs(float(x)) for x in column)
+
+
+def test_column_sums_are_refused_where_the_kernel_cannot_serve_them():
+    fields = dict(A=0, B=0, D=0, M=64, N=64, K=768, lda=64, ldb=64, ldd=64, flags=32, E=0x1000)
+    with pytest.raises(ValueError, match="whole of K in one batch"):
+        gemm.pack_parameters(**dict(fields, flags=32 | 16, batches=2))
+    with pytest.raises(ValueError, match="batches = 3"):
+        gemm.pack_parameters(**dict(fields, batches=3))
+    with pytest.raises(ValueError, match="whole of K in one batch"):
+        gemm.split_parameters("tn", 2, 0x2000, 0x3000, **fields)
+    with pytest.raises(ValueError, match="not nt"):
+        gemm.split_parameters("nt", 1, 0, 0, **fields)
+    grid, block = gemm.split_parameters("tn", 1, 0, 0, **fields)
+    assert grid == (1, 1, 1) and struct.unpack_from("<Q", block, gemm.OFFSET["E"])[0] == 0x1000
+
+
 def test_parameter_block_matches_the_contract_offsets():
     """pack_parameters writes each field where gemm.PARAMETERS (and the //@ lines) say, and
     the reference reads it back from there."""
     ref = load_reference()
     fields = dict(A=0x1000, B=0x2000, D=0x3000, Dh=0x4000, R=0x5000, bias=0x6000, M=128, N=192, K=96, flags=13,
                   lda=104, ldb=200, ldd=192, ldh=256, sA=64, sB=3, sD=7, sH=9, alpha=0.125, batches=12,
-                  W=0x7000, tickets=0x8000)
+                  W=0x7000, tickets=0x8000, E=0x9000, U=0xa000)
     block = gemm.pack_parameters(**fields)
     assert len(block) == gemm.PARAMETER_BYTES
     for offset, name, meaning in gemm.PARAMETERS:
@@ -320,3 +386,101 @@ def test_the_models_split_rule_is_the_generators():
             for k in (32, 64, 256, 384, 768, 1024, 2304, 3072):
                 for batches in (1, 12):
                     assert graph.split_count(m, n, k, batches) == gemm.split_count(m, n, k, batches), (m, n, k)
+
+
+# ---- GELU in the epilogue (flags 64 and 128) ----
+
+def _kernel_constants(name: str) -> dict[str, str]:
+    """The MOV'd binary32 bits and FFMA immediates of a separate gelu kernel's source."""
+    text = (SOURCES / f"coppelius-{name}.sass").read_text()
+    return {"movs": re.findall(r"MOV R\d+, (0x[0-9a-f]+)", text),
+            "immediates": re.findall(r"FFMA R\d+, R\d+, R\d+, ([0-9.]+)", text)}
+
+
+def test_gelu_constants_are_the_separate_kernels():
+    """The epilogue's constants are the ones coppelius-gelu-forward / -backward hold, and the
+    binary32 values of K2 = 2 sqrt(2/pi) log2(e), KA2 = 0.044715 K2, 2K, 6 K 0.044715."""
+    forward, backward = _kernel_constants("gelu-forward"), _kernel_constants("gelu-backward")
+    assert forward == {"movs": [f"{gemm.GELU_KA2:#x}"], "immediates": [gemm.GELU_K2] * 4}
+    assert backward["movs"] == [f"{gemm.GELU_KA2:#x}", f"{gemm.GELU_6KA:#x}"]
+    assert backward["immediates"] == [gemm.GELU_K2] * 4 + [gemm.GELU_2K] * 4
+    k = np.sqrt(2 / np.pi)
+    bits = lambda x: struct.unpack("<I", struct.pack("<f", x))[0]
+    assert np.float32(gemm.GELU_K2) == np.float32(2 * k * np.log2(np.e))
+    assert np.float32(gemm.GELU_2K) == np.float32(2 * k)
+    assert gemm.GELU_KA2 == bits(2 * k * np.log2(np.e) * 0.044715)
+    assert gemm.GELU_6KA == bits(6 * k * 0.044715)
+    for name in ("nn", "nt", "tn"):
+        text = source(name).read_text()
+        assert f"MOV R0, {gemm.GELU_KA2:#x}" in text and f"MOV R1, {gemm.GELU_6KA:#x}" in text
+        assert text.count(f"R0, {gemm.GELU_K2}") == 2 * 4 * 8       # forward and backward, 4 row groups of 8
+
+
+def _gelu_steps(u: float, dy: float | None = None):
+    """One element through the separate kernels' instructions, each rounded to binary32
+    (MUFU correctly rounded, EX2 flushing subnormal results): gelu(u), or dy gelu'(u)."""
+    f = np.float32
+    ka2, k2 = np.frombuffer(struct.pack("<I", gemm.GELU_KA2), np.float32)[0], f(gemm.GELU_K2)
+    ka6, k2x = np.frombuffer(struct.pack("<I", gemm.GELU_6KA), np.float32)[0], f(gemm.GELU_2K)
+    u = f(u)
+    square = f(u * u)
+    t = f(float(square) * float(ka2) + float(k2))
+    x = min(f(u * t), f(64))
+    e = f(2.0 ** float(x))
+    if abs(e) < np.finfo(np.float32).tiny:
+        e = f(0)
+    r = f(1.0 / float(f(e + f(1))))
+    s = f(e * r)
+    if dy is None:
+        return f(u * s)
+    p = f(float(square) * float(ka6) + float(k2x))
+    w = f(f(u * r) * s)
+    return f(f(float(w) * float(p) + float(s)) * f(dy))
+
+
+def test_reference_gelu_flags_follow_the_kernels_steps():
+    """ref_gemm with flag 64 (bias, Dh; D kept) and flag 128 (R, U with D's strides, Dh, no D):
+    each element is _gelu_steps of v, written out scalar by scalar, and within a few binary16
+    ulp of the model's binary64 gelu / gelu' (ref_ops)."""
+    ref = load_reference()
+    rng = np.random.default_rng(10)
+    m, n, k, lda, ldb, ldd, ldh = 3, 5, 4, 9, 11, 7, 6
+    a = (rng.standard_normal(200) * 2).astype(np.float16)
+    b = (rng.standard_normal(200) * 2).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    u = (rng.standard_normal(200) * np.exp2(rng.integers(-2, 4, 200))).astype(np.float32)
+    for flags in (2 | 4 | 64, 1 | 4 | 8 | 128):
+        d = rng.standard_normal(200).astype(np.float32)
+        d0, h = d.copy(), np.zeros(200, np.float16)
+        memory = _Memory(a=a, b=b, d=d, h=h, bias=bias, u=u)
+        p = dict(A=memory.address["a"], B=memory.address["b"], D=memory.address["d"], Dh=memory.address["h"],
+                 R=memory.address["d"], bias=memory.address["bias"], M=m, N=n, K=k, flags=flags, lda=lda,
+                 ldb=ldb, ldd=ldd, ldh=ldh, sA=0, sB=0, sD=0, sH=0, alpha=1.0, batches=1, U=memory.address["u"])
+        plain, _ = _expected("nn", dict(p, flags=flags & 3, batches=1), a, b, d0.copy(), bias)
+
+        class Launch:
+            parameters = _pack(p)
+
+        class Memory:
+            array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+            write = staticmethod(lambda address, data: memory.write(
+                address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+        ref.KERNELS["coppelius-gemm-nn"](Memory, Launch)
+        for row in range(m):
+            for col in range(n):
+                v = plain[row * ldd + col]
+                at_d, at_h = row * ldd + col, row * ldh + col
+                if flags & 64:
+                    assert d[at_d] == v
+                    want = _gelu_steps(v)
+                    exact = float(v) * 0.5 * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * float(v) ** 3)))
+                else:
+                    assert d[at_d] == d0[at_d]                  # no D
+                    want = _gelu_steps(u[at_d], v)
+                    uu = float(u[at_d])
+                    t = np.tanh(np.sqrt(2 / np.pi) * (uu + 0.044715 * uu ** 3))
+                    exact = float(v) * (0.5 * (1 + t) + 0.5 * uu * (1 - t * t) * np.sqrt(2 / np.pi)
+                                        * (1 + 3 * 0.044715 * uu * uu))
+                assert h[at_h].tobytes() == np.float16(want).tobytes(), (flags, row, col)
+                assert abs(float(h[at_h]) - exact) <= 2.0 ** -9 * abs(exact) + 2.0 ** -20, (flags, row, col)

@@ -35,7 +35,7 @@ def run(layout, arch, buffers, **fields):
     """One launch in the simulator: pointers named by buffer (or (name, element offset))."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
     addresses = buffer_addresses(buffers)
-    for key in ("A", "B", "D", "Dh", "R", "bias"):
+    for key in ("A", "B", "D", "Dh", "R", "bias", "E", "U"):
         named = fields.get(key)
         if named is None:
             fields[key] = 0
@@ -156,3 +156,153 @@ def test_split_product(layout, arch, splits):
     v, bound = truth(layout, a, b, m, n, k, a_cols, b_cols, alpha=0.5, bias=bias, addend=addend.reshape(m, n))
     assert (np.abs(out["d"].reshape(m, n).astype(np.float64) - v) <= bound).all()
     assert (out["tickets"] == 0).all()
+
+
+@pytest.mark.parametrize("layout,arch", CASES, ids=[f"{l}.{a}" for l, a in CASES])
+def test_column_sums_of_b(layout, arch):
+    """Flag 32 on M = 128, N = 128 (two row tiles: only the first sums), K = 192 (the ring
+    wraps), padded strides, with R, bias and Dh: E is bit for bit ref_gemm.column_sums (the
+    bias-backward kernel's association, which test_kernels_gemm writes out element by element)
+    and within K 2^-24 sum|B| of the float64 sum; D and Dh are bit for bit the same as without
+    the flag.  nt ignores the flag (E untouched)."""
+    rng = np.random.default_rng(14)
+    m, n, k = 128, 128, 192
+    a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
+    b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
+    a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
+    b = (rng.standard_normal(b_rows * b_cols) * np.exp2(rng.integers(-10, 10, b_rows * b_cols))).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    addend = rng.standard_normal(m * n).astype(np.float32)
+    outs = {}
+    for flags in (1 | 2 | 4, 1 | 2 | 4 | 32):
+        buffers = {"a": a, "b": b, "bias": bias, "r": addend, "d": np.full(m * n, np.nan, np.float32),
+                   "h": np.zeros(m * n, np.float16), "e": np.full(n, np.nan, np.float32)}
+        outs[flags] = run(layout, arch, buffers, A="a", B="b", D="d", Dh="h", R="r", bias="bias", E="e", M=m, N=n,
+                          K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, alpha=0.5, flags=flags)
+    plain, summed = outs[1 | 2 | 4], outs[1 | 2 | 4 | 32]
+    np.testing.assert_array_equal(plain["d"].view(np.uint32), summed["d"].view(np.uint32))
+    np.testing.assert_array_equal(plain["h"].view(np.uint16), summed["h"].view(np.uint16))
+    assert np.isnan(plain["e"]).all()
+    if layout == "nt":
+        assert np.isnan(summed["e"]).all()
+        return
+    B = b.reshape(k, b_cols)[:, :n]
+    np.testing.assert_array_equal(summed["e"].view(np.uint32), ref.column_sums(B).view(np.uint32))
+    exact = B.astype(np.float64).sum(axis=0)
+    assert (np.abs(summed["e"].astype(np.float64) - exact) <= k * 2.0 ** -24 * np.abs(B.astype(np.float64)).sum(axis=0)).all()
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_column_sums_are_the_bias_backward_kernels(arch):
+    """The model's fusion: tn with flag 32 over a 256 x 192 output gradient dy (B, stored
+    K x N as the weight-gradient product reads it) writes bit for bit what the
+    coppelius-bias-backward kernel writes for dy, both run in the simulator."""
+    from bobc.sim.kernel import Pointer, run_kernel
+    rng = np.random.default_rng(15)
+    k, n, m = 256, 192, 64
+    dy = (rng.standard_normal((k, n)) * np.exp2(rng.integers(-8, 8, (k, n)))).astype(np.float16)
+    x = rng.standard_normal((k, m)).astype(np.float16)
+    summed = run("tn", arch, {"a": x.ravel(), "b": dy.ravel(), "d": np.zeros(m * n, np.float32),
+                              "e": np.full(n, np.nan, np.float32)},
+                 A="a", B="b", D="d", E="e", M=m, N=n, K=k, lda=m, ldb=n, ldd=n, flags=32)
+    text = (SOURCES / "coppelius-bias-backward.sass").read_text()
+    column = run_kernel(text, arch, grid=(n // 64,), block=(256,), params=[Pointer("dy"), Pointer("db"), np.uint32(k),
+                                                                           np.uint32(n)],
+                        buffers={"dy": dy, "db": np.full(n, np.nan, np.float32)})
+    np.testing.assert_array_equal(summed["e"].view(np.uint32), column["db"].view(np.uint32))
+
+
+def _separate_gelu(kernel, arch, buffers, words):
+    """coppelius-gelu-forward or -backward run in the simulator over N = len of its output."""
+    from bobc.sim.kernel import run_kernel
+    text = (SOURCES / f"coppelius-{kernel}.sass").read_text()
+    n = buffers["out"].size
+    return run_kernel(text, arch, grid=(n // 1024,), block=(256,), params=words, buffers=buffers)["out"]
+
+
+def _gelu_inputs(rng, m, n, k, layout):
+    lda = m if layout == "tn" else k
+    ldb = k if layout == "nt" else n
+    a = rng.standard_normal(m * k).astype(np.float16)
+    b = (rng.standard_normal(n * k) * 0.5).astype(np.float16)
+    return a, b, lda, ldb
+
+
+GELU_CASES = [(layout, arch, splits) for layout, arch in CASES for splits in (1, 2)]
+
+
+@pytest.mark.parametrize("layout,arch,splits", GELU_CASES, ids=[f"{l}.{a}.S{s}" for l, a, s in GELU_CASES])
+def test_gelu_is_the_separate_gelu_forward_kernel(layout, arch, splits):
+    """Flag 64 with bias (M = 64, N = 128, K = 64, unsplit and in 2 splits): D is bit for bit
+    the product without the flag (the pre-activation u), and Dh bit for bit what
+    coppelius-gelu-forward writes for that D, both run in the simulator, and ref_gemm's
+    binary32 emulation; u reaches past 8 on both sides (gelu's tails: s -> 0 and s -> 1)."""
+    from bobc.sim.kernel import Pointer, buffer_addresses, run_kernel
+    rng = np.random.default_rng(16)
+    m, n, k = 64, 128, 64
+    a, b, lda, ldb = _gelu_inputs(rng, m, n, k, layout)
+    bias = (rng.standard_normal(n) * np.exp2(rng.integers(-4, 4, n))).astype(np.float32)
+    outs = {}
+    for flags in (2 | 4, 2 | 4 | 64):
+        buffers = {"a": a, "b": b, "bias": bias, "d": np.full(m * n, np.nan, np.float32),
+                   "h": np.zeros(m * n, np.float16),
+                   "w": np.full(max(1, gemm.split_workspace_bytes(m, n, splits) // 4), np.nan, np.float32),
+                   "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
+        at = buffer_addresses(buffers)
+        grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
+                                            Dh=at["h"], bias=at["bias"], M=m, N=n, K=k, lda=lda, ldb=ldb, ldd=n,
+                                            ldh=n, flags=flags)
+        variant = gemm.VARIANTS[layout]
+        outs[flags] = run_kernel((SOURCES / f"{variant.identity(PREFIX)}.sass").read_text(), arch, grid=grid,
+                                 block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
+                                 shared_bytes=gemm.shared_bytes(variant))
+    plain, fused = outs[2 | 4], outs[2 | 4 | 64]
+    u = fused["d"]
+    np.testing.assert_array_equal(u.view(np.uint32), plain["d"].view(np.uint32))
+    assert np.abs(u).max() > 8 and u.min() < -8
+    g = _separate_gelu("gelu-forward", arch, {"u": u, "out": np.zeros(m * n, np.float16)},
+                       [Pointer("u"), Pointer("out"), np.uint32(m * n), np.uint32(0)])
+    np.testing.assert_array_equal(fused["h"].view(np.uint16), g.view(np.uint16))
+    np.testing.assert_array_equal(fused["h"].view(np.uint16), ref.gelu_forward(u).view(np.uint16))
+
+
+@pytest.mark.parametrize("layout,arch,splits", GELU_CASES, ids=[f"{l}.{a}.S{s}" for l, a, s in GELU_CASES])
+def test_gelu_grad_is_the_separate_gelu_backward_kernel(layout, arch, splits):
+    """Flag 128 with R, Dh, no D (M = 64, N = 128, K = 64, unsplit and in 2 splits; U laid out
+    as D with a padded ldd): Dh is bit for bit what coppelius-gelu-backward writes for
+    (u, dy = the product without the flag), both run in the simulator; with D written, D is
+    dy gelu'(u) before rounding, and U is untouched."""
+    from bobc.sim.kernel import Pointer, buffer_addresses, run_kernel
+    rng = np.random.default_rng(17)
+    m, n, k = 64, 128, 64
+    ldd = n + 8
+    a, b, lda, ldb = _gelu_inputs(rng, m, n, k, layout)
+    addend = rng.standard_normal(m * ldd).astype(np.float32)
+    u = (rng.standard_normal(m * ldd) * np.exp2(rng.integers(-3, 5, m * ldd))).astype(np.float32)
+    outs = {}
+    for flags in (1 | 4, 1 | 4 | 8 | 128, 1 | 4 | 128):
+        buffers = {"a": a, "b": b, "r": addend, "u": u.copy(), "d": np.full(m * ldd, np.nan, np.float32),
+                   "h": np.zeros(m * ldd, np.float16),
+                   "w": np.full(max(1, gemm.split_workspace_bytes(m, n, splits) // 4), np.nan, np.float32),
+                   "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
+        at = buffer_addresses(buffers)
+        grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
+                                            Dh=at["h"], R=at["r"], U=at["u"], M=m, N=n, K=k, lda=lda, ldb=ldb,
+                                            ldd=ldd, ldh=ldd, flags=flags)
+        variant = gemm.VARIANTS[layout]
+        outs[flags] = run_kernel((SOURCES / f"{variant.identity(PREFIX)}.sass").read_text(), arch, grid=grid,
+                                 block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
+                                 shared_bytes=gemm.shared_bytes(variant))
+        np.testing.assert_array_equal(outs[flags]["u"].view(np.uint32), u.view(np.uint32))
+    plain, fused, with_d = outs[1 | 4], outs[1 | 4 | 8 | 128], outs[1 | 4 | 128]
+    dy = plain["d"].reshape(m, ldd)[:, :n].ravel()
+    uu = u.reshape(m, ldd)[:, :n].ravel()
+    du = _separate_gelu("gelu-backward", arch, {"u": uu, "dy": dy, "out": np.zeros(m * n, np.float16)},
+                        [Pointer("u"), Pointer("dy"), Pointer("out"), np.uint32(m * n)])
+    got = fused["h"].reshape(m, ldd)[:, :n].ravel()
+    np.testing.assert_array_equal(got.view(np.uint16), du.view(np.uint16))
+    assert np.isnan(fused["d"]).all()
+    np.testing.assert_array_equal(with_d["h"].view(np.uint16), fused["h"].view(np.uint16))
+    np.testing.assert_array_equal(with_d["d"].reshape(m, ldd)[:, :n].ravel().astype(np.float16).view(np.uint16),
+                                  got.view(np.uint16))
+    np.testing.assert_array_equal(got.view(np.uint16), ref.gelu_backward(uu, dy).view(np.uint16))

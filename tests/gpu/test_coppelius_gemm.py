@@ -16,6 +16,17 @@ On the device machine: PYTHONPATH=compiler python3 -m pytest tests/gpu/test_copp
 at the shapes split_count splits, with their epilogues, twice (bit for bit): added in session 4;
 their first H200 run failed in the test's own helper (operands freed before the launch, since
 fixed) while bench/gpu/coppelius_gemm_split_diagnose.py found the kernels right.
+The column sums (flag 32: a weight-gradient product also writing its bias gradient,
+test_weight_gradient_column_sums_are_the_bias_backward_kernels) at the large configuration's
+four weight-gradient shapes: E bit for bit coppelius-bias-backward's result on the same
+output gradient (and ref_gemm.column_sums), D bit for bit the same as without the flag:
+added in session 8, not yet run on the H200.
+GELU in the epilogue (flags 64 and 128: the MLP's first product writing half(gelu(u)) beside
+u, and dg = dy Wfcproj^T writing only half(dg gelu'(u)),
+test_gelu_flags_are_the_separate_gelu_kernels) at the large and small MLP shapes, unsplit as
+the model runs them and split 2 ways: Dh bit for bit what coppelius-gelu-forward /
+-backward write for the product's own D (and u), D bit for bit the product without the flag:
+added in session 8, not yet run on the H200.
 """
 from __future__ import annotations
 
@@ -64,7 +75,7 @@ def launch(kernels, layout, **fields):
     """Run one product; fields as pack_parameters takes them, arrays for the pointers."""
     from bobc.sass.generate import gemm
     pointers = {}
-    for key in ("A", "B", "D", "Dh", "R", "bias"):
+    for key in ("A", "B", "D", "Dh", "R", "bias", "E", "U"):
         value = fields.pop(key, None)
         pointers[key] = value
         offset = fields.pop(f"{key}_offset", 0)
@@ -215,7 +226,7 @@ def split_product(kernels, layout, splits, tickets, **fields):
     a workspace, the tile's last block adds them); fields as launch() takes them."""
     from bobc.sass.generate import gemm
     arrays = {}                       # the operands stay alive (and out of the pool) until the launch is done
-    for key in ("A", "B", "D", "Dh", "R", "bias"):
+    for key in ("A", "B", "D", "Dh", "R", "bias", "U"):
         value = arrays[key] = fields.get(key)
         fields[key] = 0 if value is None else value.data.ptr
     m, n = fields["M"], fields["N"]
@@ -272,3 +283,128 @@ def test_split_products_are_right_and_deterministic(kernels, layout, m, n, k, fl
     np.testing.assert_array_equal(h0, h1)
     if flags & 4 and not flags & 8:
         np.testing.assert_array_equal(h0, d0.astype(np.float16))
+
+
+# the weight-gradient products of a large layer, each with its bias (M, N, what): tn over T = 256
+WEIGHT_GRADIENTS = [
+    (3072, 768, "G[wfcproj], G[bfcproj]"),
+    (768, 3072, "G[wfc], G[bfc]"),
+    (768, 768, "G[wproj], G[bproj]"),
+    (768, 2304, "G[wqkv], G[bqkv]"),
+]
+
+
+@pytest.fixture(scope="module")
+def bias_backward(target, tmp_path_factory):
+    from bobc.sass import assemble_kernel
+    from bobc.sass.cubin import write_cubin
+    assembled = assemble_kernel(SOURCES / "coppelius-bias-backward.sass", target)
+    path = tmp_path_factory.mktemp("bias-cubin") / f"coppelius-bias-backward.{target.name}.cubin"
+    path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, 24, 256))
+    module = cp.RawModule(path=str(path))
+    return module, module.get_function(assembled.kernel_name)
+
+
+@pytest.mark.parametrize("m,n,what", WEIGHT_GRADIENTS, ids=[w for *_, w in WEIGHT_GRADIENTS])
+def test_weight_gradient_column_sums_are_the_bias_backward_kernels(kernels, bias_backward, m, n, what):
+    """tn with flag 32 (gemm: the column sums of B into E, by the first row tile): E is bit
+    for bit what coppelius-bias-backward writes for the same binary16 dy [T, N] (the launch
+    the fusion removes) and ref_gemm.column_sums; D is bit for bit the product without the
+    flag, and within the float64 bound."""
+    T = 256
+    rng = np.random.default_rng(m + 2 * n)
+    x = halves(rng, T * m)
+    dy = (rng.standard_normal(T * n) * np.exp2(rng.integers(-8, 8, T * n))).astype(np.float16)
+    x_d, dy_d = cp.asarray(x), cp.asarray(dy)
+    p = dict(M=m, N=n, K=T, lda=m, ldb=n, ldd=n)
+    outputs = {}
+    for flags in (0, 32):
+        d = cp.full(m * n, np.nan, dtype=cp.float32)
+        e = cp.full(n, np.nan, dtype=cp.float32)
+        launch(kernels, "tn", A=x_d, B=dy_d, D=d, E=e, flags=flags, **p)
+        outputs[flags] = d.get(), e.get()
+    (d0, e0), (d32, e32) = outputs[0], outputs[32]
+    np.testing.assert_array_equal(d0.view(np.uint32), d32.view(np.uint32))
+    check(d32.reshape(m, n), expected("tn", x, dy, p)[0])
+    assert np.isnan(e0).all()
+    db = cp.full(n, np.nan, dtype=cp.float32)
+    _, function = bias_backward
+    words = np.array([dy_d.data.ptr, db.data.ptr, T | (n << 32)], dtype=np.uint64)
+    function((n // 64,), (256,), tuple(words))
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(e32.view(np.uint32), db.get().view(np.uint32))
+    np.testing.assert_array_equal(e32.view(np.uint32), ref.column_sums(dy.reshape(T, n)).view(np.uint32))
+
+
+@pytest.fixture(scope="module")
+def gelu_kernels(target, tmp_path_factory):
+    """coppelius-gelu-forward (3 words) and -backward (4 words), the launches the fusion removes."""
+    from bobc.sass import assemble_kernel
+    from bobc.sass.cubin import write_cubin
+    folder = tmp_path_factory.mktemp("gelu-cubins")
+    out = {}
+    for name, words in (("gelu-forward", 3), ("gelu-backward", 4)):
+        assembled = assemble_kernel(SOURCES / f"coppelius-{name}.sass", target)
+        path = folder / f"coppelius-{name}.{target.name}.cubin"
+        path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, 8 * words, 256))
+        module = cp.RawModule(path=str(path))
+        out[name] = (module, module.get_function(assembled.kernel_name))
+    return out
+
+
+# (layout, M, N, K, flags, what): the model's two fused MLP products, large and small
+GELU_PRODUCTS = [
+    ("nn", 256, 3072, 768, 2 | 4 | 64, "large: u = b Wfc + bfc, g16 = gelu(u)"),
+    ("nt", 256, 3072, 768, 4 | 8 | 128, "large: du16 = (dres Wfcproj^T) gelu'(u)"),
+    ("nn", 128, 1024, 256, 2 | 4 | 64, "small: u, g16"),
+    ("nt", 128, 1024, 256, 4 | 8 | 128, "small: du16"),
+]
+
+
+@pytest.mark.parametrize("splits", [1, 2])
+@pytest.mark.parametrize("layout,m,n,k,flags,what", GELU_PRODUCTS, ids=[w.split(":")[0] + f"-{l}"
+                                                                        for l, *_, w in GELU_PRODUCTS])
+def test_gelu_flags_are_the_separate_gelu_kernels(kernels, gelu_kernels, layout, m, n, k, flags, what, splits):
+    """Flag 64: D bit for bit the product without the flag (u) and Dh bit for bit what
+    coppelius-gelu-forward writes for that u; flag 128 (with no D): Dh bit for bit what
+    coppelius-gelu-backward writes for (u, dy = the product without the flag); U untouched.
+    u spans gelu's tails (scaled inputs; bias and U with exponents over 2^-3 .. 2^4)."""
+    from bobc.sass.generate import gemm
+    rng = np.random.default_rng(m + n + k + flags)
+    a_rows, a_cols = (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a, b = halves(rng, a_rows * a_cols), halves(rng, b_rows * b_cols, 0.2)
+    bias = (rng.standard_normal(n) * np.exp2(rng.integers(-3, 4, n))).astype(np.float32)
+    u = (rng.standard_normal(m * n) * np.exp2(rng.integers(-3, 5, m * n))).astype(np.float32)
+    a_d, b_d, bias_d, u_d = cp.asarray(a), cp.asarray(b), cp.asarray(bias), cp.asarray(u)
+    p = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n)
+    tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
+    outputs = {}
+    for f in (flags & 2, flags):
+        d = cp.full(m * n, np.nan, dtype=cp.float32)
+        h = cp.zeros(m * n, dtype=cp.float16)
+        fields = dict(A=a_d, B=b_d, D=d, Dh=h, bias=bias_d if f & 2 else None, U=u_d if f & 128 else None,
+                      flags=f, **p)
+        if splits == 1:
+            launch(kernels, layout, **fields)
+        else:
+            split_product(kernels, layout, splits, tickets, **fields)
+            assert (tickets.get() == 0).all()
+        outputs[f] = d.get(), h.get()
+    plain, _ = outputs[flags & 2]
+    d, h = outputs[flags]
+    np.testing.assert_array_equal(u_d.get().view(np.uint32), u.view(np.uint32))
+    _, function = gelu_kernels["gelu-forward" if flags & 64 else "gelu-backward"]
+    out = cp.zeros(m * n, dtype=cp.float16)
+    if flags & 64:
+        np.testing.assert_array_equal(d.view(np.uint32), plain.view(np.uint32))
+        assert plain.max() > 8 and plain.min() < -8
+        pre = cp.asarray(plain)
+        words = [pre.data.ptr, out.data.ptr, m * n]
+    else:
+        assert np.isnan(d).all()
+        dy = cp.asarray(plain)
+        words = [u_d.data.ptr, dy.data.ptr, out.data.ptr, m * n]
+    function((m * n // 1024,), (256,), tuple(np.array(words, dtype=np.uint64)))
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(h.view(np.uint16), out.get().view(np.uint16))

@@ -23,8 +23,10 @@ from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOC
 GEMM_BLOCK = 128
 ROW_BLOCK = 256
 LOSS_COPY_BLOCK = 32
-# GEMM flags (CGEMM.md): add R, add bias, write the binary16 copy Dh, no binary32 D, split K
-ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K = 1, 2, 4, 8, 16
+# GEMM flags (CGEMM.md; compiler/bobc/sass/generate/gemm.py): add R, add bias, write the binary16
+# copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient),
+# Dh = half(gelu(v)) (the MLP's activation), v *= gelu'(U) (its input gradient, U the saved u)
+ADD_R, ADD_BIAS, WRITE_HALF, NO_D, SPLIT_K, COLUMN_SUMS, GELU, GELU_GRAD = 1, 2, 4, 8, 16, 32, 64, 128
 # split K (compiler/bobc/sass/generate/gemm.py split_count; tests/coppelius/test_kernels_gemm.py
 # holds the two rules together): products of fewer tiles than this, at most SPLIT_MAX splits of
 # at least SPLIT_MIN_SLICES 32-k slices
@@ -98,15 +100,18 @@ class Builder:
 
     # ---- the kernels' parameter blocks ----
     def gemm(self, form, what, A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0,
-             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0):
+             batches=1, sA=0, sB=0, sD=0, sH=0, alpha=1.0, E=0, U=0):
         splits = split_count(M, N, K, batches)
+        if flags & COLUMN_SUMS and (splits > 1 or batches != 1 or form == "nt"):
+            raise ValueError(f"{what}: column sums of B (flag {COLUMN_SUMS}) need an unsplit one-batch nn or tn "
+                             f"product, not {form} in {splits} splits of {batches} batches")
         if splits > 1:       # block z of a tile sums its K/S; the tile's last adds the partials in W
             K, flags, batches = K // splits, flags | SPLIT_K, splits
             sA = K if form != "tn" else K * lda
             sB = K if form == "nt" else K * ldb
         words = (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
                  pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches),
-                 self.at("gemm-partials"), self.at("gemm-tickets"))
+                 self.at("gemm-partials"), self.at("gemm-tickets"), E or D or Dh, U or D or Dh)
         return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
 
     def rows(self, kernel, what, count, *words):
@@ -154,10 +159,9 @@ class Builder:
                           D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d),
                 self.layer_norm(n + "ln2", self.at(n + "h"), self.P(n + "ln2.g"), self.P(n + "ln2.b"), self.at(n + "b16"),
                                 self.at(n + "ln2-mean"), self.at(n + "ln2-rstd")),
-                self.gemm("nn", n + "u = b16 Wfc + bfc", self.at(n + "b16"), self.Hf(n + "wfc"), T, f, d, d, f,
-                          D=self.at(n + "u"), bias=self.P(n + "bfc"), flags=ADD_BIAS, ldd=f),
-                self.elementwise("gelu-forward", n + "g16 = gelu(u)", T * f, self.at(n + "u"), self.at(n + "g16"),
-                                 pair(T * f)),
+                self.gemm("nn", n + "u = b16 Wfc + bfc, g16 = gelu(u)", self.at(n + "b16"), self.Hf(n + "wfc"), T, f,
+                          d, d, f, D=self.at(n + "u"), Dh=self.at(n + "g16"), bias=self.P(n + "bfc"),
+                          flags=ADD_BIAS | WRITE_HALF | GELU, ldd=f, ldh=f),
                 self.gemm("nn", n + "x' = g16 Wfcproj + bfcproj + h", self.at(n + "g16"), self.Hf(n + "wfcproj"), T, d, f,
                           f, d, D=x_next, R=self.at(n + "h"), bias=self.P(n + "bfcproj"), flags=ADD_R | ADD_BIAS, ldd=d),
             ]
@@ -180,8 +184,10 @@ class Builder:
                 self.columns("layernorm-param-backward", what + " gain, bias", d, x, mean, rstd, dy, gain_grad,
                              bias_grad, pair(T, d))]
 
-    def bias_backward(self, what, dy16, columns, grad):
-        return self.columns("bias-backward", what, columns, dy16, grad, pair(self.T, columns))
+    def weight_gradient(self, what, A, dy16, M, N, weight, bias):
+        """G[weight] = A^T dy16 (tn: T rows of A and dy16) and, by the same launch's column sums
+        (flag 32, the order of coppelius-bias-backward), G[bias] = the column sums of dy16."""
+        return self.gemm("tn", what, A, dy16, M, N, self.T, M, N, D=weight, ldd=N, flags=COLUMN_SUMS, E=bias)
 
     def backward(self) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
@@ -197,25 +203,21 @@ class Builder:
             n = f"h{layer}."
             qkv16 = self.at(n + "qkv16")
             out += [
-                self.bias_backward(n + "G[bfcproj]", self.at("dres16"), d, self.G(n + "bfcproj")),
-                self.gemm("tn", n + "G[wfcproj] = g16^T dres16", self.at(n + "g16"), self.at("dres16"), f, d, T, f, d,
-                          D=self.G(n + "wfcproj"), ldd=d),
-                self.gemm("nt", n + "dg = dres16 Wfcproj^T", self.at("dres16"), self.Hf(n + "wfcproj"), T, f, d, d, d,
-                          D=self.at("dtmp"), ldd=f),
-                self.elementwise("gelu-backward", n + "du16 = dg gelu'(u)", T * f, self.at(n + "u"), self.at("dtmp"),
-                                 self.at("dtmp16"), pair(T * f)),
-                self.bias_backward(n + "G[bfc]", self.at("dtmp16"), f, self.G(n + "bfc")),
-                self.gemm("tn", n + "G[wfc] = b16^T du16", self.at(n + "b16"), self.at("dtmp16"), d, f, T, d, f,
-                          D=self.G(n + "wfc"), ldd=f),
+                self.weight_gradient(n + "G[wfcproj] = g16^T dres16, G[bfcproj]", self.at(n + "g16"),
+                                     self.at("dres16"), f, d, self.G(n + "wfcproj"), self.G(n + "bfcproj")),
+                self.gemm("nt", n + "du16 = (dres16 Wfcproj^T) gelu'(u)", self.at("dres16"), self.Hf(n + "wfcproj"),
+                          T, f, d, d, d, Dh=self.at("dtmp16"), flags=WRITE_HALF | NO_D | GELU_GRAD, ldh=f,
+                          U=self.at(n + "u")),
+                self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), self.at("dtmp16"), d, f,
+                                     self.G(n + "wfc"), self.G(n + "bfc")),
                 self.gemm("nt", n + "dln2 = du16 Wfc^T", self.at("dtmp16"), self.Hf(n + "wfc"), T, d, f, f, f,
                           D=self.at("dtmp"), ldd=d),
             ]
             out += self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
                                     self.at(n + "ln2-rstd"), self.at("dtmp"), 1, self.G(n + "ln2.g"), self.G(n + "ln2.b"))
             out += [
-                self.bias_backward(n + "G[bproj]", self.at("dres16"), d, self.G(n + "bproj")),
-                self.gemm("tn", n + "G[wproj] = o16^T dres16", self.at(n + "o16"), self.at("dres16"), d, d, T, d, d,
-                          D=self.G(n + "wproj"), ldd=d),
+                self.weight_gradient(n + "G[wproj] = o16^T dres16, G[bproj]", self.at(n + "o16"), self.at("dres16"),
+                                     d, d, self.G(n + "wproj"), self.G(n + "bproj")),
                 self.gemm("nt", n + "do16 = dres16 Wproj^T", self.at("dres16"), self.Hf(n + "wproj"), T, d, d, d, d,
                           Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
                 self.gemm("nt", n + "dp = do16 v^T (per head)", self.at("do16"), qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d,
@@ -231,9 +233,8 @@ class Builder:
                 self.gemm("tn", n + "dk = ds16^T q (per head)", self.at("ds16"), qkv16, T, dh, T, T, 3 * d,
                           D=self.at("dqkv", 4 * d), Dh=self.at("dqkv16", 2 * d), flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
                           batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
-                self.bias_backward(n + "G[bqkv]", self.at("dqkv16"), 3 * d, self.G(n + "bqkv")),
-                self.gemm("tn", n + "G[wqkv] = a16^T dqkv16", self.at(n + "a16"), self.at("dqkv16"), d, 3 * d, T, d, 3 * d,
-                          D=self.G(n + "wqkv"), ldd=3 * d),
+                self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), self.at("dqkv16"),
+                                     d, 3 * d, self.G(n + "wqkv"), self.G(n + "bqkv")),
                 self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", self.at("dqkv16"), self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
                           3 * d, D=self.at("dtmp"), ldd=d),
             ]

@@ -55,6 +55,8 @@ def _gemm(form):
         else:
             bv = _matrix(memory, b, "<f2", batches, k, n, sb, ldb, 1)
         product = av.astype(np.float64) @ bv.astype(np.float64)
+        if flags & 32 and form != "nt" and not flags & 16:   # column sums of B (gemm flag 32): the bias gradient
+            memory.array(launch.word(15), "<f4", n)[...] = bv[0].astype(np.float64).sum(axis=0)
         if flags & 16:          # split K (CGEMM.md, s4): batch z is split z; W the partials, D the whole
             memory.array(launch.word(13), "<f4", batches * m * n)[...] = product.astype(np.float32).ravel()
             product, batches = product.sum(axis=0, keepdims=True), 1
@@ -64,11 +66,15 @@ def _gemm(form):
         if flags & 1:
             v = v + _matrix(memory, r, "<f4", batches, m, n, sd, ldd, 1).astype(np.float64)
         v32 = v.astype(np.float32)
+        if flags & 128:         # v *= gelu'(U), U with D's strides: coppelius-gelu-backward's rounding
+            u = _matrix(memory, launch.word(16), "<f4", batches, m, n, sd, ldd, 1).astype(np.float64)
+            v32 = (v32.astype(np.float64) * gelu_derivative(u)).astype(np.float32)
         if not flags & 8:
             _matrix(memory, d, "<f4", batches, m, n, sd, ldd, 1)[...] = v32
         if flags & 4:
             with np.errstate(over="ignore"):
-                _matrix(memory, dh, "<f2", batches, m, n, sh, ldh, 1)[...] = v32.astype(np.float16)
+                half = A.r16(gelu(v32.astype(np.float64))) if flags & 64 else v32.astype(np.float16)
+                _matrix(memory, dh, "<f2", batches, m, n, sh, ldh, 1)[...] = half
     return kernel
 
 

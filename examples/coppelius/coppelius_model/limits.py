@@ -38,9 +38,11 @@ def charge(launch: Launch) -> tuple[float, float]:
         m, n = _u32s(launch, 6)
         k, flags = _u32s(launch, 7)
         batches = launch.words[12] >> 32
-        out = (0 if flags & 8 else 4) + (2 if flags & 4 else 0) + (4 if flags & 1 else 0)
+        out = ((0 if flags & 8 else 4) + (2 if flags & 4 else 0) + (4 if flags & 1 else 0)
+               + (4 if flags & 128 else 0))                 # U, the saved pre-activation gelu' reads
         outputs = 1 if flags & 16 else batches        # split K: the batches are one product's splits
-        nbytes = batches * (2 * m * k + 2 * k * n) + outputs * out * m * n + (4 * n if flags & 2 else 0)
+        nbytes = (batches * (2 * m * k + 2 * k * n) + outputs * out * m * n + (4 * n if flags & 2 else 0)
+                  + (4 * n if flags & 32 else 0))        # the column sums E (read from B already in shared memory)
         return 2.0 * m * n * k * batches, float(nbytes)
     if kind in ("layernorm-forward",):
         r, c = _u32s(launch, 6)

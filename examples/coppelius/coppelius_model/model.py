@@ -173,7 +173,7 @@ def backward(config: CoppeliusConfig, master, fwd: Forward, a: Arithmetic = MIXE
 
     def bias_grad_cast(name, dy):
         # the binary16 gradient the weight-gradient product reads; the bias gradient is its
-        # column sum (coppelius-bias-backward)
+        # column sum (the weight-gradient product's column sums, coppelius-gemm-tn flag 32)
         dy16 = a.r16(dy)
         put(name, dy16.sum(axis=0))
         return dy16

@@ -28,6 +28,33 @@ same result whichever block finishes last: deterministic) and runs the epilogue.
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
 On the H200 a product of 48 tiles with K = 3072 took 25.6 us unsplit and 14.3 us in 4 splits.
 
+Column sums of B (flag 32; nn and tn, whose B is stored K x N): the launch also writes
+E[n] = sum_k B[k, n] in binary32 -- a linear layer's bias gradient, from the same binary16
+output gradient its weight-gradient product reads, without a launch of its own.  The
+blocks of the first row tile (blockIdx.y = 0, batch 0) add their 64 columns from the B
+slices already in shared memory, between a slice's BAR.SYNC and the next (no extra global
+read).  The sum is associated as a column-sum kernel with four row groups would: thread t
+takes column t % 64 and the row groups g = 2 (t / 64), g + 1 (rows k = g mod 4), each a
+binary32 sum from +0 over its rows in increasing order; the block then adds
+(s0 + s1) + (s2 + s3) through shared memory.  nt (B stored N x K) ignores the flag (its
+contract declares E unused) and split_parameters refuses it; flag 32 with flag 16 or with
+batches > 1 is refused by pack_parameters (a split sees a part of K; each batch's B would
+race for E), and the kernel computes E only without flag 16 and in batch 0.  D and Dh are
+computed exactly as without the flag.
+
+GELU in the epilogue (flags 64 and 128; any layout, batches, split K: it runs after the
+partials' sum).  Flag 128 (GELU_GRAD): once v is final (alpha P, + bias, + R), v = v *
+gelu'(U[m,n]) before the D and Dh writes, U binary32 with D's strides (ldd, sD; parameter
+word 16) -- an MLP's input gradient du = dy gelu'(u) from its saved pre-activation u.
+Flag 64 (GELU): D = v as without it (the pre-activation, kept for the backward pass) and
+Dh = half(gelu(v)).  The tanh form, without cancellation in either tail: e = 2^x with
+x = min(u (K2 + KA2 u^2), 64) (MUFU.EX2), r = 1 / (1 + e) (MUFU.RCP), s = e r, gelu(u) =
+u s, gelu'(u) = (u r s)(2K + 6KA u^2) + s (one FFMA), du = gelu'(u) dy rounded to binary32,
+then to binary16 (GELU_* below; F2FP.PACK_AB).  Each element takes exactly the instructions,
+operands and association of separate elementwise kernels written that way, so that Dh is bit for bit
+theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
+branched around when its flag is off (no cost but the branches to the other products).
+
 Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
 blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
@@ -52,6 +79,8 @@ multiple of 32 and at least 32; lda, ldb, sA, sB multiples of 8 and A, B 16-byte
 (16-byte copies); ldd, ldh, sD, sH even, D, R, bias 8-byte aligned, Dh 4-byte aligned.
 With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-byte aligned with
 4 S M N bytes; tickets 4 (M/64)(N/64) bytes, zero before the launch (the launch leaves them zero).
+With flag 32: E 4-byte aligned with 4 N bytes, one batch, no flag 16, layout nn or tn.
+With flag 128: U 8-byte aligned, laid out as D (ldd, sD).
 
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
@@ -79,12 +108,13 @@ PARAMETERS = (
     (0x00, "A", "pointer: A, binary16"),
     (0x08, "B", "pointer: B, binary16"),
     (0x10, "D", "pointer: D, binary32 (written unless flag 8)"),
-    (0x18, "Dh", "pointer: Dh, binary16 copy of D (written if flag 4)"),
+    (0x18, "Dh", "pointer: Dh, binary16 copy of D (written if flag 4; of gelu(D) with flag 64)"),
     (0x20, "R", "pointer: R, binary32 addend with D's strides (read if flag 1; may equal D)"),
     (0x28, "bias", "pointer: bias, binary32 [N] (read if flag 2)"),
     (0x30, "M", "u32 rows of D"), (0x34, "N", "u32 columns of D"),
     (0x38, "K", "u32 the summed dimension (with flag 16: of one split)"),
-    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits)"),
+    (0x3c, "flags", "u32: 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K (batches = the splits), "
+                    "32 column sums of B into E (nn, tn), 64 Dh = half(gelu(v)), 128 v *= gelu'(U)"),
     (0x40, "lda", "u32 row stride of A (elements)"), (0x44, "ldb", "u32 row stride of B (elements)"),
     (0x48, "ldd", "u32 row stride of D and R (elements)"), (0x4c, "ldh", "u32 row stride of Dh (elements)"),
     (0x50, "sA", "u32 batch stride of A (elements)"), (0x54, "sB", "u32 batch stride of B (elements)"),
@@ -92,10 +122,23 @@ PARAMETERS = (
     (0x60, "alpha", "f32 scale of the product"), (0x64, "batches", "u32 batch count (= grid z; flag 16: splits)"),
     (0x68, "W", "pointer: the split workspace, binary32 [batches][M][N] (written and read with flag 16)"),
     (0x70, "tickets", "pointer: u32 per output tile, zero between launches (flag 16)"),
+    (0x78, "E", "pointer: E, binary32 [N] column sums of B (written with flag 32)"),
+    (0x80, "U", "pointer: U, binary32 saved pre-activation with D's strides ldd, sD (read with flag 128)"),
 )
 OFFSET = {name: offset for offset, name, _ in PARAMETERS}
-FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT = 1, 2, 4, 8, 16
-PARAMETER_BYTES = 0x78
+FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
+FLAG_GELU, FLAG_GELU_GRAD = 64, 128
+PARAMETER_BYTES = 0x88
+
+# The tanh-form GELU's constants in binary32, as a model's separate elementwise GELU kernels
+# hold them (the bundled example's tests read them back from its kernels' sources):
+# K = sqrt(2/pi), A = 0.044715,
+# x = u (K2 + KA2 u^2) with K2 = 2 K log2(e), KA2 = K2 A; gelu' = s + u r s (2K + 6KA u^2).
+GELU_KA2 = 0x3dd2d3e8                 # binary32 bits, in a register (FFMA's B operand)
+GELU_K2 = "2.3022081851959228516"     # FFMA's immediate C operand, as the kernels write it
+GELU_6KA = 0x3e5b33b6
+GELU_2K = "1.5957691669464111328"
+GELU_CLAMP = "64"                     # x <= 64 keeps e = 2^x finite
 
 
 @dataclass(frozen=True)
@@ -113,6 +156,11 @@ class Variant:
     def identity(self, prefix: str) -> str:
         """The region identity and file stem under the model's name `prefix`."""
         return f"{prefix}-{self.name}"
+
+    @property
+    def column_sums(self) -> bool:
+        """Whether flag 32 is served: B stored K x N, its slices in shared memory as k rows."""
+        return not self.b_along_k
 
 
 VARIANTS = {
@@ -147,14 +195,18 @@ def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
-                    batches: int = 1, W: int = 0, tickets: int = 0) -> bytes:
+                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0) -> bytes:
     """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
     check_shape(M, N, K)
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
+    if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
+        raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) need the whole of K in one batch: not "
+                         f"with split K (flag {FLAG_SPLIT}) nor batches = {batches}; launch the column sums "
+                         f"apart or leave the product unsplit")
     return (struct.pack("<6Q", A, B, D, Dh, R, bias)
             + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
-            + struct.pack("<fI", alpha, batches) + struct.pack("<2Q", W, tickets))
+            + struct.pack("<fI", alpha, batches) + struct.pack("<4Q", W, tickets, E, U))
 
 
 def check_shape(m: int, n: int, k: int) -> None:
@@ -204,6 +256,9 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
     split `splits` ways; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
+    if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
+        raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
+                         f"stored K x N (nn, tn), not {layout}")
     if splits == 1:
         return grid(m, n, fields.get("batches", 1)), pack_parameters(W=W, tickets=tickets, **fields)
     if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
@@ -238,6 +293,18 @@ BIAS = 48                                     # R48..R55: bias of this thread's 
 ADDEND = 56                                   # R56..R63: R of one row group
 HALVES = 64                                   # R64..R75: conversions of one row group
 BIAS_AT = 64                                  # R64:R65: the bias pointer, before the conversions
+# GELU (flag 64) and its derivative (flag 128), one row group (8 values) at a time
+GELU_U = 76                                   # R76..R83: U of one row group (flag 128)
+GELU_E = 84                                   # R84..R91: x, then e = 2^x, s = e r (then gelu' or gelu)
+GELU_R = ADDEND                               # R56..R63: 1 + e, then r = 1 / (1 + e) (R is added by then)
+GELU_P = HALVES                               # R64..R71: u^2, then 2K + 6KA u^2 (before the conversions)
+GELU_KA2_AT, GELU_6KA_AT = TID, CTA_N         # the two constants FFMA takes from registers (R0, R1)
+OUT_U = CTA_M                                 # R2:R3: U's row pointer (D's strides), once blockIdx is used
+# column sums of B (flag 32, predicate P1 through the loop): the set-up temporaries are free
+# there, and so are blockIdx.y and .z, both 0 under P1 (set back to 0 after the loop)
+E_AT, E_COLUMN = T0, T1                       # this slice's address; the thread's column and row group
+E_SUM0, E_SUM1 = T2, T3                       # binary32 sums of its row groups g and g + 1
+E_HALF0, E_HALF1 = CTA_M, CTA_Z               # two rows' values
 
 
 class _Text:
@@ -388,6 +455,65 @@ def _multiply(out: _Text, variant: Variant, stage: int) -> None:
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
 
 
+def _column_sums_setup(out: _Text, b_base: int) -> None:
+    """P1 = flag 32 without flag 16, in the first row tile of batch 0; thread t's column
+    t % 64 and first row group g = 2 (t / 64) within a stage's B slice; both sums +0."""
+    out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT | FLAG_COLUMN_SUMS:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{T0}, {FLAG_COLUMN_SUMS:#x}, PT", f"flag {FLAG_COLUMN_SUMS}, not split")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{CTA_M}, RZ, P1", "the first row tile")
+    out(f"ISETP.EQ.U32.AND P1, PT, R{CTA_Z}, RZ, P1", "batch 0")
+    out(f"LOP3.LUT R{E_COLUMN}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
+    out(f"SHF.L.U32 R{E_COLUMN}, R{E_COLUMN}, 0x1, RZ")
+    out(f"SHF.R.U32.HI R{E_SUM0}, RZ, 0x6, R{TID}")
+    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {2 * OUTER_ROWS_PITCH:#x}, R{E_COLUMN}", "row 2 (t / 64)")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b_base:#x}, RZ")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, -R{FRAG_SRC_B}, RZ", "less this lane's fragment address: from SRC_B")
+    out(f"MOV R{E_SUM0}, RZ")
+    out(f"MOV R{E_SUM1}, RZ")
+
+
+def _column_sums_slice(out: _Text) -> None:
+    """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
+    column, in increasing order, from the stage just read (SRC_B still names it; its
+    buffer is rewritten only after the next BAR.SYNC).  After the HMMAs are issued, so
+    that the loads' latency runs beside the tensor cores'."""
+    out("@!P1 BRA column_sums_added")
+    out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
+    for row in range(0, TILE_K, 4):
+        out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * OUTER_ROWS_PITCH:#x}]", f"k rows +{row}, +{row + 1}")
+        out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * OUTER_ROWS_PITCH:#x}]")
+        out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+        out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+        out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    out.label("column_sums_added")
+
+
+def _column_sums_store(out: _Text) -> None:
+    """Flag 32, after the last slice: thread t < 64 holds s0 + s1 of its column, thread
+    t + 64 s2 + s3; E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3)."""
+    out("@!P1 BRA column_sums_stored")
+    out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
+    out(f"MOV R{CTA_M}, RZ", "blockIdx.y and .z are 0 here (P1): back from holding halves")
+    out(f"MOV R{CTA_Z}, RZ")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread is done with the ring")
+    out(f"ISETP.GE.U32.AND P0, PT, R{TID}, 0x40, PT")
+    out(f"LOP3.LUT R{E_SUM1}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
+    out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
+    out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
+    out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0")
+    out(f"@!P0 LDS R{T1}, [R{T0}]")
+    out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    out(f"LEA R{E_SUM1}, R{CTA_N}, R{E_SUM1}, 0x6", "column 64 blockIdx.x + t % 64")
+    out(f"LEA R{T0}, P6, R{E_SUM1}, {_p('E')}, 0x2")
+    out(f"LEA.HI.X R{T1}, R{E_SUM1}, {_p('E', high=True)}, RZ, 0x2, P6")
+    out(f"@!P0 STG.E [R{T0}.64], R{E_SUM0}")
+    out.label("column_sums_stored")
+
+
 def _position(out: _Text) -> None:
     """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
@@ -419,21 +545,29 @@ def _epilogue(out: _Text) -> None:
     out(f"IMAD R{T3}, R{T0}, {_p('ldh')}, R{T3}", "Dh's element index")
     out(f"LEA R{OUT_H}, P6, R{T3}, {_p('Dh')}, 0x1")
     out(f"LEA.HI.X R{OUT_H + 1}, R{T3}, {_p('Dh', high=True)}, RZ, 0x1, P6")
+    out(f"LEA R{OUT_U}, P6, R{T2}, {_p('U')}, 0x2", "U has D's strides (blockIdx.y, .z used: R2, R3 free)")
+    out(f"LEA.HI.X R{OUT_U + 1}, R{T2}, {_p('U', high=True)}, RZ, 0x2, P6")
     out(f"MOV R{T2}, {_p('ldd')}")
     out(f"SHF.L.U32 R{STEP_D}, R{T2}, 0x5, RZ", "8 rows of D, in bytes")
     out(f"MOV R{T3}, {_p('ldh')}")
     out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
     out(f"MOV R{T0}, {_p('flags')}")
-    for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D)):
+    for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D),
+                            ("P0", FLAG_GELU), ("P5", FLAG_GELU_GRAD)):
         out(f"LOP3.LUT R{T1}, R{T0}, {flag:#x}, RZ, 0xc0, !PT")
         out(f"ISETP.NE.U32.AND {predicate}, PT, R{T1}, RZ, PT", f"flag {flag}")
+    out(f"MOV R{GELU_KA2_AT}, {GELU_KA2:#x}", "KA2 (binary32)")
+    out(f"MOV R{GELU_6KA_AT}, {GELU_6KA:#x}", "6KA (binary32)")
     for nt in range(4):
         out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{BIAS_AT}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
     for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
         mi, h = divmod(group, 2)
+        values = [ACC + 16 * mi + 4 * nt + 2 * h + j for nt in range(4) for j in range(2)]
         out.note(f"rows +{8 * group}")
         for nt in range(4):
             out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt:#x}]")
+        for nt in range(4):
+            out(f"@P5 LDG.E.64 R{GELU_U + 2 * nt}, [R{OUT_U}.64+{32 * nt:#x}]", f"U (flag {FLAG_GELU_GRAD})")
         for nt in range(4):
             v = ACC + 16 * mi + 4 * nt + 2 * h
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
@@ -442,18 +576,97 @@ def _epilogue(out: _Text) -> None:
             out(f"@P2 FADD R{v + 1}, R{v + 1}, R{BIAS + 2 * nt + 1}")
             out(f"@P1 FADD R{v}, R{v}, R{ADDEND + 2 * nt}")
             out(f"@P1 FADD R{v + 1}, R{v + 1}, R{ADDEND + 2 * nt + 1}")
-            out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{v}")
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
-            t = HALVES + 3 * nt
-            out(f"@P3 F2F.F16.F32 R{t}, R{v}")
-            out(f"@P3 F2F.F16.F32 R{t + 1}, R{v + 1}")
-            out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
-            out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
+        out(f"@!P5 BRA gelu_grad_done_{group}")
+        _gelu_grad(out, values)
+        _store_d(out, values)
+        _halves(out, values, pack=True)
+        out(f"BRA halves_done_{group}")
+        out.label(f"gelu_grad_done_{group}")
+        _store_d(out, values)
+        out(f"@P0 BRA gelu_{group}")
+        _halves(out, values, pack=False)
+        out(f"BRA halves_done_{group}")
+        out.label(f"gelu_{group}")
+        _gelu(out, values)
+        _halves(out, [GELU_E + i for i in range(8)], pack=True)
+        out.label(f"halves_done_{group}")
         if group < 3:
             _add64(out, OUT_D, f"R{STEP_D}")
             _add64(out, OUT_R, f"R{STEP_D}")
+            _add64(out, OUT_U, f"R{STEP_D}")
             _add64(out, OUT_H, f"R{STEP_H}")
+
+
+def _store_d(out: _Text, values: list[int]) -> None:
+    """Unless flag 8: D = values of one row group (a pair of columns a store)."""
+    for nt in range(4):
+        out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{values[2 * nt]}")
+
+
+def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
+    """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first), by
+    F2F and PRMT, or (pack: the GELU paths) by F2FP.PACK_AB as the separate elementwise
+    kernels convert (both round to nearest even)."""
+    for nt in range(4):
+        t = HALVES + 3 * nt
+        if pack:
+            out(f"@P3 F2FP.PACK_AB R{t + 2}, R{values[2 * nt + 1]}, R{values[2 * nt]}",
+                "two halves, the lower column first")
+        else:
+            out(f"@P3 F2F.F16.F32 R{t}, R{values[2 * nt]}")
+            out(f"@P3 F2F.F16.F32 R{t + 1}, R{values[2 * nt + 1]}")
+            out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
+        out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
+
+
+def _gelu(out: _Text, values: list[int]) -> None:
+    """Flag 64: R{GELU_E}.. = gelu(v) of one row group, instruction for instruction
+    the separate elementwise forward kernel's: t = v v; t = t KA2 + K2; x = v t; x = min(x, 64); e = 2^x;
+    r = 1 / (e + 1); s = e r; gelu = v s."""
+    e, r = [GELU_E + i for i in range(8)], [GELU_R + i for i in range(8)]
+    steps = [
+        ("FMUL R{e}, R{v}, R{v}", "v^2"),
+        ("FFMA R{e}, R{e}, R{ka2}, " + GELU_K2, "K2 + KA2 v^2"),
+        ("FMUL R{e}, R{v}, R{e}", "x"),
+        ("FMNMX R{e}, R{e}, " + GELU_CLAMP + ", PT", "x <= 64"),
+        ("MUFU.EX2 R{e}, R{e}", "e = 2^x"),
+        ("FADD R{r}, R{e}, 1", ""),
+        ("MUFU.RCP R{r}, R{r}", "r = 1 / (1 + e)"),
+        ("FMUL R{e}, R{e}, R{r}", "s = e r"),
+        ("FMUL R{e}, R{v}, R{e}", "gelu(v) = v s"),
+    ]
+    out.note(f"flag {FLAG_GELU}: gelu(v), as the separate elementwise kernel computes it")
+    for step, comment in steps:
+        for i in range(8):
+            out(step.format(e=e[i], v=values[i], r=r[i], ka2=GELU_KA2_AT), comment if i == 0 else "")
+
+
+def _gelu_grad(out: _Text, values: list[int]) -> None:
+    """Flag 128: v *= gelu'(U) of one row group, instruction for instruction
+    the separate elementwise backward kernel's with dy = v: u2 = u u; t = u2 KA2 + K2; p = u2 6KA + 2K;
+    x = u t; x = min(x, 64); e = 2^x; r = 1 / (e + 1); s = e r; w = u r; w = w s;
+    gelu' = w p + s; du = gelu' dy."""
+    u, e, r, p = ([base + i for i in range(8)] for base in (GELU_U, GELU_E, GELU_R, GELU_P))
+    steps = [
+        ("FMUL R{p}, R{u}, R{u}", "u^2"),
+        ("FFMA R{e}, R{p}, R{ka2}, " + GELU_K2, "K2 + KA2 u^2"),
+        ("FFMA R{p}, R{p}, R{ka6}, " + GELU_2K, "2K + 6KA u^2"),
+        ("FMUL R{e}, R{u}, R{e}", "x"),
+        ("FMNMX R{e}, R{e}, " + GELU_CLAMP + ", PT", "x <= 64"),
+        ("MUFU.EX2 R{e}, R{e}", "e = 2^x"),
+        ("FADD R{r}, R{e}, 1", ""),
+        ("MUFU.RCP R{r}, R{r}", "r = 1 / (1 + e)"),
+        ("FMUL R{e}, R{e}, R{r}", "s = e r"),
+        ("FMUL R{u}, R{u}, R{r}", "u r"),
+        ("FMUL R{u}, R{u}, R{e}", "w = u r s"),
+        ("FFMA R{e}, R{u}, R{p}, R{e}", "gelu'(u) = w (2K + 6KA u^2) + s"),
+        ("FMUL R{v}, R{e}, R{v}", "v = gelu'(u) v, as the kernel's gelu' dy"),
+    ]
+    out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as the separate elementwise kernel computes it")
+    for step, comment in steps:
+        for i in range(8):
+            out(step.format(e=e[i], v=values[i], r=r[i], u=u[i], p=p[i], ka2=GELU_KA2_AT, ka6=GELU_6KA_AT),
+                comment if i == 0 else "")
 
 
 # The split section's registers (flag 16; the copy and fragment registers are free there)
@@ -560,7 +773,8 @@ def _contract(variant: Variant) -> list[str]:
         f"//@ param 4 pointer read {d_bytes} R (binary32 addend, D's strides; read only with flag 1)",
         f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
         "//@ param 6 scalar M, N (u32)",
-        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K)",
+        "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
+        "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U))",
         "//@ param 8 scalar lda, ldb (u32 elements)",
         "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
@@ -568,6 +782,11 @@ def _contract(variant: Variant) -> list[str]:
         "//@ param 12 scalar alpha (f32), batches (u32, = grid z; with flag 16 the splits)",
         f"//@ param 13 pointer write {2 * d_bytes} W (binary32 split workspace [splits][M][N]; only with flag 16)",
         f"//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
+        f"//@ param 15 pointer write {4 * TILE_N} E (binary32 [N] column sums of B; written only with flag 32, "
+        "by the first row tile)" if variant.column_sums else
+        "//@ param 15 unused E (column sums of B: not served by this layout, flag 32 is ignored)",
+        f"//@ param 16 pointer read {d_bytes} U (binary32 saved pre-activation, D's strides ldd, sD; "
+        "read only with flag 128)",
     ]
     return lines
 
@@ -586,6 +805,13 @@ def generate(variant: Variant, prefix: str) -> str:
         "//   Batch z = blockIdx.z moves A, B, D/R, Dh by sA, sB, sD, sH elements.  Flag 16 (split K):",
         "//   z is the split (A, B moved by sA, sB), the partial goes to W[z] and the tile's last split",
         "//   (its ticket) adds W[0] + .. + W[batches - 1] in that order before the epilogue.",
+        *(["//   Flag 32 (not with 16; batch 0): E[n] = sum_k B[k,n] in binary32, by the first row tile from",
+           "//   its B slices in shared memory: per column four row groups k = g mod 4, each from +0 in",
+           "//   increasing k, then (s0 + s1) + (s2 + s3)."] if variant.column_sums else
+          ["//   Flag 32 (column sums of B) is not served by this layout and is ignored."]),
+        "//   Flag 128: v *= gelu'(U[m,n]) (U binary32 with D's strides) before D and Dh; flag 64: Dh =",
+        "//   half(gelu(v)) (D = v, the pre-activation): for each element the instructions of separate",
+        "//   elementwise GELU kernels (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
         f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
         f"{shared_bytes(variant)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
@@ -593,7 +819,8 @@ def generate(variant: Variant, prefix: str) -> str:
         "multiples of 8,",
         "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
         "// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R79",
-        "// copy sources, R80-R93 steps, stage offsets, addresses and counters (see gemm.py).",
+        "// copy sources, R80-R93 steps, stage offsets, addresses and counters"
+        + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
         *_contract(variant),
         f".kernel {variant.kernel(prefix)}",
@@ -614,6 +841,8 @@ def generate(variant: Variant, prefix: str) -> str:
     _copy_destination(out, variant.b_along_k, COPY_DST_B, SHARED_BASE + a_tile)
     _fragment_source(out, variant.a_along_k, True, FRAG_SRC_A, SHARED_BASE)
     _fragment_source(out, variant.b_along_k, False, FRAG_SRC_B, SHARED_BASE + a_tile)
+    if variant.column_sums:
+        _column_sums_setup(out, SHARED_BASE + a_tile)
     for i in range(32):
         out(f"MOV R{ACC + i}, RZ")
     out(f"MOV R{WRITE_STAGE}, RZ")
@@ -629,7 +858,11 @@ def generate(variant: Variant, prefix: str) -> str:
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
     _issue(out, chunk_a, chunk_b, stage)
     _multiply(out, variant, stage)
+    if variant.column_sums:
+        _column_sums_slice(out)
     out("@P5 BRA slice")
+    if variant.column_sums:
+        _column_sums_store(out)
     out(f"MOV R{T0}, {_p('flags')}")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.NE.U32.AND P0, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
