@@ -1,6 +1,6 @@
 """Assembled kernels kept in bobc's user cache (bobc/cache.py) between builds.
 
-Assembling Bob's kernels was most of what extracting its plan cost (issue 21,
+Assembling a plan's kernels was most of what extracting the plan cost (issue 21,
 bench/results/profiles).  An assembled kernel depends only on its source's bytes
 and path (spans in the result name it), the target, and the assembler itself, so
 the key hashes those: every file of the assembler package (code and encoding

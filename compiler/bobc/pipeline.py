@@ -43,7 +43,7 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
 
 def check(program) -> None:
     """Type check the program, or reuse the verdict reached before for the same inputs
-    (bobc/stored.py): checking Bob's proofs by computation was most of `bobc check`'s time
+    (bobc/stored.py): checking a plan's proofs by computation was most of `bobc check`'s time
     once parsing was cached.  Only success is stored; a refusal is found again every time."""
     from . import recall, stored
 

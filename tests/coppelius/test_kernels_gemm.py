@@ -180,6 +180,21 @@ class _Memory:
         array[start:start + values.size] = values
 
 
+def _run_reference(ref, layout, memory, p):
+    """Run the reference product kernel on `memory` with the parameter fields `p`, as the
+    model's launcher would (a launch's packed block, memory read and written by address)."""
+
+    class Launch:
+        parameters = _pack(p)
+
+    class Memory:
+        array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
+        write = staticmethod(lambda address, data: memory.write(
+            address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
+
+    ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+
+
 def _expected(layout, p, a, b, d0, bias):
     """The contract, one element at a time, in binary64 then rounded as it says."""
     m_, n_, k_ = p["M"], p["N"], p["K"]
@@ -222,15 +237,7 @@ def test_reference_kernel_computes_the_contract(layout, flags):
              ldd=ldd, ldh=ldh, sA=60, sB=70, sD=40, sH=30, alpha=0.125, batches=batches)
     want_d, want_h = _expected(layout, p, a[3:], b, d.copy(), bias)
 
-    class Launch:
-        parameters = _pack(p)
-
-    class Memory:
-        array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
-        write = staticmethod(lambda address, data: memory.write(
-            address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
-
-    ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+    _run_reference(ref, layout, memory, p)
     np.testing.assert_array_equal(d, want_d)          # products of halves are exact: same roundings
     if flags & 4:
         for at, value in want_h.items():
@@ -258,15 +265,7 @@ def test_reference_kernel_splits_k_as_the_contract_says():
              sA=k, sB=k * ldb, sD=0, sH=0, alpha=0.25, batches=splits, W=memory.address["w"], tickets=0)
     d0 = d.copy()
 
-    class Launch:
-        parameters = _pack(p)
-
-    class Memory:
-        array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
-        write = staticmethod(lambda address, data: memory.write(
-            address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
-
-    ref.KERNELS["coppelius-gemm-nn"](Memory, Launch)
+    _run_reference(ref, "nn", memory, p)
     for row in range(m):
         for col in range(n):
             partials = [sum(float(a[row * lda + s * k + i]) * float(b[(s * k + i) * ldb + col]) for i in range(k))
@@ -305,15 +304,7 @@ def test_reference_kernel_sums_the_columns_of_b_in_the_kernels_order(layout):
                  M=m, N=n, K=k, flags=flags, lda=lda, ldb=ldb, ldd=ldd, ldh=0, sA=0, sB=0, sD=0, sH=0, alpha=1.0,
                  batches=1, E=memory.address["e"])
 
-        class Launch:
-            parameters = _pack(p)
-
-        class Memory:
-            array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
-            write = staticmethod(lambda address, data: memory.write(
-                address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
-
-        ref.KERNELS[f"coppelius-gemm-{layout}"](Memory, Launch)
+        _run_reference(ref, layout, memory, p)
         results[flags] = d, e
     np.testing.assert_array_equal(results[0][0], results[32][0])
     e = results[32][1]
@@ -458,15 +449,7 @@ def test_reference_gelu_flags_follow_the_kernels_steps():
                  ldb=ldb, ldd=ldd, ldh=ldh, sA=0, sB=0, sD=0, sH=0, alpha=1.0, batches=1, U=memory.address["u"])
         plain, _ = _expected("nn", dict(p, flags=flags & 3, batches=1), a, b, d0.copy(), bias)
 
-        class Launch:
-            parameters = _pack(p)
-
-        class Memory:
-            array = staticmethod(lambda address, dtype, count: memory.read(address, dtype, count))
-            write = staticmethod(lambda address, data: memory.write(
-                address, np.frombuffer(data, dtype=memory.arrays[(address >> 20) - 1].dtype)))
-
-        ref.KERNELS["coppelius-gemm-nn"](Memory, Launch)
+        _run_reference(ref, "nn", memory, p)
         for row in range(m):
             for col in range(n):
                 v = plain[row * ldd + col]

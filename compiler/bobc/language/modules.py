@@ -105,7 +105,7 @@ def parse_stored(path: Path) -> Module:
     """Parse `path`, or load its tree from bobc's user cache (bobc/cache.py), keyed by a hash of
     the file's bytes, its path (spans name it) and the parser's identity: an edit to the file,
     the grammar or the parser is a new key.  Loading a stored tree skips importing lark, building
-    the LALR tables and parsing, most of `bobc check`'s time on Bob (bench/results/profiles)."""
+    the LALR tables and parsing, most of `bobc check`'s time (bench/results/profiles)."""
     from .. import cache
 
     try:
