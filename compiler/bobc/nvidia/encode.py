@@ -216,8 +216,8 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
 
     The SM splits one memory between L1 and shared memory in the target's steps.  A
     carve-out too small for the blocks that threads, registers and block slots would let
-    reside together runs fewer of them (a product of 40 KiB blocks at 64 KiB runs one block
-    an SM where registers allow five); one larger than that only takes L1 away.  So the
+    reside together runs fewer of them (blocks needing more than half the step run one an
+    SM however many their registers would allow); one larger than that only takes L1 away.  So the
     choice is the smallest step at which shared memory is not what limits residency, as
     the CUDA driver's default does.  MIN is the least step that runs at all.
     """

@@ -26,7 +26,8 @@ tile's ticket (ATOMG.E.INC wrapping at S - 1, so the tickets are zero again afte
 launch); the block that draws S - 1 sums W[0] + W[1] + .. + W[S-1] in that order (the
 same result whichever block finishes last: deterministic) and runs the epilogue.  The fences
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
-On the H200 a product of 48 tiles with K = 3072 took 25.6 us unsplit and 14.3 us in 4 splits.
+On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
+(split_count has the sweep's rule; the measurements are in bench/results).
 
 Column sums of B (flag 32; nn and tn, whose B is stored K x N): the launch also writes
 E[n] = sum_k B[k, n] in binary32 -- a linear layer's bias gradient, from the same binary16
@@ -232,9 +233,9 @@ SPLIT_MAX = 4
 def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
     """How many splits of K a product gets (1: none): the most, up to SPLIT_MAX, that divide
     K's 32-k slices into splits of at least SPLIT_MIN_SLICES, for a one-batch product of
-    fewer than SPLIT_FEW_TILES tiles.  Measured on the H200 (a sweep of splits over 48-tile
-    products): K = 3072 25.6 us unsplit, 16.5 / 15.9 / 14.3 us in 2 / 3 / 4; K = 768 8.0 us,
-    7.8 in 2, 9.0 in 4; K = 256 (8 slices) only slower split."""
+    fewer than SPLIT_FEW_TILES tiles.  From a sweep of splits on the H200 (bench/results): a
+    long K gains most in the most splits, a K of a few dozen slices a little in 2, and one of
+    under two dozen slices is only slower split."""
     tiles = (m // TILE_M) * (n // TILE_N)
     slices = k // TILE_K
     if batches != 1 or tiles >= SPLIT_FEW_TILES:
