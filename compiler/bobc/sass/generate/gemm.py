@@ -620,6 +620,14 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
         out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
 
 
+def _each_value(out: _Text, steps: list[tuple[str, str]], **registers: list[int]) -> None:
+    """Emit each step for the row group's 8 values in turn (step-major, so that the 8
+    independent chains interleave), its register fields filled from `registers`' i-th entries."""
+    for step, comment in steps:
+        for i in range(8):
+            out(step.format(**{name: numbers[i] for name, numbers in registers.items()}), comment if i == 0 else "")
+
+
 def _gelu(out: _Text, values: list[int]) -> None:
     """Flag 64: R{GELU_E}.. = gelu(v) of one row group, instruction for instruction
     the separate elementwise forward kernel's: t = v v; t = t KA2 + K2; x = v t; x = min(x, 64); e = 2^x;
@@ -637,9 +645,7 @@ def _gelu(out: _Text, values: list[int]) -> None:
         ("FMUL R{e}, R{v}, R{e}", "gelu(v) = v s"),
     ]
     out.note(f"flag {FLAG_GELU}: gelu(v), as the separate elementwise kernel computes it")
-    for step, comment in steps:
-        for i in range(8):
-            out(step.format(e=e[i], v=values[i], r=r[i], ka2=GELU_KA2_AT), comment if i == 0 else "")
+    _each_value(out, steps, e=e, v=values, r=r, ka2=[GELU_KA2_AT] * 8)
 
 
 def _gelu_grad(out: _Text, values: list[int]) -> None:
@@ -664,10 +670,7 @@ def _gelu_grad(out: _Text, values: list[int]) -> None:
         ("FMUL R{v}, R{e}, R{v}", "v = gelu'(u) v, as the kernel's gelu' dy"),
     ]
     out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as the separate elementwise kernel computes it")
-    for step, comment in steps:
-        for i in range(8):
-            out(step.format(e=e[i], v=values[i], r=r[i], u=u[i], p=p[i], ka2=GELU_KA2_AT, ka6=GELU_6KA_AT),
-                comment if i == 0 else "")
+    _each_value(out, steps, e=e, v=values, r=r, u=u, p=p, ka2=[GELU_KA2_AT] * 8, ka6=[GELU_6KA_AT] * 8)
 
 
 # The split section's registers (flag 16; the copy and fragment registers are free there)
