@@ -9,16 +9,20 @@ out), on device arrays.  A run of launches is captured in a CUDA graph and repla
 between CUDA events (so Python's launch cost is not measured); per launch = elapsed /
 launches, the median of REPEATS replays.  TFLOP/s = 2 M N K batches / time.
 
-    python3 bench/gpu/coppelius_gemm_bench.py [--launches 200] [--json out.json] [--sweep]
+    python3 bench/gpu/coppelius_gemm_bench.py [--launches 200] [--json out.json] [--sweep] [--sources DIR]
 
 Prints one line per shape and the totals per update (each shape times its count).  A
 product that gemm.split_count splits (S > 1, the S column) runs S blocks per output tile
 (flag 16: partials in a workspace, the tile's last block adds them).  --sweep also times
-every valid split count of each one-batch shape (to choose split_count's rule).
+every valid split count of each one-batch shape (to choose split_count's rule).  Each
+shape's D (same inputs every run: a seeded generator) is printed as a SHA-256 prefix, so
+that two builds of the kernels (--sources: another folder of generated sources, with the
+generator of the same tree on PYTHONPATH) can be held to bit-identical results.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -124,6 +128,7 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=200)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--sweep", action="store_true", help="also time every split count of one-batch shapes")
+    parser.add_argument("--sources", type=Path, default=SOURCES, help="the folder of the generated kernel sources")
     args = parser.parse_args()
     import cupy as cp
     try:
@@ -134,12 +139,14 @@ def main() -> int:
     functions = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, variant in gemm.VARIANTS.items():
-            assembled = assemble_kernel(SOURCES / f"{variant.identity(PREFIX)}.sass", target)
+            assembled = assemble_kernel(args.sources / f"{variant.identity(PREFIX)}.sass", target)
             path = Path(folder) / f"{variant.identity(PREFIX)}.cubin"
             path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, gemm.PARAMETER_BYTES,
                                          gemm.THREADS))
             module = cp.RawModule(path=str(path))
-            functions[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
+            function = module.get_function(assembled.kernel_name)
+            function.max_dynamic_shared_size_bytes = gemm.shared_bytes(variant)   # past 48 KiB CUDA asks
+            functions[name] = (module, function, gemm.shared_bytes(variant))
     rng = np.random.default_rng(0)
     rows, keep = [], []
     print(f"{'product':24} {'layout':6} {'M':>5} {'N':>5} {'K':>5} {'z':>3} {'S':>2}  {'ours us':>8} {'TFLOP/s':>8}  "
@@ -166,6 +173,8 @@ def main() -> int:
 
         splits = gemm.split_count(m, n, k, z)
         ours = timed(splits)
+        cp.cuda.Device().synchronize()
+        digest = hashlib.sha256(d.get().tobytes()).hexdigest()[:12]
         sweep = {}
         if args.sweep and z == 1:
             for s in range(1, gemm.SPLIT_MAX + 1):
@@ -179,9 +188,10 @@ def main() -> int:
             tb = torch.as_tensor(b, device="cuda")
             theirs = torch_time(torch, ta, tb, layout, z, args.launches)
         rows.append(dict(what=what, layout=layout, M=m, N=n, K=k, batches=z, count=count, splits=splits,
-                         ours_s=ours, cublas_s=theirs, flops=flops, sweep_s=sweep))
+                         ours_s=ours, cublas_s=theirs, flops=flops, sweep_s=sweep, digest=digest))
         print(f"{what:24} {layout:6} {m:5} {n:5} {k:5} {z:3} {splits:2}  {ours * 1e6:8.2f} {flops / ours / 1e12:8.1f}  "
-              + (f"{theirs * 1e6:9.2f} {flops / theirs / 1e12:8.1f}" if theirs else "     (no torch)"))
+              + (f"{theirs * 1e6:9.2f} {flops / theirs / 1e12:8.1f}" if theirs else "     (no torch)")
+              + f"  D {digest}")
     total_ours = sum(r["ours_s"] * r["count"] for r in rows)
     total_flops = sum(r["flops"] * r["count"] for r in rows)
     line = f"per update: {len(rows)} shapes, {total_flops / 1e9:.2f} GFLOP; ours {total_ours * 1e3:.3f} ms " \
