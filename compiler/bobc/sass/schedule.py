@@ -113,7 +113,9 @@ DEPBAR_STALL = 4
 # from the label to that instruction, already fixed when the branch is scheduled (later
 # scheduling only lengthens stalls, never shortens).  The search stops at the first label or
 # control-flow instruction after the loop's label (a shorter path may join or leave there):
-# r must be ready by then.  A BAR.SYNC is not such a place (every path goes through it, and
+# r must be ready by then.  Conversely a branch just after a loop waits out what the loop
+# left in flight in its own stall, not in the loop's last stalls (paid on every trip).
+# A BAR.SYNC is not such a place (every path goes through it, and
 # it only ever delays).  Scoreboards are still drained, and the fall-through path keeps
 # tracking r as any straight-line code does.
 BACK_EDGE_STOPS = {"BRA", "EXIT"}
@@ -194,7 +196,7 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
 
-    def require(cycle_needed: int, after: int) -> int:
+    def require(cycle_needed: int, after: int, branch_holds: bool = False) -> int:
         """Delay the current instruction to `cycle_needed` by lengthening stalls of the
         instructions from index `after` (the constraining producer) to the previous one,
         latest first, each up to 15 cycles; later producers' ready cycles move with them.
@@ -203,9 +205,16 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
         if not controls or cycle_needed <= state.cycle:
             return 0
         deficit = cycle_needed - state.cycle
+        reserved = 0
         for k in range(len(controls) - 1, max(after, 0) - 1, -1):
             if deficit <= 0:
                 break
+            if not reserved and branch_holds and items[k].target is not None and items[k].target < k:
+                # a loop's back edge: the branch after the loop holds what it can in its own
+                # stall, paid once, before any stall inside the loop grows (BACK_EDGE)
+                reserved = min(15, deficit)
+                deficit -= reserved
+                continue
             if items[k].explicit is not None:
                 continue  # written by hand: kept as is
             prev = controls[k]
@@ -225,8 +234,8 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
                     if reg in state.guard_ready:
                         state.guard_ready[reg] += delta
         if any(items[k].explicit is not None for k in range(max(after, 0), len(controls))):
-            return 0  # hand-written control codes in the way: the author's responsibility
-        return max(deficit, 0)
+            return reserved  # hand-written control codes in the way: the author's responsibility
+        return max(deficit, 0) + reserved
 
     def insist(cycle_needed: int, after: int) -> None:
         left = require(cycle_needed, after)
@@ -254,7 +263,8 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
                 outstanding = [*((c + CROSS_PIPE + EARLY_OPERAND_FETCH, r) for r, c in state.ready.items()),
                                *((c, r) for r, c in state.guard_ready.items())]
             drain_needed, drain_after = constraint(outstanding)
-            left = require(drain_needed, drain_after)
+            left = require(drain_needed, drain_after,
+                           branch_holds=item.opcode in CONTROL_FLOW_STALL and item.explicit is None)
             # What a branch (or barrier) leaves outstanding must be ready when the next
             # instruction, its target, issues: its own stall may hold the rest.
             if left > 15 or (left and (item.label_here or item.opcode not in CONTROL_FLOW_STALL
