@@ -205,7 +205,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                 if inst.control is None and inst.listed is not None else inst for inst in resolved]
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
-                  guard=_guard(inst))
+                  guard=_guard(inst), target=_branch_target(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
     try:
         controls = schedule(items, arch)
@@ -236,6 +236,16 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
+
+
+def _branch_target(inst: Instruction) -> int | None:
+    """The instruction index a BRA jumps to (its label's address / 16), else None."""
+    if inst.opcode != "BRA":
+        return None
+    for op in inst.operands:
+        if isinstance(op, Label) and op.address is not None:
+            return op.address // 16
+    return None
 
 
 def _guard(inst: Instruction) -> tuple[str, int] | None:

@@ -12,7 +12,10 @@ Correctness first, speed second (sass-facts.md "Control codes and latencies"):
   scoreboard that any later writer of those registers waits on;
 - at a branch and at a label everything outstanding is drained (all
   scoreboards waited, all fixed latencies covered), so no path can see a
-  value early;
+  value early; a loop's back edge (a BRA to an earlier instruction) covers a
+  fixed latency only as far as the loop needs it: the result must be ready
+  when its first reader (or writer) after the loop's label issues, counting
+  the cycles the loop spends before it (BACK_EDGE below);
 - explicit control codes are kept as written and their effects tracked.
 """
 from __future__ import annotations
@@ -102,6 +105,22 @@ ASYNC_COPY_BARRIER = 0
 DEPBAR_STALL = 4
 
 
+# BACK_EDGE.  A loop ends in a branch back to its label; draining there would stall every
+# iteration until the last tensor-core product's result is ready (HMMA: 26 cycles), though
+# the loop's first reader of that accumulator issues many cycles after the label.  On the
+# taken path a fixed-latency result r need only be ready when the first instruction from
+# the label that touches r issues: the branch's own issue and stall, plus the issue cycles
+# from the label to that instruction, already fixed when the branch is scheduled (later
+# scheduling only lengthens stalls, never shortens).  The search stops at the first label or
+# control-flow instruction after the loop's label (a shorter path may join or leave there):
+# r must be ready by then.  Conversely a branch just after a loop waits out what the loop
+# left in flight in its own stall, not in the loop's last stalls (paid on every trip).
+# A BAR.SYNC is not such a place (every path goes through it, and
+# it only ever delays).  Scoreboards are still drained, and the fall-through path keeps
+# tracking r as any straight-line code does.
+BACK_EDGE_STOPS = {"BRA", "EXIT"}
+
+
 @dataclass
 class Item:
     opcode: str
@@ -111,6 +130,7 @@ class Item:
     label_here: bool = False       # a branch may land on this instruction
     wide: bool = False             # a .WIDE multiply: two result registers, the high one later
     guard: tuple[str, int] | None = None   # the guard predicate, read early
+    target: int | None = None      # a BRA's target instruction index
 
 
 _ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
@@ -176,7 +196,7 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
 
-    def require(cycle_needed: int, after: int) -> int:
+    def require(cycle_needed: int, after: int, branch_holds: bool = False) -> int:
         """Delay the current instruction to `cycle_needed` by lengthening stalls of the
         instructions from index `after` (the constraining producer) to the previous one,
         latest first, each up to 15 cycles; later producers' ready cycles move with them.
@@ -185,9 +205,16 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
         if not controls or cycle_needed <= state.cycle:
             return 0
         deficit = cycle_needed - state.cycle
+        reserved = 0
         for k in range(len(controls) - 1, max(after, 0) - 1, -1):
             if deficit <= 0:
                 break
+            if not reserved and branch_holds and items[k].target is not None and items[k].target < k:
+                # a loop's back edge: the branch after the loop holds what it can in its own
+                # stall, paid once, before any stall inside the loop grows (BACK_EDGE)
+                reserved = min(15, deficit)
+                deficit -= reserved
+                continue
             if items[k].explicit is not None:
                 continue  # written by hand: kept as is
             prev = controls[k]
@@ -207,8 +234,8 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
                     if reg in state.guard_ready:
                         state.guard_ready[reg] += delta
         if any(items[k].explicit is not None for k in range(max(after, 0), len(controls))):
-            return 0  # hand-written control codes in the way: the author's responsibility
-        return max(deficit, 0)
+            return reserved  # hand-written control codes in the way: the author's responsibility
+        return max(deficit, 0) + reserved
 
     def insist(cycle_needed: int, after: int) -> None:
         left = require(cycle_needed, after)
@@ -230,10 +257,14 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
             for b in list(state.busy):
                 wait_mask |= 1 << b
                 state.wait(b)
-            drain_needed, drain_after = constraint(
-                [*((c + CROSS_PIPE + EARLY_OPERAND_FETCH, r) for r, c in state.ready.items()),
-                 *((c, r) for r, c in state.guard_ready.items())])
-            left = require(drain_needed, drain_after)
+            if item.target is not None and item.target < index and item.explicit is None:
+                outstanding = _back_edge_needs(items, issue, state, item.target, index)
+            else:
+                outstanding = [*((c + CROSS_PIPE + EARLY_OPERAND_FETCH, r) for r, c in state.ready.items()),
+                               *((c, r) for r, c in state.guard_ready.items())]
+            drain_needed, drain_after = constraint(outstanding)
+            left = require(drain_needed, drain_after,
+                           branch_holds=item.opcode in CONTROL_FLOW_STALL and item.explicit is None)
             # What a branch (or barrier) leaves outstanding must be ready when the next
             # instruction, its target, issues: its own stall may hold the rest.
             if left > 15 or (left and (item.label_here or item.opcode not in CONTROL_FLOW_STALL
@@ -310,6 +341,40 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
         issue.append(state.cycle)
         state.cycle += control.stall
     return controls
+
+
+def _back_edge_needs(items: list[Item], issue: list[int], state: _State, label: int,
+                     branch: int) -> list[tuple[int, tuple[str, int]]]:
+    """(cycle the branch's target must issue no earlier than, register) for each outstanding
+    fixed-latency result at a branch back to `label` (BACK_EDGE): its ready cycle less the
+    issue cycles from the label to the first instruction there that touches it."""
+    stop = branch
+    for k in range(label + 1, branch):
+        if items[k].label_here or items[k].opcode in BACK_EDGE_STOPS:
+            stop = k
+            break
+    span_to_stop = (issue[stop] if stop < branch else state.cycle) - issue[label]
+    needs = []
+    worst = max(CROSS_PIPE + EARLY_OPERAND_FETCH, MMA_OPERAND_DELAY)
+
+    def first_touch(reg):
+        for k in range(label, stop):
+            body = items[k]
+            if reg in body.reads or reg in body.writes or body.guard == reg:
+                return k
+        return None
+
+    for reg, cycle in state.ready.items():
+        k = first_touch(reg)
+        if k is None:
+            needs.append((cycle + worst - span_to_stop, reg))
+        else:
+            delay = _consumer_delay(state, reg, items[k]) if reg in items[k].reads else 0
+            needs.append((cycle + delay - (issue[k] - issue[label]), reg))
+    for reg, cycle in state.guard_ready.items():
+        k = first_touch(reg)
+        needs.append((cycle - (span_to_stop if k is None else issue[k] - issue[label]), reg))
+    return needs
 
 
 def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:

@@ -83,6 +83,16 @@ With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-b
 With flag 32: E 4-byte aligned with 4 N bytes, one batch, no flag 16, layout nn or tn.
 With flag 128: U 8-byte aligned, laid out as D (ldd, sD).
 
+Loop order (one trip a slice; bobc.sass.schedule issues in program order, so the order is
+the overlap): DEPBAR, BAR.SYNC; the 8 fragment loads of slice i; the 4 copies of slice
+i + STAGES - 1 (their latency runs beside the loads'); the column sums (flag 32, a branch
+taken around when off); then the 16 HMMAs with one instruction of the next trip's
+bookkeeping after each (the copy sources moved by IMAD.WIDE.U32, no carry chain; the
+counters, the two ring offsets and the addresses derived from them), so that the integer
+work issues while the tensor cores are busy, and the back edge (schedule.BACK_EDGE) waits
+only for what the next trip reads early.  Nothing is computed just before it is needed:
+the first trip's addresses come from _loop_entry.
+
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
 """
@@ -428,9 +438,11 @@ def _issue(out: _Text, chunk_a: int, chunk_b: int, stage: int) -> None:
     out(f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring")
 
 
-def _multiply(out: _Text, variant: Variant, stage: int) -> None:
-    out(f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ")
-    out(f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ")
+def _slice(out: _Text, variant: Variant, stage: int, chunk_a: int, chunk_b: int) -> None:
+    """One trip of the main loop, slice i ("Loop order" in the docstring): the fragments, the
+    copies of slice i + STAGES - 1, the column sums, then the 16 products with the next
+    trip's bookkeeping between them, so that the integer work issues while the tensor cores
+    are busy and nothing a trip needs is computed just before it is needed."""
     a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
     b_load = "LDSM.16.M88.4" if variant.b_along_k else "LDSM.16.MT88.4"
     for kk in range(TILE_K // 16):
@@ -440,20 +452,55 @@ def _multiply(out: _Text, variant: Variant, stage: int) -> None:
         for p in range(2):
             offset = (p * 16 * K_ROWS_PITCH + kk * 32) if variant.b_along_k else (kk * 16 * OUTER_ROWS_PITCH + p * 32)
             out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
+    out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
+    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    out("LDGDEPBAR", "one group per slice, empty past the last")
+    if variant.column_sums:
+        _column_sums_slice(out)
+    ring = STAGES * stage
+    bookkeeping = [
+        (f"IMAD.WIDE.U32 R{COPY}, R{STEP_A}, 0x1, R{COPY}", "the copy sources: one slice on"),
+        (f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ", ""),
+        (f"IMAD.WIDE.U32 R{COPY + 2}, R{STEP_A}, 0x1, R{COPY + 2}", ""),
+        (f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?"),
+        (f"IMAD.WIDE.U32 R{COPY + 4}, R{STEP_B}, 0x1, R{COPY + 4}", ""),
+        (f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ", ""),
+        (f"IMAD.WIDE.U32 R{COPY + 6}, R{STEP_B}, 0x1, R{COPY + 6}", ""),
+        (f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT", "another slice to copy?"),
+        (f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ", ""),
+        (f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ", ""),
+        (f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {ring:#x}, PT", ""),
+        (f"ISETP.GE.AND P2, PT, R{READ_STAGE}, {ring:#x}, PT", ""),
+        (f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring"),
+        (f"SEL R{READ_STAGE}, RZ, R{READ_STAGE}, P2", "around the ring"),
+        (f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ", "the next trip's copy destinations"),
+        (f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ", ""),
+        (f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ", "the next trip's fragment sources"),
+        (f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ", ""),
+    ]
     for kk in range(TILE_K // 16):
-        if kk == 1:
-            # between the two halves of k, which use the same 8 accumulators: the loop's
-            # bookkeeping, so that no stall has to cover an HMMA's whole latency alone
-            out(f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ")
-            out(f"ISETP.GE.AND P6, PT, R{READ_STAGE}, {STAGES * stage:#x}, PT")
-            out(f"SEL R{READ_STAGE}, RZ, R{READ_STAGE}, P6", "around the ring")
-            out(f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ")
-            out(f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?")
         for mi in range(2):
             for nt in range(4):
                 acc = ACC + 16 * mi + 4 * nt
                 b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
+                if bookkeeping:
+                    out(*bookkeeping.pop(0))
+    for line in bookkeeping:
+        out(*line)
+
+
+def _loop_entry(out: _Text) -> None:
+    """What the first trip needs that later trips compute for the next: the copy destinations
+    of slice STAGES - 1, the fragment sources of slice 0 and the copy guard."""
+    out(f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ")
+    out(f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ")
+    out(f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ")
+    out(f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ")
+    out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
 
 
 def _column_sums_setup(out: _Text, b_base: int) -> None:
@@ -478,8 +525,8 @@ def _column_sums_setup(out: _Text, b_base: int) -> None:
 def _column_sums_slice(out: _Text) -> None:
     """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
     column, in increasing order, from the stage just read (SRC_B still names it; its
-    buffer is rewritten only after the next BAR.SYNC).  After the HMMAs are issued, so
-    that the loads' latency runs beside the tensor cores'."""
+    buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose bookkeeping
+    moves SRC_B to the next slice."""
     out("@!P1 BRA column_sums_added")
     out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
     for row in range(0, TILE_K, 4):
@@ -857,20 +904,18 @@ def generate(variant: Variant, prefix: str) -> str:
     out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
     for _ in range(STAGES - 1):
         _issue(out, chunk_a, chunk_b, stage)
+    _loop_entry(out)
     out.label("slice")
     out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
-    _issue(out, chunk_a, chunk_b, stage)
-    _multiply(out, variant, stage)
-    if variant.column_sums:
-        _column_sums_slice(out)
+    _slice(out, variant, stage, chunk_a, chunk_b)
     out("@P5 BRA slice")
+    out(f"MOV R{T0}, {_p('flags')}", "(before the column sums' branch: it waits out the last products)")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
     if variant.column_sums:
         _column_sums_store(out)
-    out(f"MOV R{T0}, {_p('flags')}")
-    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P0, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
-    out("@P0 BRA split")
+    out("@P3 BRA split")
     _epilogue(out)
     out("EXIT")
     _split(out)
