@@ -4,7 +4,7 @@ in one run (bench/results/coppelius-update-h200.md records a run).
 
 Per update = one context (batch 1, as the seed reads), CUDA events around the whole
 update, the median over --steps updates after --warm ones.  Ours is the launch graph's
-update submission (coppelius_model.graph, 118 launches small / 326 large) through
+update submission (coppelius_model.graph, 112 launches small / 304 large) through
 coppelius_model.device.Runner with our assembled kernels, two ways:
   ours         each launch a CuPy RawKernel call from Python, back to back on one stream
                (the host's context staging and loss-record read are outside the events)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from coppelius_model import graph, kernels, layout, model
-from coppelius_model.config import SMALL
+from coppelius_model.config import LARGE, SMALL
 
 from .conftest import TEXT
 
@@ -82,3 +82,24 @@ def test_loss_records_and_counters(runs):
         assert skipped == 0 and total == 0
     assert updates == 2
     assert list(memory.array(residents["counters"].address, "<u4", 4)) == [0, 0, 2, 0]
+
+
+@pytest.mark.parametrize("config", [SMALL, LARGE], ids=["small", "large"])
+def test_the_batched_layer_norm_gradients_name_every_layers_residents(config):
+    """The update's two batched coppelius-layernorm-param-backward launches (every layer's ln2,
+    then ln1): batch l's six pointers, word + 4 l stride (words 7..10, the kernel's contract),
+    are exactly layer l's x (h for ln2), mean, rstd, kept dy and gain / bias gradients."""
+    builder = graph.Builder(config)
+    batched = [l for l in graph.update_launches(config)
+               if l.kernel == "coppelius-layernorm-param-backward" and l.grid[1] > 1]
+    assert [l.grid for l in batched] == [(config.width // 64, config.layers, 1)] * 2
+    for launch, (norm, x) in zip(batched, (("ln2", "h"), ("ln1", "x"))):
+        w = launch.words
+        strides = [w[7] & 0xFFFFFFFF, w[7] >> 32, w[8] & 0xFFFFFFFF, w[8] >> 32, w[9] & 0xFFFFFFFF, w[9] >> 32]
+        assert w[10] == config.layers
+        for layer in range(config.layers):
+            n = f"h{layer}."
+            want = {0: builder.at(n + x), 3: builder.at(n + norm + "-dy"), 1: builder.at(n + norm + "-mean"),
+                    2: builder.at(n + norm + "-rstd"), 4: builder.G(n + norm + ".g"), 5: builder.G(n + norm + ".b")}
+            for word, stride in zip((0, 3, 1, 2, 4, 5), strides):
+                assert w[word] + 4 * layer * stride == want[word], (norm, layer, word)

@@ -176,12 +176,60 @@ def test_layernorm_param_backward(arch, rng):
     _, mean, rstd = ref.layernorm_forward(x, np.zeros(C, np.float32), np.zeros(C, np.float32), 1e-5)
     out = run("layernorm-param-backward", arch, ((C + 63) // 64,), (256,),
               [Pointer("x"), Pointer("mean"), Pointer("rstd"), Pointer("dy"), Pointer("dg"), Pointer("db"),
-               np.uint32(R), np.uint32(C)],
+               np.uint32(R), np.uint32(C), *_LN_ONE_BATCH],
               {"x": x, "mean": mean, "rstd": rstd, "dy": dy, "dg": np.full(C, np.nan, np.float32),
                "db": np.full(C, np.nan, np.float32)})
     dg, db = ref.layernorm_param_backward(x, mean, rstd, dy)
     assert_close(out["dg"], dg, 1e-5, 1e-4)
     assert_close(out["db"], db, 1e-5, 1e-4)
+
+
+# words 7..10 of a one-batch launch: strides 0, B = 1
+_LN_ONE_BATCH = (np.uint32(0),) * 6 + (np.uint32(1), np.uint32(0))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_layernorm_param_backward_batches(arch, rng):
+    """Three layer norms in one launch (grid y = 4 with B = 3: the fourth row of blocks stores
+    nothing), each of x, mean, rstd, dy, dgain, dbias at its own batch stride (padding between
+    batches, NaN, never read): each batch's gain and bias gradients are bit for bit a one-batch
+    launch's on that batch's data, and within the column sums' bound of float64."""
+    R, C, B = 64, 128, 3
+    strides = {"x": R * C + 64, "mean": R + 32, "rstd": R + 96, "dy": R * C + 192, "dg": C + 16, "db": C + 48}
+    extents = {"x": R * C, "mean": R, "rstd": R, "dy": R * C, "dg": C, "db": C}
+    batched = {name: np.full((B + 1) * stride, np.nan, np.float32) for name, stride in strides.items()}
+    inputs = []
+    for z in range(B):
+        x = (rng.standard_normal((R, C)) * (z + 1) + z).astype(np.float32)
+        dy = rng.standard_normal((R, C)).astype(np.float32)
+        _, mean, rstd = ref.layernorm_forward(x, np.zeros(C, np.float32), np.zeros(C, np.float32), 1e-5)
+        inputs.append({"x": x.ravel(), "mean": mean, "rstd": rstd, "dy": dy.ravel()})
+        for name, value in inputs[-1].items():
+            batched[name][z * strides[name]:z * strides[name] + extents[name]] = value
+    words = [np.uint32(strides[n]) for n in ("x", "dy", "mean", "rstd", "dg", "db")]
+    out = run("layernorm-param-backward", arch, ((C + 63) // 64, B + 1), (256,),
+              [Pointer(n) for n in ("x", "mean", "rstd", "dy", "dg", "db")] + [np.uint32(R), np.uint32(C)]
+              + words + [np.uint32(B), np.uint32(0)], batched)
+    for z in range(B):
+        one = run("layernorm-param-backward", arch, ((C + 63) // 64,), (256,),
+                  [Pointer(n) for n in ("x", "mean", "rstd", "dy", "dg", "db")] + [np.uint32(R), np.uint32(C),
+                                                                                  *_LN_ONE_BATCH],
+                  {**inputs[z], "dg": np.full(C, np.nan, np.float32), "db": np.full(C, np.nan, np.float32)})
+        for name in ("dg", "db"):
+            got = out[name][z * strides[name]:z * strides[name] + C]
+            assert np.array_equal(got.view(np.uint32), one[name].view(np.uint32)), (z, name)
+        x, dy = inputs[z]["x"].reshape(R, C).astype(np.float64), inputs[z]["dy"].reshape(R, C).astype(np.float64)
+        xhat = (x - inputs[z]["mean"].astype(np.float64)[:, None]) * inputs[z]["rstd"].astype(np.float64)[:, None]
+        for name, terms in (("dg", dy * xhat), ("db", dy)):
+            got = out[name][z * strides[name]:z * strides[name] + C].astype(np.float64)
+            # R additions in binary32 and xhat's own two roundings: (R + 2) 2^-24 sum |terms|
+            bound = (R + 2) * 2.0 ** -24 * np.abs(terms).sum(axis=0)
+            assert np.all(np.abs(got - terms.sum(axis=0)) <= bound), (z, name)
+    for name in ("dg", "db"):      # the padding, and the batch past B, untouched
+        written = np.zeros(batched[name].size, bool)
+        for z in range(B):
+            written[z * strides[name]:z * strides[name] + C] = True
+        assert np.isnan(out[name][~written]).all(), name
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -82,14 +82,15 @@ def launch(name, target, tmp_path_factory, grid, block, params, repeat=0):
         _CACHE[key] = (module, module.get_function(assembled.kernel_name))
     fn = _CACHE[key][1]
     args = tuple(np.frombuffer(raw, dtype=np.uint64))
-    fn((grid,), (block,), args)
+    grid = grid if isinstance(grid, tuple) else (grid,)
+    fn(grid, (block,), args)
     cp.cuda.Device().synchronize()
     if repeat:
         times = []
         for _ in range(repeat):
             start, stop = cp.cuda.Event(), cp.cuda.Event()
             start.record()
-            fn((grid,), (block,), args)
+            fn(grid, (block,), args)
             stop.record()
             stop.synchronize()
             times.append(cp.cuda.get_elapsed_time(start, stop) * 1000)
@@ -171,11 +172,30 @@ def test_layernorm_forward_and_backward(config, target, tmp_path_factory):
            [dx_, dg_, mean, rstd, dev(dy), out, out, outh, np.uint32(T), np.uint32(C), np.float32(1 / C),
             np.uint32(1)], repeat=20)
     dgain, dbias = cp.full(C, np.nan, cp.float32), cp.full(C, np.nan, cp.float32)
+    one_batch = [np.uint32(0)] * 6 + [np.uint32(1), np.uint32(0)]      # words 7..10: strides 0, B = 1
     launch("layernorm-param-backward", target, tmp_path_factory, C // 64, 256,
-           [dx_, mean, rstd, dev(dy), dgain, dbias, np.uint32(T), np.uint32(C)], repeat=20)
+           [dx_, mean, rstd, dev(dy), dgain, dbias, np.uint32(T), np.uint32(C), *one_batch], repeat=20)
     wg, wb = ref.layernorm_param_backward(x, mean.get(), rstd.get(), dy)
     assert_close(dgain.get(), wg, 4e-5, 4e-4)
     assert_close(dbias.get(), wb, 4e-5, 4e-4)
+    # three layer norms in one launch (the update's batched form): each batch bit for bit a
+    # one-batch launch on its own data
+    B = 3
+    xs = np.stack([x * (z + 1) for z in range(B)]).astype(np.float32)
+    dys = np.stack([np.roll(dy, z, axis=1) for z in range(B)]).astype(np.float32)
+    means = np.stack([mean.get() * (z + 1) for z in range(B)]).astype(np.float32)
+    rstds = np.stack([rstd.get() / (z + 1) for z in range(B)]).astype(np.float32)
+    grads = cp.full((2, B, C), np.nan, cp.float32)
+    launch("layernorm-param-backward", target, tmp_path_factory, (C // 64, B), 256,
+           [dev(xs), dev(means), dev(rstds), dev(dys), grads[0], grads[1], np.uint32(T), np.uint32(C),
+            np.uint32(T * C), np.uint32(T * C), np.uint32(T), np.uint32(T), np.uint32(C), np.uint32(C),
+            np.uint32(B), np.uint32(0)], repeat=20)
+    for z in range(B):
+        one = cp.full((2, C), np.nan, cp.float32)
+        launch("layernorm-param-backward", target, tmp_path_factory, C // 64, 256,
+               [dev(xs[z]), dev(means[z]), dev(rstds[z]), dev(dys[z]), one[0], one[1], np.uint32(T), np.uint32(C),
+                *one_batch])
+        assert np.array_equal(grads[:, z].get().view(np.uint32), one.get().view(np.uint32)), z
 
 
 def test_bias_backward(config, target, tmp_path_factory):

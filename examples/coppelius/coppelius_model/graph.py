@@ -124,8 +124,8 @@ class Builder:
         assert nbytes % 16 == 0, (what, nbytes)
         return self.elementwise("copy", what, nbytes // 4, src, dst, pair(nbytes // 4))
 
-    def columns(self, kernel, what, columns, *words):
-        return Launch(f"coppelius-{kernel}", (-(-columns // 64), 1, 1), ROW_BLOCK, tuple(words), what)
+    def columns(self, kernel, what, columns, *words, batches=1):
+        return Launch(f"coppelius-{kernel}", (-(-columns // 64), batches, 1), ROW_BLOCK, tuple(words), what)
 
     def layer_norm(self, what, x, gain, bias, y16, mean, rstd):
         T, d = self.T, self.d
@@ -177,12 +177,32 @@ class Builder:
         return out
 
     # ---- the backward ----
-    def ln_backward(self, what, x, gain, mean, rstd, dy, add, gain_grad, bias_grad):
+    def ln_backward(self, what, x, gain, mean, rstd, dy, add):
         T, d = self.T, self.d
-        return [self.rows("layernorm-backward", what, T, x, gain, mean, rstd, dy, self.at("dres"), self.at("dres"),
-                          self.at("dres16"), pair(T, d), pair(f32(1.0 / d), add)),
-                self.columns("layernorm-param-backward", what + " gain, bias", d, x, mean, rstd, dy, gain_grad,
-                             bias_grad, pair(T, d))]
+        return self.rows("layernorm-backward", what, T, x, gain, mean, rstd, dy, self.at("dres"), self.at("dres"),
+                         self.at("dres16"), pair(T, d), pair(f32(1.0 / d), add))
+
+    def ln_param_backward(self, what, x, mean, rstd, dy, gain_grad, bias_grad, batches=1, stride=0, grad_stride=0):
+        """G[gain], G[bias] of `batches` layer norms in one launch: batch z's x, mean, rstd and dy
+        `stride` bytes on from the first's (a layer's block of residents), its gradients
+        `grad_stride` bytes on (a layer's gains and biases); strides are words 7..9 in elements."""
+        T, d = self.T, self.d
+        s, g = stride // 4, grad_stride // 4
+        assert stride % 4 == 0 and grad_stride % 4 == 0 and max(s, g) < 1 << 32, (what, stride, grad_stride)
+        return self.columns("layernorm-param-backward", what, d, x, mean, rstd, dy, gain_grad, bias_grad, pair(T, d),
+                            pair(s, s), pair(s, s), pair(g, g), pair(batches), batches=batches)
+
+    def layer_stride(self, *names: str) -> int:
+        """Bytes from layer l's `name` (an arena resident h{l}.<name> or a parameter tensor's gradient)
+        to layer l + 1's: one stride for every l and every name given, else ValueError (a batched
+        launch moves each pointer by it)."""
+        def address(layer, name):
+            key = f"h{layer}.{name}"
+            return self.at(key) if key in self.r else self.G(key)
+        steps = {address(l + 1, name) - address(l, name) for name in names for l in range(self.c.layers - 1)}
+        if len(steps) > 1:
+            raise ValueError(f"h*.{{{', '.join(names)}}} are not at one stride per layer: steps {sorted(steps)}")
+        return steps.pop() if steps else 0
 
     def weight_gradient(self, what, A, dy16, M, N, weight, bias):
         """G[weight] = A^T dy16 (tn: T rows of A and dy16) and, by the same launch's column sums
@@ -197,8 +217,10 @@ class Builder:
             self.gemm("nt", "dxf = dlogits16 Whead^T", self.at("dlogits16"), self.Hf("head"), T, d, V, V, V,
                       D=self.at("dtmp"), ldd=d),
         ]
-        out += self.ln_backward("lnf backward", self.at("xL"), self.P("lnf.g"), self.at("lnf-mean"), self.at("lnf-rstd"),
-                                self.at("dtmp"), 0, self.G("lnf.g"), self.G("lnf.b"))
+        out += [self.ln_backward("lnf backward", self.at("xL"), self.P("lnf.g"), self.at("lnf-mean"), self.at("lnf-rstd"),
+                                 self.at("dtmp"), 0),
+                self.ln_param_backward("lnf backward gain, bias", self.at("xL"), self.at("lnf-mean"), self.at("lnf-rstd"),
+                                       self.at("dtmp"), self.G("lnf.g"), self.G("lnf.b"))]
         for layer in reversed(range(self.c.layers)):
             n = f"h{layer}."
             qkv16 = self.at(n + "qkv16")
@@ -211,11 +233,9 @@ class Builder:
                 self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), self.at("dtmp16"), d, f,
                                      self.G(n + "wfc"), self.G(n + "bfc")),
                 self.gemm("nt", n + "dln2 = du16 Wfc^T", self.at("dtmp16"), self.Hf(n + "wfc"), T, d, f, f, f,
-                          D=self.at("dtmp"), ldd=d),
-            ]
-            out += self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
-                                    self.at(n + "ln2-rstd"), self.at("dtmp"), 1, self.G(n + "ln2.g"), self.G(n + "ln2.b"))
-            out += [
+                          D=self.at(n + "ln2-dy"), ldd=d),
+                self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
+                                 self.at(n + "ln2-rstd"), self.at(n + "ln2-dy"), 1),
                 self.weight_gradient(n + "G[wproj] = o16^T dres16, G[bproj]", self.at(n + "o16"), self.at("dres16"),
                                      d, d, self.G(n + "wproj"), self.G(n + "bproj")),
                 self.gemm("nt", n + "do16 = dres16 Wproj^T", self.at("dres16"), self.Hf(n + "wproj"), T, d, d, d, d,
@@ -236,10 +256,20 @@ class Builder:
                 self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), self.at("dqkv16"),
                                      d, 3 * d, self.G(n + "wqkv"), self.G(n + "bqkv")),
                 self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", self.at("dqkv16"), self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
-                          3 * d, D=self.at("dtmp"), ldd=d),
+                          3 * d, D=self.at(n + "ln1-dy"), ldd=d),
+                self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
+                                 self.at(n + "ln1-rstd"), self.at(n + "ln1-dy"), 1),
             ]
-            out += self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
-                                    self.at(n + "ln1-rstd"), self.at("dtmp"), 1, self.G(n + "ln1.g"), self.G(n + "ln1.b"))
+        # every layer's ln2, then ln1, gain and bias gradients: one launch each, a batch per layer
+        # (nothing in the backward reads them before AdamW)
+        L = self.c.layers
+        for norm, x in (("ln2", "h"), ("ln1", "x")):
+            block = self.layer_stride(x, f"{norm}-mean", f"{norm}-rstd", f"{norm}-dy")
+            grads = self.layer_stride(f"{norm}.g", f"{norm}.b")
+            out.append(self.ln_param_backward(f"h*.{norm} gain, bias ({L} layers)", self.at("h0." + x),
+                                              self.at(f"h0.{norm}-mean"), self.at(f"h0.{norm}-rstd"),
+                                              self.at(f"h0.{norm}-dy"), self.G(f"h0.{norm}.g"), self.G(f"h0.{norm}.b"),
+                                              batches=L, stride=block, grad_stride=grads))
         out.append(Launch("coppelius-embedding-backward", (256 + T, 1, 1), ROW_BLOCK,
                           (self.staging + STAGING_INPUTS, self.at("dres"), self.G("wte"), self.G("wpe"), 0,
                            pair(T, d), pair(0)), "G[wte] = scatter(dres), G[wpe] = dres"))

@@ -130,11 +130,19 @@ def layernorm_backward(memory, launch):
 
 
 def layernorm_param_backward(memory, launch):
+    """B layer norms' gain and bias gradients; batch z's pointers are words 0..5 moved by z times
+    their batch strides (words 7..9, binary32 elements), B at word 10."""
     r, c = _pair(launch, 6)
-    xhat, _ = _xhat(memory, launch.word(0), launch.word(1), launch.word(2), r, c)
-    dy = _rows(memory, launch.word(3), "<f4", r, c).astype(np.float64)
-    memory.array(launch.word(4), "<f4", c)[...] = (dy * xhat).sum(axis=0)
-    memory.array(launch.word(5), "<f4", c)[...] = dy.sum(axis=0)
+    sx, sdy = _pair(launch, 7)
+    smean, srstd = _pair(launch, 8)
+    sgain, sbias = _pair(launch, 9)
+    batches, _ = _pair(launch, 10)
+    for z in range(batches):
+        xhat, _ = _xhat(memory, launch.word(0) + 4 * z * sx, launch.word(1) + 4 * z * smean,
+                        launch.word(2) + 4 * z * srstd, r, c)
+        dy = _rows(memory, launch.word(3) + 4 * z * sdy, "<f4", r, c).astype(np.float64)
+        memory.array(launch.word(4) + 4 * z * sgain, "<f4", c)[...] = (dy * xhat).sum(axis=0)
+        memory.array(launch.word(5) + 4 * z * sbias, "<f4", c)[...] = dy.sum(axis=0)
 
 
 def bias_backward(memory, launch):

@@ -81,7 +81,10 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
         sizes += [(p + "x", 4 * T * d), (p + "ln1-mean", 4 * T), (p + "ln1-rstd", 4 * T), (p + "a16", 2 * T * d),
                   (p + "qkv16", 2 * T * 3 * d), (p + "p", 4 * H * T * T), (p + "p16", 2 * H * T * T),
                   (p + "o16", 2 * T * d), (p + "h", 4 * T * d), (p + "ln2-mean", 4 * T), (p + "ln2-rstd", 4 * T),
-                  (p + "b16", 2 * T * d), (p + "u", 4 * T * f), (p + "g16", 2 * T * f)]
+                  (p + "b16", 2 * T * d), (p + "u", 4 * T * f), (p + "g16", 2 * T * f),
+                  # the backward's output gradients of the two layer norms, kept for the batched
+                  # gain and bias gradients after the layer loop (graph.py, backward)
+                  (p + "ln1-dy", 4 * T * d), (p + "ln2-dy", 4 * T * d)]
     sizes += [("xL", 4 * T * d), ("lnf-mean", 4 * T), ("lnf-rstd", 4 * T), ("xf16", 2 * T * d),
               ("logits", 4 * T * V), ("losses", 4 * T), ("dlogits16", 2 * T * V),
               # backward scratch, reused by every layer

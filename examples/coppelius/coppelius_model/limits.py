@@ -53,7 +53,8 @@ def charge(launch: Launch) -> tuple[float, float]:
         return 0.0, float(r * c * (4 + 4 + (4 if add else 0) + 4 + 2) + 8 * r + 4 * c)
     if kind == "layernorm-param-backward":
         r, c = _u32s(launch, 6)
-        return 0.0, float(r * c * 8 + 8 * r + 8 * c)
+        batches = _u32s(launch, 10)[0]          # one layer norm's bytes a batch
+        return 0.0, float(batches * (r * c * 8 + 8 * r + 8 * c))
     if kind == "bias-backward":
         r, c = _u32s(launch, 2)
         return 0.0, float(2 * r * c + 4 * c)

@@ -249,11 +249,15 @@ def _layernorm_backward(memory, launch):
 
 def _layernorm_param_backward(memory, launch):
     R, C = _u32(launch, 48), _u32(launch, 52)
-    dgain, dbias = layernorm_param_backward(_f(memory, launch.word(0), R * C).reshape(R, C),
-                                            _f(memory, launch.word(1), R), _f(memory, launch.word(2), R),
-                                            _f(memory, launch.word(3), R * C).reshape(R, C))
-    _f(memory, launch.word(4), C)[:] = dgain
-    _f(memory, launch.word(5), C)[:] = dbias
+    # batch z: each pointer moved by z times its stride (binary32 elements): x, dy, mean, rstd, dgain, dbias
+    sx, sdy, smean, srstd, sgain, sbias = (4 * _u32(launch, 56 + 4 * i) for i in range(6))
+    for z in range(_u32(launch, 80)):
+        dgain, dbias = layernorm_param_backward(_f(memory, launch.word(0) + z * sx, R * C).reshape(R, C),
+                                                _f(memory, launch.word(1) + z * smean, R),
+                                                _f(memory, launch.word(2) + z * srstd, R),
+                                                _f(memory, launch.word(3) + z * sdy, R * C).reshape(R, C))
+        _f(memory, launch.word(4) + z * sgain, C)[:] = dgain
+        _f(memory, launch.word(5) + z * sbias, C)[:] = dbias
 
 
 def _bias_backward(memory, launch):
