@@ -136,3 +136,44 @@ def test_a_register_indexed_parameter_read_is_refused(tmp_path):
 
 def test_argument_without_rule_keeps_its_fixed_extent():
     assert Argument(0, "pointer", 8, "write").extent_for({}, 0, 0) == (8, "")
+
+
+def test_batched_pointer_forms_parse_and_evaluate(tmp_path):
+    """`each COUNT by STRIDE` after a pointer's extent: the kernel moves the pointer per batch;
+    count and stride are expressions over the launch's words like the extent."""
+    source = tmp_path / "k.sass"
+    source.write_text("//@ param 0 pointer read 4*lo[6] each lo[10] by 4*lo[7] x, per batch\n"
+                      "//@ param 1 pointer write 16 one record\n")
+    first, second = parse_contract(source).arguments
+    assert (first.rule, first.batches, first.stride, first.what) == ("4*lo[6]", "lo[10]", "4*lo[7]", "x, per batch")
+    assert first.batch_offsets({10: 3, 7: 100}, 64) == ([0, 400, 800], "")
+    assert second.batch_offsets({}, 64) == ([0], "")
+    missing, why = first.batch_offsets({10: 3}, 64)
+    assert missing is None and "batch stride 4*lo[7]" in why and "parameter word 7" in why
+    too_many, why = first.batch_offsets({10: 65, 7: 1}, 64)
+    assert too_many is None and "lo[10] = 65" in why and "limit of 64" in why
+
+
+def test_every_batch_of_a_batched_pointer_is_certified(plan):
+    """A pointer declared per batch is held to its extent at every batch's address: bob-adamw's
+    table pointer declared as two batches half a table apart puts batch 1's table past the
+    resident, and the finding names the batch; two batches a whole table apart do not (batch 1
+    is the next table)."""
+    from bobc.certify import kernel_contracts
+    from bobc.certify.pointers import check_pointers
+    contracts, faults = kernel_contracts(plan, target=SM86)
+    assert faults == []
+    adamw = contracts["bob-adamw"]
+
+    def batched(stride):
+        table = tuple(dataclasses.replace(a, batches="2", stride=str(stride)) if a.index == 0 else a
+                      for a in adamw.arguments)
+        return dict(contracts, **{"bob-adamw": dataclasses.replace(adamw, arguments=table)})
+
+    half = [f.message for f in check_pointers(plan, batched(bob.TABLE // 2))]
+    adamw_launches = [i for i, l in enumerate(plan.program.launches) if l.identity == "bob-adamw"]
+    assert len(half) == len(adamw_launches) and ADAMW_LAUNCH in adamw_launches, half
+    assert all("(bob-adamw) argument 0" in m and f", batch 1 (+{bob.TABLE // 2:#x})" in m
+               and "runs" in m and "past" in m for m in half), half
+    whole = [f.message for f in check_pointers(plan, batched(bob.TABLE))]
+    assert all("batch 1" not in m for m in whole), whole

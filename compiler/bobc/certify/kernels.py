@@ -22,6 +22,14 @@ far from the address it may touch (its extent), in terms the plan supplies:
 - a number: a size the kernel's code itself fixes (one u32 it reads, an
   8-byte record it writes), never a model's size.
 
+A pointer the kernel moves per batch (grid y or z) says so after its extent:
+
+    //@ param 0 pointer read 4*lo[6]*hi[6] each lo[10] by 4*lo[7] x [R, C], per batch
+
+`each COUNT by STRIDE` (expressions as above): the kernel touches the extent
+at address + b * STRIDE for every batch b < COUNT, and each of those must lie
+in a resident of its own (batch l of a layer-batched launch in layer l's).
+
 A scalar is never an address; an unused word is one the kernel never reads.
 The code's reads of its parameters -- the constant-bank operands of the
 region's assembled code (`code_reads`: bank and offset read from each
@@ -46,7 +54,9 @@ from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
 _TERM = r"(?:0x[0-9a-fA-F]+|\d+|(?:lo|hi|word)\[\d+\])"
-_POINTER = re.compile(rf"^\s*(read-write|read|write)\s+(resident|{_TERM}(?:[*+]{_TERM})*)(?=\s|$)\s*(.*)$")
+_EXPRESSION = rf"{_TERM}(?:[*+]{_TERM})*"
+_POINTER = re.compile(rf"^\s*(read-write|read|write)\s+(resident|{_EXPRESSION})(?=\s|$)"
+                      rf"(?:\s+each\s+({_EXPRESSION})\s+by\s+({_EXPRESSION})(?=\s|$))?\s*(.*)$")
 _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
@@ -59,6 +69,8 @@ class Argument:
     access: str = ""           # "read", "write" or "read-write"
     what: str = ""
     rule: str = ""             # "resident", or an expression over the launch's words ("4*hi[7]")
+    batches: str = ""          # `each COUNT by STRIDE`: expressions over the launch's words ("" = one)
+    stride: str = ""
 
     def extent_for(self, words: dict[int, int], home_end: int, address: int) -> tuple[int | None, str]:
         """(bytes the pointer may touch, "") from the launch's parameter words (index -> value)
@@ -67,21 +79,22 @@ class Argument:
             return self.extent, ""
         if self.rule == "resident":
             return home_end - address, ""
-        total = 0
-        for product in self.rule.split("+"):
-            value = 1
-            for term in product.split("*"):
-                named = _ARGUMENT_TERM.match(term)
-                if not named:
-                    value *= int(term, 0)
-                    continue
-                part, index = named.group(1), int(named.group(2))
-                if index not in words:
-                    return None, f"its extent {self.rule} names parameter word {index}, which the launch does not set"
-                word = words[index]
-                value *= word & 0xFFFFFFFF if part == "lo" else word >> 32 if part == "hi" else word
-            total += value
-        return total, ""
+        return _evaluate(self.rule, words, "extent")
+
+    def batch_offsets(self, words: dict[int, int], limit: int) -> tuple[list[int] | None, str]:
+        """The byte offsets from the address of every batch the kernel touches ([0] without
+        `each`); (None, why) when a word is missing or the count passes `limit`."""
+        if not self.batches:
+            return [0], ""
+        count, why = _evaluate(self.batches, words, "batch count")
+        if count is None:
+            return None, why
+        stride, why = _evaluate(self.stride, words, "batch stride")
+        if stride is None:
+            return None, why
+        if count > limit:
+            return None, f"its batch count {self.batches} = {count} passes the certifier's limit of {limit}"
+        return [b * stride for b in range(count)], ""
 
     @property
     def reads(self) -> bool:
@@ -90,6 +103,26 @@ class Argument:
     @property
     def writes(self) -> bool:
         return "write" in self.access
+
+
+def _evaluate(expression: str, words: dict[int, int], what: str) -> tuple[int | None, str]:
+    """An extent, count or stride expression (numbers, lo[i], hi[i], word[i], * and +) on the
+    launch's parameter words; (None, why) when it names a word the launch does not set."""
+    total = 0
+    for product in expression.split("+"):
+        value = 1
+        for term in product.split("*"):
+            named = _ARGUMENT_TERM.match(term)
+            if not named:
+                value *= int(term, 0)
+                continue
+            part, index = named.group(1), int(named.group(2))
+            if index not in words:
+                return None, f"its {what} {expression} names parameter word {index}, which the launch does not set"
+            word = words[index]
+            value *= word & 0xFFFFFFFF if part == "lo" else word >> 32 if part == "hi" else word
+        total += value
+    return total, ""
 
 
 @dataclass(frozen=True)
@@ -139,12 +172,14 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 pointer = _POINTER.match(rest)
                 if not pointer:
                     raise ContractError(f"{path}:{number}: a pointer is declared as "
-                                        f"'//@ param N pointer read|write|read-write EXTENT what' (EXTENT: "
-                                        f"resident, an expression such as 4*hi[7], or a size the code fixes)")
+                                        f"'//@ param N pointer read|write|read-write EXTENT [each COUNT by "
+                                        f"STRIDE] what' (EXTENT: resident, an expression such as 4*hi[7], or a "
+                                        f"size the code fixes; COUNT, STRIDE: expressions)")
                 extent = pointer.group(2)
                 fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
-                                          pointer.group(3), "" if fixed else extent))
+                                          pointer.group(5), "" if fixed else extent,
+                                          pointer.group(3) or "", pointer.group(4) or ""))
             else:
                 arguments.append(Argument(index, kind, what=rest))
             continue

@@ -27,6 +27,38 @@ def _nearest(residents, address: int) -> str:
     return f"nearest: {describe(r)}, which ends {address - end(r) + 1} byte(s) before it"
 
 
+MAX_BATCHES = 1 << 16          # batches a certificate checks one by one
+
+
+def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int]) -> list[Finding]:
+    """One address of a declared pointer: in a resident, its extent inside it, the resident in
+    the launch's phase."""
+    home = _containing(residents, address)
+    if home is None:
+        return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
+                                         f"{_nearest(residents, address)}")]
+    out = []
+    extent, why = argument.extent_for(words, end(home), address)
+    if extent is None:
+        out.append(Finding("extent", f"{where}: {why}"))
+    elif address + extent > end(home):
+        over = address + extent - end(home)
+        rule = f" ({argument.rule})" if argument.rule else ""
+        out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
+                                     f"{address:#x}: {span(address, extent)} runs {over} "
+                                     f"byte(s) past {describe(home)}"))
+    if phase is not None and (phase.reads or phase.writes):
+        readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
+        writable = {r.name for r in phase.writes}
+        if argument.writes and home.name not in writable:
+            out.append(Finding("phase", f"{where} writes {home.name}, which phase {phase.identity} "
+                                        "does not list among its writes"))
+        elif argument.reads and home.name not in readable:
+            out.append(Finding("phase", f"{where} reads {home.name}, which phase {phase.identity} "
+                                        "does not list among its reads"))
+    return out
+
+
 def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = None) -> list[Finding]:
     """Every address a launch passes lies in one resident, with the extent its kernel touches.
 
@@ -38,7 +70,9 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     one resident, and the argument's whole extent -- evaluated on the launch's
     own words (Argument.extent_for: `resident`, an expression such as
     4*hi[7], or a size the code fixes) -- must lie in that resident;
-    a phase that names what it reads/writes must list that resident.  (b)
+    a phase that names what it reads/writes must list that resident.  A
+    pointer the kernel moves per batch (`each COUNT by STRIDE`) is held to
+    that for every batch's address, each in a resident of its own.  (b)
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
     """
@@ -71,30 +105,17 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
             if word not in words:
                 out.append(Finding("stray-pointer", f"{where} is not patched: the kernel would use a null pointer"))
                 continue
-            address = words[word]
-            home = _containing(residents, address)
-            if home is None:
-                out.append(Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
-                                                    f"{_nearest(residents, address)}"))
-                continue
-            extent, why = argument.extent_for({w - argument_word: v for w, v in words.items()}, end(home), address)
-            if extent is None:
+            own_words = {w - argument_word: v for w, v in words.items()}
+            offsets, why = argument.batch_offsets(own_words, MAX_BATCHES)
+            if offsets is None:
                 out.append(Finding("extent", f"{where}: {why}"))
-            elif address + extent > end(home):
-                over = address + extent - end(home)
-                rule = f" ({argument.rule})" if argument.rule else ""
-                out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
-                                             f"{address:#x}: {span(address, extent)} runs {over} "
-                                             f"byte(s) past {describe(home)}"))
-            if phase is not None and (phase.reads or phase.writes):
-                readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
-                writable = {r.name for r in phase.writes}
-                if argument.writes and home.name not in writable:
-                    out.append(Finding("phase", f"{where} writes {home.name}, which phase {phase.identity} "
-                                                "does not list among its writes"))
-                elif argument.reads and home.name not in readable:
-                    out.append(Finding("phase", f"{where} reads {home.name}, which phase {phase.identity} "
-                                                "does not list among its reads"))
+                continue
+            for batch, offset in enumerate(offsets):
+                at = where if not argument.batches else f"{where}, batch {batch} (+{offset:#x})"
+                found = _check_address(residents, phase, argument, at, words[word] + offset, own_words)
+                out += found
+                if found:
+                    break            # the first batch that fails says enough
         for word, value in sorted(words.items()):
             argument = table.get(word - argument_word)
             if argument is not None and argument.kind in ("pointer", "scalar"):
