@@ -104,10 +104,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TILE_M = 64
+TILE_M = 64                    # the default tile height (tile_m: 64 or 128, TILINGS)
 TILE_N = 64
 TILE_K = 32
-THREADS = 128
+THREADS = 128                  # the default tiling's block
 STAGES = 4
 SHARED_BASE = 0x400            # the first KiB of a block's shared window is the system's on sm_90
 K_ROWS_PITCH = 80              # a row of 32 halves along k (64 bytes) + 16 bytes of pad
@@ -184,31 +184,68 @@ VARIANTS = {
 }
 
 
+@dataclass(frozen=True)
+class Tiling:
+    """A block's share of the output: tile_m rows by TILE_N columns, one warp per 32 x 32
+    part (a grid of tile_m / 32 x 2 warps), `threads` threads.  Every warp does exactly what
+    a 64-row tile's warp does, so the tiling changes which block computes an element, never
+    how: the same instructions on the same values in the same order."""
+    tile_m: int
+    threads: int
+
+    @property
+    def warp_rows(self) -> int:
+        return self.tile_m // 32
+
+
+# The tilings the generator emits, by tile height.  64 (the default) gives (M/64)(N/64)
+# blocks for products of few rows; 128 re-reads B from L2 half as often (M/128 row tiles),
+# moving a quarter fewer operand bytes: 2 M N K (1/128 + 1/64) instead of 2 M N K (2/64).
+TILINGS = {64: Tiling(64, 128), 128: Tiling(128, 256)}
+
+
+def tiling(tile_m: int = TILE_M) -> Tiling:
+    """The Tiling of a tile height, refusing one the generator does not emit."""
+    if tile_m not in TILINGS:
+        raise ValueError(f"tile_m = {tile_m}: the product kernels come in tiles of "
+                         f"{' or '.join(str(t) for t in TILINGS)} rows")
+    return TILINGS[tile_m]
+
+
+def outer_pitch(outer: int) -> int:
+    """Row pitch of a slice stored as TILE_K rows of `outer` halves along m or n: the row's
+    bytes + 16, so that 8 rows at one column fall in 8 different 16-byte bank groups
+    (2 outer + 16 = 16 mod 128 for outer = 64, 128: 144, 272 bytes)."""
+    return 2 * outer + 16
+
+
 def tile_bytes(along_k: bool, outer: int) -> int:
     """Shared bytes of one operand's slice: `outer` rows of TILE_K halves, or TILE_K rows of `outer`."""
-    return outer * K_ROWS_PITCH if along_k else TILE_K * OUTER_ROWS_PITCH
+    return outer * K_ROWS_PITCH if along_k else TILE_K * outer_pitch(outer)
 
 
-def stage_bytes(variant: Variant) -> int:
-    return tile_bytes(variant.a_along_k, TILE_M) + tile_bytes(variant.b_along_k, TILE_N)
+def stage_bytes(variant: Variant, tile_m: int = TILE_M) -> int:
+    return tile_bytes(variant.a_along_k, tiling(tile_m).tile_m) + tile_bytes(variant.b_along_k, TILE_N)
 
 
-def shared_bytes(variant: Variant) -> int:
+def shared_bytes(variant: Variant, tile_m: int = TILE_M) -> int:
     """Shared memory a block needs, the system's first KiB included."""
-    return SHARED_BASE + STAGES * stage_bytes(variant)
+    return SHARED_BASE + STAGES * stage_bytes(variant, tile_m)
 
 
-def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
-    """The launch grid for an M x N product (block: THREADS x 1 x 1)."""
-    return (n // TILE_N, m // TILE_M, batches)
+def grid(m: int, n: int, batches: int = 1, tile_m: int = TILE_M) -> tuple[int, int, int]:
+    """The launch grid for an M x N product (block: tiling(tile_m).threads x 1 x 1)."""
+    return (n // TILE_N, m // tiling(tile_m).tile_m, batches)
 
 
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
-                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0) -> bytes:
-    """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
-    check_shape(M, N, K)
+                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0,
+                    tile_m: int = TILE_M) -> bytes:
+    """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses) of the
+    kernels of tile height tile_m."""
+    check_shape(M, N, K, tile_m)
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
     if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
@@ -220,12 +257,13 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
             + struct.pack("<fI", alpha, batches) + struct.pack("<4Q", W, tickets, E, U))
 
 
-def check_shape(m: int, n: int, k: int) -> None:
-    """Refuse a shape the kernels do not serve, naming the dimension."""
-    for name, value, unit in (("M", m, TILE_M), ("N", n, TILE_N), ("K", k, TILE_K)):
+def check_shape(m: int, n: int, k: int, tile_m: int = TILE_M) -> None:
+    """Refuse a shape the kernels of tile height tile_m do not serve, naming the dimension."""
+    rows = tiling(tile_m).tile_m
+    for name, value, unit in (("M", m, rows), ("N", n, TILE_N), ("K", k, TILE_K)):
         if value <= 0 or value % unit:
             raise ValueError(f"{name} = {value} is not a positive multiple of {unit}: these "
-                             f"kernels compute whole {TILE_M} x {TILE_N} tiles, {TILE_K} k at a time")
+                             f"kernels compute whole {rows} x {TILE_N} tiles, {TILE_K} k at a time")
 
 
 # Split-K.  A product with few output tiles (say 48 blocks on an H200's 132 SMs) and
@@ -240,13 +278,13 @@ SPLIT_MIN_SLICES = 12          # ... into at most SPLIT_MAX splits of at least t
 SPLIT_MAX = 4
 
 
-def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
+def split_count(m: int, n: int, k: int, batches: int = 1, tile_m: int = TILE_M) -> int:
     """How many splits of K a product gets (1: none): the most, up to SPLIT_MAX, that divide
     K's 32-k slices into splits of at least SPLIT_MIN_SLICES, for a one-batch product of
     fewer than SPLIT_FEW_TILES tiles.  From a sweep of splits on the H200 (bench/results): a
     long K gains most in the most splits, a K of a few dozen slices a little in 2, and one of
     under two dozen slices is only slower split."""
-    tiles = (m // TILE_M) * (n // TILE_N)
+    tiles = (m // tiling(tile_m).tile_m) * (n // TILE_N)
     slices = k // TILE_K
     if batches != 1 or tiles >= SPLIT_FEW_TILES:
         return 1
@@ -258,20 +296,22 @@ def split_workspace_bytes(m: int, n: int, splits: int) -> int:
     return 4 * splits * m * n if splits > 1 else 0
 
 
-def split_ticket_bytes(m: int, n: int) -> int:
+def split_ticket_bytes(m: int, n: int, tile_m: int = TILE_M) -> int:
     """The tickets of a split product: a u32 per output tile (zero before the first launch)."""
-    return 4 * (m // TILE_M) * (n // TILE_N)
+    return 4 * (m // tiling(tile_m).tile_m) * (n // TILE_N)
 
 
-def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -> tuple[tuple[int, int, int], bytes]:
+def split_parameters(layout: str, splits: int, W: int, tickets: int, tile_m: int = TILE_M,
+                     **fields) -> tuple[tuple[int, int, int], bytes]:
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
-    split `splits` ways; the plain launch when splits is 1."""
+    split `splits` ways, for the kernels of tile height tile_m; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
     if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
         raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
                          f"stored K x N (nn, tn), not {layout}")
     if splits == 1:
-        return grid(m, n, fields.get("batches", 1)), pack_parameters(W=W, tickets=tickets, **fields)
+        return (grid(m, n, fields.get("batches", 1), tile_m),
+                pack_parameters(W=W, tickets=tickets, tile_m=tile_m, **fields))
     if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
         raise ValueError(f"K = {k} in {splits} splits: a split product has one batch and K a multiple "
                          f"of {splits * TILE_K}")
@@ -280,7 +320,7 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -
     split = dict(fields, K=part, sA=part if variant.a_along_k else part * fields["lda"],
                  sB=part if variant.b_along_k else part * fields["ldb"],
                  flags=fields.get("flags", 0) | FLAG_SPLIT, batches=splits, W=W, tickets=tickets)
-    return grid(m, n, splits), pack_parameters(**split)
+    return grid(m, n, splits, tile_m), pack_parameters(tile_m=tile_m, **split)
 
 
 # Registers (fixed, so the listing can be read against this table).
@@ -316,6 +356,7 @@ OUT_U = CTA_M                                 # R2:R3: U's row pointer (D's stri
 E_AT, E_COLUMN = T0, T1                       # this slice's address; the thread's column and row group
 E_SUM0, E_SUM1 = T2, T3                       # binary32 sums of its row groups g and g + 1
 E_HALF0, E_HALF1 = CTA_M, CTA_Z               # two rows' values
+E_PARTS = 84                                  # R84..R86: s1, s2, s3 from shared (256 threads; after the loop)
 
 
 class _Text:
@@ -341,63 +382,112 @@ def _add64(out: _Text, reg: int, amount: str, predicate: str = "P6") -> None:
     out(f"IADD3.X R{reg + 1}, RZ, R{reg + 1}, RZ, {predicate}, !PT")
 
 
-def _copy_sources(out: _Text, operand: str, along_k: bool, cta: int, copy: int, step: int) -> int:
-    """This thread's two 64-bit copy sources of `operand` and its per-slice step; returns the
-    offset in a slice between the two chunks it copies."""
-    ld, stride = ("lda", "sA") if operand == "A" else ("ldb", "sB")
-    if along_k:
-        out.note(f"{operand}: stored rows along k; thread t copies row t/4 (and t/4 + 32), halves 8(t%4)..")
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
-        out(f"LEA R{T0}, R{cta}, R{T0}, 0x6", f"row = 64 blockIdx + t/4")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
-        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ", "k = 8 (t % 4)")
-        chunk_rows, step_text = 32, None
+def _log2(value: int) -> int:
+    assert value > 0 and value & (value - 1) == 0, value
+    return value.bit_length() - 1
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """One operand's slice in a stage and how the block's threads copy it: 16-byte chunks,
+    `per_row` to a stored row; thread t copies chunk t % per_row of row t / per_row and of
+    the rows `rows_per_pass` further on, `chunks` in all (slice bytes / 16 / threads)."""
+    name: str              # "A" or "B"
+    along_k: bool          # stored rows run along k (rows are m or n)
+    outer: int             # the slice's extent along m (A) or n (B)
+    threads: int
+    base: int              # the slice's shared offset within a stage
+    copy: int              # first of its 64-bit copy-source registers (two a chunk)
+    step: int              # register: bytes a copy source advances per slice
+
+    @property
+    def per_row(self) -> int:
+        return (TILE_K if self.along_k else self.outer) // 8
+
+    @property
+    def rows(self) -> int:
+        return self.outer if self.along_k else TILE_K
+
+    @property
+    def pitch(self) -> int:
+        return K_ROWS_PITCH if self.along_k else outer_pitch(self.outer)
+
+    @property
+    def rows_per_pass(self) -> int:
+        return self.threads // self.per_row
+
+    @property
+    def chunks(self) -> int:
+        """16-byte copies per thread per slice (the copy registers hold two)."""
+        chunks, left = divmod(self.rows, self.rows_per_pass)
+        assert left == 0 and chunks in (1, 2), (self, chunks, left)
+        return chunks
+
+    @property
+    def chunk_offset(self) -> int:
+        """Shared bytes between a thread's chunks."""
+        return self.rows_per_pass * self.pitch
+
+
+def _operands(variant: Variant, tiling_: Tiling) -> tuple[_Operand, _Operand]:
+    a = _Operand("A", variant.a_along_k, tiling_.tile_m, tiling_.threads, SHARED_BASE, COPY, STEP_A)
+    b_base = SHARED_BASE + tile_bytes(a.along_k, a.outer)
+    return a, _Operand("B", variant.b_along_k, TILE_N, tiling_.threads, b_base, COPY + 4, STEP_B)
+
+
+def _copy_sources(out: _Text, op: _Operand, cta: int) -> None:
+    """This thread's 64-bit copy sources of `op` (one a chunk) and its per-slice step."""
+    ld, stride = ("lda", "sA") if op.name == "A" else ("ldb", "sB")
+    per_row, again = op.per_row, op.rows_per_pass
+    if op.along_k:
+        more = f" (and t/{per_row} + {again})" if op.chunks == 2 else ""
+        out.note(f"{op.name}: stored rows along k; thread t copies row t/{per_row}{more}, halves 8(t%{per_row})..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(per_row):#x}, R{TID}")
+        out(f"LEA R{T0}, R{cta}, R{T0}, {_log2(op.outer):#x}", f"row = {op.outer} blockIdx + t/{per_row}")
+        out(f"LOP3.LUT R{T1}, R{TID}, {per_row - 1:#x}, RZ, 0xc0, !PT")
+        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ", f"k = 8 (t % {per_row})")
     else:
-        out.note(f"{operand}: stored rows along k's partner; thread t copies k row t/8 (and t/8 + 16), "
-                 f"columns 8(t%8)..")
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}", "k row = t/8")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
+        more = f" (and t/{per_row} + {again})" if op.chunks == 2 else ""
+        out.note(f"{op.name}: stored rows along k's partner; thread t copies k row t/{per_row}{more}, "
+                 f"columns 8(t%{per_row})..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(per_row):#x}, R{TID}", f"k row = t/{per_row}")
+        out(f"LOP3.LUT R{T1}, R{TID}, {per_row - 1:#x}, RZ, 0xc0, !PT")
         out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ")
-        out(f"LEA R{T1}, R{cta}, R{T1}, 0x6", "column = 64 blockIdx + 8 (t % 8)")
-        chunk_rows, step_text = 16, f"R{step}"
+        out(f"LEA R{T1}, R{cta}, R{T1}, {_log2(op.outer):#x}", f"column = {op.outer} blockIdx + 8 (t % {per_row})")
     out(f"IMAD R{T1}, R{CTA_Z}, {_p(stride)}, R{T1}", "+ batch * stride")
     out(f"IMAD R{T0}, R{T0}, {_p(ld)}, R{T1}", "element index")
-    out(f"LEA R{copy}, P6, R{T0}, {_p(operand)}, 0x1")
-    out(f"LEA.HI.X R{copy + 1}, R{T0}, {_p(operand, high=True)}, RZ, 0x1, P6")
-    out(f"MOV R{T2}, {_p(ld)}")
-    out(f"SHF.L.U32 R{T3}, R{T2}, {1 + (5 if chunk_rows == 32 else 4):#x}, RZ", f"{chunk_rows} rows, in bytes")
-    out(f"IADD3 R{copy + 2}, P6, R{copy}, R{T3}, RZ", "the second chunk")
-    out(f"IADD3.X R{copy + 3}, RZ, R{copy + 1}, RZ, P6, !PT")
-    if step_text is None:
-        out(f"MOV R{step}, 0x40", "a slice is 32 halves further along k")
+    out(f"LEA R{op.copy}, P6, R{T0}, {_p(op.name)}, 0x1")
+    out(f"LEA.HI.X R{op.copy + 1}, R{T0}, {_p(op.name, high=True)}, RZ, 0x1, P6")
+    if op.chunks == 2 or not op.along_k:
+        out(f"MOV R{T2}, {_p(ld)}")
+    if op.chunks == 2:
+        out(f"SHF.L.U32 R{T3}, R{T2}, {1 + _log2(again):#x}, RZ", f"{again} rows, in bytes")
+        out(f"IADD3 R{op.copy + 2}, P6, R{op.copy}, R{T3}, RZ", "the second chunk")
+        out(f"IADD3.X R{op.copy + 3}, RZ, R{op.copy + 1}, RZ, P6, !PT")
+    if op.along_k:
+        out(f"MOV R{op.step}, 0x40", "a slice is 32 halves further along k")
     else:
-        out(f"SHF.L.U32 R{step}, R{T2}, 0x6, RZ", "a slice is 32 rows further along k")
-    pitch = K_ROWS_PITCH if along_k else OUTER_ROWS_PITCH
-    return chunk_rows * pitch
+        out(f"SHF.L.U32 R{op.step}, R{T2}, 0x6, RZ", "a slice is 32 rows further along k")
 
 
-def _copy_destination(out: _Text, along_k: bool, register: int, base: int) -> None:
-    if along_k:
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
-        pitch = K_ROWS_PITCH
-    else:
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
-        pitch = OUTER_ROWS_PITCH
+def _copy_destination(out: _Text, op: _Operand, register: int) -> None:
+    out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(op.per_row):#x}, R{TID}")
+    out(f"LOP3.LUT R{T1}, R{TID}, {op.per_row - 1:#x}, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ")
-    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
-    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}", "row * pitch + 16 bytes a chunk")
+    out(f"IADD3 R{T1}, R{T1}, {op.base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {op.pitch:#x}, R{T1}", "row * pitch + 16 bytes a chunk")
 
 
-def _fragment_source(out: _Text, along_k: bool, is_a: bool, register: int, base: int) -> None:
+def _fragment_source(out: _Text, op: _Operand, register: int, tiling_: Tiling) -> None:
     """This lane's LDSM address in a stage.  Lane l names a row of matrix l/8 of the four:
     q0 = l % 8, q1 = (l / 8) % 2, q2 = l / 16.  A along k (M88): matrices (m0-7,k0-7),
     (m8-15,k0-7), (m0-7,k8-15), (m8-15,k8-15): row q0 + 8 q1, bytes 16 q2.  B along k
     (M88; rows are n): (n0-7,k0-7), (n0-7,k8-15), (n8-15,k0-7), (n8-15,k8-15): row q0 + 8 q2,
     bytes 16 q1.  A along m (MT88; rows are k): row q0 + 8 q2, bytes 16 q1.  B along n
-    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows (or 64 bytes) of m or n."""
-    row_q, col_q = (3, 4) if along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
+    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows (or 64 bytes) of m or n:
+    warp w is row w / 2 (A: (tid / 64) % (tile_m / 32)) and column w % 2 (B) of the warp grid."""
+    is_a = op.name == "A"
+    row_q, col_q = (3, 4) if op.along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
     out(f"LOP3.LUT R{T0}, R{TID}, 0x7, RZ, 0xc0, !PT", "q0")
     out(f"SHF.R.U32.HI R{T1}, RZ, {row_q:#x}, R{TID}")
     out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
@@ -406,70 +496,74 @@ def _fragment_source(out: _Text, along_k: bool, is_a: bool, register: int, base:
     out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ", "16 bytes for the second column of matrices")
     warp_shift = 6 if is_a else 5                             # tid / 64 = warp row, (tid / 32) % 2 = warp column
+    mask = tiling_.warp_rows - 1 if is_a else 1
     out(f"SHF.R.U32.HI R{T2}, RZ, {warp_shift:#x}, R{TID}")
-    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "the warp's row (A) or column (B) of the 2 x 2")
-    if along_k:
+    out(f"LOP3.LUT R{T2}, R{T2}, {mask:#x}, RZ, 0xc0, !PT",
+        f"the warp's row (A) or column (B) of the {tiling_.warp_rows} x 2")
+    if op.along_k:
         out(f"LEA R{T0}, R{T2}, R{T0}, 0x5", "+ 32 rows of m or n")
-        pitch = K_ROWS_PITCH
     else:
         out(f"LEA R{T1}, R{T2}, R{T1}, 0x6", "+ 32 halves of m or n")
-        pitch = OUTER_ROWS_PITCH
-    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
-    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}")
+    out(f"IADD3 R{T1}, R{T1}, {op.base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {op.pitch:#x}, R{T1}")
 
 
-def _issue(out: _Text, chunk_a: int, chunk_b: int, stage: int) -> None:
+def _copies(out: _Text, ops: tuple[_Operand, _Operand]) -> None:
+    """The slice's asynchronous copies into the stage being written (under P0: a slice is left)."""
+    for op, dst in zip(ops, (DST_A, DST_B)):
+        for i in range(op.chunks):
+            at = f"R{dst}+{i * op.chunk_offset:#x}" if i else f"R{dst}"
+            out(f"@P0 LDGSTS.E.BYPASS.128 [{at}], [R{op.copy + 2 * i}.64]")
+
+
+def _issue(out: _Text, ops: tuple[_Operand, _Operand], stage: int) -> None:
     out.note("copy the next slice (if one is left) into the stage being written")
     out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
     out(f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ")
     out(f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    _copies(out, ops)
     out("LDGDEPBAR", "one group per slice, empty past the last")
     out(f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ")
-    _add64(out, COPY, f"R{STEP_A}")
-    _add64(out, COPY + 2, f"R{STEP_A}")
-    _add64(out, COPY + 4, f"R{STEP_B}")
-    _add64(out, COPY + 6, f"R{STEP_B}")
+    for op in ops:
+        for i in range(op.chunks):
+            _add64(out, op.copy + 2 * i, f"R{op.step}")
     out(f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ")
     out(f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {STAGES * stage:#x}, PT")
     out(f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring")
 
 
-def _slice(out: _Text, variant: Variant, stage: int, chunk_a: int, chunk_b: int) -> None:
+def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Operand], tiling_: Tiling) -> None:
     """One trip of the main loop, slice i ("Loop order" in the docstring): the fragments, the
     copies of slice i + STAGES - 1, the column sums, then the 16 products with the next
     trip's bookkeeping between them, so that the integer work issues while the tensor cores
     are busy and nothing a trip needs is computed just before it is needed."""
     a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
     b_load = "LDSM.16.M88.4" if variant.b_along_k else "LDSM.16.MT88.4"
+    op_a, op_b = ops
     for kk in range(TILE_K // 16):
         for mi in range(2):
-            offset = (mi * 16 * K_ROWS_PITCH + kk * 32) if variant.a_along_k else (kk * 16 * OUTER_ROWS_PITCH + mi * 32)
+            offset = (mi * 16 * op_a.pitch + kk * 32) if op_a.along_k else (kk * 16 * op_a.pitch + mi * 32)
             out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
         for p in range(2):
-            offset = (p * 16 * K_ROWS_PITCH + kk * 32) if variant.b_along_k else (kk * 16 * OUTER_ROWS_PITCH + p * 32)
+            offset = (p * 16 * op_b.pitch + kk * 32) if op_b.along_k else (kk * 16 * op_b.pitch + p * 32)
             out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
     out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    _copies(out, ops)
     out("LDGDEPBAR", "one group per slice, empty past the last")
     if variant.column_sums:
-        _column_sums_slice(out)
+        _column_sums_slice(out, tiling_)
     ring = STAGES * stage
-    bookkeeping = [
-        (f"IMAD.WIDE.U32 R{COPY}, R{STEP_A}, 0x1, R{COPY}", "the copy sources: one slice on"),
+    moves = [(f"IMAD.WIDE.U32 R{op.copy + 2 * i}, R{op.step}, 0x1, R{op.copy + 2 * i}", "")
+             for op in ops for i in range(op.chunks)]
+    moves[0] = (moves[0][0], "the copy sources: one slice on")
+    counters = [
         (f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ", ""),
-        (f"IMAD.WIDE.U32 R{COPY + 2}, R{STEP_A}, 0x1, R{COPY + 2}", ""),
         (f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?"),
-        (f"IMAD.WIDE.U32 R{COPY + 4}, R{STEP_B}, 0x1, R{COPY + 4}", ""),
         (f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ", ""),
-        (f"IMAD.WIDE.U32 R{COPY + 6}, R{STEP_B}, 0x1, R{COPY + 6}", ""),
         (f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT", "another slice to copy?"),
+    ]
+    bookkeeping = [line for pair in zip(moves + [None] * (4 - len(moves)), counters) for line in pair if line]
+    bookkeeping += [
         (f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ", ""),
         (f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ", ""),
         (f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {ring:#x}, PT", ""),
@@ -503,10 +597,19 @@ def _loop_entry(out: _Text) -> None:
     out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
 
 
-def _column_sums_setup(out: _Text, b_base: int) -> None:
+def _column_sums_groups(tiling_: Tiling) -> int:
+    """Row groups (k mod 4) a thread sums: the block's threads cover TILE_N columns x 4 groups."""
+    return 4 * TILE_N // tiling_.threads
+
+
+def _column_sums_setup(out: _Text, b: _Operand, tiling_: Tiling) -> None:
     """P1 = flag 32 without flag 16, in the first row tile of batch 0; thread t's column
-    t % 64 and first row group g = 2 (t / 64) within a stage's B slice; both sums +0."""
-    out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    t % 64 and first row group g = groups (t / 64) within a stage's B slice; the sums +0."""
+    groups = _column_sums_groups(tiling_)
+    if groups == 2:
+        out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    else:
+        out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row group t/64")
     out(f"MOV R{T0}, {_p('flags')}")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT | FLAG_COLUMN_SUMS:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.EQ.U32.AND P1, PT, R{T0}, {FLAG_COLUMN_SUMS:#x}, PT", f"flag {FLAG_COLUMN_SUMS}, not split")
@@ -515,46 +618,74 @@ def _column_sums_setup(out: _Text, b_base: int) -> None:
     out(f"LOP3.LUT R{E_COLUMN}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
     out(f"SHF.L.U32 R{E_COLUMN}, R{E_COLUMN}, 0x1, RZ")
     out(f"SHF.R.U32.HI R{E_SUM0}, RZ, 0x6, R{TID}")
-    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {2 * OUTER_ROWS_PITCH:#x}, R{E_COLUMN}", "row 2 (t / 64)")
-    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b_base:#x}, RZ")
+    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {groups * b.pitch:#x}, R{E_COLUMN}",
+        "row 2 (t / 64)" if groups == 2 else "row t / 64")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b.base:#x}, RZ")
     out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, -R{FRAG_SRC_B}, RZ", "less this lane's fragment address: from SRC_B")
     out(f"MOV R{E_SUM0}, RZ")
-    out(f"MOV R{E_SUM1}, RZ")
+    if groups == 2:
+        out(f"MOV R{E_SUM1}, RZ")
 
 
-def _column_sums_slice(out: _Text) -> None:
-    """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
-    column, in increasing order, from the stage just read (SRC_B still names it; its
-    buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose bookkeeping
-    moves SRC_B to the next slice."""
+def _column_sums_slice(out: _Text, tiling_: Tiling) -> None:
+    """Flag 32: add this slice's rows g, g + 4, .. (and, two groups a thread, g + 1, g + 5, ..)
+    of the thread's column, in increasing order, from the stage just read (SRC_B still names
+    it; its buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose
+    bookkeeping moves SRC_B to the next slice."""
+    pitch = outer_pitch(TILE_N)
     out("@!P1 BRA column_sums_added")
     out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
-    for row in range(0, TILE_K, 4):
-        out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * OUTER_ROWS_PITCH:#x}]", f"k rows +{row}, +{row + 1}")
-        out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * OUTER_ROWS_PITCH:#x}]")
-        out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
-        out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
-        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
-        out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    if _column_sums_groups(tiling_) == 2:
+        for row in range(0, TILE_K, 4):
+            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 1}")
+            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * pitch:#x}]")
+            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+            out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    else:
+        for row in range(0, TILE_K, 8):
+            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 4}")
+            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 4) * pitch:#x}]")
+            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF1}", "in increasing k")
     out.label("column_sums_added")
 
 
-def _column_sums_store(out: _Text) -> None:
-    """Flag 32, after the last slice: thread t < 64 holds s0 + s1 of its column, thread
-    t + 64 s2 + s3; E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3)."""
+def _column_sums_store(out: _Text, tiling_: Tiling) -> None:
+    """Flag 32, after the last slice: E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3).  With two
+    groups a thread, thread t < 64 holds s0 + s1 of its column and thread t + 64 s2 + s3; with
+    one, thread t + 64 g holds s_g and thread t adds the others from shared memory."""
+    groups = _column_sums_groups(tiling_)
     out("@!P1 BRA column_sums_stored")
-    out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
+    if groups == 2:
+        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
     out(f"MOV R{CTA_M}, RZ", "blockIdx.y and .z are 0 here (P1): back from holding halves")
     out(f"MOV R{CTA_Z}, RZ")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread is done with the ring")
     out(f"ISETP.GE.U32.AND P0, PT, R{TID}, 0x40, PT")
     out(f"LOP3.LUT R{E_SUM1}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
-    out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
-    out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
-    out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
-    out("BAR.SYNC.DEFER_BLOCKING 0x0")
-    out(f"@!P0 LDS R{T1}, [R{T0}]")
-    out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    if groups == 2:
+        out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
+        out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
+        out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
+        out("BAR.SYNC.DEFER_BLOCKING 0x0")
+        out(f"@!P0 LDS R{T1}, [R{T0}]")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    else:
+        s1, s2, s3 = E_PARTS, E_PARTS + 1, E_PARTS + 2
+        out(f"SHF.L.U32 R{T0}, R{TID}, 0x2, RZ")
+        out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ", "a word per thread")
+        out(f"@P0 STS [R{T0}], R{E_SUM0}", "s_g (g = t / 64 >= 1), for thread t % 64")
+        out("BAR.SYNC.DEFER_BLOCKING 0x0")
+        out(f"@!P0 LDS R{s1}, [R{T0}+{4 * TILE_N:#x}]", "s1")
+        out(f"@!P0 LDS R{s2}, [R{T0}+{8 * TILE_N:#x}]", "s2")
+        out(f"@!P0 LDS R{s3}, [R{T0}+{12 * TILE_N:#x}]", "s3")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{s1}", "s0 + s1")
+        out(f"@!P0 FADD R{s2}, R{s2}, R{s3}", "s2 + s3")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{s2}", "(s0 + s1) + (s2 + s3)")
     out(f"LEA R{E_SUM1}, R{CTA_N}, R{E_SUM1}, 0x6", "column 64 blockIdx.x + t % 64")
     out(f"LEA R{T0}, P6, R{E_SUM1}, {_p('E')}, 0x2")
     out(f"LEA.HI.X R{T1}, R{E_SUM1}, {_p('E', high=True)}, RZ, 0x2, P6")
@@ -562,13 +693,14 @@ def _column_sums_store(out: _Text) -> None:
     out.label("column_sums_stored")
 
 
-def _position(out: _Text) -> None:
+def _position(out: _Text, tiling_: Tiling) -> None:
     """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
     out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
     out(f"LEA R{T0}, R{T1}, R{T0}, 0x5")
-    out(f"LEA R{T0}, R{CTA_M}, R{T0}, 0x6", "row = 64 blockIdx.y + 32 warp row + l/4")
+    out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}",
+        f"row = {tiling_.tile_m} blockIdx.y + 32 warp row + l/4")
     out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x1, RZ", "2 (l % 4)")
     out(f"SHF.R.U32.HI R{T2}, RZ, 0x5, R{TID}")
@@ -577,10 +709,10 @@ def _position(out: _Text) -> None:
     out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
 
 
-def _epilogue(out: _Text) -> None:
+def _epilogue(out: _Text, tiling_: Tiling) -> None:
     out.label("epilogue")
     out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
-    _position(out)
+    _position(out, tiling_)
     out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
     out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
@@ -741,12 +873,12 @@ def _fence(out: _Text, why: str) -> None:
         out(instruction)
 
 
-def _split(out: _Text) -> None:
+def _split(out: _Text, tiling_: Tiling) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
     the S blocks adds W's S partials in split order and goes on to the epilogue."""
     out.label("split")
     out.note("split K (flag 16): this block's partial tile to W[z], then the tile's ticket")
-    _position(out)
+    _position(out, tiling_)
     out(f"MOV R{T2}, {_p('M')}")
     out(f"IMAD R{T2}, R{T2}, {_p('N')}, RZ", "M N: elements between splits in W")
     out(f"SHF.L.U32 R{SLICE_STEP}, R{T2}, 0x2, RZ")
@@ -810,14 +942,14 @@ def _split(out: _Text) -> None:
     out("BRA epilogue")
 
 
-def _contract(variant: Variant) -> list[str]:
+def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
     """The //@ param lines: one per 8-byte word.  Pointer extents are one tile's bytes (the
     least any launch touches) until the plan supplies extents by launch."""
-    a_bytes = 2 * TILE_M * TILE_K
+    a_bytes = 2 * tiling_.tile_m * TILE_K
     b_bytes = 2 * TILE_N * TILE_K
-    d_bytes = 4 * TILE_M * TILE_N
+    d_bytes = 4 * tiling_.tile_m * TILE_N
     lines = [
-        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one 64 x 32 slice)",
+        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one {tiling_.tile_m} x {TILE_K} slice)",
         f"//@ param 1 pointer read {b_bytes} B (binary16; at least one 32 x 64 slice)",
         f"//@ param 2 pointer write {d_bytes} D (binary32; written unless flag 8)",
         f"//@ param 3 pointer write {d_bytes // 2} Dh (binary16; written only with flag 4)",
@@ -842,10 +974,22 @@ def _contract(variant: Variant) -> list[str]:
     return lines
 
 
-def generate(variant: Variant, prefix: str) -> str:
-    """The kernel source of one variant (deterministic text)."""
-    stage = stage_bytes(variant)
-    a_tile = tile_bytes(variant.a_along_k, TILE_M)
+def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
+    """The kernel source of one variant for tiles of tile_m rows (deterministic text)."""
+    tiling_ = tiling(tile_m)
+    ops = _operands(variant, tiling_)
+    stage = stage_bytes(variant, tile_m)
+    a_tile = ops[1].base - ops[0].base
+    copy_end = ops[1].copy + 2 * ops[1].chunks - 1
+    if tile_m == TILE_N:
+        shape = f"// Requires M, N multiples of {tile_m}, K a multiple of {TILE_K} (>= {TILE_K}); lda, ldb, sA, sB "
+    else:
+        shape = (f"// Requires M a multiple of {tile_m}, N of {TILE_N}, K of {TILE_K} (>= {TILE_K}); lda, ldb, "
+                 "sA, sB ")
+    tile_line = [] if tile_m == TILE_M else [
+        f"// Tile: {tile_m} x {TILE_N} (tile_m = {tile_m}): {tiling_.threads // 32} warps, warp w computes rows "
+        f"32 (w >> 1) and columns 32 (w & 1);",
+        "// each output element by the same instructions in the same order as with 64-row tiles."]
     out = _Text()
     header = [
         f"// {variant.identity(prefix)}: generated by `python -m bobc.sass.generate.gemm` (compiler/bobc/sass/",
@@ -863,37 +1007,37 @@ def generate(variant: Variant, prefix: str) -> str:
         "//   Flag 128: v *= gelu'(U[m,n]) (U binary32 with D's strides) before D and Dh; flag 64: Dh =",
         "//   half(gelu(v)) (D = v, the pre-activation): for each element the instructions of separate",
         "//   elementwise GELU kernels (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
-        f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
-        f"{shared_bytes(variant)} bytes",
+        *tile_line,
+        f"// Launch: block ({tiling_.threads}, 1, 1), grid (N/{TILE_N}, M/{tile_m}, batches); shared memory "
+        f"{shared_bytes(variant, tile_m)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
-        f"// Requires M, N multiples of {TILE_M}, K a multiple of {TILE_K} (>= {TILE_K}); lda, ldb, sA, sB "
-        "multiples of 8,",
+        shape + "multiples of 8,",
         "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
-        "// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R79",
+        f"// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R{copy_end}",
         "// copy sources, R80-R93 steps, stage offsets, addresses and counters"
         + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
-        *_contract(variant),
+        *_contract(variant, tiling_),
         f".kernel {variant.kernel(prefix)}",
         f".registers {REGISTERS}",
     ]
     out("S2R R0, SR_TID.X")
     out("S2R R1, SR_CTAID.X", "64-column tile")
-    out("S2R R2, SR_CTAID.Y", "64-row tile")
+    out("S2R R2, SR_CTAID.Y", f"{tile_m}-row tile")
     out("S2R R3, SR_CTAID.Z", "batch")
     out("ULDC.64 UR4, c[0x0][memory_descriptor]")
     out.note("ptxas puts these three never-executed loads before a kernel's first LDGSTS on sm_90")
     for _ in range(3):
         out("@!PT LDS RZ, [RZ]")
-    chunk_a = _copy_sources(out, "A", variant.a_along_k, CTA_M, COPY, STEP_A)
-    chunk_b = _copy_sources(out, "B", variant.b_along_k, CTA_N, COPY + 4, STEP_B)
+    _copy_sources(out, ops[0], CTA_M)
+    _copy_sources(out, ops[1], CTA_N)
     out.note("shared addresses: copy destinations, then fragment sources, within a stage")
-    _copy_destination(out, variant.a_along_k, COPY_DST_A, SHARED_BASE)
-    _copy_destination(out, variant.b_along_k, COPY_DST_B, SHARED_BASE + a_tile)
-    _fragment_source(out, variant.a_along_k, True, FRAG_SRC_A, SHARED_BASE)
-    _fragment_source(out, variant.b_along_k, False, FRAG_SRC_B, SHARED_BASE + a_tile)
+    _copy_destination(out, ops[0], COPY_DST_A)
+    _copy_destination(out, ops[1], COPY_DST_B)
+    _fragment_source(out, ops[0], FRAG_SRC_A, tiling_)
+    _fragment_source(out, ops[1], FRAG_SRC_B, tiling_)
     if variant.column_sums:
-        _column_sums_setup(out, SHARED_BASE + a_tile)
+        _column_sums_setup(out, ops[1], tiling_)
     for i in range(32):
         out(f"MOV R{ACC + i}, RZ")
     out(f"MOV R{WRITE_STAGE}, RZ")
@@ -903,31 +1047,31 @@ def generate(variant: Variant, prefix: str) -> str:
     out(f"MOV R{TO_DO}, R{TO_ISSUE}")
     out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
     for _ in range(STAGES - 1):
-        _issue(out, chunk_a, chunk_b, stage)
+        _issue(out, ops, stage)
     _loop_entry(out)
     out.label("slice")
     out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
-    _slice(out, variant, stage, chunk_a, chunk_b)
+    _slice(out, variant, stage, ops, tiling_)
     out("@P5 BRA slice")
     out(f"MOV R{T0}, {_p('flags')}", "(before the column sums' branch: it waits out the last products)")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
     if variant.column_sums:
-        _column_sums_store(out)
+        _column_sums_store(out, tiling_)
     out("@P3 BRA split")
-    _epilogue(out)
+    _epilogue(out, tiling_)
     out("EXIT")
-    _split(out)
+    _split(out, tiling_)
     return "\n".join(header + out.lines) + "\n"
 
 
-def write_all(folder: Path, prefix: str) -> list[Path]:
+def write_all(folder: Path, prefix: str, tile_m: int = TILE_M) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for variant in VARIANTS.values():
         path = folder / f"{variant.identity(prefix)}.sass"
-        path.write_text(generate(variant, prefix), encoding="utf-8")
+        path.write_text(generate(variant, prefix, tile_m), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -939,17 +1083,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="the model's name for its kernels: files PREFIX-nn.sass ..., symbols PREFIX_nn ...")
     parser.add_argument("folder", type=Path, help="where the .sass files go (or are checked)")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
+    parser.add_argument("--tile-m", type=int, choices=sorted(TILINGS), default=TILE_M,
+                        help=f"output rows a block computes (default {TILE_M}; 128: 256 threads, a quarter "
+                             "fewer operand bytes from L2)")
     args = parser.parse_args(argv)
     if args.check:
         stale = [v.identity(args.prefix) for v in VARIANTS.values()
                  if not (args.folder / f"{v.identity(args.prefix)}.sass").is_file()
                  or (args.folder / f"{v.identity(args.prefix)}.sass").read_text(encoding="utf-8")
-                 != generate(v, args.prefix)]
+                 != generate(v, args.prefix, args.tile_m)]
+        tile = f" --tile-m {args.tile_m}" if args.tile_m != TILE_M else ""
         for name in stale:
             print(f"{args.folder / (name + '.sass')}: differs from what the generator emits; "
-                  f"run python -m bobc.sass.generate.gemm --prefix {args.prefix} {args.folder}", file=sys.stderr)
+                  f"run python -m bobc.sass.generate.gemm --prefix {args.prefix}{tile} {args.folder}", file=sys.stderr)
         return 1 if stale else 0
-    for path in write_all(args.folder, args.prefix):
+    for path in write_all(args.folder, args.prefix, args.tile_m):
         print(f"wrote {path}")
     return 0
 
