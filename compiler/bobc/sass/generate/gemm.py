@@ -2,6 +2,7 @@
 
     python -m bobc.sass.generate.gemm --prefix NAME OUTDIR       # writes NAME-{nn,nt,tn}.sass
     python -m bobc.sass.generate.gemm --prefix NAME --check DIR  # exit 1 if a file differs
+    python -m bobc.sass.generate.gemm --prefix NAME --tile-m 128 OUTDIR   # 128-row tiles (below)
 
 The model names its kernels: NAME-nn is the identity a plan's regions use, NAME_nn the
 kernel symbol (each model's example passes its own NAME).
@@ -56,8 +57,8 @@ operands and association of separate elementwise kernels written that way, so th
 theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
-Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
-blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
+Tiling (tile_m = 64, the default).  A block of 128 threads (4 warps) computes a 64 x 64
+tile of the output: blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
 K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64 slice of B is copied
 global -> shared with asynchronous 16-byte copies (LDGSTS.E.BYPASS.128, two per
@@ -92,6 +93,24 @@ counters, the two ring offsets and the addresses derived from them), so that the
 work issues while the tensor cores are busy, and the back edge (schedule.BACK_EDGE) waits
 only for what the next trip reads early.  Nothing is computed just before it is needed:
 the first trip's addresses come from _loop_entry.
+
+The tile height (tile_m: 64 by default, or 128; generate(variant, prefix, tile_m), CLI --tile-m;
+Tiling, TILINGS; grid, shared_bytes, check_shape, split_count, split_ticket_bytes,
+split_parameters and pack_parameters take it, with 64 as default).  A 64 x 64 tile reads A
+from L2 once per 64 columns and B once per 64 rows, 2 M N K (1/64 + 1/64) bytes in all;
+a 128 x 64 tile reads B half as often, a quarter fewer bytes, for the products bound by that
+traffic.  With tile_m = 128 a block is 256 threads, 8 warps in a 4 x 2 grid: warp w computes
+rows 32 (w >> 1) .. + 31 and columns 32 (w & 1) .. + 31 with exactly the fragments, 16 HMMAs a
+slice and accumulator order of a 64-row tile's warp, so every output element is computed by
+the same instructions in the same order (bit for bit, with split K too; the ticket is per
+128 x 64 tile).  The copies: each operand's slice in 16-byte chunks, slice bytes / 16 /
+threads a thread (A's 128 x 32 or 32 x 128 slice: two; B's 32 x 64: one).  A stored across
+m is 32 rows of 128 halves at a 272-byte pitch (outer_pitch: 256 + 16, so that 8 rows again
+fall in 8 bank groups).  Column sums: thread t takes column t % 64 and one row group t / 64;
+threads t + 64 g leave s_g in shared memory and thread t adds (s0 + s1) + (s2 + s3), the same
+association.  Shared memory is 0x400 + 4 stages of (A 128 x 80 or 32 x 272 bytes + B), past
+48 KiB: a launcher opts in to that much dynamic shared memory.  The committed kernels of a
+model are whichever tiling it generated (64 unless it asks).
 
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
