@@ -57,13 +57,13 @@ operands and association of separate elementwise kernels written that way, so th
 theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
-Tiling (tile_m = 64, the default).  A block of 128 threads (4 warps) computes a 64 x 64
-tile of the output: blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
-quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
-K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64 slice of B is copied
-global -> shared with asynchronous 16-byte copies (LDGSTS.E.BYPASS.128, two per
-operand per thread) into a ring of STAGES (4) buffers: the copies of slices i + 1 ..
-i + 3 are in flight while slice i is multiplied (LDGDEPBAR closes a group per slice,
+Tiling (tile_m = 64: the default; 128 below).  A block of 128 threads (4 warps) computes a
+64 x 64 tile of the output: blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w
+computes the 32 x 32 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32
+accumulators a thread.  K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64
+slice of B is copied global -> shared with asynchronous 16-byte copies
+(LDGSTS.E.BYPASS.128, two per operand per thread) into a ring of STAGES (4) buffers:
+the copies of slices i + 1 .. i + 3 are in flight while slice i is multiplied (LDGDEPBAR closes a group per slice,
 DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes every thread's copies visible and
 frees the buffer the next copy overwrites).  A slice whose rows run along k (A of nn/nt, B of nt) is stored
 as 64 rows of 32 halves with a 16-byte pad (row pitch 80 bytes), one whose rows run
@@ -130,7 +130,6 @@ THREADS = 128                  # the default tiling's block
 STAGES = 4
 SHARED_BASE = 0x400            # the first KiB of a block's shared window is the system's on sm_90
 K_ROWS_PITCH = 80              # a row of 32 halves along k (64 bytes) + 16 bytes of pad
-OUTER_ROWS_PITCH = 144         # a row of 64 halves along m or n (128 bytes) + 16 bytes of pad
 REGISTERS = 96                 # the budget each kernel declares
 
 # The parameter block: (byte offset, name, meaning); two u32 share an 8-byte word.
