@@ -66,8 +66,9 @@ slice of B is copied global -> shared with asynchronous 16-byte copies
 the copies of slices i + 1 .. i + 3 are in flight while slice i is multiplied
 (LDGDEPBAR closes a group per slice, DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes
 every thread's copies visible and frees the buffer the next copy overwrites).  A slice
-whose rows run along k (A of nn/nt, B of nt) is stored as 64 rows of 32 halves with a 16-byte pad (row pitch 80 bytes), one whose rows run
-along m or n (A of tn, B of nn/tn) as 32 rows of 64 halves padded to 144 bytes: either
+whose rows run along k (A of nn/nt, B of nt) is stored as 64 rows of 32 halves with a
+16-byte pad (row pitch 80 bytes), one whose rows run along m or n (A of tn, B of nn/tn)
+as 32 rows of 64 halves padded to 144 bytes: either
 way the 8 rows an 8x8 matrix load touches fall in 8 different 16-byte bank groups.
 Fragments come from shared memory with LDSM.16.M88.4 (rows along k: the HMMA fragment
 as stored) or LDSM.16.MT88.4 (rows along m or n: transposed on the way), four 8 x 8
