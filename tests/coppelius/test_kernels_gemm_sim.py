@@ -321,9 +321,10 @@ def tall_sources(tmp_path_factory):
     return folder
 
 
-def _run_tiled(layout, arch, buffers, folder, tile_m, splits=1, **fields):
-    """One launch of the tile_m kernels (the committed sources for 64, `folder`'s for 128),
-    pointers named by buffer, through split_parameters (a plain launch when splits is 1)."""
+def _run_tiled(layout, arch, buffers, folder, tile_m, splits=1, warps=None, **fields):
+    """One launch of the tile_m kernels of `warps` warps (the committed sources for the default
+    64-row tiling, `folder`'s otherwise), pointers named by buffer, through split_parameters
+    (a plain launch when splits is 1)."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
     at = buffer_addresses(buffers)
     pointers = {key: at[name] for key, name in fields.pop("pointers").items()}
@@ -331,8 +332,9 @@ def _run_tiled(layout, arch, buffers, folder, tile_m, splits=1, **fields):
                                         tile_m=tile_m, **pointers, **fields)
     variant = gemm.VARIANTS[layout]
     assert grid == (fields["N"] // 64, fields["M"] // tile_m, splits if splits > 1 else fields.get("batches", 1))
-    text = ((SOURCES if tile_m == 64 else folder) / f"{variant.identity(PREFIX)}.sass").read_text()
-    threads = gemm.tiling(tile_m).threads
+    committed = gemm.tiling(tile_m, warps) == gemm.tiling()
+    text = ((SOURCES if committed else folder) / f"{variant.identity(PREFIX)}.sass").read_text()
+    threads = gemm.tiling(tile_m, warps).threads
     return run_kernel(text, arch, grid=grid, block=(threads, 1, 1), params=block, buffers=buffers,
                       shared_bytes=gemm.shared_bytes(variant, tile_m))
 
@@ -404,3 +406,50 @@ def test_128_row_tiles_compute_what_64_row_tiles_do(layout, arch, case, tall_sou
         assert (np.abs(base["e"] - B.sum(axis=0)) <= k * 2.0 ** -24 * np.abs(B).sum(axis=0)).all()
     else:
         assert np.isnan(base["e"]).all()
+
+
+# ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)): warps of 32 x 16, same results ----
+
+
+@pytest.fixture(scope="module")
+def eight_warp_sources(tmp_path_factory):
+    """The 64-row kernels of 8 warps, generated into a temporary folder (the committed ones have 4)."""
+    folder = tmp_path_factory.mktemp("gemm-warps-8")
+    gemm.write_all(folder, PREFIX, warps=8)
+    return folder
+
+
+@pytest.mark.parametrize("layout,arch,case", TALL_CASES, ids=[f"{l}.{a}.{c}" for l, a, c in TALL_CASES])
+def test_eight_warp_tiles_compute_what_four_warp_tiles_do(layout, arch, case, eight_warp_sources):
+    """D, Dh and E of the 8-warp 64-row kernels (256 threads, warps of 32 x 16) are bit for bit
+    the committed 4-warp kernels' on the same inputs: every element is the same HMMAs over the
+    same k order in the same accumulator, the column sums the same association over 256 threads,
+    split K the same partials added in split order (tickets zero again).  D and Dh are checked
+    whole (written where the launch covers, untouched past N) so that agreement is not two
+    kernels leaving the same holes; E against the float64 column sums."""
+    outs = {}
+    for warps in (4, 8):
+        buffers, fields, splits = _tall_case(case, layout, np.random.default_rng(23))
+        if splits > 1:
+            buffers["tickets"] = np.zeros(gemm.split_ticket_bytes(fields["M"], fields["N"]) // 4, np.uint32)
+            fields["pointers"].update(W="w", tickets="tickets")
+        outs[warps] = _run_tiled(layout, arch, buffers, eight_warp_sources, 64, splits, warps=warps, **fields)
+        if splits > 1:
+            assert (outs[warps]["tickets"] == 0).all()
+    base, eight = outs[4], outs[8]
+    for name in ("d", "h", "e"):
+        np.testing.assert_array_equal(eight[name].view(np.uint8), base[name].view(np.uint8), err_msg=name)
+    m, n = (128, 64) if case == "batches" else (256, 128)
+    z, ldd = (2 if case == "batches" else 1), n + 8
+    before, _, _ = _tall_case(case, layout, np.random.default_rng(23))
+    halves = eight["h"].reshape(z, m, ldd)
+    assert np.isfinite(halves[:, :, :n]).all() and np.isnan(halves[:, :, n:]).all()
+    d = eight["d"].reshape(z, m, ldd)
+    assert (d[:, :, :n] != before["d"].reshape(z, m, ldd)[:, :, :n]).mean() > 0.99
+    np.testing.assert_array_equal(d[:, :, n:], before["d"].reshape(z, m, ldd)[:, :, n:])
+    if case == "tiles" and gemm.VARIANTS[layout].column_sums:
+        k, b_cols = 192, n + 16
+        B = before["b"].reshape(k, b_cols)[:, :n].astype(np.float64)
+        assert (np.abs(eight["e"] - B.sum(axis=0)) <= k * 2.0 ** -24 * np.abs(B).sum(axis=0)).all()
+    else:
+        assert np.isnan(eight["e"]).all()

@@ -205,30 +205,69 @@ VARIANTS = {
 
 @dataclass(frozen=True)
 class Tiling:
-    """A block's share of the output: tile_m rows by TILE_N columns, one warp per 32 x 32
-    part (a grid of tile_m / 32 x 2 warps), `threads` threads.  Every warp does exactly what
-    a 64-row tile's warp does, so the tiling changes which block computes an element, never
-    how: the same instructions on the same values in the same order."""
+    """A block's share of the output: tile_m rows by TILE_N columns, `threads` threads, a
+    grid of tile_m / 32 x warp_cols warps, each computing 32 rows by warp_n columns (32, or
+    16 with twice the warps on a 64-row tile).  Every output element is computed by the
+    same HMMAs on the same fragments in the same k order whatever the tiling, so the tiling
+    changes which thread computes an element, never how."""
     tile_m: int
     threads: int
+
+    @property
+    def warps(self) -> int:
+        return self.threads // 32
 
     @property
     def warp_rows(self) -> int:
         return self.tile_m // 32
 
+    @property
+    def warp_cols(self) -> int:
+        return self.warps // self.warp_rows
 
-# The tilings the generator emits, by tile height.  64 (the default) gives (M/64)(N/64)
-# blocks for products of few rows; 128 re-reads B from L2 half as often (M/128 row tiles),
-# moving a quarter fewer operand bytes: 2 M N K (1/128 + 1/64) instead of 2 M N K (2/64).
-TILINGS = {64: Tiling(64, 128), 128: Tiling(128, 256)}
+    @property
+    def warp_n(self) -> int:
+        """Columns a warp computes: 32 (two 16-column pairs of n8 tiles) or 16 (one pair)."""
+        return TILE_N // self.warp_cols
+
+    @property
+    def n_tiles(self) -> int:
+        """16 x 8 HMMA tiles across a warp's columns (a thread's 4 accumulators each, per mi)."""
+        return self.warp_n // 8
+
+    @property
+    def accumulators(self) -> int:
+        return 2 * 4 * self.n_tiles
+
+    def acc(self, mi: int, nt: int) -> int:
+        """The first of the 4 accumulator registers of HMMA tile (mi, nt)."""
+        return ACC + 4 * self.n_tiles * mi + 4 * nt
 
 
-def tiling(tile_m: int = TILE_M) -> Tiling:
-    """The Tiling of a tile height, refusing one the generator does not emit."""
-    if tile_m not in TILINGS:
+# The tilings the generator emits, by (tile height, warps a block); the first of a height
+# is its default.  64 x 4 (the default) gives (M/64)(N/64) blocks for products of few rows;
+# 128 x 8 re-reads B from L2 half as often (M/128 row tiles), moving a quarter fewer operand
+# bytes: 2 M N K (1/128 + 1/64) instead of 2 M N K (2/64); 64 x 8 keeps the 64-row tile and
+# its block count but puts two warps on each scheduler (warps of 32 x 16) for the products
+# bound by latency at one warp a scheduler (bench/results).
+TILINGS = {(64, 4): Tiling(64, 128), (64, 8): Tiling(64, 256), (128, 8): Tiling(128, 256)}
+TILE_HEIGHTS = tuple(dict.fromkeys(tile_m for tile_m, _ in TILINGS))
+WARP_COUNTS = tuple(sorted({warps for _, warps in TILINGS}))
+
+
+def tiling(tile_m: int = TILE_M, warps: int | None = None) -> Tiling:
+    """The Tiling of a tile height and a block's warps (None: the height's default, 32 x 32
+    warps), refusing a combination the generator does not emit."""
+    if tile_m not in TILE_HEIGHTS:
         raise ValueError(f"tile_m = {tile_m}: the product kernels come in tiles of "
-                         f"{' or '.join(str(t) for t in TILINGS)} rows")
-    return TILINGS[tile_m]
+                         f"{' or '.join(str(t) for t in TILE_HEIGHTS)} rows")
+    if warps is None:
+        return next(t for (height, _), t in TILINGS.items() if height == tile_m)
+    if (tile_m, warps) not in TILINGS:
+        served = ", ".join(f"tile_m {h} with {w} warps" for h, w in TILINGS)
+        raise ValueError(f"tile_m = {tile_m} with warps = {warps}: the product kernels come as {served}; "
+                         f"pick one of those")
+    return TILINGS[tile_m, warps]
 
 
 def outer_pitch(outer: int) -> int:
@@ -503,8 +542,9 @@ def _fragment_source(out: _Text, op: _Operand, register: int, tiling_: Tiling) -
     (m8-15,k0-7), (m0-7,k8-15), (m8-15,k8-15): row q0 + 8 q1, bytes 16 q2.  B along k
     (M88; rows are n): (n0-7,k0-7), (n0-7,k8-15), (n8-15,k0-7), (n8-15,k8-15): row q0 + 8 q2,
     bytes 16 q1.  A along m (MT88; rows are k): row q0 + 8 q2, bytes 16 q1.  B along n
-    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows (or 64 bytes) of m or n:
-    warp w is row w / 2 (A: (tid / 64) % (tile_m / 32)) and column w % 2 (B) of the warp grid."""
+    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows of m (A) or warp_n of n (B),
+    as rows or 2-byte halves: warp w is row w / warp_cols (A: (tid / 32 warp_cols) % (tile_m / 32))
+    and column w % warp_cols (B) of the warp grid."""
     is_a = op.name == "A"
     row_q, col_q = (3, 4) if op.along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
     out(f"LOP3.LUT R{T0}, R{TID}, 0x7, RZ, 0xc0, !PT", "q0")
@@ -514,15 +554,17 @@ def _fragment_source(out: _Text, op: _Operand, register: int, tiling_: Tiling) -
     out(f"SHF.R.U32.HI R{T1}, RZ, {col_q:#x}, R{TID}")
     out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ", "16 bytes for the second column of matrices")
-    warp_shift = 6 if is_a else 5                             # tid / 64 = warp row, (tid / 32) % 2 = warp column
-    mask = tiling_.warp_rows - 1 if is_a else 1
+    # tid / (32 warp_cols) = warp row, (tid / 32) % warp_cols = warp column
+    warp_shift = 5 + _log2(tiling_.warp_cols) if is_a else 5
+    mask = tiling_.warp_rows - 1 if is_a else tiling_.warp_cols - 1
+    extent = 32 if is_a else tiling_.warp_n                   # the warp's rows of m or columns of n
     out(f"SHF.R.U32.HI R{T2}, RZ, {warp_shift:#x}, R{TID}")
     out(f"LOP3.LUT R{T2}, R{T2}, {mask:#x}, RZ, 0xc0, !PT",
-        f"the warp's row (A) or column (B) of the {tiling_.warp_rows} x 2")
+        f"the warp's row (A) or column (B) of the {tiling_.warp_rows} x {tiling_.warp_cols}")
     if op.along_k:
-        out(f"LEA R{T0}, R{T2}, R{T0}, 0x5", "+ 32 rows of m or n")
+        out(f"LEA R{T0}, R{T2}, R{T0}, {_log2(extent):#x}", f"+ {extent} rows of m or n")
     else:
-        out(f"LEA R{T1}, R{T2}, R{T1}, 0x6", "+ 32 halves of m or n")
+        out(f"LEA R{T1}, R{T2}, R{T1}, {_log2(2 * extent):#x}", f"+ {extent} halves of m or n")
     out(f"IADD3 R{T1}, R{T1}, {op.base:#x}, RZ")
     out(f"IMAD R{register}, R{T0}, {op.pitch:#x}, R{T1}")
 
@@ -553,7 +595,8 @@ def _issue(out: _Text, ops: tuple[_Operand, _Operand], stage: int) -> None:
 
 def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Operand], tiling_: Tiling) -> None:
     """One trip of the main loop, slice i ("Loop order" in the docstring): the fragments, the
-    copies of slice i + STAGES - 1, the column sums, then the 16 products with the next
+    copies of slice i + STAGES - 1, the column sums, then the products (16, or 8 for warps of
+    32 x 16) with the next
     trip's bookkeeping between them, so that the integer work issues while the tensor cores
     are busy and nothing a trip needs is computed just before it is needed."""
     a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
@@ -563,7 +606,7 @@ def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Opera
         for mi in range(2):
             offset = (mi * 16 * op_a.pitch + kk * 32) if op_a.along_k else (kk * 16 * op_a.pitch + mi * 32)
             out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
-        for p in range(2):
+        for p in range(tiling_.n_tiles // 2):
             offset = (p * 16 * op_b.pitch + kk * 32) if op_b.along_k else (kk * 16 * op_b.pitch + p * 32)
             out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
     out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used")
@@ -596,8 +639,8 @@ def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Opera
     ]
     for kk in range(TILE_K // 16):
         for mi in range(2):
-            for nt in range(4):
-                acc = ACC + 16 * mi + 4 * nt
+            for nt in range(tiling_.n_tiles):
+                acc = tiling_.acc(mi, nt)
                 b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
                 if bookkeeping:
@@ -716,16 +759,17 @@ def _position(out: _Text, tiling_: Tiling) -> None:
     """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
-    out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
+    out(f"SHF.R.U32.HI R{T1}, RZ, {5 + _log2(tiling_.warp_cols):#x}, R{TID}", "warp row")
     out(f"LEA R{T0}, R{T1}, R{T0}, 0x5")
     out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}",
         f"row = {tiling_.tile_m} blockIdx.y + 32 warp row + l/4")
     out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x1, RZ", "2 (l % 4)")
     out(f"SHF.R.U32.HI R{T2}, RZ, 0x5, R{TID}")
-    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "warp column")
-    out(f"LEA R{T1}, R{T2}, R{T1}, 0x5")
-    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
+    out(f"LOP3.LUT R{T2}, R{T2}, {tiling_.warp_cols - 1:#x}, RZ, 0xc0, !PT", "warp column")
+    out(f"LEA R{T1}, R{T2}, R{T1}, {_log2(tiling_.warp_n):#x}")
+    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6",
+        f"column = 64 blockIdx.x + {tiling_.warp_n} warp column + 2 (l % 4)")
 
 
 def _epilogue(out: _Text, tiling_: Tiling) -> None:
@@ -757,18 +801,19 @@ def _epilogue(out: _Text, tiling_: Tiling) -> None:
         out(f"ISETP.NE.U32.AND {predicate}, PT, R{T1}, RZ, PT", f"flag {flag}")
     out(f"MOV R{GELU_KA2_AT}, {GELU_KA2:#x}", "KA2 (binary32)")
     out(f"MOV R{GELU_6KA_AT}, {GELU_6KA:#x}", "6KA (binary32)")
-    for nt in range(4):
+    n_tiles = tiling_.n_tiles
+    for nt in range(n_tiles):
         out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{BIAS_AT}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
     for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
         mi, h = divmod(group, 2)
-        values = [ACC + 16 * mi + 4 * nt + 2 * h + j for nt in range(4) for j in range(2)]
+        values = [tiling_.acc(mi, nt) + 2 * h + j for nt in range(n_tiles) for j in range(2)]
         out.note(f"rows +{8 * group}")
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt:#x}]")
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"@P5 LDG.E.64 R{GELU_U + 2 * nt}, [R{OUT_U}.64+{32 * nt:#x}]", f"U (flag {FLAG_GELU_GRAD})")
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
+        for nt in range(n_tiles):
+            v = tiling_.acc(mi, nt) + 2 * h
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
             out(f"FMUL R{v + 1}, R{v + 1}, {_p('alpha')}")
             out(f"@P2 FADD R{v}, R{v}, R{BIAS + 2 * nt}")
@@ -787,7 +832,7 @@ def _epilogue(out: _Text, tiling_: Tiling) -> None:
         out(f"BRA halves_done_{group}")
         out.label(f"gelu_{group}")
         _gelu(out, values)
-        _halves(out, [GELU_E + i for i in range(8)], pack=True)
+        _halves(out, [GELU_E + i for i in range(len(values))], pack=True)
         out.label(f"halves_done_{group}")
         if group < 3:
             _add64(out, OUT_D, f"R{STEP_D}")
@@ -798,7 +843,7 @@ def _epilogue(out: _Text, tiling_: Tiling) -> None:
 
 def _store_d(out: _Text, values: list[int]) -> None:
     """Unless flag 8: D = values of one row group (a pair of columns a store)."""
-    for nt in range(4):
+    for nt in range(len(values) // 2):
         out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{values[2 * nt]}")
 
 
@@ -806,7 +851,7 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
     """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first), by
     F2F and PRMT, or (pack: the GELU paths) by F2FP.PACK_AB as the separate elementwise
     kernels convert (both round to nearest even)."""
-    for nt in range(4):
+    for nt in range(len(values) // 2):
         t = HALVES + 3 * nt
         if pack:
             out(f"@P3 F2FP.PACK_AB R{t + 2}, R{values[2 * nt + 1]}, R{values[2 * nt]}",
@@ -819,10 +864,12 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
 
 
 def _each_value(out: _Text, steps: list[tuple[str, str]], **registers: list[int]) -> None:
-    """Emit each step for the row group's 8 values in turn (step-major, so that the 8
-    independent chains interleave), its register fields filled from `registers`' i-th entries."""
+    """Emit each step for the row group's values (8, or 4 for warps of 32 x 16) in turn
+    (step-major, so that the independent chains interleave), its register fields filled from
+    `registers`' i-th entries."""
+    count = len(registers["v"])
     for step, comment in steps:
-        for i in range(8):
+        for i in range(count):
             out(step.format(**{name: numbers[i] for name, numbers in registers.items()}), comment if i == 0 else "")
 
 
@@ -843,7 +890,7 @@ def _gelu(out: _Text, values: list[int]) -> None:
         ("FMUL R{e}, R{v}, R{e}", "gelu(v) = v s"),
     ]
     out.note(f"flag {FLAG_GELU}: gelu(v), as the separate elementwise kernel computes it")
-    _each_value(out, steps, e=e, v=values, r=r, ka2=[GELU_KA2_AT] * 8)
+    _each_value(out, steps, e=e[:len(values)], v=values, r=r[:len(values)], ka2=[GELU_KA2_AT] * len(values))
 
 
 def _gelu_grad(out: _Text, values: list[int]) -> None:
@@ -868,7 +915,9 @@ def _gelu_grad(out: _Text, values: list[int]) -> None:
         ("FMUL R{v}, R{e}, R{v}", "v = gelu'(u) v, as the kernel's gelu' dy"),
     ]
     out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as the separate elementwise kernel computes it")
-    _each_value(out, steps, e=e, v=values, r=r, u=u, p=p, ka2=[GELU_KA2_AT] * 8, ka6=[GELU_6KA_AT] * 8)
+    n = len(values)
+    _each_value(out, steps, e=e[:n], v=values, r=r[:n], u=u[:n], p=p[:n], ka2=[GELU_KA2_AT] * n,
+                ka6=[GELU_6KA_AT] * n)
 
 
 # The split section's registers (flag 16; the copy and fragment registers are free there)
@@ -915,10 +964,11 @@ def _split(out: _Text, tiling_: Tiling) -> None:
         at = PARTIAL + 2 * group
         out(f"IADD3 R{at}, P6, R{SUM_AT + 2 * group}, R{T0}, RZ")
         out(f"IADD3.X R{at + 1}, RZ, R{SUM_AT + 2 * group + 1}, RZ, P6, !PT")
+    n_tiles = tiling_.n_tiles
     for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
         mi, h = divmod(group, 2)
-        for nt in range(4):
-            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{ACC + 16 * mi + 4 * nt + 2 * h}")
+        for nt in range(n_tiles):
+            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{tiling_.acc(mi, nt) + 2 * h}")
     _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
@@ -939,16 +989,16 @@ def _split(out: _Text, tiling_: Tiling) -> None:
     _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
     out.note("the last split: the accumulators = W[0] + W[1] + ... + W[S-1], in that order")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
-    for i in range(32):
+    for i in range(tiling_.accumulators):
         out(f"MOV R{ACC + i}, RZ")
     out.label("split_sum")
     for group in range(4):
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"LDG.E.64 R{PARTIAL + 8 * group + 2 * nt}, [R{SUM_AT + 2 * group}.64+{32 * nt:#x}]")
     for group in range(4):
         mi, h = divmod(group, 2)
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
+        for nt in range(n_tiles):
+            v = tiling_.acc(mi, nt) + 2 * h
             t = PARTIAL + 8 * group + 2 * nt
             out(f"FADD R{v}, R{v}, R{t}")
             out(f"FADD R{v + 1}, R{v + 1}, R{t + 1}")
@@ -993,9 +1043,10 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
     return lines
 
 
-def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
-    """The kernel source of one variant for tiles of tile_m rows (deterministic text)."""
-    tiling_ = tiling(tile_m)
+def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
+    """The kernel source of one variant for tiles of tile_m rows computed by `warps` warps
+    (None: the height's default, TILINGS) (deterministic text)."""
+    tiling_ = tiling(tile_m, warps)
     ops = _operands(variant, tiling_)
     stage = stage_bytes(variant, tile_m)
     a_tile = ops[1].base - ops[0].base
@@ -1005,10 +1056,13 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
     else:
         shape = (f"// Requires M a multiple of {tile_m}, N of {TILE_N}, K of {TILE_K} (>= {TILE_K}); lda, ldb, "
                  "sA, sB ")
-    tile_line = [] if tile_m == TILE_M else [
-        f"// Tile: {tile_m} x {TILE_N} (tile_m = {tile_m}): {tiling_.threads // 32} warps, warp w computes rows "
-        f"32 (w >> 1) and columns 32 (w & 1);",
-        "// each output element by the same instructions in the same order as with 64-row tiles."]
+    tile_line = [] if tiling_ == tiling() else [
+        f"// Tile: {tile_m} x {TILE_N} (tile_m = {tile_m}"
+        + (f", warps = {tiling_.warps}" if tiling_ != tiling(tile_m) else "")
+        + f"): {tiling_.warps} warps, warp w computes rows "
+        f"32 (w >> {_log2(tiling_.warp_cols)}) and columns {tiling_.warp_n} (w & {tiling_.warp_cols - 1});",
+        "// each output element by the same instructions in the same order as with 64-row tiles"
+        + (" of 4 warps." if tiling_ != tiling(tile_m) else ".")]
     out = _Text()
     header = [
         f"// {variant.identity(prefix)}: generated by `python -m bobc.sass.generate.gemm` (compiler/bobc/sass/",
@@ -1032,7 +1086,8 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
         shape + "multiples of 8,",
         "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
-        f"// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R{copy_end}",
+        f"// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R{ACC + tiling_.accumulators - 1} accumulators, "
+        f"R40-R71 fragments, R72-R{copy_end}",
         "// copy sources, R80-R93 steps, stage offsets, addresses and counters"
         + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
@@ -1057,7 +1112,7 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
     _fragment_source(out, ops[1], FRAG_SRC_B, tiling_)
     if variant.column_sums:
         _column_sums_setup(out, ops[1], tiling_)
-    for i in range(32):
+    for i in range(tiling_.accumulators):
         out(f"MOV R{ACC + i}, RZ")
     out(f"MOV R{WRITE_STAGE}, RZ")
     out(f"MOV R{READ_STAGE}, RZ")
@@ -1085,12 +1140,12 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M) -> str:
     return "\n".join(header + out.lines) + "\n"
 
 
-def write_all(folder: Path, prefix: str, tile_m: int = TILE_M) -> list[Path]:
+def write_all(folder: Path, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for variant in VARIANTS.values():
         path = folder / f"{variant.identity(prefix)}.sass"
-        path.write_text(generate(variant, prefix, tile_m), encoding="utf-8")
+        path.write_text(generate(variant, prefix, tile_m, warps), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -1102,21 +1157,29 @@ def main(argv: list[str] | None = None) -> int:
                         help="the model's name for its kernels: files PREFIX-nn.sass ..., symbols PREFIX_nn ...")
     parser.add_argument("folder", type=Path, help="where the .sass files go (or are checked)")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
-    parser.add_argument("--tile-m", type=int, choices=sorted(TILINGS), default=TILE_M,
+    parser.add_argument("--tile-m", type=int, choices=TILE_HEIGHTS, default=TILE_M,
                         help=f"output rows a block computes (default {TILE_M}; 128: 256 threads, a quarter "
                              "fewer operand bytes from L2)")
+    parser.add_argument("--warps", type=int, choices=WARP_COUNTS, default=None,
+                        help="warps a block (default: the tile height's, 32 x 32 a warp; 8 with --tile-m 64: "
+                             "warps of 32 x 16, two a scheduler)")
     args = parser.parse_args(argv)
+    try:
+        chosen = tiling(args.tile_m, args.warps)
+    except ValueError as error:
+        parser.error(str(error))
+    warps = None if chosen == tiling(args.tile_m) else chosen.warps
     if args.check:
         stale = [v.identity(args.prefix) for v in VARIANTS.values()
                  if not (args.folder / f"{v.identity(args.prefix)}.sass").is_file()
                  or (args.folder / f"{v.identity(args.prefix)}.sass").read_text(encoding="utf-8")
-                 != generate(v, args.prefix, args.tile_m)]
-        tile = f" --tile-m {args.tile_m}" if args.tile_m != TILE_M else ""
+                 != generate(v, args.prefix, args.tile_m, warps)]
+        tile = (f" --tile-m {args.tile_m}" if args.tile_m != TILE_M else "") + (f" --warps {warps}" if warps else "")
         for name in stale:
             print(f"{args.folder / (name + '.sass')}: differs from what the generator emits; "
                   f"run python -m bobc.sass.generate.gemm --prefix {args.prefix}{tile} {args.folder}", file=sys.stderr)
         return 1 if stale else 0
-    for path in write_all(args.folder, args.prefix, args.tile_m):
+    for path in write_all(args.folder, args.prefix, args.tile_m, warps):
         print(f"wrote {path}")
     return 0
 
