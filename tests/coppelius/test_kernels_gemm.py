@@ -565,3 +565,93 @@ def test_generator_cli_writes_and_checks_the_128_row_kernels(tmp_path, capsys):
     assert gemm.main(["--prefix", PREFIX, "--tile-m", "128", "--check", str(tmp_path)]) == 1
     assert f"coppelius-gemm-tn.sass: differs from what the generator emits; run python -m bobc.sass.generate.gemm " \
            f"--prefix {PREFIX} --tile-m 128 {tmp_path}" in capsys.readouterr().err
+
+
+# ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)), generated into a temporary folder ----
+
+@pytest.fixture(scope="module")
+def eight_warp_sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gemm-warps-8")
+    gemm.write_all(folder, PREFIX, warps=8)
+    return folder
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_eight_warp_kernels_assemble_within_the_budget_and_decode_cleanly(variant, arch, eight_warp_sources):
+    """Within the 96 registers; nvdisasm decodes every word and its listing assembles back to the
+    same words.  A warp of 32 x 16 is 2 x 2 HMMA tiles of 16 x 8: per k16 step two A fragments
+    and one B matrix load (x4: two n8 fragments), so 8 HMMAs and 6 LDSM a slice.  Copies: A's
+    64 x 32 slice and B's 32 x 64 are 4 KiB each, 256 chunks of 16 bytes: one of each a thread a
+    slice, in the prologue's STAGES - 1 slices and the loop's one.  HMMA results wait 18 cycles."""
+    from bobc.sass import assemble
+    assembled = assemble_kernel(eight_warp_sources / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
+    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
+    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
+    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert len(decoded.lines) == len(assembled.code) // 16
+    texts = [d.text for d in decoded.lines]
+    assert sum("HMMA.16816.F32" in t for t in texts) == 8
+    assert sum("LDSM.16." in t for t in texts) == 6
+    assert sum("LDSM.16.MT88.4" in t for t in texts) == {"nn": 2, "nt": 0, "tn": 6}[variant]
+    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == 2 * gemm.STAGES
+    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(listing, arch).code == assembled.code
+    _assert_hmma_results_wait(assembled)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_eight_warp_kernels_keep_the_contract_and_a_conflict_free_ring(variant, eight_warp_sources):
+    """The contract names every parameter word the code reads (the same contract as 4 warps'); the
+    launch is 256 threads on 64-row tiles with the 4-warp kernels' shared memory; the fragment
+    pitches (read from the code) put an 8 x 8 matrix load's 8 rows in 8 bank groups; the warp grid
+    is 2 x 4: A's warp row is tid >> 7, B's warp column (tid >> 5) & 3, 16 columns (rows of a
+    stored-N x K B, or 32 bytes of a K x N one) apart."""
+    path = eight_warp_sources / f"coppelius-gemm-{variant}.sass"
+    contract = parse_contract(path, f"coppelius-gemm-{variant}")
+    assert check_code_reads(contract) == []
+    text = path.read_text()
+    assert [line for line in text.splitlines() if line.startswith("//@ param")] == \
+        [line for line in source(variant).read_text().splitlines() if line.startswith("//@ param")]
+    shared = gemm.shared_bytes(gemm.VARIANTS[variant])
+    assert f"// Launch: block (256, 1, 1), grid (N/64, M/64, batches); shared memory {shared} bytes" in text
+    for register in (gemm.FRAG_SRC_A, gemm.FRAG_SRC_B):
+        pitch = int(re.search(rf"IMAD R{register}, R\d+, (0x[0-9a-f]+), R\d+", text).group(1), 16)
+        assert len({(row * pitch // 16) % 8 for row in range(8)}) == 8, (register, pitch)
+    setup = text.split("MOV R8, RZ")[0]
+    assert "SHF.R.U32.HI R6, RZ, 0x7, R0\n    LOP3.LUT R6, R6, 0x1, RZ" in setup      # A: warp row tid >> 7
+    assert "SHF.R.U32.HI R6, RZ, 0x5, R0\n    LOP3.LUT R6, R6, 0x3, RZ" in setup      # B: warp column
+    b_along_k = variant == "nt"
+    assert ("LEA R4, R6, R4, 0x4    // + 16 rows" if b_along_k else "LEA R5, R6, R5, 0x5    // + 16 halves") in setup
+
+
+def test_warps_reach_the_generator_and_other_combinations_are_refused(tmp_path, capsys):
+    """TILINGS: (64, 4) the default, (64, 8) warps of 32 x 16, (128, 8) the 128-row tiling
+    (its default); tile_m 128 with 4 warps is refused by generate and by the CLI, naming what is
+    served; --warps 8 writes and checks the 8-warp kernels, and the 4-warp check then fails."""
+    assert gemm.tiling(64, 8) == gemm.Tiling(64, 256) and gemm.tiling(64, 4) == gemm.tiling()
+    assert gemm.tiling(128) == gemm.tiling(128, 8) == gemm.Tiling(128, 256)
+    eight = gemm.tiling(64, 8)
+    assert (eight.warp_rows, eight.warp_cols, eight.warp_n, eight.n_tiles, eight.accumulators) == (2, 4, 16, 2, 16)
+    assert [eight.acc(mi, nt) for mi in range(2) for nt in range(2)] == [8, 12, 16, 20]
+    assert [gemm.tiling().acc(mi, nt) for mi in range(2) for nt in range(4)] == list(range(8, 40, 4))
+    for tile_m, warps in ((128, 4), (64, 16)):
+        with pytest.raises(ValueError, match=rf"tile_m = {tile_m} with warps = {warps}: the product kernels come as "
+                                             "tile_m 64 with 4 warps, tile_m 64 with 8 warps, tile_m 128 with 8 warps"):
+            gemm.generate(gemm.VARIANTS["nn"], PREFIX, tile_m=tile_m, warps=warps)
+    assert gemm.generate(gemm.VARIANTS["tn"], PREFIX, warps=4) == source("tn").read_text()
+    assert gemm.generate(gemm.VARIANTS["tn"], PREFIX, 128, 8) == gemm.generate(gemm.VARIANTS["tn"], PREFIX, 128)
+    with pytest.raises(SystemExit):
+        gemm.main(["--prefix", PREFIX, "--tile-m", "128", "--warps", "4", str(tmp_path)])
+    assert "tile_m = 128 with warps = 4" in capsys.readouterr().err
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", str(tmp_path)]) == 0
+    for variant in VARIANTS:
+        assert (tmp_path / f"coppelius-gemm-{variant}.sass").read_text() == \
+            gemm.generate(gemm.VARIANTS[variant], PREFIX, warps=8)
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", "--check", str(tmp_path)]) == 0
+    assert gemm.main(["--prefix", PREFIX, "--check", str(tmp_path)]) == 1
+    stale = tmp_path / "coppelius-gemm-nn.sass"
+    stale.write_text(stale.read_text() + "// edited\n")
+    capsys.readouterr()
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", "--check", str(tmp_path)]) == 1
+    assert f"--prefix {PREFIX} --warps 8 {tmp_path}" in capsys.readouterr().err
