@@ -3,6 +3,7 @@
     python -m bobc.sass.generate.gemm --prefix NAME OUTDIR       # writes NAME-{nn,nt,tn}.sass
     python -m bobc.sass.generate.gemm --prefix NAME --check DIR  # exit 1 if a file differs
     python -m bobc.sass.generate.gemm --prefix NAME --tile-m 128 OUTDIR   # 128-row tiles (below)
+    python -m bobc.sass.generate.gemm --prefix NAME --warps 8 OUTDIR      # 8 warps a 64-row tile (below)
 
 The model names its kernels: NAME-nn is the identity a plan's regions use, NAME_nn the
 kernel symbol (each model's example passes its own NAME).
@@ -112,6 +113,21 @@ threads t + 64 g leave s_g in shared memory and thread t adds (s0 + s1) + (s2 + 
 association.  Shared memory is 0x400 + 4 stages of (A 128 x 80 or 32 x 272 bytes + B), past
 48 KiB: a launcher opts in to that much dynamic shared memory.  The committed kernels of a
 model are whichever tiling it generated (64 unless it asks).
+
+Warps a block (warps: 4 for 64-row tiles by default, or 8; 128-row tiles have 8; TILINGS lists
+the (tile_m, warps) pairs served, tiling() refuses the others; generate(..., warps), CLI --warps).
+With 8 warps on a 64 x 64 tile the block is 256 threads, a 2 x 4 grid of warps of 32 x 16: warp
+w computes rows 32 (w >> 2) .. + 31 and columns 16 (w & 3) .. + 15, 2 x 2 HMMA tiles of 16 x 8
+(16 accumulators a thread): per k16 step the same two A fragments and one B matrix load
+(LDSM.x4: one 16-column pair, two n8 fragments), 8 HMMAs a slice with the bookkeeping between
+them as above (the rest after them).  Each output element is computed by the same HMMAs on the
+same fragments in the same k order as with 4 warps, so the results are bit for bit the same
+(split K and column sums too: the copies are one 16-byte chunk per operand a thread, the
+column sums one row group a thread combined as for 256 threads above).  Why: a product of few
+tiles runs about one warp per scheduler with 4 warps a block, bound by latency; 8 warps keep
+the block count and give each scheduler two.  The grid, shared memory, parameter block and
+contract are the 4-warp kernels'; the registers stay at the declared 96 (R93 the highest),
+so an SM holds 2 such blocks (16 warps) where it holds 5 of 4 warps when many blocks compete.
 
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
