@@ -653,13 +653,16 @@ def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Opera
         (f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ", "the next trip's fragment sources"),
         (f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ", ""),
     ]
+    # as many after each HMMA as spread them over all (16 HMMAs: one each; 8: two each, which
+    # also fills the wait between an accumulator's two k16 steps, 4 HMMAs apart)
+    each = max(1, len(bookkeeping) // (2 * 2 * tiling_.n_tiles))
     for kk in range(TILE_K // 16):
         for mi in range(2):
             for nt in range(tiling_.n_tiles):
                 acc = tiling_.acc(mi, nt)
                 b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
-                if bookkeeping:
+                for _ in range(min(each, len(bookkeeping))):
                     out(*bookkeeping.pop(0))
     for line in bookkeeping:
         out(*line)
