@@ -108,7 +108,11 @@ def _registers(text: str) -> set[int]:
 
 @pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
 def test_no_hmma_result_is_touched_before_the_tensor_core_latency(variant, arch):
-    assembled = assemble_kernel(source(variant), TARGETS[arch])
+    _assert_hmma_results_wait(assemble_kernel(source(variant), TARGETS[arch]))
+
+
+def _assert_hmma_results_wait(assembled) -> None:
+    """No instruction touches an HMMA's result sooner than HMMA_RESULT_CYCLES after it, on any path."""
     code = assembled.instructions
     loop = assembled.labels["slice"] // 16
 
@@ -467,3 +471,187 @@ def test_reference_gelu_flags_follow_the_kernels_steps():
                                         * (1 + 3 * 0.044715 * uu * uu))
                 assert h[at_h].tobytes() == np.float16(want).tobytes(), (flags, row, col)
                 assert abs(float(h[at_h]) - exact) <= 2.0 ** -9 * abs(exact) + 2.0 ** -20, (flags, row, col)
+
+
+# ---- the 128-row tiling (gemm.generate(..., tile_m=128)), generated into a temporary folder ----
+
+TALL = 128
+
+
+@pytest.fixture(scope="module")
+def tall_sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gemm-tile-128")
+    gemm.write_all(folder, PREFIX, tile_m=TALL)
+    return folder
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_128_row_kernels_assemble_within_the_budget_and_decode_cleanly(variant, arch, tall_sources):
+    """Within the 96 registers; nvdisasm decodes every word, reads the same tensor-core and
+    matrix-load forms as the 64-row kernels', and its listing assembles back to the same words.
+    Copies: a 128 x 32 slice of A is 8 KiB, B's 32 x 64 4 KiB, in 16-byte chunks over 256
+    threads: 2 + 1 a thread a slice, in the prologue's STAGES - 1 slices and the loop's one."""
+    from bobc.sass import assemble
+    assembled = assemble_kernel(tall_sources / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
+    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
+    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
+    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert len(decoded.lines) == len(assembled.code) // 16
+    texts = [d.text for d in decoded.lines]
+    assert sum("HMMA.16816.F32" in t for t in texts) == 16
+    assert sum("LDSM.16.MT88.4" in t for t in texts) == {"nn": 4, "nt": 0, "tn": 8}[variant]
+    chunks = (128 * 32 * 2) // 16 // 256 + (32 * 64 * 2) // 16 // 256
+    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == chunks * gemm.STAGES
+    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(listing, arch).code == assembled.code
+    _assert_hmma_results_wait(assembled)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_128_row_kernels_keep_the_contract_and_a_conflict_free_ring(variant, tall_sources):
+    """The contract names every parameter word the code reads; the launch is 256 threads, 128-row
+    tiles; the shared pitches the fragment addresses use (read from the code) put the 8 rows of an
+    8 x 8 matrix load in 8 different 16-byte bank groups (of the 8 a 128-byte bank row holds), and
+    a stored row fits its pitch; the ring fits shared_bytes(variant, 128)."""
+    path = tall_sources / f"coppelius-gemm-{variant}.sass"
+    contract = parse_contract(path, f"coppelius-gemm-{variant}")
+    assert check_code_reads(contract) == []
+    text = path.read_text()
+    shared = gemm.shared_bytes(gemm.VARIANTS[variant], TALL)
+    assert f"// Launch: block (256, 1, 1), grid (N/64, M/128, batches); shared memory {shared} bytes" in text
+    a_along_k, b_along_k = variant != "tn", variant == "nt"
+    for register, along_k, outer in ((gemm.FRAG_SRC_A, a_along_k, 128), (gemm.FRAG_SRC_B, b_along_k, 64)):
+        pitch = int(re.search(rf"IMAD R{register}, R\d+, (0x[0-9a-f]+), R\d+", text).group(1), 16)
+        assert pitch % 16 == 0 and pitch >= (64 if along_k else 2 * outer)
+        assert len({(row * pitch // 16) % 8 for row in range(8)}) == 8, (register, pitch)
+        rows = outer if along_k else 32
+        assert rows * pitch <= (shared - gemm.SHARED_BASE) // gemm.STAGES
+    assert shared - gemm.SHARED_BASE == gemm.STAGES * (
+        (128 * 80 if a_along_k else 32 * 272) + (64 * 80 if b_along_k else 32 * 144))
+
+
+def test_tile_height_reaches_every_launch_helper():
+    """grid, check_shape, split_ticket_bytes, split_count, split_parameters and pack_parameters
+    take the tile height; the defaults are the 64-row tiling; other heights are refused."""
+    assert gemm.grid(256, 128, 3, tile_m=TALL) == (2, 2, 3) and gemm.grid(256, 128, 3) == (2, 4, 3)
+    assert gemm.tiling(TALL) == gemm.Tiling(128, 256) and gemm.tiling() == gemm.Tiling(64, gemm.THREADS)
+    assert gemm.split_ticket_bytes(256, 128, TALL) == 4 * 2 * 2 and gemm.split_ticket_bytes(256, 128) == 4 * 4 * 2
+    # 512 x 1024 is 128 tiles of 64 x 64, too many to split, but 64 tiles of 128 x 64 (< SPLIT_FEW_TILES)
+    assert gemm.split_count(256, 1024, 3072) == 4 and gemm.split_count(256, 1024, 3072, tile_m=TALL) == 4
+    assert gemm.split_count(512, 1024, 3072) == 1 and gemm.split_count(512, 1024, 3072, tile_m=TALL) == 4
+    with pytest.raises(ValueError, match="M = 64 is not a positive multiple of 128: these kernels compute whole "
+                                         "128 x 64 tiles"):
+        gemm.pack_parameters(A=0, B=0, D=0, M=64, N=64, K=32, lda=64, ldb=64, ldd=64, tile_m=TALL)
+    with pytest.raises(ValueError, match="M = 192 is not a positive multiple of 128"):
+        gemm.split_parameters("nn", 2, 0, 0, tile_m=TALL, A=0, B=0, D=0, M=192, N=64, K=64, lda=64, ldb=64, ldd=64)
+    grid, _ = gemm.split_parameters("nn", 2, 0, 0, tile_m=TALL, A=0, B=0, D=0, M=256, N=64, K=64, lda=64, ldb=64,
+                                    ldd=64)
+    assert grid == (1, 2, 2)
+    with pytest.raises(ValueError, match="tile_m = 96: the product kernels come in tiles of 64 or 128 rows"):
+        gemm.generate(gemm.VARIANTS["nn"], PREFIX, tile_m=96)
+
+
+def test_generator_cli_writes_and_checks_the_128_row_kernels(tmp_path, capsys):
+    assert gemm.main(["--prefix", PREFIX, "--tile-m", "128", str(tmp_path)]) == 0
+    for variant in VARIANTS:
+        assert (tmp_path / f"coppelius-gemm-{variant}.sass").read_text() == \
+            gemm.generate(gemm.VARIANTS[variant], PREFIX, tile_m=TALL)
+    assert gemm.main(["--prefix", PREFIX, "--tile-m", "128", "--check", str(tmp_path)]) == 0
+    assert gemm.main(["--prefix", PREFIX, "--check", str(tmp_path)]) == 1       # not the 64-row kernels
+    stale = tmp_path / "coppelius-gemm-tn.sass"
+    stale.write_text(stale.read_text() + "// edited\n")
+    capsys.readouterr()
+    assert gemm.main(["--prefix", PREFIX, "--tile-m", "128", "--check", str(tmp_path)]) == 1
+    assert f"coppelius-gemm-tn.sass: differs from what the generator emits; run python -m bobc.sass.generate.gemm " \
+           f"--prefix {PREFIX} --tile-m 128 {tmp_path}" in capsys.readouterr().err
+
+
+# ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)), generated into a temporary folder ----
+
+@pytest.fixture(scope="module")
+def eight_warp_sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gemm-warps-8")
+    gemm.write_all(folder, PREFIX, warps=8)
+    return folder
+
+
+@pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
+def test_eight_warp_kernels_assemble_within_the_budget_and_decode_cleanly(variant, arch, eight_warp_sources):
+    """Within the 96 registers; nvdisasm decodes every word and its listing assembles back to the
+    same words.  A warp of 32 x 16 is 2 x 2 HMMA tiles of 16 x 8: per k16 step two A fragments
+    and one B matrix load (x4: two n8 fragments), so 8 HMMAs and 6 LDSM a slice.  Copies: A's
+    64 x 32 slice and B's 32 x 64 are 4 KiB each, 256 chunks of 16 bytes: one of each a thread a
+    slice, in the prologue's STAGES - 1 slices and the loop's one.  HMMA results wait 18 cycles."""
+    from bobc.sass import assemble
+    assembled = assemble_kernel(eight_warp_sources / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
+    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
+    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
+    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert len(decoded.lines) == len(assembled.code) // 16
+    texts = [d.text for d in decoded.lines]
+    assert sum("HMMA.16816.F32" in t for t in texts) == 8
+    assert sum("LDSM.16." in t for t in texts) == 6
+    assert sum("LDSM.16.MT88.4" in t for t in texts) == {"nn": 2, "nt": 0, "tn": 6}[variant]
+    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == 2 * gemm.STAGES
+    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(listing, arch).code == assembled.code
+    _assert_hmma_results_wait(assembled)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_eight_warp_kernels_keep_the_contract_and_a_conflict_free_ring(variant, eight_warp_sources):
+    """The contract names every parameter word the code reads (the same contract as 4 warps'); the
+    launch is 256 threads on 64-row tiles with the 4-warp kernels' shared memory; the fragment
+    pitches (read from the code) put an 8 x 8 matrix load's 8 rows in 8 bank groups; the warp grid
+    is 2 x 4: A's warp row is tid >> 7, B's warp column (tid >> 5) & 3, 16 columns (rows of a
+    stored-N x K B, or 32 bytes of a K x N one) apart."""
+    path = eight_warp_sources / f"coppelius-gemm-{variant}.sass"
+    contract = parse_contract(path, f"coppelius-gemm-{variant}")
+    assert check_code_reads(contract) == []
+    text = path.read_text()
+    assert [line for line in text.splitlines() if line.startswith("//@ param")] == \
+        [line for line in source(variant).read_text().splitlines() if line.startswith("//@ param")]
+    shared = gemm.shared_bytes(gemm.VARIANTS[variant])
+    assert f"// Launch: block (256, 1, 1), grid (N/64, M/64, batches); shared memory {shared} bytes" in text
+    for register in (gemm.FRAG_SRC_A, gemm.FRAG_SRC_B):
+        pitch = int(re.search(rf"IMAD R{register}, R\d+, (0x[0-9a-f]+), R\d+", text).group(1), 16)
+        assert len({(row * pitch // 16) % 8 for row in range(8)}) == 8, (register, pitch)
+    setup = text.split("MOV R8, RZ")[0]
+    assert "SHF.R.U32.HI R6, RZ, 0x7, R0\n    LOP3.LUT R6, R6, 0x1, RZ" in setup      # A: warp row tid >> 7
+    assert "SHF.R.U32.HI R6, RZ, 0x5, R0\n    LOP3.LUT R6, R6, 0x3, RZ" in setup      # B: warp column
+    b_along_k = variant == "nt"
+    assert ("LEA R4, R6, R4, 0x4    // + 16 rows" if b_along_k else "LEA R5, R6, R5, 0x5    // + 16 halves") in setup
+
+
+def test_warps_reach_the_generator_and_other_combinations_are_refused(tmp_path, capsys):
+    """TILINGS: (64, 4) the default, (64, 8) warps of 32 x 16, (128, 8) the 128-row tiling
+    (its default); tile_m 128 with 4 warps is refused by generate and by the CLI, naming what is
+    served; --warps 8 writes and checks the 8-warp kernels, and the 4-warp check then fails."""
+    assert gemm.tiling(64, 8) == gemm.Tiling(64, 256) and gemm.tiling(64, 4) == gemm.tiling()
+    assert gemm.tiling(128) == gemm.tiling(128, 8) == gemm.Tiling(128, 256)
+    eight = gemm.tiling(64, 8)
+    assert (eight.warp_rows, eight.warp_cols, eight.warp_n, eight.n_tiles, eight.accumulators) == (2, 4, 16, 2, 16)
+    assert [eight.acc(mi, nt) for mi in range(2) for nt in range(2)] == [8, 12, 16, 20]
+    assert [gemm.tiling().acc(mi, nt) for mi in range(2) for nt in range(4)] == list(range(8, 40, 4))
+    for tile_m, warps in ((128, 4), (64, 16)):
+        with pytest.raises(ValueError, match=rf"tile_m = {tile_m} with warps = {warps}: the product kernels come as "
+                                             "tile_m 64 with 4 warps, tile_m 64 with 8 warps, tile_m 128 with 8 warps"):
+            gemm.generate(gemm.VARIANTS["nn"], PREFIX, tile_m=tile_m, warps=warps)
+    assert gemm.generate(gemm.VARIANTS["tn"], PREFIX, warps=4) == source("tn").read_text()
+    assert gemm.generate(gemm.VARIANTS["tn"], PREFIX, 128, 8) == gemm.generate(gemm.VARIANTS["tn"], PREFIX, 128)
+    with pytest.raises(SystemExit):
+        gemm.main(["--prefix", PREFIX, "--tile-m", "128", "--warps", "4", str(tmp_path)])
+    assert "tile_m = 128 with warps = 4" in capsys.readouterr().err
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", str(tmp_path)]) == 0
+    for variant in VARIANTS:
+        assert (tmp_path / f"coppelius-gemm-{variant}.sass").read_text() == \
+            gemm.generate(gemm.VARIANTS[variant], PREFIX, warps=8)
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", "--check", str(tmp_path)]) == 0
+    assert gemm.main(["--prefix", PREFIX, "--check", str(tmp_path)]) == 1
+    stale = tmp_path / "coppelius-gemm-nn.sass"
+    stale.write_text(stale.read_text() + "// edited\n")
+    capsys.readouterr()
+    assert gemm.main(["--prefix", PREFIX, "--warps", "8", "--check", str(tmp_path)]) == 1
+    assert f"--prefix {PREFIX} --warps 8 {tmp_path}" in capsys.readouterr().err

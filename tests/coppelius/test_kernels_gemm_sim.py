@@ -306,3 +306,150 @@ def test_gelu_grad_is_the_separate_gelu_backward_kernel(layout, arch, splits):
     np.testing.assert_array_equal(with_d["d"].reshape(m, ldd)[:, :n].ravel().astype(np.float16).view(np.uint16),
                                   got.view(np.uint16))
     np.testing.assert_array_equal(got.view(np.uint16), ref.gelu_backward(uu, dy).view(np.uint16))
+
+
+# ---- the 128-row tiling (gemm.generate(..., tile_m=128)): every element as the 64-row kernels compute it ----
+
+TALL = 128
+
+
+@pytest.fixture(scope="module")
+def tall_sources(tmp_path_factory):
+    """The tile_m = 128 kernels, generated into a temporary folder (the committed ones are 64-row)."""
+    folder = tmp_path_factory.mktemp("gemm-tile-128")
+    gemm.write_all(folder, PREFIX, tile_m=TALL)
+    return folder
+
+
+def _run_tiled(layout, arch, buffers, folder, tile_m, splits=1, warps=None, **fields):
+    """One launch of the tile_m kernels of `warps` warps (the committed sources for the default
+    64-row tiling, `folder`'s otherwise), pointers named by buffer, through split_parameters
+    (a plain launch when splits is 1)."""
+    from bobc.sim.kernel import buffer_addresses, run_kernel
+    at = buffer_addresses(buffers)
+    pointers = {key: at[name] for key, name in fields.pop("pointers").items()}
+    grid, block = gemm.split_parameters(layout, splits, pointers.pop("W", 0), pointers.pop("tickets", 0),
+                                        tile_m=tile_m, **pointers, **fields)
+    variant = gemm.VARIANTS[layout]
+    assert grid == (fields["N"] // 64, fields["M"] // tile_m, splits if splits > 1 else fields.get("batches", 1))
+    committed = gemm.tiling(tile_m, warps) == gemm.tiling()
+    text = ((SOURCES if committed else folder) / f"{variant.identity(PREFIX)}.sass").read_text()
+    threads = gemm.tiling(tile_m, warps).threads
+    return run_kernel(text, arch, grid=grid, block=(threads, 1, 1), params=block, buffers=buffers,
+                      shared_bytes=gemm.shared_bytes(variant, tile_m))
+
+
+def _tall_case(case, layout, rng):
+    """(buffers, fields, splits) of one comparison: 'tiles' M = 256, N = 128 (2 x 2 tiles of
+    128 x 64), K = 192 (the ring wraps), padded strides, alpha, bias, R, Dh and column sums;
+    'batches' two batches of one slice (K = 32, M = 128, N = 64), R = D in place, flag 128 with U;
+    'split' the first shape in 2 splits of K with bias, Dh and flag 64 (GELU after the partials' sum)."""
+    m, n, k, z = (128, 64, 32, 2) if case == "batches" else (256, 128, 192, 1)
+    a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
+    b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
+    a = rng.standard_normal(z * a_rows * a_cols).astype(np.float16)
+    b = (rng.standard_normal(z * b_rows * b_cols) * np.exp2(rng.integers(-6, 6, z * b_rows * b_cols))
+         ).astype(np.float16)
+    ldd = n + 8
+    buffers = {"a": a, "b": b, "bias": rng.standard_normal(n).astype(np.float32),
+               "d": rng.standard_normal(z * m * ldd).astype(np.float32), "h": np.full(z * m * ldd, np.nan, np.float16),
+               "e": np.full(n, np.nan, np.float32),
+               "u": (rng.standard_normal(z * m * ldd) * 4).astype(np.float32)}
+    fields = dict(M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=ldd, ldh=ldd, alpha=0.5,
+                  pointers=dict(A="a", B="b", D="d", Dh="h", bias="bias", R="d", E="e", U="u"))
+    splits = 1
+    if case == "tiles":
+        fields["flags"] = 1 | 2 | 4 | (32 if gemm.VARIANTS[layout].column_sums else 0)
+    elif case == "batches":
+        fields.update(flags=1 | 2 | 4 | 128, batches=z, sA=a_rows * a_cols, sB=b_rows * b_cols, sD=m * ldd,
+                      sH=m * ldd)
+    else:
+        splits = 2
+        buffers["w"] = np.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, np.float32)
+        fields["flags"] = 2 | 4 | 64
+        del fields["pointers"]["R"], fields["pointers"]["E"]
+    return buffers, fields, splits
+
+
+TALL_CASES = [(layout, arch, case) for layout, arch in CASES for case in ("tiles", "batches", "split")]
+
+
+@pytest.mark.parametrize("layout,arch,case", TALL_CASES, ids=[f"{l}.{a}.{c}" for l, a, c in TALL_CASES])
+def test_128_row_tiles_compute_what_64_row_tiles_do(layout, arch, case, tall_sources):
+    """D, Dh and E of the tile_m = 128 kernels are bit for bit the 64-row kernels' on the same
+    inputs (each warp of a 128 x 64 tile runs a 64-row tile's warp's instructions in its order;
+    split K splits K the same way), and the 64-row results are whole: D and Dh written
+    everywhere the launch covers, E (nn, tn with flag 32) within its bound of the float64 sum,
+    the split's tickets zero again."""
+    outs = {}
+    for tile_m in (64, TALL):
+        buffers, fields, splits = _tall_case(case, layout, np.random.default_rng(21))
+        if splits > 1:
+            buffers["tickets"] = np.zeros(gemm.split_ticket_bytes(fields["M"], fields["N"], tile_m) // 4, np.uint32)
+            fields["pointers"].update(W="w", tickets="tickets")
+        outs[tile_m] = _run_tiled(layout, arch, buffers, tall_sources, tile_m, splits, **fields)
+        if splits > 1:
+            assert (outs[tile_m]["tickets"] == 0).all()
+    base, tall = outs[64], outs[TALL]
+    for name in ("d", "h", "e"):
+        np.testing.assert_array_equal(tall[name].view(np.uint8), base[name].view(np.uint8), err_msg=name)
+    m, n = (128, 64) if case == "batches" else (256, 128)
+    z, ldd = (2 if case == "batches" else 1), n + 8
+    before, _, _ = _tall_case(case, layout, np.random.default_rng(21))
+    halves = base["h"].reshape(z, m, ldd)
+    assert np.isfinite(halves[:, :, :n]).all() and np.isnan(halves[:, :, n:]).all()
+    assert not np.array_equal(base["d"].reshape(z, m, ldd)[:, :, :n], before["d"].reshape(z, m, ldd)[:, :, :n])
+    np.testing.assert_array_equal(base["d"].reshape(z, m, ldd)[:, :, n:], before["d"].reshape(z, m, ldd)[:, :, n:])
+    if case == "tiles" and gemm.VARIANTS[layout].column_sums:
+        k, b_cols = 192, n + 16
+        B = before["b"].reshape(k, b_cols)[:, :n].astype(np.float64)
+        assert (np.abs(base["e"] - B.sum(axis=0)) <= k * 2.0 ** -24 * np.abs(B).sum(axis=0)).all()
+    else:
+        assert np.isnan(base["e"]).all()
+
+
+# ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)): warps of 32 x 16, same results ----
+
+
+@pytest.fixture(scope="module")
+def eight_warp_sources(tmp_path_factory):
+    """The 64-row kernels of 8 warps, generated into a temporary folder (the committed ones have 4)."""
+    folder = tmp_path_factory.mktemp("gemm-warps-8")
+    gemm.write_all(folder, PREFIX, warps=8)
+    return folder
+
+
+@pytest.mark.parametrize("layout,arch,case", TALL_CASES, ids=[f"{l}.{a}.{c}" for l, a, c in TALL_CASES])
+def test_eight_warp_tiles_compute_what_four_warp_tiles_do(layout, arch, case, eight_warp_sources):
+    """D, Dh and E of the 8-warp 64-row kernels (256 threads, warps of 32 x 16) are bit for bit
+    the committed 4-warp kernels' on the same inputs: every element is the same HMMAs over the
+    same k order in the same accumulator, the column sums the same association over 256 threads,
+    split K the same partials added in split order (tickets zero again).  D and Dh are checked
+    whole (written where the launch covers, untouched past N) so that agreement is not two
+    kernels leaving the same holes; E against the float64 column sums."""
+    outs = {}
+    for warps in (4, 8):
+        buffers, fields, splits = _tall_case(case, layout, np.random.default_rng(23))
+        if splits > 1:
+            buffers["tickets"] = np.zeros(gemm.split_ticket_bytes(fields["M"], fields["N"]) // 4, np.uint32)
+            fields["pointers"].update(W="w", tickets="tickets")
+        outs[warps] = _run_tiled(layout, arch, buffers, eight_warp_sources, 64, splits, warps=warps, **fields)
+        if splits > 1:
+            assert (outs[warps]["tickets"] == 0).all()
+    base, eight = outs[4], outs[8]
+    for name in ("d", "h", "e"):
+        np.testing.assert_array_equal(eight[name].view(np.uint8), base[name].view(np.uint8), err_msg=name)
+    m, n = (128, 64) if case == "batches" else (256, 128)
+    z, ldd = (2 if case == "batches" else 1), n + 8
+    before, _, _ = _tall_case(case, layout, np.random.default_rng(23))
+    halves = eight["h"].reshape(z, m, ldd)
+    assert np.isfinite(halves[:, :, :n]).all() and np.isnan(halves[:, :, n:]).all()
+    d = eight["d"].reshape(z, m, ldd)
+    assert (d[:, :, :n] != before["d"].reshape(z, m, ldd)[:, :, :n]).mean() > 0.99
+    np.testing.assert_array_equal(d[:, :, n:], before["d"].reshape(z, m, ldd)[:, :, n:])
+    if case == "tiles" and gemm.VARIANTS[layout].column_sums:
+        k, b_cols = 192, n + 16
+        B = before["b"].reshape(k, b_cols)[:, :n].astype(np.float64)
+        assert (np.abs(eight["e"] - B.sum(axis=0)) <= k * 2.0 ** -24 * np.abs(B).sum(axis=0)).all()
+    else:
+        assert np.isnan(eight["e"]).all()

@@ -2,6 +2,8 @@
 
     python -m bobc.sass.generate.gemm --prefix NAME OUTDIR       # writes NAME-{nn,nt,tn}.sass
     python -m bobc.sass.generate.gemm --prefix NAME --check DIR  # exit 1 if a file differs
+    python -m bobc.sass.generate.gemm --prefix NAME --tile-m 128 OUTDIR   # 128-row tiles (below)
+    python -m bobc.sass.generate.gemm --prefix NAME --warps 8 OUTDIR      # 8 warps a 64-row tile (below)
 
 The model names its kernels: NAME-nn is the identity a plan's regions use, NAME_nn the
 kernel symbol (each model's example passes its own NAME).
@@ -56,17 +58,18 @@ operands and association of separate elementwise kernels written that way, so th
 theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
-Tiling.  A block of 128 threads (4 warps) computes a 64 x 64 tile of the output:
-blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w computes the 32 x 32
-quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32 accumulators a thread.
-K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64 slice of B is copied
-global -> shared with asynchronous 16-byte copies (LDGSTS.E.BYPASS.128, two per
-operand per thread) into a ring of STAGES (4) buffers: the copies of slices i + 1 ..
-i + 3 are in flight while slice i is multiplied (LDGDEPBAR closes a group per slice,
-DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes every thread's copies visible and
-frees the buffer the next copy overwrites).  A slice whose rows run along k (A of nn/nt, B of nt) is stored
-as 64 rows of 32 halves with a 16-byte pad (row pitch 80 bytes), one whose rows run
-along m or n (A of tn, B of nn/tn) as 32 rows of 64 halves padded to 144 bytes: either
+Tiling (tile_m = 64: the default; 128 below).  A block of 128 threads (4 warps) computes a
+64 x 64 tile of the output: blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w
+computes the 32 x 32 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 binary32
+accumulators a thread.  K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64
+slice of B is copied global -> shared with asynchronous 16-byte copies
+(LDGSTS.E.BYPASS.128, two per operand per thread) into a ring of STAGES (4) buffers:
+the copies of slices i + 1 .. i + 3 are in flight while slice i is multiplied
+(LDGDEPBAR closes a group per slice, DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes
+every thread's copies visible and frees the buffer the next copy overwrites).  A slice
+whose rows run along k (A of nn/nt, B of nt) is stored as 64 rows of 32 halves with a
+16-byte pad (row pitch 80 bytes), one whose rows run along m or n (A of tn, B of nn/tn)
+as 32 rows of 64 halves padded to 144 bytes: either
 way the 8 rows an 8x8 matrix load touches fall in 8 different 16-byte bank groups.
 Fragments come from shared memory with LDSM.16.M88.4 (rows along k: the HMMA fragment
 as stored) or LDSM.16.MT88.4 (rows along m or n: transposed on the way), four 8 x 8
@@ -93,6 +96,41 @@ work issues while the tensor cores are busy, and the back edge (schedule.BACK_ED
 only for what the next trip reads early.  Nothing is computed just before it is needed:
 the first trip's addresses come from _loop_entry.
 
+The tile height (tile_m: 64 by default, or 128; generate(variant, prefix, tile_m), CLI --tile-m;
+Tiling, TILINGS; grid, shared_bytes, check_shape, split_count, split_ticket_bytes,
+split_parameters and pack_parameters take it, with 64 as default).  A 64 x 64 tile reads A
+from L2 once per 64 columns and B once per 64 rows, 2 M N K (1/64 + 1/64) bytes in all;
+a 128 x 64 tile reads B half as often, a quarter fewer bytes, for the products bound by that
+traffic.  With tile_m = 128 a block is 256 threads, 8 warps in a 4 x 2 grid: warp w computes
+rows 32 (w >> 1) .. + 31 and columns 32 (w & 1) .. + 31 with exactly the fragments, 16 HMMAs a
+slice and accumulator order of a 64-row tile's warp, so every output element is computed by
+the same instructions in the same order (bit for bit, with split K too; the ticket is per
+128 x 64 tile).  The copies: each operand's slice in 16-byte chunks, slice bytes / 16 /
+threads a thread (A's 128 x 32 or 32 x 128 slice: two; B's 32 x 64: one).  A stored across
+m is 32 rows of 128 halves at a 272-byte pitch (outer_pitch: 256 + 16, so that 8 rows again
+fall in 8 bank groups).  Column sums: thread t takes column t % 64 and one row group t / 64;
+threads t + 64 g leave s_g in shared memory and thread t adds (s0 + s1) + (s2 + s3), the same
+association.  Shared memory is 0x400 + 4 stages of (A 128 x 80 or 32 x 272 bytes + B), past
+48 KiB: a launcher opts in to that much dynamic shared memory.  The committed kernels of a
+model are whichever tiling it generated (64 unless it asks).
+
+Warps a block (warps: 4 for 64-row tiles by default, or 8; 128-row tiles have 8; TILINGS lists
+the (tile_m, warps) pairs served, tiling() refuses the others; generate(..., warps), CLI --warps).
+With 8 warps on a 64 x 64 tile the block is 256 threads, a 2 x 4 grid of warps of 32 x 16: warp
+w computes rows 32 (w >> 2) .. + 31 and columns 16 (w & 3) .. + 15, 2 x 2 HMMA tiles of 16 x 8
+(16 accumulators a thread): per k16 step the same two A fragments and one B matrix load
+(LDSM.x4: one 16-column pair, two n8 fragments), 8 HMMAs a slice with the bookkeeping between
+them, two after each (an accumulator's two k16 steps are 4 HMMAs apart: the integer work
+fills part of the wait; 82 stall cycles a trip, nn).  Each output element is computed by the
+same HMMAs on the same fragments in the same k order as with 4 warps, so the results are bit
+for bit the same
+(split K and column sums too: the copies are one 16-byte chunk per operand a thread, the
+column sums one row group a thread combined as for 256 threads above).  Why: a product of few
+tiles runs about one warp per scheduler with 4 warps a block, bound by latency; 8 warps keep
+the block count and give each scheduler two.  The grid, shared memory, parameter block and
+contract are the 4-warp kernels'; the registers stay at the declared 96 (R93 the highest),
+so an SM holds 2 such blocks (16 warps) where it holds 5 of 4 warps when many blocks compete.
+
 Control codes are left to bobc.sass.schedule (HMMA is fixed-latency there; the async
 copies' scoreboard is waited only by DEPBAR).
 """
@@ -104,14 +142,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TILE_M = 64
+TILE_M = 64                    # the default tile height (tile_m: 64 or 128, TILINGS)
 TILE_N = 64
 TILE_K = 32
-THREADS = 128
+THREADS = 128                  # the default tiling's block
 STAGES = 4
 SHARED_BASE = 0x400            # the first KiB of a block's shared window is the system's on sm_90
 K_ROWS_PITCH = 80              # a row of 32 halves along k (64 bytes) + 16 bytes of pad
-OUTER_ROWS_PITCH = 144         # a row of 64 halves along m or n (128 bytes) + 16 bytes of pad
 REGISTERS = 96                 # the budget each kernel declares
 
 # The parameter block: (byte offset, name, meaning); two u32 share an 8-byte word.
@@ -184,31 +221,107 @@ VARIANTS = {
 }
 
 
+@dataclass(frozen=True)
+class Tiling:
+    """A block's share of the output: tile_m rows by TILE_N columns, `threads` threads, a
+    grid of tile_m / 32 x warp_cols warps, each computing 32 rows by warp_n columns (32, or
+    16 with twice the warps on a 64-row tile).  Every output element is computed by the
+    same HMMAs on the same fragments in the same k order whatever the tiling, so the tiling
+    changes which thread computes an element, never how."""
+    tile_m: int
+    threads: int
+
+    @property
+    def warps(self) -> int:
+        return self.threads // 32
+
+    @property
+    def warp_rows(self) -> int:
+        return self.tile_m // 32
+
+    @property
+    def warp_cols(self) -> int:
+        return self.warps // self.warp_rows
+
+    @property
+    def warp_n(self) -> int:
+        """Columns a warp computes: 32 (two 16-column pairs of n8 tiles) or 16 (one pair)."""
+        return TILE_N // self.warp_cols
+
+    @property
+    def n_tiles(self) -> int:
+        """16 x 8 HMMA tiles across a warp's columns (a thread's 4 accumulators each, per mi)."""
+        return self.warp_n // 8
+
+    @property
+    def accumulators(self) -> int:
+        return 2 * 4 * self.n_tiles
+
+    def acc(self, mi: int, nt: int) -> int:
+        """The first of the 4 accumulator registers of HMMA tile (mi, nt)."""
+        return ACC + 4 * self.n_tiles * mi + 4 * nt
+
+
+# The tilings the generator emits, by (tile height, warps a block); the first of a height
+# is its default.  64 x 4 (the default) gives (M/64)(N/64) blocks for products of few rows;
+# 128 x 8 re-reads B from L2 half as often (M/128 row tiles), moving a quarter fewer operand
+# bytes: 2 M N K (1/128 + 1/64) instead of 2 M N K (2/64); 64 x 8 keeps the 64-row tile and
+# its block count but puts two warps on each scheduler (warps of 32 x 16) for the products
+# bound by latency at one warp a scheduler (bench/results).
+TILINGS = {(64, 4): Tiling(64, 128), (64, 8): Tiling(64, 256), (128, 8): Tiling(128, 256)}
+TILE_HEIGHTS = tuple(dict.fromkeys(tile_m for tile_m, _ in TILINGS))
+WARP_COUNTS = tuple(sorted({warps for _, warps in TILINGS}))
+
+
+def tiling(tile_m: int = TILE_M, warps: int | None = None) -> Tiling:
+    """The Tiling of a tile height and a block's warps (None: the height's default, 32 x 32
+    warps), refusing a combination the generator does not emit."""
+    if tile_m not in TILE_HEIGHTS:
+        raise ValueError(f"tile_m = {tile_m}: the product kernels come in tiles of "
+                         f"{' or '.join(str(t) for t in TILE_HEIGHTS)} rows")
+    if warps is None:
+        return next(t for (height, _), t in TILINGS.items() if height == tile_m)
+    if (tile_m, warps) not in TILINGS:
+        served = ", ".join(f"tile_m {h} with {w} warps" for h, w in TILINGS)
+        raise ValueError(f"tile_m = {tile_m} with warps = {warps}: the product kernels come as {served}; "
+                         f"pick one of those")
+    return TILINGS[tile_m, warps]
+
+
+def outer_pitch(outer: int) -> int:
+    """Row pitch of a slice stored as TILE_K rows of `outer` halves along m or n: the row's
+    bytes + 16, so that 8 rows at one column fall in 8 different 16-byte bank groups
+    (2 outer + 16 = 16 mod 128 for outer = 64, 128: 144, 272 bytes)."""
+    return 2 * outer + 16
+
+
 def tile_bytes(along_k: bool, outer: int) -> int:
     """Shared bytes of one operand's slice: `outer` rows of TILE_K halves, or TILE_K rows of `outer`."""
-    return outer * K_ROWS_PITCH if along_k else TILE_K * OUTER_ROWS_PITCH
+    return outer * K_ROWS_PITCH if along_k else TILE_K * outer_pitch(outer)
 
 
-def stage_bytes(variant: Variant) -> int:
-    return tile_bytes(variant.a_along_k, TILE_M) + tile_bytes(variant.b_along_k, TILE_N)
+def stage_bytes(variant: Variant, tile_m: int = TILE_M) -> int:
+    return tile_bytes(variant.a_along_k, tiling(tile_m).tile_m) + tile_bytes(variant.b_along_k, TILE_N)
 
 
-def shared_bytes(variant: Variant) -> int:
+def shared_bytes(variant: Variant, tile_m: int = TILE_M) -> int:
     """Shared memory a block needs, the system's first KiB included."""
-    return SHARED_BASE + STAGES * stage_bytes(variant)
+    return SHARED_BASE + STAGES * stage_bytes(variant, tile_m)
 
 
-def grid(m: int, n: int, batches: int = 1) -> tuple[int, int, int]:
-    """The launch grid for an M x N product (block: THREADS x 1 x 1)."""
-    return (n // TILE_N, m // TILE_M, batches)
+def grid(m: int, n: int, batches: int = 1, tile_m: int = TILE_M) -> tuple[int, int, int]:
+    """The launch grid for an M x N product (block: tiling(tile_m).threads x 1 x 1)."""
+    return (n // TILE_N, m // tiling(tile_m).tile_m, batches)
 
 
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
-                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0) -> bytes:
-    """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses)."""
-    check_shape(M, N, K)
+                    batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0,
+                    tile_m: int = TILE_M) -> bytes:
+    """The PARAMETER_BYTES-byte parameter block of one launch (pointers are addresses) of the
+    kernels of tile height tile_m."""
+    check_shape(M, N, K, tile_m)
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
     if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
@@ -220,12 +333,13 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
             + struct.pack("<fI", alpha, batches) + struct.pack("<4Q", W, tickets, E, U))
 
 
-def check_shape(m: int, n: int, k: int) -> None:
-    """Refuse a shape the kernels do not serve, naming the dimension."""
-    for name, value, unit in (("M", m, TILE_M), ("N", n, TILE_N), ("K", k, TILE_K)):
+def check_shape(m: int, n: int, k: int, tile_m: int = TILE_M) -> None:
+    """Refuse a shape the kernels of tile height tile_m do not serve, naming the dimension."""
+    rows = tiling(tile_m).tile_m
+    for name, value, unit in (("M", m, rows), ("N", n, TILE_N), ("K", k, TILE_K)):
         if value <= 0 or value % unit:
             raise ValueError(f"{name} = {value} is not a positive multiple of {unit}: these "
-                             f"kernels compute whole {TILE_M} x {TILE_N} tiles, {TILE_K} k at a time")
+                             f"kernels compute whole {rows} x {TILE_N} tiles, {TILE_K} k at a time")
 
 
 # Split-K.  A product with few output tiles (say 48 blocks on an H200's 132 SMs) and
@@ -240,13 +354,13 @@ SPLIT_MIN_SLICES = 12          # ... into at most SPLIT_MAX splits of at least t
 SPLIT_MAX = 4
 
 
-def split_count(m: int, n: int, k: int, batches: int = 1) -> int:
+def split_count(m: int, n: int, k: int, batches: int = 1, tile_m: int = TILE_M) -> int:
     """How many splits of K a product gets (1: none): the most, up to SPLIT_MAX, that divide
     K's 32-k slices into splits of at least SPLIT_MIN_SLICES, for a one-batch product of
     fewer than SPLIT_FEW_TILES tiles.  From a sweep of splits on the H200 (bench/results): a
     long K gains most in the most splits, a K of a few dozen slices a little in 2, and one of
     under two dozen slices is only slower split."""
-    tiles = (m // TILE_M) * (n // TILE_N)
+    tiles = (m // tiling(tile_m).tile_m) * (n // TILE_N)
     slices = k // TILE_K
     if batches != 1 or tiles >= SPLIT_FEW_TILES:
         return 1
@@ -258,20 +372,22 @@ def split_workspace_bytes(m: int, n: int, splits: int) -> int:
     return 4 * splits * m * n if splits > 1 else 0
 
 
-def split_ticket_bytes(m: int, n: int) -> int:
+def split_ticket_bytes(m: int, n: int, tile_m: int = TILE_M) -> int:
     """The tickets of a split product: a u32 per output tile (zero before the first launch)."""
-    return 4 * (m // TILE_M) * (n // TILE_N)
+    return 4 * (m // tiling(tile_m).tile_m) * (n // TILE_N)
 
 
-def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -> tuple[tuple[int, int, int], bytes]:
+def split_parameters(layout: str, splits: int, W: int, tickets: int, tile_m: int = TILE_M,
+                     **fields) -> tuple[tuple[int, int, int], bytes]:
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
-    split `splits` ways; the plain launch when splits is 1."""
+    split `splits` ways, for the kernels of tile height tile_m; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
     if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
         raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
                          f"stored K x N (nn, tn), not {layout}")
     if splits == 1:
-        return grid(m, n, fields.get("batches", 1)), pack_parameters(W=W, tickets=tickets, **fields)
+        return (grid(m, n, fields.get("batches", 1), tile_m),
+                pack_parameters(W=W, tickets=tickets, tile_m=tile_m, **fields))
     if fields.get("batches", 1) != 1 or k % (splits * TILE_K):
         raise ValueError(f"K = {k} in {splits} splits: a split product has one batch and K a multiple "
                          f"of {splits * TILE_K}")
@@ -280,7 +396,7 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, **fields) -
     split = dict(fields, K=part, sA=part if variant.a_along_k else part * fields["lda"],
                  sB=part if variant.b_along_k else part * fields["ldb"],
                  flags=fields.get("flags", 0) | FLAG_SPLIT, batches=splits, W=W, tickets=tickets)
-    return grid(m, n, splits), pack_parameters(**split)
+    return grid(m, n, splits, tile_m), pack_parameters(tile_m=tile_m, **split)
 
 
 # Registers (fixed, so the listing can be read against this table).
@@ -316,6 +432,7 @@ OUT_U = CTA_M                                 # R2:R3: U's row pointer (D's stri
 E_AT, E_COLUMN = T0, T1                       # this slice's address; the thread's column and row group
 E_SUM0, E_SUM1 = T2, T3                       # binary32 sums of its row groups g and g + 1
 E_HALF0, E_HALF1 = CTA_M, CTA_Z               # two rows' values
+E_PARTS = 84                                  # R84..R86: s1, s2, s3 from shared (256 threads; after the loop)
 
 
 class _Text:
@@ -341,63 +458,113 @@ def _add64(out: _Text, reg: int, amount: str, predicate: str = "P6") -> None:
     out(f"IADD3.X R{reg + 1}, RZ, R{reg + 1}, RZ, {predicate}, !PT")
 
 
-def _copy_sources(out: _Text, operand: str, along_k: bool, cta: int, copy: int, step: int) -> int:
-    """This thread's two 64-bit copy sources of `operand` and its per-slice step; returns the
-    offset in a slice between the two chunks it copies."""
-    ld, stride = ("lda", "sA") if operand == "A" else ("ldb", "sB")
-    if along_k:
-        out.note(f"{operand}: stored rows along k; thread t copies row t/4 (and t/4 + 32), halves 8(t%4)..")
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
-        out(f"LEA R{T0}, R{cta}, R{T0}, 0x6", f"row = 64 blockIdx + t/4")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
-        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ", "k = 8 (t % 4)")
-        chunk_rows, step_text = 32, None
+def _log2(value: int) -> int:
+    assert value > 0 and value & (value - 1) == 0, value
+    return value.bit_length() - 1
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """One operand's slice in a stage and how the block's threads copy it: 16-byte chunks,
+    `per_row` to a stored row; thread t copies chunk t % per_row of row t / per_row and of
+    the rows `rows_per_pass` further on, `chunks` in all (slice bytes / 16 / threads)."""
+    name: str              # "A" or "B"
+    along_k: bool          # stored rows run along k (rows are m or n)
+    outer: int             # the slice's extent along m (A) or n (B)
+    threads: int
+    base: int              # the slice's shared offset within a stage
+    copy: int              # first of its 64-bit copy-source registers (two a chunk)
+    step: int              # register: bytes a copy source advances per slice
+
+    @property
+    def per_row(self) -> int:
+        return (TILE_K if self.along_k else self.outer) // 8
+
+    @property
+    def rows(self) -> int:
+        return self.outer if self.along_k else TILE_K
+
+    @property
+    def pitch(self) -> int:
+        return K_ROWS_PITCH if self.along_k else outer_pitch(self.outer)
+
+    @property
+    def rows_per_pass(self) -> int:
+        return self.threads // self.per_row
+
+    @property
+    def chunks(self) -> int:
+        """16-byte copies per thread per slice (the copy registers hold two)."""
+        chunks, left = divmod(self.rows, self.rows_per_pass)
+        assert left == 0 and chunks in (1, 2), (self, chunks, left)
+        return chunks
+
+    @property
+    def chunk_offset(self) -> int:
+        """Shared bytes between a thread's chunks."""
+        return self.rows_per_pass * self.pitch
+
+
+def _operands(variant: Variant, tiling_: Tiling) -> tuple[_Operand, _Operand]:
+    a = _Operand("A", variant.a_along_k, tiling_.tile_m, tiling_.threads, SHARED_BASE, COPY, STEP_A)
+    b_base = SHARED_BASE + tile_bytes(a.along_k, a.outer)
+    return a, _Operand("B", variant.b_along_k, TILE_N, tiling_.threads, b_base, COPY + 4, STEP_B)
+
+
+def _copy_sources(out: _Text, op: _Operand, cta: int) -> None:
+    """This thread's 64-bit copy sources of `op` (one a chunk) and its per-slice step."""
+    ld, stride = ("lda", "sA") if op.name == "A" else ("ldb", "sB")
+    per_row, again = op.per_row, op.rows_per_pass
+    if op.along_k:
+        more = f" (and t/{per_row} + {again})" if op.chunks == 2 else ""
+        out.note(f"{op.name}: stored rows along k; thread t copies row t/{per_row}{more}, halves 8(t%{per_row})..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(per_row):#x}, R{TID}")
+        out(f"LEA R{T0}, R{cta}, R{T0}, {_log2(op.outer):#x}", f"row = {op.outer} blockIdx + t/{per_row}")
+        out(f"LOP3.LUT R{T1}, R{TID}, {per_row - 1:#x}, RZ, 0xc0, !PT")
+        out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ", f"k = 8 (t % {per_row})")
     else:
-        out.note(f"{operand}: stored rows along k's partner; thread t copies k row t/8 (and t/8 + 16), "
-                 f"columns 8(t%8)..")
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}", "k row = t/8")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
+        more = f" (and t/{per_row} + {again})" if op.chunks == 2 else ""
+        out.note(f"{op.name}: stored rows along k's partner; thread t copies k row t/{per_row}{more}, "
+                 f"columns 8(t%{per_row})..")
+        out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(per_row):#x}, R{TID}", f"k row = t/{per_row}")
+        out(f"LOP3.LUT R{T1}, R{TID}, {per_row - 1:#x}, RZ, 0xc0, !PT")
         out(f"SHF.L.U32 R{T1}, R{T1}, 0x3, RZ")
-        out(f"LEA R{T1}, R{cta}, R{T1}, 0x6", "column = 64 blockIdx + 8 (t % 8)")
-        chunk_rows, step_text = 16, f"R{step}"
+        out(f"LEA R{T1}, R{cta}, R{T1}, {_log2(op.outer):#x}", f"column = {op.outer} blockIdx + 8 (t % {per_row})")
     out(f"IMAD R{T1}, R{CTA_Z}, {_p(stride)}, R{T1}", "+ batch * stride")
     out(f"IMAD R{T0}, R{T0}, {_p(ld)}, R{T1}", "element index")
-    out(f"LEA R{copy}, P6, R{T0}, {_p(operand)}, 0x1")
-    out(f"LEA.HI.X R{copy + 1}, R{T0}, {_p(operand, high=True)}, RZ, 0x1, P6")
-    out(f"MOV R{T2}, {_p(ld)}")
-    out(f"SHF.L.U32 R{T3}, R{T2}, {1 + (5 if chunk_rows == 32 else 4):#x}, RZ", f"{chunk_rows} rows, in bytes")
-    out(f"IADD3 R{copy + 2}, P6, R{copy}, R{T3}, RZ", "the second chunk")
-    out(f"IADD3.X R{copy + 3}, RZ, R{copy + 1}, RZ, P6, !PT")
-    if step_text is None:
-        out(f"MOV R{step}, 0x40", "a slice is 32 halves further along k")
+    out(f"LEA R{op.copy}, P6, R{T0}, {_p(op.name)}, 0x1")
+    out(f"LEA.HI.X R{op.copy + 1}, R{T0}, {_p(op.name, high=True)}, RZ, 0x1, P6")
+    if op.chunks == 2 or not op.along_k:
+        out(f"MOV R{T2}, {_p(ld)}")
+    if op.chunks == 2:
+        out(f"SHF.L.U32 R{T3}, R{T2}, {1 + _log2(again):#x}, RZ", f"{again} rows, in bytes")
+        out(f"IADD3 R{op.copy + 2}, P6, R{op.copy}, R{T3}, RZ", "the second chunk")
+        out(f"IADD3.X R{op.copy + 3}, RZ, R{op.copy + 1}, RZ, P6, !PT")
+    if op.along_k:
+        out(f"MOV R{op.step}, 0x40", "a slice is 32 halves further along k")
     else:
-        out(f"SHF.L.U32 R{step}, R{T2}, 0x6, RZ", "a slice is 32 rows further along k")
-    pitch = K_ROWS_PITCH if along_k else OUTER_ROWS_PITCH
-    return chunk_rows * pitch
+        out(f"SHF.L.U32 R{op.step}, R{T2}, 0x6, RZ", "a slice is 32 rows further along k")
 
 
-def _copy_destination(out: _Text, along_k: bool, register: int, base: int) -> None:
-    if along_k:
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
-        pitch = K_ROWS_PITCH
-    else:
-        out(f"SHF.R.U32.HI R{T0}, RZ, 0x3, R{TID}")
-        out(f"LOP3.LUT R{T1}, R{TID}, 0x7, RZ, 0xc0, !PT")
-        pitch = OUTER_ROWS_PITCH
+def _copy_destination(out: _Text, op: _Operand, register: int) -> None:
+    out(f"SHF.R.U32.HI R{T0}, RZ, {_log2(op.per_row):#x}, R{TID}")
+    out(f"LOP3.LUT R{T1}, R{TID}, {op.per_row - 1:#x}, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ")
-    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
-    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}", "row * pitch + 16 bytes a chunk")
+    out(f"IADD3 R{T1}, R{T1}, {op.base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {op.pitch:#x}, R{T1}", "row * pitch + 16 bytes a chunk")
 
 
-def _fragment_source(out: _Text, along_k: bool, is_a: bool, register: int, base: int) -> None:
+def _fragment_source(out: _Text, op: _Operand, register: int, tiling_: Tiling) -> None:
     """This lane's LDSM address in a stage.  Lane l names a row of matrix l/8 of the four:
     q0 = l % 8, q1 = (l / 8) % 2, q2 = l / 16.  A along k (M88): matrices (m0-7,k0-7),
     (m8-15,k0-7), (m0-7,k8-15), (m8-15,k8-15): row q0 + 8 q1, bytes 16 q2.  B along k
     (M88; rows are n): (n0-7,k0-7), (n0-7,k8-15), (n8-15,k0-7), (n8-15,k8-15): row q0 + 8 q2,
     bytes 16 q1.  A along m (MT88; rows are k): row q0 + 8 q2, bytes 16 q1.  B along n
-    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows (or 64 bytes) of m or n."""
-    row_q, col_q = (3, 4) if along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
+    (MT88): row q0 + 8 q1, bytes 16 q2.  Plus the warp's 32 rows of m (A) or warp_n of n (B),
+    as rows or 2-byte halves: warp w is row w / warp_cols (A: (tid / 32 warp_cols) % (tile_m / 32))
+    and column w % warp_cols (B) of the warp grid."""
+    is_a = op.name == "A"
+    row_q, col_q = (3, 4) if op.along_k == is_a else (4, 3)   # shift giving the row's and the column's bit
     out(f"LOP3.LUT R{T0}, R{TID}, 0x7, RZ, 0xc0, !PT", "q0")
     out(f"SHF.R.U32.HI R{T1}, RZ, {row_q:#x}, R{TID}")
     out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
@@ -405,71 +572,78 @@ def _fragment_source(out: _Text, along_k: bool, is_a: bool, register: int, base:
     out(f"SHF.R.U32.HI R{T1}, RZ, {col_q:#x}, R{TID}")
     out(f"LOP3.LUT R{T1}, R{T1}, 0x1, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x4, RZ", "16 bytes for the second column of matrices")
-    warp_shift = 6 if is_a else 5                             # tid / 64 = warp row, (tid / 32) % 2 = warp column
+    # tid / (32 warp_cols) = warp row, (tid / 32) % warp_cols = warp column
+    warp_shift = 5 + _log2(tiling_.warp_cols) if is_a else 5
+    mask = tiling_.warp_rows - 1 if is_a else tiling_.warp_cols - 1
+    extent = 32 if is_a else tiling_.warp_n                   # the warp's rows of m or columns of n
     out(f"SHF.R.U32.HI R{T2}, RZ, {warp_shift:#x}, R{TID}")
-    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "the warp's row (A) or column (B) of the 2 x 2")
-    if along_k:
-        out(f"LEA R{T0}, R{T2}, R{T0}, 0x5", "+ 32 rows of m or n")
-        pitch = K_ROWS_PITCH
+    out(f"LOP3.LUT R{T2}, R{T2}, {mask:#x}, RZ, 0xc0, !PT",
+        f"the warp's row (A) or column (B) of the {tiling_.warp_rows} x {tiling_.warp_cols}")
+    if op.along_k:
+        out(f"LEA R{T0}, R{T2}, R{T0}, {_log2(extent):#x}", f"+ {extent} rows of m or n")
     else:
-        out(f"LEA R{T1}, R{T2}, R{T1}, 0x6", "+ 32 halves of m or n")
-        pitch = OUTER_ROWS_PITCH
-    out(f"IADD3 R{T1}, R{T1}, {base:#x}, RZ")
-    out(f"IMAD R{register}, R{T0}, {pitch:#x}, R{T1}")
+        out(f"LEA R{T1}, R{T2}, R{T1}, {_log2(2 * extent):#x}", f"+ {extent} halves of m or n")
+    out(f"IADD3 R{T1}, R{T1}, {op.base:#x}, RZ")
+    out(f"IMAD R{register}, R{T0}, {op.pitch:#x}, R{T1}")
 
 
-def _issue(out: _Text, chunk_a: int, chunk_b: int, stage: int) -> None:
+def _copies(out: _Text, ops: tuple[_Operand, _Operand]) -> None:
+    """The slice's asynchronous copies into the stage being written (under P0: a slice is left)."""
+    for op, dst in zip(ops, (DST_A, DST_B)):
+        for i in range(op.chunks):
+            at = f"R{dst}+{i * op.chunk_offset:#x}" if i else f"R{dst}"
+            out(f"@P0 LDGSTS.E.BYPASS.128 [{at}], [R{op.copy + 2 * i}.64]")
+
+
+def _issue(out: _Text, ops: tuple[_Operand, _Operand], stage: int) -> None:
     out.note("copy the next slice (if one is left) into the stage being written")
     out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
     out(f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ")
     out(f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    _copies(out, ops)
     out("LDGDEPBAR", "one group per slice, empty past the last")
     out(f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ")
-    _add64(out, COPY, f"R{STEP_A}")
-    _add64(out, COPY + 2, f"R{STEP_A}")
-    _add64(out, COPY + 4, f"R{STEP_B}")
-    _add64(out, COPY + 6, f"R{STEP_B}")
+    for op in ops:
+        for i in range(op.chunks):
+            _add64(out, op.copy + 2 * i, f"R{op.step}")
     out(f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ")
     out(f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {STAGES * stage:#x}, PT")
     out(f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring")
 
 
-def _slice(out: _Text, variant: Variant, stage: int, chunk_a: int, chunk_b: int) -> None:
+def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Operand], tiling_: Tiling) -> None:
     """One trip of the main loop, slice i ("Loop order" in the docstring): the fragments, the
-    copies of slice i + STAGES - 1, the column sums, then the 16 products with the next
+    copies of slice i + STAGES - 1, the column sums, then the products (16, or 8 for warps of
+    32 x 16) with the next
     trip's bookkeeping between them, so that the integer work issues while the tensor cores
     are busy and nothing a trip needs is computed just before it is needed."""
     a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
     b_load = "LDSM.16.M88.4" if variant.b_along_k else "LDSM.16.MT88.4"
+    op_a, op_b = ops
     for kk in range(TILE_K // 16):
         for mi in range(2):
-            offset = (mi * 16 * K_ROWS_PITCH + kk * 32) if variant.a_along_k else (kk * 16 * OUTER_ROWS_PITCH + mi * 32)
+            offset = (mi * 16 * op_a.pitch + kk * 32) if op_a.along_k else (kk * 16 * op_a.pitch + mi * 32)
             out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
-        for p in range(2):
-            offset = (p * 16 * K_ROWS_PITCH + kk * 32) if variant.b_along_k else (kk * 16 * OUTER_ROWS_PITCH + p * 32)
+        for p in range(tiling_.n_tiles // 2):
+            offset = (p * 16 * op_b.pitch + kk * 32) if op_b.along_k else (kk * 16 * op_b.pitch + p * 32)
             out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
     out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}], [R{COPY}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_A}+{chunk_a:#x}], [R{COPY + 2}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}], [R{COPY + 4}.64]")
-    out(f"@P0 LDGSTS.E.BYPASS.128 [R{DST_B}+{chunk_b:#x}], [R{COPY + 6}.64]")
+    _copies(out, ops)
     out("LDGDEPBAR", "one group per slice, empty past the last")
     if variant.column_sums:
-        _column_sums_slice(out)
+        _column_sums_slice(out, tiling_)
     ring = STAGES * stage
-    bookkeeping = [
-        (f"IMAD.WIDE.U32 R{COPY}, R{STEP_A}, 0x1, R{COPY}", "the copy sources: one slice on"),
+    moves = [(f"IMAD.WIDE.U32 R{op.copy + 2 * i}, R{op.step}, 0x1, R{op.copy + 2 * i}", "")
+             for op in ops for i in range(op.chunks)]
+    moves[0] = (moves[0][0], "the copy sources: one slice on")
+    counters = [
         (f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ", ""),
-        (f"IMAD.WIDE.U32 R{COPY + 2}, R{STEP_A}, 0x1, R{COPY + 2}", ""),
         (f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?"),
-        (f"IMAD.WIDE.U32 R{COPY + 4}, R{STEP_B}, 0x1, R{COPY + 4}", ""),
         (f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ", ""),
-        (f"IMAD.WIDE.U32 R{COPY + 6}, R{STEP_B}, 0x1, R{COPY + 6}", ""),
         (f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT", "another slice to copy?"),
+    ]
+    bookkeeping = [line for pair in zip(moves + [None] * (4 - len(moves)), counters) for line in pair if line]
+    bookkeeping += [
         (f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ", ""),
         (f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ", ""),
         (f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {ring:#x}, PT", ""),
@@ -481,13 +655,16 @@ def _slice(out: _Text, variant: Variant, stage: int, chunk_a: int, chunk_b: int)
         (f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ", "the next trip's fragment sources"),
         (f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ", ""),
     ]
+    # as many after each HMMA as spread them over all (16 HMMAs: one each; 8: two each, which
+    # also fills the wait between an accumulator's two k16 steps, 4 HMMAs apart)
+    each = max(1, len(bookkeeping) // (2 * 2 * tiling_.n_tiles))
     for kk in range(TILE_K // 16):
         for mi in range(2):
-            for nt in range(4):
-                acc = ACC + 16 * mi + 4 * nt
+            for nt in range(tiling_.n_tiles):
+                acc = tiling_.acc(mi, nt)
                 b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
                 out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
-                if bookkeeping:
+                for _ in range(min(each, len(bookkeeping))):
                     out(*bookkeeping.pop(0))
     for line in bookkeeping:
         out(*line)
@@ -503,10 +680,19 @@ def _loop_entry(out: _Text) -> None:
     out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
 
 
-def _column_sums_setup(out: _Text, b_base: int) -> None:
+def _column_sums_groups(tiling_: Tiling) -> int:
+    """Row groups (k mod 4) a thread sums: the block's threads cover TILE_N columns x 4 groups."""
+    return 4 * TILE_N // tiling_.threads
+
+
+def _column_sums_setup(out: _Text, b: _Operand, tiling_: Tiling) -> None:
     """P1 = flag 32 without flag 16, in the first row tile of batch 0; thread t's column
-    t % 64 and first row group g = 2 (t / 64) within a stage's B slice; both sums +0."""
-    out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    t % 64 and first row group g = groups (t / 64) within a stage's B slice; the sums +0."""
+    groups = _column_sums_groups(tiling_)
+    if groups == 2:
+        out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    else:
+        out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row group t/64")
     out(f"MOV R{T0}, {_p('flags')}")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT | FLAG_COLUMN_SUMS:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.EQ.U32.AND P1, PT, R{T0}, {FLAG_COLUMN_SUMS:#x}, PT", f"flag {FLAG_COLUMN_SUMS}, not split")
@@ -515,46 +701,74 @@ def _column_sums_setup(out: _Text, b_base: int) -> None:
     out(f"LOP3.LUT R{E_COLUMN}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
     out(f"SHF.L.U32 R{E_COLUMN}, R{E_COLUMN}, 0x1, RZ")
     out(f"SHF.R.U32.HI R{E_SUM0}, RZ, 0x6, R{TID}")
-    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {2 * OUTER_ROWS_PITCH:#x}, R{E_COLUMN}", "row 2 (t / 64)")
-    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b_base:#x}, RZ")
+    out(f"IMAD R{E_COLUMN}, R{E_SUM0}, {groups * b.pitch:#x}, R{E_COLUMN}",
+        "row 2 (t / 64)" if groups == 2 else "row t / 64")
+    out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, {b.base:#x}, RZ")
     out(f"IADD3 R{E_COLUMN}, R{E_COLUMN}, -R{FRAG_SRC_B}, RZ", "less this lane's fragment address: from SRC_B")
     out(f"MOV R{E_SUM0}, RZ")
-    out(f"MOV R{E_SUM1}, RZ")
+    if groups == 2:
+        out(f"MOV R{E_SUM1}, RZ")
 
 
-def _column_sums_slice(out: _Text) -> None:
-    """Flag 32: add this slice's rows g, g + 4, .. and g + 1, g + 5, .. of the thread's
-    column, in increasing order, from the stage just read (SRC_B still names it; its
-    buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose bookkeeping
-    moves SRC_B to the next slice."""
+def _column_sums_slice(out: _Text, tiling_: Tiling) -> None:
+    """Flag 32: add this slice's rows g, g + 4, .. (and, two groups a thread, g + 1, g + 5, ..)
+    of the thread's column, in increasing order, from the stage just read (SRC_B still names
+    it; its buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose
+    bookkeeping moves SRC_B to the next slice."""
+    pitch = outer_pitch(TILE_N)
     out("@!P1 BRA column_sums_added")
     out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
-    for row in range(0, TILE_K, 4):
-        out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * OUTER_ROWS_PITCH:#x}]", f"k rows +{row}, +{row + 1}")
-        out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * OUTER_ROWS_PITCH:#x}]")
-        out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
-        out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
-        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
-        out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    if _column_sums_groups(tiling_) == 2:
+        for row in range(0, TILE_K, 4):
+            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 1}")
+            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * pitch:#x}]")
+            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+            out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
+    else:
+        for row in range(0, TILE_K, 8):
+            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 4}")
+            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 4) * pitch:#x}]")
+            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF1}", "in increasing k")
     out.label("column_sums_added")
 
 
-def _column_sums_store(out: _Text) -> None:
-    """Flag 32, after the last slice: thread t < 64 holds s0 + s1 of its column, thread
-    t + 64 s2 + s3; E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3)."""
+def _column_sums_store(out: _Text, tiling_: Tiling) -> None:
+    """Flag 32, after the last slice: E[64 blockIdx.x + t] = (s0 + s1) + (s2 + s3).  With two
+    groups a thread, thread t < 64 holds s0 + s1 of its column and thread t + 64 s2 + s3; with
+    one, thread t + 64 g holds s_g and thread t adds the others from shared memory."""
+    groups = _column_sums_groups(tiling_)
     out("@!P1 BRA column_sums_stored")
-    out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
+    if groups == 2:
+        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_SUM1}", "s0 + s1 (t < 64), s2 + s3 (t >= 64)")
     out(f"MOV R{CTA_M}, RZ", "blockIdx.y and .z are 0 here (P1): back from holding halves")
     out(f"MOV R{CTA_Z}, RZ")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread is done with the ring")
     out(f"ISETP.GE.U32.AND P0, PT, R{TID}, 0x40, PT")
     out(f"LOP3.LUT R{E_SUM1}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column t % 64")
-    out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
-    out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
-    out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
-    out("BAR.SYNC.DEFER_BLOCKING 0x0")
-    out(f"@!P0 LDS R{T1}, [R{T0}]")
-    out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    if groups == 2:
+        out(f"SHF.L.U32 R{T0}, R{E_SUM1}, 0x2, RZ")
+        out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ")
+        out(f"@P0 STS [R{T0}], R{E_SUM0}", "s2 + s3, for thread t - 64")
+        out("BAR.SYNC.DEFER_BLOCKING 0x0")
+        out(f"@!P0 LDS R{T1}, [R{T0}]")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{T1}", "(s0 + s1) + (s2 + s3)")
+    else:
+        s1, s2, s3 = E_PARTS, E_PARTS + 1, E_PARTS + 2
+        out(f"SHF.L.U32 R{T0}, R{TID}, 0x2, RZ")
+        out(f"IADD3 R{T0}, R{T0}, {SHARED_BASE:#x}, RZ", "a word per thread")
+        out(f"@P0 STS [R{T0}], R{E_SUM0}", "s_g (g = t / 64 >= 1), for thread t % 64")
+        out("BAR.SYNC.DEFER_BLOCKING 0x0")
+        out(f"@!P0 LDS R{s1}, [R{T0}+{4 * TILE_N:#x}]", "s1")
+        out(f"@!P0 LDS R{s2}, [R{T0}+{8 * TILE_N:#x}]", "s2")
+        out(f"@!P0 LDS R{s3}, [R{T0}+{12 * TILE_N:#x}]", "s3")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{s1}", "s0 + s1")
+        out(f"@!P0 FADD R{s2}, R{s2}, R{s3}", "s2 + s3")
+        out(f"@!P0 FADD R{E_SUM0}, R{E_SUM0}, R{s2}", "(s0 + s1) + (s2 + s3)")
     out(f"LEA R{E_SUM1}, R{CTA_N}, R{E_SUM1}, 0x6", "column 64 blockIdx.x + t % 64")
     out(f"LEA R{T0}, P6, R{E_SUM1}, {_p('E')}, 0x2")
     out(f"LEA.HI.X R{T1}, R{E_SUM1}, {_p('E', high=True)}, RZ, 0x2, P6")
@@ -562,25 +776,27 @@ def _column_sums_store(out: _Text) -> None:
     out.label("column_sums_stored")
 
 
-def _position(out: _Text) -> None:
+def _position(out: _Text, tiling_: Tiling) -> None:
     """R{T0} = this lane's first row of D, R{T1} its first column (both whole-matrix)."""
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
-    out(f"SHF.R.U32.HI R{T1}, RZ, 0x6, R{TID}", "warp row")
+    out(f"SHF.R.U32.HI R{T1}, RZ, {5 + _log2(tiling_.warp_cols):#x}, R{TID}", "warp row")
     out(f"LEA R{T0}, R{T1}, R{T0}, 0x5")
-    out(f"LEA R{T0}, R{CTA_M}, R{T0}, 0x6", "row = 64 blockIdx.y + 32 warp row + l/4")
+    out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}",
+        f"row = {tiling_.tile_m} blockIdx.y + 32 warp row + l/4")
     out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x1, RZ", "2 (l % 4)")
     out(f"SHF.R.U32.HI R{T2}, RZ, 0x5, R{TID}")
-    out(f"LOP3.LUT R{T2}, R{T2}, 0x1, RZ, 0xc0, !PT", "warp column")
-    out(f"LEA R{T1}, R{T2}, R{T1}, 0x5")
-    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "column = 64 blockIdx.x + 32 warp column + 2 (l % 4)")
+    out(f"LOP3.LUT R{T2}, R{T2}, {tiling_.warp_cols - 1:#x}, RZ, 0xc0, !PT", "warp column")
+    out(f"LEA R{T1}, R{T2}, R{T1}, {_log2(tiling_.warp_n):#x}")
+    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6",
+        f"column = 64 blockIdx.x + {tiling_.warp_n} warp column + 2 (l % 4)")
 
 
-def _epilogue(out: _Text) -> None:
+def _epilogue(out: _Text, tiling_: Tiling) -> None:
     out.label("epilogue")
     out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
-    _position(out)
+    _position(out, tiling_)
     out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
     out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
@@ -606,18 +822,19 @@ def _epilogue(out: _Text) -> None:
         out(f"ISETP.NE.U32.AND {predicate}, PT, R{T1}, RZ, PT", f"flag {flag}")
     out(f"MOV R{GELU_KA2_AT}, {GELU_KA2:#x}", "KA2 (binary32)")
     out(f"MOV R{GELU_6KA_AT}, {GELU_6KA:#x}", "6KA (binary32)")
-    for nt in range(4):
+    n_tiles = tiling_.n_tiles
+    for nt in range(n_tiles):
         out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{BIAS_AT}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
     for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
         mi, h = divmod(group, 2)
-        values = [ACC + 16 * mi + 4 * nt + 2 * h + j for nt in range(4) for j in range(2)]
+        values = [tiling_.acc(mi, nt) + 2 * h + j for nt in range(n_tiles) for j in range(2)]
         out.note(f"rows +{8 * group}")
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt:#x}]")
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"@P5 LDG.E.64 R{GELU_U + 2 * nt}, [R{OUT_U}.64+{32 * nt:#x}]", f"U (flag {FLAG_GELU_GRAD})")
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
+        for nt in range(n_tiles):
+            v = tiling_.acc(mi, nt) + 2 * h
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
             out(f"FMUL R{v + 1}, R{v + 1}, {_p('alpha')}")
             out(f"@P2 FADD R{v}, R{v}, R{BIAS + 2 * nt}")
@@ -636,7 +853,7 @@ def _epilogue(out: _Text) -> None:
         out(f"BRA halves_done_{group}")
         out.label(f"gelu_{group}")
         _gelu(out, values)
-        _halves(out, [GELU_E + i for i in range(8)], pack=True)
+        _halves(out, [GELU_E + i for i in range(len(values))], pack=True)
         out.label(f"halves_done_{group}")
         if group < 3:
             _add64(out, OUT_D, f"R{STEP_D}")
@@ -647,7 +864,7 @@ def _epilogue(out: _Text) -> None:
 
 def _store_d(out: _Text, values: list[int]) -> None:
     """Unless flag 8: D = values of one row group (a pair of columns a store)."""
-    for nt in range(4):
+    for nt in range(len(values) // 2):
         out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{values[2 * nt]}")
 
 
@@ -655,7 +872,7 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
     """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first), by
     F2F and PRMT, or (pack: the GELU paths) by F2FP.PACK_AB as the separate elementwise
     kernels convert (both round to nearest even)."""
-    for nt in range(4):
+    for nt in range(len(values) // 2):
         t = HALVES + 3 * nt
         if pack:
             out(f"@P3 F2FP.PACK_AB R{t + 2}, R{values[2 * nt + 1]}, R{values[2 * nt]}",
@@ -668,10 +885,12 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
 
 
 def _each_value(out: _Text, steps: list[tuple[str, str]], **registers: list[int]) -> None:
-    """Emit each step for the row group's 8 values in turn (step-major, so that the 8
-    independent chains interleave), its register fields filled from `registers`' i-th entries."""
+    """Emit each step for the row group's values (8, or 4 for warps of 32 x 16) in turn
+    (step-major, so that the independent chains interleave), its register fields filled from
+    `registers`' i-th entries."""
+    count = len(registers["v"])
     for step, comment in steps:
-        for i in range(8):
+        for i in range(count):
             out(step.format(**{name: numbers[i] for name, numbers in registers.items()}), comment if i == 0 else "")
 
 
@@ -692,7 +911,7 @@ def _gelu(out: _Text, values: list[int]) -> None:
         ("FMUL R{e}, R{v}, R{e}", "gelu(v) = v s"),
     ]
     out.note(f"flag {FLAG_GELU}: gelu(v), as the separate elementwise kernel computes it")
-    _each_value(out, steps, e=e, v=values, r=r, ka2=[GELU_KA2_AT] * 8)
+    _each_value(out, steps, e=e[:len(values)], v=values, r=r[:len(values)], ka2=[GELU_KA2_AT] * len(values))
 
 
 def _gelu_grad(out: _Text, values: list[int]) -> None:
@@ -717,7 +936,9 @@ def _gelu_grad(out: _Text, values: list[int]) -> None:
         ("FMUL R{v}, R{e}, R{v}", "v = gelu'(u) v, as the kernel's gelu' dy"),
     ]
     out.note(f"flag {FLAG_GELU_GRAD}: v *= gelu'(U), as the separate elementwise kernel computes it")
-    _each_value(out, steps, e=e, v=values, r=r, u=u, p=p, ka2=[GELU_KA2_AT] * 8, ka6=[GELU_6KA_AT] * 8)
+    n = len(values)
+    _each_value(out, steps, e=e[:n], v=values, r=r[:n], u=u[:n], p=p[:n], ka2=[GELU_KA2_AT] * n,
+                ka6=[GELU_6KA_AT] * n)
 
 
 # The split section's registers (flag 16; the copy and fragment registers are free there)
@@ -741,12 +962,12 @@ def _fence(out: _Text, why: str) -> None:
         out(instruction)
 
 
-def _split(out: _Text) -> None:
+def _split(out: _Text, tiling_: Tiling) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
     the S blocks adds W's S partials in split order and goes on to the epilogue."""
     out.label("split")
     out.note("split K (flag 16): this block's partial tile to W[z], then the tile's ticket")
-    _position(out)
+    _position(out, tiling_)
     out(f"MOV R{T2}, {_p('M')}")
     out(f"IMAD R{T2}, R{T2}, {_p('N')}, RZ", "M N: elements between splits in W")
     out(f"SHF.L.U32 R{SLICE_STEP}, R{T2}, 0x2, RZ")
@@ -764,10 +985,11 @@ def _split(out: _Text) -> None:
         at = PARTIAL + 2 * group
         out(f"IADD3 R{at}, P6, R{SUM_AT + 2 * group}, R{T0}, RZ")
         out(f"IADD3.X R{at + 1}, RZ, R{SUM_AT + 2 * group + 1}, RZ, P6, !PT")
+    n_tiles = tiling_.n_tiles
     for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
         mi, h = divmod(group, 2)
-        for nt in range(4):
-            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{ACC + 16 * mi + 4 * nt + 2 * h}")
+        for nt in range(n_tiles):
+            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{tiling_.acc(mi, nt) + 2 * h}")
     _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
@@ -788,16 +1010,16 @@ def _split(out: _Text) -> None:
     _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
     out.note("the last split: the accumulators = W[0] + W[1] + ... + W[S-1], in that order")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
-    for i in range(32):
+    for i in range(tiling_.accumulators):
         out(f"MOV R{ACC + i}, RZ")
     out.label("split_sum")
     for group in range(4):
-        for nt in range(4):
+        for nt in range(n_tiles):
             out(f"LDG.E.64 R{PARTIAL + 8 * group + 2 * nt}, [R{SUM_AT + 2 * group}.64+{32 * nt:#x}]")
     for group in range(4):
         mi, h = divmod(group, 2)
-        for nt in range(4):
-            v = ACC + 16 * mi + 4 * nt + 2 * h
+        for nt in range(n_tiles):
+            v = tiling_.acc(mi, nt) + 2 * h
             t = PARTIAL + 8 * group + 2 * nt
             out(f"FADD R{v}, R{v}, R{t}")
             out(f"FADD R{v + 1}, R{v + 1}, R{t + 1}")
@@ -810,14 +1032,14 @@ def _split(out: _Text) -> None:
     out("BRA epilogue")
 
 
-def _contract(variant: Variant) -> list[str]:
+def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
     """The //@ param lines: one per 8-byte word.  Pointer extents are one tile's bytes (the
     least any launch touches) until the plan supplies extents by launch."""
-    a_bytes = 2 * TILE_M * TILE_K
+    a_bytes = 2 * tiling_.tile_m * TILE_K
     b_bytes = 2 * TILE_N * TILE_K
-    d_bytes = 4 * TILE_M * TILE_N
+    d_bytes = 4 * tiling_.tile_m * TILE_N
     lines = [
-        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one 64 x 32 slice)",
+        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one {tiling_.tile_m} x {TILE_K} slice)",
         f"//@ param 1 pointer read {b_bytes} B (binary16; at least one 32 x 64 slice)",
         f"//@ param 2 pointer write {d_bytes} D (binary32; written unless flag 8)",
         f"//@ param 3 pointer write {d_bytes // 2} Dh (binary16; written only with flag 4)",
@@ -842,10 +1064,26 @@ def _contract(variant: Variant) -> list[str]:
     return lines
 
 
-def generate(variant: Variant, prefix: str) -> str:
-    """The kernel source of one variant (deterministic text)."""
-    stage = stage_bytes(variant)
-    a_tile = tile_bytes(variant.a_along_k, TILE_M)
+def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
+    """The kernel source of one variant for tiles of tile_m rows computed by `warps` warps
+    (None: the height's default, TILINGS) (deterministic text)."""
+    tiling_ = tiling(tile_m, warps)
+    ops = _operands(variant, tiling_)
+    stage = stage_bytes(variant, tile_m)
+    a_tile = ops[1].base - ops[0].base
+    copy_end = ops[1].copy + 2 * ops[1].chunks - 1
+    if tile_m == TILE_N:
+        shape = f"// Requires M, N multiples of {tile_m}, K a multiple of {TILE_K} (>= {TILE_K}); lda, ldb, sA, sB "
+    else:
+        shape = (f"// Requires M a multiple of {tile_m}, N of {TILE_N}, K of {TILE_K} (>= {TILE_K}); lda, ldb, "
+                 "sA, sB ")
+    tile_line = [] if tiling_ == tiling() else [
+        f"// Tile: {tile_m} x {TILE_N} (tile_m = {tile_m}"
+        + (f", warps = {tiling_.warps}" if tiling_ != tiling(tile_m) else "")
+        + f"): {tiling_.warps} warps, warp w computes rows "
+        f"32 (w >> {_log2(tiling_.warp_cols)}) and columns {tiling_.warp_n} (w & {tiling_.warp_cols - 1});",
+        "// each output element by the same instructions in the same order as with 64-row tiles"
+        + (" of 4 warps." if tiling_ != tiling(tile_m) else ".")]
     out = _Text()
     header = [
         f"// {variant.identity(prefix)}: generated by `python -m bobc.sass.generate.gemm` (compiler/bobc/sass/",
@@ -863,38 +1101,39 @@ def generate(variant: Variant, prefix: str) -> str:
         "//   Flag 128: v *= gelu'(U[m,n]) (U binary32 with D's strides) before D and Dh; flag 64: Dh =",
         "//   half(gelu(v)) (D = v, the pre-activation): for each element the instructions of separate",
         "//   elementwise GELU kernels (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
-        f"// Launch: block ({THREADS}, 1, 1), grid (N/{TILE_N}, M/{TILE_M}, batches); shared memory "
-        f"{shared_bytes(variant)} bytes",
+        *tile_line,
+        f"// Launch: block ({tiling_.threads}, 1, 1), grid (N/{TILE_N}, M/{tile_m}, batches); shared memory "
+        f"{shared_bytes(variant, tile_m)} bytes",
         f"// ({SHARED_BASE:#x} reserved + {STAGES} stages of {stage}: A slice {a_tile}, B slice {stage - a_tile}).",
-        f"// Requires M, N multiples of {TILE_M}, K a multiple of {TILE_K} (>= {TILE_K}); lda, ldb, sA, sB "
-        "multiples of 8,",
+        shape + "multiples of 8,",
         "// A, B 16-byte aligned; ldd, ldh, sD, sH even; D, R, bias 8-byte and Dh 4-byte aligned.",
-        "// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R39 accumulators, R40-R71 fragments, R72-R79",
+        f"// Registers: R0 tid, R1-R3 blockIdx x/y/z, R8-R{ACC + tiling_.accumulators - 1} accumulators, "
+        f"R40-R71 fragments, R72-R{copy_end}",
         "// copy sources, R80-R93 steps, stage offsets, addresses and counters"
         + (" (R2-R7: column sums in the loop)" if variant.column_sums else "") + " (see gemm.py).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
-        *_contract(variant),
+        *_contract(variant, tiling_),
         f".kernel {variant.kernel(prefix)}",
         f".registers {REGISTERS}",
     ]
     out("S2R R0, SR_TID.X")
     out("S2R R1, SR_CTAID.X", "64-column tile")
-    out("S2R R2, SR_CTAID.Y", "64-row tile")
+    out("S2R R2, SR_CTAID.Y", f"{tile_m}-row tile")
     out("S2R R3, SR_CTAID.Z", "batch")
     out("ULDC.64 UR4, c[0x0][memory_descriptor]")
     out.note("ptxas puts these three never-executed loads before a kernel's first LDGSTS on sm_90")
     for _ in range(3):
         out("@!PT LDS RZ, [RZ]")
-    chunk_a = _copy_sources(out, "A", variant.a_along_k, CTA_M, COPY, STEP_A)
-    chunk_b = _copy_sources(out, "B", variant.b_along_k, CTA_N, COPY + 4, STEP_B)
+    _copy_sources(out, ops[0], CTA_M)
+    _copy_sources(out, ops[1], CTA_N)
     out.note("shared addresses: copy destinations, then fragment sources, within a stage")
-    _copy_destination(out, variant.a_along_k, COPY_DST_A, SHARED_BASE)
-    _copy_destination(out, variant.b_along_k, COPY_DST_B, SHARED_BASE + a_tile)
-    _fragment_source(out, variant.a_along_k, True, FRAG_SRC_A, SHARED_BASE)
-    _fragment_source(out, variant.b_along_k, False, FRAG_SRC_B, SHARED_BASE + a_tile)
+    _copy_destination(out, ops[0], COPY_DST_A)
+    _copy_destination(out, ops[1], COPY_DST_B)
+    _fragment_source(out, ops[0], FRAG_SRC_A, tiling_)
+    _fragment_source(out, ops[1], FRAG_SRC_B, tiling_)
     if variant.column_sums:
-        _column_sums_setup(out, SHARED_BASE + a_tile)
-    for i in range(32):
+        _column_sums_setup(out, ops[1], tiling_)
+    for i in range(tiling_.accumulators):
         out(f"MOV R{ACC + i}, RZ")
     out(f"MOV R{WRITE_STAGE}, RZ")
     out(f"MOV R{READ_STAGE}, RZ")
@@ -903,31 +1142,31 @@ def generate(variant: Variant, prefix: str) -> str:
     out(f"MOV R{TO_DO}, R{TO_ISSUE}")
     out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
     for _ in range(STAGES - 1):
-        _issue(out, chunk_a, chunk_b, stage)
+        _issue(out, ops, stage)
     _loop_entry(out)
     out.label("slice")
     out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
-    _slice(out, variant, stage, chunk_a, chunk_b)
+    _slice(out, variant, stage, ops, tiling_)
     out("@P5 BRA slice")
     out(f"MOV R{T0}, {_p('flags')}", "(before the column sums' branch: it waits out the last products)")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
     if variant.column_sums:
-        _column_sums_store(out)
+        _column_sums_store(out, tiling_)
     out("@P3 BRA split")
-    _epilogue(out)
+    _epilogue(out, tiling_)
     out("EXIT")
-    _split(out)
+    _split(out, tiling_)
     return "\n".join(header + out.lines) + "\n"
 
 
-def write_all(folder: Path, prefix: str) -> list[Path]:
+def write_all(folder: Path, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for variant in VARIANTS.values():
         path = folder / f"{variant.identity(prefix)}.sass"
-        path.write_text(generate(variant, prefix), encoding="utf-8")
+        path.write_text(generate(variant, prefix, tile_m, warps), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -939,17 +1178,29 @@ def main(argv: list[str] | None = None) -> int:
                         help="the model's name for its kernels: files PREFIX-nn.sass ..., symbols PREFIX_nn ...")
     parser.add_argument("folder", type=Path, help="where the .sass files go (or are checked)")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
+    parser.add_argument("--tile-m", type=int, choices=TILE_HEIGHTS, default=TILE_M,
+                        help=f"output rows a block computes (default {TILE_M}; 128: 256 threads, a quarter "
+                             "fewer operand bytes from L2)")
+    parser.add_argument("--warps", type=int, choices=WARP_COUNTS, default=None,
+                        help="warps a block (default: the tile height's, 32 x 32 a warp; 8 with --tile-m 64: "
+                             "warps of 32 x 16, two a scheduler)")
     args = parser.parse_args(argv)
+    try:
+        chosen = tiling(args.tile_m, args.warps)
+    except ValueError as error:
+        parser.error(str(error))
+    warps = None if chosen == tiling(args.tile_m) else chosen.warps
     if args.check:
         stale = [v.identity(args.prefix) for v in VARIANTS.values()
                  if not (args.folder / f"{v.identity(args.prefix)}.sass").is_file()
                  or (args.folder / f"{v.identity(args.prefix)}.sass").read_text(encoding="utf-8")
-                 != generate(v, args.prefix)]
+                 != generate(v, args.prefix, args.tile_m, warps)]
+        tile = (f" --tile-m {args.tile_m}" if args.tile_m != TILE_M else "") + (f" --warps {warps}" if warps else "")
         for name in stale:
             print(f"{args.folder / (name + '.sass')}: differs from what the generator emits; "
-                  f"run python -m bobc.sass.generate.gemm --prefix {args.prefix} {args.folder}", file=sys.stderr)
+                  f"run python -m bobc.sass.generate.gemm --prefix {args.prefix}{tile} {args.folder}", file=sys.stderr)
         return 1 if stale else 0
-    for path in write_all(args.folder, args.prefix):
+    for path in write_all(args.folder, args.prefix, args.tile_m, warps):
         print(f"wrote {path}")
     return 0
 
