@@ -1038,12 +1038,17 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
     a_bytes = 2 * tiling_.tile_m * TILE_K
     b_bytes = 2 * TILE_N * TILE_K
     d_bytes = 4 * tiling_.tile_m * TILE_N
+    # every batch z (grid z: heads, or splits with flag 16) moves A, B, D/R/U and Dh by z times
+    # their batch strides (words 10, 11; elements); W is touched only with flag 16 (not declared per
+    # batch: a batched launch without it passes W unused)
+    each = "each hi[12] by"
     lines = [
-        f"//@ param 0 pointer read {a_bytes} A (binary16; at least one {tiling_.tile_m} x {TILE_K} slice)",
-        f"//@ param 1 pointer read {b_bytes} B (binary16; at least one 32 x 64 slice)",
-        f"//@ param 2 pointer write {d_bytes} D (binary32; written unless flag 8)",
-        f"//@ param 3 pointer write {d_bytes // 2} Dh (binary16; written only with flag 4)",
-        f"//@ param 4 pointer read {d_bytes} R (binary32 addend, D's strides; read only with flag 1)",
+        f"//@ param 0 pointer read {a_bytes} {each} 2*lo[10] A (binary16; at least one {tiling_.tile_m} x "
+        f"{TILE_K} slice a batch)",
+        f"//@ param 1 pointer read {b_bytes} {each} 2*hi[10] B (binary16; at least one 32 x 64 slice a batch)",
+        f"//@ param 2 pointer write {d_bytes} {each} 4*lo[11] D (binary32; written unless flag 8)",
+        f"//@ param 3 pointer write {d_bytes // 2} {each} 2*hi[11] Dh (binary16; written only with flag 4)",
+        f"//@ param 4 pointer read {d_bytes} {each} 4*lo[11] R (binary32 addend, D's strides; read only with flag 1)",
         f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
         "//@ param 6 scalar M, N (u32)",
         "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
@@ -1054,12 +1059,12 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         "//@ param 11 scalar sD (D and R), sH (Dh) (u32 batch strides, elements)",
         "//@ param 12 scalar alpha (f32), batches (u32, = grid z; with flag 16 the splits)",
         f"//@ param 13 pointer write {2 * d_bytes} W (binary32 split workspace [splits][M][N]; only with flag 16)",
-        f"//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
+        "//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
         f"//@ param 15 pointer write {4 * TILE_N} E (binary32 [N] column sums of B; written only with flag 32, "
         "by the first row tile)" if variant.column_sums else
         "//@ param 15 unused E (column sums of B: not served by this layout, flag 32 is ignored)",
-        f"//@ param 16 pointer read {d_bytes} U (binary32 saved pre-activation, D's strides ldd, sD; "
-        "read only with flag 128)",
+        f"//@ param 16 pointer read {d_bytes} {each} 4*lo[11] U (binary32 saved pre-activation, D's strides "
+        "ldd, sD; read only with flag 128)",
     ]
     return lines
 
