@@ -478,11 +478,21 @@ def test_reference_gelu_flags_follow_the_kernels_steps():
 TALL = 128
 
 
-@pytest.fixture(scope="module")
-def tall_sources(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gemm-tile-128")
-    gemm.write_all(folder, PREFIX, tile_m=TALL)
-    return folder
+def _assembled_decoded_and_round_tripped(folder, variant: str, arch: str) -> list[str]:
+    """Assemble a generated kernel of `folder` for `arch`: its symbol, within the 96 registers;
+    nvdisasm decodes every word and its listing assembles back to the same words; HMMA results
+    waited.  Returns nvdisasm's instruction texts."""
+    from bobc.sass import assemble
+    assembled = assemble_kernel(folder / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
+    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
+    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
+    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
+    assert decoded.errors == []
+    assert len(decoded.lines) == len(assembled.code) // 16
+    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
+    assert assemble(listing, arch).code == assembled.code
+    _assert_hmma_results_wait(assembled)
+    return [d.text for d in decoded.lines]
 
 
 @pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
@@ -491,21 +501,11 @@ def test_128_row_kernels_assemble_within_the_budget_and_decode_cleanly(variant, 
     matrix-load forms as the 64-row kernels', and its listing assembles back to the same words.
     Copies: a 128 x 32 slice of A is 8 KiB, B's 32 x 64 4 KiB, in 16-byte chunks over 256
     threads: 2 + 1 a thread a slice, in the prologue's STAGES - 1 slices and the loop's one."""
-    from bobc.sass import assemble
-    assembled = assemble_kernel(tall_sources / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
-    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
-    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
-    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
-    assert decoded.errors == []
-    assert len(decoded.lines) == len(assembled.code) // 16
-    texts = [d.text for d in decoded.lines]
+    texts = _assembled_decoded_and_round_tripped(tall_sources, variant, arch)
     assert sum("HMMA.16816.F32" in t for t in texts) == 16
     assert sum("LDSM.16.MT88.4" in t for t in texts) == {"nn": 4, "nt": 0, "tn": 8}[variant]
     chunks = (128 * 32 * 2) // 16 // 256 + (32 * 64 * 2) // 16 // 256
     assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == chunks * gemm.STAGES
-    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
-    assert assemble(listing, arch).code == assembled.code
-    _assert_hmma_results_wait(assembled)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -569,13 +569,6 @@ def test_generator_cli_writes_and_checks_the_128_row_kernels(tmp_path, capsys):
 
 # ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)), generated into a temporary folder ----
 
-@pytest.fixture(scope="module")
-def eight_warp_sources(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gemm-warps-8")
-    gemm.write_all(folder, PREFIX, warps=8)
-    return folder
-
-
 @pytest.mark.parametrize("variant,arch", CASES, ids=[f"{v}.{a}" for v, a in CASES])
 def test_eight_warp_kernels_assemble_within_the_budget_and_decode_cleanly(variant, arch, eight_warp_sources):
     """Within the 96 registers; nvdisasm decodes every word and its listing assembles back to the
@@ -583,21 +576,11 @@ def test_eight_warp_kernels_assemble_within_the_budget_and_decode_cleanly(varian
     and one B matrix load (x4: two n8 fragments), so 8 HMMAs and 6 LDSM a slice.  Copies: A's
     64 x 32 slice and B's 32 x 64 are 4 KiB each, 256 chunks of 16 bytes: one of each a thread a
     slice, in the prologue's STAGES - 1 slices and the loop's one.  HMMA results wait 18 cycles."""
-    from bobc.sass import assemble
-    assembled = assemble_kernel(eight_warp_sources / f"coppelius-gemm-{variant}.sass", TARGETS[arch])
-    assert assembled.kernel_name == f"coppelius_gemm_{variant}"
-    assert assembled.register_budget == gemm.REGISTERS and assembled.registers <= gemm.REGISTERS
-    decoded = disassemble(assembled.code, TARGETS[arch].nvdisasm_arch)
-    assert decoded.errors == []
-    assert len(decoded.lines) == len(assembled.code) // 16
-    texts = [d.text for d in decoded.lines]
+    texts = _assembled_decoded_and_round_tripped(eight_warp_sources, variant, arch)
     assert sum("HMMA.16816.F32" in t for t in texts) == 8
     assert sum("LDSM.16." in t for t in texts) == 6
     assert sum("LDSM.16.MT88.4" in t for t in texts) == {"nn": 2, "nt": 0, "tn": 6}[variant]
     assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == 2 * gemm.STAGES
-    listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
-    assert assemble(listing, arch).code == assembled.code
-    _assert_hmma_results_wait(assembled)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -313,14 +313,6 @@ def test_gelu_grad_is_the_separate_gelu_backward_kernel(layout, arch, splits):
 TALL = 128
 
 
-@pytest.fixture(scope="module")
-def tall_sources(tmp_path_factory):
-    """The tile_m = 128 kernels, generated into a temporary folder (the committed ones are 64-row)."""
-    folder = tmp_path_factory.mktemp("gemm-tile-128")
-    gemm.write_all(folder, PREFIX, tile_m=TALL)
-    return folder
-
-
 def _run_tiled(layout, arch, buffers, folder, tile_m, splits=1, warps=None, **fields):
     """One launch of the tile_m kernels of `warps` warps (the committed sources for the default
     64-row tiling, `folder`'s otherwise), pointers named by buffer, through split_parameters
@@ -409,14 +401,6 @@ def test_128_row_tiles_compute_what_64_row_tiles_do(layout, arch, case, tall_sou
 
 
 # ---- eight warps on a 64 x 64 tile (gemm.generate(..., warps=8)): warps of 32 x 16, same results ----
-
-
-@pytest.fixture(scope="module")
-def eight_warp_sources(tmp_path_factory):
-    """The 64-row kernels of 8 warps, generated into a temporary folder (the committed ones have 4)."""
-    folder = tmp_path_factory.mktemp("gemm-warps-8")
-    gemm.write_all(folder, PREFIX, warps=8)
-    return folder
 
 
 @pytest.mark.parametrize("layout,arch,case", TALL_CASES, ids=[f"{l}.{a}.{c}" for l, a, c in TALL_CASES])

@@ -718,22 +718,17 @@ def _column_sums_slice(out: _Text, tiling_: Tiling) -> None:
     pitch = outer_pitch(TILE_N)
     out("@!P1 BRA column_sums_added")
     out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
-    if _column_sums_groups(tiling_) == 2:
-        for row in range(0, TILE_K, 4):
-            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 1}")
-            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 1) * pitch:#x}]")
-            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
-            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
-            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
-            out(f"FADD R{E_SUM1}, R{E_SUM1}, R{E_HALF1}")
-    else:
-        for row in range(0, TILE_K, 8):
-            out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + 4}")
-            out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + 4) * pitch:#x}]")
-            out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
-            out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
-            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
-            out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF1}", "in increasing k")
+    # two row groups a thread: rows g, g + 4, .. into E_SUM0 and g + 1, g + 5, .. into E_SUM1;
+    # one: rows g, g + 4, g + 8, .. all into E_SUM0, two a step
+    two = _column_sums_groups(tiling_) == 2
+    step, second, into = (4, 1, E_SUM1) if two else (8, 4, E_SUM0)
+    for row in range(0, TILE_K, step):
+        out(f"LDS.U16 R{E_HALF0}, [R{E_AT}+{row * pitch:#x}]", f"k rows +{row}, +{row + second}")
+        out(f"LDS.U16 R{E_HALF1}, [R{E_AT}+{(row + second) * pitch:#x}]")
+        out(f"HADD2.F32 R{E_HALF0}, -RZ, R{E_HALF0}.H0_H0", "binary16 -> binary32, exact")
+        out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
+        out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
+        out(f"FADD R{into}, R{into}, R{E_HALF1}", "" if two else "in increasing k")
     out.label("column_sums_added")
 
 
