@@ -337,7 +337,7 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
     return 0;
 }
 
-/* ---- the steps past Bob's (seed 004's kinds; docs/host-steps.md) ---- */
+/* ---- the remaining step kinds: input windows, status and timing records, checkpoint files, cursors (docs/host-steps.md) ---- */
 
 static int bad(host *h, const char *what)
 {

@@ -27,16 +27,10 @@ def main() -> int:
     target = bench.TARGETS[f"sm_{cp.cuda.Device().compute_capability}"]
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as folder:
-        sources = Path(folder) / "k"
-        gemm.write_all(sources, bench.PREFIX)
         functions = {}
-        for name, variant in gemm.VARIANTS.items():
-            assembled = bench.assemble_kernel(sources / f"{variant.identity(bench.PREFIX)}.sass", target)
-            path = sources / f"{name}.cubin"
-            path.write_bytes(bench.write_cubin(assembled, assembled.kernel_name, target, gemm.PARAMETER_BYTES, 128))
+        for name, (path, symbol, shared) in bench.cubins(target, gemm.TILE_M, 4, Path(folder)).items():
             module = cp.RawModule(path=str(path))
-            function = module.get_function(assembled.kernel_name)
-            shared = gemm.shared_bytes(variant)
+            function = module.get_function(symbol)
             function.max_dynamic_shared_size_bytes = shared
             functions[name] = (module, function, shared)
         keep = []
@@ -54,7 +48,7 @@ def main() -> int:
                                                 M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n)
             words = tuple(np.frombuffer(block, dtype=np.uint64))
             for _ in range(3):
-                function(grid, (128,), words, shared_mem=shared)
+                function(grid, (gemm.THREADS,), words, shared_mem=shared)
             cp.cuda.Device().synchronize()
             print(what, grid, "launched 3 times", flush=True)
     return 0

@@ -5,8 +5,8 @@ registered NumPy kernels, and writes the same three files as the native host,
 with the same refusals and exit codes, so the two can be compared file for
 file.  The kernels come from `--kernels FILE`, else from the file named
 REFERENCE_KERNELS_FILE in the plan's root folder (the folder its module path
-is relative to: examples/bob for Bob.Build.NativeHost); this command knows
-no model.
+is relative to: for a module Model.Build.NativeHost, the folder holding
+Model/); this command knows no model.
 """
 from pathlib import Path
 
@@ -37,8 +37,7 @@ def add_arguments(p):
     p.add_argument("--kernels", metavar="FILE",
                    help="a Python file whose KERNELS maps each kernel (region identity) to its NumPy "
                         "implementation, with which the plan's own schedule is carried out step by "
-                        f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder; for example "
-                        "examples/bob/reference_kernels.py)")
+                        f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder)")
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)

@@ -2,9 +2,8 @@
 
 What a module sees: its own definitions and families, and those of the
 modules it imports directly.  Imports are not re-exported: a module that
-needs a name from a module further down imports that module itself (the
-seeds do: Bob.Build.PhysicalComponents imports Bob.Model for
-bobParameterCount although Bob.TrainingRun imports it too).  Two different
+needs a name from a module further down imports that module itself, even
+when a module it imports imports that one too.  Two different
 definitions of one name visible in one module are an error that names both.
 
 Inside expressions, a name is looked up among the enclosing binders first,
