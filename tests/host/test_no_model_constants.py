@@ -19,7 +19,9 @@ BOB = [r"\b1564\b", r"\b5120\b", r"\b65536u?\b", r"\b786432\b", r"\b262144\b", r
        r"BOBINPUT", r"bobNativeHost", r"\b0x160\b", r"\b528\b", r"\b1552\b", r"RT_VOCAB",
        r"RT_PROMPTS", r"adamw_hyper",
        r"bob[-_](row[-_]gather|loss[-_]gradient|adamw|greedy[-_]argmax)", r"BobConfig", r"bob-raw-pmv",
-       r"bob-gpu", r"\"bob: ", r"BOB_[A-Z]", r"\bbob_[a-z_0-9]+\("]
+       r"bob-gpu", r"\"bob: ", r"BOB_[A-Z]", r"\bbob_[a-z_0-9]+\(",
+       # the model's own name and folder (bobc, bob-host and .bob are the product's, not the model's)
+       r"\bBob\b", r"examples/bob\b"]
 SIZES = [p for p in BOB if p.startswith(r"\b")]
 
 COMPILER = REPO / "compiler" / "bobc"
