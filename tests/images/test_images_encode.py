@@ -180,10 +180,13 @@ DEPENDENT = {"V03_00": ("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPEN
 
 
 def _successors(*sequences):
-    from bobc.nvidia.encode import launch_successors
+    """launch -> the one launch its QMD schedules, with no footprints (every launch conflicts)."""
+    from bobc.nvidia.encode import plan_launch_order
     from bobc.plan.model import Submission
     submissions = tuple(Submission(f"s{i}", tuple(launches), 16 * i) for i, launches in enumerate(sequences))
-    return launch_successors(dataclasses.replace(bob.bob_whole_program_plan(), submissions=submissions))
+    order = plan_launch_order(dataclasses.replace(bob.bob_whole_program_plan(), submissions=submissions), slots=2)
+    assert all(len(after) == 1 for after in order.dependents.values())
+    return {launch: after[0] for launch, after in order.dependents.items()}
 
 
 def test_a_launch_names_its_successor_only_when_every_submission_agrees():
@@ -219,15 +222,15 @@ def test_launches_always_sent_together_are_chained_through_their_qmds(plan, targ
         assert independent.read(raw, target.qmd_layout, prefetch) == 1
         assert independent.read(raw, target.qmd_layout, pointer) << 8 == \
             bob.QMD_BASE + successor * target.qmd_record_bytes
-        assert images.manifest["launches"][launch]["schedules_next"] == successor
+        assert images.manifest["launches"][launch]["schedules"] == [successor]
     for launch in range(len(plan.launches)):
         if launch not in (2, 0):
             assert independent.read(record(launch), target.qmd_layout, enable) == 0
-            assert images.manifest["launches"][launch]["schedules_next"] is None
+            assert images.manifest["launches"][launch]["schedules"] == []
     shown = {line.key: line for line in decode.launch_lines(images)}
-    assert shown["launch[2].schedules"].value == f"launch 0 ({plan.launches[0].identity})"
-    assert shown["launch[2].schedules"].note == ""
-    assert "launch[5].schedules" not in shown
+    assert shown["launch[2].schedules[0]"].value == f"launch 0 ({plan.launches[0].identity})"
+    assert shown["launch[2].schedules[0]"].note == ""
+    assert "launch[5].schedules[0]" not in shown
 
 
 def test_method_headers_by_hand(plan):

@@ -385,17 +385,19 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
                 note = f"region {launch['region']}'s manifest entry says {region['qmd_registers']}"
             out.append(Line(f"{prefix}.registers", registers, note, owner, "launch",
                             where=f"from the QMD's {recipe.registers}"))
-            enable, _action, _prefetch, pointer = recipe.dependent
-            if fields.get(enable):
+            declared = launch.get("schedules", [])
+            for slot, (enable, _action, _prefetch, pointer) in enumerate(recipe.dependents):
+                if not fields.get(enable):
+                    continue
                 address = fields.get(pointer, 0) << 8
                 named = by_qmd.get(address)
                 value = f"launch {named['index']} ({named['identity']})" if named else f"the QMD at {address:#x}"
                 note = ""
                 if named is None:
                     note = "no launch's QMD is there"
-                elif launch.get("schedules_next") != named["index"]:
-                    note = f"the manifest says {launch.get('schedules_next')}"
-                out.append(Line(f"{prefix}.schedules", value, note, owner, "launch",
+                elif slot >= len(declared) or declared[slot] != named["index"]:
+                    note = f"the manifest says {declared}"
+                out.append(Line(f"{prefix}.schedules[{slot}]", value, note, owner, "launch",
                                 where=f"when its grid ends (the QMD's {enable}, {pointer})"))
         for key in ("program_address", "qmd_address", "parameter_address"):
             if key in launch:

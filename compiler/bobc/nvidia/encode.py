@@ -37,6 +37,7 @@ from ..plan.model import Launch, Region, WholeProgramPlan
 from ..targets import CC80_PLUS_LIMITS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
+from .launch_order import LaunchOrder, launch_order
 from .qmd import QMD, layout_named
 
 # ---------------------------------------------------------------- constants
@@ -81,7 +82,7 @@ PCAS_ACTION = "INVALIDATE_COPY_SCHEDULE"
 
 # DEPENDENT_QMD0_ACTION values (open-gpu-doc clc7c0qmd.h V03_00, clcbc0qmd.h V04_00: the same
 # numbers).  A launch that always hands on to the same next launch names it in its QMD, and the
-# compute work distributor schedules that QMD when the grid has ended (launch_successors below).
+# compute work distributor schedules that QMD when the grid has ended (plan_launch_order below).
 # The dependent QMD is read again from memory for the reason PCAS_ACTION gives.
 DEPENDENT_QMD_ACTIONS = {"SCHEDULE": 1, "INVALIDATE_COPY_SCHEDULE": 3}
 DEPENDENT_QMD_ACTION = "INVALIDATE_COPY_SCHEDULE"
@@ -116,7 +117,8 @@ class QMDRecipe:
     cb0_size_shifted4: str
     shared_memory_size: str
     sm_config: tuple[str, str, str]         # MIN, MAX, TARGET
-    dependent: tuple[str, str, str, str]    # slot 0's ENABLE, ACTION, PREFETCH, POINTER (QMD address >> 8)
+    dependents: tuple[tuple[str, str, str, str], ...]   # per dependent QMD slot: ENABLE, ACTION, PREFETCH,
+                                                        # POINTER (QMD address >> 8)
 
 
 _COMMON_CONSTANTS = {
@@ -150,8 +152,10 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
-        dependent=("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
-                   "DEPENDENT_QMD0_POINTER"),
+        # V03_00 has DEPENDENT_QMD1_ENABLE/ACTION/PREFETCH but no second pointer (clc7c0qmd.h):
+        # one dependent
+        dependents=(("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
+                     "DEPENDENT_QMD0_POINTER"),),
     ),
     "V04_00": QMDRecipe(
         constants={**_COMMON_CONSTANTS, "QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2},
@@ -167,8 +171,10 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
-        dependent=("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
-                   "DEPENDENT_QMD0_POINTER"),
+        dependents=(("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
+                     "DEPENDENT_QMD0_POINTER"),
+                    ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD_PREFETCH(1)",
+                     "DEPENDENT_QMD1_POINTER")),
     ),
 }
 
@@ -439,28 +445,18 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
     return bytes(block)
 
 
-def launch_successors(plan: WholeProgramPlan) -> dict[int, int]:
-    """launch -> the launch its QMD schedules when its grid ends (DEPENDENT_QMD0), where the plan allows.
-
-    A QMD is one record shared by every submission that sends it, so launch L may name M only
-    if every submission that sends L sends M right after it, each time; otherwise (L ends a
-    submission, or is followed by different launches) L names nothing and whatever follows it
-    is sent after a WAIT_FOR_IDLE.  Chains cannot loop: following them walks along one
-    submission's list, whose last launch names nothing.
-    """
-    followers: dict[int, set] = {}
-    for submission in plan.submissions:
-        sequence = submission.launches
-        for position, launch in enumerate(sequence):
-            following = sequence[position + 1] if position + 1 < len(sequence) else None
-            followers.setdefault(launch, set()).add(following)
-    return {launch: next(iter(after)) for launch, after in sorted(followers.items())
-            if len(after) == 1 and None not in after}
+def plan_launch_order(plan: WholeProgramPlan, conflicts=None, slots: int = 1) -> LaunchOrder:
+    """Which QMD starts which, and what each submission's pushbuffer sends
+    (bobc.nvidia.launch_order); `conflicts(a, b)` says whether launches a and b touch the same
+    bytes, one of them writing (bobc.certify.footprints), None: every launch conflicts with
+    every other, and each submission is one chain; `slots`: the dependent QMDs a QMD names."""
+    return launch_order([submission.launches for submission in plan.submissions], conflicts, slots)
 
 
-def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, successor: int | None = None) -> bytes:
-    """Launch `index`'s QMD, zero-padded to the target's table slot; with `successor`, the QMD
-    schedules that launch's QMD once its own grid has ended (its writes flushed by the membar)."""
+def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: tuple[int, ...] = ()) -> bytes:
+    """Launch `index`'s QMD, zero-padded to the target's table slot; it schedules each launch of
+    `dependents` (at most two, DEPENDENT_QMD0 then 1) once its own grid has ended (its writes
+    flushed by the membar)."""
     target = layout.target
     recipe = RECIPES[target.qmd_layout]
     launch = plan.launches[index]
@@ -497,12 +493,14 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, successor: in
     shifted = cb >> recipe.cb0_address_shift
     qmd.set(recipe.cb0_address[0], shifted & 0xFFFFFFFF).set(recipe.cb0_address[1], shifted >> 32)
     qmd.set(recipe.cb0_size_shifted4, target.parameter_block_bytes >> 4)
-    if successor is not None:
+    if len(dependents) > len(recipe.dependents):
+        raise BobcError(f"{_launch_name(index, launch)}: {len(dependents)} dependent QMDs; a QMD names at most "
+                        f"{len(recipe.dependents)}")
+    for successor, (enable, action, prefetch, address) in zip(dependents, recipe.dependents):
         pointer = layout.launches[successor].qmd_address
         if pointer % QMD_ALIGNMENT or pointer >> 40:
-            raise BobcError(f"{_launch_name(index, launch)}: the QMD it schedules next, at {pointer:#x}, "
+            raise BobcError(f"{_launch_name(index, launch)}: the QMD it schedules, at {pointer:#x}, "
                             f"is not {QMD_ALIGNMENT}-byte aligned below 2^40")
-        enable, action, prefetch, address = recipe.dependent
         qmd.set(enable, 1).set(action, DEPENDENT_QMD_ACTIONS[DEPENDENT_QMD_ACTION]).set(prefetch, 1)
         qmd.set(address, pointer >> 8)
     return qmd.to_bytes(target.qmd_record_bytes)
@@ -524,30 +522,28 @@ def prologue(target: Target) -> pb.Pushbuffer:
 
 
 def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
-                       successors: dict[int, int] | None = None) -> pb.Pushbuffer:
+                       order: LaunchOrder | None = None) -> pb.Pushbuffer:
     """Send the QMDs that start the submission's chains, then release its semaphore once the
     engine is idle.
 
-    A plan's launches run in order, each seeing the writes of those before it.  Where the
-    launch before names this one as its dependent QMD (launch_successors), the compute work
-    distributor schedules it when that grid ends and the pushbuffer sends nothing.  Elsewhere
-    the compute engine would start a grid while the one before it still runs, so a
-    WAIT_FOR_IDLE stands before the send (what a Vulkan driver emits for a compute-to-compute
-    barrier, NVK among them).  The grid's end flushes its writes (CWD_MEMBAR_TYPE
-    L1_SYSMEMBAR) and the next grid's start drops stale L1 lines (INVALIDATE_SHADER_DATA_CACHE):
-    the QMD's constants.
+    A plan's launches run in order, each seeing the writes of those before it that it
+    conflicts with.  A launch another launch's QMD names as a dependent (plan_launch_order) is
+    started by the compute work distributor when that grid ends, and the pushbuffer sends
+    nothing for it.  The others are sent here; where one must not start while earlier grids
+    still run, a WAIT_FOR_IDLE stands before the send (what a Vulkan driver emits for a
+    compute-to-compute barrier, NVK among them).  The grid's end flushes its writes
+    (CWD_MEMBAR_TYPE L1_SYSMEMBAR) and the next grid's start drops stale L1 lines
+    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.
     """
-    if successors is None:
-        successors = launch_successors(plan)
+    if order is None:
+        order = plan_launch_order(plan, slots=len(RECIPES[layout.target.qmd_layout].dependents))
     submission = plan.submissions[index]
     push = prologue(layout.target) if submission.counts else pb.Pushbuffer()
     if not submission.launches:
         raise BobcError(f"submission {index} ({submission.identity}) has no launches")
-    for position, launch in enumerate(submission.launches):      # in range: plan_layout checked them
-        if position and successors.get(submission.launches[position - 1]) == launch:
-            continue
-        qmd_address = layout.launches[launch].qmd_address
-        if position:
+    for send in order.sends[index]:                # in range: plan_layout checked them
+        qmd_address = layout.launches[send.launch].qmd_address
+        if send.after_idle:
             push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["WAIT_FOR_IDLE"], 0)
         push.inc(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_PCAS_A"], qmd_address >> 8)
         push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["SEND_SIGNALING_PCAS2_B"], pb.PCAS_ACTION[PCAS_ACTION])
@@ -569,7 +565,10 @@ class Images:
     manifest: dict = field(default_factory=dict)
 
 
-def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
+def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None) -> Images:
+    """The device images of `plan` for `target`; `conflicts(a, b)` (bobc.certify.footprints)
+    lets launches that touch disjoint bytes run at the same time, None keeps each submission
+    one chain (plan_launch_order)."""
     layout = plan_layout(plan, target)
 
     program = bytearray(layout.program_bytes)
@@ -579,14 +578,14 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
         program[placed.parameter_offset:placed.parameter_offset + target.parameter_block_bytes] = \
             parameter_block(plan, placed.index, target)
 
-    successors = launch_successors(plan)
-    qmd = b"".join(launch_qmd(plan, layout, i, successors.get(i)) for i in range(len(plan.launches)))
+    order = plan_launch_order(plan, conflicts, slots=len(RECIPES[target.qmd_layout].dependents))
+    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i)) for i in range(len(plan.launches)))
 
     push = bytearray(prologue(target).to_bytes())
     prologue_bytes = len(push)
     segments = []
     for index in range(len(plan.submissions)):
-        segment = submission_segment(plan, layout, index, successors).to_bytes()
+        segment = submission_segment(plan, layout, index, order).to_bytes()
         segments.append((len(push), len(segment)))
         push += segment
     entries = [Entry(plan.pushbuffer_base + offset, length // 4) for offset, length in segments]
@@ -620,7 +619,7 @@ def encode_images(plan: WholeProgramPlan, target: Target) -> Images:
                       "parameter_offset": p.parameter_offset, "parameter_address": p.parameter_address,
                       "qmd_offset": p.qmd_offset, "qmd_address": p.qmd_address,
                       "grid": list(plan.launches[p.index].grid), "block": list(plan.launches[p.index].block),
-                      "schedules_next": successors.get(p.index)}
+                      "schedules": list(order.schedules(p.index))}
                      for p in layout.launches],
         "submissions": [{"index": i, "identity": s.identity, "launches": list(s.launches), "ring_entry": i,
                          "push_offset": segments[i][0], "push_length": segments[i][1],

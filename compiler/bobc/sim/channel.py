@@ -122,7 +122,10 @@ class Channel:
         self.memory = memory
         self.check_hazards = check_hazards
         self.check_order = check_order
-        self.unordered: list[tuple[str, np.ndarray, np.ndarray]] = []   # launches since the last wait for idle
+        self.unordered: list[tuple] = []   # (where, reads, writes, token) of launches since the last wait for idle
+        self._token = 0                    # numbers each launch run, for its dependents' `_ancestors`
+        self._ancestors: frozenset = frozenset()
+        self._current = 0
         self.launch_names = launch_names or {}
         self.bound: dict[int, int] = {}             # subchannel -> class
         self.sem_address = 0
@@ -271,19 +274,26 @@ class Channel:
 
     # ------------------------------------------------------------ launches
     def launch(self, qmd_address: int, compute_class: int, at: str) -> None:
-        """Run the QMD sent at `at`, then each dependent QMD it schedules, in chain order."""
-        chain: list[int] = []
-        while qmd_address is not None:
-            if qmd_address in chain:
-                names = " -> ".join(self.launch_names.get(a, f"{a:#x}") for a in chain + [qmd_address])
-                raise SimulationFault(f"{at}: the dependent QMDs loop ({names}): the GPU would launch forever")
-            chain.append(qmd_address)
-            previous = len(self.unordered)
-            qmd_address = self.run_qmd(qmd_address, compute_class,
-                                        at if len(chain) == 1 else f"{at}, scheduled by the QMD before it")
-            if self.check_order and qmd_address is not None:
-                # the dependent starts once this grid has ended: what it touched no longer races
-                del self.unordered[previous:]
+        """Run the QMD sent at `at`, then the dependent QMDs it schedules, depth first: a
+        dependent starts once its parent's grid has ended, beside its siblings and whatever else
+        runs (so the order check skips only its ancestors)."""
+        self._launch_tree(qmd_address, compute_class, at, ())
+
+    def _launch_tree(self, qmd_address: int, compute_class: int, at: str, ancestors: tuple) -> None:
+        if any(address == qmd_address for address, _token in ancestors):
+            names = " -> ".join(self.launch_names.get(a, f"{a:#x}") for a, _t in ancestors + ((qmd_address, 0),))
+            raise SimulationFault(f"{at}: the dependent QMDs loop ({names}): the GPU would launch forever")
+        self._token += 1
+        token = self._token
+        self._ancestors = frozenset(t for _a, t in ancestors)
+        self._current = token
+        dependents = self.run_qmd(qmd_address, compute_class,
+                                  at if not ancestors else f"{at}, scheduled by the QMD before it")
+        if dependents is None or isinstance(dependents, int):
+            raise TypeError(f"{type(self).__qualname__}.run_qmd returned {dependents!r}: it returns the tuple of "
+                            "QMD addresses the launch schedules (the LaunchDescription's `dependents`)")
+        for dependent in dependents:
+            self._launch_tree(dependent, compute_class, at, ancestors + ((qmd_address, token),))
 
     def describe(self, qmd_address: int, compute_class: int, at: str):
         """The launch the QMD at `qmd_address` describes (a qmd_reader.LaunchDescription), read in
@@ -291,10 +301,10 @@ class Channel:
         layout = COMPUTE_CLASSES[compute_class][1]
         return read_launch(self.memory.read(qmd_address, QMD_BYTES[layout], f"{at}: the QMD"), compute_class, at)
 
-    def run_qmd(self, qmd_address: int, compute_class: int, at: str) -> int | None:
-        """Run the launch one QMD describes; the address of the dependent QMD it schedules, or None.
+    def run_qmd(self, qmd_address: int, compute_class: int, at: str) -> tuple[int, ...]:
+        """Run the launch one QMD describes; the addresses of the dependent QMDs it schedules.
         A channel that runs launches its own way (a model's NumPy kernels, say) overrides this,
-        and `launch` still follows the chain."""
+        and `launch` still follows the dependents."""
         name = self.launch_names.get(qmd_address, f"launch of the QMD at {qmd_address:#x}")
         where = f"{at}: {name}"
         if self.windows["shared"] is None or self.windows["local"] is None:
@@ -321,11 +331,13 @@ class Channel:
         if self.check_order:
             self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))
-        return d.dependent
+        return d.dependents
 
     def _ordered(self, where: str, reads: np.ndarray, writes: np.ndarray) -> None:
         """Refuse a launch whose words meet those of a launch the GPU may still be running."""
-        for earlier, their_reads, their_writes in self.unordered:
+        for earlier, their_reads, their_writes, token in self.unordered:
+            if token in self._ancestors:
+                continue                          # ended before this launch started
             for mine, does, theirs, did in ((reads, "reads", their_writes, "wrote"),
                                             (writes, "writes", their_writes, "wrote"),
                                             (writes, "writes", their_reads, "read")):
@@ -333,4 +345,4 @@ class Channel:
                 if common.size:
                     address = int(common[0]) * 4
                     raise UnorderedLaunches(where, does, earlier, did, address, self.memory.resident_of(address))
-        self.unordered.append((where, reads, writes))
+        self.unordered.append((where, reads, writes, self._current))

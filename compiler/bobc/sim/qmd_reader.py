@@ -3,9 +3,9 @@
 Which layout a QMD has follows from the compute class bound on the channel
 (AMPERE_COMPUTE_B reads V03_00, HOPPER_COMPUTE_A reads V04_00), and the QMD's
 own QMD_MAJOR_VERSION must agree.  Features the simulator does not model (a
-QMD release, the second dependent QMD, queues, constant banks other than 0) are
-refused by field name when set.  The first dependent QMD, which the launch
-schedules when its grid ends, is read: the channel follows it.
+QMD release, V03_00's second dependent QMD, which has no pointer of its own, queues,
+constant banks other than 0) are refused by field name when set.  The dependent QMDs,
+which the launch schedules when its grid ends, are read: the channel follows them.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ FACTS = {
         "grid": ("CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"),
         "registers": "REGISTER_COUNT_V", "cb_shift": 0,
         "cb": ("CONSTANT_BUFFER_ADDR_LOWER(0)", "CONSTANT_BUFFER_ADDR_UPPER(0)"),
-        "dependent": ("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_POINTER"),
+        "dependents": (("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_POINTER"),),
         "unmodeled": ("RELEASE0_ENABLE", "RELEASE1_ENABLE", "RELEASE2_ENABLE", "DEPENDENT_QMD1_ENABLE",
                       "IS_QUEUE"),
     },
@@ -35,8 +35,9 @@ FACTS = {
         "grid": ("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
         "registers": "REGISTER_COUNT", "cb_shift": 6,
         "cb": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)"),
-        "dependent": ("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD0_POINTER"),
-        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)", "DEPENDENT_QMD_ENABLE(1)"),
+        "dependents": (("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD0_POINTER"),
+                       ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD1_POINTER")),
+        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)"),
     },
 }
 # DEPENDENT_QMD0_ACTION values that schedule the dependent QMD (clc7c0qmd.h / clcbc0qmd.h; the
@@ -58,7 +59,7 @@ class LaunchDescription:
     prefetch_bytes: int
     cb0_address: int
     cb0_bytes: int
-    dependent: int | None = None    # the QMD this launch schedules when its grid ends
+    dependents: tuple[int, ...] = ()    # the QMDs this launch schedules when its grid ends
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -89,17 +90,18 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
     block = tuple(field(f"CTA_THREAD_DIMENSION{i}") for i in range(3))
     if 0 in grid or 0 in block:
         raise SimulationFault(f"{where}: empty grid {grid} or block {block}")
-    dependent = None
-    enable, action, pointer = facts["dependent"]
-    if field(enable):
+    dependents = []
+    for enable, action, pointer in facts["dependents"]:
+        if not field(enable):
+            continue
         if field(action) not in SCHEDULING_DEPENDENT_ACTIONS:
-            raise Unmodeled(f"{where}: the QMD's dependent QMD action is {field(action)}; the simulator models "
+            raise Unmodeled(f"{where}: the dependent QMD action ({action}) is {field(action)}; the simulator models "
                             + ", ".join(f"{v} ({k})" for k, v in SCHEDULING_DEPENDENT_ACTIONS.items()))
-        dependent = field(pointer) << 8
+        dependents.append(field(pointer) << 8)
     low, high = facts["cb"]
     cb0 = (field(low) | field(high) << 32) << facts["cb_shift"]
     return LaunchDescription(
         layout, arch, grid, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"),
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
-        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, dependent)
+        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents))

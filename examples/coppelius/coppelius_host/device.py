@@ -114,7 +114,7 @@ def _channel_class():
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
             self.kernels[kernel](self.memory, Launched(bank0[base:]))
             self.launched.append(kernel)
-            return described.dependent          # the channel runs the QMD this one schedules next
+            return described.dependents         # the channel runs the QMDs this one schedules
 
     return KernelChannel
 

@@ -34,9 +34,9 @@ def _channel_class():
             described = self.describe(qmd_address, compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
             self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
-            dependent = super().run_qmd(qmd_address, compute_class, at)
+            dependents = super().run_qmd(qmd_address, compute_class, at)
             self.launched.append(kernel)
-            return dependent
+            return dependents
 
     return SimulatedChannel
 

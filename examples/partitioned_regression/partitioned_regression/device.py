@@ -74,7 +74,7 @@ def _channel_class():
                 put(pointer(1), a)
                 put(pointer(0), w)
             self.log.launches.append((qmd_address, kernel))
-            return d.dependent               # the channel runs the QMD this one schedules next
+            return d.dependents              # the channel runs the QMDs this one schedules
 
     return KernelChannel
 
