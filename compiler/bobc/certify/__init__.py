@@ -24,6 +24,10 @@ What is checked (one module per check):
 - schedule (schedule.py): submissions reference existing launches, every launch is
   submitted, launches are first submitted in plan order, semaphores are not
   shared between submissions.
+
+Not a check: footprints.py gives each launch's byte ranges (its active pointers'
+extents, by the pointer check's own reading of the contracts), from which launches
+that touch disjoint bytes can be run at the same time.
 """
 from __future__ import annotations
 

@@ -17,8 +17,11 @@ far from the address it may touch (its extent), in terms the plan supplies:
   points into (the plan's arena decides);
 - an expression over the launch's own parameter words: numbers, `word[i]`
   (the 64-bit word i), `lo[i]` and `hi[i]` (its low and high 32 bits),
-  joined by `*` and `+` (`4*hi[7]`: the element count at word 7's high half,
-  times 4 bytes);
+  joined by `*`, `/` (integer division, floor), `+` and `-`; `*` and `/` bind
+  tighter and each level is evaluated left to right (`4*hi[7]`: the element
+  count at word 7's high half, times 4 bytes; `2*lo[8]*lo[6]-2*lo[8]+2*lo[7]`:
+  the halves of lo[6] rows of lo[7], lo[8] apart).  A negative result or a
+  division by zero is refused for the launch, naming the expression;
 - a number: a size the kernel's code itself fixes (one u32 it reads, an
   8-byte record it writes), never a model's size.
 
@@ -29,6 +32,16 @@ A pointer the kernel moves per batch (grid y or z) says so after its extent:
 `each COUNT by STRIDE` (expressions as above): the kernel touches the extent
 at address + b * STRIDE for every batch b < COUNT, and each of those must lie
 in a resident of its own (batch l of a layer-batched launch in layer l's).
+
+A pointer the kernel touches only under a flag says so last (after `each ... by ...`):
+
+    //@ param 13 pointer read-write 4*hi[12]*lo[6]*hi[6] when hi[7]&16 W (split K only)
+    //@ param 2 pointer write 4*lo[6] unless hi[7]&8 D
+
+`when T&MASK`: only when that bit test of the launch's word term T is nonzero;
+`unless T&MASK`: only when it is zero (Argument.active).  A launch whose pointer is
+inactive is not held to it (the word may be anything); the word is still declared,
+since the code reads it.
 
 A scalar is never an address; an unused word is one the kernel never reads.
 The code's reads of its parameters -- the constant-bank operands of the
@@ -54,9 +67,13 @@ from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
 _TERM = r"(?:0x[0-9a-fA-F]+|\d+|(?:lo|hi|word)\[\d+\])"
-_EXPRESSION = rf"{_TERM}(?:[*+]{_TERM})*"
+_EXPRESSION = rf"{_TERM}(?:[-*+/]{_TERM})*"
+_CONDITION = r"(?:lo|hi|word)\[\d+\]&(?:0x[0-9a-fA-F]+|\d+)"
 _POINTER = re.compile(rf"^\s*(read-write|read|write)\s+(resident|{_EXPRESSION})(?=\s|$)"
-                      rf"(?:\s+each\s+({_EXPRESSION})\s+by\s+({_EXPRESSION})(?=\s|$))?\s*(.*)$")
+                      rf"(?:\s+each\s+({_EXPRESSION})\s+by\s+({_EXPRESSION})(?=\s|$))?"
+                      rf"(?:\s+((?:when|unless)\s+{_CONDITION})(?=\s|$))?\s*(.*)$")
+_SUM = re.compile(r"([-+])")
+_PRODUCT = re.compile(r"([*/])")
 _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
@@ -71,6 +88,7 @@ class Argument:
     rule: str = ""             # "resident", or an expression over the launch's words ("4*hi[7]")
     batches: str = ""          # `each COUNT by STRIDE`: expressions over the launch's words ("" = one)
     stride: str = ""
+    condition: str = ""        # "when T&MASK" or "unless T&MASK": touched only under that bit test ("" = always)
 
     def extent_for(self, words: dict[int, int], home_end: int, address: int) -> tuple[int | None, str]:
         """(bytes the pointer may touch, "") from the launch's parameter words (index -> value)
@@ -96,6 +114,18 @@ class Argument:
             return None, f"its batch count {self.batches} = {count} passes the certifier's limit of {limit}"
         return [b * stride for b in range(count)], ""
 
+    def active(self, words: dict[int, int]) -> tuple[bool | None, str]:
+        """(whether the kernel touches this pointer on a launch with these words, ""): always
+        without a condition; (None, why) when the condition names a word the launch does not set."""
+        if not self.condition:
+            return True, ""
+        sense, test = self.condition.split()
+        term, mask = test.split("&")
+        value, why = _term(term, words, "condition", self.condition)
+        if value is None:
+            return None, why
+        return (value & int(mask, 0) != 0) == (sense == "when"), ""
+
     @property
     def reads(self) -> bool:
         return "read" in self.access
@@ -105,23 +135,41 @@ class Argument:
         return "write" in self.access
 
 
+def _term(term: str, words: dict[int, int], what: str, expression: str) -> tuple[int | None, str]:
+    """A number, or lo[i], hi[i], word[i] of the launch's words; (None, why) for a word it does not set."""
+    named = _ARGUMENT_TERM.match(term)
+    if not named:
+        return int(term, 0), ""
+    part, index = named.group(1), int(named.group(2))
+    if index not in words:
+        return None, f"its {what} {expression} names parameter word {index}, which the launch does not set"
+    word = words[index]
+    return (word & 0xFFFFFFFF if part == "lo" else word >> 32 if part == "hi" else word), ""
+
+
 def _evaluate(expression: str, words: dict[int, int], what: str) -> tuple[int | None, str]:
-    """An extent, count or stride expression (numbers, lo[i], hi[i], word[i], * and +) on the
-    launch's parameter words; (None, why) when it names a word the launch does not set."""
-    total = 0
-    for product in expression.split("+"):
-        value = 1
-        for term in product.split("*"):
-            named = _ARGUMENT_TERM.match(term)
-            if not named:
-                value *= int(term, 0)
+    """An extent, count or stride expression (numbers, lo[i], hi[i], word[i]; * and / before
+    + and -, each left to right; / floors) on the launch's parameter words; (None, why) when it
+    names a word the launch does not set, divides by zero or comes out negative."""
+    total, sign = 0, 1
+    for piece in _SUM.split(expression):
+        if piece in ("+", "-"):
+            sign = 1 if piece == "+" else -1
+            continue
+        value, operator = 1, "*"
+        for token in _PRODUCT.split(piece):
+            if token in ("*", "/"):
+                operator = token
                 continue
-            part, index = named.group(1), int(named.group(2))
-            if index not in words:
-                return None, f"its {what} {expression} names parameter word {index}, which the launch does not set"
-            word = words[index]
-            value *= word & 0xFFFFFFFF if part == "lo" else word >> 32 if part == "hi" else word
-        total += value
+            term, why = _term(token, words, what, expression)
+            if term is None:
+                return None, why
+            if operator == "/" and term == 0:
+                return None, f"its {what} {expression} divides by zero ({token} is 0 on this launch)"
+            value = value * term if operator == "*" else value // term
+        total += sign * value
+    if total < 0:
+        return None, f"its {what} {expression} is negative on this launch ({total})"
     return total, ""
 
 
@@ -173,13 +221,16 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 if not pointer:
                     raise ContractError(f"{path}:{number}: a pointer is declared as "
                                         f"'//@ param N pointer read|write|read-write EXTENT [each COUNT by "
-                                        f"STRIDE] what' (EXTENT: resident, an expression such as 4*hi[7], or a "
-                                        f"size the code fixes; COUNT, STRIDE: expressions)")
+                                        f"STRIDE] [when|unless TERM&MASK] what' (EXTENT: resident, an expression "
+                                        f"such as 4*hi[7] or 2*lo[8]*lo[6]-2*lo[8]+2*lo[7] (+ - * /, no spaces), "
+                                        f"or a size the code fixes; COUNT, STRIDE: expressions; TERM: lo[i], hi[i] "
+                                        f"or word[i], MASK a number: when hi[7]&16)")
                 extent = pointer.group(2)
                 fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
-                                          pointer.group(5), "" if fixed else extent,
-                                          pointer.group(3) or "", pointer.group(4) or ""))
+                                          pointer.group(6), "" if fixed else extent,
+                                          pointer.group(3) or "", pointer.group(4) or "",
+                                          " ".join((pointer.group(5) or "").split())))
             else:
                 arguments.append(Argument(index, kind, what=rest))
             continue

@@ -1,6 +1,8 @@
 """Pointers: every address a launch passes lies in one resident, with the extent its kernel touches."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..plan.model import Plan, Resident
 from .findings import Finding, describe, end, span
 from .kernels import Argument, KernelContract
@@ -30,15 +32,82 @@ def _nearest(residents, address: int) -> str:
 MAX_BATCHES = 1 << 16          # batches a certificate checks one by one
 
 
+def pointer_extent(residents, argument: Argument, address: int,
+                   words: dict[int, int]) -> tuple[Resident | None, int | None, str]:
+    """(the resident `address` lies in or None, the bytes the pointer may touch from there or
+    None, why not): the extent evaluated on the launch's own words; a `resident` extent runs to
+    the end of its resident (None outside every resident)."""
+    home = _containing(residents, address)
+    if argument.rule == "resident" and home is None:
+        return None, None, "its extent runs to the end of its resident, and it lies in no resident"
+    extent, why = argument.extent_for(words, end(home) if home is not None else 0, address)
+    return home, extent, why
+
+
+@dataclass(frozen=True)
+class DeclaredPointer:
+    """One pointer a launch's contract declares and the launch makes the kernel touch
+    (inactive ones, by their `when`/`unless` condition, are left out)."""
+    argument: Argument
+    where: str                     # "launch I (identity) argument A (word W, what)"
+    address: int | None            # the patched value (None: not patched -- a null pointer)
+    offsets: list[int] | None      # each batch's offset from the address (None: `problem` says why)
+    words: dict[int, int]          # the launch's words by argument index (extents are evaluated on them)
+    problem: str = ""              # why the pointer's activity or batches cannot be known
+
+
+def declared_pointers(index: int, launch, contract: KernelContract | None,
+                      argument_word: int) -> list[DeclaredPointer]:
+    """The active declared pointers of launch `index`: what check_pointers holds to the
+    arena and footprints turns into byte ranges (one reading of the contract for both)."""
+    words = {p.word: p.value for p in launch.patches}
+    own_words = {w - argument_word: v for w, v in words.items()}
+    out = []
+    for argument in contract.arguments if contract else ():
+        if argument.kind != "pointer":
+            continue
+        word = argument_word + argument.index
+        where = f"launch {index} ({launch.identity}) argument {argument.index} (word {word}, {argument.what})"
+        active, why = argument.active(own_words)
+        if active is None:
+            out.append(DeclaredPointer(argument, where, words.get(word), None, own_words, why))
+            continue
+        if not active:
+            continue
+        if word not in words:
+            out.append(DeclaredPointer(argument, where, None, None, own_words))
+            continue
+        offsets, why = argument.batch_offsets(own_words, MAX_BATCHES)
+        out.append(DeclaredPointer(argument, where, words[word], offsets, own_words, why))
+    return out
+
+
+def window_addresses(launch, contract: KernelContract | None, argument_word: int, windows,
+                     unused: bool = True) -> list[tuple[int, int]]:
+    """(word, value) of each patched word the contract does not declare a pointer or scalar
+    whose value lies inside a window: an address, as far as anyone can tell (rule (b)).
+    `unused`: with the words the contract declares unused (check_code_reads refuses code
+    that reads those, so the kernel cannot touch what they point at)."""
+    table = {a.index: a for a in contract.arguments} if contract else {}
+    skipped = ("pointer", "scalar") if unused else ("pointer", "scalar", "unused")
+    out = []
+    for word, value in sorted((p.word, p.value) for p in launch.patches):
+        argument = table.get(word - argument_word)
+        if argument is not None and argument.kind in skipped:
+            continue
+        if any(w.address <= value < end(w) for w in windows):
+            out.append((word, value))
+    return out
+
+
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int]) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
     the launch's phase."""
-    home = _containing(residents, address)
+    home, extent, why = pointer_extent(residents, argument, address, words)
     if home is None:
         return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
                                          f"{_nearest(residents, address)}")]
     out = []
-    extent, why = argument.extent_for(words, end(home), address)
     if extent is None:
         out.append(Finding("extent", f"{where}: {why}"))
     elif address + extent > end(home):
@@ -64,8 +133,10 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
 
     The rule.  A launch's patch is an address when (a) its region's kernel
     contract (`contracts`, bobc.certify.kernels) declares the word a pointer
-    arguments, or (b) its value lies inside any window (whatever the slot: a
-    word the table does not declare, or a kernel the table does not know).
+    the launch makes the kernel touch (its `when`/`unless` condition, if any,
+    holds on the launch's words), or (b) its value lies inside any window
+    (whatever the slot: a word the table does not declare, or a kernel the
+    table does not know).
     (a) must be patched (an unpatched pointer is a null pointer), must lie in
     one resident, and the argument's whole extent -- evaluated on the launch's
     own words (Argument.extent_for: `resident`, an expression such as
@@ -75,6 +146,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     that for every batch's address, each in a resident of its own.  (b)
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
+    An inactive pointer is not checked: the kernel does not touch it.
     """
     from ..nvidia.encode import plan_parameter_base
     arena = plan.arena
@@ -90,38 +162,25 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
             out.append(Finding("plan", f"{name} names region {launch.region}; the plan has "
                                        f"{len(program.regions)} regions"))
             continue
-        kernel = program.regions[launch.region].identity
-        contract = contracts.get(kernel)
-        table: dict[int, Argument] = {a.index: a for a in contract.arguments} if contract else {}
-        words = {p.word: p.value for p in launch.patches}
+        contract = contracts.get(program.regions[launch.region].identity)
         phase = phases.get(launch.identity)
         if arena.phases and phase is None:
             out.append(Finding("phase", f"{name} has no phase in the device arena"))
-        for argument in table.values():
-            if argument.kind != "pointer":
+        for pointer in declared_pointers(index, launch, contract, argument_word):
+            where, argument = pointer.where, pointer.argument
+            if pointer.problem:
+                out.append(Finding("extent", f"{where}: {pointer.problem}"))
                 continue
-            word = argument_word + argument.index
-            where = f"{name} argument {argument.index} (word {word}, {argument.what})"
-            if word not in words:
+            if pointer.address is None:
                 out.append(Finding("stray-pointer", f"{where} is not patched: the kernel would use a null pointer"))
                 continue
-            own_words = {w - argument_word: v for w, v in words.items()}
-            offsets, why = argument.batch_offsets(own_words, MAX_BATCHES)
-            if offsets is None:
-                out.append(Finding("extent", f"{where}: {why}"))
-                continue
-            for batch, offset in enumerate(offsets):
+            for batch, offset in enumerate(pointer.offsets):
                 at = where if not argument.batches else f"{where}, batch {batch} (+{offset:#x})"
-                found = _check_address(residents, phase, argument, at, words[word] + offset, own_words)
+                found = _check_address(residents, phase, argument, at, pointer.address + offset, pointer.words)
                 out += found
                 if found:
                     break            # the first batch that fails says enough
-        for word, value in sorted(words.items()):
-            argument = table.get(word - argument_word)
-            if argument is not None and argument.kind in ("pointer", "scalar"):
-                continue
-            if not any(w.address <= value < end(w) for w in arena.windows):
-                continue
+        for word, value in window_addresses(launch, contract, argument_word, arena.windows):
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \
                     if word >= argument_word else f"word {word}"

@@ -1027,24 +1027,44 @@ def _split(out: _Text, tiling_: Tiling) -> None:
     out("BRA epilogue")
 
 
+# The extent of an operand stored as `rows` rows of `columns` elements, `ld` elements apart, in
+# the contract's expression grammar: rowstride (rows - 1) + columns elements, times the element size.
+def _matrix_bytes(size: int, ld: str, rows: str, columns: str) -> str:
+    return f"{size}*{ld}*{rows}-{size}*{ld}+{size}*{columns}"
+
+
+def _half(name: str) -> str:
+    """A u32 of PARAMETERS as a contract names it: lo[i] or hi[i] of word i = bytes 8i..8i+7."""
+    return f"{'hi' if OFFSET[name] % 8 else 'lo'}[{OFFSET[name] // 8}]"
+
+
 def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
-    """The //@ param lines: one per 8-byte word.  Pointer extents are one tile's bytes (the
-    least any launch touches) until the plan supplies extents by launch."""
-    a_bytes = 2 * tiling_.tile_m * TILE_K
-    b_bytes = 2 * TILE_N * TILE_K
-    d_bytes = 4 * tiling_.tile_m * TILE_N
-    # every batch z (grid z: heads, or splits with flag 16) moves A, B, D/R/U and Dh by z times
-    # their batch strides (words 10, 11; elements); W is touched only with flag 16 (not declared per
-    # batch: a batched launch without it passes W unused)
-    each = "each hi[12] by"
+    """The //@ param lines: one per 8-byte word, each pointer's whole extent on the launch's own
+    words (every byte a launch may touch: the scheduler runs launches whose extents are disjoint
+    at the same time) and the flag it is touched under.  A is read M x K (nn, nt: rows along k,
+    lda apart) or K x M (tn); B K x N (nn, tn) or N x K (nt); K is a split's with flag 16, and
+    every batch z (grid z: heads, or the splits) moves A, B by sA, sB and D, R, U, Dh by sD, sH
+    (elements; with flag 16 the epilogue is batch 0's, so the batches declared for D are more than
+    it touches).  The copies stop at K (a guard per slice), the epilogue writes M x N."""
+    M, N, K, FLAGS, BATCHES = (_half(name) for name in ("M", "N", "K", "flags", "batches"))
+    LDA, LDB, LDD, LDH, SA, SB, SD, SH = (_half(name) for name in ("lda", "ldb", "ldd", "ldh", "sA", "sB", "sD", "sH"))
+    a_rows, a_cols = (M, K) if variant.a_along_k else (K, M)
+    b_rows, b_cols = (N, K) if variant.b_along_k else (K, N)
+    a_bytes = _matrix_bytes(2, LDA, a_rows, a_cols)
+    b_bytes = _matrix_bytes(2, LDB, b_rows, b_cols)
+    d_bytes = _matrix_bytes(4, LDD, M, N)
+    h_bytes = _matrix_bytes(2, LDH, M, N)
+    each = f"each {BATCHES} by"
+    split = f"when {FLAGS}&{FLAG_SPLIT}"
     lines = [
-        f"//@ param 0 pointer read {a_bytes} {each} 2*lo[10] A (binary16; at least one {tiling_.tile_m} x "
-        f"{TILE_K} slice a batch)",
-        f"//@ param 1 pointer read {b_bytes} {each} 2*hi[10] B (binary16; at least one 32 x 64 slice a batch)",
-        f"//@ param 2 pointer write {d_bytes} {each} 4*lo[11] D (binary32; written unless flag 8)",
-        f"//@ param 3 pointer write {d_bytes // 2} {each} 2*hi[11] Dh (binary16; written only with flag 4)",
-        f"//@ param 4 pointer read {d_bytes} {each} 4*lo[11] R (binary32 addend, D's strides; read only with flag 1)",
-        f"//@ param 5 pointer read {4 * TILE_N} bias (binary32 [N]; read only with flag 2)",
+        f"//@ param 0 pointer read {a_bytes} {each} 2*{SA} A (binary16 {'M x K' if variant.a_along_k else 'K x M'}, "
+        "lda apart)",
+        f"//@ param 1 pointer read {b_bytes} {each} 2*{SB} B (binary16 {'N x K' if variant.b_along_k else 'K x N'}, "
+        "ldb apart)",
+        f"//@ param 2 pointer write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D} D (binary32 M x N, ldd apart)",
+        f"//@ param 3 pointer write {h_bytes} {each} 2*{SH} when {FLAGS}&{FLAG_HALF} Dh (binary16 M x N, ldh apart)",
+        f"//@ param 4 pointer read {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R} R (binary32 addend, D's strides)",
+        f"//@ param 5 pointer read 4*{N} when {FLAGS}&{FLAG_BIAS} bias (binary32 [N])",
         "//@ param 6 scalar M, N (u32)",
         "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
         "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U))",
@@ -1053,13 +1073,14 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
         "//@ param 11 scalar sD (D and R), sH (Dh) (u32 batch strides, elements)",
         "//@ param 12 scalar alpha (f32), batches (u32, = grid z; with flag 16 the splits)",
-        f"//@ param 13 pointer write {2 * d_bytes} W (binary32 split workspace [splits][M][N]; only with flag 16)",
-        "//@ param 14 pointer write 4 tickets (u32 per output tile, zero between launches; only with flag 16)",
-        f"//@ param 15 pointer write {4 * TILE_N} E (binary32 [N] column sums of B; written only with flag 32, "
+        f"//@ param 13 pointer read-write 4*{BATCHES}*{M}*{N} {split} W (binary32 split workspace [splits][M][N])",
+        f"//@ param 14 pointer read-write 4*{M}/{tiling_.tile_m}*{N}/{TILE_N} {split} tickets (u32 per "
+        f"{tiling_.tile_m} x {TILE_N} output tile, zero between launches)",
+        f"//@ param 15 pointer write 4*{N} when {FLAGS}&{FLAG_COLUMN_SUMS} E (binary32 [N] column sums of B, "
         "by the first row tile)" if variant.column_sums else
         "//@ param 15 unused E (column sums of B: not served by this layout, flag 32 is ignored)",
-        f"//@ param 16 pointer read {d_bytes} {each} 4*lo[11] U (binary32 saved pre-activation, D's strides "
-        "ldd, sD; read only with flag 128)",
+        f"//@ param 16 pointer read {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD} U (binary32 saved "
+        "pre-activation, D's strides)",
     ]
     return lines
 

@@ -1,0 +1,130 @@
+"""Footprints: the bytes each launch may read and write, for ordering launches.
+
+Two launches of one submission may run at the same time only when neither writes a
+byte the other reads or writes.  A launch's footprint is the union, over every pointer
+its kernel contract declares and the launch makes the kernel touch (an inactive `when`
+or `unless` pointer is left out), of every batch's [address, address + extent) --
+exactly the ranges check_pointers holds to the arena (pointers.declared_pointers and
+pointer_extent, shared with it).  The contracts' extents cover every byte a kernel may
+touch, so a footprint over-approximates, never under-approximates, what the launch
+touches.
+
+`launch_footprints` gives None for a launch whose footprint is unknown -- its region
+has no contract, a condition, batch count or extent cannot be evaluated, a pointer is
+not patched or lies in no resident with a `resident` extent, or a word the contract
+does not declare holds an address inside a window (check_pointers' rule (b): the
+kernel may use it; a word declared unused may hold anything, since check_code_reads
+refuses code that reads one) -- and a caller must order such a launch against every
+other.
+
+Intervals are kept sorted and merged, so that `conflicts` is a bisection per interval
+of the shorter list (a submission's pairs in well under a second), never a byte scan.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..plan.model import Plan
+from .kernels import KernelContract
+from .pointers import declared_pointers, pointer_extent, window_addresses
+
+
+def merged(intervals) -> tuple[tuple[int, int], ...]:
+    """[start, end) intervals sorted, empty ones dropped, overlapping or adjacent ones joined."""
+    out: list[list[int]] = []
+    for start, stop in sorted(i for i in intervals if i[1] > i[0]):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], stop)
+        else:
+            out.append([start, stop])
+    return tuple((a, b) for a, b in out)
+
+
+class _Intervals:
+    """Sorted, merged, disjoint [start, end) intervals with their starts and ends apart (bisect)."""
+
+    __slots__ = ("spans", "starts", "ends")
+
+    def __init__(self, spans: tuple[tuple[int, int], ...]):
+        self.spans = spans
+        self.starts = [a for a, _ in spans]
+        self.ends = [b for _, b in spans]
+
+    def meets(self, other: "_Intervals") -> bool:
+        """Whether some byte lies in both."""
+        if not self.spans or not other.spans:
+            return False
+        if self.starts[0] >= other.ends[-1] or other.starts[0] >= self.ends[-1]:
+            return False
+        few, many = (self, other) if len(self.spans) <= len(other.spans) else (other, self)
+        for start, stop in few.spans:
+            # the last of `many` starting before `stop` ends furthest of those (disjoint, sorted)
+            at = bisect_left(many.starts, stop) - 1
+            if at >= 0 and many.ends[at] > start:
+                return True
+        return False
+
+
+class Footprint:
+    """The byte ranges one launch may read and may write (`reads`, `writes`: sorted, merged)."""
+
+    __slots__ = ("reads", "writes", "_writes", "_touched")
+
+    def __init__(self, reads=(), writes=()):
+        self.reads = merged(reads)
+        self.writes = merged(writes)
+        self._writes = _Intervals(self.writes)
+        self._touched = _Intervals(merged(self.reads + self.writes))
+
+    def conflicts(self, other: "Footprint") -> bool:
+        """True when one writes a byte the other reads or writes (they must stay ordered)."""
+        return self._writes.meets(other._touched) or other._writes.meets(self._touched)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Footprint) and (self.reads, self.writes) == (other.reads, other.writes)
+
+    def __repr__(self) -> str:
+        show = lambda spans: ", ".join(f"[{a:#x}, {b:#x})" for a, b in spans)   # noqa: E731
+        return f"Footprint(reads=[{show(self.reads)}], writes=[{show(self.writes)}])"
+
+
+def launch_footprint(plan: Plan, index: int, contract: KernelContract | None,
+                     argument_word: int) -> Footprint | None:
+    """Launch `index`'s footprint, or None when it is unknown (the module's docstring)."""
+    launch = plan.program.launches[index]
+    if contract is None:
+        return None
+    if window_addresses(launch, contract, argument_word, plan.arena.windows, unused=False):
+        return None
+    residents = plan.arena.globals
+    reads, writes = [], []
+    for pointer in declared_pointers(index, launch, contract, argument_word):
+        if pointer.problem or pointer.address is None:
+            return None
+        for offset in pointer.offsets:
+            address = pointer.address + offset
+            _, extent, _ = pointer_extent(residents, pointer.argument, address, pointer.words)
+            if extent is None:
+                return None
+            if pointer.argument.reads:
+                reads.append((address, address + extent))
+            if pointer.argument.writes:
+                writes.append((address, address + extent))
+    return Footprint(reads, writes)
+
+
+def launch_footprints(plan: Plan, contracts: dict[str, KernelContract]) -> list[Footprint | None]:
+    """One entry per plan.program.launches: the launch's Footprint, or None (unknown: order it
+    against every other launch)."""
+    from ..nvidia.encode import plan_parameter_base
+
+    program = plan.program
+    argument_word = plan_parameter_base(program) // 8
+    out: list[Footprint | None] = []
+    for index, launch in enumerate(program.launches):
+        if not 0 <= launch.region < len(program.regions):
+            out.append(None)
+            continue
+        out.append(launch_footprint(plan, index, contracts.get(program.regions[launch.region].identity),
+                                    argument_word))
+    return out
