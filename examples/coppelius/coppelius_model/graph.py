@@ -177,10 +177,12 @@ class Builder:
         return out
 
     # ---- the backward ----
-    def ln_backward(self, what, x, gain, mean, rstd, dy, add):
+    def ln_backward(self, what, x, gain, mean, rstd, dy, add, dres16):
+        """dres (+)= the norm's input gradient, in place; its binary16 copy to `dres16` (the
+        norm's own resident: the weight-gradient products that read it run beside the chain)."""
         T, d = self.T, self.d
         return self.rows("layernorm-backward", what, T, x, gain, mean, rstd, dy, self.at("dres"), self.at("dres"),
-                         self.at("dres16"), pair(T, d), pair(f32(1.0 / d), add))
+                         dres16, pair(T, d), pair(f32(1.0 / d), add))
 
     def ln_param_backward(self, what, x, mean, rstd, dy, gain_grad, bias_grad, batches=1, stride=0, grad_stride=0):
         """G[gain], G[bias] of `batches` layer norms in one launch: batch z's x, mean, rstd and dy
@@ -218,47 +220,51 @@ class Builder:
                       D=self.at("dtmp"), ldd=d),
         ]
         out += [self.ln_backward("lnf backward", self.at("xL"), self.P("lnf.g"), self.at("lnf-mean"), self.at("lnf-rstd"),
-                                 self.at("dtmp"), 0),
+                                 self.at("dtmp"), 0, self.at("lnf-dres16")),
                 self.ln_param_backward("lnf backward gain, bias", self.at("xL"), self.at("lnf-mean"), self.at("lnf-rstd"),
                                        self.at("dtmp"), self.G("lnf.g"), self.G("lnf.b"))]
         for layer in reversed(range(self.c.layers)):
             n = f"h{layer}."
             qkv16 = self.at(n + "qkv16")
+            # the binary16 gradients this layer's products read: each written once per update, by
+            # the norm above (the layer above's ln1, or lnf) and this layer's launches
+            above = self.at(f"h{layer + 1}.dres16-ln1") if layer + 1 < self.c.layers else self.at("lnf-dres16")
+            du16, dres16, dqkv16 = self.at(n + "du16"), self.at(n + "dres16-ln2"), self.at(n + "dqkv16")
             out += [
                 self.weight_gradient(n + "G[wfcproj] = g16^T dres16, G[bfcproj]", self.at(n + "g16"),
-                                     self.at("dres16"), f, d, self.G(n + "wfcproj"), self.G(n + "bfcproj")),
-                self.gemm("nt", n + "du16 = (dres16 Wfcproj^T) gelu'(u)", self.at("dres16"), self.Hf(n + "wfcproj"),
-                          T, f, d, d, d, Dh=self.at("dtmp16"), flags=WRITE_HALF | NO_D | GELU_GRAD, ldh=f,
+                                     above, f, d, self.G(n + "wfcproj"), self.G(n + "bfcproj")),
+                self.gemm("nt", n + "du16 = (dres16 Wfcproj^T) gelu'(u)", above, self.Hf(n + "wfcproj"),
+                          T, f, d, d, d, Dh=du16, flags=WRITE_HALF | NO_D | GELU_GRAD, ldh=f,
                           U=self.at(n + "u")),
-                self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), self.at("dtmp16"), d, f,
+                self.weight_gradient(n + "G[wfc] = b16^T du16, G[bfc]", self.at(n + "b16"), du16, d, f,
                                      self.G(n + "wfc"), self.G(n + "bfc")),
-                self.gemm("nt", n + "dln2 = du16 Wfc^T", self.at("dtmp16"), self.Hf(n + "wfc"), T, d, f, f, f,
+                self.gemm("nt", n + "dln2 = du16 Wfc^T", du16, self.Hf(n + "wfc"), T, d, f, f, f,
                           D=self.at(n + "ln2-dy"), ldd=d),
                 self.ln_backward(n + "ln2 backward", self.at(n + "h"), self.P(n + "ln2.g"), self.at(n + "ln2-mean"),
-                                 self.at(n + "ln2-rstd"), self.at(n + "ln2-dy"), 1),
-                self.weight_gradient(n + "G[wproj] = o16^T dres16, G[bproj]", self.at(n + "o16"), self.at("dres16"),
+                                 self.at(n + "ln2-rstd"), self.at(n + "ln2-dy"), 1, dres16),
+                self.weight_gradient(n + "G[wproj] = o16^T dres16, G[bproj]", self.at(n + "o16"), dres16,
                                      d, d, self.G(n + "wproj"), self.G(n + "bproj")),
-                self.gemm("nt", n + "do16 = dres16 Wproj^T", self.at("dres16"), self.Hf(n + "wproj"), T, d, d, d, d,
+                self.gemm("nt", n + "do16 = dres16 Wproj^T", dres16, self.Hf(n + "wproj"), T, d, d, d, d,
                           Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
                 self.gemm("nt", n + "dp = do16 v^T (per head)", self.at("do16"), qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d,
                           D=self.at("dp"), ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
                 self.gemm("tn", n + "dv = p16^T do16 (per head)", self.at(n + "p16"), self.at("do16"), T, dh, T, T, d,
-                          D=self.at("dqkv", 4 * 2 * d), Dh=self.at("dqkv16", 2 * 2 * d), flags=WRITE_HALF, ldd=3 * d,
+                          D=self.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=WRITE_HALF, ldd=3 * d,
                           ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
                 self.rows("softmax-backward", n + "ds16 = p (dp - rowsum(dp p)) / sqrt(dh)", H * T, self.at(n + "p"),
                           self.at("dp"), self.at("ds16"), pair(H * T, T), pair(f32(dh ** -0.5))),
                 self.gemm("nn", n + "dq = ds16 k (per head)", self.at("ds16"), qkv16 + 2 * d, T, dh, T, T, 3 * d,
-                          D=self.at("dqkv"), Dh=self.at("dqkv16"), flags=WRITE_HALF, ldd=3 * d, ldh=3 * d, batches=H,
+                          D=self.at("dqkv"), Dh=dqkv16, flags=WRITE_HALF, ldd=3 * d, ldh=3 * d, batches=H,
                           sA=T * T, sB=dh, sD=dh, sH=dh),
                 self.gemm("tn", n + "dk = ds16^T q (per head)", self.at("ds16"), qkv16, T, dh, T, T, 3 * d,
-                          D=self.at("dqkv", 4 * d), Dh=self.at("dqkv16", 2 * d), flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
+                          D=self.at("dqkv", 4 * d), Dh=dqkv16 + 2 * d, flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
                           batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
-                self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), self.at("dqkv16"),
+                self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), dqkv16,
                                      d, 3 * d, self.G(n + "wqkv"), self.G(n + "bqkv")),
-                self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", self.at("dqkv16"), self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
+                self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", dqkv16, self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,
                           3 * d, D=self.at(n + "ln1-dy"), ldd=d),
                 self.ln_backward(n + "ln1 backward", self.at(n + "x"), self.P(n + "ln1.g"), self.at(n + "ln1-mean"),
-                                 self.at(n + "ln1-rstd"), self.at(n + "ln1-dy"), 1),
+                                 self.at(n + "ln1-rstd"), self.at(n + "ln1-dy"), 1, self.at(n + "dres16-ln1")),
             ]
         # every layer's ln2, then ln1, gain and bias gradients: one launch each, a batch per layer
         # (nothing in the backward reads them before AdamW)

@@ -84,13 +84,22 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
                   (p + "b16", 2 * T * d), (p + "u", 4 * T * f), (p + "g16", 2 * T * f),
                   # the backward's output gradients of the two layer norms, kept for the batched
                   # gain and bias gradients after the layer loop (graph.py, backward)
-                  (p + "ln1-dy", 4 * T * d), (p + "ln2-dy", 4 * T * d)]
+                  (p + "ln1-dy", 4 * T * d), (p + "ln2-dy", 4 * T * d),
+                  # the binary16 gradients the layer's weight-gradient products read, in the order the
+                  # backward writes them: one copy per layer, so nothing later in the update writes a
+                  # product's inputs again (no write-after-read between layers; the product can run
+                  # beside the chain).  dres16-ln1 is read by the layer below (layer 0's by none)
+                  (p + "du16", 2 * T * f), (p + "dres16-ln2", 2 * T * d), (p + "dqkv16", 2 * T * 3 * d),
+                  (p + "dres16-ln1", 2 * T * d)]
     sizes += [("xL", 4 * T * d), ("lnf-mean", 4 * T), ("lnf-rstd", 4 * T), ("xf16", 2 * T * d),
               ("logits", 4 * T * V), ("losses", 4 * T), ("dlogits16", 2 * T * V),
-              # backward scratch, reused by every layer
-              ("scores", 4 * H * T * T), ("dres", 4 * T * d), ("dres16", 2 * T * d), ("dtmp", 4 * T * f),
-              ("dtmp16", 2 * T * f), ("do16", 2 * T * d), ("dp", 4 * H * T * T), ("ds16", 2 * H * T * T),
-              ("dqkv", 4 * T * 3 * d), ("dqkv16", 2 * T * 3 * d), ("fence", COUNTERS_BYTES),
+              # backward scratch, reused by every layer: read only by the next launches of the chain
+              # (dres is read and written in place by every layer norm's backward, then read by the
+              # embedding's; nothing reads the binary32 dqkv, the q, k, v products' D) -- except
+              # lnf-dres16, the final norm's binary16 residual gradient (the top layer's MLP reads it)
+              ("scores", 4 * H * T * T), ("dres", 4 * T * d), ("lnf-dres16", 2 * T * d), ("dtmp", 4 * T * f),
+              ("do16", 2 * T * d), ("dp", 4 * H * T * T), ("ds16", 2 * H * T * T),
+              ("dqkv", 4 * T * 3 * d), ("fence", COUNTERS_BYTES),
               ("report", STAGING_REPORT_END - STAGING_RECORD),
               # split products: partials, and tickets that every launch leaves zero (the arena starts zeroed)
               ("gemm-partials", GEMM_PARTIALS_BYTES), ("gemm-tickets", GEMM_TICKETS_BYTES)]
