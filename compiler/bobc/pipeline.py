@@ -87,10 +87,13 @@ def certify(plan, target: Target, needs=None, folders=()) -> None:
     certify_plan(plan, target, needs=needs, folders=folders)
 
 
-def encode(plan, target: Target):
+def encode(plan, target: Target, folders=()):
+    """The device images; launches whose kernels' contracts show them touching disjoint bytes
+    may run at the same time (docs/launch-order.md; contracts in `folders`, then specs/)."""
+    from .certify.footprints import program_conflicts
     from .nvidia.encode import encode_images
 
-    return encode_images(plan.program, target)
+    return encode_images(plan.program, target, program_conflicts(plan.program, folders))
 
 
 def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contract_sources: list | None = None):
@@ -201,7 +204,7 @@ def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAU
     program = load(plan_path, target, include, intrinsics)
     entry = require_entry(program, entry)
     plan = check_and_certify(program, target, entry)
-    images = encode(plan, target)
+    images = encode(plan, target, getattr(program, "search_path", ()))
     return Built(program=program, plan=plan, images=images)
 
 
@@ -219,4 +222,4 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
     if plan is None:
         return None
     _certify_sound(plan, target, stored.needs_of(recalled, plan), recalled.search_path)
-    return Built(program=recalled, plan=plan, images=encode(plan, target))
+    return Built(program=recalled, plan=plan, images=encode(plan, target, recalled.search_path))

@@ -128,3 +128,32 @@ def launch_footprints(plan: Plan, contracts: dict[str, KernelContract]) -> list[
         out.append(launch_footprint(plan, index, contracts.get(program.regions[launch.region].identity),
                                     argument_word))
     return out
+
+
+def program_conflicts(program, folders=()):
+    """The conflict rule bobc.nvidia.launch_order orders a WholeProgramPlan's launches by:
+    conflicts(a, b) is true when launch a or b has an unknown footprint or one writes bytes the
+    other touches.  The contracts are each region's `<identity>.sass` in `folders`, then
+    specs/.  Only the launches' own words and their contracts are read -- no arena, so a
+    `resident` extent makes the launch's footprint unknown -- which gives the same images
+    whether the plan is encoded by the build (pipeline.encode) or by a plan's own
+    compiler-native-encode."""
+    from ..language.modules import specs_folder
+    from ..plan.model import DeviceArena
+    from .kernels import ContractError, find_source, parse_contract
+
+    contracts: dict[str, KernelContract] = {}
+    for region in program.regions:
+        source = find_source(region.identity, [*folders, specs_folder()])
+        if source is None or region.identity in contracts:
+            continue
+        try:
+            contracts[region.identity] = parse_contract(source, region.identity)
+        except ContractError:
+            continue                       # the certifier reports it; unknown here: ordered against all
+    prints = launch_footprints(Plan(program, DeviceArena((), (), ())), contracts)
+
+    def conflicts(a: int, b: int) -> bool:
+        x, y = prints[a], prints[b]
+        return x is None or y is None or x.conflicts(y)
+    return conflicts

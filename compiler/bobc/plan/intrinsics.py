@@ -57,11 +57,13 @@ class _Encoders:
     def whole_program(self, value, context):
         plan = extract_whole_program(context.program, value,
                                      "compiler-native-encode (family NvidiaWholeProgramPlan)")
+        from ..certify.footprints import program_conflicts
         from ..nvidia.encode import encode_images
         import dataclasses
         key = (dataclasses.replace(plan, component=""), context.target.name)
-        if key not in self.images:
-            self.images = {key: encode_images(plan, context.target)}   # the latest plan only
+        if key not in self.images:                                      # the latest plan only
+            conflicts = program_conflicts(plan, getattr(context.program, "search_path", ()))
+            self.images = {key: encode_images(plan, context.target, conflicts)}
         return VBytes(bytes(getattr(self.images[key], plan.component)))
 
 
