@@ -82,19 +82,20 @@ def test_a_condition_says_when_the_kernel_touches_a_pointer(tmp_path):
     assert missing is None and "when hi[7]&16" in why and "parameter word 7" in why
 
 
-@pytest.mark.parametrize("line", ["//@ param 0 pointer read 64 when hi[7] the flags without a mask\n",
-                                  "//@ param 0 pointer read 4*-lo[1] a sign\n",
-                                  "//@ param 0 pointer read 4*lo[1]- a dangling minus\n"])
-def test_a_malformed_condition_or_expression_is_refused_with_file_and_line(tmp_path, line):
+@pytest.mark.parametrize("line,says", [
+    ("//@ param 0 pointer read 64 when hi[7] the flags without a mask\n", "when TERM&MASK"),
+    ("//@ param 0 pointer read 64 unless hi[7] & 8 spaced\n", "when TERM&MASK"),
+    ("//@ param 0 pointer read 64 when hi[7]&16 each 2 by 64 the batches after the condition\n", "when TERM&MASK"),
+    ("//@ param 0 pointer read 4*-lo[1] a sign\n", "when|unless"),
+    ("//@ param 0 pointer read 4*lo[1]- a dangling minus\n", "when|unless")])
+def test_a_malformed_condition_or_expression_is_refused_with_file_and_line(tmp_path, line, says):
+    """(A condition that does not parse would otherwise become the pointer's description, and the
+    pointer unconditional.)"""
     source = tmp_path / "k.sass"
     source.write_text("// a kernel\n" + line)
-    if "when hi[7] the" in line:
-        # `when` without &MASK is not a condition: the words are the pointer's description
-        assert parse_contract(source).argument(0).condition == ""
-        return
     with pytest.raises(ContractError) as caught:
         parse_contract(source)
-    assert "k.sass:2" in str(caught.value) and "when|unless" in str(caught.value)
+    assert "k.sass:2" in str(caught.value) and says in str(caught.value)
 
 
 def test_negative_and_zero_division_extents_are_findings_naming_launch_argument_expression(tmp_path):

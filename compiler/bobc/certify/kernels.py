@@ -225,6 +225,11 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                                         f"such as 4*hi[7] or 2*lo[8]*lo[6]-2*lo[8]+2*lo[7] (+ - * /, no spaces), "
                                         f"or a size the code fixes; COUNT, STRIDE: expressions; TERM: lo[i], hi[i] "
                                         f"or word[i], MASK a number: when hi[7]&16)")
+                if re.match(r"(when|unless|each)\s", pointer.group(6)):
+                    # (else a misspelt condition or batch would be the description, the pointer unconditional)
+                    raise ContractError(f"{path}:{number}: pointer word {index}'s 'each COUNT by STRIDE' and "
+                                        f"condition come in that order after its extent, the condition written "
+                                        f"'when TERM&MASK' or 'unless TERM&MASK' with no spaces (when hi[7]&16)")
                 extent = pointer.group(2)
                 fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
