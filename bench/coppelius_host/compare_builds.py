@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("--unchecked", nargs="*", default=[], help="builds whose outputs may differ")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--configs", default="small,large")
+    parser.add_argument("--keep-times", action="store_true",
+                        help="keep each run's NATIVE_SUBMIT_TIMES log as OUTDIR/times/CONFIG-BUILD-REP.log")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp())
@@ -80,6 +82,9 @@ def main() -> None:
                 if build not in args.unchecked and not same:
                     failed = True
                 timing = "no timing"
+                if args.keep_times and times.exists():
+                    (args.out / "times").mkdir(exist_ok=True)
+                    (args.out / "times" / f"{config}-{build}-{rep}.log").write_bytes(times.read_bytes())
                 if times.exists() and times.stat().st_size:
                     update = bench.update_times(times)
                     timing = (f"update median {update['doorbell_to_semaphore_ms']:.3f} ms "
