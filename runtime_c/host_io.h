@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #define RT_IO_INPUT_LIMIT_BYTES ((size_t)1 << 30)  /* no input larger than 1 GiB is read */
-#define RT_IO_STEP_LIMIT 0xFFFFFFFFull             /* the AdamW block's u32 global step */
+#define RT_IO_STEP_LIMIT 0xFFFFFFFFull             /* a per-step fill's u32 global step */
 #define RT_IO_MAX_FILES 8
 #define RT_IO_PATH_BYTES 4096
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */

@@ -1,4 +1,4 @@
-/* Plan fills: the scalars a host computes per invocation (an AdamW learner's
+/* Plan fills: the scalars a host computes per invocation (an optimizer's
  * step size, epsilon and step count), each a postfix program over binary64
  * constants and the global step t (specs/Platform/Linux/Nvidia/PlanHost.bob,
  * NvidiaPlanHostScalar; docs/host-steps.md). */

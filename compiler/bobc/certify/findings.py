@@ -23,7 +23,7 @@ _LAUNCH = re.compile(r"\blaunch (\d+)\b")
 
 def merged_messages(faults: list[Finding]) -> list[str]:
     """One line per distinct fault: findings that differ only in the launch they name (the same
-    stray word in each of ten AdamW launches) become one line naming every launch."""
+    stray word in each of ten launches of one kernel) become one line naming every launch."""
     groups: dict[tuple[str, str], list[Finding]] = {}
     for fault in faults:
         groups.setdefault((fault.kind, _LAUNCH.sub("launch #", fault.message, count=1)), []).append(fault)

@@ -38,7 +38,7 @@ HOST_STEP_COUNT = 1 << 20
 IDENTITY_BYTES = 1 << 16
 # runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
 CHECKPOINT_FILE_BYTES = 1 << 30
-# runtime_c/host_io.h RT_IO_STEP_LIMIT: the AdamW block's u32 global step
+# runtime_c/host_io.h RT_IO_STEP_LIMIT: a per-step fill's u32 global step
 STEP_LIMIT = U32
 # grid and block bounds: the target's (bobc.targets TargetLimits)
 

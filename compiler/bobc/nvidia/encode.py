@@ -132,7 +132,7 @@ _COMMON_CONSTANTS = {
     "BARRIER_COUNT": 1,
     "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR
     "CONSTANT_BUFFER_VALID(0)": 1,
-    "CONSTANT_BUFFER_INVALIDATE(0)": 1,     # the host rewrites AdamW blocks between invocations
+    "CONSTANT_BUFFER_INVALIDATE(0)": 1,     # the host rewrites parameter blocks (per-step fills) between submissions
     "SHADER_LOCAL_MEMORY_LOW_SIZE": 0,
     "SHADER_LOCAL_MEMORY_HIGH_SIZE": 0,
 }

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from .errors import BadCheckpoint, OutputWriteFailure
 
 INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/limits.md)
-STEP_LIMIT = 2 ** 32 - 1             # the AdamW block carries the global step as u32
+STEP_LIMIT = 2 ** 32 - 1             # a per-step fill writes the global step as u32
 PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
 _PAUSE_LIMIT_MS = 10_000
 
@@ -107,8 +107,8 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
 def check_step_room(step: int, updates: int, path) -> None:
     """A checkpoint whose step leaves no room for this invocation's updates is refused (exit 4).
 
-    The AdamW block carries the global step t = step + k (k = 1..updates) as
-    u32; past 2^32 - 1 it would wrap and the bias corrections divide by zero.
+    A per-step fill writes the global step t = step + k (k = 1..updates) as a
+    u32; past 2^32 - 1 it would wrap (and an optimizer's bias corrections would divide by zero).
     """
     if updates > STEP_LIMIT or step > STEP_LIMIT - updates:
         raise BadCheckpoint(path, "step", f"step {step} leaves no room for {updates} more "
