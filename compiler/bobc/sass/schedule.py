@@ -12,7 +12,8 @@ Correctness first, speed second (sass-facts.md "Control codes and latencies"):
   scoreboard that any later writer of those registers waits on;
 - at a branch and at a label everything outstanding is drained (all
   scoreboards waited, all fixed latencies covered), so no path can see a
-  value early; a loop's back edge (a BRA to an earlier instruction) covers a
+  value early; a block barrier (BAR) waits the scoreboards only (BARRIER_DRAIN);
+  a loop's back edge (a BRA to an earlier instruction) covers a
   fixed latency only as far as the loop needs it: the result must be ready
   when its first reader (or writer) after the loop's label issues, counting
   the cycles the loop spends before it (BACK_EDGE below);
@@ -119,6 +120,14 @@ DEPBAR_STALL = 4
 # it only ever delays).  Scoreboards are still drained, and the fall-through path keeps
 # tracking r as any straight-line code does.
 BACK_EDGE_STOPS = {"BRA", "EXIT"}
+
+# BARRIER_DRAIN.  A BAR.SYNC waits every scoreboard (a thread's shared-memory loads and
+# stores are complete before any thread passes: what the barrier exists for), but it is
+# no join of paths: a fixed-latency result still in flight there (an HMMA's accumulator)
+# stays tracked as in straight-line code and is waited for by its first reader after the
+# barrier, not by the barrier.  Covering it at the barrier emptied the tensor pipe
+# before every barrier of a pipelined loop (bobc.sass.generate.gemm, "Loop order").
+SCOREBOARD_ONLY_DRAIN = {"BAR"}
 
 
 @dataclass
@@ -257,6 +266,9 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
             for b in list(state.busy):
                 wait_mask |= 1 << b
                 state.wait(b)
+        if drain and item.opcode in SCOREBOARD_ONLY_DRAIN and not item.label_here:
+            drain_left = 0
+        elif drain:
             if item.target is not None and item.target < index and item.explicit is None:
                 outstanding = _back_edge_needs(items, issue, state, item.target, index)
             else:

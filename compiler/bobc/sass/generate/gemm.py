@@ -86,15 +86,31 @@ With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-b
 With flag 32: E 4-byte aligned with 4 N bytes, one batch, no flag 16, layout nn or tn.
 With flag 128: U 8-byte aligned, laid out as D (ldd, sD).
 
-Loop order (one trip a slice; bobc.sass.schedule issues in program order, so the order is
-the overlap): DEPBAR, BAR.SYNC; the 8 fragment loads of slice i; the 4 copies of slice
-i + STAGES - 1 (their latency runs beside the loads'); the column sums (flag 32, a branch
-taken around when off); then the 16 HMMAs with one instruction of the next trip's
-bookkeeping after each (the copy sources moved by IMAD.WIDE.U32, no carry chain; the
-counters, the two ring offsets and the addresses derived from them), so that the integer
-work issues while the tensor cores are busy, and the back edge (schedule.BACK_EDGE) waits
-only for what the next trip reads early.  Nothing is computed just before it is needed:
-the first trip's addresses come from _loop_entry.
+Loop order (one trip a slice, software-pipelined; bobc.sass.schedule issues in program order,
+so the order is the overlap).  A trip starts with slice i's first k16 step's fragments already
+in registers (the trip before loaded them, or the prologue for slice 0) and runs:
+  1. the copies of slice i + STAGES - 1 into the stage slice i - 1 used (every thread finished
+     reading it before the last BAR.SYNC), LDGDEPBAR;
+  2. the fragment loads of slice i's second k16 step;
+  3. the first step's HMMAs (8, or 4 for warps of 32 x 16), with the bookkeeping the next
+     slice's loads need between them (the trip counter, the read stage, then the fragment
+     addresses, last: they wait for step 2's loads to have read the old ones);
+  4. (the column sums' version of the loop only) the column sums of slice i;
+  5. DEPBAR.LE SB0, STAGES - 2 (slice i + 1's copies have landed) and BAR.SYNC (everyone's have;
+     the barrier waits the scoreboards, so step 2's loads are done, but not the HMMAs in flight:
+     schedule.BARRIER_DRAIN);
+  6. the fragment loads of slice i + 1's first k16 step;
+  7. the second step's HMMAs, with the next trip's copy bookkeeping between them (the copy
+     sources moved by IMAD.WIDE.U32, no carry chain; the copy counter, the write stage and the
+     destinations), then the back edge (schedule.BACK_EDGE: it waits only for what the next
+     trip reads early, and the scoreboards: step 6's loads, issued before step 7's HMMAs).
+So no HMMA waits for a fragment load issued just before it: the tensor cores are fed while
+the loads of the next step, and the barrier, are in flight.  Each accumulator still takes its
+k16 steps in order (k = 0, 16 of slice 0, then of slice 1, ..), exactly the products of the
+unpipelined loop: the results are bit for bit those of earlier builds.  The column sums (flag
+32) are a second copy of the loop, chosen once before it (P1): a branch inside the loop would
+wait out every load and product in flight at each trip.  The last trip's step 6 reads a stage
+no copy wrote (harmless: its fragments are never used).
 
 The tile height (tile_m: 64 by default, or 128; generate(variant, prefix, tile_m), CLI --tile-m;
 Tiling, TILINGS; grid, shared_bytes, check_shape, split_count, split_ticket_bytes,
@@ -121,7 +137,7 @@ w computes rows 32 (w >> 2) .. + 31 and columns 16 (w & 3) .. + 15, 2 x 2 HMMA t
 (16 accumulators a thread): per k16 step the same two A fragments and one B matrix load
 (LDSM.x4: one 16-column pair, two n8 fragments), 8 HMMAs a slice with the bookkeeping between
 them, two after each (an accumulator's two k16 steps are 4 HMMAs apart: the integer work
-fills part of the wait; 82 stall cycles a trip, nn).  Each output element is computed by the
+fills part of the wait; 81-86 stall cycles a trip).  Each output element is computed by the
 same HMMAs on the same fragments in the same k order as with 4 warps, so the results are bit
 for bit the same
 (split K and column sums too: the copies are one 16-byte chunk per operand a thread, the
@@ -611,73 +627,95 @@ def _issue(out: _Text, ops: tuple[_Operand, _Operand], stage: int) -> None:
     out(f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring")
 
 
-def _slice(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Operand], tiling_: Tiling) -> None:
-    """One trip of the main loop, slice i ("Loop order" in the docstring): the fragments, the
-    copies of slice i + STAGES - 1, the column sums, then the products (16, or 8 for warps of
-    32 x 16) with the next
-    trip's bookkeeping between them, so that the integer work issues while the tensor cores
-    are busy and nothing a trip needs is computed just before it is needed."""
+def _fragments(out: _Text, variant: Variant, ops: tuple[_Operand, _Operand], tiling_: Tiling, kk: int) -> None:
+    """The fragments of k16 step kk of the slice SRC_A / SRC_B name: the A fragment of each
+    16-row half of the warp's rows and the B fragments of each 16-column pair."""
     a_load = "LDSM.16.M88.4" if variant.a_along_k else "LDSM.16.MT88.4"
     b_load = "LDSM.16.M88.4" if variant.b_along_k else "LDSM.16.MT88.4"
     op_a, op_b = ops
-    for kk in range(TILE_K // 16):
-        for mi in range(2):
-            offset = (mi * 16 * op_a.pitch + kk * 32) if op_a.along_k else (kk * 16 * op_a.pitch + mi * 32)
-            out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
-        for p in range(tiling_.n_tiles // 2):
-            offset = (p * 16 * op_b.pitch + kk * 32) if op_b.along_k else (kk * 16 * op_b.pitch + p * 32)
-            out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
-    out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used")
-    _copies(out, ops)
-    out("LDGDEPBAR", "one group per slice, empty past the last")
-    if variant.column_sums:
-        _column_sums_slice(out, tiling_)
-    ring = STAGES * stage
-    moves = [(f"IMAD.WIDE.U32 R{op.copy + 2 * i}, R{op.step}, 0x1, R{op.copy + 2 * i}", "")
-             for op in ops for i in range(op.chunks)]
-    moves[0] = (moves[0][0], "the copy sources: one slice on")
-    counters = [
-        (f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ", ""),
-        (f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?"),
-        (f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ", ""),
-        (f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT", "another slice to copy?"),
-    ]
-    bookkeeping = [line for pair in zip(moves + [None] * (4 - len(moves)), counters) for line in pair if line]
-    bookkeeping += [
-        (f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ", ""),
-        (f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ", ""),
-        (f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {ring:#x}, PT", ""),
-        (f"ISETP.GE.AND P2, PT, R{READ_STAGE}, {ring:#x}, PT", ""),
-        (f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring"),
-        (f"SEL R{READ_STAGE}, RZ, R{READ_STAGE}, P2", "around the ring"),
-        (f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ", "the next trip's copy destinations"),
-        (f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ", ""),
-        (f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ", "the next trip's fragment sources"),
-        (f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ", ""),
-    ]
-    # as many after each HMMA as spread them over all (16 HMMAs: one each; 8: two each, which
-    # also fills the wait between an accumulator's two k16 steps, 4 HMMAs apart)
-    each = max(1, len(bookkeeping) // (2 * 2 * tiling_.n_tiles))
-    for kk in range(TILE_K // 16):
-        for mi in range(2):
-            for nt in range(tiling_.n_tiles):
-                acc = tiling_.acc(mi, nt)
-                b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
-                out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
-                for _ in range(min(each, len(bookkeeping))):
-                    out(*bookkeeping.pop(0))
-    for line in bookkeeping:
+    for mi in range(2):
+        offset = (mi * 16 * op_a.pitch + kk * 32) if op_a.along_k else (kk * 16 * op_a.pitch + mi * 32)
+        out(f"{a_load} R{FRAG_A + 8 * kk + 4 * mi}, [R{SRC_A}+{offset:#x}]", f"A rows {16 * mi}.., k {16 * kk}..")
+    for p in range(tiling_.n_tiles // 2):
+        offset = (p * 16 * op_b.pitch + kk * 32) if op_b.along_k else (kk * 16 * op_b.pitch + p * 32)
+        out(f"{b_load} R{FRAG_B + 8 * kk + 4 * p}, [R{SRC_B}+{offset:#x}]", f"B columns {16 * p}.., k {16 * kk}..")
+
+
+def _products(out: _Text, tiling_: Tiling, kk: int, bookkeeping: list[tuple[str, str]]) -> None:
+    """The HMMAs of k16 step kk (each accumulator once), with `bookkeeping` spread over them
+    in order, as evenly as it goes: the integer work issues while the tensor cores are busy."""
+    hmmas = 2 * tiling_.n_tiles
+    each = -(-len(bookkeeping) // hmmas)
+    work = list(bookkeeping)
+    for mi in range(2):
+        for nt in range(tiling_.n_tiles):
+            acc = tiling_.acc(mi, nt)
+            b = FRAG_B + 8 * kk + 4 * (nt // 2) + 2 * (nt % 2)
+            out(f"HMMA.16816.F32 R{acc}, R{FRAG_A + 8 * kk + 4 * mi}, R{b}, R{acc}")
+            for _ in range(min(each, len(work))):
+                out(*work.pop(0))
+    for line in work:
         out(*line)
 
 
-def _loop_entry(out: _Text) -> None:
+def _trip(out: _Text, variant: Variant, stage: int, ops: tuple[_Operand, _Operand], tiling_: Tiling,
+          sums: bool) -> None:
+    """One trip of the main loop, slice i, software-pipelined ("Loop order" in the docstring):
+    its first k16 step's fragments are in registers when it starts (loaded by the trip before,
+    or by the prologue), and it loads the next slice's while its second step's HMMAs run."""
+    ring = STAGES * stage
+    out.note("copy slice i + STAGES - 1 (if one is left) into the stage slice i - 1 used (free: every")
+    out.note("thread finished reading it before the last BAR.SYNC)")
+    _copies(out, ops)
+    out("LDGDEPBAR", "one group per slice, empty past the last")
+    out.note("slice i's second k16 step's fragments, in flight beside the first step's products")
+    _fragments(out, variant, ops, tiling_, kk=1)
+    if sums:
+        out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ", "this slice's B rows (before SRC_B moves on)")
+    # what the next slice's fragment loads need (SRC, after this trip's loads have read it:
+    # last), and the trip counter the back edge tests
+    to_next_slice = [
+        (f"IADD3 R{TO_DO}, R{TO_DO}, -0x1, RZ", ""),
+        (f"ISETP.GE.AND P5, PT, R{TO_DO}, 0x1, PT", "another slice?"),
+        (f"IADD3 R{READ_STAGE}, R{READ_STAGE}, {stage:#x}, RZ", "the next slice's stage"),
+        (f"ISETP.GE.AND P2, PT, R{READ_STAGE}, {ring:#x}, PT", ""),
+        (f"SEL R{READ_STAGE}, RZ, R{READ_STAGE}, P2", "around the ring"),
+        (f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ", "the next slice's fragment sources"),
+        (f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ", ""),
+    ]
+    _products(out, tiling_, 0, to_next_slice)
+    if sums:
+        _column_sums_slice(out, tiling_)
+    out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"slice i + 1's group has landed ({STAGES - 2} younger may fly)")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies of slice i + 1 visible; every read of slice i done")
+    out.note("slice i + 1's first k16 step's fragments, in flight beside slice i's second step's products")
+    _fragments(out, variant, ops, tiling_, kk=0)
+    moves = [(f"IMAD.WIDE.U32 R{op.copy + 2 * i}, R{op.step}, 0x1, R{op.copy + 2 * i}", "")
+             for op in ops for i in range(op.chunks)]
+    moves[0] = (moves[0][0], "the copy sources: one slice on")
+    to_next_copy = moves + [
+        (f"IADD3 R{TO_ISSUE}, R{TO_ISSUE}, -0x1, RZ", ""),
+        (f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT", "another slice to copy?"),
+        (f"IADD3 R{WRITE_STAGE}, R{WRITE_STAGE}, {stage:#x}, RZ", ""),
+        (f"ISETP.GE.AND P6, PT, R{WRITE_STAGE}, {ring:#x}, PT", ""),
+        (f"SEL R{WRITE_STAGE}, RZ, R{WRITE_STAGE}, P6", "around the ring"),
+        (f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ", "the next trip's copy destinations"),
+        (f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ", ""),
+    ]
+    _products(out, tiling_, 1, to_next_copy)
+
+
+def _loop_entry(out: _Text, variant: Variant, ops: tuple[_Operand, _Operand], tiling_: Tiling) -> None:
     """What the first trip needs that later trips compute for the next: the copy destinations
-    of slice STAGES - 1, the fragment sources of slice 0 and the copy guard."""
+    of slice STAGES - 1, the copy guard, and slice 0's first k16 step's fragments."""
     out(f"IADD3 R{DST_A}, R{WRITE_STAGE}, R{COPY_DST_A}, RZ")
     out(f"IADD3 R{DST_B}, R{WRITE_STAGE}, R{COPY_DST_B}, RZ")
     out(f"IADD3 R{SRC_A}, R{READ_STAGE}, R{FRAG_SRC_A}, RZ")
     out(f"IADD3 R{SRC_B}, R{READ_STAGE}, R{FRAG_SRC_B}, RZ")
     out(f"ISETP.GE.AND P0, PT, R{TO_ISSUE}, 0x1, PT")
+    out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"slice 0's group has landed ({STAGES - 2} younger may fly)")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies of slice 0 visible")
+    _fragments(out, variant, ops, tiling_, kk=0)
 
 
 def _column_sums_groups(tiling_: Tiling) -> int:
@@ -711,13 +749,11 @@ def _column_sums_setup(out: _Text, b: _Operand, tiling_: Tiling) -> None:
 
 
 def _column_sums_slice(out: _Text, tiling_: Tiling) -> None:
-    """Flag 32: add this slice's rows g, g + 4, .. (and, two groups a thread, g + 1, g + 5, ..)
-    of the thread's column, in increasing order, from the stage just read (SRC_B still names
-    it; its buffer is rewritten only after the next BAR.SYNC).  Before the HMMAs, whose
-    bookkeeping moves SRC_B to the next slice."""
+    """Flag 32 (the loop's column-sums version): add this slice's rows g, g + 4, .. (and, two
+    groups a thread, g + 1, g + 5, ..) of the thread's column, in increasing order, from the
+    stage E_AT names (slice i's, set before SRC_B moved on; rewritten only after the next
+    trip's start, past this trip's BAR.SYNC)."""
     pitch = outer_pitch(TILE_N)
-    out("@!P1 BRA column_sums_added")
-    out(f"IADD3 R{E_AT}, R{SRC_B}, R{E_COLUMN}, RZ")
     # two row groups a thread: rows g, g + 4, .. into E_SUM0 and g + 1, g + 5, .. into E_SUM1;
     # one: rows g, g + 4, g + 8, .. all into E_SUM0, two a step
     two = _column_sums_groups(tiling_) == 2
@@ -729,7 +765,6 @@ def _column_sums_slice(out: _Text, tiling_: Tiling) -> None:
         out(f"HADD2.F32 R{E_HALF1}, -RZ, R{E_HALF1}.H0_H0")
         out(f"FADD R{E_SUM0}, R{E_SUM0}, R{E_HALF0}")
         out(f"FADD R{into}, R{into}, R{E_HALF1}", "" if two else "in increasing k")
-    out.label("column_sums_added")
 
 
 def _column_sums_store(out: _Text, tiling_: Tiling) -> None:
@@ -1164,12 +1199,19 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
     out.note(f"prologue: slices 0 .. {STAGES - 2} in flight")
     for _ in range(STAGES - 1):
         _issue(out, ops, stage)
-    _loop_entry(out)
+    _loop_entry(out, variant, ops, tiling_)
+    if variant.column_sums:
+        out.note(f"two versions of the loop: with the column sums (P1: flag {FLAG_COLUMN_SUMS}, first row tile) and without")
+        out("@P1 BRA slice_sums")
     out.label("slice")
-    out(f"DEPBAR.LE SB0, {STAGES - 2:#x}", f"this slice's group has landed ({STAGES - 2} younger may fly)")
-    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's copies visible; the stage written next is free")
-    _slice(out, variant, stage, ops, tiling_)
+    _trip(out, variant, stage, ops, tiling_, sums=False)
     out("@P5 BRA slice")
+    if variant.column_sums:
+        out("BRA looped")
+        out.label("slice_sums")
+        _trip(out, variant, stage, ops, tiling_, sums=True)
+        out("@P5 BRA slice_sums")
+        out.label("looped")
     out(f"MOV R{T0}, {_p('flags')}", "(before the column sums' branch: it waits out the last products)")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
     out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
