@@ -2,9 +2,9 @@
 launch by launch through the NumPy kernels (coppelius_model.kernels) on the arena and
 the staging buffer at their GPU addresses, give the master weights, moments, half
 copies, counters and loss records of model.update -- the formula reference -- for
-two updates of the small configuration, bit for bit (the same arithmetic, launch by
-launch).  A wrong pointer, shape, stride or flag in
-any launch's parameter words changes the result."""
+two updates of the small configuration and of a one-layer shape (docs/coppelius.md,
+"Shapes"), bit for bit (the same arithmetic, launch by launch).  A wrong pointer, shape,
+stride or flag in any launch's parameter words changes the result."""
 from __future__ import annotations
 
 import struct
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from coppelius_model import graph, kernels, layout, model
-from coppelius_model.config import LARGE, SMALL
+from coppelius_model.config import LARGE, SMALL, named
 
 from .conftest import TEXT
 
 
-@pytest.fixture(scope="module")
-def runs():
-    config = SMALL
+@pytest.fixture(scope="module", params=[SMALL, named("1x256x128")], ids=["small", "1x256x128"])
+def runs(request):
+    config = request.param
     data = TEXT.read_bytes()
     residents = layout.arena(config)
     memory = kernels.FlatMemory([(layout.ARENA_BASE, layout.arena_bytes(config)),

@@ -235,7 +235,9 @@ class Checker:
         if not self.subsumes(ctx, found, expected):
             raise self.mismatch(ctx, term, expected, found)
 
-    def check_refl(self, ctx, term, target: VEqual):
+    def check_refl(self, ctx, term, target: VEqual, what: str | None = None):
+        """`what`: where the proof stands when it is not a definition's whole body (a constructor's
+        field, an argument), named in the refusal beside the definition."""
         self.check_type(ctx, term.type)
         type_value = self.evaluate(ctx, term.type)
         if not convertible(ctx.level, type_value, target.type):
@@ -248,8 +250,8 @@ class Checker:
             return
         name = self.current.name if self.current is not None else "this proof"
         raise TypeCheckError(
-            f"the equality {name} claims does not hold: its two sides compute to different "
-            f"values\n    left:  {self.show_computed(ctx, target.left)}\n"
+            f"the equality {name} claims{f' in {what}' if what else ''} does not hold: its two sides "
+            f"compute to different values\n    left:  {self.show_computed(ctx, target.left)}\n"
             f"    right: {self.show_computed(ctx, target.right)}",
             self.current.span if self.current is not None else term.span,
             hint="fix the definitions the two sides are computed from, or the claim")
@@ -291,7 +293,10 @@ class Checker:
             env = (argument.lazy(ctx.env), env)
 
     def check_labelled(self, ctx, term, expected, what: str):
-        """check(), with a mismatch worded as `what` (an argument, a field)."""
+        """check(), with a mismatch (or a proof that does not hold) worded as `what` (an argument, a field)."""
+        if type(term) is c.ReflT and type(force(expected)) is VEqual:
+            self.check_refl(ctx, term, force(expected), what)
+            return
         if type(term) in (c.Lam, c.Let, c.Record, c.ReflT):
             self.check(ctx, term, expected)
             return

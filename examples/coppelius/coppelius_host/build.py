@@ -1,9 +1,11 @@
 """Build Coppelius's host with bobc, for a target and (for tests and benchmarks) a
 shorter or longer run than the plan's.
 
-    python -m coppelius_host.build sm_90 -o coppelius-host [--interval N --publications P] [--config large]
+    python -m coppelius_host.build sm_90 -o coppelius-host [--interval N --publications P] [--config C]
 
-Without --interval/--publications/--config large this is exactly
+C is small (the plan's), large, or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (docs/coppelius.md,
+"Shapes"; bobc refuses one the kernels cannot serve, naming the rule).  Without
+--interval/--publications/--config this is exactly
 `bobc build examples/coppelius/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost
 --target T -o OUT` (docs/coppelius-host.md).  With them, the plan modules are copied to a
 scratch folder and Coppelius.TrainingRun's coppeliusRunCheckpointInterval and
@@ -31,11 +33,14 @@ def plan_copy(folder: Path, interval: int | None = None, publications: int | Non
               config: str = "small") -> Path:
     """examples/coppelius/Coppelius copied under `folder` with the run rewritten (and, for the
     large configuration, examples/coppelius/large's Coppelius.Configuration in place of the
-    small one: a module beside the plan wins over the search path); the copy's root."""
+    small one: a module beside the plan wins over the search path; for another shape, one
+    written for it); the copy's root."""
     copy = folder / "Coppelius"
     shutil.copytree(EXAMPLE / "Coppelius", copy)
     if config == "large":
         shutil.copyfile(EXAMPLE / "large" / "Coppelius" / "Configuration.bob", copy / "Configuration.bob")
+    elif config != "small":
+        (copy / "Configuration.bob").write_text(configuration_module(config), encoding="utf-8")
     run = copy / "TrainingRun.bob"
     text = run.read_text(encoding="utf-8")
     for key, value in (("interval", interval), ("publications", publications)):
@@ -47,6 +52,20 @@ def plan_copy(folder: Path, interval: int | None = None, publications: int | Non
             raise RuntimeError(f"{run}: no single `def {RUN_DEFINITIONS[key]} : Nat = <number>` to rewrite")
     run.write_text(text, encoding="utf-8")
     return folder
+
+
+def configuration_module(name: str) -> str:
+    """A Coppelius.Configuration choosing the shape `name` (coppelius_model.config.named)."""
+    if str(EXAMPLE) not in sys.path:
+        sys.path.insert(0, str(EXAMPLE))
+    from coppelius_model.config import named
+
+    c = named(name)
+    return (f"module Coppelius.Configuration\n\nimport Coppelius.Model\n\n"
+            f"-- the shape {name} (coppelius_host.build; docs/coppelius.md, \"Shapes\")\n"
+            f"def coppeliusShape : (family CoppeliusShape) =\n"
+            f"  (constructor CoppeliusShape CoppeliusShapeValue b\"{c.identity.decode()}\" {c.layers} {c.width} "
+            f"{c.context} {c.chunk_bytes} (refl Bytes b\"\"))\n")
 
 
 def bobc_environment() -> dict:
@@ -96,11 +115,11 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--interval", type=int)
     parser.add_argument("--publications", type=int)
-    parser.add_argument("--config", choices=("small", "large"), default="small")
+    parser.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
     args = parser.parse_args(argv)
     try:
         build(args.target, args.output, args.interval, args.publications, args.config)
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"wrote {args.output}")

@@ -2,8 +2,10 @@
 checkpoint envelope around the payload P, M, V (binary32, the flat parameter order) and
 the 16-byte counters (+0 non-finite flag, +8 updates issued, +12 updates skipped).
 
-    python -m coppelius_host.checkpoint fresh -o CKPT [--config small|large] [--seed N]
-    python -m coppelius_host.checkpoint show CKPT [--config small|large]
+    python -m coppelius_host.checkpoint fresh -o CKPT [--config C] [--seed N]
+    python -m coppelius_host.checkpoint show CKPT [--config C]
+
+C: small (the default), large, or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (coppelius_model.config.named).
 
 `fresh` writes step 0 with every parameter uniform in [-0.01, 0.01] (NumPy's generator
 from the seed, coppelius_model.model.fresh_state) and zero moments: what `coppelius-host
@@ -30,13 +32,13 @@ COUNTERS_BYTES = 16
 def config_named(name: str):
     if str(EXAMPLE) not in sys.path:
         sys.path.insert(0, str(EXAMPLE))
-    from coppelius_model.config import CONFIGS
-    return CONFIGS[name]
+    from coppelius_model.config import named
+    return named(name)
 
 
 @functools.lru_cache(maxsize=None)
 def contract(config_name: str = "small"):
-    """The plan's CheckpointContract for a configuration (the large one from a copy of the
+    """The plan's CheckpointContract for a configuration (another than small from a copy of the
     plan with its Coppelius.Configuration: coppelius_host.build.plan_copy)."""
     import tempfile
 
@@ -113,15 +115,20 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     made = sub.add_parser("fresh", help="write a fresh checkpoint (step 0)")
     made.add_argument("-o", "--output", required=True)
-    made.add_argument("--config", choices=("small", "large"), default="small")
+    made.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
     made.add_argument("--seed", type=int, default=0)
     made.add_argument("--updates-per-invocation", type=int,
                       help="for a host built with another run length (coppelius_host.build --interval/--publications)")
     shown = sub.add_parser("show", help="print a checkpoint's step and counters")
     shown.add_argument("checkpoint")
-    shown.add_argument("--config", choices=("small", "large"), default="small")
+    shown.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
     shown.add_argument("--updates-per-invocation", type=int)
     args = parser.parse_args(argv)
+    try:
+        config_named(args.config)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.command == "fresh":
         from bobc.reference.safe_io import publish_file
         data = encode(fresh(args.config, args.seed), args.config, args.updates_per_invocation)

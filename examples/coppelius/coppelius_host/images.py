@@ -41,8 +41,10 @@ def words(table: bytes) -> list[int]:
 
 
 @functools.lru_cache(maxsize=None)
-def evaluate(target_name: str, include=()) -> Evaluated:
-    """Load DirectArtifact for `target_name` (sm_86, sm_90) and evaluate its images and tables."""
+def evaluate(target_name: str, include=(), root: Path = EXAMPLE) -> Evaluated:
+    """Load DirectArtifact for `target_name` (sm_86, sm_90) and evaluate its images and tables
+    (from the plan under `root`: a copy of it for another shape, coppelius_host.build.plan_copy,
+    with examples/coppelius in `include`)."""
     from bobc.language import load_program
     from bobc.plan.intrinsics import default_intrinsics
     from bobc.language.values import VNat
@@ -50,7 +52,8 @@ def evaluate(target_name: str, include=()) -> Evaluated:
 
     target = target_named(target_name)
     registry = default_intrinsics()
-    program = load_program(MODULE, include=tuple(include), target=target, intrinsics=registry)
+    module = MODULE if root == EXAMPLE else root / MODULE.relative_to(EXAMPLE)
+    program = load_program(module, include=tuple(include), target=target, intrinsics=registry)
     value = lambda name: program.value(name).value                     # noqa: E731
     components = {name: bytes(value(f"coppelius{name}Image")) for name in ("Program", "QMD", "Push", "GPFIFO")}
     encoded = list(registry.encoders.images.values())

@@ -9,6 +9,7 @@ one elementwise pass per weight-decay group ("piece").
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -54,12 +55,16 @@ class Tensor:
 
 @dataclass(frozen=True)
 class CoppeliusConfig:
-    """One configuration: layers, width, heads, context (the bytes one update trains on)."""
+    """One configuration: layers, width, heads, context (the bytes one update trains on), and the
+    checkpoint chunk the host moves through its staging buffer (the plan's CoppeliusShape; which
+    shapes the kernels serve is the plan's rule, Coppelius.Model.coppeliusShapeRefusal: the NumPy
+    model here also runs TINY, which they do not)."""
 
     name: str
     layers: int
     width: int
     context: int
+    chunk_bytes: int = 8 << 20
     head_dimension: int = HEAD_DIMENSION
     vocabulary: int = VOCABULARY
     hyper: Hyperparameters = Hyperparameters()
@@ -115,8 +120,28 @@ class CoppeliusConfig:
         return [(0, split, True), (split, self.parameter_count - split, False)]
 
 
-SMALL = CoppeliusConfig("small", layers=4, width=256, context=128)
-LARGE = CoppeliusConfig("large", layers=12, width=768, context=256)
+    @property
+    def identity(self) -> bytes:
+        """The plan's shape identity (coppeliusShapeIdentity): the checkpoint envelope names it."""
+        return f"coppelius-{self.name}-v1".encode()
+
+
+SMALL = CoppeliusConfig("small", layers=4, width=256, context=128, chunk_bytes=8 << 20)
+LARGE = CoppeliusConfig("large", layers=12, width=768, context=256, chunk_bytes=64 << 20)
 # the gradient check's: small enough for finite differences in binary64
-TINY = CoppeliusConfig("tiny", layers=2, width=32, context=8, head_dimension=16)
+TINY = CoppeliusConfig("tiny", layers=2, width=32, context=8, head_dimension=16, chunk_bytes=1 << 20)
 CONFIGS = {c.name: c for c in (SMALL, LARGE, TINY)}
+SHAPE_NAME = re.compile(r"(\d+)x(\d+)x(\d+)(?::(\d+))?")
+
+
+def named(name: str) -> CoppeliusConfig:
+    """small, large, tiny, or another shape as LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (the chunk 8 MiB
+    unless given), e.g. 1x256x128 (docs/coppelius.md, "Shapes")."""
+    if name in CONFIGS:
+        return CONFIGS[name]
+    match = SHAPE_NAME.fullmatch(name)
+    if match is None:
+        raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(CONFIGS)} or a shape "
+                         f"LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
+    layers, width, context, chunk = match.groups()
+    return CoppeliusConfig(name, int(layers), int(width), int(context), int(chunk) if chunk else 8 << 20)

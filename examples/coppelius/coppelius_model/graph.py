@@ -7,15 +7,16 @@ from the parameter base, pointers whole, two 32-bit scalars to a word (the first
 in the low half).  Coppelius.Build.Graph builds the same launches in the plan
 language; tests/coppelius/test_plan_agrees.py holds the two together.
 
-    python -m coppelius_model.graph small     # the update's launches, one a line
+    python -m coppelius_model.graph small     # the update's launches, one a line (or large, 1x256x128...)
 """
 from __future__ import annotations
 
+import dataclasses
 import struct
 import sys
 from dataclasses import dataclass, field
 
-from .config import CONFIGS, CoppeliusConfig
+from .config import CoppeliusConfig, named
 from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOCK, STAGING_LOSS_WINDOW,
                      STAGING_PREDICTIONS, STAGING_RECORD, STAGING_REPORT_END, STAGING_TARGETS, SUMMARY_BYTES,
                      arena, checkpoint_payload_bytes, chunks)
@@ -197,7 +198,11 @@ class Builder:
     def layer_stride(self, *names: str) -> int:
         """Bytes from layer l's `name` (an arena resident h{l}.<name> or a parameter tensor's gradient)
         to layer l + 1's: one stride for every l and every name given, else ValueError (a batched
-        launch moves each pointer by it)."""
+        launch moves each pointer by it).  With one layer the launch has one batch and moves no
+        pointer; its words are then the stride a second layer would be at (the plan's, which
+        computes the layer block whatever the count)."""
+        if self.c.layers == 1:
+            return Builder(dataclasses.replace(self.c, layers=2)).layer_stride(*names)
         def address(layer, name):
             key = f"h{layer}.{name}"
             return self.at(key) if key in self.r else self.G(key)
@@ -354,7 +359,7 @@ def update_launches(config: CoppeliusConfig) -> list[Launch]:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    config = CONFIGS[argv[0] if argv else "small"]
+    config = named(argv[0] if argv else "small")
     print(f"# {config.name}: {config.parameter_count} parameters, checkpoint payload "
           f"{checkpoint_payload_bytes(config)} bytes in {len(chunks(config))} chunks")
     for index, piece in enumerate(pieces(config)):

@@ -42,8 +42,6 @@ COUNTERS_BYTES = 16           # +0 non-finite flag, +4 zero, +8 updates issued, 
 GEMM_PARTIALS_BYTES = 4 * 4 * 65 * 64 * 64
 GEMM_TICKETS_BYTES = 4 * 65
 
-CHUNK_BYTES = {"small": 8 << 20, "large": 64 << 20, "tiny": 1 << 20}
-
 
 @dataclass(frozen=True)
 class Resident:
@@ -65,7 +63,8 @@ def loss_window_bytes(config: CoppeliusConfig) -> int:
 
 
 def staging_bytes(config: CoppeliusConfig) -> int:
-    return CHUNK_BYTES[config.name]
+    """One checkpoint chunk (the plan's coppeliusShapeChunkBytes)."""
+    return config.chunk_bytes
 
 
 def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:

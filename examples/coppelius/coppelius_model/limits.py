@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from .config import CONFIGS, LARGE, SMALL, CoppeliusConfig
+from .config import LARGE, SMALL, CoppeliusConfig, named
 from .graph import Launch, update_launches
 
 # NVIDIA H200 SXM (NVIDIA's H200 datasheet): dense FP16/BF16 tensor throughput with FP32
@@ -116,7 +116,7 @@ def report(configs=(SMALL, LARGE)) -> str:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    print(report([CONFIGS[name] for name in argv] if argv else (SMALL, LARGE)))
+    print(report([named(name) for name in argv] if argv else (SMALL, LARGE)))
     return 0
 
 
