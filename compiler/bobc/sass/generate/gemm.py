@@ -136,8 +136,8 @@ With 8 warps on a 64 x 64 tile the block is 256 threads, a 2 x 4 grid of warps o
 w computes rows 32 (w >> 2) .. + 31 and columns 16 (w & 3) .. + 15, 2 x 2 HMMA tiles of 16 x 8
 (16 accumulators a thread): per k16 step the same two A fragments and one B matrix load
 (LDSM.x4: one 16-column pair, two n8 fragments), 8 HMMAs a slice with the bookkeeping between
-them, two after each (an accumulator's two k16 steps are 4 HMMAs apart: the integer work
-fills part of the wait; 81-86 stall cycles a trip).  Each output element is computed by the
+them, two or three after each (an accumulator's two k16 steps are a barrier and a fragment load
+apart; 81-86 stall cycles a trip).  Each output element is computed by the
 same HMMAs on the same fragments in the same k order as with 4 warps, so the results are bit
 for bit the same
 (split K and column sums too: the copies are one 16-byte chunk per operand a thread, the
