@@ -35,3 +35,19 @@ def eight_warp_sources(tmp_path_factory):
     folder = tmp_path_factory.mktemp("gemm-warps-8")
     gemm.write_all(folder, GEMM_PREFIX, warps=8)
     return folder
+
+
+def simulate_one_update(folder: Path, shape: str = "small", seed: int = 3) -> list:
+    """Seed 004's host for `shape` (one publication of one update), built for sm_90 under
+    `folder` and run through bobc's simulator from a fresh checkpoint (seed `seed`) on the
+    tests' text: coppelius_host.sim_compare's results against the formula reference."""
+    from coppelius_host import build, checkpoint, sim_compare
+    from coppelius_model import stream
+    root = build.plan_copy(folder / "plan", 1, 1, shape)
+    host = build.build_from(root, "sm_90", folder / "coppelius-host")
+    text = folder / "text.stream"
+    text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
+    fresh = folder / "fresh.ckpt"
+    fresh.write_bytes(checkpoint.encode(checkpoint.fresh(shape, seed=seed), shape, 1))
+    return sim_compare.compare(host, text, fresh, folder / "runs", invocations=1, seed=seed,
+                               config_name=shape, say=print)

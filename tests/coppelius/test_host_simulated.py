@@ -15,24 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coppelius_host import build, checkpoint, sim_compare
-from coppelius_model import stream
-
-from .conftest import TEXT
+from .conftest import simulate_one_update
 
 SEED = 3
 
 
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("coppelius-host-simulated")
-    root = build.plan_copy(folder / "plan", 1, 1)
-    host = build.build_from(root, "sm_90", folder / "coppelius-host")
-    text = folder / "text.stream"
-    text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
-    fresh = folder / "fresh.ckpt"
-    fresh.write_bytes(checkpoint.encode(checkpoint.fresh("small", seed=SEED), "small", 1))
-    return sim_compare.compare(host, text, fresh, folder / "runs", invocations=1, seed=SEED, say=print)
+    return simulate_one_update(tmp_path_factory.mktemp("coppelius-host-simulated"), "small", SEED)
 
 
 def test_one_simulated_update_agrees_with_the_formula_reference(compared):

@@ -23,11 +23,11 @@ import pytest
 
 from bobc.language import Intrinsics, load_program
 
-from coppelius_host import build, checkpoint, images, sim_compare
-from coppelius_model import graph, layout, stream
+from coppelius_host import build, images
+from coppelius_model import graph, layout
 from coppelius_model.config import SMALL, named
 
-from .conftest import EXAMPLE, TEXT
+from .conftest import EXAMPLE, simulate_one_update
 from .test_plan_agrees import check_numbers, launches_of
 from .test_plan_agrees import load as load_probe
 
@@ -180,14 +180,7 @@ def test_the_host_builds_with_the_images_that_hold_the_graphs_words(served, targ
 def test_one_simulated_update_agrees_with_the_formula_reference(name, tmp_path):
     """As tests/coppelius/test_host_simulated.py for small: the built host's one update with its
     GPU simulated against model.update, within docs/coppelius.md's tolerances."""
-    root = build.plan_copy(tmp_path / "plan", 1, 1, name)
-    host = build.build_from(root, "sm_90", tmp_path / "coppelius-host")
-    text = tmp_path / "text.stream"
-    text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
-    fresh = tmp_path / "fresh.ckpt"
-    fresh.write_bytes(checkpoint.encode(checkpoint.fresh(name, seed=3), name, 1))
-    [result] = sim_compare.compare(host, text, fresh, tmp_path / "runs", invocations=1, seed=3, config_name=name,
-                                   say=print)
+    [result] = simulate_one_update(tmp_path, name, seed=3)
     assert (result.step, result.updates, result.skipped) == (1, 1, 0)
     assert result.predictions_finite
     assert result.relative[0] <= 1e-3, result.line()
