@@ -51,3 +51,16 @@ def simulate_one_update(folder: Path, shape: str = "small", seed: int = 3) -> li
     fresh.write_bytes(checkpoint.encode(checkpoint.fresh(shape, seed=seed), shape, 1))
     return sim_compare.compare(host, text, fresh, folder / "runs", invocations=1, seed=seed,
                                config_name=shape, say=print)
+
+
+def assert_one_update_agrees(result) -> None:
+    """docs/coppelius.md's tolerances for one simulated update against the formula reference:
+    the first update's mean loss within 1e-3 relative; 99.5% of the master weights within 1e-3
+    alpha_1 of the reference's, every one within 2 alpha_1; predictions finite, nothing skipped."""
+    import numpy as np
+    assert (result.step, result.updates, result.skipped) == (1, 1, 0)
+    assert result.predictions_finite
+    assert result.relative[0] <= 1e-3, result.line()
+    assert np.quantile(result.difference, 0.995) <= 1e-3 * result.moved, result.line()
+    assert result.difference.max() <= 2 * result.moved, result.line()
+    assert result.failures(first=True) == []
