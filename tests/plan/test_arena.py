@@ -146,3 +146,38 @@ def test_arena_certificate(tmp_path):
     assert scratch_value(tmp_path, """
         def unaligned : Nat = (arenaCertificate 8192 (one b"a" 0 4096 (one b"b" 4100 16 none)))
         """, "unaligned") == 0
+
+
+def test_residents_contain_and_disjoint_agree_with_the_interval_rules(tmp_path):
+    # arenaResidentsContain and arenaResidentsDisjoint are written on the primitives (their cost
+    # is quadratic in a model's layers); they must answer as the interval rules of
+    # Compiler.Planning.VA say: [a, a + n) holds x when a <= x < a + n; two ranges are disjoint
+    # when one ends at or before the other begins (empty ranges included)
+    ranges = [(10, 5), (20, 0), (30, 10), (14, 3), (40, 1), (0, 0)]
+    lists = [[], ranges[:1], ranges[:3], [ranges[0], ranges[2], ranges[4]], ranges[1:3] + [ranges[3]],
+             [ranges[2], ranges[4], ranges[5]], [(0, 8), (8, 8), (16, 8), (15, 2)], [(8, 8), (0, 8)],
+             [(20, 4), (10, 10), (24, 1)]]
+
+    def residents(items):
+        text = "none"
+        for index, (address, size) in reversed(list(enumerate(items))):
+            text = f'(one b"r{index}" {address} {size} {text})'
+        return text
+
+    definitions, expected = [], {}
+    for i, items in enumerate(lists):
+        definitions.append(f"def disjoint{i} : Nat = (arenaResidentsDisjoint {residents(items)})")
+        expected[f"disjoint{i}"] = int(all(a + n <= b or b + m <= a
+                                           for k, (a, n) in enumerate(items) for b, m in items[k + 1:]))
+        for x in (0, 9, 10, 14, 15, 16, 20, 29, 39, 40, 41):
+            definitions.append(f"def contains{i}at{x} : Nat = (arenaResidentsContain {residents(items)} {x})")
+            expected[f"contains{i}at{x}"] = int(any(a <= x < a + n for a, n in items))
+    from bobc.language import load_program
+    folder = tmp_path / "Scratch"
+    folder.mkdir()
+    header = ("module Scratch.Ranges\n\nimport Runtime.ArenaCertificate\n\n"
+              + SCRATCH[SCRATCH.index("def one"):SCRATCH.index("def noPhases")])
+    (folder / "Ranges.bob").write_text(header + "\n".join(definitions) + "\n")
+    program = load_program(folder / "Ranges.bob", include=[BOB.parent])
+    assert {name: program.value(name).value for name in expected} == expected
+    assert 0 in expected.values() and 1 in expected.values()
