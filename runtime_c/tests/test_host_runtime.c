@@ -128,7 +128,7 @@ static void test_init(void)
     free(r);
 }
 
-/* AdamW's step size as a plan fill: (lr sqrt(1 - b2^t)) / (1 - b1^t) in binary64 */
+/* a bias-corrected step size as a plan fill: (lr sqrt(1 - b2^t)) / (1 - b1^t) in binary64 */
 static void test_fill(void)
 {
     double lr = 0.02f, b1 = 0.85f, b2 = 0.995f;

@@ -2,7 +2,7 @@
 
 Source files (`assemble_kernel`) may start with directives:
 
-    .kernel row_gather          // the kernel's name (the cubin symbol)
+    .kernel scale_rows          // the kernel's name (the cubin symbol)
     .registers 24               // a register budget the kernel must fit
 
 `assemble` takes the text alone.  Registers are reported as ptxas reports
