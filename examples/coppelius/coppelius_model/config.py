@@ -53,6 +53,10 @@ class Tensor:
         return self.offset + self.size
 
 
+# a shape's checkpoint chunk unless it names one (the small configuration's)
+DEFAULT_CHUNK_BYTES = 8 << 20
+
+
 @dataclass(frozen=True)
 class CoppeliusConfig:
     """One configuration: layers, width, heads, context (the bytes one update trains on), and the
@@ -64,7 +68,7 @@ class CoppeliusConfig:
     layers: int
     width: int
     context: int
-    chunk_bytes: int = 8 << 20
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
     head_dimension: int = HEAD_DIMENSION
     vocabulary: int = VOCABULARY
     hyper: Hyperparameters = Hyperparameters()
@@ -126,7 +130,7 @@ class CoppeliusConfig:
         return f"coppelius-{self.name}-v1".encode()
 
 
-SMALL = CoppeliusConfig("small", layers=4, width=256, context=128, chunk_bytes=8 << 20)
+SMALL = CoppeliusConfig("small", layers=4, width=256, context=128)
 LARGE = CoppeliusConfig("large", layers=12, width=768, context=256, chunk_bytes=64 << 20)
 # the gradient check's: small enough for finite differences in binary64
 TINY = CoppeliusConfig("tiny", layers=2, width=32, context=8, head_dimension=16, chunk_bytes=1 << 20)
@@ -144,4 +148,4 @@ def named(name: str) -> CoppeliusConfig:
         raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(CONFIGS)} or a shape "
                          f"LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
     layers, width, context, chunk = match.groups()
-    return CoppeliusConfig(name, int(layers), int(width), int(context), int(chunk) if chunk else 8 << 20)
+    return CoppeliusConfig(name, int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES)

@@ -64,9 +64,10 @@ computes the 32 x 32 quarter (w >> 1, w & 1): 2 x 4 HMMA tiles of 16 x 8, 32 bin
 accumulators a thread.  K advances 32 at a time.  Each 64 x 32 slice of A and 32 x 64
 slice of B is copied global -> shared with asynchronous 16-byte copies
 (LDGSTS.E.BYPASS.128, two per operand per thread) into a ring of STAGES (4) buffers:
-the copies of slices i + 1 .. i + 3 are in flight while slice i is multiplied
-(LDGDEPBAR closes a group per slice, DEPBAR.LE SB0, 2 waits for slice i, BAR.SYNC makes
-every thread's copies visible and frees the buffer the next copy overwrites).  A slice
+the copies of the next slices are in flight while slice i is multiplied
+(LDGDEPBAR closes a group per slice; DEPBAR.LE SB0, STAGES - 2 in the middle of trip i waits
+for slice i + 1, and BAR.SYNC makes every thread's copies visible and frees the buffer the
+next copy overwrites: "Loop order" below).  A slice
 whose rows run along k (A of nn/nt, B of nt) is stored as 64 rows of 32 halves with a
 16-byte pad (row pitch 80 bytes), one whose rows run along m or n (A of tn, B of nn/tn)
 as 32 rows of 64 halves padded to 144 bytes: either
