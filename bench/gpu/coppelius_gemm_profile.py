@@ -6,7 +6,9 @@
     ncu --cache-control none -k regex:gemm -c 9 --section SpeedOfLight ... \
         python3 bench/gpu/coppelius_gemm_profile.py
 
-bench/results/coppelius-gemm-h200-ncu.txt has the commands and what they found."""
+bench/results/coppelius-gemm-h200-ncu.txt has the commands and what they found.  With
+`--section SourceCounters -o prof`, ncu samples where each instruction waits;
+bench/gpu/ncu_source_stalls.py reads its source page (coppelius-gemm-h200-loop-variants.txt)."""
 import importlib.util
 import sys
 import tempfile
