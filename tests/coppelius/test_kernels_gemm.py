@@ -72,8 +72,10 @@ def test_nvdisasm_decodes_every_word_and_reads_back_the_same_code(variant, arch)
     assert len(decoded.lines) == len(assembled.code) // 16
     texts = [d.text for d in decoded.lines]
     # the tensor-core forms are there as intended (nvdisasm's own reading of our words)
+    # the split sum: a ring of 4 x (9728, 10240, 9216 bytes: nn, nt, tn) holds two 64 x 288-byte
+    # partials, each 1024 chunks, 8 a thread
     _assert_slice_counts(texts, variant, hmmas=16, loads=8, transposed={"nn": 4, "nt": 0, "tn": 8}[variant],
-                         copies=4)
+                         copies=4, staged=2 * 8)
     # nvdisasm's listing assembles back to the same words (control codes included)
     listing = "\n".join(f"{Control.from_word(d.hi).text()} {d.text} ;" for d in decoded.lines)
     assert assemble(listing, arch).code == assembled.code
@@ -94,16 +96,18 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
 
 
 def _assert_slice_counts(texts: list[str], variant: str, hmmas: int, loads: int, transposed: int,
-                         copies: int) -> None:
+                         copies: int, staged: int) -> None:
     """The instruction counts a software-pipelined kernel has for a slice's `hmmas` HMMAs, `loads`
     LDSMs (`transposed` of them MT88) and `copies` LDGSTS a thread: the loop holds one slice's
     (twice where B is stored K x N: a version with the column sums and one without); the prologue
-    copies STAGES - 1 slices and loads slice 0's first k16 step (half its fragments)."""
+    copies STAGES - 1 slices and loads slice 0's first k16 step (half its fragments).  The split
+    path's last block copies `staged` 16-byte chunks a thread a round (the partial tiles the ring
+    holds, each 64 columns of binary32 in rows of 288 bytes)."""
     loops = 2 if gemm.VARIANTS[variant].column_sums else 1
     assert sum("HMMA.16816.F32" in t for t in texts) == loops * hmmas
     assert sum("LDSM.16." in t for t in texts) == loads // 2 + loops * loads
     assert sum("LDSM.16.MT88.4" in t for t in texts) == transposed // 2 + loops * transposed
-    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == copies * (gemm.STAGES - 1 + loops)
+    assert sum("LDGSTS.E.BYPASS.128" in t for t in texts) == copies * (gemm.STAGES - 1 + loops) + staged
 
 
 # NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, MMA_2x_collect as writer): an
@@ -515,8 +519,10 @@ def test_128_row_kernels_assemble_within_the_budget_and_decode_cleanly(variant, 
     threads: 2 + 1 a thread a slice, in the prologue's STAGES - 1 slices and the loop's one."""
     texts = _assembled_decoded_and_round_tripped(tall_sources, variant, arch)
     chunks = (128 * 32 * 2) // 16 // 256 + (32 * 64 * 2) // 16 // 256
+    # the split sum: a ring of 4 x (14848, 15360, 13312 bytes) holds one 128 x 288-byte partial,
+    # 2048 chunks, 8 a thread
     _assert_slice_counts(texts, variant, hmmas=16, loads=8, transposed={"nn": 4, "nt": 0, "tn": 8}[variant],
-                         copies=chunks)
+                         copies=chunks, staged=1 * 8)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -588,8 +594,9 @@ def test_eight_warp_kernels_assemble_within_the_budget_and_decode_cleanly(varian
     64 x 32 slice and B's 32 x 64 are 4 KiB each, 256 chunks of 16 bytes: one of each a thread a
     slice, in the prologue's STAGES - 1 slices and the loop's one.  HMMA results wait 18 cycles."""
     texts = _assembled_decoded_and_round_tripped(eight_warp_sources, variant, arch)
+    # the split sum: the 64-row ring holds two partials of 1024 chunks, 4 a thread of 256
     _assert_slice_counts(texts, variant, hmmas=8, loads=6, transposed={"nn": 2, "nt": 0, "tn": 6}[variant],
-                         copies=2)
+                         copies=2, staged=2 * 4)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -105,18 +105,19 @@ def test_epilogue_flags_and_batches(layout, arch):
                                       got.astype(np.float16))
 
 
-SPLITS = [(layout, arch, splits) for layout, arch in CASES for splits in (2, 3)]
+SPLITS = [(layout, arch, splits) for layout, arch in CASES for splits in (2, 3, 4)]
 
 
 @pytest.mark.parametrize("layout,arch,splits", SPLITS, ids=[f"{l}.{a}.S{s}" for l, a, s in SPLITS])
 def test_split_product(layout, arch, splits):
-    """gemm.split_parameters: K = 192 in 2 or 3 splits (M = 64, N = 128: two tiles; padded
-    strides) with every epilogue flag.  W holds each split's product over its own k range;
-    D is bit for bit NumPy's binary32 ((W0 + W1) + W2), then alpha, bias, R, and within the
-    product's bound of the float64 truth; the tickets are zero again."""
+    """gemm.split_parameters: K = 192 in 2 or 3 splits, 256 in 4 (M = 64, N = 128: two tiles;
+    padded strides) with every epilogue flag.  W holds each split's product over its own k range;
+    D is bit for bit NumPy's binary32 ((W0 + W1) + W2) (+ W3), then alpha, bias, R, and within the
+    product's bound of the float64 truth; the tickets are zero again.  The last block sums the
+    partials two a round (gemm.staged_partials): 2 and 4 are whole rounds, 3 ends on a half one."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
     rng = np.random.default_rng(13 + splits)
-    m, n, k = 64, 128, 192
+    m, n, k = 64, 128, 192 if splits < 4 else 256
     a_rows, a_cols = (k, m + 8) if layout == "tn" else (m, k + 8)
     b_rows, b_cols = (n, k + 16) if layout == "nt" else (k, n + 16)
     a = rng.standard_normal(a_rows * a_cols).astype(np.float16)

@@ -26,7 +26,12 @@ S = batches blocks per tile, block z over its S-th of K (A and B moved by sA, sB
 stores its binary32 partial in the workspace W[z], fences (MEMBAR.SC.GPU) and draws the
 tile's ticket (ATOMG.E.INC wrapping at S - 1, so the tickets are zero again after the
 launch); the block that draws S - 1 sums W[0] + W[1] + .. + W[S-1] in that order (the
-same result whichever block finishes last: deterministic) and runs the epilogue.  The fences
+same result whichever block finishes last: deterministic) and runs the epilogue.  It stages
+the partials through the ring, staged_partials a round (two on 64-row tiles, one on 128-row):
+every thread copies 16-byte chunks of whole rows (LDGSTS, rows of 288 bytes so that the
+8-byte reads of four rows fall in four bank groups), one global round trip a round, then adds
+its own values from shared memory partial by partial; loading one partial a round trip cost the
+update about 0.09 ms on the H200 (bench/results/coppelius-gemm-h200-split-sum.txt).  The fences
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
@@ -82,8 +87,8 @@ so a block needs SHARED_BASE + STAGES * stage bytes (shared_bytes()).
 Contract (not checked by the kernel; the plan must hold it): M, N multiples of 64, K a
 multiple of 32 and at least 32; lda, ldb, sA, sB multiples of 8 and A, B 16-byte aligned
 (16-byte copies); ldd, ldh, sD, sH even, D, R, bias 8-byte aligned, Dh 4-byte aligned.
-With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 8-byte aligned with
-4 S M N bytes; tickets 4 (M/64)(N/64) bytes, zero before the launch (the launch leaves them zero).
+With flag 16: one batch split S = batches >= 2 ways, K the split's length; W 16-byte aligned with
+4 S M N bytes (16-byte copies); tickets 4 (M/64)(N/64) bytes, zero before the launch (the launch leaves them zero).
 With flag 32: E 4-byte aligned with 4 N bytes, one batch, no flag 16, layout nn or tn.
 With flag 128: U 8-byte aligned, laid out as D (ldd, sD).
 
@@ -978,6 +983,14 @@ SUM_AT = 80                                   # R80..R87: 64-bit workspace point
 SLICE_STEP, SLICES_LEFT = 88, 89              # bytes between splits in W; splits still to add
 TICKET_AT, TICKET = 90, 92                    # R90:R91 the tile's ticket address; R92 the ticket drawn
 TICKET_SHARED = SHARED_BASE                   # where thread 0 leaves the ticket for the block (ring done)
+# ... and the last block's, summing the partials staged through the ring (_split_sum)
+STAGE_FROM = 80                               # R80:R81 this round's first partial: this thread's first chunk
+CHUNK_STEP = 82                               # bytes between a thread's chunks in W (threads / 16 rows)
+STAGE_TO = 83                                 # shared: this thread's first chunk of a staged partial
+STAGED_AT = 84                                # shared: this thread's first value of a staged partial
+COPY_FROM = PARTIAL                           # R48..R79: a round's copy sources, 64-bit, partial-major
+STAGED_PITCH = 4 * TILE_N + 32                # a staged row: 64 binary32 + 32 bytes, so that the 8-byte loads of
+                                              # four rows (a half warp) fall in four different bank groups
 
 
 # PTX membar.gl (fence.sc.gpu) as ptxas 13 writes it for sm_86 (tests/sass/data/corpus-sm_86.tsv,
@@ -993,7 +1006,7 @@ def _fence(out: _Text, why: str) -> None:
         out(instruction)
 
 
-def _split(out: _Text, tiling_: Tiling) -> None:
+def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
     the S blocks adds W's S partials in split order and goes on to the epilogue."""
     out.label("split")
@@ -1039,28 +1052,95 @@ def _split(out: _Text, tiling_: Tiling) -> None:
     out(f"ISETP.NE.U32.AND P0, PT, R{TICKET}, R{T1}, PT", "not the tile's last split: done")
     out("@P0 EXIT")
     _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
-    out.note("the last split: the accumulators = W[0] + W[1] + ... + W[S-1], in that order")
+    _split_sum(out, tiling_, per_round)
+    out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
+    out("BRA epilogue")
+
+
+def staged_partials(variant: Variant, tile_m: int = TILE_M) -> int:
+    """How many partial tiles the ring holds at once (STAGED_PITCH a row): the last split block
+    sums that many a round, one global round trip each round."""
+    return STAGES * stage_bytes(variant, tile_m) // (tiling(tile_m).tile_m * STAGED_PITCH)
+
+
+def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
+    """The last split block: the accumulators = W[0] + W[1] + ... + W[S-1] from +0, in that order.
+    Each round copies the next `per_round` partial tiles into the ring (every thread 16-byte
+    chunks of whole rows: one global round trip for all of them), then each thread adds its own
+    values from shared memory, partial by partial."""
+    chunks = tiling_.tile_m * TILE_N * 4 // 16 // tiling_.threads     # a partial's 16-byte chunks a thread
+    rows_apart = tiling_.threads // 16                                # rows between a thread's chunks
+    tile_bytes_ = tiling_.tile_m * STAGED_PITCH
+    if per_round < 1 or per_round * chunks > 16:
+        raise ValueError(f"{per_round} {tiling_.tile_m}-row partials a round do not stage through the ring")
+    out.note(f"the last split: W[0] + W[1] + ... + W[S-1], in that order, {per_round} partial(s) a round through the ring")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread has read the ticket: the ring is free")
+    out(f"SHF.R.U32.HI R{T0}, RZ, 0x4, R{TID}", "t / 16: the first row this thread copies")
+    out(f"LOP3.LUT R{T1}, R{TID}, 0xf, RZ, 0xc0, !PT", "t % 16: its 16-byte column")
+    out(f"IMAD R{STAGE_TO}, R{T0}, {STAGED_PITCH:#x}, RZ")
+    out(f"LEA R{STAGE_TO}, R{T1}, R{STAGE_TO}, 0x4")
+    out(f"IADD3 R{STAGE_TO}, R{STAGE_TO}, {SHARED_BASE:#x}, RZ")
+    out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}", f"its row of W: {tiling_.tile_m} blockIdx.y + t / 16")
+    out(f"SHF.L.U32 R{T1}, R{T1}, 0x2, RZ")
+    out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "its column: 64 blockIdx.x + 4 (t % 16)")
+    out(f"IMAD R{T1}, R{T0}, {_p('N')}, R{T1}", "W's row stride is N")
+    out(f"LEA R{STAGE_FROM}, P6, R{T1}, {_p('W')}, 0x2", "in W[0]")
+    out(f"LEA.HI.X R{STAGE_FROM + 1}, R{T1}, {_p('W', high=True)}, RZ, 0x2, P6")
+    out(f"MOV R{T0}, {_p('N')}")
+    out(f"SHF.L.U32 R{CHUNK_STEP}, R{T0}, {_log2(4 * rows_apart):#x}, RZ", f"{rows_apart} rows of W, in bytes")
+    _position(out, tiling_)
+    out(f"LEA R{T2}, R{CTA_M}, RZ, {_log2(tiling_.tile_m):#x}")
+    out(f"IADD3 R{T0}, R{T0}, -R{T2}, RZ", "the thread's first row in the tile")
+    out(f"LEA R{T3}, R{CTA_N}, RZ, 0x6")
+    out(f"IADD3 R{T1}, R{T1}, -R{T3}, RZ", "and column")
+    out(f"IMAD R{STAGED_AT}, R{T0}, {STAGED_PITCH:#x}, RZ")
+    out(f"LEA R{STAGED_AT}, R{T1}, R{STAGED_AT}, 0x2")
+    out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, {SHARED_BASE:#x}, RZ", "its first value of a staged partial")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
     for i in range(tiling_.accumulators):
         out(f"MOV R{ACC + i}, RZ")
     out.label("split_sum")
-    for group in range(4):
-        for nt in range(n_tiles):
-            out(f"LDG.E.64 R{PARTIAL + 8 * group + 2 * nt}, [R{SUM_AT + 2 * group}.64+{32 * nt:#x}]")
-    for group in range(4):
-        mi, h = divmod(group, 2)
-        for nt in range(n_tiles):
-            v = tiling_.acc(mi, nt) + 2 * h
-            t = PARTIAL + 8 * group + 2 * nt
-            out(f"FADD R{v}, R{v}, R{t}")
-            out(f"FADD R{v + 1}, R{v + 1}, R{t + 1}")
-    for group in range(4):
-        _add64(out, SUM_AT + 2 * group, f"R{SLICE_STEP}")
-    out(f"IADD3 R{SLICES_LEFT}, R{SLICES_LEFT}, -0x1, RZ")
-    out(f"ISETP.GE.AND P0, PT, R{SLICES_LEFT}, 0x1, PT", "another split?")
+    out(f"MOV R{COPY_FROM}, R{STAGE_FROM}")
+    out(f"MOV R{COPY_FROM + 1}, R{STAGE_FROM + 1}")
+    for i in range(1, chunks):
+        at = COPY_FROM + 2 * i
+        out(f"IADD3 R{at}, P6, R{at - 2}, R{CHUNK_STEP}, RZ")
+        out(f"IADD3.X R{at + 1}, RZ, R{at - 1}, RZ, P6, !PT")
+    for q in range(1, per_round):
+        for i in range(chunks):
+            at, before = COPY_FROM + 2 * (q * chunks + i), COPY_FROM + 2 * ((q - 1) * chunks + i)
+            out(f"IADD3 R{at}, P6, R{before}, R{SLICE_STEP}, RZ", f"W[j + {q}]" if i == 0 else "")
+            out(f"IADD3.X R{at + 1}, RZ, R{before + 1}, RZ, P6, !PT")
+    for q in range(per_round):
+        guard = "" if q == 0 else f"@P{q - 1} "
+        if q:
+            out(f"ISETP.GE.AND P{q - 1}, PT, R{SLICES_LEFT}, {q + 1:#x}, PT", f"a partial W[j + {q}]?")
+        for i in range(chunks):
+            offset = q * tile_bytes_ + i * rows_apart * STAGED_PITCH
+            out(f"{guard}LDGSTS.E.BYPASS.128 [R{STAGE_TO}+{offset:#x}], [R{COPY_FROM + 2 * (q * chunks + i)}.64]")
+    out("LDGDEPBAR")
+    out("DEPBAR.LE SB0, 0x0", "this thread's copies have landed")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "everyone's")
+    n_tiles = tiling_.n_tiles
+    for q in range(per_round):
+        guard = "" if q == 0 else f"@P{q - 1} "
+        for group in range(4):                  # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
+            for nt in range(n_tiles):
+                offset = q * tile_bytes_ + 8 * group * STAGED_PITCH + 32 * nt
+                out(f"{guard}LDS.64 R{PARTIAL + 8 * group + 2 * nt}, [R{STAGED_AT}+{offset:#x}]")
+        for group in range(4):
+            mi, h = divmod(group, 2)
+            for nt in range(n_tiles):
+                v = tiling_.acc(mi, nt) + 2 * h
+                t = PARTIAL + 8 * group + 2 * nt
+                out(f"{guard}FADD R{v}, R{v}, R{t}", f"+ W[j + {q}]" if group == nt == 0 else "")
+                out(f"{guard}FADD R{v + 1}, R{v + 1}, R{t + 1}")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread has read the round's partials")
+    for _ in range(per_round):
+        _add64(out, STAGE_FROM, f"R{SLICE_STEP}")
+    out(f"IADD3 R{SLICES_LEFT}, R{SLICES_LEFT}, {-per_round:#x}, RZ")
+    out(f"ISETP.GE.AND P0, PT, R{SLICES_LEFT}, 0x1, PT", "another round?")
     out("@P0 BRA split_sum")
-    out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
-    out("BRA epilogue")
 
 
 # The extent of an operand stored as `rows` rows of `columns` elements, `ld` elements apart, in
@@ -1221,7 +1301,7 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
     out("@P3 BRA split")
     _epilogue(out, tiling_)
     out("EXIT")
-    _split(out, tiling_)
+    _split(out, tiling_, staged_partials(variant, tiling_.tile_m))
     return "\n".join(header + out.lines) + "\n"
 
 
