@@ -31,7 +31,7 @@ the partials through the ring, staged_partials a round (two on 64-row tiles, one
 every thread copies 16-byte chunks of whole rows (LDGSTS, rows of 288 bytes so that the
 8-byte reads of four rows fall in four bank groups), one global round trip a round, then adds
 its own values from shared memory partial by partial; loading one partial a round trip cost the
-update about 0.09 ms on the H200 (bench/results/coppelius-gemm-h200-split-sum.txt).  The fences
+bundled example's update about 0.09 ms on the H200 (bench/results: the split sum).  The fences
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
