@@ -77,7 +77,10 @@ def test_bobs_model_is_in_its_example():
 
 def _example_models() -> list[str]:
     """The other bundled models' names and kernel identities, read from examples/ (not Bob's: above)."""
-    names = [r"(?i)coppelius", r"(?i)partitioned[-_ ]?regression"]
+    names = [r"(?i)coppelius", r"(?i)partitioned[-_ ]?regression",
+             # a transformer's attention products by their operands' names (the generator once labelled
+             # its layouts with them, in every model's kernel sources)
+             r"Q K\^T", r"\bP V\b", r"\bdS K\b", r"\(d[QKVP]\)"]
     kernels = {p.stem for p in (REPO / "examples").rglob("*.sass") if "bob" not in p.parts}
     return names + sorted(re.escape(k) + "|" + re.escape(k.replace("-", "_")) for k in kernels)
 

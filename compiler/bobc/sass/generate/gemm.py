@@ -235,11 +235,11 @@ class Variant:
 
 VARIANTS = {
     "nn": Variant("nn", True, False, "P[m,n] = sum_k A[m*lda + k] * B[k*ldb + n]",
-                  "x W (forward), dS K (dQ), P V (attention output)"),
+                  "A times B: A stored M x K, B K x N"),
     "nt": Variant("nt", True, True, "P[m,n] = sum_k A[m*lda + k] * B[n*ldb + k]",
-                  "dY W^T (input gradients), Q K^T (scores), dO V^T (dP)"),
+                  "A times B^T: A stored M x K, B N x K"),
     "tn": Variant("tn", False, False, "P[m,n] = sum_k A[k*lda + m] * B[k*ldb + n]",
-                  "X^T dY (weight gradients), P^T dO (dV), dS^T Q (dK)"),
+                  "A^T times B: A stored K x M, B K x N"),
 }
 
 
