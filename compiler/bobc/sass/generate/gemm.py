@@ -979,7 +979,7 @@ def _gelu_grad(out: _Text, values: list[int]) -> None:
 
 # The split section's registers (flag 16; the copy and fragment registers are free there)
 PARTIAL = 48                                  # R48..R79: one split's 32 values, (group g, nt) at 48 + 8 g + 2 nt
-SUM_AT = 80                                   # R80..R87: 64-bit workspace pointers of the four row groups
+SUM_AT = 80                                   # R80..R87: W[0]'s pointers of the four row groups (the stores' W[z] from them)
 SLICE_STEP, SLICES_LEFT = 88, 89              # bytes between splits in W; splits still to add
 TICKET_AT, TICKET = 90, 92                    # R90:R91 the tile's ticket address; R92 the ticket drawn
 TICKET_SHARED = SHARED_BASE                   # where thread 0 leaves the ticket for the block (ring done)
@@ -989,6 +989,7 @@ CHUNK_STEP = 82                               # bytes between a thread's chunks 
 STAGE_TO = 83                                 # shared: this thread's first chunk of a staged partial
 STAGED_AT = 84                                # shared: this thread's first value of a staged partial
 COPY_FROM = PARTIAL                           # R48..R79: a round's copy sources, 64-bit, partial-major
+COPY_PAIRS = 16                               # ... at most 16 of them
 STAGED_PITCH = 4 * TILE_N + 32                # a staged row: 64 binary32 + 32 bytes, so that the 8-byte loads of
                                               # four rows (a half warp) fall in four different bank groups
 
@@ -1071,8 +1072,9 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
     chunks = tiling_.tile_m * TILE_N * 4 // 16 // tiling_.threads     # a partial's 16-byte chunks a thread
     rows_apart = tiling_.threads // 16                                # rows between a thread's chunks
     tile_bytes_ = tiling_.tile_m * STAGED_PITCH
-    if per_round < 1 or per_round * chunks > 16:
-        raise ValueError(f"{per_round} {tiling_.tile_m}-row partials a round do not stage through the ring")
+    if per_round < 1 or per_round * chunks > COPY_PAIRS:
+        raise ValueError(f"{per_round} {tiling_.tile_m}-row partials a round of {chunks} copies a thread: the ring "
+                         f"holds none, or they need more than {COPY_PAIRS} copy-source registers")
     out.note(f"the last split: W[0] + W[1] + ... + W[S-1], in that order, {per_round} partial(s) a round through the ring")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread has read the ticket: the ring is free")
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x4, R{TID}", "t / 16: the first row this thread copies")
