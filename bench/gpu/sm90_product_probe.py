@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""What would sm_90's own product path (TMA copies + warpgroup MMA) buy at the update's shapes?
+
+A probe, not a kernel of bobc's: before the SASS generator learns sm_90's tensor-memory copies
+and warpgroup MMA (HGMMA), this measures a plain kernel of that design, written here as PTX and
+compiled by ptxas (-arch=sm_90a), against cuBLAS (torch.matmul) on the same shapes, CUDA-graph
+timed like bench/gpu/coppelius_gemm_bench.py.  Its tensor maps are bobc's own
+(bobc.nvidia.tensor_map), in global memory, as bobc would place them.  Its SASS (kept with
+--keep DIR) is the reference the generator's sm_90 path is to be written against.
+
+The kernel: D (M x N, binary16) = A (M x K) B^T (B stored N x K: both operands K-contiguous);
+one warpgroup a block, tile TM x TN (TM = 64 or 128: one or two m64 warpgroup MMAs), K in steps
+of 64 (128-byte rows, the 128-byte swizzle); a ring of STAGES tiles filled by TMA, each completing
+on its own mbarrier; thread 0 issues the copies; binary32 accumulators; after each step's MMAs
+the warpgroup waits for them, then thread 0 refills the stage with step + STAGES.  K splits: S
+blocks along z each take K / S and add binary32 partials into a zeroed binary32 buffer with
+red.global.add (the sum's order differs from run to run; a probe only), then one more launch
+converts it to binary16 -- both launches are timed.
+
+    python3 bench/gpu/sm90_product_probe.py [--launches 100] [--json out.json] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "compiler"))
+
+from bobc.nvidia.tensor_map import TiledTensor, encode_tiled  # noqa: E402
+from bobc.nvtools import ptxas  # noqa: E402
+
+# (what, M, N, K, ours us from bench/results/coppelius-gemm-h200.md, products an update)
+SHAPES = [
+    ("qkv-like 256x2304x768", 256, 2304, 768, 9.84, 12),
+    ("h-like 256x768x768", 256, 768, 768, 7.80, 24),
+    ("u-like 256x3072x768", 256, 3072, 768, 11.47, 24),
+    ("x-like 256x768x3072", 256, 768, 3072, 14.26, 24),
+    ("dx-like 256x768x2304", 256, 768, 2304, 13.23, 12),
+]
+BK = 64
+REPEATS = 5
+
+
+def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> str:
+    """PTX of one tiling.  Parameters: map A, map B, D, N, k steps a split.
+
+    mode "wait0": after each step's MMAs the warpgroup waits for them, all threads meet
+    (bar.sync), thread 0 refills that stage; "wait1": the step's MMAs stay in flight, the
+    previous step's are waited, its stage refilled; "ws": a fifth warp only copies (its lane 0),
+    waiting on each stage's `empty` mbarrier, which the four MMA warps arrive at (lane 0 each)
+    once the step that read it is done -- no block-wide meeting in the loop."""
+    halves = tm // 64
+    per_half = tn // 2                      # binary32 accumulators a thread for one m64 x tn
+    a_bytes, b_bytes = tm * 128, tn * 128
+    stage_bytes = a_bytes + b_bytes
+    acc = [[f"f{h * per_half + i}" for i in range(per_half)] for h in range(halves)]
+    out = []
+    w = out.append
+
+    def issue(step_reg: str, smem_reg: str, bar_reg: str) -> None:
+        """Copy step `step_reg`'s A and B tiles into the stage at `smem_reg`, completing on `bar_reg`."""
+        w(f"  mbarrier.arrive.expect_tx.shared::cta.b64 rd10, [{bar_reg}], {stage_bytes};")
+        w(f"  shl.b32 r20, {step_reg}, 6;\n  add.u32 r20, r20, r41;")
+        w(f"  add.u32 r22, {smem_reg}, {a_bytes};")
+        w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+          f" [{smem_reg}], [rd1, {{r20, r7}}], [{bar_reg}];")
+        w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+          f" [r22], [rd2, {{r20, r6}}], [{bar_reg}];")
+
+    def stage_of(step_reg: str, stage: str, parity: str, full: str, tile: str) -> None:
+        w(f"  rem.u32 {stage}, {step_reg}, {stages};\n  div.u32 {parity}, {step_reg}, {stages};"
+          f"\n  and.b32 {parity}, {parity}, 1;")
+        w(f"  shl.b32 {full}, {stage}, 3;\n  add.u32 {full}, {full}, r9;")
+        w(f"  mul.lo.u32 {tile}, {stage}, {stage_bytes};\n  add.u32 {tile}, {tile}, r8;")
+
+    w(".version 8.0\n.target sm_90a\n.address_size 64\n")
+    w(".extern .shared .align 1024 .b8 smem[];\n")
+    w(".visible .entry probe(.param .u64 p_a, .param .u64 p_b, .param .u64 p_d, .param .u32 p_n,"
+      " .param .u32 p_steps)\n{")
+    w("  .reg .pred p<8>;\n  .reg .b32 r<64>;\n  .reg .b64 rd<40>;")
+    w(f"  .reg .f32 f<{halves * per_half}>;\n  .reg .b32 h<4>;")
+    w(f"  .shared .align 8 .b64 full[{stages}];\n  .shared .align 8 .b64 empty[{stages}];")
+    w("  ld.param.u64 rd1, [p_a];\n  ld.param.u64 rd2, [p_b];\n  ld.param.u64 rd3, [p_d];")
+    w("  ld.param.u32 r1, [p_n];\n  ld.param.u32 r2, [p_steps];")
+    w("  mov.u32 r3, %tid.x;\n  mov.u32 r4, %ctaid.x;\n  mov.u32 r5, %ctaid.y;\n  mov.u32 r40, %ctaid.z;")
+    w(f"  mul.lo.u32 r6, r4, {tn};\n  mul.lo.u32 r7, r5, {tm};")
+    w("  mul.lo.u32 r41, r40, r2;\n  shl.b32 r41, r41, 6;    // this split's first k element")
+    w("  mov.u32 r8, smem;\n  mov.u32 r9, full;\n  mov.u32 r42, empty;")
+    w("  mov.u32 r35, 1073741888;              // descriptor bits 32..63: SBO 1024 >> 4, 128-byte swizzle")
+    w("  setp.eq.u32 p7, r3, r3;               // always: the MMAs add to D")
+    for regs in acc:
+        for f in regs:
+            w(f"  mov.f32 {f}, 0f00000000;")
+    producer = 128 if mode == "ws" else 0
+    w(f"  setp.eq.u32 p1, r3, {producer};       // the thread that copies")
+    w("  @!p1 bra init_done;")
+    for s_ in range(stages):
+        w(f"  mbarrier.init.shared::cta.b64 [full+{8 * s_}], 1;")
+        w(f"  mbarrier.init.shared::cta.b64 [empty+{8 * s_}], 4;")
+    w("  fence.mbarrier_init.release.cluster;\n  fence.proxy.async.shared::cta;")
+    w("init_done:\n  bar.sync 0;")
+    # prologue: the first min(stages, steps) steps
+    w("  @!p1 bra prologue_done;")
+    for s_ in range(stages):
+        w(f"  setp.ge.u32 p2, {s_}, r2;\n  @p2 bra prologue_done;")
+        w(f"  mov.u32 r43, {s_};\n  add.u32 r44, r8, {s_ * stage_bytes};\n  add.u32 r45, r9, {8 * s_};")
+        issue("r43", "r44", "r45")
+    w("prologue_done:")
+    if mode == "ws":
+        w("  setp.lt.u32 p2, r3, 128;\n  @p2 bra consume;")
+        w("  @!p1 bra finished;               // lanes 1..31 of the copying warp have nothing to do")
+        w(f"  mov.u32 r46, {stages};")
+        w("produce:")
+        w("  setp.ge.u32 p2, r46, r2;\n  @p2 bra finished;")
+        stage_of("r46", "r47", "r48", "r49", "r50")
+        w("  xor.b32 r48, r48, 1;               // the empty phase of the round before")
+        w(f"  shl.b32 r51, r47, 3;\n  add.u32 r51, r51, r42;")
+        w("wait_empty:\n  mbarrier.try_wait.parity.shared::cta.b64 p3, [r51], r48;\n  @!p3 bra wait_empty;")
+        issue("r46", "r50", "r49")
+        w("  add.u32 r46, r46, 1;\n  bra.uni produce;")
+        w("consume:")
+    w("  mov.u32 r10, 0;")
+    w("step:")
+    stage_of("r10", "r11", "r12", "r13", "r14")
+    w("wait:\n  mbarrier.try_wait.parity.shared::cta.b64 p3, [r13], r12;\n  @!p3 bra wait;")
+    w(f"  add.u32 r15, r14, {a_bytes};")
+    w("  wgmma.fence.sync.aligned;")
+    for kk in range(BK // 16):
+        w(f"  add.u32 r30, r15, {kk * 32};\n  shr.u32 r30, r30, 4;\n  and.b32 r30, r30, 16383;"
+          "\n  or.b32 r30, r30, 65536;\n  mov.b64 rd20, {r30, r35};")
+        for hh in range(halves):
+            w(f"  add.u32 r31, r14, {hh * 64 * 128 + kk * 32};\n  shr.u32 r31, r31, 4;"
+              "\n  and.b32 r31, r31, 16383;\n  or.b32 r31, r31, 65536;\n  mov.b64 rd21, {r31, r35};")
+            regs = ", ".join(acc[hh])
+            w(f"  wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.f16.f16 {{{regs}}}, rd21, rd20, p7, 1, 1, 0, 0;")
+    w("  wgmma.commit_group.sync.aligned;")
+    if mode == "wait0":
+        w("  wgmma.wait_group.sync.aligned 0;\n  bar.sync 0;")
+        w(f"  add.u32 r16, r10, {stages};\n  setp.lt.u32 p4, r16, r2;\n  and.pred p5, p4, p1;")
+        w("  @!p5 bra refilled;")
+        issue("r16", "r14", "r13")
+        w("refilled:")
+    else:
+        w("  wgmma.wait_group.sync.aligned 1;  // the previous step's MMAs are done")
+        w("  setp.eq.u32 p4, r10, 0;\n  @p4 bra refilled;")
+        w("  sub.u32 r17, r10, 1;")
+        stage_of("r17", "r18", "r19", "r52", "r53")
+        if mode == "wait1":
+            w("  bar.sync 0;")
+            w(f"  add.u32 r16, r17, {stages};\n  setp.lt.u32 p4, r16, r2;\n  and.pred p5, p4, p1;")
+            w("  @!p5 bra refilled;")
+            issue("r16", "r53", "r52")
+        else:
+            w("  and.b32 r54, r3, 31;\n  setp.ne.u32 p4, r54, 0;\n  @p4 bra refilled;")
+            w("  shl.b32 r55, r18, 3;\n  add.u32 r55, r55, r42;")
+            w("  mbarrier.arrive.shared::cta.b64 rd11, [r55];")
+        w("refilled:")
+    w("  add.u32 r10, r10, 1;\n  setp.lt.u32 p6, r10, r2;\n  @p6 bra step;")
+    w("  wgmma.wait_group.sync.aligned 0;")
+    # epilogue: warp w rows 16w + lane/4 (+8), columns 8j + 2 (lane % 4) (+1)
+    w("  shr.u32 r24, r3, 5;\n  and.b32 r25, r3, 31;\n  shr.u32 r26, r25, 2;\n  and.b32 r27, r25, 3;")
+    w("  shl.b32 r24, r24, 4;\n  add.u32 r24, r24, r26;\n  add.u32 r24, r24, r7;      // row")
+    w("  shl.b32 r27, r27, 1;\n  add.u32 r27, r27, r6;     // column")
+    elem = 4 if split else 2
+    for hh in range(halves):
+        for j in range(tn // 8):
+            for half_row in range(2):
+                row_off = hh * 64 + half_row * 8
+                w(f"  add.u32 r32, r24, {row_off};\n  mad.lo.u32 r33, r32, r1, r27;\n  add.u32 r33, r33, {8 * j};")
+                w(f"  mul.wide.u32 rd30, r33, {elem};\n  add.u64 rd31, rd3, rd30;")
+                x, y = acc[hh][4 * j + 2 * half_row], acc[hh][4 * j + 2 * half_row + 1]
+                if split:
+                    w(f"  red.global.add.f32 [rd31], {x};\n  red.global.add.f32 [rd31+4], {y};")
+                else:
+                    w(f"  cvt.rn.f16x2.f32 h0, {y}, {x};\n  st.global.b32 [rd31], h0;")
+    w("finished:\n  ret;\n}")
+    return "\n".join(out) + "\n"
+
+
+CONVERT_PTX = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry convert(.param .u64 p_src, .param .u64 p_dst, .param .u32 p_n)
+{
+  .reg .pred p1;
+  .reg .b32 r<8>;
+  .reg .b64 rd<8>;
+  .reg .f32 f<4>;
+  .reg .b32 h<2>;
+  ld.param.u64 rd1, [p_src];
+  ld.param.u64 rd2, [p_dst];
+  ld.param.u32 r1, [p_n];
+  mov.u32 r2, %ctaid.x;
+  mov.u32 r3, %ntid.x;
+  mov.u32 r4, %tid.x;
+  mad.lo.u32 r5, r2, r3, r4;
+  shl.b32 r5, r5, 1;
+  setp.ge.u32 p1, r5, r1;
+  @p1 bra done;
+  mul.wide.u32 rd3, r5, 4;
+  add.u64 rd4, rd1, rd3;
+  ld.global.v2.f32 {f0, f1}, [rd4];
+  mov.b32 r6, 0;
+  st.global.v2.b32 [rd4], {r6, r6};
+  cvt.rn.f16x2.f32 h0, f1, f0;
+  mul.wide.u32 rd5, r5, 2;
+  add.u64 rd6, rd2, rd5;
+  st.global.b32 [rd6], h0;
+done:
+  ret;
+}
+"""
+
+
+def compile_ptx(text: str, folder: Path, name: str):
+    import cupy as cp
+    source, cubin = folder / f"{name}.ptx", folder / f"{name}.cubin"
+    source.write_text(text)
+    subprocess.run([ptxas(), "-arch=sm_90a", "-O3", str(source), "-o", str(cubin)], check=True)
+    return cp.RawModule(path=str(cubin))
+
+
+def graph_time(cp, run, launches: int) -> float:
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        run()
+        stream.synchronize()
+        stream.begin_capture()
+        for _ in range(launches):
+            run()
+        graph = stream.end_capture()
+        graph.launch(stream)
+        stream.synchronize()
+        times = []
+        for _ in range(REPEATS):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record(stream)
+            graph.launch(stream)
+            stop.record(stream)
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3 / launches)
+    return statistics.median(times)
+
+
+def torch_time(torch, a, b, launches: int) -> float:
+    out = torch.matmul(a, b.t())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(launches):
+            torch.matmul(a, b.t(), out=out)
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(REPEATS):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3 / launches)
+    return statistics.median(times)
+
+
+TILINGS = [(64, 64, 6), (64, 64, 8), (64, 128, 4), (64, 128, 6), (128, 64, 4), (128, 128, 4)]
+MODES = ("wait1", "ws")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=100)
+    parser.add_argument("--json")
+    parser.add_argument("--keep")
+    args = parser.parse_args()
+    import cupy as cp
+    import torch
+
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
+    convert = compile_ptx(CONVERT_PTX, folder, "convert").get_function("convert")
+    rows = []
+    modules = {}
+    totals = {"ours": 0.0, "cublas": 0.0, "probe": 0.0}
+    for what, m, n, k, ours_us, count in SHAPES:
+        rng = np.random.default_rng(m + n + k)
+        a = cp.asarray(rng.standard_normal((m, k)).astype(np.float16))
+        b = cp.asarray(rng.standard_normal((n, k)).astype(np.float16))
+        d = cp.zeros((m, n), dtype=cp.float16)
+        acc32 = cp.zeros((m, n), dtype=cp.float32)
+        reference = cp.asnumpy(cp.matmul(a.astype(cp.float32), b.astype(cp.float32).T))
+        ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
+        cublas = torch_time(torch, ta, tb, args.launches)
+        best = None
+        results = {}
+        for tm, tn, stages, mode, splits in ((*t, mode, s) for t in TILINGS for mode in MODES
+                                             for s in (1, 2, 3, 4)):
+            if m % tm or n % tn or (k // BK) % splits:
+                continue
+            steps = k // BK // splits
+            name = f"probe_{tm}x{tn}_s{stages}_{mode}_{'split' if splits > 1 else 'one'}"
+            if name not in modules:
+                modules[name] = compile_ptx(kernel_ptx(tm, tn, stages, splits > 1, mode), folder, name)
+            kernel = modules[name].get_function("probe")
+            shared = stages * (tm + tn) * 128 + 1024
+            kernel.max_dynamic_shared_size_bytes = shared
+            maps = [encode_tiled(TiledTensor("float16", int(x.data.ptr), (k, rows_), (k * 2,), (BK, box),
+                                             swizzle="128b")) for x, rows_, box in ((a, m, tm), (b, n, tn))]
+            dev_maps = cp.asarray(np.frombuffer(b"".join(maps), dtype=np.uint8))
+            grid = (n // tn, m // tm, splits)
+            target = acc32 if splits > 1 else d
+            params = (np.uint64(dev_maps.data.ptr), np.uint64(dev_maps.data.ptr + 128),
+                      np.uint64(target.data.ptr), np.uint32(n), np.uint32(steps))
+
+            threads = 160 if mode == "ws" else 128
+
+            def run(kernel=kernel, grid=grid, params=params, shared=shared, splits=splits, threads=threads):
+                kernel(grid, (threads,), params, shared_mem=shared)
+                if splits > 1:
+                    convert(((m * n // 2 + 255) // 256,), (256,),
+                            (np.uint64(acc32.data.ptr), np.uint64(d.data.ptr), np.uint32(m * n)))
+            d.fill(0)
+            run()
+            cp.cuda.Device().synchronize()
+            error = float(np.max(np.abs(cp.asnumpy(d).astype(np.float32) - reference)))
+            bound = 2e-3 * float(np.max(np.abs(reference))) + 1e-2
+            seconds = graph_time(cp, run, args.launches)
+            label = f"{tm}x{tn}/{stages} {mode} S={splits}"
+            results[label] = {"us": seconds * 1e6, "max_error": error, "ok": error <= bound}
+            print(f"    {what} {label:18s} {seconds * 1e6:7.2f} us  max error {error:.3g}"
+                  f"{'' if error <= bound else '  WRONG'}", flush=True)
+            if error <= bound and (best is None or seconds < best[1]):
+                best = (label, seconds)
+        line = (f"{what:24s} ours {ours_us:6.2f} us  cuBLAS {cublas * 1e6:6.2f} us  probe best "
+                f"{best[1] * 1e6 if best else float('nan'):6.2f} us ({best[0] if best else 'none correct'})")
+        print(line, flush=True)
+        totals["ours"] += ours_us * count
+        totals["cublas"] += cublas * 1e6 * count
+        totals["probe"] += (best[1] * 1e6 if best else float("nan")) * count
+        rows.append({"what": what, "M": m, "N": n, "K": k, "count": count, "ours_us": ours_us,
+                     "cublas_us": cublas * 1e6, "best": best[0] if best else None,
+                     "best_us": best[1] * 1e6 if best else None, "tilings": results})
+    print(f"these shapes an update: ours {totals['ours'] / 1e3:.3f} ms, cuBLAS {totals['cublas'] / 1e3:.3f} ms, "
+          f"probe {totals['probe'] / 1e3:.3f} ms")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "totals_us": totals}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
