@@ -49,8 +49,16 @@ BK = 64
 REPEATS = 5
 
 
-def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> str:
+def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", layout: str = "nt",
+               mn_offsets: str = "lbo-mn") -> str:
     """PTX of one tiling.  Parameters: map A, map B, D, N, k steps a split.
+
+    layout: "nt" D = A B^T (A M x K, B N x K: both K-contiguous), "nn" D = A B (B stored K x N:
+    N-contiguous, MN-major), "tn" D = A^T B (A stored K x M, B K x N: both MN-major).  An MN-major
+    operand is copied as boxes of 64 (M or N) x 64 (K), each [k][64] under the 128-byte swizzle,
+    8 KiB apart; its descriptor is the transposed form with the two offsets 8 KiB (between boxes)
+    and 1 KiB (between groups of 8 k rows): mn_offsets "lbo-mn" puts 8 KiB in the leading offset
+    and 1 KiB in the stride offset, "sbo-mn" the other way round (the probe asks which is right).
 
     mode "wait0": after each step's MMAs the warpgroup waits for them, all threads meet
     (bar.sync), thread 0 refills that stage; "wait1": the step's MMAs stay in flight, the
@@ -61,6 +69,7 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> 
     per_half = tn // 2                      # binary32 accumulators a thread for one m64 x tn
     a_bytes, b_bytes = tm * 128, tn * 128
     stage_bytes = a_bytes + b_bytes
+    a_mn, b_mn = layout == "tn", layout in ("nn", "tn")
     acc = [[f"f{h * per_half + i}" for i in range(per_half)] for h in range(halves)]
     out = []
     w = out.append
@@ -69,11 +78,17 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> 
         """Copy step `step_reg`'s A and B tiles into the stage at `smem_reg`, completing on `bar_reg`."""
         w(f"  mbarrier.arrive.expect_tx.shared::cta.b64 rd10, [{bar_reg}], {stage_bytes};")
         w(f"  shl.b32 r20, {step_reg}, 6;\n  add.u32 r20, r20, r41;")
-        w(f"  add.u32 r22, {smem_reg}, {a_bytes};")
-        w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-          f" [{smem_reg}], [rd1, {{r20, r7}}], [{bar_reg}];")
-        w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-          f" [r22], [rd2, {{r20, r6}}], [{bar_reg}];")
+        for operand, map_reg, origin, rows, offset, mn in (("A", "rd1", "r7", tm, 0, a_mn),
+                                                          ("B", "rd2", "r6", tn, a_bytes, b_mn)):
+            if not mn:
+                w(f"  add.u32 r22, {smem_reg}, {offset};")
+                w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                  f" [r22], [{map_reg}, {{r20, {origin}}}], [{bar_reg}];")
+                continue
+            for box in range(rows // 64):
+                w(f"  add.u32 r22, {smem_reg}, {offset + box * 8192};\n  add.u32 r23, {origin}, {box * 64};")
+                w("  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                  f" [r22], [{map_reg}, {{r23, r20}}], [{bar_reg}];")
 
     def stage_of(step_reg: str, stage: str, parity: str, full: str, tile: str) -> None:
         w(f"  rem.u32 {stage}, {step_reg}, {stages};\n  div.u32 {parity}, {step_reg}, {stages};"
@@ -95,6 +110,8 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> 
     w("  mul.lo.u32 r41, r40, r2;\n  shl.b32 r41, r41, 6;    // this split's first k element")
     w("  mov.u32 r8, smem;\n  mov.u32 r9, full;\n  mov.u32 r42, empty;")
     w("  mov.u32 r35, 1073741888;              // descriptor bits 32..63: SBO 1024 >> 4, 128-byte swizzle")
+    stride_mn = 1024 if mn_offsets == "lbo-mn" else 8192
+    w(f"  mov.u32 r36, {(1 << 30) | (stride_mn >> 4)};         // the same for an MN-major operand")
     w("  setp.eq.u32 p7, r3, r3;               // always: the MMAs add to D")
     for regs in acc:
         for f in regs:
@@ -133,14 +150,21 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws") -> 
     w("wait:\n  mbarrier.try_wait.parity.shared::cta.b64 p3, [r13], r12;\n  @!p3 bra wait;")
     w(f"  add.u32 r15, r14, {a_bytes};")
     w("  wgmma.fence.sync.aligned;")
+    def descriptor(out_reg: str, tile_reg: str, offset: int, mn: bool, scratch: str) -> None:
+        """A warpgroup-MMA shared-memory descriptor: start >> 4, leading offset >> 4 at bit 16,
+        high word (r35: K-major, stride 1 KiB; r36: MN-major) with the 128-byte swizzle."""
+        leading = (8192 if mn_offsets == "lbo-mn" else 1024) if mn else 16
+        w(f"  add.u32 {scratch}, {tile_reg}, {offset};\n  shr.u32 {scratch}, {scratch}, 4;"
+          f"\n  and.b32 {scratch}, {scratch}, 16383;\n  or.b32 {scratch}, {scratch}, {(leading >> 4) << 16};"
+          f"\n  mov.b64 {out_reg}, {{{scratch}, {'r36' if mn else 'r35'}}};")
+
     for kk in range(BK // 16):
-        w(f"  add.u32 r30, r15, {kk * 32};\n  shr.u32 r30, r30, 4;\n  and.b32 r30, r30, 16383;"
-          "\n  or.b32 r30, r30, 65536;\n  mov.b64 rd20, {r30, r35};")
+        descriptor("rd20", "r15", kk * 2048 if b_mn else kk * 32, b_mn, "r30")
         for hh in range(halves):
-            w(f"  add.u32 r31, r14, {hh * 64 * 128 + kk * 32};\n  shr.u32 r31, r31, 4;"
-              "\n  and.b32 r31, r31, 16383;\n  or.b32 r31, r31, 65536;\n  mov.b64 rd21, {r31, r35};")
+            descriptor("rd21", "r14", hh * 8192 + (kk * 2048 if a_mn else kk * 32), a_mn, "r31")
             regs = ", ".join(acc[hh])
-            w(f"  wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.f16.f16 {{{regs}}}, rd21, rd20, p7, 1, 1, 0, 0;")
+            w(f"  wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.f16.f16 {{{regs}}}, rd21, rd20, p7, 1, 1, "
+              f"{int(a_mn)}, {int(b_mn)};")
     w("  wgmma.commit_group.sync.aligned;")
     if mode == "wait0":
         w("  wgmma.wait_group.sync.aligned 0;\n  bar.sync 0;")
@@ -269,6 +293,68 @@ def torch_time(torch, a, b, launches: int) -> float:
     return statistics.median(times)
 
 
+def layout_check(cp, torch, folder: Path, launches: int) -> list[dict]:
+    """Each layout (nt, nn, tn) with both readings of an MN-major operand's descriptor offsets,
+    tile 64 x 128, 4 stages, wait1: which are right, and how fast beside cuBLAS."""
+    rows = []
+    for layout, m, n, k in (("nn", 256, 2304, 768), ("tn", 768, 2304, 256), ("nt", 256, 2304, 768),
+                            ("nn", 256, 768, 3072), ("tn", 3072, 768, 256)):
+        rng = np.random.default_rng(m + n + k)
+        a_shape = (k, m) if layout == "tn" else (m, k)
+        b_shape = (n, k) if layout == "nt" else (k, n)
+        a = cp.asarray(rng.standard_normal(a_shape).astype(np.float16))
+        b = cp.asarray(rng.standard_normal(b_shape).astype(np.float16))
+        fa, fb = a.astype(cp.float32), b.astype(cp.float32)
+        reference = cp.asnumpy((fa.T if layout == "tn" else fa) @ (fb.T if layout == "nt" else fb))
+        ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
+        op_a = ta.t() if layout == "tn" else ta
+        op_b = tb.t() if layout == "nt" else tb
+        out = torch.matmul(op_a, op_b)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(launches):
+                torch.matmul(op_a, op_b, out=out)
+        graph.replay()
+        torch.cuda.synchronize()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        cublas = start.elapsed_time(stop) / 1e3 / launches
+        maps = []
+        for x, rows_, box, mn in ((a, m, 64, layout == "tn"), (b, n, 128, layout != "nt")):
+            if mn:
+                t = TiledTensor("float16", int(x.data.ptr), (rows_, k), (2 * rows_,), (64, 64), swizzle="128b")
+            else:
+                t = TiledTensor("float16", int(x.data.ptr), (k, rows_), (2 * k,), (64, box), swizzle="128b")
+            maps.append(encode_tiled(t))
+        dev_maps = cp.asarray(np.frombuffer(b"".join(maps), dtype=np.uint8))
+        for offsets in (("lbo-mn", "sbo-mn") if layout != "nt" else ("lbo-mn",)):
+            name = f"check_{layout}_{offsets}"
+            kernel = compile_ptx(kernel_ptx(64, 128, 4, False, "wait1", layout, offsets), folder,
+                                 name).get_function("probe")
+            shared = 4 * (64 + 128) * 128 + 1024
+            kernel.max_dynamic_shared_size_bytes = shared
+            d = cp.zeros((m, n), dtype=cp.float16)
+            params = (np.uint64(dev_maps.data.ptr), np.uint64(dev_maps.data.ptr + 128), np.uint64(d.data.ptr),
+                      np.uint32(n), np.uint32(k // BK))
+
+            def run(kernel=kernel, params=params, shared=shared):
+                kernel((n // 128, m // 64, 1), (128,), params, shared_mem=shared)
+            run()
+            cp.cuda.Device().synchronize()
+            error = float(np.max(np.abs(cp.asnumpy(d).astype(np.float32) - reference)))
+            ok = error <= 2e-3 * float(np.max(np.abs(reference))) + 1e-2
+            seconds = graph_time(cp, run, launches)
+            row = {"layout": layout, "M": m, "N": n, "K": k, "mn_offsets": offsets, "us": seconds * 1e6,
+                   "max_error": error, "ok": ok, "cublas_us": cublas * 1e6}
+            print(f"{layout} {m}x{n}x{k} {offsets}: {seconds * 1e6:6.2f} us (cuBLAS {cublas * 1e6:5.2f}) "
+                  f"max error {error:.3g} {'right' if ok else 'WRONG'}", flush=True)
+            rows.append(row)
+    return rows
+
+
 TILINGS = [(64, 64, 6), (64, 64, 8), (64, 128, 4), (64, 128, 6), (128, 64, 4), (128, 128, 4)]
 MODES = ("wait1", "ws")
 
@@ -278,12 +364,19 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=100)
     parser.add_argument("--json")
     parser.add_argument("--keep")
+    parser.add_argument("--layouts", action="store_true",
+                        help="only check the nn / tn layouts' descriptors (and time them beside cuBLAS)")
     args = parser.parse_args()
     import cupy as cp
     import torch
 
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
+    if args.layouts:
+        rows = layout_check(cp, torch, folder, args.launches)
+        if args.json:
+            Path(args.json).write_text(json.dumps({"layouts": rows}, indent=1))
+        return 0
     convert = compile_ptx(CONVERT_PTX, folder, "convert").get_function("convert")
     rows = []
     modules = {}
