@@ -50,7 +50,7 @@ REPEATS = 5
 
 
 def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", layout: str = "nt",
-               mn_offsets: str = "lbo-mn") -> str:
+               mn_offsets: str = "lbo-mn", wgs: int = 1) -> str:
     """PTX of one tiling.  Parameters: map A, map B, D, N, k steps a split.
 
     layout: "nt" D = A B^T (A M x K, B N x K: both K-contiguous), "nn" D = A B (B stored K x N:
@@ -59,6 +59,11 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
     8 KiB apart; its descriptor is the transposed form with the two offsets 8 KiB (between boxes)
     and 1 KiB (between groups of 8 k rows): mn_offsets "lbo-mn" puts 8 KiB in the leading offset
     and 1 KiB in the stride offset, "sbo-mn" the other way round (the probe asks which is right).
+
+    wgs (mode "ws" only): warpgroups of MMAs a block, each over every wgs-th step of K (the same
+    tile: a split of K inside the block, so each warpgroup's chain of dependent MMAs is wgs times
+    shorter); at the end warpgroups 1.. leave their sums in shared memory and warpgroup 0 adds
+    them in order and writes D.
 
     mode "wait0": after each step's MMAs the warpgroup waits for them, all threads meet
     (bar.sync), thread 0 refills that stage; "wait1": the step's MMAs stay in flight, the
@@ -101,7 +106,7 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
     w(".visible .entry probe(.param .u64 p_a, .param .u64 p_b, .param .u64 p_d, .param .u32 p_n,"
       " .param .u32 p_steps)\n{")
     w("  .reg .pred p<8>;\n  .reg .b32 r<64>;\n  .reg .b64 rd<40>;")
-    w(f"  .reg .f32 f<{halves * per_half}>;\n  .reg .b32 h<4>;")
+    w(f"  .reg .f32 f<{halves * per_half}>;\n  .reg .f32 f_t;\n  .reg .b32 h<4>;")
     w(f"  .shared .align 8 .b64 full[{stages}];\n  .shared .align 8 .b64 empty[{stages}];")
     w("  ld.param.u64 rd1, [p_a];\n  ld.param.u64 rd2, [p_b];\n  ld.param.u64 rd3, [p_d];")
     w("  ld.param.u32 r1, [p_n];\n  ld.param.u32 r2, [p_steps];")
@@ -116,7 +121,13 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
     for regs in acc:
         for f in regs:
             w(f"  mov.f32 {f}, 0f00000000;")
-    producer = 128 if mode == "ws" else 0
+    assert wgs == 1 or mode == "ws", "several MMA warpgroups need the copying warp"
+    assert stages % wgs == 0, "each stage must always go to the same warpgroup"
+    consumers = 128 * wgs
+    nreg = halves * per_half
+    assert wgs == 1 or (wgs - 1) * nreg * 512 <= stages * stage_bytes, "the ring must hold the partial sums"
+    w("  shr.u32 r60, r3, 7;\n  and.b32 r61, r3, 127;   // warpgroup, thread in it")
+    producer = consumers if mode == "ws" else 0
     w(f"  setp.eq.u32 p1, r3, {producer};       // the thread that copies")
     w("  @!p1 bra init_done;")
     for s_ in range(stages):
@@ -132,7 +143,7 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
         issue("r43", "r44", "r45")
     w("prologue_done:")
     if mode == "ws":
-        w("  setp.lt.u32 p2, r3, 128;\n  @p2 bra consume;")
+        w(f"  setp.lt.u32 p2, r3, {consumers};\n  @p2 bra consume;")
         w("  @!p1 bra finished;               // lanes 1..31 of the copying warp have nothing to do")
         w(f"  mov.u32 r46, {stages};")
         w("produce:")
@@ -144,7 +155,7 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
         issue("r46", "r50", "r49")
         w("  add.u32 r46, r46, 1;\n  bra.uni produce;")
         w("consume:")
-    w("  mov.u32 r10, 0;")
+    w("  mov.u32 r10, r60;                  // this warpgroup's first step")
     w("step:")
     stage_of("r10", "r11", "r12", "r13", "r14")
     w("wait:\n  mbarrier.try_wait.parity.shared::cta.b64 p3, [r13], r12;\n  @!p3 bra wait;")
@@ -174,8 +185,8 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
         w("refilled:")
     else:
         w("  wgmma.wait_group.sync.aligned 1;  // the previous step's MMAs are done")
-        w("  setp.eq.u32 p4, r10, 0;\n  @p4 bra refilled;")
-        w("  sub.u32 r17, r10, 1;")
+        w(f"  setp.lt.u32 p4, r10, {wgs};\n  @p4 bra refilled;")
+        w(f"  sub.u32 r17, r10, {wgs};")
         stage_of("r17", "r18", "r19", "r52", "r53")
         if mode == "wait1":
             w("  bar.sync 0;")
@@ -187,10 +198,24 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
             w("  shl.b32 r55, r18, 3;\n  add.u32 r55, r55, r42;")
             w("  mbarrier.arrive.shared::cta.b64 rd11, [r55];")
         w("refilled:")
-    w("  add.u32 r10, r10, 1;\n  setp.lt.u32 p6, r10, r2;\n  @p6 bra step;")
+    w(f"  add.u32 r10, r10, {wgs};\n  setp.lt.u32 p6, r10, r2;\n  @p6 bra step;")
     w("  wgmma.wait_group.sync.aligned 0;")
+    if wgs > 1:
+        flat = [f for regs in acc for f in regs]
+        w(f"  bar.sync 1, {consumers};           // every step consumed: the ring is free")
+        w("  shl.b32 r62, r61, 2;\n  add.u32 r62, r62, r8;")
+        w("  setp.eq.u32 p5, r60, 0;\n  @p5 bra stored;")
+        w(f"  sub.u32 r63, r60, 1;\n  mul.lo.u32 r63, r63, {nreg * 512};\n  add.u32 r63, r63, r62;")
+        for j, f in enumerate(flat):
+            w(f"  st.shared.f32 [r63+{j * 512}], {f};")
+        w("stored:")
+        w(f"  bar.sync 1, {consumers};")
+        w("  @!p5 bra finished;")
+        for other in range(1, wgs):
+            for j, f in enumerate(flat):
+                w(f"  ld.shared.f32 f_t, [r62+{((other - 1) * nreg + j) * 512}];\n  add.f32 {f}, {f}, f_t;")
     # epilogue: warp w rows 16w + lane/4 (+8), columns 8j + 2 (lane % 4) (+1)
-    w("  shr.u32 r24, r3, 5;\n  and.b32 r25, r3, 31;\n  shr.u32 r26, r25, 2;\n  and.b32 r27, r25, 3;")
+    w("  shr.u32 r24, r61, 5;\n  and.b32 r25, r61, 31;\n  shr.u32 r26, r25, 2;\n  and.b32 r27, r25, 3;")
     w("  shl.b32 r24, r24, 4;\n  add.u32 r24, r24, r26;\n  add.u32 r24, r24, r7;      // row")
     w("  shl.b32 r27, r27, 1;\n  add.u32 r27, r27, r6;     // column")
     elem = 4 if split else 2
@@ -355,6 +380,11 @@ def layout_check(cp, torch, folder: Path, launches: int) -> list[dict]:
     return rows
 
 
+WARPGROUP_TILINGS = [(64, 128, 4, 1), (64, 128, 4, 2), (64, 128, 4, 4), (64, 128, 8, 2), (64, 128, 8, 4),
+                     (64, 64, 8, 1), (64, 64, 8, 2),
+                     (64, 64, 8, 4), (128, 128, 4, 2)]
+
+
 TILINGS = [(64, 64, 6), (64, 64, 8), (64, 128, 4), (64, 128, 6), (128, 64, 4), (128, 128, 4)]
 MODES = ("wait1", "ws")
 
@@ -364,6 +394,8 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=100)
     parser.add_argument("--json")
     parser.add_argument("--keep")
+    parser.add_argument("--warpgroups", action="store_true",
+                        help="only the split of K across a block's MMA warpgroups (mode ws, nt)")
     parser.add_argument("--layouts", action="store_true",
                         help="only check the nn / tn layouts' descriptors (and time them beside cuBLAS)")
     args = parser.parse_args()
@@ -392,14 +424,17 @@ def main() -> int:
         cublas = torch_time(torch, ta, tb, args.launches)
         best = None
         results = {}
-        for tm, tn, stages, mode, splits in ((*t, mode, s) for t in TILINGS for mode in MODES
-                                             for s in (1, 2, 3, 4)):
+        if args.warpgroups:
+            combos = [(tm_, tn_, st, "ws", 1, g) for tm_, tn_, st, g in WARPGROUP_TILINGS]
+        else:
+            combos = [(*t, mode, s, 1) for t in TILINGS for mode in MODES for s in (1, 2, 3, 4)]
+        for tm, tn, stages, mode, splits, wgs in combos:
             if m % tm or n % tn or (k // BK) % splits:
                 continue
             steps = k // BK // splits
-            name = f"probe_{tm}x{tn}_s{stages}_{mode}_{'split' if splits > 1 else 'one'}"
+            name = f"probe_{tm}x{tn}_s{stages}_{mode}{wgs if wgs > 1 else ''}_{'split' if splits > 1 else 'one'}"
             if name not in modules:
-                modules[name] = compile_ptx(kernel_ptx(tm, tn, stages, splits > 1, mode), folder, name)
+                modules[name] = compile_ptx(kernel_ptx(tm, tn, stages, splits > 1, mode, wgs=wgs), folder, name)
             kernel = modules[name].get_function("probe")
             shared = stages * (tm + tn) * 128 + 1024
             kernel.max_dynamic_shared_size_bytes = shared
@@ -411,7 +446,7 @@ def main() -> int:
             params = (np.uint64(dev_maps.data.ptr), np.uint64(dev_maps.data.ptr + 128),
                       np.uint64(target.data.ptr), np.uint32(n), np.uint32(steps))
 
-            threads = 160 if mode == "ws" else 128
+            threads = 128 * wgs + 32 if mode == "ws" else 128
 
             def run(kernel=kernel, grid=grid, params=params, shared=shared, splits=splits, threads=threads):
                 kernel(grid, (threads,), params, shared_mem=shared)
@@ -424,7 +459,7 @@ def main() -> int:
             error = float(np.max(np.abs(cp.asnumpy(d).astype(np.float32) - reference)))
             bound = 2e-3 * float(np.max(np.abs(reference))) + 1e-2
             seconds = graph_time(cp, run, args.launches)
-            label = f"{tm}x{tn}/{stages} {mode} S={splits}"
+            label = f"{tm}x{tn}/{stages} {mode}{f' x{wgs}' if wgs > 1 else ''} S={splits}"
             results[label] = {"us": seconds * 1e6, "max_error": error, "ok": error <= bound}
             print(f"    {what} {label:18s} {seconds * 1e6:7.2f} us  max error {error:.3g}"
                   f"{'' if error <= bound else '  WRONG'}", flush=True)
