@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,8 +33,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "compiler"))
 
+sys.path.insert(0, str(REPO / "bench" / "gpu"))
+
 from bobc.nvidia.tensor_map import TiledTensor, encode_tiled  # noqa: E402
 from bobc.nvtools import ptxas  # noqa: E402
+from coppelius_gemm_bench import graph_time, torch_time  # noqa: E402  (the same CUDA-graph timing)
 
 # (what, M, N, K, ours us from bench/results/coppelius-gemm-h200.md, products an update)
 SHAPES = [
@@ -46,7 +48,6 @@ SHAPES = [
     ("dx-like 256x768x2304", 256, 768, 2304, 13.23, 12),
 ]
 BK = 64
-REPEATS = 5
 
 
 def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", layout: str = "nt",
@@ -277,47 +278,6 @@ def compile_ptx(text: str, folder: Path, name: str):
     return cp.RawModule(path=str(cubin))
 
 
-def graph_time(cp, run, launches: int) -> float:
-    stream = cp.cuda.Stream(non_blocking=True)
-    with stream:
-        run()
-        stream.synchronize()
-        stream.begin_capture()
-        for _ in range(launches):
-            run()
-        graph = stream.end_capture()
-        graph.launch(stream)
-        stream.synchronize()
-        times = []
-        for _ in range(REPEATS):
-            start, stop = cp.cuda.Event(), cp.cuda.Event()
-            start.record(stream)
-            graph.launch(stream)
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3 / launches)
-    return statistics.median(times)
-
-
-def torch_time(torch, a, b, launches: int) -> float:
-    out = torch.matmul(a, b.t())
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(launches):
-            torch.matmul(a, b.t(), out=out)
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(REPEATS):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3 / launches)
-    return statistics.median(times)
-
-
 def layout_check(cp, torch, folder: Path, launches: int) -> list[dict]:
     """Each layout (nt, nn, tn) with both readings of an MN-major operand's descriptor offsets,
     tile 64 x 128, 4 stages, wait1: which are right, and how fast beside cuBLAS."""
@@ -332,21 +292,7 @@ def layout_check(cp, torch, folder: Path, launches: int) -> list[dict]:
         fa, fb = a.astype(cp.float32), b.astype(cp.float32)
         reference = cp.asnumpy((fa.T if layout == "tn" else fa) @ (fb.T if layout == "nt" else fb))
         ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
-        op_a = ta.t() if layout == "tn" else ta
-        op_b = tb.t() if layout == "nt" else tb
-        out = torch.matmul(op_a, op_b)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(launches):
-                torch.matmul(op_a, op_b, out=out)
-        graph.replay()
-        torch.cuda.synchronize()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        stop.record()
-        stop.synchronize()
-        cublas = start.elapsed_time(stop) / 1e3 / launches
+        cublas = torch_time(torch, ta, tb, layout, 1, launches)
         maps = []
         for x, rows_, box, mn in ((a, m, 64, layout == "tn"), (b, n, 128, layout != "nt")):
             if mn:
@@ -421,7 +367,7 @@ def main() -> int:
         acc32 = cp.zeros((m, n), dtype=cp.float32)
         reference = cp.asnumpy(cp.matmul(a.astype(cp.float32), b.astype(cp.float32).T))
         ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
-        cublas = torch_time(torch, ta, tb, args.launches)
+        cublas = torch_time(torch, ta, tb, "nt", 1, args.launches)
         best = None
         results = {}
         if args.warpgroups:
