@@ -48,6 +48,8 @@ def test_probe_kernels_compile_to_tma_and_warpgroup_mma(probe, tmp_path, tm, tn,
     assert ("red.global.add" in source.read_text()) == split
 
 
-def test_probe_refuses_a_ring_that_cannot_hold_the_warpgroups_sums(probe):
+def test_probe_refuses_rings_its_warpgroups_cannot_share(probe):
     with pytest.raises(AssertionError, match="same warpgroup"):
         probe.kernel_ptx(64, 128, 3, False, "ws", wgs=2)
+    with pytest.raises(AssertionError, match="two stages of its own"):
+        probe.kernel_ptx(64, 128, 4, False, "ws", wgs=4)     # deadlocked on the H200

@@ -124,6 +124,9 @@ def kernel_ptx(tm: int, tn: int, stages: int, split: bool, mode: str = "ws", lay
             w(f"  mov.f32 {f}, 0f00000000;")
     assert wgs == 1 or mode == "ws", "several MMA warpgroups need the copying warp"
     assert stages % wgs == 0, "each stage must always go to the same warpgroup"
+    # a warpgroup frees a stage only at its next step, after that step's copy landed: with one
+    # stage of its own it would wait for itself (the H200 hung so, session 13)
+    assert wgs == 1 or stages // wgs >= 2, "each warpgroup needs two stages of its own"
     consumers = 128 * wgs
     nreg = halves * per_half
     assert wgs == 1 or (wgs - 1) * nreg * 512 <= stages * stage_bytes, "the ring must hold the partial sums"
@@ -326,9 +329,8 @@ def layout_check(cp, torch, folder: Path, launches: int) -> list[dict]:
     return rows
 
 
-WARPGROUP_TILINGS = [(64, 128, 4, 1), (64, 128, 4, 2), (64, 128, 4, 4), (64, 128, 8, 2), (64, 128, 8, 4),
-                     (64, 64, 8, 1), (64, 64, 8, 2),
-                     (64, 64, 8, 4), (128, 128, 4, 2)]
+WARPGROUP_TILINGS = [(64, 128, 4, 1), (64, 128, 4, 2), (64, 128, 8, 2), (64, 128, 8, 4),
+                     (64, 64, 8, 1), (64, 64, 8, 2), (64, 64, 8, 4), (128, 128, 4, 2)]
 
 
 TILINGS = [(64, 64, 6), (64, 64, 8), (64, 128, 4), (64, 128, 6), (128, 64, 4), (128, 128, 4)]
