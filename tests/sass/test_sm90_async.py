@@ -53,7 +53,8 @@ def test_descriptor_flags_scale_predicate_and_shapes_decode_as_written(needs_nvd
 def test_uniform_addresses_take_offsets_only_where_the_encoding_has_them(needs_nvdisasm):
     texts = ["SYNCS.EXCH.64 URZ, [UR6+0x10], UR4", "SYNCS.ARRIVE.TRANS64 RZ, [R2+URZ+0x8], R3",
              "SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR9+0x20], R5", "UTMALDG.2D [UR16], [UR20]",
-             "UTMASTG.2D [UR10], [UR32]", "@P3 ELECT P4, URZ, PT"]
+             "UTMASTG.2D [UR10], [UR32]", "@P3 ELECT P4, URZ, PT", "USETMAXREG.DEALLOC.CTAPOOL 0x18",
+             "USETMAXREG.TRY_ALLOC.CTAPOOL UP2, 0xf0"]
     assert _decoded(texts) == texts
     with pytest.raises(BobcError, match="takes no address offset"):
         assemble(f"{S01} UTMALDG.2D [UR8+0x10], [UR4]\n", "sm_90")
@@ -75,3 +76,13 @@ def test_sm90_forms_are_not_sm86_forms():
         assemble(f"{S01} UIADD3.64 UR24, UR16, 0x2, URZ\nEXIT\n", "sm_86")
     with pytest.raises(BobcError, match="no sm_86 encoding"):
         assemble(f"{S01} HGMMA.64x64x16.F32 R24, gdesc[UR4], R24, gsb0\nEXIT\n", "sm_86")
+
+
+def test_a_cubin_of_code_that_resizes_its_registers_needs_the_count_at_entry():
+    from bobc.sass.cubin import write_cubin
+    from bobc.targets import SM90
+
+    code = assemble(f"{S01} USETMAXREG.DEALLOC.CTAPOOL 0x28\nEXIT\n", "sm_90")
+    with pytest.raises(BobcError, match="USETMAXREG"):
+        write_cubin(code, "k", SM90, 8, 128)
+    assert write_cubin(code, "k", SM90, 8, 128, registers=128)

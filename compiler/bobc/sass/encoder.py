@@ -279,7 +279,7 @@ class Encoder:
                 if operand.name != "gsb0":
                     raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
                 placed.put(*spec["field"], 0, name)
-            elif name == "Iwg":
+            elif name in ("Iwg", "Imaxreg"):
                 placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
             elif name == "Target":
                 self._put_target(placed, operand, pc)

@@ -68,6 +68,7 @@ SLOTS = {
     "Pg": dict(kinds="Q", field=(87, 3), neg=90, inverted=True),   # HGMMA's scale-d: UPn stored n^7
     "Gsb": dict(kinds="S", field=(84, 3)),    # gsb0 = 0; absent = 7 (a form of its own)
     "Iwg": dict(kinds="I", field=(72, 3)),    # WARPGROUP.DEPBAR.LE's count
+    "Imaxreg": dict(kinds="I", field=(32, 10)),   # USETMAXREG's register count (setmaxnreg)
     # [URa+offset] at 24 (SYNCS.EXCH); [URa] alone at 24 or 32 (UTMALDG/UTMASTG/UTMACCTL)
     "MemUA": dict(kinds="M", ubase=(24, 6), offset=(40, 24)),
     "MemU24": dict(kinds="M", ubase=(24, 6)),
@@ -180,6 +181,7 @@ LAYOUTS: dict[str, list[str]] = {
     "ELECT": ["Pu Ud Pp"],
     "FENCE": [""],
     "YIELD": [""],
+    "USETMAXREG": ["Imaxreg", "Pu Imaxreg"],   # .DEALLOC 40 / .TRY_ALLOC UP0, 232 (a loop until UP0)
 }
 
 # Which source positions accept '-' (neg) and '|..|' (abs), per opcode; the bits are the
@@ -232,7 +234,7 @@ MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
 # through WARPGROUP.DEPBAR, TMA copies and mbarrier phases through SYNCS): their control
 # codes must be written (or come from a listing); the assembler refuses them otherwise.
 EXPLICIT_CONTROL = {"HGMMA", "WARPGROUP", "SYNCS", "UTMALDG", "UTMASTG", "UTMACCTL",
-                    "UTMACMDFLUSH", "ELECT", "FENCE", "YIELD"}
+                    "UTMACMDFLUSH", "ELECT", "FENCE", "YIELD", "USETMAXREG"}
 
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
 FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
