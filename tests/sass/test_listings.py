@@ -53,7 +53,9 @@ def test_listing_syntax_is_read():
     text = "".join(gzip.decompress(p.read_bytes()).decode() for p in LISTINGS)
     for piece in ('(*"SpillRefill"*)', "`(.L_x_", ".reuse", ".H0_H0", "@!P", "desc[UR", "CALL.REL.NOINC `(",
                   "RET.REL.NODEC R", "BSSY B", "HMMA.16816.F32", "LDGSTS", "DEPBAR.LE SB0", "DFMA", "LDL",
-                  "STL", "ATOMS", "ULEA", "SR_CgaCtaId", "LDSM", "F2FP", "HFMA2", "BAR.RED.POPC"):
+                  "STL", "ATOMS", "ULEA", "SR_CgaCtaId", "LDSM", "F2FP", "HFMA2", "BAR.RED.POPC",
+                  "HGMMA.64x128x16.F32", "gdesc[UR", ".tnspB", "gsb0", "UTMALDG.2D [UR", "SYNCS.PHASECHK",
+                  "USETMAXREG", "BRA.U.ANY"):
         assert piece in text, piece
 
 
