@@ -6,6 +6,10 @@ the .text.<kernel> sections are cut out of the cubin (with lief), and nvdisasm
 as `text<TAB>lo<TAB>hi<TAB>reference` (reference = file:kernel:-On:offset), which
 is what the encoding tables are learned from and what tests/sass re-encodes.
 
+A PTX file whose first line is `// targets: sm_90` (sm90_async.ptx: TMA, mbarrier, warpgroup
+MMA) is compiled for sm_90 alone, with ptxas -arch=sm_90a (the architecture-specific features
+wgmma and setmaxnreg need), and skipped for sm_86.
+
     python tools/ptx_corpus/build_corpus.py [--ptx] [--listings]
     (--ptx: regenerate the *.ptx of the *.cu with nvcc; --listings: only the whole-cubin
     nvdisasm listings, tests/sass/data/listings/*.lst.gz)
@@ -23,8 +27,23 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "compiler"))
 
 from bobc.nvtools import ptxas, find_tool  # noqa: E402
+from bobc.sass.learn import ONLY_SM90  # noqa: E402
 from bobc.sass.oracle import disassemble  # noqa: E402
 from bobc.targets import SM86, SM90  # noqa: E402
+
+
+def corpus_files(target) -> list[tuple[Path, str]]:
+    """The PTX files compiled for `target`, each with its ptxas -arch: every file for both
+    targets, except those whose first line is ONLY_SM90 (sm_90 alone, as sm_90a)."""
+    chosen = []
+    for ptx in sorted(HERE.glob("*.ptx")):
+        first = ptx.read_text().split("\n", 1)[0].strip()
+        if first == ONLY_SM90:
+            if target is SM90:
+                chosen.append((ptx, "sm_90a"))
+        else:
+            chosen.append((ptx, target.ptxas_arch))
+    return chosen
 
 
 def text_sections(cubin: Path) -> dict[str, bytes]:
@@ -42,10 +61,10 @@ def write_listings(tool: str, out_dir: Path) -> None:
     folder = out_dir / "listings"
     folder.mkdir(parents=True, exist_ok=True)
     for target in (SM86, SM90):
-        for ptx in sorted(HERE.glob("*.ptx")):
+        for ptx, arch in corpus_files(target):
             with tempfile.TemporaryDirectory() as temp:
                 cubin = Path(temp) / "k.cubin"
-                subprocess.run([tool, f"-arch={target.ptxas_arch}", "-O3", str(ptx), "-o", str(cubin)],
+                subprocess.run([tool, f"-arch={arch}", "-O3", str(ptx), "-o", str(cubin)],
                                check=True, capture_output=True)
                 done = subprocess.run([find_tool("nvdisasm"), "-hex", str(cubin)], check=True,
                                       capture_output=True, text=True)
@@ -71,11 +90,11 @@ def main() -> int:
     for target in (SM86, SM90):
         rows: list[str] = []
         counts: list[str] = []
-        for ptx in sorted(HERE.glob("*.ptx")):
+        for ptx, arch in corpus_files(target):
             for opt in ("-O3", "-O0"):
                 with tempfile.TemporaryDirectory() as folder:
                     cubin = Path(folder) / "k.cubin"
-                    done = subprocess.run([tool, f"-arch={target.ptxas_arch}", opt, "-v", str(ptx),
+                    done = subprocess.run([tool, f"-arch={arch}", opt, "-v", str(ptx),
                                            "-o", str(cubin)], check=True, capture_output=True, text=True)
                     # each entry's "Compiling entry function 'k'" is followed by its "Used N registers"
                     for kernel, count in re.findall(

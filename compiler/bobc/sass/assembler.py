@@ -19,7 +19,7 @@ from ..errors import BobcError, Span
 from ..targets import Target
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
-from .tables.layouts import LAYOUTS
+from .tables.layouts import EXPLICIT_CONTROL, LAYOUTS
 from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
 
 RESERVED_REGISTERS = 2
@@ -203,6 +203,12 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     # nvdisasm -hex prints the words after each instruction: the control code comes from there
     resolved = [replace(inst, control=Control.from_word(inst.listed[1])._replace_reuse())
                 if inst.control is None and inst.listed is not None else inst for inst in resolved]
+    for inst in resolved:
+        if inst.opcode in EXPLICIT_CONTROL and inst.control is None:
+            raise BobcError(f"{inst.opcode} needs an explicit control code: the scheduler does not model "
+                            f"sm_90's asynchronous units (warpgroup MMA, TMA, mbarriers)", inst.span,
+                            hint="write it before the instruction, e.g. [B------:R-:W-:-:S01] "
+                                 f"{inst.mnemonic} ..., taking ptxas's choice from an nvdisasm listing")
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
                   guard=_guard(inst), target=_branch_target(inst))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 
+from ..errors import BobcError
 from ..targets import Target
 from .encoder import Encoder
 from .syntax import Control, parse_instruction
@@ -122,13 +123,22 @@ def stack_frame(assembled) -> int:
 
 
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
-                style: str = "minimal", frame_size: int | None = None) -> bytes:
+                style: str = "minimal", frame_size: int | None = None, registers: int | None = None) -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
     is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
     program header; "minimal" writes only the documented records.  frame_size: local memory
-    per thread (FRAME_SIZE and MIN_STACK_SIZE; default: the frame the code opens)."""
+    per thread (FRAME_SIZE and MIN_STACK_SIZE; default: the frame the code opens).
+    registers: REGCOUNT (default: the assembler's count); required for code that resizes its
+    register allocation (USETMAXREG: the count at entry is the one its setmaxnreg counts share
+    out, ptxas's .maxnreg, not the highest register used)."""
     if frame_size is None:
         frame_size = stack_frame(assembled)
+    if registers is None:
+        if any(parse_instruction(i.text).opcode == "USETMAXREG" for i in assembled.instructions):
+            raise BobcError(f"kernel '{kernel_name}' resizes its registers (USETMAXREG): its register count "
+                            f"at entry cannot be read from the code",
+                            hint="pass registers= (the .maxnreg its setmaxnreg counts were chosen for)")
+        registers = assembled.registers
     full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base
@@ -152,7 +162,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     symtab += struct.pack("<IBBHQQ", sym_name[kernel_name], 0x12, 0x10, SEC_TEXT, 0, len(text))
     SYM_KERNEL, SYM_CONST = 3, 2
 
-    nv_info = (_record(EIATTR_REGCOUNT, struct.pack("<II", SYM_KERNEL, assembled.registers))
+    nv_info = (_record(EIATTR_REGCOUNT, struct.pack("<II", SYM_KERNEL, registers))
                + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, frame_size))
                + _record(EIATTR_MIN_STACK_SIZE, struct.pack("<II", SYM_KERNEL, frame_size)))
     kinfo = bytearray()
@@ -220,7 +230,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     headers.append(sh(4, SHT_NVINFO, 0, link=SEC_SYMTAB))
     headers.append(sh(5, SHT_NVINFO, SHF_INFO_LINK, link=SEC_SYMTAB, info=SEC_TEXT))
     headers.append(sh(6, SHT_PROGBITS, SHF_ALLOC | SHF_INFO_LINK, info=SEC_TEXT))
-    text_info = (assembled.registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
+    text_info = (registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
     headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
     for offset, (name, sh_type, flags, _) in enumerate(extra):
         link = 8 if name == ".note.nv.cuinfo" else 0     # cuinfo links to tkinfo, as ptxas's does

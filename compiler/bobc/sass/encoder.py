@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import Const, Imm, Instruction, Label, Mem, Reg, Special, float_bits
+from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Special, float_bits
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -148,6 +148,12 @@ def _reg_width(inst: Instruction, slot: str) -> int:
         big = "16816" in mods
         return {"Rd": 4 if "F32" in mods else 2, "Sc": 4 if "F32" in mods else 2,
                 "Ra": 4 if big else 2, "Sb": 2 if big else 1}.get(slot, 1)
+    if op == "HGMMA":
+        # HGMMA.64xNx16.F32: N/2 accumulators per thread (N/4 for .F16); A in registers: 4
+        shape = next((m for m in mods if "x" in m), "64x8x16")
+        n = int(shape.split("x")[1])
+        accumulators = n // 2 if "F32" in mods else n // 4
+        return {"Rd": accumulators, "Rc": accumulators, "Ra": 4}.get(slot, 1)
     if op == "LDSM" and slot == "Rd":
         return next((int(m) for m in mods if m in ("1", "2", "4")), 1)
     if slot == "Rd":
@@ -253,8 +259,28 @@ class Encoder:
                 if operand.name not in SPECIAL_REGISTERS:
                     raise EncodeProblem(f"unknown special register {operand.name}")
                 placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
-            elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal"):
+            elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
                 self._put_memory(inst, placed, operand, spec)
+            elif name in ("MemUA", "MemU24", "MemU32"):
+                self._put_uniform_address(inst, placed, operand, spec)
+            elif name == "Rc":
+                if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs:
+                    raise EncodeProblem(f"{inst.opcode}'s accumulator is a plain vector register, found {operand}")
+                self._put_reg(placed, operand, spec["field"], name)
+                if operand.index != 255:
+                    placed.reads.append(("R", operand.index, _reg_width(inst, name)))
+            elif name in ("GdA", "GdB"):
+                self._put_matrix_descriptor(inst, placed, operand, spec, a_in_registers=name == "GdB")
+            elif name == "Pg":
+                placed.put(*spec["field"], operand.index ^ 7, name)   # stored inverted: UPT = 0
+                placed.flag(spec["neg"], operand.neg)
+                placed.reads.append((operand.bank, operand.index, 1))
+            elif name == "Gsb":
+                if operand.name != "gsb0":
+                    raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
+                placed.put(*spec["field"], 0, name)
+            elif name in ("Iwg", "Imaxreg"):
+                placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
             elif name == "Target":
                 self._put_target(placed, operand, pc)
             elif name == "Target34":
@@ -377,6 +403,40 @@ class Encoder:
             placed.reads.append(("UR", desc, 2))
         elif mem.desc is not None:
             raise EncodeProblem(f"{inst.opcode} takes no memory descriptor here")
+
+    def _put_uniform_address(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
+        """[URn] or [URn+offset]: an address held in a uniform register (sm_90's SYNCS.EXCH and
+        TMA instructions), the register in `ubase`, an offset only where the spec has one."""
+        if mem.base is not None or mem.uoffset is None or mem.desc is not None:
+            raise EncodeProblem(f"{inst.opcode} takes its address in one uniform register: [URn]"
+                                + (" or [URn+offset]" if "offset" in spec else ""))
+        placed.put(*spec["ubase"], mem.uoffset.index, "uniform address register")
+        if mem.uoffset.index != 63:
+            placed.reads.append(("UR", mem.uoffset.index, 1))
+        if "offset" in spec:
+            lsb, width = spec["offset"]
+            if not -(1 << (width - 1)) <= mem.offset < 1 << (width - 1):
+                raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in {width} signed bits")
+            placed.put(lsb, width, mem.offset % (1 << width), "address offset")
+        elif mem.offset:
+            raise EncodeProblem(f"{inst.opcode} takes no address offset: write [UR{mem.uoffset.index}]")
+
+    def _put_matrix_descriptor(self, inst: Instruction, placed: Placed, gdesc, spec: dict,
+                               a_in_registers: bool) -> None:
+        if not isinstance(gdesc, MatrixDescriptor) or gdesc.reg.bank != "UR":
+            raise EncodeProblem(f"expected gdesc[URn], found {gdesc}")
+        placed.put(*spec["field"], gdesc.reg.index, "matrix descriptor register")
+        for flag in gdesc.flags:
+            if flag not in L.MATRIX_DESCRIPTOR_FLAGS or (a_in_registers and flag.endswith("A")):
+                known = [f for f in L.MATRIX_DESCRIPTOR_FLAGS if not (a_in_registers and f.endswith("A"))]
+                raise EncodeProblem(f"unknown matrix descriptor flag .{flag} (known here: "
+                                    f"{', '.join('.' + f for f in known)}"
+                                    + ("; negate A in registers as -Rn" if a_in_registers else "") + ")")
+        for flag, bit in L.MATRIX_DESCRIPTOR_FLAGS.items():
+            if not (a_in_registers and flag.endswith("A")):
+                placed.flag(bit, flag in gdesc.flags)
+        # A's descriptor and B's (64 bits each), or B's alone
+        placed.reads.append(("UR", gdesc.reg.index, 2 if a_in_registers else 4))
 
     def _put_target(self, placed: Placed, label: Label, pc: int, split: bool = True) -> None:
         if label.address is None:

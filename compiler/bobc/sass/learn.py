@@ -25,6 +25,16 @@ from .tables.layouts import LAYOUTS
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "tests" / "sass" / "data"
 TABLES = Path(__file__).parent / "tables"
+PTX_CORPUS = REPO / "tools" / "ptx_corpus"
+# The first line of a corpus PTX file that ptxas compiles for sm_90 alone (as sm_90a):
+# tools/ptx_corpus/build_corpus.py reads it; its forms are evidence for sm_90 only.
+ONLY_SM90 = "// targets: sm_90"
+
+
+def only_sm90(ptx_name: str) -> bool:
+    """Whether corpus file `ptx_name` (tools/ptx_corpus) is marked sm_90-only."""
+    path = PTX_CORPUS / ptx_name
+    return path.is_file() and path.read_text().split("\n", 1)[0].strip() == ONLY_SM90
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,8 @@ def borrow(tables: dict[str, dict]) -> None:
     produced on both, all but R2UR's have identical fixed bits.  A form seen on one
     architecture only is copied to the other when its opcode has at least one form seen on
     both and every such form agrees, and the opcode is not a memory access (descriptor
-    handling differs).  Copies say where they came from ("borrowed_from"); the round-trip
+    handling differs).  Forms seen only in an sm_90-only file (ONLY_SM90: sm_90a features,
+    such as UIADD3.64 beside warpgroup MMA) stay on sm_90.  Copies say where they came from ("borrowed_from"); the round-trip
     tests decode them with the other architecture's nvdisasm like every other form.
     """
     archs = list(tables)
@@ -121,6 +132,8 @@ def borrow(tables: dict[str, dict]) -> None:
             if key in tables[dest] or "borrowed_from" in entry or not agree.get(opcode, False):
                 continue
             if opcode in NOT_BORROWED:
+                continue
+            if "reference" in entry and only_sm90(entry["reference"].split(":")[0]):
                 continue
             tables[dest][key] = dict(entry, borrowed_from=source)
 

@@ -122,7 +122,20 @@ class Barrier:
         return "B"
 
 
-Operand = Reg | Imm | Const | Mem | Special | Label | Barrier
+@dataclass(frozen=True)
+class MatrixDescriptor:
+    """HGMMA's shared-memory matrix descriptors, `gdesc[UR4].negA.tnspB`: the uniform registers
+    holding them (A's 64-bit descriptor then B's, or B's alone when A is in registers) and the
+    flags nvdisasm prints after it (negate or transpose an operand)."""
+
+    reg: Reg
+    flags: tuple[str, ...] = ()
+
+    def kind(self) -> str:
+        return "G"
+
+
+Operand = Reg | Imm | Const | Mem | Special | Label | Barrier | MatrixDescriptor
 
 
 @dataclass(frozen=True)
@@ -211,7 +224,9 @@ class Instruction:
 
 
 _REG = re.compile(r"^(R\d+|RZ|UR\d+|URZ|P[0-6T]|UP[0-6T])$")
-_SPECIAL = re.compile(r"^(SR_[A-Za-z0-9_.]+|PR|SRZ|SB\d)$")
+# gsb0: the warpgroup MMA's scoreboard (HGMMA, WARPGROUP.DEPBAR)
+_SPECIAL = re.compile(r"^(SR_[A-Za-z0-9_.]+|PR|SRZ|SB\d|gsb\d)$")
+_GDESC = re.compile(r"^gdesc\[(UR\d+|URZ)\]((?:\.[A-Za-z]+)*)$")
 SWIZZLES = ("H0_H0", "H1_H1", "H0_H1", "H1_H0", "F32")
 
 
@@ -356,6 +371,9 @@ def parse_operand(text: str) -> Operand:
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):
         return _parse_memory(t)
+    m = _GDESC.match(t)
+    if m:
+        return MatrixDescriptor(parse_register(m.group(1)), tuple(f for f in m.group(2).split(".") if f))
     if _SPECIAL.match(t):
         return Special(t)
     if re.fullmatch(r"B\d+", t):
@@ -459,7 +477,7 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         reg = parse_register(m.group(2))
         guard = Reg(reg.bank, reg.index, neg=bool(m.group(1)))
         body = body[m.end():]
-    m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*(.*)$", body)
+    m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$", body)   # HGMMA.64x128x16
     if not m:
         raise SyntaxProblem(f"expected an instruction, found '{body}'")
     mnemonic, rest = m.group(1), m.group(2).strip()

@@ -60,6 +60,21 @@ SLOTS = {
     "Target": dict(kinds="T"),             # BRA, CALL, RET: on sm_90 the low 8 bits sit at 16..23
     "Target34": dict(kinds="T"),           # BSSY: the whole offset at 34.. (its barrier is at 16)
     "Bar": dict(kinds="B", field=(16, 4)),   # convergence barrier B0..B15
+    # sm_90's asynchronous units (tools/ptx_corpus/sm90_async.ptx; fields from ptxas's words,
+    # each checked by flipping its bits through nvdisasm)
+    "Rc": dict(kinds="R", field=(64, 8)),     # HGMMA's accumulator input (RZ: scale-d false)
+    "GdA": dict(kinds="G", field=(24, 6)),    # gdesc[URn]: A's descriptor URn..+1, B's URn+2..+3
+    "GdB": dict(kinds="G", field=(32, 6)),    # gdesc[URn] when A is in registers: B's alone
+    "Pg": dict(kinds="Q", field=(87, 3), neg=90, inverted=True),   # HGMMA's scale-d: UPn stored n^7
+    "Gsb": dict(kinds="S", field=(84, 3)),    # gsb0 = 0; absent = 7 (a form of its own)
+    "Iwg": dict(kinds="I", field=(72, 3)),    # WARPGROUP.DEPBAR.LE's count
+    "Imaxreg": dict(kinds="I", field=(32, 10)),   # USETMAXREG's register count (setmaxnreg)
+    # [URa+offset] at 24 (SYNCS.EXCH); [URa] alone at 24 or 32 (UTMALDG/UTMASTG/UTMACCTL)
+    "MemUA": dict(kinds="M", ubase=(24, 6), offset=(40, 24)),
+    "MemU24": dict(kinds="M", ubase=(24, 6)),
+    "MemU32": dict(kinds="M", ubase=(32, 6)),
+    # [Ra+URb+offset] with URb at 64 (SYNCS.ARRIVE / SYNCS.PHASECHK: data register in B)
+    "MemSync": dict(kinds="M", base=(24, 8), offset=(40, 24), uoffset=(64, 6)),
 }
 
 LAYOUTS: dict[str, list[str]] = {
@@ -135,7 +150,7 @@ LAYOUTS: dict[str, list[str]] = {
     "RED": ["MemSt Sb"],
     "REDG": ["MemSt Sb"],
     "VOTE": ["Rd Pu Pp"],
-    "VOTEU": ["Ud Pu Pp"],
+    "VOTEU": ["Ud Pu Pp", "Pu Pp"],     # nvdisasm hides a URZ destination
     "B2R": ["Rd [Pu]"],
     "DEPBAR": ["SBn Idep"],
     "BPT": ["Ibpt"],
@@ -155,6 +170,18 @@ LAYOUTS: dict[str, list[str]] = {
     "REDUX": ["Ud Ra"],
     "P2R": ["Rd PR Ra Sb"],
     "R2P": ["PR Ra Sb"],
+    # sm_90: warpgroup MMA, the Tensor Memory Accelerator, mbarriers (sm90_async.ptx)
+    "HGMMA": ["Rd GdA Rc [Pg] [Gsb]", "Rd Ra GdB Rc [Pg] [Gsb]"],
+    "WARPGROUP": ["", "Gsb Iwg"],
+    "SYNCS": ["Ud MemUA Sb", "Rd MemSync Sb", "Pu MemSync Sb"],
+    "UTMALDG": ["MemU32 MemU24"],     # [shared address, mbarrier, coordinates...], [tensor map]
+    "UTMASTG": ["MemU32 MemU24"],     # [tensor map], [shared address, coordinates...]
+    "UTMACCTL": ["MemU24"],
+    "UTMACMDFLUSH": [""],
+    "ELECT": ["Pu Ud Pp"],
+    "FENCE": [""],
+    "YIELD": [""],
+    "USETMAXREG": ["Imaxreg", "Pu Imaxreg"],   # .DEALLOC 40 / .TRY_ALLOC UP0, 232 (a loop until UP0)
 }
 
 # Which source positions accept '-' (neg) and '|..|' (abs), per opcode; the bits are the
@@ -167,7 +194,9 @@ OPERAND_MODIFIERS = {
     "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF,
     "MUFU": {"B": ("neg", "abs")},
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
+    "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
     "IMAD": {"C": ("neg",)},
+    "HGMMA": {"A": ("neg",)},      # -R56: negate A (in registers); gdesc[..].negA otherwise
 }
 
 # .reuse bits follow the operand's logical position, not the field it lands in: with an
@@ -197,6 +226,15 @@ DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
 UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU"}
+
+# gdesc[URn] flags: the bit each sets (nvdisasm, flipping bits of ptxas's HGMMA words)
+MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
+
+# Opcodes the scheduler does not model (sm_90's asynchronous units: warpgroup MMA completes
+# through WARPGROUP.DEPBAR, TMA copies and mbarrier phases through SYNCS): their control
+# codes must be written (or come from a listing); the assembler refuses them otherwise.
+EXPLICIT_CONTROL = {"HGMMA", "WARPGROUP", "SYNCS", "UTMALDG", "UTMASTG", "UTMACCTL",
+                    "UTMACMDFLUSH", "ELECT", "FENCE", "YIELD", "USETMAXREG"}
 
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
 FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
