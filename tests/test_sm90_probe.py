@@ -1,5 +1,5 @@
 """bench/gpu/sm90_product_probe.py writes PTX that ptxas compiles into sm_90's TMA and warpgroup-MMA
-code, for every layout and pipeline it measures, and tests/gpu/data/hgmma_product.ptx is still what it
+code, for every layout and pipeline it measures, and tools/ptx_corpus/sm90_hgmma_product.ptx is still what it
 writes for the tiling the GPU test runs (the probe's results in bench/results rest on both)."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def probe():
 
 
 def test_gpu_test_kernel_is_the_probes(probe):
-    committed = (REPO / "tests" / "gpu" / "data" / "hgmma_product.ptx").read_text()
+    committed = (REPO / "tools" / "ptx_corpus" / "sm90_hgmma_product.ptx").read_text()
     body = committed[committed.index(".version"):]
     assert body == probe.kernel_ptx(64, 128, 4, False, "wait1")
 

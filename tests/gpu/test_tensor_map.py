@@ -2,7 +2,7 @@
 
 For each case, bobc.nvidia.tensor_map encodes a descriptor; the CUDA driver on this machine
 encodes the same parameters (cuTensorMapEncodeTiled, through ctypes) and must write the same 128
-bytes; then a ptxas-compiled kernel (tests/gpu/data/tma_tile_load.ptx) copies one tile by OUR
+bytes; then a ptxas-compiled kernel (tools/ptx_corpus/sm90_tma_tile_load.ptx) copies one tile by OUR
 descriptor, placed in global memory as bobc places them, and the bytes that land in shared memory
 must equal this file's model of a tiled copy: the box's elements row by row (dimension 0
 innermost), zero where a coordinate falls outside the tensor; with a swizzle, every row takes the
@@ -32,7 +32,7 @@ from bobc.nvidia.tensor_map import TiledTensor, encode_tiled
 pytestmark = pytest.mark.gpu
 
 cp = pytest.importorskip("cupy")
-PTX = Path(__file__).parent / "data" / "tma_tile_load.ptx"
+PTX = Path(__file__).resolve().parents[2] / "tools" / "ptx_corpus" / "sm90_tma_tile_load.ptx"
 
 CASES = {
     # name: (tensor shape, outermost first; element type; box; element strides; swizzle; start)

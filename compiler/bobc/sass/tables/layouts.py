@@ -167,6 +167,7 @@ LAYOUTS: dict[str, list[str]] = {
     "ULOP3": ["[Pu] Ud Ra Sb Sc Ilut [Pp]"],
     "USHF": ["Ud Ra Sb Sc"],
     "UFLO": ["Ud Sb"],
+    "UISETP": ["Pu Pv Ra Sb Pp"],       # ISETP's slots with uniform predicates (sm90_hgmma_product.ptx)
     "REDUX": ["Ud Ra"],
     "P2R": ["Rd PR Ra Sb"],
     "R2P": ["PR Ra Sb"],
@@ -225,7 +226,8 @@ DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
 DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
-UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU"}
+UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
+                   "UISETP"}
 
 # gdesc[URn] flags: the bit each sets (nvdisasm, flipping bits of ptxas's HGMMA words)
 MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
