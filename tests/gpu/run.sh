@@ -10,6 +10,7 @@
 # launch_variants.log probes: channel-setup (prologue) variants
 # gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
+# pytest_sm90_async.log tests/gpu/test_sm90_async_kernels.py, one test a process (60 s each)
 # pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run, -s: the agreement numbers)
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
@@ -84,8 +85,17 @@ export COPPELIUS_CURVES=$LOG/coppelius-curves.png
 if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
     --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
-    --ignore=tests/gpu/test_coppelius_host.py > "$LOG/pytest_gpu.log" 2>&1
+    --ignore=tests/gpu/test_coppelius_host.py --ignore=tests/gpu/test_sm90_async_kernels.py \
+    > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
+  # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
+  # each test in its own process with a short timeout (a wrong mbarrier or copy hangs rather than fails)
+  for t in test_tma_tile_copy_ours_equals_ptxas "test_hgmma_product_ours_equals_ptxas[256-512-768]" \
+           "test_hgmma_product_ours_equals_ptxas[128-256-192]"; do
+    timeout -s INT -k 10 60 python3 -m pytest -m gpu "tests/gpu/test_sm90_async_kernels.py::$t" -v \
+      -p no:cacheprovider >> "$LOG/pytest_sm90_async.log" 2>&1
+    note "pytest tests/gpu/test_sm90_async_kernels.py::$t: exit $?"
+  done
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1
