@@ -19,6 +19,17 @@ ls .whl/lark-*.whl > /dev/null 2>&1 ||
 "$PY" tests/gpu/build_native_request.py .device/native-request
 rm -rf .device/coppelius-host
 "$PY" tests/gpu/build_coppelius_host.py .device/coppelius-host $LARGE
+# the sm_90 corpus kernels as the pinned ptxas compiles them (tests/gpu/test_sm90_async_kernels.py)
+rm -rf .device/sm90-async && mkdir -p .device/sm90-async
+"$PY" - <<'PYEOF'
+import subprocess
+from bobc.nvtools import nvdisasm, ptxas
+for stem in ("tma_tile_load", "hgmma_product"):
+    cubin = f".device/sm90-async/{stem}.cubin"
+    subprocess.run([ptxas(), "-arch=sm_90a", "-O3", f"tools/ptx_corpus/sm90_{stem}.ptx", "-o", cubin], check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", cubin], check=True, capture_output=True, text=True).stdout
+    open(f".device/sm90-async/{stem}.lst", "w").write(listing)
+PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
 du -sh .device .whl

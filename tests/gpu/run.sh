@@ -11,6 +11,7 @@
 # gpu_smoke_uvm.log the smoke program through the UVM bring-up (the default is RM)
 # pytest_gpu.log pytest -m gpu over tests/gpu (skipped when pytest is missing)
 # pytest_sm90_async.log tests/gpu/test_sm90_async_kernels.py, one test a process (60 s each)
+# pytest_sm90_gemm.log tests/gpu/test_sm90_gemm.py (sm_90's TMA + HGMMA products; -s: bit-for-bit lines)
 # pytest_coppelius.log tests/gpu/test_coppelius_update.py (its own run, -s: the agreement numbers)
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
@@ -86,6 +87,7 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
   timeout 400 python3 -m pytest -m gpu tests/gpu -v -p no:cacheprovider \
     --ignore=tests/gpu/test_coppelius_update.py --ignore=tests/gpu/test_coppelius_kernels.py \
     --ignore=tests/gpu/test_coppelius_host.py --ignore=tests/gpu/test_sm90_async_kernels.py \
+    --ignore=tests/gpu/test_sm90_gemm.py \
     > "$LOG/pytest_gpu.log" 2>&1
   note "pytest -m gpu tests/gpu: exit $?"
   # our assembly of sm_90's TMA / mbarrier / warpgroup-MMA kernels beside ptxas's: a run of its own,
@@ -96,6 +98,10 @@ if python3 -c "import pytest" > /dev/null 2>&1; then
       -p no:cacheprovider >> "$LOG/pytest_sm90_async.log" 2>&1
     note "pytest tests/gpu/test_sm90_async_kernels.py::$t: exit $?"
   done
+  # sm_90's own product kernels (TMA + warpgroup MMA) against float64 and the HMMA kernels
+  timeout -s INT -k 10 120 python3 -m pytest -m gpu tests/gpu/test_sm90_gemm.py -v -s -p no:cacheprovider \
+    > "$LOG/pytest_sm90_gemm.log" 2>&1
+  note "pytest tests/gpu/test_sm90_gemm.py: exit $?"
   # Coppelius's non-GEMM kernels alone against float64, with their timings (-s prints them)
   timeout 300 python3 -m pytest -m gpu tests/gpu/test_coppelius_kernels.py -v -s -p no:cacheprovider \
     > "$LOG/pytest_coppelius_kernels.log" 2>&1

@@ -27,7 +27,7 @@ from .syntax import Control, parse_instruction
 ELF_ABI = 0x41
 ELF_ABI_VERSION = 8
 EM_CUDA = 190
-SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOTE, SHT_NVINFO = 1, 2, 3, 7, 0x70000000
+SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOTE, SHT_NOBITS, SHT_NVINFO = 1, 2, 3, 7, 8, 0x70000000
 SHF_WRITE, SHF_ALLOC, SHF_EXEC, SHF_INFO_LINK = 1, 2, 4, 0x40
 
 # nv.info attributes: (format << 8 | attribute) as ptxas 13 writes them
@@ -73,6 +73,8 @@ def _padded_text(assembled, target: Target) -> bytes:
 # documented.
 NV_COMPAT_SM90 = bytes.fromhex("02090000020c000002020100030d010102030000040b08000000000000000000030e4004")
 SHT_NVCOMPAT = 0x70000086
+# The reserved shared memory's symbols, as ptxas 13.5 names them for sm_90 kernels with mbarriers
+RESERVED_SYMBOLS = (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alias")
 # The CUDA driver refuses a cubin (CUDA_ERROR_INVALID_IMAGE) without both notes below
 # (found on the H200 by dropping sections from a ptxas cubin one at a time).
 # .note.nv.cuinfo, as ptxas 13 writes it: "NVIDIA Corp" note type 1000, (2, 0x56, CUDA API 0x87).
@@ -123,14 +125,17 @@ def stack_frame(assembled) -> int:
 
 
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
-                style: str = "minimal", frame_size: int | None = None, registers: int | None = None) -> bytes:
+                style: str = "minimal", frame_size: int | None = None, registers: int | None = None,
+                static_shared: int = 0, reserved_shared: bool = False) -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
     is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
     program header; "minimal" writes only the documented records.  frame_size: local memory
     per thread (FRAME_SIZE and MIN_STACK_SIZE; default: the frame the code opens).
     registers: REGCOUNT (default: the assembler's count); required for code that resizes its
     register allocation (USETMAXREG: the count at entry is the one its setmaxnreg counts share
-    out, ptxas's .maxnreg, not the highest register used)."""
+    out, ptxas's .maxnreg, not the highest register used).  static_shared: bytes of shared
+    memory the kernel declares itself (a `.nv.shared.<kernel>` NOBITS section, as ptxas writes
+    for `.shared` variables; a launch's dynamic shared memory comes on top)."""
     if frame_size is None:
         frame_size = stack_frame(assembled)
     if registers is None:
@@ -152,7 +157,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
         shstrtab += n.encode() + b"\0"
     strtab = bytearray(b"\0")
     sym_name = {}
-    for n in (f".text.{kernel_name}", f".nv.constant0.{kernel_name}", kernel_name):
+    for n in (f".text.{kernel_name}", f".nv.constant0.{kernel_name}", kernel_name, *RESERVED_SYMBOLS):
         sym_name[n] = len(strtab)
         strtab += n.encode() + b"\0"
     # symbols: 0 null, 1 section .text, 2 section .nv.constant0, 3 the kernel
@@ -161,6 +166,12 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     symtab += struct.pack("<IBBHQQ", sym_name[f".nv.constant0.{kernel_name}"], 3, 0, SEC_CONST, 0, 0)
     symtab += struct.pack("<IBBHQQ", sym_name[kernel_name], 0x12, 0x10, SEC_TEXT, 0, len(text))
     SYM_KERNEL, SYM_CONST = 3, 2
+    extras_count = 3 if target.sm >= 0x90 else 2
+    reserved_section = 8 + extras_count + (1 if static_shared else 0)
+    if reserved_shared:
+        # ptxas: a weak undefined 4-byte object and a weak alias (other 0xa0) in the reserved section
+        symtab += struct.pack("<IBBHQQ", sym_name[RESERVED_SYMBOLS[0]], 0x21, 0, 0, 0, 4)
+        symtab += struct.pack("<IBBHQQ", sym_name[RESERVED_SYMBOLS[1]], 0x20, 0xA0, reserved_section, 0, 0)
 
     nv_info = (_record(EIATTR_REGCOUNT, struct.pack("<II", SYM_KERNEL, registers))
                + _record(EIATTR_FRAME_SIZE, struct.pack("<II", SYM_KERNEL, frame_size))
@@ -206,6 +217,12 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
         shstrtab += name.encode() + b"\0"
         contents[index] = data
         aligns[index] = 4
+    shared_name = len(shstrtab)
+    if static_shared:
+        shstrtab += f".nv.shared.{kernel_name}".encode() + b"\0"
+    reserved_name = len(shstrtab)
+    if reserved_shared:
+        shstrtab += b".nv.shared.reserved.0\0"
     contents[1] = bytes(shstrtab)
     count = len(contents) + 1
     blob = bytearray(64)
@@ -235,6 +252,15 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     for offset, (name, sh_type, flags, _) in enumerate(extra):
         link = 8 if name == ".note.nv.cuinfo" else 0     # cuinfo links to tkinfo, as ptxas's does
         headers.append(sh(8 + offset, sh_type, flags, link=link))
+    if static_shared:
+        # NOBITS: no bytes in the file, sh_size the kernel's static shared memory (ptxas: flags
+        # WRITE | ALLOC | INFO_LINK, info = the kernel's .text, aligned 1024 on sm_90)
+        headers.append(struct.pack("<IIQQQQIIQQ", shared_name, SHT_NOBITS, SHF_WRITE | SHF_ALLOC | SHF_INFO_LINK, 0,
+                                   shoff, static_shared, 0, SEC_TEXT, 1024, 0))
+    if reserved_shared:
+        assert len(headers) == reserved_section, (len(headers), reserved_section)
+        headers.append(struct.pack("<IIQQQQIIQQ", reserved_name, SHT_NOBITS, SHF_WRITE | SHF_ALLOC, 0,
+                                   shoff, 0, 0, 0, 1, 0))
     blob += b"".join(headers)
     phoff = len(blob)
     # PT_PHDR, PT_LOAD (constant0 .. end of text), and (ptxas style) PT_LOAD over the headers

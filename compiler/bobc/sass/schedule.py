@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .syntax import Control
-from .tables.layouts import READS_LATE, VARIABLE_LATENCY
+from .tables.layouts import EXPLICIT_CONTROL, READS_LATE, VARIABLE_LATENCY
 
 # Cycles from issue until a fixed-latency result may be read, by opcode: the
 # stalls ptxas chooses in dependent chains on sm_86 and sm_90 (sass-facts.md,
@@ -44,6 +44,14 @@ FIXED_LATENCIES = {
 # cycles from an ALU/FMA writer to an MMA reader where an ALU reader needs 4.
 MMA_OPERAND_DELAY = 3
 WIDE_LATENCY = 6
+# sm_90's asynchronous units (TMA, mbarriers, warpgroup MMA: tables.layouts.EXPLICIT_CONTROL) read
+# uniform registers later than the uniform ALU delivers them to its own consumers: ptxas leaves at
+# least 9 cycles between a uniform ALU write (UIADD3, ULOP3, ULEA, USHF) and an HGMMA, SYNCS or
+# UTMALDG reading it (the sm_90 corpus and the product probe's listings), and an SYNCS.ARRIVE 6
+# cycles after the UIADD3 of its mbarrier address failed on the H200 ("Unknown Error" at the
+# arrive: bench/results/sm90-gemm-h200.md).  (UMOV -> UTMALDG is as short as 2 in ptxas's code;
+# the rule takes 9 for every uniform producer.)
+ASYNC_UNIFORM_READ = 9
 # Memory and shuffle instructions (the ones that read their registers late,
 # READS_LATE) take their register operands a cycle sooner than the ALUs do:
 # ptxas never issues LDG/STG/LDS/STS/SHFL fewer than 5 cycles after the 4-cycle
@@ -393,6 +401,8 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     """Cycles beyond the producer's latency before `consumer` may read `reg`."""
     if reg[0] not in ("R", "UR"):
         return 0
+    if reg[0] == "UR" and consumer.opcode in EXPLICIT_CONTROL:
+        return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
     if consumer.opcode in READS_LATE:
         return EARLY_OPERAND_FETCH
     if consumer.opcode == "HMMA":
@@ -413,6 +423,10 @@ def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
             state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
         else:
             state.guard_ready.pop(reg, None)
+
+
+def _latency_of(opcode: str) -> int:
+    return FIXED_LATENCIES.get(opcode, DEFAULT_LATENCY)
 
 
 def _latency(item: Item, reg: tuple[str, int], fixed: dict) -> int:

@@ -266,6 +266,22 @@ class Tiling:
         return self.warps // self.warp_rows
 
     @property
+    def warp_height(self) -> int:
+        """Output rows a warp computes (two 16-row HMMA tiles)."""
+        return 32
+
+    def row_groups(self) -> list[tuple[list[int], int, int]]:
+        """The epilogue's groups of 8 rows: (a lane's values in column order, the group's first
+        column relative to the lane's, rows from the previous group's): rows +0, +8 of HMMA
+        tile row 0, then of tile row 1."""
+        groups = []
+        for group in range(4):
+            mi, h = divmod(group, 2)
+            groups.append(([self.acc(mi, nt) + 2 * h + j for nt in range(self.n_tiles) for j in range(2)],
+                           0, 8 if group else 0))
+        return groups
+
+    @property
     def warp_n(self) -> int:
         """Columns a warp computes: 32 (two 16-column pairs of n8 tiles) or 16 (one pair)."""
         return TILE_N // self.warp_cols
@@ -817,9 +833,9 @@ def _position(out: _Text, tiling_: Tiling) -> None:
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x2, R{TID}")
     out(f"LOP3.LUT R{T0}, R{T0}, 0x7, RZ, 0xc0, !PT", "l / 4")
     out(f"SHF.R.U32.HI R{T1}, RZ, {5 + _log2(tiling_.warp_cols):#x}, R{TID}", "warp row")
-    out(f"LEA R{T0}, R{T1}, R{T0}, 0x5")
+    out(f"LEA R{T0}, R{T1}, R{T0}, {_log2(tiling_.warp_height):#x}")
     out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}",
-        f"row = {tiling_.tile_m} blockIdx.y + 32 warp row + l/4")
+        f"row = {tiling_.tile_m} blockIdx.y + {tiling_.warp_height} warp row + l/4")
     out(f"LOP3.LUT R{T1}, R{TID}, 0x3, RZ, 0xc0, !PT")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x1, RZ", "2 (l % 4)")
     out(f"SHF.R.U32.HI R{T2}, RZ, 0x5, R{TID}")
@@ -829,12 +845,17 @@ def _position(out: _Text, tiling_: Tiling) -> None:
         f"column = 64 blockIdx.x + {tiling_.warp_n} warp column + 2 (l % 4)")
 
 
-def _epilogue(out: _Text, tiling_: Tiling) -> None:
+def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT) -> None:
+    """alpha, bias, R, gelu', D, Dh / gelu over the tiling's row groups (Tiling.row_groups).  A
+    tiling whose groups start at different columns (bias_at other than BIAS_AT, where the
+    conversions write) loads each group's bias at its start; otherwise the lane's bias is loaded
+    once."""
+    per_group_bias = bias_at != BIAS_AT
     out.label("epilogue")
     out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
     _position(out, tiling_)
-    out(f"LEA R{BIAS_AT}, P6, R{T1}, {_p('bias')}, 0x2")
-    out(f"LEA.HI.X R{BIAS_AT + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
+    out(f"LEA R{bias_at}, P6, R{T1}, {_p('bias')}, 0x2")
+    out(f"LEA.HI.X R{bias_at + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
     out(f"IMAD R{T2}, R{T0}, {_p('ldd')}, R{T2}", "D's element index")
     out(f"LEA R{OUT_D}, P6, R{T2}, {_p('D')}, 0x2")
@@ -858,19 +879,25 @@ def _epilogue(out: _Text, tiling_: Tiling) -> None:
         out(f"ISETP.NE.U32.AND {predicate}, PT, R{T1}, RZ, PT", f"flag {flag}")
     out(f"MOV R{GELU_KA2_AT}, {GELU_KA2:#x}", "KA2 (binary32)")
     out(f"MOV R{GELU_6KA_AT}, {GELU_6KA:#x}", "6KA (binary32)")
-    n_tiles = tiling_.n_tiles
-    for nt in range(n_tiles):
-        out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{BIAS_AT}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
-    for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
-        mi, h = divmod(group, 2)
-        values = [tiling_.acc(mi, nt) + 2 * h + j for nt in range(n_tiles) for j in range(2)]
-        out.note(f"rows +{8 * group}")
+    groups = tiling_.row_groups()
+    n_tiles = len(groups[0][0]) // 2
+    if not per_group_bias:
         for nt in range(n_tiles):
-            out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt:#x}]")
+            out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{bias_at}.64+{32 * nt:#x}]", f"bias, columns +{8 * nt}")
+    rows = 0
+    for group, (values, column, _) in enumerate(groups):
+        out.note(f"rows +{rows}" + (f", columns +{column}" if per_group_bias else ""))
+        if per_group_bias:
+            for nt in range(n_tiles):
+                out(f"@P2 LDG.E.64 R{BIAS + 2 * nt}, [R{bias_at}.64+{32 * nt + 4 * column:#x}]",
+                    f"bias, columns +{8 * nt + column}")
         for nt in range(n_tiles):
-            out(f"@P5 LDG.E.64 R{GELU_U + 2 * nt}, [R{OUT_U}.64+{32 * nt:#x}]", f"U (flag {FLAG_GELU_GRAD})")
+            out(f"@P1 LDG.E.64 R{ADDEND + 2 * nt}, [R{OUT_R}.64+{32 * nt + 4 * column:#x}]")
         for nt in range(n_tiles):
-            v = tiling_.acc(mi, nt) + 2 * h
+            out(f"@P5 LDG.E.64 R{GELU_U + 2 * nt}, [R{OUT_U}.64+{32 * nt + 4 * column:#x}]",
+                f"U (flag {FLAG_GELU_GRAD})")
+        for nt in range(n_tiles):
+            v = values[2 * nt]
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
             out(f"FMUL R{v + 1}, R{v + 1}, {_p('alpha')}")
             out(f"@P2 FADD R{v}, R{v}, R{BIAS + 2 * nt}")
@@ -879,32 +906,34 @@ def _epilogue(out: _Text, tiling_: Tiling) -> None:
             out(f"@P1 FADD R{v + 1}, R{v + 1}, R{ADDEND + 2 * nt + 1}")
         out(f"@!P5 BRA gelu_grad_done_{group}")
         _gelu_grad(out, values)
-        _store_d(out, values)
-        _halves(out, values, pack=True)
+        _store_d(out, values, column)
+        _halves(out, values, pack=True, column=column)
         out(f"BRA halves_done_{group}")
         out.label(f"gelu_grad_done_{group}")
-        _store_d(out, values)
+        _store_d(out, values, column)
         out(f"@P0 BRA gelu_{group}")
-        _halves(out, values, pack=False)
+        _halves(out, values, pack=False, column=column)
         out(f"BRA halves_done_{group}")
         out.label(f"gelu_{group}")
         _gelu(out, values)
-        _halves(out, [GELU_E + i for i in range(len(values))], pack=True)
+        _halves(out, [GELU_E + i for i in range(len(values))], pack=True, column=column)
         out.label(f"halves_done_{group}")
-        if group < 3:
+        if group + 1 < len(groups) and groups[group + 1][2]:
+            assert groups[group + 1][2] == 8, "the epilogue steps 8 rows at a time"
+            rows += 8
             _add64(out, OUT_D, f"R{STEP_D}")
             _add64(out, OUT_R, f"R{STEP_D}")
             _add64(out, OUT_U, f"R{STEP_D}")
             _add64(out, OUT_H, f"R{STEP_H}")
 
 
-def _store_d(out: _Text, values: list[int]) -> None:
+def _store_d(out: _Text, values: list[int], column: int = 0) -> None:
     """Unless flag 8: D = values of one row group (a pair of columns a store)."""
     for nt in range(len(values) // 2):
-        out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt:#x}], R{values[2 * nt]}")
+        out(f"@!P4 STG.E.64 [R{OUT_D}.64+{32 * nt + 4 * column:#x}], R{values[2 * nt]}")
 
 
-def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
+def _halves(out: _Text, values: list[int], pack: bool = False, column: int = 0) -> None:
     """Flag 4: Dh = half(values) of one row group (columns in pairs, the lower first), by
     F2F and PRMT, or (pack: the GELU paths) by F2FP.PACK_AB as the separate elementwise
     kernels convert (both round to nearest even)."""
@@ -917,7 +946,7 @@ def _halves(out: _Text, values: list[int], pack: bool = False) -> None:
             out(f"@P3 F2F.F16.F32 R{t}, R{values[2 * nt]}")
             out(f"@P3 F2F.F16.F32 R{t + 1}, R{values[2 * nt + 1]}")
             out(f"@P3 PRMT R{t + 2}, R{t}, 0x5410, R{t + 1}", "two halves, the lower column first")
-        out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt:#x}], R{t + 2}")
+        out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt + 2 * column:#x}], R{t + 2}")
 
 
 def _each_value(out: _Text, steps: list[tuple[str, str]], **registers: list[int]) -> None:

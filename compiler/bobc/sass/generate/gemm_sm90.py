@@ -1,0 +1,339 @@
+"""The tiled matrix products for sm_90 alone: TMA copies and warpgroup MMA (HGMMA), as SASS text.
+
+    python -m bobc.sass.generate.gemm_sm90 --prefix NAME OUTDIR    # writes NAME-{nn,nt,tn}.sm_90.sass
+
+The same kernels as bobc.sass.generate.gemm (read its docstring first: the three layouts, the
+parameter block, the flags, the grid), in sm_90's own design, which sm_86 lacks: the operand
+tiles come from the Tensor Memory Accelerator (UTMALDG, one copy a tile, described by tensor
+maps the backend writes: the `//@ tensormap` words) and are multiplied where they land by the
+warpgroup's asynchronous MMA (HGMMA.64x64x16.F32, operands read from shared memory through
+matrix descriptors).  On the H200 the design took 0.72 ms where the HMMA kernels took 1.08 for
+the bundled example's 96 large products (bench/results/sm90-product-probe-h200.md, ptxas's PTX
+of the same design); this module writes it as our own SASS.
+
+The launch is the sm_86 kernels' (block 128 = one warpgroup, grid (N/64, M/64, batches), the same
+17 parameter words): a plan launches either without knowing which the target assembles.  Two
+parameter words more, 17 and 18, hold the addresses of A's and B's tensor maps, which the
+backend encodes from the launch's words (`//@ tensormap` lines): 3-D maps (the stored matrix's
+two dimensions and the batch, sA / sB apart), 64 x 64 boxes of binary16 under the 128-byte
+swizzle.  A K-contiguous operand (A of nn, nt; B of nt) is copied as 64 rows of 64 k, an M- or
+N-contiguous one (A of tn, B of nn, tn) as 64 k rows of 64 m or n and read by the MMA transposed.
+
+Tile 64 x 64, K in steps of 64 (a step's A and B tiles: 8 KiB each, one stage of the ring of
+`stages`; K need not be a multiple of 64: the map's dimensions stop the copy and TMA fills the
+rest of the box with zeros, which add nothing).  Shared memory from 0x400 (the system's first
+KiB): the ring, then a `full` mbarrier a stage (8 bytes).  Thread 0 initialises the barriers,
+then copies steps 0 .. stages - 1.  Each step: every thread waits for its stage's barrier phase
+(SYNCS.PHASECHK), the warpgroup issues four HGMMA k16 steps (the descriptors' start addresses
+advance 32 bytes along k in a K-contiguous tile, 2 KiB in a transposed one) and waits until at
+most one step's MMAs are in flight (WARPGROUP.DEPBAR.LE gsb0, 1): the previous step's are done,
+so after a block barrier thread 0 refills that stage with the step `stages` further on.
+Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns j, columns
+8 j + 2 (l % 4), +1 (the HMMA.16816 C fragment's layout, eight of them across 64 columns), so
+the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
+
+Not yet served here (the generator refuses the variants' flags in pack_parameters' sense: the
+kernel's contract declares them, its code ignores them): split K (flag 16) and the column sums
+of B (flag 32).  Control codes: the asynchronous opcodes carry the codes ptxas writes for them
+(compiler/bobc/sass/README.md's table); the rest are bobc.sass.schedule's.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import gemm
+from .gemm import (ACC, CTA_M, CTA_N, CTA_Z, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS, SHARED_BASE, T0, TID,
+                   TILE_N, VARIANTS, Variant, _epilogue, _half, _p, _Text)
+
+TILE_M = 64
+STEP_K = 64                      # k a step: one 128-byte swizzled row of binary16
+TILE_BYTES = TILE_M * STEP_K * 2  # 8 KiB: an operand's tile of one step
+STAGE_BYTES = 2 * TILE_BYTES
+STAGES = 2                       # fits the sm_86 kernels' shared memory budget (the plan's)
+TARGET = "sm_90"
+MAP_WORDS = {"A": 17, "B": 18}   # the tensor maps' addresses (the backend's words)
+DESCRIPTOR_HIGH = 0x40000040     # stride offset 1024 >> 4 (8 swizzled 128-byte rows), 128-byte swizzle
+LEADING_K = 1 << 16              # a K-contiguous operand's leading offset (16 bytes: unused)
+LEADING_MN = (8192 >> 4) << 16   # a transposed operand's: 8 KiB between 64-wide boxes
+K16_K, K16_MN = 32 >> 4, 2048 >> 4   # a k16 step's start-address move, in descriptor units
+MBARRIER_ONE = (0x001FFFFE, 0x7FFFF800)   # an mbarrier expecting one arrival (ptxas's init words)
+BLOCK_THREADS = 128
+
+# Registers (gemm's R0-R3, R8-R39 accumulators; the epilogue's R40-R93 are free in the loop)
+STEPS, STEP, BAR, PHASE, TX, REFILL = 40, 41, 42, 43, 44, 45
+# Uniform registers: the block's coordinates, the ring's and the barriers' cluster addresses, the
+# maps, the copy operand block (dst, barrier, c0, c1, c2) and the MMA descriptors (A lo/hi, B lo/hi)
+# (UR4:UR5 hold the global memory descriptor every LDG / STG names: desc[UR4])
+U_N0, U_M0, U_Z, U_CTA, U_RING, U_BARS = 6, 7, 13, 22, 14, 15
+U_COPY, U_DESC, U_STEP, U_STAGE, U_MAP_A, U_MAP_B, U_INIT = 8, 16, 20, 21, 24, 26, 28
+
+
+# Diagnostic knobs (bench/gpu/sm90_gemm_bisect.py): the barriers before the ring, as ptxas lays
+# out a kernel's static mbarriers before its dynamic tiles; an ELECT loop around each copy, as
+# ptxas issues UTMALDG.
+BARRIERS_FIRST = False
+ELECT_COPIES = False
+TMA_RANK = 3
+_labels = [0]
+
+
+def ring_base(stages: int) -> int:
+    return SHARED_BASE + 1024 if BARRIERS_FIRST else SHARED_BASE
+
+
+def barriers_base(stages: int) -> int:
+    return SHARED_BASE if BARRIERS_FIRST else SHARED_BASE + stages * STAGE_BYTES
+
+
+def shared_bytes(stages: int = STAGES) -> int:
+    """A block's shared memory, the system's first KiB included: the ring and its barriers."""
+    return max(ring_base(stages) + stages * STAGE_BYTES, barriers_base(stages) + 8 * stages)
+
+
+class WarpgroupTiling:
+    """The epilogue's view of the accumulators (gemm._epilogue): 4 warps of 16 rows x 64 columns;
+    groups of 8 rows x 32 columns in the order rows +0 (columns +0, +32), rows +8 (+0, +32)."""
+    tile_m, threads, warps, warp_rows, warp_cols, warp_n, warp_height = 64, 128, 4, 4, 1, 64, 16
+
+    def row_groups(self) -> list[tuple[list[int], int, int]]:
+        groups = []
+        for h in range(2):
+            for half in range(2):
+                values = [ACC + 4 * j + 2 * h + e for j in range(4 * half, 4 * half + 4) for e in range(2)]
+                groups.append((values, 32 * half, 8 if h and not half else 0))
+        return groups
+
+
+# ptxas's control codes for the asynchronous opcodes (sm_90 corpus; compiler/bobc/sass/README.md)
+def _x(out: _Text, control: str, instruction: str, comment: str = "") -> None:
+    out(f"{control} {instruction}", comment)
+
+
+def _map_lines(variant: Variant) -> list[str]:
+    """The //@ tensormap lines: A's and B's maps over parameter words 0 and 1, 3-D (the stored
+    matrix's contiguous dimension, its rows, the batch), the strides of its rows and batches."""
+    M, N, K, BATCHES = (_half(n) for n in ("M", "N", "K", "batches"))
+    LDA, LDB, SA, SB = (_half(n) for n in ("lda", "ldb", "sA", "sB"))
+    a_dims = (K, M) if variant.a_along_k else (M, K)
+    b_dims = (K, N) if variant.b_along_k else (N, K)
+    lines = []
+    for name, pointer, (inner, outer), ld, batch in (("A", 0, a_dims, LDA, SA), ("B", 1, b_dims, LDB, SB)):
+        lines.append(f"//@ tensormap {MAP_WORDS[name]} of {pointer} binary16 dims ({inner}, {outer}, {BATCHES}) "
+                     f"strides (2*{ld}, 2*{batch}) box (64, 64, 1) swizzle 128b {name}'s tiles")
+    return lines
+
+
+def _contract(variant: Variant) -> list[str]:
+    lines = gemm._contract(variant, gemm.tiling())
+    return lines + _map_lines(variant)
+
+
+def _cluster_address(out: _Text, register: int, offset: int) -> None:
+    """UR{register} = this block's shared `offset` in the cluster-wide form the copies and
+    mbarriers take (CgaCtaId << 24 + offset), as ptxas computes it."""
+    out(f"UMOV UR{register}, {offset:#x}")
+    out(f"ULEA UR{register}, UR{U_CTA}, UR{register}, 0x18")
+
+
+def _stage_of(out: _Text, step: str, why: str, stages: int) -> None:
+    """UR{U_STAGE} = the ring offset (bytes) of uniform step register `step`."""
+    out(f"ULOP3.LUT UR{U_STAGE}, {step}, {stages - 1:#x}, URZ, 0xc0, !UPT", why)
+    out(f"USHF.L.U32 UR{U_STAGE}, UR{U_STAGE}, {(STAGE_BYTES.bit_length() - 1):#x}, URZ")
+
+
+def _copy_step(out: _Text, variant: Variant, step: str, stages: int) -> None:
+    """Thread 0 only: expect the step's bytes on its stage's barrier and copy A's and B's tiles
+    (uniform register `step`: the step's index)."""
+    _stage_of(out, step, "the stage this step fills", stages)
+    out(f"USHF.R.U32.HI UR{U_COPY + 1}, URZ, {(STAGE_BYTES.bit_length() - 1 - 3):#x}, UR{U_STAGE}",
+        "its barrier: 8 bytes a stage")
+    out(f"UIADD3 UR{U_COPY + 1}, UR{U_COPY + 1}, UR{U_BARS}, URZ")
+    out(f"UIADD3 UR{U_COPY}, UR{U_STAGE}, UR{U_RING}, URZ", "A's tile")
+    _x(out, "[B------:R2:W-:-:S01]", f"SYNCS.ARRIVE.TRANS64 RZ, [UR{U_COPY + 1}], R{TX}",
+       "expect the stage's bytes")
+    out(f"USHF.L.U32 UR{U_STAGE}, {step}, 0x6, URZ", "k = 64 step")
+    for name, along_k, outer, map_ in (("A", variant.a_along_k, U_M0, U_MAP_A),
+                                       ("B", variant.b_along_k, U_N0, U_MAP_B)):
+        first, second = (f"UR{U_STAGE}", f"UR{outer}") if along_k else (f"UR{outer}", f"UR{U_STAGE}")
+        out(f"UMOV UR{U_COPY + 2}, {first}")
+        out(f"UMOV UR{U_COPY + 3}, {second}")
+        if TMA_RANK == 3:
+            out(f"UMOV UR{U_COPY + 4}, UR{U_Z}")
+        if ELECT_COPIES:
+            _labels[0] += 1
+            out("PLOP3.LUT P2, PT, PT, PT, PT, 0x80, 0x0")
+            out.label(f"elect_{_labels[0]}")
+            _x(out, "[B------:R-:W-:-:S01]", "@P2 ELECT P3, URZ, PT")
+        _x(out, "[B------:R3:W-:-:S10]", f"UTMALDG.{TMA_RANK}D [UR{U_COPY}], [UR{map_}]", f"{name}'s 64 x 64 tile")
+        if ELECT_COPIES:
+            out("@P3 PLOP3.LUT P2, PT, P3, PT, PT, 0x8, 0x0")
+            out("PLOP3.LUT P3, PT, PT, PT, PT, 0x8, 0x0")
+            out(f"@P2 BRA.U.ANY elect_{_labels[0]}")
+        if name == "A":
+            out(f"UIADD3 UR{U_COPY}, UR{U_COPY}, {TILE_BYTES:#x}, URZ", "B's tile")
+
+
+def _barrier_of(out: _Text, stages: int) -> None:
+    """R{BAR}, R{PHASE}: the barrier and the phase parity (bit 31) of step R{STEP}."""
+    out(f"LOP3.LUT R{BAR}, R{STEP}, {stages - 1:#x}, RZ, 0xc0, !PT")
+    out(f"LEA R{BAR}, R{BAR}, UR{U_BARS}, 0x3")
+    out(f"SHF.R.U32.HI R{PHASE}, RZ, {(stages.bit_length() - 1):#x}, R{STEP}")
+    out(f"SHF.L.U32 R{PHASE}, R{PHASE}, 0x1f, RZ", "the phase the step's copies complete")
+
+
+def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
+    """The sm_90 kernel source of one variant with a ring of `stages` (a power of two) steps
+    (deterministic text)."""
+    if stages < 2 or stages & (stages - 1):
+        raise ValueError(f"stages = {stages}: the ring takes a power of two, at least 2, of 16 KiB stages")
+    out = _Text()
+    a_k, b_k = variant.a_along_k, variant.b_along_k
+    header = [
+        f"// {variant.identity(prefix)}.{TARGET}: generated by `python -m bobc.sass.generate.gemm_sm90` "
+        "(compiler/bobc/sass/",
+        "// generate/gemm_sm90.py, whose docstring explains the design); do not edit by hand.",
+        f"// sm_90's variant of {variant.identity(prefix)}.sass (the same launch and parameter words, "
+        "the same results' formula):",
+        f"//   {variant.formula}   ({variant.uses})",
+        "//   then the epilogue of bobc.sass.generate.gemm (alpha, flags 1, 2, 4, 8, 64, 128).",
+        f"//   Flags {FLAG_SPLIT} (split K) and {FLAG_COLUMN_SUMS} (column sums) are not served yet.",
+        f"// Launch: block ({BLOCK_THREADS}, 1, 1), grid (N/64, M/64, batches); shared memory {shared_bytes(stages)} "
+        f"bytes ({SHARED_BASE:#x} reserved + {stages} stages of {STAGE_BYTES} + {8 * stages} of mbarriers).",
+        "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
+        *_contract(variant),
+        f".kernel {variant.kernel(prefix)}",
+        f".registers {REGISTERS}",
+    ]
+    out(f"S2R R{TID}, SR_TID.X")
+    out(f"S2R R{CTA_N}, SR_CTAID.X", "64-column tile")
+    out(f"S2R R{CTA_M}, SR_CTAID.Y", "64-row tile")
+    out(f"S2R R{CTA_Z}, SR_CTAID.Z", "batch")
+    out("ULDC.64 UR4, c[0x0][memory_descriptor]", "the epilogue's loads and stores name desc[UR4]")
+    out(f"S2UR UR{U_N0}, SR_CTAID.X")
+    out(f"S2UR UR{U_M0}, SR_CTAID.Y")
+    out(f"S2UR UR{U_Z}, SR_CTAID.Z")
+    out(f"S2UR UR{U_CTA}, SR_CgaCtaId")
+    out(f"USHF.L.U32 UR{U_N0}, UR{U_N0}, 0x6, URZ", "n0 = 64 blockIdx.x")
+    out(f"USHF.L.U32 UR{U_M0}, UR{U_M0}, 0x6, URZ", "m0 = 64 blockIdx.y")
+    _labels[0] = 0
+    _cluster_address(out, U_RING, ring_base(stages))
+    _cluster_address(out, U_BARS, barriers_base(stages))
+    out(f"ULDC.64 UR{U_MAP_A}, c[0x0][param+{8 * MAP_WORDS['A']:#x}]", "A's tensor map")
+    out(f"ULDC.64 UR{U_MAP_B}, c[0x0][param+{8 * MAP_WORDS['B']:#x}]", "B's tensor map")
+    out(f"UMOV UR{U_DESC + 1}, {DESCRIPTOR_HIGH:#x}", "descriptors' high words: 1 KiB strides, 128-byte swizzle")
+    out(f"UMOV UR{U_DESC + 3}, {DESCRIPTOR_HIGH:#x}")
+    for i in range(0, 32, 2):
+        out(f"CS2R R{ACC + i}, SRZ")
+    out(f"MOV R{T0}, {_p('K')}")
+    out(f"IADD3 R{T0}, R{T0}, {STEP_K - 1:#x}, RZ")
+    out(f"SHF.R.U32.HI R{STEPS}, RZ, 0x6, R{T0}", "steps = ceil(K / 64)")
+    out(f"MOV R{TX}, {STAGE_BYTES:#x}", "bytes a stage's copies bring")
+    out(f"ISETP.NE.U32.AND P1, PT, R{TID}, RZ, PT", "P1: not the copying thread")
+    out.note("thread 0: the barriers (one arrival each, and the copies' bytes), then steps 0 .. stages - 1;")
+    out.note("each thread-0 region ends in a BSYNC: what follows (uniform registers) runs once, converged")
+    out("BSSY B0, initialised")
+    out("@P1 BRA initialised")
+    out(f"UMOV UR{U_INIT}, {MBARRIER_ONE[0]:#x}")
+    out(f"UMOV UR{U_INIT + 1}, {MBARRIER_ONE[1]:#x}")
+    _x(out, "[B------:R-:W0:-:S02]", "FENCE.VIEW.ASYNC.S")
+    for stage in range(stages):
+        wait = "B0-----" if stage == 0 else "B------"
+        _x(out, f"[{wait}:R0:W1:-:S01]", f"SYNCS.EXCH.64 URZ, [UR{U_BARS}+{8 * stage:#x}], UR{U_INIT}",
+           f"stage {stage}'s barrier")
+    _x(out, "[B-1----:R1:W-:-:S06]", "MEMBAR.ALL.CTA")
+    _x(out, "[B-1----:R-:W1:-:S02]", "FENCE.VIEW.ASYNC.S", "the barriers, seen by the copy unit")
+    out.label("initialised")
+    out("BSYNC B0")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0")
+    out("BSSY B0, prologue_done")
+    out("@P1 BRA prologue_done")
+    out(f"UMOV UR{U_STEP}, URZ")
+    for stage in range(stages):
+        out(f"ISETP.GE.U32.AND P0, PT, R{STEPS}, {stage + 1:#x}, PT")
+        out("@!P0 BRA prologue_done", f"fewer than {stage + 1} steps")
+        _copy_step(out, variant, f"UR{U_STEP}", stages)
+        out(f"UIADD3 UR{U_STEP}, UR{U_STEP}, 0x1, URZ")
+    out.label("prologue_done")
+    out("BSYNC B0")
+    out(f"MOV R{STEP}, RZ")
+    out(f"UMOV UR{U_STEP}, URZ")
+    _barrier_of(out, stages)
+    out.label("step")
+    _x(out, "[B------:R-:W4:-:S03]", f"SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R{BAR}+URZ], R{PHASE}",
+       "the step's tiles have landed?")
+    out("@!P0 BRA step")
+    _stage_of(out, f"UR{U_STEP}", "the step's stage", stages)
+    for desc, base, leading in ((U_DESC, 0, LEADING_K if a_k else LEADING_MN),
+                                (U_DESC + 2, TILE_BYTES, LEADING_K if b_k else LEADING_MN)):
+        out(f"UIADD3 UR{desc}, UR{U_STAGE}, {ring_base(stages) + base:#x}, URZ")
+        out(f"USHF.R.U32.HI UR{desc}, URZ, 0x4, UR{desc}")
+        out(f"UIADD3 UR{desc}, UR{desc}, {leading:#x}, URZ", "start address >> 4, leading offset")
+    out("WARPSYNC.ALL")
+    _x(out, "[B------:R-:W-:-:S01]", "WARPGROUP.ARRIVE")
+    flags = ("" if a_k else ".tnspA") + ("" if b_k else ".tnspB")
+    for kk in range(STEP_K // 16):
+        last = kk == STEP_K // 16 - 1
+        _x(out, "[B------:R-:W-:-:S01]", f"HGMMA.64x64x16.F32 R{ACC}, gdesc[UR{U_DESC}]{flags}, R{ACC}"
+           + (", gsb0" if last else ""), f"k16 step {kk}")
+        if not last:
+            out(f"UIADD3 UR{U_DESC}, UR{U_DESC}, {K16_K if a_k else K16_MN:#x}, URZ")
+            out(f"UIADD3 UR{U_DESC + 2}, UR{U_DESC + 2}, {K16_K if b_k else K16_MN:#x}, URZ")
+    _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "the previous step's MMAs are done")
+    out.note("the previous step's stage is free: thread 0 refills it with the step `stages` further on")
+    out(f"ISETP.EQ.U32.AND P0, PT, R{STEP}, RZ, PT")
+    out("@P0 BRA next_step", "step 0: no stage before it")
+    out(f"IADD3 R{REFILL}, R{STEP}, {stages - 1:#x}, RZ")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every warp is done with the stage")
+    out(f"ISETP.GE.U32.OR P0, PT, R{REFILL}, R{STEPS}, P1")
+    out("BSSY B0, refilled")
+    out("@P0 BRA refilled")
+    out(f"UIADD3 UR{U_INIT}, UR{U_STEP}, {stages - 1:#x}, URZ")
+    _copy_step(out, variant, f"UR{U_INIT}", stages)
+    out.label("refilled")
+    out("BSYNC B0")
+    out.label("next_step")
+    out(f"IADD3 R{STEP}, R{STEP}, 0x1, RZ")
+    out(f"UIADD3 UR{U_STEP}, UR{U_STEP}, 0x1, URZ")
+    _barrier_of(out, stages)
+    out(f"ISETP.LT.U32.AND P0, PT, R{STEP}, R{STEPS}, PT")
+    out("@P0 BRA step")
+    _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "every MMA is done")
+    _epilogue(out, WarpgroupTiling(), bias_at=92)
+    out("EXIT")
+    return "\n".join(header + out.lines) + "\n"
+
+
+def write_all(folder: Path, prefix: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for variant in VARIANTS.values():
+        path = folder / f"{variant.identity(prefix)}.{TARGET}.sass"
+        path.write_text(generate(variant, prefix), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bobc.sass.generate.gemm_sm90",
+                                     description="write the sm_90 (TMA + warpgroup MMA) matrix-product kernel sources")
+    parser.add_argument("--prefix", required=True, help="the model's name for its kernels (as for gemm)")
+    parser.add_argument("folder", type=Path, help="where the .sm_90.sass files go (or are checked)")
+    parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = [v for v in VARIANTS.values()
+                 if not (path := args.folder / f"{v.identity(args.prefix)}.{TARGET}.sass").is_file()
+                 or path.read_text(encoding="utf-8") != generate(v, args.prefix)]
+        for v in stale:
+            print(f"{args.folder}/{v.identity(args.prefix)}.{TARGET}.sass differs from what the generator emits; run "
+                  f"python -m bobc.sass.generate.gemm_sm90 --prefix {args.prefix} {args.folder}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_all(args.folder, args.prefix):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
