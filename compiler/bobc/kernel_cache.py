@@ -16,13 +16,30 @@ from . import cache
 
 _PACKAGE = Path(__file__).resolve().parent
 _IDENTITY: bytes | None = None
-_SOURCES_READ: dict[str, str] = {}      # kernel source path -> SHA-256 of the bytes assembled
+# target name -> kernel source path -> SHA-256 of the bytes assembled for it, or ABSENT
+_SOURCES_READ: dict[str, dict[str, str]] = {}
+ABSENT = "absent"       # a candidate looked for and not found (a per-target variant; bobc.kernel_search)
 
 
-def sources_read() -> list[list[str]]:
-    """[path, sha256] of every kernel source this process assembled (or took from the cache):
-    what a result computed from them must be checked against before it is reused."""
-    return [[path, digest] for path, digest in sorted(_SOURCES_READ.items())]
+def _target_name(target) -> str:
+    return getattr(target, "name", str(target))
+
+
+def sources_read(target) -> list[list[str]]:
+    """[path, sha256] of every kernel source this process assembled (or took from the cache)
+    for `target`, and [path, ABSENT] of each source looked for and not found (a variant that
+    does not exist yet): what a result computed from them must be checked against before it
+    is reused (bobc.stored).  Per target: a process that builds for sm_86 and sm_90 keeps the
+    sm_86 results independent of sm_90's variants."""
+    return [[path, digest] for path, digest in sorted(_SOURCES_READ.get(_target_name(target), {}).items())]
+
+
+def note_absent(paths, target) -> None:
+    """Record that these kernel sources were looked for for `target` and did not exist (so one
+    that appears later, such as a new `x.sm_90.sass` beside `x.sass`, makes a kept result a miss)."""
+    read = _SOURCES_READ.setdefault(_target_name(target), {})
+    for path in paths:
+        read.setdefault(str(path), ABSENT)
 
 
 def _assembler_identity() -> bytes:
@@ -50,8 +67,8 @@ def assemble_kernel(source_path, target):
         data = path.read_bytes()
     except OSError:
         return assemble(path, target)           # says what is wrong with the file
-    _SOURCES_READ[str(path)] = hashlib.sha256(data).hexdigest()
-    name = getattr(target, "name", str(target))
+    name = _target_name(target)
+    _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
     key = cache.digest(_assembler_identity(), str(path), name, data)
     assembled = cache.load("kernels", key, Assembled)
     if assembled is not None:

@@ -1,18 +1,152 @@
-"""Where a kernel's assembly source is: `<identity>.sass` in the first folder of a search
-path (each searched recursively) that has it.
+"""Where a kernel's assembly source is, for the build's target: the one rule every path that
+finds a kernel source uses (the encoder's SM86Program, the certifier's contracts, the launch
+footprints, the recall cache, the decoder's argument names).
+
+A kernel may have a per-target variant: `<stem>.<target>.sass` beside `<stem>.sass`
+(`gemm.sm_90.sass` beside `gemm.sass`), because a design may need what only one target has
+(sm_90's TMA copies and warpgroup MMA).  The variant replaces the base for that target only;
+every other target keeps the base.
+
+- By identity (`find_source`): per folder of the search path in order (each searched
+  recursively), `<identity>.<target>.sass` wins over `<identity>.sass`; the first folder
+  that has either decides, so folder order still rules (a base in the plan's folder beats
+  a variant in specs/).  A variant without a base is fine: that kernel then exists for
+  that target only, and other targets find no source (or a later folder's).
+- By path (`variant_of`, `find_named`): a source the plan names (`Realization/.../x.sass`)
+  is replaced by `x.<target>.sass` beside it when that file exists.
+- The suffix: a stem whose last dot-part has a target's shape (`sm_` and digits, then
+  letters: sm_86, sm_90a, sm_121) marks a variant -- of a target bobc knows or not yet -- and
+  is never a kernel of its own.  So `x.sm_89.sass` is no kernel named `x.sm_89` (an identity
+  or source of that shape is refused), and a search for `x` never returns another target's
+  variant.
+- A variant is the same kernel: its `.kernel NAME` (else its base's stem) must be its
+  base's; a mismatch is refused naming both files.  It is assembled and certified on its
+  own, and must honour what the plan declares for the region like the base.
 
 Its own module so that finding a source imports nothing of the certifier: a warm `bobc
 check` only confirms its contract sources are still the files it certified (recall.py).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from .errors import BobcError
 
-def find_source(identity: str, folders) -> Path | None:
-    """`<identity>.sass` in the first folder (searched recursively) that has it."""
+_TARGET_SUFFIX = re.compile(r"sm_\d+[a-z]*")
+_KERNEL = re.compile(r"^\s*\.kernel(?:\s+(.*))?$")
+
+
+class SourceError(BobcError):
+    """A kernel source the rule refuses (a variant of another kernel, a variant-shaped name)."""
+
+
+def target_name(target) -> str:
+    """The suffix of `target` (a bobc.targets.Target or its name)."""
+    name = getattr(target, "name", target)
+    if not isinstance(name, str) or not _TARGET_SUFFIX.fullmatch(name):
+        raise ValueError(f"a kernel search needs the build's target (a Target or a name such as sm_90), "
+                         f"not {target!r}")
+    return name
+
+
+def variant_suffix(path) -> str | None:
+    """The target whose variant `path` is (`x.sm_90.sass` -> 'sm_90'), else None (a base)."""
+    stem = Path(path).name.removesuffix(".sass")
+    base, dot, suffix = stem.rpartition(".")
+    return suffix if dot and base and _TARGET_SUFFIX.fullmatch(suffix) else None
+
+
+def _refuse_variant_shaped(name: str, what: str) -> None:
+    base, dot, suffix = name.rpartition(".")
+    if dot and base and _TARGET_SUFFIX.fullmatch(suffix):
+        raise SourceError(f"{what} {name!r} ends in a target suffix: a file {name}.sass is kernel {base}'s "
+                          f"variant for {suffix}, never a kernel of its own",
+                          hint=f"name the base kernel ({base}); a target's own code goes in {base}.{suffix}.sass")
+
+
+def _kernel_name(path: Path, default: str) -> str:
+    """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`."""
+    name = default
+    for line in path.read_text(encoding="utf-8").splitlines():
+        code = re.sub(r"/\*.*?\*/", " ", re.split(r"//|#", line, maxsplit=1)[0])
+        found = _KERNEL.match(code)
+        if found and found.group(1):
+            name = found.group(1).strip()
+    return name
+
+
+def check_variant(variant: Path, base: Path) -> None:
+    """Refuse a variant that names another kernel than its base (both files named)."""
+    stem = base.name.removesuffix(".sass")
+    ours, theirs = _kernel_name(variant, stem), _kernel_name(base, stem)
+    if ours != theirs:
+        raise SourceError(f"kernel source {variant} is a variant of {base}, but names kernel {ours!r} "
+                          f"where its base names {theirs!r}",
+                          hint="a per-target variant is the same kernel: give it its base's .kernel name")
+
+
+def find_source(identity: str, folders, target) -> Path | None:
+    """The source of kernel `identity` for `target`: per folder in order (recursively),
+    `<identity>.<target>.sass`, else `<identity>.sass`; None when no folder has either."""
+    suffix = target_name(target)
+    _refuse_variant_shaped(identity, "kernel identity")
+    base_name, variant_name = f"{identity}.sass", f"{identity}.{suffix}.sass"
     for folder in folders:
-        hits = sorted(Path(folder).rglob(f"{identity}.sass"))
-        if hits:
-            return hits[0]
+        hits = sorted(p for p in Path(folder).rglob(f"{identity}.*sass") if p.name in (base_name, variant_name))
+        variants = [p for p in hits if p.name == variant_name]
+        bases = [p for p in hits if p.name == base_name]
+        if variants:
+            beside = variants[0].with_name(base_name)
+            base = beside if beside.is_file() else (bases[0] if bases else None)
+            if base is not None:
+                check_variant(variants[0], base)
+            return variants[0]
+        if bases:
+            return bases[0]
+    return None
+
+
+def variant_path(path, target) -> Path:
+    """Where the variant of the named source `x.sass` for `target` is: `x.<target>.sass` beside it."""
+    path = Path(path)
+    return path.with_name(f"{path.name.removesuffix('.sass')}.{target_name(target)}.sass")
+
+
+def variant_of(path, target) -> Path:
+    """`x.<target>.sass` beside the named source `x.sass` when it exists (checked against
+    it), else `path` itself.  A path that is itself a variant is refused for another target."""
+    path = Path(path)
+    suffix = target_name(target)
+    named = variant_suffix(path)
+    if named is not None:
+        if named != suffix:
+            raise SourceError(f"kernel source {path} is the variant for {named}, but the build is for {suffix}",
+                              hint=f"name the base source ({path.name.replace('.' + named, '', 1)}): "
+                                   f"each target then finds its own variant beside it")
+        return path
+    variant = variant_path(path, suffix)
+    if variant.is_file():
+        if path.is_file():
+            check_variant(variant, path)
+        return variant
+    return path
+
+
+def find_named(source: str, folders, target, missing: list | None = None) -> Path | None:
+    """The source named `source` (relative to a folder of the search path) for `target`:
+    per folder in order, its variant beside it (variant_of), else itself; None when none has
+    either.  `missing` receives each candidate looked for and found absent (a cache that
+    reuses the result must miss when one of them appears)."""
+    suffix = target_name(target)
+    for folder in folders:
+        base = Path(folder) / source
+        candidates = [base] if variant_suffix(base) else [variant_path(base, suffix), base]
+        found = variant_of(base, suffix)
+        if found.is_file():
+            if missing is not None:
+                missing += candidates[:candidates.index(found)]
+            return found
+        if missing is not None:
+            missing += candidates
     return None

@@ -93,7 +93,7 @@ def encode(plan, target: Target, folders=()):
     from .certify.footprints import program_conflicts
     from .nvidia.encode import encode_images
 
-    return encode_images(plan.program, target, program_conflicts(plan.program, folders))
+    return encode_images(plan.program, target, program_conflicts(plan.program, target, folders))
 
 
 def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contract_sources: list | None = None):
@@ -125,7 +125,7 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
     if contract_sources is not None:
         from . import recall
 
-        contract_sources.append(recall.contracts_before_certifying(plan, folders))
+        contract_sources.append(recall.contracts_before_certifying(plan, target, folders))
     _certify_sound(plan, target, kernel_needs(program, plan), folders)
     return plan
 

@@ -18,8 +18,9 @@ the search path derived from the plan file is the same; each module is still fou
 same folder (no file with its name appeared in an earlier folder of the search path); the
 digest of every module's path and text is the stored verdict key, whose own entry still
 holds (stored.py: the kernel sources evaluation read are unchanged); each kernel's contract
-source is still the file the certifier finds, with the same bytes.  So an edited, added or
-shadowing module is a miss, and the command does the whole work again.  Only success is
+source is still the file the certifier finds for the target, with the same bytes (a per-target
+variant, bobc.kernel_search, added, edited or removed is a miss for that target only).  So an
+edited, added or shadowing module is a miss, and the command does the whole work again.  Only success is
 stored: a refused program, proof or plan is found again, with its message, every time.  A
 damaged entry is a miss; `BOBC_CACHE_DIR=off` stores and finds nothing.
 """
@@ -134,15 +135,19 @@ def _validated(record: dict, plan_path: Path, target, include) -> Recalled | Non
 
 # ---- what `bobc check` concluded
 
-def _contract_sources(plan, folders) -> list[list[str]] | None:
+def _contract_sources(plan, target, folders) -> list[list[str]] | None:
     """[kernel identity, its contract source, sha256] for each region, as the certifier finds
-    them (certify.kernel_contracts); None when one has none (never stored: it is refused)."""
-    from .kernel_search import find_source
+    them for `target` (certify.kernel_contracts: the target's variant where there is one);
+    None when one has none or is refused (never stored: the certifier refuses it)."""
+    from .kernel_search import SourceError, find_source
     from .language.modules import specs_folder
 
     out = []
     for region in plan.program.regions if plan.program else ():
-        source = find_source(region.identity, [*folders, specs_folder()])
+        try:
+            source = find_source(region.identity, [*folders, specs_folder()], target)
+        except SourceError:
+            return None
         if source is None:
             return None
         out.append([region.identity, str(source), hashlib.sha256(source.read_bytes()).hexdigest()])
@@ -156,11 +161,11 @@ def _outcome_key(verdict: str, entry, folders) -> str:
                         "specs", str(specs_folder()))
 
 
-def contracts_before_certifying(plan, folders):
-    """The contract sources' listing, taken before certification reads them (so a file edited
-    meanwhile makes the stored outcome a miss, never a stale hit)."""
+def contracts_before_certifying(plan, target, folders):
+    """The contract sources' listing for `target`, taken before certification reads them (so a
+    file edited meanwhile makes the stored outcome a miss, never a stale hit)."""
     try:
-        return _contract_sources(plan, folders)
+        return _contract_sources(plan, target, folders)
     except OSError:
         return None
 
@@ -174,10 +179,11 @@ def keep_outcome(program, entry, outcome: dict, contracts) -> None:
     cache.write("outcomes", _outcome_key(verdict, entry, program.search_path), json.dumps(record).encode())
 
 
-def outcome(recalled: Recalled, entry) -> dict | None:
-    """The stored outcome of checking `recalled` with --entry `entry`, while every contract
-    source the certifier read is still the one it finds, with the same bytes; else None."""
-    from .kernel_search import find_source
+def outcome(recalled: Recalled, entry, target) -> dict | None:
+    """The stored outcome of checking `recalled` with --entry `entry` for `target`, while every
+    contract source the certifier read is still the one it finds for `target` (a variant added
+    or removed is a miss), with the same bytes; else None."""
+    from .kernel_search import SourceError, find_source
     from .language.modules import specs_folder
 
     data = cache.read("outcomes", _outcome_key(recalled.bobc_verdict, entry, recalled.search_path))
@@ -189,12 +195,12 @@ def outcome(recalled: Recalled, entry) -> dict | None:
             return None
         folders = [*recalled.search_path, specs_folder()]
         for identity, path, digest in record["contracts"]:
-            source = find_source(identity, folders)
+            source = find_source(identity, folders, target)
             if source is None or str(source) != path or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
                 return None
         found = record["outcome"]
         return found if _well_formed(found) else None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, SourceError):
         return None
 
 

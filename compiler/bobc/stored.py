@@ -7,8 +7,10 @@ time once parsing was cached.  Both results depend only on:
   - the target and the plan module's name,
   - bobc itself (all its code and tables: the checker evaluates, and evaluation reaches
     the compiler's own encoders and assembler), and
-  - the kernel sources evaluation read (compiler-native-encode of SM86Program), recorded
-    with their SHA-256 when the result is stored and compared again when it is reused.
+  - the kernel sources evaluation read (compiler-native-encode of SM86Program, the build
+    target's variant where one exists: bobc.kernel_search), recorded with their SHA-256 when
+    the result is stored and compared again when it is reused, and the candidates looked for
+    and absent (a variant added later is a miss).
 A program loaded with other intrinsics (a benchmark's empty kernels) is never stored.
 Only success is stored: a refused program is checked again, with its message, every time;
 a stored plan is certified again on every build.
@@ -42,9 +44,14 @@ def key_of(target, plan_name: str, modules) -> str:
 
 
 def _files_unchanged(listing) -> bool:
-    """Whether every (path, sha256) recorded with an entry still holds."""
+    """Whether every (path, sha256) recorded with an entry still holds (a path recorded as
+    absent, kernel_cache.ABSENT, still does not exist)."""
     try:
         for path, digest in listing:
+            if digest == kernel_cache.ABSENT:
+                if Path(path).exists():
+                    return False
+                continue
             if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
                 return False
     except (OSError, TypeError, ValueError):
@@ -80,7 +87,7 @@ def keep_verdict(program) -> None:
     if key is None:
         return
     program.bobc_verdict = key
-    cache.write("checked", key, WELL_TYPED + json.dumps(kernel_cache.sources_read()).encode())
+    cache.write("checked", key, WELL_TYPED + json.dumps(kernel_cache.sources_read(program.target)).encode())
 
 
 def _plan_key(program, entry) -> str | None:
@@ -101,10 +108,11 @@ def _kept(kind: str, key: str | None, size: int) -> tuple | None:
     return tuple(values) if len(values) == size and _files_unchanged(listing) else None
 
 
-def _keep(kind: str, key: str | None, *values) -> None:
-    """Store `values` under `kind/key` with the kernel sources read so far (their SHA-256)."""
+def _keep(kind: str, key: str | None, target, *values) -> None:
+    """Store `values` under `kind/key` with the kernel sources read so far for `target` (their
+    SHA-256, and the variants looked for and absent)."""
     if key is not None:
-        cache.write(kind, key, pickle.dumps((kernel_cache.sources_read(), *values),
+        cache.write(kind, key, pickle.dumps((kernel_cache.sources_read(target), *values),
                                             protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -123,7 +131,7 @@ def plan(program, entry):
 
 
 def keep_plan(program, entry, found, needs) -> None:
-    _keep("plans", _plan_key(program, entry), found, needs)
+    _keep("plans", _plan_key(program, entry), program.target, found, needs)
 
 
 def needs_of(program, found):
@@ -152,4 +160,4 @@ def artifact(verdict: str | None, entry: str, interpreter: bytes) -> bytes | Non
 
 def keep_artifact(program, entry: str, data: bytes) -> None:
     """Keep a well-typed program's artifact for `entry` (after it was built and checked)."""
-    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), data)
+    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program.target, data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bobc.sass import assemble_kernel
-from bobc.sass.golden import GOLDEN, KERNELS, REGISTER_BUDGETS, golden_path
+from bobc.sass.golden import GOLDEN, KERNELS, REGISTER_BUDGETS, golden_path, source
 from bobc.sass.oracle import disassemble
 from bobc.targets import TARGETS
 
@@ -19,7 +19,7 @@ CASES = [(k, a) for k in KERNELS for a in ("sm_86", "sm_90")]
 
 @pytest.mark.parametrize("kernel,arch", CASES, ids=[f"{k}.{a}" for k, a in CASES])
 def test_assembler_reproduces_golden_image(kernel, arch):
-    assembled = assemble_kernel(KERNELS[kernel], TARGETS[arch], register_budget=REGISTER_BUDGETS[kernel])
+    assembled = assemble_kernel(source(kernel, arch), TARGETS[arch], register_budget=REGISTER_BUDGETS[kernel])
     assert assembled.code == golden_path(kernel, arch).read_bytes()
     assert assembled.registers <= REGISTER_BUDGETS[kernel]
 

@@ -47,20 +47,27 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
 
 
-def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tuple[dict, list[Finding]]:
-    """Each region's contract (its `<identity>.sass` in `folders`, then specs/), and the
-    findings of parsing them and of checking their code's reads: the reads of the source
-    assembled for `target` (its encoded constant-bank operands), else of its text."""
+def kernel_contracts(plan: Plan, target: Target, folders=()) -> tuple[dict, list[Finding]]:
+    """Each region's contract (its source for `target`: `<identity>.<target>.sass` or
+    `<identity>.sass` in `folders`, then specs/, bobc.kernel_search), and the findings of
+    parsing them and of checking their code's reads: the reads of the source assembled for
+    `target` (its encoded constant-bank operands).  A per-target variant is certified on its
+    own: its contract and code are the ones read for that target."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
     from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
-        source = find_source(region.identity, [*folders, specs_folder()])
+        try:
+            source = find_source(region.identity, [*folders, specs_folder()], target)
+        except BobcError as error:
+            out.append(Finding("contract", f"kernel {region.identity}: {error.message}"))
+            continue
         if source is None:
             out.append(Finding("contract", f"kernel {region.identity} has no source {region.identity}.sass "
-                                           f"with a contract in the kernel search path"))
+                                           f"(nor {region.identity}.{target.name}.sass) with a contract in the "
+                                           f"kernel search path"))
             continue
         try:
             contract = parse_contract(source, region.identity)
@@ -71,15 +78,13 @@ def kernel_contracts(plan: Plan, folders=(), target: Target | None = None) -> tu
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)"))
         contracts[region.identity] = contract
-        reads = None
-        if target is not None:
-            try:
-                reads, problems = assembled_reads(source, target)
-            except BobcError as error:
-                out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
-                                               f"{target.name}: {error.message}"))
-                continue
-            out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
+        try:
+            reads, problems = assembled_reads(source, target)
+        except BobcError as error:
+            out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+                                           f"{target.name}: {error.message}"))
+            continue
+        out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
         out += check_code_reads(contract, reads)
     return contracts, out
 
@@ -94,7 +99,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, folders, target)
+        contracts, contract_faults = kernel_contracts(plan, target, folders)
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():

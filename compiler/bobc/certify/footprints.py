@@ -130,26 +130,30 @@ def launch_footprints(plan: Plan, contracts: dict[str, KernelContract]) -> list[
     return out
 
 
-def program_conflicts(program, folders=()):
+def program_conflicts(program, target, folders=()):
     """The conflict rule bobc.nvidia.launch_order orders a WholeProgramPlan's launches by:
     conflicts(a, b) is true when launch a or b has an unknown footprint or one writes bytes the
-    other touches.  The contracts are each region's `<identity>.sass` in `folders`, then
+    other touches.  The contracts are each region's source for `target` (its
+    `<identity>.<target>.sass` or `<identity>.sass`, bobc.kernel_search) in `folders`, then
     specs/.  Only the launches' own words and their contracts are read -- no arena, so a
     `resident` extent makes the launch's footprint unknown -- which gives the same images
     whether the plan is encoded by the build (pipeline.encode) or by a plan's own
     compiler-native-encode."""
     from ..language.modules import specs_folder
     from ..plan.model import DeviceArena
+    from ..kernel_search import SourceError
     from .kernels import ContractError, find_source, parse_contract
 
     contracts: dict[str, KernelContract] = {}
     for region in program.regions:
-        source = find_source(region.identity, [*folders, specs_folder()])
-        if source is None or region.identity in contracts:
+        if region.identity in contracts:
             continue
         try:
+            source = find_source(region.identity, [*folders, specs_folder()], target)
+            if source is None:
+                continue
             contracts[region.identity] = parse_contract(source, region.identity)
-        except ContractError:
+        except (ContractError, SourceError):
             continue                       # the certifier reports it; unknown here: ordered against all
     prints = launch_footprints(Plan(program, DeviceArena((), (), ())), contracts)
 

@@ -52,9 +52,12 @@ instruction's encoded bits, as wide as the instruction: .64 eight bytes,
 parameters (no contract bounds it), and a declared pointer the code never
 reads.
 
-A region's source is found by its identity: `<identity>.sass` in the kernel
-search path (specs/ and the plan's folders).  The same rule holds for every
-kernel; no kernel is known by name here.
+A region's source is found by its identity and the build's target:
+`<identity>.<target>.sass` (a per-target variant), else `<identity>.sass`, in the
+first folder of the kernel search path (the plan's folders, then specs/) that has
+either (bobc.kernel_search).  A variant is certified on its own: its contract and
+its code, assembled for its target, are the ones checked for that target.  The same
+rule holds for every kernel; no kernel is known by name here.
 """
 from __future__ import annotations
 
@@ -62,7 +65,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search)
+from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
 from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")

@@ -46,7 +46,7 @@ def run(args):
     path = existing_file(args.plan)
     target = target_named(args.target)
     recalled = recall.recall(path, target, args.include)
-    outcome = recall.outcome(recalled, args.entry) if recalled is not None else None
+    outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
     if outcome is None:
         outcome = _check(path, target, args)
     else:

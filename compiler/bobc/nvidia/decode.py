@@ -287,22 +287,24 @@ def nvdisasm_arch(manifest: dict) -> str:
     return target.nvdisasm_arch
 
 
-def argument_names(kernel: str) -> dict[int, str]:
+def argument_names(kernel: str, target) -> dict[int, str]:
     """Argument index -> what it holds, from the kernel's contract (the `//@ param` lines of
-    its `<kernel>.sass` in the standard library, certify/kernels.py); none when not found."""
-    return dict(_contract_names(kernel))
+    its source for `target`, a Target or its name, in the standard library: bobc.kernel_search,
+    certify/kernels.py); none when not found."""
+    return dict(_contract_names(kernel, target))
 
 
-def _contract_names(kernel: str) -> tuple[tuple[int, str], ...]:
+def _contract_names(kernel: str, target) -> tuple[tuple[int, str], ...]:
     from ..certify.kernels import ContractError, find_source, parse_contract
+    from ..kernel_search import SourceError
     from ..language.modules import specs_folder
 
-    source = find_source(kernel, [specs_folder()])
-    if source is None:
-        return ()
     try:
+        source = find_source(kernel, [specs_folder()], target)
+        if source is None:
+            return ()
         contract = parse_contract(source, kernel)
-    except ContractError:
+    except (ContractError, SourceError, ValueError):     # ValueError: a manifest's target of no target's shape
         return ()
     return tuple((a.index, f"argument {a.index}: {a.what} ({a.kind}{', ' + a.access if a.access else ''})")
                  for a in contract.arguments)
@@ -316,7 +318,7 @@ def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
     if offset < base:
         return "below the parameters (unused)"
     index = (offset - base) // 8
-    names = argument_names(kernel)
+    names = argument_names(kernel, manifest["target"])
     if index in names:
         return names[index]
     return f"argument {index} (past {kernel}'s {len(names)} arguments)" if names else f"argument {index}"

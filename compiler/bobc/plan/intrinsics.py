@@ -2,7 +2,8 @@
 
 Four families are encoded by the compiler:
   SM86Program (Accelerator.SM86.InstructionEncoding): a kernel's assembly
-    source -> its machine code for the build's target (bobc.sass).
+    source (or its variant for the build's target, bobc.kernel_search) -> its
+    machine code for that target (bobc.sass).
   NvidiaWholeProgramPlan (Hardware.Nvidia.SM86.Command.WholeProgramPlan): the
     plan -> the bytes of its component (program, QMD table, pushbuffer or
     GPFIFO image; bobc.nvidia.encode).
@@ -22,14 +23,20 @@ from ..language.values import VBytes
 from .extract import _Reader, extract_whole_program
 
 
-def _kernel_source(program, source: str) -> Path:
-    """The source named relative to specs/ (or another folder of the search path)."""
+def _kernel_source(program, source: str, target) -> Path:
+    """The source named relative to specs/ (or another folder of the search path), or its
+    variant for `target` beside it (bobc.kernel_search.find_named).  The candidates found
+    absent are recorded with the sources read (a variant added later is a cache miss)."""
+    from ..kernel_cache import note_absent
+    from ..kernel_search import find_named
+
     folders = [*getattr(program, "search_path", ()), specs_folder()]
-    for folder in folders:
-        candidate = Path(folder) / source
-        if candidate.is_file():
-            return candidate
-    raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}")
+    missing: list = []
+    found = find_named(source, folders, target, missing)
+    note_absent(missing, target)
+    if found is None:
+        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}")
+    return found
 
 
 class _Encoders:
@@ -45,7 +52,7 @@ class _Encoders:
         v = r.con(value, "SM86Program", "the program")
         source = r.text(v.fields[0], "the kernel's source")
         r.text(v.fields[1], "the kernel's name")       # checked; the source is what is assembled
-        path = _kernel_source(context.program, source)
+        path = _kernel_source(context.program, source, context.target)
         from ..kernel_cache import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
         if key not in self.kernels:
@@ -62,7 +69,7 @@ class _Encoders:
         import dataclasses
         key = (dataclasses.replace(plan, component=""), context.target.name)
         if key not in self.images:                                      # the latest plan only
-            conflicts = program_conflicts(plan, getattr(context.program, "search_path", ()))
+            conflicts = program_conflicts(plan, context.target, getattr(context.program, "search_path", ()))
             self.images = {key: encode_images(plan, context.target, conflicts)}
         return VBytes(bytes(getattr(self.images[key], plan.component)))
 

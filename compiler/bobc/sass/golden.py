@@ -2,21 +2,24 @@
 
     python -m bobc.sass.golden     rewrites the golden images from the sources
 
-Every `<kernel>.sass` in SOURCES is a kernel; its register budget is the source's
-own `.registers` directive (the budget the plan's region declares too:
-tests/plan/test_extract.py holds the two together).  Nothing here names a model.
+Every `<kernel>.sass` in SOURCES is a kernel (a `<kernel>.<target>.sass` beside it is its
+variant for that target, bobc.kernel_search: `source` gives the one each target assembles);
+its register budget is the base source's own `.registers` directive (the budget the plan's
+region declares too: tests/plan/test_extract.py holds the two together).  Nothing here names
+a model.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from ..kernel_search import variant_of, variant_suffix
 from ..targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[3]
 SOURCES = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 GOLDEN = REPO / "tests" / "golden" / "kernels"
-KERNELS = {path.stem: path for path in sorted(SOURCES.glob("*.sass"))}
+KERNELS = {path.stem: path for path in sorted(SOURCES.glob("*.sass")) if variant_suffix(path) is None}
 _REGISTERS = re.compile(r"^\s*\.registers\s+(\S+)", re.MULTILINE)
 
 
@@ -31,6 +34,11 @@ def declared_budget(source: Path) -> int:
 REGISTER_BUDGETS = {name: declared_budget(path) for name, path in KERNELS.items()}
 
 
+def source(kernel: str, arch: str) -> Path:
+    """The source `kernel` is assembled from for target `arch`: its variant for it, else its base."""
+    return variant_of(KERNELS[kernel], arch)
+
+
 def golden_path(kernel: str, arch: str) -> Path:
     return GOLDEN / f"{kernel}.{arch}.bin"
 
@@ -38,9 +46,10 @@ def golden_path(kernel: str, arch: str) -> Path:
 def main() -> int:
     from . import assemble_kernel
     GOLDEN.mkdir(parents=True, exist_ok=True)
-    for kernel, source in KERNELS.items():
+    for kernel in KERNELS:
         for arch in ("sm_86", "sm_90"):
-            assembled = assemble_kernel(source, TARGETS[arch], register_budget=REGISTER_BUDGETS[kernel])
+            assembled = assemble_kernel(source(kernel, arch), TARGETS[arch],
+                                        register_budget=REGISTER_BUDGETS[kernel])
             golden_path(kernel, arch).write_bytes(assembled.code)
             print(f"{golden_path(kernel, arch).relative_to(REPO)}: {len(assembled.code)} bytes, "
                   f"{assembled.registers} registers")
