@@ -85,6 +85,9 @@ class Target:
     sm_resources: SMResources     # what one SM holds (the QMD's carve-out is chosen from it)
     limits: TargetLimits = CC80_PLUS_LIMITS
     usermode_takes_params: bool = False  # its USERMODE class is allocated with parameters (Hopper)
+    # it has the Tensor Memory Accelerator, whose copies (UTMALDG / UTMASTG) read the tensor maps
+    # the encoder writes (PTX ISA: cp.async.bulk.tensor requires sm_90 or higher)
+    tensor_maps: bool = False
 
 
 # Class IDs by name (open-gpu-kernel-modules g_gpu_class_list.c; runtime_c/nv_classes.h
@@ -114,7 +117,7 @@ SM90 = Target(
     parameter_base=0x210, parameter_block_bytes=1024, memory_descriptor=0x208,
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
-    elf_flags=0x6005A04, usermode_takes_params=True,
+    elf_flags=0x6005A04, usermode_takes_params=True, tensor_maps=True,
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
     builds_plans_for=("sm_86", "sm_90"), sm_resources=CC90_SM,

@@ -105,7 +105,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         for contract in contracts.values():
             contract_faults += check_code_reads(contract)
     return (check_declared_device(plan, target) + check_residents(plan)
-            + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target)
+            + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target, contracts)
             + check_registers(plan, needs, target) + check_schedule(plan))
 
 

@@ -10,19 +10,20 @@ from .findings import Finding, describe, end, span
 COMMAND_BUFFERS = ("program", "qmd", "pushbuffer", "semaphores", "gpfifo")
 
 
-def host_buffer_extents(plan: Plan, target: Target) -> dict[str, tuple[int, int]]:
+def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:
     """name -> (GPU address, bytes) the host must map for `target`'s images.
 
     A declared buffer keeps its address; a command buffer (program, QMD
     table, pushbuffer, semaphores) grows to its image when the image is
     larger (the plan sizes them for sm_86: sm_90's parameter blocks and QMD
     slots are twice as large).  Without declared buffers, the command buffers
-    are the images at the plan's bases.  Raises BobcError when the images
+    are the images at the plan's bases.  The program image holds the tensor
+    maps of `contracts` (bobc.nvidia.encode).  Raises BobcError when the images
     cannot be laid out.
     """
     from ..nvidia.encode import host_buffer_ranges
 
-    needed = host_buffer_ranges(plan.program, target)
+    needed = host_buffer_ranges(plan.program, target, contracts)
     if not plan.host_buffers:
         return dict(needed)
     out = {}
@@ -34,7 +35,7 @@ def host_buffer_extents(plan: Plan, target: Target) -> dict[str, tuple[int, int]
     return out
 
 
-def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
+def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Finding]:
     """Host buffers pairwise disjoint, the command buffers at the images' bases, windows mapped and apart.
 
     A buffer whose name ends in "-alias" declares that it maps bytes of another
@@ -45,8 +46,8 @@ def check_host_buffers(plan: Plan, target: Target) -> list[Finding]:
 
     out: list[Finding] = []
     try:
-        needed = host_buffer_ranges(plan.program, target)
-        spans = host_buffer_extents(plan, target)
+        needed = host_buffer_ranges(plan.program, target, contracts)
+        spans = host_buffer_extents(plan, target, contracts)
     except BobcError as error:
         return [Finding("plan", f"the images cannot be laid out: {error.message}")]
     declared = {b.name: b for b in plan.host_buffers}

@@ -5,7 +5,8 @@ byte the other reads or writes.  A launch's footprint is the union, over every p
 its kernel contract declares and the launch makes the kernel touch (an inactive `when`
 or `unless` pointer is left out), of every batch's [address, address + extent) --
 exactly the ranges check_pointers holds to the arena (pointers.declared_pointers and
-pointer_extent, shared with it).  The contracts' extents cover every byte a kernel may
+pointer_extent, shared with it), and of every tensor map it makes the kernel read: the
+map's extent from its pointer, with that pointer's access (pointers.declared_maps).  The contracts' extents cover every byte a kernel may
 touch, so a footprint over-approximates, never under-approximates, what the launch
 touches.
 
@@ -26,7 +27,7 @@ from bisect import bisect_left
 
 from ..plan.model import Plan
 from .kernels import KernelContract
-from .pointers import declared_pointers, pointer_extent, window_addresses
+from .pointers import declared_maps, declared_pointers, pointer_extent, window_addresses
 
 
 def merged(intervals) -> tuple[tuple[int, int], ...]:
@@ -110,6 +111,14 @@ def launch_footprint(plan: Plan, index: int, contract: KernelContract | None,
                 reads.append((address, address + extent))
             if pointer.argument.writes:
                 writes.append((address, address + extent))
+    for mapped in declared_maps(index, launch, contract, argument_word):
+        # the Tensor Memory Accelerator touches the map's extent from its pointer, as that pointer
+        if mapped.address is None or mapped.extent is None:
+            return None
+        if mapped.pointer.reads:
+            reads.append((mapped.address, mapped.address + mapped.extent))
+        if mapped.pointer.writes:
+            writes.append((mapped.address, mapped.address + mapped.extent))
     return Footprint(reads, writes)
 
 
@@ -138,7 +147,8 @@ def program_conflicts(program, target, folders=()):
     specs/.  Only the launches' own words and their contracts are read -- no arena, so a
     `resident` extent makes the launch's footprint unknown -- which gives the same images
     whether the plan is encoded by the build (pipeline.encode) or by a plan's own
-    compiler-native-encode."""
+    compiler-native-encode.  The function carries the contracts it read (`.contracts`,
+    identity -> KernelContract): encode_images writes their tensor maps."""
     from ..language.modules import specs_folder
     from ..plan.model import DeviceArena
     from ..kernel_search import SourceError
@@ -160,4 +170,5 @@ def program_conflicts(program, target, folders=()):
     def conflicts(a: int, b: int) -> bool:
         x, y = prints[a], prints[b]
         return x is None or y is None or x.conflicts(y)
+    conflicts.contracts = contracts        # the same reading gives encode_images its tensor maps
     return conflicts

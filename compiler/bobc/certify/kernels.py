@@ -43,6 +43,17 @@ A pointer the kernel touches only under a flag says so last (after `each ... by 
 inactive is not held to it (the word may be anything); the word is still declared,
 since the code reads it.
 
+A kernel that copies tiles with the Tensor Memory Accelerator (sm_90) declares each
+tensor map it reads, and the backend writes the map (bobc.nvidia.encode):
+
+    //@ tensormap 9 of 1 binary32 dims (256, hi[7]/256) strides (1024) box (32, 8) swizzle 128b G
+
+declares word 9, which bobc fills with the GPU address of the 128-byte map of the tensor
+at pointer word 1's address (TensorMap: dims and strides are expressions as extents; box
+and swizzle are fixed by the code's shared-memory layout).  The map's extent from the
+pointer -- element + sum (dims[i] - 1) * strides[i] -- is held to the pointer's resident
+like a pointer's, with the pointer's access.
+
 A scalar is never an address; an unused word is one the kernel never reads.
 The code's reads of its parameters -- the constant-bank operands of the
 region's assembled code (`code_reads`: bank and offset read from each
@@ -79,12 +90,18 @@ _SUM = re.compile(r"([-+])")
 _PRODUCT = re.compile(r"([*/])")
 _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
+_TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
+
+# A tensor map's element, as contracts name it -> bobc.nvidia.tensor_map's data type name
+# (CUDA's CU_TENSOR_MAP_DATA_TYPE_FLOAT16 and so on).
+TENSOR_MAP_ELEMENTS = {"binary16": "float16", "binary32": "float32", "binary64": "float64",
+                       "bfloat16": "bfloat16"}
 
 
 @dataclass(frozen=True)
 class Argument:
     index: int                 # parameter word i
-    kind: str                  # "pointer", "scalar" or "unused"
+    kind: str                  # "pointer", "scalar", "unused" or "tensormap" (a word bobc fills: TensorMap)
     extent: int = 0            # a fixed extent: bytes the code itself fixes (0 when `rule` says)
     access: str = ""           # "read", "write" or "read-write"
     what: str = ""
@@ -120,14 +137,7 @@ class Argument:
     def active(self, words: dict[int, int]) -> tuple[bool | None, str]:
         """(whether the kernel touches this pointer on a launch with these words, ""): always
         without a condition; (None, why) when the condition names a word the launch does not set."""
-        if not self.condition:
-            return True, ""
-        sense, test = self.condition.split()
-        term, mask = test.split("&")
-        value, why = _term(term, words, "condition", self.condition)
-        if value is None:
-            return None, why
-        return (value & int(mask, 0) != 0) == (sense == "when"), ""
+        return _holds(self.condition, words)
 
     @property
     def reads(self) -> bool:
@@ -136,6 +146,101 @@ class Argument:
     @property
     def writes(self) -> bool:
         return "write" in self.access
+
+
+def _holds(condition: str, words: dict[int, int]) -> tuple[bool | None, str]:
+    """Whether `when T&MASK` / `unless T&MASK` holds on the launch's words ("" always holds);
+    (None, why) when it names a word the launch does not set."""
+    if not condition:
+        return True, ""
+    sense, test = condition.split()
+    term, mask = test.split("&")
+    value, why = _term(term, words, "condition", condition)
+    if value is None:
+        return None, why
+    return (value & int(mask, 0) != 0) == (sense == "when"), ""
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """`//@ tensormap W of P ELEMENT dims (...) strides (...) box (...) swizzle SW [when|unless
+    T&MASK] what`: word W holds the address of a tensor map bobc writes (bobc.nvidia.encode)
+    over the tensor at pointer word P's address.  dims and strides (bytes, of dimensions 1..;
+    dimension 0 is contiguous) are expressions over the launch's words, as extents; box and
+    swizzle are what the kernel's shared-memory layout fixes."""
+
+    word: int
+    pointer: int
+    element: str                   # a TENSOR_MAP_ELEMENTS key
+    dims: tuple[str, ...]          # innermost first
+    strides: tuple[str, ...]
+    box: tuple[int, ...]
+    swizzle: str                   # none, 32b, 64b, 128b
+    condition: str = ""
+    what: str = ""
+    line: int = 0
+
+    @property
+    def data_type(self) -> str:
+        return TENSOR_MAP_ELEMENTS[self.element]
+
+    @property
+    def element_bytes(self) -> int:
+        from ..nvidia.tensor_map import DATA_TYPES
+        return DATA_TYPES[self.data_type][1]
+
+    def active(self, words: dict[int, int]) -> tuple[bool | None, str]:
+        """Whether the kernel reads this map on a launch with these words (Argument.active)."""
+        return _holds(self.condition, words)
+
+    def shape(self, words: dict[int, int]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]] | None, str]:
+        """((dims, strides) evaluated on the launch's words, ""), or (None, why)."""
+        out = []
+        for what, expressions in (("dimension", self.dims), ("stride", self.strides)):
+            values = []
+            for expression in expressions:
+                value, why = _evaluate(expression, words, f"tensor map {what}")
+                if value is None:
+                    return None, why
+                values.append(value)
+            out.append(tuple(values))
+        return (out[0], out[1]), ""
+
+    def extent(self, words: dict[int, int]) -> tuple[int | None, str]:
+        """Bytes from the pointer's address the Tensor Memory Accelerator may touch through
+        the map: an element past the farthest in-bounds element, element + sum (dims[i] - 1)
+        * strides[i] with dimension 0's stride the element's size; (None, why)."""
+        shape, why = self.shape(words)
+        if shape is None:
+            return None, why
+        dims, strides = shape
+        if any(d < 1 for d in dims):
+            return None, f"its tensor map dimensions {', '.join(map(str, dims))} include an empty one"
+        elem = self.element_bytes
+        return elem + sum((d - 1) * s for d, s in zip(dims, (elem, *strides))), ""
+
+    def tensor(self, words: dict[int, int], address: int):
+        """(the bobc.nvidia.tensor_map.TiledTensor this map describes at `address`, ""), or (None, why)."""
+        from ..nvidia.tensor_map import TiledTensor
+        shape, why = self.shape(words)
+        if shape is None:
+            return None, why
+        dims, strides = shape
+        return TiledTensor(self.data_type, address, dims, strides, self.box, swizzle=self.swizzle), ""
+
+    def named_words(self) -> set[int]:
+        """The arguments the map is built from (its word, its pointer, every word its dims,
+        strides and condition name): a host fill of any of them would leave the map stale."""
+        text = " ".join((*self.dims, *self.strides, self.condition))
+        return {self.word, self.pointer} | {int(i) for i in re.findall(r"(?:lo|hi|word)\[(\d+)\]", text)}
+
+    @property
+    def source_text(self) -> str:
+        """The declaration, as the manifest and messages show it."""
+        condition = f" {self.condition}" if self.condition else ""
+        return (f"tensormap {self.word} of {self.pointer} {self.element} dims ({', '.join(self.dims)}) "
+                f"strides ({', '.join(self.strides)}) box ({', '.join(map(str, self.box))}) "
+                f"swizzle {self.swizzle}{condition}")
 
 
 def _term(term: str, words: dict[int, int], what: str, expression: str) -> tuple[int | None, str]:
@@ -194,6 +299,7 @@ class KernelContract:
     source: Path
     arguments: tuple[Argument, ...]
     reads: tuple[ParameterRead, ...]
+    tensor_maps: tuple[TensorMap, ...] = ()     # each also declares its word: an Argument of kind "tensormap"
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -201,6 +307,71 @@ class KernelContract:
 
 class ContractError(ValueError):
     """A contract comment that does not parse; names the file and line."""
+
+
+_TENSORMAP_FORM = ("'//@ tensormap W of P ELEMENT dims (D0, D1[, D2]) strides (S1[, S2]) box (B0, B1[, B2]) "
+                   "swizzle SW [when|unless TERM&MASK] what'")
+_SWIZZLES = ("none", "32b", "64b", "128b")       # bobc.nvidia.tensor_map.SWIZZLES' names
+
+
+def _parse_tensor_map(path, number: int, line: str) -> TensorMap:
+    """One `//@ tensormap` line; ContractError at file:line:column naming what is wrong there."""
+    at = _TENSORMAP.match(line).end()
+
+    def fail(column: int, what: str) -> ContractError:
+        return ContractError(f"{path}:{number}:{column + 1}: {what}; a tensor map is declared as "
+                             f"{_TENSORMAP_FORM} (ELEMENT: {', '.join(TENSOR_MAP_ELEMENTS)}; D, S: expressions "
+                             f"as extents, no spaces; B: numbers; SW: {', '.join(_SWIZZLES)})")
+
+    def take(pattern: str, what: str):
+        nonlocal at
+        found = re.compile(pattern).match(line, at)
+        if not found:
+            gap = re.compile(r"\s*").match(line, at).end()
+            shown = line[gap:].split()[0] if line[gap:].split() else "the end of the line"
+            raise fail(gap, f"expected {what}, found {shown!r}")
+        at = found.end()
+        return found
+
+    def listed(keyword: str, item: str, what: str) -> list[tuple[str, int]]:
+        opened = take(rf"\s+{keyword}\s*\(([^)]*)\)", f"'{keyword} (...)' ({what})")
+        start, items = opened.start(1), []
+        for piece in opened.group(1).split(","):
+            text = piece.strip()
+            column = start + len(piece) - len(piece.lstrip())
+            start += len(piece) + 1
+            if not text and opened.group(1).strip() == "" and keyword == "strides":
+                continue                       # rank 1: no strides
+            if not re.fullmatch(item, text):
+                raise fail(column, f"{keyword} item {text!r} is not {what}")
+            items.append((text, column))
+        return items
+
+    word = int(take(r"\s+(\d+)(?=\s)", "the word bobc fills with the map's address (a number)").group(1))
+    pointer = int(take(r"\s+of\s+(\d+)(?=\s)", "'of P' (P: the pointer word the map covers)").group(1))
+    element = take(r"\s+(\S+)", "an element type")
+    if element.group(1) not in TENSOR_MAP_ELEMENTS:
+        raise fail(element.start(1), f"unknown tensor map element {element.group(1)!r} (one of "
+                                     f"{', '.join(TENSOR_MAP_ELEMENTS)})")
+    dims = listed("dims", _EXPRESSION, "an expression such as 256 or hi[7]/256")
+    strides = listed("strides", _EXPRESSION, "an expression (bytes)")
+    box = listed("box", r"0x[0-9a-fA-F]+|\d+", "a number (the code's shared-memory tile fixes it)")
+    swizzle = take(r"\s+swizzle\s+(\S+)", "'swizzle SW'")
+    if swizzle.group(1) not in _SWIZZLES:
+        raise fail(swizzle.start(1), f"unknown swizzle {swizzle.group(1)!r} (one of {', '.join(_SWIZZLES)})")
+    condition = ""
+    if re.compile(r"\s+(when|unless)\s").match(line, at):
+        condition = " ".join(take(rf"\s+((?:when|unless)\s+{_CONDITION})(?=\s|$)",
+                                  "a condition 'when TERM&MASK' or 'unless TERM&MASK' (no spaces)").group(1).split())
+    if not 1 <= len(dims) <= 5:
+        raise fail(_TENSORMAP.match(line).end(), f"a tensor map has 1 to 5 dimensions, not {len(dims)}")
+    for name, values, count in (("strides", strides, len(dims) - 1), ("box", box, len(dims))):
+        if len(values) != count:
+            column = values[-1][1] if values else at
+            raise fail(column, f"{len(dims)} dims take {count} {name}, not {len(values)} (strides are given "
+                               f"for dimensions 1.. only: dimension 0 is contiguous)")
+    return TensorMap(word, pointer, element.group(1), tuple(t for t, _ in dims), tuple(t for t, _ in strides),
+                     tuple(int(t, 0) for t, _ in box), swizzle.group(1), condition, line[at:].strip(), number)
 
 
 def _width(instruction: str) -> int:
@@ -212,8 +383,17 @@ def _width(instruction: str) -> int:
 
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     """The contract comments and the parameter reads of one kernel source."""
-    arguments, reads = [], []
+    arguments, reads, maps = [], [], []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if _TENSORMAP.match(line):
+            declared = _parse_tensor_map(path, number, line)
+            if any(a.index == declared.word for a in arguments):
+                raise ContractError(f"{path}:{number}: parameter word {declared.word} is declared twice "
+                                    f"(the tensor map's word is bobc's to fill)")
+            maps.append(declared)
+            arguments.append(Argument(declared.word, "tensormap", what=f"tensor map of word {declared.pointer}: "
+                                                                       f"{declared.what}"))
+            continue
         declared = _CONTRACT.match(line)
         if declared:
             index, kind, rest = int(declared.group(1)), declared.group(2), declared.group(3).strip()
@@ -246,8 +426,15 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
         for found in _READ.finditer(code):
             offset = int(found.group(1), 0) if found.group(1) else 0
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip()))
+    for declared in maps:
+        base = next((a for a in arguments if a.index == declared.pointer), None)
+        if base is None or base.kind != "pointer":
+            state = f"declares it {base.kind}" if base is not None else "does not declare it"
+            raise ContractError(f"{path}:{declared.line}: tensor map word {declared.word} covers word "
+                                f"{declared.pointer}, which the contract {state}: declare it a pointer "
+                                f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
-                          tuple(reads))
+                          tuple(reads), tuple(maps))
 
 
 def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:
@@ -322,8 +509,11 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                 out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word} "
                                                f"({read.text} at {contract.source.name}:{read.line}), but its "
                                                f"contract {state}"))
+    mapped = {m.pointer for m in contract.tensor_maps}     # the Tensor Memory Accelerator reads those
     for argument in contract.arguments:
-        if argument.kind == "pointer" and argument.index not in read_words:
-            out.append(Finding("contract", f"kernel {contract.kernel} declares pointer word {argument.index} "
-                                           f"({argument.what}) but its code never reads it"))
+        if argument.index in read_words or argument.kind not in ("pointer", "tensormap") \
+                or argument.index in mapped:
+            continue
+        out.append(Finding("contract", f"kernel {contract.kernel} declares {argument.kind} word {argument.index} "
+                                       f"({argument.what}) but its code never reads it"))
     return out

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..plan.model import Plan, Resident
 from .findings import Finding, describe, end, span
-from .kernels import Argument, KernelContract
+from .kernels import Argument, KernelContract, TensorMap
 
 
 def _containing(residents, address: int) -> Resident | None:
@@ -82,6 +82,45 @@ def declared_pointers(index: int, launch, contract: KernelContract | None,
     return out
 
 
+@dataclass(frozen=True)
+class DeclaredMap:
+    """One tensor map a launch's contract declares and the launch makes the kernel read
+    (inactive ones left out): the bytes from its pointer word's address it may touch."""
+    tensor_map: TensorMap
+    pointer: Argument              # the declared pointer whose address the map covers
+    where: str                     # "launch I (identity) tensor map word W (of argument P, what)"
+    address: int | None            # the pointer word's patched value (None: not patched)
+    extent: int | None             # TensorMap.extent on the launch's words (None: `problem` says why)
+    problem: str = ""
+
+
+def launch_words(launch, argument_word: int) -> dict[int, int]:
+    """The launch's patched words by argument index (word 0 = the parameter base)."""
+    return {p.word - argument_word: p.value for p in launch.patches}
+
+
+def declared_maps(index: int, launch, contract: KernelContract | None, argument_word: int) -> list[DeclaredMap]:
+    """The active tensor maps of launch `index`: what check_pointers holds to the arena and
+    footprints counts as their pointer's access."""
+    words = {p.word: p.value for p in launch.patches}
+    own_words = launch_words(launch, argument_word)
+    out = []
+    for declared in contract.tensor_maps if contract else ():
+        pointer = contract.argument(declared.pointer)
+        where = (f"launch {index} ({launch.identity}) tensor map word {declared.word} (of argument "
+                 f"{declared.pointer}, {declared.what})")
+        active, why = declared.active(own_words)
+        if active is False:
+            continue
+        address = words.get(argument_word + declared.pointer)
+        if active is None:
+            out.append(DeclaredMap(declared, pointer, where, address, None, why))
+            continue
+        extent, why = declared.extent(own_words)
+        out.append(DeclaredMap(declared, pointer, where, address, extent, why))
+    return out
+
+
 def window_addresses(launch, contract: KernelContract | None, argument_word: int, windows,
                      unused: bool = True) -> list[tuple[int, int]]:
     """(word, value) of each patched word the contract does not declare a pointer or scalar
@@ -100,10 +139,17 @@ def window_addresses(launch, contract: KernelContract | None, argument_word: int
     return out
 
 
-def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int]) -> list[Finding]:
+def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
+                   extent: tuple[int | None, str, str] | None = None) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
-    the launch's phase."""
-    home, extent, why = pointer_extent(residents, argument, address, words)
+    the launch's phase.  `extent`: (bytes, why not, how they were counted) given instead of the
+    argument's own (a tensor map's over its pointer)."""
+    if extent is None:
+        home, extent, why = pointer_extent(residents, argument, address, words)
+        rule = f" ({argument.rule})" if argument.rule else ""
+    else:
+        home = _containing(residents, address)
+        extent, why, rule = extent
     if home is None:
         return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
                                          f"{_nearest(residents, address)}")]
@@ -112,7 +158,6 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         out.append(Finding("extent", f"{where}: {why}"))
     elif address + extent > end(home):
         over = address + extent - end(home)
-        rule = f" ({argument.rule})" if argument.rule else ""
         out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
                                      f"{address:#x}: {span(address, extent)} runs {over} "
                                      f"byte(s) past {describe(home)}"))
@@ -147,6 +192,9 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     must lie in one resident (extent 1 byte, all that is known).  Declared
     scalar slots (binary32 pairs) are never addresses, whatever their value.
     An inactive pointer is not checked: the kernel does not touch it.
+    A tensor map the launch makes the kernel read (`//@ tensormap`, kernels.TensorMap)
+    is held like its pointer word, with the map's extent (TensorMap.extent) from that
+    word's address; its own word is bobc's to fill, so a plan that patches it is refused.
     """
     from ..nvidia.encode import plan_parameter_base
     arena = plan.arena
@@ -180,6 +228,34 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                 out += found
                 if found:
                     break            # the first batch that fails says enough
+        for mapped in declared_maps(index, launch, contract, argument_word):
+            where = mapped.where
+            if mapped.address is None:
+                out.append(Finding("stray-pointer", f"{where}: its pointer word is not patched: the map would "
+                                                    f"cover a null pointer"))
+            elif mapped.extent is None:
+                out.append(Finding("extent", f"{where}: {mapped.problem}"))
+            else:
+                shape = mapped.tensor_map
+                counted = (f" (the map's extent: {shape.element_bytes} + (dims - 1) x strides over dims "
+                           f"({', '.join(shape.dims)}), strides ({shape.element_bytes}, {', '.join(shape.strides)}))")
+                out += _check_address(residents, phase, mapped.pointer, where, mapped.address, {},
+                                      (mapped.extent, "", counted))
+        patched = {p.word for p in launch.patches}
+        fills = [(k, f) for k, f in enumerate(plan.host.fills if plan.host else ()) if f.launch == index]
+        for declared in contract.tensor_maps if contract else ():
+            if argument_word + declared.word in patched:
+                out.append(Finding("contract", f"{name} argument {declared.word} (word "
+                                               f"{argument_word + declared.word}): the plan patches it, but "
+                                               f"{launch.identity}'s contract declares it a tensor map's word, "
+                                               f"which bobc fills with the map's address"))
+            named = declared.named_words()
+            for k, fill in fills:
+                hit = sorted(named & set(range(fill.offset // 8, (fill.offset + fill.width - 1) // 8 + 1)))
+                if hit:
+                    out.append(Finding("contract", f"{name}: host fill {k} rewrites argument {hit[0]} each step, "
+                                                   f"from which tensor map word {declared.word} is built at build "
+                                                   f"time ({declared.source_text}): the map would go stale"))
         for word, value in window_addresses(launch, contract, argument_word, arena.windows):
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \

@@ -13,6 +13,14 @@ semaphore).  What this module decides, once, for every plan:
   sm_86 reads it (parameters from 0x160 = word 44); on a target whose
   parameters start elsewhere every word from word 44 on moves by the
   difference.  The words the CUDA driver fills are filled as it does.
+- Tensor maps (docs/tensor-maps.md), after the parameter blocks: for each launch whose
+  kernel's contract declares `//@ tensormap W of P ...` (bobc.certify.kernels.TensorMap)
+  and makes the kernel read it, the 128-byte map of the tensor at the launch's word P,
+  encoded as the CUDA driver does (tensor_map.encode_tiled), in one slot of a table
+  (identical maps share one, in launch then declaration order); argument W of the
+  launch's parameter block holds the slot's GPU address (0 when the map is inactive).
+  W is an argument index like P: on a target whose parameters start elsewhere it moves
+  with them.  The plan may not patch W.
 - Each QMD's shared-memory carve-out, from the target's SM resources: the
   least step at which shared memory does not limit how many of the launch's
   blocks reside together (shared_carveout).
@@ -39,6 +47,7 @@ from . import pushbuffer as pb
 from .gpfifo import Entry
 from .launch_order import LaunchOrder, launch_order
 from .qmd import QMD, layout_named
+from .tensor_map import ALIGNMENT as TENSOR_MAP_ALIGNMENT, SIZE as TENSOR_MAP_BYTES, TiledTensor, encode_tiled
 
 # ---------------------------------------------------------------- constants
 
@@ -279,6 +288,18 @@ class PlacedLaunch:
 
 
 @dataclass(frozen=True)
+class PlacedTensorMap:
+    """One slot of the tensor map table: its bytes and the launch words that hold its address."""
+
+    slot: int
+    offset: int             # from the program base
+    address: int
+    tensor: TiledTensor
+    data: bytes             # encode_tiled(tensor)
+    users: tuple[tuple[int, int], ...]      # (launch, argument W) naming it
+
+
+@dataclass(frozen=True)
 class Layout:
     """Where everything goes, before any byte is written."""
 
@@ -290,14 +311,19 @@ class Layout:
     program_bytes: int
     qmd_bytes: int
     semaphore_bytes: int
+    tensor_maps: tuple[PlacedTensorMap, ...] = ()
+    # launch -> {argument W: the GPU address of its map, or 0 where the map is inactive}
+    tensor_map_words: dict[int, dict[int, int]] = field(default_factory=dict)
 
 
 def _launch_name(index: int, launch: Launch) -> str:
     return f"launch {index} ({launch.identity})"
 
 
-def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
-    """Place regions, parameter blocks and QMDs; refuse a plan that does not add up."""
+def plan_layout(plan: WholeProgramPlan, target: Target, contracts=None) -> Layout:
+    """Place regions, parameter blocks, tensor maps (the tensormap lines of `contracts`,
+    region identity -> bobc.certify.kernels.KernelContract) and QMDs; refuse a plan that does
+    not add up."""
     if len(plan.launches) != plan.launch_count:
         raise BobcError(f"the plan declares {plan.launch_count} launches but lists {len(plan.launches)}")
     if len(plan.submissions) != plan.submission_count:
@@ -392,7 +418,74 @@ def plan_layout(plan: WholeProgramPlan, target: Target) -> Layout:
                             f"{submission.semaphore_offset:#x} is not {SEMAPHORE_BYTES}-byte aligned "
                             "(a 64-bit payload and its timestamp)")
         semaphore_end = max(semaphore_end, submission.semaphore_offset + SEMAPHORE_BYTES)
-    return Layout(target, tuple(placed), pruned, code_bytes, launches, program_bytes, qmd_bytes, semaphore_end)
+    maps, map_words = plan_tensor_maps(plan, target, contracts, program_bytes)
+    program_bytes += len(maps) * TENSOR_MAP_BYTES
+    return Layout(target, tuple(placed), pruned, code_bytes, launches, program_bytes, qmd_bytes, semaphore_end,
+                  maps, map_words)
+
+
+def plan_tensor_maps(plan: WholeProgramPlan, target: Target, contracts,
+                     offset: int) -> tuple[tuple[PlacedTensorMap, ...], dict[int, dict[int, int]]]:
+    """The tensor map table from `offset` (past the parameter blocks) and, per launch, the
+    address each of its map words gets (the module's docstring).  A map is read from global
+    memory at a 64-byte aligned address (CUDA's CUtensorMap is alignas(64); tensor_map.ALIGNMENT,
+    docs/tensor-maps.md): slots are 128 bytes from a 256-byte boundary, so each is."""
+    if not contracts:
+        return (), {}
+    if offset % PARAMETER_ALIGNMENT or plan.program_base % PARAMETER_ALIGNMENT:
+        raise BobcError(f"the tensor map table at program offset {offset:#x} is not {PARAMETER_ALIGNMENT}-byte "
+                        "aligned")                   # plan_layout places the parameter blocks so
+    argument_word = plan_parameter_base(plan) // 8
+    slots: dict[bytes, int] = {}
+    tensors: list[TiledTensor] = []
+    users: list[list[tuple[int, int]]] = []
+    words: dict[int, dict[int, int]] = {}
+    for index, launch in enumerate(plan.launches):
+        contract = contracts.get(plan.regions[launch.region].identity)
+        if contract is None or not contract.tensor_maps:
+            continue
+        own = {p.word - argument_word: p.value for p in launch.patches}
+        patched = {p.word for p in launch.patches}
+        filled = words.setdefault(index, {})
+        for declared in contract.tensor_maps:
+            word = argument_word + declared.word
+            where = (f"{_launch_name(index, launch)}, kernel {contract.kernel}, tensor map word {declared.word} "
+                     f"(bank 0 word {word}; {declared.what or 'the map of argument ' + str(declared.pointer)})")
+            if not target.tensor_maps:
+                raise BobcError(f"{where}: target {target.name} has no Tensor Memory Accelerator to read a "
+                                f"tensor map", hint="build for a target that has one (sm_90), or give this "
+                                                    "target a kernel source without //@ tensormap lines")
+            if word in patched:
+                raise BobcError(f"{where}: the plan patches this word, which bobc fills with the map's address",
+                                hint="leave the word out of the launch's parameter patches")
+            if (word + 1) * 8 > launch.parameter_bytes:
+                raise BobcError(f"{where}: the word lies past the plan's {launch.parameter_bytes}-byte block")
+            active, why = declared.active(own)
+            if active is None:
+                raise BobcError(f"{where}: {why}")
+            if not active:
+                filled[declared.word] = 0
+                continue
+            if declared.pointer not in own:
+                raise BobcError(f"{where}: argument {declared.pointer}, the map's base, is not patched")
+            tensor, why = declared.tensor(own, own[declared.pointer])
+            if tensor is None:
+                raise BobcError(f"{where}: {why}")
+            data = encode_tiled(tensor, where)           # refused as the driver refuses, by parameter
+            if data not in slots:
+                slots[data] = len(tensors)
+                tensors.append(tensor)
+                users.append([])
+            slot = slots[data]
+            users[slot].append((index, declared.word))
+            filled[declared.word] = plan.program_base + offset + slot * TENSOR_MAP_BYTES
+    placed = []
+    for data, slot in slots.items():
+        at = offset + slot * TENSOR_MAP_BYTES
+        if (plan.program_base + at) % TENSOR_MAP_ALIGNMENT:
+            raise AssertionError(f"tensor map slot {slot} at {plan.program_base + at:#x} is misaligned")
+        placed.append(PlacedTensorMap(slot, at, plan.program_base + at, tensors[slot], data, tuple(users[slot])))
+    return tuple(sorted(placed, key=lambda m: m.slot)), words
 
 
 # ---------------------------------------------------------------- images
@@ -407,8 +500,11 @@ def plan_parameter_base(plan: WholeProgramPlan) -> int:
     return declared.parameter_base
 
 
-def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes:
-    """Launch `index`'s constant bank 0 image for `target`."""
+def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
+                    tensor_map_words: dict[int, int] | None = None) -> bytes:
+    """Launch `index`'s constant bank 0 image for `target`; `tensor_map_words`: argument ->
+    the address of its tensor map (Layout.tensor_map_words), written at the target's
+    parameter base like the plan's own arguments."""
     launch = plan.launches[index]
     name = _launch_name(index, launch)
     block = bytearray(target.parameter_block_bytes)
@@ -442,6 +538,12 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target) -> bytes
         if not 0 <= patch.value < 1 << 64:
             raise BobcError(f"{name}: parameter word {patch.word} value {patch.value:#x} is not a 64-bit word")
         struct.pack_into("<Q", block, offset, patch.value)
+    for argument, address in sorted((tensor_map_words or {}).items()):
+        offset = target.parameter_base + 8 * argument
+        if offset + 8 > len(block):
+            raise BobcError(f"{name}: tensor map argument {argument} lands at bank 0 offset {offset:#x}, past "
+                            f"{target.name}'s {len(block)}-byte parameter block")
+        struct.pack_into("<Q", block, offset, address)
     return bytes(block)
 
 
@@ -565,18 +667,24 @@ class Images:
     manifest: dict = field(default_factory=dict)
 
 
-def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None) -> Images:
+def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contracts=None) -> Images:
     """The device images of `plan` for `target`; `conflicts(a, b)` (bobc.certify.footprints)
     lets launches that touch disjoint bytes run at the same time, None keeps each submission
-    one chain (plan_launch_order)."""
-    layout = plan_layout(plan, target)
+    one chain (plan_launch_order).  `contracts` (region identity -> KernelContract) gives the
+    tensor maps to write; by default those `conflicts` was read from (program_conflicts'
+    `.contracts`), so one reading of the kernel sources serves both."""
+    if contracts is None:
+        contracts = getattr(conflicts, "contracts", None)
+    layout = plan_layout(plan, target, contracts)
 
     program = bytearray(layout.program_bytes)
     for region in layout.regions:
         program[region.place:region.place + region.size] = plan.regions[region.index].code
     for placed in layout.launches:
         program[placed.parameter_offset:placed.parameter_offset + target.parameter_block_bytes] = \
-            parameter_block(plan, placed.index, target)
+            parameter_block(plan, placed.index, target, layout.tensor_map_words.get(placed.index))
+    for mapped in layout.tensor_maps:
+        program[mapped.offset:mapped.offset + TENSOR_MAP_BYTES] = mapped.data
 
     order = plan_launch_order(plan, conflicts, slots=len(RECIPES[target.qmd_layout].dependents))
     qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i)) for i in range(len(plan.launches)))
@@ -637,6 +745,13 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None) -> Ima
         "pcas_action": PCAS_ACTION,
         "dependent_qmd_action": DEPENDENT_QMD_ACTION,
     }
+    if layout.tensor_maps:         # (absent without any: the images of other plans stay as they were)
+        manifest["tensor_maps"] = [
+            {"slot": m.slot, "offset": m.offset, "address": m.address, "bytes": TENSOR_MAP_BYTES,
+             "data_type": m.tensor.data_type, "global_address": m.tensor.address, "dims": list(m.tensor.dims),
+             "strides": list(m.tensor.strides), "box": list(m.tensor.box), "swizzle": m.tensor.swizzle,
+             "users": [{"launch": launch, "argument": argument} for launch, argument in m.users]}
+            for m in layout.tensor_maps]
     return Images(bytes(program), qmd, bytes(push), gpfifo, manifest)
 
 
@@ -657,9 +772,10 @@ def write_images(images: Images, folder: str | Path) -> Path:
     return folder
 
 
-def host_buffer_ranges(plan: WholeProgramPlan, target: Target) -> dict[str, tuple[int, int]]:
-    """(GPU address, bytes) of the program, QMD table, pushbuffer and semaphores this plan needs."""
-    images = encode_images(plan, target)
+def host_buffer_ranges(plan: WholeProgramPlan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:
+    """(GPU address, bytes) of the program (with the tensor maps of `contracts`), QMD table,
+    pushbuffer and semaphores this plan needs."""
+    images = encode_images(plan, target, contracts=contracts)
     sizes = images.manifest["sizes"]
     return {"program": (plan.program_base, sizes["program"]), "qmd": (plan.qmd_base, sizes["qmd"]),
             "pushbuffer": (plan.pushbuffer_base, sizes["pushbuffer"]),
