@@ -174,3 +174,100 @@ def _hmma(target):
             module = cp.RawModule(path=str(path))
             _HMMA[name] = (module, module.get_function(assembled.kernel_name), gemm.shared_bytes(variant))
     return _HMMA
+
+
+def _maps_from_words(layout: str, block: bytes) -> bytes:
+    """A's and B's tensor maps as the kernels' `//@ tensormap` lines derive them from the launch's
+    words (3-D: the stored matrix's contiguous dimension, its rows, the batches)."""
+    import struct
+    from bobc.nvidia.tensor_map import TiledTensor, encode_tiled
+    a, b = struct.unpack_from("<QQ", block, 0)
+    m, n, k, _, lda, ldb, _, _, sa, sb = struct.unpack_from("<10I", block, 0x30)
+    batches = struct.unpack_from("<I", block, 0x64)[0]
+    a_dims = (m, k) if layout == "tn" else (k, m)
+    b_dims = (k, n) if layout == "nt" else (n, k)
+    return b"".join(encode_tiled(TiledTensor("float16", address, (*dims, batches), (2 * ld, 2 * stride), (64, 64, 1),
+                                             swizzle="128b"))
+                    for address, dims, ld, stride in ((a, a_dims, lda, sa), (b, b_dims, ldb, sb)))
+
+
+def _run_both(sm90_kernels, target, layout, grid, block, outputs, stages=2):
+    """The same launch words through the HMMA kernel and the sm_90 kernel; `outputs` name the arrays
+    they write (reset to NaN / zero before each); returns each kernel's copies of them."""
+    from bobc.sass.generate import gemm, gemm_sm90
+    maps = cp.asarray(np.frombuffer(_maps_from_words(layout, block), dtype=np.uint8))
+    words90 = block + np.array([maps.data.ptr, maps.data.ptr + 128], dtype=np.uint64).tobytes()
+    results = []
+    for kind in ("hmma", "sm90"):
+        for array in outputs.values():
+            array.fill(0 if array.dtype in (cp.float16, cp.uint32) else np.nan)
+        if kind == "hmma":
+            _, function, shared = _hmma(target)[layout]
+            function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
+        else:
+            _, function, shared = sm90_kernels[layout, stages]
+            function(grid, (gemm_sm90.BLOCK_THREADS,), tuple(np.frombuffer(words90, dtype=np.uint64)),
+                     shared_mem=shared)
+        cp.cuda.Device().synchronize()
+        results.append({name: array.get() for name, array in outputs.items()})
+    del maps
+    return results
+
+
+SPLITS = [  # (layout, M, N, K, flags, what): products gemm.split_count splits in the update
+    ("nn", 256, 768, 3072, 1 | 2, "x' = g Wfcproj + b + h"),
+    ("nt", 256, 768, 2304, 0, "dln1 = dqkv Wqkv^T"),
+    ("nt", 256, 768, 768, 4 | 8, "do16 = dres Wproj^T (binary16 only)"),
+    ("tn", 768, 256, 256, 0, "G[head] = xf^T dlogits"),
+]
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+@pytest.mark.parametrize("layout,m,n,k,flags,what", SPLITS, ids=[c[-1] for c in SPLITS])
+def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layout, m, n, k, flags, what, stages):
+    """Flag 16: S blocks a tile, partials in W, the tile's last block adds them in split order
+    (gemm._split, over the warpgroup's accumulators): D and Dh bit for bit the HMMA kernel's,
+    and every ticket back at zero."""
+    from bobc.sass.generate import gemm
+    splits = max(2, gemm.split_count(m, n, k))
+    rng = np.random.default_rng(m + n + k + flags)
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a, b = cp.asarray(base.halves(rng, a_rows * a_cols)), cp.asarray(base.halves(rng, b_rows * b_cols, 0.05))
+    bias = cp.asarray(rng.standard_normal(n).astype(np.float32))
+    r = cp.asarray(rng.standard_normal(m * n).astype(np.float32))
+    d, h = cp.zeros(m * n, dtype=cp.float32), cp.zeros(m * n, dtype=cp.float16)
+    workspace = cp.zeros(gemm.split_workspace_bytes(m, n, splits) // 4, dtype=cp.float32)
+    tickets = cp.zeros(gemm.split_ticket_bytes(m, n) // 4, dtype=cp.uint32)
+    grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, A=a.data.ptr,
+                                        B=b.data.ptr, D=d.data.ptr, Dh=h.data.ptr, R=r.data.ptr, bias=bias.data.ptr,
+                                        M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
+    theirs, ours = _run_both(sm90_kernels, target, layout, grid, block, {"D": d, "Dh": h}, stages)
+    assert (tickets.get() == 0).all()
+    np.testing.assert_array_equal(ours["D"].view(np.uint32), theirs["D"].view(np.uint32))
+    np.testing.assert_array_equal(ours["Dh"].view(np.uint16), theirs["Dh"].view(np.uint16))
+    assert not (flags & 8) or np.isnan(ours["D"]).all()
+    assert (flags & 8) or not np.isnan(ours["D"]).any()
+
+
+COLUMN_SUMS = [("tn", 768, 2304, 256, "dWqkv and its bias"), ("tn", 3072, 768, 256, "dWfcproj and its bias"),
+               ("nn", 128, 192, 96, "nn, K = 96")]
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+@pytest.mark.parametrize("layout,m,n,k,what", COLUMN_SUMS, ids=[c[-1] for c in COLUMN_SUMS])
+def test_column_sums_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layout, m, n, k, what, stages):
+    """Flag 32: E[n] = sum_k B[k, n] from the swizzled B tiles in shared memory, in the HMMA kernel's
+    association (four row groups k mod 4, then (s0 + s1) + (s2 + s3)): E and D bit for bit."""
+    from bobc.sass.generate import gemm
+    rng = np.random.default_rng(m + n + k)
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    a, b = cp.asarray(base.halves(rng, a_rows * a_cols)), cp.asarray(base.halves(rng, k * n, 0.05))
+    d, e = cp.zeros(m * n, dtype=cp.float32), cp.zeros(n, dtype=cp.float32)
+    block = gemm.pack_parameters(A=a.data.ptr, B=b.data.ptr, D=d.data.ptr, E=e.data.ptr, M=m, N=n, K=k,
+                                 lda=a_cols, ldb=n, ldd=n, flags=32)
+    theirs, ours = _run_both(sm90_kernels, target, layout, gemm.grid(m, n), block, {"D": d, "E": e}, stages)
+    np.testing.assert_array_equal(ours["E"].view(np.uint32), theirs["E"].view(np.uint32))
+    np.testing.assert_array_equal(ours["D"].view(np.uint32), theirs["D"].view(np.uint32))
+    reference = b.get().reshape(k, n).astype(np.float64).sum(axis=0)
+    assert np.allclose(ours["E"], reference, rtol=1e-5, atol=1e-3)

@@ -1036,6 +1036,16 @@ def _fence(out: _Text, why: str) -> None:
         out(instruction)
 
 
+def _group_rows(tiling_) -> list[tuple[list[int], int, int]]:
+    """The epilogue's row groups with each group's 8-row index from the lane's first row."""
+    out, row = [], 0
+    for index, (values, column, advance) in enumerate(tiling_.row_groups()):
+        row += advance // 8 if index else 0
+        out.append((values, column, row))
+    assert len(out) == 4, "four groups of 8 rows a lane"
+    return out
+
+
 def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
     the S blocks adds W's S partials in split order and goes on to the epilogue."""
@@ -1059,11 +1069,9 @@ def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
         at = PARTIAL + 2 * group
         out(f"IADD3 R{at}, P6, R{SUM_AT + 2 * group}, R{T0}, RZ")
         out(f"IADD3.X R{at + 1}, RZ, R{SUM_AT + 2 * group + 1}, RZ, P6, !PT")
-    n_tiles = tiling_.n_tiles
-    for group in range(4):                      # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
-        mi, h = divmod(group, 2)
-        for nt in range(n_tiles):
-            out(f"STG.E.64 [R{PARTIAL + 2 * group}.64+{32 * nt:#x}], R{tiling_.acc(mi, nt) + 2 * h}")
+    for values, column, row in _group_rows(tiling_):     # row: the group's 8 rows, from the lane's first
+        for nt in range(len(values) // 2):
+            out(f"STG.E.64 [R{PARTIAL + 2 * row}.64+{32 * nt + 4 * column:#x}], R{values[2 * nt]}")
     _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
@@ -1128,7 +1136,7 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"LEA R{STAGED_AT}, R{T1}, R{STAGED_AT}, 0x2")
     out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, {SHARED_BASE:#x}, RZ", "its first value of a staged partial")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
-    for i in range(tiling_.accumulators):
+    for i in range(sum(len(values) for values, _, _ in tiling_.row_groups())):
         out(f"MOV R{ACC + i}, RZ")
     out.label("split_sum")
     out(f"MOV R{COPY_FROM}, R{STAGE_FROM}")
@@ -1152,17 +1160,16 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out("LDGDEPBAR")
     out("DEPBAR.LE SB0, 0x0", "this thread's copies have landed")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "everyone's")
-    n_tiles = tiling_.n_tiles
+    groups = _group_rows(tiling_)
     for q in range(per_round):
         guard = "" if q == 0 else f"@P{q - 1} "
-        for group in range(4):                  # rows l/4 + 8 group: (mi, h) = (group / 2, group % 2)
-            for nt in range(n_tiles):
-                offset = q * tile_bytes_ + 8 * group * STAGED_PITCH + 32 * nt
+        for group, (values, column, row) in enumerate(groups):
+            for nt in range(len(values) // 2):
+                offset = q * tile_bytes_ + 8 * row * STAGED_PITCH + 32 * nt + 4 * column
                 out(f"{guard}LDS.64 R{PARTIAL + 8 * group + 2 * nt}, [R{STAGED_AT}+{offset:#x}]")
-        for group in range(4):
-            mi, h = divmod(group, 2)
-            for nt in range(n_tiles):
-                v = tiling_.acc(mi, nt) + 2 * h
+        for group, (values, column, row) in enumerate(groups):
+            for nt in range(len(values) // 2):
+                v = values[2 * nt]
                 t = PARTIAL + 8 * group + 2 * nt
                 out(f"{guard}FADD R{v}, R{v}, R{t}", f"+ W[j + {q}]" if group == nt == 0 else "")
                 out(f"{guard}FADD R{v + 1}, R{v + 1}, R{t + 1}")

@@ -32,10 +32,15 @@ Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns 
 8 j + 2 (l % 4), +1 (the HMMA.16816 C fragment's layout, eight of them across 64 columns), so
 the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
 
-Not yet served here (the generator refuses the variants' flags in pack_parameters' sense: the
-kernel's contract declares them, its code ignores them): split K (flag 16) and the column sums
-of B (flag 32).  Control codes: the asynchronous opcodes carry the codes ptxas writes for them
-(compiler/bobc/sass/README.md's table); the rest are bobc.sass.schedule's.
+Split K (flag 16) is gemm.py's: each split's partial to W[z], the ticket, the last block's sum
+staged through the ring (split_partials a round).  The column sums of B (flag 32; nn, tn) are
+read from the swizzled B tiles as each step lands, in gemm.py's association (four row groups
+k mod 4 from +0 in increasing k, then (s0 + s1) + (s2 + s3)), and stored by gemm.py's code.
+On the H200 every output of every flag is bit for bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py):
+HGMMA adds a k16 step's products into an accumulator as HMMA.16816 does.  Control codes: the
+asynchronous opcodes carry the codes ptxas writes for them (compiler/bobc/sass/README.md's table);
+the rest are bobc.sass.schedule's, which holds a uniform result 9 cycles before an asynchronous
+unit reads it (ASYNC_UNIFORM_READ).
 """
 from __future__ import annotations
 
@@ -44,8 +49,9 @@ import sys
 from pathlib import Path
 
 from . import gemm
-from .gemm import (ACC, CTA_M, CTA_N, CTA_Z, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS, SHARED_BASE, T0, TID,
-                   TILE_N, VARIANTS, Variant, _epilogue, _half, _p, _Text)
+from .gemm import (ACC, COPY_PAIRS, CTA_M, CTA_N, CTA_Z, E_SUM0, E_SUM1, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS,
+                   SHARED_BASE, STAGED_PITCH, T0, TID, TILE_N, VARIANTS, Variant, _column_sums_store, _epilogue,
+                   _half, _p, _split, _Text)
 
 TILE_M = 64
 STEP_K = 64                      # k a step: one 128-byte swizzled row of binary16
@@ -70,26 +76,29 @@ U_N0, U_M0, U_Z, U_CTA, U_RING, U_BARS = 6, 7, 13, 22, 14, 15
 U_COPY, U_DESC, U_STEP, U_STAGE, U_MAP_A, U_MAP_B, U_INIT = 8, 16, 20, 21, 24, 26, 28
 
 
-# Diagnostic knobs (bench/gpu/sm90_gemm_bisect.py): the barriers before the ring, as ptxas lays
-# out a kernel's static mbarriers before its dynamic tiles; an ELECT loop around each copy, as
-# ptxas issues UTMALDG.
-BARRIERS_FIRST = False
-ELECT_COPIES = False
-TMA_RANK = 3
-_labels = [0]
-
-
 def ring_base(stages: int) -> int:
-    return SHARED_BASE + 1024 if BARRIERS_FIRST else SHARED_BASE
+    """The ring's first byte (the system's first KiB below it); its mbarriers follow it."""
+    return SHARED_BASE
 
 
 def barriers_base(stages: int) -> int:
-    return SHARED_BASE if BARRIERS_FIRST else SHARED_BASE + stages * STAGE_BYTES
+    return SHARED_BASE + stages * STAGE_BYTES
 
 
 def shared_bytes(stages: int = STAGES) -> int:
     """A block's shared memory, the system's first KiB included: the ring and its barriers."""
-    return max(ring_base(stages) + stages * STAGE_BYTES, barriers_base(stages) + 8 * stages)
+    return barriers_base(stages) + 8 * stages
+
+
+# Column sums (flag 32) in the loop: the thread's column's byte offsets in a swizzled B tile for its
+# two row groups, each at rows k = g (mod 8) and g + 4 (mod 8); the stage's B tile; four rows' values
+SUM_OFFSETS, SUM_TILE, SUM_HALVES = 48, 52, 53
+
+
+def split_partials(stages: int) -> int:
+    """Partial tiles the ring stages at once in the last split block's sum (gemm._split_sum):
+    64 rows of STAGED_PITCH each, eight 16-byte copies a thread a partial (COPY_PAIRS registers)."""
+    return max(1, min(stages * STAGE_BYTES // (TILE_M * STAGED_PITCH), COPY_PAIRS // 8))
 
 
 class WarpgroupTiling:
@@ -159,20 +168,66 @@ def _copy_step(out: _Text, variant: Variant, step: str, stages: int) -> None:
         first, second = (f"UR{U_STAGE}", f"UR{outer}") if along_k else (f"UR{outer}", f"UR{U_STAGE}")
         out(f"UMOV UR{U_COPY + 2}, {first}")
         out(f"UMOV UR{U_COPY + 3}, {second}")
-        if TMA_RANK == 3:
-            out(f"UMOV UR{U_COPY + 4}, UR{U_Z}")
-        if ELECT_COPIES:
-            _labels[0] += 1
-            out("PLOP3.LUT P2, PT, PT, PT, PT, 0x80, 0x0")
-            out.label(f"elect_{_labels[0]}")
-            _x(out, "[B------:R-:W-:-:S01]", "@P2 ELECT P3, URZ, PT")
-        _x(out, "[B------:R3:W-:-:S10]", f"UTMALDG.{TMA_RANK}D [UR{U_COPY}], [UR{map_}]", f"{name}'s 64 x 64 tile")
-        if ELECT_COPIES:
-            out("@P3 PLOP3.LUT P2, PT, P3, PT, PT, 0x8, 0x0")
-            out("PLOP3.LUT P3, PT, PT, PT, PT, 0x8, 0x0")
-            out(f"@P2 BRA.U.ANY elect_{_labels[0]}")
+        out(f"UMOV UR{U_COPY + 4}, UR{U_Z}")
+        _x(out, "[B------:R3:W-:-:S10]", f"UTMALDG.3D [UR{U_COPY}], [UR{map_}]", f"{name}'s 64 x 64 tile")
         if name == "A":
             out(f"UIADD3 UR{U_COPY}, UR{U_COPY}, {TILE_BYTES:#x}, URZ", "B's tile")
+
+
+def _column_sums_setup(out: _Text) -> None:
+    """Flag 32 (nn, tn: B stored K x N, its tile 64 k rows of 128 swizzled bytes): P2 = flag 32
+    without 16, in the first row tile of batch 0 (gemm's rule); thread t sums column c = t % 64 over
+    row groups g = 2 (t / 64) and g + 1 (rows k = g mod 4, in increasing k: gemm's association);
+    the byte of (k, c) in a tile is k 128 + ((c / 8) ^ (k % 8)) 16 + 2 (c % 8), so each group's
+    rows take two offsets, k % 8 = g and g + 4, plus 1 KiB for every 8 rows."""
+    out.note(f"column sums of B (flag {FLAG_COLUMN_SUMS}): thread t adds column t%64, row groups 2(t/64), +1")
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT | FLAG_COLUMN_SUMS:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.EQ.U32.AND P2, PT, R{T0}, {FLAG_COLUMN_SUMS:#x}, PT", f"flag {FLAG_COLUMN_SUMS}, not split")
+    out(f"ISETP.EQ.U32.AND P2, PT, R{CTA_M}, RZ, P2", "the first row tile")
+    out(f"ISETP.EQ.U32.AND P2, PT, R{CTA_Z}, RZ, P2", "batch 0")
+    c, g, chunk, within = T0, T0 + 1, T0 + 2, T0 + 3
+    out(f"LOP3.LUT R{c}, R{TID}, 0x3f, RZ, 0xc0, !PT", "column c = t % 64")
+    out(f"SHF.R.U32.HI R{g}, RZ, 0x6, R{TID}")
+    out(f"SHF.L.U32 R{g}, R{g}, 0x1, RZ", "g = 2 (t / 64)")
+    out(f"SHF.R.U32.HI R{chunk}, RZ, 0x3, R{c}", "c / 8: its 16-byte chunk")
+    out(f"LOP3.LUT R{within}, R{c}, 0x7, RZ, 0xc0, !PT")
+    out(f"SHF.L.U32 R{within}, R{within}, 0x1, RZ", "2 (c % 8): its byte in the chunk")
+    for index, (group, parity) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        at = SUM_OFFSETS + index
+        out(f"IADD3 R{at}, R{g}, {group + 4 * parity:#x}, RZ", f"row g{' + 1' if group else ''}"
+            f"{' + 4' if parity else ''}")
+        out(f"LOP3.LUT R{c}, R{chunk}, R{at}, RZ, 0x3c, !PT", "chunk ^ (row % 8)")
+        out(f"SHF.L.U32 R{c}, R{c}, 0x4, RZ")
+        out(f"IMAD R{at}, R{at}, 0x80, R{c}", "row 128 + swizzled chunk 16")
+        out(f"IADD3 R{at}, R{at}, R{within}, RZ")
+    out(f"MOV R{E_SUM0}, RZ")
+    out(f"MOV R{E_SUM1}, RZ")
+
+
+def _column_sums_step(out: _Text, stages: int) -> None:
+    """P2: add this step's 16 rows of each of the thread's two row groups (B's tile, just landed,
+    read while the MMAs run; its stage is refilled only after the next step's block barrier)."""
+    out("@!P2 BRA sums_done")
+    out(f"LOP3.LUT R{SUM_TILE}, R{STEP}, {stages - 1:#x}, RZ, 0xc0, !PT")
+    out(f"SHF.L.U32 R{SUM_TILE}, R{SUM_TILE}, {(STAGE_BYTES.bit_length() - 1):#x}, RZ")
+    out(f"IADD3 R{SUM_TILE}, R{SUM_TILE}, {ring_base(stages) + TILE_BYTES:#x}, RZ", "the step's B tile")
+    for index in range(SUM_OFFSETS, SUM_OFFSETS + 4):
+        out(f"IADD3 R{index}, R{index}, R{SUM_TILE}, RZ")
+    for i in range(0, 16, 2):                # rows g + 4 i, g + 4 (i + 1) of each group
+        for group in range(2):
+            for parity in range(2):
+                offset = SUM_OFFSETS + 2 * group + parity
+                out(f"LDS.U16 R{SUM_HALVES + 2 * group + parity}, [R{offset}+{(i // 2) * 1024:#x}]",
+                    f"rows +{4 * i} and +{4 * i + 4}" if group == parity == 0 else "")
+        for h in range(4):
+            out(f"HADD2.F32 R{SUM_HALVES + h}, -RZ, R{SUM_HALVES + h}.H0_H0", "binary16 -> binary32, exact" if h == 0 else "")
+        for group, total in ((0, E_SUM0), (1, E_SUM1)):
+            out(f"FADD R{total}, R{total}, R{SUM_HALVES + 2 * group}")
+            out(f"FADD R{total}, R{total}, R{SUM_HALVES + 2 * group + 1}", "in increasing k" if group == 0 else "")
+    for index in range(SUM_OFFSETS, SUM_OFFSETS + 4):
+        out(f"IADD3 R{index}, R{index}, -R{SUM_TILE}, RZ")
+    out.label("sums_done")
 
 
 def _barrier_of(out: _Text, stages: int) -> None:
@@ -197,8 +252,8 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         f"// sm_90's variant of {variant.identity(prefix)}.sass (the same launch and parameter words, "
         "the same results' formula):",
         f"//   {variant.formula}   ({variant.uses})",
-        "//   then the epilogue of bobc.sass.generate.gemm (alpha, flags 1, 2, 4, 8, 64, 128).",
-        f"//   Flags {FLAG_SPLIT} (split K) and {FLAG_COLUMN_SUMS} (column sums) are not served yet.",
+        "//   then the epilogue, split K and column sums of bobc.sass.generate.gemm (every flag; each",
+        "//   output bit for bit the HMMA kernel's).",
         f"// Launch: block ({BLOCK_THREADS}, 1, 1), grid (N/64, M/64, batches); shared memory {shared_bytes(stages)} "
         f"bytes ({SHARED_BASE:#x} reserved + {stages} stages of {STAGE_BYTES} + {8 * stages} of mbarriers).",
         "// Contract (bobc.certify.kernels): the parameter words, from the parameter base.",
@@ -217,7 +272,6 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     out(f"S2UR UR{U_CTA}, SR_CgaCtaId")
     out(f"USHF.L.U32 UR{U_N0}, UR{U_N0}, 0x6, URZ", "n0 = 64 blockIdx.x")
     out(f"USHF.L.U32 UR{U_M0}, UR{U_M0}, 0x6, URZ", "m0 = 64 blockIdx.y")
-    _labels[0] = 0
     _cluster_address(out, U_RING, ring_base(stages))
     _cluster_address(out, U_BARS, barriers_base(stages))
     out(f"ULDC.64 UR{U_MAP_A}, c[0x0][param+{8 * MAP_WORDS['A']:#x}]", "A's tensor map")
@@ -257,6 +311,8 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         out(f"UIADD3 UR{U_STEP}, UR{U_STEP}, 0x1, URZ")
     out.label("prologue_done")
     out("BSYNC B0")
+    if variant.column_sums:
+        _column_sums_setup(out)
     out(f"MOV R{STEP}, RZ")
     out(f"UMOV UR{U_STEP}, URZ")
     _barrier_of(out, stages)
@@ -280,6 +336,8 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         if not last:
             out(f"UIADD3 UR{U_DESC}, UR{U_DESC}, {K16_K if a_k else K16_MN:#x}, URZ")
             out(f"UIADD3 UR{U_DESC + 2}, UR{U_DESC + 2}, {K16_K if b_k else K16_MN:#x}, URZ")
+    if variant.column_sums:
+        _column_sums_step(out, stages)
     _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "the previous step's MMAs are done")
     out.note("the previous step's stage is free: thread 0 refills it with the step `stages` further on")
     out(f"ISETP.EQ.U32.AND P0, PT, R{STEP}, RZ, PT")
@@ -300,8 +358,17 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     out(f"ISETP.LT.U32.AND P0, PT, R{STEP}, R{STEPS}, PT")
     out("@P0 BRA step")
     _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "every MMA is done")
-    _epilogue(out, WarpgroupTiling(), bias_at=92)
+    out(f"MOV R{T0}, {_p('flags')}")
+    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
+    tiling_ = WarpgroupTiling()
+    if variant.column_sums:
+        out("PLOP3.LUT P1, PT, P2, PT, PT, 0x80, 0x0", "the column sums' predicate, as gemm's store takes it")
+        _column_sums_store(out, tiling_)
+    out("@P3 BRA split")
+    _epilogue(out, tiling_, bias_at=92)
     out("EXIT")
+    _split(out, tiling_, split_partials(stages))
     return "\n".join(header + out.lines) + "\n"
 
 
