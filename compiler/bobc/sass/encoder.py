@@ -262,7 +262,7 @@ class Encoder:
             elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
                 self._put_memory(inst, placed, operand, spec)
             elif name in ("MemUA", "MemU24", "MemU32"):
-                self._put_uniform_address(inst, placed, operand, spec)
+                self._put_uniform_address(inst, placed, operand, spec, name)
             elif name == "Rc":
                 if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs:
                     raise EncodeProblem(f"{inst.opcode}'s accumulator is a plain vector register, found {operand}")
@@ -404,7 +404,7 @@ class Encoder:
         elif mem.desc is not None:
             raise EncodeProblem(f"{inst.opcode} takes no memory descriptor here")
 
-    def _put_uniform_address(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict) -> None:
+    def _put_uniform_address(self, inst: Instruction, placed: Placed, mem: Mem, spec: dict, slot: str = "") -> None:
         """[URn] or [URn+offset]: an address held in a uniform register (sm_90's SYNCS.EXCH and
         TMA instructions), the register in `ubase`, an offset only where the spec has one."""
         if mem.base is not None or mem.uoffset is None or mem.desc is not None:
@@ -412,7 +412,9 @@ class Encoder:
                                 + (" or [URn+offset]" if "offset" in spec else ""))
         placed.put(*spec["ubase"], mem.uoffset.index, "uniform address register")
         if mem.uoffset.index != 63:
-            placed.reads.append(("UR", mem.uoffset.index, 1))
+            count = next((n for (opcode, shape, operand), n in L.UNIFORM_ADDRESS_READS.items()
+                          if opcode == inst.opcode and shape in inst.modifiers and operand == slot), 1)
+            placed.reads.append(("UR", mem.uoffset.index, count))
         if "offset" in spec:
             lsb, width = spec["offset"]
             if not -(1 << (width - 1)) <= mem.offset < 1 << (width - 1):

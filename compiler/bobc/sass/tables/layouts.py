@@ -224,6 +224,13 @@ SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
 DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
 # Global accesses carry a memory descriptor (desc[URn]; hidden in sm_86 text).
 DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
+# Uniform registers a [URn] operand reads beyond URn (the scheduler's dependences): UTMALDG's first
+# operand is a block -- shared address, mbarrier, then one coordinate a dimension (ptxas: UTMALDG.2D
+# [UR20] with UR20..UR23 set before it, .3D [UR8] with UR8..UR12) -- and its tensor map is a 64-bit
+# address (ULDC.64 URm..URm+1).  (opcode, dimensionality, operand) -> registers read.
+UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU32"): 5,
+                         ("UTMALDG", "2D", "MemU24"): 2, ("UTMALDG", "3D", "MemU24"): 2}
+
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
 UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
