@@ -377,15 +377,22 @@ def test_device_images_declare_each_products_shared_memory_and_parameter_room(tm
     """Coppelius.Build.DeviceImages gives each product region the shared memory its ring needs
     (a QMD with less would let the kernel address past its block's window), and every launch
     room for the fifteen parameter words."""
-    from bobc.language import Intrinsics, load_program
+    from bobc.language import load_program
+    from bobc.plan.intrinsics import default_intrinsics
+    from bobc.sass.generate import gemm_sm90
+    from bobc.targets import SM86, SM90
     probe = tmp_path / "Probe.bob"
     probe.write_text("module Probe\n\nimport Coppelius.Build.DeviceImages\nimport Coppelius.Build.Graph\n\n"
                      + "".join(f"def shared{k} : Nat = (coppeliusKernelSharedBytes {k})\n" for k in range(3))
                      + "def room : Nat = cgParameterBytes\n", encoding="utf-8")
-    program = load_program(probe, include=[REPO / "examples" / "coppelius"], intrinsics=Intrinsics())
-    for k, layout in enumerate(("nn", "nt", "tn")):
-        assert program.value(f"shared{k}").value == gemm.shared_bytes(gemm.VARIANTS[layout]), layout
-    assert program.value("room").value >= gemm.PARAMETER_BYTES
+    for target in (SM86, SM90):
+        program = load_program(probe, include=[REPO / "examples" / "coppelius"], target=target,
+                               intrinsics=default_intrinsics())
+        for k, layout in enumerate(("nn", "nt", "tn")):
+            needs = gemm.shared_bytes(gemm.VARIANTS[layout]) if target is SM86 else gemm_sm90.shared_bytes()
+            assert program.value(f"shared{k}").value == needs, (target.name, layout)
+        # the words the sm_90 variants' tensor maps take (17, 18) fit the launches' parameter room
+        assert program.value("room").value >= gemm.PARAMETER_BYTES + 16
 
 
 def test_the_models_split_rule_is_the_generators():

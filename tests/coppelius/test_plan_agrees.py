@@ -121,15 +121,20 @@ def test_large_numbers_and_arena_agree(tmp_path):
     check_numbers(load(tmp_path, EXAMPLE / "large"), LARGE)
 
 
-def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path):
-    """Each device region's shared memory is what its kernel uses (the products' tile rings,
-    bobc.sass.generate.gemm.shared_bytes; none for the others), its block the launches' block,
+@pytest.mark.parametrize("target_name", ["sm_86", "sm_90"])
+def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
+    """Each device region's shared memory is what its kernel for the build's target uses (the
+    products ask their kernel's `.shared`: on sm_86 the HMMA kernels' tile rings,
+    bobc.sass.generate.gemm.shared_bytes, on sm_90 their TMA + warpgroup-MMA variants' ring,
+    gemm_sm90.shared_bytes; none for the others), its block the launches' block,
     and its register budget the source's `.registers` (a QMD that declares less shared memory
     than the kernel touches faults on the GPU; registers declared beyond the kernel's lower how
     many of its blocks an SM holds)."""
     import re
 
-    from bobc.sass.generate import gemm
+    from bobc.plan.intrinsics import default_intrinsics
+    from bobc.sass.generate import gemm, gemm_sm90
+    from bobc.targets import TARGETS
 
     from .conftest import EXAMPLE as example
     count = 16
@@ -138,14 +143,16 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path):
         f"def block{k} : Nat = (coppeliusKernelBlockX {k})\ndef registers{k} : Nat = (coppeliusKernelRegisters {k})\n"
         for k in range(count)) + "def count : Nat = coppeliusKernelCount\n"
     (tmp_path / "Probe.bob").write_text(text, encoding="utf-8")
-    program = load_program(tmp_path / "Probe.bob", include=[example], intrinsics=Intrinsics())
+    program = load_program(tmp_path / "Probe.bob", include=[example], target=TARGETS[target_name],
+                           intrinsics=default_intrinsics())
     assert program.value("count").value == count
     blocks = {l.kernel: l.block for p in graph.pieces(SMALL) for l in p.launches}
     for k in range(count):
         name = program.value(f"name{k}").value.decode()
         assert name in blocks, f"{name}: a region no launch uses (the encoder would prune it)"
         variant = gemm.VARIANTS.get(name.removeprefix("coppelius-gemm-")) if name.startswith("coppelius-gemm-") else None
-        assert program.value(f"shared{k}").value == (gemm.shared_bytes(variant) if variant else 0), name
+        needs = (gemm.shared_bytes(variant) if target_name == "sm_86" else gemm_sm90.shared_bytes()) if variant else 0
+        assert program.value(f"shared{k}").value == needs, name
         assert program.value(f"block{k}").value == blocks[name], name
         source = (example / "Realization/Nvidia/SM86" / f"{name}.sass").read_text(encoding="utf-8")
         declared = int(re.search(r"^\.registers (\d+)", source, re.M).group(1))

@@ -47,8 +47,8 @@ class _Encoders:
         self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
         self.images: dict = {}       # (plan without component, target name) -> images
 
-    def kernel(self, value, context):
-        r = _Reader(context.program, "compiler-native-encode (family SM86Program)")
+    def _assembled(self, value, context, what: str):
+        r = _Reader(context.program, what)
         v = r.con(value, "SM86Program", "the program")
         source = r.text(v.fields[0], "the kernel's source")
         r.text(v.fields[1], "the kernel's name")       # checked; the source is what is assembled
@@ -59,7 +59,24 @@ class _Encoders:
             assembled = assemble_kernel(path, context.target)
             self.kernels[key] = assembled
             self.by_code[bytes(assembled.code)] = assembled
-        return VBytes(bytes(self.kernels[key].code))
+        return path, self.kernels[key]
+
+    def kernel(self, value, context):
+        _, assembled = self._assembled(value, context, "compiler-native-encode (family SM86Program)")
+        return VBytes(bytes(assembled.code))
+
+    def shared_memory(self, value, context):
+        """The `.shared` bytes the kernel's source for the build's target declares (4 bytes, little
+        endian): a plan asks its region for what the target's kernel needs (a per-target variant
+        may need more or less than the base: docs/kernel-contracts.md)."""
+        what = "compiler-native-encode (family SM86ProgramSharedMemory)"
+        r = _Reader(context.program, what)
+        v = r.con(value, "SM86ProgramSharedMemory", "the query")
+        path, assembled = self._assembled(v.fields[0], context, what)
+        if assembled.shared_bytes is None:
+            raise BobcError(f"{path} declares no shared memory, and a plan asks for it",
+                            hint="add `.shared BYTES` to the kernel source (0 when it uses none)")
+        return VBytes(assembled.shared_bytes.to_bytes(4, "little"))
 
     def whole_program(self, value, context):
         plan = extract_whole_program(context.program, value,
@@ -80,6 +97,7 @@ def default_intrinsics() -> Intrinsics:
     registry = Intrinsics()
     registry.encoders = encoders
     registry.register("SM86Program", encoders.kernel)
+    registry.register("SM86ProgramSharedMemory", encoders.shared_memory)
     registry.register("NvidiaWholeProgramPlan", encoders.whole_program)
     from ..native.writer import encode_native_program, encode_resource_host
 

@@ -4,6 +4,7 @@ Source files (`assemble_kernel`) may start with directives:
 
     .kernel scale_rows          // the kernel's name (the cubin symbol)
     .registers 24               // a register budget the kernel must fit
+    .shared 39936               // the shared memory a block needs (what a plan may ask for it)
 
 `assemble` takes the text alone.  Registers are reported as ptxas reports
 REGCOUNT: the highest vector register used + 1 + RESERVED_REGISTERS (ptxas
@@ -51,6 +52,7 @@ class Assembled:
     register_budget: int | None = None
     labels: dict[str, int] = field(default_factory=dict)
     highest_register_span: Span | None = None   # the first instruction using the highest register
+    shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
 
 
 def _arch_of(target) -> str:
@@ -119,6 +121,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     lines = parse_source(text, str(path))
     name = None
     declared = None
+    shared = None
     if is_listing(lines):
         kernels = split_listing(lines)
         if kernel is None and len(kernels) == 1:
@@ -140,10 +143,18 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                 declared = int(value, 0)
             except ValueError:
                 raise BobcError(f".registers needs a number, found '{value}'", line.span) from None
+        elif key == ".shared":
+            try:
+                shared = int(value, 0)
+            except ValueError:
+                raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span) from None
+            if shared < 0:
+                raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span)
         else:
-            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers)", line.span)
+            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
+    result.shared_bytes = shared
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
         budget = min(budgets)

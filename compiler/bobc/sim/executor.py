@@ -57,7 +57,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
 NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "CGAERRBAR",
-                       "CCTL", "YIELD", "FENCE"})
+                       "CCTL", "YIELD", "FENCE", "WARPGROUP"})
 
 
 @dataclass
@@ -173,6 +173,7 @@ class Launch:
         self.bar_arrived: dict[tuple[int, int], int] = {}       # (block, barrier) -> BAR.ARV arrivals
         self.bar_reduction: dict[tuple[int, int], str] = {}     # (block, barrier) -> POPC / AND / OR
         self.per_block = per_block
+        self.mbarriers: dict[tuple[int, int], list[int]] = {}   # (block, offset) -> [pending, count, tx, phase]
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
 
     # ------------------------------------------------------------ operands
@@ -1153,6 +1154,173 @@ class Launch:
             for r in range(2):
                 value = _pack(D[:, g + 8 * r, 2 * t], D[:, g + 8 * r, 2 * t + 1]).reshape(-1)
                 self._dst(ins, o[0], value, lanes if mask is not True else mask, r)
+
+    # ------------------------------------------------------------ sm_90's asynchronous units
+    # Executed when they issue, as every other access here: a TMA copy lands and completes its
+    # bytes on its mbarrier at once, a warpgroup MMA writes its accumulators at once (so
+    # WARPGROUP.ARRIVE / DEPBAR have nothing to wait for).  Shared addresses of the cluster-wide
+    # form (CgaCtaId << 24 | offset) are this block's offsets (one block a cluster).
+    def _uniform(self, index: int, lanes) -> np.ndarray:
+        """A uniform register's value for each block whose warp executes (one value a block)."""
+        return self._ureg(index)[lanes]
+
+    def _first_lanes(self, mask):
+        """One executing thread of each executing warp."""
+        executing = np.ones(self.threads, dtype=bool) if mask is True else mask
+        per_warp = executing.reshape(-1, WARP)
+        warps = np.nonzero(per_warp.any(axis=1))[0]
+        return warps * WARP + per_warp[warps].argmax(axis=1)
+
+    def _mbarrier_state(self, ins, block: int, offset: int) -> list[int]:
+        state = self.mbarriers.get((block, offset))
+        if state is None:
+            self._fail(ins, f"an mbarrier at shared {offset:#x} used before SYNCS.EXCH set it up")
+        return state
+
+    @staticmethod
+    def _mbarrier_step(state: list[int]) -> None:
+        """A phase completes once every expected arrival came and no transaction bytes are due."""
+        if state[0] <= 0 and state[2] == 0:
+            state[0], state[3] = state[1], state[3] ^ 1
+
+    def op_SYNCS(self, ins, mods, o, mask):
+        kind = mods[0] if mods else ""
+        if kind == "EXCH" and "64" in mods:          # mbarrier.init: the 64-bit initial state
+            for lane in self._first_lanes(mask):
+                offset = int(self._shared_offsets(ins, o[1])[lane]) & 0xFFFFFF
+                low, high = int(self._ureg(o[2].index)[lane]), int(self._ureg(o[2].index + 1)[lane])
+                count = 0x100000 - (low >> 1)
+                if low != (0x100000 - count) << 1 or high != ((0x100000 - count) << 11) & 0xFFFFFFFF:
+                    self._fail(ins, f"mbarrier initial state {high:#x}:{low:#x} is not one of a fresh barrier's", Unmodeled)
+                self.mbarriers[(int(self.block[lane]), offset)] = [count, count, 0, 0]
+            return None
+        if kind == "ARRIVE" and "TRANS64" in mods:    # each executing thread arrives (A1T0: no bytes)
+            threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
+            offsets = self._shared_offsets(ins, o[1])
+            for lane in threads:
+                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF)
+                state[0] -= 1
+                if "A1T0" not in mods:
+                    state[2] += int(self._reg(ins, o[2].index)[lane]) if o[2].index != RZ else 0
+                self._mbarrier_step(state)
+            return None
+        if kind == "PHASECHK" and "TRYWAIT" in mods:   # P = the phase of parity R[31] has completed
+            offsets = self._shared_offsets(ins, o[1])
+            parity = (np.asarray(self._reg(ins, o[2].index)) >> 31) & 1
+            done = np.zeros(self.threads, dtype=bool)
+            for lane in np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]:
+                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF)
+                done[lane] = state[3] != parity[lane]
+            self._dst(ins, o[0], done, mask)
+            return None
+        self._unmodeled(ins)
+
+    def op_UTMALDG(self, ins, mods, o, mask):
+        """A tiled TMA copy: the box at the coordinates, from the tensor map at [URm] (decoded by
+        bobc.nvidia.tensor_map), out-of-bounds elements zero, into shared memory under the map's
+        swizzle (the 16-byte chunk of a 128-byte row XOR the row's address bits 7..9), then its
+        bytes complete on the mbarrier."""
+        from ..nvidia.tensor_map import DATA_TYPES, decode
+        rank = {"1D": 1, "2D": 2, "3D": 3, "4D": 4, "5D": 5}.get(mods[0] if mods else "")
+        if rank is None or len(o) != 2 or o[0].ureg == URZ or o[1].ureg == URZ:
+            self._unmodeled(ins)
+        a, m = o[0].ureg, o[1].ureg
+        for lane in self._first_lanes(mask):
+            block = int(self.block[lane])
+            destination = int(self._ureg(a)[lane]) & 0xFFFFFF
+            barrier = int(self._ureg(a + 1)[lane]) & 0xFFFFFF
+            coords = [int(np.int32(self._ureg(a + 2 + i)[lane])) for i in range(rank)]
+            where = int(self._ureg(m)[lane]) | int(self._ureg(m + 1)[lane]) << 32
+            f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
+            if f["RANK_MINUS_ONE"] + 1 != rank or f["INTERLEAVE"]:
+                self._fail(ins, f"a rank-{f['RANK_MINUS_ONE'] + 1} tensor map (interleave {f['INTERLEAVE']}) "
+                                f"under a {rank}-D copy", Unmodeled)
+            size = next(b for code, b, tf in DATA_TYPES.values() if code == f["DATA_TYPE"])
+            dims = [f[f"DIM_MINUS_ONE({i})"] + 1 for i in range(rank)]
+            box = [f[f"BOX_MINUS_ONE({i})"] + 1 for i in range(rank)]
+            strides = [size] + [(f[f"STRIDE_LOW({i})"] | f[f"STRIDE_HIGH({i})"] << 32) << 4 for i in range(rank - 1)]
+            if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
+                self._fail(ins, "a tensor map with element strides", Unmodeled)
+            tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
+            row = box[0] * size
+            for index in np.ndindex(*reversed(box[1:])):
+                outer = list(reversed(index))
+                at = [c + i for c, i in zip(coords[1:], outer)]
+                if any(not 0 <= x < d for x, d in zip(at, dims[1:])):
+                    continue
+                start = f["GLOBAL_ADDRESS"] + sum(x * s for x, s in zip(at, strides[1:]))
+                first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
+                if first >= last:
+                    continue
+                linear = sum(i * int(np.prod(box[:k + 1])) for k, i in enumerate(outer)) * size
+                data = np.frombuffer(self.memory.read(start + first * size, (last - first) * size,
+                                                      f"{self.g.name}: {ins.text}"), dtype=np.uint8)
+                tile[linear + (first - coords[0]) * size:linear + (last - coords[0]) * size] = data
+            span = {0: 0, 1: 32, 2: 64, 3: 128}[f["SWIZZLE"]]
+            offsets = destination + np.arange(tile.size)
+            if span:
+                offsets = offsets ^ (((offsets >> 7) & (span // 16 - 1)) << 4)
+            if destination % 128 or destination + tile.size > self.shared_bytes:
+                self._fail(ins, f"a copy of {tile.size} bytes to shared {destination:#x} (128-byte aligned, "
+                                f"within the block's {self.shared_bytes})")
+            self.shared[block * self.shared_bytes + offsets] = tile
+            state = self._mbarrier_state(ins, block, barrier)
+            state[2] -= tile.size
+            self._mbarrier_step(state)
+        return None
+
+    def _descriptor_matrix(self, descriptor: int, rows: int, cols: int, transposed: bool, block: int):
+        """The binary16 matrix a warpgroup-MMA descriptor names, as [k][rows] (K contiguous:
+        row r's k at start + (r // 8) stride + (r % 8) 128 + 2 k; transposed, M or N contiguous:
+        start + (r // 64) leading + (k // 8) stride + (k % 8) 128 + 2 (r % 64)), under its swizzle."""
+        start = (descriptor & 0x3FFF) << 4
+        leading = ((descriptor >> 16) & 0x3FFF) << 4
+        stride = ((descriptor >> 32) & 0x3FFF) << 4
+        span = {0: 0, 1: 128, 2: 64, 3: 32}[(descriptor >> 62) & 3]
+        r = np.arange(rows)[None, :]
+        k = np.arange(cols)[:, None]
+        if transposed:
+            address = start + (r // 64) * leading + (k // 8) * stride + (k % 8) * 128 + 2 * (r % 64)
+        else:
+            address = start + (r // 8) * stride + (r % 8) * 128 + 2 * k
+        if span:
+            address = address ^ (((address >> 7) & (span // 16 - 1)) << 4)
+        index = block * self.shared_bytes + address
+        words = self.shared[index] .astype(np.uint16) | (self.shared[index + 1].astype(np.uint16) << 8)
+        return words.view(np.float16).astype(np.float64)
+
+    def op_HGMMA(self, ins, mods, o, mask):
+        """Warpgroup MMA m64nNk16, binary16 operands from shared memory (gdesc: A at URn..n+1,
+        B at URn+2..n+3), binary32 accumulators: warp w of the warpgroup holds rows 16 w + l/4
+        (+8) and columns 8 j + 2 (l % 4), +1 in registers 4 j .. 4 j + 3.  Each k16 step's products
+        are summed exactly and added to the accumulator with one rounding, as op_HMMA does."""
+        shape = mods[0] if mods else ""
+        import re
+        m = re.fullmatch(r"64x(\d+)x16", shape)
+        if not m or "F32" not in mods or len(o) < 3 or o[1].kind != "gdesc" or any(x.kind not in ("gsb",) for x in o[3:]):
+            self._unmodeled(ins, f"{ins.full_opcode} (binary16 operands from shared memory, .F32, scale-d true)")
+        n = int(m.group(1))
+        warps = self._warps(ins, mask)
+        flags = o[1].name
+        g, t = np.arange(WARP) // 4, np.arange(WARP) % 4
+        for warp in np.nonzero(warps)[0]:
+            lane0 = warp * WARP
+            block = int(self.block[lane0])
+            desc = [int(self._ureg(o[1].index + i)[lane0]) for i in range(4)]
+            a = self._descriptor_matrix(desc[0] | desc[1] << 32, 64, 16, "tnspA" in flags, block)   # [k][m]
+            b = self._descriptor_matrix(desc[2] | desc[3] << 32, n, 16, "tnspB" in flags, block)    # [k][n]
+            quarter = (warp % 4) * 16
+            product = a[:, quarter:quarter + 16].T @ b                                               # [16][n]
+            for j in range(n // 8):
+                for h in range(2):
+                    for e in range(2):
+                        register = o[0].index + 4 * j + 2 * h + e
+                        columns = slice(lane0, lane0 + WARP)
+                        c = self.regs[register][columns].view(np.float32).astype(np.float64)
+                        with np.errstate(all="ignore"):
+                            d = (product[g + 8 * h, 8 * j + 2 * t + e] + c).astype(np.float32)
+                        self.regs[register][columns] = _u(d)
+        return None
 
     # ------------------------------------------------------------ warp collectives
     def op_SHFL(self, ins, mods, o, mask):

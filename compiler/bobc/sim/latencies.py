@@ -26,7 +26,8 @@ COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
 FP16 = frozenset({"HADD2", "HMUL2", "HFMA2", "HMNMX2"})           # FP16 / FP16_Alu / FP16_F32 rows agree
 DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
                        "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
-                       "B2R"})                     # B2R: DecoupledAgu in NAK's (commented) row
+                       "B2R",                      # B2R: DecoupledAgu in NAK's (commented) row
+                       "SYNCS"})                   # sm_90's mbarrier unit: its predicate on a scoreboard
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
 FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
@@ -35,7 +36,7 @@ UNIFORM_LOAD = frozenset({"ULDC"})
 KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R2UR"}
 # Readers whose register operands go through the address unit (DecoupledAgu).
 AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
-                         "LDGSTS", "LDL", "STL", "LD", "ST"})
+                         "LDGSTS", "LDL", "STL", "LD", "ST", "SYNCS"})
 DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
                                "R2UR"})
 

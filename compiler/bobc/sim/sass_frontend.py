@@ -106,6 +106,13 @@ def disassembly_text(code: bytes, arch: str) -> str:
 def parse_operand(text: str) -> Operand:
     t = text.strip()
     negate = False
+    if t.startswith("gdesc["):      # HGMMA's matrix descriptors: URn..URn+3, flags after (.tnspA ...)
+        m = re.fullmatch(r"gdesc\[UR(\d+)\]((?:\.\w+)*)", t)
+        if not m:
+            raise SimulationFault(f"cannot read matrix descriptor operand '{text}'")
+        return Operand("gdesc", index=int(m.group(1)), name=m.group(2))
+    if t == "gsb0":                 # warpgroup MMA's group scoreboard
+        return Operand("gsb", name=t)
     if t.startswith("desc["):
         m = re.fullmatch(r"desc\[UR(\d+)\](\[.*\])", t)
         if not m:

@@ -42,11 +42,12 @@ def reference_kernels() -> dict:
 def kernel_codes(arch: str) -> dict[bytes, str]:
     """Machine code -> kernel identity, for the 19 kernels assembled for `arch` (SM86, SM90)."""
     from bobc.kernel_cache import assemble_kernel
+    from bobc.kernel_search import variant_of, variant_suffix
     from bobc.targets import target_named
 
     target = target_named(ARCH_TARGETS[arch])
-    return {bytes(assemble_kernel(source, target).code): source.stem
-            for source in sorted(REALIZATION.glob("coppelius-*.sass"))}
+    return {bytes(assemble_kernel(variant_of(source, target), target).code): source.stem
+            for source in sorted(REALIZATION.glob("coppelius-*.sass")) if variant_suffix(source) is None}
 
 
 def launched_kernel(memory, described, qmd_address: int, at: str) -> str:

@@ -1290,6 +1290,7 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
         *_contract(variant, tiling_),
         f".kernel {variant.kernel(prefix)}",
         f".registers {REGISTERS}",
+        f".shared {shared_bytes(variant, tile_m)}",
     ]
     out("S2R R0, SR_TID.X")
     out("S2R R1, SR_CTAID.X", "64-column tile")
