@@ -291,6 +291,10 @@ class Launch:
             index = o.index + k if o.index != URZ else URZ
             if index == URZ:
                 return
+            # a descriptor pair overwritten in either half is a descriptor no more (ULDC.64 of the
+            # descriptor's word marks it again after writing it)
+            self.descriptor_loaded.discard(index)
+            self.descriptor_loaded.discard(index - 1)
             target, mask = self.uregs[index], self._warp_mask(mask)
         elif o.kind in ("pred", "upred"):
             if o.index == PT:
