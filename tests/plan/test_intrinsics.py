@@ -10,7 +10,7 @@ KERNELS = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 def test_registry_names():
     from bobc.plan.intrinsics import default_intrinsics
     assert default_intrinsics().names() == ["NativePhysicalProgram", "NvidiaResourceHost",
-                                            "NvidiaWholeProgramPlan", "SM86Program"]
+                                            "NvidiaWholeProgramPlan", "SM86Program", "SM86ProgramSharedMemory"]
 
 
 def test_kernel_is_assembled_or_refused_by_name():
