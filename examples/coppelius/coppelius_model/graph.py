@@ -262,8 +262,8 @@ class Builder:
                                      d, d, self.G(n + "wproj"), self.G(n + "bproj")),
                 self.gemm("nt", n + "do16 = dres16 Wproj^T", dres16, self.Hf(n + "wproj"), T, d, d, d, d,
                           Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
-                self.attention_backward(n + "ds16 = p (do16 v^T - rowsum(p do16 v^T)) / sqrt(dh), dq = ds16 k (per head)",
-                                        qkv16, self.at(n + "p"), dqkv16),
+                self.attention_backward(n + "dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) / sqrt(dh), dq = ds16 k "
+                                        "(per head)", qkv16, self.at(n + "p"), dqkv16),
                 self.gemm("tn", n + "dv = p16^T do16 (per head)", self.at(n + "p16"), self.at("do16"), T, dh, T, T, d,
                           D=self.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=WRITE_HALF, ldd=3 * d,
                           ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),

@@ -193,7 +193,8 @@ def _words(*words) -> "Launched":
 
 def _gemm_words(A, B, D, Dh, M, N, K, lda, ldb, ldd, ldh, flags, batches, sA, sB, sD, sH):
     """A coppelius-gemm parameter block (graph.Builder.gemm's words; alpha 1, no R, bias, E or U)."""
-    pair = lambda low, high: (low & 0xFFFFFFFF) | (high << 32)
+    def pair(low, high):
+        return (low & 0xFFFFFFFF) | (high << 32)
     alpha = int.from_bytes(np.float32(1.0).tobytes(), "little")
     return _words(A, B, D, Dh, D, D, pair(M, N), pair(K, flags), pair(lda, ldb), pair(ldd, ldh), pair(sA, sB),
                   pair(sD, sH), pair(alpha, batches), 0, 0, D, D)
@@ -219,8 +220,8 @@ def attention_backward(memory, launch):
     dh = head_dimension(scale)
     d = h * dh
     scratch = _Scratch(memory, 4 * h * t * t)
-    _gemm("nt")(scratch, _gemm_words(do16, qkv16 + 2 * 2 * d, SCRATCH_BASE, SCRATCH_BASE, t, t, dh, d, 3 * d, t, t, 0, h,
-                                     dh, dh, t * t, t * t))
+    _gemm("nt")(scratch, _gemm_words(do16, qkv16 + 2 * 2 * d, SCRATCH_BASE, SCRATCH_BASE, t, t, dh, d, 3 * d, t, t,
+                                     0, h, dh, dh, t * t, t * t))
     softmax_backward(scratch, _words(p, SCRATCH_BASE, ds16, h * t | (t << 32),
                                      int.from_bytes(np.float32(scale).tobytes(), "little")))
     _gemm("nn")(memory, _gemm_words(ds16, qkv16 + 2 * d, dqkv, dqkv16, t, dh, t, t, 3 * d, 3 * d, 3 * d, 4, h,
