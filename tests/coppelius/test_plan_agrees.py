@@ -126,7 +126,8 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
     """Each device region's shared memory is what its kernel for the build's target uses (the
     products ask their kernel's `.shared`: on sm_86 the HMMA kernels' tile rings,
     bobc.sass.generate.gemm.shared_bytes, on sm_90 their TMA + warpgroup-MMA variants' ring,
-    gemm_sm90.shared_bytes; none for the others), its block the launches' block,
+    gemm_sm90.shared_bytes; the others their source's `.shared`, none where it declares none:
+    coppelius-attention-backward's dP or k and dS), its block the launches' block,
     and its register budget the source's `.registers` (a QMD that declares less shared memory
     than the kernel touches faults on the GPU; registers declared beyond the kernel's lower how
     many of its blocks an SM holds)."""
@@ -150,10 +151,12 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
     for k in range(count):
         name = program.value(f"name{k}").value.decode()
         assert name in blocks, f"{name}: a region no launch uses (the encoder would prune it)"
+        source = (example / "Realization/Nvidia/SM86" / f"{name}.sass").read_text(encoding="utf-8")
         variant = gemm.VARIANTS.get(name.removeprefix("coppelius-gemm-")) if name.startswith("coppelius-gemm-") else None
-        needs = (gemm.shared_bytes(variant) if target_name == "sm_86" else gemm_sm90.shared_bytes()) if variant else 0
+        declared_shared = re.search(r"^\.shared (\d+)", source, re.M)
+        needs = ((gemm.shared_bytes(variant) if target_name == "sm_86" else gemm_sm90.shared_bytes()) if variant
+                 else int(declared_shared.group(1)) if declared_shared else 0)
         assert program.value(f"shared{k}").value == needs, name
         assert program.value(f"block{k}").value == blocks[name], name
-        source = (example / "Realization/Nvidia/SM86" / f"{name}.sass").read_text(encoding="utf-8")
         declared = int(re.search(r"^\.registers (\d+)", source, re.M).group(1))
         assert program.value(f"registers{k}").value == declared, name

@@ -24,6 +24,7 @@ from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOC
 GEMM_BLOCK = 128
 ROW_BLOCK = 256
 LOSS_COPY_BLOCK = 32
+ATTENTION_BLOCK = 128     # the fused attention kernels: 4 warps, 32 queries of one head
 # GEMM flags (CGEMM.md; compiler/bobc/sass/generate/gemm.py): add R, add bias, write the binary16
 # copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient),
 # Dh = half(gelu(v)) (the MLP's activation), v *= gelu'(U) (its input gradient, U the saved u)
@@ -216,6 +217,16 @@ class Builder:
         (flag 32, the order of coppelius-bias-backward), G[bias] = the column sums of dy16."""
         return self.gemm("tn", what, A, dy16, M, N, self.T, M, N, D=weight, ldd=N, flags=COLUMN_SUMS, E=bias)
 
+    def attention_backward(self, what, qkv16, p, dqkv16):
+        """One launch of coppelius-attention-backward for every head: dP = do16 v^T, ds16 (the
+        softmax's backward) and dq = ds16 k into dqkv's and dqkv16's q columns, bit for bit the
+        gemm nt, softmax-backward and gemm nn launches it replaces (tests/coppelius/
+        test_kernels_attention_sim.py); dP stays in the kernel's shared memory."""
+        T, H = self.T, self.H
+        return Launch("coppelius-attention-backward", (T // 32, H, 1), ATTENTION_BLOCK,
+                      (qkv16, self.at("do16"), p, self.at("ds16"), self.at("dqkv"), dqkv16, pair(T, H),
+                       pair(f32(self.dh ** -0.5))), what)
+
     def backward(self) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
         out = [
@@ -251,16 +262,11 @@ class Builder:
                                      d, d, self.G(n + "wproj"), self.G(n + "bproj")),
                 self.gemm("nt", n + "do16 = dres16 Wproj^T", dres16, self.Hf(n + "wproj"), T, d, d, d, d,
                           Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
-                self.gemm("nt", n + "dp = do16 v^T (per head)", self.at("do16"), qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d,
-                          D=self.at("dp"), ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
+                self.attention_backward(n + "dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) / sqrt(dh), dq = ds16 k "
+                                        "(per head)", qkv16, self.at(n + "p"), dqkv16),
                 self.gemm("tn", n + "dv = p16^T do16 (per head)", self.at(n + "p16"), self.at("do16"), T, dh, T, T, d,
                           D=self.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=WRITE_HALF, ldd=3 * d,
                           ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
-                self.rows("softmax-backward", n + "ds16 = p (dp - rowsum(dp p)) / sqrt(dh)", H * T, self.at(n + "p"),
-                          self.at("dp"), self.at("ds16"), pair(H * T, T), pair(f32(dh ** -0.5))),
-                self.gemm("nn", n + "dq = ds16 k (per head)", self.at("ds16"), qkv16 + 2 * d, T, dh, T, T, 3 * d,
-                          D=self.at("dqkv"), Dh=dqkv16, flags=WRITE_HALF, ldd=3 * d, ldh=3 * d, batches=H,
-                          sA=T * T, sB=dh, sD=dh, sH=dh),
                 self.gemm("tn", n + "dk = ds16^T q (per head)", self.at("ds16"), qkv16, T, dh, T, T, 3 * d,
                           D=self.at("dqkv", 4 * d), Dh=dqkv16 + 2 * d, flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
                           batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),

@@ -64,6 +64,15 @@ def charge(launch: Launch) -> tuple[float, float]:
     if kind == "softmax-backward":
         rows, t = _u32s(launch, 3)
         return 0.0, float(rows * t * (4 + 4 + 2))
+    if kind == "attention-backward":
+        # the flops of the three launches it replaces (dP = dO v^T and dq = dS k: 2 T T dh a head
+        # each); their bytes less what stays in shared memory (dP written and read, 4 + 4 bytes a
+        # key; dS read back by dq's product, 2): dO, v and k read (2 T dh each a head), P read and
+        # dS written (4 + 2 bytes a key), dq written binary32 and binary16
+        t, h = _u32s(launch, 6)
+        dh = 64                                       # the kernel's head dimension (its header)
+        return 2.0 * 2 * t * t * dh * h, float(h * (2 * t * dh + 2 * t * dh + t * t * (4 + 2) + 2 * t * dh
+                                                        + t * dh * (4 + 2)))
     if kind == "gelu-forward":
         return 0.0, float(_u32s(launch, 2)[0] * (4 + 2))
     if kind == "gelu-backward":
