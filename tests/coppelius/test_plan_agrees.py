@@ -126,13 +126,15 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
     """Each device region's shared memory is what its kernel for the build's target uses (the
     products ask their kernel's `.shared`: on sm_86 the HMMA kernels' tile rings,
     bobc.sass.generate.gemm.shared_bytes, on sm_90 their TMA + warpgroup-MMA variants' ring,
-    gemm_sm90.shared_bytes; none for the others), its block the launches' block,
+    gemm_sm90.shared_bytes; the attention its one source's `.shared`, what the assembler reads
+    from it; none for the others), its block the launches' block,
     and its register budget the source's `.registers` (a QMD that declares less shared memory
     than the kernel touches faults on the GPU; registers declared beyond the kernel's lower how
     many of its blocks an SM holds)."""
     import re
 
     from bobc.plan.intrinsics import default_intrinsics
+    from bobc.sass import assemble_kernel
     from bobc.sass.generate import gemm, gemm_sm90
     from bobc.targets import TARGETS
 
@@ -152,6 +154,9 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
         assert name in blocks, f"{name}: a region no launch uses (the encoder would prune it)"
         variant = gemm.VARIANTS.get(name.removeprefix("coppelius-gemm-")) if name.startswith("coppelius-gemm-") else None
         needs = (gemm.shared_bytes(variant) if target_name == "sm_86" else gemm_sm90.shared_bytes()) if variant else 0
+        if name == "coppelius-attention-forward":
+            needs = assemble_kernel(example / "Realization/Nvidia/SM86" / f"{name}.sass", TARGETS[target_name]).shared_bytes
+            assert needs, f"{name} declares no `.shared`"
         assert program.value(f"shared{k}").value == needs, name
         assert program.value(f"block{k}").value == blocks[name], name
         source = (example / "Realization/Nvidia/SM86" / f"{name}.sass").read_text(encoding="utf-8")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import attention
 from .model import MIXED, causal_softmax, gelu, gelu_derivative
 
 A = MIXED
@@ -152,12 +153,19 @@ def bias_backward(memory, launch):
 
 
 def softmax_forward(memory, launch):
+    """coppelius-softmax-forward's launch (a part of coppelius-attention-forward, attention.py)."""
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
     scores = _rows(memory, launch.word(0), "<f4", rows, t).astype(np.float64).reshape(-1, t, t)
     p = causal_softmax(float(scale) * scores, A).reshape(rows, t)
     _rows(memory, launch.word(1), "<f2", rows, t)[...] = A.r16(p)
     _rows(memory, launch.word(2), "<f4", rows, t)[...] = p
+
+
+def attention_forward(memory, launch):
+    """scores = q k^T, p = causal softmax(scores scale), o16 = p16 v: the three launches it replaced."""
+    attention.run(memory, launch, {"coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-nn": _gemm("nn"),
+                                   "coppelius-softmax-forward": softmax_forward})
 
 
 def softmax_backward(memory, launch):
@@ -263,7 +271,7 @@ KERNELS = {
     "coppelius-embedding-forward": embedding_forward, "coppelius-embedding-backward": embedding_backward,
     "coppelius-layernorm-forward": layernorm_forward, "coppelius-layernorm-backward": layernorm_backward,
     "coppelius-layernorm-param-backward": layernorm_param_backward, "coppelius-bias-backward": bias_backward,
-    "coppelius-softmax-forward": softmax_forward, "coppelius-softmax-backward": softmax_backward,
+    "coppelius-attention-forward": attention_forward, "coppelius-softmax-backward": softmax_backward,
     "coppelius-gelu-forward": gelu_forward, "coppelius-gelu-backward": gelu_backward,
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,

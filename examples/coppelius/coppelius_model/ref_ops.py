@@ -272,6 +272,13 @@ def _softmax_forward(memory, launch):
     _f(memory, launch.word(2), rows * T)[:] = P.ravel()
 
 
+def _attention_forward(memory, launch):
+    """The three launches coppelius-attention-forward replaced (attention.py): the products
+    through ref_gemm's kernels, the softmax through _softmax_forward."""
+    from . import attention, ref_gemm
+    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-forward": _softmax_forward})
+
+
 def _softmax_backward(memory, launch):
     rows, T = _u32(launch, 24), _u32(launch, 28)
     dS = softmax_backward(_f(memory, launch.word(0), rows * T).reshape(rows, T),
@@ -346,7 +353,7 @@ KERNELS = {
     "coppelius-layernorm-backward": _layernorm_backward,
     "coppelius-layernorm-param-backward": _layernorm_param_backward,
     "coppelius-bias-backward": _bias_backward,
-    "coppelius-softmax-forward": _softmax_forward,
+    "coppelius-attention-forward": _attention_forward,
     "coppelius-softmax-backward": _softmax_backward,
     "coppelius-gelu-forward": _gelu_forward,
     "coppelius-gelu-backward": _gelu_backward,
