@@ -19,6 +19,9 @@ Its parameter block (8-byte words from the parameter base):
     4  (T u32, H u32)      d = 64 H
     5  (scale f32, 0)      dh ** -0.5, the softmax's word
 
+The kernel's dh is 64; the references take dh from the scale (dh = scale^-2: tests/coppelius's
+tiny configuration has heads of 16, and runs only here).
+
 grid (T / 32, H, 1), block 128; the kernel needs T a power of two, 128 <= T <= 512 (the plan's
 Coppelius.Model refuses any other context); the composition here takes any T (the tests' tiny one).
 
@@ -47,12 +50,22 @@ def words(qkv16: int, p16: int, p: int, o16: int, T: int, H: int, scale: float |
     return (qkv16, p16, p, o16, pair(T, H), pair(struct.unpack("<I", struct.pack("<f", scale))[0]))
 
 
+def head_dimension(block: tuple[int, ...]) -> int:
+    """dh, from the scale word (dh ** -0.5 in binary32, exact for a power of 4)."""
+    scale = struct.unpack("<f", struct.pack("<I", block[5] & 0xFFFFFFFF))[0]
+    dh = round(scale ** -2) if scale > 0 else 0
+    if dh <= 0 or words(0, 0, 0, 0, 0, 0, dh ** -0.5)[5] != block[5]:
+        raise ValueError(f"{KERNEL}: scale {scale!r} (word 5) is not dh ** -0.5 of a whole head dimension dh; "
+                         f"pass dh ** -0.5 as graph.py does")
+    return dh
+
+
 def parts(block: tuple[int, ...]) -> list[Launch]:
     """The three launches (kernel, grid, block, words) the parameter words `block` stand for,
     as graph.py built them before they were one, the scores at SCORES."""
     qkv16, p16, p, o16, shape, scale = block[:6]
     T, H = shape & 0xFFFFFFFF, shape >> 32
-    dh = HEAD_DIMENSION
+    dh = head_dimension(block)
     d = dh * H
     scores = Launch("coppelius-gemm-nt", (T // 64, T // 64, H), 128,
                     gemm_words(qkv16, qkv16 + 2 * d, T, T, dh, 3 * d, 3 * d, D=SCORES, ldd=T, batches=H, sA=dh, sB=dh,

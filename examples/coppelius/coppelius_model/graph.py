@@ -146,7 +146,7 @@ class Builder:
         it stands for, scores = q k^T, the causal softmax and o16 = p16 v, bit for bit)."""
         from .attention import BLOCK, KERNEL, words
         T, H = self.T, self.H
-        return Launch(KERNEL, (T // 32, H, 1), BLOCK, words(qkv16, p16, p, o16, T, H), what)
+        return Launch(KERNEL, (T // 32, H, 1), BLOCK, words(qkv16, p16, p, o16, T, H, self.dh ** -0.5), what)
 
     # ---- the forward ----
     def forward(self) -> list[Launch]:
