@@ -33,12 +33,11 @@ IDS = [f"{k}.{a}" for k, a in CASES]
 
 # The kernels Coppelius's launch graph needs besides the matrix products (coppelius_model/graph.py,
 # /work/notes/s3/CKERN.md v3) and the residual add: a missing
-# source is a failure, not a smaller parametrization.  (coppelius-softmax-forward went when
-# coppelius-attention-forward took over its work with the two products around it.)
+# source is a failure, not a smaller parametrization.
 EXPECTED = {
     "coppelius-embedding-forward", "coppelius-embedding-backward", "coppelius-layernorm-forward",
     "coppelius-layernorm-backward", "coppelius-layernorm-param-backward", "coppelius-bias-backward",
-    "coppelius-attention-forward",
+    "coppelius-softmax-forward",
     "coppelius-softmax-backward", "coppelius-gelu-forward", "coppelius-gelu-backward",
     "coppelius-residual-add", "coppelius-cross-entropy", "coppelius-loss-copy",
     "coppelius-nonfinite-check", "coppelius-adamw-half", "coppelius-half-copy", "coppelius-copy",

@@ -246,9 +246,30 @@ def test_bias_backward(arch, rng):
 # ---------------------------------------------------------------- attention softmax
 
 @pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("T", [128, 256])
+def test_softmax_forward(arch, T, rng):
+    """P in binary32: exp and the sum of <= T terms in binary32 (relative ~T 2^-24 <= 2e-5);
+    masked keys exactly 0; binary16 P the rounding of that."""
+    rows = 2 * T if T == 128 else T            # two heads / one head
+    S = (rng.standard_normal((rows, T)) * 4).astype(np.float32)
+    S[0, :] = 80.0                        # equal large scores
+    S[T - 1, :5] = -1e30                  # a row whose first keys vanish
+    scale = np.float32(0.125)
+    out = run("softmax-forward", arch, (rows // 8,), (256,),
+              [Pointer("S"), Pointer("Ph"), Pointer("P"), np.uint32(rows), np.uint32(T), scale, np.uint32(0)],
+              {"S": S, "Ph": np.zeros((rows, T), np.float16), "P": np.full((rows, T), np.nan, np.float32)})
+    _, P = ref.softmax_forward(S, T, scale)
+    exact = P.astype(np.float64)
+    got = out["P"]
+    masked = ~(np.arange(T)[None, :] <= (np.arange(rows) % T)[:, None])
+    assert np.all(got[masked] == 0.0) and np.all(out["Ph"][masked] == 0.0)
+    assert_close(got, exact, 3e-5, 1e-9)
+    assert_half_close(out["Ph"], exact, rtol=3e-5, atol=1e-9)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
 def test_softmax_backward(arch, rng):
-    """dS = scale P (dP - sum P dP): one row sum of T products then binary32 arithmetic (P as
-    coppelius-attention-forward writes it: ref_ops.softmax_forward)."""
+    """dS = scale P (dP - sum P dP): one row sum of T products then binary32 arithmetic."""
     T = 128
     rows = 16
     S = (rng.standard_normal((T, T)) * 3).astype(np.float32)

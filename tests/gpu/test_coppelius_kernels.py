@@ -209,16 +209,20 @@ def test_bias_backward(config, target, tmp_path_factory):
         assert_close(db.get(), ref.bias_backward(dy), 4e-5, 4e-4)
 
 
-def test_softmax_backward(config, target, tmp_path_factory):
-    """P as coppelius-attention-forward writes it (ref_ops.softmax_forward; the kernel itself:
-    its own tests), dS = scale P (dP - rowsum(dP P))."""
+def test_softmax_forward_and_backward(config, target, tmp_path_factory):
     T, H = config["T"], config["H"]
     rows = H * T
     rng = np.random.default_rng(4)
     S = (rng.standard_normal((rows, T)) * 4).astype(np.float32)
     S[0] = 80.0
+    Ph, P = cp.zeros((rows, T), cp.float16), cp.full((rows, T), np.nan, cp.float32)
+    launch("softmax-forward", target, tmp_path_factory, rows // 8, 256,
+           [dev(S), Ph, P, np.uint32(rows), np.uint32(T), np.float32(0.125), np.uint32(0)], repeat=20)
     _, want = ref.softmax_forward(S, T, 0.125)
-    P = dev(want)
+    masked = ~(np.arange(T)[None, :] <= (np.arange(rows) % T)[:, None])
+    assert np.all(P.get()[masked] == 0) and np.all(Ph.get()[masked] == 0)
+    assert_close(P.get(), want, 1.2e-4, 1e-9)
+    assert_half_close(Ph.get(), want, rtol=1.2e-4, atol=1e-9)
     dP = rng.standard_normal((rows, T)).astype(np.float32)
     dS = cp.zeros((rows, T), cp.float16)
     launch("softmax-backward", target, tmp_path_factory, rows // 8, 256,

@@ -266,8 +266,6 @@ def _bias_backward(memory, launch):
 
 
 def _softmax_forward(memory, launch):
-    """The softmax launch coppelius-attention-forward stands for (attention.py); its kernel of
-    its own, coppelius-softmax-forward, went when no launch used it."""
     rows, T = _u32(launch, 24), _u32(launch, 28)
     Ph, P = softmax_forward(_f(memory, launch.word(0), rows * T).reshape(rows, T), T, _f32(launch, 32))
     _h(memory, launch.word(1), rows * T)[:] = Ph.ravel()
