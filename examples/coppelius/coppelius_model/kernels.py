@@ -153,7 +153,7 @@ def bias_backward(memory, launch):
 
 
 def softmax_forward(memory, launch):
-    """coppelius-softmax-forward's launch (a part of coppelius-attention-forward, attention.py)."""
+    """coppelius-softmax-forward (no longer launched: a part of coppelius-attention-forward, attention.py)."""
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
     scores = _rows(memory, launch.word(0), "<f4", rows, t).astype(np.float64).reshape(-1, t, t)
@@ -271,7 +271,8 @@ KERNELS = {
     "coppelius-embedding-forward": embedding_forward, "coppelius-embedding-backward": embedding_backward,
     "coppelius-layernorm-forward": layernorm_forward, "coppelius-layernorm-backward": layernorm_backward,
     "coppelius-layernorm-param-backward": layernorm_param_backward, "coppelius-bias-backward": bias_backward,
-    "coppelius-attention-forward": attention_forward, "coppelius-softmax-backward": softmax_backward,
+    "coppelius-softmax-forward": softmax_forward, "coppelius-attention-forward": attention_forward,
+    "coppelius-softmax-backward": softmax_backward,
     "coppelius-gelu-forward": gelu_forward, "coppelius-gelu-backward": gelu_backward,
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,

@@ -353,6 +353,7 @@ KERNELS = {
     "coppelius-layernorm-backward": _layernorm_backward,
     "coppelius-layernorm-param-backward": _layernorm_param_backward,
     "coppelius-bias-backward": _bias_backward,
+    "coppelius-softmax-forward": _softmax_forward,
     "coppelius-attention-forward": _attention_forward,
     "coppelius-softmax-backward": _softmax_backward,
     "coppelius-gelu-forward": _gelu_forward,
