@@ -3,7 +3,8 @@ the three the forward had (scores = q k^T, the causal softmax, o16 = p16 v), so 
 word for word what graph.py's own builders make of them, and its NumPy references give
 model.forward's attention (p, p16, o16) -- kernels.py bit for bit, as test_graph_executes.py's
 whole update needs; ref_ops.py (ref_gemm's products, its softmax) within the products' and the
-softmax's rounding."""
+softmax's rounding.  The same for coppelius-attention-backward (dp = do16 v^T, ds16, dq = ds16 k;
+not launched by the update yet), against the backward's formulas in the model's roundings."""
 from __future__ import annotations
 
 import numpy as np
@@ -76,3 +77,66 @@ def test_the_references_give_the_models_attention(T, H):
             assert np.allclose(got_p, p, rtol=2.0 ** -22, atol=0)
             assert np.allclose(got_p16.astype(np.float64), p16, rtol=2.0 ** -10, atol=2.0 ** -24)
             assert np.allclose(got_o16.astype(np.float64), o16, rtol=2.0 ** -9, atol=2.0 ** -20)
+
+
+def test_the_backward_parts_are_the_three_launches_graph_builds():
+    """coppelius-attention-backward (not launched yet) stands for the backward's dp, ds16 and dq
+    launches of each layer: its parts, given the words those launches read, are them (dp at SCORES)."""
+    builder = graph.Builder(SMALL)
+    T, d, H, dh = builder.T, builder.d, builder.H, builder.dh
+    update = graph.update_launches(SMALL)
+    for layer in range(SMALL.layers):
+        n = f"h{layer}."
+        found = {l.kernel: l for l in update if l.what in (n + "dp = do16 v^T (per head)",
+                                                           n + "ds16 = p (dp - rowsum(dp p)) / sqrt(dh)",
+                                                           n + "dq = ds16 k (per head)")}
+        assert len(found) == 3
+        block = (builder.at(n + "qkv16"), builder.at("do16"), builder.at(n + "p"), builder.at("ds16"),
+                 builder.at("dqkv"), builder.at(n + "dqkv16"), graph.pair(T, H), graph.pair(graph.f32(dh ** -0.5)))
+        for part in attention.backward_parts(block):
+            want = found[part.kernel]
+            words = list(want.words)
+            if want.kernel.startswith("coppelius-gemm"):
+                words[13] = words[14] = 0          # split K's workspace and tickets, unread unsplit
+            words = [attention.SCORES if w == builder.at("dp") else w for w in words]
+            assert (part.grid, part.block, part.words) == (want.grid, want.block, tuple(words)), part.kernel
+
+
+def test_the_backward_references_give_the_models_gradients():
+    T, H = 128, 2
+    dh, d = attention.HEAD_DIMENSION, attention.HEAD_DIMENSION * H
+    rng = np.random.default_rng(7)
+    qkv16 = rng.standard_normal((T, 3 * d)).astype(np.float16)
+    do16 = rng.standard_normal((T, d)).astype(np.float16)
+    q, k, v = (qkv16.astype(np.float64)[:, i * d:(i + 1) * d].reshape(T, H, dh).transpose(1, 0, 2) for i in range(3))
+    a = model.MIXED
+    p = model.causal_softmax(a.r32(dh ** -0.5 * (q @ k.transpose(0, 2, 1))), a)
+    do = do16.astype(np.float64).reshape(T, H, dh).transpose(1, 0, 2)
+    dp = a.r32(do @ v.transpose(0, 2, 1))
+    ds16 = a.r16(dh ** -0.5 * p * (dp - (dp * p).sum(axis=-1, keepdims=True)))
+    dq = a.r32(ds16 @ k).transpose(1, 0, 2).reshape(T, d)
+
+    sizes = dict(qkv=2 * 3 * T * d, do=2 * T * d, p=4 * H * T * T, ds=2 * H * T * T, dqkv=4 * 3 * T * d,
+                 dqkv16=2 * 3 * T * d)
+    base, at = 1 << 30, {}
+    for name, size in sizes.items():
+        at[name] = base + sum(sizes[n] for n in at)
+    launch = graph.Launch(attention.BACKWARD, (T // 32, H, 1), attention.BLOCK,
+                          (at["qkv"], at["do"], at["p"], at["ds"], at["dqkv"], at["dqkv16"], graph.pair(T, H),
+                           graph.pair(graph.f32(dh ** -0.5))))
+    for name, registered in (("kernels", kernels.KERNELS), ("ref_ops", ref_ops.KERNELS)):
+        memory = kernels.FlatMemory([(base, sum(sizes.values()))])
+        memory.array(at["qkv"], "<f2", 3 * T * d)[...] = qkv16.ravel()
+        memory.array(at["do"], "<f2", T * d)[...] = do16.ravel()
+        memory.array(at["p"], "<f4", H * T * T)[...] = p.astype(np.float32).ravel()
+        registered[attention.BACKWARD](memory, kernels.Launched(launch.parameters()))
+        got_ds = memory.array(at["ds"], "<f2", H * T * T).reshape(H, T, T).astype(np.float64)
+        got_dq = memory.array(at["dqkv"], "<f4", 3 * T * d).reshape(T, 3 * d)[:, :d].astype(np.float64)
+        got_dq16 = memory.array(at["dqkv16"], "<f2", 3 * T * d).reshape(T, 3 * d)[:, :d]
+        assert np.all(memory.array(at["dqkv"], "<f4", 3 * T * d).reshape(T, 3 * d)[:, d:] == 0), name
+        if name == "kernels":
+            assert np.array_equal(got_ds, ds16) and np.array_equal(got_dq, dq), name
+        else:      # binary32 and binary16 roundings of the same binary64 values: an ulp apart at most
+            assert np.allclose(got_ds, ds16, rtol=2.0 ** -10, atol=2.0 ** -24)
+            assert np.allclose(got_dq, dq, rtol=2.0 ** -9, atol=2.0 ** -20)
+        assert np.array_equal(got_dq16, got_dq.astype(np.float32).astype(np.float16)), name

@@ -78,6 +78,29 @@ def parts(block: tuple[int, ...]) -> list[Launch]:
     return [scores, softmax, values]
 
 
+BACKWARD = "coppelius-attention-backward"
+
+
+def backward_parts(block: tuple[int, ...]) -> list[Launch]:
+    """coppelius-attention-backward's three launches (not launched by the update yet): dp = do16
+    v^T, ds16 = p (dp - rowsum(dp p)) scale, dq = ds16 k into dqkv and dqkv16's q columns, as
+    graph.py's backward builds them, dp at SCORES.  Words: 0 qkv16, 1 do16 [T, d], 2 p binary32,
+    3 ds16, 4 dqkv binary32 [T, 3d], 5 dqkv16, 6 (T, H), 7 (scale, 0)."""
+    qkv16, do16, p, ds16, dqkv, dqkv16, shape, scale = block[:8]
+    T, H = shape & 0xFFFFFFFF, shape >> 32
+    dh = head_dimension((0, 0, 0, 0, 0, scale))
+    d = dh * H
+    dp = Launch("coppelius-gemm-nt", (T // 64, T // 64, H), 128,
+                gemm_words(do16, qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d, D=SCORES, ldd=T, batches=H, sA=dh, sB=dh,
+                           sD=T * T), "dp = do16 v^T (per head)")
+    ds = Launch("coppelius-softmax-backward", (-(-H * T // 8), 1, 1), 256, (p, SCORES, ds16, pair(H * T, T), scale),
+                "ds16 = p (dp - rowsum(dp p)) / sqrt(dh)")
+    dq = Launch("coppelius-gemm-nn", (dh // 64, T // 64, H), 128,
+                gemm_words(ds16, qkv16 + 2 * d, T, dh, T, T, 3 * d, D=dqkv, Dh=dqkv16, flags=WRITE_HALF, ldd=3 * d,
+                           ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh), "dq = ds16 k (per head)")
+    return [dp, ds, dq]
+
+
 class _Launched:
     """A part's launch as a registered kernel reads it (bobc.reference.host.LaunchContext)."""
 
@@ -117,10 +140,11 @@ class _WithScores:
         return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
 
 
-def run(memory, launch, kernels) -> None:
-    """Execute the launch as its three parts, each through kernels[part's kernel]."""
-    block = tuple(launch.word(i) for i in range(6))
-    T, H = block[4] & 0xFFFFFFFF, block[4] >> 32
+def run(memory, launch, kernels, backward=False) -> None:
+    """Execute the launch (the backward's with `backward`) as its three parts, each through
+    kernels[part's kernel]."""
+    block = tuple(launch.word(i) for i in range(8 if backward else 6))
+    T, H = (block[6] if backward else block[4]) & 0xFFFFFFFF, (block[6] if backward else block[4]) >> 32
     scratch = _WithScores(memory, 4 * H * T * T)
-    for part in parts(block):
+    for part in (backward_parts if backward else parts)(block):
         kernels[part.kernel](scratch, _Launched(part.parameters()))

@@ -168,6 +168,12 @@ def attention_forward(memory, launch):
                                    "coppelius-softmax-forward": softmax_forward})
 
 
+def attention_backward(memory, launch):
+    """dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) scale, dq = ds16 k: the three launches (attention.py)."""
+    attention.run(memory, launch, {"coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-nn": _gemm("nn"),
+                                   "coppelius-softmax-backward": softmax_backward}, backward=True)
+
+
 def softmax_backward(memory, launch):
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
@@ -272,7 +278,7 @@ KERNELS = {
     "coppelius-layernorm-forward": layernorm_forward, "coppelius-layernorm-backward": layernorm_backward,
     "coppelius-layernorm-param-backward": layernorm_param_backward, "coppelius-bias-backward": bias_backward,
     "coppelius-softmax-forward": softmax_forward, "coppelius-attention-forward": attention_forward,
-    "coppelius-softmax-backward": softmax_backward,
+    "coppelius-softmax-backward": softmax_backward, "coppelius-attention-backward": attention_backward,
     "coppelius-gelu-forward": gelu_forward, "coppelius-gelu-backward": gelu_backward,
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,

@@ -279,6 +279,12 @@ def _attention_forward(memory, launch):
     attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-forward": _softmax_forward})
 
 
+def _attention_backward(memory, launch):
+    """The three launches coppelius-attention-backward stands for (attention.backward_parts)."""
+    from . import attention, ref_gemm
+    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-backward": _softmax_backward}, backward=True)
+
+
 def _softmax_backward(memory, launch):
     rows, T = _u32(launch, 24), _u32(launch, 28)
     dS = softmax_backward(_f(memory, launch.word(0), rows * T).reshape(rows, T),
@@ -356,6 +362,7 @@ KERNELS = {
     "coppelius-softmax-forward": _softmax_forward,
     "coppelius-attention-forward": _attention_forward,
     "coppelius-softmax-backward": _softmax_backward,
+    "coppelius-attention-backward": _attention_backward,
     "coppelius-gelu-forward": _gelu_forward,
     "coppelius-gelu-backward": _gelu_backward,
     "coppelius-residual-add": _residual_add,
