@@ -138,8 +138,9 @@ def test_bobc_build_writes_the_host_with_the_images_embedded(target_name, tmp_pa
 
 
 def test_every_launch_gets_the_shared_memory_its_kernel_touches(evaluated):
-    """The products' sources state their shared memory (`shared memory N bytes`: the 1 KiB
-    reserved and the tile ring, bobc.sass.generate); the others use none.  Each QMD, read by
+    """The products' and the attention kernels' sources state their shared memory (`.shared N`, or
+    `shared memory N bytes` in the header: the 1 KiB reserved and the tile ring, bobc.sass.generate;
+    the attention's rows of scores and tiles); the others use none.  Each QMD, read by
     the simulator's reader, gives its launch at least that (a QMD with less faulted the H200)."""
     import re
 
@@ -153,7 +154,7 @@ def test_every_launch_gets_the_shared_memory_its_kernel_touches(evaluated):
         if variant_suffix(source) is not None:
             continue                                  # read below for its target, in its base's place
         text = variant_of(source, evaluated.target).read_text(encoding="utf-8")
-        found = re.search(r"shared memory (\d+) bytes", text)
+        found = re.search(r"^\.shared\s+(\d+)", text, re.M) or re.search(r"shared memory (\d+) bytes", text)
         uses_shared = re.search(r"^\s+(STS|LDS|LDSM|LDGSTS)\b", text, re.M) is not None
         assert found or not uses_shared, f"{source.name} touches shared memory but states no size"
         stated[source.stem] = int(found.group(1)) if found else 0
