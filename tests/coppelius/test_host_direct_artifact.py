@@ -140,9 +140,9 @@ def test_bobc_build_writes_the_host_with_the_images_embedded(target_name, tmp_pa
 def test_every_launch_gets_the_shared_memory_its_kernel_touches(evaluated):
     """The kernels that use shared memory declare it (`.shared N`: the products' 1 KiB reserved
     and tile ring, bobc.sass.generate, which their headers also state as `shared memory N
-    bytes`; the attention kernels' rows of S or dP and of P16 or dS); the others use none.  Each
-    QMD, read by the simulator's reader, gives its launch at least that (a QMD with less faulted
-    the H200)."""
+    bytes`; the attention kernels' rows of S or dP (then v or k) and of P16 or dS); the others use
+    none.  Each QMD, read by the simulator's reader, gives its launch at least that (a QMD with
+    less faulted the H200)."""
     import re
 
     from bobc.sim.qmd_reader import read_launch
@@ -155,7 +155,7 @@ def test_every_launch_gets_the_shared_memory_its_kernel_touches(evaluated):
         if variant_suffix(source) is not None:
             continue                                  # read below for its target, in its base's place
         text = variant_of(source, evaluated.target).read_text(encoding="utf-8")
-        found = re.search(r"^\.shared (\d+)", text, re.M) or re.search(r"shared memory (\d+) bytes", text)
+        found = re.search(r"^\.shared\s+(\d+)", text, re.M) or re.search(r"shared memory (\d+) bytes", text)
         uses_shared = re.search(r"^\s+(STS|LDS|LDSM|LDGSTS)\b", text, re.M) is not None
         assert found or not uses_shared, f"{source.name} touches shared memory but states no size"
         stated[source.stem] = int(found.group(1)) if found else 0

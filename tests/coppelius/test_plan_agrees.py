@@ -127,7 +127,7 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
     products ask their kernel's `.shared`: on sm_86 the HMMA kernels' tile rings,
     bobc.sass.generate.gemm.shared_bytes, on sm_90 their TMA + warpgroup-MMA variants' ring,
     gemm_sm90.shared_bytes; the others their source's `.shared`, none where it declares none:
-    coppelius-attention-backward's dP or k and dS), its block the launches' block,
+    the attention kernels' rows), its block the launches' block,
     and its register budget the source's `.registers` (a QMD that declares less shared memory
     than the kernel touches faults on the GPU; registers declared beyond the kernel's lower how
     many of its blocks an SM holds)."""

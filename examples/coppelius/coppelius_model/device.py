@@ -76,7 +76,8 @@ class CupyBackend:
     """Our kernels on the current CUDA device through CuPy: each .sass assembled for the
     device's target (bobc.sass.assemble_kernel), wrapped by write_cubin with its launch's
     parameter size and block, loaded with cupy.RawModule; a launch is one
-    RawKernel call on the current stream (dynamic shared memory = the gemm variant's)."""
+    RawKernel call on the current stream (dynamic shared memory = the gemm variant's, or what
+    another kernel's `.shared` declares: coppelius-attention-forward's, past 48 KiB by CUDA's opt-in)."""
 
     def __init__(self, folder: Path, sources: Path = SOURCES):
         import cupy as cp
@@ -85,6 +86,7 @@ class CupyBackend:
         self.target = TARGETS[f"sm_{cp.cuda.Device().compute_capability}"]
         self.buffers = []           # (base address, cupy uint8 array)
         self.functions = {}
+        self.shared = {}            # kernel -> its source's `.shared` bytes (0 when it declares none)
         self.modules = []
 
     def allocate(self, nbytes: int) -> int:
@@ -118,15 +120,19 @@ class CupyBackend:
             path.write_bytes(write_cubin(assembled, assembled.kernel_name, self.target, 8 * words, block))
             module = self.cp.RawModule(path=str(path))
             self.modules.append(module)
-            self.functions[kernel] = module.get_function(assembled.kernel_name)
+            function = module.get_function(assembled.kernel_name)
+            self.shared[kernel] = assembled.shared_bytes or 0
+            if self.shared[kernel] > 48 * 1024 and not kernel.startswith("coppelius-gemm-"):
+                function.max_dynamic_shared_size_bytes = self.shared[kernel]    # above 48 KiB needs the opt-in
+            self.functions[kernel] = function
         return self.functions[kernel]
 
     def prepare(self, launch: graph.Launch):
-        shared = 0
+        function = self.function(launch.kernel, len(launch.words), launch.block)
+        shared = self.shared[launch.kernel]
         if launch.kernel.startswith("coppelius-gemm-"):
             from bobc.sass.generate import gemm
             shared = gemm.shared_bytes(gemm.VARIANTS[launch.kernel.removeprefix("coppelius-gemm-")])
-        function = self.function(launch.kernel, len(launch.words), launch.block)
         return (function, launch.grid, (launch.block, 1, 1), tuple(np.uint64(w) for w in launch.words), shared)
 
     def launch(self, prepared, words=None) -> None:

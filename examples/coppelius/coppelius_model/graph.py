@@ -51,6 +51,15 @@ def pair(low: int, high: int = 0) -> int:
     return (low & 0xFFFFFFFF) | ((high & 0xFFFFFFFF) << 32)
 
 
+def gemm_words(A, B, M, N, K, lda, ldb, D=0, Dh=0, R=0, bias=0, flags=0, ldd=0, ldh=0, batches=1, sA=0, sB=0,
+               sD=0, sH=0, alpha=1.0, E=0, U=0, W=0, tickets=0) -> tuple[int, ...]:
+    """A coppelius-gemm launch's seventeen parameter words (CGEMM.md; the kernels' `//@ param`
+    lines): a pointer the flags leave unread is D's (or Dh's), so every word is an arena address."""
+    return (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
+            pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches),
+            W, tickets, E or D or Dh, U or D or Dh)
+
+
 @dataclass(frozen=True)
 class Launch:
     kernel: str                       # the region's identity: coppelius-<name>
@@ -111,9 +120,8 @@ class Builder:
             K, flags, batches = K // splits, flags | SPLIT_K, splits
             sA = K if form != "tn" else K * lda
             sB = K if form == "nt" else K * ldb
-        words = (A, B, D or Dh, Dh or D, R or D or Dh, bias or D or Dh, pair(M, N), pair(K, flags), pair(lda, ldb),
-                 pair(ldd or ldh, ldh or ldd), pair(sA, sB), pair(sD or sH, sH or sD), pair(f32(alpha), batches),
-                 self.at("gemm-partials"), self.at("gemm-tickets"), E or D or Dh, U or D or Dh)
+        words = gemm_words(A, B, M, N, K, lda, ldb, D, Dh, R, bias, flags, ldd, ldh, batches, sA, sB, sD, sH, alpha,
+                           E, U, self.at("gemm-partials"), self.at("gemm-tickets"))
         return Launch(f"coppelius-gemm-{form}", (N // 64, M // 64, batches), GEMM_BLOCK, words, what)
 
     def rows(self, kernel, what, count, *words):
@@ -134,6 +142,13 @@ class Builder:
         return self.rows("layernorm-forward", what, T, x, gain, bias, y16, mean, rstd, pair(T, d),
                          pair(f32(self.c.hyper.layer_norm_epsilon), f32(1.0 / d)))
 
+    def attention_forward(self, what, qkv16, p16, p, o16):
+        """One launch for a layer's attention (coppelius_model/attention.py: the three launches
+        it stands for, scores = q k^T, the causal softmax and o16 = p16 v, bit for bit)."""
+        from .attention import BLOCK, KERNEL, words
+        T, H = self.T, self.H
+        return Launch(KERNEL, (T // 32, H, 1), BLOCK, words(qkv16, p16, p, o16, T, H, self.dh ** -0.5), what)
+
     # ---- the forward ----
     def forward(self) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
@@ -150,13 +165,8 @@ class Builder:
                 self.gemm("nn", n + "qkv16 = a16 Wqkv + bqkv", self.at(n + "a16"), self.Hf(n + "wqkv"), T, 3 * d, d,
                           d, 3 * d, Dh=self.at(n + "qkv16"), bias=self.P(n + "bqkv"), flags=ADD_BIAS | WRITE_HALF | NO_D,
                           ldh=3 * d),
-                self.gemm("nt", n + "scores = q k^T (per head)", self.at(n + "qkv16"), self.at(n + "qkv16", 2 * d), T, T, dh,
-                          3 * d, 3 * d, D=self.at("scores"), ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
-                self.rows("softmax-forward", n + "p = causal softmax(scores / sqrt(dh))", H * T, self.at("scores"),
-                          self.at(n + "p16"), self.at(n + "p"), pair(H * T, T), pair(f32(dh ** -0.5))),
-                self.gemm("nn", n + "o16 = p16 v (per head, merged)", self.at(n + "p16"), self.at(n + "qkv16", 2 * 2 * d),
-                          T, dh, T, T, 3 * d, Dh=self.at(n + "o16"), flags=WRITE_HALF | NO_D, ldh=d, batches=H,
-                          sA=T * T, sB=dh, sH=dh),
+                self.attention_forward(n + "p = causal softmax(q k^T / sqrt(dh)), o16 = p16 v (per head)",
+                                       self.at(n + "qkv16"), self.at(n + "p16"), self.at(n + "p"), self.at(n + "o16")),
                 self.gemm("nn", n + "h = o16 Wproj + bproj + x", self.at(n + "o16"), self.Hf(n + "wproj"), T, d, d, d, d,
                           D=self.at(n + "h"), R=x, bias=self.P(n + "bproj"), flags=ADD_R | ADD_BIAS, ldd=d),
                 self.layer_norm(n + "ln2", self.at(n + "h"), self.P(n + "ln2.g"), self.P(n + "ln2.b"), self.at(n + "b16"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import attention
 from .model import MIXED, causal_softmax, gelu, gelu_derivative
 
 A = MIXED
@@ -152,6 +153,7 @@ def bias_backward(memory, launch):
 
 
 def softmax_forward(memory, launch):
+    """coppelius-softmax-forward (no longer launched: a part of coppelius-attention-forward, attention.py)."""
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
     scores = _rows(memory, launch.word(0), "<f4", rows, t).astype(np.float64).reshape(-1, t, t)
@@ -160,72 +162,24 @@ def softmax_forward(memory, launch):
     _rows(memory, launch.word(2), "<f4", rows, t)[...] = p
 
 
+def attention_forward(memory, launch):
+    """scores = q k^T, p = causal softmax(scores scale), o16 = p16 v: the three launches it replaced."""
+    attention.run(memory, launch, {"coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-nn": _gemm("nn"),
+                                   "coppelius-softmax-forward": softmax_forward})
+
+
+def attention_backward(memory, launch):
+    """dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) scale, dq = ds16 k: the three launches (attention.py)."""
+    attention.run(memory, launch, {"coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-nn": _gemm("nn"),
+                                   "coppelius-softmax-backward": softmax_backward}, backward=True)
+
+
 def softmax_backward(memory, launch):
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
     p = _rows(memory, launch.word(0), "<f4", rows, t).astype(np.float64)
     dp = _rows(memory, launch.word(1), "<f4", rows, t).astype(np.float64)
     _rows(memory, launch.word(2), "<f2", rows, t)[...] = A.r16(float(scale) * p * (dp - (dp * p).sum(axis=1, keepdims=True)))
-
-
-# ---- the fused attention backward: the three launches it replaces, composed ----
-
-SCRATCH_BASE = 1 << 62      # an address no memory holds: a composed kernel's private intermediate
-
-
-class _Scratch:
-    """`memory` plus one zeroed buffer at SCRATCH_BASE: the intermediate (dP) a fused kernel keeps
-    in shared memory, which the launches it replaces passed through a resident."""
-
-    def __init__(self, memory, nbytes):
-        self.memory, self.data = memory, bytearray(nbytes)
-
-    def array(self, address, dtype, count):
-        if address < SCRATCH_BASE:
-            return self.memory.array(address, dtype, count)
-        offset = address - SCRATCH_BASE
-        return np.frombuffer(memoryview(self.data)[offset:offset + np.dtype(dtype).itemsize * count], dtype=dtype)
-
-
-def _words(*words) -> "Launched":
-    return Launched(b"".join(int(w).to_bytes(8, "little") for w in words))
-
-
-def _gemm_words(A, B, D, Dh, M, N, K, lda, ldb, ldd, ldh, flags, batches, sA, sB, sD, sH):
-    """A coppelius-gemm parameter block (graph.Builder.gemm's words; alpha 1, no R, bias, E or U)."""
-    def pair(low, high):
-        return (low & 0xFFFFFFFF) | (high << 32)
-    alpha = int.from_bytes(np.float32(1.0).tobytes(), "little")
-    return _words(A, B, D, Dh, D, D, pair(M, N), pair(K, flags), pair(lda, ldb), pair(ldd, ldh), pair(sA, sB),
-                  pair(sD, sH), pair(alpha, batches), 0, 0, D, D)
-
-
-def head_dimension(scale: float) -> int:
-    """The head dimension a fused attention launch's scale word (dh^-1/2) stands for: the device
-    kernels fix dh = 64 (scale 1/8); the references take it from the scale, so that the NumPy
-    model's smaller shapes (config.TINY, dh = 16) run through the same launches."""
-    dh = round(float(scale) ** -2)
-    assert float(np.float32(dh ** -0.5)) == float(np.float32(scale)), f"scale {scale} is no head dimension's dh^-1/2"
-    return dh
-
-
-def attention_backward(memory, launch):
-    """coppelius-attention-backward: gemm nt (dP = do16 v^T per head, into a scratch dP),
-    softmax-backward (ds16) and gemm nn (dq = ds16 k into dqkv's and dqkv16's q columns), with the
-    words graph.py gave the three launches before they were fused (the kernel is bit for bit them:
-    tests/coppelius/test_kernels_attention_sim.py)."""
-    qkv16, do16, p, ds16, dqkv, dqkv16 = (launch.word(i) for i in range(6))
-    t, h = _pair(launch, 6)
-    scale = launch.f32(8 * 7)
-    dh = head_dimension(scale)
-    d = h * dh
-    scratch = _Scratch(memory, 4 * h * t * t)
-    _gemm("nt")(scratch, _gemm_words(do16, qkv16 + 2 * 2 * d, SCRATCH_BASE, SCRATCH_BASE, t, t, dh, d, 3 * d, t, t,
-                                     0, h, dh, dh, t * t, t * t))
-    softmax_backward(scratch, _words(p, SCRATCH_BASE, ds16, h * t | (t << 32),
-                                     int.from_bytes(np.float32(scale).tobytes(), "little")))
-    _gemm("nn")(memory, _gemm_words(ds16, qkv16 + 2 * d, dqkv, dqkv16, t, dh, t, t, 3 * d, 3 * d, 3 * d, 4, h,
-                                    t * t, dh, dh, dh))
 
 
 def gelu_forward(memory, launch):
@@ -323,8 +277,8 @@ KERNELS = {
     "coppelius-embedding-forward": embedding_forward, "coppelius-embedding-backward": embedding_backward,
     "coppelius-layernorm-forward": layernorm_forward, "coppelius-layernorm-backward": layernorm_backward,
     "coppelius-layernorm-param-backward": layernorm_param_backward, "coppelius-bias-backward": bias_backward,
-    "coppelius-softmax-forward": softmax_forward, "coppelius-softmax-backward": softmax_backward,
-    "coppelius-attention-backward": attention_backward,
+    "coppelius-softmax-forward": softmax_forward, "coppelius-attention-forward": attention_forward,
+    "coppelius-softmax-backward": softmax_backward, "coppelius-attention-backward": attention_backward,
     "coppelius-gelu-forward": gelu_forward, "coppelius-gelu-backward": gelu_backward,
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,

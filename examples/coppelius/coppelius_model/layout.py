@@ -96,8 +96,8 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
               # (dres is read and written in place by every layer norm's backward, then read by the
               # embedding's; nothing reads the binary32 dqkv, the q, k, v products' D) -- except
               # lnf-dres16, the final norm's binary16 residual gradient (the top layer's MLP reads it).
-              # No dP: coppelius-attention-backward keeps it in shared memory
-              ("scores", 4 * H * T * T), ("dres", 4 * T * d), ("lnf-dres16", 2 * T * d), ("dtmp", 4 * T * f),
+              # No scores and no dP: the attention kernels keep them in shared memory
+              ("dres", 4 * T * d), ("lnf-dres16", 2 * T * d), ("dtmp", 4 * T * f),
               ("do16", 2 * T * d), ("ds16", 2 * H * T * T),
               ("dqkv", 4 * T * 3 * d), ("fence", COUNTERS_BYTES),
               ("report", STAGING_REPORT_END - STAGING_RECORD),

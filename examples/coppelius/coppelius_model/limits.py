@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 
+from .attention import head_dimension
 from .config import LARGE, SMALL, CoppeliusConfig, named
 from .graph import Launch, update_launches
 
@@ -58,9 +59,10 @@ def charge(launch: Launch) -> tuple[float, float]:
     if kind == "bias-backward":
         r, c = _u32s(launch, 2)
         return 0.0, float(2 * r * c + 4 * c)
-    if kind == "softmax-forward":
-        rows, t = _u32s(launch, 3)
-        return 0.0, float(rows * t * (4 + 2 + 4))
+    if kind == "attention-forward":             # q k^T and p16 v per head; qkv read, p16, p, o16 written
+        t, h = _u32s(launch, 4)
+        dh = head_dimension(launch.words)
+        return 2.0 * 2 * h * t * t * dh, float(2 * t * 3 * h * dh + h * t * t * (2 + 4) + 2 * t * h * dh)
     if kind == "softmax-backward":
         rows, t = _u32s(launch, 3)
         return 0.0, float(rows * t * (4 + 4 + 2))

@@ -281,74 +281,24 @@ def _softmax_forward(memory, launch):
     _f(memory, launch.word(2), rows * T)[:] = P.ravel()
 
 
+def _attention_forward(memory, launch):
+    """The three launches coppelius-attention-forward replaced (attention.py): the products
+    through ref_gemm's kernels, the softmax through _softmax_forward."""
+    from . import attention, ref_gemm
+    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-forward": _softmax_forward})
+
+
+def _attention_backward(memory, launch):
+    """The three launches coppelius-attention-backward stands for (attention.backward_parts)."""
+    from . import attention, ref_gemm
+    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-backward": _softmax_backward}, backward=True)
+
+
 def _softmax_backward(memory, launch):
     rows, T = _u32(launch, 24), _u32(launch, 28)
     dS = softmax_backward(_f(memory, launch.word(0), rows * T).reshape(rows, T),
                           _f(memory, launch.word(1), rows * T).reshape(rows, T), _f32(launch, 32))
     _h(memory, launch.word(2), rows * T)[:] = dS.ravel()
-
-
-# The fused attention kernels: each is the three launches it replaces, composed (their own
-# references: ref_gemm's products and the softmaxes above), with the words graph.py gave those
-# launches; the intermediate the kernel keeps in shared memory (S, or dP) is a private array here.
-# The kernels' head dimension is 64 (their headers).
-ATTENTION_HEAD_DIMENSION = 64
-
-
-def _gemm_fields(A, B, D, Dh, M, N, K, lda, ldb, ldd, ldh, flags, batches, sA, sB, sD, sH):
-    return dict(A=A, B=B, D=D, Dh=Dh, R=D, bias=D, M=M, N=N, K=K, flags=flags, lda=lda, ldb=ldb, ldd=ldd, ldh=ldh,
-                sA=sA, sB=sB, sD=sD, sH=sH, alpha=np.float32(1), batches=batches, W=0, tickets=0, E=D, U=D)
-
-
-def _composed(memory, private, count):
-    """read and write for ref_gemm.gemm: address `private` is a zeroed binary32 array of `count`."""
-    held = {private: np.zeros(count, np.float32)}
-
-    def read(address, dtype, n):
-        return held[address][:n].copy() if address in held else memory.array(address, dtype, n).copy()
-
-    def write(address, values):
-        if address in held:
-            held[address][:values.size] = values.ravel()
-        else:
-            memory.write(address, values.tobytes())
-    return held[private], read, write
-
-
-_PRIVATE = 1 << 62      # an address no memory holds
-
-
-def _attention_forward(memory, launch):
-    """coppelius-attention-forward: gemm nt (S = q k^T per head), softmax-forward (P, binary32 and
-    binary16), gemm nn (o16 = P16 v per head)."""
-    qkv, p16, p, o16 = (launch.word(i) for i in range(4))
-    T, H = _u32(launch, 32), _u32(launch, 36)
-    dh = ATTENTION_HEAD_DIMENSION
-    d = H * dh
-    scores, read, write = _composed(memory, _PRIVATE, H * T * T)
-    ref_gemm.gemm("nt", _gemm_fields(qkv, qkv + 2 * d, _PRIVATE, _PRIVATE, T, T, dh, 3 * d, 3 * d, T, T, 0, H,
-                                     dh, dh, T * T, T * T), read, write)
-    Ph, P = softmax_forward(scores.reshape(H * T, T), T, _f32(launch, 40))
-    _h(memory, p16, H * T * T)[:] = Ph.ravel()
-    _f(memory, p, H * T * T)[:] = P.ravel()
-    ref_gemm.gemm("nn", _gemm_fields(p16, qkv + 2 * 2 * d, o16, o16, T, dh, T, T, 3 * d, d, d,
-                                     ref_gemm.FLAG_HALF | ref_gemm.FLAG_NO_D, H, T * T, dh, dh, dh), read, write)
-
-
-def _attention_backward(memory, launch):
-    """coppelius-attention-backward: gemm nt (dP = do16 v^T per head), softmax-backward (ds16),
-    gemm nn (dq = ds16 k into dqkv's and dqkv16's q columns)."""
-    qkv, do16, p, ds16, dqkv, dqkv16 = (launch.word(i) for i in range(6))
-    T, H = _u32(launch, 48), _u32(launch, 52)
-    dh = ATTENTION_HEAD_DIMENSION
-    d = H * dh
-    dP, read, write = _composed(memory, _PRIVATE, H * T * T)
-    ref_gemm.gemm("nt", _gemm_fields(do16, qkv + 2 * 2 * d, _PRIVATE, _PRIVATE, T, T, dh, d, 3 * d, T, T, 0, H,
-                                     dh, dh, T * T, T * T), read, write)
-    dS = softmax_backward(_f(memory, p, H * T * T).reshape(H * T, T), dP.reshape(H * T, T), _f32(launch, 56))
-    _h(memory, ds16, H * T * T)[:] = dS.ravel()
-    ref_gemm.gemm("nn", _gemm_fields(ds16, qkv + 2 * d, dqkv, dqkv16, T, dh, T, T, 3 * d, 3 * d, 3 * d,
-                                     ref_gemm.FLAG_HALF, H, T * T, dh, dh, dh), read, write)
 
 
 def _gelu_forward(memory, launch):
@@ -419,8 +369,8 @@ KERNELS = {
     "coppelius-layernorm-param-backward": _layernorm_param_backward,
     "coppelius-bias-backward": _bias_backward,
     "coppelius-softmax-forward": _softmax_forward,
-    "coppelius-softmax-backward": _softmax_backward,
     "coppelius-attention-forward": _attention_forward,
+    "coppelius-softmax-backward": _softmax_backward,
     "coppelius-attention-backward": _attention_backward,
     "coppelius-gelu-forward": _gelu_forward,
     "coppelius-gelu-backward": _gelu_backward,
