@@ -3,8 +3,9 @@ the three the forward had (scores = q k^T, the causal softmax, o16 = p16 v), so 
 word for word what graph.py's own builders make of them, and its NumPy references give
 model.forward's attention (p, p16, o16) -- kernels.py bit for bit, as test_graph_executes.py's
 whole update needs; ref_ops.py (ref_gemm's products, its softmax) within the products' and the
-softmax's rounding.  The same for coppelius-attention-backward (dp = do16 v^T, ds16, dq = ds16 k),
-against the backward's formulas in the model's roundings."""
+softmax's rounding.  The same for coppelius-attention-backward (dp = do16 v^T, ds16, dq = ds16 k)
+and coppelius-attention-backward-kv (dv = p16^T do16, dk = ds16^T q), against the backward's
+formulas in the model's roundings."""
 from __future__ import annotations
 
 import numpy as np
@@ -146,3 +147,64 @@ def test_the_backward_references_give_the_models_gradients():
             assert np.allclose(got_ds, ds16, rtol=2.0 ** -10, atol=2.0 ** -24)
             assert np.allclose(got_dq, dq, rtol=2.0 ** -9, atol=2.0 ** -20)
         assert np.array_equal(got_dq16, got_dq.astype(np.float32).astype(np.float16)), name
+
+
+def test_the_kv_parts_are_the_two_products_graph_builds():
+    """coppelius-attention-backward-kv's words, made from each layer's buffers, stand for that
+    layer's dv = p16^T do16 and dk = ds16^T q launches, word for word as graph.py builds them."""
+    builder = graph.Builder(SMALL)
+    T, d, H, dh = builder.T, builder.d, builder.H, builder.dh
+    launches = graph.update_launches(SMALL)
+    for layer in range(SMALL.layers):
+        n = f"h{layer}."
+        expected = [next(l for l in launches if l.what == n + what)
+                    for what in ("dv = p16^T do16 (per head)", "dk = ds16^T q (per head)")]
+        block = (builder.at(n + "qkv16"), builder.at("do16"), builder.at(n + "p16"), builder.at("ds16"),
+                 builder.at("dqkv"), builder.at(n + "dqkv16"), graph.pair(T, H), graph.pair(graph.f32(dh ** -0.5)))
+        for part, want in zip(attention.kv_parts(block), expected, strict=True):
+            assert (want.words[7] >> 32) & graph.SPLIT_K == 0
+            words = list(want.words)
+            words[13] = words[14] = 0          # split K's workspace and tickets, unread unsplit
+            assert (part.kernel, part.grid, part.block, part.words) == (want.kernel, want.grid, want.block,
+                                                                        tuple(words))
+
+
+def test_the_kv_references_give_the_models_gradients():
+    """dv = p16^T do16, dk = ds16^T q into dqkv's v and k columns (binary32) and dqkv16's, q's
+    columns untouched: kernels.py as the model rounds them, ref_ops.py within an ulp."""
+    T, H = 128, 2
+    dh, d = attention.HEAD_DIMENSION, attention.HEAD_DIMENSION * H
+    rng = np.random.default_rng(9)
+    qkv16 = rng.standard_normal((T, 3 * d)).astype(np.float16)
+    do16 = rng.standard_normal((T, d)).astype(np.float16)
+    masked = np.triu(np.ones((T, T), bool), k=1)
+    p16 = np.where(masked, 0, rng.random((H, T, T)) / T).astype(np.float16)
+    ds16 = np.where(masked, 0, rng.standard_normal((H, T, T)) * 0.01).astype(np.float16)
+    a = model.MIXED
+    heads = lambda x: x.astype(np.float64).reshape(T, H, dh).transpose(1, 0, 2)      # noqa: E731
+    merged = lambda x: x.transpose(1, 0, 2).reshape(T, d)                            # noqa: E731
+    dv = merged(a.r32(p16.astype(np.float64).transpose(0, 2, 1) @ heads(do16)))
+    dk = merged(a.r32(ds16.astype(np.float64).transpose(0, 2, 1) @ heads(qkv16[:, :d])))
+
+    sizes = dict(qkv=2 * 3 * T * d, do=2 * T * d, p16=2 * H * T * T, ds=2 * H * T * T, dqkv=4 * 3 * T * d,
+                 dqkv16=2 * 3 * T * d)
+    base, at = 1 << 30, {}
+    for name, size in sizes.items():
+        at[name] = base + sum(sizes[n] for n in at)
+    launch = graph.Launch(attention.KV, (T // 32, H, 1), attention.BLOCK,
+                          (at["qkv"], at["do"], at["p16"], at["ds"], at["dqkv"], at["dqkv16"], graph.pair(T, H),
+                           graph.pair(graph.f32(dh ** -0.5))))
+    for name, registered in (("kernels", kernels.KERNELS), ("ref_ops", ref_ops.KERNELS)):
+        memory = kernels.FlatMemory([(base, sum(sizes.values()))])
+        for buffer, value in (("qkv", qkv16), ("do", do16), ("p16", p16), ("ds", ds16)):
+            memory.array(at[buffer], "<f2", value.size)[...] = value.ravel()
+        registered[attention.KV](memory, kernels.Launched(launch.parameters()))
+        got = memory.array(at["dqkv"], "<f4", 3 * T * d).reshape(T, 3 * d).astype(np.float64)
+        got16 = memory.array(at["dqkv16"], "<f2", 3 * T * d).reshape(T, 3 * d)
+        assert np.all(got[:, :d] == 0) and np.all(got16[:, :d] == 0), name
+        for value, columns in ((dk, slice(d, 2 * d)), (dv, slice(2 * d, 3 * d))):
+            if name == "kernels":
+                assert np.array_equal(got[:, columns], value), name
+            else:      # binary32 roundings of the same binary64 values: an ulp apart at most
+                assert np.allclose(got[:, columns], value, rtol=2.0 ** -22, atol=2.0 ** -40), name
+            assert np.array_equal(got16[:, columns], got[:, columns].astype(np.float32).astype(np.float16)), name

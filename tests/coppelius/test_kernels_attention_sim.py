@@ -183,3 +183,68 @@ def test_fused_attention_backward_is_the_three_launches_bit_for_bit(arch, T, H):
         ds = scale * ph * (dp - (ph * dp).sum(axis=1, keepdims=True))
         got = after["ds"].astype(np.float64).reshape(H, T, T)[h]
         assert np.all(np.abs(got - ds) <= 2.0 ** -11 * np.abs(ds) + 2.0 ** -24 + 1e-5 * np.abs(dp).max())
+
+
+def kv_two_launches(arch: str, qkv, do, p16, ds, T: int, H: int):
+    """dqkv and dqkv16 after graph.py's two tn products: dv = p16^T do16, dk = ds16^T q (per head)."""
+    d = DH * H
+    buffers = {"qkv": qkv, "do": do, "p16": p16, "ds": ds, "dqkv": np.full(T * 3 * d, np.nan, np.float32),
+               "dqkv16": np.full(T * 3 * d, np.nan, np.float16)}
+    at = buffer_addresses(buffers)
+    for A, B, ldb, column in ((at["p16"], at["do"], d, 2 * d), (at["ds"], at["qkv"], 3 * d, d)):
+        words = gemm.pack_parameters(A=A, B=B, D=at["dqkv"] + 4 * column, Dh=at["dqkv16"] + 2 * column, M=T, N=DH,
+                                     K=T, lda=T, ldb=ldb, ldd=3 * d, ldh=3 * d, flags=gemm.FLAG_HALF, batches=H,
+                                     sA=T * T, sB=DH, sD=DH, sH=DH)
+        buffers = run_kernel(_text("gemm-tn"), arch, grid=gemm.grid(T, DH, H), block=(gemm.THREADS, 1, 1),
+                             params=words, buffers=buffers, shared_bytes=gemm.shared_bytes(gemm.VARIANTS["tn"]))
+    return buffers
+
+
+def kv_fused(arch: str, qkv, do, p16, ds, T: int, H: int, scale: float):
+    d = DH * H
+    buffers = {"qkv": qkv, "do": do, "p16": p16, "ds": ds, "dqkv": np.full(T * 3 * d, np.nan, np.float32),
+               "dqkv16": np.full(T * 3 * d, np.nan, np.float16)}
+    at = buffer_addresses(buffers)
+    words = struct.pack("<6QIIfI", at["qkv"], at["do"], at["p16"], at["ds"], at["dqkv"], at["dqkv16"], T, H, scale, 0)
+    return run_kernel(_text("attention-backward-kv"), arch, grid=(T // 32, H, 1), block=(128, 1, 1), params=words,
+                      buffers=buffers, shared_bytes=50176)
+
+
+KV_CASES = [("sm_86", 128, 2), ("sm_90", 128, 2), ("sm_86", 256, 1), ("sm_90", 256, 1), ("sm_86", 512, 1),
+            ("sm_90", 512, 1)]
+
+
+@pytest.mark.parametrize("arch,T,H", KV_CASES, ids=[f"{a}-T{t}-H{h}" for a, t, h in KV_CASES])
+def test_fused_attention_backward_kv_is_the_two_products_bit_for_bit(arch, T, H):
+    """dqkv and dqkv16 whole (NaN-filled: q's columns untouched by both) bit for bit; dv and dk
+    within ref_gemm's bound of float64's P16^T dO and dS^T q (K = T binary32 additions)."""
+    rng = np.random.default_rng(11 * T + H)
+    scale = float(np.float32(DH ** -0.5))
+    d = DH * H
+    qkv = _inputs(T, H, seed=T * 5 + H)
+    do = (rng.standard_normal(T * d) * 0.5).astype(np.float16)
+    p16 = _probabilities(T, H, rng).astype(np.float16)
+    # dS as the softmax backward leaves it: 0 past the query, mixed signs (and some -0) before it
+    ds = np.where(np.triu(np.ones((T, T), bool), 1), 0.0, rng.standard_normal((H, T, T)) * 0.01)
+    ds = ds.astype(np.float16).reshape(-1)
+    ds[rng.random(ds.size) < 0.01] = np.float16(-0.0)
+    before = kv_two_launches(arch, qkv, do, p16, ds, T, H)
+    after = kv_fused(arch, qkv, do, p16, ds, T, H, scale)
+    for name in ("dqkv", "dqkv16"):
+        same = before[name].view(np.uint8) == after[name].view(np.uint8)
+        assert same.all(), f"{name}: {np.count_nonzero(~same)} bytes differ"
+    got = after["dqkv"].astype(np.float64).reshape(T, 3 * d)
+    assert np.isnan(got[:, :d]).all() and not np.isnan(got[:, d:]).any()      # q's columns left alone
+    assert np.all(after["dqkv16"].reshape(T, 3 * d)[:, d:] == got[:, d:].astype(np.float16))
+    x = qkv.astype(np.float64).reshape(T, 3 * d)
+    dof = do.astype(np.float64).reshape(T, d)
+    for h in range(H):
+        columns = slice(h * DH, (h + 1) * DH)
+        ph = p16.astype(np.float64).reshape(H, T, T)[h]
+        dsh = ds.astype(np.float64).reshape(H, T, T)[h]
+        q = x[:, columns]
+        for exact, magnitude, column in ((ph.T @ dof[:, columns], np.abs(ph.T) @ np.abs(dof[:, columns]), 2 * d),
+                                         (dsh.T @ q, np.abs(dsh.T) @ np.abs(q), d)):
+            bound = ref_gemm.error_bound(magnitude, T, exact)
+            error = np.abs(got[:, column + h * DH: column + (h + 1) * DH] - exact)
+            assert (error <= bound).all(), np.argwhere(error > bound)[:5]

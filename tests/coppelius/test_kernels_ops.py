@@ -38,7 +38,8 @@ EXPECTED = {
     "coppelius-embedding-forward", "coppelius-embedding-backward", "coppelius-layernorm-forward",
     "coppelius-layernorm-backward", "coppelius-layernorm-param-backward", "coppelius-bias-backward",
     "coppelius-softmax-forward", "coppelius-attention-forward",
-    "coppelius-softmax-backward", "coppelius-attention-backward", "coppelius-gelu-forward", "coppelius-gelu-backward",
+    "coppelius-softmax-backward", "coppelius-attention-backward", "coppelius-attention-backward-kv",
+    "coppelius-gelu-forward", "coppelius-gelu-backward",
     "coppelius-residual-add", "coppelius-cross-entropy", "coppelius-loss-copy",
     "coppelius-nonfinite-check", "coppelius-adamw-half", "coppelius-half-copy", "coppelius-copy",
 }

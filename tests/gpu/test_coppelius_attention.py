@@ -1,7 +1,8 @@
-"""coppelius-attention-forward and -backward on the GPU, from our own cubins through CuPy: each bit
+"""coppelius-attention-forward, -backward and -backward-kv on the GPU, from our own cubins through CuPy: each bit
 for bit the three launches it replaces (forward: coppelius-gemm-nt, coppelius-softmax-forward,
 coppelius-gemm-nn; backward: coppelius-gemm-nt for dP, coppelius-softmax-backward,
-coppelius-gemm-nn for dq) at the small (T 128, 4 heads) and the large (T 256, 12 heads)
+coppelius-gemm-nn for dq; backward-kv: the two coppelius-gemm-tn launches dv = P16^T dO and
+dk = dS^T q) at the small (T 128, 4 heads) and the large (T 256, 12 heads)
 configurations and at the longest context the kernels serve (T 512); P within binary32 of float64
 softmax-attention.  Both paths' times (CUDA events around 20 replays of a CUDA graph of each; us a
 launch group) are printed for the bench notes; nothing is asserted about them.
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.gpu
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
 cp = pytest.importorskip("cupy")
-DH, FUSED_SHARED = 64, 100352
+DH, FUSED_SHARED, KV_SHARED = 64, 100352, 50176
 CASES = [(128, 4), (256, 12), (512, 2)]
 
 
@@ -37,7 +38,9 @@ def functions(target, tmp_path_factory):
                                        ("gemm-nn", 17, gemm.THREADS, gemm.shared_bytes(gemm.VARIANTS["nn"])),
                                        ("softmax-forward", 5, 256, 0), ("attention-forward", 6, 128, FUSED_SHARED),
                                        ("softmax-backward", 5, 256, 0),
-                                       ("attention-backward", 8, 128, FUSED_SHARED)):
+                                       ("attention-backward", 8, 128, FUSED_SHARED),
+                                       ("gemm-tn", 17, gemm.THREADS, gemm.shared_bytes(gemm.VARIANTS["tn"])),
+                                       ("attention-backward-kv", 8, 128, KV_SHARED)):
         assembled = assemble_kernel(SOURCES / f"coppelius-{name}.sass", target)
         path = folder / f"{name}.cubin"
         path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, 8 * words, block))
@@ -176,4 +179,46 @@ def test_fused_attention_backward_is_the_three_launches_bit_for_bit(functions, T
         a, b = three[name].get().view(np.uint8), fused[name].get().view(np.uint8)
         assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
     print(f"\n  attention backward (dP, dS, dq) T {T} H {H}: three launches {graph_time_us(run_three):.2f} us, "
+          f"fused {graph_time_us(run_fused):.2f} us")
+
+
+@pytest.mark.parametrize("T,H", CASES, ids=[f"T{t}-H{h}" for t, h in CASES])
+def test_fused_attention_backward_kv_is_the_two_products_bit_for_bit(functions, T, H):
+    """dqkv and dqkv16 whole (NaN-filled; q's columns left alone by both paths)."""
+    from bobc.sass.generate import gemm
+    rng = np.random.default_rng(T * 30 + H)
+    d = DH * H
+    scale = float(np.float32(DH ** -0.5))
+    masked = np.triu(np.ones((T, T), bool), 1)
+    qkv = cp.asarray((rng.standard_normal(T * 3 * d) * 0.7).astype(np.float16))
+    do = cp.asarray((rng.standard_normal(T * d) * 0.5).astype(np.float16))
+    p16 = cp.asarray(np.where(masked, 0, rng.random((H, T, T)) * 4 / T).astype(np.float16).reshape(-1))
+    ds = cp.asarray(np.where(masked, 0, rng.standard_normal((H, T, T)) * 0.01).astype(np.float16).reshape(-1))
+    two = dict(dqkv=cp.full(T * 3 * d, np.nan, cp.float32), dqkv16=cp.full(T * 3 * d, np.nan, cp.float16))
+    fused = {k: cp.full_like(v, np.nan) for k, v in two.items()}
+    base = qkv.data.ptr
+    tn = [gemm.pack_parameters(A=A, B=B, D=two["dqkv"].data.ptr + 4 * column, Dh=two["dqkv16"].data.ptr + 2 * column,
+                               M=T, N=DH, K=T, lda=T, ldb=ldb, ldd=3 * d, ldh=3 * d, flags=gemm.FLAG_HALF, batches=H,
+                               sA=T * T, sB=DH, sD=DH, sH=DH)
+          for A, B, ldb, column in ((p16.data.ptr, do.data.ptr, d, 2 * d), (ds.data.ptr, base, 3 * d, d))]
+    kv = struct.pack("<6QIIfI", base, do.data.ptr, p16.data.ptr, ds.data.ptr, fused["dqkv"].data.ptr,
+                     fused["dqkv16"].data.ptr, T, H, scale, 0)
+
+    def run_two():
+        _, f, shared = functions["gemm-tn"]
+        for words in tn:
+            f(gemm.grid(T, DH, H), (gemm.THREADS,), _words(words, 17), shared_mem=shared)
+
+    def run_fused():
+        _, f, shared = functions["attention-backward-kv"]
+        f((T // 32, H, 1), (128,), _words(kv, 8), shared_mem=shared)
+
+    run_two()
+    run_fused()
+    cp.cuda.Device().synchronize()
+    for name in ("dqkv", "dqkv16"):
+        a, b = two[name].get().view(np.uint8), fused[name].get().view(np.uint8)
+        assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
+    assert np.isnan(fused["dqkv"].get().reshape(T, 3 * d)[:, :d]).all()
+    print(f"\n  attention backward (dv, dk) T {T} H {H}: two launches {graph_time_us(run_two):.2f} us, "
           f"fused {graph_time_us(run_fused):.2f} us")

@@ -1,5 +1,5 @@
-"""coppelius-attention-forward and -backward: a layer's attention in one launch each way, where
-there were three.
+"""coppelius-attention-forward, -backward and -backward-kv: a layer's attention in one launch
+forward and two backward, where there were three and five.
 
 One large update on the H200 spends 0.9 ms on its launches alone, each waiting for the one
 before (every kernel empty: bench/results/coppelius-host-h200-attention.txt), so the forward's
@@ -11,7 +11,9 @@ before (every kernel empty: bench/results/coppelius-host-h200-attention.txt), so
 are one kernel whose outputs are those three launches' bit for bit (the products' HMMA k
 order, the softmax's arithmetic); the scores stay on chip, so no arena resident holds them.
 The backward's dp = do16 v^T, ds16 and dq = ds16 k are coppelius-attention-backward the same way
-(`backward_parts`; dv and dk stay products: their sums run over every query).
+(`backward_parts`), and the backward's two per-head products dv = p16^T do16 and dk = ds16^T q
+are coppelius-attention-backward-kv (`kv_parts`; its words 0 qkv16, 1 do16, 2 p16, 3 ds16, 4 dqkv,
+5 dqkv16, 6 (T, H), 7 (scale, 0)).
 
 Its parameter block (8-byte words from the parameter base):
 
@@ -104,6 +106,27 @@ def backward_parts(block: tuple[int, ...]) -> list[Launch]:
     return [dp, ds, dq]
 
 
+KV = "coppelius-attention-backward-kv"
+
+
+def kv_parts(block: tuple[int, ...]) -> list[Launch]:
+    """coppelius-attention-backward-kv's two launches: dv = p16^T do16 and dk = ds16^T q (per
+    head) into dqkv and dqkv16's v and k columns, as graph.py's backward builds them.  Words: 0
+    qkv16, 1 do16 [T, d], 2 p16, 3 ds16, 4 dqkv binary32 [T, 3d], 5 dqkv16, 6 (T, H), 7 (scale, 0)
+    (the kernel's dh is 64; the scale gives the references theirs)."""
+    qkv16, do16, p16, ds16, dqkv, dqkv16, shape, scale = block[:8]
+    T, H = shape & 0xFFFFFFFF, shape >> 32
+    dh = head_dimension((0, 0, 0, 0, 0, scale))
+    d = dh * H
+    dv = Launch("coppelius-gemm-tn", (dh // 64, T // 64, H), 128,
+                gemm_words(p16, do16, T, dh, T, T, d, D=dqkv + 4 * 2 * d, Dh=dqkv16 + 2 * 2 * d, flags=WRITE_HALF,
+                           ldd=3 * d, ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh), "dv = p16^T do16 (per head)")
+    dk = Launch("coppelius-gemm-tn", (dh // 64, T // 64, H), 128,
+                gemm_words(ds16, qkv16, T, dh, T, T, 3 * d, D=dqkv + 4 * d, Dh=dqkv16 + 2 * d, flags=WRITE_HALF,
+                           ldd=3 * d, ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh), "dk = ds16^T q (per head)")
+    return [dv, dk]
+
+
 class _Launched:
     """A part's launch as a registered kernel reads it (bobc.reference.host.LaunchContext)."""
 
@@ -143,11 +166,11 @@ class _WithScores:
         return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
 
 
-def run(memory, launch, kernels, backward=False) -> None:
-    """Execute the launch (the backward's with `backward`) as its three parts, each through
-    kernels[part's kernel]."""
-    block = tuple(launch.word(i) for i in range(8 if backward else 6))
-    T, H = (block[6] if backward else block[4]) & 0xFFFFFFFF, (block[6] if backward else block[4]) >> 32
-    scratch = _WithScores(memory, 4 * H * T * T)
-    for part in (backward_parts if backward else parts)(block):
+def run(memory, launch, kernels, backward=False, kv=False) -> None:
+    """Execute the launch (the backward's with `backward`, the backward's dv and dk with `kv`) as
+    its parts, each through kernels[part's kernel]."""
+    block = tuple(launch.word(i) for i in range(8 if backward or kv else 6))
+    T, H = (block[6] if backward or kv else block[4]) & 0xFFFFFFFF, (block[6] if backward or kv else block[4]) >> 32
+    scratch = _WithScores(memory, 0 if kv else 4 * H * T * T)
+    for part in (kv_parts if kv else backward_parts if backward else parts)(block):
         kernels[part.kernel](scratch, _Launched(part.parameters()))

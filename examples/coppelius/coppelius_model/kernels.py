@@ -174,6 +174,11 @@ def attention_backward(memory, launch):
                                    "coppelius-softmax-backward": softmax_backward}, backward=True)
 
 
+def attention_backward_kv(memory, launch):
+    """dv = p16^T do16, dk = ds16^T q (per head): the two tn products (attention.kv_parts)."""
+    attention.run(memory, launch, {"coppelius-gemm-tn": _gemm("tn")}, kv=True)
+
+
 def softmax_backward(memory, launch):
     rows, t = _pair(launch, 3)
     scale, _ = _pair_f32(launch, 4)
@@ -279,6 +284,7 @@ KERNELS = {
     "coppelius-layernorm-param-backward": layernorm_param_backward, "coppelius-bias-backward": bias_backward,
     "coppelius-softmax-forward": softmax_forward, "coppelius-attention-forward": attention_forward,
     "coppelius-softmax-backward": softmax_backward, "coppelius-attention-backward": attention_backward,
+    "coppelius-attention-backward-kv": attention_backward_kv,
     "coppelius-gelu-forward": gelu_forward, "coppelius-gelu-backward": gelu_backward,
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,

@@ -294,6 +294,13 @@ def _attention_backward(memory, launch):
     attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-backward": _softmax_backward}, backward=True)
 
 
+def _attention_backward_kv(memory, launch):
+    """The two products coppelius-attention-backward-kv stands for (attention.kv_parts): dv and dk
+    through ref_gemm's tn product."""
+    from . import attention, ref_gemm
+    attention.run(memory, launch, ref_gemm.KERNELS, kv=True)
+
+
 def _softmax_backward(memory, launch):
     rows, T = _u32(launch, 24), _u32(launch, 28)
     dS = softmax_backward(_f(memory, launch.word(0), rows * T).reshape(rows, T),
@@ -372,6 +379,7 @@ KERNELS = {
     "coppelius-attention-forward": _attention_forward,
     "coppelius-softmax-backward": _softmax_backward,
     "coppelius-attention-backward": _attention_backward,
+    "coppelius-attention-backward-kv": _attention_backward_kv,
     "coppelius-gelu-forward": _gelu_forward,
     "coppelius-gelu-backward": _gelu_backward,
     "coppelius-residual-add": _residual_add,
