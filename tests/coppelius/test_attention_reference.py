@@ -150,18 +150,25 @@ def test_the_backward_references_give_the_models_gradients():
 
 
 def test_the_kv_parts_are_the_two_products_graph_builds():
-    """coppelius-attention-backward-kv's words, made from each layer's buffers, stand for that
-    layer's dv = p16^T do16 and dk = ds16^T q launches, word for word as graph.py builds them."""
+    """Each layer's coppelius-attention-backward-kv launch stands for that layer's dv = p16^T do16
+    and dk = ds16^T q products: its parts are what graph.py's own builder makes of them."""
     builder = graph.Builder(SMALL)
     T, d, H, dh = builder.T, builder.d, builder.H, builder.dh
-    launches = graph.update_launches(SMALL)
-    for layer in range(SMALL.layers):
+    launches = [l for l in graph.update_launches(SMALL) if l.kernel == "coppelius-attention-backward-kv"]
+    assert len(launches) == SMALL.layers
+    for launch, layer in zip(launches, reversed(range(SMALL.layers))):
         n = f"h{layer}."
-        expected = [next(l for l in launches if l.what == n + what)
-                    for what in ("dv = p16^T do16 (per head)", "dk = ds16^T q (per head)")]
-        block = (builder.at(n + "qkv16"), builder.at("do16"), builder.at(n + "p16"), builder.at("ds16"),
-                 builder.at("dqkv"), builder.at(n + "dqkv16"), graph.pair(T, H), graph.pair(graph.f32(dh ** -0.5)))
-        for part, want in zip(attention.kv_parts(block), expected, strict=True):
+        qkv16, dqkv16 = builder.at(n + "qkv16"), builder.at(n + "dqkv16")
+        assert launch.grid == (T // 32, H, 1) and launch.block == attention.BLOCK
+        expected = [
+            builder.gemm("tn", "", builder.at(n + "p16"), builder.at("do16"), T, dh, T, T, d,
+                         D=builder.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=graph.WRITE_HALF, ldd=3 * d,
+                         ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
+            builder.gemm("tn", "", builder.at("ds16"), qkv16, T, dh, T, T, 3 * d, D=builder.at("dqkv", 4 * d),
+                         Dh=dqkv16 + 2 * d, flags=graph.WRITE_HALF, ldd=3 * d, ldh=3 * d, batches=H, sA=T * T,
+                         sB=dh, sD=dh, sH=dh),
+        ]
+        for part, want in zip(attention.kv_parts(launch.words), expected, strict=True):
             assert (want.words[7] >> 32) & graph.SPLIT_K == 0
             words = list(want.words)
             words[13] = words[14] = 0          # split K's workspace and tickets, unread unsplit

@@ -138,7 +138,7 @@ def test_every_kernel_region_has_its_kernels_own_budgets(tmp_path, target_name):
     from bobc.targets import TARGETS
 
     from .conftest import EXAMPLE as example
-    count = 16
+    count = 17
     text = "module Probe\n\nimport Coppelius.Build.DeviceImages\n\n" + "".join(
         f"def name{k} : Bytes = (coppeliusKernelName {k})\ndef shared{k} : Nat = (coppeliusKernelSharedBytes {k})\n"
         f"def block{k} : Nat = (coppeliusKernelBlockX {k})\ndef registers{k} : Nat = (coppeliusKernelRegisters {k})\n"

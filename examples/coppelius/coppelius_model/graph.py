@@ -227,6 +227,15 @@ class Builder:
         (flag 32, the order of coppelius-bias-backward), G[bias] = the column sums of dy16."""
         return self.gemm("tn", what, A, dy16, M, N, self.T, M, N, D=weight, ldd=N, flags=COLUMN_SUMS, E=bias)
 
+    def attention_backward_kv(self, what, qkv16, p16, dqkv16):
+        """One launch of coppelius-attention-backward-kv for every head: dv = p16^T do16 and
+        dk = ds16^T q into dqkv's and dqkv16's v and k columns, bit for bit the two tn products it
+        replaced (coppelius_model/attention.py kv_parts; tests/coppelius/test_kernels_attention_sim.py)."""
+        T, H, dh = self.T, self.H, self.dh
+        return Launch("coppelius-attention-backward-kv", (T // 32, H, 1), ATTENTION_BLOCK,
+                      (qkv16, self.at("do16"), p16, self.at("ds16"), self.at("dqkv"), dqkv16, pair(T, H),
+                       pair(f32(dh ** -0.5))), what)
+
     def attention_backward(self, what, qkv16, p, dqkv16):
         """One launch of coppelius-attention-backward for every head: dP = do16 v^T, ds16 (the
         softmax's backward) and dq = ds16 k into dqkv's and dqkv16's q columns, bit for bit the
@@ -274,12 +283,8 @@ class Builder:
                           Dh=self.at("do16"), flags=WRITE_HALF | NO_D, ldh=d),
                 self.attention_backward(n + "dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) / sqrt(dh), dq = ds16 k "
                                         "(per head)", qkv16, self.at(n + "p"), dqkv16),
-                self.gemm("tn", n + "dv = p16^T do16 (per head)", self.at(n + "p16"), self.at("do16"), T, dh, T, T, d,
-                          D=self.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=WRITE_HALF, ldd=3 * d,
-                          ldh=3 * d, batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
-                self.gemm("tn", n + "dk = ds16^T q (per head)", self.at("ds16"), qkv16, T, dh, T, T, 3 * d,
-                          D=self.at("dqkv", 4 * d), Dh=dqkv16 + 2 * d, flags=WRITE_HALF, ldd=3 * d, ldh=3 * d,
-                          batches=H, sA=T * T, sB=dh, sD=dh, sH=dh),
+                self.attention_backward_kv(n + "dv = p16^T do16, dk = ds16^T q (per head)", qkv16, self.at(n + "p16"),
+                                           dqkv16),
                 self.weight_gradient(n + "G[wqkv] = a16^T dqkv16, G[bqkv]", self.at(n + "a16"), dqkv16,
                                      d, 3 * d, self.G(n + "wqkv"), self.G(n + "bqkv")),
                 self.gemm("nt", n + "dln1 = dqkv16 Wqkv^T", dqkv16, self.Hf(n + "wqkv"), T, d, 3 * d, 3 * d,

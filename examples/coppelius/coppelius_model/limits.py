@@ -66,6 +66,13 @@ def charge(launch: Launch) -> tuple[float, float]:
     if kind == "softmax-backward":
         rows, t = _u32s(launch, 3)
         return 0.0, float(rows * t * (4 + 4 + 2))
+    if kind == "attention-backward-kv":
+        # the two products it replaces, dv = p16^T dO and dk = dS^T q (2 T T dh a head each): p16 and
+        # dS read (2 bytes a key each), dO and q read (2 T dh each a head), dv and dk written
+        # binary32 and binary16 (T dh (4 + 2) each a head)
+        t, h = _u32s(launch, 6)
+        dh = 64                                       # the kernel's head dimension (its header)
+        return 2.0 * 2 * t * t * dh * h, float(h * (t * t * (2 + 2) + 2 * t * dh * 2 + 2 * t * dh * (4 + 2)))
     if kind == "attention-backward":
         # the flops of the three launches it replaces (dP = dO v^T and dq = dS k: 2 T T dh a head
         # each); their bytes less what stays in shared memory (dP written and read, 4 + 4 bytes a
