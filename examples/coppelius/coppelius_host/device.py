@@ -6,7 +6,7 @@ A submission's ring entry is decoded the way the GPU reads it (bobc.sim.channel:
 entry -> pushbuffer segment -> methods) from the host's own buffers (the machine's
 mappings, by GPU address: the arena is one of them even though the host never maps it);
 each launch's QMD is read by the simulator's reader (bobc.sim.qmd_reader), its kernel
-recognised by its machine code (Coppelius's 19 kernels assembled for the QMD's
+recognised by its machine code (every Coppelius kernel source assembled for the QMD's
 architecture), its parameters read from constant bank 0 at the target's parameter base,
 and its arithmetic is the model's NumPy kernels (coppelius_model.kernels).
 Every segment must set the channel up itself and add 1 to the one semaphore (a 64-bit
@@ -40,7 +40,8 @@ def reference_kernels() -> dict:
 
 @functools.lru_cache(maxsize=None)
 def kernel_codes(arch: str) -> dict[bytes, str]:
-    """Machine code -> kernel identity, for the 19 kernels assembled for `arch` (SM86, SM90)."""
+    """Machine code -> kernel identity, for every kernel source (one per kernel; its target variant where
+    one exists) assembled for `arch` (SM86, SM90)."""
     from bobc.kernel_cache import assemble_kernel
     from bobc.kernel_search import variant_of, variant_suffix
     from bobc.targets import target_named
