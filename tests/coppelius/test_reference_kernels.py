@@ -15,6 +15,9 @@ def test_every_kernel_the_plan_launches_is_registered():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     launched = {launch.kernel for piece in graph.pieces(SMALL) for launch in piece.launches}
-    assert len(launched) == 16        # no bias-backward, gelu-forward, gelu-backward: the products do their work
+    # the 17 regions Coppelius.Build.DeviceImages declares (test_plan_agrees holds each to a launch): no
+    # bias-backward, gelu-forward or -backward (the products do their work), no softmax-forward or
+    # -backward (the attention kernels do theirs)
+    assert len(launched) == 17
     assert launched <= set(module.KERNELS)
     assert all(callable(module.KERNELS[name]) for name in launched)
