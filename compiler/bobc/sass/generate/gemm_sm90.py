@@ -8,8 +8,8 @@ tiles come from the Tensor Memory Accelerator (UTMALDG, one copy a tile, describ
 maps the backend writes: the `//@ tensormap` words) and are multiplied where they land by the
 warpgroup's asynchronous MMA (HGMMA.64x64x16.F32, operands read from shared memory through
 matrix descriptors).  On the H200 the design took 0.72 ms where the HMMA kernels took 1.08 for
-the bundled example's 96 large products (bench/results/sm90-product-probe-h200.md, ptxas's PTX
-of the same design); this module writes it as our own SASS.
+the benchmark's product set (bench/results/sm90-product-probe-h200.md, ptxas's PTX of the same
+design); this module writes it as our own SASS.
 
 The launch is the sm_86 kernels' (block 128 = one warpgroup, grid (N/64, M/64, batches), the same
 17 parameter words): a plan launches either without knowing which the target assembles.  Two
@@ -57,7 +57,7 @@ TILE_M = 64
 STEP_K = 64                      # k a step: one 128-byte swizzled row of binary16
 TILE_BYTES = TILE_M * STEP_K * 2  # 8 KiB: an operand's tile of one step
 STAGE_BYTES = 2 * TILE_BYTES
-STAGES = 4                       # the update's products: 0.704 ms at 4 stages, 0.921 at 2, 0.862 at 8
+STAGES = 4                       # the benchmark's products: 0.704 ms at 4 stages, 0.921 at 2, 0.862 at 8
                                  # (bench/results/sm90-gemm-h200.md); 66592 bytes a block
 TARGET = "sm_90"
 MAP_WORDS = {"A": 17, "B": 18}   # the tensor maps' addresses (the backend's words)
