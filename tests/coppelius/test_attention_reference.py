@@ -109,6 +109,18 @@ def test_the_backward_parts_are_the_three_launches_graph_builds():
                                                                         tuple(words))
 
 
+def _backward_launch(kernel, sizes, probabilities, T, H):
+    """The buffers `sizes` names laid end to end from 1 GiB (qkv first), and a launch of a fused
+    attention backward kernel on them (words: qkv, do, `probabilities`, ds, dqkv, dqkv16, (T, H), scale)."""
+    at, address = {}, 1 << 30
+    for name, size in sizes.items():
+        at[name], address = address, address + size
+    words = tuple(at[name] for name in ("qkv", "do", probabilities, "ds", "dqkv", "dqkv16"))
+    dh = attention.HEAD_DIMENSION
+    return at, graph.Launch(kernel, (T // 32, H, 1), attention.BLOCK,
+                            words + (graph.pair(T, H), graph.pair(graph.f32(dh ** -0.5))))
+
+
 def test_the_backward_references_give_the_models_gradients():
     T, H = 128, 2
     dh, d = attention.HEAD_DIMENSION, attention.HEAD_DIMENSION * H
@@ -125,14 +137,9 @@ def test_the_backward_references_give_the_models_gradients():
 
     sizes = dict(qkv=2 * 3 * T * d, do=2 * T * d, p=4 * H * T * T, ds=2 * H * T * T, dqkv=4 * 3 * T * d,
                  dqkv16=2 * 3 * T * d)
-    base, at = 1 << 30, {}
-    for name, size in sizes.items():
-        at[name] = base + sum(sizes[n] for n in at)
-    launch = graph.Launch(attention.BACKWARD, (T // 32, H, 1), attention.BLOCK,
-                          (at["qkv"], at["do"], at["p"], at["ds"], at["dqkv"], at["dqkv16"], graph.pair(T, H),
-                           graph.pair(graph.f32(dh ** -0.5))))
+    at, launch = _backward_launch(attention.BACKWARD, sizes, "p", T, H)
     for name, registered in (("kernels", kernels.KERNELS), ("ref_ops", ref_ops.KERNELS)):
-        memory = kernels.FlatMemory([(base, sum(sizes.values()))])
+        memory = kernels.FlatMemory([(at["qkv"], sum(sizes.values()))])
         memory.array(at["qkv"], "<f2", 3 * T * d)[...] = qkv16.ravel()
         memory.array(at["do"], "<f2", T * d)[...] = do16.ravel()
         memory.array(at["p"], "<f4", H * T * T)[...] = p.astype(np.float32).ravel()
@@ -195,14 +202,9 @@ def test_the_kv_references_give_the_models_gradients():
 
     sizes = dict(qkv=2 * 3 * T * d, do=2 * T * d, p16=2 * H * T * T, ds=2 * H * T * T, dqkv=4 * 3 * T * d,
                  dqkv16=2 * 3 * T * d)
-    base, at = 1 << 30, {}
-    for name, size in sizes.items():
-        at[name] = base + sum(sizes[n] for n in at)
-    launch = graph.Launch(attention.KV, (T // 32, H, 1), attention.BLOCK,
-                          (at["qkv"], at["do"], at["p16"], at["ds"], at["dqkv"], at["dqkv16"], graph.pair(T, H),
-                           graph.pair(graph.f32(dh ** -0.5))))
+    at, launch = _backward_launch(attention.KV, sizes, "p16", T, H)
     for name, registered in (("kernels", kernels.KERNELS), ("ref_ops", ref_ops.KERNELS)):
-        memory = kernels.FlatMemory([(base, sum(sizes.values()))])
+        memory = kernels.FlatMemory([(at["qkv"], sum(sizes.values()))])
         for buffer, value in (("qkv", qkv16), ("do", do16), ("p16", p16), ("ds", ds16)):
             memory.array(at[buffer], "<f2", value.size)[...] = value.ravel()
         registered[attention.KV](memory, kernels.Launched(launch.parameters()))

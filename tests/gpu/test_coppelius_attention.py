@@ -57,6 +57,23 @@ def _words(raw: bytes, count: int):
     return tuple(np.frombuffer(raw, dtype=np.uint64))
 
 
+def _launch(functions, name, grid, block, raw, count):
+    """coppelius-<name> on `grid` x `block` with the parameter block `raw` as `count` 8-byte words."""
+    _, function, shared = functions[name]
+    function(grid, (block,), _words(raw, count), shared_mem=shared)
+
+
+def _same_bytes_then_times(what, before, after, names, run_before, run_after, launches):
+    """Run both paths, hold every named output of `after` to `before` bit for bit, print both times."""
+    run_before()
+    run_after()
+    cp.cuda.Device().synchronize()
+    for name in names:
+        a, b = before[name].get().view(np.uint8), after[name].get().view(np.uint8)
+        assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
+    print(f"\n  {what}: {launches} launches {graph_time_us(run_before):.2f} us, fused {graph_time_us(run_after):.2f} us")
+
+
 def paths(functions, qkv, T, H, scale):
     """(three-launch outputs, fused outputs, run-three, run-fused): each output p16, p, o16."""
     from bobc.sass.generate import gemm
@@ -77,16 +94,12 @@ def paths(functions, qkv, T, H, scale):
                             T, H, scale, 0)
 
     def run_three():
-        _, f, shared = functions["gemm-nt"]
-        f(gemm.grid(T, T, H), (gemm.THREADS,), _words(nt, 17), shared_mem=shared)
-        _, f, _ = functions["softmax-forward"]
-        f((-(-H * T // 8),), (256,), _words(softmax, 5))
-        _, f, shared = functions["gemm-nn"]
-        f(gemm.grid(T, DH, H), (gemm.THREADS,), _words(nn, 17), shared_mem=shared)
+        _launch(functions, "gemm-nt", gemm.grid(T, T, H), gemm.THREADS, nt, 17)
+        _launch(functions, "softmax-forward", (-(-H * T // 8),), 256, softmax, 5)
+        _launch(functions, "gemm-nn", gemm.grid(T, DH, H), gemm.THREADS, nn, 17)
 
     def run_fused():
-        _, f, shared = functions["attention-forward"]
-        f((T // 32, H, 1), (128,), _words(attention, 6), shared_mem=shared)
+        _launch(functions, "attention-forward", (T // 32, H, 1), 128, attention, 6)
 
     return three, fused, run_three, run_fused
 
@@ -118,12 +131,8 @@ def test_fused_attention_is_the_three_launches_bit_for_bit(functions, T, H):
     qkv = cp.asarray((rng.standard_normal(T * 3 * DH * H) * 0.7).astype(np.float16))
     scale = float(np.float32(DH ** -0.5))
     three, fused, run_three, run_fused = paths(functions, qkv, T, H, scale)
-    run_three()
-    run_fused()
-    cp.cuda.Device().synchronize()
-    for name in ("p16", "p", "o16"):
-        a, b = three[name].get().view(np.uint8), fused[name].get().view(np.uint8)
-        assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
+    _same_bytes_then_times(f"attention forward T {T} H {H}", three, fused, ("p16", "p", "o16"), run_three,
+                           run_fused, "three")
     x = qkv.get().astype(np.float64).reshape(T, 3 * DH * H)
     p = fused["p"].get().reshape(H, T, T).astype(np.float64)
     mask = np.triu(np.ones((T, T), bool), 1)
@@ -132,8 +141,6 @@ def test_fused_attention_is_the_three_launches_bit_for_bit(functions, T, H):
         s = np.where(mask, -np.inf, scale * (q @ k.T))
         e = np.exp(s - s.max(axis=1, keepdims=True))
         assert np.abs(p[h] - e / e.sum(axis=1, keepdims=True)).max() < 1e-5
-    print(f"\n  attention forward T {T} H {H}: three launches {graph_time_us(run_three):.2f} us, "
-          f"fused {graph_time_us(run_fused):.2f} us")
 
 
 @pytest.mark.parametrize("T,H", CASES, ids=[f"T{t}-H{h}" for t, h in CASES])
@@ -161,25 +168,15 @@ def test_fused_attention_backward_is_the_three_launches_bit_for_bit(functions, T
                             fused["dqkv16"].data.ptr, T, H, scale, 0)
 
     def run_three():
-        _, f, shared = functions["gemm-nt"]
-        f(gemm.grid(T, T, H), (gemm.THREADS,), _words(nt, 17), shared_mem=shared)
-        _, f, _ = functions["softmax-backward"]
-        f((-(-H * T // 8),), (256,), _words(softmax, 5))
-        _, f, shared = functions["gemm-nn"]
-        f(gemm.grid(T, DH, H), (gemm.THREADS,), _words(nn, 17), shared_mem=shared)
+        _launch(functions, "gemm-nt", gemm.grid(T, T, H), gemm.THREADS, nt, 17)
+        _launch(functions, "softmax-backward", (-(-H * T // 8),), 256, softmax, 5)
+        _launch(functions, "gemm-nn", gemm.grid(T, DH, H), gemm.THREADS, nn, 17)
 
     def run_fused():
-        _, f, shared = functions["attention-backward"]
-        f((T // 32, H, 1), (128,), _words(attention, 8), shared_mem=shared)
+        _launch(functions, "attention-backward", (T // 32, H, 1), 128, attention, 8)
 
-    run_three()
-    run_fused()
-    cp.cuda.Device().synchronize()
-    for name in ("ds", "dqkv", "dqkv16"):
-        a, b = three[name].get().view(np.uint8), fused[name].get().view(np.uint8)
-        assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
-    print(f"\n  attention backward (dP, dS, dq) T {T} H {H}: three launches {graph_time_us(run_three):.2f} us, "
-          f"fused {graph_time_us(run_fused):.2f} us")
+    _same_bytes_then_times(f"attention backward (dP, dS, dq) T {T} H {H}", three, fused, ("ds", "dqkv", "dqkv16"),
+                           run_three, run_fused, "three")
 
 
 @pytest.mark.parametrize("T,H", CASES, ids=[f"T{t}-H{h}" for t, h in CASES])
@@ -205,20 +202,12 @@ def test_fused_attention_backward_kv_is_the_two_products_bit_for_bit(functions, 
                      fused["dqkv16"].data.ptr, T, H, scale, 0)
 
     def run_two():
-        _, f, shared = functions["gemm-tn"]
         for words in tn:
-            f(gemm.grid(T, DH, H), (gemm.THREADS,), _words(words, 17), shared_mem=shared)
+            _launch(functions, "gemm-tn", gemm.grid(T, DH, H), gemm.THREADS, words, 17)
 
     def run_fused():
-        _, f, shared = functions["attention-backward-kv"]
-        f((T // 32, H, 1), (128,), _words(kv, 8), shared_mem=shared)
+        _launch(functions, "attention-backward-kv", (T // 32, H, 1), 128, kv, 8)
 
-    run_two()
-    run_fused()
-    cp.cuda.Device().synchronize()
-    for name in ("dqkv", "dqkv16"):
-        a, b = two[name].get().view(np.uint8), fused[name].get().view(np.uint8)
-        assert np.array_equal(a, b), f"{name}: {np.count_nonzero(a != b)} bytes differ"
+    _same_bytes_then_times(f"attention backward (dv, dk) T {T} H {H}", two, fused, ("dqkv", "dqkv16"), run_two,
+                           run_fused, "two")
     assert np.isnan(fused["dqkv"].get().reshape(T, 3 * d)[:, :d]).all()
-    print(f"\n  attention backward (dv, dk) T {T} H {H}: two launches {graph_time_us(run_two):.2f} us, "
-          f"fused {graph_time_us(run_fused):.2f} us")

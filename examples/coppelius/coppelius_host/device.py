@@ -22,18 +22,18 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 EXAMPLE = Path(__file__).resolve().parents[1]
 REALIZATION = EXAMPLE / "Realization" / "Nvidia" / "SM86"
 ARCH_TARGETS = {"SM86": "sm_86", "SM90": "sm_90"}
+if str(EXAMPLE) not in sys.path:
+    sys.path.insert(0, str(EXAMPLE))
+
+from coppelius_model.memory import Launched, ViewedMemory  # noqa: E402  (the path above)
 
 
 def reference_kernels() -> dict:
     """The model's own NumPy kernels (coppelius_model.kernels: model.update's arithmetic
     launch by launch, bit for bit: tests/coppelius/test_graph_executes.py)."""
-    if str(EXAMPLE) not in sys.path:
-        sys.path.insert(0, str(EXAMPLE))
     from coppelius_model.kernels import KERNELS
     return dict(KERNELS)
 
@@ -62,7 +62,7 @@ def launched_kernel(memory, described, qmd_address: int, at: str) -> str:
     return kernel
 
 
-class GPUMemory:
+class GPUMemory(ViewedMemory):
     """The machine's buffers by GPU address, read and written as the model's kernels do
     (view/read/write/array: coppelius_model.kernels.FlatMemory's interface)."""
 
@@ -74,31 +74,6 @@ class GPUMemory:
             if m.gpu <= address and address + size <= m.gpu + m.extent:
                 return memoryview(m.memory)[address - m.gpu:address - m.gpu + size]
         raise IndexError(f"the GPU reads [{address:#x}, +{size:#x}), which no buffer of the host holds")
-
-    def read(self, address: int, size: int, what: str = "") -> bytes:
-        return bytes(self.view(address, size))
-
-    def write(self, address: int, data: bytes, what: str = "") -> None:
-        self.view(address, len(data))[:] = data
-
-    def array(self, address: int, dtype, count: int):
-        return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
-
-
-class Launched:
-    """A launch's parameters as the model's kernels read them (words from the parameter base)."""
-
-    def __init__(self, parameters: bytes):
-        self.parameters = parameters
-
-    def word(self, index):
-        return int.from_bytes(self.parameters[8 * index:8 * index + 8], "little")
-
-    def u32(self, offset):
-        return int.from_bytes(self.parameters[offset:offset + 4], "little")
-
-    def f32(self, offset):
-        return float(np.frombuffer(self.parameters[offset:offset + 4], "<f4")[0])
 
 
 def _channel_class():

@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
-
 from .graph import NO_D, WRITE_HALF, Launch, gemm_words, pair
+from .memory import Launched, ViewedMemory
 
 KERNEL = "coppelius-attention-forward"
 BLOCK = 128
@@ -127,23 +126,7 @@ def kv_parts(block: tuple[int, ...]) -> list[Launch]:
     return [dv, dk]
 
 
-class _Launched:
-    """A part's launch as a registered kernel reads it (bobc.reference.host.LaunchContext)."""
-
-    def __init__(self, parameters: bytes):
-        self.parameters = parameters
-
-    def word(self, index):
-        return struct.unpack_from("<Q", self.parameters, 8 * index)[0]
-
-    def u32(self, offset):
-        return struct.unpack_from("<I", self.parameters, offset)[0]
-
-    def f32(self, offset):
-        return struct.unpack_from("<f", self.parameters, offset)[0]
-
-
-class _WithScores:
+class _WithScores(ViewedMemory):
     """`memory` (bobc.reference.host.Memory, or kernels.FlatMemory) and the scores at SCORES."""
 
     def __init__(self, memory, nbytes: int):
@@ -156,14 +139,6 @@ class _WithScores:
             return memoryview(self.scores)[address - SCORES:address - SCORES + size]
         return self.memory.view(address, size)
 
-    def read(self, address, size) -> bytes:
-        return bytes(self.view(address, size))
-
-    def write(self, address, data: bytes) -> None:
-        self.view(address, len(data))[:] = data
-
-    def array(self, address, dtype, count):
-        return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
 
 
 def run(memory, launch, kernels, backward=False, kv=False) -> None:
@@ -173,4 +148,4 @@ def run(memory, launch, kernels, backward=False, kv=False) -> None:
     T, H = (block[6] if backward or kv else block[4]) & 0xFFFFFFFF, (block[6] if backward or kv else block[4]) >> 32
     scratch = _WithScores(memory, 0 if kv else 4 * H * T * T)
     for part in (kv_parts if kv else backward_parts if backward else parts)(block):
-        kernels[part.kernel](scratch, _Launched(part.parameters()))
+        kernels[part.kernel](scratch, Launched(part.parameters()))

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import attention
+from .memory import Launched, ViewedMemory
 from .model import MIXED, causal_softmax, gelu, gelu_derivative
 
 A = MIXED
@@ -294,23 +295,7 @@ KERNELS = {
 
 # ---- running pieces on a flat memory (tests; the reference runner has its own Memory) ----
 
-class Launched:
-    """A launch as a registered kernel sees it (bobc.reference.host.LaunchContext's reads)."""
-
-    def __init__(self, parameters: bytes):
-        self.parameters = parameters
-
-    def word(self, index):
-        return int.from_bytes(self.parameters[8 * index:8 * index + 8], "little")
-
-    def u32(self, offset):
-        return int.from_bytes(self.parameters[offset:offset + 4], "little")
-
-    def f32(self, offset):
-        return float(np.frombuffer(self.parameters[offset:offset + 4], "<f4")[0])
-
-
-class FlatMemory:
+class FlatMemory(ViewedMemory):
     """Buffers by GPU address (the arena and the staging buffer), read and written as
     bobc.reference.host.Memory is."""
 
@@ -322,15 +307,6 @@ class FlatMemory:
             if base <= address and address + size <= base + len(data):
                 return memoryview(data)[address - base:address - base + size]
         raise IndexError(f"no buffer holds [{address:#x}, {address + size:#x})")
-
-    def read(self, address, size) -> bytes:
-        return bytes(self.view(address, size))
-
-    def write(self, address, data: bytes) -> None:
-        self.view(address, len(data))[:] = data
-
-    def array(self, address, dtype, count):
-        return np.frombuffer(self.view(address, np.dtype(dtype).itemsize * count), dtype=dtype)
 
 
 def run(memory, launches, kernels=KERNELS, patch=None):
