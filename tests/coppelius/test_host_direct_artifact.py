@@ -37,16 +37,24 @@ def test_the_seed_admits_the_pairing_built_from_the_images(evaluated):
 
 
 def test_each_parameter_address_is_its_qmds_constant_bank_plus_the_targets_parameter_base(evaluated):
+    """The QMD reads bank 0 from the program residence (the arena plan's resident); the host
+    writes the parameters into the program table at the same offset (bobc.nvidia.residence)."""
     from bobc.sim.qmd_reader import read_launch
+    from coppelius_model import layout
 
     target = evaluated.target
     slot = target.qmd_record_bytes
+    residence = layout.arena(SMALL)["program-residence"]
+    assert evaluated.images.manifest["residence"]["base"] == residence.address
     assert len(evaluated.qmd) == evaluated.launch_count * slot
     assert len(evaluated.parameter_addresses) == evaluated.launch_count
     for launch in range(evaluated.launch_count):
         described = read_launch(evaluated.qmd[launch * slot:(launch + 1) * slot], target.compute_class,
                                 f"launch {launch}")
-        assert evaluated.parameter_addresses[launch] == described.cb0_address + target.parameter_base, launch
+        assert residence.address <= described.cb0_address < residence.end, launch
+        assert described.program_address in range(residence.address, residence.end), launch
+        table = evaluated.program_base + (described.cb0_address - residence.address)
+        assert evaluated.parameter_addresses[launch] == table + target.parameter_base, launch
 
 
 def test_the_program_image_holds_the_graphs_words_at_each_realized_address(evaluated):

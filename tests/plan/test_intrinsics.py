@@ -9,7 +9,7 @@ KERNELS = REPO / "specs" / "Realization" / "Nvidia" / "SM86"
 
 def test_registry_names():
     from bobc.plan.intrinsics import default_intrinsics
-    assert default_intrinsics().names() == ["NativePhysicalProgram", "NvidiaResourceHost",
+    assert default_intrinsics().names() == ["NativePhysicalProgram", "NvidiaResidentProgram", "NvidiaResourceHost",
                                             "NvidiaWholeProgramPlan", "SM86Program", "SM86ProgramSharedMemory"]
 
 

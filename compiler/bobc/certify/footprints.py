@@ -171,4 +171,5 @@ def program_conflicts(program, target, folders=()):
         x, y = prints[a], prints[b]
         return x is None or y is None or x.conflicts(y)
     conflicts.contracts = contracts        # the same reading gives encode_images its tensor maps
+    conflicts.footprints = prints          # and shows a program residence no launch writes
     return conflicts

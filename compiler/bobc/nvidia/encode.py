@@ -46,7 +46,9 @@ from ..targets import CC80_PLUS_LIMITS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
 from .launch_order import LaunchOrder, launch_order
+from . import residence
 from .qmd import QMD, layout_named
+from .residence import Residence
 from .tensor_map import ALIGNMENT as TENSOR_MAP_ALIGNMENT, SIZE as TENSOR_MAP_BYTES, TiledTensor, encode_tiled
 
 # ---------------------------------------------------------------- constants
@@ -500,6 +502,17 @@ def plan_parameter_base(plan: WholeProgramPlan) -> int:
     return declared.parameter_base
 
 
+def bank_zero(target: Target, grid: tuple[int, int, int], block: tuple[int, int, int]) -> bytearray:
+    """A parameter block with the words the CUDA driver fills below the parameters (facts doc
+    section 5): block x/y/z, grid x/y/z, then the shared and local memory windows and the
+    stack pointer; the parameters themselves zero."""
+    out = bytearray(target.parameter_block_bytes)
+    struct.pack_into("<3I", out, 0x00, *block)
+    struct.pack_into("<3I", out, 0x0C, *grid)
+    struct.pack_into("<3Q", out, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
+    return out
+
+
 def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
                     tensor_map_words: dict[int, int] | None = None) -> bytes:
     """Launch `index`'s constant bank 0 image for `target`; `tensor_map_words`: argument ->
@@ -507,12 +520,7 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
     parameter base like the plan's own arguments."""
     launch = plan.launches[index]
     name = _launch_name(index, launch)
-    block = bytearray(target.parameter_block_bytes)
-    # the words the CUDA driver fills below the parameters (facts doc section 5): block x/y/z,
-    # grid x/y/z, then the shared and local memory windows and the stack pointer
-    struct.pack_into("<3I", block, 0x00, *launch.block)
-    struct.pack_into("<3I", block, 0x0C, *launch.grid)
-    struct.pack_into("<3Q", block, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
+    block = bank_zero(target, launch.grid, launch.block)
     plan_base = plan_parameter_base(plan)
     shift_bytes = target.parameter_base - plan_base
     if shift_bytes % 8 or shift_bytes < 0:
@@ -555,54 +563,65 @@ def plan_launch_order(plan: WholeProgramPlan, conflicts=None, slots: int = 1) ->
     return launch_order([submission.launches for submission in plan.submissions], conflicts, slots)
 
 
-def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: tuple[int, ...] = ()) -> bytes:
+def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: tuple[int, ...] = (),
+               residence: "Residence | None" = None) -> bytes:
     """Launch `index`'s QMD, zero-padded to the target's table slot; it schedules each launch of
     `dependents` (at most two, DEPENDENT_QMD0 then 1) once its own grid has ended (its writes
-    flushed by the membar)."""
+    flushed by the membar).  With a `residence` (bobc.nvidia.residence) the program and bank 0
+    are read from the residence's copy of the program table."""
     target = layout.target
-    recipe = RECIPES[target.qmd_layout]
     launch = plan.launches[index]
     placed = layout.launches[index]
     region: Region = plan.regions[launch.region]
-    code_size = len(region.code)
-    qmd = QMD(target.qmd_layout, context=_launch_name(index, launch))
-    for name, value in recipe.constants.items():
-        qmd.set(name, value)
-    qmd.set("SASS_VERSION", target.sm)
-    for name, value in zip(recipe.grid, launch.grid):
-        if value < 1:
-            raise BobcError(f"{_launch_name(index, launch)}: grid {launch.grid} has an empty dimension")
-        qmd.set(name, value)
-    for name, value in zip(recipe.block, launch.block):
-        if value < 1:
-            raise BobcError(f"{_launch_name(index, launch)}: block {launch.block} has an empty dimension")
-        qmd.set(name, value)
-    qmd.set(recipe.registers, qmd_registers(region.registers))
-    shared = shared_memory_bytes(region.shared_bytes)
-    qmd.set(recipe.shared_memory_size, shared)
-    threads = launch.block[0] * launch.block[1] * launch.block[2]
-    carveout = shared_carveout(target, threads, qmd_registers(region.registers), shared)
-    low, high, size = recipe.sm_config
-    qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
-    qmd.set(size, sm_config(carveout.chosen))
-    program = placed.program_address
-    qmd.set(recipe.program_address[0], program & 0xFFFFFFFF).set(recipe.program_address[1], program >> 32)
-    qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
-    qmd.set(recipe.prefetch[2], min(-(-(program % 256 + code_size) // 256), 0x1FF))
-    cb = placed.parameter_address
-    if cb % (1 << recipe.cb0_address_shift):
-        raise BobcError(f"{_launch_name(index, launch)}: parameter block {cb:#x} is not aligned for the QMD")
-    shifted = cb >> recipe.cb0_address_shift
-    qmd.set(recipe.cb0_address[0], shifted & 0xFFFFFFFF).set(recipe.cb0_address[1], shifted >> 32)
-    qmd.set(recipe.cb0_size_shifted4, target.parameter_block_bytes >> 4)
-    if len(dependents) > len(recipe.dependents):
-        raise BobcError(f"{_launch_name(index, launch)}: {len(dependents)} dependent QMDs; a QMD names at most "
-                        f"{len(recipe.dependents)}")
-    for successor, (enable, action, prefetch, address) in zip(dependents, recipe.dependents):
+    pointers = []
+    for successor in dependents:
         pointer = layout.launches[successor].qmd_address
         if pointer % QMD_ALIGNMENT or pointer >> 40:
             raise BobcError(f"{_launch_name(index, launch)}: the QMD it schedules, at {pointer:#x}, "
                             f"is not {QMD_ALIGNMENT}-byte aligned below 2^40")
+        pointers.append(pointer)
+    where = residence.relocate if residence is not None else (lambda address: address)
+    return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
+                    region.shared_bytes, where(placed.program_address), len(region.code),
+                    where(placed.parameter_address), tuple(pointers))
+
+
+def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], registers: int,
+             shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = ()) -> bytes:
+    """One grid's QMD for `target`: its code at `program` (`code_size` bytes, prefetched), its
+    constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends."""
+    recipe = RECIPES[target.qmd_layout]
+    qmd = QMD(target.qmd_layout, context=name)
+    for field_name, value in recipe.constants.items():
+        qmd.set(field_name, value)
+    qmd.set("SASS_VERSION", target.sm)
+    for field_name, value in zip(recipe.grid, grid):
+        if value < 1:
+            raise BobcError(f"{name}: grid {grid} has an empty dimension")
+        qmd.set(field_name, value)
+    for field_name, value in zip(recipe.block, block):
+        if value < 1:
+            raise BobcError(f"{name}: block {block} has an empty dimension")
+        qmd.set(field_name, value)
+    qmd.set(recipe.registers, qmd_registers(registers))
+    shared = shared_memory_bytes(shared_bytes)
+    qmd.set(recipe.shared_memory_size, shared)
+    threads = block[0] * block[1] * block[2]
+    carveout = shared_carveout(target, threads, qmd_registers(registers), shared)
+    low, high, size = recipe.sm_config
+    qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
+    qmd.set(size, sm_config(carveout.chosen))
+    qmd.set(recipe.program_address[0], program & 0xFFFFFFFF).set(recipe.program_address[1], program >> 32)
+    qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
+    qmd.set(recipe.prefetch[2], min(-(-(program % 256 + code_size) // 256), 0x1FF))
+    if bank0 % (1 << recipe.cb0_address_shift):
+        raise BobcError(f"{name}: parameter block {bank0:#x} is not aligned for the QMD")
+    shifted = bank0 >> recipe.cb0_address_shift
+    qmd.set(recipe.cb0_address[0], shifted & 0xFFFFFFFF).set(recipe.cb0_address[1], shifted >> 32)
+    qmd.set(recipe.cb0_size_shifted4, target.parameter_block_bytes >> 4)
+    if len(dependents) > len(recipe.dependents):
+        raise BobcError(f"{name}: {len(dependents)} dependent QMDs; a QMD names at most {len(recipe.dependents)}")
+    for pointer, (enable, action, prefetch, address) in zip(dependents, recipe.dependents):
         qmd.set(enable, 1).set(action, DEPENDENT_QMD_ACTIONS[DEPENDENT_QMD_ACTION]).set(prefetch, 1)
         qmd.set(address, pointer >> 8)
     return qmd.to_bytes(target.qmd_record_bytes)
@@ -624,7 +643,7 @@ def prologue(target: Target) -> pb.Pushbuffer:
 
 
 def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
-                       order: LaunchOrder | None = None) -> pb.Pushbuffer:
+                       order: LaunchOrder | None = None, stage_qmd: int | None = None) -> pb.Pushbuffer:
     """Send the QMDs that start the submission's chains, then release its semaphore once the
     engine is idle.
 
@@ -635,7 +654,9 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
     still run, a WAIT_FOR_IDLE stands before the send (what a Vulkan driver emits for a
     compute-to-compute barrier, NVK among them).  The grid's end flushes its writes
     (CWD_MEMBAR_TYPE L1_SYSMEMBAR) and the next grid's start drops stale L1 lines
-    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.
+    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.  With a program residence,
+    `stage_qmd` is the address of the stage's QMD, which is sent and waited for first
+    (bobc.nvidia.residence).
     """
     if order is None:
         order = plan_launch_order(plan, slots=len(RECIPES[layout.target.qmd_layout].dependents))
@@ -643,6 +664,8 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
     push = prologue(layout.target) if submission.counts else pb.Pushbuffer()
     if not submission.launches:
         raise BobcError(f"submission {index} ({submission.identity}) has no launches")
+    if stage_qmd is not None:
+        residence.stage_methods(push, stage_qmd, COMPUTE_SUBCHANNEL, pb.PCAS_ACTION[PCAS_ACTION])
     for send in order.sends[index]:                # in range: plan_layout checked them
         qmd_address = layout.launches[send.launch].qmd_address
         if send.after_idle:
@@ -667,35 +690,51 @@ class Images:
     manifest: dict = field(default_factory=dict)
 
 
-def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contracts=None) -> Images:
+def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contracts=None,
+                  resident: tuple[int, int] | None = None) -> Images:
     """The device images of `plan` for `target`; `conflicts(a, b)` (bobc.certify.footprints)
     lets launches that touch disjoint bytes run at the same time, None keeps each submission
     one chain (plan_launch_order).  `contracts` (region identity -> KernelContract) gives the
     tensor maps to write; by default those `conflicts` was read from (program_conflicts'
-    `.contracts`), so one reading of the kernel sources serves both."""
+    `.contracts`), so one reading of the kernel sources serves both.  `resident` (base, bytes):
+    the program residence the device reads the program table from (bobc.nvidia.residence;
+    `conflicts` must then carry the launches' footprints, as program_conflicts' does)."""
     if contracts is None:
         contracts = getattr(conflicts, "contracts", None)
     layout = plan_layout(plan, target, contracts)
+    home = None
+    if resident is not None:
+        home = Residence(plan.program_base, *resident)
+        residence.check(plan, layout, home, getattr(conflicts, "footprints", None))
+    where = home.relocate if home is not None else (lambda address: address)
 
     program = bytearray(layout.program_bytes)
     for region in layout.regions:
         program[region.place:region.place + region.size] = plan.regions[region.index].code
     for placed in layout.launches:
         program[placed.parameter_offset:placed.parameter_offset + target.parameter_block_bytes] = \
-            parameter_block(plan, placed.index, target, layout.tensor_map_words.get(placed.index))
+            parameter_block(plan, placed.index, target,
+                            {w: where(a) if a else 0 for w, a in layout.tensor_map_words.get(placed.index, {}).items()})
     for mapped in layout.tensor_maps:
         program[mapped.offset:mapped.offset + TENSOR_MAP_BYTES] = mapped.data
 
     order = plan_launch_order(plan, conflicts, slots=len(RECIPES[target.qmd_layout].dependents))
-    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i)) for i in range(len(plan.launches)))
+    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))
 
     push = bytearray(prologue(target).to_bytes())
     prologue_bytes = len(push)
+    stage = None
+    if home is not None:                       # the segments' length does not depend on where the stage lies
+        length = prologue_bytes + sum(len(submission_segment(plan, layout, i, order, 0).to_bytes())
+                                      for i in range(len(plan.submissions)))
+        stage = residence.build_stage(plan, layout, home, _align(length, residence.ALIGNMENT), plan.pushbuffer_base)
     segments = []
     for index in range(len(plan.submissions)):
-        segment = submission_segment(plan, layout, index, order).to_bytes()
+        segment = submission_segment(plan, layout, index, order, stage.qmd_address if stage else None).to_bytes()
         segments.append((len(push), len(segment)))
         push += segment
+    if stage is not None:
+        push += bytes(stage.offset - len(push)) + stage.data
     entries = [Entry(plan.pushbuffer_base + offset, length // 4) for offset, length in segments]
     prologue_entry = Entry(plan.pushbuffer_base, prologue_bytes // 4)
     gpfifo = b"".join(entry.to_bytes() for entry in entries)
@@ -745,6 +784,9 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contra
         "pcas_action": PCAS_ACTION,
         "dependent_qmd_action": DEPENDENT_QMD_ACTION,
     }
+    if home is not None:           # (absent without one: the images of other plans stay as they were)
+        manifest["residence"] = {"base": home.base, "bytes": home.size, "program_bytes": len(program),
+                                 "stage": stage.manifest()}
     if layout.tensor_maps:         # (absent without any: the images of other plans stay as they were)
         manifest["tensor_maps"] = [
             {"slot": m.slot, "offset": m.offset, "address": m.address, "bytes": TENSOR_MAP_BYTES,

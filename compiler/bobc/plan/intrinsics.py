@@ -1,12 +1,14 @@
 """The backend's handlers for `(compiler-native-encode T v)`.
 
-Four families are encoded by the compiler:
+Five families are encoded by the compiler:
   SM86Program (Accelerator.SM86.InstructionEncoding): a kernel's assembly
     source (or its variant for the build's target, bobc.kernel_search) -> its
     machine code for that target (bobc.sass).
   NvidiaWholeProgramPlan (Hardware.Nvidia.SM86.Command.WholeProgramPlan): the
     plan -> the bytes of its component (program, QMD table, pushbuffer or
-    GPFIFO image; bobc.nvidia.encode).
+    GPFIFO image; bobc.nvidia.encode); NvidiaResidentProgram (Hardware.Nvidia.
+    SM86.Command.ProgramResidence): the same, the device reading the program
+    table from a residence (bobc.nvidia.residence).
   NativePhysicalProgram (Runtime.NativePhysicalProgram): a native physical program ->
     the host executable that runs it (bobc.native.writer); NvidiaResourceHost
     (Platform.Linux.Nvidia.ResourcePlan): the same, for its program.
@@ -78,17 +80,26 @@ class _Encoders:
                             hint="add `.shared BYTES` to the kernel source (0 when it uses none)")
         return VBytes(assembled.shared_bytes.to_bytes(4, "little"))
 
-    def whole_program(self, value, context):
-        plan = extract_whole_program(context.program, value,
-                                     "compiler-native-encode (family NvidiaWholeProgramPlan)")
+    def whole_program(self, value, context, resident=None, what="NvidiaWholeProgramPlan"):
+        plan = extract_whole_program(context.program, value, f"compiler-native-encode (family {what})")
         from ..certify.footprints import program_conflicts
         from ..nvidia.encode import encode_images
         import dataclasses
-        key = (dataclasses.replace(plan, component=""), context.target.name)
+        key = (dataclasses.replace(plan, component=""), context.target.name, resident)
         if key not in self.images:                                      # the latest plan only
             conflicts = program_conflicts(plan, context.target, getattr(context.program, "search_path", ()))
-            self.images = {key: encode_images(plan, context.target, conflicts)}
+            self.images = {key: encode_images(plan, context.target, conflicts, resident=resident)}
         return VBytes(bytes(getattr(self.images[key], plan.component)))
+
+    def resident_program(self, value, context):
+        """A plan with a program residence (Hardware.Nvidia.SM86.Command.ProgramResidence):
+        its images as bobc.nvidia.residence encodes them."""
+        what = "NvidiaResidentProgram"
+        r = _Reader(context.program, f"compiler-native-encode (family {what})")
+        f = r.fields(r.con(value, what, "the resident program"))
+        resident = (r.word(f["nvidiaResidentProgramBase"], "ModelWord64", "the residence's base"),
+                    r.nat(f["nvidiaResidentProgramBytes"], "the residence's bytes"))
+        return self.whole_program(f["nvidiaResidentProgramPlan"], context, resident, what)
 
 
 def default_intrinsics() -> Intrinsics:
@@ -99,6 +110,7 @@ def default_intrinsics() -> Intrinsics:
     registry.register("SM86Program", encoders.kernel)
     registry.register("SM86ProgramSharedMemory", encoders.shared_memory)
     registry.register("NvidiaWholeProgramPlan", encoders.whole_program)
+    registry.register("NvidiaResidentProgram", encoders.resident_program)
     from ..native.writer import encode_native_program, encode_resource_host
 
     registry.register("NativePhysicalProgram", encode_native_program)   # docs/native-host.md

@@ -12,8 +12,9 @@ and its arithmetic is the model's NumPy kernels (coppelius_model.kernels).
 Every segment must set the channel up itself and add 1 to the one semaphore (a 64-bit
 reduction), which is what the host's Submit waits for.
 
-The device keeps a trace: every entry issued (`entries`) and every launch's kernel
-(`launches`), which the tests count against the seed's numbers.
+The device keeps a trace: every entry issued (`entries`), every launch's kernel
+(`launches`), which the tests count against the seed's numbers, and every program stage
+(`stages`: bobc's copy of the program table into its residence, first in every submission).
 """
 from __future__ import annotations
 
@@ -33,9 +34,11 @@ from coppelius_model.memory import Launched, ViewedMemory  # noqa: E402  (the pa
 
 def reference_kernels() -> dict:
     """The model's own NumPy kernels (coppelius_model.kernels: model.update's arithmetic
-    launch by launch, bit for bit: tests/coppelius/test_graph_executes.py)."""
+    launch by launch, bit for bit: tests/coppelius/test_graph_executes.py), and bobc's program
+    stage (the copy into the program residence that starts every submission)."""
+    from bobc.nvidia.residence import STAGE_IDENTITY, stage_reference
     from coppelius_model.kernels import KERNELS
-    return dict(KERNELS)
+    return {**KERNELS, STAGE_IDENTITY: stage_reference}
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,16 +49,24 @@ def kernel_codes(arch: str) -> dict[bytes, str]:
     from bobc.kernel_search import variant_of, variant_suffix
     from bobc.targets import target_named
 
+    from bobc.nvidia.residence import STAGE_IDENTITY, stage_kernel
+
     target = target_named(ARCH_TARGETS[arch])
-    return {bytes(assemble_kernel(variant_of(source, target), target).code): source.stem
-            for source in sorted(REALIZATION.glob("coppelius-*.sass")) if variant_suffix(source) is None}
+    codes = {bytes(assemble_kernel(variant_of(source, target), target).code): source.stem
+             for source in sorted(REALIZATION.glob("coppelius-*.sass")) if variant_suffix(source) is None}
+    return {**codes, bytes(stage_kernel(target).code): STAGE_IDENTITY}
 
 
 def launched_kernel(memory, described, qmd_address: int, at: str) -> str:
     """The identity of the kernel a QMD (read by bobc.sim.qmd_reader) launches, by its code."""
+    def holds(code: bytes) -> bool:
+        try:
+            return memory.read(described.program_address, len(code)) == code
+        except Exception:       # a longer kernel's code would run past the buffer: not this one
+            return False
+
     codes = kernel_codes(described.arch)
-    kernel = next((name for code, name in codes.items()
-                   if memory.read(described.program_address, len(code)) == code), None)
+    kernel = next((name for code, name in codes.items() if holds(code)), None)
     if kernel is None:
         raise AssertionError(f"{at}: the QMD at {qmd_address:#x} launches code that is none of "
                              f"Coppelius's kernels")
@@ -80,9 +91,12 @@ def _channel_class():
     from bobc.sim.channel import Channel
     from bobc.targets import target_named
 
+    from bobc.nvidia.residence import STAGE_IDENTITY
+
     class KernelChannel(Channel):
         kernels: dict = {}
         launched: list = []
+        staged: list = []
 
         def run_qmd(self, qmd_address, compute_class, at):
             described = self.describe(qmd_address, compute_class, at)
@@ -90,7 +104,10 @@ def _channel_class():
             base = target_named(ARCH_TARGETS[described.arch]).parameter_base
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
             self.kernels[kernel](self.memory, Launched(bank0[base:]))
-            self.launched.append(kernel)
+            if kernel == STAGE_IDENTITY:             # the residence's refresh, not one of the plan's launches
+                self.staged.append(qmd_address)
+            else:
+                self.launched.append(kernel)
             return described.dependents         # the channel runs the QMDs this one schedules
 
     return KernelChannel
@@ -102,11 +119,13 @@ class EmulatedDevice:
 
     entries: list = field(default_factory=list)       # every ring entry issued, in order
     launches: list = field(default_factory=list)      # every launch's kernel, in order
+    stages: list = field(default_factory=list)        # every program stage (one a submission)
     kernels: dict = field(default_factory=reference_kernels)
 
     def __call__(self, machine, entry: int):
         channel = _channel_class()(GPUMemory(machine))
         channel.kernels = self.kernels
         channel.launched = self.launches
+        channel.staged = self.stages
         channel.run_entry(entry.to_bytes(8, "little"), len(self.entries))
         self.entries.append(entry)

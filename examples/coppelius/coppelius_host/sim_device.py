@@ -27,15 +27,19 @@ from .device import launched_kernel
 def _channel_class():
     from bobc.sim.channel import Channel
 
+    from bobc.nvidia.residence import STAGE_IDENTITY
+
     class SimulatedChannel(Channel):
         launched: list = []
+        staged: list = []
 
         def run_qmd(self, qmd_address, compute_class, at):
             described = self.describe(qmd_address, compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
-            self.launch_names[qmd_address] = f"launch {len(self.launched)} ({kernel})"
+            staging = kernel == STAGE_IDENTITY        # the residence's refresh, not one of the plan's launches
+            self.launch_names[qmd_address] = kernel if staging else f"launch {len(self.launched)} ({kernel})"
             dependents = super().run_qmd(qmd_address, compute_class, at)
-            self.launched.append(kernel)
+            (self.staged if staging else self.launched).append(kernel)
             return dependents
 
     return SimulatedChannel
@@ -49,6 +53,7 @@ class SimulatedDevice:
 
     entries: list = field(default_factory=list)
     launches: list = field(default_factory=list)
+    stages: list = field(default_factory=list)        # every program stage (one a submission)
     check_hazards: bool = False
     after: object = None
     stop_after: int | None = None
@@ -63,6 +68,7 @@ class SimulatedDevice:
             residents.append(Resident(name, m.gpu, m.extent))
         channel = _channel_class()(Memory(buffers, residents), check_hazards=self.check_hazards)
         channel.launched = self.launches
+        channel.staged = self.stages
         channel.run_entry(entry.to_bytes(8, "little"), len(self.entries))
         self.entries.append(entry)
         if self.after is not None:

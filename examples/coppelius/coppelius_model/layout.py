@@ -41,6 +41,9 @@ COUNTERS_BYTES = 16           # +0 non-finite flag, +4 zero, +8 updates issued, 
 # than 66 tiles of 64 x 64 and at most 4 splits (graph.split_count), so these bound every one
 GEMM_PARTIALS_BYTES = 4 * 4 * 65 * 64 * 64
 GEMM_TICKETS_BYTES = 4 * 65
+# the program residence (bobc.nvidia.residence): the copy of the program table every launch reads
+# its code, bank 0 and tensor maps from; 2 MiB holds either target's table (the backend refuses less)
+PROGRAM_RESIDENCE_BYTES = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,9 @@ def resident_sizes(config: CoppeliusConfig) -> list[tuple[str, int]]:
               ("dqkv", 4 * T * 3 * d), ("fence", COUNTERS_BYTES),
               ("report", STAGING_REPORT_END - STAGING_RECORD),
               # split products: partials, and tickets that every launch leaves zero (the arena starts zeroed)
-              ("gemm-partials", GEMM_PARTIALS_BYTES), ("gemm-tickets", GEMM_TICKETS_BYTES)]
+              ("gemm-partials", GEMM_PARTIALS_BYTES), ("gemm-tickets", GEMM_TICKETS_BYTES),
+              # every submission copies the program table here first; no launch is given it
+              ("program-residence", PROGRAM_RESIDENCE_BYTES)]
     return sizes
 
 
