@@ -154,3 +154,16 @@ def test_images_with_a_residence_are_deterministic(plan):
     two = encode_images(plan, SM90, program_conflicts(plan, SM90), resident=(HOME, HOME_BYTES))
     assert (one.program, one.qmd, one.push, one.gpfifo) == (two.program, two.qmd, two.push, two.gpfifo)
     assert one.manifest == two.manifest
+
+
+def test_bobc_dump_shows_the_stage(plan):
+    """decode.lines (what `bobc dump` prints) decodes the stage from the pushbuffer's appendix:
+    its grid, its three parameters and its code, nvdisasm's text beside each instruction."""
+    images = encode_images(plan, SM90, program_conflicts(plan, SM90), resident=(HOME, HOME_BYTES))
+    found = {line.key: line for line in decode.lines(images) if line.key.startswith("residence.")}
+    assert found["residence.base"].value == HOME and found["residence.bytes"].value == HOME_BYTES
+    assert found["residence.stage.qmd.GRID_WIDTH"].value == images.manifest["residence"]["stage"]["grid"][0]
+    words = [found[f"residence.stage.bank0[{SM90.parameter_base + 8 * k:#x}]"].value for k in range(3)]
+    assert words == [plan.program_base, HOME, len(images.program) // STAGE_UNIT]
+    code = [line for key, line in found.items() if key.startswith("residence.stage.code[")]
+    assert len(code) == 17 and "EXIT" in code[-2].note and "BRA" in code[-1].note

@@ -445,27 +445,62 @@ def ring_lines(images: Images) -> list[Line]:
 
 def instruction_text(images: Images, region: dict) -> dict[int, str]:
     """Offset in the region -> nvdisasm's text; empty when nvdisasm is not installed."""
+    return _instruction_text(region_code(images, region), nvdisasm_arch(images.manifest))
+
+
+def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
     if nvtools.nvdisasm() is None:
         return {}
     from ..sass.oracle import disassemble as oracle_disassemble
 
-    decoded = oracle_disassemble(region_code(images, region), nvdisasm_arch(images.manifest))
-    return {d.offset: d.text for d in decoded.lines}
+    return {d.offset: d.text for d in oracle_disassemble(code, arch).lines}
 
 
 def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Line]:
     """Each instruction of a region: its two words, its control code decoded, nvdisasm's text."""
+    return _code_lines(region_code(images, region), f"region[{region['index']}]", region["identity"],
+                       nvdisasm_arch(images.manifest), with_text)
+
+
+def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool) -> list[Line]:
     from ..sass.syntax import Control
 
-    code = region_code(images, region)
-    texts = instruction_text(images, region) if with_text else {}
+    texts = _instruction_text(code, arch) if with_text else {}
     missing = "(nvdisasm not installed)" if with_text and not texts else "(not decoded)" if with_text else ""
-    owner = region["identity"]
     out = []
     for offset in range(0, len(code) - len(code) % INSTRUCTION_BYTES, INSTRUCTION_BYTES):
         lo, hi = struct.unpack_from("<QQ", code, offset)
-        out.append(Line(f"region[{region['index']}].code[{offset:#06x}]", [lo, hi],
+        out.append(Line(f"{key}.code[{offset:#06x}]", [lo, hi],
                         f"{Control.from_word(hi).text()} {texts.get(offset, missing)}".rstrip(), owner, "code"))
+    return out
+
+
+STAGE_ARGUMENTS = ("the program table (source)", "the program residence (destination)", "16-byte units")
+
+
+def stage_lines(images: Images, with_code: bool = True) -> list[Line]:
+    """The program residence's stage (bobc.nvidia.residence), read from the pushbuffer's appendix:
+    its QMD's nonzero fields, its three parameters and its code; none without a residence."""
+    m = images.manifest
+    residence = m.get("residence")
+    if not residence:
+        return []
+    stage, base = residence["stage"], m["bases"]["pushbuffer"]
+    owner = stage["identity"]
+    at = lambda address, size: images.push[address - base:address - base + size]     # noqa: E731
+    out = [Line(f"residence.stage.qmd.{name}", value, "", owner, "qmd")
+           for name, value in qmd.decode(m["qmd_layout"], at(stage["qmd_address"], m["sizes"]["qmd_record"]))
+           if value]
+    bank = at(stage["parameter_address"], m["sizes"]["parameter_block"])
+    for k, meaning in enumerate(STAGE_ARGUMENTS):
+        offset = m["parameter_base"] + 8 * k
+        out.append(Line(f"residence.stage.bank0[{offset:#x}]", struct.unpack_from("<Q", bank, offset)[0], meaning,
+                        owner, "bank0"))
+    if with_code:
+        code = images.push[stage["program_address"] - base:stage["push_offset"] + stage["bytes"]]
+        while code[-INSTRUCTION_BYTES:] == bytes(INSTRUCTION_BYTES):      # the appendix's zero padding
+            code = code[:-INSTRUCTION_BYTES]
+        out += _code_lines(code, "residence.stage", owner, nvdisasm_arch(m), True)
     return out
 
 
@@ -473,7 +508,7 @@ def lines(images: Images, nonzero_only: bool = False, with_code: bool = True) ->
     """Everything an image set says, one self-describing line per fact, in a fixed order."""
     out = header_lines(images) + region_lines(images) + launch_lines(images, nonzero_only)
     out += submission_lines(images)
-    out += push_lines(images) + ring_lines(images)
+    out += push_lines(images) + ring_lines(images) + stage_lines(images, with_code)
     if with_code:
         for region in images.manifest["regions"]:
             out += code_lines(images, region)
