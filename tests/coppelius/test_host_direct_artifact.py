@@ -57,6 +57,24 @@ def test_each_parameter_address_is_its_qmds_constant_bank_plus_the_targets_param
         assert evaluated.parameter_addresses[launch] == table + target.parameter_base, launch
 
 
+def test_every_tensor_map_word_names_its_map_in_the_program_residence(evaluated):
+    """sm_90's products read their tensor maps through words of their parameter blocks: each
+    word names its map's slot at the slot's offset in the residence, where the stage copies it."""
+    from coppelius_model import layout
+
+    manifest = evaluated.images.manifest
+    maps = manifest.get("tensor_maps", [])
+    assert bool(maps) == evaluated.target.tensor_maps
+    residence = layout.arena(SMALL)["program-residence"]
+    for mapped in maps:
+        assert mapped["offset"] + mapped["bytes"] <= residence.bytes
+        for user in mapped["users"]:
+            block = manifest["launches"][user["launch"]]["parameter_offset"]
+            at = block + evaluated.target.parameter_base + 8 * user["argument"]
+            word = struct.unpack_from("<Q", evaluated.program, at)[0]
+            assert word == residence.address + mapped["offset"], user
+
+
 def test_the_program_image_holds_the_graphs_words_at_each_realized_address(evaluated):
     """Every launch's parameter words (coppelius_model.graph, in submission order) sit at
     its realized address in the program image, loaded at the program base."""

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run every GPU test on the device machine and write the logs into LOGDIR
 # ($OUT there):
-#   tests/gpu/run.sh LOGDIR
+#   tests/gpu/run.sh LOGDIR [TARBALL]
+# With TARBALL, LOGDIR is also packed into that one .tar.gz at the end (the device
+# tool brings back only a few files of $OUT: run.sh /tmp/gpu-logs $OUT/gpu-logs.tar.gz).
 # env.txt       machine, driver, compiler
 # build.log     make -C runtime_c all static
 # gpu_smoke.log the shim smoke program (dynamic build): bring-up, semaphore
@@ -146,4 +148,5 @@ if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
+[ -n "${2:-}" ] && tar -czf "$2" -C "$(dirname "$LOG")" "$(basename "$LOG")"
 exit $smoke
