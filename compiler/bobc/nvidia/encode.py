@@ -24,6 +24,9 @@ semaphore).  What this module decides, once, for every plan:
 - Each QMD's shared-memory carve-out, from the target's SM resources: the
   least step at which shared memory does not limit how many of the launch's
   blocks reside together (shared_carveout).
+- With a program residence (bobc.nvidia.residence), where the device reads the program table:
+  a video copy that every submission's stage refreshes first; the QMDs and tensor map words
+  point into it, the stage's own QMD, bank 0 and code follow the pushbuffer's segments.
 - One QMD per launch from the layout's recipe below; one pushbuffer segment
   and one GPFIFO entry per submission, released on a host semaphore; a
   prologue segment the host submits once before the first submission.
@@ -564,11 +567,11 @@ def plan_launch_order(plan: WholeProgramPlan, conflicts=None, slots: int = 1) ->
 
 
 def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: tuple[int, ...] = (),
-               residence: "Residence | None" = None) -> bytes:
+               home: Residence | None = None) -> bytes:
     """Launch `index`'s QMD, zero-padded to the target's table slot; it schedules each launch of
     `dependents` (at most two, DEPENDENT_QMD0 then 1) once its own grid has ended (its writes
-    flushed by the membar).  With a `residence` (bobc.nvidia.residence) the program and bank 0
-    are read from the residence's copy of the program table."""
+    flushed by the membar).  With a program residence `home` (bobc.nvidia.residence) the program
+    and bank 0 are read from the residence's copy of the program table."""
     target = layout.target
     launch = plan.launches[index]
     placed = layout.launches[index]
@@ -580,7 +583,7 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: t
             raise BobcError(f"{_launch_name(index, launch)}: the QMD it schedules, at {pointer:#x}, "
                             f"is not {QMD_ALIGNMENT}-byte aligned below 2^40")
         pointers.append(pointer)
-    where = residence.relocate if residence is not None else (lambda address: address)
+    where = home.relocate if home is not None else (lambda address: address)
     return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
                     region.shared_bytes, where(placed.program_address), len(region.code),
                     where(placed.parameter_address), tuple(pointers))
