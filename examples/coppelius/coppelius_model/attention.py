@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import struct
 
-from .graph import NO_D, WRITE_HALF, Launch, gemm_words, pair
+from .graph import NO_D, WRITE_HALF, Launch, f32, gemm_words, pair
 from .memory import Launched, ViewedMemory
 
 KERNEL = "coppelius-attention-forward"
@@ -51,7 +51,14 @@ SCORES = 1 << 60          # the scores' stand-in address: no plan or test buffer
 def words(qkv16: int, p16: int, p: int, o16: int, T: int, H: int, scale: float | None = None) -> tuple[int, ...]:
     """The parameter words (scale: dh ** -0.5 unless given)."""
     scale = HEAD_DIMENSION ** -0.5 if scale is None else scale
-    return (qkv16, p16, p, o16, pair(T, H), pair(struct.unpack("<I", struct.pack("<f", scale))[0]))
+    return (qkv16, p16, p, o16, pair(T, H), pair(f32(scale)))
+
+
+def backward_words(qkv16: int, do16: int, probabilities: int, ds16: int, dqkv: int, dqkv16: int, T: int, H: int,
+                   scale: float) -> tuple[int, ...]:
+    """The parameter words of coppelius-attention-backward (`probabilities`: p, binary32) and of
+    coppelius-attention-backward-kv (p16): one layout (backward_parts, kv_parts)."""
+    return (qkv16, do16, probabilities, ds16, dqkv, dqkv16, pair(T, H), pair(f32(scale)))
 
 
 def head_dimension(block: tuple[int, ...]) -> int:

@@ -24,7 +24,6 @@ from .layout import (ARENA_BASE, STAGING_BASE, STAGING_INPUTS, STAGING_LOSS_BLOC
 GEMM_BLOCK = 128
 ROW_BLOCK = 256
 LOSS_COPY_BLOCK = 32
-ATTENTION_BLOCK = 128     # the fused attention kernels: 4 warps, 32 queries of one head
 # GEMM flags (CGEMM.md; compiler/bobc/sass/generate/gemm.py): add R, add bias, write the binary16
 # copy Dh, no binary32 D, split K, column sums of B into E (a weight-gradient product's bias gradient),
 # Dh = half(gelu(v)) (the MLP's activation), v *= gelu'(U) (its input gradient, U the saved u)
@@ -231,20 +230,20 @@ class Builder:
         """One launch of coppelius-attention-backward-kv for every head: dv = p16^T do16 and
         dk = ds16^T q into dqkv's and dqkv16's v and k columns, bit for bit the two tn products it
         replaced (coppelius_model/attention.py kv_parts; tests/coppelius/test_kernels_attention_sim.py)."""
-        T, H, dh = self.T, self.H, self.dh
-        return Launch("coppelius-attention-backward-kv", (T // 32, H, 1), ATTENTION_BLOCK,
-                      (qkv16, self.at("do16"), p16, self.at("ds16"), self.at("dqkv"), dqkv16, pair(T, H),
-                       pair(f32(dh ** -0.5))), what)
+        from .attention import BLOCK, KV, backward_words
+        T, H = self.T, self.H
+        return Launch(KV, (T // 32, H, 1), BLOCK, backward_words(
+            qkv16, self.at("do16"), p16, self.at("ds16"), self.at("dqkv"), dqkv16, T, H, self.dh ** -0.5), what)
 
     def attention_backward(self, what, qkv16, p, dqkv16):
         """One launch of coppelius-attention-backward for every head: dP = do16 v^T, ds16 (the
         softmax's backward) and dq = ds16 k into dqkv's and dqkv16's q columns, bit for bit the
         gemm nt, softmax-backward and gemm nn launches it replaces (tests/coppelius/
         test_kernels_attention_sim.py); dP stays in the kernel's shared memory."""
+        from .attention import BACKWARD, BLOCK, backward_words
         T, H = self.T, self.H
-        return Launch("coppelius-attention-backward", (T // 32, H, 1), ATTENTION_BLOCK,
-                      (qkv16, self.at("do16"), p, self.at("ds16"), self.at("dqkv"), dqkv16, pair(T, H),
-                       pair(f32(self.dh ** -0.5))), what)
+        return Launch(BACKWARD, (T // 32, H, 1), BLOCK, backward_words(
+            qkv16, self.at("do16"), p, self.at("ds16"), self.at("dqkv"), dqkv16, T, H, self.dh ** -0.5), what)
 
     def backward(self) -> list[Launch]:
         T, d, H, dh, f, V = self.T, self.d, self.H, self.dh, self.f, self.V
