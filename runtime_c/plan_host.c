@@ -91,7 +91,7 @@ static int location_of(host *h, uint64_t va)
 #if defined(__x86_64__)
 /* Video memory is mapped write-combined through BAR1, where an ordinary load
  * is an uncached PCIe read of 8 or 16 bytes; MOVNTDQA fetches a whole 64-byte
- * line per four loads, several times faster for the checkpoint's 768 KiB. */
+ * line per four loads, several times faster for a checkpoint's bytes. */
 __attribute__((target("sse4.1"))) static void copy_streaming(uint8_t *dst, const uint8_t *src, size_t n)
 {
     size_t head = (16 - ((uintptr_t)src & 15)) & 15;

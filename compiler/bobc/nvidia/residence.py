@@ -3,8 +3,8 @@
 A host layout may keep the program table (the kernels' code, one constant bank 0 block a launch,
 the tensor maps) in system memory, where the host rewrites parameter words between submissions
 (an optimizer's per-step scalars, say).  Every launch then fetches its instructions, its bank 0
-and its tensor maps across PCIe when its grid starts: on the H200 about 2.2 us a launch, 0.55 ms
-of a 244-launch submission that took 2.9 (bench/results/program-residence-h200.txt).
+and its tensor maps across PCIe when its grid starts: on the H200 about 2.2 us a launch
+(bench/results/program-residence-h200.txt).
 A plan that names a residence (Hardware.Nvidia.SM86.Command.
 ProgramResidence: a video-memory range its arena plan certifies as a resident of its own) is
 encoded so that:

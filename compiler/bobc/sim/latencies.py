@@ -3,7 +3,7 @@
 Source: the register scheduling information NVIDIA provided for Ampere and
 Ada, as published in Mesa's NAK compiler (src/nouveau/compiler/nak/
 sm80_instr_latencies.rs: RegLatencySM80, PredLatencySM80, URegLatencySM80),
-reduced to the classes the simulated kernels use (the bundled examples' and the one-kernel API's).  Hopper shares the Volta+ issue
+reduced to the classes the simulated kernels use (the examples' and the one-kernel API's).  Hopper shares the Volta+ issue
 model; the same rules are applied to sm_90 (its published table is not
 public; ptxas's sm_90 code meets these rules, tests/sim checks that).
 

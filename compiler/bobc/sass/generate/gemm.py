@@ -30,8 +30,8 @@ same result whichever block finishes last: deterministic) and runs the epilogue.
 the partials through the ring, staged_partials a round (two on 64-row tiles, one on 128-row):
 every thread copies 16-byte chunks of whole rows (LDGSTS, rows of 288 bytes so that the
 8-byte reads of four rows fall in four bank groups), one global round trip a round, then adds
-its own values from shared memory partial by partial; loading one partial a round trip cost the
-bundled example's update about 0.09 ms on the H200 (bench/results: the split sum).  The fences
+its own values from shared memory partial by partial; loading one partial a round trip was
+measurably slower on the H200 (bench/results: the split sum).  The fences
 are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
@@ -60,7 +60,7 @@ x = min(u (K2 + KA2 u^2), 64) (MUFU.EX2), r = 1 / (1 + e) (MUFU.RCP), s = e r, g
 u s, gelu'(u) = (u r s)(2K + 6KA u^2) + s (one FFMA), du = gelu'(u) dy rounded to binary32,
 then to binary16 (GELU_* below; F2FP.PACK_AB).  Each element takes exactly the instructions,
 operands and association of separate elementwise kernels written that way, so that Dh is bit for bit
-theirs on the same D (the bundled example's tests compare the two).  A row group's GELU work is
+theirs on the same D (a plan's tests can compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
 Tiling (tile_m = 64: the default; 128 below).  A block of 128 threads (4 warps) computes a
@@ -201,7 +201,7 @@ FLAG_GELU, FLAG_GELU_GRAD = 64, 128
 PARAMETER_BYTES = 0x88
 
 # The tanh-form GELU's constants in binary32, as a model's separate elementwise GELU kernels
-# hold them (the bundled example's tests read them back from its kernels' sources):
+# hold them:
 # K = sqrt(2/pi), A = 0.044715,
 # x = u (K2 + KA2 u^2) with K2 = 2 K log2(e), KA2 = K2 A; gelu' = s + u r s (2K + 6KA u^2).
 GELU_KA2 = 0x3dd2d3e8                 # binary32 bits, in a register (FFMA's B operand)
