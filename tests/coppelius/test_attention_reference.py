@@ -80,17 +80,24 @@ def test_the_references_give_the_models_attention(T, H):
             assert np.allclose(got_o16.astype(np.float64), o16, rtol=2.0 ** -9, atol=2.0 ** -20)
 
 
+def _layer_launches(builder, kernel):
+    """The update's launches of `kernel`, one a layer from the top layer down (the backward's
+    order), each with its layer's resident prefix and its qkv16 and dqkv16 addresses; each checked
+    to be one block of attention.BLOCK threads a 32-query tile and head."""
+    launches = [l for l in graph.update_launches(SMALL) if l.kernel == kernel]
+    assert len(launches) == SMALL.layers
+    for launch, layer in zip(launches, reversed(range(SMALL.layers))):
+        n = f"h{layer}."
+        assert launch.grid == (builder.T // 32, builder.H, 1) and launch.block == attention.BLOCK
+        yield launch, n, builder.at(n + "qkv16"), builder.at(n + "dqkv16")
+
+
 def test_the_backward_parts_are_the_three_launches_graph_builds():
     """Each layer's coppelius-attention-backward launch stands for the backward's dp, ds16 and dq
     launches: its parts are what graph.py's own builders make of them (dp at SCORES)."""
     builder = graph.Builder(SMALL)
     T, d, H, dh = builder.T, builder.d, builder.H, builder.dh
-    launches = [l for l in graph.update_launches(SMALL) if l.kernel == attention.BACKWARD]
-    assert len(launches) == SMALL.layers
-    for launch, layer in zip(launches, reversed(range(SMALL.layers))):
-        n = f"h{layer}."
-        qkv16, dqkv16 = builder.at(n + "qkv16"), builder.at(n + "dqkv16")
-        assert launch.grid == (T // 32, H, 1) and launch.block == attention.BLOCK
+    for launch, n, qkv16, dqkv16 in _layer_launches(builder, attention.BACKWARD):
         expected = [
             builder.gemm("nt", "", builder.at("do16"), qkv16 + 2 * 2 * d, T, T, dh, d, 3 * d, D=attention.SCORES,
                          ldd=T, batches=H, sA=dh, sB=dh, sD=T * T),
@@ -161,12 +168,7 @@ def test_the_kv_parts_are_the_two_products_graph_builds():
     and dk = ds16^T q products: its parts are what graph.py's own builder makes of them."""
     builder = graph.Builder(SMALL)
     T, d, H, dh = builder.T, builder.d, builder.H, builder.dh
-    launches = [l for l in graph.update_launches(SMALL) if l.kernel == "coppelius-attention-backward-kv"]
-    assert len(launches) == SMALL.layers
-    for launch, layer in zip(launches, reversed(range(SMALL.layers))):
-        n = f"h{layer}."
-        qkv16, dqkv16 = builder.at(n + "qkv16"), builder.at(n + "dqkv16")
-        assert launch.grid == (T // 32, H, 1) and launch.block == attention.BLOCK
+    for launch, n, qkv16, dqkv16 in _layer_launches(builder, attention.KV):
         expected = [
             builder.gemm("tn", "", builder.at(n + "p16"), builder.at("do16"), T, dh, T, T, d,
                          D=builder.at("dqkv", 4 * 2 * d), Dh=dqkv16 + 2 * 2 * d, flags=graph.WRITE_HALF, ldd=3 * d,

@@ -104,10 +104,8 @@ def _channel_class():
             base = target_named(ARCH_TARGETS[described.arch]).parameter_base
             bank0 = self.memory.read(described.cb0_address, described.cb0_bytes)
             self.kernels[kernel](self.memory, Launched(bank0[base:]))
-            if kernel == STAGE_IDENTITY:             # the residence's refresh, not one of the plan's launches
-                self.staged.append(qmd_address)
-            else:
-                self.launched.append(kernel)
+            staging = kernel == STAGE_IDENTITY        # the residence's refresh, not one of the plan's launches
+            (self.staged if staging else self.launched).append(kernel)
             return described.dependents         # the channel runs the QMDs this one schedules
 
     return KernelChannel

@@ -148,11 +148,13 @@ class _WithScores(ViewedMemory):
 
 
 
-def run(memory, launch, kernels, backward=False, kv=False) -> None:
-    """Execute the launch (the backward's with `backward`, the backward's dv and dk with `kv`) as
-    its parts, each through kernels[part's kernel]."""
-    block = tuple(launch.word(i) for i in range(8 if backward or kv else 6))
-    T, H = (block[6] if backward or kv else block[4]) & 0xFFFFFFFF, (block[6] if backward or kv else block[4]) >> 32
-    scratch = _WithScores(memory, 0 if kv else 4 * H * T * T)
-    for part in (kv_parts if kv else backward_parts if backward else parts)(block):
+def run(memory, launch, kernels, split=parts) -> None:
+    """Execute the launch as the launches `split` (parts, backward_parts or kv_parts) says it
+    stands for, each through kernels[part's kernel]; the scores or dP in a scratch at SCORES."""
+    forward = split is parts
+    block = tuple(launch.word(i) for i in range(6 if forward else 8))
+    shape = block[4 if forward else 6]
+    T, H = shape & 0xFFFFFFFF, shape >> 32
+    scratch = _WithScores(memory, 0 if split is kv_parts else 4 * H * T * T)
+    for part in split(block):
         kernels[part.kernel](scratch, Launched(part.parameters()))

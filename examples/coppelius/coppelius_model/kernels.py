@@ -172,12 +172,12 @@ def attention_forward(memory, launch):
 def attention_backward(memory, launch):
     """dp = do16 v^T, ds16 = p (dp - rowsum(dp p)) scale, dq = ds16 k: the three launches (attention.py)."""
     attention.run(memory, launch, {"coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-nn": _gemm("nn"),
-                                   "coppelius-softmax-backward": softmax_backward}, backward=True)
+                                   "coppelius-softmax-backward": softmax_backward}, attention.backward_parts)
 
 
 def attention_backward_kv(memory, launch):
     """dv = p16^T do16, dk = ds16^T q (per head): the two tn products (attention.kv_parts)."""
-    attention.run(memory, launch, {"coppelius-gemm-tn": _gemm("tn")}, kv=True)
+    attention.run(memory, launch, {"coppelius-gemm-tn": _gemm("tn")}, attention.kv_parts)
 
 
 def softmax_backward(memory, launch):

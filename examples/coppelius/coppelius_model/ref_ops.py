@@ -291,14 +291,15 @@ def _attention_forward(memory, launch):
 def _attention_backward(memory, launch):
     """The three launches coppelius-attention-backward stands for (attention.backward_parts)."""
     from . import attention, ref_gemm
-    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-backward": _softmax_backward}, backward=True)
+    attention.run(memory, launch, {**ref_gemm.KERNELS, "coppelius-softmax-backward": _softmax_backward},
+                  attention.backward_parts)
 
 
 def _attention_backward_kv(memory, launch):
     """The two products coppelius-attention-backward-kv stands for (attention.kv_parts): dv and dk
     through ref_gemm's tn product."""
     from . import attention, ref_gemm
-    attention.run(memory, launch, ref_gemm.KERNELS, kv=True)
+    attention.run(memory, launch, ref_gemm.KERNELS, attention.kv_parts)
 
 
 def _softmax_backward(memory, launch):
