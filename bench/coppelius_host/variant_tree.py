@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Make a tree of this repository with one experimental change to how bobc builds a host, for
+compare_builds.py: the QMD choices a CUDA graph makes (bench/results/cuda-launch-probe-h200.md)
+one by one, the kernels emptied, every grid one block.  Experiments, not features: a build made
+from such a tree may be wrong on purpose (compare it --unchecked).
+
+    python3 bench/coppelius_host/variant_tree.py TREE CHANGE...
+    cd TREE && BOBC_CACHE_DIR=off python tests/gpu/build_coppelius_host.py /work/main/.device/NAME --large
+
+TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout's.  CHANGE is any of
+  sched     the dependent QMDs' action SCHEDULE instead of INVALIDATE_COPY_SCHEDULE
+  nocbinv   no CONSTANT_BUFFER_INVALIDATE(0) in any QMD
+  chase     CWD_MEMBAR_TASK_CHASING_ENABLE 1 (V04_00)
+  selfcopy  SELF_COPY_ON_COMPLETION 1 (V04_00; every build with it hung on the H200)
+  membar3   CWD_MEMBAR_TYPE 3 (L1_MEMBAR: GPU scope) instead of 1 (L1_SYSMEMBAR)
+  presend   every chained QMD REQUIRE_SCHEDULING_PCAS 1 and pre-sent (action 10, last first) after
+            the stage; its parent only SCHEDULEs it (implies sched)
+  vid       seed 004's program and QMD tables in video memory (edits the seed's NativeHost.bob)
+  floor     every kernel's body EXIT (contracts, registers and .shared kept)
+  grid1     every launch's grid (1, 1, 1), 32 registers, no shared memory (the stage keeps its own)
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CHANGES = ("sched", "nocbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1")
+
+
+class Source:
+    """One file of the tree, edited by exact replacements that must each find their text."""
+
+    def __init__(self, path: Path):
+        self.path, self.text = path, path.read_text()
+
+    def replace(self, old: str, new: str) -> None:
+        if old not in self.text:
+            raise SystemExit(f"{self.path}: the text to change is not there (main moved on?): {old[:60]!r}")
+        self.text = self.text.replace(old, new, 1)
+
+    def save(self) -> None:
+        self.path.write_text(self.text)
+
+
+def encode_changes(encode: Source, changes: set[str]) -> None:
+    if changes & {"sched", "presend"}:
+        encode.replace('DEPENDENT_QMD_ACTION = "INVALIDATE_COPY_SCHEDULE"', 'DEPENDENT_QMD_ACTION = "SCHEDULE"')
+    if "nocbinv" in changes:
+        encode.replace('    "CONSTANT_BUFFER_INVALIDATE(0)": 1,', '    "CONSTANT_BUFFER_INVALIDATE(0)": 0,')
+    extra = [f'"{field}": 1' for change, field in (("selfcopy", "SELF_COPY_ON_COMPLETION"),
+                                                   ("chase", "CWD_MEMBAR_TASK_CHASING_ENABLE")) if change in changes]
+    if extra:
+        encode.replace('"QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2}',
+                       '"QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2, ' + ", ".join(extra) + "}")
+    if "membar3" in changes:
+        encode.replace('    "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR', '    "CWD_MEMBAR_TYPE": 3,')
+    if "grid1" in changes:
+        encode.replace("    return grid_qmd(target, _launch_name(index, launch), launch.grid,",
+                       "    return grid_qmd(target, _launch_name(index, launch), (1, 1, 1),")
+        head = "    recipe = RECIPES[target.qmd_layout]\n    qmd = QMD(target.qmd_layout, context=name)\n"
+        encode.replace(head, head + "    registers, shared_bytes = 32, 0\n")
+    if "presend" in changes:
+        encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_CHAINED = set()\n")
+        encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
+        encode.replace("                    where(placed.parameter_address), tuple(pointers))\n",
+                       "                    where(placed.parameter_address), tuple(pointers))\n"
+                       "    if index in _CHAINED:\n"
+                       "        return QMD(target.qmd_layout, raw).set('REQUIRE_SCHEDULING_PCAS', 1).to_bytes(target.qmd_record_bytes)\n"
+                       "    return raw\n")
+        encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))\n',
+                       "    _CHAINED.clear()\n    _CHAINED.update(d for ds in order.dependents.values() for d in ds)\n"
+                       '    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))\n')
+        encode.replace("    for send in order.sends[index]:                # in range: plan_layout checked them\n",
+                       "    sent = {send.launch for send in order.sends[index]}\n"
+                       "    for chained in reversed(list(submission.launches)):\n"
+                       "        if chained not in sent and chained in _CHAINED:\n"
+                       "            push.inc(COMPUTE_SUBCHANNEL, pb.COMPUTE['SEND_PCAS_A'], layout.launches[chained].qmd_address >> 8)\n"
+                       "            push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE['SEND_SIGNALING_PCAS2_B'], 10)\n"
+                       "    for send in order.sends[index]:                # in range: plan_layout checked them\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("changes", nargs="+", choices=CHANGES)
+    args = parser.parse_args()
+    changes, tree = set(args.changes), args.tree
+    if tree.exists():
+        raise SystemExit(f"{tree} exists; give a new folder")
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "HEAD"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    for link in (".venv", ".whl"):
+        if (REPO / link).exists():
+            os.symlink(REPO / link, tree / link)
+    encode = Source(tree / "compiler" / "bobc" / "nvidia" / "encode.py")
+    encode_changes(encode, changes)
+    encode.save()
+    if "floor" in changes:
+        for kernel in glob.glob(str(tree / "examples/coppelius/Realization/Nvidia/SM86/*.sass")):
+            lines = Path(kernel).read_text().splitlines()
+            kept = [line for line in lines if line.lstrip().startswith(("//", ".kernel", ".registers", ".shared"))]
+            Path(kernel).write_text("\n".join(kept + ["        EXIT ;"]) + "\n")
+    if "vid" in changes:
+        host = Source(tree / "examples/coppelius/Coppelius/Build/NativeHost.bob")
+        for name in ('b"program"', 'b"qmd"', 'b"qmd-overflow"'):
+            host.replace("(coppeliusSystemBuffer " + name,
+                         "(coppeliusVideoBuffer (coppeliusHostTargetChannelMemory target) " + name)
+        host.save()
+    print(f"{tree}: {' '.join(sorted(changes))}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

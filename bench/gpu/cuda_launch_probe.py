@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""How CUDA orders two kernels of one stream on this GPU: the pushbuffer methods and QMDs libcuda
+writes for a captured graph of empty kernels (and for plain stream launches), read back from this
+process's own memory, for comparison with bobc's chain (docs/launch-order.md).
+
+A probe, not a test: it scans the process's readable mappings (/proc/self/mem, so an unreadable
+device mapping is skipped, never faulted on) for SEND_PCAS_A method headers, saves the words
+around each, and reads each QMD they name through a small kernel that copies from a raw GPU
+address.  The JSON it writes is decoded by bench/gpu/cuda_launch_decode.py with bobc's own
+pushbuffer and QMD tables.
+
+    python3 bench/gpu/cuda_launch_probe.py OUT.json [--launches 6]
+"""
+import argparse
+import json
+import os
+import re
+
+import cupy as cp
+import numpy as np
+
+SEND_PCAS_A = 0x02B4 >> 2
+HEADER_MASK = 0xE0001FFF            # sec_op, method (any subchannel, any count)
+PCAS_HEADERS = {(op << 29) | SEND_PCAS_A for op in (1, 3, 5)}     # INC, NON_INC, ONE_INC
+PEEK = r'''extern "C" __global__ void peek(unsigned long long src, unsigned int* dst, int n) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) dst[i] = ((const volatile unsigned int*)src)[i];
+}'''
+
+
+def readable_regions():
+    for line in open("/proc/self/maps"):
+        parts = line.split()
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        if parts[1][0] == "r" and hi - lo <= (1 << 30):
+            yield lo, hi, parts[5] if len(parts) > 5 else ""
+
+
+def read_in_child(lo, hi):
+    """A device mapping /proc/self/mem refuses, read by a forked child (a fault kills only it)."""
+    import ctypes
+    import tempfile
+    with tempfile.NamedTemporaryFile() as sink:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                with open(sink.name, "wb") as out:
+                    out.write(ctypes.string_at(lo, hi - lo))
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        data = open(sink.name, "rb").read()
+        return data if status == 0 and len(data) == hi - lo else None
+
+
+def plausible(words, i):
+    """A launch's SEND_PCAS_A: an INC / ONE_INC header whose next method is SEND_(SIGNALING_)PCAS(2)_B."""
+    header = words[i]
+    if (header >> 29) not in (1, 5) or i + 2 >= len(words):
+        return False
+    count = (header >> 16) & 0x1FFF
+    if (header >> 29) == 1 and count >= 2:
+        return True
+    following = words[i + 2]
+    return (following & 0x1FFF) in (0x2B8 >> 2, 0x2BC >> 2, 0x2C0 >> 2)
+
+
+def scan(tag):
+    hits = []
+    fd = os.open("/proc/self/mem", os.O_RDONLY)
+    try:
+        for lo, hi, path in readable_regions():
+            if path.startswith("/usr") or path.startswith("/lib") or ".so" in path or path.endswith(".py"):
+                continue
+            try:
+                raw = os.pread(fd, hi - lo, lo)
+            except OSError:
+                raw = read_in_child(lo, hi) if "nvidia" in path else None
+                if raw is None:
+                    continue
+            words = np.frombuffer(raw[:len(raw) // 4 * 4], dtype=np.uint32)
+            where = np.nonzero(np.isin(words & HEADER_MASK, list(PCAS_HEADERS)))[0]
+            for i in where[:4000]:
+                if not plausible(words, i):
+                    continue
+                a, b = max(0, i - 96), min(len(words), i + 32)
+                hits.append(dict(tag=tag, region=f"{lo:#x}-{hi:#x} {path}", address=lo + 4 * int(i),
+                                 index=int(i - a), words=[int(w) for w in words[a:b]]))
+    finally:
+        os.close(fd)
+    return hits
+
+
+def peek(kernel, address, count=64):
+    out = cp.zeros(count, dtype=cp.uint32)
+    kernel((1,), (128,), (np.uint64(address), out, np.int32(count)))
+    cp.cuda.Device().synchronize()
+    return [int(w) for w in out.get()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--launches", type=int, default=6)
+    args = parser.parse_args()
+    empty = cp.RawKernel(r'extern "C" __global__ void empty(int tag) {}', "empty")
+    peeker = cp.RawKernel(PEEK, "peek")
+    stream = cp.cuda.Stream(non_blocking=True)
+    before = {h["address"] for h in scan("before")}
+    # graph: grid widths 101, 102, .. name each launch's QMD
+    with stream:
+        empty((1,), (32,), (np.int32(0),))
+        stream.synchronize()
+        stream.begin_capture()
+        for i in range(args.launches):
+            empty((101 + i,), (64,), (np.int32(i),))
+        graph = stream.end_capture()
+        for _ in range(3):
+            graph.launch(stream)
+        stream.synchronize()
+    after_graph = [h for h in scan("graph") if h["address"] not in before]
+    seen = before | {h["address"] for h in after_graph}
+    with stream:
+        for i in range(args.launches):
+            empty((201 + i,), (64,), (np.int32(i),))
+        stream.synchronize()
+    after_stream = [h for h in scan("stream") if h["address"] not in seen]
+    hits = after_graph + after_stream
+    # the pushbuffer: the driver's mapping holding the launches' headers (not the heap's copies)
+    pushed = [h for h in hits if "/dev/nvidia" in h["region"]]
+    dump = {}
+    if pushed:
+        lo = min(h["address"] for h in pushed) - 0x2000
+        hi = max(h["address"] for h in pushed) + 0x2000
+        region_lo, region_hi = (int(x, 16) for x in pushed[0]["region"].split()[0].split("-"))
+        lo, hi = max(lo, region_lo), min(hi, region_hi)
+        fd = os.open("/proc/self/mem", os.O_RDONLY)
+        try:
+            raw = os.pread(fd, hi - lo, lo)
+        except OSError:
+            raw = read_in_child(lo, hi)
+        finally:
+            os.close(fd)
+        if raw is not None:
+            dump = dict(base=lo, words=[int(w) for w in np.frombuffer(raw, dtype=np.uint32)])
+    qmds = {}
+    for h in pushed:
+        address = h["words"][h["index"] + 1] << 8
+        if address and address not in qmds:
+            try:
+                qmds[address] = peek(peeker, address, 96)
+            except Exception as error:          # an address the context cannot read faults it
+                qmds[address] = str(error)
+                break
+    json.dump(dict(hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
+                   device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))
+    print(f"{len(after_graph)} new SEND_PCAS_A headers after the graph, {len(after_stream)} after the stream "
+          f"launches, {len(qmds)} QMDs read")
+
+
+if __name__ == "__main__":
+    main()
