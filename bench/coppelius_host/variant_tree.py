@@ -82,6 +82,13 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
                        "    for send in order.sends[index]:                # in range: plan_layout checked them\n")
 
 
+def video_tables(host: Source) -> None:
+    """Seed 004's program and QMD tables in video memory instead of system memory."""
+    for name in ('b"program"', 'b"qmd"', 'b"qmd-overflow"'):
+        host.replace("(coppeliusSystemBuffer " + name,
+                     "(coppeliusVideoBuffer (coppeliusHostTargetChannelMemory target) " + name)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tree", type=Path)
@@ -106,9 +113,7 @@ def main() -> None:
             Path(kernel).write_text("\n".join(kept + ["        EXIT ;"]) + "\n")
     if "vid" in changes:
         host = Source(tree / "examples/coppelius/Coppelius/Build/NativeHost.bob")
-        for name in ('b"program"', 'b"qmd"', 'b"qmd-overflow"'):
-            host.replace("(coppeliusSystemBuffer " + name,
-                         "(coppeliusVideoBuffer (coppeliusHostTargetChannelMemory target) " + name)
+        video_tables(host)
         host.save()
     print(f"{tree}: {' '.join(sorted(changes))}", file=sys.stderr)
 
