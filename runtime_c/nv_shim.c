@@ -434,7 +434,7 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
                     (unsigned long long)gpu_va);
     size = (size + PAGE_4K - 1) & ~(PAGE_4K - 1);
     /* Video memory in 2 MiB pages where it can be: a buffer that a kernel streams through
-     * (a model's weights and moments, over a GiB) misses the GPU's TLBs on nearly every 4 KiB
+     * (a GiB and more read once a submission) misses the GPU's TLBs on nearly every 4 KiB
      * page.  The pages' size must divide the VA and the size (both mappings map an allocation
      * in its own page size). */
     int huge = location == RT_MEM_VIDEO && !g->cfg.video_small_pages && gpu_va % PAGE_2M == 0 && size % PAGE_2M == 0;

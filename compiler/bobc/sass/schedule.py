@@ -83,7 +83,7 @@ PREDICATE_OPERAND_LATENCY = 5
 # VOTE takes its predicate operand at dispatch, as early as a guard: NVIDIA's Ampere tables
 # (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80: Vote is a Disp_Alu reader, 13 cycles after
 # an ISETP).  A VOTE.ANY 5 cycles after the ISETP it read balloted the predicate's previous value
-# on the H200 (an embedding-gradient kernel summed the wrong positions' rows).
+# on the H200 (the kernel that voted summed rows its lanes had not chosen).
 PREDICATE_READ_AT_DISPATCH = {"VOTE"}
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}

@@ -18,7 +18,7 @@ element strides):
 then, in binary32 and in this order, v = alpha*P, v += bias[n] (flag 2), v += R[m,n]
 (flag 1; R may be D itself: C += A.B), D[m,n] = v (unless flag 8), Dh[m,n] = half(v)
 (flag 4, round to nearest even).  Every pointer moves by its batch stride times
-blockIdx.z, so one launch does every head of an attention layer.  The parameter block
+blockIdx.z, so one launch does a batch of equal-shaped products.  The parameter block
 is PARAMETERS below (and each file's `//@ param` lines).
 
 Split K (flag 16; split_count, split_parameters): a product with few output tiles runs
