@@ -14,8 +14,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler"))
 
 from bobc.nvidia import pushbuffer, qmd  # noqa: E402
+from bobc.nvidia.pushbuffer import SecOp  # noqa: E402
 
-OPS = {1: "INC", 3: "NON_INC", 4: "IMMD", 5: "ONE_INC"}
+WITH_DATA = {SecOp.INC_METHOD: "INC", SecOp.NON_INC_METHOD: "NON_INC", SecOp.ONE_INC: "ONE_INC"}
 
 
 def walk(base, words, shown_data):
@@ -25,19 +26,19 @@ def walk(base, words, shown_data):
     while i < len(words):
         head = words[i]
         op = head >> 29
-        if head == 0 or op not in OPS:
+        if head == 0 or (op not in WITH_DATA and op != SecOp.IMMD_DATA_METHOD):
             i += 1
             continue
         count = (head >> 16) & 0x1FFF
         subchannel, method = (head >> 13) & 7, (head & 0xFFF) << 2
         name = pushbuffer.method_name(method, subchannel, bindings)
-        if op == 4:
+        if op == SecOp.IMMD_DATA_METHOD:
             yield base + 4 * i, f"sub{subchannel} IMMD {name} = {count:#x}"
             i += 1
             continue
         data = words[i + 1:i + 1 + count]
         text = " ".join(f"{d:08x}" for d in data[:shown_data]) + (" ..." if count > shown_data else "")
-        yield base + 4 * i, f"sub{subchannel} {OPS[op]} {name} x{count}: {text}"
+        yield base + 4 * i, f"sub{subchannel} {WITH_DATA[op]} {name} x{count}: {text}"
         i += 1 + count
 
 

@@ -14,14 +14,21 @@ pushbuffer and QMD tables.
 import argparse
 import json
 import os
-import re
+
+import sys
+from pathlib import Path
 
 import cupy as cp
 import numpy as np
 
-SEND_PCAS_A = 0x02B4 >> 2
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler"))
+
+from bobc.nvidia.pushbuffer import COMPUTE, SecOp  # noqa: E402
+
 HEADER_MASK = 0xE0001FFF            # sec_op, method (any subchannel, any count)
-PCAS_HEADERS = {(op << 29) | SEND_PCAS_A for op in (1, 3, 5)}     # INC, NON_INC, ONE_INC
+WITH_DATA = (SecOp.INC_METHOD, SecOp.ONE_INC)
+PCAS_HEADERS = {(op << 29) | (COMPUTE["SEND_PCAS_A"] >> 2) for op in (*WITH_DATA, SecOp.NON_INC_METHOD)}
+PCAS_B = {COMPUTE[name] >> 2 for name in ("SEND_PCAS_B", "SEND_SIGNALING_PCAS_B", "SEND_SIGNALING_PCAS2_B")}
 PEEK = r'''extern "C" __global__ void peek(unsigned long long src, unsigned int* dst, int n) {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
     if (i < n) dst[i] = ((const volatile unsigned int*)src)[i];
@@ -36,8 +43,19 @@ def readable_regions():
             yield lo, hi, parts[5] if len(parts) > 5 else ""
 
 
+def read_memory(lo, hi, path):
+    """This process's bytes lo..hi through /proc/self/mem (an unreadable mapping is an error, not a
+    fault); a device mapping it refuses, by a forked child (a fault kills only it); None if neither."""
+    fd = os.open("/proc/self/mem", os.O_RDONLY)
+    try:
+        return os.pread(fd, hi - lo, lo)
+    except OSError:
+        return read_in_child(lo, hi) if "nvidia" in path else None
+    finally:
+        os.close(fd)
+
+
 def read_in_child(lo, hi):
-    """A device mapping /proc/self/mem refuses, read by a forked child (a fault kills only it)."""
     import ctypes
     import tempfile
     with tempfile.NamedTemporaryFile() as sink:
@@ -56,38 +74,30 @@ def read_in_child(lo, hi):
 def plausible(words, i):
     """A launch's SEND_PCAS_A: an INC / ONE_INC header whose next method is SEND_(SIGNALING_)PCAS(2)_B."""
     header = words[i]
-    if (header >> 29) not in (1, 5) or i + 2 >= len(words):
+    if (header >> 29) not in WITH_DATA or i + 2 >= len(words):
         return False
     count = (header >> 16) & 0x1FFF
-    if (header >> 29) == 1 and count >= 2:
+    if (header >> 29) == SecOp.INC_METHOD and count >= 2:
         return True
-    following = words[i + 2]
-    return (following & 0x1FFF) in (0x2B8 >> 2, 0x2BC >> 2, 0x2C0 >> 2)
+    return (words[i + 2] & 0xFFF) in PCAS_B
 
 
 def scan(tag):
     hits = []
-    fd = os.open("/proc/self/mem", os.O_RDONLY)
-    try:
-        for lo, hi, path in readable_regions():
-            if path.startswith("/usr") or path.startswith("/lib") or ".so" in path or path.endswith(".py"):
+    for lo, hi, path in readable_regions():
+        if path.startswith("/usr") or path.startswith("/lib") or ".so" in path or path.endswith(".py"):
+            continue
+        raw = read_memory(lo, hi, path)
+        if raw is None:
+            continue
+        words = np.frombuffer(raw[:len(raw) // 4 * 4], dtype=np.uint32)
+        where = np.nonzero(np.isin(words & HEADER_MASK, list(PCAS_HEADERS)))[0]
+        for i in where[:4000]:
+            if not plausible(words, i):
                 continue
-            try:
-                raw = os.pread(fd, hi - lo, lo)
-            except OSError:
-                raw = read_in_child(lo, hi) if "nvidia" in path else None
-                if raw is None:
-                    continue
-            words = np.frombuffer(raw[:len(raw) // 4 * 4], dtype=np.uint32)
-            where = np.nonzero(np.isin(words & HEADER_MASK, list(PCAS_HEADERS)))[0]
-            for i in where[:4000]:
-                if not plausible(words, i):
-                    continue
-                a, b = max(0, i - 96), min(len(words), i + 32)
-                hits.append(dict(tag=tag, region=f"{lo:#x}-{hi:#x} {path}", address=lo + 4 * int(i),
-                                 index=int(i - a), words=[int(w) for w in words[a:b]]))
-    finally:
-        os.close(fd)
+            a, b = max(0, i - 96), min(len(words), i + 32)
+            hits.append(dict(tag=tag, region=f"{lo:#x}-{hi:#x} {path}", address=lo + 4 * int(i),
+                             index=int(i - a), words=[int(w) for w in words[a:b]]))
     return hits
 
 
@@ -134,13 +144,7 @@ def main() -> None:
         hi = max(h["address"] for h in pushed) + 0x2000
         region_lo, region_hi = (int(x, 16) for x in pushed[0]["region"].split()[0].split("-"))
         lo, hi = max(lo, region_lo), min(hi, region_hi)
-        fd = os.open("/proc/self/mem", os.O_RDONLY)
-        try:
-            raw = os.pread(fd, hi - lo, lo)
-        except OSError:
-            raw = read_in_child(lo, hi)
-        finally:
-            os.close(fd)
+        raw = read_memory(lo, hi, pushed[0]["region"])
         if raw is not None:
             dump = dict(base=lo, words=[int(w) for w in np.frombuffer(raw, dtype=np.uint32)])
     qmds = {}
