@@ -23,7 +23,7 @@ def test_its_parts_are_the_three_launches_graph_builds():
     for layer, launch in enumerate(launches):
         n = f"h{layer}."
         qkv = builder.at(n + "qkv16")
-        assert launch.grid == (T // 32, H, 1) and launch.block == attention.BLOCK
+        assert launch.grid == (T // 32, H, 1) and launch.block == attention.BLOCKS[attention.KERNEL]
         expected = [
             builder.gemm("nt", "", qkv, qkv + 2 * d, T, T, dh, 3 * d, 3 * d, D=attention.SCORES, ldd=T, batches=H,
                          sA=dh, sB=dh, sD=T * T),
@@ -60,7 +60,7 @@ def test_the_references_give_the_models_attention(T, H):
     p16 = a.r16(p)
     o16 = a.r16(p16 @ v).transpose(1, 0, 2).reshape(T, d)
 
-    launch = graph.Launch(attention.KERNEL, (T // 32, H, 1), attention.BLOCK,
+    launch = graph.Launch(attention.KERNEL, (T // 32, H, 1), attention.BLOCKS[attention.KERNEL],
                           attention.words(addresses["qkv"], addresses["p16"], addresses["p"], addresses["o16"], T, H))
     for name, registered in (("kernels", kernels.KERNELS), ("ref_ops", ref_ops.KERNELS)):
         memory = kernels.FlatMemory([(base, size)])
@@ -83,12 +83,12 @@ def test_the_references_give_the_models_attention(T, H):
 def _layer_launches(builder, kernel):
     """The update's launches of `kernel`, one a layer from the top layer down (the backward's
     order), each with its layer's resident prefix and its qkv16 and dqkv16 addresses; each checked
-    to be one block of attention.BLOCK threads a 32-query tile and head."""
+    to be one block of attention.BLOCKS[kernel] threads a 32-query tile and head."""
     launches = [l for l in graph.update_launches(SMALL) if l.kernel == kernel]
     assert len(launches) == SMALL.layers
     for launch, layer in zip(launches, reversed(range(SMALL.layers))):
         n = f"h{layer}."
-        assert launch.grid == (builder.T // 32, builder.H, 1) and launch.block == attention.BLOCK
+        assert launch.grid == (builder.T // 32, builder.H, 1) and launch.block == attention.BLOCKS[kernel]
         yield launch, n, builder.at(n + "qkv16"), builder.at(n + "dqkv16")
 
 
@@ -124,7 +124,7 @@ def _backward_launch(kernel, sizes, probabilities, T, H):
         at[name], address = address, address + size
     words = tuple(at[name] for name in ("qkv", "do", probabilities, "ds", "dqkv", "dqkv16"))
     dh = attention.HEAD_DIMENSION
-    return at, graph.Launch(kernel, (T // 32, H, 1), attention.BLOCK,
+    return at, graph.Launch(kernel, (T // 32, H, 1), attention.BLOCKS[kernel],
                             words + (graph.pair(T, H), graph.pair(graph.f32(dh ** -0.5))))
 
 

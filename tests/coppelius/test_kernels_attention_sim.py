@@ -19,6 +19,7 @@ import pytest
 
 from bobc.sass.generate import gemm
 from bobc.sim.kernel import buffer_addresses, run_kernel
+from coppelius_model import attention
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
@@ -75,7 +76,8 @@ def fused(arch: str, qkv: np.ndarray, T: int, H: int, scale: float):
                "o16": np.full(T * d, np.nan, np.float16)}
     at = buffer_addresses(buffers)
     words = struct.pack("<QQQQIIfI", at["qkv"], at["p16"], at["p"], at["o16"], T, H, scale, 0)
-    return run_kernel(_text("attention-forward"), arch, grid=(T // 32, H, 1), block=(128, 1, 1), params=words,
+    return run_kernel(_text("attention-forward"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.KERNEL], 1, 1),
+                      params=words,
                       buffers=buffers, shared_bytes=100352)
 
 
@@ -155,7 +157,8 @@ def backward_fused(arch: str, qkv, do, p, T: int, H: int, scale: float):
                "dqkv": np.full(T * 3 * d, np.nan, np.float32), "dqkv16": np.full(T * 3 * d, np.nan, np.float16)}
     at = buffer_addresses(buffers)
     words = struct.pack("<6QIIfI", at["qkv"], at["do"], at["p"], at["ds"], at["dqkv"], at["dqkv16"], T, H, scale, 0)
-    return run_kernel(_text("attention-backward"), arch, grid=(T // 32, H, 1), block=(128, 1, 1), params=words,
+    return run_kernel(_text("attention-backward"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.BACKWARD], 1, 1),
+                      params=words,
                       buffers=buffers, shared_bytes=100352)
 
 
@@ -206,7 +209,8 @@ def kv_fused(arch: str, qkv, do, p16, ds, T: int, H: int, scale: float):
                "dqkv16": np.full(T * 3 * d, np.nan, np.float16)}
     at = buffer_addresses(buffers)
     words = struct.pack("<6QIIfI", at["qkv"], at["do"], at["p16"], at["ds"], at["dqkv"], at["dqkv16"], T, H, scale, 0)
-    return run_kernel(_text("attention-backward-kv"), arch, grid=(T // 32, H, 1), block=(128, 1, 1), params=words,
+    return run_kernel(_text("attention-backward-kv"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.KV], 1, 1),
+                      params=words,
                       buffers=buffers, shared_bytes=50176)
 
 

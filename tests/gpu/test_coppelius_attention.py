@@ -12,6 +12,7 @@ On the device machine:  PYTHONPATH=compiler python3 -m pytest -m gpu tests/gpu/t
 from __future__ import annotations
 
 import struct
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,9 @@ pytestmark = pytest.mark.gpu
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86"
+sys.path.insert(0, str(REPO / "examples" / "coppelius"))
+from coppelius_model.attention import BACKWARD, BLOCKS, KERNEL, KV  # noqa: E402  (each kernel's block)
+
 cp = pytest.importorskip("cupy")
 DH, FUSED_SHARED, KV_SHARED = 64, 100352, 50176
 CASES = [(128, 4), (256, 12), (512, 2)]
@@ -36,11 +40,11 @@ def functions(target, tmp_path_factory):
     out = {}
     for name, words, block, shared in (("gemm-nt", 17, gemm.THREADS, gemm.shared_bytes(gemm.VARIANTS["nt"])),
                                        ("gemm-nn", 17, gemm.THREADS, gemm.shared_bytes(gemm.VARIANTS["nn"])),
-                                       ("softmax-forward", 5, 256, 0), ("attention-forward", 6, 128, FUSED_SHARED),
+                                       ("softmax-forward", 5, 256, 0), ("attention-forward", 6, BLOCKS[KERNEL], FUSED_SHARED),
                                        ("softmax-backward", 5, 256, 0),
-                                       ("attention-backward", 8, 128, FUSED_SHARED),
+                                       ("attention-backward", 8, BLOCKS[BACKWARD], FUSED_SHARED),
                                        ("gemm-tn", 17, gemm.THREADS, gemm.shared_bytes(gemm.VARIANTS["tn"])),
-                                       ("attention-backward-kv", 8, 128, KV_SHARED)):
+                                       ("attention-backward-kv", 8, BLOCKS[KV], KV_SHARED)):
         assembled = assemble_kernel(SOURCES / f"coppelius-{name}.sass", target)
         path = folder / f"{name}.cubin"
         path.write_bytes(write_cubin(assembled, assembled.kernel_name, target, 8 * words, block))
@@ -99,7 +103,7 @@ def paths(functions, qkv, T, H, scale):
         _launch(functions, "gemm-nn", gemm.grid(T, DH, H), gemm.THREADS, nn, 17)
 
     def run_fused():
-        _launch(functions, "attention-forward", (T // 32, H, 1), 128, attention, 6)
+        _launch(functions, "attention-forward", (T // 32, H, 1), BLOCKS[KERNEL], attention, 6)
 
     return three, fused, run_three, run_fused
 
@@ -173,7 +177,7 @@ def test_fused_attention_backward_is_the_three_launches_bit_for_bit(functions, T
         _launch(functions, "gemm-nn", gemm.grid(T, DH, H), gemm.THREADS, nn, 17)
 
     def run_fused():
-        _launch(functions, "attention-backward", (T // 32, H, 1), 128, attention, 8)
+        _launch(functions, "attention-backward", (T // 32, H, 1), BLOCKS[BACKWARD], attention, 8)
 
     _same_bytes_then_times(f"attention backward (dP, dS, dq) T {T} H {H}", three, fused, ("ds", "dqkv", "dqkv16"),
                            run_three, run_fused, "three")
@@ -206,7 +210,7 @@ def test_fused_attention_backward_kv_is_the_two_products_bit_for_bit(functions, 
             _launch(functions, "gemm-tn", gemm.grid(T, DH, H), gemm.THREADS, words, 17)
 
     def run_fused():
-        _launch(functions, "attention-backward-kv", (T // 32, H, 1), 128, kv, 8)
+        _launch(functions, "attention-backward-kv", (T // 32, H, 1), BLOCKS[KV], kv, 8)
 
     _same_bytes_then_times(f"attention backward (dv, dk) T {T} H {H}", two, fused, ("dqkv", "dqkv16"), run_two,
                            run_fused, "two")

@@ -43,7 +43,6 @@ from .graph import NO_D, WRITE_HALF, Launch, f32, gemm_words, pair
 from .memory import Launched, ViewedMemory
 
 KERNEL = "coppelius-attention-forward"
-BLOCK = 128
 HEAD_DIMENSION = 64
 SCORES = 1 << 60          # the scores' stand-in address: no plan or test buffer is near it
 
@@ -113,6 +112,9 @@ def backward_parts(block: tuple[int, ...]) -> list[Launch]:
 
 
 KV = "coppelius-attention-backward-kv"
+# each kernel's block (the threads of one 32-query tile and head): the forward and the backward
+# spread their phases over 8 warps (their sources say why); backward-kv uses 4
+BLOCKS = {KERNEL: 256, BACKWARD: 256, KV: 128}
 
 
 def kv_parts(block: tuple[int, ...]) -> list[Launch]:

@@ -144,9 +144,9 @@ class Builder:
     def attention_forward(self, what, qkv16, p16, p, o16):
         """One launch for a layer's attention (coppelius_model/attention.py: the three launches
         it stands for, scores = q k^T, the causal softmax and o16 = p16 v, bit for bit)."""
-        from .attention import BLOCK, KERNEL, words
+        from .attention import BLOCKS, KERNEL, words
         T, H = self.T, self.H
-        return Launch(KERNEL, (T // 32, H, 1), BLOCK, words(qkv16, p16, p, o16, T, H, self.dh ** -0.5), what)
+        return Launch(KERNEL, (T // 32, H, 1), BLOCKS[KERNEL], words(qkv16, p16, p, o16, T, H, self.dh ** -0.5), what)
 
     # ---- the forward ----
     def forward(self) -> list[Launch]:
@@ -230,9 +230,9 @@ class Builder:
         """One launch of coppelius-attention-backward-kv for every head: dv = p16^T do16 and
         dk = ds16^T q into dqkv's and dqkv16's v and k columns, bit for bit the two tn products it
         replaced (coppelius_model/attention.py kv_parts; tests/coppelius/test_kernels_attention_sim.py)."""
-        from .attention import BLOCK, KV, backward_words
+        from .attention import BLOCKS, KV, backward_words
         T, H = self.T, self.H
-        return Launch(KV, (T // 32, H, 1), BLOCK, backward_words(
+        return Launch(KV, (T // 32, H, 1), BLOCKS[KV], backward_words(
             qkv16, self.at("do16"), p16, self.at("ds16"), self.at("dqkv"), dqkv16, T, H, self.dh ** -0.5), what)
 
     def attention_backward(self, what, qkv16, p, dqkv16):
@@ -240,9 +240,9 @@ class Builder:
         softmax's backward) and dq = ds16 k into dqkv's and dqkv16's q columns, bit for bit the
         gemm nt, softmax-backward and gemm nn launches it replaces (tests/coppelius/
         test_kernels_attention_sim.py); dP stays in the kernel's shared memory."""
-        from .attention import BACKWARD, BLOCK, backward_words
+        from .attention import BACKWARD, BLOCKS, backward_words
         T, H = self.T, self.H
-        return Launch(BACKWARD, (T // 32, H, 1), BLOCK, backward_words(
+        return Launch(BACKWARD, (T // 32, H, 1), BLOCKS[BACKWARD], backward_words(
             qkv16, self.at("do16"), p, self.at("ds16"), self.at("dqkv"), dqkv16, T, H, self.dh ** -0.5), what)
 
     def backward(self) -> list[Launch]:
