@@ -1127,27 +1127,29 @@ class Launch:
         b_regs = self._fragment(ins, o[2], 2 if k_size == 16 else 1)
         c_count = 4 if accumulate == "F32" else 2
         W = a_regs.shape[0]
-        A = np.zeros((W, 16, k_size))
-        for r in range(a_regs.shape[2]):
-            low, high = _halves(a_regs[:, :, r])
-            rows, cols = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
-            A[:, rows, cols], A[:, rows, cols + 1] = low, high
-        B = np.zeros((W, k_size, 8))
-        for r in range(b_regs.shape[2]):
-            low, high = _halves(b_regs[:, :, r])
-            ks = 2 * t + 8 * r
-            B[:, ks, g], B[:, ks + 1, g] = low, high
-        C = np.zeros((W, 16, 8))
-        if o[3].index != RZ:
-            c_regs = self._fragment(ins, o[3], c_count)
-            if accumulate == "F32":
-                for r in range(4):
-                    C[:, g + 8 * (r // 2), 2 * t + r % 2] = c_regs[:, :, r].view(np.float32)
-            else:
-                for r in range(2):
-                    low, high = _halves(c_regs[:, :, r])
-                    C[:, g + 8 * r, 2 * t], C[:, g + 8 * r, 2 * t + 1] = low, high
+        # every warp's fragments are converted (the lanes written are the executing warps'); an
+        # exited warp's registers may hold any bits, NaN included, so numpy's warnings are off
         with np.errstate(all="ignore"):
+            A = np.zeros((W, 16, k_size))
+            for r in range(a_regs.shape[2]):
+                low, high = _halves(a_regs[:, :, r])
+                rows, cols = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
+                A[:, rows, cols], A[:, rows, cols + 1] = low, high
+            B = np.zeros((W, k_size, 8))
+            for r in range(b_regs.shape[2]):
+                low, high = _halves(b_regs[:, :, r])
+                ks = 2 * t + 8 * r
+                B[:, ks, g], B[:, ks + 1, g] = low, high
+            C = np.zeros((W, 16, 8))
+            if o[3].index != RZ:
+                c_regs = self._fragment(ins, o[3], c_count)
+                if accumulate == "F32":
+                    for r in range(4):
+                        C[:, g + 8 * (r // 2), 2 * t + r % 2] = c_regs[:, :, r].view(np.float32)
+                else:
+                    for r in range(2):
+                        low, high = _halves(c_regs[:, :, r])
+                        C[:, g + 8 * r, 2 * t], C[:, g + 8 * r, 2 * t + 1] = low, high
             D = np.einsum("wmk,wkn->wmn", A, B) + C
         lanes = np.repeat(warps, WARP)
         if accumulate == "F32":

@@ -114,7 +114,7 @@ def backward_parts(block: tuple[int, ...]) -> list[Launch]:
 KV = "coppelius-attention-backward-kv"
 # each kernel's block (the threads of one 32-query tile and head): the forward and the backward
 # spread their phases over 8 warps (their sources say why); backward-kv uses 4
-BLOCKS = {KERNEL: 256, BACKWARD: 256, KV: 128}
+BLOCKS = {KERNEL: 512, BACKWARD: 512, KV: 128}
 
 
 def kv_parts(block: tuple[int, ...]) -> list[Launch]:
