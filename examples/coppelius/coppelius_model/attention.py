@@ -27,7 +27,7 @@ Its parameter block (8-byte words from the parameter base):
 The kernel's dh is 64; the references take dh from the scale (dh = scale^-2: tests/coppelius's
 tiny configuration has heads of 16, and runs only here).
 
-grid (T / 32, H, 1), block 128; the kernel needs T a power of two, 128 <= T <= 512 (the plan's
+grid (T / 32, H, 1), block BLOCKS[KERNEL] (512); the kernel needs T a power of two, 128 <= T <= 512 (the plan's
 Coppelius.Model refuses any other context); the composition here takes any T (the tests' tiny one).
 
 `parts` gives the three launches the block stands for, in graph.py's own words, with the
@@ -113,7 +113,7 @@ def backward_parts(block: tuple[int, ...]) -> list[Launch]:
 
 KV = "coppelius-attention-backward-kv"
 # each kernel's block (the threads of one 32-query tile and head): the forward and the backward
-# spread their phases over 8 warps (their sources say why); backward-kv uses 4
+# spread their phases over 16 warps (their sources say why); backward-kv uses 4
 BLOCKS = {KERNEL: 512, BACKWARD: 512, KV: 128}
 
 
