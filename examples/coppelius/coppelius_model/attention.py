@@ -112,9 +112,9 @@ def backward_parts(block: tuple[int, ...]) -> list[Launch]:
 
 
 KV = "coppelius-attention-backward-kv"
-# each kernel's block (the threads of one 32-query tile and head): the forward and the backward
-# spread their phases over 16 warps (their sources say why); backward-kv uses 4
-BLOCKS = {KERNEL: 512, BACKWARD: 512, KV: 128}
+# each kernel's block (the threads of one 32-row tile and head): the forward and the backward
+# spread their phases over 16 warps, backward-kv its keys and dims over 8 (their sources say why)
+BLOCKS = {KERNEL: 512, BACKWARD: 512, KV: 256}
 
 
 def kv_parts(block: tuple[int, ...]) -> list[Launch]:
