@@ -308,3 +308,47 @@ def test_p2r_packs_the_predicates_under_its_mask():
         out = run_kernel(text, target, grid=1, block=32, params=["out"], buffers={"out": np.zeros(32, np.uint32)},
                          check_hazards=False)["out"]
         assert np.array_equal(out, 0xFF00 | (t >= 3) | ((t >= 9).astype(np.uint32) << 2))
+
+
+EXITED_WARP_HMMA = """
+.kernel exited_warp_hmma
+.registers 32
+    S2R R0, SR_TID.X
+    SHF.R.U32.HI R1, RZ, 0x5, R0
+    ISETP.NE.U32.AND P0, PT, R1, RZ, PT
+    @P0 MOV R8, 0x7c017c01
+    @P0 MOV R9, 0x7c017c01
+    @P0 MOV R10, 0x7c017c01
+    @P0 MOV R11, 0x7c017c01
+    @P0 MOV R12, 0x7c017c01
+    @P0 MOV R13, 0x7c017c01
+    @P0 EXIT
+    MOV R8, 0x3c003c00
+    MOV R9, 0x3c003c00
+    MOV R10, 0x3c003c00
+    MOV R11, 0x3c003c00
+    MOV R12, 0x3c003c00
+    MOV R13, 0x3c003c00
+    HMMA.16816.F32 R16, R8, R12, RZ
+    ULDC.64 UR4, c[0x0][memory_descriptor]
+    ULDC.64 UR6, c[0x0][param+0x0]
+    SHF.L.U32 R2, R0, 0x4, RZ
+    IADD3 R2, P1, R2, UR6, RZ
+    IADD3.X R3, RZ, UR7, RZ, P1, !PT
+    STG.E.128 [R2.64], R16
+    EXIT
+"""
+
+
+@TARGETS
+def test_an_exited_warps_registers_do_not_disturb_another_warps_mma(target):
+    """Warp 1 leaves signalling-NaN halves in its fragment registers and exits; warp 0's
+    HMMA of ones over k = 16 gives 16 in every accumulator, with no warning about warp 1's bits
+    (an attention kernel's idle warps exit before the others' product phase)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run_kernel(EXITED_WARP_HMMA, target, grid=1, block=64, params=["out"],
+                         buffers={"out": np.zeros((64, 4), np.float32)})["out"]
+    assert np.array_equal(out[:32], np.full((32, 4), 16.0, np.float32))
+    assert not out[32:].any()
