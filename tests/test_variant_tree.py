@@ -45,10 +45,12 @@ def test_the_video_memory_change_moves_seed_004s_three_tables(tmp_path):
         assert "(coppeliusVideoBuffer (coppeliusHostTargetChannelMemory target) " + name in host.text
 
 
-# (most, least, splits of K = 3072 (96 slices), splits of K = 768 (24 slices)): the largest s <= most
-# dividing the slices into parts of at least `least`
-@pytest.mark.parametrize("most, least, long_k, short_k", [(1, 12, 1, 1), (2, 12, 2, 2), (8, 6, 8, 4), (4, 12, 4, 2)])
-def test_the_split_rule_changes_every_place_that_holds_it(most, least, long_k, short_k, tmp_path):
+# (most, least, few, splits of 256 x 768 x 3072 (48 tiles, 96 slices), of 256 x 768 x 768 (24 slices),
+# of 256 x 2304 x 768 (144 tiles)): the largest s <= most dividing the slices into parts of at least
+# `least`, for a product of fewer than `few` tiles
+@pytest.mark.parametrize("most, least, few, long_k, short_k, wide", [
+    (1, 12, 66, 1, 1, 1), (2, 12, 66, 2, 2, 1), (8, 6, 66, 8, 4, 1), (4, 12, 66, 4, 2, 1), (4, 12, 150, 4, 2, 2)])
+def test_the_split_rule_changes_every_place_that_holds_it(most, least, few, long_k, short_k, wide, tmp_path):
     """Graph.bob's rule, the arena's partials (both places) and graph.py's constants move together;
     graph.py's split_count then gives the rule asked for."""
     example = tmp_path / "examples" / "coppelius"
@@ -56,17 +58,26 @@ def test_the_split_rule_changes_every_place_that_holds_it(most, least, long_k, s
                      "coppelius_model/graph.py"):
         (example / relative).parent.mkdir(parents=True, exist_ok=True)
         (example / relative).write_text((REPO / "examples" / "coppelius" / relative).read_text())
-    variant_tree.split_rule(tmp_path, most, least)
+    variant_tree.split_rule(tmp_path, most, least, few)
     graph = (example / "Coppelius/Build/Graph.bob").read_text()
+    assert f"(naturalDivideUnchecked n 64)) {few}))" in graph
     assert f"(naturalLessOrEqual {least} (naturalDivideUnchecked slices s))" in graph
     assert (f"(cgSplitFits slices {most}) {most}" in graph) == (most > 1)
     assert f"(cgSplitFits slices {most + 1})" not in graph
-    partials = 4 * most * 65 * 64 * 64
-    assert f"coppeliusGemmPartialsBytes : Nat = {partials}" in (example / "Coppelius/ArenaPlan.bob").read_text()
-    assert f"GEMM_PARTIALS_BYTES = {partials}" in (example / "coppelius_model/layout.py").read_text()
+    partials, tickets = 4 * most * (few - 1) * 64 * 64, 4 * (few - 1)
+    arena = (example / "Coppelius/ArenaPlan.bob").read_text()
+    assert f"coppeliusGemmPartialsBytes : Nat = {partials}" in arena and f"coppeliusGemmTicketsBytes : Nat = {tickets}" in arena
+    layout = (example / "coppelius_model/layout.py").read_text()
+    assert f"GEMM_PARTIALS_BYTES = 4 * {most} * {few - 1} * 64 * 64" in layout
+    assert f"GEMM_TICKETS_BYTES = 4 * {few - 1}" in layout
     namespace = {}
     rule = (example / "coppelius_model/graph.py").read_text()
     start = rule.index("SPLIT_FEW_TILES, SPLIT_MIN_SLICES, SPLIT_MAX =")
     exec(rule[start:rule.index("\n\n\ndef f32")], namespace)    # the constants and split_count alone
     assert namespace["split_count"](256, 768, 3072) == long_k
     assert namespace["split_count"](256, 768, 768) == short_k
+    assert namespace["split_count"](256, 2304, 768) == wide
+    if (most, least, few) == (4, 12, 66):      # main's own rule: every file as it was
+        for relative in ("Coppelius/Build/Graph.bob", "Coppelius/ArenaPlan.bob", "coppelius_model/layout.py",
+                         "coppelius_model/graph.py"):
+            assert (example / relative).read_text() == (REPO / "examples" / "coppelius" / relative).read_text()

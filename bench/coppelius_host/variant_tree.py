@@ -18,10 +18,10 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
   vid       seed 004's program and QMD tables in video memory (edits the seed's NativeHost.bob)
   floor     every kernel's body EXIT (contracts, registers and .shared kept)
   grid1     every launch's grid (1, 1, 1), 32 registers, no shared memory (the stage keeps its own)
---split MAX,MIN changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices, for
-products of fewer than 66 tiles; main's is 4,12) everywhere it is held: Coppelius.Build.Graph, the arena's
-partials (ArenaPlan.bob, layout.py) and graph.py.  The partials' order changes the sums' last bits:
-compare such a build --unchecked.
+--split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
+for products of fewer than FEW tiles; main's is 4,12,66) everywhere it is held: Coppelius.Build.Graph,
+the arena's partials and tickets (ArenaPlan.bob, layout.py) and graph.py.  The partials' order changes
+the sums' last bits: compare such a build --unchecked.
 """
 import argparse
 import glob
@@ -86,8 +86,9 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
                        "    for send in order.sends[index]:                # in range: plan_layout checked them\n")
 
 
-def split_rule(tree: Path, most: int, least: int) -> None:
-    """Coppelius's split-K rule: at most `most` splits of at least `least` 32-k slices."""
+def split_rule(tree: Path, most: int, least: int, few: int = 66) -> None:
+    """Coppelius's split-K rule: at most `most` splits of at least `least` 32-k slices, for a
+    product of fewer than `few` tiles (the arena's partials and tickets sized for that)."""
     example = tree / "examples" / "coppelius"
     graph = Source(example / "Coppelius" / "Build" / "Graph.bob")
     chain = "1"
@@ -97,14 +98,17 @@ def split_rule(tree: Path, most: int, least: int) -> None:
                   "(naturalSelect (cgSplitFits slices 2) 2 1)))", chain)
     graph.replace("(naturalLessOrEqual 12 (naturalDivideUnchecked slices s))",
                   f"(naturalLessOrEqual {least} (naturalDivideUnchecked slices s))")
-    partials = 4 * max(most, 1) * 65 * 64 * 64
+    graph.replace("(naturalDivideUnchecked n 64)) 66))", f"(naturalDivideUnchecked n 64)) {few}))")
+    partials, tickets = 4 * most * (few - 1) * 64 * 64, 4 * (few - 1)
     arena = Source(example / "Coppelius" / "ArenaPlan.bob")
     arena.replace("def coppeliusGemmPartialsBytes : Nat = 4259840", f"def coppeliusGemmPartialsBytes : Nat = {partials}")
+    arena.replace("def coppeliusGemmTicketsBytes : Nat = 260", f"def coppeliusGemmTicketsBytes : Nat = {tickets}")
     layout = Source(example / "coppelius_model" / "layout.py")
-    layout.replace("GEMM_PARTIALS_BYTES = 4 * 4 * 65 * 64 * 64", f"GEMM_PARTIALS_BYTES = {partials}")
+    layout.replace("GEMM_PARTIALS_BYTES = 4 * 4 * 65 * 64 * 64", f"GEMM_PARTIALS_BYTES = 4 * {most} * {few - 1} * 64 * 64")
+    layout.replace("GEMM_TICKETS_BYTES = 4 * 65", f"GEMM_TICKETS_BYTES = 4 * {few - 1}")
     rule = Source(example / "coppelius_model" / "graph.py")
     rule.replace("SPLIT_FEW_TILES, SPLIT_MIN_SLICES, SPLIT_MAX = 66, 12, 4",
-                 f"SPLIT_FEW_TILES, SPLIT_MIN_SLICES, SPLIT_MAX = 66, {least}, {most}")
+                 f"SPLIT_FEW_TILES, SPLIT_MIN_SLICES, SPLIT_MAX = {few}, {least}, {most}")
     for source in (graph, arena, layout, rule):
         source.save()
 
@@ -119,15 +123,18 @@ def video_tables(host: Source) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tree", type=Path)
-    parser.add_argument("changes", nargs="*", choices=CHANGES)
-    parser.add_argument("--split", metavar="MAX,MIN", help="Coppelius's split-K rule (main's: 4,12)")
+    parser.add_argument("changes", nargs="*", metavar="CHANGE", help=" ".join(CHANGES))
+    parser.add_argument("--split", metavar="MAX,MIN[,FEW]", help="Coppelius's split-K rule (main's: 4,12,66)")
     args = parser.parse_args()
     changes, tree = set(args.changes), args.tree
+    unknown = sorted(changes - set(CHANGES))
+    if unknown:
+        parser.error(f"unknown change {', '.join(unknown)} (known: {' '.join(CHANGES)})")
     if not changes and not args.split:
         parser.error("name a CHANGE or --split")
     split = tuple(int(x) for x in args.split.split(",")) if args.split else None
-    if split and (len(split) != 2 or split[0] < 1 or split[1] < 1):
-        parser.error("--split takes MAX,MIN: two positive numbers")
+    if split and (len(split) not in (2, 3) or min(split) < 1 or (len(split) == 3 and split[2] < 2)):
+        parser.error("--split takes MAX,MIN[,FEW]: positive numbers, FEW at least 2")
     if tree.exists():
         raise SystemExit(f"{tree} exists; give a new folder")
     tree.mkdir(parents=True)
@@ -150,7 +157,8 @@ def main() -> None:
         host.save()
     if split:
         split_rule(tree, *split)
-    print(f"{tree}: {' '.join(sorted(changes))}{f' split {split[0]},{split[1]}' if split else ''}", file=sys.stderr)
+    what = sorted(changes) + (["split " + ",".join(map(str, split))] if split else [])
+    print(f"{tree}: {' '.join(what)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
