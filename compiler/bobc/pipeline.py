@@ -103,7 +103,7 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
 
     When the type check fails and the plan can still be extracted, the
     certifier runs anyway: a broken arena then fails a proof such as
-    `equal Nat bobDeviceHazard 0`, and the certifier's message (which
+    `equal Nat <the plan's device hazard> 0`, and the certifier's message (which
     residents overlap, which pointer strays) says more than the proof's.
     """
     try:

@@ -1,7 +1,7 @@
 """Comments that swallow code: a warning, not an error.
 
-`--` runs to the end of the line, so a file whose newlines were lost (seed
-003 reached us that way) parses as its first lines followed by one long
+`--` runs to the end of the line, so a file whose newlines were lost (a copy
+through a tool that joins lines, say) parses as its first lines followed by one long
 comment: every definition after it silently disappears, and the module may
 still load.  A comment that holds what parses as a top-level declaration
 (`def name :`/`def name =`, `import A.B`, `module A.B`, `family Name ... :

@@ -54,7 +54,7 @@ def _kind(name, fields, meaning, interpreted=True, constructor=None) -> StepKind
     return StepKind(name, constructor or "NvidiaPlanHostStep" + camel, tuple(fields), meaning, interpreted)
 
 
-# the constructors of NvidiaPlanHostSteps in the family's order (seed 004's)
+# the constructors of NvidiaPlanHostSteps in the family's order (specs/Platform/Linux/Nvidia/PlanHost.bob)
 STEP_KINDS: tuple[StepKind, ...] = (
     _kind("submit", [_f("gp_put", _P + "SubmitGPPut"), _f("stride", _P + "SubmitStride", c_type=None, stride_of="gp_put")],
           "issue the ring image's entries up to gp_put and wait for each one's semaphore"),
