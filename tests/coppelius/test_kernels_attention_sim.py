@@ -77,8 +77,7 @@ def fused(arch: str, qkv: np.ndarray, T: int, H: int, scale: float):
     at = buffer_addresses(buffers)
     words = struct.pack("<QQQQIIfI", at["qkv"], at["p16"], at["p"], at["o16"], T, H, scale, 0)
     return run_kernel(_text("attention-forward"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.KERNEL], 1, 1),
-                      params=words,
-                      buffers=buffers, shared_bytes=100352)
+                      params=words, buffers=buffers, shared_bytes=100352)
 
 
 def float64_attention(qkv: np.ndarray, p16: np.ndarray, T: int, H: int, scale: float):
@@ -158,8 +157,7 @@ def backward_fused(arch: str, qkv, do, p, T: int, H: int, scale: float):
     at = buffer_addresses(buffers)
     words = struct.pack("<6QIIfI", at["qkv"], at["do"], at["p"], at["ds"], at["dqkv"], at["dqkv16"], T, H, scale, 0)
     return run_kernel(_text("attention-backward"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.BACKWARD], 1, 1),
-                      params=words,
-                      buffers=buffers, shared_bytes=100352)
+                      params=words, buffers=buffers, shared_bytes=100352)
 
 
 @pytest.mark.parametrize("arch,T,H", CASES, ids=[f"{a}-T{t}-H{h}" for a, t, h in CASES])
@@ -210,8 +208,7 @@ def kv_fused(arch: str, qkv, do, p16, ds, T: int, H: int, scale: float):
     at = buffer_addresses(buffers)
     words = struct.pack("<6QIIfI", at["qkv"], at["do"], at["p16"], at["ds"], at["dqkv"], at["dqkv16"], T, H, scale, 0)
     return run_kernel(_text("attention-backward-kv"), arch, grid=(T // 32, H, 1), block=(attention.BLOCKS[attention.KV], 1, 1),
-                      params=words,
-                      buffers=buffers, shared_bytes=50176)
+                      params=words, buffers=buffers, shared_bytes=50176)
 
 
 KV_CASES = [("sm_86", 128, 2), ("sm_90", 128, 2), ("sm_86", 256, 1), ("sm_90", 256, 1), ("sm_86", 512, 1),
