@@ -18,6 +18,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
   vid       seed 004's program and QMD tables in video memory (edits the seed's NativeHost.bob)
   floor     every kernel's body EXIT (contracts, registers and .shared kept)
   grid1     every launch's grid (1, 1, 1), 32 registers, no shared memory (the stage keeps its own)
+  nonext    no QMD prefetches its first dependent's code and bank 0 (encode.DependentPrefetch, main's
+            since session 19): each prefetches its own code at launch, as before
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
 for products of fewer than FEW tiles; main's is 4,12,66) everywhere it is held: Coppelius.Build.Graph,
 the arena's partials and tickets (ArenaPlan.bob, layout.py) and graph.py.  The partials' order changes
@@ -31,7 +33,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CHANGES = ("sched", "nocbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1")
+CHANGES = ("sched", "nocbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext")
 
 
 class Source:
@@ -59,6 +61,8 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
     if extra:
         encode.replace('"QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2}',
                        '"QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2, ' + ", ".join(extra) + "}")
+    if "nonext" in changes:
+        encode.replace("    if following is not None and recipe.dependent_prefetch is not None:", "    if False:")
     if "membar3" in changes:
         encode.replace('    "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR', '    "CWD_MEMBAR_TYPE": 3,')
     if "grid1" in changes:
@@ -69,8 +73,8 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
     if "presend" in changes:
         encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_CHAINED = set()\n")
         encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
-        encode.replace("                    where(placed.parameter_address), tuple(pointers))\n",
-                       "                    where(placed.parameter_address), tuple(pointers))\n"
+        encode.replace("                    where(placed.parameter_address), tuple(pointers), following)\n",
+                       "                    where(placed.parameter_address), tuple(pointers), following)\n"
                        "    if index in _CHAINED:\n"
                        "        return QMD(target.qmd_layout, raw).set('REQUIRE_SCHEDULING_PCAS', 1).to_bytes(target.qmd_record_bytes)\n"
                        "    return raw\n")

@@ -233,6 +233,45 @@ def test_launches_always_sent_together_are_chained_through_their_qmds(plan, targ
     assert "launch[5].schedules[0]" not in shown
 
 
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
+def test_a_chained_qmd_prefetches_its_successors_code_and_bank_on_sm90(plan, target):
+    """On V04_00 a QMD that schedules a successor has the successor's code (PROGRAM_PREFETCH_TYPE
+    PREFETCH_POST) and bank 0 (constant buffer 5, PREFETCH_POST) fetched when its grid ends, as
+    a CUDA graph's node does; a QMD scheduling nothing prefetches its own code at launch.  sm_86
+    (V03_00, unmeasured) keeps its own code's prefetch everywhere.  Read with bobc.sim's field
+    table, not the encoder's."""
+    from bobc.sim import qmd_fields as independent
+    together = dataclasses.replace(plan.submissions[0], launches=(2, 0, 5))
+    images = encode_images(dataclasses.replace(plan, submissions=(together,), submission_count=1), target)
+    places, extent = expected_places(plan)
+    first_block = -(-extent // 256) * 256
+
+    def read(launch, name):
+        raw = images.qmd[launch * target.qmd_record_bytes:(launch + 1) * target.qmd_record_bytes]
+        return independent.read(raw, target.qmd_layout, name)
+
+    def code(launch):
+        return bob.PROGRAM_BASE + places[plan.launches[launch].region], len(plan.regions[plan.launches[launch].region].code)
+
+    for launch, successor in ((2, 0), (0, 5), (5, None)):
+        fetched = successor if successor is not None and target.qmd_layout == "V04_00" else launch
+        address, size = code(fetched)
+        assert read(launch, "PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | \
+            (read(launch, "PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) == address >> 8
+        assert read(launch, "PROGRAM_PREFETCH_SIZE") == -(-(address % 256 + size) // 256)
+        assert read(launch, "PROGRAM_PREFETCH_TYPE") == (1 if fetched != launch else 0)
+        if target.qmd_layout != "V04_00":
+            assert read(launch, "CONSTANT_BUFFER_VALID(5)") == 0
+            continue
+        assert read(launch, "CONSTANT_BUFFER_VALID(5)") == (successor is not None)
+        assert read(launch, "CONSTANT_BUFFER_PREFETCH(5)") == (2 if successor is not None else 0)
+        if successor is not None:
+            bank = (read(launch, "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(5)")
+                    | read(launch, "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(5)") << 32) << 6
+            assert bank == bob.PROGRAM_BASE + first_block + successor * target.parameter_block_bytes
+            assert read(launch, "CONSTANT_BUFFER_SIZE_SHIFTED4(5)") << 4 == target.parameter_block_bytes
+
+
 def test_method_headers_by_hand(plan):
     images = encode_images(plan, SM90)
     first = int.from_bytes(images.push[:4], "little")

@@ -18,7 +18,7 @@ import pytest
 from bobc.nvidia import encode
 from bobc.plan.model import Launch, ParameterPatch, Region, Submission, WholeProgramPlan
 from bobc.sass import assemble_kernel
-from bobc.sim.channel import Channel
+from bobc.sim.channel import Channel, manifest_code_bytes
 from bobc.sim import qmd_fields
 from bobc.sim.faults import SimulationFault, Unmodeled, UnorderedLaunches
 from bobc.sim.memory import Buffer, Memory, Resident
@@ -64,7 +64,7 @@ def qmds_without_dependents(target, built) -> bytes:
     return encode.encode_images(plan, target)
 
 
-def run(target, built, push=None, order=True, qmd=None):
+def run(target, built, push=None, order=True, qmd=None, code_bytes=None):
     """The prologue, then the submission's ring entry; the data words as the launches left them."""
     data = np.zeros(0x1000, dtype=np.uint8)
     data[:WORDS] = np.arange(WORDS, dtype=np.uint8)[::-1]
@@ -74,12 +74,48 @@ def run(target, built, push=None, order=True, qmd=None):
                Buffer("push", PUSH, np.frombuffer(push, np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     residents = [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]
-    channel = Channel(Memory(buffers, residents), check_hazards=False, check_order=order)
+    channel = Channel(Memory(buffers, residents), check_hazards=False, check_order=order,
+                      code_bytes=manifest_code_bytes(built.manifest) if code_bytes is None else code_bytes)
     prologue = len(encode.prologue(target).to_bytes())
     channel.run_segment(bytes(push[:prologue]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
     run.channel = channel
     return data
+
+
+def set_field(table: bytes, target, record: int, name: str, value: int) -> bytes:
+    """`table` with field `name` of QMD `record` set to `value` (the simulator's field table)."""
+    layout = qmd_fields.MAJOR_VERSIONS[3 if target is SM86 else 4]
+    high, low = qmd_fields.all_fields(layout)[name]
+    start = record * target.qmd_record_bytes
+    raw = int.from_bytes(table[start:start + target.qmd_record_bytes], "little")
+    raw = raw & ~(((1 << (high - low + 1)) - 1) << low) | value << low
+    return table[:start] + raw.to_bytes(target.qmd_record_bytes, "little") + table[start + target.qmd_record_bytes:]
+
+
+def test_a_qmd_prefetching_for_its_dependent_needs_its_own_code_size_from_the_manifest():
+    """sm_90's chained QMD prefetches its dependent's code (PREFETCH_POST: encode.DependentPrefetch),
+    so the QMD no longer says where its own code ends: without the manifest's sizes the channel
+    refuses to guess, with them both launches run."""
+    built = images(SM90, [(B, A), (C, B)])
+    assert qmd_fields.read(built.qmd[:SM90.qmd_record_bytes], "V04_00", "PROGRAM_PREFETCH_TYPE") == 1
+    with pytest.raises(Unmodeled, match="PREFETCH_POST.*does not say where its own code ends"):
+        run(SM90, built, code_bytes={})
+    data = run(SM90, built)
+    assert len(run.channel.log.launches) == 2
+    a = np.frombuffer(data[:WORDS], "<u4")
+    assert (np.frombuffer(data[0x800:0x800 + WORDS], "<u4") == (a & 0xFF)).all()
+
+
+def test_a_bank_other_than_0_is_a_prefetch_or_refused():
+    """Constant bank 5 bound with PREFETCH_POST (the dependent's bank 0) must be readable memory;
+    bound for the kernel's own reads it is refused, the simulator modelling bank 0 only."""
+    built = images(SM90, [(B, A), (C, B)])
+    assert qmd_fields.read(built.qmd[:SM90.qmd_record_bytes], "V04_00", "CONSTANT_BUFFER_VALID(5)") == 1
+    with pytest.raises(Unmodeled, match="binds constant bank 5 for its kernel"):
+        run(SM90, built, qmd=set_field(built.qmd, SM90, 0, "CONSTANT_BUFFER_PREFETCH(5)", 0))
+    with pytest.raises(SimulationFault, match="constant bank 5, prefetched for what follows"):
+        run(SM90, built, qmd=set_field(built.qmd, SM90, 0, "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(5)", 0x100))
 
 
 def without_waits(built) -> bytes:
@@ -211,7 +247,7 @@ def test_a_channel_that_overrides_launch_is_refused_where_it_is_written():
                Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     channel = Counting(Memory(buffers, [Resident("a", A, WORDS), Resident("b", B, WORDS), Resident("c", C, WORDS)]),
-                       check_hazards=False)
+                       check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
     channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
     assert channel.count == 2                       # the sent QMD and the one it schedules
@@ -252,7 +288,7 @@ def run_forked(built):
                Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
                Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
     channel = Channel(Memory(buffers, [Resident(name, address, WORDS) for name, address in AT.items()]),
-                      check_hazards=False)
+                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
     channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
     channel.run_entry(built.gpfifo[:8], 0)
     return channel, data

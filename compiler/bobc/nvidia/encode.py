@@ -133,6 +133,27 @@ class QMDRecipe:
     sm_config: tuple[str, str, str]         # MIN, MAX, TARGET
     dependents: tuple[tuple[str, str, str, str], ...]   # per dependent QMD slot: ENABLE, ACTION, PREFETCH,
                                                         # POINTER (QMD address >> 8)
+    dependent_prefetch: DependentPrefetch | None = None
+
+
+@dataclass(frozen=True)
+class DependentPrefetch:
+    """How a QMD that schedules a dependent has that dependent's code and constant bank 0
+    fetched when its own grid ends, so the dependent's grid does not start by fetching them.
+
+    A CUDA graph's node on the H200 does this (bench/results/cuda-launch-probe-h200.md): it
+    binds its successor's bank 0 as a constant buffer of its own with PREFETCH_POST and points
+    PROGRAM_PREFETCH at the successor's code with PROGRAM_PREFETCH_TYPE PREFETCH_POST
+    (open-gpu-doc clcbc0qmd.h).  The QMD's own code is then not prefetched at its launch: its
+    parent prefetched it, or it starts a chain.  On the H200 it took 0.03 ms off a 244-launch
+    training update whose kernels are mostly 29 KB products, outputs byte for byte the same
+    (bench/results/, the dependent-prefetch measurement)."""
+
+    bank_slot: tuple[str, str, str, str, str]   # VALID, PREFETCH, ADDRESS lower, upper, SIZE_SHIFTED4
+    bank_address_shift: int
+    bank_prefetch_post: int
+    program_type: str
+    program_prefetch_post: int
 
 
 _COMMON_CONSTANTS = {
@@ -189,8 +210,17 @@ RECIPES: dict[str, QMDRecipe] = {
                      "DEPENDENT_QMD0_POINTER"),
                     ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD_PREFETCH(1)",
                      "DEPENDENT_QMD1_POINTER")),
+        # constant buffer 5, as libcuda's graph nodes use it; no kernel bobc assembles reads c[0x5]
+        dependent_prefetch=DependentPrefetch(
+            bank_slot=("CONSTANT_BUFFER_VALID(5)", "CONSTANT_BUFFER_PREFETCH(5)",
+                       "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(5)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(5)",
+                       "CONSTANT_BUFFER_SIZE_SHIFTED4(5)"),
+            bank_address_shift=6, bank_prefetch_post=2,
+            program_type="PROGRAM_PREFETCH_TYPE", program_prefetch_post=1),
     ),
 }
+# V03_00 has the same prefetch fields (CONSTANT_BUFFER_PREFETCH_POST(i), PROGRAM_PREFETCH_TYPE), but
+# no Ampere card has measured them: sm_86's QMDs keep prefetching their own code at launch.
 
 MIN_SHARED_MEMORY = 0x400                    # tinygrad's floor (the 1 KiB per CTA sm_80+ reserves)
 MAX_REGISTERS = CC80_PLUS_LIMITS.registers_per_thread     # the target table's (bobc.targets)
@@ -584,15 +614,24 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: t
                             f"is not {QMD_ALIGNMENT}-byte aligned below 2^40")
         pointers.append(pointer)
     where = home.relocate if home is not None else (lambda address: address)
+    following = None
+    if dependents:
+        first = layout.launches[dependents[0]]
+        following = (where(first.program_address), len(plan.regions[plan.launches[dependents[0]].region].code),
+                     where(first.parameter_address))
     return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
                     region.shared_bytes, where(placed.program_address), len(region.code),
-                    where(placed.parameter_address), tuple(pointers))
+                    where(placed.parameter_address), tuple(pointers), following)
 
 
 def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], registers: int,
-             shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = ()) -> bytes:
+             shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = (),
+             following: tuple[int, int, int] | None = None) -> bytes:
     """One grid's QMD for `target`: its code at `program` (`code_size` bytes, prefetched), its
-    constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends."""
+    constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends.  `following`,
+    the first dependent's (program, code size, bank 0): where the layout's recipe has a
+    DependentPrefetch, those are prefetched when this grid ends instead of this grid's code at
+    its launch."""
     recipe = RECIPES[target.qmd_layout]
     qmd = QMD(target.qmd_layout, context=name)
     for field_name, value in recipe.constants.items():
@@ -615,8 +654,7 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
     qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
     qmd.set(size, sm_config(carveout.chosen))
     qmd.set(recipe.program_address[0], program & 0xFFFFFFFF).set(recipe.program_address[1], program >> 32)
-    qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
-    qmd.set(recipe.prefetch[2], min(-(-(program % 256 + code_size) // 256), 0x1FF))
+    _program_prefetch(qmd, recipe, program, code_size)
     if bank0 % (1 << recipe.cb0_address_shift):
         raise BobcError(f"{name}: parameter block {bank0:#x} is not aligned for the QMD")
     shifted = bank0 >> recipe.cb0_address_shift
@@ -627,7 +665,29 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
     for pointer, (enable, action, prefetch, address) in zip(dependents, recipe.dependents):
         qmd.set(enable, 1).set(action, DEPENDENT_QMD_ACTIONS[DEPENDENT_QMD_ACTION]).set(prefetch, 1)
         qmd.set(address, pointer >> 8)
+    if following is not None and recipe.dependent_prefetch is not None:
+        _prefetch_dependent(qmd, recipe, recipe.dependent_prefetch, target, name, *following)
     return qmd.to_bytes(target.qmd_record_bytes)
+
+
+def _prefetch_dependent(qmd: QMD, recipe: QMDRecipe, how: DependentPrefetch, target: Target, name: str,
+                        program: int, code_size: int, bank0: int) -> None:
+    """Point the QMD's program prefetch and a constant buffer slot at its first dependent's code
+    and bank 0, both fetched when this grid ends (DependentPrefetch)."""
+    if bank0 % (1 << how.bank_address_shift):
+        raise BobcError(f"{name}: its dependent's parameter block {bank0:#x} is not aligned for the QMD")
+    valid, prefetch, lower, upper, size = how.bank_slot
+    shifted = bank0 >> how.bank_address_shift
+    qmd.set(valid, 1).set(prefetch, how.bank_prefetch_post)
+    qmd.set(lower, shifted & 0xFFFFFFFF).set(upper, shifted >> 32).set(size, target.parameter_block_bytes >> 4)
+    _program_prefetch(qmd, recipe, program, code_size)
+    qmd.set(how.program_type, how.program_prefetch_post)
+
+
+def _program_prefetch(qmd: QMD, recipe: QMDRecipe, program: int, code_size: int) -> None:
+    """The QMD's program prefetch: `code_size` bytes of code at `program`, in 256-byte units."""
+    qmd.set(recipe.prefetch[0], (program >> 8) & 0xFFFFFFFF).set(recipe.prefetch[1], program >> 40)
+    qmd.set(recipe.prefetch[2], min(-(-(program % 256 + code_size) // 256), 0x1FF))
 
 
 def prologue(target: Target) -> pb.Pushbuffer:

@@ -97,6 +97,13 @@ class ChannelLog:
     releases: list = field(default_factory=list)    # (address, payload)
 
 
+def manifest_code_bytes(manifest: dict) -> dict[int, int]:
+    """QMD address -> the size of the code its launch runs, from an images manifest (Channel's
+    `code_bytes`)."""
+    sizes = {region["index"]: region["size"] for region in manifest["regions"]}
+    return {launch["qmd_address"]: sizes[launch["region"]] for launch in manifest["launches"]}
+
+
 class Channel:
     """A channel's methods executed in order; each launch runs to completion when scheduled.
 
@@ -118,8 +125,11 @@ class Channel:
                             "QMD and returns the dependent QMD it schedules, which launch then runs)")
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
-                 check_order: bool = True):
+                 check_order: bool = True, code_bytes: dict | None = None):
         self.memory = memory
+        # QMD address -> its kernel's code size (the images' manifest): a QMD whose program
+        # prefetch is for what follows it (PREFETCH_POST) does not say where its own code ends
+        self.code_bytes = code_bytes or {}
         self.check_hazards = check_hazards
         self.check_order = check_order
         self.unordered: list[tuple] = []   # (where, reads, writes, token) of launches since the last wait for idle
@@ -312,7 +322,17 @@ class Channel:
                                   "(the H200 faults with SKEDCHECK17_MEMORY_WINDOW_OVERLAP; docs/runtime.md)")
         d = self.describe(qmd_address, compute_class, where)
         window_end = d.prefetch_address + d.prefetch_bytes
-        if not d.prefetch_address <= d.program_address < window_end:
+        if d.prefetch_post:
+            # fetched when the grid ends, for its dependent: it must be there to fetch
+            self.memory.read(d.prefetch_address, d.prefetch_bytes, f"{where}: the code it prefetches for what follows")
+            for slot, address, size in d.post_banks:
+                self.memory.read(address, size, f"{where}: constant bank {slot}, prefetched for what follows")
+            if qmd_address not in self.code_bytes:
+                raise Unmodeled(f"{where}: the QMD prefetches what follows it (PROGRAM_PREFETCH_TYPE PREFETCH_POST), so "
+                                "it does not say where its own code ends; give the channel the images' code sizes "
+                                "(Channel code_bytes, from the manifest's launches and regions)")
+            window_end = d.program_address + self.code_bytes[qmd_address]
+        elif not d.prefetch_address <= d.program_address < window_end:
             raise SimulationFault(f"{where}: the program at {d.program_address:#x} lies outside the "
                                   f"QMD's prefetch window [{d.prefetch_address:#x}, {window_end:#x})")
         window = self.memory.read(d.program_address, window_end - d.program_address, f"{where}: the program")

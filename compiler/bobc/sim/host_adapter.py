@@ -19,6 +19,7 @@ from ..host import generate
 from ..plan.host import ENCODINGS, SCALAR_OP_CODES, STEP_KIND
 from ..plan.schedule import ScheduleError, lower
 from ..reference.host import fresh_payload
+from .channel import manifest_code_bytes
 from .faults import Unmodeled
 from .memory import Resident
 
@@ -73,6 +74,7 @@ class HostPlan:
     fresh_payload: bytes                  # the initializers' state: a request without a checkpoint
     contract: object                      # bobc.plan.model.CheckpointContract
     launch_names: dict                    # QMD address -> "launch i (identity)", for messages
+    code_bytes: dict                      # QMD address -> its region's code size (bobc.sim.channel.Channel)
 
 
 def host_plan(plan, images, target) -> HostPlan:
@@ -102,7 +104,8 @@ def host_plan(plan, images, target) -> HostPlan:
         fresh_payload=fresh_payload(plan),
         contract=plan.checkpoint,
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({launch['identity']})"
-                      for launch in manifest["launches"]})
+                      for launch in manifest["launches"]},
+        code_bytes=manifest_code_bytes(manifest))
 
 
 def constructor_of(kind_name: str) -> str:

@@ -4,8 +4,11 @@ Which layout a QMD has follows from the compute class bound on the channel
 (AMPERE_COMPUTE_B reads V03_00, HOPPER_COMPUTE_A reads V04_00), and the QMD's
 own QMD_MAJOR_VERSION must agree.  Features the simulator does not model (a
 QMD release, V03_00's second dependent QMD, which has no pointer of its own, queues,
-constant banks other than 0) are refused by field name when set.  The dependent QMDs,
-which the launch schedules when its grid ends, are read: the channel follows them.
+constant banks other than 0 for the kernel's own use) are refused by field name when set.
+The dependent QMDs, which the launch schedules when its grid ends, are read: the channel
+follows them.  A QMD may prefetch what its dependent needs when its grid ends (a
+PREFETCH_POST program prefetch, another constant bank bound with PREFETCH_POST, as
+bobc.nvidia.encode.DependentPrefetch writes): those are read as prefetches only.
 """
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ FACTS = {
         "dependents": (("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_POINTER"),),
         "unmodeled": ("RELEASE0_ENABLE", "RELEASE1_ENABLE", "RELEASE2_ENABLE", "DEPENDENT_QMD1_ENABLE",
                       "IS_QUEUE"),
+        # bank i is fetched when the grid ends (PREFETCH_POST) when this reads 1
+        "bank_post": ("CONSTANT_BUFFER_PREFETCH_POST", 1),
+        "bank_address": ("CONSTANT_BUFFER_ADDR_LOWER", "CONSTANT_BUFFER_ADDR_UPPER", 0),
     },
     "V04_00": {
         "grid": ("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
@@ -38,8 +44,13 @@ FACTS = {
         "dependents": (("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD0_POINTER"),
                        ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD1_POINTER")),
         "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)"),
+        "bank_post": ("CONSTANT_BUFFER_PREFETCH", 2),
+        "bank_address": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6", 6),
     },
 }
+# PROGRAM_PREFETCH_TYPE (both layouts): PREFETCH_LAUNCH 0 (the grid's own code, as it starts),
+# PREFTECH_POST 1 (sic, clcbc0qmd.h: code fetched when the grid ends, for what follows it)
+PROGRAM_PREFETCH_POST = 1
 # DEPENDENT_QMD0_ACTION values that schedule the dependent QMD (clc7c0qmd.h / clcbc0qmd.h; the
 # same numbers in both); the simulator reads every QMD from memory, so the invalidate/copy
 # part needs nothing more.
@@ -60,6 +71,8 @@ class LaunchDescription:
     cb0_address: int
     cb0_bytes: int
     dependents: tuple[int, ...] = ()    # the QMDs this launch schedules when its grid ends
+    prefetch_post: bool = False         # the prefetch window is fetched when the grid ends, for what follows
+    post_banks: tuple[tuple[int, int, int], ...] = ()   # (slot, address, bytes) of banks fetched at the end
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -80,9 +93,17 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
     for name in facts["unmodeled"]:
         if field(name):
             raise Unmodeled(f"{where}: the QMD sets {name}, which the simulator does not model")
+    post_banks = []
+    post_field, post_value = facts["bank_post"]
+    bank_low, bank_high, bank_shift = facts["bank_address"]
     for slot in range(1, 8):
-        if field(f"CONSTANT_BUFFER_VALID({slot})"):
-            raise Unmodeled(f"{where}: the QMD binds constant bank {slot}; the simulator models bank 0 only")
+        if not field(f"CONSTANT_BUFFER_VALID({slot})"):
+            continue
+        if field(f"{post_field}({slot})") != post_value:
+            raise Unmodeled(f"{where}: the QMD binds constant bank {slot} for its kernel; the simulator models "
+                            "bank 0 only (another bank only as a prefetch when the grid ends, PREFETCH_POST)")
+        post_banks.append((slot, (field(f"{bank_low}({slot})") | field(f"{bank_high}({slot})") << 32) << bank_shift,
+                           field(f"CONSTANT_BUFFER_SIZE_SHIFTED4({slot})") * 16))
     if not field("CONSTANT_BUFFER_VALID(0)"):
         raise SimulationFault(f"{where}: the QMD binds no constant bank 0 (CONSTANT_BUFFER_VALID(0) is 0), "
                               "so the kernel has no parameters")
@@ -104,4 +125,5 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
         layout, arch, grid, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"),
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
-        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents))
+        field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents),
+        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks))

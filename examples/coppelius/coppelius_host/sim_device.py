@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .device import launched_kernel
+from .device import kernel_codes, launched_kernel
 
 
 def _channel_class():
@@ -36,6 +36,10 @@ def _channel_class():
         def run_qmd(self, qmd_address, compute_class, at):
             described = self.describe(qmd_address, compute_class, at)
             kernel = launched_kernel(self.memory, described, qmd_address, at)
+            # a QMD prefetching for its dependent (PREFETCH_POST) does not say where its code ends:
+            # the code this channel recognised does
+            self.code_bytes[qmd_address] = next(len(code) for code, name in kernel_codes(described.arch).items()
+                                                if name == kernel)
             staging = kernel == STAGE_IDENTITY        # the residence's refresh, not one of the plan's launches
             self.launch_names[qmd_address] = kernel if staging else f"launch {len(self.launched)} ({kernel})"
             dependents = super().run_qmd(qmd_address, compute_class, at)
