@@ -12,7 +12,10 @@ corpus).  It
 then asserts: no register is read before it is ready, no scoreboarded result is
 read or overwritten before its barrier was waited, no register a pending
 store/load still reads is overwritten before its read barrier was waited, and
-at branches and labels nothing is outstanding -- except a fixed-latency result
+at branches and labels nothing is outstanding -- except a scoreboard a forward
+branch hands to its target (the target's wait mask must cover it, and the path
+that falls through keeps it pending across the label: schedule.FORWARD_BRANCH;
+programs with BSSY / BSYNC / WARPSYNC drain everywhere) and a fixed-latency result
 carried around a loop: the checker walks a loop's back edge (a BRA to an earlier
 label) LOOP_TRIPS times before falling through, so every read after the label is
 judged on the cycles the taken path really spends.  It is run over Bob's kernels
@@ -55,6 +58,8 @@ def check(source: str, arch: str):
     targets = {op.address if op.address is not None else assembled.labels[op.name]
                for l in lines for op in l.instruction.operands if isinstance(op, Label)}
     encoder = Encoder(arch)
+    # with convergence barriers (BSSY / BSYNC) or WARPSYNC every branch and label drains
+    convergence = any(l.instruction.opcode in ("BSSY", "BSYNC", "WARPSYNC") for l in lines)
     cycle = 0
     ready: dict = {}
     pending_write: dict = {}
@@ -80,9 +85,22 @@ def check(source: str, arch: str):
                 pending_write = {r: x for r, x in pending_write.items() if x != b}
                 pending_read = {r: xs - {b} for r, xs in pending_read.items() if xs - {b}}
         where = f"{out.address:#06x} {out.text}"
-        if out.address in targets or inst.opcode in ("BRA", "EXIT", "BAR"):
+        forward = inst.opcode == "BRA" and jump is not None and jump > position
+        if forward and not convergence:
+            # the taken path reaches the target with what is pending here: the target's own
+            # wait mask must cover it (schedule.FORWARD_BRANCH); the fall-through path goes on
+            # tracking it, and every read and overwrite below is judged against it
+            waited = {b for b in range(6) if assembled.instructions[jump].control.wait_mask >> b & 1}
+            assert all(b in waited for b in pending_write.values()), \
+                f"{where}: a result still loading on the taken path is not waited at its target"
+            assert all(bs <= waited for bs in pending_read.values()), \
+                f"{where}: a register a pending access still reads is not waited at the taken path's target"
+        elif out.address in targets and inst.opcode not in ("BRA", "EXIT", "BAR") and not convergence:
+            pass    # a label the fall-through path crosses: what is pending stays tracked
+        elif out.address in targets or inst.opcode in ("BRA", "EXIT", "BAR"):
             assert not pending_write and not pending_read or inst.opcode == "EXIT" and not pending_write, \
                 f"{where}: scoreboards outstanding at a branch or label"
+        if out.address in targets or inst.opcode in ("BRA", "EXIT", "BAR"):
             # a BAR.SYNC waits the scoreboards but is no join of paths: results in flight
             # stay tracked through it (schedule.BARRIER_DRAIN)
             if not (backward or arrived_by_back_edge or inst.opcode == "BAR"):
@@ -183,6 +201,30 @@ def test_a_barrier_waits_scoreboards_but_not_a_product_in_flight(arch):
     assert bar.wait_mask >> code[0].control.write_barrier & 1          # the load is waited there
     assert hmma.stall + bar.stall < 26                                  # the product is not
     assert sum(c.control.stall for c in code[1:-2]) >= 26 + 1           # ... but before its reader
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_forward_branch_hands_its_loads_to_its_target(arch):
+    """Loads, then a branch around work: the branch waits nothing, so the path that falls through
+    issues its own loads while the first are in flight (one round trip, not two), and the target
+    label waits the scoreboards that were busy at the branch (schedule.FORWARD_BRANCH).  With a
+    convergence barrier in the program every branch still drains."""
+    body = ("    ULDC.64 UR4, c[0x0][memory_descriptor]\n"
+            "    LDG.E R8, [R2.64]\n"
+            "    ISETP.NE.AND P0, PT, R6, RZ, PT\n"
+            "    @P0 BRA skip\n"
+            "    LDG.E R9, [R4.64]\n"
+            "    FADD R10, R8, R9\n"
+            "skip:\n"
+            "    FADD R11, R8, 1\n"
+            "    EXIT\n")
+    code = check(".kernel k\n.registers 24\n" + body, arch).instructions
+    first, branch, second, label = code[1].control, code[3].control, code[4].control, code[6].control
+    assert branch.wait_mask == 0 and second.wait_mask == 0
+    assert label.wait_mask >> first.write_barrier & 1
+    drained = check(".kernel k\n.registers 24\n" + body.replace("    EXIT\n", "    BSSY B0, done\ndone:\n    BSYNC B0\n    EXIT\n"),
+                    arch).instructions
+    assert drained[3].control.wait_mask >> drained[1].control.write_barrier & 1
 
 
 TEMPLATES = [

@@ -12,7 +12,9 @@ Correctness first, speed second (sass-facts.md "Control codes and latencies"):
   scoreboard that any later writer of those registers waits on;
 - at a branch and at a label everything outstanding is drained (all
   scoreboards waited, all fixed latencies covered), so no path can see a
-  value early; a block barrier (BAR) waits the scoreboards only (BARRIER_DRAIN);
+  value early -- except that in a program whose only control flow is BRA, EXIT and
+  BAR a forward branch hands its scoreboards to its target (FORWARD_BRANCH);
+  a block barrier (BAR) waits the scoreboards only (BARRIER_DRAIN);
   a loop's back edge (a BRA to an earlier instruction) covers a
   fixed latency only as far as the loop needs it: the result must be ready
   when its first reader (or writer) after the loop's label issues, counting
@@ -137,6 +139,20 @@ BACK_EDGE_STOPS = {"BRA", "EXIT"}
 # before every barrier of a pipelined loop (bobc.sass.generate.gemm, "Loop order").
 SCOREBOARD_ONLY_DRAIN = {"BAR"}
 
+# FORWARD_BRANCH.  Waiting every scoreboard at a forward branch makes the path that falls
+# through wait too: a warp that loads its operands and then branches around work it may
+# skip would take two global round trips where one would do (one operand's loads, then the
+# next operand's after the branch, as Nsight Compute's stall samples showed).  Scoreboards
+# are counters a wait empties, so a wait is correct on any path as long as it comes before the
+# first reader; in a program whose control flow is only BRA (each to a known label), EXIT and
+# BAR, a forward branch therefore waits nothing and its target label waits what was busy at
+# each forward branch to it, while the path that falls through keeps tracking them as
+# straight-line code does.  A label reached otherwise only by falling through and by back
+# edges (which still drain) waits nothing.  Fixed latencies are covered at the branch as
+# before.  Programs with other control flow (BSSY / BSYNC convergence, WARPSYNC, calls) drain.
+RELAXED_CONTROL_FLOW = {"BRA", "EXIT", "BAR"}
+CONVERGENCE_OPCODES = {"BSSY", "BSYNC", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "CALL", "RET", "KILL"}
+
 
 @dataclass
 class Item:
@@ -212,6 +228,10 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
     issue: list[int] = []
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
+    # FORWARD_BRANCH: target index -> scoreboards busy at a forward branch to it
+    relaxed = not any(item.opcode in CONVERGENCE_OPCODES or (item.opcode == "BRA" and item.target is None)
+                      for item in items)
+    handed: dict[int, set[int]] = {}
 
     def require(cycle_needed: int, after: int, branch_holds: bool = False) -> int:
         """Delay the current instruction to `cycle_needed` by lengthening stalls of the
@@ -271,9 +291,17 @@ def schedule(items: list[Item], arch: str = "") -> list[Control]:
         drain = item.label_here or item.opcode in CONTROL_FLOW_STALL
         wait_mask = 0
         if drain:
-            for b in list(state.busy):
+            forward = item.opcode == "BRA" and item.target is not None and item.target > index
+            arriving = handed.pop(index, set()) if item.label_here else set()
+            if relaxed and (forward or (item.label_here and item.opcode not in CONTROL_FLOW_STALL)):
+                waited = sorted(arriving)
+            else:
+                waited = [*state.busy, *sorted(arriving - set(state.busy))]
+            for b in waited:
                 wait_mask |= 1 << b
                 state.wait(b)
+            if relaxed and forward:
+                handed.setdefault(item.target, set()).update(state.busy)
         if drain and item.opcode in SCOREBOARD_ONLY_DRAIN and not item.label_here:
             drain_left = 0
         elif drain:
