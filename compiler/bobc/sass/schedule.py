@@ -150,7 +150,6 @@ SCOREBOARD_ONLY_DRAIN = {"BAR"}
 # straight-line code does.  A label reached otherwise only by falling through and by back
 # edges (which still drain) waits nothing.  Fixed latencies are covered at the branch as
 # before.  Programs with other control flow (BSSY / BSYNC convergence, WARPSYNC, calls) drain.
-RELAXED_CONTROL_FLOW = {"BRA", "EXIT", "BAR"}
 CONVERGENCE_OPCODES = {"BSSY", "BSYNC", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "CALL", "RET", "KILL"}
 
 
