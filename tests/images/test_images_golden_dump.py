@@ -56,8 +56,10 @@ def test_a_changed_semaphore_is_named_by_submission_and_method(plan, tmp_path):
     submissions[30] = dataclasses.replace(submissions[30], semaphore_offset=0x400)
     changed = dataclasses.replace(plan, submissions=tuple(submissions))
     diff = compare(emit(plan, SM86, tmp_path / "a"), emit(changed, SM86, tmp_path / "b"))
-    assert ("submission[30].push[2].SEM_ADDR_LO (bob-submission): 0x300001e0 -> 0x30000400  "
-            "[method SEM_ADDR_LO (subch 0 INC_METHOD, header at push +0x484)]") in diff
+    # push[3]: the submission's constant-cache invalidate, its send (two methods), then the release;
+    # 0x500 bytes = the prologue's 16 words, 30 segments of 10, then 4 words into the 31st
+    assert ("submission[30].push[3].SEM_ADDR_LO (bob-submission): 0x300001e0 -> 0x30000400  "
+            "[method SEM_ADDR_LO (subch 0 INC_METHOD, header at push +0x500)]") in diff
     assert "submission[30].semaphore_offset (bob-submission): 0x1e0 -> 0x400" in diff
 
 

@@ -167,7 +167,9 @@ _COMMON_CONSTANTS = {
     "BARRIER_COUNT": 1,
     "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR
     "CONSTANT_BUFFER_VALID(0)": 1,
-    "CONSTANT_BUFFER_INVALIDATE(0)": 1,     # the host rewrites parameter blocks (per-step fills) between submissions
+    # no CONSTANT_BUFFER_INVALIDATE(0): the host rewrites parameter blocks (per-step fills) only
+    # between submissions, and every submission's start drops the constant cache
+    # (submission_segment), so a grid keeps the bank 0 its parent prefetched (DependentPrefetch)
     "SHADER_LOCAL_MEMORY_LOW_SIZE": 0,
     "SHADER_LOCAL_MEMORY_HIGH_SIZE": 0,
 }
@@ -717,9 +719,10 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
     still run, a WAIT_FOR_IDLE stands before the send (what a Vulkan driver emits for a
     compute-to-compute barrier, NVK among them).  The grid's end flushes its writes
     (CWD_MEMBAR_TYPE L1_SYSMEMBAR) and the next grid's start drops stale L1 lines
-    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.  With a program residence,
-    `stage_qmd` is the address of the stage's QMD, which is sent and waited for first
-    (bobc.nvidia.residence).
+    (INVALIDATE_SHADER_DATA_CACHE): the QMD's constants.  The constant cache is dropped once
+    at the submission's start (INVALIDATE_SHADER_CACHES_NO_WFI, by the prologue, the stage or
+    on its own), not by every QMD.  With a program residence, `stage_qmd` is the address of
+    the stage's QMD, which is sent and waited for first (bobc.nvidia.residence).
     """
     if order is None:
         order = plan_launch_order(plan, slots=len(RECIPES[layout.target.qmd_layout].dependents))
@@ -729,6 +732,10 @@ def submission_segment(plan: WholeProgramPlan, layout: Layout, index: int,
         raise BobcError(f"submission {index} ({submission.identity}) has no launches")
     if stage_qmd is not None:
         residence.stage_methods(push, stage_qmd, COMPUTE_SUBCHANNEL, pb.PCAS_ACTION[PCAS_ACTION])
+    elif not submission.counts:
+        # what the host wrote into parameter blocks since the last submission: the prologue and
+        # the stage drop the constant cache themselves
+        push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE["INVALIDATE_SHADER_CACHES_NO_WFI"], pb.INVALIDATE_CONSTANT)
     for send in order.sends[index]:                # in range: plan_layout checked them
         qmd_address = layout.launches[send.launch].qmd_address
         if send.after_idle:
