@@ -9,7 +9,8 @@ from such a tree may be wrong on purpose (compare it --unchecked).
 
 TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout's.  CHANGE is any of
   sched     the dependent QMDs' action SCHEDULE instead of INVALIDATE_COPY_SCHEDULE
-  nocbinv   no CONSTANT_BUFFER_INVALIDATE(0) in any QMD
+  cbinv     every QMD sets CONSTANT_BUFFER_INVALIDATE(0) again (main's until session 19: now no QMD
+            does, and each submission's start drops the constant cache)
   chase     CWD_MEMBAR_TASK_CHASING_ENABLE 1 (V04_00)
   selfcopy  SELF_COPY_ON_COMPLETION 1 (V04_00; every build with it hung on the H200)
   membar3   CWD_MEMBAR_TYPE 3 (L1_MEMBAR: GPU scope) instead of 1 (L1_SYSMEMBAR)
@@ -33,7 +34,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CHANGES = ("sched", "nocbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext")
+CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext")
 
 
 class Source:
@@ -54,8 +55,8 @@ class Source:
 def encode_changes(encode: Source, changes: set[str]) -> None:
     if changes & {"sched", "presend"}:
         encode.replace('DEPENDENT_QMD_ACTION = "INVALIDATE_COPY_SCHEDULE"', 'DEPENDENT_QMD_ACTION = "SCHEDULE"')
-    if "nocbinv" in changes:
-        encode.replace('    "CONSTANT_BUFFER_INVALIDATE(0)": 1,', '    "CONSTANT_BUFFER_INVALIDATE(0)": 0,')
+    if "cbinv" in changes:
+        encode.replace('    "CONSTANT_BUFFER_VALID(0)": 1,\n', '    "CONSTANT_BUFFER_VALID(0)": 1,\n    "CONSTANT_BUFFER_INVALIDATE(0)": 1,\n')
     extra = [f'"{field}": 1' for change, field in (("selfcopy", "SELF_COPY_ON_COMPLETION"),
                                                    ("chase", "CWD_MEMBAR_TASK_CHASING_ENABLE")) if change in changes]
     if extra:

@@ -67,8 +67,9 @@ def test_one_bit_in_each_image_kind_is_named_by_meaning(host, tmp_path):
     submission = manifest["submissions"][3]
     flip(changed, at["program"] + region["place"] + 0x40 + 13, 1)          # stall +1 (if even)
     flip(changed, at["qmd"] + launch5["qmd_offset"] + 1152 // 8, 0)          # CTA_THREAD_DIMENSION0 bit 0
-    flip(changed, at["push"] + submission["push_offset"] + 4, 0)             # SEND_PCAS_A data bit 0
-    flip(changed, at["gpfifo"] + 4 * 8 + 5, 2)                               # entry 4 LENGTH bit 0
+    flip(changed, at["push"] + submission["push_offset"] + 8, 0)             # SEND_PCAS_A data bit 0 (after the
+                                                                             # constant-cache invalidate)
+    flip(changed, at["gpfifo"] + 4 * 8 + 5, 2)                               # entry 4 LENGTH bit 0 (10 -> 11)
     flip(changed, at["program"] + launch13["parameter_offset"] + 0x218, 0)   # argument 1 bit 0
 
     done = bobc("diff", host, changed)
@@ -85,10 +86,10 @@ def test_one_bit_in_each_image_kind_is_named_by_meaning(host, tmp_path):
     assert "control code [" in code and "(stall 4 -> 5)" in code and "instruction SHF.L.U32" in code
     assert line(f"launch[5].qmd.CTA_THREAD_DIMENSION0 ({launch5['identity']}): 0x40 -> 0x41")
     assert line(f"launch[5].block ({launch5['identity']}): [0x40, 0x1, 0x1] -> [0x41, 0x1, 0x1]")
-    push = line(f"submission[3].push[0].SEND_PCAS_A ({submission['identity']}): ")
+    push = line(f"submission[3].push[1].SEND_PCAS_A ({submission['identity']}): ")
     assert "QMD at 0x1010000600 -> QMD at 0x1010000700" in push
     ring = line("gpfifo[4] (bob-submission): ")
-    assert "length 9 dwords (36 bytes)" in ring and "length 8 dwords (32 bytes)" in ring
+    assert "length 10 dwords (40 bytes)" in ring and "length 11 dwords (44 bytes)" in ring
     parameter = line(f"launch[13].bank0[0x218] ({launch13['identity']}): 0x11000c0000 -> 0x11000c0001")
     assert "argument 1: the gradients G" in parameter
 
