@@ -1,4 +1,4 @@
-/* `bob-host --version`: what the host needs and who built it, from its own
+/* `HOST --version`: what the host needs and who built it, from its own
  * .bobc.version section (written by bobc, compiler/bobc/host/version.py). */
 #ifndef RT_HOST_VERSION_H
 #define RT_HOST_VERSION_H

@@ -69,7 +69,7 @@ def test_the_host_says_what_it_needs(host):
     done = subprocess.run([str(host), "--version"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("bob-host built by bobc ")
+    assert lines[0].startswith("native host built by bobc ")
     assert "target: sm_90 (QMD V04_00)" in lines
     assert "compute class: 0xcbc0 (HOPPER_COMPUTE_A)" in lines
     assert any(line.startswith("driver branch: 580 ") for line in lines)

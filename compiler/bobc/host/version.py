@@ -1,6 +1,6 @@
 """What a host says it needs: the text of its .bobc.version section.
 
-`bob-host --version` prints it (runtime_c/host_version.c) and `bobc inspect`
+`HOST --version` prints it (runtime_c/host_version.c) and `bobc inspect`
 reads it, so a user learns on any machine, before reaching a GPU node, which
 target, compute class and driver branch the host speaks, which bobc built it,
 and which plan images it carries.  The text is a function of the sources
@@ -60,11 +60,15 @@ def plan_identity(images) -> str:
     return digest.hexdigest()
 
 
+# the section's first line, before bobc's version: the same for every plan's host
+HEAD = "native host built by bobc"
+
+
 def text(built, target, plan_name: str = "") -> bytes:
     """The .bobc.version section: `key: value` lines."""
     images = built.images
     lines = [
-        f"bob-host built by bobc {__version__}",
+        f"{HEAD} {__version__}",
         f"bobc commit: {source_commit()}",
         f"target: {target.name} (QMD {target.qmd_layout})",
         f"compute class: {target.compute_class:#06x} ({class_name(target.compute_class)})",
@@ -78,7 +82,7 @@ def text(built, target, plan_name: str = "") -> bytes:
 def parse(section: bytes) -> dict[str, str]:
     out = {}
     for line in section.decode("utf-8", "replace").splitlines():
-        if line.startswith("bob-host built by bobc "):
+        if line.startswith(HEAD + " "):
             out["bobc version"] = line.rsplit(" ", 1)[1]
         elif ": " in line:
             key, _, value = line.partition(": ")
