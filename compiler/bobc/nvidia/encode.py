@@ -149,8 +149,8 @@ class DependentPrefetch:
     training update whose kernels are mostly 29 KB products, outputs byte for byte the same
     (bench/results/, the dependent-prefetch measurement)."""
 
-    bank_slot: tuple[str, str, str, str, str]   # VALID, PREFETCH, ADDRESS lower, upper, SIZE_SHIFTED4
-    bank_address_shift: int
+    bank_slot: tuple[str, str, str, str, str]   # VALID, PREFETCH, ADDRESS lower, upper (shifted as bank 0's),
+                                                # SIZE_SHIFTED4
     bank_prefetch_post: int
     program_type: str
     program_prefetch_post: int
@@ -217,7 +217,7 @@ RECIPES: dict[str, QMDRecipe] = {
             bank_slot=("CONSTANT_BUFFER_VALID(5)", "CONSTANT_BUFFER_PREFETCH(5)",
                        "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(5)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(5)",
                        "CONSTANT_BUFFER_SIZE_SHIFTED4(5)"),
-            bank_address_shift=6, bank_prefetch_post=2,
+            bank_prefetch_post=2,
             program_type="PROGRAM_PREFETCH_TYPE", program_prefetch_post=1),
     ),
 }
@@ -668,18 +668,17 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
         qmd.set(enable, 1).set(action, DEPENDENT_QMD_ACTIONS[DEPENDENT_QMD_ACTION]).set(prefetch, 1)
         qmd.set(address, pointer >> 8)
     if following is not None and recipe.dependent_prefetch is not None:
-        _prefetch_dependent(qmd, recipe, recipe.dependent_prefetch, target, name, *following)
+        _prefetch_dependent(qmd, recipe, recipe.dependent_prefetch, target, *following)
     return qmd.to_bytes(target.qmd_record_bytes)
 
 
-def _prefetch_dependent(qmd: QMD, recipe: QMDRecipe, how: DependentPrefetch, target: Target, name: str,
+def _prefetch_dependent(qmd: QMD, recipe: QMDRecipe, how: DependentPrefetch, target: Target,
                         program: int, code_size: int, bank0: int) -> None:
     """Point the QMD's program prefetch and a constant buffer slot at its first dependent's code
-    and bank 0, both fetched when this grid ends (DependentPrefetch)."""
-    if bank0 % (1 << how.bank_address_shift):
-        raise BobcError(f"{name}: its dependent's parameter block {bank0:#x} is not aligned for the QMD")
+    and bank 0, both fetched when this grid ends (DependentPrefetch).  The dependent's own QMD
+    refuses a bank 0 the QMD cannot hold."""
     valid, prefetch, lower, upper, size = how.bank_slot
-    shifted = bank0 >> how.bank_address_shift
+    shifted = bank0 >> recipe.cb0_address_shift
     qmd.set(valid, 1).set(prefetch, how.bank_prefetch_post)
     qmd.set(lower, shifted & 0xFFFFFFFF).set(upper, shifted >> 32).set(size, target.parameter_block_bytes >> 4)
     _program_prefetch(qmd, recipe, program, code_size)

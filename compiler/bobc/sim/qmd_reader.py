@@ -35,7 +35,6 @@ FACTS = {
                       "IS_QUEUE"),
         # bank i is fetched when the grid ends (PREFETCH_POST) when this reads 1
         "bank_post": ("CONSTANT_BUFFER_PREFETCH_POST", 1),
-        "bank_address": ("CONSTANT_BUFFER_ADDR_LOWER", "CONSTANT_BUFFER_ADDR_UPPER", 0),
     },
     "V04_00": {
         "grid": ("GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"),
@@ -45,7 +44,6 @@ FACTS = {
                        ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD1_POINTER")),
         "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)"),
         "bank_post": ("CONSTANT_BUFFER_PREFETCH", 2),
-        "bank_address": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6", 6),
     },
 }
 # PROGRAM_PREFETCH_TYPE (both layouts): PREFETCH_LAUNCH 0 (the grid's own code, as it starts),
@@ -95,14 +93,14 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
             raise Unmodeled(f"{where}: the QMD sets {name}, which the simulator does not model")
     post_banks = []
     post_field, post_value = facts["bank_post"]
-    bank_low, bank_high, bank_shift = facts["bank_address"]
+    bank_low, bank_high = (name.removesuffix("(0)") for name in facts["cb"])    # bank 0's fields, any slot
     for slot in range(1, 8):
         if not field(f"CONSTANT_BUFFER_VALID({slot})"):
             continue
         if field(f"{post_field}({slot})") != post_value:
             raise Unmodeled(f"{where}: the QMD binds constant bank {slot} for its kernel; the simulator models "
                             "bank 0 only (another bank only as a prefetch when the grid ends, PREFETCH_POST)")
-        post_banks.append((slot, (field(f"{bank_low}({slot})") | field(f"{bank_high}({slot})") << 32) << bank_shift,
+        post_banks.append((slot, (field(f"{bank_low}({slot})") | field(f"{bank_high}({slot})") << 32) << facts["cb_shift"],
                            field(f"CONSTANT_BUFFER_SIZE_SHIFTED4({slot})") * 16))
     if not field("CONSTANT_BUFFER_VALID(0)"):
         raise SimulationFault(f"{where}: the QMD binds no constant bank 0 (CONSTANT_BUFFER_VALID(0) is 0), "
