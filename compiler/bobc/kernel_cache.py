@@ -56,8 +56,9 @@ def _assembler_identity() -> bytes:
     return _IDENTITY
 
 
-def assemble_kernel(source_path, target):
-    """bobc.sass.assemble_kernel(source_path, target), from the cache when it has assembled
+def assemble_kernel(source_path, target, launched: bool = True):
+    """bobc.sass.assemble_kernel(source_path, target, launched=launched) -- by default a plan's
+    kernel, opening with the target's launch prologue -- from the cache when it has assembled
     this source for this target with this assembler before."""
     from .sass import assemble_kernel as assemble
     from .sass.assembler import Assembled
@@ -66,13 +67,13 @@ def assemble_kernel(source_path, target):
     try:
         data = path.read_bytes()
     except OSError:
-        return assemble(path, target)           # says what is wrong with the file
+        return assemble(path, target, launched=launched)    # says what is wrong with the file
     name = _target_name(target)
     _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
-    key = cache.digest(_assembler_identity(), str(path), name, data)
+    key = cache.digest(_assembler_identity(), str(path), name, data, "launched" if launched else "as written")
     assembled = cache.load("kernels", key, Assembled)
     if assembled is not None:
         return assembled
-    assembled = assemble(path, target)
+    assembled = assemble(path, target, launched=launched)
     cache.store("kernels", key, assembled)
     return assembled

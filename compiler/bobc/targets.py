@@ -88,6 +88,11 @@ class Target:
     # it has the Tensor Memory Accelerator, whose copies (UTMALDG / UTMASTG) read the tensor maps
     # the encoder writes (PTX ISA: cp.async.bulk.tensor requires sm_90 or higher)
     tensor_maps: bool = False
+    # what a kernel a plan launches opens with, so that the compute work distributor may start
+    # its grid before the grid it depends on has ended (programmatic dependent launch, PTX
+    # griddepcontrol.wait, sm_90 and later): ACQBULK holds the blocks until that grid has ended
+    # and its writes are visible (docs/launch-order.md, "Starting the dependent early")
+    launch_prologue: tuple[str, ...] = ()
 
 
 # Class IDs by name (open-gpu-kernel-modules g_gpu_class_list.c; runtime_c/nv_classes.h
@@ -118,6 +123,7 @@ SM90 = Target(
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
     elf_flags=0x6005A04, usermode_takes_params=True, tensor_maps=True,
+    launch_prologue=("ACQBULK",),
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
     builds_plans_for=("sm_86", "sm_90"), sm_resources=CC90_SM,

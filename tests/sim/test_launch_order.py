@@ -10,6 +10,7 @@ submission, encoded by bobc.nvidia.encode, run by the channel from the images.  
 followed by the same one and the encoder orders them with WAIT_FOR_IDLE instead."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 
 from bobc.nvidia import encode
 from bobc.plan.model import Launch, ParameterPatch, Region, Submission, WholeProgramPlan
-from bobc.sass import assemble_kernel
+from bobc.sass import assemble, assemble_kernel
 from bobc.sim.channel import Channel, manifest_code_bytes
 from bobc.sim import qmd_fields
 from bobc.sim.faults import SimulationFault, Unmodeled, UnorderedLaunches
@@ -33,10 +34,11 @@ WAIT = 0x80002044                                   # IMMD WAIT_FOR_IDLE, subcha
 NOP = 0x80002040                                    # IMMD NO_OPERATION, subchannel 1: the same length, no wait
 
 
-def images(target, pairs, chained=True):
-    """The encoded images of one submission launching native-mask once per (out, in) pair."""
+def images(target, pairs, chained=True, launched=False):
+    """The encoded images of one submission launching native-mask once per (out, in) pair;
+    `launched`: the kernel assembled as a plan's, opening with the target's launch prologue."""
     word = 0x160 // 8                               # plans are written in the sm_86 layout (bobc.targets)
-    region = Region("native-mask", bytes(assemble_kernel(KERNEL, target).code), 24, 64, 0, 0)
+    region = Region("native-mask", bytes(assemble_kernel(KERNEL, target, launched=launched).code), 24, 64, 0, 0)
     launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
                             (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
                      for out, source in pairs)
@@ -321,3 +323,84 @@ def test_a_fork_the_footprints_wrongly_allow_is_caught_by_the_simulator():
     built = forked_images(lambda x, y: False if {x, y} == {0, 1} else honest(x, y))
     with pytest.raises(UnorderedLaunches):
         run_forked(built)
+
+
+def field(table: bytes, target, record: int, name: str) -> int:
+    return qmd_fields.read(table[record * target.qmd_record_bytes:(record + 1) * target.qmd_record_bytes],
+                           qmd_fields.MAJOR_VERSIONS[3 if target is SM86 else 4], name)
+
+
+def test_a_dependent_launched_early_waits_on_its_parents_latch_and_sees_its_writes():
+    """sm_90 (programmatic dependent launch, encode.ProgrammaticLaunch): the first QMD lets its
+    dependent launch once its blocks have begun (PREEXIT) and arrives at a latch when its grid
+    has ended; the dependent waits on that latch and opens with ACQBULK.  The channel runs both and
+    the second reads what the first wrote."""
+    built = images(SM90, [(B, A), (C, B)], launched=True)
+    latch = field(built.qmd, SM90, 0, "ARRIVE_AT_LATCH_ID")
+    assert [field(built.qmd, SM90, 0, name) for name in ("ENABLE_PROGRAM_PRE_EXIT", "ARRIVE_AT_LATCH_VALID",
+                                                          "WAIT_ON_LATCH_VALID")] == [1, 1, 0]
+    assert [field(built.qmd, SM90, 1, name) for name in (
+        "WAIT_ON_LATCH_VALID", "WAIT_ON_LATCH_ID", "LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE",
+        "LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE", "ENABLE_PROGRAM_PRE_EXIT", "ARRIVE_AT_LATCH_VALID")] == \
+        [1, latch, 1, 1, 0, 0]
+    data = run(SM90, built)
+    assert len(run.channel.log.launches) == 2
+    a = np.frombuffer(data[:WORDS], "<u4")
+    assert (np.frombuffer(data[0x800:0x800 + WORDS], "<u4") == (a & 0xFF)).all()
+
+
+def test_only_a_kernel_that_waits_first_is_launched_early():
+    """Without the launch prologue (the kernel does not open with ACQBULK) no QMD launches its
+    dependent early; sm_86's kernels have no prologue and its QMDs no latches."""
+    plain = images(SM90, [(B, A), (C, B)])
+    assert not any(field(plain.qmd, SM90, r, name) for r in (0, 1)
+                   for name in ("ENABLE_PROGRAM_PRE_EXIT", "ARRIVE_AT_LATCH_VALID", "WAIT_ON_LATCH_VALID"))
+    assert images(SM86, [(B, A), (C, B)], launched=True).program == images(SM86, [(B, A), (C, B)]).program
+
+
+def test_a_launch_the_pushbuffer_also_sends_is_not_launched_early():
+    """Launch 1 is launch 0's dependent in one submission and sent alone in another: a send would
+    wait on a latch no grid arrives at, so its QMD waits on none and launch 0 starts it when it ends."""
+    word = 0x160 // 8
+    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90, launched=True).code), 24, 64, 0, 0)
+    launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
+                            (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
+                     for out, source in [(B, A), (C, B), (A, C)])
+    program = -(-len(region.code) // 256) * 256 + 0x200 * 3
+    submissions = (Submission("three", (0, 1, 2), 0), Submission("alone", (1,), 16))
+    plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
+                            launches, 3, 0x300, submissions, 2, 2)
+    order = encode.plan_launch_order(plan)
+    assert order.dependents == {0: (1,)}            # (1 is pinned: alone, it names no dependent)
+    assert encode.programmatic_latches(plan, order, SM90) == {}
+    built = encode.encode_images(plan, SM90)
+    assert not any(field(built.qmd, SM90, r, name) for r in range(3)
+                   for name in ("ENABLE_PROGRAM_PRE_EXIT", "ARRIVE_AT_LATCH_VALID", "WAIT_ON_LATCH_VALID"))
+    run(SM90, built)
+
+
+def test_an_early_launch_that_could_run_beside_its_parent_is_refused():
+    """What the channel holds an early launch to, each broken in the QMDs or the code."""
+    built = images(SM90, [(B, A), (C, B)], launched=True)
+    with pytest.raises(SimulationFault, match="launched before its parent's grid has ended .* waits on no latch"):
+        run(SM90, built, qmd=set_field(built.qmd, SM90, 1, "WAIT_ON_LATCH_VALID", 0))
+    with pytest.raises(SimulationFault, match="waits on latch 99 where its parent arrives at latch"):
+        run(SM90, built, qmd=set_field(built.qmd, SM90, 1, "WAIT_ON_LATCH_ID", 99))
+    with pytest.raises(SimulationFault, match="no grid launches it early .* hold it forever"):
+        run(SM90, built, qmd=set_field(built.qmd, SM90, 0, "ENABLE_PROGRAM_PRE_EXIT", 0))
+    early = dataclasses.replace(built, program=_without_prologue(built))   # the same QMDs, no ACQBULK
+    with pytest.raises(SimulationFault, match="opens with NOP, not ACQBULK"):
+        run(SM90, early)
+
+
+def _without_prologue(built) -> bytes:
+    """The program table with each ACQBULK of the kernel turned into a NOP (same length)."""
+    program = bytearray(built.program)
+    acquire = assemble("ACQBULK", SM90).code[:8]
+    nop = assemble("NOP", SM90).code[:8]
+    at = program.find(acquire)
+    assert at >= 0
+    while at >= 0:
+        program[at:at + 8] = nop
+        at = program.find(acquire, at + 16)
+    return bytes(program)

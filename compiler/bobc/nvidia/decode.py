@@ -401,6 +401,15 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
                     note = f"the manifest says {declared}"
                 out.append(Line(f"{prefix}.schedules[{slot}]", value, note, owner, "launch",
                                 where=f"when its grid ends (the QMD's {enable}, {pointer})"))
+            how = recipe.programmatic
+            if how is not None and fields.get(how.arrive[0]):
+                out.append(Line(f"{prefix}.arrives_at_latch", fields.get(how.arrive[1], 0),
+                                "its dependent starts when its last block exits" if fields.get(how.pre_exit) else "",
+                                owner, "launch", where=f"when its writes are flushed (the QMD's {', '.join(how.arrive)})"))
+            if how is not None and fields.get(how.wait[0]):
+                out.append(Line(f"{prefix}.waits_on_latch", fields.get(how.wait[1], 0),
+                                "ACQBULK holds its blocks until then", owner, "launch",
+                                where=f"the QMD's {', '.join(how.wait)}"))
         for key in ("program_address", "qmd_address", "parameter_address"):
             if key in launch:
                 out.append(Line(f"{prefix}.{key}", launch[key], "", owner, "launch"))

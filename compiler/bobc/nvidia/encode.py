@@ -134,6 +134,29 @@ class QMDRecipe:
     dependents: tuple[tuple[str, str, str, str], ...]   # per dependent QMD slot: ENABLE, ACTION, PREFETCH,
                                                         # POINTER (QMD address >> 8)
     dependent_prefetch: DependentPrefetch | None = None
+    programmatic: ProgrammaticLaunch | None = None
+
+
+@dataclass(frozen=True)
+class ProgrammaticLaunch:
+    """How a QMD has its one dependent started before its own grid has fully ended, and how that
+    dependent waits for it (programmatic dependent launch).
+
+    What libcuda writes for a CUDA graph's programmatic edges on the H200 (bench/results/
+    programmatic-launch-h200.md): the parent enables PREEXIT and arrives at a latch once its grid
+    has ended and its writes are flushed; the dependent waits on that latch, and its L1 data
+    caches are dropped when it acquires it.  The dependent's kernel must open with ACQBULK, which
+    holds its blocks until then (Target.launch_prologue): the latch alone does not order the data.
+    bobc's kernels never execute PREEXIT, so a grid's dependent starts when the grid's last block
+    has exited -- its blocks are placed, and fetch their code and bank 0, while the membar flushes
+    the parent's writes -- not while the parent still runs, which stacked its blocks on the SMs
+    the parent left free and made Coppelius's large update slower.  Each edge has a latch of its
+    own, as libcuda's do (programmatic_latches)."""
+
+    pre_exit: str                           # ENABLE_PROGRAM_PRE_EXIT
+    arrive: tuple[str, str]                 # VALID, ID
+    wait: tuple[str, str]                   # VALID, ID
+    acquire_invalidates: tuple[str, ...]    # the caches dropped when the dependent acquires the latch
 
 
 @dataclass(frozen=True)
@@ -219,6 +242,12 @@ RECIPES: dict[str, QMDRecipe] = {
                        "CONSTANT_BUFFER_SIZE_SHIFTED4(5)"),
             bank_prefetch_post=2,
             program_type="PROGRAM_PREFETCH_TYPE", program_prefetch_post=1),
+        programmatic=ProgrammaticLaunch(
+            pre_exit="ENABLE_PROGRAM_PRE_EXIT",
+            arrive=("ARRIVE_AT_LATCH_VALID", "ARRIVE_AT_LATCH_ID"),
+            wait=("WAIT_ON_LATCH_VALID", "WAIT_ON_LATCH_ID"),
+            acquire_invalidates=("LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE",
+                                 "LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE")),
     ),
 }
 # V03_00 has the same prefetch fields (CONSTANT_BUFFER_PREFETCH_POST(i), PROGRAM_PREFETCH_TYPE), but
@@ -590,6 +619,44 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
     return bytes(block)
 
 
+# The first latch id (ARRIVE_AT_LATCH_ID / WAIT_ON_LATCH_ID) of a plan's early-start edges:
+# libcuda numbers its latches from small ids up, one an edge, past 600 in one process
+# (bench/results/programmatic-launch-h200.md).
+FIRST_LATCH = 1
+
+
+def programmatic_latches(plan: WholeProgramPlan, order: LaunchOrder, target: Target) -> dict[int, int]:
+    """The launches whose grids start before their parent's has fully ended, each with the latch
+    it waits on (ProgrammaticLaunch): a launch that is the only dependent of its parent's QMD,
+    that no pushbuffer sends itself (a send would wait on a latch no grid arrives at), and whose
+    kernel opens with the target's launch prologue (ACQBULK first: it waits before it reads or
+    writes anything).  None on a target whose QMD cannot (sm_86's V03_00)."""
+    if RECIPES[target.qmd_layout].programmatic is None or not target.launch_prologue:
+        return {}
+    sent = {send.launch for sends in order.sends for send in sends}
+    opening = _instruction_bits(target.launch_prologue[0], target)
+    latches = {}
+    for parent in sorted(order.dependents):
+        children = order.dependents[parent]
+        if len(children) != 1 or children[0] in sent:
+            continue
+        code = plan.regions[plan.launches[children[0]].region].code
+        if len(code) >= 16 and _instruction_bits_of(code[:16]) == opening:
+            latches[children[0]] = FIRST_LATCH + children[0]
+    return latches
+
+
+def _instruction_bits(text: str, target: Target) -> int:
+    from ..sass import assemble
+    return _instruction_bits_of(assemble(text, target).code[:16])
+
+
+def _instruction_bits_of(word: bytes) -> int:
+    """An instruction's 128 bits without its control code (stalls, barriers, waits, reuse)."""
+    from ..sass.encoder import CONTROL_MASK
+    return int.from_bytes(word, "little") & ~CONTROL_MASK
+
+
 def plan_launch_order(plan: WholeProgramPlan, conflicts=None, slots: int = 1) -> LaunchOrder:
     """Which QMD starts which, and what each submission's pushbuffer sends
     (bobc.nvidia.launch_order); `conflicts(a, b)` says whether launches a and b touch the same
@@ -599,11 +666,12 @@ def plan_launch_order(plan: WholeProgramPlan, conflicts=None, slots: int = 1) ->
 
 
 def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: tuple[int, ...] = (),
-               home: Residence | None = None) -> bytes:
+               home: Residence | None = None, latches: dict[int, int] | None = None) -> bytes:
     """Launch `index`'s QMD, zero-padded to the target's table slot; it schedules each launch of
     `dependents` (at most two, DEPENDENT_QMD0 then 1) once its own grid has ended (its writes
     flushed by the membar).  With a program residence `home` (bobc.nvidia.residence) the program
-    and bank 0 are read from the residence's copy of the program table."""
+    and bank 0 are read from the residence's copy of the program table.  `latches`
+    (programmatic_latches): the launches started early, each with the latch it waits on."""
     target = layout.target
     launch = plan.launches[index]
     placed = layout.launches[index]
@@ -621,19 +689,24 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: t
         first = layout.launches[dependents[0]]
         following = (where(first.program_address), len(plan.regions[plan.launches[dependents[0]].region].code),
                      where(first.parameter_address))
+    latches = latches or {}
+    arrive = latches.get(dependents[0]) if len(dependents) == 1 else None
     return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
                     region.shared_bytes, where(placed.program_address), len(region.code),
-                    where(placed.parameter_address), tuple(pointers), following)
+                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)
 
 
 def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], registers: int,
              shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = (),
-             following: tuple[int, int, int] | None = None) -> bytes:
+             following: tuple[int, int, int] | None = None, wait_latch: int | None = None,
+             arrive_latch: int | None = None) -> bytes:
     """One grid's QMD for `target`: its code at `program` (`code_size` bytes, prefetched), its
     constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends.  `following`,
     the first dependent's (program, code size, bank 0): where the layout's recipe has a
     DependentPrefetch, those are prefetched when this grid ends instead of this grid's code at
-    its launch."""
+    its launch.  `wait_latch`: the grid is started early by its parent and waits on this latch;
+    `arrive_latch`: its one dependent is started early and waits on this one
+    (ProgrammaticLaunch)."""
     recipe = RECIPES[target.qmd_layout]
     qmd = QMD(target.qmd_layout, context=name)
     for field_name, value in recipe.constants.items():
@@ -669,6 +742,18 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
         qmd.set(address, pointer >> 8)
     if following is not None and recipe.dependent_prefetch is not None:
         _prefetch_dependent(qmd, recipe, recipe.dependent_prefetch, target, *following)
+    if wait_latch is not None or arrive_latch is not None:
+        how = recipe.programmatic
+        if how is None:
+            raise BobcError(f"{name}: QMD {target.qmd_layout} cannot start a grid before its parent has ended")
+        if arrive_latch is not None:
+            if len(dependents) != 1:
+                raise BobcError(f"{name}: only a QMD with one dependent starts it early ({len(dependents)} here)")
+            qmd.set(how.pre_exit, 1).set(how.arrive[0], 1).set(how.arrive[1], arrive_latch)
+        if wait_latch is not None:
+            qmd.set(how.wait[0], 1).set(how.wait[1], wait_latch)
+            for cache_field in how.acquire_invalidates:
+                qmd.set(cache_field, 1)
     return qmd.to_bytes(target.qmd_record_bytes)
 
 
@@ -788,7 +873,8 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contra
         program[mapped.offset:mapped.offset + TENSOR_MAP_BYTES] = mapped.data
 
     order = plan_launch_order(plan, conflicts, slots=len(RECIPES[target.qmd_layout].dependents))
-    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))
+    latches = programmatic_latches(plan, order, target)
+    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))
 
     push = bytearray(prologue(target).to_bytes())
     prologue_bytes = len(push)

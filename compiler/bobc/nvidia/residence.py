@@ -114,7 +114,7 @@ def check(plan, layout, residence: Residence, footprints) -> None:
 def stage_kernel(target):
     """bobc's copy kernel, assembled for `target` (bobc.kernel_cache: once per source and target)."""
     from ..kernel_cache import assemble_kernel
-    return assemble_kernel(STAGE_SOURCE, target)
+    return assemble_kernel(STAGE_SOURCE, target, launched=False)     # sent by the pushbuffer, never started early
 
 
 def build_stage(plan, layout, residence: Residence, offset: int, pushbuffer_base: int) -> Stage:

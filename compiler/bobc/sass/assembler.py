@@ -108,8 +108,11 @@ def assemble_listing(text: str, target, source_name: str = "<listing>") -> dict[
 
 
 def assemble_kernel(source_path, target, register_budget: int | None = None,
-                    kernel: str | None = None) -> Assembled:
-    """Assemble a .sass kernel source; refuse it by name if it needs more registers than allowed."""
+                    kernel: str | None = None, launched: bool = False) -> Assembled:
+    """Assemble a .sass kernel source; refuse it by name if it needs more registers than allowed.
+    `launched`: the kernel is a plan's, and opens with the target's launch prologue
+    (Target.launch_prologue: on sm_90 ACQBULK, so its grid may be started before the grid it
+    depends on has ended); a listing is assembled as printed."""
     path = Path(source_path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -122,7 +125,8 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     name = None
     declared = None
     shared = None
-    if is_listing(lines):
+    listing = is_listing(lines)
+    if listing:
         kernels = split_listing(lines)
         if kernel is None and len(kernels) == 1:
             kernel = next(iter(kernels))
@@ -152,6 +156,9 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                 raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span)
         else:
             raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+    if launched and isinstance(target, Target) and target.launch_prologue and not listing:
+        opening = parse_source("\n".join(target.launch_prologue), f"<{target.name} launch prologue>")
+        lines = [*opening, *lines]
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
     result.shared_bytes = shared

@@ -18,7 +18,7 @@ from . import qmd_fields, sass_frontend
 from .executor import Launch, LaunchGeometry
 from .faults import SimulationFault, Unmodeled, UnorderedLaunches
 from .memory import LaunchAccesses, Memory
-from .qmd_reader import COMPUTE_CLASSES, read_launch
+from .qmd_reader import COMPUTE_CLASSES, LaunchDescription, read_launch
 
 # clc56f.h NVC56F_GP_ENTRY0/1: (dword, high, low)
 GP_ENTRY = {"FETCH": (0, 0, 0), "GET": (0, 31, 2), "GET_HI": (1, 7, 0), "LEVEL": (1, 9, 9),
@@ -289,7 +289,8 @@ class Channel:
         runs (so the order check skips only its ancestors)."""
         self._launch_tree(qmd_address, compute_class, at, ())
 
-    def _launch_tree(self, qmd_address: int, compute_class: int, at: str, ancestors: tuple) -> None:
+    def _launch_tree(self, qmd_address: int, compute_class: int, at: str, ancestors: tuple,
+                     parent: LaunchDescription | None = None) -> None:
         if any(address == qmd_address for address, _token in ancestors):
             names = " -> ".join(self.launch_names.get(a, f"{a:#x}") for a, _t in ancestors + ((qmd_address, 0),))
             raise SimulationFault(f"{at}: the dependent QMDs loop ({names}): the GPU would launch forever")
@@ -297,13 +298,42 @@ class Channel:
         token = self._token
         self._ancestors = frozenset(t for _a, t in ancestors)
         self._current = token
-        dependents = self.run_qmd(qmd_address, compute_class,
-                                  at if not ancestors else f"{at}, scheduled by the QMD before it")
+        where = at if not ancestors else f"{at}, scheduled by the QMD before it"
+        self._check_early_start(qmd_address, compute_class, where, parent)
+        dependents = self.run_qmd(qmd_address, compute_class, where)
         if dependents is None or isinstance(dependents, int):
             raise TypeError(f"{type(self).__qualname__}.run_qmd returned {dependents!r}: it returns the tuple of "
                             "QMD addresses the launch schedules (the LaunchDescription's `dependents`)")
+        described = self.describe(qmd_address, compute_class, where) if dependents else None
         for dependent in dependents:
-            self._launch_tree(dependent, compute_class, at, ancestors + ((qmd_address, token),))
+            self._launch_tree(dependent, compute_class, at, ancestors + ((qmd_address, token),), described)
+
+    def _check_early_start(self, qmd_address: int, compute_class: int, at: str,
+                           parent: LaunchDescription | None) -> None:
+        """Refuse a grid that starts before its parent's has ended (its parent enables PREEXIT:
+        programmatic dependent launch) unless it may: it waits on the latch
+        its parent arrives at, and its program opens with ACQBULK, which holds it until then
+        (bobc.nvidia.encode.ProgrammaticLaunch).  The simulator runs the parent's grid to its end
+        first either way, so what it checks is that the GPU, which does not, would see the same."""
+        d = self.describe(qmd_address, compute_class, at)
+        name = self.launch_names.get(qmd_address, f"the QMD at {qmd_address:#x}")
+        early = parent is not None and parent.early_dependents
+        if not early:
+            if d.wait_latch is not None:
+                raise SimulationFault(f"{at}: {name} waits on latch {d.wait_latch}, but no grid launches it early and "
+                                      "arrives at that latch: the GPU would hold it forever")
+            return
+        if parent.arrive_latch is None or d.wait_latch != parent.arrive_latch:
+            raise SimulationFault(f"{at}: {name} is launched before its parent's grid has ended (the parent enables "
+                                  f"PREEXIT), but waits on {'no latch' if d.wait_latch is None else f'latch {d.wait_latch}'}"
+                                  f" where its parent arrives at {'none' if parent.arrive_latch is None else f'latch {parent.arrive_latch}'}"
+                                  ": it would run beside the grid whose results it reads")
+        window = self.memory.read(d.program_address, sass_frontend.INSTRUCTION_BYTES, f"{at}: {name}'s program")
+        first = sass_frontend.decode(window, d.arch)[0]
+        if first.opcode != "ACQBULK":
+            raise SimulationFault(f"{at}: {name} is launched before its parent's grid has ended, and its program opens "
+                                  f"with {first.opcode}, not ACQBULK: it would read and write before its parent's "
+                                  "writes are visible")
 
     def describe(self, qmd_address: int, compute_class: int, at: str):
         """The launch the QMD at `qmd_address` describes (a qmd_reader.LaunchDescription), read in

@@ -57,7 +57,11 @@ MASK32 = np.uint64(0xFFFFFFFF)
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
 NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "CGAERRBAR",
-                       "CCTL", "YIELD", "FENCE", "WARPGROUP"})
+                       "CCTL", "YIELD", "FENCE", "WARPGROUP",
+                       # a grid launched early waits for its parent (ACQBULK) and lets its own
+                       # dependents launch (PREEXIT): the simulator runs grids one after another
+                       # (the channel checks an early grid opens with ACQBULK)
+                       "ACQBULK", "PREEXIT"})
 
 
 @dataclass

@@ -115,7 +115,8 @@ def effects(ins: Instruction) -> Effects:
         elif o.kind in ("pred", "upred") and o.index != PT:
             e.dst_preds.append(o.index + (8 if o.kind == "upred" else 0))
 
-    if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR"):
+    if op in ("BRA", "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "NOP", "DEPBAR", "LDGDEPBAR", "MEMBAR",
+              "ACQBULK", "PREEXIT"):
         return e
     if not ops:
         return e

@@ -8,7 +8,10 @@ constant banks other than 0 for the kernel's own use) are refused by field name 
 The dependent QMDs, which the launch schedules when its grid ends, are read: the channel
 follows them.  A QMD may prefetch what its dependent needs when its grid ends (a
 PREFETCH_POST program prefetch, another constant bank bound with PREFETCH_POST, as
-bobc.nvidia.encode.DependentPrefetch writes): those are read as prefetches only.
+bobc.nvidia.encode.DependentPrefetch writes): those are read as prefetches only.  A V04_00
+QMD may launch its dependents before its grid ends (ENABLE_PROGRAM_PRE_EXIT: once every block
+has executed PREEXIT) and arrive at a latch when it ends, and a QMD may wait on a latch: the
+channel checks that an early dependent waits on its parent's latch and opens with ACQBULK.
 """
 from __future__ import annotations
 
@@ -42,8 +45,11 @@ FACTS = {
         "cb": ("CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(0)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)"),
         "dependents": (("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD0_POINTER"),
                        ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD1_POINTER")),
-        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)"),
+        "unmodeled": ("RELEASE_ENABLE(0)", "RELEASE_ENABLE(1)", "RELEASE_ENABLE(2)", "PRE_EXIT_AT_LAST_CTA_LAUNCH"),
         "bank_post": ("CONSTANT_BUFFER_PREFETCH", 2),
+        # programmatic dependent launch: (pre-exit enable, (arrive valid, id), (wait valid, id))
+        "latches": ("ENABLE_PROGRAM_PRE_EXIT", ("ARRIVE_AT_LATCH_VALID", "ARRIVE_AT_LATCH_ID"),
+                    ("WAIT_ON_LATCH_VALID", "WAIT_ON_LATCH_ID")),
     },
 }
 # PROGRAM_PREFETCH_TYPE (both layouts): PREFETCH_LAUNCH 0 (the grid's own code, as it starts),
@@ -71,6 +77,9 @@ class LaunchDescription:
     dependents: tuple[int, ...] = ()    # the QMDs this launch schedules when its grid ends
     prefetch_post: bool = False         # the prefetch window is fetched when the grid ends, for what follows
     post_banks: tuple[tuple[int, int, int], ...] = ()   # (slot, address, bytes) of banks fetched at the end
+    early_dependents: bool = False      # the dependents launch once every block has executed PREEXIT
+    arrive_latch: int | None = None     # the latch the grid arrives at when it has ended
+    wait_latch: int | None = None       # the latch the grid waits on (it may start before its parent ends)
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -119,9 +128,15 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
         dependents.append(field(pointer) << 8)
     low, high = facts["cb"]
     cb0 = (field(low) | field(high) << 32) << facts["cb_shift"]
+    early, arrive, wait = False, None, None
+    if "latches" in facts:
+        pre_exit, (arrive_valid, arrive_id), (wait_valid, wait_id) = facts["latches"]
+        early = bool(field(pre_exit))
+        arrive = field(arrive_id) if field(arrive_valid) else None
+        wait = field(wait_id) if field(wait_valid) else None
     return LaunchDescription(
         layout, arch, grid, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"),
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
         field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents),
-        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks))
+        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks), early, arrive, wait)

@@ -160,6 +160,8 @@ LAYOUTS: dict[str, list[str]] = {
     "CCTL": [""],
     "LDGDEPBAR": [""],
     "ENDCOLLECTIVE": [""],
+    "ACQBULK": [""],                    # griddepcontrol.wait (sm_90): a programmatic dependent waits for its parent
+    "PREEXIT": [""],                    # griddepcontrol.launch_dependents (sm_90)
     # the uniform datapath: the same slots with uniform registers (U) in the vector places
     "UIADD3": ["Ud [Pu] [Pv] Ra Sb Sc [Pp] [Pq]"],
     "UIMAD": ["Ud Ra Sb Sc"],
