@@ -21,6 +21,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
   grid1     every launch's grid (1, 1, 1), 32 registers, no shared memory (the stage keeps its own)
   nonext    no QMD prefetches its first dependent's code and bank 0 (encode.DependentPrefetch, main's
             since session 19): each prefetches its own code at launch, as before
+--empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
+'coppelius-gemm-tn*' for the weight-gradient products.
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
 for products of fewer than FEW tiles; main's is 4,12,66) everywhere it is held: Coppelius.Build.Graph,
 the arena's partials and tickets (ArenaPlan.bob, layout.py) and graph.py.  The partials' order changes
@@ -130,13 +132,15 @@ def main() -> None:
     parser.add_argument("tree", type=Path)
     parser.add_argument("changes", nargs="*", metavar="CHANGE", help=" ".join(CHANGES))
     parser.add_argument("--split", metavar="MAX,MIN[,FEW]", help="Coppelius's split-K rule (main's: 4,12,66)")
+    parser.add_argument("--empty", action="append", default=[], metavar="GLOB",
+                        help="empty the Coppelius kernel sources matching GLOB (repeatable)")
     args = parser.parse_args()
     changes, tree = set(args.changes), args.tree
     unknown = sorted(changes - set(CHANGES))
     if unknown:
         parser.error(f"unknown change {', '.join(unknown)} (known: {' '.join(CHANGES)})")
-    if not changes and not args.split:
-        parser.error("name a CHANGE or --split")
+    if not changes and not args.split and not args.empty:
+        parser.error("name a CHANGE, --split or --empty")
     split = tuple(int(x) for x in args.split.split(",")) if args.split else None
     if split and (len(split) not in (2, 3) or min(split) < 1 or (len(split) == 3 and split[2] < 2)):
         parser.error("--split takes MAX,MIN[,FEW]: positive numbers, FEW at least 2")
@@ -151,8 +155,9 @@ def main() -> None:
     encode = Source(tree / "compiler" / "bobc" / "nvidia" / "encode.py")
     encode_changes(encode, changes)
     encode.save()
-    if "floor" in changes:
-        for kernel in glob.glob(str(tree / "examples/coppelius/Realization/Nvidia/SM86/*.sass")):
+    emptied = ["*.sass"] if "floor" in changes else args.empty
+    for pattern in emptied:
+        for kernel in glob.glob(str(tree / "examples/coppelius/Realization/Nvidia/SM86" / pattern)):
             lines = Path(kernel).read_text().splitlines()
             kept = [line for line in lines if line.lstrip().startswith(("//", ".kernel", ".registers", ".shared"))]
             Path(kernel).write_text("\n".join(kept + ["        EXIT ;"]) + "\n")
@@ -162,7 +167,8 @@ def main() -> None:
         host.save()
     if split:
         split_rule(tree, *split)
-    what = sorted(changes) + (["split " + ",".join(map(str, split))] if split else [])
+    what = sorted(changes) + (["split " + ",".join(map(str, split))] if split else []) + \
+        [f"empty {pattern}" for pattern in args.empty]
     print(f"{tree}: {' '.join(what)}", file=sys.stderr)
 
 

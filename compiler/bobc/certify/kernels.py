@@ -488,7 +488,8 @@ def assembled_reads(source: Path, target) -> tuple[tuple[ParameterRead, ...], tu
     kept = cache.load("parameter-reads", key, tuple)
     if kept is not None:
         return kept
-    found, problems = code_reads(source, assemble_kernel(source, target).code, target.parameter_base)
+    # the kernel as written: the launch prologue a plan's build puts before it reads nothing
+    found, problems = code_reads(source, assemble_kernel(source, target, launched=False).code, target.parameter_base)
     result = (tuple(found), tuple(problems))
     cache.store("parameter-reads", key, result)
     return result
