@@ -14,7 +14,7 @@ spec = importlib.util.spec_from_file_location("variant_tree", REPO / "bench" / "
 variant_tree = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(variant_tree)
 
-ENCODER_CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "grid1", "nonext")
+ENCODER_CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "grid1", "nonext", "nolatch")
 
 
 @pytest.mark.parametrize("changes", [(c,) for c in ENCODER_CHANGES] + [ENCODER_CHANGES],

@@ -21,6 +21,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
   grid1     every launch's grid (1, 1, 1), 32 registers, no shared memory (the stage keeps its own)
   nonext    no QMD prefetches its first dependent's code and bank 0 (encode.DependentPrefetch, main's
             since session 19): each prefetches its own code at launch, as before
+  nolatch   no chained grid starts before its parent has fully ended (encode.programmatic_latches,
+            main's since session 20): every dependent is scheduled when its parent's grid has ended
 --empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
 'coppelius-gemm-tn*' for the weight-gradient products.
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
@@ -36,7 +38,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext")
+CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
+           "nolatch")
 
 
 class Source:
@@ -66,6 +69,9 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
                        '"QMD_MAJOR_VERSION": 4, "QMD_MINOR_VERSION": 0, "QMD_TYPE": 2, ' + ", ".join(extra) + "}")
     if "nonext" in changes:
         encode.replace("    if following is not None and recipe.dependent_prefetch is not None:", "    if False:")
+    if "nolatch" in changes:
+        encode.replace("    if RECIPES[target.qmd_layout].programmatic is None or not target.launch_prologue:",
+                       "    if True:")
     if "membar3" in changes:
         encode.replace('    "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR', '    "CWD_MEMBAR_TYPE": 3,')
     if "grid1" in changes:
@@ -76,14 +82,14 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
     if "presend" in changes:
         encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_CHAINED = set()\n")
         encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
-        encode.replace("                    where(placed.parameter_address), tuple(pointers), following)\n",
-                       "                    where(placed.parameter_address), tuple(pointers), following)\n"
+        encode.replace("                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n",
+                       "                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n"
                        "    if index in _CHAINED:\n"
                        "        return QMD(target.qmd_layout, raw).set('REQUIRE_SCHEDULING_PCAS', 1).to_bytes(target.qmd_record_bytes)\n"
                        "    return raw\n")
-        encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))\n',
+        encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n',
                        "    _CHAINED.clear()\n    _CHAINED.update(d for ds in order.dependents.values() for d in ds)\n"
-                       '    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home) for i in range(len(plan.launches)))\n')
+                       '    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n')
         encode.replace("    for send in order.sends[index]:                # in range: plan_layout checked them\n",
                        "    sent = {send.launch for send in order.sends[index]}\n"
                        "    for chained in reversed(list(submission.launches)):\n"
