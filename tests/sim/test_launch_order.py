@@ -404,3 +404,18 @@ def _without_prologue(built) -> bytes:
         program[at:at + 8] = nop
         at = program.find(acquire, at + 16)
     return bytes(program)
+
+
+def test_bobc_dump_shows_each_latch():
+    """decode.lines (what `bobc dump` prints) names the latch a parent arrives at and the one its
+    early dependent waits on, from the QMDs' own fields."""
+    from bobc.nvidia import decode
+    built = images(SM90, [(B, A), (C, B)], launched=True)
+    found = {line.key: line for line in decode.lines(built)}
+    latch = field(built.qmd, SM90, 0, "ARRIVE_AT_LATCH_ID")
+    assert found["launch[0].arrives_at_latch"].value == latch
+    assert "starts when its last block exits" in found["launch[0].arrives_at_latch"].note
+    assert found["launch[1].waits_on_latch"].value == latch
+    assert "launch[1].arrives_at_latch" not in found and "launch[0].waits_on_latch" not in found
+    plain = {line.key for line in decode.lines(images(SM90, [(B, A), (C, B)]))}
+    assert not any(key.endswith(("arrives_at_latch", "waits_on_latch")) for key in plain)
