@@ -73,7 +73,7 @@ def test_a_stored_kernel_is_the_kernel_the_assembler_makes(cache_dir):
 
     for name in ("sm_86", "sm_90"):
         target = target_named(name)
-        fresh = assemble_kernel(KERNEL, target)
+        fresh = assemble_kernel(KERNEL, target, launched=True)      # a plan's kernel (launch prologue)
         for _ in range(2):                  # a miss, then a hit
             cached = kernel_cache.assemble_kernel(KERNEL, target)
             assert (cached.code, cached.registers, cached.kernel_name) == \

@@ -126,7 +126,8 @@ def test_each_target_builds_its_own_source(tmp_path, monkeypatch):
     base = variant.with_name("bob-adamw.sass")
     for target, used, other in ((SM90, variant, base), (SM86, base, variant)):
         built = pipeline.compile_plan(PLAN, target)
-        expected, unused = assemble_kernel(used, target).code, assemble_kernel(other, target).code
+        expected, unused = (assemble_kernel(used, target, launched=True).code,
+                            assemble_kernel(other, target, launched=True).code)
         assert expected != unused                                           # the two files' code differs
         assert adamw_code(built) == bytes(expected), target.name
 
@@ -160,8 +161,8 @@ def test_an_edited_variant_is_a_miss_for_its_target_only(cache_dir, loads, tmp_p
     assert len(loads) == 2                                                  # sm_86 never read the variant
     sm90 = pipeline.compile_plan(PLAN, SM90, recalled=True)
     assert len(loads) == 3
-    assert adamw_code(sm90) == bytes(assemble_kernel(variant, SM90).code)
-    assert adamw_code(sm86) == bytes(assemble_kernel(variant.with_name("bob-adamw.sass"), SM86).code)
+    assert adamw_code(sm90) == bytes(assemble_kernel(variant, SM90, launched=True).code)
+    assert adamw_code(sm86) == bytes(assemble_kernel(variant.with_name("bob-adamw.sass"), SM86, launched=True).code)
 
 
 def test_an_added_variant_is_a_miss_for_its_target(cache_dir, loads, tmp_path, monkeypatch):
@@ -175,7 +176,7 @@ def test_an_added_variant_is_a_miss_for_its_target(cache_dir, loads, tmp_path, m
     added = specs_with_variant(tmp_path, monkeypatch, target="sm_86")
     built = pipeline.compile_plan(PLAN, SM86, recalled=True)
     assert len(loads) == 2
-    assert adamw_code(built) == bytes(assemble_kernel(added, SM86).code)
+    assert adamw_code(built) == bytes(assemble_kernel(added, SM86, launched=True).code)
 
 
 def test_a_checks_stored_outcome_covers_the_variant(cache_dir, loads, tmp_path, monkeypatch, capsys):

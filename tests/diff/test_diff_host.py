@@ -65,7 +65,8 @@ def test_one_bit_in_each_image_kind_is_named_by_meaning(host, tmp_path):
     region = manifest["regions"][2]
     launch5, launch13 = manifest["launches"][5], manifest["launches"][13]
     submission = manifest["submissions"][3]
-    flip(changed, at["program"] + region["place"] + 0x40 + 13, 1)          # stall +1 (if even)
+    flip(changed, at["program"] + region["place"] + 0x50 + 13, 1)          # stall +1 (if even; the kernel's
+                                                                             # fifth instruction, after ACQBULK)
     flip(changed, at["qmd"] + launch5["qmd_offset"] + 1152 // 8, 0)          # CTA_THREAD_DIMENSION0 bit 0
     flip(changed, at["push"] + submission["push_offset"] + 8, 0)             # SEND_PCAS_A data bit 0 (after the
                                                                              # constant-cache invalidate)
@@ -82,7 +83,7 @@ def test_one_bit_in_each_image_kind_is_named_by_meaning(host, tmp_path):
         assert len(found) == 1, (prefix, lines)
         return found[0]
 
-    code = line(f"region[2].code[0x0040] ({region['identity']}): ")
+    code = line(f"region[2].code[0x0050] ({region['identity']}): ")
     assert "control code [" in code and "(stall 4 -> 5)" in code and "instruction SHF.L.U32" in code
     assert line(f"launch[5].qmd.CTA_THREAD_DIMENSION0 ({launch5['identity']}): 0x40 -> 0x41")
     assert line(f"launch[5].block ({launch5['identity']}): [0x40, 0x1, 0x1] -> [0x41, 0x1, 0x1]")

@@ -149,8 +149,8 @@ class ProgrammaticLaunch:
     holds its blocks until then (Target.launch_prologue): the latch alone does not order the data.
     bobc's kernels never execute PREEXIT, so a grid's dependent starts when the grid's last block
     has exited -- its blocks are placed, and fetch their code and bank 0, while the membar flushes
-    the parent's writes -- not while the parent still runs, which made Coppelius's large update
-    slower (most likely its blocks, placed on the SMs the parent left free, ran several to an SM).
+    the parent's writes -- not while the parent still runs, which made a 244-launch training
+    update slower (most likely its blocks, placed on the SMs the parent left free, ran several to an SM).
     Each edge has a latch of its own, as libcuda's do (programmatic_latches)."""
 
     pre_exit: str                           # ENABLE_PROGRAM_PRE_EXIT

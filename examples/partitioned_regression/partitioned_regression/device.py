@@ -31,7 +31,8 @@ def kernel_codes(arch: str) -> dict[bytes, str]:
     import bobc.targets as targets
     name = {"SM86": "sm_86", "SM90": "sm_90"}[arch]
     target = next(t for t in vars(targets).values() if getattr(t, "name", None) == name and hasattr(t, "nvdisasm_arch"))
-    return {bytes(assemble_kernel(REALIZATION / f"{kernel}.sass", target).code): kernel
+    # as a plan's build assembles them (bobc.kernel_cache: the target's launch prologue first)
+    return {bytes(assemble_kernel(REALIZATION / f"{kernel}.sass", target, launched=True).code): kernel
             for kernel in ("coordinate-linear-step", "coordinate-update")}
 
 
