@@ -630,7 +630,7 @@ def programmatic_latches(plan: WholeProgramPlan, order: LaunchOrder, target: Tar
     it waits on (ProgrammaticLaunch): a launch that is the only dependent of its parent's QMD,
     that no pushbuffer sends itself (a send would wait on a latch no grid arrives at), and whose
     kernel opens with the target's launch prologue (ACQBULK first: it waits before it reads or
-    writes anything).  None on a target whose QMD cannot (sm_86's V03_00)."""
+    writes anything).  Empty on a target whose QMD has no latches (sm_86's V03_00)."""
     if RECIPES[target.qmd_layout].programmatic is None or not target.launch_prologue:
         return {}
     sent = {send.launch for sends in order.sends for send in sends}

@@ -311,10 +311,11 @@ class Channel:
     def _check_early_start(self, qmd_address: int, compute_class: int, at: str,
                            parent: LaunchDescription | None) -> None:
         """Refuse a grid that starts before its parent's has ended (its parent enables PREEXIT:
-        programmatic dependent launch) unless it may: it waits on the latch
-        its parent arrives at, and its program opens with ACQBULK, which holds it until then
-        (bobc.nvidia.encode.ProgrammaticLaunch).  The simulator runs the parent's grid to its end
-        first either way, so what it checks is that the GPU, which does not, would see the same."""
+        programmatic dependent launch) unless it waits on the latch its parent arrives at and its
+        program opens with ACQBULK, which holds it until then (bobc.nvidia.encode.ProgrammaticLaunch),
+        and a grid that waits on a latch no parent of it arrives at.  The simulator runs the
+        parent's grid to its end first either way, so what it checks is that the GPU, which does
+        not, would see the same."""
         d = self.describe(qmd_address, compute_class, at)
         name = self.launch_names.get(qmd_address, f"the QMD at {qmd_address:#x}")
         early = parent is not None and parent.early_dependents
