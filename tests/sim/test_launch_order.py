@@ -151,17 +151,23 @@ def test_a_chain_with_its_dependent_qmds_cleared_runs_one_launch(target):
     assert not np.frombuffer(data[0x800:0x800 + WORDS], "<u4").any()
 
 
-def test_a_chained_launch_still_races_a_launch_sent_before_its_chain_without_a_wait():
-    """x; then a -> b chained: b starts after a ends, but x (sent with no wait) may still run."""
+def three_launches(pairs, alone: int, launched: bool = False) -> WholeProgramPlan:
+    """An sm_90 plan of native-mask once per (out, in) pair in one submission, and launch `alone`
+    sent again in a submission of its own (so it is pinned: it names no dependent)."""
     word = 0x160 // 8
-    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90).code), 24, 64, 0, 0)
+    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90, launched=launched).code), 24, 64, 0, 0)
     launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
                             (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
-                     for out, source in [(B, A), (C, A), (A, B)])
-    program = -(-len(region.code) // 256) * 256 + 0x200 * 3
-    submissions = (Submission("three", (0, 1, 2), 0), Submission("alone", (0,), 16))
-    plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
-                            launches, 3, 0x300, submissions, 2, 2)
+                     for out, source in pairs)
+    program = -(-len(region.code) // 256) * 256 + 0x200 * len(launches)
+    submissions = (Submission("three", tuple(range(len(launches))), 0), Submission("alone", (alone,), 16))
+    return WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
+                            launches, len(launches), 0x100 * len(launches), submissions, 2, 2)
+
+
+def test_a_chained_launch_still_races_a_launch_sent_before_its_chain_without_a_wait():
+    """x; then a -> b chained: b starts after a ends, but x (sent with no wait) may still run."""
+    plan = three_launches([(B, A), (C, A), (A, B)], alone=0)
     assert encode.plan_launch_order(plan).dependents == {1: (2,)}
     built = encode.encode_images(plan, SM90)
     run(SM90, built)                                 # as encoded: ordered
@@ -361,15 +367,7 @@ def test_only_a_kernel_that_waits_first_is_launched_early():
 def test_a_launch_the_pushbuffer_also_sends_is_not_launched_early():
     """Launch 1 is launch 0's dependent in one submission and sent alone in another: a send would
     wait on a latch no grid arrives at, so its QMD waits on none and launch 0 starts it when it ends."""
-    word = 0x160 // 8
-    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90, launched=True).code), 24, 64, 0, 0)
-    launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
-                            (ParameterPatch(word, out), ParameterPatch(word + 1, source)))
-                     for out, source in [(B, A), (C, B), (A, C)])
-    program = -(-len(region.code) // 256) * 256 + 0x200 * 3
-    submissions = (Submission("three", (0, 1, 2), 0), Submission("alone", (1,), 16))
-    plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
-                            launches, 3, 0x300, submissions, 2, 2)
+    plan = three_launches([(B, A), (C, B), (A, C)], alone=1, launched=True)
     order = encode.plan_launch_order(plan)
     assert order.dependents == {0: (1,)}            # (1 is pinned: alone, it names no dependent)
     assert encode.programmatic_latches(plan, order, SM90) == {}
