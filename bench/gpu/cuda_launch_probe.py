@@ -108,13 +108,46 @@ def peek(kernel, address, count=64):
     return [int(w) for w in out.get()]
 
 
+def read_back(hits, peeker, follow_dependents=False):
+    """(pushbuffer dump, {QMD address: its words}) for the SEND_PCAS_A headers `hits` found in the
+    driver's mapping of the pushbuffer (not the heap's copies); with `follow_dependents`, every QMD
+    a read QMD names as DEPENDENT_QMD0 too (V04_00: bits 448..479), as a graph chains its nodes."""
+    pushed = [h for h in hits if "/dev/nvidia" in h["region"]]
+    dump = {}
+    if pushed:
+        region_lo, region_hi = (int(x, 16) for x in pushed[0]["region"].split()[0].split("-"))
+        lo = max(min(h["address"] for h in pushed) - 0x2000, region_lo)
+        hi = min(max(h["address"] for h in pushed) + 0x2000, region_hi)
+        raw = read_memory(lo, hi, pushed[0]["region"])
+        if raw is not None:
+            dump = dict(base=lo, words=[int(w) for w in np.frombuffer(raw, dtype=np.uint32)])
+    qmds = {}
+    for h in pushed:
+        address = h["words"][h["index"] + 1] << 8
+        if address and address not in qmds:
+            try:
+                qmds[address] = peek(peeker, address, 96)
+            except Exception as error:          # an address the context cannot read faults it
+                qmds[address] = str(error)
+                return dump, qmds
+    pending = [words for words in qmds.values() if isinstance(words, list)] if follow_dependents else []
+    while pending:
+        pointer = pending.pop()[448 // 32] << 8
+        if pointer and pointer not in qmds:
+            try:
+                qmds[pointer] = peek(peeker, pointer, 96)
+                pending.append(qmds[pointer])
+            except Exception as error:
+                qmds[pointer] = str(error)
+    return dump, qmds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
     parser.add_argument("--launches", type=int, default=6)
     args = parser.parse_args()
     empty = cp.RawKernel(r'extern "C" __global__ void empty(int tag) {}', "empty")
-    peeker = cp.RawKernel(PEEK, "peek")
     stream = cp.cuda.Stream(non_blocking=True)
     before = {h["address"] for h in scan("before")}
     # graph: grid widths 101, 102, .. name each launch's QMD
@@ -136,26 +169,7 @@ def main() -> None:
         stream.synchronize()
     after_stream = [h for h in scan("stream") if h["address"] not in seen]
     hits = after_graph + after_stream
-    # the pushbuffer: the driver's mapping holding the launches' headers (not the heap's copies)
-    pushed = [h for h in hits if "/dev/nvidia" in h["region"]]
-    dump = {}
-    if pushed:
-        lo = min(h["address"] for h in pushed) - 0x2000
-        hi = max(h["address"] for h in pushed) + 0x2000
-        region_lo, region_hi = (int(x, 16) for x in pushed[0]["region"].split()[0].split("-"))
-        lo, hi = max(lo, region_lo), min(hi, region_hi)
-        raw = read_memory(lo, hi, pushed[0]["region"])
-        if raw is not None:
-            dump = dict(base=lo, words=[int(w) for w in np.frombuffer(raw, dtype=np.uint32)])
-    qmds = {}
-    for h in pushed:
-        address = h["words"][h["index"] + 1] << 8
-        if address and address not in qmds:
-            try:
-                qmds[address] = peek(peeker, address, 96)
-            except Exception as error:          # an address the context cannot read faults it
-                qmds[address] = str(error)
-                break
+    dump, qmds = read_back(hits, cp.RawKernel(PEEK, "peek"))
     json.dump(dict(hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
                    device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))
     print(f"{len(after_graph)} new SEND_PCAS_A headers after the graph, {len(after_stream)} after the stream "

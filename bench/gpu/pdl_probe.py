@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 import cupy as cp
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -144,35 +143,7 @@ def main() -> None:
             launch(function, stream, (401 + i, 1, 1), 64, i, 0, i > 0)
         stream.synchronize()
     hits += [h for h in probe.scan("pdl-stream") if h["address"] not in seen]
-    pushed = [h for h in hits if "/dev/nvidia" in h["region"]]
-    dump = {}
-    if pushed:
-        region_lo, region_hi = (int(x, 16) for x in pushed[0]["region"].split()[0].split("-"))
-        lo = max(min(h["address"] for h in pushed) - 0x2000, region_lo)
-        hi = min(max(h["address"] for h in pushed) + 0x2000, region_hi)
-        raw = probe.read_memory(lo, hi, pushed[0]["region"])
-        if raw is not None:
-            dump = dict(base=lo, words=[int(w) for w in np.frombuffer(raw, dtype=np.uint32)])
-    peeker = cp.RawKernel(probe.PEEK, "peek")
-    qmds = {}
-    for h in pushed:
-        address = h["words"][h["index"] + 1] << 8
-        if address and address not in qmds:
-            try:
-                qmds[address] = probe.peek(peeker, address, 96)
-            except Exception as error:
-                qmds[address] = str(error)
-                break
-    # a chained node's QMD is named by its parent's DEPENDENT_QMD0_POINTER (V04_00: bits 448..479)
-    pending = [words for words in qmds.values() if isinstance(words, list)]
-    while pending:
-        pointer = pending.pop()[448 // 32] << 8
-        if pointer and pointer not in qmds:
-            try:
-                qmds[pointer] = probe.peek(peeker, pointer, 96)
-                pending.append(qmds[pointer])
-            except Exception as error:
-                qmds[pointer] = str(error)
+    dump, qmds = probe.read_back(hits, cp.RawKernel(probe.PEEK, "peek"), follow_dependents=True)
     json.dump(dict(timings=timings, hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
                    device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))
     print(f"{len(hits)} new SEND_PCAS_A headers, {len(qmds)} QMDs read")

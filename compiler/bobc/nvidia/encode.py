@@ -149,9 +149,9 @@ class ProgrammaticLaunch:
     holds its blocks until then (Target.launch_prologue): the latch alone does not order the data.
     bobc's kernels never execute PREEXIT, so a grid's dependent starts when the grid's last block
     has exited -- its blocks are placed, and fetch their code and bank 0, while the membar flushes
-    the parent's writes -- not while the parent still runs, which made a 244-launch training
-    update slower (most likely its blocks, placed on the SMs the parent left free, ran several to an SM).
-    Each edge has a latch of its own, as libcuda's do (programmatic_latches)."""
+    the parent's writes -- not while the parent still runs, which measured slower (most likely
+    its blocks, placed on the SMs the parent left free, ran several to an SM; the results file
+    above).  Each edge has a latch of its own, as libcuda's do (programmatic_latches)."""
 
     pre_exit: str                           # ENABLE_PROGRAM_PRE_EXIT
     arrive: tuple[str, str]                 # VALID, ID
@@ -168,9 +168,8 @@ class DependentPrefetch:
     binds its successor's bank 0 as a constant buffer of its own with PREFETCH_POST and points
     PROGRAM_PREFETCH at the successor's code with PROGRAM_PREFETCH_TYPE PREFETCH_POST
     (open-gpu-doc clcbc0qmd.h).  The QMD's own code is then not prefetched at its launch: its
-    parent prefetched it, or it starts a chain.  On the H200 it took 0.03 ms off a 244-launch
-    training update whose kernels are mostly 29 KB products, outputs byte for byte the same
-    (bench/results/, the dependent-prefetch measurement)."""
+    parent prefetched it, or it starts a chain.  What it saved on the H200, outputs byte for
+    byte the same: bench/results/, the dependent-prefetch measurement."""
 
     bank_slot: tuple[str, str, str, str, str]   # VALID, PREFETCH, ADDRESS lower, upper (shifted as bank 0's),
                                                 # SIZE_SHIFTED4

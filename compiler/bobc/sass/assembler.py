@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import BobcError, Span
-from ..targets import Target
+from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import EXPLICIT_CONTROL, LAYOUTS
@@ -156,9 +156,9 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                 raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span)
         else:
             raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
-    if launched and isinstance(target, Target) and target.launch_prologue and not listing:
-        opening = parse_source("\n".join(target.launch_prologue), f"<{target.name} launch prologue>")
-        lines = [*opening, *lines]
+    prologue = target_named(_arch_of(target)).launch_prologue if launched and not listing else ()
+    if prologue:
+        lines = [*parse_source("\n".join(prologue), f"<{_arch_of(target)} launch prologue>"), *lines]
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
     result.shared_bytes = shared

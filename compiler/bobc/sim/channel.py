@@ -299,23 +299,22 @@ class Channel:
         self._ancestors = frozenset(t for _a, t in ancestors)
         self._current = token
         where = at if not ancestors else f"{at}, scheduled by the QMD before it"
-        self._check_early_start(qmd_address, compute_class, where, parent)
+        described = self._check_early_start(qmd_address, compute_class, where, parent)
         dependents = self.run_qmd(qmd_address, compute_class, where)
         if dependents is None or isinstance(dependents, int):
             raise TypeError(f"{type(self).__qualname__}.run_qmd returned {dependents!r}: it returns the tuple of "
                             "QMD addresses the launch schedules (the LaunchDescription's `dependents`)")
-        described = self.describe(qmd_address, compute_class, where) if dependents else None
         for dependent in dependents:
             self._launch_tree(dependent, compute_class, at, ancestors + ((qmd_address, token),), described)
 
     def _check_early_start(self, qmd_address: int, compute_class: int, at: str,
-                           parent: LaunchDescription | None) -> None:
+                           parent: LaunchDescription | None) -> LaunchDescription:
         """Refuse a grid that starts before its parent's has ended (its parent enables PREEXIT:
         programmatic dependent launch) unless it waits on the latch its parent arrives at and its
         program opens with ACQBULK, which holds it until then (bobc.nvidia.encode.ProgrammaticLaunch),
         and a grid that waits on a latch no parent of it arrives at.  The simulator runs the
         parent's grid to its end first either way, so what it checks is that the GPU, which does
-        not, would see the same."""
+        not, would see the same.  The launch's description, for its dependents' own check."""
         d = self.describe(qmd_address, compute_class, at)
         name = self.launch_names.get(qmd_address, f"the QMD at {qmd_address:#x}")
         early = parent is not None and parent.early_dependents
@@ -323,7 +322,7 @@ class Channel:
             if d.wait_latch is not None:
                 raise SimulationFault(f"{at}: {name} waits on latch {d.wait_latch}, but no grid launches it early and "
                                       "arrives at that latch: the GPU would hold it forever")
-            return
+            return d
         if parent.arrive_latch is None or d.wait_latch != parent.arrive_latch:
             raise SimulationFault(f"{at}: {name} is launched before its parent's grid has ended (the parent enables "
                                   f"PREEXIT), but waits on {'no latch' if d.wait_latch is None else f'latch {d.wait_latch}'}"
@@ -335,6 +334,7 @@ class Channel:
             raise SimulationFault(f"{at}: {name} is launched before its parent's grid has ended, and its program opens "
                                   f"with {first.opcode}, not ACQBULK: it would read and write before its parent's "
                                   "writes are visible")
+        return d
 
     def describe(self, qmd_address: int, compute_class: int, at: str):
         """The launch the QMD at `qmd_address` describes (a qmd_reader.LaunchDescription), read in
