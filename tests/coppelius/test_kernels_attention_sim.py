@@ -99,7 +99,7 @@ def float64_attention(qkv: np.ndarray, p16: np.ndarray, T: int, H: int, scale: f
     return p, o, bound + 2.0 ** -11 * np.abs(o) + 2.0 ** -25
 
 
-CASES = [("sm_86", 128, 2), ("sm_90", 128, 2), ("sm_86", 256, 1), ("sm_90", 512, 1)]
+CASES = [("sm_86", 128, 2), ("sm_90", 128, 2), ("sm_86", 256, 1), ("sm_90", 256, 1), ("sm_90", 512, 1)]
 
 
 @pytest.mark.parametrize("arch,T,H", CASES, ids=[f"{a}-T{t}-H{h}" for a, t, h in CASES])

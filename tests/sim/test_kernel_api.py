@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ptx_kernels import compile_ptx, gemm_ptx, kernel  # noqa: E402
 
 from bobc.errors import UsageError  # noqa: E402
-from bobc.sim.faults import OutOfBounds  # noqa: E402
+from bobc.sim.faults import OutOfBounds, SimulationFault  # noqa: E402
 from bobc.sim.kernel import Pointer, buffer_addresses, parameter_block, run_kernel  # noqa: E402
 
 TARGETS = pytest.mark.parametrize("target", ["sm_86", "sm_90"])
@@ -260,15 +260,19 @@ CP_ASYNC = """
                                                  ("cp.async.wait_group 1;", True, False),
                                                  ("", False, False)])
 def test_cp_async_lands_when_its_group_is_waited_for(target, wait, first, second):
-    """cp.async.wait_group N completes all but the newest N groups: a kernel that reads before
-    waiting reads the old shared bytes (the simulator's poison, a NaN pattern, here), as the GPU may."""
+    """cp.async.wait_group N completes all but the newest N groups; a kernel that reads bytes of a
+    group not yet waited for is refused (the GPU may have landed them or not), naming the read."""
     x = np.arange(1, 1 + 64 * 4 * 2, dtype=np.float32)
-    out = run_kernel(compile_ptx(CP_ASYNC.replace("WAIT", wait), target), target, grid=1, block=64,
-                     params=["out", "in"], buffers={"out": np.zeros((64, 2), np.float32), "in": x})["out"]
+    run = lambda: run_kernel(compile_ptx(CP_ASYNC.replace("WAIT", wait), target), target, grid=1, block=64,
+                             params=["out", "in"], buffers={"out": np.zeros((64, 2), np.float32), "in": x})["out"]
+    if not (first and second):
+        with pytest.raises(SimulationFault, match=r"LDS.*at 0x[0-9a-f]+ \(4 bytes\) reaches bytes an LDGSTS copy "
+                                                  r"has not yet landed"):
+            run()
+        return
+    out = run()
     t = np.arange(64)
-    stale = np.full(64, np.nan, np.float32)
-    assert np.array_equal(out[:, 0], x[4 * t] if first else stale, equal_nan=True)
-    assert np.array_equal(out[:, 1], x[256 + 4 * t] if second else stale, equal_nan=True)
+    assert np.array_equal(out[:, 0], x[4 * t]) and np.array_equal(out[:, 1], x[256 + 4 * t])
 
 
 def test_cs2r_srz_zeroes_a_register_pair():

@@ -165,6 +165,7 @@ class Launch:
         self.local = None                       # [threads * local_bytes] bytes, made on first use
         self.copies_open: list = []             # cp.async: issued, not yet in a group
         self.copy_groups: list = []             # committed groups, oldest first
+        self.copy_pending = None                # [shared bytes] True where a copy has yet to land
         self.descriptor_loaded: set[int] = set()
         self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
@@ -1535,7 +1536,10 @@ class Launch:
             offset = offset + self.uregs[m.ureg].astype(np.int64)
         return (offset + m.value) & 0xFFFFFFFF
 
-    def _shared_addresses(self, ins, m: Operand, size: int, mask, offset=None):
+    def _shared_addresses(self, ins, m: Operand, size: int, mask, offset=None, copying=False):
+        """The bytes' indices in self.shared; refuses an access outside the block's shared memory,
+        and one (not `copying`: an LDGSTS's own destination) to bytes an LDGSTS has yet to land
+        there: until a DEPBAR waits for it the GPU may have written them or not."""
         offset = self._shared_offsets(ins, m) if offset is None else offset
         if mask is not True:
             offset, block = offset[mask], self.block[mask]
@@ -1547,7 +1551,15 @@ class Launch:
             why = ("is misaligned" if first % size else
                    f"lies outside the block's {self.shared_bytes} bytes of shared memory")
             self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}")
-        return block * self.shared_bytes + offset
+        index = block * self.shared_bytes + offset
+        if self.copy_pending is not None and not copying:
+            racing = self.copy_pending[index[:, None] + np.arange(size)].any(axis=1)
+            if racing.any():
+                first = int(offset[np.argmax(racing)])
+                self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) reaches bytes an LDGSTS copy "
+                                f"has not yet landed: wait for its group (LDGDEPBAR, DEPBAR.LE SB0) and a barrier "
+                                f"before touching its destination")
+        return index
 
     def _shared_load(self, index, size):
         return self.shared[index[:, None] + np.arange(size)]
@@ -1632,16 +1644,20 @@ class Launch:
 
     def op_LDGSTS(self, ins, mods, o, mask):
         """cp.async: the global bytes are read when it issues, the shared bytes written when a
-        DEPBAR lets its group complete (PTX cp.async.commit_group / wait_group): a kernel that
-        reads shared memory before waiting reads the old bytes, as the GPU may."""
+        DEPBAR lets its group complete (PTX cp.async.commit_group / wait_group); until then its
+        destination is out of bounds to every other shared access (_shared_addresses): the GPU
+        may have written those bytes or not, so a kernel that touches them has a race."""
         size = self._access_width(ins, mods)
         if "ZFILL" in mods or len(o) > 2:
             self._unmodeled(ins, f"{ins.full_opcode} (a zero-filling or predicated copy)")
-        index = self._shared_addresses(ins, o[0], size, mask)
+        index = self._shared_addresses(ins, o[0], size, mask, copying=True)
         addresses = self._addresses(ins, o[1], mask)
         words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
         data = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(-1, size)
         self.copies_open.append((index[:, None] + np.arange(size), data))
+        if self.copy_pending is None:
+            self.copy_pending = np.zeros(len(self.shared), dtype=bool)
+        self.copy_pending[index[:, None] + np.arange(size)] = True
 
     def op_LDGDEPBAR(self, ins, mods, o, mask):
         """cp.async.commit_group: the copies issued since the last one form a group."""
@@ -1658,6 +1674,7 @@ class Launch:
         while len(self.copy_groups) > keep:
             for index, data in self.copy_groups.pop(0):
                 self.shared[index] = data
+                self.copy_pending[index] = False
 
 def _fma64(a, b, c):
     """a * b + c rounded once (exact rational arithmetic), as DFMA."""
