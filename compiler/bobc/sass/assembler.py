@@ -20,7 +20,7 @@ from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
-from .tables.layouts import EXPLICIT_CONTROL, LAYOUTS
+from .tables.layouts import ALIGNED_UNIFORM_TUPLES, EXPLICIT_CONTROL, LAYOUTS
 from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
 
 RESERVED_REGISTERS = 2
@@ -218,6 +218,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             placed_all.append(encoder.place_operands(inst, 16 * address))
         except EncodeProblem as problem:
             raise BobcError(str(problem), inst.span) from None
+        _check_tuple_alignment(inst, placed_all[-1])
     # nvdisasm -hex prints the words after each instruction: the control code comes from there
     resolved = [replace(inst, control=Control.from_word(inst.listed[1])._replace_reuse())
                 if inst.control is None and inst.listed is not None else inst for inst in resolved]
@@ -270,6 +271,24 @@ def _branch_target(inst: Instruction) -> int | None:
         if isinstance(op, Label) and op.address is not None:
             return op.address // 16
     return None
+
+
+def _check_tuple_alignment(inst: Instruction, placed) -> None:
+    """Refuse a uniform-register block (tables.layouts.ALIGNED_UNIFORM_TUPLES) that does not start
+    at a multiple of its width rounded up to a power of two: the encoding takes any register, the
+    GPU raises an illegal instruction."""
+    if inst.opcode not in ALIGNED_UNIFORM_TUPLES:
+        return
+    blocks = [(first, count) for bank, first, count in placed.reads if bank == "UR"]
+    index = ALIGNED_UNIFORM_TUPLES[inst.opcode]
+    if index >= len(blocks):
+        return
+    first, count = blocks[index]
+    align = 1 << (count - 1).bit_length()
+    if first % align:
+        raise BobcError(f"{inst.mnemonic}'s operand block UR{first}..UR{first + count - 1} ({count} registers) must "
+                        f"start at a multiple of {align}", inst.span,
+                        hint=f"use UR{first - first % align + align} (or another multiple of {align}) for the block")
 
 
 def _guard(inst: Instruction) -> tuple[str, int] | None:

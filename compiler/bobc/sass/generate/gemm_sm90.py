@@ -28,6 +28,12 @@ then copies steps 0 .. stages - 1.  Each step: every thread waits for its stage'
 advance 32 bytes along k in a K-contiguous tile, 2 KiB in a transposed one) and waits until at
 most one step's MMAs are in flight (WARPGROUP.DEPBAR.LE gsb0, 1): the previous step's are done,
 so after a block barrier thread 0 refills that stage with the step `stages` further on.
+A step is bound by its own instructions, not by its bytes or its MMAs (Nsight Compute: a third of
+the warps' samples are fixed stalls between dependent uniform instructions; builds without B's
+copies, A's or the MMAs take 0.92-0.93 of the time: bench/results/sm90-gemm-h200-step.txt), so
+everything a step's branches, MMAs and copies read is written a step ahead or while the barrier
+waits: the four k16 descriptors of the next step (_descriptors), the branch predicates
+(_step_predicates), the copy blocks' words (_copy_words; their fixed coordinates once, _copy_blocks).
 Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns j, columns
 8 j + 2 (l % 4), +1 (the HMMA.16816 C fragment's layout, eight of them across 64 columns), so
 the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
@@ -75,6 +81,15 @@ STEPS, STEP, BAR, PHASE, TX, REFILL = 40, 41, 42, 43, 44, 45
 # (UR4:UR5 hold the global memory descriptor every LDG / STG names: desc[UR4])
 U_N0, U_M0, U_Z, U_CTA, U_RING, U_BARS = 6, 7, 13, 22, 14, 15
 U_COPY, U_DESC, U_STEP, U_STAGE, U_MAP_A, U_MAP_B, U_INIT = 8, 16, 20, 21, 24, 26, 28
+# A step's four k16 MMAs read four descriptor quads (A lo, hi, B lo, hi), all written before the
+# step's first MMA: the MMAs then issue back to back (each uniform write is 9 cycles ahead of an
+# asynchronous reader, ASYNC_UNIFORM_READ, so updating one quad between MMAs held each of them).
+# U_DESC_BASE: A's and B's stage-0 descriptor low words (start address >> 4 + leading offset).
+DESC_QUADS = (U_DESC, 32, 36, 40)
+U_DESC_BASE = 30
+# B's copy operand block (A's is U_COPY) and B's tile in stage 0 (cluster address): each block's
+# tile coordinates but k are written once, so a step's copies need its stage and k alone
+U_COPY_B, U_RING_B = 48, 53
 
 
 def ring_base(stages: int) -> int:
@@ -153,26 +168,43 @@ def _stage_of(out: _Text, step: str, why: str, stages: int) -> None:
     out(f"USHF.L.U32 UR{U_STAGE}, UR{U_STAGE}, {(STAGE_BYTES.bit_length() - 1):#x}, URZ")
 
 
+def _copy_blocks(out: _Text, variant: Variant, stages: int) -> None:
+    """The copy operand blocks' fixed words: each tile's row or column coordinate (m0 for A, n0 for
+    B) and the batch; a step's copies write the destination, the barrier and k (_copy_step)."""
+    _cluster_address(out, U_RING_B, ring_base(stages) + TILE_BYTES)
+    for block, along_k, outer in ((U_COPY, variant.a_along_k, U_M0), (U_COPY_B, variant.b_along_k, U_N0)):
+        out(f"UMOV UR{block + (3 if along_k else 2)}, UR{outer}", "the tile's m0" if block == U_COPY else "n0")
+        out(f"UMOV UR{block + 4}, UR{U_Z}", "the batch")
+
+
 def _copy_step(out: _Text, variant: Variant, step: str, stages: int) -> None:
     """Thread 0 only: expect the step's bytes on its stage's barrier and copy A's and B's tiles
     (uniform register `step`: the step's index)."""
-    _stage_of(out, step, "the stage this step fills", stages)
-    out(f"USHF.R.U32.HI UR{U_COPY + 1}, URZ, {(STAGE_BYTES.bit_length() - 1 - 3):#x}, UR{U_STAGE}",
-        "its barrier: 8 bytes a stage")
-    out(f"UIADD3 UR{U_COPY + 1}, UR{U_COPY + 1}, UR{U_BARS}, URZ")
-    out(f"UIADD3 UR{U_COPY}, UR{U_STAGE}, UR{U_RING}, URZ", "A's tile")
+    _copy_words(out, variant, step, stages)
+    _copy_issue(out)
+
+
+def _copy_words(out: _Text, variant: Variant, step: str, stages: int) -> None:
+    """The copy blocks' words for step `step` (its stage's tiles and barrier, its k): each is two
+    instructions from `step`, so the copies issue together once the last is 9 cycles old; any
+    warp may write them (the loop does before its barrier, where the wait hides them)."""
+    shift = STAGE_BYTES.bit_length() - 1
+    out(f"ULOP3.LUT UR{U_STAGE}, {step}, {stages - 1:#x}, URZ, 0xc0, !UPT", "the stage this step fills")
+    out(f"ULEA UR{U_COPY}, UR{U_STAGE}, UR{U_RING}, {shift:#x}", "A's tile")
+    out(f"ULEA UR{U_COPY_B}, UR{U_STAGE}, UR{U_RING_B}, {shift:#x}", "B's tile")
+    out(f"ULEA UR{U_COPY + 1}, UR{U_STAGE}, UR{U_BARS}, 0x3", "its barrier: 8 bytes a stage")
+    out(f"ULEA UR{U_COPY_B + 1}, UR{U_STAGE}, UR{U_BARS}, 0x3")
+    for block, along_k in ((U_COPY, variant.a_along_k), (U_COPY_B, variant.b_along_k)):
+        out(f"USHF.L.U32 UR{block + (2 if along_k else 3)}, {step}, 0x6, URZ", "k = 64 step" if block == U_COPY else "")
+
+
+def _copy_issue(out: _Text) -> None:
+    """Thread 0: expect the bytes on the stage's barrier, then the two copies (_copy_words wrote
+    their blocks)."""
     _x(out, "[B------:R2:W-:-:S01]", f"SYNCS.ARRIVE.TRANS64 RZ, [UR{U_COPY + 1}], R{TX}",
        "expect the stage's bytes")
-    out(f"USHF.L.U32 UR{U_STAGE}, {step}, 0x6, URZ", "k = 64 step")
-    for name, along_k, outer, map_ in (("A", variant.a_along_k, U_M0, U_MAP_A),
-                                       ("B", variant.b_along_k, U_N0, U_MAP_B)):
-        first, second = (f"UR{U_STAGE}", f"UR{outer}") if along_k else (f"UR{outer}", f"UR{U_STAGE}")
-        out(f"UMOV UR{U_COPY + 2}, {first}")
-        out(f"UMOV UR{U_COPY + 3}, {second}")
-        out(f"UMOV UR{U_COPY + 4}, UR{U_Z}")
-        _x(out, "[B------:R3:W-:-:S10]", f"UTMALDG.3D [UR{U_COPY}], [UR{map_}]", f"{name}'s 64 x 64 tile")
-        if name == "A":
-            out(f"UIADD3 UR{U_COPY}, UR{U_COPY}, {TILE_BYTES:#x}, URZ", "B's tile")
+    for name, block, map_ in (("A", U_COPY, U_MAP_A), ("B", U_COPY_B, U_MAP_B)):
+        _x(out, "[B------:R3:W-:-:S10]", f"UTMALDG.3D [UR{block}], [UR{map_}]", f"{name}'s 64 x 64 tile")
 
 
 def _column_sums_setup(out: _Text) -> None:
@@ -231,12 +263,36 @@ def _column_sums_step(out: _Text, stages: int) -> None:
     out.label("sums_done")
 
 
+def _step_predicates(out: _Text, stages: int) -> None:
+    """The step R{STEP}'s branch conditions, written a step ahead of their branches (a predicate
+    reaches a branch 13 cycles after its ISETP): P4 step 0 (no stage before it to refill), P5 no
+    refill by this thread (not thread 0, or the step `stages` - 1 on is past the last), P6 a step
+    to do (the loop's back edge, taken with the step just counted)."""
+    out(f"IADD3 R{REFILL}, R{STEP}, {stages - 1:#x}, RZ")
+    out(f"ISETP.EQ.U32.AND P4, PT, R{STEP}, RZ, PT")
+    out(f"ISETP.GE.U32.OR P5, PT, R{REFILL}, R{STEPS}, P1")
+    out(f"ISETP.LT.U32.AND P6, PT, R{STEP}, R{STEPS}, PT")
+
+
 def _barrier_of(out: _Text, stages: int) -> None:
     """R{BAR}, R{PHASE}: the barrier and the phase parity (bit 31) of step R{STEP}."""
     out(f"LOP3.LUT R{BAR}, R{STEP}, {stages - 1:#x}, RZ, 0xc0, !PT")
     out(f"LEA R{BAR}, R{BAR}, UR{U_BARS}, 0x3")
     out(f"SHF.R.U32.HI R{PHASE}, RZ, {(stages.bit_length() - 1):#x}, R{STEP}")
     out(f"SHF.L.U32 R{PHASE}, R{PHASE}, 0x1f, RZ", "the phase the step's copies complete")
+
+
+def _descriptors(out: _Text, variant: Variant, stages: int) -> None:
+    """The four descriptor quads' low words for step UR{U_STEP}: its stage's start (the stage-0
+    words + stage * STAGE_BYTES >> 4), then + k16 moves (independent of each other)."""
+    out(f"ULOP3.LUT UR{U_STAGE}, UR{U_STEP}, {stages - 1:#x}, URZ, 0xc0, !UPT", "the next step's stage")
+    shift = STAGE_BYTES.bit_length() - 1 - 4
+    for offset, base, along_k in ((0, U_DESC_BASE, variant.a_along_k), (2, U_DESC_BASE + 1, variant.b_along_k)):
+        out(f"ULEA UR{DESC_QUADS[0] + offset}, UR{U_STAGE}, UR{base}, {shift:#x}",
+            "A's descriptor, k16 step 0" if offset == 0 else "B's")
+    for kk, quad in enumerate(DESC_QUADS[1:], 1):
+        for offset, along_k in ((0, variant.a_along_k), (2, variant.b_along_k)):
+            out(f"UIADD3 UR{quad + offset}, UR{DESC_QUADS[0] + offset}, {kk * (K16_K if along_k else K16_MN):#x}, URZ")
 
 
 def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
@@ -276,10 +332,16 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     out(f"USHF.L.U32 UR{U_M0}, UR{U_M0}, 0x6, URZ", "m0 = 64 blockIdx.y")
     _cluster_address(out, U_RING, ring_base(stages))
     _cluster_address(out, U_BARS, barriers_base(stages))
+    _copy_blocks(out, variant, stages)
     out(f"ULDC.64 UR{U_MAP_A}, c[0x0][param+{8 * MAP_WORDS['A']:#x}]", "A's tensor map")
     out(f"ULDC.64 UR{U_MAP_B}, c[0x0][param+{8 * MAP_WORDS['B']:#x}]", "B's tensor map")
-    out(f"UMOV UR{U_DESC + 1}, {DESCRIPTOR_HIGH:#x}", "descriptors' high words: 1 KiB strides, 128-byte swizzle")
-    out(f"UMOV UR{U_DESC + 3}, {DESCRIPTOR_HIGH:#x}")
+    for quad in DESC_QUADS:
+        out(f"UMOV UR{quad + 1}, {DESCRIPTOR_HIGH:#x}", "descriptors' high words: 1 KiB strides, 128-byte swizzle"
+            if quad == DESC_QUADS[0] else "")
+        out(f"UMOV UR{quad + 3}, {DESCRIPTOR_HIGH:#x}")
+    for register, base, along_k in ((U_DESC_BASE, 0, a_k), (U_DESC_BASE + 1, TILE_BYTES, b_k)):
+        out(f"UMOV UR{register}, {((ring_base(stages) + base) >> 4) + (LEADING_K if along_k else LEADING_MN):#x}",
+            "stage 0's descriptor: start address >> 4, leading offset")
     for i in range(0, 32, 2):
         out(f"CS2R R{ACC + i}, SRZ")
     out(f"MOV R{T0}, {_p('K')}")
@@ -317,48 +379,40 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         _column_sums_setup(out)
     out(f"MOV R{STEP}, RZ")
     out(f"UMOV UR{U_STEP}, URZ")
+    _step_predicates(out, stages)
     _barrier_of(out, stages)
+    _descriptors(out, variant, stages)
     out.label("step")
     _x(out, "[B------:R-:W4:-:S03]", f"SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R{BAR}+URZ], R{PHASE}",
        "the step's tiles have landed?")
     out("@!P0 BRA step")
-    _stage_of(out, f"UR{U_STEP}", "the step's stage", stages)
-    for desc, base, leading in ((U_DESC, 0, LEADING_K if a_k else LEADING_MN),
-                                (U_DESC + 2, TILE_BYTES, LEADING_K if b_k else LEADING_MN)):
-        out(f"UIADD3 UR{desc}, UR{U_STAGE}, {ring_base(stages) + base:#x}, URZ")
-        out(f"USHF.R.U32.HI UR{desc}, URZ, 0x4, UR{desc}")
-        out(f"UIADD3 UR{desc}, UR{desc}, {leading:#x}, URZ", "start address >> 4, leading offset")
     out("WARPSYNC.ALL")
     _x(out, "[B------:R-:W-:-:S01]", "WARPGROUP.ARRIVE")
     flags = ("" if a_k else ".tnspA") + ("" if b_k else ".tnspB")
-    for kk in range(STEP_K // 16):
-        last = kk == STEP_K // 16 - 1
-        _x(out, "[B------:R-:W-:-:S01]", f"HGMMA.64x64x16.F32 R{ACC}, gdesc[UR{U_DESC}]{flags}, R{ACC}"
+    for kk, quad in enumerate(DESC_QUADS):
+        last = kk == len(DESC_QUADS) - 1
+        _x(out, "[B------:R-:W-:-:S01]", f"HGMMA.64x64x16.F32 R{ACC}, gdesc[UR{quad}]{flags}, R{ACC}"
            + (", gsb0" if last else ""), f"k16 step {kk}")
-        if not last:
-            out(f"UIADD3 UR{U_DESC}, UR{U_DESC}, {K16_K if a_k else K16_MN:#x}, URZ")
-            out(f"UIADD3 UR{U_DESC + 2}, UR{U_DESC + 2}, {K16_K if b_k else K16_MN:#x}, URZ")
     if variant.column_sums:
         _column_sums_step(out, stages)
     _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "the previous step's MMAs are done")
     out.note("the previous step's stage is free: thread 0 refills it with the step `stages` further on")
-    out(f"ISETP.EQ.U32.AND P0, PT, R{STEP}, RZ, PT")
-    out("@P0 BRA next_step", "step 0: no stage before it")
-    out(f"IADD3 R{REFILL}, R{STEP}, {stages - 1:#x}, RZ")
+    out("@P4 BRA next_step", "step 0: no stage before it")
+    out(f"UIADD3 UR{U_INIT}, UR{U_STEP}, {stages - 1:#x}, URZ", "the refill's words, while the barrier waits")
+    _copy_words(out, variant, f"UR{U_INIT}", stages)
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every warp is done with the stage")
-    out(f"ISETP.GE.U32.OR P0, PT, R{REFILL}, R{STEPS}, P1")
     out("BSSY B0, refilled")
-    out("@P0 BRA refilled")
-    out(f"UIADD3 UR{U_INIT}, UR{U_STEP}, {stages - 1:#x}, URZ")
-    _copy_step(out, variant, f"UR{U_INIT}", stages)
+    out("@P5 BRA refilled")
+    _copy_issue(out)
     out.label("refilled")
     out("BSYNC B0")
     out.label("next_step")
     out(f"IADD3 R{STEP}, R{STEP}, 0x1, RZ")
     out(f"UIADD3 UR{U_STEP}, UR{U_STEP}, 0x1, URZ")
+    _step_predicates(out, stages)
     _barrier_of(out, stages)
-    out(f"ISETP.LT.U32.AND P0, PT, R{STEP}, R{STEPS}, PT")
-    out("@P0 BRA step")
+    _descriptors(out, variant, stages)
+    out("@P6 BRA step")
     _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "every MMA is done")
     out(f"MOV R{T0}, {_p('flags')}")
     out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")

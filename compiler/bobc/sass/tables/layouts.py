@@ -247,6 +247,14 @@ MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
 EXPLICIT_CONTROL = {"HGMMA", "WARPGROUP", "SYNCS", "UTMALDG", "UTMASTG", "UTMACCTL",
                     "UTMACMDFLUSH", "ELECT", "FENCE", "YIELD", "USETMAXREG"}
 
+# Uniform-register blocks an opcode reads as one tuple, by opcode and operand index: the block must
+# start at a multiple of the tuple's width rounded up to a power of two.  The TMA copies' operand
+# block (destination, mbarrier, then one coordinate a dimension: 4 words for 2-D, 5 to 7 beyond):
+# every UTMALDG / UTMASTG in ptxas's sm_90 output starts a 2-D block at a multiple of 4 and a 3-D
+# one at a multiple of 8, and the H200 raised an illegal instruction for UTMALDG.3D [UR44]
+# (bench/results/sm90-gemm-h200-step.txt).
+ALIGNED_UNIFORM_TUPLES = {"UTMALDG": 0, "UTMASTG": 0}
+
 # Opcodes whose immediates are binary32 values (nvdisasm prints them as floats).
 FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
 
