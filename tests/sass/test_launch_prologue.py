@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bobc.errors import BobcError
 from bobc.kernel_cache import assemble_kernel as plan_kernel
 from bobc.sass import assemble_kernel
 from bobc.sass.oracle import disassemble
@@ -54,3 +55,18 @@ def test_branch_targets_move_with_the_prologue():
     for before, after in zip(written, launched):
         target_before, target_after = (int(t.rsplit("0x", 1)[1].rstrip(" );`"), 16) for t in (before, after))
         assert target_after == target_before + 16
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=lambda t: t.name)
+@pytest.mark.parametrize("bank", [0x1, 0x5])
+def test_a_launched_kernel_reading_another_constant_bank_is_refused_where_it_reads(tmp_path, target, bank):
+    """A plan's QMD binds bank 0 to the launch's words and, on sm_90, slot 5 to the next launch's
+    bank 0 (its prefetch): c[0x5] would read another launch's words.  `bobc asm` (not launched)
+    still assembles the instruction as written."""
+    source = tmp_path / "k.sass"
+    source.write_text(f".kernel k\nMOV R2, c[0x0][param+0x0]\nMOV R1, c[{bank:#x}][0x10]\nEXIT\n")
+    with pytest.raises(BobcError) as refused:
+        assemble_kernel(source, target, launched=True)
+    rendered = refused.value.render()
+    assert f"{source}:3:1: error: MOV reads constant bank {bank:#x}" in rendered
+    assemble_kernel(source, target)

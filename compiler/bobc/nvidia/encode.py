@@ -234,7 +234,8 @@ RECIPES: dict[str, QMDRecipe] = {
                      "DEPENDENT_QMD0_POINTER"),
                     ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD_PREFETCH(1)",
                      "DEPENDENT_QMD1_POINTER")),
-        # constant buffer 5, as libcuda's graph nodes use it; no kernel bobc assembles reads c[0x5]
+        # constant buffer 5, as libcuda's graph nodes use it; a plan's kernels read bank 0 alone (the assembler
+        # refuses any other bank in a launched kernel)
         dependent_prefetch=DependentPrefetch(
             bank_slot=("CONSTANT_BUFFER_VALID(5)", "CONSTANT_BUFFER_PREFETCH(5)",
                        "CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6(5)", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(5)",

@@ -21,7 +21,7 @@ from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import ALIGNED_UNIFORM_TUPLES, EXPLICIT_CONTROL, LAYOUTS
-from .syntax import Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
+from .syntax import Const, Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -159,6 +159,8 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     prologue = target_named(_arch_of(target)).launch_prologue if launched and not listing else ()
     if prologue:
         lines = [*parse_source("\n".join(prologue), f"<{_arch_of(target)} launch prologue>"), *lines]
+    if launched:
+        _check_bank_zero(lines)
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
     result.shared_bytes = shared
@@ -173,6 +175,22 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                             result.highest_register_span or Span(str(path), 1, 1),
                             hint="use fewer registers, or raise the kernel's register budget")
     return result
+
+
+def _check_bank_zero(lines: list[SourceLine]) -> None:
+    """A plan's kernel reads constant bank 0 alone: its QMD binds bank 0 to the launch's parameter
+    block and nothing else a kernel may rely on (sm_90's QMDs put the next launch's bank 0 in slot 5
+    to prefetch it: bobc.nvidia.encode.DependentPrefetch), so c[0x5][...] would read the next
+    launch's words and any other bank memory no QMD names."""
+    for line in lines:
+        inst = line.instruction
+        if inst is None:
+            continue
+        for operand in inst.operands:
+            if isinstance(operand, Const) and operand.bank != 0:
+                raise BobcError(f"{inst.mnemonic} reads constant bank {operand.bank:#x}: a plan's kernel reads only "
+                                f"c[0x0][...] (its launch's parameter block)", inst.span,
+                                hint="pass the value as a parameter word (c[0x0][param+...])")
 
 
 def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
