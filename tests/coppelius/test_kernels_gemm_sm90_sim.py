@@ -37,12 +37,17 @@ def _run(layout, source, buffers, shared, words=None, **fields):
                       block=(gemm.THREADS, 1, 1), params=block, buffers=buffers, shared_bytes=shared)
 
 
+SHAPES = [(128, 128, 160), (64, 128, 416)]
+
+
+@pytest.mark.parametrize("m,n,k", SHAPES, ids=[f"{m}x{n}x{k}" for m, n, k in SHAPES])
 @pytest.mark.parametrize("layout", sorted(gemm.VARIANTS))
-def test_sm90_kernel_is_the_hmma_kernel_bit_for_bit(layout):
-    """M = N = 128, K = 160 (three 64-steps, the last half zero-filled by the copy), with bias,
-    the binary16 copy and (nn, tn) the column sums of B."""
+def test_sm90_kernel_is_the_hmma_kernel_bit_for_bit(layout, m, n, k):
+    """M = N = 128, K = 160: three 64-steps, the last half zero-filled by the copy, all in the
+    ring's first fill; M = 64, N = 128, K = 416: seven steps, so thread 0 refills three stages in
+    the loop (each step's descriptors, copy words and branch predicates written a step ahead).
+    With bias, the binary16 copy and (nn, tn) the column sums of B."""
     rng = np.random.default_rng(5)
-    m, n, k = 128, 128, 160
     a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
     b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
     a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
