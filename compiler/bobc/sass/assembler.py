@@ -21,7 +21,7 @@ from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import ALIGNED_UNIFORM_TUPLES, EXPLICIT_CONTROL, LAYOUTS
-from .syntax import Const, Control, Instruction, Label, SourceLine, SyntaxProblem, parse_source
+from .syntax import Const, Control, Instruction, Label, SourceLine, parse_source
 
 RESERVED_REGISTERS = 2
 

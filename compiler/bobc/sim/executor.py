@@ -1253,7 +1253,6 @@ class Launch:
             if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
                 self._fail(ins, "a tensor map with element strides", Unmodeled)
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
-            row = box[0] * size
             for index in np.ndindex(*reversed(box[1:])):
                 outer = list(reversed(index))
                 at = [c + i for c, i in zip(coords[1:], outer)]

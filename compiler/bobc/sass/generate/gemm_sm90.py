@@ -56,7 +56,7 @@ from pathlib import Path
 
 from . import gemm
 from .gemm import (ACC, COPY_PAIRS, CTA_M, CTA_N, CTA_Z, E_SUM0, E_SUM1, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS,
-                   SHARED_BASE, STAGED_PITCH, T0, TID, TILE_N, VARIANTS, Variant, _column_sums_store, _epilogue,
+                   SHARED_BASE, STAGED_PITCH, T0, TID, VARIANTS, Variant, _column_sums_store, _epilogue,
                    _half, _p, _split, _Text)
 
 TILE_M = 64
@@ -87,7 +87,8 @@ U_COPY, U_DESC, U_STEP, U_STAGE, U_MAP_A, U_MAP_B, U_INIT = 8, 16, 20, 21, 24, 2
 # U_DESC_BASE: A's and B's stage-0 descriptor low words (start address >> 4 + leading offset).
 DESC_QUADS = (U_DESC, 32, 36, 40)
 U_DESC_BASE = 30
-# B's copy operand block (A's is U_COPY) and B's tile in stage 0 (cluster address): each block's
+# B's copy operand block (A's is U_COPY; both at multiples of 8, where a 3-D block must start:
+# tables.layouts.ALIGNED_UNIFORM_TUPLES) and B's tile in stage 0 (cluster address): each block's
 # tile coordinates but k are written once, so a step's copies need its stage and k alone
 U_COPY_B, U_RING_B = 48, 53
 
@@ -162,15 +163,9 @@ def _cluster_address(out: _Text, register: int, offset: int) -> None:
     out(f"ULEA UR{register}, UR{U_CTA}, UR{register}, 0x18")
 
 
-def _stage_of(out: _Text, step: str, why: str, stages: int) -> None:
-    """UR{U_STAGE} = the ring offset (bytes) of uniform step register `step`."""
-    out(f"ULOP3.LUT UR{U_STAGE}, {step}, {stages - 1:#x}, URZ, 0xc0, !UPT", why)
-    out(f"USHF.L.U32 UR{U_STAGE}, UR{U_STAGE}, {(STAGE_BYTES.bit_length() - 1):#x}, URZ")
-
-
 def _copy_blocks(out: _Text, variant: Variant, stages: int) -> None:
     """The copy operand blocks' fixed words: each tile's row or column coordinate (m0 for A, n0 for
-    B) and the batch; a step's copies write the destination, the barrier and k (_copy_step)."""
+    B) and the batch; a step's copies write the destination, the barrier and k (_copy_words)."""
     _cluster_address(out, U_RING_B, ring_base(stages) + TILE_BYTES)
     for block, along_k, outer in ((U_COPY, variant.a_along_k, U_M0), (U_COPY_B, variant.b_along_k, U_N0)):
         out(f"UMOV UR{block + (3 if along_k else 2)}, UR{outer}", "the tile's m0" if block == U_COPY else "n0")
@@ -287,7 +282,7 @@ def _descriptors(out: _Text, variant: Variant, stages: int) -> None:
     words + stage * STAGE_BYTES >> 4), then + k16 moves (independent of each other)."""
     out(f"ULOP3.LUT UR{U_STAGE}, UR{U_STEP}, {stages - 1:#x}, URZ, 0xc0, !UPT", "the next step's stage")
     shift = STAGE_BYTES.bit_length() - 1 - 4
-    for offset, base, along_k in ((0, U_DESC_BASE, variant.a_along_k), (2, U_DESC_BASE + 1, variant.b_along_k)):
+    for offset, base in ((0, U_DESC_BASE), (2, U_DESC_BASE + 1)):
         out(f"ULEA UR{DESC_QUADS[0] + offset}, UR{U_STAGE}, UR{base}, {shift:#x}",
             "A's descriptor, k16 step 0" if offset == 0 else "B's")
     for kk, quad in enumerate(DESC_QUADS[1:], 1):
