@@ -356,3 +356,38 @@ def test_an_exited_warps_registers_do_not_disturb_another_warps_mma(target):
                          buffers={"out": np.zeros((64, 4), np.float32)})["out"]
     assert np.array_equal(out[:32], np.full((32, 4), 16.0, np.float32))
     assert not out[32:].any()
+
+
+MBARRIER_WAIT = """
+    S2R R0, SR_TID.X
+    S2UR UR4, SR_CgaCtaId
+    UMOV UR5, 0x400
+    ULEA UR5, UR4, UR5, 0x18
+    UMOV UR6, 0x1ffffe
+    UMOV UR7, 0x7ffff800
+    [B------:R0:W1:-:S01] SYNCS.EXCH.64 URZ, [UR5+0x0], UR6
+    ISETP.EQ.U32.AND P1, PT, R0, RZ, PT
+    MOV R2, 0x400
+    MOV R3, RZ
+    ARRIVE
+wait:
+    [B------:R-:W4:-:S03] SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R2+URZ], R3
+    @!P0 BRA wait
+    EXIT
+"""
+
+
+@pytest.mark.parametrize("arrives", [True, False], ids=["thread 0 arrives", "nobody arrives"])
+def test_a_wait_on_an_mbarrier_nothing_will_complete_is_named_a_hang(arrives):
+    """An mbarrier expecting one arrival: with thread 0's arrive the wait ends; without it every
+    thread spins on a phase nothing completes (a hang on the GPU), refused by name long before the
+    simulator's instruction limit."""
+    arrive = "[B------:R-:W-:-:S01] @P1 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5+0x0], RZ" if arrives else ""
+    run = lambda: run_kernel(MBARRIER_WAIT.replace("ARRIVE", arrive), "sm_90", grid=1, block=64, params=[],
+                             buffers={}, shared_bytes=0x408)
+    if arrives:
+        run()
+        return
+    with pytest.raises(SimulationFault, match=r"waits on the mbarrier at shared 0x400 for a phase nothing "
+                                              r"completes.*a hang on the GPU"):
+        run()

@@ -52,6 +52,7 @@ WARP = 32
 # e.g. any cuobjdump -sass of an sm_86 / sm_90 cubin).
 MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
 MAX_STEPS = 5_000_000
+IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
@@ -179,6 +180,7 @@ class Launch:
         self.bar_reduction: dict[tuple[int, int], str] = {}     # (block, barrier) -> POPC / AND / OR
         self.per_block = per_block
         self.mbarriers: dict[tuple[int, int], list[int]] = {}   # (block, offset) -> [pending, count, tx, phase]
+        self.idle_waits = 0                     # TRYWAITs found incomplete since an mbarrier last changed
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
 
     # ------------------------------------------------------------ operands
@@ -1204,6 +1206,7 @@ class Launch:
                 if low != (0x100000 - count) << 1 or high != ((0x100000 - count) << 11) & 0xFFFFFFFF:
                     self._fail(ins, f"mbarrier initial state {high:#x}:{low:#x} is not one of a fresh barrier's", Unmodeled)
                 self.mbarriers[(int(self.block[lane]), offset)] = [count, count, 0, 0]
+            self.idle_waits = 0
             return None
         if kind == "ARRIVE" and "TRANS64" in mods:    # each executing thread arrives (A1T0: no bytes)
             threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
@@ -1214,17 +1217,35 @@ class Launch:
                 if "A1T0" not in mods:
                     state[2] += int(self._reg(ins, o[2].index)[lane]) if o[2].index != RZ else 0
                 self._mbarrier_step(state)
+            self.idle_waits = 0
             return None
         if kind == "PHASECHK" and "TRYWAIT" in mods:   # P = the phase of parity R[31] has completed
             offsets = self._shared_offsets(ins, o[1])
             parity = (np.asarray(self._reg(ins, o[2].index)) >> 31) & 1
             done = np.zeros(self.threads, dtype=bool)
-            for lane in np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]:
+            lanes = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
+            for lane in lanes:
                 state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF)
                 done[lane] = state[3] != parity[lane]
+            self._refuse_endless_wait(ins, lanes[~done[lanes]], offsets)
             self._dst(ins, o[0], done, mask)
             return None
         self._unmodeled(ins)
+
+    def _refuse_endless_wait(self, ins, waiting, offsets) -> None:
+        """Count TRYWAITs that find their phase incomplete since an mbarrier last changed (an
+        init, an arrive, a copy's bytes: each resets it).  Copies land here when they issue, so
+        threads that keep waiting with nothing changing wait for an arrive no thread will make: a
+        hang on the GPU, named after IDLE_WAITS such waits instead of spinning to MAX_STEPS."""
+        if len(waiting) == 0:
+            return
+        self.idle_waits += 1
+        if self.idle_waits > IDLE_WAITS:
+            lane = int(waiting[0])
+            self._fail(ins, f"block {int(self.block[lane])} waits on the mbarrier at shared "
+                            f"{int(offsets[lane]) & 0xFFFFFF:#x} for a phase nothing completes: {IDLE_WAITS} waits "
+                            f"found it incomplete and no mbarrier changed in between (no copy in flight, no thread "
+                            f"arriving): a hang on the GPU")
 
     def op_UTMALDG(self, ins, mods, o, mask):
         """A tiled TMA copy: the box at the coordinates, from the tensor map at [URm] (decoded by
@@ -1277,6 +1298,7 @@ class Launch:
             state = self._mbarrier_state(ins, block, barrier)
             state[2] -= tile.size
             self._mbarrier_step(state)
+            self.idle_waits = 0
         return None
 
     def _descriptor_matrix(self, descriptor: int, rows: int, cols: int, transposed: bool, block: int):
