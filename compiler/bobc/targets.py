@@ -37,8 +37,12 @@ class TargetLimits:
     static_shared_bytes: int      # shared memory a region may declare statically (per block)
 
 
+# 32-bit registers an SM holds, on compute capability 8.x and 9.0 alike (CUDA Programming Guide,
+# "Technical Specifications per Compute Capability": 64 K)
+SM_REGISTER_FILE = 64 * 1024
+
 # compute capability 8.6 and 9.0 agree on every bound the certifier checks
-CC80_PLUS_LIMITS = TargetLimits(register_file=65536, registers_per_thread=255, threads_per_block=1024,
+CC80_PLUS_LIMITS = TargetLimits(register_file=SM_REGISTER_FILE, registers_per_thread=255, threads_per_block=1024,
                                 block_xy=1024, block_z=64, grid_x=2 ** 31 - 1, grid_yz=65535,
                                 static_shared_bytes=48 * 1024)
 
@@ -59,9 +63,9 @@ class SMResources:
 # CUDA Programming Guide, "Compute Capabilities" and the Ampere / Hopper tuning guides:
 # 8.6 holds 1536 threads and 16 blocks, its shared memory is 0..100 KiB in six steps;
 # 9.0 holds 2048 threads and 32 blocks, 0..228 KiB in ten steps; both reserve 1 KiB per block
-CC86_SM = SMResources(threads=1536, blocks=16, register_file=65536, register_unit=256,
+CC86_SM = SMResources(threads=1536, blocks=16, register_file=SM_REGISTER_FILE, register_unit=256,
                       shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100))
-CC90_SM = SMResources(threads=2048, blocks=32, register_file=65536, register_unit=256,
+CC90_SM = SMResources(threads=2048, blocks=32, register_file=SM_REGISTER_FILE, register_unit=256,
                       shared_reserved=1024, carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228))
 
 

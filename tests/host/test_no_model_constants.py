@@ -39,9 +39,8 @@ SIZES_MAY_APPEAR = {
     **{f"runtime_c/{name}": "driver and hardware structures" for name in (
         "nv_shim.c", "nv_shim.h", "nv_rm.h", "nv_uvm.h", "nv_ctrl.h", "nv_status.c", "nv_status.h",
         "nv_classes.h", "nv_targets.c")},
-    # 0x160: sm_86's kernel parameter base in constant bank 0 (docs/sass-facts.md); 65536: the
-    # 32-bit registers of an SM (the target table's limits)
-    "compiler/bobc/targets.py": "sm_86's parameter base, the register file of an SM",
+    # 0x160: sm_86's kernel parameter base in constant bank 0 (docs/sass-facts.md)
+    "compiler/bobc/targets.py": "sm_86's parameter base",
     "compiler/bobc/nvidia/encode.py": "sm_86's parameter base",
     "compiler/bobc/sass/syntax.py": "sm_86's parameter base",
     "compiler/bobc/sass/README.md": "sm_86's parameter base",
