@@ -1573,7 +1573,7 @@ class Launch:
                    f"lies outside the block's {self.shared_bytes} bytes of shared memory")
             self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}")
         index = block * self.shared_bytes + offset
-        if self.copy_pending is not None and not copying:
+        if (self.copies_open or self.copy_groups) and not copying:     # some copy has yet to land
             racing = self.copy_pending[index[:, None] + np.arange(size)].any(axis=1)
             if racing.any():
                 first = int(offset[np.argmax(racing)])
