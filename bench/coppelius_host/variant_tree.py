@@ -23,6 +23,13 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             since session 19): each prefetches its own code at launch, as before
   nolatch   no chained grid starts before its parent has fully ended (encode.programmatic_latches,
             main's since session 20): every dependent is scheduled when its parent's grid has ended
+  spinegroup  every QMD but the leaves' (the launches forked beside the chain, and their side
+            chains) in QMD_GROUP_ID 8, where CUDA puts a highest-priority stream's launches (0x3f, every
+            QMD's in main, is a default-priority stream's: bench/results/cuda-launch-probe-h200.md)
+  leafgroup   the other way round: the leaves' QMDs in group 8, the rest in 0x3f
+  leafmask33, leafmask44  the leaves' QMDs disable TPCs 0..32 (0..43) with TPC_DISABLE_MASK: the
+            weight-gradient products run on the other TPCs only, and the rest of the SMs (66 and 44
+            of the H200's 132) hold the chain's blocks alone
 --empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
 'coppelius-gemm-tn*' for the weight-gradient products.
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
@@ -39,7 +46,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
-           "nolatch")
+           "nolatch", "spinegroup",
+           "leafgroup", "leafmask33", "leafmask44")
 
 
 class Source:
@@ -72,6 +80,31 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
     if "nolatch" in changes:
         encode.replace("    if RECIPES[target.qmd_layout].programmatic is None or not target.launch_prologue:",
                        "    if True:")
+    masked = [int(c[len("leafmask"):]) for c in changes if c.startswith("leafmask")]
+    if changes & {"spinegroup", "leafgroup"} or masked:
+        if masked:
+            words = [sum(1 << (b - 32 * w) for b in range(masked[0]) if 32 * w <= b < 32 * w + 32) for w in range(3)]
+            setting = "".join(f".set('TPC_DISABLE_MASK({w})', {v})" for w, v in enumerate(words) if v)
+            leaf_return = f"QMD(target.qmd_layout, raw){setting}.to_bytes(target.qmd_record_bytes)"
+        else:
+            leaf_return = "raw"
+        encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_LEAVES = set()\n")
+        encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
+        encode.replace("                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n",
+                       "                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n"
+                       + (f"    if index in _LEAVES:\n        return {leaf_return}\n    return raw\n" if masked else
+                          f"    if (index in _LEAVES) == {'spinegroup' in changes}:\n"
+                          "        return raw\n"
+                          "    return QMD(target.qmd_layout, raw).set('QMD_GROUP_ID', 8).to_bytes(target.qmd_record_bytes)\n"))
+        encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n',
+                       "    _LEAVES.clear()\n"
+                       "    _LEAVES.update(ds[1] for ds in order.dependents.values() if len(ds) > 1)\n"
+                       "    _grow = True\n"
+                       "    while _grow:\n"
+                       "        _more = {ds[0] for l, ds in order.dependents.items() if l in _LEAVES and ds} - _LEAVES\n"
+                       "        _LEAVES.update(_more)\n"
+                       "        _grow = bool(_more)\n"
+                       '    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n')
     if "membar3" in changes:
         encode.replace('    "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR', '    "CWD_MEMBAR_TYPE": 3,')
     if "grid1" in changes:

@@ -146,6 +146,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
     parser.add_argument("--launches", type=int, default=6)
+    parser.add_argument("--priorities", action="store_true",
+                        help="also launch on the highest- and the lowest-priority stream (grids 301.., 401..)")
     args = parser.parse_args()
     empty = cp.RawKernel(r'extern "C" __global__ void empty(int tag) {}', "empty")
     stream = cp.cuda.Stream(non_blocking=True)
@@ -169,6 +171,19 @@ def main() -> None:
         stream.synchronize()
     after_stream = [h for h in scan("stream") if h["address"] not in seen]
     hits = after_graph + after_stream
+    if args.priorities:
+        # the same launches on the highest- and the lowest-priority stream: grids 301.. and 401..
+        low, high = 0, -5          # CUDA's priorities on sm_90: 0 (lowest) .. -5 (highest)
+        seen |= {h["address"] for h in after_stream}
+        for tag, priority, first in (("high", high, 301), ("low", low, 401)):
+            prioritized = cp.cuda.Stream(non_blocking=True, priority=priority)
+            with prioritized:
+                for i in range(args.launches):
+                    empty((first + i,), (64,), (np.int32(i),))
+                prioritized.synchronize()
+            found = [h for h in scan(tag) if h["address"] not in seen]
+            seen |= {h["address"] for h in found}
+            hits += found
     dump, qmds = read_back(hits, cp.RawKernel(PEEK, "peek"))
     json.dump(dict(hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
                    device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))
