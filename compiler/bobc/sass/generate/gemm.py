@@ -23,7 +23,7 @@ is PARAMETERS below (and each file's `//@ param` lines).
 
 Split K (flag 16; split_count, split_parameters): a product with few output tiles runs
 S = batches blocks per tile, block z over its S-th of K (A and B moved by sA, sB); each
-stores its binary32 partial in the workspace W[z], fences (MEMBAR.SC.GPU) and draws the
+stores its binary32 partial in the workspace W[z], releases it (MEMBAR.ALL.GPU) and draws the
 tile's ticket (ATOMG.E.INC wrapping at S - 1, so the tickets are zero again after the
 launch); the block that draws S - 1 sums W[0] + W[1] + .. + W[S-1] in that order (the
 same result whichever block finishes last: deterministic) and runs the epilogue.  It stages
@@ -31,8 +31,12 @@ the partials through the ring, staged_partials a round (two on 64-row tiles, one
 every thread copies 16-byte chunks of whole rows (LDGSTS, rows of 288 bytes so that the
 8-byte reads of four rows fall in four bank groups), one global round trip a round, then adds
 its own values from shared memory partial by partial; loading one partial a round trip was
-measurably slower on the H200 (bench/results: the split sum).  The fences
-are membar.gl as ptxas writes it (MEMBAR.SC.GPU, ERRBAR, CCTL.IVALL, explicit control codes).
+measurably slower on the H200 (bench/results: the split sum).  The ticket is drawn with
+PTX's `atom.acq_rel.gpu` as ptxas writes it (tools/ptx_corpus/fences.ptx): MEMBAR.ALL.GPU and
+ERRBAR before it release the partial, CCTL.IVALL after it keeps the last block from reading the
+other partials from a stale L1 line.  (Until session 22 both sides were membar.gl, MEMBAR.SC.GPU,
+a sequentially consistent fence the publication does not need: the large update 0.005-0.012 ms
+slower, bench/results/coppelius-host-h200-split-fence.txt.)
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
 
@@ -1023,16 +1027,17 @@ STAGED_PITCH = 4 * TILE_N + 32                # a staged row: 64 binary32 + 32 b
                                               # four rows (a half warp) fall in four different bank groups
 
 
-# PTX membar.gl (fence.sc.gpu) as ptxas 13 writes it for sm_86 (tests/sass/data/corpus-sm_86.tsv,
-# corpus3.ptx:barriers), with its control codes: the fence, the error barrier that waits for it,
-# the L1 invalidation.  (sm_90's ptxas adds CGAERRBAR, which only concerns clusters.)
-FENCE_GPU = ("[B------:R-:W-:-:S06] MEMBAR.SC.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
-             "[B------:R-:W-:-:S01] CCTL.IVALL")
+# PTX atom.acq_rel.gpu as ptxas 13 writes it (tests/sass/data/corpus-*.tsv, fences.ptx:release_acquire),
+# with its control codes: before the atomic, the release (the fence and the error barrier that waits
+# for it); after it, the acquire (the L1 invalidation).  (sm_90's ptxas adds CGAERRBAR to the release,
+# which only concerns clusters.)
+RELEASE_GPU = ("[B------:R-:W-:-:S06] MEMBAR.ALL.GPU", "[B------:R-:W-:Y:S00] ERRBAR")
+ACQUIRE_GPU = ("[B------:R-:W-:-:S01] CCTL.IVALL",)
 
 
-def _fence(out: _Text, why: str) -> None:
-    out(FENCE_GPU[0], why)
-    for instruction in FENCE_GPU[1:]:
+def _ordered(out: _Text, instructions: tuple[str, ...], why: str) -> None:
+    out(instructions[0], why)
+    for instruction in instructions[1:]:
         out(instruction)
 
 
@@ -1072,7 +1077,7 @@ def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     for values, column, row in _group_rows(tiling_):     # row: the group's 8 rows, from the lane's first
         for nt in range(len(values) // 2):
             out(f"STG.E.64 [R{PARTIAL + 2 * row}.64+{32 * nt + 4 * column:#x}], R{values[2 * nt]}")
-    _fence(out, "the partial is visible GPU-wide before the ticket is drawn")
+    _ordered(out, RELEASE_GPU, "release: the partial is visible GPU-wide before the ticket is drawn")
     out("BAR.SYNC.DEFER_BLOCKING 0x0", "every thread's partial stored (and the ring is no longer read)")
     out(f"MOV R{T0}, {_p('N')}")
     out(f"SHF.R.U32.HI R{T0}, RZ, 0x6, R{T0}", "tiles in a row: N / 64")
@@ -1089,7 +1094,7 @@ def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"LDS R{TICKET}, [R{T2}]")
     out(f"ISETP.NE.U32.AND P0, PT, R{TICKET}, R{T1}, PT", "not the tile's last split: done")
     out("@P0 EXIT")
-    _fence(out, "the other splits' partials, seen through their tickets, and not from a stale L1 line")
+    _ordered(out, ACQUIRE_GPU, "acquire: the other splits' partials, seen through their tickets, not from a stale L1 line")
     _split_sum(out, tiling_, per_round)
     out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
     out("BRA epilogue")
