@@ -27,7 +27,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             chains) in QMD_GROUP_ID 8, where CUDA puts a highest-priority stream's launches (0x3f, every
             QMD's in main, is a default-priority stream's: bench/results/cuda-launch-probe-h200.md)
   leafgroup   the other way round: the leaves' QMDs in group 8, the rest in 0x3f
-  leafmask33, leafmask44  the leaves' QMDs disable TPCs 0..32 (0..43) with TPC_DISABLE_MASK: the
+  leafmask33, leafmask44  the leaves' QMDs disable TPCs 0..32 (0..43) with TPC_DISABLE_MASK (and
+            TPC_DISABLE_MASK_VALID, which session 22's first builds lacked: a CUDA cluster launch sets it): the
             weight-gradient products run on the other TPCs only, and the rest of the SMs (66 and 44
             of the H200's 132) hold the chain's blocks alone
 --empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
@@ -84,7 +85,8 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
     if changes & {"spinegroup", "leafgroup"} or masked:
         if masked:
             words = [sum(1 << (b - 32 * w) for b in range(masked[0]) if 32 * w <= b < 32 * w + 32) for w in range(3)]
-            setting = "".join(f".set('TPC_DISABLE_MASK({w})', {v})" for w, v in enumerate(words) if v)
+            setting = "".join(f".set('TPC_DISABLE_MASK({w})', {v})" for w, v in enumerate(words) if v) \
+                + ".set('TPC_DISABLE_MASK_VALID', 1)"
             leaf_return = f"QMD(target.qmd_layout, raw){setting}.to_bytes(target.qmd_record_bytes)"
         else:
             leaf_return = "raw"

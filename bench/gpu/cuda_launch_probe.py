@@ -148,6 +148,8 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=6)
     parser.add_argument("--priorities", action="store_true",
                         help="also launch on the highest- and the lowest-priority stream (grids 301.., 401..)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="also launch a kernel compiled for clusters of 4 blocks (grids 501..) beside a plain one (601..)")
     args = parser.parse_args()
     empty = cp.RawKernel(r'extern "C" __global__ void empty(int tag) {}', "empty")
     stream = cp.cuda.Stream(non_blocking=True)
@@ -184,6 +186,18 @@ def main() -> None:
             found = [h for h in scan(tag) if h["address"] not in seen]
             seen |= {h["address"] for h in found}
             hits += found
+    if args.cluster:
+        # a kernel compiled with a cluster shape (__cluster_dims__(1, 1, 4)): grids 501.. (z = 4) on the
+        # default stream, beside the plain kernel's grids 601.. (z = 4): the QMD fields a cluster sets
+        clustered = cp.RawKernel(r'extern "C" __global__ void __cluster_dims__(1, 1, 4) clustered(int tag) {}',
+                                 "clustered")
+        seen |= {h["address"] for h in hits}
+        with stream:
+            for i in range(args.launches):
+                clustered((501 + i, 1, 4), (64,), (np.int32(i),))
+                empty((601 + i, 1, 4), (64,), (np.int32(i),))
+            stream.synchronize()
+        hits += [h for h in scan("cluster") if h["address"] not in seen]
     dump, qmds = read_back(hits, cp.RawKernel(PEEK, "peek"))
     json.dump(dict(hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
                    device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))

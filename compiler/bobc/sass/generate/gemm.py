@@ -35,8 +35,8 @@ measurably slower on the H200 (bench/results: the split sum).  The ticket is dra
 PTX's `atom.acq_rel.gpu` as ptxas writes it (tools/ptx_corpus/fences.ptx): MEMBAR.ALL.GPU and
 ERRBAR before it release the partial, CCTL.IVALL after it keeps the last block from reading the
 other partials from a stale L1 line.  (Until session 22 both sides were membar.gl, MEMBAR.SC.GPU,
-a sequentially consistent fence the publication does not need: the large update 0.005-0.012 ms
-slower, bench/results/coppelius-host-h200-split-fence.txt.)
+a sequentially consistent fence the publication does not need: bench/results/, the split fence
+measurement.)
 On the H200 a long-K product of few tiles took little more than half its unsplit time in 4 splits
 (split_count has the sweep's rule; the measurements are in bench/results).
 
