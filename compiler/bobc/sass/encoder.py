@@ -386,7 +386,9 @@ class Encoder:
         placed.put(*spec["base"], base, "address register")
         if base != 255:
             placed.reads.append(("R", base, 2 if mem.suffix == ".64" else 1))
-        lsb, width = spec["offset"]
+        descriptorless = (mem.desc is None and self.arch.shows_descriptor
+                          and inst.opcode in L.DESCRIPTORLESS_OFFSET)
+        lsb, width = L.DESCRIPTORLESS_OFFSET[inst.opcode] if descriptorless else spec["offset"]
         offset = mem.offset
         if not -(1 << (width - 1)) <= offset < 1 << (width - 1):
             raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in {width} signed bits")
@@ -397,7 +399,7 @@ class Encoder:
             placed.put(*spec["uoffset"], mem.uoffset.index, "uniform address register")
             if mem.uoffset.index != 63:
                 placed.reads.append(("UR", mem.uoffset.index, 1))
-        if inst.opcode in L.DESCRIPTOR_OPCODES and "desc" in spec:
+        if inst.opcode in L.DESCRIPTOR_OPCODES and "desc" in spec and not descriptorless:
             desc = mem.desc.index if mem.desc is not None else self.implicit_descriptor
             placed.put(*spec["desc"], desc, "memory descriptor register")
             placed.reads.append(("UR", desc, 2))

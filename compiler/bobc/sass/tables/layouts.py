@@ -162,6 +162,8 @@ LAYOUTS: dict[str, list[str]] = {
     "ENDCOLLECTIVE": [""],
     "ACQBULK": [""],                    # griddepcontrol.wait (sm_90): a programmatic dependent waits for its parent
     "PREEXIT": [""],                    # griddepcontrol.launch_dependents (sm_90)
+    "UCGABAR_ARV": [""],                # barrier.cluster.arrive (sm_90): this block has reached the cluster's barrier
+    "UCGABAR_WAIT": [""],               # barrier.cluster.wait (sm_90): until every block of the cluster has arrived
     # the uniform datapath: the same slots with uniform registers (U) in the vector places
     "UIADD3": ["Ud [Pu] [Pv] Ra Sb Sc [Pp] [Pq]"],
     "UIMAD": ["Ud Ra Sb Sc"],
@@ -226,6 +228,10 @@ SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
 DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
 # Global accesses carry a memory descriptor (desc[URn]; hidden in sm_86 text).
 DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
+# Where sm_90's text names no descriptor, a generic load has none (ptxas's loads from a cluster
+# peer's shared memory through the shared window: `LD.E Rd, [Ra+off]`, bit 91 clear), and its
+# address offset takes the descriptor's bits: 24 signed bits from bit 32 (tools/ptx_corpus/sm90_cluster.ptx).
+DESCRIPTORLESS_OFFSET = {"LD": (32, 24)}
 # Uniform registers a [URn] operand reads beyond URn (the scheduler's dependences): UTMALDG's first
 # operand is a block -- shared address, mbarrier, then one coordinate a dimension (ptxas: UTMALDG.2D
 # [UR20] with UR20..UR23 set before it, .3D [UR8] with UR8..UR12) -- and its tensor map is a 64-bit
