@@ -83,21 +83,21 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
                        "    if True:")
     masked = [int(c[len("leafmask"):]) for c in changes if c.startswith("leafmask")]
     if changes & {"spinegroup", "leafgroup"} or masked:
+        # what launch_qmd returns for a leaf and for the rest: `raw` (main's QMD) or it rewritten
+        rewritten = "QMD(target.qmd_layout, raw){}.to_bytes(target.qmd_record_bytes)".format
+        group8 = rewritten(".set('QMD_GROUP_ID', 8)")
         if masked:
             words = [sum(1 << (b - 32 * w) for b in range(masked[0]) if 32 * w <= b < 32 * w + 32) for w in range(3)]
-            setting = "".join(f".set('TPC_DISABLE_MASK({w})', {v})" for w, v in enumerate(words) if v) \
-                + ".set('TPC_DISABLE_MASK_VALID', 1)"
-            leaf_return = f"QMD(target.qmd_layout, raw){setting}.to_bytes(target.qmd_record_bytes)"
+            leaf = rewritten("".join(f".set('TPC_DISABLE_MASK({w})', {v})" for w, v in enumerate(words) if v)
+                             + ".set('TPC_DISABLE_MASK_VALID', 1)")
+            spine = "raw"
         else:
-            leaf_return = "raw"
+            leaf, spine = ("raw", group8) if "spinegroup" in changes else (group8, "raw")
         encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_LEAVES = set()\n")
         encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
         encode.replace("                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n",
                        "                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)\n"
-                       + (f"    if index in _LEAVES:\n        return {leaf_return}\n    return raw\n" if masked else
-                          f"    if (index in _LEAVES) == {'spinegroup' in changes}:\n"
-                          "        return raw\n"
-                          "    return QMD(target.qmd_layout, raw).set('QMD_GROUP_ID', 8).to_bytes(target.qmd_record_bytes)\n"))
+                       f"    return {leaf} if index in _LEAVES else {spine}\n")
         encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n',
                        "    _LEAVES.clear()\n"
                        "    _LEAVES.update(ds[1] for ds in order.dependents.values() if len(ds) > 1)\n"
