@@ -35,6 +35,7 @@ class TargetLimits:
     grid_x: int
     grid_yz: int                  # grid y and z
     static_shared_bytes: int      # shared memory a region may declare statically (per block)
+    cluster_blocks: int = 8       # blocks a thread-block cluster may have (CUDA's portable size)
 
 
 # 32-bit registers an SM holds, on compute capability 8.x and 9.0 alike (CUDA Programming Guide,

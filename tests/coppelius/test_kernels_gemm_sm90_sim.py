@@ -68,3 +68,62 @@ def test_sm90_kernel_is_the_hmma_kernel_bit_for_bit(layout, m, n, k):
     assert (np.abs(ours["d"].reshape(m, n).astype(np.float64) - v) <= bound).all()
     for name in ("d", "h", "e") if flags & 32 else ("d", "h"):
         np.testing.assert_array_equal(ours[name].view(np.uint8), hmma[name].view(np.uint8))
+
+
+SPLIT_CASES = [("nn", 2), ("nt", 3), ("tn", 4)]
+
+
+@pytest.mark.parametrize("layout,splits", SPLIT_CASES, ids=[f"{l}.S{s}" for l, s in SPLIT_CASES])
+def test_split_in_clusters(layout, splits):
+    """Flag 16 launched in clusters of (1, 1, S), beside the unclustered launch and the HMMA kernel.
+    The committed kernel adds the partials through W in clusters too, its shared addresses in the
+    cluster-wide form (the H200 refuses a plain offset from a block of rank 1 and up): D and Dh bit
+    for bit the HMMA kernel's, W written, the tickets zero again.  The generator's experimental
+    on-chip path (generate(cluster_split=True): the first split adds its peers' partials from their
+    shared memory, +0 + W0 + W1 + ... as the sum through W) gives the same bits here and never
+    writes W -- the H200 does not run it yet (gemm_sm90._cluster_split).  M = 64, N = 128 (two
+    tiles, two clusters), K = 192 (2, 3 splits) or 256 (4)."""
+    from bobc.sim.kernel import buffer_addresses, run_kernel
+    rng = np.random.default_rng(31 + splits)
+    m, n, k = 64, 128, 192 if splits < 4 else 256
+    a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
+    b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
+    a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
+    b = rng.standard_normal(b_rows * b_cols).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    variant = gemm.VARIANTS[layout]
+    committed = (SOURCES / f"{variant.identity(PREFIX)}.sm_90.sass").read_text()
+    on_chip = gemm_sm90.generate(variant, PREFIX, cluster_split=True)
+    outputs = []
+    for text, shared, cluster in (
+            ((SOURCES / f"{variant.identity(PREFIX)}.sass").read_text(), gemm.shared_bytes(variant), (1, 1, 1)),
+            (committed, gemm_sm90.shared_bytes(), (1, 1, 1)),
+            (committed, gemm_sm90.shared_bytes(), (1, 1, splits)),
+            (on_chip, gemm_sm90.shared_bytes(), (1, 1, splits))):
+        buffers = {"a": a, "b": b, "bias": bias, "d": np.full(m * n, np.nan, np.float32),
+                   "h": np.zeros(m * n, np.float16), "maps": np.zeros(256, np.uint8),
+                   "w": np.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, np.float32),
+                   "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
+        at = buffer_addresses(buffers)
+        grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
+                                            Dh=at["h"], bias=at["bias"], M=m, N=n, K=k, lda=a_cols, ldb=b_cols,
+                                            ldd=n, ldh=n, flags=2 | 4)
+        if "//@ tensormap" in text:
+            part = k // splits
+            a_dims = (m, part) if layout == "tn" else (part, m)
+            b_dims = (part, n) if layout == "nt" else (n, part)
+            sa = part * a_cols if layout == "tn" else part
+            sb = part if layout == "nt" else part * b_cols
+            maps = b"".join(encode_tiled(TiledTensor("float16", address, (*dims, splits), (2 * ld, 2 * stride),
+                                                     (64, 64, 1), swizzle="128b"))
+                            for address, dims, ld, stride in ((at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb)))
+            buffers["maps"][:] = np.frombuffer(maps, dtype=np.uint8)
+            block += np.array([at["maps"], at["maps"] + 128], dtype=np.uint64).tobytes()
+        outputs.append(run_kernel(text, "sm_90", grid=grid, block=(gemm.THREADS, 1, 1), params=block,
+                                  buffers=buffers, shared_bytes=shared, cluster=cluster))
+    hmma, *ours = outputs
+    for out in ours:
+        for name in ("d", "h"):
+            np.testing.assert_array_equal(out[name].view(np.uint8), hmma[name].view(np.uint8))
+        assert (out["tickets"] == 0).all()
+    assert not np.isnan(ours[0]["w"]).all() and not np.isnan(ours[1]["w"]).all() and np.isnan(ours[2]["w"]).all()

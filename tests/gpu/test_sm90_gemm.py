@@ -8,7 +8,8 @@ Each result must lie within ref_gemm.error_bound of float64 (test_coppelius_gemm
 and is compared with today's HMMA kernel (coppelius-gemm-*.sass) on the same inputs (-s prints
 whether they agree bit for bit).  A wrong barrier or copy hangs rather than fails: tests/gpu/run.sh
 runs the file in a process of its own with a short timeout.  H200, 2026-12-03: 18 passed, every D and
-Dh bit for bit the HMMA kernel's (bench/results/sm90-gemm-h200.md).
+Dh bit for bit the HMMA kernel's (bench/results/sm90-gemm-h200.md); 2026-12-04: 40 passed, the split
+products also in clusters (tests/gpu/logs/2026-12-04-s23-run-pytest_sm90_gemm.log).
 """
 from __future__ import annotations
 
@@ -43,13 +44,18 @@ def sm90_kernels(target, tmp_path_factory):
             source = folder / f"{name}-{stages}.sass"
             source.write_text(gemm_sm90.generate(variant, base.PREFIX, stages))
             assembled = assemble_kernel(source, target)
-            cubin = folder / f"{name}-{stages}.cubin"
-            cubin.write_bytes(write_cubin(assembled, assembled.kernel_name, target,
-                                          gemm.PARAMETER_BYTES + 8 * MAP_WORDS, gemm_sm90.BLOCK_THREADS))
-            module = cp.RawModule(path=str(cubin))
-            function = module.get_function(assembled.kernel_name)
-            function.max_dynamic_shared_size_bytes = gemm_sm90.shared_bytes(stages)
-            out[name, stages] = (module, function, gemm_sm90.shared_bytes(stages))
+            # unclustered, and in clusters of (1, 1, S) for S splits (the cubin's cluster attribute:
+            # CUDA then launches every grid of it in clusters, as bobc's QMDs for a clustered launch)
+            for cluster in (None, (1, 1, 2), (1, 1, 3), (1, 1, 4)):
+                cubin = folder / f"{name}-{stages}-{cluster[2] if cluster else 1}.cubin"
+                cubin.write_bytes(write_cubin(assembled, assembled.kernel_name, target,
+                                              gemm.PARAMETER_BYTES + 8 * MAP_WORDS, gemm_sm90.BLOCK_THREADS,
+                                              cluster=cluster))
+                module = cp.RawModule(path=str(cubin))
+                function = module.get_function(assembled.kernel_name)
+                function.max_dynamic_shared_size_bytes = gemm_sm90.shared_bytes(stages)
+                key = (name, stages) if cluster is None else (name, stages, cluster)
+                out[key] = (module, function, gemm_sm90.shared_bytes(stages))
     return out
 
 
@@ -191,7 +197,7 @@ def _maps_from_words(layout: str, block: bytes) -> bytes:
                     for address, dims, ld, stride in ((a, a_dims, lda, sa), (b, b_dims, ldb, sb)))
 
 
-def _run_both(sm90_kernels, target, layout, grid, block, outputs, stages=2):
+def _run_both(sm90_kernels, target, layout, grid, block, outputs, stages=2, cluster=None):
     """The same launch words through the HMMA kernel and the sm_90 kernel; `outputs` name the arrays
     they write (reset to NaN / zero before each); returns each kernel's copies of them."""
     from bobc.sass.generate import gemm, gemm_sm90
@@ -205,7 +211,7 @@ def _run_both(sm90_kernels, target, layout, grid, block, outputs, stages=2):
             _, function, shared = _hmma(target)[layout]
             function(grid, (gemm.THREADS,), tuple(np.frombuffer(block, dtype=np.uint64)), shared_mem=shared)
         else:
-            _, function, shared = sm90_kernels[layout, stages]
+            _, function, shared = sm90_kernels[(layout, stages) if cluster is None else (layout, stages, cluster)]
             function(grid, (gemm_sm90.BLOCK_THREADS,), tuple(np.frombuffer(words90, dtype=np.uint64)),
                      shared_mem=shared)
         cp.cuda.Device().synchronize()
@@ -222,12 +228,15 @@ SPLITS = [  # (layout, M, N, K, flags, what): products gemm.split_count splits i
 ]
 
 
+@pytest.mark.parametrize("clustered", [False, True], ids=["through-W", "in-clusters"])
 @pytest.mark.parametrize("stages", [2, 4])
 @pytest.mark.parametrize("layout,m,n,k,flags,what", SPLITS, ids=[c[-1] for c in SPLITS])
-def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layout, m, n, k, flags, what, stages):
+def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layout, m, n, k, flags, what, stages,
+                                                     clustered):
     """Flag 16: S blocks a tile, partials in W, the tile's last block adds them in split order
     (gemm._split, over the warpgroup's accumulators): D and Dh bit for bit the HMMA kernel's,
-    and every ticket back at zero."""
+    and every ticket back at zero.  Also launched in clusters of (1, 1, S) (the cubin's cluster
+    attribute), where every shared address takes the block's rank in its top byte."""
     from bobc.sass.generate import gemm
     splits = max(2, gemm.split_count(m, n, k))
     rng = np.random.default_rng(m + n + k + flags)
@@ -242,7 +251,8 @@ def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layou
     grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, A=a.data.ptr,
                                         B=b.data.ptr, D=d.data.ptr, Dh=h.data.ptr, R=r.data.ptr, bias=bias.data.ptr,
                                         M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
-    theirs, ours = _run_both(sm90_kernels, target, layout, grid, block, {"D": d, "Dh": h}, stages)
+    theirs, ours = _run_both(sm90_kernels, target, layout, grid, block, {"D": d, "Dh": h}, stages,
+                             (1, 1, splits) if clustered else None)
     assert (tickets.get() == 0).all()
     np.testing.assert_array_equal(ours["D"].view(np.uint32), theirs["D"].view(np.uint32))
     np.testing.assert_array_equal(ours["Dh"].view(np.uint16), theirs["Dh"].view(np.uint16))

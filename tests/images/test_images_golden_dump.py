@@ -37,7 +37,10 @@ def test_a_changed_grid_is_named_by_launch_and_field(plan, tmp_path):
     # bank 0 word 1 holds block z (1) in its low half and grid x in its high half
     assert ("launch[7].bank0[0x8] (bob-adamw): 0x10000000001 -> 0x8000000001  "
             "[block z (low u32), grid x (high u32)]") in diff
-    assert len(diff) == 3
+    # and the clusters along x (%nclusterid.x: a launch without clusters is in clusters of one block)
+    assert ("launch[7].bank0[0x158] (bob-adamw): 0x10000000000 -> 0x8000000000  "
+            "[clusters x (high u32)]") in diff
+    assert len(diff) == 4
 
 
 def test_a_changed_patch_is_named_by_parameter_word(plan, tmp_path):

@@ -211,10 +211,10 @@ def load_scratch(tmp_path, text):
     return load_program(folder / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels())
 
 
-def test_launch_into_no_region_is_refused(tmp_path):
-    from bobc.errors import BobcError
-    from bobc.plan.extract import extract_whole_program
-    program = load_scratch(tmp_path, """\
+def _plan_with_one_more_launch(tmp_path, kernel: str):
+    """A scratch whole-program plan: Bob's launches, then one more AdamW launch of `kernel`
+    (an NvidiaLaunchKernel expression), as `badPlan`."""
+    return load_scratch(tmp_path, f"""\
         module Scratch.Bad
 
         import Bob.ArenaPlan
@@ -223,7 +223,7 @@ def test_launch_into_no_region_is_refused(tmp_path):
         import Model.Word64
 
         def badSchedule : (family NvidiaLaunchSchedule) =
-          (bobThen bobLaunchSchedule (bobLaunch b"bob-adamw" (bobKernel 8 1) (bobBlock bobNoPatches)))
+          (bobThen bobLaunchSchedule (bobLaunch b"bob-adamw" {kernel} (bobBlock bobNoPatches)))
         def badPlan =
           (constructor NvidiaWholeProgramPlan NvidiaWholeProgramPlanValue
             (constructor NvidiaWholeProgramComponent NvidiaWholeProgramQMDTable)
@@ -232,8 +232,45 @@ def test_launch_into_no_region_is_refused(tmp_path):
             (bobWord64 bobProgramBase) (bobWord64 bobQMDBase) (bobWord64 bobPushbufferBase) (bobWord64 bobSemaphoreBase)
             bobRegionAlignment bobProgramBytes bobRegions badSchedule 28 bobQMDTableBytes bobSubmissionSchedule 33 33)
         """)
+
+
+def test_launch_into_no_region_is_refused(tmp_path):
+    from bobc.errors import BobcError
+    from bobc.plan.extract import extract_whole_program
+    program = _plan_with_one_more_launch(tmp_path, "(bobKernel 8 1)")
     with pytest.raises(BobcError, match=r"badPlan: launch 27 \(bob-adamw\) runs the program address "
                                         r"0x1000000008 \(place 0x8"):
+        extract_whole_program(program, program.value("badPlan"), "badPlan")
+
+
+def _clustered_plan(tmp_path, cluster: str):
+    """Bob's plan with one more launch: AdamW (grid 256) in clusters of `cluster` blocks."""
+    return _plan_with_one_more_launch(
+        tmp_path, f"(constructor NvidiaLaunchKernel NvidiaLaunchKernelClustered (bobKernel 2048 256) {cluster})")
+
+
+def test_a_clustered_launch_keeps_its_kernel_and_says_its_cluster(tmp_path):
+    """NvidiaLaunchKernelClustered wraps the launch's kernel: the same grid, block and words, and
+    the cluster's shape; the other launches are in no clusters."""
+    from bobc.plan.extract import extract_whole_program
+    program = _clustered_plan(tmp_path, "4 1 1")
+    plan = extract_whole_program(program, program.value("badPlan"), "badPlan")
+    last = plan.launches[-1]
+    assert (last.identity, last.grid, last.block, last.cluster) == ("bob-adamw", (256, 1, 1), (256, 1, 1), (4, 1, 1))
+    assert {launch.cluster for launch in plan.launches[:-1]} == {(1, 1, 1)}
+
+
+def test_a_cluster_around_a_cluster_is_refused(tmp_path):
+    from bobc.errors import BobcError
+    from bobc.plan.extract import extract_whole_program
+    _clustered_plan(tmp_path, "2 1 1")
+    text = (tmp_path / "Scratch" / "Bad.bob").read_text().replace(
+        "(bobKernel 2048 256) 2 1 1", "(constructor NvidiaLaunchKernel NvidiaLaunchKernelClustered (bobKernel 2048 256) 2 1 1) 2 1 1")
+    (tmp_path / "Scratch" / "Bad.bob").write_text(text)
+    from bobc.language import load_program
+    program = load_program(tmp_path / "Scratch" / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    with pytest.raises(BobcError, match=r"launch 27 \(bob-adamw\)'s clustered kernel should be "
+                                        r"NvidiaLaunchKernel.NvidiaLaunchKernelValue"):
         extract_whole_program(program, program.value("badPlan"), "badPlan")
 
 

@@ -71,3 +71,31 @@ def test_barrier_count_is_ptxas_num_barriers(arch):
     ours = {name: barrier_count(a) for name, a in assemble_listing(text, TARGETS[arch]).items()}
     assert {k: v for k, v in ours.items() if v} == ptxas
     assert ptxas["barriers"] == 3
+
+
+def test_cluster_record_is_ptxas_cta_per_cluster(tmp_path, needs_nvdisasm):
+    """write_cubin's cluster: the record nvdisasm names EIATTR_CTA_PER_CLUSTER with the shape, as in
+    ptxas's cubin of a kernel of .reqnctapercluster 1, 1, 4 (the corpus listing of sm90_cluster.ptx);
+    sm_86 has no clusters."""
+    import gzip
+    from pathlib import Path
+    target = TARGETS["sm_90"]
+    assembled = assemble_kernel(KERNELS["bob-adamw"], target)
+    path = tmp_path / "k.cubin"
+    path.write_bytes(write_cubin(assembled, "bob_adamw", target, 72, 256, cluster=(1, 1, 4)))
+    listing = subprocess.run([nvdisasm(), "-hex", str(path)], capture_output=True, text=True, check=True).stdout
+
+    def record(text):
+        m = re.search(r"EIATTR_CTA_PER_CLUSTER.*?\.byte\s+0x04, 0x3d.*?\.word\s+(0x\w+)\s+.*?\.word\s+(0x\w+)\s+"
+                      r".*?\.word\s+(0x\w+)", text, re.S)
+        return tuple(int(x, 16) for x in m.groups()) if m else None
+
+    ptxas = gzip.decompress((Path(__file__).parent / "data" / "listings" / "sm90_cluster.sm_90.lst.gz").read_bytes())
+    assert record(listing) == record(ptxas.decode()) == (1, 1, 4)
+    plain = tmp_path / "plain.cubin"
+    plain.write_bytes(write_cubin(assembled, "bob_adamw", target, 72, 256))
+    assert "CTA_PER_CLUSTER" not in subprocess.run([nvdisasm(), "-hex", str(plain)], capture_output=True,
+                                                   text=True, check=True).stdout
+    with pytest.raises(ValueError, match="no thread-block clusters"):
+        write_cubin(assemble_kernel(KERNELS["bob-adamw"], TARGETS["sm_86"]), "bob_adamw", TARGETS["sm_86"], 72, 256,
+                    cluster=(1, 1, 2))

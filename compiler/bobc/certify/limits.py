@@ -75,6 +75,15 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         if 0 <= bx <= bounds.block_xy and 0 <= by <= bounds.block_xy and 0 <= bz <= bounds.block_z:
             limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block)
         limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes)
+        cluster = getattr(launch, "cluster", (1, 1, 1))
+        if cluster != (1, 1, 1):
+            blocks = cluster[0] * cluster[1] * cluster[2]
+            if min(cluster) < 1 or any(g % c for g, c in zip(launch.grid, cluster)):
+                out.append(Finding("limit", f"{name}'s clusters of {cluster[0]} x {cluster[1]} x {cluster[2]} "
+                                            f"blocks do not tile its grid {launch.grid}: each dimension of the "
+                                            "cluster must divide the grid's (docs/limits.md)"))
+            elif blocks > bounds.cluster_blocks:
+                limit(f"{name}'s blocks a cluster", blocks, bounds.cluster_blocks)
         for patch in launch.patches:
             limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64)
 

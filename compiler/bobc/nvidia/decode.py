@@ -310,10 +310,32 @@ def _contract_names(kernel: str, target) -> tuple[tuple[int, str], ...]:
                  for a in contract.arguments)
 
 
+def cluster_words(layout: str) -> dict[int, str]:
+    """The 8-byte bank 0 words that say a launch's thread-block cluster, on a target whose QMD
+    layout has clusters (encode.ClusterLaunch's u32 offsets, paired into words)."""
+    from .encode import RECIPES
+
+    recipe = RECIPES.get(layout)
+    how = recipe.cluster if recipe is not None else None
+    if how is None:
+        return {}
+    halves = {how.bank_explicit: "explicit cluster", how.bank_blocks: "blocks a cluster"}
+    for i, axis in enumerate("xyz"):
+        halves[how.bank_shape + 4 * i] = f"cluster {axis}"
+        halves[how.bank_clusters + 4 * i] = f"clusters {axis}"
+    words: dict[int, list[str]] = {}
+    for offset, name in sorted(halves.items()):
+        words.setdefault(offset & ~7, []).append(f"{name} ({'high' if offset % 8 else 'low'} u32)")
+    return {offset: ", ".join(parts) for offset, parts in words.items()}
+
+
 def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
     """What bank 0 word `offset` of a launch of `kernel` is: a driver word or a named argument."""
     if offset in DRIVER_WORDS:
         return DRIVER_WORDS[offset]
+    cluster = cluster_words(manifest.get("qmd_layout", ""))
+    if offset in cluster:
+        return cluster[offset]
     base = manifest["parameter_base"]
     if offset < base:
         return "below the parameters (unused)"
@@ -372,14 +394,24 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
         fields = dict(qmd_fields(images, m["launches"].index(launch)))
         out.append(Line(f"{prefix}.kernel", launch["identity"], f"region {launch['region']}", owner, "launch"))
         if recipe is not None:
-            for name, names in (("grid", recipe.grid), ("block", recipe.block)):
-                value = [fields[n] for n in names]
+            how = recipe.cluster
+            clustered = how is not None and fields.get(how.qmd_type[0]) == how.qmd_type[1]
+            cluster = [fields[n] for n in how.shape] if clustered else [1, 1, 1]
+            for name, names in (("grid", recipe.grid), ("block", recipe.block), ("cluster", None)):
+                if name == "cluster":
+                    if not clustered and "cluster" not in launch:
+                        continue
+                    value, where = cluster, f"from the QMD's {', '.join(how.shape) if clustered else 'QMD_TYPE'}"
+                elif name == "grid" and clustered:     # the QMD counts clusters
+                    value = [fields[n] * c for n, c in zip(names, cluster)]
+                    where = f"from the QMD's {', '.join(names)} (clusters) times its {', '.join(how.shape)}"
+                else:
+                    value, where = [fields[n] for n in names], f"from the QMD's {', '.join(names)}"
                 declared = launch.get(name)
                 note = ""
                 if isinstance(declared, list) and declared != value:
                     note = f"the manifest says {format_value(declared)}"
-                out.append(Line(f"{prefix}.{name}", value, note, owner, "launch",
-                                where=f"from the QMD's {', '.join(names)}"))
+                out.append(Line(f"{prefix}.{name}", value, note, owner, "launch", where=where))
             region = next((r for r in m["regions"] if r["index"] == launch["region"]), {})
             registers = fields.get(recipe.registers)
             note = ""

@@ -135,6 +135,7 @@ class QMDRecipe:
                                                         # POINTER (QMD address >> 8)
     dependent_prefetch: DependentPrefetch | None = None
     programmatic: ProgrammaticLaunch | None = None
+    cluster: ClusterLaunch | None = None     # None: the layout launches no clusters (blocks run alone)
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,34 @@ class ProgrammaticLaunch:
     arrive: tuple[str, str]                 # VALID, ID
     wait: tuple[str, str]                   # VALID, ID
     acquire_invalidates: tuple[str, ...]    # the caches dropped when the dependent acquires the latch
+
+
+@dataclass(frozen=True)
+class ClusterLaunch:
+    """How a QMD launches its grid as thread-block clusters, and the words of bank 0 that
+    tell a kernel its cluster.
+
+    What libcuda writes for a kernel of `__cluster_dims__` on the H200 (bench/results/
+    cuda-cluster-launch-h200.md, the launch probe's --cluster): QMD_TYPE 3 instead of
+    GRID_CTA's 2, the grid counted in clusters, the cluster's shape in blocks, the
+    distribution mode, and the TPC mask of the TPCs the chip lacks with its VALID bit.
+
+    The bank 0 words are where ptxas 13's sm_90 code reads PTX's %is_explicit_cluster,
+    %cluster_nctaid, %nclusterid and %cluster_nctarank (tests/sim/ptx/cluster_exchange.ptx
+    and tools/ptx_corpus/sm90_cluster.ptx's listings).  It reads them in every launch, so
+    bobc writes them in every launch of a target with clusters, as PTX defines the
+    registers: a launch without clusters is in clusters of one block, not explicit ones.
+    The words at 0x150..0x158, from which ptxas derives a block's coordinates within its
+    cluster (%cluster_ctaid, %clusterid), are left zero: what the driver writes there is
+    not measured; a bobc kernel reads its rank from SR_CgaCtaId."""
+
+    qmd_type: tuple[str, int]                  # QMD_TYPE and its cluster value
+    shape: tuple[str, str, str]                # the cluster's width, height, depth in blocks
+    constants: dict[str, int]                  # the rest libcuda sets for a cluster
+    bank_explicit: int                         # bank 0: 1 for a launch with clusters (u32)
+    bank_shape: int                            # bank 0: the cluster's x, y, z (3 u32)
+    bank_clusters: int                         # bank 0: clusters along x, y, z (3 u32)
+    bank_blocks: int                           # bank 0: blocks a cluster (u32)
 
 
 @dataclass(frozen=True)
@@ -248,6 +277,13 @@ RECIPES: dict[str, QMDRecipe] = {
             wait=("WAIT_ON_LATCH_VALID", "WAIT_ON_LATCH_ID"),
             acquire_invalidates=("LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE",
                                  "LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE")),
+        cluster=ClusterLaunch(
+            qmd_type=("QMD_TYPE", 3),
+            shape=("GPC_CGA_WIDTH", "GPC_CGA_HEIGHT", "GPC_CGA_DEPTH"),
+            # GH100 has 72 TPCs: libcuda disables TPCs 72..127 for a cluster launch
+            constants={"CGA_CTA_DISTRIBUTION_MODE": 1, "TPC_DISABLE_MASK_VALID": 1,
+                       "TPC_DISABLE_MASK(2)": 0xFFFFFF00, "TPC_DISABLE_MASK(3)": 0xFFFFFFFF},
+            bank_explicit=0x140, bank_shape=0x144, bank_clusters=0x15C, bank_blocks=0x188),
     ),
 }
 # V03_00 has the same prefetch fields (CONSTANT_BUFFER_PREFETCH_POST(i), PROGRAM_PREFETCH_TYPE), but
@@ -566,15 +602,36 @@ def plan_parameter_base(plan: WholeProgramPlan) -> int:
     return declared.parameter_base
 
 
-def bank_zero(target: Target, grid: tuple[int, int, int], block: tuple[int, int, int]) -> bytearray:
+def bank_zero(target: Target, grid: tuple[int, int, int], block: tuple[int, int, int],
+              cluster: tuple[int, int, int] = (1, 1, 1)) -> bytearray:
     """A parameter block with the words the CUDA driver fills below the parameters (facts doc
     section 5): block x/y/z, grid x/y/z, then the shared and local memory windows and the
-    stack pointer; the parameters themselves zero."""
+    stack pointer, and a cluster launch's words (ClusterLaunch); the parameters themselves zero."""
     out = bytearray(target.parameter_block_bytes)
     struct.pack_into("<3I", out, 0x00, *block)
     struct.pack_into("<3I", out, 0x0C, *grid)
     struct.pack_into("<3Q", out, 0x18, SHARED_MEMORY_WINDOW, LOCAL_MEMORY_WINDOW, STACK_POINTER)
+    how = RECIPES[target.qmd_layout].cluster
+    if how is not None:          # a target with clusters: a launch without them is in clusters of one block
+        struct.pack_into("<I", out, how.bank_explicit, int(tuple(cluster) != (1, 1, 1)))
+        struct.pack_into("<3I", out, how.bank_shape, *cluster)
+        struct.pack_into("<3I", out, how.bank_clusters, *(g // c for g, c in zip(grid, cluster)))
+        struct.pack_into("<I", out, how.bank_blocks, cluster[0] * cluster[1] * cluster[2])
     return out
+
+
+def _cluster_entry(target: Target, cluster: tuple[int, int, int]) -> dict:
+    """A manifest launch's "cluster" (blocks a cluster), only where its QMD launches clusters."""
+    return {"cluster": list(cluster)} if clusters_of(target, cluster) is not None else {}
+
+
+def clusters_of(target: Target, cluster: tuple[int, int, int]) -> ClusterLaunch | None:
+    """How `target` launches a grid in clusters of `cluster` blocks; None where it launches the
+    blocks alone: no cluster was asked for, or the target has none (the plan's
+    NvidiaLaunchKernelClustered: its blocks then run independently)."""
+    if tuple(cluster) == (1, 1, 1):
+        return None
+    return RECIPES[target.qmd_layout].cluster
 
 
 def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
@@ -584,7 +641,7 @@ def parameter_block(plan: WholeProgramPlan, index: int, target: Target,
     parameter base like the plan's own arguments."""
     launch = plan.launches[index]
     name = _launch_name(index, launch)
-    block = bank_zero(target, launch.grid, launch.block)
+    block = bank_zero(target, launch.grid, launch.block, launch.cluster)
     plan_base = plan_parameter_base(plan)
     shift_bytes = target.parameter_base - plan_base
     if shift_bytes % 8 or shift_bytes < 0:
@@ -693,28 +750,40 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: t
     arrive = latches.get(dependents[0]) if len(dependents) == 1 else None
     return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
                     region.shared_bytes, where(placed.program_address), len(region.code),
-                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive)
+                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,
+                    launch.cluster)
 
 
 def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], registers: int,
              shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = (),
              following: tuple[int, int, int] | None = None, wait_latch: int | None = None,
-             arrive_latch: int | None = None) -> bytes:
+             arrive_latch: int | None = None, cluster: tuple[int, int, int] = (1, 1, 1)) -> bytes:
     """One grid's QMD for `target`: its code at `program` (`code_size` bytes, prefetched), its
     constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends.  `following`,
     the first dependent's (program, code size, bank 0): where the layout's recipe has a
     DependentPrefetch, those are prefetched when this grid ends instead of this grid's code at
     its launch.  `wait_latch`: the grid is started early by its parent and waits on this latch;
     `arrive_latch`: its one dependent is started early and waits on this one
-    (ProgrammaticLaunch)."""
+    (ProgrammaticLaunch).  `cluster`: the blocks of a thread-block cluster, where the target
+    has them (ClusterLaunch)."""
     recipe = RECIPES[target.qmd_layout]
     qmd = QMD(target.qmd_layout, context=name)
     for field_name, value in recipe.constants.items():
         qmd.set(field_name, value)
     qmd.set("SASS_VERSION", target.sm)
+    if min(grid) < 1:
+        raise BobcError(f"{name}: grid {grid} has an empty dimension")
+    how = clusters_of(target, cluster)
+    if how is not None:
+        if min(cluster) < 1 or any(g % c for g, c in zip(grid, cluster)):
+            raise BobcError(f"{name}: clusters of {cluster} blocks do not tile the grid {grid}")
+        qmd.set(*how.qmd_type)
+        for field_name, value in zip(how.shape, cluster):
+            qmd.set(field_name, value)
+        for field_name, value in how.constants.items():
+            qmd.set(field_name, value)
+        grid = tuple(g // c for g, c in zip(grid, cluster))    # the grid counts clusters
     for field_name, value in zip(recipe.grid, grid):
-        if value < 1:
-            raise BobcError(f"{name}: grid {grid} has an empty dimension")
         qmd.set(field_name, value)
     for field_name, value in zip(recipe.block, block):
         if value < 1:
@@ -921,6 +990,7 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contra
                       "parameter_offset": p.parameter_offset, "parameter_address": p.parameter_address,
                       "qmd_offset": p.qmd_offset, "qmd_address": p.qmd_address,
                       "grid": list(plan.launches[p.index].grid), "block": list(plan.launches[p.index].block),
+                      **_cluster_entry(target, plan.launches[p.index].cluster),
                       "schedules": list(order.schedules(p.index))}
                      for p in layout.launches],
         "submissions": [{"index": i, "identity": s.identity, "launches": list(s.launches), "ring_entry": i,

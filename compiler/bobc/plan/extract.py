@@ -149,7 +149,7 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
         t = r.fields(r.con(item, "NvidiaLaunchTemplate", f"launch {i}"))
         identity = r.text(t["nvidiaLaunchTemplateIdentity"], f"launch {i}'s identity")
         what = f"launch {i} ({identity})"
-        k = r.fields(r.con(t["nvidiaLaunchTemplateKernel"], "NvidiaLaunchKernel", f"{what}'s kernel"))
+        k, cluster = _kernel(r, t["nvidiaLaunchTemplateKernel"], what)
         address = r.word(k["nvidiaLaunchKernelProgramAddress"], "ModelWord64", f"{what}'s program address")
         place = address - program_base
         if place not in by_place:
@@ -182,8 +182,23 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
                    r.nat(k["nvidiaLaunchKernelBlockY"], f"{what}'s block y"),
                    r.nat(k["nvidiaLaunchKernelBlockZ"], f"{what}'s block z")),
             parameter_bytes=parameter_bytes,
-            patches=tuple(patches)))
+            patches=tuple(patches),
+            cluster=cluster))
     return tuple(launches)
+
+
+def _kernel(r: _Reader, value, what: str) -> tuple[dict, tuple[int, int, int]]:
+    """A launch's NvidiaLaunchKernelValue fields and its cluster shape ((1, 1, 1) unless the
+    value is NvidiaLaunchKernelClustered around one)."""
+    v = r.con(value, "NvidiaLaunchKernel", f"{what}'s kernel")
+    if v.constructor != "NvidiaLaunchKernelClustered":
+        return r.fields(v), (1, 1, 1)
+    c = r.fields(v)
+    inner = r.con(c["nvidiaLaunchKernelClusteredKernel"], "NvidiaLaunchKernel", f"{what}'s clustered kernel",
+                  constructor="NvidiaLaunchKernelValue")
+    shape = tuple(r.nat(c[f"nvidiaLaunchKernelCluster{axis}"], f"{what}'s cluster {axis.lower()}")
+                  for axis in "XYZ")
+    return r.fields(inner), shape
 
 
 def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]:

@@ -52,6 +52,9 @@ class Launch:
     block: tuple[int, int, int]         # x from the region, y and z from the launch
     parameter_bytes: int                # the plan's block size (sm_86 layout)
     patches: tuple[ParameterPatch, ...]
+    # blocks a thread-block cluster (x, y, z), each dividing the grid's; (1, 1, 1): none.
+    # A target without clusters runs the blocks independently (Target.clusters).
+    cluster: tuple[int, int, int] = (1, 1, 1)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ EIATTR_MAXREG_COUNT = 0x1B
 EIATTR_EXIT_INSTR_OFFSETS = 0x1C
 EIATTR_MAX_THREADS = 0x05
 EIATTR_NUM_BARRIERS = 0x4C
+# the blocks of a thread-block cluster the kernel is launched in (x, y, z), as ptxas 13 writes
+# PTX's .reqnctapercluster (tools/ptx_corpus/sm90_cluster.ptx's cubin; CUDA's __cluster_dims__)
+EIATTR_CTA_PER_CLUSTER = 0x3D
 FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
 # + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
@@ -126,7 +129,8 @@ def stack_frame(assembled) -> int:
 
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
                 style: str = "minimal", frame_size: int | None = None, registers: int | None = None,
-                static_shared: int = 0, reserved_shared: bool = False) -> bytes:
+                static_shared: int = 0, reserved_shared: bool = False,
+                cluster: tuple[int, int, int] | None = None) -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
     is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
     program header; "minimal" writes only the documented records.  frame_size: local memory
@@ -135,7 +139,9 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     register allocation (USETMAXREG: the count at entry is the one its setmaxnreg counts share
     out, ptxas's .maxnreg, not the highest register used).  static_shared: bytes of shared
     memory the kernel declares itself (a `.nv.shared.<kernel>` NOBITS section, as ptxas writes
-    for `.shared` variables; a launch's dynamic shared memory comes on top)."""
+    for `.shared` variables; a launch's dynamic shared memory comes on top).  cluster: the
+    kernel's thread-block cluster (sm_90; CUDA then launches every grid of it in clusters of
+    that shape, as a kernel of __cluster_dims__)."""
     if frame_size is None:
         frame_size = stack_frame(assembled)
     if registers is None:
@@ -198,6 +204,10 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if exits:
         kinfo += _record(EIATTR_EXIT_INSTR_OFFSETS, b"".join(struct.pack("<I", e) for e in exits))
     kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", block_x, 1, 1))
+    if cluster is not None:
+        if target.sm < 0x90:
+            raise ValueError(f"{target.name} has no thread-block clusters")
+        kinfo += _record(EIATTR_CTA_PER_CLUSTER, struct.pack("<III", *cluster))
     if full and target.sm >= 0x90:
         kinfo += _record(0x36, struct.pack("<I", 8)) + _hval(0x6B, 1) + struct.pack("<BBH", 2, 0x6D, 0)
     constant0 = bytes(base + parameter_bytes)

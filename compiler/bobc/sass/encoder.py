@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Special, float_bits
+from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, float_bits
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -384,10 +384,13 @@ class Encoder:
             raise EncodeProblem("a memory address's base register is a vector register")
         base = mem.base.index if mem.base is not None else 255      # [0x100], [UR6+0x10]: base RZ
         placed.put(*spec["base"], base, "address register")
-        if base != 255:
-            placed.reads.append(("R", base, 2 if mem.suffix == ".64" else 1))
         descriptorless = (mem.desc is None and self.arch.shows_descriptor
                           and inst.opcode in L.DESCRIPTORLESS_OFFSET)
+        if base != 255:
+            # a 64-bit address (.E) is a register pair even where the text writes no .64: sm_90's
+            # descriptor-less LD.E Rd, [Ra] (ptxas's listing) reads Ra and Ra+1, its high word
+            extended = descriptorless and "E" in inst.mnemonic.split(".")[1:]
+            placed.reads.append(("R", base, 2 if mem.suffix == ".64" or extended else 1))
         lsb, width = L.DESCRIPTORLESS_OFFSET[inst.opcode] if descriptorless else spec["offset"]
         offset = mem.offset
         if not -(1 << (width - 1)) <= offset < 1 << (width - 1):

@@ -51,13 +51,16 @@ WARP = 32
 # (ULDC.64 URn, c[0x0][...]): sm_80/86 0x118, sm_90 0x208 (public ptxas output,
 # e.g. any cuobjdump -sass of an sm_86 / sm_90 cubin).
 MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
+SHARED_WINDOW_AT = 0x18      # bank 0: the shared memory window's 64-bit base (bobc.nvidia.encode.bank_zero)
+SHARED_WINDOW_BYTES = 1 << 32
+CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
 MAX_STEPS = 5_000_000
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
-NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR", "CGAERRBAR",
+NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR",
                        "CCTL", "YIELD", "FENCE", "WARPGROUP",
                        # a grid launched early waits for its parent (ACQBULK) and lets its own
                        # dependents launch (PREEXIT): the simulator runs grids one after another
@@ -75,6 +78,7 @@ class LaunchGeometry:
     arch: str                       # nvdisasm arch: SM86 / SM90
     shared_bytes: int = 0           # shared memory per block
     local_bytes: int = 0            # local memory per thread (0: LDL/STL refused)
+    cluster: tuple[int, int, int] = (1, 1, 1)   # blocks a thread-block cluster (x, y, z), dividing the grid
 
 
 def _f(u) -> np.ndarray:
@@ -146,10 +150,13 @@ class Launch:
         t = np.arange(n, dtype=np.int64)
         local, block = t % padded, t // padded
         self.block = block
+        self._clusters(geometry)
         self.sregs = {
             "SR_TID.X": local % bx, "SR_TID.Y": (local // bx) % by, "SR_TID.Z": local // (bx * by),
             "SR_CTAID.X": block % gx, "SR_CTAID.Y": (block // gx) % gy, "SR_CTAID.Z": block // (gx * gy),
-            "SR_LANEID": local % WARP, "SR_CgaCtaId": np.zeros(n, dtype=np.int64),
+            "SR_LANEID": local % WARP, "SR_CgaCtaId": self.block_rank[block],
+            # the shared window's high word: a generic address in it reaches shared memory (op_LD)
+            "SR_SWINHI": np.full(n, self.shared_window >> 32, dtype=np.int64),
         }
         self.lane = (local % WARP).astype(np.int64)
         self.warp_base = t - self.lane
@@ -182,6 +189,27 @@ class Launch:
         self.mbarriers: dict[tuple[int, int], list[int]] = {}   # (block, offset) -> [pending, count, tx, phase]
         self.idle_waits = 0                     # TRYWAITs found incomplete since an mbarrier last changed
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
+        self.cluster_arrivals = np.zeros(n, dtype=np.int64)    # UCGABAR_ARVs each thread has made
+        self.peer_loads = np.zeros(n, dtype=bool)              # read a peer's shared memory since its CGAERRBAR
+        self.cluster_phase = np.zeros(n, dtype=np.int64)       # the arrivals a waiting thread waits for
+
+    def _clusters(self, geometry: LaunchGeometry) -> None:
+        """Each block's rank in its thread-block cluster (SR_CgaCtaId: x fastest, as CUDA's
+        %cluster_ctarank) and its cluster; peer[c, r]: the block of rank r in cluster c.  A launch
+        without clusters is a cluster of one block each."""
+        (gx, gy, gz), (cx, cy, cz) = geometry.grid, geometry.cluster
+        if min(cx, cy, cz) < 1 or gx % cx or gy % cy or gz % cz:
+            raise SimulationFault(f"{geometry.name}: clusters of {geometry.cluster} blocks do not tile the grid "
+                                  f"{geometry.grid}")
+        b = np.arange(gx * gy * gz, dtype=np.int64)
+        x, y, z = b % gx, (b // gx) % gy, b // (gx * gy)
+        self.block_rank = x % cx + (y % cy) * cx + (z % cz) * cx * cy
+        self.block_cluster = x // cx + (y // cy) * (gx // cx) + (z // cz) * (gx // cx) * (gy // cy)
+        self.cluster_size = cx * cy * cz
+        self.peer = np.zeros((self.block_cluster.max() + 1, self.cluster_size), dtype=np.int64)
+        self.peer[self.block_cluster, self.block_rank] = b
+        window = geometry.bank0[SHARED_WINDOW_AT:SHARED_WINDOW_AT + 8]
+        self.shared_window = int.from_bytes(window, "little") if len(window) == 8 else 0
 
     # ------------------------------------------------------------ operands
     def _fail(self, ins: Instruction, message: str, cls=SimulationFault):
@@ -461,9 +489,58 @@ class Launch:
         self._release()
         return ("barrier", 0)
 
+    def op_CGAERRBAR(self, ins, mods, o, mask):
+        """The cluster's error barrier (ptxas's release sequence before an arrive): the thread's
+        loads from its peers' shared memory are done with."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        self.peer_loads[active] = False
+        return None
+
+    def op_UCGABAR_ARV(self, ins, mods, o, mask):
+        """barrier.cluster.arrive: the thread has reached its cluster's barrier (this phase).  A thread
+        that read a peer's shared memory arrives after a CGAERRBAR: on the H200 a bare arrive after
+        such a load failed the launch (bench/results/cuda-cluster-launch-h200.md)."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        if (self.peer_loads & active).any():
+            self._fail(ins, "arrives at the cluster's barrier after reading a peer's shared memory without a "
+                            "CGAERRBAR since (the GPU fails the launch): arrive with ptxas's release sequence, "
+                            "MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV")
+        self.cluster_arrivals[active] += 1
+        self._release()
+        return None
+
+    def op_UCGABAR_WAIT(self, ins, mods, o, mask):
+        """barrier.cluster.wait: park the thread until every thread of every block of its cluster
+        has arrived as often as it has (exited threads count as arrived)."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        if (self.cluster_arrivals[active] == 0).any():
+            self._fail(ins, "waits at the cluster's barrier without having arrived (UCGABAR_ARV first)")
+        self.cluster_phase[active] = self.cluster_arrivals[active]
+        self.waiting |= active
+        self.wait_id[active] = CLUSTER_BARRIER
+        self._release()
+        return ("barrier", 0)
+
+    def _release_clusters(self) -> bool:
+        """Release the threads at a cluster's barrier whose cluster has all arrived."""
+        at = self.waiting & (self.wait_id == CLUSTER_BARRIER)
+        if not at.any():
+            return False
+        cluster_of = self.block_cluster[self.block]
+        released = False
+        for cluster in np.unique(cluster_of[at]).tolist():
+            members = (cluster_of == cluster) & self.live
+            waiting = at & (cluster_of == cluster)
+            needed = int(self.cluster_phase[waiting].max())
+            if (self.cluster_arrivals[members] >= needed).all():
+                self.waiting[waiting] = False
+                self.wait_id[waiting] = -1
+                released = True
+        return released
+
     def _release(self) -> bool:
         """Release every barrier whose threads have all arrived; whether any was."""
-        released = False
+        released = self._release_clusters()
         for (b, barrier), expected in list(self.bar_expected.items()):
             in_block = self.block == b
             at = self.waiting & in_block & (self.wait_id == barrier)
@@ -1172,7 +1249,7 @@ class Launch:
     # Executed when they issue, as every other access here: a TMA copy lands and completes its
     # bytes on its mbarrier at once, a warpgroup MMA writes its accumulators at once (so
     # WARPGROUP.ARRIVE / DEPBAR have nothing to wait for).  Shared addresses of the cluster-wide
-    # form (CgaCtaId << 24 | offset) are this block's offsets (one block a cluster).
+    # form (CgaCtaId << 24 | offset) with the block's own rank are this block's offsets.
     def _uniform(self, index: int, lanes) -> np.ndarray:
         """A uniform register's value for each block whose warp executes (one value a block)."""
         return self._ureg(index)[lanes]
@@ -1453,6 +1530,56 @@ class Launch:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
         self._write_words(ins, o[0], words, mask)
 
+    def op_LD(self, ins, mods, o, mask):
+        """A generic load (sm_90's form without a memory descriptor): an address in the shared
+        window (SR_SWINHI) reads the shared memory of the block of the cluster its top byte ranks
+        (PTX ld.shared::cluster after mapa), any other global memory."""
+        if "E" not in mods:
+            self._fail(ins, f"{ins.full_opcode} without .E is not modeled", Unmodeled)
+        size = self._access_width(ins, mods)
+        m = o[1]
+        if m.index == RZ or m.ureg != URZ:
+            self._unmodeled(ins, "a generic load from a register pair alone is modeled")
+        low = self._reg(ins, m.index).astype(np.uint64)
+        high = self._reg(ins, m.index + 1).astype(np.uint64)
+        addresses = (high << np.uint64(32)) + low + np.uint64(m.value & 0xFFFFFFFFFFFFFFFF)
+        addresses = addresses if mask is True else addresses[mask]
+        window = (addresses >= np.uint64(self.shared_window)) & \
+            (addresses < np.uint64(self.shared_window + SHARED_WINDOW_BYTES))
+        if self.shared_window and window.all():
+            words = self._cluster_load(ins, (addresses - np.uint64(self.shared_window)).astype(np.int64), size, mask)
+        elif window.any():
+            self._unmodeled(ins, "a generic load whose threads reach both shared and global memory")
+        elif size < 4:
+            words = self._extend(mods, self.memory.load_bytes(addresses, size, self.g.name, ins.pc, ins.text,
+                                                              self.touched))
+        else:
+            words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
+        self._write_words(ins, o[0], words, mask)
+
+    def _cluster_load(self, ins, offsets, size, mask):
+        """Words at cluster-wide shared addresses (rank << 24 | offset): the peer block's bytes.
+        A peer that has exited has no shared memory left to read."""
+        rank, local = offsets >> 24, offsets & 0xFFFFFF
+        block = self.block if mask is True else self.block[mask]
+        if (rank >= self.cluster_size).any():
+            self._fail(ins, f"reads the shared memory of cluster rank {int(rank.max())}; the cluster has "
+                            f"{self.cluster_size} block(s)")
+        peer = self.peer[self.block_cluster[block], rank]
+        gone = ~self.live.reshape(self.blocks, -1).any(axis=1)[peer]
+        if gone.any():
+            self._fail(ins, f"reads the shared memory of cluster rank {int(rank[np.argmax(gone)])}, whose block has "
+                            "exited: keep it at the cluster's barrier until its peers are done reading")
+        bad = (local + size > self.shared_bytes) | (local % size != 0)
+        if bad.any():
+            self._fail(ins, f"cluster shared-memory access at {int(local[np.argmax(bad)]):#x} ({size} bytes) is "
+                            f"misaligned or outside a block's {self.shared_bytes} bytes")
+        data = self._shared_load(peer * self.shared_bytes + local, size)
+        threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
+        self.peer_loads[threads[peer != block]] = True
+        return self._extend(("U8",) if size == 1 else (), data) if size < 4 else \
+            np.ascontiguousarray(data).view("<u4")
+
     def _store_columns(self, ins, src, size, mask):
         if size < 4:
             v = self._reg(ins, src.index) if mask is True else self._reg(ins, src.index)[mask]
@@ -1566,6 +1693,18 @@ class Launch:
             offset, block = offset[mask], self.block[mask]
         else:
             block = self.block
+        # sm_90's shared addresses carry the block's rank in its cluster in the top byte (the
+        # cluster-wide form, CgaCtaId << 24 | offset): its own rank names its own shared memory.
+        # In a launch of clusters of several blocks the H200 refuses any other top byte
+        # (CUDA_ERROR_ILLEGAL_INSTRUCTION for an STS of a plain offset from rank 1:
+        # bench/results/cuda-cluster-launch-h200.md); a peer's memory is reached through the window.
+        rank = self.block_rank[block]
+        if self.cluster_size > 1 and ((offset >> 24) != rank).any():
+            first = int(np.argmax((offset >> 24) != rank))
+            self._fail(ins, f"shared-memory address {int(offset[first]):#x} in block rank {int(rank[first])} of a "
+                            f"cluster of {self.cluster_size}: a shared address carries its block's rank in the top "
+                            f"byte (CgaCtaId << 24 | offset); the GPU refuses another (add the rank, as ptxas does)")
+        offset = np.where((offset >> 24) == rank, offset & 0xFFFFFF, offset)
         bad = (offset + size > self.shared_bytes) | (offset % size != 0)
         if bad.any():
             first = int(offset[np.argmax(bad)])

@@ -99,7 +99,9 @@ def effects(ins: Instruction) -> Effects:
             e.src_preds.append((o.index + (8 if o.kind == "upred" else 0), L.predicate_reader_class(op)))
         elif o.kind == "mem":
             if o.index != RZ:
-                e.src_regs.extend((o.index + k, cls) for k in range(2 if o.wide else 1))
+                # LD.E's address is a register pair even where sm_90's text writes [Ra] (no descriptor)
+                pair = o.wide or (op == "LD" and "E" in mods)
+                e.src_regs.extend((o.index + k, cls) for k in range(2 if pair else 1))
             if o.ureg != URZ:
                 e.src_uregs.append(o.ureg)
             if o.desc >= 0:

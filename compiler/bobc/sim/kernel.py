@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UsageError
+from ..nvidia.encode import bank_zero, clusters_of
 from ..targets import TARGETS, Target
 from . import sass_frontend
 from .executor import MEMORY_DESCRIPTOR, Launch, LaunchGeometry
@@ -38,10 +39,9 @@ BUFFER_BASE = 0x7F00_0000_0000
 BUFFER_ALIGN = 1 << 20
 BUFFER_GAP = 1 << 16
 MAX_REGISTERS = 255
-# Constant bank 0 words ptxas's code reads besides the parameters (the CUDA ABI of
-# sm_70+, public cuobjdump listings): ntid.{x,y,z} at 0x0/0x4/0x8, nctaid at 0xc/0x10/0x14.
-NTID, NCTAID = 0x0, 0xC
-# ...and the local-memory stack pointer's start (ptxas: LDC R1, c[0x0][0x28]; the frame grows down).
+# Constant bank 0 words ptxas's code reads besides the parameters (ntid, nctaid, the memory
+# windows, a cluster's words) are bobc.nvidia.encode.bank_zero's, as a bobc-built launch has them;
+# the local-memory stack pointer's start (ptxas: LDC R1, c[0x0][0x28]; the frame grows down) is set here.
 LOCAL_STACK = 0x28
 # A 64-bit value that stands for the global memory descriptor (its bits are opaque to code).
 DESCRIPTOR_WORD = 0x0000_00FF_0000_0000 | 0x1
@@ -198,7 +198,8 @@ def _triple(value, what: str) -> tuple[int, int, int]:
 
 def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarray] | None = None,
                shared_bytes: int = 0, *, kernel_name: str | None = None, registers: int | None = None,
-               local_bytes: int = 4096, check_hazards: bool = True) -> dict[str, np.ndarray]:
+               local_bytes: int = 4096, check_hazards: bool = True,
+               cluster=(1, 1, 1)) -> dict[str, np.ndarray]:
     """Run one launch of `kernel` and return every buffer after it (copies, same dtype and shape).
 
     kernel: SASS source text (str; assembled by bobc.sass for `target`), a cubin (bytes or Path;
@@ -212,6 +213,9 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added).
     registers: per-thread register count (default: the assembler's / cubin's count; 255 for raw words).
     local_bytes: local memory per thread (LDL/STL; the stack pointer c[0x0][0x28] starts at its end).
+    cluster: blocks a thread-block cluster, (x, y, z) dividing the grid, on a target that has clusters
+        (bank 0 then says so as the CUDA driver's does: bobc.nvidia.encode.ClusterLaunch); elsewhere
+        the blocks run alone, as a bobc-built launch's do.
     """
     t = _target(target)
     buffers = dict(buffers or {})
@@ -224,9 +228,13 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     if block[0] * block[1] * block[2] > 1024:
         raise UsageError(f"a block of {block} is more than 1024 threads")
 
+    cluster = _triple(cluster, "cluster")
+    if any(g % c for g, c in zip(grid, cluster)):
+        raise UsageError(f"clusters of {cluster} blocks do not tile the grid {grid}")
+    if clusters_of(t, cluster) is None:
+        cluster = (1, 1, 1)
     bank0 = bytearray(max(t.parameter_block_bytes, t.parameter_base + len(parameters)))
-    struct.pack_into("<III", bank0, NTID, *block)
-    struct.pack_into("<III", bank0, NCTAID, *grid)
+    bank0[:t.parameter_block_bytes] = bank_zero(t, grid, block, cluster)     # ntid, nctaid, windows, cluster
     struct.pack_into("<Q", bank0, MEMORY_DESCRIPTOR[t.nvdisasm_arch], DESCRIPTOR_WORD)
     struct.pack_into("<I", bank0, LOCAL_STACK, local_bytes)
     bank0[t.parameter_base:t.parameter_base + len(parameters)] = parameters
@@ -241,7 +249,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     count = registers if registers is not None else image.registers
     geometry = LaunchGeometry(f"kernel {kernel_name or ''}".strip(), grid, block, count, bytes(bank0),
                               t.nvdisasm_arch, shared_bytes=shared_bytes + image.shared_bytes,
-                              local_bytes=local_bytes)
+                              local_bytes=local_bytes, cluster=cluster)
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
     Launch(geometry, instructions, memory, check_hazards).run()
 

@@ -50,6 +50,9 @@ FACTS = {
         # programmatic dependent launch: (pre-exit enable, (arrive valid, id), (wait valid, id))
         "latches": ("ENABLE_PROGRAM_PRE_EXIT", ("ARRIVE_AT_LATCH_VALID", "ARRIVE_AT_LATCH_ID"),
                     ("WAIT_ON_LATCH_VALID", "WAIT_ON_LATCH_ID")),
+        # a grid of thread-block clusters: QMD_TYPE 3, the grid counted in clusters of the
+        # GPC_CGA_* shape (bench/results/cuda-cluster-launch-h200.md)
+        "clusters": (("QMD_TYPE", {2: False, 3: True}), ("GPC_CGA_WIDTH", "GPC_CGA_HEIGHT", "GPC_CGA_DEPTH")),
     },
 }
 # PROGRAM_PREFETCH_TYPE (both layouts): PREFETCH_LAUNCH 0 (the grid's own code, as it starts),
@@ -80,6 +83,7 @@ class LaunchDescription:
     early_dependents: bool = False      # the dependents launch once every block has executed PREEXIT
     arrive_latch: int | None = None     # the latch the grid arrives at when it has ended
     wait_latch: int | None = None       # the latch the grid waits on (it may start before its parent ends)
+    cluster: tuple[int, int, int] = (1, 1, 1)   # blocks a thread-block cluster (the grid counts blocks)
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -118,6 +122,18 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
     block = tuple(field(f"CTA_THREAD_DIMENSION{i}") for i in range(3))
     if 0 in grid or 0 in block:
         raise SimulationFault(f"{where}: empty grid {grid} or block {block}")
+    cluster = (1, 1, 1)
+    if "clusters" in facts:
+        (type_field, types), shape = facts["clusters"]
+        kind = field(type_field)
+        if kind not in types:
+            raise Unmodeled(f"{where}: QMD_TYPE {kind}; the simulator models "
+                            + ", ".join(f"{k} ({'clusters' if v else 'a grid of blocks'})" for k, v in types.items()))
+        if types[kind]:
+            cluster = tuple(field(n) for n in shape)
+            if 0 in cluster:
+                raise SimulationFault(f"{where}: a cluster launch (QMD_TYPE {kind}) with an empty cluster {cluster}")
+            grid = tuple(g * c for g, c in zip(grid, cluster))      # the QMD counts clusters
     dependents = []
     for enable, action, pointer in facts["dependents"]:
         if not field(enable):
@@ -139,4 +155,4 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
         field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents),
-        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks), early, arrive, wait)
+        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks), early, arrive, wait, cluster)

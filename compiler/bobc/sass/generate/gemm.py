@@ -1051,10 +1051,12 @@ def _group_rows(tiling_) -> list[tuple[list[int], int, int]]:
     return out
 
 
-def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
+def _split(out: _Text, tiling_: Tiling, per_round: int, label: str = "split", cluster_base: int | None = None) -> None:
     """Flag 16: store this split's partial tile in W, draw the tile's ticket; the last of
-    the S blocks adds W's S partials in split order and goes on to the epilogue."""
-    out.label("split")
+    the S blocks adds W's S partials in split order and goes on to the epilogue.
+    `cluster_base`: a register holding the block's rank in its cluster << 24, added to every
+    shared address (sm_90: a launch in clusters takes only the cluster-wide form)."""
+    out.label(label)
     out.note("split K (flag 16): this block's partial tile to W[z], then the tile's ticket")
     _position(out, tiling_)
     out(f"MOV R{T2}, {_p('M')}")
@@ -1088,6 +1090,8 @@ def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"IADD3 R{T1}, R{T1}, -0x1, RZ", "S - 1: the ticket wraps to 0 after the last")
     out(f"ISETP.NE.U32.AND P0, PT, R{TID}, RZ, PT")
     out(f"MOV R{T2}, {TICKET_SHARED:#x}")
+    if cluster_base is not None:
+        out(f"IADD3 R{T2}, R{T2}, R{cluster_base}, RZ", "in the cluster-wide form")
     out(f"@!P0 ATOMG.E.INC.STRONG.GPU PT, R{TICKET}, [R{TICKET_AT}.64], R{T1}", "thread 0 draws")
     out(f"@!P0 STS [R{T2}], R{TICKET}")
     out("BAR.SYNC.DEFER_BLOCKING 0x0")
@@ -1095,7 +1099,7 @@ def _split(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"ISETP.NE.U32.AND P0, PT, R{TICKET}, R{T1}, PT", "not the tile's last split: done")
     out("@P0 EXIT")
     _ordered(out, ACQUIRE_GPU, "acquire: the other splits' partials, seen through their tickets, not from a stale L1 line")
-    _split_sum(out, tiling_, per_round)
+    _split_sum(out, tiling_, per_round, cluster_base)
     out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
     out("BRA epilogue")
 
@@ -1106,7 +1110,7 @@ def staged_partials(variant: Variant, tile_m: int = TILE_M) -> int:
     return STAGES * stage_bytes(variant, tile_m) // (tiling(tile_m).tile_m * STAGED_PITCH)
 
 
-def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
+def _split_sum(out: _Text, tiling_: Tiling, per_round: int, cluster_base: int | None = None) -> None:
     """The last split block: the accumulators = W[0] + W[1] + ... + W[S-1] from +0, in that order.
     Each round copies the next `per_round` partial tiles into the ring (every thread 16-byte
     chunks of whole rows: one global round trip for all of them), then each thread adds its own
@@ -1124,6 +1128,8 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"IMAD R{STAGE_TO}, R{T0}, {STAGED_PITCH:#x}, RZ")
     out(f"LEA R{STAGE_TO}, R{T1}, R{STAGE_TO}, 0x4")
     out(f"IADD3 R{STAGE_TO}, R{STAGE_TO}, {SHARED_BASE:#x}, RZ")
+    if cluster_base is not None:
+        out(f"IADD3 R{STAGE_TO}, R{STAGE_TO}, R{cluster_base}, RZ", "in the cluster-wide form")
     out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}", f"its row of W: {tiling_.tile_m} blockIdx.y + t / 16")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x2, RZ")
     out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "its column: 64 blockIdx.x + 4 (t % 16)")
@@ -1140,6 +1146,8 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int) -> None:
     out(f"IMAD R{STAGED_AT}, R{T0}, {STAGED_PITCH:#x}, RZ")
     out(f"LEA R{STAGED_AT}, R{T1}, R{STAGED_AT}, 0x2")
     out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, {SHARED_BASE:#x}, RZ", "its first value of a staged partial")
+    if cluster_base is not None:
+        out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, R{cluster_base}, RZ", "in the cluster-wide form")
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
     for i in range(sum(len(values) for values, _, _ in tiling_.row_groups())):
         out(f"MOV R{ACC + i}, RZ")
