@@ -116,6 +116,15 @@ def build(folder: Path) -> None:
     from bobc.sass.cubin import write_cubin
     from bobc.targets import SM90
     folder.mkdir(parents=True, exist_ok=True)
+    # the peer exchange on the product's grid: 48 clusters of (1, 1, 4), rank 0 reading ranks 1, 2 and 3
+    wide = (HEAD_RANK + RELEASE + TAIL.format(load="LD.E.128 R12, [R4]\nIADD3 R4, R4, 0x1000000, RZ\n"
+                                              "LD.E.128 R16, [R4]\nIADD3 R4, R4, 0x1000000, RZ\nLD.E.128 R20, [R4]\n"
+                                              "FADD R12, R12, R16\nFADD R12, R12, R20")
+            .replace("], R6\nhold", "], R12\nhold")
+            .replace("hold:\n[B------:R-:W-:-:S01] UCGABAR_ARV\n[B------:R-:W-:-:S01] UCGABAR_WAIT\n", "hold:\n" + RELEASE))
+    (folder / "wide-ranks.sass").write_text(wide)
+    (folder / "wide-ranks-4.cubin").write_bytes(
+        write_cubin(assemble_kernel(folder / "wide-ranks.sass", SM90), "probe", SM90, 8, 128, cluster=(1, 1, 4)))
     for name, text in KERNELS.items():
         source = folder / f"{name}.sass"
         source.write_text(text)
@@ -209,7 +218,7 @@ def run_one(path: Path) -> None:
     else:
         function = module.get_function("probe")
         function.max_dynamic_shared_size_bytes = 33808
-        function((1, 1, 2), (128,), (out,), shared_mem=33808)
+        function((12, 4, 4) if path.name.startswith("wide") else (1, 1, 2), (128,), (out,), shared_mem=33808)
     cp.cuda.Device().synchronize()
     print(path.name, "ok", np.unique(out.get()[:128]).tolist())
 
