@@ -1547,7 +1547,8 @@ class Launch:
         window = (addresses >= np.uint64(self.shared_window)) & \
             (addresses < np.uint64(self.shared_window + SHARED_WINDOW_BYTES))
         if self.shared_window and window.all():
-            words = self._cluster_load(ins, (addresses - np.uint64(self.shared_window)).astype(np.int64), size, mask)
+            words = self._cluster_load(ins, (addresses - np.uint64(self.shared_window)).astype(np.int64), size, mask,
+                                       mods)
         elif window.any():
             self._unmodeled(ins, "a generic load whose threads reach both shared and global memory")
         elif size < 4:
@@ -1557,7 +1558,7 @@ class Launch:
             words = self.memory.load(addresses, size, self.g.name, ins.pc, ins.text, self.touched)
         self._write_words(ins, o[0], words, mask)
 
-    def _cluster_load(self, ins, offsets, size, mask):
+    def _cluster_load(self, ins, offsets, size, mask, mods):
         """Words at cluster-wide shared addresses (rank << 24 | offset): the peer block's bytes.
         A peer that has exited has no shared memory left to read."""
         rank, local = offsets >> 24, offsets & 0xFFFFFF
@@ -1577,8 +1578,7 @@ class Launch:
         data = self._shared_load(peer * self.shared_bytes + local, size)
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
         self.peer_loads[threads[peer != block]] = True
-        return self._extend(("U8",) if size == 1 else (), data) if size < 4 else \
-            np.ascontiguousarray(data).view("<u4")
+        return self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
 
     def _store_columns(self, ins, src, size, mask):
         if size < 4:

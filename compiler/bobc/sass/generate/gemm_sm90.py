@@ -39,7 +39,8 @@ Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns 
 the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
 
 Split K (flag 16) is gemm.py's: each split's partial to W[z], the ticket, the last block's sum
-staged through the ring (split_partials a round).  The column sums of B (flag 32; nn, tn) are
+staged through the ring (split_partials a round), its shared addresses in the cluster-wide form
+(CLUSTER_BASE), so that the launch may also run in thread-block clusters.  The column sums of B (flag 32; nn, tn) are
 read from the swizzled B tiles as each step lands, in gemm.py's association (four row groups
 k mod 4 from +0 in increasing k, then (s0 + s1) + (s2 + s3)), and stored by gemm.py's code.
 On the H200 every output of every flag is bit for bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py):
@@ -462,7 +463,8 @@ def _cluster_split(out: _Text, stages: int) -> None:
 
     An experiment (generate(cluster_split=True)): the simulator runs it bit for bit as the path
     through W, but on the H200 a launch of it in clusters still fails (CUDA_ERROR_LAUNCH_FAILED,
-    Xid 13 through bobc's QMDs), although each of its pieces ran alone in bench/gpu/cluster_probe.py
+    Xid 13 through bobc's QMDs), as does bench/gpu/cluster_probe.py's small peer exchange on the same
+    grid of 48 clusters of (1, 1, 4), though that one runs as a single cluster of two
     (bench/results/cuda-cluster-launch-h200.md, session 23); no committed kernel has it."""
     out.note("split K on chip: a launch in clusters of (1, 1, S)? (else split_global: W and the tickets)")
     out(f"LDC R{T0}, c[0x0][{CLUSTER.bank_explicit:#x}]", "1: the launch is in clusters")
