@@ -123,8 +123,15 @@ def build(folder: Path) -> None:
             .replace("], R6\nhold", "], R12\nhold")
             .replace("hold:\n[B------:R-:W-:-:S01] UCGABAR_ARV\n[B------:R-:W-:-:S01] UCGABAR_WAIT\n", "hold:\n" + RELEASE))
     (folder / "wide-ranks.sass").write_text(wide)
-    (folder / "wide-ranks-4.cubin").write_bytes(
-        write_cubin(assemble_kernel(folder / "wide-ranks.sass", SM90), "probe", SM90, 8, 128, cluster=(1, 1, 4)))
+    one = (HEAD_RANK + RELEASE + TAIL.format(load="LD.E.128 R12, [R4]").replace("], R6\nhold", "], R12\nhold")
+           .replace("hold:\n[B------:R-:W-:-:S01] UCGABAR_ARV\n[B------:R-:W-:-:S01] UCGABAR_WAIT\n", "hold:\n" + RELEASE))
+    (folder / "wide-r1.sass").write_text(one)
+    # the next probe's variables, in the file name: -g1 one cluster (grid (1, 1, 4)) instead of the product's
+    # 48, -s4k blocks of 4 KiB instead of its 33808 bytes; wide-r1 reads rank 1 alone
+    for stem in ("wide-ranks", "wide-r1"):
+        image = write_cubin(assemble_kernel(folder / f"{stem}.sass", SM90), "probe", SM90, 8, 128, cluster=(1, 1, 4))
+        for suffix in ("", "-g1", "-s4k", "-g1-s4k"):
+            (folder / f"{stem}-4{suffix}.cubin").write_bytes(image)
     for name, text in KERNELS.items():
         source = folder / f"{name}.sass"
         source.write_text(text)
@@ -217,8 +224,10 @@ def run_one(path: Path) -> None:
         module.get_function("cluster_sum")((2, 1, 4), (128,), (out,))
     else:
         function = module.get_function("probe")
-        function.max_dynamic_shared_size_bytes = 33808
-        function((12, 4, 4) if path.name.startswith("wide") else (1, 1, 2), (128,), (out,), shared_mem=33808)
+        shared = 4096 if "-s4k" in path.name else 33808
+        function.max_dynamic_shared_size_bytes = shared
+        grid = ((1, 1, 4) if "-g1" in path.name else (12, 4, 4)) if path.name.startswith("wide") else (1, 1, 2)
+        function(grid, (128,), (out,), shared_mem=shared)
     cp.cuda.Device().synchronize()
     print(path.name, "ok", np.unique(out.get()[:128]).tolist())
 
