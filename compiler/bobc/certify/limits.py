@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..plan.model import Plan
+from ..plan.model import Plan, cluster_tiles
 from ..targets import Target
 from .findings import Finding
 
@@ -78,7 +78,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         cluster = getattr(launch, "cluster", (1, 1, 1))
         if cluster != (1, 1, 1):
             blocks = cluster[0] * cluster[1] * cluster[2]
-            if min(cluster) < 1 or any(g % c for g, c in zip(launch.grid, cluster)):
+            if not cluster_tiles(launch.grid, cluster):
                 out.append(Finding("limit", f"{name}'s clusters of {cluster[0]} x {cluster[1]} x {cluster[2]} "
                                             f"blocks do not tile its grid {launch.grid}: each dimension of the "
                                             "cluster must divide the grid's (docs/limits.md)"))

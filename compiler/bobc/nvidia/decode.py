@@ -397,16 +397,13 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
             how = recipe.cluster
             clustered = how is not None and fields.get(how.qmd_type[0]) == how.qmd_type[1]
             cluster = [fields[n] for n in how.shape] if clustered else [1, 1, 1]
-            for name, names in (("grid", recipe.grid), ("block", recipe.block), ("cluster", None)):
-                if name == "cluster":
-                    if not clustered and "cluster" not in launch:
-                        continue
-                    value, where = cluster, f"from the QMD's {', '.join(how.shape) if clustered else 'QMD_TYPE'}"
-                elif name == "grid" and clustered:     # the QMD counts clusters
-                    value = [fields[n] * c for n, c in zip(names, cluster)]
-                    where = f"from the QMD's {', '.join(names)} (clusters) times its {', '.join(how.shape)}"
-                else:
-                    value, where = [fields[n] for n in names], f"from the QMD's {', '.join(names)}"
+            shown = [("grid", [fields[n] * c for n, c in zip(recipe.grid, cluster)],     # the QMD counts clusters
+                      f"from the QMD's {', '.join(recipe.grid)}"
+                      + (f" (clusters) times its {', '.join(how.shape)}" if clustered else "")),
+                     ("block", [fields[n] for n in recipe.block], f"from the QMD's {', '.join(recipe.block)}")]
+            if clustered or "cluster" in launch:
+                shown.append(("cluster", cluster, f"from the QMD's {', '.join(how.shape) if clustered else 'QMD_TYPE'}"))
+            for name, value, where in shown:
                 declared = launch.get(name)
                 note = ""
                 if isinstance(declared, list) and declared != value:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BobcError
-from ..plan.model import Launch, Region, WholeProgramPlan
+from ..plan.model import Launch, Region, WholeProgramPlan, cluster_tiles
 from ..targets import CC80_PLUS_LIMITS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
@@ -775,7 +775,7 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
         raise BobcError(f"{name}: grid {grid} has an empty dimension")
     how = clusters_of(target, cluster)
     if how is not None:
-        if min(cluster) < 1 or any(g % c for g, c in zip(grid, cluster)):
+        if not cluster_tiles(grid, cluster):
             raise BobcError(f"{name}: clusters of {cluster} blocks do not tile the grid {grid}")
         qmd.set(*how.qmd_type)
         for field_name, value in zip(how.shape, cluster):

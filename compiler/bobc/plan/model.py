@@ -57,6 +57,12 @@ class Launch:
     cluster: tuple[int, int, int] = (1, 1, 1)
 
 
+def cluster_tiles(grid: tuple[int, int, int], cluster: tuple[int, int, int]) -> bool:
+    """Whether clusters of `cluster` blocks tile `grid`: each dimension positive and dividing
+    the grid's (the one rule the certifier, the encoder and the simulator all hold a launch to)."""
+    return min(cluster) >= 1 and not any(g % c for g, c in zip(grid, cluster))
+
+
 @dataclass(frozen=True)
 class Submission:
     """A batch submitted as one GPFIFO entry, released on one semaphore."""

@@ -39,6 +39,7 @@ import numpy as np
 
 POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in the simulator
 
+from ..plan.model import cluster_tiles
 from .faults import SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory
@@ -198,7 +199,7 @@ class Launch:
         %cluster_ctarank) and its cluster; peer[c, r]: the block of rank r in cluster c.  A launch
         without clusters is a cluster of one block each."""
         (gx, gy, gz), (cx, cy, cz) = geometry.grid, geometry.cluster
-        if min(cx, cy, cz) < 1 or gx % cx or gy % cy or gz % cz:
+        if not cluster_tiles(geometry.grid, geometry.cluster):
             raise SimulationFault(f"{geometry.name}: clusters of {geometry.cluster} blocks do not tile the grid "
                                   f"{geometry.grid}")
         b = np.arange(gx * gy * gz, dtype=np.int64)

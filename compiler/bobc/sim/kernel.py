@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..nvidia.encode import bank_zero, clusters_of
+from ..plan.model import cluster_tiles
 from ..targets import TARGETS, Target
 from . import sass_frontend
 from .executor import MEMORY_DESCRIPTOR, Launch, LaunchGeometry
@@ -229,7 +230,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         raise UsageError(f"a block of {block} is more than 1024 threads")
 
     cluster = _triple(cluster, "cluster")
-    if any(g % c for g, c in zip(grid, cluster)):
+    if not cluster_tiles(grid, cluster):
         raise UsageError(f"clusters of {cluster} blocks do not tile the grid {grid}")
     if clusters_of(t, cluster) is None:
         cluster = (1, 1, 1)

@@ -1041,6 +1041,13 @@ def _ordered(out: _Text, instructions: tuple[str, ...], why: str) -> None:
         out(instruction)
 
 
+def _cluster_form(out: _Text, register: int, cluster_base: int | None) -> None:
+    """R{register}, a shared offset, in the cluster-wide form (+ R{cluster_base}, the block's rank
+    << 24) where the kernel is given one (sm_90); unchanged otherwise."""
+    if cluster_base is not None:
+        out(f"IADD3 R{register}, R{register}, R{cluster_base}, RZ", "in the cluster-wide form")
+
+
 def _group_rows(tiling_) -> list[tuple[list[int], int, int]]:
     """The epilogue's row groups with each group's 8-row index from the lane's first row."""
     out, row = [], 0
@@ -1090,8 +1097,7 @@ def _split(out: _Text, tiling_: Tiling, per_round: int, label: str = "split", cl
     out(f"IADD3 R{T1}, R{T1}, -0x1, RZ", "S - 1: the ticket wraps to 0 after the last")
     out(f"ISETP.NE.U32.AND P0, PT, R{TID}, RZ, PT")
     out(f"MOV R{T2}, {TICKET_SHARED:#x}")
-    if cluster_base is not None:
-        out(f"IADD3 R{T2}, R{T2}, R{cluster_base}, RZ", "in the cluster-wide form")
+    _cluster_form(out, T2, cluster_base)
     out(f"@!P0 ATOMG.E.INC.STRONG.GPU PT, R{TICKET}, [R{TICKET_AT}.64], R{T1}", "thread 0 draws")
     out(f"@!P0 STS [R{T2}], R{TICKET}")
     out("BAR.SYNC.DEFER_BLOCKING 0x0")
@@ -1128,8 +1134,7 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int, cluster_base: int | 
     out(f"IMAD R{STAGE_TO}, R{T0}, {STAGED_PITCH:#x}, RZ")
     out(f"LEA R{STAGE_TO}, R{T1}, R{STAGE_TO}, 0x4")
     out(f"IADD3 R{STAGE_TO}, R{STAGE_TO}, {SHARED_BASE:#x}, RZ")
-    if cluster_base is not None:
-        out(f"IADD3 R{STAGE_TO}, R{STAGE_TO}, R{cluster_base}, RZ", "in the cluster-wide form")
+    _cluster_form(out, STAGE_TO, cluster_base)
     out(f"LEA R{T0}, R{CTA_M}, R{T0}, {_log2(tiling_.tile_m):#x}", f"its row of W: {tiling_.tile_m} blockIdx.y + t / 16")
     out(f"SHF.L.U32 R{T1}, R{T1}, 0x2, RZ")
     out(f"LEA R{T1}, R{CTA_N}, R{T1}, 0x6", "its column: 64 blockIdx.x + 4 (t % 16)")
@@ -1146,8 +1151,7 @@ def _split_sum(out: _Text, tiling_: Tiling, per_round: int, cluster_base: int | 
     out(f"IMAD R{STAGED_AT}, R{T0}, {STAGED_PITCH:#x}, RZ")
     out(f"LEA R{STAGED_AT}, R{T1}, R{STAGED_AT}, 0x2")
     out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, {SHARED_BASE:#x}, RZ", "its first value of a staged partial")
-    if cluster_base is not None:
-        out(f"IADD3 R{STAGED_AT}, R{STAGED_AT}, R{cluster_base}, RZ", "in the cluster-wide form")
+    _cluster_form(out, STAGED_AT, cluster_base)
     out(f"MOV R{SLICES_LEFT}, {_p('batches')}")
     for i in range(sum(len(values) for values, _, _ in tiling_.row_groups())):
         out(f"MOV R{ACC + i}, RZ")
