@@ -81,3 +81,32 @@ def test_the_split_rule_changes_every_place_that_holds_it(most, least, few, long
         for relative in ("Coppelius/Build/Graph.bob", "Coppelius/ArenaPlan.bob", "coppelius_model/layout.py",
                          "coppelius_model/graph.py"):
             assert (example / relative).read_text() == (REPO / "examples" / "coppelius" / relative).read_text()
+
+
+def test_the_clusters_change_launches_each_split_product_in_clusters_of_its_splits(tmp_path):
+    """The `clusters` experiment (the split products' on-chip reduction on sm_90): in the plan it
+    makes, every launch the Python model (coppelius_model.graph) gives flag 16 -- and no other --
+    runs in clusters of (1, 1, S), S its grid's z, in every submission."""
+    import collections
+    import shutil
+    import sys
+    example = tmp_path / "coppelius"
+    shutil.copytree(REPO / "examples" / "coppelius", example, ignore=shutil.ignore_patterns("__pycache__"))
+    graph = variant_tree.Source(example / "Coppelius" / "Build" / "Graph.bob")
+    variant_tree.split_clusters(graph)
+    graph.save()
+    sys.path.insert(0, str(REPO / "examples" / "coppelius"))
+    try:
+        from coppelius_host import images
+        from coppelius_model import graph as model
+        from coppelius_model.config import named
+    finally:
+        sys.path.pop(0)
+    manifest = images.evaluate("sm_90", root=example).images.manifest
+    clustered = collections.Counter((launch["identity"], tuple(launch["grid"]), tuple(launch["cluster"]))
+                                    for launch in manifest["launches"]
+                                    if tuple(launch.get("cluster", (1, 1, 1))) != (1, 1, 1))
+    split = collections.Counter((launch.kernel, launch.grid, (1, 1, launch.grid[2]))
+                                for piece in model.pieces(named("small")) for launch in piece.launches
+                                if launch.kernel.startswith("coppelius-gemm") and launch.words[7] >> 32 & 16)
+    assert split and clustered == split

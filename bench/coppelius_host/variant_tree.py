@@ -31,6 +31,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             TPC_DISABLE_MASK_VALID, which session 22's first builds lacked: a CUDA cluster launch sets it): the
             weight-gradient products run on the other TPCs only, and the rest of the SMs (66 and 44
             of the H200's 132) hold the chain's blocks alone
+  clusters  every split product launched in thread-block clusters of (1, 1, S) (Coppelius.Build.Graph):
+            on sm_90 its splits add their partials on chip (gemm_sm90._cluster_split); outputs as main's
 --empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
 'coppelius-gemm-tn*' for the weight-gradient products.
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
@@ -48,7 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
            "nolatch", "spinegroup",
-           "leafgroup", "leafmask33", "leafmask44")
+           "leafgroup", "leafmask33", "leafmask44", "clusters")
 
 
 class Source:
@@ -165,6 +167,34 @@ def split_rule(tree: Path, most: int, least: int, few: int = 66) -> None:
         source.save()
 
 
+CLUSTERED_LAUNCH = """-- cgLaunch's launch with its blocks grouped into thread-block clusters of (1, 1, cz)
+def cgLaunchClustered =
+  (lambda unrestricted place : (pi unrestricted k : Nat . Nat) .
+    (lambda unrestricted k : Nat . (lambda unrestricted gx : Nat . (lambda unrestricted gy : Nat . (lambda unrestricted gz : Nat .
+      (lambda unrestricted cz : Nat .
+      (lambda unrestricted patches : (family NvidiaParameterPatches) .
+        (constructor NvidiaLaunchSchedule NvidiaLaunchScheduleOne
+          (constructor NvidiaLaunchTemplate NvidiaLaunchTemplateValue (coppeliusKernelName k)
+            (constructor NvidiaLaunchKernel NvidiaLaunchKernelClustered
+              (constructor NvidiaLaunchKernel NvidiaLaunchKernelValue
+                (modelWord64FromNaturalTruncated (naturalAdd coppeliusProgramBase (place k))) gx gy gz 1 1 cgParameterBytes)
+              1 1 cz)
+            (constructor NvidiaParameterBlock NvidiaParameterBlockValue patches))))))))))
+
+"""
+
+
+def split_clusters(graph: Source) -> None:
+    """Every split product launched in thread-block clusters of (1, 1, S), its S splits of a tile one
+    cluster: on sm_90 the first split then adds its peers' partials from their shared memory
+    (gemm_sm90._cluster_split) instead of through W; D has the same bits either way, so compare such a
+    build checked.  Unsplit products stay plain launches."""
+    graph.replace("def cgThen =", CLUSTERED_LAUNCH + "def cgThen =")
+    graph.replace("    (cgLaunch place form (naturalDivideUnchecked n 64) (naturalDivideUnchecked m 64) z\n",
+                  "    (cgLaunchClustered place form (naturalDivideUnchecked n 64) (naturalDivideUnchecked m 64) z\n"
+                  "      (naturalSelect split splits 1)\n")
+
+
 def video_tables(host: Source) -> None:
     """Seed 004's program and QMD tables in video memory instead of system memory."""
     for name in ('b"program"', 'b"qmd"', 'b"qmd-overflow"'):
@@ -206,6 +236,10 @@ def main() -> None:
             lines = Path(kernel).read_text().splitlines()
             kept = [line for line in lines if line.lstrip().startswith(("//", ".kernel", ".registers", ".shared"))]
             Path(kernel).write_text("\n".join(kept + ["        EXIT ;"]) + "\n")
+    if "clusters" in changes:
+        graph = Source(tree / "examples/coppelius/Coppelius/Build/Graph.bob")
+        split_clusters(graph)
+        graph.save()
     if "vid" in changes:
         host = Source(tree / "examples/coppelius/Coppelius/Build/NativeHost.bob")
         video_tables(host)

@@ -1,4 +1,4 @@
-"""What the H200 requires of a bobc-assembled kernel launched in thread-block clusters (session 23):
+"""What the H200 requires of a bobc-assembled kernel launched in thread-block clusters (sessions 23, 24):
 small kernels and variants of the sm_90 product, each launched through CuPy from a cubin whose cluster
 attribute (EIATTR_CTA_PER_CLUSTER) makes CUDA launch it in clusters, beside ptxas's own cubin of
 tools/ptx_corpus/sm90_cluster.ptx, that cubin with one .nv.info record blanked at a time, and that cubin
@@ -8,7 +8,8 @@ with its .text replaced by ours.  Results: bench/results/cuda-cluster-launch-h20
     python3 bench/gpu/cluster_probe.py run DIR [GLOB]    # device: each in a process of its own
 
 The small kernels: every block stores its rank in its shared memory; the cluster's barrier; rank 0 loads
-rank 1's word through the shared window and writes it; a second barrier."""
+rank 1's word through the shared window and writes it; a second barrier.  wide-*: the same on the
+product's grid, rank 0 reading ranks 1..3 (wide-tail: with ptxas's fence after the last barrier)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,8 @@ KERNELS = {
 # skipped (the path through W, launched in clusters), and without the peers' loads
 GEMM = {
     "gemm-cluster": lambda t: t,
+    # the fence after the last cluster barrier in the peers' path alone (not in the first split's)
+    "gemm-peerfence": lambda t: _drop_first_fence(t),
     "gemm-global": lambda t: t.replace("@!P0 BRA split_global", "BRA split_global"),
     "gemm-noload": lambda t: "\n".join(l for l in t.splitlines() if "LD.E.128" not in l) + "\n",
     "gemm-r1only": lambda t: t.replace("ISETP.GT.U32.AND P2, PT, R84, 0x2, PT", "ISETP.GT.U32.AND P2, PT, RZ, 0x2, PT"),
@@ -91,6 +94,15 @@ GEMM = {
     "gemm-ld64": lambda t: _split_loads(t, 2),
     "gemm-ld32": lambda t: _split_loads(t, 4),
 }
+
+
+def _drop_first_fence(text: str) -> str:
+    """The text without its first CLUSTER_FENCE (the first split's, before its epilogue)."""
+    from bobc.sass.generate.gemm_sm90 import CLUSTER_FENCE
+    lines = text.splitlines()
+    bare = [line.split("//")[0].strip() for line in lines]
+    at = next(i for i in range(len(lines)) if tuple(bare[i:i + len(CLUSTER_FENCE)]) == CLUSTER_FENCE)
+    return "\n".join(lines[:at] + lines[at + len(CLUSTER_FENCE):]) + "\n"
 
 
 def _split_loads(text: str, parts: int) -> str:
@@ -126,11 +138,21 @@ def build(folder: Path) -> None:
     one = (HEAD_RANK + RELEASE + TAIL.format(load="LD.E.128 R12, [R4]").replace("], R6\nhold", "], R12\nhold")
            .replace("hold:\n[B------:R-:W-:-:S01] UCGABAR_ARV\n[B------:R-:W-:-:S01] UCGABAR_WAIT\n", "hold:\n" + RELEASE))
     (folder / "wide-r1.sass").write_text(one)
-    # the next probe's variables, in the file name: -g1 one cluster (grid (1, 1, 4)) instead of the product's
-    # 48, -s4k blocks of 4 KiB instead of its 33808 bytes; wide-r1 reads rank 1 alone
-    for stem in ("wide-ranks", "wide-r1"):
+    # ranks 1..3 loaded at once, each address in a register pair of its own (ptxas's form: no load
+    # waits for the one before), and wide-ranks with ptxas's fence after the last barrier
+    (folder / "wide-par.sass").write_text(wide.replace(
+        "IADD3 R4, R2, 0x1000000, RZ\nLD.E.128 R12, [R4]\nIADD3 R4, R4, 0x1000000, RZ\nLD.E.128 R16, [R4]\n"
+        "IADD3 R4, R4, 0x1000000, RZ\nLD.E.128 R20, [R4]\n",
+        "MOV R7, R5\nMOV R9, R5\nIADD3 R4, R2, 0x1000000, RZ\nIADD3 R6, R2, 0x2000000, RZ\n"
+        "IADD3 R8, R2, 0x3000000, RZ\nLD.E.128 R12, [R4]\nLD.E.128 R16, [R6]\nLD.E.128 R20, [R8]\n"))
+    (folder / "wide-tail.sass").write_text(wide.replace(
+        "CCTL.IVALL\nEXIT", "CCTL.IVALL\n[B------:R-:W-:-:S06] MEMBAR.ALL.GPU\n[B------:R-:W-:Y:S00] ERRBAR\n"
+        "[B------:R-:W-:-:S06] CGAERRBAR\n[B012345:R-:W-:-:S01] CCTL.IVALL\nEXIT"))
+    # the variables, in the file name: -g1 one cluster (grid (1, 1, 4)), -g2 ptxas's two (grid (2, 1, 4))
+    # instead of the product's 48, -s4k blocks of 4 KiB instead of its 33808 bytes; wide-r1 reads rank 1 alone
+    for stem in ("wide-ranks", "wide-r1", "wide-par", "wide-tail"):
         image = write_cubin(assemble_kernel(folder / f"{stem}.sass", SM90), "probe", SM90, 8, 128, cluster=(1, 1, 4))
-        for suffix in ("", "-g1", "-s4k", "-g1-s4k"):
+        for suffix in ("", "-g1", "-g2", "-s4k", "-g1-s4k", "-g2-s4k"):
             (folder / f"{stem}-4{suffix}.cubin").write_bytes(image)
     for name, text in KERNELS.items():
         source = folder / f"{name}.sass"
@@ -144,7 +166,7 @@ def build(folder: Path) -> None:
     from bobc.sass.generate import gemm, gemm_sm90
     for name, change in GEMM.items():
         source = folder / f"{name}.sass"
-        source.write_text(change(gemm_sm90.generate(gemm.VARIANTS["nn"], "coppelius-gemm", 2, cluster_split=True)))
+        source.write_text(change(gemm_sm90.generate(gemm.VARIANTS["nn"], "coppelius-gemm", 2)))
         assembled = assemble_kernel(source, SM90)
         for cluster in ((1, 1, 4), None):
             for reserved in (False, True):
@@ -154,6 +176,9 @@ def build(folder: Path) -> None:
     subprocess.run([ptxas(), "-arch=sm_90a", "-O3", "tools/ptx_corpus/sm90_cluster.ptx", "-o",
                     str(folder / "ptxas-cluster_sum.cubin")], check=True)
     elf = (folder / "ptxas-cluster_sum.cubin").read_bytes()
+    # ptxas's own kernel on the product's grid, with its 4 KiB or the product's 33808 bytes of shared memory
+    for suffix in ("", "-s33k"):
+        (folder / f"ptxwide-cluster_sum{suffix}.cubin").write_bytes(elf)
     _swaps(folder, elf)
     for attribute in sorted({attr for name in (".nv.info.cluster_sum", ".nv.info")
                              for _, _, attr in _records(elf, name)}):
@@ -220,13 +245,19 @@ def run_one(path: Path) -> None:
     out = cp.zeros(1024, dtype=cp.uint32)
     if path.name.startswith("gemm"):
         return run_gemm(path)
-    if path.name.startswith(("ptxas", "swap", "ourcubin")):
+    if path.name.startswith("ptxwide"):
+        function = module.get_function("cluster_sum")
+        extra = 33808 - 4096 if "-s33k" in path.name else 0
+        function.max_dynamic_shared_size_bytes = extra
+        function((12, 4, 4), (128,), (out,), shared_mem=extra)
+    elif path.name.startswith(("ptxas", "swap", "ourcubin")):
         module.get_function("cluster_sum")((2, 1, 4), (128,), (out,))
     else:
         function = module.get_function("probe")
         shared = 4096 if "-s4k" in path.name else 33808
         function.max_dynamic_shared_size_bytes = shared
-        grid = ((1, 1, 4) if "-g1" in path.name else (12, 4, 4)) if path.name.startswith("wide") else (1, 1, 2)
+        grid = ((1, 1, 4) if "-g1" in path.name else (2, 1, 4) if "-g2" in path.name else (12, 4, 4)) \
+            if path.name.startswith("wide") else (1, 1, 2)
         function(grid, (128,), (out,), shared_mem=shared)
     cp.cuda.Device().synchronize()
     print(path.name, "ok", np.unique(out.get()[:128]).tolist())

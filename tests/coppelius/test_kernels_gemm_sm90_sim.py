@@ -73,57 +73,93 @@ def test_sm90_kernel_is_the_hmma_kernel_bit_for_bit(layout, m, n, k):
 SPLIT_CASES = [("nn", 2), ("nt", 3), ("tn", 4)]
 
 
-@pytest.mark.parametrize("layout,splits", SPLIT_CASES, ids=[f"{l}.S{s}" for l, s in SPLIT_CASES])
-def test_split_in_clusters(layout, splits):
-    """Flag 16 launched in clusters of (1, 1, S), beside the unclustered launch and the HMMA kernel.
-    The committed kernel adds the partials through W in clusters too, its shared addresses in the
-    cluster-wide form (the H200 refuses a plain offset from a block of rank 1 and up): D and Dh bit
-    for bit the HMMA kernel's, W written, the tickets zero again.  The generator's experimental
-    on-chip path (generate(cluster_split=True): the first split adds its peers' partials from their
-    shared memory, +0 + W0 + W1 + ... as the sum through W) gives the same bits here and never
-    writes W -- the H200 does not run it yet (gemm_sm90._cluster_split).  M = 64, N = 128 (two
-    tiles, two clusters), K = 192 (2, 3 splits) or 256 (4)."""
+def _split_run(layout, splits, text, shared, cluster, seed=0):
+    """Flag 16 over M = 64, N = 128 (two tiles), K = 192 (2, 3 splits) or 256 (4), with bias and
+    the binary16 copy: the kernel `text` launched in clusters of `cluster`; the outputs."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
-    rng = np.random.default_rng(31 + splits)
+    rng = np.random.default_rng(31 + splits + seed)
     m, n, k = 64, 128, 192 if splits < 4 else 256
     a_rows, a_cols = (k, m) if layout == "tn" else (m, k)
     b_rows, b_cols = (n, k) if layout == "nt" else (k, n)
     a = rng.standard_normal(a_rows * a_cols).astype(np.float16)
     b = rng.standard_normal(b_rows * b_cols).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float32)
+    buffers = {"a": a, "b": b, "bias": bias, "d": np.full(m * n, np.nan, np.float32),
+               "h": np.zeros(m * n, np.float16), "maps": np.zeros(256, np.uint8),
+               "w": np.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, np.float32),
+               "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
+    at = buffer_addresses(buffers)
+    grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
+                                        Dh=at["h"], bias=at["bias"], M=m, N=n, K=k, lda=a_cols, ldb=b_cols,
+                                        ldd=n, ldh=n, flags=2 | 4)
+    if "//@ tensormap" in text:
+        part = k // splits
+        a_dims = (m, part) if layout == "tn" else (part, m)
+        b_dims = (part, n) if layout == "nt" else (n, part)
+        sa = part * a_cols if layout == "tn" else part
+        sb = part if layout == "nt" else part * b_cols
+        maps = b"".join(encode_tiled(TiledTensor("float16", address, (*dims, splits), (2 * ld, 2 * stride),
+                                                 (64, 64, 1), swizzle="128b"))
+                        for address, dims, ld, stride in ((at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb)))
+        buffers["maps"][:] = np.frombuffer(maps, dtype=np.uint8)
+        block += np.array([at["maps"], at["maps"] + 128], dtype=np.uint64).tobytes()
+    return run_kernel(text, "sm_90", grid=grid, block=(gemm.THREADS, 1, 1), params=block,
+                      buffers=buffers, shared_bytes=shared, cluster=cluster)
+
+
+@pytest.mark.parametrize("layout,splits", SPLIT_CASES, ids=[f"{l}.S{s}" for l, s in SPLIT_CASES])
+def test_split_in_clusters(layout, splits):
+    """Flag 16 launched in clusters of (1, 1, S), beside the unclustered launch and the HMMA kernel.
+    Unclustered, the committed kernel adds the partials through W and the tickets; in clusters the
+    first split adds its peers' partials from their shared memory (gemm_sm90._cluster_split, +0 +
+    W0 + W1 + ... as the sum through W) and never writes W.  D and Dh bit for bit the HMMA kernel's
+    either way, the tickets zero again.  Two tiles, so two clusters."""
     variant = gemm.VARIANTS[layout]
     committed = (SOURCES / f"{variant.identity(PREFIX)}.sm_90.sass").read_text()
-    on_chip = gemm_sm90.generate(variant, PREFIX, cluster_split=True)
-    outputs = []
-    for text, shared, cluster in (
-            ((SOURCES / f"{variant.identity(PREFIX)}.sass").read_text(), gemm.shared_bytes(variant), (1, 1, 1)),
-            (committed, gemm_sm90.shared_bytes(), (1, 1, 1)),
-            (committed, gemm_sm90.shared_bytes(), (1, 1, splits)),
-            (on_chip, gemm_sm90.shared_bytes(), (1, 1, splits))):
-        buffers = {"a": a, "b": b, "bias": bias, "d": np.full(m * n, np.nan, np.float32),
-                   "h": np.zeros(m * n, np.float16), "maps": np.zeros(256, np.uint8),
-                   "w": np.full(gemm.split_workspace_bytes(m, n, splits) // 4, np.nan, np.float32),
-                   "tickets": np.zeros(gemm.split_ticket_bytes(m, n) // 4, np.uint32)}
-        at = buffer_addresses(buffers)
-        grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], A=at["a"], B=at["b"], D=at["d"],
-                                            Dh=at["h"], bias=at["bias"], M=m, N=n, K=k, lda=a_cols, ldb=b_cols,
-                                            ldd=n, ldh=n, flags=2 | 4)
-        if "//@ tensormap" in text:
-            part = k // splits
-            a_dims = (m, part) if layout == "tn" else (part, m)
-            b_dims = (part, n) if layout == "nt" else (n, part)
-            sa = part * a_cols if layout == "tn" else part
-            sb = part if layout == "nt" else part * b_cols
-            maps = b"".join(encode_tiled(TiledTensor("float16", address, (*dims, splits), (2 * ld, 2 * stride),
-                                                     (64, 64, 1), swizzle="128b"))
-                            for address, dims, ld, stride in ((at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb)))
-            buffers["maps"][:] = np.frombuffer(maps, dtype=np.uint8)
-            block += np.array([at["maps"], at["maps"] + 128], dtype=np.uint64).tobytes()
-        outputs.append(run_kernel(text, "sm_90", grid=grid, block=(gemm.THREADS, 1, 1), params=block,
-                                  buffers=buffers, shared_bytes=shared, cluster=cluster))
-    hmma, *ours = outputs
+    hmma, *ours = (
+        _split_run(layout, splits, (SOURCES / f"{variant.identity(PREFIX)}.sass").read_text(),
+                   gemm.shared_bytes(variant), (1, 1, 1)),
+        _split_run(layout, splits, committed, gemm_sm90.shared_bytes(), (1, 1, 1)),
+        _split_run(layout, splits, committed, gemm_sm90.shared_bytes(), (1, 1, splits)))
     for out in ours:
         for name in ("d", "h"):
             np.testing.assert_array_equal(out[name].view(np.uint8), hmma[name].view(np.uint8))
         assert (out["tickets"] == 0).all()
-    assert not np.isnan(ours[0]["w"]).all() and not np.isnan(ours[1]["w"]).all() and np.isnan(ours[2]["w"]).all()
+    assert not np.isnan(ours[0]["w"]).all() and np.isnan(ours[1]["w"]).all()
+
+
+def _without(text: str, comment: str) -> str:
+    """The kernel text without the one BAR.SYNC whose comment starts with `comment`."""
+    lines = text.splitlines()
+    at = [i for i, line in enumerate(lines) if "BAR.SYNC" in line and f"// {comment}" in line]
+    assert len(at) == 1, at
+    return "\n".join(lines[:at[0]] + lines[at[0] + 1:]) + "\n"
+
+
+def test_the_ring_is_rewritten_only_after_every_warp_waited_for_its_mmas():
+    """A warp's WARPGROUP.DEPBAR waits for its own part of the warpgroup's MMAs; the others may still
+    be reading the ring.  On the H200 the on-chip split reduction, whose later splits stored their
+    partials into the ring right after their own wait, gave D wrong in about 1% of its elements,
+    differently each run (session 24); a barrier of the block before the stores made it the sum
+    through W.  The simulator refuses a store -- or a TMA copy, as the loop's refill -- into bytes
+    an MMA may still read, so both barriers are checked here: without either, the fault names it."""
+    from bobc.sim.faults import SimulationFault
+    variant = gemm.VARIANTS["nt"]
+    committed = (SOURCES / f"{variant.identity(PREFIX)}.sm_90.sass").read_text()
+    with pytest.raises(SimulationFault, match=r"stores to shared 0x[0-9a-f]+, which a warpgroup MMA"):
+        # K = 192 in 3 splits: one step each, so the partials go where that step's MMAs read
+        _split_run("nt", 3, _without(committed, "every warp's MMAs are done reading the ring"),
+                   gemm_sm90.shared_bytes(), (1, 1, 3))
+    with pytest.raises(SimulationFault, match="a TMA copy writes shared .* which a warpgroup MMA"):
+        # 7 steps in a ring of 2: the loop refills a stage each step
+        m, n, k = 64, 128, 416
+        rng = np.random.default_rng(3)
+        buffers = {"a": rng.standard_normal(m * k).astype(np.float16), "b": rng.standard_normal(n * k).astype(np.float16),
+                   "d": np.zeros(m * n, np.float32), "maps": np.zeros(256, np.uint8)}
+        from pathlib import Path
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            source = Path(folder) / "k.sass"
+            source.write_text(_without(committed, "every warp is done with the stage"))
+            _run("nt", source, buffers, gemm_sm90.shared_bytes(), "maps", A="a", B="b", D="d",
+                 M=m, N=n, K=k, lda=k, ldb=k, ldd=n, ldh=n, flags=0)

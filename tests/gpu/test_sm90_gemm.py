@@ -9,7 +9,9 @@ and is compared with today's HMMA kernel (coppelius-gemm-*.sass) on the same inp
 whether they agree bit for bit).  A wrong barrier or copy hangs rather than fails: tests/gpu/run.sh
 runs the file in a process of its own with a short timeout.  H200, 2026-12-03: 18 passed, every D and
 Dh bit for bit the HMMA kernel's (bench/results/sm90-gemm-h200.md); 2026-12-04: 40 passed, the split
-products also in clusters (tests/gpu/logs/2026-12-04-s23-run-pytest_sm90_gemm.log).
+products also in clusters (tests/gpu/logs/2026-12-04-s23-run-pytest_sm90_gemm.log), through W; session
+24's on-chip reduction in clusters failed one case before its ring barrier
+(bench/results/coppelius-host-h200-onchip-s24.txt) and has not run since.
 """
 from __future__ import annotations
 
@@ -236,7 +238,8 @@ def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layou
     """Flag 16: S blocks a tile, partials in W, the tile's last block adds them in split order
     (gemm._split, over the warpgroup's accumulators): D and Dh bit for bit the HMMA kernel's,
     and every ticket back at zero.  Also launched in clusters of (1, 1, S) (the cubin's cluster
-    attribute), where every shared address takes the block's rank in its top byte."""
+    attribute), where the first split adds its peers' partials from their shared memory instead
+    (gemm_sm90._cluster_split), the same sums in the same order."""
     from bobc.sass.generate import gemm
     splits = max(2, gemm.split_count(m, n, k))
     rng = np.random.default_rng(m + n + k + flags)

@@ -97,12 +97,30 @@ hold:
 [B------:R-:W-:-:S08] CGAERRBAR
 [B------:R-:W-:-:S01] UCGABAR_ARV
 [B------:R-:W-:-:S01] UCGABAR_WAIT
+[B------:R-:W-:-:S01] CCTL.IVALL
+[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
+[B------:R-:W-:Y:S00] ERRBAR
+[B------:R-:W-:-:S06] CGAERRBAR
+[B012345:R-:W-:-:S01] CCTL.IVALL
 EXIT
 """
 
 
 def test_a_second_barrier_keeps_the_peer():
     _peek(SECOND_BARRIER)
+
+
+def test_a_block_that_was_read_exits_after_the_fence():
+    """On the H200 a peer exchange whose blocks exited right after the last cluster barrier failed
+    the launch (one cluster or many, 4 KiB or 33 KiB blocks); with ptxas's fence.acq_rel.cluster after
+    the barrier it ran on every grid (bench/results/cuda-cluster-launch-h200.md, session 24).  The
+    simulator refuses the exit of a block a peer has read without it, and only of such a block."""
+    unfenced = SECOND_BARRIER.replace("[B------:R-:W-:-:S06] CGAERRBAR\n", "")
+    with pytest.raises(SimulationFault, match="fence.acq_rel.cluster"):
+        _peek(unfenced)
+    # rank 0 read rank 1 but was not read: it alone may leave without the fence
+    arrive = "".join(line + "\n" for line in SECOND_BARRIER.splitlines()[6:11])
+    _peek(SECOND_BARRIER.replace("hold:\n", arrive + "EXIT\nhold:\n"))
 
 
 def test_a_bare_arrive_after_a_peer_load_is_refused():

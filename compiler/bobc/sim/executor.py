@@ -62,7 +62,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 # Instructions that only order or schedule (their effect is already complete in a
 # simulator that executes every memory access when it issues).
 NO_EFFECT = frozenset({"NOP", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "ERRBAR",
-                       "CCTL", "YIELD", "FENCE", "WARPGROUP",
+                       "CCTL", "YIELD", "FENCE",
                        # a grid launched early waits for its parent (ACQBULK) and lets its own
                        # dependents launch (PREEXIT): the simulator runs grids one after another
                        # (the channel checks an early grid opens with ACQBULK)
@@ -175,6 +175,11 @@ class Launch:
         self.copies_open: list = []             # cp.async: issued, not yet in a group
         self.copy_groups: list = []             # committed groups, oldest first
         self.copy_pending = None                # [shared bytes] True where a copy has yet to land
+        # warpgroup MMAs' shared-memory reads (op_HGMMA): per warp, the bytes of its groups not yet
+        # waited for (the open one last); per block, those its warps waited for since its last barrier
+        self.mma_groups: dict[int, list[list]] = {}
+        self.mma_waited: dict[int, list[tuple[int, np.ndarray]]] = {}
+        self.mma_reading: list[np.ndarray] = []  # the bytes the MMA executing now reads
         self.descriptor_loaded: set[int] = set()
         self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
@@ -192,6 +197,8 @@ class Launch:
         self.bank0 = np.frombuffer(geometry.bank0 + bytes(-len(geometry.bank0) % 4), dtype="<u4")
         self.cluster_arrivals = np.zeros(n, dtype=np.int64)    # UCGABAR_ARVs each thread has made
         self.peer_loads = np.zeros(n, dtype=bool)              # read a peer's shared memory since its CGAERRBAR
+        self.fenced = np.ones(n, dtype=bool)                   # a CGAERRBAR since its last cluster barrier wait
+        self.read_by_peer = np.zeros(self.blocks, dtype=bool)  # a peer has read the block's shared memory
         self.cluster_phase = np.zeros(n, dtype=np.int64)       # the arrivals a waiting thread waits for
 
     def _clusters(self, geometry: LaunchGeometry) -> None:
@@ -450,6 +457,16 @@ class Launch:
 
     # ------------------------------------------------------------ control
     def op_EXIT(self, ins, mods, o, mask):
+        """A block of a cluster whose shared memory a peer has read exits after ptxas's fence
+        following its last cluster barrier (fence.acq_rel.cluster: MEMBAR.ALL.GPU; ERRBAR;
+        CGAERRBAR; CCTL.IVALL): on the H200 such blocks that exited right after the barrier
+        failed the launch, with the fence they ran (bench/results/cuda-cluster-launch-h200.md)."""
+        if self.cluster_size > 1:
+            active = np.ones(self.threads, dtype=bool) if mask is True else mask
+            if (active & self.read_by_peer[self.block] & ~self.fenced).any():
+                self._fail(ins, "exits right after the cluster's barrier although a peer has read its shared "
+                                "memory (the GPU fails the launch): end with ptxas's fence after the last "
+                                "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
 
     def op_BRA(self, ins, mods, o, mask):
@@ -495,6 +512,7 @@ class Launch:
         loads from its peers' shared memory are done with."""
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
         self.peer_loads[active] = False
+        self.fenced[active] = True
         return None
 
     def op_UCGABAR_ARV(self, ins, mods, o, mask):
@@ -517,6 +535,7 @@ class Launch:
         if (self.cluster_arrivals[active] == 0).any():
             self._fail(ins, "waits at the cluster's barrier without having arrived (UCGABAR_ARV first)")
         self.cluster_phase[active] = self.cluster_arrivals[active]
+        self.fenced[active] = False
         self.waiting |= active
         self.wait_id[active] = CLUSTER_BARRIER
         self._release()
@@ -536,6 +555,8 @@ class Launch:
             if (self.cluster_arrivals[members] >= needed).all():
                 self.waiting[waiting] = False
                 self.wait_id[waiting] = -1
+                for b in np.unique(self.block[members]).tolist():
+                    self.mma_waited.pop(b, None)
                 released = True
         return released
 
@@ -559,6 +580,8 @@ class Launch:
                 self.bar_result[at] = value
             self.waiting[at] = False
             self.wait_id[at] = -1
+            if expected == self.per_block:
+                self.mma_waited.pop(b, None)           # every warp's waited MMA reads are behind it
             self.bar_arrived.pop((b, barrier), None)
             del self.bar_expected[(b, barrier)]
             released = True
@@ -1372,6 +1395,8 @@ class Launch:
             if destination % 128 or destination + tile.size > self.shared_bytes:
                 self._fail(ins, f"a copy of {tile.size} bytes to shared {destination:#x} (128-byte aligned, "
                                 f"within the block's {self.shared_bytes})")
+            self._check_mma_reads(ins, (block * self.shared_bytes + offsets)[None, :], np.array([lane // WARP]),
+                                  "a TMA copy writes")
             self.shared[block * self.shared_bytes + offsets] = tile
             state = self._mbarrier_state(ins, block, barrier)
             state[2] -= tile.size
@@ -1397,6 +1422,7 @@ class Launch:
             address = address ^ (((address >> 7) & (span // 16 - 1)) << 4)
         index = block * self.shared_bytes + address
         words = self.shared[index] .astype(np.uint16) | (self.shared[index + 1].astype(np.uint16) << 8)
+        self.mma_reading.append(index)
         return words.view(np.float16).astype(np.float64)
 
     def op_HGMMA(self, ins, mods, o, mask):
@@ -1416,6 +1442,7 @@ class Launch:
         for warp in np.nonzero(warps)[0]:
             lane0 = warp * WARP
             block = int(self.block[lane0])
+            self.mma_reading = []
             desc = [int(self._ureg(o[1].index + i)[lane0]) for i in range(4)]
             a = self._descriptor_matrix(desc[0] | desc[1] << 32, 64, 16, "tnspA" in flags, block)   # [k][m]
             b = self._descriptor_matrix(desc[2] | desc[3] << 32, n, 16, "tnspB" in flags, block)    # [k][n]
@@ -1430,7 +1457,53 @@ class Launch:
                         with np.errstate(all="ignore"):
                             d = (product[g + 8 * h, 8 * j + 2 * t + e] + c).astype(np.float32)
                         self.regs[register][columns] = _u(d)
+            groups = self.mma_groups.setdefault(int(warp), [])
+            if not groups or groups[-1][1]:
+                groups.append([[], False])
+            groups[-1][0] += [*self.mma_reading, *(i + 1 for i in self.mma_reading)]
+            groups[-1][1] = any(x.kind == "gsb" for x in o[3:])           # gsb0: the group is closed
         return None
+
+    def op_WARPGROUP(self, ins, mods, o, mask):
+        """WARPGROUP.ARRIVE orders the warp's register writes before its MMAs (complete here);
+        WARPGROUP.DEPBAR.LE gsb0, N (wgmma.wait_group N): all but the warp's newest N closed MMA
+        groups are done reading shared memory -- for this warp.  Its warpgroup's other warps may
+        still be reading the same bytes until they wait too, so a store into them is safe only
+        from the warp itself or after a barrier of the block behind every warp's wait
+        (_check_mma_reads)."""
+        if mods[:1] == ("ARRIVE",):
+            return None
+        if mods[:2] != ("DEPBAR", "LE") or len(o) != 2 or o[0].kind != "gsb" or o[1].kind != "imm":
+            self._unmodeled(ins)
+        keep = int(o[1].value)
+        for warp in np.nonzero(self._warps(ins, mask))[0].tolist():
+            groups = self.mma_groups.get(warp, [])
+            closed = [g for g in groups if g[1]]
+            for group in closed[:max(len(closed) - keep, 0)]:
+                groups.remove(group)
+                self.mma_waited.setdefault(int(self.block[warp * WARP]), []).append(
+                    (warp, np.unique(np.concatenate(group[0]))))
+        return None
+
+    def _check_mma_reads(self, ins, index: np.ndarray, warps: np.ndarray, what: str) -> None:
+        """A store of shared bytes `index` (global shared indices, one row per writing thread of
+        warp `warps`) into bytes a warpgroup MMA may still read: one of its warps has not waited
+        for it, or waited but no barrier of the block has passed since and another warp stores."""
+        if not self.mma_groups and not self.mma_waited:
+            return
+        index = np.asarray(index).reshape(len(warps), -1)
+        pending = [(w, np.unique(np.concatenate(g[0])), False) for w, gs in self.mma_groups.items() for g in gs]
+        pending += [(w, bytes_, True) for entries in self.mma_waited.values() for w, bytes_ in entries]
+        for warp, bytes_, waited in pending:
+            writers = warps != warp if waited else np.ones(len(warps), dtype=bool)
+            if writers.any() and np.isin(index[writers], bytes_).any():
+                hit = index[writers][np.isin(index[writers], bytes_)][0]
+                offset = int(hit) % self.shared_bytes
+                reader = warp % (self.threads // self.blocks // WARP)
+                remedy = ("wait for it on every warp, then a barrier of the block (BAR.SYNC) before another warp "
+                          "writes there" if waited else "wait for it first (WARPGROUP.DEPBAR.LE gsb0), then a barrier")
+                self._fail(ins, f"{what} shared {offset:#x}, which a warpgroup MMA of warp {reader} may still read: "
+                                f"{remedy}")
 
     # ------------------------------------------------------------ warp collectives
     def op_SHFL(self, ins, mods, o, mask):
@@ -1579,6 +1652,7 @@ class Launch:
         data = self._shared_load(peer * self.shared_bytes + local, size)
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
         self.peer_loads[threads[peer != block]] = True
+        self.read_by_peer[peer[peer != block]] = True
         return self._extend(mods, data) if size < 4 else np.ascontiguousarray(data).view("<u4")
 
     def _store_columns(self, ins, src, size, mask):
@@ -1736,6 +1810,8 @@ class Launch:
         size = self._access_width(ins, mods)
         index = self._shared_addresses(ins, o[0], size, mask)
         data = self._store_columns(ins, o[1], size, mask)
+        threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
+        self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to")
         self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDSM(self, ins, mods, o, mask):

@@ -38,9 +38,12 @@ Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns 
 8 j + 2 (l % 4), +1 (the HMMA.16816 C fragment's layout, eight of them across 64 columns), so
 the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
 
-Split K (flag 16) is gemm.py's: each split's partial to W[z], the ticket, the last block's sum
-staged through the ring (split_partials a round), its shared addresses in the cluster-wide form
-(CLUSTER_BASE), so that the launch may also run in thread-block clusters.  The column sums of B (flag 32; nn, tn) are
+Split K (flag 16), launched in thread-block clusters of (1, 1, S) (bank 0 says so), adds the
+splits' partials on chip: the first split of a tile reads its peers' from their shared memory
+(_cluster_split).  Launched otherwise it is gemm.py's: each split's partial to W[z], the ticket,
+the last block's sum staged through the ring (split_partials a round), its shared addresses in
+the cluster-wide form (CLUSTER_BASE).  Both sum +0 + W0 + W1 + ..., so D has the same bits.
+The column sums of B (flag 32; nn, tn) are
 read from the swizzled B tiles as each step lands, in gemm.py's association (four row groups
 k mod 4 from +0 in increasing k, then (s0 + s1) + (s2 + s3)), and stored by gemm.py's code.
 On the H200 every output of every flag is bit for bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py):
@@ -292,10 +295,9 @@ def _descriptors(out: _Text, variant: Variant, stages: int) -> None:
             out(f"UIADD3 UR{quad + offset}, UR{DESC_QUADS[0] + offset}, {kk * (K16_K if along_k else K16_MN):#x}, URZ")
 
 
-def generate(variant: Variant, prefix: str, stages: int = STAGES, cluster_split: bool = False) -> str:
+def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     """The sm_90 kernel source of one variant with a ring of `stages` (a power of two) steps
-    (deterministic text).  `cluster_split`: also the on-chip split-K path (_cluster_split), an
-    experiment the H200 does not run yet; the committed kernels are written without it."""
+    (deterministic text)."""
     if stages < 2 or stages & (stages - 1):
         raise ValueError(f"stages = {stages}: the ring takes a power of two, at least 2, of 16 KiB stages")
     out = _Text()
@@ -425,8 +427,7 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES, cluster_split:
     out.label("split")
     out(f"S2R R{CLUSTER_BASE}, SR_CgaCtaId")
     out(f"SHF.L.U32 R{CLUSTER_BASE}, R{CLUSTER_BASE}, 0x18, RZ", "the rank << 24: this block's shared addresses")
-    if cluster_split:
-        _cluster_split(out, stages)
+    _cluster_split(out, stages)
     _split(out, tiling_, split_partials(stages), label="split_global", cluster_base=CLUSTER_BASE)
     return "\n".join(header + out.lines) + "\n"
 
@@ -450,6 +451,11 @@ CHUNK_STRIDE = BLOCK_THREADS * 16                 # a partial's i-th chunks of e
 CLUSTER_ARRIVE_RELEASE = ("[B------:R-:W-:-:S06] MEMBAR.ALL.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
                           "[B------:R-:W-:-:S08] CGAERRBAR", "[B------:R-:W-:-:S01] UCGABAR_ARV")
 CLUSTER_WAIT_ACQUIRE = ("[B------:R-:W-:-:S01] UCGABAR_WAIT", "[B------:R-:W-:-:S01] CCTL.IVALL")
+# PTX fence.acq_rel.cluster as ptxas writes it after a kernel's last cluster barrier, its CCTL
+# waiting on every scoreboard.  The H200 requires it there: the probe's peer exchange without it
+# failed on every grid, with it ran on every grid (bench/results/cuda-cluster-launch-h200.md, session 24)
+CLUSTER_FENCE = ("[B------:R-:W-:-:S06] MEMBAR.ALL.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
+                 "[B------:R-:W-:-:S06] CGAERRBAR", "[B012345:R-:W-:-:S01] CCTL.IVALL")
 
 
 def _cluster_split(out: _Text, stages: int) -> None:
@@ -461,11 +467,13 @@ def _cluster_split(out: _Text, stages: int) -> None:
     read them.  Launched otherwise (no clusters, or another shape), gemm._split's path through W
     and the tickets.
 
-    An experiment (generate(cluster_split=True)): the simulator runs it bit for bit as the path
-    through W, but on the H200 a launch of it in clusters still fails (CUDA_ERROR_LAUNCH_FAILED,
-    Xid 13 through bobc's QMDs), as does bench/gpu/cluster_probe.py's small peer exchange on the same
-    grid of 48 clusters of (1, 1, 4), though that one runs as a single cluster of two
-    (bench/results/cuda-cluster-launch-h200.md, session 23); no committed kernel has it."""
+    What the H200 taught (bench/results/cuda-cluster-launch-h200.md, session 24): every block ends
+    the exchange with ptxas's fence after the last cluster barrier (CLUSTER_FENCE; without it the
+    launch failed, CUDA_ERROR_LAUNCH_FAILED / Xid 13), and the later splits store their partials
+    into the ring only after a barrier of the block: a warp's WARPGROUP.DEPBAR waits for its own
+    part of the MMAs, and without the barrier D came out wrong in about 1% of its elements,
+    differently each run, where a split had few steps.  The simulator refuses both omissions.
+    With the barrier the H200 has not run it yet, so no plan launches the products in clusters."""
     out.note("split K on chip: a launch in clusters of (1, 1, S)? (else split_global: W and the tickets)")
     out(f"LDC R{T0}, c[0x0][{CLUSTER.bank_explicit:#x}]", "1: the launch is in clusters")
     out(f"LDC R{T1}, c[0x0][{CLUSTER.bank_shape + 8:#x}]", "the cluster's depth")
@@ -479,6 +487,7 @@ def _cluster_split(out: _Text, stages: int) -> None:
     out(f"IADD3 R{C_OFFSET}, R{C_OFFSET}, {ring_base(stages):#x}, RZ", "this thread's chunks in the ring (free now)")
     out(f"IADD3 R{C_OFFSET}, R{C_OFFSET}, R{CLUSTER_BASE}, RZ", "in the cluster-wide form (rank 0: the offset)")
     out(f"ISETP.NE.U32.AND P1, PT, R{CTA_Z}, RZ, PT", "P1: a later split, which publishes its partial")
+    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every warp's MMAs are done reading the ring (a warp's wait is its own)")
     for i in range(8):
         out(f"@P1 STS.128 [R{C_OFFSET}+{i * CHUNK_STRIDE:#x}], R{ACC + 4 * i}")
     _ordered(out, CLUSTER_ARRIVE_RELEASE, "release: the partials, seen by the cluster after its barrier")
@@ -500,11 +509,13 @@ def _cluster_split(out: _Text, stages: int) -> None:
     out.label("split_summed")
     _ordered(out, CLUSTER_ARRIVE_RELEASE, "the peers' partials are read: they may exit")
     _ordered(out, CLUSTER_WAIT_ACQUIRE, "")
+    _ordered(out, CLUSTER_FENCE, "after the last cluster barrier")
     out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
     out("BRA epilogue")
     out.label("split_published")
     _ordered(out, CLUSTER_ARRIVE_RELEASE, "hold this block's shared memory until the first split has read it")
     _ordered(out, CLUSTER_WAIT_ACQUIRE, "")
+    _ordered(out, CLUSTER_FENCE, "after the last cluster barrier")
     out("EXIT")
 
 
