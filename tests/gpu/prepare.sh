@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Build here (bobc needs lark and lief) everything tests/gpu/run.sh runs on a GPU machine that
 # has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
-#   tests/gpu/prepare.sh [--large]
+#   tests/gpu/prepare.sh [--large] [--clusters]
 # --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).
+# --clusters also builds .device/coppelius-host-clusters: the same host with every split product
+# launched in thread-block clusters (bench/coppelius_host/variant_tree.py's `clusters`, from HEAD), which
+# run.sh then compares with the plain one (outputs byte for byte, and the update's time; a few minutes more).
 # Then, on the GPU machine, with .device and .whl carried there:
 #   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
 set -eu
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-.venv/bin/python}
 LARGE=""
-[ "${1:-}" = "--large" ] && LARGE=--large
+CLUSTERS=0
+for arg in "$@"; do
+  case "$arg" in
+    --large) LARGE=--large ;;
+    --clusters) CLUSTERS=1 ;;
+    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p .device .whl
 ls .whl/lark-*.whl > /dev/null 2>&1 ||
   "$PY" -m pip download -q --no-deps --only-binary=:all: -d .whl "lark==1.3.1"
@@ -19,6 +29,16 @@ ls .whl/lark-*.whl > /dev/null 2>&1 ||
 "$PY" tests/gpu/build_native_request.py .device/native-request
 rm -rf .device/coppelius-host
 "$PY" tests/gpu/build_coppelius_host.py .device/coppelius-host $LARGE
+rm -rf .device/coppelius-host-clusters
+if [ "$CLUSTERS" = 1 ]; then
+  TREE=$(mktemp -d)/tree
+  "$PY" bench/coppelius_host/variant_tree.py "$TREE" clusters
+  ROOT=$PWD
+  PY_ABS=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")
+  (cd "$TREE" && BOBC_CACHE_DIR=off PYTHONPATH="$TREE/compiler" "$PY_ABS" tests/gpu/build_coppelius_host.py \
+     "$ROOT/.device/coppelius-host-clusters" $LARGE)
+  rm -rf "$(dirname "$TREE")" .device/coppelius-host-clusters/text.stream .device/coppelius-host-clusters/coppelius-host-short
+fi
 # the sm_90 corpus kernels as the pinned ptxas compiles them (tests/gpu/test_sm90_async_kernels.py)
 rm -rf .device/sm90-async && mkdir -p .device/sm90-async
 "$PY" - <<'PYEOF'

@@ -18,6 +18,8 @@
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
+# coppelius_clusters.log the host with its split products in clusters against the plain one
+#               (when prepare.sh --clusters built .device/coppelius-host-clusters)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -145,6 +147,15 @@ if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
     --host-variant pages-4k:NATIVE_GPU_VIDEO_PAGES=4k --host-variant profile:NATIVE_PROFILE=1 \
     > "$LOG/coppelius_host_bench.log" 2>&1
   note "coppelius_host bench: exit $?"
+fi
+
+# the host with its split products in thread-block clusters (prepare.sh --clusters) against the plain one:
+# every output byte for byte, and the update's time (the on-chip split reduction, sm_90)
+if [ -d .device/coppelius-host-clusters ] && [ -d .device/coppelius-host ]; then
+  CONFIGS=small; [ -e .device/coppelius-host-clusters/coppelius-host-large ] && CONFIGS=large,small
+  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-clusters" coppelius-host \
+    coppelius-host-clusters --configs $CONFIGS --repeats 2 > "$LOG/coppelius_clusters.log" 2>&1
+  note "coppelius host in clusters against the plain host: exit $?"
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true

@@ -175,8 +175,9 @@ class Launch:
         self.copies_open: list = []             # cp.async: issued, not yet in a group
         self.copy_groups: list = []             # committed groups, oldest first
         self.copy_pending = None                # [shared bytes] True where a copy has yet to land
-        # warpgroup MMAs' shared-memory reads (op_HGMMA): per warp, the bytes of its groups not yet
-        # waited for (the open one last); per block, those its warps waited for since its last barrier
+        # warpgroup MMAs' shared-memory reads (op_HGMMA), as masks over a block's shared bytes: per
+        # warp, [mask, closed] of its groups not yet waited for (the open one last); per block,
+        # (warp, mask) of those its warps waited for since the block's last barrier
         self.mma_groups: dict[int, list[list]] = {}
         self.mma_waited: dict[int, list[tuple[int, np.ndarray]]] = {}
         self.mma_reading: list[np.ndarray] = []  # the bytes the MMA executing now reads
@@ -1459,8 +1460,11 @@ class Launch:
                         self.regs[register][columns] = _u(d)
             groups = self.mma_groups.setdefault(int(warp), [])
             if not groups or groups[-1][1]:
-                groups.append([[], False])
-            groups[-1][0] += [*self.mma_reading, *(i + 1 for i in self.mma_reading)]
+                groups.append([np.zeros(self.shared_bytes, dtype=bool), False])
+            for index in self.mma_reading:
+                local = (index - block * self.shared_bytes).reshape(-1)
+                groups[-1][0][local] = True
+                groups[-1][0][local + 1] = True
             groups[-1][1] = any(x.kind == "gsb" for x in o[3:])           # gsb0: the group is closed
         return None
 
@@ -1479,31 +1483,39 @@ class Launch:
         for warp in np.nonzero(self._warps(ins, mask))[0].tolist():
             groups = self.mma_groups.get(warp, [])
             closed = [g for g in groups if g[1]]
-            for group in closed[:max(len(closed) - keep, 0)]:
-                groups.remove(group)
-                self.mma_waited.setdefault(int(self.block[warp * WARP]), []).append(
-                    (warp, np.unique(np.concatenate(group[0]))))
+            done = closed[:max(len(closed) - keep, 0)]
+            for group in done:
+                self.mma_waited.setdefault(int(self.block[warp * WARP]), []).append((warp, group[0]))
+            groups[:] = [g for g in groups if not any(g is d for d in done)]
         return None
 
     def _check_mma_reads(self, ins, index: np.ndarray, warps: np.ndarray, what: str) -> None:
         """A store of shared bytes `index` (global shared indices, one row per writing thread of
         warp `warps`) into bytes a warpgroup MMA may still read: one of its warps has not waited
         for it, or waited but no barrier of the block has passed since and another warp stores."""
-        if not self.mma_groups and not self.mma_waited:
+        if not any(self.mma_groups.values()) and not any(self.mma_waited.values()):
             return
         index = np.asarray(index).reshape(len(warps), -1)
-        pending = [(w, np.unique(np.concatenate(g[0])), False) for w, gs in self.mma_groups.items() for g in gs]
-        pending += [(w, bytes_, True) for entries in self.mma_waited.values() for w, bytes_ in entries]
-        for warp, bytes_, waited in pending:
-            writers = warps != warp if waited else np.ones(len(warps), dtype=bool)
-            if writers.any() and np.isin(index[writers], bytes_).any():
-                hit = index[writers][np.isin(index[writers], bytes_)][0]
-                offset = int(hit) % self.shared_bytes
-                reader = warp % (self.threads // self.blocks // WARP)
+        per_block = self.threads // self.blocks // WARP
+        writing_block = warps // per_block
+        for b in np.unique(writing_block).tolist():
+            entries = [(w, mask, False) for w in range(b * per_block, (b + 1) * per_block)
+                       for mask, _ in self.mma_groups.get(w, ())]
+            entries += [(w, mask, True) for w, mask in self.mma_waited.get(b, ())]
+            if not entries:
+                continue
+            rows = writing_block == b
+            local, writers = index[rows] - b * self.shared_bytes, warps[rows]
+            for warp, mask, waited in entries:
+                bytes_ = local[writers != warp] if waited else local
+                hit = mask[bytes_]
+                if not hit.any():
+                    continue
+                reader = warp % per_block
                 remedy = ("wait for it on every warp, then a barrier of the block (BAR.SYNC) before another warp "
                           "writes there" if waited else "wait for it first (WARPGROUP.DEPBAR.LE gsb0), then a barrier")
-                self._fail(ins, f"{what} shared {offset:#x}, which a warpgroup MMA of warp {reader} may still read: "
-                                f"{remedy}")
+                self._fail(ins, f"{what} shared {int(bytes_[hit][0]):#x}, which a warpgroup MMA of warp {reader} "
+                                f"may still read: {remedy}")
 
     # ------------------------------------------------------------ warp collectives
     def op_SHFL(self, ins, mods, o, mask):
