@@ -18,6 +18,16 @@ from bobc.sass.generate import gemm, gemm_sm90
 from .test_kernels_gemm_sim import PREFIX, SOURCES, truth
 
 
+def _tensor_maps(batches: int, *operands) -> np.ndarray:
+    """The two tensor maps a launch's words 17 and 18 point at (A's, then B's), as the backend
+    writes them: each operand (address, (inner, outer) elements, leading dimension, batch stride in
+    elements) over `batches`, 64 x 64 boxes under the 128-byte swizzle."""
+    maps = b"".join(encode_tiled(TiledTensor("float16", address, (*dims, batches), (2 * ld, 2 * stride),
+                                             (64, 64, 1), swizzle="128b"))
+                    for address, dims, ld, stride in operands)
+    return np.frombuffer(maps, dtype=np.uint8)
+
+
 def _run(layout, source, buffers, shared, words=None, **fields):
     from bobc.sim.kernel import buffer_addresses, run_kernel
     addresses = buffer_addresses(buffers)
@@ -28,10 +38,8 @@ def _run(layout, source, buffers, shared, words=None, **fields):
         m, n, k, z = fields["M"], fields["N"], fields["K"], fields.get("batches", 1)
         a_dims = (m, k) if layout == "tn" else (k, m)
         b_dims = (k, n) if layout == "nt" else (n, k)
-        maps = b"".join(encode_tiled(TiledTensor("float16", fields[x], (*dims, z), (2 * fields[ld], 2 * fields.get(s, 0)),
-                                                 (64, 64, 1), swizzle="128b"))
-                        for x, dims, ld, s in (("A", a_dims, "lda", "sA"), ("B", b_dims, "ldb", "sB")))
-        buffers[words][:] = np.frombuffer(maps, dtype=np.uint8)
+        buffers[words][:] = _tensor_maps(z, (fields["A"], a_dims, fields["lda"], fields.get("sA", 0)),
+                                         (fields["B"], b_dims, fields["ldb"], fields.get("sB", 0)))
         block += np.array([addresses[words], addresses[words] + 128], dtype=np.uint64).tobytes()
     return run_kernel(source.read_text(), "sm_90", grid=gemm.grid(fields["M"], fields["N"], fields.get("batches", 1)),
                       block=(gemm.THREADS, 1, 1), params=block, buffers=buffers, shared_bytes=shared)
@@ -98,10 +106,7 @@ def _split_run(layout, splits, text, shared, cluster, seed=0):
         b_dims = (part, n) if layout == "nt" else (n, part)
         sa = part * a_cols if layout == "tn" else part
         sb = part if layout == "nt" else part * b_cols
-        maps = b"".join(encode_tiled(TiledTensor("float16", address, (*dims, splits), (2 * ld, 2 * stride),
-                                                 (64, 64, 1), swizzle="128b"))
-                        for address, dims, ld, stride in ((at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb)))
-        buffers["maps"][:] = np.frombuffer(maps, dtype=np.uint8)
+        buffers["maps"][:] = _tensor_maps(splits, (at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb))
         block += np.array([at["maps"], at["maps"] + 128], dtype=np.uint64).tobytes()
     return run_kernel(text, "sm_90", grid=grid, block=(gemm.THREADS, 1, 1), params=block,
                       buffers=buffers, shared_bytes=shared, cluster=cluster)

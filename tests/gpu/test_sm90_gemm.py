@@ -254,11 +254,16 @@ def test_split_products_bit_for_bit_the_hmma_kernels(sm90_kernels, target, layou
     grid, block = gemm.split_parameters(layout, splits, workspace.data.ptr, tickets.data.ptr, A=a.data.ptr,
                                         B=b.data.ptr, D=d.data.ptr, Dh=h.data.ptr, R=r.data.ptr, bias=bias.data.ptr,
                                         M=m, N=n, K=k, lda=a_cols, ldb=b_cols, ldd=n, ldh=n, flags=flags)
-    theirs, ours = _run_both(sm90_kernels, target, layout, grid, block, {"D": d, "Dh": h}, stages,
-                             (1, 1, splits) if clustered else None)
-    assert (tickets.get() == 0).all()
-    np.testing.assert_array_equal(ours["D"].view(np.uint32), theirs["D"].view(np.uint32))
-    np.testing.assert_array_equal(ours["Dh"].view(np.uint16), theirs["Dh"].view(np.uint16))
+    # in clusters, five times: a race between the splits (session 24's partials stored over a ring
+    # another warp's MMAs still read) showed as a few wrong elements, different each run
+    for _ in range(5 if clustered else 1):
+        theirs, ours = _run_both(sm90_kernels, target, layout, grid, block, {"D": d, "Dh": h, "W": workspace},
+                                 stages, (1, 1, splits) if clustered else None)
+        assert (tickets.get() == 0).all()
+        # the path taken (W NaN before each kernel): in clusters the partials never leave the chip
+        assert np.isnan(ours["W"]).all() == clustered
+        np.testing.assert_array_equal(ours["D"].view(np.uint32), theirs["D"].view(np.uint32))
+        np.testing.assert_array_equal(ours["Dh"].view(np.uint16), theirs["Dh"].view(np.uint16))
     assert not (flags & 8) or np.isnan(ours["D"]).all()
     assert (flags & 8) or not np.isnan(ours["D"]).any()
 
