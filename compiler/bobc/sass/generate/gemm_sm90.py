@@ -43,10 +43,11 @@ splits' partials on chip: the first split of a tile reads its peers' from their 
 (_cluster_split).  Launched otherwise it is gemm.py's: each split's partial to W[z], the ticket,
 the last block's sum staged through the ring (split_partials a round), its shared addresses in
 the cluster-wide form (CLUSTER_BASE).  Both sum +0 + W0 + W1 + ..., so D has the same bits.
-The column sums of B (flag 32; nn, tn) are
-read from the swizzled B tiles as each step lands, in gemm.py's association (four row groups
-k mod 4 from +0 in increasing k, then (s0 + s1) + (s2 + s3)), and stored by gemm.py's code.
-On the H200 every output of every flag is bit for bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py):
+The column sums of B (flag 32; nn, tn) are read from the swizzled B tiles as each step lands,
+in gemm.py's association (four row groups k mod 4 from +0 in increasing k, then (s0 + s1) +
+(s2 + s3)), and stored by gemm.py's code.  On the H200 every output of every flag is bit for
+bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py; the on-chip split path not since its last
+fix, _cluster_split):
 HGMMA adds a k16 step's products into an accumulator as HMMA.16816 does.  Control codes: the
 asynchronous opcodes carry the codes ptxas writes for them (compiler/bobc/sass/README.md's table);
 the rest are bobc.sass.schedule's, which holds a uniform result 9 cycles before an asynchronous
