@@ -54,20 +54,21 @@ def test_without_clusters_each_block_is_its_own():
     np.testing.assert_array_equal(got[:, 9], np.arange(6))
 
 
+# ptxas's barrier.cluster.arrive.release + wait.acquire, and its fence.acq_rel.cluster after the last one
+ARRIVE_WAIT = """[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
+[B------:R-:W-:Y:S00] ERRBAR
+[B------:R-:W-:-:S08] CGAERRBAR
+[B------:R-:W-:-:S01] UCGABAR_ARV
+[B------:R-:W-:-:S01] UCGABAR_WAIT
+[B------:R-:W-:-:S01] CCTL.IVALL
+"""
 CLUSTER_PRELUDE = """.kernel peek
 .registers 16
 S2R R0, SR_TID.X
 S2R R1, SR_CgaCtaId
 SHF.L.U32 R2, R1, 0x18, RZ
 STS [R2], R1
-[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
-[B------:R-:W-:Y:S00] ERRBAR
-[B------:R-:W-:-:S08] CGAERRBAR
-[B------:R-:W-:-:S01] UCGABAR_ARV
-[B------:R-:W-:-:S01] UCGABAR_WAIT
-[B------:R-:W-:-:S01] CCTL.IVALL
-ISETP.NE.U32.AND P0, PT, R1, RZ, PT
-"""
+""" + ARRIVE_WAIT + "ISETP.NE.U32.AND P0, PT, R1, RZ, PT\n"
 
 
 def _peek(rest: str):
@@ -86,24 +87,18 @@ EXIT
 """)
 
 
+FENCE = """[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
+[B------:R-:W-:Y:S00] ERRBAR
+[B------:R-:W-:-:S06] CGAERRBAR
+[B012345:R-:W-:-:S01] CCTL.IVALL
+"""
 SECOND_BARRIER = """@P0 BRA hold
 S2R R5, SR_SWINHI
 MOV R4, 0x1000000
 LD.E R6, [R4]
 FADD R6, R6, RZ
 hold:
-[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
-[B------:R-:W-:Y:S00] ERRBAR
-[B------:R-:W-:-:S08] CGAERRBAR
-[B------:R-:W-:-:S01] UCGABAR_ARV
-[B------:R-:W-:-:S01] UCGABAR_WAIT
-[B------:R-:W-:-:S01] CCTL.IVALL
-[B------:R-:W-:-:S06] MEMBAR.ALL.GPU
-[B------:R-:W-:Y:S00] ERRBAR
-[B------:R-:W-:-:S06] CGAERRBAR
-[B012345:R-:W-:-:S01] CCTL.IVALL
-EXIT
-"""
+""" + ARRIVE_WAIT + FENCE + "EXIT\n"
 
 
 def test_a_second_barrier_keeps_the_peer():
@@ -115,12 +110,10 @@ def test_a_block_that_was_read_exits_after_the_fence():
     the launch (one cluster or many, 4 KiB or 33 KiB blocks); with ptxas's fence.acq_rel.cluster after
     the barrier it ran on every grid (bench/results/cuda-cluster-launch-h200.md, session 24).  The
     simulator refuses the exit of a block a peer has read without it, and only of such a block."""
-    unfenced = SECOND_BARRIER.replace("[B------:R-:W-:-:S06] CGAERRBAR\n", "")
     with pytest.raises(SimulationFault, match="fence.acq_rel.cluster"):
-        _peek(unfenced)
+        _peek(SECOND_BARRIER.replace(FENCE, ""))
     # rank 0 read rank 1 but was not read: it alone may leave without the fence
-    arrive = "".join(line + "\n" for line in SECOND_BARRIER.splitlines()[6:11])
-    _peek(SECOND_BARRIER.replace("hold:\n", arrive + "EXIT\nhold:\n"))
+    _peek(SECOND_BARRIER.replace("hold:\n", ARRIVE_WAIT + "EXIT\nhold:\n"))
 
 
 def test_a_bare_arrive_after_a_peer_load_is_refused():
