@@ -63,7 +63,6 @@ def qmds_without_dependents(target, built) -> bytes:
     for start in range(0, len(table), target.qmd_record_bytes):
         table[start + low // 8] &= ~(1 << low % 8) & 0xFF
     return bytes(table)
-    return encode.encode_images(plan, target)
 
 
 def run(target, built, push=None, order=True, qmd=None, code_bytes=None):
@@ -417,3 +416,23 @@ def test_bobc_dump_shows_each_latch():
     assert "launch[1].arrives_at_latch" not in found and "launch[0].waits_on_latch" not in found
     plain = {line.key for line in decode.lines(images(SM90, [(B, A), (C, B)]))}
     assert not any(key.endswith(("arrives_at_latch", "waits_on_latch")) for key in plain)
+
+
+def test_a_launchs_words_are_each_counted_once_in_order():
+    """LaunchAccesses.sets: every word a launch touched, sorted, once (np.unique's answer, by a
+    sort rather than its hashing), whatever the width, order and repetition of the accesses."""
+    from bobc.sim.memory import LaunchAccesses
+    rng = np.random.default_rng(7)
+    accesses = LaunchAccesses()
+    assert [s.size for s in accesses.sets()] == [0, 0]
+    expected = {"read": [], "write": []}
+    for _ in range(40):
+        kind = "read" if rng.random() < 0.5 else "write"
+        size = int(rng.choice([1, 2, 4, 8, 16]))
+        addresses = (0x7F00_0000_0000 + rng.integers(0, 4096, 32) * size).astype(np.uint64)
+        getattr(accesses, kind)(addresses, size)
+        first = addresses // 4
+        expected[kind].append((first[:, None] + np.arange(max(1, size // 4), dtype=np.uint64)).ravel())
+    for got, kind in zip(accesses.sets(), ("read", "write")):
+        np.testing.assert_array_equal(got, np.unique(np.concatenate(expected[kind])))
+        assert got.dtype == np.uint64

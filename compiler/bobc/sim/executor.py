@@ -33,6 +33,7 @@ public, so results may differ from the GPU's in the last bits of binary32.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -1376,6 +1377,7 @@ class Launch:
             if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
                 self._fail(ins, "a tensor map with element strides", Unmodeled)
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
+            pitches = [math.prod(box[:k + 1]) for k in range(rank - 1)]       # elements a step of dimension k + 1
             for index in np.ndindex(*reversed(box[1:])):
                 outer = list(reversed(index))
                 at = [c + i for c, i in zip(coords[1:], outer)]
@@ -1385,7 +1387,7 @@ class Launch:
                 first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
                 if first >= last:
                     continue
-                linear = sum(i * int(np.prod(box[:k + 1])) for k, i in enumerate(outer)) * size
+                linear = sum(i * pitch for i, pitch in zip(outer, pitches)) * size
                 data = np.frombuffer(self.memory.read(start + first * size, (last - first) * size,
                                                       f"{self.g.name}: {ins.text}"), dtype=np.uint8)
                 tile[linear + (first - coords[0]) * size:linear + (last - coords[0]) * size] = data
@@ -1440,6 +1442,10 @@ class Launch:
         warps = self._warps(ins, mask)
         flags = o[1].name
         g, t = np.arange(WARP) // 4, np.arange(WARP) % 4
+        # accumulator register r = 4 j + 2 h + e of lane (g, t): row g + 8 h, column 8 j + 2 t + e
+        r = np.arange(n // 2)[:, None]
+        rows, columns = g + 8 * ((r // 2) % 2), 8 * (r // 4) + 2 * t + r % 2          # [register][lane]
+        accumulators = slice(o[0].index, o[0].index + n // 2)
         for warp in np.nonzero(warps)[0]:
             lane0 = warp * WARP
             block = int(self.block[lane0])
@@ -1449,15 +1455,11 @@ class Launch:
             b = self._descriptor_matrix(desc[2] | desc[3] << 32, n, 16, "tnspB" in flags, block)    # [k][n]
             quarter = (warp % 4) * 16
             product = a[:, quarter:quarter + 16].T @ b                                               # [16][n]
-            for j in range(n // 8):
-                for h in range(2):
-                    for e in range(2):
-                        register = o[0].index + 4 * j + 2 * h + e
-                        columns = slice(lane0, lane0 + WARP)
-                        c = self.regs[register][columns].view(np.float32).astype(np.float64)
-                        with np.errstate(all="ignore"):
-                            d = (product[g + 8 * h, 8 * j + 2 * t + e] + c).astype(np.float32)
-                        self.regs[register][columns] = _u(d)
+            lanes = slice(lane0, lane0 + WARP)
+            c = self.regs[accumulators, lanes].view(np.float32).astype(np.float64)
+            with np.errstate(all="ignore"):
+                d = (product[rows, columns] + c).astype(np.float32)
+            self.regs[accumulators, lanes] = d.view(np.uint32)
             groups = self.mma_groups.setdefault(int(warp), [])
             if not groups or groups[-1][1]:
                 groups.append([np.zeros(self.shared_bytes, dtype=bool), False])
