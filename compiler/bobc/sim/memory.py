@@ -68,7 +68,7 @@ def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
     """The sorted distinct words of `parts`.  A sort and a comparison of neighbours, which is what
     np.unique did before numpy 2.3: its hashing replacement takes about 30 times as long on the
     millions of repeated words a launch touches (4.2 s against 0.15 s for 5 M words, 1 M distinct),
-    a third of a simulated Coppelius update."""
+    a third of a simulated training update's time."""
     if not parts:
         return np.zeros(0, dtype=np.uint64)
     words = np.sort(np.concatenate(parts))
