@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -67,23 +68,15 @@ def in_process(target: str, record: Path) -> float:
 
 def coppelius_update(folder: Path, repeats: int) -> list[float]:
     """Seed 004's host (small, sm_90), one simulated train invocation of one update, `repeats`
-    times after one build: the seconds of each simulation."""
-    for path in (REPO / "compiler", REPO / "examples" / "coppelius"):
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
-    from coppelius_host import build, checkpoint, sim_compare
-    from coppelius_model import stream
-    root = build.plan_copy(folder / "plan", 1, 1, "small")
-    host = build.build_from(root, "sm_90", folder / "coppelius-host")
-    text = folder / "text.stream"
-    text.write_bytes(stream.from_bytes((REPO / "tests/data/coppelius/tinyshakespeare-64k.txt").read_bytes()).encode())
-    fresh = folder / "fresh.ckpt"
-    fresh.write_bytes(checkpoint.encode(checkpoint.fresh("small", seed=3), "small", 1))
+    times after one build (bench/coppelius_host/sim_clusters.py's): the seconds of each simulation."""
+    spec = importlib.util.spec_from_file_location("sim_clusters", REPO / "bench/coppelius_host/sim_clusters.py")
+    sim_clusters = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim_clusters)
+    host, text, fresh = sim_clusters.prepared(folder)
     samples = []
     for k in range(repeats):
         start = time.perf_counter()
-        sim_compare.compare(host, text, fresh, folder / f"runs-{k}", invocations=1, seed=3, config_name="small",
-                            say=lambda *_: None)
+        sim_clusters.simulate(host, text, fresh, folder / f"runs-{k}", say=lambda *_: None)
         samples.append(time.perf_counter() - start)
     return samples
 

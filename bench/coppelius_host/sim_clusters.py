@@ -28,9 +28,10 @@ def _variant_tree():
     return module
 
 
-def outputs(folder: Path, clustered: bool, seed: int = 3) -> dict[str, str]:
-    """One simulated train invocation of one update from a fresh checkpoint: each output's digest."""
-    from coppelius_host import build, checkpoint, sim_compare
+def prepared(folder: Path, clustered: bool = False, seed: int = 3) -> tuple[Path, Path, Path]:
+    """Seed 004's host (small, sm_90, one publication of one update; its split products in clusters
+    when `clustered`), the tests' text as a stream and a fresh checkpoint of `seed`, under `folder`."""
+    from coppelius_host import build, checkpoint
     from coppelius_model import stream
     root = build.plan_copy(folder / "plan", 1, 1, "small")
     if clustered:
@@ -43,8 +44,19 @@ def outputs(folder: Path, clustered: bool, seed: int = 3) -> dict[str, str]:
     text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
     fresh = folder / "fresh.ckpt"
     fresh.write_bytes(checkpoint.encode(checkpoint.fresh("small", seed=seed), "small", 1))
+    return host, text, fresh
+
+
+def simulate(host: Path, text: Path, fresh: Path, runs: Path, seed: int = 3, say=print) -> None:
+    """One simulated train invocation from `fresh`, its outputs under `runs`."""
+    from coppelius_host import sim_compare
+    sim_compare.compare(host, text, fresh, runs, invocations=1, seed=seed, config_name="small", say=say)
+
+
+def outputs(folder: Path, clustered: bool, seed: int = 3) -> dict[str, str]:
+    """One simulated train invocation of one update from a fresh checkpoint: each output's digest."""
     runs = folder / "runs"
-    sim_compare.compare(host, text, fresh, runs, invocations=1, seed=seed, config_name="small", say=print)
+    simulate(*prepared(folder, clustered, seed), runs, seed)
     return {str(path.relative_to(runs)): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
             for path in sorted(runs.rglob("*")) if path.is_file() and not path.name.startswith("start")}
 
