@@ -158,8 +158,10 @@ def _map_lines(variant: Variant) -> list[str]:
 
 
 def _contract(variant: Variant) -> list[str]:
+    """gemm's contract with the tensor maps in their words' place (17 and 18, before flag 256's)."""
     lines = gemm._contract(variant, gemm.tiling())
-    return lines + _map_lines(variant)
+    at = next((i for i, line in enumerate(lines) if line.startswith("//@ param 19 ")), len(lines))
+    return lines[:at] + _map_lines(variant) + lines[at:]
 
 
 def _cluster_address(out: _Text, register: int, offset: int) -> None:
@@ -423,8 +425,7 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         out("PLOP3.LUT P1, PT, P2, PT, PT, 0x80, 0x0", "the column sums' predicate, as gemm's store takes it")
         _column_sums_store(out, tiling_)
     out("@P3 BRA split")
-    _epilogue(out, tiling_, bias_at=92)
-    out("EXIT")
+    _epilogue(out, tiling_, bias_at=92, adamw=variant.adamw)
     out.label("split")
     out(f"S2R R{CLUSTER_BASE}, SR_CgaCtaId")
     out(f"SHF.L.U32 R{CLUSTER_BASE}, R{CLUSTER_BASE}, 0x18, RZ", "the rank << 24: this block's shared addresses")
