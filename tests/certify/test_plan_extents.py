@@ -120,18 +120,40 @@ def test_code_that_is_not_its_source_is_named(tmp_path):
     assert reads == [] and problems == ["its code has 5 instructions, its source absolute-reader.sass 4"]
 
 
-def test_a_register_indexed_parameter_read_is_refused(tmp_path):
+def _indexed_reader(tmp_path, table: str = ""):
     source = tmp_path / "indexed-reader.sass"
     source.write_text("//@ param 0 pointer write 4 the destination\n"
+                      "//@ param 1 scalar an entry: one u32 to copy\n"
+                      "//@ param 2 scalar an entry: one u32 to copy\n"
+                      + table +
                       ".kernel indexed_reader\n"
                       "    S2R R5, SR_TID.X\n"
                       "    LDC R4, c[0x0][R5+param+0x8]\n"
                       "    LDC.64 R2, c[0x0][RZ+param+0x0]\n"
                       "    STG.E [R2.64], R4\n"
                       "    EXIT\n")
-    code = assemble_kernel(source, SM86).code
-    reads, problems = code_reads(source, code, SM86.parameter_base)
-    assert len(problems) == 1 and "register-indexed" in problems[0] and "indexed-reader.sass:4" in problems[0]
+    return source
+
+
+def test_a_register_indexed_parameter_read_is_refused_outside_a_table(tmp_path):
+    source = _indexed_reader(tmp_path)
+    reads, problems = code_reads(source, assemble_kernel(source, SM86).code, SM86.parameter_base)
+    assert problems == [] and [r.indexed for r in reads] == [True, False]
+    (finding,) = [f for f in check_code_reads(parse_contract(source), tuple(reads))]
+    assert "register-indexed" in finding.message and "indexed-reader.sass:" in finding.message
+    assert "//@ table" in finding.message
+
+
+def test_a_register_indexed_read_of_a_declared_table_reads_every_row(tmp_path):
+    """`//@ table 1 rows 2 of 1`: the indexed read of word 1 counts for words 1 and 2, both declared;
+    a table over an undeclared word is refused by name."""
+    source = _indexed_reader(tmp_path, "//@ table 1 rows 2 of 1 the entries\n")
+    reads, _ = code_reads(source, assemble_kernel(source, SM86).code, SM86.parameter_base)
+    contract = parse_contract(source)
+    assert contract.tables[0].rows == 2 and check_code_reads(contract, tuple(reads)) == []
+    wider = _indexed_reader(tmp_path, "//@ table 1 rows 3 of 1 the entries\n")
+    (finding,) = check_code_reads(parse_contract(wider), tuple(reads))
+    assert "word 3 through its table" in finding.message and "does not declare it" in finding.message
 
 
 def test_argument_without_rule_keeps_its_fixed_extent():

@@ -87,13 +87,14 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
     assert check_code_reads(contract) == []
     # words 17 and 18 are sm_90's tensor maps (gemm_sm90's contract), then flag 256's words
     adamw = variant == "tn"
-    assert [a.index for a in contract.arguments] == (list(range(gemm.PARAMETER_BYTES // 8))
-                                                      + list(range(19, gemm.ADAMW_PARAMETER_BYTES // 8)) * adamw)
+    assert [a.index for a in contract.arguments] == list(range(gemm.PARAMETER_BYTES // 8)) + [19] * adamw
     pointers = [a.index for a in contract.arguments if a.kind == "pointer"]
     # E (word 15, flag 32) only where B is stored K x N; nt declares it unused; U (word 16, flag 128) in all;
-    # P, M1, M2 and the overflow flag (words 19 .. 22, flag 256) in tn, the weight-gradient layout, alone
-    assert pointers == ([0, 1, 2, 3, 4, 5, 13, 14] + ([15] if variant in ("nn", "tn") else []) + [16]
-                        + [19, 20, 21, 22] * adamw)
+    # the AdamW step record (word 19, flag 256) in tn, the weight-gradient layout, alone, whose D, R and U
+    # are then the weights and their moments (read and written)
+    assert pointers == ([0, 1, 2, 3, 4, 5, 13, 14] + ([15] if variant in ("nn", "tn") else []) + [16] + [19] * adamw)
+    access = {a.index: a.access for a in contract.arguments if a.kind == "pointer"}
+    assert [access[w] for w in (2, 4, 16)] == (["read-write"] * 3 if adamw else ["write", "read", "read"])
     # every parameter offset the code reads is a field of gemm.PARAMETERS or ADAMW_PARAMETERS
     fields = {offset for offset, _, _ in gemm.PARAMETERS + gemm.ADAMW_PARAMETERS}
     for read in contract.reads:

@@ -54,14 +54,24 @@ and swizzle are fixed by the code's shared-memory layout).  The map's extent fro
 pointer -- element + sum (dims[i] - 1) * strides[i] -- is held to the pointer's resident
 like a pointer's, with the pointer's access.
 
+A kernel driven by a table of entries in its parameters -- each block reading one entry, chosen
+at run time, through a register-indexed constant read (`LDC R4, c[0x0][R2+param+0x10]`) --
+declares the table, and each entry's words with their own `//@ param` lines:
+
+    //@ table 1 rows 6 of 3 the regions: address, sizes, stride and first block
+
+A register-indexed read must fall in the table's first row (words FIRST .. FIRST + WORDS - 1);
+it then counts as a read of that word in every row.  (Each entry's pointer is held to its
+extent like any other, on every launch, whichever blocks read it.)
+
 A scalar is never an address; an unused word is one the kernel never reads.
 The code's reads of its parameters -- the constant-bank operands of the
 region's assembled code (`code_reads`: bank and offset read from each
 instruction's encoded bits, as wide as the instruction: .64 eight bytes,
 .128 sixteen, else four) -- must fall in declared pointer or scalar words:
 `check_code_reads` refuses any other by name, a register-indexed read of the
-parameters (no contract bounds it), and a declared pointer the code never
-reads.
+parameters outside a declared table's first row, and a declared pointer the
+code never reads.
 
 A region's source is found by its identity and the build's target:
 `<identity>.<target>.sass` (a per-target variant), else `<identity>.sass`, in the
@@ -91,6 +101,10 @@ _PRODUCT = re.compile(r"([*/])")
 _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 _TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
+_TABLE = re.compile(r"^\s*//@\s*table\b")
+_TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
+# a register-indexed read in source text: c[0x0][Rn+param+X]
+_INDEXED_READ = re.compile(r"c\[0x0\]\[R(\d+)\s*\+\s*param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
 # A tensor map's element, as contracts name it -> bobc.nvidia.tensor_map's data type name
 # (CUDA's CU_TENSOR_MAP_DATA_TYPE_FLOAT16 and so on).
@@ -287,10 +301,27 @@ class ParameterRead:
     offset: int                # bytes from the parameter base
     width: int
     text: str
+    indexed: bool = False      # through an index register: of a table's first row (ParameterTable)
 
     @property
     def words(self) -> range:
         return range(self.offset // 8, (self.offset + self.width - 1) // 8 + 1)
+
+
+@dataclass(frozen=True)
+class ParameterTable:
+    """`//@ table FIRST rows ROWS of WORDS`: ROWS entries of WORDS words from word FIRST, which the
+    code reads through an index register."""
+    first: int
+    rows: int
+    words: int
+    what: str = ""
+
+    def row_of(self, word: int) -> int | None:
+        """The word's place in a row (0 .. words - 1) when the table holds it."""
+        if self.first <= word < self.first + self.rows * self.words:
+            return (word - self.first) % self.words
+        return None
 
 
 @dataclass(frozen=True)
@@ -300,6 +331,7 @@ class KernelContract:
     arguments: tuple[Argument, ...]
     reads: tuple[ParameterRead, ...]
     tensor_maps: tuple[TensorMap, ...] = ()     # each also declares its word: an Argument of kind "tensormap"
+    tables: tuple[ParameterTable, ...] = ()
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -383,8 +415,17 @@ def _width(instruction: str) -> int:
 
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     """The contract comments and the parameter reads of one kernel source."""
-    arguments, reads, maps = [], [], []
+    arguments, reads, maps, tables = [], [], [], []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if _TABLE.match(line):
+            table = _TABLE_FORM.match(line)
+            if not table or int(table.group(2)) < 1 or int(table.group(3)) < 1:
+                raise ContractError(f"{path}:{number}: a table is declared as '//@ table FIRST rows ROWS of WORDS "
+                                    f"what' (the words of ROWS entries of WORDS words from word FIRST: "
+                                    f"//@ table 1 rows 6 of 3)")
+            tables.append(ParameterTable(int(table.group(1)), int(table.group(2)), int(table.group(3)),
+                                         table.group(4).strip()))
+            continue
         if _TENSORMAP.match(line):
             declared = _parse_tensor_map(path, number, line)
             if any(a.index == declared.word for a in arguments):
@@ -426,6 +467,9 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
         for found in _READ.finditer(code):
             offset = int(found.group(1), 0) if found.group(1) else 0
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip()))
+        for found in _INDEXED_READ.finditer(code):
+            offset = int(found.group(2), 0) if found.group(2) else 0
+            reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(), indexed=True))
     for declared in maps:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":
@@ -434,7 +478,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
-                          tuple(reads), tuple(maps))
+                          tuple(reads), tuple(maps), tuple(tables))
 
 
 def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:
@@ -467,11 +511,8 @@ def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[Par
         if bank != 0 or offset < parameter_base:
             continue
         index = consts[0].index
-        if index is not None and getattr(index, "index", 255) != 255:
-            problems.append(f"it reads its parameters at a register-indexed offset ({shown} at "
-                            f"{source.name}:{line}), which no contract bounds")
-            continue
-        reads.append(ParameterRead(line, offset - parameter_base, _width(inst.mnemonic), shown))
+        indexed = index is not None and getattr(index, "index", 255) != 255
+        reads.append(ParameterRead(line, offset - parameter_base, _width(inst.mnemonic), shown, indexed))
     return reads, problems
 
 
@@ -502,6 +543,24 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
     out = []
     read_words = set()
     for read in contract.reads if reads is None else reads:
+        if read.indexed:
+            table = next((t for t in contract.tables if all(t.first <= w < t.first + t.words for w in read.words)),
+                         None)
+            if table is None:
+                out.append(Finding("contract", f"kernel {contract.kernel} reads its parameters at a register-indexed "
+                                               f"offset ({read.text} at {contract.source.name}:{read.line}), which "
+                                               f"no table's first row holds: declare the table it reads "
+                                               f"('//@ table FIRST rows ROWS of WORDS what')"))
+                continue
+            for word in (w + row * table.words for w in read.words for row in range(table.rows)):
+                read_words.add(word)
+                argument = contract.argument(word)
+                if argument is None or argument.kind == "unused":
+                    state = "declares it unused" if argument is not None else "does not declare it"
+                    out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word} through "
+                                                   f"its table ({read.text} at {contract.source.name}:{read.line}), "
+                                                   f"but its contract {state}"))
+            continue
         for word in read.words:
             read_words.add(word)
             argument = contract.argument(word)

@@ -43,7 +43,7 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from .faults import SimulationFault, Unmodeled
 from .hazards import Checker
-from .memory import Memory
+from .memory import Memory, Residency
 from .sass_frontend import Instruction, Operand
 
 RZ, PT, URZ = 255, 7, 63
@@ -183,7 +183,7 @@ class Launch:
         self.mma_waited: dict[int, list[tuple[int, np.ndarray]]] = {}
         self.mma_reading: list[np.ndarray] = []  # the bytes the MMA executing now reads
         self.descriptor_loaded: set[int] = set()
-        self.touched: dict[int, int] = {}      # pc -> the resident its accesses stay in
+        self.touched = Residency(self.blocks)  # per instruction and block, the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
@@ -1582,6 +1582,7 @@ class Launch:
         if m.ureg != URZ:
             addresses = addresses + self.uregs[m.ureg].astype(np.uint64) + (
                 self.uregs[m.ureg + 1].astype(np.uint64) << np.uint64(32) if m.index == RZ else np.uint64(0))
+        self.touched.lanes = self.block if mask is True else self.block[mask]
         return addresses if mask is True else addresses[mask]
 
     _WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}

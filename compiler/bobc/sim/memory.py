@@ -5,10 +5,12 @@ load_buffers); the simulator keeps one zeroed byte array per buffer.  Host
 steps and pushbuffer methods read and write any mapped byte; a kernel's
 global loads and stores must each lie inside one arena resident (the
 certifier's promise), be naturally aligned (the GPU faults on a misaligned
-access), and every access one instruction makes in a launch must stay in the
-one resident that instruction first touched (its pointer's resident: a kernel
-addresses one argument per memory instruction), so a pointer that
-strays into a neighbouring resident is reported too, with the launch,
+access), and every access one instruction makes in a block must stay in the
+one resident that block's first access of that instruction touched (its
+pointer's resident: a kernel addresses one argument per memory instruction in
+a block -- the same one in every block, or, in a kernel driven by a table of
+pointers in its parameters, the block's own entry: Residency), so a pointer
+that strays into a neighbouring resident is reported too, with the launch,
 instruction and address.
 """
 from __future__ import annotations
@@ -18,6 +20,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from .faults import OutOfBounds, SimulationFault
+
+
+class Residency:
+    """The resident each memory instruction of a launch addresses, block by block (the module
+    docstring's rule).  The executor names the blocks of the threads whose addresses come next
+    (`lanes`); owners() gives each such thread its block's resident for that instruction, the
+    first one the block touched with it."""
+
+    def __init__(self, blocks: int):
+        self.blocks = blocks
+        self.lanes: np.ndarray | None = None
+        self._owner: dict[int, np.ndarray] = {}
+
+    def owners(self, pc: int, resident: np.ndarray) -> np.ndarray:
+        assert self.lanes is not None and len(self.lanes) == len(resident), "the addressing threads' blocks"
+        owner = self._owner.get(pc)
+        if owner is None:
+            owner = self._owner[pc] = np.full(self.blocks, -1, dtype=np.int64)
+        own = owner[self.lanes]
+        new = own < 0
+        if new.any():
+            blocks, first = np.unique(self.lanes[new], return_index=True)     # a block's first thread decides
+            owner[blocks] = resident[new][first]
+            own = owner[self.lanes]
+        return own
 
 
 @dataclass
@@ -120,9 +147,9 @@ class Memory:
 
     # ------------------------------------------------------------ kernel side
     def _check(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
-               touched: dict | None = None) -> np.ndarray:
-        """Each address's resident index; faults named.  `touched` maps an instruction's pc to
-        the resident it addressed first in this launch."""
+               touched: Residency | None = None) -> np.ndarray:
+        """Each address's resident index; faults named.  `touched` (a Residency) holds the
+        resident each block addressed first with an instruction in this launch."""
         misaligned = addresses % np.uint64(size) != 0
         if misaligned.any():
             bad = int(addresses[np.argmax(misaligned)])
@@ -136,11 +163,11 @@ class Memory:
             near = self._nearest(bad)
             raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})")
         if touched is not None:
-            own = touched.setdefault(pc, int(safe[0]))
-            stray = safe != own
+            owners = touched.owners(pc, safe)
+            stray = safe != owners
             if stray.any():
                 bad = int(addresses[np.argmax(stray)])
-                r = self.residents[own]
+                r = self.residents[int(owners[np.argmax(stray)])]
                 where = (f"{bad - (r.address + r.size)} bytes past the end of {r.name} [{r.address:#x}, "
                          f"{r.address + r.size:#x})" if bad >= r.address + r.size else
                          f"{r.address - bad} bytes before the start of {r.name} [{r.address:#x}, "
@@ -167,52 +194,74 @@ class Memory:
                    f"inside {r.name} but running past its end"
         return "below the first resident"
 
-    def _arrays(self, addresses: np.ndarray, size: int):
-        """(buffer, byte index matrix) for addresses that all lie in one buffer."""
+    def _arrays(self, addresses: np.ndarray, size: int) -> list:
+        """[(threads, buffer, byte index matrix)] covering every address: one entry (threads a full
+        slice) when all lie in one buffer, as a launch's accesses to its plan's arena do; else one per
+        buffer the access reaches (a table-driven kernel's threads, each in its own buffer)."""
         first = int(addresses.min())
         buffer = self._buffer_of(first, 1)
         last = int(addresses.max())
-        if buffer is None or last + size > buffer.end:
-            raise SimulationFault(f"an access spans buffers ({first:#x} .. {last:#x}); the simulator "
-                                  "keeps a launch's accesses to one buffer")
-        offsets = (addresses - np.uint64(buffer.address)).astype(np.int64)
-        return buffer, offsets[:, None] + np.arange(size, dtype=np.int64)
+        if buffer is not None and last + size <= buffer.end:
+            offsets = (addresses - np.uint64(buffer.address)).astype(np.int64)
+            return [(slice(None), buffer, offsets[:, None] + np.arange(size, dtype=np.int64))]
+        out, left = [], np.ones(addresses.size, dtype=bool)
+        for buffer in self.buffers:
+            inside = left & (addresses >= np.uint64(buffer.address)) & (addresses + np.uint64(size) <= np.uint64(buffer.end))
+            if inside.any():
+                offsets = (addresses[inside] - np.uint64(buffer.address)).astype(np.int64)
+                out.append((inside, buffer, offsets[:, None] + np.arange(size, dtype=np.int64)))
+                left &= ~inside
+        if left.any():
+            bad = int(addresses[np.argmax(left)])
+            raise SimulationFault(f"an access of {size} bytes at {bad:#x} lies in no mapped buffer (or spans two)")
+        return out
+
+    def _gather(self, addresses: np.ndarray, size: int) -> np.ndarray:
+        """uint8 [threads, size]: each thread's bytes."""
+        pieces = self._arrays(addresses, size)
+        if len(pieces) == 1:
+            return np.ascontiguousarray(pieces[0][1].data[pieces[0][2]])
+        out = np.empty((addresses.size, size), dtype=np.uint8)
+        for threads, buffer, index in pieces:
+            out[threads] = buffer.data[index]
+        return out
+
+    def _scatter(self, addresses: np.ndarray, data: np.ndarray) -> None:
+        for threads, buffer, index in self._arrays(addresses, data.shape[1]):
+            buffer.data[index] = data[threads]
 
     def load(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
-             touched: dict | None = None) -> np.ndarray:
+             touched: Residency | None = None) -> np.ndarray:
         """uint32 words [threads, size/4] loaded from each thread's address."""
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
         self._check(addresses, size, launch, pc, what, touched)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
-        buffer, index = self._arrays(addresses, size)
-        return np.ascontiguousarray(buffer.data[index]).view("<u4").reshape(addresses.size, size // 4)
+        return self._gather(addresses, size).view("<u4").reshape(addresses.size, size // 4)
 
     def store(self, addresses: np.ndarray, words: np.ndarray, launch: str, pc: int, what: str,
-              touched: dict | None = None) -> None:
+              touched: Residency | None = None) -> None:
         if addresses.size == 0:
             return
         size = 4 * words.shape[1]
         self._check(addresses, size, launch, pc, what, touched)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
-        buffer, index = self._arrays(addresses, size)
-        buffer.data[index] = np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size)
+        self._scatter(addresses, np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size))
 
     def load_bytes(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
-                   touched: dict | None = None) -> np.ndarray:
+                   touched: Residency | None = None) -> np.ndarray:
         """Sub-word loads: uint8 [threads, size] from each thread's address."""
         if addresses.size == 0:
             return np.zeros((0, size), dtype=np.uint8)
         self._check(addresses, size, launch, pc, what, touched)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
-        buffer, index = self._arrays(addresses, size)
-        return buffer.data[index]
+        return self._gather(addresses, size)
 
     def store_bytes(self, addresses: np.ndarray, data: np.ndarray, launch: str, pc: int, what: str,
-                    touched: dict | None = None) -> None:
+                    touched: Residency | None = None) -> None:
         """Sub-word stores: data is uint8 [threads, size]."""
         if addresses.size == 0:
             return
@@ -220,5 +269,4 @@ class Memory:
         self._check(addresses, size, launch, pc, what, touched)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
-        buffer, index = self._arrays(addresses, size)
-        buffer.data[index] = data
+        self._scatter(addresses, data)

@@ -67,22 +67,23 @@ operands and association of separate elementwise kernels written that way, so th
 theirs on the same D (a plan's tests can compare the two).  A row group's GELU work is
 branched around when its flag is off (no cost but the branches to the other products).
 
-The AdamW step in the epilogue (flag 256, with flag 8; refused with 1, 2, 64, 128 by
-pack_parameters; served by tn, the weight-gradient layout, alone: nn and nt keep their code and
-ignore the flag, split_parameters refuses it for them): v = alpha P is the gradient of master weights P laid out as D would be (ldd,
-sD; parameter word 19), and instead of storing it the epilogue runs one AdamW step over P and
-its moments M1, M2 (words 20, 21, the same strides): g = v multiplier, p = p decay, m = beta1 m +
-(1 - beta1) g, s = beta2 s + (1 - beta2) g^2, p = p - alpha_t m / (sqrt(s) + epsilon_t) (MUFU.SQRT,
-MUFU.RCP), then P, M1, M2 and with flag 4 Dh = half(P).  Each element takes the instructions,
-operands and association of a separate AdamW kernel written that way (ADAMW_STEPS), so the
-results are bit for bit that kernel's over the D this kernel would have stored; a weight-gradient
-product then never writes its binary32 gradient, which the AdamW kernel would read back: 12 of
-the 38 bytes a parameter an update moves.  The overflow flag (word 22, u32) skips the step: when
-it is not 0 every thread exits before its first store (AMP's skipped step), so it must be final
-before the launch -- a plan checks every gradient's inputs first.  The scalars (ADAMW_PARAMETERS,
-from ADAMW_STEP_SIZE_OFFSET) are laid out as every AdamW launch of a plan lays them out, so one
-host site writes each step's alpha_t and epsilon_t into a product's block as into an AdamW
-kernel's.  The column sums (flag 32) and split K (flag 16) are unchanged by it.
+The optimizer step in the epilogue (flag 256: Adam with decoupled weight decay, "the Adam step"
+below; refused with 1, 2, 8, 64, 128 by pack_parameters;
+served by tn, the weight-gradient layout, alone: nn and nt keep their code and ignore the flag,
+split_parameters refuses it for them): v = alpha P is the gradient of the master weights at D,
+and instead of storing it the epilogue runs one Adam step over them and their moments at R and U
+(all three with D's strides): p = p decay, m = beta1 m + (1 - beta1) g, s = beta2 s + (1 - beta2)
+g^2, p = p - alpha_t m / (sqrt(s) + epsilon_t) (MUFU.SQRT, MUFU.RCP), then D, R, U and with flag
+4 Dh = half(p).  Each element takes the instructions, operands and association of a separate
+optimizer kernel written that way (ADAMW_STEPS; its gradient multiplier 1 is an exact FMUL, the
+product's alpha plays its part), so the results are bit for bit that kernel's over the D this
+kernel would have stored; a weight-gradient product then never writes its binary32 gradient, which
+the optimizer kernel would read back: 12 of the 38 bytes a parameter an update moves.  The step's
+scalars and the overflow flag come from a 32-byte record (word 19: ADAMW_RECORD), which a plan
+writes once an update after its non-finite check (a launch's words are at most 20 on sm_86's
+512-byte bank 0, and a host writes each step's scalars into a few launches' blocks, not every
+product's); when the flag is not 0 every thread exits before its first store (AMP's skipped step).
+The column sums (flag 32) and split K (flag 16) are unchanged by it.
 
 Tiling (tile_m = 64: the default; 128 below).  A block of 128 threads (4 warps) computes a
 64 x 64 tile of the output: blockIdx.x picks the 64 columns, blockIdx.y the 64 rows.  Warp w
@@ -217,26 +218,18 @@ PARAMETERS = (
     (0x80, "U", "pointer: U, binary32 saved pre-activation with D's strides ldd, sD (read with flag 128)"),
 )
 # Words 17 and 18 (0x88, 0x90) are sm_90's tensor maps (gemm_sm90.MAP_WORDS; zero for these kernels).
-# Flag 256 (the AdamW step in the epilogue) reads words 19 .. 27: the optimizer's state with D's
-# strides, the overflow flag, and the AdamW scalars in the layout every AdamW launch of a plan shares
-# (a host writes alpha_t and epsilon_t at ADAMW_STEP_SIZE_OFFSET and t 32 bytes on:
-# Platform.Linux.Nvidia.PlanHostAdamW's site).
+# Flag 256 (the Adam step in the epilogue; tn) reads word 19, the last of a 512-byte bank 0 on sm_86:
+# the step record a plan writes once an update before its products run.
 ADAMW_PARAMETERS = (
-    (0x98, "P", "pointer: the master weights P, binary32 with D's strides (read and written with flag 256)"),
-    (0xa0, "M1", "pointer: the first moments, binary32 with D's strides (read and written with flag 256)"),
-    (0xa8, "M2", "pointer: the second moments, binary32 with D's strides (read and written with flag 256)"),
-    (0xb0, "overflow", "pointer: u32, not 0 when the step is skipped (read with flag 256)"),
-    (0xb8, "alpha_t", "f32 the step size (bias corrections folded in)"), (0xbc, "epsilon_t", "f32 epsilon"),
-    (0xc0, "decay", "f32 1 - lr wd"), (0xc4, "beta1", "f32"), (0xc8, "one_minus_beta1", "f32"),
-    (0xcc, "beta2", "f32"), (0xd0, "one_minus_beta2", "f32"), (0xd4, "count", "u32 (unread here)"),
-    (0xd8, "t", "u32 the global step (a host's; unread)"), (0xdc, "multiplier", "f32 the gradient's multiplier"),
+    (0x98, "step", "pointer: the Adam step record, read with flag 256: alpha_t, epsilon_t, decay, beta1, "
+                   "1 - beta1, beta2, 1 - beta2 (binary32), the overflow flag (u32: not 0, the step is skipped)"),
 )
+ADAMW_RECORD = ("alpha_t", "epsilon_t", "decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "overflow")
 OFFSET = {name: offset for offset, name, _ in PARAMETERS + ADAMW_PARAMETERS}
 FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
 FLAG_GELU, FLAG_GELU_GRAD, FLAG_ADAMW = 64, 128, 256
 PARAMETER_BYTES = 0x88
-ADAMW_PARAMETER_BYTES = 0xe0
-ADAMW_STEP_SIZE_OFFSET = OFFSET["alpha_t"]
+ADAMW_PARAMETER_BYTES = 0xa0
 
 # The tanh-form GELU's constants in binary32, as a model's separate elementwise GELU kernels
 # hold them:
@@ -271,7 +264,7 @@ class Variant:
         return not self.b_along_k
 
     @property
-    def adamw(self) -> bool:
+    def adam_step(self) -> bool:
         """Whether flag 256 is served: the weight-gradient layout (A^T B: a linear layer's input
         K x M and its output gradient K x N, over the K rows of a batch), and only it, so that
         the other layouts' code stays as it was (they ignore the flag; split_parameters refuses it)."""
@@ -397,55 +390,30 @@ def grid(m: int, n: int, batches: int = 1, tile_m: int = TILE_M) -> tuple[int, i
     return (n // TILE_N, m // tiling(tile_m).tile_m, batches)
 
 
-@dataclass(frozen=True)
-class AdamWStep:
-    """Flag 256's state and scalars (ADAMW_PARAMETERS): P, M1, M2 addresses with D's strides, the
-    overflow flag's address, then binary32 alpha_t .. one_minus_beta2, the global step t (u32, a
-    host's: the kernel does not read it) and the gradient's multiplier."""
-    P: int
-    M1: int
-    M2: int
-    overflow: int
-    alpha_t: float
-    epsilon_t: float
-    decay: float
-    beta1: float
-    one_minus_beta1: float
-    beta2: float
-    one_minus_beta2: float
-    t: int = 0
-    multiplier: float = 1.0
-
-    def words(self) -> bytes:
-        """Bytes 0x98 .. 0xe0 of the parameter block."""
-        return (struct.pack("<4Q", self.P, self.M1, self.M2, self.overflow)
-                + struct.pack("<7f", self.alpha_t, self.epsilon_t, self.decay, self.beta1, self.one_minus_beta1,
-                              self.beta2, self.one_minus_beta2)
-                + struct.pack("<IIf", 0, self.t, self.multiplier))
-
-
-# flags whose v is not the product's alone, or that write D or gelu(D): refused with flag 256
-ADAMW_EXCLUDES = {FLAG_ADD_R: "add R", FLAG_BIAS: "add bias", FLAG_GELU: "gelu", FLAG_GELU_GRAD: "gelu'"}
+# flags whose v is not the product's alone, or that would write D or gelu(D): refused with flag 256
+ADAMW_EXCLUDES = {FLAG_ADD_R: "add R", FLAG_BIAS: "add bias", FLAG_NO_D: "no D", FLAG_GELU: "gelu",
+                  FLAG_GELU_GRAD: "gelu'"}
 
 
 def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ldb: int, ldd: int,
                     Dh: int = 0, R: int = 0, bias: int = 0, flags: int = 0, ldh: int = 0,
                     sA: int = 0, sB: int = 0, sD: int = 0, sH: int = 0, alpha: float = 1.0,
                     batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0,
-                    tile_m: int = TILE_M, adamw: AdamWStep | None = None) -> bytes:
+                    tile_m: int = TILE_M, step: int = 0) -> bytes:
     """The parameter block of one launch (pointers are addresses) of the kernels of tile height
-    tile_m: PARAMETER_BYTES bytes, or ADAMW_PARAMETER_BYTES with flag 256 (`adamw` its words;
-    words 17 and 18, sm_90's tensor maps, zero)."""
+    tile_m: PARAMETER_BYTES bytes, or ADAMW_PARAMETER_BYTES with flag 256 (`step` the Adam step
+    record's address; D the master weights, R and U the moments; words 17 and 18, sm_90's tensor
+    maps, zero)."""
     check_shape(M, N, K, tile_m)
-    if bool(flags & FLAG_ADAMW) != (adamw is not None):
-        raise ValueError(f"flag {FLAG_ADAMW} (the AdamW step in the epilogue) and its words (adamw=AdamWStep(..)) "
+    if bool(flags & FLAG_ADAMW) != bool(step):
+        raise ValueError(f"flag {FLAG_ADAMW} (the Adam step in the epilogue) and its step record (step=address) "
                          f"go together: pass both or neither")
     if flags & FLAG_ADAMW:
         clash = [f"{flag} ({what})" for flag, what in ADAMW_EXCLUDES.items() if flags & flag]
-        if clash or not flags & FLAG_NO_D:
-            raise ValueError(f"flag {FLAG_ADAMW} takes the product (alpha P) as the gradient of P and writes P, "
-                             f"M1, M2 (and Dh with flag 4) instead of D: it needs flag {FLAG_NO_D} and refuses "
-                             f"{', '.join(clash) if clash else 'nothing else here'}")
+        if clash:
+            raise ValueError(f"flag {FLAG_ADAMW} takes the product (alpha P) as the gradient of the master weights "
+                             f"at D and writes D, R, U (the weights and their moments) and with flag 4 Dh: it "
+                             f"refuses {', '.join(clash)}")
     if flags & FLAG_SPLIT and batches < 2:
         raise ValueError(f"a split launch (flag {FLAG_SPLIT}) has batches = its splits >= 2, not {batches}")
     if flags & FLAG_COLUMN_SUMS and (flags & FLAG_SPLIT or batches != 1):
@@ -455,8 +423,8 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
     block = (struct.pack("<6Q", A, B, D, Dh, R, bias)
              + struct.pack("<12I", M, N, K, flags, lda, ldb, ldd, ldh, sA, sB, sD, sH)
              + struct.pack("<fI", alpha, batches) + struct.pack("<4Q", W, tickets, E, U))
-    if adamw is not None:
-        block += bytes(OFFSET["P"] - PARAMETER_BYTES) + adamw.words()
+    if step:
+        block += bytes(OFFSET["step"] - PARAMETER_BYTES) + struct.pack("<Q", step)
         assert len(block) == ADAMW_PARAMETER_BYTES
     return block
 
@@ -510,8 +478,8 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, tile_m: int
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
     split `splits` ways, for the kernels of tile height tile_m; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
-    if fields.get("flags", 0) & FLAG_ADAMW and not VARIANTS[layout].adamw:
-        raise ValueError(f"the AdamW step in the epilogue (flag {FLAG_ADAMW}) is served by the weight-gradient "
+    if fields.get("flags", 0) & FLAG_ADAMW and not VARIANTS[layout].adam_step:
+        raise ValueError(f"the Adam step in the epilogue (flag {FLAG_ADAMW}) is served by the weight-gradient "
                          f"layout tn, not {layout}")
     if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
         raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
@@ -938,7 +906,7 @@ def _position(out: _Text, tiling_: Tiling) -> None:
         f"column = 64 blockIdx.x + {tiling_.warp_n} warp column + 2 (l % 4)")
 
 
-def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adamw: bool = False) -> None:
+def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bool = False) -> None:
     """alpha, bias, R, gelu', D, Dh / gelu over the tiling's row groups (Tiling.row_groups).  A
     tiling whose groups start at different columns (bias_at other than BIAS_AT, where the
     conversions write) loads each group's bias at its start; otherwise the lane's bias is loaded
@@ -947,11 +915,6 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adamw: bool =
     out.label("epilogue")
     out.note("epilogue: lane l holds rows l/4 (+8) and columns 2(l%4), +1 of each 16 x 8 tile")
     _position(out, tiling_)
-    if adamw:
-        out(f"MOV R{T2}, {_p('flags')}")
-        out(f"LOP3.LUT R{T2}, R{T2}, {FLAG_ADAMW:#x}, RZ, 0xc0, !PT")
-        out(f"ISETP.NE.U32.AND P6, PT, R{T2}, RZ, PT", f"flag {FLAG_ADAMW}: the AdamW step instead of D")
-        out("@P6 BRA adamw")
     out(f"LEA R{bias_at}, P6, R{T1}, {_p('bias')}, 0x2")
     out(f"LEA.HI.X R{bias_at + 1}, R{T1}, {_p('bias', high=True)}, RZ, 0x2, P6")
     out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
@@ -970,6 +933,11 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adamw: bool =
     out(f"SHF.L.U32 R{STEP_D}, R{T2}, 0x5, RZ", "8 rows of D, in bytes")
     out(f"MOV R{T3}, {_p('ldh')}")
     out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
+    if adam_step:
+        out(f"MOV R{T2}, {_p('flags')}")
+        out(f"LOP3.LUT R{T2}, R{T2}, {FLAG_ADAMW:#x}, RZ, 0xc0, !PT")
+        out(f"ISETP.NE.U32.AND P6, PT, R{T2}, RZ, PT", f"flag {FLAG_ADAMW}: the Adam step instead of D")
+        out("@P6 BRA adam_step")
     out(f"MOV R{T0}, {_p('flags')}")
     for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D),
                             ("P0", FLAG_GELU), ("P5", FLAG_GELU_GRAD)):
@@ -1024,63 +992,59 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adamw: bool =
             _add64(out, OUT_U, f"R{STEP_D}")
             _add64(out, OUT_H, f"R{STEP_H}")
     out("EXIT")
-    if adamw:
+    if adam_step:
         _adamw_epilogue(out, tiling_)
 
 
-# The AdamW epilogue's registers (flag 256; R, bias and GELU are refused with it, so their
-# registers are free): P, M1, M2 of one row group, the step's temporaries, the packed halves,
-# and the overflow flag.  P's, M1's and M2's row pointers are OUT_D's, OUT_R's and OUT_U's.
+# The Adam epilogue's registers (flag 256; R, bias and GELU are refused with it, so their
+# registers are free): P (at D), M1 (at R), M2 (at U) of one row group, the step's temporaries,
+# the packed halves, and the step record: alpha_t, epsilon_t, decay, beta1 in the set-up
+# temporaries, 1 - beta1, beta2, 1 - beta2 and the overflow flag beside the halves.  The rows'
+# pointers are the main epilogue's OUT_D, OUT_R, OUT_U, OUT_H; the record's address R92:R93 (the
+# bias pointer's on sm_90, unused here).
 ADAMW_P, ADAMW_M1, ADAMW_M2, ADAMW_T = BIAS, ADDEND, GELU_U, GELU_E
-ADAMW_HALVES, ADAMW_OVERFLOW = HALVES, HALVES + 8
+ADAMW_HALVES = HALVES
+ADAMW_SCALARS = {name: register for name, register in zip(ADAMW_RECORD, (T0, T1, T2, T3) + tuple(range(HALVES + 4, HALVES + 8)))}
+ADAMW_RECORD_AT = 92
 
-# One element's AdamW step, instruction for instruction (operands and association) the separate
-# AdamW kernel's a model pairs with these products (so that P, M1, M2 and the half copy are bit for
-# bit what that kernel writes from the D this kernel would store): g = v multiplier; p = p decay;
-# m = m beta1; m = g (1 - beta1) + m; s = s beta2; t = g g; s = t (1 - beta2) + s; t = sqrt(s);
-# t = t + epsilon_t; t = 1 / t; t = m t; p = t (-alpha_t) + p.
+# One element's Adam step, instruction for instruction (operands and association) the separate
+# optimizer kernel a model pairs with these products with its gradient multiplier 1 (an exact FMUL,
+# left out here: the product's alpha is the multiplier), so that P, M1, M2 and the half copy are bit
+# for bit what that kernel writes from the D this kernel would store: p = p decay; m = m beta1;
+# m = g (1 - beta1) + m; s = s beta2; t = g g; s = t (1 - beta2) + s; t = sqrt(s); t = t + epsilon_t;
+# t = 1 / t; t = m t; p = t (-alpha_t) + p.
 ADAMW_STEPS = (
-    ("FMUL R{v}, R{v}, " + _p("multiplier"), "g = v multiplier"),
-    ("FMUL R{p}, R{p}, " + _p("decay"), "p decay"),
-    ("FMUL R{m}, R{m}, " + _p("beta1"), ""),
-    ("FFMA R{m}, R{v}, " + _p("one_minus_beta1") + ", R{m}", "m = beta1 m + (1 - beta1) g"),
-    ("FMUL R{s}, R{s}, " + _p("beta2"), ""),
+    ("FMUL R{p}, R{p}, R{decay}", "p decay"),
+    ("FMUL R{m}, R{m}, R{beta1}", ""),
+    ("FFMA R{m}, R{v}, R{one_minus_beta1}, R{m}", "m = beta1 m + (1 - beta1) g"),
+    ("FMUL R{s}, R{s}, R{beta2}", ""),
     ("FMUL R{t}, R{v}, R{v}", "g^2"),
-    ("FFMA R{s}, R{t}, " + _p("one_minus_beta2") + ", R{s}", "s = beta2 s + (1 - beta2) g^2"),
+    ("FFMA R{s}, R{t}, R{one_minus_beta2}, R{s}", "s = beta2 s + (1 - beta2) g^2"),
     ("MUFU.SQRT R{t}, R{s}", ""),
-    ("FADD R{t}, R{t}, " + _p("epsilon_t"), "sqrt(s) + epsilon_t"),
+    ("FADD R{t}, R{t}, R{epsilon_t}", "sqrt(s) + epsilon_t"),
     ("MUFU.RCP R{t}, R{t}", ""),
     ("FMUL R{t}, R{m}, R{t}", "m / (sqrt(s) + epsilon_t)"),
-    ("FFMA R{p}, R{t}, -" + _p("alpha_t") + ", R{p}", "p - alpha_t m / (sqrt(s) + epsilon_t)"),
+    ("FFMA R{p}, R{t}, -R{alpha_t}, R{p}", "p - alpha_t m / (sqrt(s) + epsilon_t)"),
 )
 
 
 def _adamw_epilogue(out: _Text, tiling_) -> None:
-    """Flag 256: v = alpha P is the gradient of the master weights P (word 19, D's strides); one
-    AdamW step over P and its moments M1, M2 (words 20, 21) writes them back, and with flag 4
-    Dh = half(P).  A step whose overflow flag (word 22) is not 0 stores nothing (every thread
-    exits before its first store), so a skipped update leaves P, M1, M2 and Dh as they were."""
-    out.label("adamw")
-    out.note(f"flag {FLAG_ADAMW}: the AdamW step over P, M1, M2 (D's strides) with the product as the gradient")
-    out(f"IMAD R{T2}, R{CTA_Z}, {_p('sD')}, R{T1}")
-    out(f"IMAD R{T2}, R{T0}, {_p('ldd')}, R{T2}", "the element index of P, M1, M2 (D's)")
-    out(f"IMAD R{T3}, R{CTA_Z}, {_p('sH')}, R{T1}")
-    out(f"IMAD R{T3}, R{T0}, {_p('ldh')}, R{T3}", "Dh's element index (blockIdx.y, .z used: R2, R3 free)")
-    for register, name in ((OUT_D, "P"), (OUT_R, "M1"), (OUT_U, "M2")):
-        out(f"LEA R{register}, P6, R{T2}, {_p(name)}, 0x2", f"{name}'s row pointer")
-        out(f"LEA.HI.X R{register + 1}, R{T2}, {_p(name, high=True)}, RZ, 0x2, P6")
-    out(f"LEA R{OUT_H}, P6, R{T3}, {_p('Dh')}, 0x1")
-    out(f"LEA.HI.X R{OUT_H + 1}, R{T3}, {_p('Dh', high=True)}, RZ, 0x1, P6")
-    out(f"MOV R{T0}, {_p('overflow')}")
-    out(f"MOV R{T1}, {_p('overflow', high=True)}")
-    out(f"LDG.E R{ADAMW_OVERFLOW}, [R{T0}.64]", "the overflow flag, beside the first group's loads")
-    out(f"MOV R{T2}, {_p('ldd')}")
-    out(f"SHF.L.U32 R{STEP_D}, R{T2}, 0x5, RZ", "8 rows of D's strides, in bytes")
-    out(f"MOV R{T3}, {_p('ldh')}")
-    out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
-    out(f"MOV R{T0}, {_p('flags')}")
-    out(f"LOP3.LUT R{T1}, R{T0}, {FLAG_HALF:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P3, PT, R{T1}, RZ, PT", f"flag {FLAG_HALF}: the half copy")
+    """Flag 256: v = alpha P is the gradient of the master weights at D; one Adam step over them
+    and their moments at R and U (D's strides) writes all three back, and with flag 4 Dh =
+    half(P).  The step's scalars and the overflow flag come from the step record (word 19); when
+    the flag is not 0 every thread exits before its first store, so a skipped update leaves the
+    weights, the moments and Dh as they were."""
+    out.label("adam_step")
+    out.note(f"flag {FLAG_ADAMW}: the Adam step over D (the weights), R and U (their moments), the product the gradient")
+    out(f"MOV R{ADAMW_RECORD_AT}, {_p('step')}")
+    out(f"MOV R{ADAMW_RECORD_AT + 1}, {_p('step', high=True)}")
+    scalars = ADAMW_SCALARS
+    out(f"LDG.E.128 R{scalars['alpha_t']}, [R{ADAMW_RECORD_AT}.64]", "alpha_t, epsilon_t, decay, beta1")
+    out(f"LDG.E.128 R{scalars['one_minus_beta1']}, [R{ADAMW_RECORD_AT}.64+0x10]",
+        "1 - beta1, beta2, 1 - beta2, the overflow flag")
+    out(f"MOV R{ADAMW_RECORD_AT}, {_p('flags')}")
+    out(f"LOP3.LUT R{ADAMW_RECORD_AT}, R{ADAMW_RECORD_AT}, {FLAG_HALF:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P3, PT, R{ADAMW_RECORD_AT}, RZ, PT", f"flag {FLAG_HALF}: the half copy")
     groups = tiling_.row_groups()
     for group, (values, column, _) in enumerate(groups):
         n = len(values)
@@ -1093,11 +1057,12 @@ def _adamw_epilogue(out: _Text, tiling_) -> None:
             out(f"LDG.E.64 R{s[2 * nt]}, [R{OUT_U}.64+{at}]")
         for v in values:
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
-        _each_value(out, list(ADAMW_STEPS), v=values, p=p, m=m, s=s, t=t)
+        _each_value(out, list(ADAMW_STEPS), v=values, p=p, m=m, s=s, t=t,
+                    **{name: [register] * n for name, register in scalars.items() if name != "overflow"})
         for nt in range(n // 2):
             out(f"@P3 F2FP.PACK_AB R{ADAMW_HALVES + nt}, R{p[2 * nt + 1]}, R{p[2 * nt]}", "the lower column first")
         if group == 0:
-            out(f"ISETP.NE.U32.AND P0, PT, R{ADAMW_OVERFLOW}, RZ, PT")
+            out(f"ISETP.NE.U32.AND P0, PT, R{scalars['overflow']}, RZ, PT")
             out("@P0 EXIT", "a skipped step stores nothing")
         for nt in range(n // 2):
             at = f"{32 * nt + 4 * column:#x}"
@@ -1419,7 +1384,7 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         f"//@ param 5 pointer read 4*{N} when {FLAGS}&{FLAG_BIAS} bias (binary32 [N])",
         "//@ param 6 scalar M, N (u32)",
         "//@ param 7 scalar K, flags (u32; flags 1 add R, 2 add bias, 4 write Dh, 8 no D, 16 split K, "
-        "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U), 256 the AdamW step over P)",
+        "32 column sums of B, 64 Dh = half(gelu(v)), 128 v *= gelu'(U), 256 the Adam step over D)",
         "//@ param 8 scalar lda, ldb (u32 elements)",
         "//@ param 9 scalar ldd (D and R), ldh (Dh) (u32 elements)",
         "//@ param 10 scalar sA, sB (u32 batch strides, elements)",
@@ -1434,21 +1399,18 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         f"//@ param 16 pointer read {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD} U (binary32 saved "
         "pre-activation, D's strides)",
     ]
-    if not variant.adamw:
+    if not variant.adam_step:
         return lines
-    adamw = f"when {FLAGS}&{FLAG_ADAMW}"
-    lines += [
-        f"//@ param 19 pointer read-write {d_bytes} {each} 4*{SD} {adamw} P (binary32 master weights, D's strides)",
-        f"//@ param 20 pointer read-write {d_bytes} {each} 4*{SD} {adamw} M1 (binary32 first moments, D's strides)",
-        f"//@ param 21 pointer read-write {d_bytes} {each} 4*{SD} {adamw} M2 (binary32 second moments, D's strides)",
-        f"//@ param 22 pointer read 4 {adamw} the overflow flag (u32: not 0, the step is skipped)",
-        "//@ param 23 scalar alpha_t, epsilon_t (binary32; a host writes them every step)",
-        "//@ param 24 scalar decay, beta1 (binary32)",
-        "//@ param 25 scalar 1 - beta1, beta2 (binary32)",
-        "//@ param 26 scalar 1 - beta2 (binary32), the AdamW kernel's count (unread)",
-        "//@ param 27 scalar t (u32, a host's; unread), the gradient multiplier (binary32)",
-    ]
-    return lines
+    # the weight-gradient layout: with flag 256 D, R and U are the weights and their moments, read and written
+    lines[2] = (f"//@ param 2 pointer read-write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D} D (binary32 M x N, "
+                f"ldd apart; with flag {FLAG_ADAMW} the master weights, read and written)")
+    lines[4] = (f"//@ param 4 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R | FLAG_ADAMW} R "
+                f"(binary32 addend, D's strides; with flag {FLAG_ADAMW} the first moments, read and written)")
+    lines[16] = (f"//@ param 16 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD | FLAG_ADAMW} U "
+                 f"(binary32 saved pre-activation, D's strides; with flag {FLAG_ADAMW} the second moments, read and "
+                 f"written)")
+    return lines + [f"//@ param 19 pointer read {4 * len(ADAMW_RECORD)} when {FLAGS}&{FLAG_ADAMW} the Adam step record "
+                    f"({', '.join(ADAMW_RECORD)})"]
 
 
 def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
@@ -1488,10 +1450,11 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
         "//   Flag 128: v *= gelu'(U[m,n]) (U binary32 with D's strides) before D and Dh; flag 64: Dh =",
         "//   half(gelu(v)) (D = v, the pre-activation): for each element the instructions of separate",
         "//   elementwise GELU kernels (tanh form through e = 2^min(x, 64), r = 1/(1+e), s = e r).",
-        *(["//   Flag 256 (with 8; not with 1, 2, 64, 128): g = v is the gradient of P (D's strides); one AdamW",
-           "//   step writes P, M1, M2 and, with flag 4, Dh = half(P), as the separate AdamW kernel would",
-           "//   from D = v; nothing is stored when the overflow flag is not 0."] if variant.adamw else
-          ["//   Flag 256 (the AdamW step) is served by tn alone and is ignored."]),
+        *(["//   Flag 256 (not with 1, 2, 8, 64, 128): v is the gradient of the weights at D; one Adam step",
+           "//   (decoupled weight decay) writes D and their moments at R and U and, with flag 4, Dh = half(D),",
+           "//   as a separate optimizer kernel would from the gradient v, with the step record's scalars",
+           "//   (word 19); nothing is stored when the record's overflow flag is not 0."] if variant.adam_step else
+          ["//   Flag 256 (the Adam step) is served by tn alone and is ignored."]),
         *tile_line,
         f"// Launch: block ({tiling_.threads}, 1, 1), grid (N/{TILE_N}, M/{tile_m}, batches); shared memory "
         f"{shared_bytes(variant, tile_m)} bytes",
@@ -1554,7 +1517,7 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
     if variant.column_sums:
         _column_sums_store(out, tiling_)
     out("@P3 BRA split")
-    _epilogue(out, tiling_, adamw=variant.adamw)
+    _epilogue(out, tiling_, adam_step=variant.adam_step)
     _split(out, tiling_, staged_partials(variant, tiling_.tile_m))
     return "\n".join(header + out.lines) + "\n"
 

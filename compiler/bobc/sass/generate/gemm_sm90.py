@@ -425,7 +425,7 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
         out("PLOP3.LUT P1, PT, P2, PT, PT, 0x80, 0x0", "the column sums' predicate, as gemm's store takes it")
         _column_sums_store(out, tiling_)
     out("@P3 BRA split")
-    _epilogue(out, tiling_, bias_at=92, adamw=variant.adamw)
+    _epilogue(out, tiling_, bias_at=92, adam_step=variant.adam_step)
     out.label("split")
     out(f"S2R R{CLUSTER_BASE}, SR_CgaCtaId")
     out(f"SHF.L.U32 R{CLUSTER_BASE}, R{CLUSTER_BASE}, 0x18, RZ", "the rank << 24: this block's shared addresses")
