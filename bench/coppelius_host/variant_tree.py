@@ -33,6 +33,11 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             of the H200's 132) hold the chain's blocks alone
   clusters  every split product launched in thread-block clusters of (1, 1, S) (Coppelius.Build.Graph):
             on sm_90 its splits add their partials on chip (gemm_sm90._cluster_split); outputs as main's
+  fusedadamw  AdamW in the weight-gradient products' epilogue (gemm flag 256) after the whole backward and
+            a non-finite check over the gradients' binary32 parts and the products' binary16 operands:
+            bench/coppelius_host/fused-adamw.patch (session 25's plan, measured before it lands: docs/
+            coppelius.md, session 25; its tree regenerates tests/golden with tests/golden/regenerate.py
+            and coppelius_host.images); outputs as main's, bit for bit (the same instructions)
 --empty GLOB empties only the Coppelius kernel sources matching GLOB (as floor does them all), e.g.
 'coppelius-gemm-tn*' for the weight-gradient products.
 --split MAX,MIN[,FEW] changes Coppelius's split-K rule (at most MAX splits of at least MIN 32-k slices,
@@ -50,7 +55,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
            "nolatch", "spinegroup",
-           "leafgroup", "leafmask33", "leafmask44", "clusters")
+           "leafgroup", "leafmask33", "leafmask44", "clusters", "fusedadamw")
+FUSED_ADAMW = REPO / "bench" / "coppelius_host" / "fused-adamw.patch"
 
 
 class Source:
@@ -240,6 +246,8 @@ def main() -> None:
         graph = Source(tree / "examples/coppelius/Coppelius/Build/Graph.bob")
         split_clusters(graph)
         graph.save()
+    if "fusedadamw" in changes:
+        subprocess.run(["git", "apply", "--binary", str(FUSED_ADAMW)], cwd=tree, check=True)
     if "vid" in changes:
         host = Source(tree / "examples/coppelius/Coppelius/Build/NativeHost.bob")
         video_tables(host)

@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Build here (bobc needs lark and lief) everything tests/gpu/run.sh runs on a GPU machine that
 # has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
-#   tests/gpu/prepare.sh [--large] [--clusters]
+#   tests/gpu/prepare.sh [--large] [--clusters] [--fused]
 # --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).
 # --clusters also builds .device/coppelius-host-clusters: the same host with every split product
 # launched in thread-block clusters (bench/coppelius_host/variant_tree.py's `clusters`, from HEAD), which
 # run.sh then compares with the plain one (outputs byte for byte, and the update's time; a few minutes more).
+# --fused likewise builds .device/coppelius-host-fused: AdamW in the weight-gradient products' epilogue
+# (variant_tree.py's `fusedadamw`: bench/coppelius_host/fused-adamw.patch applied to HEAD).
 # Then, on the GPU machine, with .device and .whl carried there:
 #   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
 set -eu
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-.venv/bin/python}
 LARGE=""
-CLUSTERS=0
+VARIANTS=""
 for arg in "$@"; do
   case "$arg" in
     --large) LARGE=--large ;;
-    --clusters) CLUSTERS=1 ;;
-    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters)" >&2; exit 2 ;;
+    --clusters) VARIANTS="$VARIANTS clusters:clusters" ;;
+    --fused) VARIANTS="$VARIANTS fused:fusedadamw" ;;
+    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters --fused)" >&2; exit 2 ;;
   esac
 done
 mkdir -p .device .whl
@@ -29,16 +32,19 @@ ls .whl/lark-*.whl > /dev/null 2>&1 ||
 "$PY" tests/gpu/build_native_request.py .device/native-request
 rm -rf .device/coppelius-host
 "$PY" tests/gpu/build_coppelius_host.py .device/coppelius-host $LARGE
-rm -rf .device/coppelius-host-clusters
-if [ "$CLUSTERS" = 1 ]; then
+rm -rf .device/coppelius-host-clusters .device/coppelius-host-fused
+# each variant host (NAME:CHANGE): Coppelius's host built from a variant tree of HEAD
+for variant in $VARIANTS; do
+  NAME=${variant%%:*}
+  CHANGE=${variant#*:}
   TREE=$(mktemp -d)/tree
-  "$PY" bench/coppelius_host/variant_tree.py "$TREE" clusters
+  "$PY" bench/coppelius_host/variant_tree.py "$TREE" "$CHANGE"
   ROOT=$PWD
   PY_ABS=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")
   (cd "$TREE" && BOBC_CACHE_DIR=off PYTHONPATH="$TREE/compiler" "$PY_ABS" tests/gpu/build_coppelius_host.py \
-     "$ROOT/.device/coppelius-host-clusters" $LARGE)
-  rm -rf "$(dirname "$TREE")" .device/coppelius-host-clusters/text.stream .device/coppelius-host-clusters/coppelius-host-short
-fi
+     "$ROOT/.device/coppelius-host-$NAME" $LARGE)
+  rm -rf "$(dirname "$TREE")" ".device/coppelius-host-$NAME/text.stream" ".device/coppelius-host-$NAME/coppelius-host-short"
+done
 # the sm_90 corpus kernels as the pinned ptxas compiles them (tests/gpu/test_sm90_async_kernels.py)
 rm -rf .device/sm90-async && mkdir -p .device/sm90-async
 "$PY" - <<'PYEOF'

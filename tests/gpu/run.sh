@@ -20,6 +20,8 @@
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
 # coppelius_clusters.log the host with its split products in clusters against the plain one
 #               (when prepare.sh --clusters built .device/coppelius-host-clusters)
+# coppelius_fused.log the host with AdamW in the weight-gradient products against the plain one
+#               (when prepare.sh --fused built .device/coppelius-host-fused)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -156,6 +158,15 @@ if [ -d .device/coppelius-host-clusters ] && [ -d .device/coppelius-host ]; then
   timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-clusters" coppelius-host \
     coppelius-host-clusters --configs $CONFIGS --repeats 2 > "$LOG/coppelius_clusters.log" 2>&1
   note "coppelius host in clusters against the plain host: exit $?"
+fi
+
+# the host with AdamW in the weight-gradient products' epilogue (prepare.sh --fused) against the plain one:
+# every output byte for byte (the same instructions), and the update's time
+if [ -d .device/coppelius-host-fused ] && [ -d .device/coppelius-host ]; then
+  CONFIGS=small; [ -e .device/coppelius-host-fused/coppelius-host-large ] && CONFIGS=large,small
+  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-fused" coppelius-host \
+    coppelius-host-fused --configs $CONFIGS --repeats 2 > "$LOG/coppelius_fused.log" 2>&1
+  note "coppelius host with AdamW in the products against the plain host: exit $?"
 fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
