@@ -133,3 +133,40 @@ def test_the_fused_adamw_plan_applies_to_this_tree_and_is_the_model(tmp_path):
         cwd=tree, capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(tree / "compiler")})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert " passed" in result.stdout and "failed" not in result.stdout
+
+
+def test_the_leaf_tree_change_keeps_every_conflict_ordered_and_runs_leaves_together(tmp_path):
+    """`leaftree`: the edited launch_order keeps every conflicting pair ordered on random programs
+    (tests/images/test_launch_order.py's check), and eight leaves of one spine launch hang from it as
+    a tree three deep where main's make a chain of eight."""
+    import random
+    import sys
+    copy = tmp_path / "launch_order.py"
+    copy.write_text((REPO / "compiler" / "bobc" / "nvidia" / "launch_order.py").read_text())
+    source = variant_tree.Source(copy)
+    variant_tree.leaf_tree(source)
+    source.save()
+    spec = importlib.util.spec_from_file_location("launch_order_tree", copy)
+    tree = importlib.util.module_from_spec(spec)
+    sys.modules["launch_order_tree"] = tree
+    spec.loader.exec_module(tree)
+    from tests.images.test_launch_order import conflicts_of, ordered_everywhere
+    for seed in range(40):
+        rng = random.Random(seed)
+        buffers = [f"b{i}" for i in range(rng.randint(3, 9))]
+        count = rng.randint(1, 24)
+        touches = {launch: (set(rng.sample(buffers, rng.randint(0, 3))), set(rng.sample(buffers, rng.randint(0, 2))))
+                   for launch in range(count)}
+        order = tree.launch_order([list(range(count))], conflicts_of(touches), 2)
+        assert all(len(after) <= 2 for after in order.dependents.values())
+        ordered_everywhere([list(range(count))], conflicts_of(touches), order)
+    # a spine launch writing g, eight leaves reading g into their own w_i, a spine launch after them,
+    # and one reading every w_i
+    touches = {0: ({"x"}, {"g"}), **{1 + i: ({"g"}, {f"w{i}"}) for i in range(8)}, 9: ({"g"}, {"k"}),
+               10: ({"k"} | {f"w{i}" for i in range(8)}, {"out"})}
+
+    def depth(order, launch=0, level=0):
+        return max([level] + [depth(order, child, level + 1) for child in order.schedules(launch) if 1 <= child <= 8])
+    chain, binary = (module.launch_order([list(range(11))], conflicts_of(touches), 2) for module in
+                     (sys.modules["bobc.nvidia.launch_order"], tree))
+    assert depth(chain) == 8 and depth(binary) == 4

@@ -33,6 +33,9 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             of the H200's 132) hold the chain's blocks alone
   clusters  every split product launched in thread-block clusters of (1, 1, S) (Coppelius.Build.Graph):
             on sm_90 its splits add their partials on chip (gemm_sm90._cluster_split); outputs as main's
+  leaftree  the launches forked beside a spine launch (bobc.nvidia.launch_order: leaves) hang from it as
+            a binary tree, each leaf starting the next two, instead of one side chain: leaves that do
+            not conflict then run together (a fork's run of products after the check, say)
   fusedadamw  AdamW in the weight-gradient products' epilogue (gemm flag 256) after the whole backward and
             a non-finite check over the gradients' binary32 parts and the products' binary16 operands:
             bench/coppelius_host/fused-adamw.patch (session 25's plan, measured before it lands: docs/
@@ -55,7 +58,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
            "nolatch", "spinegroup",
-           "leafgroup", "leafmask33", "leafmask44", "clusters", "fusedadamw")
+           "leafgroup", "leafmask33", "leafmask44", "clusters", "leaftree", "fusedadamw")
 FUSED_ADAMW = REPO / "bench" / "coppelius_host" / "fused-adamw.patch"
 
 
@@ -144,6 +147,20 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
                        "            push.inc(COMPUTE_SUBCHANNEL, pb.COMPUTE['SEND_PCAS_A'], layout.launches[chained].qmd_address >> 8)\n"
                        "            push.immd(COMPUTE_SUBCHANNEL, pb.COMPUTE['SEND_SIGNALING_PCAS2_B'], 10)\n"
                        "    for send in order.sends[index]:                # in range: plan_layout checked them\n")
+
+
+def leaf_tree(order: Source) -> None:
+    """bobc.nvidia.launch_order's leaves of one spine launch as a binary tree: each new leaf takes the
+    first free dependent slot breadth-first (the spine launch's second, then each leaf's two)."""
+    order.replace("""            parent = segment.side_tail.get(start, start)
+            slot = 1 if parent == start else 0
+""", """            free = segment.__dict__.setdefault("tree", {}).setdefault(start, [(start, 1)])
+            parent, slot = free.pop(0) if free else (start, slots)
+""")
+    order.replace("""            segment.side_tail[start] = p
+""", """            segment.side_tail[start] = p
+            segment.tree[start] += [(p, 0), (p, 1)]
+""")
 
 
 def split_rule(tree: Path, most: int, least: int, few: int = 66) -> None:
@@ -246,6 +263,10 @@ def main() -> None:
         graph = Source(tree / "examples/coppelius/Coppelius/Build/Graph.bob")
         split_clusters(graph)
         graph.save()
+    if "leaftree" in changes:
+        order = Source(tree / "compiler" / "bobc" / "nvidia" / "launch_order.py")
+        leaf_tree(order)
+        order.save()
     if "fusedadamw" in changes:
         subprocess.run(["git", "apply", "--binary", str(FUSED_ADAMW)], cwd=tree, check=True)
     if "vid" in changes:

@@ -18,10 +18,8 @@
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
-# coppelius_clusters.log the host with its split products in clusters against the plain one
-#               (when prepare.sh --clusters built .device/coppelius-host-clusters)
-# coppelius_fused.log the host with AdamW in the weight-gradient products against the plain one
-#               (when prepare.sh --fused built .device/coppelius-host-fused)
+# coppelius_NAME.log a variant host against the plain one (when prepare.sh built .device/coppelius-host-NAME:
+#               clusters, fused, tree, fusedtree)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -151,23 +149,16 @@ if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
   note "coppelius_host bench: exit $?"
 fi
 
-# the host with its split products in thread-block clusters (prepare.sh --clusters) against the plain one:
-# every output byte for byte, and the update's time (the on-chip split reduction, sm_90)
-if [ -d .device/coppelius-host-clusters ] && [ -d .device/coppelius-host ]; then
-  CONFIGS=small; [ -e .device/coppelius-host-clusters/coppelius-host-large ] && CONFIGS=large,small
-  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-clusters" coppelius-host \
-    coppelius-host-clusters --configs $CONFIGS --repeats 2 > "$LOG/coppelius_clusters.log" 2>&1
-  note "coppelius host in clusters against the plain host: exit $?"
-fi
-
-# the host with AdamW in the weight-gradient products' epilogue (prepare.sh --fused) against the plain one:
-# every output byte for byte (the same instructions), and the update's time
-if [ -d .device/coppelius-host-fused ] && [ -d .device/coppelius-host ]; then
-  CONFIGS=small; [ -e .device/coppelius-host-fused/coppelius-host-large ] && CONFIGS=large,small
-  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-fused" coppelius-host \
-    coppelius-host-fused --configs $CONFIGS --repeats 2 > "$LOG/coppelius_fused.log" 2>&1
-  note "coppelius host with AdamW in the products against the plain host: exit $?"
-fi
+# every variant host prepare.sh built (--clusters, --fused, --tree, --fused-tree: .device/coppelius-host-NAME)
+# against the plain one: every output byte for byte, and the update's time
+for variant in .device/coppelius-host-*/; do
+  [ -d "$variant" ] && [ -d .device/coppelius-host ] || continue
+  NAME=$(basename "$variant"); NAME=${NAME#coppelius-host-}
+  CONFIGS=small; [ -e "$variant/coppelius-host-large" ] && CONFIGS=large,small
+  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-$NAME" coppelius-host \
+    "coppelius-host-$NAME" --configs $CONFIGS --repeats 2 > "$LOG/coppelius_$NAME.log" 2>&1
+  note "coppelius host variant $NAME against the plain host: exit $?"
+done
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
 [ -n "${2:-}" ] && tar -czf "$2" -C "$(dirname "$LOG")" "$(basename "$LOG")"

@@ -543,6 +543,7 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
     out = []
     read_words = set()
     for read in contract.reads if reads is None else reads:
+        words, how = list(read.words), ""
         if read.indexed:
             table = next((t for t in contract.tables if all(t.first <= w < t.first + t.words for w in read.words)),
                          None)
@@ -552,21 +553,13 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                                                f"no table's first row holds: declare the table it reads "
                                                f"('//@ table FIRST rows ROWS of WORDS what')"))
                 continue
-            for word in (w + row * table.words for w in read.words for row in range(table.rows)):
-                read_words.add(word)
-                argument = contract.argument(word)
-                if argument is None or argument.kind == "unused":
-                    state = "declares it unused" if argument is not None else "does not declare it"
-                    out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word} through "
-                                                   f"its table ({read.text} at {contract.source.name}:{read.line}), "
-                                                   f"but its contract {state}"))
-            continue
-        for word in read.words:
+            words, how = [w + row * table.words for w in read.words for row in range(table.rows)], " through its table"
+        for word in words:
             read_words.add(word)
             argument = contract.argument(word)
             if argument is None or argument.kind == "unused":
                 state = "declares it unused" if argument is not None else "does not declare it"
-                out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word} "
+                out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word}{how} "
                                                f"({read.text} at {contract.source.name}:{read.line}), but its "
                                                f"contract {state}"))
     mapped = {m.pointer for m in contract.tensor_maps}     # the Tensor Memory Accelerator reads those
