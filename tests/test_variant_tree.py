@@ -124,7 +124,12 @@ def test_the_fused_adamw_plan_applies_to_this_tree_and_is_the_model(tmp_path):
     tree.mkdir()
     archive = subprocess.run(["git", "-C", str(REPO), "archive", "HEAD"], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    subprocess.run(["git", "apply", "--binary", str(variant_tree.FUSED_ADAMW)], cwd=tree, check=True)
+    applied = subprocess.run(["git", "apply", "--binary", str(variant_tree.FUSED_ADAMW)], cwd=tree,
+                             capture_output=True, text=True)
+    assert applied.returncode == 0, (
+        f"{variant_tree.FUSED_ADAMW.name} no longer applies ({applied.stderr.strip()}): refresh it -- in a checkout "
+        f"of HEAD, `git apply -3 --binary bench/coppelius_host/fused-adamw.patch`, resolve, run the tests, then "
+        f"`git diff --binary HEAD -- . ':!bench/coppelius_host/fused-adamw.patch' > fused-adamw.patch`")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/coppelius/test_graph_executes.py",
          "tests/coppelius/test_overflow_skip.py", "tests/coppelius/test_device_runner.py",

@@ -9,7 +9,7 @@
 # --fused likewise builds .device/coppelius-host-fused: AdamW in the weight-gradient products' epilogue
 # (variant_tree.py's `fusedadamw`: bench/coppelius_host/fused-adamw.patch applied to HEAD); --tree
 # .device/coppelius-host-tree (`leaftree`: forked launches hang from the spine as binary trees); --fused-tree
-# .device/coppelius-host-fusedtree, both.  run.sh compares every such host with the plain one.
+# .device/coppelius-host-fusedtree, both.  run.sh compares every such host with the plain one (one run).
 # Then, on the GPU machine, with .device and .whl carried there:
 #   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
 set -eu

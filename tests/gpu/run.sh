@@ -18,8 +18,8 @@
 # coppelius-curves.png (.csv) Coppelius's 200-update loss curves: ours, PyTorch, PyTorch with binary64 sums
 # coppelius_update_bench.log (.json) one update timed, ours (seed 004's host too, with .device/coppelius-host) against PyTorch (BENCH_COPPELIUS=1)
 # pytest_coppelius_host.log tests/gpu/test_coppelius_host.py (seed 004's host)
-# coppelius_NAME.log a variant host against the plain one (when prepare.sh built .device/coppelius-host-NAME:
-#               clusters, fused, tree, fusedtree)
+# coppelius_variants.log the variant hosts against the plain one (those prepare.sh built:
+#               .device/coppelius-host-NAME, NAME clusters, fused, tree, fusedtree)
 # dmesg.txt     kernel messages about the GPU (Xid lines), when readable
 # summary.txt   one line per step with its exit status
 set -u
@@ -150,15 +150,17 @@ if [ "${BENCH_COPPELIUS_HOST:-0}" = 1 ] && [ -d .device/coppelius-host ]; then
 fi
 
 # every variant host prepare.sh built (--clusters, --fused, --tree, --fused-tree: .device/coppelius-host-NAME)
-# against the plain one: every output byte for byte, and the update's time
+# against the plain one, in one run that alternates them: every output byte for byte, and the update's time
+VARIANT_HOSTS=""
 for variant in .device/coppelius-host-*/; do
-  [ -d "$variant" ] && [ -d .device/coppelius-host ] || continue
-  NAME=$(basename "$variant"); NAME=${NAME#coppelius-host-}
-  CONFIGS=small; [ -e "$variant/coppelius-host-large" ] && CONFIGS=large,small
-  timeout 300 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-$NAME" coppelius-host \
-    "coppelius-host-$NAME" --configs $CONFIGS --repeats 2 > "$LOG/coppelius_$NAME.log" 2>&1
-  note "coppelius host variant $NAME against the plain host: exit $?"
+  [ -d "$variant" ] && VARIANT_HOSTS="$VARIANT_HOSTS $(basename "$variant")"
 done
+if [ -n "$VARIANT_HOSTS" ] && [ -d .device/coppelius-host ]; then
+  CONFIGS=small; [ -e .device/coppelius-host/coppelius-host-large ] && CONFIGS=large,small
+  timeout 400 python3 bench/coppelius_host/compare_builds.py "$LOG/coppelius-variants" coppelius-host \
+    $VARIANT_HOSTS --configs $CONFIGS --repeats 2 > "$LOG/coppelius_variants.log" 2>&1
+  note "coppelius host variants ($VARIANT_HOSTS) against the plain host: exit $?"
+fi
 
 (dmesg 2>/dev/null | grep -i -E "nvrm|xid|nvidia" | tail -50) > "$LOG/dmesg.txt" 2>&1 || true
 [ -n "${2:-}" ] && tar -czf "$2" -C "$(dirname "$LOG")" "$(basename "$LOG")"
