@@ -175,3 +175,21 @@ def test_the_leaf_tree_change_keeps_every_conflict_ordered_and_runs_leaves_toget
     chain, binary = (module.launch_order([list(range(11))], conflicts_of(touches), 2) for module in
                      (sys.modules["bobc.nvidia.launch_order"], tree))
     assert depth(chain) == 8 and depth(binary) == 4
+
+
+def test_the_two_stage_change_regenerates_the_weight_gradient_kernel_with_half_the_ring(tmp_path):
+    """`tn2stages`: the tree's coppelius-gemm-tn.sm_90.sass is the generator's with 2 stages (its
+    `.shared` half the ring's), the other product kernels as they are."""
+    import subprocess
+    import sys
+    from bobc.sass.generate import gemm_sm90
+    tree = tmp_path / "tree"
+    subprocess.run([sys.executable, str(REPO / "bench" / "coppelius_host" / "variant_tree.py"), str(tree), "tn2stages"],
+                   check=True, capture_output=True)
+    folder = "examples/coppelius/Realization/Nvidia/SM86"
+    text = (tree / folder / "coppelius-gemm-tn.sm_90.sass").read_text()
+    assert text == gemm_sm90.generate(gemm_sm90.VARIANTS["tn"], "coppelius-gemm", stages=2)
+    assert f".shared {gemm_sm90.shared_bytes(2)}" in text and gemm_sm90.shared_bytes(2) < gemm_sm90.shared_bytes()
+    for other in ("nn", "nt"):
+        name = f"coppelius-gemm-{other}.sm_90.sass"
+        assert (tree / folder / name).read_text() == (REPO / folder / name).read_text()

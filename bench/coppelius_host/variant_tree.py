@@ -36,6 +36,9 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
   leaftree  the launches forked beside a spine launch (bobc.nvidia.launch_order: leaves) hang from it as
             a binary tree, each leaf starting the next two, instead of one side chain: leaves that do
             not conflict then run together (a fork's run of products after the check, say)
+  tn2stages the weight-gradient products' sm_90 kernel (coppelius-gemm-tn.sm_90.sass) with a ring of 2
+            stages, not 4: half the shared memory, so twice the blocks an SM (faster alone at K = 256:
+            bench/results/sm90-gemm-h200.md; nothing gained while they ran beside the backward, session 18)
   fusedadamw  AdamW in the weight-gradient products' epilogue (gemm flag 256) after the whole backward and
             a non-finite check over the gradients' binary32 parts and the products' binary16 operands:
             bench/coppelius_host/fused-adamw.patch (session 25's plan, measured before it lands: docs/
@@ -58,7 +61,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHANGES = ("sched", "cbinv", "chase", "selfcopy", "membar3", "presend", "vid", "floor", "grid1", "nonext",
            "nolatch", "spinegroup",
-           "leafgroup", "leafmask33", "leafmask44", "clusters", "leaftree", "fusedadamw")
+           "leafgroup", "leafmask33", "leafmask44", "clusters", "leaftree", "tn2stages", "fusedadamw")
 FUSED_ADAMW = REPO / "bench" / "coppelius_host" / "fused-adamw.patch"
 
 
@@ -269,6 +272,12 @@ def main() -> None:
         order.save()
     if "fusedadamw" in changes:
         subprocess.run(["git", "apply", "--binary", str(FUSED_ADAMW)], cwd=tree, check=True)
+    if "tn2stages" in changes:      # after the patch, so that the kernel is the tree's generator's
+        kernel = tree / "examples/coppelius/Realization/Nvidia/SM86/coppelius-gemm-tn.sm_90.sass"
+        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                        "from bobc.sass.generate import gemm_sm90 as g; "
+                        "Path(sys.argv[1]).write_text(g.generate(g.VARIANTS['tn'], 'coppelius-gemm', stages=2))",
+                        str(kernel)], env=dict(os.environ, PYTHONPATH=str(tree / "compiler")), check=True)
     if "vid" in changes:
         host = Source(tree / "examples/coppelius/Coppelius/Build/NativeHost.bob")
         video_tables(host)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build here (bobc needs lark and lief) everything tests/gpu/run.sh runs on a GPU machine that
 # has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
-#   tests/gpu/prepare.sh [--large] [--clusters] [--fused] [--tree] [--fused-tree]
+#   tests/gpu/prepare.sh [--large] [--clusters] [--fused] [--tree] [--fused-tree] [--variant=NAME:CHANGE,...]
 # --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).
 # --clusters also builds .device/coppelius-host-clusters: the same host with every split product
 # launched in thread-block clusters (bench/coppelius_host/variant_tree.py's `clusters`, from HEAD), which
@@ -9,7 +9,8 @@
 # --fused likewise builds .device/coppelius-host-fused: AdamW in the weight-gradient products' epilogue
 # (variant_tree.py's `fusedadamw`: bench/coppelius_host/fused-adamw.patch applied to HEAD); --tree
 # .device/coppelius-host-tree (`leaftree`: forked launches hang from the spine as binary trees); --fused-tree
-# .device/coppelius-host-fusedtree, both.  run.sh compares every such host with the plain one (one run).
+# .device/coppelius-host-fusedtree, both; --variant=NAME:CHANGE[,CHANGE] any variant_tree.py changes as
+# .device/coppelius-host-NAME.  run.sh compares every such host with the plain one (one run).
 # Then, on the GPU machine, with .device and .whl carried there:
 #   pip install --target /tmp/site .whl/*.whl && PYTHONPATH=/tmp/site tests/gpu/run.sh LOGDIR
 set -eu
@@ -24,7 +25,8 @@ for arg in "$@"; do
     --fused) VARIANTS="$VARIANTS fused:fusedadamw" ;;
     --tree) VARIANTS="$VARIANTS tree:leaftree" ;;
     --fused-tree) VARIANTS="$VARIANTS fusedtree:fusedadamw,leaftree" ;;
-    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters --fused --tree --fused-tree)" >&2; exit 2 ;;
+    --variant=*) VARIANTS="$VARIANTS ${arg#--variant=}" ;;
+    *) echo "prepare.sh: unknown argument $arg (known: --large --clusters --fused --tree --fused-tree --variant=NAME:CHANGE,...)" >&2; exit 2 ;;
   esac
 done
 mkdir -p .device .whl
@@ -36,7 +38,7 @@ ls .whl/lark-*.whl > /dev/null 2>&1 ||
 "$PY" tests/gpu/build_native_request.py .device/native-request
 rm -rf .device/coppelius-host
 "$PY" tests/gpu/build_coppelius_host.py .device/coppelius-host $LARGE
-rm -rf .device/coppelius-host-clusters .device/coppelius-host-fused .device/coppelius-host-tree .device/coppelius-host-fusedtree
+rm -rf .device/coppelius-host-*/
 # each variant host (NAME:CHANGE[,CHANGE]): Coppelius's host built from a variant tree of HEAD
 for variant in $VARIANTS; do
   NAME=${variant%%:*}
