@@ -95,8 +95,8 @@ def test_contract_declares_every_parameter_word_the_code_reads(variant):
     assert pointers == ([0, 1, 2, 3, 4, 5, 13, 14] + ([15] if variant in ("nn", "tn") else []) + [16] + [19] * adamw)
     access = {a.index: a.access for a in contract.arguments if a.kind == "pointer"}
     assert [access[w] for w in (2, 4, 16)] == (["read-write"] * 3 if adamw else ["write", "read", "read"])
-    # every parameter offset the code reads is a field of gemm.PARAMETERS or ADAMW_PARAMETERS
-    fields = {offset for offset, _, _ in gemm.PARAMETERS + gemm.ADAMW_PARAMETERS}
+    # every parameter offset the code reads is a field of gemm.PARAMETERS or ADAM_STEP_PARAMETERS
+    fields = {offset for offset, _, _ in gemm.PARAMETERS + gemm.ADAM_STEP_PARAMETERS}
     for read in contract.reads:
         assert read.offset in fields or read.offset - 4 in fields, read.text
 

@@ -26,7 +26,7 @@ SCALARS = tuple(float(np.float32(x)) for x in (1.3e-3, 1e-8 * 1024, 1 - 1e-3 * 0
 
 
 def record(overflow: int = 0) -> np.ndarray:
-    """The AdamW step record (gemm.ADAMW_RECORD): the seven scalars, then the overflow flag."""
+    """The AdamW step record (gemm.ADAM_STEP_RECORD): the seven scalars, then the overflow flag."""
     return np.frombuffer(struct.pack("<7fI", *SCALARS, overflow), np.uint32).copy()
 
 
@@ -99,7 +99,7 @@ def _composition(layout, arch, kind, m, n, k, batches, flags, splits, seed):
     """The product writing its gradient D (flags without 256 and 4), then coppelius-adamw-half over D."""
     from bobc.sim.kernel import buffer_addresses, run_kernel
     buffers = _inputs(layout, m, n, k, batches, seed)
-    plain = flags & ~(gemm.FLAG_ADAMW | gemm.FLAG_HALF)
+    plain = flags & ~(gemm.FLAG_ADAM_STEP | gemm.FLAG_HALF)
     out = _product(layout, arch, kind, buffers, m, n, k, batches, plain, splits, adamw=False)
     buffers = dict(buffers, d=out["d"], e=out["e"], flag=np.zeros(2, np.uint32))
     at = buffer_addresses(buffers)
@@ -160,6 +160,6 @@ def test_the_flag_is_refused_with_what_it_replaces():
         with pytest.raises(ValueError, match=f"tn, not {layout}"):
             gemm.split_parameters(layout, 1, 0, 0, **base, flags=256, step=0x4000)
     block = gemm.pack_parameters(**base, flags=256, step=0x4000)
-    assert len(block) == gemm.ADAMW_PARAMETER_BYTES == 8 * 20, "within sm_86's 512-byte bank 0 (0x160 + 20 words)"
+    assert len(block) == gemm.ADAM_STEP_PARAMETER_BYTES == 8 * 20, "within sm_86's 512-byte bank 0 (0x160 + 20 words)"
     assert block[0x88:0x98] == bytes(16), "sm_90's tensor-map words are left to the backend"
     assert struct.unpack_from("<Q", block, 0x98)[0] == 0x4000

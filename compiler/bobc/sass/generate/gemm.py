@@ -75,11 +75,11 @@ and instead of storing it the epilogue runs one Adam step over them and their mo
 (all three with D's strides): p = p decay, m = beta1 m + (1 - beta1) g, s = beta2 s + (1 - beta2)
 g^2, p = p - alpha_t m / (sqrt(s) + epsilon_t) (MUFU.SQRT, MUFU.RCP), then D, R, U and with flag
 4 Dh = half(p).  Each element takes the instructions, operands and association of a separate
-optimizer kernel written that way (ADAMW_STEPS; its gradient multiplier 1 is an exact FMUL, the
+optimizer kernel written that way (ADAM_STEP_INSTRUCTIONS; its gradient multiplier 1 is an exact FMUL, the
 product's alpha plays its part), so the results are bit for bit that kernel's over the D this
 kernel would have stored; a weight-gradient product then never writes its binary32 gradient, which
 the optimizer kernel would read back: 12 of the 38 bytes a parameter an update moves.  The step's
-scalars and the overflow flag come from a 32-byte record (word 19: ADAMW_RECORD), which a plan
+scalars and the overflow flag come from a 32-byte record (word 19: ADAM_STEP_RECORD), which a plan
 writes once an update after its non-finite check (a launch's words are at most 20 on sm_86's
 512-byte bank 0, and a host writes each step's scalars into a few launches' blocks, not every
 product's); when the flag is not 0 every thread exits before its first store (AMP's skipped step).
@@ -220,16 +220,16 @@ PARAMETERS = (
 # Words 17 and 18 (0x88, 0x90) are sm_90's tensor maps (gemm_sm90.MAP_WORDS; zero for these kernels).
 # Flag 256 (the Adam step in the epilogue; tn) reads word 19, the last of a 512-byte bank 0 on sm_86:
 # the step record a plan writes once an update before its products run.
-ADAMW_PARAMETERS = (
+ADAM_STEP_PARAMETERS = (
     (0x98, "step", "pointer: the Adam step record, read with flag 256: alpha_t, epsilon_t, decay, beta1, "
                    "1 - beta1, beta2, 1 - beta2 (binary32), the overflow flag (u32: not 0, the step is skipped)"),
 )
-ADAMW_RECORD = ("alpha_t", "epsilon_t", "decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "overflow")
-OFFSET = {name: offset for offset, name, _ in PARAMETERS + ADAMW_PARAMETERS}
+ADAM_STEP_RECORD = ("alpha_t", "epsilon_t", "decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "overflow")
+OFFSET = {name: offset for offset, name, _ in PARAMETERS + ADAM_STEP_PARAMETERS}
 FLAG_ADD_R, FLAG_BIAS, FLAG_HALF, FLAG_NO_D, FLAG_SPLIT, FLAG_COLUMN_SUMS = 1, 2, 4, 8, 16, 32
-FLAG_GELU, FLAG_GELU_GRAD, FLAG_ADAMW = 64, 128, 256
+FLAG_GELU, FLAG_GELU_GRAD, FLAG_ADAM_STEP = 64, 128, 256
 PARAMETER_BYTES = 0x88
-ADAMW_PARAMETER_BYTES = 0xa0
+ADAM_STEP_PARAMETER_BYTES = 0xa0
 
 # The tanh-form GELU's constants in binary32, as a model's separate elementwise GELU kernels
 # hold them:
@@ -391,7 +391,7 @@ def grid(m: int, n: int, batches: int = 1, tile_m: int = TILE_M) -> tuple[int, i
 
 
 # flags whose v is not the product's alone, or that would write D or gelu(D): refused with flag 256
-ADAMW_EXCLUDES = {FLAG_ADD_R: "add R", FLAG_BIAS: "add bias", FLAG_NO_D: "no D", FLAG_GELU: "gelu",
+ADAM_STEP_EXCLUDES = {FLAG_ADD_R: "add R", FLAG_BIAS: "add bias", FLAG_NO_D: "no D", FLAG_GELU: "gelu",
                   FLAG_GELU_GRAD: "gelu'"}
 
 
@@ -401,17 +401,17 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
                     batches: int = 1, W: int = 0, tickets: int = 0, E: int = 0, U: int = 0,
                     tile_m: int = TILE_M, step: int = 0) -> bytes:
     """The parameter block of one launch (pointers are addresses) of the kernels of tile height
-    tile_m: PARAMETER_BYTES bytes, or ADAMW_PARAMETER_BYTES with flag 256 (`step` the Adam step
+    tile_m: PARAMETER_BYTES bytes, or ADAM_STEP_PARAMETER_BYTES with flag 256 (`step` the Adam step
     record's address; D the master weights, R and U the moments; words 17 and 18, sm_90's tensor
     maps, zero)."""
     check_shape(M, N, K, tile_m)
-    if bool(flags & FLAG_ADAMW) != bool(step):
-        raise ValueError(f"flag {FLAG_ADAMW} (the Adam step in the epilogue) and its step record (step=address) "
+    if bool(flags & FLAG_ADAM_STEP) != bool(step):
+        raise ValueError(f"flag {FLAG_ADAM_STEP} (the Adam step in the epilogue) and its step record (step=address) "
                          f"go together: pass both or neither")
-    if flags & FLAG_ADAMW:
-        clash = [f"{flag} ({what})" for flag, what in ADAMW_EXCLUDES.items() if flags & flag]
+    if flags & FLAG_ADAM_STEP:
+        clash = [f"{flag} ({what})" for flag, what in ADAM_STEP_EXCLUDES.items() if flags & flag]
         if clash:
-            raise ValueError(f"flag {FLAG_ADAMW} takes the product (alpha P) as the gradient of the master weights "
+            raise ValueError(f"flag {FLAG_ADAM_STEP} takes the product (alpha P) as the gradient of the master weights "
                              f"at D and writes D, R, U (the weights and their moments) and with flag 4 Dh: it "
                              f"refuses {', '.join(clash)}")
     if flags & FLAG_SPLIT and batches < 2:
@@ -425,7 +425,7 @@ def pack_parameters(A: int, B: int, D: int, M: int, N: int, K: int, lda: int, ld
              + struct.pack("<fI", alpha, batches) + struct.pack("<4Q", W, tickets, E, U))
     if step:
         block += bytes(OFFSET["step"] - PARAMETER_BYTES) + struct.pack("<Q", step)
-        assert len(block) == ADAMW_PARAMETER_BYTES
+        assert len(block) == ADAM_STEP_PARAMETER_BYTES
     return block
 
 
@@ -478,8 +478,8 @@ def split_parameters(layout: str, splits: int, W: int, tickets: int, tile_m: int
     """(grid, parameter block) of one product (the fields of pack_parameters, one batch)
     split `splits` ways, for the kernels of tile height tile_m; the plain launch when splits is 1."""
     m, n, k = fields["M"], fields["N"], fields["K"]
-    if fields.get("flags", 0) & FLAG_ADAMW and not VARIANTS[layout].adam_step:
-        raise ValueError(f"the Adam step in the epilogue (flag {FLAG_ADAMW}) is served by the weight-gradient "
+    if fields.get("flags", 0) & FLAG_ADAM_STEP and not VARIANTS[layout].adam_step:
+        raise ValueError(f"the Adam step in the epilogue (flag {FLAG_ADAM_STEP}) is served by the weight-gradient "
                          f"layout tn, not {layout}")
     if fields.get("flags", 0) & FLAG_COLUMN_SUMS and not VARIANTS[layout].column_sums:
         raise ValueError(f"column sums of B (flag {FLAG_COLUMN_SUMS}) are served by the layouts whose B is "
@@ -935,8 +935,8 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bo
     out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
     if adam_step:
         out(f"MOV R{T2}, {_p('flags')}")
-        out(f"LOP3.LUT R{T2}, R{T2}, {FLAG_ADAMW:#x}, RZ, 0xc0, !PT")
-        out(f"ISETP.NE.U32.AND P6, PT, R{T2}, RZ, PT", f"flag {FLAG_ADAMW}: the Adam step instead of D")
+        out(f"LOP3.LUT R{T2}, R{T2}, {FLAG_ADAM_STEP:#x}, RZ, 0xc0, !PT")
+        out(f"ISETP.NE.U32.AND P6, PT, R{T2}, RZ, PT", f"flag {FLAG_ADAM_STEP}: the Adam step instead of D")
         out("@P6 BRA adam_step")
     out(f"MOV R{T0}, {_p('flags')}")
     for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D),
@@ -993,7 +993,7 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bo
             _add64(out, OUT_H, f"R{STEP_H}")
     out("EXIT")
     if adam_step:
-        _adamw_epilogue(out, tiling_)
+        _adam_step_epilogue(out, tiling_)
 
 
 # The Adam epilogue's registers (flag 256; R, bias and GELU are refused with it, so their
@@ -1002,10 +1002,10 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bo
 # temporaries, 1 - beta1, beta2, 1 - beta2 and the overflow flag beside the halves.  The rows'
 # pointers are the main epilogue's OUT_D, OUT_R, OUT_U, OUT_H; the record's address R92:R93 (the
 # bias pointer's on sm_90, unused here).
-ADAMW_P, ADAMW_M1, ADAMW_M2, ADAMW_T = BIAS, ADDEND, GELU_U, GELU_E
-ADAMW_HALVES = HALVES
-ADAMW_SCALARS = {name: register for name, register in zip(ADAMW_RECORD, (T0, T1, T2, T3) + tuple(range(HALVES + 4, HALVES + 8)))}
-ADAMW_RECORD_AT = 92
+ADAM_STEP_P, ADAM_STEP_M1, ADAM_STEP_M2, ADAM_STEP_T = BIAS, ADDEND, GELU_U, GELU_E
+ADAM_STEP_HALVES = HALVES
+ADAM_STEP_SCALARS = dict(zip(ADAM_STEP_RECORD, (T0, T1, T2, T3) + tuple(range(HALVES + 4, HALVES + 8))))
+ADAM_STEP_RECORD_AT = 92
 
 # One element's Adam step, instruction for instruction (operands and association) the separate
 # optimizer kernel a model pairs with these products with its gradient multiplier 1 (an exact FMUL,
@@ -1013,7 +1013,7 @@ ADAMW_RECORD_AT = 92
 # for bit what that kernel writes from the D this kernel would store: p = p decay; m = m beta1;
 # m = g (1 - beta1) + m; s = s beta2; t = g g; s = t (1 - beta2) + s; t = sqrt(s); t = t + epsilon_t;
 # t = 1 / t; t = m t; p = t (-alpha_t) + p.
-ADAMW_STEPS = (
+ADAM_STEP_INSTRUCTIONS = (
     ("FMUL R{p}, R{p}, R{decay}", "p decay"),
     ("FMUL R{m}, R{m}, R{beta1}", ""),
     ("FFMA R{m}, R{v}, R{one_minus_beta1}, R{m}", "m = beta1 m + (1 - beta1) g"),
@@ -1028,27 +1028,27 @@ ADAMW_STEPS = (
 )
 
 
-def _adamw_epilogue(out: _Text, tiling_) -> None:
+def _adam_step_epilogue(out: _Text, tiling_) -> None:
     """Flag 256: v = alpha P is the gradient of the master weights at D; one Adam step over them
     and their moments at R and U (D's strides) writes all three back, and with flag 4 Dh =
     half(P).  The step's scalars and the overflow flag come from the step record (word 19); when
     the flag is not 0 every thread exits before its first store, so a skipped update leaves the
     weights, the moments and Dh as they were."""
     out.label("adam_step")
-    out.note(f"flag {FLAG_ADAMW}: the Adam step over D (the weights), R and U (their moments), the product the gradient")
-    out(f"MOV R{ADAMW_RECORD_AT}, {_p('step')}")
-    out(f"MOV R{ADAMW_RECORD_AT + 1}, {_p('step', high=True)}")
-    scalars = ADAMW_SCALARS
-    out(f"LDG.E.128 R{scalars['alpha_t']}, [R{ADAMW_RECORD_AT}.64]", "alpha_t, epsilon_t, decay, beta1")
-    out(f"LDG.E.128 R{scalars['one_minus_beta1']}, [R{ADAMW_RECORD_AT}.64+0x10]",
+    out.note(f"flag {FLAG_ADAM_STEP}: the Adam step over D (the weights), R and U (their moments), the product the gradient")
+    out(f"MOV R{ADAM_STEP_RECORD_AT}, {_p('step')}")
+    out(f"MOV R{ADAM_STEP_RECORD_AT + 1}, {_p('step', high=True)}")
+    scalars = ADAM_STEP_SCALARS
+    out(f"LDG.E.128 R{scalars['alpha_t']}, [R{ADAM_STEP_RECORD_AT}.64]", "alpha_t, epsilon_t, decay, beta1")
+    out(f"LDG.E.128 R{scalars['one_minus_beta1']}, [R{ADAM_STEP_RECORD_AT}.64+0x10]",
         "1 - beta1, beta2, 1 - beta2, the overflow flag")
-    out(f"MOV R{ADAMW_RECORD_AT}, {_p('flags')}")
-    out(f"LOP3.LUT R{ADAMW_RECORD_AT}, R{ADAMW_RECORD_AT}, {FLAG_HALF:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P3, PT, R{ADAMW_RECORD_AT}, RZ, PT", f"flag {FLAG_HALF}: the half copy")
+    out(f"MOV R{ADAM_STEP_RECORD_AT}, {_p('flags')}")
+    out(f"LOP3.LUT R{ADAM_STEP_RECORD_AT}, R{ADAM_STEP_RECORD_AT}, {FLAG_HALF:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND P3, PT, R{ADAM_STEP_RECORD_AT}, RZ, PT", f"flag {FLAG_HALF}: the half copy")
     groups = tiling_.row_groups()
     for group, (values, column, _) in enumerate(groups):
         n = len(values)
-        p, m, s, t = ([base + i for i in range(n)] for base in (ADAMW_P, ADAMW_M1, ADAMW_M2, ADAMW_T))
+        p, m, s, t = ([base + i for i in range(n)] for base in (ADAM_STEP_P, ADAM_STEP_M1, ADAM_STEP_M2, ADAM_STEP_T))
         out.note(f"row group {group}" + (f", columns +{column}" if column else ""))
         for nt in range(n // 2):
             at = f"{32 * nt + 4 * column:#x}"
@@ -1057,10 +1057,10 @@ def _adamw_epilogue(out: _Text, tiling_) -> None:
             out(f"LDG.E.64 R{s[2 * nt]}, [R{OUT_U}.64+{at}]")
         for v in values:
             out(f"FMUL R{v}, R{v}, {_p('alpha')}")
-        _each_value(out, list(ADAMW_STEPS), v=values, p=p, m=m, s=s, t=t,
+        _each_value(out, list(ADAM_STEP_INSTRUCTIONS), v=values, p=p, m=m, s=s, t=t,
                     **{name: [register] * n for name, register in scalars.items() if name != "overflow"})
         for nt in range(n // 2):
-            out(f"@P3 F2FP.PACK_AB R{ADAMW_HALVES + nt}, R{p[2 * nt + 1]}, R{p[2 * nt]}", "the lower column first")
+            out(f"@P3 F2FP.PACK_AB R{ADAM_STEP_HALVES + nt}, R{p[2 * nt + 1]}, R{p[2 * nt]}", "the lower column first")
         if group == 0:
             out(f"ISETP.NE.U32.AND P0, PT, R{scalars['overflow']}, RZ, PT")
             out("@P0 EXIT", "a skipped step stores nothing")
@@ -1069,7 +1069,7 @@ def _adamw_epilogue(out: _Text, tiling_) -> None:
             out(f"STG.E.64 [R{OUT_D}.64+{at}], R{p[2 * nt]}")
             out(f"STG.E.64 [R{OUT_R}.64+{at}], R{m[2 * nt]}")
             out(f"STG.E.64 [R{OUT_U}.64+{at}], R{s[2 * nt]}")
-            out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt + 2 * column:#x}], R{ADAMW_HALVES + nt}")
+            out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt + 2 * column:#x}], R{ADAM_STEP_HALVES + nt}")
         if group + 1 < len(groups) and groups[group + 1][2]:
             for register in (OUT_D, OUT_R, OUT_U):
                 _add64(out, register, f"R{STEP_D}")
@@ -1403,14 +1403,14 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
         return lines
     # the weight-gradient layout: with flag 256 D, R and U are the weights and their moments, read and written
     lines[2] = (f"//@ param 2 pointer read-write {d_bytes} {each} 4*{SD} unless {FLAGS}&{FLAG_NO_D} D (binary32 M x N, "
-                f"ldd apart; with flag {FLAG_ADAMW} the master weights, read and written)")
-    lines[4] = (f"//@ param 4 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R | FLAG_ADAMW} R "
-                f"(binary32 addend, D's strides; with flag {FLAG_ADAMW} the first moments, read and written)")
-    lines[16] = (f"//@ param 16 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD | FLAG_ADAMW} U "
-                 f"(binary32 saved pre-activation, D's strides; with flag {FLAG_ADAMW} the second moments, read and "
+                f"ldd apart; with flag {FLAG_ADAM_STEP} the master weights, read and written)")
+    lines[4] = (f"//@ param 4 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R | FLAG_ADAM_STEP} R "
+                f"(binary32 addend, D's strides; with flag {FLAG_ADAM_STEP} the first moments, read and written)")
+    lines[16] = (f"//@ param 16 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD | FLAG_ADAM_STEP} U "
+                 f"(binary32 saved pre-activation, D's strides; with flag {FLAG_ADAM_STEP} the second moments, read and "
                  f"written)")
-    return lines + [f"//@ param 19 pointer read {4 * len(ADAMW_RECORD)} when {FLAGS}&{FLAG_ADAMW} the Adam step record "
-                    f"({', '.join(ADAMW_RECORD)})"]
+    return lines + [f"//@ param 19 pointer read {4 * len(ADAM_STEP_RECORD)} when {FLAGS}&{FLAG_ADAM_STEP} the Adam step record "
+                    f"({', '.join(ADAM_STEP_RECORD)})"]
 
 
 def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
