@@ -317,12 +317,6 @@ class ParameterTable:
     words: int
     what: str = ""
 
-    def row_of(self, word: int) -> int | None:
-        """The word's place in a row (0 .. words - 1) when the table holds it."""
-        if self.first <= word < self.first + self.rows * self.words:
-            return (word - self.first) % self.words
-        return None
-
 
 @dataclass(frozen=True)
 class KernelContract:
