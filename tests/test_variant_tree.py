@@ -143,7 +143,7 @@ def test_the_fused_adamw_plan_applies_to_this_tree_and_is_the_model(tmp_path):
 def test_the_leaf_tree_change_keeps_every_conflict_ordered_and_runs_leaves_together(tmp_path):
     """`leaftree`: the edited launch_order keeps every conflicting pair ordered on random programs
     (tests/images/test_launch_order.py's check), and eight leaves of one spine launch hang from it as
-    a tree three deep where main's make a chain of eight."""
+    a tree four deep (the spine launch's one free slot, then 2, 4, 1) where main's make a chain of eight."""
     import random
     import sys
     copy = tmp_path / "launch_order.py"
