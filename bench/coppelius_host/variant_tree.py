@@ -35,7 +35,8 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             on sm_90 its splits add their partials on chip (gemm_sm90._cluster_split); outputs as main's
   leaftree  the launches forked beside a spine launch (bobc.nvidia.launch_order: leaves) hang from it as
             a binary tree, each leaf starting the next two, instead of one side chain: leaves that do
-            not conflict then run together (a fork's run of products after the check, say)
+            not conflict then run together (fusedadamw's products after its check; main's plan has no
+            side chain longer than one launch, so alone it builds main's images)
   tn2stages the weight-gradient products' sm_90 kernel (coppelius-gemm-tn.sm_90.sass) with a ring of 2
             stages, not 4: half the shared memory, so twice the blocks an SM (faster alone at K = 256:
             bench/results/sm90-gemm-h200.md; nothing gained while they ran beside the backward, session 18)

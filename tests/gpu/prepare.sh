@@ -8,7 +8,8 @@
 # run.sh then compares with the plain one (outputs byte for byte, and the update's time; a few minutes more).
 # --fused likewise builds .device/coppelius-host-fused: AdamW in the weight-gradient products' epilogue
 # (variant_tree.py's `fusedadamw`: bench/coppelius_host/fused-adamw.patch applied to HEAD); --tree
-# .device/coppelius-host-tree (`leaftree`: forked launches hang from the spine as binary trees); --fused-tree
+# .device/coppelius-host-tree (`leaftree`: forked launches hang from the spine as binary trees; alone, main's
+# images: bench/results/coppelius-host-sim-variants-s25.txt); --fused-tree
 # .device/coppelius-host-fusedtree, both; --variant=NAME:CHANGE[,CHANGE] any variant_tree.py changes as
 # .device/coppelius-host-NAME.  run.sh compares every such host with the plain one (one run).
 # Then, on the GPU machine, with .device and .whl carried there:
