@@ -68,15 +68,15 @@ def in_process(target: str, record: Path) -> float:
 
 def coppelius_update(folder: Path, repeats: int) -> list[float]:
     """Seed 004's host (small, sm_90), one simulated train invocation of one update, `repeats`
-    times after one build (bench/coppelius_host/sim_clusters.py's): the seconds of each simulation."""
-    spec = importlib.util.spec_from_file_location("sim_clusters", REPO / "bench/coppelius_host/sim_clusters.py")
-    sim_clusters = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sim_clusters)
-    host, text, fresh = sim_clusters.prepared(folder)
+    times after one build (bench/coppelius_host/sim_variant.py's): the seconds of each simulation."""
+    spec = importlib.util.spec_from_file_location("sim_variant", REPO / "bench/coppelius_host/sim_variant.py")
+    sim_variant = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim_variant)
+    host, text, fresh = sim_variant.prepared(folder)
     samples = []
     for k in range(repeats):
         start = time.perf_counter()
-        sim_clusters.simulate(host, text, fresh, folder / f"runs-{k}", say=lambda *_: None)
+        sim_variant.simulate(host, text, fresh, folder / f"runs-{k}", say=lambda *_: None)
         samples.append(time.perf_counter() - start)
     return samples
 

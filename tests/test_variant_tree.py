@@ -144,7 +144,6 @@ def test_the_leaf_tree_change_keeps_every_conflict_ordered_and_runs_leaves_toget
     """`leaftree`: the edited launch_order keeps every conflicting pair ordered on random programs
     (tests/images/test_launch_order.py's check), and eight leaves of one spine launch hang from it as
     a tree four deep (the spine launch's one free slot, then 2, 4, 1) where main's make a chain of eight."""
-    import random
     import sys
     copy = tmp_path / "launch_order.py"
     copy.write_text((REPO / "compiler" / "bobc" / "nvidia" / "launch_order.py").read_text())
@@ -155,16 +154,12 @@ def test_the_leaf_tree_change_keeps_every_conflict_ordered_and_runs_leaves_toget
     tree = importlib.util.module_from_spec(spec)
     sys.modules["launch_order_tree"] = tree
     spec.loader.exec_module(tree)
-    from tests.images.test_launch_order import conflicts_of, ordered_everywhere
+    from tests.images.test_launch_order import conflicts_of, ordered_everywhere, random_program
     for seed in range(40):
-        rng = random.Random(seed)
-        buffers = [f"b{i}" for i in range(rng.randint(3, 9))]
-        count = rng.randint(1, 24)
-        touches = {launch: (set(rng.sample(buffers, rng.randint(0, 3))), set(rng.sample(buffers, rng.randint(0, 2))))
-                   for launch in range(count)}
-        order = tree.launch_order([list(range(count))], conflicts_of(touches), 2)
+        submissions, touches = random_program(seed)
+        order = tree.launch_order(submissions[:1], conflicts_of(touches), 2)
         assert all(len(after) <= 2 for after in order.dependents.values())
-        ordered_everywhere([list(range(count))], conflicts_of(touches), order)
+        ordered_everywhere(submissions[:1], conflicts_of(touches), order)
     # a spine launch writing g, eight leaves reading g into their own w_i, a spine launch after them,
     # and one reading every w_i
     touches = {0: ({"x"}, {"g"}), **{1 + i: ({"g"}, {f"w{i}"}) for i in range(8)}, 9: ({"g"}, {"k"}),

@@ -1,13 +1,16 @@
-"""Seed 004's host built from a variant tree (variant_tree.py's changes, e.g. `fusedadamw`), run
-through bobc's simulator for one update of the small configuration, against the host built from this
-tree: every output -- checkpoint, predictions, result record -- must be byte for byte the same.
-Each side runs in its own tree's Python (sim_clusters.outputs: build, stream, fresh checkpoint,
-one simulated train invocation); about a minute each here.  Exit status 1 when they differ.
+"""Seed 004's host built from a variant tree (variant_tree.py's changes, e.g. `fusedadamw`, `clusters`),
+run through bobc's simulator for one update of the small configuration, against the host built from
+this tree: every output -- checkpoint, predictions, result record -- must be byte for byte the same.
+Each side runs in its own tree's Python (outputs(): build, stream, fresh checkpoint, one simulated
+train invocation); about a minute each here.  Exit status 1 when they differ.
 
     BOBC_CACHE_DIR=off python bench/coppelius_host/sim_variant.py CHANGE...
 
-Session 25: fusedadamw, fusedadamw leaftree and leaftree identical (bench/results/coppelius-host-sim-variants-s25.txt).
+Session 24: clusters identical (results/coppelius-host-sim-clusters-s24.txt, through sim_clusters.py).
+Session 25: fusedadamw, fusedadamw leaftree (+ tn2stages) and leaftree identical
+(results/coppelius-host-sim-variants-s25.txt).
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -16,14 +19,45 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+TEXT = REPO / "tests" / "data" / "coppelius" / "tinyshakespeare-64k.txt"
+# one side's digests, printed by this file in the tree it is run from
 DIGESTS = """
 import json, sys, tempfile, importlib.util
 from pathlib import Path
-spec = importlib.util.spec_from_file_location("sim_clusters", Path("bench/coppelius_host/sim_clusters.py").resolve())
+spec = importlib.util.spec_from_file_location("sim_variant", Path("bench/coppelius_host/sim_variant.py").resolve())
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-print(json.dumps(module.outputs(Path(tempfile.mkdtemp(prefix="sim-variant-")), False)))
+print(json.dumps(module.outputs(Path(tempfile.mkdtemp(prefix="sim-variant-")))))
 """
+
+
+def prepared(folder: Path, seed: int = 3) -> tuple[Path, Path, Path]:
+    """This tree's seed 004 host (small, sm_90, one publication of one update), the tests' text as a
+    stream and a fresh checkpoint of `seed`, under `folder`."""
+    sys.path[:0] = [str(REPO / "compiler"), str(REPO / "examples" / "coppelius")]
+    from coppelius_host import build, checkpoint
+    from coppelius_model import stream
+    root = build.plan_copy(folder / "plan", 1, 1, "small")
+    host = build.build_from(root, "sm_90", folder / "coppelius-host")
+    text = folder / "text.stream"
+    text.write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
+    fresh = folder / "fresh.ckpt"
+    fresh.write_bytes(checkpoint.encode(checkpoint.fresh("small", seed=seed), "small", 1))
+    return host, text, fresh
+
+
+def simulate(host: Path, text: Path, fresh: Path, runs: Path, seed: int = 3, say=print) -> None:
+    """One simulated train invocation from `fresh`, its outputs under `runs`."""
+    from coppelius_host import sim_compare
+    sim_compare.compare(host, text, fresh, runs, invocations=1, seed=seed, config_name="small", say=say)
+
+
+def outputs(folder: Path, seed: int = 3) -> dict[str, str]:
+    """One simulated train invocation of one update from a fresh checkpoint: each output's digest."""
+    runs = folder / "runs"
+    simulate(*prepared(folder, seed), runs, seed)
+    return {str(path.relative_to(runs)): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for path in sorted(runs.rglob("*")) if path.is_file() and not path.name.startswith("start")}
 
 
 def digests(tree: Path) -> dict[str, str]:
@@ -35,8 +69,8 @@ def digests(tree: Path) -> dict[str, str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
-    changes = sys.argv[1:]
+def main(changes: list[str] | None = None) -> int:
+    changes = sys.argv[1:] if changes is None else changes
     if not changes:
         raise SystemExit("name the variant_tree.py CHANGEs to simulate against this tree's host")
     tree = Path(tempfile.mkdtemp(prefix="sim-variant-tree-")) / "tree"

@@ -18,7 +18,7 @@ import pytest
 from bobc.sass.generate import gemm, gemm_sm90
 
 from .test_kernels_gemm_sim import PREFIX, SOURCES
-from .test_kernels_gemm_sm90_sim import _tensor_maps
+from .test_kernels_gemm_sm90_sim import with_tensor_maps
 
 # alpha_t, epsilon_t, decay, beta1, 1 - beta1, beta2, 1 - beta2: a step's binary32 scalars (epsilon
 # times a loss scale of 1024, a step size of about 1e-3 with its bias corrections)
@@ -83,14 +83,7 @@ def _product(layout, arch, kind, buffers, m, n, k, batches, flags, splits=1, ada
     grid, block = gemm.split_parameters(layout, splits, at["w"], at["tickets"], **fields)
     text, shared = _source(layout, kind)
     if kind == "wgmma":
-        part = k // splits
-        a_dims = (m, part) if layout == "tn" else (part, m)
-        sa = (part * lda if layout == "tn" else part) if splits > 1 else m * k
-        sb = part * ldb if splits > 1 else n * k
-        buffers["maps"][:] = _tensor_maps(splits if splits > 1 else batches,
-                                          (at["a"], a_dims, lda, sa), (at["b"], (n, part), ldb, sb))
-        maps = struct.pack("<2Q", at["maps"], at["maps"] + 128)
-        block = block[:0x88] + maps + block[0x98:]
+        block = with_tensor_maps(layout, block, buffers)
     return run_kernel(text, arch, grid=grid, block=(gemm.THREADS, 1, 1), params=block, buffers=buffers,
                       shared_bytes=shared)
 

@@ -9,6 +9,8 @@ k16 step exactly and round once in the simulator, so D must be the HMMA kernel's
 it is on the H200."""
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -28,6 +30,22 @@ def _tensor_maps(batches: int, *operands) -> np.ndarray:
     return np.frombuffer(maps, dtype=np.uint8)
 
 
+def with_tensor_maps(layout, block: bytes, buffers, words: str = "maps") -> bytes:
+    """`block` with words 17 and 18 naming A's and B's tensor maps, written into buffers[words] from
+    the block's own words as the kernels' `//@ tensormap` lines read them (M, N, K, lda, ldb, sA, sB,
+    the batches: a split launch's are its split's)."""
+    from bobc.sim.kernel import buffer_addresses
+    at = buffer_addresses(buffers)
+    a, b = struct.unpack_from("<2Q", block, 0)
+    m, n, k, _, lda, ldb = struct.unpack_from("<6I", block, 0x30)
+    sa, sb = struct.unpack_from("<2I", block, 0x50)
+    (batches,) = struct.unpack_from("<I", block, 0x64)
+    a_dims = (m, k) if layout == "tn" else (k, m)
+    b_dims = (k, n) if layout == "nt" else (n, k)
+    buffers[words][:] = _tensor_maps(batches, (a, a_dims, lda, sa), (b, b_dims, ldb, sb))
+    return block[:0x88] + struct.pack("<2Q", at[words], at[words] + 128) + block[0x98:]
+
+
 def _run(layout, source, buffers, shared, words=None, **fields):
     from bobc.sim.kernel import buffer_addresses, run_kernel
     addresses = buffer_addresses(buffers)
@@ -35,12 +53,7 @@ def _run(layout, source, buffers, shared, words=None, **fields):
         fields[key] = addresses[fields[key]] if fields.get(key) else 0
     block = gemm.pack_parameters(**fields)
     if words is not None:
-        m, n, k, z = fields["M"], fields["N"], fields["K"], fields.get("batches", 1)
-        a_dims = (m, k) if layout == "tn" else (k, m)
-        b_dims = (k, n) if layout == "nt" else (n, k)
-        buffers[words][:] = _tensor_maps(z, (fields["A"], a_dims, fields["lda"], fields.get("sA", 0)),
-                                         (fields["B"], b_dims, fields["ldb"], fields.get("sB", 0)))
-        block += np.array([addresses[words], addresses[words] + 128], dtype=np.uint64).tobytes()
+        block = with_tensor_maps(layout, block, buffers, words)
     return run_kernel(source.read_text(), "sm_90", grid=gemm.grid(fields["M"], fields["N"], fields.get("batches", 1)),
                       block=(gemm.THREADS, 1, 1), params=block, buffers=buffers, shared_bytes=shared)
 
@@ -101,13 +114,7 @@ def _split_run(layout, splits, text, shared, cluster, seed=0):
                                         Dh=at["h"], bias=at["bias"], M=m, N=n, K=k, lda=a_cols, ldb=b_cols,
                                         ldd=n, ldh=n, flags=2 | 4)
     if "//@ tensormap" in text:
-        part = k // splits
-        a_dims = (m, part) if layout == "tn" else (part, m)
-        b_dims = (part, n) if layout == "nt" else (n, part)
-        sa = part * a_cols if layout == "tn" else part
-        sb = part if layout == "nt" else part * b_cols
-        buffers["maps"][:] = _tensor_maps(splits, (at["a"], a_dims, a_cols, sa), (at["b"], b_dims, b_cols, sb))
-        block += np.array([at["maps"], at["maps"] + 128], dtype=np.uint64).tobytes()
+        block = with_tensor_maps(layout, block, buffers)
     return run_kernel(text, "sm_90", grid=grid, block=(gemm.THREADS, 1, 1), params=block,
                       buffers=buffers, shared_bytes=shared, cluster=cluster)
 

@@ -109,9 +109,9 @@ def test_a_launch_sent_by_two_submissions_names_dependents_only_where_they_agree
     ordered_everywhere(submissions, conflicts_of(touches), order)
 
 
-@pytest.mark.parametrize("seed", range(60))
-@pytest.mark.parametrize("slots", (1, 2))
-def test_random_programs_stay_ordered(seed, slots):
+def random_program(seed: int):
+    """(submissions, touches) of a random program: up to 24 launches reading and writing up to 9
+    buffers, the whole run as the first submission and up to three runs of the same launches."""
     rng = random.Random(seed)
     buffers = [f"b{i}" for i in range(rng.randint(3, 9))]
     count = rng.randint(1, 24)
@@ -122,6 +122,13 @@ def test_random_programs_stay_ordered(seed, slots):
     for _ in range(rng.randint(0, 3)):               # other submissions: runs of the same launches
         start = rng.randrange(count)
         submissions.append(whole[start:rng.randint(start + 1, count)])
+    return submissions, touches
+
+
+@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("slots", (1, 2))
+def test_random_programs_stay_ordered(seed, slots):
+    submissions, touches = random_program(seed)
     order = launch_order(submissions, conflicts_of(touches), slots)
     assert all(len(after) <= slots for after in order.dependents.values())
     ordered_everywhere(submissions, conflicts_of(touches), order)

@@ -99,12 +99,12 @@ _POINTER = re.compile(rf"^\s*(read-write|read|write)\s+(resident|{_EXPRESSION})(
 _SUM = re.compile(r"([-+])")
 _PRODUCT = re.compile(r"([*/])")
 _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
-_READ = re.compile(r"c\[0x0\]\[(?:RZ\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
+# a parameter read in source text: c[0x0][param+X], c[0x0][RZ+param+X], or through an index register
+# c[0x0][Rn+param+X] (group 1 the register: a table's read)
+_READ = re.compile(r"c\[0x0\]\[(?:(RZ|R\d+)\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 _TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
 _TABLE = re.compile(r"^\s*//@\s*table\b")
 _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
-# a register-indexed read in source text: c[0x0][Rn+param+X]
-_INDEXED_READ = re.compile(r"c\[0x0\]\[R(\d+)\s*\+\s*param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 
 # A tensor map's element, as contracts name it -> bobc.nvidia.tensor_map's data type name
 # (CUDA's CU_TENSOR_MAP_DATA_TYPE_FLOAT16 and so on).
@@ -459,11 +459,9 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             continue
         code = line.split("//", 1)[0]
         for found in _READ.finditer(code):
-            offset = int(found.group(1), 0) if found.group(1) else 0
-            reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip()))
-        for found in _INDEXED_READ.finditer(code):
             offset = int(found.group(2), 0) if found.group(2) else 0
-            reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(), indexed=True))
+            reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(),
+                                       indexed=found.group(1) not in (None, "RZ")))
     for declared in maps:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":

@@ -934,9 +934,7 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bo
     out(f"MOV R{T3}, {_p('ldh')}")
     out(f"SHF.L.U32 R{STEP_H}, R{T3}, 0x4, RZ", "8 rows of Dh, in bytes")
     if adam_step:
-        out(f"MOV R{T2}, {_p('flags')}")
-        out(f"LOP3.LUT R{T2}, R{T2}, {FLAG_ADAM_STEP:#x}, RZ, 0xc0, !PT")
-        out(f"ISETP.NE.U32.AND P6, PT, R{T2}, RZ, PT", f"flag {FLAG_ADAM_STEP}: the Adam step instead of D")
+        _flag_test(out, T2, "P6", FLAG_ADAM_STEP, "the Adam step instead of D")
         out("@P6 BRA adam_step")
     out(f"MOV R{T0}, {_p('flags')}")
     for predicate, flag in (("P1", FLAG_ADD_R), ("P2", FLAG_BIAS), ("P3", FLAG_HALF), ("P4", FLAG_NO_D),
@@ -987,10 +985,7 @@ def _epilogue(out: _Text, tiling_: Tiling, bias_at: int = BIAS_AT, adam_step: bo
         if group + 1 < len(groups) and groups[group + 1][2]:
             assert groups[group + 1][2] == 8, "the epilogue steps 8 rows at a time"
             rows += 8
-            _add64(out, OUT_D, f"R{STEP_D}")
-            _add64(out, OUT_R, f"R{STEP_D}")
-            _add64(out, OUT_U, f"R{STEP_D}")
-            _add64(out, OUT_H, f"R{STEP_H}")
+            _next_rows(out)
     out("EXIT")
     if adam_step:
         _adam_step_epilogue(out, tiling_)
@@ -1035,16 +1030,15 @@ def _adam_step_epilogue(out: _Text, tiling_) -> None:
     the flag is not 0 every thread exits before its first store, so a skipped update leaves the
     weights, the moments and Dh as they were."""
     out.label("adam_step")
-    out.note(f"flag {FLAG_ADAM_STEP}: the Adam step over D (the weights), R and U (their moments), the product the gradient")
+    out.note(f"flag {FLAG_ADAM_STEP}: the Adam step over D (the weights), R and U (their moments), "
+             "the product the gradient")
     out(f"MOV R{ADAM_STEP_RECORD_AT}, {_p('step')}")
     out(f"MOV R{ADAM_STEP_RECORD_AT + 1}, {_p('step', high=True)}")
     scalars = ADAM_STEP_SCALARS
     out(f"LDG.E.128 R{scalars['alpha_t']}, [R{ADAM_STEP_RECORD_AT}.64]", "alpha_t, epsilon_t, decay, beta1")
     out(f"LDG.E.128 R{scalars['one_minus_beta1']}, [R{ADAM_STEP_RECORD_AT}.64+0x10]",
         "1 - beta1, beta2, 1 - beta2, the overflow flag")
-    out(f"MOV R{ADAM_STEP_RECORD_AT}, {_p('flags')}")
-    out(f"LOP3.LUT R{ADAM_STEP_RECORD_AT}, R{ADAM_STEP_RECORD_AT}, {FLAG_HALF:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P3, PT, R{ADAM_STEP_RECORD_AT}, RZ, PT", f"flag {FLAG_HALF}: the half copy")
+    _flag_test(out, ADAM_STEP_RECORD_AT, "P3", FLAG_HALF, "the half copy")
     groups = tiling_.row_groups()
     for group, (values, column, _) in enumerate(groups):
         n = len(values)
@@ -1071,10 +1065,22 @@ def _adam_step_epilogue(out: _Text, tiling_) -> None:
             out(f"STG.E.64 [R{OUT_U}.64+{at}], R{s[2 * nt]}")
             out(f"@P3 STG.E [R{OUT_H}.64+{16 * nt + 2 * column:#x}], R{ADAM_STEP_HALVES + nt}")
         if group + 1 < len(groups) and groups[group + 1][2]:
-            for register in (OUT_D, OUT_R, OUT_U):
-                _add64(out, register, f"R{STEP_D}")
-            _add64(out, OUT_H, f"R{STEP_H}")
+            _next_rows(out)
     out("EXIT")
+
+
+def _flag_test(out: _Text, register: int, predicate: str, flag: int, why: str, before: str = "") -> None:
+    """predicate = (flags & flag) != 0, through R{register}."""
+    out(f"MOV R{register}, {_p('flags')}", before)
+    out(f"LOP3.LUT R{register}, R{register}, {flag:#x}, RZ, 0xc0, !PT")
+    out(f"ISETP.NE.U32.AND {predicate}, PT, R{register}, RZ, PT", f"flag {flag}: {why}")
+
+
+def _next_rows(out: _Text) -> None:
+    """The epilogue's row pointers 8 rows on: D's, R's and U's (D's strides) and Dh's."""
+    for register in (OUT_D, OUT_R, OUT_U):
+        _add64(out, register, f"R{STEP_D}")
+    _add64(out, OUT_H, f"R{STEP_H}")
 
 
 def _store_d(out: _Text, values: list[int], column: int = 0) -> None:
@@ -1406,11 +1412,11 @@ def _contract(variant: Variant, tiling_: Tiling) -> list[str]:
                 f"ldd apart; with flag {FLAG_ADAM_STEP} the master weights, read and written)")
     lines[4] = (f"//@ param 4 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_ADD_R | FLAG_ADAM_STEP} R "
                 f"(binary32 addend, D's strides; with flag {FLAG_ADAM_STEP} the first moments, read and written)")
-    lines[16] = (f"//@ param 16 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD | FLAG_ADAM_STEP} U "
-                 f"(binary32 saved pre-activation, D's strides; with flag {FLAG_ADAM_STEP} the second moments, read and "
-                 f"written)")
-    return lines + [f"//@ param 19 pointer read {4 * len(ADAM_STEP_RECORD)} when {FLAGS}&{FLAG_ADAM_STEP} the Adam step record "
-                    f"({', '.join(ADAM_STEP_RECORD)})"]
+    lines[16] = (f"//@ param 16 pointer read-write {d_bytes} {each} 4*{SD} when {FLAGS}&{FLAG_GELU_GRAD | FLAG_ADAM_STEP} "
+                 f"U (binary32 saved pre-activation, D's strides; with flag {FLAG_ADAM_STEP} the second moments, read "
+                 f"and written)")
+    return lines + [f"//@ param 19 pointer read {4 * len(ADAM_STEP_RECORD)} when {FLAGS}&{FLAG_ADAM_STEP} the Adam step "
+                    f"record ({', '.join(ADAM_STEP_RECORD)})"]
 
 
 def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | None = None) -> str:
@@ -1511,9 +1517,8 @@ def generate(variant: Variant, prefix: str, tile_m: int = TILE_M, warps: int | N
         _trip(out, variant, stage, ops, tiling_, sums=True)
         out("@P5 BRA slice_sums")
         out.label("looped")
-    out(f"MOV R{T0}, {_p('flags')}", "(before the column sums' branch: it waits out the last products)")
-    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
+    _flag_test(out, T0, "P3", FLAG_SPLIT, "one split of the product",
+               before="(before the column sums' branch: it waits out the last products)")
     if variant.column_sums:
         _column_sums_store(out, tiling_)
     out("@P3 BRA split")

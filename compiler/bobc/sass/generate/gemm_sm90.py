@@ -62,7 +62,7 @@ from pathlib import Path
 from . import gemm
 from .gemm import (ACC, COPY_PAIRS, CTA_M, CTA_N, CTA_Z, E_SUM0, E_SUM1, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS,
                    SHARED_BASE, STAGED_PITCH, T0, T1, T2, TID, VARIANTS, Variant, _column_sums_store, _epilogue,
-                   _half, _ordered, _p, _split, _Text)
+                   _flag_test, _half, _ordered, _p, _split, _Text)
 from ...nvidia.encode import RECIPES
 
 TILE_M = 64
@@ -417,9 +417,7 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     _descriptors(out, variant, stages)
     out("@P6 BRA step")
     _x(out, "[B------:R-:W-:-:S02]", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "every MMA is done")
-    out(f"MOV R{T0}, {_p('flags')}")
-    out(f"LOP3.LUT R{T0}, R{T0}, {FLAG_SPLIT:#x}, RZ, 0xc0, !PT")
-    out(f"ISETP.NE.U32.AND P3, PT, R{T0}, RZ, PT", f"flag {FLAG_SPLIT}: one split of the product")
+    _flag_test(out, T0, "P3", FLAG_SPLIT, "one split of the product")
     tiling_ = WarpgroupTiling()
     if variant.column_sums:
         out("PLOP3.LUT P1, PT, P2, PT, PT, 0x80, 0x0", "the column sums' predicate, as gemm's store takes it")
