@@ -7,7 +7,6 @@ extents (rowstride (rows - 1) + columns), so a launch whose matrix overran its r
 would be refused here; and every launch has a footprint (bobc.certify.footprints)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -64,11 +63,10 @@ def test_every_launchs_declared_extents_lie_in_its_residents(config):
     assert None not in footprints and all(f.writes for f in footprints)
 
 
-def test_a_submissions_pairwise_conflicts_take_well_under_a_second():
+def test_a_submissions_pairwise_conflicts_are_some_but_not_all():
     """The large configuration's biggest submission (the update's 244 launches): every pair
-    checked, as a scheduler ordering its launches would (sorted, merged intervals)."""
-    import time
-
+    checked, as a scheduler ordering its launches would (sorted, merged intervals).  How long
+    that takes is bench/footprint_bench.py's measure (bench/results/footprint-conflicts.json)."""
     plan = spec_plan(LARGE)
     footprints = launch_footprints(plan, contracts(plan))
     start, biggest = 0, None
@@ -83,7 +81,5 @@ def test_a_submissions_pairwise_conflicts_take_well_under_a_second():
     # products, ln1's backward; the 2 batched gain/bias launches, the embedding's), then the check,
     # 2 AdamW, the loss copy and the row losses' copy
     assert len(chosen) == (7 * LARGE.layers + 4) + (12 * LARGE.layers + 7) + 5 == 244
-    began = time.perf_counter()
     conflicts = sum(a.conflicts(b) for i, a in enumerate(chosen) for b in chosen[:i])
-    assert time.perf_counter() - began < 1.0
     assert 0 < conflicts < len(chosen) * (len(chosen) - 1) // 2
