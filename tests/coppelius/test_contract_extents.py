@@ -7,7 +7,6 @@ extents (rowstride (rows - 1) + columns), so a launch whose matrix overran its r
 would be refused here; and every launch has a footprint (bobc.certify.footprints)."""
 from __future__ import annotations
 
-
 import pytest
 
 from bobc.certify.footprints import launch_footprints
