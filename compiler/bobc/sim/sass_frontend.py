@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..nvtools import nvdisasm
+from ..sass.syntax import split_operands
 from .faults import SimulationFault
 
 INSTRUCTION_BYTES = 16
@@ -196,23 +197,6 @@ def _reg(text: str) -> int:
     return 255 if text == "RZ" else int(text[1:])
 
 
-def _split_operands(text: str) -> list[str]:
-    out, depth, current = [], 0, ""
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(current)
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        out.append(current)
-    return [o.strip() for o in out]
-
-
 def parse_line(pc: int, text: str, word: int) -> Instruction:
     guard, negated = 7, False
     body = text.strip()
@@ -226,7 +210,7 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
     head, _, rest = body.partition(" ")
     parts = head.split(".")
     try:
-        operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
+        operands = tuple(parse_operand(o) for o in split_operands(rest)) if rest.strip() else ()
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message
