@@ -11,7 +11,8 @@ every other target keeps the base.
   recursively), `<identity>.<target>.sass` wins over `<identity>.sass`; the first folder
   that has either decides, so folder order still rules (a base in the plan's folder beats
   a variant in specs/).  A variant without a base is fine: that kernel then exists for
-  that target only, and other targets find no source (or a later folder's).
+  that target only, and other targets find no source (or a later folder's).  Two files of
+  the one name under one folder (a backup copy beside the real one) are refused, naming both.
 - By path (`variant_of`, `find_named`): a source the plan names (`Realization/.../x.sass`)
   is replaced by `x.<target>.sass` beside it when that file exists.
 - The suffix: a stem whose last dot-part has a target's shape (`sm_` and digits, then
@@ -96,6 +97,12 @@ def find_source(identity: str, folders, target) -> Path | None:
         hits = sorted(p for p in Path(folder).rglob(f"{identity}.*sass") if p.name in (base_name, variant_name))
         variants = [p for p in hits if p.name == variant_name]
         bases = [p for p in hits if p.name == base_name]
+        for name, found in ((variant_name, variants), (base_name, bases)):
+            if len(found) > 1:
+                raise SourceError(f"kernel {identity} has {len(found)} sources named {name} under {folder}: "
+                                  f"{', '.join(str(p) for p in found)}; which one the plan means is not "
+                                  f"certain", hint="keep one of them there (a backup or an experiment's copy "
+                                                   "under the plan's folder counts: the search is recursive)")
         if variants:
             beside = variants[0].with_name(base_name)
             base = beside if beside.is_file() else (bases[0] if bases else None)

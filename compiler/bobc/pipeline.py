@@ -79,12 +79,24 @@ def kernel_needs(program, plan) -> dict[str, int] | None:
     return kernel_registers(registry, plan)
 
 
-def certify(plan, target: Target, needs=None, folders=()) -> None:
+def kernel_sources(program, plan) -> dict:
+    """Region identity -> the source this build assembled its code from (empty for a plan
+    recalled from the cache, whose sources the recall already confirmed)."""
+    registry = getattr(program, "bobc_intrinsics", None)
+    if registry is None:
+        return {}
+    from .plan.intrinsics import kernel_sources as sources
+
+    return sources(registry, plan)
+
+
+def certify(plan, target: Target, needs=None, folders=(), encoded_from=None) -> None:
     """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses;
-    kernel contracts are looked for in `folders` (the plan's), then specs/."""
+    kernel contracts are looked for in `folders` (the plan's), then specs/, and must be the
+    sources `encoded_from` says the regions' code came from."""
     from .certify import certify as certify_plan
 
-    certify_plan(plan, target, needs=needs, folders=folders)
+    certify_plan(plan, target, needs=needs, folders=folders, encoded_from=encoded_from)
 
 
 def encode(plan, target: Target, folders=()):
@@ -115,7 +127,8 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
             raise                       # a limit is the whole story: the certifier would evaluate into it again
         try:
             plan = extract(program, entry)
-            certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()))
+            certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
+                    kernel_sources(program, plan))
         except BobcError as certificate_error:
             certificate_error.hint = "the type check fails too: " + type_error.message.splitlines()[0]
             raise certificate_error from type_error
@@ -126,13 +139,13 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
         from . import recall
 
         contract_sources.append(recall.contracts_before_certifying(plan, target, folders))
-    _certify_sound(plan, target, kernel_needs(program, plan), folders)
+    _certify_sound(plan, target, kernel_needs(program, plan), folders, kernel_sources(program, plan))
     return plan
 
 
-def _certify_sound(plan, target: Target, needs, folders) -> None:
+def _certify_sound(plan, target: Target, needs, folders, encoded_from=None) -> None:
     """Certify `plan`, then refuse it when the plan's own arena certificate reports a hazard."""
-    certify(plan, target, needs, folders)
+    certify(plan, target, needs, folders, encoded_from)
     hazard = plan.host.device_hazard if plan.host else 0
     if hazard:
         from .plan.extract import HAZARDS as hazards

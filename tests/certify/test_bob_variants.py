@@ -40,6 +40,15 @@ VARIANTS = {
         [(PC, "(bobSubmitEach bobPredictionLaunches (nvidiaLaunchScheduleCount bobInitialLoss)",
           "(bobSubmitEach bobPredictionLaunches (naturalAdd bobLaunchCount 5)")],
         ["submission 27", "launch 32", "27 launches"]),
+    "a region whose code is another kernel's": (
+        [(PC, '(bobRegion b"bob-greedy-argmax" bobArgmaxMachineBytes 32 1)',
+          '(bobRegion b"bob-greedy-argmax" bobLossMachineBytes 32 1)')],
+        ["region bob-greedy-argmax's machine code was encoded from", "bob-loss-gradient.sass",
+         "bob-greedy-argmax.sass for the identity bob-greedy-argmax"]),
+    "a launch running another region's code": (
+        [(PC, '(bobLaunch b"bob-greedy-argmax" (bobKernel bobArgmaxPlace 1)',
+          '(bobLaunch b"bob-greedy-argmax" (bobKernel bobAdamPlace 1)')],
+        ["launch 2 (bob-greedy-argmax) runs region bob-adamw's code", "point it at region bob-greedy-argmax's place"]),
 }
 
 
@@ -66,6 +75,33 @@ def test_broken_variant_is_refused_by_name(name, tmp_path):
     assert "Traceback" not in result.stderr
     for fragment in expected:
         assert fragment in result.stderr, (fragment, result.stderr[-2000:])
+
+
+def test_a_stray_copy_of_a_kernel_on_the_search_path_is_refused(tmp_path):
+    """A copy of bob-adamw.sass under the plan's folder (a backup, say) with a smaller extent in
+    its contract: the kernel search, which the certifier reads contracts from, finds it before
+    specs/'s, which the plan encodes, so the build is refused naming both files; two copies under
+    one folder are refused as ambiguous."""
+    plan = make_variant(tmp_path, [])
+    original = REPO / "specs/Realization/Nvidia/SM86/bob-adamw.sass"
+    text = original.read_text()
+    assert "//@ param 0 pointer read-write 4*hi[7]" in text
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "bob-adamw.sass").write_text(
+        text.replace("//@ param 0 pointer read-write 4*hi[7]", "//@ param 0 pointer read-write 4"))
+    for command in (("check", str(plan)), ("build", str(plan), "-o", "host")):
+        result = bobc(*command, cwd=tmp_path)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"the plan encodes Realization/Nvidia/SM86/bob-adamw.sass ({original})" in result.stderr
+        assert f"the kernel search finds {tmp_path / 'old' / 'bob-adamw.sass'} first" in result.stderr
+    assert not (tmp_path / "host").exists()
+    (tmp_path / "older").mkdir()
+    (tmp_path / "older" / "bob-adamw.sass").write_text(text)
+    result = bobc("check", str(plan), cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "kernel bob-adamw has 2 sources named bob-adamw.sass under" in result.stderr
+    assert str(tmp_path / "old" / "bob-adamw.sass") in result.stderr
+    assert str(tmp_path / "older" / "bob-adamw.sass") in result.stderr
 
 
 def test_build_emits_nothing_for_a_refused_plan(tmp_path):

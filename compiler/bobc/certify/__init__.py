@@ -31,6 +31,7 @@ that touch disjoint bytes can be run at the same time.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
 
 from ..plan.model import Plan
@@ -47,12 +48,14 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
 
 
-def kernel_contracts(plan: Plan, target: Target, folders=()) -> tuple[dict, list[Finding]]:
+def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) -> tuple[dict, list[Finding]]:
     """Each region's contract (its source for `target`: `<identity>.<target>.sass` or
     `<identity>.sass` in `folders`, then specs/, bobc.kernel_search), and the findings of
     parsing them and of checking their code's reads: the reads of the source assembled for
     `target` (its encoded constant-bank operands).  A per-target variant is certified on its
-    own: its contract and code are the ones read for that target."""
+    own: its contract and code are the ones read for that target.  `encoded_from` (region
+    identity -> the source its code was assembled from, where the build knows it) must name
+    the file the search finds: a region whose code is another kernel's is refused."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
     from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
@@ -68,6 +71,14 @@ def kernel_contracts(plan: Plan, target: Target, folders=()) -> tuple[dict, list
             out.append(Finding("contract", f"kernel {region.identity} has no source {region.identity}.sass "
                                            f"(nor {region.identity}.{target.name}.sass) with a contract in the "
                                            f"kernel search path"))
+            continue
+        encoded = (encoded_from or {}).get(region.identity)
+        if encoded is not None and Path(encoded).resolve() != source.resolve():
+            out.append(Finding("contract", f"region {region.identity}'s machine code was encoded from {encoded}, "
+                                           f"but the kernel search finds {source} for the identity "
+                                           f"{region.identity}, and a region is certified by its identity's "
+                                           f"contract: give the region the identity of the kernel its code is "
+                                           f"(its source's name), or its identity's kernel as its code"))
             continue
         try:
             contract = parse_contract(source, region.identity)
@@ -90,16 +101,17 @@ def kernel_contracts(plan: Plan, target: Target, folders=()) -> tuple[dict, list
 
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
-             contracts: dict | None = None, folders=()) -> list[Finding]:
+             contracts: dict | None = None, folders=(), encoded_from=None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
-    (kernel identity -> KernelContract) replaces the search of `folders` and specs/."""
+    (kernel identity -> KernelContract) replaces the search of `folders` and specs/;
+    `encoded_from`: kernel_contracts'."""
     limit_faults = check_limits(plan, target)
     if limit_faults:
         # the later checks lay the images out, which needs every value within its field
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, target, folders)
+        contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from)
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():
@@ -110,8 +122,8 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
-            contracts: dict | None = None, folders=()) -> None:
+            contracts: dict | None = None, folders=(), encoded_from=None) -> None:
     """Return when `plan` certifies; raise CertificationError listing every fault otherwise."""
-    faults = findings(plan, target, needs, contracts, folders)
+    faults = findings(plan, target, needs, contracts, folders, encoded_from)
     if faults:
         raise CertificationError(faults)

@@ -157,6 +157,11 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
             r.fail(f"{what} runs the program address {address:#x} (place {place:#x} from the "
                    f"program base {program_base:#x}), which is no region's place ({known})")
         region = by_place[place]
+        if regions[region].identity != identity:
+            r.fail(f"{what} runs region {regions[region].identity}'s code (its program address {address:#x} is "
+                   f"that region's place): a launch is checked against its identity's kernel contract and "
+                   f"phase, so it must run the region of that identity; point it at region {identity}'s place "
+                   f"or give it the identity {regions[region].identity}")
         block = r.fields(r.con(t["nvidiaLaunchTemplateBlock"], "NvidiaParameterBlock", f"{what}'s parameter block"))
         patches = []
         for j, p in enumerate(r.items(block["nvidiaParameterBlockPatches"], "NvidiaParameterPatches",

@@ -41,26 +41,44 @@ def _kernel_source(program, source: str, target) -> Path:
     return found
 
 
+def _same_as_search(program, name: str, source: str, path: Path, target) -> None:
+    """Refuse a named source that is not the file the kernel search finds for `name`: the
+    certifier reads the kernel's contract from the search's file (bobc.kernel_search), so a
+    copy of the kernel earlier on the search path would be certified in place of the code."""
+    from ..kernel_search import find_source
+
+    folders = [*getattr(program, "search_path", ()), specs_folder()]
+    found = find_source(name, folders, target)
+    if found is not None and found.resolve() != path.resolve():
+        raise BobcError(f"kernel {name}: the plan encodes {source} ({path}), but the kernel search finds "
+                        f"{found} first, and the certifier would read that file's contract for this code",
+                        hint=f"keep one source named {found.name} on the search path: remove or rename the "
+                             f"other copy")
+
+
 class _Encoders:
     """The handlers, with per-build caches (each kernel assembled once per target)."""
 
     def __init__(self):
         self.kernels: dict = {}      # (path, mtime, target name) -> assembled object
         self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
+        self.sources: dict = {}      # machine code -> the source it was assembled from (kernel_sources)
         self.images: dict = {}       # (plan without component, target name) -> images
 
     def _assembled(self, value, context, what: str):
         r = _Reader(context.program, what)
         v = r.con(value, "SM86Program", "the program")
         source = r.text(v.fields[0], "the kernel's source")
-        r.text(v.fields[1], "the kernel's name")       # checked; the source is what is assembled
+        name = r.text(v.fields[1], "the kernel's name")
         path = _kernel_source(context.program, source, context.target)
+        _same_as_search(context.program, name, source, path, context.target)
         from ..kernel_cache import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
         if key not in self.kernels:
             assembled = assemble_kernel(path, context.target)
             self.kernels[key] = assembled
             self.by_code[bytes(assembled.code)] = assembled
+            self.sources[bytes(assembled.code)] = path
         return path, self.kernels[key]
 
     def kernel(self, value, context):
@@ -116,6 +134,16 @@ def default_intrinsics() -> Intrinsics:
     registry.register("NativePhysicalProgram", encode_native_program)   # docs/native-host.md
     registry.register("NvidiaResourceHost", encode_resource_host)
     return registry
+
+
+def kernel_sources(registry: Intrinsics, plan) -> dict[str, Path]:
+    """Region identity -> the source its code was assembled from (bobc.certify's `encoded_from`),
+    for the regions of `plan` whose code this registry assembled."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return {}
+    return {region.identity: encoders.sources[region.code]
+            for region in plan.program.regions if region.code in encoders.sources}
 
 
 def kernel_registers(registry: Intrinsics, plan) -> dict[str, int]:
