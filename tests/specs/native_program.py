@@ -33,10 +33,13 @@ def bits64(value: float) -> int:
 
 
 class Machine:
-    def __init__(self, state_bytes=4096, gpu=None, files=None, send=None, receive=None):
+    def __init__(self, state_bytes=4096, gpu=None, files=None, send=None, receive=None, host_buffers=()):
         self.state = bytearray(state_bytes)
         self.slots = [0] * 64
         self.mapped: dict[int, int] = {}
+        # [host, host + extent) of each Map with a host address; a fragment of a program runs
+        # with the buffers its session would have mapped given here
+        self.host_buffers: list[tuple[int, int]] = list(host_buffers)
         self.files = dict(files or {})
         self.outputs: dict[int, bytes] = {}
         self.gpu = gpu
@@ -63,6 +66,13 @@ class Machine:
         for i, byte in enumerate(data):
             self.mapped[address + i] = byte
 
+    def host_mapped(self, address, count):
+        """Refuse (status 10) a command's mapped range outside every host-mapped buffer, as the
+        runtime does (docs/native-host.md): mapped memory exists only once Map made it."""
+        if not any(start <= address and address + count <= end for start, end in self.host_buffers):
+            raise Failed(10, f"mapped [0x{address:x}, +{count}) is in no host-mapped buffer".encode())
+        return address
+
     # ---- decoding ----
     def run(self, code: bytes):
         self.code = code
@@ -86,7 +96,7 @@ class Machine:
             return (lambda: self.slots[value]), at
         if kind == 2:
             return (lambda: self.word(value)), at
-        return (lambda: int.from_bytes(self.mapped_read(value, 8), "little")), at
+        return (lambda: int.from_bytes(self.mapped_read(self.host_mapped(value, 8), 8), "little")), at
 
     def _skip(self, at):
         """The offset after the command at `at` (and everything it contains)."""
@@ -153,20 +163,20 @@ class Machine:
                 count, at = self._natural(at)
                 if execute:
                     if op == 8:
-                        self.mapped_write(b, self.state[a:a + count])
+                        self.mapped_write(self.host_mapped(b, count), self.state[a:a + count])
                     else:
-                        self.state[b:b + count] = self.mapped_read(a, count)
+                        self.state[b:b + count] = self.mapped_read(self.host_mapped(a, count), count)
             elif op == 10:
                 address, at = self._natural(at)
                 width, at = self._natural(at)
                 value, at = self._operand(at)
                 if execute:
-                    self.mapped_write(address, (value() % 2 ** (8 * width)).to_bytes(width, "little"))
+                    self.mapped_write(self.host_mapped(address, width), (value() % 2 ** (8 * width)).to_bytes(width, "little"))
             elif op == 11:
                 address, at = self._natural(at)
                 value, at = self._operand(at)
                 _, at = self._natural(at)
-                if execute and int.from_bytes(self.mapped_read(address, 8), "little") < value():
+                if execute and int.from_bytes(self.mapped_read(self.host_mapped(address, 8), 8), "little") < value():
                     raise Failed(4, b"wait timed out")
             elif op == 12:
                 count, at = self._operand(at)
@@ -203,18 +213,22 @@ class Machine:
                             raise Failed(5, b"peer")
                         self.state[b:b + count] = data
                     else:
-                        self.outputs[a] = self.mapped_read(b, count)
+                        self.outputs[a] = self.mapped_read(self.host_mapped(b, count), count)
             elif op == 16:
                 _, at = self._bytes(at)
             elif op == 17:
                 _, at = self._bytes(at)
-                for _ in range(4):
-                    _, at = self._natural(at)
+                _gpu, at = self._natural(at)
+                host, at = self._natural(at)
+                extent, at = self._natural(at)
+                _, at = self._natural(at)
+                if execute and host:
+                    self.host_buffers.append((host, host + extent))
             elif op == 18:
                 host, at = self._natural(at)
                 image, at = self._bytes(at)
                 if execute:
-                    self.mapped_write(host, image)
+                    self.mapped_write(self.host_mapped(host, len(image)), image)
             elif op == 19:
                 _, at = self._bytes(at)
                 _, at = self._natural(at)
@@ -225,7 +239,8 @@ class Machine:
                 if execute:
                     self.telemetry.append(label)
             elif op == 23:
-                pass
+                if execute:
+                    self.host_buffers.clear()
             elif op == 24:
                 ring, at = self._natural(at)
                 entries, at = self._natural(at)
@@ -235,11 +250,11 @@ class Machine:
                 counter, at = self._natural(at)
                 if execute:
                     n = self.word(counter)
-                    self.mapped_write(ring + 8 * (n % entries), entry().to_bytes(8, "little"))
-                    self.mapped_write(put, ((n + 1) % entries).to_bytes(4, "little"))
+                    self.mapped_write(self.host_mapped(ring + 8 * (n % entries), 8), entry().to_bytes(8, "little"))
+                    self.mapped_write(self.host_mapped(put, 4), ((n + 1) % entries).to_bytes(4, "little"))
                     self.submitted.append(entry())
                     self.gpu(self, entry())
-                    self.mapped_write(semaphore, (n + 1).to_bytes(8, "little"))
+                    self.mapped_write(self.host_mapped(semaphore, 8), (n + 1).to_bytes(8, "little"))
                     self.set_word(counter, n + 1)
             elif op == 26:
                 request, at = self._bytes(at)
@@ -256,7 +271,7 @@ class Machine:
                 offset, at = self._operand(at)
                 if execute:
                     data = self.request_files.get(file, b"")[offset():offset() + extent]
-                    self.mapped_write(host, data.ljust(extent, b"\0"))
+                    self.mapped_write(self.host_mapped(host, extent), data.ljust(extent, b"\0"))
                     self.requests.append(("read", file, host, extent, offset()))
             elif op in (28, 29, 30):
                 file, at = self._natural(at)
@@ -266,7 +281,8 @@ class Machine:
                 if op == 29:
                     offset, at = self._natural(at)
                 if execute:
-                    data = bytes(self.state[source:source + extent]) if op == 30 else self.mapped_read(source, extent)
+                    data = (bytes(self.state[source:source + extent]) if op == 30
+                            else self.mapped_read(self.host_mapped(source, extent), extent))
                     out = bytearray(self.outputs.get(file, b""))
                     place = len(out) if offset is None else offset
                     out[place:place + extent] = data

@@ -114,7 +114,7 @@ def expected_scalars(t: int):
 @pytest.mark.parametrize("input_step, first, updates", [(0, 0, 1), (0, 0, 3), (7, 2, 2)])
 def test_adamw_step_commands_write_each_updates_scalars_at_every_site(probe, input_step, first, updates):
     program = learner_program(probe, first, updates)
-    machine = Machine(state_bytes=8192)
+    machine = Machine(state_bytes=8192, host_buffers=[(0x7f0000300000, 0x7f0000310000)])   # the two sites' blocks
     machine.set_word(INPUT_STEP, input_step)
     machine.run(program.value("code").value)
     t = input_step + first + updates

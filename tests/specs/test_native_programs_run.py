@@ -92,7 +92,7 @@ def test_linear_step_reads_back_the_mixed_product(probe):
                     "    (constructor NvidiaLinearScalarInput NvidiaLinearScalarNatural 1)\n"
                     "    (constructor NvidiaLinearScalarResult NvidiaLinearScalarResidual) 624 phEnd)))\n"
                     f"def expected : Nat = (learningMixedProduct {bits64(weight)} {bits64(feature)})\n")
-    machine = Machine(gpu=linear_kernel(0x70000, 8, 16, 32))
+    machine = Machine(gpu=linear_kernel(0x70000, 8, 16, 32), host_buffers=[(0x10000, 0x80000)])   # LAYOUT's buffers and the data block
     machine.set_word(600, bits64(weight))
     machine.set_word(608, bits64(feature))
     machine.run(program.value("host").value)
