@@ -13,6 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PC = "Bob/Build/PhysicalComponents.bob"
+NH = "Bob/Build/NativeHost.bob"
 
 VARIANTS = {
     "overlapping moments": (
@@ -49,6 +50,47 @@ VARIANTS = {
         [(PC, '(bobLaunch b"bob-greedy-argmax" (bobKernel bobArgmaxPlace 1)',
           '(bobLaunch b"bob-greedy-argmax" (bobKernel bobAdamPlace 1)')],
         ["launch 2 (bob-greedy-argmax) runs region bob-adamw's code", "point it at region bob-greedy-argmax's place"]),
+    # the host's constants, buffers, initializers and fills: once certified, then gcc or the host failed
+    "a NaN host constant": (
+        [("Bob/Learner.bob", "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 bobBeta1)",
+          "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 0x7fc00000)")],
+        ["fill 0's value is the binary32 pattern 0x7fc00000, a NaN"]),
+    "a host ratio past binary64": (
+        [("Bob/Learner.bob", "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 bobBeta1)",
+          "(constructor NvidiaPlanHostConstant NvidiaPlanHostRatio (nat-power 2 2000) 1)")],
+        ["fill 0's value is the ratio 114813...(603 digits)/1, past binary64's largest finite value"]),
+    "a host buffer at 2^64": (
+        [(NH, "              (constructor NvidiaPlanHostBuffers NvidiaPlanHostBuffersEnd)))))))",
+          '              (bobBuffer b"extra" bobSystem (nat-power 2 64) 4096 '
+          "(constructor NvidiaPlanHostBuffers NvidiaPlanHostBuffersEnd))))))))")],
+        ["host buffer extra's host address is 18,446,744,073,709,551,616: outside 0..18,446,744,073,709,551,615"]),
+    "an initializer's center past 2^64": (
+        [(NH, "NvidiaPlanHostInitSplitMix64 bobSeedIdentity 40 8388608 838860800)",
+          "NvidiaPlanHostInitSplitMix64 bobSeedIdentity 40 (nat-power 2 64) 838860800)")],
+        ["checkpoint chunk 0's initializer (splitmix64) center is 18,446,744,073,709,551,616"]),
+    "a fill's step past the host's u32": (
+        [(NH, "              (succ update) after)))))", "              (nat-power 2 64) after)))))")],
+        ["fill 0's step is 18,446,744,073,709,551,616: outside 0..4,294,967,295, the host's u32 step"]),
+    "a fill past its launch's parameters": (
+        [(NH, "(nvidiaPlanHostAdamWFills bobHostAdamW (bobAdamWLaunch update) nvidiaPlanHostAdamWScalarsOffset",
+          "(nvidiaPlanHostAdamWFills bobHostAdamW (bobAdamWLaunch update) 200")],
+        ["fill 0 writes bytes 200..203 of launch 7 (bob-adamw)'s parameters, past its 160-byte parameter block"]),
+    "an empty grid": (
+        [(PC, "(bobLaunch b\"bob-adamw\" (bobKernel bobAdamPlace 256)", "(bobLaunch b\"bob-adamw\" (bobKernel bobAdamPlace 0)")],
+        ["(bob-adamw)'s grid x is 0: outside 1..2,147,483,647"]),
+    # the host's schedule
+    "the record read into no buffer": (
+        [(NH, "    bobInputAddress bobInputRecordBytes 0 0 0", "    (naturalAdd bobArenaBase 0x10000000) bobInputRecordBytes 0 0 0")],
+        ["the host's step 0 (read) touches [0x1110000000, 0x111000061c) (1,564 bytes), which lies in no buffer the "
+         "plan maps; the nearest buffer is arena"]),
+    "the checkpoint written from past the arena": (
+        [(NH, "NvidiaPlanHostCheckpointOut) bobParametersAddress bobCheckpointPayloadBytes",
+          "NvidiaPlanHostCheckpointOut) bobPredictionsAddress bobCheckpointPayloadBytes")],
+        ["(write) touches [0x1100104000, 0x11001c4000) (786,432 bytes), which lies in no buffer the plan maps"]),
+    "a checkpoint of one chunk of three": (
+        [(NH, "NvidiaPlanHostCheckpointOut) bobParametersAddress bobCheckpointPayloadBytes",
+          "NvidiaPlanHostCheckpointOut) bobParametersAddress bobTableBytes")],
+        ["(checkpoint_publish) publishes a checkpoint of 262,144 bytes, but the contract's payload is 786,432 bytes"]),
 }
 
 

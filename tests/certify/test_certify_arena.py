@@ -208,6 +208,37 @@ def test_a_phase_that_names_its_residents_limits_the_pointers(plan):
                                    for m in found)
 
 
+def test_an_alignment_that_is_no_power_of_two_is_refused(plan):
+    broken = replace_resident(plan, "predictions", alignment=3)
+    assert "resident predictions declares alignment 3: an alignment is a power of two (1, 2, 4, ..., 256, ...)" \
+        in messages(broken)
+
+
+def test_two_residents_of_one_name_are_refused(plan):
+    residents = tuple(dataclasses.replace(r, name="logit-rows") if r.name == "predictions" else r
+                      for r in plan.arena.globals)
+    broken = dataclasses.replace(plan, arena=dataclasses.replace(plan.arena, globals=residents))
+    assert any(m.startswith("residents logit-rows [") and m.endswith("share the name logit-rows: phases and messages "
+                                                                      "name a resident, so give each its own")
+               for m in messages(broken)), messages(broken)
+
+
+def test_a_phase_must_list_the_arenas_own_residents(plan):
+    """A phase's residents are matched by name; one the arena lacks, or one of the arena's names
+    at another address, would make the phase check read names, not bytes."""
+    residents = {r.name: r for r in plan.arena.globals}
+    ghost = dataclasses.replace(residents["logit-rows"], name="ghost")
+    moved = dataclasses.replace(residents["predictions"], address=residents["predictions"].address + 256)
+    phases = tuple(Phase(p.identity) if p.identity != "bob-greedy-argmax" else
+                   Phase(p.identity, reads=(residents["logit-rows"], ghost), writes=(moved,))
+                   for p in plan.arena.phases)
+    found = messages(dataclasses.replace(plan, arena=dataclasses.replace(plan.arena, phases=phases)))
+    assert any(m.startswith("phase bob-greedy-argmax reads ghost [") and "which is no resident of the arena" in m
+               for m in found), found
+    assert any(m.startswith("phase bob-greedy-argmax writes predictions [") and
+               "but the arena's resident predictions is predictions [" in m for m in found), found
+
+
 def test_every_fault_is_listed_at_once(plan):
     broken = replace_resident(replace_patch(plan, 8, 3, bob.TRAINING_LOSS + 1), "predictions",
                               address=bob.PREDICTIONS + 8)

@@ -80,7 +80,7 @@ def test_the_certifier_reads_the_targets_limits():
     assert findings(plan, SM86) == []
     small = dataclasses.replace(SM86, limits=dataclasses.replace(SM86.limits, grid_x=255, threads_per_block=128))
     messages = [f.message for f in findings(plan, small)]
-    assert any("bob-adamw)'s grid x is 256: outside 0..255" in m for m in messages), messages
+    assert any("bob-adamw)'s grid x is 256: outside 1..255" in m for m in messages), messages
     assert any("region bob-adamw declares 256 threads per block; the hardware allows 1..128" in m
                for m in messages), messages
     regions = tuple(dataclasses.replace(r, shared_bytes=48 * 1024 + 4) if r.identity == "bob-adamw" else r

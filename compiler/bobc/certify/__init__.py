@@ -23,7 +23,9 @@ What is checked (one module per check):
 - limits (limits.py): what the runtime and the generated C can hold (docs/limits.md);
 - schedule (schedule.py): submissions reference existing launches, every launch is
   submitted, launches are first submitted in plan order, semaphores are not
-  shared between submissions.
+  shared between submissions;
+- host steps (host_steps.py): every host address a file or memory step of the host's
+  schedule touches lies in one buffer the plan maps.
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
 extents, by the pointer check's own reading of the contracts), from which launches
@@ -38,6 +40,7 @@ from ..plan.model import Plan
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
 from .device import check_declared_device
+from .host_steps import check_host_steps
 from .findings import CertificationError, Finding
 from .limits import check_limits
 from .pointers import check_pointers
@@ -118,7 +121,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
             contract_faults += check_code_reads(contract)
     return (check_declared_device(plan, target) + check_residents(plan)
             + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target, contracts)
-            + check_registers(plan, needs, target) + check_schedule(plan))
+            + check_registers(plan, needs, target) + check_schedule(plan) + check_host_steps(plan))
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

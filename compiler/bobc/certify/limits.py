@@ -40,6 +40,8 @@ IDENTITY_BYTES = 1 << 16
 CHECKPOINT_FILE_BYTES = 1 << 30
 # runtime_c/host_io.h RT_IO_STEP_LIMIT: a per-step fill's u32 global step
 STEP_LIMIT = U32
+# runtime_c/native_request.c: a SplitMix64 initializer shifts its 64-bit draw by at most 63
+INITIALIZER_SHIFT = 63
 # grid and block bounds: the target's (bobc.targets TargetLimits)
 
 
@@ -47,9 +49,9 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
     """Every place `plan` asks for more than the runtime and the generated C can hold."""
     out: list[Finding] = []
 
-    def limit(what: str, value: int, most: int, unit: str = "") -> None:
-        if not 0 <= value <= most:
-            out.append(Finding("limit", f"{what} is {value:,}{unit}: outside 0..{most:,}{unit} "
+    def limit(what: str, value: int, most: int, unit: str = "", least: int = 0) -> None:
+        if not least <= value <= most:
+            out.append(Finding("limit", f"{what} is {value:,}{unit}: outside {least:,}..{most:,}{unit} "
                                         "(docs/limits.md)"))
 
     program = plan.program
@@ -66,14 +68,14 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         name = f"launch {index} ({launch.identity})" if hasattr(launch, "identity") else f"launch {index}"
         gx, gy, gz = launch.grid
         bx, by, bz = launch.block
-        limit(f"{name}'s grid x", gx, bounds.grid_x)
-        limit(f"{name}'s grid y", gy, bounds.grid_yz)
-        limit(f"{name}'s grid z", gz, bounds.grid_yz)
-        limit(f"{name}'s block x", bx, bounds.block_xy)
-        limit(f"{name}'s block y", by, bounds.block_xy)
-        limit(f"{name}'s block z", bz, bounds.block_z)
+        limit(f"{name}'s grid x", gx, bounds.grid_x, least=1)
+        limit(f"{name}'s grid y", gy, bounds.grid_yz, least=1)
+        limit(f"{name}'s grid z", gz, bounds.grid_yz, least=1)
+        limit(f"{name}'s block x", bx, bounds.block_xy, least=1)
+        limit(f"{name}'s block y", by, bounds.block_xy, least=1)
+        limit(f"{name}'s block z", bz, bounds.block_z, least=1)
         if 0 <= bx <= bounds.block_xy and 0 <= by <= bounds.block_xy and 0 <= bz <= bounds.block_z:
-            limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block)
+            limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block, least=1)
         limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes)
         cluster = getattr(launch, "cluster", (1, 1, 1))
         if cluster != (1, 1, 1):
@@ -97,7 +99,8 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
                                         "maps buffers at 4 KiB boundaries only (docs/limits.md)"))
         limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes")
-        if 0 <= gpu <= U64 and 0 <= extent and gpu + extent > SHIM_VA_START:
+        limit(f"{name}'s host address", b.host, U64)
+        if 0 <= gpu and 0 <= extent and gpu + extent > SHIM_VA_START:
             out.append(Finding("limit", f"{name} [{gpu:#x}, {gpu + extent:#x}) reaches the driver "
                                         f"shim's own addresses (from {SHIM_VA_START:#x}; docs/limits.md)"))
 
@@ -121,12 +124,43 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             limit("the checkpoint's parameter count", contract.chunk_bytes // 4, U32)
 
     if host is not None:
+        _fills(plan, out)
+        for index, initializer in enumerate(host.initializers):
+            name = f"checkpoint chunk {index}'s initializer ({initializer.kind})"
+            limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT)
+            limit(f"{name} center", initializer.center, U64)
+            if not 1 <= initializer.denominator <= U64:
+                out.append(Finding("limit", f"{name} denominator is {initializer.denominator:,}: outside "
+                                            f"1..{U64:,} (docs/limits.md)"))
         unrolled = _unrolled(host.steps, out)
         limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
         for key in ("semaphore_stride", "forward_launches"):
             _integers(getattr(host, key), f"the plan's {key.replace('_', ' ')}", out)
         _integers(dataclasses.astuple(host.request), "the plan's request layout", out)
     return out
+
+
+def _fills(plan: Plan, out) -> None:
+    """Each fill's step fits the host's u32 step and its four bytes lie in its launch's
+    parameter block (the host generator would refuse the plan only at build time)."""
+    from ..nvidia.encode import plan_parameter_base
+
+    launches = plan.program.launches
+    for index, fill in enumerate(plan.host.fills):
+        if not 0 <= fill.step <= STEP_LIMIT:
+            out.append(Finding("limit", f"fill {index}'s step is {fill.step:,}: outside 0..{STEP_LIMIT:,}, the "
+                                        "host's u32 step (docs/limits.md)"))
+        if not 0 <= fill.launch < len(launches):
+            continue
+        launch = launches[fill.launch]
+        block = launch.parameter_bytes - plan_parameter_base(plan.program)
+        if block <= 0:
+            continue            # no parameters at the declared device's base: the layout check says so
+        if not 0 <= fill.offset <= fill.offset + fill.width <= block:
+            out.append(Finding("limit", f"fill {index} writes bytes {fill.offset:,}..{fill.offset + fill.width - 1:,} "
+                                        f"of launch {fill.launch} ({launch.identity})'s parameters, past its "
+                                        f"{block}-byte parameter block: give an offset below "
+                                        f"{block - fill.width + 1}"))
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:

@@ -12,8 +12,9 @@ def check_residents(plan: Plan) -> list[Finding]:
         for r in residents:
             if r.size <= 0:
                 out.append(Finding("empty", f"{group} {r.name} at {r.address:#x} has no bytes ({r.size})"))
-            if r.alignment <= 0:
-                out.append(Finding("misaligned", f"{group} {r.name} declares alignment {r.alignment}"))
+            if r.alignment <= 0 or r.alignment & (r.alignment - 1):
+                out.append(Finding("misaligned", f"{group} {r.name} declares alignment {r.alignment}: an "
+                                                 f"alignment is a power of two (1, 2, 4, ..., 256, ...)"))
             elif r.address % r.alignment:
                 out.append(Finding("misaligned", f"{group} {r.name} at {r.address:#x} is not aligned to "
                                                  f"{r.alignment} bytes (it is {r.address % r.alignment} past)"))
@@ -23,6 +24,24 @@ def check_residents(plan: Plan) -> list[Finding]:
                 if low < high:
                     out.append(Finding("overlap", f"{group}s {describe(a)} and {describe(b)} overlap by "
                                                   f"{high - low} bytes at {span(low, high - low)}"))
+    seen: dict[str, object] = {}
+    for r in arena.globals:
+        if r.name in seen:
+            out.append(Finding("resident-name", f"residents {describe(seen[r.name])} and {describe(r)} share the "
+                                                f"name {r.name}: phases and messages name a resident, so "
+                                                "give each its own"))
+        seen.setdefault(r.name, r)
+    for phase in arena.phases:
+        for access, listed in (("reads", phase.reads), ("writes", phase.writes)):
+            for r in listed:
+                known = seen.get(r.name)
+                if known is None:
+                    out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, which is no "
+                                                f"resident of the arena: list the arena's own residents"))
+                elif (known.address, known.size) != (r.address, r.size):
+                    out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, but the arena's "
+                                                f"resident {r.name} is {describe(known)}: list the arena's own "
+                                                f"resident"))
     for r in arena.globals:
         if not any(w.address <= r.address and end(r) <= end(w) for w in arena.windows):
             windows = ", ".join(describe(w) for w in arena.windows) or "none declared"

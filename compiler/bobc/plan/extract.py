@@ -11,6 +11,8 @@ the value that is wrong.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..errors import BobcError
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
                    Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
@@ -365,10 +367,25 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
 def _constant(r: _Reader, value, what: str) -> Constant:
     v = r.con(value, "NvidiaPlanHostConstant", what)
     if v.constructor == "NvidiaPlanHostFloat32":
-        return Constant(float32_bits=r.nat(v.fields[0], what))
+        bits = r.nat(v.fields[0], what)
+        if bits >= 1 << 32:
+            r.fail(f"{what} is the binary32 pattern {bits:#x}, wider than 32 bits: give the 32-bit pattern of "
+                   f"the value (or a ratio, NvidiaPlanHostRatio)")
+        if (bits >> 23) & 0xFF == 0xFF:
+            r.fail(f"{what} is the binary32 pattern {bits:#010x}, {'a NaN' if bits & 0x7FFFFF else 'an infinity'}: "
+                   f"the host computes with finite constants; give a finite value's pattern")
+        return Constant(float32_bits=bits)
     numerator, denominator = r.nat(v.fields[0], what), r.nat(v.fields[1], what)
     if denominator == 0:
         r.fail(f"{what} is the ratio {numerator}/0")
+    try:
+        float(Fraction(numerator, denominator))
+    except OverflowError:
+        def shown(n: int) -> str:
+            digits = str(n)
+            return digits if len(digits) <= 24 else f"{digits[:6]}...({len(digits)} digits)"
+        r.fail(f"{what} is the ratio {shown(numerator)}/{shown(denominator)}, past binary64's largest finite value (about "
+               f"1.8e308): the host computes its scalars in binary64; give a smaller ratio")
     return Constant(numerator=numerator, denominator=denominator)
 
 

@@ -1,0 +1,101 @@
+"""The host's schedule: every host address a step reads or writes lies in one buffer the plan
+maps, and every checkpoint it publishes holds the contract's payload.
+
+The addresses and extents of the host's file and memory steps are the plan's constants, so a
+step that would copy an input into bytes no buffer holds (or publish a checkpoint from past
+the arena's end, or of the wrong size) is refused here, naming the step, instead of failing
+the invocation that reaches it (the reference runner and the host check the same rules as
+they run).
+"""
+from __future__ import annotations
+
+from ..plan.model import Plan
+from .findings import Finding, span
+
+# step kind -> how many bytes it touches at its `host` address
+_EXTENTS = {
+    "read": lambda step: step.extent,
+    "read_cyclic": lambda step: step.extent,
+    "read_at_cursor": lambda step: step.extent,
+    "write": lambda step: step.extent,
+    "write_at": lambda step: step.extent,
+    "record_stat": lambda step: step.extent,
+    "fill": lambda step: len(step.payload),
+    "assert_word": lambda step: 4,
+}
+
+
+def check_host_steps(plan: Plan) -> list[Finding]:
+    host = plan.host
+    if host is None:
+        return []
+    buffers = [(b.name, b.gpu, b.gpu + b.extent) for b in host.buffers]
+    out: list[Finding] = []
+    seen: set = set()
+
+    def walk(steps, where: str) -> None:
+        for index, step in enumerate(steps):
+            name = f"{where}step {index} ({step.kind.name})"
+            if step.kind.name == "repeat":
+                walk(step.body, f"{name}'s body: ")
+                continue
+            extent = _EXTENTS.get(step.kind.name)
+            if extent is None:
+                continue
+            address, size = step.host, extent(step)
+            if (address, size) in seen:
+                continue
+            if not any(low <= address and address + size <= high for _, low, high in buffers):
+                seen.add((address, size))
+                near = min(buffers, key=lambda b: min(abs(address - b[1]), abs(address - b[2])), default=None)
+                hint = (f"; the nearest buffer is {near[0]} {span(near[1], near[2] - near[1])}" if near
+                        else "; the plan maps no buffers")
+                out.append(Finding("host-step", f"the host's {name} touches {span(address, size)} "
+                                                f"({size:,} bytes), which lies in no buffer the plan maps{hint}"))
+
+    walk(host.steps, "")
+    if plan.checkpoint is not None:
+        _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
+    return out
+
+
+_RESETS = ("checkpoint_begin", "begin_checkpoint")
+
+
+def _checkpoint_bytes(steps, payload: int, out: list) -> None:
+    """The bytes written to the output checkpoint since its last begin, at each publish, are
+    the contract's payload (appends count their extent; a write at an offset reaches its end).
+    A repeat whose body neither begins nor publishes adds its body's bytes count times; one
+    that does is walked twice (every later iteration starts as the second)."""
+    wrong: list[tuple[str, int]] = []
+
+    def walk(steps, written: int, where: str) -> int:
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index}"
+            if kind == "repeat":
+                if not _publishes(step.body):
+                    once = walk(step.body, 0, f"{name}'s body: ")
+                    written += step.count * once
+                else:
+                    for _ in range(min(step.count, 2)):
+                        written = walk(step.body, written, f"{name}'s body: ")
+            elif kind in _RESETS:
+                written = 0
+            elif kind == "write" and step.file == "checkpoint-out":
+                written += step.extent
+            elif kind == "write_at" and step.file == "checkpoint-out":
+                written = max(written, step.offset + step.extent)
+            elif kind == "checkpoint_publish" and written != payload:
+                wrong.append((f"{name} (checkpoint_publish)", written))
+        return written
+
+    walk(steps, 0, "")
+    for name, written in dict(wrong).items():
+        out.append(Finding("host-step", f"the host's {name} publishes a checkpoint of {written:,} bytes, but the "
+                                        f"contract's payload is {payload:,} bytes: write the whole payload (every "
+                                        f"chunk) between the checkpoint's begin and its publish"))
+
+
+def _publishes(steps) -> bool:
+    return any(s.kind.name in _RESETS + ("checkpoint_publish",)
+               or (s.kind.name == "repeat" and _publishes(s.body)) for s in steps)
