@@ -130,7 +130,8 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
             certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
                     kernel_sources(program, plan))
         except BobcError as certificate_error:
-            certificate_error.hint = "the type check fails too: " + type_error.message.splitlines()[0]
+            where = f"{type_error.span}: " if type_error.span else ""
+            certificate_error.hint = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
             raise certificate_error from type_error
         raise
     plan = extract(program, entry)
