@@ -237,6 +237,17 @@ static void trace(np_host *h, const char *fmt, ...)
 #define U(x) ((unsigned long long)(x))
 
 /* A request's commands (native_request.h): the plan host's files, in this host's process. */
+/* A request host answers with the plan host's exit codes (docs/runtime.md): its refusals
+ * already do (3 a bad stream, 4 a damaged checkpoint, ...), so once a request is open the
+ * device's own failures are 6 (no GPU, bring-up or a mapping refused) and 7 (a submission
+ * or wait timed out, a channel error), not the native program's 3 and 4. */
+static int device_status(const np_host *h, int rc)
+{
+    if (!h->request_open)
+        return rc;
+    return rc == NP_EXIT_DEVICE ? RT_EXIT_NO_GPU : rc == NP_EXIT_WAIT ? RT_EXIT_GPU_FAULT : rc;
+}
+
 static int request_command(np_machine *m, uint32_t at, const np_command *c)
 {
     np_host *h = HOST(m);
@@ -252,6 +263,7 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
         if (rc)
             return fault(m, at, rc, "%s", why);
         h->request_open = 1;
+        m->wait_status = RT_EXIT_GPU_FAULT;
         trace(h, "open %s step %llu", r->args.op == RT_OP_PREDICT ? "predict" : "train", U(r->step));
         set_word(m, c->n[0], r->step);
         set_word(m, c->n[1], r->args.op == RT_OP_PREDICT);
@@ -338,11 +350,11 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     }
     case NP_OPEN_DEVICE: {
         int rc = np_device_open(&h->session, c->bytes, why);
-        return rc ? fault(m, at, rc, "%s", why) : 0;
+        return rc ? fault(m, at, device_status(h, rc), "%s", why) : 0;
     }
     case NP_MAP: {
         int rc = np_device_map(&h->session, c->bytes, c->bytes_length, c->n[0], c->n[1], c->n[2], c->n[3] != 0, why);
-        return rc ? fault(m, at, rc, "%s", why) : 0;
+        return rc ? fault(m, at, device_status(h, rc), "%s", why) : 0;
     }
     case NP_CONNECT: {
         if (h->peer_count == MAX_PEERS)
@@ -401,7 +413,7 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
             fprintf(h->submit_times, "%llu 0x%llx %lld\n", U(n), U(a), ns);
         }
         if (rc)
-            return fault(m, at, rc, "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
+            return fault(m, at, device_status(h, rc), "submission %llu (entry 0x%llx): %s", (unsigned long long)n,
                          (unsigned long long)a, why);
         set_word(m, c->n[4], n + 1);
         trace(h, "submit %llu 0x%llx", U(n), U(a));

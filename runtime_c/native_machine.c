@@ -196,7 +196,8 @@ int np_run(np_machine *m, uint32_t at)
             if (!word || operand(m, at, &c->v[0], &a))
                 return -1;
             if (m->hooks->wait(m, word, a, c->n[1], why))
-                return np_fault(m, at, NP_EXIT_WAIT, "mapped word 0x%llx: %s", (unsigned long long)c->n[0], why);
+                return np_fault(m, at, m->wait_status ? m->wait_status : NP_EXIT_WAIT, "mapped word 0x%llx: %s",
+                                (unsigned long long)c->n[0], why);
             break;
         }
         case NP_REPEAT:

@@ -37,6 +37,9 @@ struct np_machine {
     double start_us;
     long telemetry;              /* -1: off (NATIVE_TELEMETRY) */
     int status;
+    /* WaitMapped's status when its word does not reach the value: 0 means the native
+     * program's own (4); a host answering with the plan host's codes sets 7 (a GPU fault). */
+    int wait_status;
     char message[NP_ERR_BYTES + 128];
     const uint8_t *fail_message;  /* Fail's own bytes */
     uint64_t fail_length;

@@ -94,6 +94,7 @@ int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t siz
     m.state = state->state;
     m.start_us = state->start_us;
     m.telemetry = telemetry_level();
+    m.wait_status = RT_EXIT_GPU_FAULT;      /* the plan host's codes: 4 is a bad checkpoint there */
     int rc = 0;
     if (np_run(&m, 0) < 0) {
         snprintf(err, RT_ERR_BYTES, "step %u (commands): %s%.*s; nothing was published", step, m.message,

@@ -25,6 +25,7 @@ import numpy as np
 from ..native.program import CODES, Program
 
 EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
+EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), for a request host's device
 EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
 PEER_TIMEOUT_VARIABLE = "NATIVE_PEER_TIMEOUT_MS"
 PEER_TIMEOUT_MS = 10000
@@ -201,6 +202,9 @@ class Machine:
         self.name = name
         self.stdout = stdout
         self.request = None            # the open request (native_request.RequestSession)
+        # WaitMapped's status when its word falls short: the native program's own, or the plan
+        # host's GPU fault where the host answers with the plan host's codes (a request, a step)
+        self.wait_status = EXIT_WAIT
         self.components = dict(components or {})      # the host's embedded device images, by kind
         self.trace = None              # NATIVE_TRACE: the C host's lines (runtime_c/native_host.c trace)
         self.gpu = gpu
@@ -342,7 +346,7 @@ class Machine:
                 value = self._operand(at, c.v[0])
                 seen = int.from_bytes(memory[offset:offset + 8], "little")
                 if seen < value:
-                    self.fault(at, EXIT_WAIT, f"mapped word 0x{n[0]:x}: the word reached {seen}, not {value}, "
+                    self.fault(at, self.wait_status, f"mapped word 0x{n[0]:x}: the word reached {seen}, not {value}, "
                                               f"within {n[1]} ms")
             elif code == 12:
                 count = self._operand(at, c.v[0])
@@ -385,7 +389,7 @@ class Machine:
             self.staged[n[0]] = bytes(memory[offset:offset + n[2]])
         elif code == 16:
             if self.session_open:
-                self.fault(at, EXIT_DEVICE, "a device session is already open; Release it first")
+                self.fault(at, self._device_status(), "a device session is already open; Release it first")
             self.session_open = True
         elif code == 17:
             self._map(at, c)
@@ -436,6 +440,7 @@ class Machine:
         try:
             if code == 26:
                 self.request = RequestSession(parse_request(c.data), self.args, self.name, self.stdout)
+                self.wait_status = EXIT_GPU_FAULT
                 self._trace(f"open {self.request.op} step {self.request.step}")
                 self.set_word(n[0], self.request.step)
                 self.set_word(n[1], 1 if self.request.op == "predict" else 0)
@@ -470,16 +475,21 @@ class Machine:
         name = c.data[:64].decode("latin-1")
         gpu, host, extent, _video = c.n
         if not self.session_open:
-            self.fault(at, EXIT_DEVICE, f'buffer "{name}": no device session is open (OpenDevice first)')
+            self.fault(at, self._device_status(), f'buffer "{name}": no device session is open (OpenDevice first)')
         if len(self.mappings) == MAX_MAPPINGS:
-            self.fault(at, EXIT_DEVICE, f'buffer "{name}": more than {MAX_MAPPINGS} buffers')
+            self.fault(at, self._device_status(), f'buffer "{name}": more than {MAX_MAPPINGS} buffers')
         if extent == 0 or extent > 1 << 40:
-            self.fault(at, EXIT_DEVICE, f'buffer "{name}": extent {extent} (1 byte to 1 TiB)')
+            self.fault(at, self._device_status(), f'buffer "{name}": extent {extent} (1 byte to 1 TiB)')
         for m in self.mappings:
             if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
-                self.fault(at, EXIT_DEVICE, f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
+                self.fault(at, self._device_status(), f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
                                             f'an earlier buffer')
         self.mappings.append(Mapping(host, extent, gpu))
+
+    def _device_status(self) -> int:
+        """The device's failure status: a request host answers with the plan host's codes
+        (runtime_c/native_host.c device_status): 6 where the native program says 3."""
+        return EXIT_NO_GPU if self.request is not None else EXIT_DEVICE
 
     def _submit(self, at: int, c) -> None:
         ring, entries, put, semaphore, counter = c.n
@@ -491,17 +501,17 @@ class Machine:
         slot[0][slot[1]:slot[1] + 8] = entry.to_bytes(8, "little")
         put_at[0][put_at[1]:put_at[1] + 4] = ((n + 1) % entries).to_bytes(4, "little")
         if not self.session_open:
-            self.fault(at, EXIT_DEVICE, f"submission {n} (entry 0x{entry:x}): no device session is open "
+            self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): no device session is open "
                                         f"(OpenDevice first)")
         if self.gpu is None:
-            self.fault(at, EXIT_DEVICE, f"submission {n} (entry 0x{entry:x}): this session has no GPU "
+            self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): this session has no GPU "
                                         f"(NATIVE_DEVICE=memory): a submission needs one")
         self.submitted.append(entry)
         self.gpu(self, entry)
         memory, offset = semaphore_at
         seen = int.from_bytes(memory[offset:offset + 8], "little")
         if seen < n + 1:
-            self.fault(at, EXIT_WAIT, f"submission {n} (entry 0x{entry:x}): the semaphore reached {seen}, "
+            self.fault(at, self.wait_status, f"submission {n} (entry 0x{entry:x}): the semaphore reached {seen}, "
                                       f"not {n + 1}")
         self.set_word(counter, n + 1)
         self._trace(f"submit {n} 0x{entry:x}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..native.program import Program, ProgramError, decode
 from ..plan.commands import COMMANDS_IDENTITY, COMMANDS_SLOTS, COMMANDS_STATE_BYTES
-from .native_program import EXIT_INTERNAL, Machine, Stop, _Halt
+from .native_program import EXIT_GPU_FAULT, EXIT_INTERNAL, Machine, Stop, _Halt
 
 ERR_BYTES = 512          # runtime_c's RT_ERR_BYTES: a longer message is cut at 511 bytes
 
@@ -33,6 +33,7 @@ class PlanCommandsMachine(Machine):
         `locate(address, count)` giving (sliceable bytes, offset) or None."""
         super().__init__(Program(COMMANDS_SLOTS, COMMANDS_STATE_BYTES, COMMANDS_IDENTITY, []), [], stderr=stderr)
         self._locate = memory if callable(memory) else self._buffers_of(memory)
+        self.wait_status = EXIT_GPU_FAULT          # the plan host's codes (runtime_c/plan_commands.c)
 
     @staticmethod
     def _buffers_of(memory):
