@@ -50,6 +50,13 @@ VARIANTS = {
         [(PC, '(bobLaunch b"bob-greedy-argmax" (bobKernel bobArgmaxPlace 1)',
           '(bobLaunch b"bob-greedy-argmax" (bobKernel bobAdamPlace 1)')],
         ["launch 2 (bob-greedy-argmax) runs region bob-adamw's code", "point it at region bob-greedy-argmax's place"]),
+    "a launch patching a word its kernel never reads": (
+        [(PC, "          bobNoPatches))))", "          (bobPatch (bobArgument 10) (bobWord64 7) bobNoPatches)))))")],
+        ["launches 2, 4, 6 (3 alike) (bob-greedy-argmax) patches argument 10 (word 54), which bob-greedy-argmax's "
+         "contract does not declare: the kernel never reads it"]),
+    "a region over the hardware's registers, said once": (
+        [(PC, '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 256)', '(bobRegion b"bob-adamw" bobAdamMachineBytes 300 256)')],
+        ["region bob-adamw declares 300 registers; the hardware allows 1..255"]),
     # the host's constants, buffers, initializers and fills: once certified, then gcc or the host failed
     "a NaN host constant": (
         [("Bob/Learner.bob", "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 bobBeta1)",
@@ -117,6 +124,8 @@ def test_broken_variant_is_refused_by_name(name, tmp_path):
     assert "Traceback" not in result.stderr
     for fragment in expected:
         assert fragment in result.stderr, (fragment, result.stderr[-2000:])
+    if name.endswith("said once"):
+        assert "cannot be laid out" not in result.stderr, result.stderr
 
 
 def test_a_stray_copy_of_a_kernel_on_the_search_path_is_refused(tmp_path):

@@ -119,9 +119,14 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         from .kernels import check_code_reads
         for contract in contracts.values():
             contract_faults += check_code_reads(contract)
+    register_faults = check_registers(plan, needs, target)
+    buffer_faults = check_host_buffers(plan, target, contracts)
+    if register_faults:
+        # a region the hardware cannot hold cannot be laid out either: said once, by its region
+        buffer_faults = [f for f in buffer_faults if f.kind != "layout"]
     return (check_declared_device(plan, target) + check_residents(plan)
-            + contract_faults + check_pointers(plan, contracts) + check_host_buffers(plan, target, contracts)
-            + check_registers(plan, needs, target) + check_schedule(plan) + check_host_steps(plan))
+            + contract_faults + check_pointers(plan, contracts) + buffer_faults
+            + register_faults + check_schedule(plan) + check_host_steps(plan))
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

@@ -49,7 +49,7 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
         needed = host_buffer_ranges(plan.program, target, contracts)
         spans = host_buffer_extents(plan, target, contracts)
     except BobcError as error:
-        return [Finding("plan", f"the images cannot be laid out: {error.message}")]
+        return [Finding("layout", f"the images cannot be laid out: {error.message}")]
     declared = {b.name: b for b in plan.host_buffers}
     for name, (address, size) in needed.items():
         if declared and name not in declared:

@@ -139,6 +139,26 @@ def window_addresses(launch, contract: KernelContract | None, argument_word: int
     return out
 
 
+def _undeclared_patches(name: str, launch, contract: KernelContract | None, argument_word: int) -> list[Finding]:
+    """A patched parameter word the kernel's contract does not declare (param, scalar, unused,
+    tensor map or table row): the kernel never reads it, so a wrong argument index goes unseen."""
+    if contract is None:
+        return []
+    declared = {a.index for a in contract.arguments}
+    for table in contract.tables:
+        declared.update(range(table.first, table.first + table.rows * table.words))
+    stray = sorted(p.word - argument_word for p in launch.patches
+                   if p.word >= argument_word and p.word - argument_word not in declared)
+    if not stray:
+        return []
+    words = ", ".join(str(w) for w in stray)
+    return [Finding("contract", f"{name} patches argument{'s' if len(stray) > 1 else ''} {words} (word "
+                                f"{', '.join(str(argument_word + w) for w in stray)}), which {launch.identity}'s "
+                                f"contract does not declare: the kernel never reads {'them' if len(stray) > 1 else 'it'}; "
+                                f"patch the argument its contract names, or declare the word "
+                                f"(//@ param N scalar|unused ...) in {contract.source.name}")]
+
+
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
                    extent: tuple[int | None, str, str] | None = None) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
@@ -242,6 +262,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                 out += _check_address(residents, phase, mapped.pointer, where, mapped.address, {},
                                       (mapped.extent, "", counted))
         patched = {p.word for p in launch.patches}
+        out += _undeclared_patches(name, launch, contract, argument_word)
         fills = [(k, f) for k, f in enumerate(plan.host.fills if plan.host else ()) if f.launch == index]
         for declared in contract.tensor_maps if contract else ():
             if argument_word + declared.word in patched:
