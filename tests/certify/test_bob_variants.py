@@ -50,6 +50,9 @@ VARIANTS = {
         [(PC, '(bobLaunch b"bob-greedy-argmax" (bobKernel bobArgmaxPlace 1)',
           '(bobLaunch b"bob-greedy-argmax" (bobKernel bobAdamPlace 1)')],
         ["launch 2 (bob-greedy-argmax) runs region bob-adamw's code", "point it at region bob-greedy-argmax's place"]),
+    "a region with another block than its kernel's": (
+        [(PC, '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 256)', '(bobRegion b"bob-adamw" bobAdamMachineBytes 32 128)')],
+        ["region bob-adamw declares blocks of 128 threads, but bob-adamw.sass is written for 256 (its //@ block)"]),
     "a launch patching a word its kernel never reads": (
         [(PC, "          bobNoPatches))))", "          (bobPatch (bobArgument 10) (bobWord64 7) bobNoPatches)))))")],
         ["launches 2, 4, 6 (3 alike) (bob-greedy-argmax) patches argument 10 (word 54), which bob-greedy-argmax's "

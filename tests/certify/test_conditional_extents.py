@@ -87,7 +87,11 @@ def test_a_condition_says_when_the_kernel_touches_a_pointer(tmp_path):
     ("//@ param 0 pointer read 64 unless hi[7] & 8 spaced\n", "when TERM&MASK"),
     ("//@ param 0 pointer read 64 when hi[7]&16 each 2 by 64 the batches after the condition\n", "when TERM&MASK"),
     ("//@ param 0 pointer read 4*-lo[1] a sign\n", "when|unless"),
-    ("//@ param 0 pointer read 4*lo[1]- a dangling minus\n", "when|unless")])
+    ("//@ param 0 pointer read 4*lo[1]- a dangling minus\n", "when|unless"),
+    ("//@ param 0 pointer read 64 whenever hi[7]&16 a misspelt condition\n", "when TERM&MASK"),
+    ("//@ block 0\n", "//@ block X [Y [Z]]"),
+    ("//@ block 256 x\n", "//@ block X [Y [Z]]"),
+    ("//@ block 256\n//@ block 128\n", "declared once")])
 def test_a_malformed_condition_or_expression_is_refused_with_file_and_line(tmp_path, line, says):
     """(A condition that does not parse would otherwise become the pointer's description, and the
     pointer unconditional.)"""
@@ -95,7 +99,7 @@ def test_a_malformed_condition_or_expression_is_refused_with_file_and_line(tmp_p
     source.write_text("// a kernel\n" + line)
     with pytest.raises(ContractError) as caught:
         parse_contract(source)
-    assert "k.sass:2" in str(caught.value) and says in str(caught.value)
+    assert f"k.sass:{line.count(chr(10)) + 1}" in str(caught.value) and says in str(caught.value)
 
 
 def test_negative_and_zero_division_extents_are_findings_naming_launch_argument_expression(tmp_path):

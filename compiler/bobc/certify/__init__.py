@@ -92,6 +92,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) 
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)"))
         contracts[region.identity] = contract
+        out += _block_findings(plan, region, contract)
         try:
             reads, problems = assembled_reads(source, target)
         except BobcError as error:
@@ -101,6 +102,28 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) 
         out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
         out += check_code_reads(contract, reads)
     return contracts, out
+
+
+def _block_findings(plan: Plan, region, contract) -> list[Finding]:
+    """A kernel that declares the block its code is written for (`//@ block X [Y [Z]]`) is
+    given that block: by its region (x) and by every launch of it (y, z)."""
+    if contract.block is None:
+        return []
+    x, y, z = contract.block
+    source = contract.source.name
+    if region.block_x != x:
+        return [Finding("block", f"region {region.identity} declares blocks of {region.block_x} threads, but "
+                                 f"{source} is written for {x} (its //@ block): the code's thread indexing "
+                                 f"would cover other elements; give the region {x}")]
+    index = plan.program.regions.index(region)
+    wrong = [i for i, launch in enumerate(plan.program.launches)
+             if launch.region == index and tuple(launch.block[1:]) != (y, z)]
+    if not wrong:
+        return []
+    first = plan.program.launches[wrong[0]]
+    return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
+                             f"({region.identity}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
+                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)")]
 
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

@@ -104,6 +104,8 @@ _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 _READ = re.compile(r"c\[0x0\]\[(?:(RZ|R\d+)\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 _TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
 _TABLE = re.compile(r"^\s*//@\s*table\b")
+_BLOCK = re.compile(r"^\s*//@\s*block\b")
+_BLOCK_FORM = re.compile(r"^\s*//@\s*block\s+(\d+)(?:\s+(\d+))?(?:\s+(\d+))?\s*(?://.*)?$")
 _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
 
 # A tensor map's element, as contracts name it -> bobc.nvidia.tensor_map's data type name
@@ -326,6 +328,8 @@ class KernelContract:
     reads: tuple[ParameterRead, ...]
     tensor_maps: tuple[TensorMap, ...] = ()     # each also declares its word: an Argument of kind "tensormap"
     tables: tuple[ParameterTable, ...] = ()
+    # `//@ block X [Y [Z]]`: the block the code is written for (its thread indexing), or None
+    block: tuple[int, int, int] | None = None
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -409,8 +413,17 @@ def _width(instruction: str) -> int:
 
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     """The contract comments and the parameter reads of one kernel source."""
-    arguments, reads, maps, tables = [], [], [], []
+    arguments, reads, maps, tables, block = [], [], [], [], None
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if _BLOCK.match(line):
+            form = _BLOCK_FORM.match(line)
+            dims = tuple(int(d) for d in form.groups() if d is not None) if form else ()
+            if not dims or min(dims) < 1 or block is not None:
+                again = " once" if block is not None else ""
+                raise ContractError(f"{path}:{number}:1: a kernel's block is declared{again} as '//@ block X [Y [Z]]' "
+                                    f"(the threads its code is written for: //@ block 256)")
+            block = (dims + (1, 1))[:3]
+            continue
         if _TABLE.match(line):
             table = _TABLE_FORM.match(line)
             if not table or int(table.group(2)) < 1 or int(table.group(3)) < 1:
@@ -443,7 +456,8 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                                         f"such as 4*hi[7] or 2*lo[8]*lo[6]-2*lo[8]+2*lo[7] (+ - * /, no spaces), "
                                         f"or a size the code fixes; COUNT, STRIDE: expressions; TERM: lo[i], hi[i] "
                                         f"or word[i], MASK a number: when hi[7]&16)")
-                if re.match(r"(when|unless|each)\s", pointer.group(6)):
+                if re.match(r"(when|unless|each)\s", pointer.group(6)) or re.search(r"\b(lo|hi|word)\[\d+\]&",
+                                                                                       pointer.group(6)):
                     # (else a misspelt condition or batch would be the description, the pointer unconditional)
                     raise ContractError(f"{path}:{number}: pointer word {index}'s 'each COUNT by STRIDE' and "
                                         f"condition come in that order after its extent, the condition written "
@@ -470,7 +484,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
-                          tuple(reads), tuple(maps), tuple(tables))
+                          tuple(reads), tuple(maps), tuple(tables), block)
 
 
 def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:
