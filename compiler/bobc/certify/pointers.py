@@ -141,14 +141,16 @@ def window_addresses(launch, contract: KernelContract | None, argument_word: int
 
 def _undeclared_patches(name: str, launch, contract: KernelContract | None, argument_word: int) -> list[Finding]:
     """A patched parameter word the kernel's contract does not declare (param, scalar, unused,
-    tensor map or table row): the kernel never reads it, so a wrong argument index goes unseen."""
+    tensor map or table row): the kernel never reads it, so a wrong argument index goes unseen.
+    A zero patch is the unpatched word's own value (a plan filling a block's words up to a later
+    one), so it is not one."""
     if contract is None:
         return []
     declared = {a.index for a in contract.arguments}
     for table in contract.tables:
         declared.update(range(table.first, table.first + table.rows * table.words))
     stray = sorted(p.word - argument_word for p in launch.patches
-                   if p.word >= argument_word and p.word - argument_word not in declared)
+                   if p.value and p.word >= argument_word and p.word - argument_word not in declared)
     if not stray:
         return []
     words = ", ".join(str(w) for w in stray)
