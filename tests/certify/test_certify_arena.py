@@ -67,8 +67,8 @@ def test_a_pointer_just_past_a_resident_is_a_stray_pointer(plan):
     broken = replace_patch(plan, 8, 3, address)
     assert messages(broken) == [
         f"launch 8 (bob-loss-gradient) argument 3 (word 47, the loss block (256 binary32)): address {address:#x} "
-        f"lies in no resident; nearest: training-loss [{bob.TRAINING_LOSS:#x}, {address:#x}), which ends 1 "
-        f"byte(s) before it"]
+        f"lies in no resident; nearest: training-loss [{bob.TRAINING_LOSS:#x}, {address:#x}), the address 0 "
+        f"byte(s) past its end"]
 
 
 def test_a_gather_reading_the_prompt_past_the_record_is_refused(plan):

@@ -25,8 +25,8 @@ def _nearest(residents, address: int) -> str:
         return "no residents are declared"
     distance, r = best
     if address < r.address:
-        return f"nearest: {describe(r)}, which starts {r.address - address} bytes after it"
-    return f"nearest: {describe(r)}, which ends {address - end(r) + 1} byte(s) before it"
+        return f"nearest: {describe(r)}, the address {r.address - address} byte(s) below its start"
+    return f"nearest: {describe(r)}, the address {address - end(r)} byte(s) past its end"
 
 
 MAX_BATCHES = 1 << 16          # batches a certificate checks one by one
