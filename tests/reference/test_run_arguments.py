@@ -85,7 +85,8 @@ def test_an_oversized_record_is_refused_unread_by_both(setup):
 @pytest.mark.parametrize("source,said", [
     ("x = (\n", "SyntaxError at line 1"),
     ("import math\nraise RuntimeError('boom')\n", "RuntimeError at line 2: boom"),
-    ("from dataclasses import dataclass\n@dataclass\nclass K:\n    x: int\nKERNELS = 3\n", "defines no KERNELS"),
+    ("from __future__ import annotations\nfrom dataclasses import dataclass\n@dataclass\nclass K:\n    x: int\n"
+     "KERNELS = 3\n", "defines no KERNELS"),      # a dataclass needs its module in sys.modules
 ])
 def test_a_bad_kernels_file_is_one_line(setup, tmp_path, source, said):
     folder, _ = setup
