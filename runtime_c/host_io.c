@@ -61,8 +61,8 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        return rt_say(err, code, "%s %s: %lld bytes, more than the %zu a %s can be", what, path, (long long)st.st_size,
-                   limit, what);
+        return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, path,
+                      (long long)st.st_size, strchr("aeiou", what[0]) ? "an" : "a", what, limit);
     }
     /* one byte past the size fstat gave tells a file that grew while being read */
     size_t expected = (size_t)st.st_size;
@@ -407,7 +407,7 @@ static int journal_complete(const char *folder, const char *path, char reals[][R
     }
     unlink(path);
     sync_folder(folder);
-    fprintf(stderr, "rt: completed an interrupted publication from %s:", path);
+    fprintf(stderr, "%s: completed an interrupted publication from %s:", rt_report_name(), path);
     for (int i = 0; i < pairs; i++)
         fprintf(stderr, " %s", names[2 * i + 1]);
     fputc('\n', stderr);

@@ -35,6 +35,11 @@ void rt_report_as(const char *program)
     }
 }
 
+const char *rt_report_name(void)
+{
+    return report_name;
+}
+
 void rt_report(const char *err)
 {
     fprintf(stderr, "%s: error: %s\n", report_name, err);
@@ -496,6 +501,7 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
             "  --predictions FILE    the predictions (published atomically)\n"
             "  --result FILE         the result record (published atomically)\n"
+            "  --version             (alone) the target, driver branch, bobc and plan identity this host was built for\n"
             "\n"
             "exit codes: 0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,\n"
             "            6 no GPU / driver refused, 7 GPU fault or timeout, 8 output write failed\n",
@@ -518,6 +524,10 @@ int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
             a->help = 1;
             return 0;
         }
+        if (strcmp(arg, "--version") == 0)
+            return rt_say(err, RT_EXIT_USAGE, "--version is given alone, as the only argument");
+        if (arg[0] == '-' && strncmp(arg, "--", 2) != 0)
+            return rt_say(err, RT_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
         if (strncmp(arg, "--", 2) == 0) {
             const char *eq = strchr(arg, '=');
             size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);

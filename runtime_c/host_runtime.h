@@ -24,6 +24,7 @@
 
 void rt_report(const char *err);   /* "HOST: error: <err>\n" on stderr */
 void rt_report_as(const char *program);   /* HOST: the last part of `program` (default "host") */
+const char *rt_report_name(void);          /* HOST, as rt_report prints it */
 
 /* ---- files ---- */
 

@@ -1395,14 +1395,16 @@ static void close_rm(rt_gpu *g)
         close(g->usermode_fd);
     g->usermode_fd = -1;
     step(g, "close: CPU mappings dropped");
-    if (g->h_client) {
+    int had_client = g->h_client != 0;
+    if (had_client) {
         nv_result r = rm_free(g, 0, g->h_client);
         if (!nv_ok(r))
             warn("NV_ESC_RM_FREE of the root client: %s", nv_why(r, why, sizeof why));
     }
     g->h_client = g->h_device = g->h_subdevice = g->h_usermode = g->h_vaspace = 0;
     g->h_group = g->h_ctxshare = g->h_channel = g->h_compute = 0;
-    step(g, "close: root client freed (and every object under it)");
+    step(g, had_client ? "close: root client freed (and every object under it)"
+                       : "close: no root client was allocated");
     if (g->fd_dev >= 0) close(g->fd_dev);
     if (g->fd_ctl >= 0) close(g->fd_ctl);
     g->fd_dev = g->fd_ctl = -1;

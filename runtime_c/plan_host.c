@@ -635,8 +635,10 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     rt_args args;
     int rc = rt_parse_args(argc, argv, &args, h.err);
     if (rc) {
+        /* one line, ending with where the whole usage is (docs/runtime.md: every failure prints one line) */
+        if (!strstr(h.err, "--help"))
+            strncat(h.err, " (see --help)", sizeof h.err - strlen(h.err) - 1);
         rt_report(h.err);
-        rt_print_usage(argv[0], p->identity, p->input.record_bytes, stderr);
         return rc;
     }
     if (args.help) {

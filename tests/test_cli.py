@@ -95,9 +95,10 @@ def test_unwritable_images_folder_is_one_message(tmp_path):
     blocker = tmp_path / "images"
     blocker.write_bytes(b"a file where the folder should go")
     result = bobc("build", str(plan), "--emit-images", str(blocker))
-    assert result.returncode == 1
+    assert result.returncode == 8                   # an output failure, as for -o
     assert "Traceback" not in result.stderr
-    assert f"cannot write images to {blocker}" in result.stderr
+    assert f"{blocker}: cannot write output (--emit-images): is not a folder" in result.stderr
+    assert blocker.read_bytes() == b"a file where the folder should go"
 
 
 def test_eval_type_checks_the_definition_first(tmp_path):
@@ -127,3 +128,68 @@ def test_eval_refuses_a_definition_that_depends_on_an_ill_typed_one(tmp_path):
         assert f"{plan}:3:17" in refused.stderr and "Traceback" not in refused.stderr
     assert bobc("eval", str(plan), "usesFine").stdout.strip() == "3"
     assert bobc("eval", str(plan), "top", "--unchecked").stdout.strip() == 'b"x"'
+
+
+# ---------------------------------------------------------------- probe s26 (probe-bob, probe-coppelius)
+
+REPO_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+BOB_PLAN = REPO_ROOT / "examples/bob/Bob/Build/NativeHost.bob"
+
+
+def bobc_in(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("flags", [["-o", ""], ["--emit-images", ""], ["--emit-images", "", "-o", "h"]])
+def test_build_refuses_an_empty_output_and_never_writes_bob_host(tmp_path, flags):
+    (tmp_path / "bob-host").write_bytes(b"the previous host")
+    done = bobc_in(tmp_path, "build", BOB_PLAN, *flags)
+    assert done.returncode == 2, done.stderr
+    assert "has an empty value" in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "bob-host").read_bytes() == b"the previous host"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bob-host"]
+
+
+def test_emit_images_never_writes_through_a_symlink(tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (images / "manifest.json").symlink_to(victim)
+    done = bobc_in(tmp_path, "build", BOB_PLAN, "--emit-images", images)
+    assert done.returncode == 8, done.stderr
+    assert f"{images / 'manifest.json'}: cannot write output (--emit-images): is a symbolic link" in done.stderr
+    assert victim.read_text() == "precious\n"
+    assert sorted(p.name for p in images.iterdir()) == ["manifest.json"]       # nothing else written
+
+
+def test_emit_images_refuses_a_missing_parent_and_writes_all_five(tmp_path):
+    done = bobc_in(tmp_path, "build", BOB_PLAN, "--emit-images", tmp_path / "a" / "b")
+    assert done.returncode == 8 and "does not exist" in done.stderr and not (tmp_path / "a").exists()
+    done = bobc_in(tmp_path, "build", BOB_PLAN, "--emit-images", tmp_path / "img")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "img").iterdir()) == sorted(
+        ["program.bin", "qmd.bin", "push.bin", "gpfifo.bin", "manifest.json"])     # no temporaries, no journal
+
+
+def test_every_subcommand_defaults_to_sm_90():
+    for name in ("check", "eval", "build", "run", "sim", "asm", "disasm"):
+        done = bobc(name, "--help")
+        assert "default sm_90" in done.stdout.replace("\n", " ").replace("  ", " "), (name, done.stdout)
+
+
+def test_check_certifies_the_target_build_builds():
+    done = bobc("check", BOB_PLAN)
+    assert done.returncode == 0 and "certified for sm_90" in done.stdout, done.stdout + done.stderr
+
+
+def test_unrecognized_arguments_point_at_the_subcommand_help():
+    done = bobc("build", BOB_PLAN, "extra", "words")
+    assert done.returncode == 2
+    assert "unrecognized arguments: extra words" in done.stderr and "(see 'bobc build --help')" in done.stderr
+
+
+def test_a_folder_given_as_a_file_is_called_a_folder(tmp_path):
+    for argv in (["build", tmp_path], ["inspect", tmp_path]):
+        done = bobc(*argv)
+        assert done.returncode == 2 and f"{tmp_path} is a folder" in done.stderr and "no such file" not in done.stderr

@@ -61,8 +61,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bobc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    parser.subcommand_parsers = {}
     for name, summary in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+        parser.subcommand_parsers[name] = p
         if only is None or name == only:
             if name in EVALUATING:
                 p.add_argument("--max-evaluation-steps", type=_positive, metavar="N",
@@ -93,7 +95,9 @@ def _subcommand(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
+        parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "max_evaluation_steps", None) is not None:
         from .language import limits
 
@@ -107,7 +111,23 @@ def main(argv: list[str] | None = None) -> int:
         print("bobc: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # the reader stopped reading (`bobc dump ... | head`): nothing more can be said, and
+        # Python's exit-time flush must not complain; a command whose exit code is a verdict
+        # (diff) handles this itself and returns its verdict
+        _quiet_stdout()
         return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null after its reader went away (no 'Exception ignored' at exit)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

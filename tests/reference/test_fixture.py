@@ -79,3 +79,43 @@ def test_example_script_and_errors(tmp_path, repo):
                           "-o", str(out)], capture_output=True, text=True)
     assert bad.returncode == 2 and "3 prompts" in bad.stderr
     assert np.array_equal(decode_input_record(out.read_bytes()).prompts, [97, 98, 99])
+
+
+# ---- probe s26 (probe-bob 9): CRLF prompts files, non-UTF-8 prompts, bounded inputs, safe outputs
+
+def test_crlf_prompts_file_gives_the_last_byte_before_the_line_end(tmp_path, repo):
+    prompts = tmp_path / "p.txt"
+    prompts.write_bytes(b"x\r\ny\r\nz\r\n")
+    out = tmp_path / "r.bin"
+    assert main([str(repo / "examples/bob/corpus.txt"), "--prompts-file", str(prompts), "-o", str(out)]) == 0
+    assert decode_input_record(out.read_bytes()).prompts.tolist() == [ord("x"), ord("y"), ord("z")]
+
+
+def test_a_non_utf8_prompt_is_its_bytes(tmp_path, repo):
+    out = tmp_path / "r.bin"
+    done = subprocess.run([sys.executable, str(repo / "examples/bob/build_fixture.py"),
+                           str(repo / "examples/bob/corpus.txt"), "--prompt", "a", "--prompt", b"\xff",
+                           "--prompt", "c", "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert decode_input_record(out.read_bytes()).prompts.tolist() == [97, 255, 99]
+
+
+def test_a_corpus_that_is_not_a_regular_file_is_refused_unread(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["/dev/zero", "-o", str(tmp_path / "r.bin")])
+    assert stopped.value.code == 2
+    assert "cannot read /dev/zero: a device, not a regular file" in capsys.readouterr().err
+    assert not (tmp_path / "r.bin").exists()
+
+
+def test_the_record_is_never_written_over_an_input_or_through_a_symlink(tmp_path, repo, capsys):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"abacab")
+    assert main([str(corpus), "-o", str(corpus)]) == 8
+    assert corpus.read_bytes() == b"abacab"
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    (tmp_path / "link").symlink_to(victim)
+    assert main([str(corpus), "-o", str(tmp_path / "link")]) == 8
+    assert victim.read_bytes() == b"precious"
+    assert "symbolic link" in capsys.readouterr().err

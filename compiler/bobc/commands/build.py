@@ -1,6 +1,5 @@
 from pathlib import Path
 
-from ..errors import BobcError
 from ..targets import target_named
 from ._common import add_target, existing_file
 
@@ -16,21 +15,28 @@ def add_arguments(p):
                         "definition of type (family NvidiaPlanHost))")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
-    add_target(p, default="sm_90")  # the same target as `make build` (README, quick start)
+    add_target(p)  # sm_90: the same target as `make build` (README, quick start)
 
 
 def run(args):
     from .. import pipeline
 
+    from ..errors import UsageError
+
+    for option, value in (("-o", args.output), ("--emit-images", args.emit_images)):
+        if value is not None and not value:     # the host's rule: an empty value is a usage error
+            raise UsageError(f"option {option} has an empty value",
+                             hint="name the host file to write (-o HOST) or the image folder (--emit-images DIR)")
     plan_path = existing_file(args.plan)
     target = target_named(args.target)
-    output = Path(args.output or "bob-host") if (args.output or not args.emit_images) else None
+    output = Path(args.output if args.output is not None else "bob-host") \
+        if (args.output is not None or args.emit_images is None) else None
     if output is not None:
         # checked before the (long) build: never through a symlink, never over a non-file
         from ..reference.safe_io import OutputSet
 
-        OutputSet().add(args.output or "bob-host", "-o")    # the text as given: "host/" is refused
-    if args.entry is not None and output is not None and not args.emit_images:
+        OutputSet().add(args.output if args.output is not None else "bob-host", "-o")    # "host/" is refused
+    if args.entry is not None and output is not None and args.emit_images is None:
         from ..native.build import native_artifact          # docs/native-host.md
         from ..reference.safe_io import publish_file
 
@@ -40,17 +46,14 @@ def run(args):
             print(f"wrote {output} ({target.name}; native physical program host, {len(artifact)} bytes)")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
-    if args.emit_images:
+    if args.emit_images is not None:
         from ..nvidia.encode import write_images
 
-        try:
-            write_images(built.images, Path(args.emit_images))
-        except OSError as error:
-            raise BobcError(f"cannot write images to {args.emit_images}: {error.strerror}") from None
+        write_images(built.images, Path(args.emit_images))     # exit 8 naming the file it could not write
         print(f"wrote {target.name} images to {args.emit_images}")
     if output is not None:
         write_host(built, target, output)
-        print(f"wrote {output} ({target.name})" if args.output else
+        print(f"wrote {output} ({target.name})" if args.output is not None else
               f"wrote {output} ({target.name}; no -o given, so ./bob-host)")
     return 0
 

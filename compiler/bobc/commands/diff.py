@@ -1,31 +1,66 @@
 """`bobc diff A B`: every difference between two image folders or two built hosts, by meaning.
 
-Exit 0 when they hold the same images, 1 when they differ, 2 on a usage error
-(like diff(1)).  A and B are folders written by `bobc build --emit-images` or
-hosts built by `bobc build` (their .bobc.* sections), in any mix.
+Exit 0 when they hold the same images, 1 when they differ, 2 when they cannot be
+compared: a usage error, a missing file, a file that is neither an image folder nor a
+bobc host, a damaged one, or two different kinds of host (like diff(1), whose 2 is
+"trouble").  A and B are folders written by `bobc build --emit-images` or hosts built
+by `bobc build` (their .bobc.* sections), in any mix; or two native physical program
+hosts (`bobc build --entry`, docs/native-host.md), compared command by command and
+embedded image by embedded image.  The verdict stands when the reader of the output
+goes away early (`bobc diff a b | head`).
 """
 from __future__ import annotations
 
 import json
+import sys
+
+CANNOT_COMPARE = 2
 
 
 def add_arguments(p):
     p.add_argument("a", help="image folder or host executable (the 'before')")
     p.add_argument("b", help="image folder or host executable (the 'after')")
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list")
+    p.epilog = "exit status: 0 the same images, 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
+
+
+def _differences(a_path: str, b_path: str):
+    from ..errors import BobcError
+    from ..host import native
+    from ..nvidia.decode import load_images
+    from ..nvidia.golden import _differences, differences
+
+    try:
+        kinds = native.is_native_host(a_path), native.is_native_host(b_path)
+        if kinds == (True, True):
+            return _differences(native.lines(a_path), native.lines(b_path))
+        if any(kinds):
+            native_one, other = (a_path, b_path) if kinds[0] else (b_path, a_path)
+            from ..errors import UsageError
+            raise UsageError(f"{native_one} is a native physical program host and {other} is not: "
+                             "the two cannot be compared",
+                             hint="compare two native hosts, or two plan hosts / image folders")
+        a, b = load_images(a_path), load_images(b_path)
+        return differences(a, b)
+    except BobcError as error:
+        error.exit_code = CANNOT_COMPARE      # never 1: 1 says "they differ"
+        raise
 
 
 def run(args):
-    from ..nvidia.decode import load_images
-    from ..nvidia.golden import differences
+    found = _differences(args.a, args.b)
+    verdict = 1 if found else 0
+    try:
+        if args.json:
+            print(json.dumps([d.as_json() for d in found], indent=1))
+        else:
+            for difference in found:
+                print(difference.text())
+            print(f"{len(found)} difference(s) between {args.a} and {args.b}" if found
+                  else f"{args.a} and {args.b} hold the same images")
+        sys.stdout.flush()
+    except BrokenPipeError:      # `bobc diff a b | head`: the verdict is still the verdict
+        from ..cli import _quiet_stdout
 
-    a, b = load_images(args.a), load_images(args.b)
-    found = differences(a, b)
-    if args.json:
-        print(json.dumps([d.as_json() for d in found], indent=1))
-    else:
-        for difference in found:
-            print(difference.text())
-        print(f"{len(found)} difference(s) between {args.a} and {args.b}" if found
-              else f"{args.a} and {args.b} hold the same images")
-    return 1 if found else 0
+        _quiet_stdout()
+    return verdict

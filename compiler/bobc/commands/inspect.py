@@ -8,7 +8,8 @@ from ._common import existing_file
 
 
 def add_arguments(p):
-    p.add_argument("host", help="a host executable built by `bobc build`")
+    p.add_argument("host", help="a host executable built by `bobc build` (a plan host, or a native physical "
+                   "program host built with --entry)")
     p.add_argument("--extract", metavar="DIR",
                    help="also write each image to DIR/<name>.bin (manifest as manifest.json)")
     p.add_argument("--json", action="store_true", help="print the same as one JSON object")
@@ -17,7 +18,16 @@ def add_arguments(p):
 def run(args):
     from ..host import sections, version
 
+    from ..errors import UsageError
+    from ..host import native
+
+    given = Path(args.host)
+    if given.is_dir():
+        raise UsageError(f"{given} is a folder, not a host executable",
+                         hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {given}`")
     path = existing_file(args.host)
+    if native.is_native_host(path):
+        return _inspect_native(path, args)
     found = sections.read(path)
     needs = version.parse(found[version.SECTION]) if version.SECTION in found else {}
     if args.json:
@@ -43,9 +53,41 @@ def run(args):
         else:
             print(f"  (no {sections.PREFIX}{version.SECTION} section: built by a bobc before --version)")
     if args.extract:
-        out = Path(args.extract)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, content in found.items():
-            if name != version.SECTION:
-                (out / (f"{name}.json" if name == "manifest" else f"{name}.bin")).write_bytes(content)
+        _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"): content
+                                      for name, content in found.items() if name != version.SECTION})
     return 0
+
+
+def _inspect_native(path: Path, args) -> int:
+    """A native physical program host: its program and embedded images (bobc.host.native)."""
+    from ..host import native
+
+    text, info = native.summary(path)
+    print(json.dumps(info, indent=1, sort_keys=True) if args.json else "\n".join(text))
+    if args.extract:
+        _extract(Path(args.extract), native.extract(path))
+    return 0
+
+
+def _extract(folder: Path, files: dict) -> None:
+    """Each file into `folder` (created when its parent exists), with the host's output rules:
+    never through a symlink, temporaries renamed into place together (exit 8 naming a file)."""
+    import os
+
+    from ..reference.errors import OutputWriteFailure
+    from ..reference.safe_io import OutputSet
+
+    if not folder.is_dir() or folder.is_symlink():
+        if folder.is_symlink() or folder.exists():
+            raise OutputWriteFailure(folder, "--extract", "is not a folder (or is a symlink)",
+                                     hint="nothing was written")
+        try:
+            folder.mkdir()
+        except OSError as error:
+            raise OutputWriteFailure(folder, "--extract", f"cannot create the folder: {error.strerror}",
+                                     hint="nothing was written") from None
+    outputs = OutputSet()
+    for name, content in files.items():
+        outputs.add(os.path.join(folder, name), "--extract")
+        outputs.outputs[-1].data = content
+    outputs.publish()

@@ -8,10 +8,11 @@ REFERENCE_KERNELS_FILE in the plan's root folder (the folder its module path
 is relative to: for a module Model.Build.NativeHost, the folder holding
 Model/); this command knows no model.
 """
+import argparse
 from pathlib import Path
 
 from ..targets import target_named
-from ._common import add_target, existing_file
+from ._common import DEFAULT_TARGET, add_target, existing_file
 
 # the convention `bobc run --reference` follows when --kernels is not given (docs/host-steps.md)
 REFERENCE_KERNELS_FILE = "reference_kernels.py"
@@ -24,11 +25,8 @@ def add_arguments(p):
                         "--entry names, with ARGUMENTS as its file arguments (docs/native-host.md)")
     p.add_argument("--reference", action="store_true", required=True,
                    help="use the NumPy reference runner (the only runner `bobc run` has)")
-    p.add_argument("--input", help="input record")
-    p.add_argument("--checkpoint", help="checkpoint to resume from (fresh run when absent)")
-    p.add_argument("--checkpoint-out", help="checkpoint to publish")
-    p.add_argument("--predictions", help="predictions file to write")
-    p.add_argument("--result", help="result record to write")
+    for option, text in HOST_OPTIONS:
+        p.add_argument(option, action=_HostOption, help=text)
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
@@ -43,16 +41,70 @@ def add_arguments(p):
     add_target(p)
 
 
-def load_kernels(path) -> dict:
-    """KERNELS of a model's reference kernel file."""
+# the host's own options (runtime_c/host_runtime.c rt_parse_args), parsed by its rules
+HOST_OPTIONS = (("--input", "input record"),
+                ("--checkpoint", "checkpoint to resume from (fresh run when absent)"),
+                ("--checkpoint-out", "checkpoint to publish"),
+                ("--predictions", "predictions file to write"),
+                ("--result", "result record to write"))
+
+
+class _HostOption(argparse.Action):
+    """Keeps each host option as given, in order, so that the host's parser
+    (reference/native_request.parse_args) judges them: an empty value or an option
+    given twice is a usage error (exit 2) there as on the host, never a silent fallback."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = list(getattr(namespace, "host_options", None) or [])
+        given.append((option_string, values))
+        namespace.host_options = given
+        if getattr(namespace, self.dest, None) is None:
+            setattr(namespace, self.dest, values)
+
+
+def host_arguments(args) -> list[str]:
+    """The host options as the host would be given them."""
+    return [word for pair in (getattr(args, "host_options", None) or []) for word in pair]
+
+
+def load_module(path, name: str, what: str):
+    """A Python file loaded as module `name`, registered in sys.modules while it runs (what
+    dataclasses and pickling look for); any failure is one line naming the file."""
     import importlib.util
+    import sys
+    import traceback
 
     from ..errors import UsageError
-    spec = importlib.util.spec_from_file_location("bobc_reference_kernels", path)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise UsageError(f"{path}: not a Python file")
+        raise UsageError(f"{what} {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    previous = sys.modules.get(name)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        sys.modules.pop(name, None)
+        raise UsageError(f"cannot load {what} {path}: SyntaxError at line {error.lineno}: {error.msg}",
+                         hint="fix the file (python -m py_compile FILE shows it)") from None
+    except Exception as error:      # noqa: BLE001 -- the user's code: any failure is reported, not a traceback
+        sys.modules.pop(name, None)
+        here = Path(path).resolve()
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).resolve() == here]
+        where = f" at line {frames[-1].lineno}" if frames else ""
+        raise UsageError(f"cannot load {what} {path}: {type(error).__name__}{where}: {error}",
+                         hint="run `python FILE` to see the whole traceback") from None
+    finally:
+        if previous is not None:
+            sys.modules[name] = previous
+    return module
+
+
+def load_kernels(path) -> dict:
+    """KERNELS of a model's reference kernel file."""
+    from ..errors import UsageError
+
+    module = load_module(path, "bobc_reference_kernels", "--kernels")
     kernels = getattr(module, "KERNELS", None)
     if not isinstance(kernels, dict):
         raise UsageError(f"{path} defines no KERNELS dictionary (kernel identity -> function)")
@@ -71,11 +123,15 @@ def run_plan_host(plan, kernels, args) -> int:
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    record_file = safe_io.read_input(args.input, BadInputRecord)
+    # the host's read limits (runtime_c/host_runtime.c): the record's size and one byte more
+    # (a bigger file is refused unread), the checkpoint's envelope and 1 MiB
+    record_file = safe_io.read_input(args.input, BadInputRecord, plan.host.request.input_record_bytes + 1)
     files.inputs.append(record_file)
     state = checkpoint_file = None
-    if args.checkpoint:
-        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint)
+    if args.checkpoint is not None:
+        contract = plan.checkpoint
+        limit = envelope.header_bytes(contract) + contract.payload_bytes + 12 + (1 << 20)
+        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint, limit)
         files.inputs.append(checkpoint_file)
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
@@ -103,7 +159,7 @@ def load_plan(path, include=(), entry=None, target=None):
     """The extracted Plan of a plan module: the build's own load, check and extract stages."""
     from .. import pipeline
 
-    program = pipeline.load(path, target or target_named("sm_86"), include)
+    program = pipeline.load(path, target or target_named(DEFAULT_TARGET), include)
     pipeline.check(program)
     return pipeline.extract(program, entry)
 
@@ -130,13 +186,13 @@ def run(args):
     if args.operation == "native":
         return run_native(plan_path, args)
     from ..errors import UsageError
-    missing = [option for option, value in (("--input", args.input), ("--checkpoint-out", args.checkpoint_out),
-                                            ("--predictions", args.predictions), ("--result", args.result))
-               if value is None]
-    if missing or args.arguments:
-        raise UsageError(f"{args.operation} needs {', '.join(missing)}" if missing else
-                         f"{args.operation} takes no positional arguments after the operation "
-                         f"({' '.join(args.arguments)})")
+    from ..reference.native_request import Help, Refused, parse_args
+    try:        # the host's parser: the same refusals (missing, empty, repeated, same output twice)
+        parse_args([args.operation, *host_arguments(args), *args.arguments])
+    except Refused as refused:
+        raise UsageError(refused.message) from None
+    except Help:
+        pass
     kernels = kernels_file(plan_path, args.kernels)
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
     return run_plan_host(plan, load_kernels(kernels), args)
@@ -181,20 +237,11 @@ def run_native(plan_path, args) -> int:
         raise UsageError(f"{args.entry} is neither a NativePhysicalProgram nor a native host's Bytes")
     gpu = None
     if args.kernels:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("bobc_native_gpu", existing_file(args.kernels))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = load_module(existing_file(args.kernels), "bobc_native_gpu", "--kernels")
         gpu = getattr(module, "SUBMIT", None)
         if gpu is None:
             raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry)")
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
-    arguments = list(args.arguments)
-    for option, value in (("--input", args.input), ("--checkpoint", args.checkpoint),
-                          ("--checkpoint-out", args.checkpoint_out), ("--predictions", args.predictions),
-                          ("--result", args.result)):
-        if value is not None:
-            arguments += [option, value]
+    arguments = list(args.arguments) + host_arguments(args)       # as given: the program judges them
     sys.stdout.flush()
     return run_program(code, arguments, name=args.entry, gpu=gpu, components=components)

@@ -48,7 +48,10 @@ def read_images(folder: str | Path) -> Images:
         path = folder / name
         if not path.is_file():
             raise UsageError(f"{folder} has no {name}")
-        data[attribute] = path.read_bytes()
+        try:
+            data[attribute] = path.read_bytes()
+        except OSError as error:
+            raise BobcError(f"cannot read {path}: {error.strerror or error}") from None
     labels = {attribute: str(folder / name) for attribute, name in IMAGE_FILES.items()}
     return _images(_parse_manifest(text, folder / "manifest.json"), data, folder, labels)
 
@@ -60,38 +63,52 @@ def load_images(path: str | Path) -> Images:
         return read_images(path)
     if not path.exists():
         raise UsageError(f"no such image folder or host: {path}")
-    with open(path, "rb") as handle:
-        magic = handle.read(4)
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
     if magic != b"\x7fELF":
         raise UsageError(f"{path} is neither an image folder nor a host executable",
                          hint="pass a folder written by `bobc build --emit-images` or a host built by `bobc build`")
-    from ..host import sections
+    from ..host import native, sections
 
+    if native.is_native_host(path):
+        raise UsageError(f"{path} is a native physical program host (`bobc build --entry`, docs/native-host.md): "
+                         "its device images are embedded without a manifest, so they cannot be decoded "
+                         "as an image set",
+                         hint=f"`bobc dump {path}` lists its program's commands and its images' sizes and "
+                              f"sha256, `bobc inspect {path}` summarizes it, `bobc diff` compares two such hosts")
     found = sections.read(path)
+    rebuild = "the host is damaged or not bobc's: rebuild it with `bobc build`"
     missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
-    manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)")
+    manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
+                               hint=rebuild)
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
-    return _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels)
+    return _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels, hint=rebuild)
 
 
-def _parse_manifest(text: str, where) -> dict:
+REWRITE = "write the images again with `bobc build --emit-images`"
+
+
+def _parse_manifest(text: str, where, hint: str = REWRITE) -> dict:
     try:
         manifest = json.loads(text)
     except json.JSONDecodeError as error:
         raise BobcError(f"{where} is not JSON: {error}",
-                        hint="write the images again with `bobc build --emit-images`") from None
+                        hint=hint) from None
     missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else None
     if missing is None or missing:
         lacks = f"it lacks {', '.join(missing)}" if missing else "it is not a JSON object"
         raise BobcError(f"{where} is not a bobc image manifest: {lacks}",
-                        hint="write the folder again with `bobc build --emit-images`")
+                        hint=hint)
     problems = _manifest_shape_problems(manifest)
     if problems:
         raise BobcError(f"{where} is not a well-formed bobc image manifest: {'; '.join(problems[:3])}"
                         + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""),
-                        hint="write the images again with `bobc build --emit-images`")
+                        hint=hint)
     return manifest
 
 
@@ -136,13 +153,14 @@ def _manifest_shape_problems(manifest: dict) -> list[str]:
     return out
 
 
-def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str]) -> Images:
+def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str], hint: str = REWRITE) -> Images:
     """Images checked against the manifest's sizes and every offset it gives."""
     images = Images(manifest=manifest, **data)
     sizes = manifest["sizes"]
     for attribute, key in (("program", "program"), ("qmd", "qmd"), ("push", "pushbuffer"), ("gpfifo", "gpfifo")):
         if key in sizes and sizes[key] != len(data[attribute]):
-            raise BobcError(f"{labels[attribute]} is {len(data[attribute])} bytes; the manifest says {sizes[key]}")
+            raise BobcError(f"{labels[attribute]} is {len(data[attribute])} bytes; the manifest says {sizes[key]}",
+                            hint=hint)
     spans = [(f"region {r['index']} code", "program", r["place"], r["size"]) for r in manifest["regions"]]
     for launch in manifest["launches"]:
         spans.append((f"launch {launch['index']} QMD", "qmd", launch["qmd_offset"], sizes["qmd_record"]))
@@ -154,12 +172,12 @@ def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str
         if offset < 0 or length < 0 or offset + length > len(data[attribute]):
             raise BobcError(f"{where}: the manifest puts the {label} at {offset:#x}..{offset + length:#x}, "
                             f"outside the {len(data[attribute])} bytes of {labels[attribute]}",
-                            hint="write the images again with `bobc build --emit-images`")
+                            hint=hint)
     regions = {r["index"] for r in manifest["regions"]}
     for launch in manifest["launches"]:
         if launch["region"] not in regions:
             raise BobcError(f"{where}: launch {launch['index']} names region {launch['region']}, "
-                            "which the manifest does not list")
+                            "which the manifest does not list", hint=hint)
     return images
 
 
@@ -481,17 +499,64 @@ def ring_lines(images: Images) -> list[Line]:
     return out
 
 
+NOT_INSTALLED = "(nvdisasm not installed)"
+
+
 def instruction_text(images: Images, region: dict) -> dict[int, str]:
-    """Offset in the region -> nvdisasm's text; empty when nvdisasm is not installed."""
+    """Offset in the region -> nvdisasm's text (or why nvdisasm gave none for that instruction);
+    empty when nvdisasm is not installed."""
     return _instruction_text(region_code(images, region), nvdisasm_arch(images.manifest))
 
 
-def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
-    if nvtools.nvdisasm() is None:
-        return {}
-    from ..sass.oracle import disassemble as oracle_disassemble
+def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
+    """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`."""
+    import re
 
-    return {d.offset: d.text for d in oracle_disassemble(code, arch).lines}
+    from ..sass.oracle import parse_hex_listing
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "code.bin"
+        path.write_bytes(code)
+        try:
+            done = subprocess.run([tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)],
+                                  capture_output=True, text=True)
+        except OSError as error:
+            return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
+    complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
+                  for line in done.stderr.splitlines() if line.strip()]
+    complaint = re.sub(r"\s+at address 0x[0-9a-fA-F]+$", "", complaints[0]) if complaints else ""
+    if done.returncode != 0 and not complaint:
+        complaint = f"nvdisasm exited with status {done.returncode}"
+    return parse_hex_listing(done.stdout), complaint
+
+
+def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
+    """Offset -> nvdisasm's text for each instruction of `code`; {} when nvdisasm is not installed.
+
+    nvdisasm refuses a whole stream for one instruction it cannot decode, so a refused stream
+    is halved until each refused instruction stands alone: it gets "(nvdisasm refuses it: ...)"
+    with nvdisasm's reason, and every other instruction its text."""
+    tool = nvtools.nvdisasm()
+    if tool is None:
+        return {}
+    out: dict[int, str] = {}
+    whole = len(code) - len(code) % INSTRUCTION_BYTES
+
+    def walk(start: int, end: int) -> None:
+        decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start)
+        if not complaint and len(decoded) == (end - start) // INSTRUCTION_BYTES:
+            out.update((d.offset, d.text) for d in decoded)
+            return
+        if end - start == INSTRUCTION_BYTES:
+            out[start] = f"(nvdisasm refuses it: {complaint or 'no text'})"
+            return
+        middle = start + (end - start) // (2 * INSTRUCTION_BYTES) * INSTRUCTION_BYTES
+        walk(start, middle)
+        walk(middle, end)
+
+    if whole:
+        walk(0, whole)
+    return out
 
 
 def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Line]:
@@ -504,7 +569,8 @@ def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool) -
     from ..sass.syntax import Control
 
     texts = _instruction_text(code, arch) if with_text else {}
-    missing = "(nvdisasm not installed)" if with_text and not texts else "(not decoded)" if with_text else ""
+    installed = not with_text or bool(texts) or nvtools.nvdisasm() is not None
+    missing = ("(not decoded)" if installed else NOT_INSTALLED) if with_text else ""
     out = []
     for offset in range(0, len(code) - len(code) % INSTRUCTION_BYTES, INSTRUCTION_BYTES):
         lo, hi = struct.unpack_from("<QQ", code, offset)

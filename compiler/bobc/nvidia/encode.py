@@ -1030,12 +1030,57 @@ def manifest_text(manifest: dict) -> str:
 
 
 def write_images(images: Images, folder: str | Path) -> Path:
-    """Write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json into `folder`."""
+    """Write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json into `folder`.
+
+    With the host's output rules (reference/safe_io.py): `folder` is created when its parent
+    exists (a missing parent, a symlink or a non-folder there is refused); every file is
+    checked first (a symlink, folder or device in its place is refused, never written
+    through), written to a synced temporary beside it, and the five renamed into place
+    together, manifest.json last, only when all were written: a full disk or a refusal
+    leaves the files there unchanged.  A refusal is an OutputWriteFailure (exit 8) naming
+    the file.
+    """
+    import os
+    import stat
+
+    from ..reference.errors import OutputWriteFailure
+    from ..reference.safe_io import OutputSet, recover
+
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for attribute, name in IMAGE_FILES.items():
-        (folder / name).write_bytes(getattr(images, attribute))
-    (folder / "manifest.json").write_text(manifest_text(images.manifest), encoding="utf-8")
+    name = os.fspath(folder)
+
+    def refuse(detail: str):
+        raise OutputWriteFailure(name, "--emit-images", detail,
+                                 hint="nothing was written; the files there are unchanged")
+    if not name:
+        refuse("an empty path")
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        info = None
+    except OSError as failure:
+        refuse(f"cannot inspect it: {failure.strerror or failure}")
+    if info is None:
+        parent = folder.parent
+        if not parent.is_dir():
+            refuse(f"its folder {parent} does not exist; create it first")
+        try:
+            folder.mkdir()
+        except OSError as failure:
+            refuse(f"cannot create the folder: {failure.strerror or failure}")
+    elif stat.S_ISLNK(info.st_mode):
+        refuse("is a symlink; name the folder itself (images are never written through a symlink)")
+    elif not stat.S_ISDIR(info.st_mode):
+        refuse("is not a folder; --emit-images names a folder to write the five image files into")
+    contents = {name: getattr(images, attribute) for attribute, name in IMAGE_FILES.items()}
+    contents["manifest.json"] = manifest_text(images.manifest).encode("utf-8")
+    paths = [os.path.join(name, file) for file in contents]
+    recover(paths)                      # a kill between two renames of an earlier write
+    outputs = OutputSet()
+    for path, data in zip(paths, contents.values()):
+        outputs.add(path, "--emit-images")
+        outputs.outputs[-1].data = data
+    outputs.publish()
     return folder
 
 

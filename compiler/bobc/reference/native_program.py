@@ -82,8 +82,8 @@ def read_exact_file(what: str, path: str) -> bytes:
     from . import safe_io
 
     def refuse(name, part, detail):
-        if part == "size" and detail.endswith("this file can be"):
-            detail = detail.replace("this file can be", f"a {what} can be")
+        if part == "size" and "this file can be" in detail:
+            detail = detail.replace("this file can be", f"{'an' if what[:1] in 'aeiou' else 'a'} {what} can be")
         return Stop(EXIT_FILE, f"{what} {name}: {detail}".encode())
     return safe_io.read_input(path, refuse, INPUT_LIMIT).data
 

@@ -63,6 +63,10 @@ def parse_args(argv) -> dict:
         arg = argv[i]
         if arg in ("--help", "-h"):
             raise Help()
+        if arg == "--version":
+            raise Refused(EXIT_USAGE, "--version is given alone, as the only argument")
+        if arg.startswith("-") and not arg.startswith("--"):
+            raise Refused(EXIT_USAGE, f"unknown option '{arg}' (see --help)")
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             if name not in _OPTIONS:
@@ -101,8 +105,8 @@ def parse_args(argv) -> dict:
 def read_file(what: str, path: str, limit: int, code: int) -> safe_io.InputFile:
     """runtime_c/host_io.c rt_io_read's rules and messages."""
     def refuse(name, part, detail):
-        if part == "size" and detail.endswith("this file can be"):
-            detail = detail.replace("this file can be", f"a {what} can be")
+        if part == "size" and "this file can be" in detail:
+            detail = detail.replace("this file can be", f"{'an' if what[:1] in 'aeiou' else 'a'} {what} can be")
         return Refused(code, f"{what} {name}: {detail}")
     return safe_io.read_input(path, refuse, limit)
 

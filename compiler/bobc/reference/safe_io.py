@@ -80,8 +80,8 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
         if not stat.S_ISREG(info.st_mode):
             raise error(path, "kind", f"{_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
-            raise error(path, "size", f"{info.st_size} bytes, more than the {limit} this file "
-                        "can be")
+            raise error(path, "size", f"{info.st_size} bytes, more than this file can be "
+                        f"({limit} bytes at most are read)")
         # one byte past the size fstat gave tells a file that changed while being read
         expected = info.st_size
         chunks, got = [], 0

@@ -9,11 +9,15 @@ prompt contributes its last byte.
     python -m bob_model.fixture CORPUS --prompt "... w" --prompt "... t" \\
         --prompt "... " -o record.bin
 
-A prompts file holds one prompt per line (the newline is not part of it).
+A prompts file holds one prompt per line (the newline, and a carriage return before it, as
+an editor on Windows writes them, are not part of it).  The corpus and the prompts file are
+read bounded (regular files of at most CORPUS_LIMIT_BYTES and PROMPTS_FILE_LIMIT_BYTES), the
+record is published atomically (never through a symlink, never over an input).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -22,11 +26,18 @@ import numpy as np
 from .formats import PROMPTS, VOCABULARY, InputRecord, encode_input_record
 
 DEFAULT_PROMPTS = ("and he w", "what comes next", "Once upon a time ")   # 'w', 't', ' '
+CORPUS_LIMIT_BYTES = 256 << 20         # the bigram counts of a bigger corpus take gigabytes
+PROMPTS_FILE_LIMIT_BYTES = 1 << 20
+
+
+def prompt_lines(data: bytes) -> list[bytes]:
+    """One prompt per line; the line's newline (LF or CRLF) is not part of the prompt."""
+    return [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n") if line not in (b"", b"\r")]
 
 
 def read_prompts_file(path) -> list[bytes]:
-    """One prompt per line; the line's newline is not part of the prompt."""
-    return [line for line in Path(path).read_bytes().split(b"\n") if line]
+    """One prompt per line; the line's newline (LF or CRLF) is not part of the prompt."""
+    return prompt_lines(Path(path).read_bytes())
 
 
 def bigram_targets(corpus: bytes) -> np.ndarray:
@@ -44,7 +55,8 @@ def bigram_targets(corpus: bytes) -> np.ndarray:
 
 def build_record(corpus: bytes, prompts) -> InputRecord:
     """The record for `corpus` and three prompts (str or bytes; the last byte counts)."""
-    prompts = [p.encode("utf-8") if isinstance(p, str) else bytes(p) for p in prompts]
+    # a str is a command-line word: its bytes as the OS gave them (os.fsencode keeps undecodable bytes)
+    prompts = [os.fsencode(p) if isinstance(p, str) else bytes(p) for p in prompts]
     if len(prompts) != PROMPTS:
         raise ValueError(f"need exactly {PROMPTS} prompts, got {len(prompts)}")
     if any(not p for p in prompts):
@@ -61,28 +73,40 @@ def main(argv=None) -> int:
                         help=f"{PROMPTS} prompts, one per line (instead of --prompt)")
     parser.add_argument("-o", "--output", required=True, help="input record to write")
     args = parser.parse_args(argv)
+    from bobc.reference import safe_io
+    from bobc.reference.errors import FileRefused, OutputWriteFailure
+
+    def limited(what: str, limit: int):
+        def refuse(path, part, detail):
+            if part == "size":
+                detail = f"{detail}: a {what} of at most {limit:,} bytes is read"
+            return FileRefused(path, part, detail)
+        return refuse
     if args.prompts and args.prompts_file:
         parser.error("give --prompt or --prompts-file, not both")
+    inputs = []
     prompts = args.prompts or list(DEFAULT_PROMPTS)
-    if args.prompts_file:
-        try:
-            prompts = read_prompts_file(args.prompts_file)
-        except OSError as error:
-            parser.error(f"cannot read {args.prompts_file}: {error.strerror}")
-    if len(prompts) != PROMPTS:
-        parser.error(f"need exactly {PROMPTS} prompts, got {len(prompts)}")
     try:
-        corpus = Path(args.corpus).read_bytes()
-    except OSError as error:
-        parser.error(f"cannot read {args.corpus}: {error.strerror}")
+        if args.prompts_file:
+            source = safe_io.read_input(args.prompts_file, limited("prompts file", PROMPTS_FILE_LIMIT_BYTES),
+                                        PROMPTS_FILE_LIMIT_BYTES)
+            inputs.append(source)
+            prompts = prompt_lines(source.data)
+        if len(prompts) != PROMPTS:
+            parser.error(f"need exactly {PROMPTS} prompts, got {len(prompts)}")
+        corpus = safe_io.read_input(args.corpus, limited("corpus", CORPUS_LIMIT_BYTES), CORPUS_LIMIT_BYTES)
+        inputs.append(corpus)
+    except FileRefused as error:
+        parser.error(f"cannot read {error.path}: {error.detail}")
     try:
-        record = build_record(corpus, prompts)
+        record = build_record(corpus.data, prompts)
     except ValueError as error:
         parser.error(str(error))
-    from bobc.reference.errors import OutputWriteFailure
-    from bobc.reference.publish import publish
     try:
-        publish(args.output, encode_input_record(record))
+        outputs = safe_io.OutputSet(inputs=inputs)
+        outputs.add(args.output, "-o")
+        outputs.stage("-o", encode_input_record(record))
+        outputs.publish()
     except OutputWriteFailure as error:
         print(f"build_fixture: {error.render()}", file=sys.stderr)
         return error.exit_code

@@ -109,40 +109,70 @@ def fresh(config_name: str = "small", seed: int = 0) -> Checkpoint:
     return Checkpoint(0, state.P, state.M, state.V, 0, 0, 0)
 
 
+def _natural(low: int, high: int):
+    """An argparse type: a whole number in [low, high] (a usage error otherwise, never a traceback)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+        return value
+    return parse
+
+
+SEED_LIMIT = 2 ** 32 - 1              # numpy's seeds
+UPDATES_LIMIT = 2 ** 32 - 1           # the envelope's u32; 0 updates per invocation is no run
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coppelius_host.checkpoint",
-                                     description="Write a fresh Coppelius checkpoint, or show one.")
+    prog = "python -m coppelius_host.checkpoint"
+    parser = argparse.ArgumentParser(prog=prog, description="Write a fresh Coppelius checkpoint, or show one.")
     sub = parser.add_subparsers(dest="command", required=True)
     made = sub.add_parser("fresh", help="write a fresh checkpoint (step 0)")
     made.add_argument("-o", "--output", required=True)
     made.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
-    made.add_argument("--seed", type=int, default=0)
-    made.add_argument("--updates-per-invocation", type=int,
+    made.add_argument("--seed", type=_natural(0, SEED_LIMIT), default=0, help=f"0 to {SEED_LIMIT} (default 0)")
+    made.add_argument("--updates-per-invocation", type=_natural(1, UPDATES_LIMIT),
                       help="for a host built with another run length (coppelius_host.build --interval/--publications)")
     shown = sub.add_parser("show", help="print a checkpoint's step and counters")
     shown.add_argument("checkpoint")
     shown.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
-    shown.add_argument("--updates-per-invocation", type=int)
+    shown.add_argument("--updates-per-invocation", type=_natural(1, UPDATES_LIMIT))
     args = parser.parse_args(argv)
+    from bobc.reference import safe_io
+    from bobc.reference.errors import FileRefused
+
     try:
         config_named(args.config)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     if args.command == "fresh":
-        from bobc.reference.safe_io import publish_file
-        data = encode(fresh(args.config, args.seed), args.config, args.updates_per_invocation)
-        publish_file(Path(args.output), data, "-o")
+        try:
+            data = encode(fresh(args.config, args.seed), args.config, args.updates_per_invocation)
+        except (ValueError, OverflowError) as error:
+            print(f"{prog}: error: config {args.config} cannot be written as a checkpoint: {error}", file=sys.stderr)
+            return 2
+        try:
+            safe_io.publish_file(Path(args.output), data, "-o")
+        except FileRefused as error:         # exit 8: the file there is unchanged
+            print(f"{prog}: {error.render()}", file=sys.stderr)
+            return error.exit_code
         print(f"wrote {args.output}: fresh {args.config} checkpoint, seed {args.seed}, {len(data)} bytes")
         return 0
     try:
-        checkpoint = decode(Path(args.checkpoint).read_bytes(), args.config, args.checkpoint,
-                            args.updates_per_invocation)
-    except OSError as error:
-        print(f"error: {args.checkpoint}: {error.strerror}", file=sys.stderr)
-        return 2
-    except Exception as error:              # the envelope's refusals name the part
-        print(f"error: {error}", file=sys.stderr)
+        source = safe_io.read_input(args.checkpoint, lambda path, part, detail: FileRefused(path, part, detail))
+        checkpoint = decode(source.data, args.config, args.checkpoint, args.updates_per_invocation)
+    except FileRefused as error:
+        if type(error) is FileRefused:       # could not be read
+            print(f"{prog}: error: cannot read {error.path}: {error.detail}", file=sys.stderr)
+            return 2
+        print(f"{prog}: {error.render()}", file=sys.stderr)
+        return error.exit_code               # the host's codes: 4 bad, 5 foreign
+    except Exception as error:              # noqa: BLE001 -- the envelope's other refusals name the part
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 4
     print(f"{args.checkpoint}: step {checkpoint.step}, updates {checkpoint.updates}, skipped {checkpoint.skipped}, "
           f"flag {checkpoint.flag}, |P|max {float(np.abs(checkpoint.P).max()):.6g}")

@@ -379,7 +379,15 @@ def update_launches(config: CoppeliusConfig) -> list[Launch]:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    config = named(argv[0] if argv else "small")
+    if len(argv) > 1 or (argv and argv[0] in ("-h", "--help")):
+        print("usage: python -m coppelius_model.graph [CONFIG]  (small, large or LAYERSxWIDTHxCONTEXT)",
+              file=sys.stderr if len(argv) > 1 else sys.stdout)
+        return 2 if len(argv) > 1 else 0
+    try:
+        config = named(argv[0] if argv else "small")
+    except ValueError as error:
+        print(f"python -m coppelius_model.graph: error: {error}", file=sys.stderr)
+        return 2
     print(f"# {config.name}: {config.parameter_count} parameters, checkpoint payload "
           f"{checkpoint_payload_bytes(config)} bytes in {len(chunks(config))} chunks")
     for index, piece in enumerate(pieces(config)):

@@ -97,24 +97,48 @@ def read(path) -> TokenStream:
     return decode(Path(path).read_bytes(), path)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coppelius_model.stream",
-                                     description="Write a Coppelius token stream from any file's bytes.")
+# the host reads no input larger than 1 GiB (runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES): the most
+# tokens a stream it can read holds, and so the largest text worth reading
+HOST_INPUT_LIMIT_BYTES = 1 << 30
+MAX_TOKENS = (HOST_INPUT_LIMIT_BYTES - HEADER_BYTES) // TOKEN_BYTES
+
+
+def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
+    """Write TEXT's bytes as a stream: the text is read bounded (a regular file of at most
+    MAX_TOKENS bytes), the stream is published as every output of the project is (a
+    synced temporary renamed into place: never through a symlink, never over the text)."""
+    parser = argparse.ArgumentParser(prog=prog, description="Write a Coppelius token stream from any file's bytes.")
     parser.add_argument("text", help="the file whose bytes become the tokens")
     parser.add_argument("-o", "--output", required=True, help="the stream to write")
     args = parser.parse_args(argv)
-    try:
-        data = Path(args.text).read_bytes()
-    except OSError as error:
-        print(f"error: {args.text}: {error.strerror}", file=sys.stderr)
+    from bobc.reference import safe_io
+    from bobc.reference.errors import FileRefused
+
+    def refuse(path, part, detail):
+        if part == "size":
+            detail = (f"{detail}: a stream of more than {MAX_TOKENS:,} tokens is more than the host "
+                      f"reads (1 GiB); use a shorter text")
+        return FileRefused(path, part, detail)
+    if not args.output:
+        print(f"{prog}: error: option -o has an empty value", file=sys.stderr)
         return 2
-    encoded = from_bytes(data).encode()
     try:
-        Path(args.output).write_bytes(encoded)
-    except OSError as error:
-        print(f"error: {args.output}: {error.strerror}", file=sys.stderr)
-        return 8
-    print(f"wrote {args.output}: {len(data)} tokens")
+        text = safe_io.read_input(args.text, refuse, MAX_TOKENS)
+        outputs = safe_io.OutputSet(inputs=[text])
+        outputs.add(args.output, "-o")
+        outputs.stage("-o", from_bytes(text.data).encode())
+        outputs.publish()
+    except FileRefused as error:
+        if error.exit_code == 8:        # an output refused: the file there is unchanged
+            print(f"{prog}: {error.render()}", file=sys.stderr)
+            return 8
+        print(f"{prog}: error: cannot read {error.path}: {error.detail}", file=sys.stderr)
+        return 2
+    count = len(text.data)
+    print(f"wrote {args.output}: {count} token{'' if count == 1 else 's'}")
+    if count == 0:
+        print(f"{prog}: note: the stream holds no tokens; every train or predict request refuses it",
+              file=sys.stderr)
     return 0
 
 

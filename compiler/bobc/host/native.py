@@ -1,0 +1,144 @@
+"""Native physical program hosts (`bobc build PLAN --entry DEF`, docs/native-host.md) for
+`bobc inspect`, `bobc dump` and `bobc diff`.
+
+Such a host has no .bobc.* sections: after its interpreter come the native program and
+its trailer ("NPHYPRG1"), then, for an embedded artifact, the device images (program
+table, QMD table, pushbuffer, GPFIFO) under an "NPEMBED1" footer (bobc.native.artifact).
+The embedded images carry no manifest, so they cannot be decoded field by field as a
+plan host's can; what is shown is the program command by command and each image's
+identity, size and sha256, as self-describing decode.Line facts that `bobc diff` matches.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ..errors import BobcError
+
+KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
+_OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
+
+
+def is_native_host(path) -> bool:
+    """Whether `path` is a file ending in a native host's trailer or embedded-artifact footer."""
+    from ..native.artifact import EMBED_MAGIC, TRAILER_MAGIC
+
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                return False
+            handle.seek(0, 2)
+            size = handle.tell()
+            if size < 16:
+                return False
+            handle.seek(size - 16)
+            tail = handle.read(16)
+    except OSError:
+        return False
+    return tail[8:] == TRAILER_MAGIC or tail[:8] == EMBED_MAGIC
+
+
+def read(path):
+    """(HostFile, Program) of a native host; a BobcError for a damaged one."""
+    from ..native import artifact, program
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise BobcError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        host = artifact.split(data, str(path))
+        decoded = program.decode(host.program)
+    except artifact.DamagedHost as error:
+        raise BobcError(str(error)) from None
+    except program.ProgramError as error:
+        raise BobcError(f"{path}: damaged host file: its native program is refused: {error}",
+                        hint="rebuild it with `bobc build PLAN --entry DEF`") from None
+    return host, decoded, data
+
+
+def _command_text(command) -> str:
+    parts = [command.name]
+    if command.code in (6, 7):
+        parts.append(f"op={command.sub}")
+    parts += [f"{n:#x}" for n in command.n]
+    parts += [f"{_OPERAND_KINDS.get(kind, kind)}:{value:#x}" for kind, value in command.v]
+    if command.data:
+        if len(command.data) <= 48 and all(32 <= b < 127 for b in command.data):
+            parts.append(repr(command.data.decode("ascii")))
+        else:
+            parts.append(f"<{len(command.data)} bytes sha256 {hashlib.sha256(command.data).hexdigest()[:16]}>")
+    return " ".join(parts)
+
+
+def lines(path) -> list:
+    """Every fact of a native host, one decode.Line each (what `bobc dump` prints)."""
+    from ..native.artifact import TRAILER_BYTES
+    from ..nvidia.decode import Line
+
+    host, decoded, data = read(path)
+    interpreter = data[:host.host_size - TRAILER_BYTES - len(host.program)]
+    sha = lambda b: hashlib.sha256(b).hexdigest()       # noqa: E731
+    out = [Line("host.kind", "native physical program host", "docs/native-host.md", "", "header"),
+           Line("host.target", host.target, "", "", "header"),
+           Line("host.interpreter.bytes", len(interpreter), "", "", "header"),
+           Line("host.interpreter.sha256", sha(interpreter), "", "", "header"),
+           Line("program.bytes", len(host.program), "", "", "header"),
+           Line("program.sha256", sha(host.program), "", "", "header"),
+           Line("program.identity", decoded.identity.decode("utf-8", "replace").rstrip("\0 "), "", "", "header"),
+           Line("program.slots", decoded.slots, "", "", "header"),
+           Line("program.state_extent", decoded.state_extent, "", "", "header"),
+           Line("program.arguments", decoded.arguments, "file arguments", "", "header"),
+           Line("program.commands", len(decoded.commands), "", "", "header"),
+           Line("embedded.images", len(host.components), "", "", "header")]
+    for kind, identity, content in host.components:
+        key = f"embedded[{kind}]"
+        owner = identity.decode("utf-8", "replace")
+        out += [Line(f"{key}.kind", KINDS.get(kind, str(kind)), "", owner, "header"),
+                Line(f"{key}.identity", owner, "", owner, "header"),
+                Line(f"{key}.bytes", len(content), "", owner, "header"),
+                Line(f"{key}.sha256", sha(content), "", owner, "header")]
+    for index, command in enumerate(decoded.commands):
+        out.append(Line(f"command[{index}]", _command_text(command), "", "", "command"))
+    return out
+
+
+def summary(path) -> tuple[list[str], dict]:
+    """`bobc inspect`'s text lines and JSON object for a native host."""
+    host, decoded, data = read(path)
+    facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
+    text = [f"{path}:",
+            f"  kind     native physical program host (docs/native-host.md): no .bobc.* sections",
+            f"  target   {host.target}",
+            f"  program  {len(host.program)} bytes, {len(decoded.commands)} commands, "
+            f"{decoded.slots} slots, {decoded.state_extent}-byte state, {decoded.arguments} file argument(s)  "
+            f"sha256 {facts['program.sha256'][:16]}",
+            f"  identity {facts['program.identity']}"]
+    for kind, identity, content in host.components:
+        text.append(f"  embedded {KINDS.get(kind, kind):<8} {len(content):>9} bytes  sha256 "
+                    f"{hashlib.sha256(content).hexdigest()[:16]}  {identity.decode('utf-8', 'replace')}")
+    if not host.components:
+        text.append("  (no embedded device images)")
+    text.append("  `bobc dump` lists its commands; the embedded images carry no manifest, so they are "
+                "shown by size and sha256 only")
+    info = {"host": str(path), "kind": "native", "target": host.target,
+            "program": {"bytes": len(host.program), "sha256": facts["program.sha256"],
+                        "identity": facts["program.identity"], "commands": len(decoded.commands),
+                        "slots": decoded.slots, "state_extent": decoded.state_extent,
+                        "arguments": decoded.arguments},
+            "embedded": {KINDS.get(kind, str(kind)): {"identity": identity.decode("utf-8", "replace"),
+                                                       "bytes": len(content),
+                                                       "sha256": hashlib.sha256(content).hexdigest()}
+                         for kind, identity, content in host.components}}
+    return text, info
+
+
+def extract(path) -> dict[str, bytes]:
+    """The native program and each embedded image as files (native-program.bin, embedded-KIND.bin)."""
+    host, _, _ = read(path)
+    files = {"native-program.bin": host.program}
+    files.update({f"embedded-{KINDS.get(kind, kind)}.bin": content for kind, _, content in host.components})
+    return files
