@@ -193,3 +193,29 @@ def test_a_folder_given_as_a_file_is_called_a_folder(tmp_path):
     for argv in (["build", tmp_path], ["inspect", tmp_path]):
         done = bobc(*argv)
         assert done.returncode == 2 and f"{tmp_path} is a folder" in done.stderr and "no such file" not in done.stderr
+
+
+def test_check_with_a_mistyped_entry_is_an_error_naming_the_close_one(tmp_path):
+    """A CI step `bobc check --entry NAME` must not pass without certifying anything."""
+    done = bobc_in(tmp_path, "check", BOB_PLAN, "--entry", "bobNativHost")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "defines no bobNativHost" in done.stderr and "did you mean bobNativeHost?" in done.stderr
+    assert "certified" not in done.stdout
+
+
+def test_check_json_reports_the_entry_and_a_refusal_as_json(tmp_path):
+    import json
+    passed = json.loads(bobc_in(tmp_path, "check", BOB_PLAN, "--json").stdout)
+    assert passed["ok"] is True and passed["certified"] is True and passed["entry"] == "bobNativeHost"
+    copy = tmp_path / "bob"
+    __import__("shutil").copytree(REPO_ROOT / "examples/bob/Bob", copy / "Bob")
+    components = copy / "Bob/Build/PhysicalComponents.bob"
+    old = "def bobSecondMomentAddress : Nat = (bobArenaNext bobFirstMomentAddress bobTableBytes)"
+    assert old in components.read_text()
+    components.write_text(components.read_text().replace(
+        old, "def bobSecondMomentAddress : Nat = (naturalAdd bobFirstMomentAddress 4096)"))
+    done = bobc_in(tmp_path, "check", copy / "Bob/Build/NativeHost.bob", "--json")
+    assert done.returncode == 1
+    refused = json.loads(done.stdout)
+    assert refused["ok"] is False and refused["exit_code"] == 1 and "overlap" in refused["error"]
+    assert "the plan is not certified" in done.stderr

@@ -188,8 +188,12 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
     if entry is not None:
         if entry in definitions:
             return entry
+        import difflib
+
+        close = difflib.get_close_matches(entry, list(definitions), n=3)
         raise BobcError(f"{plan_name} defines no {entry}, the native host a build starts from",
-                        hint="build the module that defines the host, or name its definition with --entry")
+                        hint=(f"did you mean {' or '.join(close)}? " if close else "")
+                        + "build the module that defines the host, or name its definition with --entry")
     if len(hosts) == 1:
         return hosts[0]
     if not hosts:

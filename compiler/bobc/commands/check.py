@@ -43,15 +43,24 @@ def run(args):
 
     from .. import recall
 
+    from ..errors import BobcError
+
     path = existing_file(args.plan)
     target = target_named(args.target)
-    recalled = recall.recall(path, target, args.include)
-    outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
-    if outcome is None:
-        outcome = _check(path, target, args)
-    else:
-        for warning in outcome["warnings"]:
-            print(warning, file=sys.stderr)
+    try:
+        recalled = recall.recall(path, target, args.include)
+        outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
+        if outcome is None:
+            outcome = _check(path, target, args)
+        else:
+            for warning in outcome["warnings"]:
+                print(warning, file=sys.stderr)
+    except BobcError as error:
+        if args.json:            # a tool reading --json gets the refusal as JSON too (and the usual stderr)
+            print(json.dumps({"plan": str(path), "target": target.name, "ok": False, "error": error.message,
+                              "where": str(error.span) if error.span else None, "hint": error.hint,
+                              "exit_code": error.exit_code}, indent=1, sort_keys=True))
+        raise
     _print(outcome, args, target)
     return 0
 
@@ -67,7 +76,9 @@ def _check(path, target, args) -> dict:
         if name != program.plan_name:
             _warn_swallowed_code(module, warnings)
     entry = args.entry
-    if entry is None:
+    if entry is not None:
+        pipeline.require_entry(program, entry)      # a mistyped --entry is an error, not "nothing to certify"
+    else:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
         entry = pipeline.require_entry(program, None) if hosts else "native host"
@@ -90,9 +101,9 @@ def _check(path, target, args) -> dict:
 def _print(outcome: dict, args, target) -> None:
     name, entry = outcome["plan"], outcome["entry"]
     if args.json:
-        result = {"plan": name, "well_typed": True, "modules": outcome["modules"],
+        result = {"plan": name, "ok": True, "well_typed": True, "modules": outcome["modules"],
                   "families": outcome["families"], "definitions": outcome["definitions"], "target": target.name,
-                  "entry": args.entry, "certified": outcome["certified"]}
+                  "entry": entry, "certified": outcome["certified"]}
         if outcome["certified"]:
             result.update(residents=outcome["residents"], launches=outcome["launches"],
                           submissions=outcome["submissions"])
