@@ -99,6 +99,19 @@ def test_the_seed_refuses_a_request_and_the_rule_is_named(tmp_path, change, name
     assert program.value("refusal").value == name
 
 
+def test_building_a_refused_request_says_the_plan_built_no_host(tmp_path):
+    (tmp_path / "Pair.bob").write_text(
+        "module Pair\n\nimport PartitionedRegression.Build.Workers\n\n"
+        "def port0 : Bytes = (coordinateH200Worker "
+        "b\"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\\x0b\\x0c\\x0d\\x0e\\x0f\\x10\" 0 0 0 0 1 8)\n",
+        encoding="utf-8")
+    done = bobc("build", str(tmp_path / "Pair.bob"), "--entry", "port0", "--target", "sm_90", "-I", str(EXAMPLE),
+                "-o", str(tmp_path / "host"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "port0 evaluates to empty bytes: the plan built no host for this request" in done.stderr
+    assert "evaluate the plan's refusal" in done.stderr and not (tmp_path / "host").exists()
+
+
 def test_an_admitted_request_builds_a_host_and_names_no_rule(tmp_path):
     program = refusal_probe(tmp_path)
     assert program.value("refusal").value == b""

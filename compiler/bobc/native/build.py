@@ -58,6 +58,11 @@ def native_artifact(plan_path: Path, target, include, entry: str):
     pipeline.check(program)
     value = program.value(entry)
     data = bytes(value.value) if isinstance(value, VBytes) else b""
+    if not data:
+        raise BobcError(f"{entry} evaluates to empty bytes: the plan built no host for this request",
+                        hint="a plan whose admission refuses a request (a port, a worker, a count outside what it "
+                             "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
+                             "(`bobc eval` of the definition that says why) or check the request's values")
     if data[:7] != ELF_IDENT or int.from_bytes(data[18:20], "little") != 62:
         raise BobcError(f"{entry} is Bytes but not an x86-64 ELF executable "
                         f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "
