@@ -2,12 +2,14 @@
  * host's .bobc.version section, so this file knows no target or version. */
 #include "host_version.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host_runtime.h"
 #include "rt_exit.h"
 #include "elf_sections.h"
+#include "sha256.h"
 
 int rt_host_version_asked(int argc, char **argv)
 {
@@ -25,4 +27,63 @@ int rt_host_print_version(FILE *out)
     fwrite(section.data, 1, section.size, out);
     free(section.data);
     return RT_EXIT_OK;
+}
+
+int rt_host_check_images(char *err, size_t err_bytes)
+{
+    static const char *names[] = { ".bobc.program", ".bobc.qmd", ".bobc.push", ".bobc.gpfifo" };
+    static const char key[] = "plan identity: sha256 ";
+    rt_section version = {0}, images[4] = {{0}};
+    int rc = RT_EXIT_INTERNAL;
+    uint8_t *all = NULL;
+    if (rt_section_read("/proc/self/exe", ".bobc.version", &version, err, err_bytes))
+        goto out;
+    size_t total = 0;
+    for (int i = 0; i < 4; i++) {
+        if (rt_section_read("/proc/self/exe", names[i], &images[i], err, err_bytes)) {
+            rc = RT_EXIT_DAMAGED_HOST;
+            goto out;
+        }
+        total += 8 + images[i].size;
+    }
+    const char *said = NULL;
+    for (size_t at = 0; at + sizeof key - 1 + 64 <= version.size; at++)
+        if ((at == 0 || version.data[at - 1] == '\n') && memcmp(version.data + at, key, sizeof key - 1) == 0) {
+            said = (const char *)version.data + at + sizeof key - 1;
+            break;
+        }
+    if (!said) {
+        snprintf(err, err_bytes, "damaged host file: its version section names no plan identity; rebuild it (bobc build)");
+        rc = RT_EXIT_DAMAGED_HOST;
+        goto out;
+    }
+    if (!(all = malloc(total ? total : 1))) {
+        snprintf(err, err_bytes, "out of memory (%zu bytes) checking the device images", total);
+        goto out;
+    }
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        for (int b = 0; b < 8; b++)
+            all[at++] = (uint8_t)((uint64_t)images[i].size >> (8 * b));
+        memcpy(all + at, images[i].data, images[i].size);
+        at += images[i].size;
+    }
+    uint8_t digest[32];
+    char hex[65];
+    rt_sha256(all, total, digest);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    if (memcmp(hex, said, 64) != 0) {
+        snprintf(err, err_bytes, "damaged host file: its device images' sha256 is %.16s..., the plan identity it was "
+                 "built with is %.16s...; copy the host again or rebuild it (bobc build)", hex, said);
+        rc = RT_EXIT_DAMAGED_HOST;
+        goto out;
+    }
+    rc = RT_EXIT_OK;
+out:
+    free(all);
+    free(version.data);
+    for (int i = 0; i < 4; i++)
+        free(images[i].data);
+    return rc;
 }

@@ -12,4 +12,11 @@ int rt_host_version_asked(int argc, char **argv);
  * line on stderr when the section cannot be read. */
 int rt_host_print_version(FILE *out);
 
+/* Whether the host's four device image sections (.bobc.program, .qmd, .push, .gpfifo) are
+ * the ones it was built with: their sha256 (each image's length, little-endian u64, then its
+ * bytes, in that order: compiler/bobc/host/version.py plan_identity) against the plan
+ * identity its .bobc.version section records.  0, or RT_EXIT_DAMAGED_HOST (a copy damaged
+ * on its way to the node) / RT_EXIT_INTERNAL with a message in err. */
+int rt_host_check_images(char *err, size_t err_bytes);
+
 #endif

@@ -646,6 +646,9 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return 0;
     }
     h.args = &args;
+    /* The host's own images first: a copy damaged on its way to the node runs nothing. */
+    if ((rc = rt_host_check_images(h.err, sizeof h.err)))
+        return fail(&h, rc);
     /* A publication a kill interrupted is completed before anything is read (host_io.h). */
     const char *named[] = { args.predictions, args.result, args.checkpoint_out };
     if ((rc = rt_io_recover(named, 3, h.err)))

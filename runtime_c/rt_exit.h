@@ -12,6 +12,7 @@ enum {
     RT_EXIT_NO_GPU = 6,            /* no /dev/nvidiactl, driver branch refused, class missing, bring-up failed */
     RT_EXIT_GPU_FAULT = 7,         /* GPU fault, channel error or semaphore timeout */
     RT_EXIT_WRITE_FAILED = 8,      /* an output could not be written and published */
+    RT_EXIT_DAMAGED_HOST = 9,      /* the host file itself: its device images are not the ones it was built with */
 };
 
 #endif

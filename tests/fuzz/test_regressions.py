@@ -490,3 +490,33 @@ def test_12_a_large_update_count_is_refused_before_the_schedule_is_analysed(tmp_
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "builds a NvidiaLaunchSchedule over 100,000 iterations" in done.stderr
     assert "limit of 65,536" in done.stderr and "in definition " in done.stderr
+
+
+# 13 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("section", ["program", "qmd", "push", "gpfifo"])
+def test_13_a_host_whose_device_images_were_damaged_refuses_to_run(host, plan_files, tmp_path, section):
+    """One byte of one image section flipped (a copy damaged on its way to a node): the host
+    checks its images against the plan identity it was built with before reading anything
+    (exit 9, naming both digests), and `bobc inspect` says it is damaged; the intact host goes
+    on to its GPU check (exit 6 here)."""
+    from bobc.host.sections import read
+
+    data = bytearray(host.read_bytes())
+    image = read(host)[section]
+    offset = data.find(image)
+    assert offset > 0 and data.find(image, offset + 1) < 0          # the section's bytes, once in the file
+    data[offset + 3] ^= 0x40
+    damaged = tmp_path / "bob-host"
+    damaged.write_bytes(data)
+    os.chmod(damaged, 0o755)
+    (tmp_path / "record.bin").write_bytes(plan_files["record"])
+    arguments = ["train", "--input", "record.bin", "--checkpoint-out", "c.bin", "--predictions", "p.bin",
+                 "--result", "r.bin"]
+    done = subprocess.run([str(damaged), *arguments], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr
+    assert done.stderr.startswith("bob-host: error: damaged host file: its device images' sha256 is ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bob-host", "record.bin"]
+    intact = subprocess.run([str(host), *arguments], cwd=tmp_path, capture_output=True, text=True)
+    assert intact.returncode in (0, 6) and "damaged" not in intact.stderr
+    inspected = run([sys.executable, "-m", "bobc", "inspect", str(damaged)])
+    assert inspected.returncode == 1 and "is damaged: its device images' sha256 is" in inspected.stderr

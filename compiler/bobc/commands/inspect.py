@@ -30,6 +30,9 @@ def run(args):
         return _inspect_native(path, args)
     found = sections.read(path)
     needs = version.parse(found[version.SECTION]) if version.SECTION in found else {}
+    recorded = version.recorded_identity(needs)
+    carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
+    damaged = recorded is not None and recorded != carried
     if args.json:
         manifest = {}
         try:
@@ -43,6 +46,7 @@ def run(args):
             "sections": {sections.PREFIX + name: {"bytes": len(content),
                                                   "sha256": hashlib.sha256(content).hexdigest()}
                          for name, content in found.items()},
+            "images_identity": carried, "images_match_plan_identity": None if recorded is None else not damaged,
         }, indent=1, sort_keys=True))
     else:
         print(sections.describe(path))
@@ -55,6 +59,10 @@ def run(args):
     if args.extract:
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"): content
                                       for name, content in found.items() if name != version.SECTION})
+    if damaged:
+        raise sections.HostImageError(
+            f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was built with is "
+            f"{recorded} (the host refuses to run, exit 9)", hint="copy the host again, or rebuild it (bobc build)")
     return 0
 
 

@@ -53,11 +53,23 @@ def driver_branch() -> int:
 
 def plan_identity(images) -> str:
     """sha256 over the four device images, in a fixed order: two hosts with the same identity run
-    the same bytes on the GPU."""
+    the same bytes on the GPU (the host checks its own sections against it at start:
+    runtime_c/host_version.c rt_host_check_images)."""
+    return identity_of(images.program, images.qmd, images.push, images.gpfifo)
+
+
+def identity_of(*parts: bytes) -> str:
+    """plan_identity of the images given in its order (program, QMD, pushbuffer, GPFIFO)."""
     digest = hashlib.sha256()
-    for part in (images.program, images.qmd, images.push, images.gpfifo):
+    for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()
+
+
+def recorded_identity(needs: dict) -> str | None:
+    """The plan identity a parsed .bobc.version section records (its hex digest), or None."""
+    found = re.match(r"sha256 ([0-9a-f]{64})\b", needs.get("plan identity", ""))
+    return found.group(1) if found else None
 
 
 # the section's first line, before bobc's version: the same for every plan's host
