@@ -153,6 +153,17 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
         REFUSE("%s is not a folder", o->folder);
     if (access(o->folder, W_OK | X_OK) != 0)
         REFUSE("its folder %s is not writable", o->folder);
+    {
+        /* access() trusts the mode bits; /proc, /sys and some mounts still refuse a new file, which
+         * would be found only at publication, after the GPU work: try one now */
+        char trial[RT_IO_PATH_BYTES + 64];
+        snprintf(trial, sizeof trial, "%s/.%s.bobc-trial-%ld", o->folder, base, (long)getpid());
+        int fd = open(trial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0)
+            REFUSE("a file cannot be created in its folder %s: %s", o->folder, strerror(errno));
+        close(fd);
+        unlink(trial);
+    }
     if (lstat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode))
             REFUSE("is %s; only a regular file (or nothing) is replaced", kind_of(st.st_mode));

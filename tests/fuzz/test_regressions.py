@@ -520,3 +520,19 @@ def test_13_a_host_whose_device_images_were_damaged_refuses_to_run(host, plan_fi
     assert intact.returncode in (0, 6) and "damaged" not in intact.stderr
     inspected = run([sys.executable, "-m", "bobc", "inspect", str(damaged)])
     assert inspected.returncode == 1 and "is damaged: its device images' sha256 is" in inspected.stderr
+
+
+# 14 ---------------------------------------------------------------------------------
+def test_14_an_output_folder_that_refuses_new_files_is_refused_before_the_gpu(host, plan_files, tmp_path):
+    """/proc passes access(W_OK) for root but creates no file: found only at publication, after
+    the GPU work, until the host tried one file there with its other output checks (exit 8)."""
+    (tmp_path / "record.bin").write_bytes(plan_files["record"])
+    arguments = ["train", "--input", "record.bin", "--checkpoint-out", "/proc/c.bin", "--predictions", "p.bin",
+                 "--result", "r.bin"]
+    done = subprocess.run([str(host), *arguments], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 8, done.stderr
+    # (as root access() says yes and the trial file is refused; as another user access() says no)
+    assert "output /proc/c.bin (--checkpoint-out): " in done.stderr and "its folder /proc" in done.stderr
+    reference = run([sys.executable, "-m", "bobc", "run", str(PLAN), *arguments, "--reference"], cwd=tmp_path)
+    assert reference.returncode == 8 and "its folder /proc" in reference.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.bin"]

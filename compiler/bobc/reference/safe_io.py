@@ -160,6 +160,12 @@ class OutputSet:
             refuse(f"{folder} is not a folder")
         if not os.access(folder, os.W_OK | os.X_OK):
             refuse(f"its folder {folder} is not writable")
+        trial = os.path.join(folder, f".{os.path.basename(name)}.bobc-trial-{os.getpid()}")
+        try:       # as the host does (host_io.c): some folders refuse a new file whatever their mode says
+            os.close(os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+            os.unlink(trial)
+        except OSError as error:
+            refuse(f"a file cannot be created in its folder {folder}: {error.strerror}")
         identity = None
         try:
             info = os.lstat(name)
