@@ -292,13 +292,18 @@ static void quote_bytes(char *buf, size_t n, const char *s, size_t len)
     buf[k] = 0;
 }
 
-/* 'text' quoted for a message, cut at 60 bytes, non-printables as '?'. */
-static void quote(char *buf, size_t n, const uint8_t *s, size_t len)
+/* 'text' quoted for a message: 60 bytes from byte `from` ("..." before when it is past the
+ * start and after when more follows), non-printables as '?'. */
+static void quote(char *buf, size_t n, const uint8_t *s, size_t len, size_t from)
 {
     size_t k = 0;
     buf[k++] = '\'';
-    for (size_t i = 0; i < len && k + 5 < n; i++) {
-        if (i == 60) {
+    if (from > 0) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    for (size_t i = from; i < len && k + 5 < n; i++) {
+        if (i == from + 60) {
             memcpy(buf + k, "...", 3);
             k += 3;
             break;
@@ -364,12 +369,19 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
                        "the header (%u bytes)", path, part[i], n, h);
         size_t wn = slen(want[i]);
         if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
-            char found[80], expected[80];
-            quote(found, sizeof found, e + at, n);
-            quote(expected, sizeof expected, (const uint8_t *)(want[i] ? want[i] : ""), wn);
+            /* both quoted from a little before their first differing byte: long identities
+             * often share a prefix (a model's name) and differ later (its configuration) */
+            const uint8_t *ours = (const uint8_t *)(want[i] ? want[i] : "");
+            size_t d = 0;
+            while (d < n && d < wn && e[at + d] == ours[d])
+                d++;
+            size_t from = d > 20 ? d - 20 : 0;
+            char found[96], expected[96];
+            quote(found, sizeof found, e + at, n, from);
+            quote(expected, sizeof expected, ours, wn, from);
             return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                       "checkpoint %s: foreign checkpoint: %s identity differs: this host's is %s, the checkpoint's is %s",
-                       path, part[i], expected, found);
+                       "checkpoint %s: foreign checkpoint: %s identity differs from byte %zu: this host's is %s, the "
+                       "checkpoint's is %s", path, part[i], d, expected, found);
         }
         at += n;
     }

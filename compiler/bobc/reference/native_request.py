@@ -162,8 +162,9 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
                                   f"{cursor + reach.cursor}; the stream has {size} bytes")
 
 
-def _quote(data: bytes) -> str:
-    text = _printable(data[:60]) + ("..." if len(data) > 60 else "")
+def _quote(data: bytes, start: int = 0) -> str:
+    """60 bytes from `start`, "..." where cut (host_runtime.c quote)."""
+    text = ("..." if start else "") + _printable(data[start:start + 60]) + ("..." if len(data) > start + 60 else "")
     return f"'{text}'"
 
 
@@ -207,8 +208,11 @@ def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
         if at + n > h:
             bad(f"malformed: the {part} identity ({n} bytes) runs past the header ({h} bytes)")
         if e[at:at + n] != want:
-            foreign(f"{part} identity differs: this host's is {_quote(want)}, the checkpoint's is "
-                    f"{_quote(e[at:at + n])}")
+            found = e[at:at + n]
+            d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
+            start = d - 20 if d > 20 else 0
+            foreign(f"{part} identity differs from byte {d}: this host's is {_quote(want, start)}, the "
+                    f"checkpoint's is {_quote(found, start)}")
         at += n
     if payload_bytes != request.payload_bytes:
         foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
