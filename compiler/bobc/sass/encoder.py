@@ -243,7 +243,7 @@ class Encoder:
             elif name == "Imask8":
                 placed.put(*spec["field"], self.immediate(inst, operand, 8), name)
             elif name in ("Pp", "Pq", "Pr"):
-                self._put_reg(placed, operand, spec["field"], name)
+                self._put_reg(placed, operand, spec["field"], name, negatable=True)
                 placed.flag(spec["neg"], operand.neg)
                 placed.reads.append((operand.bank, operand.index, 1))
             elif name in ("Ilut", "Ishift", "Ibar", "Icount"):
@@ -264,7 +264,8 @@ class Encoder:
             elif name in ("MemUA", "MemU24", "MemU32"):
                 self._put_uniform_address(inst, placed, operand, spec, name)
             elif name == "Rc":
-                if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs:
+                if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs \
+                        or operand.invert or operand.reuse or operand.swizzle:
                     raise EncodeProblem(f"{inst.opcode}'s accumulator is a plain vector register, found {operand}")
                 self._put_reg(placed, operand, spec["field"], name)
                 if operand.index != 255:
@@ -272,6 +273,7 @@ class Encoder:
             elif name in ("GdA", "GdB"):
                 self._put_matrix_descriptor(inst, placed, operand, spec, a_in_registers=name == "GdB")
             elif name == "Pg":
+                self._put_reg(Placed(), operand, spec["field"], name, negatable=True)   # modifiers checked
                 placed.put(*spec["field"], operand.index ^ 7, name)   # stored inverted: UPT = 0
                 placed.flag(spec["neg"], operand.neg)
                 placed.reads.append((operand.bank, operand.index, 1))
@@ -299,15 +301,27 @@ class Encoder:
             placed.flag(15, False)
         return placed
 
-    def _put_reg(self, placed: Placed, reg: Reg, fieldspec, what: str) -> None:
+    def _put_reg(self, placed: Placed, reg: Reg, fieldspec, what: str, negatable: bool = False) -> None:
+        """A register placed whole (a destination, a predicate): no modifier but a predicate
+        source's '!' (`negatable`) has a bit here, so any other is refused, never dropped."""
+        written = [sign for sign, on in (("'-'", reg.neg and not negatable), ("'|..|'", reg.abs),
+                                         ("'~'", reg.invert), ("'.reuse'", reg.reuse),
+                                         (f"'.{reg.swizzle}'", bool(reg.swizzle))) if on]
+        if written:
+            name = {"R": "R", "UR": "UR", "P": "P", "UP": "UP"}[reg.bank]
+            index = {"R": "Z", "UR": "Z", "P": "T", "UP": "T"}[reg.bank] if reg.index == ZERO_REGISTER[reg.bank] \
+                else reg.index
+            raise EncodeProblem(f"{' and '.join(written)} on {name}{index}: this operand takes no modifier")
         lsb, width = fieldspec
         placed.put(lsb, width, reg.index, what)
 
     def _put_vector(self, placed: Placed, reg: Reg, spec: dict, allowed: tuple = (),
-                    opcode: str = "", reuse_bit: int | None = None) -> None:
+                    opcode: str = "", reuse_bit: int | None = None, carry: bool = False) -> None:
+        if reg.bank != "R":
+            raise EncodeProblem(f"expected a vector register here, found {reg.bank}{reg.index}")
         lsb, width = spec["field"]
         placed.put(lsb, width, reg.index, "register")
-        self._put_modifiers(placed, reg, spec, allowed, opcode)
+        self._put_modifiers(placed, reg, spec, allowed, opcode or "this instruction", carry)
         if reuse_bit is None:
             reuse_bit = spec.get("reuse")
         if reg.reuse and opcode and opcode not in L.REUSE_OPCODES:
@@ -319,16 +333,38 @@ class Encoder:
         if reg.index != 255:
             placed.reads.append(("R", reg.index, 1))
 
-    def _put_modifiers(self, placed: Placed, operand, spec: dict, allowed: tuple, opcode: str) -> None:
+    def _put_modifiers(self, placed: Placed, operand, spec: dict, allowed: tuple, opcode: str,
+                       carry: bool = False) -> None:
+        """'-', '|..|' and '~' of a source, at the bits of the field it sits in (`spec`), where the
+        operand's position allows them (`allowed`).  `carry`: an addition with carry-in (IADD3.X,
+        IMAD.X, UIADD3.X: L.COMPLEMENT_WITH_CARRY), whose negate bit nvdisasm prints as '~'."""
+        written = {"neg": getattr(operand, "neg", False), "abs": getattr(operand, "abs", False)}
+        invert = getattr(operand, "invert", False)
+        if carry:
+            if written["neg"]:
+                raise EncodeProblem(f"{opcode}.X complements an operand with '~', not '-' (nvdisasm prints "
+                                    f"the negate bit of a carry-in addition as '~')")
+            written["neg"] = invert
+        elif invert:
+            where = "this operand" if opcode not in L.COMPLEMENT_WITH_CARRY else "this operand without .X"
+            raise EncodeProblem(f"{opcode} takes no '~' on {where} (nvdisasm prints '~' only on the sources "
+                                f"of IADD3.X, IMAD.X and UIADD3.X)")
         for name in ("neg", "abs"):
             if name in allowed:
-                placed.flag(spec[name], getattr(operand, name))
-            elif getattr(operand, name):
-                raise EncodeProblem(f"{opcode} takes no {'-' if name == 'neg' else '|..|'} on this operand")
+                placed.flag(spec[name], written[name])
+            elif written[name]:
+                sign = ("'~'" if carry else "'-'") if name == "neg" else "'|..|'"
+                raise EncodeProblem(f"{opcode} takes no {sign} on this operand")
 
     def _put_source(self, inst: Instruction, placed: Placed, operand, position: str, slot: str) -> None:
         width = _reg_width(inst, slot)
-        allowed = L.OPERAND_MODIFIERS.get(inst.opcode, {}).get(position, ())
+        # which modifiers an operand takes is its logical position's (A, B, C as written); the bits
+        # are those of the field it lands in (`position`: an immediate or constant third source
+        # moves B's register to C's field and takes B's): ptxas's IMAD.X R5, RZ, RZ, ~c[0x0][0x16c]
+        # sets bit 63, and IMAD's B register in C's field has no negate (nvdisasm shows none)
+        logical = {"Ra": "A", "Sb": "B", "Sc": "C"}[slot]
+        allowed = L.OPERAND_MODIFIERS.get(inst.opcode, {}).get(logical, ())
+        carry = inst.opcode in L.COMPLEMENT_WITH_CARRY and "X" in inst.modifiers
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
             reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
@@ -336,21 +372,20 @@ class Encoder:
                                      for (op, variant), slots in L.REUSE_FORBIDDEN.items()):
                 raise EncodeProblem(f"'.reuse' is not available on {inst.opcode}'s {position} operand "
                                     f"with .{'.'.join(inst.modifiers)}")
-            self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit)
+            self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit, carry)
             self._put_swizzle(inst, placed, operand, position)
             if operand.index != 255 and width > 1:
                 placed.reads[-1] = ("R", operand.index, width)
-            if operand.invert:
-                raise EncodeProblem("'~' on a register is not supported for this opcode")
         elif isinstance(operand, Reg) and operand.bank == "UR":
             spec = {"A": L.UREG_A, "B": L.UREG_B, "C": L.UREG_C}[position]
             placed.put(*spec["field"], operand.index, "uniform register")
             # '-' and '|..|' sit where they do for a vector register in the same position
             # (checked by nvdisasm in tests/sass/test_roundtrip.py); never dropped silently
             self._put_modifiers(placed, operand, {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position],
-                                allowed, inst.opcode)
-            if operand.invert:
-                raise EncodeProblem("'~' on a uniform register is not supported for this opcode")
+                                allowed, inst.opcode, carry)
+            if operand.reuse or operand.swizzle:
+                raise EncodeProblem(f"'.{'reuse' if operand.reuse else operand.swizzle}' is not available "
+                                    f"on a uniform register")
             if operand.index != 63:
                 placed.reads.append(("UR", operand.index, width))
         elif isinstance(operand, Imm):
@@ -364,7 +399,7 @@ class Encoder:
                                     f"(nearest: {offset & ~3:#x} or {(offset | 3) + 1:#x})")
             placed.put(*L.CONST_OFFSET, offset, "constant offset")
             placed.put(*L.CONST_BANK, operand.bank, "constant bank")
-            self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode)
+            self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode, carry)
             if operand.index is not None:
                 self._put_vector(placed, operand.index, L.REG_A)
         else:

@@ -67,6 +67,7 @@ class Const:
     neg: bool = False
     abs: bool = False
     symbol: str | None = None  # c[0x0][param+8]: offset relative to a per-target symbol
+    invert: bool = False       # '~c[..]' (the complement a carry-in addition takes)
 
     def kind(self) -> str:
         return "X" if self.index is not None else "C"
@@ -348,6 +349,8 @@ def parse_operand(text: str) -> Operand:
         reg = parse_register(t[1:])
         if reg is None or reg.bank not in ("P", "UP"):
             raise SyntaxProblem(f"'!' applies to predicates only: '{text}'")
+        if reuse or swizzle:
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
         return Reg(reg.bank, reg.index, neg=True)
     if t.startswith("-") and not re.match(r"^-(0x[0-9a-fA-F]+|[\d.]|INF|QNAN|NAN)", t):
         neg = True
@@ -363,10 +366,14 @@ def parse_operand(text: str) -> Operand:
             t = t[: -len(".reuse")]
     reg = parse_register(t)
     if reg is not None:
+        if reg.bank in ("P", "UP") and (neg or absolute or invert or reuse or swizzle):
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
         return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse, swizzle=swizzle)
     if _CONST.match(t):
+        if reuse or swizzle:
+            raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
         c = _parse_const(t)
-        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol)
+        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
     if neg or absolute or invert or reuse or swizzle:
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):

@@ -204,6 +204,12 @@ OPERAND_MODIFIERS = {
     "HGMMA": {"A": ("neg",)},      # -R56: negate A (in registers); gdesc[..].negA otherwise
 }
 
+# Additions with carry-in (.X): the negate bit of a source means its one's complement there, and
+# nvdisasm prints it as '~' (ptxas: IADD3.X R3, R10, ~c[0x0][0x164], RZ, P1, !PT sets bit 63;
+# IMAD.X R7, RZ, RZ, ~R7, P0 sets bit 75; UIADD3.X UR5, URZ, ~UR7, URZ, UP1, !UPT sets bit 63;
+# tests/sass/test_modifiers.py), so a source writes '~' on them and '-' is refused.
+COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3"}
+
 # .reuse bits follow the operand's logical position, not the field it lands in: with an
 # immediate/constant third source, B's register moves to the C field but keeps B's reuse
 # bit (ptxas: FFMA R18, R2, R7.reuse, 0.5 sets bit 123).  FADD's second source sits in the
