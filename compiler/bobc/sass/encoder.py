@@ -293,6 +293,12 @@ class Encoder:
                 if operand.name != "PR":
                     raise EncodeProblem(f"expected PR, found {operand.name}")
         if inst.guard is not None:
+            bank = L.guard_bank(inst.mnemonic)
+            if inst.guard.bank != bank:
+                written = f"@{'!' if inst.guard.neg else ''}{inst.guard.bank}{'T' if inst.guard.index == 7 else inst.guard.index}"
+                kind = "a uniform predicate (@UP0..@UP6, @UPT)" if bank == "UP" else "a predicate (@P0..@P6, @PT)"
+                raise EncodeProblem(f"{inst.opcode} is guarded by {kind}, not {written}: the guard field "
+                                    f"names a register of the bank the opcode implies")
             placed.put(12, 3, inst.guard.index, "guard predicate")
             placed.flag(15, inst.guard.neg)
             placed.reads.append((inst.guard.bank, inst.guard.index, 1))

@@ -250,6 +250,26 @@ UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU
 UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
                    "UISETP"}
 
+# Instructions whose guard is a uniform predicate (@UP0..@UP6, @UPT); every other takes a vector
+# one (@P0..@P6, @PT).  The guard field (bits 12..15) is the same: the opcode decides the bank, so
+# an instruction guarded by the other bank would silently test another predicate.  Read from
+# nvdisasm over every learned form of both targets (tests/sass/test_guards.py) and from ptxas's
+# guards in the corpus (@!UP0 SYNCS.EXCH.64 beside @!P0 SYNCS.ARRIVE.TRANS64): the uniform
+# datapath's U* opcodes, S2UR and SYNCS.EXCH; not REDUX, VOTEU, R2UR or ELECT, which take P.
+UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "UISETP",
+                         "S2UR", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "UTMALDG", "UTMASTG",
+                         "UTMACCTL", "UTMACMDFLUSH"}
+UNIFORM_GUARD_VARIANTS = {("SYNCS", "EXCH")}
+
+
+def guard_bank(mnemonic: str) -> str:
+    """"UP" when `mnemonic`'s guard is a uniform predicate, else "P" (UNIFORM_GUARD_OPCODES)."""
+    opcode, *modifiers = mnemonic.split(".")
+    if opcode in UNIFORM_GUARD_OPCODES or any((opcode, m) in UNIFORM_GUARD_VARIANTS for m in modifiers):
+        return "UP"
+    return "P"
+
+
 # gdesc[URn] flags: the bit each sets (nvdisasm, flipping bits of ptxas's HGMMA words)
 MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
 
