@@ -242,8 +242,13 @@ DESCRIPTORLESS_OFFSET = {"LD": (32, 24)}
 # operand is a block -- shared address, mbarrier, then one coordinate a dimension (ptxas: UTMALDG.2D
 # [UR20] with UR20..UR23 set before it, .3D [UR8] with UR8..UR12) -- and its tensor map is a 64-bit
 # address (ULDC.64 URm..URm+1).  (opcode, dimensionality, operand) -> registers read.
+# UTMASTG's block is the shared address then one coordinate a dimension, its tensor map the second
+# operand (ptxas: UTMASTG.2D [UR4], [UR8] reads UR4..UR6 and UR8..UR9); UTMACCTL.PF [UR16] prefetches
+# the tensor map at UR16..UR17 (nvdisasm's life ranges, tests/sass/test_register_widths.py).
 UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU32"): 5,
-                         ("UTMALDG", "2D", "MemU24"): 2, ("UTMALDG", "3D", "MemU24"): 2}
+                         ("UTMALDG", "2D", "MemU24"): 2, ("UTMALDG", "3D", "MemU24"): 2,
+                         ("UTMASTG", "2D", "MemU32"): 3, ("UTMASTG", "2D", "MemU24"): 2,
+                         ("UTMACCTL", "PF", "MemU24"): 2}
 
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
