@@ -20,7 +20,7 @@ from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
-from .tables.layouts import ALIGNED_UNIFORM_TUPLES, EXPLICIT_CONTROL, LAYOUTS
+from .tables.layouts import ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, EXPLICIT_CONTROL, LAYOUTS
 from .syntax import Const, Control, Instruction, Label, SourceLine, parse_source
 
 RESERVED_REGISTERS = 2
@@ -33,6 +33,7 @@ class AssembledInstruction:
     word: int
     control: Control
     span: Span | None
+    constant: tuple[int, int, int] | None = None   # (bank, byte offset, bytes) of a constant-bank read
 
     @property
     def lo(self) -> int:
@@ -270,7 +271,11 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         except EncodeProblem as problem:
             raise BobcError(str(problem), inst.span) from None
         code += word.to_bytes(16, "little")
-        out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span))
+        constant = None
+        if placed.constant_bytes:   # as encoded: the bank and offset fields of the word
+            constant = (word >> CONST_BANK[0] & (1 << CONST_BANK[1]) - 1,
+                        word >> CONST_OFFSET[0] & (1 << CONST_OFFSET[1]) - 1, placed.constant_bytes)
+        out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span, constant))
         for bank, first, count in placed.reads + placed.writes:
             if bank == "R" and first != 255 and first + count - 1 > max_register:
                 max_register = first + count - 1
