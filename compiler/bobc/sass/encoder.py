@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, float_bits
+from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, float_bits, literal_is_zero
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -220,8 +220,13 @@ class Encoder:
         return self.arch.symbols[c.symbol] + c.offset
 
     def immediate(self, inst: Instruction, imm: Imm, width: int = 32) -> int:
+        if imm.text.upper().lstrip("+-") == "SNAN":
+            raise EncodeProblem(f"{imm.text} names no payload (nvdisasm prints every signalling NaN so): write the "
+                                f"immediate's bits, e.g. {'0xffbfffff' if imm.text.startswith('-') else '0x7fbfffff'}")
         if inst.opcode in L.DOUBLE_IMMEDIATE and not imm.text.lower().lstrip("+-").startswith("0x"):
             return _double_high_word(imm)
+        if imm.problem and (imm.is_float or inst.opcode in L.FLOAT_IMMEDIATE):
+            raise EncodeProblem(imm.problem)
         value = imm.value
         if inst.opcode in L.FLOAT_IMMEDIATE and not imm.is_float and not imm.text.lower().lstrip("+-").startswith("0x"):
             value = float_bits(float(value))
@@ -592,12 +597,19 @@ TARGET_SPELLINGS = {
 def _double_high_word(imm: Imm) -> int:
     """A binary64 immediate: the instruction holds its high 32 bits (the low 32 must be zero)."""
     words = {"+INF": "inf", "INF": "inf", "-INF": "-inf", "+QNAN": "nan", "QNAN": "nan", "-QNAN": "-nan",
-             "+NAN": "nan", "-NAN": "-nan"}
+             "+NAN": "nan", "NAN": "nan", "-NAN": "-nan"}
     text = words.get(imm.text.upper(), imm.text)
     try:
-        bits = struct.unpack("<Q", struct.pack("<d", float(text)))[0]
+        value = float(text)
+        bits = struct.unpack("<Q", struct.pack("<d", value))[0]
     except ValueError:
         raise EncodeProblem(f"'{imm.text}' is not a binary64 value") from None
+    # decimal literals beyond binary64 are refused, not taken as INF or 0 (ptxas's own PTX writes
+    # binary64 immediates as bits, 0dXXXXXXXXXXXXXXXX; nvdisasm prints them so they read back exact)
+    if value in (float("inf"), float("-inf")) and imm.text.upper() not in words:
+        raise EncodeProblem(f"{imm.text} is beyond binary64's range (largest finite 1.7976931348623157e308)")
+    if value == 0 and not literal_is_zero(imm.text):
+        raise EncodeProblem(f"{imm.text} is below binary64's smallest value (5e-324): it would be 0")
     if text.endswith("nan"):
         bits = (0xFFF8 if text.startswith("-") else 0x7FF8) << 48
     if bits & 0xFFFFFFFF:

@@ -52,6 +52,7 @@ class Imm:
     is_float: bool = False
     text: str = ""
     pair: tuple[str, str] | None = None   # two binary16 values as written (packed-half opcodes)
+    problem: str = ""    # why the value is no binary32 (out of range), refused where one is needed
 
     def kind(self) -> str:
         return "I"
@@ -263,9 +264,18 @@ def float_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+# nvdisasm prints every NaN as +QNAN / +SNAN whatever its payload: the quiet words read as the
+# canonical quiet NaN (in a listing the payload comes from the printed word: assembler), a
+# signalling one has no canonical payload and is refused outside a listing (encoder.immediate)
 _FLOAT_WORDS = {"+INF": 0x7F800000, "INF": 0x7F800000, "-INF": 0xFF800000,
                 "+QNAN": 0x7FC00000, "QNAN": 0x7FC00000, "-QNAN": 0xFFC00000,
-                "+NAN": 0x7FC00000, "-NAN": 0xFFC00000}
+                "+NAN": 0x7FC00000, "NAN": 0x7FC00000, "-NAN": 0xFFC00000,
+                "+SNAN": 0x7FBFFFFF, "SNAN": 0x7FBFFFFF, "-SNAN": 0xFFBFFFFF}
+
+
+def literal_is_zero(text: str) -> bool:
+    """Whether a decimal literal is zero as written (1e-50 is not, though it rounds to 0)."""
+    return not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
 
 
 def parse_immediate(text: str) -> Imm:
@@ -280,7 +290,17 @@ def parse_immediate(text: str) -> Imm:
         value = float(t)
     except ValueError:
         raise SyntaxProblem(f"cannot read operand '{text}'") from None
-    return Imm(float_bits(value), True, t)
+    if value != value:
+        raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
+    try:
+        bits = float_bits(value)
+    except OverflowError:   # beyond binary32 (a binary64 opcode reads the text itself)
+        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t,
+                   problem=f"{t} is beyond binary32's range (largest finite 3.4028235e38)")
+    if bits & 0x7FFFFFFF in (0, 0x7F800000) and not literal_is_zero(t) and abs(value) != float("inf"):
+        return Imm(bits, True, t, problem=f"{t} is below binary32's smallest value (1e-45): it would be "
+                                          f"{'-' if bits >> 31 else ''}0")
+    return Imm(bits, True, t)
 
 
 _CONST = re.compile(r"^c\[(0x[0-9a-fA-F]+|\d+)\]\[(.*)\]$")
