@@ -233,6 +233,9 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                     raise BobcError(f"undefined label '{op.name}'", inst.span)
                 op = Label(op.name, labels[op.name])
             if isinstance(op, Label):
+                if op.address > 16 * len(instructions):
+                    raise BobcError(f"branch target {op.address:#x} is past the end of the code "
+                                    f"({16 * len(instructions):#x})", inst.span)
                 targets_here.add(op.address)
             operands.append(op)
         resolved.append(_listed_nan_payloads(replace(inst, operands=operands)))

@@ -361,7 +361,8 @@ class Encoder:
         if reuse_bit is None:
             reuse_bit = spec.get("reuse")
         if reg.reuse and opcode and opcode not in L.REUSE_OPCODES:
-            raise EncodeProblem(f"'.reuse' is not available on {opcode}")
+            raise EncodeProblem(f"this assembler places no '.reuse' on {opcode} (tables.layouts.REUSE_OPCODES: "
+                                f"the opcodes ptxas was seen marking)")
         if reuse_bit is not None and opcode in L.REUSE_OPCODES:
             placed.flag(reuse_bit, reg.reuse)
         elif reg.reuse:
@@ -390,7 +391,8 @@ class Encoder:
                 placed.flag(spec[name], written[name])
             elif written[name]:
                 sign = ("'~'" if carry else "'-'") if name == "neg" else "'|..|'"
-                raise EncodeProblem(f"{opcode} takes no {sign} on this operand")
+                raise EncodeProblem(f"{opcode} takes no {sign} on this operand in this assembler "
+                                    f"(tables.layouts.OPERAND_MODIFIERS: where a bit for it is known)")
 
     def _put_source(self, inst: Instruction, placed: Placed, operand, position: str, slot: str) -> None:
         width = _reg_width(inst, slot)

@@ -504,6 +504,10 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         reg = parse_register(m.group(2))
         guard = Reg(reg.bank, reg.index, neg=bool(m.group(1)))
         body = body[m.end():]
+    elif body.startswith("@"):
+        written = body[1:].split()[0] if body[1:].split() else ""
+        raise SyntaxProblem(f"guard '@{written}': {written.lstrip('!') or 'nothing'} is not a predicate "
+                            f"(P0..P6, PT, or UP0..UP6, UPT; '!' negates)")
     m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$", body)   # HGMMA.64x128x16
     if not m:
         raise SyntaxProblem(f"expected an instruction, found '{body}'")
@@ -513,6 +517,8 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         lead = len(text) - len(text.lstrip())
         at = span.column + text.index(mnemonic, lead) - lead
         mnemonic_span = Span(span.path, span.line, at, span.line, at + len(mnemonic))
+    if rest.endswith(","):
+        raise SyntaxProblem(f"trailing comma after the last operand of {mnemonic}")
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
     parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
     operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p) for p in parts])
@@ -559,6 +565,10 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
                 m = _LABEL.match(content)
                 if not m:
                     break
+                if parse_register(m.group(1)) is not None or _SPECIAL.match(m.group(1)) \
+                        or re.fullmatch(r"B\d+", m.group(1)):
+                    raise SyntaxProblem(f"label '{m.group(1)}' is spelled like a register: a branch to it "
+                                        f"would read the register")
                 lines.append(SourceLine(label=m.group(1), span=span))
                 content = content[m.end():]
             if not content:

@@ -221,8 +221,9 @@ REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
 # (tests/sass/test_roundtrip.py::test_reuse_nvdisasm_rejects_is_refused).
 REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
+# PRMT: ptxas sm_90 writes PRMT R7, R16.reuse, 0x9910, RZ (bit 122; tests/sass/test_messages.py).
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
-                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2"}
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT"}
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
