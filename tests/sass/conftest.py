@@ -22,3 +22,24 @@ def needs_nvdisasm():
 def needs_ptxas():
     if not _usable(ptxas()):
         pytest.skip("ptxas not installed (pip install nvidia-cuda-nvcc)")
+
+
+@pytest.fixture(scope="session")
+def ptxas_listing(needs_ptxas, needs_nvdisasm, tmp_path_factory):
+    """compile(ptx_text, arch, opt="-O3") -> `nvdisasm -hex` of the cubin ptxas makes of it: the
+    oracle for a form the committed corpus lacks (ptxas writes it, nvdisasm prints it with its words)."""
+    import subprocess
+
+    folder = tmp_path_factory.mktemp("ptxas")
+
+    def compile(ptx: str, arch: str, opt: str = "-O3", life_ranges: bool = False) -> str:
+        source = folder / "k.ptx"
+        cubin = folder / f"k.{arch}.cubin"
+        source.write_text(ptx)
+        subprocess.run([ptxas(), f"-arch={arch}", opt, "-o", str(cubin), str(source)], check=True,
+                       capture_output=True, text=True)
+        extra = ["-plr", "-lrm", "narrow"] if life_ranges else []
+        return subprocess.run([nvdisasm(), *extra, "-hex", str(cubin)], check=True, capture_output=True,
+                              text=True).stdout
+
+    return compile

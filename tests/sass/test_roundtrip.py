@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
-from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_OPCODES
+from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_OPCODES, guard_bank
 from bobc.sass.encoder import Encoder, forms_for, match_layout
 from bobc.sass import assemble
 from bobc.sass.oracle import disassemble
@@ -93,7 +93,7 @@ def _variant(draw, arch):
         operands.append(op)
     guard = inst.guard
     if inst.opcode not in ("BRA", "EXIT") and draw(st.booleans()):
-        guard = Reg("P", draw(st.integers(0, 6)), neg=draw(st.booleans()))
+        guard = Reg(guard_bank(inst.mnemonic), draw(st.integers(0, 6)), neg=draw(st.booleans()))
     return replace(inst, operands=operands, guard=guard)
 
 
@@ -106,7 +106,8 @@ def _plain(c: Const) -> Const:
 def _same_operands(a, b) -> bool:
     if a.mnemonic != b.mnemonic or len(a.operands) != len(b.operands):
         return False
-    if (a.guard is None) != (b.guard is None) or (a.guard and (a.guard.index, a.guard.neg) != (b.guard.index, b.guard.neg)):
+    if (a.guard is None) != (b.guard is None) or (a.guard and (a.guard.bank, a.guard.index, a.guard.neg)
+                                                  != (b.guard.bank, b.guard.index, b.guard.neg)):
         return False
     for x, y in zip(a.operands, b.operands):
         if isinstance(x, Imm) and isinstance(y, Imm):

@@ -53,7 +53,7 @@ def test_descriptor_flags_scale_predicate_and_shapes_decode_as_written(needs_nvd
 def test_uniform_addresses_take_offsets_only_where_the_encoding_has_them(needs_nvdisasm):
     texts = ["SYNCS.EXCH.64 URZ, [UR6+0x10], UR4", "SYNCS.ARRIVE.TRANS64 RZ, [R2+URZ+0x8], R3",
              "SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR9+0x20], R5", "UTMALDG.2D [UR16], [UR20]",
-             "UTMASTG.2D [UR10], [UR32]", "@P3 ELECT P4, URZ, PT", "USETMAXREG.DEALLOC.CTAPOOL 0x18",
+             "UTMASTG.2D [UR12], [UR32]", "@P3 ELECT P4, URZ, PT", "USETMAXREG.DEALLOC.CTAPOOL 0x18",
              "USETMAXREG.TRY_ALLOC.CTAPOOL UP2, 0xf0"]
     assert _decoded(texts) == texts
     with pytest.raises(BobcError, match="takes no address offset"):

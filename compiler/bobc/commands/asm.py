@@ -28,16 +28,29 @@ def add_arguments(p):
     add_target(p, flag="--arch")
 
 
+# The most parameter bytes a kernel may take: CUDA 12.1's limit on Volta and later (4 KiB before);
+# the cubin's EIATTR_CBANK_PARAM_SIZE holds 16 bits.
+MAX_PARAMETER_BYTES = 32764
+MAX_BLOCK_THREADS = 1024
+
+
+def parameter_reads(assembled, target) -> list:
+    """(end byte of the parameter block it reads, instruction) for every read of constant bank 0
+    at or past the target's parameter base, from the encoded bank and offset fields (so that
+    `c[0x0][param+N]` counts like `c[0x0][0x16N]`) and the bytes the operand covers."""
+    reads = []
+    for inst in assembled.instructions:
+        if inst.constant is None:
+            continue
+        bank, offset, size = inst.constant
+        if bank == 0 and offset >= target.parameter_base:
+            reads.append((offset - target.parameter_base + size, inst))
+    return reads
+
+
 def parameter_bytes_read(assembled, target) -> int:
     """The parameter block up to the highest byte the code reads from constant bank 0, in 8-byte words."""
-    import re
-    top = 0
-    for inst in assembled.instructions:
-        for m in re.finditer(r"c\[0x0\]\[(?:RZ\+)?(0x[0-9a-f]+)\]", inst.text):
-            offset = int(m.group(1), 16)
-            if offset >= target.parameter_base:
-                width = 8 if re.search(r"\.64\b", inst.text) else 16 if ".128" in inst.text else 4
-                top = max(top, offset - target.parameter_base + width)
+    top = max((end for end, _ in parameter_reads(assembled, target)), default=0)
     return (top + 7) // 8 * 8
 
 
@@ -52,8 +65,22 @@ def run(args):
         parameters = args.parameter_bytes
         if parameters is None:
             parameters = parameter_bytes_read(assembled, target)
-        if parameters % 4 or parameters < 0:
+        elif parameters < 0 or parameters > MAX_PARAMETER_BYTES:
+            raise BobcError(f"--parameter-bytes {parameters}: a kernel takes 0 to {MAX_PARAMETER_BYTES} bytes "
+                            f"of parameters")
+        elif parameters % 4:
             raise BobcError(f"--parameter-bytes {parameters}: a multiple of 4 is needed")
+        else:
+            beyond = [(end, inst) for end, inst in parameter_reads(assembled, target) if end > parameters]
+            if beyond:
+                end, inst = max(beyond, key=lambda pair: pair[0])
+                raise BobcError(f"--parameter-bytes {parameters}: the code reads parameter bytes up to {end} "
+                                f"({inst.text})", inst.span)
+        if parameters > MAX_PARAMETER_BYTES:
+            raise BobcError(f"the code reads {parameters} bytes of parameters, more than a kernel takes "
+                            f"({MAX_PARAMETER_BYTES})")
+        if not 1 <= args.block_size <= MAX_BLOCK_THREADS:
+            raise BobcError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
         data = write_cubin(assembled, assembled.kernel_name, target, parameters, args.block_size)
     try:
         Path(args.output).write_bytes(data)

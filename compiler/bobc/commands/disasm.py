@@ -25,10 +25,23 @@ def _is_images(path: Path) -> bool:
         return handle.read(4) == b"\x7fELF"
 
 
+def _is_cubin(path: Path) -> bool:
+    """An ELF whose machine is EM_CUDA (190): a cubin, not a host."""
+    if path.is_dir():
+        return False
+    with open(path, "rb") as handle:
+        header = handle.read(20)
+    return header[:4] == b"\x7fELF" and len(header) == 20 and int.from_bytes(header[18:20], "little") == 190
+
+
 def run(args):
     path = Path(args.binary)
     if not path.exists():
         raise UsageError(f"no such file or folder: {path}")
+    if _is_cubin(path):
+        raise UsageError(f"{path} is a cubin (a GPU ELF, such as `bobc asm --cubin` writes), not bobc images",
+                         hint=f"read it with nvdisasm -hex {path}, or disassemble the raw stream `bobc asm` "
+                              f"writes without --cubin")
     if _is_images(path):
         return _regions(path, args.region)
     if args.region is not None:

@@ -20,8 +20,9 @@ from ..errors import BobcError, Span
 from ..targets import Target, target_named
 from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
-from .tables.layouts import ALIGNED_UNIFORM_TUPLES, EXPLICIT_CONTROL, LAYOUTS
-from .syntax import Const, Control, Instruction, Label, SourceLine, parse_source
+from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
+                             EXPLICIT_CONTROL, LAYOUTS)
+from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -33,6 +34,7 @@ class AssembledInstruction:
     word: int
     control: Control
     span: Span | None
+    constant: tuple[int, int, int] | None = None   # (bank, byte offset, bytes) of a constant-bank read
 
     @property
     def lo(self) -> int:
@@ -93,9 +95,22 @@ def is_listing(lines: list[SourceLine]) -> bool:
     return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
 
 
+def check_listing_target(lines: list[SourceLine], arch: str) -> None:
+    """Refuse a listing whose `.target` names another target than the one assembled for: its
+    parameter offsets, control codes and forms are that target's."""
+    for line in lines:
+        if line.directive is not None and line.directive[0] == ".target":
+            written = line.directive[1].split()[0] if line.directive[1].split() else ""
+            if written.rstrip("af") != arch:
+                raise BobcError(f"this listing is for {written} (.target {written}), not {arch}", line.span,
+                                hint=f"assemble it with --arch {written.rstrip('af')}, or list a cubin made for {arch}")
+            return
+
+
 def assemble_listing(text: str, target, source_name: str = "<listing>") -> dict[str, Assembled]:
     """Assemble every kernel of an `nvdisasm -hex` listing of a cubin, as printed."""
     lines = parse_source(text, source_name)
+    check_listing_target(lines, _arch_of(target))
     kernels = split_listing(lines)
     if not kernels:
         raise BobcError("no .text section in this listing", hint="give nvdisasm's listing of a cubin")
@@ -134,6 +149,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
             raise BobcError(f"the listing holds {len(kernels)} kernels ({', '.join(kernels) or 'none'}); "
                             f"{'kernel ' + repr(kernel) + ' is not one of them' if kernel else 'name one'}",
                             Span(str(path), 1, 1), hint="bobc asm --kernel NAME")
+        check_listing_target(lines, _arch_of(target))
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
     for line in lines:
@@ -217,9 +233,12 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                     raise BobcError(f"undefined label '{op.name}'", inst.span)
                 op = Label(op.name, labels[op.name])
             if isinstance(op, Label):
+                if op.address > 16 * len(instructions):
+                    raise BobcError(f"branch target {op.address:#x} is past the end of the code "
+                                    f"({16 * len(instructions):#x})", inst.span)
                 targets_here.add(op.address)
             operands.append(op)
-        resolved.append(replace(inst, operands=operands))
+        resolved.append(_listed_nan_payloads(replace(inst, operands=operands)))
     encoder = Encoder(arch)
     placed_all = []
     for address, inst in enumerate(resolved):
@@ -269,8 +288,18 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             word = encoder.encode(inst, 16 * i, control.bits())
         except EncodeProblem as problem:
             raise BobcError(str(problem), inst.span) from None
+        if inst.listed is not None and word != inst.listed[0] | inst.listed[1] << 64:
+            # nvdisasm printed the words it decoded this text from: any difference is a form the
+            # assembler gets wrong or a text that does not say everything (edit a line: drop its words)
+            listed = inst.listed[0] | inst.listed[1] << 64
+            raise BobcError(f"{_display(inst)} assembles to {word:#034x}, but the listing prints {listed:#034x} "
+                            f"beside it (bits {_bit_list(word ^ listed)} differ)", inst.span)
         code += word.to_bytes(16, "little")
-        out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span))
+        constant = None
+        if placed.constant_bytes:   # as encoded: the bank and offset fields of the word
+            constant = (word >> CONST_BANK[0] & (1 << CONST_BANK[1]) - 1,
+                        word >> CONST_OFFSET[0] & (1 << CONST_OFFSET[1]) - 1, placed.constant_bytes)
+        out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span, constant))
         for bank, first, count in placed.reads + placed.writes:
             if bank == "R" and first != 255 and first + count - 1 > max_register:
                 max_register = first + count - 1
@@ -279,6 +308,33 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
+
+
+def _bit_list(bits: int) -> str:
+    return ", ".join(str(i) for i in range(128) if bits >> i & 1)
+
+
+_NAN_WORDS = {"QNAN", "SNAN", "NAN"}
+
+
+def _listed_nan_payloads(inst: Instruction) -> Instruction:
+    """nvdisasm prints every binary32 NaN immediate as +QNAN / +SNAN (CUDA's 0f7FFFFFFF, ptxas's
+    0x7fc00001 alike): where the listing prints the words, the payload is the listed immediate's
+    (bits 32..63; a binary64 immediate's high word) when those bits are a NaN of the printed sign."""
+    if inst.listed is None:
+        return inst
+    operands = []
+    for op in inst.operands:
+        if isinstance(op, Imm) and op.pair is None and op.text.upper().lstrip("+-") in _NAN_WORDS:
+            bits = inst.listed[0] >> 32 & 0xFFFFFFFF
+            if inst.opcode in DOUBLE_IMMEDIATE:     # the high word of a binary64
+                is_nan = bits >> 20 & 0x7FF == 0x7FF and bits & 0xFFFFF != 0
+            else:
+                is_nan = bits >> 23 & 0xFF == 0xFF and bits & 0x7FFFFF != 0
+            if is_nan and (bits >> 31) == op.text.startswith("-"):
+                op = Imm(bits, False, f"{bits:#x}")
+        operands.append(op)
+    return replace(inst, operands=operands)
 
 
 def _branch_target(inst: Instruction) -> int | None:
@@ -292,9 +348,21 @@ def _branch_target(inst: Instruction) -> int | None:
 
 
 def _check_tuple_alignment(inst: Instruction, placed) -> None:
-    """Refuse a uniform-register block (tables.layouts.ALIGNED_UNIFORM_TUPLES) that does not start
-    at a multiple of its width rounded up to a power of two: the encoding takes any register, the
-    GPU raises an illegal instruction."""
+    """Refuse a register tuple the GPU cannot address, though the encoding takes any register.
+    Vector registers: a pair (.64 accesses, binary64, IMAD.WIDE, ...) starts at an even register,
+    a block of 4 or more (.128, HMMA fragments, LDSM.x4, HGMMA accumulators) at a multiple of 4 --
+    every tuple in ptxas's corpus of both targets is so aligned (tests/sass/test_tuple_alignment.py),
+    and a misaligned one is CUDA's misaligned-register fault.  Uniform registers: a block of
+    tables.layouts.ALIGNED_UNIFORM_TUPLES starts at a multiple of its width rounded up to a power
+    of two (the GPU raises an illegal instruction)."""
+    for bank, first, count in placed.reads + placed.writes:
+        if bank != "R" or count < 2 or first == 255:
+            continue
+        align = min(1 << (count - 1).bit_length(), 4)
+        if first % align:
+            raise BobcError(f"{inst.mnemonic}'s register block R{first}..R{first + count - 1} ({count} registers) "
+                            f"must start at a multiple of {align}", inst.span,
+                            hint=f"use R{first - first % align} or R{first - first % align + align}")
     if inst.opcode not in ALIGNED_UNIFORM_TUPLES:
         return
     blocks = [(first, count) for bank, first, count in placed.reads if bank == "UR"]

@@ -52,6 +52,7 @@ class Imm:
     is_float: bool = False
     text: str = ""
     pair: tuple[str, str] | None = None   # two binary16 values as written (packed-half opcodes)
+    problem: str = ""    # why the value is no binary32 (out of range), refused where one is needed
 
     def kind(self) -> str:
         return "I"
@@ -67,6 +68,7 @@ class Const:
     neg: bool = False
     abs: bool = False
     symbol: str | None = None  # c[0x0][param+8]: offset relative to a per-target symbol
+    invert: bool = False       # '~c[..]' (the complement a carry-in addition takes)
 
     def kind(self) -> str:
         return "X" if self.index is not None else "C"
@@ -262,9 +264,18 @@ def float_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+# nvdisasm prints every NaN as +QNAN / +SNAN whatever its payload: the quiet words read as the
+# canonical quiet NaN (in a listing the payload comes from the printed word: assembler), a
+# signalling one has no canonical payload and is refused outside a listing (encoder.immediate)
 _FLOAT_WORDS = {"+INF": 0x7F800000, "INF": 0x7F800000, "-INF": 0xFF800000,
                 "+QNAN": 0x7FC00000, "QNAN": 0x7FC00000, "-QNAN": 0xFFC00000,
-                "+NAN": 0x7FC00000, "-NAN": 0xFFC00000}
+                "+NAN": 0x7FC00000, "NAN": 0x7FC00000, "-NAN": 0xFFC00000,
+                "+SNAN": 0x7FBFFFFF, "SNAN": 0x7FBFFFFF, "-SNAN": 0xFFBFFFFF}
+
+
+def literal_is_zero(text: str) -> bool:
+    """Whether a decimal literal is zero as written (1e-50 is not, though it rounds to 0)."""
+    return not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
 
 
 def parse_immediate(text: str) -> Imm:
@@ -279,7 +290,17 @@ def parse_immediate(text: str) -> Imm:
         value = float(t)
     except ValueError:
         raise SyntaxProblem(f"cannot read operand '{text}'") from None
-    return Imm(float_bits(value), True, t)
+    if value != value:
+        raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
+    try:
+        bits = float_bits(value)
+    except OverflowError:   # beyond binary32 (a binary64 opcode reads the text itself)
+        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t,
+                   problem=f"{t} is beyond binary32's range (largest finite 3.4028235e38)")
+    if bits & 0x7FFFFFFF in (0, 0x7F800000) and not literal_is_zero(t) and abs(value) != float("inf"):
+        return Imm(bits, True, t, problem=f"{t} is below binary32's smallest value (1e-45): it would be "
+                                          f"{'-' if bits >> 31 else ''}0")
+    return Imm(bits, True, t)
 
 
 _CONST = re.compile(r"^c\[(0x[0-9a-fA-F]+|\d+)\]\[(.*)\]$")
@@ -348,6 +369,8 @@ def parse_operand(text: str) -> Operand:
         reg = parse_register(t[1:])
         if reg is None or reg.bank not in ("P", "UP"):
             raise SyntaxProblem(f"'!' applies to predicates only: '{text}'")
+        if reuse or swizzle:
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
         return Reg(reg.bank, reg.index, neg=True)
     if t.startswith("-") and not re.match(r"^-(0x[0-9a-fA-F]+|[\d.]|INF|QNAN|NAN)", t):
         neg = True
@@ -363,10 +386,14 @@ def parse_operand(text: str) -> Operand:
             t = t[: -len(".reuse")]
     reg = parse_register(t)
     if reg is not None:
+        if reg.bank in ("P", "UP") and (neg or absolute or invert or reuse or swizzle):
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
         return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse, swizzle=swizzle)
     if _CONST.match(t):
+        if reuse or swizzle:
+            raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
         c = _parse_const(t)
-        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol)
+        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
     if neg or absolute or invert or reuse or swizzle:
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):
@@ -477,6 +504,10 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         reg = parse_register(m.group(2))
         guard = Reg(reg.bank, reg.index, neg=bool(m.group(1)))
         body = body[m.end():]
+    elif body.startswith("@"):
+        written = body[1:].split()[0] if body[1:].split() else ""
+        raise SyntaxProblem(f"guard '@{written}': {written.lstrip('!') or 'nothing'} is not a predicate "
+                            f"(P0..P6, PT, or UP0..UP6, UPT; '!' negates)")
     m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$", body)   # HGMMA.64x128x16
     if not m:
         raise SyntaxProblem(f"expected an instruction, found '{body}'")
@@ -486,6 +517,8 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         lead = len(text) - len(text.lstrip())
         at = span.column + text.index(mnemonic, lead) - lead
         mnemonic_span = Span(span.path, span.line, at, span.line, at + len(mnemonic))
+    if rest.endswith(","):
+        raise SyntaxProblem(f"trailing comma after the last operand of {mnemonic}")
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
     parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
     operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p) for p in parts])
@@ -532,6 +565,10 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
                 m = _LABEL.match(content)
                 if not m:
                     break
+                if parse_register(m.group(1)) is not None or _SPECIAL.match(m.group(1)) \
+                        or re.fullmatch(r"B\d+", m.group(1)):
+                    raise SyntaxProblem(f"label '{m.group(1)}' is spelled like a register: a branch to it "
+                                        f"would read the register")
                 lines.append(SourceLine(label=m.group(1), span=span))
                 content = content[m.end():]
             if not content:

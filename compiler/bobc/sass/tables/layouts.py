@@ -204,6 +204,12 @@ OPERAND_MODIFIERS = {
     "HGMMA": {"A": ("neg",)},      # -R56: negate A (in registers); gdesc[..].negA otherwise
 }
 
+# Additions with carry-in (.X): the negate bit of a source means its one's complement there, and
+# nvdisasm prints it as '~' (ptxas: IADD3.X R3, R10, ~c[0x0][0x164], RZ, P1, !PT sets bit 63;
+# IMAD.X R7, RZ, RZ, ~R7, P0 sets bit 75; UIADD3.X UR5, URZ, ~UR7, URZ, UP1, !UPT sets bit 63;
+# tests/sass/test_modifiers.py), so a source writes '~' on them and '-' is refused.
+COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3"}
+
 # .reuse bits follow the operand's logical position, not the field it lands in: with an
 # immediate/constant third source, B's register moves to the C field but keeps B's reuse
 # bit (ptxas: FFMA R18, R2, R7.reuse, 0.5 sets bit 123).  FADD's second source sits in the
@@ -215,8 +221,9 @@ REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
 # (tests/sass/test_roundtrip.py::test_reuse_nvdisasm_rejects_is_refused).
 REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
+# PRMT: ptxas sm_90 writes PRMT R7, R16.reuse, 0x9910, RZ (bit 122; tests/sass/test_messages.py).
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
-                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2"}
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT"}
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
@@ -236,13 +243,38 @@ DESCRIPTORLESS_OFFSET = {"LD": (32, 24)}
 # operand is a block -- shared address, mbarrier, then one coordinate a dimension (ptxas: UTMALDG.2D
 # [UR20] with UR20..UR23 set before it, .3D [UR8] with UR8..UR12) -- and its tensor map is a 64-bit
 # address (ULDC.64 URm..URm+1).  (opcode, dimensionality, operand) -> registers read.
+# UTMASTG's block is the shared address then one coordinate a dimension, its tensor map the second
+# operand (ptxas: UTMASTG.2D [UR4], [UR8] reads UR4..UR6 and UR8..UR9); UTMACCTL.PF [UR16] prefetches
+# the tensor map at UR16..UR17 (nvdisasm's life ranges, tests/sass/test_register_widths.py).
 UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU32"): 5,
-                         ("UTMALDG", "2D", "MemU24"): 2, ("UTMALDG", "3D", "MemU24"): 2}
+                         ("UTMALDG", "2D", "MemU24"): 2, ("UTMALDG", "3D", "MemU24"): 2,
+                         ("UTMASTG", "2D", "MemU32"): 3, ("UTMASTG", "2D", "MemU24"): 2,
+                         ("UTMACCTL", "PF", "MemU24"): 2}
 
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
 UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
                    "UISETP"}
+
+# Instructions whose guard is a uniform predicate (@UP0..@UP6, @UPT); every other takes a vector
+# one (@P0..@P6, @PT).  The guard field (bits 12..15) is the same: the opcode decides the bank, so
+# an instruction guarded by the other bank would silently test another predicate.  Read from
+# nvdisasm over every learned form of both targets (tests/sass/test_guards.py) and from ptxas's
+# guards in the corpus (@!UP0 SYNCS.EXCH.64 beside @!P0 SYNCS.ARRIVE.TRANS64): the uniform
+# datapath's U* opcodes, S2UR and SYNCS.EXCH; not REDUX, VOTEU, R2UR or ELECT, which take P.
+UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "UISETP",
+                         "S2UR", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "UTMALDG", "UTMASTG",
+                         "UTMACCTL", "UTMACMDFLUSH"}
+UNIFORM_GUARD_VARIANTS = {("SYNCS", "EXCH")}
+
+
+def guard_bank(mnemonic: str) -> str:
+    """"UP" when `mnemonic`'s guard is a uniform predicate, else "P" (UNIFORM_GUARD_OPCODES)."""
+    opcode, *modifiers = mnemonic.split(".")
+    if opcode in UNIFORM_GUARD_OPCODES or any((opcode, m) in UNIFORM_GUARD_VARIANTS for m in modifiers):
+        return "UP"
+    return "P"
+
 
 # gdesc[URn] flags: the bit each sets (nvdisasm, flipping bits of ptxas's HGMMA words)
 MATRIX_DESCRIPTOR_FLAGS = {"tnspA": 61, "tnspB": 62, "negB": 63, "negA": 72}
