@@ -7,6 +7,8 @@ language terms; the language never knows a QMD bit.
 """
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,22 +128,38 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
         if isinstance(type_error, LimitExceeded):
             raise                       # a limit is the whole story: the certifier would evaluate into it again
         try:
-            plan = extract(program, entry)
-            certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
-                    kernel_sources(program, plan))
+            with _at_entry(program, entry):
+                plan = extract(program, entry)
+                certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
+                        kernel_sources(program, plan))
         except BobcError as certificate_error:
             where = f"{type_error.span}: " if type_error.span else ""
             certificate_error.hint = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
             raise certificate_error from type_error
         raise
-    plan = extract(program, entry)
-    folders = getattr(program, "search_path", ())
-    if contract_sources is not None:
-        from . import recall
+    with _at_entry(program, entry):
+        plan = extract(program, entry)
+        folders = getattr(program, "search_path", ())
+        if contract_sources is not None:
+            from . import recall
 
-        contract_sources.append(recall.contracts_before_certifying(plan, target, folders))
-    _certify_sound(plan, target, kernel_needs(program, plan), folders, kernel_sources(program, plan))
+            contract_sources.append(recall.contracts_before_certifying(plan, target, folders))
+        _certify_sound(plan, target, kernel_needs(program, plan), folders, kernel_sources(program, plan))
     return plan
+
+
+@contextlib.contextmanager
+def _at_entry(program, entry: str):
+    """An extraction or certification error without a place of its own is the host definition's:
+    it names the plan values it found wrong, and the definition is where they are assembled."""
+    try:
+        yield
+    except BobcError as error:
+        if error.span is None:
+            scope = program.scopes.get(program.plan_name)
+            definition = scope.definitions.get(entry) if scope is not None else None
+            error.span = getattr(definition, "span", None)
+        raise
 
 
 def _certify_sound(plan, target: Target, needs, folders, encoded_from=None) -> None:

@@ -127,6 +127,9 @@ def test_broken_variant_is_refused_by_name(name, tmp_path):
     assert "Traceback" not in result.stderr
     for fragment in expected:
         assert fragment in result.stderr, (fragment, result.stderr[-2000:])
+    # the refusal has a place: the host definition that assembles the plan values it names
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"bobc check: {plan}:") and ": error: " in first, first
     if name.endswith("said once"):
         assert "cannot be laid out" not in result.stderr, result.stderr
 
