@@ -527,7 +527,10 @@ int main(int argc, char **argv)
         print_version(&self, &program);
         return 0;
     }
-    if ((uint64_t)(argc - 1) < program.arguments) {
+    int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */
+    for (uint32_t i = 0; i < program.count; i++)
+        takes_options |= program.commands[i].code == NP_REQUEST_OPEN;
+    if ((uint64_t)(argc - 1) < program.arguments || (!takes_options && (uint64_t)(argc - 1) > program.arguments)) {
         fprintf(stderr, "native: usage: %s ARG0 ... ARG%llu: the program names %llu file arguments, %d given\n",
                 argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
         return NP_EXIT_FILE;

@@ -151,6 +151,14 @@ def test_read_file_missing(commands, both):
                         b"directory; nothing was published\n")
 
 
+def test_too_many_arguments(commands, both):
+    """A program without a request reads its files only: an extra word is a mistake, not ignored."""
+    c, reference = both(program_bytes(commands, "loops"), {}, ["n.bin", "out.bin", "extra"], name="loops-extra")
+    assert c.status == reference.status == 2
+    assert b"the program names 2 file arguments, 3 given" in c.stderr
+    assert b"the program names 2 file arguments, 3 given" in reference.stderr
+
+
 def test_too_few_arguments(commands, both):
     c, reference = both(program_bytes(commands, "loops"), {}, ["n.bin"], name="loops-usage")
     assert c.status == reference.status == 2

@@ -538,7 +538,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     except ProgramError as error:
         stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode())
         return EXIT_DAMAGED
-    if len(arguments) < program.arguments:
+    takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
+    if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         stderr.write(f"native: usage: {name} ARG0 ... ARG{program.arguments - 1}: the program names "
                      f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
         return EXIT_FILE
