@@ -184,3 +184,30 @@ def test_each_refusal_is_before_the_device_names_the_part_and_writes_nothing(bui
     assert "nothing was published" in outcome.stderr
     assert outcome.trace.maps == 0 and outcome.device.entries == []          # the device never touched
     assert sorted(p.name for p in out.iterdir()) == []                        # no output written
+
+
+def test_the_documented_command_runs_the_host_without_a_gpu(tmp_path):
+    """`bobc run ... native predict --reference --kernels coppelius_host/reference_submit.py`
+    (docs/coppelius-host.md): from the all-zero fresh state every logit is 0, so the predictions
+    are 256 binary32 zeros and the forward's mean loss is ln 256 in binary32 -- an answer known
+    without the model."""
+    import math
+    import struct
+    import subprocess
+    import sys
+
+    from .conftest import EXAMPLE, REPOSITORY
+
+    (tmp_path / "s.stream").write_bytes(stream.from_bytes(TEXT.read_bytes()).encode())
+    done = subprocess.run(
+        [sys.executable, "-m", "bobc", "run", str(EXAMPLE / "Coppelius/Build/DirectArtifact.bob"), "native", "predict",
+         "--entry", "coppeliusHost", "--target", "sm_90", "--reference",
+         "--kernels", str(EXAMPLE / "coppelius_host/reference_submit.py"), "--input", "s.stream",
+         "--checkpoint-out", "o.ckpt", "--predictions", "p.bin", "--result", "r.bin"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, env={**__import__("os").environ,
+                                                                         "PYTHONPATH": str(REPOSITORY / "compiler")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "p.bin").read_bytes() == bytes(1024)
+    result = (tmp_path / "r.bin").read_bytes()
+    assert result[:16] == b"COPPELIUS-RESULT"
+    assert struct.unpack_from("<f", result, 16)[0] == struct.unpack("<f", struct.pack("<f", math.log(256)))[0]
