@@ -131,7 +131,15 @@ def _natural(token, path: str = "<text>") -> int:
                          f"of {limits.NATURAL_LITERAL_DIGITS:,} (docs/limits.md)",
                          _token_span(path, token),
                          hint="naturals may be large, but a literal this long is not a plan")
-    return int(text, 16) if text.startswith("0x") else int(text, 10)
+    value = int(text, 16) if text.startswith("0x") else int(text, 10)
+    if value.bit_length() > limits.NATURAL_BITS:
+        # a hex literal's digits are 4 bits each: 65,537 of them already pass the limit
+        raise ParseError(f"a natural number literal of {value.bit_length():,} bits: more than "
+                         f"the limit of {limits.NATURAL_BITS:,} bits (docs/limits.md)",
+                         _token_span(path, token),
+                         hint="every natural the evaluator computes has at most that many "
+                              "bits; a literal past it is not a plan")
+    return value
 
 
 def _check_nesting(text: str, path: str) -> None:
