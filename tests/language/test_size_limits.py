@@ -135,3 +135,41 @@ def test_hex_literals_are_limited_in_bits_not_characters(tmp_path, digits, refus
 def test_a_refusal_is_a_bobc_error(program):
     with pytest.raises(BobcError):
         program.value("shiftHuge")
+
+
+def test_a_step_limit_met_without_a_term_at_hand_names_the_definitions_place(tmp_path, monkeypatch):
+    """probe-lang finding 8: a step limit met in the checker's own evaluation (an apply with no
+    span) printed no file:line:column; it now points at the definition it was noted in."""
+    from bobc.language import core
+    path = tmp_path / "Steps.bob"
+    path.write_text("module Steps\n"
+                    "def n : Nat = (nat-eliminate (lambda unrestricted k : Nat . Nat) 0\n"
+                    "  (lambda unrestricted k : Nat . (lambda unrestricted b : Nat . b)) 3)\n",
+                    encoding="utf-8")
+    program = load_program(path)
+    core.reset_fuel(0)          # the checker's first step: the motive applied to 0
+    with pytest.raises(LimitExceeded) as caught:
+        program.check()
+    assert caught.value.span is not None and caught.value.span.path.endswith("Steps.bob")
+    assert "Steps.bob:2:5: error: evaluation steps" in caught.value.render()
+
+
+def test_nesting_too_deep_names_the_definition(tmp_path):
+    """probe-lang finding 2: 'evaluation nests too deeply' had no place and no definition."""
+    from bobc.language.values import EvalError
+    path = tmp_path / "Deep.bob"
+    # an unchecked plan (it is refused by check): self-application through a family
+    path.write_text("module Deep\n"
+                    "def D : Type 0 = (pi unrestricted f : (family Bad) . Nat)\n"
+                    "family Bad : Type 0\nconstructor MkBad\nfield unrestricted g : D\nend-family\n"
+                    "def selfApply : (pi unrestricted b : (family Bad) . Nat) =\n"
+                    "  (lambda unrestricted b : (family Bad) .\n"
+                    "    (eliminate Bad (lambda unrestricted x : (family Bad) . Nat) b\n"
+                    "      (branch MkBad g . (g b))))\n"
+                    "def omega : Nat = (selfApply (constructor Bad MkBad selfApply))\n",
+                    encoding="utf-8")
+    with pytest.raises(EvalError) as caught:
+        load_program(path).value("omega")
+    assert "nests too deeply" in caught.value.message
+    assert "in definition omega" in caught.value.message
+    assert "Deep.bob:11:5" in caught.value.render()

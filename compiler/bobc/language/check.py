@@ -611,4 +611,8 @@ def check_program(program):
                 if not error.definitions:        # evaluated by the checker itself, not through a definition's value
                     error.note(definition)
                 raise
+            except RecursionError as error:      # program._run_deep names the definition
+                if not hasattr(error, "definition"):
+                    error.definition = definition
+                raise
     return checker

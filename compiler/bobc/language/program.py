@@ -77,7 +77,10 @@ def _run_deep_uncollected(function, *args):
     if "error" in outcome:
         error = outcome["error"]
         if isinstance(error, RecursionError):
-            raise EvalError("evaluation nests too deeply even with a 1 GiB stack",
+            definition = getattr(error, "definition", None)
+            where = f", in definition {definition.name}" if definition is not None else ""
+            raise EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
+                            getattr(definition, "span", None),
                             hint="a structure this deep is likely a runaway recursion in the plan")
         raise error
     return outcome["value"]
