@@ -360,8 +360,11 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
         expected = _expected_words(error.allowed or [])
+        hint = None
+        if char == _BYTE_ORDER_MARK:
+            hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
         return ParseError(f"unexpected character {char!r}: expected {expected}",
-                          Span(path, error.line, error.column))
+                          Span(path, error.line, error.column), hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedEOF):
         lines = text.splitlines() or [""]
         return ParseError(f"the file ends too early: expected {_expected_words(error.expected)}",
@@ -369,9 +372,16 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
     return ParseError(str(error), Span(path, 1, 1))
 
 
+_BYTE_ORDER_MARK = "\ufeff"
+
+
 def parse_module(text: str, path: Path | str) -> s.Module:
     """Parse one module's text; `path` is used for spans and error messages."""
     path_text = str(path)
+    if text.startswith(_BYTE_ORDER_MARK):
+        # a UTF-8 byte order mark is accepted (as Python, rustc, gcc, Go do) and skipped:
+        # columns on line 1 count from the character after it
+        text = text[1:]
     _check_nesting(text, path_text)
     try:
         tree = _parser().parse(text)
@@ -393,7 +403,26 @@ def parse_module(text: str, path: Path | str) -> s.Module:
 def parse_file(path: Path | str) -> s.Module:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ParseError(f"cannot read {path}: {error}") from None
-    return parse_module(text, path)
+        data = path.read_bytes()
+    except OSError as error:
+        raise ParseError(f"cannot read {path}: {error.strerror or error}") from None
+    # as Path.read_text reads it: universal newlines
+    return parse_module(decode_source(data, path).replace("\r\n", "\n").replace("\r", "\n"),
+                        path)
+
+
+def decode_source(data: bytes, path) -> str:
+    """A module file's bytes as text: UTF-8, or a ParseError at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = error.start
+        line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
+        line = data.count(b"\n", 0, line_start) + data.count(b"\r", 0, line_start) \
+            - data.count(b"\r\n", 0, line_start) + 1
+        column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+        raise ParseError(f"the file is not UTF-8 text: byte 0x{data[start]:02x} "
+                         f"({error.reason})", Span(str(path), line, column),
+                         hint="module files are UTF-8; save it as UTF-8 (e.g. `iconv -f latin1 "
+                              "-t utf-8`), and write other bytes in a byte string as \\xNN"
+                         ) from None
