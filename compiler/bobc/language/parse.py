@@ -142,6 +142,88 @@ def _natural(token, path: str = "<text>") -> int:
     return value
 
 
+_NAT_TEXT = re.compile(r"0x[0-9a-fA-F]+|[0-9]+")
+_WORD_CHARACTER = re.compile(r"[A-Za-z0-9_']")
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _number_word(text: str, start: int) -> str:
+    """The text from `start` that reads as one word: name characters, and a '.' between
+    digits (1.5); a '.' followed by a space is the lambda's dot."""
+    end = start
+    while end < len(text):
+        char = text[end]
+        if _WORD_CHARACTER.match(char) or (char == "." and end + 1 < len(text)
+                                           and text[end + 1].isdigit()):
+            end += 1
+        else:
+            break
+    return text[start:end]
+
+
+def _malformed_number(text: str, start: int, path: str) -> ParseError | None:
+    """A ParseError when the word at `start` begins like a natural but is not one (12abc,
+    0xZZ, 1_000, 1.5), else None."""
+    word = _number_word(text, start)
+    if not word[:1].isdigit() or _NAT_TEXT.fullmatch(word):
+        return None
+    if re.fullmatch(r"[0-9]+\.[0-9]+", word):
+        hint = ("the language has natural numbers only, no fractions; a binary32 constant is "
+                "written as its bit pattern (e.g. 0x3f800000 for 1.0)")
+    elif "_" in word:
+        hint = "write the digits without separators (1000, not 1_000)"
+    elif word.lower().startswith("0x"):
+        hint = "a hexadecimal natural is 0x and the digits 0-9, a-f, A-F (0x3b800000)"
+    else:
+        hint = ("a natural is decimal digits (42) or 0x and hexadecimal digits (0x2a); a name "
+                "may not begin with a digit; separate two items with a space")
+    line, column = _position(text, start)
+    return ParseError(f"'{word}' is not a natural number literal",
+                      Span(path, line, column, line, column + len(word)), hint=hint)
+
+
+def _refuse_malformed_number(text: str, start: int, path: str) -> None:
+    error = _malformed_number(text, start, path)
+    if error is not None:
+        raise error
+
+
+def _word_start(text: str, offset: int) -> int:
+    """Where the word that runs into `offset` (no space between) begins."""
+    start = offset
+    while start > 0 and (_WORD_CHARACTER.match(text[start - 1]) or (
+            text[start - 1] == "." and start >= 2 and text[start - 2].isdigit())):
+        start -= 1
+    return start
+
+
+def _unclosed_parentheses(text: str, offset: int) -> list[int]:
+    """The offsets of the '(' still open at `offset` (comments and byte strings skipped),
+    outermost first."""
+    open_at: list[int] = []
+    i = 0
+    while i < offset:
+        char = text[i]
+        if char == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if char == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif char == "(":
+            open_at.append(i)
+        elif char == ")" and open_at:
+            open_at.pop()
+        i += 1
+    return open_at
+
+
 def _check_nesting(text: str, path: str) -> None:
     """Refuse, before parsing, parentheses nested deeper than limits.NESTING_DEPTH.
 
@@ -271,6 +353,7 @@ class _Build(Transformer):
         return s.Variable(self._tok(children[0]), str(children[0]))
 
     def natural(self, meta, children):
+        _refuse_malformed_number(self.text, children[0].start_pos, self.path)
         return s.Natural(self._tok(children[0]), _natural(children[0], self.path))
 
     def byte_string(self, meta, children):
@@ -278,6 +361,7 @@ class _Build(Transformer):
         return s.ByteString(span, decode_byte_string(str(children[0]), span))
 
     def universe(self, meta, children):
+        _refuse_malformed_number(self.text, children[0].start_pos, self.path)
         return s.Universe(self._span(meta), _natural(children[0], self.path))
 
     def lambda_(self, meta, children):
@@ -346,23 +430,55 @@ class _Build(Transformer):
         return s.Annotation(self._form(meta), *children)
 
 
+# tokens that begin a top-level line: met inside an open '(', the '(' was not closed
+_TOP_LEVEL = {"def", "family", "import", "module", "end-family"}
+
+
 def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
     if isinstance(error, lark.exceptions.UnexpectedToken):
         token = error.token
         expected = _expected_words(error.expected)
-        if token.type == "$END":
+        at_end = token.type == "$END"
+        offset = len(text) if at_end else token.start_pos
+        if not at_end:
+            start = _word_start(text, offset)
+            malformed = _malformed_number(text, start, path) if start < offset else None
+            if malformed is not None:
+                return malformed
+        if at_end or str(token) in _TOP_LEVEL:
+            unclosed = _unclosed_parentheses(text, offset)
+            if unclosed:
+                return _unclosed_error(text, path, unclosed, token, at_end)
+        if at_end:
             lines = text.splitlines() or [""]
             span = Span(path, len(lines), len(lines[-1]) + 1)
-            return ParseError(f"the file ends too early: expected {expected}", span,
-                              hint="close every '(' with ')' and finish the last declaration")
-        found = f"'{token}'" if token.type != "$END" else "the end of the file"
-        return ParseError(f"unexpected {found}: expected {expected}", _token_span(path, token))
+            hint = ("finish the last declaration" if text.strip("\ufeff \t\n") and
+                    any(not line.lstrip().startswith("--") for line in lines if line.strip())
+                    else "a module begins with its name: `module A.B.C` for the file A/B/C.bob")
+            return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
+        hint = None
+        if str(token) == "import":
+            hint = "imports come right after the module line, before any def or family"
+        return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
+                          hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
         expected = _expected_words(error.allowed or [])
         hint = None
         if char == _BYTE_ORDER_MARK:
             hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
+        elif char == '"':
+            position = error.pos_in_stream
+            line_end = text.find("\n", position)
+            rest = text[position + 1:len(text) if line_end < 0 else line_end]
+            if position > 0 and text[position - 1] == "b" and '"' not in rest.replace('\\"', ""):
+                start = Span(path, error.line, error.column - 1)
+                return ParseError("this byte string is not closed: b\" needs a closing \" on "
+                                  "the same line", start,
+                                  hint='a byte string is one line; write a newline as \\n and a '
+                                       'quote as \\" inside it')
+            if position == 0 or text[position - 1] != "b":
+                hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
         return ParseError(f"unexpected character {char!r}: expected {expected}",
                           Span(path, error.line, error.column), hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedEOF):
@@ -370,6 +486,21 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
         return ParseError(f"the file ends too early: expected {_expected_words(error.expected)}",
                           Span(path, len(lines), len(lines[-1]) + 1))
     return ParseError(str(error), Span(path, 1, 1))
+
+
+def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bool) -> ParseError:
+    """A '(' left open: reported at the innermost one still open (the likeliest to lack its
+    ')'), saying where the parser noticed."""
+    line, column = _position(text, unclosed[-1])
+    if at_end:
+        met = "the file ends"
+    else:
+        met = f"'{token}' at {token.line}:{token.column} is inside it"
+    more = (f" ({len(unclosed)} are open there; the first at "
+            f"{':'.join(map(str, _position(text, unclosed[0])))})" if len(unclosed) > 1 else "")
+    return ParseError(f"this '(' is not closed: {met}{more}",
+                      Span(path, line, column, line, column + 1),
+                      hint="close every '(' with ')' before the next declaration")
 
 
 _BYTE_ORDER_MARK = "\ufeff"
