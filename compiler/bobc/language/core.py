@@ -318,16 +318,16 @@ def _too_large(name: str, bits: int) -> LimitExceeded:
     return LimitExceeded(f"{name} computes a natural of {bits:,} bits", limits.NATURAL_BITS)
 
 
-def _add(a, b):
+def _add(a, b, _ceiling=_NAT_CEILING):
     result = a + b
-    if result >= _NAT_CEILING:
+    if result >= _ceiling:
         raise _too_large("nat-add", result.bit_length())
     return result
 
 
-def _multiply(a, b):
+def _multiply(a, b, _ceiling=_NAT_CEILING):
     result = a * b
-    if result >= _NAT_CEILING:
+    if result >= _ceiling:
         raise _too_large("nat-multiply", result.bit_length())
     return result
 
@@ -356,9 +356,9 @@ def _shift_left(value, shift):
     return value << shift
 
 
-def _to_nat_le(data):
+def _to_nat_le(data, _ceiling=_NAT_CEILING):
     result = int.from_bytes(data, "little")
-    if result >= _NAT_CEILING:
+    if result >= _ceiling:
         raise _too_large("bytes-to-nat-le", result.bit_length())
     return result
 
