@@ -477,8 +477,8 @@ class Checker:
         return apply(motive, term.target.lazy(ctx.env))
 
 
-def _referenced_definitions(term):
-    """The top-level definitions a term mentions (walking every sub-term)."""
+def _referenced(term):
+    """The top-level definitions and families a term mentions (walking every sub-term)."""
     found = []
     stack = [term]
     while stack:
@@ -489,9 +489,12 @@ def _referenced_definitions(term):
         if isinstance(item, c.ElimBranch):
             stack.append(item.body)
             continue
+        declaration = getattr(item, "declaration", None)    # FamilyT, Con, Record, Elim
+        if isinstance(declaration, c.FamilyDeclaration):
+            found.append(declaration)
         for klass in type(item).__mro__:
             for name in getattr(klass, "__slots__", ()):
-                if name == "induction":         # Elim's helper term points back at the Elim
+                if name in ("induction", "declaration", "ctor"):    # back-pointers, declarations
                     continue
                 child = getattr(item, name, None)
                 if isinstance(child, (c.Term, c.ElimBranch)):
@@ -501,11 +504,36 @@ def _referenced_definitions(term):
     return found
 
 
+def _referenced_definitions(term):
+    """The top-level definitions a term mentions."""
+    return [d for d in _referenced(term) if isinstance(d, c.Definition)]
+
+
+def _family_parts(family):
+    """A family's parameter, sort and field types: (term, what it is, its span)."""
+    parts = [(p.type, f"parameter {p.name}", p.span) for p in family.parameters]
+    if family.sort is not None:
+        parts.append((family.sort, "type", family.span))
+    for ctor in family.constructors:
+        parts += [(f.type, f"field {f.name} of {ctor.name}", f.span) for f in ctor.fields]
+    return parts
+
+
 def check_acyclic(program):
-    """Refuse definitions that refer to each other in a cycle (the language is total)."""
-    state: dict = {}                    # definition -> "active" | "done"
+    """Refuse definitions and families that refer to each other in a cycle (the language is
+    total).
+
+    A definition may not need its own value.  A family may refer to itself only in its own
+    fields, where the strict positivity check sees every use (resolve.py); a cycle through a
+    definition (a field typed `D`, where D mentions the family) would hide a use from that
+    check (`def D = (pi f : (family Bad) . Nat)`: a non-terminating plan passed as well
+    typed), and a cycle through another family is mutual recursion, which the check does not
+    cover either.  Both are refused here, before anything is evaluated.
+    """
+    state: dict = {}                    # definition or family -> "active" | "done"
     every = [d for name in program.module_order
-             for d in program.scopes[name].definitions.values()]
+             for scope in (program.scopes[name],)
+             for d in [*scope.definitions.values(), *scope.families.values()]]
     for root in every:
         if root in state:
             continue
@@ -520,21 +548,50 @@ def check_acyclic(program):
                 continue
             mark = state.get(following)
             if mark == "active":
-                cycle = path[path.index(following):] + [following]
-                raise TypeCheckError(
-                    "definitions refer to each other in a cycle: "
-                    + " -> ".join(d.name for d in cycle), following.span,
-                    hint="a definition may not need its own value; recurse with eliminate or "
-                         "nat-eliminate")
+                raise _cycle_error(path[path.index(following):] + [following])
             if mark is None:
                 state[following] = "active"
                 path.append(following)
                 iterators.append(iter(_references(following)))
 
 
-def _references(definition):
-    terms = [definition.body] + ([definition.type] if definition.type is not None else [])
-    return [d for term in terms for d in _referenced_definitions(term)]
+def _cycle_error(cycle) -> TypeCheckError:
+    families = [x for x in cycle[:-1] if isinstance(x, c.FamilyDeclaration)]
+    if not families:
+        following = cycle[-1]
+        return TypeCheckError(
+            "definitions refer to each other in a cycle: " + " -> ".join(d.name for d in cycle),
+            following.span,
+            hint="a definition may not need its own value; recurse with eliminate or "
+                 "nat-eliminate")
+    # start the cycle at a family, and point at the part of it that leads on
+    start = cycle.index(families[0])
+    cycle = cycle[start:-1] + cycle[:start] + [families[0]]
+    family, following = cycle[0], cycle[1]
+    what, span = next(((what, span) for term, what, span in _family_parts(family)
+                       if following in _referenced(term)), ("type", family.span))
+    shown = " -> ".join(f"family {x.name}" if isinstance(x, c.FamilyDeclaration) else x.name
+                        for x in cycle)
+    if all(isinstance(x, c.FamilyDeclaration) for x in cycle):
+        return TypeCheckError(
+            f"families refer to each other in a cycle: {shown} (through {what})", span,
+            hint="mutual recursion between families is not supported (its strict positivity "
+                 "is not checked); merge them into one family, or make one not refer to the "
+                 "other")
+    return TypeCheckError(
+        f"family {family.name} reaches itself through a definition: {shown} (through "
+        f"{what})", span,
+        hint=f"a family may use itself only in its own fields, where its strict positivity is "
+             f"checked; write the type out in {family.name}'s declaration instead of naming a "
+             f"definition that refers to {family.name}")
+
+
+def _references(node):
+    if isinstance(node, c.FamilyDeclaration):
+        return [x for term, _, _ in _family_parts(node) for x in _referenced(term)
+                if x is not node]
+    terms = [node.body] + ([node.type] if node.type is not None else [])
+    return [x for term in terms for x in _referenced(term)]
 
 
 def check_program(program):
@@ -553,5 +610,9 @@ def check_program(program):
             except LimitExceeded as error:
                 if not error.definitions:        # evaluated by the checker itself, not through a definition's value
                     error.note(definition)
+                raise
+            except RecursionError as error:      # program._run_deep names the definition
+                if not hasattr(error, "definition"):
+                    error.definition = definition
                 raise
     return checker

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..errors import Span
 from . import limits
 from .limits import LimitExceeded
+from .primitives import PRIMITIVES
 from .values import (
     BYTES_TYPE, NAT_TYPE, EvalError, GlobalThunk, HPrim, Thunk, VBytes, VCon, VEqual,
     VFamily, VLam, VNat, VNeutral, VPi, VPrimFn, VRefl, VType, describe, force,
@@ -279,39 +280,113 @@ def call_primitive(primitive, args, span=None):
                             span)
     if stuck:
         return VNeutral(HPrim(primitive, tuple(forced)))
-    _check_primitive_size(primitive.name, plain, span)
-    result = primitive.implementation(*plain)
-    if primitive.result_kind == "Nat":
-        if result.bit_length() > limits.NATURAL_BITS:
-            raise LimitExceeded(f"{primitive.name} computes a natural of {result.bit_length():,} "
-                                "bits", limits.NATURAL_BITS, span)
-        return VNat(result)
-    if len(result) > limits.BYTES_LENGTH:
-        raise LimitExceeded(f"{primitive.name} computes {len(result):,} bytes",
-                            limits.BYTES_LENGTH, span)
-    return VBytes(result)
+    try:
+        result = _GUARDED.get(primitive.name, primitive.implementation)(*plain)
+    except LimitExceeded as error:
+        _place(error, span)
+        raise
+    return _KIND_CLASS[primitive.result_kind](result)
 
 
-def _check_primitive_size(name, plain, span):
-    """Refuse, before computing it, a result that would pass a size limit (time, memory)."""
-    if name == "nat-power":
-        base, exponent = plain
-        if base > 1 and exponent > limits.NATURAL_BITS // max(base.bit_length() - 1, 1):
-            raise LimitExceeded(f"nat-power {base.bit_length()}-bit ^ {exponent} computes a "
-                                "natural too large", limits.NATURAL_BITS, span)
-    elif name == "nat-shift-left":
-        value, shift = plain
-        if value and value.bit_length() + shift > limits.NATURAL_BITS:
-            raise LimitExceeded(f"nat-shift-left by {shift} computes a natural too large",
-                                limits.NATURAL_BITS, span)
-    elif name == "bytes-from-nat-le":
-        if plain[1] > limits.BYTES_LENGTH:
-            raise LimitExceeded(f"bytes-from-nat-le asks for {plain[1]:,} bytes",
-                                limits.BYTES_LENGTH, span)
-    elif name == "bytes-append":
-        if len(plain[0]) + len(plain[1]) > limits.BYTES_LENGTH:
-            raise LimitExceeded("bytes-append computes a byte string too long",
-                                limits.BYTES_LENGTH, span)
+# ---- size limits (docs/limits.md) ----------------------------------------------
+#
+# Only these primitives (and succ) make a natural with more bits, or a byte string
+# longer, than their arguments; every other one is bounded by its arguments, so a
+# plan's values stay within limits.NATURAL_BITS / BYTES_LENGTH when these are
+# guarded (and the literals are, parse.py).  Each guarded implementation refuses
+# before it computes what would take time or memory (nat-power, nat-shift-left,
+# bytes-append, bytes-from-nat-le), and checks what it computed otherwise (a
+# comparison against 2^NATURAL_BITS: one int compare on the hot path).  Both
+# call_primitive and the PrimCall fast paths call them.
+
+_NAT_CEILING = 1 << limits.NATURAL_BITS       # the first natural past the limit
+_FROM_NAT_LE = PRIMITIVES["bytes-from-nat-le"].implementation
+
+
+def _place(error, span) -> None:
+    """A refusal raised by a guarded implementation gets the call's place."""
+    if error.span is None and span is not None:
+        error.span = span
+
+
+def _amount(n: int) -> str:
+    """A count for a message: exact while it reads as one, else its power of two."""
+    return f"{n:,}" if n.bit_length() <= 64 else f"more than 2^{n.bit_length() - 1}"
+
+
+def _too_large(name: str, bits: int) -> LimitExceeded:
+    return LimitExceeded(f"{name} computes a natural of {bits:,} bits", limits.NATURAL_BITS)
+
+
+def _add(a, b, _ceiling=_NAT_CEILING):
+    result = a + b
+    if result >= _ceiling:
+        raise _too_large("nat-add", result.bit_length())
+    return result
+
+
+def _multiply(a, b, _ceiling=_NAT_CEILING):
+    result = a * b
+    if result >= _ceiling:
+        raise _too_large("nat-multiply", result.bit_length())
+    return result
+
+
+def _power(base, exponent):
+    # base >= 2^(L-1) has L bits, so base^exponent has at least (L-1) * exponent + 1 bits:
+    # refused before computing; a power past that bound is computed (at most 2x the
+    # limit's bits, since L <= 2 (L-1)) and checked
+    if base > 1 and max(base.bit_length() - 1, 1) * exponent >= limits.NATURAL_BITS:
+        shown = f"{base:,}" if base.bit_length() <= 64 else f"a {base.bit_length():,}-bit natural"
+        bits = max(base.bit_length() - 1, 1) * exponent + 1
+        raise LimitExceeded(f"nat-power {shown} ^ {_amount(exponent)} computes a natural of at "
+                            f"least {_amount(bits)} bits", limits.NATURAL_BITS)
+    result = base ** exponent
+    if result >= _NAT_CEILING:
+        raise _too_large("nat-power", result.bit_length())
+    return result
+
+
+def _shift_left(value, shift):
+    if value and value.bit_length() + shift > limits.NATURAL_BITS:
+        raise LimitExceeded(f"nat-shift-left of a {value.bit_length():,}-bit natural by "
+                            f"{_amount(shift)} computes a natural of "
+                            f"{_amount(value.bit_length() + shift)} bits",
+                            limits.NATURAL_BITS)
+    return value << shift
+
+
+def _to_nat_le(data, _ceiling=_NAT_CEILING):
+    result = int.from_bytes(data, "little")
+    if result >= _ceiling:
+        raise _too_large("bytes-to-nat-le", result.bit_length())
+    return result
+
+
+def _append(x, y):
+    if len(x) + len(y) > limits.BYTES_LENGTH:
+        raise LimitExceeded(f"bytes-append computes {len(x) + len(y):,} bytes",
+                            limits.BYTES_LENGTH)
+    return x + y
+
+
+def _from_nat_le(value, width):
+    if width > limits.BYTES_LENGTH:
+        raise LimitExceeded(f"bytes-from-nat-le asks for {_amount(width)} bytes",
+                            limits.BYTES_LENGTH)
+    return _FROM_NAT_LE(value, width)
+
+
+# name -> the implementation with the size limits; the others are used as they are
+_GUARDED = {
+    "nat-add": _add,
+    "nat-multiply": _multiply,
+    "nat-power": _power,
+    "nat-shift-left": _shift_left,
+    "bytes-to-nat-le": _to_nat_le,
+    "bytes-append": _append,
+    "bytes-from-nat-le": _from_nat_le,
+}
 
 
 class App(Term):
@@ -345,7 +420,9 @@ class PrimCall(Term):
         self.primitive = primitive
         self.arguments = arguments
         self.classes = tuple(_KIND_CLASS[k] for k in primitive.argument_kinds)
-        self.function = primitive.implementation
+        # the size limits are kept by the guarded implementations (_GUARDED), here as in
+        # call_primitive; a refusal they raise gets this call's place
+        self.function = _GUARDED.get(primitive.name, primitive.implementation)
         self.wrap = _KIND_CLASS[primitive.result_kind]
 
     def ev(self, env):
@@ -355,7 +432,11 @@ class PrimCall(Term):
             if type(value) is not wanted:
                 return call_primitive(self.primitive, values, self.span)
             plain.append(value.value)
-        return self.wrap(self.function(*plain))
+        try:
+            return self.wrap(self.function(*plain))
+        except LimitExceeded as error:
+            _place(error, self.span)
+            raise
 
 
 class PrimCall1(PrimCall):
@@ -364,7 +445,11 @@ class PrimCall1(PrimCall):
     def ev(self, env):
         x = self.arguments[0].ev(env)
         if type(x) is self.classes[0]:
-            return self.wrap(self.function(x.value))
+            try:
+                return self.wrap(self.function(x.value))
+            except LimitExceeded as error:
+                _place(error, self.span)
+                raise
         return call_primitive(self.primitive, (x,), self.span)
 
 
@@ -377,7 +462,11 @@ class PrimCall2(PrimCall):
         y = arguments[1].ev(env)
         classes = self.classes
         if type(x) is classes[0] and type(y) is classes[1]:
-            return self.wrap(self.function(x.value, y.value))
+            try:
+                return self.wrap(self.function(x.value, y.value))
+            except LimitExceeded as error:
+                _place(error, self.span)
+                raise
         return call_primitive(self.primitive, (x, y), self.span)
 
 
@@ -574,7 +663,11 @@ class Succ(Term):
     def ev(self, env):
         value = self.predecessor.ev(env)
         if type(value) is VNat:
-            return VNat(value.value + 1)
+            result = value.value + 1
+            if result >= _NAT_CEILING:
+                raise LimitExceeded(f"succ computes a natural of {result.bit_length():,} bits",
+                                    limits.NATURAL_BITS, self.span)
+            return VNat(result)
         if type(value) is VNeutral:
             return VNeutral(value.head, value.spine + (("succ",),))
         raise EvalError(f"succ expects a natural number, got {describe(value)}", self.span)

@@ -53,6 +53,8 @@ class LimitExceeded(EvalError):
 
     def note(self, definition) -> None:
         """Record a definition whose evaluation this error passed through."""
+        if self.span is None:               # met where no term's place was at hand
+            self.span = getattr(definition, "span", None)
         if len(self.definitions) < 64:
             self.definitions.append(definition)
             names = [d.name for d in self.definitions]

@@ -12,7 +12,9 @@ the path it was found at.
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +35,39 @@ def specs_folder() -> Path:
     if override:
         return Path(override)
     return shared_folder("specs")
+
+
+def not_a_file(path) -> str | None:
+    """What is at `path` when it is there but is not a regular file (a link to one is fine):
+    'a folder', 'a broken symbolic link (to X)', 'a FIFO (named pipe)'...; None when there is
+    nothing there or a regular file."""
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(status.st_mode):
+        try:
+            status = os.stat(path)
+        except OSError as error:
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            if error.errno == errno.ELOOP:
+                return f"a symbolic link that loops (to {target})"
+            return f"a broken symbolic link (to {target}, which does not exist)"
+    mode = status.st_mode
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def module_relative_path(name: str) -> Path:
@@ -182,6 +217,16 @@ class ModuleLoader:
                 return candidate
         return None
 
+    def _not_a_file(self, name: str):
+        """(the path, what is there) for the first search folder with something that is not a
+        module file at the module's path (a folder, a broken link, a FIFO), else None."""
+        relative = module_relative_path(name)
+        for folder in self.search_path:
+            what = not_a_file(folder / relative)
+            if what is not None:
+                return folder / relative, what
+        return None
+
     def _load_imports(self, module: Module, chain: list[str], active: set[str]):
         for imported in module.imports:
             name = imported.module
@@ -193,6 +238,13 @@ class ModuleLoader:
             if name in self.modules:
                 continue
             path = self._find(name)
+            there = self._not_a_file(name) if path is None else None
+            if there is not None:
+                raise ModuleError(
+                    f"module {name}: {there[0]} is {there[1]}, not a module file",
+                    imported.span,
+                    hint=f"a module is a regular file {module_relative_path(name)} that begins "
+                         f"`module {name}`; imported through {' -> '.join([*chain, name])}")
             if path is None:
                 raise ModuleError(
                     f"unknown module {name}: no {module_relative_path(name)} in "
@@ -201,7 +253,13 @@ class ModuleLoader:
                     hint=_did_you_mean_module(name, self.search_path)
                     + f"imported through {' -> '.join([*chain, name])}; add the folder "
                          f"that holds it with -I, or write the module")
-            loaded = parse_cached(path)
+            try:
+                loaded = parse_cached(path)
+            except BobcError as error:      # the file cannot be read or parsed: say who imports it
+                through = (f"imported through {' -> '.join([*chain, name])} "
+                           f"({imported.span})")
+                error.hint = f"{error.hint}; {through}" if error.hint else through
+                raise
             if loaded.name != name:
                 raise ModuleError(
                     f"{path} declares module {loaded.name}, but it was imported as {name}",

@@ -131,7 +131,97 @@ def _natural(token, path: str = "<text>") -> int:
                          f"of {limits.NATURAL_LITERAL_DIGITS:,} (docs/limits.md)",
                          _token_span(path, token),
                          hint="naturals may be large, but a literal this long is not a plan")
-    return int(text, 16) if text.startswith("0x") else int(text, 10)
+    value = int(text, 16) if text.startswith("0x") else int(text, 10)
+    if value.bit_length() > limits.NATURAL_BITS:
+        # a hex literal's digits are 4 bits each: 65,537 of them already pass the limit
+        raise ParseError(f"a natural number literal of {value.bit_length():,} bits: more than "
+                         f"the limit of {limits.NATURAL_BITS:,} bits (docs/limits.md)",
+                         _token_span(path, token),
+                         hint="every natural the evaluator computes has at most that many "
+                              "bits; a literal past it is not a plan")
+    return value
+
+
+_NAT_TEXT = re.compile(r"0x[0-9a-fA-F]+|[0-9]+")
+_WORD_CHARACTER = re.compile(r"[A-Za-z0-9_']")
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _number_word(text: str, start: int) -> str:
+    """The text from `start` that reads as one word: name characters, and a '.' between
+    digits (1.5); a '.' followed by a space is the lambda's dot."""
+    end = start
+    while end < len(text):
+        char = text[end]
+        if _WORD_CHARACTER.match(char) or (char == "." and end + 1 < len(text)
+                                           and text[end + 1].isdigit()):
+            end += 1
+        else:
+            break
+    return text[start:end]
+
+
+def _malformed_number(text: str, start: int, path: str) -> ParseError | None:
+    """A ParseError when the word at `start` begins like a natural but is not one (12abc,
+    0xZZ, 1_000, 1.5), else None."""
+    word = _number_word(text, start)
+    if not word[:1].isdigit() or _NAT_TEXT.fullmatch(word):
+        return None
+    if re.fullmatch(r"[0-9]+\.[0-9]+", word):
+        hint = ("the language has natural numbers only, no fractions; a binary32 constant is "
+                "written as its bit pattern (e.g. 0x3f800000 for 1.0)")
+    elif "_" in word:
+        hint = "write the digits without separators (1000, not 1_000)"
+    elif word.lower().startswith("0x"):
+        hint = "a hexadecimal natural is 0x and the digits 0-9, a-f, A-F (0x3b800000)"
+    else:
+        hint = ("a natural is decimal digits (42) or 0x and hexadecimal digits (0x2a); a name "
+                "may not begin with a digit; separate two items with a space")
+    line, column = _position(text, start)
+    return ParseError(f"'{word}' is not a natural number literal",
+                      Span(path, line, column, line, column + len(word)), hint=hint)
+
+
+def _refuse_malformed_number(text: str, start: int, path: str) -> None:
+    error = _malformed_number(text, start, path)
+    if error is not None:
+        raise error
+
+
+def _word_start(text: str, offset: int) -> int:
+    """Where the word that runs into `offset` (no space between) begins."""
+    start = offset
+    while start > 0 and (_WORD_CHARACTER.match(text[start - 1]) or (
+            text[start - 1] == "." and start >= 2 and text[start - 2].isdigit())):
+        start -= 1
+    return start
+
+
+def _unclosed_parentheses(text: str, offset: int) -> list[int]:
+    """The offsets of the '(' still open at `offset` (comments and byte strings skipped),
+    outermost first."""
+    open_at: list[int] = []
+    i = 0
+    while i < offset:
+        char = text[i]
+        if char == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if char == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif char == "(":
+            open_at.append(i)
+        elif char == ")" and open_at:
+            open_at.pop()
+        i += 1
+    return open_at
 
 
 def _check_nesting(text: str, path: str) -> None:
@@ -263,6 +353,7 @@ class _Build(Transformer):
         return s.Variable(self._tok(children[0]), str(children[0]))
 
     def natural(self, meta, children):
+        _refuse_malformed_number(self.text, children[0].start_pos, self.path)
         return s.Natural(self._tok(children[0]), _natural(children[0], self.path))
 
     def byte_string(self, meta, children):
@@ -270,6 +361,7 @@ class _Build(Transformer):
         return s.ByteString(span, decode_byte_string(str(children[0]), span))
 
     def universe(self, meta, children):
+        _refuse_malformed_number(self.text, children[0].start_pos, self.path)
         return s.Universe(self._span(meta), _natural(children[0], self.path))
 
     def lambda_(self, meta, children):
@@ -338,22 +430,57 @@ class _Build(Transformer):
         return s.Annotation(self._form(meta), *children)
 
 
+# tokens that begin a top-level line: met inside an open '(', the '(' was not closed
+_TOP_LEVEL = {"def", "family", "import", "module", "end-family"}
+
+
 def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
     if isinstance(error, lark.exceptions.UnexpectedToken):
         token = error.token
         expected = _expected_words(error.expected)
-        if token.type == "$END":
+        at_end = token.type == "$END"
+        offset = len(text) if at_end else token.start_pos
+        if not at_end:
+            start = _word_start(text, offset)
+            malformed = _malformed_number(text, start, path) if start < offset else None
+            if malformed is not None:
+                return malformed
+        if at_end or str(token) in _TOP_LEVEL:
+            unclosed = _unclosed_parentheses(text, offset)
+            if unclosed:
+                return _unclosed_error(text, path, unclosed, token, at_end)
+        if at_end:
             lines = text.splitlines() or [""]
             span = Span(path, len(lines), len(lines[-1]) + 1)
-            return ParseError(f"the file ends too early: expected {expected}", span,
-                              hint="close every '(' with ')' and finish the last declaration")
-        found = f"'{token}'" if token.type != "$END" else "the end of the file"
-        return ParseError(f"unexpected {found}: expected {expected}", _token_span(path, token))
+            hint = ("finish the last declaration" if text.strip("\ufeff \t\n") and
+                    any(not line.lstrip().startswith("--") for line in lines if line.strip())
+                    else "a module begins with its name: `module A.B.C` for the file A/B/C.bob")
+            return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
+        hint = None
+        if str(token) == "import":
+            hint = "imports come right after the module line, before any def or family"
+        return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
+                          hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else "?"
         expected = _expected_words(error.allowed or [])
+        hint = None
+        if char == _BYTE_ORDER_MARK:
+            hint = "a byte order mark (U+FEFF) is accepted only as a file's first character"
+        elif char == '"':
+            position = error.pos_in_stream
+            line_end = text.find("\n", position)
+            rest = text[position + 1:len(text) if line_end < 0 else line_end]
+            if position > 0 and text[position - 1] == "b" and '"' not in rest.replace('\\"', ""):
+                start = Span(path, error.line, error.column - 1)
+                return ParseError("this byte string is not closed: b\" needs a closing \" on "
+                                  "the same line", start,
+                                  hint='a byte string is one line; write a newline as \\n and a '
+                                       'quote as \\" inside it')
+            if position == 0 or text[position - 1] != "b":
+                hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
         return ParseError(f"unexpected character {char!r}: expected {expected}",
-                          Span(path, error.line, error.column))
+                          Span(path, error.line, error.column), hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedEOF):
         lines = text.splitlines() or [""]
         return ParseError(f"the file ends too early: expected {_expected_words(error.expected)}",
@@ -361,9 +488,31 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
     return ParseError(str(error), Span(path, 1, 1))
 
 
+def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bool) -> ParseError:
+    """A '(' left open: reported at the innermost one still open (the likeliest to lack its
+    ')'), saying where the parser noticed."""
+    line, column = _position(text, unclosed[-1])
+    if at_end:
+        met = "the file ends"
+    else:
+        met = f"'{token}' at {token.line}:{token.column} is inside it"
+    more = (f" ({len(unclosed)} are open there; the first at "
+            f"{':'.join(map(str, _position(text, unclosed[0])))})" if len(unclosed) > 1 else "")
+    return ParseError(f"this '(' is not closed: {met}{more}",
+                      Span(path, line, column, line, column + 1),
+                      hint="close every '(' with ')' before the next declaration")
+
+
+_BYTE_ORDER_MARK = "\ufeff"
+
+
 def parse_module(text: str, path: Path | str) -> s.Module:
     """Parse one module's text; `path` is used for spans and error messages."""
     path_text = str(path)
+    if text.startswith(_BYTE_ORDER_MARK):
+        # a UTF-8 byte order mark is accepted (as Python, rustc, gcc, Go do) and skipped:
+        # columns on line 1 count from the character after it
+        text = text[1:]
     _check_nesting(text, path_text)
     try:
         tree = _parser().parse(text)
@@ -385,7 +534,26 @@ def parse_module(text: str, path: Path | str) -> s.Module:
 def parse_file(path: Path | str) -> s.Module:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ParseError(f"cannot read {path}: {error}") from None
-    return parse_module(text, path)
+        data = path.read_bytes()
+    except OSError as error:
+        raise ParseError(f"cannot read {path}: {error.strerror or error}") from None
+    # as Path.read_text reads it: universal newlines
+    return parse_module(decode_source(data, path).replace("\r\n", "\n").replace("\r", "\n"),
+                        path)
+
+
+def decode_source(data: bytes, path) -> str:
+    """A module file's bytes as text: UTF-8, or a ParseError at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = error.start
+        line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
+        line = data.count(b"\n", 0, line_start) + data.count(b"\r", 0, line_start) \
+            - data.count(b"\r\n", 0, line_start) + 1
+        column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+        raise ParseError(f"the file is not UTF-8 text: byte 0x{data[start]:02x} "
+                         f"({error.reason})", Span(str(path), line, column),
+                         hint="module files are UTF-8; save it as UTF-8 (e.g. `iconv -f latin1 "
+                              "-t utf-8`), and write other bytes in a byte string as \\xNN"
+                         ) from None

@@ -1,6 +1,7 @@
 """Values as text for `bobc eval`: naturals in decimal, byte strings quoted or
 in hex, constructors with their field names (indented), functions as
-<function>.  Iterative, so a list of a hundred thousand cells prints without recursion.
+<function>.  Iterative, so a list of a hundred thousand cells prints without recursion,
+and a list's tail is not indented further, so it prints in text linear in its length.
 """
 from __future__ import annotations
 
@@ -23,14 +24,19 @@ def format_bytes(data: bytes, always_hex: bool = False) -> str:
 def format_value(value, always_hex: bool = False, show_type=None) -> str:
     """The value, forced as deep as printing needs, as indented text.
 
+    Each field is a `name = value` line indented under its constructor, except that a
+    constructor's last field, when it is a recursive field (the family itself: a list's
+    tail), continues at its parent's indentation: nothing of the parent follows it, so
+    the lines stay unambiguous, and a list of n cells prints in O(n) text, not O(n^2).
+
     `show_type(value)` renders a type value (the checker's read-back); without
     it types print as <type>.
     """
     lines: list[str] = []
-    # work items: (prefix, value, indent)
-    stack = [("", value, 0)]
+    # work items: (prefix, value, indent of its line, indent of its fields' lines)
+    stack = [("", value, 0, 1)]
     while stack:
-        prefix, item, indent = stack.pop()
+        prefix, item, indent, inner = stack.pop()
         item = force(item)
         pad = "  " * indent
         if isinstance(item, VNat):
@@ -39,8 +45,11 @@ def format_value(value, always_hex: bool = False, show_type=None) -> str:
             lines.append(f"{pad}{prefix}{format_bytes(item.value, always_hex)}")
         elif isinstance(item, VCon):
             lines.append(f"{pad}{prefix}{item.family}.{item.constructor}")
-            children = [(f"{name} = ", field, indent + 1)
+            children = [(f"{name} = ", field, inner, inner + 1)
                         for name, field in zip(item.field_names, item.fields)]
+            if children and len(children) - 1 in item.ctor.recursive:
+                name, field, _, _ = children[-1]
+                children[-1] = (name, field, inner, inner)      # the tail: no deeper
             stack.extend(reversed(children))
         elif isinstance(item, (VLam, VPrimFn)):
             lines.append(f"{pad}{prefix}<function>")

@@ -77,7 +77,10 @@ def _run_deep_uncollected(function, *args):
     if "error" in outcome:
         error = outcome["error"]
         if isinstance(error, RecursionError):
-            raise EvalError("evaluation nests too deeply even with a 1 GiB stack",
+            definition = getattr(error, "definition", None)
+            where = f", in definition {definition.name}" if definition is not None else ""
+            raise EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
+                            getattr(definition, "span", None),
                             hint="a structure this deep is likely a runaway recursion in the plan")
         raise error
     return outcome["value"]
@@ -206,5 +209,11 @@ def load_program(plan_path, include=(), target=SM86, intrinsics=None) -> Program
     """Parse and resolve a plan and every module it imports (BobcError on failure)."""
     path = Path(plan_path)
     if not path.is_file():
+        from .modules import not_a_file
+
+        what = not_a_file(path)
+        if what is not None:
+            raise BobcError(f"the plan {plan_path} is {what}, not a module file",
+                            hint="a plan is a regular file A/B/C.bob that begins `module A.B.C`")
         raise BobcError(f"no such plan file: {plan_path}")
     return Program(path, include=include, target=target, intrinsics=intrinsics)

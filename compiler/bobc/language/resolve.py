@@ -14,6 +14,7 @@ primitives).  Families, constructors and fields have their own namespaces:
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 from ..errors import BobcError, Span
 from . import core as c
@@ -108,10 +109,28 @@ class Resolver:
                 from .suggest import modules_declaring
 
                 keyword = "family" if table_name == "families" else "def"
-                bringers = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
-                if bringers:
-                    hint += f"; {name} is defined in {' and '.join(bringers)}: `import {bringers[0]}` would bring it"
+                found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
+                hint += self._bringers_hint(name, found)
         return ScopeError(f"unknown {what} {name}", span, hint=hint)
+
+    def _bringers_hint(self, name: str, found) -> str:
+        """Where on the search path `name` is declared: an import that would bring it, or the
+        module file that shadows it (its module is loaded, from a file earlier on the path)."""
+        loaded = getattr(self.program, "modules", {})
+        shadowed = [(m, p) for m, p in found if m in loaded
+                    and Path(loaded[m].path).resolve() != p.resolve()]
+        if shadowed:
+            module, path = shadowed[0]
+            return (f"; {name} is defined in {path}, but the module {module} that was loaded is "
+                    f"{loaded[module].path}, which comes first on the search path (the plan's "
+                    f"root, -I folders, specs/) and shadows it: rename or remove that file")
+        bringers = [m for m in dict.fromkeys(m for m, _ in found) if m not in loaded]
+        if not bringers:
+            return ""
+        shown = bringers[:3]
+        listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+        more = f" (and {len(bringers) - 3} more)" if len(bringers) > 3 else ""
+        return f"; {name} is defined in {listed}{more}: `import {bringers[0]}` would bring it"
 
     def family(self, name: str, span: Span) -> c.FamilyDeclaration:
         found = self.scope.visible_families.get(name)

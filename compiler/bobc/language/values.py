@@ -58,8 +58,11 @@ def force(value):
             result = term.ev(value.env)
         except BaseException as error:
             value.term = term        # leave it retryable (e.g. after RecursionError)
-            if isinstance(value, GlobalThunk) and hasattr(error, "note"):
-                error.note(value.definition)     # a LimitExceeded names the definitions
+            if isinstance(value, GlobalThunk):
+                if hasattr(error, "note"):
+                    error.note(value.definition)     # a LimitExceeded names the definitions
+                elif isinstance(error, RecursionError) and not hasattr(error, "definition"):
+                    error.definition = value.definition  # the innermost, for program._run_deep
             raise
         value.value = result
         value.env = None
