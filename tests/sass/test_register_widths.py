@@ -23,9 +23,6 @@ BANKS = {"GPR": "R", "PRED": "P", "UGPR": "UR", "UPRED": "UP"}
 KNOWN = {
     # a call's registers are the callee's (its ABI); the scheduler drains everything at a CALL
     "CALL": "the callee's registers",
-    # SYNCS.EXCH.64 reads a uniform pair; counting its high half changes the shipped sm_90
-    # matrix products' bytes (encoder._reg_width), so it waits for that decision
-    "SYNCS": "the high half of SYNCS.EXCH.64's data",
 }
 
 

@@ -85,6 +85,7 @@ FIXED_HEADER = """// bob-loss-gradient (grid 1 x block 256): each half-warp work
 // UR8 G, UR10 targets, UR12 loss, UR14 log2e, UR15 ln2, UR16 inverse rows.  P2: this lane
 // holds column t.
 // Contract (bobc.certify.kernels): the parameter words, from the parameter base.
+//@ block 256
 //@ param 0 pointer read 262144 the parameter table W
 //@ param 1 pointer write 262144 the gradients G
 //@ param 2 pointer read 1024 the 256 targets (u32)

@@ -54,6 +54,7 @@ HEADER = """// bob-loss-gradient (grid 1 x block 256): each half-warp works one 
 // UR14 log2e, UR15 ln2, UR16 inverse rows.  P1: the half's first lane; P2: this lane holds
 // column t; P3: a next row exists.
 // Contract (bobc.certify.kernels): the parameter words, from the parameter base.
+//@ block 256
 //@ param 0 pointer read 262144 the parameter table W
 //@ param 1 pointer write 262144 the gradients G
 //@ param 2 pointer read 1024 the 256 targets (u32)

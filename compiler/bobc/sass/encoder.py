@@ -173,11 +173,11 @@ def _reg_width(inst: Instruction, slot: str) -> int:
         return next((int(m) for m in mods if m in ("1", "2", "4")), 1)
     # 64-bit uniform arithmetic (sm_90: UIADD3.64 UR24, UR8, UR12, URZ reads UR8..9 and UR12..13
     # and writes UR24..25).  SYNCS.EXCH.64 URZ, [UR10], UR4 reads UR4..5 too (nvdisasm's life
-    # ranges), but counting UR5 changes the shipped sm_90 matrix products' bytes (their mbarrier
-    # initialisation: UMOV UR29 then SYNCS.EXCH.64 [UR15], UR28 8 cycles on, where
-    # schedule.ASYNC_UNIFORM_READ asks 9): left at one register until that is decided
-    # (tests/sass/test_register_widths.py names it).
+    # ranges): the sm_90 matrix products' mbarrier initialisation (UMOV UR29, then SYNCS.EXCH.64
+    # [UR15], UR28) had its UMOV waited 8 cycles, where schedule.ASYNC_UNIFORM_READ asks 9.
     if op == "UIADD3" and "64" in mods and slot in ("Ud", "Ra", "Sb", "Sc"):
+        return 2
+    if op == "SYNCS" and "EXCH" in mods and "64" in mods and slot == "Sb":
         return 2
     if op in ("IMAD", "UIMAD") and "WIDE" in mods and slot in ("Rd", "Ud", "Sc"):
         return 2        # a 64-bit product and addend
