@@ -207,3 +207,19 @@ def test_a_plan_must_be_laid_out_for_the_device_it_declares(tmp_path):
     assert for_sm90.returncode == 1
     assert "parameter word 44 (bank 0 offset 0x160) lies below the parameters of the device the plan " \
            "declares (0x210)" in for_sm90.stderr
+
+
+def test_the_reference_runner_refuses_a_plan_the_build_refuses(tmp_path):
+    """`bobc run --reference` runs what a build would: a plan the certifier refuses is not run
+    (it ran and published its outputs)."""
+    edits, _ = VARIANTS["overlapping moments"]
+    plan = make_variant(tmp_path, edits)
+    from bob_model.fixture import DEFAULT_PROMPTS, build_record
+    from bob_model.formats import encode_input_record
+    (tmp_path / "record.bin").write_bytes(encode_input_record(
+        build_record((REPO / "examples/bob/corpus.txt").read_bytes(), DEFAULT_PROMPTS)))
+    result = bobc("run", str(plan), "train", "--reference", "--kernels", str(REPO / "examples/bob/reference_kernels.py"),
+                  "--input", "record.bin", "--checkpoint-out", "c.bin", "--predictions", "p.bin", "--result", "r.bin",
+                  cwd=tmp_path)
+    assert result.returncode == 1 and "the plan is not certified" in result.stderr, result.stderr
+    assert not any((tmp_path / name).exists() for name in ("c.bin", "p.bin", "r.bin"))

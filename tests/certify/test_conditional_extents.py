@@ -89,6 +89,8 @@ def test_a_condition_says_when_the_kernel_touches_a_pointer(tmp_path):
     ("//@ param 0 pointer read 4*-lo[1] a sign\n", "when|unless"),
     ("//@ param 0 pointer read 4*lo[1]- a dangling minus\n", "when|unless"),
     ("//@ param 0 pointer read 64 whenever hi[7]&16 a misspelt condition\n", "when TERM&MASK"),
+    ("//@ param 0 pointer read 4*lo[3] +4 a sum with a space\n", "no spaces"),
+    ("//@ param 0 pointer read 4 * lo[3] a product with spaces\n", "no spaces"),
     ("//@ block 0\n", "//@ block X [Y [Z]]"),
     ("//@ block 256 x\n", "//@ block X [Y [Z]]"),
     ("//@ block 256\n//@ block 128\n", "declared once")])

@@ -96,3 +96,19 @@ def test_a_bad_kernels_file_is_one_line(setup, tmp_path, source, said):
                 "--kernels", str(kernels)], folder)
     assert done.returncode == 2, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_reference_kernel_that_raises_is_one_line_naming_the_kernel_launch_and_line(setup):
+    folder, _ = setup
+    kernels = folder / "raising_kernels.py"
+    kernels.write_text(
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('bob_kernels', {str(REPO / 'examples/bob/reference_kernels.py')!r})\n"
+        "module = importlib.util.module_from_spec(spec)\nsys.modules['bob_kernels'] = module\n"
+        "spec.loader.exec_module(module)\nKERNELS = dict(module.KERNELS)\n\n\n"
+        "def broken(memory, launch):\n    return 1 / 0\n\n\nKERNELS['bob-adamw'] = broken\n")
+    done = run([sys.executable, "-m", "bobc", "run", str(PLAN), "train", "--reference", "--kernels", str(kernels),
+                *GOOD], folder)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"the reference kernel bob-adamw failed at launch 7 ({kernels}:10): ZeroDivisionError" in done.stderr
+    assert not any((folder / name).exists() for name in ("c", "p", "r"))

@@ -449,6 +449,12 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 raise ContractError(f"{path}:{number}: parameter word {index} is declared twice")
             if kind == "pointer":
                 pointer = _POINTER.match(rest)
+                if pointer and re.match(r"[-+*/]", pointer.group(6)):
+                    # `4*lo[3] +4` or `4 * lo[3]`: the extent would stop at the space, the rest
+                    # becoming its description
+                    raise ContractError(f"{path}:{number}: pointer word {index}'s extent is written with a "
+                                        f"space ('{pointer.group(2)} {pointer.group(6).split()[0]}'): an extent is "
+                                        f"one expression with no spaces (4*lo[3]+4)")
                 if not pointer:
                     raise ContractError(f"{path}:{number}: a pointer is declared as "
                                         f"'//@ param N pointer read|write|read-write EXTENT [each COUNT by "

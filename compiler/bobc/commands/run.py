@@ -156,12 +156,13 @@ def run_plan_host(plan, kernels, args) -> int:
 
 
 def load_plan(path, include=(), entry=None, target=None):
-    """The extracted Plan of a plan module: the build's own load, check and extract stages."""
+    """The extracted Plan of a plan module: the build's own load, check, extract and certify
+    stages (a plan the build would refuse is not run either)."""
     from .. import pipeline
 
-    program = pipeline.load(path, target or target_named(DEFAULT_TARGET), include)
-    pipeline.check(program)
-    return pipeline.extract(program, entry)
+    target = target or target_named(DEFAULT_TARGET)
+    program = pipeline.load(path, target, include)
+    return pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry))
 
 
 def kernels_file(plan_path, given) -> Path:

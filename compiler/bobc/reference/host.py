@@ -184,7 +184,22 @@ class ReferenceHost:
         for index in plan.program.submissions[submission].launches:
             launch = plan.program.launches[index]
             region = plan.program.regions[launch.region]
-            self.kernels[region.identity](memory, LaunchContext(index, launch, bytes(self.parameters[index])))
+            kernel = self.kernels.get(region.identity)
+            if kernel is None:
+                raise ReferenceHostError(f"launch {index} runs kernel {region.identity}, which the reference kernels "
+                                         f"do not define (they define {', '.join(sorted(self.kernels)) or 'none'})")
+            try:
+                kernel(memory, LaunchContext(index, launch, bytes(self.parameters[index])))
+            except BobcError:
+                raise
+            except Exception as error:        # the user's NumPy kernel: where it failed, not a traceback
+                import traceback
+                frames = traceback.extract_tb(error.__traceback__)
+                where = next((f"{f.filename}:{f.lineno}" for f in reversed(frames)
+                              if "/bobc/" not in f.filename.replace("\\", "/")), "")
+                raise ReferenceHostError(f"the reference kernel {region.identity} failed at launch {index}"
+                                         f"{f' ({where})' if where else ''}: {type(error).__name__}: {error}",
+                                         hint="fix the kernel in the --kernels file; nothing was published") from None
         self.issued += 1
 
     # ---- the invocation ----
