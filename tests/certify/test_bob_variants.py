@@ -97,6 +97,9 @@ VARIANTS = {
         [(NH, "NvidiaPlanHostCheckpointOut) bobParametersAddress bobCheckpointPayloadBytes",
           "NvidiaPlanHostCheckpointOut) bobPredictionsAddress bobCheckpointPayloadBytes")],
         ["(write) touches [0x1100104000, 0x11001c4000) (786,432 bytes), which lies in no buffer the plan maps"]),
+    "a resume reading one chunk of three": (
+        [(NH, "      bobParametersAddress bobCheckpointPayloadBytes 0 0 1", "      bobParametersAddress bobTableBytes 0 0 1")],
+        ["the host's reads of its input checkpoint leave bytes [262,144, 786,432) of its 786,432-byte payload unread"]),
     "a checkpoint of one chunk of three": (
         [(NH, "NvidiaPlanHostCheckpointOut) bobParametersAddress bobCheckpointPayloadBytes",
           "NvidiaPlanHostCheckpointOut) bobParametersAddress bobTableBytes")],

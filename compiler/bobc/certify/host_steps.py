@@ -1,5 +1,6 @@
 """The host's schedule: every host address a step reads or writes lies in one buffer the plan
-maps, and every checkpoint it publishes holds the contract's payload.
+maps, every checkpoint it publishes holds the contract's payload, and its reads of the input
+checkpoint cover that payload.
 
 The addresses and extents of the host's file and memory steps are the plan's constants, so a
 step that would copy an input into bytes no buffer holds (or publish a checkpoint from past
@@ -56,7 +57,49 @@ def check_host_steps(plan: Plan) -> list[Finding]:
     walk(host.steps, "")
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
+        if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
+            _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
     return out
+
+
+def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> None:
+    """The host's reads of its input checkpoint cover the contract's payload, and read nothing
+    past it: a resume restores every byte the checkpoint holds (a schedule reading one chunk of
+    three resumed with the rest fresh).  A read inside a repeat reads at its offset moved by its
+    stride each iteration of the innermost repeat."""
+    spans: list[tuple[int, int]] = []
+
+    def walk(steps, count: int) -> None:
+        for step in steps:
+            if step.kind.name == "repeat":
+                walk(step.body, step.count)
+            elif step.kind.name == "read" and step.file == "checkpoint-in" and len(spans) < most:
+                spans.extend((step.offset + i * step.stride, step.extent)
+                             for i in range(min(count, most - len(spans))) if step.extent)
+
+    walk(steps, 1)
+    covered, gaps, past = 0, [], []
+    for start, extent in sorted(spans):
+        if start > covered:
+            gaps.append((covered, start))
+        covered = max(covered, start + extent)
+        if start + extent > payload:
+            past.append((start, start + extent))
+    if covered < payload:
+        gaps.append((max(covered, 0), payload))
+    gaps = [(a, min(b, payload)) for a, b in gaps if a < payload]
+    if not spans:
+        out.append(Finding("host-step", f"the host's schedule never reads its input checkpoint, whose payload is "
+                                        f"{payload:,} bytes: a resume would start fresh; read the payload from "
+                                        f"the checkpoint (file checkpoint-in) into the arena"))
+    elif gaps:
+        shown = ", ".join(f"[{a:,}, {b:,})" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
+        out.append(Finding("host-step", f"the host's reads of its input checkpoint leave bytes {shown} of its "
+                                        f"{payload:,}-byte payload unread: a resume would keep the fresh values "
+                                        f"there; read every chunk"))
+    if past:
+        out.append(Finding("host-step", f"the host reads bytes [{past[0][0]:,}, {past[0][1]:,}) of its input "
+                                        f"checkpoint, past its {payload:,}-byte payload"))
 
 
 _RESETS = ("checkpoint_begin", "begin_checkpoint")
