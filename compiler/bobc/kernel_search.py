@@ -77,6 +77,11 @@ def _kernel_name(path: Path, default: str) -> str:
     return name
 
 
+def kernel_name(path, default: str) -> str:
+    """The name a kernel source gives its kernel: its `.kernel NAME`, else `default` (its stem)."""
+    return _kernel_name(Path(path), default)
+
+
 def check_variant(variant: Path, base: Path) -> None:
     """Refuse a variant that names another kernel than its base (both files named)."""
     stem = base.name.removesuffix(".sass")

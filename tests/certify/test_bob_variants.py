@@ -226,3 +226,23 @@ def test_the_reference_runner_refuses_a_plan_the_build_refuses(tmp_path):
                   cwd=tmp_path)
     assert result.returncode == 1 and "the plan is not certified" in result.stderr, result.stderr
     assert not any((tmp_path / name).exists() for name in ("c.bin", "p.bin", "r.bin"))
+
+
+@pytest.mark.parametrize("name, says", [
+    ("bogus", r"is kernel bob_adamw \(file bob-adamw\), but the plan's SM86Program names it bogus"),
+    ("bob-loss-gradient", r"is kernel bob_adamw \(file bob-adamw\), but the plan's SM86Program names it bob-loss-gradient")])
+def test_an_sm86_program_naming_its_kernel_otherwise_than_its_source_is_refused(tmp_path, name, says):
+    """A kernel has one name (its file's, or its .kernel directive's): the SM86Program's name field
+    was never checked, so a plan could call bob-adamw's code anything."""
+    from bobc.errors import BobcError
+    from bobc.language import load_program
+    from bobc.plan.intrinsics import default_intrinsics
+    from bobc.targets import SM90
+    probe = tmp_path / "Probe.bob"
+    probe.write_text("module Probe\n\nimport Accelerator.SM86.InstructionEncoding\n\n"
+                     "def code : Bytes = (compiler-native-encode (family SM86Program) (constructor SM86Program "
+                     f"SM86ProgramAssembly b\"Realization/Nvidia/SM86/bob-adamw.sass\" b\"{name}\"))\n",
+                     encoding="utf-8")
+    program = load_program(probe, target=SM90, intrinsics=default_intrinsics())
+    with pytest.raises(BobcError, match=says):
+        program.value("code")

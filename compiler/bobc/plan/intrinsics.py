@@ -32,25 +32,35 @@ def _kernel_source(program, source: str, target) -> Path:
     from ..kernel_cache import note_absent
     from ..kernel_search import find_named
 
-    folders = [*getattr(program, "search_path", ()), specs_folder()]
+    folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))   # specs/ once
     missing: list = []
     found = find_named(source, folders, target, missing)
     note_absent(missing, target)
     if found is None:
-        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}")
+        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}",
+                        hint="a kernel source is named relative to one of these folders (the plan's own, -I "
+                             "folders, then specs/): Realization/Nvidia/SM86/x.sass")
     return found
 
 
 def _same_as_search(program, name: str, source: str, path: Path, target) -> None:
-    """Refuse a named source that is not the file the kernel search finds for `name`: the
-    certifier reads the kernel's contract from the search's file (bobc.kernel_search), so a
-    copy of the kernel earlier on the search path would be certified in place of the code."""
-    from ..kernel_search import find_source
+    """Refuse a kernel the plan names otherwise than its source does, and a named source that
+    is not the file the kernel search finds for its name: the certifier reads the kernel's
+    contract from the search's file (bobc.kernel_search), so a copy of the kernel earlier on
+    the search path would be certified in place of the code."""
+    from ..kernel_search import find_source, kernel_name
 
-    folders = [*getattr(program, "search_path", ()), specs_folder()]
-    found = find_source(name, folders, target)
+    stem = path.name.split(".")[0]               # x.sass and its variant x.sm_90.sass: kernel x
+    own = kernel_name(path, stem)
+    if name not in (stem, own):
+        raise BobcError(f"kernel source {source} is kernel {own}{f' (file {stem})' if own != stem else ''}, but the "
+                        f"plan's SM86Program names it {name}",
+                        hint=f"name it {own} (its .kernel name) or {stem} (its file name)" if own != stem
+                        else f"name it {stem}, its source's name")
+    folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))
+    found = find_source(stem, folders, target)
     if found is not None and found.resolve() != path.resolve():
-        raise BobcError(f"kernel {name}: the plan encodes {source} ({path}), but the kernel search finds "
+        raise BobcError(f"kernel {stem}: the plan encodes {source} ({path}), but the kernel search finds "
                         f"{found} first, and the certifier would read that file's contract for this code",
                         hint=f"keep one source named {found.name} on the search path: remove or rename the "
                              f"other copy")
