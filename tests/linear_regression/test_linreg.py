@@ -123,3 +123,21 @@ def test_nvdisasm_decodes_every_instruction(kernel, target):
     decoded = disassemble(bytes(assembled.code), TARGETS[target].nvdisasm_arch)
     assert decoded.errors == []
     assert len(decoded.lines) == len(assembled.instructions)
+
+
+def test_a_simulated_fault_names_the_kernels_source_line(tmp_path, record):
+    """A predict kernel storing at twice its stride (its contract's extent unchanged, so the
+    certifier passes it): the simulator stops at the store, named by its source line."""
+    import shutil
+    copy = tmp_path / "linreg"
+    shutil.copytree(EXAMPLE / "LinReg", copy / "LinReg")
+    kernel = copy / "LinReg" / "kernels" / "linreg-predict.sass"
+    text = kernel.read_text()
+    assert "IMAD.WIDE.U32 R6, R0, 0x4, R6" in text
+    kernel.write_text(text.replace("IMAD.WIDE.U32 R6, R0, 0x4, R6", "IMAD.WIDE.U32 R6, R0, 0x8, R6"))
+    store = 1 + next(i for i, line in enumerate(kernel.read_text().splitlines()) if line.strip().startswith("STG"))
+    done = bobc("sim", copy / "LinReg/Build/NativeHost.bob", "train", "--target", "sm_86", "--input", record,
+                *FILES, cwd=tmp_path)
+    assert done.returncode == 7, done.stderr
+    assert done.stderr.startswith(f"bobc sim: {kernel}:{store}:5: error: launch 1 (linreg-predict): instruction at ")
+    assert "lies outside every arena resident" in done.stderr and "its contract's extents" in done.stderr

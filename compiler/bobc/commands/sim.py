@@ -87,13 +87,18 @@ def run(args):
     for option, name in OutputPaths.ORDER:
         files.add(getattr(outputs, name), option,
                   replaces=checkpoint_file if option == "--checkpoint-out" else None)
-    result = simulate(host, images, args.operation, record_file.data,
-                      checkpoint_file.data if checkpoint_file else None,
-                      check_hazards=not args.no_hazard_check,
-                      publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
-                                                                           "--checkpoint-out"),
-                      record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
-                      check_order=not args.no_order_check)
+    from ..sim.faults import SimulationFault
+    try:
+        result = simulate(host, images, args.operation, record_file.data,
+                          checkpoint_file.data if checkpoint_file else None,
+                          check_hazards=not args.no_hazard_check,
+                          publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
+                                                                               "--checkpoint-out"),
+                          record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
+                          check_order=not args.no_order_check)
+    except SimulationFault as fault:
+        _place_in_source(fault, built, target)
+        raise
     files.stage("--predictions", result.predictions)
     files.stage("--result", result.result)
     files.stage("--checkpoint-out", result.checkpoint)
@@ -105,3 +110,31 @@ def run(args):
           f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
           f"predictions {len(result.predictions)} bytes")
     return 0
+
+
+def _place_in_source(fault, built, target) -> None:
+    """A fault at an instruction of a launch's kernel gets that instruction's file:line:column
+    (the source the build assembled for the launch's region), where the kernel can be found."""
+    import re
+
+    from ..kernel_cache import assemble_kernel
+    from ..kernel_search import SourceError, find_source
+    from ..language.modules import specs_folder
+
+    pc, launch = getattr(fault, "pc", None), getattr(fault, "launch", "")
+    found = re.match(r"launch \d+ \(([^)]+)\)", launch or "")
+    if fault.span is not None or pc is None or not found:
+        return
+    folders = [*getattr(built.program, "search_path", ()), specs_folder()]
+    try:
+        source = find_source(found.group(1), folders, target)
+        if source is None:
+            return
+        assembled = assemble_kernel(source, target)
+    except (SourceError, OSError, ValueError):
+        return
+    except Exception:          # noqa: BLE001 -- a place for the message is a courtesy, never a second fault
+        return
+    at = next((i for i in assembled.instructions if i.address == pc), None)
+    if at is not None and at.span is not None:
+        fault.span = at.span

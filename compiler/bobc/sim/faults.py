@@ -20,7 +20,9 @@ class OutOfBounds(SimulationFault):
     def __init__(self, launch: str, pc: int, address: int, size: int, what: str, detail: str):
         super().__init__(f"{launch}: instruction at {pc:#06x} ({what}) {detail}: {size} bytes at "
                          f"{address:#x}",
-                         hint="the certifier promises every access stays inside one arena resident")
+                         hint="the kernel's code touches bytes its contract's extents do not cover (the "
+                              "certifier holds launches to the contracts, not to the code): correct the kernel, "
+                              "or its //@ param line and the plan")
         self.launch, self.pc, self.address = launch, pc, address
 
 
@@ -42,9 +44,10 @@ class UnorderedLaunches(SimulationFault):
                          "before it, with no WAIT_FOR_IDLE (nor a semaphore release that waits for idle) between "
                          "them, and the earlier QMD does not schedule the later: the GPU may run the two "
                          "launches at once",
-                         hint="order them: a compute WAIT_FOR_IDLE between the two launches, or the earlier QMD "
-                              "naming the later as its dependent QMD (bobc's encoder does one or the other "
-                              "between every two launches of a submission)")
+                         hint="bobc's encoder orders two launches of a submission whenever their kernels' "
+                              "contracts say one writes what the other touches: a contract declaring less than "
+                              "its code does (read where it writes, a smaller extent) lets them race; correct "
+                              "the //@ param lines")
         self.later, self.earlier, self.address = later, earlier, address
 
 
