@@ -141,3 +141,25 @@ def test_a_simulated_fault_names_the_kernels_source_line(tmp_path, record):
     assert done.returncode == 7, done.stderr
     assert done.stderr.startswith(f"bobc sim: {kernel}:{store}:5: error: launch 1 (linreg-predict): instruction at ")
     assert "lies outside every arena resident" in done.stderr and "its contract's extents" in done.stderr
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ("//@ param 0 pointer read-write 4*lo[2]", "//@ param 0 pointer read 4*lo[2]",
+     "writes bytes its kernel's contract does not say it writes"),
+    ("//@ param 1 pointer read 4*lo[2]", "//@ param 1 pointer read 4*lo[2]-4",
+     "reads bytes its kernel's contract does not say it reads or writes")])
+def test_the_simulator_holds_each_access_to_its_kernels_contract(tmp_path, record, old, new, says):
+    """A contract that declares less than its code does (W read where the SGD kernel writes it,
+    G one element short) passes the certifier, which reads contracts, not code; the simulator
+    runs the code and stops at the first access the contract does not cover."""
+    import shutil
+    copy = tmp_path / "linreg"
+    shutil.copytree(EXAMPLE / "LinReg", copy / "LinReg")
+    kernel = copy / "LinReg" / "kernels" / "linreg-sgd.sass"
+    assert old in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(old, new))
+    assert bobc("check", copy / "LinReg/Build/NativeHost.bob", cwd=tmp_path).returncode == 0
+    done = bobc("sim", copy / "LinReg/Build/NativeHost.bob", "train", "--target", "sm_86", "--input", record,
+                *FILES, cwd=tmp_path)
+    assert done.returncode == 7 and says in done.stderr, done.stderr
+    assert f"{kernel}:" in done.stderr.splitlines()[0] and "launch 2 (linreg-sgd)" in done.stderr

@@ -76,7 +76,7 @@ def run(args):
         if images.manifest.get("target") != target.name:
             raise UsageError(f"the images in {args.images} are for {images.manifest.get('target')}, "
                              f"not --target {target.name}")
-    host = host_plan(built.plan, images, target)
+    host = host_plan(built.plan, images, target, getattr(built.program, "search_path", ()))
     files = safe_io.OutputSet()
     record_file = safe_io.read_input(args.input, BadInputRecord)
     files.inputs.append(record_file)

@@ -125,8 +125,11 @@ class Channel:
                             "QMD and returns the dependent QMD it schedules, which launch then runs)")
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
-                 check_order: bool = True, code_bytes: dict | None = None):
+                 check_order: bool = True, code_bytes: dict | None = None, footprints: dict | None = None):
         self.memory = memory
+        # QMD address -> the launch's contract footprint (host_adapter.HostPlan.footprints):
+        # every access of the launch must lie in it, as its contract says
+        self.footprints = footprints or {}
         # QMD address -> its kernel's code size (the images' manifest): a QMD whose program
         # prefetch is for what follows it (PREFETCH_POST) does not say where its own code ends
         self.code_bytes = code_bytes or {}
@@ -376,10 +379,12 @@ class Channel:
                                   cluster=d.cluster)
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
+        self.memory.footprint = self.footprints.get(qmd_address)
         try:
             Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
         finally:
             accesses, self.memory.accesses = self.memory.accesses, None
+            self.memory.footprint = None
         if self.check_order:
             self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))

@@ -17,12 +17,16 @@ class Unmodeled(SimulationFault):
 class OutOfBounds(SimulationFault):
     """A kernel's memory access outside every resident it may touch."""
 
-    def __init__(self, launch: str, pc: int, address: int, size: int, what: str, detail: str):
+    def __init__(self, launch: str, pc: int, address: int, size: int, what: str, detail: str,
+                 contract: bool = False):
         super().__init__(f"{launch}: instruction at {pc:#06x} ({what}) {detail}: {size} bytes at "
                          f"{address:#x}",
-                         hint="the kernel's code touches bytes its contract's extents do not cover (the "
-                              "certifier holds launches to the contracts, not to the code): correct the kernel, "
-                              "or its //@ param line and the plan")
+                         hint=("the certifier holds launches to their kernels' contracts, not to the code: "
+                               "correct the kernel, or its //@ param line (access kind, extent) and the plan"
+                               if contract else
+                               "the kernel's code touches bytes its contract's extents do not cover (the "
+                               "certifier holds launches to the contracts, not to the code): correct the kernel, "
+                               "or its //@ param line and the plan"))
         self.launch, self.pc, self.address = launch, pc, address
 
 

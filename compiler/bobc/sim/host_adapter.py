@@ -12,6 +12,8 @@ only this module (and the step handlers in invocation.py) change.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import struct
 from dataclasses import dataclass
 
@@ -75,10 +77,14 @@ class HostPlan:
     contract: object                      # bobc.plan.model.CheckpointContract
     launch_names: dict                    # QMD address -> "launch i (identity)", for messages
     code_bytes: dict                      # QMD address -> its region's code size (bobc.sim.channel.Channel)
+    # QMD address -> the byte ranges its launch's kernel contract lets it read and write
+    # (bobc.certify.footprints; None: unknown), which the simulator holds every access to
+    footprints: dict = dataclasses.field(default_factory=dict)
 
 
-def host_plan(plan, images, target) -> HostPlan:
-    """The host's data for `plan` built into `images` for `target` (bobc.targets.Target)."""
+def host_plan(plan, images, target, folders=None) -> HostPlan:
+    """The host's data for `plan` built into `images` for `target` (bobc.targets.Target).
+    With `folders` (the plan's search path), each launch's contract footprint too."""
     if plan.host is None:
         raise Unmodeled("the plan declares no native host (NvidiaPlanHost): there is no schedule to carry out")
     manifest = images.manifest
@@ -105,7 +111,19 @@ def host_plan(plan, images, target) -> HostPlan:
         contract=plan.checkpoint,
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({launch['identity']})"
                       for launch in manifest["launches"]},
-        code_bytes=manifest_code_bytes(manifest))
+        code_bytes=manifest_code_bytes(manifest),
+        footprints=_footprints(plan, manifest, target, folders) if folders is not None else {})
+
+
+def _footprints(plan, manifest, target, folders) -> dict:
+    """QMD address -> the launch's footprint by its kernel's contract, read with the arena (so a
+    `resident` extent is known): what the certifier holds the plan to, now held against the code."""
+    from ..certify.footprints import launch_footprints, program_conflicts
+
+    contracts = program_conflicts(plan.program, target, folders).contracts
+    prints = launch_footprints(plan, contracts)
+    return {launch["qmd_address"]: prints[launch["index"]] for launch in manifest["launches"]
+            if launch["index"] < len(prints)}
 
 
 def constructor_of(kind_name: str) -> str:

@@ -119,7 +119,8 @@ class SimulatedHost:
                 data[:len(image)] = np.frombuffer(image, dtype=np.uint8)
             buffers.append(Buffer(b.name, b.address, data))
         self.memory = Memory(buffers, list(host.residents))
-        self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order, host.code_bytes)
+        self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order, host.code_bytes,
+                               host.footprints)
         self.ring = Ring(self.channel)
         self.ring_image = images.gpfifo
         if len(self.ring_image) != ENTRY_BYTES * len(host.semaphores):

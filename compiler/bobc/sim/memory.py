@@ -118,6 +118,7 @@ class Memory:
                 raise SimulationFault(f"resident {resident.name} [{resident.address:#x}, +{resident.size}) "
                                       "lies in no mapped buffer")
         self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
+        self.footprint = None     # the running launch's contract footprint (certify.footprints), when known
         self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
         self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
 
@@ -176,6 +177,24 @@ class Memory:
                                   f"strays {where}, the resident this instruction addresses, into "
                                   f"{self.residents[int(safe[np.argmax(stray)])].name}")
         return safe
+
+    def _declared(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str, writes: bool) -> None:
+        """Every byte accessed lies in what the launch's kernel contract declares it may read (or,
+        for a store, write): a contract declaring less than its code touches would let the
+        encoder run two launches at once that race, and certify a plan it cannot see into."""
+        spans = self.footprint.writes if writes else self.footprint.reads + self.footprint.writes
+        starts = np.array(sorted(a for a, _ in spans), dtype=np.uint64)
+        ends = np.array([b for _, b in sorted(spans)], dtype=np.uint64)
+        index = np.searchsorted(starts, addresses, side="right").astype(np.int64) - 1
+        inside = index >= 0
+        safe = np.where(inside, index, 0)
+        inside &= addresses + np.uint64(size) <= ends[safe] if ends.size else np.zeros_like(inside)
+        if not inside.all():
+            bad = int(addresses[np.argmin(inside)])
+            declared = "writes" if writes else "reads or writes"
+            raise OutOfBounds(launch, pc, bad, size, what,
+                              f"{'writes' if writes else 'reads'} bytes its kernel's contract does not say it "
+                              f"{declared} ({self.resident_of(bad)})", contract=True)
 
     def resident_of(self, address: int) -> str:
         """Where `address` lies, for a message: "in NAME, N bytes in", or "in no resident"."""
@@ -236,6 +255,8 @@ class Memory:
         if addresses.size == 0:
             return np.zeros((0, size // 4), dtype=np.uint32)
         self._check(addresses, size, launch, pc, what, touched)
+        if self.footprint is not None:
+            self._declared(addresses, size, launch, pc, what, writes=False)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
         return self._gather(addresses, size).view("<u4").reshape(addresses.size, size // 4)
@@ -246,6 +267,8 @@ class Memory:
             return
         size = 4 * words.shape[1]
         self._check(addresses, size, launch, pc, what, touched)
+        if self.footprint is not None:
+            self._declared(addresses, size, launch, pc, what, writes=True)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
         self._scatter(addresses, np.ascontiguousarray(words.astype("<u4")).view(np.uint8).reshape(addresses.size, size))
@@ -256,6 +279,8 @@ class Memory:
         if addresses.size == 0:
             return np.zeros((0, size), dtype=np.uint8)
         self._check(addresses, size, launch, pc, what, touched)
+        if self.footprint is not None:
+            self._declared(addresses, size, launch, pc, what, writes=False)
         if self.accesses is not None:
             self.accesses.read(addresses, size)
         return self._gather(addresses, size)
@@ -267,6 +292,8 @@ class Memory:
             return
         size = data.shape[1]
         self._check(addresses, size, launch, pc, what, touched)
+        if self.footprint is not None:
+            self._declared(addresses, size, launch, pc, what, writes=True)
         if self.accesses is not None:
             self.accesses.write(addresses, size)
         self._scatter(addresses, data)
