@@ -150,8 +150,10 @@ def run_plan_host(plan, kernels, args) -> int:
     files.stage("--checkpoint-out", result.publications[-1][1])
     files.publish()
     step = result.publications[-1][0]
-    print(f"{args.operation}: {len(result.publications)} checkpoint publication(s), step {step} in "
-          f"{args.checkpoint_out}")
+    # a predict hands its input checkpoint on unchanged: no publication of the schedule's (as the
+    # C host and `bobc sim` count them)
+    published = len(result.publications) if args.operation == "train" else 0
+    print(f"{args.operation}: {published} checkpoint publication(s); {args.checkpoint_out} holds step {step}")
     return 0
 
 
