@@ -66,3 +66,22 @@ def test_graph_of_an_unknown_config_is_one_line():
     done = tool("-m", "coppelius_model.graph", "bogus")
     assert done.returncode == 2 and "no Coppelius configuration 'bogus'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_host_build_tool_writes_a_relative_output_where_it_runs(tmp_path):
+    """`python -m coppelius_host.build sm_90 -o HOST` runs bobc from the repository: a relative
+    -o landed there (`-o pyproject.toml` replaced the repository's), not where the tool ran."""
+    before = (REPO / "pyproject.toml").read_bytes()
+    done = tool("-m", "coppelius_host.build", "sm_90", "-o", "pyproject.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pyproject.toml").read_bytes()[:4] == b"\x7fELF"
+    assert (REPO / "pyproject.toml").read_bytes() == before
+
+
+@pytest.mark.parametrize("arguments, says", [
+    (["/nonexistent", "s", "c", "--out", "runs"], "/nonexistent is not a file"),
+    (["HOST", "s", "c", "--out", "runs", "--poison", "zz"], "--poison 'zz' is not hex bytes")])
+def test_sim_compare_refuses_bad_arguments_in_one_line(tmp_path, arguments, says):
+    (tmp_path / "HOST").write_bytes(b"not used")
+    done = tool("-m", "coppelius_host.sim_compare", *arguments, cwd=tmp_path)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -78,6 +78,7 @@ def bobc_environment() -> dict:
 def build_from(root: Path, target: str, output: Path) -> Path:
     """`bobc build ROOT/Coppelius/Build/DirectArtifact.bob --entry coppeliusHost`; returns `output`.
     Raises RuntimeError with bobc's message on a refusal."""
+    output = Path(output).absolute()      # bobc runs from the repository: the caller's path, not its
     arguments = ["build", str(root / "Coppelius/Build/DirectArtifact.bob"), "--entry", "coppeliusHost",
                  "--target", target, "-I", str(EXAMPLE), "-o", str(output)]
     command = [sys.executable, "-m", "bobc", *arguments]

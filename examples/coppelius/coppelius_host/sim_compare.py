@@ -176,14 +176,24 @@ def main(argv=None) -> int:
     parser.add_argument("--invocations", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0, help="the fresh checkpoint's seed (the reference starts there)")
     parser.add_argument("--poison", help="hex bytes every mapped buffer but the semaphore page starts as")
-    parser.add_argument("--out", type=Path, default=Path("sim-compare"))
+    parser.add_argument("--config", default="small",
+                        help="the host's configuration, as coppelius_host.build --config names it (small, large, "
+                             "LxDxT): the reference model it is compared with")
+    parser.add_argument("--out", type=Path, required=True, help="a folder for the simulated run's files")
     args = parser.parse_args(argv)
+    if not args.host.is_file():
+        parser.error(f"{args.host} is not a file: give a host built by coppelius_host.build")
+    try:
+        poison = bytes.fromhex(args.poison) if args.poison else None
+    except ValueError:
+        parser.error(f"--poison {args.poison!r} is not hex bytes (e.g. a5 or deadbeef)")
     args.out.mkdir(parents=True, exist_ok=True)
+    from bobc.errors import BobcError
     try:
         compared = compare(args.host, args.stream, args.checkpoint, args.out, args.invocations, args.seed,
-                           bytes.fromhex(args.poison) if args.poison else None)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
+                           poison, args.config)
+    except (RuntimeError, BobcError, ValueError) as error:
+        print(f"error: {getattr(error, 'message', error)}", file=sys.stderr)
         return 1
     failed = False
     for k, result in enumerate(compared):
