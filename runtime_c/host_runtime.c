@@ -314,6 +314,39 @@ static void quote(char *buf, size_t n, const uint8_t *s, size_t len, size_t from
     buf[k] = 0;
 }
 
+/* The envelope's four identities against the contract's: 0, RT_EXIT_BAD_CHECKPOINT when one runs
+ * past the header (`h` bytes), RT_EXIT_FOREIGN_CHECKPOINT naming the first that differs. */
+static int identities_check(const rt_contract *c, const uint8_t *e, uint32_t h, const char *path, char *err)
+{
+    static const char *const part[4] = { "schema", "learner", "data", "seed" };
+    const char *want[4] = { c->schema, c->learner, c->data, c->seed };
+    size_t at = RT_ENVELOPE_FIXED_BYTES;
+    for (int i = 0; i < 4; i++) {
+        uint32_t n = le32(e + 48 + 4 * i);
+        if ((uint64_t)at + n > h)
+            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
+                       "the header (%u bytes)", path, part[i], n, h);
+        size_t wn = slen(want[i]);
+        if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
+            /* both quoted from a little before their first differing byte: long identities
+             * often share a prefix (a model's name) and differ later (its configuration) */
+            const uint8_t *ours = (const uint8_t *)(want[i] ? want[i] : "");
+            size_t d = 0;
+            while (d < n && d < wn && e[at + d] == ours[d])
+                d++;
+            size_t from = d > 20 ? d - 20 : 0;
+            char found[96], expected[96];
+            quote(found, sizeof found, e + at, n, from);
+            quote(expected, sizeof expected, ours, wn, from);
+            return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
+                       "checkpoint %s: foreign checkpoint: %s identity differs from byte %zu: this host's is %s, the "
+                       "checkpoint's is %s", path, part[i], d, expected, found);
+        }
+        at += n;
+    }
+    return 0;
+}
+
 int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const char *path,
                        const uint8_t **payload, uint64_t *step, char *err)
 {
@@ -359,32 +392,9 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
             return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
                        "padding after the identities is not zero (byte %zu)", path, k);
     /* 3..6. identities: schema, learner, data, seed */
-    static const char *const part[4] = { "schema", "learner", "data", "seed" };
-    const char *want[4] = { c->schema, c->learner, c->data, c->seed };
-    size_t at = RT_ENVELOPE_FIXED_BYTES;
-    for (int i = 0; i < 4; i++) {
-        uint32_t n = le32(e + 48 + 4 * i);
-        if ((uint64_t)at + n > h)
-            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
-                       "the header (%u bytes)", path, part[i], n, h);
-        size_t wn = slen(want[i]);
-        if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
-            /* both quoted from a little before their first differing byte: long identities
-             * often share a prefix (a model's name) and differ later (its configuration) */
-            const uint8_t *ours = (const uint8_t *)(want[i] ? want[i] : "");
-            size_t d = 0;
-            while (d < n && d < wn && e[at + d] == ours[d])
-                d++;
-            size_t from = d > 20 ? d - 20 : 0;
-            char found[96], expected[96];
-            quote(found, sizeof found, e + at, n, from);
-            quote(expected, sizeof expected, ours, wn, from);
-            return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                       "checkpoint %s: foreign checkpoint: %s identity differs from byte %zu: this host's is %s, the "
-                       "checkpoint's is %s", path, part[i], d, expected, found);
-        }
-        at += n;
-    }
+    int rc = identities_check(c, e, h, path, err);
+    if (rc)
+        return rc;
     /* 7. payload bytes */
     if (payload_bytes != c->payload_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
@@ -421,15 +431,47 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
     return 0;
 }
 
+/* A checkpoint file larger than this host's can be is often another configuration's: when its
+ * header says so (magic, then an identity that differs), it is refused as foreign (exit 5) like
+ * a smaller one; else the size refusal in err stands.  Only a regular file's first MiB is read. */
+static int oversized_foreign(const rt_contract *c, const char *path, size_t most, int rc, char *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size <= most)
+        return rc;
+    size_t want = 1u << 20;
+    uint8_t *head = malloc(want);
+    int fd = head ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    ssize_t got = fd >= 0 ? read(fd, head, want) : -1;
+    if (fd >= 0)
+        close(fd);
+    int out = rc;
+    if (got >= RT_ENVELOPE_FIXED_BYTES && memcmp(head, RT_ENVELOPE_MAGIC, 8) == 0) {
+        uint32_t h = le32(head + 8);
+        char why[RT_ERR_BYTES];
+        if (h >= RT_ENVELOPE_FIXED_BYTES && h <= (size_t)got &&
+            identities_check(c, head, h, path, why) == RT_EXIT_FOREIGN_CHECKPOINT) {
+            snprintf(err, RT_ERR_BYTES, "%.*s (and %lld bytes, more than this host's checkpoint)",
+                     RT_ERR_BYTES - 64, why, (long long)st.st_size);
+            out = RT_EXIT_FOREIGN_CHECKPOINT;
+        }
+    }
+    free(head);
+    return out;
+}
+
 int rt_checkpoint_load(const rt_contract *c, const char *path, uint8_t **envelope, const uint8_t **payload,
                        uint64_t *step, char *err)
 {
     uint8_t *data;
     size_t size;
-    int rc = rt_read_all(path, "checkpoint", &data, &size, (size_t)rt_envelope_total_bytes(c) + (1u << 20),
-                          RT_EXIT_BAD_CHECKPOINT, err);
-    if (rc)
+    size_t most = (size_t)rt_envelope_total_bytes(c) + (1u << 20);
+    int rc = rt_read_all(path, "checkpoint", &data, &size, most, RT_EXIT_BAD_CHECKPOINT, err);
+    if (rc) {
+        if (rc == RT_EXIT_BAD_CHECKPOINT)
+            rc = oversized_foreign(c, path, most, rc, err);
         return rc;
+    }
     if ((rc = rt_envelope_check(c, data, size, path, payload, step, err))) {
         free(data);
         return rc;

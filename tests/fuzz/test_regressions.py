@@ -536,3 +536,27 @@ def test_14_an_output_folder_that_refuses_new_files_is_refused_before_the_gpu(ho
     reference = run([sys.executable, "-m", "bobc", "run", str(PLAN), *arguments, "--reference"], cwd=tmp_path)
     assert reference.returncode == 8 and "its folder /proc" in reference.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["record.bin"]
+
+
+# 15 ---------------------------------------------------------------------------------
+def test_15_a_larger_plans_checkpoint_is_foreign_not_too_big(host, plan_files, tmp_path):
+    """A checkpoint past what this host reads (its envelope + 1 MiB) whose header names another
+    plan: exit 5 naming the identity, from the host and from `bobc run --reference` (it was
+    exit 4, 'more than a checkpoint can be', while a smaller plan's was foreign)."""
+    from bobc.plan.model import CheckpointContract
+    from bobc.reference import envelope
+
+    contract = plan_files["contract"]
+    bigger = (len(plan_files["checkpoint"]) + (2 << 20)) // 16 * 16
+    other = CheckpointContract(contract.schema + b"-wider", contract.learner, contract.data, contract.seed,
+                               bigger, bigger, contract.updates_per_invocation)
+    (tmp_path / "record.bin").write_bytes(plan_files["record"])
+    (tmp_path / "wide.ckpt").write_bytes(envelope.encode(other, 3, bytes(bigger)))
+    arguments = ["train", "--input", "record.bin", "--checkpoint", "wide.ckpt", "--checkpoint-out", "c.bin",
+                 "--predictions", "p.bin", "--result", "r.bin"]
+    done = subprocess.run([str(host), *arguments], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 5, done.stderr
+    assert "foreign checkpoint: schema identity differs" in done.stderr and "more than this host's" in done.stderr
+    reference = run([sys.executable, "-m", "bobc", "run", str(PLAN), *arguments, "--reference"], cwd=tmp_path)
+    assert reference.returncode == 5 and "schema" in reference.stderr, reference.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.bin", "wide.ckpt"]

@@ -284,6 +284,21 @@ def test_a_checkpoint_of_another_configuration_is_refused(tmp_path, code, host, 
             status, "checkpoint in.bin: ", message, name=name)
 
 
+def test_a_larger_configurations_checkpoint_is_refused_as_foreign_not_by_its_size(tmp_path, code, host):
+    """A checkpoint past the size this host reads (its envelope + 1 MiB) is a larger shape's more
+    often than a damaged file: its header's identity names it, exit 5, as for a smaller one."""
+    big = (1 << 20) + 64 * PAYLOAD
+    data = envelope(bytes(big), 3, schema=b"request-test-schema-v2", payload_bytes=big, chunk_bytes=big)
+    text = refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": data}, ["train", "--checkpoint", "in.bin", *ARGS],
+                   5, "checkpoint in.bin: foreign checkpoint: schema identity differs from byte 21",
+                   f"(and {len(data)} bytes, more than this host's checkpoint)", name="bigger")
+    assert "-v1'" in text and "-v2'" in text
+    # the same size with this host's identities stays a size refusal (a damaged or foreign file alike)
+    data = envelope(bytes(big), 3, payload_bytes=big, chunk_bytes=big)
+    refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": data}, ["train", "--checkpoint", "in.bin", *ARGS],
+            4, "checkpoint in.bin: ", "more than a checkpoint can be", name="bigger-same")
+
+
 def test_a_damaged_checkpoint_is_refused(tmp_path, code, host):
     good = envelope(FRESH, 3)
     refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": good[:-5]}, ["train", "--checkpoint", "in.bin", *ARGS],

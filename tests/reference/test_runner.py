@@ -68,7 +68,7 @@ def outputs_of(f, config):
 
 def test_train_then_resume_from_files(files, bobc_run, bob_case, config, capsys):
     assert bobc_run(files, "train", files["start"]) == 0
-    assert "step 10 in" in capsys.readouterr().out
+    assert "holds step 10" in capsys.readouterr().out
     tokens, valid, initial, training, rows, state = outputs_of(files, config)
     e1 = bob_case["expected-1"]
     assert tokens.tolist() == [97, 32, 116] and valid.tolist() == [1, 1, 1]

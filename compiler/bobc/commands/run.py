@@ -131,7 +131,11 @@ def run_plan_host(plan, kernels, args) -> int:
     if args.checkpoint is not None:
         contract = plan.checkpoint
         limit = envelope.header_bytes(contract) + contract.payload_bytes + 12 + (1 << 20)
-        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint, limit)
+        try:
+            checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint, limit)
+        except BadCheckpoint:
+            envelope.foreign_by_header(args.checkpoint, contract, limit)     # a larger plan's: exit 5
+            raise
         files.inputs.append(checkpoint_file)
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":

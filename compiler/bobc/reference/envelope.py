@@ -33,6 +33,36 @@ def encode(contract: CheckpointContract, step: int, payload: bytes) -> bytes:
     return body + struct.pack("<I", zlib.crc32(body)) + TRAILER
 
 
+def _identities(data: bytes, lengths, contract: CheckpointContract, path) -> None:
+    at = FIXED
+    for name, length in zip(("schema", "learner", "data", "seed"), lengths):
+        if data[at:at + length] != getattr(contract, name):
+            raise ForeignCheckpoint(path, name, f"its {name} identity differs from this plan's")
+        at += length
+
+
+def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
+    """A checkpoint file larger than `most` (what a host reads) whose header names other
+    identities: ForeignCheckpoint (exit 5), as the C host says (host_runtime.c oversized_foreign);
+    else nothing (the size refusal stands).  Only a regular file's first MiB is read."""
+    import os
+    import stat
+
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size <= most:
+            return
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 20)
+    except OSError:
+        return
+    if len(head) < FIXED or head[:8] != MAGIC:
+        return
+    (_, h, _chunks, _step, _payload, _chunk, _updates, *lengths) = _HEADER.unpack_from(head)
+    if FIXED <= h <= len(head) and sum(lengths) <= h - FIXED:
+        _identities(head, lengths, contract, path)
+
+
 def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:
     """(payload, step) of an envelope the contract accepts."""
     n = len(data)
@@ -53,11 +83,7 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
     stored, computed = struct.unpack_from("<I", data, h + payload)[0], zlib.crc32(data[:h + payload])
     if stored != computed:
         raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 stored {stored:08x}, computed {computed:08x}")
-    at = FIXED
-    for name, length in zip(("schema", "learner", "data", "seed"), lengths):
-        if data[at:at + length] != getattr(contract, name):
-            raise ForeignCheckpoint(path, name, f"its {name} identity differs from this plan's")
-        at += length
+    _identities(data, lengths, contract, path)
     for part, have, want in (("payload bytes", payload, contract.payload_bytes),
                              ("chunk bytes", chunk, contract.chunk_bytes),
                              ("chunk count", chunks, contract.payload_bytes // contract.chunk_bytes),

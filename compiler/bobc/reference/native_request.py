@@ -168,6 +168,57 @@ def _quote(data: bytes, start: int = 0) -> str:
     return f"'{text}'"
 
 
+def _identities(request: Request, e: bytes, h: int, bad, foreign) -> None:
+    """host_runtime.c identities_check: the four identities against the request's."""
+    at = FIXED
+    for part, i, want in zip(("schema", "learner", "data", "seed"), range(4),
+                             (request.schema, request.learner, request.data, request.seed)):
+        n = _le(e, 48 + 4 * i, 4)
+        if at + n > h:
+            bad(f"malformed: the {part} identity ({n} bytes) runs past the header ({h} bytes)")
+        if e[at:at + n] != want:
+            found = e[at:at + n]
+            d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
+            start = d - 20 if d > 20 else 0
+            foreign(f"{part} identity differs from byte {d}: this host's is {_quote(want, start)}, the "
+                    f"checkpoint's is {_quote(found, start)}")
+        at += n
+
+
+def oversized_foreign(request: Request, path: str, most: int, refused: Refused) -> Refused:
+    """host_runtime.c oversized_foreign: a checkpoint file larger than this host's can be whose
+    header names another identity is refused as foreign (exit 5), not by its size."""
+    import os
+    import stat as stat_module
+
+    try:
+        info = os.stat(path)
+        if not stat_module.S_ISREG(info.st_mode) or info.st_size <= most:
+            return refused
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 20)
+    except OSError:
+        return refused
+    if len(head) < FIXED or head[:8] != envelope.MAGIC or not FIXED <= _le(head, 8, 4) <= len(head):
+        return refused
+
+    class Foreign(Exception):
+        pass
+
+    def bad(text):
+        raise Foreign(None)
+
+    def foreign(text):
+        raise Foreign(text)
+    try:
+        _identities(request, head, _le(head, 8, 4), bad, foreign)
+    except Foreign as found:
+        if found.args[0] is not None:
+            return Refused(EXIT_FOREIGN, f"checkpoint {path}: foreign checkpoint: {found.args[0]} (and {info.st_size} "
+                                         f"bytes, more than this host's checkpoint)")
+    return refused
+
+
 def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
     """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages."""
     size = len(e)
@@ -202,18 +253,7 @@ def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
         if e[k]:
             bad(f"not a checkpoint this format writes: the header's padding after the identities is not zero "
                 f"(byte {k})")
-    at = FIXED
-    for part, n, want in zip(("schema", "learner", "data", "seed"), lengths,
-                             (request.schema, request.learner, request.data, request.seed)):
-        if at + n > h:
-            bad(f"malformed: the {part} identity ({n} bytes) runs past the header ({h} bytes)")
-        if e[at:at + n] != want:
-            found = e[at:at + n]
-            d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
-            start = d - 20 if d > 20 else 0
-            foreign(f"{part} identity differs from byte {d}: this host's is {_quote(want, start)}, the "
-                    f"checkpoint's is {_quote(found, start)}")
-        at += n
+    _identities(request, e, h, bad, foreign)
     if payload_bytes != request.payload_bytes:
         foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
     chunk_bytes, chunk_count = _le(e, 32, 8), _le(e, 12, 4)
@@ -281,7 +321,10 @@ class RequestSession:
         if "--checkpoint" in self.args:
             path = self.args["--checkpoint"]
             total = envelope.header_bytes(request) + request.payload_bytes + 12
-            checkpoint_file = read_file("checkpoint", path, total + (1 << 20), EXIT_CHECKPOINT)
+            try:
+                checkpoint_file = read_file("checkpoint", path, total + (1 << 20), EXIT_CHECKPOINT)
+            except Refused as refused:
+                raise oversized_foreign(request, path, total + (1 << 20), refused) from None
             self.payload, self.step = check_envelope(request, checkpoint_file.data, path)
             self.files.inputs.append(checkpoint_file)
             if self.op == "train":
