@@ -219,3 +219,13 @@ def test_check_json_reports_the_entry_and_a_refusal_as_json(tmp_path):
     refused = json.loads(done.stdout)
     assert refused["ok"] is False and refused["exit_code"] == 1 and "overlap" in refused["error"]
     assert "the plan is not certified" in done.stderr
+
+
+def test_check_of_a_module_whose_host_is_a_native_artifact_says_so(tmp_path):
+    """Coppelius's DirectArtifact defines its host as Bytes (a native artifact): check said 'no native
+    host here', and --entry coppeliusHost failed 30 s later extracting a plan host from an ELF."""
+    plan = REPO_ROOT / "examples/coppelius/Coppelius/Build/DirectArtifact.bob"
+    done = bobc_in(tmp_path, "check", plan, "--entry", "coppeliusHost")
+    assert done.returncode == 0, done.stderr
+    assert "no plan host (NvidiaPlanHost) to certify; coppeliusHost: Bytes" in done.stdout
+    assert "bobc build --entry NAME` builds it as a native artifact" in done.stdout

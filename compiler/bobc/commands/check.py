@@ -75,19 +75,26 @@ def _check(path, target, args) -> dict:
     for name, module in program.modules.items():
         if name != program.plan_name:
             _warn_swallowed_code(module, warnings)
+    from ..native.build import entry_kind
     entry = args.entry
+    artifacts: list = []
     if entry is not None:
         pipeline.require_entry(program, entry)      # a mistyped --entry is an error, not "nothing to certify"
+        if entry_kind(program, entry) == "native":
+            artifacts = [entry]                     # a native artifact: its checks are its own proofs
     else:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
         entry = pipeline.require_entry(program, None) if hosts else "native host"
-    has_host = entry in program.scopes[program.plan_name].definitions
+        if not hosts:
+            artifacts = pipeline._bytes_definitions(program)
+    has_host = entry in program.scopes[program.plan_name].definitions and not artifacts
     contracts: list = []
     plan = pipeline.check_and_certify(program, target, entry, contracts) if has_host else None
     if plan is None:
         pipeline.check(program)
     outcome = {"warnings": warnings, "plan": program.plan_name, "modules": len(program.modules),
+               "artifacts": artifacts,
                "families": sum(len(s.families) for s in program.scopes.values()),
                "definitions": sum(len(s.definitions) for s in program.scopes.values()),
                "entry": entry, "certified": plan is not None}
@@ -112,8 +119,15 @@ def _print(outcome: dict, args, target) -> None:
     print(f"{name}: well typed ({outcome['modules']} modules, "
           f"{outcome['families']} families, {outcome['definitions']} definitions)")
     if not outcome["certified"]:
-        print(f"{name}: no {entry} here, so nothing to certify "
-              f"(check the module that defines the native host)")
+        artifacts = outcome.get("artifacts") or []
+        if artifacts:
+            shown = ", ".join(artifacts[:6]) + (f" and {len(artifacts) - 6} more" if len(artifacts) > 6 else "")
+            print(f"{name}: no plan host (NvidiaPlanHost) to certify; {shown}: Bytes, checked by the type check "
+                  f"and the plan's own proofs; `bobc build --entry NAME` builds {'it' if len(artifacts) == 1 else 'one'} "
+                  f"as a native artifact when it holds a host executable")
+        else:
+            print(f"{name}: no {entry} here, so nothing to certify "
+                  f"(check the module that defines the native host)")
         return
     print(f"{entry}: certified for {target.name} ({outcome['residents']} residents, "
           f"{outcome['launches']} launches, {outcome['submissions']} submissions)")
