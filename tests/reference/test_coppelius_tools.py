@@ -48,7 +48,7 @@ def test_write_stream_publishes_and_refuses_its_input_and_symlinks(tmp_path):
     (["--updates-per-invocation", "-5"], 2, "outside 1.."),
     (["--updates-per-invocation", "99999999999999999999"], 2, "outside 1.."),
     (["--updates-per-invocation", "0"], 2, "outside 1.."),
-    (["--config", "tiny"], 2, "cannot be written as a checkpoint"),
+    (["--config", "tiny"], 2, "no host serves configuration tiny"),
 ])
 def test_checkpoint_fresh_refuses_bad_arguments_in_one_line(tmp_path, args, code, said):
     done = tool("-m", "coppelius_host.checkpoint", "fresh", "-o", tmp_path / "x.ckpt", *args)
@@ -85,3 +85,14 @@ def test_sim_compare_refuses_bad_arguments_in_one_line(tmp_path, arguments, says
     (tmp_path / "HOST").write_bytes(b"not used")
     done = tool("-m", "coppelius_host.sim_compare", *arguments, cwd=tmp_path)
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("config, says", [
+    ("1x320x128", "width (coppeliusShapeWidth) 320 is not a multiple of 128"),
+    ("0x256x128", "layers (coppeliusShapeLayers) 0 is not at least 1"),
+    ("1x256x192", "context (coppeliusShapeContext) 192 is not 128 or 256")])
+def test_checkpoint_fresh_refuses_a_shape_no_host_serves_by_the_plans_rules(tmp_path, config, says):
+    done = tool("-m", "coppelius_host.checkpoint", "fresh", "-o", tmp_path / "f.ckpt", "--config", config,
+                cwd=tmp_path)
+    assert done.returncode == 2 and f"no host serves configuration {config}: " in done.stderr, done.stderr
+    assert says in done.stderr and not (tmp_path / "f.ckpt").exists()

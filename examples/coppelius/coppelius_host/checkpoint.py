@@ -37,6 +37,24 @@ def config_named(name: str):
 
 
 @functools.lru_cache(maxsize=None)
+def host_refusal(name: str) -> str:
+    """Why no host can be built for configuration `name` ('' when one can): the plan's own rules,
+    Coppelius.Model's coppeliusShapeRefusal, evaluated by bobc on the shape (a checkpoint of a
+    shape no host serves is of no use)."""
+    import tempfile
+
+    from bobc.language import load_program
+
+    config = config_named(name)
+    with tempfile.TemporaryDirectory(prefix="coppelius-shape-") as folder:
+        probe = Path(folder) / "ShapeProbe.bob"
+        probe.write_text("module ShapeProbe\n\nimport Coppelius.Model\n\ndef refusal : Bytes = (coppeliusShapeRefusal "
+                         f"{config.layers} {config.width} {config.context} {config.chunk_bytes})\n", encoding="utf-8")
+        program = load_program(probe, include=[EXAMPLE])
+        return bytes(program.value("refusal").value).decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=None)
 def contract(config_name: str = "small"):
     """The plan's CheckpointContract for a configuration (another than small from a copy of the
     plan with its Coppelius.Configuration: coppelius_host.build.plan_copy)."""
@@ -148,6 +166,11 @@ def main(argv=None) -> int:
         config_named(args.config)
     except ValueError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    refusal = host_refusal(args.config)
+    if refusal:
+        print(f"{prog}: error: no host serves configuration {args.config}: {refusal} (docs/coppelius.md, the shape "
+              f"rules)", file=sys.stderr)
         return 2
     if args.command == "fresh":
         try:
