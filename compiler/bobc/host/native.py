@@ -111,7 +111,7 @@ def summary(path) -> tuple[list[str], dict]:
     host, decoded, data = read(path)
     facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
     text = [f"{path}:",
-            f"  kind     native physical program host (docs/native-host.md): no .bobc.* sections",
+            "  kind     native physical program host (docs/native-host.md): no .bobc.* sections",
             f"  target   {host.target}",
             f"  program  {len(host.program)} bytes, {len(decoded.commands)} commands, "
             f"{decoded.slots} slots, {decoded.state_extent}-byte state, {decoded.arguments} file argument(s)  "

@@ -16,13 +16,12 @@ import errno
 import os
 import select
 import socket
-import struct
 import sys
 import time
 
 import numpy as np
 
-from ..native.program import CODES, Program
+from ..native.program import Program
 
 EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
 EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), for a request host's device

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import BobcError, Span
 

@@ -119,6 +119,7 @@ class Memory:
                                       "lies in no mapped buffer")
         self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
         self.footprint = None     # the running launch's contract footprint (certify.footprints), when known
+        self._footprint_spans = (None, None, None)
         self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
         self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
 
@@ -182,9 +183,16 @@ class Memory:
         """Every byte accessed lies in what the launch's kernel contract declares it may read (or,
         for a store, write): a contract declaring less than its code touches would let the
         encoder run two launches at once that race, and certify a plan it cannot see into."""
-        spans = self.footprint.writes if writes else self.footprint.reads + self.footprint.writes
-        starts = np.array(sorted(a for a, _ in spans), dtype=np.uint64)
-        ends = np.array([b for _, b in sorted(spans)], dtype=np.uint64)
+        if self._footprint_spans[0] is not self.footprint:      # the launch's spans as arrays, once a launch
+            from ..certify.footprints import merged
+
+            def arrays(spans):
+                spans = merged(spans)            # sorted, overlapping and touching spans joined
+                return (np.array([a for a, _ in spans], dtype=np.uint64),
+                        np.array([b for _, b in spans], dtype=np.uint64))
+            self._footprint_spans = (self.footprint, arrays(self.footprint.reads + self.footprint.writes),
+                                     arrays(self.footprint.writes))
+        starts, ends = self._footprint_spans[2 if writes else 1]
         index = np.searchsorted(starts, addresses, side="right").astype(np.int64) - 1
         inside = index >= 0
         safe = np.where(inside, index, 0)
