@@ -74,14 +74,21 @@ class _Encoders:
         self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
         self.sources: dict = {}      # machine code -> the source it was assembled from (kernel_sources)
         self.images: dict = {}       # (plan without component, target name) -> images
+        # (source, kernel name, target name) -> the file found and checked: a plan encodes each
+        # program once per launch (thousands of calls), the search and the name check once
+        self.found: dict = {}
 
     def _assembled(self, value, context, what: str):
         r = _Reader(context.program, what)
         v = r.con(value, "SM86Program", "the program")
         source = r.text(v.fields[0], "the kernel's source")
         name = r.text(v.fields[1], "the kernel's name")
-        path = _kernel_source(context.program, source, context.target)
-        _same_as_search(context.program, name, source, path, context.target)
+        named = (source, name, context.target.name)
+        path = self.found.get(named)
+        if path is None:
+            path = _kernel_source(context.program, source, context.target)
+            _same_as_search(context.program, name, source, path, context.target)
+            self.found[named] = path
         from ..kernel_cache import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
         if key not in self.kernels:
