@@ -4,7 +4,6 @@ native physical program hosts (probe s26: probe-bob 3-5, probe-coppelius 3)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -4,8 +4,6 @@ field holds an index only, so `@UP0 MOV` encoded as `@P0 MOV` and `@P0 UMOV` as 
 every learned form of both targets."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from bobc.errors import BobcError

@@ -8,7 +8,6 @@ registers."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
