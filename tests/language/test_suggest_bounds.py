@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -42,10 +41,11 @@ def test_read_head_does_not_block_on_a_fifo(tmp_path):
     assert suggest.module_names([tmp_path]) == []
 
 
-def test_a_filesystem_root_is_not_scanned():
-    started = time.monotonic()
+def test_a_filesystem_root_is_not_scanned(monkeypatch):
+    def walk(*_):
+        raise AssertionError("the scan walked the filesystem root")
+    monkeypatch.setattr(suggest, "_walk", walk)
     assert suggest.module_files([Path("/")]) == []
-    assert time.monotonic() - started < 1.0
 
 
 def test_only_regular_files_with_module_names_count(tmp_path):
