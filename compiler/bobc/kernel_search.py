@@ -66,7 +66,7 @@ def _refuse_variant_shaped(name: str, what: str) -> None:
                           hint=f"name the base kernel ({base}); a target's own code goes in {base}.{suffix}.sass")
 
 
-def _kernel_name(path: Path, default: str) -> str:
+def kernel_name(path: Path, default: str) -> str:
     """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`."""
     name = default
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -77,15 +77,10 @@ def _kernel_name(path: Path, default: str) -> str:
     return name
 
 
-def kernel_name(path, default: str) -> str:
-    """The name a kernel source gives its kernel: its `.kernel NAME`, else `default` (its stem)."""
-    return _kernel_name(Path(path), default)
-
-
 def check_variant(variant: Path, base: Path) -> None:
     """Refuse a variant that names another kernel than its base (both files named)."""
     stem = base.name.removesuffix(".sass")
-    ours, theirs = _kernel_name(variant, stem), _kernel_name(base, stem)
+    ours, theirs = kernel_name(variant, stem), kernel_name(base, stem)
     if ours != theirs:
         raise SourceError(f"kernel source {variant} is a variant of {base}, but names kernel {ours!r} "
                           f"where its base names {theirs!r}",

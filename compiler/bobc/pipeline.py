@@ -182,10 +182,10 @@ def require_entry(program, entry: str | None) -> str:
     if entry is not None:
         return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry)
     hosts = host_entries(program)
-    return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else _bytes_definitions(program))
+    return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else bytes_definitions(program))
 
 
-def _bytes_definitions(program) -> list[str]:
+def bytes_definitions(program) -> list[str]:
     """The plan module's definitions declared Bytes: the native artifacts (an ELF) it may build."""
     from .language.values import VBytesType
 

@@ -152,15 +152,13 @@ def _fills(plan: Plan, out) -> None:
                                         "host's u32 step (docs/limits.md)"))
         if not 0 <= fill.launch < len(launches):
             continue
-        launch = launches[fill.launch]
-        block = launch.parameter_bytes - plan_parameter_base(plan.program)
-        if block <= 0:
+        launch, base = launches[fill.launch], plan_parameter_base(plan.program)
+        if launch.parameter_bytes <= base:
             continue            # no parameters at the declared device's base: the layout check says so
-        if not 0 <= fill.offset <= fill.offset + fill.width <= block:
-            out.append(Finding("limit", f"fill {index} writes bytes {fill.offset:,}..{fill.offset + fill.width - 1:,} "
-                                        f"of launch {fill.launch} ({launch.identity})'s parameters, past its "
-                                        f"{block}-byte parameter block: give an offset below "
-                                        f"{block - fill.width + 1}"))
+        overrun = fill.overrun(launch, base)
+        if overrun:
+            out.append(Finding("limit", f"fill {index} {overrun}: give an offset below "
+                                        f"{launch.parameter_bytes - base - fill.width + 1}"))
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:

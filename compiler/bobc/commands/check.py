@@ -87,7 +87,7 @@ def _check(path, target, args) -> dict:
         hosts = host_entries(program)
         entry = pipeline.require_entry(program, None) if hosts else "native host"
         if not hosts:
-            artifacts = pipeline._bytes_definitions(program)
+            artifacts = pipeline.bytes_definitions(program)
     has_host = entry in program.scopes[program.plan_name].definitions and not artifacts
     contracts: list = []
     plan = pipeline.check_and_certify(program, target, entry, contracts) if has_host else None

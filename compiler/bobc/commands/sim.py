@@ -117,8 +117,9 @@ def _place_in_source(fault, built, target) -> None:
     (the source the build assembled for the launch's region), where the kernel can be found."""
     import re
 
+    from ..errors import BobcError
     from ..kernel_cache import assemble_kernel
-    from ..kernel_search import SourceError, find_source
+    from ..kernel_search import find_source
     from ..language.modules import specs_folder
 
     pc, launch = getattr(fault, "pc", None), getattr(fault, "launch", "")
@@ -131,9 +132,7 @@ def _place_in_source(fault, built, target) -> None:
         if source is None:
             return
         assembled = assemble_kernel(source, target)
-    except (SourceError, OSError, ValueError):
-        return
-    except Exception:          # noqa: BLE001 -- a place for the message is a courtesy, never a second fault
+    except (BobcError, OSError):        # a place for the message is a courtesy, never a second fault
         return
     at = next((i for i in assembled.instructions if i.address == pc), None)
     if at is not None and at.span is not None:

@@ -118,11 +118,9 @@ def _fills(plan, manifest, target: Target) -> list[dict]:
     out = []
     for index, fill in enumerate(plan.host.fills):
         launch = plan.program.launches[fill.launch]
-        if base + fill.offset + fill.width > launch.parameter_bytes:
-            raise HostGenerationError(
-                f"fill {index} writes bytes {fill.offset}..{fill.offset + fill.width - 1} of launch "
-                f"{fill.launch} ({launch.identity})'s parameters, past its "
-                f"{launch.parameter_bytes - base}-byte parameter block")
+        overrun = fill.overrun(launch, base)
+        if overrun:                       # the certifier refuses it first; a backstop for uncertified plans
+            raise HostGenerationError(f"fill {index} {overrun}")
         terms = [(SCALAR_OP_CODES[op], value) for op, value in fill.value.postfix()]
         out.append({"va": manifest["launches"][fill.launch]["parameter_address"] + target.parameter_base
                     + fill.offset, "step": fill.step,

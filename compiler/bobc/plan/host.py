@@ -248,6 +248,15 @@ class Fill:
     def width(self) -> int:
         return 4
 
+    def overrun(self, launch, parameter_base: int) -> str | None:
+        """Why this fill's bytes are not in `launch`'s parameter block (from the plan's parameter
+        base), or None: the certifier's refusal and the host generator's backstop say it alike."""
+        block = launch.parameter_bytes - parameter_base
+        if 0 <= self.offset <= self.offset + self.width <= block:
+            return None
+        return (f"writes bytes {self.offset:,}..{self.offset + self.width - 1:,} of launch {self.launch} "
+                f"({launch.identity})'s parameters, past its {block}-byte parameter block")
+
     def encode(self, t: int) -> bytes:
         import struct
         v = self.value.evaluate(t)

@@ -41,26 +41,34 @@ def _identities(data: bytes, lengths, contract: CheckpointContract, path) -> Non
         at += length
 
 
-def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
-    """A checkpoint file larger than `most` (what a host reads) whose header names other
-    identities: ForeignCheckpoint (exit 5), as the C host says (host_runtime.c oversized_foreign);
-    else nothing (the size refusal stands).  Only a regular file's first MiB is read."""
+def oversized_header(path, most: int) -> tuple[bytes, int] | None:
+    """(its first MiB, its size) of a checkpoint file larger than `most` (what a host reads) whose
+    start is an envelope's header (magic, header bytes within what was read), else None: such a
+    file is judged by its identities (host_runtime.c oversized_foreign).  A regular file only."""
     import os
     import stat
 
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size <= most:
-            return
+            return None
         with open(path, "rb") as handle:
             head = handle.read(1 << 20)
     except OSError:
-        return
-    if len(head) < FIXED or head[:8] != MAGIC:
-        return
-    (_, h, _chunks, _step, _payload, _chunk, _updates, *lengths) = _HEADER.unpack_from(head)
-    if FIXED <= h <= len(head) and sum(lengths) <= h - FIXED:
-        _identities(head, lengths, contract, path)
+        return None
+    if len(head) < FIXED or head[:8] != MAGIC or not FIXED <= _HEADER.unpack_from(head)[1] <= len(head):
+        return None
+    return head, info.st_size
+
+
+def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
+    """ForeignCheckpoint (exit 5) for a file larger than `most` whose header names other
+    identities (oversized_header); else nothing (the size refusal stands)."""
+    found = oversized_header(path, most)
+    if found is not None:
+        lengths = _HEADER.unpack_from(found[0])[7:]
+        if sum(lengths) <= _HEADER.unpack_from(found[0])[1] - FIXED:
+            _identities(found[0], lengths, contract, path)
 
 
 def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:

@@ -168,55 +168,35 @@ def _quote(data: bytes, start: int = 0) -> str:
     return f"'{text}'"
 
 
-def _identities(request: Request, e: bytes, h: int, bad, foreign) -> None:
-    """host_runtime.c identities_check: the four identities against the request's."""
+def _identities(request: Request, e: bytes, h: int) -> Refused | None:
+    """host_runtime.c identities_check: the four identities against the request's; the refusal's
+    status (damaged or foreign) and its text after "checkpoint PATH: ", or None."""
     at = FIXED
     for part, i, want in zip(("schema", "learner", "data", "seed"), range(4),
                              (request.schema, request.learner, request.data, request.seed)):
         n = _le(e, 48 + 4 * i, 4)
         if at + n > h:
-            bad(f"malformed: the {part} identity ({n} bytes) runs past the header ({h} bytes)")
+            return Refused(EXIT_CHECKPOINT, f"malformed: the {part} identity ({n} bytes) runs past the header "
+                                            f"({h} bytes)")
         if e[at:at + n] != want:
             found = e[at:at + n]
             d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
             start = d - 20 if d > 20 else 0
-            foreign(f"{part} identity differs from byte {d}: this host's is {_quote(want, start)}, the "
-                    f"checkpoint's is {_quote(found, start)}")
+            return Refused(EXIT_FOREIGN, f"foreign checkpoint: {part} identity differs from byte {d}: this host's "
+                                         f"is {_quote(want, start)}, the checkpoint's is {_quote(found, start)}")
         at += n
+    return None
 
 
 def oversized_foreign(request: Request, path: str, most: int, refused: Refused) -> Refused:
     """host_runtime.c oversized_foreign: a checkpoint file larger than this host's can be whose
     header names another identity is refused as foreign (exit 5), not by its size."""
-    import os
-    import stat as stat_module
-
-    try:
-        info = os.stat(path)
-        if not stat_module.S_ISREG(info.st_mode) or info.st_size <= most:
-            return refused
-        with open(path, "rb") as handle:
-            head = handle.read(1 << 20)
-    except OSError:
+    found = envelope.oversized_header(path, most)
+    differs = _identities(request, found[0], _le(found[0], 8, 4)) if found else None
+    if differs is None or differs.status != EXIT_FOREIGN:
         return refused
-    if len(head) < FIXED or head[:8] != envelope.MAGIC or not FIXED <= _le(head, 8, 4) <= len(head):
-        return refused
-
-    class Foreign(Exception):
-        pass
-
-    def bad(text):
-        raise Foreign(None)
-
-    def foreign(text):
-        raise Foreign(text)
-    try:
-        _identities(request, head, _le(head, 8, 4), bad, foreign)
-    except Foreign as found:
-        if found.args[0] is not None:
-            return Refused(EXIT_FOREIGN, f"checkpoint {path}: foreign checkpoint: {found.args[0]} (and {info.st_size} "
-                                         f"bytes, more than this host's checkpoint)")
-    return refused
+    return Refused(EXIT_FOREIGN, f"checkpoint {path}: {differs.message} (and {found[1]} bytes, more than this "
+                                 f"host's checkpoint)")
 
 
 def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
@@ -253,7 +233,9 @@ def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
         if e[k]:
             bad(f"not a checkpoint this format writes: the header's padding after the identities is not zero "
                 f"(byte {k})")
-    _identities(request, e, h, bad, foreign)
+    differs = _identities(request, e, h)
+    if differs is not None:
+        raise Refused(differs.status, f"checkpoint {path}: {differs.message}")
     if payload_bytes != request.payload_bytes:
         foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
     chunk_bytes, chunk_count = _le(e, 32, 8), _le(e, 12, 4)

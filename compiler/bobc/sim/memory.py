@@ -105,6 +105,17 @@ def _sorted_unique(parts: list[np.ndarray]) -> np.ndarray:
     return words[keep]
 
 
+def _within(addresses: np.ndarray, size: int, starts: np.ndarray, ends: np.ndarray):
+    """(inside, index): whether each [address, address + size) lies in one of the sorted,
+    disjoint spans [starts[i], ends[i]), and the span each address falls in (0 where none)."""
+    index = np.searchsorted(starts, addresses, side="right").astype(np.int64) - 1
+    inside = index >= 0
+    safe = np.where(inside, index, 0)
+    if ends.size:
+        inside &= addresses + np.uint64(size) <= ends[safe]
+    return inside, safe
+
+
 class Memory:
     def __init__(self, buffers: list[Buffer], residents: list[Resident]):
         self.buffers = sorted(buffers, key=lambda b: b.address)
@@ -156,10 +167,7 @@ class Memory:
         if misaligned.any():
             bad = int(addresses[np.argmax(misaligned)])
             raise OutOfBounds(launch, pc, bad, size, what, f"is misaligned for a {size}-byte access")
-        index = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
-        inside = index >= 0
-        safe = np.where(inside, index, 0)
-        inside &= addresses + np.uint64(size) <= self._ends[safe]
+        inside, safe = _within(addresses, size, self._starts, self._ends)
         if not inside.all():
             bad = int(addresses[np.argmin(inside)])
             near = self._nearest(bad)
@@ -192,11 +200,7 @@ class Memory:
                         np.array([b for _, b in spans], dtype=np.uint64))
             self._footprint_spans = (self.footprint, arrays(self.footprint.reads + self.footprint.writes),
                                      arrays(self.footprint.writes))
-        starts, ends = self._footprint_spans[2 if writes else 1]
-        index = np.searchsorted(starts, addresses, side="right").astype(np.int64) - 1
-        inside = index >= 0
-        safe = np.where(inside, index, 0)
-        inside &= addresses + np.uint64(size) <= ends[safe] if ends.size else np.zeros_like(inside)
+        inside, _ = _within(addresses, size, *self._footprint_spans[2 if writes else 1])
         if not inside.all():
             bad = int(addresses[np.argmin(inside)])
             declared = "writes" if writes else "reads or writes"
