@@ -32,7 +32,7 @@ TREE is made from HEAD (git archive) with .venv and .whl linked to this checkout
             weight-gradient products run on the other TPCs only, and the rest of the SMs (66 and 44
             of the H200's 132) hold the chain's blocks alone
   clusters  every split product launched in thread-block clusters of (1, 1, S) (Coppelius.Build.Graph):
-            on sm_90 its splits add their partials on chip (gemm_sm90._cluster_split); outputs as main's
+            bobc's cluster QMDs on the whole update, the splits' partials still through W; outputs as main's
   leaftree  the launches forked beside a spine launch (bobc.nvidia.launch_order: leaves) hang from it as
             a binary tree, each leaf starting the next two, instead of one side chain: leaves that do
             not conflict then run together (fusedadamw's products after its check; main's plan has no
@@ -213,9 +213,9 @@ def cgLaunchClustered =
 
 def split_clusters(graph: Source) -> None:
     """Every split product launched in thread-block clusters of (1, 1, S), its S splits of a tile one
-    cluster: on sm_90 the first split then adds its peers' partials from their shared memory
-    (gemm_sm90._cluster_split) instead of through W; D has the same bits either way, so compare such a
-    build checked.  Unsplit products stay plain launches."""
+    cluster (sessions 23-27 measured an on-chip reduction of the splits this way, since taken out of
+    the kernels: bench/results/coppelius-host-h200-variants-s27.txt); the partials go through W as
+    unclustered, so compare such a build checked.  Unsplit products stay plain launches."""
     graph.replace("def cgThen =", CLUSTERED_LAUNCH + "def cgThen =")
     graph.replace("    (cgLaunch place form (naturalDivideUnchecked n 64) (naturalDivideUnchecked m 64) z\n",
                   "    (cgLaunchClustered place form (naturalDivideUnchecked n 64) (naturalDivideUnchecked m 64) z\n"

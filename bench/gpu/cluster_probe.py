@@ -76,50 +76,13 @@ KERNELS = {
     "ld32": HEAD + RELEASE + TAIL.format(load="LD.E R6, [R4]"),
     "ld128": HEAD + RELEASE + TAIL.format(load="LD.E.128 R12, [R4]").replace("], R6\nhold", "], R12\nhold"),
 }
-# the sm_90 product (nn, 2 stages) in clusters of (1, 1, S): as generated, with the cluster check
-# skipped (the path through W, launched in clusters), and without the peers' loads
+# the sm_90 product (nn, 2 stages) in clusters of (1, 1, S), as generated: split K through W, every
+# shared address in the cluster-wide form.  Sessions 23-24 also built variants of the kernels' on-chip
+# reduction here (their results: bench/results/cuda-cluster-launch-h200.md); the reduction was taken out
+# of the kernels in session 27 and its variants with it (git history has them).
 GEMM = {
     "gemm-cluster": lambda t: t,
-    # the fence after the last cluster barrier in the peers' path alone (not in the first split's)
-    "gemm-peerfence": lambda t: _drop_first_fence(t),
-    "gemm-global": lambda t: t.replace("@!P0 BRA split_global", "BRA split_global"),
-    "gemm-noload": lambda t: "\n".join(l for l in t.splitlines() if "LD.E.128" not in l) + "\n",
-    "gemm-r1only": lambda t: t.replace("ISETP.GT.U32.AND P2, PT, R84, 0x2, PT", "ISETP.GT.U32.AND P2, PT, RZ, 0x2, PT"),
-    "gemm-noepi": lambda t: t.replace("MOV R3, RZ    // z was the split: D, R and Dh are batch 0's\n    BRA epilogue",
-                                      "EXIT", 1),
-    "gemm-rankp1": lambda t: t.replace("ISETP.NE.U32.AND P1, PT, R3, RZ, PT", "ISETP.NE.U32.AND P1, PT, R93, RZ, PT"),
-    # the partials staged past the ring and its barriers (shared memory no TMA copy has written),
-    # the launch asking 16 KiB more
-    "gemm-outside": lambda t: t.replace("IADD3 R80, R80, 0x400, RZ", "IADD3 R80, R80, 0x8800, RZ"),
-    "gemm-ld64": lambda t: _split_loads(t, 2),
-    "gemm-ld32": lambda t: _split_loads(t, 4),
 }
-
-
-def _drop_first_fence(text: str) -> str:
-    """The text without its first CLUSTER_FENCE (the first split's, before its epilogue)."""
-    from bobc.sass.generate.gemm_sm90 import CLUSTER_FENCE
-    lines = text.splitlines()
-    bare = [line.split("//")[0].strip() for line in lines]
-    at = next(i for i in range(len(lines)) if tuple(bare[i:i + len(CLUSTER_FENCE)]) == CLUSTER_FENCE)
-    return "\n".join(lines[:at] + lines[at + len(CLUSTER_FENCE):]) + "\n"
-
-
-def _split_loads(text: str, parts: int) -> str:
-    """Each peer load LD.E.128 Rd, [Ra+off] as `parts` narrower loads of the same bytes."""
-    import re
-    out = []
-    width = {2: ".64", 4: ""}[parts]
-    for line in text.splitlines():
-        m = re.match(r"(\s*)LD\.E\.128 R(\d+), \[R(\d+)\+(0x[0-9a-f]+)\]", line)
-        if not m:
-            out.append(line)
-            continue
-        indent, d, a, off = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4), 16)
-        step = 16 // parts
-        for k in range(parts):
-            out.append(f"{indent}LD.E{width} R{d + k * (4 // parts)}, [R{a}+{off + k * step:#x}]")
-    return "\n".join(out) + "\n"
 
 
 def build(folder: Path) -> None:

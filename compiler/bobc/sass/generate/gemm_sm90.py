@@ -38,16 +38,18 @@ Accumulators R8..R39: warp w holds rows 16 w + l/4 (+8) and, for each 8 columns 
 8 j + 2 (l % 4), +1 (the HMMA.16816 C fragment's layout, eight of them across 64 columns), so
 the epilogue is bobc.sass.generate.gemm's, over four groups of 8 rows x 32 columns.
 
-Split K (flag 16), launched in thread-block clusters of (1, 1, S) (bank 0 says so), adds the
-splits' partials on chip: the first split of a tile reads its peers' from their shared memory
-(_cluster_split).  Launched otherwise it is gemm.py's: each split's partial to W[z], the ticket,
-the last block's sum staged through the ring (split_partials a round), its shared addresses in
-the cluster-wide form (CLUSTER_BASE).  Both sum +0 + W0 + W1 + ..., so D has the same bits.
+Split K (flag 16) is gemm.py's: each split's partial to W[z], the ticket, the last block's sum
+staged through the ring (split_partials a round), +0 + W0 + W1 + ..., so D has the same bits.  Its
+shared addresses are in the cluster-wide form (CLUSTER_BASE), so a plan may launch a split product
+in thread-block clusters; the partials still go through W.  (Sessions 23-27 carried a reduction on
+chip, the first split adding its peers' partials from their shared memory: bit for bit in the
+simulator, about 0.04 ms faster an update on the H200, but with D wrong in some elements there,
+differently from run to run, at shapes the simulator runs right; it was taken out:
+bench/results/coppelius-host-h200-variants-s27.txt.)
 The column sums of B (flag 32; nn, tn) are read from the swizzled B tiles as each step lands,
 in gemm.py's association (four row groups k mod 4 from +0 in increasing k, then (s0 + s1) +
 (s2 + s3)), and stored by gemm.py's code.  On the H200 every output of every flag is bit for
-bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py; the on-chip split path not since its last
-fix, _cluster_split):
+bit the HMMA kernels' (tests/gpu/test_sm90_gemm.py):
 HGMMA adds a k16 step's products into an accumulator as HMMA.16816 does.  Control codes: the
 asynchronous opcodes carry the codes ptxas writes for them (compiler/bobc/sass/README.md's table);
 the rest are bobc.sass.schedule's, which holds a uniform result 9 cycles before an asynchronous
@@ -61,9 +63,8 @@ from pathlib import Path
 
 from . import gemm
 from .gemm import (ACC, COPY_PAIRS, CTA_M, CTA_N, CTA_Z, E_SUM0, E_SUM1, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS,
-                   SHARED_BASE, STAGED_PITCH, T0, T1, T2, TID, VARIANTS, Variant, _column_sums_store, _epilogue,
-                   _flag_test, _half, _ordered, _p, _split, _Text)
-from ...nvidia.encode import RECIPES
+                   SHARED_BASE, STAGED_PITCH, T0, TID, VARIANTS, Variant, _column_sums_store, _epilogue,
+                   _flag_test, _half, _p, _split, _Text)
 
 TILE_M = 64
 STEP_K = 64                      # k a step: one 128-byte swizzled row of binary16
@@ -425,98 +426,16 @@ def generate(variant: Variant, prefix: str, stages: int = STAGES) -> str:
     out("@P3 BRA split")
     _epilogue(out, tiling_, bias_at=92, adam_step=variant.adam_step)
     out.label("split")
-    out(f"S2R R{CLUSTER_BASE}, SR_CgaCtaId")
+    out(f"S2R R{CLUSTER_BASE}, SR_CgaCtaId", "split K (flag 16): through W")
     out(f"SHF.L.U32 R{CLUSTER_BASE}, R{CLUSTER_BASE}, 0x18, RZ", "the rank << 24: this block's shared addresses")
-    _cluster_split(out, stages)
-    _split(out, tiling_, split_partials(stages), label="split_global", cluster_base=CLUSTER_BASE)
+    _split(out, tiling_, split_partials(stages), label="split_partials", cluster_base=CLUSTER_BASE)
     return "\n".join(header + out.lines) + "\n"
 
 
-# Split K on chip (flag 16, launched in clusters of (1, 1, S)): this thread's 16-byte chunk of a
-# partial in its block's ring (16 t), a peer's chunk as a generic address in the shared window
-# (the peer's rank in the top byte of the cluster-wide shared address), the splits S, and the
-# peer's 32 values
-C_OFFSET, C_PEER, C_SPLITS = 80, 82, 84
 # the block's rank in its cluster << 24: the cluster-wide form of its shared addresses, which a
 # launch in clusters of several blocks requires of every LDS / STS (the H200 refuses a plain offset
 # from a block of rank 1 and up: bench/results/cuda-cluster-launch-h200.md); 0 unclustered
 CLUSTER_BASE = 93
-C_PARTIAL = 48                                    # R48..R79
-CLUSTER = RECIPES["V04_00"].cluster               # where bank 0 says the launch's cluster (sm_90's QMD layout)
-CHUNK_STRIDE = BLOCK_THREADS * 16                 # a partial's i-th chunks of every thread, 2 KiB apart
-# PTX barrier.cluster.arrive.release / wait.acquire as ptxas 13 writes them for sm_90 (tools/ptx_corpus/
-# sm90_cluster.ptx), with their control codes.  Both barriers take the whole sequence: on the H200 a
-# block that arrived with a bare UCGABAR_ARV after loading a peer's shared memory failed the launch,
-# and with the release sequence (its CGAERRBAR) it ran (bench/results/cuda-cluster-launch-h200.md)
-CLUSTER_ARRIVE_RELEASE = ("[B------:R-:W-:-:S06] MEMBAR.ALL.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
-                          "[B------:R-:W-:-:S08] CGAERRBAR", "[B------:R-:W-:-:S01] UCGABAR_ARV")
-CLUSTER_WAIT_ACQUIRE = ("[B------:R-:W-:-:S01] UCGABAR_WAIT", "[B------:R-:W-:-:S01] CCTL.IVALL")
-# PTX fence.acq_rel.cluster as ptxas writes it after a kernel's last cluster barrier, its CCTL
-# waiting on every scoreboard.  The H200 requires it there: the probe's peer exchange without it
-# failed on every grid, with it ran on every grid (bench/results/cuda-cluster-launch-h200.md, session 24)
-CLUSTER_FENCE = ("[B------:R-:W-:-:S06] MEMBAR.ALL.GPU", "[B------:R-:W-:Y:S00] ERRBAR",
-                 "[B------:R-:W-:-:S06] CGAERRBAR", "[B012345:R-:W-:-:S01] CCTL.IVALL")
-
-
-def _cluster_split(out: _Text, stages: int) -> None:
-    """Flag 16 when the launch's S splits of a tile form one thread-block cluster (bank 0 says
-    clusters of (1, 1, S), as bobc.nvidia.encode and CUDA's driver fill it): each split but the
-    first leaves its partial in its own ring, and after the cluster's barrier the first (rank 0
-    = z 0) adds them from its peers' shared memory in split order, +0 + W0 + W1 + ... as
-    gemm._split_sum does, so D has the same bits; a second barrier holds the peers until it has
-    read them.  Launched otherwise (no clusters, or another shape), gemm._split's path through W
-    and the tickets.
-
-    What the H200 taught (bench/results/cuda-cluster-launch-h200.md, session 24): every block ends
-    the exchange with ptxas's fence after the last cluster barrier (CLUSTER_FENCE; without it the
-    launch failed, CUDA_ERROR_LAUNCH_FAILED / Xid 13), and the later splits store their partials
-    into the ring only after a barrier of the block: a warp's WARPGROUP.DEPBAR waits for its own
-    part of the MMAs, and without the barrier D came out wrong in about 1% of its elements,
-    differently each run, where a split had few steps.  The simulator refuses both omissions.
-    With the barrier the H200 has not run it yet, so no plan launches the products in clusters."""
-    out.note("split K on chip: a launch in clusters of (1, 1, S)? (else split_global: W and the tickets)")
-    out(f"LDC R{T0}, c[0x0][{CLUSTER.bank_explicit:#x}]", "1: the launch is in clusters")
-    out(f"LDC R{T1}, c[0x0][{CLUSTER.bank_shape + 8:#x}]", "the cluster's depth")
-    out(f"LDC R{T2}, c[0x0][{CLUSTER.bank_blocks:#x}]", "its blocks")
-    out(f"MOV R{C_SPLITS}, {_p('batches')}", "S")
-    out(f"ISETP.EQ.U32.AND P0, PT, R{T0}, 0x1, PT")
-    out(f"ISETP.EQ.U32.AND P0, PT, R{T1}, R{C_SPLITS}, P0")
-    out(f"ISETP.EQ.U32.AND P0, PT, R{T2}, R{C_SPLITS}, P0", "clusters of (1, 1, S): a tile's splits, rank = z")
-    out("@!P0 BRA split_global")
-    out(f"SHF.L.U32 R{C_OFFSET}, R{TID}, 0x4, RZ")
-    out(f"IADD3 R{C_OFFSET}, R{C_OFFSET}, {ring_base(stages):#x}, RZ", "this thread's chunks in the ring (free now)")
-    out(f"IADD3 R{C_OFFSET}, R{C_OFFSET}, R{CLUSTER_BASE}, RZ", "in the cluster-wide form (rank 0: the offset)")
-    out(f"ISETP.NE.U32.AND P1, PT, R{CTA_Z}, RZ, PT", "P1: a later split, which publishes its partial")
-    out("BAR.SYNC.DEFER_BLOCKING 0x0", "every warp's MMAs are done reading the ring (a warp's wait is its own)")
-    for i in range(8):
-        out(f"@P1 STS.128 [R{C_OFFSET}+{i * CHUNK_STRIDE:#x}], R{ACC + 4 * i}")
-    _ordered(out, CLUSTER_ARRIVE_RELEASE, "release: the partials, seen by the cluster after its barrier")
-    _ordered(out, CLUSTER_WAIT_ACQUIRE, "acquire: every split's partial is published")
-    out("@P1 BRA split_published")
-    out.note("the first split: +0 + W0 (its own), then each peer's partial in split order")
-    for i in range(32):
-        out(f"FADD R{ACC + i}, R{ACC + i}, RZ", "+0 + W0, as the sum through W starts" if i == 0 else "")
-    out(f"S2R R{C_PEER + 1}, SR_SWINHI", "the shared window's high word")
-    for rank in range(1, gemm.SPLIT_MAX):
-        if rank > 1:
-            out(f"ISETP.GT.U32.AND P2, PT, R{C_SPLITS}, {rank:#x}, PT")
-            out("@!P2 BRA split_summed", f"S = {rank}")
-        out(f"IADD3 R{C_PEER}, R{C_OFFSET}, {rank << 24:#x}, RZ", f"split {rank}'s chunks: rank {rank} in the top byte")
-        for i in range(8):
-            out(f"LD.E.128 R{C_PARTIAL + 4 * i}, [R{C_PEER}+{i * CHUNK_STRIDE:#x}]")
-        for i in range(32):
-            out(f"FADD R{ACC + i}, R{ACC + i}, R{C_PARTIAL + i}", f"+ W{rank}" if i == 0 else "")
-    out.label("split_summed")
-    _ordered(out, CLUSTER_ARRIVE_RELEASE, "the peers' partials are read: they may exit")
-    _ordered(out, CLUSTER_WAIT_ACQUIRE, "")
-    _ordered(out, CLUSTER_FENCE, "after the last cluster barrier")
-    out(f"MOV R{CTA_Z}, RZ", "z was the split: D, R and Dh are batch 0's")
-    out("BRA epilogue")
-    out.label("split_published")
-    _ordered(out, CLUSTER_ARRIVE_RELEASE, "hold this block's shared memory until the first split has read it")
-    _ordered(out, CLUSTER_WAIT_ACQUIRE, "")
-    _ordered(out, CLUSTER_FENCE, "after the last cluster barrier")
-    out("EXIT")
 
 
 def write_all(folder: Path, prefix: str) -> list[Path]:
