@@ -60,8 +60,8 @@ static int section_read(const char *path, const char *shown, const char *name, r
     char *names = NULL;
     if (!read_at(f, 0, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
         eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum) {
-        snprintf(err, err_bytes, "damaged host file: %s is not a 64-bit ELF host built by bobc; rebuild it (bobc build)",
-                 shown);
+        snprintf(err, err_bytes, "damaged host file: %s is not a 64-bit ELF host built by bobc; rebuild it "
+                 "(bobc build)", shown);
         goto done;
     }
     sh = calloc(eh.e_shnum, sizeof *sh);

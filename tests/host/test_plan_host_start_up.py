@@ -101,7 +101,8 @@ def test_a_timing_file_naming_an_input_is_refused(host, folder):
 
     config = BobConfig.from_plan(load_plan(PLAN))
     zeros = np.zeros(65536, np.float32)
-    checkpoint = encode_checkpoint(config.contract, Checkpoint(fresh_parameters(config.seed_identity), zeros, zeros, 20))
+    checkpoint = encode_checkpoint(config.contract,
+                                   Checkpoint(fresh_parameters(config.seed_identity), zeros, zeros, 20))
     (folder / "in.ckpt").write_bytes(checkpoint)
     out = run(host, folder, "train", "--input", "record.bin", "--checkpoint", "in.ckpt", *OUTPUTS,
               env={"BOBC_HOST_TIMING": str(folder / "in.ckpt")})

@@ -84,7 +84,8 @@ def test_a_trace_naming_an_input_is_refused_before_it_is_written(tmp_path, code,
     folder.mkdir()
     for file_name, data in inputs.items():
         (folder / file_name).write_bytes(data)
-    for run in (lambda env: run_c(host, folder, arguments, env), lambda env: run_reference(code, folder, arguments, env)):
+    for run in (lambda env: run_c(host, folder, arguments, env),
+                lambda env: run_reference(code, folder, arguments, env)):
         out = run({"NATIVE_TRACE": f"{folder}/{victim}"})
         assert out.status == 8 and out.files == inputs, out.stderr
         assert out.stderr.startswith(f"native: NATIVE_TRACE {folder}/{victim}: is the input {victim};".encode())
