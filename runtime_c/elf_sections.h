@@ -13,8 +13,16 @@ typedef struct {
 } rt_section;
 
 /* Read section `name` (e.g. ".bobc.program") of the ELF file at `path`.
- * Returns 0, or RT_EXIT_INTERNAL with a message in err naming the file and
- * the section when the file is unreadable or the section is missing. */
+ * Returns 0; RT_EXIT_INTERNAL (the file cannot be opened, out of memory); or
+ * RT_EXIT_DAMAGED_HOST (not a 64-bit ELF, its section table unreadable, the
+ * section missing), each with a message in err naming the file and the section. */
 int rt_section_read(const char *path, const char *name, rt_section *out, char *err, size_t err_bytes);
+
+/* rt_section_read of the running host (/proc/self/exe), its messages naming the
+ * host by its own path (rt_self_path), not /proc/self/exe. */
+int rt_self_section_read(const char *name, rt_section *out, char *err, size_t err_bytes);
+
+/* The running host's path (readlink of /proc/self/exe; that name if unreadable). */
+const char *rt_self_path(void);
 
 #endif

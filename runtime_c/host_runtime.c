@@ -595,6 +595,13 @@ int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
             if (!value) {
                 if (i + 1 >= argc)
                     return rt_say(err, RT_EXIT_USAGE, "option %s needs a value", opts[found].name);
+                /* `--input --checkpoint-out c`: the value is missing, not '--checkpoint-out' (as
+                 * argparse judges it: a word starting with '-', other than '-' alone, is an option) */
+                const char *next = argv[i + 1];
+                if (next[0] == '-' && next[1])
+                    return rt_say(err, RT_EXIT_USAGE, "option %s needs a value; the next word, '%s', is an option "
+                                  "(write %s=VALUE for a value starting with '-')", opts[found].name, next,
+                                  opts[found].name);
                 value = argv[++i];
             }
             if (!*value)

@@ -20,9 +20,10 @@ int rt_host_print_version(FILE *out)
 {
     char err[512];
     rt_section section = {0};
-    if (rt_section_read("/proc/self/exe", ".bobc.version", &section, err, sizeof err)) {
+    int rc = rt_self_section_read(".bobc.version", &section, err, sizeof err);
+    if (rc) {
         rt_report(err);
-        return RT_EXIT_INTERNAL;
+        return rc;
     }
     fwrite(section.data, 1, section.size, out);
     free(section.data);
@@ -36,16 +37,17 @@ int rt_host_check_images(char *err, size_t err_bytes)
     rt_section version = {0}, images[4] = {{0}};
     int rc = RT_EXIT_INTERNAL;
     uint8_t *all = NULL;
-    if (rt_section_read("/proc/self/exe", ".bobc.version", &version, err, err_bytes))
+    /* a host without its version section is damaged like one without an image: the plan
+     * identity the images are checked against is in it (rt_self_section_read says which) */
+    if ((rc = rt_self_section_read(".bobc.version", &version, err, err_bytes)))
         goto out;
     size_t total = 0;
     for (int i = 0; i < 4; i++) {
-        if (rt_section_read("/proc/self/exe", names[i], &images[i], err, err_bytes)) {
-            rc = RT_EXIT_DAMAGED_HOST;
+        if ((rc = rt_self_section_read(names[i], &images[i], err, err_bytes)))
             goto out;
-        }
         total += 8 + images[i].size;
     }
+    rc = RT_EXIT_INTERNAL;
     const char *said = NULL;
     for (size_t at = 0; at + sizeof key - 1 + 64 <= version.size; at++)
         if ((at == 0 || version.data[at - 1] == '\n') && memcmp(version.data + at, key, sizeof key - 1) == 0) {

@@ -8,15 +8,17 @@
 /* 1 when the command line is exactly `--version`. */
 int rt_host_version_asked(int argc, char **argv);
 
-/* Print the .bobc.version section to `out`; 0, or RT_EXIT_INTERNAL with one
- * line on stderr when the section cannot be read. */
+/* Print the .bobc.version section to `out`; 0, or (one line on stderr)
+ * RT_EXIT_DAMAGED_HOST when the section is missing, RT_EXIT_INTERNAL when the
+ * host file cannot be read. */
 int rt_host_print_version(FILE *out);
 
 /* Whether the host's four device image sections (.bobc.program, .qmd, .push, .gpfifo) are
  * the ones it was built with: their sha256 (each image's length, little-endian u64, then its
  * bytes, in that order: compiler/bobc/host/version.py plan_identity) against the plan
  * identity its .bobc.version section records.  0, or RT_EXIT_DAMAGED_HOST (a copy damaged
- * on its way to the node) / RT_EXIT_INTERNAL with a message in err. */
+ * on its way to the node, or a section missing: the version section too) / RT_EXIT_INTERNAL
+ * with a message in err naming the host by its path. */
 int rt_host_check_images(char *err, size_t err_bytes);
 
 #endif

@@ -159,6 +159,8 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
      * does; docs/native-host.md) */
     static const uint8_t any[16];
     config.uuid = memcmp(uuid, any, 16) == 0 ? NULL : uuid;
+    /* a failure is this host's one line ("native: command N (OpenDevice): ..."), not the shim's too */
+    config.quiet = 1;
     int share = SHARE_OFF, rc;
     if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
         return rc;

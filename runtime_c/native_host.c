@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag_file.h"
 #include "host_io.h"
 #include "host_runtime.h"
 #include "native_device.h"
@@ -492,6 +493,29 @@ static void print_version(const np_self *self, const np_program *p)
     printf("embedded device images: %d\n", self->components);
 }
 
+/* The files the run reads, as far as its command line says before it runs: each ReadFile's
+ * argument, and a request's --input and --checkpoint (each option's value, --opt=value too,
+ * whether or not the rest of the line parses): what a diagnostic file may not be. */
+static int input_paths(const np_program *p, int takes_options, char **args, int argc, const char **out, int most)
+{
+    int count = 0;
+    for (uint32_t i = 0; i < p->count && count < most; i++)
+        if (p->commands[i].code == NP_READ_FILE && p->commands[i].n[0] < (uint64_t)argc)
+            out[count++] = args[p->commands[i].n[0]];
+    for (int i = 0; takes_options && i < argc && count < most; i++)
+        for (int k = 0; k < 2; k++) {
+            const char *name = k ? "--checkpoint" : "--input";
+            size_t n = strlen(name);
+            if (strcmp(args[i], name) == 0 && i + 1 < argc)
+                out[count++] = args[i + 1];
+            else if (strncmp(args[i], name, n) == 0 && args[i][n] == '=')
+                out[count++] = args[i] + n + 1;
+            if (count == most)
+                break;
+        }
+    return count;
+}
+
 static long environment_number(const char *name, long otherwise)
 {
     const char *text = getenv(name);
@@ -535,6 +559,12 @@ int main(int argc, char **argv)
                 argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
         return NP_EXIT_FILE;
     }
+    /* the environment's GPU setting, at start-up: a usage error on any machine (docs/runtime.md) */
+    int mapping;
+    if (rt_gpu_mapping_setting(&mapping, err, sizeof err)) {
+        fprintf(stderr, "native: %s\n", err);
+        return NP_EXIT_FILE;
+    }
     static np_host h;
     np_machine m;
     memset(&m, 0, sizeof m);
@@ -555,14 +585,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: out of memory for a %llu-byte state\n", (unsigned long long)program.state_extent);
         return NP_EXIT_INTERNAL;
     }
-    const char *trace_path = getenv("NATIVE_TRACE");
-    if (trace_path && *trace_path && !(h.trace = fopen(trace_path, "w"))) {
-        fprintf(stderr, "native: NATIVE_TRACE %s: cannot open: %s\n", trace_path, strerror(errno));
-        return NP_EXIT_WRITE;
-    }
-    const char *times_path = getenv("NATIVE_SUBMIT_TIMES");
-    if (times_path && *times_path && !(h.submit_times = fopen(times_path, "w"))) {
-        fprintf(stderr, "native: NATIVE_SUBMIT_TIMES %s: cannot open: %s\n", times_path, strerror(errno));
+    /* the diagnostic files: never one of the run's inputs (diag_file.h), opened only once judged */
+    const char *inputs[RT_IO_MAX_FILES * 2];
+    int input_count = input_paths(&program, takes_options, argv + 1, argc - 1, inputs,
+                                  (int)(sizeof inputs / sizeof inputs[0]));
+    const char *trace_path = getenv("NATIVE_TRACE"), *times_path = getenv("NATIVE_SUBMIT_TIMES");
+    if ((trace_path && *trace_path &&
+         (rc = rt_diag_open("NATIVE_TRACE", trace_path, inputs, input_count, &h.trace, err, sizeof err))) ||
+        (times_path && *times_path &&
+         (rc = rt_diag_open("NATIVE_SUBMIT_TIMES", times_path, inputs, input_count, &h.submit_times, err,
+                            sizeof err)))) {
+        fprintf(stderr, "native: %s\n", err);
+        if (h.trace)
+            fclose(h.trace);
         return NP_EXIT_WRITE;
     }
     if ((rc = check_outputs(&h, &program, err))) {
@@ -581,17 +616,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: %s", m.message);
         if (m.fail_message)
             fwrite(m.fail_message, 1, m.fail_length, stderr);
-        if (h.request_open)
-            np_request_failure_note(&h.request, stderr);
-        else
-            fputs("; nothing was published\n", stderr);
+        int own = m.fail_message && m.fail_length;        /* the message's tail: Fail's bytes, else the host's */
+        np_request_failure_note(h.request_open ? &h.request : NULL, own ? (const char *)m.fail_message : m.message,
+                                own ? (size_t)m.fail_length : strlen(m.message), stderr);
         return m.status;
     }
     if (h.request_open) {
         char why[RT_ERR_BYTES];
         if ((rc = np_request_finish(&h.request, &h.files, why))) {
             fprintf(stderr, "native: %s", why);
-            np_request_failure_note(&h.request, stderr);
+            np_request_failure_note(&h.request, why, strlen(why), stderr);
             return rc;
         }
     }

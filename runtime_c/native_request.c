@@ -285,10 +285,16 @@ static void fresh_payload(const np_request_spec *s, uint8_t *out)
     }
 }
 
-static void usage(const char *program)
+/* The input's name in the usage and the refusals: what the request reads (docs/native-host.md) */
+static const char *input_name(const np_request_spec *s)
 {
-    printf("usage: %s train|predict --input IN [--checkpoint CK] --checkpoint-out OUT --predictions FILE "
-           "--result FILE\n", program);
+    return s->stream ? "STREAM" : "RECORD";
+}
+
+static void usage(const char *program, const np_request_spec *s)
+{
+    printf("usage: %s train|predict --input %s [--checkpoint IN] --checkpoint-out OUT --predictions FILE "
+           "--result FILE\n", program, input_name(s));
     fflush(stdout);
 }
 
@@ -309,10 +315,12 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
     memcpy(with_name + 1, argv, (size_t)argc * sizeof *argv);
     int rc = rt_parse_args(argc + 1, with_name, &r->args, err);
     free(with_name);
+    if (rc == RT_EXIT_USAGE && !r->args.input && !strcmp(err, "missing --input RECORD"))
+        say(err, rc, "missing --input %s", input_name(s));      /* the usage's name for this request's input */
     if (rc)
         return rc;
     if (r->args.help) {
-        usage(program);
+        usage(program, s);
         return NP_REQUEST_HELP;
     }
     const char *named[] = { r->args.predictions, r->args.result, r->args.checkpoint_out };
@@ -460,10 +468,18 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
     return 0;
 }
 
-void np_request_failure_note(const np_request *r, FILE *to)
+static int ends_with(const char *said, size_t length, const char *suffix)
 {
-    if (!r->written) {
-        fputs("; nothing was published\n", to);
+    size_t n = strlen(suffix);
+    return length >= n && memcmp(said + length - n, suffix, n) == 0;
+}
+
+void np_request_failure_note(const np_request *r, const char *said, size_t length, FILE *to)
+{
+    if (!r || !r->written) {
+        int told = ends_with(said, length, "nothing was written") || ends_with(said, length, "nothing was published") ||
+                   ends_with(said, length, "(nothing was published)");
+        fputs(told ? "\n" : "; nothing was published\n", to);
         return;
     }
     fprintf(to, "; publication %llu of %llu (step %llu) stays at %s; nothing else was published\n",

@@ -73,9 +73,12 @@ typedef struct {
     uint8_t *built;                 /* an envelope built around the input payload (predict) */
 } np_request;
 
-/* What a failing run says it left behind: "; nothing was published", or which interval
- * publication stays at checkpoint-out (the reference's RequestSession.failure_note, word for word). */
-void np_request_failure_note(const np_request *r, FILE *to);
+/* What a failing run says it left behind after its message (`said`, `length` bytes: the
+ * message's tail): "; nothing was published" -- only the line's end when the message already
+ * says nothing was written or published (an output's refusal) -- or which interval publication
+ * stays at checkpoint-out.  `r` NULL: no request was opened.  The reference's
+ * RequestSession.failure_note and native_request.nothing_note, word for word. */
+void np_request_failure_note(const np_request *r, const char *said, size_t length, FILE *to);
 
 /* Open the request: arguments (argv after the program's name), journals, input, checkpoint,
  * reach and output paths (added to `files`, in publication order).  0; NP_REQUEST_HELP; or a

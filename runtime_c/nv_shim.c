@@ -46,7 +46,8 @@ static int fail(rt_gpu *g, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(g->error, sizeof g->error, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rt-gpu: error: %s\n", g->error);
+    if (!g->cfg.quiet)
+        fprintf(stderr, "rt-gpu: error: %s\n", g->error);
     return code;
 }
 
@@ -1208,23 +1209,39 @@ static int open_with(rt_gpu *g, const rt_target_facts *target, const rt_gpu_conf
     return 0;
 }
 
+int rt_gpu_mapping_setting(int *mapping, char *err, size_t err_bytes)
+{
+    const char *env = getenv("BOBC_GPU_MAPPING");
+    *mapping = RT_GPU_MAPPING_AUTO;
+    if (!env || !*env)
+        return 0;
+    if (!strcmp(env, "rm"))
+        *mapping = RT_GPU_MAPPING_RM;
+    else if (!strcmp(env, "uvm"))
+        *mapping = RT_GPU_MAPPING_UVM;
+    else {
+        snprintf(err, err_bytes, "BOBC_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
+        return RT_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int rt_gpu_open(rt_gpu *g, const rt_target_facts *target, const rt_gpu_config *config)
 {
     int requested = config ? config->mapping : RT_GPU_MAPPING_AUTO;
     if (requested == RT_GPU_MAPPING_AUTO && &rt_plan_gpu_mapping != NULL)
         requested = rt_plan_gpu_mapping;
-    const char *env = getenv("BOBC_GPU_MAPPING");
-    if (requested == RT_GPU_MAPPING_AUTO && env && *env) {
-        if (!strcmp(env, "rm")) {
-            requested = RT_GPU_MAPPING_RM;
-        } else if (!strcmp(env, "uvm")) {
-            requested = RT_GPU_MAPPING_UVM;
-        } else {
-            memset(g, 0, sizeof *g);
-            g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
-            return fail(g, RT_EXIT_USAGE, "BOBC_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
-        }
+    int setting = RT_GPU_MAPPING_AUTO;
+    char why[sizeof g->error];
+    if (rt_gpu_mapping_setting(&setting, why, sizeof why)) {
+        memset(g, 0, sizeof *g);
+        g->fd_ctl = g->fd_dev = g->fd_uvm = g->fd_uvm_mm = g->usermode_fd = -1;
+        if (config)
+            g->cfg.quiet = config->quiet;
+        return fail(g, RT_EXIT_USAGE, "%s", why);
     }
+    if (requested == RT_GPU_MAPPING_AUTO)
+        requested = setting;
     int reached = 0;
     int mapping = requested == RT_GPU_MAPPING_UVM ? RT_GPU_MAPPING_UVM : RT_GPU_MAPPING_RM;
     int rc = open_with(g, target, config, mapping, &reached);

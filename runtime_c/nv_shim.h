@@ -5,7 +5,7 @@
  *
  * Every function that can fail returns 0 or a RT_EXIT_* code (rt_exit.h),
  * prints one message to stderr naming the ioctl / object and the NV_STATUS
- * by name, and keeps that message in gpu->error.  A failed rt_gpu_open has
+ * by name (unless rt_gpu_config.quiet), and keeps that message in gpu->error.  A failed rt_gpu_open has
  * already freed what it allocated; rt_gpu_close frees everything else, in
  * reverse order, and is safe to call on a zeroed or half-open struct.
  */
@@ -61,6 +61,12 @@ enum rt_gpu_mapping {
  * left undefined (weak), the plan needs no UVM. */
 extern const int rt_plan_gpu_mapping __attribute__((weak));
 
+/* BOBC_GPU_MAPPING's setting (rm or uvm; unset or empty: AUTO).  0 with *mapping set, or
+ * RT_EXIT_USAGE with a message in err (`err_bytes` bytes) for any other value.  rt_gpu_open
+ * reads it so; a host calls it at start-up, so that a misspelt value is a usage error (exit 2)
+ * on any machine, before any input is read or any GPU looked for (docs/runtime.md). */
+int rt_gpu_mapping_setting(int *mapping, char *err, size_t err_bytes);
+
 /* Where the shim puts its own objects: GPU VAs a plan must leave free.
  * Zero fields take the defaults (RT_GPU_DEFAULT_*). */
 typedef struct rt_gpu_config {
@@ -73,6 +79,8 @@ typedef struct rt_gpu_config {
     int      mapping;          /* enum rt_gpu_mapping (0 = AUTO) */
     int      verbose;          /* 1: print each bring-up step to stderr, with the milliseconds
                                   since rt_gpu_open (also set by BOBC_GPU_TRACE=1) */
+    int      quiet;            /* 1: a failure is not printed, only kept in gpu->error: the caller
+                                  reports it in its own one line (the native host) */
     const uint8_t *uuid;       /* 16 bytes: open the GPU the driver reports with this UUID
                                   (NV0000_CTRL_CMD_GPU_GET_UUID_FROM_GPU_ID per card); NULL: the
                                   first card.  None matching: RT_EXIT_NO_GPU naming every UUID seen */

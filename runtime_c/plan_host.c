@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag_file.h"
 #include "elf_sections.h"
 #include "host_io.h"
 #include "plan_fill.h"
@@ -147,7 +148,7 @@ static int load_buffers(host *h)
         if (!b->section)
             continue;
         rt_section image;
-        if ((rc = rt_section_read("/proc/self/exe", b->section, &image, h->err, sizeof h->err)))
+        if ((rc = rt_self_section_read(b->section, &image, h->err, sizeof h->err)))
             return fail(h, rc);
         if (image.size > b->size) {
             snprintf(h->err, sizeof h->err, "image %s (%zu bytes) does not fit buffer %s (%llu bytes)", b->section,
@@ -588,14 +589,20 @@ static uint64_t count_publications(const bobc_plan *p, int op)
     return n;
 }
 
+/* BOBC_HOST_TIMING=FILE: each submission's semaphore words, after the run (a diagnostic
+ * file: never one of the inputs, checked at start-up and again on the file opened here). */
 static void write_timing(host *h)
 {
     const char *path = getenv("BOBC_HOST_TIMING");
     if (!path || !*path)
         return;
-    FILE *f = fopen(path, "w");
-    if (!f)
+    const char *inputs[] = { h->args->input, h->args->checkpoint_in };
+    FILE *f;
+    char why[RT_ERR_BYTES];
+    if (rt_diag_open("BOBC_HOST_TIMING", path, inputs, 2, &f, why, sizeof why)) {
+        rt_report(why);
         return;
+    }
     for (uint32_t i = 0; i < h->plan->submission_count; i++) {
         const volatile uint64_t *sem = (const volatile uint64_t *)at(h, h->plan->semaphore_va[i], 16);
         fprintf(f, "%u %llu %llu\n", i, (unsigned long long)(sem ? sem[0] : 0), (unsigned long long)(sem ? sem[1] : 0));
@@ -646,6 +653,11 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return 0;
     }
     h.args = &args;
+    /* The environment's setting next: a misspelt BOBC_GPU_MAPPING is a usage error on any
+     * machine, found before anything is read or any GPU looked for (docs/runtime.md). */
+    int mapping;
+    if ((rc = rt_gpu_mapping_setting(&mapping, h.err, sizeof h.err)))
+        return fail(&h, rc);
     /* The host's own images first: a copy damaged on its way to the node runs nothing. */
     if ((rc = rt_host_check_images(h.err, sizeof h.err)))
         return fail(&h, rc);
@@ -683,6 +695,12 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         rc = fail(&h, rc);
         goto out;
     }
+    /* A diagnostic file the environment asks for is never an input either (diag_file.h). */
+    const char *timing = getenv("BOBC_HOST_TIMING"), *inputs[] = { args.input, args.checkpoint_in };
+    if (timing && *timing && (rc = rt_diag_check("BOBC_HOST_TIMING", timing, inputs, 2, h.err, sizeof h.err))) {
+        rc = fail(&h, rc);
+        goto out;
+    }
     h.publications = count_publications(p, args.op);
     if (!rt_gpu_present()) {
         snprintf(h.err, sizeof h.err, "no NVIDIA GPU here (/dev/nvidiactl is absent): this host (%s) needs the NVIDIA "
@@ -702,7 +720,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     if ((rc = load_buffers(&h)))
         goto out;
     rt_gpu_trace(&h.gpu, "host: buffers allocated and their images loaded");
-    if ((rc = rt_section_read("/proc/self/exe", ".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
+    if ((rc = rt_self_section_read(".bobc.gpfifo", &h.ring, h.err, sizeof h.err))) {
         rc = fail(&h, rc);
         goto out;
     }

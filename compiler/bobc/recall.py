@@ -45,6 +45,8 @@ class Recalled:
     plan_definitions: list      # names the plan module defines, in source order
     hosts: list                 # its native host definitions (plan.extract.host_entries)
     bobc_verdict: str           # the verdict key (stored.py), as a checked Program carries it
+    module_paths: tuple = ()    # every module file the program is made of, the plan's first (read
+                                # as a loaded Program's modules are: an output never replaces one)
 
 
 def _text(path: Path) -> str:
@@ -130,7 +132,7 @@ def _validated(record: dict, plan_path: Path, target, include) -> Recalled | Non
     if not all(isinstance(name, str) for name in [*definitions, *hosts]):
         return None
     return Recalled(plan_name=plan_name, search_path=search_path, plan_definitions=list(definitions),
-                    hosts=list(hosts), bobc_verdict=verdict)
+                    hosts=list(hosts), bobc_verdict=verdict, module_paths=tuple(Path(p) for _, p, _ in parts))
 
 
 # ---- what `bobc check` concluded

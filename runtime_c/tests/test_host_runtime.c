@@ -2,6 +2,8 @@
  * (`make -C runtime_c test`).  Each check prints on failure; the exit status
  * is the number of failures (0 = all passed). */
 #define _GNU_SOURCE
+#include "diag_file.h"
+#include "elf_sections.h"
 #include "host_runtime.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
@@ -10,6 +12,7 @@
 #include "nv_status.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -379,6 +382,143 @@ static void test_args(void)
     expect(rt_parse_args(6, twice, &a, err), RT_EXIT_USAGE, err, "twice", "duplicate");
     char *novalue[] = { "host", "predict", "--input" };
     expect(rt_parse_args(3, novalue, &a, err), RT_EXIT_USAGE, err, "needs a value", "no value");
+    /* the value missing before the next option: named so, not taken for the value (probe s27) */
+    char *skipped[] = { "host", "train", "--input", "--checkpoint-out", "o", "--predictions", "p", "--result", "s" };
+    expect(rt_parse_args(9, skipped, &a, err), RT_EXIT_USAGE, err,
+           "option --input needs a value; the next word, '--checkpoint-out', is an option", "value before an option");
+    char *dashed[] = { "host", "train", "--input=-r", "--checkpoint-out", "-", "--predictions", "p", "--result", "s" };
+    CHECK(rt_parse_args(9, dashed, &a, err) == 0 && !strcmp(a.input, "-r") && !strcmp(a.checkpoint_out, "-"),
+          "'--input=-r' and a lone '-' are values: %s", err);
+}
+
+/* `what` runs with stderr sent to a file; what it printed there (at most `n` - 1 bytes). */
+static void captured(void (*what)(void), char *out, size_t n)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/stderr.txt", tmpdir);
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+    what();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(out, 1, n - 1, f) : 0;
+    out[got] = 0;
+    if (f)
+        fclose(f);
+}
+
+static int quiet_rc;
+static char quiet_error[sizeof ((rt_gpu *)0)->error];
+static void open_quietly(void)
+{
+    rt_gpu g;
+    rt_gpu_config config;
+    memset(&config, 0, sizeof config);
+    config.quiet = 1;
+    quiet_rc = rt_gpu_open(&g, &RT_TARGET_SM90, &config);
+    snprintf(quiet_error, sizeof quiet_error, "%s", g.error);
+    rt_gpu_close(&g);
+}
+
+/* BOBC_GPU_MAPPING judged on its own (a host's start-up), and a quiet shim (probe s27) */
+static void test_gpu_settings(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    int mapping = -1;
+    unsetenv("BOBC_GPU_MAPPING");
+    CHECK(rt_gpu_mapping_setting(&mapping, err, sizeof err) == 0 && mapping == RT_GPU_MAPPING_AUTO, "unset: AUTO");
+    setenv("BOBC_GPU_MAPPING", "uvm", 1);
+    CHECK(rt_gpu_mapping_setting(&mapping, err, sizeof err) == 0 && mapping == RT_GPU_MAPPING_UVM, "uvm");
+    setenv("BOBC_GPU_MAPPING", "rm", 1);
+    CHECK(rt_gpu_mapping_setting(&mapping, err, sizeof err) == 0 && mapping == RT_GPU_MAPPING_RM, "rm");
+    setenv("BOBC_GPU_MAPPING", "bogus", 1);
+    expect(rt_gpu_mapping_setting(&mapping, err, sizeof err), RT_EXIT_USAGE, err,
+           "BOBC_GPU_MAPPING=bogus: expected rm or uvm (or leave it unset)", "a misspelt mapping");
+    if (!rt_gpu_present()) {         /* rt_gpu_open says the same, before looking for a GPU */
+        char said[1024];
+        captured(open_quietly, said, sizeof said);
+        CHECK(quiet_rc == RT_EXIT_USAGE && strstr(quiet_error, "BOBC_GPU_MAPPING=bogus"), "open: %d %s", quiet_rc,
+              quiet_error);
+        CHECK(said[0] == 0, "a quiet shim prints nothing: '%s'", said);
+        unsetenv("BOBC_GPU_MAPPING");
+        captured(open_quietly, said, sizeof said);
+        CHECK(quiet_rc == RT_EXIT_NO_GPU && strstr(quiet_error, "no GPU"), "open: %d %s", quiet_rc, quiet_error);
+        CHECK(said[0] == 0, "a quiet shim prints nothing: '%s'", said);
+    }
+    unsetenv("BOBC_GPU_MAPPING");
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void read_text(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(out, 1, n - 1, f) : 0;
+    out[got] = 0;
+    if (f)
+        fclose(f);
+}
+
+/* A diagnostic file never destroys an input (diag_file.h; probe s27) */
+static void test_diag_files(void)
+{
+    char err[RT_ERR_BYTES] = "", input[300], other[300], alias[300], text[64];
+    snprintf(input, sizeof input, "%s/diag-input.bin", tmpdir);
+    snprintf(other, sizeof other, "%s/diag-trace.txt", tmpdir);
+    snprintf(alias, sizeof alias, "%s/diag-link.bin", tmpdir);
+    write_text(input, "the user's input");
+    write_text(other, "an old trace, longer than the new one");
+    CHECK(link(input, alias) == 0, "hard link");
+    const char *inputs[] = { NULL, input };
+    FILE *f = (FILE *)1;
+    expect(rt_diag_open("NATIVE_TRACE", input, inputs, 2, &f, err, sizeof err), RT_EXIT_WRITE_FAILED, err,
+           "is the input", "the trace is the input");
+    CHECK(f == NULL, "nothing opened");
+    expect(rt_diag_open("NATIVE_TRACE", alias, inputs, 2, &f, err, sizeof err), RT_EXIT_WRITE_FAILED, err,
+           "a diagnostic file never replaces an input; nothing was written", "the trace is the input by another name");
+    expect(rt_diag_check("BOBC_HOST_TIMING", alias, inputs, 2, err, sizeof err), RT_EXIT_WRITE_FAILED, err,
+           "BOBC_HOST_TIMING", "checked by name");
+    read_text(input, text, sizeof text);
+    CHECK(!strcmp(text, "the user's input"), "the input is whole: '%s'", text);
+    CHECK(rt_diag_check("BOBC_HOST_TIMING", other, inputs, 2, err, sizeof err) == 0, "another file: %s", err);
+    CHECK(rt_diag_open("NATIVE_TRACE", other, inputs, 2, &f, err, sizeof err) == 0 && f, "opened: %s", err);
+    if (f) {
+        fputs("new", f);
+        fclose(f);
+    }
+    read_text(other, text, sizeof text);
+    CHECK(!strcmp(text, "new"), "the old trace replaced: '%s'", text);
+    char missing[320];
+    snprintf(missing, sizeof missing, "%s/no-folder/trace.txt", tmpdir);
+    expect(rt_diag_open("NATIVE_TRACE", missing, inputs, 2, &f, err, sizeof err), RT_EXIT_WRITE_FAILED, err,
+           "cannot open: No such file or directory", "no folder");
+}
+
+/* A host file without a section is damaged, named by its path (probe s27) */
+static void test_sections(void)
+{
+    char err[RT_ERR_BYTES] = "", path[300];
+    rt_section section;
+    expect(rt_self_section_read(".bobc.version", &section, err, sizeof err), RT_EXIT_DAMAGED_HOST, err,
+           "has no section .bobc.version", "this test program has no version section");
+    CHECK(strstr(err, rt_self_path()) && !strstr(err, "/proc/self/exe") && rt_self_path()[0] == '/',
+          "named by its path (%s): %s", rt_self_path(), err);
+    snprintf(path, sizeof path, "%s/not-elf", tmpdir);
+    write_text(path, "not an ELF file at all, but long enough to hold an ELF header's sixty-four bytes......");
+    expect(rt_section_read(path, ".bobc.version", &section, err, sizeof err), RT_EXIT_DAMAGED_HOST, err,
+           "not a 64-bit ELF host", "not ELF");
+    snprintf(path, sizeof path, "%s/absent", tmpdir);
+    expect(rt_section_read(path, ".bobc.version", &section, err, sizeof err), RT_EXIT_INTERNAL, err,
+           "cannot open", "unreadable");
 }
 
 static void test_shim_cpu(void)
@@ -421,6 +561,9 @@ int main(void)
     test_input();
     test_args();
     test_shim_cpu();
+    test_gpu_settings();
+    test_diag_files();
+    test_sections();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

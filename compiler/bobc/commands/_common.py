@@ -1,6 +1,7 @@
 """Argument helpers shared by the subcommands."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import UsageError
@@ -26,3 +27,36 @@ def existing_file(text: str) -> Path:
 def add_target(parser, default: str = DEFAULT_TARGET, flag: str = "--target") -> None:
     parser.add_argument(flag, default=default, choices=sorted(TARGETS),
                         help=f"GPU architecture to build for (default {default})")
+
+
+def module_files(program) -> list[Path]:
+    """Every module file (.bob) `program` was made of: a loaded language.Program's modules, or
+    a recall.Recalled's (a build that did not load the program)."""
+    paths = getattr(program, "module_paths", None)
+    if paths is not None:
+        return [Path(p) for p in paths]
+    return [Path(module.path) for module in program.modules.values()]
+
+
+def read_files(paths, what: str) -> list:
+    """safe_io.InputFile identities (no bytes) of files a command read besides its inputs (the
+    plan's modules, a kernels file), for its outputs' alias checks: an output naming one is
+    refused, exit 8, as an output naming an input is.  `what` says what they are in the refusal."""
+    from ..reference.safe_io import InputFile
+
+    found = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue            # not there now: no output can be it
+        found.append(InputFile(f"{path} ({what})", b"", os.path.realpath(path), info.st_dev, info.st_ino))
+    return found
+
+
+def refuse_output_over(path, option: str, read: list) -> None:
+    """Refuse (OutputWriteFailure, exit 8, nothing written) output `path` when it is one of the
+    files in `read` (read_files)."""
+    from ..reference.safe_io import OutputSet
+
+    OutputSet(inputs=list(read)).add(path, option)

@@ -1,7 +1,10 @@
 from pathlib import Path
 
 from ..targets import target_named
-from ._common import add_target, existing_file
+from ._common import add_target, existing_file, module_files, read_files, refuse_output_over
+
+# what an output naming one of the plan's module files is told (exit 8: the build's inputs)
+MODULE = "a module the build read"
 
 
 def add_arguments(p):
@@ -40,12 +43,16 @@ def run(args):
         from ..native.build import native_artifact          # docs/native-host.md
         from ..reference.safe_io import publish_file
 
-        artifact = native_artifact(plan_path, target, args.include, args.entry)
+        modules: list = []
+        artifact = native_artifact(plan_path, target, args.include, args.entry, modules)
         if artifact is not None:
+            refuse_output_over(output, "-o", read_files(modules, MODULE))
             publish_file(output, artifact, "-o", mode=0o755)
             print(f"wrote {output} ({target.name}; native physical program host, {len(artifact)} bytes)")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
+    if output is not None:       # the plan's own modules are the build's inputs: never replaced
+        refuse_output_over(output, "-o", read_files(module_files(built.program), MODULE))
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 

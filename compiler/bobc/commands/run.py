@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from ..targets import target_named
-from ._common import DEFAULT_TARGET, add_target, existing_file
+from ._common import DEFAULT_TARGET, add_target, existing_file, read_files
 
 # the convention `bobc run --reference` follows when --kernels is not given (docs/host-steps.md)
 REFERENCE_KERNELS_FILE = "reference_kernels.py"
@@ -111,10 +111,12 @@ def load_kernels(path) -> dict:
     return kernels
 
 
-def run_plan_host(plan, kernels, args) -> int:
+def run_plan_host(plan, kernels, args, read=()) -> int:
     """The plan's schedule on the reference host, files in and files out, with the
     native host's file rules (reference/safe_io.py): inputs read once and bounded,
-    output paths checked before any work, the last outputs published together."""
+    output paths checked before any work, the last outputs published together.  `read`:
+    the other files the run read (_common.read_files: the plan's modules, the kernels
+    file), which no output may be either."""
     from ..reference import envelope, safe_io
     from ..reference.errors import BadCheckpoint, BadInputRecord
     from ..reference.host import ReferenceHost
@@ -140,6 +142,7 @@ def run_plan_host(plan, kernels, args) -> int:
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
             safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
+    files.inputs.extend(read)
     for option, name in OutputPaths.ORDER:
         files.add(getattr(outputs, name), option,
                   replaces=checkpoint_file if option == "--checkpoint-out" else None)
@@ -161,13 +164,17 @@ def run_plan_host(plan, kernels, args) -> int:
     return 0
 
 
-def load_plan(path, include=(), entry=None, target=None):
+def load_plan(path, include=(), entry=None, target=None, modules: list | None = None):
     """The extracted Plan of a plan module: the build's own load, check, extract and certify
-    stages (a plan the build would refuse is not run either)."""
+    stages (a plan the build would refuse is not run either).  A list given as `modules`
+    receives every module file the program is made of."""
     from .. import pipeline
+    from ._common import module_files
 
     target = target or target_named(DEFAULT_TARGET)
     program = pipeline.load(path, target, include)
+    if modules is not None:
+        modules.extend(module_files(program))
     return pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry))
 
 
@@ -201,8 +208,12 @@ def run(args):
     except Help:
         pass
     kernels = kernels_file(plan_path, args.kernels)
-    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
-    return run_plan_host(plan, load_kernels(kernels), args)
+    modules: list = []
+    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules)
+    # the plan's modules and the kernels it imports are this run's inputs too: no output replaces one
+    read = [*read_files(modules, "a module of the plan"),
+            *read_files([kernels], "the reference kernels this run imports")]
+    return run_plan_host(plan, load_kernels(kernels), args, read=read)
 
 
 def run_native(plan_path, args) -> int:

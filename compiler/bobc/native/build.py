@@ -34,8 +34,10 @@ def entry_kind(program, entry: str) -> str:
                     hint="name a definition of one of those types with --entry")
 
 
-def native_artifact(plan_path: Path, target, include, entry: str):
-    """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.
+def native_artifact(plan_path: Path, target, include, entry: str, modules: list | None = None):
+    """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.  A list
+    given as `modules` receives every module file the program is made of (the build's inputs:
+    `bobc build -o` never replaces one).
 
     Evaluating an artifact is a whole build's work (seconds to minutes for a large plan), and
     its bytes depend only on what a well-typed program's verdict key covers (every module's
@@ -50,8 +52,12 @@ def native_artifact(plan_path: Path, target, include, entry: str):
     if recalled is not None and entry in recalled.plan_definitions:
         kept = stored.artifact(recalled.bobc_verdict, entry, interpreter_bytes())
         if kept is not None:
+            if modules is not None:
+                modules.extend(recalled.module_paths)
             return kept
     program = pipeline.load(plan_path, target, include)
+    if modules is not None:
+        modules.extend(Path(module.path) for module in program.modules.values())
     pipeline.require_entry(program, entry)
     if entry_kind(program, entry) != "native":
         return None

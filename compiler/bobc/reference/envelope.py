@@ -91,6 +91,12 @@ def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tupl
     stored, computed = struct.unpack_from("<I", data, h + payload)[0], zlib.crc32(data[:h + payload])
     if stored != computed:
         raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 stored {stored:08x}, computed {computed:08x}")
+    # the header's padding after the identities is zero (docs/formats.md; host_runtime.c rt_envelope_check)
+    pad = FIXED + sum(lengths)
+    nonzero = next((k for k in range(pad, h) if data[k]), None)
+    if nonzero is not None:
+        raise BadCheckpoint(path, "header", "not a checkpoint this format writes: the header's padding after the "
+                            f"identities is not zero (byte {nonzero})")
     _identities(data, lengths, contract, path)
     for part, have, want in (("payload bytes", payload, contract.payload_bytes),
                              ("chunk bytes", chunk, contract.chunk_bytes),

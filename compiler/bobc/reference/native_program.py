@@ -274,10 +274,9 @@ class Machine:
         """Carry the program out: its exit status; the outputs published on success."""
         if self.trace_path:
             try:
-                self.trace = open(self.trace_path, "w")
-            except OSError as error:
-                self.stderr.write(f"native: NATIVE_TRACE {self.trace_path}: cannot open: {error.strerror}\n"
-                                  .encode())
+                self.trace = open_diagnostic("NATIVE_TRACE", self.trace_path, input_paths(self.p, self.args))
+            except DiagnosticRefused as refused:
+                self.stderr.write(f"native: {refused}\n".encode())
                 return EXIT_WRITE
         try:
             return self._run_all()
@@ -286,7 +285,7 @@ class Machine:
                 self.trace.close()
 
     def _run_all(self) -> int:
-        from .native_request import Help
+        from .native_request import Help, nothing_note
         try:
             try:
                 self._run(0)
@@ -296,7 +295,8 @@ class Machine:
                 self.request = None
         except Stop as stop:
             self._close()
-            note = self.request.failure_note() if self.request is not None else b"; nothing was published\n"
+            note = (self.request.failure_note(stop.message) if self.request is not None
+                    else nothing_note(stop.message))
             self.stderr.write(b"native: " + stop.message + note)
             self.stderr.flush()
             return stop.status
@@ -514,6 +514,57 @@ class Machine:
                                       f"not {n + 1}")
         self.set_word(counter, n + 1)
         self._trace(f"submit {n} 0x{entry:x}")
+
+
+def input_paths(program: Program, arguments) -> list:
+    """The files the run reads, as far as its command line says before it runs
+    (runtime_c/native_host.c input_paths): each ReadFile's argument, and a request's --input
+    and --checkpoint values (--opt=value too, whether or not the line parses)."""
+    paths = [arguments[c.n[0]] for c in program.commands if c.name == "ReadFile" and c.n[0] < len(arguments)]
+    if any(c.name == "RequestOpen" for c in program.commands):
+        for i, word in enumerate(arguments):
+            for name in ("--input", "--checkpoint"):
+                if word == name and i + 1 < len(arguments):
+                    paths.append(arguments[i + 1])
+                elif word.startswith(name + "="):
+                    paths.append(word[len(name) + 1:])
+    return paths
+
+
+class DiagnosticRefused(Exception):
+    """A diagnostic file that cannot be written, or is one of the inputs (status 8)."""
+
+
+def open_diagnostic(variable: str, path: str, inputs):
+    """runtime_c/diag_file.c rt_diag_open: `path` opened for writing without truncating it,
+    refused when it is one of `inputs` (the same device and inode: it would destroy the input),
+    else truncated.  A text file, or DiagnosticRefused with the host's message."""
+    import stat as stat_module
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as error:
+        raise DiagnosticRefused(f"{variable} {path}: cannot open: {error.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        for source in inputs:
+            try:
+                seen = os.stat(source)
+            except OSError:
+                continue
+            if (seen.st_dev, seen.st_ino) == (info.st_dev, info.st_ino):
+                raise DiagnosticRefused(f"{variable} {path}: is the input {source}; a diagnostic file never "
+                                        f"replaces an input; nothing was written")
+        if stat_module.S_ISREG(info.st_mode):
+            os.ftruncate(fd, 0)
+        handle = os.fdopen(fd, "w")
+    except OSError as error:
+        os.close(fd)
+        raise DiagnosticRefused(f"{variable} {path}: cannot open: {error.strerror}") from None
+    except DiagnosticRefused:
+        os.close(fd)
+        raise
+    return handle
 
 
 def _number(text, otherwise: int) -> int:

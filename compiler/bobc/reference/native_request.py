@@ -1,7 +1,7 @@
 """A native request program's files (docs/native-host.md, "Requests"): the reference twin of
 runtime_c/native_request.c, with its exit statuses and messages.
 
-RequestOpen takes the plan host's command line (`train|predict --input IN [--checkpoint CK]
+RequestOpen takes the plan host's command line (`train|predict --input STREAM [--checkpoint IN]
 --checkpoint-out OUT --predictions FILE --result FILE`), completes a journal a kill left,
 reads and checks the input (a token stream's header, digest and tokens; the bytes the run
 reaches), the checkpoint (its envelope: runtime_c/host_runtime.c rt_envelope_check's order
@@ -27,7 +27,7 @@ EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE
 INPUT_LIMIT = 1 << 30
 STEP_LIMIT = 0xFFFFFFFF
 FIXED = 64
-USAGE = ("usage: {program} train|predict --input IN [--checkpoint CK] --checkpoint-out OUT "
+USAGE = ("usage: {program} train|predict --input {input} [--checkpoint IN] --checkpoint-out OUT "
          "--predictions FILE --result FILE\n")
 OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
 
@@ -54,8 +54,9 @@ def _le(data: bytes, at: int, width: int) -> int:
 _OPTIONS = ("--input", "--checkpoint", "--checkpoint-out", "--predictions", "--result")
 
 
-def parse_args(argv) -> dict:
-    """{"op": "train"|"predict", "--input": path, ...}, or Refused (exit 2) / Help."""
+def parse_args(argv, input_name: str = "RECORD") -> dict:
+    """{"op": "train"|"predict", "--input": path, ...}, or Refused (exit 2) / Help.  `input_name`:
+    the input's name in the usage (a request host's STREAM where it reads a token stream)."""
     found: dict = {}
     op = None
     i = 0
@@ -74,6 +75,10 @@ def parse_args(argv) -> dict:
             if not eq:
                 if i + 1 >= len(argv):
                     raise Refused(EXIT_USAGE, f"option {name} needs a value")
+                following = argv[i + 1]
+                if following.startswith("-") and following != "-":
+                    raise Refused(EXIT_USAGE, f"option {name} needs a value; the next word, '{following}', is an "
+                                              f"option (write {name}=VALUE for a value starting with '-')")
                 i += 1
                 value = argv[i]
             if not value:
@@ -90,7 +95,8 @@ def parse_args(argv) -> dict:
         i += 1
     if op is None:
         raise Refused(EXIT_USAGE, "missing the operation: train or predict (see --help)")
-    for name, text in (("--input", "missing --input RECORD"), ("--checkpoint-out", "missing --checkpoint-out OUT"),
+    for name, text in (("--input", f"missing --input {input_name}"),
+                       ("--checkpoint-out", "missing --checkpoint-out OUT"),
                        ("--predictions", "missing --predictions FILE"), ("--result", "missing --result FILE")):
         if name not in found:
             raise Refused(EXIT_USAGE, text)
@@ -286,7 +292,7 @@ class RequestSession:
 
     def __init__(self, request: Request, argv, program: str, stdout=None):
         self.request = request
-        self.args = parse_args_or_help(argv, program, stdout)
+        self.args = parse_args_or_help(argv, program, stdout, "STREAM" if request.stream is not None else "RECORD")
         self.op = self.args["op"]
         paths = [self.args[option] for _, option in OUTPUTS]
         try:
@@ -385,10 +391,11 @@ class RequestSession:
         self.published += 1
         self.reached = step
 
-    def failure_note(self) -> bytes:
-        """What a failing run says it left behind (the C host's np_request_failure_note)."""
+    def failure_note(self, said: bytes = b"") -> bytes:
+        """What a failing run says it left behind after its message `said` (the C host's
+        np_request_failure_note)."""
         if not self.written:
-            return b"; nothing was published\n"
+            return nothing_note(said)
         return (f"; publication {self.written} of {self.publications} (step {self.written_step}) stays at "
                 f"{self.args['--checkpoint-out']}; nothing else was published\n").encode()
 
@@ -403,13 +410,21 @@ class RequestSession:
         self.files.publish()
 
 
-def parse_args_or_help(argv, program: str, stdout):
+def nothing_note(said: bytes) -> bytes:
+    """The end of a failing run's line when nothing was published: "; nothing was published",
+    or only the line's end when the message `said` already says so (an output's refusal ends
+    "; nothing was written")."""
+    told = said.endswith((b"nothing was written", b"nothing was published", b"(nothing was published)"))
+    return b"\n" if told else b"; nothing was published\n"
+
+
+def parse_args_or_help(argv, program: str, stdout, input_name: str = "RECORD"):
     try:
-        return parse_args(argv)
+        return parse_args(argv, input_name)
     except Help:
         import sys
         stream = stdout if stdout is not None else sys.stdout
-        stream.write(USAGE.format(program=program))
+        stream.write(USAGE.format(program=program, input=input_name))
         stream.flush()
         raise
 
