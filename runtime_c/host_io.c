@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "rt_exit.h"
 #include "host_runtime.h"
@@ -25,6 +27,56 @@ static const char *kind_of(mode_t mode)
     if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
     if (S_ISSOCK(mode)) return "a socket";
     return "not a regular file";
+}
+
+const char *rt_io_shown(const char *path, char *out)
+{
+    size_t n = strlen(path), keep = RT_IO_SHOWN_BYTES - 3;    /* the bytes kept beside "..." */
+    if (n <= RT_IO_SHOWN_BYTES)
+        return path;
+    const char *slash = strrchr(path, '/');
+    size_t tail = slash ? n - (size_t)(slash - path) : 0;   /* "/NAME" */
+    if (!tail || tail > keep - RT_IO_SHOWN_HEAD)
+        tail = keep - RT_IO_SHOWN_HEAD;
+    size_t head = keep - tail, start = n - tail;
+    while (head && ((unsigned char)path[head] & 0xC0) == 0x80)    /* never half a UTF-8 character */
+        head--;
+    while (start < n && ((unsigned char)path[start] & 0xC0) == 0x80)
+        start++;
+    snprintf(out, RT_IO_SHOWN_BYTES + 1, "%.*s...%s", (int)head, path, path + start);
+    return out;
+}
+
+/* The file attributes (FS_IOC_GETFLAGS) of `path` (a folder, through a symlink, or the file
+ * itself); 0 when they cannot be read (it cannot be opened for reading, or its filesystem
+ * has none): docs/runtime.md, "Files". */
+static unsigned attributes_of(const char *path, int folder)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (folder ? O_DIRECTORY : O_NOFOLLOW));
+    if (fd < 0)
+        return 0;
+    int flags = 0;                  /* the kernel reads and writes an int, whatever the macro says */
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0)
+        flags = 0;
+    close(fd);
+    return (unsigned)flags;
+}
+
+/* Why `path` (the folder itself when `folder`) cannot take a rename, from its attributes; NULL when it can. */
+static const char *unrenamable(const char *path, int folder)
+{
+    unsigned flags = attributes_of(path, folder);
+    if (flags & FS_IMMUTABLE_FL)
+        return folder ? "has the immutable attribute (lsattr shows 'i'): nothing in it can be replaced; "
+                        "clear it (chattr -i) or choose another folder"
+                      : "has the immutable attribute (lsattr shows 'i'), so it cannot be replaced; "
+                        "clear it (chattr -i) or choose another path";
+    if (flags & FS_APPEND_FL)
+        return folder ? "has the append-only attribute (lsattr shows 'a'): nothing in it can be renamed; "
+                        "clear it (chattr -a) or choose another folder"
+                      : "has the append-only attribute (lsattr shows 'a'), so it cannot be replaced; "
+                        "clear it (chattr -a) or choose another path";
+    return NULL;
 }
 
 static void note(rt_io_files *files, const char *path, dev_t dev, ino_t ino)
@@ -44,24 +96,26 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
 {
     *data = NULL;
     *size = 0;
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    const char *named = rt_io_shown(path, shown);
     if (limit > RT_IO_INPUT_LIMIT_BYTES)
         limit = RT_IO_INPUT_LIMIT_BYTES;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return rt_say(err, code, "%s %s: cannot open: %s", what, path, strerror(errno));
+        return rt_say(err, code, "%s %s: cannot open: %s", what, named, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return rt_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(e));
+        return rt_say(err, code, "%s %s: cannot inspect: %s", what, named, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return rt_say(err, code, "%s %s: %s, not a regular file", what, path, kind_of(st.st_mode));
+        return rt_say(err, code, "%s %s: %s, not a regular file", what, named, kind_of(st.st_mode));
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, path,
+        return rt_say(err, code, "%s %s: %lld bytes, more than %s %s can be (%zu bytes at most are read)", what, named,
                       (long long)st.st_size, strchr("aeiou", what[0]) ? "an" : "a", what, limit);
     }
     /* one byte past the size fstat gave tells a file that grew while being read */
@@ -69,7 +123,7 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
     uint8_t *buf = malloc(expected + 1);
     if (!buf) {
         close(fd);
-        return rt_say(err, RT_EXIT_INTERNAL, "%s %s: out of memory", what, path);
+        return rt_say(err, RT_EXIT_INTERNAL, "%s %s: out of memory", what, named);
     }
     size_t got = 0;
     while (got <= expected) {
@@ -80,7 +134,7 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
             int e = errno;
             free(buf);
             close(fd);
-            return rt_say(err, code, "%s %s: read failed: %s", what, path, strerror(e));
+            return rt_say(err, code, "%s %s: read failed: %s", what, named, strerror(e));
         }
         if (r == 0)
             break;
@@ -89,7 +143,7 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
     close(fd);
     if (got != expected) {
         free(buf);
-        return rt_say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, path, expected,
+        return rt_say(err, code, "%s %s: changed while being read (%zu bytes, then %s%zu)", what, named, expected,
                    got > expected ? "more than " : "", got > expected ? expected : got);
     }
     note(files, path, st.st_dev, st.st_ino);
@@ -101,8 +155,9 @@ int rt_io_read(rt_io_files *files, const char *path, const char *what, size_t li
 int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int code, char *err)
 {
     struct stat st;
+    char shown[RT_IO_SHOWN_BYTES + 1];
     if (stat(path, &st) != 0)
-        return rt_say(err, code, "%s %s: cannot inspect: %s", what, path, strerror(errno));
+        return rt_say(err, code, "%s %s: cannot inspect: %s", what, rt_io_shown(path, shown), strerror(errno));
     note(files, path, st.st_dev, st.st_ino);
     return 0;
 }
@@ -118,11 +173,15 @@ int rt_io_check_step_room(uint64_t step, uint64_t updates, const char *path, cha
 
 int rt_io_add_output(rt_io_files *files, const char *path, const char *option, const char *replaces, char *err)
 {
+    /* every path in a refusal is shown shortened (rt_io_shown), so the reason always fits */
+    char shown[RT_IO_SHOWN_BYTES + 1], folder_shown[RT_IO_SHOWN_BYTES + 1], other_shown[RT_IO_SHOWN_BYTES + 1];
 #define REFUSE(...) do { \
-        char why_[RT_ERR_BYTES / 2]; \
+        char why_[RT_ERR_BYTES]; \
         snprintf(why_, sizeof why_, __VA_ARGS__); \
-        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", path, option, why_); \
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was written", \
+                      rt_io_shown(path, shown), option, why_); \
     } while (0)
+#define FOLDER rt_io_shown(o->folder, folder_shown)
     if (files->output_count >= RT_IO_MAX_FILES)
         REFUSE("too many outputs");
     size_t n = strlen(path);
@@ -146,13 +205,16 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
         snprintf(o->folder, sizeof o->folder, "%.*s", (int)(slash - path), path);
     if (!strcmp(base, ".") || !strcmp(base, ".."))
         REFUSE("'%s' names a folder, not a file", base);
-    struct stat st;
-    if (stat(o->folder, &st) != 0)
-        REFUSE("its folder %s cannot be reached: %s", o->folder, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        REFUSE("%s is not a folder", o->folder);
+    struct stat st, folder_st;
+    if (stat(o->folder, &folder_st) != 0)
+        REFUSE("its folder %s cannot be reached: %s", FOLDER, strerror(errno));
+    if (!S_ISDIR(folder_st.st_mode))
+        REFUSE("%s is not a folder", FOLDER);
+    const char *why = unrenamable(o->folder, 1);
+    if (why)
+        REFUSE("its folder %s %s", FOLDER, why);
     if (access(o->folder, W_OK | X_OK) != 0)
-        REFUSE("its folder %s is not writable", o->folder);
+        REFUSE("its folder %s is not writable", FOLDER);
     {
         /* access() trusts the mode bits; /proc, /sys and some mounts still refuse a new file, which
          * would be found only at publication, after the GPU work: try one now */
@@ -160,13 +222,20 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
         snprintf(trial, sizeof trial, "%s/.%s.bobc-trial-%ld", o->folder, base, (long)getpid());
         int fd = open(trial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0)
-            REFUSE("a file cannot be created in its folder %s: %s", o->folder, strerror(errno));
+            REFUSE("a file cannot be created in its folder %s: %s", FOLDER, strerror(errno));
         close(fd);
         unlink(trial);
     }
     if (lstat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode))
             REFUSE("is %s; only a regular file (or nothing) is replaced", kind_of(st.st_mode));
+        /* a rename over it that would fail is refused now, not after the GPU work (docs/runtime.md, "Files") */
+        uid_t me = geteuid();
+        if ((folder_st.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && folder_st.st_uid != me)
+            REFUSE("it cannot be replaced: it belongs to another user (uid %lu) and its folder %s is sticky and "
+                   "not yours; ask the owner to remove it, or choose another path", (unsigned long)st.st_uid, FOLDER);
+        if ((why = unrenamable(path, 0)))
+            REFUSE("it %s", why);
         o->exists = 1;
         o->dev = st.st_dev;
         o->ino = st.st_ino;
@@ -175,24 +244,25 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
     }
     char folder_real[PATH_MAX];
     if (!realpath(o->folder, folder_real))
-        REFUSE("its folder %s cannot be resolved: %s", o->folder, strerror(errno));
+        REFUSE("its folder %s cannot be resolved: %s", FOLDER, strerror(errno));
     if (snprintf(o->real, sizeof o->real, "%s%s%s", folder_real, strcmp(folder_real, "/") ? "/" : "", base) >=
         (int)sizeof o->real)
         REFUSE("path too long");
     for (int i = 0; i < files->output_count; i++) {
         const rt_io_output *other = &files->outputs[i];
         if (!strcmp(other->real, o->real) || (o->exists && other->exists && other->dev == o->dev && other->ino == o->ino))
-            REFUSE("is the same file as %s %s", other->option, other->path);
+            REFUSE("is the same file as %s %s", other->option, rt_io_shown(other->path, other_shown));
     }
     for (int i = 0; i < files->input_count; i++) {
         const rt_io_input *in = &files->inputs[i];
         if (replaces && !strcmp(in->path, replaces))
             continue;
         if (!strcmp(in->real, o->real) || (o->exists && in->dev == o->dev && in->ino == o->ino))
-            REFUSE("is the input %s; an output never replaces an input", in->path);
+            REFUSE("is the input %s; an output never replaces an input", rt_io_shown(in->path, other_shown));
     }
     files->output_count++;
     return 0;
+#undef FOLDER
 #undef REFUSE
 }
 
@@ -210,16 +280,18 @@ int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t
 
 static int write_temporary(rt_io_output *o, mode_t mask, char *err)
 {
+    char shown[RT_IO_SHOWN_BYTES + 1], folder_shown[RT_IO_SHOWN_BYTES + 1];
     const char *base = strrchr(o->path, '/');
     base = base ? base + 1 : o->path;
     if (snprintf(o->temporary, sizeof o->temporary, "%s/.%s.tmp-XXXXXX", o->folder, base) >= (int)sizeof o->temporary)
-        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)", o->path);
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)",
+                      rt_io_shown(o->path, shown));
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         o->temporary[0] = 0;
         return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
-                   "published)", o->path, o->folder, strerror(e));
+                   "published)", rt_io_shown(o->path, shown), rt_io_shown(o->folder, folder_shown), strerror(e));
     }
     const char *stage = "chmod";
     int e = 0;
@@ -259,7 +331,7 @@ fail:
     unlink(o->temporary);
     o->temporary[0] = 0;
     return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
-               o->path, stage, strerror(e));
+               rt_io_shown(o->path, shown), stage, strerror(e));
 }
 
 static void remove_temporaries(rt_io_files *files)
@@ -314,6 +386,7 @@ static void folder_of(const char *path, char *folder, size_t size)
 static int journal_write(rt_io_files *files, char *journal, size_t journal_size, mode_t mask, char *err)
 {
     static char text[JOURNAL_BYTES];
+    char shown[RT_IO_SHOWN_BYTES + 1];
     size_t n = (size_t)snprintf(text, sizeof text, "bob-journal 1 %d\n", files->output_count);
     for (int i = 0; i < files->output_count && n < sizeof text; i++) {
         const rt_io_output *o = &files->outputs[i];
@@ -332,7 +405,7 @@ static int journal_write(rt_io_files *files, char *journal, size_t journal_size,
     if (n >= sizeof text ||
         snprintf(journal, journal_size, "%s/.%s" JOURNAL_SUFFIX, last->folder, base) >= (int)journal_size)
         return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: the journal's paths are too long (nothing was published)",
-                   last->path);
+                   rt_io_shown(last->path, shown));
     rt_io_output staged = { 0 };
     staged.path = journal;
     staged.option = last->option;
@@ -345,24 +418,27 @@ static int journal_write(rt_io_files *files, char *journal, size_t journal_size,
     if (rename(staged.temporary, journal) != 0) {
         int e = errno;
         unlink(staged.temporary);
-        return rt_say(err, RT_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)", journal,
-                   strerror(e));
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)",
+                   rt_io_shown(journal, shown), strerror(e));
     }
     sync_folder(last->folder);
     return 0;
 }
 
-/* The pairs of journal `path` into names[2 * pairs]; the pair count, or -1 when damaged. */
-static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int most)
+/* The pairs of journal `path` into names[2 * pairs] and its modification time into *written;
+ * the pair count, or -1 when it does not read back in the journal's form. */
+static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int most, struct timespec *written)
 {
     static char text[JOURNAL_BYTES];
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t got = read(fd, text, sizeof text - 1);
+    struct stat st;
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, text, sizeof text - 1) : -1;
     close(fd);
     if (got <= 0)
         return -1;
+    *written = st.st_mtim;
     text[got] = 0;
     int pairs, used;
     if (sscanf(text, "bob-journal 1 %d%n", &pairs, &used) != 1 || pairs < 1 || pairs > most || text[used] != '\n')
@@ -384,16 +460,67 @@ static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int mo
     return (end - p == 4 && !memcmp(p, "end\n", 4)) ? pairs : -1;
 }
 
-/* Complete journal `path` when it names one of `reals`; see host_io.h. */
-static int journal_complete(const char *folder, const char *path, char reals[][RT_IO_PATH_BYTES], int count,
+/* Whether `temporary` is what write_temporary makes for `destination`: `DIR/.NAME.tmp-XXXXXX` (six
+ * letters or digits, as mkstemp makes them) where the destination is the absolute `DIR/NAME`. */
+static int temporary_beside(const char *temporary, const char *destination)
+{
+    const char *t = strrchr(temporary, '/'), *d = strrchr(destination, '/');
+    if (!t || !d || temporary[0] != '/' || destination[0] != '/' || t - temporary != d - destination ||
+        memcmp(temporary, destination, (size_t)(t - temporary)))
+        return 0;
+    const char *name = d + 1;
+    size_t len = strlen(name);
+    if (!len || !strcmp(name, ".") || !strcmp(name, "..") || t[1] != '.' || strncmp(t + 2, name, len) ||
+        strncmp(t + 2 + len, ".tmp-", 5))
+        return 0;
+    const char *x = t + 2 + len + 5;
+    return strlen(x) == 6 &&
+           strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
+}
+
+/* Whether journal `name` in `folder` is `.NAME.bob-journal` in the folder of its last destination, NAME. */
+static int journal_named_after(const char *folder, const char *name, const char *destination)
+{
+    const char *d = strrchr(destination, '/');
+    size_t len = d ? strlen(d + 1) : 0, suffix = strlen(JOURNAL_SUFFIX);
+    if (!len || strlen(name) != len + 1 + suffix || name[0] != '.' || strncmp(name + 1, d + 1, len))
+        return 0;
+    char destination_folder[RT_IO_PATH_BYTES];
+    folder_of(destination, destination_folder, sizeof destination_folder);
+    struct stat here, there;
+    return stat(folder, &here) == 0 && stat(destination_folder, &there) == 0 && here.st_dev == there.st_dev &&
+           here.st_ino == there.st_ino;
+}
+
+static int later(struct timespec a, struct timespec b)
+{
+    return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+/* Complete journal `name` (in `folder`) when it names one of `reals`; see host_io.h.  Every
+ * check comes before the first rename: a journal refused renames nothing. */
+static int journal_complete(const char *folder, const char *name, char reals[][RT_IO_PATH_BYTES], int count,
                             char *err)
 {
     static char names[2 * RT_IO_MAX_FILES][RT_IO_PATH_BYTES];
+    char path[2 * RT_IO_PATH_BYTES], shown[RT_IO_SHOWN_BYTES + 1], named_shown[RT_IO_SHOWN_BYTES + 1];
+    if (snprintf(path, sizeof path, "%s/%s", folder, name) >= (int)sizeof path)
+        return 0;
+    const char *journal = rt_io_shown(path, shown);
     const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
-    int pairs = journal_read(path, names, RT_IO_MAX_FILES);
+    struct timespec written;
+    int pairs = journal_read(path, names, RT_IO_MAX_FILES, &written);
     if (pairs < 0)
         return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
-                   "interrupted); %s", path, left);
+                   "interrupted); %s", journal, left);
+    for (int i = 0; i < pairs; i++)
+        if (!temporary_beside(names[2 * i], names[2 * i + 1]))
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (its temporary %s is "
+                       "not a .NAME.tmp-XXXXXX file beside its destination); %s", journal,
+                       rt_io_shown(names[2 * i], named_shown), left);
+    if (!journal_named_after(folder, name, names[2 * pairs - 1]))
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (it is not .NAME.bob-journal "
+                   "beside its last destination %s); %s", journal, rt_io_shown(names[2 * pairs - 1], named_shown), left);
     int named = 0, present[RT_IO_MAX_FILES];
     struct stat st;
     for (int i = 0; i < pairs; i++) {
@@ -405,12 +532,21 @@ static int journal_complete(const char *folder, const char *path, char reals[][R
         return 0;
     for (int i = 0; i + 1 < pairs; i++)
         if (present[i] && !present[i + 1])
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", path,
-                       names[2 * i + 2], left);
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: its temporaries are missing (%s); %s", journal,
+                       rt_io_shown(names[2 * i + 2], named_shown), left);
+    /* what the journal's own publication put at a destination (its old file, or a temporary renamed) was
+     * written before the journal: a destination changed later was replaced by a later publication, or by
+     * hand, and rolling the journal forward would put older files over it */
+    for (int i = 0; i < pairs; i++)
+        if (lstat(names[2 * i + 1], &st) == 0 && (!S_ISREG(st.st_mode) || later(st.st_mtim, written)))
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: stale: %s was replaced after the journal was written; "
+                       "nothing was renamed and the journal was kept: to keep the newer files, remove it and the "
+                       "temporaries it lists (docs/runtime.md, Files)", journal,
+                       rt_io_shown(names[2 * i + 1], named_shown));
     for (int i = 0; i < pairs; i++)
         if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0)
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", path,
-                       names[2 * i + 1], strerror(errno), left);
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", journal,
+                       rt_io_shown(names[2 * i + 1], named_shown), strerror(errno), left);
     for (int i = 0; i < pairs; i++) {
         char destination_folder[RT_IO_PATH_BYTES];
         folder_of(names[2 * i + 1], destination_folder, sizeof destination_folder);
@@ -453,12 +589,10 @@ int rt_io_recover(const char *const *paths, int count, char *err)
         int rc = 0;
         while (!rc && (entry = readdir(dir))) {
             size_t len = strlen(entry->d_name), suffix = strlen(JOURNAL_SUFFIX);
-            if (entry->d_name[0] != '.' || len <= suffix || strcmp(entry->d_name + len - suffix, JOURNAL_SUFFIX))
+            /* a journal is named `.NAME.bob-journal`, NAME not empty */
+            if (entry->d_name[0] != '.' || len <= suffix + 1 || strcmp(entry->d_name + len - suffix, JOURNAL_SUFFIX))
                 continue;
-            char path[2 * RT_IO_PATH_BYTES];
-            if (snprintf(path, sizeof path, "%s/%s", folders[i], entry->d_name) >= (int)sizeof path)
-                continue;
-            rc = journal_complete(folders[i], path, reals, n, err);
+            rc = journal_complete(folders[i], entry->d_name, reals, n, err);
         }
         closedir(dir);
         if (rc)
@@ -472,12 +606,13 @@ int rt_io_publish(rt_io_files *files, char *err)
     mode_t mask = umask(0);
     umask(mask);
     int rc;
+    char shown[RT_IO_SHOWN_BYTES + 1];
     for (int i = 0; i < files->output_count; i++) {
         rt_io_output *o = &files->outputs[i];
         if (!o->staged) {
             remove_temporaries(files);
-            return rt_say(err, RT_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)", o->path,
-                       o->option);
+            return rt_say(err, RT_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)",
+                       rt_io_shown(o->path, shown), o->option);
         }
         if ((rc = write_temporary(o, mask, err))) {
             remove_temporaries(files);
@@ -490,7 +625,7 @@ int rt_io_publish(rt_io_files *files, char *err)
         if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
             remove_temporaries(files);
             return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): became %s during the run (nothing was published)",
-                       o->path, o->option, kind_of(st.st_mode));
+                       rt_io_shown(o->path, shown), o->option, kind_of(st.st_mode));
         }
     }
     char journal[RT_IO_PATH_BYTES + 64] = "";
@@ -506,7 +641,8 @@ int rt_io_publish(rt_io_files *files, char *err)
             int e = errno;
             if (!journal[0])
                 remove_temporaries(files);   /* else the journal owns them: the next invocation completes it */
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)", o->path, o->option,
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)",
+                       rt_io_shown(o->path, shown), o->option,
                        strerror(e), journal[0] ? "the journal is kept; the next invocation naming these outputs "
                                                  "completes the publication" : "nothing was published");
         }
@@ -524,7 +660,7 @@ int rt_io_publish(rt_io_files *files, char *err)
                 int e = errno;
                 close(dfd);
                 return rt_say(err, RT_EXIT_WRITE_FAILED, "outputs published, but fsync of the folder %s failed: %s",
-                           files->outputs[i].folder, strerror(e));
+                           rt_io_shown(files->outputs[i].folder, shown), strerror(e));
             }
             close(dfd);
         }

@@ -6,20 +6,29 @@
  * Outputs: every path is checked before the GPU is touched: its folder
  *          exists and is writable; the path does not end in '/', and is a
  *          regular file or nothing (a symlink, folder, device or FIFO is
- *          refused, never replaced); no two outputs and no output and input
+ *          refused, never replaced); a rename over it would not fail (it is
+ *          not another user's file in a sticky folder that is not the user's
+ *          either, and neither it nor its folder has the immutable or
+ *          append-only attribute); no two outputs and no output and input
  *          are one file (real path, device/inode), except the output
  *          checkpoint and the input checkpoint (resume in place).
  *          Publication writes every output to a temporary file in its own
- *          folder and fsyncs it; only when all are written are they renamed
- *          into place in the order they were added (the checkpoint last: a
- *          new checkpoint means every output of that run is new).  A failure
- *          before the renames removes the temporaries: nothing is published.
+ *          folder (DIR/.NAME.tmp-XXXXXX) and fsyncs it; only when all are
+ *          written are they renamed into place in the order they were added
+ *          (the checkpoint last: a new checkpoint means every output of that
+ *          run is new).  A failure before the renames removes the
+ *          temporaries: nothing is published.
  * Journal: a publication of several files writes `.<last>.bob-journal` in the
  *          last output's folder (format: docs/runtime.md "Files"), naming
  *          each temporary and its destination, before the first rename, and
  *          removes it after the last.  rt_io_recover completes a journal a
  *          kill left before a later invocation reads or checks anything, so
- *          outputs of two runs are never seen side by side.
+ *          outputs of two runs are never seen side by side; it never puts an
+ *          older file over a newer one (a journal older than one of its
+ *          destinations is stale: refused, left as it is).
+ * Messages: a path longer than RT_IO_SHOWN_BYTES is shown shortened in the
+ *          middle (rt_io_shown), so that every message keeps its reason
+ *          within RT_ERR_BYTES.
  * Limits: docs/limits.md. */
 #ifndef RT_HOST_IO_H
 #define RT_HOST_IO_H
@@ -32,6 +41,8 @@
 #define RT_IO_STEP_LIMIT 0xFFFFFFFFull             /* a per-step fill's u32 global step */
 #define RT_IO_MAX_FILES 8
 #define RT_IO_PATH_BYTES 4096
+#define RT_IO_SHOWN_BYTES 128  /* the most bytes of a path a message shows (rt_io_shown) */
+#define RT_IO_SHOWN_HEAD 32    /* ... of which at least this many from its start */
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
 
 typedef struct {
@@ -83,10 +94,22 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
 /* The bytes output `option` will hold (kept by the caller until publication). */
 int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t size, char *err);
 
+/* `path` as a message shows it: whole when it has at most RT_IO_SHOWN_BYTES
+ * bytes, else its start, "..." and its end (the file name whole when it
+ * fits), RT_IO_SHOWN_BYTES bytes in all, never cutting a UTF-8 character.
+ * Returns `path` or `out` (RT_IO_SHOWN_BYTES + 1 bytes). */
+const char *rt_io_shown(const char *path, char *out);
+
 /* Before anything else: complete (roll forward) any journal in the folders of
- * `paths` that names one of them, saying so on stderr.  A damaged journal, or
- * one whose temporaries are missing, is refused by name (RT_EXIT_WRITE_FAILED)
- * and left as it is. */
+ * `paths` that names one of them, saying so on stderr.  A file there named
+ * `.NAME.bob-journal` is a journal; one that is damaged (not in the journal's
+ * form, a temporary that is not `.DEST.tmp-XXXXXX` beside its destination, or
+ * not named after its last destination in that destination's folder) is
+ * refused whatever it names; one naming an output whose temporaries are
+ * missing out of order, or one of whose destinations was changed after the
+ * journal was written (a later modification time: stale), is refused too.
+ * Refused: RT_EXIT_WRITE_FAILED, by name, the journal left as it is and
+ * nothing renamed. */
 int rt_io_recover(const char *const *paths, int count, char *err);
 
 /* Write every output to a synced temporary, then rename them all in order

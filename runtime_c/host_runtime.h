@@ -15,6 +15,8 @@
 
 #include "rt_exit.h"
 
+/* A message is one line of at most RT_ERR_BYTES - 1 bytes: the file rules (host_io.h) show a
+ * long path shortened in the middle (rt_io_shown), so that its reason always fits. */
 #define RT_ERR_BYTES 512
 
 /* the checkpoint envelope (docs/formats.md): a format, not a model's */

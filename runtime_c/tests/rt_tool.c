@@ -9,10 +9,14 @@
  *   rt_tool input-check RECORD     check a record against the sample's contract (rt_sample.h)
  *   rt_tool args ARGS...           parse a host command line, print the fields
  *   rt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
+ *   rt_tool outputs PRED RESULT CKPT   what a host does with its outputs before the GPU: complete
+ *                                     a journal (rt_io_recover), then check the three (rt_io_add_output)
+ *   rt_tool publish TAG PRED RESULT CKPT   the same, then publish "TAG <option>\n" in each
  * contract options: --schema S --learner S --data S --seed S --payload N --chunk N --chunks N --updates N
  * Exit status: the runtime's code (rt_exit.h); errors on stderr.
  */
 #include "host_runtime.h"
+#include "host_io.h"
 #include "rt_sample.h"
 #include "nv_shim.h"
 #include "plan_fill.h"
@@ -153,6 +157,27 @@ int main(int argc, char **argv)
                a.op == RT_OP_TRAIN ? "train" : "predict", a.input, a.checkpoint_in ? a.checkpoint_in : "-",
                a.checkpoint_out, a.predictions, a.result);
         return 0;
+    }
+    if ((!strcmp(cmd, "outputs") && argc == 5) || (!strcmp(cmd, "publish") && argc == 6)) {
+        static const char *const option[3] = { "--predictions", "--result", "--checkpoint-out" };
+        int publish = !strcmp(cmd, "publish");
+        const char *const *paths = (const char *const *)argv + 2 + publish;
+        static rt_io_files files;
+        static char text[3][256];
+        int rc = rt_io_recover(paths, 3, err);
+        for (int i = 0; !rc && i < 3; i++) {
+            rc = rt_io_add_output(&files, paths[i], option[i], NULL, err);
+            snprintf(text[i], sizeof text[i], "%s %s\n", publish ? argv[2] : "", option[i]);
+            if (!rc)
+                rc = rt_io_stage(&files, option[i], text[i], strlen(text[i]), err);
+        }
+        if (!rc && publish)
+            rc = rt_io_publish(&files, err);
+        if (rc)
+            rt_report(err);
+        else
+            printf("ok\n");
+        return rc;
     }
     if (!strcmp(cmd, "gpu-open") && argc == 3) {
         const rt_target_facts *t = rt_target_named(argv[2]);

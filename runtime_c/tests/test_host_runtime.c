@@ -5,6 +5,7 @@
 #include "diag_file.h"
 #include "elf_sections.h"
 #include "host_runtime.h"
+#include "host_io.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
@@ -13,14 +14,17 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -545,6 +549,375 @@ static void test_shim_cpu(void)
     }
 }
 
+
+/* ---- host_io: the output checks, the journal, messages (docs/runtime.md, "Files") ---- */
+
+static char realtmp[256];   /* tmpdir's real path: journals name real paths */
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int holds(const char *path, const char *text)
+{
+    char buf[256] = "";
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    return f && got == strlen(text) && !memcmp(buf, text, got);
+}
+
+static int there(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* set `path`'s modification time `seconds` before now */
+static void age(const char *path, int seconds)
+{
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= seconds;
+    t[1] = t[0];
+    utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW);
+}
+
+/* a journal in the documented form (docs/runtime.md, "Files") naming `pairs` (temporary, destination) pairs */
+static void put_journal(const char *path, const char *const *names, int pairs)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return;
+    fprintf(f, "bob-journal 1 %d\n", pairs);
+    for (int i = 0; i < 2 * pairs; i++) {
+        fprintf(f, "%zu ", strlen(names[i]));
+        fputs(names[i], f);
+        fputc('\n', f);
+    }
+    fputs("end\n", f);
+    fclose(f);
+}
+
+static void folder_at(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s/%s", realtmp, name);
+    mkdir(out, 0755);
+}
+
+/* one line, cut by nothing: the message ends as `tail` does */
+static void whole_message(const char *err, const char *tail, const char *what)
+{
+    size_t n = strlen(err), t = strlen(tail);
+    CHECK(n < RT_ERR_BYTES - 1 && n >= t && !strcmp(err + n - t, tail) && !strchr(err, '\n'),
+          "%s: the message is cut or does not end with '%s' (%zu bytes): %s", what, tail, n, err);
+}
+
+static void test_shown(void)
+{
+    char out[RT_IO_SHOWN_BYTES + 1], path[700];
+    CHECK(!strcmp(rt_io_shown("a/b.bin", out), "a/b.bin"), "a short path is shown whole");
+    snprintf(path, sizeof path, "/start/%0600d/c.bin", 0);
+    const char *s = rt_io_shown(path, out);
+    CHECK(strlen(s) == RT_IO_SHOWN_BYTES && !strncmp(s, "/start/0000", 11) && strstr(s, ".../c.bin") &&
+          !strcmp(s + strlen(s) - 6, "/c.bin"), "a long path keeps its start and its file name: %s", s);
+    memset(path, 'n', 600);                      /* no slash: its start and its end */
+    path[600] = 0;
+    s = rt_io_shown(path, out);
+    CHECK(strlen(s) == RT_IO_SHOWN_BYTES && strstr(s, "n...n"), "a long name: %s", s);
+    path[0] = '/';                               /* a 2-byte UTF-8 character is never cut in two */
+    for (int i = 1; i < 599; i += 2) {
+        path[i] = (char)0xC3;
+        path[i + 1] = (char)0xA9;
+    }
+    path[599] = 0;
+    s = rt_io_shown(path, out);
+    int whole = 1;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p == 0xC3)
+            whole &= p[1] == 0xA9;
+        else if (*p == 0xA9)
+            whole &= p > (const unsigned char *)s && p[-1] == 0xC3;
+    CHECK(whole && strstr(s, "..."), "UTF-8 characters stay whole: %s", s);
+}
+
+static void test_long_paths(void)
+{
+    char err[RT_ERR_BYTES] = "", deep[1024], path[6000];
+    rt_io_files *files = calloc(1, sizeof *files);
+    snprintf(deep, sizeof deep, "%s/%0200d", realtmp, 1);
+    mkdir(deep, 0755);
+    snprintf(deep + strlen(deep), sizeof deep - strlen(deep), "/%0200d", 2);
+    mkdir(deep, 0755);
+    snprintf(deep + strlen(deep), sizeof deep - strlen(deep), "/%0200d", 3);
+    mkdir(deep, 0755);
+    snprintf(path, sizeof path, "%s/nodir/c.bin", deep);
+    expect(rt_io_add_output(files, path, "--checkpoint-out", NULL, err), RT_EXIT_WRITE_FAILED, err,
+           "cannot be reached: No such file or directory", "600-byte folder that does not exist");
+    whole_message(err, "; nothing was written", "missing folder");
+    snprintf(path, sizeof path, "%s/link", deep);
+    symlink("/etc/passwd", path);
+    expect(rt_io_add_output(files, path, "--checkpoint-out", NULL, err), RT_EXIT_WRITE_FAILED, err,
+           "is a symbolic link", "a symlink 600 bytes down");
+    whole_message(err, "; nothing was written", "symlink");
+    memset(path, 'x', 5000);
+    path[0] = '/';
+    path[5000] = 0;
+    expect(rt_io_add_output(files, path, "--result", NULL, err), RT_EXIT_WRITE_FAILED, err, "path too long",
+           "a 5000-byte output path");
+    whole_message(err, "; nothing was written", "5000-byte output");
+    uint8_t *data;
+    size_t size;
+    expect(rt_io_read(files, path, "input", 100, RT_EXIT_BAD_INPUT, &data, &size, err), RT_EXIT_BAD_INPUT, err,
+           "cannot open: File name too long", "a 5000-byte input path");
+    whole_message(err, "File name too long", "5000-byte input");
+    free(files);
+}
+
+/* a file's attributes (FS_IOC_SETFLAGS); 0 when this filesystem or user cannot set them */
+static int set_attribute(const char *path, int flag, int on)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags = 0, ok = 0;
+    if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+        flags = on ? flags | flag : flags & ~flag;
+        ok = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static void test_unreplaceable_outputs(void)
+{
+    char err[RT_ERR_BYTES] = "", folder[PATH_MAX], file[PATH_MAX + 16], inner[PATH_MAX + 16];
+    rt_io_files *files = calloc(1, sizeof *files);
+    folder_at(folder, sizeof folder, "attributes");
+    snprintf(file, sizeof file, "%s/r.bin", folder);
+    put(file, "OLD");
+    if (!set_attribute(file, FS_IMMUTABLE_FL, 1)) {
+        printf("(skipped: the immutable and append-only attributes cannot be set here)\n");
+    } else {
+        expect(rt_io_add_output(files, file, "--result", NULL, err), RT_EXIT_WRITE_FAILED, err,
+               "has the immutable attribute", "an immutable output");
+        whole_message(err, "chattr -i) or choose another path; nothing was written", "immutable");
+        set_attribute(file, FS_IMMUTABLE_FL, 0);
+        set_attribute(file, FS_APPEND_FL, 1);
+        expect(rt_io_add_output(files, file, "--result", NULL, err), RT_EXIT_WRITE_FAILED, err,
+               "has the append-only attribute", "an append-only output");
+        set_attribute(file, FS_APPEND_FL, 0);
+        snprintf(inner, sizeof inner, "%s/a", folder);
+        mkdir(inner, 0755);
+        set_attribute(inner, FS_APPEND_FL, 1);
+        snprintf(inner, sizeof inner, "%s/a/c.bin", folder);
+        expect(rt_io_add_output(files, inner, "--checkpoint-out", NULL, err), RT_EXIT_WRITE_FAILED, err,
+               "its folder", "an output in an append-only folder");
+        CHECK(strstr(err, "append-only"), "%s", err);
+        snprintf(inner, sizeof inner, "%s/a", folder);
+        set_attribute(inner, FS_APPEND_FL, 0);
+        CHECK(files->output_count == 0, "nothing refused was added");
+        CHECK(rt_io_add_output(files, file, "--result", NULL, err) == 0 && holds(file, "OLD"),
+              "attributes cleared: accepted (%s)", err);
+    }
+    free(files);
+    if (geteuid() != 0) {
+        printf("(skipped: the sticky-folder case needs root to act as two users)\n");
+        return;
+    }
+    /* a sticky folder of one user holding a file of another: a third may not replace it */
+    char sticky[PATH_MAX];
+    folder_at(sticky, sizeof sticky, "sticky");
+    chmod(realtmp, 0755);                        /* the other user reaches it */
+    chown(sticky, 65533, 65533);
+    chmod(sticky, 01777);
+    char theirs[PATH_MAX + 16], mine[PATH_MAX + 16], fresh[PATH_MAX + 16];
+    snprintf(theirs, sizeof theirs, "%s/r.bin", sticky);
+    snprintf(mine, sizeof mine, "%s/mine.bin", sticky);
+    snprintf(fresh, sizeof fresh, "%s/new.bin", sticky);
+    put(theirs, "THEIRS");
+    put(mine, "MINE");
+    chown(mine, 65534, 65534);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(100);
+        rt_io_files *f = calloc(1, sizeof *f);
+        char e[RT_ERR_BYTES] = "";
+        int bad = 0;
+        if (rt_io_add_output(f, theirs, "--result", NULL, e) != RT_EXIT_WRITE_FAILED || !strstr(e, "sticky") ||
+            !strstr(e, "another user (uid 0)")) {
+            fprintf(stderr, "FAIL: another user's file in a sticky folder: %s\n", e);
+            bad++;
+        }
+        if (rt_io_add_output(f, mine, "--predictions", NULL, e) != 0 || rt_io_add_output(f, fresh, "--checkpoint-out",
+                                                                                           NULL, e) != 0) {
+            fprintf(stderr, "FAIL: one's own file, or a new one, in a sticky folder: %s\n", e);
+            bad++;
+        }
+        _exit(bad);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the sticky-folder checks as another user (status %d)",
+          status);
+    CHECK(holds(theirs, "THEIRS"), "nothing written");
+    chmod(realtmp, 0700);
+}
+
+/* a folder with three old outputs (10 s old) and the temporaries a kill between the first and
+ * second renames leaves, under the journal .c.bin.bob-journal (5 s old) */
+static void interrupted(char *folder, size_t size, const char *name, char paths[3][PATH_MAX + 16],
+                        char temporaries[3][PATH_MAX + 32], char *journal)
+{
+    static const char *const bases[3] = { "p.bin", "r.bin", "c.bin" };
+    folder_at(folder, size, name);
+    const char *names[6];
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", folder, bases[i]);
+        snprintf(temporaries[i], sizeof temporaries[i], "%s/.%s.tmp-Ab3dE%d", folder, bases[i], i);
+        put(paths[i], "OLD");
+        age(paths[i], 10);
+        if (i)
+            put(temporaries[i], "NEW");
+        names[2 * i] = temporaries[i];
+        names[2 * i + 1] = paths[i];
+    }
+    snprintf(journal, PATH_MAX + 32, "%s/.c.bin.bob-journal", folder);
+    put_journal(journal, names, 3);
+    age(journal, 5);
+}
+
+static void test_journal(void)
+{
+    char err[RT_ERR_BYTES] = "", folder[PATH_MAX], paths[3][PATH_MAX + 16], temporaries[3][PATH_MAX + 32];
+    char journal[PATH_MAX + 32];
+    const char *named[3] = { paths[0], paths[1], paths[2] };
+
+    interrupted(folder, sizeof folder, "j-completes", paths, temporaries, journal);
+    CHECK(rt_io_recover(named, 3, err) == 0, "a journal is completed: %s", err);
+    CHECK(holds(paths[0], "OLD") && holds(paths[1], "NEW") && holds(paths[2], "NEW") && !there(journal),
+          "the temporaries still there renamed, the journal removed");
+
+    /* finding 1: a destination replaced after the journal was written makes the journal stale */
+    interrupted(folder, sizeof folder, "j-stale", paths, temporaries, journal);
+    put(paths[1], "NEWER");
+    expect(rt_io_recover(named, 3, err), RT_EXIT_WRITE_FAILED, err, "stale", "a destination newer than the journal");
+    CHECK(strstr(err, paths[1]) && strstr(err, journal + strlen(realtmp)) && strstr(err, "remove it"),
+          "names the journal and the newer file, says what to do: %s", err);
+    CHECK(holds(paths[0], "OLD") && holds(paths[1], "NEWER") && holds(paths[2], "OLD") && there(journal) &&
+          there(temporaries[1]) && there(temporaries[2]), "a stale journal: nothing renamed, all left");
+
+    /* finding 1 as the probe found it: run 1 killed (journal in B), run 2 publishes A/p, A/r and
+     * C/c, run 3 names B/c only: run 1's result must not go back over run 2's */
+    char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], d[PATH_MAX];
+    folder_at(a, sizeof a, "run-A");
+    folder_at(b, sizeof b, "run-B");
+    folder_at(c, sizeof c, "run-C");
+    folder_at(d, sizeof d, "run-D");
+    char ap[PATH_MAX + 16], ar[PATH_MAX + 16], bc[PATH_MAX + 16], cc[PATH_MAX + 16], dp[PATH_MAX + 16],
+        dr[PATH_MAX + 16], art[PATH_MAX + 32], bct[PATH_MAX + 32], apt[PATH_MAX + 32], bj[PATH_MAX + 32];
+    snprintf(ap, sizeof ap, "%s/p.bin", a);
+    snprintf(ar, sizeof ar, "%s/r.bin", a);
+    snprintf(bc, sizeof bc, "%s/c.bin", b);
+    snprintf(cc, sizeof cc, "%s/c.bin", c);
+    snprintf(dp, sizeof dp, "%s/p.bin", d);
+    snprintf(dr, sizeof dr, "%s/r.bin", d);
+    snprintf(apt, sizeof apt, "%s/.p.bin.tmp-aaaaaa", a);
+    snprintf(art, sizeof art, "%s/.r.bin.tmp-bbbbbb", a);
+    snprintf(bct, sizeof bct, "%s/.c.bin.tmp-cccccc", b);
+    snprintf(bj, sizeof bj, "%s/.c.bin.bob-journal", b);
+    put(ap, "RUN1");                   /* renamed before the kill */
+    age(ap, 10);
+    put(art, "RUN1");
+    put(bct, "RUN1");
+    const char *run1[6] = { apt, ap, art, ar, bct, bc };
+    put_journal(bj, run1, 3);
+    age(bj, 5);
+    rt_io_files *files = calloc(1, sizeof *files);
+    static const char *const options[3] = { "--predictions", "--result", "--checkpoint-out" };
+    const char *run2[3] = { ap, ar, cc };
+    int rc = rt_io_recover(run2, 3, err);
+    for (int i = 0; !rc && i < 3; i++)
+        if (!(rc = rt_io_add_output(files, run2[i], options[i], NULL, err)))
+            rc = rt_io_stage(files, options[i], "RUN2", 4, err);
+    CHECK(rc == 0, "run 2 does not see run 1's journal (in B): %s", err);
+    CHECK(rt_io_publish(files, err) == 0, "run 2 publishes: %s", err);
+    const char *run3[3] = { dp, dr, bc };
+    expect(rt_io_recover(run3, 3, err), RT_EXIT_WRITE_FAILED, err, "stale", "run 3 finds run 1's journal stale");
+    CHECK(holds(ar, "RUN2") && holds(ap, "RUN2") && holds(cc, "RUN2") && there(bj) && there(art) && there(bct) &&
+          !there(bc), "run 2's outputs stay; run 1's journal and temporaries are left as they are");
+    free(files);
+
+    /* finding 2: a journal's temporaries are `.NAME.tmp-XXXXXX` beside their destinations, else it is damaged */
+    char e[PATH_MAX], private_[PATH_MAX + 16], outside[PATH_MAX + 32];
+    folder_at(folder, sizeof folder, "j-outside");
+    folder_at(e, sizeof e, "j-private");
+    snprintf(paths[0], sizeof paths[0], "%s/p.bin", folder);
+    snprintf(private_, sizeof private_, "%s/notes.txt", e);
+    put(private_, "PRECIOUS");
+    const char *planted[2] = { private_, paths[0] };
+    snprintf(journal, sizeof journal, "%s/.anything.bob-journal", folder);
+    put_journal(journal, planted, 1);
+    const char *one[1] = { paths[0] };
+    expect(rt_io_recover(one, 1, err), RT_EXIT_WRITE_FAILED, err, "not a .NAME.tmp-XXXXXX file beside its destination",
+           "a temporary elsewhere");
+    CHECK(holds(private_, "PRECIOUS") && !there(paths[0]) && there(journal), "nothing renamed: %s", err);
+    unlink(journal);
+    snprintf(outside, sizeof outside, "%s/.p.bin.tmp-Ab3dE0", e);     /* the right name, another folder */
+    put(outside, "ELSEWHERE");
+    planted[0] = outside;
+    snprintf(journal, sizeof journal, "%s/.p.bin.bob-journal", folder);
+    put_journal(journal, planted, 1);
+    expect(rt_io_recover(one, 1, err), RT_EXIT_WRITE_FAILED, err, "beside its destination", "a temporary's folder");
+    CHECK(there(outside) && !there(paths[0]), "nothing renamed");
+    snprintf(outside, sizeof outside, "%s/.p.tmp", folder);            /* beside it, not its name */
+    put(outside, "X");
+    put_journal(journal, planted, 1);
+    expect(rt_io_recover(one, 1, err), RT_EXIT_WRITE_FAILED, err, "a damaged publication journal", "a temporary's name");
+    snprintf(outside, sizeof outside, "%s/.p.bin.tmp-Ab3dE", folder);  /* five letters, not six */
+    put(outside, "X");
+    put_journal(journal, planted, 1);
+    expect(rt_io_recover(one, 1, err), RT_EXIT_WRITE_FAILED, err, "beside its destination", "a temporary's suffix");
+    unlink(journal);
+    /* only `.NAME.bob-journal` beside its last destination NAME counts */
+    snprintf(outside, sizeof outside, "%s/.p.bin.tmp-Ab3dE0", folder);
+    put(outside, "NEW");
+    snprintf(journal, sizeof journal, "%s/.c.bin.bob-journal", folder);
+    put_journal(journal, planted, 1);
+    expect(rt_io_recover(one, 1, err), RT_EXIT_WRITE_FAILED, err, "it is not .NAME.bob-journal beside its last "
+           "destination", "a journal not named after its last destination");
+    CHECK(there(outside) && !there(paths[0]), "nothing renamed");
+    unlink(journal);
+    snprintf(journal, sizeof journal, "%s/p.bin.bob-journal", folder);   /* no leading '.': not a journal */
+    put(journal, "garbage");
+    snprintf(journal, sizeof journal, "%s/..bob-journal", folder);       /* NAME empty: not a journal */
+    put(journal, "garbage");
+    CHECK(rt_io_recover(one, 1, err) == 0, "files not named .NAME.bob-journal are no journals: %s", err);
+    snprintf(journal, sizeof journal, "%s/.p.bin.bob-journal", folder);
+    put_journal(journal, planted, 1);
+    CHECK(rt_io_recover(one, 1, err) == 0 && holds(paths[0], "NEW") && !there(journal), "the same journal, well "
+          "named, is completed: %s", err);
+
+    /* finding 6: the reason survives paths of any length */
+    char deep[PATH_MAX];
+    snprintf(deep, sizeof deep, "%s/%0200d", realtmp, 7);
+    mkdir(deep, 0755);
+    snprintf(deep + strlen(deep), sizeof deep - strlen(deep), "/%0200d", 8);
+    interrupted(folder, sizeof folder, deep + strlen(realtmp) + 1, paths, temporaries, journal);
+    put(paths[2], "NEWER");
+    expect(rt_io_recover(named, 3, err), RT_EXIT_WRITE_FAILED, err, "stale", "a stale journal 400 bytes down");
+    whole_message(err, "remove it and the temporaries it lists (docs/runtime.md, Files)", "stale, long paths");
+    put(journal, "bob-journal 1 3\n12 /not/a/pa");
+    expect(rt_io_recover(named, 3, err), RT_EXIT_WRITE_FAILED, err, "a damaged publication journal", "damaged, long");
+    whole_message(err, "to finish or remove it", "damaged, long paths");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bobcrt-test-XXXXXX");
@@ -564,6 +937,13 @@ int main(void)
     test_gpu_settings();
     test_diag_files();
     test_sections();
+    char real[PATH_MAX];
+    const char *resolved = realpath(tmpdir, real) && strlen(real) < sizeof realtmp ? real : tmpdir;
+    memcpy(realtmp, resolved, strlen(resolved) + 1);
+    test_shown();
+    test_long_paths();
+    test_unreplaceable_outputs();
+    test_journal();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

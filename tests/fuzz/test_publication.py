@@ -155,11 +155,11 @@ def test_a_journal_is_completed_or_refused_by_name(host, tmp_path):
     for label, command in _commands(host).items():
         cases = {
             # predictions already renamed; result and checkpoint still temporaries
-            "completes": ([(".p.tmp", "pred.bin"), (".r.tmp", "result.bin"), (".c.tmp", "out.ckpt")],
-                          [".r.tmp", ".c.tmp"], None),
-            "missing": ([(".p.tmp", "pred.bin"), (".r.tmp", "result.bin"), (".c.tmp", "out.ckpt")],
-                        [".p.tmp", ".c.tmp"], "its temporaries are missing"),
-            "damaged": (None, [".r.tmp"], "a damaged publication journal"),
+            "completes": ([(".pred.bin.tmp-Ab3dE0", "pred.bin"), (".result.bin.tmp-Ab3dE1", "result.bin"), (".out.ckpt.tmp-Ab3dE2", "out.ckpt")],
+                          [".result.bin.tmp-Ab3dE1", ".out.ckpt.tmp-Ab3dE2"], None),
+            "missing": ([(".pred.bin.tmp-Ab3dE0", "pred.bin"), (".result.bin.tmp-Ab3dE1", "result.bin"), (".out.ckpt.tmp-Ab3dE2", "out.ckpt")],
+                        [".pred.bin.tmp-Ab3dE0", ".out.ckpt.tmp-Ab3dE2"], "its temporaries are missing"),
+            "damaged": (None, [".result.bin.tmp-Ab3dE1"], "a damaged publication journal"),
         }
         for case, (pairs, present, refusal) in cases.items():
             folder = tmp_path / f"{label.replace(' ', '-')}-{case}"
@@ -177,8 +177,8 @@ def test_a_journal_is_completed_or_refused_by_name(host, tmp_path):
             if refusal is None:
                 assert done.returncode == 3, (label, done.stderr)
                 assert "completed an interrupted publication" in done.stderr
-                assert (folder / "result.bin").read_bytes() == b"NEW .r.tmp"
-                assert (folder / "out.ckpt").read_bytes() == b"NEW .c.tmp"
+                assert (folder / "result.bin").read_bytes() == b"NEW .result.bin.tmp-Ab3dE1"
+                assert (folder / "out.ckpt").read_bytes() == b"NEW .out.ckpt.tmp-Ab3dE2"
                 assert (folder / "pred.bin").read_bytes() == b"OLD pred.bin"   # renamed before
                 assert not (folder / JOURNAL).exists()
             else:

@@ -10,26 +10,36 @@ Inputs:  opened with O_NONBLOCK (a FIFO cannot hang the open), checked to be
          a regular file no larger than its limit, read once, whole.
 Outputs: every path is checked before any work: its folder exists and is
          writable; the path is not a symlink, folder, device or FIFO (a
-         regular file or nothing); it does not end in '/'; no two outputs and
-         no output and input are one file (by real path and by device/inode),
-         except the output checkpoint and the input checkpoint (resume in
-         place).
+         regular file or nothing); it does not end in '/'; a rename over it
+         would not fail (not another user's file in a sticky folder that is
+         not the user's either; neither it nor its folder immutable or
+         append-only); no two outputs and no output and input are one file
+         (by real path and by device/inode), except the output checkpoint and
+         the input checkpoint (resume in place).
          Publication writes every output to a temporary file in its own
-         folder and fsyncs it; only when all are written are they renamed
-         into place, in the order given (the checkpoint last: a new
-         checkpoint means every output of that invocation is new).  A
+         folder (DIR/.NAME.tmp-XXXXXX) and fsyncs it; only when all are
+         written are they renamed into place, in the order given (the
+         checkpoint last: a new checkpoint means every output of that
+         invocation is new).  A
          failure before the renames removes the temporaries and publishes
          nothing.
 Journal: a publication of several files first writes a journal (below) in
          the last output's folder, naming each temporary and its destination,
          and removes it after the last rename; recover() completes a journal
          left by a kill before any later invocation checks its outputs, so a
-         user never sees outputs of two runs side by side.
+         user never sees outputs of two runs side by side; a journal older
+         than one of its destinations is stale and refused, never rolled
+         forward over the newer file.
+Messages: a path is shown as the C host shows it (shown(): shortened in the
+         middle past SHOWN_BYTES bytes, so the C host's messages keep their
+         reason in its fixed buffer; the reference gives the same text).
 """
 from __future__ import annotations
 
 import os
+import secrets
 import stat
+import struct
 import sys
 import time
 from dataclasses import dataclass, field
@@ -40,6 +50,69 @@ INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/
 STEP_LIMIT = 2 ** 32 - 1             # a per-step fill writes the global step as u32
 PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
 _PAUSE_LIMIT_MS = 10_000
+SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
+_SHOWN_HEAD = 32                     # RT_IO_SHOWN_HEAD
+# Linux's FS_IOC_GETFLAGS (_IOR('f', 1, long)) and the two attributes that stop a rename
+_FS_IOC_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
+_FS_IMMUTABLE_FL = 0x10
+_FS_APPEND_FL = 0x20
+_TEMPORARY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"   # mkstemp's
+
+
+def shown(path) -> str:
+    """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
+    most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
+    fits), SHOWN_BYTES bytes in all, never cutting a UTF-8 character."""
+    raw = os.fsencode(path)
+    if len(raw) <= SHOWN_BYTES:
+        return os.fsdecode(raw)
+    keep = SHOWN_BYTES - 3
+    slash = raw.rfind(b"/")
+    tail = len(raw) - slash if slash >= 0 else 0
+    if not tail or tail > keep - _SHOWN_HEAD:
+        tail = keep - _SHOWN_HEAD
+    head, start = keep - tail, len(raw) - tail
+    while head and raw[head] & 0xC0 == 0x80:
+        head -= 1
+    while start < len(raw) and raw[start] & 0xC0 == 0x80:
+        start += 1
+    return os.fsdecode(raw[:head] + b"..." + raw[start:])
+
+
+def _attributes(path, folder: bool) -> int:
+    """FS_IOC_GETFLAGS of `path` (a folder, through a symlink, or the file itself); 0 when they
+    cannot be read (host_io.c attributes_of)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+                     | (os.O_DIRECTORY if folder else os.O_NOFOLLOW))
+    except OSError:
+        return 0
+    try:
+        import fcntl
+
+        flags = bytearray(8)
+        fcntl.ioctl(fd, _FS_IOC_GETFLAGS, flags)
+        return int.from_bytes(flags[:4], sys.byteorder)      # the kernel writes an int
+    except (OSError, ImportError):
+        return 0
+    finally:
+        os.close(fd)
+
+
+def _unrenamable(path, folder: bool) -> str | None:
+    """Why `path` cannot take a rename, from its attributes (host_io.c unrenamable); None if it can."""
+    flags = _attributes(path, folder)
+    if flags & _FS_IMMUTABLE_FL:
+        return ("has the immutable attribute (lsattr shows 'i'): nothing in it can be replaced; "
+                "clear it (chattr -i) or choose another folder" if folder else
+                "has the immutable attribute (lsattr shows 'i'), so it cannot be replaced; "
+                "clear it (chattr -i) or choose another path")
+    if flags & _FS_APPEND_FL:
+        return ("has the append-only attribute (lsattr shows 'a'): nothing in it can be renamed; "
+                "clear it (chattr -a) or choose another folder" if folder else
+                "has the append-only attribute (lsattr shows 'a'), so it cannot be replaced; "
+                "clear it (chattr -a) or choose another path")
+    return None
 
 
 @dataclass(frozen=True)
@@ -71,16 +144,17 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
     """Read `path` whole or raise `error(path, part, detail)` (an exit-coded FileRefused)."""
     limit = min(limit, INPUT_LIMIT_BYTES)
     name = os.fspath(path)
+    named = shown(name)         # as the C host names it (its messages have a fixed size)
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as failure:
-        raise error(path, "open", f"cannot open: {failure.strerror or failure}") from None
+        raise error(named, "open", f"cannot open: {failure.strerror or failure}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise error(path, "kind", f"{_kind(info.st_mode)}, not a regular file")
+            raise error(named, "kind", f"{_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
-            raise error(path, "size", f"{info.st_size} bytes, more than this file can be "
+            raise error(named, "size", f"{info.st_size} bytes, more than this file can be "
                         f"({limit} bytes at most are read)")
         # one byte past the size fstat gave tells a file that changed while being read
         expected = info.st_size
@@ -91,13 +165,13 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
             except InterruptedError:
                 continue
             except OSError as failure:
-                raise error(path, "read", f"read failed: {failure.strerror or failure}") from None
+                raise error(named, "read", f"read failed: {failure.strerror or failure}") from None
             if not chunk:
                 break
             chunks.append(chunk)
             got += len(chunk)
         if got != expected:
-            raise error(path, "size", f"changed while being read ({expected} bytes, then "
+            raise error(named, "size", f"changed while being read ({expected} bytes, then "
                         f"{'more' if got > expected else got})")
         return InputFile(name, b"".join(chunks), os.path.realpath(name), info.st_dev, info.st_ino)
     finally:
@@ -142,7 +216,7 @@ class OutputSet:
         name = os.fspath(path)
 
         def refuse(detail):
-            raise OutputWriteFailure(name, option, detail,
+            raise OutputWriteFailure(shown(name), option, detail,
                                      hint="nothing was written; the files there are unchanged")
         if not name:
             refuse("an empty path")
@@ -155,17 +229,20 @@ class OutputSet:
         try:
             folder_info = os.stat(folder)
         except OSError as failure:
-            refuse(f"its folder {folder} cannot be reached: {failure.strerror or failure}")
+            refuse(f"its folder {shown(folder)} cannot be reached: {failure.strerror or failure}")
         if not stat.S_ISDIR(folder_info.st_mode):
-            refuse(f"{folder} is not a folder")
+            refuse(f"{shown(folder)} is not a folder")
+        why = _unrenamable(folder, True)
+        if why:
+            refuse(f"its folder {shown(folder)} {why}")
         if not os.access(folder, os.W_OK | os.X_OK):
-            refuse(f"its folder {folder} is not writable")
+            refuse(f"its folder {shown(folder)} is not writable")
         trial = os.path.join(folder, f".{os.path.basename(name)}.bobc-trial-{os.getpid()}")
         try:       # as the host does (host_io.c): some folders refuse a new file whatever their mode says
             os.close(os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
             os.unlink(trial)
         except OSError as error:
-            refuse(f"a file cannot be created in its folder {folder}: {error.strerror}")
+            refuse(f"a file cannot be created in its folder {shown(folder)}: {error.strerror}")
         identity = None
         try:
             info = os.lstat(name)
@@ -176,16 +253,25 @@ class OutputSet:
         if info is not None:
             if not stat.S_ISREG(info.st_mode):
                 refuse(f"is {_kind(info.st_mode)}; only a regular file (or nothing) is replaced")
+            # a rename over it that would fail is refused now, not after the work (docs/runtime.md, "Files")
+            me = os.geteuid()
+            if folder_info.st_mode & stat.S_ISVTX and me != 0 and me not in (info.st_uid, folder_info.st_uid):
+                refuse(f"it cannot be replaced: it belongs to another user (uid {info.st_uid}) and its folder "
+                       f"{shown(folder)} is sticky and not yours; ask the owner to remove it, or choose "
+                       "another path")
+            why = _unrenamable(name, False)
+            if why:
+                refuse(f"it {why}")
             identity = (info.st_dev, info.st_ino)
         real = os.path.join(os.path.realpath(folder), base)
         for other in self.outputs:
             if other.real == real or (identity is not None and other.identity == identity):
-                refuse(f"is the same file as {other.option} {other.path}")
+                refuse(f"is the same file as {other.option} {shown(other.path)}")
         for source in self.inputs:
             if source is replaces:
                 continue
             if source.real == real or identity == (source.device, source.inode):
-                refuse(f"is the input {source.path}; an output never replaces an input")
+                refuse(f"is the input {shown(source.path)}; an output never replaces an input")
         self.outputs.append(_Output(name, option, folder, base, real, identity))
 
     def stage(self, option: str, data: bytes) -> None:
@@ -297,12 +383,21 @@ def journal_write(folder: str, base: str, pairs, output) -> str:
 
 
 def journal_read(path: str):
-    """The (temporary, destination) pairs of a journal, or None when it is damaged."""
+    """(pairs, modification time in ns) of a journal: its (temporary, destination) pairs and
+    when it was written, or None when it does not read back in the journal's form."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(1 << 20)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        data = os.read(fd, 1 << 20)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     head, _, rest = data.partition(b"\n")
     words = head.split(b" ")
     if len(words) != 3 or words[:2] != [b"bob-journal", b"1"] or not words[2].isdigit() \
@@ -313,13 +408,35 @@ def journal_read(path: str):
         size, space, rest = rest.partition(b" ")
         if not space or not size.isdigit() or not 0 < int(size) < JOURNAL_PATH_BYTES \
                 or len(rest) < int(size) + 1 \
-                or rest[int(size):int(size) + 1] != b"\n":
+                or rest[int(size):int(size) + 1] != b"\n" or b"\0" in rest[:int(size)]:
             return None
         names.append(os.fsdecode(rest[:int(size)]))
         rest = rest[int(size) + 1:]
     if rest != b"end\n" or not names:
         return None
-    return list(zip(names[0::2], names[1::2]))
+    return list(zip(names[0::2], names[1::2])), info.st_mtime_ns
+
+
+def _temporary_beside(temporary: str, destination: str) -> bool:
+    """Whether `temporary` is what _write_temporary (and host_io.c) make for `destination`:
+    `DIR/.NAME.tmp-XXXXXX` (six letters or digits) where the destination is the absolute DIR/NAME."""
+    folder, name = destination.rsplit("/", 1) if "/" in destination else ("", "")
+    if not destination.startswith("/") or name in ("", ".", ".."):
+        return False
+    prefix = f"{folder}/.{name}.tmp-"
+    suffix = temporary[len(prefix):]
+    return temporary.startswith(prefix) and len(suffix) == 6 and all(c in _TEMPORARY_LETTERS for c in suffix)
+
+
+def _journal_named_after(folder: str, name: str, destination: str) -> bool:
+    """Whether journal `name` in `folder` is `.NAME.bob-journal` in its last destination's folder."""
+    if name != f".{os.path.basename(destination)}{JOURNAL_SUFFIX}" or not os.path.basename(destination):
+        return False
+    try:
+        here, there = os.stat(folder), os.stat(os.path.dirname(destination) or ".")
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def recover(paths) -> None:
@@ -328,42 +445,71 @@ def recover(paths) -> None:
     Called before an invocation reads its inputs or checks its outputs.  The
     temporaries a journal names were complete and synced before it was
     written, and were renamed in order, so the ones still there are a suffix;
-    renaming them completes the publication.  A damaged journal, or one whose
-    temporaries are not such a suffix, is refused by name (exit 8) and left."""
-    wanted = {}
+    renaming them completes the publication.  Refused by name (exit 8), the
+    journal left as it is and nothing renamed (runtime_c/host_io.c
+    journal_complete, the same checks in the same order and the same words):
+    a damaged journal (not in the form; a temporary that is not
+    `.DEST.tmp-XXXXXX` beside its destination; not named after its last
+    destination, beside it), whatever it names; and, for one naming an output,
+    temporaries that are not such a suffix, or a destination changed after the
+    journal was written (stale: a later publication replaced it)."""
+    folders, reals = [], set()
     for path in paths:
-        if path is None:
+        if path is None or not os.fspath(path):
             continue
         folder, base = os.path.split(os.fspath(path))
         folder = folder or "."
-        wanted.setdefault(folder, set()).add(os.path.join(os.path.realpath(folder), base))
-    for folder, reals in wanted.items():
+        if folder not in folders:
+            folders.append(folder)
+        reals.add(os.path.join(os.path.realpath(folder), base))
+    left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it"
+    for folder in folders:
         try:
             names = sorted(n for n in os.listdir(folder)
-                           if n.startswith(".") and n.endswith(JOURNAL_SUFFIX))
+                           if n.startswith(".") and n.endswith(JOURNAL_SUFFIX)
+                           and len(n) > len(JOURNAL_SUFFIX) + 1)      # `.NAME.bob-journal`
         except OSError:
             continue        # the output checks say why the folder cannot be used
         for name in names:
             journal = os.path.join(folder, name)
-            pairs = journal_read(journal)
 
-            def refuse(detail):
-                raise OutputWriteFailure(journal, "journal", detail, hint="it was left as it is; "
-                                         "see docs/runtime.md (Files) to finish or remove it")
-            if pairs is None:
+            def refuse(detail, hint=left):
+                raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
+            read = journal_read(journal)
+            if read is None:
                 refuse("a damaged publication journal (an earlier invocation was interrupted)")
+            pairs, written = read
+            for temporary, destination in pairs:
+                if not _temporary_beside(temporary, destination):
+                    refuse(f"a damaged publication journal (its temporary {shown(temporary)} is not a "
+                           ".NAME.tmp-XXXXXX file beside its destination)")
+            if not _journal_named_after(folder, name, pairs[-1][1]):
+                refuse("a damaged publication journal (it is not .NAME.bob-journal beside its last "
+                       f"destination {shown(pairs[-1][1])})")
             if not reals & {d for _, d in pairs}:
                 continue
             present = [os.path.lexists(t) for t, _ in pairs]
-            if any(a and not b for a, b in zip(present, present[1:])):
-                refuse("its temporaries are missing: " + ", ".join(
-                    t for (t, _), here in zip(pairs, present) if not here))
+            for index in range(len(pairs) - 1):
+                if present[index] and not present[index + 1]:
+                    refuse(f"its temporaries are missing ({shown(pairs[index + 1][0])})")
+            # what the journal's own publication put at a destination (its old file, or a temporary
+            # renamed) was written before the journal: a destination changed later was replaced by a
+            # later publication, or by hand, and rolling forward would put older files over it
+            for _, destination in pairs:
+                try:
+                    info = os.lstat(destination)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(info.st_mode) or info.st_mtime_ns > written:
+                    refuse(f"stale: {shown(destination)} was replaced after the journal was written",
+                           hint="nothing was renamed and the journal was kept: to keep the newer files, "
+                                "remove it and the temporaries it lists (docs/runtime.md, Files)")
             for (temporary, destination), here in zip(pairs, present):
                 if here:
                     try:
                         os.replace(temporary, destination)
                     except OSError as failure:
-                        refuse(f"completing it failed: {destination}: "
+                        refuse(f"completing it failed: {shown(destination)}: "
                                f"{failure.strerror or failure}")
             for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
                 _fsync_folder(name_)
@@ -384,8 +530,9 @@ def _write_temporary(output: _Output) -> str:
     data = output.data if output.data is not None else b""
     mask = os.umask(0)
     os.umask(mask)
-    for attempt in range(100):
-        candidate = os.path.join(output.folder, f".{output.base}.tmp-{os.getpid()}-{attempt}")
+    for _attempt in range(100):      # DIR/.NAME.tmp-XXXXXX, as mkstemp names them (recover() checks the form)
+        letters = "".join(secrets.choice(_TEMPORARY_LETTERS) for _ in range(6))
+        candidate = os.path.join(output.folder, f".{output.base}.tmp-{letters}")
         try:
             fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
                          | os.O_NOFOLLOW, 0o600)
