@@ -45,7 +45,7 @@ in thread-block clusters; the partials still go through W.  (Sessions 23-27 carr
 chip, the first split adding its peers' partials from their shared memory: bit for bit in the
 simulator, about 0.04 ms faster an update on the H200, but with D wrong in some elements there,
 differently from run to run, at shapes the simulator runs right; it was taken out:
-bench/results/coppelius-host-h200-variants-s27.txt.)
+session 27's variants run in bench/results.)
 The column sums of B (flag 32; nn, tn) are read from the swizzled B tiles as each step lands,
 in gemm.py's association (four row groups k mod 4 from +0 in increasing k, then (s0 + s1) +
 (s2 + s3)), and stored by gemm.py's code.  On the H200 every output of every flag is bit for
