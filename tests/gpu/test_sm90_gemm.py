@@ -13,7 +13,8 @@ products also in clusters (tests/gpu/logs/2026-12-04-s23-run-pytest_sm90_gemm.lo
 reduction on chip in clusters (the first split reading its peers' partials from their shared memory)
 failed here in sessions 24 and 27 at shapes the simulator runs right (2026-12-05: 38 passed, its two
 cases with 4 splits and 2 stages failed, tests/gpu/logs/2026-12-05-s27-run-pytest_sm90_gemm.log) and
-was taken out of the kernels: in clusters they add the partials through W.
+was taken out of the kernels: in clusters they add the partials through W (2026-12-05: 40 passed,
+tests/gpu/logs/2026-12-05-s27-verify-pytest_sm90_gemm.log).
 """
 from __future__ import annotations
 
