@@ -3,7 +3,9 @@
     python bench/partitioned_regression/echo_peer.py --port 47311 --steps 2048
 
 It connects to worker 0 at 127.0.0.1:port and speaks the pair's protocol
-(docs/partitioned-regression.md, "The peers' message"): each step it receives worker 0's
+(docs/partitioned-regression.md, "The peers' message"): first the run's identity (it answers a
+fresh worker 0 of any epoch built with the same step count as worker 1 built alike would, and
+refuses a resume), then each step it receives worker 0's
 message, answers with its own partial, then does worker 1's backward and update with the
 NumPy reference's arithmetic (partitioned_regression.reference), off the exchange's critical
 path.  So worker 0, run against it, trains to the same bits as in the real pair, while only one
@@ -25,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from partitioned_regression import reference as R  # noqa: E402
 
 MESSAGE = struct.Struct("<4sIQd")          # b"CDPR", the sender's worker, the step, the partial
+HELLO = struct.Struct("<4sIQQQQ")          # b"CDPH", the sender's worker, epoch, resume, steps, checkpoint's steps
 
 
 def connect(port: int, timeout_s: float = 10.0) -> socket.socket:
@@ -40,14 +43,25 @@ def connect(port: int, timeout_s: float = 10.0) -> socket.socket:
             time.sleep(0.01)
 
 
-def receive(peer: socket.socket) -> bytes:
+def receive(peer: socket.socket, size: int = MESSAGE.size) -> bytes:
     data = b""
-    while len(data) < MESSAGE.size:
-        chunk = peer.recv(MESSAGE.size - len(data))
+    while len(data) < size:
+        chunk = peer.recv(size - len(data))
         if not chunk:
             raise SystemExit("echo_peer: worker 0 closed the connection")
         data += chunk
     return data
+
+
+def agree(peer: socket.socket, steps: int) -> None:
+    """The connect-time exchange of the run's identity: worker 1 of a fresh run of `steps` steps."""
+    tag, worker, epoch, resume, theirs, taken = HELLO.unpack(receive(peer, HELLO.size))
+    if tag != b"CDPH" or worker != 0:
+        raise SystemExit(f"echo_peer: unexpected first message {tag!r} worker {worker}")
+    peer.sendall(HELLO.pack(b"CDPH", 1, epoch, 0, steps, 0))
+    if resume or theirs != steps:
+        raise SystemExit(f"echo_peer: worker 0 runs {theirs} steps{' from a checkpoint' if resume else ''}; "
+                         f"this peer plays a fresh worker 1 of {steps} steps")
 
 
 def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Data) -> None:
@@ -56,6 +70,7 @@ def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Dat
     w, a = coordinate.weight, coordinate.accumulator
     x = float(data.features[0, 1])
     partial = R.linear_step(w, x, 0.0)[0]
+    agree(peer, steps)
     for step in range(1, steps + 2):
         tag, worker, got, theirs = MESSAGE.unpack(receive(peer))
         if tag != b"CDPR" or worker != 0 or got != step:

@@ -6,8 +6,9 @@ train the partitioned regression over 127.0.0.1 (docs/partitioned-regression.md)
   arithmetic bit for bit; the readback's w and a agree;
 - a resume from the checkpoint continues bit-identically (two runs = the reference's 8192 steps);
 - the prediction equals left x 1 + right x 2 computed the same way;
-- a peer that disconnects, sends a malformed or out-of-order message, or never connects ends
-  the other with a clear error and its last checkpoint intact; a port in use is refused by name.
+- a peer that disconnects, sends a malformed or out-of-order message, resumes another run's
+  checkpoint, or never connects ends the other with a clear error and its last checkpoint intact;
+  a port in use is refused by name.
 
 The hosts are built here for this GPU (its UUID from nvidia-smi -L or
 /proc/driver/nvidia/gpus/*/information) by tests/gpu/build_partitioned_regression_hosts.py,
@@ -209,6 +210,18 @@ def message(worker, step, partial=0.0):
     return struct.pack("<QQd", int.from_bytes(b"CDPR", "little") + (worker << 32), step, partial)
 
 
+def greeted(peer, steps=STEPS):
+    """Worker 1's side of the connect-time exchange of the run's identity, as worker1-resume
+    (epoch 1, resume, STEPS steps) does it from the kept checkpoint (STEPS steps so far)."""
+    received = b""
+    while len(received) < 40:
+        chunk = peer.recv(40 - len(received))
+        if not chunk:
+            break
+        received += chunk
+    peer.sendall(struct.pack("<5Q", int.from_bytes(b"CDPH", "little") + (1 << 32), 1, 1, STEPS, steps))
+
+
 def worker0_against(hosts, records, folder, behaviour, timeout=60):
     process = subprocess.Popen(argv(hosts["worker0-resume"], folder, 0, records),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -228,9 +241,10 @@ def worker0_against(hosts, records, folder, behaviour, timeout=60):
 
 @pytest.mark.parametrize("behaviour, words", [
     (lambda peer: None, "peer"),
-    (lambda peer: (peer.recv(24), peer.sendall(b"\xff" * 24)), "malformed message"),
-    (lambda peer: (peer.recv(24), peer.sendall(message(1, 2))), "out-of-order message"),
-], ids=["disconnects", "malformed", "out-of-order"])
+    (lambda peer: (greeted(peer), peer.recv(24), peer.sendall(b"\xff" * 24)), "malformed message"),
+    (lambda peer: (greeted(peer), peer.recv(24), peer.sendall(message(1, 2))), "out-of-order message"),
+    (lambda peer: greeted(peer, steps=2 * STEPS), "resumes a checkpoint at another step count"),
+], ids=["disconnects", "malformed", "out-of-order", "other-run"])
 def test_a_misbehaving_peer_ends_worker_0_with_a_clear_error(hosts, records, kept_checkpoint, behaviour, words):
     folder = next(iter(kept_checkpoint)).parent
     code, err = worker0_against(hosts, records, folder, behaviour)

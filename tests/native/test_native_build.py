@@ -154,3 +154,27 @@ def test_resource_host_with_a_foreign_layout_is_refused(tmp_path):
     assert refused.returncode != 0
     assert "do not admit the host's layout" in refused.stderr and "linux-x86_64-ampere-580" in refused.stderr
     assert not (tmp_path / "host").exists()
+
+
+def test_inspect_dump_diff_say_a_native_host_cut_short_is_damaged_and_a_missing_one_missing(commands, tmp_path):
+    """A native host that lost its end (a copy cut short) is a damaged native host for `bobc
+    inspect`, `dump` and `diff`, with the host's own reason, not "carries no bobc images" or "is
+    not a native host"; a missing file is missing, whichever side of `diff` it is on."""
+    from bobc.native.writer import native_host
+
+    good = damaged_copy(tmp_path, native_host(program_bytes(commands, "loops"), "sm_90"), "good")
+    data = good.read_bytes()
+    cut = {"one-byte-short": data[:-1], "half": data[:len(data) // 2]}
+    for name, content in cut.items():
+        host = damaged_copy(tmp_path, content, name)
+        for command in ("inspect", "dump"):
+            done = bobc(command, str(host))
+            assert done.returncode == 1, (name, command, done.stderr)
+            assert f'{host}: damaged host file: no native program trailer ("NPHYPRG1")' in done.stderr, done.stderr
+        for a, b in ((good, host), (host, good)):
+            done = bobc("diff", str(a), str(b))
+            assert done.returncode == 2 and "damaged host file" in done.stderr and "cannot be compared" not in \
+                done.stderr, done.stderr
+    for a, b in ((good, tmp_path / "nosuch"), (tmp_path / "nosuch", good)):
+        done = bobc("diff", str(a), str(b))
+        assert done.returncode == 2 and f"no such image folder or host: {tmp_path / 'nosuch'}" in done.stderr

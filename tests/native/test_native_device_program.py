@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+import pytest
 
 from native_device_program import numpy_gpu, program_bytes
 from native_helpers import run_reference
@@ -31,3 +32,33 @@ def test_reference_runs_the_device_program(tmp_path, both):
     assert c.stderr == reference.stderr
     assert c.stderr.startswith(f"native: command 15 (Submit): submission 0 (entry 0x{entries[0]:x}): this session "
                                f"has no GPU".encode())
+
+
+
+@pytest.mark.parametrize("kernels, words", [
+    ("def SUBMIT(machine, entry):\n    raise ValueError('boom\\nsecond line')\n",
+     "--kernels kernels.py: SUBMIT raised ValueError at line 2: boom"),
+    ("import sys\nsys.path.insert(0, __file__.rsplit('/', 1)[0])\nimport helper\n\n\n"
+     "def SUBMIT(machine, entry):\n    helper.check(entry)\n",
+     "--kernels kernels.py: SUBMIT raised AssertionError at line 7 (raised in helper.py line 2): no device here"),
+], ids=["in-submit", "in-a-helper"])
+def test_an_exception_in_the_kernels_submit_is_one_line_naming_the_file(tmp_path, kernels, words):
+    """`bobc run PLAN native --reference --kernels FILE`: an exception out of FILE's SUBMIT ends the
+    program as the GPU not finishing (status 4), in one line naming the file, its line and the
+    exception (a traceback before), nothing published; one raised in a helper the kernels call
+    names that file too."""
+    from bobc.commands.run import load_module
+    from bobc.targets import SM90
+
+    code, (_, _, _, entries) = program_bytes(bytes(range(16)), SM90, tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "in.bin").write_bytes(bytes(256))
+    (folder / "helper.py").write_text("def check(entry):\n    assert entry is None, 'no device here'\n")
+    (folder / "kernels.py").write_text(kernels)
+    gpu = load_module(str(folder / "kernels.py"), "bobc_native_gpu_test", "--kernels").SUBMIT
+    outcome = run_reference(code, folder, ["in.bin", "out1.bin", "out2.bin", "count.bin"], gpu=gpu)
+    assert outcome.status == 4
+    assert outcome.stderr == (f"native: command 15 (Submit): submission 0 (entry 0x{entries[0]:x}): {words}; "
+                              f"nothing was published\n").encode()
+    assert "out1.bin" not in outcome.files

@@ -101,9 +101,10 @@ def run_host(program: bytes, images: dict, files: dict, sock: socket.socket | No
     return Outcome(status, message, machine.outputs if status == 0 else {}, len(machine.submitted), machine.telemetry)
 
 
-def run_pair(programs, images, files, timeout: float = 10.0, break_peer=None) -> list[Outcome]:
+def run_pair(programs, images, files, timeout: float = 10.0, break_peer=None, join: float = 120) -> list[Outcome]:
     """Both peers, each in its own thread, over a connected socket pair.  `break_peer(k, sock)`
-    may replace worker k's end of the channel (a peer that misbehaves)."""
+    may replace worker k's end of the channel (a peer that misbehaves).  A peer still running
+    after `join` seconds has no outcome (None)."""
     ends = list(socket.socketpair())
     outcomes = [None, None]
     threads = []
@@ -116,5 +117,5 @@ def run_pair(programs, images, files, timeout: float = 10.0, break_peer=None) ->
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(120)
+        thread.join(join)
     return outcomes

@@ -1,12 +1,15 @@
 """The native host's device settings (runtime_c/native_device.h) on a built seed-003 host, without
 a GPU (NATIVE_DEVICE=memory): a value the runtime does not know is refused by name with status 3
-at OpenDevice, after the peer connected, before anything is published."""
+at OpenDevice, after the peer connected and the two agreed on the run, before anything is
+published."""
 from __future__ import annotations
 
 import os
 import socket
+import struct
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -37,9 +40,24 @@ def run_against_listener(host: Path, folder: Path, environment: dict) -> subproc
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", PORT))
         listener.listen(1)
-        return subprocess.run([str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
+        worker0 = threading.Thread(target=greet, args=(listener,), daemon=True)
+        worker0.start()
+        done = subprocess.run([str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "5000",
                                    **environment})
+        worker0.join(10)
+        return done
+
+
+def greet(listener):
+    """Worker 0's side of the connect-time exchange of the run's identity (a fresh 4-step run of
+    epoch 1), so that the host goes on to open its device; the connection stays open until the
+    host closes it."""
+    connection, _ = listener.accept()
+    with connection:
+        connection.sendall(struct.pack("<5Q", int.from_bytes(b"CDPH", "little"), 1, 0, 4, 0))
+        while connection.recv(4096):
+            pass
 
 
 @pytest.mark.parametrize("variable, value, expected", [

@@ -44,6 +44,23 @@ def run(resume, epoch, steps, checkpoint=None, **options):
     return E.run_pair([h.program for h in hosts], [h.images for h in hosts], files, **options)
 
 
+def run_mixed(builds, checkpoint=None, **options):
+    """Worker k built with builds[k] = (resume, epoch, steps): a pair built differently."""
+    hosts = [pair(*build)[k] for k, build in enumerate(builds)]
+    files = [{6: records()[k], **(checkpoint or {})} for k in range(2)]
+    return E.run_pair([h.program for h in hosts], [h.images for h in hosts], files, **options)
+
+
+def checkpoint_at(epoch, steps, coordinates=COORDINATES, steps_of=None):
+    """A pair's checkpoint of `epoch` made by hand: every shard at `steps` steps unless
+    `steps_of` (argument -> steps) says otherwise."""
+    files = {0: F.manifest(epoch)}
+    for k, c in enumerate(coordinates):
+        for argument, value in ((1 + 2 * k, c.weight), (2 + 2 * k, c.accumulator)):
+            files[argument] = F.shard(epoch, (steps_of or {}).get(argument, steps), value)
+    return files
+
+
 def checkpoint_of(outcomes):
     files = {}
     for outcome in outcomes:
@@ -126,14 +143,38 @@ def message(tag_worker, step, partial=0.0):
     return struct.pack("<QQd", int.from_bytes(b"CDPR", "little") + (tag_worker << 32), step, partial)
 
 
+def hello(tag_worker=1, epoch=1, resume=0, steps=8, taken=0):
+    """A run's identity (docs/partitioned-regression.md, "The run's identity")."""
+    return struct.pack("<5Q", int.from_bytes(b"CDPH", "little") + (tag_worker << 32), epoch, resume, steps, taken)
+
+
+def receive(sock, count):
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def greeted(sock):
+    """Worker 1's side of the connect-time exchange, as an 8-step fresh worker 1 does it."""
+    receive(sock, 40)
+    sock.sendall(hello())
+
+
 @pytest.mark.parametrize("behaviour, words", [
     (lambda sock: sock.close(), b"peer"),
-    (lambda sock: (sock.recv(24), sock.sendall(message(0, 1))), b"malformed message"),
-    (lambda sock: (sock.recv(24), sock.sendall(b"\xff" * 24)), b"malformed message"),
-    (lambda sock: (sock.recv(24), sock.sendall(message(1, 2))), b"out-of-order message"),
-    (lambda sock: (sock.recv(24), sock.sendall(message(1, 1)), sock.recv(24), sock.sendall(message(1, 1))),
+    (lambda sock: (greeted(sock), receive(sock, 24), sock.sendall(message(0, 1))), b"malformed message"),
+    (lambda sock: (greeted(sock), receive(sock, 24), sock.sendall(b"\xff" * 24)), b"malformed message"),
+    (lambda sock: (greeted(sock), receive(sock, 24), sock.sendall(message(1, 2))), b"out-of-order message"),
+    (lambda sock: (greeted(sock), receive(sock, 24), sock.sendall(message(1, 1)), receive(sock, 24),
+                   sock.sendall(message(1, 1))),
      b"out-of-order message"),
-], ids=["disconnects", "wrong-tag", "garbage", "step-ahead", "step-repeated"])
+    (lambda sock: (receive(sock, 40), sock.sendall(b"\xff" * 40)), b"malformed first message"),
+    (lambda sock: (receive(sock, 40), sock.sendall(message(1, 1) + bytes(16))), b"malformed first message"),
+], ids=["disconnects", "wrong-tag", "garbage", "step-ahead", "step-repeated", "garbage-hello", "no-hello"])
 def test_a_misbehaving_peer_ends_the_other_with_a_clear_error_and_nothing_published(behaviour, words):
     outcomes = run(0, 1, 8, break_peer=fake_peer(behaviour), timeout=5)
     worker0 = outcomes[0]
@@ -160,6 +201,111 @@ def test_a_damaged_shard_is_refused_by_name():
     outcomes = run(1, 1, 8, checkpoint)
     assert outcomes[0].status == 2 and b"weight shard" in outcomes[0].message
     assert outcomes[0].outputs == {}
+
+
+@pytest.mark.parametrize("argument, damage, words", [
+    (1, lambda shard: b"FRAX" + shard[4:], b"worker 0's weight shard (argument 1) is not a region frame"),
+    (3, lambda shard: b"XRAM" + shard[4:], b"worker 1's weight shard (argument 3) is not a region frame"),
+    (2, lambda shard: shard[:4] + struct.pack("<Q", 2) + shard[12:],
+     b"worker 0's accumulator shard (argument 2) is a frame of another epoch, not the manifest's epoch 1"),
+    (4, lambda shard: shard[:20] + struct.pack("<Q", 16) + shard[28:],
+     b"worker 1's accumulator shard (argument 4) holds a region of another size, not 8 bytes"),
+    (1, lambda shard: shard[:12] + struct.pack("<Q", 0) + shard[20:],
+     b"worker 0's weight shard (argument 1) has a step count that is not 1 to 4294967287"),
+    (2, lambda shard: shard[:12] + struct.pack("<Q", 2 ** 64 - 1) + shard[20:],
+     b"worker 0's accumulator shard (argument 2) has a step count that is not 1 to 4294967287"),
+    (3, lambda shard: shard[:12] + struct.pack("<Q", 2 ** 32) + shard[20:],
+     b"worker 1's weight shard (argument 3) has a step count that is not 1 to 4294967287"),
+], ids=["magic", "magic-worker-1", "epoch", "region-size", "no-steps", "steps-2^64-1", "steps-2^32"])
+def test_each_damaged_shard_field_is_refused_naming_the_file_and_the_field(argument, damage, words):
+    """A refusal names the file by its argument and says which field is wrong (the region size
+    is not the epoch); the damaged worker ends with 2 before connecting, its peer with 5."""
+    checkpoint = checkpoint_at(1, 8)
+    checkpoint[argument] = damage(checkpoint[argument])
+    outcomes = run(1, 1, 8, checkpoint, timeout=2)
+    damaged = (argument - 1) // 2
+    assert outcomes[damaged].status == 2 and words in outcomes[damaged].message, outcomes[damaged].message
+    assert outcomes[1 - damaged].status == 5
+    assert [o.outputs for o in outcomes] == [{}, {}]
+
+
+def test_a_resume_refuses_a_checkpoint_its_steps_would_carry_past_a_frame_word():
+    """The pair's step count stays a frame word (Runtime.RegionFrame): a resume of 8 steps takes
+    a checkpoint at up to 2^32 - 1 - 8 steps, not one more."""
+    outcomes = run(1, 1, 8, checkpoint_at(1, 2 ** 32 - 8), timeout=2)
+    assert outcomes[0].status == 2 and b"has a step count that is not 1 to 4294967287" in outcomes[0].message
+    assert b"too far along for this run's 8 more steps" in outcomes[0].message
+
+
+@pytest.mark.parametrize("taken", [1, 4095, 4096, 4097, 12_345_678, 2 ** 32 - 1 - 8])
+def test_a_resume_continues_at_any_step_count_without_counting_up_to_it(taken):
+    """The rows continue at row T mod N for a checkpoint at T steps, computed in a fixed number of
+    commands: a checkpoint at 2^32 - 9 steps resumes as fast as one at 1 step (the plan counted
+    to T before, ~10^5 steps a second on this interpreter), bit-identical to the reference."""
+    steps = 8
+    outcomes = run(1, 1, steps, checkpoint_at(1, taken), timeout=5, join=60)
+    assert [(o.status, o.message) for o in outcomes] == [(0, b""), (0, b"")]
+    expected = R.train(data(), COORDINATES, steps, first_row=taken)
+    for k, outcome in enumerate(outcomes):
+        for argument, value in ((1 + 2 * k, expected[k].weight), (2 + 2 * k, expected[k].accumulator)):
+            epoch, steps_so_far, got = F.shard_value(outcome.outputs[argument])
+            assert (epoch, steps_so_far, R.bits(got)) == (2, taken + steps, R.bits(value)), (k, argument)
+
+
+def test_a_workers_two_shards_at_different_step_counts_are_refused():
+    outcomes = run(1, 1, 8, checkpoint_at(1, 8, steps_of={1: 16}), timeout=2)
+    assert outcomes[0].status == 2, outcomes[0].message
+    assert (b"worker 0's accumulator shard (argument 2) is at another step count than worker 0's weight shard "
+            b"(argument 1)") in outcomes[0].message
+    assert outcomes[1].status == 5 and [o.outputs for o in outcomes] == [{}, {}]
+
+
+def test_the_pairs_shards_at_different_step_counts_end_both_peers():
+    """Each worker's own shards agree, but worker 1's frames are of another run than worker
+    0's: the peers compare the counts when they connect and neither trains."""
+    outcomes = run(1, 1, 8, checkpoint_at(1, 8, steps_of={3: 16, 4: 16}))
+    for k, outcome in enumerate(outcomes):
+        assert outcome.status == 5 and outcome.outputs == {}, outcome.message
+        assert b"resumes a checkpoint at another step count" in outcome.message
+        assert f"(this worker, worker {k}: its shards' step count".encode() in outcome.message
+
+
+@pytest.mark.parametrize("builds, words", [
+    (((0, 1, 8), (0, 1, 16)), [b"takes another number of steps (this worker, worker 0: 8 steps)",
+                               b"takes another number of steps (this worker, worker 1: 16 steps)"]),
+    (((0, 1, 8), (0, 2, 8)), [b"was built for another epoch (this worker, worker 0: epoch 1)",
+                              b"was built for another epoch (this worker, worker 1: epoch 2)"]),
+    (((0, 1, 8), (1, 1, 8)), [b"resumes a checkpoint (this worker, worker 0: a fresh run)",
+                              b"starts fresh (this worker, worker 1: a resume)"]),
+], ids=["steps", "epoch", "resume"])
+def test_peers_built_differently_both_refuse_before_training(builds, words):
+    """A pair built with different step counts, epochs or resume flags: both peers end with
+    status 5 naming what differs (each its own value), before either submits anything, and
+    neither publishes (before, one published while the other failed, or both exited 0 with a
+    checkpoint no resume accepts)."""
+    outcomes = run_mixed(builds, checkpoint_at(1, 8))
+    for outcome, expected in zip(outcomes, words):
+        assert outcome.status == 5 and expected in outcome.message, outcome.message
+        assert outcome.outputs == {} and outcome.submitted == 0
+
+
+def prediction(checkpoint, epoch=1):
+    host = A.parse_embedded(A.prediction_artifact(UUID, epoch))
+    return E.run_host(host.program, host.images, dict(checkpoint), None)
+
+
+@pytest.mark.parametrize("steps_of, words", [
+    ({4: 16}, b"worker 1's accumulator shard (argument 4) is at another step count than worker 0's weight shard "
+              b"(argument 1)"),
+    ({1: 16}, b"worker 0's accumulator shard (argument 2) is at another step count than worker 0's weight shard "
+              b"(argument 1)"),
+    ({3: 2 ** 64 - 1}, b"worker 1's weight shard (argument 3) has a step count that is not 1 to 4294967295 "
+                       b"(a damaged frame)"),
+], ids=["worker-1", "worker-0", "damaged"])
+def test_a_prediction_refuses_shards_of_different_runs(steps_of, words):
+    outcome = prediction(checkpoint_at(1, 8, steps_of=steps_of))
+    assert outcome.status == 2 and words in outcome.message, outcome.message
+    assert outcome.outputs == {} and outcome.submitted == 0
 
 
 def test_a_short_record_is_refused():

@@ -31,12 +31,17 @@ def _differences(a_path: str, b_path: str):
     from ..nvidia.golden import _differences, differences
 
     try:
+        from pathlib import Path
+
+        from ..errors import UsageError
+        for path in (a_path, b_path):       # a missing file is missing, whatever the other one is
+            if not Path(path).exists():
+                raise UsageError(f"no such image folder or host: {path}")
         kinds = native.is_native_host(a_path), native.is_native_host(b_path)
         if kinds == (True, True):
             return _differences(native.lines(a_path), native.lines(b_path))
         if any(kinds):
             native_one, other = (a_path, b_path) if kinds[0] else (b_path, a_path)
-            from ..errors import UsageError
             raise UsageError(f"{native_one} is a native physical program host and {other} is not: "
                              "the two cannot be compared",
                              hint="compare two native hosts, or two plan hosts / image folders")

@@ -20,7 +20,11 @@ _OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
 
 
 def is_native_host(path) -> bool:
-    """Whether `path` is a file ending in a native host's trailer or embedded-artifact footer."""
+    """Whether `path` is a native host, intact or damaged: an ELF file ending in a native host's
+    trailer or embedded-artifact footer, or one that carries the interpreter's own trailer magic
+    (runtime_c/native_host.c looks for it and names it in its messages) without ending in it --
+    a native host cut short, whose read() then says it is damaged, as the host itself does,
+    instead of "carries no bobc images"."""
     from ..native.artifact import EMBED_MAGIC, TRAILER_MAGIC
 
     path = Path(path)
@@ -32,13 +36,27 @@ def is_native_host(path) -> bool:
                 return False
             handle.seek(0, 2)
             size = handle.tell()
-            if size < 16:
-                return False
-            handle.seek(size - 16)
-            tail = handle.read(16)
+            if size >= 16:
+                handle.seek(size - 16)
+                tail = handle.read(16)
+                if tail[8:] == TRAILER_MAGIC or tail[:8] == EMBED_MAGIC:
+                    return True
+            handle.seek(0)
+            return _carries(handle, TRAILER_MAGIC)
     except OSError:
         return False
-    return tail[8:] == TRAILER_MAGIC or tail[:8] == EMBED_MAGIC
+
+
+def _carries(handle, magic: bytes, chunk: int = 1 << 20) -> bool:
+    """Whether the open file holds `magic` anywhere (read a chunk at a time)."""
+    previous = b""
+    while True:
+        data = handle.read(chunk)
+        if not data:
+            return False
+        if magic in previous[-(len(magic) - 1):] + data:
+            return True
+        previous = data
 
 
 def read(path):

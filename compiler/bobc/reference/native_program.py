@@ -506,7 +506,12 @@ class Machine:
             self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): this session has no GPU "
                                         f"(NATIVE_DEVICE=memory): a submission needs one")
         self.submitted.append(entry)
-        self.gpu(self, entry)
+        try:
+            self.gpu(self, entry)
+        except (Stop, _Halt):
+            raise
+        except Exception as error:      # noqa: BLE001 -- the user's kernels: one line, not a traceback
+            self.fault(at, self.wait_status, f"submission {n} (entry 0x{entry:x}): {kernels_failure(self.gpu, error)}")
         memory, offset = semaphore_at
         seen = int.from_bytes(memory[offset:offset + 8], "little")
         if seen < n + 1:
@@ -565,6 +570,26 @@ def open_diagnostic(variable: str, path: str, inputs):
         os.close(fd)
         raise
     return handle
+
+
+def kernels_failure(gpu, error: BaseException) -> str:
+    """An exception out of a --kernels SUBMIT in one line, as `bobc run` reports a --kernels file
+    that fails to load: the file, the exception, the line of the file it came through and, when
+    it was raised in another file (the kernels' own helpers), that file and line."""
+    import traceback
+
+    def shown(path: str) -> str:          # under the working folder: as a relative path
+        relative = os.path.relpath(path) if os.path.isabs(path) else path
+        return path if relative.startswith("..") else relative
+
+    source = getattr(getattr(gpu, "__code__", None), "co_filename", None) or getattr(gpu, "__module__", "?")
+    frames = traceback.extract_tb(error.__traceback__)
+    mine = [frame for frame in frames if frame.filename == source]
+    where = f" at line {mine[-1].lineno}" if mine else ""
+    if frames and frames[-1].filename != source:
+        where += f" (raised in {shown(frames[-1].filename)} line {frames[-1].lineno})"
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"--kernels {shown(source)}: SUBMIT raised {type(error).__name__}{where}" + (f": {text}" if text else "")
 
 
 def _number(text, otherwise: int) -> int:

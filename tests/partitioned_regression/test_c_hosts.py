@@ -1,0 +1,101 @@
+"""Seed 003's built C hosts without a GPU (NATIVE_DEVICE=memory): what they do before their first
+Submit -- the checkpoint's checks, a resume's row position, the peers' agreement on the run --
+over real TCP, as two processes.  A session without a GPU refuses the first Submit (status 3),
+so reaching it is the measure of everything before it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+EXAMPLE = REPOSITORY / "examples/partitioned_regression"
+sys.path.insert(0, str(EXAMPLE))
+
+from partitioned_regression import formats as F  # noqa: E402
+
+PORT = 47393
+STEPS = 4
+UUID = "".join(f"\\x{b:02x}" for b in bytes(range(16)))
+HOSTS = {
+    "resume0": f"0 {PORT} 1 1 {STEPS}",
+    "resume1": f"1 {PORT} 1 1 {STEPS}",
+    "worker0": f"0 {PORT} 0 1 {STEPS}",
+    "longer1": f"1 {PORT} 0 1 {2 * STEPS}",
+}
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("pr-c-hosts")
+    (folder / "Pair.bob").write_text("module Pair\n\nimport PartitionedRegression.Build.Workers\n\n" + "".join(
+        f'def {name} : Bytes = (coordinateH200Worker b"{UUID}" 0 {settings})\n' for name, settings in HOSTS.items()))
+    for name in HOSTS:
+        built = subprocess.run([sys.executable, "-m", "bobc", "build", str(folder / "Pair.bob"), "--entry", name,
+                                "--target", "sm_90", "-I", str(EXAMPLE), "-o", str(folder / name)],
+                               capture_output=True, text=True, timeout=300)
+        assert built.returncode == 0, built.stderr
+    return {name: folder / name for name in HOSTS}
+
+
+def checkpoint(folder: Path, steps: int) -> None:
+    (folder / "m").write_bytes(F.manifest(1))
+    for name, value in (("w0", 0.5), ("a0", 0.25), ("w1", -0.5), ("a1", -0.25)):
+        (folder / name).write_bytes(F.shard(1, steps, value))
+
+
+def run_pair(hosts, names, folder: Path, timeout: float = 30):
+    """Both peers as processes (worker 0 first), with the pair's checkpoint paths; each
+    (status, stderr)."""
+    record = folder / "record.bin"
+    record.write_bytes(bytes(32 + 16 * 4096))
+    environment = {**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "3000"}
+    processes = []
+    for worker, name in enumerate(names):
+        arguments = ["m", "w0", "a0", "w1", "a1", f"readback{worker}", str(record)]
+        processes.append(subprocess.Popen([str(hosts[name]), *arguments], cwd=folder, env=environment,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    try:
+        return [(p.wait(timeout), p.stderr.read()) for p in processes]
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_a_resume_far_along_reaches_its_first_submission_at_once(hosts, tmp_path):
+    """A checkpoint at 2^32 - 1 - steps steps: the rows are positioned (4095 rotations at most)
+    and both peers reach their first Submit in well under a second; the plan counted up to the
+    step count before (~2 s per 10^8 steps, minutes here, forever for a damaged 2^64 - 1)."""
+    checkpoint(tmp_path, 2 ** 32 - 1 - STEPS)
+    started = time.monotonic()
+    outcomes = run_pair(hosts, ("resume0", "resume1"), tmp_path)
+    assert time.monotonic() - started < 15
+    for status, stderr in outcomes:
+        assert status == 3 and "(Submit): submission 0" in stderr, stderr
+
+
+def test_a_damaged_step_count_is_refused_naming_the_file(hosts, tmp_path):
+    checkpoint(tmp_path, 2 ** 64 - 1)
+    outcomes = run_pair(hosts, ("resume0", "resume1"), tmp_path)
+    for worker, (status, stderr) in enumerate(outcomes):
+        assert status == 2, stderr
+        assert (f"coordinate checkpoint: worker {worker}'s weight shard (argument {1 + 2 * worker}) has a step count "
+                f"that is not 1 to {2 ** 32 - 1 - STEPS}") in stderr
+    assert not (tmp_path / "readback0").exists()
+
+
+def test_peers_built_for_different_step_counts_refuse_before_opening_the_gpu(hosts, tmp_path):
+    outcomes = run_pair(hosts, ("worker0", "longer1"), tmp_path)
+    for worker, (status, stderr) in enumerate(outcomes):
+        assert status == 5, stderr
+        steps = STEPS * (1 + worker)
+        assert (f"the other worker takes another number of steps (this worker, worker {worker}: {steps} steps)"
+                in stderr)
+        assert "OpenDevice" not in stderr and "Submit" not in stderr
+    assert not any((tmp_path / name).exists() for name in ("m", "w0", "a0", "w1", "a1"))
