@@ -362,7 +362,9 @@ class Machine:
             elif code == 22:
                 if self.telemetry >= 0 and n[0] <= self.telemetry:
                     micros = int((time.monotonic() - self.start) * 1e6)
-                    self.stderr.write(b"native: telemetry " + c.data + f" +{micros} us\n".encode())
+                    # the label up to its first NUL, as the C host prints it (a NUL-padded name)
+                    label = c.data.split(b"\0", 1)[0]
+                    self.stderr.write(b"native: telemetry " + label + f" +{micros} us\n".encode())
             else:
                 self._other(at, c)
             at = c.child[0]
