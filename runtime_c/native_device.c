@@ -388,7 +388,8 @@ double np_profile_start(void)
 {
     if (!profile.state) {
         const char *on = getenv(NP_PROFILE_VARIABLE);
-        profile.state = on && *on && strcmp(on, "0") ? 1 : -1;
+        /* 1 only: the native host refuses any value but 0 and 1 at start-up (native_host.c) */
+        profile.state = on && strcmp(on, "1") == 0 ? 1 : -1;
         profile.last_kind = PROFILE_NONE;
         if (profile.state > 0)
             atexit(profile_report);
