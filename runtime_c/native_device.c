@@ -174,10 +174,12 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     if (!target)
         return say(err, NP_STATUS_DEVICE, "this host was built for target %s, which this runtime does not know",
                    s->target);
-    /* only a peer on this machine (Connect before OpenDevice, over loopback) may share our context */
-    if (peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0)
+    /* only a peer on this machine (Connect before OpenDevice, over loopback) may share our context;
+     * and with no NVIDIA driver at all there is no context to share: no wait for the peer's, the
+     * bring-up's own "no GPU" is the one line said (probe s27, finding 11) */
+    if (peer_note.listening < 0 || strncmp(peer_note.address, "127.", 4) != 0 || !rt_gpu_present())
         share = SHARE_OFF;
-    char path[256] = "", why[NP_ERR_BYTES] = "";
+    char path[256] = "", why[NP_ERR_BYTES] = "", alone[NP_ERR_BYTES + 256] = "";
     if (share != SHARE_OFF) {
         group_path(uuid, path, sizeof path);
         if (peer_note.listening)
@@ -187,9 +189,10 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
             if (share == SHARE_REQUIRED)
                 return say(err, NP_STATUS_DEVICE, "%s=1: %s; start the listening peer on this GPU with %s=1 too",
                            NP_SHARE_GROUP_VARIABLE, why, NP_SHARE_GROUP_VARIABLE);
-            fprintf(stderr, "native: %s; this session takes a GPU context of its own (the GPU switches between the "
-                    "peers' contexts, ~150 us a switch on an H200; %s=0 skips the wait)\n", why,
-                    NP_SHARE_GROUP_VARIABLE);
+            /* said once the session's own context is up: a bring-up that fails says only why */
+            snprintf(alone, sizeof alone, "native: %s; this session takes a GPU context of its own (the GPU switches "
+                     "between the peers' contexts, ~150 us a switch on an H200; %s=0 skips the wait)\n", why,
+                     NP_SHARE_GROUP_VARIABLE);
         }
     }
     memset(&s->gpu, 0, sizeof s->gpu);
@@ -207,6 +210,8 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     }
     s->gpu_opened = 1;
     s->open = 1;
+    if (alone[0])
+        fputs(alone, stderr);
     if (config.share_group) {
         if (publish_group(path, &s->gpu, why) == 0)
             snprintf(s->group_file, sizeof s->group_file, "%s", path);
@@ -383,7 +388,8 @@ double np_profile_start(void)
 {
     if (!profile.state) {
         const char *on = getenv(NP_PROFILE_VARIABLE);
-        profile.state = on && *on && strcmp(on, "0") ? 1 : -1;
+        /* 1 only: the native host refuses any value but 0 and 1 at start-up (native_host.c) */
+        profile.state = on && strcmp(on, "1") == 0 ? 1 : -1;
         profile.last_kind = PROFILE_NONE;
         if (profile.state > 0)
             atexit(profile_report);

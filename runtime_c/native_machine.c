@@ -225,8 +225,12 @@ int np_run(np_machine *m, uint32_t at)
         }
         case NP_TELEMETRY:
             if (m->telemetry >= 0 && c->n[0] <= (uint64_t)m->telemetry) {
+                /* the label up to its first NUL: a name padded with zeros (seed 003's 64-byte
+                 * identity) makes a text line, not one carrying raw NULs (probe s27, finding 10) */
+                const void *nul = c->bytes_length ? memchr(c->bytes, 0, c->bytes_length) : NULL;
+                size_t shown = nul ? (size_t)((const uint8_t *)nul - c->bytes) : (size_t)c->bytes_length;
                 fputs("native: telemetry ", stderr);
-                fwrite(c->bytes, 1, c->bytes_length, stderr);
+                fwrite(c->bytes, 1, shown, stderr);
                 fprintf(stderr, " +%llu us\n", (unsigned long long)(np_now_us() - m->start_us));
             }
             break;

@@ -6,6 +6,8 @@
 #include "elf_sections.h"
 #include "host_runtime.h"
 #include "host_io.h"
+#include "native_device.h"
+#include "native_machine.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
@@ -396,7 +398,8 @@ static void test_args(void)
 }
 
 /* `what` runs with stderr sent to a file; what it printed there (at most `n` - 1 bytes). */
-static void captured(void (*what)(void), char *out, size_t n)
+/* What `what` writes on stderr, NUL-terminated in out; its byte count (NULs included). */
+static size_t captured(void (*what)(void), char *out, size_t n)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/stderr.txt", tmpdir);
@@ -413,6 +416,7 @@ static void captured(void (*what)(void), char *out, size_t n)
     out[got] = 0;
     if (f)
         fclose(f);
+    return got;
 }
 
 static int quiet_rc;
@@ -454,6 +458,96 @@ static void test_gpu_settings(void)
         CHECK(said[0] == 0, "a quiet shim prints nothing: '%s'", said);
     }
     unsetenv("BOBC_GPU_MAPPING");
+}
+
+/* ---- the native host's machine and device session (probe s27, findings 10 and 11) ---- */
+
+static np_machine telemetry_machine;
+static int telemetry_rc;
+static void run_telemetry(void)
+{
+    telemetry_rc = np_run(&telemetry_machine, 0);
+}
+
+/* A Telemetry label padded with NULs (seed 003's 64-byte identity) is printed up to its first
+ * NUL: a text line, no raw NUL bytes. */
+static void test_native_telemetry(void)
+{
+    static const uint8_t label[] = "coordinate-host-v1\0\0\0\0\0\0\0\0\0\0\0\0";
+    np_command commands[2];
+    memset(commands, 0, sizeof commands);
+    commands[0].code = NP_TELEMETRY;
+    commands[0].n[0] = 1;
+    commands[0].bytes = label;
+    commands[0].bytes_length = sizeof label - 1;
+    commands[0].child[0] = 1;
+    commands[1].code = NP_END;
+    np_program p;
+    memset(&p, 0, sizeof p);
+    p.slots = 1;
+    p.state_extent = 8;
+    p.commands = commands;
+    p.count = 2;
+    uint64_t slots[1] = { 0 };
+    uint8_t state[8] = { 0 };
+    memset(&telemetry_machine, 0, sizeof telemetry_machine);
+    telemetry_machine.p = &p;
+    telemetry_machine.slots = slots;
+    telemetry_machine.state = state;
+    telemetry_machine.start_us = np_now_us();
+    telemetry_machine.telemetry = 1;
+    char said[512];
+    size_t length = captured(run_telemetry, said, sizeof said);
+    CHECK(telemetry_rc == 0, "telemetry run: %d %s", telemetry_rc, telemetry_machine.message);
+    CHECK(length == strlen(said), "a telemetry line carries no NUL (%zu bytes, %zu before the first NUL)", length,
+          strlen(said));
+    CHECK(strncmp(said, "native: telemetry coordinate-host-v1 +", 38) == 0 && length && said[length - 1] == '\n',
+          "telemetry line: '%s'", said);
+    telemetry_machine.telemetry = 0;          /* below the command's level: nothing */
+    length = captured(run_telemetry, said, sizeof said);
+    CHECK(telemetry_rc == 0 && length == 0, "level 0 prints nothing: '%s'", said);
+}
+
+static np_session no_gpu_session;
+static int no_gpu_rc;
+static char no_gpu_error[NP_ERR_BYTES];
+static void open_without_gpu(void)
+{
+    static const uint8_t uuid[16] = { 1, 2, 3 };
+    memset(&no_gpu_session, 0, sizeof no_gpu_session);
+    no_gpu_session.target = "sm_90";
+    no_gpu_rc = np_device_open(&no_gpu_session, uuid, no_gpu_error);
+    np_device_release(&no_gpu_session);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The connecting peer of a pair on a machine without a GPU: the bring-up's "no GPU" at once, said
+ * once (by the host, from err), not after a 2 s wait for the listening peer's GPU context and a
+ * note about taking a context of its own. */
+static void test_native_device_without_gpu(void)
+{
+    if (rt_gpu_present())
+        return;
+    unsetenv(NP_DEVICE_VARIABLE);
+    unsetenv("NATIVE_GPU_SHARE_GROUP");
+    struct timespec since;
+    clock_gettime(CLOCK_REALTIME, &since);
+    np_device_note_peer("127.0.0.1:47811", 0, &since);
+    char said[2048];
+    double started = seconds_now();
+    captured(open_without_gpu, said, sizeof said);
+    double took = seconds_now() - started;
+    CHECK(no_gpu_rc == 3 && strstr(no_gpu_error, "no GPU: /dev/nvidiactl does not exist"), "open: %d %s", no_gpu_rc,
+          no_gpu_error);
+    CHECK(said[0] == 0, "the failure is the host's one line, nothing before it: '%s'", said);
+    CHECK(took < 1.0, "no wait for a peer's GPU context without a GPU: %.2f s", took);
+    np_device_note_peer("", -1, &since);
 }
 
 static void write_text(const char *path, const char *text)
@@ -935,6 +1029,8 @@ int main(void)
     test_args();
     test_shim_cpu();
     test_gpu_settings();
+    test_native_telemetry();
+    test_native_device_without_gpu();
     test_diag_files();
     test_sections();
     char real[PATH_MAX];

@@ -28,6 +28,9 @@ EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), f
 EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
 PEER_TIMEOUT_VARIABLE = "NATIVE_PEER_TIMEOUT_MS"
 PEER_TIMEOUT_MS = 10000
+PEER_TIMEOUT_MOST_MS = 86_400_000          # a day (runtime_c/native_host.c's PEER_TIMEOUT_MOST_MS)
+TELEMETRY_VARIABLE = "NATIVE_TELEMETRY"
+TELEMETRY_MOST = (1 << 63) - 1             # runtime_c/native_host.c's TELEMETRY_MOST
 MAX_PEERS = 16
 MAX_MAPPINGS = 48
 INPUT_LIMIT = 1 << 30
@@ -216,7 +219,7 @@ class Machine:
         self.session_open = False
         self.peers: list[Peer] = []
         self.staged: dict[int, bytes] = {}
-        self.telemetry = _number(environ.get("NATIVE_TELEMETRY"), -1)
+        self.telemetry = _number(environ.get(TELEMETRY_VARIABLE), -1)
         self.peer_timeout_ms = _number(environ.get(PEER_TIMEOUT_VARIABLE), PEER_TIMEOUT_MS)
         self.start = time.monotonic()
         self.submitted: list[int] = []
@@ -362,7 +365,9 @@ class Machine:
             elif code == 22:
                 if self.telemetry >= 0 and n[0] <= self.telemetry:
                     micros = int((time.monotonic() - self.start) * 1e6)
-                    self.stderr.write(b"native: telemetry " + c.data + f" +{micros} us\n".encode())
+                    # the label up to its first NUL, as the C host prints it (a NUL-padded name)
+                    label = c.data.split(b"\0", 1)[0]
+                    self.stderr.write(b"native: telemetry " + label + f" +{micros} us\n".encode())
             else:
                 self._other(at, c)
             at = c.child[0]
@@ -592,6 +597,31 @@ def kernels_failure(gpu, error: BaseException) -> str:
     return f"--kernels {shown(source)}: SUBMIT raised {type(error).__name__}{where}" + (f": {text}" if text else "")
 
 
+def _decimal(text: str, most: int):
+    """A decimal number of ASCII digits only (no sign, space, underscore or exponent) at most
+    `most`, else None: runtime_c/native_host.c's decimal_setting."""
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    value = int(text, 10)
+    return value if value <= most else None
+
+
+def setting_refusal(environ) -> str | None:
+    """The C host's start-up judgement (runtime_c/native_host.c, read_settings) of the settings
+    this interpreter reads: None, or the usage error's text (exit 2) naming the variable and
+    what it accepts.  NATIVE_TELEMETRY: unset or empty (no telemetry) or a level 0 to 2^63-1;
+    NATIVE_PEER_TIMEOUT_MS: unset (10000) or milliseconds 1 to 86400000."""
+    text = environ.get(TELEMETRY_VARIABLE)
+    if text and _decimal(text, TELEMETRY_MOST) is None:
+        return (f"{TELEMETRY_VARIABLE}={text}: expected a level, a decimal number 0 to {TELEMETRY_MOST} (or leave it "
+                f"unset: no telemetry)")
+    text = environ.get(PEER_TIMEOUT_VARIABLE)
+    if text is not None and not _decimal(text, PEER_TIMEOUT_MOST_MS):
+        return (f"{PEER_TIMEOUT_VARIABLE}={text}: expected milliseconds, a decimal number 1 to {PEER_TIMEOUT_MOST_MS} "
+                f"(or leave it unset: {PEER_TIMEOUT_MS})")
+    return None
+
+
 def _number(text, otherwise: int) -> int:
     if not text:
         return otherwise
@@ -617,6 +647,10 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         stderr.write(f"native: usage: {name} ARG0 ... ARG{program.arguments - 1}: the program names "
                      f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
+        return EXIT_FILE
+    refusal = setting_refusal(os.environ if environ is None else environ)    # native_host.c: then the settings
+    if refusal is not None:
+        stderr.write(f"native: {refusal}\n".encode("utf-8", "surrogateescape"))
         return EXIT_FILE
     outputs = []
     for command in program.commands:
