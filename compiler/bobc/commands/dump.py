@@ -7,6 +7,10 @@
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
 images without a manifest: its dump is the program, `command[i] = Name fields...`, and each
 embedded image's identity, size and sha256 (bobc.host.native).
+
+A host whose images do not match its plan identity is damaged: refused, exit 2 (the host
+itself refuses to run it, exit 9).  Every file is read only when it is a regular file of at
+most 1 GiB (docs/limits.md); anything else is refused, exit 2, naming the file.
 """
 from __future__ import annotations
 
@@ -24,9 +28,17 @@ def add_arguments(p):
 
 
 def run(args):
-    from ..host import native
-    from ..nvidia.decode import lines, load_images
+    from pathlib import Path
 
+    from ..errors import UsageError
+    from ..host import native
+    from ..nvidia.decode import check_input, lines, load_images
+
+    given = Path(args.images)
+    if not given.exists():
+        raise UsageError(f"no such image folder or host: {args.images}")
+    if not given.is_dir():
+        check_input(given)          # a FIFO, a device, a file over 1 GiB: refused unread (exit 2)
     if native.is_native_host(args.images):
         facts = native.lines(args.images)
     else:
