@@ -24,6 +24,9 @@ CANNOT_COMPARE = 2
 def add_arguments(p):
     p.add_argument("a", help="image folder or host executable (the 'before')")
     p.add_argument("b", help="image folder or host executable (the 'after')")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder holding the plan's own kernel sources (searched recursively, before "
+                        "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list")
     p.epilog = "exit status: 0 the same images, 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
 
@@ -44,7 +47,7 @@ def _checked(path: str) -> None:
         check_input(given)
 
 
-def _differences(a_path: str, b_path: str):
+def _differences(a_path: str, b_path: str, include=()):
     from ..errors import BobcError
     from ..host import native
     from ..nvidia.decode import load_images
@@ -63,7 +66,11 @@ def _differences(a_path: str, b_path: str):
             raise UsageError(f"{native_one} is a native physical program host and {other} is not: "
                              "the two cannot be compared",
                              hint="compare two native hosts, or two plan hosts / image folders")
+        from .dump import _kernel_folders
+
+        folders = _kernel_folders(include)
         a, b = load_images(a_path), load_images(b_path)
+        a.kernel_folders = b.kernel_folders = folders
         return differences(a, b)
     except BobcError as error:
         error.exit_code = CANNOT_COMPARE      # never 1: 1 says "they differ"
@@ -71,7 +78,7 @@ def _differences(a_path: str, b_path: str):
 
 
 def run(args):
-    found = _differences(args.a, args.b)
+    found = _differences(args.a, args.b, args.include)
     verdict = 1 if found else 0
     try:
         if args.json:

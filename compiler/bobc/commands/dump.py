@@ -24,6 +24,9 @@ def add_arguments(p):
     p.add_argument("--nonzero", action="store_true",
                    help="list only the QMD fields and bank 0 words that are not zero")
     p.add_argument("--no-code", action="store_true", help="skip the instructions of the regions")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder holding the plan's own kernel sources (searched recursively, before "
+                        "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the lines as a JSON list of {key, kind, value, note}")
 
 
@@ -43,9 +46,22 @@ def run(args):
         facts = native.lines(args.images)
     else:
         images = load_images(args.images)
+        images.kernel_folders = _kernel_folders(args.include)
         facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
     if args.json:
         sys.stdout.write(json.dumps([line.as_json() for line in facts], indent=1) + "\n")
     else:
         sys.stdout.write("".join(line.text() + "\n" for line in facts))
     return 0
+
+
+def _kernel_folders(folders) -> list[str]:
+    """The -I folders, each an existing folder (else a usage error, exit 2)."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise UsageError(f"-I {folder}: no such folder", hint="name a folder holding the plan's kernel sources")
+    return list(folders)

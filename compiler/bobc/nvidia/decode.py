@@ -417,20 +417,21 @@ def nvdisasm_arch(manifest: dict) -> str:
     return target.nvdisasm_arch
 
 
-def argument_names(kernel: str, target) -> dict[int, str]:
+def argument_names(kernel: str, target, folders=()) -> dict[int, str]:
     """Argument index -> what it holds, from the kernel's contract (the `//@ param` lines of
-    its source for `target`, a Target or its name, in the standard library: bobc.kernel_search,
+    its source for `target`, a Target or its name, found in `folders` -- a plan's own kernel
+    folders, `bobc dump -I DIR` -- then the standard library: bobc.kernel_search,
     certify/kernels.py); none when not found."""
-    return dict(_contract_names(kernel, target))
+    return dict(_contract_names(kernel, target, tuple(str(f) for f in folders)))
 
 
-def _contract_names(kernel: str, target) -> tuple[tuple[int, str], ...]:
+def _contract_names(kernel: str, target, folders: tuple[str, ...] = ()) -> tuple[tuple[int, str], ...]:
     from ..certify.kernels import ContractError, find_source, parse_contract
     from ..kernel_search import SourceError
     from ..language.modules import specs_folder
 
     try:
-        source = find_source(kernel, [specs_folder()], target)
+        source = find_source(kernel, [*folders, specs_folder()], target)
         if source is None:
             return ()
         contract = parse_contract(source, kernel)
@@ -587,7 +588,8 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
         for k, word in enumerate(struct.unpack(f"<{len(block) // 8}Q", block)):
             if word or zero_words:
                 if launch["identity"] not in names:
-                    names[launch["identity"]] = argument_names(launch["identity"], m["target"])
+                    names[launch["identity"]] = argument_names(launch["identity"], m["target"],
+                                                               getattr(images, "kernel_folders", ()))
                 out.append(Line(f"{prefix}.bank0[{8 * k:#x}]", word,
                                 bank0_meaning(m, launch["identity"], 8 * k, names[launch["identity"]]), owner, "bank0",
                                 spans=(("program", at + 64 * k, 64),)))
