@@ -39,6 +39,8 @@ def run(args):
         from ..reference.safe_io import OutputSet
 
         OutputSet().add(args.output if args.output is not None else "bob-host", "-o")    # "host/" is refused
+        if args.emit_images is not None:
+            refuse_overlap(output, Path(args.emit_images))
     if args.entry is not None and output is not None and args.emit_images is None:
         from ..native.build import native_artifact          # docs/native-host.md
         from ..reference.safe_io import publish_file
@@ -63,6 +65,27 @@ def run(args):
         print(f"wrote {output} ({target.name})" if args.output is not None else
               f"wrote {output} ({target.name}; no -o given, so ./bob-host)")
     return 0
+
+
+def refuse_overlap(output: Path, images: Path) -> None:
+    """Refuse (exit 8, before the build, nothing written) a host path that is the image folder,
+    lies inside it, or contains it: the images are written first, so either would leave one
+    output half-replaced by the other ("outputs are all or nothing")."""
+    import os
+
+    from ..reference.errors import OutputWriteFailure
+
+    host, folder = (os.path.realpath(os.path.abspath(p)) for p in (output, images))
+    if host == folder:
+        detail = f"is also the --emit-images folder ({images})"
+    elif os.path.commonpath([host, folder]) == folder:
+        detail = f"lies inside the --emit-images folder {images}, which the images replace"
+    elif os.path.commonpath([host, folder]) == host:
+        detail = f"contains the --emit-images folder {images}"
+    else:
+        return
+    raise OutputWriteFailure(output, "-o", f"{detail}: no output may be another output",
+                             hint="nothing was written; give the host and the images separate paths")
 
 
 def write_host(built, target, output: Path) -> None:

@@ -7,6 +7,10 @@
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
 images without a manifest: its dump is the program, `command[i] = Name fields...`, and each
 embedded image's identity, size and sha256 (bobc.host.native).
+
+A host whose images do not match its plan identity is damaged: refused, exit 2 (the host
+itself refuses to run it, exit 9).  Every file is read only when it is a regular file of at
+most 1 GiB (docs/limits.md); anything else is refused, exit 2, naming the file.
 """
 from __future__ import annotations
 
@@ -20,20 +24,44 @@ def add_arguments(p):
     p.add_argument("--nonzero", action="store_true",
                    help="list only the QMD fields and bank 0 words that are not zero")
     p.add_argument("--no-code", action="store_true", help="skip the instructions of the regions")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder holding the plan's own kernel sources (searched recursively, before "
+                        "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the lines as a JSON list of {key, kind, value, note}")
 
 
 def run(args):
-    from ..host import native
-    from ..nvidia.decode import lines, load_images
+    from pathlib import Path
 
+    from ..errors import UsageError
+    from ..host import native
+    from ..nvidia.decode import check_input, lines, load_images
+
+    given = Path(args.images)
+    if not given.exists():
+        raise UsageError(f"no such image folder or host: {args.images}")
+    if not given.is_dir():
+        check_input(given)          # a FIFO, a device, a file over 1 GiB: refused unread (exit 2)
     if native.is_native_host(args.images):
         facts = native.lines(args.images)
     else:
         images = load_images(args.images)
+        images.kernel_folders = _kernel_folders(args.include)
         facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
     if args.json:
         sys.stdout.write(json.dumps([line.as_json() for line in facts], indent=1) + "\n")
     else:
         sys.stdout.write("".join(line.text() + "\n" for line in facts))
     return 0
+
+
+def _kernel_folders(folders) -> list[str]:
+    """The -I folders, each an existing folder (else a usage error, exit 2)."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise UsageError(f"-I {folder}: no such folder", hint="name a folder holding the plan's kernel sources")
+    return list(folders)

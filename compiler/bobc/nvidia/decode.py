@@ -28,8 +28,62 @@ MANIFEST_KEYS = ("target", "qmd_layout", "compute_class", "parameter_base", "bas
                  "regions", "launches", "submissions", "prologue")
 
 
+# The most bytes `bobc dump`, `bobc diff` and `bobc disasm` read of any one file (a host, a
+# manifest.json, an image): docs/limits.md's limit on any input file (1 GiB).  bobc writes far
+# less: the certifier's bound of 65,536 launches gives at most 64 MiB of parameter blocks and
+# 32 MiB of QMDs.
+READ_LIMIT_BYTES = 1 << 30
+
+
+class DamagedHost(BobcError):
+    """A plan host whose device images are not the ones its plan identity names (the host
+    itself refuses to run, exit 9): nothing to compare or decode, exit 2."""
+
+    exit_code = 2
+
+
+def _refusal(named: str, part: str, detail: str) -> BobcError:
+    if part == "size":
+        detail += " (docs/limits.md: 1 GiB for any file bobc reads)"
+    return UsageError(f"{named}: {detail}")
+
+
+def read_bounded(path: str | Path) -> bytes:
+    """The bytes of `path`, a regular file of at most READ_LIMIT_BYTES: opened without blocking
+    (a FIFO never hangs it) and checked before it is read; else a UsageError (exit 2) naming
+    the file and what it is."""
+    from ..reference.safe_io import read_input
+
+    return read_input(path, _refusal, READ_LIMIT_BYTES).data
+
+
+def check_input(path: str | Path) -> None:
+    """Refuse (UsageError, exit 2) a path that is not a regular file of at most READ_LIMIT_BYTES
+    (a FIFO, a device, a socket, a huge file), without reading it and without blocking."""
+    import os
+    import stat
+
+    from ..reference.safe_io import _kind, shown
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as failure:
+        raise UsageError(f"{shown(os.fspath(path))}: cannot open: {failure.strerror or failure}") from None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise _refusal(shown(os.fspath(path)), "kind", f"{_kind(info.st_mode)}, not a regular file")
+    if info.st_size > READ_LIMIT_BYTES:
+        raise _refusal(shown(os.fspath(path)), "size", f"{info.st_size} bytes, more than this file can be "
+                       f"({READ_LIMIT_BYTES} bytes at most are read)")
+
+
 def read_images(folder: str | Path) -> Images:
     """The images of a folder written by `bobc build --emit-images`."""
+    import os
+
     folder = Path(folder)
     if folder.is_file():
         raise UsageError(f"{folder} is a file, not an image folder",
@@ -37,37 +91,88 @@ def read_images(folder: str | Path) -> Images:
                               "`load_images` for a built host")
     if not folder.is_dir():
         raise UsageError(f"no such folder: {folder}")
+    if not os.path.lexists(folder / "manifest.json"):
+        raise UsageError(f"{folder} has no manifest.json; is it a `bobc build --emit-images` folder?")
+    raw_manifest = read_bounded(folder / "manifest.json")
     try:
-        text = (folder / "manifest.json").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{folder} has no manifest.json; is it a `bobc build --emit-images` folder?") from None
-    except (OSError, UnicodeDecodeError) as error:
+        text = raw_manifest.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise BobcError(f"cannot read {folder / 'manifest.json'}: {error}") from None
     data = {}
     for attribute, name in IMAGE_FILES.items():
         path = folder / name
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise UsageError(f"{folder} has no {name}")
-        try:
-            data[attribute] = path.read_bytes()
-        except OSError as error:
-            raise BobcError(f"cannot read {path}: {error.strerror or error}") from None
+        data[attribute] = read_bounded(path)
     labels = {attribute: str(folder / name) for attribute, name in IMAGE_FILES.items()}
-    return _images(_parse_manifest(text, folder / "manifest.json"), data, folder, labels)
+    images = _images(_parse_manifest(text, folder / "manifest.json"), data, folder, labels)
+    images.manifest_bytes = ("manifest.json", raw_manifest)      # for diff's byte comparison
+    return images
+
+
+def host_sections(path: str | Path, data: bytes) -> dict[str, bytes]:
+    """The .bobc.* sections of the host whose bytes are `data` (bobc.host.sections.read, on
+    bytes read once and bounded)."""
+    from ..host import sections
+
+    _, table, strings = sections._layout(data, Path(path))
+    found = {}
+    for entry in table:
+        name = sections._name(strings, entry[0])
+        if name.startswith(sections.PREFIX) and entry[1] != 8:          # SHT_NOBITS has no bytes
+            if entry[4] + entry[5] > len(data):
+                raise sections.HostImageError(f"{path}: section {name} lies outside the file "
+                                              f"({entry[4] + entry[5]} bytes of {len(data)})",
+                                              hint="the host is cut short or damaged: copy it again, "
+                                                   "or rebuild it with `bobc build`")
+            found[name[len(sections.PREFIX):]] = data[entry[4]:entry[4] + entry[5]]
+    if not found:
+        raise sections.HostImageError(f"{path} carries no bobc images", hint="pass a host built by `bobc build`")
+    return found
+
+
+IDENTITY_KEY = b"plan identity: sha256 "
+
+
+def check_identity(path, found: dict[str, bytes]) -> None:
+    """Refuse (DamagedHost, exit 2) a host whose device images are not the ones the plan identity
+    in its version section names: what the host checks at start before it runs anything
+    (runtime_c/host_version.c rt_host_check_images, exit 9) and `bobc inspect` reports."""
+    from ..host import version
+
+    hint = "copy the host again, or rebuild it (bobc build)"
+    said = None
+    section = found.get(version.SECTION)
+    if section is not None:
+        for at in range(0, len(section) - len(IDENTITY_KEY) - 64 + 1):
+            if (at == 0 or section[at - 1] == 0x0A) and section.startswith(IDENTITY_KEY, at):
+                said = section[at + len(IDENTITY_KEY):at + len(IDENTITY_KEY) + 64].decode("ascii", "replace")
+                break
+    if said is None:
+        where = "it has no version section" if section is None else "its version section names no plan identity"
+        raise DamagedHost(f"{path} is damaged: {where}, which the host checks its device images against "
+                          "(the host refuses to run, exit 9)", hint=hint)
+    carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
+    if said != carried:
+        raise DamagedHost(f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was "
+                          f"built with is {said} (the host refuses to run, exit 9)", hint=hint)
 
 
 def load_images(path: str | Path) -> Images:
-    """The images of an image folder or of a host built by `bobc build` (its .bobc.* sections)."""
+    """The images of an image folder or of a host built by `bobc build` (its .bobc.* sections).
+
+    Every file is read once, bounded (a regular file of at most READ_LIMIT_BYTES), and a host
+    whose images do not match its plan identity is refused as damaged (DamagedHost, exit 2)."""
+    import os
+
     path = Path(path)
     if path.is_dir():
         return read_images(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise UsageError(f"no such image folder or host: {path}")
-    try:
-        with open(path, "rb") as handle:
-            magic = handle.read(4)
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    check_input(path)
+    with open(path, "rb") as handle:            # a regular file (checked): the open cannot block
+        magic = handle.read(4)
     if magic != b"\x7fELF":
         raise UsageError(f"{path} is neither an image folder nor a host executable",
                          hint="pass a folder written by `bobc build --emit-images` or a host built by `bobc build`")
@@ -79,15 +184,18 @@ def load_images(path: str | Path) -> Images:
                          "as an image set",
                          hint=f"`bobc dump {path}` lists its program's commands and its images' sizes and "
                               f"sha256, `bobc inspect {path}` summarizes it, `bobc diff` compares two such hosts")
-    found = sections.read(path)
+    found = host_sections(path, read_bounded(path))
     rebuild = "the host is damaged or not bobc's: rebuild it with `bobc build`"
     missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
+    check_identity(path, found)
     manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
                                hint=rebuild)
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
-    return _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels, hint=rebuild)
+    images = _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels, hint=rebuild)
+    images.manifest_bytes = (f"section {sections.PREFIX}manifest", found["manifest"])
+    return images
 
 
 REWRITE = "write the images again with `bobc build --emit-images`"
@@ -263,6 +371,10 @@ class Line:
     kind: str = ""         # header, region, launch, qmd, bank0, push, gpfifo, code
     slot: str = ""         # what a diff matches on when the key also names the value (a method's name)
     where: str = ""        # where the value lies in its image (a method's subchannel and header offset)
+    raw: object = None     # image bits the fact rests on besides its value, compared by a diff too
+                           # (a method's header dword: its subchannel, SEC_OP, count, bit 12)
+    spans: tuple = ()      # (image, first bit, bit count) of every image bit the value and raw hold,
+                           # counted from the image's first byte: what a diff's byte check knows is shown
 
     @property
     def match(self) -> str:
@@ -305,20 +417,21 @@ def nvdisasm_arch(manifest: dict) -> str:
     return target.nvdisasm_arch
 
 
-def argument_names(kernel: str, target) -> dict[int, str]:
+def argument_names(kernel: str, target, folders=()) -> dict[int, str]:
     """Argument index -> what it holds, from the kernel's contract (the `//@ param` lines of
-    its source for `target`, a Target or its name, in the standard library: bobc.kernel_search,
+    its source for `target`, a Target or its name, found in `folders` -- a plan's own kernel
+    folders, `bobc dump -I DIR` -- then the standard library: bobc.kernel_search,
     certify/kernels.py); none when not found."""
-    return dict(_contract_names(kernel, target))
+    return dict(_contract_names(kernel, target, tuple(str(f) for f in folders)))
 
 
-def _contract_names(kernel: str, target) -> tuple[tuple[int, str], ...]:
+def _contract_names(kernel: str, target, folders: tuple[str, ...] = ()) -> tuple[tuple[int, str], ...]:
     from ..certify.kernels import ContractError, find_source, parse_contract
     from ..kernel_search import SourceError
     from ..language.modules import specs_folder
 
     try:
-        source = find_source(kernel, [specs_folder()], target)
+        source = find_source(kernel, [*folders, specs_folder()], target)
         if source is None:
             return ()
         contract = parse_contract(source, kernel)
@@ -347,8 +460,9 @@ def cluster_words(layout: str) -> dict[int, str]:
     return {offset: ", ".join(parts) for offset, parts in words.items()}
 
 
-def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
-    """What bank 0 word `offset` of a launch of `kernel` is: a driver word or a named argument."""
+def bank0_meaning(manifest: dict, kernel: str, offset: int, names: dict[int, str] | None = None) -> str:
+    """What bank 0 word `offset` of a launch of `kernel` is: a driver word or a named argument
+    (`names`: argument_names(kernel, target), when the caller has them already)."""
     if offset in DRIVER_WORDS:
         return DRIVER_WORDS[offset]
     cluster = cluster_words(manifest.get("qmd_layout", ""))
@@ -358,7 +472,8 @@ def bank0_meaning(manifest: dict, kernel: str, offset: int) -> str:
     if offset < base:
         return "below the parameters (unused)"
     index = (offset - base) // 8
-    names = argument_names(kernel, manifest["target"])
+    if names is None:
+        names = argument_names(kernel, manifest["target"])
     if index in names:
         return names[index]
     return f"argument {index} (past {kernel}'s {len(names)} arguments)" if names else f"argument {index}"
@@ -406,6 +521,7 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
     recipe = RECIPES.get(m["qmd_layout"])
     out = []
     by_qmd = {launch.get("qmd_address"): launch for launch in m["launches"]}
+    names: dict[str, dict[int, str]] = {}           # kernel -> its argument names, looked up once
     for launch in m["launches"]:
         i, owner = launch["index"], launch["identity"]
         prefix = f"launch[{i}]"
@@ -460,14 +576,23 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
         for key in ("program_address", "qmd_address", "parameter_address"):
             if key in launch:
                 out.append(Line(f"{prefix}.{key}", launch[key], "", owner, "launch"))
+        table = qmd.LAYOUTS[m["qmd_layout"]].fields
+        at = 8 * launch["qmd_offset"]
         for name, value in fields.items():
             if value or not nonzero_only:
-                out.append(Line(f"{prefix}.qmd.{name}", value, "", owner, "qmd"))
+                high, low = table[name]
+                out.append(Line(f"{prefix}.qmd.{name}", value, "", owner, "qmd",
+                                spans=(("qmd", at + low, high - low + 1),)))
         block = parameter_block(images, m["launches"].index(launch))
+        at = 8 * launch["parameter_offset"]
         for k, word in enumerate(struct.unpack(f"<{len(block) // 8}Q", block)):
             if word or zero_words:
+                if launch["identity"] not in names:
+                    names[launch["identity"]] = argument_names(launch["identity"], m["target"],
+                                                               getattr(images, "kernel_folders", ()))
                 out.append(Line(f"{prefix}.bank0[{8 * k:#x}]", word,
-                                bank0_meaning(m, launch["identity"], 8 * k), owner, "bank0"))
+                                bank0_meaning(m, launch["identity"], 8 * k, names[launch["identity"]]), owner, "bank0",
+                                spans=(("program", at + 64 * k, 64),)))
     return out
 
 
@@ -478,24 +603,73 @@ def push_lines(images: Images) -> list[Line]:
     owners = ["prologue"] + [s["identity"] for s in m["submissions"]]
     keys = ["prologue"] + [f"submission[{s['index']}]" for s in m["submissions"]]
     for (_, methods), owner, key in zip(segments, owners, keys):
+        previous, position = None, 0
         for k, method in enumerate(methods):
+            position = position + 1 if method.offset == previous else 0    # the header's n-th write
+            previous = method.offset
+            head = int.from_bytes(images.push[method.offset:method.offset + 4], "little")
+            spans = [("push", 8 * method.offset, 32)] if position == 0 else []   # the header: its first write's
+            if method.sec_op != "IMMD_DATA_METHOD":                         # its data dword
+                spans.append(("push", 8 * (method.offset + 4 + 4 * position), 32))
+            high, low = pushbuffer.HEADER_FIELDS["BIT12"]
+            bit12 = ", header bit 12 set" if head >> low & 1 else ""
             out.append(Line(f"{key}.push[{k}].{method.name}", method.data, method.meaning, owner, "push",
                             slot=f"{key}.push[{k}]",
-                            where=f"subch {method.subchannel} {method.sec_op}, header at push +{method.offset:#x}"))
+                            where=f"subch {method.subchannel} {method.sec_op}, header at push +{method.offset:#x}"
+                                  + bit12,
+                            raw=head if position == 0 else None, spans=tuple(spans)))
     return out
 
 
+def header_change(a: int, b: int) -> str:
+    """What differs between two method header dwords, field by field (pushbuffer.HEADER_FIELDS)."""
+    parts = []
+    for name, (high, low) in pushbuffer.HEADER_FIELDS.items():
+        mask = (1 << (high - low + 1)) - 1
+        x, y = a >> low & mask, b >> low & mask
+        if x != y:
+            if name == "SEC_OP":
+                parts.append(f"SEC_OP {pushbuffer.SecOp(x).name} -> {pushbuffer.SecOp(y).name}")
+            else:
+                parts.append(f"{name} {x:#x} -> {y:#x}" if name in ("ADDRESS", "COUNT") else f"{name} {x} -> {y}")
+    return f"header {a:#010x} -> {b:#010x} ({', '.join(parts)})"
+
+
+def _entry_dwords(raw: bytes) -> list[int]:
+    return [int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:8], "little")]
+
+
+def describe_entry(raw: bytes) -> str:
+    """A ring entry's fields in words, every bit of it: its address, length, level and sync, and
+    FETCH or bit 1 of its first dword when set (gpfifo.FIELDS)."""
+    entry = gpfifo.decode_entry(raw)
+    text = entry.describe()
+    dwords = _entry_dwords(raw)
+    for name in ("FETCH", "ENTRY0_BIT1", "PRIV"):
+        index, high, low = gpfifo.FIELDS[name]
+        if dwords[index] >> low & ((1 << (high - low + 1)) - 1):
+            text += {"FETCH": " fetch CONDITIONAL", "ENTRY0_BIT1": " bit 1 set (no field)",
+                     "PRIV": " priv 1"}[name]
+    return text
+
+
 def ring_lines(images: Images) -> list[Line]:
+    """The prologue's entry (in the manifest), then each ring entry: its two dwords as the image
+    holds them (every bit, bits 1:0 included) and their fields in words."""
     m = images.manifest
-    prologue_entry = gpfifo.decode_entry(_dwords_bytes(m["prologue"]["gpfifo_entry"]))
-    out = [Line("prologue.gpfifo_entry", list(prologue_entry.dwords()), prologue_entry.describe(),
-                "prologue", "gpfifo")]
+    prologue = _dwords_bytes(m["prologue"]["gpfifo_entry"])
+    out = [Line("prologue.gpfifo_entry", _entry_dwords(prologue), describe_entry(prologue), "prologue", "gpfifo")]
     by_ring = {s.get("ring_entry", s["index"]): s for s in m["submissions"]}
-    for index, entry in enumerate(ring_entries(images)):
+    raw = images.gpfifo
+    if len(raw) % gpfifo.ENTRY_BYTES:
+        gpfifo.decode(raw)      # its refusal
+    for index in range(len(raw) // gpfifo.ENTRY_BYTES):
+        entry = raw[gpfifo.ENTRY_BYTES * index:gpfifo.ENTRY_BYTES * (index + 1)]
         s = by_ring.get(index)
-        out.append(Line(f"gpfifo[{index}]", list(entry.dwords()), entry.describe(),
+        out.append(Line(f"gpfifo[{index}]", _entry_dwords(entry), describe_entry(entry),
                         s["identity"] if s else "", "gpfifo",
-                        where=f"submission {s['index']}'s segment" if s else "no submission names it"))
+                        where=f"submission {s['index']}'s segment" if s else "no submission names it",
+                        spans=(("gpfifo", 64 * index, 64),)))
     return out
 
 
@@ -562,10 +736,11 @@ def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
 def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Line]:
     """Each instruction of a region: its two words, its control code decoded, nvdisasm's text."""
     return _code_lines(region_code(images, region), f"region[{region['index']}]", region["identity"],
-                       nvdisasm_arch(images.manifest), with_text)
+                       nvdisasm_arch(images.manifest), with_text, at=region["place"])
 
 
-def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool) -> list[Line]:
+def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool, at: int | None = None) -> list[Line]:
+    """`at`: the code's byte offset in program.bin (its lines' spans), None for code elsewhere."""
     from ..sass.syntax import Control
 
     texts = _instruction_text(code, arch) if with_text else {}
@@ -575,7 +750,8 @@ def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool) -
     for offset in range(0, len(code) - len(code) % INSTRUCTION_BYTES, INSTRUCTION_BYTES):
         lo, hi = struct.unpack_from("<QQ", code, offset)
         out.append(Line(f"{key}.code[{offset:#06x}]", [lo, hi],
-                        f"{Control.from_word(hi).text()} {texts.get(offset, missing)}".rstrip(), owner, "code"))
+                        f"{Control.from_word(hi).text()} {texts.get(offset, missing)}".rstrip(), owner, "code",
+                        spans=(("program", 8 * (at + offset), 128),) if at is not None else ()))
     return out
 
 

@@ -6,11 +6,21 @@ sides are decoded into decode.Line facts (the same lines `bobc dump` prints)
 and matched by their self-describing keys, so each difference names the
 launch and its kernel, the QMD field, the pushbuffer method and its data word,
 the ring entry, the bank 0 word and its argument, or the instruction with its
-text and control code.  An empty list means the two hold the same images.
+text and control code.
+
+The decoded view is backed by a byte comparison of every image (program, QMD,
+pushbuffer, GPFIFO): each line knows which image bits it shows (decode.Line.spans),
+and every differing bit that no reported line shows -- QMD bits no field names, a
+QMD slot's padding, program.bin's padding between regions, anything -- is reported
+as a `raw` difference naming the image, the offset, the enclosing record and the
+old and new bytes.  The manifests are compared as JSON the same way (a value no
+decoded line shows is a `manifest` difference), and two manifest.json files (or
+two hosts' manifest sections) byte for byte.  So an empty list means the two hold
+the same bytes: a golden test is a byte comparison.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import decode
@@ -28,6 +38,7 @@ class Difference:
     a: object              # the value in a (None: absent)
     b: object
     meaning: str           # what changed, in words: the argument, method, control code, instruction
+    spans: tuple = field(default=(), compare=False, repr=False)   # image bits the line shows (decode.Line)
 
     def text(self) -> str:
         head = f"{self.key} ({self.owner})" if self.owner else self.key
@@ -79,7 +90,12 @@ def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
         names = [x.key.rsplit(".", 1)[1] for x in (la, lb) if x is not None]
         method = names[0] if len(set(names)) == 1 else " -> ".join(names)
         meanings = list(dict.fromkeys(x.note for x in (la, lb) if x is not None and x.note))
-        return f"method {method} ({line.where})" + (f": {' -> '.join(meanings)}" if meanings else "")
+        wheres = list(dict.fromkeys(x.where for x in (la, lb) if x is not None))
+        text = f"method {method} ({' -> '.join(wheres)})" + (f": {' -> '.join(meanings)}" if meanings else "")
+        if la is not None and lb is not None and isinstance(la.raw, int) and isinstance(lb.raw, int) \
+                and la.raw != lb.raw:
+            text += f"; {decode.header_change(la.raw, lb.raw)}"
+        return text
     if la is not None and lb is not None and la.note != lb.note and la.note and lb.note:
         return f"{la.note} -> {lb.note}"
     return (lb.note if lb is not None else "") or (la.note if la is not None else "")
@@ -92,12 +108,12 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
     out = []
     for match in order:
         la, lb = by_a.get(match), by_b.get(match)
-        if la is not None and lb is not None and la.value == lb.value and la.key == lb.key:
+        if la is not None and lb is not None and la.value == lb.value and la.key == lb.key and la.raw == lb.raw:
             continue
         line = la or lb
         out.append(Difference(line.key if la is None or lb is None or la.key == lb.key else match,
                               line.kind, line.owner, la.value if la else None, lb.value if lb else None,
-                              _meaning(la, lb)))
+                              _meaning(la, lb), (la.spans if la else ()) + (lb.spans if lb else ())))
     return out
 
 
@@ -129,7 +145,190 @@ def differences(a: Images, b: Images) -> list[Difference]:
             lines_a += _region_code_lines(a, ra, b, rb)
         if rb is not None:
             lines_b += _region_code_lines(b, rb, a, ra)
-    return _differences(lines_a, lines_b)
+    found = _differences(lines_a, lines_b)
+    found += manifest_differences(a.manifest, b.manifest, found)
+    found += raw_differences(a, b, found)
+    found += _manifest_byte_difference(a, b, found)
+    return found
+
+
+# ---------------------------------------------------------------- what no decoded line shows
+
+def _manifest_facts(manifest: dict) -> dict[str, object]:
+    """The manifest as key -> value, keyed the way the decoded lines are (region[i].size,
+    launch[i].schedules, sizes.qmd); list entries' own fields are leaves."""
+    out = {}
+    names = {"regions": "region", "launches": "launch", "submissions": "submission"}
+    for key, value in manifest.items():
+        if key in names and isinstance(value, list):
+            for position, item in enumerate(value):
+                if not isinstance(item, dict):
+                    out[f"{names[key]}[#{position}]"] = item
+                    continue
+                index = item.get("index", f"#{position}")
+                for field_name, field_value in item.items():
+                    if field_name != "index":
+                        out[f"{names[key]}[{index}].{field_name}"] = field_value
+        else:
+            out.update(decode._flat({key: value}))
+    return out
+
+
+def manifest_differences(a: dict, b: dict, found: list[Difference]) -> list[Difference]:
+    """Every manifest value that differs and that no decoded difference already names (a launch's
+    declared schedules, its QMD and parameter block offsets, a format string...)."""
+    if a == b:
+        return []
+    facts_a, facts_b = _manifest_facts(a), _manifest_facts(b)
+    shown = {d.key for d in found}
+    shown |= {key.replace(".kernel", ".identity") for key in shown if key.endswith(".kernel")}
+    one_sided = {d.key.split(".", 1)[0] for d in found if d.a is None or d.b is None}   # a launch only in b
+    out = []
+    for key in list(facts_a) + [k for k in facts_b if k not in facts_a]:
+        va, vb = facts_a.get(key), facts_b.get(key)
+        if key in facts_a and key in facts_b and va == vb or key in shown:
+            continue
+        if (key not in facts_a or key not in facts_b) and key.split(".", 1)[0] in one_sided:
+            continue              # an entry one side lacks: its decoded lines already say "only in"
+        owner = ""
+        for facts in (facts_a, facts_b):
+            head = key.split(".", 1)[0]
+            if f"{head}.identity" in facts and head != key:
+                owner = str(facts[f"{head}.identity"])
+                break
+        out.append(Difference(f"manifest.{key}", "manifest", owner,
+                              va if key in facts_a else None, vb if key in facts_b else None,
+                              "the manifest's own value (no decoded image fact shows it)"))
+    return out
+
+
+def _manifest_byte_difference(a: Images, b: Images, found: list[Difference]) -> list[Difference]:
+    """Two manifest.json files (or two hosts' manifest sections) with the same content but other
+    bytes (indentation, key order): a byte comparison would fail, so say so."""
+    ma, mb = getattr(a, "manifest_bytes", None), getattr(b, "manifest_bytes", None)
+    if ma is None or mb is None or ma[0] != mb[0] or ma[1] == mb[1] or a.manifest != b.manifest:
+        return []
+    import hashlib
+
+    digest = lambda data: f"{len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}..."  # noqa: E731
+    return [Difference(ma[0], "raw", "", digest(ma[1]), digest(mb[1]),
+                       "the same JSON content, written with other bytes (spacing, key order)")]
+
+
+# Each image's file name and the manifest size key that gives its length.
+_IMAGES = (("program", "program.bin", "program"), ("qmd", "qmd.bin", "qmd"),
+           ("push", "push.bin", "pushbuffer"), ("gpfifo", "gpfifo.bin", "gpfifo"))
+_CHUNK = 4096
+
+
+def _differing_offsets(x: bytes, y: bytes) -> list[int]:
+    out = []
+    for start in range(0, len(x), _CHUNK):
+        if x[start:start + _CHUNK] != y[start:start + _CHUNK]:
+            out += [i for i in range(start, min(start + _CHUNK, len(x))) if x[i] != y[i]]
+    return out
+
+
+def _covered(found: list[Difference], image: str, offsets: set[int]) -> dict[int, int]:
+    """Byte offset -> the mask of its bits some reported difference shows (only `offsets`)."""
+    masks: dict[int, int] = {}
+    for difference in found:
+        for name, first, count in difference.spans:
+            if name != image:
+                continue
+            for bit in range(first, first + count):
+                if bit >> 3 in offsets:
+                    masks[bit >> 3] = masks.get(bit >> 3, 0) | 1 << (bit & 7)
+    return masks
+
+
+def _record(images: Images, image: str, offset: int) -> tuple[str, str, int | None]:
+    """(what holds byte `offset` of `image`, its owner, the record's first byte or None)."""
+    m = images.manifest
+    if image == "qmd":
+        record = m["sizes"]["qmd_record"]
+        for launch in m["launches"]:
+            if launch["qmd_offset"] <= offset < launch["qmd_offset"] + record:
+                size = decode.qmd.LAYOUTS[m["qmd_layout"]].size
+                if offset - launch["qmd_offset"] >= size:
+                    return (f"launch[{launch['index']}]'s QMD slot padding (past the {m['qmd_layout']} QMD's "
+                            f"{size} bytes)", launch["identity"], launch["qmd_offset"])
+                return f"launch[{launch['index']}]'s QMD", launch["identity"], launch["qmd_offset"]
+        return "outside every launch's QMD", "", None
+    if image == "program":
+        items = [(r["place"], r["place"] + r["size"], f"region[{r['index']}] code", r["identity"])
+                 for r in m["regions"]]
+        size = m["sizes"]["parameter_block"]
+        items += [(x["parameter_offset"], x["parameter_offset"] + size, f"launch[{x['index']}]'s parameter block",
+                   x["identity"]) for x in m["launches"]]
+        for start, end, what, owner in items:
+            if start <= offset < end:
+                return what, owner, start
+        before = [item for item in items if item[1] <= offset]
+        if not before:
+            return "padding before the first region", "", None
+        start, end, what, owner = max(before)
+        return f"padding after {what} (which ends at {end:#x})", owner, None
+    if image == "push":
+        spans = [(m["prologue"]["push_offset"], m["prologue"]["push_length"], "the prologue segment", "prologue")]
+        spans += [(s["push_offset"], s["push_length"], f"submission[{s['index']}]'s segment", s["identity"])
+                  for s in m["submissions"]]
+        stage = (m.get("residence") or {}).get("stage")
+        if isinstance(stage, dict) and isinstance(stage.get("push_offset"), int):
+            spans.append((stage["push_offset"], stage.get("bytes", 0), "the program residence stage",
+                          stage.get("identity", "")))
+        for start, length, what, owner in spans:
+            if start <= offset < start + length:
+                return what, owner, start
+        return "outside every pushbuffer segment", "", None
+    entry = offset // 8
+    return f"gpfifo[{entry}]", "", entry * 8
+
+
+def _raw_meaning(images: Images, image: str, what: str, base: int | None, bits: list[int]) -> str:
+    if image == "qmd" and base is not None and "padding" not in what:
+        table = decode.qmd.LAYOUTS[images.manifest["qmd_layout"]]
+        listed = ", ".join(str(b) for b in bits[:8]) + (f" and {len(bits) - 8} more" if len(bits) > 8 else "")
+        return f"{what}, bit(s) {listed} of the QMD, in no {table.name} field"
+    where = f"{what} +{bits[0] // 8:#x}" if base is not None else what
+    return f"{where}: bytes no decoded line shows"
+
+
+def raw_differences(a: Images, b: Images, found: list[Difference]) -> list[Difference]:
+    """Every image byte that differs in bits no difference in `found` shows, as ranges: the image,
+    the offset, the enclosing record (QMD slot, region, parameter block, segment) and the bytes."""
+    out = []
+    for image, file_name, size_key in _IMAGES:
+        x, y = getattr(a, image), getattr(b, image)
+        if x == y:
+            continue
+        if len(x) != len(y):       # offsets do not line up: say so unless the manifest's sizes did
+            if not any(d.key == f"sizes.{size_key}" for d in found):
+                out.append(Difference(f"{file_name}.bytes", "raw", "", len(x), len(y),
+                                      "the image's length differs, so its bytes are not compared offset by offset"))
+            continue
+        if image == "qmd" and a.manifest["qmd_layout"] != b.manifest["qmd_layout"]:
+            continue               # another layout: compared launch by launch, not byte by byte (qmd_layout)
+        offsets = _differing_offsets(x, y)
+        masks = _covered(found, image, set(offsets))
+        residual = [(o, (x[o] ^ y[o]) & ~masks.get(o, 0) & 0xFF) for o in offsets]
+        residual = [(o, bits) for o, bits in residual if bits]
+        groups: list[list] = []      # [start, end, what, owner, base, [bit numbers in the record]]
+        for offset, bits in residual:
+            what, owner, base = _record(a, image, offset)
+            numbers = [8 * (offset - (base or 0)) + k for k in range(8) if bits >> k & 1]
+            if groups and groups[-1][1] == offset and groups[-1][2] == what:
+                groups[-1][1] = offset + 1
+                groups[-1][5] += numbers
+            else:
+                groups.append([offset, offset + 1, what, owner, base, numbers])
+        for start, end, what, owner, base, numbers in groups:
+            key = f"{file_name}[{start:#x}]" if end == start + 1 else f"{file_name}[{start:#x}..{end - 1:#x}]"
+            if base is not None and not (image == "qmd" and "padding" not in what):
+                numbers = [8 * (start - base)]     # the range's offset in its record
+            out.append(Difference(key, "raw", owner, x[start:end].hex(" "), y[start:end].hex(" "),
+                                  _raw_meaning(a, image, what, base, numbers)))
+    return out
 
 
 def compare(folder_a: str | Path, folder_b: str | Path) -> list[str]:

@@ -1,8 +1,9 @@
 """GPFIFO ring entries: 8 bytes pointing the host at a pushbuffer segment.
 
 Layout (SDK class/clc56f.h NV_GP_ENTRY, facts doc section 4):
-dword0 GET 31:2 = address bits 31:2 (bits 1:0 zero: segments are dword
-aligned); dword1 GET_HI 7:0 = address bits 39:32, PRIV 8, LEVEL 9 (0 MAIN,
+dword0 GET 31:2 = address bits 31:2 (segments are dword aligned), FETCH 0
+(0 UNCONDITIONAL, 1 CONDITIONAL; bobc writes 0), bit 1 named by no field in
+clc56f.h (bobc writes 0); dword1 GET_HI 7:0 = address bits 39:32, PRIV 8, LEVEL 9 (0 MAIN,
 1 SUBROUTINE), LENGTH 30:10 in dwords, SYNC 31 (1 = wait for the previous
 segment's methods to finish before fetching this one).
 """
@@ -14,7 +15,9 @@ from ..errors import BobcError
 
 ENTRY_BYTES = 8
 
-FIELDS: dict[str, tuple[int, int, int]] = {   # name -> (dword, high, low)
+FIELDS: dict[str, tuple[int, int, int]] = {   # name -> (dword, high, low); every bit of the entry
+    "FETCH": (0, 0, 0),
+    "ENTRY0_BIT1": (0, 1, 1),       # no field in clc56f.h: named here so a decoder shows it
     "GET": (0, 31, 2),
     "GET_HI": (1, 7, 0),
     "PRIV": (1, 8, 8),

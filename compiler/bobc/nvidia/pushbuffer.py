@@ -45,6 +45,16 @@ HOST_METHODS: dict[int, str] = {
 }
 HOST = {name: offset for offset, name in HOST_METHODS.items()}
 
+# Method header fields (clc56f.h NVC56F_DMA_*): name -> (high, low); every bit of the header.
+# Bit 12 belongs to no field of today's header (the old 12:2 method address): bobc writes 0.
+HEADER_FIELDS: dict[str, tuple[int, int]] = {
+    "ADDRESS": (11, 0),
+    "BIT12": (12, 12),
+    "SUBCHANNEL": (15, 13),
+    "COUNT": (28, 16),          # the immediate data for IMMD_DATA_METHOD
+    "SEC_OP": (31, 29),
+}
+
 # SEM_EXECUTE fields (clc56f.h): OPERATION 2:0, RELEASE_WFI 20,
 # PAYLOAD_SIZE 24 (1 = 64-bit), RELEASE_TIMESTAMP 25.
 SEM_EXECUTE_OPERATION = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ",

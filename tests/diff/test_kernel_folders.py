@@ -1,0 +1,56 @@
+"""`bobc dump -I DIR` / `bobc diff -I DIR`: argument names for a plan's own kernels (probe s27
+regress, finding 5).  The manifest does not record where the plan's kernels are, so the names
+came only from specs/: LinReg's `//@ param` lines were never read.  -I names the plan's own
+kernel folders, searched before specs/."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PLAN = REPO / "examples/linear_regression/LinReg/Build/NativeHost.bob"
+ROOT = REPO / "examples/linear_regression"
+
+
+def bobc(*args):
+    return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("lr") / "images"
+    done = bobc("build", PLAN, "--target", "sm_86", "--emit-images", folder)
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def test_dump_names_a_plans_own_kernel_arguments_with_I(images):
+    plain = bobc("dump", images, "--no-code")
+    named = bobc("dump", images, "--no-code", "-I", ROOT)
+    assert plain.returncode == named.returncode == 0, plain.stderr + named.stderr
+    line = next(x for x in named.stdout.splitlines() if x.startswith("launch[2].bank0[0x170] = "))
+    assert line.endswith("# argument 2: the count (u32), the learning rate (binary32) (scalar)"), line
+    assert "launch[2].bank0[0x170] = 0x3d4ccccd00000008  # argument 2\n" in plain.stdout
+
+
+def test_diff_names_them_too(images, tmp_path):
+    import json
+
+    changed = tmp_path / "changed"
+    shutil.copytree(images, changed)
+    manifest = json.loads((images / "manifest.json").read_text())
+    at = manifest["launches"][2]["parameter_offset"] + 0x174          # the learning rate's high half
+    data = bytearray((changed / "program.bin").read_bytes())
+    data[at] ^= 1
+    (changed / "program.bin").write_bytes(bytes(data))
+    done = bobc("diff", images, changed, "-I", ROOT)
+    assert done.returncode == 1, done.stderr
+    assert "launch[2].bank0[0x170] (linreg-sgd): 0x3d4ccccd00000008 -> 0x3d4ccccc00000008  [argument 2: the count " \
+           "(u32), the learning rate (binary32) (scalar)]" in done.stdout, done.stdout
+    missing = bobc("diff", images, changed, "-I", tmp_path / "absent")
+    assert missing.returncode == 2 and "no such folder" in missing.stderr
