@@ -564,6 +564,11 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
 
 int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
 {
+    return rt_parse_args_named(argc, argv, a, "RECORD", err);
+}
+
+int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_name, char *err)
+{
     memset(a, 0, sizeof *a);
     static const struct { const char *name; size_t off; } opts[] = {
         { "--input", offsetof(rt_args, input) },
@@ -624,7 +629,7 @@ int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
     if (!a->op)
         return rt_say(err, RT_EXIT_USAGE, "missing the operation: train or predict (see --help)");
     if (!a->input)
-        return rt_say(err, RT_EXIT_USAGE, "missing --input RECORD");
+        return rt_say(err, RT_EXIT_USAGE, "missing --input %s", input_name);
     if (!a->checkpoint_out)
         return rt_say(err, RT_EXIT_USAGE, "missing --checkpoint-out OUT");
     if (!a->predictions)

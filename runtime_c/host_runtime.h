@@ -146,6 +146,8 @@ typedef struct {
  * --checkpoint-out OUT --predictions FILE --result FILE` (also --opt=value).
  * Returns 0 (args->help set for --help) or RT_EXIT_USAGE with a message. */
 int rt_parse_args(int argc, char **argv, rt_args *args, char *err);
+/* The same, the input named `input_name` in the messages (a request's STREAM or RECORD). */
+int rt_parse_args_named(int argc, char **argv, rt_args *args, const char *input_name, char *err);
 /* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
 void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
 

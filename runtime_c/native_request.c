@@ -313,10 +313,8 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
         return say(err, RT_EXIT_INTERNAL, "out of memory");
     with_name[0] = (char *)program;
     memcpy(with_name + 1, argv, (size_t)argc * sizeof *argv);
-    int rc = rt_parse_args(argc + 1, with_name, &r->args, err);
+    int rc = rt_parse_args_named(argc + 1, with_name, &r->args, input_name(s), err);
     free(with_name);
-    if (rc == RT_EXIT_USAGE && !r->args.input && !strcmp(err, "missing --input RECORD"))
-        say(err, rc, "missing --input %s", input_name(s));      /* the usage's name for this request's input */
     if (rc)
         return rc;
     if (r->args.help) {

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.diff.test_diff_host import restamp   # a changed host made consistent (its plan identity restamped)
+
 REPO = Path(__file__).resolve().parents[2]
 PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 NATIVE = REPO / "tests/native/plans/Native/Commands.bob"
@@ -61,21 +63,6 @@ def test_diff_keeps_its_verdict_when_the_reader_stops(hosts, tmp_path):
                               capture_output=True, text=True)
     assert pipeline.stdout.strip().endswith("status=1"), pipeline.stdout + pipeline.stderr
     assert "Traceback" not in pipeline.stderr and "Exception ignored" not in pipeline.stderr
-
-
-def restamp(data: bytearray) -> bytearray:
-    """A host's bytes with the plan identity in its .bobc.version section made to match its
-    (changed) images: a consistent rebuild, not a damaged copy, which diff and dump refuse."""
-    from bobc.host import sections, version
-
-    _, table, strings = sections._layout(bytes(data), "host")
-    at = {sections._name(strings, e[0])[len(sections.PREFIX):]: (e[4], e[5]) for e in table
-          if sections._name(strings, e[0]).startswith(sections.PREFIX)}
-    part = lambda name: bytes(data[at[name][0]:at[name][0] + at[name][1]])      # noqa: E731
-    identity = version.identity_of(*(part(n) for n in ("program", "qmd", "push", "gpfifo"))).encode()
-    start = at["version"][0] + part("version").index(b"plan identity: sha256 ") + len(b"plan identity: sha256 ")
-    data[start:start + 64] = identity
-    return data
 
 
 def test_dump_names_the_instruction_nvdisasm_refuses(hosts, tmp_path):
