@@ -115,3 +115,18 @@ def test_a_damaged_native_host_is_refused_by_name(hosts, tmp_path):
         done = bobc(command, damaged)
         assert done.returncode == 1 and "damaged host file" in done.stderr and "Traceback" not in done.stderr
     assert bobc("diff", damaged, hosts["native2"]).returncode == 2
+
+
+def test_inspect_dump_diff_agree_on_a_host_without_its_version_section(hosts, tmp_path):
+    """A host whose .bobc.version section was stripped cannot check its images and refuses to run
+    (exit 9): inspect, dump and diff each say it is damaged, exit 2, by the one check
+    (bobc.nvidia.decode.check_identity); inspect still shows its sections first."""
+    stripped = tmp_path / "bob-host"
+    done = subprocess.run(["objcopy", "--remove-section", ".bobc.version", str(hosts["plan"]), str(stripped)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for command in (("inspect", stripped), ("dump", stripped), ("diff", hosts["plan"], stripped)):
+        said = bobc(*command)
+        assert said.returncode == 2, (command, said.stdout, said.stderr)
+        assert "is damaged: it has no version section" in said.stderr, (command, said.stderr)
+    assert "refuses to run, exit 9" in bobc("inspect", stripped).stdout

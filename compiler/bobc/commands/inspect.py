@@ -16,10 +16,9 @@ def add_arguments(p):
 
 
 def run(args):
-    from ..host import sections, version
-
     from ..errors import UsageError
-    from ..host import native
+    from ..host import native, sections, version
+    from ..nvidia import decode
 
     given = Path(args.host)
     if given.is_dir():
@@ -55,14 +54,12 @@ def run(args):
             for key, value in needs.items():
                 print(f"    {key}: {value}")
         else:
-            print(f"  (no {sections.PREFIX}{version.SECTION} section: built by a bobc before --version)")
+            print(f"  (no {sections.PREFIX}{version.SECTION} section: the host cannot check its images and refuses "
+                  f"to run, exit 9)")
     if args.extract:
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"): content
                                       for name, content in found.items() if name != version.SECTION})
-    if damaged:
-        raise sections.HostImageError(
-            f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was built with is "
-            f"{recorded} (the host refuses to run, exit 9)", hint="copy the host again, or rebuild it (bobc build)")
+    decode.check_identity(path, found)      # the host's own start-up check, as diff and dump make it
     return 0
 
 
