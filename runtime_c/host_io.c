@@ -29,21 +29,37 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
+/* A control character (a newline, a tab, DEL) in a shown path is '?': a message stays one line. */
+static int control(unsigned char c)
+{
+    return c < 0x20 || c == 0x7F;
+}
+
 const char *rt_io_shown(const char *path, char *out)
 {
     size_t n = strlen(path), keep = RT_IO_SHOWN_BYTES - 3;    /* the bytes kept beside "..." */
-    if (n <= RT_IO_SHOWN_BYTES)
-        return path;
-    const char *slash = strrchr(path, '/');
-    size_t tail = slash ? n - (size_t)(slash - path) : 0;   /* "/NAME" */
-    if (!tail || tail > keep - RT_IO_SHOWN_HEAD)
-        tail = keep - RT_IO_SHOWN_HEAD;
-    size_t head = keep - tail, start = n - tail;
-    while (head && ((unsigned char)path[head] & 0xC0) == 0x80)    /* never half a UTF-8 character */
-        head--;
-    while (start < n && ((unsigned char)path[start] & 0xC0) == 0x80)
-        start++;
-    snprintf(out, RT_IO_SHOWN_BYTES + 1, "%.*s...%s", (int)head, path, path + start);
+    if (n <= RT_IO_SHOWN_BYTES) {
+        size_t i = 0;
+        while (i < n && !control((unsigned char)path[i]))
+            i++;
+        if (i == n)
+            return path;
+        memcpy(out, path, n + 1);
+    } else {
+        const char *slash = strrchr(path, '/');
+        size_t tail = slash ? n - (size_t)(slash - path) : 0;   /* "/NAME" */
+        if (!tail || tail > keep - RT_IO_SHOWN_HEAD)
+            tail = keep - RT_IO_SHOWN_HEAD;
+        size_t head = keep - tail, start = n - tail;
+        while (head && ((unsigned char)path[head] & 0xC0) == 0x80)    /* never half a UTF-8 character */
+            head--;
+        while (start < n && ((unsigned char)path[start] & 0xC0) == 0x80)
+            start++;
+        snprintf(out, RT_IO_SHOWN_BYTES + 1, "%.*s...%s", (int)head, path, path + start);
+    }
+    for (char *c = out; *c; c++)
+        if (control((unsigned char)*c))
+            *c = '?';
     return out;
 }
 

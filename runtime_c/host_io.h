@@ -96,7 +96,8 @@ int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t
 
 /* `path` as a message shows it: whole when it has at most RT_IO_SHOWN_BYTES
  * bytes, else its start, "..." and its end (the file name whole when it
- * fits), RT_IO_SHOWN_BYTES bytes in all, never cutting a UTF-8 character.
+ * fits), RT_IO_SHOWN_BYTES bytes in all, never cutting a UTF-8 character; a control
+ * character (a newline, a tab) is shown as '?', so a message stays one line.
  * Returns `path` or `out` (RT_IO_SHOWN_BYTES + 1 bytes). */
 const char *rt_io_shown(const char *path, char *out);
 

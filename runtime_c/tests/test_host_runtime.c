@@ -739,6 +739,10 @@ static void test_shown(void)
         else if (*p == 0xA9)
             whole &= p > (const unsigned char *)s && p[-1] == 0xC3;
     CHECK(whole && strstr(s, "..."), "UTF-8 characters stay whole: %s", s);
+    CHECK(!strcmp(rt_io_shown("a\nb/c\td.bin", out), "a?b/c?d.bin"), "control characters shown as '?': %s", out);
+    snprintf(path, sizeof path, "/x\n%0600d/c\n.bin", 0);
+    s = rt_io_shown(path, out);
+    CHECK(!strchr(s, '\n') && strstr(s, "/c?.bin"), "in a long path too: %s", s);
 }
 
 static void test_long_paths(void)

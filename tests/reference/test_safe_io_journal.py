@@ -432,6 +432,15 @@ def test_a_message_keeps_its_reason_however_long_its_paths_are(tool, tmp_path):
                                           "temporaries it lists (docs/runtime.md, Files)")
 
 
+def test_a_path_with_a_newline_keeps_the_message_one_line(tool, tmp_path):
+    """A control character in a path (a newline, a tab) is shown as '?', by both, so the one-line
+    message promised for every failure stays one line (probe s27, runtime finding 10)."""
+    def missing_folder(folder):
+        return ["new\nline/p.bin", "r.bin", "c.bin"]
+    code, message, _ = both(tool, tmp_path / "newline", missing_folder)
+    assert code == 8 and message.startswith("output new?line/p.bin (--predictions)"), message
+
+
 def test_shown_paths():
     assert safe_io.shown("a/b.bin") == "a/b.bin"
     long = "/start/" + "0" * 600 + "/c.bin"
@@ -440,6 +449,8 @@ def test_shown_paths():
     assert safe_io.shown("n" * 600) == "n" * 32 + "..." + "n" * 93
     accented = safe_io.shown("/" + "é" * 299)
     assert "..." in accented and "\ufffd" not in accented and len(accented.encode()) <= safe_io.SHOWN_BYTES
+    assert safe_io.shown("a\nb/c\td\x7f.bin") == "a?b/c?d?.bin"
+    assert "\n" not in safe_io.shown("/x\n" + "0" * 600 + "/c\n.bin")
 
 
 def test_temporaries_have_the_form_a_journal_accepts(tmp_path):

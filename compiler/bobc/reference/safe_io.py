@@ -59,13 +59,17 @@ _FS_APPEND_FL = 0x20
 _TEMPORARY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"   # mkstemp's
 
 
+_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
-    fits), SHOWN_BYTES bytes in all, never cutting a UTF-8 character."""
+    fits), SHOWN_BYTES bytes in all, never cutting a UTF-8 character; a control character (a
+    newline, a tab, DEL) is '?', so a message stays one line."""
     raw = os.fsencode(path)
     if len(raw) <= SHOWN_BYTES:
-        return os.fsdecode(raw)
+        return os.fsdecode(raw.translate(_CONTROLS))
     keep = SHOWN_BYTES - 3
     slash = raw.rfind(b"/")
     tail = len(raw) - slash if slash >= 0 else 0
@@ -76,7 +80,7 @@ def shown(path) -> str:
         head -= 1
     while start < len(raw) and raw[start] & 0xC0 == 0x80:
         start += 1
-    return os.fsdecode(raw[:head] + b"..." + raw[start:])
+    return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
 
 
 def _attributes(path, folder: bool) -> int:
