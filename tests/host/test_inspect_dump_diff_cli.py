@@ -130,3 +130,15 @@ def test_inspect_dump_diff_agree_on_a_host_without_its_version_section(hosts, tm
         assert said.returncode == 2, (command, said.stdout, said.stderr)
         assert "is damaged: it has no version section" in said.stderr, (command, said.stderr)
     assert "refuses to run, exit 9" in bobc("inspect", stripped).stdout
+
+
+def test_emit_images_of_a_native_host_entry_says_where_its_images_are(tmp_path):
+    """--emit-images writes a plan host's images; a native host's are embedded in it: the build
+    says so and which commands read them (exit 2, nothing written), where it said the entry
+    'should be a value of family NvidiaPlanHost, got the byte string b'\\x7fELF...'."""
+    folder = tmp_path / "images"
+    done = bobc("build", NATIVE, "--entry", "arithmeticArtifact", "--emit-images", folder)
+    assert done.returncode == 2, done.stderr
+    assert "arithmeticArtifact is a native physical program host" in done.stderr
+    assert "bobc inspect HOST --extract DIR" in done.stderr and "x7fELF" not in done.stderr
+    assert not folder.exists()

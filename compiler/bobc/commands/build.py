@@ -41,12 +41,17 @@ def run(args):
         OutputSet().add(args.output if args.output is not None else "bob-host", "-o")    # "host/" is refused
         if args.emit_images is not None:
             refuse_overlap(output, Path(args.emit_images))
-    if args.entry is not None and output is not None and args.emit_images is None:
+    if args.entry is not None and (output is not None or args.emit_images is not None):
         from ..native.build import native_artifact          # docs/native-host.md
         from ..reference.safe_io import publish_file
 
         modules: list = []
         artifact = native_artifact(plan_path, target, args.include, args.entry, modules)
+        if artifact is not None and args.emit_images is not None:
+            raise UsageError(f"--emit-images writes a plan host's device images; {args.entry} is a native physical "
+                             f"program host ({len(artifact)} bytes), whose images are embedded in it",
+                             hint=f"build it with -o HOST, then `bobc dump HOST` shows its program and images, "
+                                  f"`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
         if artifact is not None:
             refuse_output_over(output, "-o", read_files(modules, MODULE))
             publish_file(output, artifact, "-o", mode=0o755)

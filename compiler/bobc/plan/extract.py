@@ -103,6 +103,8 @@ def _describe(v) -> str:
     if type(v).__name__ == "VNat":
         return f"the natural {v.value}"
     if type(v).__name__ == "VBytes":
+        if v.value.startswith(b"\x7fELF"):
+            return f"an ELF file of {len(v.value)} bytes (a native host: build it with -o, not as a plan host)"
         return f"the byte string {v.value[:40]!r}"
     return type(v).__name__
 
