@@ -49,3 +49,8 @@ class OutputWriteFailure(FileRefused):
 
     exit_code = 8
     what = "cannot write output"
+
+    def host_form(self) -> str:
+        """The refusal as the native hosts word it (runtime_c/host_io.c rt_io_add_output):
+        `output PATH (PART): DETAIL; nothing was written`."""
+        return f"output {self.path} ({self.part}): {self.detail}; nothing was written"

@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from ..native.program import Program
+from .errors import OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
 EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), for a request host's device
@@ -659,9 +660,16 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     files = safe_io.OutputSet()
     try:
         safe_io.recover([arguments[a] for a in outputs])
+    except Exception as error:      # safe_io's refusals: a journal left that cannot be finished
+        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+        return EXIT_WRITE
+    try:
         for argument in outputs:
             files.add(arguments[argument], f"argument {argument}")
-    except Exception as error:      # safe_io's refusals: an output that cannot be published
+    except OutputWriteFailure as error:      # an output that cannot be published, in the host's words
+        stderr.write(f"native: {error.host_form()}\n".encode("utf-8", "surrogateescape"))
+        return EXIT_WRITE
+    except Exception as error:      # safe_io's other refusals
         stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
         return EXIT_WRITE
     machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,

@@ -284,7 +284,7 @@ def fresh_payload(request: Request) -> bytes:
 
 
 def _output_refused(error: OutputWriteFailure) -> Refused:
-    return Refused(EXIT_WRITE, f"output {error.path} ({error.part}): {error.detail}; nothing was written")
+    return Refused(EXIT_WRITE, error.host_form())
 
 
 class RequestSession:
