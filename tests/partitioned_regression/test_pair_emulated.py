@@ -353,3 +353,17 @@ def test_the_echo_peer_trains_worker_0_to_the_pairs_bits():
     for argument, value in ((1, expected.weight), (2, expected.accumulator)):
         epoch, taken, got = F.shard_value(outcomes[0].outputs[argument])
         assert (epoch, taken, R.bits(got)) == (1, steps, R.bits(value))
+
+
+def test_the_reference_product_overflows_to_infinity_without_a_warning():
+    """An operand or a product beyond binary32 is an infinity, as the kernel computes it, and the
+    NumPy reference says nothing on stderr where the C host says nothing (probe s27: NumPy's
+    'overflow encountered in cast' for a record with |x| > FLT_MAX)."""
+    import math
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert R.product(1e300, 1.0) == math.inf
+        assert R.product(-3e38, 3e38) == -math.inf
+        assert R.product(2.0, 3.0) == 6.0
