@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-from fuzzing import HERE, PLAN, REPO, Verdicts, run
+from fuzzing import PLAN, REPO, Verdicts, run
 
 
 def _recrc(data: bytes) -> bytes:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import signal
 import struct
 import sys
@@ -397,7 +396,7 @@ def embedded(host: bytes, images) -> bytes:
 def test_the_embedded_images_are_loaded_into_their_buffers(tmp_path, request_module):
     from bobc.native import artifact
     from bobc.native.writer import native_host
-    from native_helpers import run_c, run_reference
+    from native_helpers import run_c
     code = program_bytes(request_module, "requestLoads")
     images = [(name, bytes((i * 13 + k) % 256 for i in range(16 + 8 * k)))
               for k, name in enumerate((b"program", b"qmd", b"push", b"ring"))]

@@ -6,7 +6,6 @@ the files' layout written independently in partitioned_regression.formats are th
 from __future__ import annotations
 
 import functools
-import socket
 import struct
 import threading
 

@@ -50,8 +50,8 @@ def run(args):
         if artifact is not None and args.emit_images is not None:
             raise UsageError(f"--emit-images writes a plan host's device images; {args.entry} is a native physical "
                              f"program host ({len(artifact)} bytes), whose images are embedded in it",
-                             hint=f"build it with -o HOST, then `bobc dump HOST` shows its program and images, "
-                                  f"`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
+                             hint="build it with -o HOST, then `bobc dump HOST` shows its program and images, "
+                                  "`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
         if artifact is not None:
             refuse_output_over(output, "-o", read_files(modules, MODULE))
             publish_file(output, artifact, "-o", mode=0o755)
