@@ -41,11 +41,13 @@ def test_embedding_is_deterministic(tiny_host, tmp_path):
 
 
 def test_inspect_lists_sections_and_target(tiny_host):
+    """The sections are listed first; a host without its version section cannot check its images
+    and refuses to run (exit 9), so inspect then says it is damaged (exit 2)."""
     sections.embed(tiny_host, {"push": b"\0" * 64, "manifest": b'{"target": "sm_86"}'})
     result = subprocess.run([sys.executable, "-m", "bobc", "inspect", str(tiny_host)],
                             capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
     assert "sm_86" in result.stdout and ".bobc.push" in result.stdout and "64 bytes" in result.stdout
+    assert result.returncode == 2 and "is damaged: it has no version section" in result.stderr, result.stderr
 
 
 def test_inspect_refuses_a_foreign_executable(tiny_host):
