@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 GOLDEN = REPO / "tests/golden/bob-sm_90"
 
 
@@ -22,20 +21,10 @@ def bobc(*args, **kw):
     return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, text=True, **kw)
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("host") / "bob-host"
-    done = bobc("build", PLAN, "--target", "sm_90", "-o", path)
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 def _section(path: Path, name: str) -> tuple[int, int]:
     from bobc.host import sections
 
-    data = path.read_bytes()
-    _, table, strings = sections._layout(data, path)
-    return next((e[4], e[5]) for e in table if sections._name(strings, e[0]) == sections.PREFIX + name)
+    return sections.spans(path.read_bytes(), path)[name]
 
 
 def _damaged(host: Path, where: Path, section: str, offset: int) -> Path:

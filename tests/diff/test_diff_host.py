@@ -21,7 +21,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
@@ -29,14 +28,6 @@ PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 
 def bobc(*args):
     return subprocess.run([sys.executable, "-m", "bobc", *map(str, args)], capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def host(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("host") / "bob-host"
-    done = bobc("build", PLAN, "--target", "sm_90", "-o", path)
-    assert done.returncode == 0, done.stderr
-    return path
 
 
 def section_offsets(path: Path) -> dict[str, int]:
@@ -59,9 +50,7 @@ def restamp(data: bytearray) -> bytearray:
     (changed) images: a consistent rebuild, not a damaged copy, which diff and dump refuse."""
     from bobc.host import sections, version
 
-    _, table, strings = sections._layout(bytes(data), "host")
-    at = {sections._name(strings, e[0])[len(sections.PREFIX):]: (e[4], e[5]) for e in table
-          if sections._name(strings, e[0]).startswith(sections.PREFIX)}
+    at = sections.spans(bytes(data), "host")
     part = lambda name: bytes(data[at[name][0]:at[name][0] + at[name][1]])      # noqa: E731
     identity = version.identity_of(*(part(n) for n in ("program", "qmd", "push", "gpfifo"))).encode()
     start = at["version"][0] + part("version").index(b"plan identity: sha256 ") + len(b"plan identity: sha256 ")

@@ -55,14 +55,6 @@ def test_dump_json_is_the_same_facts(tmp_path):
     assert [f["key"] for f in facts] == [line.split(" = ", 1)[0] for line in text]
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("host") / "bob-host"
-    done = bobc("build", PLAN, "--target", "sm_90", "-o", path)
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 def test_the_host_says_what_it_needs(host):
     import hashlib
 

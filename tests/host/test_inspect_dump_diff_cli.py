@@ -36,9 +36,7 @@ def hosts(tmp_path_factory) -> dict[str, Path]:
 def _section_offset(path: Path, name: str) -> int:
     from bobc.host import sections
 
-    data = path.read_bytes()
-    _, table, strings = sections._layout(data, path)
-    return next(entry[4] for entry in table if sections._name(strings, entry[0]) == sections.PREFIX + name)
+    return sections.spans(path.read_bytes(), path)[name][0]
 
 
 def test_diff_that_cannot_compare_exits_2_never_1(hosts, tmp_path):
@@ -120,7 +118,7 @@ def test_a_damaged_native_host_is_refused_by_name(hosts, tmp_path):
 def test_inspect_dump_diff_agree_on_a_host_without_its_version_section(hosts, tmp_path):
     """A host whose .bobc.version section was stripped cannot check its images and refuses to run
     (exit 9): inspect, dump and diff each say it is damaged, exit 2, by the one check
-    (bobc.nvidia.decode.check_identity); inspect still shows its sections first."""
+    (bobc.host.version.check_images); inspect still shows its sections first."""
     stripped = tmp_path / "bob-host"
     done = subprocess.run(["objcopy", "--remove-section", ".bobc.version", str(hosts["plan"]), str(stripped)],
                           capture_output=True, text=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,3 +68,19 @@ def run_reference(code: bytes, folder: Path, arguments, env=None, name="host", g
     finally:
         os.chdir(before)
     return Outcome(status, stderr.getvalue(), _files(folder))
+
+
+def run_sides(tmp_path: Path, code: bytes, host: Path, inputs: dict, arguments, env=None,
+              name="x") -> tuple[Outcome, Outcome]:
+    """(C outcome, reference outcome) of the same run, each in a folder of its own holding `inputs`."""
+    outcomes = []
+    for side in ("c", "reference"):
+        folder = tmp_path / f"{name}-{side}"
+        folder.mkdir()
+        for file_name, data in inputs.items():
+            (folder / file_name).write_bytes(data)
+        if side == "c":
+            outcomes.append(run_c(host, folder, arguments, env))
+        else:
+            outcomes.append(run_reference(code, folder, arguments, env, name=str(host)))
+    return outcomes[0], outcomes[1]

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, run_c, run_reference, write_host
+from native_helpers import PLANS, load_module, program_bytes, run_c, run_reference, run_sides, write_host
 
 ARGS = ["--input", "s.bin", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
 TOKENS = [(i * 37 + 11) % 256 for i in range(60)]
@@ -44,19 +44,6 @@ def host(code, tmp_path_factory):
     return write_host(tmp_path_factory.mktemp("request-host"), "request-host", code)
 
 
-def both(tmp_path, code, host, inputs: dict, arguments, env=None, name="x"):
-    """(C outcome, reference outcome), each in a folder of its own holding `inputs`."""
-    outcomes = []
-    for side in ("c", "reference"):
-        folder = tmp_path / f"{name}-{side}"
-        folder.mkdir()
-        for file_name, data in inputs.items():
-            (folder / file_name).write_bytes(data)
-        if side == "c":
-            outcomes.append(run_c(host, folder, arguments, env))
-        else:
-            outcomes.append(run_reference(code, folder, arguments, env, name=str(host)))
-    return tuple(outcomes)
 
 
 # ---- diagnostic files never destroy an input (finding 7) ----
@@ -73,7 +60,7 @@ def test_a_trace_naming_an_input_is_refused_before_it_is_written(tmp_path, code,
     contract = CheckpointContract(b"request-test-schema-v1", b"request-test-learner", b"token-stream-u32|context=4",
                                   b"request-test-seed", 40, 16, 6)
     inputs = {"s.bin": GOOD, "in.bin": envelope.encode(contract, 0, bytes(40))}
-    c, reference = both(tmp_path, code, host, inputs, arguments, env={"NATIVE_TRACE": victim})
+    c, reference = run_sides(tmp_path, code, host, inputs, arguments, env={"NATIVE_TRACE": victim})
     expected = (f"native: NATIVE_TRACE {victim}: is the input {victim}; a diagnostic file never replaces an input; "
                 f"nothing was written\n").encode()
     for out in (c, reference):
@@ -123,19 +110,19 @@ def test_a_misspelt_gpu_mapping_is_a_usage_error_before_anything_is_read(tmp_pat
 # ---- messages (section 10) ----
 
 def test_an_output_refusal_says_nothing_was_written_once(tmp_path, code, host):
-    c, reference = both(tmp_path, code, host, {"s.bin": GOOD}, ["train", "--input", "s.bin", "--checkpoint-out", ".",
+    c, reference = run_sides(tmp_path, code, host, {"s.bin": GOOD}, ["train", "--input", "s.bin", "--checkpoint-out", ".",
                                                                 *ARGS[4:]])
     assert c.status == reference.status == 8 and c.stderr == reference.stderr, (c.stderr, reference.stderr)
     assert c.stderr.startswith(b"native: command 0 (RequestOpen): output . (--checkpoint-out): ")
     assert c.stderr.endswith(b"; nothing was written\n") and b"nothing was published" not in c.stderr, c.stderr
     # a refusal that says nothing of it still ends saying nothing was published
-    c, reference = both(tmp_path, code, host, {}, ["train", *ARGS], name="missing")
+    c, reference = run_sides(tmp_path, code, host, {}, ["train", *ARGS], name="missing")
     assert c.stderr == reference.stderr and c.stderr.endswith(b"cannot open: No such file or directory; nothing was "
                                                               b"published\n"), c.stderr
 
 
 def test_the_input_is_named_as_the_usage_names_it(tmp_path, code, host):
-    c, reference = both(tmp_path, code, host, {}, ["train", *ARGS[2:]])
+    c, reference = run_sides(tmp_path, code, host, {}, ["train", *ARGS[2:]])
     assert c.status == reference.status == 2 and c.stderr == reference.stderr
     assert c.stderr == b"native: command 0 (RequestOpen): missing --input STREAM; nothing was published\n"
     done = subprocess.run([str(host), "--help"], cwd=tmp_path, capture_output=True,
@@ -147,7 +134,7 @@ def test_the_input_is_named_as_the_usage_names_it(tmp_path, code, host):
 
 def test_an_option_without_its_value_is_named(tmp_path, code, host):
     arguments = ["train", "--input", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
-    c, reference = both(tmp_path, code, host, {"s.bin": GOOD}, arguments)
+    c, reference = run_sides(tmp_path, code, host, {"s.bin": GOOD}, arguments)
     assert c.status == reference.status == 2 and c.stderr == reference.stderr
     assert c.stderr == (b"native: command 0 (RequestOpen): option --input needs a value; the next word, "
                         b"'--checkpoint-out', is an option (write --input=VALUE for a value starting with '-'); "

@@ -111,18 +111,8 @@ def expected_result(payload: bytes, step: int, published_step: int, stamps=3, is
 
 
 def run_both(tmp_path, code, host, inputs: dict, arguments, env=None, name="x"):
-    from native_helpers import run_c, run_reference
-    outcomes = []
-    for side in ("c", "reference"):
-        folder = tmp_path / f"{name}-{side}"
-        folder.mkdir()
-        for file_name, data in inputs.items():
-            (folder / file_name).write_bytes(data)
-        if side == "c":
-            outcomes.append(run_c(host, folder, arguments, env))
-        else:
-            outcomes.append(run_reference(code, folder, arguments, env, name=str(host)))
-    c, reference = outcomes
+    from native_helpers import run_sides
+    c, reference = run_sides(tmp_path, code, host, inputs, arguments, env, name)
     assert c.status == reference.status, (c.stderr, reference.stderr)
     assert c.stderr == reference.stderr
     assert c.files == reference.files

@@ -7,14 +7,14 @@ from __future__ import annotations
 import os
 import re
 import socket
-import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from peers import hello, run_beside_worker0
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
@@ -50,34 +50,10 @@ def record(folder: Path) -> Path:
     return path
 
 
-def hello(worker: int) -> bytes:
-    """The connect-time exchange's message of `worker` for the run these workers are built for
-    (docs/partitioned-regression.md): b"CDPH" and the worker, epoch 1, fresh, 4 steps, T 0."""
-    return struct.pack("<5Q", int.from_bytes(b"CDPH", "little") | worker << 32, 1, 0, 4, 0)
-
-
-def greet(listener):
-    """Worker 0's side: accept, say its hello, and keep the connection until the host closes it."""
-    connection, _ = listener.accept()
-    with connection:
-        connection.sendall(hello(0))
-        while connection.recv(4096):
-            pass
-
-
 def run_worker1(host: Path, folder: Path, environ: dict):
-    """Worker 1 (the connecting peer) against a listener that plays worker 0's side of the exchange,
-    so that the host goes on to open its device."""
+    """Worker 1 (the connecting peer) beside a stand-in worker 0 (peers.py)."""
     arguments = [str(folder / name) for name in ARGUMENTS] + [str(record(folder))]
-    with socket.socket() as listener:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", PORT))
-        listener.listen(1)
-        worker0 = threading.Thread(target=greet, args=(listener,), daemon=True)
-        worker0.start()
-        done = subprocess.run([str(host), *arguments], capture_output=True, timeout=60, env=environ)
-        worker0.join(10)
-        return done
+    return run_beside_worker0(PORT, [str(host), *arguments], capture_output=True, timeout=60, env=environ)
 
 
 @pytest.mark.skipif(not NO_GPU, reason="a machine without an NVIDIA driver (/dev/nvidiactl absent)")

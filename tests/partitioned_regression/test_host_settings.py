@@ -5,14 +5,13 @@ published."""
 from __future__ import annotations
 
 import os
-import socket
-import struct
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+
+from peers import run_beside_worker0
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
@@ -36,28 +35,9 @@ def run_against_listener(host: Path, folder: Path, environment: dict) -> subproc
     arguments = [str(folder / name) for name in ("manifest", "w0", "a0", "w1", "a1", "readback")]
     record = folder / "record.bin"
     record.write_bytes(bytes(32 + 16 * 4096))
-    with socket.socket() as listener:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", PORT))
-        listener.listen(1)
-        worker0 = threading.Thread(target=greet, args=(listener,), daemon=True)
-        worker0.start()
-        done = subprocess.run([str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
+    return run_beside_worker0(PORT, [str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "5000",
                                    **environment})
-        worker0.join(10)
-        return done
-
-
-def greet(listener):
-    """Worker 0's side of the connect-time exchange of the run's identity (a fresh 4-step run of
-    epoch 1), so that the host goes on to open its device; the connection stays open until the
-    host closes it."""
-    connection, _ = listener.accept()
-    with connection:
-        connection.sendall(struct.pack("<5Q", int.from_bytes(b"CDPH", "little"), 1, 0, 4, 0))
-        while connection.recv(4096):
-            pass
 
 
 @pytest.mark.parametrize("variable, value, expected", [

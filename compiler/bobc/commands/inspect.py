@@ -18,7 +18,6 @@ def add_arguments(p):
 def run(args):
     from ..errors import UsageError
     from ..host import native, sections, version
-    from ..nvidia import decode
 
     given = Path(args.host)
     if given.is_dir():
@@ -29,7 +28,7 @@ def run(args):
         return _inspect_native(path, args)
     found = sections.read(path)
     needs = version.parse(found[version.SECTION]) if version.SECTION in found else {}
-    recorded = version.recorded_identity(needs)
+    recorded = version.recorded_identity(found.get(version.SECTION))
     carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
     damaged = recorded is not None and recorded != carried
     if args.json:
@@ -59,7 +58,7 @@ def run(args):
     if args.extract:
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"): content
                                       for name, content in found.items() if name != version.SECTION})
-    decode.check_identity(path, found)      # the host's own start-up check, as diff and dump make it
+    version.check_images(path, found)      # the host's own start-up check, as diff and dump make it
     return 0
 
 

@@ -96,18 +96,21 @@ def embed(executable: Path, sections: dict[str, bytes]) -> None:
     os.replace(temporary, executable)
 
 
+def spans(data: bytes, executable) -> dict[str, tuple[int, int]]:
+    """The .bobc.* sections of a host's bytes, by short name: (file offset, size) as its section
+    table says (SHT_NOBITS sections, which have no bytes, left out)."""
+    _, table, strings = _layout(data, executable)
+    return {_name(strings, entry[0])[len(PREFIX):]: (entry[4], entry[5]) for entry in table
+            if _name(strings, entry[0]).startswith(PREFIX) and entry[1] != 8}
+
+
 def read(executable: Path) -> dict[str, bytes]:
     """The .bobc.* sections of a built host, by short name."""
     try:
         data = Path(executable).read_bytes()
     except OSError as error:
         raise HostImageError(f"cannot read {executable}: {error.strerror}") from None
-    _, table, strings = _layout(data, executable)
-    found = {}
-    for entry in table:
-        name = _name(strings, entry[0])
-        if name.startswith(PREFIX) and entry[1] != 8:          # SHT_NOBITS has no bytes
-            found[name[len(PREFIX):]] = data[entry[4]:entry[4] + entry[5]]
+    found = {name: data[start:start + size] for name, (start, size) in spans(data, executable).items()}
     if not found:
         raise HostImageError(f"{executable} carries no bobc images",
                              hint="pass a host built by `bobc build`")

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from .. import __version__
+from ..errors import BobcError
 from ..nvidia.classes import class_name
 from ..resources import shared_folder
 
@@ -66,10 +67,44 @@ def identity_of(*parts: bytes) -> str:
     return digest.hexdigest()
 
 
-def recorded_identity(needs: dict) -> str | None:
-    """The plan identity a parsed .bobc.version section records (its hex digest), or None."""
-    found = re.match(r"sha256 ([0-9a-f]{64})\b", needs.get("plan identity", ""))
-    return found.group(1) if found else None
+IDENTITY_KEY = b"plan identity: sha256 "
+
+
+class DamagedHost(BobcError):
+    """A plan host whose device images are not the ones its plan identity names (the host
+    itself refuses to run, exit 9): nothing to compare or decode, exit 2."""
+
+    exit_code = 2
+
+
+def recorded_identity(section: bytes | None) -> str | None:
+    """The plan identity a .bobc.version section records, read as the host reads it
+    (runtime_c/host_version.c): the 64 characters after `plan identity: sha256 ` at the start of
+    a line; None when there is no section or no such line."""
+    if section is None:
+        return None
+    for at in range(0, len(section) - len(IDENTITY_KEY) - 64 + 1):
+        if (at == 0 or section[at - 1] == 0x0A) and section.startswith(IDENTITY_KEY, at):
+            return section[at + len(IDENTITY_KEY):at + len(IDENTITY_KEY) + 64].decode("ascii", "replace")
+    return None
+
+
+def check_images(path, found: dict[str, bytes]) -> None:
+    """Refuse (DamagedHost, exit 2) a host whose device images are not the ones the plan identity
+    in its version section names: what the host checks at start before it runs anything
+    (runtime_c/host_version.c rt_host_check_images, exit 9); `bobc inspect`, `dump` and `diff`
+    judge a host by it."""
+    hint = "copy the host again, or rebuild it (bobc build)"
+    section = found.get(SECTION)
+    said = recorded_identity(section)
+    if said is None:
+        where = "it has no version section" if section is None else "its version section names no plan identity"
+        raise DamagedHost(f"{path} is damaged: {where}, which the host checks its device images against "
+                          "(the host refuses to run, exit 9)", hint=hint)
+    carried = identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
+    if said != carried:
+        raise DamagedHost(f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was "
+                          f"built with is {said} (the host refuses to run, exit 9)", hint=hint)
 
 
 # the section's first line, before bobc's version: the same for every plan's host

@@ -35,13 +35,6 @@ MANIFEST_KEYS = ("target", "qmd_layout", "compute_class", "parameter_base", "bas
 READ_LIMIT_BYTES = 1 << 30
 
 
-class DamagedHost(BobcError):
-    """A plan host whose device images are not the ones its plan identity names (the host
-    itself refuses to run, exit 9): nothing to compare or decode, exit 2."""
-
-    exit_code = 2
-
-
 def _refusal(named: str, part: str, detail: str) -> BobcError:
     if part == "size":
         detail += " (docs/limits.md: 1 GiB for any file bobc reads)"
@@ -60,24 +53,9 @@ def read_bounded(path: str | Path) -> bytes:
 def check_input(path: str | Path) -> None:
     """Refuse (UsageError, exit 2) a path that is not a regular file of at most READ_LIMIT_BYTES
     (a FIFO, a device, a socket, a huge file), without reading it and without blocking."""
-    import os
-    import stat
+    from ..reference import safe_io
 
-    from ..reference.safe_io import _kind, shown
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as failure:
-        raise UsageError(f"{shown(os.fspath(path))}: cannot open: {failure.strerror or failure}") from None
-    try:
-        info = os.fstat(fd)
-    finally:
-        os.close(fd)
-    if not stat.S_ISREG(info.st_mode):
-        raise _refusal(shown(os.fspath(path)), "kind", f"{_kind(info.st_mode)}, not a regular file")
-    if info.st_size > READ_LIMIT_BYTES:
-        raise _refusal(shown(os.fspath(path)), "size", f"{info.st_size} bytes, more than this file can be "
-                       f"({READ_LIMIT_BYTES} bytes at most are read)")
+    safe_io.check_input(path, _refusal, READ_LIMIT_BYTES)
 
 
 def read_images(folder: str | Path) -> Images:
@@ -115,54 +93,24 @@ def host_sections(path: str | Path, data: bytes) -> dict[str, bytes]:
     bytes read once and bounded)."""
     from ..host import sections
 
-    _, table, strings = sections._layout(data, Path(path))
     found = {}
-    for entry in table:
-        name = sections._name(strings, entry[0])
-        if name.startswith(sections.PREFIX) and entry[1] != 8:          # SHT_NOBITS has no bytes
-            if entry[4] + entry[5] > len(data):
-                raise sections.HostImageError(f"{path}: section {name} lies outside the file "
-                                              f"({entry[4] + entry[5]} bytes of {len(data)})",
-                                              hint="the host is cut short or damaged: copy it again, "
-                                                   "or rebuild it with `bobc build`")
-            found[name[len(sections.PREFIX):]] = data[entry[4]:entry[4] + entry[5]]
+    for name, (start, size) in sections.spans(data, Path(path)).items():
+        if start + size > len(data):
+            raise sections.HostImageError(f"{path}: section {sections.PREFIX}{name} lies outside the file "
+                                          f"({start + size} bytes of {len(data)})",
+                                          hint="the host is cut short or damaged: copy it again, "
+                                               "or rebuild it with `bobc build`")
+        found[name] = data[start:start + size]
     if not found:
         raise sections.HostImageError(f"{path} carries no bobc images", hint="pass a host built by `bobc build`")
     return found
-
-
-IDENTITY_KEY = b"plan identity: sha256 "
-
-
-def check_identity(path, found: dict[str, bytes]) -> None:
-    """Refuse (DamagedHost, exit 2) a host whose device images are not the ones the plan identity
-    in its version section names: what the host checks at start before it runs anything
-    (runtime_c/host_version.c rt_host_check_images, exit 9) and `bobc inspect` reports."""
-    from ..host import version
-
-    hint = "copy the host again, or rebuild it (bobc build)"
-    said = None
-    section = found.get(version.SECTION)
-    if section is not None:
-        for at in range(0, len(section) - len(IDENTITY_KEY) - 64 + 1):
-            if (at == 0 or section[at - 1] == 0x0A) and section.startswith(IDENTITY_KEY, at):
-                said = section[at + len(IDENTITY_KEY):at + len(IDENTITY_KEY) + 64].decode("ascii", "replace")
-                break
-    if said is None:
-        where = "it has no version section" if section is None else "its version section names no plan identity"
-        raise DamagedHost(f"{path} is damaged: {where}, which the host checks its device images against "
-                          "(the host refuses to run, exit 9)", hint=hint)
-    carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
-    if said != carried:
-        raise DamagedHost(f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was "
-                          f"built with is {said} (the host refuses to run, exit 9)", hint=hint)
 
 
 def load_images(path: str | Path) -> Images:
     """The images of an image folder or of a host built by `bobc build` (its .bobc.* sections).
 
     Every file is read once, bounded (a regular file of at most READ_LIMIT_BYTES), and a host
-    whose images do not match its plan identity is refused as damaged (DamagedHost, exit 2)."""
+    whose images do not match its plan identity is refused as damaged (version.DamagedHost, exit 2)."""
     import os
 
     path = Path(path)
@@ -176,7 +124,7 @@ def load_images(path: str | Path) -> Images:
     if magic != b"\x7fELF":
         raise UsageError(f"{path} is neither an image folder nor a host executable",
                          hint="pass a folder written by `bobc build --emit-images` or a host built by `bobc build`")
-    from ..host import native, sections
+    from ..host import native, sections, version
 
     if native.is_native_host(path):
         raise UsageError(f"{path} is a native physical program host (`bobc build --entry`, docs/native-host.md): "
@@ -189,7 +137,7 @@ def load_images(path: str | Path) -> Images:
     missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
-    check_identity(path, found)
+    version.check_images(path, found)
     manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
                                hint=rebuild)
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}

@@ -144,13 +144,12 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
-    """Read `path` whole or raise `error(path, part, detail)` (an exit-coded FileRefused)."""
-    limit = min(limit, INPUT_LIMIT_BYTES)
-    name = os.fspath(path)
-    named = shown(name)         # as the C host names it (its messages have a fixed size)
+def _open_input(path, error, limit: int):
+    """(fd, fstat, the name as shown) of `path` opened without blocking (a FIFO never hangs it),
+    a regular file of at most `limit` bytes; else `error(path, part, detail)` and nothing open."""
+    named = shown(os.fspath(path))         # as the C host names it (its messages have a fixed size)
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as failure:
         raise error(named, "open", f"cannot open: {failure.strerror or failure}") from None
     try:
@@ -160,6 +159,23 @@ def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
         if info.st_size > limit:
             raise error(named, "size", f"{info.st_size} bytes, more than this file can be "
                         f"({limit} bytes at most are read)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info, named
+
+
+def check_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> None:
+    """read_input's checks of `path` without reading it: a regular file of at most `limit` bytes."""
+    fd, _, _ = _open_input(path, error, min(limit, INPUT_LIMIT_BYTES))
+    os.close(fd)
+
+
+def read_input(path, error, limit: int = INPUT_LIMIT_BYTES) -> InputFile:
+    """Read `path` whole or raise `error(path, part, detail)` (an exit-coded FileRefused)."""
+    name = os.fspath(path)
+    fd, info, named = _open_input(name, error, min(limit, INPUT_LIMIT_BYTES))
+    try:
         # one byte past the size fstat gave tells a file that changed while being read
         expected = info.st_size
         chunks, got = [], 0
