@@ -232,11 +232,21 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
     if (access(o->folder, W_OK | X_OK) != 0)
         REFUSE("its folder %s is not writable", FOLDER);
     {
+        /* the publication makes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
+         * `..NAME.bob-journal.tmp-XXXXXX` beside the output: a name too long for them is refused now,
+         * by its length, not at publication after the GPU work */
+        long name_max = pathconf(o->folder, _PC_NAME_MAX);
+        if (name_max <= 0)
+            name_max = 255;
+        if ((long)strlen(base) + RT_IO_NAME_ROOM > name_max)
+            REFUSE("its file name has %zu bytes, and its folder %s takes names of at most %ld: the publication "
+                   "writes .NAME.tmp-XXXXXX and ..NAME.bob-journal.tmp-XXXXXX beside it, so an output's name may have at "
+                   "most %ld; choose a shorter one", strlen(base), FOLDER, name_max, name_max - RT_IO_NAME_ROOM);
         /* access() trusts the mode bits; /proc, /sys and some mounts still refuse a new file, which
          * would be found only at publication, after the GPU work: try one now */
         char trial[RT_IO_PATH_BYTES + 64];
-        snprintf(trial, sizeof trial, "%s/.%s.bobc-trial-%ld", o->folder, base, (long)getpid());
-        int fd = open(trial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        snprintf(trial, sizeof trial, "%s/.bobc-trial-XXXXXX", o->folder);
+        int fd = mkostemp(trial, O_CLOEXEC);
         if (fd < 0)
             REFUSE("a file cannot be created in its folder %s: %s", FOLDER, strerror(errno));
         close(fd);

@@ -41,6 +41,9 @@
 #define RT_IO_STEP_LIMIT 0xFFFFFFFFull             /* a per-step fill's u32 global step */
 #define RT_IO_MAX_FILES 8
 #define RT_IO_PATH_BYTES 4096
+#define RT_IO_NAME_ROOM 25     /* the bytes the longest publication file beside an output adds to its
+                                  name, the journal's own temporary `..NAME.bob-journal.tmp-XXXXXX`:
+                                  an output's name has NAME_MAX - 25 bytes at most */
 #define RT_IO_SHOWN_BYTES 128  /* the most bytes of a path a message shows (rt_io_shown) */
 #define RT_IO_SHOWN_HEAD 32    /* ... of which at least this many from its start */
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_settings.h"
 #include "native_program.h"
 
 static int say(char *err, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -164,8 +165,7 @@ int np_device_open(np_session *s, const uint8_t uuid[16], char *err)
     int share = SHARE_OFF, rc;
     if ((rc = share_mode(&share, err)) || (rc = read_config(&config, err)))
         return rc;
-    const char *mode = getenv(NP_DEVICE_VARIABLE);
-    s->memory_only = mode && strcmp(mode, "memory") == 0;
+    s->memory_only = rt_setting_choice(RT_SETTING_DEVICE, 1) == 0;    /* memory, gpu: 0, 1 */
     if (s->memory_only) {
         s->open = 1;
         return 0;
@@ -387,9 +387,8 @@ static void profile_report(void)
 double np_profile_start(void)
 {
     if (!profile.state) {
-        const char *on = getenv(NP_PROFILE_VARIABLE);
-        /* 1 only: the native host refuses any value but 0 and 1 at start-up (native_host.c) */
-        profile.state = on && strcmp(on, "1") == 0 ? 1 : -1;
+        /* "1" only: the native host refuses any value but 0 and 1 at start-up (host_settings.h) */
+        profile.state = rt_setting_choice(RT_SETTING_PROFILE, 0) == 1 ? 1 : -1;
         profile.last_kind = PROFILE_NONE;
         if (profile.state > 0)
             atexit(profile_report);
@@ -423,7 +422,7 @@ int np_device_submit(np_session *s, uint64_t entry, volatile uint8_t *semaphore,
         return say(err, NP_STATUS_DEVICE, "no device session is open (OpenDevice first)");
     if (s->memory_only)
         return say(err, NP_STATUS_DEVICE, "this session has no GPU (%s=memory): a submission needs one",
-                   NP_DEVICE_VARIABLE);
+                   rt_setting_variable(RT_SETTING_DEVICE));
     double started = np_profile_start();
     int rc = rt_gpu_submit(&s->gpu, entry);
     if (rc)

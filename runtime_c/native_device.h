@@ -21,7 +21,6 @@
 #define NP_STATUS_DEVICE 3
 #define NP_STATUS_WAIT 4
 #define NP_MAX_MAPPINGS 48
-#define NP_DEVICE_VARIABLE "NATIVE_DEVICE"
 #define NP_SUBMIT_TIMEOUT_MS 10000
 
 typedef struct {
@@ -91,7 +90,6 @@ void np_device_note_peer(const char *address, int listening, const struct timesp
  * work, named by the two events around it), and so is every command the program's hooks carry
  * out, by kind (np_profile_command); at exit one line per series goes to stderr:
  * count, total, median, 10th/90th/99th percentile and maximum in microseconds. */
-#define NP_PROFILE_VARIABLE "NATIVE_PROFILE"
 #define NP_PROFILE_ENTRIES 8
 enum np_profile_event {
     NP_PROFILE_SUBMIT = 0,                               /* + the entry's slot, up to NP_PROFILE_ENTRIES */

@@ -22,6 +22,7 @@
 #include "diag_file.h"
 #include "host_io.h"
 #include "host_runtime.h"
+#include "host_settings.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_peer.h"
@@ -516,88 +517,6 @@ static int input_paths(const np_program *p, int takes_options, char **args, int 
     return count;
 }
 
-/* ---- the environment's settings, judged at start-up (docs/native-host.md, "Settings") ----
- * A value outside a setting's documented set is a usage error naming the variable and what it
- * accepts (exit 2), before anything is read or written: never a silent default.  The reference
- * interpreter (compiler/bobc/reference/native_program.py, setting_refusal) says the same of the
- * two it reads (NATIVE_TELEMETRY, NATIVE_PEER_TIMEOUT_MS). */
-
-#define TELEMETRY_MOST 9223372036854775807ULL      /* 2^63 - 1: any level a command names below it */
-#define PEER_TIMEOUT_MOST_MS 86400000ULL           /* a day */
-
-/* A decimal number of ASCII digits only (no sign, space, exponent or suffix) at most `most`. */
-static int decimal_setting(const char *text, unsigned long long most, unsigned long long *value)
-{
-    unsigned long long v = 0;
-    if (!*text)
-        return -1;
-    for (const char *c = text; *c; c++) {
-        if (*c < '0' || *c > '9')
-            return -1;
-        unsigned digit = (unsigned)(*c - '0');
-        if (v > (most - digit) / 10)
-            return -1;
-        v = v * 10 + digit;
-    }
-    *value = v;
-    return 0;
-}
-
-/* One of `values` (a NULL-ended list), or unset / empty. */
-static int known_value(const char *text, const char *const *values)
-{
-    if (!text || !*text)
-        return 0;
-    for (int k = 0; values[k]; k++)
-        if (strcmp(text, values[k]) == 0)
-            return 0;
-    return -1;
-}
-
-static int read_settings(long *telemetry, int *peer_timeout_ms, char *err, size_t size)
-{
-    static const char *const devices[] = { "memory", "gpu", NULL };
-    static const char *const switches[] = { "0", "1", NULL };
-    static const char *const traces[] = { "0", "1", "ioctl", NULL };
-    const char *text;
-    if (known_value(text = getenv(NP_DEVICE_VARIABLE), devices)) {
-        snprintf(err, size, "%s=%s: expected memory (a session without a GPU) or gpu (the default; or leave it unset)",
-                 NP_DEVICE_VARIABLE, text);
-        return NP_EXIT_FILE;
-    }
-    if (known_value(text = getenv(NP_PROFILE_VARIABLE), switches)) {
-        snprintf(err, size, "%s=%s: expected 1 (profile) or 0 (or leave it unset)", NP_PROFILE_VARIABLE, text);
-        return NP_EXIT_FILE;
-    }
-    if (known_value(text = getenv("BOBC_GPU_TRACE"), traces)) {
-        snprintf(err, size, "BOBC_GPU_TRACE=%s: expected 1 (each bring-up step), ioctl (each ioctl too) or 0 (or "
-                 "leave it unset)", text);
-        return NP_EXIT_FILE;
-    }
-    unsigned long long v;
-    *telemetry = -1;
-    text = getenv("NATIVE_TELEMETRY");
-    if (text && *text) {
-        if (decimal_setting(text, TELEMETRY_MOST, &v)) {
-            snprintf(err, size, "NATIVE_TELEMETRY=%s: expected a level, a decimal number 0 to %llu (or leave it "
-                     "unset: no telemetry)", text, TELEMETRY_MOST);
-            return NP_EXIT_FILE;
-        }
-        *telemetry = (long)v;
-    }
-    *peer_timeout_ms = NP_PEER_TIMEOUT_MS;
-    text = getenv(NP_PEER_TIMEOUT_VARIABLE);
-    if (text) {
-        if (decimal_setting(text, PEER_TIMEOUT_MOST_MS, &v) || v == 0) {
-            snprintf(err, size, "%s=%s: expected milliseconds, a decimal number 1 to %llu (or leave it unset: %d)",
-                     NP_PEER_TIMEOUT_VARIABLE, text, PEER_TIMEOUT_MOST_MS, NP_PEER_TIMEOUT_MS);
-            return NP_EXIT_FILE;
-        }
-        *peer_timeout_ms = (int)v;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     char err[NP_ERR_BYTES + 256];
@@ -631,18 +550,13 @@ int main(int argc, char **argv)
                 argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
         return NP_EXIT_FILE;
     }
-    /* the environment's GPU setting, at start-up: a usage error on any machine (docs/runtime.md) */
-    int mapping;
-    if (rt_gpu_mapping_setting(&mapping, err, sizeof err)) {
+    /* the environment's settings, judged at start-up (docs/native-host.md, "Settings"): a value
+     * outside a setting's set is a usage error naming the variable, on any machine, before
+     * anything is read or written; the reference interpreter judges the same (settings.py) */
+    static const rt_setting settings[] = RT_NATIVE_HOST_SETTINGS;
+    if (rt_settings_judge(settings, (int)(sizeof settings / sizeof *settings), err, sizeof err)) {
         fprintf(stderr, "native: %s\n", err);
         return NP_EXIT_FILE;
-    }
-    /* the native host's own settings, likewise */
-    long telemetry;
-    int peer_timeout_ms;
-    if ((rc = read_settings(&telemetry, &peer_timeout_ms, err, sizeof err))) {
-        fprintf(stderr, "native: %s\n", err);
-        return rc;
     }
     static np_host h;
     np_machine m;
@@ -655,8 +569,8 @@ int main(int argc, char **argv)
     h.argc = argc - 1;
     h.name = argv[0];
     m.start_us = np_now_us();
-    m.telemetry = telemetry;
-    h.peer_timeout_ms = peer_timeout_ms;
+    m.telemetry = (long)rt_setting_number(RT_SETTING_TELEMETRY, -1);
+    h.peer_timeout_ms = (int)rt_setting_number(RT_SETTING_PEER_TIMEOUT, NP_PEER_TIMEOUT_MS);
     h.session.target = self.target;
     m.slots = calloc(program.slots ? program.slots : 1, 8);
     m.state = calloc(program.state_extent ? program.state_extent : 1, 1);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_settings.h"
 #include "native_device.h"
 #include "native_program.h"
 
@@ -92,7 +93,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         if (r <= 0) {
             close(fd);
             return say(err, "no peer connected to %s within %d ms; start the other peer (or raise %s)",
-                       peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
+                       peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
         }
         int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
         int e = errno;
@@ -139,7 +140,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         nanosleep(&pause, NULL);
     }
     return say(err, "could not connect to %s within %d ms (no peer listening there); start the other peer "
-               "(or raise %s)", peer->address, timeout_ms, NP_PEER_TIMEOUT_VARIABLE);
+               "(or raise %s)", peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
 }
 
 static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err);

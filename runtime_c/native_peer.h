@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #define NP_STATUS_PEER 5
-#define NP_PEER_TIMEOUT_VARIABLE "NATIVE_PEER_TIMEOUT_MS"
 #define NP_PEER_TIMEOUT_MS 10000
 
 typedef struct {

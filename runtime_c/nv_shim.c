@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "nv_shim.h"
 
+#include "host_settings.h"
 #include "nv_ctrl.h"
 #include "nv_rm.h"
 #include "nv_status.h"
@@ -1181,11 +1182,11 @@ static int open_with(rt_gpu *g, const rt_target_facts *target, const rt_gpu_conf
     *device_reached = 0;
     if (config)
         g->cfg = *config;
-    const char *trace = getenv("BOBC_GPU_TRACE");
-    if (trace && *trace && strcmp(trace, "0"))
+    int trace = rt_setting_choice(RT_SETTING_GPU_TRACE, 0);     /* "0", "1", ioctl: 0, 1, 2 */
+    if (trace)
         g->cfg.verbose = 1;
     g->opened_ms = clock_ms();
-    trace_ioctls = trace && !strcmp(trace, "ioctl");
+    trace_ioctls = trace == 2;
     trace_origin_ms = g->opened_ms;
     if (!g->cfg.channel_va) g->cfg.channel_va = RT_GPU_DEFAULT_CHANNEL_VA;
     if (!g->cfg.notifier_va) g->cfg.notifier_va = RT_GPU_DEFAULT_NOTIFIER_VA;
@@ -1211,19 +1212,11 @@ static int open_with(rt_gpu *g, const rt_target_facts *target, const rt_gpu_conf
 
 int rt_gpu_mapping_setting(int *mapping, char *err, size_t err_bytes)
 {
-    const char *env = getenv("BOBC_GPU_MAPPING");
-    *mapping = RT_GPU_MAPPING_AUTO;
-    if (!env || !*env)
-        return 0;
-    if (!strcmp(env, "rm"))
-        *mapping = RT_GPU_MAPPING_RM;
-    else if (!strcmp(env, "uvm"))
-        *mapping = RT_GPU_MAPPING_UVM;
-    else {
-        snprintf(err, err_bytes, "BOBC_GPU_MAPPING=%s: expected rm or uvm (or leave it unset)", env);
-        return RT_EXIT_USAGE;
-    }
-    return 0;
+    static const rt_setting which[] = { RT_SETTING_GPU_MAPPING };
+    static const int mappings[] = { RT_GPU_MAPPING_RM, RT_GPU_MAPPING_UVM };
+    int rc = rt_settings_judge(which, 1, err, err_bytes), choice = rt_setting_choice(RT_SETTING_GPU_MAPPING, -1);
+    *mapping = choice < 0 ? RT_GPU_MAPPING_AUTO : mappings[choice];
+    return rc;
 }
 
 int rt_gpu_open(rt_gpu *g, const rt_target_facts *target, const rt_gpu_config *config)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host_runtime.h"
+#include "host_settings.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_program.h"
@@ -43,16 +44,6 @@ static int plan_other(np_machine *m, uint32_t index, const np_command *c)
 }
 
 static const np_hooks plan_hooks = { plan_mapped, plan_wait, plan_other };
-
-static long telemetry_level(void)
-{
-    const char *text = getenv("NATIVE_TELEMETRY");
-    if (!text || !*text)
-        return -1;
-    char *end;
-    long v = strtol(text, &end, 10);
-    return *end ? -1 : v;
-}
 
 int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t size, uint32_t step,
                     rt_commands_memory memory, void *context, char *err)
@@ -93,7 +84,7 @@ int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t siz
     m.slots = state->slots;
     m.state = state->state;
     m.start_us = state->start_us;
-    m.telemetry = telemetry_level();
+    m.telemetry = (long)rt_setting_number(RT_SETTING_TELEMETRY, -1);     /* judged at start-up */
     m.wait_status = RT_EXIT_GPU_FAULT;      /* the plan host's codes: 4 is a bad checkpoint there */
     int rc = 0;
     if (np_run(&m, 0) < 0) {

@@ -10,6 +10,7 @@
 #include "diag_file.h"
 #include "elf_sections.h"
 #include "host_io.h"
+#include "host_settings.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
@@ -653,10 +654,11 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
         return 0;
     }
     h.args = &args;
-    /* The environment's setting next: a misspelt BOBC_GPU_MAPPING is a usage error on any
-     * machine, found before anything is read or any GPU looked for (docs/runtime.md). */
-    int mapping;
-    if ((rc = rt_gpu_mapping_setting(&mapping, h.err, sizeof h.err)))
+    /* The environment's settings next: a misspelt BOBC_GPU_MAPPING, BOBC_GPU_TRACE or
+     * NATIVE_TELEMETRY is a usage error on any machine, found before anything is read or any GPU
+     * looked for (docs/runtime.md, "Environment"; host_settings.h). */
+    static const rt_setting settings[] = RT_PLAN_HOST_SETTINGS;
+    if ((rc = rt_settings_judge(settings, (int)(sizeof settings / sizeof *settings), h.err, sizeof h.err)))
         return fail(&h, rc);
     /* The host's own images first: a copy damaged on its way to the node runs nothing. */
     if ((rc = rt_host_check_images(h.err, sizeof h.err)))

@@ -6,6 +6,7 @@
 #include "elf_sections.h"
 #include "host_runtime.h"
 #include "host_io.h"
+#include "host_settings.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "rt_sample.h"
@@ -534,7 +535,7 @@ static void test_native_device_without_gpu(void)
 {
     if (rt_gpu_present())
         return;
-    unsetenv(NP_DEVICE_VARIABLE);
+    unsetenv(rt_setting_variable(RT_SETTING_DEVICE));
     unsetenv("NATIVE_GPU_SHARE_GROUP");
     struct timespec since;
     clock_gettime(CLOCK_REALTIME, &since);
@@ -548,6 +549,60 @@ static void test_native_device_without_gpu(void)
     CHECK(said[0] == 0, "the failure is the host's one line, nothing before it: '%s'", said);
     CHECK(took < 1.0, "no wait for a peer's GPU context without a GPU: %.2f s", took);
     np_device_note_peer("", -1, &since);
+}
+
+/* The settings' table (host_settings.h): each setting's set accepted, anything else refused
+ * naming the variable (a control character shown as '?'), and the judged values read back. */
+static void test_settings(void)
+{
+    static const rt_setting all[] = RT_NATIVE_HOST_SETTINGS;
+    static const rt_setting plan[] = RT_PLAN_HOST_SETTINGS;
+    static const struct { rt_setting which; const char *text; int accepted; long long value; } cases[] = {
+        { RT_SETTING_GPU_MAPPING, "rm", 1, 0 }, { RT_SETTING_GPU_MAPPING, "uvm", 1, 1 },
+        { RT_SETTING_GPU_MAPPING, "RM", 0, 0 }, { RT_SETTING_GPU_TRACE, "ioctl", 1, 2 },
+        { RT_SETTING_GPU_TRACE, "0", 1, 0 }, { RT_SETTING_GPU_TRACE, "yes", 0, 0 },
+        { RT_SETTING_GPU_TRACE, "1 ", 0, 0 }, { RT_SETTING_DEVICE, "memory", 1, 0 },
+        { RT_SETTING_DEVICE, "gpu", 1, 1 }, { RT_SETTING_DEVICE, "cpu", 0, 0 },
+        { RT_SETTING_PROFILE, "1", 1, 1 }, { RT_SETTING_PROFILE, "on", 0, 0 },
+        { RT_SETTING_TELEMETRY, "0", 1, 0 }, { RT_SETTING_TELEMETRY, "9223372036854775807", 1, 9223372036854775807LL },
+        { RT_SETTING_TELEMETRY, "9223372036854775808", 0, 0 }, { RT_SETTING_TELEMETRY, "-1", 0, 0 },
+        { RT_SETTING_TELEMETRY, "0x10", 0, 0 }, { RT_SETTING_PEER_TIMEOUT, "1", 1, 1 },
+        { RT_SETTING_PEER_TIMEOUT, "86400000", 1, 86400000 }, { RT_SETTING_PEER_TIMEOUT, "86400001", 0, 0 },
+        { RT_SETTING_PEER_TIMEOUT, "0", 0, 0 }, { RT_SETTING_PEER_TIMEOUT, "", 0, 0 },
+        { RT_SETTING_PEER_TIMEOUT, "3000000000", 0, 0 },
+    };
+    char err[512];
+    for (int k = 0; k < RT_SETTINGS; k++)
+        unsetenv(rt_setting_variable((rt_setting)k));
+    CHECK(rt_settings_judge(all, 6, err, sizeof err) == 0, "every setting unset is accepted");
+    CHECK(rt_setting_choice(RT_SETTING_GPU_TRACE, -7) == -7 && rt_setting_number(RT_SETTING_PEER_TIMEOUT, 10000) == 10000,
+          "unset reads as the caller's default");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *name = rt_setting_variable(cases[i].which);
+        setenv(name, cases[i].text, 1);
+        int rc = rt_settings_judge(all, 6, err, sizeof err);
+        if (cases[i].accepted) {
+            long long got = cases[i].which == RT_SETTING_TELEMETRY || cases[i].which == RT_SETTING_PEER_TIMEOUT
+                                ? rt_setting_number(cases[i].which, -1) : rt_setting_choice(cases[i].which, -1);
+            CHECK(rc == 0 && got == cases[i].value, "%s=%s: rc %d, value %lld", name, cases[i].text, rc, got);
+        } else {
+            char start[128];
+            snprintf(start, sizeof start, "%s=%s: expected ", name, cases[i].text);
+            CHECK(rc == RT_EXIT_USAGE && strncmp(err, start, strlen(start)) == 0, "%s=%s: rc %d '%s'", name,
+                  cases[i].text, rc, err);
+        }
+        unsetenv(name);
+    }
+    setenv("NATIVE_TELEMETRY", "", 1);
+    CHECK(rt_settings_judge(plan, 3, err, sizeof err) == 0 && rt_setting_number(RT_SETTING_TELEMETRY, -1) == -1,
+          "an empty NATIVE_TELEMETRY is unset");
+    setenv("NATIVE_TELEMETRY", "1\nfake line", 1);
+    CHECK(rt_settings_judge(plan, 3, err, sizeof err) == RT_EXIT_USAGE &&
+          strncmp(err, "NATIVE_TELEMETRY=1?fake line: expected a level", 46) == 0, "one line: '%s'", err);
+    unsetenv("NATIVE_TELEMETRY");
+    setenv("NATIVE_DEVICE", "cpu", 1);
+    CHECK(rt_settings_judge(plan, 3, err, sizeof err) == 0, "a plan host does not read NATIVE_DEVICE");
+    unsetenv("NATIVE_DEVICE");
 }
 
 static void write_text(const char *path, const char *text)
@@ -1035,6 +1090,7 @@ int main(void)
     test_gpu_settings();
     test_native_telemetry();
     test_native_device_without_gpu();
+    test_settings();
     test_diag_files();
     test_sections();
     char real[PATH_MAX];

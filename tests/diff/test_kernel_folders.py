@@ -54,3 +54,36 @@ def test_diff_names_them_too(images, tmp_path):
            "(u32), the learning rate (binary32) (scalar)]" in done.stdout, done.stdout
     missing = bobc("diff", images, changed, "-I", tmp_path / "absent")
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+
+
+def test_an_inserted_instruction_is_one_line_and_the_rest_one_moved_range(images, tmp_path):
+    """Session 28: instructions are aligned as sequences, not compared offset by offset, so a NOP
+    inserted into a kernel is one `only in b` line and the unchanged instructions after it one
+    line naming both ranges (it was one line for every instruction after the insertion)."""
+    import json
+
+    root = tmp_path / "linear_regression"
+    shutil.copytree(ROOT, root)
+    kernel = root / "LinReg/kernels/linreg-loss-grad.sass"
+    text = kernel.read_text()
+    anchor = "    MOV R10, RZ\n"
+    assert text.count(anchor) == 1
+    kernel.write_text(text.replace(anchor, "    NOP\n" + anchor))
+    changed = tmp_path / "changed"
+    done = bobc("build", root / "LinReg/Build/NativeHost.bob", "--target", "sm_86", "--emit-images", changed)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((images / "manifest.json").read_text())
+    region = next(r for r in manifest["regions"] if r["identity"] == "linreg-loss-grad")
+    done = bobc("diff", images, changed, "--json")
+    assert done.returncode == 1, done.stderr
+    code = [d for d in json.loads(done.stdout) if d["kind"] == "code"]
+    prefix = f"region[{region['index']}].code["
+    mine = [d for d in code if d["key"].startswith(prefix)]
+    assert [d["key"] for d in mine] == [f"{prefix}0x0090]", f"{prefix}0x0090..{region['size'] - 16:#06x}]"], mine
+    inserted, moved = mine
+    assert inserted["a"] is None and "NOP" in inserted["meaning"]
+    assert moved["b"] == f"0x00a0..{region['size']:#06x}"
+    assert moved["meaning"].startswith(f"{(region['size'] - 0x90) // 16} instruction(s) unchanged, moved by +0x10")
+    # every other region's instructions are the same bytes (moved regions are their places' lines)
+    assert all(d["key"].startswith(prefix) for d in code), code
+    assert not [d for d in json.loads(done.stdout) if d["kind"] == "raw"]

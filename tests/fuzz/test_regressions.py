@@ -396,7 +396,7 @@ def test_11_xioctl_gives_up_on_an_endless_eagain(tmp_path):
     runtime = REPO / "runtime_c"
     built = run(["gcc", "-std=c11", "-D_DEFAULT_SOURCE", f"-I{runtime}", str(probe),
                  *(str(runtime / s) for s in ("nv_status.c", "nv_targets.c", "host_runtime.c",
-                                              "host_io.c")), "-lm", "-o", str(tmp_path / "probe")])
+                                              "host_io.c", "host_settings.c")), "-lm", "-o", str(tmp_path / "probe")])
     assert built.returncode == 0, built.stderr[-2000:]
     done = run([str(tmp_path / "probe")])
     assert done.returncode == 0, done.stdout

@@ -139,7 +139,7 @@ def test_the_plan_or_the_environment_picks_the_bring_up(tmp_path, monkeypatch, d
     source = tmp_path / "probe.c"
     source.write_text(PROBE.replace("DECLARED", declared))
     gcc.build([source], [runtime], tmp_path / "probe", static=False,
-              library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c")])
+              library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c", "host_settings.c")])
     run = subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True,
                          env={**os.environ, "BOBC_GPU_TRACE": "1", **env})
     assert said in run.stderr and run.returncode == 0, run.stderr
@@ -151,7 +151,7 @@ def test_an_unknown_bring_up_is_a_usage_error(tmp_path, monkeypatch):
     source = tmp_path / "probe.c"
     source.write_text(PROBE.replace("DECLARED", ""))
     gcc.build([source], [runtime], tmp_path / "probe", static=False,
-              library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c")])
+              library=[runtime / name for name in ("nv_status.c", "nv_targets.c", "nv_shim.c", "host_settings.c")])
     run = subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True,
                          env={**os.environ, "BOBC_GPU_MAPPING": "fast"})
     assert run.stdout == "rc 2\n"

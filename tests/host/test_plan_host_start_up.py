@@ -1,7 +1,8 @@
 """What Bob's plan host refuses at start-up, before any input is trusted or any GPU looked
 for (probe s27): a host file without one of its .bobc.* sections -- its version section
 too -- is damaged (exit 9, naming the host by its path); a misspelt BOBC_GPU_MAPPING is a
-usage error (exit 2) on any machine; BOBC_HOST_TIMING naming one of the inputs is refused
+usage error (exit 2) on any machine, and so are a misspelt BOBC_GPU_TRACE and NATIVE_TELEMETRY
+(session 28); BOBC_HOST_TIMING naming one of the inputs is refused
 (exit 8) with nothing written; an option whose value is missing is named as such.  On this
 GPU-less machine a host that passes every check stops at "no GPU" (exit 6)."""
 from __future__ import annotations
@@ -79,6 +80,35 @@ def test_a_misspelt_gpu_mapping_is_a_usage_error_before_the_inputs(host, folder)
     for good in ("rm", "uvm", ""):
         out = run(host, folder, "train", "--input", "record.bin", *OUTPUTS, env={"BOBC_GPU_MAPPING": good})
         assert out.returncode in (0, 6) and "BOBC_GPU_MAPPING" not in out.stderr, out.stderr
+
+
+# ---- the other settings a plan host reads (session 28: judged at start-up as BOBC_GPU_MAPPING is;
+# runtime_c/host_settings.c), and `bobc run --reference` judges them alike ----
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("BOBC_GPU_TRACE", "yes", "expected 1 (each bring-up step), ioctl (each ioctl too) or 0 (or leave it unset)"),
+    ("BOBC_GPU_TRACE", "2", "expected 1 (each bring-up step), ioctl (each ioctl too) or 0 (or leave it unset)"),
+    ("NATIVE_TELEMETRY", "-1", "expected a level, a decimal number 0 to 9223372036854775807 (or leave it unset: "
+                               "no telemetry)"),
+    ("NATIVE_TELEMETRY", "high", "expected a level, a decimal number 0 to 9223372036854775807 (or leave it unset: "
+                                 "no telemetry)"),
+])
+def test_a_misspelt_trace_or_telemetry_is_a_usage_error_before_the_inputs(host, folder, variable, value, expected):
+    out = run(host, folder, "train", "--input", "absent.bin", *OUTPUTS, env={variable: value})
+    assert (out.returncode, out.stderr) == (2, f"bob-host: error: {variable}={value}: {expected}\n")
+    assert files(folder) == ["record.bin"]
+    reference = run(sys.executable, folder, "-m", "bobc", "run", PLAN, "train", "--reference", "--input", "absent.bin",
+                    *OUTPUTS, env={variable: value})
+    assert reference.returncode == 2 and reference.stderr.endswith(f"{variable}={value}: {expected}\n"), \
+        reference.stderr
+    assert files(folder) == ["record.bin"]
+
+
+@pytest.mark.parametrize("variable, value", [("BOBC_GPU_TRACE", "0"), ("BOBC_GPU_TRACE", "ioctl"),
+                                             ("NATIVE_TELEMETRY", "3"), ("NATIVE_TELEMETRY", "")])
+def test_a_documented_trace_or_telemetry_value_runs(host, folder, variable, value):
+    out = run(host, folder, "train", "--input", "record.bin", *OUTPUTS, env={variable: value})
+    assert out.returncode in (0, 6) and variable not in out.stderr, out.stderr
 
 
 # ---- finding 7 ----

@@ -2,8 +2,8 @@
 and 10; docs/native-host.md, "Settings"): a value outside a setting's documented set is a
 usage error naming the variable and what it accepts (exit 2) before anything is read or
 written -- never a silent default, a truncated number or a switch turned on by a misspelling --
-and the C host and the reference interpreter say the same of the two the reference reads
-(NATIVE_PEER_TIMEOUT_MS, NATIVE_TELEMETRY).  A telemetry label padded with NULs is printed up
+and the C host and the reference interpreter say the same of every one (session 28; they
+judged only the two the reference reads, NATIVE_PEER_TIMEOUT_MS and NATIVE_TELEMETRY, before).  A telemetry label padded with NULs is printed up
 to its first NUL on both."""
 from __future__ import annotations
 
@@ -142,7 +142,8 @@ def test_telemetry_lines_are_text_up_to_the_labels_first_nul(programs, tmp_path,
                 for line in out.stderr.splitlines()] == labels, out.stderr
 
 
-# ---- NATIVE_DEVICE, NATIVE_PROFILE, BOBC_GPU_TRACE: the C host's (finding 9) ----
+# ---- NATIVE_DEVICE, NATIVE_PROFILE, BOBC_GPU_TRACE, BOBC_GPU_MAPPING (finding 9): the reference judges them
+# too (session 28: one table a side, runtime_c/host_settings.c and bobc.reference.settings) ----
 
 @pytest.mark.parametrize("variable, value, expected", [
     ("NATIVE_DEVICE", "Memory", "expected memory (a session without a GPU) or gpu (the default; or leave it unset)"),
@@ -152,12 +153,30 @@ def test_telemetry_lines_are_text_up_to_the_labels_first_nul(programs, tmp_path,
     ("NATIVE_PROFILE", "no", "expected 1 (profile) or 0 (or leave it unset)"),
     ("NATIVE_PROFILE", "yes", "expected 1 (profile) or 0 (or leave it unset)"),
     ("BOBC_GPU_TRACE", "yes", "expected 1 (each bring-up step), ioctl (each ioctl too) or 0 (or leave it unset)"),
+    ("BOBC_GPU_TRACE", "IOCTL", "expected 1 (each bring-up step), ioctl (each ioctl too) or 0 (or leave it unset)"),
+    ("BOBC_GPU_MAPPING", "RM", "expected rm or uvm (or leave it unset)"),
 ])
 def test_a_misspelt_device_setting_is_refused_by_name_at_start_up(programs, tmp_path, variable, value, expected):
-    host = programs["padded"][1]
-    out = run_c(host, tmp_path, [], {variable: value, "NATIVE_TELEMETRY": "1", "NATIVE_TRACE": "t.txt"})
-    assert (out.status, out.stderr) == (2, f"native: {variable}={value}: {expected}\n".encode())
-    assert out.files == {}                 # not even the trace
+    c, reference = both(programs, tmp_path, "padded", {variable: value, "NATIVE_TELEMETRY": "1",
+                                                       "NATIVE_TRACE": "t.txt"})
+    for out in (c, reference):
+        assert (out.status, out.stderr) == (2, f"native: {variable}={value}: {expected}\n".encode())
+        assert out.files == {}                 # not even the trace
+
+
+def test_a_long_setting_is_shown_cut_with_what_it_accepts_on_both(programs, tmp_path):
+    value = "é" * 40                              # 80 bytes: cut at 64, never inside a character
+    c, reference = both(programs, tmp_path, "padded", {"BOBC_GPU_TRACE": value})
+    for out in (c, reference):
+        assert (out.status, out.stderr) == (2, f"native: BOBC_GPU_TRACE={'é' * 32}...: expected 1 (each bring-up "
+                                               f"step), ioctl (each ioctl too) or 0 (or leave it unset)\n".encode())
+
+
+def test_a_control_character_in_a_setting_is_shown_as_one_line_on_both(programs, tmp_path):
+    c, reference = both(programs, tmp_path, "padded", {"NATIVE_PROFILE": "1\nnative: all is well"})
+    for out in (c, reference):
+        assert (out.status, out.stderr) == (2, b"native: NATIVE_PROFILE=1?native: all is well: expected 1 (profile) "
+                                               b"or 0 (or leave it unset)\n")
 
 
 @pytest.mark.parametrize("variable, value", [
@@ -166,5 +185,5 @@ def test_a_misspelt_device_setting_is_refused_by_name_at_start_up(programs, tmp_
     ("BOBC_GPU_TRACE", "0"), ("BOBC_GPU_TRACE", "1"), ("BOBC_GPU_TRACE", "ioctl"), ("BOBC_GPU_TRACE", ""),
 ])
 def test_the_documented_device_settings_still_run(programs, tmp_path, variable, value):
-    out = run_c(programs["padded"][1], tmp_path, [], {variable: value, "NATIVE_TELEMETRY": "1"})
-    assert out.status == 0 and out.stderr.startswith(b"native: telemetry padded-label +"), out.stderr
+    for out in both(programs, tmp_path, "padded", {variable: value, "NATIVE_TELEMETRY": "1"}):
+        assert out.status == 0 and out.stderr.startswith(b"native: telemetry padded-label +"), out.stderr

@@ -26,7 +26,7 @@ from bobc.reference.errors import FileRefused
 from bobc.reference.host import check_record, fresh_payload
 from bob_model.formats import Hyperparameters, adamw_scalars
 
-SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c"]
+SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c", "host_settings.c"]
 # rt_tool's sample plan (runtime_c/tests/rt_sample.h): 3 chunks of 12,345 binary32 elements,
 # 7 updates per invocation, the chunks' initializers; a 258-byte record's checks
 ELEMENTS = 12345

@@ -30,7 +30,7 @@ import pytest
 from bobc.reference import safe_io
 from bobc.reference.errors import OutputWriteFailure
 
-SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c"]
+SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c", "host_settings.c"]
 OPTIONS = ("--predictions", "--result", "--checkpoint-out")
 NAMES = ("p.bin", "r.bin", "c.bin")
 ERR_BYTES = 512                      # runtime_c/host_runtime.h RT_ERR_BYTES
@@ -464,3 +464,48 @@ def test_temporaries_have_the_form_a_journal_accepts(tmp_path):
                                          str(tmp_path.resolve() / "r.bin")), temporary
     finally:
         os.unlink(temporary)
+
+
+@pytest.mark.parametrize("length", [230, 231, 255])
+def test_an_output_name_too_long_for_its_publication_files_is_refused_by_its_length(tool, tmp_path, length):
+    """The publication writes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
+    `..NAME.bob-journal.tmp-XXXXXX` beside an output, so its name may have NAME_MAX - 25 bytes (230
+    where names have 255): a longer one is refused before any work, naming the length, where it
+    used to be refused by the trial file's own name (235 bytes and up, "File name too long") or,
+    past the trial, at publication, after the work."""
+    name = "n" * (length - 4) + ".bin"
+
+    def long_name(folder):
+        return ["p.bin", "r.bin", name]
+    code, message, files = both(tool, tmp_path / str(length), long_name)
+    assert os.pathconf(tmp_path, "PC_NAME_MAX") == 255
+    if length <= 230:
+        assert (code, message) == (0, "")
+    else:
+        assert (code, message) == (8, f"output {safe_io.shown(name)} (--checkpoint-out): its file name has {length} "
+                                      f"bytes, and its folder . takes names of at most 255: the publication writes "
+                                      f".NAME.tmp-XXXXXX and ..NAME.bob-journal.tmp-XXXXXX beside it, so an output's "
+                                      f"name may have at most 230; choose a shorter one; nothing was written")
+    assert files == {}                   # no trial file left behind
+
+
+def test_the_longest_output_name_publishes_with_its_journal(tool, tmp_path):
+    """Names of 230 bytes publish, journal and all, on both sides (rt_tool publish, OutputSet)."""
+    for side in ("c", "r"):
+        folder = tmp_path / side
+        folder.mkdir()
+        names = [folder / ("p" * 226 + ".bin"), folder / "r.bin", folder / ("c" * 226 + ".bin")]
+        if side == "c":
+            done = subprocess.run([str(tool), "publish", "run", *map(str, names)], capture_output=True, text=True,
+                                  timeout=60)
+            assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+            expected = [f"run {option}\n".encode() for option in OPTIONS]
+        else:
+            files = safe_io.OutputSet()
+            for path, option in zip(names, OPTIONS):
+                files.add(str(path), option)
+                files.stage(option, option.encode())
+            files.publish()
+            expected = [option.encode() for option in OPTIONS]
+        assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in names)
+        assert [p.read_bytes() for p in names] == expected

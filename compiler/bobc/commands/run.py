@@ -9,6 +9,7 @@ is relative to: for a module Model.Build.NativeHost, the folder holding
 Model/); this command knows no model.
 """
 import argparse
+import os
 from pathlib import Path
 
 from ..targets import target_named
@@ -200,6 +201,7 @@ def run(args):
     if args.operation == "native":
         return run_native(plan_path, args)
     from ..errors import UsageError
+    from ..reference import settings
     from ..reference.native_request import Help, Refused, parse_args
     try:        # the host's parser: the same refusals (missing, empty, repeated, same output twice)
         parse_args([args.operation, *host_arguments(args), *args.arguments])
@@ -207,6 +209,10 @@ def run(args):
         raise UsageError(refused.message) from None
     except Help:
         pass
+    # then the environment's settings, as the C host judges them (host_settings.h)
+    refused = settings.refusal(os.environ, settings.PLAN_HOST)
+    if refused:
+        raise UsageError(refused)
     kernels = kernels_file(plan_path, args.kernels)
     modules: list = []
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules)

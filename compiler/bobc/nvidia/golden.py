@@ -6,7 +6,9 @@ sides are decoded into decode.Line facts (the same lines `bobc dump` prints)
 and matched by their self-describing keys, so each difference names the
 launch and its kernel, the QMD field, the pushbuffer method and its data word,
 the ring entry, the bank 0 word and its argument, or the instruction with its
-text and control code.
+text and control code.  A region's instructions are aligned as a sequence (difflib), so an
+instruction inserted or removed is one line and the unchanged ones after it one line saying
+where they moved, not a line for each.
 
 The decoded view is backed by a byte comparison of every image (program, QMD,
 pushbuffer, GPFIFO): each line knows which image bits it shows (decode.Line.spans),
@@ -117,12 +119,61 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
     return out
 
 
-def _region_code_lines(images: Images, region: dict, other: Images, other_region: dict | None,
-                       ) -> list[decode.Line]:
-    """A region's instruction lines, with nvdisasm's text only where the two sides differ."""
-    if other_region is not None and decode.region_code(images, region) == decode.region_code(other, other_region):
-        return decode.code_lines(images, region, with_text=False)  # identical: no text is ever shown
-    return decode.code_lines(images, region)
+def _code_differences(a: Images, b: Images) -> list[Difference]:
+    """The regions' instructions, aligned as sequences (difflib, on each instruction's two words):
+    an inserted or removed instruction is one line, not one for every instruction after it, and
+    a run of unchanged instructions that moved is one line naming both ranges (its spans cover
+    them, so the byte check knows they are shown).  A region on one side only is all its lines."""
+    regions_a = {r["index"]: r for r in a.manifest["regions"]}
+    regions_b = {r["index"]: r for r in b.manifest["regions"]}
+    out = []
+    for index in sorted(set(regions_a) | set(regions_b)):
+        ra, rb = regions_a.get(index), regions_b.get(index)
+        if ra is not None and rb is not None and decode.region_code(a, ra) == decode.region_code(b, rb):
+            continue                       # the same instructions (a moved region is its place's line)
+        out += _aligned_code(decode.code_lines(a, ra) if ra is not None else [],
+                             decode.code_lines(b, rb) if rb is not None else [])
+    return out
+
+
+def _offset(line: decode.Line) -> int:
+    return int(line.key.rsplit("[", 1)[1].rstrip("]"), 16)
+
+
+def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+    import difflib
+
+    def one(la, lb) -> Difference:
+        line = la or lb
+        meaning = _meaning(la, lb)
+        if la is not None and lb is not None and la.key != lb.key:
+            meaning += f"; at {_offset(lb):#06x} in b"
+        return Difference(line.key, "code", line.owner, la.value if la else None, lb.value if lb else None, meaning,
+                          (la.spans if la else ()) + (lb.spans if lb else ()))
+
+    matcher = difflib.SequenceMatcher(None, [tuple(x.value) for x in lines_a], [tuple(x.value) for x in lines_b],
+                                      autojunk=False)
+    out = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            first_a, first_b = _offset(lines_a[i1]), _offset(lines_b[j1])
+            if first_a == first_b:
+                continue
+            last_a, last_b = _offset(lines_a[i2 - 1]), _offset(lines_b[j2 - 1])
+            count, shift = i2 - i1, first_b - first_a
+            prefix = lines_a[i1].key.rsplit("[", 1)[0]
+            spans = tuple(span for line in (*lines_a[i1:i2], *lines_b[j1:j2]) for span in line.spans)
+            out.append(Difference(f"{prefix}[{first_a:#06x}..{last_a:#06x}]", "code", lines_a[i1].owner,
+                                  f"{first_a:#06x}..{last_a:#06x}", f"{first_b:#06x}..{last_b:#06x}",
+                                  f"{count} instruction(s) unchanged, moved by {'+' if shift > 0 else '-'}"
+                                  f"{abs(shift):#x} ({abs(shift) // decode.INSTRUCTION_BYTES} instruction(s))",
+                                  spans))
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        out += [one(lines_a[i1 + k], lines_b[j1 + k]) for k in range(paired)]
+        out += [one(line, None) for line in lines_a[i1 + paired:i2]]
+        out += [one(None, line) for line in lines_b[j1 + paired:j2]]
+    return out
 
 
 def differences(a: Images, b: Images) -> list[Difference]:
@@ -137,15 +188,7 @@ def differences(a: Images, b: Images) -> list[Difference]:
         lines_b += [line for line in decode.launch_lines(b, zero_words=True) if line.kind != "qmd"]
     lines_a += decode.submission_lines(a) + decode.push_lines(a) + decode.ring_lines(a)
     lines_b += decode.submission_lines(b) + decode.push_lines(b) + decode.ring_lines(b)
-    regions_a = {r["index"]: r for r in a.manifest["regions"]}
-    regions_b = {r["index"]: r for r in b.manifest["regions"]}
-    for index in sorted(set(regions_a) | set(regions_b)):
-        ra, rb = regions_a.get(index), regions_b.get(index)
-        if ra is not None:
-            lines_a += _region_code_lines(a, ra, b, rb)
-        if rb is not None:
-            lines_b += _region_code_lines(b, rb, a, ra)
-    found = _differences(lines_a, lines_b)
+    found = _differences(lines_a, lines_b) + _code_differences(a, b)
     found += manifest_differences(a.manifest, b.manifest, found)
     found += raw_differences(a, b, found)
     found += _manifest_byte_difference(a, b, found)

@@ -22,16 +22,13 @@ import time
 import numpy as np
 
 from ..native.program import Program
+from . import settings
 from .errors import OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
 EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), for a request host's device
 EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
-PEER_TIMEOUT_VARIABLE = "NATIVE_PEER_TIMEOUT_MS"
-PEER_TIMEOUT_MS = 10000
-PEER_TIMEOUT_MOST_MS = 86_400_000          # a day (runtime_c/native_host.c's PEER_TIMEOUT_MOST_MS)
-TELEMETRY_VARIABLE = "NATIVE_TELEMETRY"
-TELEMETRY_MOST = (1 << 63) - 1             # runtime_c/native_host.c's TELEMETRY_MOST
+PEER_TIMEOUT_VARIABLE = settings.PEER_TIMEOUT.variable
 MAX_PEERS = 16
 MAX_MAPPINGS = 48
 INPUT_LIMIT = 1 << 30
@@ -220,8 +217,8 @@ class Machine:
         self.session_open = False
         self.peers: list[Peer] = []
         self.staged: dict[int, bytes] = {}
-        self.telemetry = _number(environ.get(TELEMETRY_VARIABLE), -1)
-        self.peer_timeout_ms = _number(environ.get(PEER_TIMEOUT_VARIABLE), PEER_TIMEOUT_MS)
+        self.telemetry = settings.TELEMETRY.value(environ, -1)        # judged at start-up (run_program)
+        self.peer_timeout_ms = settings.PEER_TIMEOUT.value(environ, settings.PEER_TIMEOUT_MS)
         self.start = time.monotonic()
         self.submitted: list[int] = []
 
@@ -598,40 +595,6 @@ def kernels_failure(gpu, error: BaseException) -> str:
     return f"--kernels {shown(source)}: SUBMIT raised {type(error).__name__}{where}" + (f": {text}" if text else "")
 
 
-def _decimal(text: str, most: int):
-    """A decimal number of ASCII digits only (no sign, space, underscore or exponent) at most
-    `most`, else None: runtime_c/native_host.c's decimal_setting."""
-    if not text or not text.isascii() or not text.isdigit():
-        return None
-    value = int(text, 10)
-    return value if value <= most else None
-
-
-def setting_refusal(environ) -> str | None:
-    """The C host's start-up judgement (runtime_c/native_host.c, read_settings) of the settings
-    this interpreter reads: None, or the usage error's text (exit 2) naming the variable and
-    what it accepts.  NATIVE_TELEMETRY: unset or empty (no telemetry) or a level 0 to 2^63-1;
-    NATIVE_PEER_TIMEOUT_MS: unset (10000) or milliseconds 1 to 86400000."""
-    text = environ.get(TELEMETRY_VARIABLE)
-    if text and _decimal(text, TELEMETRY_MOST) is None:
-        return (f"{TELEMETRY_VARIABLE}={text}: expected a level, a decimal number 0 to {TELEMETRY_MOST} (or leave it "
-                f"unset: no telemetry)")
-    text = environ.get(PEER_TIMEOUT_VARIABLE)
-    if text is not None and not _decimal(text, PEER_TIMEOUT_MOST_MS):
-        return (f"{PEER_TIMEOUT_VARIABLE}={text}: expected milliseconds, a decimal number 1 to {PEER_TIMEOUT_MOST_MS} "
-                f"(or leave it unset: {PEER_TIMEOUT_MS})")
-    return None
-
-
-def _number(text, otherwise: int) -> int:
-    if not text:
-        return otherwise
-    try:
-        return int(text, 10)
-    except ValueError:
-        return otherwise
-
-
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
                 stderr=None, stdout=None, components=None) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr)."""
@@ -649,7 +612,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         stderr.write(f"native: usage: {name} ARG0 ... ARG{program.arguments - 1}: the program names "
                      f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
         return EXIT_FILE
-    refusal = setting_refusal(os.environ if environ is None else environ)    # native_host.c: then the settings
+    # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
+    refusal = settings.refusal(os.environ if environ is None else environ, settings.NATIVE_HOST)
     if refusal is not None:
         stderr.write(f"native: {refusal}\n".encode("utf-8", "surrogateescape"))
         return EXIT_FILE

@@ -41,6 +41,7 @@ import secrets
 import stat
 import struct
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -51,6 +52,7 @@ STEP_LIMIT = 2 ** 32 - 1             # a per-step fill writes the global step as
 PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
 _PAUSE_LIMIT_MS = 10_000
 SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
+NAME_ROOM = 25                       # RT_IO_NAME_ROOM: `..NAME.bob-journal.tmp-XXXXXX` beside an output
 _SHOWN_HEAD = 32                     # RT_IO_SHOWN_HEAD
 # Linux's FS_IOC_GETFLAGS (_IOR('f', 1, long)) and the two attributes that stop a rename
 _FS_IOC_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
@@ -257,9 +259,22 @@ class OutputSet:
             refuse(f"its folder {shown(folder)} {why}")
         if not os.access(folder, os.W_OK | os.X_OK):
             refuse(f"its folder {shown(folder)} is not writable")
-        trial = os.path.join(folder, f".{os.path.basename(name)}.bobc-trial-{os.getpid()}")
+        # the publication makes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
+        # `..NAME.bob-journal.tmp-XXXXXX` beside the output (host_io.c)
+        try:
+            name_max = os.pathconf(folder, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            name_max = 255
+        if name_max <= 0:
+            name_max = 255
+        length = len(os.fsencode(base))
+        if length + NAME_ROOM > name_max:
+            refuse(f"its file name has {length} bytes, and its folder {shown(folder)} takes names of at most "
+                   f"{name_max}: the publication writes .NAME.tmp-XXXXXX and ..NAME.bob-journal.tmp-XXXXXX beside it, "
+                   f"so an output's name may have at most {name_max - NAME_ROOM}; choose a shorter one")
         try:       # as the host does (host_io.c): some folders refuse a new file whatever their mode says
-            os.close(os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+            descriptor, trial = tempfile.mkstemp(prefix=".bobc-trial-", dir=folder)
+            os.close(descriptor)
             os.unlink(trial)
         except OSError as error:
             refuse(f"a file cannot be created in its folder {shown(folder)}: {error.strerror}")

@@ -1,0 +1,44 @@
+/* The environment settings the hosts read, each declared once (host_settings.c): its variable,
+ * the values it accepts and what unset means (docs/native-host.md "Settings", docs/runtime.md
+ * "Environment").  A host judges the settings it reads at start-up, before it reads or writes
+ * anything: a value outside the set is a usage error (exit 2) naming the variable and what it
+ * accepts, never a silent default.  The places that use a setting read its judged value here
+ * (rt_setting_choice, rt_setting_number), so the accepted values are written once.
+ * compiler/bobc/reference/settings.py is the reference hosts' copy of the table. */
+#ifndef RT_HOST_SETTINGS_H
+#define RT_HOST_SETTINGS_H
+
+#include <stddef.h>
+
+typedef enum {
+    RT_SETTING_GPU_MAPPING,      /* BOBC_GPU_MAPPING: rm | uvm; unset: RM, UVM if RM is refused */
+    RT_SETTING_GPU_TRACE,        /* BOBC_GPU_TRACE: 0 | 1 | ioctl; unset: no trace */
+    RT_SETTING_TELEMETRY,        /* NATIVE_TELEMETRY: a level 0 .. 2^63-1; unset or empty: none */
+    RT_SETTING_DEVICE,           /* NATIVE_DEVICE: memory | gpu; unset: the GPU */
+    RT_SETTING_PROFILE,          /* NATIVE_PROFILE: 0 | 1; unset: no profile */
+    RT_SETTING_PEER_TIMEOUT,     /* NATIVE_PEER_TIMEOUT_MS: 1 .. 86400000; unset: 10000 (empty refused) */
+    RT_SETTINGS
+} rt_setting;
+
+/* A plan host's settings, and a native host's (in the order they are judged). */
+#define RT_PLAN_HOST_SETTINGS { RT_SETTING_GPU_MAPPING, RT_SETTING_GPU_TRACE, RT_SETTING_TELEMETRY }
+#define RT_NATIVE_HOST_SETTINGS { RT_SETTING_GPU_MAPPING, RT_SETTING_DEVICE, RT_SETTING_PROFILE, \
+                                  RT_SETTING_GPU_TRACE, RT_SETTING_TELEMETRY, RT_SETTING_PEER_TIMEOUT }
+
+/* The setting's environment variable. */
+const char *rt_setting_variable(rt_setting which);
+
+/* 0, or RT_EXIT_USAGE with "VARIABLE=VALUE: expected ..." in err when the value of any of
+ * `which` (`count` settings) is outside its set; the first such is named. */
+int rt_settings_judge(const rt_setting *which, int count, char *err, size_t err_bytes);
+
+/* A word setting's value: the index of its word in the set (BOBC_GPU_MAPPING: 0 rm, 1 uvm;
+ * BOBC_GPU_TRACE: 0 "0", 1 "1", 2 ioctl; NATIVE_DEVICE: 0 memory, 1 gpu; NATIVE_PROFILE: 0 "0",
+ * 1 "1"), or `unset` when it is unset, empty or (never judged) outside the set. */
+int rt_setting_choice(rt_setting which, int unset);
+
+/* A number setting's value (NATIVE_TELEMETRY, NATIVE_PEER_TIMEOUT_MS), or `unset` when it is
+ * unset, empty or (never judged) outside its range. */
+long long rt_setting_number(rt_setting which, long long unset);
+
+#endif
