@@ -87,3 +87,31 @@ def test_an_inserted_instruction_is_one_line_and_the_rest_one_moved_range(images
     # every other region's instructions are the same bytes (moved regions are their places' lines)
     assert all(d["key"].startswith(prefix) for d in code), code
     assert not [d for d in json.loads(done.stdout) if d["kind"] == "raw"]
+
+
+def test_two_targets_compare_arguments_by_their_place_among_the_parameters(images, tmp_path):
+    """Session 28: sm_86's parameters start at bank 0 offset 0x160, sm_90's at 0x210, so a diff
+    of the two targets' images matched bank 0 words by offset and reported every argument (about
+    3,000 lines for LinReg).  Words are matched by their place among the parameters now: the same
+    arguments are no difference, and what remains is each target's own driver words."""
+    import json
+
+    sm90 = tmp_path / "sm90"
+    done = bobc("build", PLAN, "--target", "sm_90", "--emit-images", sm90)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(bobc("diff", images, sm90, "--json").stdout)
+    bank0 = [d for d in found if d["kind"] == "bank0"]
+    assert bank0 and all(d["a"] is None and int(d["key"].rsplit("[", 1)[1].rstrip("]"), 16) < 0x210 for d in bank0)
+    assert all("cluster" in d["meaning"] for d in bank0), {d["meaning"] for d in bank0}
+    # one argument changed on the sm_90 side is one line, keyed by its place among the parameters
+    changed = tmp_path / "changed"
+    shutil.copytree(sm90, changed)
+    manifest = json.loads((sm90 / "manifest.json").read_text())
+    at = manifest["launches"][2]["parameter_offset"] + 0x210 + 0x14          # argument 2's high half
+    data = bytearray((changed / "program.bin").read_bytes())
+    data[at] ^= 1
+    (changed / "program.bin").write_bytes(bytes(data))
+    after = json.loads(bobc("diff", images, changed, "--json", "-I", ROOT).stdout)
+    argument = [d for d in after if d["kind"] == "bank0" and "param+" in d["key"]]
+    assert [(d["key"], d["a"] ^ d["b"]) for d in argument] == [("launch[2].bank0[param+0x10]", 1 << 32)]
+    assert argument[0]["meaning"].startswith("argument 2: the count (u32), the learning rate (binary32)")

@@ -110,12 +110,33 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
     out = []
     for match in order:
         la, lb = by_a.get(match), by_b.get(match)
-        if la is not None and lb is not None and la.value == lb.value and la.key == lb.key and la.raw == lb.raw:
+        if la is not None and lb is not None and la.value == lb.value and la.raw == lb.raw and \
+                (la.key == lb.key or la.kind == "bank0"):      # an argument at another target's offset
             continue
         line = la or lb
         out.append(Difference(line.key if la is None or lb is None or la.key == lb.key else match,
                               line.kind, line.owner, la.value if la else None, lb.value if lb else None,
                               _meaning(la, lb), (la.spans if la else ()) + (lb.spans if lb else ())))
+    return out
+
+
+def _by_argument(lines: list[decode.Line], manifest: dict) -> list[decode.Line]:
+    """Two targets whose parameters start at different bank 0 offsets (sm_86's 0x160, sm_90's
+    0x210): each parameter word is matched by its place among the parameters
+    (`launch[i].bank0[param+0x8]`), not by its offset, and an unused word below the parameters
+    (zero) is left out; a driver word there is still compared by its offset."""
+    from dataclasses import replace
+
+    base = manifest["parameter_base"]
+    out = []
+    for line in lines:
+        if line.kind == "bank0" and line.key.startswith("launch["):
+            offset = int(line.key.rsplit("[", 1)[1].rstrip("]"), 16)
+            if offset >= base:
+                line = replace(line, slot=f"{line.key.rsplit('[', 1)[0]}[param+{offset - base:#x}]")
+            elif not line.value:
+                continue
+        out.append(line)
     return out
 
 
@@ -188,6 +209,12 @@ def differences(a: Images, b: Images) -> list[Difference]:
         lines_b += [line for line in decode.launch_lines(b, zero_words=True) if line.kind != "qmd"]
     lines_a += decode.submission_lines(a) + decode.push_lines(a) + decode.ring_lines(a)
     lines_b += decode.submission_lines(b) + decode.push_lines(b) + decode.ring_lines(b)
+    if a.manifest["parameter_base"] != b.manifest["parameter_base"]:
+        lines_a, lines_b = _by_argument(lines_a, a.manifest), _by_argument(lines_b, b.manifest)
+        # a zero word the other target's block has no place for (its block is shorter) is no fact
+        matches_a, matches_b = {x.match for x in lines_a}, {x.match for x in lines_b}
+        lines_a = [x for x in lines_a if x.kind != "bank0" or x.value or x.match in matches_b]
+        lines_b = [x for x in lines_b if x.kind != "bank0" or x.value or x.match in matches_a]
     found = _differences(lines_a, lines_b) + _code_differences(a, b)
     found += manifest_differences(a.manifest, b.manifest, found)
     found += raw_differences(a, b, found)
