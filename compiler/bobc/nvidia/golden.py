@@ -121,8 +121,8 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
 
 
 def _by_argument(lines: list[decode.Line], manifest: dict) -> list[decode.Line]:
-    """Two targets whose parameters start at different bank 0 offsets (sm_86's 0x160, sm_90's
-    0x210): each parameter word is matched by its place among the parameters
+    """Two targets whose parameters start at different bank 0 offsets (the manifests'
+    parameter_base; bobc.targets): each parameter word is matched by its place among the parameters
     (`launch[i].bank0[param+0x8]`), not by its offset, and an unused word below the parameters
     (zero) is left out; a driver word there is still compared by its offset."""
     from dataclasses import replace
