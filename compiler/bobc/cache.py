@@ -6,25 +6,37 @@ content, so an entry is never stale: a changed input is a different name.  Entri
 are written to a temporary name in the same folder and renamed into place, so a
 reader sees a whole entry or none, and two builds racing write the same bytes.
 
+Every entry is sealed: a file entry starts with a header holding the SHA-256 of its kind,
+key and bytes, a folder entry holds a sealed listing (ENTRY_LISTING) of each file's SHA-256,
+and both are checked on every read.  A damaged entry (truncated, empty, garbage, any bit
+flipped) is a miss: the work is done again and the entry replaced, never used.
+Temporaries that a killed build left behind (`.tmp-*`, older than STALE_SECONDS) are
+removed by the next build that writes an entry.
+
 The cache only ever saves time.  When the folder cannot be created or written (a
 read-only home, a full disk), the work is done in a temporary folder as if the
 cache were empty, and the build's output is the same; `BOBC_CACHE_DIR=off`
-turns it off on purpose.
+turns it off on purpose (in any case: `OFF` too).
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
-VERSION = b"bobc-cache-1"     # change when an entry's layout changes
+VERSION = b"bobc-cache-2"     # change when an entry's layout changes (it is in every key)
+SEAL = b"bobc sealed entry\n"  # a file entry: SEAL, the SHA-256 of (kind, key, bytes), the bytes
+ENTRY_LISTING = ".entry"      # a folder entry's sealed listing: "SHA-256 name" per file
+STALE_SECONDS = 3600          # a `.tmp-*` this old is no live build's (each is written in seconds)
 
 
 def folder() -> Path | None:
     """The cache folder, or None when caching is off."""
     override = os.environ.get("BOBC_CACHE_DIR")
-    if override == "off":
+    if override is not None and override.lower() == "off":
         return None
     if override:
         return Path(override)
@@ -74,15 +86,34 @@ def entry(kind: str, key: str) -> Path | None:
     return None if root is None else root / kind / key
 
 
+def _seal_digest(kind: str, key: str, data: bytes) -> bytes:
+    return bytes.fromhex(digest("sealed entry", kind, key, data))
+
+
+def seal(kind: str, key: str, data: bytes) -> bytes:
+    """`data` as stored under `kind/key`: with the SHA-256 that `unseal` checks."""
+    return SEAL + _seal_digest(kind, key, data) + data
+
+
+def unseal(kind: str, key: str, stored: bytes) -> bytes | None:
+    """The bytes `seal` wrapped, or None when `stored` is not exactly what it made for `kind/key`."""
+    start = len(SEAL) + 32
+    if len(stored) < start or not stored.startswith(SEAL):
+        return None
+    data = stored[start:]
+    return data if stored[len(SEAL):start] == _seal_digest(kind, key, data) else None
+
+
 def read(kind: str, key: str) -> bytes | None:
-    """The bytes stored under `kind/key`, or None."""
+    """The bytes stored under `kind/key`, or None (missing, unreadable or damaged: a miss)."""
     path = entry(kind, key)
     if path is None:
         return None
     try:
-        return path.read_bytes()
+        stored = path.read_bytes()
     except OSError:
         return None
+    return unseal(kind, key, stored)
 
 
 def write(kind: str, key: str, data: bytes) -> None:
@@ -90,13 +121,22 @@ def write(kind: str, key: str, data: bytes) -> None:
     path = entry(kind, key)
     if path is None:
         return
+    _write_file(path, seal(kind, key, data))
+
+
+def _write_file(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _sweep(path.parent.parent)
         handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-            os.replace(temporary, path)
+            try:
+                os.replace(temporary, path)
+            except IsADirectoryError:          # a folder where the entry goes: damage, set aside
+                _discard(path)
+                os.replace(temporary, path)
         except BaseException:
             _remove(temporary)
             raise
@@ -130,8 +170,54 @@ def store(kind: str, key: str, value) -> None:
     write(kind, key, data)
 
 
-def publish_folder(kind: str, key: str, built: Path) -> Path:
-    """Move the finished folder `built` into the cache as `kind/key` (atomically, by rename).
+def _file_digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _listing(kind: str, key: str, folder: Path) -> dict[str, str] | None:
+    """name -> SHA-256 of the files the sealed listing of the folder entry `folder` names, or None."""
+    try:
+        stored = (folder / ENTRY_LISTING).read_bytes()
+    except OSError:
+        return None
+    text = unseal(kind, key, stored)
+    if text is None:
+        return None
+    listed = {}
+    try:
+        for line in text.decode("utf-8").splitlines():
+            sha, name = line.split(" ", 1)
+            listed[name] = sha
+    except ValueError:
+        return None
+    return listed
+
+
+def _folder_holds(kind: str, key: str, folder: Path, names) -> bool:
+    """True when the folder entry `folder` has its sealed listing, the listing names every one
+    of `names`, and every file it names has the bytes it was published with."""
+    listed = _listing(kind, key, folder)
+    if listed is None or not set(names) <= set(listed):
+        return False
+    try:
+        return all(_file_digest(folder / name) == sha for name, sha in listed.items())
+    except OSError:
+        return False
+
+
+def cached_folder(kind: str, key: str, names) -> Path | None:
+    """The folder entry `kind/key` when it holds each of `names` exactly as published; None for a
+    miss (absent, caching off, or damaged: a file missing, changed, truncated, or its listing)."""
+    path = entry(kind, key)
+    if path is None or not _folder_holds(kind, key, path, names):
+        return None
+    return path
+
+
+def publish_folder(kind: str, key: str, built: Path, names) -> Path:
+    """Move the finished folder `built` (holding `names`) into the cache as `kind/key`, with its
+    sealed listing, atomically by rename; a damaged entry in the way is replaced.
 
     Returns the cached folder, or `built` itself when the cache is off or unwritable.
     When another process published the same key first, its folder (same content) is used.
@@ -140,11 +226,36 @@ def publish_folder(kind: str, key: str, built: Path) -> Path:
     if path is None:
         return built
     try:
+        lines = "".join(f"{_file_digest(built / name)} {name}\n" for name in sorted(os.listdir(built))
+                        if name != ENTRY_LISTING)
+        (built / ENTRY_LISTING).write_bytes(seal(kind, key, lines.encode("utf-8")))
         path.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(built, path)
-        return path
     except OSError:
-        return path if path.is_dir() else built
+        return built
+    for attempt in range(2):
+        try:
+            os.rename(built, path)
+            return path
+        except OSError:
+            if _folder_holds(kind, key, path, names):
+                return path                    # another build published it first
+            if attempt == 0 and os.path.lexists(path):
+                _discard(path)                 # a damaged entry: set it aside, then publish ours
+    return built
+
+
+def _discard(path: Path) -> None:
+    """Remove the damaged entry `path` (a file or a folder): renamed away first, so no reader
+    sees it half removed."""
+    try:
+        aside = tempfile.mkdtemp(prefix=".tmp-", dir=path.parent)
+    except OSError:
+        return
+    try:
+        os.rename(path, os.path.join(aside, "damaged"))
+    except OSError:
+        pass
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def scratch_folder(kind: str) -> Path:
@@ -154,10 +265,39 @@ def scratch_folder(kind: str) -> Path:
     if root is not None:
         try:
             (root / kind).mkdir(parents=True, exist_ok=True)
+            _sweep(root)
             return Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))
         except OSError:
             pass
     return Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-"))
+
+
+_SWEPT: set[str] = set()
+
+
+def _sweep(root: Path) -> None:
+    """Once per process and cache folder, before the first entry is written: remove the
+    `.tmp-*` files and folders in each kind's folder that are older than STALE_SECONDS (a
+    build killed while writing left them; a live build's are seconds old)."""
+    if str(root) in _SWEPT:
+        return
+    _SWEPT.add(str(root))
+    now = time.time()
+    try:
+        kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for kind in kinds:
+        try:
+            stale = [c for c in os.scandir(kind) if c.name.startswith(".tmp-")
+                     and now - c.stat(follow_symlinks=False).st_mtime > STALE_SECONDS]
+        except OSError:
+            continue
+        for child in stale:
+            if child.is_dir(follow_symlinks=False):
+                shutil.rmtree(child.path, ignore_errors=True)
+            else:
+                _remove(child.path)
 
 
 def _remove(path: str) -> None:

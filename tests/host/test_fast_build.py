@@ -49,8 +49,9 @@ def test_cached_objects_link_into_the_same_executable(project, tmp_path):
     expected = one_command(project, tmp_path / "oracle")
     assert build(project, tmp_path / "cold") == expected          # fills the cache
     entries = list((tmp_path / "cache" / gcc.CACHE_KIND).iterdir())
-    assert [sorted(p.name for p in e.iterdir()) for e in entries] == [["lib.o", "other.o"]]
-    assert [[p.name for p in e.iterdir()] for e in (tmp_path / "cache" / gcc.SOURCE_KIND).iterdir()] == [["main.o"]]
+    assert [sorted(p.name for p in e.iterdir()) for e in entries] == [[cache.ENTRY_LISTING, "lib.o", "other.o"]]
+    assert [sorted(p.name for p in e.iterdir()) for e in (tmp_path / "cache" / gcc.SOURCE_KIND).iterdir()] == \
+        [[cache.ENTRY_LISTING, "main.o"]]
     assert build(project, tmp_path / "warm") == expected          # links the cached objects
     assert subprocess.run([str(tmp_path / "warm")], capture_output=True, text=True).stdout == "42\n"
 

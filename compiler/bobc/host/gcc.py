@@ -54,19 +54,38 @@ def compiler_identity(path: str) -> str:
     return f"{resolved}\n{stamp}"
 
 
+TEMPLATE_KIND = "templates"
+
+
 def template_cache():
-    """jinja2's compiled-template cache in bobc's user cache (it keys each entry by the
-    template's name and a checksum of its source), or None when the cache is off or unwritable."""
-    folder = cache.entry("templates", "jinja2")
-    if folder is None:
-        return None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    """jinja2's compiled host template kept in bobc's user cache as sealed entries (bobc/cache.py
+    checks each entry's SHA-256 before jinja2 unmarshals it), or None when the cache is off."""
+    if cache.folder() is None:
         return None
     import jinja2
 
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    class SealedBytecodeCache(jinja2.BytecodeCache):
+        """One entry per template (its name, path and source's checksum) and jinja2 and Python
+        version: a damaged entry is a miss, and the template is compiled again (about 10 ms)."""
+
+        @staticmethod
+        def _key(bucket) -> str:
+            import sys
+
+            return cache.digest("jinja2 bytecode", jinja2.__version__, sys.version, bucket.key, bucket.checksum)
+
+        def load_bytecode(self, bucket) -> None:
+            data = cache.read(TEMPLATE_KIND, self._key(bucket))
+            if data is not None:
+                try:
+                    bucket.bytecode_from_string(data)
+                except Exception:
+                    bucket.reset()
+
+        def dump_bytecode(self, bucket) -> None:
+            cache.write(TEMPLATE_KIND, self._key(bucket), bucket.bytecode_to_string())
+
+    return SealedBytecodeCache()
 
 
 def _run(command: list[str], what: str) -> None:
@@ -104,15 +123,13 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
     """
     key = library_key(gcc, library, include_dirs)
     names = [source.with_suffix(".o").name for source in library]
-    cached = cache.entry(CACHE_KIND, key)
-    if cached is not None and all((cached / name).is_file() for name in names):
+    cached = cache.cached_folder(CACHE_KIND, key, names)      # checked: a damaged entry is a miss
+    if cached is not None:
         return [cached / name for name in names], None
     scratch = cache.scratch_folder(CACHE_KIND)
     for source, name in zip(library, names):
         _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the runtime source {source}")
-    folder = cache.publish_folder(CACHE_KIND, key, scratch)
-    if folder != scratch and not all((folder / name).is_file() for name in names):
-        folder = scratch                       # a damaged entry is in the way: use what we just built
+    folder = cache.publish_folder(CACHE_KIND, key, scratch, names)
     if folder == scratch:
         return [scratch / name for name in names], scratch
     if scratch.exists():                       # another build published the same objects first
@@ -126,13 +143,13 @@ def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path
     Returns the object and a folder to delete after linking (None when it is cached)."""
     key = library_key(gcc, [source], include_dirs)
     name = source.with_suffix(".o").name
-    cached = cache.entry(SOURCE_KIND, key)
-    if cached is not None and (cached / name).is_file():
+    cached = cache.cached_folder(SOURCE_KIND, key, [name])    # checked: a damaged entry is a miss
+    if cached is not None:
         return cached / name, None
     scratch = cache.scratch_folder(SOURCE_KIND)
     _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
-    folder = cache.publish_folder(SOURCE_KIND, key, scratch)
-    if folder == scratch or not (folder / name).is_file():
+    folder = cache.publish_folder(SOURCE_KIND, key, scratch, [name])
+    if folder == scratch:
         return scratch / name, scratch
     if scratch.exists():
         shutil.rmtree(scratch, ignore_errors=True)

@@ -34,26 +34,32 @@ _TERMINAL_WORDS = {
 }
 
 
+_PARSER_OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
+
+
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    grammar = _GRAMMAR.read_text(encoding="utf-8")
-    return lark.Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                     cache=_tables_file(grammar))
+    """lark's LALR parser for the grammar: its tables from bobc's user cache (a sealed entry,
+    checked before it is unpickled; docs/cache.md's `lark/`), else built and stored."""
+    import io
+    import sys
 
-
-def _tables_file(grammar: str) -> str | bool:
-    """Where lark keeps the LALR tables it built from `grammar` (lark checks the grammar's
-    hash stored in the file), in bobc's user cache; False when there is none."""
     from .. import cache
 
-    path = cache.entry("lark", cache.digest(grammar, lark.__version__))
-    if path is None:
-        return False
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return str(path)
+    grammar = _GRAMMAR.read_text(encoding="utf-8")
+    key = cache.digest(grammar, lark.__version__, sys.version, repr(sorted(_PARSER_OPTIONS.items())))
+    data = cache.read("lark", key)
+    if data is not None:
+        try:
+            return lark.Lark.load(io.BytesIO(data))
+        except Exception:
+            pass                            # not a parser this lark can load: a miss
+    parser = lark.Lark(grammar, **_PARSER_OPTIONS)
+    if cache.folder() is not None:
+        saved = io.BytesIO()
+        parser.save(saved)
+        cache.write("lark", key, saved.getvalue())
+    return parser
 
 
 def _describe_terminal(name: str) -> str:
