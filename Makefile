@@ -25,8 +25,10 @@ $(STAMP): pyproject.toml
 build: $(STAMP)
 	$(BIN)/bobc build $(PLAN) --target $(TARGET) -o bob-host
 
-# Bob's device images for both targets, for reading with `bobc dump`.
+# Bob's device images for both targets, for reading with `bobc dump` (out/ is made here:
+# bobc writes into an existing folder only).
 images: $(STAMP)
+	mkdir -p out
 	$(BIN)/bobc build $(PLAN) --target sm_86 --emit-images out/images-sm_86
 	$(BIN)/bobc build $(PLAN) --target sm_90 --emit-images out/images-sm_90
 

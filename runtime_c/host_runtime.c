@@ -557,8 +557,10 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             "  --result FILE         the result record (published atomically)\n"
             "  --version             (alone) the target, driver branch, bobc and plan identity this host was built for\n"
             "\n"
-            "exit codes: 0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,\n"
-            "            6 no GPU / driver refused, 7 GPU fault or timeout, 8 output write failed\n",
+            "exit codes: 0 ok, 1 internal error (out of memory, a bug), 2 usage, 3 bad input record,\n"
+            "            4 bad checkpoint, 5 foreign checkpoint, 6 no GPU / driver refused,\n"
+            "            7 GPU fault or timeout, 8 output write failed,\n"
+            "            9 host file damaged (copy it again or rebuild it)\n",
             program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
 }
 

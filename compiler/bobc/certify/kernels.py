@@ -89,7 +89,7 @@ from pathlib import Path
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
 from .findings import Finding
 
-_CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)\b(.*)$")
+_CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)(?=\s|$)(.*)$")
 _TERM = r"(?:0x[0-9a-fA-F]+|\d+|(?:lo|hi|word)\[\d+\])"
 _EXPRESSION = rf"{_TERM}(?:[-*+/]{_TERM})*"
 _CONDITION = r"(?:lo|hi|word)\[\d+\]&(?:0x[0-9a-fA-F]+|\d+)"
@@ -103,10 +103,14 @@ _ARGUMENT_TERM = re.compile(r"^(lo|hi|word)\[(\d+)\]$")
 # c[0x0][Rn+param+X] (group 1 the register: a table's read)
 _READ = re.compile(r"c\[0x0\]\[(?:(RZ|R\d+)\s*\+\s*)?param(?:\s*\+\s*(0x[0-9a-fA-F]+|\d+))?\]")
 _TENSORMAP = re.compile(r"^\s*//@\s*tensormap\b")
-_TABLE = re.compile(r"^\s*//@\s*table\b")
-_BLOCK = re.compile(r"^\s*//@\s*block\b")
 _BLOCK_FORM = re.compile(r"^\s*//@\s*block\s+(\d+)(?:\s+(\d+))?(?:\s+(\d+))?\s*(?://.*)?$")
 _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?=\s|$)\s*(.*)$")
+# Every line of a kernel source that starts with `//@` is a contract line, and its first word one of
+# these (a misspelt keyword would otherwise drop the check the line declares); `//@` is nothing else's.
+CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap")
+_LINE = re.compile(r"^\s*//@\s*")
+_KINDS = ("pointer", "scalar", "unused")
+_ACCESSES = ("read", "write", "read-write")
 
 # A tensor map's element, as contracts name it -> bobc.nvidia.tensor_map's data type name
 # (CUDA's CU_TENSOR_MAP_DATA_TYPE_FLOAT16 and so on).
@@ -411,63 +415,153 @@ def _width(instruction: str) -> int:
     return 16 if ".128" in mnemonic else 8 if ".64" in mnemonic else 4
 
 
+def _nearest(word: str, choices) -> str:
+    """' (did you mean X?)' for the choice nearest `word`, or '' when none is near."""
+    import difflib
+    close = difflib.get_close_matches(word.lower(), choices, n=1, cutoff=0.5)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _words(line: str, at: int) -> list[tuple[str, int]]:
+    """The whitespace-separated words of `line` from index `at`, each with its column (from 1)."""
+    return [(found.group(), found.start() + 1) for found in re.compile(r"\S+").finditer(line, at)]
+
+
+def _first_wrong(line: str, at: int, forms) -> int:
+    """The column of the first word from index `at` that does not fullmatch its form in `forms`
+    (regular expressions, in order), or of the end of the line when a word is missing."""
+    for (word, column), form in zip(_words(line, at), forms):
+        if not re.fullmatch(form, word):
+            return column
+    return len(line.rstrip()) + 1
+
+
+def _keyword(path, number: int, line: str) -> tuple[str, int] | None:
+    """(keyword, index just past it) of a `//@` line; None for any other line.  A `//@` line
+    whose first word is not a contract keyword is refused at file:line:column, naming the word
+    and the nearest keyword: a misspelt line would otherwise drop the check it declares."""
+    opened = _LINE.match(line)
+    if not opened:
+        return None
+    word = re.compile(r"[A-Za-z_][\w-]*").match(line, opened.end())
+    if word and word.group() in CONTRACT_KEYWORDS:
+        return word.group(), word.end()
+    known = ", ".join(f"//@ {k}" for k in CONTRACT_KEYWORDS)
+    where = f"{path}:{number}:{opened.end() + 1}"
+    if word is None:
+        shown = repr(line[opened.end():].split()[0]) if line[opened.end():].split() else "nothing"
+        raise ContractError(f"{where}: a contract line starts with what it declares (one of {known}), found "
+                            f"{shown} after '//@'; a plain comment is written // without @ "
+                            f"(docs/kernel-contracts.md)")
+    raise ContractError(f"{where}: unknown contract line '//@ {word.group()}'"
+                        f"{_nearest(word.group(), CONTRACT_KEYWORDS)}: a contract line is one of {known}; a plain "
+                        f"comment is written // without @ (docs/kernel-contracts.md)")
+
+
+_POINTER_FORM = ("'//@ param N pointer read|write|read-write EXTENT [each COUNT by STRIDE] [when|unless "
+                 "TERM&MASK] what' (EXTENT: resident, an expression such as 4*hi[7] or "
+                 "2*lo[8]*lo[6]-2*lo[8]+2*lo[7] (+ - * /, no spaces), or a size the code fixes; COUNT, STRIDE: "
+                 "expressions; TERM: lo[i], hi[i] or word[i], MASK a number: when hi[7]&16)")
+
+
+def _parameter(path, number: int, line: str, at: int) -> tuple[re.Match, int]:
+    """A `//@ param` line's match of _CONTRACT and the index its rest starts at; ContractError at
+    file:line:column for a line without a word number and a known kind."""
+    declared = _CONTRACT.match(line)
+    if declared:
+        rest = declared.group(3)
+        return declared, declared.start(3) + len(rest) - len(rest.lstrip())
+    words = _words(line, at)
+    end = len(line.rstrip()) + 1
+    if not words or not re.fullmatch(r"\d+", words[0][0]):
+        column, shown = (words[0][1], repr(words[0][0])) if words else (end, "the end of the line")
+        raise ContractError(f"{path}:{number}:{column}: expected the parameter word's number after '//@ param', "
+                            f"found {shown}: a word is declared as '//@ param N pointer|scalar|unused what' "
+                            f"(N: 0, 1, ...: bytes 8N..8N+7 of the parameters)")
+    index = words[0][0]
+    if len(words) < 2:
+        raise ContractError(f"{path}:{number}:{end}: expected the kind of parameter word {index} (pointer, "
+                            f"scalar or unused), found the end of the line: '//@ param {index} scalar what'")
+    kind, column = words[1]
+    raise ContractError(f"{path}:{number}:{column}: unknown kind {kind!r} of parameter word {index}"
+                        f"{_nearest(kind, _KINDS)}: a parameter word is a pointer, a scalar or unused "
+                        f"('//@ param {index} scalar what')")
+
+
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
-    """The contract comments and the parameter reads of one kernel source."""
+    """The contract comments and the parameter reads of one kernel source.  Every line that
+    starts with `//@` is a contract line (CONTRACT_KEYWORDS); one that does not parse is refused
+    at file:line:column (ContractError)."""
     arguments, reads, maps, tables, block = [], [], [], [], None
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if _BLOCK.match(line):
+        keyword, at = _keyword(path, number, line) or (None, 0)
+        if keyword == "block":
             form = _BLOCK_FORM.match(line)
             dims = tuple(int(d) for d in form.groups() if d is not None) if form else ()
             if not dims or min(dims) < 1 or block is not None:
                 again = " once" if block is not None else ""
-                raise ContractError(f"{path}:{number}:1: a kernel's block is declared{again} as '//@ block X [Y [Z]]' "
-                                    f"(the threads its code is written for: //@ block 256)")
+                words = _words(line, at)
+                column = (_LINE.match(line).end() + 1 if block is not None else
+                          next((c for i, (w, c) in enumerate(words)
+                                if i >= 3 or not re.fullmatch(r"\d+", w) or int(w) < 1), len(line.rstrip()) + 1))
+                raise ContractError(f"{path}:{number}:{column}: a kernel's block is declared{again} as "
+                                    f"'//@ block X [Y [Z]]' (the threads its code is written for: //@ block 256)")
             block = (dims + (1, 1))[:3]
             continue
-        if _TABLE.match(line):
+        if keyword == "table":
             table = _TABLE_FORM.match(line)
             if not table or int(table.group(2)) < 1 or int(table.group(3)) < 1:
-                raise ContractError(f"{path}:{number}: a table is declared as '//@ table FIRST rows ROWS of WORDS "
-                                    f"what' (the words of ROWS entries of WORDS words from word FIRST: "
+                if table:
+                    column = table.start(2) + 1 if int(table.group(2)) < 1 else table.start(3) + 1
+                else:
+                    column = _first_wrong(line, at, (r"\d+", "rows", r"\d+", "of", r"\d+"))
+                raise ContractError(f"{path}:{number}:{column}: a table is declared as '//@ table FIRST rows ROWS "
+                                    f"of WORDS what' (the words of ROWS entries of WORDS words from word FIRST: "
                                     f"//@ table 1 rows 6 of 3)")
             tables.append(ParameterTable(int(table.group(1)), int(table.group(2)), int(table.group(3)),
                                          table.group(4).strip()))
             continue
-        if _TENSORMAP.match(line):
+        if keyword == "tensormap":
             declared = _parse_tensor_map(path, number, line)
             if any(a.index == declared.word for a in arguments):
-                raise ContractError(f"{path}:{number}: parameter word {declared.word} is declared twice "
-                                    f"(the tensor map's word is bobc's to fill)")
+                raise ContractError(f"{path}:{number}:{_words(line, at)[0][1]}: parameter word {declared.word} is "
+                                    f"declared twice (the tensor map's word is bobc's to fill)")
             maps.append(declared)
             arguments.append(Argument(declared.word, "tensormap", what=f"tensor map of word {declared.pointer}: "
                                                                        f"{declared.what}"))
             continue
-        declared = _CONTRACT.match(line)
-        if declared:
+        if keyword == "param":
+            declared, rest_at = _parameter(path, number, line, at)
             index, kind, rest = int(declared.group(1)), declared.group(2), declared.group(3).strip()
             if any(a.index == index for a in arguments):
-                raise ContractError(f"{path}:{number}: parameter word {index} is declared twice")
+                raise ContractError(f"{path}:{number}:{declared.start(1) + 1}: parameter word {index} is "
+                                    f"declared twice")
             if kind == "pointer":
                 pointer = _POINTER.match(rest)
                 if pointer and re.match(r"[-+*/]", pointer.group(6)):
                     # `4*lo[3] +4` or `4 * lo[3]`: the extent would stop at the space, the rest
                     # becoming its description
-                    raise ContractError(f"{path}:{number}: pointer word {index}'s extent is written with a "
-                                        f"space ('{pointer.group(2)} {pointer.group(6).split()[0]}'): an extent is "
-                                        f"one expression with no spaces (4*lo[3]+4)")
+                    raise ContractError(f"{path}:{number}:{rest_at + pointer.start(6) + 1}: pointer word {index}'s "
+                                        f"extent is written with a space ('{pointer.group(2)} "
+                                        f"{pointer.group(6).split()[0]}'): an extent is one expression with no "
+                                        f"spaces (4*lo[3]+4)")
                 if not pointer:
-                    raise ContractError(f"{path}:{number}: a pointer is declared as "
-                                        f"'//@ param N pointer read|write|read-write EXTENT [each COUNT by "
-                                        f"STRIDE] [when|unless TERM&MASK] what' (EXTENT: resident, an expression "
-                                        f"such as 4*hi[7] or 2*lo[8]*lo[6]-2*lo[8]+2*lo[7] (+ - * /, no spaces), "
-                                        f"or a size the code fixes; COUNT, STRIDE: expressions; TERM: lo[i], hi[i] "
-                                        f"or word[i], MASK a number: when hi[7]&16)")
+                    words = _words(line, rest_at)
+                    if not words:
+                        column, wrong = len(line.rstrip()) + 1, ""
+                    elif words[0][0] not in _ACCESSES:
+                        column, wrong = words[0][1], (f"unknown access {words[0][0]!r} of pointer word {index}"
+                                                      f"{_nearest(words[0][0], _ACCESSES)}; ")
+                    else:
+                        column, wrong = (words[1][1] if len(words) > 1 else len(line.rstrip()) + 1), ""
+                    raise ContractError(f"{path}:{number}:{column}: {wrong}a pointer is declared as {_POINTER_FORM}")
                 if re.match(r"(when|unless|each)\s", pointer.group(6)) or re.search(r"\b(lo|hi|word)\[\d+\]&",
                                                                                        pointer.group(6)):
                     # (else a misspelt condition or batch would be the description, the pointer unconditional)
-                    raise ContractError(f"{path}:{number}: pointer word {index}'s 'each COUNT by STRIDE' and "
-                                        f"condition come in that order after its extent, the condition written "
-                                        f"'when TERM&MASK' or 'unless TERM&MASK' with no spaces (when hi[7]&16)")
+                    raise ContractError(f"{path}:{number}:{rest_at + pointer.start(6) + 1}: pointer word {index}'s "
+                                        f"'each COUNT by STRIDE' and condition come in that order after its extent, "
+                                        f"the condition written 'when TERM&MASK' or 'unless TERM&MASK' with no "
+                                        f"spaces (when hi[7]&16)")
                 extent = pointer.group(2)
                 fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
