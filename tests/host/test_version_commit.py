@@ -14,7 +14,6 @@ import pytest
 
 from bobc.host import version
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def git(folder, *command):

@@ -533,7 +533,7 @@ def _recover_locked(folders: list, reals: set) -> None:
             def refuse(detail, hint=left):
                 raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
             read = journal_read(journal)
-            if read is None and not os.path.lexists(journal):
+            if read is None and _vanished(journal):
                 continue        # removed since the folder was listed (by hand): nothing to complete
             if read is None:
                 refuse("a damaged publication journal (an earlier invocation was interrupted)")
@@ -576,6 +576,17 @@ def _recover_locked(folders: list, reals: set) -> None:
             _fsync_folder(folder)
             print(f"bobc: completed an interrupted publication from {journal}: "
                   + ", ".join(d for _, d in pairs), file=sys.stderr)
+
+
+def _vanished(path: str) -> bool:
+    """Whether `path` is no longer there (lstat says ENOENT; host_io.c journal_complete)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        pass
+    return False
 
 
 def lock_folders(folders) -> list:
