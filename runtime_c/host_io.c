@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -382,6 +383,69 @@ static void test_pause(void)
     }
 }
 
+/* The publication lock (docs/runtime.md "Files"; reference/safe_io.py lock_folders): an exclusive
+ * flock(2) on each folder a publication or a recovery works in, each folder once (by device and
+ * inode), taken in (device, inode) order so that two invocations never wait on each other
+ * crosswise.  bobc's Python side takes the same locks, so hosts and `bobc run --reference` or
+ * `bobc build --emit-images` exclude one another.  A folder that cannot be opened or locked (no
+ * read permission; a filesystem without flock) is left unlocked. */
+typedef struct {
+    int fd[RT_IO_MAX_FILES];
+    int count;
+} folder_locks;
+
+static void lock_folders(const char *const *folders, int count, folder_locks *locks)
+{
+    struct {
+        int fd;
+        dev_t dev;
+        ino_t ino;
+    } opened[RT_IO_MAX_FILES];
+    int n = 0;
+    locks->count = 0;
+    for (int i = 0; i < count && n < RT_IO_MAX_FILES; i++) {
+        int fd = open(folders[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) != 0) {
+            close(fd);
+            continue;
+        }
+        int seen = 0;
+        for (int k = 0; k < n; k++)
+            seen |= opened[k].dev == st.st_dev && opened[k].ino == st.st_ino;
+        if (seen) {              /* a second open file would wait on the first one's lock */
+            close(fd);
+            continue;
+        }
+        int at = n++;            /* kept sorted by (device, inode) */
+        while (at > 0 && (opened[at - 1].dev > st.st_dev ||
+                          (opened[at - 1].dev == st.st_dev && opened[at - 1].ino > st.st_ino))) {
+            opened[at] = opened[at - 1];
+            at--;
+        }
+        opened[at].fd = fd;
+        opened[at].dev = st.st_dev;
+        opened[at].ino = st.st_ino;
+    }
+    for (int i = 0; i < n; i++) {
+        int rc;
+        while ((rc = flock(opened[i].fd, LOCK_EX)) != 0 && errno == EINTR) {
+        }
+        if (rc != 0)
+            close(opened[i].fd);
+        else
+            locks->fd[locks->count++] = opened[i].fd;
+    }
+}
+
+static void unlock_folders(folder_locks *locks)
+{
+    while (locks->count > 0)
+        close(locks->fd[--locks->count]);   /* closing the descriptor releases its flock */
+}
+
 /* The publication journal (docs/runtime.md "Files"; reference/safe_io.py):
  *     bob-journal 1 <pairs>\n
  *     <bytes> <temporary>\n<bytes> <destination>\n     (per pair, in rename order)
@@ -536,6 +600,9 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
     const char *left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it";
     struct timespec written;
     int pairs = journal_read(path, names, RT_IO_MAX_FILES, &written);
+    struct stat st;
+    if (pairs < 0 && lstat(path, &st) != 0 && errno == ENOENT)
+        return 0;                /* removed since the folder was listed (by hand): nothing to complete */
     if (pairs < 0)
         return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (an earlier invocation was "
                    "interrupted); %s", journal, left);
@@ -548,7 +615,6 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
         return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: a damaged publication journal (it is not .NAME.bob-journal "
                    "beside its last destination %s); %s", journal, rt_io_shown(names[2 * pairs - 1], named_shown), left);
     int named = 0, present[RT_IO_MAX_FILES];
-    struct stat st;
     for (int i = 0; i < pairs; i++) {
         for (int k = 0; k < count; k++)
             named |= !strcmp(names[2 * i + 1], reals[k]);
@@ -604,7 +670,15 @@ int rt_io_recover(const char *const *paths, int count, char *err)
                      slash ? slash + 1 : paths[i]) < (int)sizeof reals[n])
             n++;
     }
-    for (int i = 0; i < n; i++) {
+    /* the folders stay locked while they are searched: a live publication's journal (whose
+     * publication holds the same lock) is never read or completed */
+    const char *locked[RT_IO_MAX_FILES] = { 0 };
+    for (int i = 0; i < n; i++)
+        locked[i] = folders[i];
+    folder_locks locks;
+    lock_folders(locked, n, &locks);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
         int seen = 0;
         for (int k = 0; k < i; k++)
             seen |= !strcmp(folders[k], folders[i]);
@@ -612,7 +686,6 @@ int rt_io_recover(const char *const *paths, int count, char *err)
         if (!dir)
             continue;
         struct dirent *entry;
-        int rc = 0;
         while (!rc && (entry = readdir(dir))) {
             size_t len = strlen(entry->d_name), suffix = strlen(JOURNAL_SUFFIX);
             /* a journal is named `.NAME.bob-journal`, NAME not empty */
@@ -621,11 +694,12 @@ int rt_io_recover(const char *const *paths, int count, char *err)
             rc = journal_complete(folders[i], entry->d_name, reals, n, err);
         }
         closedir(dir);
-        if (rc)
-            return rc;
     }
-    return 0;
+    unlock_folders(&locks);
+    return rc;
 }
+
+static int publish_locked(rt_io_files *files, mode_t mask, char *err);
 
 int rt_io_publish(rt_io_files *files, char *err)
 {
@@ -645,6 +719,23 @@ int rt_io_publish(rt_io_files *files, char *err)
             return rc;
         }
     }
+    /* from here to the journal's removal no other publication or recovery works in these folders
+     * (docs/runtime.md, "Files": concurrent invocations) */
+    const char *folders[RT_IO_MAX_FILES] = { 0 };
+    for (int i = 0; i < files->output_count; i++)
+        folders[i] = files->outputs[i].folder;
+    folder_locks locks;
+    lock_folders(folders, files->output_count, &locks);
+    rc = publish_locked(files, mask, err);
+    unlock_folders(&locks);
+    return rc;
+}
+
+/* rt_io_publish after the temporaries were written, its folders locked. */
+static int publish_locked(rt_io_files *files, mode_t mask, char *err)
+{
+    int rc;
+    char shown[RT_IO_SHOWN_BYTES + 1];
     for (int i = 0; i < files->output_count; i++) {   /* still a regular file or nothing? */
         struct stat st;
         const rt_io_output *o = &files->outputs[i];

@@ -26,6 +26,10 @@
  *          outputs of two runs are never seen side by side; it never puts an
  *          older file over a newer one (a journal older than one of its
  *          destinations is stale: refused, left as it is).
+ * Locking: rt_io_publish and rt_io_recover hold an exclusive flock(2) on each
+ *          folder they write in (bobc's Python side takes the same lock):
+ *          publications into one folder are serialised, and a recovery never
+ *          sees a live publication's journal.
  * Messages: a path longer than RT_IO_SHOWN_BYTES is shown shortened in the
  *          middle (rt_io_shown), so that every message keeps its reason
  *          within RT_ERR_BYTES.
@@ -113,11 +117,13 @@ const char *rt_io_shown(const char *path, char *out);
  * missing out of order, or one of whose destinations was changed after the
  * journal was written (a later modification time: stale), is refused too.
  * Refused: RT_EXIT_WRITE_FAILED, by name, the journal left as it is and
- * nothing renamed. */
+ * nothing renamed.  The folders are locked while they are searched (waiting
+ * for a live publication there to finish). */
 int rt_io_recover(const char *const *paths, int count, char *err);
 
 /* Write every output to a synced temporary, then rename them all in order
- * (under a journal when there are several). */
+ * (under a journal when there are several), the outputs' folders locked from
+ * the renames' checks to the journal's removal. */
 int rt_io_publish(rt_io_files *files, char *err);
 
 #endif

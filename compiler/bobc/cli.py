@@ -118,6 +118,36 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def say(line: str, command: str) -> None:
+    """Print a command's success line (`wrote bob-host (sm_90)`) after its output was written.
+
+    Its paths are shown as errors show them (the caller passes them through
+    bobc.reference.safe_io.shown: a control character is '?', so the line stays one line); a
+    character stdout's encoding cannot take is written as an escape (`\\xe9`), as on stderr.  When
+    stdout cannot take the line at all (a full disk, `> /dev/full`, a closed pipe), the output
+    is still written and the exit code stays 0 (README: 8 means "not written"): one line on stderr
+    says so, never a traceback."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        try:
+            print(line, file=stream)
+        except UnicodeEncodeError:
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            print(line.encode(encoding, "backslashreplace").decode(encoding), file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        _quiet_stdout()         # the reader went away: as main() treats it, nothing more to say
+    except OSError as failure:
+        _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
+        try:
+            print(f"bobc {command}: the output was written, but its message could not be printed on stdout "
+                  f"({failure.strerror or failure}): {line}", file=sys.stderr)
+        except (OSError, ValueError):
+            pass
+
+
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null after its reader went away (no 'Exception ignored' at exit)."""
     import os

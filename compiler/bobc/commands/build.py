@@ -5,6 +5,9 @@ from ._common import add_target, existing_file, module_files, read_files, refuse
 
 # what an output naming one of the plan's module files is told (exit 8: the build's inputs)
 MODULE = "a module the build read"
+# the host's path without -o, and how a message names it (the user gave no -o to blame)
+DEFAULT_OUTPUT = "bob-host"
+DEFAULT_OPTION = "no -o given: the default ./bob-host"
 
 
 def add_arguments(p):
@@ -24,7 +27,9 @@ def add_arguments(p):
 def run(args):
     from .. import pipeline
 
+    from ..cli import say
     from ..errors import UsageError
+    from ..reference.safe_io import shown
 
     for option, value in (("-o", args.output), ("--emit-images", args.emit_images)):
         if value is not None and not value:     # the host's rule: an empty value is a usage error
@@ -32,13 +37,20 @@ def run(args):
                              hint="name the host file to write (-o HOST) or the image folder (--emit-images DIR)")
     plan_path = existing_file(args.plan)
     target = target_named(args.target)
-    output = Path(args.output if args.output is not None else "bob-host") \
+    output = Path(args.output if args.output is not None else DEFAULT_OUTPUT) \
         if (args.output is not None or args.emit_images is None) else None
+    option = "-o" if args.output is not None else DEFAULT_OPTION     # what a refusal names
     if output is not None:
         # checked before the (long) build: never through a symlink, never over a non-file
+        from ..reference.errors import OutputWriteFailure
         from ..reference.safe_io import OutputSet
 
-        OutputSet().add(args.output if args.output is not None else "bob-host", "-o")    # "host/" is refused
+        try:
+            OutputSet().add(args.output if args.output is not None else DEFAULT_OUTPUT, option)   # "host/" is refused
+        except OutputWriteFailure as refused:
+            if args.output is None:
+                refused.hint = f"{refused.hint}; name another path with -o HOST"
+            raise
         if args.emit_images is not None:
             refuse_overlap(output, Path(args.emit_images))
     if args.entry is not None and (output is not None or args.emit_images is not None):
@@ -53,22 +65,23 @@ def run(args):
                              hint="build it with -o HOST, then `bobc dump HOST` shows its program and images, "
                                   "`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
         if artifact is not None:
-            refuse_output_over(output, "-o", read_files(modules, MODULE))
-            publish_file(output, artifact, "-o", mode=0o755)
-            print(f"wrote {output} ({target.name}; native physical program host, {len(artifact)} bytes)")
+            refuse_output_over(output, option, read_files(modules, MODULE))
+            publish_file(output, artifact, option, mode=0o755)
+            say(f"wrote {shown(output)} ({target.name}; native physical program host, {len(artifact)} bytes)",
+                "build")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
     if output is not None:       # the plan's own modules are the build's inputs: never replaced
-        refuse_output_over(output, "-o", read_files(module_files(built.program), MODULE))
+        refuse_output_over(output, option, read_files(module_files(built.program), MODULE))
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 
         write_images(built.images, Path(args.emit_images))     # exit 8 naming the file it could not write
-        print(f"wrote {target.name} images to {args.emit_images}")
+        say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
-        write_host(built, target, output)
-        print(f"wrote {output} ({target.name})" if args.output is not None else
-              f"wrote {output} ({target.name}; no -o given, so ./bob-host)")
+        write_host(built, target, output, option)
+        say(f"wrote {shown(output)} ({target.name})" if args.output is not None else
+            f"wrote {shown(output)} ({target.name}; no -o given, so ./bob-host)", "build")
     return 0
 
 
@@ -93,7 +106,7 @@ def refuse_overlap(output: Path, images: Path) -> None:
                              hint="nothing was written; give the host and the images separate paths")
 
 
-def write_host(built, target, output: Path) -> None:
+def write_host(built, target, output: Path, option: str = "-o") -> None:
     """Link the host in a scratch folder, then publish it atomically at `output`.
 
     The executable goes to a temporary file beside `output`, is fsynced and
@@ -110,4 +123,4 @@ def write_host(built, target, output: Path) -> None:
         linked = Path(scratch) / "bob-host"
         generate.build_host(built, target, linked)
         data = linked.read_bytes()
-    publish_file(output, data, "-o", mode=0o755)
+    publish_file(output, data, option, mode=0o755)

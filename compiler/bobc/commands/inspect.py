@@ -56,7 +56,8 @@ def run(args):
             print(f"  (no {sections.PREFIX}{version.SECTION} section: the host cannot check its images and refuses "
                   f"to run, exit 9)")
     if args.extract:
-        _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"): content
+        _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"):
+                                      (_manifest_file(content) if name == "manifest" else content)
                                       for name, content in found.items() if name != version.SECTION})
     version.check_images(path, found)      # the host's own start-up check, as diff and dump make it
     return 0
@@ -73,13 +74,26 @@ def _inspect_native(path: Path, args) -> int:
     return 0
 
 
+def _manifest_file(section: bytes) -> bytes:
+    """manifest.json as `bobc build --emit-images` writes it (nvidia.encode.manifest_text, the one
+    writer of a manifest file), from the host's compact .bobc.manifest: an image folder extracted
+    from a host and one emitted by the build hold the same bytes.  A section that is not JSON (a
+    damaged host) is written as it is."""
+    from ..nvidia.encode import manifest_text
+
+    try:
+        return manifest_text(json.loads(section)).encode("utf-8")
+    except ValueError:
+        return section
+
+
 def _extract(folder: Path, files: dict) -> None:
     """Each file into `folder` (created when its parent exists), with the host's output rules:
     never through a symlink, temporaries renamed into place together (exit 8 naming a file)."""
     import os
 
     from ..reference.errors import OutputWriteFailure
-    from ..reference.safe_io import OutputSet
+    from ..reference.safe_io import OutputSet, recover
 
     if not folder.is_dir() or folder.is_symlink():
         if folder.is_symlink() or folder.exists():
@@ -90,6 +104,7 @@ def _extract(folder: Path, files: dict) -> None:
         except OSError as error:
             raise OutputWriteFailure(folder, "--extract", f"cannot create the folder: {error.strerror}",
                                      hint="nothing was written") from None
+    recover([os.path.join(folder, name) for name in files])    # a kill between two renames of an earlier write
     outputs = OutputSet()
     for name, content in files.items():
         outputs.add(os.path.join(folder, name), "--extract")

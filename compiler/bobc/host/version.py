@@ -11,6 +11,7 @@ the line says `commit unknown` with the reason.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -22,7 +23,9 @@ from ..resources import shared_folder
 
 SECTION = "version"
 UNKNOWN_COMMIT = "unknown (bobc was not run from a clean git checkout)"
+NOT_A_CHECKOUT = "unknown (bobc was not run from a git checkout)"
 PACKAGE = Path(__file__).resolve().parents[1]
+CHECKOUT = PACKAGE.parents[1]               # compiler/bobc's checkout: the repository's top folder
 
 
 def source_commit() -> str:
@@ -30,17 +33,41 @@ def source_commit() -> str:
     recorded = PACKAGE / "_commit.txt"          # written by setup.py into an installed bobc
     if recorded.is_file():
         return recorded.read_text(encoding="utf-8").strip() or UNKNOWN_COMMIT
-    return checkout_commit(PACKAGE)
+    return checkout_commit(CHECKOUT)
 
 
-def checkout_commit(folder: Path) -> str:
+def checkout_commit(root: Path) -> str:
+    """The HEAD commit of the git checkout whose top folder is `root` when its tracked files are
+    as committed, else `unknown (why)`.
+
+    git is asked about that one repository and nothing else: every GIT_* variable of the caller
+    is removed (a git hook sets GIT_DIR, which would name another repository's HEAD; GIT_WORK_TREE
+    or GIT_INDEX_FILE would compare the wrong files), the repository and its work tree are named
+    (--git-dir, --work-tree), and safe.directory allows that one folder, so a checkout owned by
+    another user (a CI container) is read as it is.  The reason never names a path, so two builds
+    from different places still give the same bytes."""
+    root = Path(root).resolve()
+    repository = root / ".git"              # a folder, or a file naming one (a worktree, a submodule)
+    if not repository.exists():
+        return NOT_A_CHECKOUT
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    environment["LC_ALL"] = "C"
+    git = ["git", "-C", str(root), "--git-dir", str(repository), "--work-tree", str(root),
+           "-c", f"safe.directory={root}", "--no-optional-locks"]
+
+    def ask(*command):
+        return subprocess.run([*git, *command], capture_output=True, text=True, env=environment,
+                              stdin=subprocess.DEVNULL)
     try:
-        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True)
-    except OSError:
-        return UNKNOWN_COMMIT
-    if head.returncode != 0 or dirty.returncode != 0 or dirty.stdout.strip():
+        head = ask("rev-parse", "--verify", "HEAD")
+        if head.returncode != 0:
+            return f"unknown (git could not read bobc's checkout: `git rev-parse HEAD` failed, exit {head.returncode})"
+        dirty = ask("status", "--porcelain", "--untracked-files=no")
+        if dirty.returncode != 0:
+            return f"unknown (git could not read bobc's checkout: `git status` failed, exit {dirty.returncode})"
+    except OSError as failure:
+        return f"unknown (git could not be run to read bobc's checkout: {failure.strerror or failure})"
+    if dirty.stdout.strip():
         return UNKNOWN_COMMIT
     return head.stdout.strip()
 

@@ -30,6 +30,10 @@ Journal: a publication of several files first writes a journal (below) in
          user never sees outputs of two runs side by side; a journal older
          than one of its destinations is stale and refused, never rolled
          forward over the newer file.
+Locking: a publication and a recovery hold an exclusive flock(2) on each folder they write
+         in (lock_folders; host_io.c takes the same lock, so hosts and the reference exclude
+         each other): publications into one folder are serialised, and a recovery never sees a
+         live publication's journal.
 Messages: a path is shown as the C host shows it (shown(): shortened in the
          middle past SHOWN_BYTES bytes, so the C host's messages keep their
          reason in its fixed buffer; the reference gives the same text).
@@ -323,9 +327,13 @@ class OutputSet:
         before the first rename and removed after the last (journal_write)."""
         temporaries: list = []
         journal = None
+        locks: list = []
         try:
             for output in self.outputs:
                 temporaries.append(_write_temporary(output))
+            # from here to the journal's removal no other publication or recovery works in these
+            # folders (docs/runtime.md, "Files": concurrent invocations)
+            locks = lock_folders(o.folder for o in self.outputs)
             for output in self.outputs:         # still a regular file or nothing?
                 try:
                     info = os.lstat(output.path)
@@ -360,9 +368,13 @@ class OutputSet:
             for folder in dict.fromkeys(o.folder for o in self.outputs):
                 _fsync_folder(folder)
             if journal is not None:
-                os.unlink(journal)
+                try:
+                    os.unlink(journal)
+                except FileNotFoundError:
+                    pass            # removed by hand: the publication is complete all the same
                 _fsync_folder(os.path.dirname(journal))
         finally:
+            unlock_folders(locks)
             for temporary in temporaries:
                 if temporary is not None:
                     try:
@@ -477,6 +489,8 @@ def _journal_named_after(folder: str, name: str, destination: str) -> bool:
 def recover(paths) -> None:
     """Complete any journal left (by a kill) in the folders of `paths` that names one of them.
 
+    The folders are locked while it looks (lock_folders), so a journal of a
+    live publication (which holds the same lock) is never read or completed.
     Called before an invocation reads its inputs or checks its outputs.  The
     temporaries a journal names were complete and synced before it was
     written, and were renamed in order, so the ones still there are a suffix;
@@ -497,6 +511,14 @@ def recover(paths) -> None:
         if folder not in folders:
             folders.append(folder)
         reals.add(os.path.join(os.path.realpath(folder), base))
+    locks = lock_folders(folders)
+    try:
+        _recover_locked(folders, reals)
+    finally:
+        unlock_folders(locks)
+
+
+def _recover_locked(folders: list, reals: set) -> None:
     left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it"
     for folder in folders:
         try:
@@ -511,6 +533,8 @@ def recover(paths) -> None:
             def refuse(detail, hint=left):
                 raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
             read = journal_read(journal)
+            if read is None and _vanished(journal):
+                continue        # removed since the folder was listed (by hand): nothing to complete
             if read is None:
                 refuse("a damaged publication journal (an earlier invocation was interrupted)")
             pairs, written = read
@@ -552,6 +576,60 @@ def recover(paths) -> None:
             _fsync_folder(folder)
             print(f"bobc: completed an interrupted publication from {journal}: "
                   + ", ".join(d for _, d in pairs), file=sys.stderr)
+
+
+def _vanished(path: str) -> bool:
+    """Whether `path` is no longer there (lstat says ENOENT; host_io.c journal_complete)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
+def lock_folders(folders) -> list:
+    """An exclusive flock(2) on each of `folders` (each folder once, by device and inode, taken in
+    that order so that two invocations never wait on each other crosswise); the descriptors, to
+    give to unlock_folders.  runtime_c/host_io.c lock_folders takes the same locks, so a host, the
+    reference runner and `bobc build --emit-images` exclude one another.  A folder that cannot be
+    opened or locked (no read permission; a filesystem without flock) is left unlocked: the
+    publication goes on as it would without the lock (docs/runtime.md, "Files")."""
+    import fcntl
+
+    opened: dict = {}
+    for folder in folders:
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            continue
+        key = (info.st_dev, info.st_ino)
+        if key in opened:
+            os.close(fd)            # a second open file would wait on the first one's lock
+            continue
+        opened[key] = fd
+    locked = []
+    for key in sorted(opened):
+        fd = opened[key]
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)       # retried by Python on EINTR
+        except OSError:
+            os.close(fd)
+            continue
+        locked.append(fd)
+    return locked
+
+
+def unlock_folders(locks: list) -> None:
+    """Release lock_folders' locks (closing the descriptor releases its flock)."""
+    while locks:
+        os.close(locks.pop())
 
 
 def _test_pause() -> float:
@@ -632,8 +710,10 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
     """As publish(), with an explicit mode (an executable) applied before the rename."""
     output = outputs.outputs[0]
     temporary = _write_temporary(output)
+    locks: list = []
     try:
         os.chmod(temporary, mode & ~_umask())
+        locks = lock_folders([output.folder])
         os.replace(temporary, output.path)
         temporary = None
         _fsync_folder(output.folder)
@@ -642,6 +722,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
                                  hint="nothing was published; the file there is unchanged") \
             from None
     finally:
+        unlock_folders(locks)
         if temporary is not None:
             try:
                 os.unlink(temporary)
