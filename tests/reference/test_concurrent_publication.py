@@ -163,8 +163,7 @@ def test_concurrent_emit_images_into_one_folder(tmp_path):
                               timeout=TIMEOUT_S)
         assert done.returncode == 0, done.stderr
         expected[target] = {p.name: p.read_bytes() for p in (tmp_path / target).iterdir()}
-    folder = tmp_path / "imgs"
-    folder.mkdir()
+    folder = tmp_path / "imgs"         # not there yet: the first round's builds race to create it too
     for round_ in range(3):
         running = [subprocess.Popen([sys.executable, "-m", "bobc", "build", str(plan), "--target", target,
                                      "--emit-images", str(folder)], env=env, stdout=subprocess.PIPE,

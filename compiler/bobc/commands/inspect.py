@@ -101,6 +101,10 @@ def _extract(folder: Path, files: dict) -> None:
                                      hint="nothing was written")
         try:
             folder.mkdir()
+        except FileExistsError:     # another run made it meanwhile: a folder is as good as ours
+            if folder.is_symlink() or not folder.is_dir():
+                raise OutputWriteFailure(folder, "--extract", "is not a folder (or is a symlink)",
+                                         hint="nothing was written") from None
         except OSError as error:
             raise OutputWriteFailure(folder, "--extract", f"cannot create the folder: {error.strerror}",
                                      hint="nothing was written") from None

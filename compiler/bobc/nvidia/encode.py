@@ -1066,11 +1066,13 @@ def write_images(images: Images, folder: str | Path) -> Path:
             refuse(f"its folder {parent} does not exist; create it first")
         try:
             folder.mkdir()
+        except FileExistsError:     # another build made it meanwhile: judged as any folder found
+            info = os.lstat(folder)
         except OSError as failure:
             refuse(f"cannot create the folder: {failure.strerror or failure}")
-    elif stat.S_ISLNK(info.st_mode):
+    if info is not None and stat.S_ISLNK(info.st_mode):
         refuse("is a symlink; name the folder itself (images are never written through a symlink)")
-    elif not stat.S_ISDIR(info.st_mode):
+    if info is not None and not stat.S_ISDIR(info.st_mode):
         refuse("is not a folder; --emit-images names a folder to write the five image files into")
     contents = {name: getattr(images, attribute) for attribute, name in IMAGE_FILES.items()}
     contents["manifest.json"] = manifest_text(images.manifest).encode("utf-8")
