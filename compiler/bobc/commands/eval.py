@@ -36,6 +36,9 @@ def run(args):
     from ..language.check import show_value_type
     from ..language.printing import format_value
 
+    from ..language.modules import refuse_broken_plan_link
+
+    refuse_broken_plan_link(args.plan)
     existing_file(args.plan)
     target = TARGETS[args.target]
     program = load_program(args.plan, include=args.include, target=target,
