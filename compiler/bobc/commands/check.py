@@ -45,6 +45,9 @@ def run(args):
 
     from ..errors import BobcError
 
+    from ..language.modules import refuse_broken_plan_link
+
+    refuse_broken_plan_link(args.plan)
     path = existing_file(args.plan)
     target = target_named(args.target)
     try:

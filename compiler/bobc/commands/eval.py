@@ -36,6 +36,9 @@ def run(args):
     from ..language.check import show_value_type
     from ..language.printing import format_value
 
+    from ..language.modules import refuse_broken_plan_link
+
+    refuse_broken_plan_link(args.plan)
     existing_file(args.plan)
     target = TARGETS[args.target]
     program = load_program(args.plan, include=args.include, target=target,
@@ -101,7 +104,16 @@ def check_reachable(program, name: str) -> None:
         try:
             program.check_definition(other.key)
         except BobcError as error:
-            raise type(error)(f"{name} cannot be evaluated: it depends on {other.key}, which does not "
-                              f"type check: {error.message}", span=error.span,
-                              hint=error.hint or f"fix {other.key}, or pass --unchecked to evaluate anyway"
-                              ) from None
+            raise depends_on(error, name, other.key) from None
+
+
+def depends_on(error, name: str, other: str):
+    """`error` (a dependency's refusal, of any BobcError class) reworded to say that `name`
+    depends on `other`: the same error, its own class and fields kept (a LimitExceeded's limit,
+    a span, an exit code), only its message and a missing hint filled in."""
+    error.message = (f"{name} cannot be evaluated: it depends on {other}, which does not type "
+                     f"check: {error.message}")
+    error.args = (error.message,)
+    if not error.hint:
+        error.hint = f"fix {other}, or pass --unchecked to evaluate anyway"
+    return error

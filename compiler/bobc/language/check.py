@@ -81,8 +81,19 @@ class Checker:
         self.in_progress: set = set()
         self.checked_bodies: set = set()
         self.checked_families: set = set()
+        self.families_in_progress: set = set()
         self.primitive_types: dict = {}
         self.current = None            # the definition or family being checked
+        self.active = False            # inside Program._checking
+        self.inferences = 0            # definitions whose body was checked or inferred (tests count them)
+
+    def begin(self):
+        """Start a question afresh (Program._checking): what a RecursionError or a refusal cut
+        short is forgotten; what completed (types, bodies and families that check) is kept."""
+        self.in_progress.clear()
+        self.families_in_progress.clear()
+        self.current = None
+        self.active = True
 
     # ---- errors -------------------------------------------------------------
     def error(self, term, message: str, hint: str | None = None):
@@ -153,9 +164,9 @@ class Checker:
 
     # ---- declarations -------------------------------------------------------
     def check_family(self, family):
-        if family in self.checked_families:
+        if family in self.checked_families or family in self.families_in_progress:
             return
-        self.checked_families.add(family)     # a recursive field refers back to it
+        self.families_in_progress.add(family)     # a recursive field refers back to it
         saved, self.current = self.current, family
         try:
             ctx = EMPTY
@@ -177,7 +188,9 @@ class Checker:
                                                 f"Type {sort.level}",
                                          hint=f"declare the family in Type {level}")
                     inner, _ = inner.bind(field.name, self.evaluate(inner, field.type))
+            self.checked_families.add(family)    # kept only once it checked
         finally:
+            self.families_in_progress.discard(family)
             self.current = saved
 
     def check_definition(self, definition):
@@ -185,6 +198,7 @@ class Checker:
             return
         saved, self.current = self.current, definition
         self.in_progress.add(definition)
+        self.inferences += 1
         try:
             if definition.type is not None:
                 expected = self.definition_type(definition)
@@ -594,10 +608,11 @@ def _references(node):
     return [x for term in terms for x in _referenced(term)]
 
 
-def check_program(program):
-    """Type check every family and definition of every module the plan reaches."""
+def check_program(program, checker=None):
+    """Type check every family and definition of every module the plan reaches (with
+    `checker`, the program's own, reusing what it found before)."""
     check_acyclic(program)
-    checker = Checker(program)
+    checker = checker if checker is not None else Checker(program)
     for name in program.module_order:
         scope = program.scopes[name]
         for family in scope.families.values():

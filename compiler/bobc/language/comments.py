@@ -9,7 +9,9 @@ Type`, `constructor Name` followed by `field`/`constructor`/`end-family`,
 `field name :`, `end-family`) is most likely such an accident, so `bobc
 check` reports it with the place of the first swallowed declaration.
 Declarations written inside parentheses in prose ("(constructor F C ...)")
-are expressions, not declarations, and are not reported.
+are expressions, not declarations, and are not reported; nor is a line commented out on
+purpose: a comment that begins its line with one declaration (`-- def old : Nat = 2`).  One
+that holds several (a file whose newlines were lost, beginning with a comment) is.
 """
 from __future__ import annotations
 
@@ -99,8 +101,11 @@ def swallowed_declarations(text: str):
             rest = comment[keyword.start():]
             match = next((m for p in _DECLARATIONS if (m := p.match(rest))), None)
             if match:
+                count = _count(comment[keyword.start():])
+                if count == 1 and not line[:start].strip() and not comment[:keyword.start()].strip():
+                    break           # `-- def old ...` alone on its line: code commented out on purpose
                 column = start + 2 + keyword.start() + 1
-                found.append((number, column, match.group(0), _count(comment[keyword.start():])))
+                found.append((number, column, match.group(0), count))
                 break
     return found
 
@@ -114,7 +119,8 @@ def swallowed_code_warnings(module) -> list[Warning]:
     """The warnings for one parsed module (syntax.Module: its .source and .path)."""
     warnings = []
     for line, column, declaration, count in swallowed_declarations(module.source):
-        more = f" (and {count - 1} more declarations after it)" if count > 1 else ""
+        more = (f" (and {count - 1} more declaration{'s' if count > 2 else ''} after it)"
+                if count > 1 else "")
         warnings.append(Warning(
             Span(str(module.path), line, column, line, column + len(declaration)),
             f"this comment swallows code: `{' '.join(declaration.split())}`{more} is inside the "

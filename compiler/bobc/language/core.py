@@ -637,9 +637,12 @@ def _refuse_structure_loop(term, env, count) -> None:
     if type(motive) is VFamily:
         raise LimitExceeded(f"nat-eliminate builds a {motive.family} over {count:,} iterations",
                             limits.STRUCTURE_LOOP_COUNT, term.span,
-                            hint="a loop building a structure (a schedule) past this many steps "
-                            "builds more than the certifier accepts (docs/limits.md); ask the "
-                            "plan for fewer (e.g. updates per invocation)")
+                            hint=f"a loop whose motive is a family is held to the certifier's "
+                            f"bound on launches and submissions, as such a loop usually builds a "
+                            f"node or more per iteration (a schedule: ask the plan for fewer, e.g. "
+                            f"updates per invocation); one that only carries a record of a fixed "
+                            f"size (a {motive.family} of counters) may run as nested loops of at "
+                            f"most {limits.STRUCTURE_LOOP_COUNT:,} iterations each, or over Nat")
 
 
 class _NatInduction(Term):

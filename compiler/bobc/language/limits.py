@@ -13,6 +13,12 @@ import sys
 
 from .values import EvalError
 
+# bytes of one module file, refused by its size before it is read (4 MiB; today's largest:
+# specs/Platform/Linux/Nvidia/PlanHost.bob, 87 KB, 48 times less; seed 004, 45 KB; a chain of
+# 100,000 definitions, 2.6-3.3 MB, still loads).  Dense definitions cost ~250 bytes of memory
+# a source byte to parse and check (a module at the limit: ~1 GiB) and 10-30 us (40-120 s);
+# a byte-string literal ~20 bytes and ~0.3 us a byte
+MODULE_FILE_BYTES = 4 << 20
 # parentheses open at once in one module (today's deepest: 21)
 NESTING_DEPTH = 200
 # digits of a natural number literal; 78,000 decimal digits stay below NATURAL_BITS

@@ -70,6 +70,56 @@ def not_a_file(path) -> str | None:
     return "not a regular file"
 
 
+def refuse_broken_plan_link(text: str) -> None:
+    """A plan path that is a broken symbolic link or one that loops is refused saying so (as an
+    imported module's is), where a command would say only "no such file"."""
+    what = not_a_file(text)
+    if what is not None and "symbolic link" in what:
+        from ..errors import UsageError
+
+        raise UsageError(f"the plan {text} is {what}, not a module file",
+                         hint="a plan is a regular file A/B/C.bob (or a link to one) that begins "
+                              "`module A.B.C`")
+
+
+def path_too_long(name: str, path: Path, span=None) -> ModuleError:
+    """The refusal of a module whose file path the file system cannot take (ENAMETOOLONG)."""
+    parts = name.split(".")
+    longest = max(parts, key=lambda part: len(part.encode("utf-8")))
+    shown = name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}"
+    size = len(longest.encode("utf-8")) + (4 if longest == parts[-1] else 0)
+    if size > 255:
+        detail = (f"its part {longest[:24]}... names a file or folder of {size:,} bytes, "
+                  f"more than the 255 a file name may have")
+    else:
+        detail = (f"its path ({len(parts):,} parts, {len(str(path).encode('utf-8')):,} bytes) "
+                  f"is longer than the file system takes")
+    return ModuleError(f"module {shown} cannot be a file: {detail}", span,
+                       hint="a module A.B.C is the file A/B/C.bob: each part a file or folder "
+                            "name (at most 255 bytes), the whole path at most 4,096; shorten "
+                            "the module's name")
+
+
+def read_module_bytes(path) -> bytes:
+    """A module file's bytes, refused by its size (limits.MODULE_FILE_BYTES) before it is read
+    whole: at most one byte more than the limit is ever read."""
+    from .limits import MODULE_FILE_BYTES
+
+    with open(path, "rb") as file:
+        data = file.read(MODULE_FILE_BYTES + 1)
+        if len(data) > MODULE_FILE_BYTES:
+            try:
+                size = f"{os.fstat(file.fileno()).st_size:,} bytes"
+            except OSError:
+                size = "more bytes"
+            raise ModuleError(f"the module file {path} has {size}: more than the limit of "
+                              f"{MODULE_FILE_BYTES:,} bytes for a module (docs/limits.md)",
+                              hint="a module this large is not a plan written by hand; split "
+                                   "it into modules, or keep bulk data in files the plan's host "
+                                   "reads")
+    return data
+
+
 def module_relative_path(name: str) -> Path:
     return Path(*name.split(".")).with_suffix(".bob")
 
@@ -144,7 +194,7 @@ def parse_stored(path: Path) -> Module:
     from .. import cache
 
     try:
-        data = path.read_bytes()
+        data = read_module_bytes(path)
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return _parse_file(path)        # says what is wrong with the file
@@ -209,12 +259,21 @@ class ModuleLoader:
     def _searched(self) -> str:
         return ", ".join(str(folder) for folder in self.search_path)
 
-    def _find(self, name: str):
+    def _find(self, name: str, imported=None):
         relative = module_relative_path(name)
+        if any(len(part.encode("utf-8")) > 255 for part in relative.parts):
+            # refused before any folder is looked in (one where a part's folder is missing says
+            # ENOENT, not ENAMETOOLONG)
+            raise path_too_long(name, relative, getattr(imported, "span", None))
         for folder in self.search_path:
             candidate = folder / relative
-            if candidate.is_file():
-                return candidate
+            try:
+                if candidate.is_file():     # swallows ENOENT, ENOTDIR, ELOOP; not ENAMETOOLONG
+                    return candidate
+            except OSError as error:
+                if error.errno != errno.ENAMETOOLONG:
+                    raise
+                raise path_too_long(name, candidate, getattr(imported, "span", None)) from None
         return None
 
     def _not_a_file(self, name: str):
@@ -237,7 +296,7 @@ class ModuleLoader:
                                        "the shared definitions into a module both import")
             if name in self.modules:
                 continue
-            path = self._find(name)
+            path = self._find(name, imported)
             there = self._not_a_file(name) if path is None else None
             if there is not None:
                 raise ModuleError(

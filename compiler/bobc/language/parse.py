@@ -99,18 +99,21 @@ _ESCAPES = {"n": 0x0A, "t": 0x09, "\\": 0x5C, '"': 0x22, "0": 0x00, "r": 0x0D}
 
 
 def decode_byte_string(text: str, span: Span) -> bytes:
-    """The bytes of a literal b"..." (escapes \\xNN \\n \\t \\r \\\\ \\" \\0)."""
+    """The bytes of a literal b"..." (escapes \\xNN \\n \\t \\r \\\\ \\" \\0).  The text between
+    escapes is encoded a run at a time, so a long literal costs a few operations per escape,
+    not per character."""
     body = text[2:-1]
+    if "\\" not in body:
+        return body.encode("utf-8")
     out = bytearray()
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\":
-            encoded = char.encode("utf-8")
-            out += encoded
-            i += 1
-            continue
-        escape = body[i + 1]
+    start = 0
+    while True:
+        i = body.find("\\", start)
+        if i < 0:
+            out += body[start:].encode("utf-8")
+            return bytes(out)
+        out += body[start:i].encode("utf-8")
+        escape = body[i + 1:i + 2]
         column = span.column + 2 + i
         if escape == "x":
             digits = body[i + 2:i + 4]
@@ -119,15 +122,14 @@ def decode_byte_string(text: str, span: Span) -> bytes:
                                  Span(span.path, span.line, column),
                                  hint='write a byte as \\xNN, e.g. b"\\x00\\x3b"')
             out.append(int(digits, 16))
-            i += 4
+            start = i + 4
         elif escape in _ESCAPES:
             out.append(_ESCAPES[escape])
-            i += 2
+            start = i + 2
         else:
             raise ParseError(f"unknown escape '\\{escape}' in a byte string",
                              Span(span.path, span.line, column),
                              hint="the escapes are \\xNN \\n \\t \\r \\\\ \\\" \\0")
-    return bytes(out)
 
 
 def _natural(token, path: str = "<text>") -> int:
@@ -230,6 +232,9 @@ def _unclosed_parentheses(text: str, offset: int) -> list[int]:
     return open_at
 
 
+_STRING_RUN = re.compile(r'[^"\\\n]*')
+
+
 def _check_nesting(text: str, path: str) -> None:
     """Refuse, before parsing, parentheses nested deeper than limits.NESTING_DEPTH.
 
@@ -253,10 +258,21 @@ def _check_nesting(text: str, path: str) -> None:
         elif ch == '"':
             i += 1
             while i < n and text[i] != '"':
+                run = _STRING_RUN.match(text, i).end()
+                if run > i:         # plain characters, a run at a time
+                    column += run - i
+                    i = run
+                    continue
                 if text[i] == "\n":
                     line += 1
                     column = 0
-                i += 2 if text[i] == "\\" else 1
+                    i += 1
+                    continue
+                step = 2 if text[i] == "\\" and i + 1 < n and text[i + 1] != "\n" else 1
+                column += step      # a string's characters are columns too
+                i += step
+            if i < n:
+                column += 1         # its closing quote (skipped by the i += 1 below)
         elif ch == "(":
             depth += 1
             if depth > limits.NESTING_DEPTH:
@@ -326,6 +342,10 @@ class _Build(Transformer):
 
     def definition(self, meta, children):
         name, type_, body = children
+        if str(name) in RESERVED_WORDS:
+            raise ParseError(f"'{name}' is a keyword of the language: a definition named so could "
+                             f"never be used (`{name}` in an expression is read as the keyword)",
+                             self._tok(name), hint=_RESERVED_HINT)
         return s.Definition(self._tok(name), str(name), type_, body)
 
     def family_declaration(self, meta, children):
@@ -398,7 +418,8 @@ class _Build(Transformer):
 
     def constructor(self, meta, children):
         family, constructor, *arguments = children
-        return s.Constructor(self._tok(constructor), str(family), str(constructor), arguments)
+        return s.Constructor(self._tok(constructor), str(family), str(constructor), arguments,
+                             family_span=self._tok(family))
 
     def record(self, meta, children):
         family, *fields = children
@@ -439,6 +460,22 @@ class _Build(Transformer):
 # tokens that begin a top-level line: met inside an open '(', the '(' was not closed
 _TOP_LEVEL = {"def", "family", "import", "module", "end-family"}
 
+# keywords that are read as such wherever a name could stand in an expression, so a definition
+# of that name could never be referred to (the forms' heads, `lambda`, `record`..., are keywords
+# only right after '(' and may be names elsewhere)
+RESERVED_WORDS = frozenset({"def", "family", "end-family", "constructor", "field", "in", "Type"})
+_RESERVED_HINT = ("def, family, end-family, constructor, field, in and Type are keywords "
+                  "wherever a name could stand; choose another name")
+
+
+def _keyword_as_name(token, expected, text: str) -> bool:
+    """`token` is a reserved word where the parser could have taken a name, and it is not the
+    first word of its line (where a declaration keyword begins the next declaration)."""
+    if str(token) not in RESERVED_WORDS or "NAME" not in expected:
+        return False
+    line_start = text.rfind("\n", 0, token.start_pos) + 1
+    return bool(text[line_start:token.start_pos].strip())
+
 
 def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
     if isinstance(error, lark.exceptions.UnexpectedToken):
@@ -451,6 +488,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             malformed = _malformed_number(text, start, path) if start < offset else None
             if malformed is not None:
                 return malformed
+        if not at_end and _keyword_as_name(token, error.expected, text):
+            return ParseError(f"'{token}' is a keyword, not a name: expected {expected}",
+                              _token_span(path, token), hint=_RESERVED_HINT)
         if at_end or str(token) in _TOP_LEVEL:
             unclosed = _unclosed_parentheses(text, offset)
             if unclosed:
@@ -465,6 +505,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
+        else:
+            hint = _form_shape(text, offset)
         return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
@@ -485,6 +527,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                                        'quote as \\" inside it')
             if position == 0 or text[position - 1] != "b":
                 hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
+        elif not char.isascii():
+            hint = ("names are ASCII: letters, digits, _ and ' (and - between them); other text "
+                    "goes in a byte string, as its UTF-8 bytes (b\"caf\\xc3\\xa9\")")
         return ParseError(f"unexpected character {char!r}: expected {expected}",
                           Span(path, error.line, error.column), hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedEOF):
@@ -492,6 +537,36 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
         return ParseError(f"the file ends too early: expected {_expected_words(error.expected)}",
                           Span(path, len(lines), len(lines[-1]) + 1))
     return ParseError(str(error), Span(path, 1, 1))
+
+
+# each form's parts, for a parse error inside one (`(refl Nat)`: too few)
+_FORM_SHAPES = {
+    "lambda": "(lambda multiplicity name : type . body)",
+    "pi": "(pi multiplicity name : type . body)",
+    "let": "(let multiplicity name = value in body), or (let multiplicity name : type = value in body)",
+    "app": "(app function argument ...), one argument or more",
+    "family": "(family Name argument ...)",
+    "constructor": "(constructor Family Constructor parameter ... field ...)",
+    "record": "(record Family (field = value) ...)",
+    "eliminate": "(eliminate Family motive value (branch Constructor name ... . body) ...)",
+    "branch": "(branch Constructor name ... . body)",
+    "nat-eliminate": "(nat-eliminate motive base step target)",
+    "succ": "(succ n)",
+    "equal": "(equal type left right)",
+    "refl": "(refl type value)",
+    "compiler-native-encode": "(compiler-native-encode type value)",
+    "the": "(the type expression)",
+}
+
+
+def _form_shape(text: str, offset: int) -> str | None:
+    """The shape of the form whose parentheses hold `offset`, when it begins with a keyword."""
+    unclosed = _unclosed_parentheses(text, offset)
+    if not unclosed:
+        return None
+    match = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-1]:unclosed[-1] + 40])
+    shape = _FORM_SHAPES.get(match.group(1)) if match else None
+    return f"{match.group(1)} is written {shape}" if shape else None
 
 
 def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bool) -> ParseError:
@@ -538,9 +613,11 @@ def parse_module(text: str, path: Path | str) -> s.Module:
 
 
 def parse_file(path: Path | str) -> s.Module:
+    from .modules import read_module_bytes
+
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_module_bytes(path)
     except OSError as error:
         raise ParseError(f"cannot read {path}: {error.strerror or error}") from None
     # as Path.read_text reads it: universal newlines

@@ -18,7 +18,7 @@ def _printable(data: bytes) -> bool:
 def format_bytes(data: bytes, always_hex: bool = False) -> str:
     if not always_hex and _printable(data):
         return show_bytes(data)
-    return f'x"{data.hex()}" ({len(data)} bytes)'
+    return f'x"{data.hex()}" ({len(data)} byte{"" if len(data) == 1 else "s"})'
 
 
 def format_value(value, always_hex: bool = False, show_type=None) -> str:

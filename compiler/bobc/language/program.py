@@ -24,6 +24,7 @@ from ..errors import BobcError
 from ..targets import SM86
 from . import core as c
 from .intrinsics import IntrinsicContext, Intrinsics
+from .limits import LimitExceeded
 from .modules import ModuleLoader
 from .resolve import Resolver, ScopeError, declare, link_visibility
 from .values import EvalError, VCon, VFamily, describe, force
@@ -113,6 +114,7 @@ class Program:
             for definition in scope.definitions.values():
                 resolvers[name].definition(definition)
         self._checked = False
+        self._checker = None
 
     # ---- names
     def modules_defining(self, name: str, table: str = "definitions") -> list[str]:
@@ -151,17 +153,50 @@ class Program:
 
     def type_of(self, name: str):
         """The type of a definition (checking only what that needs), as a value."""
-        from .check import Checker
         definition = self.definition(name)
-        # a fresh checker per attempt: a retry after RecursionError starts clean
-        return _run_deep(lambda: Checker(self).definition_type(definition))
+        return self._checking(definition, lambda checker: checker.definition_type(definition))
 
     def check_definition(self, name: str) -> None:
         """Type check a definition's body against its type (the definitions it uses are taken
         at their declared types; `bobc check` checks every body)."""
-        from .check import Checker
         definition = self.definition(name)
-        _run_deep(lambda: Checker(self).check_definition(definition))
+        self._checking(definition, lambda checker: checker.check_definition(definition))
+
+    def checker(self):
+        """The program's one type checker: what it found (a definition's type, a body or family
+        that checks) is kept for every later question, so asking for each definition of a chain
+        in turn infers each once (a fresh checker per question re-inferred the chain below it:
+        quadratic).  Only what checked is kept; a refusal is found again, the same, each time."""
+        if self._checker is None:
+            from .check import Checker
+            self._checker = Checker(self)
+        return self._checker
+
+    def _checking(self, definition, work):
+        """Run `work(checker)` where deep recursion may happen; a retry after RecursionError
+        starts from what completed (Checker.begin).  A limit met or a recursion too deep names
+        `definition` (the one asked about) when nothing nearer did, as `check` does."""
+        checker = self.checker()
+
+        def attempt():
+            outermost = not checker.active
+            if outermost:
+                checker.begin()
+            try:
+                return work(checker)
+            except RecursionError as error:     # _run_deep names the definition
+                if definition is not None and not hasattr(error, "definition"):
+                    error.definition = definition
+                raise
+            finally:
+                if outermost:
+                    checker.active = False
+        try:
+            return _run_deep(attempt)
+        except LimitExceeded as error:
+            if definition is not None and not error.definitions:
+                error.note(definition)
+            raise
 
     def apply(self, function, *arguments):
         def call():
@@ -201,7 +236,7 @@ class Program:
         if self._checked:
             return
         from .check import check_program
-        _run_deep(check_program, self)
+        self._checking(None, lambda checker: check_program(self, checker))
         self._checked = True
 
 

@@ -223,7 +223,7 @@ class Resolver:
         return c.FamilyT(node.span, family, [self.term(a, names) for a in node.arguments])
 
     def _Constructor(self, node: s.Constructor, names):
-        family = self.family(node.family, node.span)
+        family = self.family(node.family, node.family_span or node.span)
         ctor = self.constructor(family, node.constructor, node.span)
         parameters = [p.name for p in family.surface.parameters]
         expected = len(parameters) + len(ctor.field_names)
@@ -284,6 +284,14 @@ class Resolver:
                     f"hypothesis per recursive field ({len(ctor.recursive)})", branch.span,
                     hint=f"write (branch {ctor.name}{' ' if shape else ''}{shape} . ...)")
             binder_names = [b.name for b in branch.binders]
+            bound: dict = {}
+            for binder in branch.binders:
+                if binder.name in bound:
+                    raise ScopeError(f"branch {ctor.name} binds {binder.name} twice", binder.span,
+                                     hint=f"the first is at {bound[binder.name]}; each name of "
+                                          f"a branch stands for another field or induction "
+                                          f"hypothesis, and the later would hide the earlier")
+                bound[binder.name] = binder.span
             body = self.term(branch.body, [*names, *binder_names])
             branches.append(c.ElimBranch(ctor, binder_names, body, branch.span))
         missing = [x.name for x in family.constructors if x.name not in seen]
@@ -320,6 +328,11 @@ class Resolver:
         surface = family.surface
         names = []
         for parameter in surface.parameters:
+            if parameter.name in names:
+                first = surface.parameters[names.index(parameter.name)].span
+                raise ScopeError(f"parameter {parameter.name} is declared twice in family "
+                                 f"{family.name}", parameter.span,
+                                 hint=f"the first is at {first}; give each parameter its own name")
             family.parameters.append(c.FieldDeclaration(
                 parameter.multiplicity, parameter.name, self.term(parameter.type, names),
                 parameter.span))

@@ -87,9 +87,12 @@ class FamilyType(Node):
 
 @dataclass(eq=False)
 class Constructor(Node):
+    """`(constructor F C args...)`; its span is C's, `family_span` F's."""
+
     family: str
     constructor: str
     arguments: list
+    family_span: Span | None = None
 
 
 @dataclass(eq=False)
