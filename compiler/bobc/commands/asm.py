@@ -33,9 +33,9 @@ def add_arguments(p):
 MAX_PARAMETER_BYTES = 32764
 MAX_BLOCK_THREADS = 1024
 
-# The largest SASS source `bobc asm` reads (docs/limits.md): 30 times the largest kernel here
-# (specs/Realization/Nvidia/SM86/bob-loss-gradient.sass, 138 KB, 2,518 instructions); a source
-# of this size, 190,000 instructions, assembles in about 17 s and 650 MB.
+# The largest SASS source `bobc asm` reads (docs/limits.md): 30 times the largest kernel source
+# under specs/ (138 KB, 2,518 instructions); a source of this size, 190,000 instructions,
+# assembles in about 17 s and 650 MB.
 SOURCE_LIMIT_BYTES = 4 << 20
 
 
