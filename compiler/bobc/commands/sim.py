@@ -39,8 +39,8 @@ def add_arguments(p):
     p.add_argument("--entry", default=None,
                    help="the definition describing the native host (default: the plan module's one "
                         "definition of type (family NvidiaPlanHost))")
-    add_target(p, default=None, help=f"GPU architecture to build for (default: the target of the --images, "
-                                     f"else {DEFAULT_TARGET})")
+    add_target(p, default=None, help=f"GPU architecture to build for (default {DEFAULT_TARGET}; with --images, "
+                                     "the target their manifest names)")
 
 
 def load_images(folder):
