@@ -24,18 +24,72 @@ class Span:
         return f"{self.path}:{self.line}:{self.column}"
 
     def source_excerpt(self) -> str:
-        """The source line with a caret under the column, or '' when unreadable."""
-        try:
-            lines = Path(self.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+        """The source line with a caret under the column, or '' when unreadable: a line longer
+        than EXCERPT_WIDTH characters is shown as a window of that many around the column, cut
+        ends marked `...` and the cut said after the carets, so one error stays a few lines
+        whatever the source holds (a 78,001-digit literal, a file of one megabyte line)."""
+        text = _source_line(self.path, self.line)
+        if text is None:
             return ""
-        if not 1 <= self.line <= len(lines):
-            return ""
-        text = lines[self.line - 1]
         width = 1
         if self.end_line == self.line and self.end_column and self.end_column > self.column:
             width = self.end_column - self.column
-        return f"  {text}\n  {' ' * (self.column - 1)}{'^' * width}"
+        return excerpt(text, self.column, width, self.line)
+
+
+# Characters of a source line an error or warning shows: the window around the column.
+EXCERPT_WIDTH = 100
+# The largest source file an excerpt is read from: docs/limits.md's bound on any file bobc reads.
+_EXCERPT_FILE_BYTES = 1 << 30
+# C0 controls and DEL but the tab, shown as '?' (one character for one: the caret stays put)
+_SHOWN = {code: "?" for code in (*range(0x09), *range(0x0A, 0x20), 0x7F)}
+
+
+def _source_line(path: str, line: int) -> str | None:
+    """Line `line` (1-based) of the file at `path` as the readers numbered it (universal
+    newlines, str.splitlines), or None: not a regular file of at most _EXCERPT_FILE_BYTES (a
+    FIFO is never opened to block), unreadable, or no such line."""
+    import os
+    import stat
+
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _EXCERPT_FILE_BYTES:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):
+        return None
+    if not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1]
+
+
+def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> str:
+    """`text` (one source line) and a caret line under `column` (1-based) `width` characters
+    wide: the whole line when it has at most EXCERPT_WIDTH characters, else EXCERPT_WIDTH of
+    them around the column (`...` where it is cut, and after the carets which columns are
+    shown).  Control characters are shown as '?', a tab as itself (the caret stays under its
+    character)."""
+    column = max(1, column)
+    start, end = 0, len(text)
+    if end > EXCERPT_WIDTH:
+        start = min(max(0, column - 1 - EXCERPT_WIDTH // 2), end - EXCERPT_WIDTH)
+        end = start + EXCERPT_WIDTH
+    shown = text[start:end].translate(_SHOWN)
+    head = "..." if start else ""
+    tail = "..." if end < len(text) else ""
+    before = shown[:max(0, column - 1 - start)]
+    pad = "".join("\t" if c == "\t" else " " for c in before)
+    pad += " " * min(EXCERPT_WIDTH, column - 1 - start - len(before))    # a column past the line's end
+    carets = "^" * max(1, min(width, end - (column - 1)))
+    note = ""
+    if head or tail:
+        which = f"line {line}" if line is not None else "the line"
+        note = f"  ({which} cut to columns {start + 1}-{end} of {len(text):,})"
+    return f"  {head}{shown}{tail}\n  {' ' * len(head)}{pad}{carets}{note}"
 
 
 class BobcError(Exception):

@@ -56,7 +56,21 @@ def read_checkpoint(path):
 
 def main(argv=None) -> int:
     """RECORD CKPT PRED RESULT [RESUMED_FROM]: 0 when a run's files are this model's bit for bit."""
-    record, ckpt, pred, result, *resume = argv if argv is not None else sys.argv[1:]
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="numpy_model.py",
+        description="Compare a LinReg train invocation's files (bobc run --reference, bobc sim or a "
+                    "GPU host) with this independent NumPy model: exit 0 when they are its bit for bit, "
+                    "1 when they differ.")
+    parser.add_argument("record", help="the input record the invocation read (make_record.py)")
+    parser.add_argument("checkpoint", help="the checkpoint it wrote (--checkpoint-out)")
+    parser.add_argument("predictions", help="the predictions it wrote (--predictions)")
+    parser.add_argument("result", help="the result it wrote (--result)")
+    parser.add_argument("resumed_from", nargs="?", help="the checkpoint it resumed from (--checkpoint), if any")
+    args = parser.parse_args(argv)
+    record, ckpt, pred, result = args.record, args.checkpoint, args.predictions, args.result
+    resume = [args.resumed_from] if args.resumed_from is not None else []
     X, y = read_record(record)
     start = read_checkpoint(resume[0]) if resume else (0, None)
     W, P, initial, loss = run(X, y, start[1])

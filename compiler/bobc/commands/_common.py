@@ -24,9 +24,10 @@ def existing_file(text: str) -> Path:
     return path
 
 
-def add_target(parser, default: str = DEFAULT_TARGET, flag: str = "--target") -> None:
+def add_target(parser, default: str | None = DEFAULT_TARGET, flag: str = "--target",
+               help: str | None = None) -> None:
     parser.add_argument(flag, default=default, choices=sorted(TARGETS),
-                        help=f"GPU architecture to build for (default {default})")
+                        help=help or f"GPU architecture to build for (default {default})")
 
 
 def module_files(program) -> list[Path]:

@@ -5,7 +5,7 @@ The source may be a hand-written kernel or nvdisasm's listing of a cubin as prin
 """
 from pathlib import Path
 
-from ..errors import BobcError
+from ..errors import BobcError, UsageError
 from ..targets import target_named
 from ._common import add_target, existing_file
 
@@ -33,6 +33,25 @@ def add_arguments(p):
 MAX_PARAMETER_BYTES = 32764
 MAX_BLOCK_THREADS = 1024
 
+# The largest SASS source `bobc asm` reads (docs/limits.md): 30 times the largest kernel source
+# under specs/ (138 KB, 2,518 instructions); a source of this size, 190,000 instructions,
+# assembles in about 17 s and 650 MB.
+SOURCE_LIMIT_BYTES = 4 << 20
+
+
+def _refusal(named: str, part: str, detail: str) -> UsageError:
+    if part == "size":
+        detail += " (docs/limits.md: 4 MiB for a SASS source `bobc asm` reads)"
+    return UsageError(f"{named}: {detail}")
+
+
+def check_source(path) -> None:
+    """Refuse (exit 2, unread, never blocking) a source that is not a regular file of at most
+    SOURCE_LIMIT_BYTES (reference/safe_io.py's checks of every file bobc and the host read)."""
+    from ..reference import safe_io
+
+    safe_io.check_input(path, _refusal, SOURCE_LIMIT_BYTES)
+
 
 def parameter_reads(assembled, target) -> list:
     """(end byte of the parameter block it reads, instruction) for every read of constant bank 0
@@ -57,6 +76,7 @@ def parameter_bytes_read(assembled, target) -> int:
 def run(args):
     from ..sass import assemble_kernel
     source = existing_file(args.source)
+    check_source(source)
     target = target_named(args.arch)
     assembled = assemble_kernel(source, target, register_budget=args.register_budget, kernel=args.kernel)
     data = assembled.code

@@ -18,31 +18,33 @@ def add_arguments(p):
     add_target(p, flag="--arch")
 
 
-def _is_images(path: Path) -> bool:
-    if path.is_dir():
-        return True
+def _header(path: Path) -> bytes:
+    """The first 20 bytes of `path`, a file decode.check_input let through (a regular file of at
+    most decode.READ_LIMIT_BYTES: the open cannot block)."""
     with open(path, "rb") as handle:
-        return handle.read(4) == b"\x7fELF"
+        return handle.read(20)
 
 
-def _is_cubin(path: Path) -> bool:
+def _is_cubin(header: bytes) -> bool:
     """An ELF whose machine is EM_CUDA (190): a cubin, not a host."""
-    if path.is_dir():
-        return False
-    with open(path, "rb") as handle:
-        header = handle.read(20)
     return header[:4] == b"\x7fELF" and len(header) == 20 and int.from_bytes(header[18:20], "little") == 190
 
 
 def run(args):
+    from ..nvidia.decode import check_input
+
     path = Path(args.binary)
     if not path.exists():
         raise UsageError(f"no such file or folder: {path}")
-    if _is_cubin(path):
+    if path.is_dir():
+        return _regions(path, args.region)
+    check_input(path)      # docs/limits.md: a FIFO, a device or a file past 1 GiB is refused, exit 2, unread
+    header = _header(path)
+    if _is_cubin(header):
         raise UsageError(f"{path} is a cubin (a GPU ELF, such as `bobc asm --cubin` writes), not bobc images",
                          hint=f"read it with nvdisasm -hex {path}, or disassemble the raw stream `bobc asm` "
                               f"writes without --cubin")
-    if _is_images(path):
+    if header[:4] == b"\x7fELF":
         return _regions(path, args.region)
     if args.region is not None:
         raise UsageError(f"--region needs an image folder or a host; {path} is a raw instruction stream")
@@ -50,10 +52,11 @@ def run(args):
 
 
 def _raw(path: Path, target) -> int:
+    from ..nvidia.decode import read_bounded
     from ..sass.oracle import disassemble
     from ..sass.syntax import Control
 
-    code = path.read_bytes()
+    code = read_bounded(path)
     if len(code) % 16:
         raise BobcError(f"{path}: {len(code)} bytes is not a whole number of 16-byte instructions",
                         hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")

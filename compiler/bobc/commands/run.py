@@ -101,14 +101,25 @@ def load_module(path, name: str, what: str):
     return module
 
 
-def load_kernels(path) -> dict:
-    """KERNELS of a model's reference kernel file."""
+def load_kernels(path, plan=None) -> dict:
+    """KERNELS of a model's reference kernel file; given the `plan`, one that lacks a kernel the
+    plan's launches run is refused as a file without KERNELS is (exit 2), naming the file and
+    the kernel."""
     from ..errors import UsageError
 
     module = load_module(path, "bobc_reference_kernels", "--kernels")
     kernels = getattr(module, "KERNELS", None)
     if not isinstance(kernels, dict):
         raise UsageError(f"{path} defines no KERNELS dictionary (kernel identity -> function)")
+    if plan is not None:
+        from ..reference.host import missing_kernels
+
+        missing = missing_kernels(plan, kernels)
+        if missing:
+            raise UsageError(f"{path}: KERNELS has no NumPy implementation of the plan's kernel"
+                             f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+                             hint="add each kernel the plan launches, by its region identity "
+                                  "(docs/host-steps.md, \"Reference kernels\")")
     return kernels
 
 
@@ -213,13 +224,14 @@ def run(args):
     refused = settings.refusal(os.environ, settings.PLAN_HOST)
     if refused:
         raise UsageError(refused)
-    kernels = kernels_file(plan_path, args.kernels)
     modules: list = []
+    # the plan first: a module with no native host is told so, not asked for reference kernels
     plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules)
+    kernels = kernels_file(plan_path, args.kernels)
     # the plan's modules and the kernels it imports are this run's inputs too: no output replaces one
     read = [*read_files(modules, "a module of the plan"),
             *read_files([kernels], "the reference kernels this run imports")]
-    return run_plan_host(plan, load_kernels(kernels), args, read=read)
+    return run_plan_host(plan, load_kernels(kernels, plan), args, read=read)
 
 
 def run_native(plan_path, args) -> int:

@@ -1,7 +1,8 @@
 """`bobc sim`: a plan's invocation with its device images run by the functional simulator.
 
 Builds the plan's images for --target (or takes a build's emitted images with
---images DIR), then carries out the native host's schedule with the GPU's
+--images DIR: this plan's, for their manifest's target unless --target says another, which is
+refused), then carries out the native host's schedule with the GPU's
 part executed by bobc.sim: same arguments and files as the host and as
 `bobc run --reference`, so the three can be compared file for file.  Any
 hazard, out-of-bounds access or unmodeled method/instruction stops the run
@@ -9,12 +10,11 @@ with a message naming the launch, instruction and address (exit 7).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import UsageError
-from ..targets import target_named
-from ._common import add_target, existing_file
+from ..targets import TARGETS, target_named
+from ._common import DEFAULT_TARGET, add_target, existing_file
 
 
 def add_arguments(p):
@@ -26,7 +26,8 @@ def add_arguments(p):
     p.add_argument("--predictions", required=True, help="predictions file to write")
     p.add_argument("--result", required=True, help="result record to write")
     p.add_argument("--images", metavar="DIR",
-                   help="run these emitted images (bobc build --emit-images DIR) instead of building them")
+                   help="run these emitted images (bobc build PLAN --emit-images DIR: this plan's, for the "
+                        "target their manifest names) instead of building them")
     p.add_argument("--no-hazard-check", action="store_true",
                    help="do not check control codes (stall counts and scoreboards) while executing")
     p.add_argument("--no-order-check", action="store_true",
@@ -38,21 +39,91 @@ def add_arguments(p):
     p.add_argument("--entry", default=None,
                    help="the definition describing the native host (default: the plan module's one "
                         "definition of type (family NvidiaPlanHost))")
-    add_target(p)
+    add_target(p, default=None, help=f"GPU architecture to build for (default {DEFAULT_TARGET}; with --images, "
+                                     "the target their manifest names)")
 
 
-def load_images(folder: Path):
-    from ..nvidia.encode import IMAGE_FILES, Images
+def load_images(folder):
+    """The images of a `bobc build --emit-images` folder, each file read once and bounded
+    (bobc.nvidia.decode.read_images: a FIFO, a device or a file past 1 GiB is refused by name,
+    exit 2) and checked against its manifest."""
+    from ..nvidia.decode import read_images
 
-    folder = Path(folder)
-    try:
-        parts = {attribute: (folder / name).read_bytes() for attribute, name in IMAGE_FILES.items()}
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read the images in {folder}: {error.strerror} ({error.filename})") from None
-    except ValueError as error:
-        raise UsageError(f"{folder / 'manifest.json'} is not JSON: {error}") from None
-    return Images(manifest=manifest, **parts)
+    return read_images(folder)
+
+
+def images_target(images, folder, given: str | None):
+    """The target to build the plan for: the images' own (their manifest's `target`) when
+    --target is not given; a --target that is not theirs is refused by name (exit 2)."""
+    theirs = images.manifest.get("target")
+    if theirs not in TARGETS:
+        raise UsageError(f"the images in {folder} are for {theirs!r}, a target bobc does not know",
+                         hint=f"bobc builds for {', '.join(sorted(TARGETS))}: emit them again with "
+                              "`bobc build PLAN --target T --emit-images DIR`")
+    if given is not None and given != theirs:
+        raise UsageError(f"the images in {folder} are for {theirs}, not --target {given}",
+                         hint=f"leave --target out (the images say their target), or emit this plan's "
+                              f"images for {given} (`bobc build PLAN --target {given} --emit-images DIR`)")
+    return target_named(theirs)
+
+
+def _listed(names: list[str], most: int = 8) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "") if names else "none"
+
+
+def _first_difference(theirs, ours, where: str = "") -> tuple[str, object, object] | None:
+    """(JSON path, their value, our value) of the first place two manifests differ, or None."""
+    if isinstance(theirs, dict) and isinstance(ours, dict):
+        for key in sorted(set(theirs) | set(ours)):
+            if key not in theirs or key not in ours:
+                return f"{where}{'.' if where else ''}{key}", theirs.get(key, "absent"), ours.get(key, "absent")
+            found = _first_difference(theirs[key], ours[key], f"{where}{'.' if where else ''}{key}")
+            if found:
+                return found
+        return None
+    if isinstance(theirs, list) and isinstance(ours, list) and \
+            any(isinstance(item, (dict, list)) for item in (*theirs, *ours)):
+        for index, (a, b) in enumerate(zip(theirs, ours)):
+            found = _first_difference(a, b, f"{where}[{index}]")
+            if found:
+                return found
+        if len(theirs) != len(ours):
+            return f"{where} (entries)", len(theirs), len(ours)
+        return None
+    return None if theirs == ours else (where, theirs, ours)
+
+
+def check_plans_images(images, built, folder, plan_path, target) -> None:
+    """Refuse (exit 2) images that are not this plan's: their manifest (kernels, launches, their
+    places and grids, submissions, the prologue) must be the one this plan's build for their
+    target has, since the host's schedule, buffers and fills come from the plan and address what
+    the manifest lays out.  Images whose bytes differ under this plan's manifest (edited by hand,
+    a fault planted in a test) are run: finding what such images do is what --images is for."""
+    import json
+
+    from ..host.version import plan_identity
+    from ..nvidia.encode import manifest_text
+
+    ours = json.loads(manifest_text(built.images.manifest))
+    theirs = images.manifest
+    if theirs == ours:
+        return
+    theirs_id, ours_id = plan_identity(images), plan_identity(built.images)
+    identities = f"their plan identity is {theirs_id}, {plan_path}'s for {target.name} is {ours_id}" \
+        if theirs_id != ours_id else f"the same plan identity, {ours_id}: their manifest.json alone differs"
+    hint = (f"run the plan they were built from, or emit this plan's (`bobc build {plan_path} --target "
+            f"{target.name} --emit-images DIR`)")
+    kernels = [r.get("identity") for r in theirs.get("regions", [])]
+    own = [r["identity"] for r in ours["regions"]]
+    if kernels != own:
+        raise UsageError(f"the images in {folder} are not this plan's: their kernels are {_listed(kernels)}, "
+                         f"{plan_path}'s are {_listed(own)} ({identities})", hint=hint)
+    place, their_value, our_value = _first_difference(theirs, ours)
+    shown = [json.dumps(v, sort_keys=True) for v in (their_value, our_value)]
+    shown = [text if len(text) <= 80 else text[:77] + "..." for text in shown]
+    raise UsageError(f"the images in {folder} are not this plan's build: their manifest has {place} "
+                     f"{shown[0]}, {plan_path}'s {shown[1]} ({identities})", hint=hint)
 
 
 def run(args):
@@ -68,14 +139,17 @@ def run(args):
 
     plan_path = existing_file(args.plan)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
-    target = target_named(args.target)
+    given = None
+    if args.images:
+        given = load_images(args.images)
+        target = images_target(given, args.images, args.target)
+    else:
+        target = target_named(args.target or DEFAULT_TARGET)
     built = pipeline.compile_plan(plan_path, target, args.include, args.entry)
     images = built.images
-    if args.images:
-        images = load_images(args.images)
-        if images.manifest.get("target") != target.name:
-            raise UsageError(f"the images in {args.images} are for {images.manifest.get('target')}, "
-                             f"not --target {target.name}")
+    if given is not None:
+        check_plans_images(given, built, args.images, plan_path, target)
+        images = given
     host = host_plan(built.plan, images, target, getattr(built.program, "search_path", ()))
     files = safe_io.OutputSet()
     record_file = safe_io.read_input(args.input, BadInputRecord)

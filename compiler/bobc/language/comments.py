@@ -47,27 +47,12 @@ class Warning:
 
     def render(self) -> str:
         parts = [f"{self.span}: warning: {self.message}"]
-        excerpt = _excerpt(self.span)
+        excerpt = self.span.source_excerpt()     # errors.excerpt: the one rendering of a source line
         if excerpt:
             parts.append(excerpt)
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
-
-
-def _excerpt(span: Span, width: int = 100) -> str:
-    """The source line with a caret under the column; a long line is shown around the place."""
-    try:
-        lines = open(span.path, encoding="utf-8", errors="replace").read().split("\n")
-        text = lines[span.line - 1]
-    except (OSError, IndexError):
-        return ""
-    start = max(0, span.column - 1 - width // 2)
-    shown = text[start:start + width]
-    prefix = "..." if start else ""
-    suffix = "..." if start + width < len(text) else ""
-    carets = "^" * max(1, min((span.end_column or span.column) - span.column, width))
-    return f"  {prefix}{shown}{suffix}\n  {' ' * (len(prefix) + span.column - 1 - start)}{carets}"
 
 
 def _comment_start(line: str) -> int:

@@ -154,6 +154,11 @@ def _fnv1a64(data: bytes) -> int:
     return h
 
 
+def missing_kernels(plan, kernels) -> list[str]:
+    """The kernels (region identities) the plan's launches run that `kernels` does not define, sorted."""
+    return sorted({plan.program.regions[l.region].identity for l in plan.program.launches} - set(kernels))
+
+
 class ReferenceHost:
     """One invocation of a plan's host on the reference runner."""
 
@@ -174,7 +179,7 @@ class ReferenceHost:
                 if p.word >= base:
                     struct.pack_into("<Q", block, 8 * (p.word - base), p.value)
             self.parameters.append(block)
-        missing = sorted({plan.program.regions[l.region].identity for l in plan.program.launches} - set(kernels))
+        missing = missing_kernels(plan, kernels)
         if missing:
             raise ReferenceHostError(f"no NumPy implementation is registered for kernel(s) {', '.join(missing)}")
 

@@ -506,8 +506,9 @@ def recover(paths) -> None:
     for path in paths:
         if path is None or not os.fspath(path):
             continue
-        folder, base = os.path.split(os.fspath(path))
-        folder = folder or "."
+        given = os.fspath(path)
+        slash = given.rfind("/")       # host_io.c folder_of: the path up to its last '/' ("/" for /NAME)
+        folder, base = ("." if slash < 0 else given[:slash] or "/"), given[slash + 1:]
         if folder not in folders:
             folders.append(folder)
         reals.add(os.path.join(os.path.realpath(folder), base))
@@ -528,7 +529,7 @@ def _recover_locked(folders: list, reals: set) -> None:
         except OSError:
             continue        # the output checks say why the folder cannot be used
         for name in names:
-            journal = os.path.join(folder, name)
+            journal = f"{folder}/{name}"            # as host_io.c journal_complete names it
 
             def refuse(detail, hint=left):
                 raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
@@ -574,8 +575,9 @@ def _recover_locked(folders: list, reals: set) -> None:
                 _fsync_folder(name_)
             os.unlink(journal)
             _fsync_folder(folder)
-            print(f"bobc: completed an interrupted publication from {journal}: "
-                  + ", ".join(d for _, d in pairs), file=sys.stderr)
+            # host_io.c journal_complete's notice: each destination after a space
+            print(f"bobc: completed an interrupted publication from {journal}:"
+                  + "".join(f" {d}" for _, d in pairs), file=sys.stderr)
 
 
 def _vanished(path: str) -> bool:
