@@ -119,3 +119,18 @@ def test_bobc_asm_of_a_source_at_its_limit_is_read(tmp_path):
     assert source.stat().st_size == SOURCE_LIMIT_BYTES
     done = bobc("asm", source, "-o", tmp_path / "x.bin")
     assert "more than this file can be" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("separator", ["\f", "\u2028", "\u0085", "\x1c"])
+def test_the_excerpt_is_the_line_the_message_names_whatever_else_ends_lines_for_python(tmp_path, separator):
+    """Modules are numbered by LF, CR LF and CR only; str.splitlines also ends a line at a form
+    feed, U+2028, U+0085 or a file separator, so the excerpt showed another line than the one
+    named (probe s28 lang, finding 4).  errors.source_lines is every reader's numbering now."""
+    module = tmp_path / "Ff.bob"
+    module.write_text(f"module Ff\n-- one{separator}\ndef a : Nat = 1\r\n-- two{separator}x\rdef b : Nat = (nat-add a qq)\n",
+                      encoding="utf-8")
+    done = bobc("check", module)
+    assert done.returncode == 1
+    assert f"{module}:5:26: error: unknown name qq" in done.stderr
+    shown, at = caret_column(done.stderr.split("\n", 1)[1])
+    assert shown == "def b : Nat = (nat-add a qq)" and shown[at:at + 2] == "qq", done.stderr

@@ -45,10 +45,18 @@ _EXCERPT_FILE_BYTES = 1 << 30
 _SHOWN = {code: "?" for code in (*range(0x09), *range(0x0A, 0x20), 0x7F)}
 
 
+def source_lines(text: str) -> list[str]:
+    """A source's lines as every reader of sources numbers them (modules, kernel sources,
+    contract lines, this excerpt): ended by LF, CR LF or CR, and by nothing else -- not by the
+    form feeds, U+0085 or U+2028 str.splitlines also ends lines at, which would show another
+    line than the one a message's line number names."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def _source_line(path: str, line: int) -> str | None:
-    """Line `line` (1-based) of the file at `path` as the readers numbered it (universal
-    newlines, str.splitlines), or None: not a regular file of at most _EXCERPT_FILE_BYTES (a
-    FIFO is never opened to block), unreadable, or no such line."""
+    """Line `line` (1-based) of the file at `path` as the readers numbered it (source_lines),
+    or None: not a regular file of at most _EXCERPT_FILE_BYTES (a FIFO is never opened to
+    block), unreadable, or no such line."""
     import os
     import stat
 
@@ -59,7 +67,7 @@ def _source_line(path: str, line: int) -> str | None:
     if not stat.S_ISREG(info.st_mode) or info.st_size > _EXCERPT_FILE_BYTES:
         return None
     try:
-        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = source_lines(Path(path).read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
     if not 1 <= line <= len(lines):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import BobcError
+from .errors import BobcError, source_lines
 
 _TARGET_SUFFIX = re.compile(r"sm_\d+[a-z]*")
 _KERNEL = re.compile(r"^\s*\.kernel(?:\s+(.*))?$")
@@ -69,7 +69,7 @@ def _refuse_variant_shaped(name: str, what: str) -> None:
 def kernel_name(path: Path, default: str) -> str:
     """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`."""
     name = default
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in source_lines(path.read_text(encoding="utf-8")):
         code = re.sub(r"/\*.*?\*/", " ", re.split(r"//|#", line, maxsplit=1)[0])
         found = _KERNEL.match(code)
         if found and found.group(1):

@@ -86,6 +86,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import source_lines
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
 from .findings import Finding
 
@@ -493,7 +494,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     starts with `//@` is a contract line (CONTRACT_KEYWORDS); one that does not parse is refused
     at file:line:column (ContractError)."""
     arguments, reads, maps, tables, block = [], [], [], [], None
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(source_lines(Path(path).read_text(encoding="utf-8")), start=1):
         keyword, at = _keyword(path, number, line) or (None, 0)
         if keyword == "block":
             form = _BLOCK_FORM.match(line)
