@@ -14,12 +14,17 @@ DEFAULT_TARGET = "sm_90"
 
 
 def existing_file(text: str) -> Path:
+    """`text` as a Path when it names a regular file (or a link to one); else a usage error
+    saying what is there: a folder, a FIFO, a broken or looping symbolic link, or nothing."""
+    from ..language.modules import not_a_file
+
     path = Path(text)
     if not path.is_file():
-        if path.is_dir():
+        what = not_a_file(text)
+        if what == "a folder":
             raise UsageError(f"{text} is a folder, not a file")
-        if path.exists():
-            raise UsageError(f"{text} is not a regular file")
+        if what is not None:
+            raise UsageError(f"{text} is {what}, not a regular file")
         raise UsageError(f"no such file: {text}")
     return path
 
