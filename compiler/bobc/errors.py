@@ -132,4 +132,4 @@ class UsageError(BobcError):
 class NotYetAvailable(BobcError):
     """What bobc does not support: a plan the reference runner cannot run (outside the plan host's documented steps and formats)."""
 
-    exit_code = 9  # apart from the host's codes 0-8, which `bobc run` mirrors
+    exit_code = 9  # `bobc run --reference`: the host's 9 is a damaged host file, which a reference run has none of (docs/runtime.md)
