@@ -14,19 +14,17 @@ request's last is published atomically at once.
 from __future__ import annotations
 
 import hashlib
-import zlib
 
 import numpy as np
 
 from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT,
                               FRESH_SPLITMIX64, Request)
 from . import envelope, safe_io
-from .errors import OutputWriteFailure
+from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
 INPUT_LIMIT = 1 << 30
 STEP_LIMIT = 0xFFFFFFFF
-FIXED = 64
 USAGE = ("usage: {program} train|predict --input {input} [--checkpoint IN] --checkpoint-out OUT "
          "--predictions FILE --result FILE\n")
 OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
@@ -168,92 +166,28 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
                                   f"{cursor + reach.cursor}; the stream has {size} bytes")
 
 
-def _quote(data: bytes, start: int = 0) -> str:
-    """60 bytes from `start`, "..." where cut (host_runtime.c quote)."""
-    text = ("..." if start else "") + _printable(data[start:start + 60]) + ("..." if len(data) > start + 60 else "")
-    return f"'{text}'"
-
-
-def _identities(request: Request, e: bytes, h: int) -> Refused | None:
-    """host_runtime.c identities_check: the four identities against the request's; the refusal's
-    status (damaged or foreign) and its text after "checkpoint PATH: ", or None."""
-    at = FIXED
-    for part, i, want in zip(("schema", "learner", "data", "seed"), range(4),
-                             (request.schema, request.learner, request.data, request.seed)):
-        n = _le(e, 48 + 4 * i, 4)
-        if at + n > h:
-            return Refused(EXIT_CHECKPOINT, f"malformed: the {part} identity ({n} bytes) runs past the header "
-                                            f"({h} bytes)")
-        if e[at:at + n] != want:
-            found = e[at:at + n]
-            d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
-            start = d - 20 if d > 20 else 0
-            return Refused(EXIT_FOREIGN, f"foreign checkpoint: {part} identity differs from byte {d}: this host's "
-                                         f"is {_quote(want, start)}, the checkpoint's is {_quote(found, start)}")
-        at += n
-    return None
+def _refused(error: FileRefused) -> Refused:
+    """An envelope refusal (reference/envelope.py, host_runtime.c's words) as the request's."""
+    return Refused(error.exit_code, error.message)
 
 
 def oversized_foreign(request: Request, path: str, most: int, refused: Refused) -> Refused:
     """host_runtime.c oversized_foreign: a checkpoint file larger than this host's can be whose
     header names another identity is refused as foreign (exit 5), not by its size."""
-    found = envelope.oversized_header(path, most)
-    differs = _identities(request, found[0], _le(found[0], 8, 4)) if found else None
-    if differs is None or differs.status != EXIT_FOREIGN:
-        return refused
-    return Refused(EXIT_FOREIGN, f"checkpoint {path}: {differs.message} (and {found[1]} bytes, more than this "
-                                 f"host's checkpoint)")
+    try:
+        envelope.foreign_by_header(path, request, most)
+    except FileRefused as error:
+        return _refused(error)
+    return refused
 
 
 def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
-    """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages."""
-    size = len(e)
-
-    def bad(text):
-        raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: {text}")
-
-    def foreign(text):
-        raise Refused(EXIT_FOREIGN, f"checkpoint {path}: foreign checkpoint: {text}")
-    if size < FIXED:
-        bad(f"truncated: {size} bytes, shorter than the {FIXED}-byte header")
-    if e[:8] != envelope.MAGIC:
-        bad(f"not a checkpoint (magic is not {envelope.MAGIC.decode()})")
-    h, payload_bytes = _le(e, 8, 4), _le(e, 24, 8)
-    if h < FIXED or h % 16 or h > size:
-        bad(f"{'truncated' if h > size else 'not a checkpoint'}: header bytes {h} do not fit a {size}-byte file")
-    if payload_bytes > size - h:
-        bad(f"truncated: its header declares a {payload_bytes}-byte payload, more than the {size}-byte file holds")
-    if h + payload_bytes + 12 != size:
-        bad(f"{'truncated' if size < h + payload_bytes + 12 else 'has trailing bytes'}: {size} bytes, but its header "
-            f"(H {h} + payload {payload_bytes} + 12) says {h + payload_bytes + 12}")
-    lengths = [_le(e, 48 + 4 * i, 4) for i in range(4)]
-    if sum(lengths) > h - FIXED:
-        bad(f"not a checkpoint: header bytes {h} cannot hold its identities ({sum(lengths)} bytes)")
-    body = h + payload_bytes
-    if e[body + 4:body + 12] != envelope.TRAILER:
-        bad(f"truncated or not a checkpoint (trailer magic is not {envelope.TRAILER.decode()})")
-    stored, computed = _le(e, body, 4), zlib.crc32(e[:body])
-    if stored != computed:
-        bad(f"corrupted: CRC-32 stored 0x{stored:08x}, computed 0x{computed:08x} over bytes 0..{body}")
-    for k in range(FIXED + sum(lengths), h):
-        if e[k]:
-            bad(f"not a checkpoint this format writes: the header's padding after the identities is not zero "
-                f"(byte {k})")
-    differs = _identities(request, e, h)
-    if differs is not None:
-        raise Refused(differs.status, f"checkpoint {path}: {differs.message}")
-    if payload_bytes != request.payload_bytes:
-        foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
-    chunk_bytes, chunk_count = _le(e, 32, 8), _le(e, 12, 4)
-    if chunk_bytes != request.chunk_bytes:
-        foreign(f"chunk bytes differ: this host's {request.chunk_bytes}, the checkpoint's {chunk_bytes}")
-    if chunk_count != request.chunk_count:
-        foreign(f"chunk count differs: this host's {request.chunk_count}, the checkpoint's {chunk_count}")
-    updates = _le(e, 40, 8)
-    if updates != request.updates_per_invocation:
-        foreign(f"updates per invocation differ: this host's {request.updates_per_invocation}, the checkpoint's "
-                f"{updates}")
-    return bytes(e[h:h + payload_bytes]), _le(e, 16, 8)
+    """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages
+    (reference/envelope.decode, the twin the plan host's reference runner uses too)."""
+    try:
+        return envelope.decode(e, request, path)
+    except FileRefused as error:
+        raise _refused(error) from None
 
 
 def fresh_payload(request: Request) -> bytes:
