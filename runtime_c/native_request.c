@@ -259,12 +259,19 @@ static int check_reach(const np_request *r, const char *path, char *err)
                    op, (unsigned long long)reach->records);
     if (reach->cursor == 0)
         return 0;
+    /* the cursor in 128 bits: (2^64 - 1)^2 + 2^64 - 1 fits, so the byte named is where it is */
     unsigned __int128 at = (unsigned __int128)r->step * r->spec.cursor_scale + r->spec.cursor_base;
-    unsigned long long cursor = at > UINT64_MAX ? UINT64_MAX : (unsigned long long)at;
-    if (cursor > size)
-        return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %llu, past the "
-                   "stream's %llu bytes (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, cursor,
+    if (at > size) {
+        char digits[48], *text = digits + sizeof digits - 1;
+        *text = 0;
+        do
+            *--text = (char)('0' + (int)(at % 10));
+        while ((at /= 10) != 0);
+        return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %s, past the "
+                   "stream's %llu bytes (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, text,
                    size);
+    }
+    unsigned long long cursor = (unsigned long long)at;
     if (reach->cursor > size - cursor)
         return say(err, RT_EXIT_BAD_INPUT, "input %s: the stream is shorter than a %s request needs: it reads %llu bytes "
                    "from the cursor at byte %llu, to byte %llu; the stream has %llu bytes", path, op,
