@@ -9,7 +9,7 @@ import zlib
 import pytest
 
 from native_helpers import PLANS, load_module, program_bytes, run_sides, write_host
-from test_native_request import ARGS, FRESH, GOOD, envelope
+from test_native_request import ARGS, FRESH, GOOD, TOKENS, envelope, stream
 
 CURSOR_BASE, CURSOR_SCALE = 64, 16        # Request.bob: the stream's header, one 4-token context a step
 
@@ -53,3 +53,36 @@ def test_a_header_too_long_for_the_payload_names_the_bytes_compared(tmp_path, co
     assert (f"checkpoint in.bin: truncated: its header declares a {len(FRESH)}-byte payload, more than the {after} "
             f"bytes after its {h + 16}-byte header") in text, text
     assert after < len(FRESH)
+
+
+def test_a_stream_too_short_counts_its_tokens_too(tmp_path, code, host):
+    # train reads 100 bytes (25 tokens) from the cursor at byte 64; 24 tokens are there
+    short = stream(TOKENS[:24])
+    status, text = both(tmp_path, code, host, {"s.bin": short}, ["train", *ARGS], "short")
+    assert status == 3, text
+    assert text.endswith("it reads 100 bytes from the cursor at byte 64, to byte 164; the stream has 160 bytes "
+                         "(24 tokens from the cursor on, 25 needed: give a longer stream); nothing was published\n"), text
+
+
+TEXT_HINT = "the file starts as text, and a text is made a token stream first: docs/formats.md, \"Token stream\""
+TEXTS = [
+    ("text", "h\u00e9llo w\u00f6rld: a text given where its token stream belongs, longer than a header\n".encode(),
+     "magic", True),
+    ("short text", b"hello\n", "header", True),
+    ("cut at the window", b"a" * 63 + "\u00e9 and more".encode(), "magic", True),
+    ("crlf and tabs", b"one\ttwo\r\n" * 10, "magic", True),
+    ("zeros", bytes(100), "magic", False),
+    ("another format", b"BOBINPUT" + GOOD[8:], "magic", False),
+    ("overlong utf-8", b"ab\xc0\x80" + b"c" * 80, "magic", False),
+    ("a surrogate", b"ab\xed\xa0\x80" + b"c" * 80, "magic", False),
+    ("a control byte", b"abc\x01" + b"c" * 80, "magic", False),
+    ("empty", b"", "header", False),
+]
+
+
+@pytest.mark.parametrize("name, data, part, hinted", TEXTS, ids=[t[0] for t in TEXTS])
+def test_a_text_given_as_the_stream_is_told_how_a_text_becomes_one(tmp_path, code, host, name, data, part, hinted):
+    status, text = both(tmp_path, code, host, {"s.bin": data}, ["train", *ARGS], name.replace(" ", "-"))
+    assert status == 3, text
+    assert f"input s.bin: token stream {part}: " in text, text
+    assert (TEXT_HINT in text) == hinted, text

@@ -119,17 +119,55 @@ def _printable(data: bytes) -> str:
     return "".join(chr(b) if 32 <= b < 127 else "?" for b in data)
 
 
+TEXT_WINDOW = 64
+
+
+def starts_as_text(data: bytes) -> bool:
+    """native_request.c starts_as_text: the first TEXT_WINDOW bytes (all when shorter; at least
+    one) are UTF-8 (a sequence the window cuts counts) with no control byte but tab, line feed
+    and carriage return.  A stream's header has zero bytes in its words, so never is."""
+    window = data[:TEXT_WINDOW]
+    if not window:
+        return False
+    i = 0
+    while i < len(window):
+        b = window[i]
+        if b < 0x80:
+            if (b < 32 and b not in (9, 10, 13)) or b == 127:
+                return False
+            i += 1
+            continue
+        more = 1 if 0xC2 <= b <= 0xDF else 2 if 0xE0 <= b <= 0xEF else 3 if 0xF0 <= b <= 0xF4 else -1
+        if more < 0:
+            return False
+        low = 0xA0 if b == 0xE0 else 0x90 if b == 0xF0 else 0x80
+        high = 0x9F if b == 0xED else 0x8F if b == 0xF4 else 0xBF
+        for k in range(1, more + 1):
+            if i + k >= len(window):
+                break
+            c = window[i + k]
+            if not (low if k == 1 else 0x80) <= c <= (high if k == 1 else 0xBF):
+                return False
+        i += more + 1
+    return True
+
+
 def check_stream(request: Request, data: bytes, path: str) -> None:
     """The token stream's header, size, digest and tokens (docs/formats.md, "Token stream")."""
     s = request.stream
 
     def refuse(part, detail):
         raise Refused(EXIT_INPUT, f"input {path}: token stream {part}: {detail}")
+    # a text given where its stream belongs: the refusal says how a text becomes one
+    text = ("the file starts as text, and a text is made a token stream first: docs/formats.md, \"Token stream\""
+            if starts_as_text(data) else "")
     if len(data) < s.header_bytes:
-        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header")
+        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header" + (f" ({text})" if text
+                                                                                               else ""))
     magic = data[:len(s.magic)]
     if magic != s.magic:
-        refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads)")
+        refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads"
+                        + (f"; {text}" if text else "") + ")")
     for part, at, want in (("version", 8, s.version), ("token bytes", 12, s.token_bytes),
                            ("vocabulary", 16, s.vocabulary), ("header bytes", 20, s.header_bytes)):
         have = _le(data, at, 4)
@@ -161,9 +199,15 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
         raise Refused(EXIT_INPUT, f"input {path}: the checkpoint's step {step} puts the cursor at byte {cursor}, "
                                   f"past the stream's {size} bytes (a checkpoint of a longer stream?)")
     if reach.cursor > size - cursor:
+        tokens = ""         # a token stream's reach in tokens too, where it is whole tokens from a token's start
+        s = request.stream
+        if s is not None and cursor >= s.header_bytes and (cursor - s.header_bytes) % s.token_bytes == 0 \
+                and reach.cursor % s.token_bytes == 0:
+            tokens = (f" ({(size - cursor) // s.token_bytes} tokens from the cursor on, {reach.cursor // s.token_bytes} "
+                      "needed: give a longer stream)")
         raise Refused(EXIT_INPUT, f"input {path}: the stream is shorter than a {op} request needs: it reads "
                                   f"{reach.cursor} bytes from the cursor at byte {cursor}, to byte "
-                                  f"{cursor + reach.cursor}; the stream has {size} bytes")
+                                  f"{cursor + reach.cursor}; the stream has {size} bytes{tokens}")
 
 
 def _refused(error: FileRefused) -> Refused:
