@@ -3,15 +3,36 @@ synthetic request host of plans/Native/Request.bob run by the C host (NATIVE_DEV
 by the reference interpreter, stderr and status compared byte for byte."""
 from __future__ import annotations
 
+import hashlib
 import struct
 import zlib
 
 import pytest
 
 from native_helpers import PLANS, load_module, program_bytes, run_sides, write_host
-from test_native_request import ARGS, FRESH, GOOD, TOKENS, envelope, stream
 
 CURSOR_BASE, CURSOR_SCALE = 64, 16        # Request.bob: the stream's header, one 4-token context a step
+ARGS = ["--input", "s.bin", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
+TOKENS = [(i * 37 + 11) % 256 for i in range(60)]
+FRESH = bytes(range(40))                  # Request.bob's 40-byte payload (its values do not matter here)
+
+
+def stream(tokens, magic=b"COPSTRM1") -> bytes:
+    """docs/formats.md's token stream: u32 tokens, vocabulary 256, a 64-byte header."""
+    body = b"".join(struct.pack("<I", t) for t in tokens)
+    return struct.pack("<8sIIIIQ32s", magic, 1, 4, 256, 64, len(tokens), hashlib.sha256(body).digest()) + body
+
+
+def envelope(payload: bytes, step: int) -> bytes:
+    """A checkpoint of Request.bob's rqContract (as tests/native/test_native_request.py writes it)."""
+    from bobc.plan.model import CheckpointContract
+    from bobc.reference import envelope as env
+    contract = CheckpointContract(b"request-test-schema-v1", b"request-test-learner", b"token-stream-u32|context=4",
+                                  b"request-test-seed", len(FRESH), 16, 6)
+    return env.encode(contract, step, payload)
+
+
+GOOD = stream(TOKENS)
 
 
 @pytest.fixture(scope="module")
