@@ -364,7 +364,8 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
                    h > size ? "truncated" : "not a checkpoint", h, size);
     if (payload_bytes > (uint64_t)size - h)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
-                   "more than the %zu-byte file holds", path, (unsigned long long)payload_bytes, size);
+                   "more than the %llu bytes after its %u-byte header", path, (unsigned long long)payload_bytes,
+                   (unsigned long long)((uint64_t)size - h), h);
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,

@@ -205,6 +205,37 @@ static void printable(char *out, const uint8_t *p, uint64_t n)
     out[n] = 0;
 }
 
+/* Whether the file's first TEXT_WINDOW bytes (all of it when shorter; at least one) are text:
+ * UTF-8 (a sequence the window cuts counts), no control byte but tab, line feed and carriage
+ * return.  A stream's header has zero bytes in its little-endian words, so never is. */
+#define TEXT_WINDOW 64
+static int starts_as_text(const uint8_t *d, size_t size)
+{
+    size_t n = size < TEXT_WINDOW ? size : TEXT_WINDOW, i = 0;
+    if (n == 0)
+        return 0;
+    while (i < n) {
+        uint8_t b = d[i];
+        if (b < 0x80) {
+            if ((b < 32 && b != '\t' && b != '\n' && b != '\r') || b == 127)
+                return 0;
+            i++;
+            continue;
+        }
+        int more = b >= 0xC2 && b <= 0xDF ? 1 : b >= 0xE0 && b <= 0xEF ? 2 : b >= 0xF0 && b <= 0xF4 ? 3 : -1;
+        if (more < 0)
+            return 0;
+        uint8_t low = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80, high = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+        for (int k = 1; k <= more && i + k < n; k++) {
+            uint8_t c = d[i + k];
+            if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF))
+                return 0;
+        }
+        i += (size_t)more + 1;
+    }
+    return 1;
+}
+
 /* The token stream's header, size, digest and tokens (docs/formats.md, "Token stream"). */
 static int check_stream(const np_request_spec *s, const uint8_t *d, size_t size, const char *path, char *err)
 {
@@ -213,13 +244,18 @@ static int check_stream(const np_request_spec *s, const uint8_t *d, size_t size,
         snprintf(why_, sizeof why_, __VA_ARGS__); \
         return say(err, RT_EXIT_BAD_INPUT, "input %s: token stream %s: %s", path, part, why_); \
     } while (0)
+    /* a text given where its stream belongs: the refusal says how a text becomes one */
+    const char *text = starts_as_text(d, size) ? "the file starts as text, and a text is made a token stream first: "
+                                                 "docs/formats.md, \"Token stream\"" : NULL;
     if (size < s->header_bytes)
-        REFUSE("header", "%zu bytes, shorter than the %llu-byte header", size, (unsigned long long)s->header_bytes);
+        REFUSE("header", "%zu bytes, shorter than the %llu-byte header%s%s%s", size, (unsigned long long)s->header_bytes,
+               text ? " (" : "", text ? text : "", text ? ")" : "");
     if (memcmp(d, s->magic, s->magic_length) != 0) {
         char have[40], want[40];
         printable(have, d, s->magic_length);
         printable(want, s->magic, s->magic_length);
-        REFUSE("magic", "'%s' is not '%s' (not a token stream this host reads)", have, want);
+        REFUSE("magic", "'%s' is not '%s' (not a token stream this host reads%s%s)", have, want, text ? "; " : "",
+               text ? text : "");
     }
     static const char *const parts[4] = { "version", "token bytes", "vocabulary", "header bytes" };
     const uint64_t want[4] = { s->version, s->token_bytes, s->vocabulary, s->header_bytes };
@@ -259,16 +295,31 @@ static int check_reach(const np_request *r, const char *path, char *err)
                    op, (unsigned long long)reach->records);
     if (reach->cursor == 0)
         return 0;
+    /* the cursor in 128 bits: (2^64 - 1)^2 + 2^64 - 1 fits, so the byte named is where it is */
     unsigned __int128 at = (unsigned __int128)r->step * r->spec.cursor_scale + r->spec.cursor_base;
-    unsigned long long cursor = at > UINT64_MAX ? UINT64_MAX : (unsigned long long)at;
-    if (cursor > size)
-        return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %llu, past the "
-                   "stream's %llu bytes (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, cursor,
+    if (at > size) {
+        char digits[48], *text = digits + sizeof digits - 1;
+        *text = 0;
+        do
+            *--text = (char)('0' + (int)(at % 10));
+        while ((at /= 10) != 0);
+        return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %s, past the "
+                   "stream's %llu bytes (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, text,
                    size);
-    if (reach->cursor > size - cursor)
+    }
+    unsigned long long cursor = (unsigned long long)at;
+    if (reach->cursor > size - cursor) {
+        /* a token stream's reach in tokens too, where it is whole tokens from a token's start */
+        char tokens[128] = "";
+        const np_request_spec *s = &r->spec;
+        if (s->stream && cursor >= s->header_bytes && (cursor - s->header_bytes) % s->token_bytes == 0 &&
+            reach->cursor % s->token_bytes == 0)
+            snprintf(tokens, sizeof tokens, " (%llu tokens from the cursor on, %llu needed: give a longer stream)",
+                     (size - cursor) / s->token_bytes, (unsigned long long)(reach->cursor / s->token_bytes));
         return say(err, RT_EXIT_BAD_INPUT, "input %s: the stream is shorter than a %s request needs: it reads %llu bytes "
-                   "from the cursor at byte %llu, to byte %llu; the stream has %llu bytes", path, op,
-                   (unsigned long long)reach->cursor, cursor, cursor + (unsigned long long)reach->cursor, size);
+                   "from the cursor at byte %llu, to byte %llu; the stream has %llu bytes%s", path, op,
+                   (unsigned long long)reach->cursor, cursor, cursor + (unsigned long long)reach->cursor, size, tokens);
+    }
     return 0;
 }
 

@@ -36,7 +36,9 @@ def add_arguments(p):
     p.add_argument("--kernels", metavar="FILE",
                    help="a Python file whose KERNELS maps each kernel (region identity) to its NumPy "
                         "implementation, with which the plan's own schedule is carried out step by "
-                        f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder)")
+                        f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder); for native, "
+                        "a file defining SUBMIT(machine, entry), which carries out each submission (no "
+                        "default: without it a submission is refused; docs/native-host.md)")
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)

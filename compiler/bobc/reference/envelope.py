@@ -33,12 +33,38 @@ def encode(contract: CheckpointContract, step: int, payload: bytes) -> bytes:
     return body + struct.pack("<I", zlib.crc32(body)) + TRAILER
 
 
-def _identities(data: bytes, lengths, contract: CheckpointContract, path) -> None:
+def _le(data: bytes, at: int, width: int) -> int:
+    return int.from_bytes(data[at:at + width], "little")
+
+
+def _printable(data: bytes) -> str:
+    return "".join(chr(b) if 32 <= b < 127 else "?" for b in data)
+
+
+def _quote(data: bytes, start: int = 0) -> str:
+    """60 bytes from `start`, "..." where cut, non-printables as '?' (host_runtime.c quote)."""
+    text = ("..." if start else "") + _printable(data[start:start + 60]) + ("..." if len(data) > start + 60 else "")
+    return f"'{text}'"
+
+
+def identities_refusal(data: bytes, h: int, contract, path) -> BadCheckpoint | ForeignCheckpoint | None:
+    """host_runtime.c identities_check: the envelope's four identities against the contract's
+    (anything with schema, learner, data and seed); the refusal (an identity running past the
+    `h`-byte header: damaged, exit 4; the first that differs: foreign, exit 5), or None."""
     at = FIXED
-    for name, length in zip(("schema", "learner", "data", "seed"), lengths):
-        if data[at:at + length] != getattr(contract, name):
-            raise ForeignCheckpoint(path, name, f"its {name} identity differs from this plan's")
-        at += length
+    for index, name in enumerate(("schema", "learner", "data", "seed")):
+        n = _le(data, 48 + 4 * index, 4)
+        if at + n > h:
+            return BadCheckpoint(path, "header", f"malformed: the {name} identity ({n} bytes) runs past the header "
+                                                 f"({h} bytes)")
+        found, want = data[at:at + n], getattr(contract, name)
+        if found != want:
+            d = next((k for k, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
+            start = d - 20 if d > 20 else 0
+            return ForeignCheckpoint(path, name, f"{name} identity differs from byte {d}: this host's is "
+                                                 f"{_quote(want, start)}, the checkpoint's is {_quote(found, start)}")
+        at += n
+    return None
 
 
 def oversized_header(path, most: int) -> tuple[bytes, int] | None:
@@ -63,45 +89,64 @@ def oversized_header(path, most: int) -> tuple[bytes, int] | None:
 
 def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
     """ForeignCheckpoint (exit 5) for a file larger than `most` whose header names other
-    identities (oversized_header); else nothing (the size refusal stands)."""
+    identities (oversized_header), in host_runtime.c oversized_foreign's words; else nothing
+    (the size refusal stands)."""
     found = oversized_header(path, most)
-    if found is not None:
-        lengths = _HEADER.unpack_from(found[0])[7:]
-        if sum(lengths) <= _HEADER.unpack_from(found[0])[1] - FIXED:
-            _identities(found[0], lengths, contract, path)
+    refused = identities_refusal(found[0], _le(found[0], 8, 4), contract, path) if found else None
+    if isinstance(refused, ForeignCheckpoint):
+        raise ForeignCheckpoint(path, refused.part, f"{refused.detail} (and {found[1]} bytes, more than this "
+                                                    "host's checkpoint)")
 
 
-def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:
-    """(payload, step) of an envelope the contract accepts."""
+def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
+    """(payload, step) of an envelope the contract accepts (a CheckpointContract, or anything with
+    its fields; chunk_count, where it has none, is payload_bytes // chunk_bytes as encode writes
+    it).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
+    byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
     n = len(data)
     if n < FIXED:
         raise BadCheckpoint(path, "size", f"truncated: {n} bytes, shorter than the {FIXED}-byte header")
     if data[:8] != MAGIC:
-        raise BadCheckpoint(path, "magic", f"not a checkpoint (magic is not {MAGIC!r})")
-    (_, h, chunks, step, payload, chunk, updates, *lengths) = _HEADER.unpack_from(data)
+        raise BadCheckpoint(path, "magic", f"not a checkpoint (magic is not {MAGIC.decode()})")
+    h, payload = _le(data, 8, 4), _le(data, 24, 8)
     if h < FIXED or h % 16 or h > n:
-        raise BadCheckpoint(path, "header", f"header bytes {h} do not fit a {n}-byte file")
+        raise BadCheckpoint(path, "header", f"{'truncated' if h > n else 'not a checkpoint'}: header bytes {h} do "
+                                            f"not fit a {n}-byte file")
+    if payload > n - h:
+        raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
+                                          f"{n - h} bytes after its {h}-byte header")
     if h + payload + 12 != n:
-        raise BadCheckpoint(path, "size", f"{n} bytes, but its header (H {h} + payload {payload} + 12) "
-                            f"says {h + payload + 12}")
+        raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + 12 else 'has trailing bytes'}: {n} "
+                                          f"bytes, but its header (H {h} + payload {payload} + 12) says "
+                                          f"{h + payload + 12}")
+    lengths = [_le(data, 48 + 4 * i, 4) for i in range(4)]
     if sum(lengths) > h - FIXED:
-        raise BadCheckpoint(path, "header", f"header bytes {h} cannot hold its identities")
-    if data[h + payload + 4:] != TRAILER:
-        raise BadCheckpoint(path, "trailer", f"trailer magic is not {TRAILER!r}")
-    stored, computed = struct.unpack_from("<I", data, h + payload)[0], zlib.crc32(data[:h + payload])
+        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h} cannot hold its identities "
+                                            f"({sum(lengths)} bytes)")
+    body = h + payload
+    if data[body + 4:body + 12] != TRAILER:
+        raise BadCheckpoint(path, "trailer", f"truncated or not a checkpoint (trailer magic is not "
+                                             f"{TRAILER.decode()})")
+    stored, computed = _le(data, body, 4), zlib.crc32(data[:body])
     if stored != computed:
-        raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 stored {stored:08x}, computed {computed:08x}")
-    # the header's padding after the identities is zero (docs/formats.md; host_runtime.c rt_envelope_check)
-    pad = FIXED + sum(lengths)
-    nonzero = next((k for k in range(pad, h) if data[k]), None)
+        raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 stored 0x{stored:08x}, computed 0x{computed:08x} over "
+                                         f"bytes 0..{body}")
+    # the header's padding after the identities is zero (docs/formats.md)
+    nonzero = next((k for k in range(FIXED + sum(lengths), h) if data[k]), None)
     if nonzero is not None:
         raise BadCheckpoint(path, "header", "not a checkpoint this format writes: the header's padding after the "
                             f"identities is not zero (byte {nonzero})")
-    _identities(data, lengths, contract, path)
+    refused = identities_refusal(data, h, contract, path)
+    if refused is not None:
+        raise refused
+    chunk_count = getattr(contract, "chunk_count", None)
+    if chunk_count is None:
+        chunk_count = contract.payload_bytes // contract.chunk_bytes
     for part, have, want in (("payload bytes", payload, contract.payload_bytes),
-                             ("chunk bytes", chunk, contract.chunk_bytes),
-                             ("chunk count", chunks, contract.payload_bytes // contract.chunk_bytes),
-                             ("updates per invocation", updates, contract.updates_per_invocation)):
+                             ("chunk bytes", _le(data, 32, 8), contract.chunk_bytes),
+                             ("chunk count", _le(data, 12, 4), chunk_count),
+                             ("updates per invocation", _le(data, 40, 8), contract.updates_per_invocation)):
         if have != want:
-            raise ForeignCheckpoint(path, part, f"it declares {have}, the plan {want}")
-    return bytes(data[h:h + payload]), step
+            differ = "differs" if part == "chunk count" else "differ"
+            raise ForeignCheckpoint(path, part, f"{part} {differ}: this host's {want}, the checkpoint's {have}")
+    return bytes(data[h:h + payload]), _le(data, 16, 8)

@@ -5,6 +5,10 @@ documents, so a script can tell "your record is wrong" from "that checkpoint
 belongs to another model" without parsing messages:
 0 ok, 2 usage, 3 bad input record, 4 bad checkpoint, 5 foreign checkpoint,
 8 output write failure.
+
+The input record's and the checkpoint's refusals are worded as the C hosts word them
+(runtime_c/host_runtime.c, host_io.c): `input record PATH: DETAIL`, `checkpoint PATH: DETAIL`,
+`checkpoint PATH: foreign checkpoint: DETAIL`, so `bobc run --reference` says what the host says.
 """
 from __future__ import annotations
 
@@ -17,10 +21,17 @@ class FileRefused(BobcError):
     def __init__(self, path, part: str, detail: str, hint: str | None = None):
         self.path = str(path)
         self.part = part
+        if self.noun and part == "size":     # host_io.c rt_io_read names what the file was read as
+            detail = detail.replace("this file can be", f"{'an' if self.noun[0] in 'aeiou' else 'a'} {self.noun} can be")
         self.detail = detail
-        super().__init__(f"{self.path}: {self.what} ({part}): {detail}", hint=hint)
+        super().__init__(self.host_form() if self.noun else f"{self.path}: {self.what} ({part}): {detail}", hint=hint)
 
     what = "refused"
+    noun = ""           # the host's name for the file, where its refusals are the host's
+
+    def host_form(self) -> str:
+        """The refusal as the native hosts word it: `NOUN PATH: DETAIL`."""
+        return f"{self.noun} {self.path}: {self.detail}"
 
 
 class BadInputRecord(FileRefused):
@@ -28,6 +39,7 @@ class BadInputRecord(FileRefused):
 
     exit_code = 3
     what = "bad input record"
+    noun = "input record"
 
 
 class BadCheckpoint(FileRefused):
@@ -35,6 +47,7 @@ class BadCheckpoint(FileRefused):
 
     exit_code = 4
     what = "bad checkpoint"
+    noun = "checkpoint"
 
 
 class ForeignCheckpoint(FileRefused):
@@ -42,6 +55,10 @@ class ForeignCheckpoint(FileRefused):
 
     exit_code = 5
     what = "foreign checkpoint"
+    noun = "checkpoint"
+
+    def host_form(self) -> str:
+        return f"checkpoint {self.path}: foreign checkpoint: {self.detail}"
 
 
 class OutputWriteFailure(FileRefused):

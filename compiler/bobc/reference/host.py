@@ -99,9 +99,11 @@ class Outputs:
 
 
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
-    """The plan's input checks, in order, as runtime_c's rt_record_verify applies them."""
+    """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
+    (BadInputRecord, exit 3) in its words."""
     if len(data) != record_bytes:
-        raise BadInputRecord(path, "size", f"{len(data)} bytes, expected exactly {record_bytes}")
+        raise BadInputRecord(path, "size", f"{len(data)} bytes, expected exactly {record_bytes}"
+                             f"{' (truncated)' if len(data) < record_bytes else ''}")
 
     def word(at: int, width: int) -> int:
         return int.from_bytes(data[at:at + width], "little")
@@ -109,20 +111,24 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
     for c in checks:
         if c.kind == "bytes":
             if data[c.offset:c.offset + len(c.data)] != c.data:
-                raise BadInputRecord(path, c.what, f"{c.what} is not {c.data!r}")
+                shown = "".join(chr(b) if 32 <= b < 127 else "?" for b in c.data[:40])
+                raise BadInputRecord(path, c.what, f"{c.what} is not '{shown}' (at byte {c.offset})")
             continue
-        for i in range(1 if c.kind == "word" else c.count):
+        count = 1 if c.kind == "word" else c.count
+        for i in range(count):
             w = word(c.offset + i * c.stride, c.width)
             if c.kind == "word" and w != c.value:
                 raise BadInputRecord(path, c.what, f"{c.what} {w}, expected {c.value}")
             if c.kind == "below" and w >= c.value:
                 raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, not below {c.value}")
             if c.kind == "index" and w != i:
-                raise BadInputRecord(path, c.what, f"{c.what} {i} names {w}")
+                raise BadInputRecord(path, c.what, f"{c.what} {i} names {w} (the {count} must list 0..{count - 1} "
+                                                   "in order)")
             if c.kind == "same":
-                other = word(c.other + i * c.other_stride, c.other_width)
+                at = c.other + i * c.other_stride
+                other = word(at, c.other_width)
                 if w != other:
-                    raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, the other word {other}")
+                    raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, but the word at byte {at} says {other}")
 
 
 def fresh_payload(plan) -> bytes:

@@ -7,7 +7,8 @@ session: OpenDevice accepts any UUID, Map gives zeroed memory at the plan's host
 addresses, LoadImage/copies/WaitMapped/WriteMappedFile work on it; a Submit is carried out
 by `gpu(machine, entry)` when one is given (a NumPy stand-in for the kernels, or the
 simulator), which must also count the submission on the semaphore, else refused with
-status 3 by name, as the C host refuses it without a GPU.  A WaitMapped whose word is
+status 3 by name, as the C host refuses it without a GPU (and, on a run of the command line's
+own, saying what to give: --kernels FILE defining SUBMIT).  A WaitMapped whose word is
 short fails at once: nothing but the program and `gpu` writes this memory.
 """
 from __future__ import annotations
@@ -33,6 +34,11 @@ MAX_PEERS = 16
 MAX_MAPPINGS = 48
 INPUT_LIMIT = 1 << 30
 MASK = (1 << 64) - 1
+# what a command line run (`bobc run PLAN native ... --reference`) without a SUBMIT is told at
+# its first Submit, in place of the C host's "this session has no GPU (NATIVE_DEVICE=memory)"
+NO_SUBMIT = ("the reference interpreter has no GPU and no SUBMIT to carry a submission out: give --kernels FILE "
+             "defining SUBMIT(machine, entry), a NumPy stand-in for the kernels (docs/native-host.md, \"The "
+             "reference interpreter\", names the bundled examples')")
 
 
 class Stop(Exception):
@@ -196,8 +202,9 @@ class Machine:
     """A program's machine: slots, state, mapped memory, endpoints, staged outputs."""
 
     def __init__(self, program: Program, arguments, gpu=None, environ=None, stderr=None, name="native-host",
-                 stdout=None, components=None):
+                 stdout=None, components=None, say_kernels=False):
         self.p = program
+        self.say_kernels = say_kernels     # a Submit without `gpu` names --kernels (NO_SUBMIT), not NATIVE_DEVICE
         self.args = list(arguments)
         self.name = name
         self.stdout = stdout
@@ -506,8 +513,9 @@ class Machine:
             self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): no device session is open "
                                         f"(OpenDevice first)")
         if self.gpu is None:
-            self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): this session has no GPU "
-                                        f"(NATIVE_DEVICE=memory): a submission needs one")
+            self.fault(at, self._device_status(), f"submission {n} (entry 0x{entry:x}): " + (
+                NO_SUBMIT if self.say_kernels else "this session has no GPU (NATIVE_DEVICE=memory): a submission "
+                                                   "needs one"))
         self.submitted.append(entry)
         try:
             self.gpu(self, entry)
@@ -596,11 +604,18 @@ def kernels_failure(gpu, error: BaseException) -> str:
 
 
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
-                stderr=None, stdout=None, components=None) -> int:
-    """Check and run a program with the host's file rules: the exit status (messages on stderr)."""
+                stderr=None, stdout=None, components=None, say_kernels: bool | None = None) -> int:
+    """Check and run a program with the host's file rules: the exit status (messages on stderr).
+
+    `say_kernels`: whether a Submit without `gpu` is refused saying what to give (--kernels FILE
+    defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words; by default
+    when `stderr` is None, i.e. the run writes to this process's own stderr, as `bobc run PLAN
+    native` does, while a caller collecting the messages (to hold them to the C host's) gets the
+    host's line."""
     from ..native.program import ProgramError, decode
     from . import safe_io
 
+    say_kernels = stderr is None if say_kernels is None else say_kernels
     stderr = stderr if stderr is not None else sys.stderr.buffer
     try:
         program = decode(program_bytes)
@@ -637,7 +652,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
         return EXIT_WRITE
     machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,
-                      components=components)
+                      components=components, say_kernels=say_kernels)
     status = machine.run()
     if status:
         return status

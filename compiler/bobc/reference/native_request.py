@@ -14,19 +14,17 @@ request's last is published atomically at once.
 from __future__ import annotations
 
 import hashlib
-import zlib
 
 import numpy as np
 
 from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT,
                               FRESH_SPLITMIX64, Request)
 from . import envelope, safe_io
-from .errors import OutputWriteFailure
+from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
 INPUT_LIMIT = 1 << 30
 STEP_LIMIT = 0xFFFFFFFF
-FIXED = 64
 USAGE = ("usage: {program} train|predict --input {input} [--checkpoint IN] --checkpoint-out OUT "
          "--predictions FILE --result FILE\n")
 OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
@@ -121,17 +119,55 @@ def _printable(data: bytes) -> str:
     return "".join(chr(b) if 32 <= b < 127 else "?" for b in data)
 
 
+TEXT_WINDOW = 64
+
+
+def starts_as_text(data: bytes) -> bool:
+    """native_request.c starts_as_text: the first TEXT_WINDOW bytes (all when shorter; at least
+    one) are UTF-8 (a sequence the window cuts counts) with no control byte but tab, line feed
+    and carriage return.  A stream's header has zero bytes in its words, so never is."""
+    window = data[:TEXT_WINDOW]
+    if not window:
+        return False
+    i = 0
+    while i < len(window):
+        b = window[i]
+        if b < 0x80:
+            if (b < 32 and b not in (9, 10, 13)) or b == 127:
+                return False
+            i += 1
+            continue
+        more = 1 if 0xC2 <= b <= 0xDF else 2 if 0xE0 <= b <= 0xEF else 3 if 0xF0 <= b <= 0xF4 else -1
+        if more < 0:
+            return False
+        low = 0xA0 if b == 0xE0 else 0x90 if b == 0xF0 else 0x80
+        high = 0x9F if b == 0xED else 0x8F if b == 0xF4 else 0xBF
+        for k in range(1, more + 1):
+            if i + k >= len(window):
+                break
+            c = window[i + k]
+            if not (low if k == 1 else 0x80) <= c <= (high if k == 1 else 0xBF):
+                return False
+        i += more + 1
+    return True
+
+
 def check_stream(request: Request, data: bytes, path: str) -> None:
     """The token stream's header, size, digest and tokens (docs/formats.md, "Token stream")."""
     s = request.stream
 
     def refuse(part, detail):
         raise Refused(EXIT_INPUT, f"input {path}: token stream {part}: {detail}")
+    # a text given where its stream belongs: the refusal says how a text becomes one
+    text = ("the file starts as text, and a text is made a token stream first: docs/formats.md, \"Token stream\""
+            if starts_as_text(data) else "")
     if len(data) < s.header_bytes:
-        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header")
+        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header" + (f" ({text})" if text
+                                                                                               else ""))
     magic = data[:len(s.magic)]
     if magic != s.magic:
-        refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads)")
+        refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads"
+                        + (f"; {text}" if text else "") + ")")
     for part, at, want in (("version", 8, s.version), ("token bytes", 12, s.token_bytes),
                            ("vocabulary", 16, s.vocabulary), ("header bytes", 20, s.header_bytes)):
         have = _le(data, at, 4)
@@ -163,97 +199,39 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
         raise Refused(EXIT_INPUT, f"input {path}: the checkpoint's step {step} puts the cursor at byte {cursor}, "
                                   f"past the stream's {size} bytes (a checkpoint of a longer stream?)")
     if reach.cursor > size - cursor:
+        tokens = ""         # a token stream's reach in tokens too, where it is whole tokens from a token's start
+        s = request.stream
+        if s is not None and cursor >= s.header_bytes and (cursor - s.header_bytes) % s.token_bytes == 0 \
+                and reach.cursor % s.token_bytes == 0:
+            tokens = (f" ({(size - cursor) // s.token_bytes} tokens from the cursor on, {reach.cursor // s.token_bytes} "
+                      "needed: give a longer stream)")
         raise Refused(EXIT_INPUT, f"input {path}: the stream is shorter than a {op} request needs: it reads "
                                   f"{reach.cursor} bytes from the cursor at byte {cursor}, to byte "
-                                  f"{cursor + reach.cursor}; the stream has {size} bytes")
+                                  f"{cursor + reach.cursor}; the stream has {size} bytes{tokens}")
 
 
-def _quote(data: bytes, start: int = 0) -> str:
-    """60 bytes from `start`, "..." where cut (host_runtime.c quote)."""
-    text = ("..." if start else "") + _printable(data[start:start + 60]) + ("..." if len(data) > start + 60 else "")
-    return f"'{text}'"
-
-
-def _identities(request: Request, e: bytes, h: int) -> Refused | None:
-    """host_runtime.c identities_check: the four identities against the request's; the refusal's
-    status (damaged or foreign) and its text after "checkpoint PATH: ", or None."""
-    at = FIXED
-    for part, i, want in zip(("schema", "learner", "data", "seed"), range(4),
-                             (request.schema, request.learner, request.data, request.seed)):
-        n = _le(e, 48 + 4 * i, 4)
-        if at + n > h:
-            return Refused(EXIT_CHECKPOINT, f"malformed: the {part} identity ({n} bytes) runs past the header "
-                                            f"({h} bytes)")
-        if e[at:at + n] != want:
-            found = e[at:at + n]
-            d = next((i for i, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
-            start = d - 20 if d > 20 else 0
-            return Refused(EXIT_FOREIGN, f"foreign checkpoint: {part} identity differs from byte {d}: this host's "
-                                         f"is {_quote(want, start)}, the checkpoint's is {_quote(found, start)}")
-        at += n
-    return None
+def _refused(error: FileRefused) -> Refused:
+    """An envelope refusal (reference/envelope.py, host_runtime.c's words) as the request's."""
+    return Refused(error.exit_code, error.message)
 
 
 def oversized_foreign(request: Request, path: str, most: int, refused: Refused) -> Refused:
     """host_runtime.c oversized_foreign: a checkpoint file larger than this host's can be whose
     header names another identity is refused as foreign (exit 5), not by its size."""
-    found = envelope.oversized_header(path, most)
-    differs = _identities(request, found[0], _le(found[0], 8, 4)) if found else None
-    if differs is None or differs.status != EXIT_FOREIGN:
-        return refused
-    return Refused(EXIT_FOREIGN, f"checkpoint {path}: {differs.message} (and {found[1]} bytes, more than this "
-                                 f"host's checkpoint)")
+    try:
+        envelope.foreign_by_header(path, request, most)
+    except FileRefused as error:
+        return _refused(error)
+    return refused
 
 
 def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
-    """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages."""
-    size = len(e)
-
-    def bad(text):
-        raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: {text}")
-
-    def foreign(text):
-        raise Refused(EXIT_FOREIGN, f"checkpoint {path}: foreign checkpoint: {text}")
-    if size < FIXED:
-        bad(f"truncated: {size} bytes, shorter than the {FIXED}-byte header")
-    if e[:8] != envelope.MAGIC:
-        bad(f"not a checkpoint (magic is not {envelope.MAGIC.decode()})")
-    h, payload_bytes = _le(e, 8, 4), _le(e, 24, 8)
-    if h < FIXED or h % 16 or h > size:
-        bad(f"{'truncated' if h > size else 'not a checkpoint'}: header bytes {h} do not fit a {size}-byte file")
-    if payload_bytes > size - h:
-        bad(f"truncated: its header declares a {payload_bytes}-byte payload, more than the {size}-byte file holds")
-    if h + payload_bytes + 12 != size:
-        bad(f"{'truncated' if size < h + payload_bytes + 12 else 'has trailing bytes'}: {size} bytes, but its header "
-            f"(H {h} + payload {payload_bytes} + 12) says {h + payload_bytes + 12}")
-    lengths = [_le(e, 48 + 4 * i, 4) for i in range(4)]
-    if sum(lengths) > h - FIXED:
-        bad(f"not a checkpoint: header bytes {h} cannot hold its identities ({sum(lengths)} bytes)")
-    body = h + payload_bytes
-    if e[body + 4:body + 12] != envelope.TRAILER:
-        bad(f"truncated or not a checkpoint (trailer magic is not {envelope.TRAILER.decode()})")
-    stored, computed = _le(e, body, 4), zlib.crc32(e[:body])
-    if stored != computed:
-        bad(f"corrupted: CRC-32 stored 0x{stored:08x}, computed 0x{computed:08x} over bytes 0..{body}")
-    for k in range(FIXED + sum(lengths), h):
-        if e[k]:
-            bad(f"not a checkpoint this format writes: the header's padding after the identities is not zero "
-                f"(byte {k})")
-    differs = _identities(request, e, h)
-    if differs is not None:
-        raise Refused(differs.status, f"checkpoint {path}: {differs.message}")
-    if payload_bytes != request.payload_bytes:
-        foreign(f"payload bytes differ: this host's {request.payload_bytes}, the checkpoint's {payload_bytes}")
-    chunk_bytes, chunk_count = _le(e, 32, 8), _le(e, 12, 4)
-    if chunk_bytes != request.chunk_bytes:
-        foreign(f"chunk bytes differ: this host's {request.chunk_bytes}, the checkpoint's {chunk_bytes}")
-    if chunk_count != request.chunk_count:
-        foreign(f"chunk count differs: this host's {request.chunk_count}, the checkpoint's {chunk_count}")
-    updates = _le(e, 40, 8)
-    if updates != request.updates_per_invocation:
-        foreign(f"updates per invocation differ: this host's {request.updates_per_invocation}, the checkpoint's "
-                f"{updates}")
-    return bytes(e[h:h + payload_bytes]), _le(e, 16, 8)
+    """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages
+    (reference/envelope.decode, the twin the plan host's reference runner uses too)."""
+    try:
+        return envelope.decode(e, request, path)
+    except FileRefused as error:
+        raise _refused(error) from None
 
 
 def fresh_payload(request: Request) -> bytes:

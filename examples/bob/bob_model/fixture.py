@@ -10,7 +10,9 @@ prompt contributes its last byte.
         --prompt "... " -o record.bin
 
 A prompts file holds one prompt per line (the newline, and a carriage return before it, as
-an editor on Windows writes them, are not part of it).  The corpus and the prompts file are
+an editor on Windows writes them, are not part of it; the last line's newline may be left
+out).  Every line is a prompt: an empty line is an empty prompt, refused naming its line, as
+`--prompt ""` is (a prompt's last byte is the input).  The corpus and the prompts file are
 read bounded (regular files of at most CORPUS_LIMIT_BYTES and PROMPTS_FILE_LIMIT_BYTES), the
 record is published atomically (never through a symlink, never over an input).
 """
@@ -31,8 +33,17 @@ PROMPTS_FILE_LIMIT_BYTES = 1 << 20
 
 
 def prompt_lines(data: bytes) -> list[bytes]:
-    """One prompt per line; the line's newline (LF or CRLF) is not part of the prompt."""
-    return [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n") if line not in (b"", b"\r")]
+    """One prompt per line, every line (an empty one too); the line's newline (LF or CRLF) is
+    not part of the prompt, and the file's last newline ends its last line (no line after it)."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+
+
+def empty_prompt_line(prompts: list[bytes]) -> int | None:
+    """The first empty line's number (from 1), or None."""
+    return next((k + 1 for k, prompt in enumerate(prompts) if not prompt), None)
 
 
 def read_prompts_file(path) -> list[bytes]:
@@ -92,6 +103,10 @@ def main(argv=None) -> int:
                                         PROMPTS_FILE_LIMIT_BYTES)
             inputs.append(source)
             prompts = prompt_lines(source.data)
+            empty = empty_prompt_line(prompts)
+            if empty is not None:
+                parser.error(f"prompts file {args.prompts_file}: line {empty} is empty, and a prompt must not be "
+                             "(its last byte is the input): remove the line or write its prompt")
         if len(prompts) != PROMPTS:
             parser.error(f"need exactly {PROMPTS} prompts, got {len(prompts)}")
         corpus = safe_io.read_input(args.corpus, limited("corpus", CORPUS_LIMIT_BYTES), CORPUS_LIMIT_BYTES)

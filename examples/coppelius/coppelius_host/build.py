@@ -116,7 +116,8 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--interval", type=int)
     parser.add_argument("--publications", type=int)
-    parser.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
+    from .checkpoint import config_choices
+    parser.add_argument("--config", default="small", help=config_choices())
     args = parser.parse_args(argv)
     try:
         build(args.target, args.output, args.interval, args.publications, args.config)

@@ -36,6 +36,14 @@ def config_named(name: str):
     return named(name)
 
 
+def config_choices() -> str:
+    """The names --config takes (coppelius_model.config.CONFIG_CHOICES), for --help."""
+    if str(EXAMPLE) not in sys.path:
+        sys.path.insert(0, str(EXAMPLE))
+    from coppelius_model.config import CONFIG_CHOICES
+    return CONFIG_CHOICES
+
+
 @functools.lru_cache(maxsize=None)
 def host_refusal(name: str) -> str:
     """Why no host can be built for configuration `name` ('' when one can): the plan's own rules,
@@ -150,17 +158,18 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     made = sub.add_parser("fresh", help="write a fresh checkpoint (step 0)")
     made.add_argument("-o", "--output", required=True)
-    made.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
+    made.add_argument("--config", default="small", help=config_choices())
     made.add_argument("--seed", type=_natural(0, SEED_LIMIT), default=0, help=f"0 to {SEED_LIMIT} (default 0)")
     made.add_argument("--updates-per-invocation", type=_natural(1, UPDATES_LIMIT),
                       help="for a host built with another run length (coppelius_host.build --interval/--publications)")
     shown = sub.add_parser("show", help="print a checkpoint's step and counters")
     shown.add_argument("checkpoint")
-    shown.add_argument("--config", default="small", help="small, large or LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]")
-    shown.add_argument("--updates-per-invocation", type=_natural(1, UPDATES_LIMIT))
+    shown.add_argument("--config", default="small", help=config_choices())
+    shown.add_argument("--updates-per-invocation", type=_natural(1, UPDATES_LIMIT),
+                       help="for a checkpoint of a host built with another run length")
     args = parser.parse_args(argv)
     from bobc.reference import safe_io
-    from bobc.reference.errors import FileRefused
+    from bobc.reference.errors import FileRefused, ForeignCheckpoint
 
     try:
         config_named(args.config)
@@ -192,7 +201,13 @@ def main(argv=None) -> int:
         if type(error) is FileRefused:       # could not be read
             print(f"{prog}: error: cannot read {error.path}: {error.detail}", file=sys.stderr)
             return 2
-        print(f"{prog}: {error.render()}", file=sys.stderr)
+        said = error.render()
+        if isinstance(error, ForeignCheckpoint) and error.part == "updates per invocation":
+            # a host built with another run length (coppelius_host.build --interval/--publications)
+            declared = int.from_bytes(source.data[40:48], "little")
+            said += (f" (a checkpoint of a host built with another run length: show it with "
+                     f"--updates-per-invocation {declared})")
+        print(f"{prog}: {said}", file=sys.stderr)
         return error.exit_code               # the host's codes: 4 bad, 5 foreign
     except Exception as error:              # noqa: BLE001 -- the envelope's other refusals name the part
         print(f"{prog}: error: {error}", file=sys.stderr)

@@ -135,6 +135,9 @@ LARGE = CoppeliusConfig("large", layers=12, width=768, context=256, chunk_bytes=
 # the gradient check's: small enough for finite differences in binary64
 TINY = CoppeliusConfig("tiny", layers=2, width=32, context=8, head_dimension=16, chunk_bytes=1 << 20)
 CONFIGS = {c.name: c for c in (SMALL, LARGE, TINY)}
+# what a --config takes, as the tools' --help says it (no host serves tiny: its width and context
+# are below the kernels' rules, docs/coppelius.md "Shapes"; the tools refuse it naming them)
+CONFIG_CHOICES = f"{', '.join(CONFIGS)} or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (no host serves tiny)"
 SHAPE_NAME = re.compile(r"(\d+)x(\d+)x(\d+)(?::(\d+))?")
 
 
