@@ -282,4 +282,4 @@ def run_native(plan_path, args) -> int:
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
     arguments = list(args.arguments) + host_arguments(args)       # as given: the program judges them
     sys.stdout.flush()
-    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components)
+    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True)

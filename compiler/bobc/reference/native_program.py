@@ -604,18 +604,15 @@ def kernels_failure(gpu, error: BaseException) -> str:
 
 
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
-                stderr=None, stdout=None, components=None, say_kernels: bool | None = None) -> int:
+                stderr=None, stdout=None, components=None, say_kernels: bool = False) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
 
     `say_kernels`: whether a Submit without `gpu` is refused saying what to give (--kernels FILE
-    defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words; by default
-    when `stderr` is None, i.e. the run writes to this process's own stderr, as `bobc run PLAN
-    native` does, while a caller collecting the messages (to hold them to the C host's) gets the
-    host's line."""
+    defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words: `bobc run
+    PLAN native` asks for it; a caller holding the messages to the C host's keeps the host's line."""
     from ..native.program import ProgramError, decode
     from . import safe_io
 
-    say_kernels = stderr is None if say_kernels is None else say_kernels
     stderr = stderr if stderr is not None else sys.stderr.buffer
     try:
         program = decode(program_bytes)
