@@ -1,5 +1,5 @@
 """Coppelius's launch graph: every submission's launches, each with its kernel, grid,
-block and parameter words (docs/coppelius.md, "The launch graph").
+block and parameter words (docs/coppelius.md, "The submissions and the launch graph").
 
 The parameter blocks are the kernels' own contracts (/work/notes/s3/CGEMM.md and
 CKERN.md at the time of writing; the kernels' ``//@ param`` lines): 8-byte words

@@ -1,4 +1,4 @@
-"""The files of seed 003's pair (docs/partitioned-regression.md, "Files").
+"""The files of seed 003's pair (docs/partitioned-regression.md, "The data" and "The checkpoint").
 
 A coordinate record (a worker's input): w, a, decay, rate, then the rows' (x_k, y), all
 binary64 little-endian.  The checkpoint: a manifest (Checkpoint.NativeRegions'
