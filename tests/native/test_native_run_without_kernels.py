@@ -44,3 +44,23 @@ def test_run_help_says_native_has_no_default_kernels_file():
     assert "(default: reference_kernels.py in the plan's root folder); for native, a file defining SUBMIT(machine, " \
            "entry)" in text, text
     assert "no default" in text
+
+
+def test_a_kernels_file_without_submit_says_what_a_native_run_reads(tmp_path):
+    """A plan run's kernels file (KERNELS, no SUBMIT) given to a native run: the refusal says a
+    native run's --kernels carries its submissions out and where the bundled ones are (probe s28
+    texts, finding 1)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    plan = repo / "examples/coppelius/Coppelius/Build/DirectArtifact.bob"
+    done = subprocess.run([sys.executable, "-m", "bobc", "run", str(plan), "native", "predict", "--entry",
+                           "coppeliusHost", "--reference", "--kernels", str(repo / "examples/coppelius/reference_kernels.py"),
+                           "--input", "s.bin", "--checkpoint", "c.bin", "--predictions", "p.bin", "--result", "r.bin"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert "reference_kernels.py defines no SUBMIT(machine, entry): a native run's --kernels carries its " \
+           "submissions out" in done.stderr
+    assert 'docs/native-host.md, "The reference interpreter"' in done.stderr

@@ -278,7 +278,10 @@ def run_native(plan_path, args) -> int:
         module = load_module(existing_file(args.kernels), "bobc_native_gpu", "--kernels")
         gpu = getattr(module, "SUBMIT", None)
         if gpu is None:
-            raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry)")
+            raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry): a native run's --kernels carries its "
+                             "submissions out (a plan run's KERNELS dictionary is not read here)",
+                             hint="docs/native-host.md, \"The reference interpreter\", names the bundled "
+                                  "examples' SUBMIT files")
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
     arguments = list(args.arguments) + host_arguments(args)       # as given: the program judges them
     sys.stdout.flush()
