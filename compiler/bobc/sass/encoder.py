@@ -459,8 +459,17 @@ class Encoder:
             raise EncodeProblem("a memory address's base register is a vector register")
         base = mem.base.index if mem.base is not None else 255      # [0x100], [UR6+0x10]: base RZ
         placed.put(*spec["base"], base, "address register")
-        descriptorless = (mem.desc is None and self.arch.shows_descriptor
-                          and inst.opcode in L.DESCRIPTORLESS_OFFSET)
+        # sm_90's descriptor-less generic access (bit 91 clear) has a 32-bit-spelled address alone:
+        # nvdisasm prints no `.64` there (bit 90 is ignored without the descriptor).  A `.64` address
+        # with no desc[..] written is the descriptor form with the implicit descriptor, as on sm_86
+        # (the same words there, desc hidden) and as for LDG/STG; a desc[..] on a 32-bit address has
+        # no encoding (with bit 91 set, bit 90 clear reads as [Ra.U32+URb]) and is refused.
+        descriptorless = (self.arch.shows_descriptor and inst.opcode in L.DESCRIPTORLESS_OFFSET
+                          and mem.suffix != ".64")
+        if descriptorless and mem.desc is not None:
+            raise EncodeProblem(f"{inst.opcode} with desc[UR{mem.desc.index}] takes a 64-bit address: write "
+                                f"[R{mem.base.index if mem.base is not None else 'Z'}.64...] (on {self.arch.name} "
+                                f"the address without .64 and without desc[..] is the descriptor-less access)")
         if base != 255:
             # a 64-bit address (.E) is a register pair even where the text writes no .64: sm_90's
             # descriptor-less LD.E Rd, [Ra] (ptxas's listing) reads Ra and Ra+1, its high word
