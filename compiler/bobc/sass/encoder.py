@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, float_bits, literal_is_zero
+from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, beyond_range, binary32_of_decimal,
+                     literal_is_zero, shown_literal)
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -229,7 +230,10 @@ class Encoder:
             raise EncodeProblem(imm.problem)
         value = imm.value
         if inst.opcode in L.FLOAT_IMMEDIATE and not imm.is_float and not imm.text.lower().lstrip("+-").startswith("0x"):
-            value = float_bits(float(value))
+            try:
+                value = binary32_of_decimal(imm.text or str(value))
+            except ValueError as problem:
+                raise EncodeProblem(str(problem)) from None
         if value < 0:
             if value < -(1 << (width - 1)):
                 raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
@@ -618,9 +622,9 @@ def _double_high_word(imm: Imm) -> int:
     # decimal literals beyond binary64 are refused, not taken as INF or 0 (ptxas's own PTX writes
     # binary64 immediates as bits, 0dXXXXXXXXXXXXXXXX; nvdisasm prints them so they read back exact)
     if value in (float("inf"), float("-inf")) and imm.text.upper() not in words:
-        raise EncodeProblem(f"{imm.text} is beyond binary64's range (largest finite 1.7976931348623157e308)")
+        raise EncodeProblem(beyond_range(imm.text, "binary64"))
     if value == 0 and not literal_is_zero(imm.text):
-        raise EncodeProblem(f"{imm.text} is below binary64's smallest value (5e-324): it would be 0")
+        raise EncodeProblem(f"{shown_literal(imm.text)} is below binary64's smallest value (5e-324): it would be 0")
     if text.endswith("nan"):
         bits = (0xFFF8 if text.startswith("-") else 0x7FF8) << 48
     if bits & 0xFFFFFFFF:

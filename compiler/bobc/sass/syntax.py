@@ -264,6 +264,34 @@ def float_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+# The largest finite value of each binary format, as a refusal names it
+LARGEST_FINITE = {"binary16": "65504", "binary32": "3.4028235e38", "binary64": "1.7976931348623157e308"}
+
+
+def shown_literal(text: str) -> str:
+    """A literal as a message quotes it: a very long one (a 400-digit integer) is abbreviated."""
+    text = text.strip()
+    return text if len(text) <= 24 else f"{text[:12]}...{text[-4:]} ({len(text)} characters)"
+
+
+def beyond_range(text: str, fmt: str) -> str:
+    """The refusal of a decimal literal too large for `fmt` (an INF word is the way to write infinity)."""
+    return (f"{shown_literal(text)} is beyond {fmt}'s range (largest finite {LARGEST_FINITE[fmt]}; "
+            f"write +INF or -INF to mean an infinity)")
+
+
+def binary32_of_decimal(text: str) -> int:
+    """The binary32 bits of a decimal literal (an integer written for a float opcode, `FADD R1, R2, 3`);
+    ValueError (the message) when it is beyond binary32's range, never a Python OverflowError."""
+    try:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise OverflowError
+        return float_bits(value)
+    except OverflowError:
+        raise ValueError(beyond_range(text, "binary32")) from None
+
+
 # nvdisasm prints every NaN as +QNAN / +SNAN whatever its payload: the quiet words read as the
 # canonical quiet NaN (in a listing the payload comes from the printed word: assembler), a
 # signalling one has no canonical payload and is refused outside a listing (encoder.immediate)
@@ -293,12 +321,12 @@ def parse_immediate(text: str) -> Imm:
     if value != value:
         raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
     try:
-        bits = float_bits(value)
-    except OverflowError:   # beyond binary32 (a binary64 opcode reads the text itself)
-        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t,
-                   problem=f"{t} is beyond binary32's range (largest finite 3.4028235e38)")
-    if bits & 0x7FFFFFFF in (0, 0x7F800000) and not literal_is_zero(t) and abs(value) != float("inf"):
-        return Imm(bits, True, t, problem=f"{t} is below binary32's smallest value (1e-45): it would be "
+        # float("1e400") is inf without an error: a literal beyond binary64 is beyond binary32 too
+        bits = binary32_of_decimal(t)
+    except ValueError as problem:   # beyond binary32 (a binary64 opcode reads the text itself)
+        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t, problem=str(problem))
+    if bits & 0x7FFFFFFF == 0 and not literal_is_zero(t):
+        return Imm(bits, True, t, problem=f"{shown_literal(t)} is below binary32's smallest value (1e-45): it would be "
                                           f"{'-' if bits >> 31 else ''}0")
     return Imm(bits, True, t)
 
@@ -463,9 +491,14 @@ def half_bits(text: str) -> int:
         return words[t.upper()]
     try:
         value = float(t)
-        bits = struct.unpack("<H", struct.pack("<e", value))[0]
-    except (ValueError, OverflowError):
+    except ValueError:
         raise SyntaxProblem(f"'{text}' is not a binary16 value") from None
+    try:
+        if value in (float("inf"), float("-inf")):   # float("1e400"): no error, but no INF word either
+            raise OverflowError
+        bits = struct.unpack("<H", struct.pack("<e", value))[0]
+    except OverflowError:
+        raise SyntaxProblem(beyond_range(t, "binary16")) from None
     if struct.unpack("<e", struct.pack("<H", bits))[0] != value:
         raise SyntaxProblem(f"{text} is not exactly representable in binary16")
     return bits
