@@ -12,7 +12,6 @@ REGCOUNT: the highest vector register used + 1 + RESERVED_REGISTERS (ptxas
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -223,6 +222,14 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             label_spans[line.label] = line.span
         elif line.instruction is not None:
             instructions.append(line.instruction)
+    # the opcode and every operand must be readable before labels are resolved: an unknown opcode or
+    # an operand the parser cannot read (R3.SIGN, P7) is that, not an undefined label
+    encoder = Encoder(arch)
+    for inst in instructions:
+        _check_opcode(inst)
+        problem = encoder.unread_problem(inst)
+        if problem:
+            raise BobcError(problem, inst.span)
     # resolve labels
     resolved: list[Instruction] = []
     for inst in instructions:
@@ -239,14 +246,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                 targets_here.add(op.address)
             operands.append(op)
         resolved.append(_listed_nan_payloads(replace(inst, operands=operands)))
-    encoder = Encoder(arch)
     placed_all = []
     for address, inst in enumerate(resolved):
-        if inst.opcode not in LAYOUTS:
-            near = difflib.get_close_matches(inst.opcode, sorted(LAYOUTS), n=3, cutoff=0.5)
-            raise BobcError(f"unknown or unsupported opcode {inst.opcode}", inst.mnemonic_span or inst.span,
-                            hint=(f"did you mean {' or '.join(near)}?" if near else
-                                  "the opcodes this assembler knows are those of tables/layouts.py"))
         try:
             inst = encoder.normalize(inst)
             form_key = encoder.key(inst)
@@ -308,6 +309,48 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[-1][-1]
+
+
+# NVIDIA opcodes of sm_86/sm_90 that ptxas emits and this assembler does not encode (ptxas made none
+# of them for tools/ptx_corpus; probe s28 asm saw most in its listings): refused as such, with no
+# did-you-mean (IMMA is not a misspelt HMMA, nor MATCH of UTMASTG)
+NVIDIA_OPCODES_NOT_ENCODED = {
+    "ATOM", "ST", "MATCH", "IABS", "IDP", "I2I", "I2IP", "F2IP", "BMSK", "FRND", "FCHK", "FSET", "HSET2",
+    "HSETP2", "VABSDIFF", "VABSDIFF4", "IMMA", "BMMA", "DMMA", "QSPC", "ARRIVES", "NANOSLEEP", "PMTRIG",
+    "BREAK", "BMOV", "UPOPC", "VIADDMNMX", "STSM", "STAS", "REDAS", "USEL", "UP2UR", "UR2UP", "UBLKCP",
+    "UBLKPF", "UBLKRED", "UTMAPF", "UTMAREDG", "QGMMA", "IGMMA", "TEX", "TLD", "TLD4", "TXQ", "SULD",
+    "SUST", "SUATOM", "SURED", "BRX", "JMX", "JMP", "KILL", "LEPC", "UBREV", "UPRMT", "USGXT", "UBMSK",
+}
+
+
+def close_opcodes(opcode: str) -> list[str]:
+    """Known opcodes a misspelling of `opcode` may mean: one edit away (two for 6 letters or more),
+    those sharing its first two letters first, so an NVIDIA opcode this assembler lacks gets no
+    far-fetched suggestion (MATCH once got "did you mean UTMASTG?")."""
+    allowed = 2 if len(opcode) >= 6 else 1
+    near = sorted((_edit_distance(opcode, known), known[:2] != opcode[:2], known) for known in LAYOUTS)
+    return [known for distance, _, known in near if distance <= allowed][:3]
+
+
+def _check_opcode(inst: Instruction) -> None:
+    if inst.opcode not in LAYOUTS:
+        near = [] if inst.opcode in NVIDIA_OPCODES_NOT_ENCODED else close_opcodes(inst.opcode)
+        nvidia = (f"{inst.opcode} is an NVIDIA opcode this assembler does not encode; "
+                  if inst.opcode in NVIDIA_OPCODES_NOT_ENCODED else "")
+        raise BobcError(f"unknown or unsupported opcode {inst.opcode}", inst.mnemonic_span or inst.span,
+                        hint=(f"did you mean {' or '.join(near)}?" if near else
+                              f"{nvidia}the opcodes it encodes are those of tables/layouts.py (LAYOUTS)"))
 
 
 def _bit_list(bits: int) -> str:

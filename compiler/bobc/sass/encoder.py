@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, beyond_range, binary32_of_decimal,
+from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Unread, beyond_range, binary32_of_decimal,
                      literal_is_zero, shown_literal)
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
@@ -242,7 +242,23 @@ class Encoder:
             raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
         return value
 
+    def unread_problem(self, inst: Instruction) -> str | None:
+        """Why an operand of `inst` cannot be read (syntax.Unread), with the forms its opcode has here."""
+        unread = next((op for op in inst.operands if isinstance(op, Unread)), None)
+        if unread is None:
+            return None
+        same = sorted(k for k in self.forms if k.split(" ")[0] == inst.mnemonic)
+        others = sorted(k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode and k not in same)
+        known = (same + others)[:8]
+        forms = (f"; known {self.arch.name} forms of {inst.opcode}: " + "; ".join(known)
+                 + (f" (and {len(same) + len(others) - len(known)} more)" if len(same) + len(others) > len(known) else "")
+                 if known else f"; {inst.opcode} has no {self.arch.name} form in the tables")
+        return f"cannot read operand '{unread.text}' of {inst.mnemonic}: {unread.looks}{forms}"
+
     def place_operands(self, inst: Instruction, pc: int = 0) -> Placed:
+        problem = self.unread_problem(inst)
+        if problem:
+            raise EncodeProblem(problem)
         placed = Placed()
         pairing = match_layout(inst)
         slots = [name for name, _ in pairing]

@@ -137,7 +137,20 @@ class MatrixDescriptor:
         return "G"
 
 
-Operand = Reg | Imm | Const | Mem | Special | Label | Barrier | MatrixDescriptor
+@dataclass(frozen=True)
+class Unread:
+    """An operand this assembler cannot read (`R3.SIGN`, `P7`, `UPR`, `r1`): kept, not taken for a
+    label, so the assembler refuses it after the opcode check, saying what it looks like
+    (`looks`) and which forms the opcode has (Encoder.unread_problem)."""
+
+    text: str
+    looks: str = ""
+
+    def kind(self) -> str:
+        return "?"
+
+
+Operand = Reg | Imm | Const | Mem | Special | Label | Barrier | MatrixDescriptor | Unread
 
 
 @dataclass(frozen=True)
@@ -238,15 +251,51 @@ def parse_register(text: str) -> Reg | None:
         return None
     t = m.group(1)
     if t.startswith("UR"):
-        return Reg("UR", 63 if t == "URZ" else int(t[2:]))
+        index = 63 if t == "URZ" else int(t[2:])
+        if t != "URZ" and index >= 63:
+            # nvdisasm prints UR63 as URZ (reads zero, writes nothing): a source naming UR63 means URZ
+            raise SyntaxProblem(f"uniform register {t} does not exist (UR0..UR62, URZ)"
+                                + ("; UR63 is URZ's encoding: write URZ" if index == 63 else ""))
+        return Reg("UR", index)
     if t.startswith("UP"):
         return Reg("UP", 7 if t == "UPT" else int(t[2:]))
     if t.startswith("P"):
         return Reg("P", 7 if t == "PT" else int(t[1:]))
     index = 255 if t == "RZ" else int(t[1:])
-    if index > 255:
-        raise SyntaxProblem(f"register {t} does not exist (R0..R254, RZ)")
+    if t != "RZ" and index >= 255:
+        # nvdisasm prints R255 as RZ (reads zero, writes nothing): R255 is no 256th register
+        raise SyntaxProblem(f"register {t} does not exist (R0..R254, RZ)"
+                            + ("; R255 is RZ's encoding: write RZ" if index == 255 else ""))
     return Reg("R", index)
+
+
+_REGISTER_SHAPE = re.compile(r"^(R\d+|RZ|UR\d+|URZ|U?P\d+|U?PT)(\..*)?$")
+
+
+def describe_unread(text: str) -> str:
+    """What an operand the parser cannot read looks like, for the refusal."""
+    t = text.strip()
+    m = re.fullmatch(r"(U?P)(\d+)", t)
+    if m:
+        bank = m.group(1)
+        return f"{t} is not a predicate ({bank}0..{bank}6, {bank}T)"
+    m = _REGISTER_SHAPE.match(t)
+    if m and m.group(2):
+        suffix = m.group(2)
+        if suffix.lower() == ".reuse":
+            return f"register {m.group(1)} with {suffix}: write .reuse in lower case"
+        return (f"register {m.group(1)} with the suffix {suffix}, which this assembler does not read "
+                f"(it reads .reuse and the lane selections {', '.join('.' + s for s in SWIZZLES)})")
+    upper = t.upper()
+    if upper != t and _REG.match(upper.split(".")[0]):
+        return f"registers are written in upper case: {upper}"
+    if re.fullmatch(r"U?P?R", t) or t == "UPR":
+        return f"the {'uniform ' if t.startswith('U') else ''}predicate file {t}, which this assembler reads only as P2R/R2P's PR"
+    if t.startswith("c[") or t.startswith("-c[") or t.startswith("|c["):
+        return "a constant, written c[bank][offset] with no space between the brackets"
+    if t.startswith("{"):
+        return "a list in braces, which this assembler does not read"
+    return "no register, uniform register, predicate, special register (SR_...), immediate, constant c[..][..], address [..] or branch target"
 
 
 def _parse_int(text: str) -> int:
@@ -306,6 +355,10 @@ def literal_is_zero(text: str) -> bool:
     return not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
 
 
+class _Unreadable(SyntaxProblem):
+    """Not an immediate either: parse_operand keeps it as Unread."""
+
+
 def parse_immediate(text: str) -> Imm:
     t = text.strip()
     if t.upper() in _FLOAT_WORDS:
@@ -317,7 +370,7 @@ def parse_immediate(text: str) -> Imm:
     try:
         value = float(t)
     except ValueError:
-        raise SyntaxProblem(f"cannot read operand '{text}'") from None
+        raise _Unreadable(f"cannot read operand '{text}'") from None
     if value != value:
         raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
     try:
@@ -379,7 +432,8 @@ def _parse_memory(text: str) -> Mem:
     return Mem(base, suffix, uoffset, offset, desc)
 
 
-def parse_operand(text: str) -> Operand:
+def parse_operand(text: str, branch_target: bool = False) -> Operand:
+    """One operand; `branch_target`: it is where a branch's code address goes (a name is a label)."""
     t = text.strip()
     if not t:
         raise SyntaxProblem("empty operand")
@@ -423,6 +477,8 @@ def parse_operand(text: str) -> Operand:
         c = _parse_const(t)
         return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
     if neg or absolute or invert or reuse or swizzle:
+        if not _readable(t):     # -R3.SIGN: the operand itself is the problem, not its '-'
+            return Unread(text.strip(), describe_unread(t))
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):
         return _parse_memory(t)
@@ -434,8 +490,26 @@ def parse_operand(text: str) -> Operand:
     if re.fullmatch(r"B\d+", t):
         return Barrier(int(t[1:]))
     if re.fullmatch(r"`?\(?[A-Za-z_.$][A-Za-z0-9_.$]*\)?", t) and t.upper() not in _FLOAT_WORDS:
-        return Label(t.strip("`()"))
-    return parse_immediate(t)
+        # a name is a label only where a code address goes (the last operand of a branch) and only
+        # when it is not shaped like a register (R3.SIGN, P7: operands this assembler cannot read)
+        if branch_target and not _REGISTER_SHAPE.match(t.strip("`()")):
+            return Label(t.strip("`()"))
+        return Unread(text.strip(), describe_unread(text))
+    try:
+        return parse_immediate(t)
+    except _Unreadable:
+        return Unread(text.strip(), describe_unread(text))
+
+
+def _readable(t: str) -> bool:
+    """Whether `t` (modifiers taken off) is an operand of a kind the parser reads."""
+    if t.startswith(("[", "desc[")) or _GDESC.match(t) or _SPECIAL.match(t) or re.fullmatch(r"B\d+", t):
+        return True
+    try:
+        parse_immediate(t)
+    except SyntaxProblem:
+        return False
+    return True
 
 
 def split_operands(text: str) -> list[str]:
@@ -554,7 +628,9 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         raise SyntaxProblem(f"trailing comma after the last operand of {mnemonic}")
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
     parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
-    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p) for p in parts])
+    branch = _is_branch(mnemonic)
+    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p, branch and i == len(parts) - 1)
+                                                   for i, p in enumerate(parts)])
     if _is_branch(mnemonic) and operands and isinstance(operands[-1], Imm):
         operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
     return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span)
@@ -598,7 +674,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
                 m = _LABEL.match(content)
                 if not m:
                     break
-                if parse_register(m.group(1)) is not None or _SPECIAL.match(m.group(1)) \
+                if _REGISTER_SHAPE.match(m.group(1)) or _SPECIAL.match(m.group(1)) \
                         or re.fullmatch(r"B\d+", m.group(1)):
                     raise SyntaxProblem(f"label '{m.group(1)}' is spelled like a register: a branch to it "
                                         f"would read the register")
