@@ -240,6 +240,10 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                     raise BobcError(f"undefined label '{op.name}'", inst.span)
                 op = Label(op.name, labels[op.name])
             if isinstance(op, Label):
+                if op.address % 16:
+                    raise BobcError(f"branch target {op.address:#x} is not at an instruction boundary (a multiple of "
+                                    f"0x10): it would jump into the middle of an instruction", inst.span,
+                                    hint=f"branch to {op.address & ~15:#x} or {(op.address | 15) + 1:#x}, or to a label")
                 if op.address > 16 * len(instructions):
                     raise BobcError(f"branch target {op.address:#x} is past the end of the code "
                                     f"({16 * len(instructions):#x})", inst.span)

@@ -25,6 +25,9 @@ SPECIAL_REGISTERS = {
     "SR_LEMASK": 0x3A, "SR_LTMASK": 0x39, "SR_GEMASK": 0x3C, "SR_GTMASK": 0x3B, "SR_EQMASK": 0x38,
     # read from ptxas's words in tests/sass/data (S2R/CS2R bits 72..79)
     "SR_CgaCtaId": 0x88, "SR_LMEMHIOFF": 0x37, "SR_SWINHI": 0x2F, "SRZ": 0xFF,
+    # ptxas's words for %warpid, %smid and %globaltimer (probe s28 asm, mem_ops.ptx, both targets:
+    # S2R R3, SR_VIRTID = 0x...0300...037919; S2R R4, SR_VIRTUALSMID: 0x43; CS2R R8, SR_GLOBALTIMERLO: 0x52)
+    "SR_VIRTID": 0x03, "SR_VIRTUALSMID": 0x43, "SR_GLOBALTIMERLO": 0x52,
 }
 
 
@@ -304,10 +307,16 @@ class Encoder:
                     self._put_vector(placed, operand, spec["reg"])
                 else:
                     lsb, width = spec["field"]
-                    placed.put(lsb, width, operand.value, name)
+                    what = {"Ilane": "lane (or offset)", "Iclamp": "clamp (or segment mask)"}[name]
+                    value = operand.value if isinstance(operand, Imm) and not operand.is_float else None
+                    if value is None or not 0 <= value < 1 << width:
+                        raise EncodeProblem(f"{inst.opcode}'s {what} {operand.text or value} does not fit in "
+                                            f"{width} bits (0..{(1 << width) - 1:#x})")
+                    placed.put(lsb, width, value, what)
             elif name == "SR":
                 if operand.name not in SPECIAL_REGISTERS:
-                    raise EncodeProblem(f"unknown special register {operand.name}")
+                    raise EncodeProblem(f"unknown special register {operand.name} (known: "
+                                        f"{', '.join(n for n in SPECIAL_REGISTERS if n.startswith('SR_'))}, SRZ)")
                 placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
             elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
                 self._put_memory(inst, placed, operand, spec)
@@ -332,7 +341,12 @@ class Encoder:
                     raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
                 placed.put(*spec["field"], 0, name)
             elif name in ("Iwg", "Imaxreg"):
-                placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
+                value = self.immediate(inst, operand, spec["field"][1])
+                if name == "Imaxreg" and not (24 <= value <= 256 and value % 8 == 0):
+                    # PTX setmaxnreg's count: a multiple of 8 in 24..256 (ptxas emits no other)
+                    raise EncodeProblem(f"USETMAXREG's register count {operand.text or value} ({value}) is not a "
+                                        f"multiple of 8 from 24 to 256 (PTX setmaxnreg's range)")
+                placed.put(*spec["field"], value, name)
             elif name == "Target":
                 self._put_target(placed, operand, pc)
             elif name == "Target34":
@@ -383,6 +397,9 @@ class Encoder:
         if reg.reuse and opcode and opcode not in L.REUSE_OPCODES:
             raise EncodeProblem(f"this assembler places no '.reuse' on {opcode} (tables.layouts.REUSE_OPCODES: "
                                 f"the opcodes ptxas was seen marking)")
+        if reg.reuse and self.arch.name not in L.REUSE_TARGETS.get(opcode, {self.arch.name}):
+            raise EncodeProblem(f"{opcode} takes no '.reuse' on {self.arch.name} (nvdisasm shows no reuse flag there; "
+                                f"only on {', '.join(sorted(L.REUSE_TARGETS[opcode]))})")
         if reuse_bit is not None and opcode in L.REUSE_OPCODES:
             placed.flag(reuse_bit, reg.reuse)
         elif reg.reuse:
@@ -604,6 +621,9 @@ class Encoder:
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:
         import difflib
+        unread = self.unread_problem(inst)     # 'DEPBAR ?' names no form: say which operand is unread
+        if unread:
+            return unread
         near = [k for k in self.forms if k.split(" ")[0] == inst.mnemonic]
         if not near:
             near = [k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode]

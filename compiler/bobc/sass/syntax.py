@@ -294,7 +294,8 @@ def describe_unread(text: str) -> str:
     if t.startswith("c[") or t.startswith("-c[") or t.startswith("|c["):
         return "a constant, written c[bank][offset] with no space between the brackets"
     if t.startswith("{"):
-        return "a list in braces, which this assembler does not read"
+        return ("a set of scoreboards in braces (DEPBAR's wait on several), which this assembler does not "
+                "read: wait on one with DEPBAR.LE SBn, count, or with a control code's wait mask")
     return "no register, uniform register, predicate, special register (SR_...), immediate, constant c[..][..], address [..] or branch target"
 
 
@@ -434,7 +435,8 @@ def _parse_memory(text: str) -> Mem:
 
 def parse_operand(text: str, branch_target: bool = False) -> Operand:
     """One operand; `branch_target`: it is where a branch's code address goes (a name is a label)."""
-    t = text.strip()
+    # nvdisasm prints a packed-half opcode's constant as `c[0x0] [0x170]` (a space between the brackets)
+    t = re.sub(r"c\[([^\]]*)\]\s+\[", r"c[\1][", text.strip())
     if not t:
         raise SyntaxProblem("empty operand")
     neg = invert = absolute = reuse = False
@@ -516,9 +518,9 @@ def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets."""
     parts, depth, current = [], 0, []
     for ch in text:
-        if ch == "[":
+        if ch in "[{":     # {5,4,3,2,1,0}: nvdisasm's scoreboard set (DEPBAR) is one operand
             depth += 1
-        elif ch == "]":
+        elif ch in "]}":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(current))
