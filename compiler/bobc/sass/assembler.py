@@ -90,6 +90,28 @@ def split_listing(lines: list[SourceLine]) -> dict[str, list[SourceLine]]:
     return kernels
 
 
+def listing_shared_bytes(lines: list[SourceLine]) -> dict[str, int]:
+    """The static shared memory of each kernel of a listing: the size of its `.nv.shared.<kernel>`
+    section (NOBITS; nvdisasm prints it as `.zero N`), which ptxas writes for `.shared` variables."""
+    sizes: dict[str, int] = {}
+    current = None
+    for line in lines:
+        if line.directive is None:
+            continue
+        key, value = line.directive
+        if key == ".section":
+            name = value.split(",")[0].strip().strip('"')
+            current = name[len(".nv.shared."):] if name.startswith(".nv.shared.") else None
+            if current is not None:
+                sizes.setdefault(current, 0)
+        elif key == ".zero" and current is not None:
+            try:
+                sizes[current] += int(value.split()[0], 0)
+            except (ValueError, IndexError):
+                raise BobcError(f".zero needs a number of bytes, found '{value}'", line.span) from None
+    return sizes
+
+
 def is_listing(lines: list[SourceLine]) -> bool:
     return any(l.directive is not None and l.directive[0] == ".section" for l in lines)
 
@@ -113,10 +135,12 @@ def assemble_listing(text: str, target, source_name: str = "<listing>") -> dict[
     kernels = split_listing(lines)
     if not kernels:
         raise BobcError("no .text section in this listing", hint="give nvdisasm's listing of a cubin")
+    shared = listing_shared_bytes(lines)
     out = {}
     for name, body in kernels.items():
         result = _assemble_lines(body, _arch_of(target))
         result.kernel_name = name
+        result.shared_bytes = shared.get(name)
         out[name] = result
     return out
 
@@ -149,6 +173,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                             f"{'kernel ' + repr(kernel) + ' is not one of them' if kernel else 'name one'}",
                             Span(str(path), 1, 1), hint="bobc asm --kernel NAME")
         check_listing_target(lines, _arch_of(target))
+        shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
     for line in lines:

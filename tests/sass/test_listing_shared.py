@@ -1,0 +1,28 @@
+"""A listing's `.nv.shared.<kernel>` section is the kernel's static shared memory
+(Assembled.shared_bytes), as `.shared N` is a source's (probe s28 asm finding 4: it was ignored, so
+`bobc asm --cubin` of a listing could not declare it)."""
+from __future__ import annotations
+
+import gzip
+
+from bobc.sass import assemble_kernel
+from bobc.sass.assembler import assemble_listing
+from bobc.sass.learn import CORPUS
+
+
+def test_listing_kernels_carry_their_shared_section(tmp_path):
+    for arch, size in (("sm_86", 2048), ("sm_90", 3072)):    # ptxas's .zero for shared_and_shuffle
+        text = gzip.decompress((CORPUS / "listings" / f"corpus.{arch}.lst.gz").read_bytes()).decode()
+        kernels = assemble_listing(text, arch)
+        assert kernels["shared_and_shuffle"].shared_bytes == size
+        assert kernels["control_flow"].shared_bytes is None      # no .nv.shared section
+        listing = tmp_path / f"corpus.{arch}.lst"
+        listing.write_text(text)
+        assert assemble_kernel(listing, arch, kernel="shared_and_shuffle").shared_bytes == size
+        assert assemble_kernel(listing, arch, kernel="control_flow").shared_bytes is None
+
+
+def test_a_source_shared_directive_still_counts(tmp_path):
+    source = tmp_path / "k.sass"
+    source.write_text(".shared 4096\nSTS [R0.X4], R0\nEXIT\n")
+    assert assemble_kernel(source, "sm_86").shared_bytes == 4096
