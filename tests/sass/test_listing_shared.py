@@ -26,3 +26,23 @@ def test_a_source_shared_directive_still_counts(tmp_path):
     source = tmp_path / "k.sass"
     source.write_text(".shared 4096\nSTS [R0.X4], R0\nEXIT\n")
     assert assemble_kernel(source, "sm_86").shared_bytes == 4096
+
+
+def test_kernel_names_a_listing_kernel_not_a_source_one(tmp_path):
+    """probe s28 asm finding 8: `bobc asm --kernel foo k.sass` (a plain source) ignored foo."""
+    import pytest
+
+    from bobc.errors import BobcError
+
+    source = tmp_path / "k.sass"
+    source.write_text("EXIT\n")
+    assert assemble_kernel(source, "sm_86", kernel="k").kernel_name == "k"
+    with pytest.raises(BobcError) as info:
+        assemble_kernel(source, "sm_86", kernel="foo")
+    assert info.value.message == "k.sass is the source of one kernel, 'k' (its file name), not 'foo'"
+    assert (info.value.span.path, info.value.span.line) == (str(source), 1)
+    source.write_text(".kernel scale\nEXIT\n")
+    assert assemble_kernel(source, "sm_86", kernel="scale").kernel_name == "scale"
+    with pytest.raises(BobcError) as info:
+        assemble_kernel(source, "sm_86", kernel="k")
+    assert "'scale' (its .kernel directive), not 'k'" in info.value.message

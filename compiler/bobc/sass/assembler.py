@@ -196,6 +196,12 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
                 raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span)
         else:
             raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+    if kernel is not None and not listing and kernel != (name or path.stem):
+        # `bobc asm --kernel` picks a kernel of a listing; a source is one kernel, named by .kernel or its file
+        raise BobcError(f"{path.name} is the source of one kernel, '{name or path.stem}' (its "
+                        f"{'.kernel directive' if name else 'file name'}), not '{kernel}'",
+                        Span(str(path), 1, 1), hint="--kernel picks one kernel of an nvdisasm listing; "
+                                                     "leave it out for a source")
     prologue = target_named(_arch_of(target)).launch_prologue if launched and not listing else ()
     if prologue:
         lines = [*parse_source("\n".join(prologue), f"<{_arch_of(target)} launch prologue>"), *lines]
