@@ -46,3 +46,13 @@ def test_kernel_names_a_listing_kernel_not_a_source_one(tmp_path):
     with pytest.raises(BobcError) as info:
         assemble_kernel(source, "sm_86", kernel="k")
     assert "'scale' (its .kernel directive), not 'k'" in info.value.message
+
+
+def test_nvdisasm_messages_name_no_temporary_file(needs_nvdisasm):
+    """probe s28 asm finding 8: `bobc disasm` of an empty file printed nvdisasm's
+    `Object file /tmp/tmpXXXX/code.bin is not readable`."""
+    from bobc.sass.oracle import disassemble
+
+    errors = disassemble(b"", "SM86").errors
+    assert errors and not any("/tmp" in e or "code.bin" in e for e in errors)
+    assert "the instruction stream" in errors[0]
