@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
-from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_OPCODES, guard_bank
+from bobc.sass.tables.layouts import DISPLAY_ALIASES, REUSE_FORBIDDEN, REUSE_OPCODES, REUSE_TARGETS, guard_bank
 from bobc.sass.encoder import Encoder, forms_for, match_layout
 from bobc.sass import assemble
 from bobc.sass.oracle import disassemble
@@ -74,7 +74,9 @@ def _variant(draw, arch):
                 index = 255
             op = replace(op, index=index)
             if (slot in ("Ra", "Sb", "Sc") and index != 255 and inst.opcode in REUSE_OPCODES
-                    and not (inst.opcode == "HADD2" and "F32" in inst.modifiers and slot == "Ra")):
+                    and arch in REUSE_TARGETS.get(inst.opcode, {arch})
+                    and not any(inst.opcode == name and variant in inst.modifiers and slot in forbidden
+                                for (name, variant), forbidden in REUSE_FORBIDDEN.items())):
                 op = replace(op, reuse=draw(st.booleans()))
             if slot == "Ra" and inst.opcode in ("FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL"):
                 op = replace(op, neg=draw(st.booleans()), abs=draw(st.booleans()))

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .syntax import Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, float_bits, literal_is_zero
+from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Unread, beyond_range, binary32_of_decimal,
+                     literal_is_zero, shown_literal)
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -24,6 +25,9 @@ SPECIAL_REGISTERS = {
     "SR_LEMASK": 0x3A, "SR_LTMASK": 0x39, "SR_GEMASK": 0x3C, "SR_GTMASK": 0x3B, "SR_EQMASK": 0x38,
     # read from ptxas's words in tests/sass/data (S2R/CS2R bits 72..79)
     "SR_CgaCtaId": 0x88, "SR_LMEMHIOFF": 0x37, "SR_SWINHI": 0x2F, "SRZ": 0xFF,
+    # ptxas's words for %warpid, %smid and %globaltimer (probe s28 asm, mem_ops.ptx, both targets:
+    # S2R R3, SR_VIRTID = 0x...0300...037919; S2R R4, SR_VIRTUALSMID: 0x43; CS2R R8, SR_GLOBALTIMERLO: 0x52)
+    "SR_VIRTID": 0x03, "SR_VIRTUALSMID": 0x43, "SR_GLOBALTIMERLO": 0x52,
 }
 
 
@@ -229,7 +233,10 @@ class Encoder:
             raise EncodeProblem(imm.problem)
         value = imm.value
         if inst.opcode in L.FLOAT_IMMEDIATE and not imm.is_float and not imm.text.lower().lstrip("+-").startswith("0x"):
-            value = float_bits(float(value))
+            try:
+                value = binary32_of_decimal(imm.text or str(value))
+            except ValueError as problem:
+                raise EncodeProblem(str(problem)) from None
         if value < 0:
             if value < -(1 << (width - 1)):
                 raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
@@ -238,7 +245,23 @@ class Encoder:
             raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
         return value
 
+    def unread_problem(self, inst: Instruction) -> str | None:
+        """Why an operand of `inst` cannot be read (syntax.Unread), with the forms its opcode has here."""
+        unread = next((op for op in inst.operands if isinstance(op, Unread)), None)
+        if unread is None:
+            return None
+        same = sorted(k for k in self.forms if k.split(" ")[0] == inst.mnemonic)
+        others = sorted(k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode and k not in same)
+        known = (same + others)[:8]
+        forms = (f"; known {self.arch.name} forms of {inst.opcode}: " + "; ".join(known)
+                 + (f" (and {len(same) + len(others) - len(known)} more)" if len(same) + len(others) > len(known) else "")
+                 if known else f"; {inst.opcode} has no {self.arch.name} form in the tables")
+        return f"cannot read operand '{unread.text}' of {inst.mnemonic}: {unread.looks}{forms}"
+
     def place_operands(self, inst: Instruction, pc: int = 0) -> Placed:
+        problem = self.unread_problem(inst)
+        if problem:
+            raise EncodeProblem(problem)
         placed = Placed()
         pairing = match_layout(inst)
         slots = [name for name, _ in pairing]
@@ -284,10 +307,16 @@ class Encoder:
                     self._put_vector(placed, operand, spec["reg"])
                 else:
                     lsb, width = spec["field"]
-                    placed.put(lsb, width, operand.value, name)
+                    what = {"Ilane": "lane (or offset)", "Iclamp": "clamp (or segment mask)"}[name]
+                    value = operand.value if isinstance(operand, Imm) and not operand.is_float else None
+                    if value is None or not 0 <= value < 1 << width:
+                        raise EncodeProblem(f"{inst.opcode}'s {what} {operand.text or value} does not fit in "
+                                            f"{width} bits (0..{(1 << width) - 1:#x})")
+                    placed.put(lsb, width, value, what)
             elif name == "SR":
                 if operand.name not in SPECIAL_REGISTERS:
-                    raise EncodeProblem(f"unknown special register {operand.name}")
+                    raise EncodeProblem(f"unknown special register {operand.name} (known: "
+                                        f"{', '.join(n for n in SPECIAL_REGISTERS if n.startswith('SR_'))}, SRZ)")
                 placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
             elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
                 self._put_memory(inst, placed, operand, spec)
@@ -312,7 +341,12 @@ class Encoder:
                     raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
                 placed.put(*spec["field"], 0, name)
             elif name in ("Iwg", "Imaxreg"):
-                placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
+                value = self.immediate(inst, operand, spec["field"][1])
+                if name == "Imaxreg" and not (24 <= value <= 256 and value % 8 == 0):
+                    # PTX setmaxnreg's count: a multiple of 8 in 24..256 (ptxas emits no other)
+                    raise EncodeProblem(f"USETMAXREG's register count {operand.text or value} ({value}) is not a "
+                                        f"multiple of 8 from 24 to 256 (PTX setmaxnreg's range)")
+                placed.put(*spec["field"], value, name)
             elif name == "Target":
                 self._put_target(placed, operand, pc)
             elif name == "Target34":
@@ -363,6 +397,9 @@ class Encoder:
         if reg.reuse and opcode and opcode not in L.REUSE_OPCODES:
             raise EncodeProblem(f"this assembler places no '.reuse' on {opcode} (tables.layouts.REUSE_OPCODES: "
                                 f"the opcodes ptxas was seen marking)")
+        if reg.reuse and self.arch.name not in L.REUSE_TARGETS.get(opcode, {self.arch.name}):
+            raise EncodeProblem(f"{opcode} takes no '.reuse' on {self.arch.name} (nvdisasm shows no reuse flag there; "
+                                f"only on {', '.join(sorted(L.REUSE_TARGETS[opcode]))})")
         if reuse_bit is not None and opcode in L.REUSE_OPCODES:
             placed.flag(reuse_bit, reg.reuse)
         elif reg.reuse:
@@ -459,8 +496,17 @@ class Encoder:
             raise EncodeProblem("a memory address's base register is a vector register")
         base = mem.base.index if mem.base is not None else 255      # [0x100], [UR6+0x10]: base RZ
         placed.put(*spec["base"], base, "address register")
-        descriptorless = (mem.desc is None and self.arch.shows_descriptor
-                          and inst.opcode in L.DESCRIPTORLESS_OFFSET)
+        # sm_90's descriptor-less generic access (bit 91 clear) has a 32-bit-spelled address alone:
+        # nvdisasm prints no `.64` there (bit 90 is ignored without the descriptor).  A `.64` address
+        # with no desc[..] written is the descriptor form with the implicit descriptor, as on sm_86
+        # (the same words there, desc hidden) and as for LDG/STG; a desc[..] on a 32-bit address has
+        # no encoding (with bit 91 set, bit 90 clear reads as [Ra.U32+URb]) and is refused.
+        descriptorless = (self.arch.shows_descriptor and inst.opcode in L.DESCRIPTORLESS_OFFSET
+                          and mem.suffix != ".64")
+        if descriptorless and mem.desc is not None:
+            raise EncodeProblem(f"{inst.opcode} with desc[UR{mem.desc.index}] takes a 64-bit address: write "
+                                f"[R{mem.base.index if mem.base is not None else 'Z'}.64...] (on {self.arch.name} "
+                                f"the address without .64 and without desc[..] is the descriptor-less access)")
         if base != 255:
             # a 64-bit address (.E) is a register pair even where the text writes no .64: sm_90's
             # descriptor-less LD.E Rd, [Ra] (ptxas's listing) reads Ra and Ra+1, its high word
@@ -575,6 +621,9 @@ class Encoder:
 
     def _unknown_form(self, inst: Instruction, key: str) -> str:
         import difflib
+        unread = self.unread_problem(inst)     # 'DEPBAR ?' names no form: say which operand is unread
+        if unread:
+            return unread
         near = [k for k in self.forms if k.split(" ")[0] == inst.mnemonic]
         if not near:
             near = [k for k in self.forms if k.split(".")[0].split(" ")[0] == inst.opcode]
@@ -609,9 +658,9 @@ def _double_high_word(imm: Imm) -> int:
     # decimal literals beyond binary64 are refused, not taken as INF or 0 (ptxas's own PTX writes
     # binary64 immediates as bits, 0dXXXXXXXXXXXXXXXX; nvdisasm prints them so they read back exact)
     if value in (float("inf"), float("-inf")) and imm.text.upper() not in words:
-        raise EncodeProblem(f"{imm.text} is beyond binary64's range (largest finite 1.7976931348623157e308)")
+        raise EncodeProblem(beyond_range(imm.text, "binary64"))
     if value == 0 and not literal_is_zero(imm.text):
-        raise EncodeProblem(f"{imm.text} is below binary64's smallest value (5e-324): it would be 0")
+        raise EncodeProblem(f"{shown_literal(imm.text)} is below binary64's smallest value (5e-324): it would be 0")
     if text.endswith("nan"):
         bits = (0xFFF8 if text.startswith("-") else 0x7FF8) << 48
     if bits & 0xFFFFFFFF:

@@ -60,7 +60,12 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
         except OSError as e:
             raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
                             hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
-    return Disassembly(parse_hex_listing(done.stdout), done.stderr)
+    # nvdisasm names the file it read (`Object file /tmp/tmpXXXX/code.bin is not readable` for an
+    # empty stream): the temporary path means nothing to the caller
+    stderr = done.stderr.replace(str(path), "the instruction stream")
+    if not code and not stderr.strip():
+        stderr = "the instruction stream is empty"
+    return Disassembly(parse_hex_listing(done.stdout), stderr)
 
 
 def parse_hex_listing(listing: str) -> list[Decoded]:

@@ -137,7 +137,20 @@ class MatrixDescriptor:
         return "G"
 
 
-Operand = Reg | Imm | Const | Mem | Special | Label | Barrier | MatrixDescriptor
+@dataclass(frozen=True)
+class Unread:
+    """An operand this assembler cannot read (`R3.SIGN`, `P7`, `UPR`, `r1`): kept, not taken for a
+    label, so the assembler refuses it after the opcode check, saying what it looks like
+    (`looks`) and which forms the opcode has (Encoder.unread_problem)."""
+
+    text: str
+    looks: str = ""
+
+    def kind(self) -> str:
+        return "?"
+
+
+Operand = Reg | Imm | Const | Mem | Special | Label | Barrier | MatrixDescriptor | Unread
 
 
 @dataclass(frozen=True)
@@ -238,15 +251,52 @@ def parse_register(text: str) -> Reg | None:
         return None
     t = m.group(1)
     if t.startswith("UR"):
-        return Reg("UR", 63 if t == "URZ" else int(t[2:]))
+        index = 63 if t == "URZ" else int(t[2:])
+        if t != "URZ" and index >= 63:
+            # nvdisasm prints UR63 as URZ (reads zero, writes nothing): a source naming UR63 means URZ
+            raise SyntaxProblem(f"uniform register {t} does not exist (UR0..UR62, URZ)"
+                                + ("; UR63 is URZ's encoding: write URZ" if index == 63 else ""))
+        return Reg("UR", index)
     if t.startswith("UP"):
         return Reg("UP", 7 if t == "UPT" else int(t[2:]))
     if t.startswith("P"):
         return Reg("P", 7 if t == "PT" else int(t[1:]))
     index = 255 if t == "RZ" else int(t[1:])
-    if index > 255:
-        raise SyntaxProblem(f"register {t} does not exist (R0..R254, RZ)")
+    if t != "RZ" and index >= 255:
+        # nvdisasm prints R255 as RZ (reads zero, writes nothing): R255 is no 256th register
+        raise SyntaxProblem(f"register {t} does not exist (R0..R254, RZ)"
+                            + ("; R255 is RZ's encoding: write RZ" if index == 255 else ""))
     return Reg("R", index)
+
+
+_REGISTER_SHAPE = re.compile(r"^(R\d+|RZ|UR\d+|URZ|U?P\d+|U?PT)(\..*)?$")
+
+
+def describe_unread(text: str) -> str:
+    """What an operand the parser cannot read looks like, for the refusal."""
+    t = text.strip()
+    m = re.fullmatch(r"(U?P)(\d+)", t)
+    if m:
+        bank = m.group(1)
+        return f"{t} is not a predicate ({bank}0..{bank}6, {bank}T)"
+    m = _REGISTER_SHAPE.match(t)
+    if m and m.group(2):
+        suffix = m.group(2)
+        if suffix.lower() == ".reuse":
+            return f"register {m.group(1)} with {suffix}: write .reuse in lower case"
+        return (f"register {m.group(1)} with the suffix {suffix}, which this assembler does not read "
+                f"(it reads .reuse and the lane selections {', '.join('.' + s for s in SWIZZLES)})")
+    upper = t.upper()
+    if upper != t and _REG.match(upper.split(".")[0]):
+        return f"registers are written in upper case: {upper}"
+    if re.fullmatch(r"U?P?R", t) or t == "UPR":
+        return f"the {'uniform ' if t.startswith('U') else ''}predicate file {t}, which this assembler reads only as P2R/R2P's PR"
+    if t.startswith("c[") or t.startswith("-c[") or t.startswith("|c["):
+        return "a constant, written c[bank][offset] with no space between the brackets"
+    if t.startswith("{"):
+        return ("a set of scoreboards in braces (DEPBAR's wait on several), which this assembler does not "
+                "read: wait on one with DEPBAR.LE SBn, count, or with a control code's wait mask")
+    return "no register, uniform register, predicate, special register (SR_...), immediate, constant c[..][..], address [..] or branch target"
 
 
 def _parse_int(text: str) -> int:
@@ -264,6 +314,34 @@ def float_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+# The largest finite value of each binary format, as a refusal names it
+LARGEST_FINITE = {"binary16": "65504", "binary32": "3.4028235e38", "binary64": "1.7976931348623157e308"}
+
+
+def shown_literal(text: str) -> str:
+    """A literal as a message quotes it: a very long one (a 400-digit integer) is abbreviated."""
+    text = text.strip()
+    return text if len(text) <= 24 else f"{text[:12]}...{text[-4:]} ({len(text)} characters)"
+
+
+def beyond_range(text: str, fmt: str) -> str:
+    """The refusal of a decimal literal too large for `fmt` (an INF word is the way to write infinity)."""
+    return (f"{shown_literal(text)} is beyond {fmt}'s range (largest finite {LARGEST_FINITE[fmt]}; "
+            f"write +INF or -INF to mean an infinity)")
+
+
+def binary32_of_decimal(text: str) -> int:
+    """The binary32 bits of a decimal literal (an integer written for a float opcode, `FADD R1, R2, 3`);
+    ValueError (the message) when it is beyond binary32's range, never a Python OverflowError."""
+    try:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise OverflowError
+        return float_bits(value)
+    except OverflowError:
+        raise ValueError(beyond_range(text, "binary32")) from None
+
+
 # nvdisasm prints every NaN as +QNAN / +SNAN whatever its payload: the quiet words read as the
 # canonical quiet NaN (in a listing the payload comes from the printed word: assembler), a
 # signalling one has no canonical payload and is refused outside a listing (encoder.immediate)
@@ -278,6 +356,10 @@ def literal_is_zero(text: str) -> bool:
     return not re.search(r"[1-9]", re.split(r"[eE]", text)[0])
 
 
+class _Unreadable(SyntaxProblem):
+    """Not an immediate either: parse_operand keeps it as Unread."""
+
+
 def parse_immediate(text: str) -> Imm:
     t = text.strip()
     if t.upper() in _FLOAT_WORDS:
@@ -289,16 +371,16 @@ def parse_immediate(text: str) -> Imm:
     try:
         value = float(t)
     except ValueError:
-        raise SyntaxProblem(f"cannot read operand '{text}'") from None
+        raise _Unreadable(f"cannot read operand '{text}'") from None
     if value != value:
         raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
     try:
-        bits = float_bits(value)
-    except OverflowError:   # beyond binary32 (a binary64 opcode reads the text itself)
-        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t,
-                   problem=f"{t} is beyond binary32's range (largest finite 3.4028235e38)")
-    if bits & 0x7FFFFFFF in (0, 0x7F800000) and not literal_is_zero(t) and abs(value) != float("inf"):
-        return Imm(bits, True, t, problem=f"{t} is below binary32's smallest value (1e-45): it would be "
+        # float("1e400") is inf without an error: a literal beyond binary64 is beyond binary32 too
+        bits = binary32_of_decimal(t)
+    except ValueError as problem:   # beyond binary32 (a binary64 opcode reads the text itself)
+        return Imm(0x7F800000 if value > 0 else 0xFF800000, True, t, problem=str(problem))
+    if bits & 0x7FFFFFFF == 0 and not literal_is_zero(t):
+        return Imm(bits, True, t, problem=f"{shown_literal(t)} is below binary32's smallest value (1e-45): it would be "
                                           f"{'-' if bits >> 31 else ''}0")
     return Imm(bits, True, t)
 
@@ -351,8 +433,10 @@ def _parse_memory(text: str) -> Mem:
     return Mem(base, suffix, uoffset, offset, desc)
 
 
-def parse_operand(text: str) -> Operand:
-    t = text.strip()
+def parse_operand(text: str, branch_target: bool = False) -> Operand:
+    """One operand; `branch_target`: it is where a branch's code address goes (a name is a label)."""
+    # nvdisasm prints a packed-half opcode's constant as `c[0x0] [0x170]` (a space between the brackets)
+    t = re.sub(r"c\[([^\]]*)\]\s+\[", r"c[\1][", text.strip())
     if not t:
         raise SyntaxProblem("empty operand")
     neg = invert = absolute = reuse = False
@@ -395,6 +479,8 @@ def parse_operand(text: str) -> Operand:
         c = _parse_const(t)
         return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
     if neg or absolute or invert or reuse or swizzle:
+        if not _readable(t):     # -R3.SIGN: the operand itself is the problem, not its '-'
+            return Unread(text.strip(), describe_unread(t))
         raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
     if t.startswith("[") or t.startswith("desc["):
         return _parse_memory(t)
@@ -406,17 +492,35 @@ def parse_operand(text: str) -> Operand:
     if re.fullmatch(r"B\d+", t):
         return Barrier(int(t[1:]))
     if re.fullmatch(r"`?\(?[A-Za-z_.$][A-Za-z0-9_.$]*\)?", t) and t.upper() not in _FLOAT_WORDS:
-        return Label(t.strip("`()"))
-    return parse_immediate(t)
+        # a name is a label only where a code address goes (the last operand of a branch) and only
+        # when it is not shaped like a register (R3.SIGN, P7: operands this assembler cannot read)
+        if branch_target and not _REGISTER_SHAPE.match(t.strip("`()")):
+            return Label(t.strip("`()"))
+        return Unread(text.strip(), describe_unread(text))
+    try:
+        return parse_immediate(t)
+    except _Unreadable:
+        return Unread(text.strip(), describe_unread(text))
+
+
+def _readable(t: str) -> bool:
+    """Whether `t` (modifiers taken off) is an operand of a kind the parser reads."""
+    if t.startswith(("[", "desc[")) or _GDESC.match(t) or _SPECIAL.match(t) or re.fullmatch(r"B\d+", t):
+        return True
+    try:
+        parse_immediate(t)
+    except SyntaxProblem:
+        return False
+    return True
 
 
 def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets."""
     parts, depth, current = [], 0, []
     for ch in text:
-        if ch == "[":
+        if ch in "[{":     # {5,4,3,2,1,0}: nvdisasm's scoreboard set (DEPBAR) is one operand
             depth += 1
-        elif ch == "]":
+        elif ch in "]}":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(current))
@@ -463,9 +567,14 @@ def half_bits(text: str) -> int:
         return words[t.upper()]
     try:
         value = float(t)
-        bits = struct.unpack("<H", struct.pack("<e", value))[0]
-    except (ValueError, OverflowError):
+    except ValueError:
         raise SyntaxProblem(f"'{text}' is not a binary16 value") from None
+    try:
+        if value in (float("inf"), float("-inf")):   # float("1e400"): no error, but no INF word either
+            raise OverflowError
+        bits = struct.unpack("<H", struct.pack("<e", value))[0]
+    except OverflowError:
+        raise SyntaxProblem(beyond_range(t, "binary16")) from None
     if struct.unpack("<e", struct.pack("<H", bits))[0] != value:
         raise SyntaxProblem(f"{text} is not exactly representable in binary16")
     return bits
@@ -521,7 +630,9 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         raise SyntaxProblem(f"trailing comma after the last operand of {mnemonic}")
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
     parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
-    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p) for p in parts])
+    branch = _is_branch(mnemonic)
+    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p, branch and i == len(parts) - 1)
+                                                   for i, p in enumerate(parts)])
     if _is_branch(mnemonic) and operands and isinstance(operands[-1], Imm):
         operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
     return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span)
@@ -565,7 +676,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
                 m = _LABEL.match(content)
                 if not m:
                     break
-                if parse_register(m.group(1)) is not None or _SPECIAL.match(m.group(1)) \
+                if _REGISTER_SHAPE.match(m.group(1)) or _SPECIAL.match(m.group(1)) \
                         or re.fullmatch(r"B\d+", m.group(1)):
                     raise SyntaxProblem(f"label '{m.group(1)}' is spelled like a register: a branch to it "
                                         f"would read the register")

@@ -215,15 +215,24 @@ COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3"}
 # bit (ptxas: FFMA R18, R2, R7.reuse, 0.5 sets bit 123).  FADD's second source sits in the
 # B field yet uses C's reuse bit (ptxas: FADD R6, R2.reuse, R7.reuse sets 122 and 124).
 REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
-REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124}}
+REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124},
+                       "DSETP": {"Sb": 124}}   # ptxas sm_90: DSETP.GEU.AND P1, PT, R10, R4.reuse, PT sets 124
 # Slots whose reuse flag nvdisasm rejects for a variant ("undefined value ... for table
 # 'TABLES_opex_N'"): HADD2.F32 takes .reuse on its B operand only, on both targets
 # (tests/sass/test_roundtrip.py::test_reuse_nvdisasm_rejects_is_refused).
-REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"}}
+REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"},
+                   # HMMA's accumulator C takes none (nvdisasm: undefined value 0x94 for TABLES_opex_4/5)
+                   ("HMMA", "16816"): {"Sc"}, ("HMMA", "1688"): {"Sc"}}
 # Opcodes ptxas marks .reuse on (in the corpus); nvdisasm shows no reuse flags on others.
 # PRMT: ptxas sm_90 writes PRMT R7, R16.reuse, 0x9910, RZ (bit 122; tests/sass/test_messages.py).
+# probe s28 asm: ptxas 13 also marks R2UR, DADD, DFMA, DMUL, DSETP, F2FP, HFMA2, HMUL2, HMNMX2 and HMMA
+# (its listings of fp_ops/h_ops/tc_ops and random kernels, both targets; each reuse bit that of the
+# operand's position, REUSE_BIT, re-encoded bit for bit: tests/sass/test_reuse_more_opcodes.py).
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
-                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT"}
+                 "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT",
+                 "R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA"}
+# ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
+REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
