@@ -101,7 +101,9 @@ def run(args):
                             f"({MAX_PARAMETER_BYTES})")
         if not 1 <= args.block_size <= MAX_BLOCK_THREADS:
             raise BobcError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
-        data = write_cubin(assembled, assembled.kernel_name, target, parameters, args.block_size)
+        # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
+        data = write_cubin(assembled, assembled.kernel_name, target, parameters, args.block_size,
+                           static_shared=assembled.shared_bytes or 0)
     try:
         Path(args.output).write_bytes(data)
     except OSError as e:

@@ -57,6 +57,9 @@ def _raw(path: Path, target) -> int:
     from ..sass.syntax import Control
 
     code = read_bounded(path)
+    if not code:
+        raise BobcError(f"{path} is empty: no instruction to disassemble",
+                        hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")
     if len(code) % 16:
         raise BobcError(f"{path}: {len(code)} bytes is not a whole number of 16-byte instructions",
                         hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from .syntax import (Const, Imm, Instruction, Label, MatrixDescriptor, Mem, Reg, Unread, beyond_range, binary32_of_decimal,
-                     literal_is_zero, shown_literal)
+                     _quoted, literal_is_zero, shown_literal)
 from .tables.arch import ENCODINGS, ArchEncoding
 from .tables import layouts as L
 
@@ -256,7 +256,7 @@ class Encoder:
         forms = (f"; known {self.arch.name} forms of {inst.opcode}: " + "; ".join(known)
                  + (f" (and {len(same) + len(others) - len(known)} more)" if len(same) + len(others) > len(known) else "")
                  if known else f"; {inst.opcode} has no {self.arch.name} form in the tables")
-        return f"cannot read operand '{unread.text}' of {inst.mnemonic}: {unread.looks}{forms}"
+        return f"cannot read operand '{_quoted(unread.text)}' of {inst.mnemonic}: {unread.looks}{forms}"
 
     def place_operands(self, inst: Instruction, pc: int = 0) -> Placed:
         problem = self.unread_problem(inst)

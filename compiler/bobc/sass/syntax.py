@@ -17,7 +17,7 @@ import re
 import struct
 from dataclasses import dataclass
 
-from ..errors import BobcError, Span
+from ..errors import BobcError, Span, source_lines
 
 
 class SyntaxProblem(ValueError):
@@ -190,20 +190,29 @@ class Control:
 _CONTROL = re.compile(r"^\[B([0-5-]{6}):R([0-5-]):W([0-5-]):([Y-]):S(\d\d)\]$")
 
 
+
+QUOTED_MOST = 60     # the most characters of a source fragment a message quotes
+
+
+def _quoted(text: str) -> str:
+    """A source fragment as a message quotes it: whole up to QUOTED_MOST characters, else cut
+    with '...', so one error about a megabyte-long line stays one short line (probe s28)."""
+    return text if len(text) <= QUOTED_MOST else f"{text[:QUOTED_MOST]}..."
+
 def parse_control(text: str) -> Control:
     m = _CONTROL.match(text)
     if not m:
-        raise SyntaxProblem(f"malformed control code '{text}' (expected e.g. [B------:R-:W-:-:S04])")
+        raise SyntaxProblem(f"malformed control code '{_quoted(text)}' (expected e.g. [B------:R-:W-:-:S04])")
     waits, rb, wb, y, stall = m.groups()
     mask = 0
     for i, ch in enumerate(waits):
         if ch != "-":
             if ch != str(i):
-                raise SyntaxProblem(f"wait mask position {i} must be '{i}' or '-' in '{text}'")
+                raise SyntaxProblem(f"wait mask position {i} must be '{i}' or '-' in '{_quoted(text)}'")
             mask |= 1 << i
     stall_value = int(stall)
     if stall_value > 15:
-        raise SyntaxProblem(f"stall {stall_value} is above 15 in '{text}'")
+        raise SyntaxProblem(f"stall {stall_value} is above 15 in '{_quoted(text)}'")
     return Control(stall=stall_value, yield_bit=0 if y == "Y" else 1,
                    write_barrier=7 if wb == "-" else int(wb), read_barrier=7 if rb == "-" else int(rb),
                    wait_mask=mask)
@@ -275,6 +284,8 @@ _REGISTER_SHAPE = re.compile(r"^(R\d+|RZ|UR\d+|URZ|U?P\d+|U?PT)(\..*)?$")
 def describe_unread(text: str) -> str:
     """What an operand the parser cannot read looks like, for the refusal."""
     t = text.strip()
+    if len(t) > QUOTED_MOST:
+        return f"no operand is {len(t):,} characters long"
     m = re.fullmatch(r"(U?P)(\d+)", t)
     if m:
         bank = m.group(1)
@@ -307,7 +318,7 @@ def _parse_int(text: str) -> int:
         return sign * int(body, 16)
     if re.fullmatch(r"\d+", body):
         return sign * int(body)
-    raise SyntaxProblem(f"expected an integer, found '{text}'")
+    raise SyntaxProblem(f"expected an integer, found '{_quoted(text)}'")
 
 
 def float_bits(value: float) -> int:
@@ -371,9 +382,9 @@ def parse_immediate(text: str) -> Imm:
     try:
         value = float(t)
     except ValueError:
-        raise _Unreadable(f"cannot read operand '{text}'") from None
+        raise _Unreadable(f"cannot read operand '{_quoted(text)}'") from None
     if value != value:
-        raise SyntaxProblem(f"cannot read operand '{text}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
+        raise SyntaxProblem(f"cannot read operand '{_quoted(text)}' (a NaN is written +QNAN, or as its bits 0x7fc00000)")
     try:
         # float("1e400") is inf without an error: a literal beyond binary64 is beyond binary32 too
         bits = binary32_of_decimal(t)
@@ -452,9 +463,9 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
     if t.startswith("!"):
         reg = parse_register(t[1:])
         if reg is None or reg.bank not in ("P", "UP"):
-            raise SyntaxProblem(f"'!' applies to predicates only: '{text}'")
+            raise SyntaxProblem(f"'!' applies to predicates only: '{_quoted(text)}'")
         if reuse or swizzle:
-            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{_quoted(text)}'")
         return Reg(reg.bank, reg.index, neg=True)
     if t.startswith("-") and not re.match(r"^-(0x[0-9a-fA-F]+|[\d.]|INF|QNAN|NAN)", t):
         neg = True
@@ -471,17 +482,17 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
     reg = parse_register(t)
     if reg is not None:
         if reg.bank in ("P", "UP") and (neg or absolute or invert or reuse or swizzle):
-            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{text}'")
+            raise SyntaxProblem(f"a predicate takes no modifier but '!': '{_quoted(text)}'")
         return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse, swizzle=swizzle)
     if _CONST.match(t):
         if reuse or swizzle:
-            raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
+            raise SyntaxProblem(f"modifier on an operand that takes none: '{_quoted(text)}'")
         c = _parse_const(t)
         return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
     if neg or absolute or invert or reuse or swizzle:
         if not _readable(t):     # -R3.SIGN: the operand itself is the problem, not its '-'
             return Unread(text.strip(), describe_unread(t))
-        raise SyntaxProblem(f"modifier on an operand that takes none: '{text}'")
+        raise SyntaxProblem(f"modifier on an operand that takes none: '{_quoted(text)}'")
     if t.startswith("[") or t.startswith("desc["):
         return _parse_memory(t)
     m = _GDESC.match(t)
@@ -568,7 +579,7 @@ def half_bits(text: str) -> int:
     try:
         value = float(t)
     except ValueError:
-        raise SyntaxProblem(f"'{text}' is not a binary16 value") from None
+        raise SyntaxProblem(f"'{_quoted(text)}' is not a binary16 value") from None
     try:
         if value in (float("inf"), float("-inf")):   # float("1e400"): no error, but no INF word either
             raise OverflowError
@@ -619,7 +630,7 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
                             f"(P0..P6, PT, or UP0..UP6, UPT; '!' negates)")
     m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$", body)   # HGMMA.64x128x16
     if not m:
-        raise SyntaxProblem(f"expected an instruction, found '{body}'")
+        raise SyntaxProblem(f"expected an instruction, found '{_quoted(body)}'")
     mnemonic, rest = m.group(1), m.group(2).strip()
     mnemonic_span = None
     if span is not None:
@@ -658,7 +669,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     """
     lines: list[SourceLine] = []
     last: Instruction | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(source_lines(text), start=1):
         words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
         stripped = re.split(r"//|#", raw, maxsplit=1)[0]
         stripped = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), stripped).rstrip()
