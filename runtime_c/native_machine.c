@@ -28,8 +28,13 @@ int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(m->message, sizeof m->message, "command %u (%s): %s", index,
-             np_code_name(m->p->commands[index].code), what);
+    /* RequestOpen's refusals speak to the host's user about its options and files, and say which
+     * (docs/native-host.md, "Requests"): no command number; any other fault names its command */
+    uint32_t code = m->p->commands[index].code;
+    if (code == NP_REQUEST_OPEN)
+        snprintf(m->message, sizeof m->message, "%s", what);
+    else
+        snprintf(m->message, sizeof m->message, "command %u (%s): %s", index, np_code_name(code), what);
     m->status = status;
     return -1;
 }

@@ -135,6 +135,6 @@ def test_a_bad_stream_is_refused_before_the_gpu_is_touched(tmp_path):
     assert status == 3, stderr
     # one line: the refusal; no bring-up step was traced
     assert stderr.decode().splitlines() == [
-        "native: command 0 (RequestOpen): input s.bin: token stream magic: 'BOBINPUT' is not 'COPSTRM1' "
+        "native: input s.bin: token stream magic: 'BOBINPUT' is not 'COPSTRM1' "
         "(not a token stream this host reads); nothing was published"]
     assert sorted(files) == ["request-host", "s.bin"]

@@ -113,7 +113,7 @@ def test_an_output_refusal_says_nothing_was_written_once(tmp_path, code, host):
     c, reference = run_sides(tmp_path, code, host, {"s.bin": GOOD}, ["train", "--input", "s.bin", "--checkpoint-out", ".",
                                                                 *ARGS[4:]])
     assert c.status == reference.status == 8 and c.stderr == reference.stderr, (c.stderr, reference.stderr)
-    assert c.stderr.startswith(b"native: command 0 (RequestOpen): output . (--checkpoint-out): ")
+    assert c.stderr.startswith(b"native: output . (--checkpoint-out): ")
     assert c.stderr.endswith(b"; nothing was written\n") and b"nothing was published" not in c.stderr, c.stderr
     # a refusal that says nothing of it still ends saying nothing was published
     c, reference = run_sides(tmp_path, code, host, {}, ["train", *ARGS], name="missing")
@@ -124,7 +124,7 @@ def test_an_output_refusal_says_nothing_was_written_once(tmp_path, code, host):
 def test_the_input_is_named_as_the_usage_names_it(tmp_path, code, host):
     c, reference = run_sides(tmp_path, code, host, {}, ["train", *ARGS[2:]])
     assert c.status == reference.status == 2 and c.stderr == reference.stderr
-    assert c.stderr == b"native: command 0 (RequestOpen): missing --input STREAM; nothing was published\n"
+    assert c.stderr == b"native: missing --input STREAM; nothing was published\n"
     done = subprocess.run([str(host), "--help"], cwd=tmp_path, capture_output=True,
                           env={**os.environ, "NATIVE_DEVICE": "memory"})
     assert done.returncode == 0
@@ -136,7 +136,7 @@ def test_an_option_without_its_value_is_named(tmp_path, code, host):
     arguments = ["train", "--input", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
     c, reference = run_sides(tmp_path, code, host, {"s.bin": GOOD}, arguments)
     assert c.status == reference.status == 2 and c.stderr == reference.stderr
-    assert c.stderr == (b"native: command 0 (RequestOpen): option --input needs a value; the next word, "
+    assert c.stderr == (b"native: option --input needs a value; the next word, "
                         b"'--checkpoint-out', is an option (write --input=VALUE for a value starting with '-'); "
                         b"nothing was published\n")
     # a value that starts with '-' is given with '='

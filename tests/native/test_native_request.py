@@ -207,7 +207,7 @@ def refused(tmp_path, code, host, inputs, arguments, status, *parts, name):
     out = run_both(tmp_path, code, host, inputs, arguments, name=name)
     assert out.status == status, out.stderr
     text = out.stderr.decode()
-    assert text.startswith("native: command 0 (RequestOpen): ") and text.endswith("; nothing was published\n"), text
+    assert text.startswith("native: ") and text.endswith("; nothing was published\n"), text
     for part in parts:
         assert part in text, text
     assert set(out.files) == set(inputs), "an output was written"
@@ -451,7 +451,7 @@ def test_the_request_is_checked_before_the_device_is_opened(tmp_path, host):
     folder.mkdir()
     (folder / "s.bin").write_bytes(stream(TOKENS, version=9))
     out = run_c(host, folder, ["train", *ARGS], env={"NATIVE_DEVICE": "gpu"})
-    assert out.status == 3 and out.stderr.startswith(b"native: command 0 (RequestOpen): input s.bin: token stream "
+    assert out.status == 3 and out.stderr.startswith(b"native: input s.bin: token stream "
                                                      b"version: 9, this host reads 1"), out.stderr
     assert set(out.files) == {"s.bin"}
     if Path("/dev/nvidiactl").exists():

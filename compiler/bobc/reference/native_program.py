@@ -27,6 +27,7 @@ from . import settings
 from .errors import OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_FILE, EXIT_DEVICE, EXIT_WAIT, EXIT_PEER = 1, 2, 3, 4, 5
+REQUEST_OPEN, REQUEST_CHECKPOINT_PUBLISH = 26, 34     # the request commands (native_program.h NP_REQUEST_*)
 EXIT_NO_GPU, EXIT_GPU_FAULT = 6, 7        # the plan host's (docs/runtime.md), for a request host's device
 EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
 PEER_TIMEOUT_VARIABLE = settings.PEER_TIMEOUT.variable
@@ -254,7 +255,10 @@ class Machine:
 
     # ---- running ----
     def fault(self, index: int, status: int, what: str):
-        raise Stop(status, f"command {index} ({self.p.commands[index].name}): {what}".encode())
+        command = self.p.commands[index]
+        if command.code == REQUEST_OPEN:        # a refusal of the user's options and files: no number
+            raise Stop(status, what.encode())
+        raise Stop(status, f"command {index} ({command.name}): {what}".encode())
 
     def _mapped(self, index: int, address: int, count: int):
         found = self.locate(address, count)
@@ -428,7 +432,7 @@ class Machine:
             self.session_open = False
         elif code == 24:
             self._submit(at, c)
-        elif 26 <= code <= 34:
+        elif REQUEST_OPEN <= code <= REQUEST_CHECKPOINT_PUBLISH:
             self._request(at, c)
         elif code == 35:
             image = self.components.get(n[0])
