@@ -12,11 +12,19 @@ line, so exit 0 means the images are byte for byte the same.  A host whose image
 not match its plan identity is damaged (exit 2, as `bobc inspect` says); every file is
 read only when it is a regular file of at most 1 GiB.  The verdict stands when the reader of the output
 goes away early (`bobc diff a b | head`).
+
+Launches are aligned as a sequence (golden.LaunchAlignment): an inserted launch is one launch only in
+b and each later one is compared with its counterpart (`launch[3->4].qmd_address`).  Two plan hosts
+are also compared outside their images (host_differences): the version text by key, the host plan's
+tables word by word (`host.plan.input_checks[+0x90]`) and every other section byte for byte, so for
+two hosts exit 0 means the same images, host plan and runtime.  An image folder carries no host plan:
+against a host, the images alone are compared, and one line says so.
 """
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 CANNOT_COMPARE = 2
 
@@ -28,7 +36,7 @@ def add_arguments(p):
                    help="a folder holding the plan's own kernel sources (searched recursively, before "
                         "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list")
-    p.epilog = "exit status: 0 the same images, 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
+    p.epilog = "exit status: 0 the same images (and, for two hosts, the same host plan and runtime), 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
 
 
 def _checked(path: str) -> None:
@@ -71,23 +79,77 @@ def _differences(a_path: str, b_path: str, include=()):
         folders = _kernel_folders(include)
         a, b = load_images(a_path), load_images(b_path)
         a.kernel_folders = b.kernel_folders = folders
-        return differences(a, b)
+        found = differences(a, b)
+        if not Path(a_path).is_dir() and not Path(b_path).is_dir():
+            found += host_differences(a_path, b_path)
+        return found
     except BobcError as error:
         error.exit_code = CANNOT_COMPARE      # never 1: 1 says "they differ"
         raise
 
 
+def host_differences(a_path: str, b_path: str) -> list:
+    """What two plan hosts carry besides their images: the version text by key
+    (`host.version.bobc commit`), the host plan's tables word by word (`host.plan.input_checks[+0x60]`,
+    bobc.host.sections.plan_lines), and every other section byte for byte, one line naming each
+    section that differs (`host.section[.rodata]`): a .bobc.* section that is not an image, the
+    manifest or the version text, and the host's own code and data.  The linker's build-id, a
+    hash of the linked sections, is named only when no other of them differs."""
+    from ..host import sections
+    from ..nvidia.decode import read_bounded
+    from ..nvidia.golden import Difference, _differences
+
+    data_a, data_b = read_bounded(a_path), read_bounded(b_path)
+    found_a = {name: data_a[at:at + size] for name, (at, size) in sections.spans(data_a, a_path).items()}
+    found_b = {name: data_b[at:at + size] for name, (at, size) in sections.spans(data_b, b_path).items()}
+    # the plan identity is the images' sha256, checked against them on loading: the images' lines say it
+    version_a, version_b = ([line for line in sections.version_lines(found.get("version"))
+                             if line.key != "host.version.plan identity"] for found in (found_a, found_b))
+    found = _differences(version_a, version_b)
+    found += _differences(sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path))
+    shown = bool(found)
+    if found_a.get("version") != found_b.get("version") and not shown and \
+            sections.version_lines(found_a.get("version")) == sections.version_lines(found_b.get("version")):
+        found.append(Difference(f"host.section[{sections.PREFIX}version]", "host", "",
+                                sections.section_summary(found_a.get("version", b"")),
+                                sections.section_summary(found_b.get("version", b"")),
+                                "the version text's bytes differ where no key does"))
+    extra = [name for name in list(found_a) + [n for n in found_b if n not in found_a] if name not in sections.KNOWN]
+    for name in extra:
+        x, y = found_a.get(name), found_b.get(name)
+        if x != y:
+            found.append(Difference(f"host.section[{sections.PREFIX}{name}]", "host", "",
+                                    None if x is None else sections.section_summary(x),
+                                    None if y is None else sections.section_summary(y),
+                                    sections.section_change(name, x, y)))
+    own_a, own_b = sections.own_sections(data_a, a_path), sections.own_sections(data_b, b_path)
+    changed = [name for name in list(own_a) + [n for n in own_b if n not in own_a] if own_a.get(name) != own_b.get(name)]
+    if changed != [".note.gnu.build-id"]:
+        changed = [name for name in changed if name != ".note.gnu.build-id"]
+    for name in changed:
+        x, y = own_a.get(name), own_b.get(name)
+        found.append(Difference(f"host.section[{name}]", "host", "",
+                                None if x is None else sections.section_summary(x),
+                                None if y is None else sections.section_summary(y),
+                                sections.section_change(name, x, y) + "; the host's own code and data (the "
+                                "runtime and the host plan), compared byte for byte"))
+    return found
+
+
 def run(args):
     found = _differences(args.a, args.b, args.include)
     verdict = 1 if found else 0
+    folder = next((path for path in (args.a, args.b) if Path(path).is_dir()), None)
     try:
+        if folder is not None and not args.json:      # a folder holds images only: nothing else to compare
+            print(f"{folder} is an image folder, which carries no host plan: the images alone are compared")
         if args.json:
             print(json.dumps([d.as_json() for d in found], indent=1))
         else:
             for difference in found:
                 print(difference.text())
             print(f"{len(found)} difference(s) between {args.a} and {args.b}" if found
-                  else f"{args.a} and {args.b} hold the same images")
+                  else f"{args.a} and {args.b} hold the same images" + ("" if folder else " and host plan"))
         sys.stdout.flush()
     except BrokenPipeError:      # `bobc diff a b | head`: the verdict is still the verdict
         from ..cli import _quiet_stdout

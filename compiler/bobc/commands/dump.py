@@ -4,6 +4,12 @@
 `submission[3].push[0].SEND_PCAS_A = ...`, `gpfifo[3] = ...`, `region[2].code[0x0040] = [lo, hi]
 # [control] instruction`: two dumps diff line by line, and every line can be grepped alone.
 
+A plan host's dump goes on with what it carries besides its images (bobc.host.sections):
+`host.identity`, its version text (`host.version.target = ...`), its host plan's tables word by
+word (`host.plan.input_checks[+0x90] = 0x2`, a word pointing at a C string shown as the string:
+buffers, semaphores, record checks, checkpoint contract, initializers, fills, steps) and each of
+its own sections' size and sha256 (`host.section[.rodata] = ...`).
+
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
 images without a manifest: its dump is the program, `command[i] = Name fields...`, and each
 embedded image's identity, size and sha256 (bobc.host.native).
@@ -48,11 +54,31 @@ def run(args):
         images = load_images(args.images)
         images.kernel_folders = _kernel_folders(args.include)
         facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
+        if not given.is_dir():
+            facts += host_lines(args.images, args.nonzero)
     if args.json:
         sys.stdout.write(json.dumps([line.as_json() for line in facts], indent=1) + "\n")
     else:
         sys.stdout.write("".join(line.text() + "\n" for line in facts))
     return 0
+
+
+def host_lines(path, nonzero_only: bool = False) -> list:
+    """What a plan host carries besides its images, after the image facts: its host identity, its
+    version text by key, its host plan's tables word by word and each of its own sections' size
+    and sha256 (bobc.host.sections); --nonzero leaves out the tables' zero words."""
+    from ..host import sections
+    from ..nvidia.decode import Line, read_bounded
+
+    data = read_bounded(path)
+    found = {name: data[at:at + size] for name, (at, size) in sections.spans(data, path).items()}
+    out = [Line("host.identity", f"sha256 {sections.host_identity(data, path)}",
+                "the host's own sections: the runtime and the host plan (not the images)", "", "host")]
+    out += sections.version_lines(found.get("version"))
+    out += [line for line in sections.plan_lines(data, path) if line.value or not nonzero_only]
+    out += [Line(f"host.section[{sections.PREFIX}{name}]", sections.section_summary(content), "", "", "host")
+            for name, content in found.items() if name not in sections.KNOWN]
+    return out + sections.section_lines(data, path)
 
 
 def _kernel_folders(folders) -> list[str]:

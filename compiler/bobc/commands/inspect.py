@@ -1,5 +1,11 @@
 """`bobc inspect HOST`: the images a built host carries, and what it needs (its --version text:
-target, compute class, driver branch, the bobc and commit that built it, the plan's identity)."""
+target, compute class, driver branch, the bobc and commit that built it, the plan's identity).
+
+Two identities: the plan identity (in the --version text, checked by the host at start) is the
+sha256 of the four device images only; the host identity (computed here, bobc.host.sections.
+host_identity) is the sha256 of the host's own sections -- the runtime and the host plan: buffers,
+semaphores, record checks, checkpoint contract, initializers, fills, steps.  Two hosts that run
+differently differ in one of them."""
 import hashlib
 import json
 from pathlib import Path
@@ -27,6 +33,8 @@ def run(args):
     if native.is_native_host(path):
         return _inspect_native(path, args)
     found = sections.read(path)
+    data = path.read_bytes()
+    host_identity = sections.host_identity(data, path)
     needs = version.parse(found[version.SECTION]) if version.SECTION in found else {}
     recorded = version.recorded_identity(found.get(version.SECTION))
     carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
@@ -45,16 +53,20 @@ def run(args):
                                                   "sha256": hashlib.sha256(content).hexdigest()}
                          for name, content in found.items()},
             "images_identity": carried, "images_match_plan_identity": None if recorded is None else not damaged,
+            "host_identity": host_identity,
         }, indent=1, sort_keys=True))
     else:
         print(sections.describe(path))
         if needs:
-            print("  needs and provenance (bob-host --version):")
+            print(f"  needs and provenance ({path.name} --version):")
             for key, value in needs.items():
                 print(f"    {key}: {value}")
         else:
             print(f"  (no {sections.PREFIX}{version.SECTION} section: the host cannot check its images and refuses "
                   f"to run, exit 9)")
+        print(f"  host identity: sha256 {host_identity} (the host's own sections: the runtime and the host "
+              "plan -- buffers, record checks, checkpoint contract, initializers, steps; the plan identity "
+              "covers the device images only)")
     if args.extract:
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"):
                                       (_manifest_file(content) if name == "manifest" else content)

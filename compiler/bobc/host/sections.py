@@ -136,3 +136,178 @@ def describe(executable: Path) -> str:
         digest = hashlib.sha256(content).hexdigest()[:16]
         lines.append(f"  {PREFIX + name:<16} {len(content):>9} bytes  sha256 {digest}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- what a plan host carries besides its images
+#
+# A plan host is more than its .bobc.* sections: its host plan (runtime_c/plan_host.h's bobc_plan
+# and the tables it points at: buffers, semaphores, record checks, initializers, fills, steps, the
+# checkpoint contract), generated as host_plan.c (host/templates/host_plan.c.j2), is compiled and
+# linked into the executable's own sections (.rodata, .data.rel.ro), beside the runtime's code.
+# `bobc diff`, `dump` and `inspect` read it from there: each table by its symbol (the link keeps
+# host_plan.c's local symbols), word by word, a word that points at a C string shown as the string;
+# and every section that is not a .bobc.* one byte for byte.
+
+IMAGE_SECTIONS = ("program", "qmd", "push", "gpfifo")
+# the .bobc.* sections a plan host carries (host/generate.py build_host): the four images, the
+# manifest, the version text; any other is compared byte for byte
+KNOWN = (*IMAGE_SECTIONS, "manifest", "version")
+PLAN_SOURCE = "host_plan.c"          # the generated file whose symbols are the host plan's tables
+_SYM = struct.Struct("<IBBHQQ")
+_SHT_SYMTAB, _SHT_NOBITS, _STT_OBJECT, _STT_FILE = 2, 8, 1, 4
+
+
+def own_sections(data: bytes, executable) -> dict[str, bytes]:
+    """Every section of a host's bytes that is not a .bobc.* one, by full name, in the section
+    table's order: the runtime's code and data and the host plan (no bytes for SHT_NOBITS)."""
+    _, table, strings = _layout(data, executable)
+    out = {}
+    for entry in table[1:]:
+        name = _name(strings, entry[0])
+        if not name.startswith(PREFIX):
+            out[name] = b"" if entry[1] == _SHT_NOBITS else data[entry[4]:entry[4] + entry[5]]
+    return out
+
+
+def host_identity(data: bytes, executable) -> str:
+    """sha256 over the host's own sections (own_sections: each name, length and bytes, in the
+    section table's order): the runtime and the host plan -- buffers, semaphores, record checks,
+    checkpoint contract, initializers, fills, steps.  Not the .bobc.* sections: the plan identity
+    covers the device images, the version text and the manifest are compared on their own.  Two
+    hosts with the same plan identity and the same host identity run the same code on the same
+    plan and images."""
+    digest = hashlib.sha256()
+    for name, content in own_sections(data, executable).items():
+        encoded = name.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "little") + encoded + len(content).to_bytes(8, "little") + content)
+    return digest.hexdigest()
+
+
+def _loaded(table, strings):
+    """(address, end, file offset, name) of each section with bytes the loader maps."""
+    return [(entry[3], entry[3] + entry[5], entry[4], _name(strings, entry[0])) for entry in table
+            if entry[3] and entry[1] != _SHT_NOBITS]
+
+
+def plan_tables(data: bytes, executable) -> dict[str, tuple[int, bytes]]:
+    """The host plan's tables: host_plan.c's data symbols (plan, buffers, input_checks, steps...),
+    name -> (address, bytes); {} when the host has no symbol table (stripped)."""
+    _, table, strings = _layout(data, executable)
+    symtab = next((entry for entry in table if entry[1] == _SHT_SYMTAB), None)
+    if symtab is None or not 0 < symtab[6] < len(table):
+        return {}
+    names = table[symtab[6]]
+    loaded = _loaded(table, strings)
+    out, inside = {}, False
+    for at in range(symtab[4], symtab[4] + symtab[5] - _SYM.size + 1, _SYM.size):
+        name_at, info, _, _, value, size = _SYM.unpack_from(data, at)
+        kind = info & 0xF
+        if kind == _STT_FILE:
+            inside = _name(data[names[4]:names[4] + names[5]], name_at) == PLAN_SOURCE
+            continue
+        if not inside or kind != _STT_OBJECT or not size:
+            continue
+        name = _name(data[names[4]:names[4] + names[5]], name_at)
+        for start, end, offset, _ in loaded:
+            if start <= value and value + size <= end:
+                out[name] = (value, data[offset + value - start:offset + value - start + size])
+                break
+    return out
+
+
+def _string_at(data: bytes, loaded, address: int) -> str | None:
+    """The C string at `address` of the host's image when it is one (printable, NUL-ended), else None."""
+    for start, end, offset, name in loaded:
+        if start <= address < end and not name.startswith(".text"):
+            at = offset + address - start
+            stop = data.find(b"\0", at, offset + end - start)
+            if stop < 0 or stop - at > 4096:
+                return None
+            text = data[at:stop]
+            if all(0x20 <= byte < 0x7F or byte in (9, 10) for byte in text):
+                return text.decode("ascii")
+            return None
+    return None
+
+
+def plan_lines(data: bytes, executable) -> list:
+    """The host plan as decode.Line facts, keyed `host.plan.<table>[+0xNN]` (kind host): each 8-byte
+    word of each host_plan.c table; a word that points at another table is `&table+0xNN`, one that
+    points at a C string is the string (its address in the note).  The fields are not named
+    (runtime_c/plan_host.h's layouts are not decoded here): a table and an offset."""
+    from ..nvidia.decode import Line
+
+    _, table, strings = _layout(data, executable)
+    loaded = _loaded(table, strings)
+    tables = plan_tables(data, executable)
+    starts = sorted((address, len(content), name) for name, (address, content) in tables.items())
+    out = []
+    for name, (address, content) in sorted(tables.items(), key=lambda item: item[1][0]):
+        padded = content + bytes(-len(content) % 8)
+        for k in range(0, len(padded), 8):
+            word = int.from_bytes(padded[k:k + 8], "little")
+            value, note = word, ""
+            pointed = next((f"&{other}" + (f"+{word - start:#x}" if word != start else "")
+                            for start, size, other in starts if start <= word < start + size), None)
+            if pointed is not None:
+                value, note = pointed, f"{word:#x}"
+            elif word:
+                text = _string_at(data, loaded, word)
+                if text is not None:
+                    value, note = text, f"a C string at {word:#x}"
+            out.append(Line(f"host.plan.{name}[+{k:#x}]", value, note, "host plan", "host"))
+    return out
+
+
+def version_lines(section: bytes | None) -> list:
+    """The .bobc.version text as facts, `host.version.<key> = value` (kind host)."""
+    from ..nvidia.decode import Line
+    from .version import parse
+
+    if section is None:
+        return []
+    return [Line(f"host.version.{key}", value, "", "", "host") for key, value in parse(section).items()]
+
+
+def section_lines(data: bytes, executable) -> list:
+    """Each of the host's own sections (own_sections) as `host.section[NAME] = N bytes, sha256 ...`."""
+    from ..nvidia.decode import Line
+
+    return [Line(f"host.section[{name}]", section_summary(content), "", "", "host")
+            for name, content in own_sections(data, executable).items()]
+
+
+def section_summary(content: bytes) -> str:
+    return f"{len(content)} bytes, sha256 {hashlib.sha256(content).hexdigest()[:16]}"
+
+
+def _strings(content: bytes) -> list[str]:
+    import re
+
+    return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e]{4,}", content)]
+
+
+def section_change(name: str, x: bytes | None, y: bytes | None) -> str:
+    """What differs between two versions of one section, in words: how many bytes, the first
+    offset, and the printable strings (4 characters or more) found in only one of them."""
+    from collections import Counter
+
+    if x is None or y is None:
+        return "a section only one host has"
+    if len(x) != len(y):
+        head = f"its length differs ({len(x)} -> {len(y)} bytes)"
+    else:
+        differing = [i for i in range(len(x)) if x[i] != y[i]]
+        head = f"{len(differing)} byte(s) differ, the first at +{differing[0]:#x}"
+    if not name.startswith((".rodata", ".data", PREFIX)):     # code and tables: no strings to tell
+        return head
+    only_a, only_b = Counter(_strings(x)), Counter(_strings(y))
+    only_a, only_b = list((only_a - only_b).elements()), list((only_b - only_a).elements())
+
+    def listed(texts):
+        shown = ", ".join(repr(t[:60]) for t in texts[:4])
+        return shown + (f" and {len(texts) - 4} more" if len(texts) > 4 else "")
+    parts = [head]
+    if only_a or only_b:
+        parts.append(f"strings only in a: {listed(only_a) or 'none'}; only in b: {listed(only_b) or 'none'}")
+    return "; ".join(parts)

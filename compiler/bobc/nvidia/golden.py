@@ -103,6 +103,11 @@ def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
     return (lb.note if lb is not None else "") or (la.note if la is not None else "")
 
 
+def _launch_tail(key: str) -> str:
+    """A key without its leading `launch[i]` (two aligned launches' facts at different places)."""
+    return key[key.index("]") + 1:] if key.startswith("launch[") and "]" in key else key
+
+
 def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
     by_a = {line.match: line for line in lines_a}
     by_b = {line.match: line for line in lines_b}
@@ -111,7 +116,8 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
     for match in order:
         la, lb = by_a.get(match), by_b.get(match)
         if la is not None and lb is not None and la.value == lb.value and la.raw == lb.raw and \
-                (la.key == lb.key or la.kind == "bank0"):      # an argument at another target's offset
+                (la.key == lb.key or la.kind == "bank0"      # an argument at another target's offset
+                 or _launch_tail(la.key) == _launch_tail(lb.key)):     # a launch aligned at another place
             continue
         line = la or lb
         out.append(Difference(line.key if la is None or lb is None or la.key == lb.key else match,
@@ -137,6 +143,115 @@ def _by_argument(lines: list[decode.Line], manifest: dict) -> list[decode.Line]:
             elif not line.value:
                 continue
         out.append(line)
+    return out
+
+
+@dataclass
+class LaunchAlignment:
+    """Which launch of a is which launch of b: the two launch lists aligned as sequences (difflib,
+    on each launch's kernel, grid and block), so a launch inserted or removed is one launch only in
+    b or a, and the launches after it are compared with their counterparts, not by position.
+
+    `keys_a` and `keys_b` give each launch index the prefix its facts are matched on:
+    `launch[i]` where a's launch i is b's launch i, `launch[i->j]` where a's launch i is b's
+    launch j, and for a launch on one side only its own `launch[i]` (a) or `launch[+j]` (b).
+    `moved` is each run of matched launches at other places: (i1, i2, j1, j2)."""
+
+    keys_a: dict
+    keys_b: dict
+    moved: list
+
+    @classmethod
+    def of(cls, a: dict, b: dict) -> "LaunchAlignment":
+        import difflib
+
+        launches_a, launches_b = a.get("launches", []), b.get("launches", [])
+        index_a = [launch["index"] for launch in launches_a]
+        index_b = [launch["index"] for launch in launches_b]
+        keys_a = {i: f"launch[{i}]" for i in index_a}
+        keys_b = {j: f"launch[{j}]" for j in index_b}
+        moved = []
+
+        def signature(launch):
+            return (launch.get("identity"), repr(launch.get("grid")), repr(launch.get("block")))
+
+        matcher = difflib.SequenceMatcher(None, [signature(x) for x in launches_a],
+                                          [signature(x) for x in launches_b], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            paired = i2 - i1 if tag == "equal" else min(i2 - i1, j2 - j1) if tag == "replace" else 0
+            for k in range(paired):
+                i, j = index_a[i1 + k], index_b[j1 + k]
+                keys_a[i] = keys_b[j] = f"launch[{i}]" if i == j else f"launch[{i}->{j}]"
+            for j in index_b[j1 + paired:j2]:
+                keys_b[j] = f"launch[+{j}]"
+            if tag == "equal" and index_a[i1] != index_b[j1]:
+                moved.append((i1, i2, j1, j2))
+        return cls(keys_a, keys_b, moved)
+
+    def rename(self, lines: list[decode.Line], keys: dict) -> list[decode.Line]:
+        """`lines` with each launch fact matched on its launch's aligned prefix."""
+        from dataclasses import replace
+
+        out = []
+        for line in lines:
+            match = line.match
+            if line.kind in ("launch", "qmd", "bank0") and match.startswith("launch[") and "]" in match:
+                head = match[:match.index("]") + 1]
+                try:
+                    index = int(head[len("launch["):-1])
+                except ValueError:
+                    index = None
+                if index in keys and keys[index] != head:
+                    line = replace(line, slot=keys[index] + match[len(head):])
+            out.append(line)
+        return out
+
+    def moved_lines(self, a: Images, b: Images, lines_a, lines_b) -> list[Difference]:
+        """One line for each run of matched launches that moved (an insertion before them): the
+        byte check knows their image bits are shown (their facts that differ have lines of their own)."""
+        out = []
+        launches_a, launches_b = a.manifest["launches"], b.manifest["launches"]
+        for i1, i2, j1, j2 in self.moved:
+            first_a, last_a = launches_a[i1]["index"], launches_a[i2 - 1]["index"]
+            first_b, last_b = launches_b[j1]["index"], launches_b[j2 - 1]["index"]
+            heads_a = {f"launch[{x['index']}]" for x in launches_a[i1:i2]}
+            heads_b = {f"launch[{x['index']}]" for x in launches_b[j1:j2]}
+            spans = tuple(span for lines, heads in ((lines_a, heads_a), (lines_b, heads_b)) for line in lines
+                          if line.key.split(".", 1)[0] in heads for span in line.spans)
+            shift = first_b - first_a
+            out.append(Difference(f"launch[{first_a}..{last_a}]", "launch", "",
+                                  f"launch[{first_a}..{last_a}]", f"launch[{first_b}..{last_b}]",
+                                  f"{i2 - i1} launch(es) of the same kernels, grids and blocks in the same order, "
+                                  f"at {'+' if shift > 0 else '-'}{abs(shift)} place(s) in b; what differs in "
+                                  f"them is listed as launch[a->b]", spans))
+        return out
+
+
+def _fold_zeros(found: list[Difference]) -> list[Difference]:
+    """A launch on one side only: its QMD fields and bank 0 words that are zero as one line per
+    kind (how many, their image bits as its spans), after its other lines; its non-zero facts
+    keep a line each."""
+    out, folded = [], {}
+    for difference in found:
+        one_sided = difference.a is None or difference.b is None
+        if one_sided and difference.kind in ("qmd", "bank0") and difference.key.startswith("launch[") and \
+                (difference.a if difference.b is None else difference.b) == 0:
+            head = difference.key.split(".", 1)[0]
+            key = (head, difference.kind, difference.b is None)
+            if key not in folded:
+                folded[key] = [difference.owner, 0, (), len(out)]
+                out.append(None)
+            entry = folded[key]
+            entry[1] += 1
+            entry[2] += difference.spans
+            continue
+        out.append(difference)
+    for (head, kind, only_a), (owner, count, spans, at) in folded.items():
+        what = "QMD field(s)" if kind == "qmd" else "bank 0 word(s)"
+        value = f"{count} {what} zero"
+        out[at] = Difference(f"{head}.{'qmd' if kind == 'qmd' else 'bank0'}[zero]", kind, owner,
+                             value if only_a else None, None if only_a else value,
+                             f"the launch's {what} that are zero, not listed one by one", spans)
     return out
 
 
@@ -215,8 +330,15 @@ def differences(a: Images, b: Images) -> list[Difference]:
         matches_a, matches_b = {x.match for x in lines_a}, {x.match for x in lines_b}
         lines_a = [x for x in lines_a if x.kind != "bank0" or x.value or x.match in matches_b]
         lines_b = [x for x in lines_b if x.kind != "bank0" or x.value or x.match in matches_a]
-    found = _differences(lines_a, lines_b) + _code_differences(a, b)
-    found += manifest_differences(a.manifest, b.manifest, found)
+    alignment = LaunchAlignment.of(a.manifest, b.manifest)
+    lines_a, lines_b = alignment.rename(lines_a, alignment.keys_a), alignment.rename(lines_b, alignment.keys_b)
+    found = _fold_zeros(_differences(lines_a, lines_b))
+    for moved in alignment.moved_lines(a, b, lines_a, lines_b):      # before the first launch of its run
+        first = moved.key[len("launch["):].split(".", 1)[0]
+        at = next((k for k, d in enumerate(found) if d.key.startswith(f"launch[{first}->")), len(found))
+        found.insert(at, moved)
+    found += _code_differences(a, b)
+    found += manifest_differences(a.manifest, b.manifest, found, alignment)
     found += raw_differences(a, b, found)
     found += _manifest_byte_difference(a, b, found)
     return found
@@ -224,9 +346,11 @@ def differences(a: Images, b: Images) -> list[Difference]:
 
 # ---------------------------------------------------------------- what no decoded line shows
 
-def _manifest_facts(manifest: dict) -> dict[str, object]:
+def _manifest_facts(manifest: dict, launch_keys: dict | None = None) -> dict[str, object]:
     """The manifest as key -> value, keyed the way the decoded lines are (region[i].size,
-    launch[i].schedules, sizes.qmd); list entries' own fields are leaves."""
+    launch[i].schedules, sizes.qmd); list entries' own fields are leaves.  `launch_keys` gives a
+    launch index the prefix it is matched on (LaunchAlignment)."""
+    launch_keys = launch_keys or {}
     out = {}
     names = {"regions": "region", "launches": "launch", "submissions": "submission"}
     for key, value in manifest.items():
@@ -236,27 +360,41 @@ def _manifest_facts(manifest: dict) -> dict[str, object]:
                     out[f"{names[key]}[#{position}]"] = item
                     continue
                 index = item.get("index", f"#{position}")
+                head = f"{names[key]}[{index}]"
+                if key == "launches" and isinstance(index, int) and index in launch_keys:
+                    head = launch_keys[index]
                 for field_name, field_value in item.items():
                     if field_name != "index":
-                        out[f"{names[key]}[{index}].{field_name}"] = field_value
+                        out[f"{head}.{field_name}"] = field_value
         else:
             out.update(decode._flat({key: value}))
     return out
 
 
-def manifest_differences(a: dict, b: dict, found: list[Difference]) -> list[Difference]:
+def manifest_differences(a: dict, b: dict, found: list[Difference],
+                         alignment: LaunchAlignment | None = None) -> list[Difference]:
     """Every manifest value that differs and that no decoded difference already names (a launch's
-    declared schedules, its QMD and parameter block offsets, a format string...)."""
+    declared schedules, its QMD and parameter block offsets, a format string...); launches are
+    matched as `alignment` pairs them."""
     if a == b:
         return []
-    facts_a, facts_b = _manifest_facts(a), _manifest_facts(b)
+    alignment = alignment or LaunchAlignment({}, {}, [])
+    facts_a, facts_b = _manifest_facts(a, alignment.keys_a), _manifest_facts(b, alignment.keys_b)
     shown = {d.key for d in found}
     shown |= {key.replace(".kernel", ".identity") for key in shown if key.endswith(".kernel")}
     one_sided = {d.key.split(".", 1)[0] for d in found if d.a is None or d.b is None}   # a launch only in b
+    one_sided |= {key for key in alignment.keys_b.values() if key.startswith("launch[+")}
     out = []
+    shifted = {}                # a launch's address line shows its offset's change when both moved alike
+    for d in found:
+        if d.kind == "launch" and d.key.endswith(("].qmd_address", "].parameter_address")) and \
+                isinstance(d.a, int) and isinstance(d.b, int):
+            shifted[d.key.replace("_address", "_offset")] = d.b - d.a
     for key in list(facts_a) + [k for k in facts_b if k not in facts_a]:
         va, vb = facts_a.get(key), facts_b.get(key)
         if key in facts_a and key in facts_b and va == vb or key in shown:
+            continue
+        if key in shifted and isinstance(va, int) and isinstance(vb, int) and vb - va == shifted[key]:
             continue
         if (key not in facts_a or key not in facts_b) and key.split(".", 1)[0] in one_sided:
             continue              # an entry one side lacks: its decoded lines already say "only in"
