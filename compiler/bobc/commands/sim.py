@@ -5,14 +5,17 @@ Builds the plan's images for --target (or takes a build's emitted images with
 refused), then carries out the native host's schedule with the GPU's
 part executed by bobc.sim: same arguments and files as the host and as
 `bobc run --reference`, so the three can be compared file for file.  Any
-hazard, out-of-bounds access or unmodeled method/instruction stops the run
-with a message naming the launch, instruction and address (exit 7).
+hazard, out-of-bounds access, unmodeled method/instruction, deadlock or
+step-limit stop ends the run with a message naming the launch, instruction,
+address, the first faulting thread and the instruction's file:line:column (exit 7).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..cli import _positive
 from ..errors import UsageError
+from ..sim.executor import MAX_STEPS
 from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target, existing_file
 
@@ -34,6 +37,9 @@ def add_arguments(p):
                    help="do not refuse launches with no wait for idle between them that touch the same "
                         "memory (docs/simulator.md, \"Launch order\"): for images whose launches overlap on "
                         "purpose")
+    p.add_argument("--max-steps", type=_positive, default=None, metavar="N",
+                   help=f"stop a launch after it has issued N instructions (default {MAX_STEPS:,}; docs/simulator.md, "
+                        "\"Step limit\"): for a kernel that really runs longer")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
@@ -169,7 +175,7 @@ def run(args):
                           publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
                                                                                "--checkpoint-out"),
                           record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
-                          check_order=not args.no_order_check)
+                          check_order=not args.no_order_check, max_steps=args.max_steps)
     except SimulationFault as fault:
         _place_in_source(fault, built, target)
         raise
@@ -208,6 +214,9 @@ def _place_in_source(fault, built, target) -> None:
         assembled = assemble_kernel(source, target)
     except (BobcError, OSError):        # a place for the message is a courtesy, never a second fault
         return
-    at = next((i for i in assembled.instructions if i.address == pc), None)
-    if at is not None and at.span is not None:
-        fault.span = at.span
+    spans = {i.address: i.span for i in assembled.instructions if i.span is not None}
+    if pc in spans:
+        fault.span = spans[pc]
+    others = [f"{place:#06x} is {spans[place]}" for place in getattr(fault, "places", ()) if place in spans]
+    if others:
+        fault.extend(f" ({'; '.join(others)})")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import qmd_fields, sass_frontend
-from .executor import Launch, LaunchGeometry
+from .executor import MAX_STEPS, Launch, LaunchGeometry
 from .faults import SimulationFault, Unmodeled, UnorderedLaunches
 from .memory import LaunchAccesses, Memory
 from .qmd_reader import COMPUTE_CLASSES, LaunchDescription, read_launch
@@ -125,8 +125,10 @@ class Channel:
                             "QMD and returns the dependent QMD it schedules, which launch then runs)")
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
-                 check_order: bool = True, code_bytes: dict | None = None, footprints: dict | None = None):
+                 check_order: bool = True, code_bytes: dict | None = None, footprints: dict | None = None,
+                 max_steps: int | None = None):
         self.memory = memory
+        self.max_steps = max_steps or MAX_STEPS     # instructions one launch may issue (executor.Launch)
         # QMD address -> the launch's contract footprint (host_adapter.HostPlan.footprints):
         # every access of the launch must lie in it, as its contract says
         self.footprints = footprints or {}
@@ -381,7 +383,7 @@ class Channel:
             self.memory.accesses = LaunchAccesses()
         self.memory.footprint = self.footprints.get(qmd_address)
         try:
-            Launch(geometry, self._code_cache[key], self.memory, self.check_hazards).run()
+            Launch(geometry, self._code_cache[key], self.memory, self.check_hazards, self.max_steps).run()
         finally:
             accesses, self.memory.accesses = self.memory.accesses, None
             self.memory.footprint = None

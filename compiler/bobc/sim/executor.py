@@ -41,7 +41,7 @@ import numpy as np
 POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in the simulator
 
 from ..plan.model import cluster_tiles
-from .faults import SimulationFault, Unmodeled
+from .faults import Hazard, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
 from .sass_frontend import Instruction, Operand
@@ -56,7 +56,7 @@ MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
 SHARED_WINDOW_AT = 0x18      # bank 0: the shared memory window's 64-bit base (bobc.nvidia.encode.bank_zero)
 SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
-MAX_STEPS = 5_000_000
+MAX_STEPS = 5_000_000    # instructions a launch may issue (one per step of the grid) before it is stopped
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -138,8 +138,10 @@ def _round_f32(x64, mode: str):
 
 class Launch:
     def __init__(self, geometry: LaunchGeometry, code: list[Instruction], memory: Memory,
-                 check_hazards: bool = True):
+                 check_hazards: bool = True, max_steps: int = MAX_STEPS):
         self.g = geometry
+        self.max_steps = max_steps
+        self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
         self.checker = Checker(geometry.name) if check_hazards else None
@@ -188,6 +190,7 @@ class Launch:
         self.live = local < per_block
         self.waiting = np.zeros(n, dtype=bool)
         self.wait_id = np.full(n, -1, dtype=np.int64)          # the barrier a waiting thread waits at
+        self.wait_pc = np.zeros(n, dtype=np.int64)             # the instruction it waits at
         self.red_vote = np.zeros(n, dtype=bool)                 # its BAR.RED predicate
         self.bar_result = np.zeros(n, dtype=np.uint32)          # what B2R.RESULT reads
         self.bar_expected: dict[tuple[int, int], int] = {}      # (block, barrier) -> threads it waits for
@@ -222,8 +225,51 @@ class Launch:
         self.shared_window = int.from_bytes(window, "little") if len(window) == 8 else 0
 
     # ------------------------------------------------------------ operands
-    def _fail(self, ins: Instruction, message: str, cls=SimulationFault):
-        raise cls(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {message}")
+    def _fail(self, ins: Instruction, message: str, cls=SimulationFault, thread: int | None = None):
+        """Refuse `ins`; `thread`: the first faulting thread (a column), where only some of the
+        executing threads fault (the fault path names the first executing thread otherwise)."""
+        fault = cls(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {message}")
+        fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, thread
+        raise fault
+
+    @staticmethod
+    def _first(mask, bad) -> int:
+        """The thread (column) of the first true entry of `bad`, which has one entry for each thread
+        of `mask` (every thread when mask is True), in order."""
+        k = int(np.argmax(bad))
+        return k if mask is True else int(np.flatnonzero(mask)[k])
+
+    def describe_thread(self, thread: int) -> str:
+        """"thread (x, y, z) of block (x, y, z) (warp w, lane l)": column `thread` as CUDA names it."""
+        tid = tuple(int(self.sregs[f"SR_TID.{a}"][thread]) for a in "XYZ")
+        local = thread - int(self.block[thread]) * (self.threads // self.blocks)
+        return (f"thread ({tid[0]}, {tid[1]}, {tid[2]}) of {self.describe_block(int(self.block[thread]))} "
+                f"(warp {local // WARP}, lane {local % WARP})")
+
+    def describe_block(self, b: int) -> str:
+        gx, gy, _ = self.g.grid
+        return f"block ({b % gx}, {b // gx % gy}, {b // (gx * gy)})"
+
+    def _locate(self, fault: SimulationFault, pc: int, executing) -> None:
+        """The executor's one fault path: every fault raised while a step issues gets the launch, the
+        instruction's address (for `bobc sim`'s file:line:column) and, but for a control-code hazard
+        (the instruction stream's, not a thread's), the first faulting thread in its message."""
+        if fault.launch is None:
+            fault.launch = self.g.name
+        if fault.pc is None:
+            fault.pc = pc
+        if isinstance(fault, Hazard) or getattr(fault, "thread_named", False):
+            return
+        thread = fault.thread
+        if thread is None and fault.index is not None and self.addressing is not None:
+            thread = fault.index if self.addressing is True else int(np.flatnonzero(self.addressing)[fault.index])
+        if thread is None:
+            threads = np.ones(self.threads, dtype=bool) if executing is True else np.asarray(executing)
+            if not threads.any():
+                return
+            thread = int(np.argmax(threads))
+        fault.thread, fault.thread_named = thread, True
+        fault.extend(f"; first faulting {self.describe_thread(thread)}")
 
     def _unmodeled(self, ins, what: str = ""):
         self._fail(ins, f"{what or ins.full_opcode} is not modeled", Unmodeled)
@@ -244,8 +290,10 @@ class Launch:
         base = o.value + extra
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + base
-            if (offsets < 0).any() or (offsets + 4 > 4 * self.bank0.size).any() or (offsets % 4).any():
-                self._fail(ins, f"reads constant bank 0 outside its {4 * self.bank0.size} bytes")
+            bad = (offsets < 0) | (offsets + 4 > 4 * self.bank0.size) | (offsets % 4 != 0)
+            if bad.any():
+                self._fail(ins, f"reads constant bank 0 outside its {4 * self.bank0.size} bytes",
+                           thread=int(np.argmax(bad)))
             return self.bank0[offsets // 4]
         if base % 4 or base + 4 > 4 * self.bank0.size:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
@@ -380,32 +428,34 @@ class Launch:
                     if not self.live.any():
                         return
                     if not self._release():
-                        raise SimulationFault(f"{self.g.name}: every live thread waits at a barrier that "
-                                              "too few threads reach (a deadlock on the GPU)")
+                        raise self._deadlock()
                     runnable = self.live & ~self.waiting
                 pc = int(self.pc[runnable].min())
                 at = runnable & (self.pc == pc)
                 if np.array_equal(at, self.live):
                     converged, uniform_pc = True, pc
                     at = base = True if at.all() else at
-            ins = self.code.get(pc)
-            if ins is None:
-                raise SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code")
-            steps += 1
-            if steps > MAX_STEPS:
-                raise SimulationFault(f"{self.g.name}: more than {MAX_STEPS} instructions issued; stopping "
-                                      f"at {pc:#06x} ({ins.text})")
-            if ins.unreadable:
-                self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
-            if self.checker is not None:
-                self.checker.issue(ins)
-            if ins.guard == PT:
-                mask = at
-            else:
-                g = self.preds[ins.guard]
-                g = ~g if ins.guard_negated else g
-                mask = g if at is True else (at & g)
-            outcome = self.execute(ins, mask)
+            mask = at
+            try:
+                ins = self.code.get(pc)
+                if ins is None:
+                    raise SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code")
+                steps += 1
+                if steps > self.max_steps:
+                    self._step_limit(ins, at)
+                if ins.unreadable:
+                    self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
+                if self.checker is not None:
+                    self.checker.issue(ins)
+                if ins.guard != PT:
+                    g = self.preds[ins.guard]
+                    g = ~g if ins.guard_negated else g
+                    mask = g if at is True else (at & g)
+                outcome = self.execute(ins, mask)
+            except SimulationFault as fault:
+                executing = mask if mask is True or mask.any() else at
+                self._locate(fault, pc, executing)
+                raise
             if converged:
                 uniform_pc = pc + 16
                 if outcome is None:
@@ -434,6 +484,53 @@ class Launch:
                 self.pc[at] += 16
                 if outcome is not None:
                     self._diverge(*outcome, mask)
+
+    def _step_limit(self, ins, at) -> None:
+        """Stop a launch that has issued max_steps instructions: most likely a loop that never ends
+        (on the GPU, a hang), named at the instruction it stopped at."""
+        threads = np.ones(self.threads, dtype=bool) & self.live if at is True else at
+        first = int(np.argmax(threads))
+        fault = SimulationFault(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): stopped there after "
+                                f"{self.max_steps:,} instructions issued, with {int(np.count_nonzero(threads))} "
+                                f"threads at it (the first {self.describe_thread(first)}): the kernel probably loops "
+                                f"forever; one that really runs this long needs a higher step limit (bobc sim "
+                                f"--max-steps N, run_kernel(max_steps=N))")
+        fault.launch, fault.pc, fault.thread, fault.thread_named = self.g.name, ins.pc, first, True
+        raise fault
+
+    def _deadlock(self) -> SimulationFault:
+        """The fault for a block whose live threads all wait at barriers too few threads reach: each
+        barrier, the instruction(s) its threads wait at, how many wait there and how many it expects."""
+        waiting = self.live & self.waiting
+        first = int(np.argmax(waiting))
+        b = int(self.block[first])
+        in_block = waiting & (self.block == b)
+        groups: dict[tuple[int, int], int] = {}
+        for key in zip(self.wait_id[in_block].tolist(), self.wait_pc[in_block].tolist()):
+            groups[key] = groups.get(key, 0) + 1
+        parts, places = [], []
+        for (barrier, pc), count in sorted(groups.items(), key=lambda item: item[0][1]):
+            ins = self.code.get(pc)
+            at = f"{pc:#06x} ({ins.text if ins is not None else '?'})"
+            places.append(pc)
+            if barrier == CLUSTER_BARRIER:
+                parts.append(f"{count} threads wait at the cluster's barrier at {at}")
+                continue
+            expected = self.bar_expected.get((b, barrier), self.per_block)
+            arrived = int(np.count_nonzero(in_block & (self.wait_id == barrier))) + self.bar_arrived.get((b, barrier), 0)
+            exited = self._exited_in(b) if expected == self.per_block else 0
+            parts.append(f"barrier {barrier}: {count} threads wait at {at}; it expects {expected} threads, "
+                         f"{arrived + exited} have arrived" + (f" ({exited} of them by exiting)" if exited else ""))
+        others = len(np.unique(self.block[waiting])) - 1
+        thread = int(np.flatnonzero(in_block & (self.wait_pc == places[0]))[0])
+        fault = SimulationFault(f"{self.g.name}: every live thread waits at a barrier that too few threads reach "
+                                f"(a deadlock on the GPU): in {self.describe_block(b)}, " + "; ".join(parts) +
+                                (f" (and {others} more block{'s' if others > 1 else ''} stuck)" if others else ""),
+                                hint="every thread of the block the barrier counts must reach it (or exit, for a "
+                                     "whole-block barrier): check the branches around it and its thread count")
+        fault.launch, fault.pc, fault.thread, fault.places = self.g.name, places[0], thread, tuple(places[1:])
+        fault.thread_named = True
+        return fault
 
     def _diverge(self, kind, target, mask):
         if kind == "exit":
@@ -465,8 +562,9 @@ class Launch:
         failed the launch, with the fence they ran (bench/results/cuda-cluster-launch-h200.md)."""
         if self.cluster_size > 1:
             active = np.ones(self.threads, dtype=bool) if mask is True else mask
-            if (active & self.read_by_peer[self.block] & ~self.fenced).any():
-                self._fail(ins, "exits right after the cluster's barrier although a peer has read its shared "
+            early = active & self.read_by_peer[self.block] & ~self.fenced
+            if early.any():
+                self._fail(ins, thread=int(np.argmax(early)), message="exits right after the cluster's barrier although a peer has read its shared "
                                 "memory (the GPU fails the launch): end with ptxas's fence after the last "
                                 "barrier, MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; CCTL.IVALL (PTX fence.acq_rel.cluster)")
         return ("exit", 0)
@@ -506,6 +604,7 @@ class Launch:
             self.red_vote = np.where(active, self.pred(ins, p), self.red_vote)
         self.waiting |= active
         self.wait_id[active] = barrier
+        self.wait_pc[active] = ins.pc
         self._release()
         return ("barrier", 0)
 
@@ -523,7 +622,7 @@ class Launch:
         such a load failed the launch (bench/results/cuda-cluster-launch-h200.md)."""
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
         if (self.peer_loads & active).any():
-            self._fail(ins, "arrives at the cluster's barrier after reading a peer's shared memory without a "
+            self._fail(ins, thread=int(np.argmax(self.peer_loads & active)), message="arrives at the cluster's barrier after reading a peer's shared memory without a "
                             "CGAERRBAR since (the GPU fails the launch): arrive with ptxas's release sequence, "
                             "MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR; UCGABAR_ARV")
         self.cluster_arrivals[active] += 1
@@ -534,12 +633,15 @@ class Launch:
         """barrier.cluster.wait: park the thread until every thread of every block of its cluster
         has arrived as often as it has (exited threads count as arrived)."""
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
-        if (self.cluster_arrivals[active] == 0).any():
-            self._fail(ins, "waits at the cluster's barrier without having arrived (UCGABAR_ARV first)")
+        early = active & (self.cluster_arrivals == 0)
+        if early.any():
+            self._fail(ins, "waits at the cluster's barrier without having arrived (UCGABAR_ARV first)",
+                       thread=int(np.argmax(early)))
         self.cluster_phase[active] = self.cluster_arrivals[active]
         self.fenced[active] = False
         self.waiting |= active
         self.wait_id[active] = CLUSTER_BARRIER
+        self.wait_pc[active] = ins.pc
         self._release()
         return ("barrier", 0)
 
@@ -1213,8 +1315,11 @@ class Launch:
             return np.ones(self.threads // WARP, dtype=bool)
         per_warp = mask.reshape(-1, WARP)
         whole = per_warp.all(axis=1)
-        if (per_warp.any(axis=1) & ~whole).any():
-            self._fail(ins, "a warp-wide instruction executed by part of a warp (it must be converged)")
+        partial = per_warp.any(axis=1) & ~whole
+        if partial.any():
+            warp = int(np.argmax(partial))
+            self._fail(ins, "a warp-wide instruction executed by part of a warp (it must be converged)",
+                       thread=warp * WARP + int(np.argmax(per_warp[warp])))
         return whole
 
     def _fragment(self, ins, o, count):
@@ -1287,10 +1392,10 @@ class Launch:
         warps = np.nonzero(per_warp.any(axis=1))[0]
         return warps * WARP + per_warp[warps].argmax(axis=1)
 
-    def _mbarrier_state(self, ins, block: int, offset: int) -> list[int]:
+    def _mbarrier_state(self, ins, block: int, offset: int, thread: int | None = None) -> list[int]:
         state = self.mbarriers.get((block, offset))
         if state is None:
-            self._fail(ins, f"an mbarrier at shared {offset:#x} used before SYNCS.EXCH set it up")
+            self._fail(ins, f"an mbarrier at shared {offset:#x} used before SYNCS.EXCH set it up", thread=thread)
         return state
 
     @staticmethod
@@ -1307,7 +1412,8 @@ class Launch:
                 low, high = int(self._ureg(o[2].index)[lane]), int(self._ureg(o[2].index + 1)[lane])
                 count = 0x100000 - (low >> 1)
                 if low != (0x100000 - count) << 1 or high != ((0x100000 - count) << 11) & 0xFFFFFFFF:
-                    self._fail(ins, f"mbarrier initial state {high:#x}:{low:#x} is not one of a fresh barrier's", Unmodeled)
+                    self._fail(ins, f"mbarrier initial state {high:#x}:{low:#x} is not one of a fresh barrier's", Unmodeled,
+                               thread=int(lane))
                 self.mbarriers[(int(self.block[lane]), offset)] = [count, count, 0, 0]
             self.idle_waits = 0
             return None
@@ -1315,7 +1421,7 @@ class Launch:
             threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
             offsets = self._shared_offsets(ins, o[1])
             for lane in threads:
-                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF)
+                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF, int(lane))
                 state[0] -= 1
                 if "A1T0" not in mods:
                     state[2] += int(self._reg(ins, o[2].index)[lane]) if o[2].index != RZ else 0
@@ -1328,7 +1434,7 @@ class Launch:
             done = np.zeros(self.threads, dtype=bool)
             lanes = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
             for lane in lanes:
-                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF)
+                state = self._mbarrier_state(ins, int(self.block[lane]), int(offsets[lane]) & 0xFFFFFF, int(lane))
                 done[lane] = state[3] != parity[lane]
             self._refuse_endless_wait(ins, lanes[~done[lanes]], offsets)
             self._dst(ins, o[0], done, mask)
@@ -1348,7 +1454,7 @@ class Launch:
             self._fail(ins, f"block {int(self.block[lane])} waits on the mbarrier at shared "
                             f"{int(offsets[lane]) & 0xFFFFFF:#x} for a phase nothing completes: {IDLE_WAITS} waits "
                             f"found it incomplete and no mbarrier changed in between (no copy in flight, no thread "
-                            f"arriving): a hang on the GPU")
+                            f"arriving): a hang on the GPU", thread=lane)
 
     def op_UTMALDG(self, ins, mods, o, mask):
         """A tiled TMA copy: the box at the coordinates, from the tensor map at [URm] (decoded by
@@ -1369,13 +1475,13 @@ class Launch:
             f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
             if f["RANK_MINUS_ONE"] + 1 != rank or f["INTERLEAVE"]:
                 self._fail(ins, f"a rank-{f['RANK_MINUS_ONE'] + 1} tensor map (interleave {f['INTERLEAVE']}) "
-                                f"under a {rank}-D copy", Unmodeled)
+                                f"under a {rank}-D copy", Unmodeled, thread=int(lane))
             size = next(b for code, b, tf in DATA_TYPES.values() if code == f["DATA_TYPE"])
             dims = [f[f"DIM_MINUS_ONE({i})"] + 1 for i in range(rank)]
             box = [f[f"BOX_MINUS_ONE({i})"] + 1 for i in range(rank)]
             strides = [size] + [(f[f"STRIDE_LOW({i})"] | f[f"STRIDE_HIGH({i})"] << 32) << 4 for i in range(rank - 1)]
             if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
-                self._fail(ins, "a tensor map with element strides", Unmodeled)
+                self._fail(ins, "a tensor map with element strides", Unmodeled, thread=int(lane))
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
             pitches = [math.prod(box[:k + 1]) for k in range(rank - 1)]       # elements a step of dimension k + 1
             for index in np.ndindex(*reversed(box[1:])):
@@ -1397,11 +1503,11 @@ class Launch:
                 offsets = offsets ^ (((offsets >> 7) & (span // 16 - 1)) << 4)
             if destination % 128 or destination + tile.size > self.shared_bytes:
                 self._fail(ins, f"a copy of {tile.size} bytes to shared {destination:#x} (128-byte aligned, "
-                                f"within the block's {self.shared_bytes})")
+                                f"within the block's {self.shared_bytes})", thread=int(lane))
             self._check_mma_reads(ins, (block * self.shared_bytes + offsets)[None, :], np.array([lane // WARP]),
-                                  "a TMA copy writes")
+                                  "a TMA copy writes", np.array([lane]))
             self.shared[block * self.shared_bytes + offsets] = tile
-            state = self._mbarrier_state(ins, block, barrier)
+            state = self._mbarrier_state(ins, block, barrier, int(lane))
             state[2] -= tile.size
             self._mbarrier_step(state)
             self.idle_waits = 0
@@ -1491,7 +1597,7 @@ class Launch:
             groups[:] = [g for g in groups if not any(g is d for d in done)]
         return None
 
-    def _check_mma_reads(self, ins, index: np.ndarray, warps: np.ndarray, what: str) -> None:
+    def _check_mma_reads(self, ins, index: np.ndarray, warps: np.ndarray, what: str, threads: np.ndarray) -> None:
         """A store of shared bytes `index` (global shared indices, one row per writing thread of
         warp `warps`) into bytes a warpgroup MMA may still read: one of its warps has not waited
         for it, or waited but no barrier of the block has passed since and another warp stores."""
@@ -1507,9 +1613,10 @@ class Launch:
             if not entries:
                 continue
             rows = writing_block == b
-            local, writers = index[rows] - b * self.shared_bytes, warps[rows]
+            local, writers, who = index[rows] - b * self.shared_bytes, warps[rows], threads[rows]
             for warp, mask, waited in entries:
                 bytes_ = local[writers != warp] if waited else local
+                by = who[writers != warp] if waited else who
                 hit = mask[bytes_]
                 if not hit.any():
                     continue
@@ -1517,7 +1624,7 @@ class Launch:
                 remedy = ("wait for it on every warp, then a barrier of the block (BAR.SYNC) before another warp "
                           "writes there" if waited else "wait for it first (WARPGROUP.DEPBAR.LE gsb0), then a barrier")
                 self._fail(ins, f"{what} shared {int(bytes_[hit][0]):#x}, which a warpgroup MMA of warp {reader} "
-                                f"may still read: {remedy}")
+                                f"may still read: {remedy}", thread=int(by[np.argmax(hit.any(axis=1))]))
 
     # ------------------------------------------------------------ warp collectives
     def op_SHFL(self, ins, mods, o, mask):
@@ -1583,6 +1690,7 @@ class Launch:
             addresses = addresses + self.uregs[m.ureg].astype(np.uint64) + (
                 self.uregs[m.ureg + 1].astype(np.uint64) << np.uint64(32) if m.index == RZ else np.uint64(0))
         self.touched.lanes = self.block if mask is True else self.block[mask]
+        self.addressing = mask
         return addresses if mask is True else addresses[mask]
 
     _WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
@@ -1633,6 +1741,7 @@ class Launch:
         high = self._reg(ins, m.index + 1).astype(np.uint64)
         addresses = (high << np.uint64(32)) + low + np.uint64(m.value & 0xFFFFFFFFFFFFFFFF)
         addresses = addresses if mask is True else addresses[mask]
+        self.addressing = mask
         window = (addresses >= np.uint64(self.shared_window)) & \
             (addresses < np.uint64(self.shared_window + SHARED_WINDOW_BYTES))
         if self.shared_window and window.all():
@@ -1654,16 +1763,17 @@ class Launch:
         block = self.block if mask is True else self.block[mask]
         if (rank >= self.cluster_size).any():
             self._fail(ins, f"reads the shared memory of cluster rank {int(rank.max())}; the cluster has "
-                            f"{self.cluster_size} block(s)")
+                            f"{self.cluster_size} block(s)", thread=self._first(mask, rank == rank.max()))
         peer = self.peer[self.block_cluster[block], rank]
         gone = ~self.live.reshape(self.blocks, -1).any(axis=1)[peer]
         if gone.any():
             self._fail(ins, f"reads the shared memory of cluster rank {int(rank[np.argmax(gone)])}, whose block has "
-                            "exited: keep it at the cluster's barrier until its peers are done reading")
+                            "exited: keep it at the cluster's barrier until its peers are done reading",
+                       thread=self._first(mask, gone))
         bad = (local + size > self.shared_bytes) | (local % size != 0)
         if bad.any():
             self._fail(ins, f"cluster shared-memory access at {int(local[np.argmax(bad)]):#x} ({size} bytes) is "
-                            f"misaligned or outside a block's {self.shared_bytes} bytes")
+                            f"misaligned or outside a block's {self.shared_bytes} bytes", thread=self._first(mask, bad))
         data = self._shared_load(peer * self.shared_bytes + local, size)
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
         self.peer_loads[threads[peer != block]] = True
@@ -1793,14 +1903,15 @@ class Launch:
             first = int(np.argmax((offset >> 24) != rank))
             self._fail(ins, f"shared-memory address {int(offset[first]):#x} in block rank {int(rank[first])} of a "
                             f"cluster of {self.cluster_size}: a shared address carries its block's rank in the top "
-                            f"byte (CgaCtaId << 24 | offset); the GPU refuses another (add the rank, as ptxas does)")
+                            f"byte (CgaCtaId << 24 | offset); the GPU refuses another (add the rank, as ptxas does)",
+                       thread=self._first(mask, (offset >> 24) != rank))
         offset = np.where((offset >> 24) == rank, offset & 0xFFFFFF, offset)
         bad = (offset + size > self.shared_bytes) | (offset % size != 0)
         if bad.any():
             first = int(offset[np.argmax(bad)])
             why = ("is misaligned" if first % size else
                    f"lies outside the block's {self.shared_bytes} bytes of shared memory")
-            self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}")
+            self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) {why}", thread=self._first(mask, bad))
         index = block * self.shared_bytes + offset
         if (self.copies_open or self.copy_groups) and not copying:     # some copy has yet to land
             racing = self.copy_pending[index[:, None] + np.arange(size)].any(axis=1)
@@ -1808,7 +1919,7 @@ class Launch:
                 first = int(offset[np.argmax(racing)])
                 self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) reaches bytes an LDGSTS copy "
                                 f"has not yet landed: wait for its group (LDGDEPBAR, DEPBAR.LE SB0) and a barrier "
-                                f"before touching its destination")
+                                f"before touching its destination", thread=self._first(mask, racing))
         return index
 
     def _shared_load(self, index, size):
@@ -1826,7 +1937,7 @@ class Launch:
         index = self._shared_addresses(ins, o[0], size, mask)
         data = self._store_columns(ins, o[1], size, mask)
         threads = np.nonzero(np.ones(self.threads, dtype=bool) if mask is True else mask)[0]
-        self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to")
+        self._check_mma_reads(ins, index[:, None] + np.arange(size), threads // WARP, "stores to", threads)
         self.shared[index[:, None] + np.arange(size)] = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
 
     def op_LDSM(self, ins, mods, o, mask):
@@ -1878,7 +1989,7 @@ class Launch:
         if bad.any():
             first = int(offset[np.argmax(bad)])
             why = "is misaligned" if first % size else f"lies outside the thread's {self.local_bytes} bytes of local memory"
-            self._fail(ins, f"local-memory access at {first:#x} ({size} bytes) {why}")
+            self._fail(ins, f"local-memory access at {first:#x} ({size} bytes) {why}", thread=self._first(mask, bad))
         return thread * self.local_bytes + offset
 
     def op_LDL(self, ins, mods, o, mask):

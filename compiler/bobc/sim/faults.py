@@ -8,6 +8,21 @@ class SimulationFault(BobcError):
     """The images do something the GPU would fault on, or that the simulator refuses."""
 
     exit_code = 7       # the native host's RT_EXIT_GPU_FAULT
+    # Where a fault in a launch happened, filled in by the executor's fault path (executor.Launch.run)
+    # for every fault it raises: the launch ("launch 3 (KERNEL)"), the instruction's address, the
+    # first faulting thread (a column of the launch) and, for a memory access refused in
+    # bobc.sim.memory, the position of the faulting address among the addresses checked.  `places`:
+    # other instructions the message names (a deadlock's barriers), for `bobc sim` to place too.
+    launch: str | None = None
+    pc: int | None = None
+    thread: int | None = None
+    index: int | None = None
+    places: tuple[int, ...] = ()
+
+    def extend(self, text: str) -> None:
+        """Add `text` to the message (what the executor's fault path knows and the raiser did not)."""
+        self.message += text
+        self.args = (self.message,)
 
 
 class Unmodeled(SimulationFault):
@@ -18,7 +33,7 @@ class OutOfBounds(SimulationFault):
     """A kernel's memory access outside every resident it may touch."""
 
     def __init__(self, launch: str, pc: int, address: int, size: int, what: str, detail: str,
-                 contract: bool = False):
+                 contract: bool = False, index: int | None = None):
         super().__init__(f"{launch}: instruction at {pc:#06x} ({what}) {detail}: {size} bytes at "
                          f"{address:#x}",
                          hint=("the certifier holds launches to their kernels' contracts, not to the code: "
@@ -27,7 +42,7 @@ class OutOfBounds(SimulationFault):
                                "the kernel's code touches bytes its contract's extents do not cover (the "
                                "certifier holds launches to the contracts, not to the code): correct the kernel, "
                                "or its //@ param line and the plan"))
-        self.launch, self.pc, self.address = launch, pc, address
+        self.launch, self.pc, self.address, self.index = launch, pc, address, index
 
 
 class Hazard(SimulationFault):

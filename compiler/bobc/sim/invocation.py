@@ -104,7 +104,8 @@ class SimulatedHost:
     """plan_host.c's `host` state, with one handler per step kind (step_<kind>)."""
 
     def __init__(self, host: HostPlan, images, operation: str, record: bytes, payload: bytes, step: int,
-                 check_hazards: bool, publish_checkpoint: Callable[[bytes], None], check_order: bool = True):
+                 check_hazards: bool, publish_checkpoint: Callable[[bytes], None], check_order: bool = True,
+                 max_steps: int | None = None):
         self.plan, self.images, self.operation = host, images, operation
         self.record, self.payload, self.step = record, payload, step
         self.publish_checkpoint = publish_checkpoint
@@ -120,7 +121,7 @@ class SimulatedHost:
             buffers.append(Buffer(b.name, b.address, data))
         self.memory = Memory(buffers, list(host.residents))
         self.channel = Channel(self.memory, check_hazards, host.launch_names, check_order, host.code_bytes,
-                               host.footprints)
+                               host.footprints, max_steps)
         self.ring = Ring(self.channel)
         self.ring_image = images.gpfifo
         if len(self.ring_image) != ENTRY_BYTES * len(host.semaphores):
@@ -389,11 +390,13 @@ def unmodeled_steps(host: HostPlan) -> list[str]:
 
 def simulate(host: HostPlan, images, operation: str, record: bytes, checkpoint: bytes | None = None,
              check_hazards: bool = True, publish_checkpoint: Callable[[bytes], None] | None = None,
-             record_path="input", checkpoint_path="checkpoint", check_order: bool = True) -> SimulatedOutputs:
+             record_path="input", checkpoint_path="checkpoint", check_order: bool = True,
+             max_steps: int | None = None) -> SimulatedOutputs:
     """Run one `train` or `predict` invocation of `host` over `images` (program, qmd, push, gpfifo).
 
     `checkpoint` is an envelope (None: the plan's fresh state); `publish_checkpoint` takes each
-    interval checkpoint that is not the request's last, when its interval ends."""
+    interval checkpoint that is not the request's last, when its interval ends.  `max_steps`: the
+    instructions each launch may issue before it is stopped (None: executor.MAX_STEPS)."""
     if operation not in ("train", "predict"):
         raise SimulationFault(f"operation must be train or predict, not {operation!r}")
     missing = unmodeled_steps(host)
@@ -408,4 +411,4 @@ def simulate(host: HostPlan, images, operation: str, record: bytes, checkpoint: 
     else:
         payload, step = host.fresh_payload, 0
     return SimulatedHost(host, images, operation, record, payload, step, check_hazards,
-                         publish_checkpoint or (lambda data: None), check_order).run()
+                         publish_checkpoint or (lambda data: None), check_order, max_steps).run()

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import BobcError, Span, UsageError
 from ..nvidia.encode import bank_zero, clusters_of
 from ..plan.model import cluster_tiles
 from ..targets import TARGETS, Target
 from . import sass_frontend
-from .executor import MEMORY_DESCRIPTOR, Launch, LaunchGeometry
+from .executor import MAX_STEPS, MEMORY_DESCRIPTOR, Launch, LaunchGeometry
 from .faults import SimulationFault
 from .memory import Buffer, Memory, Resident
 
@@ -114,6 +114,46 @@ class CodeImage:
     code: bytes
     registers: int
     shared_bytes: int     # static shared memory the image declares
+    name: str | None = None       # the kernel's name (a source's `.kernel`, a cubin's symbol)
+    spans: tuple = ()             # (address, Span) of each instruction of a source, for a fault's place
+    source: bool = False          # SASS source: shared_bytes is its `.shared`, all a block needs
+
+
+def _directives(text: str, source_name: str, assembled) -> tuple[str | None, int]:
+    """A SASS source's `.kernel`, `.registers` and `.shared` lines, honoured as bobc.sass.assemble_kernel
+    honours them in a plan: (the kernel's name, its shared memory per block); a kernel needing more
+    registers than its `.registers` budget is refused with the assembler's message.  A listing
+    (nvdisasm's `.section` lines) has none of them."""
+    from ..sass.assembler import RESERVED_REGISTERS, is_listing
+    from ..sass.syntax import parse_source
+
+    lines = parse_source(text, source_name)
+    if is_listing(lines):
+        return None, 0
+    name, budget, shared = None, None, 0
+    for line in lines:
+        if line.directive is None:
+            continue
+        key, value = line.directive
+        try:
+            if key == ".kernel":
+                name = value.strip() or None
+            elif key == ".registers":
+                budget = int(value, 0)
+            elif key == ".shared":
+                shared = int(value, 0)
+                if shared < 0:
+                    raise ValueError(value)
+        except ValueError:
+            what = "a number" if key == ".registers" else "a number of bytes"
+            raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
+    if budget is not None and assembled.registers > budget:
+        raise BobcError(f"kernel '{name or source_name}' needs {assembled.registers} registers "
+                        f"(highest R{assembled.registers - 1 - RESERVED_REGISTERS} + 1 + "
+                        f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
+                        assembled.highest_register_span or Span(source_name, 1, 1),
+                        hint="use fewer registers, or raise the kernel's register budget")
+    return name, shared
 
 
 def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
@@ -147,7 +187,7 @@ def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     registers = _regcount(cubin, sections.get(".nv.info"), h[7] & 0xFFFFFF) or (h[7] >> 24) or None
     if registers is None:
         raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
-    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0)
+    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0, kernel_name)
 
 
 EIATTR_REGCOUNT = 0x2F
@@ -175,12 +215,17 @@ def _regcount(cubin: bytes, info, symbol: int) -> int | None:
 
 def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
     """SASS text (assembled by bobc.sass for `target`), a cubin, or raw instruction words."""
+    source_name = kernel_name or "<kernel>"
     if isinstance(kernel, Path):
+        if kernel.suffix == ".sass":
+            source_name = str(kernel)
         kernel = kernel.read_bytes() if kernel.suffix != ".sass" else kernel.read_text()
     if isinstance(kernel, str):
         from ..sass.assembler import assemble
-        assembled = assemble(kernel, target, source_name=kernel_name or "<kernel>")
-        return CodeImage(assembled.code, assembled.registers, 0)
+        assembled = assemble(kernel, target, source_name=source_name)
+        name, shared = _directives(kernel, source_name, assembled)
+        return CodeImage(assembled.code, assembled.registers, shared, name,
+                         tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), True)
     kernel = bytes(kernel)
     if kernel[:4] == b"\x7fELF":
         return cubin_kernel(kernel, kernel_name)
@@ -200,23 +245,30 @@ def _triple(value, what: str) -> tuple[int, int, int]:
 def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarray] | None = None,
                shared_bytes: int = 0, *, kernel_name: str | None = None, registers: int | None = None,
                local_bytes: int = 4096, check_hazards: bool = True,
-               cluster=(1, 1, 1)) -> dict[str, np.ndarray]:
+               cluster=(1, 1, 1), max_steps: int = MAX_STEPS) -> dict[str, np.ndarray]:
     """Run one launch of `kernel` and return every buffer after it (copies, same dtype and shape).
 
-    kernel: SASS source text (str; assembled by bobc.sass for `target`), a cubin (bytes or Path;
-        `kernel_name` picks the kernel when it holds several) or raw instruction words (bytes).
+    kernel: SASS source text (str, or a Path ending .sass; assembled by bobc.sass for `target`, its
+        `.kernel`, `.registers` and `.shared` lines honoured as in a plan: the name faults give, a
+        register budget the code must fit, the shared memory a block gets at least), a cubin (bytes or
+        Path; `kernel_name` picks the kernel when it holds several) or raw instruction words (bytes).
     target: "sm_86" / "sm_90" (or a bobc.targets.Target).
     grid, block: (x, y, z) (or fewer extents, the rest 1).
     params: a list of Pointer / buffer name (8-byte pointer), NumPy scalars (np.int32, np.uint32,
         np.float32: 4 bytes; np.int64, np.uint64, np.float64: 8 bytes, 8-aligned) and bytes, laid out
         at natural alignment; or the whole parameter block as bytes (see buffer_addresses()).
     buffers: name -> array; each is copied to its own GPU address (buffer_addresses()).
-    shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added).
+    shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added; a source's
+        `.shared N` makes it at least N).
     registers: per-thread register count (default: the assembler's / cubin's count; 255 for raw words).
     local_bytes: local memory per thread (LDL/STL; the stack pointer c[0x0][0x28] starts at its end).
     cluster: blocks a thread-block cluster, (x, y, z) dividing the grid, on a target that has clusters
         (bank 0 then says so as the CUDA driver's does: bobc.nvidia.encode.ClusterLaunch); elsewhere
         the blocks run alone, as a bobc-built launch's do.
+    max_steps: the instructions the launch may issue (one per step of the grid, docs/simulator.md
+        "Step limit") before it is stopped as a kernel that probably never ends.
+    A fault (bobc.sim.faults.SimulationFault) names the launch, instruction, address and first
+    faulting thread; for SASS source its .span is the instruction's line.
     """
     t = _target(target)
     buffers = dict(buffers or {})
@@ -248,11 +300,22 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     memory = Memory(memory_buffers, [r for r in residents if r.size])
 
     count = registers if registers is not None else image.registers
-    geometry = LaunchGeometry(f"kernel {kernel_name or ''}".strip(), grid, block, count, bytes(bank0),
-                              t.nvdisasm_arch, shared_bytes=shared_bytes + image.shared_bytes,
+    if image.source:
+        shared = max(shared_bytes, image.shared_bytes)       # a source's `.shared`: what a block needs
+    else:
+        shared = shared_bytes + image.shared_bytes           # a cubin's static shared memory, plus dynamic
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise UsageError(f"max_steps must be a positive number of instructions, not {max_steps!r}")
+    geometry = LaunchGeometry(f"kernel {kernel_name or image.name or ''}".strip(), grid, block, count, bytes(bank0),
+                              t.nvdisasm_arch, shared_bytes=shared,
                               local_bytes=local_bytes, cluster=cluster)
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
-    Launch(geometry, instructions, memory, check_hazards).run()
+    try:
+        Launch(geometry, instructions, memory, check_hazards, max_steps).run()
+    except SimulationFault as fault:
+        if fault.span is None and fault.pc is not None:
+            fault.span = dict(image.spans).get(fault.pc)
+        raise
 
     out = {}
     for buffer, (name, array) in zip(memory_buffers, buffers.items()):

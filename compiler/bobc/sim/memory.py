@@ -165,26 +165,29 @@ class Memory:
         resident each block addressed first with an instruction in this launch."""
         misaligned = addresses % np.uint64(size) != 0
         if misaligned.any():
-            bad = int(addresses[np.argmax(misaligned)])
-            raise OutOfBounds(launch, pc, bad, size, what, f"is misaligned for a {size}-byte access")
+            first = int(np.argmax(misaligned))
+            raise OutOfBounds(launch, pc, int(addresses[first]), size, what, f"is misaligned for a {size}-byte access",
+                              index=first)
         inside, safe = _within(addresses, size, self._starts, self._ends)
         if not inside.all():
-            bad = int(addresses[np.argmin(inside)])
+            first = int(np.argmin(inside))
+            bad = int(addresses[first])
             near = self._nearest(bad)
-            raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})")
+            raise OutOfBounds(launch, pc, bad, size, what, f"lies outside every arena resident ({near})", index=first)
         if touched is not None:
             owners = touched.owners(pc, safe)
             stray = safe != owners
             if stray.any():
-                bad = int(addresses[np.argmax(stray)])
-                r = self.residents[int(owners[np.argmax(stray)])]
+                first = int(np.argmax(stray))
+                bad = int(addresses[first])
+                r = self.residents[int(owners[first])]
                 where = (f"{bad - (r.address + r.size)} bytes past the end of {r.name} [{r.address:#x}, "
                          f"{r.address + r.size:#x})" if bad >= r.address + r.size else
                          f"{r.address - bad} bytes before the start of {r.name} [{r.address:#x}, "
                          f"{r.address + r.size:#x})")
                 raise OutOfBounds(launch, pc, bad, size, what,
                                   f"strays {where}, the resident this instruction addresses, into "
-                                  f"{self.residents[int(safe[np.argmax(stray)])].name}")
+                                  f"{self.residents[int(safe[first])].name}", index=first)
         return safe
 
     def _declared(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str, writes: bool) -> None:
@@ -202,11 +205,12 @@ class Memory:
                                      arrays(self.footprint.writes))
         inside, _ = _within(addresses, size, *self._footprint_spans[2 if writes else 1])
         if not inside.all():
-            bad = int(addresses[np.argmin(inside)])
+            first = int(np.argmin(inside))
+            bad = int(addresses[first])
             declared = "writes" if writes else "reads or writes"
             raise OutOfBounds(launch, pc, bad, size, what,
                               f"{'writes' if writes else 'reads'} bytes its kernel's contract does not say it "
-                              f"{declared} ({self.resident_of(bad)})", contract=True)
+                              f"{declared} ({self.resident_of(bad)})", contract=True, index=first)
 
     def resident_of(self, address: int) -> str:
         """Where `address` lies, for a message: "in NAME, N bytes in", or "in no resident"."""
