@@ -1,0 +1,68 @@
+"""SHF with a shift amount from a register, on the H200 against the simulator (probe s28 sim,
+finding 5): bobc.sim's op_SHF takes the amount's low 7 bits, then clamps to 32 (64 for .U64),
+so SHF.R.U32.HI by 128, 132 or 0x80000004 gives a, a >> 4, a >> 4, where PTX's shr.u32 (which
+ptxas compiles to exactly this instruction) clamps any amount above 32 and gives 0.  Which one
+the hardware does is not documented; this test asks it, for SHF.R.U32.HI, SHF.L.U32 and
+SHF.R.S32.HI over amounts around every boundary, and holds the simulator to its bits.
+
+On the device machine: tests/gpu/run.sh runs it with every GPU test.  Not yet run on a GPU."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "compiler"))
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+KERNEL = """.kernel shift_amounts
+.registers 24
+    S2R R0, SR_TID.X
+    ULDC.64 UR4, c[0x0][memory_descriptor]
+    LDC.64 R2, c[0x0][RZ+param+0x0]
+    LDC.64 R4, c[0x0][RZ+param+0x8]
+    LDC.64 R6, c[0x0][RZ+param+0x10]
+    IMAD.WIDE.U32 R8, R0, 0x4, R2
+    IMAD.WIDE.U32 R10, R0, 0x4, R4
+    LDG.E R12, [R8.64]
+    LDG.E R13, [R10.64]
+    SHF.R.U32.HI R14, RZ, R13, R12
+    SHF.L.U32 R15, R12, R13, RZ
+    SHF.R.S32.HI R16, RZ, R13, R12
+    IMAD.WIDE.U32 R18, R0, 0xc, R6
+    STG.E [R18.64], R14
+    STG.E [R18.64+0x4], R15
+    STG.E [R18.64+0x8], R16
+    EXIT
+"""
+AMOUNTS = [0, 1, 4, 31, 32, 33, 63, 64, 65, 127, 128, 132, 255, 256, 0x80000004, 0xFFFFFFFF]
+
+
+def test_shift_amounts_the_simulator_gives_the_gpus_bits(tmp_path):
+    from bobc.sim.kernel import run_kernel
+
+    if cp.cuda.Device().compute_capability != "90":
+        pytest.skip("the kernel is assembled for sm_90")
+    (tmp_path / "shf.sass").write_text(KERNEL)
+    done = subprocess.run([sys.executable, "-m", "bobc", "asm", "--arch", "sm_90", "shf.sass", "--cubin", "-o",
+                           "shf.cubin", "--block-size", "32"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO / "compiler")})
+    assert done.returncode == 0, done.stderr
+    amounts = np.array(AMOUNTS * 2, dtype=np.uint32)
+    values = np.array([0x87654321] * 16 + [0x12345678] * 16, dtype=np.uint32)
+    a, s, o = cp.asarray(values), cp.asarray(amounts), cp.zeros(96, dtype=cp.uint32)
+    cp.RawModule(path=str(tmp_path / "shf.cubin")).get_function("shift_amounts")((1,), (32,), (a, s, o))
+    cp.cuda.Device().synchronize()
+    gpu = cp.asnumpy(o).reshape(32, 3)
+    sim = run_kernel(KERNEL, "sm_90", 1, 32, ["a", "s", "o"],
+                     {"a": values, "s": amounts, "o": np.zeros(96, np.uint32)})["o"].reshape(32, 3)
+    for k in range(32):
+        print(f"{values[k]:#010x} by {amounts[k]:#010x}: gpu {[hex(x) for x in gpu[k]]} sim {[hex(x) for x in sim[k]]}")
+    assert (gpu == sim).all(), "the simulator's SHF shift amount rule is not the H200's (see the lines above)"
