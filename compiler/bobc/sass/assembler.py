@@ -176,26 +176,10 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
-    for line in lines:
-        if line.directive is None:
-            continue
-        key, value = line.directive
-        if key == ".kernel":
-            name = value
-        elif key == ".registers":
-            try:
-                declared = int(value, 0)
-            except ValueError:
-                raise BobcError(f".registers needs a number, found '{value}'", line.span) from None
-        elif key == ".shared":
-            try:
-                shared = int(value, 0)
-            except ValueError:
-                raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span) from None
-            if shared < 0:
-                raise BobcError(f".shared needs a number of bytes, found '{value}'", line.span)
-        else:
-            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+    directives = source_directives(lines)
+    name = directives.name or name
+    declared = directives.registers
+    shared = directives.shared if directives.shared is not None else shared
     if kernel is not None and not listing and kernel != (name or path.stem):
         # `bobc asm --kernel` picks a kernel of a listing; a source is one kernel, named by .kernel or its file
         raise BobcError(f"{path.name} is the source of one kernel, '{name or path.stem}' (its "
@@ -212,15 +196,52 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     result.shared_bytes = shared
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
-        budget = min(budgets)
-        result.register_budget = budget
-        if result.registers > budget:
-            raise BobcError(f"kernel '{result.kernel_name}' needs {result.registers} registers "
-                            f"(highest R{result.registers - 1 - RESERVED_REGISTERS} + 1 + "
-                            f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
-                            result.highest_register_span or Span(str(path), 1, 1),
-                            hint="use fewer registers, or raise the kernel's register budget")
+        result.register_budget = min(budgets)
+        check_register_budget(result, result.register_budget, result.kernel_name, str(path))
     return result
+
+
+@dataclass
+class SourceDirectives:
+    """A kernel source's `.kernel NAME`, `.registers N` and `.shared BYTES` lines (None: absent)."""
+    name: str | None = None
+    registers: int | None = None
+    shared: int | None = None
+
+
+def source_directives(lines: list[SourceLine]) -> SourceDirectives:
+    """The directives of a source's lines (a listing's kernels have none of these), each value
+    refused by name at its line when it is no number; an unknown directive likewise.  What
+    assemble_kernel honours in a plan, and bobc.sim.kernel.run_kernel for a source it runs."""
+    found = SourceDirectives()
+    for line in lines:
+        if line.directive is None:
+            continue
+        key, value = line.directive
+        if key == ".kernel":
+            found.name = value.strip() or None
+        elif key in (".registers", ".shared"):
+            what = "a number" if key == ".registers" else "a number of bytes"
+            try:
+                number = int(value, 0)
+            except ValueError:
+                raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
+            if number < 0:
+                raise BobcError(f"{key} needs {what}, found '{value}'", line.span)
+            setattr(found, key[1:], number)
+        else:
+            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+    return found
+
+
+def check_register_budget(assembled: Assembled, budget: int, name: str, source: str) -> None:
+    """Refuse, by name, a kernel whose code needs more registers than `budget`."""
+    if assembled.registers > budget:
+        raise BobcError(f"kernel '{name}' needs {assembled.registers} registers "
+                        f"(highest R{assembled.registers - 1 - RESERVED_REGISTERS} + 1 + "
+                        f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
+                        assembled.highest_register_span or Span(source, 1, 1),
+                        hint="use fewer registers, or raise the kernel's register budget")
 
 
 def _check_bank_zero(lines: list[SourceLine]) -> None:

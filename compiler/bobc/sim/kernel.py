@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BobcError, Span, UsageError
+from ..errors import UsageError
 from ..nvidia.encode import bank_zero, clusters_of
 from ..plan.model import cluster_tiles
 from ..targets import TARGETS, Target
@@ -124,36 +124,16 @@ def _directives(text: str, source_name: str, assembled) -> tuple[str | None, int
     honours them in a plan: (the kernel's name, its shared memory per block); a kernel needing more
     registers than its `.registers` budget is refused with the assembler's message.  A listing
     (nvdisasm's `.section` lines) has none of them."""
-    from ..sass.assembler import RESERVED_REGISTERS, is_listing
+    from ..sass.assembler import check_register_budget, is_listing, source_directives
     from ..sass.syntax import parse_source
 
     lines = parse_source(text, source_name)
     if is_listing(lines):
         return None, 0
-    name, budget, shared = None, None, 0
-    for line in lines:
-        if line.directive is None:
-            continue
-        key, value = line.directive
-        try:
-            if key == ".kernel":
-                name = value.strip() or None
-            elif key == ".registers":
-                budget = int(value, 0)
-            elif key == ".shared":
-                shared = int(value, 0)
-                if shared < 0:
-                    raise ValueError(value)
-        except ValueError:
-            what = "a number" if key == ".registers" else "a number of bytes"
-            raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
-    if budget is not None and assembled.registers > budget:
-        raise BobcError(f"kernel '{name or source_name}' needs {assembled.registers} registers "
-                        f"(highest R{assembled.registers - 1 - RESERVED_REGISTERS} + 1 + "
-                        f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
-                        assembled.highest_register_span or Span(source_name, 1, 1),
-                        hint="use fewer registers, or raise the kernel's register budget")
-    return name, shared
+    found = source_directives(lines)
+    if found.registers is not None:
+        check_register_budget(assembled, found.registers, found.name or source_name, source_name)
+    return found.name, found.shared or 0
 
 
 def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
