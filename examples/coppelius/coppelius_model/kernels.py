@@ -280,18 +280,7 @@ def copy(memory, launch):
     memory.array(launch.word(1), "<u4", n)[...] = memory.array(launch.word(0), "<u4", n).copy()
 
 
-def _quiet(kernel):
-    """The kernel with NumPy's floating-point warnings off: a GPU computes NaN and Inf without a
-    word (a checkpoint full of Inf trains, every update skipped), and so does its reference, whose
-    stderr is the host's (no RuntimeWarning lines from this file)."""
-    @functools.wraps(kernel)
-    def quiet(memory, launch):
-        with np.errstate(all="ignore"):
-            return kernel(memory, launch)
-    return quiet
-
-
-KERNELS = {name: _quiet(kernel) for name, kernel in {
+KERNELS = {
     "coppelius-gemm-nn": _gemm("nn"), "coppelius-gemm-nt": _gemm("nt"), "coppelius-gemm-tn": _gemm("tn"),
     "coppelius-embedding-forward": embedding_forward, "coppelius-embedding-backward": embedding_backward,
     "coppelius-layernorm-forward": layernorm_forward, "coppelius-layernorm-backward": layernorm_backward,
@@ -303,7 +292,21 @@ KERNELS = {name: _quiet(kernel) for name, kernel in {
     "coppelius-cross-entropy": cross_entropy, "coppelius-loss-copy": loss_copy,
     "coppelius-nonfinite-check": nonfinite_check, "coppelius-adamw-half": adamw_half,
     "coppelius-half-copy": half_copy, "coppelius-copy": copy,
-}.items()}
+}
+
+
+def _quiet(kernel):
+    """The kernel with NumPy's floating-point warnings off: a GPU computes NaN and Inf without a
+    word (a checkpoint full of Inf trains, every update skipped), and so does its reference, whose
+    stderr is the host's (no RuntimeWarning lines from this file)."""
+    @functools.wraps(kernel)
+    def quiet(memory, launch):
+        with np.errstate(all="ignore"):
+            return kernel(memory, launch)
+    return quiet
+
+
+KERNELS = {name: _quiet(kernel) for name, kernel in KERNELS.items()}
 
 
 # ---- running pieces on a flat memory (tests; the reference runner has its own Memory) ----
