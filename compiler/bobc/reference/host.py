@@ -32,6 +32,24 @@ class ReferenceHostError(BobcError):
     """The plan asks the reference host for something it cannot do."""
 
 
+class InputReadPastRecord(ReferenceHostError):
+    """A cyclic read or a read at the cursor past the input record: the C host's bad input, exit 3
+    (runtime_c/plan_host.c read_input), in its words."""
+
+    exit_code = 3
+
+
+def read_past_input(kind: str, extent: int, offset: int, available: int) -> ReferenceHostError:
+    """The refusal of a `kind` step reading `extent` bytes at `offset` of an `available`-byte input,
+    as runtime_c/plan_host.c words it: a Read's is the schedule's fault (exit 1; the certifier
+    refuses one of the input record), a cyclic read's and a read at the cursor's the input's
+    (exit 3).  The simulator raises the same."""
+    if kind == "read":
+        return ReferenceHostError(f"the schedule reads {extent} bytes at {offset} of a {available}-byte input")
+    what = "a cyclic read" if kind == "read_cyclic" else "a read at the cursor"
+    return InputReadPastRecord(f"{what}: {extent} bytes at {offset} of a {available}-byte input")
+
+
 class CommandsFailed(ReferenceHostError):
     """A Commands step's Fail or fault: the invocation ends with the native status, nothing
     published (runtime_c/plan_commands.c); the message is the C host's."""
@@ -256,8 +274,7 @@ class ReferenceHost:
                 offset = (v["offset"] if k == "read" else cursor + v["delta"] if k == "read_at_cursor"
                           else v["offset"] + (v["index"] % v["count"]) * v["record_bytes"])
                 if offset + v["extent"] > len(source):
-                    raise BadInputRecord(record_path, "extent", f"the schedule reads {v['extent']} bytes at "
-                                         f"{offset} of a {len(source)}-byte input")
+                    raise read_past_input(k, v["extent"], offset, len(source))
                 memory.write(v["host"], source[offset:offset + v["extent"]])
             elif k in ("write", "write_at"):
                 data = memory.read(v["host"], v["extent"])
