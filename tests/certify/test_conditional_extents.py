@@ -55,12 +55,14 @@ def pair(low: int, high: int) -> int:
 # ---- the grammar ----
 
 def test_minus_and_division_bind_as_in_arithmetic(tmp_path):
-    contract = contract_of(tmp_path, "k", "//@ param 0 pointer read 2*lo[1]*hi[1]-2*lo[1]+2*lo[2] a matrix\n"
+    # (the columns are a scalar word's: an extent over a pointer word is refused, test_extent_over_a_pointer_word.py)
+    contract = contract_of(tmp_path, "k", "//@ param 0 pointer read 2*lo[1]*hi[1]-2*lo[1]+2*lo[4] a matrix\n"
                                           "//@ param 1 scalar rows\n"
                                           "//@ param 2 pointer write 4*lo[1]/64*hi[1]/64 tickets\n"
-                                          "//@ param 3 pointer write 10-7/2*3 a constant\n")
+                                          "//@ param 3 pointer write 10-7/2*3 a constant\n"
+                                          "//@ param 4 scalar columns\n")
     a, tickets, constant = (contract.argument(i) for i in (0, 2, 3))
-    words = {1: pair(96, 5), 2: 40}                 # lda 96, 5 rows, 40 columns
+    words = {1: pair(96, 5), 4: 40}                 # lda 96, 5 rows, 40 columns
     assert a.extent_for(words, 0, 0) == (2 * (96 * 4 + 40), "")
     assert tickets.extent_for({1: pair(128, 192)}, 0, 0) == (4 * 2 * 3, "")   # ((4 * 128) / 64 * 192) / 64
     assert tickets.extent_for({1: pair(100, 64)}, 0, 0) == (6 * 64 // 64, "")  # 400 / 64 floors to 6

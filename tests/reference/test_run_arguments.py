@@ -112,3 +112,22 @@ def test_a_reference_kernel_that_raises_is_one_line_naming_the_kernel_launch_and
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"the reference kernel bob-adamw failed at launch 7 ({kernels}:10): ZeroDivisionError" in done.stderr
     assert not any((folder / name).exists() for name in ("c", "p", "r"))
+
+
+
+# "extra word" is refused by bobc run's own argument parser before the host's rules are asked
+WORDED = {**{k: v for k, v in CASES.items() if k != "extra word"}, "missing input": ["train"]}
+
+
+@pytest.mark.parametrize("name", sorted(WORDED))
+def test_the_reference_words_a_usage_error_as_the_host_does(setup, name):
+    """The same line after the program's name: the plan host ends a usage error with
+    " (see --help)" (runtime_c/plan_host.c), which `bobc run` left off (probe s28 newmodel2
+    finding 7)."""
+    folder, host = setup
+    argv = WORDED[name]
+    native = run([str(host), *argv], folder)
+    reference = run([sys.executable, "-m", "bobc", "run", str(PLAN), argv[0], "--reference", *argv[1:]], folder)
+    assert native.returncode == reference.returncode == 2, (native.stderr, reference.stderr)
+    assert native.stderr.startswith("bob-host: error: ") and reference.stderr.startswith("bobc run: error: ")
+    assert native.stderr.partition(": error: ")[2] == reference.stderr.partition(": error: ")[2]

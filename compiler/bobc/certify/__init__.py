@@ -48,7 +48,7 @@ from .registers import check_registers
 from .residents import check_residents
 from .schedule import check_schedule
 
-__all__ = ["CertificationError", "Finding", "certify", "findings", "host_buffer_extents"]
+__all__ = ["CertificationError", "Finding", "certified_contracts", "certify", "findings", "host_buffer_extents"]
 
 
 def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) -> tuple[dict, list[Finding]]:
@@ -127,10 +127,12 @@ def _block_findings(plan: Plan, region, contract) -> list[Finding]:
 
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
-             contracts: dict | None = None, folders=(), encoded_from=None) -> list[Finding]:
+             contracts: dict | None = None, folders=(), encoded_from=None,
+             read_contracts: dict | None = None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/;
-    `encoded_from`: kernel_contracts'."""
+    `encoded_from`: kernel_contracts'.  A dict given as `read_contracts` receives the
+    contracts the checks read."""
     limit_faults = check_limits(plan, target)
     if limit_faults:
         # the later checks lay the images out, which needs every value within its field
@@ -142,6 +144,8 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         from .kernels import check_code_reads
         for contract in contracts.values():
             contract_faults += check_code_reads(contract)
+    if read_contracts is not None:
+        read_contracts.update(contracts)
     register_faults = check_registers(plan, needs, target)
     buffer_faults = check_host_buffers(plan, target, contracts)
     if register_faults:
@@ -154,7 +158,33 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
             contracts: dict | None = None, folders=(), encoded_from=None) -> None:
-    """Return when `plan` certifies; raise CertificationError listing every fault otherwise."""
-    faults = findings(plan, target, needs, contracts, folders, encoded_from)
+    """Return when `plan` certifies; raise CertificationError listing every fault otherwise.
+    The contracts a certified plan was held to are kept with it (`certified_contracts`)."""
+    read: dict = {}
+    faults = findings(plan, target, needs, contracts, folders, encoded_from, read_contracts=read)
     if faults:
         raise CertificationError(faults)
+    _remember(plan, read)
+
+
+# id(plan) -> the kernel contracts its certification read, while the plan lives: the reference
+# runner holds each NumPy kernel to the write extents the certifier held its launches to
+_CERTIFIED: dict[int, dict] = {}
+
+
+def _remember(plan: Plan, contracts: dict) -> None:
+    import weakref
+
+    key = id(plan)
+    try:
+        if key not in _CERTIFIED:
+            weakref.finalize(plan, _CERTIFIED.pop, key, None)
+    except TypeError:           # an object that cannot be watched is not remembered
+        return
+    _CERTIFIED[key] = contracts
+
+
+def certified_contracts(plan: Plan) -> dict | None:
+    """The kernel contracts (identity -> KernelContract) `plan`'s certification read, or None
+    when this very plan was not certified in this process."""
+    return _CERTIFIED.get(id(plan))

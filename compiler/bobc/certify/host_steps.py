@@ -1,6 +1,7 @@
 """The host's schedule: every host address a step reads or writes lies in one buffer the plan
 maps, every checkpoint it publishes holds the contract's payload, and its reads of the input
-checkpoint cover that payload.
+checkpoint cover that payload; its reads of the input record lie inside the request layout's
+record; the request's last publication states the contract's updates per invocation.
 
 The addresses and extents of the host's file and memory steps are the plan's constants, so a
 step that would copy an input into bytes no buffer holds (or publish a checkpoint from past
@@ -55,11 +56,92 @@ def check_host_steps(plan: Plan) -> list[Finding]:
                                                 f"({size:,} bytes), which lies in no buffer the plan maps{hint}"))
 
     walk(host.steps, "")
+    _input_reads(host.steps, host.request.input_record_bytes, out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
             _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
+        _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
     return out
+
+
+def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:
+    """Every read of the input lies inside the request layout's input record: the host accepts
+    only a record of exactly that size (its record checks), so a Read past it fails every
+    invocation.  A read inside a repeat reads at its offset moved by its stride each iteration
+    of the innermost repeat; a cyclic read reads the records its index visits; a read at the
+    cursor, whose place is the input step's, is held to the record's size."""
+    said: set = set()
+
+    def refuse(name: str, start: int, extent: int, what: str) -> None:
+        if name in said:
+            return
+        said.add(name)
+        out.append(Finding("host-step", f"the host's {name} reads {what}bytes [{start:,}, {start + extent:,}) of "
+                                        f"its input, but the request layout's input record is {record:,} bytes: no "
+                                        f"record the host accepts holds them, so every invocation would fail; "
+                                        f"read inside the record (offset + extent <= {record:,})"))
+
+    def walk(steps, count: int, where: str) -> None:
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index} ({step.kind.name})"
+            if kind == "repeat":
+                walk(step.body, step.count, f"{where}step {index}'s body: ")
+            elif kind == "read" and step.file == "input" and step.extent:
+                last = step.offset + step.stride * max(0, min(count, most) - 1)
+                start = max(step.offset, last)
+                if start + step.extent > record:
+                    refuse(name, start, step.extent, "" if start == step.offset else "(at its last iteration) ")
+            elif kind == "read_cyclic" and step.extent and step.count:
+                visited = {(step.index + i * step.index_stride) % step.count
+                           for i in range(min(count, step.count, most))}
+                start = step.offset + max(visited) * step.record_bytes
+                if start + step.extent > record:
+                    refuse(name, start, step.extent, f"(record {max(visited)} of {step.count}) ")
+            elif kind == "read_at_cursor" and step.file == "input" and step.extent > record:
+                refuse(name, step.delta, step.extent, "(wherever its cursor is) ")
+            elif kind == "bind_input_identity" and step.offset + step.extent > record:
+                refuse(name, step.offset, step.extent, "(as its identity) ")
+
+    walk(steps, 1, "")
+
+
+def _publication_updates(steps, updates: int, out: list) -> None:
+    """A publication's envelope holds the input's step + the updates it states
+    (docs/host-steps.md, CheckpointPublish), and a resume is admitted by the contract's updates
+    per invocation (the next invocation's room): the request's last publication states the
+    contract's updates per invocation, and no publication states more, nor fewer than one
+    before it."""
+    found: list[tuple[str, int]] = []
+
+    def walk(steps, where: str) -> None:
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index}"
+            if kind == "repeat" and step.count and _publishes(step.body):
+                walk(step.body, f"{name}'s body: ")
+            elif kind == "checkpoint_publish":
+                found.append((f"{name} (checkpoint_publish)", step.updates))
+
+    walk(steps, "")
+    if not found:
+        return
+    name, last = found[-1]
+    if last != updates:
+        out.append(Finding("host-step", f"the host's {name}, the request's last publication, publishes the "
+                                        f"checkpoint at the input's step + {last:,}, but the checkpoint contract "
+                                        f"makes {updates:,} updates per invocation: its step would not count the "
+                                        f"updates made; state {updates:,} (or make the contract's updates per "
+                                        f"invocation the schedule's)"))
+    for (name, stated), (_, before) in zip(found[1:], found):
+        if stated < before:
+            out.append(Finding("host-step", f"the host's {name} publishes the checkpoint at the input's step + "
+                                            f"{stated:,}, fewer updates than the publication before it states "
+                                            f"({before:,}): a later publication holds later state"))
+    for name, stated in found[:-1]:
+        if stated > updates:
+            out.append(Finding("host-step", f"the host's {name} publishes the checkpoint at the input's step + "
+                                            f"{stated:,}, more than the contract's {updates:,} updates per "
+                                            f"invocation"))
 
 
 def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> None:

@@ -494,6 +494,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     starts with `//@` is a contract line (CONTRACT_KEYWORDS); one that does not parse is refused
     at file:line:column (ContractError)."""
     arguments, reads, maps, tables, block = [], [], [], [], None
+    sized = []          # (pointer word, line, column, its extent, count and stride expressions)
     for number, line in enumerate(source_lines(Path(path).read_text(encoding="utf-8")), start=1):
         keyword, at = _keyword(path, number, line) or (None, 0)
         if keyword == "block":
@@ -564,6 +565,8 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                                         f"the condition written 'when TERM&MASK' or 'unless TERM&MASK' with no "
                                         f"spaces (when hi[7]&16)")
                 extent = pointer.group(2)
+                sized.append((index, number, rest_at + pointer.start(2) + 1,
+                              [pointer.group(i) or "" for i in (2, 3, 4)]))
                 fixed = re.fullmatch(r"0x[0-9a-fA-F]+|\d+", extent)
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
                                           pointer.group(6), "" if fixed else extent,
@@ -577,6 +580,17 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             offset = int(found.group(2), 0) if found.group(2) else 0
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(),
                                        indexed=found.group(1) not in (None, "RZ")))
+    kinds = {a.index: a.kind for a in arguments}
+    for index, number, column, expressions in sized:
+        for expression in expressions:
+            for term in re.finditer(r"\b(lo|hi|word)\[(\d+)\]", expression):
+                word = int(term.group(2))
+                if kinds.get(word) in ("pointer", "tensormap"):
+                    raise ContractError(f"{path}:{number}:{column}: pointer word {index}'s extent "
+                                        f"'{expressions[0]}'{' (its batches)' if expression != expressions[0] else ''}"
+                                        f" reads {term.group(0)}, but word {word} is declared a {kinds[word]}: "
+                                        f"an address is no size; compute the extent from a scalar word (a count "
+                                        f"the plan patches) or give the size the code fixes")
     for declared in maps:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":

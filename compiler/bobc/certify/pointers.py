@@ -176,6 +176,9 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
                                          f"{_nearest(residents, address)}")]
     out = []
+    if extent is not None and address + extent > end(home):
+        # overlapping residents (refused on their own): the access is the one it lies wholly inside
+        home = next((r for r in residents if r.address <= address and address + extent <= end(r)), home)
     if extent is None:
         out.append(Finding("extent", f"{where}: {why}"))
     elif address + extent > end(home):

@@ -32,6 +32,24 @@ class ReferenceHostError(BobcError):
     """The plan asks the reference host for something it cannot do."""
 
 
+class InputReadPastRecord(ReferenceHostError):
+    """A cyclic read or a read at the cursor past the input record: the C host's bad input, exit 3
+    (runtime_c/plan_host.c read_input), in its words."""
+
+    exit_code = 3
+
+
+def read_past_input(kind: str, extent: int, offset: int, available: int) -> ReferenceHostError:
+    """The refusal of a `kind` step reading `extent` bytes at `offset` of an `available`-byte input,
+    as runtime_c/plan_host.c words it: a Read's is the schedule's fault (exit 1; the certifier
+    refuses one of the input record), a cyclic read's and a read at the cursor's the input's
+    (exit 3).  The simulator raises the same."""
+    if kind == "read":
+        return ReferenceHostError(f"the schedule reads {extent} bytes at {offset} of a {available}-byte input")
+    what = "a cyclic read" if kind == "read_cyclic" else "a read at the cursor"
+    return InputReadPastRecord(f"{what}: {extent} bytes at {offset} of a {available}-byte input")
+
+
 class CommandsFailed(ReferenceHostError):
     """A Commands step's Fail or fault: the invocation ends with the native status, nothing
     published (runtime_c/plan_commands.c); the message is the C host's."""
@@ -46,19 +64,29 @@ class Memory:
     """The plan's buffers as bytearrays, addressed by GPU address (host = GPU)."""
 
     buffers: list = field(default_factory=list)      # (base, bytearray)
+    # while a kernel runs whose contract's write extents are known: those extents (sorted,
+    # merged [start, end)) and, per view it took that reaches outside them, its bytes before
+    guard: tuple | None = None                        # (spans, [(address, bytes before)])
 
     @classmethod
     def for_plan(cls, plan) -> "Memory":
         return cls([(b.gpu, bytearray(b.extent)) for b in plan.host.buffers])
 
-    def view(self, address: int, size: int) -> memoryview:
+    def _view(self, address: int, size: int) -> memoryview:
         for base, data in self.buffers:
             if base <= address and address + size <= base + len(data):
                 return memoryview(data)[address - base:address - base + size]
         raise ReferenceHostError(f"{size} bytes at {address:#x} lie in no buffer the plan maps")
 
+    def view(self, address: int, size: int) -> memoryview:
+        view = self._view(address, size)
+        if self.guard is not None and size and not any(a <= address and address + size <= b
+                                                       for a, b in self.guard[0]):
+            self.guard[1].append((address, bytes(view)))
+        return view
+
     def read(self, address: int, size: int) -> bytes:
-        return bytes(self.view(address, size))
+        return bytes(self._view(address, size))
 
     def write(self, address: int, data: bytes) -> None:
         self.view(address, len(data))[:] = data
@@ -160,6 +188,75 @@ def _fnv1a64(data: bytes) -> int:
     return h
 
 
+@dataclass(frozen=True)
+class WriteExtents:
+    """The bytes a launch's kernel contract lets it write: `spans` (sorted, merged [start, end)),
+    and each declared write pointer's extent as a message names it."""
+
+    spans: tuple
+    described: tuple
+
+
+def write_extents(plan, contracts: dict) -> list:
+    """Per launch: its WriteExtents by its kernel's contract, as the certifier reads the contract
+    (bobc.certify.footprints), or None where that is unknown (no contract: nothing is checked)."""
+    if not contracts:
+        return [None] * len(plan.program.launches)
+    from ..certify.footprints import launch_footprints
+    from ..certify.pointers import declared_pointers, pointer_extent
+    from ..nvidia.encode import plan_parameter_base
+
+    argument_word = plan_parameter_base(plan.program) // 8
+    out = []
+    for index, footprint in enumerate(launch_footprints(plan, contracts)):
+        if footprint is None:
+            out.append(None)
+            continue
+        launch = plan.program.launches[index]
+        contract = contracts.get(plan.program.regions[launch.region].identity)
+        described = []
+        for pointer in declared_pointers(index, launch, contract, argument_word):
+            if not pointer.argument.writes or pointer.address is None:
+                continue
+            for offset in pointer.offsets or ():
+                address = pointer.address + offset
+                _, extent, _ = pointer_extent(plan.arena.globals, pointer.argument, address, pointer.words)
+                described.append(f"[{address:#x}, {address + (extent or 0):#x}) (argument {pointer.argument.index}"
+                                 f"{', ' + pointer.argument.what if pointer.argument.what else ''}; "
+                                 f"{_contract_line(contract, pointer.argument.index)})")
+        out.append(WriteExtents(footprint.writes, tuple(described)))
+    return out
+
+
+def _contract_line(contract, argument: int) -> str:
+    """`source:line` of the contract's `//@ param ARGUMENT` line (the source alone if not found)."""
+    import re
+    try:
+        lines = contract.source.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return str(contract.source)
+    pattern = re.compile(rf"\s*//@\s*param\s+{argument}\b")
+    number = next((i for i, line in enumerate(lines, 1) if pattern.match(line)), None)
+    return f"{contract.source}:{number}" if number else str(contract.source)
+
+
+def _where(error: BaseException) -> str:
+    """` (FILE:LINE)`: the innermost frame of `error`'s traceback outside bobc (the user's
+    kernel), or nothing."""
+    import traceback
+    frames = traceback.extract_tb(error.__traceback__)
+    where = next((f"{f.filename}:{f.lineno}" for f in reversed(frames)
+                  if "/bobc/" not in f.filename.replace("\\", "/")), "")
+    return f" ({where})" if where else ""
+
+
+def _resident_of(plan, address: int) -> str:
+    for r in plan.arena.globals:
+        if r.address <= address < r.address + r.size:
+            return f"at {address:#x}, in {r.name}, {address - r.address:,} bytes in"
+    return f"at {address:#x}, in no resident"
+
+
 def missing_kernels(plan, kernels) -> list[str]:
     """The kernels (region identities) the plan's launches run that `kernels` does not define, sorted."""
     return sorted({plan.program.regions[l.region].identity for l in plan.program.launches} - set(kernels))
@@ -169,7 +266,7 @@ class ReferenceHost:
     """One invocation of a plan's host on the reference runner."""
 
     def __init__(self, plan, kernels: dict[str, Kernel], publish_checkpoint: Callable[[bytes], None] | None = None,
-                 publish_output: Callable[[str, bytes], None] | None = None):
+                 publish_output: Callable[[str, bytes], None] | None = None, contracts: dict | None = None):
         if plan.host is None:
             raise ReferenceHostError("the plan declares no native host")
         self.plan = plan
@@ -188,6 +285,10 @@ class ReferenceHost:
         missing = missing_kernels(plan, kernels)
         if missing:
             raise ReferenceHostError(f"no NumPy implementation is registered for kernel(s) {', '.join(missing)}")
+        if contracts is None:
+            from ..certify import certified_contracts
+            contracts = certified_contracts(plan)
+        self.write_extents = write_extents(plan, contracts or {})
 
     # ---- device ----
     def _issue(self, memory: Memory, submission: int) -> None:
@@ -199,19 +300,53 @@ class ReferenceHost:
             if kernel is None:
                 raise ReferenceHostError(f"launch {index} runs kernel {region.identity}, which the reference kernels "
                                          f"do not define (they define {', '.join(sorted(self.kernels)) or 'none'})")
+            writes = self.write_extents[index]
+            memory.guard = (writes.spans, []) if writes is not None else None
             try:
                 kernel(memory, LaunchContext(index, launch, bytes(self.parameters[index])))
-            except BobcError:
+            except BobcError as error:        # a refusal inside the kernel (a view of no buffer): where
+                error.message = f"the reference kernel {region.identity} failed at launch {index}" \
+                                f"{_where(error)}: {error.message}"
+                error.args = (error.message,)
+                error.hint = error.hint or "fix the kernel in the --kernels file; nothing was published"
                 raise
             except Exception as error:        # the user's NumPy kernel: where it failed, not a traceback
-                import traceback
-                frames = traceback.extract_tb(error.__traceback__)
-                where = next((f"{f.filename}:{f.lineno}" for f in reversed(frames)
-                              if "/bobc/" not in f.filename.replace("\\", "/")), "")
                 raise ReferenceHostError(f"the reference kernel {region.identity} failed at launch {index}"
-                                         f"{f' ({where})' if where else ''}: {type(error).__name__}: {error}",
+                                         f"{_where(error)}: {type(error).__name__}: {error}",
                                          hint="fix the kernel in the --kernels file; nothing was published") from None
+            finally:
+                guard, memory.guard = memory.guard, None
+            if guard is not None and guard[1]:
+                self._held_to_contract(memory, index, region.identity, kernel, writes, guard[1])
         self.issued += 1
+
+    def _held_to_contract(self, memory: Memory, index: int, identity: str, kernel, writes, views) -> None:
+        """Refuse a kernel that changed bytes outside its launch's declared write extents (the
+        views it took that reach outside them, compared with their bytes before it ran), as
+        `bobc sim` refuses the SASS that does."""
+        changed: list[int] = []
+        for address, before in views:
+            now = np.frombuffer(memory.read(address, len(before)), dtype=np.uint8)
+            moved = np.flatnonzero(now != np.frombuffer(before, dtype=np.uint8))
+            if not moved.size:
+                continue
+            inside = np.zeros(moved.size, dtype=bool)
+            for a, b in writes.spans:
+                inside |= (moved >= a - address) & (moved < b - address)
+            changed.extend(int(address + m) for m in moved[~inside])
+        if not changed:
+            return
+        changed = sorted(set(changed))
+        first, last = changed[0], changed[-1]
+        code = getattr(kernel, "__code__", None)
+        defined = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        allowed = "; ".join(writes.described) or "nothing"
+        raise ReferenceHostError(
+            f"the reference kernel {identity}{defined} wrote bytes its contract does not say it writes at "
+            f"launch {index}: {len(changed):,} byte(s) in [{first:#x}, {last + 1:#x}) changed (the first "
+            f"{_resident_of(self.plan, first)}); its contract lets it write {allowed}",
+            hint="bobc sim holds the kernel's SASS to the same contract: correct the NumPy kernel in the "
+                 "--kernels file, or the //@ param line and the plan; nothing was published")
 
     # ---- the invocation ----
     def run(self, operation: str, record: bytes, checkpoint: tuple[bytes, int] | None, record_path="input"):
@@ -256,8 +391,7 @@ class ReferenceHost:
                 offset = (v["offset"] if k == "read" else cursor + v["delta"] if k == "read_at_cursor"
                           else v["offset"] + (v["index"] % v["count"]) * v["record_bytes"])
                 if offset + v["extent"] > len(source):
-                    raise BadInputRecord(record_path, "extent", f"the schedule reads {v['extent']} bytes at "
-                                         f"{offset} of a {len(source)}-byte input")
+                    raise read_past_input(k, v["extent"], offset, len(source))
                 memory.write(v["host"], source[offset:offset + v["extent"]])
             elif k in ("write", "write_at"):
                 data = memory.read(v["host"], v["extent"])

@@ -52,9 +52,21 @@ def _le(data: bytes, at: int, width: int) -> int:
 _OPTIONS = ("--input", "--checkpoint", "--checkpoint-out", "--predictions", "--result")
 
 
-def parse_args(argv, input_name: str = "RECORD") -> dict:
+def parse_args(argv, input_name: str = "RECORD", plan_host: bool = True) -> dict:
     """{"op": "train"|"predict", "--input": path, ...}, or Refused (exit 2) / Help.  `input_name`:
-    the input's name in the usage (a request host's STREAM where it reads a token stream)."""
+    the input's name in the usage (a request host's STREAM where it reads a token stream).  A plan
+    host's refusal ends with where the whole usage is, " (see --help)", as runtime_c/plan_host.c's
+    main adds it (`bobc run`); a native request host's (native_request.c) is rt_parse_args' alone."""
+    try:
+        return _parse_args(argv, input_name)
+    except Refused as refused:
+        if plan_host and "--help" not in refused.message:
+            refused.message += " (see --help)"
+            refused.args = (refused.message,)
+        raise
+
+
+def _parse_args(argv, input_name: str) -> dict:
     found: dict = {}
     op = None
     i = 0
@@ -398,7 +410,7 @@ def nothing_note(said: bytes) -> bytes:
 
 def parse_args_or_help(argv, program: str, stdout, input_name: str = "RECORD"):
     try:
-        return parse_args(argv, input_name)
+        return parse_args(argv, input_name, plan_host=False)
     except Help:
         import sys
         stream = stdout if stdout is not None else sys.stdout

@@ -25,8 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..reference import envelope, safe_io
-from ..reference.errors import BadInputRecord
-from ..reference.host import check_record
+from ..reference.host import InputReadPastRecord, check_record
 from .channel import Channel
 from .faults import HostStepFault, SemaphoreNotReleased, SimulationFault, Unmodeled
 from .host_adapter import HostFill, HostPlan, constructor_of
@@ -175,8 +174,7 @@ class SimulatedHost:
     def read_input(self, to: int, extent: int, offset: int, what: str) -> None:
         dst = self.at(to, extent, what)
         if offset > self.plan.record_bytes or extent > self.plan.record_bytes - offset:
-            raise BadInputRecord("input", "extent", f"{what}: {extent} bytes at {offset} of a "
-                                 f"{self.plan.record_bytes}-byte input")
+            raise InputReadPastRecord(f"{what}: {extent} bytes at {offset} of a {self.plan.record_bytes}-byte input")
         dst[:] = np.frombuffer(self.record[offset:offset + extent], dtype=np.uint8)
 
     # ---- the steps (plan_host.c step_<kind>) ----
