@@ -78,7 +78,7 @@ def test_a_kernel_writing_outside_every_buffer_is_named_with_its_launch_and_line
     with pytest.raises(BobcError) as caught:
         ReferenceHost(plan, {**kernels, "linreg-sgd": stray}).run("train", record(), None)
     line = stray.__code__.co_firstlineno + 1
-    assert caught.value.message.startswith(f"the reference kernel linreg-sgd failed at launch ")
+    assert caught.value.message.startswith("the reference kernel linreg-sgd failed at launch ")
     assert f" ({__file__}:{line}): 16 bytes at " in caught.value.message
     assert caught.value.message.endswith(" lie in no buffer the plan maps")
 

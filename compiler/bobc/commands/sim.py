@@ -11,8 +11,6 @@ address, the first faulting thread and the instruction's file:line:column (exit 
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..cli import _positive
 from ..errors import UsageError
 from ..sim.executor import MAX_STEPS

@@ -29,7 +29,7 @@ _DECLARATIONS = [
     re.compile(rf"def\s+{_NAME}\s*[:=](?!=)"),
     re.compile(rf"import\s+{_MODULE}\b"),
     re.compile(rf"module\s+{_MODULE}\b"),
-    re.compile(rf"family\s+[A-Z]\w*\b[^-]*?:\s*Type\b"),
+    re.compile(r"family\s+[A-Z]\w*\b[^-]*?:\s*Type\b"),
     re.compile(r"constructor\s+[A-Z]\w*\s+(?:field|constructor|end-family)\b"),
     re.compile(rf"field\s+{_MULTIPLICITY}{_NAME}\s*:(?!=)"),
     re.compile(r"end-family\b"),
