@@ -16,9 +16,11 @@ goes away early (`bobc diff a b | head`).
 Launches are aligned as a sequence (golden.LaunchAlignment): an inserted launch is one launch only in
 b and each later one is compared with its counterpart (`launch[3->4].qmd_address`).  Two plan hosts
 are also compared outside their images (host_differences): the version text by key, the host plan's
-tables word by word (`host.plan.input_checks[+0x90]`) and every other section byte for byte, so for
-two hosts exit 0 means the same images, host plan and runtime.  An image folder carries no host plan:
-against a host, the images alone are compared, and one line says so.
+tables word by word (`host.plan.input_checks[+0x90]`), every other section byte for byte and the
+ELF header, program headers and section headers (a NOBITS section's size), so for two hosts exit 0
+means the same images, host plan and runtime.  An image folder carries no host plan:
+against a host, the images alone are compared, and one line says so (with --json, on stderr: the
+output stays the JSON list).
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def add_arguments(p):
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="a folder holding the plan's own kernel sources (searched recursively, before "
                         "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
-    p.add_argument("--json", action="store_true", help="print the differences as a JSON list")
+    p.add_argument("--json", action="store_true", help="print the differences as a JSON list (the note that an image folder carries no host plan goes to stderr)")
     p.epilog = "exit status: 0 the same images (and, for two hosts, the same host plan and runtime), 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
 
 
@@ -93,7 +95,8 @@ def host_differences(a_path: str, b_path: str) -> list:
     (`host.version.bobc commit`), the host plan's tables word by word (`host.plan.input_checks[+0x60]`,
     bobc.host.sections.plan_lines), and every other section byte for byte, one line naming each
     section that differs (`host.section[.rodata]`): a .bobc.* section that is not an image, the
-    manifest or the version text, and the host's own code and data.  The linker's build-id, a
+    manifest or the version text, and the host's own code and data; and the layout the loader reads
+    (sections.layout_lines: `host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).  The linker's build-id, a
     hash of the linked sections, is named only when no other of them differs."""
     from ..host import sections
     from ..nvidia.decode import read_bounded
@@ -122,6 +125,9 @@ def host_differences(a_path: str, b_path: str) -> list:
                                     None if x is None else sections.section_summary(x),
                                     None if y is None else sections.section_summary(y),
                                     sections.section_change(name, x, y)))
+    # the loader's view: the ELF header, the program headers, each own section's header (a NOBITS
+    # section's size is all it has): an entry point or a .bss size is a difference
+    found += _differences(sections.layout_lines(data_a, a_path), sections.layout_lines(data_b, b_path))
     own_a, own_b = sections.own_sections(data_a, a_path), sections.own_sections(data_b, b_path)
     changed = [name for name in list(own_a) + [n for n in own_b if n not in own_a] if own_a.get(name) != own_b.get(name)]
     if changed != [".note.gnu.build-id"]:
@@ -141,8 +147,10 @@ def run(args):
     verdict = 1 if found else 0
     folder = next((path for path in (args.a, args.b) if Path(path).is_dir()), None)
     try:
-        if folder is not None and not args.json:      # a folder holds images only: nothing else to compare
-            print(f"{folder} is an image folder, which carries no host plan: the images alone are compared")
+        if folder is not None:      # a folder holds images only: nothing else to compare (--json: on stderr,
+            # so the output stays a list and a script is still told that no host plan was compared)
+            print(f"{folder} is an image folder, which carries no host plan: the images alone are compared",
+                  file=sys.stderr if args.json else sys.stdout)
         if args.json:
             print(json.dumps([d.as_json() for d in found], indent=1))
         else:

@@ -39,12 +39,12 @@ def run(args):
     recorded = version.recorded_identity(found.get(version.SECTION))
     carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
     damaged = recorded is not None and recorded != carried
+    manifest = {}
+    if "manifest" in found and not damaged:     # a damaged manifest is refused as dump and diff refuse it
+        from ..nvidia.decode import host_manifest
+
+        manifest = host_manifest(path, found["manifest"])
     if args.json:
-        manifest = {}
-        try:
-            manifest = json.loads(found.get("manifest", b"{}"))
-        except ValueError:
-            pass
         print(json.dumps({
             "host": str(path),
             "version": needs or None,
@@ -52,7 +52,10 @@ def run(args):
             "sections": {sections.PREFIX + name: {"bytes": len(content),
                                                   "sha256": hashlib.sha256(content).hexdigest()}
                          for name, content in found.items()},
-            "images_identity": carried, "images_match_plan_identity": None if recorded is None else not damaged,
+            # images_identity: the sha256 of the images carried, which is the plan identity (the text's
+            # "plan identity", recorded in the version text) unless the host is damaged
+            "images_identity": carried, "plan_identity": recorded,
+            "images_match_plan_identity": None if recorded is None else not damaged,
             "host_identity": host_identity,
         }, indent=1, sort_keys=True))
     else:

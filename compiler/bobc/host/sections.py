@@ -169,9 +169,62 @@ def own_sections(data: bytes, executable) -> dict[str, bytes]:
     return out
 
 
+_PHDR = struct.Struct("<IIQQQQQQ")
+# The ELF header's fields as layout_lines names them; e_shoff is left out: the section header
+# table follows the .bobc.* sections, so its offset moves with the images' sizes.
+_EHDR_FIELDS = ("ident", "type", "machine", "version", "entry", "phoff", None, "flags", "ehsize", "phentsize",
+                "phnum", "shentsize", "shnum", "shstrndx")
+_SECTION_TYPES = {0: "NULL", 1: "PROGBITS", 2: "SYMTAB", 3: "STRTAB", 4: "RELA", 5: "HASH", 6: "DYNAMIC",
+                  7: "NOTE", 8: "NOBITS", 9: "REL", 11: "DYNSYM", 14: "INIT_ARRAY", 15: "FINI_ARRAY",
+                  0x6FFFFFF6: "GNU_HASH", 0x6FFFFFFE: "VERNEED", 0x6FFFFFFF: "VERSYM"}
+_SEGMENT_TYPES = {0: "NULL", 1: "LOAD", 2: "DYNAMIC", 3: "INTERP", 4: "NOTE", 6: "PHDR", 7: "TLS",
+                  0x6474E550: "GNU_EH_FRAME", 0x6474E551: "GNU_STACK", 0x6474E552: "GNU_RELRO",
+                  0x6474E553: "GNU_PROPERTY"}
+
+
+def _flags(value: int, letters: str) -> str:
+    """Flag bits as letters (bit k is letters[k]), with any other bits in hex."""
+    named = "".join(letter for k, letter in enumerate(letters) if value >> k & 1 and letter != "-")
+    rest = value & ~sum(1 << k for k, letter in enumerate(letters) if letter != "-")
+    return (named or "-") + (f"+{rest:#x}" if rest else "")
+
+
+def layout_lines(data: bytes, executable) -> list:
+    """What the loader reads besides the sections' bytes, as lines: the ELF header's fields
+    (`host.elf.entry = 0x402830`; not e_shoff, which moves with the images), each program header
+    (`host.segment[2] = LOAD offset ... memsz ... flags R-X`) and each own section's header
+    (`host.section[.bss].header = NOBITS, address ..., size 0x914c0, flags WA`: a NOBITS section's
+    size is its only content).  Part of the host identity and of `bobc diff`: a changed entry
+    point or a grown .bss is a difference."""
+    from ..nvidia.decode import Line
+
+    header, table, strings = _layout(data, executable)
+    out = []
+    for name, value in zip(_EHDR_FIELDS, header):
+        if name is not None:
+            out.append(Line(f"host.elf.{name}", value.hex(" ") if isinstance(value, bytes) else value, "", "", "host"))
+    phoff, phentsize, phnum = header[5], header[9], header[10]
+    if phnum and (phentsize != _PHDR.size or phoff + phnum * _PHDR.size > len(data)):
+        raise HostImageError(f"{executable} has no usable program header table")
+    for i in range(phnum):
+        kind, flags, offset, vaddr, paddr, filesz, memsz, align = _PHDR.unpack_from(data, phoff + i * _PHDR.size)
+        out.append(Line(f"host.segment[{i}]", f"{_SEGMENT_TYPES.get(kind, hex(kind))} offset {offset:#x} vaddr "
+                        f"{vaddr:#x} paddr {paddr:#x} filesz {filesz:#x} memsz {memsz:#x} flags "
+                        f"{_flags(flags, 'XWR')} align {align:#x}", "", "", "host"))
+    for entry in table[1:]:
+        name = _name(strings, entry[0])
+        if not name.startswith(PREFIX):
+            _, kind, flags, address, _, size, link, info, align, entsize = entry
+            out.append(Line(f"host.section[{name}].header",
+                            f"{_SECTION_TYPES.get(kind, hex(kind))}, address {address:#x}, size {size:#x}, flags "
+                            f"{_flags(flags, 'WAX-MSILOGT')}, align {align:#x}, entsize {entsize:#x}", "", "", "host"))
+    return out
+
+
 def host_identity(data: bytes, executable) -> str:
     """sha256 over the host's own sections (own_sections: each name, length and bytes, in the
-    section table's order): the runtime and the host plan -- buffers, semaphores, record checks,
+    section table's order) and its layout (layout_lines: the ELF header but e_shoff, the program
+    headers, each own section's header -- its type, address, size, flags): the runtime and the host plan -- buffers, semaphores, record checks,
     checkpoint contract, initializers, fills, steps.  Not the .bobc.* sections: the plan identity
     covers the device images, the version text and the manifest are compared on their own.  Two
     hosts with the same plan identity and the same host identity run the same code on the same
@@ -180,6 +233,9 @@ def host_identity(data: bytes, executable) -> str:
     for name, content in own_sections(data, executable).items():
         encoded = name.encode("utf-8")
         digest.update(len(encoded).to_bytes(8, "little") + encoded + len(content).to_bytes(8, "little") + content)
+    for line in layout_lines(data, executable):      # the ELF and program headers, the sections' headers
+        encoded = f"{line.key} = {line.value}".encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "little") + encoded)
     return digest.hexdigest()
 
 
@@ -270,11 +326,15 @@ def version_lines(section: bytes | None) -> list:
 
 
 def section_lines(data: bytes, executable) -> list:
-    """Each of the host's own sections (own_sections) as `host.section[NAME] = N bytes, sha256 ...`."""
+    """Each of the host's own sections (own_sections) as `host.section[NAME] = N bytes, sha256 ...`
+    (a NOBITS one: its size, as it has no bytes in the file), then the layout (layout_lines)."""
     from ..nvidia.decode import Line
 
-    return [Line(f"host.section[{name}]", section_summary(content), "", "", "host")
-            for name, content in own_sections(data, executable).items()]
+    _, table, strings = _layout(data, executable)
+    nobits = {_name(strings, entry[0]): entry[5] for entry in table[1:] if entry[1] == _SHT_NOBITS}
+    return [Line(f"host.section[{name}]", f"{nobits[name]} bytes, NOBITS (zeros when loaded, none in the file)"
+                 if name in nobits else section_summary(content), "", "", "host")
+            for name, content in own_sections(data, executable).items()] + layout_lines(data, executable)
 
 
 def section_summary(content: bytes) -> str:

@@ -138,8 +138,7 @@ def load_images(path: str | Path) -> Images:
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
     version.check_images(path, found)
-    manifest = _parse_manifest(found["manifest"].decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
-                               hint=rebuild)
+    manifest = host_manifest(path, found["manifest"])
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
     images = _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels, hint=rebuild)
     images.manifest_bytes = (f"section {sections.PREFIX}manifest", found["manifest"])
@@ -147,6 +146,19 @@ def load_images(path: str | Path) -> Images:
 
 
 REWRITE = "write the images again with `bobc build --emit-images`"
+
+
+def host_manifest(path, section: bytes) -> dict:
+    """A plan host's .bobc.manifest section read as a manifest, or the host refused as damaged
+    (exit 2, naming the section and what is wrong): the one check `bobc dump`, `diff` and
+    `inspect` make of it."""
+    from ..host import sections, version
+
+    try:
+        return _parse_manifest(section.decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
+                               hint="the host is damaged or not bobc's: rebuild it with `bobc build`")
+    except BobcError as error:
+        raise version.DamagedHost(error.message, hint=error.hint) from None
 
 
 def _parse_manifest(text: str, where, hint: str = REWRITE) -> dict:
@@ -424,7 +436,9 @@ def bank0_meaning(manifest: dict, kernel: str, offset: int, names: dict[int, str
         names = argument_names(kernel, manifest["target"])
     if index in names:
         return names[index]
-    return f"argument {index} (past {kernel}'s {len(names)} arguments)" if names else f"argument {index}"
+    if names:
+        return f"argument {index} (past {kernel}'s {len(names)} arguments)"
+    return f"parameter word {index} (the kernel's argument names unknown: pass -I)"
 
 
 def header_lines(images: Images) -> list[Line]:

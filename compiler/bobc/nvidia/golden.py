@@ -104,8 +104,9 @@ def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
 
 
 def _launch_tail(key: str) -> str:
-    """A key without its leading `launch[i]` (two aligned launches' facts at different places)."""
-    return key[key.index("]") + 1:] if key.startswith("launch[") and "]" in key else key
+    """A key without its leading `launch[i]` or `region[i]` (two aligned launches' or paired
+    regions' facts at different places)."""
+    return key[key.index("]") + 1:] if key.startswith(("launch[", "region[")) and "]" in key else key
 
 
 def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
@@ -219,12 +220,58 @@ class LaunchAlignment:
             spans = tuple(span for lines, heads in ((lines_a, heads_a), (lines_b, heads_b)) for line in lines
                           if line.key.split(".", 1)[0] in heads for span in line.spans)
             shift = first_b - first_a
-            out.append(Difference(f"launch[{first_a}..{last_a}]", "launch", "",
-                                  f"launch[{first_a}..{last_a}]", f"launch[{first_b}..{last_b}]",
-                                  f"{i2 - i1} launch(es) of the same kernels, grids and blocks in the same order, "
-                                  f"at {'+' if shift > 0 else '-'}{abs(shift)} place(s) in b; what differs in "
-                                  f"them is listed as launch[a->b]", spans))
+            run_a = f"launch[{first_a}]" if i2 - i1 == 1 else f"launch[{first_a}..{last_a}]"
+            run_b = f"launch[{first_b}]" if j2 - j1 == 1 else f"launch[{first_b}..{last_b}]"
+            what = ("1 launch" if i2 - i1 == 1 else f"{i2 - i1} launches of the same kernels, grids and blocks "
+                    "in the same order")
+            out.append(Difference(run_a, "launch", "", run_a, run_b,
+                                  f"{what}, at {'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b; what "
+                                  f"differs in {'it' if i2 - i1 == 1 else 'them'} is listed as launch[a->b]", spans))
         return out
+
+
+def region_keys(a: dict, b: dict) -> tuple[dict, dict]:
+    """Which region of a is which region of b: paired by identity (the kernel) when each side's
+    identities are unique, else by index; regions left unpaired by identity are paired by index
+    when both sides have that index (a kernel renamed in place).  Each index's prefix, as
+    LaunchAlignment's: `region[i]` where a's region i is b's region i, `region[i->j]` where a's
+    region i is b's region j, and for a region on one side only its own `region[i]` (a) or
+    `region[+j]` (b)."""
+    regions_a = [r for r in a.get("regions", []) if isinstance(r, dict) and isinstance(r.get("index"), int)]
+    regions_b = [r for r in b.get("regions", []) if isinstance(r, dict) and isinstance(r.get("index"), int)]
+    keys_a = {r["index"]: f"region[{r['index']}]" for r in regions_a}
+    keys_b = {r["index"]: f"region[{r['index']}]" for r in regions_b}
+    ids_a, ids_b = [r.get("identity") for r in regions_a], [r.get("identity") for r in regions_b]
+    if len(set(ids_a)) != len(ids_a) or len(set(ids_b)) != len(ids_b):
+        return keys_a, keys_b                  # identities that do not name one region: by index
+    where_b = {r.get("identity"): r["index"] for r in regions_b}
+    pairs = {r["index"]: where_b[r.get("identity")] for r in regions_a if r.get("identity") in where_b}
+    left_b = set(keys_b) - set(pairs.values())
+    pairs.update({i: i for i in keys_a if i not in pairs and i in left_b})
+    for i, j in pairs.items():
+        keys_a[i] = keys_b[j] = f"region[{i}]" if i == j else f"region[{i}->{j}]"
+    for j in set(keys_b) - set(pairs.values()):
+        keys_b[j] = f"region[+{j}]"
+    return keys_a, keys_b
+
+
+def _rename_regions(lines: list[decode.Line], keys: dict) -> list[decode.Line]:
+    """`lines` with each region fact matched on its region's paired prefix (region_keys)."""
+    from dataclasses import replace
+
+    out = []
+    for line in lines:
+        match = line.match
+        if match.startswith("region[") and "]" in match:
+            head = match[:match.index("]") + 1]
+            try:
+                index = int(head[len("region["):-1])
+            except ValueError:
+                index = None
+            if index in keys and keys[index] != head:
+                line = replace(line, slot=keys[index] + match[len(head):])
+        out.append(line)
+    return out
 
 
 def _fold_zeros(found: list[Difference]) -> list[Difference]:
@@ -260,16 +307,56 @@ def _code_differences(a: Images, b: Images) -> list[Difference]:
     an inserted or removed instruction is one line, not one for every instruction after it, and
     a run of unchanged instructions that moved is one line naming both ranges (its spans cover
     them, so the byte check knows they are shown).  A region on one side only is all its lines."""
+    from dataclasses import replace
+
     regions_a = {r["index"]: r for r in a.manifest["regions"]}
     regions_b = {r["index"]: r for r in b.manifest["regions"]}
+    keys_a, keys_b = region_keys(a.manifest, b.manifest)
+    of_b = {key: j for j, key in keys_b.items()}
+    pairs = [(i, of_b.get(keys_a[i])) for i in sorted(regions_a)]
+    pairs += [(None, j) for j in sorted(regions_b) if keys_b[j] not in keys_a.values()]
     out = []
-    for index in sorted(set(regions_a) | set(regions_b)):
-        ra, rb = regions_a.get(index), regions_b.get(index)
+    for i, j in pairs:
+        ra, rb = regions_a.get(i), regions_b.get(j)
         if ra is not None and rb is not None and decode.region_code(a, ra) == decode.region_code(b, rb):
             continue                       # the same instructions (a moved region is its place's line)
-        out += _aligned_code(decode.code_lines(a, ra) if ra is not None else [],
-                             decode.code_lines(b, rb) if rb is not None else [])
+        head = keys_a[i] if ra is not None else keys_b[j]
+
+        def keyed(lines, index):
+            old = f"region[{index}]"
+            return [replace(line, key=head + line.key[len(old):]) if head != old else line for line in lines]
+
+        out += _aligned_code(keyed(decode.code_lines(a, ra), i) if ra is not None else [],
+                             keyed(decode.code_lines(b, rb), j) if rb is not None else [])
     return out
+
+
+def _code_unchanged(found: list[Difference], a: Images, b: Images) -> list[Difference]:
+    """A paired region whose place changed and whose instructions did not: its place line says so,
+    and its spans cover the region's code on both sides (the byte check knows it is shown)."""
+    from dataclasses import replace
+
+    regions_a = {r["index"]: r for r in a.manifest["regions"]}
+    regions_b = {r["index"]: r for r in b.manifest["regions"]}
+    keys_a, keys_b = region_keys(a.manifest, b.manifest)
+    of_b = {key: j for j, key in keys_b.items()}
+    out = []
+    for d in found:
+        head = d.key[:-len(".place")] if d.kind == "region" and d.key.endswith(".place") else None
+        i = next((i for i, key in keys_a.items() if key == head), None) if head else None
+        j = of_b.get(head) if head else None
+        if i is not None and j is not None and \
+                decode.region_code(a, regions_a[i]) == decode.region_code(b, regions_b[j]):
+            count = regions_a[i]["size"] // decode.INSTRUCTION_BYTES
+            code = tuple(("program", 8 * r["place"], 8 * r["size"]) for r in (regions_a[i], regions_b[j]))
+            d = replace(d, meaning="; ".join(x for x in (d.meaning, f"code unchanged ({_count(count, 'instruction')})")
+                                             if x), spans=d.spans + code)     # the byte check: its code is shown
+        out.append(d)
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _offset(line: decode.Line) -> int:
@@ -284,7 +371,10 @@ def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> lis
         meaning = _meaning(la, lb)
         if la is not None and lb is not None and la.key != lb.key:
             meaning += f"; at {_offset(lb):#06x} in b"
-        return Difference(line.key, "code", line.owner, la.value if la else None, lb.value if lb else None, meaning,
+        key = line.key
+        if la is None:                     # b's address, which a key of a's addresses must not pass for
+            key = f"{key.rsplit('[', 1)[0]}[b:{_offset(lb):#06x}]"
+        return Difference(key, "code", line.owner, la.value if la else None, lb.value if lb else None, meaning,
                           (la.spans if la else ()) + (lb.spans if lb else ()))
 
     matcher = difflib.SequenceMatcher(None, [tuple(x.value) for x in lines_a], [tuple(x.value) for x in lines_b],
@@ -299,10 +389,11 @@ def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> lis
             count, shift = i2 - i1, first_b - first_a
             prefix = lines_a[i1].key.rsplit("[", 1)[0]
             spans = tuple(span for line in (*lines_a[i1:i2], *lines_b[j1:j2]) for span in line.spans)
-            out.append(Difference(f"{prefix}[{first_a:#06x}..{last_a:#06x}]", "code", lines_a[i1].owner,
-                                  f"{first_a:#06x}..{last_a:#06x}", f"{first_b:#06x}..{last_b:#06x}",
-                                  f"{count} instruction(s) unchanged, moved by {'+' if shift > 0 else '-'}"
-                                  f"{abs(shift):#x} ({abs(shift) // decode.INSTRUCTION_BYTES} instruction(s))",
+            range_a = f"{first_a:#06x}" if count == 1 else f"{first_a:#06x}..{last_a:#06x}"
+            range_b = f"{first_b:#06x}" if count == 1 else f"{first_b:#06x}..{last_b:#06x}"
+            out.append(Difference(f"{prefix}[{range_a}]", "code", lines_a[i1].owner, range_a, range_b,
+                                  f"{_count(count, 'instruction')} unchanged, moved by {'+' if shift > 0 else '-'}"
+                                  f"{abs(shift):#x} ({_count(abs(shift) // decode.INSTRUCTION_BYTES, 'instruction')})",
                                   spans))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
@@ -332,9 +423,15 @@ def differences(a: Images, b: Images) -> list[Difference]:
         lines_b = [x for x in lines_b if x.kind != "bank0" or x.value or x.match in matches_a]
     alignment = LaunchAlignment.of(a.manifest, b.manifest)
     lines_a, lines_b = alignment.rename(lines_a, alignment.keys_a), alignment.rename(lines_b, alignment.keys_b)
-    found = _fold_zeros(_differences(lines_a, lines_b))
+    regions_a, regions_b = region_keys(a.manifest, b.manifest)
+    for lines, keys in ((lines_a, regions_a), (lines_b, regions_b)):     # a region paired at another index
+        lines += [decode.Line(f"region[{i}].index", i, "", next((r["identity"] for r in images.manifest["regions"]
+                                                                if r["index"] == i), ""), "region")
+                  for images in ([a] if lines is lines_a else [b]) for i, key in keys.items() if "->" in key]
+    lines_a, lines_b = _rename_regions(lines_a, regions_a), _rename_regions(lines_b, regions_b)
+    found = _code_unchanged(_fold_zeros(_differences(lines_a, lines_b)), a, b)
     for moved in alignment.moved_lines(a, b, lines_a, lines_b):      # before the first launch of its run
-        first = moved.key[len("launch["):].split(".", 1)[0]
+        first = moved.key[len("launch["):].split(".", 1)[0].rstrip("]")
         at = next((k for k, d in enumerate(found) if d.key.startswith(f"launch[{first}->")), len(found))
         found.insert(at, moved)
     found += _code_differences(a, b)
@@ -346,7 +443,8 @@ def differences(a: Images, b: Images) -> list[Difference]:
 
 # ---------------------------------------------------------------- what no decoded line shows
 
-def _manifest_facts(manifest: dict, launch_keys: dict | None = None) -> dict[str, object]:
+def _manifest_facts(manifest: dict, launch_keys: dict | None = None,
+                    region_keys: dict | None = None) -> dict[str, object]:
     """The manifest as key -> value, keyed the way the decoded lines are (region[i].size,
     launch[i].schedules, sizes.qmd); list entries' own fields are leaves.  `launch_keys` gives a
     launch index the prefix it is matched on (LaunchAlignment)."""
@@ -363,6 +461,8 @@ def _manifest_facts(manifest: dict, launch_keys: dict | None = None) -> dict[str
                 head = f"{names[key]}[{index}]"
                 if key == "launches" and isinstance(index, int) and index in launch_keys:
                     head = launch_keys[index]
+                if key == "regions" and isinstance(index, int) and index in (region_keys or {}):
+                    head = region_keys[index]
                 for field_name, field_value in item.items():
                     if field_name != "index":
                         out[f"{head}.{field_name}"] = field_value
@@ -379,11 +479,13 @@ def manifest_differences(a: dict, b: dict, found: list[Difference],
     if a == b:
         return []
     alignment = alignment or LaunchAlignment({}, {}, [])
-    facts_a, facts_b = _manifest_facts(a, alignment.keys_a), _manifest_facts(b, alignment.keys_b)
+    paired_a, paired_b = region_keys(a, b)
+    facts_a, facts_b = _manifest_facts(a, alignment.keys_a, paired_a), _manifest_facts(b, alignment.keys_b, paired_b)
     shown = {d.key for d in found}
     shown |= {key.replace(".kernel", ".identity") for key in shown if key.endswith(".kernel")}
     one_sided = {d.key.split(".", 1)[0] for d in found if d.a is None or d.b is None}   # a launch only in b
     one_sided |= {key for key in alignment.keys_b.values() if key.startswith("launch[+")}
+    one_sided |= {key for key in paired_b.values() if key.startswith("region[+")}
     out = []
     shifted = {}                # a launch's address line shows its offset's change when both moved alike
     for d in found:
