@@ -35,7 +35,7 @@ def test_dump_names_a_plans_own_kernel_arguments_with_I(images):
     assert plain.returncode == named.returncode == 0, plain.stderr + named.stderr
     line = next(x for x in named.stdout.splitlines() if x.startswith("launch[2].bank0[0x170] = "))
     assert line.endswith("# argument 2: the count (u32), the learning rate (binary32) (scalar)"), line
-    assert "launch[2].bank0[0x170] = 0x3d4ccccd00000008  # argument 2\n" in plain.stdout
+    assert "launch[2].bank0[0x170] = 0x3d4ccccd00000008  # parameter word 2 (the kernel's argument names unknown: pass -I)\n" in plain.stdout
 
 
 def test_diff_names_them_too(images, tmp_path):
@@ -79,11 +79,11 @@ def test_an_inserted_instruction_is_one_line_and_the_rest_one_moved_range(images
     code = [d for d in json.loads(done.stdout) if d["kind"] == "code"]
     prefix = f"region[{region['index']}].code["
     mine = [d for d in code if d["key"].startswith(prefix)]
-    assert [d["key"] for d in mine] == [f"{prefix}0x0090]", f"{prefix}0x0090..{region['size'] - 16:#06x}]"], mine
+    assert [d["key"] for d in mine] == [f"{prefix}b:0x0090]", f"{prefix}0x0090..{region['size'] - 16:#06x}]"], mine
     inserted, moved = mine
     assert inserted["a"] is None and "NOP" in inserted["meaning"]
     assert moved["b"] == f"0x00a0..{region['size']:#06x}"
-    assert moved["meaning"].startswith(f"{(region['size'] - 0x90) // 16} instruction(s) unchanged, moved by +0x10")
+    assert moved["meaning"].startswith(f"{(region['size'] - 0x90) // 16} instructions unchanged, moved by +0x10")
     # every other region's instructions are the same bytes (moved regions are their places' lines)
     assert all(d["key"].startswith(prefix) for d in code), code
     assert not [d for d in json.loads(done.stdout) if d["kind"] == "raw"]

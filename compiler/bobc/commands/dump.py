@@ -8,7 +8,8 @@ A plan host's dump goes on with what it carries besides its images (bobc.host.se
 `host.identity`, its version text (`host.version.target = ...`), its host plan's tables word by
 word (`host.plan.input_checks[+0x90] = 0x2`, a word pointing at a C string shown as the string:
 buffers, semaphores, record checks, checkpoint contract, initializers, fills, steps) and each of
-its own sections' size and sha256 (`host.section[.rodata] = ...`).
+its own sections' size and sha256 (`host.section[.rodata] = ...`; a NOBITS one's size), and the
+layout the loader reads (`host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).
 
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
 images without a manifest: its dump is the program, `command[i] = Name fields...`, and each

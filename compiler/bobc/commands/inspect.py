@@ -3,8 +3,12 @@ target, compute class, driver branch, the bobc and commit that built it, the pla
 
 Two identities: the plan identity (in the --version text, checked by the host at start) is the
 sha256 of the four device images only; the host identity (computed here, bobc.host.sections.
-host_identity) is the sha256 of the host's own sections -- the runtime and the host plan: buffers,
-semaphores, record checks, checkpoint contract, initializers, fills, steps.  Two hosts that run
+host_identity) is the sha256 of the host's own sections and its ELF, program and section headers
+(an entry point, a .bss size) -- the runtime and the host plan: buffers, semaphores, record checks,
+checkpoint contract, initializers, fills, steps.  --json gives both: `plan_identity` as the version
+text records it, `images_identity` as computed from the images carried (the same unless damaged).
+A host whose manifest section is not JSON is refused (exit 2) by the check dump and diff make
+(decode.host_manifest).  Two hosts that run
 differently differ in one of them."""
 import hashlib
 import json
