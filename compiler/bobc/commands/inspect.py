@@ -44,10 +44,18 @@ def run(args):
     carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
     damaged = recorded is not None and recorded != carried
     manifest = {}
-    if "manifest" in found and not damaged:     # a damaged manifest is refused as dump and diff refuse it
+    if "manifest" in found and recorded is not None and not damaged:
+        # images its version text vouches for: the manifest is read as dump and diff read it (a
+        # damaged one refused, exit 2); a host without that is listed, then refused below
         from ..nvidia.decode import host_manifest
 
         manifest = host_manifest(path, found["manifest"])
+    elif "manifest" in found:
+        try:
+            manifest = json.loads(found["manifest"])
+        except ValueError:
+            pass
+        manifest = manifest if isinstance(manifest, dict) else {}
     if args.json:
         print(json.dumps({
             "host": str(path),
