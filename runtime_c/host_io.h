@@ -51,6 +51,8 @@
 #define RT_IO_SHOWN_BYTES 128  /* the most bytes of a path a message shows (rt_io_shown) */
 #define RT_IO_SHOWN_HEAD 32    /* ... of which at least this many from its start */
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
+#define RT_IO_LOCK_PAUSE_VARIABLE "BOBC_IO_TEST_LOCK_PAUSE_MS" /* tests only: a pause between writing the
+                                                              * temporaries and taking the publication lock */
 
 typedef struct {
     const char *path;

@@ -53,6 +53,11 @@ def run(args):
             raise
         if args.emit_images is not None:
             refuse_overlap(output, Path(args.emit_images))
+    if args.emit_images is not None:
+        # checked before the (long) build, as -o is: the same refusals write_images makes after it
+        from ..nvidia.encode import check_image_folder
+
+        check_image_folder(args.emit_images, "--emit-images")
     if args.entry is not None and (output is not None or args.emit_images is not None):
         from ..native.build import native_artifact          # docs/native-host.md
         from ..reference.safe_io import publish_file
@@ -92,17 +97,18 @@ def refuse_overlap(output: Path, images: Path) -> None:
     import os
 
     from ..reference.errors import OutputWriteFailure
+    from ..reference.safe_io import shown
 
     host, folder = (os.path.realpath(os.path.abspath(p)) for p in (output, images))
     if host == folder:
-        detail = f"is also the --emit-images folder ({images})"
+        detail = f"is also the --emit-images folder ({shown(images)})"
     elif os.path.commonpath([host, folder]) == folder:
-        detail = f"lies inside the --emit-images folder {images}, which the images replace"
+        detail = f"lies inside the --emit-images folder {shown(images)}, which the images replace"
     elif os.path.commonpath([host, folder]) == host:
-        detail = f"contains the --emit-images folder {images}"
+        detail = f"contains the --emit-images folder {shown(images)}"
     else:
         return
-    raise OutputWriteFailure(output, "-o", f"{detail}: no output may be another output",
+    raise OutputWriteFailure(shown(output), "-o", f"{detail}: no output may be another output",
                              hint="nothing was written; give the host and the images separate paths")
 
 

@@ -119,22 +119,12 @@ def _extract(folder: Path, files: dict) -> None:
     never through a symlink, temporaries renamed into place together (exit 8 naming a file)."""
     import os
 
-    from ..reference.errors import OutputWriteFailure
+    from ..nvidia.encode import check_image_folder
     from ..reference.safe_io import OutputSet, recover
 
-    if not folder.is_dir() or folder.is_symlink():
-        if folder.is_symlink() or folder.exists():
-            raise OutputWriteFailure(folder, "--extract", "is not a folder (or is a symlink)",
-                                     hint="nothing was written")
-        try:
-            folder.mkdir()
-        except FileExistsError:     # another run made it meanwhile: a folder is as good as ours
-            if folder.is_symlink() or not folder.is_dir():
-                raise OutputWriteFailure(folder, "--extract", "is not a folder (or is a symlink)",
-                                         hint="nothing was written") from None
-        except OSError as error:
-            raise OutputWriteFailure(folder, "--extract", f"cannot create the folder: {error.strerror}",
-                                     hint="nothing was written") from None
+    # os.lstat in a try, as --emit-images: a name too long or a parent that cannot be searched is
+    # refused by name (exit 8, one line), never a traceback
+    check_image_folder(folder, "--extract", create=True)
     recover([os.path.join(folder, name) for name in files])    # a kill between two renames of an earlier write
     outputs = OutputSet()
     for name, content in files.items():

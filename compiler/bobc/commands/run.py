@@ -174,7 +174,8 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     # a predict hands its input checkpoint on unchanged: no publication of the schedule's (as the
     # C host and `bobc sim` count them)
     published = len(result.publications) if args.operation == "train" else 0
-    print(f"{args.operation}: {published} checkpoint publication(s); {args.checkpoint_out} holds step {step}")
+    print(f"{args.operation}: {published} checkpoint publication(s); {safe_io.shown(args.checkpoint_out)} holds "
+          f"step {step}")
     return 0
 
 

@@ -1041,39 +1041,12 @@ def write_images(images: Images, folder: str | Path) -> Path:
     the file.
     """
     import os
-    import stat
 
-    from ..reference.errors import OutputWriteFailure
     from ..reference.safe_io import OutputSet, recover
 
     folder = Path(folder)
     name = os.fspath(folder)
-
-    def refuse(detail: str):
-        raise OutputWriteFailure(name, "--emit-images", detail,
-                                 hint="nothing was written; the files there are unchanged")
-    if not name:
-        refuse("an empty path")
-    try:
-        info = os.lstat(folder)
-    except FileNotFoundError:
-        info = None
-    except OSError as failure:
-        refuse(f"cannot inspect it: {failure.strerror or failure}")
-    if info is None:
-        parent = folder.parent
-        if not parent.is_dir():
-            refuse(f"its folder {parent} does not exist; create it first")
-        try:
-            folder.mkdir()
-        except FileExistsError:     # another build made it meanwhile: judged as any folder found
-            info = os.lstat(folder)
-        except OSError as failure:
-            refuse(f"cannot create the folder: {failure.strerror or failure}")
-    if info is not None and stat.S_ISLNK(info.st_mode):
-        refuse("is a symlink; name the folder itself (images are never written through a symlink)")
-    if info is not None and not stat.S_ISDIR(info.st_mode):
-        refuse("is not a folder; --emit-images names a folder to write the five image files into")
+    check_image_folder(folder, "--emit-images", create=True)
     contents = {name: getattr(images, attribute) for attribute, name in IMAGE_FILES.items()}
     contents["manifest.json"] = manifest_text(images.manifest).encode("utf-8")
     paths = [os.path.join(name, file) for file in contents]
@@ -1084,6 +1057,59 @@ def write_images(images: Images, folder: str | Path) -> Path:
         outputs.outputs[-1].data = data
     outputs.publish()
     return folder
+
+
+def check_image_folder(folder: str | Path, option: str = "--emit-images", create: bool = False) -> None:
+    """The folder checks of write_images (and `bobc inspect --extract`): `folder` is a folder, not
+    a symlink, or it is missing and its parent is a folder (then made when `create`).  `bobc build`
+    makes them before the build, as it checks -o, and again when it writes.  A refusal is an
+    OutputWriteFailure (exit 8) naming the folder as every message does (safe_io.shown): one
+    line, a long path shortened; never a traceback (os.lstat and os.stat in a try: pathlib's
+    is_dir and exists raise for a name too long or a parent that cannot be searched)."""
+    import os
+    import stat
+
+    from ..reference.errors import OutputWriteFailure
+    from ..reference.safe_io import shown
+
+    name = os.fspath(folder)
+
+    def refuse(detail: str):
+        raise OutputWriteFailure(shown(name), option, detail,
+                                 hint="nothing was written; the files there are unchanged")
+    if not name:
+        refuse("an empty path")
+    try:
+        info = os.lstat(name)
+    except FileNotFoundError:
+        info = None
+    except OSError as failure:
+        refuse(f"cannot inspect it: {failure.strerror or failure}")
+    if info is None:
+        parent = os.fspath(Path(name).parent)
+        try:
+            parent_is_folder = stat.S_ISDIR(os.stat(parent).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            parent_is_folder = False
+        except OSError as failure:
+            refuse(f"its folder {shown(parent)} cannot be reached: {failure.strerror or failure}")
+        if not parent_is_folder:
+            refuse(f"its folder {shown(parent)} does not exist; create it first")
+        if not create:
+            return
+        try:
+            os.mkdir(name)
+        except FileExistsError:     # another run made it meanwhile: judged as any folder found
+            try:
+                info = os.lstat(name)
+            except OSError as failure:
+                refuse(f"cannot inspect it: {failure.strerror or failure}")
+        except OSError as failure:
+            refuse(f"cannot create the folder: {failure.strerror or failure}")
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        refuse("is a symlink; name the folder itself (images are never written through a symlink)")
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        refuse(f"is not a folder; {option} names a folder to write the image files into")
 
 
 def host_buffer_ranges(plan: WholeProgramPlan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:

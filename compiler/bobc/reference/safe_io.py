@@ -54,6 +54,8 @@ from .errors import BadCheckpoint, OutputWriteFailure
 INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/limits.md)
 STEP_LIMIT = 2 ** 32 - 1             # a per-step fill writes the global step as u32
 PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two renames
+LOCK_PAUSE_VARIABLE = "BOBC_IO_TEST_LOCK_PAUSE_MS"   # tests only: a pause between writing the
+#                                                   temporaries and taking the publication lock
 _PAUSE_LIMIT_MS = 10_000
 SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
 NAME_ROOM = 25                       # RT_IO_NAME_ROOM: `..NAME.bob-journal.tmp-XXXXXX` beside an output
@@ -333,7 +335,11 @@ class OutputSet:
                 temporaries.append(_write_temporary(output))
             # from here to the journal's removal no other publication or recovery works in these
             # folders (docs/runtime.md, "Files": concurrent invocations)
+            lock_pause = _test_pause(LOCK_PAUSE_VARIABLE)
+            if lock_pause:
+                time.sleep(lock_pause)
             locks = lock_folders(o.folder for o in self.outputs)
+            _date_now(temporaries)
             for output in self.outputs:         # still a regular file or nothing?
                 try:
                     info = os.lstat(output.path)
@@ -381,6 +387,22 @@ class OutputSet:
                         os.unlink(temporary)
                     except OSError:
                         pass
+
+
+def _date_now(temporaries) -> None:
+    """Set each temporary's modification time to now, under the lock (host_io.c publish_locked).
+
+    A destination's modification time is its temporary's.  The temporaries were written before
+    the lock was taken, perhaps before the journal of a publication that held the lock meanwhile
+    (and was killed): dated now, a file this publication puts in place is newer than any journal
+    written before it, so a recovery finds that journal stale, never rolls it forward over these
+    files (docs/runtime.md, "Files").  Files this process made: only a read-only filesystem
+    refuses, and then the renames fail too."""
+    for temporary in temporaries:
+        try:
+            os.utime(temporary)
+        except OSError:
+            pass
 
 
 def _published_hint(done, journal=None) -> str:
@@ -502,7 +524,7 @@ def recover(paths) -> None:
     destination, beside it), whatever it names; and, for one naming an output,
     temporaries that are not such a suffix, or a destination changed after the
     journal was written (stale: a later publication replaced it)."""
-    folders, reals = [], set()
+    folders, reals, named = [], set(), []
     for path in paths:
         if path is None or not os.fspath(path):
             continue
@@ -511,73 +533,96 @@ def recover(paths) -> None:
         folder, base = ("." if slash < 0 else given[:slash] or "/"), given[slash + 1:]
         if folder not in folders:
             folders.append(folder)
-        reals.add(os.path.join(os.path.realpath(folder), base))
+        real = os.path.join(os.path.realpath(folder), base)
+        reals.add(real)
+        if (folder, real) not in named:
+            named.append((folder, real))
     locks = lock_folders(folders)
     try:
-        _recover_locked(folders, reals)
+        _recover_locked(folders, reals, named)
     finally:
         unlock_folders(locks)
 
 
-def _recover_locked(folders: list, reals: set) -> None:
-    left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it"
+def _recover_locked(folders: list, reals: set, named: list) -> None:
     for folder in folders:
         try:
             names = sorted(n for n in os.listdir(folder)
                            if n.startswith(".") and n.endswith(JOURNAL_SUFFIX)
                            and len(n) > len(JOURNAL_SUFFIX) + 1)      # `.NAME.bob-journal`
         except OSError:
-            continue        # the output checks say why the folder cannot be used
-        for name in names:
-            journal = f"{folder}/{name}"            # as host_io.c journal_complete names it
-
-            def refuse(detail, hint=left):
-                raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
-            read = journal_read(journal)
-            if read is None and _vanished(journal):
-                continue        # removed since the folder was listed (by hand): nothing to complete
-            if read is None:
-                refuse("a damaged publication journal (an earlier invocation was interrupted)")
-            pairs, written = read
-            for temporary, destination in pairs:
-                if not _temporary_beside(temporary, destination):
-                    refuse(f"a damaged publication journal (its temporary {shown(temporary)} is not a "
-                           ".NAME.tmp-XXXXXX file beside its destination)")
-            if not _journal_named_after(folder, name, pairs[-1][1]):
-                refuse("a damaged publication journal (it is not .NAME.bob-journal beside its last "
-                       f"destination {shown(pairs[-1][1])})")
-            if not reals & {d for _, d in pairs}:
-                continue
-            present = [os.path.lexists(t) for t, _ in pairs]
-            for index in range(len(pairs) - 1):
-                if present[index] and not present[index + 1]:
-                    refuse(f"its temporaries are missing ({shown(pairs[index + 1][0])})")
-            # what the journal's own publication put at a destination (its old file, or a temporary
-            # renamed) was written before the journal: a destination changed later was replaced by a
-            # later publication, or by hand, and rolling forward would put older files over it
-            for _, destination in pairs:
-                try:
-                    info = os.lstat(destination)
-                except OSError:
+            # a folder that cannot be listed (mode 0300: search and write, no read) is searched by
+            # name: the journal a publication of these outputs leaves is `.NAME.bob-journal` beside
+            # its last destination NAME, one of them (the checkpoint, for a host).  A journal named
+            # after another file cannot be found there (docs/runtime.md, "Files"; host_io.c
+            # rt_io_recover)
+            names = []
+            for at, real in named:
+                name = f".{os.path.basename(real)}{JOURNAL_SUFFIX}"
+                if at != folder:
                     continue
-                if not stat.S_ISREG(info.st_mode) or info.st_mtime_ns > written:
-                    refuse(f"stale: {shown(destination)} was replaced after the journal was written",
-                           hint="nothing was renamed and the journal was kept: to keep the newer files, "
-                                "remove it and the temporaries it lists (docs/runtime.md, Files)")
-            for (temporary, destination), here in zip(pairs, present):
-                if here:
-                    try:
-                        os.replace(temporary, destination)
-                    except OSError as failure:
-                        refuse(f"completing it failed: {shown(destination)}: "
-                               f"{failure.strerror or failure}")
-            for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
-                _fsync_folder(name_)
-            os.unlink(journal)
-            _fsync_folder(folder)
-            # host_io.c journal_complete's notice: each destination after a space
-            print(f"bobc: completed an interrupted publication from {journal}:"
-                  + "".join(f" {d}" for _, d in pairs), file=sys.stderr)
+                try:
+                    os.lstat(f"{folder}/{name}")
+                except OSError:
+                    continue    # none there (or no search permission: the output checks say so)
+                names.append(name)
+        for name in names:
+            _complete(folder, name, reals)
+
+
+def _complete(folder: str, name: str, reals: set) -> None:
+    """Complete journal `name` in `folder` when it names one of `reals` (host_io.c journal_complete)."""
+    left = "it was left as it is; see docs/runtime.md (Files) to finish or remove it"
+    journal = f"{folder}/{name}"            # as host_io.c journal_complete names it
+
+    def refuse(detail, hint=left):
+        raise OutputWriteFailure(shown(journal), "journal", detail, hint=hint)
+    read = journal_read(journal)
+    if read is None and _vanished(journal):
+        return          # removed since the folder was listed (by hand): nothing to complete
+    if read is None:
+        refuse("a damaged publication journal (an earlier invocation was interrupted)")
+    pairs, written = read
+    for temporary, destination in pairs:
+        if not _temporary_beside(temporary, destination):
+            refuse(f"a damaged publication journal (its temporary {shown(temporary)} is not a "
+                   ".NAME.tmp-XXXXXX file beside its destination)")
+    if not _journal_named_after(folder, name, pairs[-1][1]):
+        refuse("a damaged publication journal (it is not .NAME.bob-journal beside its last "
+               f"destination {shown(pairs[-1][1])})")
+    if not reals & {d for _, d in pairs}:
+        return
+    present = [os.path.lexists(t) for t, _ in pairs]
+    for index in range(len(pairs) - 1):
+        if present[index] and not present[index + 1]:
+            refuse(f"its temporaries are missing ({shown(pairs[index + 1][0])})")
+    # what the journal's own publication put at a destination (its old file, or a temporary
+    # renamed) was written before the journal: a destination changed later was replaced by a
+    # later publication, or by hand, and rolling forward would put older files over it
+    for _, destination in pairs:
+        try:
+            info = os.lstat(destination)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_mtime_ns > written:
+            refuse(f"stale: {shown(destination)} was replaced after the journal was written",
+                   hint="nothing was renamed and the journal was kept: to keep the newer files, "
+                        "remove it and the temporaries it lists (docs/runtime.md, Files)")
+    for (temporary, destination), here in zip(pairs, present):
+        if here:
+            try:
+                os.replace(temporary, destination)
+            except OSError as failure:
+                refuse(f"completing it failed: {shown(destination)}: "
+                       f"{failure.strerror or failure}")
+    for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
+        _fsync_folder(name_)
+    os.unlink(journal)
+    _fsync_folder(folder)
+    # host_io.c journal_complete's notice: each destination after a space, every path as any
+    # message shows it (shown(): one line, each path shortened)
+    print(f"bobc: completed an interrupted publication from {shown(journal)}:"
+          + "".join(f" {shown(d)}" for _, d in pairs), file=sys.stderr)
 
 
 def _vanished(path: str) -> bool:
@@ -634,8 +679,8 @@ def unlock_folders(locks: list) -> None:
         os.close(locks.pop())
 
 
-def _test_pause() -> float:
-    text = os.environ.get(PAUSE_VARIABLE, "")
+def _test_pause(variable: str = PAUSE_VARIABLE) -> float:
+    text = os.environ.get(variable, "")
     if text.isdigit():
         return min(int(text), _PAUSE_LIMIT_MS) / 1000
     return 0.0
@@ -716,6 +761,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
     try:
         os.chmod(temporary, mode & ~_umask())
         locks = lock_folders([output.folder])
+        _date_now([temporary])
         os.replace(temporary, output.path)
         temporary = None
         _fsync_folder(output.folder)
