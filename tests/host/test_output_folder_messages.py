@@ -90,3 +90,21 @@ def test_run_reference_shows_the_checkpoint_as_every_message_does(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("train: ") and \
         done.stdout.splitlines()[-1].endswith("checkpoint publication(s); new?line holds step 10"), done.stdout
+
+
+def test_inspect_judges_the_extract_folder_before_its_report(tmp_path):
+    """`bobc inspect HOST --extract DIR` refuses a DIR it cannot write before printing the report
+    (it printed the whole report, then refused; probe s28 publish2, finding 7)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    host = tmp_path / "host"
+    built = subprocess.run([sys.executable, "-m", "bobc", "build", str(repo / "examples/linear_regression/LinReg/Build/"
+                            "NativeHost.bob"), "-o", str(host)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    done = subprocess.run([sys.executable, "-m", "bobc", "inspect", str(host), "--extract",
+                           str(tmp_path / "absent" / "images")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 8 and done.stdout == "", done.stdout
+    assert "its folder" in done.stderr and "does not exist" in done.stderr

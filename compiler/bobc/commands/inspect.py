@@ -34,6 +34,9 @@ def run(args):
         raise UsageError(f"{given} is a folder, not a host executable",
                          hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {given}`")
     path = existing_file(args.host)
+    if args.extract:            # the folder is judged before the report, as --emit-images before a build
+        from ..nvidia.encode import check_image_folder
+        check_image_folder(args.extract, "--extract")
     if native.is_native_host(path):
         return _inspect_native(path, args)
     found = sections.read(path)
