@@ -191,21 +191,7 @@ class LaunchAlignment:
 
     def rename(self, lines: list[decode.Line], keys: dict) -> list[decode.Line]:
         """`lines` with each launch fact matched on its launch's aligned prefix."""
-        from dataclasses import replace
-
-        out = []
-        for line in lines:
-            match = line.match
-            if line.kind in ("launch", "qmd", "bank0") and match.startswith("launch[") and "]" in match:
-                head = match[:match.index("]") + 1]
-                try:
-                    index = int(head[len("launch["):-1])
-                except ValueError:
-                    index = None
-                if index in keys and keys[index] != head:
-                    line = replace(line, slot=keys[index] + match[len(head):])
-            out.append(line)
-        return out
+        return _rekey(lines, keys, "launch[", ("launch", "qmd", "bank0"))
 
     def moved_lines(self, a: Images, b: Images, lines_a, lines_b) -> list[Difference]:
         """One line for each run of matched launches that moved (an insertion before them): the
@@ -257,15 +243,21 @@ def region_keys(a: dict, b: dict) -> tuple[dict, dict]:
 
 def _rename_regions(lines: list[decode.Line], keys: dict) -> list[decode.Line]:
     """`lines` with each region fact matched on its region's paired prefix (region_keys)."""
+    return _rekey(lines, keys, "region[", None)
+
+
+def _rekey(lines: list[decode.Line], keys: dict, prefix: str, kinds) -> list[decode.Line]:
+    """`lines` with each fact whose match starts `prefix`N] (of one of `kinds`, None: any) matched
+    on keys[N] instead, where the pairing gave N another key: what the diff pairs, not the index."""
     from dataclasses import replace
 
     out = []
     for line in lines:
         match = line.match
-        if match.startswith("region[") and "]" in match:
+        if (kinds is None or line.kind in kinds) and match.startswith(prefix) and "]" in match:
             head = match[:match.index("]") + 1]
             try:
-                index = int(head[len("region["):-1])
+                index = int(head[len(prefix):-1])
             except ValueError:
                 index = None
             if index in keys and keys[index] != head:
