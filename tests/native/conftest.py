@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import shutil
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from native_helpers import PLANS, load_module, run_c, run_reference, write_host  # noqa: E402
+from native_helpers import PLANS, load_module, run_sides, write_host  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -30,21 +29,6 @@ def both(tmp_path, host_folder):
     counter = itertools.count()
 
     def run(code: bytes, inputs: dict, arguments, env=None, name="program"):
-        host = write_host(host_folder, name, code)
-        run_number = next(counter)
-        outcomes = []
-        for side in ("c", "reference"):
-            folder = tmp_path / f"{side}{run_number}"
-            folder.mkdir()
-            for file_name, data in inputs.items():
-                (folder / file_name).write_bytes(data)
-            if side == "c":
-                local = folder / "host"
-                shutil.copy(host, local)
-                outcome = run_c(local, folder, arguments, env)
-                outcome.files.pop("host", None)
-            else:
-                outcome = run_reference(code, folder, arguments, env)
-            outcomes.append(outcome)
-        return tuple(outcomes)
+        return run_sides(tmp_path, code, write_host(host_folder, name, code), inputs, arguments, env,
+                         name=f"run{next(counter)}", local_host=True, reference_name="host")
     return run

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,16 +73,34 @@ def run_reference(code: bytes, folder: Path, arguments, env=None, name="host", g
 
 
 def run_sides(tmp_path: Path, code: bytes, host: Path, inputs: dict, arguments, env=None,
-              name="x") -> tuple[Outcome, Outcome]:
-    """(C outcome, reference outcome) of the same run, each in a folder of its own holding `inputs`."""
+              name="x", local_host: bool = False, reference_name: str | None = None) -> tuple[Outcome, Outcome]:
+    """(C outcome, reference outcome) of the same run, each in a folder of its own holding `inputs`.
+    `local_host`: the C host runs from a copy in its folder (left out of the files it leaves);
+    `reference_name`: the reference's name for the program (default: the host's path)."""
     outcomes = []
     for side in ("c", "reference"):
         folder = tmp_path / f"{name}-{side}"
         folder.mkdir()
         for file_name, data in inputs.items():
             (folder / file_name).write_bytes(data)
-        if side == "c":
+        if side == "c" and local_host:
+            shutil.copy(host, folder / "host")
+            outcome = run_c(folder / "host", folder, arguments, env)
+            outcome.files.pop("host", None)
+            outcomes.append(outcome)
+        elif side == "c":
             outcomes.append(run_c(host, folder, arguments, env))
         else:
-            outcomes.append(run_reference(code, folder, arguments, env, name=str(host)))
+            outcomes.append(run_reference(code, folder, arguments, env, name=reference_name or str(host)))
     return outcomes[0], outcomes[1]
+
+
+def wait_for(condition, process, what: str, within_s: float = 120) -> None:
+    """Poll `condition` until it holds while `process` (a Popen with stderr piped) still runs: the
+    moment a test kills a run at (its first rename, its journal), failing by `what` if the run
+    ends first or `within_s` passes."""
+    deadline = time.monotonic() + within_s
+    while not condition():
+        assert process.poll() is None, f"{what}: the run ended first: {process.stderr.read()!r}"
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, write_host
+from native_helpers import PLANS, load_module, program_bytes, wait_for, write_host
 
 ARGS = ["--input", "s.bin", "--checkpoint-out", "ck.bin", "--predictions", "p.bin", "--result", "r.bin"]
 CONTEXT = 4                       # tokens per update
@@ -332,12 +332,8 @@ def test_a_kill_between_two_publications_leaves_the_last_published_checkpoint(tm
     (folder / "s.bin").write_bytes(GOOD)
     process = subprocess.Popen([str(hanging), "train", *ARGS], cwd=folder,
                                env={**os.environ, "NATIVE_DEVICE": "memory"}, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
     try:
-        while not (folder / "ck.bin").exists():
-            assert process.poll() is None, process.stderr.read()
-            assert time.monotonic() < deadline, "the first publication never came"
-            time.sleep(0.02)
+        wait_for((folder / "ck.bin").exists, process, "the first publication never came", within_s=20)
         time.sleep(0.1)
     finally:
         process.send_signal(signal.SIGKILL)
@@ -476,12 +472,8 @@ def test_a_kill_inside_the_last_publication_is_completed_by_the_next_request(tmp
     (folder / "s.bin").write_bytes(GOOD)
     process = subprocess.Popen([str(host), "train", *ARGS], cwd=folder, stderr=subprocess.PIPE,
                                env={**os.environ, "NATIVE_DEVICE": "memory", "BOBC_IO_TEST_PAUSE_MS": "5000"})
-    deadline = time.monotonic() + 20
-    try:
-        while not (folder / "p.bin").exists():      # the first rename: predictions
-            assert process.poll() is None, process.stderr.read()
-            assert time.monotonic() < deadline, "the final publication never began"
-            time.sleep(0.01)
+    try:        # the first rename: predictions
+        wait_for((folder / "p.bin").exists, process, "the final publication never began", within_s=20)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()

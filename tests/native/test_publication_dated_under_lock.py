@@ -17,12 +17,11 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, write_host
+from native_helpers import PLANS, load_module, program_bytes, wait_for, write_host
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = PLANS / "Native" / "Request.bob"
@@ -49,14 +48,6 @@ def command(side, host, *arguments):
 
 def environment(**extra):
     return {**os.environ, "NATIVE_DEVICE": "memory", "PYTHONPATH": str(REPO / "compiler"), **extra}
-
-
-def wait_for(condition, process, what):
-    deadline = time.monotonic() + TIMEOUT_S
-    while not condition():
-        assert process.poll() is None, f"{what}: the run ended first: {process.stderr.read()!r}"
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
 
 
 @pytest.mark.parametrize("side", ["c", "reference"])

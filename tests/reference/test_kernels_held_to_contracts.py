@@ -4,7 +4,6 @@ its contract allows 24 (LogReg's) ran to exit 0 with corrupted results, and one 
 buffer was refused naming no kernel, launch or file:line."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -33,10 +32,8 @@ def plan():
 
 @pytest.fixture(scope="module")
 def kernels():
-    spec = importlib.util.spec_from_file_location("linreg_reference_kernels", EXAMPLE / "reference_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.KERNELS
+    from bobc.commands.run import load_kernels
+    return load_kernels(EXAMPLE / "reference_kernels.py")
 
 
 def record():

@@ -13,6 +13,7 @@ from bobc.targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
+ALL_STEPS = REPO / "tests/platform/Synthetic/AllSteps.bob"
 DATA = REPO / "tests/data/shared/data/bob-reference"   # vendored once (tests/data/PROVENANCE)
 
 _built: dict = {}
@@ -24,6 +25,24 @@ def built_for(target_name: str):
         target = TARGETS[target_name]
         _built[target_name] = (pipeline.compile_plan(PLAN, target), target)
     return _built[target_name]
+
+
+@pytest.fixture(scope="session")
+def all_steps():
+    """(Built, its host plan) of the synthetic plan with every host step kind (sm_86)."""
+    from bobc.sim.host_adapter import host_plan
+    from bobc.targets import SM86
+
+    built = pipeline.compile_plan(ALL_STEPS, SM86, [REPO / "examples/bob"], "synAllStepsHost")
+    return built, host_plan(built.plan, built.images, SM86)
+
+
+@pytest.fixture(scope="session")
+def kernels():
+    """Bob's reference kernels (KERNELS), loaded as `bobc run --reference` loads them."""
+    from bobc.commands.run import load_kernels
+
+    return load_kernels(REPO / "examples/bob/reference_kernels.py")
 
 
 @pytest.fixture(scope="session")

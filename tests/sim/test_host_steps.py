@@ -16,14 +16,12 @@ kind with no handler is refused by name.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import struct
 
 import numpy as np
 import pytest
 
 from bobc import pipeline
-from bobc.plan.host import make_step
 from bob_model import formats
 from bobc.reference import envelope
 from bobc.reference.host import ReferenceHost
@@ -34,7 +32,6 @@ from bobc.targets import SM86
 
 from .conftest import REPO, built_for
 
-ALL_STEPS = REPO / "tests/platform/Synthetic/AllSteps.bob"
 PLANE_RTOL, PLANE_ATOL = 1e-3, 1e-6                   # as test_bob_invocation.py
 SECOND_MOMENT_RTOL, SECOND_MOMENT_ATOL = 1e-3, 1e-12
 # AllSteps' result: 3 cyclic reads of 2 bytes, the stat block up to the word recorded at
@@ -42,20 +39,6 @@ SECOND_MOMENT_RTOL, SECOND_MOMENT_ATOL = 1e-3, 1e-12
 # input identity
 STAMPS = slice(6 + 8 + 24, 6 + 8 + 24 + 24)
 TICK = 1000            # the channel's clock: GPU ns per timestamped release (bobc.sim.channel)
-
-
-@pytest.fixture(scope="module")
-def all_steps():
-    built = pipeline.compile_plan(ALL_STEPS, SM86, [REPO / "examples/bob"], "synAllStepsHost")
-    return built, host_plan(built.plan, built.images, SM86)
-
-
-@pytest.fixture(scope="module")
-def kernels():
-    spec = importlib.util.spec_from_file_location("bob_reference_kernels", REPO / "examples/bob/reference_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.KERNELS
 
 
 def reference(plan, kernels, operation, record):

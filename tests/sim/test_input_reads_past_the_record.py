@@ -7,34 +7,12 @@ runner said "input record PATH: the schedule reads ..." (exit 3) for both, the s
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 
 import pytest
 
-from bobc import pipeline
 from bobc.errors import BobcError
 from bobc.reference.host import ReferenceHost
-from bobc.sim.host_adapter import host_plan
 from bobc.sim.invocation import simulate
-from bobc.targets import SM86
-
-from .conftest import REPO
-
-ALL_STEPS = REPO / "tests/platform/Synthetic/AllSteps.bob"
-
-
-@pytest.fixture(scope="module")
-def all_steps():
-    built = pipeline.compile_plan(ALL_STEPS, SM86, [REPO / "examples/bob"], "synAllStepsHost")
-    return built, host_plan(built.plan, built.images, SM86)
-
-
-@pytest.fixture(scope="module")
-def kernels():
-    spec = importlib.util.spec_from_file_location("bob_reference_kernels", REPO / "examples/bob/reference_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.KERNELS
 
 
 def both(built, host, kernels, record, kind, **values):

@@ -83,7 +83,7 @@ rule holds for every kernel; no kernel is known by name here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import source_lines
@@ -130,6 +130,7 @@ class Argument:
     batches: str = ""          # `each COUNT by STRIDE`: expressions over the launch's words ("" = one)
     stride: str = ""
     condition: str = ""        # "when T&MASK" or "unless T&MASK": touched only under that bit test ("" = always)
+    line: int = field(default=0, compare=False)   # its `//@` line in the source (0: not from a source line)
 
     def extent_for(self, words: dict[int, int], home_end: int, address: int) -> tuple[int | None, str]:
         """(bytes the pointer may touch, "") from the launch's parameter words (index -> value)
@@ -571,9 +572,9 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 arguments.append(Argument(index, kind, int(extent, 0) if fixed else 0, pointer.group(1),
                                           pointer.group(6), "" if fixed else extent,
                                           pointer.group(3) or "", pointer.group(4) or "",
-                                          " ".join((pointer.group(5) or "").split())))
+                                          " ".join((pointer.group(5) or "").split()), line=number))
             else:
-                arguments.append(Argument(index, kind, what=rest))
+                arguments.append(Argument(index, kind, what=rest, line=number))
             continue
         code = line.split("//", 1)[0]
         for found in _READ.finditer(code):

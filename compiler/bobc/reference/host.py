@@ -229,15 +229,10 @@ def write_extents(plan, contracts: dict) -> list:
 
 
 def _contract_line(contract, argument: int) -> str:
-    """`source:line` of the contract's `//@ param ARGUMENT` line (the source alone if not found)."""
-    import re
-    try:
-        lines = contract.source.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return str(contract.source)
-    pattern = re.compile(rf"\s*//@\s*param\s+{argument}\b")
-    number = next((i for i, line in enumerate(lines, 1) if pattern.match(line)), None)
-    return f"{contract.source}:{number}" if number else str(contract.source)
+    """`source:line` of the contract's `//@ param ARGUMENT` line, as the contract parser found it
+    (the source alone for an argument no line declared)."""
+    declared = contract.argument(argument)
+    return f"{contract.source}:{declared.line}" if declared is not None and declared.line else str(contract.source)
 
 
 def _where(error: BaseException) -> str:
