@@ -100,7 +100,7 @@ def host_differences(a_path: str, b_path: str) -> list:
     hash of the linked sections, is named only when no other of them differs."""
     from ..host import sections
     from ..nvidia.decode import read_bounded
-    from ..nvidia.golden import Difference, _differences
+    from ..nvidia.golden import Difference, _differences, host_plan_differences
 
     data_a, data_b = read_bounded(a_path), read_bounded(b_path)
     found_a = {name: data_a[at:at + size] for name, (at, size) in sections.spans(data_a, a_path).items()}
@@ -109,7 +109,7 @@ def host_differences(a_path: str, b_path: str) -> list:
     version_a, version_b = ([line for line in sections.version_lines(found.get("version"))
                              if line.key != "host.version.plan identity"] for found in (found_a, found_b))
     found = _differences(version_a, version_b)
-    found += _differences(sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path))
+    found += host_plan_differences(sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path))
     shown = bool(found)
     if found_a.get("version") != found_b.get("version") and not shown and \
             sections.version_lines(found_a.get("version")) == sections.version_lines(found_b.get("version")):

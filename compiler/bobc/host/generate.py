@@ -37,8 +37,8 @@ def _runtime_sources(runtime: Path) -> tuple[str, ...]:
 PAGE = 4096
 WAIT_TIMEOUT_MS = 10_000
 
-# the plan's memory kinds -> runtime_c/nv_shim.h enum rt_mem_location
-LOCATIONS = {"system": "RT_MEM_SYSTEM", "video": "RT_MEM_VIDEO"}
+# the plan's memory kinds -> runtime_c/nv_shim.h enum rt_mem_location (the host plan's declared layout)
+LOCATIONS = {name: constant for constant, _, name in sections.PLAN_ENUMS["rt_mem_location"]}
 # which embedded image fills which plan buffer
 BUFFER_SECTIONS = {"program": "program", "qmd": "qmd", "pushbuffer": "push", "gpfifo": "gpfifo"}
 
@@ -124,15 +124,25 @@ def _fills(plan, manifest, target: Target) -> list[dict]:
         terms = [(SCALAR_OP_CODES[op], value) for op, value in fill.value.postfix()]
         out.append({"va": manifest["launches"][fill.launch]["parameter_address"] + target.parameter_base
                     + fill.offset, "step": fill.step,
-                    "encoding": {"binary32": "BOBC_ENCODE_BINARY32", "word32": "BOBC_ENCODE_WORD32"}[fill.encoding],
+                    "encoding": _constant("bobc_encoding", fill.encoding, f"fill {index}'s encoding"),
                     "terms": terms, "note": f"launch {fill.launch} ({launch.identity}) + {fill.offset}"})
     return out
+
+
+def _constant(enum: str, name: str, what: str) -> str:
+    """The C constant of `name` in the host plan's declared enum (bobc.host.sections.PLAN_ENUMS), which
+    `bobc dump` decodes by; a name it does not declare is refused."""
+    constant = sections.enum_constant(enum, name)
+    if constant is None:
+        raise HostGenerationError(f"{what}: {name!r} is no {enum} this host declares "
+                                  f"({', '.join(shown for _, _, shown in sections.PLAN_ENUMS[enum])})")
+    return constant
 
 
 def _input_checks(plan) -> list[dict]:
     out = []
     for check in plan.host.request.input_checks:
-        out.append({"kind": "RT_CHECK_" + check.kind.upper(), "what": check.what, "offset": check.offset,
+        out.append({"kind": _constant("rt_check", check.kind, f"record check {check.what!r}"), "what": check.what, "offset": check.offset,
                     "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
                     "data": list(check.data), "other": check.other, "other_width": check.other_width,
                     "other_stride": check.other_stride})
@@ -140,7 +150,7 @@ def _input_checks(plan) -> list[dict]:
 
 
 def _initializers(plan) -> list[dict]:
-    return [{"kind": "RT_INIT_" + i.kind.upper(), "seed": i.seed, "shift": i.shift, "center": i.center,
+    return [{"kind": _constant("rt_init", i.kind, "an initializer"), "seed": i.seed, "shift": i.shift, "center": i.center,
              "denominator": i.denominator} for i in plan.host.initializers]
 
 

@@ -12,9 +12,12 @@ import hashlib
 import json
 import os
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BobcError
+from ..plan.host import ENCODINGS, FILES, INTERPRETED, RECORD_CHECKS, SCALAR_OPS
+from . import steps_c
 
 PREFIX = ".bobc."
 
@@ -286,11 +289,11 @@ def _string_at(data: bytes, loaded, address: int) -> str | None:
     return None
 
 
-def plan_lines(data: bytes, executable) -> list:
-    """The host plan as decode.Line facts, keyed `host.plan.<table>[+0xNN]` (kind host): each 8-byte
-    word of each host_plan.c table; a word that points at another table is `&table+0xNN`, one that
-    points at a C string is the string (its address in the note).  The fields are not named
-    (runtime_c/plan_host.h's layouts are not decoded here): a table and an offset."""
+def plan_words(data: bytes, executable) -> list:
+    """The host plan as raw words, keyed `host.plan.<table>[+0xNN]` (kind host): each 8-byte word of each
+    host_plan.c table; a word that points at another table is `&table+0xNN`, one that points at a C
+    string is the string (its address in the note).  What plan_lines falls back to for a host whose
+    tables do not decode by PLAN_LAYOUT (one built by a bobc with another layout)."""
     from ..nvidia.decode import Line
 
     _, table, strings = _layout(data, executable)
@@ -313,6 +316,287 @@ def plan_lines(data: bytes, executable) -> list:
                     value, note = text, f"a C string at {word:#x}"
             out.append(Line(f"host.plan.{name}[+{k:#x}]", value, note, "host plan", "host"))
     return out
+
+
+# ---------------------------------------------------------------- the host plan's layout, declared once
+#
+# The C structures host_plan.c fills (runtime_c/plan_host.h, host_runtime.h, and plan_steps.h, itself
+# rendered from bobc.plan.host.STEP_KINDS) as data: each structure's members in order, with their C
+# type and how a dump shows them.  The decoder (plan_lines) reads a host's tables by it; the generator
+# takes its enum names from it (bobc.host.generate: LOCATIONS, record check and initializer kinds);
+# tests/host/test_plan_layout.py compiles the runtime's headers and checks every offset, size and enum
+# value here is the C compiler's.  The x86-64 System V rules place the members.
+
+# the C scalar types: (size, struct format)
+C_SCALARS = {"int": (4, "<i"), "int32_t": (4, "<i"), "uint32_t": (4, "<I"), "uint64_t": (8, "<Q"),
+             "double": (8, "<d"), "uint8_t": (1, "<B"), "pointer": (8, "<Q")}
+
+
+@dataclass(frozen=True)
+class CField:
+    """One member: `c_type` a C_SCALARS key or a PLAN_STRUCTS name; `show` how it is decoded:
+    "number"; "string" (a C string pointer, NULL allowed); "enum:NAME" (PLAN_ENUMS[NAME]);
+    "array:STRUCT:COUNT" (a pointer to COUNT elements, COUNT a member path of the enclosing structure,
+    from bobc_plan down: `contract.chunk_count`); "bytes:COUNT" (a pointer to COUNT bytes);
+    "count" (a count its array or bytes already show: not a line of its own)."""
+
+    name: str
+    c_type: str
+    show: str = "number"
+
+
+def _fields(*rows) -> tuple[CField, ...]:
+    return tuple(CField(*row) for row in rows)
+
+
+# enum name -> ((C constant, value, name shown), ...)
+PLAN_ENUMS: dict[str, tuple[tuple[str, int, str], ...]] = {
+    "rt_mem_location": (("RT_MEM_SYSTEM", 0, "system"), ("RT_MEM_VIDEO", 1, "video")),   # nv_shim.h
+    "rt_check": tuple((f"RT_CHECK_{name.upper()}", code, name)                            # host_runtime.h
+                      for code, (_, name) in enumerate(RECORD_CHECKS, start=1)),
+    "rt_init": (("RT_INIT_ZERO", 1, "zero"), ("RT_INIT_SPLITMIX64", 2, "splitmix64")),     # host_runtime.h
+    # plan_steps.h, rendered from bobc.plan.host's tables (bobc.host.steps_c)
+    "bobc_file": tuple((f"BOBC_FILE_{name.upper().replace('-', '_')}", code, name)
+                       for code, (_, name) in enumerate(FILES, start=1)),
+    "bobc_scalar_op": tuple((f"BOBC_SCALAR_{name.upper()}", code, name)
+                            for code, (_, name, _) in enumerate(SCALAR_OPS, start=1)),
+    "bobc_encoding": tuple((f"BOBC_ENCODE_{name.upper()}", code, name)
+                           for code, name in enumerate(ENCODINGS.values(), start=1)),
+    "bobc_step_op": tuple((steps_c.enum_name(kind), code, kind.name) for code, kind in enumerate(INTERPRETED, start=1)),
+}
+
+
+def enum_constant(enum: str, name: str) -> str | None:
+    """The C constant of `name` in PLAN_ENUMS[enum] (None: not one of it)."""
+    return next((constant for constant, _, shown in PLAN_ENUMS[enum] if shown == name), None)
+
+
+def _step_struct(kind) -> tuple[CField, ...]:
+    """bobc_step_<kind> as plan_steps.h declares it (bobc.host.steps_c.render_header): from the step table."""
+    out = []
+    for f in kind.c_fields:
+        if f.c_type == "bytes":
+            out += [CField(f.name, "pointer", f"bytes:{f.name}_bytes"), CField(f"{f.name}_bytes", "uint64_t", "count")]
+        else:
+            out.append(CField(f.name, f.c_type, "enum:bobc_file" if f.kind == "file" else "number"))
+    return tuple(out) or (CField("none", "uint8_t", "count"),)
+
+
+PLAN_STRUCTS: dict[str, tuple[CField, ...]] = {
+    "bobc_buffer": _fields(("name", "pointer", "string"), ("gpu_va", "uint64_t"), ("size", "uint64_t"),
+                           ("section", "pointer", "string"), ("location", "int", "enum:rt_mem_location")),
+    "rt_record_check": _fields(("kind", "int", "enum:rt_check"), ("what", "pointer", "string"),
+                               ("offset", "uint64_t"), ("width", "uint32_t"), ("stride", "uint64_t"),
+                               ("count", "uint64_t"), ("value", "uint64_t"), ("data", "pointer", "bytes:data_bytes"),
+                               ("data_bytes", "uint32_t", "count"), ("other", "uint64_t"), ("other_width", "uint32_t"),
+                               ("other_stride", "uint64_t")),
+    "rt_record_contract": _fields(("record_bytes", "uint64_t"),
+                                  ("checks", "pointer", "array:rt_record_check:check_count"),
+                                  ("check_count", "uint32_t", "count")),
+    "rt_contract": _fields(("schema", "pointer", "string"), ("learner", "pointer", "string"),
+                           ("data", "pointer", "string"), ("seed", "pointer", "string"),
+                           ("payload_bytes", "uint64_t"), ("chunk_bytes", "uint64_t"), ("chunk_count", "uint32_t"),
+                           ("updates_per_invocation", "uint64_t")),
+    "rt_initializer": _fields(("kind", "int", "enum:rt_init"), ("seed", "pointer", "string"), ("shift", "uint32_t"),
+                              ("center", "uint64_t"), ("denominator", "uint64_t")),
+    "bobc_scalar_term": _fields(("op", "int", "enum:bobc_scalar_op"), ("value", "double")),
+    "bobc_fill": _fields(("va", "uint64_t"), ("step", "uint64_t"), ("encoding", "int", "enum:bobc_encoding"),
+                         ("term_count", "uint32_t", "count"), ("terms", "pointer", "terms:term_count")),
+    **{f"bobc_step_{kind.name}": _step_struct(kind) for kind in INTERPRETED},
+    "bobc_plan": _fields(("target", "pointer", "string"), ("identity", "pointer", "string"),
+                         ("buffers", "pointer", "array:bobc_buffer:buffer_count"), ("buffer_count", "uint32_t", "count"),
+                         ("prologue_entry", "uint64_t"), ("submission_count", "uint32_t"),
+                         ("semaphore_va", "pointer", "array:uint64_t:submission_count"),
+                         ("semaphore_payload", "uint64_t"), ("contract", "rt_contract"),
+                         ("initializers", "pointer", "array:rt_initializer:contract.chunk_count"),
+                         ("input", "rt_record_contract"),
+                         ("fills", "pointer", "array:bobc_fill:fill_count"), ("fill_count", "uint32_t", "count"),
+                         ("steps", "pointer", "steps:step_count"), ("step_count", "uint32_t", "count"),
+                         ("wait_timeout_ms", "uint32_t")),
+}
+
+
+def c_layout(c_type: str) -> tuple[int, int, dict[str, int]]:
+    """(size, alignment, member -> offset) of a C type of the layout; `bobc_step` is plan_steps.h's
+    `{ int op; union { bobc_step_<kind> <kind>; ... } u; }` (its members keyed `u.<kind>`)."""
+    if c_type in C_SCALARS:
+        size = C_SCALARS[c_type][0]
+        return size, size, {}
+    if c_type == "bobc_step":
+        members = [c_layout(f"bobc_step_{kind.name}") for kind in INTERPRETED]
+        union_align = max(align for _, align, _ in members)
+        union_size = _align(max(size for size, _, _ in members), union_align)
+        at = _align(4, union_align)
+        alignment = max(4, union_align)
+        return _align(at + union_size, alignment), alignment, {"op": 0, **{f"u.{kind.name}": at for kind in INTERPRETED}}
+    offsets, at, alignment = {}, 0, 1
+    for f in PLAN_STRUCTS[c_type]:
+        size, align, _ = c_layout(f.c_type)
+        at = _align(at, align)
+        offsets[f.name] = at
+        at += size
+        alignment = max(alignment, align)
+    return _align(at, alignment), alignment, offsets
+
+
+class _Undecodable(Exception):
+    pass
+
+
+class _Memory:
+    """A host's loaded bytes by virtual address (the sections the loader maps; .text not a string)."""
+
+    def __init__(self, data: bytes, loaded):
+        self.data, self.loaded = data, loaded
+
+    def read(self, address: int, size: int) -> bytes:
+        for start, end, offset, _ in self.loaded:
+            if start <= address and address + size <= end:
+                return self.data[offset + address - start:offset + address - start + size]
+        raise _Undecodable(f"{size} byte(s) at {address:#x} lie outside the host's loaded sections")
+
+    def string(self, address: int) -> str:
+        if address == 0:
+            return "NULL"
+        for start, end, offset, name in self.loaded:
+            if start <= address < end and not name.startswith(".text"):
+                at = offset + address - start
+                stop = self.data.find(b"\0", at, offset + end - start)
+                if stop >= 0:     # one line whatever it holds: a byte not printable ASCII (or \\) as \\xNN
+                    return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}"
+                                   for b in self.data[at:stop])
+        raise _Undecodable(f"no C string at {address:#x}")
+
+
+def _bytes_text(content: bytes) -> str:
+    """Bytes as a dump shows them: hex when short, else their size and sha256."""
+    if len(content) <= 32:
+        return content.hex(" ") if content else "none"
+    return f"{len(content)} bytes, sha256 {hashlib.sha256(content).hexdigest()[:16]}"
+
+
+def _enum(name: str, value: int) -> str:
+    return next((shown for _, code, shown in PLAN_ENUMS[name] if code == value), f"unknown {value}")
+
+
+def _number(c_type: str, content: bytes) -> int | float:
+    return struct.unpack(C_SCALARS[c_type][1], content)[0]
+
+
+def _member(raw: bytes, c_type: str, path: str):
+    """The scalar member `path` (`chunk_count`, `contract.chunk_count`) of a `c_type` structure's bytes."""
+    head, _, rest = path.partition(".")
+    field = next((f for f in PLAN_STRUCTS[c_type] if f.name == head), None)
+    if field is None:
+        raise _Undecodable(f"{c_type} has no member {head}")
+    at = c_layout(c_type)[2][head]
+    if rest:
+        return _member(raw[at:], field.c_type, rest)
+    return _number(field.c_type, raw[at:at + C_SCALARS[field.c_type][0]])
+
+
+def _decode_struct(memory: _Memory, c_type: str, address: int, key: str, owner: str, out: list) -> None:
+    """The members of the structure `c_type` at `address` as lines `key.<member>`, in declaration
+    order (a count shown by its array is not a line of its own)."""
+    from ..nvidia.decode import Line
+
+    size, _, offsets = c_layout(c_type)
+    raw = memory.read(address, size)
+    for f in PLAN_STRUCTS[c_type]:
+        at = f"{key}.{f.name}"
+        if f.c_type in PLAN_STRUCTS:
+            _decode_struct(memory, f.c_type, address + offsets[f.name], at, owner, out)
+            continue
+        if f.show == "count":
+            continue
+        value = _member(raw, c_type, f.name)
+        kind, _, arg = f.show.partition(":")
+        if kind == "number":
+            out.append(Line(at, value, "", owner, "host"))
+        elif kind == "string":
+            out.append(Line(at, memory.string(value), "", owner, "host"))
+        elif kind == "enum":
+            out.append(Line(at, _enum(arg, value), "", owner, "host"))
+        elif kind == "bytes":
+            n = _member(raw, c_type, arg)
+            out.append(Line(at, _bytes_text(memory.read(value, n) if n else b""), "", owner, "host"))
+        elif kind == "terms":
+            out.append(Line(at, _terms(memory, value, _member(raw, c_type, arg)), "postfix: operands first",
+                            owner, "host"))
+        elif kind == "array":
+            element, _, count = arg.partition(":")
+            element_size = c_layout(element)[0]
+            for i in range(_member(raw, c_type, count)):
+                if element in PLAN_STRUCTS:
+                    _decode_struct(memory, element, value + i * element_size, f"{at}[{i}]", owner, out)
+                else:
+                    out.append(Line(f"{at}[{i}]", _number(element, memory.read(value + i * element_size,
+                                                                                element_size)), "", owner, "host"))
+        elif kind == "steps":
+            _decode_steps(memory, value, _member(raw, c_type, arg), at, out)
+        else:
+            raise _Undecodable(f"{c_type}.{f.name}: no way to show {f.show}")
+
+
+def _terms(memory: _Memory, address: int, count: int) -> str:
+    size = c_layout("bobc_scalar_term")[0]
+    offsets = c_layout("bobc_scalar_term")[2]
+    out = []
+    for i in range(count):
+        raw = memory.read(address + i * size, size)
+        op = _enum("bobc_scalar_op", _number("int", raw[offsets["op"]:offsets["op"] + 4]))
+        value = _number("double", raw[offsets["value"]:offsets["value"] + 8])
+        out.append(f"constant {value!r} ({value.hex()})" if op == "constant" else op)
+    return "[" + ", ".join(out) + "]"
+
+
+def _decode_steps(memory: _Memory, address: int, count: int, key: str, out: list) -> None:
+    """Each step as `key[i] = <kind>` and its members `key[i].<member>` (owner: the kind)."""
+    from ..nvidia.decode import Line
+
+    size, _, offsets = c_layout("bobc_step")
+    for i in range(count):
+        at = address + i * size
+        op = _number("int", memory.read(at, 4))
+        kind = _enum("bobc_step_op", op)
+        if kind.startswith("unknown"):
+            raise _Undecodable(f"step {i} has op {op}, no step kind of this bobc")
+        out.append(Line(f"{key}[{i}]", kind, "", kind, "host"))
+        _decode_struct(memory, f"bobc_step_{kind}", at + offsets[f"u.{kind}"], f"{key}[{i}]", kind, out)
+
+
+def plan_lines(data: bytes, executable) -> list:
+    """The host plan as decode.Line facts (kind host), decoded from host_plan.c's `plan` by PLAN_LAYOUT,
+    each member named: `host.plan.target = sm_90`, `host.plan.buffers[2].size = 0x200000  # arena`,
+    `host.plan.contract.chunk_bytes = 0x1000`, `host.plan.input.checks[1].value = 0x1  # version`,
+    `host.plan.steps[3] = write_at`, `host.plan.steps[3].offset = 0x4  # write_at` (a step's owner is
+    its kind; a buffer's its name; a record check's what it names), a C string as the string, an enum
+    as its name, bytes as hex (over 32: their size and sha256), a fill's terms in postfix.  A host
+    whose tables do not decode so (built by a bobc of another layout) is shown word by word
+    (plan_words), after one line saying why; a host without a symbol table (stripped): no lines."""
+    from dataclasses import replace
+
+    from ..nvidia.decode import Line
+
+    _, table, strings = _layout(data, executable)
+    tables = plan_tables(data, executable)
+    if "plan" not in tables:
+        return []
+    out: list = []
+    try:
+        _decode_struct(_Memory(data, _loaded(table, strings)), "bobc_plan", tables["plan"][0], "host.plan", "", out)
+    except (_Undecodable, struct.error) as error:
+        return [Line("host.plan", "not decoded", f"{error}: its tables word by word", "host plan", "host")] + \
+            plan_words(data, executable)
+    # owners: a buffer by its name, a record check by what it names, an initializer by its kind
+    names = {}
+    for line in out:
+        for table_key, member in (("host.plan.buffers[", ".name"), ("host.plan.input.checks[", ".what")):
+            if line.key.startswith(table_key) and line.key.endswith(member):
+                names[line.key[:-len(member)]] = line.value
+    return [replace(line, owner=names[line.key[:line.key.index("]") + 1]]) if not line.owner and
+            line.key.startswith(("host.plan.buffers[", "host.plan.input.checks[")) and
+            line.key[:line.key.index("]") + 1] in names else line for line in out]
 
 
 def version_lines(section: bytes | None) -> list:

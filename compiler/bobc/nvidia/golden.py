@@ -103,10 +103,13 @@ def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
     return (lb.note if lb is not None else "") or (la.note if la is not None else "")
 
 
+STEPS = "host.plan.steps["        # a host plan's steps (bobc.host.sections.plan_lines), aligned as a sequence
+
+
 def _launch_tail(key: str) -> str:
-    """A key without its leading `launch[i]` or `region[i]` (two aligned launches' or paired
-    regions' facts at different places)."""
-    return key[key.index("]") + 1:] if key.startswith(("launch[", "region[")) and "]" in key else key
+    """A key without its leading `launch[i]`, `region[i]` or `host.plan.steps[i]` (two aligned
+    launches', paired regions' or aligned steps' facts at different places)."""
+    return key[key.index("]") + 1:] if key.startswith(("launch[", "region[", STEPS)) and "]" in key else key
 
 
 def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
@@ -147,6 +150,33 @@ def _by_argument(lines: list[decode.Line], manifest: dict) -> list[decode.Line]:
     return out
 
 
+def sequence_keys(index_a: list, index_b: list, signatures_a: list, signatures_b: list, head: str,
+                  pairable=None) -> tuple[dict, dict, list]:
+    """Two sequences (launches, host plan steps) aligned as sequences (difflib, on each element's
+    signature): (keys_a, keys_b, moved).  Each index's prefix its facts are matched on: `head[i]`
+    where a's i is b's i, `head[i->j]` where a's i is b's j, and for an element on one side only its
+    own `head[i]` (a) or `head[+j]` (b); in a replaced run the k-th of a is paired with the k-th of b
+    (when `pairable(k_a, k_b)`, positions in the sequences, says they may be).  `moved`: each run of
+    equal elements at other places, (i1, i2, j1, j2) as positions."""
+    import difflib
+
+    keys_a = {i: f"{head}[{i}]" for i in index_a}
+    keys_b = {j: f"{head}[{j}]" for j in index_b}
+    moved = []
+    matcher = difflib.SequenceMatcher(None, signatures_a, signatures_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        paired = i2 - i1 if tag == "equal" else min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        for k in range(j2 - j1):
+            if k < paired and (tag == "equal" or pairable is None or pairable(i1 + k, j1 + k)):
+                i, j = index_a[i1 + k], index_b[j1 + k]
+                keys_a[i] = keys_b[j] = f"{head}[{i}]" if i == j else f"{head}[{i}->{j}]"
+            else:
+                keys_b[index_b[j1 + k]] = f"{head}[+{index_b[j1 + k]}]"
+        if tag == "equal" and index_a[i1] != index_b[j1]:
+            moved.append((i1, i2, j1, j2))
+    return keys_a, keys_b, moved
+
+
 @dataclass
 class LaunchAlignment:
     """Which launch of a is which launch of b: the two launch lists aligned as sequences (difflib,
@@ -164,30 +194,13 @@ class LaunchAlignment:
 
     @classmethod
     def of(cls, a: dict, b: dict) -> "LaunchAlignment":
-        import difflib
-
         launches_a, launches_b = a.get("launches", []), b.get("launches", [])
-        index_a = [launch["index"] for launch in launches_a]
-        index_b = [launch["index"] for launch in launches_b]
-        keys_a = {i: f"launch[{i}]" for i in index_a}
-        keys_b = {j: f"launch[{j}]" for j in index_b}
-        moved = []
 
         def signature(launch):
             return (launch.get("identity"), repr(launch.get("grid")), repr(launch.get("block")))
 
-        matcher = difflib.SequenceMatcher(None, [signature(x) for x in launches_a],
-                                          [signature(x) for x in launches_b], autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            paired = i2 - i1 if tag == "equal" else min(i2 - i1, j2 - j1) if tag == "replace" else 0
-            for k in range(paired):
-                i, j = index_a[i1 + k], index_b[j1 + k]
-                keys_a[i] = keys_b[j] = f"launch[{i}]" if i == j else f"launch[{i}->{j}]"
-            for j in index_b[j1 + paired:j2]:
-                keys_b[j] = f"launch[+{j}]"
-            if tag == "equal" and index_a[i1] != index_b[j1]:
-                moved.append((i1, i2, j1, j2))
-        return cls(keys_a, keys_b, moved)
+        return cls(*sequence_keys([launch["index"] for launch in launches_a], [launch["index"] for launch in launches_b],
+                                  [signature(x) for x in launches_a], [signature(x) for x in launches_b], "launch"))
 
     def rename(self, lines: list[decode.Line], keys: dict) -> list[decode.Line]:
         """`lines` with each launch fact matched on its launch's aligned prefix."""
@@ -636,3 +649,81 @@ def raw_differences(a: Images, b: Images, found: list[Difference]) -> list[Diffe
 def compare(folder_a: str | Path, folder_b: str | Path) -> list[str]:
     """Fact-level differences between two image folders or hosts (a -> b), one line each."""
     return [d.text() for d in differences(decode.load_images(folder_a), decode.load_images(folder_b))]
+
+
+# ---------------------------------------------------------------- a host plan's facts
+
+def _step_index(key: str) -> int | None:
+    if not key.startswith(STEPS) or "]" not in key:
+        return None
+    try:
+        return int(key[len(STEPS):key.index("]")])
+    except ValueError:
+        return None
+
+
+def _step_place(d: Difference, first_a: int, first_b: int) -> bool:
+    """Whether the difference `d` comes at or after a moved run starting at a's first_a, b's first_b
+    (a step of b only is keyed by its index in b)."""
+    if not d.key.startswith(STEPS) or "]" not in d.key:
+        return False
+    inside = d.key[len(STEPS):d.key.index("]")]
+    try:
+        if "->" in inside:
+            return int(inside.partition("->")[2]) >= first_b
+        return int(inside) >= (first_b if d.a is None else first_a)
+    except ValueError:
+        return False
+
+
+def host_plan_differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+    """Two host plans' facts (bobc.host.sections.plan_lines) compared by key, their steps aligned as a
+    sequence (sequence_keys, on each step's kind and members): a step inserted or removed is one line
+    (`host.plan.steps[+4]: only in b: write file result, host 0x..., extent 0x4`), a changed step's
+    members are compared with its counterpart's (`host.plan.steps[8->9].offset (write_at): 0x4 -> 0x0`),
+    and a run of unchanged steps that moved is one line naming both ranges.  Steps of different kinds
+    in a replaced run are not paired: each is a step on one side."""
+    def steps(lines):
+        out: dict[int, list] = {}
+        for line in lines:
+            index = _step_index(line.key)
+            if index is not None:
+                out.setdefault(index, []).append(line)
+        return out
+
+    steps_a, steps_b = steps(lines_a), steps(lines_b)
+    order_a, order_b = sorted(steps_a), sorted(steps_b)
+
+    def signature(lines):
+        return tuple((_launch_tail(line.key), repr(line.value)) for line in lines)
+
+    sig_a = [signature(steps_a[i]) for i in order_a]
+    sig_b = [signature(steps_b[j]) for j in order_b]
+    keys_a, keys_b, moved = sequence_keys(order_a, order_b, sig_a, sig_b, STEPS[:-1],
+                                          lambda p, q: steps_a[order_a[p]][0].value == steps_b[order_b[q]][0].value)
+    paired_a = {i for i, key in keys_a.items() if key in keys_b.values()}
+    one_sided = {("a", i) for i in order_a if i not in paired_a} | \
+        {("b", j) for j, key in keys_b.items() if key.startswith(f"{STEPS}+")}
+    found = []
+    for difference in _differences(_rekey(lines_a, keys_a, STEPS, None), _rekey(lines_b, keys_b, STEPS, None)):
+        index = _step_index(difference.key.replace("[+", "["))
+        side = "a" if difference.b is None else "b"
+        if index is not None and (side, index) in one_sided and (difference.a is None or difference.b is None):
+            if difference.key.endswith("]"):         # the step's own line: the whole step, one line
+                lines = (steps_a if side == "a" else steps_b)[index]
+                summary = lines[0].value + "".join(f"{',' if k else ''} {_launch_tail(x.key).lstrip('.')} "
+                                                   f"{decode.format_value(x.value)}" for k, x in enumerate(lines[1:]))
+                found.append(Difference(difference.key, "host", "", summary if side == "a" else None,
+                                        summary if side == "b" else None, f"a step only in {side}"))
+            continue
+        found.append(difference)
+    for i1, i2, j1, j2 in moved:             # before the first step of its run's changed counterparts
+        first_a, last_a, first_b, last_b = order_a[i1], order_a[i2 - 1], order_b[j1], order_b[j2 - 1]
+        run_a = f"{STEPS}{first_a}]" if i2 - i1 == 1 else f"{STEPS}{first_a}..{last_a}]"
+        run_b = f"{STEPS}{first_b}]" if i2 - i1 == 1 else f"{STEPS}{first_b}..{last_b}]"
+        shift = first_b - first_a
+        at = next((k for k, d in enumerate(found) if _step_place(d, first_a, first_b)), len(found))
+        found.insert(at, Difference(run_a, "host", "", run_a, run_b,
+                                    f"{_count(i2 - i1, 'step')} of the same kinds and members, at "
+                                    f"{'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b"))
+    return found
