@@ -15,8 +15,9 @@ goes away early (`bobc diff a b | head`).
 
 Launches are aligned as a sequence (golden.LaunchAlignment): an inserted launch is one launch only in
 b and each later one is compared with its counterpart (`launch[3->4].qmd_address`).  Two plan hosts
-are also compared outside their images (host_differences): the version text by key, the host plan's
-tables word by word (`host.plan.input_checks[+0x90]`), every other section byte for byte and the
+are also compared outside their images (host_differences): the version text by key, the host
+plan member by member (`host.plan.input.checks[1].value (version)`, docs/host-plan-facts.md; its steps
+aligned as a sequence, golden.host_plan_differences), every other section byte for byte and the
 ELF header, program headers and section headers (a NOBITS section's size), so for two hosts exit 0
 means the same images, host plan and runtime.  An image folder carries no host plan:
 against a host, the images alone are compared, and one line says so (with --json, on stderr: the
@@ -92,8 +93,8 @@ def _differences(a_path: str, b_path: str, include=()):
 
 def host_differences(a_path: str, b_path: str) -> list:
     """What two plan hosts carry besides their images: the version text by key
-    (`host.version.bobc commit`), the host plan's tables word by word (`host.plan.input_checks[+0x60]`,
-    bobc.host.sections.plan_lines), and every other section byte for byte, one line naming each
+    (`host.version.bobc commit`), the host plan member by member (`host.plan.contract.schema`,
+    bobc.host.sections.plan_lines; steps aligned as a sequence, golden.host_plan_differences), and every other section byte for byte, one line naming each
     section that differs (`host.section[.rodata]`): a .bobc.* section that is not an image, the
     manifest or the version text, and the host's own code and data; and the layout the loader reads
     (sections.layout_lines: `host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).  The linker's build-id, a

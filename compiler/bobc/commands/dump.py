@@ -5,9 +5,10 @@
 # [control] instruction`: two dumps diff line by line, and every line can be grepped alone.
 
 A plan host's dump goes on with what it carries besides its images (bobc.host.sections):
-`host.identity`, its version text (`host.version.target = ...`), its host plan's tables word by
-word (`host.plan.input_checks[+0x90] = 0x2`, a word pointing at a C string shown as the string:
-buffers, semaphores, record checks, checkpoint contract, initializers, fills, steps) and each of
+`host.identity`, its version text (`host.version.target = ...`), its host plan member by
+member, decoded by its declared layout (`host.plan.contract.chunk_bytes = 0x40000`,
+`host.plan.steps[9].offset = 0x4`: buffers, semaphores, record checks, checkpoint contract,
+initializers, fills, steps; docs/host-plan-facts.md) and each of
 its own sections' size and sha256 (`host.section[.rodata] = ...`; a NOBITS one's size), and the
 layout the loader reads (`host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).
 
@@ -66,8 +67,8 @@ def run(args):
 
 def host_lines(path, nonzero_only: bool = False) -> list:
     """What a plan host carries besides its images, after the image facts: its host identity, its
-    version text by key, its host plan's tables word by word and each of its own sections' size
-    and sha256 (bobc.host.sections); --nonzero leaves out the tables' zero words."""
+    version text by key, its host plan member by member and each of its own sections' size
+    and sha256 (bobc.host.sections); --nonzero leaves out the host plan's zero numbers."""
     from ..host import sections
     from ..nvidia.decode import Line, read_bounded
 

@@ -147,8 +147,8 @@ def describe(executable: Path) -> str:
 # and the tables it points at: buffers, semaphores, record checks, initializers, fills, steps, the
 # checkpoint contract), generated as host_plan.c (host/templates/host_plan.c.j2), is compiled and
 # linked into the executable's own sections (.rodata, .data.rel.ro), beside the runtime's code.
-# `bobc diff`, `dump` and `inspect` read it from there: each table by its symbol (the link keeps
-# host_plan.c's local symbols), word by word, a word that points at a C string shown as the string;
+# `bobc diff`, `dump` and `inspect` read it from there: from its `plan` symbol (the link keeps
+# host_plan.c's local symbols), member by member by the layout declared below (PLAN_STRUCTS);
 # and every section that is not a .bobc.* one byte for byte.
 
 IMAGE_SECTIONS = ("program", "qmd", "push", "gpfifo")
