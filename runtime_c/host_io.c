@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,18 +389,81 @@ static void test_pause(const char *variable)
  * inode), taken in (device, inode) order so that two invocations never wait on each other
  * crosswise.  bobc's Python side takes the same locks, so hosts and `bobc run --reference` or
  * `bobc build --emit-images` exclude one another.  A folder that cannot be opened or locked (no
- * read permission; a filesystem without flock) is left unlocked. */
+ * read permission; a filesystem without flock) is left unlocked.
+ *
+ * A lock another process holds is never waited for silently: it is tried without blocking first,
+ * and when it is held one line on stderr (LOCK_NOTICE, the reference's words after its name) says
+ * which folder and what to do before this invocation blocks.  Ctrl-C (SIGINT) while it waits
+ * removes the publication's temporaries, says `HOST: interrupted` and ends the process by SIGINT,
+ * as an uncaught SIGINT would have (the reference: `bobc: interrupted`, exit 130); a SIGINT that
+ * was ignored stays ignored. */
+#define LOCK_NOTICE "%s: folder %s is locked: another process is publishing into it; waiting for it to " \
+                    "finish (if nothing else should be running, find it with fuser -v or lsof on the folder)\n"
+
 typedef struct {
     int fd[RT_IO_MAX_FILES];
     int count;
 } folder_locks;
 
-static void lock_folders(const char *const *folders, int count, folder_locks *locks)
+/* What interrupted_while_waiting needs, set before its handler is installed. */
+static struct {
+    rt_io_files *files;           /* whose temporaries it removes (NULL: a recovery, nothing written) */
+    char said[RT_IO_PATH_BYTES];  /* "HOST: interrupted\n" */
+    size_t said_bytes;
+} waiting;
+
+/* SIGINT while blocked on a folder lock: only async-signal-safe calls.  The handler was installed
+ * with SA_RESETHAND, so the signal raised again ends the process once the handler returns. */
+static void interrupted_while_waiting(int sig)
+{
+    int saved = errno;
+    if (waiting.files)
+        for (int i = 0; i < waiting.files->output_count; i++)
+            if (waiting.files->outputs[i].temporary[0])
+                unlink(waiting.files->outputs[i].temporary);
+    if (write(STDERR_FILENO, waiting.said, waiting.said_bytes) < 0) {
+    }
+    raise(sig);
+    errno = saved;
+}
+
+/* Block on `fd`'s lock (held by another process) after saying so; 0 once it is held. */
+static int wait_for_lock(int fd, const char *folder, rt_io_files *files)
+{
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    fprintf(stderr, LOCK_NOTICE, rt_report_name(), rt_io_shown(folder, shown));
+    fflush(stderr);
+    struct sigaction previous, on_interrupt;
+    int caught = sigaction(SIGINT, NULL, &previous) == 0 && !(previous.sa_flags & SA_SIGINFO) &&
+                 previous.sa_handler == SIG_DFL;
+    if (caught) {
+        int n = snprintf(waiting.said, sizeof waiting.said, "%s: interrupted\n", rt_report_name());
+        waiting.said_bytes = n < 0 ? 0 : (size_t)n < sizeof waiting.said ? (size_t)n : sizeof waiting.said - 1;
+        waiting.files = files;
+        memset(&on_interrupt, 0, sizeof on_interrupt);
+        on_interrupt.sa_handler = interrupted_while_waiting;
+        sigemptyset(&on_interrupt.sa_mask);
+        on_interrupt.sa_flags = SA_RESETHAND;
+        caught = sigaction(SIGINT, &on_interrupt, NULL) == 0;
+    }
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (caught)
+        sigaction(SIGINT, &previous, NULL);
+    waiting.files = NULL;
+    return rc;
+}
+
+/* Lock `folders`; `files`: the publication whose temporaries a Ctrl-C while waiting removes (NULL
+ * for a recovery). */
+static void lock_folders(const char *const *folders, int count, folder_locks *locks, rt_io_files *files)
 {
     struct {
         int fd;
         dev_t dev;
         ino_t ino;
+        const char *folder;
     } opened[RT_IO_MAX_FILES];
     int n = 0;
     locks->count = 0;
@@ -428,11 +492,14 @@ static void lock_folders(const char *const *folders, int count, folder_locks *lo
         opened[at].fd = fd;
         opened[at].dev = st.st_dev;
         opened[at].ino = st.st_ino;
+        opened[at].folder = folders[i];
     }
     for (int i = 0; i < n; i++) {
         int rc;
-        while ((rc = flock(opened[i].fd, LOCK_EX)) != 0 && errno == EINTR) {
+        while ((rc = flock(opened[i].fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
         }
+        if (rc != 0 && errno == EWOULDBLOCK)
+            rc = wait_for_lock(opened[i].fd, opened[i].folder, files);
         if (rc != 0)
             close(opened[i].fd);
         else
@@ -677,7 +744,7 @@ int rt_io_recover(const char *const *paths, int count, char *err)
     for (int i = 0; i < n; i++)
         locked[i] = folders[i];
     folder_locks locks;
-    lock_folders(locked, n, &locks);
+    lock_folders(locked, n, &locks, NULL);
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {
         int seen = 0;
@@ -748,7 +815,7 @@ int rt_io_publish(rt_io_files *files, char *err)
         folders[i] = files->outputs[i].folder;
     test_pause(RT_IO_LOCK_PAUSE_VARIABLE);
     folder_locks locks;
-    lock_folders(folders, files->output_count, &locks);
+    lock_folders(folders, files->output_count, &locks, files);
     rc = publish_locked(files, mask, err);
     unlock_folders(&locks);
     return rc;

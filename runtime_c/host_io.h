@@ -29,7 +29,10 @@
  * Locking: rt_io_publish and rt_io_recover hold an exclusive flock(2) on each
  *          folder they write in (bobc's Python side takes the same lock):
  *          publications into one folder are serialised, and a recovery never
- *          sees a live publication's journal.
+ *          sees a live publication's journal.  A lock another process holds
+ *          is said on stderr (one line naming the folder) before it is waited
+ *          for; SIGINT while waiting removes the publication's temporaries,
+ *          says "HOST: interrupted" and ends the process by SIGINT.
  * Messages: a path longer than RT_IO_SHOWN_BYTES is shown shortened in the
  *          middle (rt_io_shown), so that every message keeps its reason
  *          within RT_ERR_BYTES.

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from bobc.reference.safe_io import LOCK_NOTICE, shown
+
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 120
 NAMES = ("p.bin", "r.bin", "c.bin")          # predictions, result, checkpoint: the publication order
@@ -169,9 +171,11 @@ def test_concurrent_emit_images_into_one_folder(tmp_path):
                                      "--emit-images", str(folder)], env=env, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True)
                    for target in ("sm_90", "sm_86", "sm_90")]
+        # a build that found the folder locked by another says so (safe_io.LOCK_NOTICE), then waits
+        waited = f"bobc: {LOCK_NOTICE.format(shown(str(folder)))}"
         for process in running:
             out, err = process.communicate(timeout=TIMEOUT_S)
-            assert process.returncode == 0 and not err, err
+            assert process.returncode == 0 and all(line == waited for line in err.splitlines()), err
             assert out.startswith("wrote sm_") and out.count("\n") == 1, out
         found = {p.name: p.read_bytes() for p in folder.iterdir()}
         assert found in expected.values(), f"round {round_}: the folder is not one build's five files: {sorted(found)}"

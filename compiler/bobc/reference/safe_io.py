@@ -33,7 +33,9 @@ Journal: a publication of several files first writes a journal (below) in
 Locking: a publication and a recovery hold an exclusive flock(2) on each folder they write
          in (lock_folders; host_io.c takes the same lock, so hosts and the reference exclude
          each other): publications into one folder are serialised, and a recovery never sees a
-         live publication's journal.
+         live publication's journal.  A lock another process holds is said on stderr
+         (LOCK_NOTICE, the host's words) before it is waited for; Ctrl-C while waiting removes
+         the publication's temporaries (`bobc: interrupted`, exit 130).
 Messages: a path is shown as the C host shows it (shown(): shortened in the
          middle past SHOWN_BYTES bytes, so the C host's messages keep their
          reason in its fixed buffer; the reference gives the same text).
@@ -338,7 +340,7 @@ class OutputSet:
             lock_pause = _test_pause(LOCK_PAUSE_VARIABLE)
             if lock_pause:
                 time.sleep(lock_pause)
-            locks = lock_folders(o.folder for o in self.outputs)
+            locks = lock_folders(folder_of(o.path) for o in self.outputs)
             _date_now(temporaries)
             for output in self.outputs:         # still a regular file or nothing?
                 try:
@@ -529,8 +531,7 @@ def recover(paths) -> None:
         if path is None or not os.fspath(path):
             continue
         given = os.fspath(path)
-        slash = given.rfind("/")       # host_io.c folder_of: the path up to its last '/' ("/" for /NAME)
-        folder, base = ("." if slash < 0 else given[:slash] or "/"), given[slash + 1:]
+        folder, base = folder_of(given), given[given.rfind("/") + 1:]
         if folder not in folders:
             folders.append(folder)
         real = os.path.join(os.path.realpath(folder), base)
@@ -636,40 +637,79 @@ def _vanished(path: str) -> bool:
     return False
 
 
+LOCK_NOTICE = ("folder {} is locked: another process is publishing into it; waiting for it to finish "
+               "(if nothing else should be running, find it with fuser -v or lsof on the folder)")
+
+
+def folder_of(path) -> str:
+    """The folder a message names for `path` (host_io.c folder_of): the path up to its last '/'
+    ("/" for /NAME, "." for a bare NAME)."""
+    given = os.fspath(path)
+    slash = given.rfind("/")
+    return "." if slash < 0 else given[:slash] or "/"
+
+
+def _say_waiting(folder: str) -> None:
+    """LOCK_NOTICE on stderr; a stderr that cannot take it does not stop the wait (nor the lock)."""
+    try:
+        if sys.stderr is not None:
+            print(f"bobc: {LOCK_NOTICE.format(shown(folder))}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def lock_folders(folders) -> list:
     """An exclusive flock(2) on each of `folders` (each folder once, by device and inode, taken in
     that order so that two invocations never wait on each other crosswise); the descriptors, to
     give to unlock_folders.  runtime_c/host_io.c lock_folders takes the same locks, so a host, the
     reference runner and `bobc build --emit-images` exclude one another.  A folder that cannot be
     opened or locked (no read permission; a filesystem without flock) is left unlocked: the
-    publication goes on as it would without the lock (docs/runtime.md, "Files")."""
+    publication goes on as it would without the lock (docs/runtime.md, "Files").
+
+    A lock another process holds is tried without blocking first; then one line on stderr
+    (LOCK_NOTICE: the C host's words after its name) names the folder before this process blocks.
+    Ctrl-C while it blocks raises KeyboardInterrupt here, every descriptor closed (the caller
+    removes its temporaries; the command line says `bobc: interrupted`)."""
     import fcntl
 
     opened: dict = {}
-    for folder in folders:
-        try:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            info = os.fstat(fd)
-        except OSError:
+    locked: list = []
+    try:
+        for folder in folders:
+            try:
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                info = os.fstat(fd)
+            except OSError:
+                os.close(fd)
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key in opened:
+                os.close(fd)            # a second open file would wait on the first one's lock
+                continue
+            opened[key] = (fd, folder)
+        for key in sorted(opened):
+            fd, folder = opened.pop(key)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:      # another process holds it: say so, then wait
+                    _say_waiting(folder)
+                    fcntl.flock(fd, fcntl.LOCK_EX)       # retried by Python on EINTR
+            except OSError:
+                os.close(fd)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            locked.append(fd)
+    except BaseException:
+        for fd, _ in opened.values():
             os.close(fd)
-            continue
-        key = (info.st_dev, info.st_ino)
-        if key in opened:
-            os.close(fd)            # a second open file would wait on the first one's lock
-            continue
-        opened[key] = fd
-    locked = []
-    for key in sorted(opened):
-        fd = opened[key]
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)       # retried by Python on EINTR
-        except OSError:
-            os.close(fd)
-            continue
-        locked.append(fd)
+        unlock_folders(locked)
+        raise
     return locked
 
 
@@ -760,7 +800,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
     locks: list = []
     try:
         os.chmod(temporary, mode & ~_umask())
-        locks = lock_folders([output.folder])
+        locks = lock_folders([folder_of(output.path)])
         _date_now([temporary])
         os.replace(temporary, output.path)
         temporary = None
