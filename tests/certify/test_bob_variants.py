@@ -106,6 +106,36 @@ VARIANTS = {
         ["(checkpoint_publish) publishes a checkpoint of 262,144 bytes, but the contract's payload is 786,432 bytes"]),
 }
 
+# where each refusal is located: the definition or expression whose value is at fault (probe s28
+# newmodel2 finding 5: every one was the host definition, NativeHost.bob's `def bobNativeHost`)
+PLACES = {
+    "a NaN host constant": "Bob/Learner.bob:43:41",
+    "a checkpoint of one chunk of three": "Bob/Build/NativeHost.bob:195:48",
+    "a fill past its launch's parameters": "Bob/Build/NativeHost.bob:160:5",
+    "a fill's step past the host's u32": "Bob/Build/NativeHost.bob:169:15",
+    "a host buffer at 2^64": "Bob/Build/NativeHost.bob:81:45",
+    "a host ratio past binary64": "Bob/Learner.bob:43:41",
+    "a fill's step past the host's u32": "Bob/Build/NativeHost.bob:169:15",
+    "a host buffer at 2^64": "Bob/Build/NativeHost.bob:81:45",
+    "a host ratio past binary64": "Bob/Learner.bob:43:41",
+    "a launch patching a word its kernel never reads": "Bob/Build/PhysicalComponents.bob:258:11",
+    "a launch running another region's code": "Bob/Build/PhysicalComponents.bob:291:7",
+    "a plan for a device bobc does not know": "Bob/Build/NativeHost.bob:28:5",
+    "a region over the hardware's registers, said once": "Bob/Build/PhysicalComponents.bob:86:40",
+    "a region whose code is another kernel's": "Bob/Build/PhysicalComponents.bob:88:42",
+    "a region with another block than its kernel's": "Bob/Build/PhysicalComponents.bob:86:40",
+    "a resume reading one chunk of three": "Bob/Build/NativeHost.bob:205:38",
+    "an empty grid": "Bob/Build/PhysicalComponents.bob:298:7",
+    "an initializer's center past 2^64": "Bob/Build/NativeHost.bob:125:92",
+    "kernel over its register budget": "Bob/Build/PhysicalComponents.bob:86:40",
+    "misaligned resident": "Bob/Build/PhysicalComponents.bob:206:5",
+    "overlapping moments": "Bob/Build/PhysicalComponents.bob:204:5",
+    "pointer one byte past a table": "Bob/Build/PhysicalComponents.bob:249:7",
+    "submission of a missing launch": "Bob/Build/PhysicalComponents.bob:370:5",
+    "the checkpoint written from past the arena": "Bob/Build/NativeHost.bob:194:13",
+    "the record read into no buffer": "Bob/Build/NativeHost.bob:202:5",
+}
+
 
 def make_variant(tmp_path: Path, edits) -> Path:
     shutil.copytree(REPO / "examples" / "bob" / "Bob", tmp_path / "Bob")
@@ -130,9 +160,13 @@ def test_broken_variant_is_refused_by_name(name, tmp_path):
     assert "Traceback" not in result.stderr
     for fragment in expected:
         assert fragment in result.stderr, (fragment, result.stderr[-2000:])
-    # the refusal has a place: the host definition that assembles the plan values it names
+    # the refusal has the place of the value at fault, and every fault line has one of its own
     first = result.stderr.splitlines()[0]
-    assert first.startswith(f"bobc check: {plan}:") and ": error: " in first, first
+    assert first.startswith(f"bobc check: {tmp_path / PLACES[name]}: error: "), first
+    assert "do not say where they were written" not in result.stderr, result.stderr
+    for line in result.stderr.splitlines()[1:]:
+        if line.startswith("  - "):
+            assert line.startswith(f"  - {tmp_path}/Bob/"), line
     if name.endswith("said once"):
         assert "cannot be laid out" not in result.stderr, result.stderr
 

@@ -33,10 +33,12 @@ that touch disjoint bytes can be run at the same time.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Mapping
 
-from ..plan.model import Plan
+from ..errors import Span
+from ..plan.model import Plan, place
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
 from .device import check_declared_device
@@ -65,15 +67,16 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) 
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
+        named, coded = place(region, "identity"), place(region, "code")
         try:
             source = find_source(region.identity, [*folders, specs_folder()], target)
         except BobcError as error:
-            out.append(Finding("contract", f"kernel {region.identity}: {error.message}"))
+            out.append(Finding("contract", f"kernel {region.identity}: {error.message}", named))
             continue
         if source is None:
             out.append(Finding("contract", f"kernel {region.identity} has no source {region.identity}.sass "
                                            f"(nor {region.identity}.{target.name}.sass) with a contract in the "
-                                           f"kernel search path"))
+                                           f"kernel search path", named))
             continue
         encoded = (encoded_from or {}).get(region.identity)
         if encoded is not None and Path(encoded).resolve() != source.resolve():
@@ -81,27 +84,40 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) 
                                            f"but the kernel search finds {source} for the identity "
                                            f"{region.identity}, and a region is certified by its identity's "
                                            f"contract: give the region the identity of the kernel its code is "
-                                           f"(its source's name), or its identity's kernel as its code"))
+                                           f"(its source's name), or its identity's kernel as its code",
+                               place(region)))
             continue
         try:
             contract = parse_contract(source, region.identity)
         except ContractError as error:
-            out.append(Finding("contract", str(error)))
+            out.append(_contract_line_fault(str(error), named))
             continue
         if not contract.arguments:
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
-                                           f"words (//@ param lines)"))
+                                           f"words (//@ param lines)", named))
         contracts[region.identity] = contract
         out += _block_findings(plan, region, contract)
         try:
             reads, problems = assembled_reads(source, target)
         except BobcError as error:
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
-                                           f"{target.name}: {error.message}"))
+                                           f"{target.name}: {error.message}", coded))
             continue
-        out += [Finding("contract", f"kernel {region.identity}: {problem}") for problem in problems]
+        out += [Finding("contract", f"kernel {region.identity}: {problem}", coded) for problem in problems]
         out += check_code_reads(contract, reads)
     return contracts, out
+
+
+_PLACED = re.compile(r"(?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+): (?P<rest>.*)", re.DOTALL)
+
+
+def _contract_line_fault(message: str, region_at) -> Finding:
+    """A contract line that does not parse: located at its file:line:column (which its message
+    begins with), else at the region."""
+    found = _PLACED.fullmatch(message)
+    if found is None:
+        return Finding("contract", message, region_at)
+    return Finding("contract", found["rest"], Span(found["path"], int(found["line"]), int(found["column"])))
 
 
 def _block_findings(plan: Plan, region, contract) -> list[Finding]:
@@ -114,7 +130,7 @@ def _block_findings(plan: Plan, region, contract) -> list[Finding]:
     if region.block_x != x:
         return [Finding("block", f"region {region.identity} declares blocks of {region.block_x} threads, but "
                                  f"{source} is written for {x} (its //@ block): the code's thread indexing "
-                                 f"would cover other elements; give the region {x}")]
+                                 f"would cover other elements; give the region {x}", place(region, "block_x"))]
     index = plan.program.regions.index(region)
     wrong = [i for i, launch in enumerate(plan.program.launches)
              if launch.region == index and tuple(launch.block[1:]) != (y, z)]
@@ -123,7 +139,7 @@ def _block_findings(plan: Plan, region, contract) -> list[Finding]:
     first = plan.program.launches[wrong[0]]
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
                              f"({region.identity}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
-                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)")]
+                             f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at)]
 
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
@@ -133,9 +149,12 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/;
     `encoded_from`: kernel_contracts'.  A dict given as `read_contracts` receives the
     contracts the checks read."""
+    from ..targets import declared_target
+
     limit_faults = check_limits(plan, target)
-    if limit_faults:
-        # the later checks lay the images out, which needs every value within its field
+    if limit_faults or declared_target(plan.program.architecture, plan.program.compute_class) is None:
+        # the later checks lay the images out, which needs every value within its field and a
+        # device whose parameter layout bobc knows
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
@@ -163,7 +182,7 @@ def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     read: dict = {}
     faults = findings(plan, target, needs, contracts, folders, encoded_from, read_contracts=read)
     if faults:
-        raise CertificationError(faults)
+        raise CertificationError(faults, getattr(plan, "entry", None))
     _remember(plan, read)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import BobcError
-from ..plan.model import Plan
+from ..plan.model import Plan, place
 from ..targets import Target
 from .findings import Finding, describe, end, span
 
@@ -51,13 +51,18 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
     except BobcError as error:
         return [Finding("layout", f"the images cannot be laid out: {error.message}")]
     declared = {b.name: b for b in plan.host_buffers}
+    typed = {b.name: b for b in (plan.host.buffers if plan.host is not None else ())}
+
+    def at(name: str, *fields: str):
+        """Where buffer `name` (its `fields`) was written."""
+        return place(typed.get(name), *fields)
     for name, (address, size) in needed.items():
         if declared and name not in declared:
             out.append(Finding("host-buffer", f"the host maps no {name} buffer; the images need "
                                               f"{span(address, size)}"))
         elif name in declared and declared[name].gpu_address != address:
             out.append(Finding("host-buffer", f"host buffer {name} is mapped at {declared[name].gpu_address:#x} "
-                                              f"but the images place it at {address:#x}"))
+                                              f"but the images place it at {address:#x}", at(name, "gpu")))
 
     def label(name: str) -> str:
         address, size = spans[name]
@@ -71,7 +76,7 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
                  and spans[n][0] <= address and address + size <= spans[n][0] + spans[n][1]]
         if len(homes) != 1:
             out.append(Finding("host-overlap", f"alias {label(alias)} lies inside {len(homes)} other buffers; "
-                                               f"an alias maps bytes of exactly one"))
+                                               f"an alias maps bytes of exactly one", at(alias, "gpu")))
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             if a.endswith("-alias") or b.endswith("-alias"):
@@ -80,7 +85,7 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
             low, high = max(aa, ab), min(aa + sa, ab + sb)
             if low < high:
                 out.append(Finding("host-overlap", f"{label(a)} and {label(b)} overlap in the GPU address space "
-                                                   f"at {span(low, high - low)}"))
+                                                   f"at {span(low, high - low)}", at(b if ab >= aa else a, "gpu")))
     for w in plan.arena.windows:
         for name in names:
             address, size = spans[name]
@@ -88,11 +93,12 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
                 low, high = max(w.address, address), min(end(w), address + size)
                 if low < high:
                     out.append(Finding("host-overlap", f"{label(name)} and window {describe(w)} overlap in the "
-                                                       f"GPU address space at {span(low, high - low)}"))
+                                                       f"GPU address space at {span(low, high - low)}",
+                                           place(w, "address") or at(name, "gpu")))
         if declared and not any(address <= w.address and end(w) <= address + size
                                 for address, size in spans.values()):
             out.append(Finding("host-buffer", f"window {describe(w)} lies in no host buffer: "
-                                              "the kernels would touch unmapped memory"))
+                                              "the kernels would touch unmapped memory", place(w, "address")))
     from ..nvidia.encode import RESERVED_GPU_RANGES
 
     for name in names:
@@ -100,5 +106,5 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
         for what, low, high in RESERVED_GPU_RANGES:
             if address < high and low < address + size:
                 out.append(Finding("host-reserved", f"{label(name)} overlaps {what} {span(low, high - low)}, "
-                                                    f"which the host and the GPU use for themselves"))
+                                                    f"which the host and the GPU use for themselves", at(name, "gpu")))
     return out

@@ -9,7 +9,7 @@ reverse is not possible).
 """
 from __future__ import annotations
 
-from ..plan.model import Plan
+from ..plan.model import Plan, place
 from ..targets import TARGETS, Target, declared_target
 from .findings import Finding
 
@@ -21,12 +21,15 @@ def check_declared_device(plan: Plan, target: Target) -> list[Finding]:
         known = ", ".join(f"{t.name} (architecture {t.sm:#x}, compute class {t.compute_class:#06x})"
                           for t in TARGETS.values())
         return [Finding("plan", f"the plan declares architecture {program.architecture:#x} with compute class "
-                                f"{program.compute_class:#06x}, which names no target bobc knows ({known})")]
+                                f"{program.compute_class:#06x}, which names no target bobc knows ({known})",
+                        place(program, "compute_class", "architecture"))]
     faults = []
     if program.spa_version != declared.sm:
         faults.append(Finding("plan", f"the plan declares SPA version {program.spa_version:#x} for "
-                                      f"{declared.name}, whose SPA version is {declared.sm:#x}"))
+                                      f"{declared.name}, whose SPA version is {declared.sm:#x}",
+                              place(program, "spa_version")))
     if declared.name not in target.builds_plans_for:
         faults.append(Finding("plan", f"the plan is written for {declared.name} and cannot be built for "
-                                      f"{target.name} (it builds plans for {', '.join(target.builds_plans_for)})"))
+                                      f"{target.name} (it builds plans for {', '.join(target.builds_plans_for)})",
+                              place(program, "architecture")))
     return faults

@@ -53,7 +53,8 @@ def check_host_steps(plan: Plan) -> list[Finding]:
                 hint = (f"; the nearest buffer is {near[0]} {span(near[1], near[2] - near[1])}" if near
                         else "; the plan maps no buffers")
                 out.append(Finding("host-step", f"the host's {name} touches {span(address, size)} "
-                                                f"({size:,} bytes), which lies in no buffer the plan maps{hint}"))
+                                                f"({size:,} bytes), which lies in no buffer the plan maps{hint}",
+                                   step.at))
 
     walk(host.steps, "")
     _input_reads(host.steps, host.request.input_record_bytes, out)
@@ -73,14 +74,14 @@ def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:
     cursor, whose place is the input step's, is held to the record's size."""
     said: set = set()
 
-    def refuse(name: str, start: int, extent: int, what: str) -> None:
+    def refuse(name: str, start: int, extent: int, what: str, at) -> None:
         if name in said:
             return
         said.add(name)
         out.append(Finding("host-step", f"the host's {name} reads {what}bytes [{start:,}, {start + extent:,}) of "
                                         f"its input, but the request layout's input record is {record:,} bytes: no "
                                         f"record the host accepts holds them, so every invocation would fail; "
-                                        f"read inside the record (offset + extent <= {record:,})"))
+                                        f"read inside the record (offset + extent <= {record:,})", at))
 
     def walk(steps, count: int, where: str) -> None:
         for index, step in enumerate(steps):
@@ -91,17 +92,18 @@ def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:
                 last = step.offset + step.stride * max(0, min(count, most) - 1)
                 start = max(step.offset, last)
                 if start + step.extent > record:
-                    refuse(name, start, step.extent, "" if start == step.offset else "(at its last iteration) ")
+                    refuse(name, start, step.extent, "" if start == step.offset else "(at its last iteration) ",
+                           step.at)
             elif kind == "read_cyclic" and step.extent and step.count:
                 visited = {(step.index + i * step.index_stride) % step.count
                            for i in range(min(count, step.count, most))}
                 start = step.offset + max(visited) * step.record_bytes
                 if start + step.extent > record:
-                    refuse(name, start, step.extent, f"(record {max(visited)} of {step.count}) ")
+                    refuse(name, start, step.extent, f"(record {max(visited)} of {step.count}) ", step.at)
             elif kind == "read_at_cursor" and step.file == "input" and step.extent > record:
-                refuse(name, step.delta, step.extent, "(wherever its cursor is) ")
+                refuse(name, step.delta, step.extent, "(wherever its cursor is) ", step.at)
             elif kind == "bind_input_identity" and step.offset + step.extent > record:
-                refuse(name, step.offset, step.extent, "(as its identity) ")
+                refuse(name, step.offset, step.extent, "(as its identity) ", step.at)
 
     walk(steps, 1, "")
 
@@ -112,7 +114,7 @@ def _publication_updates(steps, updates: int, out: list) -> None:
     per invocation (the next invocation's room): the request's last publication states the
     contract's updates per invocation, and no publication states more, nor fewer than one
     before it."""
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, int, object]] = []
 
     def walk(steps, where: str) -> None:
         for index, step in enumerate(steps):
@@ -120,28 +122,28 @@ def _publication_updates(steps, updates: int, out: list) -> None:
             if kind == "repeat" and step.count and _publishes(step.body):
                 walk(step.body, f"{name}'s body: ")
             elif kind == "checkpoint_publish":
-                found.append((f"{name} (checkpoint_publish)", step.updates))
+                found.append((f"{name} (checkpoint_publish)", step.updates, step.at))
 
     walk(steps, "")
     if not found:
         return
-    name, last = found[-1]
+    name, last, at = found[-1]
     if last != updates:
         out.append(Finding("host-step", f"the host's {name}, the request's last publication, publishes the "
                                         f"checkpoint at the input's step + {last:,}, but the checkpoint contract "
                                         f"makes {updates:,} updates per invocation: its step would not count the "
                                         f"updates made; state {updates:,} (or make the contract's updates per "
-                                        f"invocation the schedule's)"))
-    for (name, stated), (_, before) in zip(found[1:], found):
+                                        f"invocation the schedule's)", at))
+    for (name, stated, at), (_, before, _) in zip(found[1:], found):
         if stated < before:
             out.append(Finding("host-step", f"the host's {name} publishes the checkpoint at the input's step + "
                                             f"{stated:,}, fewer updates than the publication before it states "
-                                            f"({before:,}): a later publication holds later state"))
-    for name, stated in found[:-1]:
+                                            f"({before:,}): a later publication holds later state", at))
+    for name, stated, at in found[:-1]:
         if stated > updates:
             out.append(Finding("host-step", f"the host's {name} publishes the checkpoint at the input's step + "
                                             f"{stated:,}, more than the contract's {updates:,} updates per "
-                                            f"invocation"))
+                                            f"invocation", at))
 
 
 def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> None:
@@ -150,12 +152,14 @@ def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> No
     three resumed with the rest fresh).  A read inside a repeat reads at its offset moved by its
     stride each iteration of the innermost repeat."""
     spans: list[tuple[int, int]] = []
+    places: list = []           # where the reads were written
 
     def walk(steps, count: int) -> None:
         for step in steps:
             if step.kind.name == "repeat":
                 walk(step.body, step.count)
             elif step.kind.name == "read" and step.file == "checkpoint-in" and len(spans) < most:
+                places.append(step.at)
                 spans.extend((step.offset + i * step.stride, step.extent)
                              for i in range(min(count, most - len(spans))) if step.extent)
 
@@ -178,10 +182,11 @@ def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> No
         shown = ", ".join(f"[{a:,}, {b:,})" for a, b in gaps[:3]) + (" ..." if len(gaps) > 3 else "")
         out.append(Finding("host-step", f"the host's reads of its input checkpoint leave bytes {shown} of its "
                                         f"{payload:,}-byte payload unread: a resume would keep the fresh values "
-                                        f"there; read every chunk"))
+                                        f"there; read every chunk", next(filter(None, places), None)))
     if past:
         out.append(Finding("host-step", f"the host reads bytes [{past[0][0]:,}, {past[0][1]:,}) of its input "
-                                        f"checkpoint, past its {payload:,}-byte payload"))
+                                        f"checkpoint, past its {payload:,}-byte payload",
+                           next(filter(None, places), None)))
 
 
 _RESETS = ("checkpoint_begin", "begin_checkpoint")
@@ -192,7 +197,7 @@ def _checkpoint_bytes(steps, payload: int, out: list) -> None:
     the contract's payload (appends count their extent; a write at an offset reaches its end).
     A repeat whose body neither begins nor publishes adds its body's bytes count times; one
     that does is walked twice (every later iteration starts as the second)."""
-    wrong: list[tuple[str, int]] = []
+    wrong: list[tuple[str, int, object]] = []
 
     def walk(steps, written: int, where: str) -> int:
         for index, step in enumerate(steps):
@@ -211,14 +216,14 @@ def _checkpoint_bytes(steps, payload: int, out: list) -> None:
             elif kind == "write_at" and step.file == "checkpoint-out":
                 written = max(written, step.offset + step.extent)
             elif kind == "checkpoint_publish" and written != payload:
-                wrong.append((f"{name} (checkpoint_publish)", written))
+                wrong.append((f"{name} (checkpoint_publish)", written, step.at))
         return written
 
     walk(steps, 0, "")
-    for name, written in dict(wrong).items():
+    for name, (written, at) in {name: (written, at) for name, written, at in wrong}.items():
         out.append(Finding("host-step", f"the host's {name} publishes a checkpoint of {written:,} bytes, but the "
                                         f"contract's payload is {payload:,} bytes: write the whole payload (every "
-                                        f"chunk) between the checkpoint's begin and its publish"))
+                                        f"chunk) between the checkpoint's begin and its publish", at))
 
 
 def _publishes(steps) -> bool:

@@ -673,7 +673,8 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                 out.append(Finding("contract", f"kernel {contract.kernel} reads its parameters at a register-indexed "
                                                f"offset ({read.text} at {contract.source.name}:{read.line}), which "
                                                f"no table's first row holds: declare the table it reads "
-                                               f"('//@ table FIRST rows ROWS of WORDS what')"))
+                                               f"('//@ table FIRST rows ROWS of WORDS what')",
+                               _source_line(contract, read.line)))
                 continue
             words, how = [w + row * table.words for w in read.words for row in range(table.rows)], " through its table"
         for word in words:
@@ -683,12 +684,20 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                 state = "declares it unused" if argument is not None else "does not declare it"
                 out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word}{how} "
                                                f"({read.text} at {contract.source.name}:{read.line}), but its "
-                                               f"contract {state}"))
+                                               f"contract {state}", _source_line(contract, read.line)))
     mapped = {m.pointer for m in contract.tensor_maps}     # the Tensor Memory Accelerator reads those
     for argument in contract.arguments:
         if argument.index in read_words or argument.kind not in ("pointer", "tensormap") \
                 or argument.index in mapped:
             continue
         out.append(Finding("contract", f"kernel {contract.kernel} declares {argument.kind} word {argument.index} "
-                                       f"({argument.what}) but its code never reads it"))
+                                       f"({argument.what}) but its code never reads it",
+                           _source_line(contract, argument.line)))
     return out
+
+
+def _source_line(contract: KernelContract, line: int):
+    """Line `line` of the contract's kernel source, as a place (None: no line known)."""
+    from ..errors import Span
+
+    return Span(str(contract.source), line, 1) if line and contract.source is not None else None

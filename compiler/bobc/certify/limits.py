@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..plan.model import Plan, cluster_tiles
+from ..plan.model import Plan, cluster_tiles, place
 from ..targets import Target
 from .findings import Finding
 
@@ -49,10 +49,10 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
     """Every place `plan` asks for more than the runtime and the generated C can hold."""
     out: list[Finding] = []
 
-    def limit(what: str, value: int, most: int, unit: str = "", least: int = 0) -> None:
+    def limit(what: str, value: int, most: int, unit: str = "", least: int = 0, at=None) -> None:
         if not least <= value <= most:
             out.append(Finding("limit", f"{what} is {value:,}{unit}: outside {least:,}..{most:,}{unit} "
-                                        "(docs/limits.md)"))
+                                        "(docs/limits.md)", at))
 
     program = plan.program
     bounds = target.limits
@@ -60,34 +60,34 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
     limit("the declared launch count", program.launch_count, LAUNCH_COUNT)
     limit("the submission count", len(program.submissions), SUBMISSION_COUNT)
     limit("the declared submission count", program.submission_count, SUBMISSION_COUNT)
-    limit("the GPFIFO entries", program.gpfifo_entries, U32)
+    limit("the GPFIFO entries", program.gpfifo_entries, U32, at=place(program, "gpfifo_entries"))
     for name in ("program_base", "qmd_base", "pushbuffer_base", "semaphore_base", "program_bytes",
                  "qmd_table_bytes", "region_alignment"):
-        limit(f"the program's {name.replace('_', ' ')}", getattr(program, name), U64)
+        limit(f"the program's {name.replace('_', ' ')}", getattr(program, name), U64, at=place(program, name))
     for index, launch in enumerate(program.launches[:LAUNCH_COUNT]):
         name = f"launch {index} ({launch.identity})" if hasattr(launch, "identity") else f"launch {index}"
         gx, gy, gz = launch.grid
         bx, by, bz = launch.block
-        limit(f"{name}'s grid x", gx, bounds.grid_x, least=1)
-        limit(f"{name}'s grid y", gy, bounds.grid_yz, least=1)
-        limit(f"{name}'s grid z", gz, bounds.grid_yz, least=1)
-        limit(f"{name}'s block x", bx, bounds.block_xy, least=1)
-        limit(f"{name}'s block y", by, bounds.block_xy, least=1)
-        limit(f"{name}'s block z", bz, bounds.block_z, least=1)
+        limit(f"{name}'s grid x", gx, bounds.grid_x, least=1, at=launch.at)
+        limit(f"{name}'s grid y", gy, bounds.grid_yz, least=1, at=launch.at)
+        limit(f"{name}'s grid z", gz, bounds.grid_yz, least=1, at=launch.at)
+        limit(f"{name}'s block x", bx, bounds.block_xy, least=1, at=launch.at)
+        limit(f"{name}'s block y", by, bounds.block_xy, least=1, at=launch.at)
+        limit(f"{name}'s block z", bz, bounds.block_z, least=1, at=launch.at)
         if 0 <= bx <= bounds.block_xy and 0 <= by <= bounds.block_xy and 0 <= bz <= bounds.block_z:
-            limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block, least=1)
-        limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes)
+            limit(f"{name}'s threads per block", bx * by * bz, bounds.threads_per_block, least=1, at=launch.at)
+        limit(f"{name}'s parameter bytes", launch.parameter_bytes, target.parameter_block_bytes, at=launch.at)
         cluster = getattr(launch, "cluster", (1, 1, 1))
         if cluster != (1, 1, 1):
             blocks = cluster[0] * cluster[1] * cluster[2]
             if not cluster_tiles(launch.grid, cluster):
                 out.append(Finding("limit", f"{name}'s clusters of {cluster[0]} x {cluster[1]} x {cluster[2]} "
                                             f"blocks do not tile its grid {launch.grid}: each dimension of the "
-                                            "cluster must divide the grid's (docs/limits.md)"))
+                                            "cluster must divide the grid's (docs/limits.md)", launch.at))
             elif blocks > bounds.cluster_blocks:
-                limit(f"{name}'s blocks a cluster", blocks, bounds.cluster_blocks)
+                limit(f"{name}'s blocks a cluster", blocks, bounds.cluster_blocks, at=launch.at)
         for patch in launch.patches:
-            limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64)
+            limit(f"{name}'s parameter word {patch.word}'s value", patch.value, U64, at=patch.at or launch.at)
 
     host = plan.host
     buffers = host.buffers if host is not None else ()
@@ -97,12 +97,14 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         gpu, extent = b.gpu, b.extent
         if gpu % PAGE_BYTES or b.host % PAGE_BYTES:
             out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
-                                        "maps buffers at 4 KiB boundaries only (docs/limits.md)"))
-        limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes")
-        limit(f"{name}'s host address", b.host, U64)
+                                        "maps buffers at 4 KiB boundaries only (docs/limits.md)",
+                               place(b, "gpu" if gpu % PAGE_BYTES else "host")))
+        limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes", at=place(b, "extent"))
+        limit(f"{name}'s host address", b.host, U64, at=place(b, "host"))
         if 0 <= gpu and 0 <= extent and gpu + extent > SHIM_VA_START:
             out.append(Finding("limit", f"{name} [{gpu:#x}, {gpu + extent:#x}) reaches the driver "
-                                        f"shim's own addresses (from {SHIM_VA_START:#x}; docs/limits.md)"))
+                                        f"shim's own addresses (from {SHIM_VA_START:#x}; docs/limits.md)",
+                               place(b, "gpu")))
 
     contract = plan.checkpoint
     if contract is not None:
@@ -127,11 +129,11 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         _fills(plan, out)
         for index, initializer in enumerate(host.initializers):
             name = f"checkpoint chunk {index}'s initializer ({initializer.kind})"
-            limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT)
-            limit(f"{name} center", initializer.center, U64)
+            limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT, at=place(initializer, "shift"))
+            limit(f"{name} center", initializer.center, U64, at=place(initializer, "center"))
             if not 1 <= initializer.denominator <= U64:
                 out.append(Finding("limit", f"{name} denominator is {initializer.denominator:,}: outside "
-                                            f"1..{U64:,} (docs/limits.md)"))
+                                            f"1..{U64:,} (docs/limits.md)", place(initializer, "denominator")))
         unrolled = _unrolled(host.steps, out)
         limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
         for key in ("semaphore_stride", "forward_launches"):
@@ -144,21 +146,23 @@ def _fills(plan: Plan, out) -> None:
     """Each fill's step fits the host's u32 step and its four bytes lie in its launch's
     parameter block (the host generator would refuse the plan only at build time)."""
     from ..nvidia.encode import plan_parameter_base
+    from ..targets import declared_target
 
     launches = plan.program.launches
+    known = declared_target(plan.program.architecture, plan.program.compute_class) is not None
     for index, fill in enumerate(plan.host.fills):
         if not 0 <= fill.step <= STEP_LIMIT:
             out.append(Finding("limit", f"fill {index}'s step is {fill.step:,}: outside 0..{STEP_LIMIT:,}, the "
-                                        "host's u32 step (docs/limits.md)"))
-        if not 0 <= fill.launch < len(launches):
-            continue
+                                        "host's u32 step (docs/limits.md)", place(fill, "step")))
+        if not 0 <= fill.launch < len(launches) or not known:
+            continue            # (a device bobc does not know has no parameter layout: check_declared_device)
         launch, base = launches[fill.launch], plan_parameter_base(plan.program)
         if launch.parameter_bytes <= base:
             continue            # no parameters at the declared device's base: the layout check says so
         overrun = fill.overrun(launch, base)
         if overrun:
             out.append(Finding("limit", f"fill {index} {overrun}: give an offset below "
-                                        f"{launch.parameter_bytes - base - fill.width + 1}"))
+                                        f"{launch.parameter_bytes - base - fill.width + 1}", place(fill, "offset")))
 
 
 def _unrolled(steps, out, depth: int = 0) -> int:
@@ -171,23 +175,23 @@ def _unrolled(steps, out, depth: int = 0) -> int:
         else:
             total += 1
             _integers([getattr(step, f.name) for f in step.kind.fields if f.kind == "nat"],
-                      f"the host's {step.kind.name} step", out)
+                      f"the host's {step.kind.name} step", out, step.at)
         if total > HOST_STEP_COUNT:      # already too many: stop before the numbers get huge
             return total
     return total
 
 
-def _integers(value, what: str, out) -> None:
+def _integers(value, what: str, out, at=None) -> None:
     """Every integer in `value` (nested dicts/lists) fits the C host's u64."""
     if isinstance(value, bool):
         return
     if isinstance(value, int):
         if not 0 <= value <= U64:
             out.append(Finding("limit", f"{what} holds {value:,}: outside 0..{U64:,}, the generated "
-                                        "C's uint64_t (docs/limits.md)"))
+                                        "C's uint64_t (docs/limits.md)", at))
     elif isinstance(value, dict):
         for key, item in value.items():
-            _integers(item, what, out)
+            _integers(item, what, out, at)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _integers(item, what, out)
+            _integers(item, what, out, at)

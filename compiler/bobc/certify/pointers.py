@@ -149,20 +149,22 @@ def _undeclared_patches(name: str, launch, contract: KernelContract | None, argu
     declared = {a.index for a in contract.arguments}
     for table in contract.tables:
         declared.update(range(table.first, table.first + table.rows * table.words))
-    stray = sorted(p.word - argument_word for p in launch.patches
-                   if p.value and p.word >= argument_word and p.word - argument_word not in declared)
-    if not stray:
+    strays = sorted((p.word - argument_word, p.at) for p in launch.patches
+                    if p.value and p.word >= argument_word and p.word - argument_word not in declared)
+    if not strays:
         return []
+    stray = [w for w, _ in strays]
     words = ", ".join(str(w) for w in stray)
     return [Finding("contract", f"{name} patches argument{'s' if len(stray) > 1 else ''} {words} (word "
                                 f"{', '.join(str(argument_word + w) for w in stray)}), which {launch.identity}'s "
                                 f"contract does not declare: the kernel never reads {'them' if len(stray) > 1 else 'it'}; "
                                 f"patch the argument its contract names, or declare the word "
-                                f"(//@ param N scalar|unused ...) in {contract.source.name}")]
+                                f"(//@ param N scalar|unused ...) in {contract.source.name}",
+                    strays[0][1] or launch.at)]
 
 
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
-                   extent: tuple[int | None, str, str] | None = None) -> list[Finding]:
+                   extent: tuple[int | None, str, str] | None = None, at=None) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
     the launch's phase.  `extent`: (bytes, why not, how they were counted) given instead of the
     argument's own (a tensor map's over its pointer)."""
@@ -174,27 +176,27 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         extent, why, rule = extent
     if home is None:
         return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
-                                         f"{_nearest(residents, address)}")]
+                                         f"{_nearest(residents, address)}", at)]
     out = []
     if extent is not None and address + extent > end(home):
         # overlapping residents (refused on their own): the access is the one it lies wholly inside
         home = next((r for r in residents if r.address <= address and address + extent <= end(r)), home)
     if extent is None:
-        out.append(Finding("extent", f"{where}: {why}"))
+        out.append(Finding("extent", f"{where}: {why}", at))
     elif address + extent > end(home):
         over = address + extent - end(home)
         out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
                                      f"{address:#x}: {span(address, extent)} runs {over} "
-                                     f"byte(s) past {describe(home)}"))
+                                     f"byte(s) past {describe(home)}", at))
     if phase is not None and (phase.reads or phase.writes):
         readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
         writable = {r.name for r in phase.writes}
         if argument.writes and home.name not in writable:
             out.append(Finding("phase", f"{where} writes {home.name}, which phase {phase.identity} "
-                                        "does not list among its writes"))
+                                        "does not list among its writes", at))
         elif argument.reads and home.name not in readable:
             out.append(Finding("phase", f"{where} reads {home.name}, which phase {phase.identity} "
-                                        "does not list among its reads"))
+                                        "does not list among its reads", at))
     return out
 
 
@@ -233,39 +235,44 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
         name = f"launch {index} ({launch.identity})"
         if not 0 <= launch.region < len(program.regions):
             out.append(Finding("plan", f"{name} names region {launch.region}; the plan has "
-                                       f"{len(program.regions)} regions"))
+                                       f"{len(program.regions)} regions", launch.at))
             continue
         contract = contracts.get(program.regions[launch.region].identity)
         phase = phases.get(launch.identity)
         if arena.phases and phase is None:
-            out.append(Finding("phase", f"{name} has no phase in the device arena"))
+            out.append(Finding("phase", f"{name} has no phase in the device arena", launch.at))
+        written = {p.word: p.at for p in launch.patches}       # where each word's patch was written
         for pointer in declared_pointers(index, launch, contract, argument_word):
             where, argument = pointer.where, pointer.argument
+            patched_at = written.get(argument_word + argument.index) or launch.at
             if pointer.problem:
-                out.append(Finding("extent", f"{where}: {pointer.problem}"))
+                out.append(Finding("extent", f"{where}: {pointer.problem}", patched_at))
                 continue
             if pointer.address is None:
-                out.append(Finding("stray-pointer", f"{where} is not patched: the kernel would use a null pointer"))
+                out.append(Finding("stray-pointer", f"{where} is not patched: the kernel would use a null pointer",
+                                   launch.at))
                 continue
             for batch, offset in enumerate(pointer.offsets):
                 at = where if not argument.batches else f"{where}, batch {batch} (+{offset:#x})"
-                found = _check_address(residents, phase, argument, at, pointer.address + offset, pointer.words)
+                found = _check_address(residents, phase, argument, at, pointer.address + offset, pointer.words,
+                                       at=patched_at)
                 out += found
                 if found:
                     break            # the first batch that fails says enough
         for mapped in declared_maps(index, launch, contract, argument_word):
             where = mapped.where
+            patched_at = written.get(argument_word + mapped.tensor_map.pointer) or launch.at
             if mapped.address is None:
                 out.append(Finding("stray-pointer", f"{where}: its pointer word is not patched: the map would "
-                                                    f"cover a null pointer"))
+                                                    f"cover a null pointer", launch.at))
             elif mapped.extent is None:
-                out.append(Finding("extent", f"{where}: {mapped.problem}"))
+                out.append(Finding("extent", f"{where}: {mapped.problem}", patched_at))
             else:
                 shape = mapped.tensor_map
                 counted = (f" (the map's extent: {shape.element_bytes} + (dims - 1) x strides over dims "
                            f"({', '.join(shape.dims)}), strides ({shape.element_bytes}, {', '.join(shape.strides)}))")
                 out += _check_address(residents, phase, mapped.pointer, where, mapped.address, {},
-                                      (mapped.extent, "", counted))
+                                      (mapped.extent, "", counted), patched_at)
         patched = {p.word for p in launch.patches}
         out += _undeclared_patches(name, launch, contract, argument_word)
         fills = [(k, f) for k, f in enumerate(plan.host.fills if plan.host else ()) if f.launch == index]
@@ -274,18 +281,21 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                 out.append(Finding("contract", f"{name} argument {declared.word} (word "
                                                f"{argument_word + declared.word}): the plan patches it, but "
                                                f"{launch.identity}'s contract declares it a tensor map's word, "
-                                               f"which bobc fills with the map's address"))
+                                               f"which bobc fills with the map's address",
+                                   written.get(argument_word + declared.word) or launch.at))
             named = declared.named_words()
             for k, fill in fills:
                 hit = sorted(named & set(range(fill.offset // 8, (fill.offset + fill.width - 1) // 8 + 1)))
                 if hit:
                     out.append(Finding("contract", f"{name}: host fill {k} rewrites argument {hit[0]} each step, "
                                                    f"from which tensor map word {declared.word} is built at build "
-                                                   f"time ({declared.source_text}): the map would go stale"))
+                                                   f"time ({declared.source_text}): the map would go stale",
+                                       launch.at))
         for word, value in window_addresses(launch, contract, argument_word, arena.windows):
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \
                     if word >= argument_word else f"word {word}"
                 out.append(Finding("stray-pointer", f"{name} {index_text}: address {value:#x} lies in a window "
-                                                    f"but in no resident; {_nearest(residents, value)}"))
+                                                    f"but in no resident; {_nearest(residents, value)}",
+                                   written.get(word) or launch.at))
     return out

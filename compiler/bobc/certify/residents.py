@@ -1,7 +1,7 @@
 """Residents and windows: non-empty, aligned as declared, inside a window, pairwise disjoint."""
 from __future__ import annotations
 
-from ..plan.model import Plan
+from ..plan.model import Plan, place
 from .findings import Finding, describe, end, span
 
 
@@ -11,25 +11,31 @@ def check_residents(plan: Plan) -> list[Finding]:
     for group, residents in (("window", arena.windows), ("resident", arena.globals)):
         for r in residents:
             if r.size <= 0:
-                out.append(Finding("empty", f"{group} {r.name} at {r.address:#x} has no bytes ({r.size})"))
+                out.append(Finding("empty", f"{group} {r.name} at {r.address:#x} has no bytes ({r.size})",
+                                   place(r, "size")))
             if r.alignment <= 0 or r.alignment & (r.alignment - 1):
                 out.append(Finding("misaligned", f"{group} {r.name} declares alignment {r.alignment}: an "
-                                                 f"alignment is a power of two (1, 2, 4, ..., 256, ...)"))
+                                                 f"alignment is a power of two (1, 2, 4, ..., 256, ...)",
+                                   place(r, "alignment")))
             elif r.address % r.alignment:
                 out.append(Finding("misaligned", f"{group} {r.name} at {r.address:#x} is not aligned to "
-                                                 f"{r.alignment} bytes (it is {r.address % r.alignment} past)"))
+                                                 f"{r.alignment} bytes (it is {r.address % r.alignment} past)",
+                                   place(r, "address")))
         for i, a in enumerate(residents):
             for b in residents[i + 1:]:
                 low, high = max(a.address, b.address), min(end(a), end(b))
                 if low < high:
+                    # the one that starts inside the other is where it was placed wrong, most likely
+                    later = b if b.address >= a.address else a
                     out.append(Finding("overlap", f"{group}s {describe(a)} and {describe(b)} overlap by "
-                                                  f"{high - low} bytes at {span(low, high - low)}"))
+                                                  f"{high - low} bytes at {span(low, high - low)}",
+                                       place(later, "address")))
     seen: dict[str, object] = {}
     for r in arena.globals:
         if r.name in seen:
             out.append(Finding("resident-name", f"residents {describe(seen[r.name])} and {describe(r)} share the "
                                                 f"name {r.name}: phases and messages name a resident, so "
-                                                "give each its own"))
+                                                "give each its own", place(r, "name")))
         seen.setdefault(r.name, r)
     for phase in arena.phases:
         for access, listed in (("reads", phase.reads), ("writes", phase.writes)):
@@ -37,14 +43,15 @@ def check_residents(plan: Plan) -> list[Finding]:
                 known = seen.get(r.name)
                 if known is None:
                     out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, which is no "
-                                                f"resident of the arena: list the arena's own residents"))
+                                                f"resident of the arena: list the arena's own residents",
+                                       place(r)))
                 elif (known.address, known.size) != (r.address, r.size):
                     out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, but the arena's "
                                                 f"resident {r.name} is {describe(known)}: list the arena's own "
-                                                f"resident"))
+                                                f"resident", place(r)))
     for r in arena.globals:
         if not any(w.address <= r.address and end(r) <= end(w) for w in arena.windows):
             windows = ", ".join(describe(w) for w in arena.windows) or "none declared"
             out.append(Finding("outside-window", f"resident {describe(r)} lies outside every window "
-                                                 f"(windows: {windows})"))
+                                                 f"(windows: {windows})", place(r, "address")))
     return out

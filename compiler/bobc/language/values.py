@@ -65,9 +65,24 @@ def force(value):
                     error.definition = value.definition  # the innermost, for program._run_deep
             raise
         value.value = result
+        value.term = term           # kept (shared with the program): where the value came from (origin)
         value.env = None
         return result
     return value
+
+
+def origin(value):
+    """Where a value, as a constructor field, an argument or a definition holds it (unforced),
+    was written: a top-level definition's name (its shared value), or the expression a delayed
+    value was computed from (forced or not); None for a value with no delay around it (a literal,
+    a strict result).  One type test: cheap enough for extraction to ask of every item."""
+    kind = type(value)
+    if kind is GlobalThunk:
+        return value.definition.span
+    if kind is Thunk:
+        term = value.term
+        return term.span if term is not None else None
+    return None
 
 
 class Value:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import BobcError
+from ..errors import BobcError, Span
+from ..language.values import origin
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
                    Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
+from .model import place
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -41,22 +43,48 @@ class ExtractError(BobcError):
     """A plan value does not have the shape the backend needs."""
 
 
-class _Reader:
-    """Forces and checks values, naming `where` (the definition) in errors."""
+def _library_prefix() -> str:
+    from ..language.modules import specs_folder
 
-    def __init__(self, program, where: str):
+    return str(specs_folder()) + "/"
+
+
+_LIBRARY: list[str] = []
+
+
+def written(*values) -> Span | None:
+    """Where the first of `values` that says so was written, outside the specs' library (a value
+    computed by a library helper, such as a ModelWord64's bits, was written where the helper
+    was called, which only a value further out says): each value a raw (unforced) field, item
+    or argument, or a Span already found."""
+    if not _LIBRARY:
+        _LIBRARY.append(_library_prefix())
+    library = _LIBRARY[0]
+    for value in values:
+        found = value if type(value) is Span else origin(value)
+        if found is not None and not found.path.startswith(library):
+            return found
+    return None
+
+
+class _Reader:
+    """Forces and checks values, naming `where` (the definition) in errors, located where the
+    value at fault was written (`at`) when it says so."""
+
+    def __init__(self, program, where: str, at: Span | None = None):
         self.program = program
         self.where = where
+        self.at = at            # where a refusal is located when its value does not say
 
-    def fail(self, message: str):
-        raise ExtractError(f"{self.where}: {message}")
+    def fail(self, message: str, at=None):
+        raise ExtractError(f"{self.where}: {message}", written(at, self.at))
 
     def con(self, value, family: str, what: str, constructor: str | None = None):
         v = self.program.force(value)
         if getattr(v, "family", None) != family or not hasattr(v, "ctor"):
-            self.fail(f"{what} should be a value of family {family}, got {_describe(v)}")
+            self.fail(f"{what} should be a value of family {family}, got {_describe(v)}", value)
         if constructor is not None and v.constructor != constructor:
-            self.fail(f"{what} should be {family}.{constructor}, got {family}.{v.constructor}")
+            self.fail(f"{what} should be {family}.{constructor}, got {family}.{v.constructor}", value)
         return v
 
     def fields(self, vcon) -> dict:
@@ -66,13 +94,13 @@ class _Reader:
     def nat(self, value, what: str) -> int:
         v = self.program.force(value)
         if type(v).__name__ != "VNat":
-            self.fail(f"{what} should be a natural number, got {_describe(v)}")
+            self.fail(f"{what} should be a natural number, got {_describe(v)}", value)
         return v.value
 
     def bytes(self, value, what: str) -> bytes:
         v = self.program.force(value)
         if type(v).__name__ != "VBytes":
-            self.fail(f"{what} should be a byte string, got {_describe(v)}")
+            self.fail(f"{what} should be a byte string, got {_describe(v)}", value)
         return v.value
 
     def text(self, value, what: str) -> str:
@@ -80,7 +108,7 @@ class _Reader:
         try:
             return raw.decode("ascii")
         except UnicodeDecodeError:
-            self.fail(f"{what} should be ASCII, got {raw!r}")
+            self.fail(f"{what} should be ASCII, got {raw!r}", value)
 
     def word(self, value, family: str, what: str) -> int:
         """A ModelWord64 / ModelWord32 as its bits."""
@@ -89,11 +117,19 @@ class _Reader:
 
     def items(self, value, family: str, next_ctor: str, what: str) -> list:
         """The heads of a Next/End list family, in order (unforced)."""
+        return [head for head, _ in self.placed_items(value, family, next_ctor, what)]
+
+    def placed_items(self, value, family: str, next_ctor: str, what: str) -> list:
+        """(head, where its cell was written) of a Next/End list family, in order (heads unforced).
+        A cell is where an item is written: the list's own place for the first, the expression of
+        the rest for the others (a list written out, or built by a helper called once an item)."""
         out = []
+        cell = value
         v = self.con(value, family, what)
         while v.constructor == next_ctor:
-            out.append(v.fields[0])
-            v = self.con(v.fields[1], family, what)
+            out.append((v.fields[0], written(cell)))
+            cell = v.fields[1]
+            v = self.con(cell, family, what)
         return out
 
 
@@ -109,6 +145,21 @@ def _describe(v) -> str:
     return type(v).__name__
 
 
+def _places(itself, **fields) -> dict:
+    """Field name ("" the thing itself, at `itself`) -> where it was written, for the fields whose
+    raw values say (a field written as a literal where the thing is says nothing: the thing's
+    place is its place)."""
+    out = {}
+    here = written(itself)
+    if here is not None:
+        out[""] = here
+    for name, raw in fields.items():
+        found = written(raw)
+        if found is not None:
+            out[name] = found
+    return out
+
+
 def _align(value: int, alignment: int) -> int:
     return value if alignment == 0 else -(-value // alignment) * alignment
 
@@ -117,29 +168,35 @@ def _align(value: int, alignment: int) -> int:
 
 def _regions(r: _Reader, value, alignment: int) -> tuple[Region, ...]:
     regions, place = [], 0
-    for i, item in enumerate(r.items(value, "NvidiaDeviceRegions", "NvidiaDeviceRegionsNext", "regions")):
+    for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaDeviceRegions", "NvidiaDeviceRegionsNext",
+                                                    "regions")):
         f = r.fields(r.con(item, "NvidiaDeviceRegion", f"region {i}"))
         identity = r.text(f["nvidiaDeviceRegionIdentity"], f"region {i}'s identity")
         code = r.bytes(f["nvidiaDeviceRegionMaterial"], f"region {identity}'s machine code")
+        at = _places(cell, identity=f["nvidiaDeviceRegionIdentity"], code=f["nvidiaDeviceRegionMaterial"],
+                     registers=f["nvidiaDeviceRegionRegisters"], block_x=f["nvidiaDeviceRegionBlockX"],
+                     shared_bytes=f["nvidiaDeviceRegionSharedBytes"])
         if not code:
-            r.fail(f"region {identity} has no machine code (its encoding failed)")
+            r.fail(f"region {identity} has no machine code (its encoding failed)", at.get("code", cell))
         regions.append(Region(
             identity=identity, code=code,
             registers=r.nat(f["nvidiaDeviceRegionRegisters"], f"region {identity}'s registers"),
             block_x=r.nat(f["nvidiaDeviceRegionBlockX"], f"region {identity}'s block width"),
             shared_bytes=r.nat(f["nvidiaDeviceRegionSharedBytes"], f"region {identity}'s shared bytes"),
-            place=place))
+            place=place, at=at))
         place = _align(place + len(code), alignment)
     return tuple(regions)
 
 
 def _templates(r: _Reader, value) -> list:
-    """The launch schedule's templates, left to right (iteratively: schedules nest deeply)."""
+    """The launch schedule's templates, left to right (iteratively: schedules nest deeply), each
+    with where its schedule node was written (a launch definition, or the call that made it)."""
     out, stack = [], [value]
     while stack:
-        v = r.con(stack.pop(), "NvidiaLaunchSchedule", "the launch schedule")
+        node = stack.pop()
+        v = r.con(node, "NvidiaLaunchSchedule", "the launch schedule")
         if v.constructor == "NvidiaLaunchScheduleOne":
-            out.append(v.fields[0])
+            out.append((v.fields[0], written(node, v.fields[0])))
         elif v.constructor == "NvidiaLaunchScheduleAppend":
             stack.append(v.fields[1])
             stack.append(v.fields[0])
@@ -149,7 +206,7 @@ def _templates(r: _Reader, value) -> list:
 def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ...]:
     by_place = {region.place: index for index, region in enumerate(regions)}
     launches = []
-    for i, item in enumerate(_templates(r, value)):
+    for i, (item, at) in enumerate(_templates(r, value)):
         t = r.fields(r.con(item, "NvidiaLaunchTemplate", f"launch {i}"))
         identity = r.text(t["nvidiaLaunchTemplateIdentity"], f"launch {i}'s identity")
         what = f"launch {i} ({identity})"
@@ -159,29 +216,31 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
         if place not in by_place:
             known = ", ".join(f"{x.identity} at {x.place:#x}" for x in regions)
             r.fail(f"{what} runs the program address {address:#x} (place {place:#x} from the "
-                   f"program base {program_base:#x}), which is no region's place ({known})")
+                   f"program base {program_base:#x}), which is no region's place ({known})", at)
         region = by_place[place]
         if regions[region].identity != identity:
             r.fail(f"{what} runs region {regions[region].identity}'s code (its program address {address:#x} is "
                    f"that region's place): a launch is checked against its identity's kernel contract and "
                    f"phase, so it must run the region of that identity; point it at region {identity}'s place "
-                   f"or give it the identity {regions[region].identity}")
+                   f"or give it the identity {regions[region].identity}", at)
         block = r.fields(r.con(t["nvidiaLaunchTemplateBlock"], "NvidiaParameterBlock", f"{what}'s parameter block"))
         patches = []
-        for j, p in enumerate(r.items(block["nvidiaParameterBlockPatches"], "NvidiaParameterPatches",
-                                      "NvidiaParameterPatchesNext", f"{what}'s patches")):
+        for j, (p, cell) in enumerate(r.placed_items(block["nvidiaParameterBlockPatches"], "NvidiaParameterPatches",
+                                                     "NvidiaParameterPatchesNext", f"{what}'s patches")):
             pf = r.fields(r.con(p, "NvidiaParameterPatch", f"{what}'s patch {j}"))
             patches.append(ParameterPatch(
                 word=r.nat(pf["nvidiaParameterPatchWord"], f"{what}'s patch {j} word"),
-                value=r.word(pf["nvidiaParameterPatchContent"], "ModelWord64", f"{what}'s patch {j} value")))
+                value=r.word(pf["nvidiaParameterPatchContent"], "ModelWord64", f"{what}'s patch {j} value"),
+                at=cell or at))
         words = [p.word for p in patches]
         if len(set(words)) != len(words):
-            r.fail(f"{what} patches a parameter word twice: words {words}")
+            twice = next(p for k, p in enumerate(patches) if p.word in words[:k])
+            r.fail(f"{what} patches a parameter word twice: words {words}", twice.at or at)
         parameter_bytes = r.nat(k["nvidiaLaunchKernelParameterBytes"], f"{what}'s parameter bytes")
         for p in patches:
             if (p.word + 1) * 8 > parameter_bytes:
                 r.fail(f"{what} patches word {p.word} (bytes {p.word * 8}..{p.word * 8 + 7}), "
-                       f"past its {parameter_bytes}-byte parameter block")
+                       f"past its {parameter_bytes}-byte parameter block", p.at or at)
         launches.append(Launch(
             identity=identity, region=region, program_address=address,
             grid=(r.nat(k["nvidiaLaunchKernelGridX"], f"{what}'s grid x"),
@@ -192,7 +251,8 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
                    r.nat(k["nvidiaLaunchKernelBlockZ"], f"{what}'s block z")),
             parameter_bytes=parameter_bytes,
             patches=tuple(patches),
-            cluster=cluster))
+            cluster=cluster,
+            at=at))
     return tuple(launches)
 
 
@@ -213,12 +273,15 @@ def _kernel(r: _Reader, value, what: str) -> tuple[dict, tuple[int, int, int]]:
 def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]:
     """The schedule flattened: Append in order, Repeat expanded with its strides."""
     out = []
-    stack = [(value, 0, 0, False)]  # (schedule, launch shift, semaphore shift, counts), next on top
+    # (schedule, launch shift, semaphore shift, counts, where a repeat around it was written), next on top
+    stack = [(value, 0, 0, False, None)]
     while stack:
-        item, launch_shift, semaphore_shift, counts = stack.pop()
+        item, launch_shift, semaphore_shift, counts, repeated = stack.pop()
         v = r.con(item, "NvidiaSubmissionSchedule", "the submission schedule")
         f = r.fields(v)
         if v.constructor == "NvidiaSubmissionScheduleOne":
+            # a repeated batch is written where its repeat is (its body is written once for all)
+            at = repeated or written(item, f["nvidiaSubmissionScheduleBatch"])
             b = r.fields(r.con(f["nvidiaSubmissionScheduleBatch"], "NvidiaSubmissionBatch",
                                f"submission {len(out)}"))
             identity = r.text(b["nvidiaSubmissionBatchIdentity"], f"submission {len(out)}'s identity")
@@ -229,26 +292,27 @@ def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]
             launches = tuple(range(first + launch_shift, first + launch_shift + count))
             if launches and launches[-1] >= launch_count:
                 r.fail(f"submission {len(out)} ({identity}) issues launch {launches[-1]}, "
-                       f"but the schedule has {launch_count} launches")
+                       f"but the schedule has {launch_count} launches", at)
             offset = r.nat(b["nvidiaSubmissionBatchSemaphoreOffset"], f"submission {len(out)}'s semaphore")
             out.append(Submission(identity=identity, launches=launches,
-                                  semaphore_offset=offset + semaphore_shift, counts=counts))
+                                  semaphore_offset=offset + semaphore_shift, counts=counts, at=at))
         elif v.constructor == "NvidiaSubmissionScheduleAppend":
-            stack.append((f["nvidiaSubmissionScheduleRight"], launch_shift, semaphore_shift, counts))
-            stack.append((f["nvidiaSubmissionScheduleLeft"], launch_shift, semaphore_shift, counts))
+            stack.append((f["nvidiaSubmissionScheduleRight"], launch_shift, semaphore_shift, counts, repeated))
+            stack.append((f["nvidiaSubmissionScheduleLeft"], launch_shift, semaphore_shift, counts, repeated))
         else:   # NvidiaSubmissionScheduleRepeat
             count = r.nat(f["nvidiaSubmissionScheduleCount"], "a repeat's count")
             launch_stride = r.nat(f["nvidiaSubmissionScheduleLaunchStride"], "a repeat's launch stride")
             semaphore_stride = r.nat(f["nvidiaSubmissionScheduleSemaphoreStride"], "a repeat's semaphore stride")
+            here = repeated or written(item)
             for i in reversed(range(count)):
                 stack.append((f["nvidiaSubmissionScheduleBody"], launch_shift + i * launch_stride,
-                              semaphore_shift + i * semaphore_stride, counts or semaphore_stride == 0))
+                              semaphore_shift + i * semaphore_stride, counts or semaphore_stride == 0, here))
     return tuple(out)
 
 
 def extract_whole_program(program, value, where: str = "the whole-program plan") -> WholeProgramPlan:
     """NvidiaWholeProgramPlanValue -> WholeProgramPlan (regions encoded, schedules flattened)."""
-    r = _Reader(program, where)
+    r = _Reader(program, where, written(value))
     f = r.fields(r.con(value, "NvidiaWholeProgramPlan", "the plan"))
     component = r.con(f["nvidiaWholeProgramComponent"], "NvidiaWholeProgramComponent", "the component")
     program_base = r.word(f["nvidiaWholeProgramProgramBase"], "ModelWord64", "the program base")
@@ -257,12 +321,13 @@ def extract_whole_program(program, value, where: str = "the whole-program plan")
     launches = _launches(r, f["nvidiaWholeProgramLaunches"], regions, program_base)
     launch_count = r.nat(f["nvidiaWholeProgramLaunchCount"], "the launch count")
     if launch_count != len(launches):
-        r.fail(f"the plan declares {launch_count} launches, but its launch schedule has {len(launches)}")
+        r.fail(f"the plan declares {launch_count} launches, but its launch schedule has {len(launches)}",
+               f["nvidiaWholeProgramLaunchCount"])
     submissions = _submissions(r, f["nvidiaWholeProgramSubmissions"], len(launches))
     submission_count = r.nat(f["nvidiaWholeProgramSubmissionCount"], "the submission count")
     if submission_count != len(submissions):
         r.fail(f"the plan declares {submission_count} submissions, but its submission schedule "
-               f"has {len(submissions)}")
+               f"has {len(submissions)}", f["nvidiaWholeProgramSubmissionCount"])
     return WholeProgramPlan(
         component=COMPONENTS[component.constructor],
         architecture=r.word(f["nvidiaWholeProgramArchitecture"], "ModelWord32", "the architecture"),
@@ -280,21 +345,34 @@ def extract_whole_program(program, value, where: str = "the whole-program plan")
         qmd_table_bytes=r.nat(f["nvidiaWholeProgramQMDTableBytes"], "the QMD table bytes"),
         submissions=submissions,
         submission_count=submission_count,
-        gpfifo_entries=r.nat(f["nvidiaWholeProgramGPFIFOEntries"], "the GPFIFO entries"))
+        gpfifo_entries=r.nat(f["nvidiaWholeProgramGPFIFOEntries"], "the GPFIFO entries"),
+        at=_places(value, **{name: f["nvidiaWholeProgram" + spec] for name, spec in _PROGRAM_FIELDS}))
+
+
+# WholeProgramPlan attribute -> its NvidiaWholeProgramPlanValue field (after nvidiaWholeProgram)
+_PROGRAM_FIELDS = (
+    ("architecture", "Architecture"), ("compute_class", "ComputeClass"), ("spa_version", "SPAVersion"),
+    ("program_base", "ProgramBase"), ("qmd_base", "QMDBase"), ("pushbuffer_base", "PushbufferBase"),
+    ("semaphore_base", "SemaphoreBase"), ("region_alignment", "RegionAlignment"),
+    ("program_bytes", "ProgramBytes"), ("regions", "Regions"), ("launches", "Launches"),
+    ("launch_count", "LaunchCount"), ("qmd_table_bytes", "QMDTableBytes"), ("submissions", "Submissions"),
+    ("submission_count", "SubmissionCount"), ("gpfifo_entries", "GPFIFOEntries"))
 
 
 # ---- the arena ----
 
 def _residents(r: _Reader, value, what: str) -> tuple[Resident, ...]:
     out = []
-    for i, item in enumerate(r.items(value, "ArenaResidents", "ArenaResidentsNext", what)):
+    for i, (item, cell) in enumerate(r.placed_items(value, "ArenaResidents", "ArenaResidentsNext", what)):
         f = r.fields(r.con(item, "ArenaResident", f"{what} {i}"))
         name = r.text(f["arenaResidentName"], f"{what} {i}'s name")
         out.append(Resident(
             name=name,
             address=r.nat(f["arenaResidentAddress"], f"{what} {name}'s address"),
             size=r.nat(f["arenaResidentBytes"], f"{what} {name}'s bytes"),
-            alignment=r.nat(f["arenaResidentAlignment"], f"{what} {name}'s alignment")))
+            alignment=r.nat(f["arenaResidentAlignment"], f"{what} {name}'s alignment"),
+            at=_places(cell, name=f["arenaResidentName"], address=f["arenaResidentAddress"],
+                       size=f["arenaResidentBytes"], alignment=f["arenaResidentAlignment"])))
     return tuple(out)
 
 
@@ -315,7 +393,7 @@ def extract_arena(program, windows, globals_, phases, where: str = "the device a
 
 def extract_contract(program, value, where: str = "the checkpoint contract") -> CheckpointContract:
     """CheckpointEnvelopeContractValue -> CheckpointContract."""
-    r = _Reader(program, where)
+    r = _Reader(program, where, written(value))
     f = r.fields(r.con(value, "CheckpointEnvelopeContract", "the contract"))
     contract = CheckpointContract(
         schema=r.bytes(f["checkpointEnvelopeSchema"], "the schema identity"),
@@ -339,13 +417,15 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
     Each constructor's fields are read by its row of STEP_KINDS (the meaning of
     each kind: docs/host-steps.md and its constructor in PlanHost.bob).
     """
-    r = _Reader(program, where)
+    r = _Reader(program, where, written(value))
     out = []
+    cell = value
     v = r.con(value, "NvidiaPlanHostSteps", "the schedule")
     while v.constructor != "NvidiaPlanHostStepsEnd":
+        at = written(cell)
         kind = STEP_BY_CONSTRUCTOR.get(v.constructor)
         if kind is None:
-            r.fail(f"step {len(out)} is {v.constructor}, which this compiler's hosts do not carry out")
+            r.fail(f"step {len(out)} is {v.constructor}, which this compiler's hosts do not carry out", at)
         f = r.fields(v)
         values = {}
         for field in kind.fields:
@@ -361,8 +441,9 @@ def extract_steps(program, value, where: str = "the host schedule") -> tuple[Ste
                 values[field.name] = program_bytes(program, f[field.spec], f"{where}, step {len(out)} ({kind.name})")
             else:
                 values[field.name] = r.nat(f[field.spec], what)
-        out.append(STEP_CLASSES[kind.name](**values))
-        v = r.con(v.fields[-1], "NvidiaPlanHostSteps", "the schedule")
+        out.append(STEP_CLASSES[kind.name](**values, at=at))
+        cell = v.fields[-1]
+        v = r.con(cell, "NvidiaPlanHostSteps", "the schedule")
     return tuple(out)
 
 
@@ -372,14 +453,14 @@ def _constant(r: _Reader, value, what: str) -> Constant:
         bits = r.nat(v.fields[0], what)
         if bits >= 1 << 32:
             r.fail(f"{what} is the binary32 pattern {bits:#x}, wider than 32 bits: give the 32-bit pattern of "
-                   f"the value (or a ratio, NvidiaPlanHostRatio)")
+                   f"the value (or a ratio, NvidiaPlanHostRatio)", value)
         if (bits >> 23) & 0xFF == 0xFF:
             r.fail(f"{what} is the binary32 pattern {bits:#010x}, {'a NaN' if bits & 0x7FFFFF else 'an infinity'}: "
-                   f"the host computes with finite constants; give a finite value's pattern")
+                   f"the host computes with finite constants; give a finite value's pattern", value)
         return Constant(float32_bits=bits)
     numerator, denominator = r.nat(v.fields[0], what), r.nat(v.fields[1], what)
     if denominator == 0:
-        r.fail(f"{what} is the ratio {numerator}/0")
+        r.fail(f"{what} is the ratio {numerator}/0", value)
     try:
         float(Fraction(numerator, denominator))
     except OverflowError:
@@ -387,13 +468,14 @@ def _constant(r: _Reader, value, what: str) -> Constant:
             digits = str(n)
             return digits if len(digits) <= 24 else f"{digits[:6]}...({len(digits)} digits)"
         r.fail(f"{what} is the ratio {shown(numerator)}/{shown(denominator)}, past binary64's largest finite value (about "
-               f"1.8e308): the host computes its scalars in binary64; give a smaller ratio")
+               f"1.8e308): the host computes its scalars in binary64; give a smaller ratio", value)
     return Constant(numerator=numerator, denominator=denominator)
 
 
 def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
     buffers = []
-    for i, item in enumerate(r.items(value, "NvidiaPlanHostBuffers", "NvidiaPlanHostBuffersNext", "the buffers")):
+    for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaPlanHostBuffers", "NvidiaPlanHostBuffersNext",
+                                                    "the buffers")):
         b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
         name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
         buffers.append(PlanBuffer(
@@ -402,7 +484,9 @@ def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
             host=r.nat(b["nvidiaPlanHostBufferHost"], f"buffer {name}'s host address"),
             extent=r.nat(b["nvidiaPlanHostBufferExtent"], f"buffer {name}'s extent"),
             memory=MEMORIES[r.con(b["nvidiaPlanHostBufferMemory"], "NvidiaPlanHostMemory",
-                                  f"buffer {name}'s memory").constructor]))
+                                  f"buffer {name}'s memory").constructor],
+            at=_places(cell, gpu=b["nvidiaPlanHostBufferGPU"], host=b["nvidiaPlanHostBufferHost"],
+                       extent=b["nvidiaPlanHostBufferExtent"])))
     return tuple(buffers)
 
 
@@ -456,25 +540,30 @@ def _request(r: _Reader, value) -> RecordLayout:
 
 def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Initializer, ...]:
     out = []
-    for i, item in enumerate(r.items(value, "NvidiaPlanHostInitializers", "NvidiaPlanHostInitializersNext",
-                                     "the initializers")):
+    whole = written(value)
+    for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaPlanHostInitializers",
+                                                    "NvidiaPlanHostInitializersNext", "the initializers")):
         v = r.con(item, "NvidiaPlanHostInitializer", f"initializer {i}")
         if v.constructor == "NvidiaPlanHostInitZero":
-            out.append(Initializer("zero"))
+            out.append(Initializer("zero", at=_places(cell or whole)))
             continue
         f = r.fields(v)
         init = Initializer(
-            "splitmix64", seed=r.bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
+            at=_places(cell or whole, seed=f["nvidiaPlanHostInitSplitMix64Seed"],
+                       shift=f["nvidiaPlanHostInitSplitMix64Shift"], center=f["nvidiaPlanHostInitSplitMix64Center"],
+                       denominator=f["nvidiaPlanHostInitSplitMix64Denominator"]),
+            kind=
+"splitmix64", seed=r.bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
             shift=r.nat(f["nvidiaPlanHostInitSplitMix64Shift"], f"initializer {i}'s shift"),
             center=r.nat(f["nvidiaPlanHostInitSplitMix64Center"], f"initializer {i}'s center"),
             denominator=r.nat(f["nvidiaPlanHostInitSplitMix64Denominator"], f"initializer {i}'s denominator"))
         if not 0 < init.shift < 64 or init.denominator == 0:
             r.fail(f"initializer {i} shifts by {init.shift} and divides by {init.denominator}; "
-                   f"a shift is 1..63 and a denominator nonzero")
+                   f"a shift is 1..63 and a denominator nonzero", cell or whole)
         out.append(init)
     chunks = contract.payload_bytes // contract.chunk_bytes
     if len(out) != chunks:
-        r.fail(f"the plan gives {len(out)} initializers for a checkpoint of {chunks} chunks (one per chunk)")
+        r.fail(f"the plan gives {len(out)} initializers for a checkpoint of {chunks} chunks (one per chunk)", whole)
     if contract.chunk_bytes % 4 and any(i.kind != "zero" for i in out):
         r.fail(f"the checkpoint's {contract.chunk_bytes}-byte chunks are no whole number of binary32 elements, "
                f"which its SplitMix64 initializers make")
@@ -496,9 +585,13 @@ def _scalar(r: _Reader, value, what: str, depth: int = 0) -> Scalar:
 
 def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
     out = []
-    for i, item in enumerate(r.items(value, "NvidiaPlanHostFills", "NvidiaPlanHostFillsNext", "the fills")):
+    whole = written(value)
+    for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaPlanHostFills", "NvidiaPlanHostFillsNext",
+                                                    "the fills")):
         f = r.fields(r.con(item, "NvidiaPlanHostFill", f"fill {i}"))
         fill = Fill(
+            at=_places(cell or whole, launch=f["nvidiaPlanHostFillLaunch"], offset=f["nvidiaPlanHostFillOffset"],
+                       step=f["nvidiaPlanHostFillStep"], value=f["nvidiaPlanHostFillValueOf"]),
             launch=r.nat(f["nvidiaPlanHostFillLaunch"], f"fill {i}'s launch"),
             offset=r.nat(f["nvidiaPlanHostFillOffset"], f"fill {i}'s offset"),
             step=r.nat(f["nvidiaPlanHostFillStep"], f"fill {i}'s step"),
@@ -506,7 +599,8 @@ def _fills(r: _Reader, value, launch_count: int) -> tuple[Fill, ...]:
                                      f"fill {i}'s encoding").constructor],
             value=_scalar(r, f["nvidiaPlanHostFillValueOf"], f"fill {i}'s value"))
         if fill.launch >= launch_count:
-            r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches")
+            r.fail(f"fill {i} writes into launch {fill.launch}, but the plan has {launch_count} launches",
+                   place(fill, "launch"))
         out.append(fill)
     return tuple(out)
 
@@ -534,7 +628,8 @@ def extract_plan(program, entry: str) -> Plan:
     bobc.pipeline refuses a nonzero one after the certifier has had the
     chance to name the fault precisely.
     """
-    r = _Reader(program, entry)
+    definition = program.definition(entry)
+    r = _Reader(program, entry, definition.span)
     host = r.fields(r.con(program.value(entry), "NvidiaPlanHost", entry))
     hazard = r.nat(host["nvidiaPlanHostDeviceHazard"], "the device hazard")
     whole = extract_whole_program(program, host["nvidiaPlanHostProgram"], f"{entry}'s program")
@@ -554,4 +649,4 @@ def extract_plan(program, entry: str) -> Plan:
         steps=extract_steps(program, host["nvidiaPlanHostSteps"], f"{entry}'s schedule"))
     return Plan(program=whole, arena=arena, checkpoint=contract,
                 host_buffers=tuple(HostBuffer(b.name, b.gpu, b.extent) for b in buffers),
-                host=typed)
+                host=typed, entry=(entry, definition.span))

@@ -14,7 +14,7 @@ repeat bodies are resolved by the generator, which unrolls repeats.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass, field, make_dataclass
 from fractions import Fraction
 from typing import ClassVar
 
@@ -146,8 +146,11 @@ def _camel(name: str) -> str:
 
 def _step_class(kind: StepKind):
     types = {"nat": int, "file": str, "steps": tuple, "bytes": bytes, "commands": bytes}
+    # `at`: where the step was written (bobc.plan.extract), for the certifier's messages; kept
+    # out of equality, hashing and repr
     cls = make_dataclass(_camel(kind.name) + "Step",
-                         [(f.name, types[f.kind]) for f in kind.fields],
+                         [(f.name, types[f.kind]) for f in kind.fields]
+                         + [("at", object, field(default=None, compare=False, repr=False))],
                          bases=(Step,), frozen=True, namespace={"kind": kind, "__doc__": kind.meaning})
     cls.__module__ = __name__
     return cls
@@ -243,6 +246,7 @@ class Fill:
     step: int
     encoding: str             # "binary32" or "word32"
     value: Scalar
+    at: object = field(default=None, compare=False, repr=False)     # field name -> where written
 
     @property
     def width(self) -> int:
@@ -277,6 +281,7 @@ class PlanBuffer:
     host: int
     extent: int
     memory: str               # a MEMORIES value
+    at: object = field(default=None, compare=False, repr=False)     # field name -> where written
 
 
 # NvidiaPlanHostRecordCheck constructor -> kind (enum rt_check_kind in host_runtime.h, from 1)
@@ -328,6 +333,7 @@ class Initializer:
     shift: int = 0
     center: int = 0
     denominator: int = 1
+    at: object = field(default=None, compare=False, repr=False)     # field name -> where written
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,86 @@ from ..errors import BobcError
 from ..language.intrinsics import Intrinsics
 from ..language.modules import specs_folder
 from ..language.values import VBytes
-from .extract import _Reader, extract_whole_program
+from .extract import _Reader, extract_whole_program, written
+
+# the bounded look for the kernel sources a misnamed one may have meant (never a decision)
+_LOOK_FOLDERS = 2_000
+_LOOK_FILES = 20_000
 
 
-def _kernel_source(program, source: str, target) -> Path:
+def _sources_near(source: str, folders) -> tuple[list[str], bool]:
+    """The kernel sources (`*.sass`, named as a plan names them: relative to a folder of the
+    search path) in the folder `source` names under each search folder, else, when none has
+    that folder, under the search folders, breadth first (bounded: _LOOK_FOLDERS folders,
+    _LOOK_FILES files; a filesystem's root is not looked through); and whether they are in the
+    folder named."""
+    import os
+
+    named = Path(source).parent
+    near = []
+    for folder in folders:
+        try:
+            listing = sorted(os.scandir(Path(folder) / named), key=lambda e: e.name)
+        except (OSError, ValueError):
+            continue
+        near += [(named / e.name).as_posix() for e in listing if e.name.endswith(".sass") and e.is_file()]
+    if near:
+        return near, True
+    found: list[str] = []
+    for folder in folders:
+        root = Path(folder)
+        try:
+            if root.resolve() == Path(root.resolve().anchor):
+                continue
+        except (OSError, RuntimeError):
+            continue
+        queue, seen = [root], 0
+        while queue and seen < _LOOK_FOLDERS and len(found) < _LOOK_FILES:
+            here = queue.pop(0)
+            seen += 1
+            try:
+                entries = sorted(os.scandir(here), key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        queue.append(Path(entry.path))
+                    elif entry.name.endswith(".sass"):
+                        found.append(Path(entry.path).relative_to(root).as_posix())
+                except (OSError, ValueError):
+                    continue
+    return found, False
+
+
+def _missing_source_hint(source: str, folders, name: str = "") -> str:
+    """The refusal's hint: the source the plan may have meant (the kernel `name`'s own source,
+    else the closest name), and how a source is named, by an example beside (or nearest) the
+    one named."""
+    import difflib
+
+    near, beside = _sources_near(source, folders)
+    near = list(dict.fromkeys(near))
+    rule = "a kernel source is named relative to one of these folders (the plan's own, -I folders, then specs/)"
+    own = [path for path in near if Path(path).name.split(".")[0] == name]
+    # beside the one named, names are compared (the folder is the same); elsewhere, whole paths
+    key = (lambda path: Path(path).name) if beside else (lambda path: path)
+    by_key = {}
+    for path in near:
+        by_key.setdefault(key(path), path)
+    close = difflib.get_close_matches(key(source), list(by_key), n=1, cutoff=0.6)
+    if own or close:
+        return f"did you mean {own[0] if own else by_key[close[0]]}? {rule}"
+    example = difflib.get_close_matches(source, near, n=1, cutoff=0) if near else []
+    shown = example[0] if example else (Path(source).parent / "x.sass").as_posix()
+    return f"{rule}, as {shown} is" if example else f"{rule}, e.g. {shown}"
+
+
+def _kernel_source(program, source: str, target, at=None, name: str = "") -> Path:
     """The source named relative to specs/ (or another folder of the search path), or its
     variant for `target` beside it (bobc.kernel_search.find_named).  The candidates found
-    absent are recorded with the sources read (a variant added later is a cache miss)."""
+    absent are recorded with the sources read (a variant added later is a cache miss).
+    `at`: where the plan names the source (a refusal's place)."""
     from ..kernel_cache import note_absent
     from ..kernel_search import find_named
 
@@ -37,13 +110,29 @@ def _kernel_source(program, source: str, target) -> Path:
     found = find_named(source, folders, target, missing)
     note_absent(missing, target)
     if found is None:
-        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}",
-                        hint="a kernel source is named relative to one of these folders (the plan's own, -I "
-                             "folders, then specs/): Realization/Nvidia/SM86/x.sass")
+        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}", at,
+                        hint=_missing_source_hint(source, folders, name))
     return found
 
 
-def _same_as_search(program, name: str, source: str, path: Path, target) -> None:
+def _field_written(raw, vcon, index: int):
+    """Where field `index` of the constructor value `vcon` (whose raw, unforced value is `raw`)
+    was written: its own value's place, else the field's expression where the constructor was
+    written (a literal says where it is only there), else the constructor's place."""
+    from ..language.core import Con
+
+    own = written(vcon.fields[index])
+    if own is not None:
+        return own
+    term = getattr(raw, "term", None)
+    if type(term) is Con and index < len(term.fields):
+        inner = written(term.fields[index].span)
+        if inner is not None:
+            return inner
+    return written(raw)
+
+
+def _same_as_search(program, name: str, source: str, path: Path, target, at=None) -> None:
     """Refuse a kernel the plan names otherwise than its source does, and a named source that
     is not the file the kernel search finds for its name: the certifier reads the kernel's
     contract from the search's file (bobc.kernel_search), so a copy of the kernel earlier on
@@ -54,14 +143,14 @@ def _same_as_search(program, name: str, source: str, path: Path, target) -> None
     own = kernel_name(path, stem)
     if name not in (stem, own):
         raise BobcError(f"kernel source {source} is kernel {own}{f' (file {stem})' if own != stem else ''}, but the "
-                        f"plan's SM86Program names it {name}",
+                        f"plan's SM86Program names it {name}", at,
                         hint=f"name it {own} (its .kernel name) or {stem} (its file name)" if own != stem
                         else f"name it {stem}, its source's name")
     folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))
     found = find_source(stem, folders, target)
     if found is not None and found.resolve() != path.resolve():
         raise BobcError(f"kernel {stem}: the plan encodes {source} ({path}), but the kernel search finds "
-                        f"{found} first, and the certifier would read that file's contract for this code",
+                        f"{found} first, and the certifier would read that file's contract for this code", at,
                         hint=f"keep one source named {found.name} on the search path: remove or rename the "
                              f"other copy")
 
@@ -86,8 +175,8 @@ class _Encoders:
         named = (source, name, context.target.name)
         path = self.found.get(named)
         if path is None:
-            path = _kernel_source(context.program, source, context.target)
-            _same_as_search(context.program, name, source, path, context.target)
+            path = _kernel_source(context.program, source, context.target, _field_written(value, v, 0), name)
+            _same_as_search(context.program, name, source, path, context.target, _field_written(value, v, 1))
             self.found[named] = path
         from ..kernel_cache import assemble_kernel
         key = (str(path), path.stat().st_mtime_ns, context.target.name)
@@ -117,6 +206,16 @@ class _Encoders:
 
     def whole_program(self, value, context, resident=None, what="NvidiaWholeProgramPlan"):
         plan = extract_whole_program(context.program, value, f"compiler-native-encode (family {what})")
+        from ..targets import declared_target
+
+        if declared_target(plan.architecture, plan.compute_class) is None:
+            # a device bobc knows nothing of, which the encoder refuses without a place: said
+            # where the plan declares it, as the certifier says it
+            from ..certify.device import check_declared_device
+            from ..plan.model import DeviceArena, Plan
+
+            fault = check_declared_device(Plan(program=plan, arena=DeviceArena((), (), ())), context.target)[0]
+            raise BobcError(fault.message, fault.at)
         from ..certify.footprints import program_conflicts
         from ..nvidia.encode import encode_images
         import dataclasses

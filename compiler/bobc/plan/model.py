@@ -10,9 +10,30 @@ WholeProgramPlan, Runtime.ArenaCertificate, Runtime.DeviceArenaCertificate).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..errors import Span
 from .host import HostPlan
+
+
+def _at():
+    """Where a value was written (bobc.language.values.origin), for the certifier's messages:
+    kept out of equality, hashing and repr (two plans that differ only in where their values
+    were written are the same plan)."""
+    return field(default=None, compare=False, repr=False)
+
+
+def place(thing, *names: str) -> Span | None:
+    """Where `thing` (a Region, Resident, WholeProgramPlan, ...) has the first of its fields
+    `names` written, else the thing itself; None where nothing says."""
+    at = getattr(thing, "at", None)
+    if not at:
+        return None
+    for name in (*names, ""):
+        found = at.get(name)
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)
@@ -25,6 +46,8 @@ class Region:
     block_x: int           # threads per block (x); y and z come from the launch
     shared_bytes: int      # static shared memory
     place: int             # offset from the program base the plan computed
+    # field name ("" the region itself) -> where it was written
+    at: dict[str, Span] | None = _at()
 
 
 @dataclass(frozen=True)
@@ -39,6 +62,7 @@ class ParameterPatch:
 
     word: int
     value: int
+    at: Span | None = _at()             # where the patch was written
 
 
 @dataclass(frozen=True)
@@ -55,6 +79,7 @@ class Launch:
     # blocks a thread-block cluster (x, y, z), each dividing the grid's; (1, 1, 1): none.
     # A target without clusters runs the blocks independently (Target.clusters).
     cluster: tuple[int, int, int] = (1, 1, 1)
+    at: Span | None = _at()             # where the launch (its schedule's node) was written
 
 
 def cluster_tiles(grid: tuple[int, int, int], cluster: tuple[int, int, int]) -> bool:
@@ -73,6 +98,7 @@ class Submission:
     # from a Repeat of semaphore stride 0: its submissions count on one semaphore (a native
     # program issues them again and again and waits for the count): bobc.nvidia.encode
     counts: bool = False
+    at: Span | None = _at()             # where its batch was written
 
 
 @dataclass(frozen=True)
@@ -96,6 +122,7 @@ class WholeProgramPlan:
     submissions: tuple[Submission, ...]
     submission_count: int
     gpfifo_entries: int
+    at: dict[str, Span] | None = _at()  # field name -> where it was written
 
 
 @dataclass(frozen=True)
@@ -106,6 +133,7 @@ class Resident:
     address: int
     size: int
     alignment: int
+    at: dict[str, Span] | None = _at()  # field name ("" the resident itself) -> where it was written
 
 
 @dataclass(frozen=True)
@@ -158,3 +186,6 @@ class Plan:
     checkpoint: CheckpointContract | None = None
     host_buffers: tuple[HostBuffer, ...] = ()
     host: HostPlan | None = None        # the native host's typed plan (bobc.plan.host)
+    # the native host definition the plan was extracted from: (its name, its place), where the
+    # certifier locates a fault whose values do not say where they were written
+    entry: tuple[str, Span | None] | None = _at()
