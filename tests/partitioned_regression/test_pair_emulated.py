@@ -463,3 +463,16 @@ def test_a_pair_built_for_two_targets_still_trains():
     expected = R.train(data(), COORDINATES, steps)
     for k in range(2):
         assert R.bits(F.shard_value(outcomes[k].outputs[1 + 2 * k])[2]) == R.bits(expected[k].weight)
+
+
+def test_a_worker_for_another_address_is_built_from_the_documented_entry_point():
+    """probe s29 seed003 finding 6: coordinateH200WorkerAt names the pair's address (two machines);
+    coordinateH200Worker is it at 127.0.0.1."""
+    uuid = A.uuid_literal(UUID)
+    program = A.load("import PartitionedRegression.Build.Workers\n\n"
+                     f"def local : Bytes = (coordinateH200Worker {uuid} 0 1 {PORT} 0 1 8)\n"
+                     f"def loopback : Bytes = (coordinateH200WorkerAt {uuid} 0 1 (coordinateAddress 127 0 0 1) {PORT} 0 1 8)\n"
+                     f"def remote : Bytes = (coordinateH200WorkerAt {uuid} 0 1 (coordinateAddress 10 1 2 3) {PORT} 0 1 8)\n")
+    local, loopback, remote = (bytes(program.value(name).value) for name in ("local", "loopback", "remote"))
+    assert local == loopback and local != remote
+    assert bytes([10, 1, 2, 3]) in A.parse_embedded(remote).program
