@@ -24,10 +24,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples/partitioned_regression"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from partitioned_regression import formats as F  # noqa: E402
 from partitioned_regression import reference as R  # noqa: E402
 
 MESSAGE = struct.Struct("<4sIQd")          # b"CDPR", the sender's worker, the step, the partial
-HELLO = struct.Struct("<4sIQQQQ")          # b"CDPH", the sender's worker, epoch, resume, steps, checkpoint's steps
+HELLO = struct.Struct("<4sIQQQQQQ")        # b"CDPH", the sender's worker, epoch, resume, steps, checkpoint's steps,
+                                           # the numerics' word, the plan's word
+DATA = struct.Struct("<4sI32s")            # b"CDPD", the sender's worker, its record's checksums
 
 
 def connect(port: int, timeout_s: float = 10.0) -> socket.socket:
@@ -55,10 +58,10 @@ def receive(peer: socket.socket, size: int = MESSAGE.size) -> bytes:
 
 def agree(peer: socket.socket, steps: int) -> None:
     """The connect-time exchange of the run's identity: worker 1 of a fresh run of `steps` steps."""
-    tag, worker, epoch, resume, theirs, taken = HELLO.unpack(receive(peer, HELLO.size))
+    tag, worker, epoch, resume, theirs, taken, numerics, plan = HELLO.unpack(receive(peer, HELLO.size))
     if tag != b"CDPH" or worker != 0:
         raise SystemExit(f"echo_peer: unexpected first message {tag!r} worker {worker}")
-    peer.sendall(HELLO.pack(b"CDPH", 1, epoch, 0, steps, 0))
+    peer.sendall(HELLO.pack(b"CDPH", 1, epoch, 0, steps, 0, numerics, plan))     # built alike
     if resume or theirs != steps:
         raise SystemExit(f"echo_peer: worker 0 runs {theirs} steps{' from a checkpoint' if resume else ''}; "
                          f"this peer plays a fresh worker 1 of {steps} steps")
@@ -71,6 +74,11 @@ def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Dat
     x = float(data.features[0, 1])
     partial = R.linear_step(w, x, 0.0)[0]
     agree(peer, steps)
+    # the data's identity: worker 1's record of the same data set
+    tag, worker, _ = DATA.unpack(receive(peer, DATA.size))
+    if tag != b"CDPD" or worker != 0:
+        raise SystemExit(f"echo_peer: unexpected data message {tag!r} worker {worker}")
+    peer.sendall(F.data_identity(F.record(data, 1, coordinate), 1))
     for step in range(1, steps + 2):
         tag, worker, got, theirs = MESSAGE.unpack(receive(peer))
         if tag != b"CDPR" or worker != 0 or got != step:

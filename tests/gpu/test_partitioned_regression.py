@@ -210,19 +210,33 @@ def message(worker, step, partial=0.0):
     return struct.pack("<QQd", int.from_bytes(b"CDPR", "little") + (worker << 32), step, partial)
 
 
+WORKER1_RECORD = []          # worker 1's record's bytes, for the scripted peer's data message
+
+
 def greeted(peer, steps=STEPS):
     """Worker 1's side of the connect-time exchange of the run's identity, as worker1-resume
-    (epoch 1, resume, STEPS steps) does it from the kept checkpoint (STEPS steps so far)."""
+    (epoch 1, resume, STEPS steps) does it from the kept checkpoint (STEPS steps so far), then
+    (when the identities agree) of the data's identity, with worker 1's record."""
     received = b""
-    while len(received) < 40:
-        chunk = peer.recv(40 - len(received))
+    while len(received) < 56:
+        chunk = peer.recv(56 - len(received))
         if not chunk:
             break
         received += chunk
-    peer.sendall(struct.pack("<5Q", int.from_bytes(b"CDPH", "little") + (1 << 32), 1, 1, STEPS, steps))
+    words = struct.unpack_from("<2Q", received.ljust(56, b"\0"), 40)     # the numerics' and plan's words: built alike
+    peer.sendall(struct.pack("<7Q", int.from_bytes(b"CDPH", "little") + (1 << 32), 1, 1, STEPS, steps, *words))
+    if steps == STEPS:
+        received = b""
+        while len(received) < 40:
+            chunk = peer.recv(40 - len(received))
+            if not chunk:
+                return
+            received += chunk
+        peer.sendall(F.data_identity(WORKER1_RECORD[0], 1))
 
 
 def worker0_against(hosts, records, folder, behaviour, timeout=60):
+    WORKER1_RECORD[:] = [Path(records[1]).read_bytes()]
     process = subprocess.Popen(argv(hosts["worker0-resume"], folder, 0, records),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 20

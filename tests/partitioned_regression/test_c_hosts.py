@@ -5,6 +5,7 @@ so reaching it is the measure of everything before it."""
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ HOSTS = {
     "resume0": f"0 {PORT} 1 1 {STEPS}",
     "resume1": f"1 {PORT} 1 1 {STEPS}",
     "worker0": f"0 {PORT} 0 1 {STEPS}",
+    "worker1": f"1 {PORT} 0 1 {STEPS}",
     "longer1": f"1 {PORT} 0 1 {2 * STEPS}",
 }
 
@@ -48,15 +50,20 @@ def checkpoint(folder: Path, steps: int) -> None:
         (folder / name).write_bytes(F.shard(1, steps, value))
 
 
-def run_pair(hosts, names, folder: Path, timeout: float = 30):
+def record(worker: int, targets: float = 0.0) -> bytes:
+    """A record of worker `worker`'s column (every x the worker's number + 1), every y `targets`."""
+    return bytes(32) + struct.pack("<2d", worker + 1.0, targets) * 4096
+
+
+def run_pair(hosts, names, folder: Path, timeout: float = 30, records=None):
     """Both peers as processes (worker 0 first), with the pair's checkpoint paths; each
     (status, stderr)."""
-    record = folder / "record.bin"
-    record.write_bytes(bytes(32 + 16 * 4096))
+    for worker in range(2):
+        (folder / f"record{worker}.bin").write_bytes((records or [record(0), record(1)])[worker])
     environment = {**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "3000"}
     processes = []
     for worker, name in enumerate(names):
-        arguments = ["m", "w0", "a0", "w1", "a1", f"readback{worker}", str(record)]
+        arguments = ["m", "w0", "a0", "w1", "a1", f"readback{worker}", str(folder / f"record{worker}.bin")]
         processes.append(subprocess.Popen([str(hosts[name]), *arguments], cwd=folder, env=environment,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     try:
@@ -98,4 +105,20 @@ def test_peers_built_for_different_step_counts_refuse_before_opening_the_gpu(hos
         assert (f"the other worker takes another number of steps (this worker, worker {worker}: {steps} steps)"
                 in stderr)
         assert "OpenDevice" not in stderr and "Submit" not in stderr
+    assert not any((tmp_path / name).exists() for name in ("m", "w0", "a0", "w1", "a1"))
+
+
+@pytest.mark.parametrize("records, words", [
+    ([record(0), record(1, targets=1.0)],
+     "coordinate peer: worker 1's targets y differ from worker 0's (argument 6 of each): the two coordinate records "
+     "are not from one data set; give both workers the records made from one data set; nothing was published"),
+    ([record(0), record(0)],
+     "coordinate peer: worker 1's feature column is the same as worker 0's (argument 6 of each): one worker was "
+     "given the other's coordinate record; give worker k the record of column k; nothing was published"),
+], ids=["targets", "same-column"])
+def test_peers_with_records_of_different_data_refuse_before_the_first_submission(hosts, tmp_path, records, words):
+    """probe s29 seed003 finding 1: before, both trained and published (exit 0)."""
+    outcomes = run_pair(hosts, ("worker0", "worker1"), tmp_path, records=records)
+    for status, stderr in outcomes:
+        assert status == 5 and words in stderr and "Submit" not in stderr, stderr
     assert not any((tmp_path / name).exists() for name in ("m", "w0", "a0", "w1", "a1"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from peers import hello, run_beside_worker0
+from peers import hello, run_beside_worker0, words
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
@@ -80,7 +80,7 @@ def test_the_listening_worker_says_no_gpu_once(workers, tmp_path):
             assert time.monotonic() < deadline and process.poll() is None, "worker 0 never listened"
             time.sleep(0.02)
     with peer:
-        peer.sendall(hello(1))          # worker 1's side of the exchange
+        peer.sendall(hello(1, words(workers[0])))          # worker 1's side of the exchange
         _, stderr = process.communicate(timeout=30)
     lines = stderr.decode().splitlines()
     assert process.returncode == 3 and len(lines) == 1 and "(OpenDevice): no GPU: /dev/nvidiactl" in lines[0], lines

@@ -142,9 +142,11 @@ def message(tag_worker, step, partial=0.0):
     return struct.pack("<QQd", int.from_bytes(b"CDPR", "little") + (tag_worker << 32), step, partial)
 
 
-def hello(tag_worker=1, epoch=1, resume=0, steps=8, taken=0):
-    """A run's identity (docs/partitioned-regression.md, "The run's identity")."""
-    return struct.pack("<5Q", int.from_bytes(b"CDPH", "little") + (tag_worker << 32), epoch, resume, steps, taken)
+def hello(tag_worker=1, epoch=1, resume=0, steps=8, taken=0, words=(0, 0)):
+    """A run's identity (docs/partitioned-regression.md, "The run's identity"); `words`: the
+    numerics' and the plan's words."""
+    return struct.pack("<7Q", int.from_bytes(b"CDPH", "little") + (tag_worker << 32), epoch, resume, steps, taken,
+                       *words)
 
 
 def receive(sock, count):
@@ -158,9 +160,20 @@ def receive(sock, count):
 
 
 def greeted(sock):
-    """Worker 1's side of the connect-time exchange, as an 8-step fresh worker 1 does it."""
+    """Worker 1's side of the connect-time exchange, as an 8-step fresh worker 1 built alike does
+    it (the same numerics' and plan's words as worker 0's), then of the data's identity, with
+    worker 1's record."""
+    theirs = receive(sock, 56)
+    sock.sendall(hello(words=struct.unpack_from("<2Q", theirs, 40)))
     receive(sock, 40)
-    sock.sendall(hello())
+    sock.sendall(F.data_identity(records()[1], 1))
+
+
+def greeted_without_data(sock):
+    """The connect-time exchange as worker 1 does it, then worker 0's data message received."""
+    theirs = receive(sock, 56)
+    sock.sendall(hello(words=struct.unpack_from("<2Q", theirs, 40)))
+    receive(sock, 40)
 
 
 @pytest.mark.parametrize("behaviour, words", [
@@ -171,9 +184,12 @@ def greeted(sock):
     (lambda sock: (greeted(sock), receive(sock, 24), sock.sendall(message(1, 1)), receive(sock, 24),
                    sock.sendall(message(1, 1))),
      b"out-of-order message"),
-    (lambda sock: (receive(sock, 40), sock.sendall(b"\xff" * 40)), b"malformed first message"),
-    (lambda sock: (receive(sock, 40), sock.sendall(message(1, 1) + bytes(16))), b"malformed first message"),
-], ids=["disconnects", "wrong-tag", "garbage", "step-ahead", "step-repeated", "garbage-hello", "no-hello"])
+    (lambda sock: (receive(sock, 56), sock.sendall(b"\xff" * 56)), b"malformed first message"),
+    (lambda sock: (receive(sock, 56), sock.sendall(message(1, 1) + bytes(32))), b"malformed first message"),
+    (lambda sock: (receive(sock, 56), sock.sendall(hello(words=(0, 0)))), b"was built with other numerics"),
+    (lambda sock: (greeted_without_data(sock), sock.sendall(b"\xff" * 40)), b"malformed data message"),
+], ids=["disconnects", "wrong-tag", "garbage", "step-ahead", "step-repeated", "garbage-hello", "no-hello",
+        "numerics-word", "garbage-data"])
 def test_a_misbehaving_peer_ends_the_other_with_a_clear_error_and_nothing_published(behaviour, words):
     outcomes = run(0, 1, 8, break_peer=fake_peer(behaviour), timeout=5)
     worker0 = outcomes[0]
@@ -366,3 +382,97 @@ def test_the_reference_product_overflows_to_infinity_without_a_warning():
         assert R.product(1e300, 1.0) == math.inf
         assert R.product(-3e38, 3e38) == -math.inf
         assert R.product(2.0, 3.0) == 6.0
+
+
+# ---- the pair agrees on its data and its plan before any step (probe s29 seed003 findings 1, 3) ----
+def run_records(records_of, builds=None):
+    hosts = [(builds or pair(0, 1, 8))[k] for k in range(2)]
+    return E.run_pair([h.program for h in hosts], [h.images for h in hosts], [{6: r} for r in records_of])
+
+
+DIFFERENT_DATA = ("coordinate peer: worker 1's targets y differ from worker 0's (argument 6 of each): the two "
+                  "coordinate records are not from one data set; give both workers the records made from one data set")
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: [records()[0], F.record(R.generate(seed=4), 1, COORDINATES[1])], DIFFERENT_DATA),
+    # one target changed in the last row: the checksum sees every row
+    (lambda: [records()[0], records()[1][:-8] + struct.pack("<d", 0.5)], DIFFERENT_DATA),
+    # the same targets in another order
+    (lambda: [records()[0], records()[1][:32] + records()[1][48:64] + records()[1][32:48] + records()[1][64:]],
+     DIFFERENT_DATA),
+    (lambda: [records()[0], records()[0]],
+     "coordinate peer: worker 1's feature column is the same as worker 0's (argument 6 of each): one worker was "
+     "given the other's coordinate record; give worker k the record of column k"),
+], ids=["other-data-set", "one-target", "rows-reordered", "same-record"])
+def test_peers_with_records_of_different_data_both_refuse_before_any_step(make, words):
+    """Before, both trained (exit 0), each with its own error e, and published a checkpoint any
+    resume accepted."""
+    outcomes = run_records(make())
+    for outcome in outcomes:
+        assert outcome.status == 5 and words.encode() in outcome.message, outcome.message
+        assert outcome.outputs == {} and outcome.submitted == 0
+
+
+def changed_example(tmp_path, path, old, new):
+    """A copy of examples/partitioned_regression with `old` replaced by `new` in `path`."""
+    import shutil
+    copy = tmp_path / "example"
+    shutil.copytree(A.EXAMPLE, copy, ignore=shutil.ignore_patterns("__pycache__", "partitioned_regression"))
+    module = copy / path
+    text = module.read_text()
+    assert old in text
+    module.write_text(text.replace(old, new))
+    return copy
+
+
+@pytest.mark.parametrize("path, old, new, words", [
+    ("PartitionedRegression/Build/CoordinateDevice.bob", 'b"f32-products-f64-accumulation-v1"',
+     'b"f32-products-f64-accumulation-v9"',
+     [b"the other worker was built with other numerics (this worker, worker 0: numerics "
+      b"f32-products-f64-accumulation-v1)",
+      b"the other worker was built with other numerics (this worker, worker 1: numerics "
+      b"f32-products-f64-accumulation-v9)"]),
+    # the host's part of the update phase changed (the accumulator captured twice)
+    ("PartitionedRegression/Build/CoordinateDevice.bob",
+     "(phCopyMappedToState (naturalAdd data cdmAccumulator) (chAccumulator layout) coordinateWordBytes tail)",
+     "(phCopyMappedToState (naturalAdd data cdmAccumulator) (chAccumulator layout) coordinateWordBytes "
+     "(phCopyMappedToState (naturalAdd data cdmAccumulator) (chAccumulator layout) coordinateWordBytes tail))",
+     [b"the other worker was built from another plan (another protocol, record or step program) (this worker, "
+      b"worker 0: plan ", b"the other worker was built from another plan"]),
+    ("PartitionedRegression/CoordinateHost.bob", 'b"partitioned-regression-coordinate-v1"',
+     'b"partitioned-regression-coordinate-v2"', [b"was built from another plan", b"was built from another plan"]),
+], ids=["numerics", "step-program", "protocol"])
+def test_peers_built_from_different_plans_both_refuse_before_any_step(tmp_path, path, old, new, words):
+    """Before, the pair trained (exit 0) and worker 0's manifest claimed its numerics for both."""
+    changed = changed_example(tmp_path, path, old, new)
+    builds = [pair(0, 1, 8)[0], A.parse_embedded(A.worker_artifact(UUID, 1, PORT, 0, 1, 8, example=changed))]
+    outcomes = run_records(records(), builds)
+    for outcome, expected in zip(outcomes, words):
+        assert outcome.status == 5 and expected in outcome.message, outcome.message
+        assert outcome.outputs == {} and outcome.submitted == 0
+
+
+def test_a_pair_built_for_two_targets_still_trains():
+    """The plan's word leaves out the kernels' images (the build target's, from one source): an
+    sm_86 worker 0 and an sm_90 worker 1 agree and train to the reference's bits."""
+    steps = 8
+    builds = [pair(0, 1, steps)[0], A.parse_embedded(A.worker_artifact(UUID, 1, PORT, 0, 1, steps, target_name="sm_90"))]
+    outcomes = run_records(records(), builds)
+    assert [(o.status, o.message) for o in outcomes] == [(0, b""), (0, b"")]
+    expected = R.train(data(), COORDINATES, steps)
+    for k in range(2):
+        assert R.bits(F.shard_value(outcomes[k].outputs[1 + 2 * k])[2]) == R.bits(expected[k].weight)
+
+
+def test_a_worker_for_another_address_is_built_from_the_documented_entry_point():
+    """probe s29 seed003 finding 6: coordinateH200WorkerAt names the pair's address (two machines);
+    coordinateH200Worker is it at 127.0.0.1."""
+    uuid = A.uuid_literal(UUID)
+    program = A.load("import PartitionedRegression.Build.Workers\n\n"
+                     f"def local : Bytes = (coordinateH200Worker {uuid} 0 1 {PORT} 0 1 8)\n"
+                     f"def loopback : Bytes = (coordinateH200WorkerAt {uuid} 0 1 (coordinateAddress 127 0 0 1) {PORT} 0 1 8)\n"
+                     f"def remote : Bytes = (coordinateH200WorkerAt {uuid} 0 1 (coordinateAddress 10 1 2 3) {PORT} 0 1 8)\n")
+    local, loopback, remote = (bytes(program.value(name).value) for name in ("local", "loopback", "remote"))
+    assert local == loopback and local != remote
+    assert bytes([10, 1, 2, 3]) in A.parse_embedded(remote).program

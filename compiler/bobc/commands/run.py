@@ -265,8 +265,12 @@ def run_native(plan_path, args) -> int:
         code = bytes(encoded.value)
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
+        data = bytes(value.value) if isinstance(value, VBytes) else b""
+        from ..native.build import refuse_empty_host
+
+        refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
         try:
-            host = artifact.split(bytes(value.value) if isinstance(value, VBytes) else b"", args.entry)
+            host = artifact.split(data, args.entry)
             code = host.program
             components = {kind: data for kind, _, data in host.components}
         except artifact.DamagedHost as error:

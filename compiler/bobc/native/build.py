@@ -34,6 +34,16 @@ def entry_kind(program, entry: str) -> str:
                     hint="name a definition of one of those types with --entry")
 
 
+
+def refuse_empty_host(entry: str, data: bytes) -> None:
+    """A host definition that evaluated to b"": the plan refused the request (its admission), so
+    there is no host to write or run (`bobc build` and `bobc run PLAN native` say the same)."""
+    if not data:
+        raise BobcError(f"{entry} evaluates to empty bytes: the plan built no host for this request",
+                        hint="a plan whose admission refuses a request (a port, a worker, a count outside what it "
+                             "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
+                             "(`bobc eval` of the definition that says why) or check the request's values")
+
 def native_artifact(plan_path: Path, target, include, entry: str, modules: list | None = None):
     """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.  A list
     given as `modules` receives every module file the program is made of (the build's inputs:
@@ -64,11 +74,7 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     pipeline.check(program)
     value = program.value(entry)
     data = bytes(value.value) if isinstance(value, VBytes) else b""
-    if not data:
-        raise BobcError(f"{entry} evaluates to empty bytes: the plan built no host for this request",
-                        hint="a plan whose admission refuses a request (a port, a worker, a count outside what it "
-                             "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
-                             "(`bobc eval` of the definition that says why) or check the request's values")
+    refuse_empty_host(entry, data)
     if data[:7] != ELF_IDENT or int.from_bytes(data[18:20], "little") != 62:
         raise BobcError(f"{entry} is Bytes but not an x86-64 ELF executable "
                         f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "

@@ -56,9 +56,10 @@ def program_bytes_handler(value, context):
     return VBytes(program.force(program.apply(encoder, host.fields[2])).value)
 
 
-def load(text: str, target_name: str = "sm_86", folder: Path | None = None):
+def load(text: str, target_name: str = "sm_86", folder: Path | None = None, example: Path | None = None):
     """A Program for a plan module `PairProbe` whose body is `text` (it may import the example's
-    modules), with the compiler's encoders and the program-bytes handler."""
+    modules, from `example` when given: a changed copy of the tree), with the compiler's encoders
+    and the program-bytes handler."""
     from bobc.language import load_program
     from bobc.plan.intrinsics import default_intrinsics
     import bobc.targets as targets
@@ -69,7 +70,7 @@ def load(text: str, target_name: str = "sm_86", folder: Path | None = None):
     plan.write_text("module PairProbe\n\nimport Runtime.NativePhysicalProgram\n" + text, encoding="utf-8")
     intrinsics = default_intrinsics()
     intrinsics.register("NvidiaResourceHost", program_bytes_handler)
-    return load_program(plan, include=[EXAMPLE], intrinsics=intrinsics, target=target)
+    return load_program(plan, include=[Path(example or EXAMPLE)], intrinsics=intrinsics, target=target)
 
 
 def uuid_literal(uuid: bytes) -> str:
@@ -77,11 +78,12 @@ def uuid_literal(uuid: bytes) -> str:
 
 
 def worker_artifact(uuid: bytes, worker: int, port: int, resume: int, epoch: int, steps: int,
-                    minor: int = 0, target_name: str = "sm_86", profile: str = "coordinateH200") -> bytes:
+                    minor: int = 0, target_name: str = "sm_86", profile: str = "coordinateH200",
+                    example: Path | None = None) -> bytes:
     program = load("import PartitionedRegression.Build.Workers\n"
                    "import PartitionedRegression.Targets\n\n"
                    f"def artifact : Bytes = (coordinateWorkerHost {profile} {uuid_literal(uuid)} {minor} {worker} "
-                   f"{port} {resume} {epoch} {steps})\n", target_name)
+                   f"{port} {resume} {epoch} {steps})\n", target_name, example=example)
     return program.value("artifact").value
 
 

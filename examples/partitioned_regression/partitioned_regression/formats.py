@@ -41,3 +41,22 @@ def shard_value(data: bytes) -> tuple[int, int, float]:
     epoch, steps, size = struct.unpack_from("<QQQ", data, 4)
     assert size == 8
     return epoch, steps, struct.unpack_from("<d", data, 28)[0]
+
+
+def column_checksums(record_bytes: bytes) -> tuple[int, int, int, int]:
+    """The data identity's four words for a record (docs/partitioned-regression.md, "The data's
+    identity"): for y, then for x, the sum of the rows' bit patterns and the sum of those running
+    sums, modulo 2^64, rows in order."""
+    mask = (1 << 64) - 1
+    sums = [0, 0, 0, 0]
+    for row in range(4096):
+        x, y = struct.unpack_from("<QQ", record_bytes, 32 + 16 * row)
+        for at, value in ((0, y), (2, x)):
+            sums[at] = (sums[at] + value) & mask
+            sums[at + 1] = (sums[at + 1] + sums[at]) & mask
+    return tuple(sums)
+
+
+def data_identity(record_bytes: bytes, worker: int) -> bytes:
+    """Worker `worker`'s data message: b"CDPD", the worker (4 bytes), the four checksums."""
+    return b"CDPD" + struct.pack("<I4Q", worker, *column_checksums(record_bytes))
