@@ -21,6 +21,7 @@ from .encoder import EncodeProblem, Encoder, FieldRange
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
+from .source import read_source
 from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, parse_source
 
 RESERVED_REGISTERS = 2
@@ -152,13 +153,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     (Target.launch_prologue: on sm_90 ACQBULK, so its grid may be started before the grid it
     depends on has ended); a listing is assembled as printed."""
     path = Path(source_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise BobcError(f"cannot read SASS source {path}: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise BobcError(f"SASS source {path} is not UTF-8 text (byte {e.start} is "
-                        f"0x{e.object[e.start]:02x})") from None
+    text = read_source(path)      # bounded: a FIFO, a device or a file past 4 MiB is refused unread
     lines = parse_source(text, str(path))
     name = None
     declared = None
