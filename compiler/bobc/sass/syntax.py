@@ -595,6 +595,10 @@ def _is_branch(mnemonic: str) -> bool:
 HALF_BITS = 16    # a packed-half immediate: two binary16 halves of the 32-bit field
 
 
+class _HalfRange(SyntaxProblem):
+    """A binary16 half's bits past its 16: refused at the operand (a field's range, encoder.check_field's)."""
+
+
 def half_bits(text: str, opcode: str = "") -> int:
     """A binary16 immediate as nvdisasm prints it (decimal, INF/NAN words or 0x bits: unsigned, a
     pattern past 16 bits refused, never cut)."""
@@ -602,7 +606,7 @@ def half_bits(text: str, opcode: str = "") -> int:
     if re.fullmatch(r"[+-]?0x[0-9a-fA-F]+", t):
         value = _parse_int(t)
         if not 0 <= value < 1 << HALF_BITS:
-            raise SyntaxProblem(f"{opcode + chr(39) + 's ' if opcode else ''}binary16 half {_quoted(t)} does not fit "
+            raise _HalfRange(f"{opcode + chr(39) + 's ' if opcode else ''}binary16 half {_quoted(t)} does not fit "
                                 f"in {HALF_BITS} bits (0..{(1 << HALF_BITS) - 1:#x})")
         return value
     words = {"+INF": 0x7C00, "INF": 0x7C00, "-INF": 0xFC00, "+QNAN": 0x7E00, "QNAN": 0x7E00,
@@ -637,7 +641,7 @@ def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: li
             for k in (i, i + 1):
                 try:
                     halves.append(half_bits(parts[k], mnemonic.split(".")[0]))
-                except SyntaxProblem as problem:
+                except _HalfRange as problem:
                     problem.span = problem.span or spans[k]
                     raise
             value = halves[0] << 16 | halves[1]
