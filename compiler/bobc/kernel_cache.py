@@ -62,12 +62,10 @@ def assemble_kernel(source_path, target, launched: bool = True):
     this source for this target with this assembler before."""
     from .sass import assemble_kernel as assemble
     from .sass.assembler import Assembled
+    from .sass.source import read_source_bytes
 
     path = Path(source_path)
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return assemble(path, target, launched=launched)    # says what is wrong with the file
+    data = read_source_bytes(path)    # the assembler's bounded reader: refused by name, unread, past 4 MiB
     name = _target_name(target)
     _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
     key = cache.digest(_assembler_identity(), str(path), name, data, "launched" if launched else "as written")

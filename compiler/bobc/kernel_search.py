@@ -67,9 +67,12 @@ def _refuse_variant_shaped(name: str, what: str) -> None:
 
 
 def kernel_name(path: Path, default: str) -> str:
-    """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`."""
+    """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`.
+    Read through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread)."""
+    from .sass.source import read_source
+
     name = default
-    for line in source_lines(path.read_text(encoding="utf-8")):
+    for line in source_lines(read_source(path)):
         code = re.sub(r"/\*.*?\*/", " ", re.split(r"//|#", line, maxsplit=1)[0])
         found = _KERNEL.match(code)
         if found and found.group(1):

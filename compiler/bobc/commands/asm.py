@@ -5,7 +5,7 @@ The source may be a hand-written kernel or nvdisasm's listing of a cubin as prin
 """
 from pathlib import Path
 
-from ..errors import BobcError, UsageError
+from ..errors import BobcError
 from ..targets import target_named
 from ._common import add_target, existing_file
 
@@ -33,24 +33,21 @@ def add_arguments(p):
 MAX_PARAMETER_BYTES = 32764
 MAX_BLOCK_THREADS = 1024
 
-# The largest SASS source `bobc asm` reads (docs/limits.md): 30 times the largest kernel source
-# under specs/ (138 KB, 2,518 instructions); a source of this size, 190,000 instructions,
-# assembles in about 17 s and 650 MB.
-SOURCE_LIMIT_BYTES = 4 << 20
-
-
-def _refusal(named: str, part: str, detail: str) -> UsageError:
-    if part == "size":
-        detail += " (docs/limits.md: 4 MiB for a SASS source `bobc asm` reads)"
-    return UsageError(f"{named}: {detail}")
-
-
 def check_source(path) -> None:
     """Refuse (exit 2, unread, never blocking) a source that is not a regular file of at most
-    SOURCE_LIMIT_BYTES (reference/safe_io.py's checks of every file bobc and the host read)."""
-    from ..reference import safe_io
+    SOURCE_LIMIT_BYTES: bobc.sass.source's checks, the one reader every path that opens a .sass
+    source uses (the assembler, the simulator, the kernel cache and search; docs/limits.md)."""
+    from ..sass.source import check_source as check
 
-    safe_io.check_input(path, _refusal, SOURCE_LIMIT_BYTES)
+    check(path)
+
+
+def __getattr__(name):
+    if name == "SOURCE_LIMIT_BYTES":     # bobc.sass.source's, imported when asked (the CLI imports this module)
+        from ..sass.source import SOURCE_LIMIT_BYTES
+
+        return SOURCE_LIMIT_BYTES
+    raise AttributeError(name)
 
 
 def parameter_reads(assembled, target) -> list:

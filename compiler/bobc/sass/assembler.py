@@ -17,10 +17,11 @@ from pathlib import Path
 
 from ..errors import BobcError, Span
 from ..targets import Target, target_named
-from .encoder import EncodeProblem, Encoder
+from .encoder import EncodeProblem, Encoder, FieldRange
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
+from .source import read_source
 from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, parse_source
 
 RESERVED_REGISTERS = 2
@@ -152,13 +153,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     (Target.launch_prologue: on sm_90 ACQBULK, so its grid may be started before the grid it
     depends on has ended); a listing is assembled as printed."""
     path = Path(source_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise BobcError(f"cannot read SASS source {path}: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise BobcError(f"SASS source {path} is not UTF-8 text (byte {e.start} is "
-                        f"0x{e.object[e.start]:02x})") from None
+    text = read_source(path)      # bounded: a FIFO, a device or a file past 4 MiB is refused unread
     lines = parse_source(text, str(path))
     name = None
     declared = None
@@ -311,7 +306,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                 raise EncodeProblem(encoder._unknown_form(inst, form_key))
             placed_all.append(encoder.place_operands(inst, 16 * address))
         except EncodeProblem as problem:
-            raise BobcError(str(problem), inst.span) from None
+            raise BobcError(str(problem), _problem_span(inst, problem)) from None
         _check_tuple_alignment(inst, placed_all[-1])
     # nvdisasm -hex prints the words after each instruction: the control code comes from there
     resolved = [replace(inst, control=Control.from_word(inst.listed[1])._replace_reuse())
@@ -344,7 +339,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         try:
             word = encoder.encode(inst, 16 * i, control.bits())
         except EncodeProblem as problem:
-            raise BobcError(str(problem), inst.span) from None
+            raise BobcError(str(problem), _problem_span(inst, problem)) from None
         if inst.listed is not None and word != inst.listed[0] | inst.listed[1] << 64:
             # nvdisasm printed the words it decoded this text from: any difference is a form the
             # assembler gets wrong or a text that does not say everything (edit a line: drop its words)
@@ -365,6 +360,15 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
+
+
+def _problem_span(inst: Instruction, problem: EncodeProblem) -> Span | None:
+    """Where to point for an encoding problem: a value out of its field's range at the operand
+    that holds it (its file:line:column), anything else at the instruction's line."""
+    if isinstance(problem, FieldRange) and problem.operand is not None \
+            and problem.operand < len(inst.operand_spans):
+        return inst.operand_spans[problem.operand]
+    return inst.span
 
 
 def _edit_distance(a: str, b: str) -> int:

@@ -35,7 +35,40 @@ ZERO_REGISTER = {"R": 255, "UR": 63, "P": 7, "UP": 7}
 
 
 class EncodeProblem(ValueError):
-    """Why an instruction cannot be encoded; the assembler adds the source span."""
+    """Why an instruction cannot be encoded; the assembler adds the source span (the operand's,
+    `operand` = its index among the instruction's operands, where the problem is one operand's value)."""
+
+    operand: int | None = None
+
+
+class FieldRange(EncodeProblem):
+    """An operand's value outside its field's range: refused where the operand is written."""
+
+
+def field_range(width: int, signed: bool = False, both: bool = False) -> tuple[int, int]:
+    """The values a field of `width` bits takes: 0..2**w-1; `signed`: -2**(w-1)..2**(w-1)-1;
+    `both` (signed and unsigned spellings of the same bits, tables.layouts): -2**(w-1)..2**w-1."""
+    if signed:
+        return -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return (-(1 << (width - 1)) if both else 0), (1 << width) - 1
+
+
+def _hex(value: int) -> str:
+    return "0" if value == 0 else f"{value:#x}"
+
+
+def check_field(value: int, width: int, what: str, written, signed: bool = False, both: bool = False,
+                register: str = "") -> int:
+    """`value` as the field stores it (two's complement for a negative one), or the refusal naming
+    the operand (`what` and the text `written`), the field's range and the value: never wrapped.
+    `register`: the field numbers registers of that letter (B0..B15), its range so spelled."""
+    lo, hi = field_range(width, signed, both)
+    if not lo <= value <= hi:
+        shown = written if written not in (None, "") else _hex(value)
+        span = f"{register}{lo}..{register}{hi}" if register else f"{_hex(lo)}..{_hex(hi)}"
+        raise FieldRange(f"{what} {_quoted(str(shown))} does not fit in {width}{' signed' if signed else ''} bits "
+                         f"({span})")
+    return value % (1 << width)
 
 
 @dataclass
@@ -223,7 +256,11 @@ class Encoder:
             raise EncodeProblem(f"unknown constant symbol '{c.symbol}' (known: {known})")
         return self.arch.symbols[c.symbol] + c.offset
 
-    def immediate(self, inst: Instruction, imm: Imm, width: int = 32) -> int:
+    def immediate(self, inst: Instruction, imm: Imm, width: int = 32, what: str = "immediate") -> int:
+        """The bits of an immediate operand for a field of `width` bits: the 32-bit source field
+        takes an integer opcode's value signed or unsigned (tables.layouts: nvdisasm prints both),
+        a float opcode's bits unsigned; every narrower field (a count, a LUT, a shift) is unsigned.
+        A value out of range is refused (check_field), never wrapped."""
         if imm.text.upper().lstrip("+-") == "SNAN":
             raise EncodeProblem(f"{imm.text} names no payload (nvdisasm prints every signalling NaN so): write the "
                                 f"immediate's bits, e.g. {'0xffbfffff' if imm.text.startswith('-') else '0x7fbfffff'}")
@@ -237,13 +274,9 @@ class Encoder:
                 value = binary32_of_decimal(imm.text or str(value))
             except ValueError as problem:
                 raise EncodeProblem(str(problem)) from None
-        if value < 0:
-            if value < -(1 << (width - 1)):
-                raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
-            value += 1 << width
-        if value >= 1 << width:
-            raise EncodeProblem(f"immediate {imm.text or value} does not fit in {width} bits")
-        return value
+        bits = inst.opcode in L.FLOAT_IMMEDIATE or inst.opcode in L.DOUBLE_IMMEDIATE or inst.opcode in L.HALF_OPCODES
+        both = width == L.IMM_B[1] and not bits
+        return check_field(value, width, f"{inst.opcode}'s {what}", imm.text, both=both)
 
     def unread_problem(self, inst: Instruction) -> str | None:
         """Why an operand of `inst` cannot be read (syntax.Unread), with the forms its opcode has here."""
@@ -270,92 +303,101 @@ class Encoder:
         home = "UR" if inst.opcode in L.UNIFORM_OPCODES else "R"
         third = dict(pairing).get("Sc")
         swap = "Sc" in slots and not (isinstance(third, Reg) and third.bank == home)
-        for name, operand in pairing:
-            spec = L.SLOTS[name]
-            if name in ("Rd", "Ud", "Pu", "Pv"):
-                self._put_reg(placed, operand, spec["field"], name)
-                if operand.index != ZERO_REGISTER[operand.bank]:
-                    placed.writes.append((operand.bank, operand.index, _reg_width(inst, name)))
-            elif name == "Ra":
-                self._put_source(inst, placed, operand, "A", name)
-            elif name == "Sb":
-                self._put_source(inst, placed, operand, "C" if swap else "B", name)
-            elif name == "Sc":
-                self._put_source(inst, placed, operand, "B" if swap else "C", name)
-            elif name == "Iplut":
-                value = self.immediate(inst, operand, 8)
-                (lo_at, lo_width), (hi_at, hi_width) = spec["split"]
-                placed.put(lo_at, lo_width, value & 7, "LUT")
-                placed.put(hi_at, hi_width, value >> 3, "LUT")
-            elif name == "SBn":
-                if not (operand.name.startswith("SB") and operand.name[2:].isdigit()):
-                    raise EncodeProblem(f"expected a scoreboard SB0..SB5, found {operand.name}")
-                placed.put(*spec["field"], int(operand.name[2:]), "scoreboard")
-            elif name in ("Idep", "Ibpt"):
-                placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1]), name)
-            elif name == "Imask8":
-                placed.put(*spec["field"], self.immediate(inst, operand, 8), name)
-            elif name in ("Pp", "Pq", "Pr"):
-                self._put_reg(placed, operand, spec["field"], name, negatable=True)
-                placed.flag(spec["neg"], operand.neg)
-                placed.reads.append((operand.bank, operand.index, 1))
-            elif name in ("Ilut", "Ishift", "Ibar", "Icount"):
-                lsb, width = spec["field"]
-                placed.put(lsb, width, self.immediate(inst, operand, width), name)
-            elif name in ("Ilane", "Iclamp"):
-                if isinstance(operand, Reg):
-                    self._put_vector(placed, operand, spec["reg"])
-                else:
+        for position, (name, operand) in enumerate(pairing):
+            try:
+                spec = L.SLOTS[name]
+                if name in ("Rd", "Ud", "Pu", "Pv"):
+                    self._put_reg(placed, operand, spec["field"], name)
+                    if operand.index != ZERO_REGISTER[operand.bank]:
+                        placed.writes.append((operand.bank, operand.index, _reg_width(inst, name)))
+                elif name == "Ra":
+                    self._put_source(inst, placed, operand, "A", name)
+                elif name == "Sb":
+                    self._put_source(inst, placed, operand, "C" if swap else "B", name)
+                elif name == "Sc":
+                    self._put_source(inst, placed, operand, "B" if swap else "C", name)
+                elif name == "Iplut":
+                    (lo_at, lo_width), (hi_at, hi_width) = spec["split"]
+                    value = self.immediate(inst, operand, lo_width + hi_width, spec["what"])
+                    placed.put(lo_at, lo_width, value & 7, "LUT")
+                    placed.put(hi_at, hi_width, value >> 3, "LUT")
+                elif name == "SBn":
+                    last = L.SCOREBOARDS - 1
+                    if not (operand.name.startswith("SB") and operand.name[2:].isdigit()):
+                        raise EncodeProblem(f"expected a scoreboard SB0..SB{last}, found {operand.name}")
+                    number = int(operand.name[2:])
+                    if number > last:   # the field has room for 7; the GPU has L.SCOREBOARDS (nvdisasm: INVALID6)
+                        raise FieldRange(f"{inst.opcode}'s {spec['what']} {operand.name} does not exist "
+                                            f"(SB0..SB{last}, one for each bit of a control code's wait mask)")
+                    placed.put(*spec["field"], number, "scoreboard")
+                elif name in ("Idep", "Ibpt", "Imask8"):
+                    placed.put(*spec["field"], self.immediate(inst, operand, spec["field"][1], spec["what"]), name)
+                elif name in ("Pp", "Pq", "Pr"):
+                    self._put_reg(placed, operand, spec["field"], name, negatable=True)
+                    placed.flag(spec["neg"], operand.neg)
+                    placed.reads.append((operand.bank, operand.index, 1))
+                elif name in ("Ilut", "Ishift", "Ibar", "Icount"):
                     lsb, width = spec["field"]
-                    what = {"Ilane": "lane (or offset)", "Iclamp": "clamp (or segment mask)"}[name]
-                    value = operand.value if isinstance(operand, Imm) and not operand.is_float else None
-                    if value is None or not 0 <= value < 1 << width:
-                        raise EncodeProblem(f"{inst.opcode}'s {what} {operand.text or value} does not fit in "
-                                            f"{width} bits (0..{(1 << width) - 1:#x})")
-                    placed.put(lsb, width, value, what)
-            elif name == "SR":
-                if operand.name not in SPECIAL_REGISTERS:
-                    raise EncodeProblem(f"unknown special register {operand.name} (known: "
-                                        f"{', '.join(n for n in SPECIAL_REGISTERS if n.startswith('SR_'))}, SRZ)")
-                placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
-            elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
-                self._put_memory(inst, placed, operand, spec)
-            elif name in ("MemUA", "MemU24", "MemU32"):
-                self._put_uniform_address(inst, placed, operand, spec, name)
-            elif name == "Rc":
-                if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs \
-                        or operand.invert or operand.reuse or operand.swizzle:
-                    raise EncodeProblem(f"{inst.opcode}'s accumulator is a plain vector register, found {operand}")
-                self._put_reg(placed, operand, spec["field"], name)
-                if operand.index != 255:
-                    placed.reads.append(("R", operand.index, _reg_width(inst, name)))
-            elif name in ("GdA", "GdB"):
-                self._put_matrix_descriptor(inst, placed, operand, spec, a_in_registers=name == "GdB")
-            elif name == "Pg":
-                self._put_reg(Placed(), operand, spec["field"], name, negatable=True)   # modifiers checked
-                placed.put(*spec["field"], operand.index ^ 7, name)   # stored inverted: UPT = 0
-                placed.flag(spec["neg"], operand.neg)
-                placed.reads.append((operand.bank, operand.index, 1))
-            elif name == "Gsb":
-                if operand.name != "gsb0":
-                    raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
-                placed.put(*spec["field"], 0, name)
-            elif name in ("Iwg", "Imaxreg"):
-                value = self.immediate(inst, operand, spec["field"][1])
-                if name == "Imaxreg" and not (24 <= value <= 256 and value % 8 == 0):
-                    # PTX setmaxnreg's count: a multiple of 8 in 24..256 (ptxas emits no other)
-                    raise EncodeProblem(f"USETMAXREG's register count {operand.text or value} ({value}) is not a "
-                                        f"multiple of 8 from 24 to 256 (PTX setmaxnreg's range)")
-                placed.put(*spec["field"], value, name)
-            elif name == "Target":
-                self._put_target(placed, operand, pc)
-            elif name == "Target34":
-                self._put_target(placed, operand, pc, split=False)
-            elif name == "Bar":
-                placed.put(*spec["field"], operand.index, "convergence barrier")
-            elif name == "PR":
-                if operand.name != "PR":
-                    raise EncodeProblem(f"expected PR, found {operand.name}")
+                    placed.put(lsb, width, self.immediate(inst, operand, width, spec["what"]), name)
+                elif name in ("Ilane", "Iclamp"):
+                    if isinstance(operand, Reg):
+                        self._put_vector(placed, operand, spec["reg"])
+                    else:
+                        lsb, width = spec["field"]
+                        what = f"{inst.opcode}'s {spec['what']}"
+                        if not isinstance(operand, Imm) or operand.is_float:
+                            raise EncodeProblem(f"{what} {_quoted(operand.text)} is no integer ({_hex(0)}.."
+                                                f"{_hex((1 << width) - 1)})")
+                        placed.put(lsb, width, check_field(operand.value, width, what, operand.text), spec["what"])
+                elif name == "SR":
+                    if operand.name not in SPECIAL_REGISTERS:
+                        raise EncodeProblem(f"unknown special register {operand.name} (known: "
+                                            f"{', '.join(n for n in SPECIAL_REGISTERS if n.startswith('SR_'))}, SRZ)")
+                    placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
+                elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
+                    self._put_memory(inst, placed, operand, spec)
+                elif name in ("MemUA", "MemU24", "MemU32"):
+                    self._put_uniform_address(inst, placed, operand, spec, name)
+                elif name == "Rc":
+                    if not (isinstance(operand, Reg) and operand.bank == "R") or operand.neg or operand.abs \
+                            or operand.invert or operand.reuse or operand.swizzle:
+                        raise EncodeProblem(f"{inst.opcode}'s accumulator is a plain vector register, found {operand}")
+                    self._put_reg(placed, operand, spec["field"], name)
+                    if operand.index != 255:
+                        placed.reads.append(("R", operand.index, _reg_width(inst, name)))
+                elif name in ("GdA", "GdB"):
+                    self._put_matrix_descriptor(inst, placed, operand, spec, a_in_registers=name == "GdB")
+                elif name == "Pg":
+                    self._put_reg(Placed(), operand, spec["field"], name, negatable=True)   # modifiers checked
+                    placed.put(*spec["field"], operand.index ^ 7, name)   # stored inverted: UPT = 0
+                    placed.flag(spec["neg"], operand.neg)
+                    placed.reads.append((operand.bank, operand.index, 1))
+                elif name == "Gsb":
+                    if operand.name != "gsb0":
+                        raise EncodeProblem(f"expected the warpgroup scoreboard gsb0, found {operand.name}")
+                    placed.put(*spec["field"], 0, name)
+                elif name in ("Iwg", "Imaxreg"):
+                    value = self.immediate(inst, operand, spec["field"][1], spec["what"])
+                    if name == "Imaxreg" and not (24 <= value <= 256 and value % 8 == 0):
+                        # PTX setmaxnreg's count: a multiple of 8 in 24..256 (ptxas emits no other)
+                        raise EncodeProblem(f"USETMAXREG's register count {operand.text or value} ({value}) is not a "
+                                            f"multiple of 8 from 24 to 256 (PTX setmaxnreg's range)")
+                    placed.put(*spec["field"], value, name)
+                elif name == "Target":
+                    self._put_target(placed, operand, pc)
+                elif name == "Target34":
+                    self._put_target(placed, operand, pc, split=False)
+                elif name == "Bar":
+                    lsb, width = spec["field"]
+                    placed.put(lsb, width, check_field(operand.index, width, f"{inst.opcode}'s {spec['what']}",
+                                                       f"B{operand.index}", register="B"), spec["what"])
+                elif name == "PR":
+                    if operand.name != "PR":
+                        raise EncodeProblem(f"expected PR, found {operand.name}")
+            except EncodeProblem as problem:
+                if problem.operand is None:   # the operands pair with slots in order: this is operand `position`
+                    problem.operand = position
+                raise
         if inst.guard is not None:
             bank = L.guard_bank(inst.mnemonic)
             if inst.guard.bank != bank:
@@ -472,8 +514,12 @@ class Encoder:
                 raise EncodeProblem(f"constant offset {written}{offset:#x} in c[{operand.bank:#x}][...] is not a multiple "
                                     f"of 4: constant banks are read in whole 32-bit words "
                                     f"(nearest: {offset & ~3:#x} or {(offset | 3) + 1:#x})")
-            placed.put(*L.CONST_OFFSET, offset, "constant offset")
-            placed.put(*L.CONST_BANK, operand.bank, "constant bank")
+            # nvdisasm prints the offset signed (c[0x0][-0x4] for 0xfffc), a bank's bytes are 0..0xffff
+            written = f"{operand.symbol}+{operand.offset:#x} = {offset:#x}" if operand.symbol else None
+            placed.put(*L.CONST_OFFSET, check_field(offset, L.CONST_OFFSET[1], f"{inst.opcode}'s constant offset",
+                                                    written, both=True), "constant offset")
+            placed.put(*L.CONST_BANK, check_field(operand.bank, L.CONST_BANK[1], f"{inst.opcode}'s constant bank",
+                                                  f"{operand.bank:#x}"), "constant bank")
             # LDC.64 / ULDC.64 load 8 bytes, a binary64 or IMAD.WIDE addend in the bank is a pair
             placed.constant_bytes = 4 * (_access_width(inst.modifiers) if inst.opcode in ("LDC", "ULDC") else width)
             self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode, carry)
@@ -514,10 +560,8 @@ class Encoder:
             extended = "E" in inst.modifiers and (descriptorless or inst.opcode == "ATOMG")
             placed.reads.append(("R", base, 2 if mem.suffix == ".64" or extended else 1))
         lsb, width = L.DESCRIPTORLESS_OFFSET[inst.opcode] if descriptorless else spec["offset"]
-        offset = mem.offset
-        if not -(1 << (width - 1)) <= offset < 1 << (width - 1):
-            raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in {width} signed bits")
-        placed.put(lsb, width, offset % (1 << width), "address offset")
+        placed.put(lsb, width, check_field(mem.offset, width, f"{inst.opcode}'s address offset", None, signed=True),
+                   "address offset")
         if mem.uoffset is not None:
             if "uoffset" not in spec:
                 raise EncodeProblem(f"{inst.opcode} takes no uniform register in this address")
@@ -544,9 +588,8 @@ class Encoder:
             placed.reads.append(("UR", mem.uoffset.index, count))
         if "offset" in spec:
             lsb, width = spec["offset"]
-            if not -(1 << (width - 1)) <= mem.offset < 1 << (width - 1):
-                raise EncodeProblem(f"address offset {mem.offset:#x} does not fit in {width} signed bits")
-            placed.put(lsb, width, mem.offset % (1 << width), "address offset")
+            placed.put(lsb, width, check_field(mem.offset, width, f"{inst.opcode}'s address offset", None,
+                                               signed=True), "address offset")
         elif mem.offset:
             raise EncodeProblem(f"{inst.opcode} takes no address offset: write [UR{mem.uoffset.index}]")
 

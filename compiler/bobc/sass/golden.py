@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from ..kernel_search import variant_of, variant_suffix
+from .source import read_source
 from ..targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -25,7 +26,7 @@ _REGISTERS = re.compile(r"^\s*\.registers\s+(\S+)", re.MULTILINE)
 
 def declared_budget(source: Path) -> int:
     """The `.registers N` a kernel source declares (every kernel under SOURCES declares one)."""
-    found = _REGISTERS.search(source.read_text(encoding="utf-8"))
+    found = _REGISTERS.search(read_source(source))
     if found is None:
         raise ValueError(f"{source}: no .registers directive; a kernel under {SOURCES} declares its budget")
     return int(found.group(1), 0)

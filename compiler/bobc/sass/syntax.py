@@ -18,14 +18,17 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import BobcError, Span, source_lines
+from .tables.layouts import CONTROL_FIELDS, SCOREBOARDS
 
 
 class SyntaxProblem(ValueError):
-    """A malformed piece of an instruction; the caller turns it into a BobcError with a Span."""
+    """A malformed piece of an instruction; the caller turns it into a BobcError with a Span
+    (`span`, where the problem is one operand's, else the line's)."""
 
-    def __init__(self, message: str, column: int = 0):
+    def __init__(self, message: str, column: int = 0, span: Span | None = None):
         super().__init__(message)
         self.column = column
+        self.span = span
 
 
 @dataclass(frozen=True)
@@ -164,15 +167,27 @@ class Control:
     wait_mask: int = 0
     reuse: int = 0              # bits 122..124, normally taken from .reuse on operands
 
+    def _values(self) -> dict[str, int]:
+        return {"stall": self.stall, "yield": self.yield_bit, "write barrier": self.write_barrier,
+                "read barrier": self.read_barrier, "wait mask": self.wait_mask, "reuse": self.reuse}
+
     def bits(self) -> int:
-        return (self.stall | self.yield_bit << 4 | self.write_barrier << 5 | self.read_barrier << 8
-                | self.wait_mask << 11 | self.reuse << 17)
+        """The 17+ bits of bits 105..: each field where tables.layouts.CONTROL_FIELDS puts it (a
+        value wider than its field is refused, never let into its neighbour)."""
+        out = 0
+        for name, value in self._values().items():
+            lsb, width = CONTROL_FIELDS[name]
+            if not 0 <= value < 1 << width:
+                raise ValueError(f"control code {name} {value} does not fit in {width} bits (0..{(1 << width) - 1})")
+            out |= value << lsb
+        return out
 
     @classmethod
     def from_word(cls, hi: int) -> "Control":
         c = hi >> 41
-        return cls(stall=c & 15, yield_bit=c >> 4 & 1, write_barrier=c >> 5 & 7,
-                   read_barrier=c >> 8 & 7, wait_mask=c >> 11 & 63, reuse=c >> 17 & 7)
+        v = {name: c >> lsb & (1 << width) - 1 for name, (lsb, width) in CONTROL_FIELDS.items()}
+        return cls(stall=v["stall"], yield_bit=v["yield"], write_barrier=v["write barrier"],
+                   read_barrier=v["read barrier"], wait_mask=v["wait mask"], reuse=v["reuse"])
 
     def _replace_reuse(self) -> "Control":
         """The same scheduling fields without the reuse bits (those come from `.reuse`)."""
@@ -187,7 +202,7 @@ class Control:
         return f"[B{waits}:R{rb}:W{wb}:{y}:S{self.stall:02d}]"
 
 
-_CONTROL = re.compile(r"^\[B([0-5-]{6}):R([0-5-]):W([0-5-]):([Y-]):S(\d\d)\]$")
+_CONTROL = re.compile(r"^\[B([0-9-]{6}):R([0-9-]):W([0-9-]):([Y-]):S(\d\d)\]$")
 
 
 
@@ -210,9 +225,15 @@ def parse_control(text: str) -> Control:
             if ch != str(i):
                 raise SyntaxProblem(f"wait mask position {i} must be '{i}' or '-' in '{_quoted(text)}'")
             mask |= 1 << i
+    for letter, name, written in (("R", "read barrier", rb), ("W", "write barrier", wb)):
+        if written != "-" and int(written) >= SCOREBOARDS:   # the field's 7 is "none" ('-'); 6 is no scoreboard
+            raise SyntaxProblem(f"{name} {letter}{written} is no scoreboard (0..{SCOREBOARDS - 1}, or {letter}- for "
+                                f"none) in '{_quoted(text)}'")
     stall_value = int(stall)
-    if stall_value > 15:
-        raise SyntaxProblem(f"stall {stall_value} is above 15 in '{_quoted(text)}'")
+    stall_width = CONTROL_FIELDS["stall"][1]
+    if stall_value >= 1 << stall_width:
+        raise SyntaxProblem(f"stall S{stall} does not fit in {stall_width} bits (S00..S{(1 << stall_width) - 1}) "
+                            f"in '{_quoted(text)}'")
     return Control(stall=stall_value, yield_bit=0 if y == "Y" else 1,
                    write_barrier=7 if wb == "-" else int(wb), read_barrier=7 if rb == "-" else int(rb),
                    wait_mask=mask)
@@ -230,6 +251,7 @@ class Instruction:
     source: str = ""
     mnemonic_span: Span | None = None   # where the mnemonic is written (a caret for an unknown opcode)
     listed: tuple | None = None         # (lo, hi) printed after it by nvdisasm -hex
+    operand_spans: tuple = ()           # where each operand is written (one Span an operand; () unknown)
 
     @property
     def opcode(self) -> str:
@@ -527,20 +549,23 @@ def _readable(t: str) -> bool:
 
 def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets."""
-    parts, depth, current = [], 0, []
-    for ch in text:
+    return [part for _, part in split_operands_at(text)]
+
+
+def split_operands_at(text: str) -> list[tuple[int, str]]:
+    """(where in `text` it starts, the operand stripped) of each operand: split at commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for at, ch in enumerate(text):
         if ch in "[{":     # {5,4,3,2,1,0}: nvdisasm's scoreboard set (DEPBAR) is one operand
             depth += 1
         elif ch in "]}":
             depth -= 1
         if ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        parts.append("".join(current))
-    return [p.strip() for p in parts]
+            parts.append((start, text[start:at]))
+            start = at + 1
+    if text[start:].strip():
+        parts.append((start, text[start:]))
+    return [(start + len(part) - len(part.lstrip()), part.strip()) for start, part in parts]
 
 
 @dataclass
@@ -567,11 +592,23 @@ def _is_branch(mnemonic: str) -> bool:
     return mnemonic.split(".")[0] in BRANCHES or mnemonic.startswith("WARPSYNC.COLLECTIVE")
 
 
-def half_bits(text: str) -> int:
-    """A binary16 immediate as nvdisasm prints it (decimal, INF/NAN words or 0x bits)."""
+HALF_BITS = 16    # a packed-half immediate: two binary16 halves of the 32-bit field
+
+
+class _HalfRange(SyntaxProblem):
+    """A binary16 half's bits past its 16: refused at the operand (a field's range, encoder.check_field's)."""
+
+
+def half_bits(text: str, opcode: str = "") -> int:
+    """A binary16 immediate as nvdisasm prints it (decimal, INF/NAN words or 0x bits: unsigned, a
+    pattern past 16 bits refused, never cut)."""
     t = text.strip()
     if re.fullmatch(r"[+-]?0x[0-9a-fA-F]+", t):
-        return _parse_int(t) & 0xFFFF
+        value = _parse_int(t)
+        if not 0 <= value < 1 << HALF_BITS:
+            raise _HalfRange(f"{opcode + chr(39) + 's ' if opcode else ''}binary16 half {_quoted(t)} does not fit "
+                                f"in {HALF_BITS} bits (0..{(1 << HALF_BITS) - 1:#x})")
+        return value
     words = {"+INF": 0x7C00, "INF": 0x7C00, "-INF": 0xFC00, "+QNAN": 0x7E00, "QNAN": 0x7E00,
              "-QNAN": 0xFE00, "+NAN": 0x7E00, "-NAN": 0xFE00}
     if t.upper() in words:
@@ -591,25 +628,39 @@ def half_bits(text: str) -> int:
     return bits
 
 
-def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list) -> list:
-    """Two adjacent binary16 immediates of a packed-half opcode are one 32-bit operand."""
+def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: list | None = None):
+    """Two adjacent binary16 immediates of a packed-half opcode are one 32-bit operand.  With
+    `spans` (each operand's, or None), (operands, their spans): a pair's spans the two."""
+    spans = spans if spans is not None else [None] * len(operands)
     if mnemonic.split(".")[0] not in HALF_PAIR_OPCODES:
-        return operands
-    out, i = [], 0
+        return operands, spans
+    out, out_spans, i = [], [], 0
     while i < len(operands):
         if (i + 1 < len(operands) and isinstance(operands[i], Imm) and isinstance(operands[i + 1], Imm)):
-            value = half_bits(parts[i]) << 16 | half_bits(parts[i + 1])
+            halves = []
+            for k in (i, i + 1):
+                try:
+                    halves.append(half_bits(parts[k], mnemonic.split(".")[0]))
+                except _HalfRange as problem:
+                    problem.span = problem.span or spans[k]
+                    raise
+            value = halves[0] << 16 | halves[1]
             out.append(Imm(value, False, f"{value:#x}", pair=(parts[i].strip(), parts[i + 1].strip())))
+            first, last = spans[i], spans[i + 1]
+            out_spans.append(Span(first.path, first.line, first.column, last.end_line, last.end_column)
+                             if first is not None and last is not None else None)
             i += 2
         else:
             out.append(operands[i])
+            out_spans.append(spans[i])
             i += 1
-    return out
+    return out, out_spans
 
 
 def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     """Parse one instruction (with optional control code and guard)."""
     body = _ANNOTATION.sub("", text).strip().rstrip(";").strip()
+    whole = body
     control = None
     if body.startswith("["):
         if "]" not in body:
@@ -640,19 +691,32 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     if rest.endswith(","):
         raise SyntaxProblem(f"trailing comma after the last operand of {mnemonic}")
     # RET.REL.NODEC R8 0x0: nvdisasm separates this pair with a space only
-    parts = [p for part in split_operands(rest) for p in _space_split(mnemonic, part)]
+    located = [(at + inner, p) for at, part in split_operands_at(rest) for inner, p in _space_split_at(mnemonic, part)]
+    parts = [p for _, p in located]
+    spans = [None] * len(parts)
+    lead = len(text) - len(text.lstrip())
+    if span is not None and whole == text.strip().rstrip(";").strip() and whole.endswith(rest):
+        # where each operand is written: `rest` ends the instruction, which starts `text` past its indent
+        rest_at = lead + len(whole) - len(rest)
+        spans = [Span(span.path, span.line, span.column + rest_at + at - lead, span.line,
+                      span.column + rest_at + at - lead + len(p)) for at, p in located]
     branch = _is_branch(mnemonic)
-    operands = _merge_half_pairs(mnemonic, parts, [parse_operand(p, branch and i == len(parts) - 1)
-                                                   for i, p in enumerate(parts)])
+    operands, spans = _merge_half_pairs(mnemonic, parts, [parse_operand(p, branch and i == len(parts) - 1)
+                                                          for i, p in enumerate(parts)], spans)
     if _is_branch(mnemonic) and operands and isinstance(operands[-1], Imm):
         operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
-    return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span)
+    return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span,
+                       operand_spans=tuple(spans) if all(spans) else ())
 
 
 def _space_split(mnemonic: str, part: str) -> list[str]:
+    return [p for _, p in _space_split_at(mnemonic, part)]
+
+
+def _space_split_at(mnemonic: str, part: str) -> list[tuple[int, str]]:
     if mnemonic.startswith("RET") and " " in part.strip():
-        return part.split()
-    return [part]
+        return [(m.start(), m.group(0)) for m in re.finditer(r"\S+", part)]
+    return [(0, part)]
 
 
 _HEX_WORD = re.compile(r"/\*\s*(0x[0-9a-fA-F]{16})\s*\*/")
@@ -712,7 +776,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
             if last is not None and len(words) == 1:
                 last.listed = (words[0],)
         except SyntaxProblem as problem:
-            raise BobcError(str(problem), span) from None
+            raise BobcError(str(problem), problem.span or span) from None
     for line in lines:
         if line.instruction is not None and line.instruction.listed is not None and len(line.instruction.listed) != 2:
             line.instruction.listed = None

@@ -198,8 +198,16 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
     source_name = kernel_name or "<kernel>"
     if isinstance(kernel, Path):
         if kernel.suffix == ".sass":
+            # the assembler's bounded reader (bobc.sass.source): a FIFO, a device or a source past
+            # 4 MiB is refused by name, unread, with `bobc asm`'s message
+            from ..sass.source import read_source
+
             source_name = str(kernel)
-        kernel = kernel.read_bytes() if kernel.suffix != ".sass" else kernel.read_text()
+            kernel = read_source(kernel)
+        else:
+            from ..nvidia.decode import read_bounded
+
+            kernel = read_bounded(kernel)      # a cubin or raw words: any file bobc reads, 1 GiB at most
     if isinstance(kernel, str):
         from ..sass.assembler import assemble
         assembled = assemble(kernel, target, source_name=source_name)

@@ -186,6 +186,20 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...errors import BobcError
+from ..source import read_source
+
+
+def _differs(path: Path, text: str) -> bool:
+    """Whether the source at `path` is not `text`: absent, unreadable, past the assembler's bound
+    (bobc.sass.source, which reads it) or other."""
+    if not path.is_file():
+        return True
+    try:
+        return read_source(path) != text
+    except BobcError:
+        return True
+
 TILE_M = 64                    # the default tile height (tile_m: 64 or 128, TILINGS)
 TILE_N = 64
 TILE_K = 32
@@ -1558,9 +1572,8 @@ def main(argv: list[str] | None = None) -> int:
     warps = None if chosen == tiling(args.tile_m) else chosen.warps
     if args.check:
         stale = [v.identity(args.prefix) for v in VARIANTS.values()
-                 if not (args.folder / f"{v.identity(args.prefix)}.sass").is_file()
-                 or (args.folder / f"{v.identity(args.prefix)}.sass").read_text(encoding="utf-8")
-                 != generate(v, args.prefix, args.tile_m, warps)]
+                 if _differs(args.folder / f"{v.identity(args.prefix)}.sass",
+                             generate(v, args.prefix, args.tile_m, warps))]
         tile = (f" --tile-m {args.tile_m}" if args.tile_m != TILE_M else "") + (f" --warps {warps}" if warps else "")
         for name in stale:
             print(f"{args.folder / (name + '.sass')}: differs from what the generator emits; "

@@ -62,6 +62,7 @@ import sys
 from pathlib import Path
 
 from . import gemm
+from .gemm import _differs
 from .gemm import (ACC, COPY_PAIRS, CTA_M, CTA_N, CTA_Z, E_SUM0, E_SUM1, FLAG_COLUMN_SUMS, FLAG_SPLIT, REGISTERS,
                    SHARED_BASE, STAGED_PITCH, T0, TID, VARIANTS, Variant, _column_sums_store, _epilogue,
                    _flag_test, _half, _p, _split, _Text)
@@ -457,8 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stale = [v for v in VARIANTS.values()
-                 if not (path := args.folder / f"{v.identity(args.prefix)}.{TARGET}.sass").is_file()
-                 or path.read_text(encoding="utf-8") != generate(v, args.prefix)]
+                 if _differs(args.folder / f"{v.identity(args.prefix)}.{TARGET}.sass", generate(v, args.prefix))]
         for v in stale:
             print(f"{args.folder}/{v.identity(args.prefix)}.{TARGET}.sass differs from what the generator emits; run "
                   f"python -m bobc.sass.generate.gemm_sm90 --prefix {args.prefix} {args.folder}", file=sys.stderr)

@@ -23,6 +23,20 @@ UREG_C = dict(field=(64, 6))
 IMM_B = (32, 32)
 CONST_OFFSET = (38, 16)   # byte offset
 CONST_BANK = (54, 5)
+# Value ranges: a field of width w takes 0..2**w-1; an address offset (every memory slot's
+# `offset`) is signed, -2**(w-1)..2**(w-1)-1, as nvdisasm prints it ([R2.64+-0x800000]).  Two fields
+# take both spellings, since nvdisasm prints a negative form of bits a source writes unsigned:
+# the 32-bit immediate of the integer opcodes (IADD3 R1, R2, -0x1 / LOP3.LUT ... 0xffffffff) and
+# the constant offset (c[0x0][-0x4] for 0xfffc): -2**(w-1)..2**w-1 (encoder.field_range).  The
+# bit patterns of the float opcodes' immediates (FLOAT_IMMEDIATE, DOUBLE_IMMEDIATE, HALF_OPCODES)
+# are unsigned: nvdisasm prints no negative hex for them.
+
+# The control code (bits 105..125 of the word; syntax.Control): each field's (lsb, width) in it.
+# The wait mask holds a bit per scoreboard: SB0..SB5 are all the barrier fields and DEPBAR may name
+# (a barrier field's 7 is "none"; nvdisasm decodes DEPBAR's SB6 and SB7 as INVALID6, INVALID7).
+CONTROL_FIELDS = {"stall": (0, 4), "yield": (4, 1), "write barrier": (5, 3), "read barrier": (8, 3),
+                  "wait mask": (11, 6), "reuse": (17, 3)}
+SCOREBOARDS = CONTROL_FIELDS["wait mask"][1]
 
 SLOTS = {
     # destinations
@@ -38,17 +52,19 @@ SLOTS = {
     "Pq": dict(kinds="PQ", field=(77, 3), neg=80),
     "Pr": dict(kinds="PQ", field=(68, 3), neg=71),    # PLOP3's third source
     # special immediates
-    "Ilut": dict(kinds="I", field=(72, 8)),
-    "Iplut": dict(kinds="I", split=((64, 3), (72, 5))),   # PLOP3: LUT bits 0..2 at 64, 3..7 at 72
-    "Imask8": dict(kinds="I", field=(16, 8)),             # PLOP3's second immediate
-    "SBn": dict(kinds="S", field=(44, 3)),                # DEPBAR's scoreboard SB0..SB5
-    "Idep": dict(kinds="I", field=(38, 6)),               # DEPBAR.LE's count
-    "Ibpt": dict(kinds="I", field=(34, 20)),              # BPT.TRAP's code (one ptxas word: 1 at 34)
-    "Ishift": dict(kinds="I", field=(75, 5)),
-    "Ilane": dict(kinds="IR", field=(53, 5), reg=REG_B),     # SHFL lane/offset: imm or Rb
-    "Iclamp": dict(kinds="IR", field=(40, 13), reg=REG_C),   # SHFL clamp/mask: imm or Rc
-    "Ibar": dict(kinds="I", field=(54, 4)),
-    "Icount": dict(kinds="I", field=(42, 12)),             # BAR thread count
+    "Ilut": dict(kinds="I", field=(72, 8), what="LUT"),
+    "Iplut": dict(kinds="I", split=((64, 3), (72, 5)), what="LUT"),   # PLOP3: LUT bits 0..2 at 64, 3..7 at 72
+    "Imask8": dict(kinds="I", field=(16, 8), what="second LUT"), # PLOP3's second immediate
+    "SBn": dict(kinds="S", field=(44, 3), what="scoreboard"),   # DEPBAR's SB0..SB5 (6, 7: nvdisasm's INVALID6/7)
+    "Idep": dict(kinds="I", field=(38, 6), what="count"),        # DEPBAR.LE's count
+    # BPT.TRAP's code: one ptxas word (1 at 34); nvdisasm prints bits 34..36 alone (0x7 for all of 34..53 set,
+    # nothing for bits 37..53: they never round-trip), so the field is those 3 bits
+    "Ibpt": dict(kinds="I", field=(34, 3), what="trap code"),
+    "Ishift": dict(kinds="I", field=(75, 5), what="shift"),
+    "Ilane": dict(kinds="IR", field=(53, 5), reg=REG_B, what="lane (or offset)"),     # SHFL: imm or Rb
+    "Iclamp": dict(kinds="IR", field=(40, 13), reg=REG_C, what="clamp (or segment mask)"),   # imm or Rc
+    "Ibar": dict(kinds="I", field=(54, 4), what="barrier"),
+    "Icount": dict(kinds="I", field=(42, 12), what="thread count"),
     "SR": dict(kinds="S", field=(72, 8)),
     "PR": dict(kinds="S"),                 # the literal PR of P2R/R2P: nothing to place
     # memory operands: [Ra(.64) + URb + offset] (desc[URd] on global accesses)
@@ -59,7 +75,7 @@ SLOTS = {
     "MemGlobal": dict(kinds="M", base=(24, 8), offset=(32, 12), desc=(64, 6)),   # LDGSTS source
     "Target": dict(kinds="T"),             # BRA, CALL, RET: on sm_90 the low 8 bits sit at 16..23
     "Target34": dict(kinds="T"),           # BSSY: the whole offset at 34.. (its barrier is at 16)
-    "Bar": dict(kinds="B", field=(16, 4)),   # convergence barrier B0..B15
+    "Bar": dict(kinds="B", field=(16, 4), what="convergence barrier"),   # B0..B15
     # sm_90's asynchronous units (tools/ptx_corpus/sm90_async.ptx; fields from ptxas's words,
     # each checked by flipping its bits through nvdisasm)
     "Rc": dict(kinds="R", field=(64, 8)),     # HGMMA's accumulator input (RZ: scale-d false)
@@ -67,8 +83,8 @@ SLOTS = {
     "GdB": dict(kinds="G", field=(32, 6)),    # gdesc[URn] when A is in registers: B's alone
     "Pg": dict(kinds="Q", field=(87, 3), neg=90, inverted=True),   # HGMMA's scale-d: UPn stored n^7
     "Gsb": dict(kinds="S", field=(84, 3)),    # gsb0 = 0; absent = 7 (a form of its own)
-    "Iwg": dict(kinds="I", field=(72, 3)),    # WARPGROUP.DEPBAR.LE's count
-    "Imaxreg": dict(kinds="I", field=(32, 10)),   # USETMAXREG's register count (setmaxnreg)
+    "Iwg": dict(kinds="I", field=(72, 3), what="count"),    # WARPGROUP.DEPBAR.LE's count
+    "Imaxreg": dict(kinds="I", field=(32, 10), what="register count"),   # USETMAXREG's (setmaxnreg)
     # [URa+offset] at 24 (SYNCS.EXCH); [URa] alone at 24 or 32 (UTMALDG/UTMASTG/UTMACCTL)
     "MemUA": dict(kinds="M", ubase=(24, 6), offset=(40, 24)),
     "MemU24": dict(kinds="M", ubase=(24, 6)),
@@ -246,8 +262,10 @@ DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
 DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
 # Where sm_90's text names no descriptor, a generic load has none (ptxas's loads from a cluster
 # peer's shared memory through the shared window: `LD.E Rd, [Ra+off]`, bit 91 clear), and its
-# address offset takes the descriptor's bits: 24 signed bits from bit 32 (tools/ptx_corpus/sm90_cluster.ptx).
-DESCRIPTORLESS_OFFSET = {"LD": (32, 24)}
+# address offset takes the descriptor's bits and the 24-bit offset's: 32 signed bits from bit 32
+# (tools/ptx_corpus/sm90_cluster.ptx; ptxas: LD.E R0, [R4+-0x10] is 0xfffffff004007980, and nvdisasm
+# prints bits 32..63 = 0x80000000 as [R2+-0x80000000]: probe s29 asmrange).
+DESCRIPTORLESS_OFFSET = {"LD": (32, 32)}
 # Uniform registers a [URn] operand reads beyond URn (the scheduler's dependences): UTMALDG's first
 # operand is a block -- shared address, mbarrier, then one coordinate a dimension (ptxas: UTMALDG.2D
 # [UR20] with UR20..UR23 set before it, .3D [UR8] with UR8..UR12) -- and its tensor map is a 64-bit

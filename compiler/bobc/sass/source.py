@@ -1,0 +1,55 @@
+"""Reading a SASS kernel source: the one bounded reader of every path that opens a .sass file.
+
+`bobc asm`, the assembler (assemble_kernel), the kernel cache, the kernel search (a variant's
+`.kernel` name), the simulator (`bobc sim`, bobc.sim.kernel.run_kernel) and the golden images
+all read a source through `read_source`: a regular file of at most SOURCE_LIMIT_BYTES, opened
+without blocking (a FIFO or a device is refused by name, unread), read once, whole
+(reference/safe_io.py's checks of every file bobc and the host read), so a 1 GiB file is refused
+by its size before a byte of it is read, with the one message docs/limits.md names.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import BobcError, UsageError
+
+# The largest SASS source bobc reads (docs/limits.md): 30 times the largest kernel source
+# under specs/ (138 KB, 2,518 instructions); a source of this size, 190,000 instructions,
+# assembles in about 17 s and 650 MB.
+SOURCE_LIMIT_BYTES = 4 << 20
+
+
+def _refusal(named: str, part: str, detail: str) -> UsageError:
+    if part == "size":
+        detail += " (docs/limits.md: 4 MiB for a SASS source `bobc asm` reads)"
+    return UsageError(f"{named}: {detail}")
+
+
+def check_source(path) -> None:
+    """Refuse (exit 2, unread, never blocking) a source that is not a regular file of at most
+    SOURCE_LIMIT_BYTES."""
+    from ..reference import safe_io
+
+    safe_io.check_input(path, _refusal, SOURCE_LIMIT_BYTES)
+
+
+def read_source_bytes(path) -> bytes:
+    """The bytes of the SASS source `path`, read once and bounded (check_source's refusals)."""
+    from ..reference import safe_io
+
+    return safe_io.read_input(path, _refusal, SOURCE_LIMIT_BYTES).data
+
+
+def source_text(data: bytes, path) -> str:
+    """A source's bytes as text: UTF-8, newlines as Path.read_text reads them (universal)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BobcError(f"SASS source {Path(path)} is not UTF-8 text (byte {e.start} is "
+                        f"0x{e.object[e.start]:02x})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_source(path) -> str:
+    """The text of the SASS source `path`: read_source_bytes, then source_text."""
+    return source_text(read_source_bytes(path), path)
