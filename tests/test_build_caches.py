@@ -180,3 +180,15 @@ def test_the_parse_tables_come_from_the_cache_and_errors_read_the_same(cache_dir
     assert runs[0].returncode == runs[1].returncode == 1
     assert runs[0].stderr == runs[1].stderr
     assert "expected one of '(', 'Type', a byte string (b\"...\"), a name or a natural number" in runs[1].stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["chekc"]])
+def test_the_command_lines_own_answers_import_no_heavy_library(argv):
+    """`bobc --help` lists every subcommand's options, `sim`'s step limit among them: naming it
+    imported the simulator and NumPy, five times the start-up of `bobc check --help`."""
+    probe = ("import sys\nfrom bobc.cli import main\n"
+             "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+             "print(','.join(m for m in ('lark', 'numpy', 'lief', 'jinja2') if m in sys.modules) or '-',"
+             " file=sys.stderr)") % (argv,)
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert run.stderr.splitlines()[-1] == "-", run.stderr

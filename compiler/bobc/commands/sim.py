@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..cli import _positive
 from ..errors import UsageError
-from ..sim.executor import MAX_STEPS
+from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target, existing_file
 

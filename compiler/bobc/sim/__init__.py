@@ -7,6 +7,7 @@ as a wrong launch, a wrong instruction or a wrong result.  One module per
 concern (docs/simulator.md):
 
 - faults: what the simulator reports (hazards, out-of-bounds accesses, ...)
+- limits: its step limit, readable without NumPy (`bobc --help` names it)
 - memory: GPU virtual memory as the host maps it, with bounds checking
 - channel: GPFIFO entries -> pushbuffer methods -> semaphores and launches
 - qmd_fields, qmd_reader: a launch from its QMD's documented bit positions

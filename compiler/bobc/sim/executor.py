@@ -45,6 +45,7 @@ from .faults import Hazard, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
 from .sass_frontend import Instruction, Operand
+from .limits import MAX_STEPS
 
 RZ, PT, URZ = 255, 7, 63
 UPT_ROW = 15                # uniform predicates UPn are rows 8 + n
@@ -56,7 +57,6 @@ MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
 SHARED_WINDOW_AT = 0x18      # bank 0: the shared memory window's 64-bit base (bobc.nvidia.encode.bank_zero)
 SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
-MAX_STEPS = 5_000_000    # instructions a launch may issue (one per step of the grid) before it is stopped
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
 MASK32 = np.uint64(0xFFFFFFFF)
 
