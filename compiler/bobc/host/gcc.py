@@ -12,11 +12,17 @@ one gcc command makes (gcc names each object's STT_FILE symbol after the source'
 base name, in both cases), so the host is byte-identical to one built without
 the cache.  Objects and not an archive: `ar` + link on demand would order the
 members differently, and the host would not be the same bytes.
+
+The sources of a missing entry are compiled concurrently (compile_objects: at most one gcc per
+CPU), each into its own object; which source a failure names does not depend on the order the
+compilers finish in (the first failing source in the list's order).
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -96,6 +102,57 @@ def _run(command: list[str], what: str) -> None:
                              hint="this is a bobc bug if the plan checked: please report it with the plan")
 
 
+def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: list[Path]) -> None:
+    """Compile each (source, object, what) of `jobs` with `gcc -c`, at most os.cpu_count() at
+    once.  When some fail, the error raised is the first failing job's in `jobs`' order (the one
+    a serial compile would have stopped at), whatever order the compilers finished in; the jobs
+    not yet started are not started, and those running are waited for (no gcc outlives this)."""
+    def one(job: tuple[Path, Path, str]) -> None:
+        source, output, what = job
+        _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(output)], what)
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        for job in jobs:
+            one(job)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bobc-gcc") as pool:
+        futures = [pool.submit(one, job) for job in jobs]
+        try:
+            for future in futures:
+                future.result()         # in the jobs' order: the first failing job's error
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+COMPILING_NOTICE = "compiling the C runtime"
+
+
+def compiling_notice(scratch: Path) -> None:
+    """One line on stderr before the runtime's sources are compiled (seconds; a build says
+    nothing else until it ends): why this build is slow, and whether the next one will be.
+    `scratch`: the folder the objects are compiled in (inside the cache folder when that is
+    writable, cache.scratch_folder)."""
+    root = cache.folder()
+    if root is None:
+        why = "BOBC_CACHE_DIR=off: every build compiles it"
+    elif root.resolve() in scratch.resolve().parents:
+        why = "once: later builds with this runtime and C compiler reuse it from the cache"
+    else:
+        from ..reference.safe_io import shown
+
+        why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
+    try:
+        if sys.stderr is not None:
+            print(f"bobc: {COMPILING_NOTICE} ({why})", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass                      # a stderr that cannot take it does not stop the build
+
+
 def _flags(include_dirs: list[Path]) -> list[str]:
     command = [*CFLAGS]
     for folder in include_dirs:
@@ -117,7 +174,8 @@ def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
 
 
 def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> tuple[list[Path], Path | None]:
-    """Objects for `library` (one per source, in order): from the cache, or compiled now.
+    """Objects for `library` (one per source, in order): from the cache, or compiled now
+    (concurrently, after one line on stderr that says so: compiling_notice).
 
     Returns the objects and a folder to delete after linking (None when they are cached).
     """
@@ -127,8 +185,13 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
     if cached is not None:
         return [cached / name for name in names], None
     scratch = cache.scratch_folder(CACHE_KIND)
-    for source, name in zip(library, names):
-        _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the runtime source {source}")
+    compiling_notice(scratch)
+    try:
+        compile_objects(gcc, [(source, scratch / name, f"the runtime source {source}")
+                              for source, name in zip(library, names)], include_dirs)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     folder = cache.publish_folder(CACHE_KIND, key, scratch, names)
     if folder == scratch:
         return [scratch / name for name in names], scratch

@@ -4,6 +4,14 @@ The executable is the same for every program: its sources (the Makefile's
 NATIVE_SRC), the headers beside them, the flags and the compiler decide its bytes,
 so it is kept in bobc's user cache under a hash of those (as bobc/host/gcc.py keeps
 the runtime's objects) and a build only appends a program to it.
+
+Most of NATIVE_SRC is also the runtime's (LIB_SRC), compiled with the same flags: those
+objects are taken from the runtime's cache entry (gcc.library_objects, compiled then when it
+is missing), the interpreter's own sources are compiled beside them, concurrently, and the
+objects are linked in NATIVE_SRC's order.  That is the same executable, byte for byte, as one
+`gcc ... NATIVE_SRC -static` in runtime_c/ (gcc names each object's STT_FILE after the
+source's base name either way, and nothing else in an object depends on the source's path or
+the -I folder's spelling; tests/host/test_native_interpreter_objects.py holds it to that).
 """
 from __future__ import annotations
 
@@ -20,12 +28,14 @@ from ..resources import shared_folder
 CACHE_KIND = "native-interpreter"
 
 
-def sources(runtime: Path) -> list[Path]:
-    """NATIVE_SRC of runtime_c/Makefile: the one list of the interpreter's sources."""
+def sources(runtime: Path, variable: str = "NATIVE_SRC") -> list[Path]:
+    """NATIVE_SRC of runtime_c/Makefile: the one list of the interpreter's sources (`variable`:
+    another list of that Makefile, LIB_SRC for the runtime's)."""
     makefile = (runtime / "Makefile").read_text(encoding="utf-8")
-    found = re.search(r"^NATIVE_SRC\s*:=\s*(.+)$", makefile, re.MULTILINE)
+    found = re.search(rf"^{variable}\s*:=\s*(.+)$", makefile, re.MULTILINE)
     if not found:
-        raise BobcError(f"{runtime / 'Makefile'} has no NATIVE_SRC line (the native host's sources)")
+        what = "the native host's sources" if variable == "NATIVE_SRC" else "the runtime's sources"
+        raise BobcError(f"{runtime / 'Makefile'} has no {variable} line ({what})")
     return [runtime / name for name in found.group(1).split()]
 
 
@@ -39,14 +49,28 @@ def interpreter_bytes() -> bytes:
     if cached is not None and cached[:4] == b"\x7fELF":
         return cached
     scratch = Path(tempfile.mkdtemp(prefix="bobc-native-"))
+    leftover = None
     try:
+        objects: dict[str, Path] = {}
+        if cache.folder() is not None:
+            # the runtime's objects: cached (or compiled and kept there now) for every later build
+            library = sources(runtime, "LIB_SRC")
+            found, leftover = gcc.library_objects(compiler, library, [runtime])
+            objects = {source.name: found for source, found in zip(library, found)}
+        else:
+            # no cache to keep the runtime's objects in: compile only what the interpreter needs
+            gcc.compiling_notice(scratch)
+        own = [source for source in listed if source.name not in objects]
+        gcc.compile_objects(compiler, [(source, scratch / source.with_suffix(".o").name,
+                                        f"the native host interpreter (its source {source})") for source in own],
+                            [runtime])
+        objects.update((source.name, scratch / source.with_suffix(".o").name) for source in own)
         output = scratch / "native-host"
-        # each source by its base name, from the runtime folder: gcc records only base names
-        command = [compiler, *gcc.CFLAGS, "-I", ".", *(source.name for source in listed),
+        command = [compiler, *gcc.CFLAGS, *(str(objects[source.name]) for source in listed),
                    "-static", "-o", str(output), "-lm"]
         import subprocess
 
-        result = subprocess.run(command, cwd=runtime, capture_output=True, text=True)
+        result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             raise gcc.HostBuildError(
                 "gcc could not build the native host interpreter:\n" + (result.stderr or result.stdout).strip(),
@@ -54,5 +78,7 @@ def interpreter_bytes() -> bytes:
         data = output.read_bytes()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        if leftover is not None:
+            shutil.rmtree(leftover, ignore_errors=True)
     cache.write(CACHE_KIND, key, data)
     return data

@@ -666,6 +666,12 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
     return parse_hex_listing(done.stdout), complaint
 
 
+# Texts already read in this process: (arch, code) -> offset -> text.  `bobc dump` and `bobc diff`
+# ask for every region of an image set; nvdisasm's start-up (about 0.2 s of CPU) is most of what
+# one region costs, so the regions are read together (_read_together) and kept here.
+_TEXTS: dict[tuple[str, bytes], dict[int, str]] = {}
+
+
 def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
     """Offset -> nvdisasm's text for each instruction of `code`; {} when nvdisasm is not installed.
 
@@ -675,8 +681,11 @@ def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
     tool = nvtools.nvdisasm()
     if tool is None:
         return {}
-    out: dict[int, str] = {}
     whole = len(code) - len(code) % INSTRUCTION_BYTES
+    known = _TEXTS.get((arch, code[:whole]))
+    if known is not None:
+        return dict(known)
+    out: dict[int, str] = {}
 
     def walk(start: int, end: int) -> None:
         decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start)
@@ -692,13 +701,104 @@ def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
 
     if whole:
         walk(0, whole)
+    _TEXTS[(arch, code[:whole])] = dict(out)
     return out
 
 
+# The second reading's base address (_read_together): far above any code an image holds.
+SHIFTED_BASE = 1 << 32
+_HEX = None
+
+
+def _moved_back(text: str, shifted: str, start: int) -> str | None:
+    """`text`, which nvdisasm gave an instruction at `start` + its offset in a region, as it gives
+    it with the region at 0: every number that moved by SHIFTED_BASE in `shifted` (the same
+    instruction read at SHIFTED_BASE higher) is a code address, and is moved back by `start`.
+    None when the two readings differ otherwise, or an address would fall below the region."""
+    global _HEX
+    import re
+
+    if _HEX is None:
+        _HEX = re.compile(r"0x[0-9a-f]+")
+    if text == shifted:
+        return text
+    words, shifted_words = _HEX.split(text), _HEX.split(shifted)
+    numbers, shifted_numbers = _HEX.findall(text), _HEX.findall(shifted)
+    if words != shifted_words or len(numbers) != len(shifted_numbers):
+        return None
+    out = [words[0]]
+    for number, moved, word in zip(numbers, shifted_numbers, words[1:]):
+        if number != moved:
+            value = int(number, 16)
+            if int(moved, 16) - value != SHIFTED_BASE or value < start or number != hex(value):
+                return None
+            number = hex(value - start)
+        out += [number, word]
+    return "".join(out)
+
+
+def _read_together(codes: list[bytes], arch: str) -> None:
+    """Read the texts of several code streams (an image set's regions) into _TEXTS with two
+    nvdisasm runs, side by side, in place of one (or more) per stream: the streams one after
+    another, read at base 0 and at SHIFTED_BASE.  nvdisasm prints a branch's target as an
+    address, so an instruction of a stream that does not start the run reads its targets moved
+    by the stream's start: the numbers that differ between the two readings are those addresses
+    (_moved_back), and the text is what reading the stream alone at 0 gives.  A stream the joined
+    readings do not account for (nvdisasm refused an instruction, a reading it cannot move back)
+    is read alone as before (_instruction_text), those side by side."""
+    tool = nvtools.nvdisasm()
+    if tool is None:
+        return
+    wanted = list(dict.fromkeys(code[:len(code) - len(code) % INSTRUCTION_BYTES] for code in codes))
+    wanted = [code for code in wanted if code and (arch, code) not in _TEXTS]
+    if len(wanted) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        joined = b"".join(wanted)
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="bobc-nvdisasm") as pool:
+            (plain, complaint), (shifted, shifted_complaint) = pool.map(
+                lambda base: _nvdisasm_listing(tool, joined, arch, base), (0, SHIFTED_BASE))
+        count = len(joined) // INSTRUCTION_BYTES
+        if not complaint and not shifted_complaint and len(plain) == len(shifted) == count \
+                and [d.offset for d in plain] == list(range(0, len(joined), INSTRUCTION_BYTES)) \
+                and [d.offset for d in shifted] == [SHIFTED_BASE + d.offset for d in plain]:
+            start, left = 0, []
+            for code in wanted:
+                texts = {}
+                for k in range(start // INSTRUCTION_BYTES, (start + len(code)) // INSTRUCTION_BYTES):
+                    text = _moved_back(plain[k].text, shifted[k].text, start)
+                    if text is None:
+                        break
+                    texts[plain[k].offset - start] = text
+                else:
+                    _TEXTS[(arch, code)] = texts
+                start += len(code)
+        wanted = [code for code in wanted if (arch, code) not in _TEXTS]
+    if len(wanted) > 1:
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(wanted), os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda code: _instruction_text(code, arch), wanted))
+
+
+def _image_codes(images: Images) -> list[bytes]:
+    """The code streams `lines` reads of an image set: the residence stage's, then each region's."""
+    codes = [region_code(images, region) for region in images.manifest["regions"]]
+    stage = _stage_code(images)
+    return ([stage] if stage is not None else []) + codes
+
+
 def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Line]:
-    """Each instruction of a region: its two words, its control code decoded, nvdisasm's text."""
-    return _code_lines(region_code(images, region), f"region[{region['index']}]", region["identity"],
-                       nvdisasm_arch(images.manifest), with_text, at=region["place"])
+    """Each instruction of a region: its two words, its control code decoded, nvdisasm's text.
+    The first region asked for of an image set has every region of the set read with it
+    (_read_together: `bobc diff` asks region by region)."""
+    arch = nvdisasm_arch(images.manifest)
+    code = region_code(images, region)
+    if with_text and (arch, code[:len(code) - len(code) % INSTRUCTION_BYTES]) not in _TEXTS:
+        _read_together([region_code(images, r) for r in images.manifest["regions"]], arch)
+    return _code_lines(code, f"region[{region['index']}]", region["identity"], arch, with_text,
+                       at=region["place"])
 
 
 def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool, at: int | None = None) -> list[Line]:
@@ -739,15 +839,27 @@ def stage_lines(images: Images, with_code: bool = True) -> list[Line]:
         out.append(Line(f"residence.stage.bank0[{offset:#x}]", struct.unpack_from("<Q", bank, offset)[0], meaning,
                         owner, "bank0"))
     if with_code:
-        code = images.push[stage["program_address"] - base:stage["push_offset"] + stage["bytes"]]
-        while code[-INSTRUCTION_BYTES:] == bytes(INSTRUCTION_BYTES):      # the appendix's zero padding
-            code = code[:-INSTRUCTION_BYTES]
-        out += _code_lines(code, "residence.stage", owner, nvdisasm_arch(m), True)
+        out += _code_lines(_stage_code(images), "residence.stage", owner, nvdisasm_arch(m), True)
     return out
+
+
+def _stage_code(images: Images) -> bytes | None:
+    """The residence stage's code (its appendix's zero padding cut), None without a residence."""
+    m = images.manifest
+    residence = m.get("residence")
+    if not residence:
+        return None
+    stage, base = residence["stage"], m["bases"]["pushbuffer"]
+    code = images.push[stage["program_address"] - base:stage["push_offset"] + stage["bytes"]]
+    while code[-INSTRUCTION_BYTES:] == bytes(INSTRUCTION_BYTES):      # the appendix's zero padding
+        code = code[:-INSTRUCTION_BYTES]
+    return code
 
 
 def lines(images: Images, nonzero_only: bool = False, with_code: bool = True) -> list[Line]:
     """Everything an image set says, one self-describing line per fact, in a fixed order."""
+    if with_code:
+        _read_together(_image_codes(images), nvdisasm_arch(images.manifest))   # nvdisasm twice, not per stream
     out = header_lines(images) + region_lines(images) + launch_lines(images, nonzero_only)
     out += submission_lines(images)
     out += push_lines(images) + ring_lines(images) + stage_lines(images, with_code)
