@@ -257,7 +257,7 @@ def shape_refusal(layers: int, width: int, context: int, chunk: int) -> str:
          f"give {launches} launches (33 L + 3 chunks + 34), more than {LAUNCHES_MOST} (the program residence, "
          f"Coppelius.ArenaPlan's coppeliusProgramResidenceBytes = {PROGRAM_RESIDENCE_BYTES} bytes, holds the program table: a "
          f"{WIDEST_BANK_ZERO_BYTES}-byte bank 0 a launch and {RESIDENCE_CODE_ALLOWANCE} bytes of kernel code: "
-         "choose fewer layers)"),
+         "choose fewer layers or a larger chunk)"),
     ]
     return "; ".join(f"{field} {value} {rule}" for broken, field, value, rule in rules if broken)
 
