@@ -58,7 +58,10 @@ REFUSED = [
     ("0x256x128:1048576", ["layers (coppeliusShapeLayers) 0 is not at least 1"]),
     ("2x128x64:1048576", [f"width (coppeliusShapeWidth) 128 {WIDTH_RANGE}", f"context (coppeliusShapeContext) 64 {CONTEXT}"]),
     ("4x256x128:1000003", ["chunk (coppeliusShapeChunkBytes) 1000003 is not a multiple of 16"]),
-    ("4x256x128:16384", ["chunk (coppeliusShapeChunkBytes) 16384 is less than 20480"]),
+    ("4x256x128:16384", ["chunk (coppeliusShapeChunkBytes) 16384 is less than 20480",
+                         "chunk (coppeliusShapeChunkBytes) 16384 cuts this shape's checkpoint payload into 2435 chunks, "
+                         "more than 339", "layers (coppeliusShapeLayers) 4 give 7471 launches"]),
+    ("13x768x256", ["layers (coppeliusShapeLayers) 13 give a checkpoint payload of 12 N + 16 = 1112804368 bytes"]),
     ("4x256x128:67108864", [f"chunk (coppeliusShapeChunkBytes) 67108864 is not less than this shape's checkpoint "
                             f"payload, 12 N + 16 = {payload('small')} bytes"]),
     (f"4x256x128:{payload('small') // 5}", [f"chunk (coppeliusShapeChunkBytes) {payload('small') // 5} divides this "
@@ -89,14 +92,16 @@ def test_a_shape_the_kernels_cannot_serve_is_refused_at_its_definition(name, sai
 def test_the_rule_admits_exactly_the_shapes_the_docs_state(tmp_path):
     """coppeliusShapeRefusal over a grid of shapes against the rules as docs/coppelius.md states
     them (written here again): L >= 1; d a multiple of 128 in 256..768; T 128 or 256; the chunk a
-    multiple of 16, at least 20480, less than the payload and not dividing it."""
+    multiple of 16, at least 20480, less than the payload and not dividing it, in at most 339 chunks
+    (the GPFIFO ring); the payload at most 1 GiB less 4096 bytes (the checkpoint a host reads back);
+    at most 1664 launches, 33 L + 3 chunks + 34 (the program residence)."""
     from bobc.language.values import VNat
 
     (tmp_path / "Probe.bob").write_text("module Probe\n\nimport Coppelius.Model\n\n"
                                         "def refusal = coppeliusShapeRefusal\n", encoding="utf-8")
     program = load_program(tmp_path / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics())
     refusal = program.value("refusal")
-    for layers in (0, 1, 3):
+    for layers in (0, 1, 3, 13, 45):
         for width in (64, 128, 192, 256, 320, 384, 512, 640, 768, 896, 1024):
             for context in (64, 96, 128, 192, 256, 384, 512):
                 config = named(f"{layers}x{width}x{context}")
@@ -104,8 +109,10 @@ def test_the_rule_admits_exactly_the_shapes_the_docs_state(tmp_path):
                 for chunk in (16384, 20480, 1000003, 1 << 20, 8 << 20, size):
                     if chunk is None:
                         continue
+                    chunks = -(-size // chunk)
                     admitted = (layers >= 1 and width % 128 == 0 and 256 <= width <= 768 and context in (128, 256)
-                                and chunk % 16 == 0 and 20480 <= chunk < size and size % chunk != 0)
+                                and chunk % 16 == 0 and 20480 <= chunk < size and size % chunk != 0
+                                and chunks <= 339 and size <= (1 << 30) - 4096 and 33 * layers + 3 * chunks + 34 <= 1664)
                     text = program.apply(refusal, *map(VNat, (layers, width, context, chunk))).value
                     assert (text == b"") == admitted, (layers, width, context, chunk, text)
 

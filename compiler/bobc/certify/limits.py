@@ -38,11 +38,35 @@ HOST_STEP_COUNT = 1 << 20
 IDENTITY_BYTES = 1 << 16
 # runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
 CHECKPOINT_FILE_BYTES = 1 << 30
+# the checkpoint envelope around the payload (docs/formats.md; bobc.reference.envelope): a 64-byte
+# fixed header and the four identities, to 16 bytes, before it; the CRC-32 and the trailer after
+ENVELOPE_FIXED_BYTES = 64
+ENVELOPE_TAIL_BYTES = 12
 # runtime_c/host_io.h RT_IO_STEP_LIMIT: a per-step fill's u32 global step
 STEP_LIMIT = U32
 # runtime_c/native_request.c: a SplitMix64 initializer shifts its 64-bit draw by at most 63
 INITIALIZER_SHIFT = 63
 # grid and block bounds: the target's (bobc.targets TargetLimits)
+
+
+def checkpoint_file_bytes(contract) -> int:
+    """The bytes of a checkpoint file a host publishes for `contract` (anything with schema,
+    learner, data, seed and payload_bytes: a CheckpointContract, a native request): what it must
+    be able to read back."""
+    identities = len(contract.schema) + len(contract.learner) + len(contract.data) + len(contract.seed)
+    header = -(-(ENVELOPE_FIXED_BYTES + identities) // 16) * 16
+    return header + contract.payload_bytes + ENVELOPE_TAIL_BYTES
+
+
+def checkpoint_file_finding(contract, at=None) -> Finding | None:
+    """The refusal of a checkpoint the host could not read back (its file past
+    CHECKPOINT_FILE_BYTES), else None."""
+    size = checkpoint_file_bytes(contract)
+    if size <= CHECKPOINT_FILE_BYTES:
+        return None
+    return Finding("limit", f"the checkpoint's file is {size:,} bytes (its {contract.payload_bytes:,}-byte payload "
+                            f"in its envelope): more than the {CHECKPOINT_FILE_BYTES:,} bytes a host reads, so the "
+                            "host could not resume from its own checkpoint (docs/limits.md)", at)
 
 
 def check_limits(plan: Plan, target: Target) -> list[Finding]:
@@ -114,6 +138,10 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         limit("the checkpoint's updates per invocation", contract.updates_per_invocation, STEP_LIMIT)
         limit("the checkpoint's chunk bytes", contract.chunk_bytes, U64, " bytes")
         limit("the checkpoint's payload bytes", contract.payload_bytes, CHECKPOINT_FILE_BYTES, " bytes")
+        if 0 <= contract.payload_bytes <= CHECKPOINT_FILE_BYTES:
+            unreadable = checkpoint_file_finding(contract)      # the envelope's bytes count too
+            if unreadable is not None:
+                out.append(unreadable)
         if contract.chunk_bytes <= 0:
             out.append(Finding("limit", "the checkpoint's chunk bytes are 0: its payload cannot be "
                                         "divided into chunks"))

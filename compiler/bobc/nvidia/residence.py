@@ -27,10 +27,10 @@ it, or is unknown).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BobcError
+from ..errors import BobcError, Span
 from . import pushbuffer as pb
 
 STAGE_SOURCE = Path(__file__).with_name("program_stage.sass")
@@ -49,6 +49,10 @@ class Residence:
     program_base: int
     base: int
     size: int
+    # where the plan wrote the residence's size, and the definition's name when a definition holds
+    # it (bobc.language.values.origin): a refusal of the residence is located there
+    at: Span | None = field(default=None, compare=False)
+    named: str | None = field(default=None, compare=False)
 
     def relocate(self, address: int) -> int:
         """A program-table address as the device reads it: the same offset in the residence."""
@@ -76,6 +80,15 @@ class Stage:
                 "block": [STAGE_BLOCK, 1, 1], "units": self.units, "registers": self.registers}
 
 
+def written_at(raw) -> tuple[Span | None, str | None]:
+    """(where, the definition's name) of a plan value as a constructor field holds it, unforced:
+    a definition's place and name, or an expression's place and None; (None, None) for a literal."""
+    from ..language.values import GlobalThunk, origin
+
+    definition = getattr(raw, "definition", None) if type(raw) is GlobalThunk else None
+    return origin(raw), getattr(definition, "name", None)
+
+
 def _align(value: int, alignment: int) -> int:
     return -(-value // alignment) * alignment
 
@@ -84,20 +97,25 @@ def check(plan, layout, residence: Residence, footprints) -> None:
     """Refuse a residence the launches could not read the program from (the module docstring).
     `footprints`: one bobc.certify.footprints.Footprint (or None, unknown) per launch."""
     base, size, need = residence.base, residence.size, layout.program_bytes
-    where = f"the program residence at {base:#x} ({size} bytes)"
+    named = residence.named
+    where = f"the program residence at {base:#x} ({size} bytes{f', {named}' if named else ''})"
+    at = residence.at
+    sized = f"its size, {named}," if named else "its size"
     if base % ALIGNMENT:
-        raise BobcError(f"{where} is not {ALIGNMENT}-byte aligned",
+        raise BobcError(f"{where} is not {ALIGNMENT}-byte aligned", at,
                         hint="give its arena resident a 256-byte alignment")
     if base + size > ADDRESS_LIMIT:
-        raise BobcError(f"{where} reaches past 2^40, beyond what a QMD addresses")
+        raise BobcError(f"{where} reaches past 2^40, beyond what a QMD addresses", at)
     if size < need:
-        raise BobcError(f"{where} cannot hold the {need}-byte program table of target {layout.target.name}",
-                        hint=f"make its arena resident at least {need} bytes")
+        raise BobcError(f"{where} cannot hold the {need}-byte program table of target {layout.target.name} "
+                        f"(the kernels' code and one {layout.target.parameter_block_bytes}-byte bank 0 for each of "
+                        f"the plan's {len(plan.launches)} launches)",
+                        at, hint=f"make {sized} at least {need} bytes (or give the plan fewer launches)")
     buffers = (("program table", plan.program_base, need), ("QMD table", plan.qmd_base, layout.qmd_bytes),
                ("semaphores", plan.semaphore_base, layout.semaphore_bytes))
     for name, start, length in buffers:
         if start < base + size and base < start + length:
-            raise BobcError(f"{where} overlaps the plan's {name} at [{start:#x}, {start + length:#x})")
+            raise BobcError(f"{where} overlaps the plan's {name} at [{start:#x}, {start + length:#x})", at)
     for index, footprint in enumerate(footprints if footprints is not None else [None] * len(plan.launches)):
         launch = plan.launches[index]
         name = f"launch {index} ({launch.identity})"

@@ -231,8 +231,11 @@ class _Encoders:
         what = "NvidiaResidentProgram"
         r = _Reader(context.program, f"compiler-native-encode (family {what})")
         f = r.fields(r.con(value, what, "the resident program"))
+        from ..nvidia.residence import written_at
+
         resident = (r.word(f["nvidiaResidentProgramBase"], "ModelWord64", "the residence's base"),
-                    r.nat(f["nvidiaResidentProgramBytes"], "the residence's bytes"))
+                    r.nat(f["nvidiaResidentProgramBytes"], "the residence's bytes"),
+                    *written_at(f["nvidiaResidentProgramBytes"]))     # where a refusal of it is located
         return self.whole_program(f["nvidiaResidentProgramPlan"], context, resident, what)
 
 

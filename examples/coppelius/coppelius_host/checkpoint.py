@@ -205,8 +205,12 @@ def main(argv=None) -> int:
         if isinstance(error, ForeignCheckpoint) and error.part == "updates per invocation":
             # a host built with another run length (coppelius_host.build --interval/--publications)
             declared = int.from_bytes(source.data[40:48], "little")
-            said += (f" (a checkpoint of a host built with another run length: show it with "
-                     f"--updates-per-invocation {declared})")
+            if 1 <= declared <= UPDATES_LIMIT:
+                said += (f" (a checkpoint of a host built with another run length: show it with "
+                         f"--updates-per-invocation {declared})")
+            else:                            # 0 updates per invocation is no run: no host of ours writes it
+                said += (f" (no host coppelius_host.build makes runs {declared} updates an invocation: "
+                         f"--interval and --publications are at least 1)")
         print(f"{prog}: {said}", file=sys.stderr)
         return error.exit_code               # the host's codes: 4 bad, 5 foreign
     except Exception as error:              # noqa: BLE001 -- the envelope's other refusals name the part

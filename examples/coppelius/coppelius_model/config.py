@@ -141,9 +141,18 @@ CONFIG_CHOICES = f"{', '.join(CONFIGS)} or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_B
 SHAPE_NAME = re.compile(r"(\d+)x(\d+)x(\d+)(?::(\d+))?")
 
 
+def canonical_name(layers: int, width: int, context: int, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> str:
+    """A shape's one name: LAYERSxWIDTHxCONTEXT in decimal without leading zeros, then :CHUNK_BYTES
+    unless it is the default chunk (what its identity, coppelius-NAME-v1, is made of)."""
+    name = f"{layers}x{width}x{context}"
+    return name if chunk_bytes == DEFAULT_CHUNK_BYTES else f"{name}:{chunk_bytes}"
+
+
 def named(name: str) -> CoppeliusConfig:
     """small, large, tiny, or another shape as LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (the chunk 8 MiB
-    unless given), e.g. 1x256x128 (docs/coppelius.md, "Shapes")."""
+    unless given), e.g. 1x256x128 (docs/coppelius.md, "Shapes").  A shape has one identity however
+    it is spelt: 01x256x128 and 1x256x128:8388608 are 1x256x128, and small's or large's own
+    numbers are small or large."""
     if name in CONFIGS:
         return CONFIGS[name]
     match = SHAPE_NAME.fullmatch(name)
@@ -151,4 +160,108 @@ def named(name: str) -> CoppeliusConfig:
         raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(CONFIGS)} or a shape "
                          f"LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
     layers, width, context, chunk = match.groups()
-    return CoppeliusConfig(name, int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES)
+    shape = (int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES)
+    for known in (SMALL, LARGE):
+        if shape == (known.layers, known.width, known.context, known.chunk_bytes):
+            return known
+    return CoppeliusConfig(canonical_name(*shape), *shape)
+
+
+# ---- the shape rules: Coppelius.Model's coppeliusShapeRefusal, word for word ----
+# (tests/coppelius/test_shapes.py compares the two over a grid of shapes; the plan's rule is the
+# one a build obeys, this one lets a tool refuse a shape before it loads the plan or allocates)
+ROW_CHUNK_COLUMNS = 128
+WIDTH_LEAST, WIDTH_MOST = 256, 768
+CONTEXT_LEAST, CONTEXT_MOST = 128, 256
+CHUNK_ALIGNMENT = 16
+COUNTERS_BYTES = 16
+STAGING_WINDOW_BYTES = 20480
+CHECKPOINT_FILE_MOST_BYTES = 1 << 30          # docs/limits.md: the largest checkpoint file a host reads
+ENVELOPE_ROOM_BYTES = 4096                    # the envelope's header, CRC and trailer, at most
+GPFIFO_RING_BYTES = 8192                      # Platform.Linux.Nvidia.PlanHost.nvidiaPlanHostUVMGPFIFOBytes
+GPFIFO_ENTRY_BYTES = 8
+PROGRAM_RESIDENCE_BYTES = 1 << 21             # Coppelius.Model.coppeliusShapeResidenceBytes
+WIDEST_BANK_ZERO_BYTES = 1024                 # sm_90's parameter block
+RESIDENCE_CODE_ALLOWANCE = 393216             # the kernels' code (and tensor maps) in the residence
+CHUNKS_MOST = (GPFIFO_RING_BYTES // GPFIFO_ENTRY_BYTES - 5) // 3
+LAUNCHES_MOST = (PROGRAM_RESIDENCE_BYTES - RESIDENCE_CODE_ALLOWANCE) // WIDEST_BANK_ZERO_BYTES
+
+
+def parameter_count_for(layers: int, width: int, context: int) -> int:
+    """N = (2 x 256 + T + 2) d + L (12 d^2 + 13 d): coppeliusParameterCountFor."""
+    return (2 * VOCABULARY + context + 2) * width + layers * (12 * width * width + 13 * width)
+
+
+def payload_bytes_for(layers: int, width: int, context: int) -> int:
+    """P, M, V and the counters: 12 N + 16 bytes (coppeliusPayloadBytesFor)."""
+    return 12 * parameter_count_for(layers, width, context) + COUNTERS_BYTES
+
+
+def _modulo(a: int, b: int) -> int:
+    return a % b if b else a           # the plan language's nat-modulo (and nat-divide by 0 is 0)
+
+
+def chunks_for(payload: int, chunk: int) -> int:
+    """The chunks the payload is moved in (coppeliusChunksFor)."""
+    return (payload // chunk if chunk else 0) + (1 if _modulo(payload, chunk) else 0)
+
+
+def launches_for(layers: int, chunks: int) -> int:
+    """33 L + 3 chunks + 34: the plan's launches (Coppelius.Build.Graph proves its count is this)."""
+    return 33 * layers + 3 * chunks + 34
+
+
+def shape_refusal(layers: int, width: int, context: int, chunk: int) -> str:
+    """Why no host serves the shape ('' when one does): every broken rule's field, value, rule and
+    whose it is, as coppeliusShapeRefusal says it."""
+    payload = payload_bytes_for(layers, width, context)
+    chunks = chunks_for(payload, chunk)
+    launches = launches_for(layers, chunks)
+    payload_most = CHECKPOINT_FILE_MOST_BYTES - ENVELOPE_ROOM_BYTES
+    rules = [
+        (layers == 0, "layers (coppeliusShapeLayers)", layers,
+         "is not at least 1 (the backward's batched layer-norm gain and bias gradients launch one batch a layer, and "
+         "a grid of no batches is no launch)"),
+        (width % ROW_CHUNK_COLUMNS != 0, "width (coppeliusShapeWidth)", width,
+         f"is not a multiple of {ROW_CHUNK_COLUMNS} (coppelius-layernorm-forward, -backward and "
+         "coppelius-embedding-forward hold a row as chunks of that many columns, and heads of 64 and the products' "
+         "tiles of 64 then divide it)"),
+        (not WIDTH_LEAST <= width <= WIDTH_MOST, "width (coppeliusShapeWidth)", width,
+         f"is not between {WIDTH_LEAST} and {WIDTH_MOST} (coppelius-layernorm-forward and -backward hold a row in "
+         "registers as 2 to 6 chunks of 128 columns)"),
+        (context not in (CONTEXT_LEAST, CONTEXT_MOST), "context (coppeliusShapeContext)", context,
+         f"is not {CONTEXT_LEAST} or {CONTEXT_MOST} (coppelius-attention-forward, like the softmax it absorbed, masks "
+         "by a query's position in a power-of-two T and holds 128 to 512 keys, and coppelius-embedding-backward "
+         "reads at most 256 positions)"),
+        (chunk % CHUNK_ALIGNMENT != 0, "chunk (coppeliusShapeChunkBytes)", chunk,
+         f"is not a multiple of {CHUNK_ALIGNMENT} (coppelius-copy moves the checkpoint 16 bytes a thread, from "
+         "16-byte aligned offsets)"),
+        (chunk < STAGING_WINDOW_BYTES, "chunk (coppeliusShapeChunkBytes)", chunk,
+         f"is less than {STAGING_WINDOW_BYTES} (the staging buffer is one chunk, and it holds the host's window: "
+         "tokens, targets, records, the report)"),
+        (payload <= chunk, "chunk (coppeliusShapeChunkBytes)", chunk,
+         f"is not less than this shape's checkpoint payload, 12 N + 16 = {payload} bytes (the host's load stages at "
+         "least one full chunk, then the tail)"),
+        (chunk < payload and _modulo(payload, chunk) == 0, "chunk (coppeliusShapeChunkBytes)", chunk,
+         f"divides this shape's checkpoint payload, 12 N + 16 = {payload} bytes (the host's schedule moves the full "
+         "chunks, then a tail that is not empty)"),
+        (chunk != 0 and chunks > CHUNKS_MOST, "chunk (coppeliusShapeChunkBytes)", chunk,
+         f"cuts this shape's checkpoint payload into {chunks} chunks, more than {CHUNKS_MOST} (a chunk is 3 "
+         "submissions and the run 5 more, each an 8-byte entry of the GPFIFO ring, which holds "
+         f"{GPFIFO_RING_BYTES} bytes: choose a larger chunk)"),
+        (payload > payload_most, "layers (coppeliusShapeLayers)", layers,
+         f"give a checkpoint payload of 12 N + 16 = {payload} bytes, more than {payload_most} (a host reads a "
+         f"checkpoint file of at most {CHECKPOINT_FILE_MOST_BYTES} bytes, docs/limits.md, and the envelope takes up "
+         f"to {ENVELOPE_ROOM_BYTES} of them: choose fewer layers or a smaller width or context)"),
+        (launches > LAUNCHES_MOST, "layers (coppeliusShapeLayers)", layers,
+         f"give {launches} launches (33 L + 3 chunks + 34), more than {LAUNCHES_MOST} (the program residence, "
+         f"Coppelius.ArenaPlan's coppeliusProgramResidenceBytes = {PROGRAM_RESIDENCE_BYTES} bytes, holds the program table: a "
+         f"{WIDEST_BANK_ZERO_BYTES}-byte bank 0 a launch and {RESIDENCE_CODE_ALLOWANCE} bytes of kernel code: "
+         "choose fewer layers or a larger chunk)"),
+    ]
+    return "; ".join(f"{field} {value} {rule}" for broken, field, value, rule in rules if broken)
+
+
+def config_refusal(config: CoppeliusConfig) -> str:
+    """shape_refusal of a configuration's shape."""
+    return shape_refusal(config.layers, config.width, config.context, config.chunk_bytes)

@@ -391,7 +391,7 @@ def main(argv=None) -> int:
     print(f"# {config.name}: {config.parameter_count} parameters, checkpoint payload "
           f"{checkpoint_payload_bytes(config)} bytes in {len(chunks(config))} chunks")
     for index, piece in enumerate(pieces(config)):
-        print(f"piece {index}: {piece.name} ({len(piece.launches)} launches)")
+        print(f"piece {index}: {piece.name} ({len(piece.launches)} launch{'' if len(piece.launches) == 1 else 'es'})")
         if piece.name == "update":
             for k, launch in enumerate(piece.launches):
                 print(f"  {k:3d} {launch.kernel:34s} grid {launch.grid} x {launch.block}  {launch.what}")
