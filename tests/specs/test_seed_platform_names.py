@@ -301,6 +301,7 @@ def seed_004_schedule(tmp_path, monkeypatch, probe, *definitions):
     # the model's numbers (Coppelius's modules, or the stubs: ArenaPlan's, Graph's) for the expectations
     text = ("import Coppelius.Build.NativeHost\nimport Runtime.NativePhysicalProgram\n"
             "import Platform.Linux.Nvidia.PlanHost\nimport Platform.Linux.Nvidia.PlanHostRequest\n"
+            "import Runtime.NativePhysicalEmbeddedArtifact\nimport Coppelius.Build.Placement\n"
             "import Coppelius.ArenaPlan\nimport Coppelius.TrainingRun\nimport Coppelius.Build.Graph\nimport Std.Natural\n\n"
             "def steps : (family NvidiaPlanHostSteps) = (coppeliusHostStepsFor b\"\" phEnd)\n" + "".join(definitions))
     return probe(text, SEED_004.parents[2], STUBS)
@@ -345,6 +346,25 @@ def test_seed_004_schedule_issues_the_run(tmp_path, monkeypatch, probe):
 def test_seed_004_host_plan_names_exist():
     """The host plan's names seed 004 uses (issue 14's runtime part) are all declared."""
     assert missing_host_plan_names() == []
+
+
+def test_a_ring_image_past_the_ring_is_not_admitted(tmp_path, monkeypatch, probe):
+    """Seed 004's GPFIFO buffer holds the ring and, after its 1024 entries, the USERD page
+    (GPGet, GPPut): a ring image may fill the ring but not run on into USERD, which the buffer's
+    bounds alone admitted (probe s29 coppelius finding 2: chunk sizes of 1,055 ring entries)."""
+    program = seed_004_schedule(
+        tmp_path, monkeypatch, probe,
+        "def ring : (family NativePhysicalEmbeddedComponentKind) = "
+        "(constructor NativePhysicalEmbeddedComponentKind NativePhysicalEmbeddedGPFIFO)\n"
+        "def full : Nat = (nvidiaPlanHostFillHeld (coppeliusHostLayout 4096 b\"\") coppeliusHostGPFIFO "
+        "nvidiaPlanHostUVMGPFIFOBytes ring)\n"
+        "def past : Nat = (nvidiaPlanHostFillHeld (coppeliusHostLayout 4096 b\"\") coppeliusHostGPFIFO "
+        "(nat-add nvidiaPlanHostUVMGPFIFOBytes 8) ring)\n"
+        "def inBuffer : Nat = (eliminate NvidiaPlanHostLayout (lambda unrestricted current : (family NvidiaPlanHostLayout) . Nat) "
+        "(coppeliusHostLayout 4096 b\"\") (branch NvidiaPlanHostLayoutValue gpfifo pushbuffer semaphores program qmd userd "
+        "more abi lifecycle cardName errorNotifier . "
+        "(nvidiaPlanHostBufferHolds gpfifo coppeliusHostGPFIFO (nat-add nvidiaPlanHostUVMGPFIFOBytes 8))))\n")
+    assert [program.value(n).value for n in ("full", "past", "inBuffer")] == [1, 0, 1]
 
 
 def test_seed_004_request_is_admitted_and_a_wrong_count_is_not(tmp_path, monkeypatch, probe):
