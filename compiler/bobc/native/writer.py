@@ -24,13 +24,29 @@ BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
 def native_host(program_bytes: bytes, target_name: str) -> bytes:
     """The host executable for a program's canonical bytes, checked as the host checks them."""
     try:
-        decoding.decode(program_bytes)
+        program = decoding.decode(program_bytes)
     except decoding.ProgramError as error:
         raise BobcError(f"the native physical program is refused: {error}",
                         hint="the host would refuse it too (docs/native-host.md, \"Checks\")") from None
+    _check_request_checkpoint(program)
     from .interpreter import interpreter_bytes
 
     return interpreter_bytes() + trailer(program_bytes, target_name)
+
+
+def _check_request_checkpoint(program) -> None:
+    """A request host (RequestOpen first) publishes checkpoints of its request's payload: held to
+    the size a host reads back, as a plan host's contract is (certify.limits), so no build makes
+    a host that cannot resume from its own checkpoint."""
+    if not program.commands or program.commands[0].code != decoding.CODE_OF["RequestOpen"]:
+        return
+    from ..certify.limits import checkpoint_file_finding
+    from .request import parse_request
+
+    finding = checkpoint_file_finding(parse_request(program.commands[0].data))
+    if finding is not None:
+        raise BobcError(f"the native program's request is refused: {finding.message}",
+                        hint="make the model's checkpoint payload smaller (fewer or narrower parameters)")
 
 
 def program_bytes_of(value, context) -> bytes:
