@@ -306,20 +306,40 @@ int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t
     return rt_say(err, RT_EXIT_INTERNAL, "no output %s to stage", option);
 }
 
-static int write_temporary(rt_io_output *o, mode_t mask, char *err)
+/* A refusal of write_temporary: at publication `output PATH: DETAIL (nothing was published)`; at
+ * rt_io_prepare (`named`) `output PATH (OPTION): DETAIL; nothing was published`, the argument named
+ * (reference/safe_io.py OutputSet.prepare words it the same). */
+static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
 {
-    char shown[RT_IO_SHOWN_BYTES + 1], folder_shown[RT_IO_SHOWN_BYTES + 1];
+    char shown[RT_IO_SHOWN_BYTES + 1], detail[RT_ERR_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    if (named)
+        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): %s; nothing was published",
+                      rt_io_shown(o->path, shown), o->option, detail);
+    return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: %s (nothing was published)", rt_io_shown(o->path, shown),
+                  detail);
+}
+
+static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
+{
+    char folder_shown[RT_IO_SHOWN_BYTES + 1];
     const char *base = strrchr(o->path, '/');
     base = base ? base + 1 : o->path;
-    if (snprintf(o->temporary, sizeof o->temporary, "%s/.%s.tmp-XXXXXX", o->folder, base) >= (int)sizeof o->temporary)
-        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: path too long (nothing was published)",
-                      rt_io_shown(o->path, shown));
+    if (snprintf(o->temporary, sizeof o->temporary, "%s/.%s.tmp-XXXXXX", o->folder, base) >= (int)sizeof o->temporary) {
+        o->temporary[0] = 0;
+        return temporary_refused(o, named, err, "path too long");
+    }
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
         o->temporary[0] = 0;
-        return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: cannot create a temporary file in %s: %s (nothing was "
-                   "published)", rt_io_shown(o->path, shown), rt_io_shown(o->folder, folder_shown), strerror(e));
+        return temporary_refused(o, named, err, "cannot create a temporary file in %s: %s",
+                                 rt_io_shown(o->folder, folder_shown), strerror(e));
     }
     const char *stage = "chmod";
     int e = 0;
@@ -358,17 +378,105 @@ fail:
         close(fd);
     unlink(o->temporary);
     o->temporary[0] = 0;
-    return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s: %s of the temporary file failed: %s (nothing was published)",
-               rt_io_shown(o->path, shown), stage, strerror(e));
+    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, strerror(e));
 }
+
+static void forget_prepared(void);
 
 static void remove_temporaries(rt_io_files *files)
 {
+    forget_prepared();
     for (int i = 0; i < files->output_count; i++)
         if (files->outputs[i].temporary[0]) {
             unlink(files->outputs[i].temporary);
             files->outputs[i].temporary[0] = 0;
         }
+}
+
+/* Prepared temporaries outlive the command that wrote them (a program talks to its peer before
+ * its end): SIGINT, SIGTERM or SIGHUP meanwhile removes them and ends the process by that signal,
+ * as it would have ended (only async-signal-safe calls; a signal that was ignored or handled by
+ * someone else is left alone).  SIGKILL cannot be caught: its temporaries stay, named
+ * .NAME.tmp-XXXXXX beside their outputs (docs/runtime.md, "Files"). */
+static const int prepared_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define PREPARED_SIGNALS ((int)(sizeof prepared_signals / sizeof prepared_signals[0]))
+static struct {
+    rt_io_files *files;
+    struct sigaction previous[PREPARED_SIGNALS];
+    int installed[PREPARED_SIGNALS];
+} prepared;
+
+static void interrupted_while_prepared(int sig)
+{
+    int saved = errno;
+    if (prepared.files)
+        for (int i = 0; i < prepared.files->output_count; i++)
+            if (prepared.files->outputs[i].temporary[0])
+                unlink(prepared.files->outputs[i].temporary);
+    raise(sig);         /* SA_RESETHAND: the default action now */
+    errno = saved;
+}
+
+static void hold_prepared(rt_io_files *files)
+{
+    if (prepared.files)
+        return;
+    prepared.files = files;
+    for (int k = 0; k < PREPARED_SIGNALS; k++) {
+        struct sigaction previous, handler;
+        prepared.installed[k] = 0;
+        if (sigaction(prepared_signals[k], NULL, &previous) != 0 || (previous.sa_flags & SA_SIGINFO) ||
+            previous.sa_handler != SIG_DFL)
+            continue;
+        memset(&handler, 0, sizeof handler);
+        handler.sa_handler = interrupted_while_prepared;
+        sigemptyset(&handler.sa_mask);
+        for (int j = 0; j < PREPARED_SIGNALS; j++)
+            sigaddset(&handler.sa_mask, prepared_signals[j]);
+        handler.sa_flags = SA_RESETHAND;
+        if (sigaction(prepared_signals[k], &handler, NULL) == 0) {
+            prepared.previous[k] = previous;
+            prepared.installed[k] = 1;
+        }
+    }
+}
+
+static void forget_prepared(void)
+{
+    if (!prepared.files)
+        return;
+    for (int k = 0; k < PREPARED_SIGNALS; k++)
+        if (prepared.installed[k]) {
+            sigaction(prepared_signals[k], &prepared.previous[k], NULL);
+            prepared.installed[k] = 0;
+        }
+    prepared.files = NULL;
+}
+
+int rt_io_prepare(rt_io_files *files, char *err)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    for (int i = 0; i < files->output_count; i++) {
+        rt_io_output *o = &files->outputs[i];
+        if (!o->staged || o->temporary[0])
+            continue;
+        int rc = write_temporary(o, mask, 1, err);
+        if (rc) {
+            remove_temporaries(files);
+            return rc;
+        }
+        o->prepared = 1;
+        hold_prepared(files);
+    }
+    return 0;
+}
+
+void rt_io_discard(rt_io_files *files)
+{
+    remove_temporaries(files);
+    for (int i = 0; i < files->output_count; i++)
+        files->outputs[i].prepared = 0;
 }
 
 static void test_pause(const char *variable)
@@ -569,7 +677,7 @@ static int journal_write(rt_io_files *files, char *journal, size_t journal_size,
     snprintf(staged.folder, sizeof staged.folder, "%s", last->folder);
     staged.data = text;
     staged.size = n;
-    int rc = write_temporary(&staged, mask, err);
+    int rc = write_temporary(&staged, mask, 0, err);
     if (rc)
         return rc;
     if (rename(staged.temporary, journal) != 0) {
@@ -803,11 +911,15 @@ int rt_io_publish(rt_io_files *files, char *err)
             return rt_say(err, RT_EXIT_INTERNAL, "output %s (%s) was never staged (nothing was published)",
                        rt_io_shown(o->path, shown), o->option);
         }
-        if ((rc = write_temporary(o, mask, err))) {
+        if (o->temporary[0])
+            continue;                     /* prepared (rt_io_prepare): only its rename is left */
+        if ((rc = write_temporary(o, mask, 0, err))) {
             remove_temporaries(files);
             return rc;
         }
     }
+    /* from here a SIGINT while waiting for a folder lock removes the temporaries (wait_for_lock) */
+    forget_prepared();
     /* from here to the journal's removal no other publication or recovery works in these folders
      * (docs/runtime.md, "Files": concurrent invocations) */
     const char *folders[RT_IO_MAX_FILES] = { 0 };

@@ -18,6 +18,12 @@
  *          (the checkpoint last: a new checkpoint means every output of that
  *          run is new).  A failure before the renames removes the
  *          temporaries: nothing is published.
+ * Two phases: rt_io_prepare writes the temporaries of the outputs staged so
+ *          far now (the same synced files, the same refusals, each naming its
+ *          output), so that a program can learn that its outputs can be
+ *          written before it tells a peer so; rt_io_publish then only renames
+ *          them (writing any output staged later).  Until then, rt_io_discard,
+ *          a failed publication, or SIGINT, SIGTERM or SIGHUP removes them.
  * Journal: a publication of several files writes `.<last>.bob-journal` in the
  *          last output's folder (format: docs/runtime.md "Files"), naming
  *          each temporary and its destination, before the first rename, and
@@ -75,6 +81,7 @@ typedef struct {
     const void *data;                 /* staged bytes (owned by the caller) */
     size_t size;
     int staged;
+    int prepared;                     /* its temporary written by rt_io_prepare: only its rename is left */
     char temporary[RT_IO_PATH_BYTES + 64];
 } rt_io_output;
 
@@ -126,9 +133,21 @@ const char *rt_io_shown(const char *path, char *out);
  * for a live publication there to finish). */
 int rt_io_recover(const char *const *paths, int count, char *err);
 
+/* Publication's first phase: every staged output that has no temporary yet
+ * written to a synced one beside it.  On failure every temporary is removed
+ * and RT_EXIT_WRITE_FAILED returned with `output PATH (OPTION): DETAIL;
+ * nothing was published`.  Not under the folders' locks (as rt_io_publish
+ * writes its temporaries): two programs may prepare into one folder, and wait
+ * for each other, before either renames. */
+int rt_io_prepare(rt_io_files *files, char *err);
+
+/* Remove every temporary written so far (prepared or not): nothing is published. */
+void rt_io_discard(rt_io_files *files);
+
 /* Write every output to a synced temporary, then rename them all in order
  * (under a journal when there are several), the outputs' folders locked from
- * the renames' checks to the journal's removal. */
+ * the renames' checks to the journal's removal.  An output rt_io_prepare wrote
+ * keeps its temporary (only renamed). */
 int rt_io_publish(rt_io_files *files, char *err);
 
 #endif

@@ -211,6 +211,11 @@ static int stage(np_machine *m, uint32_t index, uint64_t argument, const uint8_t
     if (!s)
         return fault(m, index, NP_EXIT_INTERNAL, "argument %llu was not checked as an output",
                      (unsigned long long)argument);
+    for (int i = 0; i < h->files.output_count; i++)
+        if (!strcmp(h->files.outputs[i].option, s->option) && h->files.outputs[i].prepared)
+            return fault(m, index, NP_EXIT_INTERNAL, "argument %llu was prepared for publication already "
+                         "(PrepareOutputs): a program writes an output before it prepares it",
+                         (unsigned long long)argument);
     uint8_t *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return fault(m, index, NP_EXIT_INTERNAL, "out of memory (%llu bytes)", (unsigned long long)bytes);
@@ -379,6 +384,16 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     case NP_RELEASE:
         np_device_release(&h->session);
         return 0;
+    case NP_PREPARE_OUTPUTS: {
+        /* publication's first phase (host_io.h): the outputs staged so far written and synced now, so
+         * that a failure to write them is this command's, before the program tells a peer it is ready */
+        char io[RT_ERR_BYTES];
+        int rc = rt_io_prepare(&h->files, io);
+        if (rc)
+            return fault(m, at, rc, "%s", io);
+        trace(h, "prepare");
+        return 0;
+    }
     case NP_LOAD_EMBEDDED: {
         const uint8_t *image = h->self->component[c->n[0]];
         uint64_t length = h->self->component_length[c->n[0]];
@@ -606,6 +621,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < h.peer_count; i++)
         np_peer_close(&h.peers[i]);
     if (r < 0) {
+        rt_io_discard(&h.files);          /* prepared temporaries (PrepareOutputs): nothing is published */
         fprintf(stderr, "native: %s", m.message);
         if (m.fail_message)
             fwrite(m.fail_message, 1, m.fail_length, stderr);
@@ -617,6 +633,7 @@ int main(int argc, char **argv)
     if (h.request_open) {
         char why[RT_ERR_BYTES];
         if ((rc = np_request_finish(&h.request, &h.files, why))) {
+            rt_io_discard(&h.files);
             fprintf(stderr, "native: %s", why);
             np_request_failure_note(&h.request, why, strlen(why), stderr);
             return rc;

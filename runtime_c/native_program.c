@@ -52,6 +52,7 @@ static const struct {
     [NP_REQUEST_CHECKPOINT_BEGIN] = { "RequestCheckpointBegin", "", 1 },
     [NP_REQUEST_CHECKPOINT_PUBLISH] = { "RequestCheckpointPublish", "n", 1 },
     [NP_LOAD_EMBEDDED] = { "LoadEmbedded", "nn", 1 },
+    [NP_PREPARE_OUTPUTS] = { "PrepareOutputs", "", 1 },
 };
 
 const char *np_code_name(unsigned code)

@@ -23,7 +23,8 @@ enum np_code {
     NP_REQUEST_APPEND_STATE = 30, NP_REQUEST_APPEND_INPUT = 31, NP_REQUEST_APPEND_STATUS = 32,
     NP_REQUEST_CHECKPOINT_BEGIN = 33, NP_REQUEST_CHECKPOINT_PUBLISH = 34,
     NP_LOAD_EMBEDDED = 35,       /* an embedded device image of the host's own file */
-    NP_CODE_COUNT = 36,
+    NP_PREPARE_OUTPUTS = 36,     /* the outputs staged so far to their synced temporaries (publication's first phase) */
+    NP_CODE_COUNT = 37,
 };
 
 enum np_operand_kind { NP_IMMEDIATE = 0, NP_SLOT = 1, NP_STATE_WORD = 2, NP_MAPPED_WORD = 3 };

@@ -10,7 +10,8 @@ message, answers with its own partial, then does worker 1's backward and update 
 NumPy reference's arithmetic (partitioned_regression.reference), off the exchange's critical
 path.  So worker 0, run against it, trains to the same bits as in the real pair, while only one
 process uses the GPU: the difference between the two runs' step times is what sharing the GPU
-costs.  Exits 0 after the pair's last exchange (step steps + 1), nonzero on a protocol error.
+costs.  Exits 0 after the pair's last exchange (step steps + 2: both prepared their outputs), nonzero
+on a protocol error.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from partitioned_regression import reference as R  # noqa: E402
 MESSAGE = struct.Struct("<4sIQd")          # b"CDPR", the sender's worker, the step, the partial
 HELLO = struct.Struct("<4sIQQQQQQ")        # b"CDPH", the sender's worker, epoch, resume, steps, checkpoint's steps,
                                            # the numerics' word, the plan's word
+PREPARED = struct.unpack("<d", b"PREPARED")[0]    # the last exchange's payload: ready to publish
 DATA = struct.Struct("<4sI32s")            # b"CDPD", the sender's worker, its record's checksums
 
 
@@ -79,13 +81,16 @@ def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Dat
     if tag != b"CDPD" or worker != 0:
         raise SystemExit(f"echo_peer: unexpected data message {tag!r} worker {worker}")
     peer.sendall(F.data_identity(F.record(data, 1, coordinate), 1))
-    for step in range(1, steps + 2):
+    for step in range(1, steps + 3):
         tag, worker, got, theirs = MESSAGE.unpack(receive(peer))
         if tag != b"CDPR" or worker != 0 or got != step:
             raise SystemExit(f"echo_peer: step {step}: unexpected message {tag!r} worker {worker} step {got}")
+        if step == steps + 2:       # worker 0 prepared its outputs: this peer says it did too
+            peer.sendall(MESSAGE.pack(b"CDPR", 1, step, PREPARED))
+            break
         peer.sendall(MESSAGE.pack(b"CDPR", 1, step, partial))
         if step > steps:
-            break
+            continue
         row = (step - 1) % rows
         error = float(R.np.float64(R.np.float64(theirs) + R.np.float64(partial)) - R.np.float64(data.targets[row]))
         gradient = R.linear_step(error, x, 0.0)[0]

@@ -9,6 +9,7 @@
 #include "host_settings.h"
 #include "native_device.h"
 #include "native_machine.h"
+#include "native_program.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
@@ -315,6 +316,107 @@ static void test_publish(void)
     expect(rt_publish_atomic(path, "x", 1, err), RT_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
     struct stat st;
     CHECK(stat(path, &st) != 0, "nothing at the path");
+}
+
+static int there(const char *path);
+
+/* temporaries (`.NAME.tmp-`) in `folder` */
+static int temporaries_in(const char *folder)
+{
+    DIR *d = opendir(folder);
+    int n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        n += strstr(de->d_name, ".tmp-") != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int file_holds(const char *path, const char *text)
+{
+    char buf[64] = "";
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    return got == strlen(text) && memcmp(buf, text, got) == 0;
+}
+
+/* Publication's two phases (host_io.h): rt_io_prepare writes the temporaries, rt_io_publish only
+ * renames them; a failure to prepare names the output and removes every temporary; discarding or
+ * a SIGTERM after preparing leaves the old files and no temporary. */
+static void test_prepare(void)
+{
+    char err[RT_ERR_BYTES] = "", folder[512], sub[600], a[700], b[700], c[700];
+    snprintf(folder, sizeof folder, "%s/prepare", tmpdir);
+    mkdir(folder, 0755);
+    snprintf(sub, sizeof sub, "%s/sub", folder);
+    snprintf(a, sizeof a, "%s/a.bin", folder);
+    snprintf(b, sizeof b, "%s/b.bin", folder);
+    snprintf(c, sizeof c, "%s/c.bin", sub);
+    CHECK(rt_publish_atomic(a, "OLD-A", 5, err) == 0, "publish: %s", err);
+    CHECK(np_code_name(NP_PREPARE_OUTPUTS) && !strcmp(np_code_name(NP_PREPARE_OUTPUTS), "PrepareOutputs"),
+          "code 36 is PrepareOutputs");
+
+    /* prepared, then published: the temporaries exist between the two, the old file unchanged */
+    rt_io_files *files = calloc(1, sizeof *files);
+    CHECK(rt_io_add_output(files, a, "argument 0", NULL, err) == 0 && rt_io_add_output(files, b, "argument 1", NULL,
+          err) == 0, "outputs: %s", err);
+    CHECK(rt_io_stage(files, "argument 0", "NEW-A", 5, err) == 0 && rt_io_stage(files, "argument 1", "NEW-B", 5, err) == 0,
+          "stage: %s", err);
+    CHECK(rt_io_prepare(files, err) == 0, "prepare: %s", err);
+    CHECK(temporaries_in(folder) == 2 && file_holds(a, "OLD-A") && !there(b) && files->outputs[0].prepared,
+          "prepared: two temporaries, nothing renamed yet");
+    CHECK(rt_io_prepare(files, err) == 0 && temporaries_in(folder) == 2, "a second prepare writes nothing again");
+    CHECK(rt_io_publish(files, err) == 0, "publish: %s", err);
+    CHECK(file_holds(a, "NEW-A") && file_holds(b, "NEW-B") && temporaries_in(folder) == 0, "published by renames");
+
+    /* discarded after preparing: the old files stay, no temporary */
+    memset(files, 0, sizeof *files);
+    rt_io_add_output(files, a, "argument 0", NULL, err);
+    rt_io_stage(files, "argument 0", "LOST", 4, err);
+    CHECK(rt_io_prepare(files, err) == 0 && temporaries_in(folder) == 1, "prepare: %s", err);
+    rt_io_discard(files);
+    CHECK(temporaries_in(folder) == 0 && file_holds(a, "NEW-A") && !files->outputs[0].prepared, "discarded");
+
+    /* the second output's folder gone: refused naming it, the first one's temporary removed too */
+    mkdir(sub, 0755);
+    memset(files, 0, sizeof *files);
+    CHECK(rt_io_add_output(files, a, "argument 0", NULL, err) == 0 && rt_io_add_output(files, c, "argument 5", NULL,
+          err) == 0, "outputs: %s", err);
+    rt_io_stage(files, "argument 0", "LOST", 4, err);
+    rt_io_stage(files, "argument 5", "LOST", 4, err);
+    rmdir(sub);
+    char want[2048];
+    snprintf(want, sizeof want, "output %s (argument 5): cannot create a temporary file in %s: No such file or "
+             "directory; nothing was published", c, sub);
+    expect(rt_io_prepare(files, err), RT_EXIT_WRITE_FAILED, err, want, "prepare into a folder gone");
+    CHECK(!strcmp(err, want), "the whole message: '%s'", err);
+    CHECK(temporaries_in(folder) == 0 && file_holds(a, "NEW-A"), "nothing left, nothing published");
+
+    /* SIGTERM after preparing (the program waits for its peer): the temporaries removed, the process
+     * ended by SIGTERM */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rt_io_files *mine = calloc(1, sizeof *mine);
+        char e2[RT_ERR_BYTES];
+        rt_io_add_output(mine, a, "argument 0", NULL, e2);
+        rt_io_add_output(mine, b, "argument 1", NULL, e2);
+        rt_io_stage(mine, "argument 0", "KILLED", 6, e2);
+        rt_io_stage(mine, "argument 1", "KILLED", 6, e2);
+        if (rt_io_prepare(mine, e2) || temporaries_in(folder) != 2)
+            _exit(3);
+        raise(SIGTERM);
+        _exit(4);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "ended by SIGTERM (status 0x%x)", status);
+    CHECK(temporaries_in(folder) == 0 && file_holds(a, "NEW-A") && file_holds(b, "NEW-B"),
+          "SIGTERM after prepare: no temporary, the old files");
+    free(files);
 }
 
 static const uint32_t sample_queries[RT_SAMPLE_QUERIES] = { 4, 8, 15, 16, 23 };
@@ -1084,6 +1186,7 @@ int main(void)
     test_fill();
     test_envelope();
     test_publish();
+    test_prepare();
     test_input();
     test_args();
     test_shim_cpu();

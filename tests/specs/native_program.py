@@ -42,6 +42,8 @@ class Machine:
         self.host_buffers: list[tuple[int, int]] = list(host_buffers)
         self.files = dict(files or {})
         self.outputs: dict[int, bytes] = {}
+        # PrepareOutputs: the arguments prepared (their bytes final: written again, status 1)
+        self.prepared: set[int] = set()
         self.gpu = gpu
         self.send, self.receive = send, receive
         self.telemetry: list[bytes] = []
@@ -204,6 +206,8 @@ class Machine:
                             raise Failed(2, b"file size")
                         self.state[b:b + count] = data
                     elif op == 15:
+                        if a in self.prepared:
+                            raise Failed(1, b"prepared already")
                         self.outputs[a] = bytes(self.state[b:b + count])
                     elif op == 20:
                         self.send(bytes(self.state[b:b + count]))
@@ -213,6 +217,8 @@ class Machine:
                             raise Failed(5, b"peer")
                         self.state[b:b + count] = data
                     else:
+                        if a in self.prepared:
+                            raise Failed(1, b"prepared already")
                         self.outputs[a] = self.mapped_read(self.host_mapped(b, count), count)
             elif op == 16:
                 _, at = self._bytes(at)
@@ -311,5 +317,9 @@ class Machine:
                 host, at = self._natural(at)
                 if execute:
                     self.requests.append(("load", kind, host))
+            elif op == 36:
+                if execute:
+                    self.prepared |= set(self.outputs)
+                    self.requests.append(("prepare", tuple(sorted(self.outputs))))
             else:
                 raise AssertionError(f"unknown command {op}")

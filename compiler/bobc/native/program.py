@@ -33,6 +33,8 @@ CODES: dict[int, tuple[str, str, int]] = {
     29: ("RequestWriteAt", "nnnn", 1), 30: ("RequestAppendState", "nnn", 1), 31: ("RequestAppendInput", "noo", 1),
     32: ("RequestAppendStatus", "nn", 1), 33: ("RequestCheckpointBegin", "", 1),
     34: ("RequestCheckpointPublish", "n", 1), 35: ("LoadEmbedded", "nn", 1),
+    # the first phase of publication (docs/platform.md): every output staged so far to its synced temporary
+    36: ("PrepareOutputs", "", 1),
 }
 CODE_OF = {name: code for code, (name, _, _) in CODES.items()}
 FILE_CODES = (14, 15, 25)

@@ -225,6 +225,8 @@ class Machine:
         self.session_open = False
         self.peers: list[Peer] = []
         self.staged: dict[int, bytes] = {}
+        self.outputs = None            # run_program's safe_io.OutputSet: PrepareOutputs writes its temporaries
+        self.prepared: set = set()     # the arguments PrepareOutputs prepared
         self.telemetry = settings.TELEMETRY.value(environ, -1)        # judged at start-up (run_program)
         self.peer_timeout_ms = settings.PEER_TIMEOUT.value(environ, settings.PEER_TIMEOUT_MS)
         self.start = time.monotonic()
@@ -396,10 +398,10 @@ class Machine:
                 self.fault(at, EXIT_FILE, f"{what} {path}: {len(data)} bytes, not the {n[2]} the program reads")
             self.state[n[1]:n[1] + n[2]] = data
         elif code == 15:
-            self.staged[n[0]] = bytes(self.state[n[1]:n[1] + n[2]])
+            self._stage(at, n[0], bytes(self.state[n[1]:n[1] + n[2]]))
         elif code == 25:
             memory, offset = self._mapped(at, n[1], n[2])
-            self.staged[n[0]] = bytes(memory[offset:offset + n[2]])
+            self._stage(at, n[0], bytes(memory[offset:offset + n[2]]))
         elif code == 16:
             if self.session_open:
                 self.fault(at, self._device_status(), "a device session is already open; Release it first")
@@ -442,8 +444,32 @@ class Machine:
             memory, offset = self._mapped(at, n[1], len(image))
             memory[offset:offset + len(image)] = image
             self._trace(f"load {n[0]} {len(image)}")
+        elif code == 36:
+            self._prepare(at)
         else:
             self.fault(at, EXIT_INTERNAL, f"unknown command code {code}")
+
+    def _stage(self, at: int, argument: int, data: bytes) -> None:
+        if argument in self.prepared:
+            self.fault(at, EXIT_INTERNAL, f"argument {argument} was prepared for publication already "
+                                          f"(PrepareOutputs): a program writes an output before it prepares it")
+        self.staged[argument] = data
+
+    def _prepare(self, at: int) -> None:
+        """PrepareOutputs (runtime_c/native_host.c; host_io.c rt_io_prepare): the outputs staged so
+        far to their synced temporaries now; a failure is this command's (status 8)."""
+        from .safe_io import OutputSet, PrepareRefused
+        if self.outputs is None:            # a Machine run on its own: its outputs, checked as run_program does
+            self.outputs = OutputSet()
+            for argument in self.staged:
+                self.outputs.add(self.args[argument], f"argument {argument}")
+        try:
+            self.outputs.prepare({f"argument {a}": data for a, data in self.staged.items()})
+        except PrepareRefused as refused:
+            self.prepared.clear()
+            self.fault(at, EXIT_WRITE, refused.message)
+        self.prepared.update(self.staged)
+        self._trace("prepare")
 
     def _request(self, at: int, c) -> None:
         """A request's commands (native_request.py; runtime_c/native_request.c)."""
@@ -654,24 +680,33 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         return EXIT_WRITE
     machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,
                       components=components, say_kernels=say_kernels)
-    status = machine.run()
-    if status:
-        return status
-    if machine.request is not None:
-        try:
-            machine.request.finish()
-        except Exception as error:      # safe_io's refusals: nothing was published
-            stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
-            return EXIT_WRITE
-    staged = [a for a in outputs if a in machine.staged]
-    if staged:
-        publish = safe_io.OutputSet()
-        try:
-            for argument in staged:
-                publish.add(arguments[argument], f"argument {argument}")
-                publish.stage(f"argument {argument}", machine.staged[argument])
-            publish.publish()
-        except Exception as error:
-            stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
-            return EXIT_WRITE
-    return 0
+    machine.outputs = files
+    try:        # any end but a publication (a failure, Ctrl-C) removes what PrepareOutputs wrote
+        status = machine.run()
+        if status:
+            return status
+        if machine.request is not None:
+            try:
+                machine.request.finish()
+            except Exception as error:      # safe_io's refusals: nothing was published
+                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+                return EXIT_WRITE
+        staged = [a for a in outputs if a in machine.staged]
+        if staged:
+            publish = safe_io.OutputSet()
+            prepared = {o.option: o for o in files.outputs}
+            try:
+                for argument in staged:
+                    option = f"argument {argument}"
+                    publish.add(arguments[argument], option)
+                    publish.stage(option, machine.staged[argument])
+                    # prepared (PrepareOutputs): only its rename is left
+                    publish.outputs[-1].temporary, prepared[option].temporary = prepared[option].temporary, None
+                publish.publish()
+            except Exception as error:
+                publish.discard()
+                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+                return EXIT_WRITE
+        return 0
+    finally:
+        files.discard()

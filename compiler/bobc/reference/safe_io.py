@@ -228,6 +228,16 @@ class _Output:
     real: str
     identity: tuple | None
     data: bytes | None = None
+    temporary: str | None = None      # written by OutputSet.prepare: only its rename is left
+
+
+class PrepareRefused(Exception):
+    """An output whose temporary OutputSet.prepare could not write; `message` is the host's
+    (runtime_c/host_io.c rt_io_prepare), and every temporary is removed."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass
@@ -324,8 +334,35 @@ class OutputSet:
                 return
         raise KeyError(option)
 
+    def prepare(self, staged) -> None:
+        """Publication's first phase (runtime_c/host_io.c rt_io_prepare): each output whose option
+        `staged` maps to its bytes, and that has no temporary yet, written now to a synced
+        temporary beside it.  The first that cannot be written removes every temporary and raises
+        PrepareRefused in the host's words.  Not under the folders' locks (publish takes them)."""
+        mask = _umask()
+        for output in self.outputs:
+            if output.option not in staged or output.temporary is not None:
+                continue
+            output.data = bytes(staged[output.option])
+            try:
+                output.temporary = _prepare_temporary(output, mask)
+            except PrepareRefused:
+                self.discard()
+                raise
+
+    def discard(self) -> None:
+        """Remove every prepared temporary: nothing is published."""
+        for output in self.outputs:
+            if output.temporary is not None:
+                try:
+                    os.unlink(output.temporary)
+                except OSError:
+                    pass
+                output.temporary = None
+
     def publish(self) -> None:
-        """Write every staged output to a synced temporary, then rename them all in order.
+        """Write every staged output to a synced temporary (an output prepared already keeps
+        its own), then rename them all in order.
 
         With more than one output, a journal naming the pairs is published
         before the first rename and removed after the last (journal_write)."""
@@ -334,7 +371,8 @@ class OutputSet:
         locks: list = []
         try:
             for output in self.outputs:
-                temporaries.append(_write_temporary(output))
+                temporaries.append(output.temporary if output.temporary is not None else _write_temporary(output))
+                output.temporary = None          # this publication's own now (removed on failure)
             # from here to the journal's removal no other publication or recovery works in these
             # folders (docs/runtime.md, "Files": concurrent invocations)
             lock_pause = _test_pause(LOCK_PAUSE_VARIABLE)
@@ -389,6 +427,7 @@ class OutputSet:
                         os.unlink(temporary)
                     except OSError:
                         pass
+            self.discard()          # prepared temporaries a failure left before their turn
 
 
 def _date_now(temporaries) -> None:
@@ -766,6 +805,55 @@ def _write_temporary(output: _Output) -> str:
                                  hint="nothing was published; the files there are unchanged") \
             from None
     os.close(fd)
+    return candidate
+
+
+def _prepare_temporary(output: _Output, mask: int) -> str:
+    """runtime_c/host_io.c write_temporary as rt_io_prepare calls it: `.NAME.tmp-XXXXXX` created
+    beside the output (mkostemp), its mode 0666 & ~umask, the bytes written, fsync, close; each
+    failure removes it and raises PrepareRefused in the host's words."""
+    def refused(detail):
+        return PrepareRefused(f"output {shown(output.path)} ({output.option}): {detail}; nothing was published")
+
+    pattern = f"{output.folder}/.{output.base}.tmp-XXXXXX"
+    if len(os.fsencode(pattern)) >= JOURNAL_PATH_BYTES + 64:       # host_io.h: char temporary[RT_IO_PATH_BYTES + 64]
+        raise refused("path too long")
+    for _attempt in range(100):
+        letters = "".join(secrets.choice(_TEMPORARY_LETTERS) for _ in range(6))
+        candidate = pattern[:-6] + letters
+        try:
+            fd = os.open(candidate, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            break
+        except FileExistsError:
+            continue
+        except OSError as failure:
+            raise refused(f"cannot create a temporary file in {shown(output.folder)}: "
+                          f"{os.strerror(failure.errno)}") from None
+    else:
+        raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
+    stage = "chmod"
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+        stage = "write"
+        view = memoryview(output.data or b"")
+        while view:
+            written = os.write(fd, view)
+            if written <= 0:
+                raise OSError(5, os.strerror(5))
+            view = view[written:]
+        stage = "fsync"
+        os.fsync(fd)
+        stage = "close"
+        descriptor, fd = fd, -1
+        os.close(descriptor)
+    except OSError as failure:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(candidate)
+        except OSError:
+            pass
+        raise refused(f"{stage} of the temporary file failed: {os.strerror(failure.errno)}") from None
     return candidate
 
 
