@@ -279,7 +279,8 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
     for (int i = 0; i < files->output_count; i++) {
         const rt_io_output *other = &files->outputs[i];
         if (!strcmp(other->real, o->real) || (o->exists && other->exists && other->dev == o->dev && other->ino == o->ino))
-            REFUSE("is the same file as %s %s", other->option, rt_io_shown(other->path, other_shown));
+            REFUSE("is the same file as %s %s; give each output a path of its own", other->option,
+                   rt_io_shown(other->path, other_shown));
     }
     for (int i = 0; i < files->input_count; i++) {
         const rt_io_input *in = &files->inputs[i];

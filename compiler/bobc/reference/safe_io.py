@@ -319,7 +319,7 @@ class OutputSet:
         real = os.path.join(os.path.realpath(folder), base)
         for other in self.outputs:
             if other.real == real or (identity is not None and other.identity == identity):
-                refuse(f"is the same file as {other.option} {shown(other.path)}")
+                refuse(f"is the same file as {other.option} {shown(other.path)}; give each output a path of its own")
         for source in self.inputs:
             if source is replaces:
                 continue
