@@ -11,6 +11,7 @@
  * The Python twin (same meaning, same messages): compiler/bobc/reference/native_program.py. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "diag_file.h"
 #include "host_io.h"
@@ -445,7 +447,91 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
 
 static const np_hooks host_hooks = { host_mapped, host_wait, host_other };
 
-/* Output arguments in order of first appearance; recover their journals, check their paths. */
+/* A ReadFile argument's file as rt_io_add_output knows an output's: its folder's real path and
+ * its name (the path itself when the folder cannot be resolved), and its device and inode when
+ * it exists (stat: a symlink is its target). */
+typedef struct {
+    uint64_t argument;
+    char real[RT_IO_PATH_BYTES];
+    int exists;
+    dev_t dev;
+    ino_t ino;
+} np_input_file;
+
+static void input_file(const char *path, np_input_file *in)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char folder[RT_IO_PATH_BYTES], folder_real[PATH_MAX];
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    if (!realpath(folder, folder_real) ||
+        snprintf(in->real, sizeof in->real, "%s%s%s", folder_real, strcmp(folder_real, "/") ? "/" : "", base) >=
+            (int)sizeof in->real)
+        snprintf(in->real, sizeof in->real, "%s", path);
+    struct stat st;
+    in->exists = stat(path, &st) == 0;
+    in->dev = in->exists ? st.st_dev : 0;
+    in->ino = in->exists ? st.st_ino : 0;
+}
+
+/* No output is the file another argument's ReadFile reads (the same path once its folder is
+ * resolved, or the same device and inode: a symlink or hard link to it), checked before
+ * anything runs: its publication would replace that input (a record given as the readback
+ * path, a peer's shards in another peer's places).  The same argument read and written is a
+ * file updated in place (a checkpoint resumed), and stays allowed.  Two outputs that are one
+ * file are rt_io_add_output's refusal.  compiler/bobc/reference/native_program.py keeps the
+ * same rule and words. */
+static int check_aliases(np_host *m, const np_program *p, char *err)
+{
+    uint32_t reads = 0;
+    for (uint32_t i = 0; i < p->count; i++)
+        reads += p->commands[i].code == NP_READ_FILE;
+    if (reads == 0 || m->staged_count == 0)
+        return 0;
+    np_input_file *inputs = malloc(reads * sizeof *inputs);
+    if (!inputs) {
+        snprintf(err, NP_ERR_BYTES, "out of memory for %u input files", reads);
+        return NP_EXIT_INTERNAL;
+    }
+    static uint8_t seen[(1u << 16) / 8];  /* arguments are 0-65535 (the decoder's limit) */
+    memset(seen, 0, sizeof seen);
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        const np_command *c = &p->commands[i];
+        if (c->code != NP_READ_FILE || (seen[c->n[0] >> 3] >> (c->n[0] & 7) & 1))
+            continue;
+        seen[c->n[0] >> 3] |= (uint8_t)(1u << (c->n[0] & 7));
+        inputs[count].argument = c->n[0];
+        input_file(m->args[c->n[0]], &inputs[count++]);
+    }
+    int rc = 0;
+    for (int k = 0; k < m->staged_count && !rc; k++) {
+        const rt_io_output *o = &m->files.outputs[k];
+        for (uint32_t i = 0; i < count && !rc; i++) {
+            const np_input_file *in = &inputs[i];
+            if (in->argument == m->staged[k].argument)
+                continue;
+            if (strcmp(in->real, o->real) && !(o->exists && in->exists && in->dev == o->dev && in->ino == o->ino))
+                continue;
+            char shown[RT_IO_SHOWN_BYTES + 1], other[RT_IO_SHOWN_BYTES + 1];
+            snprintf(err, NP_ERR_BYTES, "output %s (%s): is the same file as argument %llu %s, which the program "
+                     "reads; an output never replaces another argument's input: give %s a path of its own; nothing "
+                     "was written", rt_io_shown(o->path, shown), o->option, (unsigned long long)in->argument,
+                     rt_io_shown(m->args[in->argument], other), o->option);
+            rc = NP_EXIT_WRITE;
+        }
+    }
+    free(inputs);
+    return rc;
+}
+
+/* Output arguments in order of first appearance; recover their journals, check their paths,
+ * then that none is another argument's input (check_aliases). */
 static int check_outputs(np_host *m, const np_program *p, char *err)
 {
     const char *paths[RT_IO_MAX_FILES];
@@ -479,7 +565,7 @@ static int check_outputs(np_host *m, const np_program *p, char *err)
             snprintf(err, NP_ERR_BYTES, "%s", why);
             return rc;
         }
-    return 0;
+    return check_aliases(m, p, err);
 }
 
 /* Publish what was staged, together (the journalled rule of host_io.h). */

@@ -633,6 +633,47 @@ def kernels_failure(gpu, error: BaseException) -> str:
     return f"--kernels {shown(source)}: SUBMIT raised {type(error).__name__}{where}" + (f": {text}" if text else "")
 
 
+def _input_file(path: str):
+    """A ReadFile argument's file as OutputSet.add knows an output's (runtime_c/native_host.c
+    input_file): its folder's real path and its name (the path itself when the folder cannot
+    be resolved), and its (device, inode) when it exists (stat: a symlink is its target)."""
+    folder, base = os.path.split(path)
+    try:
+        os.stat(folder or ".")
+        real = os.path.join(os.path.realpath(folder or "."), base)
+    except (OSError, ValueError):
+        real = path
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return real, None
+    return real, (info.st_dev, info.st_ino)
+
+
+def alias_refusal(program: Program, arguments, outputs) -> str | None:
+    """runtime_c/native_host.c check_aliases: the message refusing an output that is the file
+    another argument's ReadFile reads (the same path once its folder is resolved, or the same
+    device and inode: a symlink or hard link to it), else None.  The same argument read and
+    written is a file updated in place (a checkpoint resumed) and stays allowed; `outputs`: the
+    OutputSet the output arguments were checked into, in their order."""
+    from .safe_io import shown
+
+    inputs = {}
+    for command in program.commands:
+        if command.name == "ReadFile" and command.n[0] not in inputs:
+            inputs[command.n[0]] = _input_file(arguments[command.n[0]])
+    for output in outputs.outputs:
+        argument = int(output.option.split()[-1])
+        for read, (real, identity) in inputs.items():
+            if read == argument:
+                continue
+            if real == output.real or (identity is not None and identity == output.identity):
+                return (f"output {shown(output.path)} ({output.option}): is the same file as argument {read} "
+                        f"{shown(arguments[read])}, which the program reads; an output never replaces another "
+                        f"argument's input: give {output.option} a path of its own; nothing was written")
+    return None
+
+
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
                 stderr=None, stdout=None, components=None, say_kernels: bool = False) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
@@ -677,6 +718,10 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         return EXIT_WRITE
     except Exception as error:      # safe_io's other refusals
         stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+        return EXIT_WRITE
+    refusal = alias_refusal(program, arguments, files)
+    if refusal is not None:
+        stderr.write(f"native: {refusal}\n".encode("utf-8", "surrogateescape"))
         return EXIT_WRITE
     machine = Machine(program, arguments, gpu=gpu, environ=environ, stderr=stderr, name=name, stdout=stdout,
                       components=components, say_kernels=say_kernels)
