@@ -273,3 +273,15 @@ def kernel_registers(registry: Intrinsics, plan) -> dict[str, int]:
         return {}
     return {region.identity: encoders.by_code[region.code].registers
             for region in plan.program.regions if region.code in encoders.by_code}
+
+
+def kernel_assemblies(registry: Intrinsics, plan) -> dict:
+    """Region identity -> the kernel as this registry assembled it for the region's code (a
+    plan's kernel: with the target's launch prologue), for the regions of `plan` whose code
+    this registry assembled: the certifier reads the code's parameter reads off it rather than
+    assembling the source again (bobc.certify's `assembled`)."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return {}
+    return {region.identity: encoders.by_code[region.code]
+            for region in plan.program.regions if region.code in encoders.by_code}
