@@ -162,3 +162,25 @@ def test_a_value_asked_for_again_is_its_plan(tmp_path, monkeypatch):
     first = extract_whole_program(program, value, "plansQMD", memo)
     again = extract_whole_program(program, value, "plansQMD", memo)
     assert len(walks) == 1 and again == first and _places(again) == _places(first)
+
+
+def test_a_deeply_nested_value_is_keyed_without_deep_recursion(tmp_path):
+    """A field holding a constructor value nested thousands deep is keyed (past the bound, as
+    itself), not a RecursionError."""
+    from bobc.language import load_program
+    from bobc.language.values import VCon, VNat
+    from bobc.plan.extract import ProgramMemo
+
+    folder = tmp_path / "Scratch"
+    folder.mkdir()
+    (folder / "Plans.bob").write_text(textwrap.dedent(SCRATCH))
+    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    plan = program.value("plansTable")
+    deep = VNat(0)
+    for _ in range(20_000):
+        deep = VCon(plan.declaration, plan.ctor, (), (deep,))
+    shallow = VCon(plan.declaration, plan.ctor, (), (VNat(1),) * len(plan.fields))
+    memo = ProgramMemo()
+    outer = VCon(plan.declaration, plan.ctor, (), (deep,) * len(plan.fields))
+    assert memo.key(outer) == ProgramMemo().key(outer)          # the same value, the same key
+    assert memo.key(shallow) == ProgramMemo().key(VCon(plan.declaration, plan.ctor, (), shallow.fields))

@@ -396,7 +396,7 @@ class ProgramMemo:
     function that differ only in the component make such fields); a closure or a constructor
     value likewise; a natural or a byte string with no delay around it (no place) is its
     value; anything else (a definition's shared value, a value already forced) is itself.
-    Computing a key is bounded (_KEY_NODES values): past the bound, a value is itself."""
+    Computing a key is bounded (_KEY_NODES values, _KEY_DEPTH deep): past it, a value is itself."""
 
     KEPT = 8            # the plans kept, the latest
 
@@ -415,15 +415,15 @@ class ProgramMemo:
         if kept is not None and kept[0] is vcon:
             return kept[1]
         budget = [_KEY_NODES]
-        key = (vcon.declaration, vcon.ctor, tuple(self._key(p, budget) for p in vcon.params),
-               tuple(self._key(f, budget) for name, f in zip(vcon.field_names, vcon.fields)
+        key = (vcon.declaration, vcon.ctor, tuple(self._key(p, budget, 0) for p in vcon.params),
+               tuple(self._key(f, budget, 0) for name, f in zip(vcon.field_names, vcon.fields)
                      if name != "nvidiaWholeProgramComponent"))
         if len(self.keys) >= self.KEPT:
             del self.keys[next(iter(self.keys))]
         self.keys[id(vcon)] = (vcon, key)
         return key
 
-    def _key(self, value, budget):
+    def _key(self, value, budget, depth: int):
         from ..language.values import Thunk, VBytes, VCon, VLam, VNat
 
         kind = type(value)
@@ -432,17 +432,18 @@ class ProgramMemo:
         if kind is VBytes:
             return ("bytes", value.value)
         budget[0] -= 1
-        if budget[0] > 0:
+        if budget[0] > 0 and depth < _KEY_DEPTH:
             if kind is Thunk and value.value is None and value.term is not None:
-                return self._closure("thunk", value.term, value.env, value, budget)
+                return self._closure("thunk", value.term, value.env, value, budget, depth)
             if kind is VLam:
-                return self._closure("lambda", value.term, value.env, value, budget)
+                return self._closure("lambda", value.term, value.env, value, budget, depth)
             if kind is VCon:
-                return ("con", value.declaration, value.ctor, tuple(self._key(p, budget) for p in value.params),
-                        tuple(self._key(f, budget) for f in value.fields))
+                return ("con", value.declaration, value.ctor,
+                        tuple(self._key(p, budget, depth + 1) for p in value.params),
+                        tuple(self._key(f, budget, depth + 1) for f in value.fields))
         return ("same", id(value), value)
 
-    def _closure(self, kind: str, term, env, value, budget):
+    def _closure(self, kind: str, term, env, value, budget, depth: int):
         """A term in an environment, by the term and the keys of the variables it uses."""
         free = self.free.get(term, False)
         if free is False:
@@ -456,11 +457,12 @@ class ProgramMemo:
                 here = here[1] if here is not None else None
             if here is None:
                 return ("same", id(value), value)
-            used.append(self._key(here[0], budget))
+            used.append(self._key(here[0], budget, depth + 1))
         return (kind, term, tuple(used))
 
 
 _KEY_NODES = 20_000
+_KEY_DEPTH = 100        # values nested deeper are keyed as themselves (no deep recursion)
 
 
 def _children(term):
