@@ -92,13 +92,25 @@ def kernel_sources(program, plan) -> dict:
     return sources(registry, plan)
 
 
-def certify(plan, target: Target, needs=None, folders=(), encoded_from=None) -> None:
+def kernel_assemblies(program, plan) -> dict:
+    """Region identity -> the kernel this build assembled its code from (bobc.sass.Assembled;
+    empty for a plan recalled from the cache, whose certifier reads are kept in the cache)."""
+    registry = getattr(program, "bobc_intrinsics", None)
+    if registry is None:
+        return {}
+    from .plan.intrinsics import kernel_assemblies as assemblies
+
+    return assemblies(registry, plan)
+
+
+def certify(plan, target: Target, needs=None, folders=(), encoded_from=None, assembled=None) -> None:
     """Refuse an unsound plan; `needs` maps region identity -> registers its kernel uses;
     kernel contracts are looked for in `folders` (the plan's), then specs/, and must be the
-    sources `encoded_from` says the regions' code came from."""
+    sources `encoded_from` says the regions' code came from; `assembled` (region identity ->
+    the build's assembly of that source) spares the certifier assembling it again."""
     from .certify import certify as certify_plan
 
-    certify_plan(plan, target, needs=needs, folders=folders, encoded_from=encoded_from)
+    certify_plan(plan, target, needs=needs, folders=folders, encoded_from=encoded_from, assembled=assembled)
 
 
 def encode(plan, target: Target, folders=()):
@@ -131,7 +143,7 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
             with _at_entry(program, entry):
                 plan = extract(program, entry)
                 certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
-                        kernel_sources(program, plan))
+                        kernel_sources(program, plan), kernel_assemblies(program, plan))
         except BobcError as certificate_error:
             where = f"{type_error.span}: " if type_error.span else ""
             certificate_error.hint = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
@@ -144,7 +156,8 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
             from . import recall
 
             contract_sources.append(recall.contracts_before_certifying(plan, target, folders))
-        _certify_sound(plan, target, kernel_needs(program, plan), folders, kernel_sources(program, plan))
+        _certify_sound(plan, target, kernel_needs(program, plan), folders, kernel_sources(program, plan),
+                       kernel_assemblies(program, plan))
     return plan
 
 
@@ -162,9 +175,9 @@ def _at_entry(program, entry: str):
         raise
 
 
-def _certify_sound(plan, target: Target, needs, folders, encoded_from=None) -> None:
+def _certify_sound(plan, target: Target, needs, folders, encoded_from=None, assembled=None) -> None:
     """Certify `plan`, then refuse it when the plan's own arena certificate reports a hazard."""
-    certify(plan, target, needs, folders, encoded_from)
+    certify(plan, target, needs, folders, encoded_from, assembled)
     hazard = plan.host.device_hazard if plan.host else 0
     if hazard:
         from .plan.extract import HAZARDS as hazards

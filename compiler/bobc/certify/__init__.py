@@ -53,14 +53,17 @@ from .schedule import check_schedule
 __all__ = ["CertificationError", "Finding", "certified_contracts", "certify", "findings", "host_buffer_extents"]
 
 
-def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) -> tuple[dict, list[Finding]]:
+def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
+                     assembled=None) -> tuple[dict, list[Finding]]:
     """Each region's contract (its source for `target`: `<identity>.<target>.sass` or
     `<identity>.sass` in `folders`, then specs/, bobc.kernel_search), and the findings of
     parsing them and of checking their code's reads: the reads of the source assembled for
     `target` (its encoded constant-bank operands).  A per-target variant is certified on its
     own: its contract and code are the ones read for that target.  `encoded_from` (region
     identity -> the source its code was assembled from, where the build knows it) must name
-    the file the search finds: a region whose code is another kernel's is refused."""
+    the file the search finds: a region whose code is another kernel's is refused.
+    `assembled` (region identity -> the build's bobc.sass.Assembled of the source `encoded_from`
+    names): the code whose reads are checked, rather than the source assembled once more."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
     from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
@@ -98,7 +101,9 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None) 
         contracts[region.identity] = contract
         out += _block_findings(plan, region, contract)
         try:
-            reads, problems = assembled_reads(source, target)
+            # the build's own assembly, only of the very source found (encoded_from says so)
+            built = (assembled or {}).get(region.identity) if encoded is not None else None
+            reads, problems = assembled_reads(source, target, built)
         except BobcError as error:
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
                                            f"{target.name}: {error.message}", coded))
@@ -144,11 +149,11 @@ def _block_findings(plan: Plan, region, contract) -> list[Finding]:
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
              contracts: dict | None = None, folders=(), encoded_from=None,
-             read_contracts: dict | None = None) -> list[Finding]:
+             read_contracts: dict | None = None, assembled=None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/;
-    `encoded_from`: kernel_contracts'.  A dict given as `read_contracts` receives the
-    contracts the checks read."""
+    `encoded_from`, `assembled`: kernel_contracts'.  A dict given as `read_contracts` receives
+    the contracts the checks read."""
     from ..targets import declared_target
 
     limit_faults = check_limits(plan, target)
@@ -158,7 +163,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from)
+        contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from, assembled)
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():
@@ -176,11 +181,12 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
-            contracts: dict | None = None, folders=(), encoded_from=None) -> None:
+            contracts: dict | None = None, folders=(), encoded_from=None, assembled=None) -> None:
     """Return when `plan` certifies; raise CertificationError listing every fault otherwise.
     The contracts a certified plan was held to are kept with it (`certified_contracts`)."""
     read: dict = {}
-    faults = findings(plan, target, needs, contracts, folders, encoded_from, read_contracts=read)
+    faults = findings(plan, target, needs, contracts, folders, encoded_from, read_contracts=read,
+                      assembled=assembled)
     if faults:
         raise CertificationError(faults, getattr(plan, "entry", None))
     _remember(plan, read)

@@ -638,10 +638,12 @@ def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[Par
     return reads, problems
 
 
-def assembled_reads(source: Path, target) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
+def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
     """code_reads of `source` assembled for `target`, kept in the user cache by the
     assembler's identity, the source's bytes and the target (a warm build then neither
-    imports the assembler nor loads its kernels: issue 21's build time)."""
+    imports the assembler nor loads its kernels: issue 21's build time).  `built`: the
+    build's own assembly of `source` for `target` (a plan's kernel, bobc.kernel_cache's
+    default), read rather than assembling the source again."""
     from .. import cache
     from ..kernel_cache import _assembler_identity, assemble_kernel
 
@@ -652,10 +654,33 @@ def assembled_reads(source: Path, target) -> tuple[tuple[ParameterRead, ...], tu
     if kept is not None:
         return kept
     # the kernel as written: the launch prologue a plan's build puts before it reads nothing
-    found, problems = code_reads(source, assemble_kernel(source, target, launched=False).code, target.parameter_base)
+    code = as_written(built, target) if built is not None else None
+    if code is None:
+        code = assemble_kernel(source, target, launched=False).code
+    found, problems = code_reads(source, code, target.parameter_base)
     result = (tuple(found), tuple(problems))
     cache.store("parameter-reads", key, result)
     return result
+
+
+def as_written(assembled, target) -> bytes | None:
+    """The code of a plan's kernel as its source writes it: `assembled` (bobc.sass.Assembled,
+    assembled as a plan's kernel is) without the target's launch prologue before it (on sm_90
+    one ACQBULK; a listing is assembled without one), known by the place the assembler gives
+    the prologue's instructions: the words of the source assembled as written (code_reads reads
+    their constant-bank fields; tests/certify/test_build_assembly_reads.py checks every kernel of
+    specs/ and examples/).  None when the code does not open as expected: assemble it again."""
+    prologue = len(getattr(target, "launch_prologue", ()))
+    instructions = assembled.instructions
+    if len(assembled.code) != 16 * len(instructions):
+        return None
+    where = f"<{target.name} launch prologue>"
+    lead = 0
+    while lead < len(instructions) and getattr(instructions[lead].span, "path", None) == where:
+        lead += 1
+    if lead not in (0, prologue):
+        return None
+    return bytes(assembled.code[16 * lead:])
 
 
 def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] | None = None) -> list[Finding]:

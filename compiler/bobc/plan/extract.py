@@ -11,6 +11,7 @@ the value that is wrong.
 """
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 from ..errors import BobcError, Span
@@ -310,10 +311,32 @@ def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]
     return tuple(out)
 
 
-def extract_whole_program(program, value, where: str = "the whole-program plan") -> WholeProgramPlan:
-    """NvidiaWholeProgramPlanValue -> WholeProgramPlan (regions encoded, schedules flattened)."""
+def extract_whole_program(program, value, where: str = "the whole-program plan",
+                          memo: "ProgramMemo | None" = None) -> WholeProgramPlan:
+    """NvidiaWholeProgramPlanValue -> WholeProgramPlan (regions encoded, schedules flattened).
+
+    `memo`: the plans extracted before from values of the same computation but for their
+    component (ProgramMemo): a plan asks for its four images as four values that differ only in
+    the component, and each extraction forces and walks every launch anew (probe s29 speed,
+    hot spot 3).  A value whose other fields are those of a value extracted before is that
+    plan, with this value's component and places."""
     r = _Reader(program, where, written(value))
-    f = r.fields(r.con(value, "NvidiaWholeProgramPlan", "the plan"))
+    v = r.con(value, "NvidiaWholeProgramPlan", "the plan")
+    if memo is None:
+        return _whole_program(r, value, v)
+    key = memo.key(v)
+    known = memo.plans.get(key)
+    if known is None:
+        known = _whole_program(r, value, v)
+        memo.keep(key, known)
+        return known
+    f = r.fields(v)
+    component = r.con(f["nvidiaWholeProgramComponent"], "NvidiaWholeProgramComponent", "the component")
+    return dataclasses.replace(known, component=COMPONENTS[component.constructor], at=_program_places(value, f))
+
+
+def _whole_program(r: _Reader, value, v) -> WholeProgramPlan:
+    f = r.fields(v)
     component = r.con(f["nvidiaWholeProgramComponent"], "NvidiaWholeProgramComponent", "the component")
     program_base = r.word(f["nvidiaWholeProgramProgramBase"], "ModelWord64", "the program base")
     alignment = r.nat(f["nvidiaWholeProgramRegionAlignment"], "the region alignment")
@@ -346,7 +369,11 @@ def extract_whole_program(program, value, where: str = "the whole-program plan")
         submissions=submissions,
         submission_count=submission_count,
         gpfifo_entries=r.nat(f["nvidiaWholeProgramGPFIFOEntries"], "the GPFIFO entries"),
-        at=_places(value, **{name: f["nvidiaWholeProgram" + spec] for name, spec in _PROGRAM_FIELDS}))
+        at=_program_places(value, f))
+
+
+def _program_places(value, f) -> dict:
+    return _places(value, **{name: f["nvidiaWholeProgram" + spec] for name, spec in _PROGRAM_FIELDS})
 
 
 # WholeProgramPlan attribute -> its NvidiaWholeProgramPlanValue field (after nvidiaWholeProgram)
@@ -357,6 +384,162 @@ _PROGRAM_FIELDS = (
     ("program_bytes", "ProgramBytes"), ("regions", "Regions"), ("launches", "Launches"),
     ("launch_count", "LaunchCount"), ("qmd_table_bytes", "QMDTableBytes"), ("submissions", "Submissions"),
     ("submission_count", "SubmissionCount"), ("gpfifo_entries", "GPFIFOEntries"))
+
+
+class ProgramMemo:
+    """Whole-program plans already extracted (extract_whole_program's `memo`), by a key of their
+    value's fields but the component, taken before anything is forced: two values of equal key
+    are the same computation, so they give the same plan, written at the same places.
+
+    A field's key (`_key`): a delayed value not yet forced is its expression and the keys of
+    the variables of its environment that the expression uses (two applications of one
+    function that differ only in the component make such fields); a closure or a constructor
+    value likewise; a natural or a byte string with no delay around it (no place) is its
+    value; anything else (a definition's shared value, a value already forced) is itself.
+    Computing a key is bounded (_KEY_NODES values, _KEY_DEPTH deep): past it, a value is itself."""
+
+    KEPT = 8            # the plans kept, the latest
+
+    def __init__(self):
+        self.plans: dict = {}
+        self.keys: dict = {}            # id(value) -> (value, its key): a value asked for again, once forced
+        self.free: dict = {}            # term -> the de Bruijn indices it uses (None: a term not known here)
+
+    def keep(self, key, plan) -> None:
+        if len(self.plans) >= self.KEPT:
+            del self.plans[next(iter(self.plans))]
+        self.plans[key] = plan
+
+    def key(self, vcon) -> tuple:
+        kept = self.keys.get(id(vcon))
+        if kept is not None and kept[0] is vcon:
+            return kept[1]
+        budget = [_KEY_NODES]
+        key = (vcon.declaration, vcon.ctor, tuple(self._key(p, budget, 0) for p in vcon.params),
+               tuple(self._key(f, budget, 0) for name, f in zip(vcon.field_names, vcon.fields)
+                     if name != "nvidiaWholeProgramComponent"))
+        if len(self.keys) >= self.KEPT:
+            del self.keys[next(iter(self.keys))]
+        self.keys[id(vcon)] = (vcon, key)
+        return key
+
+    def _key(self, value, budget, depth: int):
+        from ..language.values import Thunk, VBytes, VCon, VLam, VNat
+
+        kind = type(value)
+        if kind is VNat:
+            return ("nat", value.value)
+        if kind is VBytes:
+            return ("bytes", value.value)
+        budget[0] -= 1
+        if budget[0] > 0 and depth < _KEY_DEPTH:
+            if kind is Thunk and value.value is None and value.term is not None:
+                return self._closure("thunk", value.term, value.env, value, budget, depth)
+            if kind is VLam:
+                return self._closure("lambda", value.term, value.env, value, budget, depth)
+            if kind is VCon:
+                return ("con", value.declaration, value.ctor,
+                        tuple(self._key(p, budget, depth + 1) for p in value.params),
+                        tuple(self._key(f, budget, depth + 1) for f in value.fields))
+        return ("same", id(value), value)
+
+    def _closure(self, kind: str, term, env, value, budget, depth: int):
+        """A term in an environment, by the term and the keys of the variables it uses."""
+        free = self.free.get(term, False)
+        if free is False:
+            free = self.free[term] = _free_locals(term, self.free)
+        if free is None:
+            return ("same", id(value), value)
+        used = []
+        for index in free:
+            here = env
+            for _ in range(index):
+                here = here[1] if here is not None else None
+            if here is None:
+                return ("same", id(value), value)
+            used.append(self._key(here[0], budget, depth + 1))
+        return (kind, term, tuple(used))
+
+
+_KEY_NODES = 20_000
+_KEY_DEPTH = 100        # values nested deeper are keyed as themselves (no deep recursion)
+
+
+def _children(term):
+    """[(subterm, binders it is under)] of a core term; None for a term not known here (its
+    value is then keyed as itself)."""
+    from ..language import core
+
+    kind = type(term)
+    if kind in (core.Global, core.Prim, core.Constant):
+        return []
+    if kind in (core.Lam, core.Pi):
+        return [(term.domain, 0), (term.body, 1)]
+    if kind is core.Let:
+        return [(term.type, 0), (term.value, 0), (term.body, 1)]
+    if kind is core.App:
+        return [(term.function, 0), *((a, 0) for a in term.arguments)]
+    if kind in (core.PrimCall, core.PrimCall1, core.PrimCall2, core.FamilyT):
+        return [(a, 0) for a in term.arguments]
+    if kind in (core.Con, core.Record):
+        return [(p, 0) for p in (*term.params, *term.fields)]
+    if kind is core.Elim:
+        out = [(term.motive, 0), (term.scrutinee, 0)]
+        for branch in term.branches:
+            # eliminate binds the constructor's fields, then one induction hypothesis per recursive field
+            bound = len(branch.ctor.fields) + len(branch.ctor.recursive)
+            if len(branch.binders) != bound:
+                return None
+            out.append((branch.body, bound))
+        return out
+    if kind is core.NatElim:
+        return [(term.motive, 0), (term.base, 0), (term.step, 0), (term.target, 0)]
+    if kind is core.Succ:
+        return [(term.predecessor, 0)]
+    if kind is core.EqualT:
+        return [(term.type, 0), (term.left, 0), (term.right, 0)]
+    if kind is core.ReflT:
+        return [(term.type, 0), (term.value, 0)]
+    if kind is core.Encode:
+        return [(term.type, 0), (term.value, 0)]
+    if kind is core.The:
+        return [(term.type, 0), (term.expression, 0)]
+    return None
+
+
+def _free_locals(term, known: dict):
+    """The de Bruijn indices `term` uses of its environment, sorted (a tuple), or None when it
+    holds a term not known here; `known` (term -> the same) is filled for its subterms.
+    Iterative: terms nest deeply."""
+    from ..language import core
+
+    stack = [(term, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in known:
+            continue
+        if type(node) is core.Local:
+            known[node] = (node.index,)
+            continue
+        children = _children(node)
+        if children is None or any(child is not None and not isinstance(child, core.Term)
+                                   for child, _ in children):
+            known[node] = None
+            continue
+        children = [(child, bound) for child, bound in children if child is not None]
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child, _ in children if child not in known)
+            continue
+        used: set = set()
+        for child, bound in children:
+            inner = known.get(child)
+            if inner is None:
+                used = None
+                break
+            used.update(index - bound for index in inner if index >= bound)
+        known[node] = None if used is None else tuple(sorted(used))
+    return known[term]
 
 
 # ---- the arena ----

@@ -22,7 +22,7 @@ from ..errors import BobcError
 from ..language.intrinsics import Intrinsics
 from ..language.modules import specs_folder
 from ..language.values import VBytes
-from .extract import _Reader, extract_whole_program, written
+from .extract import ProgramMemo, _Reader, extract_whole_program, written
 
 # the bounded look for the kernel sources a misnamed one may have meant (never a decision)
 _LOOK_FOLDERS = 2_000
@@ -163,6 +163,8 @@ class _Encoders:
         self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
         self.sources: dict = {}      # machine code -> the source it was assembled from (kernel_sources)
         self.images: dict = {}       # (plan without component, target name) -> images
+        # the plans extracted, by their value's key: one extraction for a plan's four images
+        self.programs = ProgramMemo()
         # (source, kernel name, target name) -> the file found and checked: a plan encodes each
         # program once per launch (thousands of calls), the search and the name check once
         self.found: dict = {}
@@ -205,7 +207,8 @@ class _Encoders:
         return VBytes(assembled.shared_bytes.to_bytes(4, "little"))
 
     def whole_program(self, value, context, resident=None, what="NvidiaWholeProgramPlan"):
-        plan = extract_whole_program(context.program, value, f"compiler-native-encode (family {what})")
+        plan = extract_whole_program(context.program, value, f"compiler-native-encode (family {what})",
+                                     memo=self.programs)
         from ..targets import declared_target
 
         if declared_target(plan.architecture, plan.compute_class) is None:
@@ -272,4 +275,16 @@ def kernel_registers(registry: Intrinsics, plan) -> dict[str, int]:
     if encoders is None:
         return {}
     return {region.identity: encoders.by_code[region.code].registers
+            for region in plan.program.regions if region.code in encoders.by_code}
+
+
+def kernel_assemblies(registry: Intrinsics, plan) -> dict:
+    """Region identity -> the kernel as this registry assembled it for the region's code (a
+    plan's kernel: with the target's launch prologue), for the regions of `plan` whose code
+    this registry assembled: the certifier reads the code's parameter reads off it rather than
+    assembling the source again (bobc.certify's `assembled`)."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return {}
+    return {region.identity: encoders.by_code[region.code]
             for region in plan.program.regions if region.code in encoders.by_code}
