@@ -27,6 +27,12 @@ COMPILING = ("bobc: compiling the C runtime (once: later builds with this runtim
              "reuse it from the cache)\n")
 
 
+def interruptible() -> None:
+    """The run's SIGINT back to its default: a test suite started in the background of a
+    non-interactive shell (CI's) has it ignored, which every child inherits, and a host keeps an
+    ignored SIGINT ignored (as a shell's `cmd &` asks)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def environment(tmp_path: Path) -> dict:
     env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "compiler"), *filter(None, [env.get("PYTHONPATH")])])
@@ -49,7 +55,7 @@ def test_a_build_says_it_waits_for_a_locked_output_folder(tmp_path, then):
     try:
         with open(err_path, "wb") as err:
             run = subprocess.Popen([*build, "out/host"], cwd=tmp_path, env=environment(tmp_path),
-                                   stdout=subprocess.PIPE, stderr=err)
+                                   stdout=subprocess.PIPE, stderr=err, preexec_fn=interruptible)
         try:
             deadline = time.monotonic() + TIMEOUT_S
             while NOTICE.encode() not in err_path.read_bytes():

@@ -40,6 +40,12 @@ NOTICE = ("folder X is locked: another process is publishing into it; waiting fo
 PREFIX = {"c": "native: ", "reference": "bobc: "}      # each side's name before its notices
 
 
+def interruptible() -> None:
+    """The run's SIGINT back to its default: a test suite started in the background of a
+    non-interactive shell (CI's) has it ignored, which every child inherits, and a host keeps an
+    ignored SIGINT ignored (as a shell's `cmd &` asks)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def stream(tokens) -> bytes:
     body = b"".join(struct.pack("<I", t) for t in tokens)
     return struct.pack("<8sIIIIQ32s", b"COPSTRM1", 1, 4, 256, 64, len(tokens), hashlib.sha256(body).digest()) + body
@@ -94,7 +100,7 @@ def test_a_run_says_it_waits_for_a_locked_folder(host, tmp_path, side, held, the
     with open(err_path, "wb") as err:
         env = environment(**({"BOBC_IO_TEST_LOCK_PAUSE_MS": str(PAUSE_MS)} if held == "at-publication" else {}))
         run = subprocess.Popen(command(side, host, "X"), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                               stderr=err)
+                               stderr=err, preexec_fn=interruptible)
     try:
         run.stderr = open(err_path, "rb")       # what wait_for shows when the run ends first
         kept = set()        # what X holds that the final publication did not put there
