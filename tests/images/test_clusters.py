@@ -70,10 +70,10 @@ def test_the_certifier_refuses_a_bad_cluster(cluster, message):
     from types import SimpleNamespace
     from bobc.certify.limits import check_limits
     launch = SimpleNamespace(identity="k", grid=(4, 1, 8), block=(128, 1, 1), parameter_bytes=512, patches=(),
-                             cluster=cluster)
+                             cluster=cluster, at=None)
     program = SimpleNamespace(launches=(launch,), launch_count=1, submissions=(), submission_count=0,
                               gpfifo_entries=1, program_base=0, qmd_base=0, pushbuffer_base=0, semaphore_base=0,
-                              program_bytes=0, qmd_table_bytes=0, region_alignment=256)
+                              program_bytes=0, qmd_table_bytes=0, region_alignment=256, at=None)
     plan = SimpleNamespace(program=program, host=None, checkpoint=None)
     findings = [f.message for f in check_limits(plan, SM90)]
     assert any(message in f for f in findings), findings
