@@ -558,13 +558,18 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
     return out
 
 
-def push_lines(images: Images) -> list[Line]:
+def push_lines(images: Images, relative: bool = False) -> list[Line]:
+    """Each segment's methods (the prologue's, then each submission's), keyed by the segment and
+    the method's place in it (`submission[3].push[1].SEND_PCAS_A`).  `relative`: each header's
+    place said from its segment's start (`header at segment +0x4`), as `bobc diff` compares a
+    submission's own methods, wherever its segment lies; else its offset in push.bin (`bobc dump`)."""
     out = []
     m = images.manifest
     segments = push_segments(images)
     owners = ["prologue"] + [s["identity"] for s in m["submissions"]]
     keys = ["prologue"] + [f"submission[{s['index']}]" for s in m["submissions"]]
-    for (_, methods), owner, key in zip(segments, owners, keys):
+    starts = [m["prologue"]["push_offset"]] + [s["push_offset"] for s in m["submissions"]]
+    for (_, methods), owner, key, start in zip(segments, owners, keys, starts):
         previous, position = None, 0
         for k, method in enumerate(methods):
             position = position + 1 if method.offset == previous else 0    # the header's n-th write
@@ -577,7 +582,8 @@ def push_lines(images: Images) -> list[Line]:
             bit12 = ", header bit 12 set" if head >> low & 1 else ""
             out.append(Line(f"{key}.push[{k}].{method.name}", method.data, method.meaning, owner, "push",
                             slot=f"{key}.push[{k}]",
-                            where=f"subch {method.subchannel} {method.sec_op}, header at push +{method.offset:#x}"
+                            where=f"subch {method.subchannel} {method.sec_op}, header at "
+                                  + (f"segment +{method.offset - start:#x}" if relative else f"push +{method.offset:#x}")
                                   + bit12,
                             raw=head if position == 0 else None, spans=tuple(spans)))
     return out
@@ -617,7 +623,8 @@ def describe_entry(raw: bytes) -> str:
 
 def ring_lines(images: Images) -> list[Line]:
     """The prologue's entry (in the manifest), then each ring entry: its two dwords as the image
-    holds them (every bit, bits 1:0 included) and their fields in words."""
+    holds them (every bit, bits 1:0 included) and their fields in words.  An entry a submission
+    names is matched by a diff on that submission (`submission[3].gpfifo`), not on its place."""
     m = images.manifest
     prologue = _dwords_bytes(m["prologue"]["gpfifo_entry"])
     out = [Line("prologue.gpfifo_entry", _entry_dwords(prologue), describe_entry(prologue), "prologue", "gpfifo")]
@@ -629,7 +636,7 @@ def ring_lines(images: Images) -> list[Line]:
         entry = raw[gpfifo.ENTRY_BYTES * index:gpfifo.ENTRY_BYTES * (index + 1)]
         s = by_ring.get(index)
         out.append(Line(f"gpfifo[{index}]", _entry_dwords(entry), describe_entry(entry),
-                        s["identity"] if s else "", "gpfifo",
+                        s["identity"] if s else "", "gpfifo", slot=f"submission[{s['index']}].gpfifo" if s else "",
                         where=f"submission {s['index']}'s segment" if s else "no submission names it",
                         spans=(("gpfifo", 64 * index, 64),)))
     return out
