@@ -509,16 +509,19 @@ def relocated_facts(a: Images, b: Images, lines_a: list[decode.Line], lines_b: l
         if not (_is_int(address_a) and _is_int(address_b)):
             return
         there = relocation(address_a)
-        named = f"names {places_a(address_a) or 'nothing bobc placed'} in a, " \
-                f"{places_b(address_b) or 'nothing bobc placed'} in b"
+        place_a, place_b = places_a(address_a), places_b(address_b)
+        named = f"names {place_a or 'nothing bobc placed'} in a, {place_b or 'nothing bobc placed'} in b"
         if address_a != address_b:
             if there == address_b and rest_same:
                 out.moved.update(matches)
                 if manifest:
                     out.manifest.update(matches)
+            elif there == address_b:             # the address moved with what it names; other bits changed
+                out.notes.update({m: f"its address names {places_a(address_a) or 'the same place'} in both, "
+                                     "which moved" for m in matches})
             else:
                 out.notes.update({m: named for m in matches})
-        elif there is not None and there != address_b:
+        elif there is not None and there != address_b or place_a and place_b and place_a != place_b:
             out.renamed.update({m: f"the same value, which {named}" for m in matches})
 
     def judge_launches(match, runs_a, runs_b) -> None:
