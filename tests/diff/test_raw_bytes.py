@@ -151,9 +151,7 @@ def test_a_header_change_is_one_line_with_both_sides(tmp_path):
     found = golden.differences(base, _flipped(base, "push", 0x259, 7))
     assert len(found) == 1, [d.text() for d in found]
     text = found[0].text()
-    # the header's place in its own segment (push +0x258 is submission 13's +0x10): a diff compares a
-    # submission's methods wherever its segment lies (probe s29 diffsub)
-    assert "subch 0 INC_METHOD, header at segment +0x10 -> subch 4 INC_METHOD" in text
+    assert "subch 0 INC_METHOD, header at push +0x258 -> subch 4 INC_METHOD" in text
     assert "header 0x20050017 -> 0x20058017 (SUBCHANNEL 0 -> 4)" in text
 
 

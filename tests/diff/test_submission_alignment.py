@@ -101,8 +101,10 @@ def test_a_changed_method_and_ring_entry_after_the_insertion_are_keyed_by_the_al
     lines = done.stdout.splitlines()
     assert len(lines) < 80, done.stdout
     payload = [x for x in lines if ".push[" in x]
+    at_a = json.loads((a / "manifest.json").read_text())["submissions"][9]["push_offset"] + 0x10
     assert payload == ["submission[9->10].push[5] (linreg-submission): 0x1 -> 0x2  [method SEM_PAYLOAD_LO "
-                       "(subch 0 INC_METHOD, header at segment +0x10)]"], done.stdout
+                       f"(subch 0 INC_METHOD, header at segment +0x10 (push +{at_a:#x} in a, "
+                       f"+{tenth['push_offset'] + 0x10:#x} in b))]"], done.stdout
     ring = [x for x in lines if x.startswith(("gpfifo", "submission[9->10].gpfifo"))]
     assert len(ring) == 1 and ring[0].startswith("submission[9->10].gpfifo (linreg-submission): [") and \
         "length 10 dwords (40 bytes)" in ring[0] and "length 11 dwords (44 bytes)" in ring[0] and \

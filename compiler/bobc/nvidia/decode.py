@@ -558,18 +558,16 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
     return out
 
 
-def push_lines(images: Images, relative: bool = False) -> list[Line]:
+def push_lines(images: Images) -> list[Line]:
     """Each segment's methods (the prologue's, then each submission's), keyed by the segment and
-    the method's place in it (`submission[3].push[1].SEND_PCAS_A`).  `relative`: each header's
-    place said from its segment's start (`header at segment +0x4`), as `bobc diff` compares a
-    submission's own methods, wherever its segment lies; else its offset in push.bin (`bobc dump`)."""
+    the method's place in it (`submission[3].push[1].SEND_PCAS_A`), so a diff compares a
+    submission's own methods wherever its segment lies."""
     out = []
     m = images.manifest
     segments = push_segments(images)
     owners = ["prologue"] + [s["identity"] for s in m["submissions"]]
     keys = ["prologue"] + [f"submission[{s['index']}]" for s in m["submissions"]]
-    starts = [m["prologue"]["push_offset"]] + [s["push_offset"] for s in m["submissions"]]
-    for (_, methods), owner, key, start in zip(segments, owners, keys, starts):
+    for (_, methods), owner, key in zip(segments, owners, keys):
         previous, position = None, 0
         for k, method in enumerate(methods):
             position = position + 1 if method.offset == previous else 0    # the header's n-th write
@@ -582,8 +580,7 @@ def push_lines(images: Images, relative: bool = False) -> list[Line]:
             bit12 = ", header bit 12 set" if head >> low & 1 else ""
             out.append(Line(f"{key}.push[{k}].{method.name}", method.data, method.meaning, owner, "push",
                             slot=f"{key}.push[{k}]",
-                            where=f"subch {method.subchannel} {method.sec_op}, header at "
-                                  + (f"segment +{method.offset - start:#x}" if relative else f"push +{method.offset:#x}")
+                            where=f"subch {method.subchannel} {method.sec_op}, header at push +{method.offset:#x}"
                                   + bit12,
                             raw=head if position == 0 else None, spans=tuple(spans)))
     return out

@@ -402,8 +402,11 @@ class Relocation:
                 if list_name == "regions":
                     out.add(x.get("address"), x.get("size"), y.get("address"))
                 for part, base, size in parts:
-                    out.add(where(x, bases_a, part, base), x.get("push_length") if part == "push" else size,
-                            where(y, bases_b, part, base))
+                    start_a, start_b = where(x, bases_a, part, base), where(y, bases_b, part, base)
+                    if part == "semaphore" and not (i != j and _is_int(start_a) and _is_int(start_b) and _is_int(size)
+                                                    and start_b - start_a == (j - i) * size):
+                        continue    # the plan's own slot: it follows its submission only one slot a place
+                    out.add(start_a, x.get("push_length") if part == "push" else size, start_b)
         prologue_a, prologue_b = a.get("prologue") or {}, b.get("prologue") or {}
         out.add(where(prologue_a, bases_a, "push", "pushbuffer"), prologue_a.get("push_length"),
                 where(prologue_b, bases_b, "push", "pushbuffer"))
@@ -519,7 +522,7 @@ def relocated_facts(a: Images, b: Images, lines_a: list[decode.Line], lines_b: l
             elif there == address_b:             # the address moved with what it names; other bits changed
                 out.notes.update({m: f"its address names {places_a(address_a) or 'the same place'} in both, "
                                      "which moved" for m in matches})
-            else:
+            elif place_a != place_b:              # what each names, where that says more than the values
                 out.notes.update({m: named for m in matches})
         elif there is not None and there != address_b or place_a and place_b and place_a != place_b:
             out.renamed.update({m: f"the same value, which {named}" for m in matches})
@@ -811,8 +814,8 @@ def differences(a: Images, b: Images) -> list[Difference]:
     else:  # a different QMD layout: compare the launches, not field by field
         lines_a += [line for line in decode.launch_lines(a, zero_words=True) if line.kind != "qmd"]
         lines_b += [line for line in decode.launch_lines(b, zero_words=True) if line.kind != "qmd"]
-    lines_a += decode.submission_lines(a) + decode.push_lines(a, relative=True) + decode.ring_lines(a)
-    lines_b += decode.submission_lines(b) + decode.push_lines(b, relative=True) + decode.ring_lines(b)
+    lines_a += decode.submission_lines(a) + decode.push_lines(a) + decode.ring_lines(a)
+    lines_b += decode.submission_lines(b) + decode.push_lines(b) + decode.ring_lines(b)
     if a.manifest["parameter_base"] != b.manifest["parameter_base"]:
         lines_a, lines_b = _by_argument(lines_a, a.manifest), _by_argument(lines_b, b.manifest)
         # a zero word the other target's block has no place for (its block is shorter) is no fact
@@ -829,6 +832,7 @@ def differences(a: Images, b: Images) -> list[Difference]:
                                                                 if r["index"] == i), ""), "region")
                   for images in ([a] if lines is lines_a else [b]) for i, key in keys.items() if "->" in key]
     lines_a, lines_b = _rename_regions(lines_a, regions_a), _rename_regions(lines_b, regions_b)
+    lines_a, lines_b = _segment_places(a, b, lines_a, lines_b)
     relocation = Relocation.of(a.manifest, b.manifest, alignment, submissions, (regions_a, regions_b))
     relocated = relocated_facts(a, b, lines_a, lines_b, relocation, alignment, submissions, (regions_a, regions_b))
     only_a, only_b = submissions.one_sided()
@@ -854,6 +858,39 @@ def differences(a: Images, b: Images) -> list[Difference]:
     found += raw_differences(a, b, found)
     found += _manifest_byte_difference(a, b, found)
     return found
+
+
+def _segment_places(a: Images, b: Images, lines_a: list[decode.Line], lines_b: list[decode.Line]):
+    """Two paired methods whose headers lie at other offsets of push.bin but at the same place in their
+    segments (a submission that moved): their place said once, from the segment's start, with both
+    offsets (`header at segment +0x10 (push +0x258 in a, +0x280 in b)`), so it is no change."""
+    import re
+    from dataclasses import replace
+
+    def starts(images):
+        m = images.manifest
+        out = {"prologue": m["prologue"]["push_offset"]}
+        out.update({f"submission[{s['index']}]": s["push_offset"] for s in m["submissions"]})
+        return out
+
+    starts_a, starts_b = starts(a), starts(b)
+    header = re.compile(r"header at push \+0x([0-9a-f]+)")
+    by_b = {line.match: line for line in lines_b if line.kind == "push"}
+    places: dict[str, str] = {}
+    for la in lines_a:
+        lb = by_b.get(la.match) if la.kind == "push" else None
+        if lb is None or la.where == lb.where:
+            continue
+        found_a, found_b = header.search(la.where), header.search(lb.where)
+        start_a, start_b = starts_a.get(_head(la.key)), starts_b.get(_head(lb.key))
+        if not (found_a and found_b) or start_a is None or start_b is None:
+            continue
+        at_a, at_b = int(found_a.group(1), 16), int(found_b.group(1), 16)
+        relative = f"header at segment +{at_a - start_a:#x} (push +{at_a:#x} in a, +{at_b:#x} in b)"
+        if header.sub("", la.where) == header.sub("", lb.where) and at_a - start_a == at_b - start_b:
+            places[la.match] = header.sub(relative, la.where)
+    return ([replace(x, where=places[x.match]) if x.kind == "push" and x.match in places else x for x in lines]
+            for lines in (lines_a, lines_b))
 
 
 def _relocated_lines(a: Images, b: Images, relocated: set, launches: LaunchAlignment,
@@ -884,7 +921,7 @@ def _relocated_lines(a: Images, b: Images, relocated: set, launches: LaunchAlign
         owner = facts[0].owner if facts else ""
         listed = ", ".join(t.lstrip(".") for t in tails[:6]) + (f" and {len(tails) - 6} more" if len(tails) > 6 else "")
         out.append(Difference(f"{head}.addresses", facts[0].kind if facts else "launch", owner,
-                              _count(len(tails), "address"), "the same places, moved",
+                              _count(len(tails), "address fact"), "the same places, moved",
                               f"{listed}: each points at what it pointed at in a (a launch, submission or "
                               "region that moved), so only its value differs", tuple(s for x in facts for s in x.spans)))
     return out
