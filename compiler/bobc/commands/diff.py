@@ -14,7 +14,12 @@ read only when it is a regular file of at most 1 GiB.  The verdict stands when t
 goes away early (`bobc diff a b | head`).
 
 Launches are aligned as a sequence (golden.LaunchAlignment): an inserted launch is one launch only in
-b and each later one is compared with its counterpart (`launch[3->4].qmd_address`).  Two plan hosts
+b and each later one is compared with its counterpart (`launch[3->4].registers`).  So are submissions
+(golden.SubmissionAlignment, on their identity, launches as aligned and method count): an inserted one
+is one line (`submission[+2]`), a run of unchanged ones that moved one line, a segment's methods are
+compared by their place in the segment and a ring entry by the submission naming it; an address that
+differs only because what it points at moved with its launch, submission or region is no difference
+(golden.relocated_facts), and the same value naming something the alignments do not pair is one.  Two plan hosts
 are also compared outside their images (host_differences): the version text by key, the host
 plan member by member (`host.plan.input.checks[1].value (version)`, docs/host-plan-facts.md; its steps
 aligned as a sequence, golden.host_plan_differences), every other section byte for byte and the

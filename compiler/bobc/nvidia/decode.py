@@ -559,6 +559,9 @@ def launch_lines(images: Images, nonzero_only: bool = False, zero_words: bool = 
 
 
 def push_lines(images: Images) -> list[Line]:
+    """Each segment's methods (the prologue's, then each submission's), keyed by the segment and
+    the method's place in it (`submission[3].push[1].SEND_PCAS_A`), so a diff compares a
+    submission's own methods wherever its segment lies."""
     out = []
     m = images.manifest
     segments = push_segments(images)
@@ -617,7 +620,8 @@ def describe_entry(raw: bytes) -> str:
 
 def ring_lines(images: Images) -> list[Line]:
     """The prologue's entry (in the manifest), then each ring entry: its two dwords as the image
-    holds them (every bit, bits 1:0 included) and their fields in words."""
+    holds them (every bit, bits 1:0 included) and their fields in words.  An entry a submission
+    names is matched by a diff on that submission (`submission[3].gpfifo`), not on its place."""
     m = images.manifest
     prologue = _dwords_bytes(m["prologue"]["gpfifo_entry"])
     out = [Line("prologue.gpfifo_entry", _entry_dwords(prologue), describe_entry(prologue), "prologue", "gpfifo")]
@@ -629,7 +633,7 @@ def ring_lines(images: Images) -> list[Line]:
         entry = raw[gpfifo.ENTRY_BYTES * index:gpfifo.ENTRY_BYTES * (index + 1)]
         s = by_ring.get(index)
         out.append(Line(f"gpfifo[{index}]", _entry_dwords(entry), describe_entry(entry),
-                        s["identity"] if s else "", "gpfifo",
+                        s["identity"] if s else "", "gpfifo", slot=f"submission[{s['index']}].gpfifo" if s else "",
                         where=f"submission {s['index']}'s segment" if s else "no submission names it",
                         spans=(("gpfifo", 64 * index, 64),)))
     return out

@@ -107,12 +107,19 @@ STEPS = "host.plan.steps["        # a host plan's steps (bobc.host.sections.plan
 
 
 def _launch_tail(key: str) -> str:
-    """A key without its leading `launch[i]`, `region[i]` or `host.plan.steps[i]` (two aligned
-    launches', paired regions' or aligned steps' facts at different places)."""
-    return key[key.index("]") + 1:] if key.startswith(("launch[", "region[", STEPS)) and "]" in key else key
+    """A key without its leading `launch[i]`, `region[i]`, `submission[i]`, `gpfifo[i]` or
+    `host.plan.steps[i]` (two aligned launches', paired regions', aligned submissions' or aligned
+    steps' facts at different places)."""
+    heads = ("launch[", "region[", "submission[", "gpfifo[", STEPS)
+    return key[key.index("]") + 1:] if key.startswith(heads) and "]" in key else key
 
 
-def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line], notes: dict | None = None,
+                 renamed: dict | None = None) -> list[Difference]:
+    """The facts that differ, matched on Line.match; `renamed`: matches whose equal values name
+    things the alignments do not pair (shown, with what each names); `notes`: what a differing
+    value names on each side (relocated_facts)."""
+    notes, renamed = notes or {}, renamed or {}
     by_a = {line.match: line for line in lines_a}
     by_b = {line.match: line for line in lines_b}
     order = list(by_a) + [key for key in by_b if key not in by_a]
@@ -120,13 +127,15 @@ def _differences(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list
     for match in order:
         la, lb = by_a.get(match), by_b.get(match)
         if la is not None and lb is not None and la.value == lb.value and la.raw == lb.raw and \
+                match not in renamed and \
                 (la.key == lb.key or la.kind == "bank0"      # an argument at another target's offset
                  or _launch_tail(la.key) == _launch_tail(lb.key)):     # a launch aligned at another place
             continue
         line = la or lb
+        meaning = "; ".join(x for x in (_meaning(la, lb), renamed.get(match) or notes.get(match)) if x)
         out.append(Difference(line.key if la is None or lb is None or la.key == lb.key else match,
                               line.kind, line.owner, la.value if la else None, lb.value if lb else None,
-                              _meaning(la, lb), (la.spans if la else ()) + (lb.spans if lb else ())))
+                              meaning, (la.spans if la else ()) + (lb.spans if lb else ())))
     return out
 
 
@@ -227,6 +236,393 @@ class LaunchAlignment:
                                   f"{what}, at {'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b; what "
                                   f"differs in {'it' if i2 - i1 == 1 else 'them'} is listed as launch[a->b]", spans))
         return out
+
+
+def _head(match: str) -> str:
+    """A fact's leading `launch[...]` or `submission[...]` (everything up to its first `]`)."""
+    return match[:match.index("]") + 1] if "]" in match else match
+
+
+@dataclass
+class SubmissionAlignment:
+    """Which submission of a is which submission of b: the two submission lists aligned as
+    sequences (difflib, on each submission's identity, the launches it runs by their aligned keys --
+    LaunchAlignment, so a launch that moved is the same launch -- and its segment's method count).
+    A submission inserted or removed is one submission only in b or a, and each one after it is
+    compared with its counterpart: its manifest facts, its segment's methods by their place in the
+    segment, and its ring entry (decode.ring_lines matches an entry on the submission naming it).
+
+    Keys as LaunchAlignment's: `submission[i]`, `submission[i->j]`, `submission[i]` (only in a),
+    `submission[+j]` (only in b); `moved`: each run of matched submissions at other places."""
+
+    keys_a: dict
+    keys_b: dict
+    moved: list
+
+    @classmethod
+    def of(cls, a: dict, b: dict, launches: LaunchAlignment, lines_a: list[decode.Line],
+           lines_b: list[decode.Line]) -> "SubmissionAlignment":
+        subs_a = [s for s in a.get("submissions", []) if isinstance(s, dict) and isinstance(s.get("index"), int)]
+        subs_b = [s for s in b.get("submissions", []) if isinstance(s, dict) and isinstance(s.get("index"), int)]
+
+        def counts(lines):
+            out: dict[str, int] = {}
+            for line in lines:
+                if line.kind == "push" and line.key.startswith("submission["):
+                    out[_head(line.key)] = out.get(_head(line.key), 0) + 1
+            return out
+
+        def signature(s, keys, methods):
+            runs = s.get("launches")
+            runs = tuple(keys.get(x, f"launch[?{x}]") for x in runs) if isinstance(runs, list) else repr(runs)
+            return s.get("identity"), runs, methods.get(f"submission[{s['index']}]", 0)
+
+        counts_a, counts_b = counts(lines_a), counts(lines_b)
+        return cls(*sequence_keys([s["index"] for s in subs_a], [s["index"] for s in subs_b],
+                                  [signature(s, launches.keys_a, counts_a) for s in subs_a],
+                                  [signature(s, launches.keys_b, counts_b) for s in subs_b], "submission",
+                                  lambda p, q: subs_a[p].get("identity") == subs_b[q].get("identity")))
+
+    def rename(self, lines: list[decode.Line], keys: dict) -> list[decode.Line]:
+        """`lines` with each submission fact (its manifest facts, methods, ring entry) matched on its
+        submission's aligned prefix."""
+        return _rekey(lines, keys, "submission[", ("submission", "push", "gpfifo"))
+
+    def one_sided(self) -> tuple[list, list]:
+        """The submissions of a only and of b only (their indices)."""
+        paired = set(self.keys_b.values())
+        return ([i for i, key in self.keys_a.items() if key not in paired],
+                [j for j, key in self.keys_b.items() if key.startswith("submission[+")])
+
+
+def _facts_of(lines: list[decode.Line], heads: set) -> list[decode.Line]:
+    return [line for line in lines if _head(line.match) in heads]
+
+
+def _submission_lines(a: Images, b: Images, alignment: SubmissionAlignment, launches: LaunchAlignment,
+                      lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+    """The submissions' own lines, in b's order: one line for each run of matched submissions that
+    moved (their facts that differ have lines of their own, `submission[a->b]...`), and one line
+    for each submission on one side only: what it runs, its segment and its ring entry (its spans
+    cover them all, so the byte check knows they are shown)."""
+    subs_a = {s["index"]: s for s in a.manifest["submissions"]}
+    subs_b = {s["index"]: s for s in b.manifest["submissions"]}
+    order_a, order_b = sorted(subs_a), sorted(subs_b)
+    placed = []                  # (b position, a position, Difference)
+    for i1, i2, j1, j2 in alignment.moved:
+        first_a, last_a, first_b, last_b = order_a[i1], order_a[i2 - 1], order_b[j1], order_b[j2 - 1]
+        heads = {alignment.keys_a[order_a[k]] for k in range(i1, i2)}
+        spans = tuple(span for line in _facts_of(lines_a, heads) + _facts_of(lines_b, heads) for span in line.spans)
+        run_a = f"submission[{first_a}]" if i2 - i1 == 1 else f"submission[{first_a}..{last_a}]"
+        run_b = f"submission[{first_b}]" if j2 - j1 == 1 else f"submission[{first_b}..{last_b}]"
+        shift = first_b - first_a
+        what = ("1 submission" if i2 - i1 == 1 else f"{i2 - i1} submissions of the same identities, launches "
+                "(as aligned) and method counts in the same order")
+        placed.append((j1, i1, Difference(
+            run_a, "submission", "", run_a, run_b,
+            f"{what}, at {'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b, with their segments and "
+            f"ring entries; what differs in {'it' if i2 - i1 == 1 else 'them'} is listed as submission[a->b]", spans)))
+    only_a, only_b = alignment.one_sided()
+    for side, indices in (("a", only_a), ("b", only_b)):
+        images, subs, keys, lines = (a, subs_a, launches.keys_a, lines_a) if side == "a" else \
+            (b, subs_b, launches.keys_b, lines_b)
+        order = order_a if side == "a" else order_b
+        for index in indices:
+            s = subs[index]
+            key = (alignment.keys_a if side == "a" else alignment.keys_b)[index]
+            facts = _facts_of(lines, {key})
+            identities = {x["index"]: x["identity"] for x in images.manifest["launches"]}
+            runs = s.get("launches") if isinstance(s.get("launches"), list) else []
+            named = ", ".join(f"{keys.get(x, f'launch[{x}]')} ({identities.get(x, '?')})" for x in runs) or "no launch"
+            methods = sum(1 for line in facts if line.kind == "push")
+            ring = next((line.key for line in facts if line.kind == "gpfifo"), "no ring entry")
+            summary = (f"runs {named}; {_count(methods, 'method')} in {s['push_length']} bytes at push "
+                       f"+{s['push_offset']:#x}; {ring}")
+            spans = tuple(span for line in facts for span in line.spans)
+            placed.append((order.index(index) if side == "b" else len(order_b), order_a.index(index) if side == "a"
+                           else -1, Difference(key, "submission", s["identity"], summary if side == "a" else None,
+                                               summary if side == "b" else None, f"a submission only in {side}", spans)))
+    return [d for _, _, d in sorted(placed, key=lambda x: (x[0], x[1]))]
+
+
+class Relocation:
+    """Where an address of a lies in b, as the alignments pair what holds it: each paired launch's
+    QMD slot and parameter block, each paired region's code, each paired submission's segment and
+    semaphore, the prologue's segment.  An address in none of them has no counterpart (None)."""
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int, int]] = []      # (first byte in a, bytes, first byte in b)
+        self._starts: list[int] | None = None
+
+    def add(self, start_a, size, start_b) -> None:
+        if all(_is_int(x) for x in (start_a, size, start_b)) and size > 0:
+            self.ranges.append((start_a, size, start_b))
+            self._starts = None
+
+    def __call__(self, address) -> int | None:
+        if not _is_int(address):
+            return None
+        import bisect
+
+        if self._starts is None:
+            self.ranges.sort()
+            self._starts = [r[0] for r in self.ranges]
+        at = bisect.bisect_right(self._starts, address) - 1      # the ranges do not overlap
+        if at >= 0 and address < self.ranges[at][0] + self.ranges[at][1]:
+            return self.ranges[at][2] + address - self.ranges[at][0]
+        return None
+
+    @classmethod
+    def of(cls, a: dict, b: dict, launches: LaunchAlignment, submissions: SubmissionAlignment,
+           regions: tuple[dict, dict]) -> "Relocation":
+        out = cls()
+        bases_a, bases_b = a.get("bases") or {}, b.get("bases") or {}
+        sizes_a = a.get("sizes") or {}
+
+        def where(entry, bases, key, base):
+            if _is_int(entry.get(f"{key}_address")):
+                return entry[f"{key}_address"]
+            offset = entry.get(f"{key}_offset")
+            return bases[base] + offset if _is_int(offset) and _is_int(bases.get(base)) else None
+
+        for keys_a, keys_b, list_name, parts in (
+                (launches.keys_a, launches.keys_b, "launches",
+                 (("qmd", "qmd", sizes_a.get("qmd_record")), ("parameter", "program", sizes_a.get("parameter_block")))),
+                (submissions.keys_a, submissions.keys_b, "submissions",
+                 (("push", "pushbuffer", None), ("semaphore", "semaphore", (a.get("semaphore") or {}).get("bytes", 8)))),
+                (regions[0], regions[1], "regions", ())):
+            of_b = {key: j for j, key in keys_b.items()}
+            entries_a = {x["index"]: x for x in a.get(list_name, []) if isinstance(x, dict) and "index" in x}
+            entries_b = {x["index"]: x for x in b.get(list_name, []) if isinstance(x, dict) and "index" in x}
+            for i, key in keys_a.items():
+                j = of_b.get(key)
+                if j is None or i not in entries_a or j not in entries_b:
+                    continue
+                x, y = entries_a[i], entries_b[j]
+                if list_name == "regions":
+                    out.add(x.get("address"), x.get("size"), y.get("address"))
+                for part, base, size in parts:
+                    start_a, start_b = where(x, bases_a, part, base), where(y, bases_b, part, base)
+                    if part == "semaphore" and not (i != j and _is_int(start_a) and _is_int(start_b) and _is_int(size)
+                                                    and start_b - start_a == (j - i) * size):
+                        continue    # the plan's own slot: it follows its submission only one slot a place
+                    out.add(start_a, x.get("push_length") if part == "push" else size, start_b)
+        prologue_a, prologue_b = a.get("prologue") or {}, b.get("prologue") or {}
+        out.add(where(prologue_a, bases_a, "push", "pushbuffer"), prologue_a.get("push_length"),
+                where(prologue_b, bases_b, "push", "pushbuffer"))
+        return out
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _launch_named(text) -> int | None:
+    """The launch index a `schedules[k]` line names (`launch 5 (kernel)`), else None."""
+    if isinstance(text, str) and text.startswith("launch ") and " " in text[7:]:
+        number = text[7:].split(" ", 1)[0]
+        return int(number) if number.isdigit() else None
+    return None
+
+
+def _qmd_address_groups(layout: str) -> list[tuple[str, str | None, int]]:
+    """The QMD fields of `layout` that hold an address: (lower, upper or None, shift), the address
+    being (lower | upper << 32) << shift (encode.QMDRecipe)."""
+    from .encode import RECIPES
+
+    recipe = RECIPES.get(layout)
+    if recipe is None:
+        return []
+    groups = [(recipe.program_address[0], recipe.program_address[1], 0), (recipe.prefetch[0], recipe.prefetch[1], 8),
+              (recipe.cb0_address[0], recipe.cb0_address[1], recipe.cb0_address_shift)]
+    if recipe.dependent_prefetch is not None:
+        slot = recipe.dependent_prefetch.bank_slot
+        groups.append((slot[2], slot[3], recipe.cb0_address_shift))
+    groups += [(pointer, None, 8) for _enable, _action, _prefetch, pointer in recipe.dependents]
+    return groups
+
+
+@dataclass
+class Relocated:
+    """What relocated_facts found: `moved` the matches whose values differ only as what they point
+    at moved, `renamed` the matches whose values are the same but point at things the alignments do
+    not pair (match -> what each side's value names), `notes` what a differing address names on each
+    side, `manifest` the manifest keys whose values differ only by a move."""
+
+    moved: set = field(default_factory=set)
+    renamed: dict = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)
+    manifest: set = field(default_factory=set)
+
+
+class _Places:
+    """Address -> what holds it on one side (`launch[1->2]'s QMD (linreg-sgd)`), for the words of a line."""
+
+    def __init__(self, manifest: dict, launch_keys: dict, submission_keys: dict, region_keys_: dict) -> None:
+        self.spans = Relocation()                  # reused for its lookup: (start, size, position in names)
+        self.names: list[str] = []
+        bases, sizes = manifest.get("bases") or {}, manifest.get("sizes") or {}
+        for x in manifest.get("launches", []):
+            key = launch_keys.get(x.get("index"), f"launch[{x.get('index')}]")
+            self._add(x.get("qmd_address"), sizes.get("qmd_record"), f"{key}'s QMD ({x.get('identity')})")
+            self._add(x.get("parameter_address"), sizes.get("parameter_block"),
+                      f"{key}'s parameter block ({x.get('identity')})")
+        for s in manifest.get("submissions", []):
+            key = submission_keys.get(s.get("index"), f"submission[{s.get('index')}]")
+            self._add(s.get("push_address"), s.get("push_length"), f"{key}'s segment")
+            self._add(s.get("semaphore_address"), (manifest.get("semaphore") or {}).get("bytes", 8),
+                      f"{key}'s semaphore")
+        for r in manifest.get("regions", []):
+            key = region_keys_.get(r.get("index"), f"region[{r.get('index')}]")
+            self._add(r.get("address"), r.get("size"), f"{key}'s code ({r.get('identity')})")
+        _ = bases
+
+    def _add(self, start, size, name) -> None:
+        if _is_int(start) and _is_int(size) and size > 0:
+            self.spans.add(start, size, len(self.names) << 48)
+            self.names.append(name)
+
+    def __call__(self, address) -> str | None:
+        found = self.spans(address)
+        return None if found is None else self.names[found >> 48]
+
+
+def relocated_facts(a: Images, b: Images, lines_a: list[decode.Line], lines_b: list[decode.Line],
+                    relocation: Relocation, launches: LaunchAlignment, submissions: SubmissionAlignment,
+                    regions: tuple[dict, dict]) -> Relocated:
+    """The paired facts that hold an address, a launch index or a ring place -- a QMD's program,
+    prefetch and constant bank addresses and its dependents' QMD pointers, a segment's SEND_PCAS_A
+    and semaphore address, a ring entry's address, a submission's launches, segment, semaphore and
+    ring entry, a launch's addresses and the launches it schedules -- read through the alignments:
+    a value that differs only as what it points at moved (a's value, through `relocation`, is b's,
+    every other bit the same) is no difference; the same value naming what the alignments do not
+    pair (a's launch 1 and b's inserted launch 1) is one."""
+    out = Relocated()
+    by_a = {line.match: line for line in lines_a}
+    by_b = {line.match: line for line in lines_b}
+    ma, mb = a.manifest, b.manifest
+    bases_a, bases_b = ma.get("bases") or {}, mb.get("bases") or {}
+    of_b_launch = {key: j for j, key in launches.keys_b.items()}
+    of_b_sub = {key: j for j, key in submissions.keys_b.items()}
+    places_a = _Places(ma, launches.keys_a, submissions.keys_a, regions[0])
+    places_b = _Places(mb, launches.keys_b, submissions.keys_b, regions[1])
+
+    def judge(matches, address_a, address_b, rest_same=True, manifest=False) -> None:
+        """Addresses a and b of the facts `matches` (whose other bits are the same when `rest_same`)."""
+        if not (_is_int(address_a) and _is_int(address_b)):
+            return
+        there = relocation(address_a)
+        place_a, place_b = places_a(address_a), places_b(address_b)
+        named = f"names {place_a or 'nothing bobc placed'} in a, {place_b or 'nothing bobc placed'} in b"
+        if address_a != address_b:
+            if there == address_b and rest_same:
+                out.moved.update(matches)
+                if manifest:
+                    out.manifest.update(matches)
+            elif there == address_b:             # the address moved with what it names; other bits changed
+                out.notes.update({m: f"its address names {places_a(address_a) or 'the same place'} in both, "
+                                     "which moved" for m in matches})
+            elif place_a != place_b:              # what each names, where that says more than the values
+                out.notes.update({m: named for m in matches})
+        elif there is not None and there != address_b or place_a and place_b and place_a != place_b:
+            out.renamed.update({m: f"the same value, which {named}" for m in matches})
+
+    def judge_launches(match, runs_a, runs_b) -> None:
+        """Two lists of launch indices, read through the launch alignment."""
+        if not (isinstance(runs_a, list) and isinstance(runs_b, list)):
+            return
+        keyed_a = [launches.keys_a.get(x, f"launch[{x}]") for x in runs_a]
+        keyed_b = [launches.keys_b.get(y, f"launch[{y}]") for y in runs_b]
+        if keyed_a == keyed_b:
+            if runs_a != runs_b:
+                out.moved.add(match)
+                out.manifest.add(match)
+        else:
+            named = f"{', '.join(keyed_a) or 'none'} in a, {', '.join(keyed_b) or 'none'} in b"
+            (out.renamed if runs_a == runs_b else out.notes)[match] = \
+                (f"the same indices, which name {named}" if runs_a == runs_b else f"launches {named}")
+
+    # the launches: their addresses, the QMD fields that hold addresses, the launches they schedule
+    launches_a = {x["index"]: (k, x) for k, x in enumerate(ma["launches"])}
+    launches_b = {x["index"]: (k, x) for k, x in enumerate(mb["launches"])}
+    groups = _qmd_address_groups(ma["qmd_layout"]) if ma["qmd_layout"] == mb["qmd_layout"] else []
+    for i, key in launches.keys_a.items():
+        j = of_b_launch.get(key)
+        if j is None or i not in launches_a or j not in launches_b:
+            continue
+        (pa, xa), (pb, xb) = launches_a[i], launches_b[j]
+        for name in ("qmd_address", "parameter_address", "program_address"):
+            judge({f"{key}.{name}"}, xa.get(name), xb.get(name), manifest=True)
+        for name, base in (("qmd_offset", "qmd"), ("parameter_offset", "program")):
+            if all(_is_int(x) for x in (xa.get(name), xb.get(name), bases_a.get(base), bases_b.get(base))) and \
+                    relocation(bases_a[base] + xa[name]) == bases_b[base] + xb[name]:
+                out.manifest.add(f"{key}.{name}")
+        judge_launches(f"{key}.schedules", xa.get("schedules"), xb.get("schedules"))
+        out.manifest |= {f"{key}.schedules"} & out.moved
+        out.moved.discard(f"{key}.schedules")             # a manifest fact, not a decoded line
+        out.renamed.pop(f"{key}.schedules", None)
+        out.notes.pop(f"{key}.schedules", None)
+        if groups:
+            fields_a, fields_b = dict(decode.qmd_fields(a, pa)), dict(decode.qmd_fields(b, pb))
+            for lower, upper, shift in groups:
+                names = [n for n in (lower, upper) if n]
+                if not all(n in fields_a and n in fields_b for n in names):
+                    continue
+                address_a, address_b = ((f[lower] | (f[upper] << 32 if upper else 0)) << shift
+                                        for f in (fields_a, fields_b))
+                there = relocation(address_a)
+                if address_a != address_b and there is not None and \
+                        all(fields_b[n] == (there >> shift) >> (32 * k) & 0xFFFFFFFF for k, n in enumerate(names)):
+                    out.moved.update(f"{key}.qmd.{n}" for n in names if fields_a[n] != fields_b[n])
+                elif address_a != address_b or there not in (None, address_b):
+                    judge({f"{key}.qmd.{n}" for n in names if fields_a[n] != fields_b[n]} or {f"{key}.qmd.{lower}"},
+                          address_a, address_b)
+        for slot in range(2):
+            match = f"{key}.schedules[{slot}]"
+            la, lb = by_a.get(match), by_b.get(match)
+            x, y = (_launch_named(line.value) if line else None for line in (la, lb))
+            if x is not None and y is not None:
+                judge_launches(match, [x], [y])
+    for match, la in by_a.items():
+        lb = by_b.get(match)
+        if lb is None or la.raw != lb.raw:
+            continue
+        if la.kind == "submission" and match.startswith("submission["):
+            head, name = _head(match), match[len(_head(match)) + 1:]
+            if name in ("push_address", "semaphore_address"):
+                judge({match}, la.value, lb.value, manifest=True)
+            elif name in ("push_offset", "semaphore_offset"):
+                base = "pushbuffer" if name == "push_offset" else "semaphore"
+                if all(_is_int(x) for x in (la.value, lb.value, bases_a.get(base), bases_b.get(base))):
+                    judge({match}, bases_a[base] + la.value, bases_b[base] + lb.value, manifest=True)
+            elif name == "launches":
+                judge_launches(match, la.value, lb.value)
+            elif name == "ring_entry" and _is_int(la.value) and _is_int(lb.value) and head in of_b_sub:
+                i = next((i for i, k in submissions.keys_a.items() if k == head), None)
+                if i is not None and la.value != lb.value and la.value - i == lb.value - of_b_sub[head]:
+                    out.moved.add(match)                   # it moved with its submission
+                    out.manifest.add(match)
+        elif la.kind == "push" and _is_int(la.value) and _is_int(lb.value):
+            method = la.key.rsplit(".", 1)[1]
+            if method != lb.key.rsplit(".", 1)[1]:
+                continue
+            if method == "SEND_PCAS_A":
+                judge({match}, la.value << 8, lb.value << 8)
+            elif method == "SEM_ADDR_LO":               # with its SEM_ADDR_HI, the next method
+                prefix, k = match.rsplit("[", 1)[0], int(match.rsplit("[", 1)[1].rstrip("]"))
+                oa, ob = by_a.get(f"{prefix}[{k + 1}]"), by_b.get(f"{prefix}[{k + 1}]")
+                if oa is not None and ob is not None and oa.key.endswith(".SEM_ADDR_HI") and \
+                        ob.key.endswith(".SEM_ADDR_HI") and oa.raw == ob.raw:
+                    judge({match, oa.match} - ({oa.match} if oa.value == ob.value else set()) -
+                          ({match} if la.value == lb.value else set()) or {match},
+                          oa.value << 32 | la.value, ob.value << 32 | lb.value)
+        elif la.kind == "gpfifo" and isinstance(la.value, list) and isinstance(lb.value, list) and \
+                len(la.value) == len(lb.value) == 2:
+            (d0, d1), (e0, e1) = la.value, lb.value
+            judge({match}, (d0 & 0xFFFFFFFC) | (d1 & 0xFF) << 32, (e0 & 0xFFFFFFFC) | (e1 & 0xFF) << 32,
+                  rest_same=(d0 & 3, d1 & ~0xFF) == (e0 & 3, e1 & ~0xFF))
+    out.manifest |= {m for m in out.moved if m.startswith("submission[")}
+    return out
 
 
 def region_keys(a: dict, b: dict) -> tuple[dict, dict]:
@@ -428,31 +824,117 @@ def differences(a: Images, b: Images) -> list[Difference]:
         lines_b = [x for x in lines_b if x.kind != "bank0" or x.value or x.match in matches_a]
     alignment = LaunchAlignment.of(a.manifest, b.manifest)
     lines_a, lines_b = alignment.rename(lines_a, alignment.keys_a), alignment.rename(lines_b, alignment.keys_b)
+    submissions = SubmissionAlignment.of(a.manifest, b.manifest, alignment, lines_a, lines_b)
+    lines_a, lines_b = submissions.rename(lines_a, submissions.keys_a), submissions.rename(lines_b, submissions.keys_b)
     regions_a, regions_b = region_keys(a.manifest, b.manifest)
     for lines, keys in ((lines_a, regions_a), (lines_b, regions_b)):     # a region paired at another index
         lines += [decode.Line(f"region[{i}].index", i, "", next((r["identity"] for r in images.manifest["regions"]
                                                                 if r["index"] == i), ""), "region")
                   for images in ([a] if lines is lines_a else [b]) for i, key in keys.items() if "->" in key]
     lines_a, lines_b = _rename_regions(lines_a, regions_a), _rename_regions(lines_b, regions_b)
-    found = _code_unchanged(_fold_zeros(_differences(lines_a, lines_b)), a, b)
+    lines_a, lines_b = _segment_places(a, b, lines_a, lines_b)
+    relocation = Relocation.of(a.manifest, b.manifest, alignment, submissions, (regions_a, regions_b))
+    relocated = relocated_facts(a, b, lines_a, lines_b, relocation, alignment, submissions, (regions_a, regions_b))
+    only_a, only_b = submissions.one_sided()
+    apart = {submissions.keys_a[i] for i in only_a} | {submissions.keys_b[j] for j in only_b}   # one line each
+    compared_a = [x for x in lines_a if x.match not in relocated.moved and _head(x.match) not in apart]
+    compared_b = [x for x in lines_b if x.match not in relocated.moved and _head(x.match) not in apart]
+    found = _code_unchanged(_fold_zeros(_differences(compared_a, compared_b, relocated.notes, relocated.renamed)),
+                            a, b)
+    rank = {"header": 0, "region": 1, "launch": 2, "qmd": 2, "bank0": 2}
+    found.sort(key=lambda d: rank.get(d.kind, 3))       # in dump order: the launches, then the submissions
     for moved in alignment.moved_lines(a, b, lines_a, lines_b):      # before the first launch of its run
         first = moved.key[len("launch["):].split(".", 1)[0].rstrip("]")
-        at = next((k for k, d in enumerate(found) if d.key.startswith(f"launch[{first}->")), len(found))
+        at = next((k for k, d in enumerate(found) if d.key.startswith(f"launch[{first}->") or rank.get(d.kind, 3) > 2),
+                  len(found))
         found.insert(at, moved)
+    own = _submission_lines(a, b, submissions, alignment, lines_a, lines_b)
+    own += _relocated_lines(a, b, relocated.moved, alignment, submissions, lines_a, lines_b)
+    at = next((k for k, d in enumerate(found) if rank.get(d.kind, 3) > 2 and not d.key.startswith("prologue")),
+              len(found))
+    found[at:at] = own                 # the submissions' structure, then what differs in them
     found += _code_differences(a, b)
-    found += manifest_differences(a.manifest, b.manifest, found, alignment)
+    found += manifest_differences(a.manifest, b.manifest, found, alignment, submissions, relocated.manifest)
     found += raw_differences(a, b, found)
     found += _manifest_byte_difference(a, b, found)
     return found
 
 
+def _segment_places(a: Images, b: Images, lines_a: list[decode.Line], lines_b: list[decode.Line]):
+    """Two paired methods whose headers lie at other offsets of push.bin but at the same place in their
+    segments (a submission that moved): their place said once, from the segment's start, with both
+    offsets (`header at segment +0x10 (push +0x258 in a, +0x280 in b)`), so it is no change."""
+    import re
+    from dataclasses import replace
+
+    def starts(images):
+        m = images.manifest
+        out = {"prologue": m["prologue"]["push_offset"]}
+        out.update({f"submission[{s['index']}]": s["push_offset"] for s in m["submissions"]})
+        return out
+
+    starts_a, starts_b = starts(a), starts(b)
+    header = re.compile(r"header at push \+0x([0-9a-f]+)")
+    by_b = {line.match: line for line in lines_b if line.kind == "push"}
+    places: dict[str, str] = {}
+    for la in lines_a:
+        lb = by_b.get(la.match) if la.kind == "push" else None
+        if lb is None or la.where == lb.where:
+            continue
+        found_a, found_b = header.search(la.where), header.search(lb.where)
+        start_a, start_b = starts_a.get(_head(la.key)), starts_b.get(_head(lb.key))
+        if not (found_a and found_b) or start_a is None or start_b is None:
+            continue
+        at_a, at_b = int(found_a.group(1), 16), int(found_b.group(1), 16)
+        relative = f"header at segment +{at_a - start_a:#x} (push +{at_a:#x} in a, +{at_b:#x} in b)"
+        if header.sub("", la.where) == header.sub("", lb.where) and at_a - start_a == at_b - start_b:
+            places[la.match] = header.sub(relative, la.where)
+    return ([replace(x, where=places[x.match]) if x.kind == "push" and x.match in places else x for x in lines]
+            for lines in (lines_a, lines_b))
+
+
+def _relocated_lines(a: Images, b: Images, relocated: set, launches: LaunchAlignment,
+                     submissions: SubmissionAlignment, lines_a, lines_b) -> list[Difference]:
+    """The relocated facts (relocated_facts) of a launch or submission that did not move as part of
+    a run (those runs' lines say it): one line for each such launch or submission, naming the facts,
+    its spans theirs (the byte check knows they are shown)."""
+    moved = set()
+    order_a = [x["index"] for x in a.manifest["launches"]]
+    for i1, i2, _j1, _j2 in launches.moved:
+        moved |= {launches.keys_a[order_a[k]] for k in range(i1, i2)}
+    order_a = sorted(s["index"] for s in a.manifest["submissions"])
+    for i1, i2, _j1, _j2 in submissions.moved:
+        moved |= {submissions.keys_a[order_a[k]] for k in range(i1, i2)}
+    heads: dict[str, list[str]] = {}
+    for match in sorted(relocated):
+        if _head(match) not in moved:
+            heads.setdefault(_head(match), []).append(match[len(_head(match)):])
+    by_a = {line.match: line for line in lines_a}
+    by_b = {line.match: line for line in lines_b}
+    out = []
+    first = {}
+    for position, line in enumerate(lines_a):
+        first.setdefault(_head(line.match), position)
+    for head in sorted(heads, key=lambda h: (first.get(h, len(lines_a)), h)):      # in dump order
+        tails = heads[head]
+        facts = [line for tail in tails for line in (by_a.get(head + tail), by_b.get(head + tail)) if line]
+        owner = facts[0].owner if facts else ""
+        listed = ", ".join(t.lstrip(".") for t in tails[:6]) + (f" and {len(tails) - 6} more" if len(tails) > 6 else "")
+        out.append(Difference(f"{head}.addresses", facts[0].kind if facts else "launch", owner,
+                              _count(len(tails), "address fact"), "the same places, moved",
+                              f"{listed}: each points at what it pointed at in a (a launch, submission or "
+                              "region that moved), so only its value differs", tuple(s for x in facts for s in x.spans)))
+    return out
+
+
 # ---------------------------------------------------------------- what no decoded line shows
 
 def _manifest_facts(manifest: dict, launch_keys: dict | None = None,
-                    region_keys: dict | None = None) -> dict[str, object]:
+                    region_keys: dict | None = None, submission_keys: dict | None = None) -> dict[str, object]:
     """The manifest as key -> value, keyed the way the decoded lines are (region[i].size,
     launch[i].schedules, sizes.qmd); list entries' own fields are leaves.  `launch_keys` gives a
-    launch index the prefix it is matched on (LaunchAlignment)."""
+    launch index the prefix it is matched on (LaunchAlignment), `submission_keys` a submission's
+    (SubmissionAlignment)."""
     launch_keys = launch_keys or {}
     out = {}
     names = {"regions": "region", "launches": "launch", "submissions": "submission"}
@@ -468,6 +950,8 @@ def _manifest_facts(manifest: dict, launch_keys: dict | None = None,
                     head = launch_keys[index]
                 if key == "regions" and isinstance(index, int) and index in (region_keys or {}):
                     head = region_keys[index]
+                if key == "submissions" and isinstance(index, int) and index in (submission_keys or {}):
+                    head = submission_keys[index]
                 for field_name, field_value in item.items():
                     if field_name != "index":
                         out[f"{head}.{field_name}"] = field_value
@@ -477,20 +961,25 @@ def _manifest_facts(manifest: dict, launch_keys: dict | None = None,
 
 
 def manifest_differences(a: dict, b: dict, found: list[Difference],
-                         alignment: LaunchAlignment | None = None) -> list[Difference]:
+                         alignment: LaunchAlignment | None = None, submissions: SubmissionAlignment | None = None,
+                         relocated: set = frozenset()) -> list[Difference]:
     """Every manifest value that differs and that no decoded difference already names (a launch's
-    declared schedules, its QMD and parameter block offsets, a format string...); launches are
-    matched as `alignment` pairs them."""
+    declared schedules, its QMD and parameter block offsets, a format string...); launches and
+    submissions are matched as `alignment` and `submissions` pair them, and a value that differs
+    only as what it points at moved (`relocated`: relocated_facts' manifest keys) is no difference."""
     if a == b:
         return []
     alignment = alignment or LaunchAlignment({}, {}, [])
+    submissions = submissions or SubmissionAlignment({}, {}, [])
     paired_a, paired_b = region_keys(a, b)
-    facts_a, facts_b = _manifest_facts(a, alignment.keys_a, paired_a), _manifest_facts(b, alignment.keys_b, paired_b)
-    shown = {d.key for d in found}
+    facts_a = _manifest_facts(a, alignment.keys_a, paired_a, submissions.keys_a)
+    facts_b = _manifest_facts(b, alignment.keys_b, paired_b, submissions.keys_b)
+    shown = {d.key for d in found} | set(relocated)
     shown |= {key.replace(".kernel", ".identity") for key in shown if key.endswith(".kernel")}
     one_sided = {d.key.split(".", 1)[0] for d in found if d.a is None or d.b is None}   # a launch only in b
     one_sided |= {key for key in alignment.keys_b.values() if key.startswith("launch[+")}
     one_sided |= {key for key in paired_b.values() if key.startswith("region[+")}
+    one_sided |= {key for key in submissions.keys_b.values() if key.startswith("submission[+")}
     out = []
     shifted = {}                # a launch's address line shows its offset's change when both moved alike
     for d in found:
