@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from bobc.certify.findings import CertificationError, Finding
 from bobc.errors import Span

@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,7 @@ from coppelius_host import build, checkpoint
 from coppelius_model import config as C
 from coppelius_model.config import LARGE, SMALL, named, shape_refusal
 
-from .conftest import EXAMPLE, REPOSITORY
+from .conftest import EXAMPLE
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ the fields' widths as tables/layouts.py declares them (encoder.field_range), not
 """
 from __future__ import annotations
 
-import re
 
 import pytest
 

@@ -15,7 +15,6 @@ so once the model modules exist there they replace the stubs.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 
 import pytest

@@ -766,7 +766,7 @@ def _read_together(codes: list[bytes], arch: str) -> None:
         if not complaint and not shifted_complaint and len(plain) == len(shifted) == count \
                 and [d.offset for d in plain] == list(range(0, len(joined), INSTRUCTION_BYTES)) \
                 and [d.offset for d in shifted] == [SHIFTED_BASE + d.offset for d in plain]:
-            start, left = 0, []
+            start = 0
             for code in wanted:
                 texts = {}
                 for k in range(start // INSTRUCTION_BYTES, (start + len(code)) // INSTRUCTION_BYTES):
