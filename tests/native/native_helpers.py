@@ -104,3 +104,19 @@ def wait_for(condition, process, what: str, within_s: float = 120) -> None:
         assert process.poll() is None, f"{what}: the run ended first: {process.stderr.read()!r}"
         assert time.monotonic() < deadline, what
         time.sleep(0.01)
+
+
+def request_stream(tokens) -> bytes:
+    """A token stream plans/Native/Request.bob's host reads: COPSTRM1, u32 tokens of a 256-token
+    vocabulary after a 64-byte header that counts them and holds their SHA-256."""
+    import hashlib
+    import struct
+
+    body = b"".join(struct.pack("<I", t) for t in tokens)
+    return struct.pack("<8sIIIIQ32s", b"COPSTRM1", 1, 4, 256, 64, len(tokens), hashlib.sha256(body).digest()) + body
+
+
+def request_host(tmp_path_factory) -> Path:
+    """The C host of plans/Native/Request.bob's requestProgram, built once in a folder of its own."""
+    code = program_bytes(load_module(PLANS / "Native" / "Request.bob"), "requestProgram")
+    return write_host(tmp_path_factory.mktemp("request-host"), "request-host", code)

@@ -19,17 +19,15 @@ takes the lock: the run waits with its temporaries written).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import signal
-import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from native_helpers import PLANS, load_module, program_bytes, wait_for, write_host
+from native_helpers import PLANS, request_host, request_stream, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = PLANS / "Native" / "Request.bob"
@@ -46,15 +44,12 @@ def interruptible() -> None:
     ignored SIGINT ignored (as a shell's `cmd &` asks)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-def stream(tokens) -> bytes:
-    body = b"".join(struct.pack("<I", t) for t in tokens)
-    return struct.pack("<8sIIIIQ32s", b"COPSTRM1", 1, 4, 256, 64, len(tokens), hashlib.sha256(body).digest()) + body
+stream = request_stream
 
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    code = program_bytes(load_module(PLAN), "requestProgram")
-    return write_host(tmp_path_factory.mktemp("request-host"), "request-host", code)
+    return request_host(tmp_path_factory)
 
 
 def command(side, host, folder):
