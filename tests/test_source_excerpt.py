@@ -99,8 +99,7 @@ def test_bobc_asm_refuses_a_source_past_its_limit_unread(tmp_path):
     done = bobc("asm", big, "-o", tmp_path / "x.bin")
     assert done.returncode == 2, done.stderr
     assert done.stderr == (f"bobc asm: error: {big}: {SOURCE_LIMIT_BYTES + 1} bytes, more than this file can be "
-                           f"({SOURCE_LIMIT_BYTES} bytes at most are read) (docs/limits.md: 4 MiB for a SASS source "
-                           "`bobc asm` reads)\n")
+                           f"({SOURCE_LIMIT_BYTES} bytes at most are read) (docs/limits.md: 4 MiB for a SASS source)\n")
     assert not (tmp_path / "x.bin").exists()
     fifo = tmp_path / "fifo.sass"
     os.mkfifo(fifo)

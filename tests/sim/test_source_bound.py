@@ -28,7 +28,7 @@ def _sparse(path: Path, size: int = GIB) -> Path:
 def _message(path: Path, size: int = GIB) -> str:
     """`bobc asm`'s refusal of a source past the bound (tests/test_source_excerpt.py checks its CLI form)."""
     return (f"{path}: {size} bytes, more than this file can be ({SOURCE_LIMIT_BYTES} bytes at most are read) "
-            f"(docs/limits.md: 4 MiB for a SASS source `bobc asm` reads)")
+            f"(docs/limits.md: 4 MiB for a SASS source)")
 
 
 def test_bobc_asm_gives_the_message(tmp_path):
@@ -100,3 +100,17 @@ def test_a_fifo_source_is_refused_not_waited_on(tmp_path):
     with pytest.raises(UsageError) as info:
         run_kernel(fifo, "sm_86", grid=1, block=32, params=[])
     assert info.value.message == f"{fifo}: a FIFO, not a regular file"
+
+
+def test_the_certifiers_readers_give_the_message(tmp_path):
+    """The certifier reads a kernel's contract, its code's parameter reads and its assembly's
+    reads from the source too (bobc check of a kernel on its own, or a build past the kernel cache)."""
+    from bobc.certify.kernels import assembled_reads, code_reads, parse_contract
+    from bobc.targets import target_named
+
+    big = _sparse(tmp_path / "big.sass")
+    for read in (lambda: parse_contract(big), lambda: code_reads(big, b"", 0x210),
+                 lambda: assembled_reads(big, target_named("sm_90"))):
+        with pytest.raises(UsageError) as refused:
+            read()
+        assert str(refused.value) == _message(big)

@@ -87,6 +87,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import source_lines
+from ..sass.source import read_source, read_source_bytes
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
 from .findings import Finding
 
@@ -496,7 +497,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     at file:line:column (ContractError)."""
     arguments, reads, maps, tables, block = [], [], [], [], None
     sized = []          # (pointer word, line, column, its extent, count and stride expressions)
-    for number, line in enumerate(source_lines(Path(path).read_text(encoding="utf-8")), start=1):
+    for number, line in enumerate(source_lines(read_source(path)), start=1):
         keyword, at = _keyword(path, number, line) or (None, 0)
         if keyword == "block":
             form = _BLOCK_FORM.match(line)
@@ -612,7 +613,7 @@ def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[Par
     from ..sass.syntax import Const, parse_source
     from ..sass.tables.layouts import CONST_BANK, CONST_OFFSET
 
-    text = Path(source).read_text(encoding="utf-8")
+    text = read_source(source)
     instructions = [line.instruction for line in parse_source(text, str(source)) if line.instruction is not None]
     if len(code) != 16 * len(instructions):
         return [], [f"its code has {len(code) // 16} instructions, its source {source.name} {len(instructions)}"]
@@ -647,7 +648,7 @@ def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRe
     from .. import cache
     from ..kernel_cache import _assembler_identity, assemble_kernel
 
-    data = Path(source).read_bytes()
+    data = read_source_bytes(source)
     key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
                        target.name, data)
     kept = cache.load("parameter-reads", key, tuple)

@@ -21,7 +21,7 @@ SOURCE_LIMIT_BYTES = 4 << 20
 
 def _refusal(named: str, part: str, detail: str) -> UsageError:
     if part == "size":
-        detail += " (docs/limits.md: 4 MiB for a SASS source `bobc asm` reads)"
+        detail += " (docs/limits.md: 4 MiB for a SASS source)"
     return UsageError(f"{named}: {detail}")
 
 
