@@ -29,6 +29,9 @@ static int say(char *err, const char *fmt, ...)
     return NP_STATUS_PEER;
 }
 
+/* What to do when a peer closed the connection mid-exchange: it failed or was stopped, and says why. */
+#define NP_PEER_CLOSED_HINT "the other peer stopped: see its messages for why, then start both again"
+
 static double now_ms(void)
 {
     struct timespec t;
@@ -62,6 +65,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     memcpy(&sa.sin_addr, address + 4, 4);
     np_peer_address_text(address, peer->address, sizeof peer->address);
     peer->fd = -1;
+    peer->sent = peer->received = 0;
     double deadline = now_ms() + timeout_ms;
     struct timespec begun;                /* for the device session: see np_device_note_peer */
     clock_gettime(CLOCK_REALTIME_COARSE, &begun);
@@ -92,7 +96,8 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         while (r < 0 && errno == EINTR);
         if (r <= 0) {
             close(fd);
-            return say(err, "no peer connected to %s within %d ms; start the other peer (or raise %s)",
+            return say(err, "no peer connected to %s within %d ms (the other peer was not started, or it stopped "
+                       "before connecting: see its messages); start it (or raise %s)",
                        peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
         }
         int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
@@ -105,6 +110,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         np_device_note_peer(peer->address, 1, &begun);
         return 0;
     }
+    int answered = 0;                     /* an attempt was refused: the address answers, nothing listens */
     for (;;) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
@@ -132,15 +138,25 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
             return 0;
         }
         close(fd);
+        if (e == EHOSTUNREACH || e == ENETUNREACH)
+            return say(err, "cannot connect to %s: %s (that address cannot be reached from here); check the pair's "
+                       "address and the network", peer->address, strerror(e));
         if (e != ECONNREFUSED && e != ECONNRESET && e != ETIMEDOUT && e != EAGAIN)
             return say(err, "cannot connect to %s: %s", peer->address, strerror(e));
+        if (e != ETIMEDOUT)
+            answered = 1;
         if (left_ms(deadline) == 0)
             break;
         struct timespec pause = { 0, 20 * 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
-    return say(err, "could not connect to %s within %d ms (no peer listening there); start the other peer "
-               "(or raise %s)", peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    if (!answered)
+        return say(err, "could not connect to %s within %d ms (no answer from that address: a machine that is down "
+                   "or cannot be reached); check the pair's address and the network (or raise %s)", peer->address,
+                   timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    return say(err, "could not connect to %s within %d ms (nothing listens there: the other peer was not started, or "
+               "it stopped before listening: see its messages); start it (or raise %s)", peer->address, timeout_ms,
+               rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
 }
 
 static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
@@ -150,8 +166,10 @@ int np_peer_send(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout
 {
     double started = np_profile_start();
     int rc = send_all(peer, data, bytes, timeout_ms, err);
-    if (!rc)
+    if (!rc) {
         np_profile_end(NP_PROFILE_SEND, started);
+        peer->sent++;
+    }
     return rc;
 }
 
@@ -159,8 +177,10 @@ int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms
 {
     double started = np_profile_start();
     int rc = receive_all(peer, data, bytes, timeout_ms, err);
-    if (!rc)
+    if (!rc) {
         np_profile_end(NP_PROFILE_RECEIVE, started);
+        peer->received++;
+    }
     return rc;
 }
 
@@ -180,8 +200,9 @@ static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int time
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n <= 0)
-            return say(err, "peer %s closed the connection (%llu of %llu bytes sent)", peer->address,
-                       (unsigned long long)sent, (unsigned long long)bytes);
+            return say(err, "peer %s closed the connection at message %llu to it (%llu of %llu bytes sent); %s",
+                       peer->address, (unsigned long long)peer->sent + 1, (unsigned long long)sent,
+                       (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
         sent += (uint64_t)n;
     }
     return 0;
@@ -196,6 +217,11 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
         int r = poll(&p, 1, left_ms(deadline));
         if (r < 0 && errno == EINTR)
             continue;
+        if (r <= 0 && got)
+            return say(err, "peer %s stopped partway through its message %llu (%llu of its %llu bytes received, then "
+                       "nothing for %d ms); is it still running?", peer->address,
+                       (unsigned long long)peer->received + 1, (unsigned long long)got, (unsigned long long)bytes,
+                       timeout_ms);
         if (r <= 0)
             return say(err, "peer %s sent nothing for %d ms (%llu of %llu bytes received); is it still running?",
                        peer->address, timeout_ms, (unsigned long long)got, (unsigned long long)bytes);
@@ -203,8 +229,9 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n <= 0)
-            return say(err, "peer %s closed the connection (%llu of %llu bytes received)", peer->address,
-                       (unsigned long long)got, (unsigned long long)bytes);
+            return say(err, "peer %s closed the connection at message %llu from it (%llu of %llu bytes received); %s",
+                       peer->address, (unsigned long long)peer->received + 1, (unsigned long long)got,
+                       (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
         got += (uint64_t)n;
     }
     return 0;

@@ -14,6 +14,8 @@
 typedef struct {
     int fd;
     char address[32];     /* "127.0.0.1:5000" */
+    uint64_t sent;        /* messages (Sends) completed on this endpoint: a failure names the next one's number */
+    uint64_t received;    /* messages (Receives) completed */
 } np_peer;
 
 /* "a.b.c.d:port" of a 16-byte sockaddr_in. */

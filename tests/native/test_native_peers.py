@@ -133,10 +133,79 @@ def test_peer_closing_early(peers, tmp_path):
     assert quitter.wait(30) == 0, quitter.stderr.read()
     assert listener.wait(30) == 5
     message = listener.stderr.read()
-    assert message.startswith(f"native: command 3 (Receive): peer 127.0.0.1:{peers['port']} closed the connection "
-                              f"(0 of 16 bytes received)".encode()) or \
-        message.startswith(f"native: command 2 (Send): peer 127.0.0.1:{peers['port']} closed".encode()), message
+    assert message == (f"native: command 3 (Receive): peer 127.0.0.1:{peers['port']} closed the connection at message 1 "
+                       f"from it (0 of 16 bytes received); the other peer stopped: see its messages for why, then start "
+                       f"both again; nothing was published\n").encode() or \
+        message.startswith(f"native: command 2 (Send): peer 127.0.0.1:{peers['port']} closed the connection at message 1 "
+                           f"to it (".encode()), message
     assert not (folder / "theirs.bin").exists()
+
+
+def fake_connector(port: int, then):
+    """A peer in the test: connects to the listener at `port` (retrying until it listens), takes its
+    16 bytes and hands the socket to `then`; the thread to join."""
+    def run():
+        import time
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+        with connection:
+            got = b""
+            while len(got) < 16:
+                chunk = connection.recv(16 - len(got))
+                if not chunk:
+                    return
+                got += chunk
+            then(connection)
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def listener_against(peers, tmp_path, side, then, env):
+    """The listener (C host or reference) facing fake_connector(then): (status, stderr)."""
+    folder = folder_with(tmp_path, side, {"mine.bin": b"A" * 16})
+    thread = fake_connector(peers["port"], then)
+    if side == "c":
+        process = start(peers["listener"][1], folder, ["mine.bin", "theirs.bin"], env)
+        outcome = (process.wait(30), process.stderr.read())
+    else:
+        reference = run_reference(peers["listener"][0], folder, ["mine.bin", "theirs.bin"], env)
+        outcome = (reference.status, reference.stderr)
+    thread.join(30)
+    assert not (folder / "theirs.bin").exists()
+    return outcome
+
+
+@pytest.mark.parametrize("side", ["c", "reference"])
+def test_peer_stopping_partway_through_a_message_is_told_as_such(peers, tmp_path, side):
+    """8 of the 16 bytes arrive, then nothing: not "sent nothing" (probe seed003 finding 8)."""
+    def half_then_silent(connection):
+        connection.sendall(b"B" * 8)
+        try:
+            connection.recv(1)          # open and silent until the listener gave up and closed it
+        except OSError:
+            pass
+
+    status, said = listener_against(peers, tmp_path, side, half_then_silent, {"NATIVE_PEER_TIMEOUT_MS": "1500"})
+    assert status == 5
+    assert said == (f"native: command 3 (Receive): peer 127.0.0.1:{peers['port']} stopped partway through its message 1 "
+                    f"(8 of its 16 bytes received, then nothing for 1500 ms); is it still running?; nothing was "
+                    f"published\n").encode()
+
+
+@pytest.mark.parametrize("side", ["c", "reference"])
+def test_peer_closing_partway_through_a_message_names_the_message(peers, tmp_path, side):
+    status, said = listener_against(peers, tmp_path, side, lambda connection: connection.sendall(b"B" * 8), {})
+    assert status == 5
+    assert said == (f"native: command 3 (Receive): peer 127.0.0.1:{peers['port']} closed the connection at message 1 "
+                    f"from it (8 of 16 bytes received); the other peer stopped: see its messages for why, then start "
+                    f"both again; nothing was published\n").encode()
 
 
 def test_peer_that_never_comes(peers, tmp_path):
@@ -144,12 +213,70 @@ def test_peer_that_never_comes(peers, tmp_path):
     folder = folder_with(tmp_path, "a", {"mine.bin": b"A" * 16})
     process = start(peers["listener"][1], folder, ["mine.bin", "theirs.bin"], env)
     assert process.wait(30) == 5
-    expected = (f"native: command 0 (Connect): no peer connected to 127.0.0.1:{peers['port']} within 300 ms; start "
-                f"the other peer (or raise NATIVE_PEER_TIMEOUT_MS); nothing was published\n").encode()
+    expected = (f"native: command 0 (Connect): no peer connected to 127.0.0.1:{peers['port']} within 300 ms (the other "
+                f"peer was not started, or it stopped before connecting: see its messages); start it (or raise "
+                f"NATIVE_PEER_TIMEOUT_MS); nothing was published\n").encode()
     assert process.stderr.read() == expected
     reference = run_reference(peers["listener"][0], folder_with(tmp_path, "r", {"mine.bin": b"A" * 16}),
                               ["mine.bin", "theirs.bin"], env)
     assert reference.status == 5 and reference.stderr == expected
     connector = start(peers["connector"][1], folder, ["mine.bin", "theirs.bin"], env)
     assert connector.wait(30) == 5
-    assert f"could not connect to 127.0.0.1:{peers['port']} within 300 ms".encode() in connector.stderr.read()
+    expected = (f"native: command 0 (Connect): could not connect to 127.0.0.1:{peers['port']} within 300 ms (nothing "
+                f"listens there: the other peer was not started, or it stopped before listening: see its messages); "
+                f"start it (or raise NATIVE_PEER_TIMEOUT_MS); nothing was published\n").encode()
+    assert connector.stderr.read() == expected
+    reference = run_reference(peers["connector"][0], folder_with(tmp_path, "rc", {"mine.bin": b"A" * 16}),
+                              ["mine.bin", "theirs.bin"], env)
+    assert reference.status == 5 and reference.stderr == expected
+
+
+def test_address_that_never_answers_is_not_told_as_nothing_listening(peers, tmp_path):
+    """A connection attempt left unanswered (here: a listener whose accept queue is full, so the
+    kernel drops the connector's SYNs, as a machine that is down or a firewall would) is not a
+    refusal: the message says to check the address and the network, not to start the other peer."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", peers["port"]))
+    holder.listen(0)
+    fillers = []
+    try:
+        for _ in range(3):                      # the accept queue full: later SYNs are dropped
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", peers["port"]))
+            fillers.append(filler)
+        env = {"NATIVE_PEER_TIMEOUT_MS": "300"}
+        connector = start(peers["connector"][1], folder_with(tmp_path, "c", {"mine.bin": b"A" * 16}),
+                          ["mine.bin", "theirs.bin"], env)
+        status, said = connector.wait(30), connector.stderr.read()
+        reference = run_reference(peers["connector"][0], folder_with(tmp_path, "r", {"mine.bin": b"A" * 16}),
+                                  ["mine.bin", "theirs.bin"], env)
+    finally:
+        for filler in fillers:
+            filler.close()
+        holder.close()
+    expected = (f"native: command 0 (Connect): could not connect to 127.0.0.1:{peers['port']} within 300 ms (no answer "
+                f"from that address: a machine that is down or cannot be reached); check the pair's address and the "
+                f"network (or raise NATIVE_PEER_TIMEOUT_MS); nothing was published\n").encode()
+    assert status == 5 and said == expected
+    assert reference.status == 5 and reference.stderr == expected
+
+
+@pytest.mark.parametrize("code", ["EHOSTUNREACH", "ENETUNREACH"])
+def test_unreachable_address_says_to_check_the_address(monkeypatch, code):
+    """The reference's mapping of a connect failing with no route (the C host maps the same errno
+    the same way in np_peer_open; no route can be provoked on this machine without root)."""
+    import errno
+    from bobc.reference.native_program import Peer, Stop
+
+    number = getattr(errno, code)
+
+    def unreachable(self, address):
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr(socket.socket, "connect", unreachable)
+    with pytest.raises(Stop) as stop:
+        Peer(b"\x02\x00\x13\x88\x0a\xff\xff\x01" + bytes(8), False, 300)
+    assert stop.value.status == 5
+    assert stop.value.message == (f"cannot connect to 10.255.255.1:5000: {os.strerror(number)} (that address cannot be "
+                                  f"reached from here); check the pair's address and the network").encode()

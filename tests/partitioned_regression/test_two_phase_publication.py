@@ -105,6 +105,10 @@ def test_a_worker_that_cannot_prepare_its_outputs_leaves_the_checkpoint_as_it_wa
                           f"directory; nothing was published\n".encode()), said1
     assert status0 == 5, said0
     assert b" (Receive): peer 127.0.0.1:" in said0 or b" (Send): peer 127.0.0.1:" in said0, said0
+    # the message worker 0 waited for: worker 1's "prepared" (identity, data, STEPS steps, the last
+    # step's, then it), and what to do
+    assert f" closed the connection at message {STEPS + 4} from it (0 of 24 bytes received); the other peer " \
+           f"stopped: see its messages for why, then start both again".encode() in said0 or b" (Send): " in said0, said0
     assert said0.endswith(b"nothing was published\n"), said0
     for name, data in before.items():
         assert (tmp_path / name).read_bytes() == data, name

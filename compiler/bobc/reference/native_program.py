@@ -99,6 +99,10 @@ def address_text(address: bytes) -> str:
     return f"{address[4]}.{address[5]}.{address[6]}.{address[7]}:{address[2] << 8 | address[3]}"
 
 
+# What to do when a peer closed the connection mid-exchange (runtime_c/native_peer.c NP_PEER_CLOSED_HINT).
+PEER_CLOSED_HINT = "the other peer stopped: see its messages for why, then start both again"
+
+
 class Peer:
     """One TCP endpoint; every failure is status 5 with the C host's message."""
 
@@ -108,6 +112,7 @@ class Peer:
         port = address[2] << 8 | address[3]
         deadline = time.monotonic() + timeout_ms / 1000
         self.socket = None
+        self.sent = self.received = 0   # messages completed each way: a failure names the next one's number
         if listen:
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -124,11 +129,13 @@ class Peer:
             ready, _, _ = select.select([listener], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 listener.close()
-                self._fail(f"no peer connected to {self.address} within {timeout_ms} ms; start the other peer "
-                           f"(or raise {PEER_TIMEOUT_VARIABLE})")
+                self._fail(f"no peer connected to {self.address} within {timeout_ms} ms (the other peer was not "
+                           f"started, or it stopped before connecting: see its messages); start it (or raise "
+                           f"{PEER_TIMEOUT_VARIABLE})")
             self.socket, _ = listener.accept()
             listener.close()
         else:
+            answered = False            # an attempt was refused: the address answers, nothing listens
             while True:
                 attempt = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 attempt.settimeout(max(0.001, deadline - time.monotonic()))
@@ -136,14 +143,27 @@ class Peer:
                     attempt.connect((host, port))
                     self.socket = attempt
                     break
-                except (ConnectionRefusedError, ConnectionResetError, socket.timeout):
+                except (ConnectionRefusedError, ConnectionResetError):
+                    attempt.close()
+                    answered = True
+                except socket.timeout:
                     attempt.close()
                 except OSError as error:
                     attempt.close()
-                    self._fail(f"cannot connect to {self.address}: {os.strerror(error.errno)}")
+                    if error.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+                        self._fail(f"cannot connect to {self.address}: {os.strerror(error.errno)} (that address "
+                                   f"cannot be reached from here); check the pair's address and the network")
+                    if error.errno not in (errno.ETIMEDOUT, errno.EAGAIN):
+                        self._fail(f"cannot connect to {self.address}: {os.strerror(error.errno)}")
+                    answered = answered or error.errno == errno.EAGAIN
                 if time.monotonic() >= deadline:
-                    self._fail(f"could not connect to {self.address} within {timeout_ms} ms (no peer listening "
-                               f"there); start the other peer (or raise {PEER_TIMEOUT_VARIABLE})")
+                    if not answered:
+                        self._fail(f"could not connect to {self.address} within {timeout_ms} ms (no answer from "
+                                   f"that address: a machine that is down or cannot be reached); check the pair's "
+                                   f"address and the network (or raise {PEER_TIMEOUT_VARIABLE})")
+                    self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens there: "
+                               f"the other peer was not started, or it stopped before listening: see its messages); "
+                               f"start it (or raise {PEER_TIMEOUT_VARIABLE})")
                 time.sleep(0.02)
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.socket.settimeout(None)
@@ -165,13 +185,19 @@ class Peer:
             except OSError:
                 count = 0
             if count <= 0:
-                self._fail(f"peer {self.address} closed the connection ({sent} of {len(data)} bytes sent)")
+                self._fail(f"peer {self.address} closed the connection at message {self.sent + 1} to it ({sent} of "
+                           f"{len(data)} bytes sent); {PEER_CLOSED_HINT}")
             sent += count
+        self.sent += 1
 
     def receive(self, count: int, timeout_ms: int) -> bytes:
         deadline, got = time.monotonic() + timeout_ms / 1000, bytearray()
         while len(got) < count:
             ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready and got:
+                self._fail(f"peer {self.address} stopped partway through its message {self.received + 1} "
+                           f"({len(got)} of its {count} bytes received, then nothing for {timeout_ms} ms); is it "
+                           f"still running?")
             if not ready:
                 self._fail(f"peer {self.address} sent nothing for {timeout_ms} ms ({len(got)} of {count} bytes "
                            f"received); is it still running?")
@@ -182,8 +208,10 @@ class Peer:
             except OSError:
                 chunk = b""
             if not chunk:
-                self._fail(f"peer {self.address} closed the connection ({len(got)} of {count} bytes received)")
+                self._fail(f"peer {self.address} closed the connection at message {self.received + 1} from it "
+                           f"({len(got)} of {count} bytes received); {PEER_CLOSED_HINT}")
             got += chunk
+        self.received += 1
         return bytes(got)
 
     def close(self):
