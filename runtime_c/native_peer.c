@@ -219,11 +219,11 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
             continue;
         if (r <= 0 && got)
             return say(err, "peer %s stopped partway through its message %llu (%llu of its %llu bytes received, then "
-                       "nothing for %d ms); is it still running?", peer->address,
+                       "nothing for %d ms): it hangs or stopped, see its messages", peer->address,
                        (unsigned long long)peer->received + 1, (unsigned long long)got, (unsigned long long)bytes,
                        timeout_ms);
         if (r <= 0)
-            return say(err, "peer %s sent nothing for %d ms (%llu of %llu bytes received); is it still running?",
+            return say(err, "peer %s sent nothing for %d ms (%llu of %llu bytes received): it hangs or stopped, see its messages",
                        peer->address, timeout_ms, (unsigned long long)got, (unsigned long long)bytes);
         ssize_t n = recv(peer->fd, data + got, bytes - got, MSG_DONTWAIT);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))

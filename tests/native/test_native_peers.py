@@ -195,7 +195,7 @@ def test_peer_stopping_partway_through_a_message_is_told_as_such(peers, tmp_path
     status, said = listener_against(peers, tmp_path, side, half_then_silent, {"NATIVE_PEER_TIMEOUT_MS": "1500"})
     assert status == 5
     assert said == (f"native: command 3 (Receive): peer 127.0.0.1:{peers['port']} stopped partway through its message 1 "
-                    f"(8 of its 16 bytes received, then nothing for 1500 ms); is it still running?; nothing was "
+                    f"(8 of its 16 bytes received, then nothing for 1500 ms): it hangs or stopped, see its messages; nothing was "
                     f"published\n").encode()
 
 

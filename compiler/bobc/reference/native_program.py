@@ -196,11 +196,11 @@ class Peer:
             ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
             if not ready and got:
                 self._fail(f"peer {self.address} stopped partway through its message {self.received + 1} "
-                           f"({len(got)} of its {count} bytes received, then nothing for {timeout_ms} ms); is it "
-                           f"still running?")
+                           f"({len(got)} of its {count} bytes received, then nothing for {timeout_ms} ms): it hangs "
+                           f"or stopped, see its messages")
             if not ready:
                 self._fail(f"peer {self.address} sent nothing for {timeout_ms} ms ({len(got)} of {count} bytes "
-                           f"received); is it still running?")
+                           f"received): it hangs or stopped, see its messages")
             try:
                 chunk = self.socket.recv(count - len(got), socket.MSG_DONTWAIT)
             except (BlockingIOError, InterruptedError):
