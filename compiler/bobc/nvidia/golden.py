@@ -456,7 +456,7 @@ class Relocated:
 
 
 class _Places:
-    """Address -> what holds it on one side (`launch[1->2]'s QMD (linreg-sgd)`), for the words of a line."""
+    """Address -> what holds it on one side (`launch[1->2]'s QMD (KERNEL)`), for the words of a line."""
 
     def __init__(self, manifest: dict, launch_keys: dict, submission_keys: dict, region_keys_: dict) -> None:
         self.spans = Relocation()                  # reused for its lookup: (start, size, position in names)
