@@ -585,6 +585,33 @@ static int publish(np_host *m, char *err)
     return rc;
 }
 
+/* The usage refusal: each file argument and whether the program reads it (ReadFile), writes it
+ * (WriteFile, WriteMappedFile), both, or neither ("unused": below the highest one named), e.g.
+ * `native: usage: ./h ARG0 (read) ARG1 (written): the program names 2 file arguments, 0 given`;
+ * bobc.native.program.usage_arguments writes the same list for the reference interpreter. */
+static void print_usage(const char *name, const np_program *p, int given)
+{
+    static const char *const words[4] = {"unused", "read", "written", "read and written"};
+    unsigned char *use = calloc(p->arguments ? p->arguments : 1, 1);
+    if (!use) {
+        fprintf(stderr, "native: out of memory for the usage of %llu file arguments\n",
+                (unsigned long long)p->arguments);
+        return;
+    }
+    for (uint32_t i = 0; i < p->count; i++) {
+        const np_command *c = &p->commands[i];
+        if (c->code == NP_READ_FILE)
+            use[c->n[0]] |= 1;
+        else if (c->code == NP_WRITE_FILE || c->code == NP_WRITE_MAPPED_FILE)
+            use[c->n[0]] |= 2;
+    }
+    fprintf(stderr, "native: usage: %s", name);
+    for (uint64_t a = 0; a < p->arguments; a++)
+        fprintf(stderr, " ARG%llu (%s)", (unsigned long long)a, words[use[a]]);
+    fprintf(stderr, ": the program names %llu file arguments, %d given\n", (unsigned long long)p->arguments, given);
+    free(use);
+}
+
 static void print_version(const np_self *self, const np_program *p)
 {
     printf("native physical program host\n");
@@ -647,8 +674,7 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < program.count; i++)
         takes_options |= program.commands[i].code == NP_REQUEST_OPEN;
     if ((uint64_t)(argc - 1) < program.arguments || (!takes_options && (uint64_t)(argc - 1) > program.arguments)) {
-        fprintf(stderr, "native: usage: %s ARG0 ... ARG%llu: the program names %llu file arguments, %d given\n",
-                argv[0], (unsigned long long)program.arguments - 1, (unsigned long long)program.arguments, argc - 1);
+        print_usage(argv[0], &program, argc - 1);
         return NP_EXIT_FILE;
     }
     /* the environment's settings, judged at start-up (docs/native-host.md, "Settings"): a value

@@ -98,10 +98,57 @@ def _inspect_native(path: Path, args) -> int:
     from ..host import native
 
     text, info = native.summary(path)
+    _, decoded, _ = native.read(path)
+    lines, facts = _native_program_facts(decoded, path.name)
+    info["program"].update(facts)
+    text[-1:-1] = lines         # before the closing line that points at `bobc dump`
     print(json.dumps(info, indent=1, sort_keys=True) if args.json else "\n".join(text))
     if args.extract:
         _extract(Path(args.extract), native.extract(path))
     return 0
+
+
+def _native_program_facts(decoded, name: str) -> tuple[list, dict]:
+    """What a user needs to run a native program and tell two apart, read generically from its
+    commands (bobc.native.program's command table; docs/native-host.md): its file arguments and
+    whether each is read or written, its request options, its peers (Connect), the GPU it opens
+    (OpenDevice), its Repeat counts and its Submit commands.  Text lines and --json's keys."""
+    from ..native import program as np
+
+    uses = np.argument_uses(decoded)
+    request = np.request_uses(decoded)
+    peers, devices, repeats = np.peers(decoded), np.devices(decoded), np.repeats(decoded)
+    counts = np.command_counts(decoded)
+    lines = []
+    if uses:
+        lines.append(f"  run      ./{name} {np.usage_arguments(decoded)}"
+                     + ("  (unused: no command reads or writes it, but the host takes it)" if 0 in uses else ""))
+    elif not request:
+        lines.append("  run      no file arguments")
+    if request:
+        lines.append("  request  train|predict, options " + ", ".join(
+            f"{option} ({np.USE_WORDS[use]})" for option, use in request.items())
+            + " (docs/native-host.md, \"Requests\"; `HOST --help`)")
+    for peer in peers:
+        where = f"{peer['address']}:{peer['port']}"
+        role = (f"listens at {where}" + (" (every interface)" if peer["address"] == "0.0.0.0" else "")
+                if peer["listens"] else f"connects to {where}")
+        lines.append(f"  peer     {role} (command {peer['command']}, Connect)")
+    for device in devices:
+        which = "any: the first GPU the driver lists" if device["any"] else device["uuid"]
+        lines.append(f"  device   {which} (command {device['command']}, OpenDevice)")
+    if repeats:
+        lines.append("  repeats  " + ", ".join(
+            f"{'a count read as it runs' if r['count'] is None else r['count']} (command {r['command']})"
+            for r in repeats))
+    submits = counts.get("Submit", 0)
+    lines.append(f"  submits  {submits} Submit command(s) of {len(decoded.commands)} commands"
+                 + (" (a Submit inside a Repeat runs once a pass)" if submits and repeats else ""))
+    facts = {"argument_uses": [np.USE_WORDS[use] for use in uses],
+             "request_options": {option: np.USE_WORDS[use] for option, use in request.items()},
+             "peers": peers, "devices": devices, "repeats": repeats,
+             "submits": submits, "command_counts": counts}
+    return lines, facts
 
 
 def _manifest_file(section: bytes) -> bytes:

@@ -224,3 +224,80 @@ def _check(p: Program, i: int, c: Command) -> None:
         if n[0] >= 1 << 16:
             refuse(f"argument {n[0]} (at most 65535)")
         p.arguments = max(p.arguments, n[0] + 1)
+
+
+# What a program names, read from its commands alone (`bobc inspect`, the host's usage line):
+# helpers over a decoded Program, no decoding of their own.
+READS, WRITES = 1, 2
+USE_WORDS = {0: "unused", READS: "read", WRITES: "written", READS | WRITES: "read and written"}
+# a request's files (RequestRead's 1-2, the outputs 3-5: docs/native-host.md, "Requests") by option
+REQUEST_OPTIONS = {1: "--input", 2: "--checkpoint", 3: "--checkpoint-out", 4: "--predictions", 5: "--result"}
+
+
+def argument_uses(program: Program) -> list:
+    """Per file argument 0 .. arguments-1: READS (a ReadFile names it), WRITES (a WriteFile or
+    WriteMappedFile does), both, or 0 (no command names it: an argument below the highest one)."""
+    uses = [0] * program.arguments
+    for command in program.commands:
+        if command.code in FILE_CODES:
+            uses[command.n[0]] |= READS if command.code == 14 else WRITES
+    return uses
+
+
+def usage_arguments(program: Program) -> str:
+    """The host's usage refusal's argument list, "ARG0 (read) ARG1 (written) ..." (runtime_c/
+    native_host.c prints the same)."""
+    return " ".join(f"ARG{index} ({USE_WORDS[use]})" for index, use in enumerate(argument_uses(program)))
+
+
+def request_uses(program: Program) -> dict:
+    """A request program's files by option -> READS/WRITES: RequestOpen reads --input and, when
+    given, --checkpoint, and publishes the three outputs; none for a program without a request."""
+    if not any(command.code == 26 for command in program.commands):
+        return {}
+    return {option: READS if file in (1, 2) else WRITES for file, option in REQUEST_OPTIONS.items()}
+
+
+def socket_address(data: bytes) -> tuple:
+    """(IPv4 address text, port) of a Connect's 16-byte sockaddr_in (port and address in network order)."""
+    return ".".join(str(b) for b in data[4:8]), int.from_bytes(data[2:4], "big")
+
+
+def gpu_uuid_text(data: bytes) -> str:
+    """An OpenDevice's 16 bytes as the driver writes a GPU UUID (nvidia-smi -L, runtime_c/nv_shim.c):
+    GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx."""
+    h = data.hex()
+    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def peers(program: Program) -> list:
+    """Each Connect, in command order: {command, address, port, listens, slot}."""
+    out = []
+    for index, command in enumerate(program.commands):
+        if command.code == 19:
+            address, port = socket_address(command.data)
+            out.append({"command": index, "address": address, "port": port, "listens": command.n[0] != 0,
+                        "slot": command.n[1]})
+    return out
+
+
+def devices(program: Program) -> list:
+    """Each OpenDevice, in command order: {command, uuid, any}: `any` when its 16 bytes are zero
+    (the first GPU the driver lists, docs/native-host.md)."""
+    return [{"command": index, "uuid": gpu_uuid_text(command.data), "any": not any(command.data)}
+            for index, command in enumerate(program.commands) if command.code == 16]
+
+
+def repeats(program: Program) -> list:
+    """Each Repeat, in command order: {command, count} (count None when its operand is not an
+    immediate: a slot, argument or state word read as the program runs)."""
+    return [{"command": index, "count": command.v[0][1] if command.v[0][0] == 0 else None}
+            for index, command in enumerate(program.commands) if command.code == 12]
+
+
+def command_counts(program: Program) -> dict:
+    """How many commands of each name the program holds (its commands, not how often they run)."""
+    counts: dict = {}
+    for command in program.commands:
+        counts[command.name] = counts.get(command.name, 0) + 1
+    return counts

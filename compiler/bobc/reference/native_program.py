@@ -709,7 +709,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     `say_kernels`: whether a Submit without `gpu` is refused saying what to give (--kernels FILE
     defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words: `bobc run
     PLAN native` asks for it; a caller holding the messages to the C host's keeps the host's line."""
-    from ..native.program import ProgramError, decode
+    from ..native.program import ProgramError, decode, usage_arguments
     from . import safe_io
 
     stderr = stderr if stderr is not None else sys.stderr.buffer
@@ -720,7 +720,9 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         return EXIT_DAMAGED
     takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
-        stderr.write(f"native: usage: {name} ARG0 ... ARG{program.arguments - 1}: the program names "
+        listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
+        listed = f" {listed}" if listed else ""
+        stderr.write(f"native: usage: {name}{listed}: the program names "
                      f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
