@@ -538,9 +538,10 @@ def _family_parts(family):
     return parts
 
 
-def check_acyclic(program):
+def check_acyclic(program, roots=None):
     """Refuse definitions and families that refer to each other in a cycle (the language is
-    total).
+    total): every one of the program's, or (`roots`) those the given definitions reach, as
+    `bobc eval` asks, with the same message.
 
     A definition may not need its own value.  A family may refer to itself only in its own
     fields, where the strict positivity check sees every use (resolve.py); a cycle through a
@@ -553,6 +554,14 @@ def check_acyclic(program):
     every = [d for name in program.module_order
              for scope in (program.scopes[name],)
              for d in [*scope.definitions.values(), *scope.families.values()]]
+    if roots is not None:           # those reached, in the order `bobc check` walks them
+        reached, stack = set(roots), list(roots)
+        while stack:
+            for following in _references(stack.pop()):
+                if following not in reached:
+                    reached.add(following)
+                    stack.append(following)
+        every = [d for d in every if d in reached]
     for root in every:
         if root in state:
             continue
