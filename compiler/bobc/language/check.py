@@ -24,7 +24,8 @@ from .conversion import convertible
 from .core import apply
 from .limits import LimitExceeded
 from .quote import (
-    SHOWN_DIGITS, fresh, instantiate, quote, show_natural, show_value, shown_term, shown_value,
+    SHOWN_DIGITS, fresh, instantiate, quote, show_natural, show_value, shown_names, shown_term,
+    shown_value,
 )
 from .values import (
     BYTES_TYPE, NAT_TYPE, VBytes, VCon, VEqual, VFamily, VNat, VPi, VType, force,
@@ -108,7 +109,7 @@ class Checker:
 
     @staticmethod
     def show(ctx: Context, value) -> str:
-        return shown_value(value, ctx.level)
+        return shown_value(value, ctx.level, shown_names(ctx.names))
 
     def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
         return self.error(term, f"type mismatch: {what} should have type\n"

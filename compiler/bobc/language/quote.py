@@ -247,11 +247,13 @@ def _constant(value, width: int | None = None) -> str:
 class _Printer:
     """A core term as text, in at most about `width` characters: past them, `...`."""
 
-    __slots__ = ("out", "left", "literals")
+    __slots__ = ("out", "left", "literals", "scope")
 
-    def __init__(self, width):
+    def __init__(self, width, names=None):
         self.out: list = []
         self.left = width
+        # the names of the variables in scope, outermost first (None: print each as written)
+        self.scope = list(names) if names is not None else None
         # literals past what a message shows are cut in a message, past the width otherwise
         self.literals = None if width is not None and width <= SHOWN_WIDTH else (width or 1 << 62)
 
@@ -272,6 +274,17 @@ class _Printer:
                 return
             self.term(item)
 
+    def bound(self, names, body) -> None:
+        """`body`, under binders named `names`."""
+        if self.scope is None:
+            self.term(body)
+            return
+        self.scope.extend(names)
+        try:
+            self.term(body)
+        finally:
+            del self.scope[len(self.scope) - len(names):]
+
     def term(self, term) -> None:
         if self.spent():
             self.text("...")
@@ -280,7 +293,9 @@ class _Printer:
         if kind is Elided:
             text("...")
         elif kind is c.Local:
-            text(term.name)
+            scope = self.scope
+            text(scope[-1 - term.index] if scope is not None and term.index < len(scope)
+                 else term.name)
         elif kind is c.Global:
             text(term.definition.name)
         elif kind is c.Prim:
@@ -291,7 +306,7 @@ class _Printer:
             text(f"({'lambda' if kind is c.Lam else 'pi'} {term.multiplicity} {term.name} : ")
             self.term(term.domain)
             text(" . ")
-            self.term(term.body)
+            self.bound([term.name], term.body)
             text(")")
         elif kind is c.Let:
             text(f"(let {term.multiplicity} {term.name}")
@@ -301,7 +316,7 @@ class _Printer:
             text(" = ")
             self.term(term.value)
             text(" in ")
-            self.term(term.body)
+            self.bound([term.name], term.body)
             text(")")
         elif kind is c.App:
             text("(")
@@ -326,7 +341,7 @@ class _Printer:
             text(")")
         elif kind is c.ElimBranch:
             text("(branch " + " ".join([term.ctor.name, *term.binders]) + " . ")
-            self.term(term.body)
+            self.bound(list(term.binders), term.body)
             text(")")
         elif kind is c.NatElim:
             text("(nat-eliminate")
@@ -356,10 +371,11 @@ class _Printer:
             text(f"<{kind.__name__}>")
 
 
-def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH) -> str:
+def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH, names=None) -> str:
     """A core term in the language's syntax (one line), cut to about `width` characters
-    (None: whole, literals too; a message passes SHOWN_WIDTH)."""
-    printer = _Printer(width)
+    (None: whole, literals too; a message passes SHOWN_WIDTH).  `names`: what to call the
+    variables of the context the term is in, outermost first (shown_names)."""
+    printer = _Printer(width, names)
     printer.term(term)
     return "".join(printer.out)
 
@@ -373,9 +389,23 @@ def show_value(value, level: int = 0, width: int | None = PRINTED_TYPE_WIDTH,
     return show_term(quote_shown(level, value, nodes, depth), width)
 
 
-def shown_value(value, level: int = 0) -> str:
-    """A value as a message shows it: cut to SHOWN_WIDTH characters and SHOWN_DEPTH forms."""
-    return show_value(value, level, SHOWN_WIDTH, SHOWN_DEPTH)
+def shown_names(names) -> list:
+    """The context's variable names as a message prints them: a name bound more than once is
+    the innermost binder's; each outer one is `name@k`, k the binders of that name inside it
+    (`A@1` is the A the innermost A shadows), so two variables never print alike and every
+    term of one message calls each the same."""
+    shown, inner = [], {}
+    for name in reversed(names):
+        count = inner.get(name, 0)
+        shown.append(f"{name}@{count}" if count else name)
+        inner[name] = count + 1
+    return shown[::-1]
+
+
+def shown_value(value, level: int = 0, names=None) -> str:
+    """A value as a message shows it: cut to SHOWN_WIDTH characters and SHOWN_DEPTH forms;
+    `names` (shown_names) for the context's variables."""
+    return show_term(quote_shown(level, value, SHOWN_WIDTH, SHOWN_DEPTH), SHOWN_WIDTH, names)
 
 
 def shown_term(term: c.Term) -> str:
