@@ -173,3 +173,6 @@ def test_nesting_too_deep_names_the_definition(tmp_path):
     assert "nests too deeply" in caught.value.message
     assert "in definition omega" in caught.value.message
     assert "Deep.bob:11:5" in caught.value.render()
+    # probe s29 types finding 3: and the definition whose function recurs
+    assert caught.value.message.endswith(", through selfApply (its function calls nest deepest)")
+    assert caught.value.hint.startswith("selfApply likely calls itself without end")

@@ -43,6 +43,8 @@ def run(args):
     target = TARGETS[args.target]
     program = load_program(args.plan, include=args.include, target=target,
                            intrinsics=backend_intrinsics())
+    if not args.unchecked:
+        check_cycles(program, args.name)
     if args.type:
         print(show_value_type(program.type_of(args.name)))
         return 0
@@ -92,6 +94,16 @@ def _globals_in(root, core):
                 for slot in getattr(cls, "__slots__", ()):
                     stack.append(getattr(item, slot, None))
             stack.extend(getattr(item, "__dict__", {}).values())
+
+
+def check_cycles(program, name: str) -> None:
+    """Refuse definitions and families that refer to each other in a cycle, among those `name`
+    reaches (its type and body, transitively): what `bobc check` refuses of the whole plan,
+    with the same message, before anything is checked or evaluated (a recursive definition
+    would otherwise run into the stack limit, or print a value the checker refuses)."""
+    from ..language.check import check_acyclic
+
+    check_acyclic(program, [program.definition(name)])
 
 
 def check_reachable(program, name: str) -> None:

@@ -23,7 +23,10 @@ from . import core as c
 from .conversion import convertible
 from .core import apply
 from .limits import LimitExceeded
-from .quote import fresh, instantiate, quote, show_term, show_value
+from .quote import (
+    SHOWN_DIGITS, fresh, instantiate, quote, show_natural, show_value, shown_names, shown_term,
+    shown_value,
+)
 from .values import (
     BYTES_TYPE, NAT_TYPE, VBytes, VCon, VEqual, VFamily, VNat, VPi, VType, force,
 )
@@ -34,7 +37,8 @@ class TypeCheckError(BobcError):
 
 
 def show_value_type(value) -> str:
-    """A value (usually a type) in the language's syntax (bobc eval prints types so)."""
+    """A value (usually a type) in the language's syntax (bobc eval prints types so): whole,
+    up to PRINTED_TYPE_WIDTH characters."""
     return show_value(value)
 
 
@@ -105,7 +109,7 @@ class Checker:
 
     @staticmethod
     def show(ctx: Context, value) -> str:
-        return show_term(quote(ctx.level, value))
+        return shown_value(value, ctx.level, shown_names(ctx.names))
 
     def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
         return self.error(term, f"type mismatch: {what} should have type\n"
@@ -273,6 +277,8 @@ class Checker:
     def show_computed(self, ctx, value) -> str:
         value = force(value)
         if type(value) is VNat:
+            if value.value.bit_length() > SHOWN_DIGITS * 3:
+                return show_natural(value.value)
             return f"{value.value} (0x{value.value:x})"
         return self.show(ctx, value)
 
@@ -418,21 +424,21 @@ class Checker:
             type_value = self.evaluate(ctx, term.type)
             self.check(ctx, term.expression, type_value)
             return type_value
-        raise self.error(term, f"cannot infer a type for {show_term(term)}")
+        raise self.error(term, f"cannot infer a type for {shown_term(term)}")
 
     def infer_application(self, ctx, term):
         function_type = force(self.infer(ctx, term.function))
         for count, argument in enumerate(term.arguments):
             if type(function_type) is not VPi:
                 if count == 0:
-                    message = (f"{show_term(term.function)} is not a function: its type is "
+                    message = (f"{shown_term(term.function)} is not a function: its type is "
                                f"{self.show(ctx, function_type)}")
                 else:
                     message = (f"too many arguments: after {count}, the result has type "
                                f"{self.show(ctx, function_type)}, not a function type")
                 raise self.error(term, message)
             self.check_labelled(ctx, argument, function_type.domain,
-                                f"argument {count + 1} of {show_term(term.function)}")
+                                f"argument {count + 1} of {shown_term(term.function)}")
             function_type = force(instantiate(function_type.term, function_type.env,
                                               argument.lazy(ctx.env)))
         return function_type
@@ -533,9 +539,10 @@ def _family_parts(family):
     return parts
 
 
-def check_acyclic(program):
+def check_acyclic(program, roots=None):
     """Refuse definitions and families that refer to each other in a cycle (the language is
-    total).
+    total): every one of the program's, or (`roots`) those the given definitions reach, as
+    `bobc eval` asks, with the same message.
 
     A definition may not need its own value.  A family may refer to itself only in its own
     fields, where the strict positivity check sees every use (resolve.py); a cycle through a
@@ -548,6 +555,14 @@ def check_acyclic(program):
     every = [d for name in program.module_order
              for scope in (program.scopes[name],)
              for d in [*scope.definitions.values(), *scope.families.values()]]
+    if roots is not None:           # those reached, in the order `bobc check` walks them
+        reached, stack = set(roots), list(roots)
+        while stack:
+            for following in _references(stack.pop()):
+                if following not in reached:
+                    reached.add(following)
+                    stack.append(following)
+        every = [d for d in every if d in reached]
     for root in every:
         if root in state:
             continue

@@ -5,9 +5,17 @@ applying both to a fresh variable (which also gives eta); neutral terms
 compare head and spine; binders' multiplicities must agree.  The comparison
 runs on an explicit work list, so two lists of a hundred thousand cells compare without
 deep recursion.  Literals compare as Python ints/bytes: never unary.
+
+Values share structure (a computation stuck on a variable, `(nat-add b b)`,
+holds one `b` twice), and two sides computed apart are two such DAGs: a pair
+of values already compared (by identity, at one depth) is not compared again
+within one question, so the work is linear in the DAGs, not in the trees they
+unfold to.  Each comparison counts as an evaluation step (docs/limits.md:
+the step limit holds on every path), so no input makes conversion run on.
 """
 from __future__ import annotations
 
+from . import core
 from .core import apply
 from .quote import fresh, instantiate
 from .values import (
@@ -16,17 +24,30 @@ from .values import (
 )
 
 _FUNCTIONS = (VLam, VPrimFn)
+# pairs one question remembers as compared (a few hundred MB at most); past it, pairs are
+# compared again (each still counts as a step)
+_REMEMBERED_PAIRS = 1 << 19
 
 
 def convertible(level: int, left, right) -> bool:
     """Whether `left` and `right` are definitionally equal under `level` binders."""
     work = [(level, left, right)]
+    seen: dict = {}             # (id, id, depth) -> the pair, kept alive so ids stay unique
+    fuel = core._fuel
     while work:
         depth, a, b = work.pop()
         a = force(a)
         b = force(b)
         if a is b:
             continue
+        key = (id(a), id(b), depth)
+        if key in seen:
+            continue
+        if len(seen) < _REMEMBERED_PAIRS:
+            seen[key] = (a, b)
+        fuel[0] -= 1
+        if fuel[0] < 0:
+            core._burn(0, None)
         ta, tb = type(a), type(b)
         if ta in _FUNCTIONS or tb in _FUNCTIONS:
             if ta is VLam and tb is VLam and a.term.multiplicity != b.term.multiplicity:

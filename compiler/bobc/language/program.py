@@ -80,11 +80,34 @@ def _run_deep_uncollected(function, *args):
         if isinstance(error, RecursionError):
             definition = getattr(error, "definition", None)
             where = f", in definition {definition.name}" if definition is not None else ""
-            raise EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
-                            getattr(definition, "span", None),
-                            hint="a structure this deep is likely a runaway recursion in the plan")
+            refusal = EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
+                                getattr(definition, "span", None),
+                                hint="a structure this deep is likely a runaway recursion in "
+                                     "the plan")
+            refusal.recurring = _recurring_function(error)
+            del outcome["error"], error             # the million frames go now
+            raise refusal
         raise error
     return outcome["value"]
+
+
+def _recurring_function(error):
+    """The span of the function the most calls on `error`'s stack applied (a runaway recursion
+    is a function calling itself), or None."""
+    from collections import Counter
+
+    code = c.apply.__code__
+    counts: Counter = Counter()
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code is code:
+            function = frame.f_locals.get("function")
+            span = getattr(getattr(function, "term", None), "span", None)
+            if span is not None:
+                counts[span] += 1
+        tb = tb.tb_next
+    return counts.most_common(1)[0][0] if counts else None
 
 
 class Program:
@@ -140,16 +163,44 @@ class Program:
         return self.definition(name).span
 
     # ---- evaluation
+    def _deep(self, function, *args):
+        """_run_deep, a nesting too deep naming the definition whose function recurred."""
+        try:
+            return _run_deep(function, *args)
+        except EvalError as error:
+            span = getattr(error, "recurring", None)
+            recurring = self._definition_around(span) if span is not None else None
+            if recurring is not None:
+                error.message += f", through {recurring.name} (its function calls nest deepest)"
+                error.args = (error.message,)
+                if error.span is None:
+                    error.span = span
+                error.hint = (f"{recurring.name} likely calls itself without end; recurse with "
+                              f"eliminate or nat-eliminate")
+            raise
+
+    def _definition_around(self, span):
+        """The definition whose text holds `span` (the last one that begins before it)."""
+        found = None
+        for scope in self.scopes.values():
+            for definition in scope.definitions.values():
+                at = definition.span
+                if at is not None and at.path == span.path and \
+                        (at.line, at.column) <= (span.line, span.column) and \
+                        (found is None or (at.line, at.column) > (found.span.line, found.span.column)):
+                    found = definition
+        return found
+
     def value(self, name: str):
         """The value of a definition, forced to weak head normal form."""
-        return _run_deep(force, self.definition(name).thunk)
+        return self._deep(force, self.definition(name).thunk)
 
     def force(self, value):
-        return _run_deep(force, value)
+        return self._deep(force, value)
 
     def deep(self, function, *args):
         """Run `function(*args)` where deep evaluation may happen (e.g. printing a value)."""
-        return _run_deep(function, *args)
+        return self._deep(function, *args)
 
     def type_of(self, name: str):
         """The type of a definition (checking only what that needs), as a value."""
@@ -192,7 +243,7 @@ class Program:
                 if outermost:
                     checker.active = False
         try:
-            return _run_deep(attempt)
+            return self._deep(attempt)
         except LimitExceeded as error:
             if definition is not None and not error.definitions:
                 error.note(definition)
@@ -204,7 +255,7 @@ class Program:
             for argument in arguments:
                 result = c.apply(result, argument)
             return force(result)
-        return _run_deep(call)
+        return self._deep(call)
 
     def field(self, value, name: str):
         value = self.force(value)

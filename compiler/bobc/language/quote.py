@@ -24,92 +24,217 @@ def instantiate(closure_term, env, argument):
     return closure_term.body.ev((argument, env))
 
 
+class Elided(c.Term):
+    """What a bounded read-back left out (printed `...`): only error messages make these."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.span = None
+
+
+ELIDED = Elided()
+
+
+class _Quoter:
+    """One read-back.  Values share structure (`(nat-add b b)` holds one `b` twice; a chain of
+    n such is a DAG of n nodes and a tree of 2^n), so a value already read back at one level
+    gives the same term again (the term is a DAG too).  A full read-back (`nodes` None) counts
+    each node it builds as an evaluation step, so it is bounded by the step limit; a read-back
+    for a message stops after `nodes` nodes (and below `depth` nested forms, binder bodies not
+    counted) and puts ELIDED in place of the rest, so printing a value never needs the whole
+    of it."""
+
+    __slots__ = ("memo", "nodes", "depth")
+
+    def __init__(self, nodes=None, depth=None):
+        self.memo: dict = {}        # (id(value), level) -> (term, value): the value kept alive
+        self.nodes = nodes
+        self.depth = depth
+
+    def out(self, depth: int) -> bool:
+        """Whether a read-back for a message leaves out what is at `depth` (nothing is forced
+        or evaluated for what it leaves out)."""
+        return self.nodes is not None and (self.nodes <= 0 or
+                                           (self.depth is not None and depth > self.depth))
+
+    def quote(self, level: int, value, depth: int = 0) -> c.Term:
+        if self.nodes is None:
+            value = force(value)
+            key = (id(value), level)
+            found = self.memo.get(key)
+            if found is not None:
+                return found[0]
+            fuel = c._fuel
+            fuel[0] -= 1
+            if fuel[0] < 0:
+                c._burn(0, None)
+            term = self._quote(level, value, depth)
+            self.memo[key] = (term, value)
+            return term
+        if self.out(depth):
+            return ELIDED
+        self.nodes -= 1
+        return self._quote(level, force(value), depth)
+
+    def _quote(self, level: int, value, depth: int) -> c.Term:
+        quote = self.quote
+        inner = depth + 1
+        kind = type(value)
+        if kind is VNat:
+            return c.NatLit(None, value.value)
+        if kind is VBytes:
+            return c.BytesLit(None, value.value)
+        if kind in (VType, VNatType, VBytesType):
+            return c.Constant(None, value)
+        if kind is VPi:
+            term = value.term
+            if self.out(depth + 1):         # the rest of the budget is spent: no body evaluated
+                return c.Pi(None, term.multiplicity, term.name, ELIDED, ELIDED)
+            body = instantiate(term, value.env, fresh(level, term.name))
+            return c.Pi(None, term.multiplicity, term.name, quote(level, value.domain, inner),
+                        quote(level + 1, body, depth))
+        if kind is VLam:
+            term = value.term
+            if self.out(depth + 1):
+                return c.Lam(None, term.multiplicity, term.name, ELIDED, ELIDED)
+            domain = term.domain.ev(value.env)
+            body = instantiate(term, value.env, fresh(level, term.name))
+            return c.Lam(None, term.multiplicity, term.name, quote(level, domain, inner),
+                         quote(level + 1, body, depth))
+        if kind is VPrimFn:
+            head = c.Prim(None, value.primitive)
+            if not value.args:
+                return head
+            return c.App(None, head, [quote(level, a, inner) for a in value.args])
+        if kind is VFamily:
+            return c.FamilyT(None, value.declaration,
+                             [quote(level, p, inner) for p in value.params])
+        if kind is VCon:
+            return c.Con(None, value.declaration, value.ctor,
+                         [quote(level, p, inner) for p in value.params],
+                         [quote(level, f, inner) for f in value.fields])
+        if kind is VEqual:
+            return c.EqualT(None, quote(level, value.type, inner), quote(level, value.left, inner),
+                            quote(level, value.right, inner))
+        if kind is VRefl:
+            return c.ReflT(None, quote(level, value.type, inner), quote(level, value.value, inner))
+        if kind is VNeutral:
+            return self._neutral(level, value, depth)
+        raise TypeError(f"cannot read back {value!r}")
+
+    def _neutral(self, level: int, value: VNeutral, depth: int) -> c.Term:
+        quote = self.quote
+        head = value.head
+        spine = value.spine
+        # the spine's frames wrap the head: the head is nested once per frame but an argument
+        inner = depth + 1 + sum(1 for frame in spine if frame[0] != "app")
+        if isinstance(head, HVar):
+            term = c.Local(None, level - head.level - 1, head.name)
+        else:
+            term = c.App(None, c.Prim(None, head.primitive),
+                         [quote(level, a, inner) for a in head.args])
+        arguments = []            # an application's arguments, gathered into one App
+        for frame in spine:
+            tag = frame[0]
+            if tag == "app":
+                arguments.append(quote(level, frame[1], inner))
+                continue
+            if arguments:
+                term = _applied(term, arguments)
+                arguments = []
+            inner -= 1
+            if tag == "succ":
+                term = c.Succ(None, term)
+            elif self.out(inner + 1):
+                term = c.NatElim(None, ELIDED, ELIDED, ELIDED, term) if tag == "natelim" else \
+                    c.Elim(None, frame[1].declaration, ELIDED, term, [])
+            elif tag == "elim":
+                term = self._elim(level, frame[1], frame[2], term, inner)
+            elif tag == "natelim":
+                nat, env = frame[1], frame[2]
+                term = c.NatElim(None, quote(level, nat.motive.ev(env), inner),
+                                 quote(level, nat.base.ev(env), inner),
+                                 quote(level, nat.step.ev(env), inner), term)
+        if arguments:
+            term = _applied(term, arguments)
+        return term
+
+    def _elim(self, level, elim, env, scrutinee, depth):
+        branches = []
+        for branch in elim.branches:
+            if self.out(depth + 1):
+                branches.append(c.ElimBranch(branch.ctor, (), ELIDED, None))
+                continue
+            local = env
+            inner = level
+            for name in branch.binders:
+                local = (fresh(inner, name), local)
+                inner += 1
+            body = self.quote(inner, branch.body.ev(local), depth + 1)
+            branches.append(c.ElimBranch(branch.ctor, branch.binders, body, None))
+        return c.Elim(None, elim.declaration, self.quote(level, elim.motive.ev(env), depth),
+                      scrutinee, branches)
+
+
+def _applied(term, arguments):
+    if isinstance(term, c.App):
+        return c.App(None, term.function, [*term.arguments, *arguments])
+    return c.App(None, term, arguments)
+
+
 def quote(level: int, value) -> c.Term:
-    """A term that evaluates back to `value` under `level` bound variables."""
-    value = force(value)
-    kind = type(value)
-    if kind is VNat:
-        return c.NatLit(None, value.value)
-    if kind is VBytes:
-        return c.BytesLit(None, value.value)
-    if kind in (VType, VNatType, VBytesType):
-        return c.Constant(None, value)
-    if kind is VPi:
-        term = value.term
-        body = instantiate(term, value.env, fresh(level, term.name))
-        return c.Pi(None, term.multiplicity, term.name, quote(level, value.domain),
-                    quote(level + 1, body))
-    if kind is VLam:
-        term = value.term
-        domain = term.domain.ev(value.env)
-        body = instantiate(term, value.env, fresh(level, term.name))
-        return c.Lam(None, term.multiplicity, term.name, quote(level, domain),
-                     quote(level + 1, body))
-    if kind is VPrimFn:
-        head = c.Prim(None, value.primitive)
-        if not value.args:
-            return head
-        return c.App(None, head, [quote(level, a) for a in value.args])
-    if kind is VFamily:
-        return c.FamilyT(None, value.declaration, [quote(level, p) for p in value.params])
-    if kind is VCon:
-        return c.Con(None, value.declaration, value.ctor, [quote(level, p) for p in value.params],
-                     [quote(level, f) for f in value.fields])
-    if kind is VEqual:
-        return c.EqualT(None, quote(level, value.type), quote(level, value.left),
-                        quote(level, value.right))
-    if kind is VRefl:
-        return c.ReflT(None, quote(level, value.type), quote(level, value.value))
-    if kind is VNeutral:
-        return _quote_neutral(level, value)
-    raise TypeError(f"cannot read back {value!r}")
+    """A term that evaluates back to `value` under `level` bound variables (a DAG where the
+    value shares structure; each node counts as an evaluation step)."""
+    return _Quoter().quote(level, value)
 
 
-def _quote_neutral(level: int, value: VNeutral) -> c.Term:
-    head = value.head
-    if isinstance(head, HVar):
-        term = c.Local(None, level - head.level - 1, head.name)
-    else:
-        term = c.App(None, c.Prim(None, head.primitive), [quote(level, a) for a in head.args])
-    for frame in value.spine:
-        tag = frame[0]
-        if tag == "app":
-            argument = quote(level, frame[1])
-            if isinstance(term, c.App):
-                term = c.App(None, term.function, [*term.arguments, argument])
-            else:
-                term = c.App(None, term, [argument])
-        elif tag == "succ":
-            term = c.Succ(None, term)
-        elif tag == "elim":
-            term = _quote_elim(level, frame[1], frame[2], term)
-        elif tag == "natelim":
-            nat, env = frame[1], frame[2]
-            term = c.NatElim(None, quote(level, nat.motive.ev(env)), quote(level, nat.base.ev(env)),
-                             quote(level, nat.step.ev(env)), term)
-    return term
-
-
-def _quote_elim(level, elim, env, scrutinee):
-    branches = []
-    for branch in elim.branches:
-        local = env
-        depth = level
-        for name in branch.binders:
-            local = (fresh(depth, name), local)
-            depth += 1
-        body = quote(depth, branch.body.ev(local))
-        branches.append(c.ElimBranch(branch.ctor, branch.binders, body, None))
-    return c.Elim(None, elim.declaration, quote(level, elim.motive.ev(env)), scrutinee, branches)
+def quote_shown(level: int, value, nodes: int, depth: int | None = None) -> c.Term:
+    """`value` read back for a message: at most `nodes` nodes and `depth` nested forms (binder
+    bodies not counted), ELIDED for the rest; nothing past them is read back."""
+    return _Quoter(nodes, depth).quote(level, value)
 
 
 # ---- printing core terms ----------------------------------------------------
+#
+# A term in a message is cut to a readable size (docs/limits.md): forms nested deeper than
+# SHOWN_DEPTH (binder bodies not counted) and everything after SHOWN_WIDTH characters print as
+# `...`, a natural of more than SHOWN_DIGITS digits as its first digits and its length, a byte
+# string of more than SHOWN_BYTES bytes as its first bytes and its length.  The value is read
+# back only as far as is printed (quote_shown).
 
-def _constant(value) -> str:
+SHOWN_WIDTH = 300
+SHOWN_DEPTH = 12
+SHOWN_DIGITS = 40
+SHOWN_BYTES = 32
+# `bobc eval --type` prints a type whole, up to this many characters
+PRINTED_TYPE_WIDTH = 1 << 16
+
+
+def show_natural(value: int, digits: int = SHOWN_DIGITS) -> str:
+    """A natural in decimal; past `digits` digits, its first digits and how many it has."""
+    if value.bit_length() > digits * 3:         # only then can it have more digits
+        text = str(value)
+        if len(text) > digits:
+            return f"{text[:min(digits, SHOWN_DIGITS) // 2]}...({len(text):,} digits)"
+        return text
+    return str(value)
+
+
+def show_bytes_cut(value: bytes, length: int = SHOWN_BYTES) -> str:
+    """A byte-string literal; past `length` bytes, its first bytes and its length."""
+    if len(value) > length:
+        return f"{show_bytes(value[:min(length, SHOWN_BYTES) // 2])}...({len(value):,} bytes)"
+    return show_bytes(value)
+
+
+def _constant(value, width: int | None = None) -> str:
+    """A literal or a constant type; a literal longer than a message shows (`width` None)
+    or than `width` characters is cut."""
     if isinstance(value, VNat):
-        return str(value.value)
+        return show_natural(value.value, SHOWN_DIGITS if width is None else width)
     if isinstance(value, VBytes):
-        return show_bytes(value.value)
+        return show_bytes_cut(value.value, SHOWN_BYTES if width is None else width // 4)
     if isinstance(value, VType):
         return f"Type {value.level}"
     if value is NAT_TYPE:
@@ -119,58 +244,170 @@ def _constant(value) -> str:
     return repr(value)
 
 
-def show_term(term: c.Term) -> str:
-    """A core term in the language's syntax (one line)."""
-    kind = type(term)
-    if kind is c.Local:
-        return term.name
-    if kind is c.Global:
-        return term.definition.name
-    if kind is c.Prim:
-        return term.primitive.name
-    if kind is c.Constant:
-        return _constant(term.value)
-    if kind is c.Lam:
-        return (f"(lambda {term.multiplicity} {term.name} : {show_term(term.domain)} . "
-                f"{show_term(term.body)})")
-    if kind is c.Pi:
-        return (f"(pi {term.multiplicity} {term.name} : {show_term(term.domain)} . "
-                f"{show_term(term.body)})")
-    if kind is c.Let:
-        annotation = f" : {show_term(term.type)}" if term.type is not None else ""
-        return (f"(let {term.multiplicity} {term.name}{annotation} = {show_term(term.value)} in "
-                f"{show_term(term.body)})")
-    if kind is c.App:
-        return "(" + " ".join(show_term(x) for x in [term.function, *term.arguments]) + ")"
-    if isinstance(term, c.PrimCall):
-        return "(" + " ".join([term.primitive.name, *map(show_term, term.arguments)]) + ")"
-    if kind is c.FamilyT:
-        return "(" + " ".join(["family", term.declaration.name,
-                               *map(show_term, term.arguments)]) + ")"
-    if kind in (c.Con, c.Record):
-        return "(" + " ".join(["constructor", term.declaration.name, term.ctor.name,
-                               *map(show_term, term.params), *map(show_term, term.fields)]) + ")"
-    if kind is c.Elim:
-        branches = ["(branch " + " ".join([b.ctor.name, *b.binders]) + f" . {show_term(b.body)})"
-                    for b in term.branches]
-        return "(" + " ".join(["eliminate", term.declaration.name, show_term(term.motive),
-                               show_term(term.scrutinee), *branches]) + ")"
-    if kind is c.NatElim:
-        return (f"(nat-eliminate {show_term(term.motive)} {show_term(term.base)} "
-                f"{show_term(term.step)} {show_term(term.target)})")
-    if kind is c.Succ:
-        return f"(succ {show_term(term.predecessor)})"
-    if kind is c.EqualT:
-        return f"(equal {show_term(term.type)} {show_term(term.left)} {show_term(term.right)})"
-    if kind is c.ReflT:
-        return f"(refl {show_term(term.type)} {show_term(term.value)})"
-    if kind is c.Encode:
-        return f"(compiler-native-encode {show_term(term.type)} {show_term(term.value)})"
-    if kind is c.The:
-        return f"(the {show_term(term.type)} {show_term(term.expression)})"
-    return f"<{kind.__name__}>"
+class _Printer:
+    """A core term as text, in at most about `width` characters: past them, `...`."""
+
+    __slots__ = ("out", "left", "literals", "scope")
+
+    def __init__(self, width, names=None):
+        self.out: list = []
+        self.left = width
+        # the names of the variables in scope, outermost first (None: print each as written)
+        self.scope = list(names) if names is not None else None
+        # literals past what a message shows are cut in a message, past the width otherwise
+        self.literals = None if width is not None and width <= SHOWN_WIDTH else (width or 1 << 62)
+
+    def text(self, piece: str) -> None:
+        self.out.append(piece)
+        if self.left is not None:
+            self.left -= len(piece)
+
+    def spent(self) -> bool:
+        return self.left is not None and self.left <= 0
+
+    def seq(self, terms) -> None:
+        """` a b c`, each a term; after the width, one ` ...` for the rest."""
+        for item in terms:
+            self.text(" ")
+            if self.spent():
+                self.text("...")
+                return
+            self.term(item)
+
+    def bound(self, names, body) -> None:
+        """`body`, under binders named `names`."""
+        if self.scope is None:
+            self.term(body)
+            return
+        self.scope.extend(names)
+        try:
+            self.term(body)
+        finally:
+            del self.scope[len(self.scope) - len(names):]
+
+    def term(self, term) -> None:
+        if self.spent():
+            self.text("...")
+            return
+        text, kind = self.text, type(term)
+        if kind is Elided:
+            text("...")
+        elif kind is c.Local:
+            scope = self.scope
+            text(scope[-1 - term.index] if scope is not None and term.index < len(scope)
+                 else term.name)
+        elif kind is c.Global:
+            text(term.definition.name)
+        elif kind is c.Prim:
+            text(term.primitive.name)
+        elif kind is c.Constant:
+            text(_constant(term.value, self.literals))
+        elif kind is c.Lam or kind is c.Pi:
+            text(f"({'lambda' if kind is c.Lam else 'pi'} {term.multiplicity} {term.name} : ")
+            self.term(term.domain)
+            text(" . ")
+            self.bound([term.name], term.body)
+            text(")")
+        elif kind is c.Let:
+            text(f"(let {term.multiplicity} {term.name}")
+            if term.type is not None:
+                text(" : ")
+                self.term(term.type)
+            text(" = ")
+            self.term(term.value)
+            text(" in ")
+            self.bound([term.name], term.body)
+            text(")")
+        elif kind is c.App:
+            text("(")
+            self.term(term.function)
+            self.seq(term.arguments)
+            text(")")
+        elif isinstance(term, c.PrimCall):
+            text("(" + term.primitive.name)
+            self.seq(term.arguments)
+            text(")")
+        elif kind is c.FamilyT:
+            text("(family " + term.declaration.name)
+            self.seq(term.arguments)
+            text(")")
+        elif kind in (c.Con, c.Record):
+            text(f"(constructor {term.declaration.name} {term.ctor.name}")
+            self.seq([*term.params, *term.fields])
+            text(")")
+        elif kind is c.Elim:
+            text("(eliminate " + term.declaration.name)
+            self.seq([term.motive, term.scrutinee, *term.branches])
+            text(")")
+        elif kind is c.ElimBranch:
+            text("(branch " + " ".join([term.ctor.name, *term.binders]) + " . ")
+            self.bound(list(term.binders), term.body)
+            text(")")
+        elif kind is c.NatElim:
+            text("(nat-eliminate")
+            self.seq([term.motive, term.base, term.step, term.target])
+            text(")")
+        elif kind is c.Succ:
+            text("(succ")
+            self.seq([term.predecessor])
+            text(")")
+        elif kind is c.EqualT:
+            text("(equal")
+            self.seq([term.type, term.left, term.right])
+            text(")")
+        elif kind is c.ReflT:
+            text("(refl")
+            self.seq([term.type, term.value])
+            text(")")
+        elif kind is c.Encode:
+            text("(compiler-native-encode")
+            self.seq([term.type, term.value])
+            text(")")
+        elif kind is c.The:
+            text("(the")
+            self.seq([term.type, term.expression])
+            text(")")
+        else:
+            text(f"<{kind.__name__}>")
 
 
-def show_value(value, level: int = 0) -> str:
-    """A value (a type, usually) in the language's syntax."""
-    return show_term(quote(level, value))
+def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH, names=None) -> str:
+    """A core term in the language's syntax (one line), cut to about `width` characters
+    (None: whole, literals too; a message passes SHOWN_WIDTH).  `names`: what to call the
+    variables of the context the term is in, outermost first (shown_names)."""
+    printer = _Printer(width, names)
+    printer.term(term)
+    return "".join(printer.out)
+
+
+def show_value(value, level: int = 0, width: int | None = PRINTED_TYPE_WIDTH,
+               depth: int | None = None) -> str:
+    """A value (a type, usually) in the language's syntax, read back only as far as it is
+    printed: whole up to `width` characters (a message passes SHOWN_WIDTH and SHOWN_DEPTH:
+    shown_value)."""
+    nodes = width if width is not None else PRINTED_TYPE_WIDTH
+    return show_term(quote_shown(level, value, nodes, depth), width)
+
+
+def shown_names(names) -> list:
+    """The context's variable names as a message prints them: a name bound more than once is
+    the innermost binder's; each outer one is `name@k`, k the binders of that name inside it
+    (`A@1` is the A the innermost A shadows), so two variables never print alike and every
+    term of one message calls each the same."""
+    shown, inner = [], {}
+    for name in reversed(names):
+        count = inner.get(name, 0)
+        shown.append(f"{name}@{count}" if count else name)
+        inner[name] = count + 1
+    return shown[::-1]
+
+
+def shown_value(value, level: int = 0, names=None) -> str:
+    """A value as a message shows it: cut to SHOWN_WIDTH characters and SHOWN_DEPTH forms;
+    `names` (shown_names) for the context's variables."""
+    return show_term(quote_shown(level, value, SHOWN_WIDTH, SHOWN_DEPTH), SHOWN_WIDTH, names)
+
+
+def shown_term(term: c.Term) -> str:
+    """A term as a message shows it: cut to SHOWN_WIDTH characters."""
+    return show_term(term, SHOWN_WIDTH)
