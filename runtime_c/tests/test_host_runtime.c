@@ -267,9 +267,10 @@ static void test_envelope(void)
     free(p);
 }
 
-static int count_temporaries(void)
+/* temporaries (`.NAME.tmp-`) in `folder` */
+static int temporaries_in(const char *folder)
 {
-    DIR *d = opendir(tmpdir);
+    DIR *d = opendir(folder);
     int n = 0;
     struct dirent *de;
     while (d && (de = readdir(d)))
@@ -310,7 +311,7 @@ static void test_publish(void)
     if (f)
         fclose(f);
     CHECK(got == 12 && memcmp(buf, "old-contents", 12) == 0, "old output intact after a failed publish");
-    CHECK(count_temporaries() == 0, "no temporary left behind");
+    CHECK(temporaries_in(tmpdir) == 0, "no temporary left behind");
     /* a folder that does not exist */
     snprintf(path, sizeof path, "%s/no/such/dir/out.bin", tmpdir);
     expect(rt_publish_atomic(path, "x", 1, err), RT_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
@@ -319,19 +320,6 @@ static void test_publish(void)
 }
 
 static int there(const char *path);
-
-/* temporaries (`.NAME.tmp-`) in `folder` */
-static int temporaries_in(const char *folder)
-{
-    DIR *d = opendir(folder);
-    int n = 0;
-    struct dirent *de;
-    while (d && (de = readdir(d)))
-        n += strstr(de->d_name, ".tmp-") != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static int file_holds(const char *path, const char *text)
 {

@@ -120,3 +120,20 @@ def request_host(tmp_path_factory) -> Path:
     """The C host of plans/Native/Request.bob's requestProgram, built once in a folder of its own."""
     code = program_bytes(load_module(PLANS / "Native" / "Request.bob"), "requestProgram")
     return write_host(tmp_path_factory.mktemp("request-host"), "request-host", code)
+
+
+def request_command(side: str, host: Path, *arguments) -> list[str]:
+    """The command line that runs plans/Native/Request.bob's request host with `arguments`: its C
+    host (side "c") or `bobc run --reference` of the same program."""
+    import sys
+
+    if side == "c":
+        return [str(host), *arguments]
+    return [sys.executable, "-m", "bobc", "run", str(PLANS / "Native" / "Request.bob"), "native", *arguments,
+            "--reference", "--entry", "requestProgram"]
+
+
+def request_environment(**extra) -> dict:
+    """The request hosts' environment: the memory device (no GPU), this checkout's bobc."""
+    return {**os.environ, "NATIVE_DEVICE": "memory", "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "compiler"),
+            **extra}

@@ -14,15 +14,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from native_helpers import PLANS, request_host, request_stream, wait_for
+from native_helpers import request_command, request_environment, request_host, request_stream, wait_for
 
-REPO = Path(__file__).resolve().parents[2]
-PLAN = PLANS / "Native" / "Request.bob"
 TIMEOUT_S = 120
 
 
@@ -34,15 +30,7 @@ def host(tmp_path_factory):
     return request_host(tmp_path_factory)
 
 
-def command(side, host, *arguments):
-    if side == "c":
-        return [str(host), *arguments]
-    return [sys.executable, "-m", "bobc", "run", str(PLAN), "native", *arguments, "--reference",
-            "--entry", "requestProgram"]
-
-
-def environment(**extra):
-    return {**os.environ, "NATIVE_DEVICE": "memory", "PYTHONPATH": str(REPO / "compiler"), **extra}
+command, environment = request_command, request_environment
 
 
 @pytest.mark.parametrize("side", ["c", "reference"])

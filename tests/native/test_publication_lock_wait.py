@@ -22,15 +22,12 @@ import fcntl
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from native_helpers import PLANS, request_host, request_stream, wait_for
+from native_helpers import request_command, request_environment, request_host, request_stream, wait_for
 
-REPO = Path(__file__).resolve().parents[2]
-PLAN = PLANS / "Native" / "Request.bob"
 TIMEOUT_S = 120
 PAUSE_MS = 3000         # the run's pause before its publication lock: the test takes the lock meanwhile
 NOTICE = ("folder X is locked: another process is publishing into it; waiting for it to finish "
@@ -53,16 +50,11 @@ def host(tmp_path_factory):
 
 
 def command(side, host, folder):
-    arguments = ["train", "--input", "s.bin", "--checkpoint-out", f"{folder}/ck", "--predictions", f"{folder}/p",
-                 "--result", f"{folder}/r"]
-    if side == "c":
-        return [str(host), *arguments]
-    return [sys.executable, "-m", "bobc", "run", str(PLAN), "native", *arguments, "--reference",
-            "--entry", "requestProgram"]
+    return request_command(side, host, "train", "--input", "s.bin", "--checkpoint-out", f"{folder}/ck",
+                           "--predictions", f"{folder}/p", "--result", f"{folder}/r")
 
 
-def environment(**extra):
-    return {**os.environ, "NATIVE_DEVICE": "memory", "PYTHONPATH": str(REPO / "compiler"), **extra}
+environment = request_environment
 
 
 def lock(folder: Path, block: bool = True) -> int:
