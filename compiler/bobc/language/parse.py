@@ -418,12 +418,12 @@ class _Build(Transformer):
 
     def constructor(self, meta, children):
         family, constructor, *arguments = children
-        return s.Constructor(self._tok(constructor), str(family), str(constructor), arguments,
-                             family_span=self._tok(family))
+        return s.Constructor(self._form(meta), str(family), str(constructor), arguments,
+                             family_span=self._tok(family), name_span=self._tok(constructor))
 
     def record(self, meta, children):
         family, *fields = children
-        return s.Record(self._tok(family), str(family), fields)
+        return s.Record(self._form(meta), str(family), fields, name_span=self._tok(family))
 
     def record_field(self, meta, children):
         name, value = children
@@ -431,7 +431,8 @@ class _Build(Transformer):
 
     def eliminate(self, meta, children):
         family, motive, scrutinee, *branches = children
-        return s.Eliminate(self._tok(family), str(family), motive, scrutinee, branches)
+        return s.Eliminate(self._form(meta), str(family), motive, scrutinee, branches,
+                           name_span=self._tok(family))
 
     def branch(self, meta, children):
         constructor, *binders, body = children

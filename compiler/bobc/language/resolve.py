@@ -224,7 +224,7 @@ class Resolver:
 
     def _Constructor(self, node: s.Constructor, names):
         family = self.family(node.family, node.family_span or node.span)
-        ctor = self.constructor(family, node.constructor, node.span)
+        ctor = self.constructor(family, node.constructor, node.name_span or node.span)
         parameters = [p.name for p in family.surface.parameters]
         expected = len(parameters) + len(ctor.field_names)
         if len(node.arguments) != expected:
@@ -239,10 +239,10 @@ class Resolver:
         return c.Con(node.span, family, ctor, arguments[:count], arguments[count:])
 
     def _Record(self, node: s.Record, names):
-        family = self.family(node.family, node.span)
+        family = self.family(node.family, node.name_span or node.span)
         if len(family.constructors) != 1:
             raise ScopeError(f"record needs a family with one constructor; {family.name} has "
-                             f"{len(family.constructors)}", node.span,
+                             f"{len(family.constructors)}", node.name_span or node.span,
                              hint="use (constructor F C ...) instead")
         ctor = family.constructors[0]
         given = {}
@@ -263,7 +263,7 @@ class Resolver:
         return record
 
     def _Eliminate(self, node: s.Eliminate, names):
-        family = self.family(node.family, node.span)
+        family = self.family(node.family, node.name_span or node.span)
         motive = self.term(node.motive, names)
         scrutinee = self.term(node.scrutinee, names)
         branches = []
@@ -297,7 +297,7 @@ class Resolver:
         missing = [x.name for x in family.constructors if x.name not in seen]
         if missing:
             raise ScopeError(f"eliminate {family.name} has no branch for "
-                             f"{', '.join(missing)}", node.span,
+                             f"{', '.join(missing)}", node.name_span or node.span,
                              hint="an eliminator needs one branch per constructor")
         return c.Elim(node.span, family, motive, scrutinee, branches)
 

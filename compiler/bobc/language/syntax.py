@@ -87,12 +87,14 @@ class FamilyType(Node):
 
 @dataclass(eq=False)
 class Constructor(Node):
-    """`(constructor F C args...)`; its span is C's, `family_span` F's."""
+    """`(constructor F C args...)`; its span is the whole form's, `family_span` F's and
+    `name_span` C's (for errors about the names themselves)."""
 
     family: str
     constructor: str
     arguments: list
     family_span: Span | None = None
+    name_span: Span | None = None
 
 
 @dataclass(eq=False)
@@ -103,8 +105,11 @@ class RecordField(Node):
 
 @dataclass(eq=False)
 class Record(Node):
+    """`(record F (field = value) ...)`; its span is the whole form's, `name_span` F's."""
+
     family: str
     fields: list
+    name_span: Span | None = None
 
 
 @dataclass(eq=False)
@@ -121,10 +126,13 @@ class Branch(Node):
 
 @dataclass(eq=False)
 class Eliminate(Node):
+    """`(eliminate F motive value branch ...)`; its span is the whole form's, `name_span` F's."""
+
     family: str
     motive: Node
     scrutinee: Node
     branches: list
+    name_span: Span | None = None
 
 
 @dataclass(eq=False)
