@@ -456,7 +456,8 @@ class Checker:
         inner, variable = ctx.bind(motive_type.term.name, motive_type.domain)
         result = force(instantiate(motive_type.term, motive_type.env, variable))
         if type(result) is not VType:
-            raise self.error(term, f"the motive of {what} must return a type, but it returns "
+            raise self.error(term, f"the motive of {what} must return a type (its result has "
+                                   f"type Type n), but what it returns has type "
                                    f"{self.show(inner, result)}")
         return self.evaluate(ctx, term)
 

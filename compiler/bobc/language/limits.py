@@ -54,8 +54,9 @@ class LimitExceeded(EvalError):
         self.limit = limit
         self.definitions: list = []         # innermost first, filled in as it propagates
         super().__init__(f"{what}: more than the limit of {limit:,} (docs/limits.md)", span,
-                         hint=hint or "the plan asks for more than bobc evaluates; if it "
-                         "is meant, the limit is in compiler/bobc/language/limits.py")
+                         hint=hint or "the plan asks for more than bobc evaluates, and no "
+                         "option raises this limit: compute the value in smaller pieces (or "
+                         "look for a count that runs away)")
 
     def note(self, definition) -> None:
         """Record a definition whose evaluation this error passed through."""

@@ -152,9 +152,20 @@ class Program:
             if module in self.scopes:
                 found = self.scopes[module].definitions.get(short)
         if found is None:
+            if name in scope.visible_families:
+                raise ScopeError(f"{name} is a family, not a definition",
+                                 hint=f"bobc eval evaluates a definition: name one whose type is "
+                                      f"(family {name} ...)")
             elsewhere = self.modules_defining(name)
-            hint = (f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
-                    if elsewhere else "names are looked up in the plan module and its imports")
+            if elsewhere:
+                hint = f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
+            else:
+                from .suggest import closest
+
+                close = closest(name, scope.visible_definitions)
+                hint = "names are looked up in the plan module and its imports"
+                if close:
+                    hint = f"did you mean {' or '.join(close)}? " + hint
             raise ScopeError(f"no definition {name} in {self.plan_name} or its imports",
                              hint=hint)
         return found

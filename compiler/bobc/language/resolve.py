@@ -13,13 +13,15 @@ primitives).  Families, constructors and fields have their own namespaces:
 """
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from ..errors import BobcError, Span
 from . import core as c
 from . import syntax as s
 from .primitives import PRIMITIVES
+
+# the names the language itself gives a meaning to (besides PRIMITIVES), for did-you-mean
+BUILT_IN_NAMES = ("Nat", "Bytes", "zero", "Type")
 
 
 class ScopeError(BobcError):
@@ -93,7 +95,13 @@ class Resolver:
         self.program = program
 
     # ---- errors
-    def _unknown(self, what: str, name: str, span: Span, table_name: str):
+    def _unknown(self, what: str, name: str, span: Span, table_name: str, names=()):
+        """`names`: the local names in scope (lambda, pi, let and branch binders)."""
+        if table_name == "definitions":
+            field = self._field_hint(name)
+            if field is not None:
+                return ScopeError(f"unknown name {name}: it is a field, not a definition", span,
+                                  hint=field)
         elsewhere = self.program.modules_defining(name, table_name)
         seen = [self.scope.name, *(i.module for i in self.scope.module.imports)]
         hint = f"{self.scope.name} sees its own and its imports' names (modules searched: " \
@@ -101,17 +109,35 @@ class Resolver:
         if elsewhere:
             hint += f"; {name} is defined in {', '.join(elsewhere)}: import it"
         else:
-            visible = getattr(self.scope, "visible_" + table_name)
-            close = difflib.get_close_matches(name, list(visible), n=3)
+            from .suggest import closest, modules_declaring
+
+            candidates = list(getattr(self.scope, "visible_" + table_name))
+            if table_name == "definitions":
+                candidates = [*reversed(names), *candidates, *BUILT_IN_NAMES, *PRIMITIVES]
+            close = closest(name, candidates)
             if close:
                 hint = f"did you mean {' or '.join(close)}? " + hint
             else:
-                from .suggest import modules_declaring
-
                 keyword = "family" if table_name == "families" else "def"
                 found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
                 hint += self._bringers_hint(name, found)
         return ScopeError(f"unknown {what} {name}", span, hint=hint)
+
+    def _field_hint(self, name: str):
+        """How to read `name` when it is a field of a visible family's constructor (the language
+        has no projections: a field is read with eliminate), or None."""
+        for family in self.scope.visible_families.values():
+            for ctor in family.constructors:
+                if name in ctor.field_names:
+                    inductions = [f"{ctor.fields[i].name}Induction" for i in ctor.recursive]
+                    others = [] if len(family.constructors) == 1 else [
+                        f" (branch {x.name} ... . ...)" for x in family.constructors
+                        if x is not ctor]
+                    binders = " ".join([*ctor.field_names, *inductions])
+                    return (f"{name} is a field of {ctor.name} of family {family.name}; a field "
+                            f"is read with eliminate: (eliminate {family.name} motive value "
+                            f"(branch {ctor.name} {binders} . {name}){''.join(others)})")
+        return None
 
     def _bringers_hint(self, name: str, found) -> str:
         """Where on the search path `name` is declared: an import that would bring it, or the
@@ -172,7 +198,7 @@ class Resolver:
         if self.scope.visible_families.get(name) is not None:
             raise ScopeError(f"{name} is a family, not a value", node.span,
                              hint=f"write its type as (family {name} ...)")
-        raise self._unknown("name", name, node.span, "definitions")
+        raise self._unknown("name", name, node.span, "definitions", names)
 
     def _Natural(self, node, names):
         return c.NatLit(node.span, node.value)
@@ -248,8 +274,12 @@ class Resolver:
         given = {}
         for item in node.fields:
             if item.name not in ctor.field_names:
+                fields = (f"its fields: {', '.join(ctor.field_names)}" if ctor.field_names
+                          else f"its constructor {ctor.name} has no fields: write "
+                               f"(record {family.name}) or (constructor {family.name} "
+                               f"{ctor.name})")
                 raise ScopeError(f"{family.name} has no field {item.name}", item.span,
-                                 hint=f"its fields: {', '.join(ctor.field_names)}")
+                                 hint=fields)
             if item.name in given:
                 raise ScopeError(f"field {item.name} is given twice", item.span)
             given[item.name] = item

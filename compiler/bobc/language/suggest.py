@@ -130,3 +130,74 @@ def modules_declaring(name: str, search_path, keyword: str = "def") -> list[tupl
         if pattern.search(text):
             found.append((module, path))
     return found
+
+
+MAX_CANDIDATES = 20_000         # names weighed for one did-you-mean (a plan's scope is larger
+                                # only in a generated plan; past it the first ones are weighed)
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Edit distance (insert, delete, substitute one character), or limit + 1 past `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+# words other languages use for a primitive's operation (nat-plus -> nat-add)
+SYNONYMS = {"plus": "add", "sum": "add", "minus": "subtract", "sub": "subtract",
+            "times": "multiply", "mul": "multiply", "mult": "multiply", "div": "divide",
+            "mod": "modulo", "rem": "modulo", "pow": "power", "exp": "power",
+            "sqrt": "square-root", "eq": "equal", "equals": "equal", "lt": "less",
+            "and": "bit-and", "or": "bit-or", "xor": "bit-xor", "shl": "shift-left",
+            "shr": "shift-right", "concat": "append", "len": "length", "size": "length"}
+
+
+def _spellings(name: str) -> list[str]:
+    """`name` in lower case, and with a word after a hyphen put as the language says it."""
+    lowered = name.lower()
+    head, dash, word = lowered.rpartition("-")
+    if dash and word in SYNONYMS:
+        return [lowered, f"{head}-{SYNONYMS[word]}"]
+    return [lowered]
+
+
+def closest(name: str, candidates, n: int = 3) -> list[str]:
+    """The candidates closest to `name`, closest first: fewest edits ignoring case (a word
+    another language uses for an operation, `plus`, counts as the language's own, `add`), then
+    the longest common beginning (with case, then without), then difflib's ratio.  A candidate
+    is close when difflib finds it so (ratio 0.6) or when it is at most a third of its letters
+    (at least one) away."""
+    spellings = _spellings(name)
+    limit = max(1, len(name) // 3)
+    ranked = []
+    for candidate in dict.fromkeys(list(candidates)[:MAX_CANDIDATES]):
+        if candidate == name:
+            continue
+        lowered = candidate.lower()
+        edits = min(_distance(spelling, lowered, limit) for spelling in spellings)
+        matcher = difflib.SequenceMatcher(None, name, candidate)
+        ratio = matcher.ratio() if matcher.real_quick_ratio() >= 0.6 \
+            and matcher.quick_ratio() >= 0.6 else 0.0
+        if edits > limit and ratio < 0.6:
+            continue
+        ranked.append((edits, -_common_prefix(name, candidate),
+                       -_common_prefix(spellings[0], lowered), -ratio, candidate))
+    ranked.sort()
+    return [item[-1] for item in ranked[:n]]
