@@ -135,7 +135,10 @@ def test_a_true_claim_on_shared_values_checks(tmp_path, name):
 def test_a_false_claim_is_refused_in_a_few_lines(tmp_path, name):
     done = check(tmp_path, name)
     assert done.returncode == 1
-    assert "claims does not hold" in done.stderr and "Traceback" not in done.stderr
+    # TowerFalse's and DigestFalse's left sides are stuck on the variable x (finding 6)
+    refusal = ("claims cannot be decided by computation" if name.endswith("False")
+               else "claims does not hold")
+    assert refusal in done.stderr and "Traceback" not in done.stderr
     assert "..." in done.stderr.splitlines()[1]           # the left side, cut
     assert len(done.stderr) < 1_500
 

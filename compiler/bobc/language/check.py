@@ -28,7 +28,8 @@ from .quote import (
     shown_value,
 )
 from .values import (
-    BYTES_TYPE, NAT_TYPE, VBytes, VCon, VEqual, VFamily, VNat, VPi, VType, force,
+    BYTES_TYPE, NAT_TYPE, HPrim, HVar, VBytes, VCon, VEqual, VFamily, VNat, VNeutral, VPi, VType,
+    force,
 )
 
 
@@ -263,15 +264,32 @@ class Checker:
                                         f"equality is about {self.show(ctx, target.type)}")
         self.check(ctx, term.value, type_value)
         value = term.value.lazy(ctx.env)
-        if convertible(ctx.level, target.left, target.right) and \
-                convertible(ctx.level, value, target.left):
+        sides_agree = convertible(ctx.level, target.left, target.right)
+        if sides_agree and convertible(ctx.level, value, target.left):
             return
         name = self.current.name if self.current is not None else "this proof"
+        claim = f"the equality {name} claims{f' in {what}' if what else ''}"
+        span = self.current.span if self.current is not None else term.span
+        if sides_agree:
+            raise TypeCheckError(
+                f"{claim} holds, but refl's value is not its sides' value\n"
+                f"    refl:  {self.show_computed(ctx, value)}\n"
+                f"    sides: {self.show_computed(ctx, target.left)}",
+                span, hint=f"write (refl {shown_term(term.type)} X) with X one side of the claim")
+        sides = (f"\n    left:  {self.show_computed(ctx, target.left)}\n"
+                 f"    right: {self.show_computed(ctx, target.right)}")
+        left, right = _disagreement(ctx.level, target.left, target.right)
+        if type(left) is VNeutral or type(right) is VNeutral:
+            variable = _stuck_variable(left if type(left) is VNeutral else right)
+            on = f" on the variable {variable}" if variable else ""
+            raise TypeCheckError(
+                f"{claim} cannot be decided by computation: its sides do not reduce to values "
+                f"(they are stuck{on}), and they are not the same expression" + sides, span,
+                hint="the language proves equalities by computation only (docs/language.md): "
+                     "state the claim about values the sides compute from (literals, "
+                     "constructors), not about a variable")
         raise TypeCheckError(
-            f"the equality {name} claims{f' in {what}' if what else ''} does not hold: its two sides "
-            f"compute to different values\n    left:  {self.show_computed(ctx, target.left)}\n"
-            f"    right: {self.show_computed(ctx, target.right)}",
-            self.current.span if self.current is not None else term.span,
+            f"{claim} does not hold: its two sides compute to different values" + sides, span,
             hint="fix the definitions the two sides are computed from, or the claim")
 
     def show_computed(self, ctx, value) -> str:
@@ -496,6 +514,39 @@ class Checker:
         self.check(ctx, term.step, _STEP_TYPE.ev((motive, None)))
         self.check(ctx, term.target, NAT_TYPE)
         return apply(motive, term.target.lazy(ctx.env))
+
+
+def _disagreement(level, left, right):
+    """The first pair of values where two non-convertible values differ: through fields of one
+    constructor (a bounded number of levels), else the pair itself, forced."""
+    left, right = force(left), force(right)
+    for _ in range(64):
+        if not (type(left) is VCon and type(right) is VCon and left.ctor is right.ctor):
+            break
+        for x, y in zip(left.fields, right.fields):
+            if not convertible(level, x, y):
+                left, right = force(x), force(y)
+                break
+        else:
+            break
+    return left, right
+
+
+def _stuck_variable(value, budget: int = 1000) -> str:
+    """The name of a variable a stuck value is stuck on ('' when none is found in `budget`
+    values): the head of the neutral, or of a primitive's argument it waits on."""
+    stack = [value]
+    while stack and budget > 0:
+        budget -= 1
+        value = force(stack.pop())
+        if type(value) is not VNeutral:
+            continue
+        head = value.head
+        if type(head) is HVar:
+            return head.name
+        if type(head) is HPrim:
+            stack.extend(reversed(list(head.args)))
+    return ""
 
 
 def _referenced(term):
