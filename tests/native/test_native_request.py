@@ -612,3 +612,23 @@ def test_one_checkpoint_byte_after_the_last_publication_is_said_in_the_singular(
     assert out.status == 1
     assert b"(RequestWrite): the program writes 1 checkpoint byte after the request's last publication (2 of 2)" \
         in out.stderr, out.stderr
+
+
+def test_the_readme_states_the_outputs_rule_the_hosts_keep(tmp_path, code, host):
+    """README's outputs rule names its one request exception, as docs/runtime.md does: an output is
+    never an input except --checkpoint-out naming the --checkpoint it resumes (probe s29 nits
+    finding 3; README said no output may be an input at all)."""
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    rule = readme[readme.index("**Outputs are all or nothing**"):readme.index("The renames run under a journal")]
+    assert "no output may be another output or an input -- except `--checkpoint-out` naming the `--checkpoint` " \
+           "it resumes (a checkpoint resumed in place" in rule, rule
+    runtime = " ".join((Path(__file__).parents[2] / "docs" / "runtime.md").read_text().split())
+    assert "except `--checkpoint-out` naming the `--checkpoint` it resumes (in place)" in runtime
+    # what the hosts do: the checkpoint resumed in place is published, another output over it is refused
+    inputs = {"s.bin": stream(TOKENS), "ck.bin": envelope(FRESH, UPDATES)}
+    out = run_both(tmp_path, code, host, inputs, ["train", "--checkpoint", "ck.bin", *ARGS], name="rule-in-place")
+    assert out.status == 0 and decode(out.files["ck.bin"])[1] == 2 * UPDATES, out.stderr
+    over = ["--input", "s.bin", "--checkpoint-out", "out.bin", "--predictions", "ck.bin", "--result", "r.bin"]
+    out = run_both(tmp_path, code, host, inputs, ["train", "--checkpoint", "ck.bin", *over], name="rule-over")
+    assert out.status == 8 and b"--predictions" in out.stderr, out.stderr
+    assert out.files == inputs
