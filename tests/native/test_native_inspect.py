@@ -75,3 +75,27 @@ def test_usage_of_a_program_without_file_arguments(inspected, both):
     c, reference = both(program_bytes(inspected, "inspectedBare"), {}, ["extra"], name="bare-usage")
     assert c.status == reference.status == 2
     assert named_host(c.stderr) == reference.stderr == b"native: usage: host: the program names 0 file arguments, 1 given\n"
+
+
+def dump(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bobc", "dump", *map(str, args)], capture_output=True, text=True)
+
+
+def test_dump_shows_peers_and_device_as_inspect_does(inspected, tmp_path):
+    """`bobc dump` shows a Connect's address:port and an OpenDevice's GPU (or `any`), read with
+    inspect's helpers, where it showed their bytes' sha256 (probe s29 nits finding 1)."""
+    host = write_host(tmp_path, "inspected", program_bytes(inspected, "inspected"))
+    shown = dump(host)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    commands = [line for line in lines if line.startswith("command[")]
+    assert "command[2] = Connect 0x1 0x0 10.0.0.5:5000" in commands
+    assert "command[3] = Connect 0x0 0x1 127.0.0.1:40001" in commands
+    assert "command[4] = OpenDevice GPU-00112233-4455-6677-8899-aabbccddeeff" in commands
+    assert not any("sha256" in line for line in commands)
+    assert "command[5] = Map 0x10000000 0x200000 0x2000 0x0 'channel'" in commands     # the others as before
+    listed = json.loads(dump(host, "--json").stdout)
+    assert {"key": "command[4]", "value": "OpenDevice GPU-00112233-4455-6677-8899-aabbccddeeff"}.items() <= \
+        next(line for line in listed if line["key"] == "command[4]").items()
+    bare = dump(write_host(tmp_path, "bare", program_bytes(inspected, "inspectedBare"))).stdout.splitlines()
+    assert "command[0] = OpenDevice any" in bare

@@ -576,3 +576,59 @@ def test_a_publication_more_than_the_request_makes_is_refused_both_ways(tmp_path
         out.stderr
     assert out.stderr.endswith(b"; publication 1 of 2 (step 3) stays at ck.bin; nothing else was published\n")
     assert set(out.files) == {"s.bin", "ck.bin"}
+
+
+# ---- a count of 1 in a refusal: the singular, both sides alike (probe s29 nits finding 2) ----
+
+ONE = [
+    ("one-byte", b"\x00", "token stream header: 1 byte, shorter than the 64-byte header"),
+    ("one-token-said", stream(TOKENS, count=1), "token stream token count: the header says 1 token, the file has 304 "
+                                                "bytes"),
+]
+
+
+@pytest.mark.parametrize("name, data, message", ONE, ids=[o[0] for o in ONE])
+def test_a_count_of_one_is_said_in_the_singular(tmp_path, code, host, name, data, message):
+    refused(tmp_path, code, host, {"s.bin": data}, ["train", *ARGS], 3, "input s.bin: ", message, name=name)
+
+
+def test_one_token_from_the_cursor_is_said_in_the_singular(tmp_path, code, host):
+    # a stream of 57 tokens (292 bytes) and a checkpoint of step 14: the cursor at byte 64 + 14 * 16 =
+    # 288, one token before the stream's end
+    text = refused(tmp_path, code, host, {"s.bin": stream(TOKENS[:57]), "in.bin": envelope(FRESH, 14)},
+                   ["train", "--checkpoint", "in.bin", *ARGS], 3, "the stream is shorter than a train request needs",
+                   name="one-token")
+    assert ("it reads 100 bytes from the cursor at byte 288, to byte 388; the stream has 292 bytes (1 token from "
+            "the cursor on, 25 needed: give a longer stream)") in text, text
+
+
+def test_one_checkpoint_byte_after_the_last_publication_is_said_in_the_singular(tmp_path, code):
+    from bobc.native.program import CODE_OF, decode as decode_program
+    staging = [c for c in decode_program(code).commands if c.name == "RequestWrite" and c.n[0] == 3][-1].n[1]
+    write = bytes([CODE_OF["RequestWrite"]]) + b"".join(n.to_bytes(8, "little") for n in (3, staging, 1))
+    bad = _after_the_last_publication(code, write)
+    host = write_host(tmp_path, "late-byte-host", bad)
+    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="late-byte")
+    assert out.status == 1
+    assert b"(RequestWrite): the program writes 1 checkpoint byte after the request's last publication (2 of 2)" \
+        in out.stderr, out.stderr
+
+
+def test_the_readme_states_the_outputs_rule_the_hosts_keep(tmp_path, code, host):
+    """README's outputs rule names its one request exception, as docs/runtime.md does: an output is
+    never an input except --checkpoint-out naming the --checkpoint it resumes (probe s29 nits
+    finding 3; README said no output may be an input at all)."""
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    rule = readme[readme.index("**Outputs are all or nothing**"):readme.index("The renames run under a journal")]
+    assert "no output may be another output or an input -- except `--checkpoint-out` naming the `--checkpoint` " \
+           "it resumes (a checkpoint resumed in place" in rule, rule
+    runtime = " ".join((Path(__file__).parents[2] / "docs" / "runtime.md").read_text().split())
+    assert "except `--checkpoint-out` naming the `--checkpoint` it resumes (in place)" in runtime
+    # what the hosts do: the checkpoint resumed in place is published, another output over it is refused
+    inputs = {"s.bin": stream(TOKENS), "ck.bin": envelope(FRESH, UPDATES)}
+    out = run_both(tmp_path, code, host, inputs, ["train", "--checkpoint", "ck.bin", *ARGS], name="rule-in-place")
+    assert out.status == 0 and decode(out.files["ck.bin"])[1] == 2 * UPDATES, out.stderr
+    over = ["--input", "s.bin", "--checkpoint-out", "out.bin", "--predictions", "ck.bin", "--result", "r.bin"]
+    out = run_both(tmp_path, code, host, inputs, ["train", "--checkpoint", "ck.bin", *over], name="rule-over")
+    assert out.status == 8 and b"--predictions" in out.stderr, out.stderr
+    assert out.files == inputs

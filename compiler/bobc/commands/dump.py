@@ -13,7 +13,8 @@ its own sections' size and sha256 (`host.section[.rodata] = ...`; a NOBITS one's
 layout the loader reads (`host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).
 
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
-images without a manifest: its dump is the program, `command[i] = Name fields...`, and each
+images without a manifest: its dump is the program, `command[i] = Name fields...` (a Connect's
+peer as address:port, an OpenDevice's GPU UUID or `any`, as `bobc inspect` shows them), and each
 embedded image's identity, size and sha256 (bobc.host.native).
 
 A host whose images do not match its plan identity is damaged: refused, exit 2 (the host

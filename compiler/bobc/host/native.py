@@ -79,12 +79,23 @@ def read(path):
 
 
 def _command_text(command) -> str:
+    """`Name fields...`: a Connect's sockaddr_in as address:port and an OpenDevice's GPU UUID
+    as the driver writes it (or `any`, 16 zero bytes), with the helpers `bobc inspect` reads
+    them with (bobc.native.program); other bytes as text when short and printable, else by
+    size and sha256."""
+    from ..native import program
+
     parts = [command.name]
     if command.code in (6, 7):
         parts.append(f"op={command.sub}")
     parts += [f"{n:#x}" for n in command.n]
     parts += [f"{_OPERAND_KINDS.get(kind, kind)}:{value:#x}" for kind, value in command.v]
-    if command.data:
+    if command.code == program.CODE_OF["Connect"]:         # 16 bytes, AF_INET: program.decode checked
+        address, port = program.socket_address(command.data)
+        parts.append(f"{address}:{port}")
+    elif command.code == program.CODE_OF["OpenDevice"]:    # 16 bytes: program.decode checked
+        parts.append(program.gpu_uuid_text(command.data) if any(command.data) else "any")
+    elif command.data:
         if len(command.data) <= 48 and all(32 <= b < 127 for b in command.data):
             parts.append(repr(command.data.decode("ascii")))
         else:

@@ -127,6 +127,11 @@ def read_file(what: str, path: str, limit: int, code: int) -> safe_io.InputFile:
     return safe_io.read_input(path, refuse, limit)
 
 
+def _count(count: int, noun: str) -> str:
+    """"1 byte", "2 bytes": a count and its noun (runtime_c/native_request.c plural says the same)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _printable(data: bytes) -> str:
     return "".join(chr(b) if 32 <= b < 127 else "?" for b in data)
 
@@ -174,8 +179,8 @@ def check_stream(request: Request, data: bytes, path: str) -> None:
     text = ("the file starts as text, and a text is made a token stream first: docs/formats.md, \"Token stream\""
             if starts_as_text(data) else "")
     if len(data) < s.header_bytes:
-        refuse("header", f"{len(data)} bytes, shorter than the {s.header_bytes}-byte header" + (f" ({text})" if text
-                                                                                               else ""))
+        refuse("header", f"{_count(len(data), 'byte')}, shorter than the {s.header_bytes}-byte header"
+                         + (f" ({text})" if text else ""))
     magic = data[:len(s.magic)]
     if magic != s.magic:
         refuse("magic", f"'{_printable(magic)}' is not '{_printable(s.magic)}' (not a token stream this host reads"
@@ -187,7 +192,7 @@ def check_stream(request: Request, data: bytes, path: str) -> None:
             refuse(part, f"{have}, this host reads {want}")
     count = _le(data, 24, 8)
     if count > (len(data) - s.header_bytes) // s.token_bytes or s.header_bytes + count * s.token_bytes != len(data):
-        refuse("token count", f"the header says {count} tokens, the file has {len(data)} bytes "
+        refuse("token count", f"the header says {_count(count, 'token')}, the file has {_count(len(data), 'byte')} "
                               f"({s.header_bytes}-byte header, {s.token_bytes}-byte tokens)")
     body = data[s.header_bytes:]
     if hashlib.sha256(body).digest() != data[32:64]:
@@ -203,23 +208,24 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
     """The input holds what the operation's reads reach: from its start, and from the cursor."""
     reach = request.train if op == "train" else request.predict
     if reach.records > size:
-        raise Refused(EXIT_INPUT, f"input {path}: {size} bytes, but a {op} request reads {reach.records} bytes of it")
+        raise Refused(EXIT_INPUT, f"input {path}: {_count(size, 'byte')}, but a {op} request reads "
+                                  f"{_count(reach.records, 'byte')} of it")
     if reach.cursor == 0:
         return
     cursor = request.cursor_base + step * request.cursor_scale
     if cursor > size:
         raise Refused(EXIT_INPUT, f"input {path}: the checkpoint's step {step} puts the cursor at byte {cursor}, "
-                                  f"past the stream's {size} bytes (a checkpoint of a longer stream?)")
+                                  f"past the stream's {_count(size, 'byte')} (a checkpoint of a longer stream?)")
     if reach.cursor > size - cursor:
         tokens = ""         # a token stream's reach in tokens too, where it is whole tokens from a token's start
         s = request.stream
         if s is not None and cursor >= s.header_bytes and (cursor - s.header_bytes) % s.token_bytes == 0 \
                 and reach.cursor % s.token_bytes == 0:
-            tokens = (f" ({(size - cursor) // s.token_bytes} tokens from the cursor on, {reach.cursor // s.token_bytes} "
-                      "needed: give a longer stream)")
+            tokens = (f" ({_count((size - cursor) // s.token_bytes, 'token')} from the cursor on, "
+                      f"{reach.cursor // s.token_bytes} needed: give a longer stream)")
         raise Refused(EXIT_INPUT, f"input {path}: the stream is shorter than a {op} request needs: it reads "
-                                  f"{reach.cursor} bytes from the cursor at byte {cursor}, to byte "
-                                  f"{cursor + reach.cursor}; the stream has {size} bytes{tokens}")
+                                  f"{_count(reach.cursor, 'byte')} from the cursor at byte {cursor}, to byte "
+                                  f"{cursor + reach.cursor}; the stream has {_count(size, 'byte')}{tokens}")
 
 
 def _refused(error: FileRefused) -> Refused:
@@ -335,7 +341,7 @@ class RequestSession:
         if offset > len(data) or extent > len(data) - offset:
             what = "input" if file == FILE_INPUT else "checkpoint payload"
             raise Refused(EXIT_INPUT if file == FILE_INPUT else EXIT_INTERNAL,
-                          f"{extent} bytes at {offset} of the {len(data)}-byte {what}")
+                          f"{_count(extent, 'byte')} at {offset} of the {len(data)}-byte {what}")
         return data[offset:offset + extent]
 
     def write(self, file: int, data: bytes, offset: int | None = None) -> None:
@@ -344,11 +350,12 @@ class RequestSession:
         room = self.request.payload_bytes
         if file == FILE_CHECKPOINT_OUT and self.published >= self.publications:
             # the C host stages the envelope it gathers into: a later write would change what it publishes
-            raise Refused(EXIT_INTERNAL, f"the program writes {len(data)} checkpoint bytes after the request's last "
+            raise Refused(EXIT_INTERNAL, f"the program writes {_count(len(data), 'checkpoint byte')} after the "
+                                         f"request's last "
                                          f"publication ({self.published} of {self.publications})")
         if file == FILE_CHECKPOINT_OUT and (at > room or len(data) > room - at):
             # the C host gathers the payload into an envelope of the contract's size
-            raise Refused(EXIT_INTERNAL, f"the program writes {len(data)} checkpoint bytes at {at}, past the "
+            raise Refused(EXIT_INTERNAL, f"the program writes {_count(len(data), 'checkpoint byte')} at {at}, past the "
                                          f"contract's {room}-byte payload")
         if at + len(data) > len(out):
             out.extend(bytes(at + len(data) - len(out)))
@@ -366,7 +373,8 @@ class RequestSession:
                                          f"publishes {self.publications}")
         payload = bytes(self.out[FILE_CHECKPOINT_OUT])
         if len(payload) != self.request.payload_bytes:
-            raise Refused(EXIT_INTERNAL, f"the program wrote {len(payload)} checkpoint bytes, the contract holds "
+            raise Refused(EXIT_INTERNAL, f"the program wrote {_count(len(payload), 'checkpoint byte')}, the "
+                                         f"contract holds "
                                          f"{self.request.payload_bytes}")
         step = self.step + updates
         data = envelope.encode(self.request, step, payload)
