@@ -21,7 +21,7 @@ from bobc.language.check import show_value_type
 from bobc.language.conversion import convertible
 from bobc.language.limits import LimitExceeded
 from bobc.language.primitives import PRIMITIVES
-from bobc.language.quote import SHOWN_WIDTH, quote, shown_value
+from bobc.language.quote import SHOWN_TEXT_BYTES, SHOWN_WIDTH, quote, shown_value
 from bobc.language.values import HPrim, HVar, VBytes, VNat, VNeutral
 
 from .conftest import REPOSITORY
@@ -84,6 +84,11 @@ def test_a_message_prints_a_cut_of_a_value_never_the_whole(fuel):
     assert shown_value(VNat(3 ** 100_000)) == "13349714142304014694...(47,713 digits)"
     assert shown_value(VBytes(bytes(100_000))) == 'b"' + "\\x00" * 16 + '"...(100,000 bytes)'
     assert shown_value(VNat(2 ** 64)) == str(2 ** 64)       # what fits is printed whole
+    # a plan's message (printable text: a refusal a failed proof's side carries) is shown whole
+    # up to SHOWN_TEXT_BYTES, a longer one cut (Coppelius's shape refusals run to 700 bytes)
+    reason = b"width (coppeliusShapeWidth) is 320: not a multiple of 128; " * 12
+    assert shown_value(VBytes(reason)) == 'b"' + reason.decode() + '"'
+    assert shown_value(VBytes(b"x" * (SHOWN_TEXT_BYTES + 1))) == 'b"' + "x" * 16 + f'"...({SHOWN_TEXT_BYTES + 1:,} bytes)'
     # `bobc eval --type` prints a type whole, but within PRINTED_TYPE_WIDTH characters
     whole = show_value_type(doubled(40))
     assert whole.startswith("(nat-add (nat-add ") and len(whole) < 70_000

@@ -207,8 +207,14 @@ SHOWN_WIDTH = 300
 SHOWN_DEPTH = 12
 SHOWN_DIGITS = 40
 SHOWN_BYTES = 32
+SHOWN_TEXT_BYTES = 4096          # a byte string of printable text (a plan's message): shown whole up to this
 # `bobc eval --type` prints a type whole, up to this many characters
 PRINTED_TYPE_WIDTH = 1 << 16
+
+
+def _text(data: bytes) -> bool:
+    """Printable ASCII text (tab and newline allowed): what a plan writes as a message."""
+    return all(0x20 <= b < 0x7F or b in (0x09, 0x0A) for b in data)
 
 
 def show_natural(value: int, digits: int = SHOWN_DIGITS) -> str:
@@ -222,8 +228,10 @@ def show_natural(value: int, digits: int = SHOWN_DIGITS) -> str:
 
 
 def show_bytes_cut(value: bytes, length: int = SHOWN_BYTES) -> str:
-    """A byte-string literal; past `length` bytes, its first bytes and its length."""
-    if len(value) > length:
+    """A byte-string literal; past `length` bytes, its first bytes and its length.  Text of at
+    most SHOWN_TEXT_BYTES printable bytes is shown whole: it is what a plan says (a refusal a
+    failed proof's side carries, the reason a shape is not served), which a cut would lose."""
+    if len(value) > length and not (len(value) <= SHOWN_TEXT_BYTES and _text(value)):
         return f"{show_bytes(value[:min(length, SHOWN_BYTES) // 2])}...({len(value):,} bytes)"
     return show_bytes(value)
 
