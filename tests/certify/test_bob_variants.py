@@ -106,28 +106,26 @@ VARIANTS = {
         ["(checkpoint_publish) publishes a checkpoint of 262,144 bytes, but the contract's payload is 786,432 bytes"]),
 }
 
-# where each refusal is located: the definition or expression whose value is at fault (probe s28
-# newmodel2 finding 5: every one was the host definition, NativeHost.bob's `def bobNativeHost`)
+# where each refusal is located: the definition or expression whose value is at fault, a constructor
+# form at its opening parenthesis (probe s28 newmodel2 finding 5: every one was the host
+# definition, NativeHost.bob's `def bobNativeHost`)
 PLACES = {
-    "a NaN host constant": "Bob/Learner.bob:43:41",
-    "a checkpoint of one chunk of three": "Bob/Build/NativeHost.bob:195:48",
+    "a NaN host constant": "Bob/Learner.bob:43:5",
+    "a checkpoint of one chunk of three": "Bob/Build/NativeHost.bob:195:15",
     "a fill past its launch's parameters": "Bob/Build/NativeHost.bob:160:5",
     "a fill's step past the host's u32": "Bob/Build/NativeHost.bob:169:15",
     "a host buffer at 2^64": "Bob/Build/NativeHost.bob:81:45",
-    "a host ratio past binary64": "Bob/Learner.bob:43:41",
-    "a fill's step past the host's u32": "Bob/Build/NativeHost.bob:169:15",
-    "a host buffer at 2^64": "Bob/Build/NativeHost.bob:81:45",
-    "a host ratio past binary64": "Bob/Learner.bob:43:41",
+    "a host ratio past binary64": "Bob/Learner.bob:43:5",
     "a launch patching a word its kernel never reads": "Bob/Build/PhysicalComponents.bob:258:11",
     "a launch running another region's code": "Bob/Build/PhysicalComponents.bob:291:7",
     "a plan for a device bobc does not know": "Bob/Build/NativeHost.bob:28:5",
-    "a region over the hardware's registers, said once": "Bob/Build/PhysicalComponents.bob:86:40",
-    "a region whose code is another kernel's": "Bob/Build/PhysicalComponents.bob:88:42",
-    "a region with another block than its kernel's": "Bob/Build/PhysicalComponents.bob:86:40",
-    "a resume reading one chunk of three": "Bob/Build/NativeHost.bob:205:38",
+    "a region over the hardware's registers, said once": "Bob/Build/PhysicalComponents.bob:86:7",
+    "a region whose code is another kernel's": "Bob/Build/PhysicalComponents.bob:88:9",
+    "a region with another block than its kernel's": "Bob/Build/PhysicalComponents.bob:86:7",
+    "a resume reading one chunk of three": "Bob/Build/NativeHost.bob:205:5",
     "an empty grid": "Bob/Build/PhysicalComponents.bob:298:7",
     "an initializer's center past 2^64": "Bob/Build/NativeHost.bob:125:92",
-    "kernel over its register budget": "Bob/Build/PhysicalComponents.bob:86:40",
+    "kernel over its register budget": "Bob/Build/PhysicalComponents.bob:86:7",
     "misaligned resident": "Bob/Build/PhysicalComponents.bob:206:5",
     "overlapping moments": "Bob/Build/PhysicalComponents.bob:204:5",
     "pointer one byte past a table": "Bob/Build/PhysicalComponents.bob:249:7",
