@@ -546,16 +546,22 @@ def _after_the_last_publication(code: bytes, replacement: bytes) -> bytes:
     return code.replace(old, replacement)
 
 
+def _late_checkpoint_write(tmp_path, code, count: int, name: str):
+    """Both hosts run the request with a RequestWrite of `count` checkpoint bytes into its staging
+    after its last publication."""
+    from bobc.native.program import CODE_OF, decode as decode_program
+    staging = [c for c in decode_program(code).commands if c.name == "RequestWrite" and c.n[0] == 3][-1].n[1]
+    write = bytes([CODE_OF["RequestWrite"]]) + b"".join(n.to_bytes(8, "little") for n in (3, staging, count))
+    bad = _after_the_last_publication(code, write)
+    host = write_host(tmp_path, f"{name}-host", bad)
+    return run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name=name)
+
+
 def test_a_checkpoint_write_after_the_last_publication_is_refused_both_ways(tmp_path, code):
     """After its last publication the C host stages the envelope it gathered the checkpoint
     into; a program that wrote checkpoint bytes then would change what is published.  Both
     hosts refuse that write alike, and nothing is published."""
-    from bobc.native.program import CODE_OF, decode as decode_program
-    staging = [c for c in decode_program(code).commands if c.name == "RequestWrite" and c.n[0] == 3][-1].n[1]
-    write = bytes([CODE_OF["RequestWrite"]]) + b"".join(n.to_bytes(8, "little") for n in (3, staging, 4))
-    bad = _after_the_last_publication(code, write)
-    host = write_host(tmp_path, "late-write-host", bad)
-    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="late")
+    out = _late_checkpoint_write(tmp_path, code, 4, "late")
     assert out.status == 1
     assert b"(RequestWrite): the program writes 4 checkpoint bytes after the request's last publication (2 of 2)" \
         in out.stderr, out.stderr
@@ -603,12 +609,7 @@ def test_one_token_from_the_cursor_is_said_in_the_singular(tmp_path, code, host)
 
 
 def test_one_checkpoint_byte_after_the_last_publication_is_said_in_the_singular(tmp_path, code):
-    from bobc.native.program import CODE_OF, decode as decode_program
-    staging = [c for c in decode_program(code).commands if c.name == "RequestWrite" and c.n[0] == 3][-1].n[1]
-    write = bytes([CODE_OF["RequestWrite"]]) + b"".join(n.to_bytes(8, "little") for n in (3, staging, 1))
-    bad = _after_the_last_publication(code, write)
-    host = write_host(tmp_path, "late-byte-host", bad)
-    out = run_both(tmp_path, bad, host, {"s.bin": stream(TOKENS)}, ["train", *ARGS], name="late-byte")
+    out = _late_checkpoint_write(tmp_path, code, 1, "late-byte")
     assert out.status == 1
     assert b"(RequestWrite): the program writes 1 checkpoint byte after the request's last publication (2 of 2)" \
         in out.stderr, out.stderr
