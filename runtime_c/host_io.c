@@ -183,8 +183,8 @@ int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int
 int rt_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err)
 {
     if (updates > RT_IO_STEP_LIMIT || step > RT_IO_STEP_LIMIT - updates)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more updates "
-                   "(limit %llu)", path, (unsigned long long)step, (unsigned long long)updates,
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more update%s "
+                   "(limit %llu)", path, (unsigned long long)step, (unsigned long long)updates, rt_plural(updates),
                    (unsigned long long)RT_IO_STEP_LIMIT);
     return 0;
 }

@@ -124,7 +124,8 @@ static void quote_bytes(char *buf, size_t n, const char *s, size_t len);
 int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
 {
     if (size != c->record_bytes)
-        return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu bytes, expected exactly %llu%s", path, size,
+        return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu byte%s, expected exactly %llu%s", path, size,
+                   rt_plural(size),
                    (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
     for (uint32_t k = 0; k < c->check_count; k++) {
         const rt_record_check *x = &c->checks[k];
@@ -324,8 +325,8 @@ static int identities_check(const rt_contract *c, const uint8_t *e, uint32_t h, 
     for (int i = 0; i < 4; i++) {
         uint32_t n = le32(e + 48 + 4 * i);
         if ((uint64_t)at + n > h)
-            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u bytes) runs past "
-                       "the header (%u bytes)", path, part[i], n, h);
+            return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: malformed: the %s identity (%u byte%s) runs "
+                       "past the header (%u bytes)", path, part[i], n, rt_plural(n), h);
         size_t wn = slen(want[i]);
         if (n != wn || memcmp(e + at, want[i] ? want[i] : "", wn) != 0) {
             /* both quoted from a little before their first differing byte: long identities
@@ -352,8 +353,9 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
 {
     /* 1. size and magic */
     if (size < RT_ENVELOPE_FIXED_BYTES)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: %zu bytes, shorter than the %u-byte header",
-                   path, size, RT_ENVELOPE_FIXED_BYTES);
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
+                   "checkpoint %s: truncated: %zu byte%s, shorter than the %u-byte header", path, size, rt_plural(size),
+                   RT_ENVELOPE_FIXED_BYTES);
     if (memcmp(e, RT_ENVELOPE_MAGIC, 8) != 0)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
                    RT_ENVELOPE_MAGIC);
@@ -364,8 +366,8 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
                    h > size ? "truncated" : "not a checkpoint", h, size);
     if (payload_bytes > (uint64_t)size - h)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
-                   "more than the %llu bytes after its %u-byte header", path, (unsigned long long)payload_bytes,
-                   (unsigned long long)((uint64_t)size - h), h);
+                   "more than the %llu byte%s after its %u-byte header", path, (unsigned long long)payload_bytes,
+                   (unsigned long long)((uint64_t)size - h), rt_plural((uint64_t)size - h), h);
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
                    "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,
@@ -376,7 +378,7 @@ int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const
         identity_bytes += le32(e + 48 + 4 * i);
     if (identity_bytes > h - RT_ENVELOPE_FIXED_BYTES)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
-                   "identities (%llu bytes)", path, h, (unsigned long long)identity_bytes);
+                   "identities (%llu byte%s)", path, h, (unsigned long long)identity_bytes, rt_plural(identity_bytes));
     size_t body = h + (size_t)payload_bytes;
     if (memcmp(e + body + 4, RT_ENVELOPE_TRAILER, 8) != 0)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",

@@ -155,4 +155,11 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
  * return code: every refusal of the runtime goes through it. */
 int rt_say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A count's noun ending, for "%llu byte%s": "1 byte", "2 bytes", "0 bytes" (every message that
+ * counts something says it so; compiler/bobc/native/words.py count says the same). */
+static inline const char *rt_plural(unsigned long long count)
+{
+    return count == 1 ? "" : "s";
+}
+
 #endif

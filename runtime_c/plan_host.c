@@ -260,8 +260,8 @@ static int step_read(host *h, const bobc_step_read *s)
         return fail(h, RT_EXIT_INTERNAL);
     }
     if (s->offset + s->extent > available) {
-        snprintf(h->err, sizeof h->err, "the schedule reads %llu bytes at %llu of a %zu-byte input",
-                 (unsigned long long)s->extent, (unsigned long long)s->offset, available);
+        snprintf(h->err, sizeof h->err, "the schedule reads %llu byte%s at %llu of a %zu-byte input",
+                 (unsigned long long)s->extent, rt_plural(s->extent), (unsigned long long)s->offset, available);
         return fail(h, RT_EXIT_INTERNAL);
     }
     memcpy(dst, src + s->offset, s->extent);
@@ -321,8 +321,8 @@ static int step_checkpoint_publish(host *h, const bobc_step_checkpoint_publish *
     const bobc_plan *p = h->plan;
     output *o = &h->out[BOBC_FILE_CHECKPOINT_OUT];
     if (o->size != p->contract.payload_bytes) {
-        snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint bytes, the contract holds %llu", o->size,
-                 (unsigned long long)p->contract.payload_bytes);
+        snprintf(h->err, sizeof h->err, "the schedule wrote %zu checkpoint byte%s, the contract holds %llu", o->size,
+                 rt_plural(o->size), (unsigned long long)p->contract.payload_bytes);
         return fail(h, RT_EXIT_INTERNAL);
     }
     /* An interval's checkpoint is published when its interval ends; the
@@ -354,8 +354,8 @@ static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, co
     if (!dst)
         return fail(h, RT_EXIT_INTERNAL);
     if (offset > h->plan->input.record_bytes || extent > h->plan->input.record_bytes - offset) {
-        snprintf(h->err, sizeof h->err, "%s: %llu bytes at %llu of a %llu-byte input", what,
-                 (unsigned long long)extent, (unsigned long long)offset,
+        snprintf(h->err, sizeof h->err, "%s: %llu byte%s at %llu of a %llu-byte input", what,
+                 (unsigned long long)extent, rt_plural(extent), (unsigned long long)offset,
                  (unsigned long long)h->plan->input.record_bytes);
         return fail(h, RT_EXIT_BAD_INPUT);
     }

@@ -7,6 +7,7 @@
  *   rt_tool envelope-write OUT STEP [contract options]   the sample's fresh payload (rt_sample.h), published atomically
  *   rt_tool envelope-read IN [contract options]          check; prints "ok step N crc ..."
  *   rt_tool input-check RECORD     check a record against the sample's contract (rt_sample.h)
+ *   rt_tool step-room STEP UPDATES PATH   whether checkpoint PATH's step leaves room for UPDATES more
  *   rt_tool args ARGS...           parse a host command line, print the fields
  *   rt_tool gpu-open TARGET        bring the GPU up and close it (exit 6 without one)
  *   rt_tool outputs PRED RESULT CKPT   what a host does with its outputs before the GPU: complete
@@ -66,7 +67,8 @@ int main(int argc, char **argv)
 {
     char err[RT_ERR_BYTES];
     if (argc < 2) {
-        fprintf(stderr, "usage: rt_tool init|fill|envelope-write|envelope-read|input-check|args|gpu-open ...\n");
+        fprintf(stderr, "usage: rt_tool init|fill|envelope-write|envelope-read|input-check|step-room|args|gpu-open "
+                        "...\n");
         return RT_EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -126,6 +128,14 @@ int main(int argc, char **argv)
         else
             printf("ok step %llu p0 %08x\n", (unsigned long long)step, bits(payload[0]));
         free(payload);
+        return rc;
+    }
+    if (!strcmp(cmd, "step-room") && argc == 5) {
+        int rc = rt_io_check_step_room(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0), argv[4], err);
+        if (rc)
+            rt_report(err);
+        else
+            printf("ok\n");
         return rc;
     }
     if (!strcmp(cmd, "input-check") && argc == 3) {

@@ -192,3 +192,75 @@ def test_same_record_refusal(tool, tmp_path, name):
         check_record(SAMPLE_CHECKS, SAMPLE_RECORD_BYTES, path.read_bytes(), path)
     done = tool("input-check", path)
     assert done.returncode == caught.value.exit_code == 3, done.stderr
+
+
+# ---- a count of 1 in a refusal: "1 byte", "1 more update", the C host's words and the reference's
+# alike at every count (runtime_c/host_runtime.h rt_plural, bobc.native.words.count) ----
+
+def _said(done) -> str:
+    """rt_tool's refusal after the runtime's name for it: "host: error: MESSAGE"."""
+    assert done.stderr.startswith("host: error: ") and done.stderr.endswith("\n"), done.stderr
+    return done.stderr[len("host: error: "):-1]
+
+
+def _header_only(identities: bytes, lengths) -> bytes:
+    """An envelope whose 64-byte header (H 64) has no room for the identities it declares."""
+    payload = bytes(8)
+    header = struct.pack("<8sIIQQQQ4I", b"BOBCENV1", 64, 1, 3, len(payload), len(payload), 7, *lengths)
+    body = header + payload
+    return body + struct.pack("<I", 0) + b"BOBCEND1"
+
+
+H = struct.unpack_from("<I", GOOD, 8)[0]
+COUNTED_CHECKPOINTS = {
+    # name: (count 1's file, count 2's file, count 1's words)
+    "truncated": (GOOD[:1], GOOD[:2], "truncated: 1 byte, shorter than the 64-byte header"),
+    "after the header": (GOOD[:H + 1], GOOD[:H + 2], "more than the 1 byte after its"),
+    "identities": (_header_only(b"", (1, 0, 0, 0)), _header_only(b"", (1, 1, 0, 0)),
+                   "header bytes 64 cannot hold its identities (1 byte)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTED_CHECKPOINTS))
+def test_a_checkpoint_refusal_counts_in_the_same_words(tool, tmp_path, name):
+    one, two, words = COUNTED_CHECKPOINTS[name]
+    said = {}
+    for n, data in ((1, one), (2, two)):
+        path = tmp_path / f"count-{n}.ckpt"
+        path.write_bytes(data)
+        with pytest.raises(FileRefused) as caught:
+            decode_checkpoint(data, TOOL_CONTRACT, path)
+        done = tool("envelope-read", path)
+        assert done.returncode == caught.value.exit_code == 4, done.stderr
+        assert _said(done) == caught.value.host_form()
+        said[n] = caught.value.host_form()
+    assert words in said[1], said[1]
+    assert words.replace("(1 byte)", "(2 bytes)").replace(" 1 byte,", " 2 bytes,").replace(
+        " 1 byte after", " 2 bytes after") in said[2], said[2]
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_a_record_of_the_wrong_size_is_counted_in_the_same_words(tool, tmp_path, size):
+    path = tmp_path / "short.bin"
+    path.write_bytes(_record()[:size])
+    with pytest.raises(FileRefused) as caught:
+        check_record(SAMPLE_CHECKS, SAMPLE_RECORD_BYTES, path.read_bytes(), path)
+    done = tool("input-check", path)
+    assert done.returncode == caught.value.exit_code == 3, done.stderr
+    assert _said(done) == caught.value.host_form() == \
+        f"input record {path}: {size} byte{'' if size == 1 else 's'}, expected exactly 258 (truncated)"
+
+
+@pytest.mark.parametrize("updates", [1, 2])
+def test_no_room_for_the_updates_is_counted_in_the_same_words(tool, tmp_path, updates):
+    from bobc.reference.errors import BadCheckpoint
+    from bobc.reference.safe_io import check_step_room
+    step = 2 ** 32 - 1
+    with pytest.raises(BadCheckpoint) as caught:
+        check_step_room(step, updates, "in.ckpt")
+    done = tool("step-room", step, updates, "in.ckpt")
+    assert done.returncode == caught.value.exit_code == 4, done.stderr
+    assert _said(done) == caught.value.host_form() == \
+        f"checkpoint in.ckpt: step {step} leaves no room for {updates} more update{'' if updates == 1 else 's'} " \
+        f"(limit {2 ** 32 - 1})"
+    assert tool("step-room", step - updates, updates, "in.ckpt").returncode == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 import zlib
 
+from ..native.words import count
 from ..plan.model import CheckpointContract
 from .errors import BadCheckpoint, ForeignCheckpoint
 
@@ -55,8 +56,8 @@ def identities_refusal(data: bytes, h: int, contract, path) -> BadCheckpoint | F
     for index, name in enumerate(("schema", "learner", "data", "seed")):
         n = _le(data, 48 + 4 * index, 4)
         if at + n > h:
-            return BadCheckpoint(path, "header", f"malformed: the {name} identity ({n} bytes) runs past the header "
-                                                 f"({h} bytes)")
+            return BadCheckpoint(path, "header", f"malformed: the {name} identity ({count(n, 'byte')}) runs past the "
+                                                 f"header ({h} bytes)")
         found, want = data[at:at + n], getattr(contract, name)
         if found != want:
             d = next((k for k, (a, b) in enumerate(zip(found, want)) if a != b), min(len(found), len(want)))
@@ -105,7 +106,7 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
     byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
     n = len(data)
     if n < FIXED:
-        raise BadCheckpoint(path, "size", f"truncated: {n} bytes, shorter than the {FIXED}-byte header")
+        raise BadCheckpoint(path, "size", f"truncated: {count(n, 'byte')}, shorter than the {FIXED}-byte header")
     if data[:8] != MAGIC:
         raise BadCheckpoint(path, "magic", f"not a checkpoint (magic is not {MAGIC.decode()})")
     h, payload = _le(data, 8, 4), _le(data, 24, 8)
@@ -114,7 +115,7 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
                                             f"not fit a {n}-byte file")
     if payload > n - h:
         raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
-                                          f"{n - h} bytes after its {h}-byte header")
+                                          f"{count(n - h, 'byte')} after its {h}-byte header")
     if h + payload + 12 != n:
         raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + 12 else 'has trailing bytes'}: {n} "
                                           f"bytes, but its header (H {h} + payload {payload} + 12) says "
@@ -122,7 +123,7 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
     lengths = [_le(data, 48 + 4 * i, 4) for i in range(4)]
     if sum(lengths) > h - FIXED:
         raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h} cannot hold its identities "
-                                            f"({sum(lengths)} bytes)")
+                                            f"({count(sum(lengths), 'byte')})")
     body = h + payload
     if data[body + 4:body + 12] != TRAILER:
         raise BadCheckpoint(path, "trailer", f"truncated or not a checkpoint (trailer magic is not "

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import BobcError
+from ..native.words import count as _count
 from ..plan.host import FILE_NAMES, RecordCheck
 from ..plan.schedule import lower
 from . import envelope
@@ -45,9 +46,17 @@ def read_past_input(kind: str, extent: int, offset: int, available: int) -> Refe
     refuses one of the input record), a cyclic read's and a read at the cursor's the input's
     (exit 3).  The simulator raises the same."""
     if kind == "read":
-        return ReferenceHostError(f"the schedule reads {extent} bytes at {offset} of a {available}-byte input")
+        return ReferenceHostError(f"the schedule reads {_count(extent, 'byte')} at {offset} of a {available}-byte "
+                                  "input")
     what = "a cyclic read" if kind == "read_cyclic" else "a read at the cursor"
-    return InputReadPastRecord(f"{what}: {extent} bytes at {offset} of a {available}-byte input")
+    return InputReadPastRecord(f"{what}: {_count(extent, 'byte')} at {offset} of a {available}-byte input")
+
+
+def wrote_other_than_the_contract(written: int, payload_bytes: int) -> ReferenceHostError:
+    """A checkpoint publication of `written` bytes where the contract holds `payload_bytes`, as
+    runtime_c/plan_host.c step_checkpoint_publish words it (exit 1: the schedule's fault)."""
+    return ReferenceHostError(f"the schedule wrote {_count(written, 'checkpoint byte')}, the contract holds "
+                              f"{payload_bytes}")
 
 
 class CommandsFailed(ReferenceHostError):
@@ -130,7 +139,7 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
     """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
     (BadInputRecord, exit 3) in its words."""
     if len(data) != record_bytes:
-        raise BadInputRecord(path, "size", f"{len(data)} bytes, expected exactly {record_bytes}"
+        raise BadInputRecord(path, "size", f"{_count(len(data), 'byte')}, expected exactly {record_bytes}"
                              f"{' (truncated)' if len(data) < record_bytes else ''}")
 
     def word(at: int, width: int) -> int:
@@ -444,8 +453,7 @@ class ReferenceHost:
             elif k == "checkpoint_publish":
                 data = bytes(out["checkpoint-out"])
                 if len(data) != plan.checkpoint.payload_bytes:
-                    raise ReferenceHostError(f"the schedule wrote {len(data)} checkpoint bytes, the contract "
-                                             f"holds {plan.checkpoint.payload_bytes}")
+                    raise wrote_other_than_the_contract(len(data), plan.checkpoint.payload_bytes)
                 published, published_step = published + 1, step + v["updates"]
                 env = envelope.encode(plan.checkpoint, published_step, data)
                 publications.append((published_step, env))

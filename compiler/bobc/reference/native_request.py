@@ -19,12 +19,12 @@ import numpy as np
 
 from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT,
                               FRESH_SPLITMIX64, Request)
+from ..native.words import count as _count
 from . import envelope, safe_io
 from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
 INPUT_LIMIT = 1 << 30
-STEP_LIMIT = 0xFFFFFFFF
 USAGE = ("usage: {program} train|predict --input {input} [--checkpoint IN] --checkpoint-out OUT "
          "--predictions FILE --result FILE\n")
 OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
@@ -125,11 +125,6 @@ def read_file(what: str, path: str, limit: int, code: int) -> safe_io.InputFile:
             detail = detail.replace("this file can be", f"{'an' if what[:1] in 'aeiou' else 'a'} {what} can be")
         return Refused(code, f"{what} {name}: {detail}")
     return safe_io.read_input(path, refuse, limit)
-
-
-def _count(count: int, noun: str) -> str:
-    """"1 byte", "2 bytes": a count and its noun (runtime_c/native_request.c plural says the same)."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _printable(data: bytes) -> str:
@@ -312,10 +307,9 @@ class RequestSession:
             self.payload, self.step = check_envelope(request, checkpoint_file.data, path)
             self.files.inputs.append(checkpoint_file)
             if self.op == "train":
-                updates = request.updates_per_invocation
-                if updates > STEP_LIMIT or self.step > STEP_LIMIT - updates:
-                    raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: step {self.step} leaves no room for {updates} "
-                                                   f"more updates (limit {STEP_LIMIT})")
+                refusal = safe_io.step_room_refusal(self.step, request.updates_per_invocation)
+                if refusal is not None:
+                    raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: {refusal}")
         else:
             self.payload, self.step = fresh_payload(request), 0
         check_reach(request, self.op, len(self.input), self.step, self.args["--input"])

@@ -51,6 +51,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ..native.words import count
 from .errors import BadCheckpoint, OutputWriteFailure
 
 INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/limits.md)
@@ -214,9 +215,16 @@ def check_step_room(step: int, updates: int, path) -> None:
     A per-step fill writes the global step t = step + k (k = 1..updates) as a
     u32; past 2^32 - 1 it would wrap (and an optimizer's bias corrections would divide by zero).
     """
+    refusal = step_room_refusal(step, updates)
+    if refusal is not None:
+        raise BadCheckpoint(path, "step", refusal)
+
+
+def step_room_refusal(step: int, updates: int) -> str | None:
+    """host_io.c rt_io_check_step_room's words when `step` leaves no room for `updates` more, else None."""
     if updates > STEP_LIMIT or step > STEP_LIMIT - updates:
-        raise BadCheckpoint(path, "step", f"step {step} leaves no room for {updates} more "
-                            f"updates (limit {STEP_LIMIT})")
+        return f"step {step} leaves no room for {count(updates, 'more update')} (limit {STEP_LIMIT})"
+    return None
 
 
 @dataclass
