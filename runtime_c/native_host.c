@@ -341,8 +341,8 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
             return fault(m, at, NP_EXIT_FILE, "%s", io);
         if (size != c->n[2]) {
             free(data);
-            return fault(m, at, NP_EXIT_FILE, "%s %s: %zu bytes, not the %llu the program reads", what, path, size,
-                         (unsigned long long)c->n[2]);
+            return fault(m, at, NP_EXIT_FILE, "%s %s: %zu byte%s, not the %llu the program reads", what, path, size,
+                         rt_plural(size), (unsigned long long)c->n[2]);
         }
         memcpy(m->state + c->n[1], data, size);
         free(data);
@@ -608,16 +608,18 @@ static void print_usage(const char *name, const np_program *p, int given)
     fprintf(stderr, "native: usage: %s", name);
     for (uint64_t a = 0; a < p->arguments; a++)
         fprintf(stderr, " ARG%llu (%s)", (unsigned long long)a, words[use[a]]);
-    fprintf(stderr, ": the program names %llu file arguments, %d given\n", (unsigned long long)p->arguments, given);
+    fprintf(stderr, ": the program names %llu file argument%s, %d given\n", (unsigned long long)p->arguments,
+            rt_plural(p->arguments), given);
     free(use);
 }
 
 static void print_version(const np_self *self, const np_program *p)
 {
     printf("native physical program host\n");
-    printf("program: %.*s (%u commands, %llu slots, %llu state bytes, %llu arguments)\n", (int)p->identity_length,
-           (const char *)p->identity, p->count, (unsigned long long)p->slots, (unsigned long long)p->state_extent,
-           (unsigned long long)p->arguments);
+    printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu argument%s)\n",
+           (int)p->identity_length, (const char *)p->identity, p->count, rt_plural(p->count),
+           (unsigned long long)p->slots, rt_plural(p->slots), (unsigned long long)p->state_extent,
+           rt_plural(p->state_extent), (unsigned long long)p->arguments, rt_plural(p->arguments));
     printf("target: %s\n", self->target);
     printf("embedded device images: %d\n", self->components);
 }

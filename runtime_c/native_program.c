@@ -87,8 +87,8 @@ static int in_state(const np_program *p, uint64_t address, uint64_t bytes)
 static int check_operand(const np_program *p, unsigned index, const np_command *c, const np_operand *o, char *err)
 {
     if (o->kind == NP_SLOT && o->value >= p->slots)
-        return say(err, "command %u (%s): slot %llu, but the program has %llu slots", index, np_code_name(c->code),
-                   (unsigned long long)o->value, (unsigned long long)p->slots);
+        return say(err, "command %u (%s): slot %llu, but the program has %llu slot%s", index, np_code_name(c->code),
+                   (unsigned long long)o->value, (unsigned long long)p->slots, rt_plural(p->slots));
     if (o->kind == NP_STATE_WORD && !in_state(p, o->value, 8))
         return say(err, "command %u (%s): the state word at %llu is outside the %llu-byte state", index,
                    np_code_name(c->code), (unsigned long long)o->value, (unsigned long long)p->state_extent);
@@ -115,8 +115,8 @@ static int check_command(np_program *p, unsigned i, char *err)
 #define SLOT(index)                                                                                             \
     do {                                                                                                        \
         if ((index) >= p->slots)                                                                                \
-            return say(err, "command %u (%s): slot %llu, but the program has %llu slots", i, name,              \
-                       (unsigned long long)(index), (unsigned long long)p->slots);                              \
+            return say(err, "command %u (%s): slot %llu, but the program has %llu slot%s", i, name,             \
+                       (unsigned long long)(index), (unsigned long long)p->slots, rt_plural(p->slots));         \
     } while (0)
     switch (c->code) {
     case NP_FAIL:
@@ -145,8 +145,8 @@ static int check_command(np_program *p, unsigned i, char *err)
         break;
     case NP_OPEN_DEVICE:
         if (c->bytes_length != 16)
-            return say(err, "command %u (%s): the GPU UUID has %llu bytes, not 16", i, name,
-                        (unsigned long long)c->bytes_length);
+            return say(err, "command %u (%s): the GPU UUID has %llu byte%s, not 16", i, name,
+                        (unsigned long long)c->bytes_length, rt_plural(c->bytes_length));
         break;
     case NP_CONNECT:
         if (c->bytes_length != 16 || c->bytes[0] != 2 || c->bytes[1] != 0)
@@ -239,9 +239,14 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
     int first = 1;
     while (first || depth > 0) {
         if (at >= size) {
+            /* the fields still to come: each pending command's children not yet read (a Repeat's two) */
+            unsigned long long pending = 0;
+            for (uint32_t k = 0; k < depth; k++)
+                pending += CODES[p->commands[stack[k] >> 1].code].children - (stack[k] & 1);
             free(stack);
             np_free(p);
-            return say(err, "the program ends at byte %zu with %u command fields still to come (cut short)", at, depth);
+            return say(err, "the program ends at byte %zu with %llu command field%s still to come (cut short)", at,
+                       pending, rt_plural(pending));
         }
         unsigned code = bytes[at];
         if (code >= NP_CODE_COUNT) {
@@ -338,7 +343,7 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
     if (at != size) {
         size_t extra = size - at;
         np_free(p);
-        return say(err, "%zu bytes after the program's last command", extra);
+        return say(err, "%zu byte%s after the program's last command", extra, rt_plural(extra));
     }
     for (uint32_t i = 0; i < p->count; i++)
         if (check_command(p, i, err)) {

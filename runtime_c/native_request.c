@@ -20,12 +20,6 @@ static int say(char *err, int code, const char *fmt, ...)
     return code;
 }
 
-/* A count's noun ending: "1 byte", "2 bytes" (reference/native_request.py _count says the same). */
-static const char *plural(unsigned long long count)
-{
-    return count == 1 ? "" : "s";
-}
-
 static uint64_t le(const uint8_t *p, int width)
 {
     uint64_t v = 0;
@@ -103,8 +97,8 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
     if (r.failed)
         return -1;
     if (s->payload_bytes == 0 || s->chunk_bytes == 0 || s->chunk_bytes > s->payload_bytes)
-        return say(err, -1, "a %llu-byte payload in chunks of %llu bytes (a chunk is 1 byte to the payload)",
-                   (unsigned long long)s->payload_bytes, (unsigned long long)s->chunk_bytes);
+        return say(err, -1, "a %llu-byte payload in chunks of %llu byte%s (a chunk is 1 byte to the payload)",
+                   (unsigned long long)s->payload_bytes, (unsigned long long)s->chunk_bytes, rt_plural(s->chunk_bytes));
     uint64_t kind = natural(&r, "input");
     if (r.failed)
         return -1;
@@ -187,7 +181,8 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
     if (r.failed)
         return -1;
     if (r.at != size)
-        return say(err, -1, "%llu bytes after its last field", (unsigned long long)(size - r.at));
+        return say(err, -1, "%llu byte%s after its last field", (unsigned long long)(size - r.at),
+                   rt_plural(size - r.at));
     return 0;
 }
 
@@ -254,7 +249,7 @@ static int check_stream(const np_request_spec *s, const uint8_t *d, size_t size,
     const char *text = starts_as_text(d, size) ? "the file starts as text, and a text is made a token stream first: "
                                                  "docs/formats.md, \"Token stream\"" : NULL;
     if (size < s->header_bytes)
-        REFUSE("header", "%zu byte%s, shorter than the %llu-byte header%s%s%s", size, plural(size),
+        REFUSE("header", "%zu byte%s, shorter than the %llu-byte header%s%s%s", size, rt_plural(size),
                (unsigned long long)s->header_bytes, text ? " (" : "", text ? text : "", text ? ")" : "");
     if (memcmp(d, s->magic, s->magic_length) != 0) {
         char have[40], want[40];
@@ -273,7 +268,7 @@ static int check_stream(const np_request_spec *s, const uint8_t *d, size_t size,
     uint64_t count = le(d + 24, 8);
     if (count > (size - s->header_bytes) / s->token_bytes || s->header_bytes + count * s->token_bytes != size)
         REFUSE("token count", "the header says %llu token%s, the file has %zu byte%s (%llu-byte header, "
-               "%llu-byte tokens)", (unsigned long long)count, plural(count), size, plural(size),
+               "%llu-byte tokens)", (unsigned long long)count, rt_plural(count), size, rt_plural(size),
                (unsigned long long)s->header_bytes,
                (unsigned long long)s->token_bytes);
     uint8_t digest[32];
@@ -299,7 +294,7 @@ static int check_reach(const np_request *r, const char *path, char *err)
     unsigned long long size = r->input_size;
     if (reach->records > size)
         return say(err, RT_EXIT_BAD_INPUT, "input %s: %llu byte%s, but a %s request reads %llu byte%s of it", path,
-                   size, plural(size), op, (unsigned long long)reach->records, plural(reach->records));
+                   size, rt_plural(size), op, (unsigned long long)reach->records, rt_plural(reach->records));
     if (reach->cursor == 0)
         return 0;
     /* the cursor in 128 bits: (2^64 - 1)^2 + 2^64 - 1 fits, so the byte named is where it is */
@@ -312,7 +307,7 @@ static int check_reach(const np_request *r, const char *path, char *err)
         while ((at /= 10) != 0);
         return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %s, past the "
                    "stream's %llu byte%s (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, text,
-                   size, plural(size));
+                   size, rt_plural(size));
     }
     unsigned long long cursor = (unsigned long long)at;
     if (reach->cursor > size - cursor) {
@@ -322,12 +317,12 @@ static int check_reach(const np_request *r, const char *path, char *err)
         if (s->stream && cursor >= s->header_bytes && (cursor - s->header_bytes) % s->token_bytes == 0 &&
             reach->cursor % s->token_bytes == 0)
             snprintf(tokens, sizeof tokens, " (%llu token%s from the cursor on, %llu needed: give a longer stream)",
-                     (size - cursor) / s->token_bytes, plural((size - cursor) / s->token_bytes),
+                     (size - cursor) / s->token_bytes, rt_plural((size - cursor) / s->token_bytes),
                      (unsigned long long)(reach->cursor / s->token_bytes));
         return say(err, RT_EXIT_BAD_INPUT, "input %s: the stream is shorter than a %s request needs: it reads "
                    "%llu byte%s from the cursor at byte %llu, to byte %llu; the stream has %llu byte%s%s", path, op,
-                   (unsigned long long)reach->cursor, plural(reach->cursor), cursor,
-                   cursor + (unsigned long long)reach->cursor, size, plural(size), tokens);
+                   (unsigned long long)reach->cursor, rt_plural(reach->cursor), cursor,
+                   cursor + (unsigned long long)reach->cursor, size, rt_plural(size), tokens);
     }
     return 0;
 }
@@ -419,7 +414,7 @@ int np_request_read(np_request *r, uint64_t file, uint64_t offset, uint64_t exte
     uint64_t size = file == NP_FILE_INPUT ? r->input_size : r->spec.payload_bytes;
     if (offset > size || extent > size - offset)
         return say(err, file == NP_FILE_INPUT ? RT_EXIT_BAD_INPUT : RT_EXIT_INTERNAL,
-                   "%llu byte%s at %llu of the %llu-byte %s", (unsigned long long)extent, plural(extent),
+                   "%llu byte%s at %llu of the %llu-byte %s", (unsigned long long)extent, rt_plural(extent),
                    (unsigned long long)offset, (unsigned long long)size,
                    file == NP_FILE_INPUT ? "input" : "checkpoint payload");
     memcpy(to, data + offset, extent);
@@ -449,12 +444,12 @@ int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t
         uint64_t room = r->spec.payload_bytes;
         if (r->published >= r->publications)
             return say(err, RT_EXIT_INTERNAL, "the program writes %llu checkpoint byte%s after the request's last "
-                       "publication (%llu of %llu)", (unsigned long long)bytes, plural(bytes),
+                       "publication (%llu of %llu)", (unsigned long long)bytes, rt_plural(bytes),
                        (unsigned long long)r->published,
                        (unsigned long long)r->publications);
         if (at > room || bytes > room - at)
             return say(err, RT_EXIT_INTERNAL, "the program writes %llu checkpoint byte%s at %llu, past the contract's "
-                       "%llu-byte payload", (unsigned long long)bytes, plural(bytes), (unsigned long long)at,
+                       "%llu-byte payload", (unsigned long long)bytes, rt_plural(bytes), (unsigned long long)at,
                        (unsigned long long)room);
         if (checkpoint_envelope(r, err))
             return RT_EXIT_INTERNAL;
@@ -481,7 +476,7 @@ int np_request_append_input(np_request *r, uint64_t file, uint64_t offset, uint6
 {
     if (offset > r->input_size || extent > r->input_size - offset)
         return say(err, RT_EXIT_BAD_INPUT, "%llu byte%s at %llu of the %llu-byte input", (unsigned long long)extent,
-                   plural(extent), (unsigned long long)offset, (unsigned long long)r->input_size);
+                   rt_plural(extent), (unsigned long long)offset, (unsigned long long)r->input_size);
     return np_request_write(r, file, r->input + offset, extent, 1, 0, err);
 }
 
@@ -505,7 +500,7 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
                    (unsigned long long)r->published + 1, (unsigned long long)r->publications);
     if (o->size != r->spec.payload_bytes)
         return say(err, RT_EXIT_INTERNAL, "the program wrote %zu checkpoint byte%s, the contract holds %llu", o->size,
-                   plural(o->size), (unsigned long long)r->spec.payload_bytes);
+                   rt_plural(o->size), (unsigned long long)r->spec.payload_bytes);
     uint64_t step = r->step + updates;
     int rc;
     /* An interval's checkpoint is published when it ends; the request's last waits for the

@@ -116,7 +116,7 @@ def test_a_program_the_host_would_refuse_is_refused_at_build_and_by_the_host(com
 
     code = bytearray(program_bytes(commands, "loops"))
     code[8:16] = (1).to_bytes(8, "little")             # one slot; the program sets slot 1
-    expected = "command 4 (Set): slot 1, but the program has 1 slots"
+    expected = "command 4 (Set): slot 1, but the program has 1 slot"
     with pytest.raises(BobcError) as refused:
         native_host(bytes(code), "sm_90")
     assert expected in refused.value.message

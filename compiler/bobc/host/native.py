@@ -14,6 +14,7 @@ import hashlib
 from pathlib import Path
 
 from ..errors import BobcError
+from ..native.words import count
 
 KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
 _OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
@@ -142,9 +143,9 @@ def summary(path) -> tuple[list[str], dict]:
     text = [f"{path}:",
             "  kind     native physical program host (docs/native-host.md): no .bobc.* sections",
             f"  target   {host.target}",
-            f"  program  {len(host.program)} bytes, {len(decoded.commands)} commands, "
-            f"{decoded.slots} slots, {decoded.state_extent}-byte state, {decoded.arguments} file argument(s)  "
-            f"sha256 {facts['program.sha256'][:16]}",
+            f"  program  {len(host.program)} bytes, {count(len(decoded.commands), 'command')}, "
+            f"{count(decoded.slots, 'slot')}, {decoded.state_extent}-byte state, "
+            f"{count(decoded.arguments, 'file argument')}  sha256 {facts['program.sha256'][:16]}",
             f"  identity {facts['program.identity']}"]
     for kind, identity, content in host.components:
         text.append(f"  embedded {KINDS.get(kind, kind):<8} {len(content):>9} bytes  sha256 "

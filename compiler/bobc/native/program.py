@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .words import count as _count
+
 MAGIC = b"NPHY"
 VERSION = 1
 MAX_COMMANDS = 1 << 24
@@ -93,8 +95,10 @@ def decode(data: bytes) -> Program:
     first = True
     while first or stack:
         if at >= size:
-            raise ProgramError(f"the program ends at byte {at} with {len(stack)} command fields still to come "
-                               f"(cut short)")
+            # the fields still to come: each pending command's children not yet read (a Repeat's two)
+            pending = sum(CODES[commands[index].code][2] - filled for index, filled in stack)
+            raise ProgramError(f"the program ends at byte {at} with {_count(pending, 'command field')} still to "
+                               "come (cut short)")
         code = data[at]
         if code not in CODES:
             raise ProgramError(f"byte {at}: unknown command code {code} (command {len(commands)})")
@@ -141,7 +145,7 @@ def decode(data: bytes) -> Program:
         if children:
             stack.append([index, 0])
     if at != size:
-        raise ProgramError(f"{size - at} bytes after the program's last command")
+        raise ProgramError(f"{_count(size - at, 'byte')} after the program's last command")
     for index, command in enumerate(commands):
         _check(program, index, command)
     return program
@@ -159,7 +163,7 @@ def _check(p: Program, i: int, c: Command) -> None:
 
     for kind, value in c.v:
         if kind == 1 and value >= p.slots:
-            refuse(f"slot {value}, but the program has {p.slots} slots")
+            refuse(f"slot {value}, but the program has {_count(p.slots, 'slot')}")
         if kind == 2 and not _in_state(p, value, 8):
             refuse(f"the state word at {value} is outside the {p.state_extent}-byte state")
 
@@ -169,7 +173,7 @@ def _check(p: Program, i: int, c: Command) -> None:
 
     def slot(index: int):
         if index >= p.slots:
-            refuse(f"slot {index}, but the program has {p.slots} slots")
+            refuse(f"slot {index}, but the program has {_count(p.slots, 'slot')}")
 
     code, n = c.code, c.n
     if code == 2 and not 1 <= n[0] <= 255:
@@ -188,7 +192,7 @@ def _check(p: Program, i: int, c: Command) -> None:
     elif code == 10 and n[1] not in (1, 2, 4, 8):
         refuse(f"width {n[1]} is not 1, 2, 4 or 8")
     elif code == 16 and len(c.data) != 16:
-        refuse(f"the GPU UUID has {len(c.data)} bytes, not 16")
+        refuse(f"the GPU UUID has {_count(len(c.data), 'byte')}, not 16")
     elif code == 19:
         if len(c.data) != 16 or c.data[0] != 2 or c.data[1] != 0:
             refuse("the socket address is not a 16-byte sockaddr_in (AF_INET)")

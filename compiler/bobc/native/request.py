@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .words import count
+
 # the input's kinds and the fresh state's initializer kinds, as encoded
 INPUT_RECORD, INPUT_TOKEN_STREAM = 0, 1
 FRESH_END, FRESH_ZERO, FRESH_SPLITMIX64 = 0, 1, 2
@@ -98,7 +100,8 @@ def parse_request(data: bytes) -> Request:
             raise RequestError(f"the {name} identity holds a zero byte")
     payload, chunk, updates = r.natural("payload bytes"), r.natural("chunk bytes"), r.natural("updates")
     if payload == 0 or chunk == 0 or chunk > payload:
-        raise RequestError(f"a {payload}-byte payload in chunks of {chunk} bytes (a chunk is 1 byte to the payload)")
+        raise RequestError(f"a {payload}-byte payload in chunks of {count(chunk, 'byte')} (a chunk is 1 byte to the "
+                           "payload)")
     kind = r.natural("input")
     if kind == INPUT_RECORD:
         stream = None
@@ -136,6 +139,6 @@ def parse_request(data: bytes) -> Request:
     train = Reach(r.natural("train reach"), r.natural("train cursor"), r.natural("train publications"))
     predict = Reach(r.natural("predict reach"), r.natural("predict cursor"), r.natural("predict publications"))
     if r.at != len(data):
-        raise RequestError(f"{len(data) - r.at} bytes after its last field")
+        raise RequestError(f"{count(len(data) - r.at, 'byte')} after its last field")
     return Request(schema, learner, identity, seed, payload, chunk, updates, stream, tuple(fresh), base, scale,
                    train, predict)

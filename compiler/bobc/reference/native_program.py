@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from ..native.program import Program
+from ..native.words import count as _count
 from . import settings
 from .errors import OutputWriteFailure
 
@@ -423,7 +424,8 @@ class Machine:
             except Stop as stop:
                 self.fault(at, stop.status, stop.message.decode())
             if len(data) != n[2]:
-                self.fault(at, EXIT_FILE, f"{what} {path}: {len(data)} bytes, not the {n[2]} the program reads")
+                self.fault(at, EXIT_FILE, f"{what} {path}: {_count(len(data), 'byte')}, not the {n[2]} the program "
+                                          "reads")
             self.state[n[1]:n[1] + n[2]] = data
         elif code == 15:
             self._stage(at, n[0], bytes(self.state[n[1]:n[1] + n[2]]))
@@ -723,7 +725,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
         stderr.write(f"native: usage: {name}{listed}: the program names "
-                     f"{program.arguments} file arguments, {len(arguments)} given\n".encode())
+                     f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode())
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
     refusal = settings.refusal(os.environ if environ is None else environ, settings.NATIVE_HOST)
