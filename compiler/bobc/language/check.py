@@ -39,8 +39,9 @@ class TypeCheckError(BobcError):
 
 def show_value_type(value) -> str:
     """A value (usually a type) in the language's syntax (bobc eval prints types so): whole,
-    up to PRINTED_TYPE_WIDTH characters."""
-    return show_value(value)
+    up to PRINTED_TYPE_WIDTH characters; a definition applied and stuck on a variable by its
+    name, `(T n)`, as written."""
+    return show_value(value, by_name=True)
 
 
 class Context:
@@ -109,8 +110,8 @@ class Checker:
         return TypeCheckError(where + message, span, hint=hint)
 
     @staticmethod
-    def show(ctx: Context, value) -> str:
-        return shown_value(value, ctx.level, shown_names(ctx.names))
+    def show(ctx: Context, value, by_name: bool = True) -> str:
+        return shown_value(value, ctx.level, shown_names(ctx.names), by_name)
 
     def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
         return self.error(term, f"type mismatch: {what} should have type\n"
@@ -298,7 +299,7 @@ class Checker:
             if value.value.bit_length() > SHOWN_DIGITS * 3:
                 return show_natural(value.value)
             return f"{value.value} (0x{value.value:x})"
-        return self.show(ctx, value)
+        return self.show(ctx, value, by_name=False)     # what the side computed, unfolded
 
     def let_context(self, ctx, term):
         if term.type is not None:
