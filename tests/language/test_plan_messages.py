@@ -148,6 +148,20 @@ def test_direct_artifact_names_its_executables_only(capsys):
     assert result["artifacts"] == ["coppeliusHostExecutable", "coppeliusHost"]
 
 
+def test_a_seed_003_worker_is_named_an_artifact_and_its_library_is_not(capsys, tmp_path, cache_dir):
+    """docs/partitioned-regression.md builds a worker defined in a small Pair module with
+    --entry; the library module CoordinateDevice holds Bytes data (cdNumerics) only."""
+    folder = str(REPO / "examples/partitioned_regression")
+    status, out, _ = check(capsys, tmp_path, "import PartitionedRegression.Build.Workers\n"
+                                             "def worker0 : Bytes = (coordinateH200Worker "
+                                             "b\"0123456789abcdef\" 0 0 47511 0 1 64)", "-I", folder,
+                           name="Pair")
+    assert status == 0 and "Pair: no plan host (NvidiaPlanHost) to certify; worker0: Bytes" in out
+    device = REPO / "examples/partitioned_regression/PartitionedRegression/Build/CoordinateDevice.bob"
+    assert main(["check", str(device), "-I", folder]) == 0
+    assert "no native host here" in capsys.readouterr().out
+
+
 def test_check_json_plan_means_the_file_on_success_and_on_error(capsys, tmp_path, cache_dir):
     status, out, _ = check(capsys, tmp_path, "def y : Nat = 2", "--json")
     passed = json.loads(out)
