@@ -76,8 +76,8 @@ def test_a_motive_returning_a_function_is_worded_by_its_result_type(tmp_path):
                                    "def x : Nat = (eliminate Color (lambda unrestricted s : "
                                    "(family Color) . (lambda unrestricted t : Nat . Nat)) c "
                                    "(branch ColorRed . 0))")
-    assert "must return a type (its result has type Type n), but what it returns has type " \
-           "(pi unrestricted t : Nat . Type 0)" in message
+    assert "must return a type (a value of type Type n), but it returns a function (of type " \
+           "(pi unrestricted t : Nat . Type 0))" in message
 
 
 def test_a_fixed_limit_does_not_send_the_user_to_the_compiler_source(tmp_path):

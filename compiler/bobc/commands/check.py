@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from ..targets import target_named
 from ._common import add_target, existing_file
@@ -24,14 +25,16 @@ def add_arguments(p):
 
 def _warn_swallowed_code(module, warnings: list[str]):
     """Print (to stderr) a warning for each comment of the module (a path, or a module the
-    program already parsed) that swallows code, and add it to `warnings`."""
+    program already parsed) that swallows code, and for each of its definitions that hides a
+    built-in or a primitive, and add it to `warnings`."""
     import sys
 
     from ..language.comments import swallowed_code_warnings
     from ..language.modules import parse_cached
+    from ..language.resolve import built_in_shadow_warnings
 
     parsed = parse_cached(module) if isinstance(module, (str, os.PathLike)) else module
-    for warning in swallowed_code_warnings(parsed):
+    for warning in [*swallowed_code_warnings(parsed), *built_in_shadow_warnings(parsed)]:
         warnings.append(warning.render())
         print(warnings[-1], file=sys.stderr)
 
@@ -68,6 +71,9 @@ def run(args):
     return 0
 
 
+_NO_HOST = "native host"        # the outcome's entry when the plan defines none (recall.py stores a str)
+
+
 def _check(path, target, args) -> dict:
     """Load, type check and (when the plan has its native host) certify; the outcome, stored."""
     from .. import pipeline, recall
@@ -88,9 +94,9 @@ def _check(path, target, args) -> dict:
     else:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
-        entry = pipeline.require_entry(program, None) if hosts else "native host"
+        entry = pipeline.require_entry(program, None) if hosts else _NO_HOST
         if not hosts:
-            artifacts = pipeline.bytes_definitions(program)
+            artifacts = _native_artifacts(program, pipeline.bytes_definitions(program))
     has_host = entry in program.scopes[program.plan_name].definitions and not artifacts
     contracts: list = []
     plan = pipeline.check_and_certify(program, target, entry, contracts) if has_host else None
@@ -108,12 +114,31 @@ def _check(path, target, args) -> dict:
     return outcome
 
 
+# the encoders whose bytes are a host executable (plan/intrinsics.py, default_intrinsics):
+# a Bytes definition whose value reaches neither is plain data, not an artifact to build
+EXECUTABLE_ENCODINGS = frozenset({"NativePhysicalProgram", "NvidiaResourceHost"})
+
+
+def _native_artifacts(program, names: list[str]) -> list[str]:
+    """Of the plan module's Bytes definitions `names`, those that may hold a host executable:
+    their values reach compiler-native-encode of a program (a library module's byte strings
+    do not, and get no `bobc build --entry` advice)."""
+    from ..language.check import native_encodings
+
+    definitions = program.scopes[program.plan_name].definitions
+    return [name for name in names if native_encodings([definitions[name]]) & EXECUTABLE_ENCODINGS]
+
+
 def _print(outcome: dict, args, target) -> None:
     name, entry = outcome["plan"], outcome["entry"]
     if args.json:
-        result = {"plan": name, "ok": True, "well_typed": True, "modules": outcome["modules"],
-                  "families": outcome["families"], "definitions": outcome["definitions"], "target": target.name,
-                  "entry": entry, "certified": outcome["certified"]}
+        # "plan" is the plan file as given, as in a refusal's JSON; "entry" the definition checked
+        # (null when the plan has no native host: "native host" is only the text's wording)
+        result = {"plan": str(Path(args.plan)), "module": name, "ok": True, "well_typed": True,
+                  "modules": outcome["modules"], "families": outcome["families"],
+                  "definitions": outcome["definitions"], "target": target.name,
+                  "entry": None if entry == _NO_HOST else entry, "certified": outcome["certified"],
+                  "artifacts": list(outcome.get("artifacts") or [])}
         if outcome["certified"]:
             result.update(residents=outcome["residents"], launches=outcome["launches"],
                           submissions=outcome["submissions"])

@@ -39,8 +39,9 @@ class TypeCheckError(BobcError):
 
 def show_value_type(value) -> str:
     """A value (usually a type) in the language's syntax (bobc eval prints types so): whole,
-    up to PRINTED_TYPE_WIDTH characters."""
-    return show_value(value)
+    up to PRINTED_TYPE_WIDTH characters; a definition applied and stuck on a variable by its
+    name, `(T n)`, as written."""
+    return show_value(value, by_name=True)
 
 
 class Context:
@@ -109,8 +110,8 @@ class Checker:
         return TypeCheckError(where + message, span, hint=hint)
 
     @staticmethod
-    def show(ctx: Context, value) -> str:
-        return shown_value(value, ctx.level, shown_names(ctx.names))
+    def show(ctx: Context, value, by_name: bool = True) -> str:
+        return shown_value(value, ctx.level, shown_names(ctx.names), by_name)
 
     def mismatch(self, ctx, term, expected, found, what: str = "this expression"):
         return self.error(term, f"type mismatch: {what} should have type\n"
@@ -298,7 +299,7 @@ class Checker:
             if value.value.bit_length() > SHOWN_DIGITS * 3:
                 return show_natural(value.value)
             return f"{value.value} (0x{value.value:x})"
-        return self.show(ctx, value)
+        return self.show(ctx, value, by_name=False)     # what the side computed, unfolded
 
     def let_context(self, ctx, term):
         if term.type is not None:
@@ -474,9 +475,12 @@ class Checker:
         inner, variable = ctx.bind(motive_type.term.name, motive_type.domain)
         result = force(instantiate(motive_type.term, motive_type.env, variable))
         if type(result) is not VType:
-            raise self.error(term, f"the motive of {what} must return a type (its result has "
-                                   f"type Type n), but what it returns has type "
-                                   f"{self.show(inner, result)}")
+            returned = ("a function (of type " if type(result) is VPi else "a value of type ")
+            raise self.error(term, f"the motive of {what} must return a type (a value of type "
+                                   f"Type n), but it returns {returned}{self.show(inner, result)}"
+                                   f"{')' if type(result) is VPi else ''}",
+                             hint="a motive takes the value eliminated and returns the type of the result: "
+                                  "(lambda unrestricted v : T . ResultType)")
         return self.evaluate(ctx, term)
 
     def infer_eliminate(self, ctx, term):
@@ -573,6 +577,43 @@ def _referenced(term):
                     stack.append(child)
                 elif isinstance(child, list):
                     stack.extend(x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
+    return found
+
+
+def native_encodings(definitions) -> set[str]:
+    """The families whose `(compiler-native-encode (family F ...) v)` the definitions' values
+    reach: in their bodies or in those of the definitions they mention, however deep.  What
+    evaluating them may ask the backend to encode (`bobc check` names as native artifacts only
+    the Bytes definitions that reach an encoder of executables)."""
+    found: set[str] = set()
+    seen: set = set()
+    stack = list(definitions)
+    while stack:
+        definition = stack.pop()
+        if definition in seen:
+            continue
+        seen.add(definition)
+        terms = [definition.body]
+        while terms:
+            item = terms.pop()
+            if isinstance(item, c.Global):
+                if isinstance(item.definition, c.Definition):
+                    stack.append(item.definition)
+                continue
+            if isinstance(item, c.Encode) and isinstance(item.type, c.FamilyT):
+                found.add(item.type.declaration.name)
+            if isinstance(item, c.ElimBranch):
+                terms.append(item.body)
+                continue
+            for klass in type(item).__mro__:
+                for name in getattr(klass, "__slots__", ()):
+                    if name in ("induction", "declaration", "ctor", "program"):
+                        continue
+                    child = getattr(item, name, None)
+                    if isinstance(child, (c.Term, c.ElimBranch)):
+                        terms.append(child)
+                    elif isinstance(child, list):
+                        terms.extend(x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
     return found
 
 
@@ -682,11 +723,14 @@ def check_program(program, checker=None):
     checker = checker if checker is not None else Checker(program)
     for name in program.module_order:
         scope = program.scopes[name]
-        for family in scope.families.values():
-            checker.check_family(family)
-    for name in program.module_order:
-        scope = program.scopes[name]
-        for definition in scope.definitions.values():
+        # a module's families and definitions in source order, so the error reported is its
+        # first (a family a definition uses is checked on that use, before the definition)
+        for declaration in sorted([*scope.families.values(), *scope.definitions.values()],
+                                  key=_source_position):
+            if isinstance(declaration, c.FamilyDeclaration):
+                checker.check_family(declaration)
+                continue
+            definition = declaration
             try:
                 checker.check_definition(definition)
             except LimitExceeded as error:
@@ -698,3 +742,8 @@ def check_program(program, checker=None):
                     error.definition = definition
                 raise
     return checker
+
+
+def _source_position(declaration) -> tuple[int, int]:
+    span = declaration.span
+    return (span.line, span.column) if span is not None else (0, 0)

@@ -46,6 +46,13 @@ class Definition:
     def set_body(self, body):
         self.body = body
         self.thunk.term = body
+        # the lambdas the body opens with take the definition's arguments: each knows it, so
+        # a stuck application of the definition can be printed by its name (apply, quote.py)
+        depth = 0
+        while type(body) is Lam:
+            body.defines = (self, depth)
+            body = body.body
+            depth += 1
 
 
 class FieldDeclaration:
@@ -180,7 +187,7 @@ def TypeU(span, level: int) -> Constant:
 
 
 class Lam(Term):
-    __slots__ = ("multiplicity", "name", "domain", "body")
+    __slots__ = ("multiplicity", "name", "domain", "body", "defines")
 
     def __init__(self, span, multiplicity, name, domain, body):
         self.span = span
@@ -188,6 +195,9 @@ class Lam(Term):
         self.name = name
         self.domain = domain
         self.body = body
+        # (definition, k) when this is the (k+1)-th of the lambdas a definition's body opens
+        # with (Definition.set_body); only for printing, never for what evaluates
+        self.defines = None
 
     def lazy(self, env):
         return VLam(self, env)
@@ -250,7 +260,10 @@ def apply(function, argument, span=None):
         _fuel[0] -= 1
         if _fuel[0] < 0:
             _burn(0, span)
-        return function.term.body.ev((argument, function.env))
+        result = function.term.body.ev((argument, function.env))
+        if type(result) is not VNeutral:
+            return result
+        return _named(result, function, argument)
     if kind is VPrimFn:
         args = function.args + (argument,)
         primitive = function.primitive
@@ -261,6 +274,23 @@ def apply(function, argument, span=None):
         return VNeutral(function.head, function.spine + (("app", argument),))
     raise EvalError(f"cannot apply {describe(function)} to an argument: it is not a function",
                     span, hint="check the number of arguments this call passes")
+
+
+def _named(result, function, argument):
+    """A definition applied to all its arguments, stuck on a variable (only the type checker
+    has variables: `(T n)`, T's body a nat-eliminate over n): the same stuck computation, which
+    also knows it is `(T n)`, so a message prints that rather than T's body (glued evaluation,
+    for printing only: conversion and evaluation read the head and spine alone)."""
+    defines = function.term.defines
+    if defines is None:
+        return result
+    definition, depth = defines
+    env = function.env
+    arguments = [argument]
+    for _ in range(depth):          # the earlier arguments, innermost first in the environment
+        arguments.append(env[0])
+        env = env[1]
+    return VNeutral(result.head, result.spine, (definition, tuple(reversed(arguments))))
 
 
 _KIND_CLASS = {"Nat": VNat, "Bytes": VBytes}

@@ -502,12 +502,15 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("finish the last declaration" if text.strip("\ufeff \t\n") and
                     any(not line.lstrip().startswith("--") for line in lines if line.strip())
                     else "a module begins with its name: `module A.B.C` for the file A/B/C.bob")
+            hint = _unterminated_family(text, offset, error.expected) or hint
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
         else:
-            hint = _form_shape(text, offset)
+            hint = ((_unterminated_family(text, offset, error.expected)
+                     if str(token) in _TOP_LEVEL else None)
+                    or _form_shape(text, offset) or _bare_form(text, offset, token, error.expected))
         return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
@@ -568,6 +571,54 @@ def _form_shape(text: str, offset: int) -> str | None:
     match = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-1]:unclosed[-1] + 40])
     shape = _FORM_SHAPES.get(match.group(1)) if match else None
     return f"{match.group(1)} is written {shape}" if shape else None
+
+
+_FAMILY_LINE = re.compile(r"(?m)^[ \t]*family[ \t]+([A-Za-z_][A-Za-z0-9_']*(?:-[A-Za-z0-9_']+)*)")
+
+
+def _unterminated_family(text: str, offset: int, expected) -> str | None:
+    """When the parser, still inside a family declaration, meets the next declaration (or the
+    file's end): the family that lacks its end-family, and where it began."""
+    if "'end-family'" not in {_describe_terminal(n) for n in expected}:
+        return None
+    last = None
+    for last in _FAMILY_LINE.finditer(text, 0, offset):
+        pass
+    if last is None:
+        return None
+    line, column = _position(text, text.rfind("family", 0, last.start(1)))
+    return (f"family {last.group(1)} (at {line}:{column}) has no end-family: write end-family "
+            f"on a line after its last constructor or field, before the next declaration")
+
+
+def _previous_word(text: str, offset: int) -> tuple[int, str]:
+    """The word that ends before `offset` on the same line (spaces between), and where it begins."""
+    end = offset
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1].isascii() and (text[start - 1].isalnum()
+                                                        or text[start - 1] in "_'-")):
+        start -= 1
+    return start, text[start:end]
+
+
+def _bare_form(text: str, offset: int, token, expected) -> str | None:
+    """A form written without its parentheses (`def f : Nat = let unrestricted x = 1 in x`):
+    its head was read as a name, so the parser stops at the word after it."""
+    start, word = _previous_word(text, offset)
+    before = start
+    while before > 0 and text[before - 1].isspace():
+        before -= 1
+    if word in _FORM_SHAPES and word != "family" and (before == 0 or text[before - 1] != "("):
+        return (f"{word} begins a form, and forms are written in parentheses: "
+                f"{_FORM_SHAPES[word]}")
+    words = {_describe_terminal(n) for n in expected}
+    if word and "'def'" in words and str(token) not in _TOP_LEVEL and token.line == \
+            _position(text, start)[0]:
+        return (f"a definition's value is one expression; to apply {word}, write the "
+                f"application in parentheses: ({word} argument ...)")
+    return None
 
 
 def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bool) -> ParseError:

@@ -45,12 +45,13 @@ class _Quoter:
     counted) and puts ELIDED in place of the rest, so printing a value never needs the whole
     of it."""
 
-    __slots__ = ("memo", "nodes", "depth")
+    __slots__ = ("memo", "nodes", "depth", "by_name")
 
-    def __init__(self, nodes=None, depth=None):
+    def __init__(self, nodes=None, depth=None, by_name=False):
         self.memo: dict = {}        # (id(value), level) -> (term, value): the value kept alive
         self.nodes = nodes
         self.depth = depth
+        self.by_name = by_name      # a definition applied and stuck reads back as `(T n)`
 
     def out(self, depth: int) -> bool:
         """Whether a read-back for a message leaves out what is at `depth` (nothing is forced
@@ -125,6 +126,10 @@ class _Quoter:
 
     def _neutral(self, level: int, value: VNeutral, depth: int) -> c.Term:
         quote = self.quote
+        if self.by_name and value.named is not None:
+            definition, arguments = value.named
+            return c.App(None, c.Global(None, definition),
+                         [quote(level, a, depth + 1) for a in arguments])
         head = value.head
         spine = value.spine
         # the spine's frames wrap the head: the head is nested once per frame but an argument
@@ -189,10 +194,13 @@ def quote(level: int, value) -> c.Term:
     return _Quoter().quote(level, value)
 
 
-def quote_shown(level: int, value, nodes: int, depth: int | None = None) -> c.Term:
+def quote_shown(level: int, value, nodes: int, depth: int | None = None,
+                by_name: bool = False) -> c.Term:
     """`value` read back for a message: at most `nodes` nodes and `depth` nested forms (binder
-    bodies not counted), ELIDED for the rest; nothing past them is read back."""
-    return _Quoter(nodes, depth).quote(level, value)
+    bodies not counted), ELIDED for the rest; nothing past them is read back.  `by_name`: a
+    definition applied to its arguments and stuck on a variable reads back as that application
+    (`(T n)`), not as T's body unfolded."""
+    return _Quoter(nodes, depth, by_name).quote(level, value)
 
 
 # ---- printing core terms ----------------------------------------------------
@@ -389,12 +397,12 @@ def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH, names=None) 
 
 
 def show_value(value, level: int = 0, width: int | None = PRINTED_TYPE_WIDTH,
-               depth: int | None = None) -> str:
+               depth: int | None = None, by_name: bool = False) -> str:
     """A value (a type, usually) in the language's syntax, read back only as far as it is
     printed: whole up to `width` characters (a message passes SHOWN_WIDTH and SHOWN_DEPTH:
-    shown_value)."""
+    shown_value); `by_name`: as quote_shown."""
     nodes = width if width is not None else PRINTED_TYPE_WIDTH
-    return show_term(quote_shown(level, value, nodes, depth), width)
+    return show_term(quote_shown(level, value, nodes, depth, by_name), width)
 
 
 def shown_names(names) -> list:
@@ -410,10 +418,13 @@ def shown_names(names) -> list:
     return shown[::-1]
 
 
-def shown_value(value, level: int = 0, names=None) -> str:
+def shown_value(value, level: int = 0, names=None, by_name: bool = True) -> str:
     """A value as a message shows it: cut to SHOWN_WIDTH characters and SHOWN_DEPTH forms;
-    `names` (shown_names) for the context's variables."""
-    return show_term(quote_shown(level, value, SHOWN_WIDTH, SHOWN_DEPTH), SHOWN_WIDTH, names)
+    `names` (shown_names) for the context's variables; a stuck application of a definition by
+    its name (`(T n)`) unless `by_name` is False (a failed proof's sides show what they
+    computed)."""
+    return show_term(quote_shown(level, value, SHOWN_WIDTH, SHOWN_DEPTH, by_name), SHOWN_WIDTH,
+                     names)
 
 
 def shown_term(term: c.Term) -> str:

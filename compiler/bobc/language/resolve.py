@@ -470,3 +470,32 @@ def _children(term, negative):
             for item in value:
                 if isinstance(item, c.Term):
                     yield item, negative
+
+
+def built_in_shadow_warnings(module: s.Module) -> list:
+    """Warnings for the definitions of one parsed module named like a built-in (Nat, Bytes,
+    zero) or a primitive (nat-add ...).  Legal, since a definition is looked up before the
+    built-ins, but every use of the name in this module and those importing it then means the
+    definition (`def Nat : Type 0 = Bytes` makes `def x : Nat = b"hi"` check)."""
+    from .comments import Warning
+
+    warnings = []
+    for declaration in module.declarations:
+        if not isinstance(declaration, s.Definition):
+            continue
+        name = declaration.name
+        if name in PRIMITIVES:
+            what = f"the primitive {name}"
+        elif name in ("Nat", "Bytes"):
+            what = f"the built-in type {name}"
+        elif name == "zero":
+            what = "the built-in natural zero"
+        else:
+            continue
+        warnings.append(Warning(
+            declaration.span,
+            f"definition {name} hides {what}: in {module.name} and the modules importing it, "
+            f"{name} means this definition",
+            hint=f"give the definition another name (a definition is looked up before the "
+                 f"built-ins, docs/language.md \"Visibility\")"))
+    return warnings

@@ -267,11 +267,14 @@ class VNeutral(Value):
     term, env), ('succ',).
     """
 
-    __slots__ = ("head", "spine")
+    __slots__ = ("head", "spine", "named")
 
-    def __init__(self, head, spine=()):
+    def __init__(self, head, spine=(), named=None):
         self.head = head
         self.spine = spine
+        # (definition, arguments) when this is a definition applied to its arguments, stuck:
+        # what messages print (`(T n)`); conversion and evaluation never read it
+        self.named = named
 
 
 def describe(value) -> str:
