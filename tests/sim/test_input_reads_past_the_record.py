@@ -57,3 +57,17 @@ def test_a_read_past_the_record_is_the_schedules_fault_in_the_hosts_words(all_st
     assert simulated.exit_code == referenced.exit_code == 1
     assert simulated.message == referenced.message == (
         f"the schedule reads {read.extent} bytes at {read.offset + len(record)} of a {len(record)}-byte input")
+
+
+def test_one_byte_past_the_record_is_counted_in_the_singular_by_both(all_steps, kernels, case):
+    """At extent 1 the simulator says "1 byte" as the reference runner and plan_host.c do (it
+    had its own copy of the words, which said "1 bytes")."""
+    built, host = all_steps
+    record = case[0]
+    simulated, referenced = both(built, host, kernels, record, "read_at_cursor", delta=len(record), extent=1)
+    assert simulated.message == referenced.message
+    assert simulated.message.startswith("a read at the cursor: 1 byte at ")
+    read = next(s for s in built.plan.host.steps if s.kind.name == "read" and s.file == "input")
+    simulated, referenced = both(built, host, kernels, record, "read", offset=read.offset + len(record), extent=1)
+    assert simulated.message == referenced.message == (
+        f"the schedule reads 1 byte at {read.offset + len(record)} of a {len(record)}-byte input")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from . import decode
 from .encode import Images
+from ..native import words
 
 
 CONTROL_MASK = (1 << 41) - 1   # the high word's bits below the control code (bits 105.. of the instruction)
@@ -233,7 +234,7 @@ class LaunchAlignment:
             what = ("1 launch" if i2 - i1 == 1 else f"{i2 - i1} launches of the same kernels, grids and blocks "
                     "in the same order")
             out.append(Difference(run_a, "launch", "", run_a, run_b,
-                                  f"{what}, at {'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b; what "
+                                  f"{what}, at {'+' if shift > 0 else '-'}{words.count(abs(shift), 'place')} in b; what "
                                   f"differs in {'it' if i2 - i1 == 1 else 'them'} is listed as launch[a->b]", spans))
         return out
 
@@ -320,7 +321,7 @@ def _submission_lines(a: Images, b: Images, alignment: SubmissionAlignment, laun
                 "(as aligned) and method counts in the same order")
         placed.append((j1, i1, Difference(
             run_a, "submission", "", run_a, run_b,
-            f"{what}, at {'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b, with their segments and "
+            f"{what}, at {'+' if shift > 0 else '-'}{words.count(abs(shift), 'place')} in b, with their segments and "
             f"ring entries; what differs in {'it' if i2 - i1 == 1 else 'them'} is listed as submission[a->b]", spans)))
     only_a, only_b = alignment.one_sided()
     for side, indices in (("a", only_a), ("b", only_b)):
@@ -336,7 +337,7 @@ def _submission_lines(a: Images, b: Images, alignment: SubmissionAlignment, laun
             named = ", ".join(f"{keys.get(x, f'launch[{x}]')} ({identities.get(x, '?')})" for x in runs) or "no launch"
             methods = sum(1 for line in facts if line.kind == "push")
             ring = next((line.key for line in facts if line.kind == "gpfifo"), "no ring entry")
-            summary = (f"runs {named}; {_count(methods, 'method')} in {s['push_length']} bytes at push "
+            summary = (f"runs {named}; {words.count(methods, 'method')} in {s['push_length']} bytes at push "
                        f"+{s['push_offset']:#x}; {ring}")
             spans = tuple(span for line in facts for span in line.spans)
             placed.append((order.index(index) if side == "b" else len(order_b), order_a.index(index) if side == "a"
@@ -750,14 +751,10 @@ def _code_unchanged(found: list[Difference], a: Images, b: Images) -> list[Diffe
                 decode.region_code(a, regions_a[i]) == decode.region_code(b, regions_b[j]):
             count = regions_a[i]["size"] // decode.INSTRUCTION_BYTES
             code = tuple(("program", 8 * r["place"], 8 * r["size"]) for r in (regions_a[i], regions_b[j]))
-            d = replace(d, meaning="; ".join(x for x in (d.meaning, f"code unchanged ({_count(count, 'instruction')})")
+            d = replace(d, meaning="; ".join(x for x in (d.meaning, f"code unchanged ({words.count(count, 'instruction')})")
                                              if x), spans=d.spans + code)     # the byte check: its code is shown
         out.append(d)
     return out
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _offset(line: decode.Line) -> int:
@@ -793,8 +790,8 @@ def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> lis
             range_a = f"{first_a:#06x}" if count == 1 else f"{first_a:#06x}..{last_a:#06x}"
             range_b = f"{first_b:#06x}" if count == 1 else f"{first_b:#06x}..{last_b:#06x}"
             out.append(Difference(f"{prefix}[{range_a}]", "code", lines_a[i1].owner, range_a, range_b,
-                                  f"{_count(count, 'instruction')} unchanged, moved by {'+' if shift > 0 else '-'}"
-                                  f"{abs(shift):#x} ({_count(abs(shift) // decode.INSTRUCTION_BYTES, 'instruction')})",
+                                  f"{words.count(count, 'instruction')} unchanged, moved by {'+' if shift > 0 else '-'}"
+                                  f"{abs(shift):#x} ({words.count(abs(shift) // decode.INSTRUCTION_BYTES, 'instruction')})",
                                   spans))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
@@ -921,7 +918,7 @@ def _relocated_lines(a: Images, b: Images, relocated: set, launches: LaunchAlign
         owner = facts[0].owner if facts else ""
         listed = ", ".join(t.lstrip(".") for t in tails[:6]) + (f" and {len(tails) - 6} more" if len(tails) > 6 else "")
         out.append(Difference(f"{head}.addresses", facts[0].kind if facts else "launch", owner,
-                              _count(len(tails), "address fact"), "the same places, moved",
+                              words.count(len(tails), "address fact"), "the same places, moved",
                               f"{listed}: each points at what it pointed at in a (a launch, submission or "
                               "region that moved), so only its value differs", tuple(s for x in facts for s in x.spans)))
     return out
@@ -1213,6 +1210,6 @@ def host_plan_differences(lines_a: list[decode.Line], lines_b: list[decode.Line]
         shift = first_b - first_a
         at = next((k for k, d in enumerate(found) if _step_place(d, first_a, first_b)), len(found))
         found.insert(at, Difference(run_a, "host", "", run_a, run_b,
-                                    f"{_count(i2 - i1, 'step')} of the same kinds and members, at "
-                                    f"{'+' if shift > 0 else '-'}{_count(abs(shift), 'place')} in b"))
+                                    f"{words.count(i2 - i1, 'step')} of the same kinds and members, at "
+                                    f"{'+' if shift > 0 else '-'}{words.count(abs(shift), 'place')} in b"))
     return found

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..reference import envelope, safe_io
-from ..reference.host import InputReadPastRecord, check_record
+from ..reference.host import check_record, read_past_input, wrote_other_than_the_contract
 from .channel import Channel
 from .faults import HostStepFault, SemaphoreNotReleased, SimulationFault, Unmodeled
 from .host_adapter import HostFill, HostPlan, constructor_of
@@ -171,10 +171,12 @@ class SimulatedHost:
                 f"(it holds {value}, the host waits for {self.plan.semaphore_payload}): the host would time "
                 "out and exit 7")
 
-    def read_input(self, to: int, extent: int, offset: int, what: str) -> None:
-        dst = self.at(to, extent, what)
+    def read_input(self, to: int, extent: int, offset: int, kind: str) -> None:
+        """A cyclic read's or a read at the cursor's bytes of the input (`kind` as
+        reference.host.read_past_input takes it), refused as the C host refuses them."""
+        dst = self.at(to, extent, "a cyclic read" if kind == "read_cyclic" else "a read at the cursor")
         if offset > self.plan.record_bytes or extent > self.plan.record_bytes - offset:
-            raise InputReadPastRecord(f"{what}: {extent} bytes at {offset} of a {self.plan.record_bytes}-byte input")
+            raise read_past_input(kind, extent, offset, self.plan.record_bytes)
         dst[:] = np.frombuffer(self.record[offset:offset + extent], dtype=np.uint8)
 
     # ---- the steps (plan_host.c step_<kind>) ----
@@ -217,20 +219,19 @@ class SimulatedHost:
         else:
             raise HostStepFault(f"the schedule reads file {v['file']}, which is an output")
         if v["offset"] + v["extent"] > len(source):
-            raise HostStepFault(f"the schedule reads {v['extent']} bytes at {v['offset']} of a {len(source)}-byte "
-                                "input")
+            raise HostStepFault(str(read_past_input("read", v["extent"], v["offset"], len(source))))
         dst[:] = np.frombuffer(source[v["offset"]:v["offset"] + v["extent"]], dtype=np.uint8)
 
     def step_read_cyclic(self, v):
         if not v["count"]:
             raise HostStepFault("a cyclic read over zero records")
         self.read_input(v["host"], v["extent"], v["offset"] + (v["index"] % v["count"]) * v["record_bytes"],
-                        "a cyclic read")
+                        "read_cyclic")
 
     def step_read_at_cursor(self, v):
         if v["file"] != "input":
             raise HostStepFault("a cursor read of a file other than the input")
-        self.read_input(v["host"], v["extent"], self.cursor + v["delta"], "a read at the cursor")
+        self.read_input(v["host"], v["extent"], self.cursor + v["delta"], "read_at_cursor")
 
     def step_cursor_from_checkpoint(self, v):
         self.cursor = v["base"] + self.step * v["scale"]
@@ -310,8 +311,7 @@ class SimulatedHost:
     def step_checkpoint_publish(self, v):
         data = bytes(self.out["checkpoint-out"])
         if len(data) != self.plan.contract.payload_bytes:
-            raise HostStepFault(f"the schedule wrote {len(data)} checkpoint bytes, the contract holds "
-                                f"{self.plan.contract.payload_bytes}")
+            raise HostStepFault(str(wrote_other_than_the_contract(len(data), self.plan.contract.payload_bytes)))
         step = self.step + v["updates"]
         env = envelope.encode(self.plan.contract, step, data)
         # an interval's checkpoint is published when its interval ends; the request's
