@@ -44,6 +44,43 @@ def module_files(program) -> list[Path]:
     return [Path(module.path) for module in program.modules.values()]
 
 
+# what an output naming a kernel source is told (exit 8: a file the build read, as a module is)
+KERNEL_SOURCE = "a kernel source the build read"
+
+
+def kernel_files(program, plan, target) -> list[Path]:
+    """Every kernel source (.sass) a build of `plan` (from `program`, loaded or recalled) for
+    `target` read, for its outputs' alias checks: each region's source as the certifier finds it
+    (bobc.kernel_search, in the program's search path, then specs/; with a per-target variant,
+    its base beside it, which the search reads to compare their .kernel names) -- read on every
+    build, loaded or recalled from the cache -- and every source this process assembled for
+    `target` (bobc.kernel_cache.sources_read: the ones evaluating the plan read, bobc's own
+    stage kernel).  A path that is not there now is left out (read_files)."""
+    from ..errors import BobcError
+    from ..kernel_cache import ABSENT, sources_read
+    from ..kernel_search import find_source, variant_suffix
+    from ..language.modules import specs_folder
+
+    found: dict[str, Path] = {}
+    folders = [*getattr(program, "search_path", ()), specs_folder()]
+    for region in plan.program.regions if plan is not None and plan.program else ():
+        try:
+            source = find_source(region.identity, folders, target)
+        except (BobcError, OSError):
+            continue        # the certifier refused it first; nothing to protect that it read
+        if source is None:
+            continue
+        found.setdefault(str(source), source)
+        suffix = variant_suffix(source)
+        if suffix is not None:
+            base = source.with_name(source.name.removesuffix(f".{suffix}.sass") + ".sass")
+            found.setdefault(str(base), base)
+    for path, digest in sources_read(target):
+        if digest != ABSENT:
+            found.setdefault(path, Path(path))
+    return list(found.values())
+
+
 def read_files(paths, what: str) -> list:
     """safe_io.InputFile identities (no bytes) of files a command read besides its inputs (the
     plan's modules, a kernels file), for its outputs' alias checks: an output naming one is

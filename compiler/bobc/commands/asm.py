@@ -70,11 +70,29 @@ def parameter_bytes_read(assembled, target) -> int:
     return (top + 7) // 8 * 8
 
 
+def checked_output(path: str, source: Path):
+    """The output `path` checked before the work by `bobc build -o`'s rules (reference/safe_io.py,
+    exit 8, nothing written): never the source itself (nor a hard link to it), never through a
+    symlink, never over a folder, a device (/dev/null included) or a FIFO, in a folder that
+    exists; an empty value is a usage error (exit 2), as build's.  Returns the OutputSet that
+    publishes it: a synced temporary beside it, renamed into place."""
+    from ..errors import UsageError
+    from ..reference.safe_io import OutputSet
+    from ._common import read_files
+
+    if not path:
+        raise UsageError("option -o has an empty value", hint="name the file to write (-o OUT)")
+    output = OutputSet(inputs=read_files([source], "the source assembled"))
+    output.add(path, "-o")
+    return output
+
+
 def run(args):
     from ..sass import assemble_kernel
     source = existing_file(args.source)
     check_source(source)
     target = target_named(args.arch)
+    output = checked_output(args.output, source)
     assembled = assemble_kernel(source, target, register_budget=args.register_budget, kernel=args.kernel)
     data = assembled.code
     if args.cubin:
@@ -101,10 +119,8 @@ def run(args):
         # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
         data = write_cubin(assembled, assembled.kernel_name, target, parameters, args.block_size,
                            static_shared=assembled.shared_bytes or 0)
-    try:
-        Path(args.output).write_bytes(data)
-    except OSError as e:
-        raise BobcError(f"cannot write {args.output}: {e.strerror}") from None
+    output.stage("-o", data)
+    output.publish()        # a synced temporary beside it, renamed over it (exit 8 naming it on failure)
     if args.listing:
         for inst in assembled.instructions:
             print(f"/*{inst.address:04x}*/ {inst.control.text()} {inst.text:<56} "

@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from ..targets import target_named
-from ._common import add_target, existing_file, module_files, read_files, refuse_output_over
+from ._common import (KERNEL_SOURCE, add_target, existing_file, kernel_files, module_files, read_files,
+                      refuse_output_over)
 
 # what an output naming one of the plan's module files is told (exit 8: the build's inputs)
 MODULE = "a module the build read"
@@ -70,14 +71,18 @@ def run(args):
                              hint="build it with -o HOST, then `bobc dump HOST` shows its program and images, "
                                   "`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
         if artifact is not None:
-            refuse_output_over(output, option, read_files(modules, MODULE))
+            # its modules and the kernel sources evaluating it assembled are the build's inputs
+            refuse_output_over(output, option, [*read_files(modules, MODULE),
+                                                *read_files(kernel_files(None, None, target), KERNEL_SOURCE)])
             publish_file(output, artifact, option, mode=0o755)
             say(f"wrote {shown(output)} ({target.name}; native physical program host, {len(artifact)} bytes)",
                 "build")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
-    if output is not None:       # the plan's own modules are the build's inputs: never replaced
-        refuse_output_over(output, option, read_files(module_files(built.program), MODULE))
+    if output is not None:       # the plan's own modules and kernel sources are the build's inputs: never replaced
+        refuse_output_over(output, option, [*read_files(module_files(built.program), MODULE),
+                                            *read_files(kernel_files(built.program, built.plan, target),
+                                                        KERNEL_SOURCE)])
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 

@@ -88,7 +88,7 @@ def run(args):
     if args.extract:
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"):
                                       (_manifest_file(content) if name == "manifest" else content)
-                                      for name, content in found.items() if name != version.SECTION})
+                                      for name, content in found.items() if name != version.SECTION}, path)
     version.check_images(path, found)      # the host's own start-up check, as diff and dump make it
     return 0
 
@@ -104,7 +104,7 @@ def _inspect_native(path: Path, args) -> int:
     text[-1:-1] = lines         # before the closing line that points at `bobc dump`
     print(json.dumps(info, indent=1, sort_keys=True) if args.json else "\n".join(text))
     if args.extract:
-        _extract(Path(args.extract), native.extract(path))
+        _extract(Path(args.extract), native.extract(path), path)
     return 0
 
 
@@ -164,9 +164,10 @@ def _manifest_file(section: bytes) -> bytes:
         return section
 
 
-def _extract(folder: Path, files: dict) -> None:
+def _extract(folder: Path, files: dict, host: Path) -> None:
     """Each file into `folder` (created when its parent exists), with the host's output rules:
-    never through a symlink, temporaries renamed into place together (exit 8 naming a file)."""
+    never through a symlink, never over the `host` read (an output never replaces an input),
+    temporaries renamed into place together (exit 8 naming a file)."""
     import os
 
     from ..nvidia.encode import check_image_folder
@@ -176,7 +177,9 @@ def _extract(folder: Path, files: dict) -> None:
     # refused by name (exit 8, one line), never a traceback
     check_image_folder(folder, "--extract", create=True)
     recover([os.path.join(folder, name) for name in files])    # a kill between two renames of an earlier write
-    outputs = OutputSet()
+    from ._common import read_files
+
+    outputs = OutputSet(inputs=read_files([host], "the host inspected"))
     for name, content in files.items():
         outputs.add(os.path.join(folder, name), "--extract")
         outputs.outputs[-1].data = content

@@ -179,18 +179,23 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     return 0
 
 
-def load_plan(path, include=(), entry=None, target=None, modules: list | None = None):
+def load_plan(path, include=(), entry=None, target=None, modules: list | None = None,
+              kernels: list | None = None):
     """The extracted Plan of a plan module: the build's own load, check, extract and certify
     stages (a plan the build would refuse is not run either).  A list given as `modules`
-    receives every module file the program is made of."""
+    receives every module file the program is made of; one given as `kernels`, every kernel
+    source (.sass) loading and certifying it read (_common.kernel_files)."""
     from .. import pipeline
-    from ._common import module_files
+    from ._common import kernel_files, module_files
 
     target = target or target_named(DEFAULT_TARGET)
     program = pipeline.load(path, target, include)
     if modules is not None:
         modules.extend(module_files(program))
-    return pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry))
+    plan = pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry))
+    if kernels is not None:
+        kernels.extend(kernel_files(program, plan, target))
+    return plan
 
 
 def kernels_file(plan_path, given) -> Path:
@@ -228,11 +233,15 @@ def run(args):
     if refused:
         raise UsageError(refused)
     modules: list = []
+    sources: list = []
     # the plan first: a module with no native host is told so, not asked for reference kernels
-    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules)
+    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
+                     kernels=sources)
     kernels = kernels_file(plan_path, args.kernels)
-    # the plan's modules and the kernels it imports are this run's inputs too: no output replaces one
+    # the plan's modules and kernel sources, and the kernels it imports, are this run's inputs
+    # too: no output replaces one
     read = [*read_files(modules, "a module of the plan"),
+            *read_files(sources, "a kernel source of the plan"),
             *read_files([kernels], "the reference kernels this run imports")]
     return run_plan_host(plan, load_kernels(kernels, plan), args, read=read)
 

@@ -162,6 +162,9 @@ def run(args):
     if args.checkpoint:
         checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint)
         files.inputs.append(checkpoint_file)
+    # the plan's modules and kernel sources, and the images run, are this run's inputs too: no
+    # output replaces one (as `bobc run --reference`'s)
+    files.inputs.extend(plan_inputs(built, target, args.images if given is not None else None))
     for option, name in OutputPaths.ORDER:
         files.add(getattr(outputs, name), option,
                   replaces=checkpoint_file if option == "--checkpoint-out" else None)
@@ -188,6 +191,23 @@ def run(args):
           f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
           f"predictions {len(result.predictions)} bytes")
     return 0
+
+
+def plan_inputs(built, target, images_folder=None) -> list:
+    """_common.read_files of what the run read besides its --input and --checkpoint: the plan's
+    modules and kernel sources, and the --images folder's files."""
+    from pathlib import Path
+
+    from ..nvidia.encode import IMAGE_FILES
+    from ._common import kernel_files, module_files, read_files
+
+    read = [*read_files(module_files(built.program), "a module of the plan"),
+            *read_files(kernel_files(built.program, built.plan, target), "a kernel source of the plan")]
+    if images_folder is not None:
+        folder = Path(images_folder)
+        read += read_files([folder / name for name in ("manifest.json", *IMAGE_FILES.values())],
+                           "one of the --images files")
+    return read
 
 
 def _place_in_source(fault, built, target) -> None:

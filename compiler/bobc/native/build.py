@@ -18,16 +18,18 @@ ELF_IDENT = b"\x7fELF\x02\x01\x01"
 
 def entry_kind(program, entry: str) -> str:
     """"native" (a Bytes entry), "host" (a NvidiaPlanHost entry), or a refusal naming the type."""
-    from ..language.values import VBytesType, VFamily, VNatType, describe
+    from ..language.quote import shown_value
+    from ..language.values import VBytesType, VFamily
     from ..plan.extract import HOST_FAMILY
 
     declared = program.type_of(entry)
-    shown = ("Nat" if isinstance(declared, VNatType) else f"(family {declared.family})"
-             if isinstance(declared, VFamily) else describe(declared))
     if isinstance(declared, VBytesType):
         return "native"
     if isinstance(declared, VFamily) and declared.family == HOST_FAMILY:
         return "host"
+    # the type itself, as `bobc eval --type` prints it, cut as a message cuts a term (a function's
+    # (pi ...), never describe()'s "a type", which every type value is)
+    shown = shown_value(declared)
     raise BobcError(f"{entry} is of type {shown}; `bobc build` builds a native artifact "
                     f"(Bytes: an ELF, e.g. nativePhysicalNativeELF program) or a host plan "
                     f"(family {HOST_FAMILY})",
