@@ -108,7 +108,6 @@ def test_a_definition_named_as_a_built_in_or_a_primitive_is_warned_about(capsys,
 
 
 def test_no_example_spec_or_seed_module_hides_a_built_in():
-    from bobc.language.comments import Warning  # noqa: F401  (the warnings' type)
     from bobc.language.modules import parse_cached
     from bobc.language.resolve import built_in_shadow_warnings
 

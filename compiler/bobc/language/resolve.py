@@ -496,6 +496,6 @@ def built_in_shadow_warnings(module: s.Module) -> list:
             declaration.span,
             f"definition {name} hides {what}: in {module.name} and the modules importing it, "
             f"{name} means this definition",
-            hint=f"give the definition another name (a definition is looked up before the "
-                 f"built-ins, docs/language.md \"Visibility\")"))
+            hint="give the definition another name (a definition is looked up before the "
+                 "built-ins, docs/language.md \"Visibility\")"))
     return warnings
