@@ -234,3 +234,16 @@ def test_an_installed_bobc_builds_the_same_host_as_the_checkout(unpacked_wheel, 
         lines_a, lines_b = a["version"].decode().splitlines(), b["version"].decode().splitlines()
         assert [x for x in lines_a if not x.startswith("bobc commit: ")] == \
             [x for x in lines_b if not x.startswith("bobc commit: ")]
+
+
+def test_nvdisasm_is_the_tools_extra(built):
+    """Probe s30 packaging finding 7: sim and disasm need nvdisasm at run time, which a plain
+    install lacked without saying how to get it; `pip install 'bobc[tools]'` brings it where
+    NVIDIA ships it (Linux x86_64 and aarch64), and nothing requires it otherwise."""
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        metadata = next(archive.read(n) for n in archive.namelist() if n.endswith(".dist-info/METADATA")).decode()
+    assert "Provides-Extra: tools" in metadata
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: nvidia-cuda-nvdisasm")]
+    tools = [line for line in requires if 'extra == "tools"' in line]
+    assert len(tools) == 1 and 'sys_platform == "linux"' in tools[0] and "x86_64" in tools[0] and "aarch64" in tools[0]
+    assert all("extra ==" in line for line in requires)         # never a plain dependency
