@@ -1,35 +1,87 @@
 """An installed bobc builds hosts without the repository: the wheel carries the standard
 library (specs/), the runtime's C sources (runtime_c/) and the encoding tables, and a
-host built from it is byte-identical to one built from the checkout."""
+host built from it is byte-identical to one built from the checkout.
+
+Both ways a release is made are built here, offline, with this environment's own setuptools
+and pypa `build` (the test extra; `--no-isolation`, so no package index is needed): `pip wheel`
+of a checkout, and `python -m build` (an sdist, then the wheel built from the sdist alone),
+which must give the same package.  The checkout is a git copy of this one holding what a
+working folder collects (untracked files in specs/ and runtime_c/, a stale file from an
+earlier build in build/lib): no package may carry them (probe s30 packaging findings 1, 4)."""
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+BUILD_TOOLS = "python -m pip install -e '.[test]' (the test extra: build, setuptools>=70.1)"
+
+
+def _build_tools() -> None:
+    pytest.importorskip("build", reason=f"pypa build is not installed: {BUILD_TOOLS}")
+    version = tuple(int(part) for part in re.findall(r"\d+", importlib.metadata.version("setuptools"))[:2])
+    if version < (70, 1):
+        pytest.skip(f"setuptools {importlib.metadata.version('setuptools')} is too old to build offline: {BUILD_TOOLS}")
+
+
+def _run(*command, cwd=None, env=None):
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+    assert done.returncode == 0, f"{' '.join(map(str, command))}: {done.stdout}{done.stderr}"
+    return done
+
+
+def _files(archive: zipfile.ZipFile) -> dict[str, bytes]:
+    """The package's files in a wheel (its dist-info, which names the build, left out)."""
+    return {name: archive.read(name) for name in archive.namelist() if not name.startswith("bobc-")}
 
 
 @pytest.fixture(scope="module")
-def unpacked_wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    # built from a copy, so setuptools' build/ folder lands there and not in the checkout
+def built(tmp_path_factory) -> dict:
+    """A git checkout copied from this one, with untracked and stale files about, and what
+    `pip wheel` and `python -m build` make of it."""
+    _build_tools()
+    out = tmp_path_factory.mktemp("packaging")
     source = out / "source"
     shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", ".device", "build", "out", "tests", "bench", "*.egg-info", "__pycache__", "bob-host"))
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(source), "-w", str(out)],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stdout + built.stderr
-    wheel = next(out.glob("bobc-*.whl"))
+    git = ["git", "-C", source, "-c", "user.name=bobc tests", "-c", "user.email=tests@bobc.invalid",
+           "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
+    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    _run(*git, "init", "-q", env=env)
+    _run(*git, "add", "-A", env=env)
+    _run(*git, "commit", "-q", "-m", "copy", env=env)
+    commit = _run(*git, "rev-parse", "HEAD", env=env).stdout.strip()
+    # what a working folder collects: untracked files (git status stays clean: the commit is
+    # still named) and a file an earlier build left in setuptools' build/ folder
+    (source / "specs" / "Zzz").mkdir()
+    (source / "specs" / "Zzz" / "Stale.bob").write_text("module Zzz.Stale\n")
+    (source / "runtime_c" / "notes.txt").write_text("scratch\n")
+    gone = source / "build" / "lib" / "bobc" / "_share" / "specs" / "Gone" / "Removed.bob"
+    gone.parent.mkdir(parents=True)
+    gone.write_text("module Gone.Removed\n")
+    wheels, dist = out / "pip-wheel", out / "dist"
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", source, "-w", wheels)
+    _run(sys.executable, "-m", "build", "--no-isolation", "-o", dist, source)     # sdist, then wheel from it
+    wheel = next(wheels.glob("bobc-*.whl"))
     site = out / "site"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
-    return site
+    return {"commit": commit, "source": source, "wheel": wheel, "site": site,
+            "sdist": next(dist.glob("bobc-*.tar.gz")), "sdist_wheel": next(dist.glob("bobc-*.whl")), "out": out}
+
+
+@pytest.fixture(scope="module")
+def unpacked_wheel(built) -> Path:
+    return built["site"]
 
 
 def test_the_wheel_carries_what_a_build_needs(unpacked_wheel):
@@ -40,6 +92,120 @@ def test_the_wheel_carries_what_a_build_needs(unpacked_wheel):
                    "sass/tables/sm_86.json", "sass/tables/sm_90.json", "host/templates/host_plan.c.j2"):
         assert (package / needed).is_file(), needed
     assert not (package / "_share/runtime_c/build").exists()
+    assert not (package / "_share/runtime_c/tests").exists()
+
+
+def test_the_wheel_holds_the_commits_files_and_names_the_commit(built):
+    """Probe s30 packaging finding 4: untracked files and a stale build/ copy went into the wheel,
+    which still named the clean commit."""
+    shared = {path.relative_to(built["source"]).as_posix()
+              for folder in ("specs", "runtime_c") for path in (built["source"] / folder).rglob("*") if path.is_file()}
+    tracked = set(subprocess.run(["git", "-C", built["source"], "ls-files", "specs", "runtime_c"], capture_output=True,
+                                 text=True, check=True).stdout.split())
+    wanted = {f"bobc/_share/{name}" for name in tracked if not name.startswith("runtime_c/tests/")}
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        files = _files(archive)
+    assert {name for name in files if name.startswith("bobc/_share/")} == wanted
+    assert "specs/Zzz/Stale.bob" in shared and "runtime_c/notes.txt" in shared     # there, but not tracked
+    assert files["bobc/_commit.txt"].decode().strip() == built["commit"]
+
+
+def test_the_sdist_carries_the_standard_library_and_runtime(built):
+    """Probe s30 packaging finding 1: the sdist had no specs/ or runtime_c/, so neither `pip install`
+    of it nor `python -m build` (wheel from sdist) worked."""
+    with tarfile.open(built["sdist"]) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+        top = archive.getnames()[0].split("/")[0]
+        recorded = archive.extractfile(f"{top}/compiler/bobc/_commit.txt").read().decode().strip()
+    for needed in ("specs/Platform/Linux/Nvidia/PlanHost.bob", "runtime_c/plan_host.c", "runtime_c/Makefile",
+                   "setup.py", "MANIFEST.in", "compiler/bobc/sass/tables/sm_90.json"):
+        assert needed in names, needed
+    assert not [name for name in names if name.startswith(("runtime_c/tests/", "runtime_c/build/", "tests/"))]
+    assert "specs/Zzz/Stale.bob" not in names and "runtime_c/notes.txt" not in names      # untracked
+    assert recorded == built["commit"]
+
+
+def test_the_wheel_built_from_the_sdist_is_the_wheel_of_the_checkout(built):
+    with zipfile.ZipFile(built["sdist_wheel"]) as a, zipfile.ZipFile(built["wheel"]) as b:
+        from_sdist, from_checkout = _files(a), _files(b)
+    assert sorted(from_sdist) == sorted(from_checkout)
+    assert [name for name in from_sdist if from_sdist[name] != from_checkout[name]] == []
+
+
+def test_an_sdist_installed_beside_a_users_specs_folder_uses_its_own(built, tmp_path):
+    """`pip install --target vendor bobc-*.tar.gz` in a project that has folders of its own named
+    specs/ and runtime_c/ (probe s30 packaging findings 1 and 2: the sdist did not install, and an
+    installed bobc took any specs/ two levels above its package for its standard library)."""
+    _run(sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+         "--target", tmp_path / "vendor", built["sdist"])
+    for name in ("specs", "runtime_c"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.txt").write_text("the user's own notes\n")
+    shutil.copytree(REPO / "examples" / "bob" / "Bob", tmp_path / "Bob")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "vendor"), "BOBC_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("BOBC_SPECS", None)
+    probe = _run(sys.executable, "-c", "import bobc.resources as r; print(r.shared_folder('specs')); "
+                 "print(r.shared_folder('runtime_c'))", cwd=tmp_path, env=env)
+    assert probe.stdout.split() == [str(tmp_path / "vendor/bobc/_share/specs"),
+                                    str(tmp_path / "vendor/bobc/_share/runtime_c")]
+    _run(sys.executable, "-m", "bobc", "check", "Bob/Build/NativeHost.bob", cwd=tmp_path, env=env)
+    assert (tmp_path / "vendor/bobc/_commit.txt").read_text().strip() == built["commit"]
+
+
+def test_a_package_missing_its_share_says_how_to_reinstall(built, tmp_path):
+    """Probe s30 packaging finding 6: the hint said `pip install bobc`, a name bobc does not have on
+    PyPI; the message named a folder two levels above the package."""
+    site = tmp_path / "a" / "site"
+    shutil.copytree(built["site"] / "bobc", site / "bobc")
+    shutil.rmtree(site / "bobc" / "_share" / "specs")
+    (tmp_path / "a" / "specs").mkdir()      # not bobc's: never looked in
+    shutil.copytree(REPO / "examples" / "bob" / "Bob", tmp_path / "Bob")
+    env = {**os.environ, "PYTHONPATH": str(site), "BOBC_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("BOBC_SPECS", None)
+    done = subprocess.run([sys.executable, "-m", "bobc", "check", "Bob/Build/NativeHost.bob"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"bobc's specs/ folder is missing: looked in {site / 'bobc/_share/specs'}\n" in done.stderr
+    assert "`pip install .` in a bobc checkout" in done.stderr and "bobc is not on PyPI" in done.stderr
+    assert "pip install bobc" not in done.stderr
+
+
+def test_bobc_runs_from_its_checkout_and_only_there():
+    from bobc import resources
+
+    assert resources.is_checkout() and resources.shared_folder("specs") == REPO / "specs"
+
+
+@pytest.mark.parametrize("project, where, expected", [
+    ('[project]\nname = "bobc"\n[tool.setuptools.packages.find]\nwhere = ["compiler"]\n', "compiler/bobc", True),
+    ('[project]\nname = "myproject"\n[tool.setuptools.packages.find]\nwhere = ["compiler"]\n', "compiler/bobc", False),
+    ('[project]\nname = "bobc"\n[tool.setuptools.packages.find]\nwhere = ["compiler"]\n', "vendor/bobc", False),
+    (None, "compiler/bobc", False),
+])
+def test_a_checkout_is_bobcs_own(tmp_path, project, where, expected):
+    from bobc.resources import is_checkout
+
+    if project is not None:
+        (tmp_path / "pyproject.toml").write_text(project)
+    (tmp_path / where).mkdir(parents=True)
+    assert is_checkout(tmp_path, tmp_path / where) is expected
+
+
+def test_the_version_is_written_once(built):
+    """Probe s30 packaging finding 8: pyproject.toml, bobc/__init__.py and the assembler's cubin note
+    each wrote 0.1.0."""
+    import bobc
+    from bobc.sass.cubin import TOOLKIT_STRINGS
+
+    project = (REPO / "pyproject.toml").read_text()
+    assert not re.search(r"(?m)^version\s*=", project.split("[tool.setuptools.dynamic]")[0])
+    assert 'dynamic = ["version"]' in project and 'version = {attr = "bobc.__version__"}' in project
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        metadata = archive.read(f"bobc-{bobc.__version__}.dist-info/METADATA").decode()
+    assert f"\nVersion: {bobc.__version__}\n" in metadata
+    assert f"bobc SASS assembler {bobc.__version__}" in TOOLKIT_STRINGS
+    assert _run(sys.executable, "-m", "bobc", "--version",
+                env={**os.environ, "PYTHONPATH": str(REPO / "compiler")}).stdout == f"bobc {bobc.__version__}\n"
 
 
 def test_an_installed_bobc_builds_the_same_host_as_the_checkout(unpacked_wheel, tmp_path):
@@ -59,8 +225,8 @@ def test_an_installed_bobc_builds_the_same_host_as_the_checkout(unpacked_wheel, 
     assert checkout.returncode == 0, checkout.stderr
     installed_host, checkout_host = (work / "installed-host").read_bytes(), (work / "checkout-host").read_bytes()
     if installed_host != checkout_host:
-        # the one allowed difference: the wheel was built from a copy without .git, so its hosts'
-        # --version says "commit unknown" where a clean checkout's names the commit
+        # the one allowed difference: the wheel was built from a copy of the checkout committed
+        # anew, so its hosts' --version names that commit where the checkout's names its own
         from bobc.host import sections
 
         a, b = sections.read(work / "installed-host"), sections.read(work / "checkout-host")
@@ -68,3 +234,16 @@ def test_an_installed_bobc_builds_the_same_host_as_the_checkout(unpacked_wheel, 
         lines_a, lines_b = a["version"].decode().splitlines(), b["version"].decode().splitlines()
         assert [x for x in lines_a if not x.startswith("bobc commit: ")] == \
             [x for x in lines_b if not x.startswith("bobc commit: ")]
+
+
+def test_nvdisasm_is_the_tools_extra(built):
+    """Probe s30 packaging finding 7: sim and disasm need nvdisasm at run time, which a plain
+    install lacked without saying how to get it; `pip install 'bobc[tools]'` brings it where
+    NVIDIA ships it (Linux x86_64 and aarch64), and nothing requires it otherwise."""
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        metadata = next(archive.read(n) for n in archive.namelist() if n.endswith(".dist-info/METADATA")).decode()
+    assert "Provides-Extra: tools" in metadata
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: nvidia-cuda-nvdisasm")]
+    tools = [line for line in requires if 'extra == "tools"' in line]
+    assert len(tools) == 1 and 'sys_platform == "linux"' in tools[0] and "x86_64" in tools[0] and "aarch64" in tools[0]
+    assert all("extra ==" in line for line in requires)         # never a plain dependency

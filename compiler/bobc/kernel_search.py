@@ -13,6 +13,12 @@ every other target keeps the base.
   a variant in specs/).  A variant without a base is fine: that kernel then exists for
   that target only, and other targets find no source (or a later folder's).  Two files of
   the one name under one folder (a backup copy beside the real one) are refused, naming both.
+  The recursive search skips what holds installed software rather than the plan's kernels
+  (`_skipped`): hidden folders (`.venv`, `.git`), `__pycache__`, `site-packages` and
+  `dist-packages`, a virtual environment (a folder holding `pyvenv.cfg`, whatever its name)
+  and an installed bobc package (a `bobc` folder holding `_share`, as `pip install --target`
+  or setuptools' build/lib leave it); a folder named on the search path is searched even
+  when it is one of those.
 - By path (`variant_of`, `find_named`): a source the plan names (`Realization/.../x.sass`)
   is replaced by `x.<target>.sass` beside it when that file exists.
 - The suffix: a stem whose last dot-part has a target's shape (`sm_` and digits, then
@@ -29,6 +35,7 @@ check` only confirms its contract sources are still the files it certified (reca
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -90,6 +97,31 @@ def check_variant(variant: Path, base: Path) -> None:
                           hint="a per-target variant is the same kernel: give it its base's .kernel name")
 
 
+_SKIPPED_NAMES = frozenset({"__pycache__", "site-packages", "dist-packages"})
+
+
+def _skipped(folder: str, name: str) -> bool:
+    """Whether the recursive search leaves out the subfolder `name` of `folder`: a hidden
+    folder, a Python cache, an installed-packages folder, a virtual environment or an
+    installed bobc (whose _share/specs holds copies of the standard library's kernels)."""
+    if name.startswith(".") or name in _SKIPPED_NAMES:
+        return True
+    path = os.path.join(folder, name)
+    if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+        return True
+    return name == "bobc" and os.path.isdir(os.path.join(path, "_share"))
+
+
+def _files_named(folder, names) -> list[Path]:
+    """Every file under `folder` (recursively, symlinked folders not followed, the folders
+    _skipped leaves out not entered) whose name is one of `names`, sorted."""
+    found = []
+    for parent, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = [name for name in subfolders if not _skipped(parent, name)]
+        found += [Path(parent) / name for name in files if name in names]
+    return sorted(found)
+
+
 def find_source(identity: str, folders, target) -> Path | None:
     """The source of kernel `identity` for `target`: per folder in order (recursively),
     `<identity>.<target>.sass`, else `<identity>.sass`; None when no folder has either."""
@@ -97,7 +129,7 @@ def find_source(identity: str, folders, target) -> Path | None:
     _refuse_variant_shaped(identity, "kernel identity")
     base_name, variant_name = f"{identity}.sass", f"{identity}.{suffix}.sass"
     for folder in folders:
-        hits = sorted(p for p in Path(folder).rglob(f"{identity}.*sass") if p.name in (base_name, variant_name))
+        hits = _files_named(folder, (base_name, variant_name))
         variants = [p for p in hits if p.name == variant_name]
         bases = [p for p in hits if p.name == base_name]
         for name, found in ((variant_name, variants), (base_name, bases)):

@@ -1,27 +1,51 @@
 """Where bobc's own files live: the plan language's standard library (specs/) and the
 host runtime's C sources (runtime_c/).
 
-In a source checkout (including `pip install -e`) they are the checkout's own
-folders, so an edit there is what the next build uses.  An installed bobc
-carries copies inside the package (bobc/_share/, put there by setup.py's
-build step), so `pip install bobc` builds hosts without the repository.
+In bobc's own source checkout (including `pip install -e`) they are the checkout's
+folders, so an edit there is what the next build uses.  An installed bobc carries
+copies inside the package (bobc/_share/, put there by setup.py's build step), so an
+installed bobc (`pip install .` in a checkout, or `pip install` of a wheel or sdist
+built from one) builds hosts without the repository.
+
+The checkout's folders count only when the package really is a checkout's
+compiler/bobc (is_checkout): a folder named specs/ or runtime_c/ two levels above an
+installed package (`pip install --target vendor` in a user's project) is the user's,
+never bobc's standard library or runtime.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .errors import BobcError
 
 PACKAGE = Path(__file__).resolve().parent
-CHECKOUT = PACKAGE.parents[1]          # compiler/bobc -> the repository root
+CHECKOUT = PACKAGE.parents[1]          # compiler/bobc -> the repository root, when it is one
 INSTALLED = PACKAGE / "_share"
 
 
+def is_checkout(root: Path = CHECKOUT, package: Path = PACKAGE) -> bool:
+    """Whether `package` is the compiler/bobc of bobc's own source checkout `root`: the package
+    sits at root/compiler/bobc and root/pyproject.toml is bobc's (names the project bobc and
+    finds its packages in compiler/)."""
+    if package != root / "compiler" / "bobc":
+        return False
+    try:
+        project = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return (re.search(r'(?m)^name\s*=\s*"bobc"\s*$', project) is not None
+            and re.search(r'(?m)^where\s*=\s*\["compiler"\]\s*$', project) is not None)
+
+
 def shared_folder(name: str) -> Path:
-    """The folder `name` (specs or runtime_c): the checkout's, else the installed copy."""
-    for root in (CHECKOUT, INSTALLED):
+    """The folder `name` (specs or runtime_c): bobc's checkout's when bobc runs from its
+    checkout, else the installed copy."""
+    roots = (CHECKOUT, INSTALLED) if is_checkout() else (INSTALLED,)
+    for root in roots:
         folder = root / name
         if folder.is_dir():
             return folder
-    raise BobcError(f"bobc's {name}/ folder is missing: looked in {CHECKOUT} and {INSTALLED}",
-                    hint="reinstall bobc (pip install bobc), or run it from a source checkout")
+    raise BobcError(f"bobc's {name}/ folder is missing: looked in {' and '.join(str(r / name) for r in roots)}",
+                    hint="reinstall bobc from its source: `pip install .` in a bobc checkout, or `pip install` "
+                         "of a bobc wheel or sdist built from one (bobc is not on PyPI)")

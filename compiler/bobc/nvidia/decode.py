@@ -640,6 +640,21 @@ def ring_lines(images: Images) -> list[Line]:
 
 
 NOT_INSTALLED = "(nvdisasm not installed)"
+# Said once per process on stderr when an instruction line ends in NOT_INSTALLED (`bobc dump`,
+# `bobc diff`): the lines keep their shape, the user learns why they carry no text.
+NOT_INSTALLED_NOTICE = ("bobc: note: nvdisasm is not installed, so instruction lines end in "
+                        f"{NOT_INSTALLED} instead of its text; pip install nvidia-cuda-nvdisasm "
+                        "(Linux x86_64 or aarch64), or set BOBC_NVDISASM to an nvdisasm")
+_noticed = False
+
+
+def _notice_not_installed() -> None:
+    global _noticed
+    if not _noticed:
+        import sys
+
+        _noticed = True
+        print(NOT_INSTALLED_NOTICE, file=sys.stderr, flush=True)
 
 
 def instruction_text(images: Images, region: dict) -> dict[int, str]:
@@ -812,6 +827,8 @@ def _code_lines(code: bytes, key: str, owner: str, arch: str, with_text: bool, a
     texts = _instruction_text(code, arch) if with_text else {}
     installed = not with_text or bool(texts) or nvtools.nvdisasm() is not None
     missing = ("(not decoded)" if installed else NOT_INSTALLED) if with_text else ""
+    if missing == NOT_INSTALLED and len(code) >= INSTRUCTION_BYTES:
+        _notice_not_installed()
     out = []
     for offset in range(0, len(code) - len(code) % INSTRUCTION_BYTES, INSTRUCTION_BYTES):
         lo, hi = struct.unpack_from("<QQ", code, offset)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 
+from .. import __version__
 from ..errors import BobcError
 from ..targets import Target
 from .encoder import Encoder
@@ -84,7 +85,7 @@ RESERVED_SYMBOLS = (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alia
 CUINFO_NOTE = bytes.fromhex("0c00000008000000e80300004e564944494120436f7270000200560087000000")
 # .note.nv.tkinfo: "NVIDIA Corp" note type 2000 naming the producing tool: a header of
 # (2, 0, offsets of the tool, version, build and options strings) then the strings.
-TOOLKIT_STRINGS = ("bobc", "bobc SASS assembler 0.1.0", "bobc", "-arch {arch}")
+TOOLKIT_STRINGS = ("bobc", f"bobc SASS assembler {__version__}", "bobc", "-arch {arch}")
 
 
 def _note(note_type: int, desc: bytes) -> bytes:

@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import BobcError
 from ..nvtools import nvdisasm
 from ..sass.syntax import split_operands
 from .faults import SimulationFault
@@ -79,6 +80,14 @@ class Instruction:
         return ".".join((self.opcode,) + self.modifiers)
 
 
+class ToolMissing(BobcError):
+    """NVIDIA's nvdisasm, which the simulator decodes through, is not installed: bobc refuses to
+    simulate (exit 1, README's "a plan or file it refuses"), which is no GPU fault (a
+    SimulationFault's 7, the host's code for one)."""
+
+    exit_code = 1
+
+
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _NUMBER = r"(?:0x[0-9a-fA-F]+|\d+)"
 
@@ -92,8 +101,8 @@ def disassembly_text(code: bytes, arch: str) -> str:
         return _cache[key]
     tool = nvdisasm()
     if tool is None:
-        raise SimulationFault("nvdisasm is not installed; the simulator decodes instructions only through it",
-                              hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
+        raise ToolMissing("nvdisasm is not installed; the simulator decodes instructions only through it",
+                          hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
     with tempfile.TemporaryDirectory(prefix="bobc-sim-") as folder:
         path = Path(folder) / "code.bin"
         path.write_bytes(code)
