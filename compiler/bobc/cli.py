@@ -45,6 +45,11 @@ def did_you_mean(message: str) -> str:
     if not found:
         return ""
     choices = re.findall(r"'?([\w.-]+)'?", found.group(2))
+    architecture = re.fullmatch(r"(?i)sm_?(\d+)[a-z]?", found.group(1))
+    numbered = {int(choice[3:]): choice for choice in choices if re.fullmatch(r"sm_\d+", choice)}
+    if architecture and numbered:   # sm_80 (Ampere) is nearest sm_86, not sm_90 as the spelling is
+        wanted = int(architecture.group(1))
+        return f"; did you mean '{numbered[min(numbered, key=lambda n: (abs(n - wanted), n))]}'?"
     close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
     return f"; did you mean '{close[0]}'?" if close else ""
 
@@ -73,7 +78,35 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             module = importlib.import_module(f"bobc.commands.{name}")
             module.add_arguments(p)
             p.set_defaults(_module=module)
+            _options_once(p)
     return parser
+
+
+# the argparse actions that keep one value: given twice, the first would be lost without a word
+_SINGLE = (argparse._StoreAction, argparse._StoreTrueAction, argparse._StoreFalseAction, argparse._StoreConstAction)
+_ONCE: dict = {}
+
+
+def _options_once(parser) -> None:
+    """Every option of `parser` that keeps one value refuses to be given twice (`option --input
+    given twice`, exit 2), as `bobc run` and the host refuse their host options (which keep their
+    own action, reference/native_request.parse_args): one rule for every subcommand, where argparse
+    would keep the last silently (probe s30 cli finding 7).  -I and the like (append) repeat."""
+    for action in parser._actions:
+        if action.option_strings and type(action) in _SINGLE:
+            action.__class__ = _once(type(action))
+
+
+def _once(kind):
+    if kind not in _ONCE:
+        def __call__(self, parser, namespace, values, option_string=None):
+            given = namespace.__dict__.setdefault("_options_given", set())
+            if self.dest in given:
+                parser.error(f"option {option_string} given twice")
+            given.add(self.dest)
+            kind.__call__(self, parser, namespace, values, option_string)
+        _ONCE[kind] = type(f"Once{kind.__name__}", (kind,), {"__call__": __call__})
+    return _ONCE[kind]
 
 
 def _positive(text: str) -> int:
@@ -92,6 +125,43 @@ def _subcommand(argv: list[str]) -> str | None:
     return first if first in SUBCOMMANDS else None
 
 
+# bobc's exit code when what a command prints cannot be written to stdout (a full disk, `> /dev/full`):
+# README's 8, "an output refused or not written" -- never 1, which `bobc diff` says for "they differ"
+STDOUT_NOT_WRITTEN = 8
+
+
+class StdoutFailed(OSError):
+    """Writing a command's stdout failed other than by the reader going away (a full disk)."""
+
+
+class _GuardedStdout:
+    """sys.stdout while a command runs: the one place every subcommand's printing goes through.
+    A write or flush that fails (other than a broken pipe, handled as before) raises StdoutFailed,
+    which main() turns into one line on stderr and STDOUT_NOT_WRITTEN, never a traceback."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise StdoutFailed(error.errno, error.strerror or str(error)) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise StdoutFailed(error.errno, error.strerror or str(error)) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
@@ -102,20 +172,79 @@ def main(argv: list[str] | None = None) -> int:
         from .language import limits
 
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
+    stdout = sys.stdout
+    guarded = stdout is not None and not isinstance(stdout, _GuardedStdout)
+    if guarded:
+        sys.stdout = _GuardedStdout(stdout)
     try:
-        return int(args._module.run(args) or 0)
+        code, failed = _run(args)
+        try:
+            sys.stdout.flush()          # here, not at exit, where a failure would be a Python complaint
+        except BrokenPipeError:
+            _quiet_stdout()
+        except StdoutFailed as failure:
+            _stdout_failed(args, failure)
+            # a refusal keeps its own code (its message is on stderr); anything else was not written
+            return code if failed else STDOUT_NOT_WRITTEN
+        return code
+    finally:
+        if guarded:
+            sys.stdout = stdout
+
+
+def _run(args) -> tuple[int, bool]:
+    """The subcommand's exit code, and whether it is a refusal (BobcError)."""
+    try:
+        return int(args._module.run(args) or 0), False
     except BobcError as error:
+        if getattr(args, "json", False):
+            _json_refusal(args, error)
         print(f"bobc {args.command}: {error.render()}", file=sys.stderr)
-        return error.exit_code
+        return error.exit_code, True
+    except StdoutFailed as failure:
+        _stdout_failed(args, failure)
+        return STDOUT_NOT_WRITTEN, True
     except KeyboardInterrupt:
         print("bobc: interrupted", file=sys.stderr)
-        return 130
+        return 130, True
     except BrokenPipeError:
         # the reader stopped reading (`bobc dump ... | head`): nothing more can be said, and
         # Python's exit-time flush must not complain; a command whose exit code is a verdict
         # (diff) handles this itself and returns its verdict
         _quiet_stdout()
-        return 0
+        return 0, False
+
+
+def _stdout_failed(args, failure: OSError) -> None:
+    _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
+    try:
+        print(f"bobc {args.command}: error: cannot write to stdout: {failure.strerror or failure}",
+              file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def _json_refusal(args, error: BobcError) -> None:
+    """With --json, a refusal is printed on stdout as one JSON object too (and on stderr as
+    always): a tool reading the JSON learns why there is no result.  Its keys (README, "--json"):
+    ok (false), command, error, where (file:line:column or null), hint, exit_code, and what the
+    command put in args.json_refusal and args.json_warnings (check: plan, module, target, warnings)."""
+    import json
+
+    if getattr(args, "json_printed", False):     # the command's own JSON object already says it
+        return
+    refusal = {"ok": False, "command": args.command, "error": error.message,
+               "where": str(error.span) if error.span else None, "hint": error.hint,
+               "exit_code": error.exit_code}
+    if getattr(args, "json_warnings", None) is not None:       # check's: the warnings said before it
+        refusal["warnings"] = list(args.json_warnings)
+    refusal.update(getattr(args, "json_refusal", None) or {})
+    try:
+        print(json.dumps(refusal, indent=1, sort_keys=True))
+    except BrokenPipeError:
+        _quiet_stdout()
+    except StdoutFailed as failure:     # said, and the refusal's own code stands
+        _stdout_failed(args, failure)
 
 
 def say(line: str, command: str) -> None:

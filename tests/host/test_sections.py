@@ -42,12 +42,12 @@ def test_embedding_is_deterministic(tiny_host, tmp_path):
 
 def test_inspect_lists_sections_and_target(tiny_host):
     """The sections are listed first; a host without its version section cannot check its images
-    and refuses to run (exit 9), so inspect then says it is damaged (exit 2)."""
+    and refuses to run (exit 9), so inspect then says it is damaged (exit 1)."""
     sections.embed(tiny_host, {"push": b"\0" * 64, "manifest": b'{"target": "sm_86"}'})
     result = subprocess.run([sys.executable, "-m", "bobc", "inspect", str(tiny_host)],
                             capture_output=True, text=True)
     assert "sm_86" in result.stdout and ".bobc.push" in result.stdout and "64 bytes" in result.stdout
-    assert result.returncode == 2 and "is damaged: it has no version section" in result.stderr, result.stderr
+    assert result.returncode == 1 and "is damaged: it has no version section" in result.stderr, result.stderr  # a file refused: 1 for every subcommand but diff (probe s30 cli finding 7)
 
 
 def test_inspect_refuses_a_foreign_executable(tiny_host):

@@ -13,20 +13,73 @@ from ..targets import TARGETS
 DEFAULT_TARGET = "sm_90"
 
 
-def existing_file(text: str) -> Path:
+def path_kind(text: str, option: str = "") -> str | None:
+    """'folder', 'file' (a regular file, or a link to one), 'other' (a FIFO, a device, a broken
+    or looping link...) or None (nothing there) for the path `text`; a path the system cannot
+    even look up (a name longer than 255 bytes, a folder on the way that cannot be searched) is
+    a usage error naming it and the system's reason, one line, as a missing file is (pathlib's
+    is_file() and is_dir() raise for those: probe s30 cli finding 3).  `option` ('-I ',
+    '--kernels '...) says which option gave the path."""
+    import errno
+    import stat
+
+    try:
+        mode = os.stat(text).st_mode
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            try:
+                os.lstat(text)
+            except OSError:
+                return None
+            return "other"      # a broken or looping symbolic link: language.modules.not_a_file names it
+        raise cannot_look_up(text, error, option) from None
+    except ValueError:          # an embedded NUL byte
+        raise UsageError(f"{option}{text!r}: a path cannot hold a NUL byte") from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    return "file" if stat.S_ISREG(mode) else "other"
+
+
+def cannot_look_up(text: str, error: OSError, option: str = "") -> UsageError:
+    """The refusal of a path the system cannot look up (os.stat failed other than 'not there')."""
+    import errno
+
+    hint = ("each part of a path (between two /) is at most 255 bytes" if error.errno == errno.ENAMETOOLONG
+            else None)
+    return UsageError(f"cannot look up {option}{text}: {error.strerror or error}", hint=hint)
+
+
+def existing_file(text: str, option: str = "") -> Path:
     """`text` as a Path when it names a regular file (or a link to one); else a usage error
     saying what is there: a folder, a FIFO, a broken or looping symbolic link, or nothing."""
     from ..language.modules import not_a_file
 
     path = Path(text)
-    if not path.is_file():
+    if path_kind(text, option) != "file":
         what = not_a_file(text)
         if what == "a folder":
-            raise UsageError(f"{text} is a folder, not a file")
+            raise UsageError(f"{option}{text} is a folder, not a file")
         if what is not None:
-            raise UsageError(f"{text} is {what}, not a regular file")
-        raise UsageError(f"no such file: {text}")
+            raise UsageError(f"{option}{text} is {what}, not a regular file")
+        raise UsageError(f"{option}{text}: no such file" if option else f"no such file: {text}")
     return path
+
+
+def existing_path(text: str, missing: str, option: str = "") -> str:
+    """path_kind(text) for a path that must be there (a file or a folder): nothing there is the
+    usage error `missing` (`no such image folder or host: X`)."""
+    kind = path_kind(text, option)
+    if kind is None:
+        raise UsageError(missing)
+    return kind
+
+
+def existing_folder(text: str, option: str, hint: str | None = None) -> Path:
+    """`text` as a Path when it names a folder; else a usage error naming the option."""
+    kind = path_kind(text, f"{option} ")
+    if kind != "folder":
+        raise UsageError(f"{option} {text}: " + ("no such folder" if kind is None else "not a folder"), hint=hint)
+    return Path(text)
 
 
 def add_target(parser, default: str | None = DEFAULT_TARGET, flag: str = "--target",

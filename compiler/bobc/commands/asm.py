@@ -89,8 +89,11 @@ def checked_output(path: str, source: Path):
 
 def run(args):
     from ..sass import assemble_kernel
+    from ._refusals import refused_files
+
     source = existing_file(args.source)
-    check_source(source)
+    with refused_files():       # unreadable or too big: a file refused, exit 1 (as check and disasm say)
+        check_source(source)
     target = target_named(args.arch)
     output = checked_output(args.output, source)
     assembled = assemble_kernel(source, target, register_budget=args.register_budget, kernel=args.kernel)

@@ -46,27 +46,23 @@ def run(args):
 
     from .. import recall
 
-    from ..errors import BobcError
-
     from ..language.modules import refuse_broken_plan_link
 
+    # with --json, any refusal from here on -- a missing plan, a folder, a FIFO included -- is
+    # printed as a JSON object too (cli._json_refusal; README, "--json"), with these keys and the
+    # warnings said so far
+    args.json_refusal = {"plan": str(Path(args.plan)), "module": None, "target": args.target}
+    args.json_warnings = []
     refuse_broken_plan_link(args.plan)
     path = existing_file(args.plan)
     target = target_named(args.target)
-    try:
-        recalled = recall.recall(path, target, args.include)
-        outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
-        if outcome is None:
-            outcome = _check(path, target, args)
-        else:
-            for warning in outcome["warnings"]:
-                print(warning, file=sys.stderr)
-    except BobcError as error:
-        if args.json:            # a tool reading --json gets the refusal as JSON too (and the usual stderr)
-            print(json.dumps({"plan": str(path), "target": target.name, "ok": False, "error": error.message,
-                              "where": str(error.span) if error.span else None, "hint": error.hint,
-                              "exit_code": error.exit_code}, indent=1, sort_keys=True))
-        raise
+    recalled = recall.recall(path, target, args.include)
+    outcome = recall.outcome(recalled, args.entry, target) if recalled is not None else None
+    if outcome is None:
+        outcome = _check(path, target, args)
+    else:
+        for warning in outcome["warnings"]:
+            print(warning, file=sys.stderr)
     _print(outcome, args, target)
     return 0
 
@@ -78,9 +74,14 @@ def _check(path, target, args) -> dict:
     """Load, type check and (when the plan has its native host) certify; the outcome, stored."""
     from .. import pipeline, recall
 
-    warnings: list[str] = []
+    warnings: list[str] = getattr(args, "json_warnings", None)
+    warnings = [] if warnings is None else warnings      # a refusal's JSON lists those said before it
     _warn_swallowed_code(path, warnings)     # before loading: a swallowed module may not load
+    from ..language.modules import parse_cached
+
+    getattr(args, "json_refusal", {})["module"] = parse_cached(path).name      # parsed: a refusal names it
     program = pipeline.load(path, target, args.include)
+    getattr(args, "json_refusal", {})["module"] = program.plan_name
     for name, module in program.modules.items():
         if name != program.plan_name:
             _warn_swallowed_code(module, warnings)
@@ -138,14 +139,18 @@ def _print(outcome: dict, args, target) -> None:
                   "modules": outcome["modules"], "families": outcome["families"],
                   "definitions": outcome["definitions"], "target": target.name,
                   "entry": None if entry == _NO_HOST else entry, "certified": outcome["certified"],
-                  "artifacts": list(outcome.get("artifacts") or [])}
+                  "artifacts": list(outcome.get("artifacts") or []),
+                  "warnings": list(outcome.get("warnings") or [])}
         if outcome["certified"]:
             result.update(residents=outcome["residents"], launches=outcome["launches"],
                           submissions=outcome["submissions"])
         print(json.dumps(result, indent=1, sort_keys=True))
         return
-    print(f"{name}: well typed ({outcome['modules']} modules, "
-          f"{outcome['families']} families, {outcome['definitions']} definitions)")
+    from ..native.words import count
+
+    print(f"{name}: well typed ({count(outcome['modules'], 'module')}, "
+          f"{outcome['families']} famil{'y' if outcome['families'] == 1 else 'ies'}, "
+          f"{count(outcome['definitions'], 'definition')})")
     if not outcome["certified"]:
         artifacts = outcome.get("artifacts") or []
         if artifacts:
@@ -157,5 +162,6 @@ def _print(outcome: dict, args, target) -> None:
             print(f"{name}: no {entry} here, so nothing to certify "
                   f"(check the module that defines the native host)")
         return
-    print(f"{entry}: certified for {target.name} ({outcome['residents']} residents, "
-          f"{outcome['launches']} launches, {outcome['submissions']} submissions)")
+    print(f"{entry}: certified for {target.name} ({count(outcome['residents'], 'resident')}, "
+          f"{outcome['launches']} launch{'' if outcome['launches'] == 1 else 'es'}, "
+          f"{count(outcome['submissions'], 'submission')})")

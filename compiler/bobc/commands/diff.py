@@ -51,16 +51,11 @@ def _checked(path: str) -> None:
     """A missing path, or one that is not a folder nor a regular file of at most
     decode.READ_LIMIT_BYTES (a FIFO would hang a read, a huge file exhaust memory), is refused
     before anything is read (exit 2, naming it and what it is)."""
-    from pathlib import Path
-
-    from ..errors import UsageError
     from ..nvidia.decode import check_input
+    from ._common import existing_path
 
-    given = Path(path)
-    if not given.exists():
-        raise UsageError(f"no such image folder or host: {path}")
-    if not given.is_dir():
-        check_input(given)
+    if existing_path(path, f"no such image folder or host: {path}") != "folder":
+        check_input(path)
 
 
 def _differences(a_path: str, b_path: str, include=()):

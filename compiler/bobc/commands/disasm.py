@@ -8,21 +8,26 @@ from pathlib import Path
 
 from ..errors import BobcError, UsageError
 from ..targets import target_named
-from ._common import add_target
+from ._common import DEFAULT_TARGET, add_target
 
 
 def add_arguments(p):
     p.add_argument("binary", help="raw instruction stream, image folder (`bobc build --emit-images`) or host")
     p.add_argument("--region", metavar="NAME|N",
                    help="only this region of an image folder or host (its identity or index)")
-    add_target(p, flag="--arch")
+    add_target(p, default=None, flag="--arch",
+               help=f"the GPU architecture of a raw instruction stream (default {DEFAULT_TARGET}); an image "
+                    "folder or host says its own, and another --arch is refused")
 
 
 def _header(path: Path) -> bytes:
     """The first 20 bytes of `path`, a file decode.check_input let through (a regular file of at
     most decode.READ_LIMIT_BYTES: the open cannot block)."""
-    with open(path, "rb") as handle:
-        return handle.read(20)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(20)
+    except OSError as error:
+        raise BobcError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def _is_cubin(header: bytes) -> bool:
@@ -33,30 +38,38 @@ def _is_cubin(header: bytes) -> bool:
 def run(args):
     from ..nvidia.decode import check_input
 
+    from ._common import existing_path
+
+    from ._refusals import refused_files
+
     path = Path(args.binary)
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {path}")
-    if path.is_dir():
-        return _regions(path, args.region)
-    check_input(path)      # docs/limits.md: a FIFO, a device or a file past 1 GiB is refused, exit 2, unread
-    header = _header(path)
+    kind = existing_path(args.binary, f"no such file or folder: {path}")
+    if kind == "folder":
+        return _regions(path, args.region, args.arch)
+    if kind == "other":
+        check_input(path)   # a FIFO, a device: refused unread (exit 2, as any path naming no file)
+    with refused_files():   # docs/limits.md: a file past 1 GiB is refused unread (exit 1, a file refused)
+        check_input(path)
+        header = _header(path)
     if _is_cubin(header):
         raise UsageError(f"{path} is a cubin (a GPU ELF, such as `bobc asm --cubin` writes), not bobc images",
                          hint=f"read it with nvdisasm -hex {path}, or disassemble the raw stream `bobc asm` "
                               f"writes without --cubin")
     if header[:4] == b"\x7fELF":
-        return _regions(path, args.region)
+        return _regions(path, args.region, args.arch)
     if args.region is not None:
         raise UsageError(f"--region needs an image folder or a host; {path} is a raw instruction stream")
-    return _raw(path, target_named(args.arch))
+    return _raw(path, target_named(args.arch or DEFAULT_TARGET))
 
 
 def _raw(path: Path, target) -> int:
     from ..nvidia.decode import read_bounded
     from ..sass.oracle import disassemble
     from ..sass.syntax import Control
+    from ._refusals import refused_files
 
-    code = read_bounded(path)
+    with refused_files():
+        code = read_bounded(path)
     if not code:
         raise BobcError(f"{path} is empty: no instruction to disassemble",
                         hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")
@@ -82,12 +95,19 @@ def select_regions(manifest: dict, wanted: str | None) -> list[dict]:
     return chosen
 
 
-def _regions(path: Path, wanted: str | None) -> int:
+def _regions(path: Path, wanted: str | None, arch_given: str | None = None) -> int:
     from ..nvidia.decode import load_images, nvdisasm_arch, region_code
     from ..sass.oracle import disassemble
     from ..sass.syntax import Control
 
-    images = load_images(path)
+    from ._refusals import refused_files
+
+    with refused_files():   # not bobc's, damaged: a file refused (exit 1)
+        images = load_images(path)
+    theirs = images.manifest.get("target")
+    if arch_given is not None and arch_given != theirs:     # as `bobc sim --images` refuses another --target
+        raise UsageError(f"the images in {path} are for {theirs}, not --arch {arch_given}",
+                         hint="leave --arch out: an image folder or host says its own target")
     arch = nvdisasm_arch(images.manifest)
     problems = 0
     for region in select_regions(images.manifest, wanted):

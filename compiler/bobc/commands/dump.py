@@ -17,9 +17,10 @@ images without a manifest: its dump is the program, `command[i] = Name fields...
 peer as address:port, an OpenDevice's GPU UUID or `any`, as `bobc inspect` shows them), and each
 embedded image's identity, size and sha256 (bobc.host.native).
 
-A host whose images do not match its plan identity is damaged: refused, exit 2 (the host
+A host whose images do not match its plan identity is damaged: refused, exit 1 (the host
 itself refuses to run it, exit 9).  Every file is read only when it is a regular file of at
-most 1 GiB (docs/limits.md); anything else is refused, exit 2, naming the file.
+most 1 GiB (docs/limits.md); a bigger, empty or foreign one is refused, exit 1, naming the file
+(a FIFO, a device or nothing there: exit 2, as every subcommand says for a path naming no file).
 """
 from __future__ import annotations
 
@@ -36,29 +37,36 @@ def add_arguments(p):
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="a folder holding the plan's own kernel sources (searched recursively, before "
                         "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
-    p.add_argument("--json", action="store_true", help="print the lines as a JSON list of {key, kind, value, note}")
+    p.add_argument("--json", action="store_true", help="print the lines as a JSON list of {key, kind, value, note, where} "
+                   "(a refusal: one JSON object, ok false)")
 
 
 def run(args):
     from pathlib import Path
 
-    from ..errors import UsageError
     from ..host import native
     from ..nvidia.decode import check_input, lines, load_images
 
+    from ._common import existing_path
+    from ._refusals import refused_files
+
     given = Path(args.images)
-    if not given.exists():
-        raise UsageError(f"no such image folder or host: {args.images}")
-    if not given.is_dir():
-        check_input(given)          # a FIFO, a device, a file over 1 GiB: refused unread (exit 2)
-    if native.is_native_host(args.images):
-        facts = native.lines(args.images)
-    else:
-        images = load_images(args.images)
-        images.kernel_folders = _kernel_folders(args.include)
-        facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
-        if not given.is_dir():
-            facts += host_lines(args.images, args.nonzero)
+    kind = existing_path(args.images, f"no such image folder or host: {args.images}")
+    folder = kind == "folder"
+    if kind == "other":
+        check_input(given)          # a FIFO, a device: refused unread (exit 2, as any path naming no file)
+    kernel_folders = _kernel_folders(args.include)
+    with refused_files():           # a file that is there but not bobc's, empty, damaged, too big: exit 1
+        if not folder:
+            check_input(given)      # over 1 GiB: refused unread
+        if native.is_native_host(args.images):
+            facts = native.lines(args.images)
+        else:
+            images = load_images(args.images)
+            images.kernel_folders = kernel_folders
+            facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
+            if not folder:
+                facts += host_lines(args.images, args.nonzero)
     if args.json:
         sys.stdout.write(json.dumps([line.as_json() for line in facts], indent=1) + "\n")
     else:
@@ -86,11 +94,8 @@ def host_lines(path, nonzero_only: bool = False) -> list:
 
 def _kernel_folders(folders) -> list[str]:
     """The -I folders, each an existing folder (else a usage error, exit 2)."""
-    from pathlib import Path
-
-    from ..errors import UsageError
+    from ._common import existing_folder
 
     for folder in folders:
-        if not Path(folder).is_dir():
-            raise UsageError(f"-I {folder}: no such folder", hint="name a folder holding the plan's kernel sources")
+        existing_folder(folder, "-I", hint="name a folder holding the plan's kernel sources")
     return list(folders)

@@ -7,7 +7,7 @@ host_identity) is the sha256 of the host's own sections and its ELF, program and
 (an entry point, a .bss size) -- the runtime and the host plan: buffers, semaphores, record checks,
 checkpoint contract, initializers, fills, steps.  --json gives both: `plan_identity` as the version
 text records it, `images_identity` as computed from the images carried (the same unless damaged).
-A host whose manifest section is not JSON is refused (exit 2) by the check dump and diff make
+A host whose manifest section is not JSON is refused (exit 1; diff's 2) by the check dump and diff make
 (decode.host_manifest).  Two hosts that run
 differently differ in one of them."""
 import hashlib
@@ -27,16 +27,27 @@ def add_arguments(p):
 
 def run(args):
     from ..errors import UsageError
-    from ..host import native, sections, version
+    from ._common import path_kind
 
     given = Path(args.host)
-    if given.is_dir():
+    if path_kind(args.host) == "folder":
         raise UsageError(f"{given} is a folder, not a host executable",
                          hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {given}`")
     path = existing_file(args.host)
+    if args.extract == "":      # as --emit-images '' and -o '' are refused: not "extract nothing"
+        raise UsageError("--extract '': an empty folder name", hint="name the folder to write the images into")
     if args.extract:            # the folder is judged before the report, as --emit-images before a build
         from ..nvidia.encode import check_image_folder
         check_image_folder(args.extract, "--extract")
+    from ._refusals import refused_files
+
+    with refused_files():   # not bobc's, damaged, unreadable: a file refused, exit 1 (as dump says it)
+        return _inspect(path, args)
+
+
+def _inspect(path: Path, args) -> int:
+    from ..host import native, sections, version
+
     if native.is_native_host(path):
         return _inspect_native(path, args)
     found = sections.read(path)
@@ -49,7 +60,7 @@ def run(args):
     manifest = {}
     if "manifest" in found and recorded is not None and not damaged:
         # images its version text vouches for: the manifest is read as dump and diff read it (a
-        # damaged one refused, exit 2); a host without that is listed, then refused below
+        # damaged one refused, exit 1); a host without that is listed, then refused below
         from ..nvidia.decode import host_manifest
 
         manifest = host_manifest(path, found["manifest"])
@@ -59,8 +70,19 @@ def run(args):
         except ValueError:
             pass
         manifest = manifest if isinstance(manifest, dict) else {}
-    if args.json:
-        print(json.dumps({
+    refusal = None
+    if args.json:       # a damaged host's refusal is in its one JSON object (ok false), not a second one
+        from ..errors import BobcError
+
+        try:
+            version.check_images(path, found)
+        except BobcError as error:
+            from ._refusals import FILE_REFUSED
+
+            refusal = error
+            refusal.exit_code = FILE_REFUSED        # a file refused (_refusals.refused_files)
+        report = {
+            "ok": refusal is None,
             "host": str(path),
             "version": needs or None,
             "target": manifest.get("target"), "compute_class": manifest.get("compute_class"),
@@ -72,7 +94,11 @@ def run(args):
             "images_identity": carried, "plan_identity": recorded,
             "images_match_plan_identity": None if recorded is None else not damaged,
             "host_identity": host_identity,
-        }, indent=1, sort_keys=True))
+        }
+        if refusal is not None:
+            report.update(error=refusal.message, hint=refusal.hint, exit_code=refusal.exit_code)
+            args.json_printed = True
+        print(json.dumps(report, indent=1, sort_keys=True))
     else:
         print(sections.describe(path))
         if needs:
@@ -89,6 +115,8 @@ def run(args):
         _extract(Path(args.extract), {(f"{name}.json" if name == "manifest" else f"{name}.bin"):
                                       (_manifest_file(content) if name == "manifest" else content)
                                       for name, content in found.items() if name != version.SECTION}, path)
+    if refusal is not None:
+        raise refusal
     version.check_images(path, found)      # the host's own start-up check, as diff and dump make it
     return 0
 
@@ -101,6 +129,7 @@ def _inspect_native(path: Path, args) -> int:
     _, decoded, _ = native.read(path)
     lines, facts = _native_program_facts(decoded, path.name)
     info["program"].update(facts)
+    info["ok"] = True
     text[-1:-1] = lines         # before the closing line that points at `bobc dump`
     print(json.dumps(info, indent=1, sort_keys=True) if args.json else "\n".join(text))
     if args.extract:

@@ -174,8 +174,11 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     # a predict hands its input checkpoint on unchanged: no publication of the schedule's (as the
     # C host and `bobc sim` count them)
     published = len(result.publications) if args.operation == "train" else 0
-    print(f"{args.operation}: {published} checkpoint publication(s); {safe_io.shown(args.checkpoint_out)} holds "
-          f"step {step}")
+    from ..cli import say
+
+    # the outputs are published: a stdout that cannot take this line is said on stderr, exit 0 (cli.say)
+    say(f"{args.operation}: {published} checkpoint publication(s); {safe_io.shown(args.checkpoint_out)} holds "
+        f"step {step}", "run")
     return 0
 
 
@@ -205,7 +208,7 @@ def kernels_file(plan_path, given) -> Path:
     from ..language.modules import parse_cached, plan_root
 
     if given:
-        return existing_file(given)
+        return existing_file(given, "--kernels ")
     root = plan_root(parse_cached(plan_path))
     found = root / REFERENCE_KERNELS_FILE
     if found.is_file():
@@ -286,10 +289,17 @@ def run_native(plan_path, args) -> int:
             sys.stderr.write(f"native: {error}\n")
             return artifact.DAMAGED_EXIT
     else:
-        raise UsageError(f"{args.entry} is neither a NativePhysicalProgram nor a native host's Bytes")
+        from ..errors import BobcError
+        from ..language.check import show_value_type
+
+        # a definition of the plan of the wrong type: the plan refused (exit 1), as build and check say it
+        raise BobcError(f"{args.entry} is of type {show_value_type(declared)}, neither a NativePhysicalProgram "
+                        "nor a native host's Bytes",
+                        hint="`bobc run PLAN native --entry DEF` runs a definition of type NativePhysicalProgram "
+                             "or the Bytes of its host")
     gpu = None
     if args.kernels:
-        module = load_module(existing_file(args.kernels), "bobc_native_gpu", "--kernels")
+        module = load_module(existing_file(args.kernels, "--kernels "), "bobc_native_gpu", "--kernels")
         gpu = getattr(module, "SUBMIT", None)
         if gpu is None:
             raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry): a native run's --kernels carries its "

@@ -15,7 +15,7 @@ from ..cli import _positive
 from ..errors import UsageError
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
-from ._common import DEFAULT_TARGET, add_target, existing_file
+from ._common import DEFAULT_TARGET, add_target, existing_file, existing_folder
 
 
 def add_arguments(p):
@@ -145,6 +145,8 @@ def run(args):
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     given = None
     if args.images:
+        existing_folder(args.images, "--images",
+                        hint="name a folder written by `bobc build PLAN --emit-images DIR`")
         given = load_images(args.images)
         target = images_target(given, args.images, args.target)
     else:
@@ -187,9 +189,12 @@ def run(args):
     log = result.channel.log
     checked = ("no control-code hazard, " if not args.no_hazard_check else "") + \
         ("no unordered launches, " if not args.no_order_check else "")
-    print(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
-          f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
-          f"predictions {len(result.predictions)} bytes")
+    from ..cli import say
+
+    # the outputs are published: a stdout that cannot take this line is said on stderr, exit 0 (cli.say)
+    say(f"sim {target.name}: {args.operation}: {len(log.launches)} launches, {len(log.releases)} semaphore "
+        f"releases; {checked}no out-of-bounds access; {len(result.publications)} checkpoint publication(s); "
+        f"predictions {len(result.predictions)} bytes", "sim")
     return 0
 
 

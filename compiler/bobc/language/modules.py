@@ -29,12 +29,36 @@ class ModuleError(BobcError):
     """A module cannot be found, is misnamed, or imports itself."""
 
 
+class IncludeFolderError(ModuleError):
+    """An -I that names no folder: the command line is wrong (exit 2, as `bobc dump -I` says it),
+    not a module (probe s30 cli finding 7)."""
+
+    exit_code = 2
+
+
 def specs_folder() -> Path:
     """The standard library: $BOBC_SPECS, else bobc's own specs/ (resources.py)."""
     override = os.environ.get("BOBC_SPECS")
     if override:
         return Path(override)
     return shared_folder("specs")
+
+
+def _specs_override_note() -> str:
+    """For an unknown module's hint: that the standard library was looked for in $BOBC_SPECS,
+    and whether that names a folder at all (a user who set it and forgot sees why specs/
+    modules are missing)."""
+    override = os.environ.get("BOBC_SPECS")
+    if not override:
+        return ""
+    try:
+        folder = Path(override).is_dir()
+    except OSError:
+        folder = False
+    if not folder:
+        return (f"; the standard library is looked for in BOBC_SPECS={override}, which is not a folder: "
+                "unset BOBC_SPECS to use bobc's own specs/")
+    return f"; the standard library is looked for in BOBC_SPECS={override}, not in bobc's own specs/"
 
 
 def not_a_file(path) -> str | None:
@@ -238,10 +262,20 @@ class ModuleLoader:
     """Loads a plan and, depth first, everything it imports (each once)."""
 
     def __init__(self, include=()):
+        for folder in include:
+            if str(folder) == "":       # Path('') is the current folder: an empty -I is a mistake, not '.'
+                raise IncludeFolderError("-I '': an empty folder name",
+                                         hint="-I names a folder that holds modules (A/B/C.bob for module A.B.C); "
+                                              "write -I . for the current folder")
         self.include = [Path(folder) for folder in include]
         for folder in self.include:
-            if not folder.is_dir():
-                raise ModuleError(f"include folder {folder} is not a folder",
+            try:
+                is_folder = folder.is_dir()
+            except OSError as error:    # a name past 255 bytes, a folder on the way that cannot be searched
+                raise IncludeFolderError(f"include folder {folder} cannot be looked up: {error.strerror or error}",
+                                  hint="-I names a folder that holds modules (A/B/C.bob for module A.B.C)") from None
+            if not is_folder:
+                raise IncludeFolderError(f"include folder {folder} is not a folder",
                                   hint="-I names a folder that holds modules (A/B/C.bob for module A.B.C)")
         self.search_path: list[Path] = []
         self.modules: dict[str, Module] = {}
@@ -311,12 +345,14 @@ class ModuleLoader:
                     imported.span,
                     hint=_did_you_mean_module(name, self.search_path)
                     + f"imported through {' -> '.join([*chain, name])}; add the folder "
-                         f"that holds it with -I, or write the module")
+                         f"that holds it with -I, or write the module" + _specs_override_note())
             try:
                 loaded = parse_cached(path)
             except BobcError as error:      # the file cannot be read or parsed: say who imports it
                 through = (f"imported through {' -> '.join([*chain, name])} "
                            f"({imported.span})")
+                if error.span is None:      # unreadable, too big: the import is the place to point at
+                    error.span = imported.span
                 error.hint = f"{error.hint}; {through}" if error.hint else through
                 raise
             if loaded.name != name:
