@@ -78,6 +78,16 @@ def test_a_full_stdout_after_published_outputs_is_said_and_exit_0(tmp_path):
     assert (tmp_path / "c.out").is_file()
 
 
+def test_asm_says_its_written_output_on_stderr_when_stdout_is_full(tmp_path):
+    """asm's success line is said as build's is: the file was written, so exit 0 and one line."""
+    kernel = REPO / "examples/linear_regression/LinReg/kernels/linreg-sgd.sass"
+    done = _full("asm", kernel, "-o", "k.bin", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "bobc asm: the output was written, but its message could not be printed on stdout " \
+           "(No space left on device): k.bin: raw stream, " in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "k.bin").stat().st_size > 0
+
+
 def test_a_reader_that_goes_away_is_still_quiet():
     with subprocess.Popen([sys.executable, "-m", "bobc", "dump", str(GOLDEN)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE) as running:

@@ -129,6 +129,11 @@ def run(args):
             print(f"/*{inst.address:04x}*/ {inst.control.text()} {inst.text:<56} "
                   f"/* {inst.lo:#018x} {inst.hi:#018x} */")
     what = f"cubin of kernel {assembled.kernel_name}" if args.cubin else "raw stream"
-    print(f"{args.output}: {what}, {len(assembled.code) // 16} instructions, {assembled.registers} registers "
-          f"({args.arch})")
+    from ..cli import say
+    from ..reference.safe_io import shown
+
+    # the success line, after the output is published: stdout that cannot take it is one line on
+    # stderr and exit 0, as build's (the file was written)
+    say(f"{shown(args.output)}: {what}, {len(assembled.code) // 16} instructions, {assembled.registers} registers "
+        f"({args.arch})", "asm")
     return 0
