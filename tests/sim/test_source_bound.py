@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bobc.errors import UsageError
+from bobc.errors import BobcError
 from bobc.sass.source import SOURCE_LIMIT_BYTES
 
 GIB = 1 << 30
@@ -42,9 +42,10 @@ def test_the_simulator_refuses_a_huge_source_unread(tmp_path):
     from bobc.sim.kernel import run_kernel
 
     big = _sparse(tmp_path / "big.sass")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(BobcError) as info:
         run_kernel(big, "sm_86", grid=1, block=32, params=[], buffers={"x": np.zeros(4, np.float32)})
     assert info.value.message == _message(big)
+    assert info.value.exit_code == 1    # a file that is there but refused (README's exit codes), not a usage error
 
 
 def test_the_simulator_reads_a_source_at_the_bound(tmp_path):
@@ -61,9 +62,10 @@ def test_the_simulator_reads_a_source_at_the_bound(tmp_path):
 
     assert read_source(source).startswith(text)      # at the bound: read, not refused
     _sparse(source, SOURCE_LIMIT_BYTES + 1)
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(BobcError) as info:
         read_source(source)
     assert info.value.message == _message(source, SOURCE_LIMIT_BYTES + 1)
+    assert info.value.exit_code == 1
 
 
 def test_the_assembler_and_the_kernel_cache_refuse_a_huge_source_unread(tmp_path, monkeypatch):
@@ -74,7 +76,7 @@ def test_the_assembler_and_the_kernel_cache_refuse_a_huge_source_unread(tmp_path
     monkeypatch.setenv("BOBC_CACHE_DIR", "off")
     big = _sparse(tmp_path / "big.sass")
     for assemble in (assemble_kernel, kernel_cache.assemble_kernel):
-        with pytest.raises(UsageError) as info:
+        with pytest.raises(BobcError) as info:
             assemble(big, target_named("sm_90"))
         assert info.value.message == _message(big)
 
@@ -84,10 +86,10 @@ def test_the_kernel_search_refuses_a_huge_variant_unread(tmp_path):
 
     (tmp_path / "k.sass").write_text(".kernel k\n    EXIT\n")
     big = _sparse(tmp_path / "k.sm_90.sass")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(BobcError) as info:
         kernel_name(big, "k")
     assert info.value.message == _message(big)
-    with pytest.raises(UsageError) as info:          # the variant's `.kernel` is checked against its base's
+    with pytest.raises(BobcError) as info:          # the variant's `.kernel` is checked against its base's
         find_source("k", [tmp_path], "sm_90")
     assert info.value.message == _message(big)
 
@@ -97,7 +99,7 @@ def test_a_fifo_source_is_refused_not_waited_on(tmp_path):
 
     fifo = tmp_path / "k.sass"
     os.mkfifo(fifo)
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(BobcError) as info:
         run_kernel(fifo, "sm_86", grid=1, block=32, params=[])
     assert info.value.message == f"{fifo}: a FIFO, not a regular file"
 
@@ -111,6 +113,6 @@ def test_the_certifiers_readers_give_the_message(tmp_path):
     big = _sparse(tmp_path / "big.sass")
     for read in (lambda: parse_contract(big), lambda: code_reads(big, b"", 0x210),
                  lambda: assembled_reads(big, target_named("sm_90"))):
-        with pytest.raises(UsageError) as refused:
+        with pytest.raises(BobcError) as refused:
             read()
         assert str(refused.value) == _message(big)

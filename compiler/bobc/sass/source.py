@@ -19,14 +19,19 @@ from ..errors import BobcError, UsageError
 SOURCE_LIMIT_BYTES = 4 << 20
 
 
-def _refusal(named: str, part: str, detail: str) -> UsageError:
+def _refusal(named: str, part: str, detail: str) -> BobcError:
+    """A source that is there but refused (too big, unreadable, not a regular file) is a file
+    bobc refuses, exit 1 (README's exit codes); one that cannot be opened because nothing is
+    there is a wrong path, exit 2, as for every command's input."""
     if part == "size":
         detail += " (docs/limits.md: 4 MiB for a SASS source)"
-    return UsageError(f"{named}: {detail}")
+    if part == "open" and "No such file" in detail:
+        return UsageError(f"{named}: {detail}")
+    return BobcError(f"{named}: {detail}")
 
 
 def check_source(path) -> None:
-    """Refuse (exit 2, unread, never blocking) a source that is not a regular file of at most
+    """Refuse (exit 1, unread, never blocking) a source that is not a regular file of at most
     SOURCE_LIMIT_BYTES."""
     from ..reference import safe_io
 
