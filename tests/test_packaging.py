@@ -204,8 +204,24 @@ def test_the_version_is_written_once(built):
         metadata = archive.read(f"bobc-{bobc.__version__}.dist-info/METADATA").decode()
     assert f"\nVersion: {bobc.__version__}\n" in metadata
     assert f"bobc SASS assembler {bobc.__version__}" in TOOLKIT_STRINGS
-    assert _run(sys.executable, "-m", "bobc", "--version",
-                env={**os.environ, "PYTHONPATH": str(REPO / "compiler")}).stdout == f"bobc {bobc.__version__}\n"
+    from bobc.host.version import source_commit
+
+    shown = _run(sys.executable, "-m", "bobc", "--version",
+                 env={**os.environ, "PYTHONPATH": str(REPO / "compiler")}).stdout
+    assert shown == f"bobc {bobc.__version__}\ncommit {source_commit()}\n"
+
+
+def test_an_installed_bobc_says_the_commit_its_wheel_recorded(unpacked_wheel):
+    """`bobc --version` names the commit of its sources as the hosts it builds record it: an
+    installed bobc the one setup.py wrote into it (_commit.txt), not a guess from the folders
+    around it."""
+    import bobc
+
+    recorded = (unpacked_wheel / "bobc" / "_commit.txt").read_text().strip()
+    assert recorded
+    shown = _run(sys.executable, "-m", "bobc", "--version", cwd=unpacked_wheel.parent,
+                 env={**os.environ, "PYTHONPATH": str(unpacked_wheel)}).stdout
+    assert shown == f"bobc {bobc.__version__}\ncommit {recorded}\n"
 
 
 def test_an_installed_bobc_builds_the_same_host_as_the_checkout(unpacked_wheel, tmp_path):
@@ -247,3 +263,19 @@ def test_nvdisasm_is_the_tools_extra(built):
     tools = [line for line in requires if 'extra == "tools"' in line]
     assert len(tools) == 1 and 'sys_platform == "linux"' in tools[0] and "x86_64" in tools[0] and "aarch64" in tools[0]
     assert all("extra ==" in line for line in requires)         # never a plain dependency
+
+
+def test_a_copy_of_the_package_inside_another_repository_names_no_commit(tmp_path):
+    """Only bobc's own checkout gives its commit: a copy of compiler/bobc in another git
+    repository (no _commit.txt, whose pyproject.toml is not bobc's) said that repository's HEAD."""
+    other = tmp_path / "other"
+    shutil.copytree(REPO / "compiler" / "bobc", other / "compiler" / "bobc",
+                    ignore=shutil.ignore_patterns("__pycache__", "_commit.txt", "_share"))
+    (other / "pyproject.toml").write_text('[project]\nname = "something-else"\n')
+    git = ["git", "-C", str(other), "-c", "user.name=t", "-c", "user.email=t@t"]
+    _run(*git, "init", "-q")
+    _run(*git, "add", "-A")
+    _run(*git, "commit", "-q", "-m", "x")
+    shown = _run(sys.executable, "-c", "from bobc.host.version import source_commit; print(source_commit())",
+                 env={**os.environ, "PYTHONPATH": str(other / "compiler")}, cwd=tmp_path).stdout
+    assert shown == "unknown (bobc was not run from a git checkout)\n"

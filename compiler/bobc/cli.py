@@ -36,6 +36,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}{did_you_mean(message)}\n(see '{self.prog} --help')\n")
 
 
+class _Version(argparse.Action):
+    """`bobc --version`: the version and the commit of bobc's sources, read only when asked (git
+    runs for a checkout), so that every other command line starts without it."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .host.version import source_commit
+
+        sys.stdout.write(f"bobc {__version__}\ncommit {source_commit()}\n")
+        parser.exit()
+
+
 def did_you_mean(message: str) -> str:
     """'; did you mean 'dump'?' for argparse's "invalid choice: 'dunp' (choose from ...)", else ''."""
     import difflib
@@ -63,7 +77,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="bobc compiles declarative plan modules into a standalone native host "
         "that trains a model on an NVIDIA GPU through the kernel driver alone.",
     )
-    parser.add_argument("--version", action="version", version=f"bobc {__version__}")
+    parser.add_argument("--version", action=_Version,
+                        help="show bobc's version and the commit of its sources (as every host it builds records them), and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     parser.subcommand_parsers = {}

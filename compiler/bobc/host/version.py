@@ -33,7 +33,11 @@ def source_commit() -> str:
     recorded = PACKAGE / "_commit.txt"          # written by setup.py into an installed bobc
     if recorded.is_file():
         return recorded.read_text(encoding="utf-8").strip() or UNKNOWN_COMMIT
-    return checkout_commit(CHECKOUT)
+    from ..resources import is_checkout
+
+    # only bobc's own checkout: a bare copy of compiler/bobc inside another repository must not
+    # name that repository's commit
+    return checkout_commit(CHECKOUT) if is_checkout(CHECKOUT, PACKAGE) else NOT_A_CHECKOUT
 
 
 def checkout_commit(root: Path) -> str:
