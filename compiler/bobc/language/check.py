@@ -568,16 +568,21 @@ def _referenced(term):
         declaration = getattr(item, "declaration", None)    # FamilyT, Con, Record, Elim
         if isinstance(declaration, c.FamilyDeclaration):
             found.append(declaration)
-        for klass in type(item).__mro__:
-            for name in getattr(klass, "__slots__", ()):
-                if name in ("induction", "declaration", "ctor"):    # back-pointers, declarations
-                    continue
-                child = getattr(item, name, None)
-                if isinstance(child, (c.Term, c.ElimBranch)):
-                    stack.append(child)
-                elif isinstance(child, list):
-                    stack.extend(x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
+        stack.extend(_sub_terms(item, ("induction", "declaration", "ctor")))    # not back-pointers, declarations
     return found
+
+
+def _sub_terms(item, skipped: tuple[str, ...]):
+    """The terms and branches directly under `item` (its slots but `skipped`)."""
+    for klass in type(item).__mro__:
+        for name in getattr(klass, "__slots__", ()):
+            if name in skipped:
+                continue
+            child = getattr(item, name, None)
+            if isinstance(child, (c.Term, c.ElimBranch)):
+                yield child
+            elif isinstance(child, list):
+                yield from (x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
 
 
 def native_encodings(definitions) -> set[str]:
@@ -605,15 +610,7 @@ def native_encodings(definitions) -> set[str]:
             if isinstance(item, c.ElimBranch):
                 terms.append(item.body)
                 continue
-            for klass in type(item).__mro__:
-                for name in getattr(klass, "__slots__", ()):
-                    if name in ("induction", "declaration", "ctor", "program"):
-                        continue
-                    child = getattr(item, name, None)
-                    if isinstance(child, (c.Term, c.ElimBranch)):
-                        terms.append(child)
-                    elif isinstance(child, list):
-                        terms.extend(x for x in child if isinstance(x, (c.Term, c.ElimBranch)))
+            terms.extend(_sub_terms(item, ("induction", "declaration", "ctor", "program")))
     return found
 
 
