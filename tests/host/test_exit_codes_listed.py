@@ -62,5 +62,5 @@ def test_readmes_lists_of_the_hosts_exit_codes_name_every_code():
     assert len(lists) == 2, lists
     for found in lists:
         assert listed(found) == sorted(exit_codes()), found
-    promised = text[text.index("**Exit codes**"):text.index("`bobc` itself:")]
+    promised = text[text.index("**Exit codes**"):text.index("`bobc` itself,")]
     assert "1 internal error" in promised and "9 its own file damaged" in promised
