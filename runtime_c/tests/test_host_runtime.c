@@ -905,7 +905,7 @@ static void test_long_paths(void)
            "cannot be reached: No such file or directory", "600-byte folder that does not exist");
     whole_message(err, "; nothing was written", "missing folder");
     snprintf(path, sizeof path, "%s/link", deep);
-    symlink("/etc/passwd", path);
+    CHECK(symlink("/etc/passwd", path) == 0, "symlink %s", path);
     expect(rt_io_add_output(files, path, "--checkpoint-out", NULL, err), RT_EXIT_WRITE_FAILED, err,
            "is a symbolic link", "a symlink 600 bytes down");
     whole_message(err, "; nothing was written", "symlink");
@@ -976,7 +976,7 @@ static void test_unreplaceable_outputs(void)
     char sticky[PATH_MAX];
     folder_at(sticky, sizeof sticky, "sticky");
     chmod(realtmp, 0755);                        /* the other user reaches it */
-    chown(sticky, 65533, 65533);
+    CHECK(chown(sticky, 65533, 65533) == 0, "chown %s", sticky);
     chmod(sticky, 01777);
     char theirs[PATH_MAX + 16], mine[PATH_MAX + 16], fresh[PATH_MAX + 16];
     snprintf(theirs, sizeof theirs, "%s/r.bin", sticky);
@@ -984,7 +984,7 @@ static void test_unreplaceable_outputs(void)
     snprintf(fresh, sizeof fresh, "%s/new.bin", sticky);
     put(theirs, "THEIRS");
     put(mine, "MINE");
-    chown(mine, 65534, 65534);
+    CHECK(chown(mine, 65534, 65534) == 0, "chown %s", mine);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
