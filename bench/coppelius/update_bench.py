@@ -271,7 +271,7 @@ def main(argv=None) -> int:
         for name in args.configs.split(","):
             config = CONFIGS[name]
             row = result["configs"][name] = dict(parameters=config.parameter_count,
-                                                 limit_ms=limits.limit(config)["seconds"] * 1e3)
+                                                 limit_ms=limits.limit(config, limits.gpu_of(result["device"]))["seconds"] * 1e3)
             runner = None
             for variant in variants:
                 began = time.perf_counter()

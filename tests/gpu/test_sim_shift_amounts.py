@@ -1,11 +1,15 @@
-"""SHF with a shift amount from a register, on the H200 against the simulator (probe s28 sim,
-finding 5): bobc.sim's op_SHF takes the amount's low 7 bits, then clamps to 32 (64 for .U64),
-so SHF.R.U32.HI by 128, 132 or 0x80000004 gives a, a >> 4, a >> 4, where PTX's shr.u32 (which
-ptxas compiles to exactly this instruction) clamps any amount above 32 and gives 0.  Which one
-the hardware does is not documented; this test asks it, for SHF.R.U32.HI, SHF.L.U32 and
-SHF.R.S32.HI over amounts around every boundary, and holds the simulator to its bits.
+"""SHF with a shift amount from a register, on the GPU against the simulator (probe s28 sim,
+finding 5): bobc.sim's op_SHF took the amount's low 7 bits, then clamped to 32 (64 for .U64),
+so SHF.R.U32.HI by 128, 132 or 0x80000004 gave a, a >> 4, a >> 4.  Which rule the hardware
+follows is not documented; this test asks it, for SHF.R.U32.HI, SHF.L.U32 and SHF.R.S32.HI over
+amounts around every boundary, and holds the simulator to its bits.
 
-On the device machine: tests/gpu/run.sh runs it with every GPU test.  Not yet run on a GPU."""
+Session 30 ran it on an H100 (sm_90; tests/gpu/logs/2026-12-05-s30-run-pytest_gpu.log): the GPU
+clamps the whole 32-bit amount, as PTX's shr.u32 does (128, 256, 0x80000004 and 0xffffffff all
+shift everything out: 0, or the sign for .S32), so op_SHF no longer masks the amount;
+tests/sim/test_shift_amounts.py holds the simulator to those measured bits without a GPU.
+
+On the device machine: tests/gpu/run.sh runs it with every GPU test."""
 from __future__ import annotations
 
 import os
@@ -65,4 +69,4 @@ def test_shift_amounts_the_simulator_gives_the_gpus_bits(tmp_path):
                      {"a": values, "s": amounts, "o": np.zeros(96, np.uint32)})["o"].reshape(32, 3)
     for k in range(32):
         print(f"{values[k]:#010x} by {amounts[k]:#010x}: gpu {[hex(x) for x in gpu[k]]} sim {[hex(x) for x in sim[k]]}")
-    assert (gpu == sim).all(), "the simulator's SHF shift amount rule is not the H200's (see the lines above)"
+    assert (gpu == sim).all(), "the simulator's SHF shift amount rule is not the GPU's (see the lines above)"

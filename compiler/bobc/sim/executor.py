@@ -788,7 +788,9 @@ class Launch:
         low = np.asarray(self.u32(ins, o[1])).astype(np.uint64)
         high = np.asarray(self.u32(ins, o[3])).astype(np.uint64)
         shift = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
-        shift = np.minimum(shift & np.uint64(0x7F), np.uint64(64 if wide else 32))
+        # the whole 32-bit amount, clamped: the GPU shifts by 0x80, 0x100 or 0x80000004 as by 32 (an sm_90
+        # H100 in session 30, tests/gpu/test_sim_shift_amounts.py), as PTX's shr/shl clamp; no low-bit mask
+        shift = np.minimum(shift, np.uint64(64 if wide else 32))
         both = (high << np.uint64(32)) | low
         if "L" in mods:
             shifted = np.where(shift >= 64, np.uint64(0), both << np.minimum(shift, np.uint64(63)))

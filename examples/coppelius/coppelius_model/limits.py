@@ -1,7 +1,7 @@
-"""The performance limit of one Coppelius update on the H200 (docs/coppelius.md quotes
-this script's output).
+"""The performance limit of one Coppelius update on the H200, or on another GPU named in GPUS
+(docs/coppelius.md quotes this script's output).
 
-    python -m coppelius_model.limits
+    python -m coppelius_model.limits [CONFIG ...] [--gpu h200|h100]
 
 Each launch of the update (graph.py) is charged its arithmetic and its memory
 traffic: a matrix product 2 M N K flops per batch on the tensor cores (binary16
@@ -15,16 +15,39 @@ printed too.
 """
 from __future__ import annotations
 
-import sys
+import argparse
+from dataclasses import dataclass
 
 from .attention import head_dimension
 from .config import LARGE, SMALL, CoppeliusConfig, named
 from .graph import Launch, update_launches
 
-# NVIDIA H200 SXM (NVIDIA's H200 datasheet): dense FP16/BF16 tensor throughput with FP32
-# accumulation 989.5 TFLOP/s (1,979 with sparsity), HBM3e bandwidth 4.8 TB/s.
-TENSOR_FLOPS = 989.5e12
-MEMORY_BYTES_PER_SECOND = 4.8e12
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU's dense binary16 tensor rate (binary32 accumulation) and memory bandwidth."""
+
+    name: str
+    tensor_flops: float
+    memory_bytes_per_second: float
+
+
+GPUS = {
+    # NVIDIA's H200 datasheet (SXM): dense FP16/BF16 989.5 TFLOP/s (1,979 with sparsity), HBM3e 4.8 TB/s
+    "h200": Gpu("H200", 989.5e12, 4.8e12),
+    # NVIDIA's H100 datasheet (SXM5, 80 GB HBM3): dense FP16/BF16 989.5 TFLOP/s (1,979 with sparsity), 3.35 TB/s
+    "h100": Gpu("H100", 989.5e12, 3.35e12),
+}
+TENSOR_FLOPS = GPUS["h200"].tensor_flops                    # the issue's GPU, the default
+MEMORY_BYTES_PER_SECOND = GPUS["h200"].memory_bytes_per_second
+
+
+def gpu_of(device_name: str) -> Gpu:
+    """The GPUS entry of a device name as CUDA reports it ("NVIDIA H100 80GB HBM3"): H100 or H200."""
+    for key, gpu in GPUS.items():
+        if gpu.name in device_name:
+            return gpu
+    raise KeyError(f"no limit for GPU {device_name!r}: GPUS knows {', '.join(g.name for g in GPUS.values())}")
 
 
 def _u32s(launch: Launch, word: int) -> tuple[int, int]:
@@ -108,24 +131,24 @@ def charge(launch: Launch) -> tuple[float, float]:
     raise KeyError(f"no charge for kernel {launch.kernel}")
 
 
-def limit(config: CoppeliusConfig) -> dict:
+def limit(config: CoppeliusConfig, gpu: Gpu = GPUS["h200"]) -> dict:
     flops = nbytes = seconds = 0.0
     for launch in update_launches(config):
         f, b = charge(launch)
         flops += f
         nbytes += b
-        seconds += max(f / TENSOR_FLOPS, b / MEMORY_BYTES_PER_SECOND)
+        seconds += max(f / gpu.tensor_flops, b / gpu.memory_bytes_per_second)
     return dict(launches=len(update_launches(config)), flops=flops, bytes=nbytes, seconds=seconds,
-                flop_seconds=flops / TENSOR_FLOPS, byte_seconds=nbytes / MEMORY_BYTES_PER_SECOND)
+                flop_seconds=flops / gpu.tensor_flops, byte_seconds=nbytes / gpu.memory_bytes_per_second)
 
 
-def report(configs=(SMALL, LARGE)) -> str:
-    lines = [f"H200: {TENSOR_FLOPS / 1e12:.1f} TFLOP/s (binary16 tensor cores, dense), "
-             f"{MEMORY_BYTES_PER_SECOND / 1e12:.1f} TB/s",
+def report(configs=(SMALL, LARGE), gpu: Gpu = GPUS["h200"]) -> str:
+    lines = [f"{gpu.name}: {gpu.tensor_flops / 1e12:.1f} TFLOP/s (binary16 tensor cores, dense), "
+             f"{gpu.memory_bytes_per_second / 1e12:.{1 if gpu.memory_bytes_per_second % 1e11 == 0 else 2}f} TB/s",
              f"{'config':7s} {'params':>11s} {'launches':>8s} {'GFLOP':>8s} {'MB':>9s} "
              f"{'flops ms':>9s} {'bytes ms':>9s} {'limit ms':>9s}"]
     for config in configs:
-        r = limit(config)
+        r = limit(config, gpu)
         lines.append(f"{config.name:7s} {config.parameter_count:11,d} {r['launches']:8d} {r['flops'] / 1e9:8.1f} "
                      f"{r['bytes'] / 1e6:9.1f} {r['flop_seconds'] * 1e3:9.3f} {r['byte_seconds'] * 1e3:9.3f} "
                      f"{r['seconds'] * 1e3:9.3f}")
@@ -133,8 +156,17 @@ def report(configs=(SMALL, LARGE)) -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    print(report([named(name) for name in argv] if argv else (SMALL, LARGE)))
+    parser = argparse.ArgumentParser(prog="python -m coppelius_model.limits",
+                                     description="The performance limit of one Coppelius update.")
+    parser.add_argument("configs", nargs="*", metavar="CONFIG",
+                        help="small, large, tiny or a shape LAYERSxWIDTHxCONTEXT (default: small and large)")
+    parser.add_argument("--gpu", choices=sorted(GPUS), default="h200", help="whose rates (default: h200)")
+    args = parser.parse_args(argv)
+    try:
+        configs = [named(name) for name in args.configs] or [SMALL, LARGE]
+    except ValueError as error:
+        parser.error(str(error))
+    print(report(configs, GPUS[args.gpu]))
     return 0
 
 

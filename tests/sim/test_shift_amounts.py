@@ -1,0 +1,76 @@
+"""SHF by a register amount in the simulator, held to the bits an sm_90 GPU gave for the same
+kernel (session 30, an H100: tests/gpu/test_sim_shift_amounts.py's output in
+tests/gpu/logs/2026-12-05-s30-run-pytest_gpu.log, copied below): the GPU clamps the whole 32-bit
+amount, so 128, 256 or 0x80000004 shift everything out, where the simulator had taken the
+amount's low 7 bits first (a >> 4 for 0x84).  Columns: SHF.R.U32.HI, SHF.L.U32, SHF.R.S32.HI."""
+from __future__ import annotations
+
+import numpy as np
+
+from bobc.sim.kernel import run_kernel
+
+KERNEL = """.kernel shift_amounts
+.registers 24
+    S2R R0, SR_TID.X
+    ULDC.64 UR4, c[0x0][memory_descriptor]
+    LDC.64 R2, c[0x0][RZ+param+0x0]
+    LDC.64 R4, c[0x0][RZ+param+0x8]
+    LDC.64 R6, c[0x0][RZ+param+0x10]
+    IMAD.WIDE.U32 R8, R0, 0x4, R2
+    IMAD.WIDE.U32 R10, R0, 0x4, R4
+    LDG.E R12, [R8.64]
+    LDG.E R13, [R10.64]
+    SHF.R.U32.HI R14, RZ, R13, R12
+    SHF.L.U32 R15, R12, R13, RZ
+    SHF.R.S32.HI R16, RZ, R13, R12
+    IMAD.WIDE.U32 R18, R0, 0xc, R6
+    STG.E [R18.64], R14
+    STG.E [R18.64+0x4], R15
+    STG.E [R18.64+0x8], R16
+    EXIT
+"""
+
+# (value, amount, (SHF.R.U32.HI, SHF.L.U32, SHF.R.S32.HI)) as the GPU computed them
+MEASURED = [
+    (0x87654321, 0x00000000, (0x87654321, 0x87654321, 0x87654321)),
+    (0x87654321, 0x00000001, (0x43b2a190, 0xeca8642, 0xc3b2a190)),
+    (0x87654321, 0x00000004, (0x8765432, 0x76543210, 0xf8765432)),
+    (0x87654321, 0x0000001f, (0x1, 0x80000000, 0xffffffff)),
+    (0x87654321, 0x00000020, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000021, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x0000003f, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000040, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000041, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x0000007f, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000080, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000084, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x000000ff, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x00000100, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0x80000004, (0x0, 0x0, 0xffffffff)),
+    (0x87654321, 0xffffffff, (0x0, 0x0, 0xffffffff)),
+    (0x12345678, 0x00000000, (0x12345678, 0x12345678, 0x12345678)),
+    (0x12345678, 0x00000001, (0x91a2b3c, 0x2468acf0, 0x91a2b3c)),
+    (0x12345678, 0x00000004, (0x1234567, 0x23456780, 0x1234567)),
+    (0x12345678, 0x0000001f, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000020, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000021, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x0000003f, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000040, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000041, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x0000007f, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000080, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000084, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x000000ff, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x00000100, (0x0, 0x0, 0x0)),
+    (0x12345678, 0x80000004, (0x0, 0x0, 0x0)),
+    (0x12345678, 0xffffffff, (0x0, 0x0, 0x0)),
+]
+
+
+def test_register_shift_amounts_give_the_gpus_bits():
+    values = np.array([row[0] for row in MEASURED], dtype=np.uint32)
+    amounts = np.array([row[1] for row in MEASURED], dtype=np.uint32)
+    out = run_kernel(KERNEL, "sm_90", 1, 32, ["a", "s", "o"],
+                     {"a": values, "s": amounts, "o": np.zeros(96, np.uint32)})["o"].reshape(32, 3)
+    for k, (value, amount, expected) in enumerate(MEASURED):
+        assert tuple(int(x) for x in out[k]) == expected, f"{value:#010x} by {amount:#010x}"
