@@ -1,12 +1,13 @@
 """The build step pyproject.toml cannot say: copy the plan language's standard library
-(specs/) and the host runtime's C sources (runtime_c/) into the package as bobc/_share/,
-so an installed bobc builds hosts without the repository (bobc/resources.py finds them).
-Everything else about the package is in pyproject.toml.
+(specs/), the host runtime's C sources (runtime_c/) and the documents bobc's messages and
+--help cite (docs/) into the package as bobc/_share/, so an installed bobc builds hosts
+without the repository and its user can open what a message cites (bobc/resources.py finds
+them: shared_folder, doc).  Everything else about the package is in pyproject.toml.
 
 What is copied: from a git checkout, the files git tracks there (as they are on disk), so
-a wheel holds the checkout's specs/ and runtime_c/ and nothing a build, an experiment or an
+a wheel holds the checkout's specs/, runtime_c/ and docs/ and nothing a build, an experiment or an
 earlier `git pull` left beside them; without git (an sdist, whose MANIFEST.in carries the
-two folders) every file there.  bobc/_share is emptied first: setuptools reuses build/, and
+folders) every file there.  bobc/_share is emptied first: setuptools reuses build/, and
 a file removed from the sources must leave the next wheel too.  bobc/_commit.txt records the
 commit a host's --version names (bobc/host/version.py): a clean checkout's, the one the sdist
 recorded when it was made from a checkout, else `unknown`."""
@@ -22,10 +23,11 @@ from setuptools.command.sdist import sdist
 from setuptools.errors import SetupError
 
 ROOT = Path(__file__).resolve().parent
-SHARED = ("specs", "runtime_c")
+SHARED = ("specs", "runtime_c", "docs")
 # never part of a package, tracked or not: the runtime's own tests and build outputs
 LEFT_OUT = {"specs": shutil.ignore_patterns("__pycache__", "*.pyc"),
-            "runtime_c": shutil.ignore_patterns("build", "tests", "*.o", "*.a", "__pycache__", "*.pyc")}
+            "runtime_c": shutil.ignore_patterns("build", "tests", "*.o", "*.a", "__pycache__", "*.pyc"),
+            "docs": shutil.ignore_patterns("__pycache__", "*.pyc")}
 RECORDED_COMMIT = Path("compiler") / "bobc" / "_commit.txt"    # in an sdist made from a checkout
 
 
@@ -56,13 +58,13 @@ def commit_of_sources() -> str:
 
 
 def copy_shared(destination: Path) -> None:
-    """ROOT's specs/ and runtime_c/ into `destination` (emptied first): git's files, else all."""
+    """ROOT's specs/, runtime_c/ and docs/ into `destination` (emptied first): git's files, else all."""
     missing = [name for name in SHARED if not (ROOT / name).is_dir()]
     if missing:
         raise SetupError(f"bobc's {' and '.join(name + '/' for name in missing)} {'is' if len(missing) == 1 else 'are'} "
                          f"missing from {ROOT}: "
                          "build bobc from its git checkout or from an sdist made by `python -m build --sdist` "
-                         "there (its MANIFEST.in carries specs/ and runtime_c/)")
+                         "there (its MANIFEST.in carries specs/, runtime_c/ and docs/)")
     if destination.exists():
         shutil.rmtree(destination)
     tracked = tracked_files(ROOT)
@@ -93,7 +95,7 @@ class BuildWithShare(build_py):
 
 
 class SdistWithCommit(sdist):
-    """An sdist whose specs/ and runtime_c/ are the checkout's tracked files (MANIFEST.in's
+    """An sdist whose specs/, runtime_c/ and docs/ are the checkout's tracked files (MANIFEST.in's
     graft would take any file there), and which records the commit it was made from, so the
     wheel built from it names the same commit as one built from the checkout."""
 

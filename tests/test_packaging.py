@@ -1,6 +1,7 @@
 """An installed bobc builds hosts without the repository: the wheel carries the standard
-library (specs/), the runtime's C sources (runtime_c/) and the encoding tables, and a
-host built from it is byte-identical to one built from the checkout.
+library (specs/), the runtime's C sources (runtime_c/), the encoding tables and the documents
+its messages cite (docs/), and a host built from it is byte-identical to one built from the
+checkout.
 
 Both ways a release is made are built here, offline, with this environment's own setuptools
 and pypa `build` (the test extra; `--no-isolation`, so no package index is needed): `pip wheel`
@@ -100,8 +101,8 @@ def test_the_wheel_holds_the_commits_files_and_names_the_commit(built):
     which still named the clean commit."""
     shared = {path.relative_to(built["source"]).as_posix()
               for folder in ("specs", "runtime_c") for path in (built["source"] / folder).rglob("*") if path.is_file()}
-    tracked = set(subprocess.run(["git", "-C", built["source"], "ls-files", "specs", "runtime_c"], capture_output=True,
-                                 text=True, check=True).stdout.split())
+    tracked = set(subprocess.run(["git", "-C", built["source"], "ls-files", "specs", "runtime_c", "docs"],
+                                 capture_output=True, text=True, check=True).stdout.split())
     wanted = {f"bobc/_share/{name}" for name in tracked if not name.startswith("runtime_c/tests/")}
     with zipfile.ZipFile(built["wheel"]) as archive:
         files = _files(archive)
@@ -118,11 +119,52 @@ def test_the_sdist_carries_the_standard_library_and_runtime(built):
         top = archive.getnames()[0].split("/")[0]
         recorded = archive.extractfile(f"{top}/compiler/bobc/_commit.txt").read().decode().strip()
     for needed in ("specs/Platform/Linux/Nvidia/PlanHost.bob", "runtime_c/plan_host.c", "runtime_c/Makefile",
-                   "setup.py", "MANIFEST.in", "compiler/bobc/sass/tables/sm_90.json"):
+                   "setup.py", "MANIFEST.in", "compiler/bobc/sass/tables/sm_90.json", "docs/limits.md"):
         assert needed in names, needed
     assert not [name for name in names if name.startswith(("runtime_c/tests/", "runtime_c/build/", "tests/"))]
     assert "specs/Zzz/Stale.bob" not in names and "runtime_c/notes.txt" not in names      # untracked
     assert recorded == built["commit"]
+
+
+# a document cited by name in bobc's code: through resources.doc, or written out (not ../shared/docs/)
+CITED = re.compile(r"""\bdoc\(['"]([a-z0-9_-]+\.md)['"]|(?<![\w./])docs/([a-z0-9_-]+\.md)""")
+
+
+def test_the_wheel_carries_every_document_bobcs_messages_cite(built):
+    """Probe s30 packaging finding 5: messages and --help cited docs/*.md, which no package
+    carried.  Read from the wheel's own code: every document it names is in its _share/docs,
+    as the checkout has it."""
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        files = _files(archive)
+    cited = {a or b for name, data in files.items() if name.startswith("bobc/") and name.endswith(".py")
+             for a, b in CITED.findall(data.decode("utf-8"))}
+    assert {"limits.md", "native-host.md", "simulator.md", "host-steps.md"} <= cited
+    for name in sorted(cited):
+        assert files.get(f"bobc/_share/docs/{name}") == (built["source"] / "docs" / name).read_bytes(), name
+
+
+def test_an_installed_bobc_cites_the_documents_it_carries(unpacked_wheel, tmp_path):
+    """Run from the unpacked wheel, a message and a --help name the installed copy (an absolute
+    path that is there), never the checkout's docs/NAME.md."""
+    shared_docs = unpacked_wheel / "bobc" / "_share" / "docs"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "Big.bob").write_text("module Big\n\ndef big : Nat = " + "9" * 200_000 + "\n")
+    env = {**os.environ, "PYTHONPATH": str(unpacked_wheel), "BOBC_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("BOBC_SPECS", None)
+    refused = subprocess.run([sys.executable, "-m", "bobc", "check", "mine/Big.bob"], capture_output=True, text=True,
+                             cwd=tmp_path, env=env)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"more than the limit of 78,000 ({shared_docs / 'limits.md'})" in refused.stderr, refused.stderr
+    for command in ("check", "sim", "run"):
+        # (wide, so argparse does not wrap a path where it has a hyphen: site-packages)
+        shown = _run(sys.executable, "-m", "bobc", command, "--help", cwd=tmp_path, env={**env, "COLUMNS": "1000"}).stdout
+        cited = re.findall(r"[^\s(]*docs/[a-z0-9_-]+\.md", shown)
+        assert cited, shown
+        for path in cited:
+            assert path.startswith(str(shared_docs)) and Path(path).is_file(), (command, path)
+    checkout = subprocess.run([sys.executable, "-m", "bobc", "check", "mine/Big.bob"], capture_output=True, text=True,
+                              cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO / "compiler")})
+    assert "more than the limit of 78,000 (docs/limits.md)" in checkout.stderr, checkout.stderr
 
 
 def test_the_wheel_built_from_the_sdist_is_the_wheel_of_the_checkout(built):

@@ -12,6 +12,7 @@ import sys
 
 from . import __version__
 from .errors import BobcError
+from .resources import doc
 
 SUBCOMMANDS = {
     "check": "parse, type check and certify a plan and everything it imports",
@@ -89,7 +90,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             if name in EVALUATING:
                 p.add_argument("--max-evaluation-steps", type=_positive, metavar="N",
                                help="evaluate at most N steps of the plan's modules (default 32,000,000; "
-                                    "docs/limits.md): for a plan meant to take more")
+                                    f"{doc('limits.md', in_help=True)}): for a plan meant to take more")
             module = importlib.import_module(f"bobc.commands.{name}")
             module.add_arguments(p)
             p.set_defaults(_module=module)

@@ -1,5 +1,5 @@
-"""Where bobc's own files live: the plan language's standard library (specs/) and the
-host runtime's C sources (runtime_c/).
+"""Where bobc's own files live: the plan language's standard library (specs/), the
+host runtime's C sources (runtime_c/) and the documents its messages cite (docs/).
 
 In bobc's own source checkout (including `pip install -e`) they are the checkout's
 folders, so an edit there is what the next build uses.  An installed bobc carries
@@ -11,6 +11,13 @@ The checkout's folders count only when the package really is a checkout's
 compiler/bobc (is_checkout): a folder named specs/ or runtime_c/ two levels above an
 installed package (`pip install --target vendor` in a user's project) is the user's,
 never bobc's standard library or runtime.
+
+A message that cites a document names it through doc(): `docs/limits.md` in the checkout
+(as the README and the documents name each other), the installed copy's path otherwise,
+so a user who installed bobc can open what a message cites.  What ends up in a built host
+or in text compared across machines (bobc dump, the C hosts' own messages and their
+reference twins) cites `docs/NAME.md` as it is, never a path that depends on where bobc is
+installed.
 """
 from __future__ import annotations
 
@@ -49,3 +56,13 @@ def shared_folder(name: str) -> Path:
     raise BobcError(f"bobc's {name}/ folder is missing: looked in {' and '.join(str(r / name) for r in roots)}",
                     hint="reinstall bobc from its source: `pip install .` in a bobc checkout, or `pip install` "
                          "of a bobc wheel or sdist built from one (bobc is not on PyPI)")
+
+
+def doc(name: str, in_help: bool = False) -> str:
+    """How a message cites bobc's document `name` ("limits.md"): `docs/limits.md` when bobc
+    runs from its checkout (the messages' words there, unchanged), else the path of the copy
+    installed with the package (bobc/_share/docs/limits.md), which a user who installed bobc
+    has where the repository's docs/ is not.  `in_help`: for an argparse help text, which is
+    %-formatted (a '%' in the installed path is written '%%')."""
+    cited = f"docs/{name}" if is_checkout() else str(INSTALLED / "docs" / name)
+    return cited.replace("%", "%%") if in_help else cited

@@ -87,6 +87,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import source_lines
+from ..resources import doc
 from ..sass.source import read_source, read_source_bytes
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
 from .findings import Finding
@@ -455,10 +456,10 @@ def _keyword(path, number: int, line: str) -> tuple[str, int] | None:
         shown = repr(line[opened.end():].split()[0]) if line[opened.end():].split() else "nothing"
         raise ContractError(f"{where}: a contract line starts with what it declares (one of {known}), found "
                             f"{shown} after '//@'; a plain comment is written // without @ "
-                            f"(docs/kernel-contracts.md)")
+                            f"({doc('kernel-contracts.md')})")
     raise ContractError(f"{where}: unknown contract line '//@ {word.group()}'"
                         f"{_nearest(word.group(), CONTRACT_KEYWORDS)}: a contract line is one of {known}; a plain "
-                        f"comment is written // without @ (docs/kernel-contracts.md)")
+                        f"comment is written // without @ ({doc('kernel-contracts.md')})")
 
 
 _POINTER_FORM = ("'//@ param N pointer read|write|read-write EXTENT [each COUNT by STRIDE] [when|unless "

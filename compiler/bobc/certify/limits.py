@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..plan.model import Plan, cluster_tiles, place
+from ..resources import doc
 from ..targets import Target
 from .findings import Finding
 
@@ -66,7 +67,7 @@ def checkpoint_file_finding(contract, at=None) -> Finding | None:
         return None
     return Finding("limit", f"the checkpoint's file is {size:,} bytes (its {contract.payload_bytes:,}-byte payload "
                             f"in its envelope): more than the {CHECKPOINT_FILE_BYTES:,} bytes a host reads, so the "
-                            "host could not resume from its own checkpoint (docs/limits.md)", at)
+                            f"host could not resume from its own checkpoint ({doc('limits.md')})", at)
 
 
 def check_limits(plan: Plan, target: Target) -> list[Finding]:
@@ -76,7 +77,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
     def limit(what: str, value: int, most: int, unit: str = "", least: int = 0, at=None) -> None:
         if not least <= value <= most:
             out.append(Finding("limit", f"{what} is {value:,}{unit}: outside {least:,}..{most:,}{unit} "
-                                        "(docs/limits.md)", at))
+                                        f"({doc('limits.md')})", at))
 
     program = plan.program
     bounds = target.limits
@@ -107,7 +108,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             if not cluster_tiles(launch.grid, cluster):
                 out.append(Finding("limit", f"{name}'s clusters of {cluster[0]} x {cluster[1]} x {cluster[2]} "
                                             f"blocks do not tile its grid {launch.grid}: each dimension of the "
-                                            "cluster must divide the grid's (docs/limits.md)", launch.at))
+                                            f"cluster must divide the grid's ({doc('limits.md')})", launch.at))
             elif blocks > bounds.cluster_blocks:
                 limit(f"{name}'s blocks a cluster", blocks, bounds.cluster_blocks, at=launch.at)
         for patch in launch.patches:
@@ -121,13 +122,13 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         gpu, extent = b.gpu, b.extent
         if gpu % PAGE_BYTES or b.host % PAGE_BYTES:
             out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
-                                        "maps buffers at 4 KiB boundaries only (docs/limits.md)",
+                                        f"maps buffers at 4 KiB boundaries only ({doc('limits.md')})",
                                place(b, "gpu" if gpu % PAGE_BYTES else "host")))
         limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes", at=place(b, "extent"))
         limit(f"{name}'s host address", b.host, U64, at=place(b, "host"))
         if 0 <= gpu and 0 <= extent and gpu + extent > SHIM_VA_START:
             out.append(Finding("limit", f"{name} [{gpu:#x}, {gpu + extent:#x}) reaches the driver "
-                                        f"shim's own addresses (from {SHIM_VA_START:#x}; docs/limits.md)",
+                                        f"shim's own addresses (from {SHIM_VA_START:#x}; {doc('limits.md')})",
                                place(b, "gpu")))
 
     contract = plan.checkpoint
@@ -161,7 +162,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             limit(f"{name} center", initializer.center, U64, at=place(initializer, "center"))
             if not 1 <= initializer.denominator <= U64:
                 out.append(Finding("limit", f"{name} denominator is {initializer.denominator:,}: outside "
-                                            f"1..{U64:,} (docs/limits.md)", place(initializer, "denominator")))
+                                            f"1..{U64:,} ({doc('limits.md')})", place(initializer, "denominator")))
         unrolled = _unrolled(host.steps, out)
         limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
         for key in ("semaphore_stride", "forward_launches"):
@@ -181,7 +182,7 @@ def _fills(plan: Plan, out) -> None:
     for index, fill in enumerate(plan.host.fills):
         if not 0 <= fill.step <= STEP_LIMIT:
             out.append(Finding("limit", f"fill {index}'s step is {fill.step:,}: outside 0..{STEP_LIMIT:,}, the "
-                                        "host's u32 step (docs/limits.md)", place(fill, "step")))
+                                        f"host's u32 step ({doc('limits.md')})", place(fill, "step")))
         if not 0 <= fill.launch < len(launches) or not known:
             continue            # (a device bobc does not know has no parameter layout: check_declared_device)
         launch, base = launches[fill.launch], plan_parameter_base(plan.program)
@@ -216,7 +217,7 @@ def _integers(value, what: str, out, at=None) -> None:
     if isinstance(value, int):
         if not 0 <= value <= U64:
             out.append(Finding("limit", f"{what} holds {value:,}: outside 0..{U64:,}, the generated "
-                                        "C's uint64_t (docs/limits.md)", at))
+                                        f"C's uint64_t ({doc('limits.md')})", at))
     elif isinstance(value, dict):
         for key, item in value.items():
             _integers(item, what, out, at)

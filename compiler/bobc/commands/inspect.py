@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from ._common import existing_file
+from ..resources import doc
 
 
 def add_arguments(p):
@@ -157,7 +158,7 @@ def _native_program_facts(decoded, name: str) -> tuple[list, dict]:
     if request:
         lines.append("  request  train|predict, options " + ", ".join(
             f"{option} ({np.USE_WORDS[use]})" for option, use in request.items())
-            + " (docs/native-host.md, \"Requests\"; `HOST --help`)")
+            + f" ({doc('native-host.md')}, \"Requests\"; `HOST --help`)")
     for peer in peers:
         where = f"{peer['address']}:{peer['port']}"
         role = (f"listens at {where}" + (" (every interface)" if peer["address"] == "0.0.0.0" else "")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from ..targets import target_named
+from ..resources import doc
 from ._common import DEFAULT_TARGET, add_target, existing_file, read_files
 
 # the convention `bobc run --reference` follows when --kernels is not given (docs/host-steps.md)
@@ -23,7 +24,7 @@ def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
     p.add_argument("operation", choices=["train", "predict", "native"],
                    help="train or predict (a host plan), or native: run the native physical program "
-                        "--entry names, with ARGUMENTS as its file arguments (docs/native-host.md)")
+                        f"--entry names, with ARGUMENTS as its file arguments ({doc('native-host.md', in_help=True)})")
     p.add_argument("--reference", action="store_true", required=True,
                    help="use the NumPy reference runner (the only runner `bobc run` has)")
     for option, text in HOST_OPTIONS:
@@ -38,7 +39,7 @@ def add_arguments(p):
                         "implementation, with which the plan's own schedule is carried out step by "
                         f"step (default: {REFERENCE_KERNELS_FILE} in the plan's root folder); for native, "
                         "a file defining SUBMIT(machine, entry), which carries out each submission (no "
-                        "default: without it a submission is refused; docs/native-host.md)")
+                        f"default: without it a submission is refused; {doc('native-host.md', in_help=True)})")
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)
@@ -121,7 +122,7 @@ def load_kernels(path, plan=None) -> dict:
             raise UsageError(f"{path}: KERNELS has no NumPy implementation of the plan's kernel"
                              f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
                              hint="add each kernel the plan launches, by its region identity "
-                                  "(docs/host-steps.md, \"Reference kernels\")")
+                                  f"({doc('host-steps.md')}, \"Reference kernels\")")
     return kernels
 
 
@@ -215,7 +216,7 @@ def kernels_file(plan_path, given) -> Path:
         return found
     raise UsageError(f"{plan_path}: no reference kernels: give --kernels FILE, or add {found} "
                      "defining KERNELS, a dictionary from each kernel's name (its region identity) "
-                     "to its NumPy implementation (docs/host-steps.md, \"Reference kernels\")")
+                     f"to its NumPy implementation ({doc('host-steps.md')}, \"Reference kernels\")")
 
 
 def run(args):
@@ -304,7 +305,7 @@ def run_native(plan_path, args) -> int:
         if gpu is None:
             raise UsageError(f"{args.kernels} defines no SUBMIT(machine, entry): a native run's --kernels carries its "
                              "submissions out (a plan run's KERNELS dictionary is not read here)",
-                             hint="docs/native-host.md, \"The reference interpreter\", names the bundled "
+                             hint=f"{doc('native-host.md')}, \"The reference interpreter\", names the bundled "
                                   "examples' SUBMIT files")
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
     arguments = list(args.arguments) + host_arguments(args)       # as given: the program judges them

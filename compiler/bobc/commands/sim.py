@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..cli import _positive
 from ..errors import UsageError
+from ..resources import doc
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target, existing_file, existing_folder
@@ -33,11 +34,11 @@ def add_arguments(p):
                    help="do not check control codes (stall counts and scoreboards) while executing")
     p.add_argument("--no-order-check", action="store_true",
                    help="do not refuse launches with no wait for idle between them that touch the same "
-                        "memory (docs/simulator.md, \"Launch order\"): for images whose launches overlap on "
-                        "purpose")
+                        f"memory ({doc('simulator.md', in_help=True)}, \"Launch order\"): for images whose "
+                        "launches overlap on purpose")
     p.add_argument("--max-steps", type=_positive, default=None, metavar="N",
-                   help=f"stop a launch after it has issued N instructions (default {MAX_STEPS:,}; docs/simulator.md, "
-                        "\"Step limit\"): for a kernel that really runs longer")
+                   help=f"stop a launch after it has issued N instructions (default {MAX_STEPS:,}; "
+                        f"{doc('simulator.md', in_help=True)}, \"Step limit\"): for a kernel that really runs longer")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,

@@ -14,6 +14,7 @@ import hashlib
 from pathlib import Path
 
 from ..errors import BobcError
+from ..resources import doc
 from ..native.words import count
 
 KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
@@ -141,7 +142,7 @@ def summary(path) -> tuple[list[str], dict]:
     host, decoded, data = read(path)
     facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
     text = [f"{path}:",
-            "  kind     native physical program host (docs/native-host.md): no .bobc.* sections",
+            f"  kind     native physical program host ({doc('native-host.md')}): no .bobc.* sections",
             f"  target   {host.target}",
             f"  program  {len(host.program)} bytes, {count(len(decoded.commands), 'command')}, "
             f"{count(decoded.slots, 'slot')}, {decoded.state_extent}-byte state, "

@@ -19,6 +19,7 @@ Errors print types in the language's syntax, read back from values.
 from __future__ import annotations
 
 from ..errors import BobcError
+from ..resources import doc
 from . import core as c
 from .conversion import convertible
 from .core import apply
@@ -286,7 +287,7 @@ class Checker:
             raise TypeCheckError(
                 f"{claim} cannot be decided by computation: its sides do not reduce to values "
                 f"(they are stuck{on}), and they are not the same expression" + sides, span,
-                hint="the language proves equalities by computation only (docs/language.md): "
+                hint=f"the language proves equalities by computation only ({doc('language.md')}): "
                      "state the claim about values the sides compute from (literals, "
                      "constructors), not about a variable")
         raise TypeCheckError(

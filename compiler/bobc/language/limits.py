@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from ..resources import doc
 from .values import EvalError
 
 # bytes of one module file, refused by its size before it is read (4 MiB; today's largest:
@@ -53,7 +54,8 @@ class LimitExceeded(EvalError):
         self.what = what
         self.limit = limit
         self.definitions: list = []         # innermost first, filled in as it propagates
-        super().__init__(f"{what}: more than the limit of {limit:,} (docs/limits.md)", span,
+        self.cited = doc("limits.md")
+        super().__init__(f"{what}: more than the limit of {limit:,} ({self.cited})", span,
                          hint=hint or "the plan asks for more than bobc evaluates, and no "
                          "option raises this limit: compute the value in smaller pieces (or "
                          "look for a count that runs away)")
@@ -67,6 +69,6 @@ class LimitExceeded(EvalError):
             names = [d.name for d in self.definitions]
             shown = names if len(names) <= 4 else names[:2] + ["..."] + names[-2:]
             self.message = (f"{self.what}: more than the limit of {self.limit:,} "
-                            f"(docs/limits.md), in definition {names[-1]}"
+                            f"({self.cited}), in definition {names[-1]}"
                             + (f" (through {' <- '.join(shown[:-1])})" if len(names) > 1 else ""))
             self.args = (self.message,)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BobcError
-from ..resources import shared_folder
+from ..resources import doc, shared_folder
 
 if TYPE_CHECKING:                       # the syntax classes are imported only to load a tree:
     from .syntax import Module          # a warm `bobc check` reads the search path alone (recall.py)
@@ -137,7 +137,7 @@ def read_module_bytes(path) -> bytes:
             except OSError:
                 size = "more bytes"
             raise ModuleError(f"the module file {path} has {size}: more than the limit of "
-                              f"{MODULE_FILE_BYTES:,} bytes for a module (docs/limits.md)",
+                              f"{MODULE_FILE_BYTES:,} bytes for a module ({doc('limits.md')})",
                               hint="a module this large is not a plan written by hand; split "
                                    "it into modules, or keep bulk data in files the plan's host "
                                    "reads")

@@ -15,6 +15,7 @@ import lark
 from lark import Transformer, v_args
 
 from ..errors import BobcError, Span
+from ..resources import doc
 from . import limits
 from . import syntax as s
 
@@ -136,14 +137,14 @@ def _natural(token, path: str = "<text>") -> int:
     text = str(token)
     if len(text) > limits.NATURAL_LITERAL_DIGITS:
         raise ParseError(f"a natural number literal of {len(text):,} digits: more than the limit "
-                         f"of {limits.NATURAL_LITERAL_DIGITS:,} (docs/limits.md)",
+                         f"of {limits.NATURAL_LITERAL_DIGITS:,} ({doc('limits.md')})",
                          _token_span(path, token),
                          hint="naturals may be large, but a literal this long is not a plan")
     value = int(text, 16) if text.startswith("0x") else int(text, 10)
     if value.bit_length() > limits.NATURAL_BITS:
         # a hex literal's digits are 4 bits each: 65,537 of them already pass the limit
         raise ParseError(f"a natural number literal of {value.bit_length():,} bits: more than "
-                         f"the limit of {limits.NATURAL_BITS:,} bits (docs/limits.md)",
+                         f"the limit of {limits.NATURAL_BITS:,} bits ({doc('limits.md')})",
                          _token_span(path, token),
                          hint="every natural the evaluator computes has at most that many "
                               "bits; a literal past it is not a plan")
@@ -277,7 +278,7 @@ def _check_nesting(text: str, path: str) -> None:
             depth += 1
             if depth > limits.NESTING_DEPTH:
                 raise ParseError(f"parentheses nested {depth} deep: more than the limit of "
-                                 f"{limits.NESTING_DEPTH} (docs/limits.md)",
+                                 f"{limits.NESTING_DEPTH} ({doc('limits.md')})",
                                  Span(path, line, column),
                                  hint="name the inner parts with let or def")
         elif ch == ")":

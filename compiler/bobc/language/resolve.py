@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import BobcError, Span
+from ..resources import doc
 from . import core as c
 from . import syntax as s
 from .primitives import PRIMITIVES
@@ -497,5 +498,5 @@ def built_in_shadow_warnings(module: s.Module) -> list:
             f"definition {name} hides {what}: in {module.name} and the modules importing it, "
             f"{name} means this definition",
             hint="give the definition another name (a definition is looked up before the "
-                 "built-ins, docs/language.md \"Visibility\")"))
+                 f"built-ins, {doc('language.md')} \"Visibility\")"))
     return warnings

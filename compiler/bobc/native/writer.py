@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..errors import BobcError
 from ..language.values import VBytes
+from ..resources import doc
 from . import program as decoding
 from .artifact import trailer
 
@@ -27,7 +28,8 @@ def native_host(program_bytes: bytes, target_name: str) -> bytes:
         program = decoding.decode(program_bytes)
     except decoding.ProgramError as error:
         raise BobcError(f"the native physical program is refused: {error}",
-                        hint="the host would refuse it too (docs/native-host.md, \"Checks\")") from None
+                        hint="the host would refuse it too "
+                             f"({doc('native-host.md')}, \"Checks before the first command\")") from None
     _check_request_checkpoint(program)
     from .interpreter import interpreter_bytes
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import BobcError, UsageError
 from .. import nvtools
+from ..resources import doc
 from . import gpfifo, pushbuffer, qmd
 from .classes import class_name
 from .encode import IMAGE_FILES, Images
@@ -37,7 +38,7 @@ READ_LIMIT_BYTES = 1 << 30
 
 def _refusal(named: str, part: str, detail: str) -> BobcError:
     if part == "size":
-        detail += " (docs/limits.md: 1 GiB for any file bobc reads)"
+        detail += f" ({doc('limits.md')}: 1 GiB for any file bobc reads)"
     return UsageError(f"{named}: {detail}")
 
 
@@ -127,7 +128,7 @@ def load_images(path: str | Path) -> Images:
     from ..host import native, sections, version
 
     if native.is_native_host(path):
-        raise UsageError(f"{path} is a native physical program host (`bobc build --entry`, docs/native-host.md): "
+        raise UsageError(f"{path} is a native physical program host (`bobc build --entry`, {doc('native-host.md')}): "
                          "its device images are embedded without a manifest, so they cannot be decoded "
                          "as an image set",
                          hint=f"`bobc dump {path}` lists its program's commands and its images' sizes and "

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BobcError, Span
+from ..resources import doc
 from . import pushbuffer as pb
 
 STAGE_SOURCE = Path(__file__).with_name("program_stage.sass")
@@ -122,7 +123,7 @@ def check(plan, layout, residence: Residence, footprints) -> None:
         if footprint is None:
             raise BobcError(f"{where}: {name} has no known footprint (its kernel has no contract, or an extent "
                             "bobc cannot evaluate), so nothing shows it leaves the residence alone",
-                            hint="give the kernel's source its //@ contract lines (docs/kernel-contracts.md)")
+                            hint=f"give the kernel's source its //@ contract lines ({doc('kernel-contracts.md')})")
         for start, end in footprint.writes:
             if start < base + size and base < end:
                 raise BobcError(f"{where}: {name} writes [{start:#x}, {end:#x}), inside the residence",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..errors import BobcError
 from ..language.values import VBytes
 from ..native import program as native
+from ..resources import doc
 
 COMMANDS_BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalCommandsBytes"
 COMMANDS_STATE_BYTES = 8192        # as a request's native state (nvidiaPlanHostStateExtent)
@@ -68,8 +69,9 @@ def program_bytes(language_program, value, where: str) -> bytes:
         decoded = native.decode(data)
     except native.ProgramError as error:
         raise BobcError(f"{where}: the native commands are refused: {error}",
-                        hint="both hosts would refuse them too (docs/native-host.md, \"Checks\")") from None
+                        hint="both hosts would refuse them too "
+                             f"({doc('native-host.md')}, \"Checks before the first command\")") from None
     why = refusal(decoded)
     if why:
-        raise BobcError(f"{where}: {why}", hint="docs/host-steps.md, \"Commands inside a plan host\"")
+        raise BobcError(f"{where}: {why}", hint=f"{doc('host-steps.md')}, \"Commands inside a plan host\"")
     return data

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from ..native.program import Program
+from ..resources import doc
 from ..native.words import count as _count
 from . import settings
 from .errors import OutputWriteFailure
@@ -39,8 +40,8 @@ MASK = (1 << 64) - 1
 # what a command line run (`bobc run PLAN native ... --reference`) without a SUBMIT is told at
 # its first Submit, in place of the C host's "this session has no GPU (NATIVE_DEVICE=memory)"
 NO_SUBMIT = ("the reference interpreter has no GPU and no SUBMIT to carry a submission out: give --kernels FILE "
-             "defining SUBMIT(machine, entry), a NumPy stand-in for the kernels (docs/native-host.md, \"The "
-             "reference interpreter\", names the bundled examples')")
+             "defining SUBMIT(machine, entry), a NumPy stand-in for the kernels "
+             f"({doc('native-host.md')}, \"The reference interpreter\", names the bundled examples')")
 
 
 class Stop(Exception):

@@ -410,7 +410,8 @@ def _check_opcode(inst: Instruction) -> None:
                   if inst.opcode in NVIDIA_OPCODES_NOT_ENCODED else "")
         raise BobcError(f"unknown or unsupported opcode {inst.opcode}", inst.mnemonic_span or inst.span,
                         hint=(f"did you mean {' or '.join(near)}?" if near else
-                              f"{nvidia}the opcodes it encodes are those of tables/layouts.py (LAYOUTS)"))
+                              f"{nvidia}the opcodes it encodes are those of LAYOUTS in bobc/sass/tables/layouts.py "
+                              "(the module bobc.sass.tables.layouts)"))
 
 
 def _bit_list(bits: int) -> str:

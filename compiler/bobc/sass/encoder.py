@@ -675,8 +675,8 @@ class Encoder:
         hint = ("; known forms, nearest first: " + "; ".join(near[:8])) if near else ""
         from .derive import class_name
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
-                f"add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a sibling of the "
-                f"class with this operand kind, and relearn")
+                f"in a bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a "
+                f"sibling of the class with this operand kind, and relearn (python -m bobc.sass.learn)")
 
 
 # One source serves both targets: nvdisasm spells a few mnemonics differently on sm_86 and

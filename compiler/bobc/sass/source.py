@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import BobcError, UsageError
+from ..resources import doc
 
 # The largest SASS source bobc reads (docs/limits.md): 30 times the largest kernel source
 # under specs/ (138 KB, 2,518 instructions); a source of this size, 190,000 instructions,
@@ -24,7 +25,7 @@ def _refusal(named: str, part: str, detail: str) -> BobcError:
     bobc refuses, exit 1 (README's exit codes); one that cannot be opened because nothing is
     there is a wrong path, exit 2, as for every command's input."""
     if part == "size":
-        detail += " (docs/limits.md: 4 MiB for a SASS source)"
+        detail += f" ({doc('limits.md')}: 4 MiB for a SASS source)"
     if part == "open" and "No such file" in detail:
         return UsageError(f"{named}: {detail}")
     return BobcError(f"{named}: {detail}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import qmd_fields, sass_frontend
+from ..resources import doc
 from .executor import MAX_STEPS, Launch, LaunchGeometry
 from .faults import SimulationFault, Unmodeled, UnorderedLaunches
 from .memory import LaunchAccesses, Memory
@@ -355,7 +356,7 @@ class Channel:
         where = f"{at}: {name}"
         if self.windows["shared"] is None or self.windows["local"] is None:
             raise SimulationFault(f"{where}: launched before the shared and local memory windows are set "
-                                  "(the H200 faults with SKEDCHECK17_MEMORY_WINDOW_OVERLAP; docs/runtime.md)")
+                                  f"(the H200 faults with SKEDCHECK17_MEMORY_WINDOW_OVERLAP; {doc('runtime.md')})")
         d = self.describe(qmd_address, compute_class, where)
         window_end = d.prefetch_address + d.prefetch_bytes
         if d.prefetch_post:

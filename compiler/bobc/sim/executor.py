@@ -41,6 +41,7 @@ import numpy as np
 POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in the simulator
 
 from ..plan.model import cluster_tiles
+from ..resources import doc
 from .faults import Hazard, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
@@ -546,7 +547,7 @@ class Launch:
         if handler is None and op.startswith("U") and op not in ("UMOV",):
             handler = getattr(self, "op_" + op[1:], None)     # uniform datapath: same semantics
         if handler is None and op not in NO_EFFECT:
-            self._fail(ins, f"the simulator does not model {ins.full_opcode} (docs/simulator.md lists "
+            self._fail(ins, f"the simulator does not model {ins.full_opcode} ({doc('simulator.md')} lists "
                             "the opcodes it implements)", Unmodeled)
         if mask is not True and not mask.any():
             return None
