@@ -133,3 +133,24 @@ def test_the_excerpt_is_the_line_the_message_names_whatever_else_ends_lines_for_
     assert f"{module}:5:26: error: unknown name qq" in done.stderr
     shown, at = caret_column(done.stderr.split("\n", 1)[1])
     assert shown == "def b : Nat = (nat-add a qq)" and shown[at:at + 2] == "qq", done.stderr
+
+
+def test_the_caret_stays_under_its_column_after_wide_characters():
+    """A CJK character takes two terminal cells and a combining mark none: the caret line pads
+    by cells, not characters, so it stays under the name the message points at (probe s30 cli,
+    finding 8: the carets drifted left after wide characters)."""
+    import unicodedata
+
+    from bobc.errors import excerpt
+
+    def cells(text):
+        return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+                   for c in text)
+
+    for line, name in (("def 名前 : Nat = (nat-add 1 qq)", "qq"), ("def e\u0301 : Nat = (nat-add 1 qq)", "qq"),
+                       ("def x : Nat = 値値", "値値")):
+        column = line.index(name) + 1
+        shown, carets = excerpt(line, column, len(name)).split("\n")
+        at = carets.index("^")
+        assert at - 2 == cells(line[:column - 1]), (line, carets)
+        assert carets.count("^") == cells(name)

@@ -75,12 +75,23 @@ def _source_line(path: str, line: int) -> str | None:
     return lines[line - 1]
 
 
+def _cells(character: str) -> int:
+    """How many terminal cells `character` takes: 2 for an East Asian wide or full-width one
+    (CJK), 0 for a combining mark, else 1 -- so the caret stays under the column it names."""
+    import unicodedata
+
+    if unicodedata.combining(character):
+        return 0
+    return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
+
+
 def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> str:
     """`text` (one source line) and a caret line under `column` (1-based) `width` characters
     wide: the whole line when it has at most EXCERPT_WIDTH characters, else EXCERPT_WIDTH of
     them around the column (`...` where it is cut, and after the carets which columns are
-    shown).  Control characters are shown as '?', a tab as itself (the caret stays under its
-    character)."""
+    shown).  Control characters are shown as '?', a tab as itself, and the caret line counts a
+    wide (CJK) character as two cells and a combining mark as none, so the caret stays under its
+    character in a terminal."""
     column = max(1, column)
     start, end = 0, len(text)
     if end > EXCERPT_WIDTH:
@@ -90,9 +101,10 @@ def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> 
     head = "..." if start else ""
     tail = "..." if end < len(text) else ""
     before = shown[:max(0, column - 1 - start)]
-    pad = "".join("\t" if c == "\t" else " " for c in before)
+    pad = "".join("\t" if c == "\t" else " " * _cells(c) for c in before)
     pad += " " * min(EXCERPT_WIDTH, column - 1 - start - len(before))    # a column past the line's end
-    carets = "^" * max(1, min(width, end - (column - 1)))
+    marked = shown[len(before):len(before) + max(1, min(width, end - (column - 1)))]
+    carets = "^" * max(1, sum(_cells(c) for c in marked) if marked else 1)
     note = ""
     if head or tail:
         which = f"line {line}" if line is not None else "the line"
