@@ -44,15 +44,36 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
 
 
 def check(program) -> None:
-    """Type check the program, or reuse the verdict reached before for the same inputs
-    (bobc/stored.py): checking a plan's proofs by computation was most of `bobc check`'s time
-    once parsing was cached.  Only success is stored; a refusal is found again every time."""
+    """Type check the program and store the verdict (bobc/stored.py, recall.py).  The check is
+    always done here: the evaluation-step limit counts per program, and evaluation after the
+    check (extraction, a native artifact) draws on what is left and reuses the values the check
+    computed, so skipping the check would move where (and whether) that evaluation meets the
+    limit (probe s30 cache finding 1).  check_and_certify skips it only when nothing is
+    evaluated after it: the verdict and the extracted plan are both stored."""
+    from . import recall, stored
+
+    program.check()
+    stored.keep_verdict(program)
+    recall.remember(program)
+
+
+def _verdict_and_plan_stored(program, entry) -> bool:
+    """True when this program was found well typed before and its plan for `entry` was stored
+    (by a run that extracted it within the same evaluation limit): then nothing needs evaluating,
+    and the check and extraction are both skipped, as a cold run with this limit passes them."""
     from . import recall, stored
 
     if not stored.verdict_holds(program):
-        program.check()
-        stored.keep_verdict(program)
+        return False
+    if entry is None:
+        try:
+            entry = require_entry(program, None)
+        except BobcError:
+            return False                # extract says so, after the check, as a cold run does
+    if stored.plan(program, entry) is None:
+        return False
     recall.remember(program)
+    return True
 
 
 def extract(program, entry: str | None = DEFAULT_ENTRY):
@@ -133,7 +154,8 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
     residents overlap, which pointer strays) says more than the proof's.
     """
     try:
-        check(program)
+        if not _verdict_and_plan_stored(program, entry):
+            check(program)
     except BobcError as type_error:
         from .language.limits import LimitExceeded
 

@@ -13,7 +13,10 @@ time once parsing was cached.  Both results depend only on:
     and absent (a variant added later is a miss).
 A program loaded with other intrinsics (a benchmark's empty kernels) is never stored.
 Only success is stored: a refused program is checked again, with its message, every time;
-a stored plan is certified again on every build.
+a stored plan is certified again on every build.  The evaluation-step limit counts the check
+and what is evaluated after it together, so a verdict alone never stands in for the check
+(pipeline.check): a build or check skips it only when the plan it would extract is stored
+too, and a verdict kept by a run then refused in extraction changes nothing.
 """
 from __future__ import annotations
 

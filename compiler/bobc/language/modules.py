@@ -178,7 +178,9 @@ def _parse_file(path: Path) -> Module:
 
 def _parser_identity() -> bytes:
     """What decides a syntax tree besides the text and its path: the grammar, the code that
-    builds the tree, lark's version, Python's (the pickle format)."""
+    builds the tree and the text it is given (this module's parse_stored), the limits parse.py
+    enforces (limits.py: a tree stored under a higher NESTING_DEPTH is no answer under a lower
+    one; probe s30 cache finding 5), lark's version, Python's (the pickle format)."""
     global _IDENTITY
     if _IDENTITY is None:
         import importlib.util
@@ -186,7 +188,7 @@ def _parser_identity() -> bytes:
 
         here = Path(__file__).parent
         parts = [sys.version.encode()]
-        for name in ("grammar.lark", "parse.py", "syntax.py", "../errors.py"):
+        for name in PARSER_SOURCES:
             parts.append((here / name).read_bytes())
         spec = importlib.util.find_spec("lark")
         parts.append(_module_bytes(spec))
@@ -195,6 +197,9 @@ def _parser_identity() -> bytes:
 
 
 _IDENTITY: bytes | None = None
+# every source a stored tree depends on, relative to this folder (tests/test_cache_keys.py holds
+# it to what parse.py imports)
+PARSER_SOURCES = ("grammar.lark", "parse.py", "syntax.py", "limits.py", "modules.py", "../errors.py")
 
 
 def _module_bytes(spec) -> bytes:
