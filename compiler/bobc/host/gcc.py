@@ -196,6 +196,8 @@ def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
         for header in sorted(folder.glob("*.h")):
             parts += [header.name, header.read_bytes()]
     own = cache.digest(*parts)
+    if cache.folder() is None:
+        return own                             # no entry to name: no preprocessor run for it
     return cache.digest(own, *system_headers(gcc, library, include_dirs, own))
 
 
