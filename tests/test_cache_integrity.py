@@ -146,9 +146,13 @@ def test_stale_temporaries_are_removed_and_a_live_build_s_are_kept(cache_dir, mo
     (cache_dir / "plans" / ".tmp-live").write_bytes(b"being written")
     (cache_dir / "plans" / "notatemporary").write_bytes(b"an entry")
     for path in (cache_dir / "objects" / ".tmp-killed", cache_dir / "plans" / ".tmp-killed",
-                 cache_dir / "plans" / "notatemporary"):
+                 cache_dir / "plans" / "notatemporary", cache_dir / "plans" / ".tmp-live"):
         os.utime(path, (old, old))
-    cache.write("plans", cache.digest("new"), b"entry")
+    import fcntl
+
+    with open(cache_dir / "plans" / ".tmp-live", "rb+") as live:   # its writer's lock (any age)
+        fcntl.flock(live, fcntl.LOCK_EX)
+        cache.write("plans", cache.digest("new"), b"entry")
     assert not (cache_dir / "objects" / ".tmp-killed").exists()
     assert sorted(p.name for p in (cache_dir / "plans").iterdir()) == \
         sorted([".tmp-live", "notatemporary", cache.digest("new")])

@@ -8,7 +8,7 @@ import pytest
 
 from bobc.cli import SUBCOMMANDS, main
 
-EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "diff", "inspect", "run", "sim"}
+EXPECTED = {"check", "eval", "build", "asm", "disasm", "dump", "diff", "inspect", "run", "sim", "cache"}
 
 
 def bobc(*args):

@@ -10,8 +10,11 @@ Every entry is sealed: a file entry starts with a header holding the SHA-256 of 
 key and bytes, a folder entry holds a sealed listing (ENTRY_LISTING) of each file's SHA-256,
 and both are checked on every read.  A damaged entry (truncated, empty, garbage, any bit
 flipped) is a miss: the work is done again and the entry replaced, never used.
-Temporaries that a killed build left behind (`.tmp-*`, older than STALE_SECONDS) are
-removed by the next build that writes an entry.
+Temporaries that a killed build left behind (`.tmp-*`) are removed by the next build that
+writes an entry, by lock, not by age: each temporary is flock-ed by the process writing it for
+as long as it is in use (a scratch folder through its LOCK_NAME file), and a sweep removes only
+one whose lock it can take at once, so a suspended build's or another machine's (a shared
+cache, clocks that differ) is never removed under it.
 
 The cache only ever saves time.  When the folder cannot be created or written (a
 read-only home, a full disk), the work is done in a temporary folder as if the
@@ -30,12 +33,14 @@ from pathlib import Path
 VERSION = b"bobc-cache-2"     # change when an entry's layout changes (it is in every key)
 SEAL = b"bobc sealed entry\n"  # a file entry: SEAL, the SHA-256 of (kind, key, bytes), the bytes
 ENTRY_LISTING = ".entry"      # a folder entry's sealed listing: "SHA-256 name" per file
-STALE_SECONDS = 3600          # a `.tmp-*` this old is no live build's (each is written in seconds)
+STALE_SECONDS = 3600          # a `.tmp-*` folder with no lock file this far from now is no live build's
+TOUCH_SECONDS = 3600          # a hit marks its entry used (mtime) when it was last marked longer ago
+LOCK_NAME = ".lock"           # in a scratch folder: flock-ed by its builder while it lives
 
 
 def folder() -> Path | None:
     """The cache folder, or None when caching is off."""
-    override = os.environ.get("BOBC_CACHE_DIR")
+    override = os.environ.get("BOBC_CACHE_DIR")      # set and empty: as unset (docs/cache.md)
     if override is not None and override.lower() == "off":
         return None
     if override:
@@ -113,7 +118,10 @@ def read(kind: str, key: str) -> bytes | None:
         stored = path.read_bytes()
     except OSError:
         return None
-    return unseal(kind, key, stored)
+    data = unseal(kind, key, stored)
+    if data is not None:
+        _touch(path)
+    return data
 
 
 def write(kind: str, key: str, data: bytes) -> None:
@@ -131,17 +139,39 @@ def _write_file(path: Path, data: bytes) -> None:
         handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
             with os.fdopen(handle, "wb") as out:
+                _lock(out.fileno())            # held until renamed: no sweep removes it meanwhile
                 out.write(data)
-            try:
-                os.replace(temporary, path)
-            except IsADirectoryError:          # a folder where the entry goes: damage, set aside
-                _discard(path)
-                os.replace(temporary, path)
+                out.flush()
+                try:
+                    os.replace(temporary, path)
+                except IsADirectoryError:      # a folder where the entry goes: damage, set aside
+                    _discard(path)
+                    os.replace(temporary, path)
         except BaseException:
             _remove(temporary)
             raise
     except OSError:
         return
+
+
+def _lock(handle: int, wait: bool = True) -> bool:
+    """flock `handle` exclusively; without `wait`, False at once when another process holds it."""
+    import fcntl
+
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        return True
+    except OSError:
+        return False
+
+
+def _touch(path: Path) -> None:
+    """Mark the entry `path` used now (its mtime), so `prune` by age keeps entries in use."""
+    try:
+        if time.time() - path.stat().st_mtime > TOUCH_SECONDS:
+            os.utime(path)
+    except OSError:
+        pass                                   # a read-only cache: only pruning by age is coarser
 
 
 def load(kind: str, key: str, expected: type):
@@ -212,6 +242,7 @@ def cached_folder(kind: str, key: str, names) -> Path | None:
     path = entry(kind, key)
     if path is None or not _folder_holds(kind, key, path, names):
         return None
+    _touch(path)
     return path
 
 
@@ -227,7 +258,7 @@ def publish_folder(kind: str, key: str, built: Path, names) -> Path:
         return built
     try:
         lines = "".join(f"{_file_digest(built / name)} {name}\n" for name in sorted(os.listdir(built))
-                        if name != ENTRY_LISTING)
+                        if name not in (ENTRY_LISTING, LOCK_NAME))
         (built / ENTRY_LISTING).write_bytes(seal(kind, key, lines.encode("utf-8")))
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -235,6 +266,8 @@ def publish_folder(kind: str, key: str, built: Path, names) -> Path:
     for attempt in range(2):
         try:
             os.rename(built, path)
+            _remove(str(path / LOCK_NAME))     # published: no longer a scratch folder to guard
+            release_scratch(built)
             return path
         except OSError:
             if _folder_holds(kind, key, path, names):
@@ -260,16 +293,41 @@ def _discard(path: Path) -> None:
 
 def scratch_folder(kind: str) -> Path:
     """A new empty folder to build an entry of `kind` in: inside the cache (so publishing is a
-    rename on one file system) when it is writable, else in the system's temporary folder."""
+    rename on one file system) when it is writable, else in the system's temporary folder.
+    Its LOCK_NAME file is flock-ed by this process until the folder is published or given to
+    release_scratch (or the process ends): no other build's sweep removes it meanwhile."""
     root = folder()
     if root is not None:
         try:
             (root / kind).mkdir(parents=True, exist_ok=True)
             _sweep(root)
-            return Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))
+            return _locked(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind)))
         except OSError:
             pass
-    return Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-"))
+    return _locked(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
+
+
+_HELD: dict[str, int] = {}      # scratch folder -> the open, flock-ed descriptor of its lock file
+
+
+def _locked(scratch: Path) -> Path:
+    try:
+        handle = os.open(scratch / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    _lock(handle)
+    _HELD[str(scratch)] = handle
+    return scratch
+
+
+def release_scratch(scratch: Path, remove: bool = False) -> None:
+    """Done with the scratch folder `scratch`: its lock is let go (after removing it, with `remove`)."""
+    if remove:
+        shutil.rmtree(scratch, ignore_errors=True)
+    handle = _HELD.pop(str(scratch), None)
+    if handle is not None:
+        os.close(handle)
 
 
 _SWEPT: set[str] = set()
@@ -277,27 +335,61 @@ _SWEPT: set[str] = set()
 
 def _sweep(root: Path) -> None:
     """Once per process and cache folder, before the first entry is written: remove the
-    `.tmp-*` files and folders in each kind's folder that are older than STALE_SECONDS (a
-    build killed while writing left them; a live build's are seconds old)."""
+    `.tmp-*` files and folders in each kind's folder that no live process holds (a build
+    killed while writing left them).  Each is judged by its lock, whatever its age: a file
+    by a lock on itself, a folder by its LOCK_NAME file; one that some process holds (a
+    live build's, even one suspended for hours or on a machine whose clock differs) is left.
+    A folder without a lock file (made by a bobc before locks, or killed between creating the
+    folder and its lock) goes only when its mtime is over STALE_SECONDS from now, either way."""
     if str(root) in _SWEPT:
         return
     _SWEPT.add(str(root))
-    now = time.time()
     try:
         kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
     except OSError:
         return
     for kind in kinds:
         try:
-            stale = [c for c in os.scandir(kind) if c.name.startswith(".tmp-")
-                     and now - c.stat(follow_symlinks=False).st_mtime > STALE_SECONDS]
+            leftovers = [c.path for c in os.scandir(kind) if c.name.startswith(".tmp-")]
         except OSError:
             continue
-        for child in stale:
-            if child.is_dir(follow_symlinks=False):
-                shutil.rmtree(child.path, ignore_errors=True)
-            else:
-                _remove(child.path)
+        for leftover in leftovers:
+            sweep_leftover(leftover)
+
+
+def sweep_leftover(path: str) -> bool:
+    """Remove the temporary `path` (a file, or a scratch folder) when no process holds its lock;
+    True when it was removed."""
+    is_folder = os.path.isdir(path) and not os.path.islink(path)
+    lock = os.path.join(path, LOCK_NAME) if is_folder else path
+    try:
+        handle = os.open(lock, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        if not is_folder:
+            return False                       # already gone
+        try:
+            age = time.time() - os.lstat(path).st_mtime
+        except OSError:
+            return False
+        if abs(age) <= STALE_SECONDS:
+            return False                       # lockless and recent: maybe being made right now
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    except OSError:
+        if not is_folder and os.path.islink(path):
+            _remove(path)
+            return True
+        return False                           # not ours to judge (unreadable): leave it
+    try:
+        if not _lock(handle, wait=False):
+            return False                       # a live process holds it
+        if is_folder:
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            _remove(path)
+        return True
+    finally:
+        os.close(handle)
 
 
 def _remove(path: str) -> None:
@@ -305,3 +397,100 @@ def _remove(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def _size(path: str) -> int:
+    try:
+        if not os.path.isdir(path) or os.path.islink(path):
+            return os.lstat(path).st_size
+        return sum(os.lstat(os.path.join(top, name)).st_size
+                   for top, _, names in os.walk(path) for name in names)
+    except OSError:
+        return 0
+
+
+def usage(root: Path) -> dict[str, tuple[int, int]]:
+    """kind -> (entries, bytes) of the cache folder `root` (`bobc cache`)."""
+    found = {}
+    try:
+        kinds = [k for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
+    except OSError:
+        return found
+    for kind in sorted(kinds, key=lambda k: k.name):
+        try:
+            children = [c.path for c in os.scandir(kind.path)]
+        except OSError:
+            continue
+        found[kind.name] = (sum(1 for c in children if not os.path.basename(c).startswith(".tmp-")),
+                            sum(_size(c) for c in children))
+    return found
+
+
+def prune(root: Path, days: float) -> tuple[int, int]:
+    """Remove from the cache folder `root` every entry not used for `days` days (a hit marks its
+    entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed).
+    An entry in use by a build meanwhile is only made again by the next build that needs it."""
+    cutoff = time.time() - days * 86400
+    removed = freed = 0
+    try:
+        kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
+    except OSError:
+        return 0, 0
+    for kind in kinds:
+        try:
+            children = list(os.scandir(kind))
+        except OSError:
+            continue
+        for child in children:
+            size = _size(child.path)
+            if child.name.startswith(".tmp-"):
+                if sweep_leftover(child.path):
+                    freed += size
+                continue
+            try:
+                if child.stat(follow_symlinks=False).st_mtime >= cutoff:
+                    continue
+            except OSError:
+                continue
+            if child.is_dir(follow_symlinks=False):
+                _discard(Path(child.path))
+            else:
+                _remove(child.path)
+            if not os.path.lexists(child.path):
+                removed += 1
+                freed += size
+    return removed, freed
+
+
+PROCESS_PREFIX = "bobc-proc-"
+
+
+class process_temporaries:
+    """`with process_temporaries():` this command's temporaries (tempfile's default folder:
+    `bobc build`'s bobc-build-*, the host's bobc-host-*, a scratch folder outside an unwritable
+    cache) go in one folder of the system's temporary folder, `bobc-proc-*`, locked as a
+    scratch folder is and removed at the end.  A command killed by SIGKILL leaves it; the next
+    bobc command removes every `bobc-proc-*` no live process holds (sweep_leftover)."""
+
+    def __enter__(self):
+        self.previous = tempfile.tempdir
+        self.folder = None
+        base = tempfile.gettempdir()
+        try:
+            leftovers = [e.path for e in os.scandir(base) if e.name.startswith(PROCESS_PREFIX)]
+        except OSError:
+            leftovers = []
+        for leftover in leftovers:
+            sweep_leftover(leftover)
+        try:
+            self.folder = _locked(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base)))
+        except OSError:
+            return self                        # temporaries go where they always went
+        tempfile.tempdir = str(self.folder)
+        return self
+
+    def __exit__(self, *exc):
+        tempfile.tempdir = self.previous
+        if self.folder is not None:
+            release_scratch(self.folder, remove=True)
+        return False

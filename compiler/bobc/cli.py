@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "inspect": "list the images embedded in a built host and their identities",
     "run": "run a plan's host schedule with the NumPy reference runner (no GPU)",
     "sim": "run a plan's host schedule with its device images on the functional GPU simulator",
+    "cache": "show bobc's user cache (where, size by folder) or prune the entries not used lately",
 }
 
 
@@ -210,8 +211,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> tuple[int, bool]:
     """The subcommand's exit code, and whether it is a refusal (BobcError)."""
+    from .cache import process_temporaries
+
     try:
-        return int(args._module.run(args) or 0), False
+        with process_temporaries():      # swept by the next command if this one is killed
+            return int(args._module.run(args) or 0), False
     except BobcError as error:
         if getattr(args, "json", False):
             _json_refusal(args, error)

@@ -46,17 +46,40 @@ def compiler() -> str:
     return found
 
 
-@lru_cache(maxsize=None)
-def compiler_identity(path: str) -> str:
-    """What decides the objects a compiler makes besides the sources: the driver's resolved
-    path and its file's size, modification time and inode (an upgrade of gcc replaces the
-    driver).  A stat rather than `gcc --version`: one process start less per build."""
-    resolved = Path(path).resolve()
+# The environment variables gcc documents as changing what it compiles or links ("Environment
+# Variables Affecting GCC"): include and library search, its own programs' prefix, the input
+# character set (the locale), and __DATE__/__TIME__.  Part of every key that names gcc.
+GCC_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+                   "GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "GCC_COMPARE_DEBUG",
+                   "SOURCE_DATE_EPOCH", "LANG", "LC_ALL", "LC_CTYPE")
+HEADERS_KIND = "headers"
+
+
+def _stamp(path: Path) -> str:
     try:
-        status = resolved.stat()
-        stamp = f"{status.st_size} {status.st_mtime_ns} {status.st_ino}"
+        status = path.stat()
+        return f"{status.st_size} {status.st_mtime_ns} {status.st_ino}"
     except OSError:
-        stamp = "unreadable"
+        return "unreadable"
+
+
+def compiler_identity(path: str) -> str:
+    """What decides the objects a compiler makes besides the sources and the headers they
+    include (library_key adds those): the driver's resolved path and its file's size,
+    modification time and inode (an upgrade of gcc replaces the driver), the assembler found
+    on PATH (the same), and the environment variables gcc reads (GCC_ENVIRONMENT).
+    A stat rather than `gcc --version`: one process start less per build."""
+    environment = "".join(f"\n{name}={os.environ[name]!r}" for name in GCC_ENVIRONMENT if name in os.environ)
+    return _driver_identity(path, shutil.which("as") or "") + environment
+
+
+@lru_cache(maxsize=None)
+def _driver_identity(path: str, assembler: str) -> str:
+    resolved = Path(path).resolve()
+    stamp = _stamp(resolved)
+    if assembler:
+        assembler_path = Path(assembler).resolve()
+        stamp += f"\nas {assembler_path} {_stamp(assembler_path)}"
     return f"{resolved}\n{stamp}"
 
 
@@ -162,15 +185,41 @@ def _flags(include_dirs: list[Path]) -> list[str]:
 
 def library_key(gcc: str, library: list[Path], include_dirs: list[Path]) -> str:
     """The cache key of `library`'s objects: every source's name and bytes, every header in
-    the include folders, the flags and the compiler driver (not the folders' paths, so a checkout
-    and an installed copy of the same runtime share one entry)."""
+    the include folders, the flags, the compiler (compiler_identity), and each header outside
+    the include folders that the sources include (the system's and any CPATH one: its path, size,
+    mtime and inode; system_headers).  Not the include folders' paths, so a checkout and an
+    installed copy of the same runtime share one entry."""
     parts: list[bytes | str] = [compiler_identity(gcc), " ".join(CFLAGS)]
     for source in library:
         parts += [source.name, source.read_bytes()]
     for folder in include_dirs:
         for header in sorted(folder.glob("*.h")):
             parts += [header.name, header.read_bytes()]
-    return cache.digest(*parts)
+    own = cache.digest(*parts)
+    if cache.folder() is None:
+        return own                             # no entry to name: no preprocessor run for it
+    return cache.digest(own, *system_headers(gcc, library, include_dirs, own))
+
+
+def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own: str) -> list[str]:
+    """'path size mtime inode' of every header outside `include_dirs` that `library`'s sources
+    include, as `gcc -M` lists them.  The list is kept in the cache (HEADERS_KIND, under `own`,
+    the key of everything else) with those stamps, and used while every stamp still holds: a
+    warm build stats the headers instead of running the preprocessor (about 0.2 s)."""
+    kept = cache.load(HEADERS_KIND, own, tuple)
+    if kept is not None and all(isinstance(line, str) and " " in line for line in kept):
+        if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
+            return list(kept)
+    result = subprocess.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        return ["unlisted"]                    # the compile itself will say what is wrong
+    ours = {str(folder.resolve()) for folder in include_dirs}
+    listed = sorted({Path(word).resolve() for word in result.stdout.replace("\\\n", " ").split()
+                     if not word.endswith(":") and word.endswith(".h")})
+    lines = tuple(f"{path} {_stamp(path)}" for path in listed if str(path.parent) not in ours)
+    cache.store(HEADERS_KIND, own, lines)
+    return list(lines)
 
 
 def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> tuple[list[Path], Path | None]:
@@ -190,13 +239,12 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
         compile_objects(gcc, [(source, scratch / name, f"the runtime source {source}")
                               for source, name in zip(library, names)], include_dirs)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        cache.release_scratch(scratch, remove=True)
         raise
     folder = cache.publish_folder(CACHE_KIND, key, scratch, names)
     if folder == scratch:
         return [scratch / name for name in names], scratch
-    if scratch.exists():                       # another build published the same objects first
-        shutil.rmtree(scratch, ignore_errors=True)
+    cache.release_scratch(scratch, remove=True)     # another build published the same objects first
     return [folder / name for name in names], None
 
 
@@ -210,12 +258,15 @@ def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path
     if cached is not None:
         return cached / name, None
     scratch = cache.scratch_folder(SOURCE_KIND)
-    _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
+    try:
+        _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
+    except BaseException:
+        cache.release_scratch(scratch, remove=True)
+        raise
     folder = cache.publish_folder(SOURCE_KIND, key, scratch, [name])
     if folder == scratch:
         return scratch / name, scratch
-    if scratch.exists():
-        shutil.rmtree(scratch, ignore_errors=True)
+    cache.release_scratch(scratch, remove=True)
     return folder / name, None
 
 
@@ -247,4 +298,4 @@ def build(sources: list[Path], include_dirs: list[Path], output: Path, static: b
         _run(command, f"the host {output}")
     finally:
         for leftover in leftovers:
-            shutil.rmtree(leftover, ignore_errors=True)
+            cache.release_scratch(leftover, remove=True)
