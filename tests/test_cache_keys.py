@@ -6,7 +6,6 @@ accepted a module it refuses with the cache off."""
 from __future__ import annotations
 
 import ast
-import os
 import shutil
 import subprocess
 import sys
