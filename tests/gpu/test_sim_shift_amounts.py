@@ -26,26 +26,7 @@ sys.path.insert(0, str(REPO / "compiler"))
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
-KERNEL = """.kernel shift_amounts
-.registers 24
-    S2R R0, SR_TID.X
-    ULDC.64 UR4, c[0x0][memory_descriptor]
-    LDC.64 R2, c[0x0][RZ+param+0x0]
-    LDC.64 R4, c[0x0][RZ+param+0x8]
-    LDC.64 R6, c[0x0][RZ+param+0x10]
-    IMAD.WIDE.U32 R8, R0, 0x4, R2
-    IMAD.WIDE.U32 R10, R0, 0x4, R4
-    LDG.E R12, [R8.64]
-    LDG.E R13, [R10.64]
-    SHF.R.U32.HI R14, RZ, R13, R12
-    SHF.L.U32 R15, R12, R13, RZ
-    SHF.R.S32.HI R16, RZ, R13, R12
-    IMAD.WIDE.U32 R18, R0, 0xc, R6
-    STG.E [R18.64], R14
-    STG.E [R18.64+0x4], R15
-    STG.E [R18.64+0x8], R16
-    EXIT
-"""
+KERNEL = (REPO / "tests" / "data" / "kernels" / "shift_amounts.sass").read_text()   # shared with tests/sim
 AMOUNTS = [0, 1, 4, 31, 32, 33, 63, 64, 65, 127, 128, 132, 255, 256, 0x80000004, 0xFFFFFFFF]
 
 
