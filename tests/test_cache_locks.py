@@ -172,23 +172,57 @@ def test_a_shadowing_cpath_header_is_in_the_warm_objects(tmp_path, monkeypatch):
 
 def test_prune_removes_only_entries_not_used_lately(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path))
-    for key in ("used", "unused", "new"):
+    used, unused, new, folder = ("%064x" % n for n in (1, 2, 3, 4))        # keys are SHA-256 digests
+    for key in (used, unused, new):
         cache.write("kernels", key, key.encode())
     scratch = cache.scratch_folder("objects")
     (scratch / "a.o").write_bytes(b"o")
-    cache.publish_folder("objects", "old-folder", scratch, ["a.o"])
-    for entry in (tmp_path / "kernels/used", tmp_path / "kernels/unused", tmp_path / "objects/old-folder"):
+    cache.publish_folder("objects", folder, scratch, ["a.o"])
+    for entry in (tmp_path / "kernels" / used, tmp_path / "kernels" / unused, tmp_path / "objects" / folder):
         _age(entry, 40 * 86400)
-    assert cache.read("kernels", "used") == b"used"                      # a hit marks it used
+    assert cache.read("kernels", used) == used.encode()                  # a hit marks it used
     assert main(["cache"]) == 0
     shown = capsys.readouterr().out
     assert "kernels" in shown and "3 entries" in shown and "objects" in shown
     assert main(["cache", "--prune", "30"]) == 0
     assert "removed 2 entries not used for 30 days" in capsys.readouterr().out
-    assert sorted(os.listdir(tmp_path / "kernels")) == ["new", "used"]
+    assert sorted(os.listdir(tmp_path / "kernels")) == sorted([new, used])
     assert os.listdir(tmp_path / "objects") == []
-    assert main(["cache", "--prune", "-1"]) == 2
-    assert "--prune -1: not a number of days" in capsys.readouterr().err
+    for days in ("-1", "0", "0.5", "inf", "nan", "abc"):
+        # younger than a day could take what a running build marked used within the hour
+        assert main(["cache", "--prune", days]) == 2
+        assert f"--prune {days}: give a number of days of at least 1" in capsys.readouterr().err
+
+
+def test_prune_leaves_what_bobc_did_not_store(tmp_path, monkeypatch, capsys):
+    """BOBC_CACHE_DIR pointed at a user's folder by mistake: an old file there is not an entry
+    (a folder of bobc's kinds, named by a 64-digit key) and stays (probe s30 today finding 2:
+    --prune removed a user's thesis.tex)."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path))
+    (tmp_path / "Documents").mkdir()
+    thesis = tmp_path / "Documents" / "thesis.tex"
+    thesis.write_text("important")
+    (tmp_path / "kernels").mkdir()
+    notes = tmp_path / "kernels" / "notes.txt"
+    notes.write_text("mine")
+    old = "%064x" % 7
+    (tmp_path / "kernels" / old).write_bytes(b"entry")
+    for path in (thesis, notes, tmp_path / "kernels" / old):
+        _age(path, 400 * 86400)
+    assert main(["cache", "--prune", "30"]) == 0
+    assert "removed 1 entry not used for 30 days" in capsys.readouterr().out
+    assert thesis.read_text() == "important" and notes.read_text() == "mine"
+    assert not (tmp_path / "kernels" / old).exists()
+
+
+def test_cache_says_a_missing_cache_and_refuses_a_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "none"))
+    assert main(["cache"]) == 0 and "no cache yet" in capsys.readouterr().out
+    assert main(["cache", "--prune", "30"]) == 0 and "no cache yet" in capsys.readouterr().out
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "file"))
+    assert main(["cache"]) == 1
+    assert "is not a folder: builds run without a cache" in capsys.readouterr().err
 
 
 def test_a_published_folder_keeps_no_lock_file(tmp_path, monkeypatch):

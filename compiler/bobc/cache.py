@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -426,6 +427,13 @@ def usage(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
+# what prune may remove: entries in folders of bobc's kinds (docs/cache.md's table), each named by
+# its key's 64 hex digits (and a suffix), or a temporary bobc made (.tmp-); nothing else of a folder
+# BOBC_CACHE_DIR names by mistake
+_KIND = re.compile(r"[a-z][a-z0-9-]*")
+_ENTRY = re.compile(r"(?:[0-9a-f]{64}|\.tmp-)")
+
+
 def prune(root: Path, days: float) -> tuple[int, int]:
     """Remove from the cache folder `root` every entry not used for `days` days (a hit marks its
     entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed).
@@ -433,7 +441,7 @@ def prune(root: Path, days: float) -> tuple[int, int]:
     cutoff = time.time() - days * 86400
     removed = freed = 0
     try:
-        kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
+        kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False) and _KIND.fullmatch(k.name)]
     except OSError:
         return 0, 0
     for kind in kinds:
@@ -442,6 +450,8 @@ def prune(root: Path, days: float) -> tuple[int, int]:
         except OSError:
             continue
         for child in children:
+            if not _ENTRY.match(child.name):
+                continue        # not an entry bobc named (a BOBC_CACHE_DIR pointed at a user's folder)
             size = _size(child.path)
             if child.name.startswith(".tmp-"):
                 if sweep_leftover(child.path):

@@ -5,28 +5,49 @@ path or an evaluation limit makes new entries.  `--prune DAYS` removes the entri
 used for DAYS days (a hit marks its entry used, so entries in use stay) and the temporaries of
 killed builds that no live process holds (bobc.cache.prune)."""
 import math
+import os
+
+
+# the youngest entries --prune may remove: a build marks what it uses at most once an hour
+# (cache._touch), so entries not used for a day are in no running build's hands
+MIN_PRUNE_DAYS = 1
 
 
 def add_arguments(p):
-    p.add_argument("--prune", metavar="DAYS", type=float,
-                   help="remove the entries not used for DAYS days (0: all of them)")
+    p.add_argument("--prune", metavar="DAYS",
+                   help=f"remove the entries not used for DAYS days (at least {MIN_PRUNE_DAYS}; "
+                        "to empty the cache, delete its folder while no bobc runs)")
 
 
 def run(args):
     from .. import cache
-    from ..errors import UsageError
+    from ..errors import BobcError, UsageError
     from ..reference.safe_io import shown
 
+    days = None
+    if args.prune is not None:
+        try:
+            days = float(args.prune)
+        except ValueError:
+            days = math.nan
+        if not math.isfinite(days) or days < MIN_PRUNE_DAYS:
+            raise UsageError(f"--prune {args.prune}: give a number of days of at least {MIN_PRUNE_DAYS}",
+                             hint="entries no build used for that many days are removed (--prune 30); "
+                                  "to empty the cache, delete its folder while no bobc runs")
     root = cache.folder()
     if root is None:
         print("bobc cache: off (BOBC_CACHE_DIR=off)")
         return 0
-    if args.prune is not None:
-        if not math.isfinite(args.prune) or args.prune < 0:
-            raise UsageError(f"--prune {args.prune:g}: not a number of days",
-                             hint="give the age in days of the entries to remove, 0 or more (--prune 30)")
-        removed, freed = cache.prune(root, args.prune)
-        print(f"removed {removed} entries not used for {args.prune:g} days ({_human(freed)}) from {shown(root)}")
+    if os.path.lexists(root) and not os.path.isdir(root):
+        raise BobcError(f"the cache folder {shown(root)} is not a folder: builds run without a cache",
+                        hint="point BOBC_CACHE_DIR at a folder (or unset it for ~/.cache/bobc)")
+    if not os.path.isdir(root):
+        print(f"{shown(root)}: no cache yet (nothing stored)")
+        return 0
+    if days is not None:
+        removed, freed = cache.prune(root, days)
+        print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} days ({_human(freed)}) "
+              f"from {shown(root)}")
         return 0
     found = cache.usage(root)
     print(f"{shown(root)}: {_human(sum(size for _, size in found.values()))}")
