@@ -63,9 +63,11 @@ def did_you_mean(message: str) -> str:
     choices = re.findall(r"'?([\w.-]+)'?", found.group(2))
     architecture = re.fullmatch(r"(?i)sm_?(\d+)[a-z]?", found.group(1))
     numbered = {int(choice[3:]): choice for choice in choices if re.fullmatch(r"sm_\d+", choice)}
-    if architecture and numbered:   # sm_80 (Ampere) is nearest sm_86, not sm_90 as the spelling is
+    if architecture and numbered:
+        # SM86, sm86, sm_90a: the same target spelt otherwise; another architecture (sm_80, an
+        # A100) is none of bobc's, and naming the nearest would send its user to the wrong images
         wanted = int(architecture.group(1))
-        return f"; did you mean '{numbered[min(numbered, key=lambda n: (abs(n - wanted), n))]}'?"
+        return f"; did you mean '{numbered[wanted]}'?" if wanted in numbered else ""
     close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
     return f"; did you mean '{close[0]}'?" if close else ""
 
