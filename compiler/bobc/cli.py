@@ -34,8 +34,30 @@ EVALUATING = ("check", "eval", "build", "run", "sim")
 
 
 class _Parser(argparse.ArgumentParser):
+    json_wanted = False             # main(): the command line asks for --json
+
     def error(self, message: str):  # one line, exit 2, like every usage error
-        self.exit(2, f"{self.prog}: error: {message}{did_you_mean(message)}\n(see '{self.prog} --help')\n")
+        said = f"{message}{did_you_mean(message)}"
+        if self.json_wanted and "--json" in self._option_string_actions:
+            _json_usage_refusal(self.prog, said)
+        self.exit(2, f"{self.prog}: error: {said}\n(see '{self.prog} --help')\n")
+
+
+def _json_usage_refusal(prog: str, message: str) -> None:
+    """A usage error of a --json command is one JSON object on stdout too, with the keys of every
+    refusal (_json_refusal; check's own are null: nothing was read)."""
+    import json
+
+    command = prog.split()[-1]
+    refusal = {"ok": False, "command": command, "error": message, "where": None,
+               "hint": f"see '{prog} --help'", "exit_code": 2}
+    if command == "check":
+        refusal.update(plan=None, module=None, target=None, warnings=[])
+    try:
+        print(json.dumps(refusal, indent=1, sort_keys=True))
+        sys.stdout.flush()
+    except OSError:
+        pass
 
 
 class _Version(argparse.Action):
@@ -184,6 +206,7 @@ class _GuardedStdout:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
+    _Parser.json_wanted = "--json" in argv
     args, extra = parser.parse_known_args(argv)
     if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
         parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")

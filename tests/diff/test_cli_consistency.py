@@ -242,3 +242,20 @@ def test_a_bobc_specs_pointing_nowhere_is_named(tmp_path):
     done = bobc("check", PLAN, env={**os.environ, "BOBC_SPECS": str(tmp_path / "nowhere")})
     assert done.returncode == 1
     assert f"BOBC_SPECS={tmp_path / 'nowhere'}, which is not a folder: unset BOBC_SPECS" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("argv", [["check", PLAN, "--json", "--target", "sm_80"],
+                                  ["check", PLAN, "--json", "--target", "sm_90", "--target", "sm_86"],
+                                  ["check", PLAN, "--json", "--bogus"], ["dump", "--json", "--nope", GOLDEN]])
+def test_a_usage_error_of_a_json_command_is_a_json_object_too(argv):
+    """README: with --json a refusal is one JSON object on stdout; the option parser's own
+    refusals printed none (probe s30 today finding 3)."""
+    import json
+
+    done = bobc(*argv)
+    assert done.returncode == 2, done.stderr
+    refusal = json.loads(done.stdout)
+    assert refusal["ok"] is False and refusal["exit_code"] == 2 and refusal["command"] == argv[0]
+    assert refusal["error"] in done.stderr and refusal["where"] is None
+    if argv[0] == "check":
+        assert {"plan", "module", "target", "warnings"} <= set(refusal)
