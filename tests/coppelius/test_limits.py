@@ -46,7 +46,7 @@ def test_the_limit_on_another_gpu_is_its_bandwidths():
     assert limits.gpu_of("NVIDIA H200").name == "H200"
     with pytest.raises(KeyError):
         limits.gpu_of("NVIDIA GeForce RTX 3090")
-    out = subprocess.run([sys.executable, "-m", "coppelius_model.limits", "--gpu", "h100", "large"], cwd=EXAMPLE,
+    out = subprocess.run([sys.executable, "-m", "coppelius_model.limits", "--gpu", "H100", "large"], cwd=EXAMPLE,
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith("H100: 989.5 TFLOP/s (binary16 tensor cores, dense), 3.35 TB/s\n")
     assert out.splitlines()[-1].split()[-1] == f"{h100['seconds'] * 1e3:.3f}"

@@ -160,7 +160,8 @@ def main(argv=None) -> int:
                                      description="The performance limit of one Coppelius update.")
     parser.add_argument("configs", nargs="*", metavar="CONFIG",
                         help="small, large, tiny or a shape LAYERSxWIDTHxCONTEXT (default: small and large)")
-    parser.add_argument("--gpu", choices=sorted(GPUS), default="h200", help="whose rates (default: h200)")
+    parser.add_argument("--gpu", type=str.lower, choices=sorted(GPUS), default="h200",
+                        help="whose rates (default: h200; H100 or h100)")
     args = parser.parse_args(argv)
     try:
         configs = [named(name) for name in args.configs] or [SMALL, LARGE]
