@@ -684,6 +684,9 @@ def _vanished(path: str) -> bool:
     return False
 
 
+LOCK_GRACE_MS = 1000                 # host_io.c LOCK_GRACE_MS: a wait this long before the notice
+_LOCK_POLL_S = 0.01                  # LOCK_POLL_MS
+LOCK_GRACE_VARIABLE = "BOBC_IO_TEST_LOCK_GRACE_MS"   # tests only: another grace, in ms (at most 10000)
 LOCK_NOTICE = ("folder {} is locked: another process is publishing into it; waiting for it to finish "
                "(if nothing else should be running, find it with fuser -v or lsof on the folder)")
 
@@ -705,6 +708,33 @@ def _say_waiting(folder: str) -> None:
         pass
 
 
+def _lock_grace_s() -> float:
+    text = os.environ.get(LOCK_GRACE_VARIABLE, "")
+    if text.isascii() and text.isdigit() and len(text) <= 6:
+        return min(int(text), _PAUSE_LIMIT_MS) / 1000
+    return LOCK_GRACE_MS / 1000
+
+
+def _wait_for_lock(fd: int, folder: str) -> None:
+    """`fd`'s lock, held by another process (host_io.c wait_for_lock): tried again every 10 ms for
+    the grace period (a publication next door ends well within it: no word), then, after
+    LOCK_NOTICE, blocked on (probe s30 cache finding 9)."""
+    import fcntl
+    import time
+
+    start = time.monotonic()
+    grace = _lock_grace_s()
+    while time.monotonic() - start < grace:
+        time.sleep(_LOCK_POLL_S)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            continue
+    _say_waiting(folder)
+    fcntl.flock(fd, fcntl.LOCK_EX)       # retried by Python on EINTR
+
+
 def lock_folders(folders) -> list:
     """An exclusive flock(2) on each of `folders` (each folder once, by device and inode, taken in
     that order so that two invocations never wait on each other crosswise); the descriptors, to
@@ -713,8 +743,9 @@ def lock_folders(folders) -> list:
     opened or locked (no read permission; a filesystem without flock) is left unlocked: the
     publication goes on as it would without the lock (docs/runtime.md, "Files").
 
-    A lock another process holds is tried without blocking first; then one line on stderr
-    (LOCK_NOTICE: the C host's words after its name) names the folder before this process blocks.
+    A lock another process holds is tried without blocking first, then again for LOCK_GRACE_MS;
+    once the wait has lasted that long, one line on stderr (LOCK_NOTICE: the C host's words after
+    its name) names the folder before this process blocks.
     Ctrl-C while it blocks raises KeyboardInterrupt here, every descriptor closed (the caller
     removes its temporaries; the command line says `bobc: interrupted`)."""
     import fcntl
@@ -742,9 +773,8 @@ def lock_folders(folders) -> list:
             try:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:      # another process holds it: say so, then wait
-                    _say_waiting(folder)
-                    fcntl.flock(fd, fcntl.LOCK_EX)       # retried by Python on EINTR
+                except BlockingIOError:      # another process holds it: wait, saying so past the grace
+                    _wait_for_lock(fd, folder)
             except OSError:
                 os.close(fd)
                 continue
