@@ -202,6 +202,23 @@ def load_plan(path, include=(), entry=None, target=None, modules: list | None = 
     return plan
 
 
+# what the plan's extraction says of a native host's Bytes named where a plan host is wanted
+# (plan/extract.py _describe): its advice is the build's, not run's or sim's
+_NATIVE_HOST_SAID = " (a native host: build it with -o, not as a plan host)"
+
+
+def native_entry_hint(error, plan, entry) -> None:
+    """A plan run (`bobc run PLAN OPERATION`, `bobc sim`) whose --entry is a native host's Bytes:
+    `error` (the extraction's refusal) points to `bobc run PLAN native` instead of building it
+    (probe s30 cli finding 8)."""
+    if entry and _NATIVE_HOST_SAID in error.message:
+        error.message = error.message.replace(_NATIVE_HOST_SAID, " (a native host, not a plan host)")
+        hint = (f"run it with `bobc run {plan} native ARGUMENTS... --reference --entry {entry}` "
+                      f"({doc('native-host.md')}, \"The reference interpreter\"), or build it with "
+                      f"`bobc build {plan} --entry {entry} -o HOST`")
+        error.hint = f"{error.hint}; {hint}" if error.hint else hint
+
+
 def kernels_file(plan_path, given) -> Path:
     """--kernels, else REFERENCE_KERNELS_FILE in the plan's root folder; a clear refusal
     when neither is there (the reference host has no kernels of its own)."""
@@ -239,8 +256,13 @@ def run(args):
     modules: list = []
     sources: list = []
     # the plan first: a module with no native host is told so, not asked for reference kernels
-    plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
-                     kernels=sources)
+    from ..errors import BobcError
+    try:
+        plan = load_plan(plan_path, args.include, args.entry, target_named(args.target), modules=modules,
+                         kernels=sources)
+    except BobcError as error:
+        native_entry_hint(error, args.plan, args.entry)
+        raise
     kernels = kernels_file(plan_path, args.kernels)
     # the plan's modules and kernel sources, and the kernels it imports, are this run's inputs
     # too: no output replaces one

@@ -152,7 +152,13 @@ def run(args):
         target = images_target(given, args.images, args.target)
     else:
         target = target_named(args.target or DEFAULT_TARGET)
-    built = pipeline.compile_plan(plan_path, target, args.include, args.entry)
+    from ..errors import BobcError
+    from .run import native_entry_hint
+    try:
+        built = pipeline.compile_plan(plan_path, target, args.include, args.entry)
+    except BobcError as error:
+        native_entry_hint(error, args.plan, args.entry)
+        raise
     images = built.images
     if given is not None:
         check_plans_images(given, built, args.images, plan_path, target)
