@@ -71,9 +71,10 @@ def host_arguments(args) -> list[str]:
     return [word for pair in (getattr(args, "host_options", None) or []) for word in pair]
 
 
-def load_module(path, name: str, what: str):
+def load_module(path, name: str, what: str, after: str = ""):
     """A Python file loaded as module `name`, registered in sys.modules while it runs (what
-    dataclasses and pickling look for); any failure is one line naming the file."""
+    dataclasses and pickling look for); any failure is one line naming the file (`what`, its
+    path, then `after`)."""
     import importlib.util
     import sys
     import traceback
@@ -81,7 +82,7 @@ def load_module(path, name: str, what: str):
     from ..errors import UsageError
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise UsageError(f"{what} {path}: not a Python file")
+        raise UsageError(f"{what} {path}{after}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     previous = sys.modules.get(name)
     sys.modules[name] = module
@@ -89,14 +90,14 @@ def load_module(path, name: str, what: str):
         spec.loader.exec_module(module)
     except SyntaxError as error:
         sys.modules.pop(name, None)
-        raise UsageError(f"cannot load {what} {path}: SyntaxError at line {error.lineno}: {error.msg}",
+        raise UsageError(f"cannot load {what} {path}{after}: SyntaxError at line {error.lineno}: {error.msg}",
                          hint="fix the file (python -m py_compile FILE shows it)") from None
     except Exception as error:      # noqa: BLE001 -- the user's code: any failure is reported, not a traceback
         sys.modules.pop(name, None)
         here = Path(path).resolve()
         frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).resolve() == here]
         where = f" at line {frames[-1].lineno}" if frames else ""
-        raise UsageError(f"cannot load {what} {path}: {type(error).__name__}{where}: {error}",
+        raise UsageError(f"cannot load {what} {path}{after}: {type(error).__name__}{where}: {error}",
                          hint="run `python FILE` to see the whole traceback") from None
     finally:
         if previous is not None:
@@ -104,13 +105,18 @@ def load_module(path, name: str, what: str):
     return module
 
 
-def load_kernels(path, plan=None) -> dict:
+def load_kernels(path, plan=None, given: bool = True) -> dict:
     """KERNELS of a model's reference kernel file; given the `plan`, one that lacks a kernel the
     plan's launches run is refused as a file without KERNELS is (exit 2), naming the file and
-    the kernel."""
+    the kernel.  Not `given` (the file the plan's root folder holds, no --kernels given): a
+    failure to load it names it so, not as --kernels (probe s30 cli finding 8)."""
     from ..errors import UsageError
 
-    module = load_module(path, "bobc_reference_kernels", "--kernels")
+    if given:
+        module = load_module(path, "bobc_reference_kernels", "--kernels")
+    else:
+        module = load_module(path, "bobc_reference_kernels", "the plan's reference kernels file",
+                             " (no --kernels given)")
     kernels = getattr(module, "KERNELS", None)
     if not isinstance(kernels, dict):
         raise UsageError(f"{path} defines no KERNELS dictionary (kernel identity -> function)")
@@ -269,7 +275,7 @@ def run(args):
     read = [*read_files(modules, "a module of the plan"),
             *read_files(sources, "a kernel source of the plan"),
             *read_files([kernels], "the reference kernels this run imports")]
-    return run_plan_host(plan, load_kernels(kernels, plan), args, read=read)
+    return run_plan_host(plan, load_kernels(kernels, plan, given=bool(args.kernels)), args, read=read)
 
 
 def run_native(plan_path, args) -> int:
