@@ -5,6 +5,7 @@ The source may be a hand-written kernel or nvdisasm's listing of a cubin as prin
 """
 from pathlib import Path
 
+from ..cli import _positive
 from ..errors import BobcError
 from ..targets import target_named
 from ._common import add_target, existing_file
@@ -21,8 +22,8 @@ def add_arguments(p):
                         "parameter the code reads, in 8-byte words)")
     p.add_argument("--block-size", type=int, default=1024,
                    help="the most threads per block the cubin declares (default 1024)")
-    p.add_argument("--register-budget", type=int, default=None,
-                   help="refuse the kernel if it needs more registers than this")
+    p.add_argument("--register-budget", type=_positive, default=None, metavar="N",
+                   help="refuse the kernel if it needs more registers than this (at least 1)")
     p.add_argument("--listing", action="store_true",
                    help="print each instruction with its address, control code and words")
     add_target(p, flag="--arch")
