@@ -101,7 +101,34 @@ def _meaning(la: decode.Line | None, lb: decode.Line | None) -> str:
         return text
     if la is not None and lb is not None and la.note != lb.note and la.note and lb.note:
         return f"{la.note} -> {lb.note}"
-    return (lb.note if lb is not None else "") or (la.note if la is not None else "")
+    note = (lb.note if lb is not None else "") or (la.note if la is not None else "")
+    if line.kind == "bank0" and la is not None and lb is not None:
+        return _half_of_argument(note, la.value, lb.value)
+    return note
+
+
+_HALVES_32 = ("u32", "i32", "s32", "f32", "binary32")
+
+
+def _half_of_argument(note: str, a, b) -> str:
+    """A named argument's bank 0 word whose change lies in one u32 half, where the kernel's
+    `//@ param` says 32-bit values: which half changed, so a change in the high u32 of a word whose
+    argument is one u32 (`update (u32)`) is not labelled with that argument's name alone."""
+    if not (note.startswith("argument ") and ": " in note and isinstance(a, int) and isinstance(b, int)) or a == b:
+        return note
+    what = note.split(": ", 1)[1]
+    if not any(word in what for word in _HALVES_32) or "u64" in what or "pointer" in what:
+        return note                              # a 64-bit value: either half is the argument's
+    low = (a ^ b) & 0xFFFFFFFF != 0
+    high = (a ^ b) >> 32 != 0
+    if low and high:
+        return f"{note}: both u32 halves"
+    two = "," in what.split("(", 1)[0] or "), " in what       # `M, N (u32)`, `alpha (f32), batches (u32)`
+    if low:
+        return f"{note}: its low u32"
+    if two:
+        return f"{note}: its high u32"
+    return f"the high u32 of {note.split(':', 1)[0]}'s word, which the argument does not use ({note} is its low u32)"
 
 
 STEPS = "host.plan.steps["        # a host plan's steps (bobc.host.sections.plan_lines), aligned as a sequence
@@ -411,7 +438,48 @@ class Relocation:
         prologue_a, prologue_b = a.get("prologue") or {}, b.get("prologue") or {}
         out.add(where(prologue_a, bases_a, "push", "pushbuffer"), prologue_a.get("push_length"),
                 where(prologue_b, bases_b, "push", "pushbuffer"))
+        for x, y in tensor_map_pairs(a, b, launches):
+            out.add(x.get("address"), x.get("bytes"), y.get("address"))
+        # a program residence (docs/launch-order.md): the device reads the program table from its
+        # copy at residence.base + offset, so what moved in the table moved in the copy alike
+        table_a, table_b = _residence(a), _residence(b)
+        if table_a and table_b:
+            (start_a, copy_a, size_a), (start_b, copy_b, _size_b) = table_a, table_b
+            for first_a, size, first_b in list(out.ranges):
+                if start_a <= first_a and first_a + size <= start_a + size_a:
+                    out.add(copy_a + first_a - start_a, size, copy_b + first_b - start_b)
         return out
+
+
+def _residence(manifest: dict) -> tuple[int, int, int] | None:
+    """(the program table's address, its residence copy's, the table's bytes) of a resident plan."""
+    residence = manifest.get("residence") or {}
+    start, copy = (manifest.get("bases") or {}).get("program"), residence.get("base")
+    size = residence.get("program_bytes", (manifest.get("sizes") or {}).get("program"))
+    return (start, copy, size) if all(_is_int(x) for x in (start, copy, size)) else None
+
+
+def _map_descriptor(entry: dict) -> dict:
+    return {k: v for k, v in entry.items() if k not in ("address", "offset", "slot", "users")}
+
+
+def tensor_map_pairs(a: dict, b: dict, launches: LaunchAlignment) -> list[tuple[dict, dict]]:
+    """a's tensor maps with b's: in order, where each pair describes the same tensor and is used by
+    the same arguments of the launches the alignment pairs; empty unless every map pairs."""
+    maps_a = [x for x in a.get("tensor_maps") or [] if isinstance(x, dict)]
+    maps_b = [x for x in b.get("tensor_maps") or [] if isinstance(x, dict)]
+    if len(maps_a) != len(maps_b):
+        return []
+
+    def users(entry, keys):
+        return [(u.get("argument"), keys.get(u.get("launch"), f"launch[{u.get('launch')}]"))
+                for u in entry.get("users") or [] if isinstance(u, dict)]
+
+    pairs = list(zip(maps_a, maps_b))
+    if all(_map_descriptor(x) == _map_descriptor(y) and x.get("slot") == y.get("slot") and
+           users(x, launches.keys_a) == users(y, launches.keys_b) for x, y in pairs):
+        return pairs
+    return []
 
 
 def _is_int(value) -> bool:
@@ -476,6 +544,15 @@ class _Places:
         for r in manifest.get("regions", []):
             key = region_keys_.get(r.get("index"), f"region[{r.get('index')}]")
             self._add(r.get("address"), r.get("size"), f"{key}'s code ({r.get('identity')})")
+        for x in manifest.get("tensor_maps") or []:
+            if isinstance(x, dict):
+                self._add(x.get("address"), x.get("bytes"), f"tensor map {x.get('slot')}")
+        table = _residence(manifest)
+        if table:
+            start, copy, size = table
+            for first, bytes_, tag in list(self.spans.ranges):
+                if start <= first and first + bytes_ <= start + size:
+                    self._add(copy + first - start, bytes_, f"{self.names[tag >> 48]} in the residence")
         _ = bases
 
     def _add(self, start, size, name) -> None:
@@ -622,7 +699,42 @@ def relocated_facts(a: Images, b: Images, lines_a: list[decode.Line], lines_b: l
             (d0, d1), (e0, e1) = la.value, lb.value
             judge({match}, (d0 & 0xFFFFFFFC) | (d1 & 0xFF) << 32, (e0 & 0xFFFFFFFC) | (e1 & 0xFF) << 32,
                   rest_same=(d0 & 3, d1 & ~0xFF) == (e0 & 3, e1 & ~0xFF))
+    # a bank 0 word that points at what moved with its launch (a tensor map, in the residence too)
+    for match, la in by_a.items():
+        lb = by_b.get(match)
+        if la.kind == "bank0" and lb is not None and lb.kind == "bank0" and _is_int(la.value) and \
+                _is_int(lb.value) and la.value != lb.value and relocation(la.value) == lb.value:
+            out.moved.add(match)
+    # latch ids: each names the edge into the launch that waits on it; one that names the same
+    # (paired) launch on both sides only moved with it
+    programmatic = None
+    if ma["qmd_layout"] == mb["qmd_layout"]:
+        from .encode import RECIPES
+
+        recipe = RECIPES.get(ma["qmd_layout"])
+        programmatic = recipe.programmatic if recipe is not None else None
+    if programmatic is not None:
+        def waiters(lines, keys):
+            return {line.value: line.match.split(".", 1)[0] for line in lines
+                    if line.match.endswith(".waits_on_latch") and _is_int(line.value)}
+
+        waits_a, waits_b = waiters(lines_a, launches.keys_a), waiters(lines_b, launches.keys_b)
+        fields = {"arrives_at_latch": programmatic.arrive[1], "waits_on_latch": programmatic.wait[1]}
+        for match, la in by_a.items():
+            lb = by_b.get(match)
+            name = match.rsplit(".", 1)[-1]
+            if lb is None or name not in fields or la.value == lb.value or not _is_int(la.value) or \
+                    not _is_int(lb.value):
+                continue
+            if waits_a.get(la.value) is not None and waits_a.get(la.value) == waits_b.get(lb.value):
+                head = match[:-len(name) - 1]
+                out.moved.update({match, f"{head}.qmd.{fields[name]}"})
     out.manifest |= {m for m in out.moved if m.startswith("submission[")}
+    if tensor_map_pairs(ma, mb, launches) and ma.get("tensor_maps") != mb.get("tensor_maps") and \
+            all(relocation(x.get("address")) == y.get("address") and
+                (_is_int(x.get("offset")) and _is_int(y.get("offset"))) for x, y in tensor_map_pairs(ma, mb, launches)):
+        out.manifest.add("tensor_maps")
+        out.moved |= {match for match in by_a if match == "tensor_maps"}      # its header line
     return out
 
 
@@ -916,7 +1028,8 @@ def _relocated_lines(a: Images, b: Images, relocated: set, launches: LaunchAlign
         tails = heads[head]
         facts = [line for tail in tails for line in (by_a.get(head + tail), by_b.get(head + tail)) if line]
         owner = facts[0].owner if facts else ""
-        listed = ", ".join(t.lstrip(".") for t in tails[:6]) + (f" and {len(tails) - 6} more" if len(tails) > 6 else "")
+        listed = ", ".join(t.lstrip(".") for t in tails[:6]) + (f" and {len(tails) - 6} more" if len(tails) > 6 else "") \
+            or head
         out.append(Difference(f"{head}.addresses", facts[0].kind if facts else "launch", owner,
                               words.count(len(tails), "address fact"), "the same places, moved",
                               f"{listed}: each points at what it pointed at in a (a launch, submission or "
