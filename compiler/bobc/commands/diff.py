@@ -24,9 +24,10 @@ are also compared outside their images (host_differences): the version text by k
 plan member by member (`host.plan.input.checks[1].value (version)`, docs/host-plan-facts.md; its steps
 aligned as a sequence, golden.host_plan_differences), every other section byte for byte and the
 ELF header, program headers and section headers (a NOBITS section's size), so for two hosts exit 0
-means the same images, host plan and runtime.  An image folder carries no host plan:
-against a host, the images alone are compared, and one line says so (with --json, on stderr: the
-output stays the JSON list).
+means the same images, host plan and runtime ("hold the same images and host plan"; two native
+hosts, which carry no host plan: "the same images and commands").  An image folder carries no
+host plan: against a host, the images alone are compared, and one line says so (with --json, on
+stderr: the output stays the JSON list); two folders hold images alone, and no line says it.
 """
 from __future__ import annotations
 
@@ -146,10 +147,18 @@ def host_differences(a_path: str, b_path: str) -> list:
 def run(args):
     found = _differences(args.a, args.b, args.include)
     verdict = 1 if found else 0
-    folder = next((path for path in (args.a, args.b) if Path(path).is_dir()), None)
+    folders = [path for path in (args.a, args.b) if Path(path).is_dir()]
+    # a folder against a host: the folder holds images only, so the host's plan is compared with nothing
+    folder = folders[0] if len(folders) == 1 else None
+    if folders:
+        compared = "images"                 # two folders: images are all either holds
+    else:
+        from ..host import native
+
+        compared = "images and commands" if native.is_native_host(args.a) else "images and host plan"
     try:
-        if folder is not None:      # a folder holds images only: nothing else to compare (--json: on stderr,
-            # so the output stays a list and a script is still told that no host plan was compared)
+        if folder is not None:      # (--json: on stderr, so the output stays a list and a script is
+            # still told that no host plan was compared)
             print(f"{folder} is an image folder, which carries no host plan: the images alone are compared",
                   file=sys.stderr if args.json else sys.stdout)
         if args.json:
@@ -158,7 +167,7 @@ def run(args):
             for difference in found:
                 print(difference.text())
             print(f"{len(found)} difference(s) between {args.a} and {args.b}" if found
-                  else f"{args.a} and {args.b} hold the same images" + ("" if folder else " and host plan"))
+                  else f"{args.a} and {args.b} hold the same {compared}")
         sys.stdout.flush()
     except BrokenPipeError:      # `bobc diff a b | head`: the verdict is still the verdict
         from ..cli import _quiet_stdout
