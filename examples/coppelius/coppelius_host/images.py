@@ -71,14 +71,19 @@ def evaluate(target_name: str, include=(), root: Path = EXAMPLE) -> Evaluated:
 
 
 def main(argv=None) -> int:
+    from bobc.errors import BobcError
     from bobc.nvidia.encode import write_images
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
         print("usage: python -m coppelius_host.images sm_86|sm_90 OUTDIR", file=sys.stderr)
         return 2
-    evaluated = evaluate(argv[0])
-    write_images(evaluated.images, Path(argv[1]))
+    try:     # a bad target, a kernel that does not assemble: bobc's own message, no traceback
+        evaluated = evaluate(argv[0])
+        write_images(evaluated.images, Path(argv[1]))
+    except BobcError as error:
+        print(f"python -m coppelius_host.images: {error.render()}", file=sys.stderr)
+        return error.exit_code
     print(f"wrote {argv[0]} images to {argv[1]}")
     return 0
 
