@@ -376,7 +376,8 @@ def _submission_lines(a: Images, b: Images, alignment: SubmissionAlignment, laun
 class Relocation:
     """Where an address of a lies in b, as the alignments pair what holds it: each paired launch's
     QMD slot and parameter block, each paired region's code, each paired submission's segment and
-    semaphore, the prologue's segment.  An address in none of them has no counterpart (None)."""
+    semaphore, the prologue's segment, each paired tensor map, and for a resident plan each of
+    these in the program table's residence copy.  An address in none of them has no counterpart (None)."""
 
     def __init__(self) -> None:
         self.ranges: list[tuple[int, int, int]] = []      # (first byte in a, bytes, first byte in b)
@@ -714,11 +715,11 @@ def relocated_facts(a: Images, b: Images, lines_a: list[decode.Line], lines_b: l
         recipe = RECIPES.get(ma["qmd_layout"])
         programmatic = recipe.programmatic if recipe is not None else None
     if programmatic is not None:
-        def waiters(lines, keys):
+        def waiters(lines):
             return {line.value: line.match.split(".", 1)[0] for line in lines
                     if line.match.endswith(".waits_on_latch") and _is_int(line.value)}
 
-        waits_a, waits_b = waiters(lines_a, launches.keys_a), waiters(lines_b, launches.keys_b)
+        waits_a, waits_b = waiters(lines_a), waiters(lines_b)
         fields = {"arrives_at_latch": programmatic.arrive[1], "waits_on_latch": programmatic.wait[1]}
         for match, la in by_a.items():
             lb = by_b.get(match)
