@@ -445,9 +445,10 @@ class Relocation:
         # copy at residence.base + offset, so what moved in the table moved in the copy alike
         table_a, table_b = _residence(a), _residence(b)
         if table_a and table_b:
-            (start_a, copy_a, size_a), (start_b, copy_b, _size_b) = table_a, table_b
+            (start_a, copy_a, size_a), (start_b, copy_b, size_b) = table_a, table_b
             for first_a, size, first_b in list(out.ranges):
-                if start_a <= first_a and first_a + size <= start_a + size_a:
+                if (start_a <= first_a and first_a + size <= start_a + size_a
+                        and start_b <= first_b and first_b + size <= start_b + size_b):
                     out.add(copy_a + first_a - start_a, size, copy_b + first_b - start_b)
         return out
 
