@@ -437,7 +437,8 @@ _ENTRY = re.compile(r"(?:[0-9a-f]{64}|\.tmp-)")
 def prune(root: Path, days: float) -> tuple[int, int]:
     """Remove from the cache folder `root` every entry not used for `days` days (a hit marks its
     entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed).
-    An entry in use by a build meanwhile is only made again by the next build that needs it."""
+    A build running meanwhile keeps what it uses: it marked each entry used within the hour, and
+    `days` is at least a day (commands.cache.MIN_PRUNE_DAYS)."""
     cutoff = time.time() - days * 86400
     removed = freed = 0
     try:

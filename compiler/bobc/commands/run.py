@@ -208,17 +208,15 @@ def load_plan(path, include=(), entry=None, target=None, modules: list | None = 
     return plan
 
 
-# what the plan's extraction says of a native host's Bytes named where a plan host is wanted
-# (plan/extract.py _describe): its advice is the build's, not run's or sim's
-_NATIVE_HOST_SAID = " (a native host: build it with -o, not as a plan host)"
-
-
 def native_entry_hint(error, plan, entry) -> None:
     """A plan run (`bobc run PLAN OPERATION`, `bobc sim`) whose --entry is a native host's Bytes:
     `error` (the extraction's refusal) points to `bobc run PLAN native` instead of building it
-    (probe s30 cli finding 8)."""
-    if entry and _NATIVE_HOST_SAID in error.message:
-        error.message = error.message.replace(_NATIVE_HOST_SAID, " (a native host, not a plan host)")
+    (probe s30 cli finding 8): the extraction's words (plan.extract.NATIVE_HOST_SAID) give the
+    build's advice, not run's or sim's."""
+    from ..plan.extract import NATIVE_HOST_SAID
+
+    if entry and NATIVE_HOST_SAID in error.message:
+        error.message = error.message.replace(NATIVE_HOST_SAID, " (a native host, not a plan host)")
         hint = (f"run it with `bobc run {plan} native ARGUMENTS... --reference --entry {entry}` "
                       f"({doc('native-host.md')}, \"The reference interpreter\"), or build it with "
                       f"`bobc build {plan} --entry {entry} -o HOST`")

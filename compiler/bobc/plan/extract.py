@@ -134,6 +134,11 @@ class _Reader:
         return out
 
 
+# how a refusal names a native host's bytes given where a plan host's are expected (bobc run and
+# sim reword it to point at `bobc run PLAN native`: commands.run.native_entry_hint)
+NATIVE_HOST_SAID = " (a native host: build it with -o, not as a plan host)"
+
+
 def _describe(v) -> str:
     if hasattr(v, "ctor"):
         return f"{v.family}.{v.constructor}"
@@ -141,7 +146,7 @@ def _describe(v) -> str:
         return f"the natural {v.value}"
     if type(v).__name__ == "VBytes":
         if v.value.startswith(b"\x7fELF"):
-            return f"an ELF file of {len(v.value)} bytes (a native host: build it with -o, not as a plan host)"
+            return f"an ELF file of {len(v.value)} bytes{NATIVE_HOST_SAID}"
         return f"the byte string {v.value[:40]!r}"
     return type(v).__name__
 
