@@ -156,3 +156,17 @@ def refuse_output_over(path, option: str, read: list) -> None:
     from ..reference.safe_io import OutputSet
 
     OutputSet(inputs=list(read)).add(path, option)
+
+
+def refuse_stdout_name(value: str | None, option: str, what: str = "a file") -> None:
+    """Refuse (usage, exit 2) `-` as an output path: a Unix user means stdout by it, and bobc
+    writes no output to stdout -- a host, a cubin or an image folder is published whole or not
+    at all (a synced temporary renamed into place), which a stream cannot be, and stdout carries
+    the command's own lines (`wrote ...`, `--listing`, `--json`).  Writing a file named `-` in the
+    current folder instead would surprise that user; `./-` still names one (README, "What a user
+    is promised"; probe s30 review, leftovers finding 1)."""
+    if value == "-":
+        from ..errors import UsageError
+
+        raise UsageError(f"{option} -: bobc writes no output to stdout; name {what} "
+                         f"({option} ./- for one named '-')")

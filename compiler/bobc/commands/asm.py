@@ -79,10 +79,11 @@ def checked_output(path: str, source: Path):
     publishes it: a synced temporary beside it, renamed into place."""
     from ..errors import UsageError
     from ..reference.safe_io import OutputSet
-    from ._common import read_files
+    from ._common import read_files, refuse_stdout_name
 
     if not path:
         raise UsageError("option -o has an empty value", hint="name the file to write (-o OUT)")
+    refuse_stdout_name(path, "-o")
     output = OutputSet(inputs=read_files([source], "the source assembled"))
     output.add(path, "-o")
     return output

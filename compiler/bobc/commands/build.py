@@ -2,7 +2,7 @@ from pathlib import Path
 
 from ..targets import target_named
 from ._common import (KERNEL_SOURCE, add_target, existing_file, kernel_files, module_files, read_files,
-                      refuse_output_over)
+                      refuse_output_over, refuse_stdout_name)
 
 # what an output naming one of the plan's module files is told (exit 8: the build's inputs)
 MODULE = "a module the build read"
@@ -36,6 +36,8 @@ def run(args):
         if value is not None and not value:     # the host's rule: an empty value is a usage error
             raise UsageError(f"option {option} has an empty value",
                              hint="name the host file to write (-o HOST) or the image folder (--emit-images DIR)")
+    refuse_stdout_name(args.output, "-o", "the host file")
+    refuse_stdout_name(args.emit_images, "--emit-images", "a folder")
     plan_path = existing_file(args.plan)
     target = target_named(args.target)
     output = Path(args.output if args.output is not None else DEFAULT_OUTPUT) \
@@ -75,7 +77,8 @@ def run(args):
             refuse_output_over(output, option, [*read_files(modules, MODULE),
                                                 *read_files(kernel_files(None, None, target), KERNEL_SOURCE)])
             publish_file(output, artifact, option, mode=0o755)
-            say(f"wrote {shown(output)} ({target.name}; native physical program host, {len(artifact)} bytes)",
+            say(f"wrote {shown(args.output if args.output is not None else output)} ({target.name}; "
+                f"native physical program host, {len(artifact)} bytes)",
                 "build")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
@@ -90,7 +93,8 @@ def run(args):
         say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
         write_host(built, target, output, option)
-        say(f"wrote {shown(output)} ({target.name})" if args.output is not None else
+        # the path as given: Path('./-') is '-', which would read as stdout (leftovers finding 1)
+        say(f"wrote {shown(args.output)} ({target.name})" if args.output is not None else
             f"wrote {shown(output)} ({target.name}; no -o given, so ./bob-host)", "build")
     return 0
 

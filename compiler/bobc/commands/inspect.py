@@ -37,6 +37,9 @@ def run(args):
     path = existing_file(args.host)
     if args.extract == "":      # as --emit-images '' and -o '' are refused: not "extract nothing"
         raise UsageError("--extract '': an empty folder name", hint="name the folder to write the images into")
+    from ._common import refuse_stdout_name
+
+    refuse_stdout_name(args.extract, "--extract", "a folder")
     if args.extract:            # the folder is judged before the report, as --emit-images before a build
         from ..nvidia.encode import check_image_folder
         check_image_folder(args.extract, "--extract")
