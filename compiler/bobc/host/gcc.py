@@ -117,8 +117,21 @@ def template_cache():
     return SealedBytecodeCache()
 
 
+def gcc_environment() -> dict[str, str]:
+    """The environment every gcc bobc runs gets: bobc's own, with TMPDIR naming this command's
+    temporary folder (tempfile.gettempdir(): the `bobc-proc-*` folder cache.process_temporaries
+    made), so that gcc's own temporaries (cc*.s, cc*.o, cc*.res...) lie there: a build killed
+    mid-compile leaves none of them in /tmp, and the next bobc command sweeps that folder whole
+    (docs/cache.md; leftovers finding 2).  TMPDIR is not part of any cache key (it differs in
+    every command): compiler_identity reads os.environ's GCC_ENVIRONMENT, which does not hold it,
+    and TMPDIR decides only where gcc's scratch files go, never what it makes."""
+    import tempfile
+
+    return {**os.environ, "TMPDIR": tempfile.gettempdir()}
+
+
 def _run(command: list[str], what: str) -> None:
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, env=gcc_environment())
     if result.returncode != 0:
         diagnostics = (result.stderr or result.stdout).strip()
         raise HostBuildError(f"gcc could not build {what}:\n{diagnostics}",
@@ -211,7 +224,7 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
         if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
             return list(kept)
     result = subprocess.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=gcc_environment())
     if result.returncode != 0:
         return ["unlisted"]                    # the compile itself will say what is wrong
     ours = {str(folder.resolve()) for folder in include_dirs}
