@@ -410,28 +410,54 @@ def _size(path: str) -> int:
         return 0
 
 
-def usage(root: Path) -> dict[str, tuple[int, int]]:
-    """kind -> (entries, bytes) of the cache folder `root` (`bobc cache`)."""
-    found = {}
+# The folders bobc writes in the cache (docs/cache.md's table; tests/test_cache_usage.py holds this
+# to every kind the code stores under): what `bobc cache` counts as bobc's and --prune acts on.
+KINDS = frozenset({"runtime-objects", "objects", "headers", "parsed", "lark", "kernels", "checked", "plans",
+                   "programs", "outcomes", "artifacts", "parameter-reads", "native-interpreter", "templates"})
+# what prune may remove in them: an entry named by its key's 64 hex digits (and a suffix), or a
+# temporary bobc made (.tmp-); nothing else of a folder BOBC_CACHE_DIR names by mistake
+_ENTRY = re.compile(r"(?:[0-9a-f]{64}|\.tmp-)")
+
+
+def _kinds(root: Path) -> tuple[list[os.DirEntry], list[os.DirEntry]]:
+    """The folders of bobc's KINDS in `root` (real folders, not links), and everything else there."""
+    ours, other = [], []
+    for child in sorted(os.scandir(root), key=lambda c: c.name):
+        (ours if child.name in KINDS and child.is_dir(follow_symlinks=False) else other).append(child)
+    return ours, other
+
+
+def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list[str]]:
+    """What the cache folder `root` holds (`bobc cache`), counted as prune judges it: bobc's
+    entries by kind, kind -> (entries, bytes); bobc's temporaries (`.tmp-*`: count, bytes); and
+    the names of everything else found there (`Documents/`, `kernels/notes.txt`), which is not
+    bobc's, is left alone by prune and counted in neither (nor walked: a BOBC_CACHE_DIR naming a
+    home folder by mistake is not read through)."""
+    found: dict[str, tuple[int, int]] = {}
+    temporaries = [0, 0]
+    foreign: list[str] = []
     try:
-        kinds = [k for k in os.scandir(root) if k.is_dir(follow_symlinks=False)]
+        kinds, other = _kinds(root)
     except OSError:
-        return found
-    for kind in sorted(kinds, key=lambda k: k.name):
+        return found, (0, 0), foreign
+    foreign += [c.name + ("/" if c.is_dir(follow_symlinks=False) else "") for c in other]
+    for kind in kinds:
         try:
-            children = [c.path for c in os.scandir(kind.path)]
+            children = sorted(os.scandir(kind.path), key=lambda c: c.name)
         except OSError:
             continue
-        found[kind.name] = (sum(1 for c in children if not os.path.basename(c).startswith(".tmp-")),
-                            sum(_size(c) for c in children))
-    return found
-
-
-# what prune may remove: entries in folders of bobc's kinds (docs/cache.md's table), each named by
-# its key's 64 hex digits (and a suffix), or a temporary bobc made (.tmp-); nothing else of a folder
-# BOBC_CACHE_DIR names by mistake
-_KIND = re.compile(r"[a-z][a-z0-9-]*")
-_ENTRY = re.compile(r"(?:[0-9a-f]{64}|\.tmp-)")
+        entries = size = 0
+        for child in children:
+            if not _ENTRY.match(child.name):
+                foreign.append(f"{kind.name}/{child.name}" + ("/" if child.is_dir(follow_symlinks=False) else ""))
+            elif child.name.startswith(".tmp-"):
+                temporaries[0] += 1
+                temporaries[1] += _size(child.path)
+            else:
+                entries += 1
+                size += _size(child.path)
+        found[kind.name] = (entries, size)
+    return found, (temporaries[0], temporaries[1]), foreign
 
 
 def prune(root: Path, days: float) -> tuple[int, int]:
@@ -442,7 +468,7 @@ def prune(root: Path, days: float) -> tuple[int, int]:
     cutoff = time.time() - days * 86400
     removed = freed = 0
     try:
-        kinds = [k.path for k in os.scandir(root) if k.is_dir(follow_symlinks=False) and _KIND.fullmatch(k.name)]
+        kinds = [k.path for k in _kinds(root)[0]]
     except OSError:
         return 0, 0
     for kind in kinds:

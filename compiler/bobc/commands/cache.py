@@ -49,11 +49,32 @@ def run(args):
         print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} days ({_human(freed)}) "
               f"from {shown(root)}")
         return 0
-    found = cache.usage(root)
-    print(f"{shown(root)}: {_human(sum(size for _, size in found.values()))}")
-    for kind, (entries, size) in found.items():
-        print(f"  {kind:<20} {entries:>8} entries {_human(size):>10}")
+    found, (temporaries, temporary_bytes), foreign = cache.usage(root)
+    entries = sum(count for count, _ in found.values())
+    total = sum(size for _, size in found.values()) + temporary_bytes
+    # counted as --prune judges it: bobc's entries and temporaries, whose sizes add up to the first
+    # line; anything else there is named apart, in no number (leftovers finding 3)
+    print(f"{shown(root)}: {_human(total)} in bobc's {_count(entries, 'entry', 'entries')}"
+          + (f" and {_count(temporaries, 'temporary', 'temporaries')}" if temporaries else "")
+          + " (what --prune acts on)")
+    for kind, (count, size) in found.items():
+        print(f"  {kind:<20} {count:>8} {'entry  ' if count == 1 else 'entries'} {_human(size):>10}")
+    if temporaries:
+        print(f"  {'.tmp-* temporaries':<20} {temporaries:>8} {'':7} {_human(temporary_bytes):>10}"
+              "  (killed builds'; --prune removes those no running bobc holds)")
+    if foreign:
+        named = ", ".join(shown(name) for name in foreign[:FOREIGN_NAMED])
+        more = f" and {len(foreign) - FOREIGN_NAMED} more" if len(foreign) > FOREIGN_NAMED else ""
+        print(f"  also there, {len(foreign)} not bobc's (left alone by --prune, in no number above): {named}{more}")
     return 0
+
+
+# how many of the files and folders that are not bobc's the report names
+FOREIGN_NAMED = 5
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
 
 
 def _human(size: int) -> str:
