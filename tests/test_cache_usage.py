@@ -90,3 +90,12 @@ def test_bobcs_kinds_are_every_folder_the_code_stores_under():
     cache_doc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cache_doc)
     assert cache.KINDS == cache_doc.kinds_in_code() == cache_doc.documented()
+
+
+def test_prune_of_one_day_says_day(tmp_path, monkeypatch, capsys):
+    """`--prune 1` says "not used for 1 day", not "1 days" (the one plural rule, bobc.native.words)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(root))
+    cache.write("kernels", "%064x" % 1, b"k")
+    assert main(["cache", "--prune", "1"]) == 0
+    assert capsys.readouterr().out == f"removed 0 entries not used for 1 day (0 B) from {root}\n"   # it is fresh

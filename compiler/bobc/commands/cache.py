@@ -46,7 +46,7 @@ def run(args):
         return 0
     if days is not None:
         removed, freed = cache.prune(root, days)
-        print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} days ({_human(freed)}) "
+        print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} {'day' if days == 1 else 'days'} ({_human(freed)}) "
               f"from {shown(root)}")
         return 0
     found, (temporaries, temporary_bytes), foreign = cache.usage(root)

@@ -70,7 +70,7 @@ def interpreter_bytes() -> bytes:
                    "-static", "-o", str(output), "-lm"]
         import subprocess
 
-        result = subprocess.run(command, capture_output=True, text=True)
+        result = subprocess.run(command, capture_output=True, text=True, env=gcc.gcc_environment())
         if result.returncode != 0:
             raise gcc.HostBuildError(
                 "gcc could not build the native host interpreter:\n" + (result.stderr or result.stdout).strip(),
