@@ -187,7 +187,7 @@ def TypeU(span, level: int) -> Constant:
 
 
 class Lam(Term):
-    __slots__ = ("multiplicity", "name", "domain", "body", "defines")
+    __slots__ = ("multiplicity", "name", "domain", "body", "defines", "reads_binder")
 
     def __init__(self, span, multiplicity, name, domain, body):
         self.span = span
@@ -198,6 +198,9 @@ class Lam(Term):
         # (definition, k) when this is the (k+1)-th of the lambdas a definition's body opens
         # with (Definition.set_body); only for printing, never for what evaluates
         self.defines = None
+        # whether the body names this lambda's variable (None: not yet asked); nat_eliminate
+        # asks it of a step's inner lambda (binds_used)
+        self.reads_binder = None
 
     def lazy(self, env):
         return VLam(self, env)
@@ -428,10 +431,36 @@ class App(Term):
         self.arguments = arguments
 
     def ev(self, env):
-        value = self.function.ev(env)
-        for argument in self.arguments:
-            value = apply(value, argument.lazy(env), self.span)
-        return value
+        try:
+            value = self.function.ev(env)
+            for argument in self.arguments:
+                value = apply(value, argument.lazy(env), self.span)
+            return value
+        except LimitExceeded as error:
+            if error.library_span is None and error.span is not None and \
+                    _in_library(error.span) and not _in_library(self.span):
+                function = self.function
+                error.met_in_library(self.span, function.definition.name
+                                     if type(function) is Global else None)
+            raise
+
+
+_LIBRARY = []       # the library folder's path as spans write it, and its prefix (_in_library)
+
+
+def _in_library(span) -> bool:
+    """Whether `span` is in a module of the library (specs/ or $BOBC_SPECS), not the plan's."""
+    if span is None:
+        return False
+    import os
+
+    from .modules import specs_folder
+
+    folder = str(specs_folder())
+    if not _LIBRARY or _LIBRARY[0] != folder:
+        _LIBRARY[:] = [folder, os.path.realpath(folder)]
+    path = span.path
+    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in _LIBRARY)
 
 
 class PrimCall(Term):
@@ -631,13 +660,21 @@ def nat_eliminate(term, env, target):
         count = target.value
         if count == 0:
             return term.base.ev(env)
+        step = term.step.ev(env)
+        if type(step) is VLam and type(step.term.body) is Lam and not binds_used(step.term.body):
+            # the step never reads the value below it (naturalSelect, stdListAt: `(lambda k .
+            # (lambda ignored . body))`): only the last iteration's value is the result, and the
+            # ones before it are never needed (evaluation is lazy), so only it runs: one
+            # iteration whatever the count, none of the loop limits below (docs/limits.md)
+            _burn(1, term.span)
+            below = Thunk(_NatInduction(term), (VNat(count - 1), env))     # never read
+            return step.term.body.body.ev((below, (VNat(count - 1), step.env)))
         if count > limits.ELIMINATION_COUNT:
             raise LimitExceeded(f"nat-eliminate runs {count:,} iterations",
                                 limits.ELIMINATION_COUNT, term.span)
         if count > limits.STRUCTURE_LOOP_COUNT:
             _refuse_structure_loop(term, env, count)
         _burn(count, term.span)
-        step = term.step.ev(env)
         accumulated = term.base.lazy(env)
         span = term.span
         if type(step) is VLam and type(step.term.body) is Lam:
@@ -659,6 +696,53 @@ def nat_eliminate(term, env, target):
             return apply(apply(step, predecessor, term.span), below, term.span)
         return VNeutral(target.head, spine + (("natelim", term, env),))
     raise EvalError(f"nat-eliminate expects a natural number, got {describe(target)}", term.span)
+
+
+def binds_used(lam) -> bool:
+    """Whether `lam`'s body names its variable (cached on the Lam: terms never change)."""
+    used = lam.reads_binder
+    if used is None:
+        used = lam.reads_binder = _reads(lam.body, 0)
+    return used
+
+
+def _reads(term, index) -> bool:
+    """Whether `term` names the variable `index` binders out (de Bruijn); True for a term this
+    does not know (so a step is only ever taken for one that ignores its value when it does)."""
+    if term is None:
+        return False
+    kind = type(term)
+    if kind is Local:
+        return term.index == index
+    if kind in (Global, Prim, Constant):
+        return False
+    if kind is Lam or kind is Pi:
+        return _reads(term.domain, index) or _reads(term.body, index + 1)
+    if kind is Let:
+        return ((term.type is not None and _reads(term.type, index))
+                or _reads(term.value, index) or _reads(term.body, index + 1))
+    if kind is App:
+        return _reads(term.function, index) or any(_reads(a, index) for a in term.arguments)
+    if isinstance(term, PrimCall) or kind is FamilyT:
+        return any(_reads(a, index) for a in term.arguments)
+    if kind is Con or kind is Record:
+        return any(_reads(a, index) for a in (*term.params, *term.fields))
+    if kind is Elim:
+        return (_reads(term.motive, index) or _reads(term.scrutinee, index)
+                or any(_reads(b.body, index + len(b.binders)) for b in term.branches))
+    if kind is NatElim:
+        return any(_reads(t, index) for t in (term.motive, term.base, term.step, term.target))
+    if kind is Succ:
+        return _reads(term.predecessor, index)
+    if kind is EqualT:
+        return any(_reads(t, index) for t in (term.type, term.left, term.right))
+    if kind is ReflT:
+        return _reads(term.type, index) or _reads(term.value, index)
+    if kind is Encode:
+        return _reads(term.type, index) or _reads(term.value, index)
+    if kind is The:
+        return _reads(term.type, index) or _reads(term.expression, index)
+    return True
 
 
 def _refuse_structure_loop(term, env, count) -> None:

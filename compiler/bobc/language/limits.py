@@ -55,6 +55,9 @@ class LimitExceeded(EvalError):
         self.limit = limit
         self.definitions: list = []         # innermost first, filled in as it propagates
         self.cited = doc("limits.md")
+        # where in the library the limit was met, when `span` was moved to the call in the
+        # plan's own modules that led there (met_in_library); None otherwise
+        self.library_span = None
         super().__init__(f"{what}: more than the limit of {limit:,} ({self.cited})", span,
                          hint=hint or "the plan asks for more than bobc evaluates, and no "
                          "option raises this limit: compute the value in smaller pieces (or "
@@ -66,9 +69,27 @@ class LimitExceeded(EvalError):
             self.span = getattr(definition, "span", None)
         if len(self.definitions) < 64:
             self.definitions.append(definition)
+            self._compose()
+
+    def met_in_library(self, call_span, called: str | None) -> None:
+        """The limit was met in the library (specs/), under a call at `call_span` in the plan's
+        own modules: the error points at that call, and names the library's place as context."""
+        self.library_span = self.span
+        self.span = call_span
+        if called and self.hint and self.hint.startswith("the plan asks for more than bobc"):
+            self.hint = (f"{called} (in the library) runs past this limit on the "
+                         f"arguments this call passes: pass it smaller ones, or "
+                         f"compute the value in smaller pieces")
+        self._compose()
+
+    def _compose(self) -> None:
+        message = f"{self.what}: more than the limit of {self.limit:,} ({self.cited})"
+        if self.definitions:
             names = [d.name for d in self.definitions]
             shown = names if len(names) <= 4 else names[:2] + ["..."] + names[-2:]
-            self.message = (f"{self.what}: more than the limit of {self.limit:,} "
-                            f"({self.cited}), in definition {names[-1]}"
-                            + (f" (through {' <- '.join(shown[:-1])})" if len(names) > 1 else ""))
-            self.args = (self.message,)
+            message += (f", in definition {names[-1]}"
+                        + (f" (through {' <- '.join(shown[:-1])})" if len(names) > 1 else ""))
+        if self.library_span is not None:
+            message += f"; met in the library at {self.library_span}"
+        self.message = message
+        self.args = (message,)

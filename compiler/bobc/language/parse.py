@@ -503,14 +503,16 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = ("finish the last declaration" if text.strip("\ufeff \t\n") and
                     any(not line.lstrip().startswith("--") for line in lines if line.strip())
                     else "a module begins with its name: `module A.B.C` for the file A/B/C.bob")
-            hint = _unterminated_family(text, offset, error.expected) or hint
+            hint = (_glued_comment(text, offset) or _unterminated_family(text, offset, error.expected)
+                    or hint)
             return ParseError(f"the file ends too early: expected {expected}", span, hint=hint)
         hint = None
         if str(token) == "import":
             hint = "imports come right after the module line, before any def or family"
         else:
-            hint = ((_unterminated_family(text, offset, error.expected)
-                     if str(token) in _TOP_LEVEL else None)
+            hint = (_glued_comment(text, offset) or _not_a_form(text, offset)
+                    or (_unterminated_family(text, offset, error.expected)
+                        if str(token) in _TOP_LEVEL else None)
                     or _form_shape(text, offset) or _bare_form(text, offset, token, error.expected))
         return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
                           hint=hint)
@@ -562,6 +564,48 @@ _FORM_SHAPES = {
     "compiler-native-encode": "(compiler-native-encode type value)",
     "the": "(the type expression)",
 }
+
+
+# forms of other languages a plan author may reach for, and what this language writes instead
+_NOT_FORMS = {
+    "match": "take a value apart with (eliminate Family motive value (branch Constructor name ... "
+             ". body) ...), or a natural with (nat-eliminate motive base step target)",
+    "case": "take a value apart with (eliminate Family motive value (branch Constructor name ... "
+            ". body) ...), or a natural with (nat-eliminate motive base step target)",
+    "if": "choose between two values by a natural with (naturalSelect flag whenNonzero whenZero) "
+          "of Std.Natural, or (nat-eliminate motive whenZero step flag)",
+}
+
+
+def _not_a_form(text: str, offset: int) -> str | None:
+    """A form of another language (`(match x ...)`) among the parentheses open at `offset`:
+    its head was read as a name, so the parser stopped somewhere inside."""
+    for start in reversed(_unclosed_parentheses(text, offset)):
+        found = re.match(r"\(\s*([A-Za-z-]+)\b", text[start:start + 40])
+        if found and found.group(1) in _NOT_FORMS:
+            return f"{found.group(1)} is not a form of the language: {_NOT_FORMS[found.group(1)]}"
+    return None
+
+
+_GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
+
+
+def _glued_comment(text: str, offset: int) -> str | None:
+    """A `--` right after a name (`def a--b`), in the declaration the parser stopped in: it
+    began a comment, so the rest of that line was never read."""
+    begin = max(text.rfind("\ndef ", 0, offset), text.rfind("\nfamily ", 0, offset), 0)
+    for found in reversed(list(_GLUED_COMMENT.finditer(text, begin, offset))):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        before = text[line_start:found.start() + 1]
+        if before.replace('\\"', "").count('"') % 2 or "--" in before:
+            continue                    # inside a byte string, or already in a comment
+        line, column = _position(text, found.start() + 1)
+        word = re.search(r"[A-Za-z0-9_'-]*$", before).group(0)
+        rest = re.match(r"[A-Za-z0-9_'-]*", text[found.end():]).group(0)
+        return (f"the `--` at {line}:{column} begins a comment, to the end of the line, so "
+                f"`{word}--{rest}` was read as `{word}` and a comment; a name's parts are joined "
+                f"by a single `-`")
+    return None
 
 
 def _form_shape(text: str, offset: int) -> str | None:

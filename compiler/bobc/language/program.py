@@ -152,23 +152,73 @@ class Program:
             if module in self.scopes:
                 found = self.scopes[module].definitions.get(short)
         if found is None:
-            if name in scope.visible_families:
-                raise ScopeError(f"{name} is a family, not a definition",
-                                 hint=f"bobc eval evaluates a definition: name one whose type is "
-                                      f"(family {name} ...)")
-            elsewhere = self.modules_defining(name)
-            if elsewhere:
-                hint = f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
-            else:
-                from .suggest import closest
+            raise self._no_definition(name)
+        return found
 
-                close = closest(name, scope.visible_definitions)
-                hint = "names are looked up in the plan module and its imports"
+    def _no_definition(self, name: str) -> ScopeError:
+        """Why `name` names no definition the plan sees, with what `bobc check` would say of the
+        same name in a module: a family, a constructor or a field (which are not definitions),
+        a definition of a loaded module the plan does not see, or of a module on the search path
+        the plan does not load (Module.name or plain)."""
+        scope = self.scopes[self.plan_name]
+        module, _, short = name.rpartition(".")
+        families = scope.visible_families
+        if module:
+            if module in self.scopes:
+                families = self.scopes[module].families
+            else:
+                families = {}
+        if short in families:
+            return ScopeError(f"{name} is a family, not a definition",
+                              hint=f"bobc eval evaluates a definition: name one whose type is "
+                                   f"(family {short} ...)")
+        for family in families.values():
+            ctor = family.by_name.get(short) if hasattr(family, "by_name") else None
+            if ctor is None:
+                ctor = next((x for x in getattr(family, "constructors", ()) if x.name == short), None)
+            if ctor is not None:
+                return ScopeError(f"{name} is a constructor of family {family.name}, not a definition",
+                                  hint=f"bobc eval evaluates a definition: name one whose value is "
+                                       f"(constructor {family.name} {short} ...), or write such a "
+                                       f"definition in {self.plan_name}")
+        if not module or module in self.scopes:
+            field = Resolver(self.scopes[module] if module else scope, self)._field_hint(short)
+            if field is not None:
+                return ScopeError(f"{name} is a field, not a definition",
+                                  hint=f"bobc eval evaluates a definition; {field}")
+        if module and module not in self.scopes:
+            from .suggest import module_names
+
+            if module in module_names(self.search_path):
+                return ScopeError(
+                    f"no definition {name}: {self.plan_name} does not import {module}, directly "
+                    f"or through its imports",
+                    hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
+            return ScopeError(f"no definition {name}: there is no module {module} on the search "
+                              f"path (the plan's root, -I folders, specs/)",
+                              hint="write Module.Path.name with a module the plan imports, or the "
+                                   "plain name")
+        elsewhere = self.modules_defining(short if module else name)
+        if elsewhere and not module:
+            hint = f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
+        else:
+            from .suggest import closest, modules_declaring
+
+            unloaded = [] if module else [
+                m for m in dict.fromkeys(m for m, _ in modules_declaring(name, self.search_path))
+                if m not in self.scopes]
+            hint = "names are looked up in the plan module and its imports"
+            if unloaded:
+                hint = (f"{name} is defined in {', '.join(unloaded)}, which {self.plan_name} does "
+                        f"not import: add `import {unloaded[0]}` to evaluate it")
+            else:
+                if module:      # Module.name: that module's names, written the same way
+                    close = [f"{module}.{n}" for n in closest(short, self.scopes[module].definitions)]
+                else:
+                    close = closest(name, scope.visible_definitions)
                 if close:
                     hint = f"did you mean {' or '.join(close)}? " + hint
-            raise ScopeError(f"no definition {name} in {self.plan_name} or its imports",
-                             hint=hint)
-        return found
+        return ScopeError(f"no definition {name} in {self.plan_name} or its imports", hint=hint)
 
     def definition_span(self, name: str):
         return self.definition(name).span

@@ -477,10 +477,21 @@ def built_in_shadow_warnings(module: s.Module) -> list:
     """Warnings for the definitions of one parsed module named like a built-in (Nat, Bytes,
     zero) or a primitive (nat-add ...).  Legal, since a definition is looked up before the
     built-ins, but every use of the name in this module and those importing it then means the
-    definition (`def Nat : Type 0 = Bytes` makes `def x : Nat = b"hi"` check)."""
+    definition (`def Nat : Type 0 = Bytes` makes `def x : Nat = b"hi"` check).  Also one for
+    each import the module writes again (legal and harmless, but likely a slip: another module
+    was meant)."""
     from .comments import Warning
 
     warnings = []
+    first = {}
+    for imported in module.imports:
+        earlier = first.setdefault(imported.module, imported)
+        if earlier is not imported:
+            warnings.append(Warning(
+                imported.span,
+                f"{module.name} imports {imported.module} twice (first at line "
+                f"{earlier.span.line}); this import adds nothing",
+                hint="remove it, or import the module that was meant"))
     for declaration in module.declarations:
         if not isinstance(declaration, s.Definition):
             continue

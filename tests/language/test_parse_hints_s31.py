@@ -1,0 +1,52 @@
+"""Hints for three slips the parser and `bobc check` met silently or with no word of the cause
+(probe s31 stdlib finding 8): `--` glued to a name begins a comment; `match` (or `case`, `if`)
+is not a form; the same import written twice."""
+from __future__ import annotations
+
+import pytest
+
+from bobc.cli import main
+from bobc.errors import BobcError
+from bobc.language.parse import parse_module
+
+
+def refusal(text: str) -> BobcError:
+    with pytest.raises(BobcError) as caught:
+        parse_module("module M\n\n" + text, "M.bob")
+    return caught.value
+
+
+def test_a_double_dash_inside_a_name_is_said_to_begin_a_comment():
+    error = refusal("def a--b : Nat = 1\n")
+    assert error.message.startswith("the file ends too early")
+    assert error.hint.startswith("the `--` at 3:6 begins a comment, to the end of the line, so "
+                                 "`a--b` was read as `a` and a comment")
+    # the next declaration follows: the parser stops at its `def`, the hint is the same
+    error = refusal("def a--b : Nat = 1\ndef c : Nat = 2\n")
+    assert error.hint.startswith("the `--` at 3:6 begins a comment")
+
+
+def test_a_double_dash_in_a_byte_string_or_an_earlier_comment_is_not_blamed():
+    error = refusal('def a : Bytes = b"x--y" (\n')
+    assert "begins a comment" not in (error.hint or "")
+    error = refusal("def a : Nat = -- note: x--y\n")
+    assert "begins a comment" not in (error.hint or "")
+
+
+@pytest.mark.parametrize("form", ["match", "case", "if"])
+def test_a_form_of_another_language_is_said_not_to_be_one(form):
+    error = refusal(f"def f : Nat = ({form} 3 (zero . 1))\n")
+    assert error.hint.startswith(f"{form} is not a form of the language: ")
+    assert "eliminate" in error.hint
+
+
+def test_an_import_written_twice_is_warned(tmp_path, capsys):
+    plan = tmp_path / "Twice.bob"
+    plan.write_text("module Twice\n\nimport Std.Natural\nimport Std.Natural\n\ndef x : Nat = 1\n")
+    assert main(["check", str(plan)]) == 0
+    err = capsys.readouterr().err
+    assert "Twice.bob:4:8: warning: Twice imports Std.Natural twice (first at line 3); this " \
+           "import adds nothing" in err
+    plan.write_text("module Twice\n\nimport Std.Natural\nimport Std.List\n\ndef x : Nat = 1\n")
+    assert main(["check", str(plan)]) == 0
+    assert "warning" not in capsys.readouterr().err
