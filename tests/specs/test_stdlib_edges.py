@@ -26,3 +26,67 @@ def test_profile_identity_prints_every_digit_of_the_version(probe):
     assert identities == [b"f16-products-f16-accumulation-v%d" % version for version in VERSIONS]
     assert len(set(identities)) == len(VERSIONS)
     assert values(program, *(f"digits{i}" for i in range(len(VERSIONS)))) == [len(str(v)) for v in VERSIONS]
+
+
+# ---- finding 5: an empty range shares no byte; the arena certificates refuse empty residents ----
+
+def python_overlap(a, a_bytes, b, b_bytes):
+    """bobc's certifier's overlap (compiler/bobc/certify/residents.py)."""
+    return max(a, b) < min(a + a_bytes, b + b_bytes)
+
+
+RANGES = [(5, 0, 0, 10), (0, 0, 0, 10), (10, 0, 0, 10), (11, 0, 0, 10), (0, 10, 5, 0), (3, 0, 3, 0),
+          (0, 10, 10, 5), (0, 10, 9, 5), (9, 5, 0, 10), (0, 10, 0, 10), (2, 3, 0, 10), (0, 1, 1, 1), (1, 1, 0, 1)]
+
+
+def test_va_disjoint_is_the_certifiers_complement_of_overlap(probe):
+    text = "import Compiler.Planning.VA\n\n" + "".join(
+        f"def d{i} : Nat = (vaDisjoint {a} {ab} {b} {bb})\n" for i, (a, ab, b, bb) in enumerate(RANGES))
+    program = probe(text)
+    got = values(program, *(f"d{i}" for i in range(len(RANGES))))
+    assert got == [0 if python_overlap(*r) else 1 for r in RANGES]
+    assert got[0] == 1          # the probe's case: an empty range inside another shares no byte
+
+
+def arena_text(residents):
+    """ArenaResidents literal of (address, bytes) pairs, alignment 1."""
+    text = "(constructor ArenaResidents ArenaResidentsEnd)"
+    for i, (address, size) in reversed(list(enumerate(residents))):
+        text = (f"(constructor ArenaResidents ArenaResidentsNext (constructor ArenaResident ArenaResidentValue "
+                f"b\"r{i}\" {address} {size} 1) {text})")
+    return text
+
+
+ARENAS = [[(0, 8), (8, 8)], [(0, 8), (4, 8)], [(0, 16), (4, 0)], [(0, 8), (8, 0)], [(0, 8), (16, 0)],
+          [(4, 0)], [(0, 8), (8, 8), (12, 0)], [(0, 32), (40, 8)], [(0, 8), (0, 8)]]
+
+
+def test_arena_certificates_agree_with_bobcs_certifier(probe):
+    from types import SimpleNamespace
+
+    from bobc.certify.residents import check_residents
+    from bobc.plan.model import DeviceArena, Resident
+
+    window = (0, 32)
+    schedule = "(constructor NvidiaLaunchSchedule NvidiaLaunchScheduleEmpty)"
+    submissions = ("(constructor NvidiaSubmissionSchedule NvidiaSubmissionScheduleOne (constructor NvidiaSubmissionBatch "
+                   "NvidiaSubmissionBatchValue b\"s\" 0 (constructor NvidiaLaunchReferences NvidiaLaunchReferencesRange 0 0)))")
+    text = "import Runtime.ArenaCertificate\nimport Runtime.DeviceArenaCertificate\nimport Hardware.Nvidia.SM86.Command.WholeProgramPlan\n\n"
+    for i, residents in enumerate(ARENAS):
+        text += (f"def native{i} : Nat = (arenaCertificate 32 {arena_text(residents)})\n"
+                 f"def device{i} : Nat = (deviceArenaHazard {arena_text([window])} {arena_text(residents)} "
+                 f"(constructor DeviceArenaPhases DeviceArenaPhasesEnd) {schedule} {submissions})\n"
+                 f"def pairs{i} : Nat = (arenaResidentsDisjoint {arena_text(residents)})\n")
+    program = probe(text)
+    for i, residents in enumerate(ARENAS):
+        def resident(k, address, size):
+            return Resident(f"r{k}", address, size, 1)
+        arena = DeviceArena(windows=(resident(99, *window),),
+                            globals=tuple(resident(k, *r) for k, r in enumerate(residents)), phases=())
+        findings = check_residents(SimpleNamespace(arena=arena))
+        native, device = program.value(f"native{i}").value, program.value(f"device{i}").value
+        assert (native == 1) == (device == 0) == (not findings), (residents, native, device, findings)
+        if any(size == 0 for _, size in residents):
+            assert device == 1 and any(f.kind == "empty" for f in findings), residents
+        overlapping = any(python_overlap(*a, *b) for k, a in enumerate(residents) for b in residents[k + 1:])
+        assert program.value(f"pairs{i}").value == (0 if overlapping else 1), residents
