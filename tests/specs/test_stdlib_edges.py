@@ -90,3 +90,25 @@ def test_arena_certificates_agree_with_bobcs_certifier(probe):
             assert device == 1 and any(f.kind == "empty" for f in findings), residents
         overlapping = any(python_overlap(*a, *b) for k, a in enumerate(residents) for b in residents[k + 1:])
         assert program.value(f"pairs{i}").value == (0 if overlapping else 1), residents
+
+
+# ---- finding 3: any nonzero flag reads as true, at the cost of one comparison ----
+
+def test_a_flag_of_any_size_reads_as_true(probe):
+    from bobc.language import limits
+
+    big = 2 ** 64
+    assert big > limits.ELIMINATION_COUNT
+    program = probe("import Std.Natural\n\n"
+                    f"def select : Nat = (naturalSelect {big} 7 9)\n"
+                    f"def selectZero : Nat = (naturalSelect 0 7 9)\n"
+                    f"def both : Nat = (naturalAnd {big} {2 ** 200})\n"
+                    f"def bothFail : Nat = (naturalAnd {big} 0)\n"
+                    f"def either : Nat = (naturalOr {big} 0)\n"
+                    f"def eitherLate : Nat = (naturalOr 0 {big})\n"
+                    f"def neither : Nat = (naturalOr 0 0)\n"
+                    f"def proved : (equal Nat (naturalSelect 0x100000000 1 0) 1) = (refl Nat 1)\n")
+    program.check()
+    assert values(program, "select", "selectZero", "both", "bothFail", "either", "eitherLate", "neither") \
+        == [7, 9, 1, 0, 1, 1, 0]
+
