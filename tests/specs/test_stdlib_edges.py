@@ -112,3 +112,31 @@ def test_a_flag_of_any_size_reads_as_true(probe):
     assert values(program, "select", "selectZero", "both", "bothFail", "either", "eitherLate", "neither") \
         == [7, 9, 1, 0, 1, 1, 0]
 
+
+# ---- finding 6: what BinaryFloatModel's helpers and dataFloat32DecodeLE compute, as their comments now say ----
+
+def test_round_quotient_rounds_the_quotient_and_scale_shift_is_one_number(probe):
+    from fractions import Fraction
+
+    cases = [(7, 2), (5, 2), (3, 2), (10, 4), (11, 4), (1, 3), (2, 3), (0, 5), (2 ** 70 + 1, 2), (99, 10)]
+    text = "import BinaryFloatModel\n\n" + "".join(
+        f"def q{i} : Nat = (binaryFloatRoundQuotient {a} {b})\n" for i, (a, b) in enumerate(cases))
+    patterns = [0x00000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x3F800000, 0x7F7FFFFF]
+    text += "".join(f"def s{i} : Nat = (binaryFloatScaleShift 24 8 {p})\n" for i, p in enumerate(patterns))
+    program = probe(text)
+    # Python's round() of a Fraction rounds to nearest, ties to even
+    assert values(program, *(f"q{i}" for i in range(len(cases)))) == [round(Fraction(a, b)) for a, b in cases]
+    assert values(program, *(f"s{i}" for i in range(len(patterns)))) == [max(1, (p >> 23) & 0xFF) for p in patterns]
+
+
+def test_float32_decode_reads_missing_bytes_as_zero(probe):
+    import struct
+
+    program = probe("import Data.Float32Bits\n\n"
+                    "def empty : Nat = (dataFloat32DecodeLE b\"\")\n"
+                    "def short : Nat = (dataFloat32DecodeLE b\"\\x00\\x00\")\n"
+                    "def half : Nat = (dataFloat32DecodeLE b\"\\x80\\x3f\")\n"
+                    "def one : Nat = (dataFloat32DecodeLE b\"\\x00\\x00\\x80\\x3f\\xff\")\n"
+                    "def wide : Bytes = (dataFloat32EncodeLE 0x13f800000)\n")
+    assert values(program, "empty", "short", "half", "one") == [0, 0, 0x3F80, struct.unpack("<I", struct.pack("<f", 1.0))[0]]
+    assert program.value("wide").value == struct.pack("<f", 1.0)
