@@ -567,6 +567,19 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
 }
 
+const char *rt_stdout_failure(void *stream)
+{
+    FILE *out = stream;
+    int failed = ferror(out), e = errno;
+    if (fflush(out) != 0) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed)
+        return NULL;
+    return strerror(e ? e : EIO);
+}
+
 int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
 {
     return rt_parse_args_named(argc, argv, a, "RECORD", err);
