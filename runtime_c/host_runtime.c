@@ -603,6 +603,8 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
         }
         if (strcmp(arg, "--version") == 0)
             return rt_say(err, RT_EXIT_USAGE, "--version is given alone, as the only argument");
+        if (strncmp(arg, "--version=", 10) == 0)     /* a known option, not an unknown one (probe s31 hostexe 11) */
+            return rt_say(err, RT_EXIT_USAGE, "--version takes no value");
         if (arg[0] == '-' && strncmp(arg, "--", 2) != 0)
             return rt_say(err, RT_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
         if (strncmp(arg, "--", 2) == 0) {
