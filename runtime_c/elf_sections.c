@@ -51,7 +51,11 @@ static int section_read(const char *path, const char *shown, const char *name, r
     out->size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_bytes, "cannot open %s to read its images: %s", shown, strerror(errno));
+        int e = errno;
+        if (e == EACCES && path != shown)   /* the host's own file, execute-only (mode 711): not damaged */
+            snprintf(err, err_bytes, RT_SELF_UNREADABLE, shown, strerror(e), shown);
+        else
+            snprintf(err, err_bytes, "cannot open %s to read its images: %s", shown, strerror(e));
         return RT_EXIT_INTERNAL;
     }
     int status = RT_EXIT_DAMAGED_HOST;

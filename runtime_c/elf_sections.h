@@ -20,6 +20,10 @@ int rt_section_read(const char *path, const char *name, rt_section *out, char *e
 
 /* rt_section_read of the running host (/proc/self/exe), its messages naming the
  * host by its own path (rt_self_path), not /proc/self/exe. */
+/* A host that cannot read its own file (execute-only, mode 711): exit 1, never 9 "damaged" (probe
+ * s31 hostexe finding 8); the native host says the same.  Arguments: the path, the reason, the path. */
+#define RT_SELF_UNREADABLE "cannot read its own file %s: %s; the host reads its device images from it: make it " \
+                           "readable (chmod +r %s)"
 int rt_self_section_read(const char *name, rt_section *out, char *err, size_t err_bytes);
 
 /* The running host's path (readlink of /proc/self/exe; that name if unreadable). */

@@ -65,6 +65,31 @@ const char *rt_io_shown(const char *path, char *out)
     return out;
 }
 
+#define CAP_FOWNER_BIT 3        /* linux/capability.h CAP_FOWNER */
+
+/* Whether this process may replace another user's file in a sticky folder that is not its own:
+ * the kernel asks for CAP_FOWNER in the effective set (/proc/self/status, CapEff), not for uid 0
+ * -- root in a container that dropped the capability may not (probe s31 hostexe finding 3).
+ * Without /proc, uid 0 is taken to.  Its twin: reference/safe_io.py may_replace_any_file. */
+static int may_replace_any_file(void)
+{
+    FILE *status = fopen("/proc/self/status", "re");
+    if (status) {
+        char line[256];
+        while (fgets(line, sizeof line, status))
+            if (!strncmp(line, "CapEff:", 7)) {
+                char *end;
+                unsigned long long caps = strtoull(line + 7, &end, 16);
+                if (end != line + 7) {
+                    fclose(status);
+                    return (int)(caps >> CAP_FOWNER_BIT & 1);
+                }
+            }
+        fclose(status);
+    }
+    return geteuid() == 0;
+}
+
 /* The file attributes (FS_IOC_GETFLAGS) of `path` (a folder, through a symlink, or the file
  * itself); 0 when they cannot be read (it cannot be opened for reading, or its filesystem
  * has none): docs/runtime.md, "Files". */
@@ -259,7 +284,7 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
             REFUSE("is %s; only a regular file (or nothing) is replaced", kind_of(st.st_mode));
         /* a rename over it that would fail is refused now, not after the GPU work (docs/runtime.md, "Files") */
         uid_t me = geteuid();
-        if ((folder_st.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && folder_st.st_uid != me)
+        if ((folder_st.st_mode & S_ISVTX) && st.st_uid != me && folder_st.st_uid != me && !may_replace_any_file())
             REFUSE("it cannot be replaced: it belongs to another user (uid %lu) and its folder %s is sticky and "
                    "not yours; ask the owner to remove it, or choose another path", (unsigned long)st.st_uid, FOLDER);
         if ((why = unrenamable(path, 0)))
@@ -846,9 +871,14 @@ static int journal_complete(const char *folder, const char *name, char reals[][R
                        "temporaries it lists (docs/runtime.md, Files)", journal,
                        rt_io_shown(names[2 * i + 1], named_shown));
     for (int i = 0; i < pairs; i++)
-        if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0)
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; %s", journal,
-                       rt_io_shown(names[2 * i + 1], named_shown), strerror(errno), left);
+        if (present[i] && rename(names[2 * i], names[2 * i + 1]) != 0) {
+            int e = errno;
+            const char *destination = rt_io_shown(names[2 * i + 1], named_shown);
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "journal %s: completing it failed: %s: %s; it was left as it is: "
+                          "once %s can be replaced, the next invocation completes it; to keep the files as they are "
+                          "instead, remove the journal and the temporaries it lists", journal,
+                          destination, strerror(e), destination);
+        }
     for (int i = 0; i < pairs; i++) {
         char destination_folder[RT_IO_PATH_BYTES];
         folder_of(names[2 * i + 1], destination_folder, sizeof destination_folder);
@@ -1001,12 +1031,24 @@ static int publish_locked(rt_io_files *files, mode_t mask, char *err)
             test_pause(RT_IO_PAUSE_VARIABLE);
         if (rename(o->temporary, o->path) != 0) {
             int e = errno;
-            if (!journal[0])
+            if (journal[0] && i == 0) {
+                /* nothing renamed yet: the journal goes with the temporaries, nothing was published (a
+                 * journal whose first rename fails again would block every later run) */
+                unlink(journal);
+                sync_folder(files->outputs[files->output_count - 1].folder);
+                journal[0] = 0;
+            }
+            if (!journal[0]) {
                 remove_temporaries(files);   /* else the journal owns them: the next invocation completes it */
-            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (%s)",
-                       rt_io_shown(o->path, shown), o->option,
-                       strerror(e), journal[0] ? "the journal is kept; the next invocation naming these outputs "
-                                                 "completes the publication" : "nothing was published");
+                return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (nothing was published)",
+                              rt_io_shown(o->path, shown), o->option, strerror(e));
+            }
+            char journal_shown[RT_IO_SHOWN_BYTES + 1];
+            return rt_say(err, RT_EXIT_WRITE_FAILED, "output %s (%s): rename failed: %s (the journal %s is kept: once %s "
+                          "can be replaced, the next invocation naming these outputs completes the publication; to keep "
+                          "the files as they are instead, remove the journal and the temporaries it lists)",
+                          rt_io_shown(o->path, shown), o->option, strerror(e), rt_io_shown(journal, journal_shown),
+                          rt_io_shown(o->path, shown));
         }
         o->temporary[0] = 0;
     }

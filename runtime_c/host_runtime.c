@@ -567,6 +567,19 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
 }
 
+const char *rt_stdout_failure(void *stream)
+{
+    FILE *out = stream;
+    int failed = ferror(out), e = errno;
+    if (fflush(out) != 0) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed)
+        return NULL;
+    return strerror(e ? e : EIO);
+}
+
 int rt_parse_args(int argc, char **argv, rt_args *a, char *err)
 {
     return rt_parse_args_named(argc, argv, a, "RECORD", err);
@@ -590,6 +603,8 @@ int rt_parse_args_named(int argc, char **argv, rt_args *a, const char *input_nam
         }
         if (strcmp(arg, "--version") == 0)
             return rt_say(err, RT_EXIT_USAGE, "--version is given alone, as the only argument");
+        if (strncmp(arg, "--version=", 10) == 0)     /* a known option, not an unknown one (probe s31 hostexe 11) */
+            return rt_say(err, RT_EXIT_USAGE, "--version takes no value");
         if (arg[0] == '-' && strncmp(arg, "--", 2) != 0)
             return rt_say(err, RT_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
         if (strncmp(arg, "--", 2) == 0) {

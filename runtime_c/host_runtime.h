@@ -150,6 +150,10 @@ int rt_parse_args(int argc, char **argv, rt_args *args, char *err);
 int rt_parse_args_named(int argc, char **argv, rt_args *args, const char *input_name, char *err);
 /* The usage text; `identity` names the host's plan, `record_bytes` its input record. */
 void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream /* FILE* */);
+/* Flush `stream` (a host's stdout after --help or --version): NULL when all it was given was
+ * written, else the reason it was not (a full disk, a closed stdout): the caller says
+ * "cannot write to stdout: REASON" on stderr and exits 8, as bobc's own commands do. */
+const char *rt_stdout_failure(void *stream /* FILE* */);
 
 /* Format a message into err (RT_ERR_BYTES bytes; err may be NULL) and
  * return code: every refusal of the runtime goes through it. */

@@ -2,7 +2,9 @@
  * host's .bobc.version section, so this file knows no target or version. */
 #include "host_version.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +27,18 @@ int rt_host_print_version(FILE *out)
         rt_report(err);
         return rc;
     }
-    fwrite(section.data, 1, section.size, out);
+    errno = 0;
+    size_t written = fwrite(section.data, 1, section.size, out);
+    int e = errno;
     free(section.data);
+    const char *why = rt_stdout_failure(out);
+    if (written != section.size && !why)
+        why = strerror(e ? e : EIO);
+    if (why) {
+        snprintf(err, sizeof err, "cannot write to stdout: %s", why);
+        rt_report(err);
+        return RT_EXIT_WRITE_FAILED;
+    }
     return RT_EXIT_OK;
 }
 

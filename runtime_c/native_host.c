@@ -11,6 +11,7 @@
  * The Python twin (same meaning, same messages): compiler/bobc/reference/native_program.py. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "diag_file.h"
+#include "elf_sections.h"
 #include "host_io.h"
 #include "host_runtime.h"
 #include "host_settings.h"
@@ -93,6 +95,16 @@ static int find_self(np_self *s, const char *path, char *err)
 {
     memset(s, 0, sizeof *s);
     char why[RT_ERR_BYTES];
+    int readable = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (readable < 0 && errno == EACCES) {      /* execute-only (mode 711): not damaged (probe s31 hostexe finding 8) */
+        int e = errno;
+        char shown[RT_IO_SHOWN_BYTES + 1];
+        const char *named = rt_io_shown(path, shown);
+        snprintf(err, NP_ERR_BYTES, RT_SELF_UNREADABLE, named, strerror(e), named);
+        return RT_EXIT_INTERNAL;
+    }
+    if (readable >= 0)
+        close(readable);
     int rc = rt_io_read(NULL, "/proc/self/exe", "host file", RT_IO_INPUT_LIMIT_BYTES, NP_EXIT_DAMAGED, &s->file,
                         &s->file_size, why);
     if (rc) {
@@ -267,8 +279,14 @@ static int request_command(np_machine *m, uint32_t at, const np_command *c)
     switch (c->code) {
     case NP_REQUEST_OPEN:
         rc = np_request_open(r, c->bytes, c->bytes_length, h->argc, h->args, h->name, &h->files, why);
-        if (rc == NP_REQUEST_HELP)
-            exit(0);      /* --help: the usage printed; nothing was read, opened or written */
+        if (rc == NP_REQUEST_HELP) {      /* --help: the usage printed; nothing was read, opened or written */
+            const char *failed = rt_stdout_failure(stdout);
+            if (failed) {
+                fprintf(stderr, "native: cannot write to stdout: %s\n", failed);
+                exit(RT_EXIT_WRITE_FAILED);
+            }
+            exit(0);
+        }
         if (rc)
             return fault(m, at, rc, "%s", why);
         h->request_open = 1;
@@ -670,6 +688,11 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         print_version(&self, &program);
+        const char *failed = rt_stdout_failure(stdout);
+        if (failed) {           /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
+            fprintf(stderr, "native: cannot write to stdout: %s\n", failed);
+            return RT_EXIT_WRITE_FAILED;
+        }
         return 0;
     }
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */

@@ -651,6 +651,12 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     }
     if (args.help) {
         rt_print_usage(argv[0], p->identity, p->input.record_bytes, stdout);
+        const char *why = rt_stdout_failure(stdout);
+        if (why) {              /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
+            snprintf(h.err, sizeof h.err, "cannot write to stdout: %s", why);
+            rt_report(h.err);
+            return RT_EXIT_WRITE_FAILED;
+        }
         return 0;
     }
     h.args = &args;

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,8 +27,9 @@ def test_a_native_host_entry_is_pointed_to_run_native(tmp_path, command):
                           cwd=REPO / "tests/native/plans", env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr
     lines = [line for line in done.stderr.splitlines() if not line.startswith("bobc: compiling the C runtime")]
-    assert lines[0].startswith(f"bobc {command[0]}: {PLAN}:") and lines[0].endswith(
-        "got an ELF file of 1049413 bytes (a native host, not a plan host)"), lines[0]
+    # the host's size is the native host interpreter's (runtime_c/native_host.c): any size, said in bytes
+    assert lines[0].startswith(f"bobc {command[0]}: {PLAN}:") and re.search(
+        r"got an ELF file of \d+ bytes \(a native host, not a plan host\)$", lines[0]), lines[0]
     assert "build it with -o" not in lines[0]
     assert lines[-1] == (f"hint: run it with `bobc run {PLAN} native ARGUMENTS... --reference --entry requestHost` "
                          "(docs/native-host.md, \"The reference interpreter\"), or build it with "

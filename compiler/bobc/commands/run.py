@@ -22,13 +22,13 @@ REFERENCE_KERNELS_FILE = "reference_kernels.py"
 
 def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
-    p.add_argument("operation", choices=["train", "predict", "native"],
+    p.add_argument("operation", nargs="?", metavar="{train,predict,native}",
                    help="train or predict (a host plan), or native: run the native physical program "
                         f"--entry names, with ARGUMENTS as its file arguments ({doc('native-host.md', in_help=True)})")
     p.add_argument("--reference", action="store_true", required=True,
                    help="use the NumPy reference runner (the only runner `bobc run` has)")
     for option, text in HOST_OPTIONS:
-        p.add_argument(option, action=_HostOption, help=text)
+        p.add_argument(option, metavar=option.lstrip("-").replace("-", "_").upper(), help=text)
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="extra module search folder (after the plan's own, before specs/)")
     p.add_argument("--entry", default=None,
@@ -43,6 +43,11 @@ def add_arguments(p):
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)
+    # the words that stand for the host's command line are the host's parser's to judge, as given
+    # (probe s31 hostexe findings 1, 2, 5): argparse neither expands a shortened option (`--inp`, which
+    # the host refuses) nor splits `--input=-x` into two words nor words a refusal its own way
+    p.allow_abbrev = False
+    p.__class__ = _host_words_parser(type(p))
 
 
 # the host's own options (runtime_c/host_runtime.c rt_parse_args), parsed by its rules
@@ -51,24 +56,76 @@ HOST_OPTIONS = (("--input", "input record"),
                 ("--checkpoint-out", "checkpoint to publish"),
                 ("--predictions", "predictions file to write"),
                 ("--result", "result record to write"))
+OPERATIONS = ("train", "predict", "native")
+_HOST_PARSERS: dict = {}
 
 
-class _HostOption(argparse.Action):
-    """Keeps each host option as given, in order, so that the host's parser
-    (reference/native_request.parse_args) judges them: an empty value or an option
-    given twice is a usage error (exit 2) there as on the host, never a silent fallback."""
+def _host_words_parser(kind):
+    """`kind` (the run sub-parser's class) with a parse_known_args that hands argparse only
+    bobc's own words (the plan, the operation, --reference, --kernels, --entry, -I, --target,
+    --help ...) and keeps every other word, in its order, as `host_words`: the command line the
+    host would be given, which its own parser (reference/native_request.parse_args, or the
+    native program's) judges."""
+    if kind not in _HOST_PARSERS:
+        def parse_known_args(self, args=None, namespace=None):
+            own, host = split_host_words(self, list(args or []))
+            namespace, extra = kind.parse_known_args(self, own, namespace)
+            namespace.host_words = host + list(extra)
+            return namespace, []
+        _HOST_PARSERS[kind] = type(f"HostWords{kind.__name__}", (kind,), {"parse_known_args": parse_known_args})
+    return _HOST_PARSERS[kind]
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        given = list(getattr(namespace, "host_options", None) or [])
-        given.append((option_string, values))
-        namespace.host_options = given
-        if getattr(namespace, self.dest, None) is None:
-            setattr(namespace, self.dest, values)
+
+def split_host_words(parser, words: list[str]) -> tuple[list[str], list[str]]:
+    """(bobc's words, the host's words) of `bobc run`'s words after `run`.  bobc's: its own options
+    (exactly as spelt, or `--option=VALUE`) with their values, the plan (the first other word) and
+    the operation (the second); for train and predict the operation is the host's first word too.
+    Every other word is the host's, in order: a host option's value is the word after it unless that
+    starts with '-' (the host's rule), so a value never passes for one of bobc's words."""
+    host_options = {option for option, _ in HOST_OPTIONS}
+    own_options = {name: action for name, action in parser._option_string_actions.items()
+                   if name not in host_options}
+    own: list[str] = []
+    host: list[str] = []
+    positionals = 0
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.partition("=")[0] if word.startswith("--") else word
+        if not word.startswith("--") and word[:2] in own_options and own_options[word[:2]].nargs != 0:
+            own.append(word)        # -IDIR
+            if len(word) == 2 and i + 1 < len(words):
+                i += 1
+                own.append(words[i])
+        elif name in own_options:
+            own.append(word)
+            if own_options[name].nargs != 0 and "=" not in word and i + 1 < len(words):
+                i += 1
+                own.append(words[i])
+        elif word.startswith("-") and word != "-":
+            host.append(word)
+            following = words[i + 1] if i + 1 < len(words) else None
+            if word in host_options and following is not None and (not following.startswith("-") or following == "-"):
+                i += 1
+                host.append(following)
+        elif positionals == 0:
+            positionals += 1
+            own.append(word)
+        elif positionals == 1 and word in OPERATIONS:
+            positionals += 1
+            own.append(word)
+            if word != "native":
+                host.append(word)
+        else:
+            positionals = max(positionals, 2)
+            host.append(word)       # a plan host's parser names a wrong operation; a native program's argument
+        i += 1
+    return own, host
 
 
 def host_arguments(args) -> list[str]:
-    """The host options as the host would be given them."""
-    return [word for pair in (getattr(args, "host_options", None) or []) for word in pair]
+    """The host's words of the command line, as given (split_host_words)."""
+    return list(getattr(args, "host_words", None) or [])
 
 
 def load_module(path, name: str, what: str, after: str = ""):
@@ -144,7 +201,8 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     from ..reference.runner import OutputPaths
 
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
-    safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
+    with host_words():
+        safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
     # the host's read limits (runtime_c/host_runtime.c): the record's size and one byte more
     # (a bigger file is refused unread), the checkpoint's envelope and 1 MiB
@@ -163,10 +221,20 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
             safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
+    with host_words():
+        for option, name in OutputPaths.ORDER:
+            files.add(getattr(outputs, name), option,
+                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # a diagnostic file the environment names is never an input (runtime_c/plan_host.c, diag_file.h):
+    # the reference writes no timing (it has no GPU), but refuses what the host refuses (probe s31
+    # hostexe finding 6)
+    from ..reference.native_program import diagnostic_refusal
+
+    timing = os.environ.get("BOBC_HOST_TIMING")
+    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
+    if refused:
+        raise HostRefusal(refused, 8)
     files.inputs.extend(read)
-    for option, name in OutputPaths.ORDER:
-        files.add(getattr(outputs, name), option,
-                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
     # interval checkpoints are published as their intervals end; the last waits for the
     # other outputs, and all are published together, the checkpoint last
     host = ReferenceHost(plan, kernels,
@@ -176,7 +244,8 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     files.stage("--predictions", result.files["predictions"])
     files.stage("--result", result.files["result"])
     files.stage("--checkpoint-out", result.publications[-1][1])
-    files.publish()
+    with host_words():
+        files.publish()
     step = result.publications[-1][0]
     # a predict hands its input checkpoint on unchanged: no publication of the schedule's (as the
     # C host and `bobc sim` count them)
@@ -187,6 +256,37 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     say(f"{args.operation}: {published} checkpoint publication(s); {safe_io.shown(args.checkpoint_out)} holds "
         f"step {step}", "run")
     return 0
+
+
+def _host_refusal_class():
+    from ..errors import BobcError
+
+    class Refusal(BobcError):
+        """A refusal worded as the C host words it: one line, its own exit code."""
+
+        def __init__(self, message: str, exit_code: int):
+            super().__init__(message)
+            self.exit_code = exit_code
+    return Refusal
+
+
+HostRefusal = _host_refusal_class()
+
+
+class host_words:
+    """Within: an output's or a journal's refusal (safe_io's OutputWriteFailure) is raised as the
+    plan host words it (OutputWriteFailure.host_form: one line, exit 8), not as bobc's `PATH: cannot
+    write output (...)` and a hint (probe s31 hostexe finding 5)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        from ..reference.errors import OutputWriteFailure
+
+        if isinstance(error, OutputWriteFailure):
+            raise HostRefusal(error.host_form(), error.exit_code) from None
+        return False
 
 
 def load_plan(path, include=(), entry=None, target=None, modules: list | None = None,
@@ -248,11 +348,14 @@ def run(args):
     from ..reference import settings
     from ..reference.native_request import Help, Refused, parse_args
     try:        # the host's parser: the same refusals (missing, empty, repeated, same output twice)
-        parse_args([args.operation, *host_arguments(args), *args.arguments])
+        found = parse_args(host_arguments(args))
     except Refused as refused:
         raise UsageError(refused.message) from None
-    except Help:
-        pass
+    except Help:        # not reached: -h and --help are bobc run's own
+        return 0
+    args.operation = found["op"]
+    for option, _ in HOST_OPTIONS:
+        setattr(args, option[2:].replace("-", "_"), found.get(option))
     # then the environment's settings, as the C host judges them (host_settings.h)
     refused = settings.refusal(os.environ, settings.PLAN_HOST)
     if refused:
@@ -334,6 +437,6 @@ def run_native(plan_path, args) -> int:
                              hint=f"{doc('native-host.md')}, \"The reference interpreter\", names the bundled "
                                   "examples' SUBMIT files")
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
-    arguments = list(args.arguments) + host_arguments(args)       # as given: the program judges them
+    arguments = host_arguments(args)       # as given, in order: the program judges them
     sys.stdout.flush()
     return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True)

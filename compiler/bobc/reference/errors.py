@@ -67,7 +67,16 @@ class OutputWriteFailure(FileRefused):
     exit_code = 8
     what = "cannot write output"
 
+    def __init__(self, path, part: str, detail: str, hint: str | None = None, host_line: str | None = None):
+        self.host_line = host_line      # the host's own line, where it words a publication's failure otherwise
+        super().__init__(path, part, detail, hint=hint)
+
     def host_form(self) -> str:
-        """The refusal as the native hosts word it (runtime_c/host_io.c rt_io_add_output):
-        `output PATH (PART): DETAIL; nothing was written`."""
+        """The refusal as the C hosts word it, one line: a journal's (runtime_c/host_io.c
+        journal_complete) `journal PATH: DETAIL; WHAT NOW`, a publication's own line (host_line),
+        else an output's (rt_io_add_output) `output PATH (PART): DETAIL; nothing was written`."""
+        if self.host_line:
+            return self.host_line
+        if self.part == "journal":
+            return f"journal {self.path}: {self.detail}; {self.hint}"
         return f"output {self.path} ({self.part}): {self.detail}; nothing was written"

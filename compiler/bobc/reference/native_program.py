@@ -612,6 +612,26 @@ class DiagnosticRefused(Exception):
     """A diagnostic file that cannot be written, or is one of the inputs (status 8)."""
 
 
+def diagnostic_refusal(variable: str, path: str, inputs) -> str | None:
+    """runtime_c/diag_file.c rt_diag_check, the check at start-up: the host's message when the
+    file `path` names exists and is one of `inputs` (the same device and inode), else None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    for source in inputs:
+        if not source:
+            continue
+        try:
+            seen = os.stat(source)
+        except OSError:
+            continue
+        if (seen.st_dev, seen.st_ino) == (info.st_dev, info.st_ino):
+            return (f"{variable} {path}: is the input {source}; a diagnostic file never replaces an input; "
+                    "nothing was written")
+    return None
+
+
 def open_diagnostic(variable: str, path: str, inputs):
     """runtime_c/diag_file.c rt_diag_open: `path` opened for writing without truncating it,
     refused when it is one of `inputs` (the same device and inode: it would destroy the input),

@@ -76,6 +76,8 @@ def _parse_args(argv, input_name: str) -> dict:
             raise Help()
         if arg == "--version":
             raise Refused(EXIT_USAGE, "--version is given alone, as the only argument")
+        if arg.startswith("--version="):        # a known option, not an unknown one (probe s31 hostexe 11)
+            raise Refused(EXIT_USAGE, "--version takes no value")
         if arg.startswith("-") and not arg.startswith("--"):
             raise Refused(EXIT_USAGE, f"unknown option '{arg}' (see --help)")
         if arg.startswith("--"):

@@ -73,6 +73,24 @@ _TEMPORARY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 _CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
+CAP_FOWNER = 3         # linux/capability.h
+
+
+def may_replace_any_file() -> bool:
+    """Whether this process may replace another user's file in a sticky folder that is not its
+    own (runtime_c/host_io.c may_replace_any_file): the kernel asks for CAP_FOWNER in the
+    effective set (/proc/self/status, CapEff), not for uid 0 -- root in a container that dropped
+    the capability may not (probe s31 hostexe finding 3).  Without /proc, uid 0 is taken to."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"CapEff:"):
+                    return bool(int(line.split()[1], 16) >> CAP_FOWNER & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return os.geteuid() == 0
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
@@ -316,7 +334,8 @@ class OutputSet:
                 refuse(f"is {_kind(info.st_mode)}; only a regular file (or nothing) is replaced")
             # a rename over it that would fail is refused now, not after the work (docs/runtime.md, "Files")
             me = os.geteuid()
-            if folder_info.st_mode & stat.S_ISVTX and me != 0 and me not in (info.st_uid, folder_info.st_uid):
+            if folder_info.st_mode & stat.S_ISVTX and me not in (info.st_uid, folder_info.st_uid) \
+                    and not may_replace_any_file():
                 refuse(f"it cannot be replaced: it belongs to another user (uid {info.st_uid}) and its folder "
                        f"{shown(folder)} is sticky and not yours; ask the owner to remove it, or choose "
                        "another path")
@@ -398,7 +417,9 @@ class OutputSet:
                                              f"cannot inspect it: {failure.strerror}") from None
                 if not stat.S_ISREG(info.st_mode):
                     raise OutputWriteFailure(output.path, output.option,
-                                             f"became {_kind(info.st_mode)} during the run")
+                                             f"became {_kind(info.st_mode)} during the run",
+                                             host_line=f"output {shown(output.path)} ({output.option}): became "
+                                                       f"{_kind(info.st_mode)} during the run (nothing was published)")
             if len(self.outputs) > 1:
                 last = self.outputs[-1]
                 journal = journal_write(last.folder, last.base,
@@ -412,11 +433,18 @@ class OutputSet:
                 try:
                     os.replace(temporary, output.path)
                 except OSError as failure:
+                    if journal is not None and index == 0:
+                        # nothing renamed yet: the journal goes with the temporaries, nothing was
+                        # published (a journal whose first rename fails again would block every later run)
+                        _remove_journal(journal)
+                        journal = None
                     if journal is not None:     # the journal owns the temporaries now
                         temporaries = []
-                    raise OutputWriteFailure(output.path, output.option,
-                                             f"rename failed: {failure.strerror or failure}",
-                                             hint=_published_hint(self.outputs[:index], journal)) \
+                    detail = f"rename failed: {failure.strerror or failure}"
+                    raise OutputWriteFailure(output.path, output.option, detail,
+                                             hint=_published_hint(self.outputs[:index], journal, output.path),
+                                             host_line=f"output {shown(output.path)} ({output.option}): {detail} "
+                                                       f"({kept_journal(journal, output.path) if journal else 'nothing was published'})") \
                         from None
                 temporaries[index] = None
             for folder in dict.fromkeys(o.folder for o in self.outputs):
@@ -454,10 +482,26 @@ def _date_now(temporaries) -> None:
             pass
 
 
-def _published_hint(done, journal=None) -> str:
+def kept_journal(journal: str, failed: str) -> str:
+    """What a publication whose rename of `failed` failed after others were renamed says of the
+    journal it keeps (runtime_c/host_io.c publish_locked): the same rename would fail again, so
+    it names what to do either way."""
+    return (f"the journal {shown(journal)} is kept: once {shown(failed)} can be replaced, the next invocation "
+            f"naming these outputs completes the publication; to keep the files as they are instead, remove "
+            f"the journal and the temporaries it lists")
+
+
+def _remove_journal(journal: str) -> None:
+    try:
+        os.unlink(journal)
+    except OSError:
+        pass
+    _fsync_folder(os.path.dirname(journal) or ".")
+
+
+def _published_hint(done, journal=None, failed=None) -> str:
     if journal is not None:
-        return (f"the journal {journal} is kept; the next invocation naming these outputs "
-                "completes the publication")
+        return kept_journal(journal, failed)
     if not done:
         return "nothing was published; the files there are unchanged"
     return "already published: " + ", ".join(o.path for o in done)
@@ -494,7 +538,9 @@ def journal_write(folder: str, base: str, pairs, output) -> str:
     except OSError as failure:
         os.unlink(temporary)
         raise OutputWriteFailure(output.path, output.option, f"cannot publish the journal {path}: "
-                                 f"{failure.strerror or failure}", hint="nothing was published") \
+                                 f"{failure.strerror or failure}", hint="nothing was published",
+                                 host_line=f"cannot publish the journal {shown(path)}: {failure.strerror or failure} "
+                                           "(nothing was published)") \
             from None
     _fsync_folder(folder)
     return path
@@ -662,7 +708,10 @@ def _complete(folder: str, name: str, reals: set) -> None:
                 os.replace(temporary, destination)
             except OSError as failure:
                 refuse(f"completing it failed: {shown(destination)}: "
-                       f"{failure.strerror or failure}")
+                       f"{failure.strerror or failure}",
+                       hint=f"it was left as it is: once {shown(destination)} can be replaced, the next invocation "
+                            "completes it; to keep the files as they are instead, remove the journal and the "
+                            "temporaries it lists")
     for name_ in dict.fromkeys(os.path.dirname(d) for _, d in pairs):
         _fsync_folder(name_)
     os.unlink(journal)
@@ -819,18 +868,24 @@ def _write_temporary(output: _Output) -> str:
         except OSError as failure:
             raise OutputWriteFailure(output.path, output.option, "cannot create a temporary "
                                      f"file in {output.folder}: {failure.strerror or failure}",
-                                     hint="nothing was published") from None
+                                     hint="nothing was published",
+                                     host_line=f"output {shown(output.path)}: cannot create a temporary file in "
+                                               f"{shown(output.folder)}: {failure.strerror or failure} "
+                                               "(nothing was published)") from None
     else:
         raise OutputWriteFailure(output.path, output.option, "no free temporary name",
                                  hint="nothing was published")
+    stage = "chmod"
     try:
         os.fchmod(fd, 0o666 & ~mask)
+        stage = "write"
         view = memoryview(data)
         while view:
             written = os.write(fd, view)
             if written <= 0:
-                raise OSError(5, "write wrote nothing")
+                raise OSError(5, os.strerror(5))
             view = view[written:]
+        stage = "fsync"
         os.fsync(fd)
     except OSError as failure:
         os.close(fd)
@@ -840,7 +895,9 @@ def _write_temporary(output: _Output) -> str:
             pass
         raise OutputWriteFailure(output.path, output.option,
                                  f"write failed: {failure.strerror or failure}",
-                                 hint="nothing was published; the files there are unchanged") \
+                                 hint="nothing was published; the files there are unchanged",
+                                 host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
+                                           f"{failure.strerror or failure} (nothing was published)") \
             from None
     os.close(fd)
     return candidate
