@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import struct
 
+import pytest
+
 from bobc.cli import main
 from bobc.nvidia.encode import write_images
 from bob_model import formats
@@ -74,3 +76,16 @@ def test_bobc_sim_carries_out_another_plans_host_with_its_own_files(tmp_path, ca
     built, _ = built_for("sm_86")
     assert envelope.decode((tmp_path / "out.ckpt").read_bytes(), built.plan.checkpoint)[1] == 0
     assert (tmp_path / "out.result").read_bytes()[-8:] == case[0][:8]      # the bound input identity
+
+
+def test_bobc_sim_refuses_a_shortened_host_option_as_the_host_does(tmp_path, case, capsys):
+    """`--inp` is not --input: the host and `bobc run --reference` refuse it (probe s31 hostexe
+    finding 1), and so does `bobc sim`, before anything runs."""
+    (tmp_path / "record.bin").write_bytes(case[0])
+    words = [w if w != "--input" else "--inp" for w in _arguments(tmp_path)]
+    with pytest.raises(SystemExit) as stopped:
+        main(["sim", *words])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "required: --input" in err and "Traceback" not in err
+    assert not (tmp_path / "out.pred").exists()

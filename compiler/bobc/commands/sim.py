@@ -46,6 +46,9 @@ def add_arguments(p):
                         "definition of type (family NvidiaPlanHost))")
     add_target(p, default=None, help=f"GPU architecture to build for (default {DEFAULT_TARGET}; with --images, "
                                      "the target their manifest names)")
+    # the host's options are spelt whole, as the host and `bobc run --reference` take them: a
+    # shortened `--inp` is refused, not read as --input (probe s31 hostexe finding 1)
+    p.allow_abbrev = False
 
 
 def load_images(folder):
