@@ -56,7 +56,7 @@ def test_an_hmma_result_is_read_no_sooner_than_the_tables_allow(target):
 [B------:R-:W-:-:S11] HMMA.16816.F32 R4, R8, R12, R4
 [B------:R-:W-:-:S05] NOP
 [B------:R-:W-:-:S04] IADD3 R20, R4, 0x1, RZ""")
-    assert "reads R4 16 cycles after its producer issued; a mma2x result needs 17" in caught.value.reason
+    assert "reads R4 16 cycles after its producer at 0x0010 issued; an MMA (2x) result needs 17" in caught.value.reason
     _run(target, """
 [B------:R-:W-:-:S11] HMMA.16816.F32 R4, R8, R12, R4
 [B------:R-:W-:-:S06] NOP
@@ -71,4 +71,4 @@ def test_a_binary64_result_without_a_scoreboard_is_timed(target):
         _run(target, """
 [B------:R-:W-:-:S09] DADD R2, R4, R6
 [B------:R-:W-:-:S04] IADD3 R20, R2, 0x1, RZ""")
-    assert "a fp64 result needs 10" in caught.value.reason
+    assert "an FP64 result needs 10" in caught.value.reason

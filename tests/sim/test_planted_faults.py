@@ -115,7 +115,8 @@ def test_a_stall_one_cycle_short_is_caught_and_the_exact_stall_is_not(target_nam
         run(target_name, rewrite_instruction(images, place, lop.pc, 108, 105, ALU_TO_WIDE_AB - 1), record=record)
     message = caught.value.message
     assert f"at {wide.pc:#06x}" in message
-    assert f"reads R{lop.operands[0].index} {ALU_TO_WIDE_AB - 1} cycles after its producer issued" in message
+    assert (f"reads R{lop.operands[0].index} {ALU_TO_WIDE_AB - 1} cycles after its producer at {lop.pc:#06x} "
+            f"issued; an ALU result needs {ALU_TO_WIDE_AB}") in message
 
 
 @pytest.mark.parametrize("target_name", TARGETS)

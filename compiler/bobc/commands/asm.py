@@ -19,9 +19,9 @@ def add_arguments(p):
     p.add_argument("--kernel", default=None, help="which kernel of a listing that holds several")
     p.add_argument("--parameter-bytes", type=int, default=None,
                    help="size of the kernel parameters in the cubin (default: up to the highest "
-                        "parameter the code reads, in 8-byte words)")
-    p.add_argument("--block-size", type=int, default=1024,
-                   help="the most threads per block the cubin declares (default 1024)")
+                        "parameter the code reads, in 8-byte words; with --cubin only)")
+    p.add_argument("--block-size", type=int, default=None,
+                   help="the most threads per block the cubin declares (default 1024; with --cubin only)")
     p.add_argument("--register-budget", type=_positive, default=None, metavar="N",
                    help="refuse the kernel if it needs more registers than this (at least 1)")
     p.add_argument("--listing", action="store_true",
@@ -93,6 +93,16 @@ def run(args):
     from ..sass import assemble_kernel
     from ._refusals import refused_files
 
+    if not args.cubin:
+        # a raw stream has no parameter block nor block size: an option that would be dropped is refused
+        given = [flag for flag, value in (("--parameter-bytes", args.parameter_bytes),
+                                          ("--block-size", args.block_size)) if value is not None]
+        if given:
+            from ..errors import UsageError
+
+            raise UsageError(f"{' and '.join(given)} {'describe' if len(given) > 1 else 'describes'} the cubin, "
+                             f"and this writes a raw stream", hint="add --cubin, or leave "
+                             + ("them" if len(given) > 1 else "it") + " out")
     source = existing_file(args.source)
     with refused_files():       # unreadable or too big: a file refused, exit 1 (as check and disasm say)
         check_source(source)
@@ -119,10 +129,11 @@ def run(args):
         if parameters > MAX_PARAMETER_BYTES:
             raise BobcError(f"the code reads {parameters} bytes of parameters, more than a kernel takes "
                             f"({MAX_PARAMETER_BYTES})")
-        if not 1 <= args.block_size <= MAX_BLOCK_THREADS:
-            raise BobcError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
+        block_size = MAX_BLOCK_THREADS if args.block_size is None else args.block_size
+        if not 1 <= block_size <= MAX_BLOCK_THREADS:
+            raise BobcError(f"--block-size {block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
         # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
-        data = write_cubin(assembled, assembled.kernel_name, target, parameters, args.block_size,
+        data = write_cubin(assembled, assembled.kernel_name, target, parameters, block_size,
                            static_shared=assembled.shared_bytes or 0)
     output.stage("-o", data)
     output.publish()        # a synced temporary beside it, renamed over it (exit 8 naming it on failure)

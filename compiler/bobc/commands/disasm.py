@@ -7,7 +7,7 @@ blocks that share program.bin), or just the one `--region NAME|N` names.
 from pathlib import Path
 
 from ..errors import BobcError, UsageError
-from ..targets import target_named
+from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target
 
 
@@ -59,6 +59,14 @@ def run(args):
         return _regions(path, args.region, args.arch)
     if args.region is not None:
         raise UsageError(f"--region needs an image folder or a host; {path} is a raw instruction stream")
+    if args.arch is None:
+        # a raw stream carries no target, and sm_86 words decode as sm_90 ones with other branch
+        # targets (BRA -0xef0): the default is said, on stderr, beside the listing on stdout
+        import sys
+
+        others = ", ".join(f"--arch {name}" for name in sorted(TARGETS) if name != DEFAULT_TARGET)
+        print(f"bobc disasm: {path} is a raw stream, which names no target: decoded for {DEFAULT_TARGET} (the "
+              f"default); {others} for code of another", file=sys.stderr)
     return _raw(path, target_named(args.arch or DEFAULT_TARGET))
 
 

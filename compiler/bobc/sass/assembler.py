@@ -186,6 +186,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         lines = [*parse_source("\n".join(prologue), f"<{_arch_of(target)} launch prologue>"), *lines]
     if launched:
         _check_bank_zero(lines)
+    _check_kernel_end(lines, path)
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
     result.shared_bytes = shared
@@ -237,6 +238,33 @@ def check_register_budget(assembled: Assembled, budget: int, name: str, source: 
                         f"{RESERVED_REGISTERS} reserved), over its budget of {budget}",
                         assembled.highest_register_span or Span(source, 1, 1),
                         hint="use fewer registers, or raise the kernel's register budget")
+
+
+# The instructions after which no thread goes on to the next address: ptxas ends every kernel with
+# one (EXIT, then its `BRA` to itself as padding), unguarded
+NO_FALL_THROUGH = ("EXIT", "BRA", "RET", "JMP", "BRX", "JMX", "KILL")
+
+
+def _check_kernel_end(lines: list[SourceLine], path: Path) -> None:
+    """Refuse a kernel source with no instruction, and one whose last instruction can fall through
+    (no unconditional EXIT, BRA or RET): on the GPU its threads would run on into whatever follows
+    the code (another region, the padding), and the simulator faults past the code's end."""
+    instructions = [line.instruction for line in lines if line.instruction is not None]
+    if not instructions:
+        raise BobcError(f"{path.name} holds no instructions: a kernel is at least its EXIT", Span(str(path), 1, 1),
+                        hint="write the kernel's instructions, ending with EXIT")
+    while len(instructions) > 1 and instructions[-1].opcode == "NOP":
+        instructions.pop()          # a listing's padding after the final BRA to itself
+    last = instructions[-1]
+    guarded = last.guard is not None and (last.guard.index != 7 or last.guard.neg)
+    if last.opcode in NO_FALL_THROUGH and not guarded and "DIV" not in last.modifiers:
+        return
+    why = (f"is guarded ({last.source.strip().split()[0]})" if last.opcode in NO_FALL_THROUGH and guarded
+           else "branches only where the warp diverged" if last.opcode in NO_FALL_THROUGH
+           else "is no EXIT or branch")
+    raise BobcError(f"the kernel's last instruction, {_display(last)}, {why}: threads would run past the end "
+                    f"of the code", last.span,
+                    hint="end every path with EXIT (ptxas ends a kernel with EXIT, then BRA to itself)")
 
 
 def _check_bank_zero(lines: list[SourceLine]) -> None:
@@ -303,10 +331,10 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             inst = encoder.normalize(inst)
             form_key = encoder.key(inst)
             if form_key not in encoder.forms:
-                raise EncodeProblem(encoder._unknown_form(inst, form_key))
+                raise encoder.unknown_form(inst, form_key)
             placed_all.append(encoder.place_operands(inst, 16 * address))
         except EncodeProblem as problem:
-            raise BobcError(str(problem), _problem_span(inst, problem)) from None
+            raise BobcError(str(problem), _problem_span(inst, problem), hint=problem.hint) from None
         _check_tuple_alignment(inst, placed_all[-1])
     # nvdisasm -hex prints the words after each instruction: the control code comes from there
     resolved = [replace(inst, control=Control.from_word(inst.listed[1])._replace_reuse())
@@ -339,7 +367,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         try:
             word = encoder.encode(inst, 16 * i, control.bits())
         except EncodeProblem as problem:
-            raise BobcError(str(problem), _problem_span(inst, problem)) from None
+            raise BobcError(str(problem), _problem_span(inst, problem), hint=problem.hint) from None
         if inst.listed is not None and word != inst.listed[0] | inst.listed[1] << 64:
             # nvdisasm printed the words it decoded this text from: any difference is a form the
             # assembler gets wrong or a text that does not say everything (edit a line: drop its words)

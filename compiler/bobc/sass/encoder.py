@@ -36,9 +36,11 @@ ZERO_REGISTER = {"R": 255, "UR": 63, "P": 7, "UP": 7}
 
 class EncodeProblem(ValueError):
     """Why an instruction cannot be encoded; the assembler adds the source span (the operand's,
-    `operand` = its index among the instruction's operands, where the problem is one operand's value)."""
+    `operand` = its index among the instruction's operands, where the problem is one operand's value)
+    and `hint`, what to do, where one is known."""
 
     operand: int | None = None
+    hint: str | None = None
 
 
 class FieldRange(EncodeProblem):
@@ -522,6 +524,15 @@ class Encoder:
                                                   f"{operand.bank:#x}"), "constant bank")
             # LDC.64 / ULDC.64 load 8 bytes, a binary64 or IMAD.WIDE addend in the bank is a pair
             placed.constant_bytes = 4 * (_access_width(inst.modifiers) if inst.opcode in ("LDC", "ULDC") else width)
+            if inst.opcode in ("LDC", "ULDC") and offset % placed.constant_bytes:
+                # a wide load is naturally aligned, as every ptxas listing's is (PTX's ld requires it):
+                # LDC.64 at c[0x0][0x16c] would read another pair than the one written, or fault.
+                # (Not an operand pair of another opcode: ptxas's IMAD.WIDE.U32.X reads c[0x0][0x16c].)
+                size = placed.constant_bytes
+                written = f"{operand.symbol}+{operand.offset:#x} = " if operand.symbol else ""
+                raise EncodeProblem(f"{inst.mnemonic} reads {size} bytes: its offset must be a multiple of {size} "
+                                    f"(c[{operand.bank:#x}][{written}{offset:#x}]; nearest: "
+                                    f"{offset - offset % size:#x} or {offset - offset % size + size:#x})")
             self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode, carry)
             if operand.index is not None:
                 self._put_vector(placed, operand.index, L.REG_A)
@@ -636,7 +647,7 @@ class Encoder:
         key = self.key(inst)
         form = self.forms.get(key)
         if form is None:
-            raise EncodeProblem(self._unknown_form(inst, key))
+            raise self.unknown_form(inst, key)
         placed = self.place_operands(inst, pc)
         return form.fixed | placed.value | ((control & 0x1FFFF) << 105)
 
@@ -662,6 +673,66 @@ class Encoder:
             inst = replace(inst, operands=[inst.operands[0], replace(c, index=Reg("R", 255))])
         return inst
 
+    def unknown_form(self, inst: Instruction, key: str) -> EncodeProblem:
+        """Why `key` has no form in this target's tables, with what to do: an opcode of the other
+        target only, a modifier the opcode's forms never have (did-you-mean), an operand count no
+        form takes -- or, for a form of a known opcode the tables have not learned, how to learn it."""
+        problem = EncodeProblem(self._unknown_form(inst, key))
+        if self.unread_problem(inst):
+            return problem
+        arch = self.arch.name
+        other = next((name for name in ENCODINGS if name != arch), None)
+        mine = [k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode]
+        theirs = [k for k in forms_for(other) if k.split(" ")[0].split(".")[0] == inst.opcode] if other else []
+        head = f"no {arch} encoding for '{key}'"
+        if not mine and theirs:
+            instead = OTHER_TARGET_OPCODES.get((inst.opcode, arch))
+            problem = EncodeProblem(f"{head}: {inst.opcode} is an {other} opcode, not one of {arch}'s "
+                                    f"(the {arch} tables have no form of it)")
+            problem.hint = ((f"on {arch} write {instead}; or " if instead else "")
+                            + f"put the {other} code in the kernel's variant for {other} (<stem>.{other}.sass "
+                              f"beside the base <stem>.sass, which {arch} builds)")
+            return problem
+        if not mine:
+            return problem
+        known = {m for k in mine for m in k.split(" ")[0].split(".")[1:]}
+        elsewhere = {m for k in theirs for m in k.split(" ")[0].split(".")[1:]}
+        anywhere = _all_modifiers()
+        modifiers = (f"the modifiers of {inst.opcode} on {arch}: " + " ".join("." + m for m in sorted(known))
+                     if known else f"{inst.opcode} takes no modifier on {arch}")
+        for modifier in inst.modifiers:
+            if modifier in known:
+                continue
+            if modifier in anywhere and modifier not in elsewhere:
+                # a modifier of other opcodes (HADD2.FTZ: ptxas prints it, the tables lack it): a form
+                # not learned, which the corpus hint is for
+                continue
+            if modifier in elsewhere:
+                problem = EncodeProblem(f"{head}: no {arch} form of {inst.opcode} has .{modifier}, which "
+                                        f"{other}'s forms of it have")
+                problem.hint = (modifiers
+                                + f"; code for {other} alone belongs in the kernel's variant for {other} "
+                                  f"(<stem>.{other}.sass)")
+                return problem
+            from .assembler import _edit_distance
+            near = sorted((_edit_distance(modifier, m), m) for m in known)
+            near = [m for d, m in near if d <= (1 if len(modifier) <= 3 else 2)][:3]
+            problem = EncodeProblem(f"{head}: {inst.opcode} takes no modifier .{modifier}"
+                                    + (f" (did you mean {' or '.join('.' + m for m in near)}?)" if near else ""))
+            problem.hint = modifiers
+            return problem
+        counts = sorted({len(k.split(" ", 1)[1].split(",")) if " " in k and k.split(" ", 1)[1] else 0 for k in mine})
+        count = len(inst.operands)
+        if count not in counts:
+            same = sorted(k for k in mine if k.split(" ")[0] == inst.mnemonic) or sorted(mine)
+            takes = " or ".join(str(c) for c in counts)
+            problem = EncodeProblem(f"{head}: {inst.opcode} takes {takes} operand{'s' if counts != [1] else ''}, "
+                                    f"not {count}")
+            problem.hint = (f"its {arch} forms: " + "; ".join(same[:8])
+                            + (f" (and {len(same) - 8} more)" if len(same) > 8 else ""))
+            return problem
+        return problem
+
     def _unknown_form(self, inst: Instruction, key: str) -> str:
         import difflib
         unread = self.unread_problem(inst)     # 'DEPBAR ?' names no form: say which operand is unread
@@ -677,6 +748,21 @@ class Encoder:
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
                 f"in a bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a "
                 f"sibling of the class with this operand kind, and relearn (python -m bobc.sass.learn)")
+
+
+@cache
+def _all_modifiers() -> frozenset:
+    """Every modifier a form of either target's tables has: one outside them is misspelt (.U23)."""
+    return frozenset(m for name in ENCODINGS for k in forms_for(name) for m in k.split(" ")[0].split(".")[1:])
+
+
+# What to write instead of an opcode one target has and the other lacks (sass-facts.md, "sm_90
+# versus sm_86": sm_90 code has opcodes SM86 rejects)
+OTHER_TARGET_OPCODES = {
+    ("VIADD", "sm_86"): "IADD3 (VIADD Rd, Ra, Rb is IADD3 Rd, Ra, Rb, RZ)",
+    ("VIMNMX", "sm_86"): "IMNMX",
+    ("IMNMX", "sm_90"): "VIMNMX",
+}
 
 
 # One source serves both targets: nvdisasm spells a few mnemonics differently on sm_86 and

@@ -82,6 +82,9 @@ class LaunchGeometry:
     shared_bytes: int = 0           # shared memory per block
     local_bytes: int = 0            # local memory per thread (0: LDL/STL refused)
     cluster: tuple[int, int, int] = (1, 1, 1)   # blocks a thread-block cluster (x, y, z), dividing the grid
+    # (base, bytes): the parameter bytes a launch was given at bank 0's `base` (run_kernel's params),
+    # a read past them refused; None: the whole bank 0 image is the launch's (a plan's QMD)
+    parameters: tuple[int, int] | None = None
 
 
 def _f(u) -> np.ndarray:
@@ -272,6 +275,21 @@ class Launch:
         fault.thread, fault.thread_named = thread, True
         fault.extend(f"; first faulting {self.describe_thread(thread)}")
 
+    def _past_the_code(self, pc: int) -> SimulationFault:
+        """Execution reached `pc`, where the launch has no instruction: the one before it fell
+        through (a kernel whose last instruction is no EXIT nor unconditional branch), placed there
+        (its file:line:column in `bobc sim` and run_kernel), or a branch to the code's end."""
+        last = self.code.get(pc - 16)
+        if last is None:
+            return SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code",
+                                   hint="a branch's target lies past the kernel's last instruction")
+        fault = SimulationFault(f"{self.g.name}: instruction at {last.pc:#06x} ({last.text}) is the kernel's last "
+                                f"and execution fell through it to {pc:#06x}, past the launch's code",
+                                hint="end the kernel with EXIT (or an unconditional BRA): the GPU would run "
+                                     "whatever follows the code")
+        fault.pc = last.pc
+        return fault
+
     def _unmodeled(self, ins, what: str = ""):
         self._fail(ins, f"{what or ins.full_opcode} is not modeled", Unmodeled)
 
@@ -295,10 +313,30 @@ class Launch:
             if bad.any():
                 self._fail(ins, f"reads constant bank 0 outside its {4 * self.bank0.size} bytes",
                            thread=int(np.argmax(bad)))
+            if self.g.parameters is not None:
+                start, given = self.g.parameters
+                past = offsets + 4 > start + given
+                past &= offsets >= start
+                if past.any():
+                    self._past_parameters(ins, int(offsets[int(np.argmax(past))]), thread=int(np.argmax(past)))
             return self.bank0[offsets // 4]
         if base % 4 or base + 4 > 4 * self.bank0.size:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
+        if self.g.parameters is not None and base >= self.g.parameters[0] \
+                and base + 4 > self.g.parameters[0] + self.g.parameters[1]:
+            self._past_parameters(ins, base)
         return np.uint32(self.bank0[base // 4])
+
+    def _past_parameters(self, ins, offset: int, thread: int | None = None):
+        """Refuse a read of parameter bytes the launch was not given (run_kernel's params): it would
+        read zeros where the kernel expects an argument, as `bobc asm --parameter-bytes` refuses."""
+        start, given = self.g.parameters
+        fault = SimulationFault(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): reads c[0x0][{offset:#x}], "
+                                f"parameter bytes {offset - start} to {offset - start + 3}, past the {given} parameter "
+                                f"bytes the launch was given",
+                                hint="pass every parameter the kernel reads (params=), in its order")
+        fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, thread
+        raise fault
 
     def raw(self, ins, o: Operand, k: int = 0):
         """Word k of an operand (register o.index + k, constant + 4k), no modifier applied."""
@@ -440,7 +478,7 @@ class Launch:
             try:
                 ins = self.code.get(pc)
                 if ins is None:
-                    raise SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code")
+                    raise self._past_the_code(pc)
                 steps += 1
                 if steps > self.max_steps:
                     self._step_limit(ins, at)
@@ -728,8 +766,28 @@ class Launch:
         leader = np.minimum(leader, self.threads - 1)
         self._dst(ins, o[0], np.repeat(value[leader], WARP), mask)
 
+    def _const_alignment(self, ins, o: Operand, width: int) -> None:
+        """Refuse an LDC.64 / ULDC.64 whose offset (the immediate, plus the index register of
+        c[0x0][Rn+...]) is not a multiple of its 8 bytes: the assembler refuses the immediate, and a
+        wide read is naturally aligned on the GPU (PTX's ld requires it), never two halves of pairs."""
+        size = 4 * width
+        if size == 4:
+            return
+        if o.const_reg != RZ:
+            offsets = self._reg(ins, o.const_reg).astype(np.int64) + o.value
+            bad = offsets % size != 0
+            if bad.any():
+                first = int(np.argmax(bad))
+                self._fail(ins, f"reads {size} bytes of constant bank 0 at {int(offsets[first]):#x}, not a "
+                                f"multiple of {size}: a {size}-byte constant read is naturally aligned",
+                           thread=first)
+        elif o.value % size:
+            self._fail(ins, f"reads {size} bytes of constant bank 0 at {o.value:#x}, not a multiple of {size}: "
+                            f"a {size}-byte constant read is naturally aligned")
+
     def op_ULDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
+        self._const_alignment(ins, o[1], width)
         for k in range(width):
             self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
         if width == 2 and o[1].value == MEMORY_DESCRIPTOR.get(self.g.arch):
@@ -741,6 +799,7 @@ class Launch:
         width = 2 if "64" in mods else 1
         if any(m in mods for m in ("U8", "S8", "U16", "S16")):
             self._unmodeled(ins)
+        self._const_alignment(ins, o[1], width)
         for k in range(width):
             self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
 

@@ -45,12 +45,25 @@ class OutOfBounds(SimulationFault):
         self.launch, self.pc, self.address, self.index = launch, pc, address, index
 
 
+class Misaligned(OutOfBounds):
+    """A global access whose address is not a multiple of its width: the GPU's misaligned-address
+    fault.  Its own hint: the extents are not the problem, the address's alignment is."""
+
+    def __init__(self, launch: str, pc: int, address: int, size: int, what: str, index: int | None = None):
+        super().__init__(launch, pc, address, size, what, f"is misaligned for a {size}-byte access", index=index)
+        self.hint = (f"a {size}-byte access needs an address that is a multiple of {size}; {address:#x} is "
+                     f"{address % size} past one: correct the base pointer, the index's scale or the "
+                     f"instruction's offset")
+
+
 class Hazard(SimulationFault):
     """A register read before its producer's result is ready by the control codes."""
 
     def __init__(self, launch: str, pc: int, text: str, reason: str):
         super().__init__(f"{launch}: control-code hazard at {pc:#06x} ({text}): {reason}",
-                         hint="the scheduler's stall counts and scoreboards must cover every dependency")
+                         hint="the control codes' stall counts and scoreboards (the scheduler's, or those "
+                              "written as [...] before an instruction) must cover every dependency: correct a "
+                              "written control code, or leave it out for the scheduler to choose")
         self.launch, self.pc, self.reason = launch, pc, reason
 
 

@@ -170,7 +170,8 @@ class Checker:
     def __init__(self, launch: str):
         self.launch = launch
         self.cycle = 0
-        self.ready: dict[tuple[str, int], tuple[int, str]] = {}   # (file, n) -> (issue cycle, writer class)
+        # (file, n) -> (issue cycle, writer class, the writer's address)
+        self.ready: dict[tuple[str, int], tuple[int, str, int]] = {}
         self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
         # In-order queues: a result that set no scoreboard is complete once a later producer of
         # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
@@ -229,7 +230,7 @@ class Checker:
                 if c.write_scoreboard == NO_SCOREBOARD:
                     self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
             else:
-                self.ready[key] = (now, wclass)
+                self.ready[key] = (now, wclass, ins.pc)
         if decoupled and c.write_scoreboard != NO_SCOREBOARD:
             self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
@@ -251,14 +252,14 @@ class Checker:
                             f"instruction at {producer:#06x} that writes it set (wait mask "
                             f"{ins.control.wait_mask:#04x})")
         if key in self.ready:
-            issued, wclass = self.ready[key]
+            issued, wclass, producer = self.ready[key]
             if isinstance(required, dict):
                 required = required.get(wclass)
             if required is None:          # a writer the tables give no latency for (uldc, ...)
                 return
             if now - issued < required:
-                self._fail(ins, f"reads {name} {now - issued} cycles after its producer issued; a "
-                                f"{wclass} result needs {required}")
+                self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
+                                f"{_result_class(wclass)} result needs {required}")
 
     def _write(self, ins, key, name):
         if key in self.pending:
@@ -269,3 +270,14 @@ class Checker:
             sb, reader = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
                             f"(read scoreboard {sb} not waited)")
+
+
+# A writer class (bobc.sim.latencies) as a message names it, with its article
+_CLASS_NAMES = {"alu": "an ALU", "fma": "an FMA", "fp16": "an FP16", "fp64": "an FP64", "mma": "an MMA",
+                "mma1x": "an MMA (1x)", "mma2x": "an MMA (2x)", "hfma2_mma": "an HFMA2.MMA", "agu": "an AGU",
+                "wide_lo": "an IMAD.WIDE low-word", "wide_hi": "an IMAD.WIDE high-word",
+                "decoupled": "a decoupled-unit", "coupled": "a coupled-unit", "guard": "a guard"}
+
+
+def _result_class(wclass: str) -> str:
+    return _CLASS_NAMES.get(wclass, f"a {wclass}")

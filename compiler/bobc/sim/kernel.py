@@ -296,7 +296,8 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         raise UsageError(f"max_steps must be a positive number of instructions, not {max_steps!r}")
     geometry = LaunchGeometry(f"kernel {kernel_name or image.name or ''}".strip(), grid, block, count, bytes(bank0),
                               t.nvdisasm_arch, shared_bytes=shared,
-                              local_bytes=local_bytes, cluster=cluster)
+                              local_bytes=local_bytes, cluster=cluster,
+                              parameters=(t.parameter_base, len(parameters)))
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
     try:
         Launch(geometry, instructions, memory, check_hazards, max_steps).run()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .faults import OutOfBounds, SimulationFault
+from .faults import Misaligned, OutOfBounds, SimulationFault
 
 
 class Residency:
@@ -166,8 +166,7 @@ class Memory:
         misaligned = addresses % np.uint64(size) != 0
         if misaligned.any():
             first = int(np.argmax(misaligned))
-            raise OutOfBounds(launch, pc, int(addresses[first]), size, what, f"is misaligned for a {size}-byte access",
-                              index=first)
+            raise Misaligned(launch, pc, int(addresses[first]), size, what, index=first)
         inside, safe = _within(addresses, size, self._starts, self._ends)
         if not inside.all():
             first = int(np.argmin(inside))
