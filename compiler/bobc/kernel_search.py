@@ -127,6 +127,13 @@ def _files_named(folder, names) -> list[Path]:
 def find_source(identity: str, folders, target) -> Path | None:
     """The source of kernel `identity` for `target`: per folder in order (recursively),
     `<identity>.<target>.sass`, else `<identity>.sass`; None when no folder has either."""
+    return find_source_and_base(identity, folders, target)[0]
+
+
+def find_source_and_base(identity: str, folders, target) -> tuple[Path | None, Path | None]:
+    """(find_source's file, the base it is a variant of: the one its .kernel name is checked
+    against and its contract compared with, or None when the file is a base or the variant
+    has none)."""
     suffix = target_name(target)
     _refuse_variant_shaped(identity, "kernel identity")
     base_name, variant_name = f"{identity}.sass", f"{identity}.{suffix}.sass"
@@ -145,10 +152,10 @@ def find_source(identity: str, folders, target) -> Path | None:
             base = beside if beside.is_file() else (bases[0] if bases else None)
             if base is not None:
                 check_variant(variants[0], base)
-            return variants[0]
+            return variants[0], base
         if bases:
-            return bases[0]
-    return None
+            return bases[0], None
+    return None, None
 
 
 def variant_path(path, target) -> Path:

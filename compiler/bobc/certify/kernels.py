@@ -835,3 +835,38 @@ def _source_line(contract: KernelContract, line: int, column: int = 0):
     from ..errors import Span
 
     return Span(str(contract.source), line, column or 1) if line and contract.source is not None else None
+
+
+def check_variant_contract(variant: KernelContract, base: KernelContract) -> list[Finding]:
+    """A per-target variant honours its base's `//@ param` meanings: the plan's launches fill
+    the same words for every target, so each word the base declares is declared alike by the
+    variant (kind, and a pointer's access).  The variant may add words the encoder fills (a
+    tensor map's, over a word the base leaves unused or does not declare) and unused words.
+    Each mismatch is a finding at the variant's line, naming the base's file and line."""
+    out = []
+    for index in sorted({a.index for a in base.arguments} | {a.index for a in variant.arguments}):
+        ours, theirs = variant.argument(index), base.argument(index)
+        mine, its = _meaning(ours), _meaning(theirs)
+        if mine == its or (ours is not None and ours.kind in ("tensormap", "unused")
+                           and (theirs is None or theirs.kind == "unused")):
+            continue
+        if theirs is not None and theirs.kind == "tensormap" and (ours is None or ours.kind == "unused"):
+            continue
+        here = f"{variant.source}:{ours.line}" if ours is not None and ours.line else str(variant.source)
+        there = f"{base.source}:{theirs.line}" if theirs is not None and theirs.line else str(base.source)
+        out.append(Finding("contract", f"kernel {variant.kernel}'s variant {here} declares parameter word {index} "
+                                       f"{mine}, but its base {there} declares it {its}: a variant honours its "
+                                       f"base's //@ param meanings (the plan's launches fill the same words for "
+                                       f"every target); declare it as the base does, or change both",
+                           _source_line(variant, ours.line if ours is not None else 0)
+                           or _source_line(base, theirs.line if theirs is not None else 0)))
+    return out
+
+
+def _meaning(argument: Argument | None) -> str:
+    if argument is None:
+        return "nothing (no //@ param line)"
+    if argument.kind == "pointer":
+        return f"a {argument.access} pointer"
+    return {"scalar": "a scalar", "unused": "unused", "tensormap": "a tensor map's word"}.get(argument.kind,
+                                                                                           argument.kind)
