@@ -64,7 +64,8 @@ def test_another_targets_variant_is_never_returned(tmp_path):
     only = kernel(tmp_path / "x.sm_90.sass", "x")
     assert find_source("x", [tmp_path], SM90) == only                      # a variant without a base is fine
     assert find_source("x", [tmp_path], SM86) is None
-    assert find_named("x.sass", [tmp_path], SM86) is None
+    with pytest.raises(SourceError, match="is absent for sm_86: only its variant for sm_90 is there"):
+        find_named("x.sass", [tmp_path], SM86)                             # (test_kernel_search_named_variant.py)
     base = kernel(tmp_path / "x.sass", "x")
     kernel(tmp_path / "x.sm_89.sass", "x")                                 # a target bobc does not know (yet)
     assert find_source("x", [tmp_path], SM86) == base

@@ -20,7 +20,9 @@ every other target keeps the base.
   or setuptools' build/lib leave it); a folder named on the search path is searched even
   when it is one of those.
 - By path (`variant_of`, `find_named`): a source the plan names (`Realization/.../x.sass`)
-  is replaced by `x.<target>.sass` beside it when that file exists.
+  is replaced by `x.<target>.sass` beside it when that file exists.  A plan names the base:
+  a source named as a variant is refused, and so is an absent base beside which only another
+  target's variant lies (naming both the target and the variant).
 - The suffix: a stem whose last dot-part has a target's shape (`sm_` and digits, then
   letters: sm_86, sm_90a, sm_121) marks a variant -- of a target bobc knows or not yet -- and
   is never a kernel of its own.  So `x.sm_89.sass` is no kernel named `x.sm_89` (an identity
@@ -125,6 +127,13 @@ def _files_named(folder, names) -> list[Path]:
 def find_source(identity: str, folders, target) -> Path | None:
     """The source of kernel `identity` for `target`: per folder in order (recursively),
     `<identity>.<target>.sass`, else `<identity>.sass`; None when no folder has either."""
+    return find_source_and_base(identity, folders, target)[0]
+
+
+def find_source_and_base(identity: str, folders, target) -> tuple[Path | None, Path | None]:
+    """(find_source's file, the base it is a variant of: the one its .kernel name is checked
+    against and its contract compared with, or None when the file is a base or the variant
+    has none)."""
     suffix = target_name(target)
     _refuse_variant_shaped(identity, "kernel identity")
     base_name, variant_name = f"{identity}.sass", f"{identity}.{suffix}.sass"
@@ -143,10 +152,10 @@ def find_source(identity: str, folders, target) -> Path | None:
             base = beside if beside.is_file() else (bases[0] if bases else None)
             if base is not None:
                 check_variant(variants[0], base)
-            return variants[0]
+            return variants[0], base
         if bases:
-            return bases[0]
-    return None
+            return bases[0], None
+    return None, None
 
 
 def variant_path(path, target) -> Path:
@@ -175,12 +184,29 @@ def variant_of(path, target) -> Path:
     return path
 
 
+def base_source(path) -> str:
+    """The base a plan names for the source `path` (`x.sm_90.sass` -> `x.sass`; a base itself)."""
+    path = Path(path)
+    named = variant_suffix(path)
+    return path.name if named is None else path.name.removesuffix(f".{named}.sass") + ".sass"
+
+
 def find_named(source: str, folders, target, missing: list | None = None) -> Path | None:
     """The source named `source` (relative to a folder of the search path) for `target`:
     per folder in order, its variant beside it (variant_of), else itself; None when none has
     either.  `missing` receives each candidate looked for and found absent (a cache that
-    reuses the result must miss when one of them appears)."""
+    reuses the result must miss when one of them appears).  A plan names the base: a source
+    named as a variant (`x.sm_90.sass`) is refused for every target, and so is a base that is
+    absent where another target's variant lies beside it (a target never gets another's)."""
     suffix = target_name(target)
+    named = variant_suffix(source)
+    if named is not None:
+        base = Path(source).with_name(base_source(source)).as_posix()
+        raise SourceError(f"kernel source {source} is kernel {base_source(source).removesuffix('.sass')}'s "
+                          f"variant for {named}: a plan names the base source, never a variant",
+                          hint=f"name {base}: a build for {named} finds {Path(source).name} beside it, and "
+                               f"every other target the base")
+    others = []          # another target's variants beside the named base, where the base is absent
     for folder in folders:
         base = Path(folder) / source
         candidates = [base] if variant_suffix(base) else [variant_path(base, suffix), base]
@@ -191,4 +217,16 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
             return found
         if missing is not None:
             missing += candidates
+        stem = base.name.removesuffix(".sass")
+        try:
+            others += sorted(p for p in base.parent.glob(f"{stem}.sm_*.sass") if variant_suffix(p) not in
+                             (None, suffix) and p.name.removesuffix(".sass").rpartition(".")[0] == stem)
+        except (OSError, ValueError):
+            pass
+    if others:
+        targets = ", ".join(dict.fromkeys(variant_suffix(p) for p in others))
+        raise SourceError(f"kernel source {source} is absent for {suffix}: only its variant for {targets} is "
+                          f"there ({others[0]}), and a target never gets another target's variant",
+                          hint=f"write the base {Path(source).name} beside it (the kernel for every target "
+                               f"without a variant of its own), or build for {targets}")
     return None

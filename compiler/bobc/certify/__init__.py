@@ -66,13 +66,15 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
     names): the code whose reads are checked, rather than the source assembled once more."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
-    from .kernels import ContractError, assembled_reads, check_code_reads, find_source, parse_contract
+    from ..kernel_search import find_source_and_base
+    from .kernels import (ContractError, assembled_reads, check_code_reads, check_variant_contract,
+                          parse_contract)
 
     contracts, out = {}, []
     for region in plan.program.regions if plan.program else ():
         named, coded = place(region, "identity"), place(region, "code")
         try:
-            source = find_source(region.identity, [*folders, specs_folder()], target)
+            source, base = find_source_and_base(region.identity, [*folders, specs_folder()], target)
         except BobcError as error:
             out.append(Finding("contract", f"kernel {region.identity}: {error.message}", named))
             continue
@@ -99,6 +101,11 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)", named))
         contracts[region.identity] = contract
+        if base is not None:           # a per-target variant: its //@ param meanings are its base's
+            try:
+                out += check_variant_contract(contract, parse_contract(base, region.identity))
+            except ContractError as error:
+                out.append(_contract_line_fault(str(error), named))
         out += _block_findings(plan, region, contract)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)

@@ -312,6 +312,14 @@ class ParameterRead:
     width: int
     text: str
     indexed: bool = False      # through an index register: of a table's first row (ParameterTable)
+    # a bank 0 read below the parameters: its bank 0 offset (`offset` is then negative), else None;
+    # one of none of the driver's words (driver_constants, `driver` empty) is refused
+    below: int | None = None
+    column: int = 0            # where the constant operand is written (0: not known)
+    driver: str = ""           # for a read below the parameters: the driver's words it reads ("": none)
+
+    def source_at(self, contract: "KernelContract") -> str:
+        return f"{self.text} at {contract.source.name}:{self.line}"
 
     @property
     def words(self) -> range:
@@ -605,15 +613,49 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                           tuple(reads), tuple(maps), tuple(tables), block)
 
 
-def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[ParameterRead], list[str]]:
+def driver_constants(target) -> list[tuple[int, int, str]]:
+    """The bytes of constant bank 0 below `target`'s parameters that a kernel may read, as
+    (first byte, end, what): the words the driver fills for every launch, as bobc's launches
+    fill them (bobc.nvidia.encode.bank_zero).  Each is declared once, where this reads it:
+    block, grid, the shared and local memory windows and the stack pointer at 0x00..0x2f
+    (bobc.nvidia.decode.DRIVER_WORDS; nvidia-driver-facts.md section 5: ptxas reads ntid.x at
+    c[0x0][0x0], the stack pointer at c[0x0][0x28]), a cluster's words where the target
+    launches clusters (sm_90: 0x140, 0x144, 0x15c, 0x188; encode.RECIPES), and the global
+    memory descriptor (Target.memory_descriptor: ptxas's `ULDC.64 UR4, c[0x0][0x118]` on
+    sm_86, c[0x0][0x208] on sm_90).  Anything else there is the driver's own or nothing: a
+    read of it is refused (check_code_reads)."""
+    from ..nvidia.decode import DRIVER_WORDS, cluster_words
+
+    out = [(offset, offset + 8, what) for offset, what in DRIVER_WORDS.items()]
+    out += [(offset, offset + 8, what) for offset, what in cluster_words(target.qmd_layout).items()]
+    out.append((target.memory_descriptor, target.memory_descriptor + 8, "global memory descriptor"))
+    merged = []          # adjacent words joined: LDC.128 of block and grid reads two
+    for start, end, what in sorted(out):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), f"{merged[-1][2]}, {what}")
+        else:
+            merged.append((start, end, what))
+    return merged
+
+
+def _target_of(parameter_base: int):
+    from ..targets import TARGETS
+    return next((t for t in TARGETS.values() if t.parameter_base == parameter_base), None)
+
+
+def code_reads(source: Path, code: bytes, parameter_base: int, target=None) -> tuple[list[ParameterRead], list[str]]:
     """The parameter reads of a region's assembled code: for each instruction of its source
     (the assembler's own parser, one 16-byte word each, in order) that has a constant-bank
     operand, the bank and byte offset read from the code's encoded bits; those of bank 0 at
-    or past `parameter_base` are parameter reads.  The second list: why the code cannot be
-    read so (it is not its source's, a register-indexed parameter read)."""
+    or past `parameter_base` are parameter reads.  A bank 0 read below it that is none of the
+    target's driver words (driver_constants; `target` else the target of that base) is kept
+    too, with `below` its offset: check_code_reads refuses it.  The second list: why the code
+    cannot be read so (it is not its source's, a register-indexed parameter read)."""
     from ..sass.syntax import Const, parse_source
     from ..sass.tables.layouts import CONST_BANK, CONST_OFFSET
 
+    target = target if target is not None else _target_of(parameter_base)
+    driver = driver_constants(target) if target is not None else None
     text = read_source(source)
     instructions = [line.instruction for line in parse_source(text, str(source)) if line.instruction is not None]
     if len(code) != 16 * len(instructions):
@@ -632,11 +674,22 @@ def code_reads(source: Path, code: bytes, parameter_base: int) -> tuple[list[Par
             problems.append(f"its instruction {i} ({shown} at {source.name}:{line}) encodes bank {bank}, "
                             f"its source bank {consts[0].bank}")
             continue
-        if bank != 0 or offset < parameter_base:
+        if bank != 0:
             continue
         index = consts[0].index
         indexed = index is not None and getattr(index, "index", 255) != 255
-        reads.append(ParameterRead(line, offset - parameter_base, _width(inst.mnemonic), shown, indexed))
+        spans = getattr(inst, "operand_spans", ()) or ()
+        at = inst.operands.index(consts[0])
+        operand_span = spans[at] if at < len(spans) else None
+        column = operand_span.column if operand_span is not None else (inst.span.column if inst.span else 0)
+        width = _width(inst.mnemonic)
+        if offset < parameter_base:
+            if driver is None or indexed:
+                continue
+            what = next((what for start, end, what in driver if start <= offset and offset + width <= end), "")
+            reads.append(ParameterRead(line, offset - parameter_base, width, shown, False, offset, column, what))
+            continue
+        reads.append(ParameterRead(line, offset - parameter_base, width, shown, indexed, column=column))
     return reads, problems
 
 
@@ -659,7 +712,7 @@ def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRe
     code = as_written(built, target) if built is not None else None
     if code is None:
         code = assemble_kernel(source, target, launched=False).code
-    found, problems = code_reads(source, code, target.parameter_base)
+    found, problems = code_reads(source, code, target.parameter_base, target)
     result = (tuple(found), tuple(problems))
     cache.store("parameter-reads", key, result)
     return result
@@ -691,7 +744,17 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
     without them, the source text's."""
     out = []
     read_words = set()
+    below = [read for read in (contract.reads if reads is None else reads) if read.below is not None]
+    for read in below:
+        if read.driver:
+            continue
+        out.append(Finding("contract", f"kernel {contract.kernel} reads c[0x0][{read.below:#x}] ({read.text} at "
+                                       f"{contract.source.name}:{read.line}), below {_base_words(read)}, where "
+                                       f"the driver keeps no word a kernel reads{_elsewhere(read)}: "
+                                       f"{_base_hint(read)}", _source_line(contract, read.line, read.column)))
     for read in contract.reads if reads is None else reads:
+        if read.below is not None:
+            continue
         words, how = list(read.words), ""
         if read.indexed:
             table = next((t for t in contract.tables if all(t.first <= w < t.first + t.words for w in read.words)),
@@ -717,14 +780,93 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
         if argument.index in read_words or argument.kind not in ("pointer", "tensormap") \
                 or argument.index in mapped:
             continue
+        stray = next((read for read in below if argument.index in _other_words(read)), None)
+        driver = f", {_read_target(stray).name}'s {stray.driver}" if stray is not None and stray.driver else ""
+        cause = (f"; it reads c[0x0][{stray.below:#x}]{driver} ({stray.source_at(contract)}), where "
+                 f"{_other_words(stray)[argument.index]} keep word {argument.index}: {_base_hint(stray)}"
+                 if stray is not None else "")
         out.append(Finding("contract", f"kernel {contract.kernel} declares {argument.kind} word {argument.index} "
-                                       f"({argument.what}) but its code never reads it",
+                                       f"({argument.what}) but its code never reads it{cause}",
                            _source_line(contract, argument.line)))
     return out
 
 
-def _source_line(contract: KernelContract, line: int):
-    """Line `line` of the contract's kernel source, as a place (None: no line known)."""
+def _read_target(read: ParameterRead):
+    """The target whose parameter base a below-the-base read was measured from."""
+    return _target_of(read.below - read.offset)
+
+
+def _base_words(read: ParameterRead) -> str:
+    target = _read_target(read)
+    return f"{target.name}'s parameters" if target is not None else f"the parameters ({read.below - read.offset:#x})"
+
+
+def _base_hint(read: ParameterRead) -> str:
+    target = _read_target(read)
+    base = read.below - read.offset
+    on = f" on {target.name}" if target is not None else ""
+    return f"parameters{on} start at c[0x0][{base:#x}]; write c[0x0][param+N] (N: 8 x the word, the assembler " \
+           f"adds the target's base)"
+
+
+def _other_words(read: ParameterRead) -> dict[int, str]:
+    """word -> where another target keeps it ("sm_86's parameters (from 0x160)"), for a read
+    below the base that is that target's parameter word (sm_86's offsets read on sm_90)."""
+    from ..targets import TARGETS
+    base = read.below - read.offset
+    out = {}
+    for target in TARGETS.values():
+        if target.parameter_base != base and 0 <= read.below - target.parameter_base < target.parameter_block_bytes:
+            out.setdefault((read.below - target.parameter_base) // 8,
+                           f"{target.name}'s parameters (from c[0x0][{target.parameter_base:#x}])")
+    return out
+
+
+def _elsewhere(read: ParameterRead) -> str:
+    words = _other_words(read)
+    if not words:
+        return ""
+    word, where = next(iter(words.items()))
+    return f" (there {where} keep word {word})"
+
+
+def _source_line(contract: KernelContract, line: int, column: int = 0):
+    """Line `line` of the contract's kernel source (at `column`, else 1), as a place (None: no line known)."""
     from ..errors import Span
 
-    return Span(str(contract.source), line, 1) if line and contract.source is not None else None
+    return Span(str(contract.source), line, column or 1) if line and contract.source is not None else None
+
+
+def check_variant_contract(variant: KernelContract, base: KernelContract) -> list[Finding]:
+    """A per-target variant honours its base's `//@ param` meanings: the plan's launches fill
+    the same words for every target, so each word the base declares is declared alike by the
+    variant (kind, and a pointer's access).  The variant may add words the encoder fills (a
+    tensor map's, over a word the base leaves unused or does not declare) and unused words.
+    Each mismatch is a finding at the variant's line, naming the base's file and line."""
+    out = []
+    for index in sorted({a.index for a in base.arguments} | {a.index for a in variant.arguments}):
+        ours, theirs = variant.argument(index), base.argument(index)
+        mine, its = _meaning(ours), _meaning(theirs)
+        if mine == its or (ours is not None and ours.kind in ("tensormap", "unused")
+                           and (theirs is None or theirs.kind == "unused")):
+            continue
+        if theirs is not None and theirs.kind == "tensormap" and (ours is None or ours.kind == "unused"):
+            continue
+        here = f"{variant.source}:{ours.line}" if ours is not None and ours.line else str(variant.source)
+        there = f"{base.source}:{theirs.line}" if theirs is not None and theirs.line else str(base.source)
+        out.append(Finding("contract", f"kernel {variant.kernel}'s variant {here} declares parameter word {index} "
+                                       f"{mine}, but its base {there} declares it {its}: a variant honours its "
+                                       f"base's //@ param meanings (the plan's launches fill the same words for "
+                                       f"every target); declare it as the base does, or change both",
+                           _source_line(variant, ours.line if ours is not None else 0)
+                           or _source_line(base, theirs.line if theirs is not None else 0)))
+    return out
+
+
+def _meaning(argument: Argument | None) -> str:
+    if argument is None:
+        return "nothing (no //@ param line)"
+    if argument.kind == "pointer":
+        return f"a {argument.access} pointer"
+    return {"scalar": "a scalar", "unused": "unused", "tensormap": "a tensor map's word"}.get(argument.kind,
+                                                                                           argument.kind)

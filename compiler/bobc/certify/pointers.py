@@ -1,6 +1,7 @@
 """Pointers: every address a launch passes lies in one resident, with the extent its kernel touches."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..plan.model import Plan, Resident
@@ -163,6 +164,30 @@ def _undeclared_patches(name: str, launch, contract: KernelContract | None, argu
                     strays[0][1] or launch.at)]
 
 
+def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_word: int, fills,
+                   named=frozenset()) -> list[Finding]:
+    """A word the kernel's contract declares a scalar (its code reads it) that the launch neither
+    patches nor has a host fill write: the kernel would read 0 where the plan meant a value (an
+    argument patched at the wrong index, one forgotten), as an unpatched pointer would be null.
+    A word whose 0 is meant is patched with 0 (no kernel or plan relies on an unset word)."""
+    if contract is None:
+        return []
+    patched = {p.word for p in launch.patches}
+    filled = set()
+    for _, fill in fills:
+        filled.update(range(fill.offset // 8, (fill.offset + fill.width - 1) // 8 + 1))
+    unset = [a for a in contract.arguments if a.kind == "scalar"
+             and argument_word + a.index not in patched and a.index not in filled | set(named)]
+    if not unset:
+        return []
+    shown = "; ".join(f"argument {a.index} (word {argument_word + a.index}, {a.what}; "
+                      f"{contract.source.name}:{a.line})" for a in unset)
+    return [Finding("contract", f"{name} never sets {shown}, which {launch.identity}'s contract declares "
+                                f"a scalar its code reads: the kernel would read 0; patch "
+                                f"{'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare "
+                                f"a word the code does not read unused in {contract.source.name}", launch.at)]
+
+
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
                    extent: tuple[int | None, str, str] | None = None, at=None) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
@@ -233,6 +258,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     out: list[Finding] = []
     for index, launch in enumerate(program.launches):
         name = f"launch {index} ({launch.identity})"
+        first = len(out)           # this launch's findings start here
         if not 0 <= launch.region < len(program.regions):
             out.append(Finding("plan", f"{name} names region {launch.region}; the plan has "
                                        f"{len(program.regions)} regions", launch.at))
@@ -276,6 +302,10 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
         patched = {p.word for p in launch.patches}
         out += _undeclared_patches(name, launch, contract, argument_word)
         fills = [(k, f) for k, f in enumerate(plan.host.fills if plan.host else ()) if f.launch == index]
+        # (a word an extent or condition names is refused by name already)
+        named = {int(w) for f in out[first:] for w in re.findall(r"names parameter word (\d+), which the launch "
+                                                                 r"does not set", f.message)}
+        out += _unset_scalars(name, launch, contract, argument_word, fills, named)
         for declared in contract.tensor_maps if contract else ():
             if argument_word + declared.word in patched:
                 out.append(Finding("contract", f"{name} argument {declared.word} (word "

@@ -80,8 +80,12 @@ def _missing_source_hint(source: str, folders, name: str = "") -> str:
     one named."""
     import difflib
 
+    from ..kernel_search import base_source
+
     near, beside = _sources_near(source, folders)
-    near = list(dict.fromkeys(near))
+    # a plan names a base, never a variant (x.sm_90.sass): each suggested by its base's name
+    near = list(dict.fromkeys((Path(path).parent / base_source(path)).as_posix() if Path(path).parent != Path(".")
+                              else base_source(path) for path in near))
     rule = "a kernel source is named relative to one of these folders (the plan's own, -I folders, then specs/)"
     own = [path for path in near if Path(path).name.split(".")[0] == name]
     # beside the one named, names are compared (the folder is the same); elsewhere, whole paths
@@ -103,11 +107,14 @@ def _kernel_source(program, source: str, target, at=None, name: str = "") -> Pat
     absent are recorded with the sources read (a variant added later is a cache miss).
     `at`: where the plan names the source (a refusal's place)."""
     from ..kernel_cache import note_absent
-    from ..kernel_search import find_named
+    from ..kernel_search import SourceError, find_named
 
     folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))   # specs/ once
     missing: list = []
-    found = find_named(source, folders, target, missing)
+    try:
+        found = find_named(source, folders, target, missing)
+    except SourceError as error:          # located at the source's name in the plan
+        raise BobcError(error.message, error.span or at, hint=error.hint) from None
     note_absent(missing, target)
     if found is None:
         raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}", at,

@@ -1,0 +1,108 @@
+"""Bank 0 reads below the target's parameter base (probe s31 kernel finding 1).
+
+A kernel built for sm_90 that reads its parameters at sm_86's absolute offsets
+(c[0x0][0x170] where sm_90's parameters start at 0x210) read the driver's area, and the
+certifier, which took only reads at or past the base for parameter reads, let it through:
+the launch read 0 for its count.  Below the base a kernel may read only the words the driver
+fills for every launch (kernels.driver_constants: block, grid, the memory windows, the stack
+pointer, the memory descriptor, sm_90's cluster words); any other read is refused at its
+file:line:column, naming the target's parameter base.
+"""
+from __future__ import annotations
+
+import pytest
+
+from bobc.certify.kernels import check_code_reads, code_reads, driver_constants, parse_contract
+from bobc.nvidia.encode import bank_zero
+from bobc.sass import assemble_kernel
+from bobc.targets import SM86, SM90, TARGETS
+
+AXPY = """\
+//@ param 0 pointer read 4*lo[2] X
+//@ param 1 pointer read-write 4*lo[2] Y
+//@ param 2 scalar N, a
+.kernel axpy
+    S2R R0, SR_TID.X
+    ULDC.64 UR4, c[0x0][memory_descriptor]
+    LDC.64 R6, c[0x0][SCALAR]
+    ISETP.GE.U32.AND P0, PT, R0, R6, PT
+    @P0 EXIT
+    LDC.64 R2, c[0x0][XWORD]
+    LDC.64 R4, c[0x0][RZ+param+0x8]
+    IMAD.WIDE.U32 R2, R0, 0x4, R2
+    IMAD.WIDE.U32 R4, R0, 0x4, R4
+    LDG.E R8, [R2.64]
+    LDG.E R9, [R4.64]
+    FFMA R9, R8, R7, R9
+    STG.E [R4.64], R9
+    EXIT
+"""
+
+
+def findings(tmp_path, target, scalar="RZ+param+0x10", xword="RZ+param+0x0", extra=""):
+    source = tmp_path / "axpy.sass"
+    text = AXPY.replace("SCALAR", scalar).replace("XWORD", xword)
+    source.write_text(text.replace("    EXIT\n", extra + "    EXIT\n", 1) if extra else text)
+    reads, problems = code_reads(source, assemble_kernel(source, target).code, target.parameter_base, target)
+    assert problems == []
+    return check_code_reads(parse_contract(source, "axpy"), tuple(reads))
+
+
+def test_sm86s_offset_of_a_scalar_on_sm90_is_refused_at_its_operand_with_sm90s_base(tmp_path):
+    (found,) = findings(tmp_path, SM90, scalar="0x170")
+    assert found.message.startswith("kernel axpy reads c[0x0][0x170] (LDC.64 R6, c[0x0][0x170] at axpy.sass:7), "
+                                    "below sm_90's parameters")
+    assert "sm_86's parameters (from c[0x0][0x160]) keep word 2" in found.message
+    assert "parameters on sm_90 start at c[0x0][0x210]; write c[0x0][param+N]" in found.message
+    assert (found.at.path, found.at.line, found.at.column) == (str(tmp_path / "axpy.sass"), 7, 16)
+
+
+def test_the_same_kernel_written_with_param_builds_on_both_targets(tmp_path):
+    for target in (SM86, SM90):
+        assert findings(tmp_path, target) == []
+    assert findings(tmp_path, SM86, scalar="0x170") == []       # sm_86's own offset of word 2
+
+
+def test_a_pointer_never_read_names_the_other_targets_base_when_that_is_the_cause(tmp_path):
+    """c[0x0][0x160] on sm_90 is the driver's cluster counts (a read ptxas's code makes), so the
+    read itself passes; the pointer word it was meant to be then goes unread, and that refusal
+    says why."""
+    (found,) = findings(tmp_path, SM90, xword="0x160")
+    assert found.message.startswith("kernel axpy declares pointer word 0 (X) but its code never reads it; it "
+                                    "reads c[0x0][0x160], sm_90's ")
+    assert "where sm_86's parameters (from c[0x0][0x160]) keep word 0: parameters on sm_90 start at " \
+           "c[0x0][0x210]" in found.message
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=lambda t: t.name)
+def test_the_drivers_own_words_may_be_read(tmp_path, target):
+    extra = ("    LDC R10, c[0x0][0x0]\n    LDC.64 R12, c[0x0][0x8]\n    LDC R11, c[0x0][0x10]\n"
+             "    LDC R10, c[0x0][0x28]\n    LDC.64 R12, c[0x0][0x18]\n    LDC.64 R12, c[0x0][0x20]\n")
+    assert findings(tmp_path, target, extra=extra) == []
+
+
+def test_a_cluster_word_is_the_drivers_on_sm90_only(tmp_path):
+    extra = "    LDC R10, c[0x0][0x144]\n"
+    assert findings(tmp_path, SM90, extra=extra) == []
+    (found,) = findings(tmp_path, SM86, extra=extra)
+    assert "reads c[0x0][0x144]" in found.message and "c[0x0][0x160]; write c[0x0][param+N]" in found.message
+
+
+@pytest.mark.parametrize("target", [SM86, SM90], ids=lambda t: t.name)
+def test_an_undocumented_slot_below_the_base_is_refused(tmp_path, target):
+    (found,) = findings(tmp_path, target, extra="    LDC R10, c[0x0][0x100]\n")
+    assert f"reads c[0x0][0x100]" in found.message and "where the driver keeps no word a kernel reads" in found.message
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_the_table_covers_every_word_a_launch_fills_below_the_parameters(name):
+    """driver_constants is the words bobc's launches fill (bank_zero, clustered or not, and the
+    memory descriptor the driver owns): every byte bank_zero sets below the base lies in it."""
+    target = TARGETS[name]
+    covered = driver_constants(target)
+    for cluster in ((1, 1, 1), (1, 1, 2)):
+        image = bank_zero(target, (4, 6, 2), (128, 3, 5), cluster)
+        for offset in range(target.parameter_base):
+            if image[offset]:
+                assert any(start <= offset < end for start, end, _ in covered), hex(offset)
+    assert any(start == target.memory_descriptor for start, _, _ in covered)
