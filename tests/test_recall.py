@@ -126,6 +126,23 @@ def test_an_edited_contract_source_is_certified_again(cache_dir, loads, capsys, 
     assert len(loads) == 2 and status == 1 and "bob-adamw" in err
 
 
+def test_an_edited_base_of_a_variant_is_compared_again(cache_dir, loads, capsys, tmp_path, monkeypatch):
+    """A variant's contract is compared with its base's (docs/kernel-contracts.md), so the stored
+    outcome names the base too: an edit of the base alone that the variant no longer honours is
+    refused on the next check, not recalled as passed (probe s31 kernelcert's note)."""
+    shutil.copytree(REPO / "specs", tmp_path / "specs")
+    monkeypatch.setenv("BOBC_SPECS", str(tmp_path / "specs"))
+    base = tmp_path / "specs" / "Realization" / "Nvidia" / "SM86" / "bob-adamw.sass"
+    shutil.copy(base, base.with_name("bob-adamw.sm_90.sass"))
+    first = check(capsys, PLAN)
+    assert first[0] == 0 and check(capsys, PLAN) == first
+    text = base.read_text()
+    assert "pointer read-write" in text
+    base.write_text(text.replace("pointer read-write", "pointer read", 1))
+    status, out, err = check(capsys, PLAN)
+    assert status == 1 and "bob-adamw.sm_90.sass" in err and "its base" in err
+
+
 def test_a_damaged_entry_is_a_miss(cache_dir, loads, capsys):
     first = check(capsys, PLAN)
     for kind in ("programs", "outcomes"):

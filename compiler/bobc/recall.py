@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import cache, stored
 
-FORMAT = 1      # change when an entry's layout changes
+FORMAT = 2      # change when an entry's layout changes (2: a variant's base in the contracts)
 
 
 @dataclass
@@ -138,22 +138,38 @@ def _validated(record: dict, plan_path: Path, target, include) -> Recalled | Non
 # ---- what `bobc check` concluded
 
 def _contract_sources(plan, target, folders) -> list[list[str]] | None:
-    """[kernel identity, its contract source, sha256] for each region, as the certifier finds
-    them for `target` (certify.kernel_contracts: the target's variant where there is one);
-    None when one has none or is refused (never stored: the certifier refuses it)."""
-    from .kernel_search import SourceError, find_source
+    """[kernel identity, its contract source, sha256, the base it is a variant of, its sha256]
+    for each region, as the certifier finds them for `target` (certify.kernel_contracts: the
+    target's variant where there is one, whose contract is compared with its base's, so the
+    base's bytes decide the outcome too; "" for both when there is no base); None when one has
+    none or is refused (never stored: the certifier refuses it)."""
+    from .kernel_search import SourceError
     from .language.modules import specs_folder
 
     out = []
     for region in plan.program.regions if plan.program else ():
         try:
-            source = find_source(region.identity, [*folders, specs_folder()], target)
+            listed = _listed_source(region.identity, [*folders, specs_folder()], target)
         except SourceError:
             return None
-        if source is None:
+        if listed is None:
             return None
-        out.append([region.identity, str(source), hashlib.sha256(source.read_bytes()).hexdigest()])
+        out.append([region.identity, *listed])
     return out
+
+
+def _listed_source(identity, folders, target) -> list[str] | None:
+    """[source, sha256, base, sha256] of kernel `identity` for `target` (base "" and "" where the
+    source is no variant); None when there is none."""
+    from .kernel_search import find_source_and_base
+
+    source, base = find_source_and_base(identity, folders, target)
+    if source is None:
+        return None
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    if base is None:
+        return [str(source), digest, "", ""]
+    return [str(source), digest, str(base), hashlib.sha256(base.read_bytes()).hexdigest()]
 
 
 def _outcome_key(verdict: str, entry, folders) -> str:
@@ -185,7 +201,7 @@ def outcome(recalled: Recalled, entry, target) -> dict | None:
     """The stored outcome of checking `recalled` with --entry `entry` for `target`, while every
     contract source the certifier read is still the one it finds for `target` (a variant added
     or removed is a miss), with the same bytes; else None."""
-    from .kernel_search import SourceError, find_source
+    from .kernel_search import SourceError
     from .language.modules import specs_folder
 
     data = cache.read("outcomes", _outcome_key(recalled.bobc_verdict, entry, recalled.search_path))
@@ -196,10 +212,9 @@ def outcome(recalled: Recalled, entry, target) -> dict | None:
         if record.get("format") != FORMAT:
             return None
         folders = [*recalled.search_path, specs_folder()]
-        for identity, path, digest in record["contracts"]:
-            source = find_source(identity, folders, target)
-            if source is None or str(source) != path or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
-                return None
+        for identity, *listed in record["contracts"]:
+            if _listed_source(identity, folders, target) != listed:
+                return None     # another source, other bytes, or a variant's base edited (probe s31 kernel)
         found = record["outcome"]
         return found if _well_formed(found) else None
     except (OSError, ValueError, TypeError, KeyError, AttributeError, SourceError):
