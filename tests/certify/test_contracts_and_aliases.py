@@ -81,3 +81,17 @@ def test_a_declared_alias_may_lie_inside_one_buffer_only(plan):
     straddling = plan.host_buffers + (HostBuffer("userd-alias", gpfifo.gpu_address + gpfifo.size - 0x100, 0x200),)
     found = messages(findings(dataclasses.replace(plan, host_buffers=straddling), SM86))
     assert any(m.startswith("alias userd-alias") and "inside 0 other buffers" in m for m in found), found
+
+
+def test_an_undeclared_read_is_placed_at_its_constant_operand(tmp_path):
+    """The refusal's place is the constant operand's column under an indented instruction, not
+    column 1 (probe s31 kernel finding 10)."""
+    source = tmp_path / "scratch-copy.sass"
+    source.write_text("//@ param 0 pointer write 4 the destination\n"
+                      ".kernel scratch_copy\n"
+                      "    LDC.64 R2, c[0x0][RZ+param+0x0]\n"
+                      "    LDC R6, c[0x0][RZ+param+0x14]\n"
+                      "    EXIT\n")
+    (found,) = check_code_reads(parse_contract(source))
+    line = source.read_text().splitlines()[3]
+    assert (found.at.line, found.at.column) == (4, line.index("c[0x0]") + 1)

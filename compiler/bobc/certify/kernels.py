@@ -590,7 +590,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
         for found in _READ.finditer(code):
             offset = int(found.group(2), 0) if found.group(2) else 0
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(),
-                                       indexed=found.group(1) not in (None, "RZ")))
+                                       indexed=found.group(1) not in (None, "RZ"), column=found.start() + 1))
     kinds = {a.index: a.kind for a in arguments}
     for index, number, column, expressions in sized:
         for expression in expressions:
@@ -764,7 +764,7 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                                                f"offset ({read.text} at {contract.source.name}:{read.line}), which "
                                                f"no table's first row holds: declare the table it reads "
                                                f"('//@ table FIRST rows ROWS of WORDS what')",
-                               _source_line(contract, read.line)))
+                               _source_line(contract, read.line, read.column)))
                 continue
             words, how = [w + row * table.words for w in read.words for row in range(table.rows)], " through its table"
         for word in words:
@@ -774,7 +774,7 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
                 state = "declares it unused" if argument is not None else "does not declare it"
                 out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word}{how} "
                                                f"({read.text} at {contract.source.name}:{read.line}), but its "
-                                               f"contract {state}", _source_line(contract, read.line)))
+                                               f"contract {state}", _source_line(contract, read.line, read.column)))
     mapped = {m.pointer for m in contract.tensor_maps}     # the Tensor Memory Accelerator reads those
     for argument in contract.arguments:
         if argument.index in read_words or argument.kind not in ("pointer", "tensormap") \
