@@ -60,3 +60,50 @@ def test_a_qualified_name_is_suggested_from_its_own_module(plans, capsys):
     assert "did you mean Std.List.stdListLength" in err
     err = refused(capsys, plans / "Lists.bob", "Std.Nowhere.x")
     assert "there is no module Std.Nowhere on the search path" in err
+
+
+# probe s31 (probe-today) finding 4: a module given as the name, a definition asked of a module
+# that does not define it, and an empty name were answered with false hints
+
+
+def test_a_module_given_as_the_name_is_named_a_module(plans, capsys):
+    err = refused(capsys, plans / "Lists.bob", "Hints.Lists")       # the plan module itself
+    assert "error: Hints.Lists is a module, not a definition" in err
+    assert "name one of Hints.Lists's, e.g. one" in err and "no module Hints" not in err
+    err = refused(capsys, plans / "Lists.bob", "Std.List")          # an imported one
+    assert "error: Std.List is a module, not a definition" in err
+    assert "e.g. Std.List." in err and "no module Std" not in err
+    err = refused(capsys, plans / "Lists.bob", "Data.Bytes")        # one the plan does not load
+    assert "error: Data.Bytes is a module, not a definition" in err
+    assert "add `import Data.Bytes` to Hints.Lists, then name one of its definitions, " \
+           "e.g. Data.Bytes." in err
+
+
+def test_a_module_that_does_not_define_the_name_is_not_told_to_be_imported(plans, capsys):
+    for module in ("Data.Bytes", "Std.List"):       # not loaded, loaded
+        err = refused(capsys, plans / "Nat.bob", f"{module}.naturalAdd")
+        assert f"error: no definition {module}.naturalAdd: {module} defines no naturalAdd" in err
+        assert "hint: naturalAdd is defined in Std.Natural: write naturalAdd or " \
+               "Std.Natural.naturalAdd" in err
+        assert "import" not in err
+    # loaded only through an import: reached qualified, not plain
+    (plans / "Via.bob").write_text("module Hints.Via\n\nimport Hints.Lists\n\ndef three : Nat = 3\n")
+    err = refused(capsys, plans / "Via.bob", "Hints.Nat.stdListLength")
+    assert "hint: stdListLength is defined in Std.List: write Std.List.stdListLength\n" in err
+
+
+def test_a_typo_in_a_module_the_plan_does_not_import_gets_a_did_you_mean(plans, capsys):
+    err = refused(capsys, plans / "Nat.bob", "Data.Bytes.dataBytesZeross")
+    assert "error: no definition Data.Bytes.dataBytesZeross: Data.Bytes defines no " \
+           "dataBytesZeross" in err
+    assert "hint: did you mean Data.Bytes.dataBytesZeros" in err
+    assert "add `import Data.Bytes` to evaluate it" in err
+    assert "to evaluate dataBytesZeross" not in err
+
+
+def test_an_empty_name_is_a_usage_error(plans, capsys):
+    for name in ("", " "):
+        assert main(["eval", str(plans / "Nat.bob"), name]) == 2
+        err = capsys.readouterr().err
+        assert "error: the name to evaluate is empty: name a definition" in err
+        assert "is defined in" not in err and "Traceback" not in err

@@ -155,11 +155,17 @@ class Program:
             raise self._no_definition(name)
         return found
 
-    def _no_definition(self, name: str) -> ScopeError:
+    def _no_definition(self, name: str) -> BobcError:
         """Why `name` names no definition the plan sees, with what `bobc check` would say of the
         same name in a module: a family, a constructor or a field (which are not definitions),
-        a definition of a loaded module the plan does not see, or of a module on the search path
-        the plan does not load (Module.name or plain)."""
+        a module (the whole name), a definition of a loaded module the plan does not see, or of
+        a module on the search path the plan does not load (Module.name or plain).  An empty
+        name is a usage error (exit 2)."""
+        if not name.strip():
+            from ..errors import UsageError
+
+            return UsageError("the name to evaluate is empty: name a definition",
+                              hint="write a definition's plain name or Module.Path.name")
         scope = self.scopes[self.plan_name]
         module, _, short = name.rpartition(".")
         families = scope.visible_families
@@ -186,39 +192,103 @@ class Program:
             if field is not None:
                 return ScopeError(f"{name} is a field, not a definition",
                                   hint=f"bobc eval evaluates a definition; {field}")
-        if module and module not in self.scopes:
-            from .suggest import module_names
+        from .suggest import module_names
 
-            if module in module_names(self.search_path):
-                return ScopeError(
-                    f"no definition {name}: {self.plan_name} does not import {module}, directly "
-                    f"or through its imports",
-                    hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
+        on_path = () if name in self.scopes else module_names(self.search_path)
+        if name in self.scopes or name in on_path:
+            return self._a_module(name)
+        if module and (module in self.scopes or module in on_path):
+            return self._not_in_module(name, module, short)
+        if module:
             return ScopeError(f"no definition {name}: there is no module {module} on the search "
                               f"path (the plan's root, -I folders, specs/)",
                               hint="write Module.Path.name with a module the plan imports, or the "
                                    "plain name")
-        elsewhere = self.modules_defining(short if module else name)
-        if elsewhere and not module:
+        elsewhere = self.modules_defining(name)
+        if elsewhere:
             hint = f"it is defined in {', '.join(elsewhere)}; write Module.Name to reach it"
         else:
             from .suggest import closest, modules_declaring
 
-            unloaded = [] if module else [
-                m for m in dict.fromkeys(m for m, _ in modules_declaring(name, self.search_path))
-                if m not in self.scopes]
+            unloaded = [m for m in dict.fromkeys(m for m, _ in modules_declaring(name, self.search_path))
+                        if m not in self.scopes]
             hint = "names are looked up in the plan module and its imports"
             if unloaded:
                 hint = (f"{name} is defined in {', '.join(unloaded)}, which {self.plan_name} does "
                         f"not import: add `import {unloaded[0]}` to evaluate it")
             else:
-                if module:      # Module.name: that module's names, written the same way
-                    close = [f"{module}.{n}" for n in closest(short, self.scopes[module].definitions)]
-                else:
-                    close = closest(name, scope.visible_definitions)
+                close = closest(name, scope.visible_definitions)
                 if close:
                     hint = f"did you mean {' or '.join(close)}? " + hint
         return ScopeError(f"no definition {name} in {self.plan_name} or its imports", hint=hint)
+
+    def _module_definitions(self, module: str) -> list[str]:
+        """The names `module` defines, in its order: its scope's when loaded, else its file's
+        top-level `def NAME` lines (a text scan of the first file the search path holds for it,
+        as the import hints do: a hint, never a decision)."""
+        if module in self.scopes:
+            return list(self.scopes[module].definitions)
+        import re
+        from .suggest import module_files, read_head
+
+        for found, path in module_files(self.search_path):
+            if found == module:
+                return list(dict.fromkeys(re.findall(r"^def\s+([^\s:()]+)", read_head(path),
+                                                     re.MULTILINE)))
+        return []
+
+    def _a_module(self, name: str) -> ScopeError:
+        """`name` is a module (loaded or on the search path), not a definition."""
+        names = self._module_definitions(name)
+        plain = name == self.plan_name      # its definitions are named plainly too
+        some = " or ".join(n if plain else f"{name}.{n}" for n in names[:3])
+        if name not in self.scopes:
+            hint = (f"{self.plan_name} does not import {name}: add `import {name}` to "
+                    f"{self.plan_name}, then name one of its definitions"
+                    + (f", e.g. {some}" if some else ""))
+        elif names:
+            hint = f"bobc eval evaluates a definition: name one of {name}'s, e.g. {some}"
+        else:
+            hint = f"bobc eval evaluates a definition, and {name} defines none"
+        return ScopeError(f"{name} is a module, not a definition", hint=hint)
+
+    def _not_in_module(self, name: str, module: str, short: str) -> ScopeError:
+        """`module` (loaded or on the search path) defines no `short`: where the plan sees
+        `short` if it does, where it is defined if elsewhere, else a did-you-mean among
+        `module`'s definitions; an import only for a module that does define it."""
+        from .suggest import closest, modules_declaring
+
+        scope = self.scopes[self.plan_name]
+        loaded = module in self.scopes
+        defined = self._module_definitions(module)
+        imports = "" if loaded else (f"; {self.plan_name} does not import {module}, directly or "
+                                     f"through its imports")
+        if short in defined:        # only when not loaded: a loaded one would have been found
+            return ScopeError(
+                f"no definition {name}: {self.plan_name} does not import {module}, directly "
+                f"or through its imports",
+                hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
+        said = f"no definition {name}: {module} defines no {short}"
+        homes = self.modules_defining(short)
+        if homes:
+            ways = [f"{home}.{short}" for home in homes]
+            if short in scope.visible_definitions:
+                ways.insert(0, short)
+            return ScopeError(said, hint=f"{short} is defined in {', '.join(homes)}: write "
+                                         f"{' or '.join(ways)}")
+        unloaded = [m for m in dict.fromkeys(m for m, _ in modules_declaring(short, self.search_path))
+                    if m not in self.scopes]
+        if unloaded:
+            return ScopeError(said + imports,
+                              hint=f"{short} is defined in {', '.join(unloaded)}: add `import "
+                                   f"{unloaded[0]}` to {self.plan_name} and write "
+                                   f"{unloaded[0]}.{short}")
+        close = [f"{module}.{n}" for n in closest(short, defined)]
+        hint = f"did you mean {' or '.join(close)}?" if close else \
+            f"write Module.Path.name with a module that defines it, or the plain name"
+        if close and not loaded:
+            hint += f" {self.plan_name} does not import {module}: add `import {module}` to evaluate it"
+        return ScopeError(said + (imports if not close else ""), hint=hint)
 
     def definition_span(self, name: str):
         return self.definition(name).span
