@@ -577,23 +577,33 @@ _NOT_FORMS = {
 }
 
 
+def not_a_form_hint(name: str) -> str | None:
+    """The hint for `name` at the head of a parenthesised form when it is a form of another
+    language (`(if c a b)` parses as an application of a name `if`: the resolver says so)."""
+    if name in _NOT_FORMS:
+        return f"{name} is not a form of the language: {_NOT_FORMS[name]}"
+    return None
+
+
 def _not_a_form(text: str, offset: int) -> str | None:
     """A form of another language (`(match x ...)`) among the parentheses open at `offset`:
     its head was read as a name, so the parser stopped somewhere inside."""
     for start in reversed(_unclosed_parentheses(text, offset)):
         found = re.match(r"\(\s*([A-Za-z-]+)\b", text[start:start + 40])
         if found and found.group(1) in _NOT_FORMS:
-            return f"{found.group(1)} is not a form of the language: {_NOT_FORMS[found.group(1)]}"
+            return not_a_form_hint(found.group(1))
     return None
 
 
 _GLUED_COMMENT = re.compile(r"[A-Za-z0-9_']--")
 
 
-def _glued_comment(text: str, offset: int) -> str | None:
-    """A `--` right after a name (`def a--b`), in the declaration the parser stopped in: it
-    began a comment, so the rest of that line was never read."""
-    begin = max(text.rfind("\ndef ", 0, offset), text.rfind("\nfamily ", 0, offset), 0)
+def _glued_comment(text: str, offset: int, begin: int | None = None) -> str | None:
+    """A `--` right after a name or a number (`def a--b`, `(nat-add 1--2)`), in the declaration
+    the parser stopped in (or after `begin`): it began a comment, so the rest of that line was
+    never read."""
+    declaration = max(text.rfind("\ndef ", 0, offset), text.rfind("\nfamily ", 0, offset), 0)
+    begin = declaration if begin is None else max(begin, declaration)
     for found in reversed(list(_GLUED_COMMENT.finditer(text, begin, offset))):
         line_start = text.rfind("\n", 0, found.start()) + 1
         before = text[line_start:found.start() + 1]
@@ -602,9 +612,10 @@ def _glued_comment(text: str, offset: int) -> str | None:
         line, column = _position(text, found.start() + 1)
         word = re.search(r"[A-Za-z0-9_'-]*$", before).group(0)
         rest = re.match(r"[A-Za-z0-9_'-]*", text[found.end():]).group(0)
+        advice = ("there is no infix `-`: subtract with (nat-subtract a b)" if word[:1].isdigit()
+                  else "a name's parts are joined by a single `-`")
         return (f"the `--` at {line}:{column} begins a comment, to the end of the line, so "
-                f"`{word}--{rest}` was read as `{word}` and a comment; a name's parts are joined "
-                f"by a single `-`")
+                f"`{word}--{rest}` was read as `{word}` and a comment; {advice}")
     return None
 
 
@@ -676,9 +687,11 @@ def _unclosed_error(text: str, path: str, unclosed: list[int], token, at_end: bo
         met = f"'{token}' at {token.line}:{token.column} is inside it"
     more = (f" ({len(unclosed)} are open there; the first at "
             f"{':'.join(map(str, _position(text, unclosed[0])))})" if len(unclosed) > 1 else "")
+    # a `--` glued to a word inside the open form began a comment that swallowed its ')'
+    glued = _glued_comment(text, len(text) if at_end else token.start_pos, unclosed[0])
     return ParseError(f"this '(' is not closed: {met}{more}",
                       Span(path, line, column, line, column + 1),
-                      hint="close every '(' with ')' before the next declaration")
+                      hint=glued or "close every '(' with ')' before the next declaration")
 
 
 _BYTE_ORDER_MARK = "\ufeff"

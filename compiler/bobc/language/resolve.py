@@ -103,6 +103,11 @@ class Resolver:
             if field is not None:
                 return ScopeError(f"unknown name {name}: it is a field, not a definition", span,
                                   hint=field)
+            from .parse import not_a_form_hint
+
+            form = not_a_form_hint(name)
+            if form is not None and self._heads_a_form(span):
+                return ScopeError(f"unknown {what} {name}", span, hint=form)
         elsewhere = self.program.modules_defining(name, table_name)
         seen = [self.scope.name, *(i.module for i in self.scope.module.imports)]
         hint = f"{self.scope.name} sees its own and its imports' names (modules searched: " \
@@ -123,6 +128,19 @@ class Resolver:
                 found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
                 hint += self._bringers_hint(name, found)
         return ScopeError(f"unknown {what} {name}", span, hint=hint)
+
+    def _heads_a_form(self, span: Span) -> bool:
+        """Whether the name at `span` comes right after a '(' (blanks between) in its module's
+        text: the head of a parenthesised form, `(if c a b)` or `(match)`."""
+        source = getattr(self.scope.module, "source", "") or ""
+        if span is None or not source:
+            return False
+        lines = source.split("\n")
+        if not 1 <= span.line <= len(lines):
+            return False
+        offset = sum(len(line) + 1 for line in lines[:span.line - 1]) + span.column - 1
+        before = source[:offset].rstrip()
+        return before.endswith("(")
 
     def _field_hint(self, name: str):
         """How to read `name` when it is a field of a visible family's constructor (the language
