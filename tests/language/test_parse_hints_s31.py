@@ -95,3 +95,16 @@ def test_an_open_form_with_a_real_comment_keeps_the_plain_hint():
     error = refusal("def ab : Nat = (nat-add 1 -- x--y\n  2\n")
     assert error.message.startswith("this '(' is not closed")
     assert error.hint == "close every '(' with ')' before the next declaration"
+
+
+def test_an_import_written_three_times_is_warned_once(tmp_path, capsys):
+    # probe s31 (probe-today) minor: warned twice, each saying "twice"
+    plan = tmp_path / "Thrice.bob"
+    plan.write_text("module Thrice\n\nimport Std.Natural\nimport Std.Natural\nimport Std.List\n"
+                    "import Std.Natural\n\ndef x : Nat = 1\n")
+    assert main(["check", str(plan)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1
+    assert "Thrice.bob:4:8: warning: Thrice imports Std.Natural 3 times (first at line 3, again " \
+           "at lines 4 and 6); the imports after the first add nothing" in err
+    assert "twice" not in err

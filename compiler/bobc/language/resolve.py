@@ -501,15 +501,24 @@ def built_in_shadow_warnings(module: s.Module) -> list:
     from .comments import Warning
 
     warnings = []
-    first = {}
+    written = {}
     for imported in module.imports:
-        earlier = first.setdefault(imported.module, imported)
-        if earlier is not imported:
-            warnings.append(Warning(
-                imported.span,
-                f"{module.name} imports {imported.module} twice (first at line "
-                f"{earlier.span.line}); this import adds nothing",
-                hint="remove it, or import the module that was meant"))
+        written.setdefault(imported.module, []).append(imported)
+    for name, imports in written.items():      # one warning a module, at its second import
+        if len(imports) == 2:
+            said = (f"{module.name} imports {name} twice (first at line {imports[0].span.line}); "
+                    f"this import adds nothing")
+        elif len(imports) > 2:
+            again = [str(i.span.line) for i in imports[1:]]
+            said = (f"{module.name} imports {name} {len(imports)} times (first at line "
+                    f"{imports[0].span.line}, again at lines {', '.join(again[:-1])} and "
+                    f"{again[-1]}); the imports after the first add nothing")
+        else:
+            continue
+        warnings.append(Warning(imports[1].span, said,
+                                hint="remove them, or import the modules that were meant"
+                                if len(imports) > 2 else
+                                "remove it, or import the module that was meant"))
     for declaration in module.declarations:
         if not isinstance(declaration, s.Definition):
             continue
