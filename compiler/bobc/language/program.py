@@ -194,8 +194,11 @@ class Program:
                     f"no definition {name}: {self.plan_name} does not import {module}, directly "
                     f"or through its imports",
                     hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
-            return ScopeError(f"no definition {name}: there is no module {module} on the search "
-                              f"path (the plan's root, -I folders, specs/)",
+            from .suggest import shown_name
+
+            return ScopeError(f"no definition {shown_name(name)}: there is no module "
+                              f"{shown_name(module)} on the search path (the plan's root, -I "
+                              f"folders, specs/)",
                               hint="write Module.Path.name with a module the plan imports, or the "
                                    "plain name")
         elsewhere = self.modules_defining(short if module else name)
@@ -217,8 +220,13 @@ class Program:
                 else:
                     close = closest(name, scope.visible_definitions)
                 if close:
-                    hint = f"did you mean {' or '.join(close)}? " + hint
-        return ScopeError(f"no definition {name} in {self.plan_name} or its imports", hint=hint)
+                    from .suggest import shown_name
+
+                    hint = f"did you mean {' or '.join(map(shown_name, close))}? " + hint
+        from .suggest import shown_name
+
+        return ScopeError(f"no definition {shown_name(name)} in {self.plan_name} or its imports",
+                          hint=hint)
 
     def definition_span(self, name: str):
         return self.definition(name).span
