@@ -82,13 +82,21 @@ def _run_deep_uncollected(function, *args):
             where = f", in definition {definition.name}" if definition is not None else ""
             refusal = EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
                                 getattr(definition, "span", None),
-                                hint="a structure this deep is likely a runaway recursion in "
-                                     "the plan")
+                                hint=DEEP_HINT)
             refusal.recurring = _recurring_function(error)
             del outcome["error"], error             # the million frames go now
             raise refusal
         raise error
     return outcome["value"]
+
+
+# What to do about a nesting too deep.  In a checked plan never "a runaway recursion": a
+# definition cannot call itself (cycles are refused before anything runs) and eliminate and
+# nat-eliminate always end, so what nests this deep is a structure (a list of a million cells),
+# or a chain of definitions, this deep (probe s31 limits finding 5).  Program._deep says which.
+DEEP_ADVICE = ("build it shallower (the depth limit: docs/limits.md): a list of chunks rather "
+               "than one list of a million cells, a balanced tree rather than a chain")
+DEEP_HINT = "a value (or a chain of definitions) this deep is past what bobc evaluates; " + DEEP_ADVICE
 
 
 def _recurring_function(error):
@@ -137,6 +145,8 @@ class Program:
             for definition in scope.definitions.values():
                 resolvers[name].definition(definition)
         self._checked = False
+        self._checking_all = False      # inside check(): past its cycle check, families checked on use
+        self._checked_keys: set = set()     # definitions check_definition found well typed
         self._checker = None
 
     # ---- names
@@ -244,9 +254,23 @@ class Program:
                 error.args = (error.message,)
                 if error.span is None:
                     error.span = span
-                error.hint = (f"{recurring.name} likely calls itself without end; recurse with "
-                              f"eliminate or nat-eliminate")
+                if self._total(recurring):
+                    error.hint = (f"{recurring.name} recurses once a level of a value (or a chain "
+                                  f"of definitions) too deep to evaluate; it cannot be calling "
+                                  f"itself without end, as it is checked (docs/language.md, "
+                                  f"\"Totality\"): " + DEEP_ADVICE)
+                else:
+                    error.hint = (f"{recurring.name} likely calls itself without end (unchecked, a "
+                                  f"definition may: a cycle, or a family that is not strictly "
+                                  f"positive); recurse with eliminate or nat-eliminate; if it does "
+                                  f"not, the value it walks is too deep: " + DEEP_ADVICE)
             raise
+
+    def _total(self, definition) -> bool:
+        """Whether evaluating `definition` must end: the whole plan is checked (or being checked,
+        past its cycle check: a family is checked on its first use), or the definition is
+        (`bobc eval` checks it after its cycles)."""
+        return self._checked or self._checking_all or definition.key in self._checked_keys
 
     def _definition_around(self, span):
         """The definition whose text holds `span` (the last one that begins before it)."""
@@ -281,6 +305,7 @@ class Program:
         at their declared types; `bobc check` checks every body)."""
         definition = self.definition(name)
         self._checking(definition, lambda checker: checker.check_definition(definition))
+        self._checked_keys.add(definition.key)
 
     def checker(self):
         """The program's one type checker: what it found (a definition's type, a body or family
@@ -356,7 +381,11 @@ class Program:
         if self._checked:
             return
         from .check import check_program
-        self._checking(None, lambda checker: check_program(self, checker))
+        self._checking_all = True
+        try:
+            self._checking(None, lambda checker: check_program(self, checker))
+        finally:
+            self._checking_all = False
         self._checked = True
 
 
