@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from ..errors import BobcError
+from ..resources import doc
 from ..targets import SM86
 from . import core as c
 from .intrinsics import IntrinsicContext, Intrinsics
@@ -82,7 +83,7 @@ def _run_deep_uncollected(function, *args):
             where = f", in definition {definition.name}" if definition is not None else ""
             refusal = EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
                                 getattr(definition, "span", None),
-                                hint=DEEP_HINT)
+                                hint=deep_hint())
             refusal.recurring = _recurring_function(error)
             del outcome["error"], error             # the million frames go now
             raise refusal
@@ -94,9 +95,13 @@ def _run_deep_uncollected(function, *args):
 # definition cannot call itself (cycles are refused before anything runs) and eliminate and
 # nat-eliminate always end, so what nests this deep is a structure (a list of a million cells),
 # or a chain of definitions, this deep (probe s31 limits finding 5).  Program._deep says which.
-DEEP_ADVICE = ("build it shallower (the depth limit: docs/limits.md): a list of chunks rather "
-               "than one list of a million cells, a balanced tree rather than a chain")
-DEEP_HINT = "a value (or a chain of definitions) this deep is past what bobc evaluates; " + DEEP_ADVICE
+def deep_advice() -> str:
+    return (f"build it shallower (the depth limit: {doc('limits.md')}): a list of chunks rather "
+            f"than one list of a million cells, a balanced tree rather than a chain")
+
+
+def deep_hint() -> str:
+    return "a value (or a chain of definitions) this deep is past what bobc evaluates; " + deep_advice()
 
 
 def _recurring_function(error):
@@ -257,13 +262,13 @@ class Program:
                 if self._total(recurring):
                     error.hint = (f"{recurring.name} recurses once a level of a value (or a chain "
                                   f"of definitions) too deep to evaluate; it cannot be calling "
-                                  f"itself without end, as it is checked (docs/language.md, "
-                                  f"\"Totality\"): " + DEEP_ADVICE)
+                                  f"itself without end, as it is checked ({doc('language.md')}, "
+                                  f"\"Totality\"): " + deep_advice())
                 else:
                     error.hint = (f"{recurring.name} likely calls itself without end (unchecked, a "
                                   f"definition may: a cycle, or a family that is not strictly "
                                   f"positive); recurse with eliminate or nat-eliminate; if it does "
-                                  f"not, the value it walks is too deep: " + DEEP_ADVICE)
+                                  f"not, the value it walks is too deep: " + deep_advice())
             raise
 
     def _total(self, definition) -> bool:

@@ -157,7 +157,7 @@ def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> No
     (gx, gy, gz), (bx, by, bz) = geometry.grid, geometry.block
     shape = f"a grid of {gx:,} x {gy:,} x {gz:,} blocks of {bx:,} x {by:,} x {bz:,} threads"
     hint = ("the simulator is for small shapes: simulate a configuration of this plan with a smaller grid; "
-            "the plan itself is not at fault (the certifier's limits are the GPU's, docs/limits.md)")
+            f"the plan itself is not at fault (the certifier's limits are the GPU's, {doc('limits.md')})")
     if threads > MAX_THREADS:
         raise LaunchTooLarge(f"{geometry.name}: {shape} is {threads:,} threads (blocks padded to whole warps): "
                              f"more than the {MAX_THREADS:,} one launch may have in the simulator "
