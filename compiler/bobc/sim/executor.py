@@ -62,7 +62,7 @@ IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait n
 # The most threads (each block padded to whole warps) one launch may have here: every thread gets
 # its own column of registers, uniform registers and special registers (about 0.5 KB and 4 bytes a
 # register), so 2^19 threads take up to ~1.4 GB.  6 times the largest launch the tests simulate
-# (Coppelius's embedding backward, 81,920; Bob's AdamW 65,536).  A larger grid was a NumPy
+# (81,920 threads, tests/ and docs/simulator.md, "Launch size").  A larger grid was a NumPy
 # MemoryError traceback (probe s31 limits finding 3); it is refused by name before anything is made
 MAX_THREADS = 1 << 19
 # the most shared memory (blocks x bytes a block) one launch may have here
