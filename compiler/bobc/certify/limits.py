@@ -22,9 +22,22 @@ U64 = 2 ** 64 - 1
 
 # runtime_c/nv_shim.c rt_gpu_alloc_at: a buffer's GPU VA is 4 KiB aligned
 PAGE_BYTES = 4096
+# runtime_c/nv_rm.h RT_VASPACE_BASE: the GPU VA space the runtime creates begins here; a buffer
+# below it (at GPU address 0) lies outside it
+VA_SPACE_START = 0x1000
+# runtime_c/nv_shim.c rt_gpu_alloc_at: a buffer of no bytes is refused there, on the GPU (exit 1,
+# an internal error), so the certifier refuses it first
+BUFFER_LEAST_BYTES = 1
 # runtime_c/nv_shim.h RT_GPU_DEFAULT_CHANNEL_VA: the shim's own channel, notifier and
 # UVM channel live from here up; a plan's buffers end below it
 SHIM_VA_START = 0x00FC00000000
+# the bounds above that runtime_c declares too: this module's name -> (runtime_c's file, its
+# #define), so a test holds them equal (tests/certify/test_runtime_bounds.py)
+RUNTIME_C_BOUNDS = {
+    "PAGE_BYTES": ("nv_shim.c", "PAGE_4K"),
+    "VA_SPACE_START": ("nv_rm.h", "RT_VASPACE_BASE"),
+    "SHIM_VA_START": ("nv_shim.h", "RT_GPU_DEFAULT_CHANNEL_VA"),
+}
 # runtime_c/nv_shim.h RT_GPU_MAX_MEMS (64) allocations, of which bring-up takes a few
 BUFFER_COUNT = 48
 # one host buffer (bobc's bound; the H200's 141 GB would allow more)
@@ -50,6 +63,27 @@ INITIALIZER_SHIFT = 63
 # grid and block bounds: the target's (bobc.targets TargetLimits)
 
 
+def shown(value: int) -> str:
+    """An integer as a fault shows it: with commas, or past 40 digits its first digits and how many
+    it has, as plan-language errors show a natural (docs/limits.md; a grid of 2^262,143 once
+    printed a 422 KB error)."""
+    from ..language.quote import SHOWN_DIGITS, show_natural
+
+    if abs(value).bit_length() > SHOWN_DIGITS * 3 and len(str(abs(value))) > SHOWN_DIGITS:
+        return ("-" if value < 0 else "") + show_natural(abs(value))
+    return f"{value:,}"
+
+
+def shown_hex(value: int) -> str:
+    """An address as a fault shows it: in hex, or past 40 hex digits its first ones and how many
+    it has."""
+    text = f"{value:#x}"
+    digits = len(text) - 2
+    if digits > 40:
+        return f"{text[:22]}...({digits:,} hex digits)"
+    return text
+
+
 def checkpoint_file_bytes(contract) -> int:
     """The bytes of a checkpoint file a host publishes for `contract` (anything with schema,
     learner, data, seed and payload_bytes: a CheckpointContract, a native request): what it must
@@ -65,7 +99,8 @@ def checkpoint_file_finding(contract, at=None) -> Finding | None:
     size = checkpoint_file_bytes(contract)
     if size <= CHECKPOINT_FILE_BYTES:
         return None
-    return Finding("limit", f"the checkpoint's file is {size:,} bytes (its {contract.payload_bytes:,}-byte payload "
+    return Finding("limit", f"the checkpoint's file is {shown(size)} bytes (its {shown(contract.payload_bytes)}-byte "
+                            f"payload "
                             f"in its envelope): more than the {CHECKPOINT_FILE_BYTES:,} bytes a host reads, so the "
                             f"host could not resume from its own checkpoint ({doc('limits.md')})", at)
 
@@ -76,7 +111,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
 
     def limit(what: str, value: int, most: int, unit: str = "", least: int = 0, at=None) -> None:
         if not least <= value <= most:
-            out.append(Finding("limit", f"{what} is {value:,}{unit}: outside {least:,}..{most:,}{unit} "
+            out.append(Finding("limit", f"{what} is {shown(value)}{unit}: outside {least:,}..{most:,}{unit} "
                                         f"({doc('limits.md')})", at))
 
     program = plan.program
@@ -121,13 +156,26 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         name = f"host buffer {b.name}"
         gpu, extent = b.gpu, b.extent
         if gpu % PAGE_BYTES or b.host % PAGE_BYTES:
-            out.append(Finding("limit", f"{name} at {gpu:#x} is not 4 KiB aligned: the driver shim "
+            out.append(Finding("limit", f"{name} at {shown_hex(gpu)} is not 4 KiB aligned: the driver shim "
                                         f"maps buffers at 4 KiB boundaries only ({doc('limits.md')})",
                                place(b, "gpu" if gpu % PAGE_BYTES else "host")))
-        limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes", at=place(b, "extent"))
+        elif 0 <= gpu < VA_SPACE_START:
+            out.append(Finding("limit", f"{name} at GPU address {gpu:#x} lies below the GPU address space "
+                                        f"the runtime creates, which begins at {VA_SPACE_START:#x} "
+                                        f"(runtime_c's RT_VASPACE_BASE), so the host could not map it: "
+                                        f"place it at {VA_SPACE_START:#x} or above ({doc('limits.md')})",
+                               place(b, "gpu")))
+        if 0 <= extent < BUFFER_LEAST_BYTES:
+            out.append(Finding("limit", f"{name} has {extent} bytes: the runtime maps no empty buffer "
+                                        f"(rt_gpu_alloc_at refuses it, so the host would stop with an "
+                                        f"internal error on the GPU); give it at least "
+                                        f"{BUFFER_LEAST_BYTES} byte, or remove it ({doc('limits.md')})",
+                               place(b, "extent")))
+        else:
+            limit(f"{name}'s size", extent, BUFFER_BYTES, " bytes", at=place(b, "extent"))
         limit(f"{name}'s host address", b.host, U64, at=place(b, "host"))
         if 0 <= gpu and 0 <= extent and gpu + extent > SHIM_VA_START:
-            out.append(Finding("limit", f"{name} [{gpu:#x}, {gpu + extent:#x}) reaches the driver "
+            out.append(Finding("limit", f"{name} [{shown_hex(gpu)}, {shown_hex(gpu + extent)}) reaches the driver "
                                         f"shim's own addresses (from {SHIM_VA_START:#x}; {doc('limits.md')})",
                                place(b, "gpu")))
 
@@ -148,8 +196,8 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
                                         "divided into chunks"))
         else:
             if contract.payload_bytes % contract.chunk_bytes:
-                out.append(Finding("limit", f"the checkpoint's payload ({contract.payload_bytes:,} "
-                                            f"bytes) is not a whole number of {contract.chunk_bytes:,}-"
+                out.append(Finding("limit", f"the checkpoint's payload ({shown(contract.payload_bytes)} "
+                                            f"bytes) is not a whole number of {shown(contract.chunk_bytes)}-"
                                             "byte chunks"))
             limit("the checkpoint's chunk count", contract.payload_bytes // contract.chunk_bytes, U32)
             limit("the checkpoint's parameter count", contract.chunk_bytes // 4, U32)
@@ -161,7 +209,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
             limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT, at=place(initializer, "shift"))
             limit(f"{name} center", initializer.center, U64, at=place(initializer, "center"))
             if not 1 <= initializer.denominator <= U64:
-                out.append(Finding("limit", f"{name} denominator is {initializer.denominator:,}: outside "
+                out.append(Finding("limit", f"{name} denominator is {shown(initializer.denominator)}: outside "
                                             f"1..{U64:,} ({doc('limits.md')})", place(initializer, "denominator")))
         unrolled = _unrolled(host.steps, out)
         limit("the host's schedule (steps once repeats are unrolled)", unrolled, HOST_STEP_COUNT)
@@ -181,7 +229,7 @@ def _fills(plan: Plan, out) -> None:
     known = declared_target(plan.program.architecture, plan.program.compute_class) is not None
     for index, fill in enumerate(plan.host.fills):
         if not 0 <= fill.step <= STEP_LIMIT:
-            out.append(Finding("limit", f"fill {index}'s step is {fill.step:,}: outside 0..{STEP_LIMIT:,}, the "
+            out.append(Finding("limit", f"fill {index}'s step is {shown(fill.step)}: outside 0..{STEP_LIMIT:,}, the "
                                         f"host's u32 step ({doc('limits.md')})", place(fill, "step")))
         if not 0 <= fill.launch < len(launches) or not known:
             continue            # (a device bobc does not know has no parameter layout: check_declared_device)
@@ -216,7 +264,7 @@ def _integers(value, what: str, out, at=None) -> None:
         return
     if isinstance(value, int):
         if not 0 <= value <= U64:
-            out.append(Finding("limit", f"{what} holds {value:,}: outside 0..{U64:,}, the generated "
+            out.append(Finding("limit", f"{what} holds {shown(value)}: outside 0..{U64:,}, the generated "
                                         f"C's uint64_t ({doc('limits.md')})", at))
     elif isinstance(value, dict):
         for key, item in value.items():

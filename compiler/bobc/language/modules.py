@@ -325,8 +325,26 @@ class ModuleLoader:
                 return folder / relative, what
         return None
 
-    def _load_imports(self, module: Module, chain: list[str], active: set[str]):
-        for imported in module.imports:
+    def _load_imports(self, root: Module, chain: list[str], active: set[str]):
+        """Load, depth first, everything `root` imports that is not loaded yet: each module's
+        imports in the order written, a module recorded after what it imports.  An explicit
+        stack, not a call per import level: an import chain of thousands of modules loads
+        (a recursion here once failed every command with a RecursionError at about 1,000
+        modules deep; probe s31 limits finding 1)."""
+        chain = list(chain)                 # the imports that led here, the root first
+        active = set(active)                # the names in chain
+        stack = [(root, iter(root.imports))]
+        while stack:
+            module, imports = stack[-1]
+            imported = next(imports, None)
+            if imported is None:            # every import of `module` is loaded: record it
+                stack.pop()
+                if stack:                   # the root is recorded by its caller
+                    name = chain.pop()
+                    active.discard(name)
+                    self.modules[name] = module
+                    self.order.append(name)
+                continue
             name = imported.module
             if name in active:
                 cycle = " -> ".join([*chain[chain.index(name):], name])
@@ -335,35 +353,40 @@ class ModuleLoader:
                                        "the shared definitions into a module both import")
             if name in self.modules:
                 continue
-            path = self._find(name, imported)
-            there = self._not_a_file(name) if path is None else None
-            if there is not None:
-                raise ModuleError(
-                    f"module {name}: {there[0]} is {there[1]}, not a module file",
-                    imported.span,
-                    hint=f"a module is a regular file {module_relative_path(name)} that begins "
-                         f"`module {name}`; imported through {' -> '.join([*chain, name])}")
-            if path is None:
-                raise ModuleError(
-                    f"unknown module {name}: no {module_relative_path(name)} in "
-                    f"{self._searched()}",
-                    imported.span,
-                    hint=_did_you_mean_module(name, self.search_path)
-                    + f"imported through {' -> '.join([*chain, name])}; add the folder "
-                         f"that holds it with -I, or write the module" + _specs_override_note())
-            try:
-                loaded = parse_cached(path)
-            except BobcError as error:      # the file cannot be read or parsed: say who imports it
-                through = (f"imported through {' -> '.join([*chain, name])} "
-                           f"({imported.span})")
-                if error.span is None:      # unreadable, too big: the import is the place to point at
-                    error.span = imported.span
-                error.hint = f"{error.hint}; {through}" if error.hint else through
-                raise
-            if loaded.name != name:
-                raise ModuleError(
-                    f"{path} declares module {loaded.name}, but it was imported as {name}",
-                    loaded.span, hint=f"its first line should be `module {name}`")
-            self._load_imports(loaded, [*chain, name], active | {name})
-            self.modules[name] = loaded
-            self.order.append(name)
+            loaded = self._load_one(name, imported, chain)
+            chain.append(name)
+            active.add(name)
+            stack.append((loaded, iter(loaded.imports)))
+
+    def _load_one(self, name: str, imported, chain: list[str]) -> Module:
+        """The module `imported` names, found and parsed (its imports not yet loaded)."""
+        path = self._find(name, imported)
+        there = self._not_a_file(name) if path is None else None
+        if there is not None:
+            raise ModuleError(
+                f"module {name}: {there[0]} is {there[1]}, not a module file",
+                imported.span,
+                hint=f"a module is a regular file {module_relative_path(name)} that begins "
+                     f"`module {name}`; imported through {' -> '.join([*chain, name])}")
+        if path is None:
+            raise ModuleError(
+                f"unknown module {name}: no {module_relative_path(name)} in "
+                f"{self._searched()}",
+                imported.span,
+                hint=_did_you_mean_module(name, self.search_path)
+                + f"imported through {' -> '.join([*chain, name])}; add the folder "
+                     f"that holds it with -I, or write the module" + _specs_override_note())
+        try:
+            loaded = parse_cached(path)
+        except BobcError as error:      # the file cannot be read or parsed: say who imports it
+            through = (f"imported through {' -> '.join([*chain, name])} "
+                       f"({imported.span})")
+            if error.span is None:      # unreadable, too big: the import is the place to point at
+                error.span = imported.span
+            error.hint = f"{error.hint}; {through}" if error.hint else through
+            raise
+        if loaded.name != name:
+            raise ModuleError(
+                f"{path} declares module {loaded.name}, but it was imported as {name}",
+                loaded.span, hint=f"its first line should be `module {name}`")
+        return loaded

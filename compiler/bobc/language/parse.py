@@ -135,12 +135,15 @@ def decode_byte_string(text: str, span: Span) -> bytes:
 
 def _natural(token, path: str = "<text>") -> int:
     text = str(token)
-    if len(text) > limits.NATURAL_LITERAL_DIGITS:
-        raise ParseError(f"a natural number literal of {len(text):,} digits: more than the limit "
+    hexadecimal = text.startswith("0x")
+    digits = len(text) - 2 if hexadecimal else len(text)     # a hex literal's 0x is no digit
+    if digits > limits.NATURAL_LITERAL_DIGITS:
+        raise ParseError(f"a {'hexadecimal ' if hexadecimal else ''}natural number literal of "
+                         f"{digits:,} digits: more than the limit "
                          f"of {limits.NATURAL_LITERAL_DIGITS:,} ({doc('limits.md')})",
                          _token_span(path, token),
                          hint="naturals may be large, but a literal this long is not a plan")
-    value = int(text, 16) if text.startswith("0x") else int(text, 10)
+    value = int(text, 16) if hexadecimal else int(text, 10)
     if value.bit_length() > limits.NATURAL_BITS:
         # a hex literal's digits are 4 bits each: 65,537 of them already pass the limit
         raise ParseError(f"a natural number literal of {value.bit_length():,} bits: more than "

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from ..errors import BobcError
+from ..resources import doc
 from ..targets import SM86
 from . import core as c
 from .intrinsics import IntrinsicContext, Intrinsics
@@ -82,13 +83,25 @@ def _run_deep_uncollected(function, *args):
             where = f", in definition {definition.name}" if definition is not None else ""
             refusal = EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
                                 getattr(definition, "span", None),
-                                hint="a structure this deep is likely a runaway recursion in "
-                                     "the plan")
+                                hint=deep_hint())
             refusal.recurring = _recurring_function(error)
             del outcome["error"], error             # the million frames go now
             raise refusal
         raise error
     return outcome["value"]
+
+
+# What to do about a nesting too deep.  In a checked plan never "a runaway recursion": a
+# definition cannot call itself (cycles are refused before anything runs) and eliminate and
+# nat-eliminate always end, so what nests this deep is a structure (a list of a million cells),
+# or a chain of definitions, this deep (probe s31 limits finding 5).  Program._deep says which.
+def deep_advice() -> str:
+    return (f"build it shallower (the depth limit: {doc('limits.md')}): a list of chunks rather "
+            f"than one list of a million cells, a balanced tree rather than a chain")
+
+
+def deep_hint() -> str:
+    return "a value (or a chain of definitions) this deep is past what bobc evaluates; " + deep_advice()
 
 
 def _recurring_function(error):
@@ -137,6 +150,8 @@ class Program:
             for definition in scope.definitions.values():
                 resolvers[name].definition(definition)
         self._checked = False
+        self._checking_all = False      # inside check(): past its cycle check, families checked on use
+        self._checked_keys: set = set()     # definitions check_definition found well typed
         self._checker = None
 
     # ---- names
@@ -192,7 +207,7 @@ class Program:
             if field is not None:
                 return ScopeError(f"{name} is a field, not a definition",
                                   hint=f"bobc eval evaluates a definition; {field}")
-        from .suggest import module_names
+        from .suggest import module_names, shown_name
 
         on_path = () if name in self.scopes else module_names(self.search_path)
         if name in self.scopes or name in on_path:
@@ -200,8 +215,8 @@ class Program:
         if module and (module in self.scopes or module in on_path):
             return self._not_in_module(name, module, short)
         if module:
-            return ScopeError(f"no definition {name}: there is no module {module} on the search "
-                              f"path (the plan's root, -I folders, specs/)",
+            return ScopeError(f"no definition {shown_name(name)}: there is no module {shown_name(module)} "
+                              f"on the search path (the plan's root, -I folders, specs/)",
                               hint="write Module.Path.name with a module the plan imports, or the "
                                    "plain name")
         elsewhere = self.modules_defining(name)
@@ -219,8 +234,9 @@ class Program:
             else:
                 close = closest(name, scope.visible_definitions)
                 if close:
-                    hint = f"did you mean {' or '.join(close)}? " + hint
-        return ScopeError(f"no definition {name} in {self.plan_name} or its imports", hint=hint)
+                    hint = f"did you mean {' or '.join(map(shown_name, close))}? " + hint
+        return ScopeError(f"no definition {shown_name(name)} in {self.plan_name} or its imports",
+                          hint=hint)
 
     def _module_definitions(self, module: str) -> list[str]:
         """The names `module` defines, in its order: its scope's when loaded, else its file's
@@ -306,9 +322,23 @@ class Program:
                 error.args = (error.message,)
                 if error.span is None:
                     error.span = span
-                error.hint = (f"{recurring.name} likely calls itself without end; recurse with "
-                              f"eliminate or nat-eliminate")
+                if self._total(recurring):
+                    error.hint = (f"{recurring.name} recurses once a level of a value (or a chain "
+                                  f"of definitions) too deep to evaluate; it cannot be calling "
+                                  f"itself without end, as it is checked ({doc('language.md')}, "
+                                  f"\"Totality\"): " + deep_advice())
+                else:
+                    error.hint = (f"{recurring.name} likely calls itself without end (unchecked, a "
+                                  f"definition may: a cycle, or a family that is not strictly "
+                                  f"positive); recurse with eliminate or nat-eliminate; if it does "
+                                  f"not, the value it walks is too deep: " + deep_advice())
             raise
+
+    def _total(self, definition) -> bool:
+        """Whether evaluating `definition` must end: the whole plan is checked (or being checked,
+        past its cycle check: a family is checked on its first use), or the definition is
+        (`bobc eval` checks it after its cycles)."""
+        return self._checked or self._checking_all or definition.key in self._checked_keys
 
     def _definition_around(self, span):
         """The definition whose text holds `span` (the last one that begins before it)."""
@@ -343,6 +373,7 @@ class Program:
         at their declared types; `bobc check` checks every body)."""
         definition = self.definition(name)
         self._checking(definition, lambda checker: checker.check_definition(definition))
+        self._checked_keys.add(definition.key)
 
     def checker(self):
         """The program's one type checker: what it found (a definition's type, a body or family
@@ -418,7 +449,11 @@ class Program:
         if self._checked:
             return
         from .check import check_program
-        self._checking(None, lambda checker: check_program(self, checker))
+        self._checking_all = True
+        try:
+            self._checking(None, lambda checker: check_program(self, checker))
+        finally:
+            self._checking_all = False
         self._checked = True
 
 

@@ -134,21 +134,52 @@ def modules_declaring(name: str, search_path, keyword: str = "def") -> list[tupl
 
 MAX_CANDIDATES = 20_000         # names weighed for one did-you-mean (a plan's scope is larger
                                 # only in a generated plan; past it the first ones are weighed)
+MAX_EDITS = 33                  # the most edits a close name may be away: a third of the name's
+                                # letters, up to this (a third of RATIO_LENGTH)
+RATIO_LENGTH = 100              # difflib's ratio (quadratic in the length) is weighed only for
+                                # names up to this long
+MAX_CELLS = 2_000_000           # edit-distance cells one did-you-mean may compute (about 1 s);
+                                # past it the names not yet weighed are not (probe s31 limits
+                                # finding 2: a 30,000-character unknown name ran for minutes)
+SHOWN_NAME = 60                 # a longer name is shown as its first SHOWN_NAME characters
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """Edit distance (insert, delete, substitute one character), or limit + 1 past `limit`."""
+def shown_name(name: str) -> str:
+    """`name` as a message shows it: whole up to SHOWN_NAME characters, else its beginning and
+    its length, so one error stays a few lines whatever the name (docs/limits.md)."""
+    if len(name) <= SHOWN_NAME:
+        return name
+    return f"{name[:SHOWN_NAME]}...({len(name):,} characters)"
+
+
+def _distance(a: str, b: str, limit: int) -> tuple[int, int]:
+    """(edit distance (insert, delete, substitute one character), or limit + 1 past `limit`;
+    the cells computed).  Only the band of cells within `limit` of the diagonal is computed:
+    at most len(a) * (2 limit + 1) cells, whatever len(b)."""
     if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous = list(range(len(b) + 1))
+        return limit + 1, 0
+    over = limit + 1
+    cells = 0
+    # previous[j] for j in lo..hi of row i - 1; cells outside the band count as over the limit
+    previous = {j: j for j in range(0, min(len(b), limit) + 1)}
     for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        if min(current) > limit:
-            return limit + 1
+        lo, hi = max(0, i - limit), min(len(b), i + limit)
+        current = {}
+        best = over
+        for j in range(lo, hi + 1):
+            if j == 0:
+                value = i
+            else:
+                value = min(previous.get(j, over) + 1, current.get(j - 1, over) + 1,
+                            previous.get(j - 1, over) + (x != b[j - 1]))
+            value = min(value, over)
+            current[j] = value
+            best = min(best, value)
+        cells += hi - lo + 1
+        if best > limit:
+            return over, cells
         previous = current
-    return previous[-1]
+    return previous.get(len(b), over), cells
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -182,22 +213,46 @@ def closest(name: str, candidates, n: int = 3) -> list[str]:
     """The candidates closest to `name`, closest first: fewest edits ignoring case (a word
     another language uses for an operation, `plus`, counts as the language's own, `add`), then
     the longest common beginning (with case, then without), then difflib's ratio.  A candidate
-    is close when difflib finds it so (ratio 0.6) or when it is at most a third of its letters
-    (at least one) away."""
+    is close when difflib finds it so (ratio 0.6; names up to RATIO_LENGTH only) or when it is at
+    most a third of its letters (at least one, at most MAX_EDITS) away.
+
+    Bounded whatever the lengths: a candidate whose length differs by more than the edit bound
+    is never close by edits (nor, past RATIO_LENGTH, by ratio) and is not weighed; the edit
+    distance computes only a band MAX_EDITS either side of the diagonal, and one call at most
+    MAX_CELLS cells."""
     spellings = _spellings(name)
-    limit = max(1, len(name) // 3)
+    limit = max(1, min(len(name) // 3, MAX_EDITS))
+    by_ratio = len(name) <= RATIO_LENGTH
+    budget = MAX_CELLS
     ranked = []
     for candidate in dict.fromkeys(list(candidates)[:MAX_CANDIDATES]):
         if candidate == name:
             continue
+        if not by_ratio and abs(len(candidate) - len(name)) > limit:
+            continue
         lowered = candidate.lower()
-        edits = min(_distance(spelling, lowered, limit) for spelling in spellings)
-        matcher = difflib.SequenceMatcher(None, name, candidate)
-        ratio = matcher.ratio() if matcher.real_quick_ratio() >= 0.6 \
-            and matcher.quick_ratio() >= 0.6 else 0.0
+        edits = limit + 1
+        for spelling in spellings:
+            if abs(len(spelling) - len(lowered)) > limit:
+                continue
+            if len(spelling) * (2 * limit + 1) > budget:
+                budget = 0
+                break
+            distance, cells = _distance(spelling, lowered, limit)
+            budget -= cells
+            edits = min(edits, distance)
+        ratio = 0.0
+        if by_ratio:
+            matcher = difflib.SequenceMatcher(None, name, candidate)
+            if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+                ratio = matcher.ratio()
         if edits > limit and ratio < 0.6:
+            if budget <= 0:
+                break
             continue
         ranked.append((edits, -_common_prefix(name, candidate),
                        -_common_prefix(spellings[0], lowered), -ratio, candidate))
+        if budget <= 0:
+            break
     ranked.sort()
     return [item[-1] for item in ranked[:n]]

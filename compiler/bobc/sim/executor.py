@@ -59,6 +59,21 @@ SHARED_WINDOW_AT = 0x18      # bank 0: the shared memory window's 64-bit base (b
 SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
 IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait nothing will end
+# The most threads (each block padded to whole warps) one launch may have here: every thread gets
+# its own column of registers, uniform registers and special registers (about 0.5 KB and 4 bytes a
+# register), so 2^19 threads take up to ~1.4 GB.  6 times the largest launch the tests simulate
+# (81,920 threads, tests/ and docs/simulator.md, "Launch size").  A larger grid was a NumPy
+# MemoryError traceback (probe s31 limits finding 3); it is refused by name before anything is made
+MAX_THREADS = 1 << 19
+# the most shared memory (blocks x bytes a block) one launch may have here
+MAX_SHARED_BYTES = 1 << 30
+
+
+class LaunchTooLarge(SimulationFault):
+    """A launch larger than the simulator holds (MAX_THREADS, MAX_SHARED_BYTES): not a fault of
+    the plan, which may run on the GPU as certified; exit 1, not a GPU fault's 7."""
+
+    exit_code = 1
 MASK32 = np.uint64(0xFFFFFFFF)
 
 # Instructions that only order or schedule (their effect is already complete in a
@@ -140,6 +155,23 @@ def _round_f32(x64, mode: str):
     raise ValueError(mode)
 
 
+def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> None:
+    """Refuse, before anything is allocated, a launch past MAX_THREADS or MAX_SHARED_BYTES."""
+    (gx, gy, gz), (bx, by, bz) = geometry.grid, geometry.block
+    shape = f"a grid of {gx:,} x {gy:,} x {gz:,} blocks of {bx:,} x {by:,} x {bz:,} threads"
+    hint = ("the simulator is for small shapes: simulate a configuration of this plan with a smaller grid; "
+            f"the plan itself is not at fault (the certifier's limits are the GPU's, {doc('limits.md')})")
+    if threads > MAX_THREADS:
+        raise LaunchTooLarge(f"{geometry.name}: {shape} is {threads:,} threads (blocks padded to whole warps): "
+                             f"more than the {MAX_THREADS:,} one launch may have in the simulator "
+                             f"({doc('limits.md')})", hint=hint)
+    shared = blocks * geometry.shared_bytes
+    if shared > MAX_SHARED_BYTES:
+        raise LaunchTooLarge(f"{geometry.name}: {shape} with {geometry.shared_bytes:,} bytes of shared memory a "
+                             f"block is {shared:,} bytes of shared memory: more than the {MAX_SHARED_BYTES:,} one "
+                             f"launch may have in the simulator ({doc('limits.md')})", hint=hint)
+
+
 class Launch:
     def __init__(self, geometry: LaunchGeometry, code: list[Instruction], memory: Memory,
                  check_hazards: bool = True, max_steps: int = MAX_STEPS):
@@ -155,6 +187,7 @@ class Launch:
         padded = -(-per_block // WARP) * WARP
         self.blocks = gx * gy * gz
         self.threads = n = padded * self.blocks
+        _refuse_too_large(geometry, n, self.blocks)
         t = np.arange(n, dtype=np.int64)
         local, block = t % padded, t // padded
         self.block = block
