@@ -301,7 +301,7 @@ class Program:
                                    f"{unloaded[0]}.{short}")
         close = [f"{module}.{n}" for n in closest(short, defined)]
         hint = f"did you mean {' or '.join(close)}?" if close else \
-            f"write Module.Path.name with a module that defines it, or the plain name"
+            "write Module.Path.name with a module that defines it, or the plain name"
         if close and not loaded:
             hint += f" {self.plan_name} does not import {module}: add `import {module}` to evaluate it"
         return ScopeError(said + (imports if not close else ""), hint=hint)
