@@ -221,6 +221,7 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
             safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
+    files.inputs.extend(read)       # before the outputs are judged: none may be a module or kernel source
     with host_words():
         for option, name in OutputPaths.ORDER:
             files.add(getattr(outputs, name), option,
@@ -234,7 +235,6 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
     if refused:
         raise HostRefusal(refused, 8)
-    files.inputs.extend(read)
     # interval checkpoints are published as their intervals end; the last waits for the
     # other outputs, and all are published together, the checkpoint last
     host = ReferenceHost(plan, kernels,
