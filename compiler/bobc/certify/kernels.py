@@ -615,19 +615,29 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
 
 def driver_constants(target) -> list[tuple[int, int, str]]:
     """The bytes of constant bank 0 below `target`'s parameters that a kernel may read, as
-    (first byte, end, what): the words the driver fills for every launch, as bobc's launches
-    fill them (bobc.nvidia.encode.bank_zero).  Each is declared once, where this reads it:
-    block, grid, the shared and local memory windows and the stack pointer at 0x00..0x2f
-    (bobc.nvidia.decode.DRIVER_WORDS; nvidia-driver-facts.md section 5: ptxas reads ntid.x at
-    c[0x0][0x0], the stack pointer at c[0x0][0x28]), a cluster's words where the target
-    launches clusters (sm_90: 0x140, 0x144, 0x15c, 0x188; encode.RECIPES), and the global
-    memory descriptor (Target.memory_descriptor: ptxas's `ULDC.64 UR4, c[0x0][0x118]` on
-    sm_86, c[0x0][0x208] on sm_90).  Anything else there is the driver's own or nothing: a
-    read of it is refused (check_code_reads)."""
-    from ..nvidia.decode import DRIVER_WORDS, cluster_words
+    (first byte, end, what): exactly the bytes bobc's launches write there for every launch
+    (bobc.nvidia.encode.bank_zero) and the one word the driver itself writes, each declared
+    once, where this reads it: block, grid, the shared and local memory windows and the stack
+    pointer at 0x00..0x2f (bobc.nvidia.decode.DRIVER_WORDS; nvidia-driver-facts.md section 5:
+    ptxas reads ntid.x at c[0x0][0x0], the stack pointer at c[0x0][0x28]), a cluster's u32s
+    where the target launches clusters (encode.RECIPES' ClusterLaunch, each u32 alone: sm_90's
+    0x140, 0x144..0x14f, 0x15c..0x167 and 0x188, not the rest of their 8-byte words, which no
+    launch writes), and the global memory descriptor (Target.memory_descriptor: ptxas's
+    `ULDC.64 UR4, c[0x0][0x118]` on sm_86, c[0x0][0x208] on sm_90).  Anything else there is
+    the driver's own or nothing: a read of it, or one reaching past these bytes, is refused
+    (check_code_reads).  docs/kernel-contracts.md lists them per target
+    (tests/certify/test_reads_below_the_parameters.py holds the two together)."""
+    from ..nvidia.decode import DRIVER_WORDS
+    from ..nvidia.encode import RECIPES
 
     out = [(offset, offset + 8, what) for offset, what in DRIVER_WORDS.items()]
-    out += [(offset, offset + 8, what) for offset, what in cluster_words(target.qmd_layout).items()]
+    recipe = RECIPES.get(target.qmd_layout)
+    how = recipe.cluster if recipe is not None else None
+    if how is not None:
+        out += [(how.bank_explicit, how.bank_explicit + 4, "explicit cluster (u32)"),
+                (how.bank_shape, how.bank_shape + 12, "cluster x, y, z (u32 each)"),
+                (how.bank_clusters, how.bank_clusters + 12, "clusters x, y, z (u32 each)"),
+                (how.bank_blocks, how.bank_blocks + 4, "blocks a cluster (u32)")]
     out.append((target.memory_descriptor, target.memory_descriptor + 8, "global memory descriptor"))
     merged = []          # adjacent words joined: LDC.128 of block and grid reads two
     for start, end, what in sorted(out):
