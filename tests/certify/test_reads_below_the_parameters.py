@@ -171,3 +171,28 @@ def test_the_doc_lists_the_table():
     for name, ranges in listed.items():
         table = [(start, end - 1) for start, end, _ in driver_constants(TARGETS[name])]
         assert [tuple(int(x, 16) for x in r.split("..")) for r in ranges.split(", ")] == table, name
+
+
+def test_sm86s_memory_descriptor_on_sm90_names_the_word_and_its_portable_name(tmp_path):
+    """probe s31 certholes finding 8: c[0x0][0x118] (sm_86's memory descriptor) read on sm_90 was
+    told to write c[0x0][param+N]; the fix is c[0x0][memory_descriptor] (0x208 on sm_90)."""
+    source = tmp_path / "axpy.sass"
+    (found,) = findings(tmp_path, SM90, extra="    ULDC.64 UR6, c[0x0][0x118]\n")
+    assert found.message == (
+        "kernel axpy reads c[0x0][0x118] (ULDC.64 UR6, c[0x0][0x118] at axpy.sass:18), below sm_90's parameters, "
+        "where the driver keeps no word a kernel reads (there sm_86 keeps the global memory descriptor; sm_90's is "
+        "at c[0x0][0x208]): write c[0x0][memory_descriptor], which the assembler puts where each target keeps it")
+    assert (found.at.path, found.at.line) == (str(source), 18)
+    (found,) = findings(tmp_path, SM90, extra="    LDC R10, c[0x0][0x11c]\n")    # its high half
+    assert found.message.endswith("write c[0x0][memory_descriptor+0x4], which the assembler puts where each "
+                                  "target keeps it")
+    # followed, the advice builds on both targets
+    assert findings(tmp_path, SM90, extra="    LDC R10, c[0x0][memory_descriptor+0x4]\n") == []
+    assert findings(tmp_path, SM86, extra="    LDC R10, c[0x0][memory_descriptor+0x4]\n") == []
+
+
+def test_sm90s_cluster_word_on_sm86_says_whose_it_is(tmp_path):
+    (found,) = findings(tmp_path, SM86, extra="    LDC R10, c[0x0][0x144]\n")
+    assert ("where the driver keeps no word a kernel reads (there sm_90 keeps the cluster x, y, z (u32 each), a "
+            "word sm_86's launches do not fill): read it only in a per-target variant for sm_90 (axpy.sm_90.sass); "
+            "else parameters on sm_86 start at c[0x0][0x160]") in found.message

@@ -627,6 +627,17 @@ def driver_constants(target) -> list[tuple[int, int, str]]:
     the driver's own or nothing: a read of it, or one reaching past these bytes, is refused
     (check_code_reads).  docs/kernel-contracts.md lists them per target
     (tests/certify/test_reads_below_the_parameters.py holds the two together)."""
+    merged = []          # adjacent words joined: LDC.128 of block and grid reads two
+    for start, end, what in _driver_words(target):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), f"{merged[-1][2]}, {what}")
+        else:
+            merged.append((start, end, what))
+    return merged
+
+
+def _driver_words(target) -> list[tuple[int, int, str]]:
+    """driver_constants' bytes word by word, in order, not joined."""
     from ..nvidia.decode import DRIVER_WORDS
     from ..nvidia.encode import RECIPES
 
@@ -639,13 +650,7 @@ def driver_constants(target) -> list[tuple[int, int, str]]:
                 (how.bank_clusters, how.bank_clusters + 12, "clusters x, y, z (u32 each)"),
                 (how.bank_blocks, how.bank_blocks + 4, "blocks a cluster (u32)")]
     out.append((target.memory_descriptor, target.memory_descriptor + 8, "global memory descriptor"))
-    merged = []          # adjacent words joined: LDC.128 of block and grid reads two
-    for start, end, what in sorted(out):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]), f"{merged[-1][2]}, {what}")
-        else:
-            merged.append((start, end, what))
-    return merged
+    return sorted(out)
 
 
 def _target_of(parameter_base: int):
@@ -758,10 +763,13 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
     for read in below:
         if read.driver:
             continue
+        other = _other_driver_word(read, contract)
         out.append(Finding("contract", f"kernel {contract.kernel} reads c[0x0][{read.below:#x}] ({read.text} at "
                                        f"{contract.source.name}:{read.line}), below {_base_words(read)}, where "
-                                       f"the driver keeps no word a kernel reads{_elsewhere(read)}: "
-                                       f"{_base_hint(read)}", _source_line(contract, read.line, read.column)))
+                                       f"the driver keeps no word a kernel reads"
+                                       f"{other[0] if other else _elsewhere(read)}: "
+                                       f"{other[1] if other else _base_hint(read)}",
+                           _source_line(contract, read.line, read.column)))
     for read in contract.reads if reads is None else reads:
         if read.below is not None:
             continue
@@ -830,6 +838,37 @@ def _other_words(read: ParameterRead) -> dict[int, str]:
             out.setdefault((read.below - target.parameter_base) // 8,
                            f"{target.name}'s parameters (from c[0x0][{target.parameter_base:#x}])")
     return out
+
+
+def _other_driver_word(read: ParameterRead, contract: KernelContract) -> tuple[str, str] | None:
+    """For a read below the base that is another target's driver word (sm_86's memory descriptor
+    c[0x0][0x118] read on sm_90): (" (there sm_86's driver keeps WHAT ...)", the fix: the word's
+    name for the assembler, where it has one, else a per-target variant).  None when it is none."""
+    from ..sass.tables.arch import ENCODINGS
+    from ..targets import TARGETS
+
+    here = _read_target(read)
+    if here is None:
+        return None
+    for target in TARGETS.values():
+        if target is here:
+            continue
+        word = next(((start, what) for start, end, what in _driver_words(target) if start <= read.below < end), None)
+        if word is None:
+            continue
+        start, what = word
+        symbols = getattr(ENCODINGS.get(target.name), "symbols", {})
+        name = next((n for n, value in symbols.items() if value == start and n != "param"), None)
+        ours = getattr(ENCODINGS.get(here.name), "symbols", {}).get(name) if name is not None else None
+        there = f" (there {target.name} keeps the {what}"
+        if name is not None and ours is not None:
+            return (f"{there}; {here.name}'s is at c[0x0][{ours:#x}])",
+                    f"write c[0x0][{name}{'+' + hex(read.below - start) if read.below != start else ''}], "
+                    f"which the assembler puts where each target keeps it")
+        return (f"{there}, a word {here.name}'s launches do not fill)",
+                f"read it only in a per-target variant for {target.name} "
+                f"({contract.kernel}.{target.name}.sass); else {_base_hint(read)}")
+    return None
 
 
 def _elsewhere(read: ParameterRead) -> str:
