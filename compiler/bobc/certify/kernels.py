@@ -828,7 +828,7 @@ def _base_hint(read: ParameterRead) -> str:
 
 
 def _other_words(read: ParameterRead) -> dict[int, str]:
-    """word -> where another target keeps it ("sm_86's parameters (from 0x160)"), for a read
+    """word -> where another target keeps it ("sm_86's parameters (from c[0x0][BASE])"), for a read
     below the base that is that target's parameter word (sm_86's offsets read on sm_90)."""
     from ..targets import TARGETS
     base = read.below - read.offset
