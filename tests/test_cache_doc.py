@@ -97,3 +97,9 @@ def test_a_real_cache_holds_only_documented_folders(tmp_path):
     written = {p.name for p in cache.iterdir()}
     assert {"parameter-reads", "native-interpreter", "artifacts", "outcomes"} <= written
     assert written <= documented(), written - documented()
+    # every entry these wrote is one `bobc cache` counts and --prune acts on (probe s31 certholes
+    # finding 5: the entry rule is exact, so a name bobc writes that it misses would show here)
+    from bobc import cache as bobc_cache
+    found, temporaries, foreign = bobc_cache.usage(cache)
+    assert foreign == [] and temporaries == (0, 0)
+    assert set(found) == written and all(entries > 0 for entries, _ in found.values()), found

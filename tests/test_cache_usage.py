@@ -4,11 +4,12 @@ every byte, while prune removes only bobc's own entries (a key's 64 hex digits i
 kinds) and temporaries: a user's file there showed up as entries that prune would never remove.
 Now the first line's size is bobc's entries and temporaries, which its rows add up to, and anything
 else there is named apart as not bobc's, left alone, in no number.  prune and the report judge
-with one rule (cache._kinds, cache._ENTRY), whose kinds are the ones the code stores under."""
+with one rule (cache._kinds, cache._is_entry), whose kinds are the ones the code stores under."""
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import time
 from pathlib import Path
 
@@ -99,3 +100,46 @@ def test_prune_of_one_day_says_day(tmp_path, monkeypatch, capsys):
     cache.write("kernels", "%064x" % 1, b"k")
     assert main(["cache", "--prune", "1"]) == 0
     assert capsys.readouterr().out == f"removed 0 entries not used for 1 day (0 B) from {root}\n"   # it is fresh
+
+
+def test_a_users_file_named_after_a_key_is_not_bobcs(tmp_path, monkeypatch, capsys):
+    """probe s31 certholes finding 5: `<key>.bak` and `<key>-notes.txt` in a kind's folder were
+    counted as entries and removed by --prune (the entry rule was a prefix match).  An entry is
+    exactly a key's 64 hex digits and its kind's suffix (only native-interpreter's `-static`)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(root))
+    key = "a" * 64
+    cache.write("kernels", key, b"k")                              # bobc's: counted and pruned
+    cache.write("native-interpreter", "b" * 64 + "-static", b"elf")
+    mine = {"kernels": [f"{key}.bak", f"{key}-notes.txt", f"{key}-static", "A" * 64, "a" * 63, "a" * 65],
+            "native-interpreter": ["b" * 64, "b" * 64 + "-static.old", "b" * 64 + "-staticx"]}
+    for kind, names in mine.items():
+        for name in names:
+            (root / kind / name).write_text("mine")
+    (root / "kernels" / (key + "-old")).mkdir()
+    for path in root.rglob("*"):
+        os.utime(path, (time.time() - 40 * 86400,) * 2)
+    found, temporaries, foreign = cache.usage(root)
+    assert found == {"kernels": (1, (root / "kernels" / key).stat().st_size),
+                     "native-interpreter": (1, (root / "native-interpreter" / ("b" * 64 + "-static")).stat().st_size)}
+    assert temporaries == (0, 0)
+    assert sorted(foreign) == sorted([f"{kind}/{name}" for kind, names in mine.items() for name in names]
+                                     + [f"kernels/{key}-old/"])
+    assert main(["cache", "--prune", "30"]) == 0
+    assert capsys.readouterr().out.startswith("removed 2 entries not used for 30 days")
+    for kind, names in mine.items():
+        for name in names:
+            assert (root / kind / name).read_text() == "mine", name
+    assert (root / "kernels" / (key + "-old")).is_dir()
+    assert not (root / "kernels" / key).exists()
+    assert not (root / "native-interpreter" / ("b" * 64 + "-static")).exists()
+
+
+def test_the_entry_suffixes_are_the_documented_ones():
+    """docs/cache.md's table names each kind's entries (`kernels/<key>`, `objects/<key>/`,
+    `native-interpreter/<key>-static`); cache.SUFFIXES is what follows the key, for each kind."""
+    text = (REPO / "docs/cache.md").read_text()
+    table = text[text.index("| folder | what |"):text.index("Rules every entry follows")]
+    rows = re.findall(r"^\| `([^`/]+)/<key>([^`]*)` \|", table, re.M)
+    assert {kind for kind, _ in rows} == cache.KINDS
+    assert {kind: suffix.rstrip("/") for kind, suffix in rows if suffix.rstrip("/")} == cache.SUFFIXES

@@ -414,9 +414,20 @@ def _size(path: str) -> int:
 # to every kind the code stores under): what `bobc cache` counts as bobc's and --prune acts on.
 KINDS = frozenset({"runtime-objects", "objects", "headers", "parsed", "lark", "kernels", "checked", "plans",
                    "programs", "outcomes", "artifacts", "parameter-reads", "native-interpreter", "templates"})
-# what prune may remove in them: an entry named by its key's 64 hex digits (and a suffix), or a
-# temporary bobc made (.tmp-); nothing else of a folder BOBC_CACHE_DIR names by mistake
-_ENTRY = re.compile(r"(?:[0-9a-f]{64}|\.tmp-)")
+# The suffix after the key's 64 hex digits of each kind whose entries carry one (docs/cache.md's
+# table: `native-interpreter/<key>-static`, native/interpreter.py's key); every other kind's
+# entries are named by the key alone (cache.digest).
+SUFFIXES = {"native-interpreter": "-static"}
+_KEY = re.compile(r"[0-9a-f]{64}")
+TEMPORARY = ".tmp-"             # tempfile's prefix for every temporary bobc makes in a kind's folder
+
+
+def _is_entry(kind: str, name: str) -> bool:
+    """Whether `name` in the folder of `kind` is an entry bobc wrote: exactly a key's 64 hex digits
+    and the kind's suffix, nothing before or after (a user's `<key>.bak` or `<key>-notes.txt` there
+    is not bobc's: counted in no number, never removed by prune)."""
+    suffix = SUFFIXES.get(kind, "")
+    return name.endswith(suffix) and _KEY.fullmatch(name[:len(name) - len(suffix)]) is not None
 
 
 def _kinds(root: Path) -> tuple[list[os.DirEntry], list[os.DirEntry]]:
@@ -448,14 +459,14 @@ def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list
             continue
         entries = size = 0
         for child in children:
-            if not _ENTRY.match(child.name):
-                foreign.append(f"{kind.name}/{child.name}" + ("/" if child.is_dir(follow_symlinks=False) else ""))
-            elif child.name.startswith(".tmp-"):
+            if child.name.startswith(TEMPORARY):
                 temporaries[0] += 1
                 temporaries[1] += _size(child.path)
-            else:
+            elif _is_entry(kind.name, child.name):
                 entries += 1
                 size += _size(child.path)
+            else:
+                foreign.append(f"{kind.name}/{child.name}" + ("/" if child.is_dir(follow_symlinks=False) else ""))
         found[kind.name] = (entries, size)
     return found, (temporaries[0], temporaries[1]), foreign
 
@@ -468,19 +479,20 @@ def prune(root: Path, days: float) -> tuple[int, int]:
     cutoff = time.time() - days * 86400
     removed = freed = 0
     try:
-        kinds = [k.path for k in _kinds(root)[0]]
+        kinds = [(k.name, k.path) for k in _kinds(root)[0]]
     except OSError:
         return 0, 0
-    for kind in kinds:
+    for kind, kind_path in kinds:
         try:
-            children = list(os.scandir(kind))
+            children = list(os.scandir(kind_path))
         except OSError:
             continue
         for child in children:
-            if not _ENTRY.match(child.name):
-                continue        # not an entry bobc named (a BOBC_CACHE_DIR pointed at a user's folder)
+            temporary = child.name.startswith(TEMPORARY)
+            if not (temporary or _is_entry(kind, child.name)):
+                continue        # not an entry bobc named (a user's file, or BOBC_CACHE_DIR names a user's folder)
             size = _size(child.path)
-            if child.name.startswith(".tmp-"):
+            if temporary:
                 if sweep_leftover(child.path):
                     freed += size
                 continue

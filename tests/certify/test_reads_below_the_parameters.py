@@ -106,3 +106,93 @@ def test_the_table_covers_every_word_a_launch_fills_below_the_parameters(name):
             if image[offset]:
                 assert any(start <= offset < end for start, end, _ in covered), hex(offset)
     assert any(start == target.memory_descriptor for start, _, _ in covered)
+
+
+@pytest.mark.parametrize("offset", ["0x158", "0x18c", "0x150", "0x154"])
+def test_a_cluster_words_unwritten_half_is_refused_on_sm90(tmp_path, offset):
+    """probe s31 certholes finding 7: c[0x0][0x158] (the low half of the word whose high half is
+    clusters x) and 0x18c (past blocks a cluster) certified, widened to whole 8-byte words, though
+    no launch writes them."""
+    (found,) = findings(tmp_path, SM90, extra=f"    LDC R10, c[0x0][{offset}]\n")
+    assert found.message.startswith(f"kernel axpy reads c[0x0][{offset}] (LDC R10, c[0x0][{offset}] at axpy.sass:")
+    assert "where the driver keeps no word a kernel reads" in found.message
+
+
+def test_a_read_reaching_past_a_cluster_u32_is_refused_and_the_u32s_pass(tmp_path):
+    (found,) = findings(tmp_path, SM90, extra="    LDC.64 R10, c[0x0][0x188]\n")
+    assert "reads c[0x0][0x188] (LDC.64 R10, c[0x0][0x188]" in found.message
+    extra = ("    LDC R10, c[0x0][0x140]\n    LDC.64 R10, c[0x0][0x148]\n    LDC R10, c[0x0][0x15c]\n"
+             "    LDC.64 R10, c[0x0][0x160]\n    LDC R10, c[0x0][0x188]\n")
+    assert findings(tmp_path, SM90, extra=extra) == []
+
+
+def _written_below_the_base(target, monkeypatch) -> set[int]:
+    """Every byte bank_zero writes below `target`'s parameters, for a launch with and without
+    clusters (each struct.pack_into it makes, zero or not)."""
+    import struct
+
+    from bobc.nvidia import encode
+
+    written: set[int] = set()
+
+    class Recording:
+        calcsize = staticmethod(struct.calcsize)
+
+        @staticmethod
+        def pack_into(form, buffer, offset, *values):
+            written.update(range(offset, offset + struct.calcsize(form)))
+            struct.pack_into(form, buffer, offset, *values)
+
+    monkeypatch.setattr(encode, "struct", Recording)
+    for cluster in ((1, 1, 1), (2, 1, 1)):
+        bank_zero(target, (4, 6, 2), (128, 3, 5), cluster)
+    return {b for b in written if b < target.parameter_base}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_the_table_is_exactly_what_a_launch_writes_and_the_memory_descriptor(name, monkeypatch):
+    """Not one byte more (probe s31 certholes finding 7): the bytes a kernel may read below the
+    base are the bytes bank_zero writes there, and the 8 of the memory descriptor the driver writes."""
+    target = TARGETS[name]
+    table = {b for start, end, _ in driver_constants(target) for b in range(start, end)}
+    descriptor = set(range(target.memory_descriptor, target.memory_descriptor + 8))
+    assert table == _written_below_the_base(target, monkeypatch) | descriptor
+
+
+def test_the_doc_lists_the_table():
+    """docs/kernel-contracts.md's per-target list of the bytes below the base is driver_constants'."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs/kernel-contracts.md").read_text()
+    listed = dict(re.findall(r"^\s*(sm_\d+): (0x[0-9a-f]+\.\.0x[0-9a-f]+(?:, 0x[0-9a-f]+\.\.0x[0-9a-f]+)*)[;.]$",
+                             text, re.M))
+    assert set(listed) == set(TARGETS)
+    for name, ranges in listed.items():
+        table = [(start, end - 1) for start, end, _ in driver_constants(TARGETS[name])]
+        assert [tuple(int(x, 16) for x in r.split("..")) for r in ranges.split(", ")] == table, name
+
+
+def test_sm86s_memory_descriptor_on_sm90_names_the_word_and_its_portable_name(tmp_path):
+    """probe s31 certholes finding 8: c[0x0][0x118] (sm_86's memory descriptor) read on sm_90 was
+    told to write c[0x0][param+N]; the fix is c[0x0][memory_descriptor] (0x208 on sm_90)."""
+    source = tmp_path / "axpy.sass"
+    (found,) = findings(tmp_path, SM90, extra="    ULDC.64 UR6, c[0x0][0x118]\n")
+    assert found.message == (
+        "kernel axpy reads c[0x0][0x118] (ULDC.64 UR6, c[0x0][0x118] at axpy.sass:18), below sm_90's parameters, "
+        "where the driver keeps no word a kernel reads (there sm_86 keeps the global memory descriptor; sm_90's is "
+        "at c[0x0][0x208]): write c[0x0][memory_descriptor], which the assembler puts where each target keeps it")
+    assert (found.at.path, found.at.line) == (str(source), 18)
+    (found,) = findings(tmp_path, SM90, extra="    LDC R10, c[0x0][0x11c]\n")    # its high half
+    assert found.message.endswith("write c[0x0][memory_descriptor+0x4], which the assembler puts where each "
+                                  "target keeps it")
+    # followed, the advice builds on both targets
+    assert findings(tmp_path, SM90, extra="    LDC R10, c[0x0][memory_descriptor+0x4]\n") == []
+    assert findings(tmp_path, SM86, extra="    LDC R10, c[0x0][memory_descriptor+0x4]\n") == []
+
+
+def test_sm90s_cluster_word_on_sm86_says_whose_it_is(tmp_path):
+    (found,) = findings(tmp_path, SM86, extra="    LDC R10, c[0x0][0x144]\n")
+    assert ("where the driver keeps no word a kernel reads (there sm_90 keeps the cluster x, y, z (u32 each), a "
+            "word sm_86's launches do not fill): read it only in a per-target variant for sm_90 (axpy.sm_90.sass); "
+            "else parameters on sm_86 start at c[0x0][0x160]") in found.message

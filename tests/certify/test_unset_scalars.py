@@ -1,7 +1,8 @@
 """A scalar word a kernel's contract declares (its code reads it) that a launch never sets
 (probe s31 kernel finding 2): the kernel read 0 and the build passed, where an unpatched
 pointer is refused.  Now it is refused at the launch, naming the word and the kernel; a word
-patched with 0, or written by a host fill each step, is set."""
+patched with 0, or whose every byte the code reads a host fill writes each step, is set (a fill of
+the other half of a lo/hi pair is not: probe s31 certholes finding 6)."""
 from __future__ import annotations
 
 import dataclasses
@@ -58,13 +59,99 @@ def test_a_declared_scalar_the_launch_never_sets_is_refused_at_the_launch(tmp_pa
                                     "which axpy's contract declares a scalar its code reads: the kernel would read 0")
 
 
+def filled(plan, *offsets):
+    """`plan` with a binary32 host fill of launch 0 at each byte offset of its parameters."""
+    host = type("Host", (), {"fills": tuple(Fill(0, offset, 0, "binary32", 0) for offset in offsets)})()
+    return dataclasses.replace(plan, host=host)
+
+
 def test_a_scalar_patched_with_zero_or_filled_by_the_host_is_set(tmp_path):
     contract = contract_of(tmp_path, "axpy", CONTRACT)
     assert check_pointers(hand_plan([("axpy", {0: BASE, 1: pair(16, 0), 2: 0})], ARENA, ["axpy"]),
                           {"axpy": contract}) == []
     plan = hand_plan([("axpy", {0: BASE, 1: pair(16, 0)})], ARENA, ["axpy"])
-    host = type("Host", (), {"fills": (Fill(0, 20, 0, "binary32", 0),)})()    # bytes 20..23: word 2's high half
-    assert check_pointers(dataclasses.replace(plan, host=host), {"axpy": contract}) == []
+    assert check_pointers(filled(plan, 16, 20), {"axpy": contract}) == []       # both halves of word 2
+
+
+# word 2 read as one 8-byte word (a lo/hi pair), or only its high half
+READS_PAIR = CONTRACT + "    LDC.64 R2, c[0x0][param+0x10]\n"
+READS_HIGH = CONTRACT + "    LDC R2, c[0x0][param+0x14]\n"
+
+
+def test_a_fill_of_half_a_word_the_code_reads_whole_is_refused(tmp_path):
+    """probe s31 certholes finding 6: a host fill of word 2's high half (byte 20) counted as setting
+    the word, while the kernel reads its low half too, as 0."""
+    contract = contract_of(tmp_path, "axpy", READS_PAIR)
+    plan = hand_plan([("axpy", {0: BASE, 1: pair(16, 0)})], ARENA, ["axpy"])
+    (found,) = check_pointers(filled(plan, 20), {"axpy": contract})
+    assert found.message == (
+        "launch 0 (axpy) sets only part of argument 2 (word 46, b (binary32, lo); axpy.sass:3), a scalar of axpy's "
+        "contract: host fill 0 writes its bytes 4..7, but its code reads bytes 0..7 (LDC.64 R2, "
+        "c[0x0][param+0x10] at axpy.sass:4): the kernel would read 0 in its bytes 0..3; patch the word, or fill "
+        "every byte the code reads of it")
+    (found,) = check_pointers(filled(plan, 16), {"axpy": contract})
+    assert "host fill 0 writes its bytes 0..3" in found.message and "read 0 in its bytes 4..7" in found.message
+    assert check_pointers(filled(plan, 20, 16), {"axpy": contract}) == []
+
+
+def test_a_fill_of_the_half_the_code_reads_sets_the_word(tmp_path):
+    contract = contract_of(tmp_path, "axpy", READS_HIGH)
+    plan = hand_plan([("axpy", {0: BASE, 1: pair(16, 0)})], ARENA, ["axpy"])
+    assert check_pointers(filled(plan, 20), {"axpy": contract}) == []
+    (found,) = check_pointers(filled(plan, 16), {"axpy": contract})     # the half the code does not read
+    assert ("host fill 0 writes its bytes 0..3, but its code reads bytes 4..7 (LDC R2, c[0x0][param+0x14] at "
+            "axpy.sass:4): the kernel would read 0 in its bytes 4..7") in found.message
+
+
+def test_a_word_whose_reads_are_not_known_is_set_only_whole(tmp_path):
+    """A contract with no `param+N` read of the word (its code reads it at an absolute offset, or the
+    contract carries no code): only a fill of all eight bytes (or a patch) sets it."""
+    contract = contract_of(tmp_path, "axpy", CONTRACT)
+    plan = hand_plan([("axpy", {0: BASE, 1: pair(16, 0)})], ARENA, ["axpy"])
+    (found,) = check_pointers(filled(plan, 20), {"axpy": contract})
+    assert ("host fill 0 writes its bytes 4..7, but its code's reads of it are not known from its source's "
+            "c[0x0][param+N] operands, so all 8 bytes count: the kernel would read 0 in its bytes 0..3"
+            ) in found.message
+
+
+def test_the_linear_regression_plan_with_half_its_scalar_filled_is_refused(tmp_path):
+    """The probe's plan: LinReg with launch 0's patch of word 6 (2/N lo, 1/N hi) removed and a binary32
+    fill of its high half (byte 52): `bobc check` certified it, and the kernel read 2/N = 0."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copytree(repo / "examples/linear_regression/LinReg", tmp_path / "LinReg")
+    plan = tmp_path / "LinReg/Build/NativeHost.bob"
+    text = plan.read_text()
+    no6 = ("def lrLossGradLaunchNo6 =\n"
+           "  (lambda unrestricted lossAddress : Nat .\n"
+           "    (lrLaunch b\"linreg-loss-grad\" lrLossGradPlace\n"
+           "      (lrPatch 0 lrParametersAddress (lrPatch 1 lrFeaturesAddress (lrPatch 2 lrTargetsAddress\n"
+           "        (lrPatch 3 lrGradientAddress (lrPatch 4 lossAddress (lrPatch 5 lrCounts lrNoPatches))))))))\n")
+    forward = "(lrThen (lrLossGradLaunch lrInitialLossAddress) lrPredictLaunch)"
+    fills = "(constructor NvidiaPlanHostFills NvidiaPlanHostFillsEnd)"
+    assert text.count(forward) == 1 and text.count(fills) == 1
+    fill = ("(constructor NvidiaPlanHostFills NvidiaPlanHostFillsNext\n"
+            "      (constructor NvidiaPlanHostFill NvidiaPlanHostFillValue 0 52 0 (constructor NvidiaPlanHostEncoding "
+            "NvidiaPlanHostEncodeBinary32)\n"
+            "        (constructor NvidiaPlanHostScalar NvidiaPlanHostScalarConstant (constructor NvidiaPlanHostConstant "
+            "NvidiaPlanHostFloat32 0x3f800000)))\n"
+            "      " + fills + ")")
+    text = text.replace(forward, "(lrThen (lrLossGradLaunchNo6 lrInitialLossAddress) lrPredictLaunch)")
+    text = text.replace("def lrForwardSchedule", no6 + "def lrForwardSchedule").replace(fills, fill)
+    plan.write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(repo / "compiler"), "BOBC_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "bobc", "check", str(plan)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("launch 0 (linreg-loss-grad) sets only part of argument 6 (word 50, 2/N, 1/N (binary32 each); "
+            "linreg-loss-grad.sass:17)") in done.stderr
+    assert "host fill 0 writes its bytes 4..7, but its code reads bytes 0..7 (LDC.64 R22, " in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_word_an_extent_names_is_refused_once(tmp_path):

@@ -615,27 +615,42 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
 
 def driver_constants(target) -> list[tuple[int, int, str]]:
     """The bytes of constant bank 0 below `target`'s parameters that a kernel may read, as
-    (first byte, end, what): the words the driver fills for every launch, as bobc's launches
-    fill them (bobc.nvidia.encode.bank_zero).  Each is declared once, where this reads it:
-    block, grid, the shared and local memory windows and the stack pointer at 0x00..0x2f
-    (bobc.nvidia.decode.DRIVER_WORDS; nvidia-driver-facts.md section 5: ptxas reads ntid.x at
-    c[0x0][0x0], the stack pointer at c[0x0][0x28]), a cluster's words where the target
-    launches clusters (sm_90: 0x140, 0x144, 0x15c, 0x188; encode.RECIPES), and the global
-    memory descriptor (Target.memory_descriptor: ptxas's `ULDC.64 UR4, c[0x0][0x118]` on
-    sm_86, c[0x0][0x208] on sm_90).  Anything else there is the driver's own or nothing: a
-    read of it is refused (check_code_reads)."""
-    from ..nvidia.decode import DRIVER_WORDS, cluster_words
-
-    out = [(offset, offset + 8, what) for offset, what in DRIVER_WORDS.items()]
-    out += [(offset, offset + 8, what) for offset, what in cluster_words(target.qmd_layout).items()]
-    out.append((target.memory_descriptor, target.memory_descriptor + 8, "global memory descriptor"))
+    (first byte, end, what): exactly the bytes bobc's launches write there for every launch
+    (bobc.nvidia.encode.bank_zero) and the one word the driver itself writes, each declared
+    once, where this reads it: block, grid, the shared and local memory windows and the stack
+    pointer at 0x00..0x2f (bobc.nvidia.decode.DRIVER_WORDS; nvidia-driver-facts.md section 5:
+    ptxas reads ntid.x at c[0x0][0x0], the stack pointer at c[0x0][0x28]), a cluster's u32s
+    where the target launches clusters (encode.RECIPES' ClusterLaunch, each u32 alone: sm_90's
+    0x140, 0x144..0x14f, 0x15c..0x167 and 0x188, not the rest of their 8-byte words, which no
+    launch writes), and the global memory descriptor (Target.memory_descriptor: ptxas's
+    `ULDC.64 UR4, c[0x0][0x118]` on sm_86, c[0x0][0x208] on sm_90).  Anything else there is
+    the driver's own or nothing: a read of it, or one reaching past these bytes, is refused
+    (check_code_reads).  docs/kernel-contracts.md lists them per target
+    (tests/certify/test_reads_below_the_parameters.py holds the two together)."""
     merged = []          # adjacent words joined: LDC.128 of block and grid reads two
-    for start, end, what in sorted(out):
+    for start, end, what in _driver_words(target):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]), f"{merged[-1][2]}, {what}")
         else:
             merged.append((start, end, what))
     return merged
+
+
+def _driver_words(target) -> list[tuple[int, int, str]]:
+    """driver_constants' bytes word by word, in order, not joined."""
+    from ..nvidia.decode import DRIVER_WORDS
+    from ..nvidia.encode import RECIPES
+
+    out = [(offset, offset + 8, what) for offset, what in DRIVER_WORDS.items()]
+    recipe = RECIPES.get(target.qmd_layout)
+    how = recipe.cluster if recipe is not None else None
+    if how is not None:
+        out += [(how.bank_explicit, how.bank_explicit + 4, "explicit cluster (u32)"),
+                (how.bank_shape, how.bank_shape + 12, "cluster x, y, z (u32 each)"),
+                (how.bank_clusters, how.bank_clusters + 12, "clusters x, y, z (u32 each)"),
+                (how.bank_blocks, how.bank_blocks + 4, "blocks a cluster (u32)")]
+    out.append((target.memory_descriptor, target.memory_descriptor + 8, "global memory descriptor"))
+    return sorted(out)
 
 
 def _target_of(parameter_base: int):
@@ -748,10 +763,13 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
     for read in below:
         if read.driver:
             continue
+        other = _other_driver_word(read, contract)
         out.append(Finding("contract", f"kernel {contract.kernel} reads c[0x0][{read.below:#x}] ({read.text} at "
                                        f"{contract.source.name}:{read.line}), below {_base_words(read)}, where "
-                                       f"the driver keeps no word a kernel reads{_elsewhere(read)}: "
-                                       f"{_base_hint(read)}", _source_line(contract, read.line, read.column)))
+                                       f"the driver keeps no word a kernel reads"
+                                       f"{other[0] if other else _elsewhere(read)}: "
+                                       f"{other[1] if other else _base_hint(read)}",
+                           _source_line(contract, read.line, read.column)))
     for read in contract.reads if reads is None else reads:
         if read.below is not None:
             continue
@@ -810,7 +828,7 @@ def _base_hint(read: ParameterRead) -> str:
 
 
 def _other_words(read: ParameterRead) -> dict[int, str]:
-    """word -> where another target keeps it ("sm_86's parameters (from 0x160)"), for a read
+    """word -> where another target keeps it ("sm_86's parameters (from c[0x0][BASE])"), for a read
     below the base that is that target's parameter word (sm_86's offsets read on sm_90)."""
     from ..targets import TARGETS
     base = read.below - read.offset
@@ -820,6 +838,37 @@ def _other_words(read: ParameterRead) -> dict[int, str]:
             out.setdefault((read.below - target.parameter_base) // 8,
                            f"{target.name}'s parameters (from c[0x0][{target.parameter_base:#x}])")
     return out
+
+
+def _other_driver_word(read: ParameterRead, contract: KernelContract) -> tuple[str, str] | None:
+    """For a read below the base that is another target's driver word (sm_86's memory descriptor
+    c[0x0][0x118] read on sm_90): (" (there sm_86's driver keeps WHAT ...)", the fix: the word's
+    name for the assembler, where it has one, else a per-target variant).  None when it is none."""
+    from ..sass.tables.arch import ENCODINGS
+    from ..targets import TARGETS
+
+    here = _read_target(read)
+    if here is None:
+        return None
+    for target in TARGETS.values():
+        if target is here:
+            continue
+        word = next(((start, what) for start, end, what in _driver_words(target) if start <= read.below < end), None)
+        if word is None:
+            continue
+        start, what = word
+        symbols = getattr(ENCODINGS.get(target.name), "symbols", {})
+        name = next((n for n, value in symbols.items() if value == start and n != "param"), None)
+        ours = getattr(ENCODINGS.get(here.name), "symbols", {}).get(name) if name is not None else None
+        there = f" (there {target.name} keeps the {what}"
+        if name is not None and ours is not None:
+            return (f"{there}; {here.name}'s is at c[0x0][{ours:#x}])",
+                    f"write c[0x0][{name}{'+' + hex(read.below - start) if read.below != start else ''}], "
+                    f"which the assembler puts where each target keeps it")
+        return (f"{there}, a word {here.name}'s launches do not fill)",
+                f"read it only in a per-target variant for {target.name} "
+                f"({contract.kernel}.{target.name}.sass); else {_base_hint(read)}")
+    return None
 
 
 def _elsewhere(read: ParameterRead) -> str:

@@ -164,28 +164,93 @@ def _undeclared_patches(name: str, launch, contract: KernelContract | None, argu
                     strays[0][1] or launch.at)]
 
 
+def _bytes_read(contract: KernelContract, index: int) -> tuple[set[int], list]:
+    """(the bytes 0..7 of argument `index`'s word that the code reads, the reads that read them):
+    each of the contract's reads by its offset and width (`LDC.64` all eight, `LDC` at
+    `param+8*index+4` the high four; a register-indexed read of a table's first row reads the same
+    bytes of every row).  All eight, with no read, when none of the reads it has is of the word
+    (the contract's reads are its source's `param+N` operands: an absolute offset is not among
+    them), so a word whose reads are not known is set only as a whole."""
+    first = 8 * index
+    found, reads = set(), []
+    for read in contract.reads:
+        if read.below is not None:
+            continue
+        shifts = [0]
+        if read.indexed:
+            table = next((t for t in contract.tables
+                          if all(t.first <= w < t.first + t.words for w in read.words)), None)
+            shifts = [8 * row * table.words for row in range(table.rows)] if table is not None else []
+        for shift in shifts:
+            hit = {b - first for b in range(read.offset + shift, read.offset + shift + read.width)
+                   if first <= b < first + 8}
+            if hit:
+                found |= hit
+                reads.append(read)
+    return (found, reads) if found else (set(range(8)), [])
+
+
+def _byte_span(offsets) -> str:
+    """`bytes 0..3` (or `byte 5`, `bytes 0..1, 4..7`) of a word."""
+    runs: list[list[int]] = []
+    for b in sorted(offsets):
+        if runs and b == runs[-1][1] + 1:
+            runs[-1][1] = b
+        else:
+            runs.append([b, b])
+    shown = ", ".join(f"{a}..{b}" if a != b else f"{a}" for a, b in runs)
+    return f"byte{'s' if len(offsets) > 1 else ''} {shown}"
+
+
 def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_word: int, fills,
                    named=frozenset()) -> list[Finding]:
     """A word the kernel's contract declares a scalar (its code reads it) that the launch neither
-    patches nor has a host fill write: the kernel would read 0 where the plan meant a value (an
-    argument patched at the wrong index, one forgotten), as an unpatched pointer would be null.
-    A word whose 0 is meant is patched with 0 (no kernel or plan relies on an unset word)."""
+    patches nor has host fills write every byte of that the code reads: the kernel would read 0
+    where the plan meant a value (an argument patched at the wrong index, one forgotten, a fill
+    of the other half of a lo/hi pair), as an unpatched pointer would be null.  A word whose 0 is
+    meant is patched with 0 (no kernel or plan relies on an unset word).  The bytes the code reads
+    of a word are its reads' (_bytes_read); a patch sets all eight, a fill its own four."""
     if contract is None:
         return []
     patched = {p.word for p in launch.patches}
-    filled = set()
-    for _, fill in fills:
-        filled.update(range(fill.offset // 8, (fill.offset + fill.width - 1) // 8 + 1))
-    unset = [a for a in contract.arguments if a.kind == "scalar"
-             and argument_word + a.index not in patched and a.index not in filled | set(named)]
-    if not unset:
-        return []
-    shown = "; ".join(f"argument {a.index} (word {argument_word + a.index}, {a.what}; "
-                      f"{contract.source.name}:{a.line})" for a in unset)
-    return [Finding("contract", f"{name} never sets {shown}, which {launch.identity}'s contract declares "
-                                f"a scalar its code reads: the kernel would read 0; patch "
-                                f"{'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare "
-                                f"a word the code does not read unused in {contract.source.name}", launch.at)]
+    filled: dict[int, dict[int, int]] = {}          # argument -> byte of its word -> the fill writing it
+    for k, fill in fills:
+        for b in range(fill.offset, fill.offset + fill.width):
+            filled.setdefault(b // 8, {}).setdefault(b % 8, k)
+    scalars = [a for a in contract.arguments if a.kind == "scalar"
+               and argument_word + a.index not in patched and a.index not in set(named)]
+    unset, partial = [], []
+    for argument in scalars:
+        written = filled.get(argument.index, {})
+        if not written:
+            unset.append(argument)
+            continue
+        wanted, reads = _bytes_read(contract, argument.index)
+        missing = wanted - set(written)
+        if missing:
+            partial.append((argument, written, wanted, missing, reads))
+    out = []
+    if unset:
+        shown = "; ".join(f"argument {a.index} (word {argument_word + a.index}, {a.what}; "
+                          f"{contract.source.name}:{a.line})" for a in unset)
+        out.append(Finding("contract", f"{name} never sets {shown}, which {launch.identity}'s contract declares "
+                                       f"a scalar its code reads: the kernel would read 0; patch "
+                                       f"{'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare "
+                                       f"a word the code does not read unused in {contract.source.name}", launch.at))
+    for argument, written, wanted, missing, reads in partial:
+        by = sorted(set(written.values()))
+        fills_text = f"host fill{'s' if len(by) > 1 else ''} {', '.join(str(k) for k in by)} write{'' if len(by) > 1 else 's'}"
+        read_text = (f"its code reads {_byte_span(wanted)} ({'; '.join(r.source_at(contract) for r in reads[:2])}"
+                     f"{'; ...' if len(reads) > 2 else ''})" if reads else
+                     f"its code's reads of it are not known from its source's c[0x0][param+N] operands, so "
+                     f"all 8 bytes count")
+        out.append(Finding("contract", f"{name} sets only part of argument {argument.index} (word "
+                                       f"{argument_word + argument.index}, {argument.what}; "
+                                       f"{contract.source.name}:{argument.line}), a scalar of {launch.identity}'s "
+                                       f"contract: {fills_text} its {_byte_span(set(written))}, but {read_text}: "
+                                       f"the kernel would read 0 in its {_byte_span(missing)}; patch the word, or "
+                                       f"fill every byte the code reads of it", launch.at))
+    return out
 
 
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
