@@ -91,7 +91,10 @@ def _variant(draw, arch):
         elif isinstance(op, Imm) and slot in ("Sb", "Sc") and inst.opcode in ("IADD3", "LOP3", "ISETP", "MOV"):
             op = Imm(draw(st.integers(0, 0xFFFFFFFF)), False, "")
         elif isinstance(op, Const) and op.index is None and inst.opcode not in ("ULDC",):
-            op = replace(op, offset=draw(st.integers(0, 0x1FFF)) * 4, bank=draw(st.integers(0, 3)))
+            # an LDC.64 reads an aligned pair: its offset is a multiple of 8 (the assembler refuses
+            # another, as the hardware needs)
+            align = 8 if inst.opcode == "LDC" and "64" in inst.modifiers else 4
+            op = replace(op, offset=draw(st.integers(0, 0x7FFF // align)) * align, bank=draw(st.integers(0, 3)))
         operands.append(op)
     guard = inst.guard
     if inst.opcode not in ("BRA", "EXIT") and draw(st.booleans()):
