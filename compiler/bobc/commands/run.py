@@ -252,6 +252,9 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
             safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
+    # the plan's modules and kernel sources and the kernels file are inputs before any output is
+    # judged: no output replaces one (tests/test_outputs_never_replace_the_plan.py)
+    files.inputs.extend(read)
     with host_words():
         for option, name in OutputPaths.ORDER:
             files.add(getattr(outputs, name), option,
@@ -265,7 +268,6 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
     if refused:
         raise HostRefusal(refused, 8)
-    files.inputs.extend(read)
     # interval checkpoints are published as their intervals end; the last waits for the
     # other outputs, and all are published together, the checkpoint last
     host = ReferenceHost(plan, kernels,
