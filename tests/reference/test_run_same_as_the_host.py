@@ -2,7 +2,8 @@
 gives its refusals word for word (README: "same arguments, same refusals and exit codes"):
 a shortened option is refused as the host refuses it (finding 1), `--input=-x` is one word
 (finding 2), argparse's own words are gone (finding 5), an output's and a journal's refusal is
-the host's one line (finding 5), BOBC_HOST_TIMING naming an input is refused alike (finding 6).
+the host's one line (finding 5), BOBC_HOST_TIMING naming an input is refused alike (finding 6),
+also with bobc's own options before the plan or the operation (probe s31 today finding 1).
 And the host itself: --help/--version to a full stdout exit 8 (finding 7); an execute-only host
 says it cannot read itself, exit 1, not "damaged" (finding 8)."""
 from __future__ import annotations
@@ -77,6 +78,34 @@ def test_the_reference_refuses_in_the_hosts_words(setup, name):
     assert native.stderr.partition(b": error: ")[2] == reference.stderr.partition(b": error: ")[2]
     assert len(reference.stderr.splitlines()) == 1
     folder, _ = setup
+    assert not any((folder / n).exists() for n in ("c.bin", "p.bin", "r.bin"))
+
+
+# probe s31 today finding 1: bobc's own options may stand anywhere; the host's words keep their
+# order and are still judged by the host's rules, word for word
+PLACED = {"shortened option": ["--inp", "record.bin", *OUT],
+          "a dash value starting with -: a missing checkpoint": ["--input=-rec.bin", "--checkpoint=-nope", *OUT],
+          "an empty value": ["--input=", *OUT],
+          "a repeated option": ["--input", "record.bin", *OUT, "--input", "record.bin"],
+          "extra word": ["--input", "record.bin", *OUT, "extra"],
+          "version with a value": ["--input", "record.bin", *OUT, "--version=1"],
+          "a missing input": ["--input", "nothere.bin", *OUT]}
+OWN = ["--reference", "--target", "sm_86", "--entry", "bobNativeHost", "-I", "."]
+
+
+@pytest.mark.parametrize("placement", ["before the plan", "between the plan and the operation", "after the operation"])
+@pytest.mark.parametrize("name", sorted(PLACED))
+def test_bobcs_options_anywhere_leave_the_hosts_words_to_the_hosts_rules(setup, name, placement):
+    folder, host = setup
+    words = PLACED[name]
+    native = run([host, "train", *words], folder)
+    where = {"before the plan": [*OWN, PLAN, "train"], "between the plan and the operation": [PLAN, *OWN, "train"],
+             "after the operation": [PLAN, "train", *OWN]}[placement]
+    reference = run([sys.executable, "-m", "bobc", "run", *where, *words], folder)
+    assert native.returncode in (2, 3, 4), native.stderr
+    assert reference.returncode == native.returncode, (native.stderr, reference.stderr)
+    assert native.stderr.partition(b": error: ")[2] == reference.stderr.partition(b": error: ")[2]
+    assert reference.stderr.startswith(b"bobc run: error: ") and len(reference.stderr.splitlines()) == 1
     assert not any((folder / n).exists() for n in ("c.bin", "p.bin", "r.bin"))
 
 

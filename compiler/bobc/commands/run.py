@@ -43,11 +43,19 @@ def add_arguments(p):
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
                    help="native: the program's arguments (argument 0 first), as the host takes them")
     add_target(p)
-    # the words that stand for the host's command line are the host's parser's to judge, as given
-    # (probe s31 hostexe findings 1, 2, 5): argparse neither expands a shortened option (`--inp`, which
-    # the host refuses) nor splits `--input=-x` into two words nor words a refusal its own way
+    take_host_words(p, OPERATIONS)
+
+
+def take_host_words(p, operations) -> None:
+    """The words of sub-parser `p` that stand for the host's command line are the host's parser's
+    to judge, as given (probe s31 hostexe findings 1, 2, 5): argparse neither expands a shortened
+    option (`--inp`, which the host refuses) nor splits `--input=-x` into two words nor words a
+    refusal its own way.  `operations`: the words `p` takes as its operation (split_host_words);
+    the host options must be `p`'s options too (HOST_OPTIONS: for --help), with no default and not
+    required.  `bobc run` and `bobc sim` (probe s31 today finding 10); judge_host_words reads them."""
     p.allow_abbrev = False
     p.__class__ = _host_words_parser(type(p))
+    p.host_operations = tuple(operations)
 
 
 # the host's own options (runtime_c/host_runtime.c rt_parse_args), parsed by its rules
@@ -77,15 +85,20 @@ def _host_words_parser(kind):
 
 
 def split_host_words(parser, words: list[str]) -> tuple[list[str], list[str]]:
-    """(bobc's words, the host's words) of `bobc run`'s words after `run`.  bobc's: its own options
-    (exactly as spelt, or `--option=VALUE`) with their values, the plan (the first other word) and
-    the operation (the second); for train and predict the operation is the host's first word too.
-    Every other word is the host's, in order: a host option's value is the word after it unless that
-    starts with '-' (the host's rule), so a value never passes for one of bobc's words."""
+    """(bobc's words, the host's words) of `bobc run`'s words after `run`.  bobc's: the plan (the
+    first word that is no option nor an option's value) and the operation (the second), then its own
+    options (exactly as spelt, or `--option=VALUE`) with their values, wherever they were given: the
+    positionals first, so that argparse, which takes every positional of one run of words at once,
+    reads the plan and the operation as such whatever options stood between them (probe s31 today
+    finding 1).  For train and predict the operation is the host's first word too.  Every other word
+    is the host's, in order: a host option's value is the word after it unless that starts with '-'
+    (the host's rule), so a value never passes for one of bobc's words."""
     host_options = {option for option, _ in HOST_OPTIONS}
+    operations = getattr(parser, "host_operations", OPERATIONS)
     own_options = {name: action for name, action in parser._option_string_actions.items()
                    if name not in host_options}
     own: list[str] = []
+    named: list[str] = []       # the plan and the operation
     host: list[str] = []
     positionals = 0
     i = 0
@@ -110,22 +123,40 @@ def split_host_words(parser, words: list[str]) -> tuple[list[str], list[str]]:
                 host.append(following)
         elif positionals == 0:
             positionals += 1
-            own.append(word)
-        elif positionals == 1 and word in OPERATIONS:
+            named.append(word)
+        elif positionals == 1 and word in operations:
             positionals += 1
-            own.append(word)
+            named.append(word)
             if word != "native":
                 host.append(word)
         else:
             positionals = max(positionals, 2)
             host.append(word)       # a plan host's parser names a wrong operation; a native program's argument
         i += 1
-    return own, host
+    return named + own, host
 
 
 def host_arguments(args) -> list[str]:
     """The host's words of the command line, as given (split_host_words)."""
     return list(getattr(args, "host_words", None) or [])
+
+
+def judge_host_words(args) -> None:
+    """The host's words (host_arguments) judged by the host's own parser (reference/native_request
+    .parse_args: the same refusals, word for word, exit 2 -- missing, empty, repeated, shortened, the
+    same output twice); what it found is set on `args`: the operation and each host option
+    (`args.checkpoint_out` ...; None when not given)."""
+    from ..errors import UsageError
+    from ..reference.native_request import Help, Refused, parse_args
+    try:
+        found = parse_args(host_arguments(args))
+    except Refused as refused:
+        raise UsageError(refused.message) from None
+    except Help:        # not reached: -h and --help are bobc's own
+        raise UsageError("--help is bobc's own option here") from None
+    args.operation = found["op"]
+    for option, _ in HOST_OPTIONS:
+        setattr(args, option[2:].replace("-", "_"), found.get(option))
 
 
 def load_module(path, name: str, what: str, after: str = ""):
@@ -221,7 +252,9 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":
             safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
-    files.inputs.extend(read)       # before the outputs are judged: none may be a module or kernel source
+    # the plan's modules and kernel sources and the kernels file are inputs before any output is
+    # judged: no output replaces one (tests/test_outputs_never_replace_the_plan.py)
+    files.inputs.extend(read)
     with host_words():
         for option, name in OutputPaths.ORDER:
             files.add(getattr(outputs, name), option,
@@ -346,16 +379,7 @@ def run(args):
         return run_native(plan_path, args)
     from ..errors import UsageError
     from ..reference import settings
-    from ..reference.native_request import Help, Refused, parse_args
-    try:        # the host's parser: the same refusals (missing, empty, repeated, same output twice)
-        found = parse_args(host_arguments(args))
-    except Refused as refused:
-        raise UsageError(refused.message) from None
-    except Help:        # not reached: -h and --help are bobc run's own
-        return 0
-    args.operation = found["op"]
-    for option, _ in HOST_OPTIONS:
-        setattr(args, option[2:].replace("-", "_"), found.get(option))
+    judge_host_words(args)      # the host's parser: the same refusals (missing, empty, repeated, same output twice)
     # then the environment's settings, as the C host judges them (host_settings.h)
     refused = settings.refusal(os.environ, settings.PLAN_HOST)
     if refused:
