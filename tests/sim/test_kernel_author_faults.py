@@ -33,8 +33,10 @@ def test_a_misaligned_ldc64_in_raw_words_faults(target):
     params = [Pointer("out"), np.uint32(1), np.uint32(2), np.uint32(3), np.uint32(4)]
     with pytest.raises(SimulationFault) as caught:
         run_kernel(bytes(code), target, grid=1, block=32, params=params, buffers={"out": np.zeros(32, np.uint32)})
-    assert f"reads 8 bytes of constant bank 0 at {offset + 4:#x}, not a multiple of 8" in caught.value.message
+    assert f"reads 8 bytes of constant bank 0 at {offset + 4:#x}, not a multiple of 8: an 8-byte constant read" \
+        in caught.value.message
     assert caught.value.pc == 16 * index
+    assert caught.value.hint == "align the offset to 8, or read the 2 words apart, with one LDC (no .64) each"
     # the same words with the aligned offset run
     out = run_kernel(assembled.code, target, grid=1, block=32, params=params,
                      buffers={"out": np.zeros(32, np.uint32)})
@@ -47,8 +49,11 @@ def test_a_misaligned_indexed_ldc64_faults_at_its_line(target):
     with pytest.raises(SimulationFault) as caught:
         run_kernel(source, target, grid=1, block=32, params=[Pointer("out"), np.uint64(7), np.uint64(9)],
                    buffers={"out": np.zeros(32, np.uint32)})
-    assert "not a multiple of 8: a 8-byte constant read is naturally aligned" in caught.value.message
+    assert "not a multiple of 8: an 8-byte constant read is naturally aligned" in caught.value.message
     assert caught.value.span.line == 5
+    # probe-today minor wording: the fault says what to do
+    assert caught.value.hint == "align the offset to 8 (the index register included), or read the 2 words apart, " \
+                                "with one LDC (no .64) each"
 
 
 @TARGETS
@@ -76,6 +81,38 @@ def test_a_kernel_falling_off_its_end_is_placed_at_its_last_instruction(target):
            "to 0x0020, past the launch's code" in fault.message
     assert fault.span is not None and (fault.span.line, fault.span.column) == (3, 5)
     assert fault.hint.startswith("end the kernel with EXIT")
+
+
+@TARGETS
+@pytest.mark.parametrize("body,line,branch,target_pc", [
+    ("    S2R R0, SR_TID.X\n    BRA end\n    EXIT\nend:\n", 3, "0x0010 (BRA 0x30)", "0x0030"),
+    ("    S2R R0, SR_TID.X\n    BRA end\nend:\n", 3, "0x0010 (BRA 0x20)", "0x0020"),
+    # a guarded branch some threads take, the others exiting: the branch is blamed, for its first thread
+    ("    S2R R0, SR_TID.X\n    ISETP.GE.U32.AND P0, PT, R0, 0x10, PT\n    @P0 BRA end\n    EXIT\nend:\n", 4,
+     "0x0020 (@P0 BRA 0x40)", "0x0040"),
+])
+def test_a_branch_past_the_code_is_placed_at_the_branch_not_the_last_instruction(target, body, line, branch, target_pc):
+    # probe-today finding 2: a branch to the code's end was reported as its last instruction (even an
+    # EXIT) falling through, with a hint to end the kernel with EXIT
+    with pytest.raises(SimulationFault) as caught:
+        run_kernel(".kernel k\n" + body, target, grid=1, block=32, params=[])
+    fault = caught.value
+    assert f"instruction at {branch} branches to {target_pc}, past the kernel's code" in fault.message
+    assert "fell through" not in fault.message
+    assert fault.span is not None and (fault.span.line, fault.span.column) == (line, 5)
+    assert fault.hint.startswith("a branch must land on an instruction") and "EXIT" in fault.hint
+
+
+@TARGETS
+def test_threads_falling_through_after_a_branch_are_still_placed_at_the_last_instruction(target):
+    source = (".kernel k\n    S2R R0, SR_TID.X\n    ISETP.GE.U32.AND P0, PT, R0, 0x10, PT\n    @P0 BRA tail\n"
+              "    EXIT\ntail:\n    IADD3 R1, R0, 0x1, RZ\n")
+    with pytest.raises(SimulationFault) as caught:
+        run_kernel(source, target, grid=1, block=32, params=[])
+    fault = caught.value
+    assert "instruction at 0x0040 (IADD3 R1, R0, 0x1, RZ) is the kernel's last and execution fell through it " \
+           "to 0x0050" in fault.message
+    assert (fault.span.line, fault.span.column) == (7, 5) and fault.hint.startswith("end the kernel with EXIT")
 
 
 AXPY_PART = (".kernel k\n    ULDC.64 UR4, c[0x0][memory_descriptor]\n    LDC.64 R2, c[0x0][RZ+param+0x0]\n"

@@ -255,6 +255,7 @@ def _check_kernel_end(lines: list[SourceLine], path: Path) -> None:
                         hint="write the kernel's instructions, ending with EXIT")
     while len(instructions) > 1 and instructions[-1].opcode == "NOP":
         instructions.pop()          # a listing's padding after the final BRA to itself
+    _check_branch_targets(lines, 16 * len(instructions))
     last = instructions[-1]
     guarded = last.guard is not None and (last.guard.index != 7 or last.guard.neg)
     if last.opcode in NO_FALL_THROUGH and not guarded and "DIV" not in last.modifiers:
@@ -265,6 +266,41 @@ def _check_kernel_end(lines: list[SourceLine], path: Path) -> None:
     raise BobcError(f"the kernel's last instruction, {_display(last)}, {why}: threads would run past the end "
                     f"of the code", last.span,
                     hint="end every path with EXIT (ptxas ends a kernel with EXIT, then BRA to itself)")
+
+
+def _check_branch_targets(lines: list[SourceLine], code_end: int) -> None:
+    """Refuse a branch (or BSSY, CALL: any instruction naming a label or an address) whose target is
+    `code_end` or past it -- a label with no instruction after it, or only the NOP padding: its
+    threads would run past the end of the code as surely as a last instruction that falls through.
+    Placed at the branch; an undefined label is left to the assembler's own refusal."""
+    labels: dict[str, int] = {}
+    count = 0
+    for line in lines:
+        if line.label is not None:
+            labels.setdefault(line.label, 16 * count)
+        elif line.instruction is not None:
+            count += 1
+    for line in lines:
+        inst = line.instruction
+        if inst is None:
+            continue
+        for operand in inst.operands:
+            if not isinstance(operand, Label):
+                continue
+            target = operand.address if operand.address is not None else labels.get(operand.name)
+            if target is None or target < code_end:
+                continue
+            verb = "targets" if inst.opcode in ("BSSY", "SSY", "PBK", "PCNT", "WARPSYNC") else "branches to"
+            padding = target < 16 * count
+            if operand.address is None:
+                where = f"label '{operand.name}', which {'only NOP padding' if padding else 'no instruction'} follows"
+                fix = (f"put the instruction it should reach after '{operand.name}:' (EXIT, to end the kernel)"
+                       + (", before the padding" if padding else ""))
+            else:
+                where = f"{target:#x}, past the kernel's last instruction (at {code_end - 16:#x})"
+                fix = "branch to an instruction of the kernel"
+            raise BobcError(f"{_display(inst)} {verb} {where}: threads would run past the end of the code",
+                            inst.span, hint=fix)
 
 
 def _check_bank_zero(lines: list[SourceLine]) -> None:

@@ -7,6 +7,7 @@ is also what learning uses to take operands back out of ptxas's words.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -700,12 +701,23 @@ class Encoder:
         anywhere = _all_modifiers()
         modifiers = (f"the modifiers of {inst.opcode} on {arch}: " + " ".join("." + m for m in sorted(known))
                      if known else f"{inst.opcode} takes no modifier on {arch}")
+        operands = key.split(" ", 1)[1] if " " in key else ""
+        reordered = sorted((k.split(" ")[0] for k in mine
+                            if sorted(k.split(" ")[0].split(".")[1:]) == sorted(inst.modifiers)),
+                           key=lambda m: (f"{m} {operands}".strip() not in self.forms, m))
+        if reordered and inst.mnemonic not in reordered:
+            # FADD.RZ.FTZ: every modifier known, written in another order than the tables' (ptxas's)
+            problem = EncodeProblem(f"{head}: {inst.opcode} writes these modifiers in the order "
+                                    f"{reordered[0][len(inst.opcode):]}: write {reordered[0]}")
+            problem.hint = modifiers
+            return problem
         for modifier in inst.modifiers:
             if modifier in known:
                 continue
-            if modifier in anywhere and modifier not in elsewhere:
-                # a modifier of other opcodes (HADD2.FTZ: ptxas prints it, the tables lack it): a form
-                # not learned, which the corpus hint is for
+            if modifier in anywhere and modifier not in elsewhere or is_ptxas_spelling(modifier):
+                # a modifier of other opcodes (HADD2.FTZ), or one ptxas writes (a data type such as
+                # .BF16, a cache hint such as .EL): a form not learned, which the corpus hint is for --
+                # never a did-you-mean, which would change the type or the meaning (.BF16 -> .F16)
                 continue
             if modifier in elsewhere:
                 problem = EncodeProblem(f"{head}: no {arch} form of {inst.opcode} has .{modifier}, which "
@@ -719,15 +731,28 @@ class Encoder:
             near = [m for d, m in near if d <= (1 if len(modifier) <= 3 else 2)][:3]
             problem = EncodeProblem(f"{head}: {inst.opcode} takes no modifier .{modifier}"
                                     + (f" (did you mean {' or '.join('.' + m for m in near)}?)" if near else ""))
-            problem.hint = modifiers
+            problem.hint = (modifiers + f"; if ptxas itself writes .{modifier} on {inst.opcode}, it is a form the "
+                            f"tables have not learned: in a bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas "
+                            f"emit it, and relearn (python -m bobc.sass.learn)")
             return problem
-        counts = sorted({len(k.split(" ", 1)[1].split(",")) if " " in k and k.split(" ", 1)[1] else 0 for k in mine})
+        arity = {}                  # each mnemonic's operand counts (IADD3: 4 or 5, IADD3.X: 6)
+        for k in mine:
+            arity.setdefault(k.split(" ")[0], set()).add(len(k.split(" ", 1)[1].split(",")) if " " in k and
+                                                         k.split(" ", 1)[1] else 0)
+        counts = sorted(set().union(*arity.values()))
         count = len(inst.operands)
         if count not in counts:
             same = sorted(k for k in mine if k.split(" ")[0] == inst.mnemonic) or sorted(mine)
-            takes = " or ".join(str(c) for c in counts)
-            problem = EncodeProblem(f"{head}: {inst.opcode} takes {takes} operand{'s' if counts != [1] else ''}, "
-                                    f"not {count}")
+            written = sorted(arity.get(inst.mnemonic, counts))
+            # the other mnemonics that take other counts than the one written (IADD3.X's 6), by name
+            others = sorted((sorted(numbers), mnemonic) for mnemonic, numbers in arity.items()
+                            if mnemonic != inst.mnemonic and not numbers <= set(written))
+            takes = _numbers(written) + f" operand{'s' if written != [1] else ''}"
+            if others:
+                takes += (" (" + "; ".join(f"{mnemonic} takes {_numbers(numbers)}" for numbers, mnemonic in others[:3])
+                          + ("; ..." if len(others) > 3 else "") + ")")
+            problem = EncodeProblem(f"{head}: {inst.mnemonic if inst.mnemonic in arity else inst.opcode} takes "
+                                    f"{takes}, not {count}")
             problem.hint = (f"its {arch} forms: " + "; ".join(same[:8])
                             + (f" (and {len(same) - 8} more)" if len(same) > 8 else ""))
             return problem
@@ -748,6 +773,37 @@ class Encoder:
         return (f"no {self.arch.name} encoding for '{key}'{hint}; encoding {class_name(inst.opcode)}: "
                 f"in a bobc checkout, add a PTX kernel to tools/ptx_corpus that makes ptxas emit it, or a "
                 f"sibling of the class with this operand kind, and relearn (python -m bobc.sass.learn)")
+
+
+def _numbers(numbers) -> str:
+    """4; 4 or 5; 4, 5 or 6."""
+    words = [str(n) for n in numbers]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+# Modifiers ptxas writes on sm_80..sm_90 that the tables may not have learned (no corpus kernel made
+# ptxas emit them yet): a form with one is refused with the corpus hint, never a did-you-mean to a
+# modifier the tables know (.EL is an eviction hint, not a misspelt .E)
+PTXAS_MODIFIERS = frozenset("""
+    E EL EF EN EU LU NA IL ZFILL LTC64B LTC128B LTC256B CONSTANT STRONG WEAK MMIO VOLATILE PRIVATE CG CS CV CI
+    SM CTA GPU SYS VC GL BYPASS NODEP PRED
+    RN RZ RM RP RNA RS SAT FTZ NTZ RELU PACK_AB MERGE_C NAN XORSIGN ABS NEG
+    SH WIDE HI LO X EX SX32 CC MOV IADD SHL LUT U SC ALL ANY EQ UNI
+    F LT LE GT GE NE NUM LTU LEU GTU GEU EQU NEU T AND OR XOR
+    ADD MIN MAX INC DEC EXCH CAS CAST SPIN POPC ARRIVE ARV SYNC SYNCALL RED DEFER_BLOCKING
+    IDX UP DOWN BFLY EX2 LG2 RCP RSQ SIN COS SQRT TANH RCP64H RSQ64H FLOOR CEIL TRUNC
+    M88 MT88 M816 M832 MMA SP TRANS64 A1T0 PHASECHK TRYWAIT TRY_ALLOC DEALLOC CTAPOOL VIEW ASYNC
+    F4E B4E RC8 ECL ECR RC16 4A 2A CLEAR ABS REL NODEC NOINC DIV CONV RECONVERGENT LZ LL B AOFFI DC
+    IVALL IVALLP S G GS TILE IM2COL MULTICAST COLLECTIVE PF DEPBAR RESULT SUM
+""".split())
+
+
+def is_ptxas_spelling(modifier: str) -> bool:
+    """Whether `modifier` is one ptxas writes: a data type (.BF16, .TF32, .E4M3, .F16_V2, .S4),
+    a shape (.16816, .64x128x16), or one of PTXAS_MODIFIERS -- not a misspelling to correct."""
+    return modifier in PTXAS_MODIFIERS or bool(re.fullmatch(
+        r"(?:[USFBI]|BF|TF)(?:1|2|4|8|16|32|64|128)(?:_V2|X2|x2)?|UE8M0|UE4M3|E[2-5]M[0-3]|\d+(?:x\d+)*",
+        modifier))
 
 
 @cache

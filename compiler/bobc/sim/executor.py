@@ -308,18 +308,31 @@ class Launch:
         fault.thread, fault.thread_named = thread, True
         fault.extend(f"; first faulting {self.describe_thread(thread)}")
 
-    def _past_the_code(self, pc: int) -> SimulationFault:
-        """Execution reached `pc`, where the launch has no instruction: the one before it fell
-        through (a kernel whose last instruction is no EXIT nor unconditional branch), placed there
-        (its file:line:column in `bobc sim` and run_kernel), or a branch to the code's end."""
-        last = self.code.get(pc - 16)
+    def _past_the_code(self, pc: int, came: int | None) -> SimulationFault:
+        """Execution reached `pc`, where the launch has no instruction, from the instruction at
+        `came` (the last one the first thread there issued; None: none): a branch whose target lies
+        past the code is named with its target; else the instruction before `pc` fell through (a
+        kernel whose last instruction is no EXIT nor unconditional branch).  Either is placed at that
+        instruction (its file:line:column in `bobc sim` and run_kernel)."""
+        last = self.code.get(came) if came is not None else None
         if last is None:
             return SimulationFault(f"{self.g.name}: execution reached {pc:#06x}, past the launch's code",
                                    hint="a branch's target lies past the kernel's last instruction")
-        fault = SimulationFault(f"{self.g.name}: instruction at {last.pc:#06x} ({last.text}) is the kernel's last "
-                                f"and execution fell through it to {pc:#06x}, past the launch's code",
-                                hint="end the kernel with EXIT (or an unconditional BRA): the GPU would run "
-                                     "whatever follows the code")
+        target = last.operands[0].value if last.opcode == "BRA" and len(last.operands) == 1 and \
+            last.operands[0].kind == "imm" else None
+        if target == pc:
+            fault = SimulationFault(f"{self.g.name}: instruction at {last.pc:#06x} ({last.text}) branches to "
+                                    f"{pc:#06x}, past the kernel's code",
+                                    hint="a branch must land on an instruction: put the code its label stands for "
+                                         "(an EXIT, to end the kernel) after the label")
+        elif last.pc + 16 == pc:
+            fault = SimulationFault(f"{self.g.name}: instruction at {last.pc:#06x} ({last.text}) is the kernel's "
+                                    f"last and execution fell through it to {pc:#06x}, past the launch's code",
+                                    hint="end the kernel with EXIT (or an unconditional BRA): the GPU would run "
+                                         "whatever follows the code")
+        else:
+            fault = SimulationFault(f"{self.g.name}: execution went from the instruction at {last.pc:#06x} "
+                                    f"({last.text}) to {pc:#06x}, past the launch's code")
         fault.pc = last.pc
         return fault
 
@@ -491,6 +504,9 @@ class Launch:
         """Issue instructions until every thread has exited."""
         base = True if self.live.all() else self.live.copy()     # the threads of a converged step
         converged, uniform_pc, steps = True, 0, 0
+        # where each thread came from (the pc of the last instruction it issued, -1: none), to tell a
+        # branch past the code from a fall-through: `came` while converged, None: see came_from
+        came, came_from = None, np.full(self.threads, -1, dtype=np.int64)
         while True:
             if converged:
                 pc, at = uniform_pc, base
@@ -505,13 +521,16 @@ class Launch:
                 pc = int(self.pc[runnable].min())
                 at = runnable & (self.pc == pc)
                 if np.array_equal(at, self.live):
-                    converged, uniform_pc = True, pc
+                    converged, uniform_pc, came = True, pc, None
                     at = base = True if at.all() else at
             mask = at
             try:
                 ins = self.code.get(pc)
                 if ins is None:
-                    raise self._past_the_code(pc)
+                    if not converged or came is None:
+                        first = 0 if at is True else int(np.argmax(at))
+                        came = int(came_from[first])
+                    raise self._past_the_code(pc, came if came >= 0 else None)
                 steps += 1
                 if steps > self.max_steps:
                     self._step_limit(ins, at)
@@ -529,7 +548,7 @@ class Launch:
                 self._locate(fault, pc, executing)
                 raise
             if converged:
-                uniform_pc = pc + 16
+                uniform_pc, came = pc + 16, pc
                 if outcome is None:
                     continue
                 everyone = mask is True or (base is not True and np.array_equal(mask, base)) or \
@@ -547,13 +566,14 @@ class Launch:
                     if not self.waiting.any():        # a barrier all live threads reach together: passed
                         continue
                     converged = False
-                    self.pc[:] = uniform_pc
+                    self.pc[:], came_from[:] = uniform_pc, pc
                     continue
                 converged = False
-                self.pc[:] = uniform_pc
+                self.pc[:], came_from[:] = uniform_pc, pc
                 self._diverge(kind, target, mask)
             else:
                 self.pc[at] += 16
+                came_from[at] = pc
                 if outcome is not None:
                     self._diverge(*outcome, mask)
 
@@ -806,17 +826,23 @@ class Launch:
         size = 4 * width
         if size == 4:
             return
+        hint = (f"align the offset to {size}{' (the index register included)' if o.const_reg != RZ else ''}, "
+                f"or read the {width} words apart, with one {ins.opcode} (no .64) each")
+
+        def fail(message: str, thread: int | None = None):
+            fault = SimulationFault(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): {message}", hint=hint)
+            fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, thread
+            raise fault
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + o.value
             bad = offsets % size != 0
             if bad.any():
                 first = int(np.argmax(bad))
-                self._fail(ins, f"reads {size} bytes of constant bank 0 at {int(offsets[first]):#x}, not a "
-                                f"multiple of {size}: a {size}-byte constant read is naturally aligned",
-                           thread=first)
+                fail(f"reads {size} bytes of constant bank 0 at {int(offsets[first]):#x}, not a multiple of "
+                     f"{size}: an {size}-byte constant read is naturally aligned", thread=first)
         elif o.value % size:
-            self._fail(ins, f"reads {size} bytes of constant bank 0 at {o.value:#x}, not a multiple of {size}: "
-                            f"a {size}-byte constant read is naturally aligned")
+            fail(f"reads {size} bytes of constant bank 0 at {o.value:#x}, not a multiple of {size}: "
+                 f"an {size}-byte constant read is naturally aligned")
 
     def op_ULDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
