@@ -89,3 +89,15 @@ def test_eval_of_a_long_unknown_name_shows_it_shortened(tmp_path, monkeypatch):
 def test_shown_name_keeps_a_short_name_whole():
     assert suggest.shown_name("a" * 60) == "a" * 60
     assert suggest.shown_name("b" * 61) == "b" * 60 + "...(61 characters)"
+
+
+def test_check_of_a_long_unknown_name_shows_it_shortened(tmp_path, monkeypatch):
+    """The type checker's "unknown name" (Resolver._unknown) shortens it as eval does."""
+    monkeypatch.setenv("BOBC_SPECS", str(tmp_path / "no-specs"))
+    plan = tmp_path / "Long.bob"
+    plan.write_text(f"module Long\ndef x : Nat = {'q' * 5_000}\n", encoding="utf-8")
+    with pytest.raises(BobcError) as caught:
+        load_program(plan)
+    rendered = caught.value.render()
+    assert f"unknown name {'q' * 60}...(5,000 characters)" in rendered
+    assert max(len(line) for line in rendered.splitlines()) < 200

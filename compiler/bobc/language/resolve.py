@@ -97,23 +97,27 @@ class Resolver:
 
     # ---- errors
     def _unknown(self, what: str, name: str, span: Span, table_name: str, names=()):
-        """`names`: the local names in scope (lambda, pi, let and branch binders)."""
+        """`names`: the local names in scope (lambda, pi, let and branch binders).  A long name
+        is shown shortened (suggest.shown_name), so the error stays a few lines."""
+        from .suggest import shown_name
+
+        shown = shown_name(name)
         if table_name == "definitions":
             field = self._field_hint(name)
             if field is not None:
-                return ScopeError(f"unknown name {name}: it is a field, not a definition", span,
+                return ScopeError(f"unknown name {shown}: it is a field, not a definition", span,
                                   hint=field)
             from .parse import not_a_form_hint
 
             form = not_a_form_hint(name)
             if form is not None and self._heads_a_form(span):
-                return ScopeError(f"unknown {what} {name}", span, hint=form)
+                return ScopeError(f"unknown {what} {shown}", span, hint=form)
         elsewhere = self.program.modules_defining(name, table_name)
         seen = [self.scope.name, *(i.module for i in self.scope.module.imports)]
         hint = f"{self.scope.name} sees its own and its imports' names (modules searched: " \
                f"{', '.join(seen)})"
         if elsewhere:
-            hint += f"; {name} is defined in {', '.join(elsewhere)}: import it"
+            hint += f"; {shown} is defined in {', '.join(elsewhere)}: import it"
         else:
             from .suggest import closest, modules_declaring
 
@@ -127,7 +131,7 @@ class Resolver:
                 keyword = "family" if table_name == "families" else "def"
                 found = modules_declaring(name, getattr(self.program, "search_path", ()), keyword)
                 hint += self._bringers_hint(name, found)
-        return ScopeError(f"unknown {what} {name}", span, hint=hint)
+        return ScopeError(f"unknown {what} {shown}", span, hint=hint)
 
     def _heads_a_form(self, span: Span) -> bool:
         """Whether the name at `span` comes right after a '(' (blanks between) in its module's
