@@ -133,6 +133,14 @@ def shown(path) -> str:
     return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
 
 
+def _read_only_file_system(folder) -> bool:
+    """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def _attributes(path, folder: bool) -> int:
     """FS_IOC_GETFLAGS of `path` (a folder, through a symlink, or the file itself); 0 when they
     cannot be read (host_io.c attributes_of)."""
@@ -323,6 +331,12 @@ class OutputSet:
         if why:
             refuse(f"its folder {shown(folder)} {why}")
         if not os.access(folder, os.W_OK | os.X_OK):
+            # which of the three (probe s31 hostexe finding 11); its twin: host_io.c rt_io_add_output
+            if _read_only_file_system(folder):
+                refuse(f"its folder {shown(folder)} is on a read-only file system")
+            if not os.access(folder, os.X_OK):
+                refuse(f"its folder {shown(folder)} cannot be entered: its mode {folder_info.st_mode & 0o7777:04o} "
+                       "gives no search (x) permission")
             refuse(f"its folder {shown(folder)} is not writable")
         # the publication makes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
         # `..NAME.bob-journal.tmp-XXXXXX` beside the output (host_io.c)
