@@ -725,6 +725,16 @@ def alias_refusal(program: Program, arguments, outputs) -> str | None:
     return None
 
 
+def help_text(program, name: str) -> str:
+    """`HOST --help` of a program without a request (runtime_c/native_host.c print_help)."""
+    from ..native.program import usage_arguments
+
+    listed = usage_arguments(program)
+    listed = f" {listed}" if listed else ""
+    return (f"usage: {name}{listed}\n       {name} --version\nthe program names "
+            f"{_count(program.arguments, 'file argument')}, each a path, in this order\n")
+
+
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
                 stderr=None, stdout=None, components=None, say_kernels: bool = False) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
@@ -742,6 +752,15 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode("utf-8", "surrogateescape"))
         return EXIT_DAMAGED
     takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
+    if not takes_options and list(arguments) == ["--help"]:     # native_host.c print_help: stdout, exit 0
+        out = stdout if stdout is not None else sys.stdout.buffer
+        try:
+            out.write(help_text(program, name).encode("utf-8", "surrogateescape"))
+            out.flush()
+        except OSError as failure:
+            stderr.write(f"native: cannot write to stdout: {failure.strerror or failure}\n".encode())
+            return EXIT_WRITE
+        return 0
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
