@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -256,8 +257,16 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
     const char *why = unrenamable(o->folder, 1);
     if (why)
         REFUSE("its folder %s %s", FOLDER, why);
-    if (access(o->folder, W_OK | X_OK) != 0)
+    if (access(o->folder, W_OK | X_OK) != 0) {
+        /* which of the three (probe s31 hostexe finding 11); its twin: safe_io.py OutputSet.add */
+        struct statvfs vfs;
+        if (statvfs(o->folder, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+            REFUSE("its folder %s is on a read-only file system", FOLDER);
+        if (access(o->folder, X_OK) != 0)
+            REFUSE("its folder %s cannot be entered: its mode %04o gives no search (x) permission", FOLDER,
+                   (unsigned)(folder_st.st_mode & 07777));
         REFUSE("its folder %s is not writable", FOLDER);
+    }
     {
         /* the publication makes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
          * `..NAME.bob-journal.tmp-XXXXXX` beside the output: a name too long for them is refused now,

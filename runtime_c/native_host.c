@@ -607,14 +607,14 @@ static int publish(np_host *m, char *err)
  * (WriteFile, WriteMappedFile), both, or neither ("unused": below the highest one named), e.g.
  * `native: usage: ./h ARG0 (read) ARG1 (written): the program names 2 file arguments, 0 given`;
  * bobc.native.program.usage_arguments writes the same list for the reference interpreter. */
-static void print_usage(const char *name, const np_program *p, int given)
+static int list_arguments(FILE *out, const np_program *p)
 {
     static const char *const words[4] = {"unused", "read", "written", "read and written"};
     unsigned char *use = calloc(p->arguments ? p->arguments : 1, 1);
     if (!use) {
         fprintf(stderr, "native: out of memory for the usage of %llu file arguments\n",
                 (unsigned long long)p->arguments);
-        return;
+        return -1;
     }
     for (uint32_t i = 0; i < p->count; i++) {
         const np_command *c = &p->commands[i];
@@ -623,12 +623,30 @@ static void print_usage(const char *name, const np_program *p, int given)
         else if (c->code == NP_WRITE_FILE || c->code == NP_WRITE_MAPPED_FILE)
             use[c->n[0]] |= 2;
     }
-    fprintf(stderr, "native: usage: %s", name);
     for (uint64_t a = 0; a < p->arguments; a++)
-        fprintf(stderr, " ARG%llu (%s)", (unsigned long long)a, words[use[a]]);
+        fprintf(out, " ARG%llu (%s)", (unsigned long long)a, words[use[a]]);
+    free(use);
+    return 0;
+}
+
+static void print_usage(const char *name, const np_program *p, int given)
+{
+    fprintf(stderr, "native: usage: %s", name);
+    if (list_arguments(stderr, p))
+        return;
     fprintf(stderr, ": the program names %llu file argument%s, %d given\n", (unsigned long long)p->arguments,
             rt_plural(p->arguments), given);
-    free(use);
+}
+
+/* `HOST --help` of a program without a request: the same list on stdout, exit 0
+ * (bobc.reference.native_program.help_text writes the same) */
+static void print_help(const char *name, const np_program *p)
+{
+    printf("usage: %s", name);
+    if (list_arguments(stdout, p))
+        return;
+    printf("\n       %s --version\nthe program names %llu file argument%s, each a path, in this order\n", name,
+           (unsigned long long)p->arguments, rt_plural(p->arguments));
 }
 
 static void print_version(const np_self *self, const np_program *p)
@@ -698,6 +716,17 @@ int main(int argc, char **argv)
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */
     for (uint32_t i = 0; i < program.count; i++)
         takes_options |= program.commands[i].code == NP_REQUEST_OPEN;
+    if (!takes_options && argc == 2 && strcmp(argv[1], "--help") == 0) {
+        /* the usage on stdout, exit 0 (probe s31 hostexe finding 11; a file named --help is
+         * given as ./--help); a request's program says its options itself (native_request.c) */
+        print_help(argv[0], &program);
+        const char *failed = rt_stdout_failure(stdout);
+        if (failed) {
+            fprintf(stderr, "native: cannot write to stdout: %s\n", failed);
+            return RT_EXIT_WRITE_FAILED;
+        }
+        return 0;
+    }
     if ((uint64_t)(argc - 1) < program.arguments || (!takes_options && (uint64_t)(argc - 1) > program.arguments)) {
         print_usage(argv[0], &program, argc - 1);
         return NP_EXIT_FILE;

@@ -244,7 +244,9 @@ def _run(args) -> tuple[int, bool]:
     except BobcError as error:
         if getattr(args, "json", False):
             _json_refusal(args, error)
-        print(f"bobc {args.command}: {error.render()}", file=sys.stderr)
+        from .reference.safe_io import stderr_line
+
+        stderr_line(f"bobc {args.command}: {error.render()}")     # a path's bytes as they are, as the hosts print them
         return error.exit_code, True
     except StdoutFailed as failure:
         _stdout_failed(args, failure)

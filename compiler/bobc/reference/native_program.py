@@ -93,7 +93,7 @@ def read_exact_file(what: str, path: str) -> bytes:
     def refuse(name, part, detail):
         if part == "size" and "this file can be" in detail:
             detail = detail.replace("this file can be", f"{'an' if what[:1] in 'aeiou' else 'a'} {what} can be")
-        return Stop(EXIT_FILE, f"{what} {name}: {detail}".encode())
+        return Stop(EXIT_FILE, f"{what} {name}: {detail}".encode("utf-8", "surrogateescape"))
     return safe_io.read_input(path, refuse, INPUT_LIMIT).data
 
 
@@ -172,7 +172,7 @@ class Peer:
 
     @staticmethod
     def _fail(message: str):
-        raise Stop(EXIT_PEER, message.encode())
+        raise Stop(EXIT_PEER, message.encode("utf-8", "surrogateescape"))
 
     def send(self, data: bytes, timeout_ms: int) -> None:
         deadline, sent = time.monotonic() + timeout_ms / 1000, 0
@@ -289,8 +289,8 @@ class Machine:
     def fault(self, index: int, status: int, what: str):
         command = self.p.commands[index]
         if command.code == REQUEST_OPEN:        # a refusal of the user's options and files: no number
-            raise Stop(status, what.encode())
-        raise Stop(status, f"command {index} ({command.name}): {what}".encode())
+            raise Stop(status, what.encode("utf-8", "surrogateescape"))
+        raise Stop(status, f"command {index} ({command.name}): {what}".encode("utf-8", "surrogateescape"))
 
     def _mapped(self, index: int, address: int, count: int):
         found = self.locate(address, count)
@@ -320,7 +320,7 @@ class Machine:
             try:
                 self.trace = open_diagnostic("NATIVE_TRACE", self.trace_path, input_paths(self.p, self.args))
             except DiagnosticRefused as refused:
-                self.stderr.write(f"native: {refused}\n".encode())
+                self.stderr.write(f"native: {refused}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
         try:
             return self._run_all()
@@ -363,7 +363,7 @@ class Machine:
             if code == 1:
                 raise _Halt()
             if code == 2:
-                raise Stop(n[0], f"command {at} (Fail): ".encode() + c.data)
+                raise Stop(n[0], f"command {at} (Fail): ".encode("utf-8", "surrogateescape") + c.data)
             if code == 3:
                 self.slots[n[0]] = self._operand(at, c.v[0])
             elif code == 4:
@@ -408,7 +408,7 @@ class Machine:
                     micros = int((time.monotonic() - self.start) * 1e6)
                     # the label up to its first NUL, as the C host prints it (a NUL-padded name)
                     label = c.data.split(b"\0", 1)[0]
-                    self.stderr.write(b"native: telemetry " + label + f" +{micros} us\n".encode())
+                    self.stderr.write(b"native: telemetry " + label + f" +{micros} us\n".encode("utf-8", "surrogateescape"))
             else:
                 self._other(at, c)
             at = c.child[0]
@@ -725,6 +725,16 @@ def alias_refusal(program: Program, arguments, outputs) -> str | None:
     return None
 
 
+def help_text(program, name: str) -> str:
+    """`HOST --help` of a program without a request (runtime_c/native_host.c print_help)."""
+    from ..native.program import usage_arguments
+
+    listed = usage_arguments(program)
+    listed = f" {listed}" if listed else ""
+    return (f"usage: {name}{listed}\n       {name} --version\nthe program names "
+            f"{_count(program.arguments, 'file argument')}, each a path, in this order\n")
+
+
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
                 stderr=None, stdout=None, components=None, say_kernels: bool = False) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
@@ -739,14 +749,23 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     try:
         program = decode(program_bytes)
     except ProgramError as error:
-        stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode())
+        stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode("utf-8", "surrogateescape"))
         return EXIT_DAMAGED
     takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
+    if not takes_options and list(arguments) == ["--help"]:     # native_host.c print_help: stdout, exit 0
+        out = stdout if stdout is not None else sys.stdout.buffer
+        try:
+            out.write(help_text(program, name).encode("utf-8", "surrogateescape"))
+            out.flush()
+        except OSError as failure:
+            stderr.write(f"native: cannot write to stdout: {failure.strerror or failure}\n".encode())
+            return EXIT_WRITE
+        return 0
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
         stderr.write(f"native: usage: {name}{listed}: the program names "
-                     f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode())
+                     f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode("utf-8", "surrogateescape"))
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
     refusal = settings.refusal(os.environ if environ is None else environ, settings.NATIVE_HOST)
@@ -761,7 +780,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     try:
         safe_io.recover([arguments[a] for a in outputs])
     except Exception as error:      # safe_io's refusals: a journal left that cannot be finished
-        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
         return EXIT_WRITE
     try:
         for argument in outputs:
@@ -770,7 +789,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         stderr.write(f"native: {error.host_form()}\n".encode("utf-8", "surrogateescape"))
         return EXIT_WRITE
     except Exception as error:      # safe_io's other refusals
-        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+        stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
         return EXIT_WRITE
     refusal = alias_refusal(program, arguments, files)
     if refusal is not None:
@@ -787,7 +806,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
             try:
                 machine.request.finish()
             except Exception as error:      # safe_io's refusals: nothing was published
-                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
         staged = [a for a in outputs if a in machine.staged]
         if staged:
@@ -803,7 +822,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
                 publish.publish()
             except Exception as error:
                 publish.discard()
-                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode())
+                stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
         return 0
     finally:

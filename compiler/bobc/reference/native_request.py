@@ -391,7 +391,7 @@ class RequestSession:
         if not self.written:
             return nothing_note(said)
         return (f"; publication {self.written} of {self.publications} (step {self.written_step}) stays at "
-                f"{self.args['--checkpoint-out']}; nothing else was published\n").encode()
+                f"{self.args['--checkpoint-out']}; nothing else was published\n").encode("utf-8", "surrogateescape")
 
     def finish(self) -> None:
         """Publish predictions, result and checkpoint together (the input state handed on

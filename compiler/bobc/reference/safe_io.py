@@ -91,6 +91,27 @@ def may_replace_any_file() -> bool:
     return os.geteuid() == 0
 
 
+def stderr_line(line: str, stream=None) -> None:
+    """Write `line` and a newline on stderr carrying a path's own bytes, as the C host prints
+    them: a byte that is not UTF-8 (a path's 0xff, held as the surrogate '\\udcff' since
+    os.fsdecode) is written as that byte, not as Python's escape (probe s31 hostexe finding 10).
+    A stream without a byte buffer gets the text itself."""
+    stream = sys.stderr if stream is None else stream
+    if stream is None:
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        print(line, file=stream, flush=True)
+        return
+    try:
+        data = os.fsencode(line + "\n")
+    except UnicodeEncodeError:      # a character no path holds: as sys.stderr writes it
+        data = (line + "\n").encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
@@ -110,6 +131,14 @@ def shown(path) -> str:
     while start < len(raw) and raw[start] & 0xC0 == 0x80:
         start += 1
     return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
+
+
+def _read_only_file_system(folder) -> bool:
+    """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _attributes(path, folder: bool) -> int:
@@ -302,6 +331,12 @@ class OutputSet:
         if why:
             refuse(f"its folder {shown(folder)} {why}")
         if not os.access(folder, os.W_OK | os.X_OK):
+            # which of the three (probe s31 hostexe finding 11); its twin: host_io.c rt_io_add_output
+            if _read_only_file_system(folder):
+                refuse(f"its folder {shown(folder)} is on a read-only file system")
+            if not os.access(folder, os.X_OK):
+                refuse(f"its folder {shown(folder)} cannot be entered: its mode {folder_info.st_mode & 0o7777:04o} "
+                       "gives no search (x) permission")
             refuse(f"its folder {shown(folder)} is not writable")
         # the publication makes `.NAME.tmp-XXXXXX`, `.NAME.bob-journal` and the journal's temporary
         # `..NAME.bob-journal.tmp-XXXXXX` beside the output (host_io.c)
@@ -718,8 +753,8 @@ def _complete(folder: str, name: str, reals: set) -> None:
     _fsync_folder(folder)
     # host_io.c journal_complete's notice: each destination after a space, every path as any
     # message shows it (shown(): one line, each path shortened)
-    print(f"bobc: completed an interrupted publication from {shown(journal)}:"
-          + "".join(f" {shown(d)}" for _, d in pairs), file=sys.stderr)
+    stderr_line(f"bobc: completed an interrupted publication from {shown(journal)}:"
+                + "".join(f" {shown(d)}" for _, d in pairs))
 
 
 def _vanished(path: str) -> bool:
@@ -752,7 +787,7 @@ def _say_waiting(folder: str) -> None:
     """LOCK_NOTICE on stderr; a stderr that cannot take it does not stop the wait (nor the lock)."""
     try:
         if sys.stderr is not None:
-            print(f"bobc: {LOCK_NOTICE.format(shown(folder))}", file=sys.stderr, flush=True)
+            stderr_line(f"bobc: {LOCK_NOTICE.format(shown(folder))}")
     except (OSError, ValueError):
         pass
 
