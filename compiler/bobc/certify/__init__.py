@@ -33,6 +33,7 @@ that touch disjoint bytes can be run at the same time.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Mapping
@@ -63,7 +64,8 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
     identity -> the source its code was assembled from, where the build knows it) must name
     the file the search finds: a region whose code is another kernel's is refused.
     `assembled` (region identity -> the build's bobc.sass.Assembled of the source `encoded_from`
-    names): the code whose reads are checked, rather than the source assembled once more."""
+    names): the code whose reads are checked, rather than the source assembled once more.  The
+    contracts returned carry those reads (KernelContract.assembled), where the code could be read."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
     from ..kernel_search import find_source_and_base
@@ -117,6 +119,10 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             continue
         out += [Finding("contract", f"kernel {region.identity}: {problem}", coded) for problem in problems]
         out += check_code_reads(contract, reads)
+        if not problems:
+            # the checks that read the contract's reads (the unset-scalar rule: which bytes of a
+            # word the code reads) see the code's, absolute offsets (c[0x0][0x170]) among them
+            contracts[region.identity] = dataclasses.replace(contract, reads=tuple(reads), assembled=True)
     return contracts, out
 
 

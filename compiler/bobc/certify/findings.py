@@ -18,6 +18,7 @@ class Finding:
     #                    host-overlap, host-buffer, registers, missing-launch, unsubmitted, order, semaphore, plan
     message: str
     at: Span | None = None     # where the value at fault was written (None: nothing says)
+    hint: str | None = None    # what to do, when the message alone does not say (CertificationError prints it)
 
     def __str__(self) -> str:
         return self.message
@@ -31,15 +32,17 @@ def merged(faults: list[Finding]) -> list[Finding]:
     name (the same stray word in each of ten launches of one kernel) become one naming every launch."""
     groups: dict[tuple, list[Finding]] = {}
     for fault in faults:
-        groups.setdefault((fault.kind, fault.at, _LAUNCH.sub("launch #", fault.message, count=1)), []).append(fault)
+        groups.setdefault((fault.kind, fault.at, _LAUNCH.sub("launch #", fault.message, count=1), fault.hint),
+                          []).append(fault)
     out = []
-    for (kind, at, pattern), members in groups.items():
+    for (kind, at, pattern, _), members in groups.items():
         if len(members) == 1 or "launch #" not in pattern:
             out += members
             continue
         numbers = [_LAUNCH.search(m.message).group(1) for m in members]
         out.append(Finding(kind, pattern.replace("launch #", f"launches {', '.join(numbers)} "
-                                                             f"({len(members)} alike)", 1), at))
+                                                             f"({len(members)} alike)", 1), at,
+                           members[0].hint))
     return out
 
 
@@ -49,28 +52,50 @@ def merged_messages(faults: list[Finding]) -> list[str]:
 
 class CertificationError(BobcError):
     """Every fault, one line each, each line beginning with where its value was written; the
-    error's own place is the first fault's.  `entry` (the host definition's name and place) is
-    where a fault whose values do not say is located, and its line says what that place is."""
+    error's own place is the first fault's, its hint the faults' (combined_hint: the one they
+    share, else the first one's, the other faults' advice then kept on their own lines).  `entry`
+    (the host definition's name and place) is where a fault whose values do not say is located,
+    and its line says what that place is."""
 
     def __init__(self, faults: list[Finding], entry: tuple[str, Span | None] | None = None):
         name, fallback = entry if entry is not None else (None, None)
+        listed = merged(faults)
+        hint = combined_hint(listed)
+        shown = next((f.hint for f in listed if f.hint), None)         # the hint line's advice
         lines = []
-        for fault in merged(faults):
+        for fault in listed:
+            # a finding's advice is the error's hint line; another finding's stays on its own line
+            message = fault.message if not fault.hint or fault.hint == shown else f"{fault.message}; {fault.hint}"
             if fault.at is not None:
-                lines.append(f"  - {fault.at}: {fault.message}")
+                lines.append(f"  - {fault.at}: {message}")
             elif fallback is not None:
                 lines.append(f"  - {fallback} (the host {name}, which assembles the plan: the values named "
-                             f"here do not say where they were written): {fault.message}")
+                             f"here do not say where they were written): {message}")
             else:
-                lines.append(f"  - {fault.message}")
+                lines.append(f"  - {message}")
         super().__init__(f"the plan is not certified ({len(faults)} fault{'s' if len(faults) != 1 else ''}):\n"
                          + "\n".join(lines),
-                         next((f.at for f in faults if f.at is not None), fallback))
+                         next((f.at for f in faults if f.at is not None), fallback), hint)
         self.findings = faults
 
 
+def combined_hint(faults: list[Finding]) -> str | None:
+    """The one `hint:` line of a CertificationError over `faults` (as it lists them, merged):
+    their hint when every one gives the same, else the first hint given, saying which fault it is
+    for (by its place, else its number in the list); None when none has a hint."""
+    hints = [(number, fault) for number, fault in enumerate(faults, start=1) if fault.hint]
+    if not hints:
+        return None
+    number, first = hints[0]
+    if len(hints) == len(faults) and all(fault.hint == first.hint for _, fault in hints):
+        return first.hint
+    which = f"the fault at {first.at}" if first.at is not None else f"fault {number} of the list"
+    return f"for {which}: {first.hint}"
+
+
 def span(start: int, size: int) -> str:
-    return f"[{start:#x}, {start + size:#x})"
+    from .limits import shown_hex
+    return f"[{shown_hex(start)}, {shown_hex(start + size)})"
 
 
 def describe(resident: Resident) -> str:

@@ -155,7 +155,8 @@ class Argument:
         if stride is None:
             return None, why
         if count > limit:
-            return None, f"its batch count {self.batches} = {count} passes the certifier's limit of {limit}"
+            return None, (f"its batch count {self.batches} = {_shown(count)} passes the certifier's limit of "
+                          f"{_shown(limit)}")
         return [b * stride for b in range(count)], ""
 
     def active(self, words: dict[int, int]) -> tuple[bool | None, str]:
@@ -239,7 +240,7 @@ class TensorMap:
             return None, why
         dims, strides = shape
         if any(d < 1 for d in dims):
-            return None, f"its tensor map dimensions {', '.join(map(str, dims))} include an empty one"
+            return None, f"its tensor map dimensions {', '.join(map(_shown, dims))} include an empty one"
         elem = self.element_bytes
         return elem + sum((d - 1) * s for d, s in zip(dims, (elem, *strides))), ""
 
@@ -265,6 +266,13 @@ class TensorMap:
         return (f"tensormap {self.word} of {self.pointer} {self.element} dims ({', '.join(self.dims)}) "
                 f"strides ({', '.join(self.strides)}) box ({', '.join(map(str, self.box))}) "
                 f"swizzle {self.swizzle}{condition}")
+
+
+def _shown(value: int) -> str:
+    """A number a launch's words make, as a fault shows it (bobc.certify.limits.shown: past 40
+    digits, its first digits and how many it has)."""
+    from .limits import shown
+    return shown(value, commas=False)
 
 
 def _term(term: str, words: dict[int, int], what: str, expression: str) -> tuple[int | None, str]:
@@ -301,7 +309,7 @@ def _evaluate(expression: str, words: dict[int, int], what: str) -> tuple[int | 
             value = value * term if operator == "*" else value // term
         total += sign * value
     if total < 0:
-        return None, f"its {what} {expression} is negative on this launch ({total})"
+        return None, f"its {what} {expression} is negative on this launch ({_shown(total)})"
     return total, ""
 
 
@@ -317,6 +325,9 @@ class ParameterRead:
     below: int | None = None
     column: int = 0            # where the constant operand is written (0: not known)
     driver: str = ""           # for a read below the parameters: the driver's words it reads ("": none)
+    # a parameter read of the assembled code whose source writes its offset as a number (c[0x0][0x210],
+    # not c[0x0][param+N]): its bank 0 offset, else None (another target's offset may be the cause)
+    absolute: int | None = None
 
     def source_at(self, contract: "KernelContract") -> str:
         return f"{self.text} at {contract.source.name}:{self.line}"
@@ -346,6 +357,9 @@ class KernelContract:
     tables: tuple[ParameterTable, ...] = ()
     # `//@ block X [Y [Z]]`: the block the code is written for (its thread indexing), or None
     block: tuple[int, int, int] | None = None
+    # `reads` are the assembled code's (code_reads: absolute offsets too), not the source text's
+    # c[0x0][param+N] operands (parse_contract)
+    assembled: bool = False
 
     def argument(self, index: int) -> Argument | None:
         return next((a for a in self.arguments if a.index == index), None)
@@ -704,7 +718,8 @@ def code_reads(source: Path, code: bytes, parameter_base: int, target=None) -> t
             what = next((what for start, end, what in driver if start <= offset and offset + width <= end), "")
             reads.append(ParameterRead(line, offset - parameter_base, width, shown, False, offset, column, what))
             continue
-        reads.append(ParameterRead(line, offset - parameter_base, width, shown, indexed, column=column))
+        reads.append(ParameterRead(line, offset - parameter_base, width, shown, indexed, column=column,
+                                   absolute=offset if consts[0].symbol is None else None))
     return reads, problems
 
 
@@ -767,9 +782,9 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
         out.append(Finding("contract", f"kernel {contract.kernel} reads c[0x0][{read.below:#x}] ({read.text} at "
                                        f"{contract.source.name}:{read.line}), below {_base_words(read)}, where "
                                        f"the driver keeps no word a kernel reads"
-                                       f"{other[0] if other else _elsewhere(read)}: "
-                                       f"{other[1] if other else _base_hint(read)}",
-                           _source_line(contract, read.line, read.column)))
+                                       f"{other[0] if other else _elsewhere(read)}",
+                           _source_line(contract, read.line, read.column),
+                           other[1] if other else _base_hint(read)))
     for read in contract.reads if reads is None else reads:
         if read.below is not None:
             continue
@@ -790,9 +805,12 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
             argument = contract.argument(word)
             if argument is None or argument.kind == "unused":
                 state = "declares it unused" if argument is not None else "does not declare it"
+                # c[0x0][0x210] on sm_86: where sm_90's parameters start, not a word of sm_86's
+                other = _other_target_offset(read, contract) if read.absolute is not None else None
                 out.append(Finding("contract", f"kernel {contract.kernel} reads parameter word {word}{how} "
                                                f"({read.text} at {contract.source.name}:{read.line}), but its "
-                                               f"contract {state}", _source_line(contract, read.line, read.column)))
+                                               f"contract {state}{other[0] if other else ''}",
+                                   _source_line(contract, read.line, read.column), other[1] if other else None))
     mapped = {m.pointer for m in contract.tensor_maps}     # the Tensor Memory Accelerator reads those
     for argument in contract.arguments:
         if argument.index in read_words or argument.kind not in ("pointer", "tensormap") \
@@ -801,27 +819,32 @@ def check_code_reads(contract: KernelContract, reads: tuple[ParameterRead, ...] 
         stray = next((read for read in below if argument.index in _other_words(read)), None)
         driver = f", {_read_target(stray).name}'s {stray.driver}" if stray is not None and stray.driver else ""
         cause = (f"; it reads c[0x0][{stray.below:#x}]{driver} ({stray.source_at(contract)}), where "
-                 f"{_other_words(stray)[argument.index]} keep word {argument.index}: {_base_hint(stray)}"
+                 f"{_other_words(stray)[argument.index]} keep word {argument.index}"
                  if stray is not None else "")
         out.append(Finding("contract", f"kernel {contract.kernel} declares {argument.kind} word {argument.index} "
                                        f"({argument.what}) but its code never reads it{cause}",
-                           _source_line(contract, argument.line)))
+                           _source_line(contract, argument.line), _base_hint(stray) if stray is not None else None))
     return out
 
 
+def _at(read: ParameterRead) -> int:
+    """A read's bank 0 offset: below the base, or written as a number (ParameterRead.absolute)."""
+    return read.below if read.below is not None else read.absolute
+
+
 def _read_target(read: ParameterRead):
-    """The target whose parameter base a below-the-base read was measured from."""
-    return _target_of(read.below - read.offset)
+    """The target whose parameter base a below-the-base (or absolute) read was measured from."""
+    return _target_of(_at(read) - read.offset)
 
 
 def _base_words(read: ParameterRead) -> str:
     target = _read_target(read)
-    return f"{target.name}'s parameters" if target is not None else f"the parameters ({read.below - read.offset:#x})"
+    return f"{target.name}'s parameters" if target is not None else f"the parameters ({_at(read) - read.offset:#x})"
 
 
 def _base_hint(read: ParameterRead) -> str:
     target = _read_target(read)
-    base = read.below - read.offset
+    base = _at(read) - read.offset
     on = f" on {target.name}" if target is not None else ""
     return f"parameters{on} start at c[0x0][{base:#x}]; write c[0x0][param+N] (N: 8 x the word, the assembler " \
            f"adds the target's base)"
@@ -850,10 +873,11 @@ def _other_driver_word(read: ParameterRead, contract: KernelContract) -> tuple[s
     here = _read_target(read)
     if here is None:
         return None
+    at = _at(read)
     for target in TARGETS.values():
         if target is here:
             continue
-        word = next(((start, what) for start, end, what in _driver_words(target) if start <= read.below < end), None)
+        word = next(((start, what) for start, end, what in _driver_words(target) if start <= at < end), None)
         if word is None:
             continue
         start, what = word
@@ -863,11 +887,38 @@ def _other_driver_word(read: ParameterRead, contract: KernelContract) -> tuple[s
         there = f" (there {target.name} keeps the {what}"
         if name is not None and ours is not None:
             return (f"{there}; {here.name}'s is at c[0x0][{ours:#x}])",
-                    f"write c[0x0][{name}{'+' + hex(read.below - start) if read.below != start else ''}], "
+                    f"write c[0x0][{name}{'+' + hex(at - start) if at != start else ''}], "
                     f"which the assembler puts where each target keeps it")
         return (f"{there}, a word {here.name}'s launches do not fill)",
                 f"read it only in a per-target variant for {target.name} "
                 f"({contract.kernel}.{target.name}.sass); else {_base_hint(read)}")
+    return None
+
+
+def _other_target_offset(read: ParameterRead, contract: KernelContract) -> tuple[str, str] | None:
+    """For a refused parameter read written at an absolute offset that is another target's driver
+    word (sm_90's memory descriptor c[0x0][0x208] read on sm_86) or, where that target's
+    parameters start later, is its base or a word of its parameters the contract declares
+    (c[0x0][0x210 + 8N] on sm_86, N declared): (", and c[0x0][X] is another target's word (there
+    TARGET keeps ...)", the fix); None when it is neither."""
+    from ..targets import TARGETS
+
+    here = _read_target(read)
+    if here is None:
+        return None
+    at = read.absolute
+    cause = f", and c[0x0][{at:#x}] is another target's word"
+    driver = _other_driver_word(read, contract)
+    if driver is not None:
+        return f"{cause}{driver[0]}", driver[1]
+    for target in TARGETS.values():
+        # (every offset past sm_90's base lies in sm_86's parameters too: only a later base counts,
+        # read at that very base or at a word of it the contract declares)
+        word = (at - target.parameter_base) // 8
+        if target.parameter_base > here.parameter_base and 0 <= at - target.parameter_base < \
+                target.parameter_block_bytes and (at == target.parameter_base or contract.argument(word) is not None):
+            return (f"{cause} (there {target.name} keeps its parameter word {word}: its parameters start at "
+                    f"c[0x0][{target.parameter_base:#x}])", _base_hint(read))
     return None
 
 

@@ -63,15 +63,15 @@ INITIALIZER_SHIFT = 63
 # grid and block bounds: the target's (bobc.targets TargetLimits)
 
 
-def shown(value: int) -> str:
-    """An integer as a fault shows it: with commas, or past 40 digits its first digits and how many
-    it has, as plan-language errors show a natural (docs/limits.md; a grid of 2^262,143 once
-    printed a 422 KB error)."""
+def shown(value: int, commas: bool = True) -> str:
+    """An integer as a fault shows it: with commas (`commas`), or past 40 digits its first digits
+    and how many it has, as plan-language errors show a natural (docs/limits.md; a grid of
+    2^262,143 once printed a 422 KB error)."""
     from ..language.quote import SHOWN_DIGITS, show_natural
 
     if abs(value).bit_length() > SHOWN_DIGITS * 3 and len(str(abs(value))) > SHOWN_DIGITS:
         return ("-" if value < 0 else "") + show_natural(abs(value))
-    return f"{value:,}"
+    return f"{value:,}" if commas else str(value)
 
 
 def shown_hex(value: int) -> str:

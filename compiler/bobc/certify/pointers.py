@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..plan.model import Plan, Resident
 from .findings import Finding, describe, end, span
+from .limits import shown, shown_hex
 from .kernels import Argument, KernelContract, TensorMap
 
 
@@ -26,8 +27,8 @@ def _nearest(residents, address: int) -> str:
         return "no residents are declared"
     distance, r = best
     if address < r.address:
-        return f"nearest: {describe(r)}, the address {r.address - address} byte(s) below its start"
-    return f"nearest: {describe(r)}, the address {address - end(r)} byte(s) past its end"
+        return f"nearest: {describe(r)}, the address {shown(r.address - address, False)} byte(s) below its start"
+    return f"nearest: {describe(r)}, the address {shown(address - end(r), False)} byte(s) past its end"
 
 
 MAX_BATCHES = 1 << 16          # batches a certificate checks one by one
@@ -168,9 +169,10 @@ def _bytes_read(contract: KernelContract, index: int) -> tuple[set[int], list]:
     """(the bytes 0..7 of argument `index`'s word that the code reads, the reads that read them):
     each of the contract's reads by its offset and width (`LDC.64` all eight, `LDC` at
     `param+8*index+4` the high four; a register-indexed read of a table's first row reads the same
-    bytes of every row).  All eight, with no read, when none of the reads it has is of the word
-    (the contract's reads are its source's `param+N` operands: an absolute offset is not among
-    them), so a word whose reads are not known is set only as a whole."""
+    bytes of every row).  The contract's reads are its assembled code's where the certifier read
+    them (KernelContract.assembled: absolute offsets such as sm_86's c[0x0][0x170] too), else its
+    source's `param+N` operands.  All eight, with no read, when none of them is of the word, so a
+    word whose reads are not known is set only as a whole."""
     first = 8 * index
     found, reads = set(), []
     for read in contract.reads:
@@ -234,22 +236,23 @@ def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_
         shown = "; ".join(f"argument {a.index} (word {argument_word + a.index}, {a.what}; "
                           f"{contract.source.name}:{a.line})" for a in unset)
         out.append(Finding("contract", f"{name} never sets {shown}, which {launch.identity}'s contract declares "
-                                       f"a scalar its code reads: the kernel would read 0; patch "
-                                       f"{'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare "
-                                       f"a word the code does not read unused in {contract.source.name}", launch.at))
+                                       f"a scalar its code reads: the kernel would read 0", launch.at,
+                           f"patch {'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare a "
+                           f"word the code does not read unused in {contract.source.name}"))
     for argument, written, wanted, missing, reads in partial:
         by = sorted(set(written.values()))
         fills_text = f"host fill{'s' if len(by) > 1 else ''} {', '.join(str(k) for k in by)} write{'' if len(by) > 1 else 's'}"
         read_text = (f"its code reads {_byte_span(wanted)} ({'; '.join(r.source_at(contract) for r in reads[:2])}"
                      f"{'; ...' if len(reads) > 2 else ''})" if reads else
+                     "its code never reads it, so all 8 bytes count" if contract.assembled else
                      f"its code's reads of it are not known from its source's c[0x0][param+N] operands, so "
                      f"all 8 bytes count")
         out.append(Finding("contract", f"{name} sets only part of argument {argument.index} (word "
                                        f"{argument_word + argument.index}, {argument.what}; "
                                        f"{contract.source.name}:{argument.line}), a scalar of {launch.identity}'s "
                                        f"contract: {fills_text} its {_byte_span(set(written))}, but {read_text}: "
-                                       f"the kernel would read 0 in its {_byte_span(missing)}; patch the word, or "
-                                       f"fill every byte the code reads of it", launch.at))
+                                       f"the kernel would read 0 in its {_byte_span(missing)}", launch.at,
+                           "patch the word, or fill every byte the code reads of it"))
     return out
 
 
@@ -265,7 +268,7 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         home = _containing(residents, address)
         extent, why, rule = extent
     if home is None:
-        return [Finding("stray-pointer", f"{where}: address {address:#x} lies in no resident; "
+        return [Finding("stray-pointer", f"{where}: address {shown_hex(address)} lies in no resident; "
                                          f"{_nearest(residents, address)}", at)]
     out = []
     if extent is not None and address + extent > end(home):
@@ -275,8 +278,8 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         out.append(Finding("extent", f"{where}: {why}", at))
     elif address + extent > end(home):
         over = address + extent - end(home)
-        out.append(Finding("extent", f"{where} {argument.access}s {extent} bytes{rule} at "
-                                     f"{address:#x}: {span(address, extent)} runs {over} "
+        out.append(Finding("extent", f"{where} {argument.access}s {shown(extent, False)} bytes{rule} at "
+                                     f"{shown_hex(address)}: {span(address, extent)} runs {shown(over, False)} "
                                      f"byte(s) past {describe(home)}", at))
     if phase is not None and (phase.reads or phase.writes):
         readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
@@ -344,7 +347,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                                    launch.at))
                 continue
             for batch, offset in enumerate(pointer.offsets):
-                at = where if not argument.batches else f"{where}, batch {batch} (+{offset:#x})"
+                at = where if not argument.batches else f"{where}, batch {batch} (+{shown_hex(offset)})"
                 found = _check_address(residents, phase, argument, at, pointer.address + offset, pointer.words,
                                        at=patched_at)
                 out += found
@@ -390,7 +393,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \
                     if word >= argument_word else f"word {word}"
-                out.append(Finding("stray-pointer", f"{name} {index_text}: address {value:#x} lies in a window "
+                out.append(Finding("stray-pointer", f"{name} {index_text}: address {shown_hex(value)} lies in a window "
                                                     f"but in no resident; {_nearest(residents, value)}",
                                    written.get(word) or launch.at))
     return out
