@@ -168,7 +168,9 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
                         kernel_sources(program, plan), kernel_assemblies(program, plan))
         except BobcError as certificate_error:
             where = f"{type_error.span}: " if type_error.span else ""
-            certificate_error.hint = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
+            also = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
+            # the certifier's own advice stays first (fix-certleft's note): the type error is added
+            certificate_error.hint = f"{certificate_error.hint}; {also}" if certificate_error.hint else also
             raise certificate_error from type_error
         raise
     with _at_entry(program, entry):

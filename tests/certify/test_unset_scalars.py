@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from bobc.certify.kernels import parse_contract
 from bobc.certify.pointers import check_pointers
 from bobc.errors import Span
@@ -115,7 +117,8 @@ def test_a_word_whose_reads_are_not_known_is_set_only_whole(tmp_path):
             ) in found.message
 
 
-def test_the_linear_regression_plan_with_half_its_scalar_filled_is_refused(tmp_path):
+@pytest.mark.parametrize("type_error", [False, True], ids=["typed", "with-a-type-error"])
+def test_the_linear_regression_plan_with_half_its_scalar_filled_is_refused(tmp_path, type_error):
     """The probe's plan: LinReg with launch 0's patch of word 6 (2/N lo, 1/N hi) removed and a binary32
     fill of its high half (byte 52): `bobc check` certified it, and the kernel read 2/N = 0."""
     import os
@@ -144,6 +147,8 @@ def test_the_linear_regression_plan_with_half_its_scalar_filled_is_refused(tmp_p
             "      " + fills + ")")
     text = text.replace(forward, "(lrThen (lrLossGradLaunchNo6 lrInitialLossAddress) lrPredictLaunch)")
     text = text.replace("def lrForwardSchedule", no6 + "def lrForwardSchedule").replace(fills, fill)
+    if type_error:      # a definition that does not type check beside the certifier's fault
+        text += 'def brokenThing : Nat = b"x"\n'
     plan.write_text(text)
     env = {**os.environ, "PYTHONPATH": str(repo / "compiler"), "BOBC_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run([sys.executable, "-m", "bobc", "check", str(plan)], cwd=tmp_path, env=env,
@@ -153,6 +158,10 @@ def test_the_linear_regression_plan_with_half_its_scalar_filled_is_refused(tmp_p
             "linreg-loss-grad.sass:17)") in done.stderr
     assert "host fill 0 writes its bytes 4..7, but its code reads bytes 0..7 (LDC.64 R22, " in done.stderr
     assert "Traceback" not in done.stderr
+    hint = [line for line in done.stderr.splitlines() if line.startswith("hint: ")]
+    # the certifier's advice stays, and a type error found too is added to it, not put in its place
+    assert len(hint) == 1 and hint[0].startswith("hint: patch the word, or fill every byte the code reads of it")
+    assert ("; the type check fails too: " in hint[0] and "in brokenThing: type mismatch" in hint[0]) == type_error
 
 
 def test_a_word_an_extent_names_is_refused_once(tmp_path):
