@@ -145,3 +145,76 @@ class NotYetAvailable(BobcError):
     """What bobc does not support: a plan the reference runner cannot run (outside the plan host's documented steps and formats)."""
 
     exit_code = 9  # `bobc run --reference`: the host's 9 is a damaged host file, which a reference run has none of (docs/runtime.md)
+
+
+class TemporaryWriteFailure(BobcError):
+    """A temporary file or folder bobc needs could not be written (a full disk, a quota, the file
+    size limit of `ulimit -f`): the command's output cannot be made, so nothing is written.
+    Exit 8, README's "an output ... not written" (`bobc diff` says 2: it cannot compare).  The
+    message names the file and the system's words for the failure; the hint, the folder to free
+    space in (the system's temporary folder, `$TMPDIR`, not the `bobc-proc-*` folder in it that
+    the command removes when it ends) or the limit to raise."""
+
+    exit_code = 8
+
+    def __init__(self, path, error: OSError, folder: bool = False):
+        from .reference.safe_io import shown
+
+        words = error.strerror or str(error)
+        if folder:
+            message = f"cannot make a temporary folder in {shown(path)}: {words}"
+        else:
+            message = f"cannot write the temporary file {shown(path)}: {words}"
+        super().__init__(message, hint=temporary_hint(error, temporary_base(path, folder)))
+        self.errno = error.errno
+
+
+def temporary_base(path, folder: bool = False) -> Path:
+    """The folder a user can act on for a temporary at `path`: the folder that holds the
+    command's `bobc-proc-*` folder when `path` lies in one (that folder is removed when the
+    command ends), else the folder `path` is in (`path` itself with `folder`)."""
+    path = Path(path)
+    for parent in ([path] if folder else []) + list(path.parents):
+        if parent.name.startswith("bobc-proc-"):        # cache.PROCESS_PREFIX
+            return parent.parent
+    return path if folder else path.parent
+
+
+def temporary_hint(error: OSError, where) -> str:
+    """What to do when a temporary in the folder `where` could not be written for `error`."""
+    import errno
+
+    from .reference.safe_io import shown
+
+    if error.errno == errno.EFBIG:
+        return "the file size limit (ulimit -f) is smaller than the file: raise it, then run again"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"free space in {shown(where)}, or point TMPDIR at a folder with room"
+    return f"point TMPDIR at a writable folder with room ({shown(where)} was used)"
+
+
+def write_temporary(path, data: bytes) -> None:
+    """Write `data` to the temporary file `path`; a failure is a TemporaryWriteFailure (one
+    message, exit 8), never an OSError traceback, and leaves no partial file."""
+    import os
+
+    try:
+        with open(path, "wb") as out:
+            out.write(data)
+    except OSError as error:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise TemporaryWriteFailure(path, error) from None
+
+
+def temporary_folder(**options):
+    """tempfile.TemporaryDirectory(**options); a folder that cannot be made is a
+    TemporaryWriteFailure naming the folder it was to be made in."""
+    import tempfile
+
+    try:
+        return tempfile.TemporaryDirectory(**options)
+    except OSError as error:
+        raise TemporaryWriteFailure(options.get("dir") or tempfile.gettempdir(), error, folder=True) from None

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
 from .. import __version__
-from ..errors import BobcError
+from ..errors import BobcError, temporary_folder, write_temporary
 from ..resources import shared_folder
 from ..targets import Target
 from ..nvidia.encode import plan_parameter_base
@@ -192,9 +191,9 @@ def render(built, target: Target) -> str:
 def build_host(built, target: Target, output: Path) -> None:
     """Write the host executable `output` for `target` from a compiled plan."""
     source = render(built, target)
-    with tempfile.TemporaryDirectory(prefix="bobc-host-") as folder:
+    with temporary_folder(prefix="bobc-host-") as folder:
         plan_c = Path(folder) / "host_plan.c"
-        plan_c.write_text(source, encoding="utf-8")
+        write_temporary(plan_c, source.encode("utf-8"))     # a full disk: one message, exit 8
         linked = Path(folder) / "host"
         runtime = shared_folder("runtime_c")
         gcc.build([plan_c], [runtime], linked, library=[runtime / name for name in _runtime_sources(runtime)])
@@ -204,7 +203,11 @@ def build_host(built, target: Target, output: Path) -> None:
                                 "manifest": json.dumps(images.manifest, sort_keys=True).encode(),
                                 version.SECTION: version.text(built, target, built.program.plan_name)})
         try:
-            output.write_bytes(linked.read_bytes())
+            data = linked.read_bytes()
+        except OSError as error:
+            raise HostGenerationError(f"cannot read {linked}: {error.strerror}") from None
+        write_temporary(output, data)       # `bobc build`'s scratch copy, published from there
+        try:
             output.chmod(0o755)
         except OSError as error:
             raise HostGenerationError(f"cannot write {output}: {error.strerror}") from None

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BobcError
+from ..errors import BobcError, write_temporary
 from ..plan.host import ENCODINGS, FILES, INTERPRETED, RECORD_CHECKS, SCALAR_OPS
 from . import steps_c
 
@@ -94,7 +94,7 @@ def embed(executable: Path, sections: dict[str, bytes]) -> None:
     header[12] = len(table) + len(added)
     out[:_EHDR.size] = _EHDR.pack(*header)
     temporary = executable.with_name(executable.name + ".sections")
-    temporary.write_bytes(out)
+    write_temporary(temporary, out)         # a full disk or `ulimit -f`: one message, exit 8
     os.chmod(temporary, 0o755)
     os.replace(temporary, executable)
 

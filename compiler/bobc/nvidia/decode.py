@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import struct
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BobcError, UsageError
+from ..errors import BobcError, UsageError, temporary_folder, write_temporary
 from .. import nvtools
 from ..resources import doc
 from . import gpfifo, pushbuffer, qmd
@@ -297,9 +296,9 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     tool = nvtools.nvdisasm()
     if tool is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
+    with temporary_folder() as tmp:
         path = Path(tmp) / "code.bin"
-        path.write_bytes(code)
+        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8
         done = subprocess.run([tool, "-b", arch, "--base-address", hex(base), str(path)],
                               capture_output=True, text=True)
     if done.returncode != 0 or done.stderr.strip():
@@ -670,9 +669,9 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
 
     from ..sass.oracle import parse_hex_listing
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with temporary_folder() as tmp:
         path = Path(tmp) / "code.bin"
-        path.write_bytes(code)
+        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
         try:
             done = subprocess.run([tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)],
                                   capture_output=True, text=True)
