@@ -20,6 +20,7 @@ compilers finish in (the first failing source in the list's order).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,10 +131,125 @@ def gcc_environment() -> dict[str, str]:
     return {**os.environ, "TMPDIR": tempfile.gettempdir()}
 
 
+class HostResourceError(HostBuildError):
+    """gcc ran out of something that is not bobc's to give: disk space (in the folder it writes
+    its output to or in its temporary folder), the file size limit (`ulimit -f`), memory, or it
+    was killed by a signal.  Not a bobc bug: the message says what ran out and the hint what to
+    do.  Exit 8 (README: an output not written).  `kind`: "space", "file size", "memory" or
+    "signal"; `words`: what happened, in the system's words (resource_failure)."""
+
+    exit_code = 8
+
+    def __init__(self, message: str, kind: str, words: str, hint: str):
+        super().__init__(message, hint=hint)
+        self.kind = kind
+        self.words = words
+
+
+# What gcc, cc1, as, ld and collect2 print when the system, not the source, stopped them (the
+# system's words, as the message repeats them), read in their own lines only: a line gcc quotes
+# from a source (`  12 |   text`) is never read for these.
+_RESOURCE_WORDS = (("No space left on device", "space"), ("Disk quota exceeded", "space"),
+                   ("File too large", "file size"), ("File size limit exceeded", "file size"),
+                   ("out of memory", "memory"), ("Cannot allocate memory", "memory"),
+                   ("virtual memory exhausted", "memory"), ("memory exhausted", "memory"))
+_QUOTED = re.compile(r"^\s*\d*\s*\|")                       # gcc's source excerpt: `   12 |   code`
+_COLLECT2 = re.compile(r"terminated with signal (\d+)")        # collect2: `ld terminated with signal 9 [Killed]`
+# The signals that stop a compiler from outside (the driver's `Killed signal terminated program
+# cc1` names them by strsignal): a crash signal (SIGSEGV, SIGABRT...) is a compiler's own fault.
+_STOPPING = ("SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU", "SIGXFSZ")
+
+
+def resource_failure(returncode: int, diagnostics: str) -> tuple[str, str] | None:
+    """(kind, what happened) when gcc failed for lack of a resource or was stopped by a signal,
+    else None (a real compile or link error, or a compiler crash).  kind: "space", "file size",
+    "memory" or "signal".  `returncode` negative: the gcc driver itself was killed by that
+    signal.  `diagnostics`: what it printed."""
+    import signal as signals
+
+    lines = [line.lower() for line in diagnostics.splitlines() if not _QUOTED.match(line)]
+    for words, kind in _RESOURCE_WORDS:
+        if any(words.lower() in line for line in lines):
+            return kind, words
+    stopping = [getattr(signals, name) for name in _STOPPING if hasattr(signals, name)]
+    number = -returncode if returncode < 0 else None
+    for line in lines if number is None else ():
+        found = _COLLECT2.search(line)
+        if found and int(found.group(1)) in stopping:
+            number = int(found.group(1))
+            break
+        for candidate in stopping:
+            said = (signals.strsignal(candidate) or "").lower()
+            if said and f"{said} signal terminated program" in line:
+                number = candidate
+                break
+        if number is not None:
+            break
+    if number is None:
+        return None
+    try:
+        name = signals.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    if name == "SIGXFSZ":
+        return "file size", "SIGXFSZ"
+    return "signal", f"a compiler process was killed by {name}"
+
+
+def _folders(output: Path | None) -> list[str]:
+    """The folders a failed gcc may have run out of space in, as a user names them: where its
+    output goes (the cache folder when it lies in it) and its temporary folder (TMPDIR, outside
+    this command's `bobc-proc-*` folder, which the command removes)."""
+    import tempfile
+
+    from ..errors import temporary_base
+    from ..reference.safe_io import shown
+
+    found = []
+    if output is not None:
+        root = cache.folder()
+        parent = Path(output).resolve().parent
+        if root is not None and (root.resolve() == parent or root.resolve() in parent.parents):
+            found.append(root)
+        else:
+            found.append(temporary_base(parent, folder=True))
+    found.append(temporary_base(tempfile.gettempdir(), folder=True))
+    return list(dict.fromkeys(shown(folder) for folder in found))
+
+
+def _resource_error(kind: str, happened: str, what: str, diagnostics: str, output: Path | None) -> HostResourceError:
+    folders = " and ".join(_folders(output))
+    if kind == "space":
+        hint = f"free space in {folders} (or point TMPDIR at a folder with room), then build again"
+        said = f"no room to write in {folders} ({happened})"
+    elif kind == "file size":
+        hint = "raise the file size limit (ulimit -f), then build again"
+        said = f"a file it wrote reached the file size limit, ulimit -f ({happened})"
+    elif kind == "memory":
+        hint = "free memory or raise the memory limit (ulimit -v), then build again"
+        said = f"it ran out of memory ({happened})"
+    else:
+        hint = ("if the system ran out of memory (its OOM killer sends SIGKILL), free memory; "
+                "then build again")
+        said = happened
+    return HostResourceError(f"gcc could not build {what}: {said}; this is not a fault in the plan "
+                             f"or in bobc:\n{diagnostics}", kind, happened, hint)
+
+
 def _run(command: list[str], what: str) -> None:
+    """Run one gcc; its failure is a HostBuildError with what it printed.  A failure for lack of
+    disk space, memory or the file size limit, or by a signal, is a HostResourceError that says
+    so (resource_failure), naming the folders it writes in (its `-o` file's and its TMPDIR); any
+    other is a bug in the C bobc generated, and its hint says so."""
     result = subprocess.run(command, capture_output=True, text=True, env=gcc_environment())
     if result.returncode != 0:
         diagnostics = (result.stderr or result.stdout).strip()
+        found = resource_failure(result.returncode, diagnostics)
+        if found is not None:
+            if not diagnostics:
+                diagnostics = f"(gcc printed nothing; its exit status was {result.returncode})"
+            output = Path(command[command.index("-o") + 1]) if "-o" in command[:-1] else None
+            raise _resource_error(*found, what, diagnostics, output)
         raise HostBuildError(f"gcc could not build {what}:\n{diagnostics}",
                              hint="this is a bobc bug if the plan checked: please report it with the plan")
 
@@ -182,6 +298,8 @@ def compiling_notice(scratch: Path) -> None:
         from ..reference.safe_io import shown
 
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
+        if _warned_full_cache:
+            why = f"the cache folder {shown(root)} has no room: this build stores nothing there"
     try:
         if sys.stderr is not None:
             print(f"bobc: {COMPILING_NOTICE} ({why})", file=sys.stderr, flush=True)
@@ -235,6 +353,77 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
     return list(lines)
 
 
+def _in_cache(scratch: Path) -> bool:
+    root = cache.folder()
+    return root is not None and root.resolve() in scratch.resolve().parents
+
+
+_warned_full_cache = False
+
+
+def _warn_full_cache(words: str) -> None:
+    """One line on stderr, once per command: the cache folder had no room, so this build
+    compiled outside it and stored nothing (docs/cache.md: a cache only saves work)."""
+    global _warned_full_cache
+    from ..reference.safe_io import shown
+
+    if _warned_full_cache:
+        return
+    _warned_full_cache = True
+    try:
+        if sys.stderr is not None:
+            print(f"bobc: warning: the cache folder {shown(cache.folder())} has no room ({words}): "
+                  "this build compiled in a temporary folder and stored nothing in the cache; "
+                  "free space there to keep the saving", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
+    """A scratch folder of `kind` (cache.scratch_folder: in the cache when it is writable) with
+    `compile_in(folder)` done in it, and whether it may be published into the cache.  When the
+    compile fails for lack of space (HostResourceError "space") in a scratch folder inside the
+    cache, it is done again in a folder of this command's temporary folder, never stored, and
+    one warning line says so (_warn_full_cache): a full cache folder loses the saving, not the
+    build; the command's later compiles go there at once.  A failure there too is the error.
+    `notice`: called with the scratch folder before compiling (compiling_notice)."""
+    if not _warned_full_cache:
+        scratch = cache.scratch_folder(kind)
+        if notice is not None:
+            notice(scratch)
+        try:
+            compile_in(scratch)
+            return scratch, True
+        except HostResourceError as error:
+            cache.release_scratch(scratch, remove=True)
+            if error.kind != "space" or not _in_cache(scratch):
+                raise
+            words = error.words
+        except BaseException:
+            cache.release_scratch(scratch, remove=True)
+            raise
+    else:
+        words = None
+    import tempfile
+
+    from ..errors import TemporaryWriteFailure
+
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-"))
+    except OSError as failure:
+        raise TemporaryWriteFailure(tempfile.gettempdir(), failure, folder=True) from None
+    if words is None and notice is not None:
+        notice(scratch)
+    try:
+        compile_in(scratch)
+    except BaseException:
+        cache.release_scratch(scratch, remove=True)
+        raise
+    if words is not None:
+        _warn_full_cache(words)
+    return scratch, False
+
+
 def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> tuple[list[Path], Path | None]:
     """Objects for `library` (one per source, in order): from the cache, or compiled now
     (concurrently, after one line on stderr that says so: compiling_notice).
@@ -246,14 +435,11 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
     cached = cache.cached_folder(CACHE_KIND, key, names)      # checked: a damaged entry is a miss
     if cached is not None:
         return [cached / name for name in names], None
-    scratch = cache.scratch_folder(CACHE_KIND)
-    compiling_notice(scratch)
-    try:
-        compile_objects(gcc, [(source, scratch / name, f"the runtime source {source}")
-                              for source, name in zip(library, names)], include_dirs)
-    except BaseException:
-        cache.release_scratch(scratch, remove=True)
-        raise
+    scratch, storable = _compiled(CACHE_KIND, lambda scratch: compile_objects(
+        gcc, [(source, scratch / name, f"the runtime source {source}") for source, name in zip(library, names)],
+        include_dirs), compiling_notice)
+    if not storable:
+        return [scratch / name for name in names], scratch
     folder = cache.publish_folder(CACHE_KIND, key, scratch, names)
     if folder == scratch:
         return [scratch / name for name in names], scratch
@@ -270,12 +456,10 @@ def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path
     cached = cache.cached_folder(SOURCE_KIND, key, [name])    # checked: a damaged entry is a miss
     if cached is not None:
         return cached / name, None
-    scratch = cache.scratch_folder(SOURCE_KIND)
-    try:
-        _run([gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}")
-    except BaseException:
-        cache.release_scratch(scratch, remove=True)
-        raise
+    scratch, storable = _compiled(SOURCE_KIND, lambda scratch: _run(
+        [gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}"))
+    if not storable:
+        return scratch / name, scratch
     folder = cache.publish_folder(SOURCE_KIND, key, scratch, [name])
     if folder == scratch:
         return scratch / name, scratch
