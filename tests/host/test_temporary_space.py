@@ -120,3 +120,20 @@ def test_a_full_temporary_folder_names_the_folder_to_free(tmp_path):
                               f"hint: free space in {tmp_path}, or point TMPDIR at a folder with room")
     assert temporary_base(process, folder=True) == tmp_path
     assert temporary_base(tmp_path / "x" / "f") == tmp_path / "x"
+
+
+@pytest.mark.parametrize("call", [
+    "from bobc.sass.oracle import disassemble; disassemble(bytes(20000), 'SM86')",
+    "from bobc.sim.sass_frontend import disassembly_text; disassembly_text(bytes(20000), 'SM86')",
+], ids=["oracle", "simulator"])
+def test_the_other_nvdisasm_inputs_are_refused_as_one_message(tmp_path, call):
+    """The assembler's oracle and the simulator write nvdisasm's input the same way (fix-diskfull's
+    note): past the file size limit, a TemporaryWriteFailure (exit 8), not an OSError."""
+    program = ("import sys\nfrom bobc.errors import TemporaryWriteFailure\ntry:\n    " + call +
+               "\nexcept TemporaryWriteFailure as error:\n    print(error.exit_code, error.message)\n    sys.exit(0)\n"
+               "sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                          env=_environment(tmp_path, BOBC_NVDISASM=_fake_nvdisasm(tmp_path)),
+                          preexec_fn=_limited(4096))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("8 cannot write the temporary file ") and "File too large" in done.stdout

@@ -129,12 +129,13 @@ def write_host(built, target, output: Path, option: str = "-o") -> None:
     leaves the previous host intact, and a symlink, folder or device at
     `output` is refused, never written through.
     """
-    import tempfile
 
     from ..host import generate
     from ..reference.safe_io import publish_file
 
-    with tempfile.TemporaryDirectory(prefix="bobc-build-") as scratch:
+    from ..errors import temporary_folder
+
+    with temporary_folder(prefix="bobc-build-") as scratch:     # a full disk: one message, exit 8
         linked = Path(scratch) / "bob-host"
         generate.build_host(built, target, linked)
         data = linked.read_bytes()

@@ -68,13 +68,9 @@ def interpreter_bytes() -> bytes:
         output = scratch / "native-host"
         command = [compiler, *gcc.CFLAGS, *(str(objects[source.name]) for source in listed),
                    "-static", "-o", str(output), "-lm"]
-        import subprocess
-
-        result = subprocess.run(command, capture_output=True, text=True, env=gcc.gcc_environment())
-        if result.returncode != 0:
-            raise gcc.HostBuildError(
-                "gcc could not build the native host interpreter:\n" + (result.stderr or result.stdout).strip(),
-                hint="this is a bobc bug: please report it with the output above")
+        # gcc's failure for lack of space, memory or the file size limit says so (gcc._run,
+        # resource_failure); any other is a bug of bobc's (fix-diskfull's note)
+        gcc._run(command, "the native host interpreter")
         data = output.read_bytes()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

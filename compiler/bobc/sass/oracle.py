@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +50,11 @@ def require_nvdisasm() -> str:
 def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassembly:
     """Decode a raw instruction stream with nvdisasm -hex (-raw keeps nvdisasm's plain form)."""
     tool = require_nvdisasm()
-    with tempfile.TemporaryDirectory() as folder:
+    from ..errors import temporary_folder, write_temporary
+
+    with temporary_folder() as folder:      # a full disk: one message, exit 8, not a traceback
         path = Path(folder) / "code.bin"
-        path.write_bytes(code)
+        write_temporary(path, code)
         command = [tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else []) + [str(path)]
         try:
             done = subprocess.run(command, capture_output=True, text=True)

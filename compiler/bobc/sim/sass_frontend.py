@@ -16,7 +16,6 @@ import dataclasses
 import hashlib
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,9 +102,11 @@ def disassembly_text(code: bytes, arch: str) -> str:
     if tool is None:
         raise ToolMissing("nvdisasm is not installed; the simulator decodes instructions only through it",
                           hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
-    with tempfile.TemporaryDirectory(prefix="bobc-sim-") as folder:
+    from ..errors import temporary_folder, write_temporary
+
+    with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
         path = Path(folder) / "code.bin"
-        path.write_bytes(code)
+        write_temporary(path, code)
         done = subprocess.run([tool, "-b", arch, str(path)], capture_output=True, text=True)
     if done.returncode != 0:
         raise SimulationFault(f"nvdisasm -b {arch} refuses the code: {done.stderr.strip() or done.stdout.strip()}")
