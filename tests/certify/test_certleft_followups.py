@@ -13,11 +13,9 @@
 """
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -92,7 +92,7 @@ def test_a_cluster_word_is_the_drivers_on_sm90_only(tmp_path):
 @pytest.mark.parametrize("target", [SM86, SM90], ids=lambda t: t.name)
 def test_an_undocumented_slot_below_the_base_is_refused(tmp_path, target):
     (found,) = findings(tmp_path, target, extra="    LDC R10, c[0x0][0x100]\n")
-    assert f"reads c[0x0][0x100]" in found.message and "where the driver keeps no word a kernel reads" in found.message
+    assert "reads c[0x0][0x100]" in found.message and "where the driver keeps no word a kernel reads" in found.message
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

@@ -18,7 +18,7 @@ def test_help_prints_the_usage_and_exits_0(tmp_path, k):
     from bobc.reference.native_program import run_program
 
     code = program(read_file(k - 1, 4))
-    host = write_host(tmp_path, "worker", code)
+    write_host(tmp_path, "worker", code)
     done = subprocess.run(["./worker", "--help"], cwd=tmp_path, capture_output=True, timeout=60,
                           env={**os.environ, "NATIVE_DEVICE": "memory"})
     stdout, stderr = io.BytesIO(), io.BytesIO()

@@ -88,7 +88,7 @@ def test_a_misspelt_modifier_gets_a_did_you_mean(tmp_path, capsys):
     assert "ISETP takes no modifier .U23 (did you mean .U32?)" in err
     assert "hint: the modifiers of ISETP on sm_86: " in err and ".U32" in err
     # the corpus hint stays beside the did-you-mean, for a modifier ptxas writes and no table has yet
-    assert f"if ptxas itself writes .U23 on ISETP, it is a form the tables have not learned" in err and RELEARN in err
+    assert "if ptxas itself writes .U23 on ISETP, it is a form the tables have not learned" in err and RELEARN in err
 
 
 @TARGETS

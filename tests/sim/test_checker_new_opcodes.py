@@ -3,7 +3,6 @@
 producers, the tensor cores."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bobc.sim.faults import Hazard

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import struct
 
-import pytest
 
 from bobc.cli import main
 from bobc.nvidia.encode import write_images

@@ -2,7 +2,6 @@
 findings 3-6): each test states the behaviour the module's comment promises."""
 from __future__ import annotations
 
-import pytest
 
 
 def values(program, *names):

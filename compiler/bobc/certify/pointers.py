@@ -245,8 +245,8 @@ def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_
         read_text = (f"its code reads {_byte_span(wanted)} ({'; '.join(r.source_at(contract) for r in reads[:2])}"
                      f"{'; ...' if len(reads) > 2 else ''})" if reads else
                      "its code never reads it, so all 8 bytes count" if contract.assembled else
-                     f"its code's reads of it are not known from its source's c[0x0][param+N] operands, so "
-                     f"all 8 bytes count")
+                     "its code's reads of it are not known from its source's c[0x0][param+N] operands, so "
+                     "all 8 bytes count")
         out.append(Finding("contract", f"{name} sets only part of argument {argument.index} (word "
                                        f"{argument_word + argument.index}, {argument.what}; "
                                        f"{contract.source.name}:{argument.line}), a scalar of {launch.identity}'s "

@@ -8,7 +8,6 @@ REFERENCE_KERNELS_FILE in the plan's root folder (the folder its module path
 is relative to: for a module Model.Build.NativeHost, the folder holding
 Model/); this command knows no model.
 """
-import argparse
 import os
 from pathlib import Path
 
