@@ -203,7 +203,158 @@ class _GuardedStdout:
         return getattr(self._stream, name)
 
 
+# the signals that end a command through its cleanup (every `finally` runs: temporaries removed,
+# locks released), each with its one line on stderr and its exit code, 128 + the signal's number
+# (README, "Exit codes"); a signal ignored when bobc starts (nohup, a background job) stays ignored
+ENDING_SIGNALS = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+
+
+class Ended(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP arrived while a command ran (a KeyboardInterrupt, so that every
+    cleanup written for Ctrl-C runs for the other two as well)."""
+
+    def __init__(self, number: int):
+        super().__init__(number)
+        self.number = number
+
+
+def _ending(number, frame) -> None:
+    import signal
+
+    if number != signal.SIGINT:
+        # Ctrl-C reaches the whole process group; a SIGTERM or SIGHUP sent to bobc alone would
+        # leave its children (gcc) running into folders the cleanup removes
+        _stop_children()
+    raise Ended(number)
+
+
+def _stop_children() -> None:
+    """SIGTERM to every process descended from this one (found in /proc; none without it)."""
+    import os
+    import signal
+
+    me = os.getpid()
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return
+    children: dict = {}
+    for name in names:
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(name))
+        except (OSError, IndexError, ValueError):
+            continue
+    found, waiting = [], list(children.get(me, ()))
+    while waiting:
+        pid = waiting.pop()
+        if pid != me and pid not in found:
+            found.append(pid)
+            waiting.extend(children.get(pid, ()))
+    for pid in found:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+
+
+def _take_signals() -> dict:
+    """Install _ending for ENDING_SIGNALS (those not ignored); the handlers they replace."""
+    import signal
+    import threading
+
+    taken: dict = {}
+    if threading.current_thread() is not threading.main_thread():
+        return taken
+    for name in ENDING_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        handler = signal.getsignal(number)
+        if handler == signal.SIG_IGN:
+            continue
+        taken[number] = handler
+        signal.signal(number, _ending)
+    return taken
+
+
+def _settle(taken: dict) -> None:
+    """The command's exit code is decided: a signal from now on no longer changes it (the outputs
+    were written and said, or the refusal was said; interpreter teardown takes tens of ms)."""
+    import signal
+
+    for number in taken:
+        signal.signal(number, signal.SIG_IGN)
+
+
+def _restore(taken: dict) -> None:
+    import signal
+
+    for number, handler in taken.items():
+        signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+
+
+def _ended_line(interruption: BaseException) -> int:
+    """Say how a command was ended (`bobc: interrupted`, `bobc: terminated`, `bobc: hung up`);
+    its exit code, 128 + the signal's number."""
+    import signal
+
+    number = getattr(interruption, "number", signal.SIGINT)
+    try:
+        print(f"bobc: {ENDING_SIGNALS.get(signal.Signals(number).name, 'interrupted')}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 128 + number
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command line; its exit code.  SIGINT, SIGTERM and SIGHUP end it through its
+    cleanup with one line and 128 + the signal's number, from its first line to its result;
+    after the result, none changes it.  Called as the bobc program (bobc.PROGRAM), the result
+    stays settled through the interpreter's exit; called from Python, the handlers it found are
+    put back."""
+    from . import PROGRAM
+
+    taken: dict = {}
+    stderr = sys.stderr
+    try:
+        taken = _take_signals()
+        if stderr is None:          # stderr closed (2>&-): a message goes nowhere, never to stdout
+            _stderr_sink()
+        code = _main(argv, taken)
+    except KeyboardInterrupt as interruption:      # before the command started (imports, parsing)
+        code = _ended_line(interruption)
+    finally:
+        _settle(taken)
+        if not PROGRAM:
+            _restore(taken)
+            if stderr is None and sys.stderr is not None:
+                sink, sys.stderr = sys.stderr, None
+                sink.close()
+    return code
+
+
+def _stderr_sink() -> None:
+    """sys.stderr on /dev/null, and the descriptor 2 too when it is closed (so that no file this
+    command opens takes it, and no child writes into one)."""
+    import os
+
+    try:
+        sink = open(os.devnull, "w", encoding="utf-8", errors="backslashreplace")
+    except OSError:
+        return
+    try:
+        os.fstat(2)
+    except OSError:
+        try:
+            os.dup2(sink.fileno(), 2)
+        except OSError:
+            pass
+    sys.stderr = sink
+
+
+def _main(argv, taken: dict) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
     _Parser.json_wanted = "--json" in argv
@@ -219,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     if guarded:
         sys.stdout = _GuardedStdout(stdout)
     try:
-        code, failed = _run(args)
+        code, failed = _run(args, taken)
         try:
             sys.stdout.flush()          # here, not at exit, where a failure would be a Python complaint
         except BrokenPipeError:
@@ -234,14 +385,17 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = stdout
 
 
-def _run(args) -> tuple[int, bool]:
+def _run(args, taken: dict) -> tuple[int, bool]:
     """The subcommand's exit code, and whether it is a refusal (BobcError)."""
-    from .cache import process_temporaries
-
     try:
+        from .cache import process_temporaries
+
         with process_temporaries():      # swept by the next command if this one is killed
-            return int(args._module.run(args) or 0), False
+            code = int(args._module.run(args) or 0)
+            _settle(taken)              # the outputs are written: removing the temporaries is all that is left
+            return code, False
     except BobcError as error:
+        _settle(taken)
         if getattr(args, "json", False):
             _json_refusal(args, error)
         from .reference.safe_io import stderr_line
@@ -251,9 +405,9 @@ def _run(args) -> tuple[int, bool]:
     except StdoutFailed as failure:
         _stdout_failed(args, failure)
         return STDOUT_NOT_WRITTEN, True
-    except KeyboardInterrupt:
-        print("bobc: interrupted", file=sys.stderr)
-        return 130, True
+    except KeyboardInterrupt as interruption:       # Ctrl-C, or SIGTERM or SIGHUP (Ended)
+        _settle(taken)
+        return _ended_line(interruption), True
     except BrokenPipeError:
         # the reader stopped reading (`bobc dump ... | head`): nothing more can be said, and
         # Python's exit-time flush must not complain; a command whose exit code is a verdict

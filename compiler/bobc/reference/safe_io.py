@@ -431,6 +431,7 @@ class OutputSet:
         temporaries: list = []
         journal = None
         locks: list = []
+        deferred = None
         try:
             for output in self.outputs:
                 temporaries.append(output.temporary if output.temporary is not None else _write_temporary(output))
@@ -455,6 +456,12 @@ class OutputSet:
                                              f"became {_kind(info.st_mode)} during the run",
                                              host_line=f"output {shown(output.path)} ({output.option}): became "
                                                        f"{_kind(info.st_mode)} during the run (nothing was published)")
+            # from the journal's write to its removal, SIGINT, SIGTERM and SIGHUP wait (they are acted
+            # on once the renames are done): a journal on disk owns the temporaries it lists, so
+            # this process never removes them, and never leaves the renames half done unless killed
+            # (SIGKILL: the next invocation completes them; docs/runtime.md, "Files")
+            deferred = _DeferredSignals()
+            deferred.__enter__()
             if len(self.outputs) > 1:
                 last = self.outputs[-1]
                 journal = journal_write(last.folder, last.base,
@@ -473,8 +480,6 @@ class OutputSet:
                         # published (a journal whose first rename fails again would block every later run)
                         _remove_journal(journal)
                         journal = None
-                    if journal is not None:     # the journal owns the temporaries now
-                        temporaries = []
                     detail = f"rename failed: {failure.strerror or failure}"
                     raise OutputWriteFailure(output.path, output.option, detail,
                                              hint=_published_hint(self.outputs[:index], journal, output.path),
@@ -490,7 +495,10 @@ class OutputSet:
                 except FileNotFoundError:
                     pass            # removed by hand: the publication is complete all the same
                 _fsync_folder(os.path.dirname(journal))
+                journal = None
         finally:
+            if journal is not None and os.path.lexists(journal):
+                temporaries = []        # the journal on disk owns the temporaries: the next invocation renames them
             unlock_folders(locks)
             for temporary in temporaries:
                 if temporary is not None:
@@ -499,6 +507,57 @@ class OutputSet:
                     except OSError:
                         pass
             self.discard()          # prepared temporaries a failure left before their turn
+            if deferred is not None:
+                deferred.__exit__(None, None, None)     # a signal that waited is acted on now
+
+
+# the signals a publication's journal and renames hold back (_DeferredSignals): those that end
+# bobc with its cleanup (cli.main), and the host's (host_io.c rt_io_publish lets them kill it there)
+DEFERRED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+class _DeferredSignals:
+    """While entered (in the main thread: the only one Python delivers signals to), SIGINT,
+    SIGTERM and SIGHUP are noted instead of acted on; on exit the handlers are restored and each
+    noted signal is raised again, so its usual action (KeyboardInterrupt, cli.main's
+    `bobc: terminated`, death) happens after the renames.  A signal ignored (SIG_IGN) stays
+    ignored; one whose handler is not Python's is left alone."""
+
+    def __init__(self):
+        self.previous: dict = {}
+        self.arrived: list = []
+
+    def _note(self, number, frame) -> None:
+        if number not in self.arrived:
+            self.arrived.append(number)
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for name in DEFERRED_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            handler = signal.getsignal(number)
+            if handler is None or handler == signal.SIG_IGN:
+                continue
+            self.previous[number] = handler      # first: a signal between the two lines is restored too
+            signal.signal(number, self._note)
+        return self
+
+    def __exit__(self, *exception) -> bool:
+        import signal
+
+        while self.previous:
+            number, handler = self.previous.popitem()
+            signal.signal(number, handler)
+        arrived, self.arrived = self.arrived, []
+        for number in arrived:
+            signal.raise_signal(number)
+        return False
 
 
 def _date_now(temporaries) -> None:
