@@ -52,8 +52,17 @@ def built(tmp_path_factory) -> dict:
     _build_tools()
     out = tmp_path_factory.mktemp("packaging")
     source = out / "source"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".device", "build", "out", "tests", "bench", "*.egg-info", "__pycache__", "bob-host"))
+    patterns = shutil.ignore_patterns(".git", ".venv", ".device", "build", "out", "tests", "bench", "*.egg-info",
+                                      "__pycache__", "bob-host")
+    inside = out.resolve()
+
+    def ignored(folder, names):
+        # a TMPDIR inside the checkout holds this very copy: never copy the folder that holds it (a copy
+        # into itself grew until the disk was full)
+        return set(patterns(folder, names)) | {name for name in names
+                                               if inside.is_relative_to((Path(folder) / name).resolve())}
+
+    shutil.copytree(REPO, source, ignore=ignored)
     git = ["git", "-C", source, "-c", "user.name=bobc tests", "-c", "user.email=tests@bobc.invalid",
            "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
     env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
