@@ -62,8 +62,8 @@ IDLE_WAITS = 20_000    # incomplete TRYWAITs with no mbarrier changing: a wait n
 # The most threads (each block padded to whole warps) one launch may have here: every thread gets
 # its own column of registers, uniform registers and special registers (about 0.5 KB and 4 bytes a
 # register), so 2^21 threads take up to ~5.6 GB.  2.5 times the largest launch the tests simulate
-# (830,976 threads: Coppelius's half copy at its small size, tests/coppelius/test_host_simulated.py;
-# docs/simulator.md, "Launch size").  A larger grid was a NumPy
+# (830,976 threads: a bundled model's half copy at its small size, docs/simulator.md, "Launch size").
+# A larger grid was a NumPy
 # MemoryError traceback (probe s31 limits finding 3); it is refused by name before anything is made
 MAX_THREADS = 1 << 21
 # the most shared memory (blocks x bytes a block) one launch may have here
