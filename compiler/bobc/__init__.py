@@ -20,13 +20,40 @@ def _started_as_program() -> bool:
     return "-m" in given and given[given.index("-m") + 1:given.index("-m") + 2] == ["bobc"]
 
 
+# the signals that end a command, and the words its last line says for each (cli.main; the
+# reference's publication holds them back while it renames: reference/safe_io.py)
+ENDING_SIGNALS = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+
+
+def take_signals(handler) -> dict:
+    """Install `handler` for each of ENDING_SIGNALS that is not ignored (nor set outside Python);
+    the handlers it replaces, by number, to put back.  Only the main thread may: elsewhere none."""
+    import signal
+    import threading
+
+    taken: dict = {}
+    if threading.current_thread() is not threading.main_thread():
+        return taken
+    for name in ENDING_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        previous = signal.getsignal(number)
+        if previous is None or previous == signal.SIG_IGN:
+            continue
+        taken[number] = previous        # first: a signal between the two lines is put back too
+        signal.signal(number, handler)
+    return taken
+
+
 def _ended_early(number, frame) -> None:
     """SIGINT, SIGTERM or SIGHUP while bobc starts (its imports, before cli.main installs its
     handlers): nothing is written yet, so nothing to clean up -- the line cli.main says, and
     128 + the signal's number, never a traceback (probe s31 signals finding 6)."""
     import os
+    import signal
 
-    words = {2: "interrupted", 15: "terminated", 1: "hung up"}.get(number, "interrupted")
+    words = ENDING_SIGNALS.get(signal.Signals(number).name, "interrupted")
     try:
         os.write(2, f"bobc: {words}\n".encode())
     except OSError:
@@ -34,17 +61,8 @@ def _ended_early(number, frame) -> None:
     os._exit(128 + number)
 
 
-def _take_signals_early() -> None:
-    import signal
-
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) not in (signal.SIG_IGN, None):
-            signal.signal(number, _ended_early)
-
-
 # set when this process is the bobc command: cli.main then keeps its result settled through the
 # interpreter's exit instead of putting the signal handlers back
 PROGRAM = _started_as_program()
 if PROGRAM:
-    _take_signals_early()
+    take_signals(_ended_early)

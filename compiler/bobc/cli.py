@@ -206,7 +206,7 @@ class _GuardedStdout:
 # the signals that end a command through its cleanup (every `finally` runs: temporaries removed,
 # locks released), each with its one line on stderr and its exit code, 128 + the signal's number
 # (README, "Exit codes"); a signal ignored when bobc starts (nohup, a background job) stays ignored
-ENDING_SIGNALS = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+from . import ENDING_SIGNALS  # noqa: E402 -- declared once, with take_signals
 
 
 class Ended(KeyboardInterrupt):
@@ -261,22 +261,9 @@ def _stop_children() -> None:
 
 def _take_signals() -> dict:
     """Install _ending for ENDING_SIGNALS (those not ignored); the handlers they replace."""
-    import signal
-    import threading
+    from . import take_signals
 
-    taken: dict = {}
-    if threading.current_thread() is not threading.main_thread():
-        return taken
-    for name in ENDING_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is None:
-            continue
-        handler = signal.getsignal(number)
-        if handler == signal.SIG_IGN:
-            continue
-        taken[number] = handler
-        signal.signal(number, _ending)
-    return taken
+    return take_signals(_ending)
 
 
 def _settle(taken: dict) -> None:

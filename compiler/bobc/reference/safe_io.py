@@ -511,13 +511,10 @@ class OutputSet:
                 deferred.__exit__(None, None, None)     # a signal that waited is acted on now
 
 
-# the signals a publication's journal and renames hold back (_DeferredSignals): those that end
-# bobc with its cleanup (cli.main), and the host's (host_io.c rt_io_publish lets them kill it there)
-DEFERRED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
-
-
 class _DeferredSignals:
-    """While entered (in the main thread: the only one Python delivers signals to), SIGINT,
+    """The signals that end bobc with its cleanup (bobc.ENDING_SIGNALS, cli.main; the host's
+    rt_io_publish lets them kill it there), held back over a publication's journal and renames.
+    While entered (in the main thread: the only one Python delivers signals to), SIGINT,
     SIGTERM and SIGHUP are noted instead of acted on; on exit the handlers are restored and each
     noted signal is raised again, so its usual action (KeyboardInterrupt, cli.main's
     `bobc: terminated`, death) happens after the renames.  A signal ignored (SIG_IGN) stays
@@ -532,20 +529,9 @@ class _DeferredSignals:
             self.arrived.append(number)
 
     def __enter__(self):
-        import signal
-        import threading
+        from .. import take_signals
 
-        if threading.current_thread() is not threading.main_thread():
-            return self
-        for name in DEFERRED_SIGNALS:
-            number = getattr(signal, name, None)
-            if number is None:
-                continue
-            handler = signal.getsignal(number)
-            if handler is None or handler == signal.SIG_IGN:
-                continue
-            self.previous[number] = handler      # first: a signal between the two lines is restored too
-            signal.signal(number, self._note)
+        self.previous = take_signals(self._note)     # bobc.ENDING_SIGNALS, in the main thread only
         return self
 
     def __exit__(self, *exception) -> bool:
