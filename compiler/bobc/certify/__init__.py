@@ -25,7 +25,8 @@ What is checked (one module per check):
   submitted, launches are first submitted in plan order, semaphores are not
   shared between submissions;
 - host steps (host_steps.py): every host address a file or memory step of the host's
-  schedule touches lies in one buffer the plan maps.
+  schedule touches lies in one buffer the plan maps; a checkpoint the schedule writes is
+  published, and never before its first Operation (where a predict request ends).
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
 extents, by the pointer check's own reading of the contracts), from which launches

@@ -8,6 +8,13 @@ step that would copy an input into bytes no buffer holds (or publish a checkpoin
 the arena's end, or of the wrong size) is refused here, naming the step, instead of failing
 the invocation that reaches it (the reference runner and the host check the same rules as
 they run).
+
+The schedule is one list for both requests (docs/host-steps.md): a predict request runs it up
+to its first Operation and hands its input checkpoint on unchanged, a train request runs all of
+it.  So no CheckpointPublish comes before the first Operation (a predict would publish it and
+move the step on), a checkpoint the schedule begins or writes is published after (a train would
+otherwise drop it and hand the input state on), and submissions after the Operation, a train's
+updates, end in a publication.
 """
 from __future__ import annotations
 
@@ -63,6 +70,7 @@ def check_host_steps(plan: Plan) -> list[Finding]:
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
             _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
         _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
+        _request_split(host.steps, plan.checkpoint.updates_per_invocation, out)
     return out
 
 
@@ -144,6 +152,79 @@ def _publication_updates(steps, updates: int, out: list) -> None:
             out.append(Finding("host-step", f"the host's {name} publishes the checkpoint at the input's step + "
                                             f"{stated:,}, more than the contract's {updates:,} updates per "
                                             f"invocation", at))
+
+
+_SUBMITS = ("submit", "reissue")
+
+
+def _in_order(steps, where: str = ""):
+    """(name, step) of each step in the order a request carries them out, a repeat's body once
+    (its first iteration runs first and its last last, so what comes first and what comes last is
+    the unrolled schedule's) and a repeat of count 0 not at all."""
+    for index, step in enumerate(steps):
+        name = f"{where}step {index}"
+        if step.kind.name == "repeat":
+            if step.count:
+                yield from _in_order(step.body, f"{name}'s body: ")
+        else:
+            yield f"{name} ({step.kind.name})", step
+
+
+def _writes_checkpoint(step) -> bool:
+    return step.kind.name in _RESETS or (step.kind.name in ("write", "write_at") and step.file == "checkpoint-out")
+
+
+def _request_split(steps, updates: int, out: list) -> None:
+    """What each request runs of the one schedule: a predict request stops at the first
+    Operation (outputs published, its input checkpoint handed on), a train request runs it all.
+    No CheckpointPublish comes before that Operation (a predict would publish it, a step on);
+    nothing begins or writes the output checkpoint after the last CheckpointPublish (a train would
+    drop it and hand its input state on: the checkpoint is published by a CheckpointPublish, never
+    by the request's end); and submissions after the Operation (the training) end in one."""
+    order = list(_in_order(steps))
+    operation = next((i for i, (_, s) in enumerate(order) if s.kind.name == "operation"), None)
+    publishes = [i for i, (_, s) in enumerate(order) if s.kind.name == "checkpoint_publish"]
+    publish = (f"NvidiaPlanHostStepCheckpointPublish {updates} 1 (the contract's {updates:,} updates per "
+               f"invocation)")
+    early = [i for i in publishes if operation is None or i < operation]
+    if early:
+        name, step = order[early[0]]
+        if operation is None:
+            out.append(Finding("host-step", f"the host's {name} publishes a checkpoint, but the schedule has no "
+                                            f"Operation step: a predict request runs the schedule up to its first "
+                                            f"Operation, so it would run all of it, its training included, and "
+                                            f"publish a checkpoint {order[publishes[-1]][1].updates:,} update(s) "
+                                            f"on; add "
+                                            f"NvidiaPlanHostStepOperation where a predict ends (after its "
+                                            f"predictions and result are written, before the training submissions "
+                                            f"and the checkpoint)", step.at))
+        else:
+            out.append(Finding("host-step", f"the host's {name} publishes a checkpoint before the schedule's first "
+                                            f"Operation ({order[operation][0]}): a predict request runs the "
+                                            f"schedule up to there, so it would publish it and move the step on; "
+                                            f"put the Operation before the training submissions and the "
+                                            f"checkpoint", step.at))
+    last = publishes[-1] if publishes else -1
+    unpublished = [i for i, (_, s) in enumerate(order) if i > last and _writes_checkpoint(s)]
+    if unpublished:
+        name, step = order[unpublished[0]]
+        what = ("begins the output checkpoint" if step.kind.name in _RESETS
+                else f"writes {step.extent:,} bytes of the output checkpoint")
+        after = "after the last CheckpointPublish" if publishes else "and the schedule has no CheckpointPublish"
+        out.append(Finding("host-step", f"the host's {name} {what} {after}: a checkpoint written but never "
+                                        f"published is dropped, and a train request hands its input checkpoint on "
+                                        f"unchanged (the training lost); end it with {publish} after its writes",
+                           step.at))
+    elif operation is not None and not any(i > operation for i in publishes):
+        trained = next((order[i] for i in range(operation + 1, len(order)) if order[i][1].kind.name in _SUBMITS),
+                       None)
+        if trained is not None:
+            out.append(Finding("host-step", f"the host's {trained[0]} comes after the schedule's first Operation "
+                                            f"({order[operation][0]}), where a train request's updates are, but no "
+                                            f"checkpoint is published after it: a train request would hand its "
+                                            f"input checkpoint on unchanged (the training lost); write the "
+                                            f"checkpoint after the training (CheckpointBegin, Write of "
+                                            f"checkpoint-out, {publish})", trained[1].at))
 
 
 def _checkpoint_reads(steps, payload: int, out: list, most: int = 1 << 16) -> None:
