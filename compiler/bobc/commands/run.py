@@ -419,6 +419,7 @@ def run_native(plan_path, args) -> int:
     if not args.entry:
         raise UsageError("native needs --entry DEF: the native physical program (or its host) to run")
     components = None
+    build = None            # the host's .bobc.version section: what its --version says first
     program = pipeline.load(plan_path, target_named(args.target), args.include)
     pipeline.require_entry(program, args.entry)
     declared = program.type_of(args.entry)
@@ -428,6 +429,9 @@ def run_native(plan_path, args) -> int:
 
         encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
         code = bytes(encoded.value)
+        from ..host.version import native_text
+
+        build = native_text(target_named(args.target))      # what a build for this target writes
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         data = bytes(value.value) if isinstance(value, VBytes) else b""
@@ -438,6 +442,7 @@ def run_native(plan_path, args) -> int:
             host = artifact.split(data, args.entry)
             code = host.program
             components = {kind: data for kind, _, data in host.components}
+            build = _version_section(data, args.entry)
         except artifact.DamagedHost as error:
             sys.stderr.write(f"native: {error}\n")
             return artifact.DAMAGED_EXIT
@@ -462,4 +467,19 @@ def run_native(plan_path, args) -> int:
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
     arguments = host_arguments(args)       # as given, in order: the program judges them
     sys.stdout.flush()
-    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True)
+    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True,
+                       version=build)
+
+
+def _version_section(data: bytes, entry: str) -> bytes | None:
+    """The .bobc.version section of a native host's bytes, as the host reads its own (None
+    without one: its --version is refused, as the host refuses it)."""
+    from ..errors import BobcError
+    from ..host import sections
+    from ..host.version import SECTION
+
+    try:
+        found = sections.spans(data, entry).get(SECTION)
+    except BobcError:
+        return None
+    return None if found is None else data[found[0]:found[0] + found[1]]
