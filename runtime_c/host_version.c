@@ -18,15 +18,12 @@ int rt_host_version_asked(int argc, char **argv)
     return argc == 2 && strcmp(argv[1], "--version") == 0;
 }
 
-int rt_host_print_version(FILE *out)
+int rt_host_write_version(FILE *out, char *err, size_t err_bytes)
 {
-    char err[512];
     rt_section section = {0};
-    int rc = rt_self_section_read(".bobc.version", &section, err, sizeof err);
-    if (rc) {
-        rt_report(err);
+    int rc = rt_self_section_read(".bobc.version", &section, err, err_bytes);
+    if (rc)
         return rc;
-    }
     errno = 0;
     size_t written = fwrite(section.data, 1, section.size, out);
     int e = errno;
@@ -35,11 +32,19 @@ int rt_host_print_version(FILE *out)
     if (written != section.size && !why)
         why = strerror(e ? e : EIO);
     if (why) {
-        snprintf(err, sizeof err, "cannot write to stdout: %s", why);
-        rt_report(err);
+        snprintf(err, err_bytes, "cannot write to stdout: %s", why);
         return RT_EXIT_WRITE_FAILED;
     }
     return RT_EXIT_OK;
+}
+
+int rt_host_print_version(FILE *out)
+{
+    char err[512];
+    int rc = rt_host_write_version(out, err, sizeof err);
+    if (rc)
+        rt_report(err);
+    return rc;
 }
 
 int rt_host_check_images(char *err, size_t err_bytes)

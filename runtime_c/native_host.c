@@ -27,6 +27,7 @@
 #include "host_io.h"
 #include "host_runtime.h"
 #include "host_settings.h"
+#include "host_version.h"
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_peer.h"
@@ -649,15 +650,26 @@ static void print_help(const char *name, const np_program *p)
            (unsigned long long)p->arguments, rt_plural(p->arguments));
 }
 
-static void print_version(const np_self *self, const np_program *p)
+/* `HOST --version`: the build's facts -- the .bobc.version section bobc wrote (which bobc and
+ * commit built it, the target, compute class and driver branch: host_version.c, as a plan host
+ * prints them) -- then the program's own lines; bobc.reference.native_program.version_text
+ * writes the same.  0, or the failure's status with its message in err. */
+static int print_version(const np_self *self, const np_program *p, char *err, size_t err_bytes)
 {
-    printf("native physical program host\n");
+    int rc = rt_host_write_version(stdout, err, err_bytes);
+    if (rc)
+        return rc;
     printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu argument%s)\n",
            (int)p->identity_length, (const char *)p->identity, p->count, rt_plural(p->count),
            (unsigned long long)p->slots, rt_plural(p->slots), (unsigned long long)p->state_extent,
            rt_plural(p->state_extent), (unsigned long long)p->arguments, rt_plural(p->arguments));
-    printf("target: %s\n", self->target);
     printf("embedded device images: %d\n", self->components);
+    const char *failed = rt_stdout_failure(stdout);
+    if (failed) {           /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
+        snprintf(err, err_bytes, "cannot write to stdout: %s", failed);
+        return RT_EXIT_WRITE_FAILED;
+    }
+    return 0;
 }
 
 /* The files the run reads, as far as its command line says before it runs: each ReadFile's
@@ -705,13 +717,9 @@ int main(int argc, char **argv)
         return NP_EXIT_DAMAGED;
     }
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        print_version(&self, &program);
-        const char *failed = rt_stdout_failure(stdout);
-        if (failed) {           /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
-            fprintf(stderr, "native: cannot write to stdout: %s\n", failed);
-            return RT_EXIT_WRITE_FAILED;
-        }
-        return 0;
+        if ((rc = print_version(&self, &program, err, sizeof err)))
+            fprintf(stderr, "native: %s\n", err);
+        return rc;
     }
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */
     for (uint32_t i = 0; i < program.count; i++)

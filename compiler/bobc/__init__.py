@@ -24,6 +24,28 @@ def _started_as_program() -> bool:
 # reference's publication holds them back while it renames: reference/safe_io.py)
 ENDING_SIGNALS = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
 
+# the subcommands that take --json: ended by a signal, they print one JSON object too, as a refusal
+# (cli._json_ended; tests/test_cli_json_signals.py holds this list to the parsers')
+JSON_COMMANDS = ("check", "dump", "diff", "inspect")
+
+
+def ended_json(command: str, words: str, code: int) -> str:
+    """The one JSON object a --json command ended by a signal prints when it has printed nothing
+    (README, "--json"): a refusal's keys (cli._json_refusal), the interruption as its error, and
+    check's own keys null; json.dumps(indent=1, sort_keys=True)'s text, written here without the
+    json module (a signal while bobc starts may arrive while it is imported)."""
+    fields = {"ok": "false", "command": f'"{command}"', "error": f'"{words}"', "where": "null", "hint": "null",
+              "exit_code": str(code)}
+    if command == "check":
+        fields.update(plan="null", module="null", target="null", warnings="[]")
+    return "{\n" + ",\n".join(f' "{key}": {fields[key]}' for key in sorted(fields)) + "\n}\n"
+
+
+def _json_command(argv) -> str | None:
+    """The subcommand of `argv` when it takes --json and --json is given, else None."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in JSON_COMMANDS and "--json" in argv else None
+
 
 def take_signals(handler) -> dict:
     """Install `handler` for each of ENDING_SIGNALS that is not ignored (nor set outside Python);
@@ -53,11 +75,19 @@ def _ended_early(number, frame) -> None:
     import os
     import signal
 
+    import sys
+
     words = ENDING_SIGNALS.get(signal.Signals(number).name, "interrupted")
     try:
         os.write(2, f"bobc: {words}\n".encode())
     except OSError:
         pass
+    command = _json_command(sys.argv[1:])
+    if command is not None:         # --json: the one object on stdout too
+        try:
+            os.write(1, ended_json(command, words, 128 + number).encode())
+        except OSError:
+            pass
     os._exit(128 + number)
 
 

@@ -182,8 +182,10 @@ class _GuardedStdout:
 
     def __init__(self, stream):
         self._stream = stream
+        self.wrote = False          # whether the command printed anything (_json_ended)
 
     def write(self, text):
+        self.wrote = self.wrote or bool(text)
         try:
             return self._stream.write(text)
         except BrokenPipeError:
@@ -282,6 +284,14 @@ def _restore(taken: dict) -> None:
         signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
+def _ending_words(interruption: BaseException) -> str:
+    """How a command was ended: `interrupted`, `terminated`, `hung up`."""
+    import signal
+
+    number = getattr(interruption, "number", signal.SIGINT)
+    return ENDING_SIGNALS.get(signal.Signals(number).name, "interrupted")
+
+
 def _ended_line(interruption: BaseException) -> int:
     """Say how a command was ended (`bobc: interrupted`, `bobc: terminated`, `bobc: hung up`);
     its exit code, 128 + the signal's number."""
@@ -289,10 +299,38 @@ def _ended_line(interruption: BaseException) -> int:
 
     number = getattr(interruption, "number", signal.SIGINT)
     try:
-        print(f"bobc: {ENDING_SIGNALS.get(signal.Signals(number).name, 'interrupted')}", file=sys.stderr)
+        print(f"bobc: {_ending_words(interruption)}", file=sys.stderr)
     except (OSError, ValueError):
         pass
     return 128 + number
+
+
+def _json_ended(command: str, interruption: BaseException, code: int, args=None) -> None:
+    """A --json command ended by a signal before it printed anything: one JSON object on stdout
+    too, a refusal's shape (_json_refusal) with the interruption as its error and its exit code
+    (probe s32 leftovers finding 4; README, "--json").  `args`: the command's, when parsed (check's
+    plan, module, target and warnings as a refusal would give them)."""
+    import json
+
+    from . import ended_json
+
+    if args is not None and getattr(args, "json_printed", False):
+        return
+    out = sys.stdout
+    if out is None or getattr(out, "wrote", False):     # its own output began: no second object
+        return
+    refusal = json.loads(ended_json(command, _ending_words(interruption), code))
+    if args is not None:
+        if getattr(args, "json_warnings", None) is not None:
+            refusal["warnings"] = list(args.json_warnings)
+        refusal.update(getattr(args, "json_refusal", None) or {})
+    try:
+        out.write(json.dumps(refusal, indent=1, sort_keys=True) + "\n")
+        out.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except OSError:         # a full disk: the line on stderr said it; the code stands
+        _quiet_stdout()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,7 +349,13 @@ def main(argv: list[str] | None = None) -> int:
             _stderr_sink()
         code = _main(argv, taken)
     except KeyboardInterrupt as interruption:      # before the command started (imports, parsing)
+        _settle(taken)
         code = _ended_line(interruption)
+        from . import _json_command
+
+        command = _json_command(sys.argv[1:] if argv is None else argv)
+        if command is not None:
+            _json_ended(command, interruption, code)
     finally:
         _settle(taken)
         if not PROGRAM:
@@ -394,7 +438,10 @@ def _run(args, taken: dict) -> tuple[int, bool]:
         return STDOUT_NOT_WRITTEN, True
     except KeyboardInterrupt as interruption:       # Ctrl-C, or SIGTERM or SIGHUP (Ended)
         _settle(taken)
-        return _ended_line(interruption), True
+        code = _ended_line(interruption)
+        if getattr(args, "json", False):            # one JSON object on stdout too, as a refusal
+            _json_ended(args.command, interruption, code, args)
+        return code, True
     except BrokenPipeError:
         # the reader stopped reading (`bobc dump ... | head`): nothing more can be said, and
         # Python's exit-time flush must not complain; a command whose exit code is a verdict

@@ -152,3 +152,24 @@ def test_an_execute_only_host_says_it_cannot_read_itself(setup):
     assert done.returncode == 1, done.stderr
     assert done.stderr.decode() == (f"xonly-host: error: cannot read its own file {xonly}: Permission denied; the host "
                                     f"reads its device images from it: make it readable (chmod +r {xonly})\n")
+
+
+# probe s32 leftovers finding 2: from the operation on, --help and -h are the host's (docs/runtime.md):
+# the reference prints the host's usage byte for byte, the program named `bobc run PLAN --reference`
+@pytest.mark.parametrize("words", [["train", "--help"], ["predict", "-h", "--input", "x"],
+                                   ["train", "--input", "record.bin", "--", "--help"]])
+def test_help_after_the_operation_is_the_hosts_usage(setup, words):
+    folder, host = setup
+    name = f"bobc run {PLAN} --reference"
+    native = subprocess.run([name, *[w for w in words if w != "--"]], executable=str(host), capture_output=True,
+                            cwd=folder, timeout=60)
+    assert native.returncode == 0 and native.stdout.startswith(f"usage: {name} train|predict".encode())
+    reference = run([sys.executable, "-m", "bobc", "run", "--reference", PLAN, *words], folder)
+    assert (reference.returncode, reference.stdout, reference.stderr) == (0, native.stdout, b"")
+    assert not any((folder / n).exists() for n in ("c.bin", "p.bin", "r.bin"))
+
+
+def test_help_before_the_operation_is_bobcs(setup):
+    folder, _ = setup
+    done = run([sys.executable, "-m", "bobc", "run", PLAN, "--help", "train", "--reference"], folder)
+    assert done.returncode == 0 and done.stdout.startswith(b"usage: bobc run ")

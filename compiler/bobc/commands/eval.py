@@ -39,10 +39,12 @@ def run(args):
     from ..language.modules import refuse_broken_plan_link
 
     refuse_broken_plan_link(args.plan)
+    refuse_module_folder(args.plan)
     existing_file(args.plan)
     target = TARGETS[args.target]
     program = load_program(args.plan, include=args.include, target=target,
                            intrinsics=backend_intrinsics())
+    refuse_folder_name(program, args.name)
     if not args.unchecked:
         check_cycles(program, args.name)
     if args.type:
@@ -53,6 +55,76 @@ def run(args):
     value = program.value(args.name)
     print(program.deep(format_value, value, args.hex, show_value_type))
     return 0
+
+
+def refuse_module_folder(plan: str) -> None:
+    """A PLAN that is a folder (of modules, say): a usage error saying so and naming the plan
+    modules in it to pass instead (probe s32 leftovers finding 3)."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+    from ._common import path_kind
+
+    if path_kind(plan) != "folder":
+        return
+    found = sorted(str(path) for path in Path(plan).rglob("*.bob"))[:3]
+    raise UsageError(f"{plan} is a folder, not a plan module (.bob)",
+                     hint="bobc eval PLAN NAME takes the plan module's file first, then the definition"
+                          + (f": e.g. {' or '.join(found)}" if found else ""))
+
+
+def refuse_folder_name(program, name: str) -> None:
+    """NAME that is no definition of the plan but a folder of modules on the search path (`Std`,
+    `Platform.Linux`: the plan's root, -I folders, specs/): said so, with the modules in it and a
+    definition to name instead, rather than the generic "no definition" (probe s32 leftovers
+    finding 3).  A definition of that name is evaluated as always."""
+    from ..errors import BobcError
+    from ..language.suggest import module_names
+
+    try:
+        program.definition(name)
+        return
+    except BobcError as error:
+        refusal = error
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        _refuse_path_name(program, name)
+        raise refusal
+    folders = [folder.joinpath(*parts) for folder in program.search_path if folder.joinpath(*parts).is_dir()]
+    modules = [m for m in module_names(program.search_path) if m.startswith(name + ".")]
+    if not folders or not modules:
+        raise refusal
+    imported = [m for m in modules if m in program.scopes]
+    example = ""
+    for module in imported:
+        definitions = list(program.scopes[module].definitions)
+        if definitions:
+            example = f"{module}.{definitions[0]}"
+            break
+    listed = ", ".join(modules[:4]) + (f" and {len(modules) - 4} more" if len(modules) > 4 else "")
+    if example:
+        hint = f"bobc eval evaluates a definition: name one as Module.Path.name, e.g. {example}"
+    else:
+        hint = (f"bobc eval evaluates a definition: name one of a module in it as Module.Path.name, "
+                f"after `import {modules[0]}` (or another of them) in {program.plan_name}")
+    raise type(refusal)(f"{name} is a folder of modules ({folders[0]}: {listed}), not a definition",
+                        hint=hint)
+
+
+def _refuse_path_name(program, name: str) -> None:
+    """NAME that is a path to a folder or a file (`Native/`, `specs/Std`, `Plan.bob`) rather than a
+    definition's name: said so, with a definition of the plan to name instead."""
+    from ..errors import UsageError
+    from ._common import path_kind
+
+    kind = path_kind(name)
+    if kind not in ("folder", "file"):
+        return
+    plain = list(program.scopes[program.plan_name].definitions)[:3] if program.plan_name in program.scopes else []
+    example = f", e.g. {' or '.join(plain)}" if plain else ""
+    raise UsageError(f"{name} is a {kind}, not a definition's name",
+                     hint=f"bobc eval PLAN NAME takes the plan module's file first, then the name of a definition "
+                          f"(plain, or Module.Path.name) of {program.plan_name} or its imports{example}")
 
 
 def reachable_definitions(definition) -> list:

@@ -40,21 +40,32 @@ def add_arguments(p):
                         "a file defining SUBMIT(machine, entry), which carries out each submission (no "
                         f"default: without it a submission is refused; {doc('native-host.md', in_help=True)})")
     p.add_argument("arguments", nargs="*", metavar="ARGUMENT",
-                   help="native: the program's arguments (argument 0 first), as the host takes them")
+                   help="native: the program's arguments (argument 0 first), as the host takes them; "
+                        "train, predict: the host's options.  " + HOST_PART_RULE + " (`bobc run PLAN native "
+                        "--help --reference --entry DEF`: the host's --help)")
     add_target(p)
-    take_host_words(p, OPERATIONS)
+    take_host_words(p, OPERATIONS, host_help=True)
 
 
-def take_host_words(p, operations) -> None:
+def take_host_words(p, operations, host_help: bool = False) -> None:
     """The words of sub-parser `p` that stand for the host's command line are the host's parser's
     to judge, as given (probe s31 hostexe findings 1, 2, 5): argparse neither expands a shortened
     option (`--inp`, which the host refuses) nor splits `--input=-x` into two words nor words a
     refusal its own way.  `operations`: the words `p` takes as its operation (split_host_words);
     the host options must be `p`'s options too (HOST_OPTIONS: for --help), with no default and not
-    required.  `bobc run` and `bobc sim` (probe s31 today finding 10); judge_host_words reads them."""
+    required.  `bobc run` and `bobc sim` (probe s31 today finding 10); judge_host_words reads them.
+    `host_help`: -h and --help after the operation, and every word after `--`, are the host's
+    (`bobc run`: HOST_PART_RULE)."""
     p.allow_abbrev = False
     p.__class__ = _host_words_parser(type(p))
     p.host_operations = tuple(operations)
+    p.host_help = host_help
+
+
+# where the host's part of `bobc run`'s command line begins (docs/native-host.md, "The reference
+# interpreter"; probe s32 leftovers finding 2)
+HOST_PART_RULE = ("bobc's own options may stand anywhere; from the operation (train, predict or native) on, "
+                  "every other word is the host's, -h and --help included, and after `--` every word is")
 
 
 # the host's own options (runtime_c/host_runtime.c rt_parse_args), parsed by its rules
@@ -94,17 +105,34 @@ def split_host_words(parser, words: list[str]) -> tuple[list[str], list[str]]:
     (the host's rule), so a value never passes for one of bobc's words."""
     host_options = {option for option, _ in HOST_OPTIONS}
     operations = getattr(parser, "host_operations", OPERATIONS)
+    host_help = getattr(parser, "host_help", False)
     own_options = {name: action for name, action in parser._option_string_actions.items()
                    if name not in host_options}
     own: list[str] = []
     named: list[str] = []       # the plan and the operation
     host: list[str] = []
     positionals = 0
+    ended = False               # past `--`: no word is one of bobc's options
     i = 0
     while i < len(words):
         word = words[i]
         name = word.partition("=")[0] if word.startswith("--") else word
-        if not word.startswith("--") and word[:2] in own_options and own_options[word[:2]].nargs != 0:
+        if host_help and word == "--" and not ended:
+            ended = True        # HOST_PART_RULE: the words after it are the plan, the operation, the host's
+        elif ended and positionals == 0:
+            positionals += 1
+            named.append(word)
+        elif ended and positionals == 1 and word in operations:
+            positionals += 1
+            named.append(word)
+            if word != "native":
+                host.append(word)
+        elif ended:
+            positionals = max(positionals, 2)
+            host.append(word)
+        elif host_help and positionals >= 2 and word in ("-h", "--help"):
+            host.append(word)   # HOST_PART_RULE: after the operation, the host's help, not bobc's
+        elif not word.startswith("--") and word[:2] in own_options and own_options[word[:2]].nargs != 0:
             own.append(word)        # -IDIR
             if len(word) == 2 and i + 1 < len(words):
                 i += 1
@@ -140,22 +168,62 @@ def host_arguments(args) -> list[str]:
     return list(getattr(args, "host_words", None) or [])
 
 
-def judge_host_words(args) -> None:
+def judge_host_words(args, help_ok: bool = False) -> bool:
     """The host's words (host_arguments) judged by the host's own parser (reference/native_request
     .parse_args: the same refusals, word for word, exit 2 -- missing, empty, repeated, shortened, the
     same output twice); what it found is set on `args`: the operation and each host option
-    (`args.checkpoint_out` ...; None when not given)."""
+    (`args.checkpoint_out` ...; None when not given).  True when the words ask for the host's
+    --help (`help_ok`: the caller prints it; else refused: -h and --help are bobc's own there)."""
     from ..errors import UsageError
     from ..reference.native_request import Help, Refused, parse_args
     try:
         found = parse_args(host_arguments(args))
     except Refused as refused:
         raise UsageError(refused.message) from None
-    except Help:        # not reached: -h and --help are bobc's own
+    except Help:
+        if help_ok:
+            return True
         raise UsageError("--help is bobc's own option here") from None
     args.operation = found["op"]
     for option, _ in HOST_OPTIONS:
         setattr(args, option[2:].replace("-", "_"), found.get(option))
+    return False
+
+
+def plan_host_usage(program: str, identity: str, record_bytes: int) -> str:
+    """`HOST --help` of a plan host (runtime_c/host_runtime.c rt_print_usage), `program` in place
+    of the host's name."""
+    return (f"usage: {program} train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
+            f"       {'':{len(program)}} --predictions FILE --result FILE\n"
+            "\n"
+            f"The native host of {identity}.\n"
+            "  train     the plan's whole schedule\n"
+            "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
+            f"  --input RECORD        the {record_bytes}-byte input record\n"
+            "  --checkpoint IN       resume from this checkpoint (default: fresh initialization)\n"
+            "  --checkpoint-out OUT  where the new checkpoint is published (atomically)\n"
+            "  --predictions FILE    the predictions (published atomically)\n"
+            "  --result FILE         the result record (published atomically)\n"
+            "  --version             (alone) the target, driver branch, bobc and plan identity this host was built "
+            "for\n"
+            "\n"
+            "exit codes: 0 ok, 1 internal error (out of memory, a bug), 2 usage, 3 bad input record,\n"
+            "            4 bad checkpoint, 5 foreign checkpoint, 6 no GPU / driver refused,\n"
+            "            7 GPU fault or timeout, 8 output write failed,\n"
+            "            9 host file damaged (copy it again or rebuild it)\n")
+
+
+def print_host_help(text: str) -> int:
+    """The host's --help on stdout, exit 0; a stdout that cannot take it: one line, exit 8, as the
+    host says it (runtime_c/plan_host.c)."""
+    import sys
+
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as failure:
+        raise HostRefusal(f"cannot write to stdout: {failure.strerror or failure}", 8) from None
+    return 0
 
 
 def load_module(path, name: str, what: str, after: str = ""):
@@ -378,7 +446,12 @@ def run(args):
         return run_native(plan_path, args)
     from ..errors import UsageError
     from ..reference import settings
-    judge_host_words(args)      # the host's parser: the same refusals (missing, empty, repeated, same output twice)
+    # the host's parser: the same refusals (missing, empty, repeated, same output twice); its --help
+    # (after the operation: HOST_PART_RULE) is the host's usage, the plan's identity and record size in it
+    if judge_host_words(args, help_ok=True):
+        plan = load_plan(plan_path, args.include, args.entry, target_named(args.target))
+        return print_host_help(plan_host_usage(f"bobc run {args.plan} --reference", plan.host.identity,
+                                               plan.host.request.input_record_bytes))
     # then the environment's settings, as the C host judges them (host_settings.h)
     refused = settings.refusal(os.environ, settings.PLAN_HOST)
     if refused:
@@ -419,6 +492,7 @@ def run_native(plan_path, args) -> int:
     if not args.entry:
         raise UsageError("native needs --entry DEF: the native physical program (or its host) to run")
     components = None
+    build = None            # the host's .bobc.version section: what its --version says first
     program = pipeline.load(plan_path, target_named(args.target), args.include)
     pipeline.require_entry(program, args.entry)
     declared = program.type_of(args.entry)
@@ -428,6 +502,9 @@ def run_native(plan_path, args) -> int:
 
         encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
         code = bytes(encoded.value)
+        from ..host.version import native_text
+
+        build = native_text(target_named(args.target))      # what a build for this target writes
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         data = bytes(value.value) if isinstance(value, VBytes) else b""
@@ -438,6 +515,7 @@ def run_native(plan_path, args) -> int:
             host = artifact.split(data, args.entry)
             code = host.program
             components = {kind: data for kind, _, data in host.components}
+            build = _version_section(data, args.entry)
         except artifact.DamagedHost as error:
             sys.stderr.write(f"native: {error}\n")
             return artifact.DAMAGED_EXIT
@@ -462,4 +540,19 @@ def run_native(plan_path, args) -> int:
     # a request program's own options (docs/native-host.md, "Requests"), after its operation
     arguments = host_arguments(args)       # as given, in order: the program judges them
     sys.stdout.flush()
-    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True)
+    return run_program(code, arguments, name=args.entry, gpu=gpu, components=components, say_kernels=True,
+                       version=build)
+
+
+def _version_section(data: bytes, entry: str) -> bytes | None:
+    """The .bobc.version section of a native host's bytes, as the host reads its own (None
+    without one: its --version is refused, as the host refuses it)."""
+    from ..errors import BobcError
+    from ..host import sections
+    from ..host.version import SECTION
+
+    try:
+        found = sections.spans(data, entry).get(SECTION)
+    except BobcError:
+        return None
+    return None if found is None else data[found[0]:found[0] + found[1]]

@@ -142,19 +142,35 @@ def check_images(path, found: dict[str, bytes]) -> None:
 HEAD = "native host built by bobc"
 
 
-def text(built, target, plan_name: str = "") -> bytes:
-    """The .bobc.version section: `key: value` lines."""
-    images = built.images
-    lines = [
+def build_lines(target) -> list[str]:
+    """The build's facts, the section's first lines for every host bobc builds: which bobc and
+    commit built it, for which target, compute class and driver branch."""
+    return [
         f"{HEAD} {__version__}",
         f"bobc commit: {source_commit()}",
         f"target: {target.name} (QMD {target.qmd_layout})",
         f"compute class: {target.compute_class:#06x} ({class_name(target.compute_class)})",
         f"driver branch: {driver_branch()} (the NVIDIA kernel driver 580.x; another branch is refused, exit 6)",
+    ]
+
+
+def text(built, target, plan_name: str = "") -> bytes:
+    """The .bobc.version section of a plan host: `key: value` lines."""
+    images = built.images
+    lines = [
+        *build_lines(target),
         f"plan: {plan_name or images.manifest.get('plan', '?')}",
         f"plan identity: sha256 {plan_identity(images)} (program, QMD, pushbuffer, GPFIFO images)",
     ]
     return ("\n".join(lines) + "\n").encode()
+
+
+def native_text(target) -> bytes:
+    """The .bobc.version section of a native physical program's host (bobc.native.writer): the
+    build's facts alone.  The host prints it first, then its program's own lines
+    (runtime_c/native_host.c; bobc.reference.native_program.version_text); it checks no plan
+    identity (its program carries its own CRC-32: docs/native-host.md)."""
+    return ("\n".join(build_lines(target)) + "\n").encode()
 
 
 def parse(section: bytes) -> dict[str, str]:

@@ -58,11 +58,13 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     bytes stored then are written again (stored.artifact; BOBC_CACHE_DIR=off: never)."""
     from .. import pipeline, recall, stored
     from ..language.values import VBytes
-    from .interpreter import interpreter_bytes
+    from .writer import host_interpreter
 
     recalled = recall.recall(plan_path, target, include)
     if recalled is not None and entry in recalled.plan_definitions:
-        kept = stored.artifact(recalled.bobc_verdict, entry, interpreter_bytes())
+        # kept while it starts with the interpreter a build writes today: the same executable and
+        # the same build facts (a new commit of bobc is a new .bobc.version section)
+        kept = stored.artifact(recalled.bobc_verdict, entry, host_interpreter(target.name))
         if kept is not None:
             if modules is not None:
                 modules.extend(recalled.module_paths)

@@ -8,8 +8,10 @@ host finds at the end of its own file (runtime_c/native_host.c):
 The program bytes are `nativePhysicalProgramBytes program`, evaluated by the plan
 language's own definition (Runtime.NativePhysicalProgram), so the host reads exactly the
 canonical bytes docs/platform.md specifies.  The target is the build's (--target): the
-GPU classes the host opens its device session with.  Same program, same target, same
-interpreter: the same bytes.
+GPU classes the host opens its device session with.  The interpreter carries the build's
+facts as a plan host does, in a .bobc.version section (bobc.host.version.native_text: which
+bobc and commit built it, target, compute class, driver branch), which `HOST --version`
+prints.  Same program, same target, same interpreter, same bobc: the same bytes.
 """
 from __future__ import annotations
 
@@ -31,9 +33,37 @@ def native_host(program_bytes: bytes, target_name: str) -> bytes:
                         hint="the host would refuse it too "
                              f"({doc('native-host.md')}, \"Checks before the first command\")") from None
     _check_request_checkpoint(program)
+    return host_interpreter(target_name) + trailer(program_bytes, target_name)
+
+
+_VERSIONED: dict = {}
+
+
+def host_interpreter(target_name: str) -> bytes:
+    """The interpreter as a host built for `target_name` starts: the cached executable
+    (bobc.native.interpreter) with the build's facts added as its .bobc.version section, read
+    by runtime_c/host_version.c as a plan host's is (`HOST --version`)."""
+    import hashlib
+
+    from ..errors import temporary_folder, write_temporary
+    from ..host import sections, version
+    from ..targets import target_named
     from .interpreter import interpreter_bytes
 
-    return interpreter_bytes() + trailer(program_bytes, target_name)
+    interpreter = interpreter_bytes()
+    text = version.native_text(target_named(target_name))
+    key = (hashlib.sha256(interpreter).hexdigest(), text)
+    if key not in _VERSIONED:
+        with temporary_folder(prefix="bobc-native-host-") as folder:
+            from pathlib import Path
+
+            path = Path(folder) / "native-host"
+            write_temporary(path, interpreter)
+            sections.embed(path, {version.SECTION: text})
+            if len(_VERSIONED) >= 4:        # a target or two of today's interpreter: kept few
+                _VERSIONED.clear()
+            _VERSIONED[key] = path.read_bytes()
+    return _VERSIONED[key]
 
 
 def _check_request_checkpoint(program) -> None:

@@ -735,13 +735,32 @@ def help_text(program, name: str) -> str:
             f"{_count(program.arguments, 'file argument')}, each a path, in this order\n")
 
 
+def version_text(program, build: bytes, components: int) -> bytes:
+    """`HOST --version` (runtime_c/native_host.c print_version): the build's facts -- the host's
+    .bobc.version section, `build` (bobc.host.version.native_text) -- then the program's lines."""
+    identity = program.identity.split(b"\0")[0]            # printf's %.*s stops at a NUL
+    counts = (f" ({_count(len(program.commands), 'command')}, {_count(program.slots, 'slot')}, "
+              f"{_count(program.state_extent, 'state byte')}, {_count(program.arguments, 'argument')})\n")
+    return build + b"program: " + identity + counts.encode() + f"embedded device images: {components}\n".encode()
+
+
+def missing_version(name: str) -> str:
+    """The host's refusal of --version when its file has no .bobc.version section (not made by
+    `bobc build`: runtime_c/elf_sections.c's words, the host naming itself)."""
+    return (f"damaged host file: {name} has no section .bobc.version: it was not built by `bobc build`, or was "
+            "stripped; rebuild it (bobc build)")
+
+
 def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=None, environ=None,
-                stderr=None, stdout=None, components=None, say_kernels: bool = False) -> int:
+                stderr=None, stdout=None, components=None, say_kernels: bool = False,
+                version: bytes | None = None) -> int:
     """Check and run a program with the host's file rules: the exit status (messages on stderr).
 
     `say_kernels`: whether a Submit without `gpu` is refused saying what to give (--kernels FILE
     defining SUBMIT: NO_SUBMIT) rather than in the C host's NATIVE_DEVICE=memory words: `bobc run
-    PLAN native` asks for it; a caller holding the messages to the C host's keeps the host's line."""
+    PLAN native` asks for it; a caller holding the messages to the C host's keeps the host's line.
+    `version`: the host's .bobc.version section, which `--version` prints first (None: a host
+    without one, whose --version is refused as damaged, exit 9)."""
     from ..native.program import ProgramError, decode, usage_arguments
     from . import safe_io
 
@@ -751,6 +770,18 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     except ProgramError as error:
         stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode("utf-8", "surrogateescape"))
         return EXIT_DAMAGED
+    if list(arguments) == ["--version"]:        # native_host.c: before anything else is judged
+        if version is None:
+            stderr.write(f"native: {missing_version(name)}\n".encode("utf-8", "surrogateescape"))
+            return EXIT_DAMAGED
+        out = stdout if stdout is not None else sys.stdout.buffer
+        try:
+            out.write(version_text(program, version, len(components or ())))
+            out.flush()
+        except OSError as failure:
+            stderr.write(f"native: cannot write to stdout: {failure.strerror or failure}\n".encode())
+            return EXIT_WRITE
+        return 0
     takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
     if not takes_options and list(arguments) == ["--help"]:     # native_host.c print_help: stdout, exit 0
         out = stdout if stdout is not None else sys.stdout.buffer
