@@ -76,16 +76,30 @@ def _refuse_variant_shaped(name: str, what: str) -> None:
 
 
 def kernel_name(path: Path, default: str) -> str:
-    """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`.
-    Read through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread)."""
+    """The name a source gives its kernel: its `.kernel NAME` directive, else `default`.  Read
+    through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread).  A
+    `.kernel` without a name, with several words or given twice is refused at its line, as the
+    assembler refuses it (bobc.sass.assembler.source_directives), before a plan's name is compared
+    with it."""
+    from .errors import Span
     from .sass.source import read_source
 
-    name = default
-    for line in source_lines(read_source(path)):
-        code = re.sub(r"/\*.*?\*/", " ", re.split(r"//|#", line, maxsplit=1)[0])
+    name, first = default, None
+    for number, line in enumerate(source_lines(read_source(path)), start=1):
+        code = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), re.split(r"//|#", line, maxsplit=1)[0])
         found = _KERNEL.match(code)
-        if found and found.group(1):
-            name = found.group(1).strip()
+        if not found:
+            continue
+        words = (found.group(1) or "").split()
+        where = Span(str(path), number, code.index(".kernel") + 1)
+        if first is not None:
+            raise SourceError(f".kernel is given twice (first at line {first}): a source declares it once", where,
+                              hint="keep one .kernel line")
+        if len(words) != 1:
+            raise SourceError(".kernel needs the kernel's name (.kernel scale_rows)" if not words else
+                              f".kernel takes one name, found {len(words)} words ('{found.group(1).strip()}')",
+                              where, hint="a kernel has one name (its cubin symbol); write a remark as a // comment")
+        name, first = words[0], number
     return name
 
 
