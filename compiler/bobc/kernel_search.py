@@ -205,6 +205,28 @@ def base_source(path) -> str:
     return path.name if named is None else path.name.removesuffix(f".{named}.sass") + ".sass"
 
 
+_NAMED_RULE = "a kernel source is named relative to the plan's root, an -I folder or specs/"
+
+
+def check_named_path(source: str) -> None:
+    """Refuse a kernel source a plan names that cannot be relative to a folder of the search path
+    (docs/writing-a-plan.md, section 2): an empty name, an absolute path (`/etc/passwd` would be read
+    wherever the plan is), or one that climbs out of the folder it is named from (`../../x.sass`)."""
+    if not source.strip():
+        shown = "is empty" if not source else f"{source!r} is only spaces"
+        raise SourceError(f"the kernel source {shown}: {_NAMED_RULE}",
+                          hint="name the kernel's .sass file from one of those folders (kernels/x.sass for "
+                               "PLAN_ROOT/kernels/x.sass)")
+    if os.path.isabs(source):
+        raise SourceError(f"kernel source {source} is an absolute path: {_NAMED_RULE}",
+                          hint="name it from the plan's root, or add its folder with -I and name it from there")
+    normal = os.path.normpath(source)
+    if normal == ".." or normal.startswith("../"):
+        raise SourceError(f"kernel source {source} climbs out of the folder it is named from ('..'): "
+                          f"{_NAMED_RULE}",
+                          hint="name it from the plan's root, or add its folder with -I and name it from there")
+
+
 def find_named(source: str, folders, target, missing: list | None = None) -> Path | None:
     """The source named `source` (relative to a folder of the search path) for `target`:
     per folder in order, its variant beside it (variant_of), else itself; None when none has
@@ -213,6 +235,7 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
     named as a variant (`x.sm_90.sass`) is refused for every target, and so is a base that is
     absent where another target's variant lies beside it (a target never gets another's)."""
     suffix = target_name(target)
+    check_named_path(source)
     named = variant_suffix(source)
     if named is not None:
         base = Path(source).with_name(base_source(source)).as_posix()
