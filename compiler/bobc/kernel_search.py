@@ -76,16 +76,30 @@ def _refuse_variant_shaped(name: str, what: str) -> None:
 
 
 def kernel_name(path: Path, default: str) -> str:
-    """The name a source gives its kernel: its last `.kernel NAME` directive, else `default`.
-    Read through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread)."""
+    """The name a source gives its kernel: its `.kernel NAME` directive, else `default`.  Read
+    through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread).  A
+    `.kernel` without a name, with several words or given twice is refused at its line, as the
+    assembler refuses it (bobc.sass.assembler.source_directives), before a plan's name is compared
+    with it."""
+    from .errors import Span
     from .sass.source import read_source
 
-    name = default
-    for line in source_lines(read_source(path)):
-        code = re.sub(r"/\*.*?\*/", " ", re.split(r"//|#", line, maxsplit=1)[0])
+    name, first = default, None
+    for number, line in enumerate(source_lines(read_source(path)), start=1):
+        code = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), re.split(r"//|#", line, maxsplit=1)[0])
         found = _KERNEL.match(code)
-        if found and found.group(1):
-            name = found.group(1).strip()
+        if not found:
+            continue
+        words = (found.group(1) or "").split()
+        where = Span(str(path), number, code.index(".kernel") + 1)
+        if first is not None:
+            raise SourceError(f".kernel is given twice (first at line {first}): a source declares it once", where,
+                              hint="keep one .kernel line")
+        if len(words) != 1:
+            raise SourceError(".kernel needs the kernel's name (.kernel scale_rows)" if not words else
+                              f".kernel takes one name, found {len(words)} words ('{found.group(1).strip()}')",
+                              where, hint="a kernel has one name (its cubin symbol); write a remark as a // comment")
+        name, first = words[0], number
     return name
 
 
@@ -191,6 +205,28 @@ def base_source(path) -> str:
     return path.name if named is None else path.name.removesuffix(f".{named}.sass") + ".sass"
 
 
+_NAMED_RULE = "a kernel source is named relative to the plan's root, an -I folder or specs/"
+
+
+def check_named_path(source: str) -> None:
+    """Refuse a kernel source a plan names that cannot be relative to a folder of the search path
+    (docs/writing-a-plan.md, section 2): an empty name, an absolute path (`/etc/passwd` would be read
+    wherever the plan is), or one that climbs out of the folder it is named from (`../../x.sass`)."""
+    if not source.strip():
+        shown = "is empty" if not source else f"{source!r} is only spaces"
+        raise SourceError(f"the kernel source {shown}: {_NAMED_RULE}",
+                          hint="name the kernel's .sass file from one of those folders (kernels/x.sass for "
+                               "PLAN_ROOT/kernels/x.sass)")
+    if os.path.isabs(source):
+        raise SourceError(f"kernel source {source} is an absolute path: {_NAMED_RULE}",
+                          hint="name it from the plan's root, or add its folder with -I and name it from there")
+    normal = os.path.normpath(source)
+    if normal == ".." or normal.startswith("../"):
+        raise SourceError(f"kernel source {source} climbs out of the folder it is named from ('..'): "
+                          f"{_NAMED_RULE}",
+                          hint="name it from the plan's root, or add its folder with -I and name it from there")
+
+
 def find_named(source: str, folders, target, missing: list | None = None) -> Path | None:
     """The source named `source` (relative to a folder of the search path) for `target`:
     per folder in order, its variant beside it (variant_of), else itself; None when none has
@@ -199,6 +235,7 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
     named as a variant (`x.sm_90.sass`) is refused for every target, and so is a base that is
     absent where another target's variant lies beside it (a target never gets another's)."""
     suffix = target_name(target)
+    check_named_path(source)
     named = variant_suffix(source)
     if named is not None:
         base = Path(source).with_name(base_source(source)).as_posix()

@@ -78,20 +78,27 @@ def test_an_unknown_contract_line_is_refused_naming_the_word_and_the_nearest_key
                                           "the end of the line"),
     ("//@ param 0 pointer write", "//@ param 0 pointer writ", ":3:21: unknown access 'writ' of pointer word 0 "
                                                               "(did you mean write?); a pointer is declared as"),
-    ("//@ param 0 pointer write 4*lo[1]", "//@ param 0 pointer write lots", ":3:27: a pointer is declared as"),
+    ("//@ param 0 pointer write 4*lo[1]", "//@ param 0 pointer write lots", ":3:27: unknown extent 'lots' of pointer word 0; "
+                                                                           "a pointer is declared as"),
     ("//@ param 0 pointer write 4*lo[1] the output", "//@ param 0 pointer write", ":3:26: a pointer is declared"),
     ("//@ param 0 pointer write 4*lo[1]", "//@ param 0 pointer write 4*lo[1] +4", ":3:35: pointer word 0's extent "
                                                                                  "is written with a space"),
     ("//@ param 0 pointer write 4*lo[1]", "//@ param 0 pointer write 4*lo[1] whenever hi[1]&1",
      ":3:35: pointer word 0's 'each COUNT by STRIDE' and condition come in that order"),
     ("//@ param 1 scalar N", "//@ param 0 scalar N", ":4:11: parameter word 0 is declared twice"),
-    ("//@ block 64", "//@ block sixty-four", ":2:11: a kernel's block is declared as '//@ block X [Y [Z]]'"),
-    ("//@ block 64", "//@ block 64 1 1 1", ":2:18: a kernel's block is declared as"),
-    ("//@ block 64", "//@ block 64 0", ":2:14: a kernel's block is declared as"),
-    ("//@ block 64", "//@ block", ":2:10: a kernel's block is declared as"),
-    ("//@ block 64", "//@ block 64\n//@ block 64", ":3:5: a kernel's block is declared once as"),
+    ("//@ block 64", "//@ block sixty-four", ":2:11: 'sixty-four' is not a number of threads; a "
+                                                     "kernel's block is declared as '//@ block X [Y [Z]]'"),
+    ("//@ block 64", "//@ block 64 1 1 1", ":2:18: a block has at most three dimensions, and '1' "
+                                                   "would be a fourth; a kernel's block is declared as"),
+    ("//@ block 64", "//@ block 64 0", ":2:14: a block has at least 1 thread in each dimension, "
+                                               "not 0; a kernel's block is declared as"),
+    ("//@ block 64", "//@ block", ":2:10: the block's threads are missing; a kernel's block "
+                                          "is declared as"),
+    ("//@ block 64", "//@ block 64\n//@ block 64", ":3:5: a kernel's block is declared once, and this is a "
+                                                             "second //@ block line"),
     ("//@ block 64", "//@ table 1 row 2 of 1", ":2:13: a table is declared as '//@ table FIRST rows ROWS of WORDS"),
-    ("//@ block 64", "//@ table 1 rows 0 of 1", ":2:18: a table is declared as"),
+    ("//@ block 64", "//@ table 1 rows 0 of 1", ":2:18: a table has at least 1 row, not 0; a table is "
+                                                        "declared as"),
     ("//@ block 64", "//@ table 1 rows 2", ":2:19: a table is declared as"),
 ])
 def test_a_malformed_line_of_a_known_keyword_is_refused_at_its_column(tmp_path, old, new, says):

@@ -146,14 +146,19 @@ def test_a_register_indexed_parameter_read_is_refused_outside_a_table(tmp_path):
 
 def test_a_register_indexed_read_of_a_declared_table_reads_every_row(tmp_path):
     """`//@ table 1 rows 2 of 1`: the indexed read of word 1 counts for words 1 and 2, both declared;
-    a table over an undeclared word is refused by name."""
+    a table over an undeclared word is refused by name at the table's line (whatever the code reads:
+    probe s32 contracts finding 9), and one over a word declared unused at the read."""
     source = _indexed_reader(tmp_path, "//@ table 1 rows 2 of 1 the entries\n")
     reads, _ = code_reads(source, assemble_kernel(source, SM86).code, SM86.parameter_base)
     contract = parse_contract(source)
     assert contract.tables[0].rows == 2 and check_code_reads(contract, tuple(reads)) == []
     wider = _indexed_reader(tmp_path, "//@ table 1 rows 3 of 1 the entries\n")
-    (finding,) = check_code_reads(parse_contract(wider), tuple(reads))
-    assert "word 3 through its table" in finding.message and "does not declare it" in finding.message
+    with pytest.raises(ContractError, match=r"indexed-reader.sass:4:18: table 1 rows 3 of 1 reaches word 3, which "
+                                            r"no //@ param line declares"):
+        parse_contract(wider)
+    unused = _indexed_reader(tmp_path, "//@ param 3 unused\n//@ table 1 rows 3 of 1 the entries\n")
+    (finding,) = check_code_reads(parse_contract(unused), tuple(reads))
+    assert "word 3 through its table" in finding.message and "declares it unused" in finding.message
 
 
 def test_argument_without_rule_keeps_its_fixed_extent():

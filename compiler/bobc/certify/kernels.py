@@ -112,6 +112,14 @@ _TABLE_FORM = re.compile(r"^\s*//@\s*table\s+(\d+)\s+rows\s+(\d+)\s+of\s+(\d+)(?
 # these (a misspelt keyword would otherwise drop the check the line declares); `//@` is nothing else's.
 CONTRACT_KEYWORDS = ("param", "block", "table", "tensormap")
 _LINE = re.compile(r"^\s*//@\s*")
+# a comment that opens like a contract line but is not written `//@` (`// @ block 64`, `#@ block 64`): a plain
+# comment to the assembler, so the check it was written to declare would silently go away
+_SPACED_LINE = re.compile(r"^\s*(?://\s+|#\s*)(@)")
+# a launch's parameters lie in its bank 0 image, at most 1024 bytes on any target (Target.parameter_block_bytes):
+# no word past this one can be set
+LAST_WORD = 1024 // 8 - 1
+# the bits of each term a condition may test (lo[i], hi[i]: 32; word[i]: 64)
+_TERM_BITS = {"lo": 32, "hi": 32, "word": 64}
 _KINDS = ("pointer", "scalar", "unused")
 _ACCESSES = ("read", "write", "read-write")
 
@@ -305,7 +313,8 @@ def _evaluate(expression: str, words: dict[int, int], what: str) -> tuple[int | 
             if term is None:
                 return None, why
             if operator == "/" and term == 0:
-                return None, f"its {what} {expression} divides by zero ({token} is 0 on this launch)"
+                cause = f" ({token} is 0 on this launch)" if _ARGUMENT_TERM.match(token) else ""
+                return None, f"its {what} {expression} divides by zero{cause}"
             value = value * term if operator == "*" else value // term
         total += sign * value
     if total < 0:
@@ -402,13 +411,24 @@ def _parse_tensor_map(path, number: int, line: str) -> TensorMap:
             start += len(piece) + 1
             if not text and opened.group(1).strip() == "" and keyword == "strides":
                 continue                       # rank 1: no strides
+            problem = _expression_problem(text) if item == _EXPRESSION and text and not re.search(r"\s", text) \
+                else None
+            if problem is not None:
+                raise fail(column + problem[0], f"{keyword} item {text}: {problem[1]}")
             if not re.fullmatch(item, text):
                 raise fail(column, f"{keyword} item {text!r} is not {what}")
             items.append((text, column))
         return items
 
-    word = int(take(r"\s+(\d+)(?=\s)", "the word bobc fills with the map's address (a number)").group(1))
-    pointer = int(take(r"\s+of\s+(\d+)(?=\s)", "'of P' (P: the pointer word the map covers)").group(1))
+    numbers = []
+    for pattern, what in ((r"\s+(\d+)(?=\s)", "the word bobc fills with the map's address (a number)"),
+                          (r"\s+of\s+(\d+)(?=\s)", "'of P' (P: the pointer word the map covers)")):
+        found = take(pattern, what)
+        if _count(found.group(1)) > LAST_WORD:
+            raise fail(found.start(1), f"word {_digits_shown(found.group(1))} is past every launch's parameters "
+                                       f"(at most 1024 bytes: words 0 to {LAST_WORD})")
+        numbers.append(int(found.group(1)))
+    word, pointer = numbers
     element = take(r"\s+(\S+)", "an element type")
     if element.group(1) not in TENSOR_MAP_ELEMENTS:
         raise fail(element.start(1), f"unknown tensor map element {element.group(1)!r} (one of "
@@ -421,8 +441,15 @@ def _parse_tensor_map(path, number: int, line: str) -> TensorMap:
         raise fail(swizzle.start(1), f"unknown swizzle {swizzle.group(1)!r} (one of {', '.join(_SWIZZLES)})")
     condition = ""
     if re.compile(r"\s+(when|unless)\s").match(line, at):
-        condition = " ".join(take(rf"\s+((?:when|unless)\s+{_CONDITION})(?=\s|$)",
-                                  "a condition 'when TERM&MASK' or 'unless TERM&MASK' (no spaces)").group(1).split())
+        found = take(rf"\s+((?:when|unless)\s+{_CONDITION})(?=\s|$)",
+                     "a condition 'when TERM&MASK' or 'unless TERM&MASK' (no spaces)")
+        condition = " ".join(found.group(1).split())
+        problem = _condition_problem(condition, "the tensor map would be inactive on every launch (no map written, "
+                                                "its word 0)")
+        if problem is not None:
+            test = condition.split()[1]
+            raise ContractError(f"{path}:{number}:{found.end(1) - len(test) + problem[0] - (len(condition) - len(test)) + 1}: "
+                                f"tensor map word {word}'s {problem[1].removeprefix('its ')}")
     if not 1 <= len(dims) <= 5:
         raise fail(_TENSORMAP.match(line).end(), f"a tensor map has 1 to 5 dimensions, not {len(dims)}")
     for name, values, count in (("strides", strides, len(dims) - 1), ("box", box, len(dims))):
@@ -462,17 +489,113 @@ def _first_wrong(line: str, at: int, forms) -> int:
     return len(line.rstrip()) + 1
 
 
+def _terms(expression: str) -> list[tuple[int, str, str]]:
+    """The terms of an expression as (index in it, the operator before it or '', the term), split at
+    + - * / outside brackets (so lo[-1] stays one term)."""
+    out, start, operator, depth = [], 0, "", 0
+    for at, char in enumerate(expression):
+        depth += (char == "[") - (char == "]")
+        if char in "+-*/" and depth == 0:
+            out.append((start, operator, expression[start:at]))
+            start, operator = at + 1, char
+    out.append((start, operator, expression[start:]))
+    return out
+
+
+_TERM_SHAPE = re.compile(r"([A-Za-z_]\w*)\[([^\]]*)\]")
+
+
+def _expression_problem(expression: str) -> tuple[int, str] | None:
+    """(index in `expression`, what is wrong there) for an extent, count or stride expression that
+    no launch could evaluate as meant, else None: a term that is not a number, lo[i], hi[i] or
+    word[i] (saying why: a negative or missing index, an unknown name, a parenthesis, two operators
+    in a row), a word past every launch's parameters (LAST_WORD), a division by the number 0."""
+    terms = "a term is a number, lo[i], hi[i] or word[i]"
+    for at, operator, term in _terms(expression):
+        bracket = next((i for i, c in enumerate(term) if c in "()"), None)
+        if bracket is not None:
+            return at + bracket, (f"an expression has no parentheses ({terms}, joined by * and /, which bind "
+                                  f"tighter, then + and -, each level left to right: 2*lo[8]*lo[6]-2*lo[8]+2*lo[7])")
+        if not term:
+            if not operator:
+                return at, f"an expression starts with a term ({terms}), not '{expression[:1]}'"
+            if at == len(expression):
+                return at - 1, f"nothing follows the last '{operator}' ({terms})"
+            return at - 1, f"two operators in a row ('{operator}{expression[at]}'): {terms}"
+        if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", term):
+            if operator == "/" and int(term, 0) == 0:
+                return at, f"it divides by the number {term}: every launch would divide by zero"
+            continue
+        shaped = _TERM_SHAPE.fullmatch(term)
+        if not shaped:
+            return at, f"unknown term {term!r}: {terms} (no spaces)"
+        name, index = shaped.groups()
+        if name not in _TERM_BITS:
+            return at, f"unknown term {term!r}{_nearest(name, _TERM_BITS)}: {terms}"
+        column = at + len(name) + 1
+        if re.fullmatch(r"-\d+", index):
+            return column, (f"{term} names word {index}: words are numbered from 0 (word i is bytes 8i..8i+7 "
+                            f"of the parameters)")
+        if not re.fullmatch(r"\d+", index):
+            return column, f"the word index {index!r} of {term} is not a number: {terms}, i a word's number"
+        if int(index) > LAST_WORD:
+            return column, (f"{name}[{_shown(int(index))}] names word {_shown(int(index))}, past every launch's "
+                            f"parameters (at most 1024 bytes: words 0 to {LAST_WORD})")
+    return None
+
+
+def _condition_problem(condition: str, what: str) -> tuple[int, str] | None:
+    """(index in `condition`, what is wrong there) for `when TERM&MASK` / `unless TERM&MASK`
+    whose mask can never select a bit of its term -- 0, or bits past the term's 32 (lo, hi) or 64
+    (word) -- or whose term names no word a launch has; else None.  `what`: what would then be
+    inactive on every launch ("the pointer would be inactive on every launch, its extent never
+    checked").  Such a condition never holds (when) or always does (unless): a typo that would
+    silently turn a check off."""
+    sense, _, test = condition.partition(" ")
+    start = len(condition) - len(test.lstrip())
+    test = test.strip()
+    term, _, mask = test.partition("&")
+    problem = _expression_problem(term)
+    if problem is not None:
+        return start + problem[0], problem[1]
+    bits = _TERM_BITS[_ARGUMENT_TERM.match(term).group(1)]
+    value, full = int(mask, 0), (1 << bits) - 1
+    at = start + len(term) + 1
+    holds = what if sense == "when" else "the condition would hold on every launch"
+    fix = "a mask names the flag's bits within its term (when hi[7]&16; word[i] for a bit past 31)"
+    if value == 0:
+        return at, f"its condition '{condition}' tests no bit (the mask is 0): {holds}; {fix}"
+    if value & ~full:
+        past = f"bits {term} cannot hold ({term} is {bits} bits: {value & ~full:#x} lies past them)"
+        if value & full == 0:
+            return at, f"its condition '{condition}' tests only {past}: {holds}; {fix}"
+        return at, f"its condition '{condition}' tests {past}, which are never set; {fix}"
+    return None
+
+
 def _keyword(path, number: int, line: str) -> tuple[str, int] | None:
     """(keyword, index just past it) of a `//@` line; None for any other line.  A `//@` line
     whose first word is not a contract keyword is refused at file:line:column, naming the word
     and the nearest keyword: a misspelt line would otherwise drop the check it declares."""
     opened = _LINE.match(line)
+    known = ", ".join(f"//@ {k}" for k in CONTRACT_KEYWORDS)
     if not opened:
+        spaced = _SPACED_LINE.match(line)
+        meant = re.compile(r"\s*([A-Za-z_][\w-]*)").match(line, spaced.end()) if spaced else None
+        if meant and (meant.group(1) in CONTRACT_KEYWORDS or _nearest(meant.group(1), CONTRACT_KEYWORDS)):
+            # `// @ block 64`: a plain comment to the assembler, so the check it declares would go away;
+            # a comment whose @ starts another word (`// @todo`) is left a comment
+            written = line[spaced.start():meant.end()].strip()
+            keyword = meant.group(1) if meant.group(1) in CONTRACT_KEYWORDS else \
+                _nearest(meant.group(1), CONTRACT_KEYWORDS).removeprefix(" (did you mean ").removesuffix("?)")
+            raise ContractError(f"{path}:{number}:{spaced.start(1) + 1}: '{written}' is a plain comment, not a "
+                                f"contract line: a contract line is written //@ with no space ({known}); write "
+                                f"'//@ {keyword}{line[meant.end():].rstrip()}', or leave out the @ for a plain comment "
+                                f"({doc('kernel-contracts.md')})")
         return None
     word = re.compile(r"[A-Za-z_][\w-]*").match(line, opened.end())
     if word and word.group() in CONTRACT_KEYWORDS:
         return word.group(), word.end()
-    known = ", ".join(f"//@ {k}" for k in CONTRACT_KEYWORDS)
     where = f"{path}:{number}:{opened.end() + 1}"
     if word is None:
         shown = repr(line[opened.end():].split()[0]) if line[opened.end():].split() else "nothing"
@@ -514,39 +637,118 @@ def _parameter(path, number: int, line: str, at: int) -> tuple[re.Match, int]:
                         f"('//@ param {index} scalar what')")
 
 
+def _count(digits: str) -> int:
+    """A number a contract line writes (decimal or 0x), read without converting thousands of digits:
+    past 18 digits it is only known to be huge (10**18), which every bound here refuses."""
+    return int(digits, 0) if len(digits) <= 18 else 10 ** 18
+
+
+def _digits_shown(digits: str) -> str:
+    """A number as written, as a message shows it (past 40 digits: its first 12 and how many it has)."""
+    return digits if len(digits) <= 40 else f"{digits[:12]}... ({len(digits)} digits)"
+
+
+def _word_ranges(words: list[int]) -> str:
+    """3, 4, 5, 9 -> '3 to 5 and 9'."""
+    runs = []
+    for word in words:
+        if runs and runs[-1][1] == word - 1:
+            runs[-1][1] = word
+        else:
+            runs.append([word, word])
+    shown = [str(a) if a == b else f"{a} to {b}" for a, b in runs]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _block_limits():
+    from ..targets import TARGETS
+    return next(iter(TARGETS.values())).limits      # every target's block bounds agree (targets.CC80_PLUS_LIMITS)
+
+
+_BLOCK_BOUNDS = "at most 1024 threads: x and y up to 1024, z up to 64"
+
+
+def _block_fits(block: tuple[int, int, int]) -> bool:
+    limits = _block_limits()
+    x, y, z = block
+    return (x <= limits.block_xy and y <= limits.block_xy and z <= limits.block_z
+            and x * y * z <= limits.threads_per_block)
+
+
+def _check_pointer_parts(path, number: int, line: str, rest_at: int, index: int, pointer: re.Match) -> None:
+    """Refuse, at the column of what is wrong, a pointer's extent, batch count or stride that no launch
+    evaluates as meant (_expression_problem: a division by the number 0, a word past the parameters),
+    and a condition whose mask selects no bit its term holds (_condition_problem)."""
+    for group, what in ((2, "extent"), (3, "batch count"), (4, "batch stride")):
+        text = pointer.group(group)
+        problem = _expression_problem(text) if text and text != "resident" else None
+        if problem is not None:
+            raise ContractError(f"{path}:{number}:{rest_at + pointer.start(group) + problem[0] + 1}: pointer word "
+                                f"{index}'s {what} {text}: {problem[1]}")
+    condition = " ".join((pointer.group(5) or "").split())
+    if condition:
+        problem = _condition_problem(condition, "the pointer would be inactive on every launch, its extent "
+                                                "never checked")
+        if problem is not None:
+            # (the condition is written `when TERM&MASK`, perhaps with several spaces: its test is the last word)
+            test_at = pointer.end(5) - len(condition.split()[1])
+            offset = problem[0] - (len(condition) - len(condition.split()[1]))
+            raise ContractError(f"{path}:{number}:{rest_at + test_at + offset + 1}: pointer word {index}'s "
+                                f"{problem[1].removeprefix('its ')}")
+
+
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     """The contract comments and the parameter reads of one kernel source.  Every line that
     starts with `//@` is a contract line (CONTRACT_KEYWORDS); one that does not parse is refused
     at file:line:column (ContractError)."""
     arguments, reads, maps, tables, block = [], [], [], [], None
     sized = []          # (pointer word, line, column, its extent, count and stride expressions)
+    placed = []         # (table, line, column of its ROWS): each word its rows reach must be declared
     for number, line in enumerate(source_lines(read_source(path)), start=1):
         keyword, at = _keyword(path, number, line) or (None, 0)
         if keyword == "block":
             form = _BLOCK_FORM.match(line)
-            dims = tuple(int(d) for d in form.groups() if d is not None) if form else ()
-            if not dims or min(dims) < 1 or block is not None:
-                again = " once" if block is not None else ""
-                words = _words(line, at)
-                column = (_LINE.match(line).end() + 1 if block is not None else
-                          next((c for i, (w, c) in enumerate(words)
-                                if i >= 3 or not re.fullmatch(r"\d+", w) or int(w) < 1), len(line.rstrip()) + 1))
-                raise ContractError(f"{path}:{number}:{column}: a kernel's block is declared{again} as "
-                                    f"'//@ block X [Y [Z]]' (the threads its code is written for: //@ block 256)")
+            dims = tuple(_count(d) for d in form.groups() if d is not None) if form else ()
+            form_text = "a kernel's block is declared as '//@ block X [Y [Z]]' (the threads its code is written " \
+                        "for: //@ block 256)"
+            if block is not None:
+                raise ContractError(f"{path}:{number}:{_LINE.match(line).end() + 1}: a kernel's block is declared "
+                                    f"once, and this is a second //@ block line")
+            if not dims or min(dims) < 1:
+                wrong = next(((i, w, c) for i, (w, c) in enumerate(_words(line, at))
+                              if i >= 3 or not re.fullmatch(r"\d+", w) or _count(w) < 1), None)
+                if wrong is None:
+                    column, why = len(line.rstrip()) + 1, "the block's threads are missing"
+                else:
+                    i, w, column = wrong
+                    why = (f"a block has at most three dimensions, and {w!r} would be a fourth" if i >= 3 else
+                           f"{w!r} is not a number of threads" if not re.fullmatch(r"\d+", w) else
+                           f"a block has at least 1 thread in each dimension, not {w}")
+                raise ContractError(f"{path}:{number}:{column}: {why}; {form_text}")
             block = (dims + (1, 1))[:3]
+            if not _block_fits(block):
+                raise ContractError(f"{path}:{number}:{form.start(1) + 1}: a block of {' x '.join(map(_shown, block))} "
+                                    f"threads is more than a block holds ({_BLOCK_BOUNDS}); {form_text}")
             continue
         if keyword == "table":
             table = _TABLE_FORM.match(line)
-            if not table or int(table.group(2)) < 1 or int(table.group(3)) < 1:
-                if table:
-                    column = table.start(2) + 1 if int(table.group(2)) < 1 else table.start(3) + 1
-                else:
-                    column = _first_wrong(line, at, (r"\d+", "rows", r"\d+", "of", r"\d+"))
-                raise ContractError(f"{path}:{number}:{column}: a table is declared as '//@ table FIRST rows ROWS "
-                                    f"of WORDS what' (the words of ROWS entries of WORDS words from word FIRST: "
-                                    f"//@ table 1 rows 6 of 3)")
-            tables.append(ParameterTable(int(table.group(1)), int(table.group(2)), int(table.group(3)),
-                                         table.group(4).strip()))
+            form_text = ("a table is declared as '//@ table FIRST rows ROWS of WORDS what' (the words of ROWS "
+                         "entries of WORDS words from word FIRST: //@ table 1 rows 6 of 3)")
+            if not table:
+                column = _first_wrong(line, at, (r"\d+", "rows", r"\d+", "of", r"\d+"))
+                raise ContractError(f"{path}:{number}:{column}: {form_text}")
+            first, rows, width = (_count(table.group(i)) for i in (1, 2, 3))
+            if rows < 1 or width < 1:
+                group, what = (2, "row") if rows < 1 else (3, "word")
+                raise ContractError(f"{path}:{number}:{table.start(group) + 1}: a table has at least 1 {what}"
+                                    f"{' a row' if what == 'word' else ''}, not 0; {form_text}")
+            if first + rows * width - 1 > LAST_WORD:
+                raise ContractError(f"{path}:{number}:{table.start(1) + 1}: table {table.group(1)} rows "
+                                    f"{table.group(2)} of {table.group(3)} reaches word "
+                                    f"{_shown(first + rows * width - 1)}, past every launch's parameters (at most "
+                                    f"1024 bytes: words 0 to {LAST_WORD}); {form_text}")
+            tables.append(ParameterTable(first, rows, width, table.group(4).strip()))
+            placed.append((tables[-1], number, table.start(2) + 1))
             continue
         if keyword == "tensormap":
             declared = _parse_tensor_map(path, number, line)
@@ -559,6 +761,11 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             continue
         if keyword == "param":
             declared, rest_at = _parameter(path, number, line, at)
+            if _count(declared.group(1)) > LAST_WORD:
+                raise ContractError(f"{path}:{number}:{declared.start(1) + 1}: parameter word "
+                                    f"{_digits_shown(declared.group(1))} is past every launch's parameters (at most "
+                                    f"1024 bytes: words 0 to {LAST_WORD}); word N is bytes 8N..8N+7 of the "
+                                    f"parameters")
             index, kind, rest = int(declared.group(1)), declared.group(2), declared.group(3).strip()
             if any(a.index == index for a in arguments):
                 raise ContractError(f"{path}:{number}:{declared.start(1) + 1}: parameter word {index} is "
@@ -579,9 +786,17 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                     elif words[0][0] not in _ACCESSES:
                         column, wrong = words[0][1], (f"unknown access {words[0][0]!r} of pointer word {index}"
                                                       f"{_nearest(words[0][0], _ACCESSES)}; ")
+                    elif len(words) > 1 and re.fullmatch(r"[A-Za-z_-]+", words[1][0]):
+                        column, wrong = words[1][1], (f"unknown extent {words[1][0]!r} of pointer word {index}"
+                                                      f"{_nearest(words[1][0], ('resident',))}; ")
+                    elif len(words) > 1 and _expression_problem(words[1][0]) is not None:
+                        # an extent that does not parse: say what is wrong in it (lo[-1], a parenthesis)
+                        offset, why = _expression_problem(words[1][0])
+                        column, wrong = words[1][1] + offset, f"pointer word {index}'s extent {words[1][0]}: {why}; "
                     else:
                         column, wrong = (words[1][1] if len(words) > 1 else len(line.rstrip()) + 1), ""
                     raise ContractError(f"{path}:{number}:{column}: {wrong}a pointer is declared as {_POINTER_FORM}")
+                _check_pointer_parts(path, number, line, rest_at, index, pointer)
                 if re.match(r"(when|unless|each)\s", pointer.group(6)) or re.search(r"\b(lo|hi|word)\[\d+\]&",
                                                                                        pointer.group(6)):
                     # (else a misspelt condition or batch would be the description, the pointer unconditional)
@@ -606,6 +821,16 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             reads.append(ParameterRead(number, offset, _width(code.strip()), code.strip(),
                                        indexed=found.group(1) not in (None, "RZ"), column=found.start() + 1))
     kinds = {a.index: a.kind for a in arguments}
+    for table, number, column in placed:
+        # (docs/kernel-contracts.md, "Tables of entries": each entry's words have their own //@ param lines;
+        # a row reaching an undeclared word is a table written wider or longer than the entries declared)
+        undeclared = [w for w in range(table.first, table.first + table.rows * table.words) if w not in kinds]
+        if undeclared:
+            raise ContractError(f"{path}:{number}:{column}: table {table.first} rows {table.rows} of {table.words} "
+                                f"reaches word{'s' if len(undeclared) > 1 else ''} {_word_ranges(undeclared)}, which no "
+                                f"//@ param line declares: declare each entry's words ('//@ param N "
+                                f"pointer|scalar|unused what'), or give the table the rows and words its entries "
+                                f"have")
     for index, number, column, expressions in sized:
         for expression in expressions:
             for term in re.finditer(r"\b(lo|hi|word)\[(\d+)\]", expression):

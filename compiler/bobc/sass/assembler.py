@@ -171,7 +171,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         shared = listing_shared_bytes(lines).get(kernel)    # None: the kernel declares none
         lines = [l for l in kernels[kernel] if l.directive is None]
         name = kernel
-    directives = source_directives(lines)
+    directives = source_directives(lines, None if listing else target_named(_arch_of(target)))
     name = directives.name or name
     declared = directives.registers
     shared = directives.shared if directives.shared is not None else shared
@@ -205,17 +205,53 @@ class SourceDirectives:
     shared: int | None = None
 
 
-def source_directives(lines: list[SourceLine]) -> SourceDirectives:
+def shared_bytes_limit(target: Target) -> int:
+    """The most shared memory one block may use on `target`: the SM's largest carve-out less what the
+    system reserves per block (CUDA's opt-in maximum per block: 99 KiB on 8.6, 227 KiB on 9.0)."""
+    sm = target.sm_resources
+    return sm.carveouts_kib[-1] * 1024 - sm.shared_reserved
+
+
+def _value_span(line: SourceLine, value: str, offset: int = 0, length: int | None = None) -> Span | None:
+    """Where a directive's value (from `offset` in it) is written: its line's span ends where the
+    value does (parse_source strips the line's comment and trailing space)."""
+    span = line.span
+    if span is None or span.end_column is None or not value:
+        return span
+    column = span.end_column - len(value) + offset
+    return Span(span.path, span.line, column, span.line, column + (len(value) - offset if length is None else length))
+
+
+def source_directives(lines: list[SourceLine], target: Target | None = None) -> SourceDirectives:
     """The directives of a source's lines (a listing's kernels have none of these), each value
     refused by name at its line when it is no number; an unknown directive likewise.  What
-    assemble_kernel honours in a plan, and bobc.sim.kernel.run_kernel for a source it runs."""
+    assemble_kernel honours in a plan, and bobc.sim.kernel.run_kernel for a source it runs.
+    Each is given once, `.kernel` with one name, `.shared` at most what a block of `target` may
+    use (without a target: of any target): a second line, an extra word or an impossible size
+    would otherwise be taken silently (probe s32 contracts finding 9)."""
+    from ..targets import TARGETS
+
     found = SourceDirectives()
+    seen: dict[str, int] = {}
     for line in lines:
         if line.directive is None:
             continue
         key, value = line.directive
+        if key in (".kernel", ".registers", ".shared") and key in seen:
+            raise BobcError(f"{key} is given twice (first at line {seen[key]}): a source declares it once",
+                            line.span, hint=f"keep one {key} line")
+        seen[key] = line.span.line if line.span is not None else 0
         if key == ".kernel":
-            found.name = value.strip() or None
+            words = value.split()
+            if not words:
+                raise BobcError(".kernel needs the kernel's name (.kernel scale_rows)", line.span,
+                                hint="name the kernel, or leave out the line: the kernel is then named by its file")
+            if len(words) > 1:
+                at = value.index(words[1], len(words[0]))
+                raise BobcError(f".kernel takes one name, found {len(words)} words ('{value}')",
+                                _value_span(line, value, at), hint="a kernel has one name (its cubin symbol); "
+                                                                   "write a remark as a // comment")
+            found.name = words[0]
         elif key in (".registers", ".shared"):
             what = "a number" if key == ".registers" else "a number of bytes"
             try:
@@ -224,6 +260,17 @@ def source_directives(lines: list[SourceLine]) -> SourceDirectives:
                 raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
             if number < 0:
                 raise BobcError(f"{key} needs {what}, found '{value}'", line.span)
+            if key == ".shared":
+                limits = [target] if target is not None else list(TARGETS.values())
+                most = max(limits, key=shared_bytes_limit)
+                if number > shared_bytes_limit(most):
+                    sm = most.sm_resources
+                    on = most.name if target is not None else f"any target ({most.name}: the most)"
+                    raise BobcError(f".shared {value}: a block on {on} may use at most "
+                                    f"{shared_bytes_limit(most)} bytes of shared memory (the SM's "
+                                    f"{sm.carveouts_kib[-1]} KiB less the {sm.shared_reserved} bytes reserved per "
+                                    f"block)", _value_span(line, value),
+                                    hint="declare the bytes a block of the kernel uses")
             setattr(found, key[1:], number)
         else:
             raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
