@@ -11,7 +11,7 @@
 #define NP_STATUS_PEER 5
 #define NP_PEER_TIMEOUT_MS 10000
 /* the most a listening endpoint keeps of what it sent before its peer's first byte (np_peer) */
-#define NP_PEER_REPLAY_BYTES 65536
+#define NP_PEER_REPLAY_BYTES (64u << 10)
 
 typedef struct {
     int fd;

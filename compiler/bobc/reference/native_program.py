@@ -107,7 +107,7 @@ PEER_CLOSED_HINT = "the other peer stopped: see its messages for why, then start
 
 # the most a listening endpoint keeps of what it sent before its peer's first byte
 # (runtime_c/native_peer.h NP_PEER_REPLAY_BYTES)
-PEER_REPLAY_BYTES = 65536
+PEER_REPLAY_BYTES = 64 << 10
 
 
 class _Closed(Exception):
