@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -56,6 +57,94 @@ static void nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+/* What a listening endpoint says when no peer came within its limit. */
+static int nobody_came(np_peer *peer, char *err)
+{
+    if (peer->stray[0])
+        return say(err, "no peer connected to %s within %d ms (a connection from %s closed before sending a byte, so it "
+                   "was not taken as the peer; the other peer was not started, or it stopped before connecting: see its "
+                   "messages); start it (or raise %s)", peer->address, peer->timeout_ms, peer->stray,
+                   rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    return say(err, "no peer connected to %s within %d ms (the other peer was not started, or it stopped "
+               "before connecting: see its messages); start it (or raise %s)",
+               peer->address, peer->timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+}
+
+/* Listen at the endpoint's address and accept one connection by its deadline: its socket in
+ * peer->fd, where it came from in peer->remote. */
+static int listen_and_accept(np_peer *peer, char *err)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    memcpy(&sa.sin_port, peer->socket_address + 2, 2);
+    memcpy(&sa.sin_addr, peer->socket_address + 4, 4);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return say(err, "cannot create a socket to listen at %s: %s", peer->address, strerror(errno));
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EADDRINUSE)
+            return say(err, "port in use: cannot listen at %s (another process holds it); stop it, or rebuild both "
+                       "peers with another port (the port is built into both hosts)", peer->address);
+        return say(err, "cannot listen at %s: %s; give the pair an address of this machine", peer->address,
+                   strerror(e));
+    }
+    if (listen(fd, 1) != 0) {
+        int e = errno;
+        close(fd);
+        return say(err, "cannot listen at %s: %s", peer->address, strerror(e));
+    }
+    struct pollfd p = { fd, POLLIN, 0 };
+    int r;
+    do
+        r = poll(&p, 1, left_ms(peer->deadline));
+    while (r < 0 && errno == EINTR);
+    if (r <= 0) {
+        close(fd);
+        return nobody_came(peer, err);
+    }
+    struct sockaddr_in from;
+    socklen_t length = sizeof from;
+    int c = accept4(fd, (struct sockaddr *)&from, &length, SOCK_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (c < 0)
+        return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
+    nodelay(c);
+    peer->fd = c;
+    char host[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &from.sin_addr, host, sizeof host);
+    snprintf(peer->remote, sizeof peer->remote, "%s:%u", host, (unsigned)ntohs(from.sin_port));
+    return 0;
+}
+
+static int send_bytes(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err, int *closed);
+
+/* The connection closed before its first byte: not a peer.  Listen again, accept another by
+ * the open's deadline and send it what was sent on the one that closed. */
+static int accept_again(np_peer *peer, int timeout_ms, char *err)
+{
+    snprintf(peer->stray, sizeof peer->stray, "%s", peer->remote);
+    for (;;) {
+        close(peer->fd);
+        peer->fd = -1;
+        int rc = listen_and_accept(peer, err);
+        if (rc)
+            return rc;
+        int closed = 0;
+        rc = send_bytes(peer, peer->replay, peer->replay_bytes, timeout_ms, err, &closed);
+        if (!rc)
+            return 0;
+        if (!closed)
+            return rc;
+        snprintf(peer->stray, sizeof peer->stray, "%s", peer->remote);
+    }
+}
+
 int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int timeout_ms, char *err)
 {
     struct sockaddr_in sa;
@@ -64,49 +153,24 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     memcpy(&sa.sin_port, address + 2, 2);
     memcpy(&sa.sin_addr, address + 4, 4);
     np_peer_address_text(address, peer->address, sizeof peer->address);
+    snprintf(peer->remote, sizeof peer->remote, "%s", peer->address);
+    memcpy(peer->socket_address, address, 16);
     peer->fd = -1;
     peer->sent = peer->received = 0;
+    peer->unconfirmed = 0;
+    peer->replay = NULL;
+    peer->replay_bytes = 0;
+    peer->stray[0] = 0;
+    peer->timeout_ms = timeout_ms;
     double deadline = now_ms() + timeout_ms;
+    peer->deadline = deadline;
     struct timespec begun;                /* for the device session: see np_device_note_peer */
     clock_gettime(CLOCK_REALTIME_COARSE, &begun);
     if (listen_) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return say(err, "cannot create a socket to listen at %s: %s", peer->address, strerror(errno));
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-            int e = errno;
-            close(fd);
-            if (e == EADDRINUSE)
-                return say(err, "port in use: cannot listen at %s (another process holds it); stop it or give "
-                           "the pair another port", peer->address);
-            return say(err, "cannot listen at %s: %s; give the pair an address of this machine", peer->address,
-                       strerror(e));
-        }
-        if (listen(fd, 1) != 0) {
-            int e = errno;
-            close(fd);
-            return say(err, "cannot listen at %s: %s", peer->address, strerror(e));
-        }
-        struct pollfd p = { fd, POLLIN, 0 };
-        int r;
-        do
-            r = poll(&p, 1, left_ms(deadline));
-        while (r < 0 && errno == EINTR);
-        if (r <= 0) {
-            close(fd);
-            return say(err, "no peer connected to %s within %d ms (the other peer was not started, or it stopped "
-                       "before connecting: see its messages); start it (or raise %s)",
-                       peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
-        }
-        int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-        int e = errno;
-        close(fd);
-        if (c < 0)
-            return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
-        nodelay(c);
-        peer->fd = c;
+        int rc = listen_and_accept(peer, err);
+        if (rc)
+            return rc;
+        peer->unconfirmed = 1;
         np_device_note_peer(peer->address, 1, &begun);
         return 0;
     }
@@ -154,9 +218,9 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
         return say(err, "could not connect to %s within %d ms (no answer from that address: a machine that is down "
                    "or cannot be reached); check the pair's address and the network (or raise %s)", peer->address,
                    timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
-    return say(err, "could not connect to %s within %d ms (nothing listens there: the other peer was not started, or "
-               "it stopped before listening: see its messages); start it (or raise %s)", peer->address, timeout_ms,
-               rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
+    return say(err, "could not connect to %s within %d ms (nothing listens there: the other peer was not started, "
+               "it stopped before listening, or it is paired with another peer already: see its messages); start it "
+               "(or raise %s)", peer->address, timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
 }
 
 static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err);
@@ -184,28 +248,61 @@ int np_peer_receive(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms
     return rc;
 }
 
-static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+/* `bytes` sent; a peer that takes nothing for timeout_ms fails (each byte taken restarts the
+ * limit).  *closed: the connection closed or was reset (the message says so). */
+static int send_bytes(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err, int *closed)
 {
     double deadline = now_ms() + timeout_ms;
     uint64_t sent = 0;
+    *closed = 0;
     while (sent < bytes) {
         struct pollfd p = { peer->fd, POLLOUT, 0 };
         int r = poll(&p, 1, left_ms(deadline));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return say(err, "peer %s took nothing for %d ms (%llu of %llu bytes sent)", peer->address, timeout_ms,
+            return say(err, "peer %s took nothing for %d ms (%llu of %llu bytes sent)", peer->remote, timeout_ms,
                        (unsigned long long)sent, (unsigned long long)bytes);
         ssize_t n = send(peer->fd, data + sent, bytes - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            *closed = 1;
             return say(err, "peer %s closed the connection at message %llu to it (%llu of %llu bytes sent); %s",
-                       peer->address, (unsigned long long)peer->sent + 1, (unsigned long long)sent,
+                       peer->remote, (unsigned long long)peer->sent + 1, (unsigned long long)sent,
                        (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
+        }
         sent += (uint64_t)n;
+        deadline = now_ms() + timeout_ms;
     }
     return 0;
+}
+
+/* What a listening endpoint sends before its peer's first byte is kept (np_peer), up to
+ * NP_PEER_REPLAY_BYTES; past that it takes the connection it has as the peer. */
+static void keep_for_replay(np_peer *peer, const uint8_t *data, uint64_t bytes)
+{
+    if (!peer->unconfirmed)
+        return;
+    uint8_t *grown = peer->replay_bytes + bytes <= NP_PEER_REPLAY_BYTES
+        ? realloc(peer->replay, peer->replay_bytes + bytes ? peer->replay_bytes + bytes : 1) : NULL;
+    if (!grown) {
+        peer->unconfirmed = 0;
+        return;
+    }
+    memcpy(grown + peer->replay_bytes, data, bytes);
+    peer->replay = grown;
+    peer->replay_bytes += bytes;
+}
+
+static int send_all(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
+{
+    keep_for_replay(peer, data, bytes);
+    int closed = 0;
+    int rc = send_bytes(peer, data, bytes, timeout_ms, err, &closed);
+    if (rc && closed && peer->unconfirmed)
+        return accept_again(peer, timeout_ms, err);     /* it sends this message too */
+    return rc;
 }
 
 static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout_ms, char *err)
@@ -219,20 +316,34 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
             continue;
         if (r <= 0 && got)
             return say(err, "peer %s stopped partway through its message %llu (%llu of its %llu bytes received, then "
-                       "nothing for %d ms): it hangs or stopped, see its messages", peer->address,
+                       "nothing for %d ms): it hangs or stopped, see its messages", peer->remote,
                        (unsigned long long)peer->received + 1, (unsigned long long)got, (unsigned long long)bytes,
                        timeout_ms);
         if (r <= 0)
             return say(err, "peer %s sent nothing for %d ms (%llu of %llu bytes received): it hangs or stopped, see its messages",
-                       peer->address, timeout_ms, (unsigned long long)got, (unsigned long long)bytes);
+                       peer->remote, timeout_ms, (unsigned long long)got, (unsigned long long)bytes);
         ssize_t n = recv(peer->fd, data + got, bytes - got, MSG_DONTWAIT);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
+        if (n <= 0 && peer->unconfirmed) {          /* closed before its first byte: not a peer */
+            int rc = accept_again(peer, timeout_ms, err);
+            if (rc)
+                return rc;
+            deadline = now_ms() + timeout_ms;
+            continue;
+        }
         if (n <= 0)
             return say(err, "peer %s closed the connection at message %llu from it (%llu of %llu bytes received); %s",
-                       peer->address, (unsigned long long)peer->received + 1, (unsigned long long)got,
+                       peer->remote, (unsigned long long)peer->received + 1, (unsigned long long)got,
                        (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
+        if (peer->unconfirmed) {                    /* the peer: what was kept for another is not needed */
+            peer->unconfirmed = 0;
+            free(peer->replay);
+            peer->replay = NULL;
+            peer->replay_bytes = 0;
+        }
         got += (uint64_t)n;
+        deadline = now_ms() + timeout_ms;
     }
     return 0;
 }
@@ -242,4 +353,8 @@ void np_peer_close(np_peer *peer)
     if (peer->fd >= 0)
         close(peer->fd);
     peer->fd = -1;
+    free(peer->replay);
+    peer->replay = NULL;
+    peer->replay_bytes = 0;
+    peer->unconfirmed = 0;
 }

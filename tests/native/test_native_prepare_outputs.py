@@ -6,6 +6,7 @@ reference interpreter give the same statuses, files and messages, byte for byte.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import signal
 import socket
@@ -185,7 +186,8 @@ def test_a_peer_that_cannot_prepare_ends_both_and_neither_publishes(prepared, tm
         assert (base / "w1" / "moved" / "theirs.bin").read_bytes() == b"previous theirs 1"
         assert (base / "w1" / "moved" / "own.bin").read_bytes() == b"previous own 1"
         assert temporaries(base) == []
-        outcomes[side] = (status0, said0, status1, said1)
+        # the peer is named by the address it connected from (an ephemeral port of its own each run)
+        outcomes[side] = (status0, re.sub(rb"peer 127\.0\.0\.1:\d+", b"peer 127.0.0.1:PORT", said0), status1, said1)
     assert outcomes["c"] == outcomes["reference"]
 
 

@@ -99,6 +99,26 @@ def test_the_seed_refuses_a_request_and_the_rule_is_named(tmp_path, change, name
     assert program.value("refusal").value == name
 
 
+@pytest.mark.parametrize("address, name", [
+    ("300 0 0 1", b"address: octet 0 of a.b.c.d (counting from 0) is above 255"),
+    ("10 0 256 1", b"address: octet 2 of a.b.c.d (counting from 0) is above 255"),
+    ("0 0 0 0", b""),
+    ("10 0 0 5", b""),
+])
+def test_the_refusal_of_a_host_at_an_address_names_an_octet_above_255(tmp_path, address, name):
+    """coordinateWorkerHostAt with an octet above 255 builds b"" (the seed drops the socket
+    address's SocketAddressOctetTooLarge); coordinateWorkerRefusalAt names it, where the
+    refusal without an address said every rule admits (probe s32 partnet finding 4)."""
+    from partitioned_regression.artifacts import load, uuid_literal
+    arguments = f"coordinateH200 {uuid_literal(UUID)} 0 1 (coordinateAddress {address}) 47001 0 1 8"
+    program = load("import PartitionedRegression.Build.Admission\nimport PartitionedRegression.Build.Workers\n"
+                   "import PartitionedRegression.Targets\n\n"
+                   f"def refusal : Bytes = (coordinateWorkerRefusalAt {arguments})\n"
+                   f"def artifact : Bytes = (coordinateWorkerHostAt {arguments})\n", folder=tmp_path)
+    assert program.value("refusal").value == name
+    assert (program.value("artifact").value == b"") == bool(name)
+
+
 def test_building_a_refused_request_says_the_plan_built_no_host(tmp_path):
     (tmp_path / "Pair.bob").write_text(
         "module Pair\n\nimport PartitionedRegression.Build.Workers\n\n"

@@ -105,37 +105,43 @@ def address_text(address: bytes) -> str:
 PEER_CLOSED_HINT = "the other peer stopped: see its messages for why, then start both again"
 
 
+# the most a listening endpoint keeps of what it sent before its peer's first byte
+# (runtime_c/native_peer.h NP_PEER_REPLAY_BYTES)
+PEER_REPLAY_BYTES = 64 << 10
+
+
+class _Closed(Exception):
+    """The connection closed or was reset (the Stop to raise, if it is not retried)."""
+
+    def __init__(self, stop):
+        super().__init__()
+        self.stop = stop
+
+
 class Peer:
-    """One TCP endpoint; every failure is status 5 with the C host's message."""
+    """One TCP endpoint; every failure is status 5 with the C host's message
+    (runtime_c/native_peer.c).  A listening endpoint takes a connection that closes before
+    its first byte (a port probe) as no peer: it listens again until the open's deadline and
+    sends the next connection what it sent on that one.  Send and Receive fail after
+    `timeout_ms` of silence (each byte that moves restarts the limit)."""
 
     def __init__(self, address: bytes, listen: bool, timeout_ms: int):
         self.address = address_text(address)
-        host = f"{address[4]}.{address[5]}.{address[6]}.{address[7]}"
-        port = address[2] << 8 | address[3]
+        self.remote = self.address          # the peer's, as messages name it
+        self.host = f"{address[4]}.{address[5]}.{address[6]}.{address[7]}"
+        self.port = address[2] << 8 | address[3]
+        host, port = self.host, self.port
+        self.timeout_ms = timeout_ms
         deadline = time.monotonic() + timeout_ms / 1000
+        self.deadline = deadline
         self.socket = None
         self.sent = self.received = 0   # messages completed each way: a failure names the next one's number
+        self.unconfirmed = False        # listening, no byte received yet
+        self.replay = bytearray()       # what was sent before the first byte arrived
+        self.stray = ""                 # the last connection that closed before its first byte
         if listen:
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                listener.bind((host, port))
-                listener.listen(1)
-            except OSError as error:
-                listener.close()
-                if error.errno == errno.EADDRINUSE:
-                    self._fail(f"port in use: cannot listen at {self.address} (another process holds it); "
-                               f"stop it or give the pair another port")
-                self._fail(f"cannot listen at {self.address}: {os.strerror(error.errno)}; give the pair an "
-                           f"address of this machine")
-            ready, _, _ = select.select([listener], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                listener.close()
-                self._fail(f"no peer connected to {self.address} within {timeout_ms} ms (the other peer was not "
-                           f"started, or it stopped before connecting: see its messages); start it (or raise "
-                           f"{PEER_TIMEOUT_VARIABLE})")
-            self.socket, _ = listener.accept()
-            listener.close()
+            self._listen_and_accept()
+            self.unconfirmed = True
         else:
             answered = False            # an attempt was refused: the address answers, nothing listens
             while True:
@@ -164,22 +170,70 @@ class Peer:
                                    f"that address: a machine that is down or cannot be reached); check the pair's "
                                    f"address and the network (or raise {PEER_TIMEOUT_VARIABLE})")
                     self._fail(f"could not connect to {self.address} within {timeout_ms} ms (nothing listens there: "
-                               f"the other peer was not started, or it stopped before listening: see its messages); "
-                               f"start it (or raise {PEER_TIMEOUT_VARIABLE})")
+                               f"the other peer was not started, it stopped before listening, or it is paired with "
+                               f"another peer already: see its messages); start it (or raise {PEER_TIMEOUT_VARIABLE})")
                 time.sleep(0.02)
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.socket.settimeout(None)
+
+    def _listen_and_accept(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((self.host, self.port))
+            listener.listen(1)
+        except OSError as error:
+            listener.close()
+            if error.errno == errno.EADDRINUSE:
+                self._fail(f"port in use: cannot listen at {self.address} (another process holds it); stop it, or "
+                           f"rebuild both peers with another port (the port is built into both hosts)")
+            self._fail(f"cannot listen at {self.address}: {os.strerror(error.errno)}; give the pair an "
+                       f"address of this machine")
+        ready, _, _ = select.select([listener], [], [], max(0.0, self.deadline - time.monotonic()))
+        if not ready:
+            listener.close()
+            if self.stray:
+                self._fail(f"no peer connected to {self.address} within {self.timeout_ms} ms (a connection from "
+                           f"{self.stray} closed before sending a byte, so it was not taken as the peer; the other "
+                           f"peer was not started, or it stopped before connecting: see its messages); start it (or "
+                           f"raise {PEER_TIMEOUT_VARIABLE})")
+            self._fail(f"no peer connected to {self.address} within {self.timeout_ms} ms (the other peer was not "
+                       f"started, or it stopped before connecting: see its messages); start it (or raise "
+                       f"{PEER_TIMEOUT_VARIABLE})")
+        try:
+            self.socket, (host, port) = listener.accept()
+        except OSError as error:
+            self._fail(f"accepting a peer at {self.address} failed: {os.strerror(error.errno)}")
+        finally:
+            listener.close()
+        self.remote = f"{host}:{port}"
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.socket.settimeout(None)
+
+    def _accept_again(self, timeout_ms: int) -> None:
+        """The connection closed before its first byte: not a peer.  Another accepted by the
+        open's deadline and sent what was sent on the one that closed."""
+        self.stray = self.remote
+        while True:
+            self.socket.close()
+            self.socket = None
+            self._listen_and_accept()
+            try:
+                self._send_bytes(bytes(self.replay), timeout_ms)
+                return
+            except _Closed:
+                self.stray = self.remote
 
     @staticmethod
     def _fail(message: str):
         raise Stop(EXIT_PEER, message.encode("utf-8", "surrogateescape"))
 
-    def send(self, data: bytes, timeout_ms: int) -> None:
+    def _send_bytes(self, data: bytes, timeout_ms: int) -> None:
         deadline, sent = time.monotonic() + timeout_ms / 1000, 0
         while sent < len(data):
             _, ready, _ = select.select([], [self.socket], [], max(0.0, deadline - time.monotonic()))
             if not ready:
-                self._fail(f"peer {self.address} took nothing for {timeout_ms} ms ({sent} of {len(data)} bytes sent)")
+                self._fail(f"peer {self.remote} took nothing for {timeout_ms} ms ({sent} of {len(data)} bytes sent)")
             try:
                 count = self.socket.send(data[sent:], socket.MSG_NOSIGNAL | socket.MSG_DONTWAIT)
             except (BlockingIOError, InterruptedError):
@@ -187,9 +241,26 @@ class Peer:
             except OSError:
                 count = 0
             if count <= 0:
-                self._fail(f"peer {self.address} closed the connection at message {self.sent + 1} to it ({sent} of "
-                           f"{len(data)} bytes sent); {PEER_CLOSED_HINT}")
+                try:
+                    self._fail(f"peer {self.remote} closed the connection at message {self.sent + 1} to it ({sent} "
+                               f"of {len(data)} bytes sent); {PEER_CLOSED_HINT}")
+                except Stop as stop:
+                    raise _Closed(stop) from None
             sent += count
+            deadline = time.monotonic() + timeout_ms / 1000
+
+    def send(self, data: bytes, timeout_ms: int) -> None:
+        if self.unconfirmed:
+            if len(self.replay) + len(data) <= PEER_REPLAY_BYTES:
+                self.replay += data
+            else:
+                self.unconfirmed = False
+        try:
+            self._send_bytes(data, timeout_ms)
+        except _Closed as closed:
+            if not self.unconfirmed:
+                raise closed.stop from None
+            self._accept_again(timeout_ms)          # it sends this message too
         self.sent += 1
 
     def receive(self, count: int, timeout_ms: int) -> bytes:
@@ -197,11 +268,11 @@ class Peer:
         while len(got) < count:
             ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
             if not ready and got:
-                self._fail(f"peer {self.address} stopped partway through its message {self.received + 1} "
+                self._fail(f"peer {self.remote} stopped partway through its message {self.received + 1} "
                            f"({len(got)} of its {count} bytes received, then nothing for {timeout_ms} ms): it hangs "
                            f"or stopped, see its messages")
             if not ready:
-                self._fail(f"peer {self.address} sent nothing for {timeout_ms} ms ({len(got)} of {count} bytes "
+                self._fail(f"peer {self.remote} sent nothing for {timeout_ms} ms ({len(got)} of {count} bytes "
                            f"received): it hangs or stopped, see its messages")
             try:
                 chunk = self.socket.recv(count - len(got), socket.MSG_DONTWAIT)
@@ -209,10 +280,18 @@ class Peer:
                 continue
             except OSError:
                 chunk = b""
+            if not chunk and self.unconfirmed:         # closed before its first byte: not a peer
+                self._accept_again(timeout_ms)
+                deadline = time.monotonic() + timeout_ms / 1000
+                continue
             if not chunk:
-                self._fail(f"peer {self.address} closed the connection at message {self.received + 1} from it "
+                self._fail(f"peer {self.remote} closed the connection at message {self.received + 1} from it "
                            f"({len(got)} of {count} bytes received); {PEER_CLOSED_HINT}")
+            if self.unconfirmed:                        # the peer: what was kept for another is not needed
+                self.unconfirmed = False
+                self.replay = bytearray()
             got += chunk
+            deadline = time.monotonic() + timeout_ms / 1000
         self.received += 1
         return bytes(got)
 

@@ -29,12 +29,20 @@ def product(a: float, b: float) -> float:
 def linear_step(w: float, x: float, t: float) -> tuple[float, float, float]:
     """The linear-step kernel's three results: w x, w x - t, (w x - t) x."""
     p = product(w, x)
-    r = float(np.float64(p) - np.float64(t))
+    with np.errstate(over="ignore", invalid="ignore"):      # IEEE results, as product's: no warning
+        r = float(np.float64(p) - np.float64(t))
     return p, r, product(r, x)
 
 
 def update(w: float, a: float, g: float, decay: float, rate: float) -> tuple[float, float]:
-    """The update kernel: a := decay a + g, then w := w - rate a (binary64, unfused)."""
+    """The update kernel: a := decay a + g, then w := w - rate a (binary64, unfused).  An
+    overflow or a NaN is IEEE arithmetic, as the kernel's DMUL and DADD give it, not a fault:
+    NumPy is not asked to warn of it (product's reason)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _update(w, a, g, decay, rate)
+
+
+def _update(w: float, a: float, g: float, decay: float, rate: float) -> tuple[float, float]:
     a = float(np.float64(np.float64(decay) * np.float64(a)) + np.float64(g))
     w = float(np.float64(w) - np.float64(np.float64(rate) * np.float64(a)))
     return w, a
@@ -77,8 +85,9 @@ def train(data: Data, coordinates: list[Coordinate], steps: int, first_row: int 
         row = (first_row + i) % rows
         x = data.features[row]
         partials = [linear_step(c.weight, x[k], 0.0)[0] for k, c in enumerate(state)]
-        combined = float(np.float64(partials[0]) + np.float64(partials[1]))       # worker 0's on the left
-        error = float(np.float64(combined) - np.float64(data.targets[row]))
+        with np.errstate(over="ignore", invalid="ignore"):       # the host's Float commands: IEEE, no warning
+            combined = float(np.float64(partials[0]) + np.float64(partials[1]))       # worker 0's on the left
+            error = float(np.float64(combined) - np.float64(data.targets[row]))
         for k, c in enumerate(state):
             gradient = linear_step(error, x[k], 0.0)[0]
             c.weight, c.accumulator = update(c.weight, c.accumulator, gradient, c.decay, c.rate)
@@ -89,7 +98,8 @@ def predict(weights: tuple[float, float], inputs=(1.0, 2.0)) -> float:
     """The seed's prediction: both products on the device, added on the host in binary64."""
     left = linear_step(weights[0], inputs[0], 0.0)[0]
     right = linear_step(weights[1], inputs[1], 0.0)[0]
-    return float(np.float64(left) + np.float64(right))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.float64(left) + np.float64(right))
 
 
 def bits(value: float) -> int:
