@@ -165,7 +165,7 @@ def test_cubin_options_with_cubin_still_work(tmp_path, capsys):
                         "--parameter-bytes", "16")
     assert code == 0, err
     code, err, _ = _asm(tmp_path, capsys, "    EXIT\n", "sm_86", "--cubin", "--block-size", "5000")
-    assert code == 1 and "--block-size 5000: a block has 1 to 1024 threads" in err
+    assert code == 2 and "--block-size 5000: a block has 1 to 1024 threads" in err     # a usage error
 
 
 def test_disasm_of_a_raw_stream_without_arch_names_the_target_it_assumed(tmp_path, capsys):
