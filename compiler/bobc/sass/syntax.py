@@ -719,6 +719,16 @@ def _space_split_at(mnemonic: str, part: str) -> list[tuple[int, str]]:
     return [(0, part)]
 
 
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def without_byte_order_mark(text: str) -> str:
+    """A source's text without the UTF-8 byte order mark an editor may save at its start: accepted
+    and skipped, as modules accept it (docs/language.md), so columns on line 1 count from the
+    character after it (probe s32 sasssyntax finding 6)."""
+    return text[1:] if text.startswith(BYTE_ORDER_MARK) else text
+
+
 _HEX_WORD = re.compile(r"/\*\s*(0x[0-9a-fA-F]{16})\s*\*/")
 _LABEL = re.compile(r"^([A-Za-z_.$][A-Za-z0-9_.$]*):(?!\S*\])\s*")
 
@@ -733,6 +743,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     """
     lines: list[SourceLine] = []
     last: Instruction | None = None
+    text = without_byte_order_mark(text)
     for number, raw in enumerate(source_lines(text), start=1):
         words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
         stripped = re.split(r"//|#", raw, maxsplit=1)[0]
@@ -745,6 +756,11 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
         column = len(stripped) - len(stripped.lstrip()) + 1
         content = stripped.strip()
         span = Span(source_name, number, column, number, len(stripped) + 1)
+        if BYTE_ORDER_MARK in stripped:
+            at = stripped.index(BYTE_ORDER_MARK) + 1
+            raise BobcError("a byte order mark (U+FEFF) here: it is accepted only as the file's first character",
+                            Span(source_name, number, at, number, at + 1),
+                            hint="delete it (an editor can save the file as UTF-8 without a BOM)")
         last = None
         try:
             while True:
