@@ -13,7 +13,8 @@ def test_a_misaligned_constant_offset_is_refused(tmp_path, capsys, operand, reso
     source.write_text(f"{opcode} R1, {operand} ;\nEXIT ;\n")
     assert main(["asm", str(source), "-o", str(tmp_path / "k.bin"), "--arch", "sm_90"]) == 1
     err = capsys.readouterr().err
-    assert f"{source}:1:1" in err and f"constant offset {resolved} in c[0x0][...] is not a multiple of 4" in err
+    # at the constant (probe s32 sasssyntax finding 8)
+    assert f"{source}:1:9" in err and f"constant offset {resolved} in c[0x0][...] is not a multiple of 4" in err
 
 
 def test_an_aligned_constant_offset_assembles(tmp_path, capsys):

@@ -18,7 +18,7 @@ def _error(text: str, arch: str = "sm_86", column: int = 1) -> BobcError:
 @pytest.mark.parametrize("target", ["0x8", "0x4", "0x14", "0x1c"])
 def test_a_branch_into_an_instruction_is_refused(target):
     for arch in ("sm_86", "sm_90"):
-        e = _error(f"BRA {target}", arch)
+        e = _error(f"BRA {target}", arch, column=5)     # at the target (probe s32 sasssyntax finding 8)
         assert e.message.startswith(f"branch target {target} is not at an instruction boundary (a multiple of 0x10)")
 
 
@@ -40,7 +40,7 @@ def test_field_messages_name_the_operand_not_the_slot(text, message):
 
 @pytest.mark.parametrize("count", ["0x29", "0x10", "0x108", "25"])
 def test_setmaxnreg_count_must_be_a_multiple_of_8_from_24_to_256(count):
-    e = _error(f"[B------:R-:W-:-:S01] USETMAXREG.DEALLOC.CTAPOOL {count}", "sm_90")
+    e = _error(f"[B------:R-:W-:-:S01] USETMAXREG.DEALLOC.CTAPOOL {count}", "sm_90", column=50)   # at the count
     assert f"USETMAXREG's register count {count} (" in e.message and "multiple of 8 from 24 to 256" in e.message
 
 
@@ -55,7 +55,7 @@ def test_setmaxnreg_counts_ptxas_writes_assemble():
 
 
 def test_an_unknown_special_register_lists_the_known_ones():
-    e = _error("S2R R1, SR_CLUSTERID.X")
+    e = _error("S2R R1, SR_CLUSTERID.X", column=9)
     assert e.message.startswith("unknown special register SR_CLUSTERID.X (known: SR_LANEID, ")
     assert "SR_TID.X" in e.message and "SR_SWINHI" in e.message
 

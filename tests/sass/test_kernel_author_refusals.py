@@ -22,8 +22,8 @@ def _asm(tmp_path, capsys, body: str, arch: str = "sm_86", *extra) -> tuple[int,
 
 @TARGETS
 @pytest.mark.parametrize("line,column,mnemonic,offset", [
-    ("    LDC.64 R6, c[0x0][RZ+param+0xc]", 5, "LDC.64", "param+0xc"),
-    ("  ULDC.64 UR4, c[0x0][param+0x4]", 3, "ULDC.64", "param+0x4"),
+    ("    LDC.64 R6, c[0x0][RZ+param+0xc]", 16, "LDC.64", "param+0xc"),      # at the constant
+    ("  ULDC.64 UR4, c[0x0][param+0x4]", 16, "ULDC.64", "param+0x4"),
 ])
 def test_an_8_byte_constant_read_at_an_offset_not_a_multiple_of_8_is_refused(tmp_path, capsys, arch, line,
                                                                               column, mnemonic, offset):
@@ -165,7 +165,7 @@ def test_cubin_options_with_cubin_still_work(tmp_path, capsys):
                         "--parameter-bytes", "16")
     assert code == 0, err
     code, err, _ = _asm(tmp_path, capsys, "    EXIT\n", "sm_86", "--cubin", "--block-size", "5000")
-    assert code == 1 and "--block-size 5000: a block has 1 to 1024 threads" in err
+    assert code == 2 and "--block-size 5000: a block has 1 to 1024 threads" in err     # a usage error
 
 
 def test_disasm_of_a_raw_stream_without_arch_names_the_target_it_assumed(tmp_path, capsys):

@@ -54,7 +54,7 @@ def test_descriptor_on_a_32_bit_address_is_refused():
     with pytest.raises(BobcError) as info:
         assemble("NOP\nLD.E R2, desc[UR6][R4+0x10]\nEXIT\n", "sm_90", source_name="k.sass")
     assert "LD with desc[UR6] takes a 64-bit address: write [R4.64" in info.value.message
-    assert (info.value.span.line, info.value.span.column) == (2, 1)
+    assert (info.value.span.line, info.value.span.column) == (2, 10)     # at the address
 
 
 _ADDRESSES = ["[R4.64]", "[R4.64+0x10]", "desc[UR6][R4.64+0x10]", "[R4]", "[R4+0x10]",

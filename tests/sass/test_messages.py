@@ -16,9 +16,10 @@ from bobc.sass import assemble
     ("@!R0 MOV R0, R1", "guard '@!R0': R0 is not a predicate", 1),
     ("MOV R0, R1,", "trailing comma after the last operand of MOV", 1),
     ("STS [R0], R1,", "trailing comma after the last operand of STS", 1),
-    ("BRA 0x100000", "branch target 0x100000 is past the end of the code (0x30)", 1),
-    ("F2I.TRUNC.NTZ R3, -|R2|", "F2I takes no '-' on this operand in this assembler", 1),
-    ("FADD R0, R1, c[0x0][0x160].reuse", "modifier on an operand that takes none", 1),
+    # an operand's problem is refused at the operand (probe s32 sasssyntax finding 8)
+    ("BRA 0x100000", "branch target 0x100000 is past the end of the code (0x30)", 5),
+    ("F2I.TRUNC.NTZ R3, -|R2|", "F2I takes no '-' on this operand in this assembler", 19),
+    ("FADD R0, R1, c[0x0][0x160].reuse", "modifier on an operand that takes none", 14),
 ])
 def test_refusals_name_the_problem(text, message, column):
     for arch in ("sm_86", "sm_90"):

@@ -13,10 +13,10 @@ from bobc.sass import assemble
 from bobc.sass.syntax import Const, parse_instruction
 
 
-def _error(text: str, arch: str = "sm_86") -> BobcError:
+def _error(text: str, arch: str = "sm_86", column: int = 1) -> BobcError:
     with pytest.raises(BobcError) as info:
         assemble(f"NOP\n{text}\nEXIT\n", arch, source_name="k.sass")
-    assert (info.value.span.path, info.value.span.line, info.value.span.column) == ("k.sass", 2, 1)
+    assert (info.value.span.path, info.value.span.line, info.value.span.column) == ("k.sass", 2, column)
     return info.value
 
 
@@ -44,6 +44,6 @@ def test_packed_half_constant_forms_are_refused_as_missing_forms(text, key):
 
 
 def test_depbar_with_a_set_of_scoreboards_is_named():
-    e = _error("[B------:R-:W-:-:S01] DEPBAR {5,4,3,2,1,0}", "sm_90")
+    e = _error("[B------:R-:W-:-:S01] DEPBAR {5,4,3,2,1,0}", "sm_90", column=30)     # at the set
     assert e.message.startswith("cannot read operand '{5,4,3,2,1,0}' of DEPBAR: a set of scoreboards in braces")
     assert "known sm_90 forms of DEPBAR: DEPBAR.LE S,I" in e.message

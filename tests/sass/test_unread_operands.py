@@ -104,4 +104,4 @@ def test_the_cli_says_cannot_read_in_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "bobc", "asm", "--arch", "sm_86", str(source), "-o",
                            str(tmp_path / "x.bin")], capture_output=True, text=True)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{source}:1:1: error: cannot read operand 'R3.SIGN' of PLOP3.LUT" in done.stderr
+    assert f"{source}:1:19: error: cannot read operand 'R3.SIGN' of PLOP3.LUT" in done.stderr

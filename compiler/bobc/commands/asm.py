@@ -89,6 +89,24 @@ def checked_output(path: str, source: Path):
     return output
 
 
+def _check_cubin_options(args) -> None:
+    """Refuse an out-of-range --parameter-bytes or --block-size before any work, as a usage error
+    (exit 2: README's "an option's value"), naming the option and the values it takes (probe s32
+    sasssyntax finding 5: they were exit 1).  That the code reads past --parameter-bytes is the
+    source's matter, refused after assembling it at the instruction (exit 1)."""
+    from ..errors import UsageError
+
+    parameters = args.parameter_bytes
+    if parameters is not None and not 0 <= parameters <= MAX_PARAMETER_BYTES:
+        raise UsageError(f"--parameter-bytes {parameters}: a kernel takes 0 to {MAX_PARAMETER_BYTES} bytes "
+                         f"of parameters")
+    if parameters is not None and parameters % 4:
+        raise UsageError(f"--parameter-bytes {parameters}: a multiple of 4 is needed (parameters are "
+                         f"read in 32-bit words)", hint=f"write --parameter-bytes {(parameters | 3) + 1}")
+    if args.block_size is not None and not 1 <= args.block_size <= MAX_BLOCK_THREADS:
+        raise UsageError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
+
+
 def run(args):
     from ..sass import assemble_kernel
     from ._refusals import refused_files
@@ -103,6 +121,7 @@ def run(args):
             raise UsageError(f"{' and '.join(given)} {'describe' if len(given) > 1 else 'describes'} the cubin, "
                              f"and this writes a raw stream", hint="add --cubin, or leave "
                              + ("them" if len(given) > 1 else "it") + " out")
+    _check_cubin_options(args)
     source = existing_file(args.source)
     with refused_files():       # unreadable or too big: a file refused, exit 1 (as check and disasm say)
         check_source(source)
@@ -115,12 +134,7 @@ def run(args):
         parameters = args.parameter_bytes
         if parameters is None:
             parameters = parameter_bytes_read(assembled, target)
-        elif parameters < 0 or parameters > MAX_PARAMETER_BYTES:
-            raise BobcError(f"--parameter-bytes {parameters}: a kernel takes 0 to {MAX_PARAMETER_BYTES} bytes "
-                            f"of parameters")
-        elif parameters % 4:
-            raise BobcError(f"--parameter-bytes {parameters}: a multiple of 4 is needed")
-        else:
+        else:       # its range was checked before the work (_check_cubin_options): what the code reads here
             beyond = [(end, inst) for end, inst in parameter_reads(assembled, target) if end > parameters]
             if beyond:
                 end, inst = max(beyond, key=lambda pair: pair[0])
@@ -130,8 +144,6 @@ def run(args):
             raise BobcError(f"the code reads {parameters} bytes of parameters, more than a kernel takes "
                             f"({MAX_PARAMETER_BYTES})")
         block_size = MAX_BLOCK_THREADS if args.block_size is None else args.block_size
-        if not 1 <= block_size <= MAX_BLOCK_THREADS:
-            raise BobcError(f"--block-size {block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
         # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
         data = write_cubin(assembled, assembled.kernel_name, target, parameters, block_size,
                            static_shared=assembled.shared_bytes or 0)

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from ..errors import BobcError, Span
 from ..targets import Target, target_named
-from .encoder import EncodeProblem, Encoder, FieldRange
+from .encoder import EncodeProblem, Encoder
 from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
-from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, parse_source
+from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -387,24 +387,26 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         _check_opcode(inst)
         problem = encoder.unread_problem(inst)
         if problem:
-            raise BobcError(problem, inst.span)
+            unread = next(i for i, op in enumerate(inst.operands) if isinstance(op, Unread))
+            raise BobcError(problem, _operand_span(inst, unread))
     # resolve labels
     resolved: list[Instruction] = []
     for inst in instructions:
         operands = []
-        for op in inst.operands:
+        for position, op in enumerate(inst.operands):
             if isinstance(op, Label) and op.address is None:
                 if op.name not in labels:
-                    raise BobcError(f"undefined label '{op.name}'", inst.span)
+                    raise BobcError(f"undefined label '{op.name}'", _operand_span(inst, position))
                 op = Label(op.name, labels[op.name])
             if isinstance(op, Label):
                 if op.address % 16:
                     raise BobcError(f"branch target {op.address:#x} is not at an instruction boundary (a multiple of "
-                                    f"0x10): it would jump into the middle of an instruction", inst.span,
+                                    f"0x10): it would jump into the middle of an instruction",
+                                    _operand_span(inst, position),
                                     hint=f"branch to {op.address & ~15:#x} or {(op.address | 15) + 1:#x}, or to a label")
                 if op.address > 16 * len(instructions):
                     raise BobcError(f"branch target {op.address:#x} is past the end of the code "
-                                    f"({16 * len(instructions):#x})", inst.span)
+                                    f"({16 * len(instructions):#x})", _operand_span(inst, position))
                 targets_here.add(op.address)
             operands.append(op)
         resolved.append(_listed_nan_payloads(replace(inst, operands=operands)))
@@ -474,11 +476,16 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
 
 
 def _problem_span(inst: Instruction, problem: EncodeProblem) -> Span | None:
-    """Where to point for an encoding problem: a value out of its field's range at the operand
-    that holds it (its file:line:column), anything else at the instruction's line."""
-    if isinstance(problem, FieldRange) and problem.operand is not None \
-            and problem.operand < len(inst.operand_spans):
-        return inst.operand_spans[problem.operand]
+    """Where to point for an encoding problem: one operand's (a value out of its field's range,
+    a float where an integer goes, a register of the wrong bank) at the operand that holds it
+    (its file:line:column), anything else at the instruction's line."""
+    return _operand_span(inst, problem.operand)
+
+
+def _operand_span(inst: Instruction, operand: int | None) -> Span | None:
+    """Where operand number `operand` of `inst` is written, else (not known) the instruction's line."""
+    if operand is not None and 0 <= operand < len(inst.operand_spans):
+        return inst.operand_spans[operand]
     return inst.span
 
 

@@ -264,6 +264,9 @@ class Encoder:
         takes an integer opcode's value signed or unsigned (tables.layouts: nvdisasm prints both),
         a float opcode's bits unsigned; every narrower field (a count, a LUT, a shift) is unsigned.
         A value out of range is refused (check_field), never wrapped."""
+        bits = inst.opcode in L.FLOAT_IMMEDIATE or inst.opcode in L.DOUBLE_IMMEDIATE or inst.opcode in L.HALF_OPCODES
+        if imm.is_float and (not bits or width != L.IMM_B[1]):
+            raise EncodeProblem(_not_an_integer(inst, imm, width, what))
         if imm.text.upper().lstrip("+-") == "SNAN":
             raise EncodeProblem(f"{imm.text} names no payload (nvdisasm prints every signalling NaN so): write the "
                                 f"immediate's bits, e.g. {'0xffbfffff' if imm.text.startswith('-') else '0x7fbfffff'}")
@@ -277,7 +280,6 @@ class Encoder:
                 value = binary32_of_decimal(imm.text or str(value))
             except ValueError as problem:
                 raise EncodeProblem(str(problem)) from None
-        bits = inst.opcode in L.FLOAT_IMMEDIATE or inst.opcode in L.DOUBLE_IMMEDIATE or inst.opcode in L.HALF_OPCODES
         both = width == L.IMM_B[1] and not bits
         return check_field(value, width, f"{inst.opcode}'s {what}", imm.text, both=both)
 
@@ -828,6 +830,29 @@ TARGET_SPELLINGS = {
     "F2FP.PACK_AB": "F2FP.F16.F32.PACK_AB",
     "F2FP.F16.F32.PACK_AB": "F2FP.PACK_AB",
 }
+
+
+def _not_an_integer(inst: Instruction, imm: Imm, width: int, what: str) -> str:
+    """The refusal of a float literal (a fraction, an exponent, INF or NAN) where the field holds
+    an integer: an integer opcode's immediate (IADD3, IMAD, ISETP, LOP3, MOV ...: every opcode
+    outside tables.layouts' FLOAT_IMMEDIATE, DOUBLE_IMMEDIATE and HALF_OPCODES) or a narrower
+    field (a count, a LUT, a shift).  nvdisasm never prints one there, and its binary32 bits
+    would silently be a very different integer (probe s32 sasssyntax finding 3: `IADD3 R0, R1,
+    1.5, RZ` added 0x3fc00000)."""
+    holder = f"{inst.opcode} takes an integer immediate" if what == "immediate" and width == L.IMM_B[1] \
+        else f"{inst.opcode}'s {what} is an integer"
+    text = _quoted(imm.text)
+    word = imm.text.upper().lstrip("+-") in ("INF", "NAN", "QNAN", "SNAN")
+    try:
+        value = None if word or imm.problem else float(imm.text)
+    except ValueError:
+        value = None
+    if value is not None and value == int(value):
+        return f"{holder}, not the float literal {text}: write {int(value)}"
+    written = f"the fraction {text}" if value is not None else f"the float value {text}"
+    if width == L.IMM_B[1] and not imm.problem:
+        return f"{holder}, not {written}: write its binary32 bits {imm.value:#010x} if they are meant"
+    return f"{holder}, not {written}"
 
 
 def _double_high_word(imm: Imm) -> int:

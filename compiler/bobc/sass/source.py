@@ -47,13 +47,18 @@ def read_source_bytes(path) -> bytes:
 
 
 def source_text(data: bytes, path) -> str:
-    """A source's bytes as text: UTF-8, newlines as Path.read_text reads them (universal)."""
+    """A source's bytes as text: UTF-8 (a byte order mark at its start skipped), newlines as
+    Path.read_text reads them (universal)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BobcError(f"SASS source {Path(path)} is not UTF-8 text (byte {e.start} is "
                         f"0x{e.object[e.start]:02x})") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    from .syntax import without_byte_order_mark
+
+    # a UTF-8 byte order mark at its start is skipped, as a module's is: every reader of a source
+    # (the assembler, the `//@` contract lines, the kernel search) sees line 1 from after it
+    return without_byte_order_mark(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_source(path) -> str:

@@ -25,10 +25,12 @@ class SyntaxProblem(ValueError):
     """A malformed piece of an instruction; the caller turns it into a BobcError with a Span
     (`span`, where the problem is one operand's, else the line's)."""
 
-    def __init__(self, message: str, column: int = 0, span: Span | None = None):
+    def __init__(self, message: str, column: int = 0, span: Span | None = None,
+                 within: tuple[int, int] | None = None):
         super().__init__(message)
         self.column = column
         self.span = span
+        self.within = within    # (offset, length) inside the operand's text: the caret's place there
 
 
 @dataclass(frozen=True)
@@ -472,6 +474,7 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
     t = re.sub(r"c\[([^\]]*)\]\s+\[", r"c[\1][", text.strip())
     if not t:
         raise SyntaxProblem("empty operand")
+    _check_brackets(text.strip())
     neg = invert = absolute = reuse = False
     swizzle = ""
     for name in SWIZZLES:
@@ -534,6 +537,23 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
         return parse_immediate(t)
     except _Unreadable:
         return Unread(text.strip(), describe_unread(text))
+
+
+def _check_brackets(text: str) -> None:
+    """Refuse an operand whose brackets do not pair (`[R2.64`, `R2.64]`), the caret under the
+    bracket at fault, before a reader takes its pieces apart and names one the source does not
+    have (probe s32 sasssyntax finding 7: `[R2.64` was "expected an integer, found 'R2.6'")."""
+    opened = []
+    for at, ch in enumerate(text):
+        if ch == "[":
+            opened.append(at)
+        elif ch == "]":
+            if not opened:
+                raise SyntaxProblem(f"']' with no '[' before it in '{_quoted(text)}'", within=(at, 1))
+            opened.pop()
+    if opened:
+        raise SyntaxProblem(f"missing ']': the '[' of '{_quoted(text[opened[0]:])}' is never closed",
+                            within=(opened[0], len(text) - opened[0]))
 
 
 def _readable(t: str) -> bool:
@@ -641,7 +661,7 @@ def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: li
             for k in (i, i + 1):
                 try:
                     halves.append(half_bits(parts[k], mnemonic.split(".")[0]))
-                except _HalfRange as problem:
+                except SyntaxProblem as problem:    # a half past 16 bits or beyond binary16: at the half
                     problem.span = problem.span or spans[k]
                     raise
             value = halves[0] << 16 | halves[1]
@@ -657,17 +677,43 @@ def _merge_half_pairs(mnemonic: str, parts: list[str], operands: list, spans: li
     return out, out_spans
 
 
+def _operand_span(span: Span | None, problem: SyntaxProblem) -> Span | None:
+    """Where `problem` is in the operand written at `span`: the place inside it the problem
+    names (SyntaxProblem.within), else the whole operand."""
+    if span is None or problem.within is None:
+        return span
+    at, length = problem.within
+    return Span(span.path, span.line, span.column + at, span.line, span.column + at + max(1, length))
+
+
 def parse_instruction(text: str, span: Span | None = None) -> Instruction:
-    """Parse one instruction (with optional control code and guard)."""
+    """Parse one instruction (with optional control code and guard).  A malformed piece is
+    refused where it is written (its Span) when `span` says where `text` is."""
     body = _ANNOTATION.sub("", text).strip().rstrip(";").strip()
     whole = body
+    lead = len(text) - len(text.lstrip())
+    located_text = span is not None and whole == text.strip().rstrip(";").strip()
+
+    def at_text(piece: str, length: int | None = None) -> Span | None:
+        """The Span of `piece`, a suffix-aligned part of `body` as it is now (its first
+        `length` characters), when where `text` is written is known."""
+        if not located_text:
+            return None
+        offset = lead + len(whole) - len(piece)
+        column = span.column + offset - lead
+        return Span(span.path, span.line, column, span.line, column + max(1, len(piece) if length is None else length))
+
     control = None
     if body.startswith("["):
         if "]" not in body:
             raise SyntaxProblem(f"control code '{body.split()[0]}' has no closing ']' "
-                                "(expected e.g. [B------:R-:W-:-:S04])")
+                                "(expected e.g. [B------:R-:W-:-:S04])", span=at_text(body, len(body.split()[0])))
         end = body.index("]") + 1
-        control = parse_control(body[:end])
+        try:
+            control = parse_control(body[:end])
+        except SyntaxProblem as problem:
+            problem.span = problem.span or at_text(body, end)
+            raise
         body = body[end:].strip()
     guard = None
     m = _GUARD.match(body)
@@ -675,17 +721,20 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
         reg = parse_register(m.group(2))
         guard = Reg(reg.bank, reg.index, neg=bool(m.group(1)))
         body = body[m.end():]
+        if body.startswith("@"):
+            written = body.split()[0]
+            raise SyntaxProblem(f"a second guard '{_quoted(written)}': an instruction takes one guard predicate "
+                                f"(@{m.group(1)}{m.group(2)} is its guard)", span=at_text(body, len(written)))
     elif body.startswith("@"):
         written = body[1:].split()[0] if body[1:].split() else ""
         raise SyntaxProblem(f"guard '@{written}': {written.lstrip('!') or 'nothing'} is not a predicate "
-                            f"(P0..P6, PT, or UP0..UP6, UPT; '!' negates)")
+                            f"(P0..P6, PT, or UP0..UP6, UPT; '!' negates)", span=at_text(body, 1 + len(written)))
     m = re.match(r"^([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*)$", body)   # HGMMA.64x128x16
     if not m:
         raise SyntaxProblem(f"expected an instruction, found '{_quoted(body)}'")
     mnemonic, rest = m.group(1), m.group(2).strip()
     mnemonic_span = None
     if span is not None:
-        lead = len(text) - len(text.lstrip())
         at = span.column + text.index(mnemonic, lead) - lead
         mnemonic_span = Span(span.path, span.line, at, span.line, at + len(mnemonic))
     if rest.endswith(","):
@@ -694,16 +743,24 @@ def parse_instruction(text: str, span: Span | None = None) -> Instruction:
     located = [(at + inner, p) for at, part in split_operands_at(rest) for inner, p in _space_split_at(mnemonic, part)]
     parts = [p for _, p in located]
     spans = [None] * len(parts)
-    lead = len(text) - len(text.lstrip())
-    if span is not None and whole == text.strip().rstrip(";").strip() and whole.endswith(rest):
+    if located_text and whole.endswith(rest):
         # where each operand is written: `rest` ends the instruction, which starts `text` past its indent
         rest_at = lead + len(whole) - len(rest)
         spans = [Span(span.path, span.line, span.column + rest_at + at - lead, span.line,
                       span.column + rest_at + at - lead + len(p)) for at, p in located]
     branch = _is_branch(mnemonic)
-    operands, spans = _merge_half_pairs(mnemonic, parts, [parse_operand(p, branch and i == len(parts) - 1)
-                                                          for i, p in enumerate(parts)], spans)
-    if _is_branch(mnemonic) and operands and isinstance(operands[-1], Imm):
+    operands = []
+    for i, p in enumerate(parts):
+        try:
+            operands.append(parse_operand(p, branch and i == len(parts) - 1))
+        except SyntaxProblem as problem:     # R300, '!' on a register, a missing ']': at the operand
+            problem.span = problem.span or _operand_span(spans[i], problem)
+            raise
+    operands, spans = _merge_half_pairs(mnemonic, parts, operands, spans)
+    if branch and operands and isinstance(operands[-1], Imm):
+        if operands[-1].is_float:
+            raise SyntaxProblem(f"{mnemonic}'s target {_quoted(operands[-1].text)} is no code address: write a "
+                                f"label or an instruction's address (a multiple of 0x10)", span=spans[-1])
         operands[-1] = Label(None, operands[-1].value)   # nvdisasm prints targets as addresses
     return Instruction(mnemonic, operands, guard, control, span, text, mnemonic_span,
                        operand_spans=tuple(spans) if all(spans) else ())
@@ -717,6 +774,16 @@ def _space_split_at(mnemonic: str, part: str) -> list[tuple[int, str]]:
     if mnemonic.startswith("RET") and " " in part.strip():
         return [(m.start(), m.group(0)) for m in re.finditer(r"\S+", part)]
     return [(0, part)]
+
+
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def without_byte_order_mark(text: str) -> str:
+    """A source's text without the UTF-8 byte order mark an editor may save at its start: accepted
+    and skipped, as modules accept it (docs/language.md), so columns on line 1 count from the
+    character after it (probe s32 sasssyntax finding 6)."""
+    return text[1:] if text.startswith(BYTE_ORDER_MARK) else text
 
 
 _HEX_WORD = re.compile(r"/\*\s*(0x[0-9a-fA-F]{16})\s*\*/")
@@ -733,6 +800,7 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     """
     lines: list[SourceLine] = []
     last: Instruction | None = None
+    text = without_byte_order_mark(text)
     for number, raw in enumerate(source_lines(text), start=1):
         words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
         stripped = re.split(r"//|#", raw, maxsplit=1)[0]
@@ -745,6 +813,11 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
         column = len(stripped) - len(stripped.lstrip()) + 1
         content = stripped.strip()
         span = Span(source_name, number, column, number, len(stripped) + 1)
+        if BYTE_ORDER_MARK in stripped:
+            at = stripped.index(BYTE_ORDER_MARK) + 1
+            raise BobcError("a byte order mark (U+FEFF) here: it is accepted only as the file's first character",
+                            Span(source_name, number, at, number, at + 1),
+                            hint="delete it (an editor can save the file as UTF-8 without a BOM)")
         last = None
         try:
             while True:
