@@ -85,9 +85,10 @@ int rt_read_exact(const char *path, const char *what, void *out, size_t expected
     if (rc)
         return rc;
     if (size != expected) {
+        char shown[RT_IO_SHOWN_BYTES + 1];
         free(data);
-        return rt_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, path, size, expected,
-                   size < expected ? " (truncated)" : "");
+        return rt_say(err, code, "%s %s: %zu bytes, expected exactly %zu%s", what, rt_io_shown(path, shown), size,
+                   expected, size < expected ? " (truncated)" : "");
     }
     memcpy(out, data, expected);
     free(data);
@@ -121,8 +122,24 @@ static uint64_t word_at(const uint8_t *p, uint32_t width)
 /* 'text' of up to 40 bytes for a message, non-printables as '?' */
 static void quote_bytes(char *buf, size_t n, const char *s, size_t len);
 
-int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *path, char *err)
+/* A word that is its expected value with its bytes reversed was written big-endian (every
+ * record word is little-endian): the refusal says so (reference/host.py check_record too). */
+#define RT_RECORD_BIG_ENDIAN " (its bytes reversed: the record was written big-endian; write it little-endian)"
+
+/* `w`, a `width`-byte word, with its bytes in the other order */
+static uint64_t word_swapped(uint64_t w, uint32_t width)
 {
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < width; i++)
+        v = v << 8 | ((w >> (8 * i)) & 0xFF);
+    return v;
+}
+
+int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *raw_path, char *err)
+{
+    /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    const char *path = rt_io_shown(raw_path, shown);
     if (size != c->record_bytes)
         return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu byte%s, expected exactly %llu%s", path, size,
                    rt_plural(size),
@@ -143,9 +160,10 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
             uint64_t at = x->offset + i * x->stride, w = word_at(r + at, x->width);
             switch (x->kind) {
             case RT_CHECK_WORD:
-                if (w != x->value)
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu", path, x->what,
-                               (unsigned long long)w, (unsigned long long)x->value);
+                if (w != x->value)      /* the value's bytes reversed: a big-endian writer's */
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu%s", path, x->what,
+                               (unsigned long long)w, (unsigned long long)x->value,
+                               x->width > 1 && word_swapped(w, x->width) == x->value ? RT_RECORD_BIG_ENDIAN : "");
                 break;
             case RT_CHECK_BELOW:
                 if (w >= x->value)
@@ -315,8 +333,14 @@ static void quote(char *buf, size_t n, const uint8_t *s, size_t len, size_t from
     buf[k] = 0;
 }
 
+/* What to do, the end of each checkpoint refusal (reference/envelope.py says the same) */
+#define HINT_COPY    "copy it again from where it was written, or use an earlier checkpoint"
+#define HINT_OURS    "pass a checkpoint this host's plan wrote"
+#define HINT_FOREIGN "pass a checkpoint this host's plan wrote, or none to start fresh"
+
 /* The envelope's four identities against the contract's: 0, RT_EXIT_BAD_CHECKPOINT when one runs
- * past the header (`h` bytes), RT_EXIT_FOREIGN_CHECKPOINT naming the first that differs. */
+ * past the header (`h` bytes), RT_EXIT_FOREIGN_CHECKPOINT naming the first that differs (the
+ * caller adds what to do).  `path` as a message shows it (rt_io_shown). */
 static int identities_check(const rt_contract *c, const uint8_t *e, uint32_t h, const char *path, char *err)
 {
     static const char *const part[4] = { "schema", "learner", "data", "seed" };
@@ -348,85 +372,115 @@ static int identities_check(const rt_contract *c, const uint8_t *e, uint32_t h, 
     return 0;
 }
 
-int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const char *path,
+int rt_envelope_check(const rt_contract *c, const uint8_t *e, size_t size, const char *raw_path,
                        const uint8_t **payload, uint64_t *step, char *err)
 {
+    /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    const char *path = rt_io_shown(raw_path, shown);
     /* 1. size and magic */
     if (size < RT_ENVELOPE_FIXED_BYTES)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
-                   "checkpoint %s: truncated: %zu byte%s, shorter than the %u-byte header", path, size, rt_plural(size),
-                   RT_ENVELOPE_FIXED_BYTES);
+                   "checkpoint %s: truncated: %zu byte%s, shorter than the %u-byte header; " HINT_COPY, path, size,
+                   rt_plural(size), RT_ENVELOPE_FIXED_BYTES);
     if (memcmp(e, RT_ENVELOPE_MAGIC, 8) != 0)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s)", path,
-                   RT_ENVELOPE_MAGIC);
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint (magic is not %s); " HINT_OURS,
+                   path, RT_ENVELOPE_MAGIC);
+    /* 2. the header's sizes: H >= 64, a multiple of 16, H + payload + 12 the file's size */
     uint32_t h = le32(e + 8);
     uint64_t payload_bytes = le64(e + 24);
-    if (h < RT_ENVELOPE_FIXED_BYTES || h % 16 || h > size)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: %s: header bytes %u do not fit a %zu-byte file", path,
-                   h > size ? "truncated" : "not a checkpoint", h, size);
+    int fits = h >= RT_ENVELOPE_FIXED_BYTES && h <= size && payload_bytes <= (uint64_t)size - h &&
+               (uint64_t)h + payload_bytes + 12 == (uint64_t)size;
+    uint32_t our_h = rt_envelope_header_bytes(c);
+    if (!fits && (uint64_t)size == rt_envelope_total_bytes(c)) {
+        /* a file of exactly this host's size is not cut short: a size field of its header is damaged */
+        int which = h != our_h;
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: corrupted: its header says %s %llu, this host's "
+                   "%llu, in a file of this host's size (%zu bytes): the header is damaged; " HINT_COPY, path,
+                   which ? "header bytes" : "payload bytes", (unsigned long long)(which ? h : payload_bytes),
+                   (unsigned long long)(which ? our_h : c->payload_bytes), size);
+    }
+    if (h < RT_ENVELOPE_FIXED_BYTES)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u, fewer than the "
+                   "%u fixed bytes; " HINT_OURS, path, h, RT_ENVELOPE_FIXED_BYTES);
+    if (h % 16)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u, not a multiple "
+                   "of 16; " HINT_OURS, path, h);
+    if (h > size)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: header bytes %u do not fit a %zu-byte "
+                   "file; " HINT_COPY, path, h, size);
     if (payload_bytes > (uint64_t)size - h)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated: its header declares a %llu-byte payload, "
-                   "more than the %llu byte%s after its %u-byte header", path, (unsigned long long)payload_bytes,
-                   (unsigned long long)((uint64_t)size - h), rt_plural((uint64_t)size - h), h);
+                   "more than the %llu byte%s after its %u-byte header; " HINT_COPY, path,
+                   (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)size - h),
+                   rt_plural((uint64_t)size - h), h);
     if ((uint64_t)h + payload_bytes + 12 != (uint64_t)size)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
-                   "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu", path,
-                   (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size, h,
-                   (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
+                   "checkpoint %s: %s: %zu bytes, but its header (H %u + payload %llu + 12) says %llu; " HINT_COPY,
+                   path, (uint64_t)size < (uint64_t)h + payload_bytes + 12 ? "truncated" : "has trailing bytes", size,
+                   h, (unsigned long long)payload_bytes, (unsigned long long)((uint64_t)h + payload_bytes + 12));
+    /* 3. trailer: the sizes agree, so a wrong one is damage, not a file cut short */
+    size_t body = h + (size_t)payload_bytes;
+    if (memcmp(e + body + 4, RT_ENVELOPE_TRAILER, 8) != 0)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: corrupted: its trailer magic is not %s: the file "
+                   "is damaged; " HINT_COPY, path, RT_ENVELOPE_TRAILER);
+    /* 4. CRC */
+    uint32_t stored = le32(e + body), computed = rt_crc32(0, e, body);
+    if (stored != computed)
+        return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
+                   "checkpoint %s: corrupted: CRC-32 stored 0x%08x, computed 0x%08x over bytes 0..%zu: the file is "
+                   "damaged; " HINT_COPY, path, stored, computed, body);
+    /* 5. the identities fit the header, and its padding after them is zero (docs/formats.md):
+     * after the CRC, so that a damaged length is said to be damage */
     uint64_t identity_bytes = 0;
     for (int i = 0; i < 4; i++)
         identity_bytes += le32(e + 48 + 4 * i);
     if (identity_bytes > h - RT_ENVELOPE_FIXED_BYTES)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint: header bytes %u cannot hold its "
-                   "identities (%llu byte%s)", path, h, (unsigned long long)identity_bytes, rt_plural(identity_bytes));
-    size_t body = h + (size_t)payload_bytes;
-    if (memcmp(e + body + 4, RT_ENVELOPE_TRAILER, 8) != 0)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: truncated or not a checkpoint (trailer magic is not %s)",
-                   path, RT_ENVELOPE_TRAILER);
-    /* 2. CRC */
-    uint32_t stored = le32(e + body), computed = rt_crc32(0, e, body);
-    if (stored != computed)
-        return rt_say(err, RT_EXIT_BAD_CHECKPOINT,
-                   "checkpoint %s: corrupted: CRC-32 stored 0x%08x, computed 0x%08x over bytes 0..%zu", path, stored,
-                   computed, body);
-    /* the header's padding after the identities is zero (docs/formats.md) */
+                   "identities (%llu byte%s); " HINT_OURS, path, h, (unsigned long long)identity_bytes,
+                   rt_plural(identity_bytes));
     for (size_t k = RT_ENVELOPE_FIXED_BYTES + (size_t)identity_bytes; k < h; k++)
         if (e[k])
             return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: not a checkpoint this format writes: the header's "
-                       "padding after the identities is not zero (byte %zu)", path, k);
-    /* 3..6. identities: schema, learner, data, seed */
+                       "padding after the identities is not zero (byte %zu); " HINT_OURS, path, k);
+    /* 6..9. identities: schema, learner, data, seed */
     int rc = identities_check(c, e, h, path, err);
-    if (rc)
+    if (rc) {
+        if (rc == RT_EXIT_FOREIGN_CHECKPOINT) {
+            size_t n = strlen(err);
+            snprintf(err + n, RT_ERR_BYTES - n, "; " HINT_FOREIGN);
+        }
         return rc;
-    /* 7. payload bytes */
+    }
+    /* 10. payload bytes */
     if (payload_bytes != c->payload_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu", path,
-                   (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
-    /* 8. chunk bytes, chunk count */
+                   "checkpoint %s: foreign checkpoint: payload bytes differ: this host's %llu, the checkpoint's %llu; "
+                   HINT_FOREIGN, path, (unsigned long long)c->payload_bytes, (unsigned long long)payload_bytes);
+    /* 11. chunk bytes, chunk count */
     uint64_t chunk_bytes = le64(e + 32);
     uint32_t chunk_count = le32(e + 12);
     if (chunk_bytes != c->chunk_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu",
-                   path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
+                   "checkpoint %s: foreign checkpoint: chunk bytes differ: this host's %llu, the checkpoint's %llu; "
+                   HINT_FOREIGN, path, (unsigned long long)c->chunk_bytes, (unsigned long long)chunk_bytes);
     if (chunk_count != c->chunk_count)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
-                   "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u", path,
-                   c->chunk_count, chunk_count);
-    /* 9. updates per invocation */
+                   "checkpoint %s: foreign checkpoint: chunk count differs: this host's %u, the checkpoint's %u; "
+                   HINT_FOREIGN, path, c->chunk_count, chunk_count);
+    /* 12. updates per invocation */
     uint64_t updates = le64(e + 40);
     if (updates != c->updates_per_invocation)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT,
                    "checkpoint %s: foreign checkpoint: updates per invocation differ: this host's %llu, the "
-                   "checkpoint's %llu", path, (unsigned long long)c->updates_per_invocation,
+                   "checkpoint's %llu; " HINT_FOREIGN, path, (unsigned long long)c->updates_per_invocation,
                    (unsigned long long)updates);
-    /* the chunks tile the payload, the last one possibly a shorter tail (count = payload / chunk,
+    /* 13. the chunks tile the payload, the last one possibly a shorter tail (count = payload / chunk,
      * as checkpointEnvelopeChunkCount: a payload need not be a whole number of chunks) */
     if (chunk_bytes * chunk_count > payload_bytes || payload_bytes - chunk_bytes * chunk_count >= chunk_bytes)
         return rt_say(err, RT_EXIT_FOREIGN_CHECKPOINT, "checkpoint %s: foreign checkpoint: chunk bytes: %u chunks of "
-                   "%llu bytes do not make its %llu-byte payload", path, chunk_count, (unsigned long long)chunk_bytes,
-                   (unsigned long long)payload_bytes);
+                   "%llu bytes do not make its %llu-byte payload; " HINT_FOREIGN, path, chunk_count,
+                   (unsigned long long)chunk_bytes, (unsigned long long)payload_bytes);
     if (payload)
         *payload = e + h;
     if (step)
@@ -451,11 +505,11 @@ static int oversized_foreign(const rt_contract *c, const char *path, size_t most
     int out = rc;
     if (got >= RT_ENVELOPE_FIXED_BYTES && memcmp(head, RT_ENVELOPE_MAGIC, 8) == 0) {
         uint32_t h = le32(head + 8);
-        char why[RT_ERR_BYTES];
+        char why[RT_ERR_BYTES], shown[RT_IO_SHOWN_BYTES + 1];
         if (h >= RT_ENVELOPE_FIXED_BYTES && h <= (size_t)got &&
-            identities_check(c, head, h, path, why) == RT_EXIT_FOREIGN_CHECKPOINT) {
-            snprintf(err, RT_ERR_BYTES, "%.*s (and %lld bytes, more than this host's checkpoint)",
-                     RT_ERR_BYTES - 64, why, (long long)st.st_size);
+            identities_check(c, head, h, rt_io_shown(path, shown), why) == RT_EXIT_FOREIGN_CHECKPOINT) {
+            snprintf(err, RT_ERR_BYTES, "%.*s (and %lld bytes, more than this host's checkpoint); " HINT_FOREIGN,
+                     RT_ERR_BYTES - 128, why, (long long)st.st_size);
             out = RT_EXIT_FOREIGN_CHECKPOINT;
         }
     }

@@ -223,8 +223,71 @@ static void test_envelope(void)
            "magic");
     memcpy(bad, e, n);
     bad[n - 1] = 'X';
-    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "trailer", "trailer");
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "corrupted: its trailer magic is not BOBCEND1: the file is damaged; copy it again", "trailer");
+
+    /* probe s32 envelope 2: the path as rt_io_shown shows it (a newline '?', a long one shortened),
+     * so the message is one line and its reason and what to do whole */
+    char long_path[600];
+    int at = snprintf(long_path, sizeof long_path, "/tmp/");
+    for (int i = 0; i < 200; i++)
+        long_path[at++] = 'd';
+    long_path[at++] = '/';
+    for (int i = 0; i < 200; i++)
+        long_path[at++] = 'e';
+    snprintf(long_path + at, sizeof long_path - at, "/ck\nx.bin");
+    memcpy(bad, e, n);
+    bad[h + 1000] ^= 1;
+    expect(rt_envelope_check(&c, bad, n, long_path, NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "d.../ck?x.bin: corrupted: CRC-32 stored", "long path, crc");
+    CHECK(!strchr(err, '\n') && strstr(err, ": the file is damaged; copy it again from where it was written, or use an "
+          "earlier checkpoint"), "one line, what to do: %s", err);
+    expect(rt_envelope_check(&c, bad, n, "a\tb.bin", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "checkpoint a?b.bin: corrupted", "tab");
+    /* probe s32 envelope 4: one size field flipped in a file of this host's size is damage, not truncation */
+    memcpy(bad, e, n);
+    bad[24] ^= 0x10;
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "corrupted: its header says payload bytes", "payload bytes flipped");
+    CHECK(!strstr(err, "truncated") && strstr(err, "the header is damaged; copy it again"), "payload flip: %s", err);
+    memcpy(bad, e, n);
+    bad[10] ^= 1;
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "corrupted: its header says header bytes", "header bytes flipped");
+    memcpy(bad, e, n);
+    bad[8] ^= 4;
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "corrupted: its header says header bytes", "header bytes odd");
+    /* ... while a file shorter than this host's is truncated */
+    expect(rt_envelope_check(&c, e, n - 1, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+           "truncated: ", "n-1 still truncated");
+    CHECK(strstr(err, "; copy it again from where it was written"), "truncated: what to do: %s", err);
+    /* a damaged identity length: the CRC says so (the identities are judged after it) */
+    memcpy(bad, e, n);
+    bad[48] ^= 0x40;
+    expect(rt_envelope_check(&c, bad, n, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err, "corrupted: CRC-32",
+           "identity length flipped");
     free(bad);
+    /* probe s32 envelope 3: self-consistent envelopes (CRC right) of H 8 more than ours and of H 48:
+     * each named by its own rule */
+    for (int k = 0; k < 2; k++) {
+        uint32_t hh = k ? 48 : h + 8;
+        size_t nn = hh + RT_SAMPLE_PAYLOAD_BYTES + 12;
+        uint8_t *x = calloc(1, nn);
+        memcpy(x, e, hh < h ? hh : h);
+        x[8] = (uint8_t)hh;
+        x[9] = (uint8_t)(hh >> 8);
+        memcpy(x + hh, e + h, RT_SAMPLE_PAYLOAD_BYTES);
+        uint32_t crc = rt_crc32(0, x, hh + RT_SAMPLE_PAYLOAD_BYTES);
+        for (int i = 0; i < 4; i++)
+            x[hh + RT_SAMPLE_PAYLOAD_BYTES + i] = (uint8_t)(crc >> (8 * i));
+        memcpy(x + hh + RT_SAMPLE_PAYLOAD_BYTES + 4, RT_ENVELOPE_TRAILER, 8);
+        expect(rt_envelope_check(&c, x, nn, "f", NULL, NULL, err), RT_EXIT_BAD_CHECKPOINT, err,
+               k ? "not a checkpoint: header bytes 48, fewer than the 64 fixed bytes; pass a checkpoint"
+                 : "not a multiple of 16; pass a checkpoint this host's plan wrote", k ? "H 48" : "H + 8");
+        CHECK(!strstr(err, "do not fit"), "H rule: %s", err);
+        free(x);
+    }
 
     /* foreign, one part at a time, each named */
     struct { const char *part; rt_contract c; } f[8];
@@ -247,6 +310,9 @@ static void test_envelope(void)
         expect(rt_envelope_check(&c, fe, fn, "f", NULL, NULL, err), RT_EXIT_FOREIGN_CHECKPOINT, err, f[i].part,
                what);
         CHECK(strstr(err, "foreign checkpoint"), "%s: says foreign: %s", what, err);
+        /* probe s32 envelope 7: what to do, whole after a long path */
+        expect(rt_envelope_check(&c, fe, fn, long_path, NULL, NULL, err), RT_EXIT_FOREIGN_CHECKPOINT, err,
+               "; pass a checkpoint this host's plan wrote, or none to start fresh", what);
         free(fe);
     }
     /* first differing part wins: learner and seed differ -> learner */
@@ -438,6 +504,13 @@ static void test_input(void)
     memcpy(x, r, sizeof r);
     x[8] = 2;
     expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "version 2, expected 3", "version");
+    CHECK(!strstr(err, "big-endian"), "version 2 is not big-endian: %s", err);
+    /* probe s32 envelope 2 and 7: a tab in the path is '?'; a word written big-endian is said to be */
+    x[8] = 0;
+    x[15] = 3;
+    expect(rt_record_verify(c, x, sizeof x, "a\tb.rec", err), RT_EXIT_BAD_INPUT, err,
+           "input record a?b.rec: version 216172782113783808, expected 3 (its bytes reversed: the record was written "
+           "big-endian; write it little-endian)", "big-endian version");
     memcpy(x, r, sizeof r);
     x[RT_SAMPLE_PAIRS_AT + 2 * 9] = 10;
     expect(rt_record_verify(c, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err, "key 9 names 10", "key index");

@@ -56,7 +56,7 @@ def test_show_of_another_run_lengths_checkpoint_names_the_option(tmp_path):
     assert written.returncode == 0, written.stderr
     shown = checkpoint_tool("show", tmp_path / "a.ckpt", cwd=EXAMPLE)
     assert shown.returncode == 5, shown.stderr
-    assert shown.stderr.strip().endswith("updates per invocation differ: this host's 200, the checkpoint's 4 (a "
+    assert shown.stderr.strip().endswith("updates per invocation differ: configuration small's 200, the checkpoint's 4 (a "
                                          "checkpoint of a host built with another run length: show it with "
                                          "--updates-per-invocation 4)"), shown.stderr
     again = checkpoint_tool("show", tmp_path / "a.ckpt", "--updates-per-invocation", 4, cwd=EXAMPLE)

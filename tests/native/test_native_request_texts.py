@@ -70,7 +70,14 @@ def test_a_header_too_long_for_the_payload_names_the_bytes_compared(tmp_path, co
     status, text = both(tmp_path, code, host, {"s.bin": GOOD, "in.bin": bytes(data)},
                         ["train", "--checkpoint", "in.bin", *ARGS], "hdr")
     assert status == 4, text
-    after = len(data) - (h + 16)
+    # a file of this host's size whose header disagrees: a damaged field, not a truncation (probe s32
+    # envelope finding 4); a shorter file is truncated, naming the bytes compared
+    assert (f"checkpoint in.bin: corrupted: its header says header bytes {h + 16}, this host's {h}, in a file of "
+            f"this host's size ({len(data)} bytes): the header is damaged; copy it again") in text, text
+    status, text = both(tmp_path, code, host, {"s.bin": GOOD, "in.bin": bytes(data[:-1])},
+                        ["train", "--checkpoint", "in.bin", *ARGS], "hdr-short")
+    assert status == 4, text
+    after = len(data) - 1 - (h + 16)
     assert (f"checkpoint in.bin: truncated: its header declares a {len(FRESH)}-byte payload, more than the {after} "
             f"bytes after its {h + 16}-byte header") in text, text
     assert after < len(FRESH)

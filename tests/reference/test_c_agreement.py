@@ -14,6 +14,7 @@ import dataclasses
 import shutil
 import struct
 import subprocess
+import zlib
 from types import SimpleNamespace
 
 import numpy as np
@@ -204,11 +205,12 @@ def _said(done) -> str:
 
 
 def _header_only(identities: bytes, lengths) -> bytes:
-    """An envelope whose 64-byte header (H 64) has no room for the identities it declares."""
+    """An envelope whose 64-byte header (H 64) has no room for the identities it declares (its
+    CRC right: the identities are judged after the CRC, so that a damaged length is damage)."""
     payload = bytes(8)
     header = struct.pack("<8sIIQQQQ4I", b"BOBCENV1", 64, 1, 3, len(payload), len(payload), 7, *lengths)
     body = header + payload
-    return body + struct.pack("<I", 0) + b"BOBCEND1"
+    return body + struct.pack("<I", zlib.crc32(body)) + b"BOBCEND1"
 
 
 H = struct.unpack_from("<I", GOOD, 8)[0]

@@ -172,7 +172,7 @@ def test_the_messages_name_what_the_probe_missed(setup):
     table = checkpoints(good)
     expected = {
         "magic": "not a checkpoint (magic is not BOBCENV1)",
-        "trailer": "(trailer magic is not BOBCEND1)",
+        "trailer": "corrupted: its trailer magic is not BOBCEND1: the file is damaged; copy it again",
         "seed": "seed identity differs from byte 0: this host's is 'bob-seed-v1', the checkpoint's is 'Xob-seed-v1'",
         "updates per invocation": "updates per invocation differ: this host's 10, the checkpoint's 11",
     }

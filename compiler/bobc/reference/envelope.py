@@ -10,11 +10,16 @@ import zlib
 from ..native.words import count
 from ..plan.model import CheckpointContract
 from .errors import BadCheckpoint, ForeignCheckpoint
+from .safe_io import shown
 
 MAGIC = b"BOBCENV1"
 TRAILER = b"BOBCEND1"
 FIXED = 64
 _HEADER = struct.Struct("<8sIIQQQQ4I")
+# What to do, the end of each refusal (host_runtime.c HINT_COPY, HINT_OURS, HINT_FOREIGN)
+HINT_COPY = "copy it again from where it was written, or use an earlier checkpoint"
+HINT_OURS = "pass a checkpoint this host's plan wrote"
+HINT_FOREIGN = "pass a checkpoint this host's plan wrote, or none to start fresh"
 
 
 def header_bytes(contract: CheckpointContract) -> int:
@@ -51,7 +56,8 @@ def _quote(data: bytes, start: int = 0) -> str:
 def identities_refusal(data: bytes, h: int, contract, path) -> BadCheckpoint | ForeignCheckpoint | None:
     """host_runtime.c identities_check: the envelope's four identities against the contract's
     (anything with schema, learner, data and seed); the refusal (an identity running past the
-    `h`-byte header: damaged, exit 4; the first that differs: foreign, exit 5), or None."""
+    `h`-byte header: damaged, exit 4; the first that differs: foreign, exit 5; the caller adds what
+    to do), or None.  `path` as a message shows it (safe_io.shown)."""
     at = FIXED
     for index, name in enumerate(("schema", "learner", "data", "seed")):
         n = _le(data, 48 + 4 * index, 4)
@@ -93,10 +99,11 @@ def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
     identities (oversized_header), in host_runtime.c oversized_foreign's words; else nothing
     (the size refusal stands)."""
     found = oversized_header(path, most)
-    refused = identities_refusal(found[0], _le(found[0], 8, 4), contract, path) if found else None
+    named = shown(path)
+    refused = identities_refusal(found[0], _le(found[0], 8, 4), contract, named) if found else None
     if isinstance(refused, ForeignCheckpoint):
-        raise ForeignCheckpoint(path, refused.part, f"{refused.detail} (and {found[1]} bytes, more than this "
-                                                    "host's checkpoint)")
+        raise ForeignCheckpoint(named, refused.part, f"{refused.detail} (and {found[1]} bytes, more than this "
+                                                     f"host's checkpoint); {HINT_FOREIGN}")
 
 
 def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
@@ -104,40 +111,59 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
     its fields; chunk_count, where it has none, is payload_bytes // chunk_bytes as encode writes
     it).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
     byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
+    path = shown(path)          # as the C host shows it (rt_io_shown): one line, shortened
     n = len(data)
     if n < FIXED:
-        raise BadCheckpoint(path, "size", f"truncated: {count(n, 'byte')}, shorter than the {FIXED}-byte header")
+        raise BadCheckpoint(path, "size", f"truncated: {count(n, 'byte')}, shorter than the {FIXED}-byte header; "
+                                          f"{HINT_COPY}")
     if data[:8] != MAGIC:
-        raise BadCheckpoint(path, "magic", f"not a checkpoint (magic is not {MAGIC.decode()})")
+        raise BadCheckpoint(path, "magic", f"not a checkpoint (magic is not {MAGIC.decode()}); {HINT_OURS}")
+    # the header's sizes: H >= 64, a multiple of 16, H + payload + 12 the file's size
     h, payload = _le(data, 8, 4), _le(data, 24, 8)
-    if h < FIXED or h % 16 or h > n:
-        raise BadCheckpoint(path, "header", f"{'truncated' if h > n else 'not a checkpoint'}: header bytes {h} do "
-                                            f"not fit a {n}-byte file")
+    our_h = header_bytes(contract)
+    if not (FIXED <= h <= n and h + payload + 12 == n) and n == our_h + contract.payload_bytes + 12:
+        # a file of exactly this host's size is not cut short: a size field of its header is damaged
+        field, have, want = (("header bytes", h, our_h) if h != our_h else
+                             ("payload bytes", payload, contract.payload_bytes))
+        raise BadCheckpoint(path, "header", f"corrupted: its header says {field} {have}, this host's {want}, in a "
+                                            f"file of this host's size ({n} bytes): the header is damaged; "
+                                            f"{HINT_COPY}")
+    if h < FIXED:
+        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h}, fewer than the {FIXED} fixed "
+                                            f"bytes; {HINT_OURS}")
+    if h % 16:
+        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h}, not a multiple of 16; {HINT_OURS}")
+    if h > n:
+        raise BadCheckpoint(path, "header", f"truncated: header bytes {h} do not fit a {n}-byte file; {HINT_COPY}")
     if payload > n - h:
         raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
-                                          f"{count(n - h, 'byte')} after its {h}-byte header")
+                                          f"{count(n - h, 'byte')} after its {h}-byte header; {HINT_COPY}")
     if h + payload + 12 != n:
         raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + 12 else 'has trailing bytes'}: {n} "
                                           f"bytes, but its header (H {h} + payload {payload} + 12) says "
-                                          f"{h + payload + 12}")
-    lengths = [_le(data, 48 + 4 * i, 4) for i in range(4)]
-    if sum(lengths) > h - FIXED:
-        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h} cannot hold its identities "
-                                            f"({count(sum(lengths), 'byte')})")
+                                          f"{h + payload + 12}; {HINT_COPY}")
+    # the trailer: the sizes agree, so a wrong one is damage, not a file cut short
     body = h + payload
     if data[body + 4:body + 12] != TRAILER:
-        raise BadCheckpoint(path, "trailer", f"truncated or not a checkpoint (trailer magic is not "
-                                             f"{TRAILER.decode()})")
+        raise BadCheckpoint(path, "trailer", f"corrupted: its trailer magic is not {TRAILER.decode()}: the file is "
+                                             f"damaged; {HINT_COPY}")
     stored, computed = _le(data, body, 4), zlib.crc32(data[:body])
     if stored != computed:
         raise BadCheckpoint(path, "crc", f"corrupted: CRC-32 stored 0x{stored:08x}, computed 0x{computed:08x} over "
-                                         f"bytes 0..{body}")
-    # the header's padding after the identities is zero (docs/formats.md)
+                                         f"bytes 0..{body}: the file is damaged; {HINT_COPY}")
+    # the identities fit the header, and its padding after them is zero (docs/formats.md): after
+    # the CRC, so that a damaged length is said to be damage
+    lengths = [_le(data, 48 + 4 * i, 4) for i in range(4)]
+    if sum(lengths) > h - FIXED:
+        raise BadCheckpoint(path, "header", f"not a checkpoint: header bytes {h} cannot hold its identities "
+                                            f"({count(sum(lengths), 'byte')}); {HINT_OURS}")
     nonzero = next((k for k in range(FIXED + sum(lengths), h) if data[k]), None)
     if nonzero is not None:
         raise BadCheckpoint(path, "header", "not a checkpoint this format writes: the header's padding after the "
-                            f"identities is not zero (byte {nonzero})")
+                            f"identities is not zero (byte {nonzero}); {HINT_OURS}")
     refused = identities_refusal(data, h, contract, path)
+    if isinstance(refused, ForeignCheckpoint):
+        raise ForeignCheckpoint(path, refused.part, f"{refused.detail}; {HINT_FOREIGN}")
     if refused is not None:
         raise refused
     chunk_count = getattr(contract, "chunk_count", None)
@@ -149,5 +175,6 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
                              ("updates per invocation", _le(data, 40, 8), contract.updates_per_invocation)):
         if have != want:
             differ = "differs" if part == "chunk count" else "differ"
-            raise ForeignCheckpoint(path, part, f"{part} {differ}: this host's {want}, the checkpoint's {have}")
+            raise ForeignCheckpoint(path, part, f"{part} {differ}: this host's {want}, the checkpoint's {have}; "
+                                                f"{HINT_FOREIGN}")
     return bytes(data[h:h + payload]), _le(data, 16, 8)

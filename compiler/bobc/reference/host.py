@@ -135,9 +135,16 @@ class Outputs:
     stopped: bool               # a predict request ended at its operation step
 
 
+# host_runtime.c RT_RECORD_BIG_ENDIAN: a word that is its expected value with its bytes reversed
+RECORD_BIG_ENDIAN = " (its bytes reversed: the record was written big-endian; write it little-endian)"
+
+
 def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes, path) -> None:
     """The plan's input checks, in order, as runtime_c's rt_record_verify applies them, refused
-    (BadInputRecord, exit 3) in its words."""
+    (BadInputRecord, exit 3) in its words, `path` shown as it shows it (safe_io.shown)."""
+    from .safe_io import shown
+
+    path = shown(path)
     if len(data) != record_bytes:
         raise BadInputRecord(path, "size", f"{_count(len(data), 'byte')}, expected exactly {record_bytes}"
                              f"{' (truncated)' if len(data) < record_bytes else ''}")
@@ -154,8 +161,10 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
         count = 1 if c.kind == "word" else c.count
         for i in range(count):
             w = word(c.offset + i * c.stride, c.width)
-            if c.kind == "word" and w != c.value:
-                raise BadInputRecord(path, c.what, f"{c.what} {w}, expected {c.value}")
+            if c.kind == "word" and w != c.value:      # the value's bytes reversed: a big-endian writer's
+                swapped = c.width > 1 and int.from_bytes(w.to_bytes(c.width, "little"), "big") == c.value
+                raise BadInputRecord(path, c.what, f"{c.what} {w}, expected {c.value}"
+                                                   f"{RECORD_BIG_ENDIAN if swapped else ''}")
             if c.kind == "below" and w >= c.value:
                 raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, not below {c.value}")
             if c.kind == "index" and w != i:

@@ -152,6 +152,18 @@ SEED_LIMIT = 2 ** 32 - 1              # numpy's seeds
 UPDATES_LIMIT = 2 ** 32 - 1           # the envelope's u32; 0 updates per invocation is no run
 
 
+def for_the_show_tool(message: str, config_name: str) -> str:
+    """A host's refusal of a checkpoint (bobc.reference.envelope's words) as `show` says it: the
+    values it compares with are configuration CONFIG's, not a host's, and what a host's refusal
+    says to pass to the host is left off (a damaged file's "copy it again" stays)."""
+    from bobc.reference import envelope
+
+    for hint in (envelope.HINT_FOREIGN, envelope.HINT_OURS):
+        if message.endswith(f"; {hint}"):
+            message = message[:-len(hint) - 2]
+    return message.replace("this host's", f"configuration {config_name}'s")
+
+
 def main(argv=None) -> int:
     prog = "python -m coppelius_host.checkpoint"
     parser = argparse.ArgumentParser(prog=prog, description="Write a fresh Coppelius checkpoint, or show one.")
@@ -201,7 +213,7 @@ def main(argv=None) -> int:
         if type(error) is FileRefused:       # could not be read
             print(f"{prog}: error: cannot read {error.path}: {error.detail}", file=sys.stderr)
             return 2
-        said = error.render()
+        said = f"error: {for_the_show_tool(error.message, args.config)}"
         if isinstance(error, ForeignCheckpoint) and error.part == "updates per invocation":
             # a host built with another run length (coppelius_host.build --interval/--publications)
             declared = int.from_bytes(source.data[40:48], "little")

@@ -73,6 +73,18 @@ def describe_record(record: dict) -> str:
             f"follow it (docs/coppelius-host.md, \"The result file\")")
 
 
+def _top(text: str) -> int:
+    """--top's value, 1 to VOCABULARY: a usage error naming the range (argparse's `choices` listed all
+    256 valid values on one line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r} (1 to {VOCABULARY})") from None
+    if not 1 <= value <= VOCABULARY:
+        raise argparse.ArgumentTypeError(f"{value} is outside 1..{VOCABULARY}")
+    return value
+
+
 def main(argv=None) -> int:
     prog = "python -m coppelius_host.outputs"
     parser = argparse.ArgumentParser(prog=prog, description="Show a Coppelius request's predictions and result.")
@@ -80,7 +92,7 @@ def main(argv=None) -> int:
     shown = sub.add_parser("show", help="print the most likely next bytes and the result's forward record")
     shown.add_argument("--predictions", metavar="FILE", help="a predictions file (256 binary32 logits)")
     shown.add_argument("--result", metavar="FILE", help="a result file (its forward record first)")
-    shown.add_argument("--top", type=int, default=5, choices=range(1, VOCABULARY + 1), metavar="K",
+    shown.add_argument("--top", type=_top, default=5, metavar="K",
                        help=f"how many next bytes to list, 1 to {VOCABULARY} (default 5)")
     args = parser.parse_args(argv)
     if args.predictions is None and args.result is None:
