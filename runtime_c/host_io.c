@@ -208,9 +208,11 @@ int rt_io_note_input(rt_io_files *files, const char *path, const char *what, int
 
 int rt_io_check_step_room(uint64_t step, uint64_t updates, const char *path, char *err)
 {
+    char shown[RT_IO_SHOWN_BYTES + 1];
     if (updates > RT_IO_STEP_LIMIT || step > RT_IO_STEP_LIMIT - updates)
         return rt_say(err, RT_EXIT_BAD_CHECKPOINT, "checkpoint %s: step %llu leaves no room for %llu more update%s "
-                   "(limit %llu)", path, (unsigned long long)step, (unsigned long long)updates, rt_plural(updates),
+                   "(limit %llu); it can still be used for predict, or train from an earlier checkpoint",
+                   rt_io_shown(path, shown), (unsigned long long)step, (unsigned long long)updates, rt_plural(updates),
                    (unsigned long long)RT_IO_STEP_LIMIT);
     return 0;
 }

@@ -382,7 +382,9 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
     if ((rc = rt_io_read(files, r->args.input, "input", RT_IO_INPUT_LIMIT_BYTES, RT_EXIT_BAD_INPUT, &r->input,
                          &r->input_size, err)))
         return rc;
-    if (s->stream && (rc = check_stream(s, r->input, r->input_size, r->args.input, err)))
+    char input_shown[RT_IO_SHOWN_BYTES + 1];      /* the input as every message shows it (rt_io_shown) */
+    const char *input = rt_io_shown(r->args.input, input_shown);
+    if (s->stream && (rc = check_stream(s, r->input, r->input_size, input, err)))
         return rc;
     if (r->args.checkpoint_in) {
         if ((rc = rt_checkpoint_load(&r->contract, r->args.checkpoint_in, &r->payload_owner, &r->payload, &r->step,
@@ -397,7 +399,7 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
         fresh_payload(s, r->payload_owner);
         r->payload = r->payload_owner;
     }
-    if ((rc = check_reach(r, r->args.input, err)))
+    if ((rc = check_reach(r, input, err)))
         return rc;
     if ((rc = rt_io_add_output(files, r->args.predictions, "--predictions", NULL, err)) ||
         (rc = rt_io_add_output(files, r->args.result, "--result", NULL, err)) ||

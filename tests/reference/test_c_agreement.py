@@ -264,5 +264,5 @@ def test_no_room_for_the_updates_is_counted_in_the_same_words(tool, tmp_path, up
     assert done.returncode == caught.value.exit_code == 4, done.stderr
     assert _said(done) == caught.value.host_form() == \
         f"checkpoint in.ckpt: step {step} leaves no room for {updates} more update{'' if updates == 1 else 's'} " \
-        f"(limit {2 ** 32 - 1})"
+        f"(limit {2 ** 32 - 1}); it can still be used for predict, or train from an earlier checkpoint"
     assert tool("step-room", step - updates, updates, "in.ckpt").returncode == 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -218,3 +219,17 @@ def test_a_signalling_nan_trains_without_a_python_warning(setup, tmp_path, what)
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr
     assert "holds step 20" in done.stdout
+
+
+# ---- the step-room refusal (fix-envelope's patch outside its files, applied by the lead) ----
+
+def test_a_checkpoint_without_room_for_the_run_says_what_it_is_still_good_for(setup):
+    """A checkpoint whose step leaves no room for the run's updates under the u32 step limit: the
+    path shown as the file rules show it (a newline is `?`), and what the checkpoint can still do."""
+    _, _, _, good = setup
+    late = resealed(put(good, 16, "<Q", 2 ** 32 - 1))        # the envelope's step, u64 at byte 16
+    status, said = refuse_checkpoint(setup, "late\nstep.ck", late)
+    assert status == 4
+    assert re.fullmatch(r"checkpoint late\?step\.ck: step 4294967295 leaves no room for [1-9][0-9]* more updates? "
+                        r"\(limit 4294967295\); it can still be used for predict, or train from an earlier checkpoint",
+                        said), said

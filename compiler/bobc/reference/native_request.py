@@ -297,7 +297,7 @@ class RequestSession:
         self.files = safe_io.OutputSet()
         self.files.inputs.append(source)
         if request.stream is not None:
-            check_stream(request, self.input, self.args["--input"])
+            check_stream(request, self.input, safe_io.shown(self.args["--input"]))
         checkpoint_file = None
         if "--checkpoint" in self.args:
             path = self.args["--checkpoint"]
@@ -311,10 +311,10 @@ class RequestSession:
             if self.op == "train":
                 refusal = safe_io.step_room_refusal(self.step, request.updates_per_invocation)
                 if refusal is not None:
-                    raise Refused(EXIT_CHECKPOINT, f"checkpoint {path}: {refusal}")
+                    raise Refused(EXIT_CHECKPOINT, f"checkpoint {safe_io.shown(path)}: {refusal}")
         else:
             self.payload, self.step = fresh_payload(request), 0
-        check_reach(request, self.op, len(self.input), self.step, self.args["--input"])
+        check_reach(request, self.op, len(self.input), self.step, safe_io.shown(self.args["--input"]))
         for file, option in OUTPUTS:
             try:
                 self.files.add(self.args[option], option,

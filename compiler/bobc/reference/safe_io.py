@@ -264,13 +264,14 @@ def check_step_room(step: int, updates: int, path) -> None:
     """
     refusal = step_room_refusal(step, updates)
     if refusal is not None:
-        raise BadCheckpoint(path, "step", refusal)
+        raise BadCheckpoint(shown(path), "step", refusal)
 
 
 def step_room_refusal(step: int, updates: int) -> str | None:
     """host_io.c rt_io_check_step_room's words when `step` leaves no room for `updates` more, else None."""
     if updates > STEP_LIMIT or step > STEP_LIMIT - updates:
-        return f"step {step} leaves no room for {count(updates, 'more update')} (limit {STEP_LIMIT})"
+        return (f"step {step} leaves no room for {count(updates, 'more update')} (limit {STEP_LIMIT}); it can still "
+                "be used for predict, or train from an earlier checkpoint")
     return None
 
 
