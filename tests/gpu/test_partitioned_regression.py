@@ -8,7 +8,8 @@ train the partitioned regression over 127.0.0.1 (docs/partitioned-regression.md)
 - the prediction equals left x 1 + right x 2 computed the same way;
 - a peer that disconnects, sends a malformed or out-of-order message, resumes another run's
   checkpoint, or never connects ends the other with a clear error and its last checkpoint intact;
-  a port in use is refused by name.
+  a port in use is refused by name; shards given in another order are refused naming the argument
+  and the region (each shard carries its region's tag, docs/formats.md).
 
 The hosts are built here for this GPU (its UUID from nvidia-smi -L or
 /proc/driver/nvidia/gpus/*/information) by tests/gpu/build_partitioned_regression_hosts.py,
@@ -124,6 +125,8 @@ def test_training_equals_the_numpy_reference_bit_for_bit_and_converges(trained, 
     assert outcomes == [(0, outcomes[0][1]), (0, outcomes[1][1])], outcomes
     shards, manifest = weights_of(folder)
     assert manifest == F.manifest(1)
+    # each shard names its region (b"SHw0" ... b"SHa1", argument 1 to 4)
+    assert [p.read_bytes()[:4] for p in checkpoint_paths(folder)[1:]] == list(F.TAGS)
     expected = R.train(data, COORDINATES, STEPS)
     for k in range(2):
         (e_w, s_w, weight), (e_a, s_a, accumulator) = shards[2 * k], shards[2 * k + 1]
@@ -284,4 +287,26 @@ def test_a_port_in_use_is_refused_by_name(hosts, records, kept_checkpoint):
         done = subprocess.run(argv(hosts["worker0-resume"], folder, 0, records), capture_output=True, text=True,
                               timeout=60)
     assert done.returncode != 0 and str(PORT) in done.stderr and "in use" in done.stderr, done.stderr
+    assert_intact(kept_checkpoint)
+
+
+ORDER = "(the order is: manifest, w0, a0, w1, a1)"
+
+
+@pytest.mark.parametrize("name, order, words", [
+    ("worker0-resume", ("manifest", "a0", "w0", "w1", "a1"),
+     f"argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there {ORDER}"),
+    ("worker1-resume", ("manifest", "w1", "a1", "w0", "a0"),
+     f"argument 3 holds worker 0's weight shard; give worker 1's weight shard there {ORDER}"),
+], ids=["worker-0-within", "workers-swapped"])
+def test_shards_given_in_another_order_are_refused(hosts, records, kept_checkpoint, name, order, words):
+    """probe s32 checkpoint finding 1: before, a pair given `m a0 w0 a1 w1` trained from the
+    accumulator as the weight and published it (exit 0).  The worker refuses before it connects
+    (status 2), the checkpoint intact."""
+    folder = next(iter(kept_checkpoint)).parent
+    worker = int(name[len("worker")])
+    done = subprocess.run([str(hosts[name]), *(str(folder / f) for f in order), str(folder / f"readback{worker}.bin"),
+                           str(records[worker])], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"coordinate checkpoint: {words}" in done.stderr, done.stderr
+    assert "OpenDevice" not in done.stderr and "Submit" not in done.stderr
     assert_intact(kept_checkpoint)

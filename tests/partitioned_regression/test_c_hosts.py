@@ -44,10 +44,12 @@ def hosts(tmp_path_factory) -> dict[str, Path]:
     return {name: folder / name for name in HOSTS}
 
 
-def checkpoint(folder: Path, steps: int) -> None:
+def checkpoint(folder: Path, steps: int, older: bool = False) -> None:
+    """The pair's checkpoint of epoch 1 at `steps` steps (`older`: its shards of the older format,
+    without their region's tag)."""
     (folder / "m").write_bytes(F.manifest(1))
-    for name, value in (("w0", 0.5), ("a0", 0.25), ("w1", -0.5), ("a1", -0.25)):
-        (folder / name).write_bytes(F.shard(1, steps, value))
+    for region, (name, value) in enumerate((("w0", 0.5), ("a0", 0.25), ("w1", -0.5), ("a1", -0.25))):
+        (folder / name).write_bytes(F.older_shard(1, steps, value) if older else F.shard(1, steps, value, region))
 
 
 def record(worker: int, targets: float = 0.0) -> bytes:
@@ -122,3 +124,51 @@ def test_peers_with_records_of_different_data_refuse_before_the_first_submission
     for status, stderr in outcomes:
         assert status == 5 and words in stderr and "Submit" not in stderr, stderr
     assert not any((tmp_path / name).exists() for name in ("m", "w0", "a0", "w1", "a1"))
+
+
+ORDER = "(the order is: manifest, w0, a0, w1, a1)"
+
+
+@pytest.mark.parametrize("name, order, older, words", [
+    ("resume0", ("m", "a0", "w0", "w1", "a1"), False,
+     f"coordinate checkpoint: argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there {ORDER}"),
+    ("resume1", ("m", "w1", "a1", "w0", "a0"), False,
+     f"coordinate checkpoint: argument 3 holds worker 0's weight shard; give worker 1's weight shard there {ORDER}"),
+    ("resume1", ("m", "w0", "a0", "w1", "w0"), False,
+     f"coordinate checkpoint: argument 4 holds worker 0's weight shard; give worker 1's accumulator shard there {ORDER}"),
+    ("resume0", ("m", "w0", "a0", "w1", "a1"), True,
+     "coordinate checkpoint: worker 0's weight shard (argument 1) is of the older shard format (it starts with FRAM: "
+     "no region tag); tag the checkpoint's shards with python examples/partitioned_regression/upgrade_checkpoint.py "
+     f"MANIFEST W0 A0 W1 A1 {ORDER}, or train the pair afresh; nothing was published"),
+], ids=["worker-0-within", "worker-1-workers-swapped", "worker-1-weight-twice", "older-format"])
+def test_a_shard_in_another_regions_place_is_refused_by_the_c_host_and_the_reference_alike(hosts, tmp_path, name,
+                                                                                          order, older, words):
+    """probe s32 checkpoint finding 1: a shard now carries its region's tag, so shards given in
+    another order (or of the older format, which had none) are refused naming the argument, the
+    region it holds and the one that argument takes, before the worker connects (status 2, nothing
+    written), by the C host and bobc's reference runner with the same bytes; before, both trained
+    from the swapped state and published it (exit 0)."""
+    from bobc.native.artifact import split
+    from bobc.reference.native_program import run_program
+    import io
+
+    checkpoint(tmp_path, 8, older=older)
+    worker = int(name[-1])
+    (tmp_path / "record.bin").write_bytes(record(worker))
+    arguments = [*order, "readback", "record.bin"]
+    host = hosts[name]
+    environment = {**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "3000"}
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = subprocess.run([str(host), *arguments], cwd=tmp_path, env=environment, capture_output=True, timeout=60)
+    said = io.BytesIO()
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        status = run_program(split(host.read_bytes(), str(host)).program, arguments, name=str(host),
+                             environ=environment, stderr=said)
+    finally:
+        os.chdir(here)
+    assert (done.returncode, done.stderr) == (status, said.getvalue())
+    assert status == 2 and words in done.stderr.decode(), done.stderr
+    assert "Connect" not in done.stderr.decode()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before          # nothing written

@@ -57,7 +57,7 @@ def checkpoint_at(epoch, steps, coordinates=COORDINATES, steps_of=None):
     files = {0: F.manifest(epoch)}
     for k, c in enumerate(coordinates):
         for argument, value in ((1 + 2 * k, c.weight), (2 + 2 * k, c.accumulator)):
-            files[argument] = F.shard(epoch, (steps_of or {}).get(argument, steps), value)
+            files[argument] = F.shard(epoch, (steps_of or {}).get(argument, steps), value, argument - 1)
     return files
 
 
@@ -83,6 +83,7 @@ def test_the_pair_trains_bit_identical_to_numpy_and_converges_to_least_squares()
         for index, value in ((1 + 2 * k, expected[k].weight), (2 + 2 * k, expected[k].accumulator)):
             epoch, taken, got = F.shard_value(outcome.outputs[index])
             assert (epoch, taken) == (1, steps)
+            assert outcome.outputs[index][:4] == F.TAGS[index - 1]        # the shard names its region
             assert R.bits(got) == R.bits(value), (k, index, got, value)
         # the device readback: the data block with w and a at its first two words
         readback = outcome.outputs[5]
@@ -220,8 +221,10 @@ def test_a_damaged_shard_is_refused_by_name():
 
 
 @pytest.mark.parametrize("argument, damage, words", [
-    (1, lambda shard: b"FRAX" + shard[4:], b"worker 0's weight shard (argument 1) is not a region frame"),
-    (3, lambda shard: b"XRAM" + shard[4:], b"worker 1's weight shard (argument 3) is not a region frame"),
+    (1, lambda shard: b"FRAX" + shard[4:],
+     b"worker 0's weight shard (argument 1) is not a coordinate shard (it does not start with a region's tag; this "
+     b"argument's is SHw0)"),
+    (3, lambda shard: b"XHw1" + shard[4:], b"worker 1's weight shard (argument 3) is not a coordinate shard"),
     (2, lambda shard: shard[:4] + struct.pack("<Q", 2) + shard[12:],
      b"worker 0's accumulator shard (argument 2) is a frame of another epoch, not the manifest's epoch 1"),
     (4, lambda shard: shard[:20] + struct.pack("<Q", 16) + shard[28:],
@@ -493,14 +496,103 @@ def test_every_refusal_of_the_peers_ends_as_the_hosts_other_messages_do():
         assert not [m for m in said if b"nothing was published" in m], said
 
 
-def test_shards_given_in_another_order_are_not_detected_as_the_docs_say():
-    """A shard carries no region identity: worker 0's weight and accumulator shards swapped train
-    from the accumulator as the weight, exit 0 (docs/partitioned-regression.md, "What publication
-    does not cover", says so; it claimed "no mix is ever trained from": probe s32 checkpoint
-    finding 1).  A detection added later must change that paragraph and this test."""
-    checkpoint = checkpoint_at(1, 8)
-    checkpoint[1], checkpoint[2] = checkpoint[2], checkpoint[1]
-    outcomes = run(1, 1, 4, checkpoint)
-    assert [o.status for o in outcomes] == [0, 0], [o.message for o in outcomes]
+ORDER = b"(the order is: manifest, w0, a0, w1, a1)"
+
+
+def given(checkpoint, order):
+    """The checkpoint's files given in `order` (order[i]: the argument whose file argument i + 1 gets)."""
+    return {0: checkpoint[0], **{i + 1: checkpoint[source] for i, source in enumerate(order)}}
+
+
+@pytest.mark.parametrize("order, words", [
+    ((2, 1, 3, 4), [b"argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there " + ORDER,
+                    None]),
+    ((2, 1, 4, 3), [b"argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there " + ORDER,
+                    b"argument 3 holds worker 1's accumulator shard; give worker 1's weight shard there " + ORDER]),
+    ((3, 4, 1, 2), [b"argument 1 holds worker 1's weight shard; give worker 0's weight shard there " + ORDER,
+                    b"argument 3 holds worker 0's weight shard; give worker 1's weight shard there " + ORDER]),
+    ((1, 2, 4, 3), [None,
+                    b"argument 3 holds worker 1's accumulator shard; give worker 1's weight shard there " + ORDER]),
+], ids=["worker-0-within", "m-a0-w0-a1-w1", "workers-swapped", "worker-1-within"])
+def test_shards_given_in_another_order_are_refused_naming_the_argument_and_the_region(order, words):
+    """probe s32 checkpoint finding 1: a shard carries its region's tag (b"SHw0" ... b"SHa1"), so a
+    shard in another region's place -- a worker's weight and accumulator swapped, or the workers'
+    shards swapped -- is refused by the worker it belongs to, naming the argument, the region it
+    holds and the one that argument takes (status 2, before connecting: its peer ends with 5);
+    before, the pair trained from the accumulator as the weight (or the other worker's coordinate)
+    and published that, exit 0."""
+    outcomes = run(1, 1, 4, given(checkpoint_at(1, 8), order), timeout=2)
+    for outcome, expected in zip(outcomes, words):
+        if expected is None:
+            assert outcome.status == 5, outcome.message
+        else:
+            assert outcome.status == 2 and b"coordinate checkpoint: " + expected in outcome.message, outcome.message
+    assert [(o.outputs, o.submitted) for o in outcomes] == [({}, 0), ({}, 0)]
+
+
+@pytest.mark.parametrize("order, words", [
+    ((2, 1, 3, 4), b"argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there " + ORDER),
+    ((1, 2, 4, 3), b"argument 3 holds worker 1's accumulator shard; give worker 1's weight shard there " + ORDER),
+    ((3, 4, 1, 2), b"argument 1 holds worker 1's weight shard; give worker 0's weight shard there " + ORDER),
+], ids=["worker-0-within", "worker-1-within", "workers-swapped"])
+def test_a_prediction_refuses_shards_given_in_another_order(order, words):
+    outcome = prediction(given(checkpoint_at(1, 8), order))
+    assert outcome.status == 2 and b"coordinate checkpoint: " + words in outcome.message, outcome.message
+    assert outcome.outputs == {} and outcome.submitted == 0
+
+
+def test_the_docs_say_that_shards_given_in_another_order_are_refused():
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs/partitioned-regression.md").read_text().split())
-    assert "shards given in another order (`m a0 w0 a1 w1`" in doc and "no mix is ever trained from" not in doc
+    assert ("argument 1 holds worker 0's accumulator shard; give worker 0's weight shard there (the order is: "
+            "manifest, w0, a0, w1, a1)") in doc
+    assert "What is not detected: a shard carries no region identity" not in doc
+
+
+def older_checkpoint(epoch, steps, coordinates=COORDINATES):
+    """A checkpoint as the pair wrote it before shards named their region (b"FRAM", no tag)."""
+    files = {0: F.manifest(epoch)}
+    for k, c in enumerate(coordinates):
+        files[1 + 2 * k] = F.older_shard(epoch, steps, c.weight)
+        files[2 + 2 * k] = F.older_shard(epoch, steps, c.accumulator)
+    return files
+
+
+OLDER = (b" is of the older shard format (it starts with FRAM: no region tag); tag the checkpoint's shards with "
+         b"python examples/partitioned_regression/upgrade_checkpoint.py MANIFEST W0 A0 W1 A1 " + ORDER +
+         b", or train the pair afresh")
+
+
+def test_a_checkpoint_of_the_older_format_is_refused_saying_so_and_what_to_do():
+    outcomes = run(1, 1, 4, older_checkpoint(1, 8), timeout=2)
+    for k, outcome in enumerate(outcomes):
+        name = f"worker {k}'s weight shard (argument {1 + 2 * k})".encode()
+        assert outcome.status == 2 and b"coordinate checkpoint: " + name + OLDER in outcome.message, outcome.message
+        assert outcome.outputs == {} and outcome.submitted == 0
+    outcome = prediction(older_checkpoint(1, 8))
+    assert outcome.status == 2 and b"worker 0's weight shard (argument 1)" + OLDER in outcome.message
+
+
+def test_the_upgrade_tool_tags_an_older_checkpoint_which_then_resumes_as_the_tagged_one_does(tmp_path, capsys):
+    """examples/partitioned_regression/upgrade_checkpoint.py, which the refusal above names: the
+    older checkpoint's shards tagged in the order given, then resumed, give the bits of the same
+    checkpoint written tagged; run again, it leaves them as they are; a checkpoint given in another
+    order than the hosts' is refused when a shard is tagged already, nothing rewritten."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("upgrade_checkpoint", A.EXAMPLE / "upgrade_checkpoint.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    names = ["m", "w0", "a0", "w1", "a1"]
+    for argument, data in older_checkpoint(1, 8).items():
+        (tmp_path / names[argument]).write_bytes(data)
+    paths = [str(tmp_path / name) for name in names]
+    assert tool.main(paths) == 0
+    upgraded = {argument: (tmp_path / name).read_bytes() for argument, name in enumerate(names)}
+    assert upgraded == checkpoint_at(1, 8)
+    assert tool.main(paths) == 0 and {a: (tmp_path / n).read_bytes() for a, n in enumerate(names)} == upgraded
+    swapped = [paths[0], paths[2], paths[1], paths[3], paths[4]]
+    assert tool.main(swapped) == 2
+    assert "argument 1" in capsys.readouterr().err
+    assert {a: (tmp_path / n).read_bytes() for a, n in enumerate(names)} == upgraded
+    outcomes = run(1, 1, 4, upgraded)
+    assert [(o.status, o.message) for o in outcomes] == [(0, b""), (0, b"")]
+    assert [o.outputs for o in outcomes] == [o.outputs for o in run(1, 1, 4, checkpoint_at(1, 8))]

@@ -31,8 +31,8 @@ def checkpoint(folder):
     """The pair's checkpoint of epoch 1 at STEPS steps, as a fresh run would have left it."""
     files = {"m": F.manifest(1)}
     for k, c in enumerate(COORDINATES):
-        files[f"w{k}"] = F.shard(1, STEPS, c.weight)
-        files[f"a{k}"] = F.shard(1, STEPS, c.accumulator)
+        files[f"w{k}"] = F.shard(1, STEPS, c.weight, 2 * k)
+        files[f"a{k}"] = F.shard(1, STEPS, c.accumulator, 2 * k + 1)
     for name, data in files.items():
         (folder / name).write_bytes(data)
     data = R.generate()

@@ -2,8 +2,10 @@
 
 A coordinate record (a worker's input): w, a, decay, rate, then the rows' (x_k, y), all
 binary64 little-endian.  The checkpoint: a manifest (Checkpoint.NativeRegions'
-nativeRegionManifest) and one shard per region (Runtime.RegionFrame's 28-byte header, then
-the region's 8 bytes).
+nativeRegionManifest) and one shard per region: Runtime.RegionFrame's 28-byte header with its
+magic b"FRAM" replaced by the region's tag (TAGS: b"SHw0" worker 0's weight ... b"SHa1"), then
+the region's 8 bytes.  A shard of the older format (before the tag) starts with b"FRAM";
+`upgrade_shard` tags one.
 """
 from __future__ import annotations
 
@@ -12,6 +14,11 @@ import struct
 from .reference import NUMERICS, Coordinate, Data
 
 REGIONS = (b"coordinate-0-weight", b"coordinate-0-accumulator", b"coordinate-1-weight", b"coordinate-1-accumulator")
+# each region's shard tag (PartitionedRegression.CoordinateHost chShardTag), in REGIONS' order:
+# region r is argument r + 1 of every host
+TAGS = (b"SHw0", b"SHa0", b"SHw1", b"SHa1")
+OLDER_MAGIC = b"FRAM"
+SHARD_BYTES = 36
 # where a training layout keeps w and a (PartitionedRegression.CoordinateHost: the first
 # frame boundary at or after phStateExtent)
 WEIGHT_OFFSET, ACCUMULATOR_OFFSET = 256, 264
@@ -31,16 +38,41 @@ def manifest(epoch: int, numerics: bytes = NUMERICS) -> bytes:
     return out
 
 
-def shard(epoch: int, steps: int, value: float) -> bytes:
-    return b"FRAM" + struct.pack("<QQQ", epoch, steps, 8) + struct.pack("<d", value)
+def shard(epoch: int, steps: int, value: float, region: int) -> bytes:
+    """The shard of region `region` (0 to 3, REGIONS' order: argument region + 1)."""
+    return TAGS[region] + struct.pack("<QQQ", epoch, steps, 8) + struct.pack("<d", value)
+
+
+def older_shard(epoch: int, steps: int, value: float) -> bytes:
+    """A shard as the older format wrote it: Runtime.RegionFrame's header as it is (b"FRAM"), no tag."""
+    return OLDER_MAGIC + shard(epoch, steps, value, 0)[4:]
+
+
+def shard_region(data: bytes) -> int:
+    """The region (0 to 3) a shard's tag names."""
+    assert len(data) == SHARD_BYTES and data[:4] in TAGS, data[:4]
+    return TAGS.index(data[:4])
 
 
 def shard_value(data: bytes) -> tuple[int, int, float]:
     """(epoch, steps, value) of a shard."""
-    assert data[:4] == b"FRAM" and len(data) == 36, data[:4]
+    shard_region(data)
     epoch, steps, size = struct.unpack_from("<QQQ", data, 4)
     assert size == 8
     return epoch, steps, struct.unpack_from("<d", data, 28)[0]
+
+
+def upgrade_shard(data: bytes, region: int) -> bytes:
+    """A shard of the older format tagged as region `region`'s (ValueError for one that is not)."""
+    if len(data) != SHARD_BYTES:
+        raise ValueError(f"{len(data)} bytes, not the {SHARD_BYTES} of a shard")
+    if data[:4] in TAGS:
+        raise ValueError(f"tagged {data[:4].decode()} already, {REGIONS[TAGS.index(data[:4])].decode()}'s tag")
+    if data[:4] != OLDER_MAGIC:
+        raise ValueError("not a shard of the older format (it does not start with FRAM)")
+    if struct.unpack_from("<Q", data, 20)[0] != 8:
+        raise ValueError("not a coordinate shard (its region is not 8 bytes)")
+    return TAGS[region] + data[4:]
 
 
 def column_checksums(record_bytes: bytes) -> tuple[int, int, int, int]:
