@@ -191,8 +191,8 @@ def length_refusal(interval: int | None, publications: int | None, config: str =
         instead = (f"with --publications 1, --interval at most {most_interval(1, config):,}; with --interval 1, "
                    f"--publications at most {most_publications(1, config):,}")
     return (f"{given}: {n * p:,} updates an invocation make a host program of {commands:,} commands "
-            f"({COMMANDS_AN_UPDATE} an update, {2 * chunks + 2} a publication, {program_commands(0, 0, chunks)} besides: "
-            f"{config} has {chunks} checkpoint chunks), more than the {MOST_COMMANDS:,} a build evaluates "
+            f"({COMMANDS_AN_UPDATE} an update, {2 * chunks + 2} a publication, {program_commands(0, 0, chunks)} "
+            f"besides: {config} has {chunks} checkpoint chunks), more than the {MOST_COMMANDS:,} a build evaluates "
             f"(a longer one nests too deeply: docs/limits.md); {instead} (docs/coppelius-host.md, \"Building it\")")
 
 

@@ -138,7 +138,8 @@ def _pieces(fd: int, expected: int, refused):
             break
         yield piece
     if got != expected:
-        raise refused("changed", f"changed while being read ({expected} bytes, then {'more' if got > expected else got})")
+        then = "more" if got > expected else got
+        raise refused("changed", f"changed while being read ({expected} bytes, then {then})")
 
 
 def _write_all(fd: int, data: bytes) -> None:
