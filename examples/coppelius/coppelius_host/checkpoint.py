@@ -37,11 +37,14 @@ def config_named(name: str):
 
 
 def config_choices() -> str:
-    """The names --config takes (coppelius_model.config.CONFIG_CHOICES), for --help."""
+    """The names --config takes, for --help: the named configurations a host serves (small, large;
+    not tiny, the gradient check's, whose every use the tools refuse: probe s32 stream finding 8),
+    by the Python twin of the plan's shape rules, or a shape."""
     if str(EXAMPLE) not in sys.path:
         sys.path.insert(0, str(EXAMPLE))
-    from coppelius_model.config import CONFIG_CHOICES
-    return CONFIG_CHOICES
+    from coppelius_model.config import CONFIGS, shape_refusal
+    served = [name for name, c in CONFIGS.items() if not shape_refusal(c.layers, c.width, c.context, c.chunk_bytes)]
+    return f"{', '.join(served)} or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]"
 
 
 @functools.lru_cache(maxsize=None)
@@ -148,6 +151,29 @@ def _natural(low: int, high: int):
     return parse
 
 
+def _shape_hint(data: bytes, config_name: str, updates_per_invocation: int | None) -> str:
+    """For `show` of a checkpoint whose schema identity names another shape (coppelius-NAME-v1):
+    the options that show it, ('' when the identity names none a host serves)."""
+    import re
+
+    schema = data[64:64 + int.from_bytes(data[48:52], "little")]
+    found = re.search(rb"\|coppelius-([0-9a-z:]+)-v1\|", schema)
+    if found is None:
+        return ""
+    name = found.group(1).decode()
+    try:
+        if config_named(name).identity == config_named(config_name).identity or host_refusal(name):
+            return ""
+    except ValueError:
+        return ""
+    options = f"--config {name}"
+    declared = int.from_bytes(data[40:48], "little")     # the run length is the shape's too
+    if declared != contract_for(config_name, updates_per_invocation).updates_per_invocation \
+            and 1 <= declared <= UPDATES_LIMIT:
+        options += f" --updates-per-invocation {declared}"
+    return f" (a checkpoint of the shape {name}: show it with {options})"
+
+
 SEED_LIMIT = 2 ** 32 - 1              # numpy's seeds
 UPDATES_LIMIT = 2 ** 32 - 1           # the envelope's u32; 0 updates per invocation is no run
 
@@ -223,6 +249,8 @@ def main(argv=None) -> int:
             else:                            # 0 updates per invocation is no run: no host of ours writes it
                 said += (f" (no host coppelius_host.build makes runs {declared} updates an invocation: "
                          f"--interval and --publications are at least 1)")
+        elif isinstance(error, ForeignCheckpoint) and error.part == "schema":
+            said += _shape_hint(source.data, args.config, args.updates_per_invocation)
         print(f"{prog}: {said}", file=sys.stderr)
         return error.exit_code               # the host's codes: 4 bad, 5 foreign
     except Exception as error:              # noqa: BLE001 -- the envelope's other refusals name the part

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import stat
 import struct
 import sys
 from dataclasses import dataclass
@@ -49,9 +51,7 @@ class TokenStream:
 
     def encode(self) -> bytes:
         body = self.tokens.astype("<u4").tobytes()
-        header = _HEADER.pack(MAGIC, VERSION, TOKEN_BYTES, VOCABULARY, HEADER_BYTES, len(self.tokens),
-                              hashlib.sha256(body).digest())
-        return header + body
+        return header(len(self.tokens), hashlib.sha256(body).digest()) + body
 
     def context(self, step: int, context: int):
         """Update `step`'s inputs and targets (what the host stages at its cursor)."""
@@ -63,6 +63,16 @@ class TokenStream:
 
     def steps_available(self, context: int) -> int:
         return max(0, (len(self.tokens) - 1) // context)
+
+
+def header(count: int, digest: bytes) -> bytes:
+    """The 64-byte header of a stream of `count` tokens whose token bytes hash to `digest`."""
+    return _HEADER.pack(MAGIC, VERSION, TOKEN_BYTES, VOCABULARY, HEADER_BYTES, count, digest)
+
+
+def widened(text: bytes) -> bytes:
+    """The token bytes of `text`'s bytes: each a u32, little-endian."""
+    return np.frombuffer(text, dtype=np.uint8).astype("<u4").tobytes()
 
 
 def from_bytes(data: bytes) -> TokenStream:
@@ -103,13 +113,70 @@ HOST_INPUT_LIMIT_BYTES = 1 << 30
 MAX_TOKENS = (HOST_INPUT_LIMIT_BYTES - HEADER_BYTES) // TOKEN_BYTES
 
 
+# main reads the text and writes the stream this many text bytes at a time (4 x as many stream
+# bytes): what it holds at once, whatever the text's size (probe s32 stream finding 6: the whole
+# text widened, copied and joined took 13 x the text's size, 3.4 GB for the largest)
+PIECE_BYTES = 1 << 20
+
+
+def _pieces(fd: int, expected: int, refused):
+    """The file at `fd` from its start, PIECE_BYTES at a time; `refused(part, detail)` (raised) when
+    it cannot be read or does not hold `expected` bytes now."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    got = 0
+    while got <= expected:
+        try:
+            piece = os.read(fd, min(PIECE_BYTES, expected + 1 - got))
+        except InterruptedError:
+            continue
+        except OSError as failure:
+            raise refused("read", f"read failed: {failure.strerror or failure}") from None
+        if not piece:
+            break
+        got += len(piece)
+        if got > expected:
+            break
+        yield piece
+    if got != expected:
+        then = "more" if got > expected else got
+        raise refused("changed", f"changed while being read ({expected} bytes, then {then})")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(5, os.strerror(5))
+        view = view[written:]
+
+
+def shorter_than_a_context(count: int) -> str:
+    """Which bundled shapes' every train or predict request refuses a stream of `count` tokens (one
+    context and its target, T + 1 tokens, is the least any reads), as a note; '' when none does."""
+    from .config import CONFIGS, shape_refusal
+
+    short = [c for c in CONFIGS.values() if not shape_refusal(c.layers, c.width, c.context, c.chunk_bytes)
+             and count < c.context + 1]
+    if count == 0:
+        return "the stream holds no tokens; every train or predict request refuses it"
+    if not short:
+        return ""
+    needs = ", ".join(f"{c.name} {c.context + 1}" for c in short)
+    return (f"the stream holds {count} token{'' if count == 1 else 's'}, fewer than one context and its target, which "
+            f"every train or predict request reads ({needs}): a host of {' or '.join(c.name for c in short)} "
+            "refuses it")
+
+
 def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
-    """Write TEXT's bytes as a stream: the text is read bounded (a regular file of at most
-    MAX_TOKENS bytes), the stream is published as every output of the project is (a
-    synced temporary renamed into place: never through a symlink, never over the text)."""
+    """Write TEXT's bytes as a stream: the text is checked as the host checks an input (a regular
+    file of at most MAX_TOKENS bytes), then read twice a piece at a time -- once for the digest the
+    header carries, once for the tokens, hashed again (a text that changed in between is refused)
+    -- and the stream published as every output of the project is (a synced temporary renamed into
+    place: never through a symlink, never over the text).  The bytes are TokenStream.encode's."""
     parser = argparse.ArgumentParser(prog=prog, description="Write a Coppelius token stream from any file's bytes.")
     parser.add_argument("text", help="the file whose bytes become the tokens")
-    parser.add_argument("-o", "--output", required=True, help="the stream to write")
+    parser.add_argument("-o", "--output", required=True, help="the stream file to write (not stdout)")
     args = parser.parse_args(argv)
     from bobc.reference import safe_io
     from bobc.reference.errors import FileRefused
@@ -122,23 +189,71 @@ def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
     if not args.output:
         print(f"{prog}: error: option -o has an empty value", file=sys.stderr)
         return 2
+    if args.output == "-":          # as bobc refuses `-o -`: a stream is a file the host reads
+        print(f"{prog}: error: -o -: the stream is written to a file, not stdout; name the file (-o ./- for one "
+              "named '-')", file=sys.stderr)
+        return 2
+    outputs = None
+    fd = -1
     try:
-        text = safe_io.read_input(args.text, refuse, MAX_TOKENS)
-        outputs = safe_io.OutputSet(inputs=[text])
+        safe_io.check_input(args.text, refuse, MAX_TOKENS)        # the host's words for a text it would refuse
+        named = safe_io.shown(args.text)
+
+        def refused(part, detail):
+            return refuse(named, part, detail)
+        try:
+            fd = os.open(args.text, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+            info = os.fstat(fd)
+        except OSError as failure:
+            raise refused("open", f"cannot open: {failure.strerror or failure}") from None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TOKENS:
+            raise refused("changed", "changed while being checked")
+        count = info.st_size
+        outputs = safe_io.OutputSet(inputs=[safe_io.InputFile(args.text, b"", os.path.realpath(args.text),
+                                                              info.st_dev, info.st_ino)])
         outputs.add(args.output, "-o")
-        outputs.stage("-o", from_bytes(text.data).encode())
+        digest = hashlib.sha256()
+        for piece in _pieces(fd, count, refused):
+            digest.update(widened(piece))
+        outputs.prepare({"-o": header(count, digest.digest())})     # the temporary beside the stream
+        temporary = outputs.outputs[0].temporary
+        again = hashlib.sha256()
+        out = -1
+        try:
+            out = os.open(temporary, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+            for piece in _pieces(fd, count, refused):
+                body = widened(piece)
+                again.update(body)
+                _write_all(out, body)
+            os.fsync(out)
+        except OSError as failure:
+            print(f"{prog}: error: output {safe_io.shown(args.output)} (-o): write of the temporary file failed: "
+                  f"{failure.strerror or failure}; nothing was published", file=sys.stderr)
+            return 8
+        finally:
+            if out >= 0:
+                os.close(out)
+        if again.digest() != digest.digest():
+            raise refused("changed", "changed while being read (its bytes differ between two reads)")
         outputs.publish()
+    except safe_io.PrepareRefused as refusal:
+        print(f"{prog}: error: {refusal.message}", file=sys.stderr)
+        return 8
     except FileRefused as error:
         if error.exit_code == 8:        # an output refused: the file there is unchanged
             print(f"{prog}: {error.render()}", file=sys.stderr)
             return 8
         print(f"{prog}: error: cannot read {error.path}: {error.detail}", file=sys.stderr)
         return 2
-    count = len(text.data)
+    finally:
+        if outputs is not None:
+            outputs.discard()           # a temporary left by a refusal (none once published)
+        if fd >= 0:
+            os.close(fd)
     print(f"wrote {args.output}: {count} token{'' if count == 1 else 's'}")
-    if count == 0:
-        print(f"{prog}: note: the stream holds no tokens; every train or predict request refuses it",
-              file=sys.stderr)
+    note = shorter_than_a_context(count)
+    if note:
+        print(f"{prog}: note: {note}", file=sys.stderr)
     return 0
 
 
