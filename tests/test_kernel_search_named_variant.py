@@ -88,3 +88,21 @@ def test_a_did_you_mean_offers_the_base(linreg, capsys, monkeypatch):
     linreg.write_text(linreg.read_text().replace(NAMED, 'b"LinReg/kernels/linreg-predikt.sass"'))
     status, err = build(linreg, "sm_90", capsys)
     assert status == 1 and "hint: did you mean LinReg/kernels/linreg-predict.sass?" in err, err
+
+
+def test_the_hint_offers_only_targets_bobc_builds_for(tmp_path):
+    # probe s32 targets finding 1: a variant for sm_89 alone was answered "or build for sm_89",
+    # a target `--target` refuses
+    variant = kernel(tmp_path / "k" / "x.sm_89.sass", "x")
+    with pytest.raises(SourceError) as error:
+        find_named("k/x.sass", [tmp_path], SM86)
+    assert error.value.message == (f"kernel source k/x.sass is absent for sm_86: only its variant for sm_89 is "
+                                   f"there ({variant}), and a target never gets another target's variant")
+    assert error.value.hint == ("write the base x.sass beside it (the kernel for every target without a variant "
+                                "of its own); sm_89 is not a target bobc builds for (it builds for sm_86, sm_90)")
+    kernel(tmp_path / "k" / "x.sm_90.sass", "x")                             # one known, one not
+    with pytest.raises(SourceError) as error:
+        find_named("k/x.sass", [tmp_path], SM86)
+    assert error.value.hint.endswith("variant of its own), or build for sm_90; sm_89 is not a target bobc "
+                                     "builds for (it builds for sm_86, sm_90)")
+    assert "build for sm_89" not in error.value.hint

@@ -261,9 +261,22 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
         except (OSError, ValueError):
             pass
     if others:
-        targets = ", ".join(dict.fromkeys(variant_suffix(p) for p in others))
+        from .targets import TARGETS
+
+        named = list(dict.fromkeys(variant_suffix(p) for p in others))
+        targets = ", ".join(named)
+        # only a target bobc builds for is an action; a variant for another (`x.sm_89.sass`) is
+        # one bobc never builds, which the hint says rather than offering it
+        builds = [name for name in named if name in TARGETS]
+        unknown = [name for name in named if name not in TARGETS]
+        hint = (f"write the base {Path(source).name} beside it (the kernel for every target without a "
+                f"variant of its own)")
+        if builds:
+            hint += f", or build for {', '.join(builds)}"
+        if unknown:
+            hint += (f"; {', '.join(unknown)} {'is not a target' if len(unknown) == 1 else 'are not targets'} "
+                     f"bobc builds for (it builds for {', '.join(TARGETS)})")
         raise SourceError(f"kernel source {source} is absent for {suffix}: only its variant for {targets} is "
                           f"there ({others[0]}), and a target never gets another target's variant",
-                          hint=f"write the base {Path(source).name} beside it (the kernel for every target "
-                               f"without a variant of its own), or build for {targets}")
+                          hint=hint)
     return None

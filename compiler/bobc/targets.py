@@ -48,6 +48,10 @@ CC80_PLUS_LIMITS = TargetLimits(register_file=SM_REGISTER_FILE, registers_per_th
                                 static_shared_bytes=48 * 1024)
 
 
+# threads a warp holds, on every NVIDIA GPU (CUDA Programming Guide, "SIMT Architecture")
+WARP_THREADS = 32
+
+
 @dataclass(frozen=True)
 class SMResources:
     """What one SM holds at once: the bounds on how many blocks of a launch are resident
@@ -60,6 +64,17 @@ class SMResources:
     shared_reserved: int          # bytes of shared memory the system reserves per resident block
     carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to, ascending
 
+    @property
+    def thread_register_unit(self) -> int:
+        """A thread's registers are allocated in units of this many (256 a warp: 8 a thread)."""
+        return self.register_unit // WARP_THREADS
+
+    @property
+    def block_shared_bytes(self) -> int:
+        """The most shared memory one block may have: the largest carve-out less what the
+        system reserves per block (227 KiB on 9.0, the TMA box bound of nvidia/tensor_map.py)."""
+        return self.carveouts_kib[-1] * 1024 - self.shared_reserved
+
 
 # CUDA Programming Guide, "Compute Capabilities" and the Ampere / Hopper tuning guides:
 # 8.6 holds 1536 threads and 16 blocks, its shared memory is 0..100 KiB in six steps;
@@ -71,9 +86,27 @@ CC90_SM = SMResources(threads=2048, blocks=32, register_file=SM_REGISTER_FILE, r
 
 
 @dataclass(frozen=True)
+class CubinFacts:
+    """What ptxas 13 writes differently per arch in a kernel's cubin (sass/cubin.py; sass-facts.md
+    "Cubin"; read from ptxas's own cubins of the tests/sass/data corpora)."""
+
+    registers_in_text_info: bool  # .text.<k>'s sh_info bits 24..31 hold the register count
+    # .nv.compat (sass/cubin.py NV_COMPAT_SM90): nvdisasm refuses an sm_90 cubin without it
+    compat_section: bool
+    # .nv.info.<k> records ptxas writes whose meaning is not documented (cubin style "ptxas" only),
+    # each (format, attribute, value): format 1 a record without a value, 2 a byte (value), 3 a
+    # half word (value), 4 a u32 payload (value); by where ptxas writes them
+    after_api_version: tuple[tuple[int, int, int], ...] = ()    # after CUDA_API_VERSION
+    after_parameters: tuple[tuple[int, int, int], ...] = ()     # after the last KPARAM_INFO
+    attribute_5f: int = 0                                       # attribute 0x5F's half word
+    closing: tuple[tuple[int, int, int], ...] = ()              # after MAX_THREADS (and CTA_PER_CLUSTER)
+
+
+@dataclass(frozen=True)
 class Target:
     name: str                 # as users spell it: sm_86, sm_90
     sm: int                   # 0x86, 0x90 (the hex digits spell the arch): the QMD SASS_VERSION
+    spa_version: int          # the SPA (streaming processor array) version a plan declares for it
     nvdisasm_arch: str        # nvdisasm -b
     ptxas_arch: str           # ptxas -arch
     parameter_base: int       # kernel parameters' byte offset in constant bank 0
@@ -88,6 +121,7 @@ class Target:
     elf_flags: int            # cubin e_flags ptxas 13 writes for this arch
     builds_plans_for: tuple[str, ...]   # targets whose plans this one can run (see encode.py)
     sm_resources: SMResources     # what one SM holds (the QMD's carve-out is chosen from it)
+    cubin: CubinFacts             # what its cubin holds that another target's does not (sass/cubin.py)
     limits: TargetLimits = CC80_PLUS_LIMITS
     usermode_takes_params: bool = False  # its USERMODE class is allocated with parameters (Hopper)
     # it has the Tensor Memory Accelerator, whose copies (UTMALDG / UTMASTG) read the tensor maps
@@ -98,6 +132,10 @@ class Target:
     # griddepcontrol.wait, sm_90 and later): ACQBULK holds the blocks until that grid has ended
     # and its writes are visible (docs/launch-order.md, "Starting the dependent early")
     launch_prologue: tuple[str, ...] = ()
+    # it launches grids in thread-block clusters (sm_90 and later); a target without them runs
+    # a plan's clustered launch as blocks alone (plan/model.py NvidiaLaunch.cluster).  The QMD
+    # recipe of its layout says how (nvidia/encode.py RECIPES[...].cluster, checked against this)
+    clusters: bool = False
 
 
 # Class IDs by name (open-gpu-kernel-modules g_gpu_class_list.c; runtime_c/nv_classes.h
@@ -112,29 +150,35 @@ CLASS_NAMES = {
 
 
 SM86 = Target(
-    name="sm_86", sm=0x86, nvdisasm_arch="SM86", ptxas_arch="sm_86",
+    name="sm_86", sm=0x86, spa_version=0x86, nvdisasm_arch="SM86", ptxas_arch="sm_86",
     parameter_base=0x160, parameter_block_bytes=512, memory_descriptor=0x118,
     qmd_layout="V03_00", qmd_record_bytes=256,
     compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
     elf_flags=0x6005604, builds_plans_for=("sm_86",), sm_resources=CC86_SM,
+    cubin=CubinFacts(registers_in_text_info=True, compat_section=False, after_api_version=((1, 0x35, 0),)),
 )
 
 # sm_90: ptxas's kernels read parameters at 0x210, so a launch's bank 0 image
 # must reach past 0x210 + the parameters: 1024 bytes.  A V04_00 QMD is 384
 # bytes; SEND_PCAS_A addresses QMDs >> 8, so each takes a 512-byte slot.
 SM90 = Target(
-    name="sm_90", sm=0x90, nvdisasm_arch="SM90", ptxas_arch="sm_90",
+    name="sm_90", sm=0x90, spa_version=0x90, nvdisasm_arch="SM90", ptxas_arch="sm_90",
     parameter_base=0x210, parameter_block_bytes=1024, memory_descriptor=0x208,
     qmd_layout="V04_00", qmd_record_bytes=512,
     compute_class=0xCBC0, gpfifo_class=0xC86F, copy_class=0xC8B5, usermode_class=0xC661,
     elf_flags=0x6005A04, usermode_takes_params=True, tensor_maps=True,
-    launch_prologue=("ACQBULK",),
+    launch_prologue=("ACQBULK",), clusters=True,
+    cubin=CubinFacts(registers_in_text_info=False, compat_section=True, after_parameters=((3, 0x50, 0),),
+                     attribute_5f=0x0101, closing=((4, 0x36, 8), (3, 0x6B, 1), (2, 0x6D, 0))),
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
     builds_plans_for=("sm_86", "sm_90"), sm_resources=CC90_SM,
 )
 
 TARGETS = {t.name: t for t in (SM86, SM90)}
+
+# the target a command builds for when none is named (commands/_common.py's --target default)
+DEFAULT_TARGET = SM90
 
 
 def declared_target(architecture: int, compute_class: int) -> Target | None:

@@ -75,7 +75,7 @@ def test_every_qmd_asks_for_its_launchs_carveout(target, largest):
         region = plan.regions[launch.region]
         fields = qmd.decode_dict(target.qmd_layout, images.qmd[index * slot:(index + 1) * slot])
         threads = launch.block[0] * launch.block[1] * launch.block[2]
-        expected = shared_carveout(target, threads, qmd_registers(region.registers),
+        expected = shared_carveout(target, threads, qmd_registers(region.registers, target),
                                    shared_memory_bytes(region.shared_bytes))
         assert fields["MAX_SM_CONFIG_SHARED_MEM_SIZE"] == largest
         assert fields["MIN_SM_CONFIG_SHARED_MEM_SIZE"] == sm_config(expected.smallest)

@@ -24,9 +24,9 @@ def check_declared_device(plan: Plan, target: Target) -> list[Finding]:
                                 f"{program.compute_class:#06x}, which names no target bobc knows ({known})",
                         place(program, "compute_class", "architecture"))]
     faults = []
-    if program.spa_version != declared.sm:
+    if program.spa_version != declared.spa_version:
         faults.append(Finding("plan", f"the plan declares SPA version {program.spa_version:#x} for "
-                                      f"{declared.name}, whose SPA version is {declared.sm:#x}",
+                                      f"{declared.name}, whose SPA version is {declared.spa_version:#x}",
                               place(program, "spa_version")))
     if declared.name not in target.builds_plans_for:
         faults.append(Finding("plan", f"the plan is written for {declared.name} and cannot be built for "

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..plan.model import Plan, place
-from ..targets import SM86, Target
+from ..targets import Target
 from .findings import Finding
 
 
-def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target = SM86) -> list[Finding]:
+def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target) -> list[Finding]:
     out: list[Finding] = []
     limits = target.limits
+    unit = target.sm_resources.thread_register_unit       # registers are allocated in these units
     most, file, threads_most = limits.registers_per_thread, limits.register_file, limits.threads_per_block
     regions = {r.identity: r for r in plan.program.regions}
     for r in plan.program.regions:
@@ -26,7 +27,7 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target 
         if not 1 <= r.block_x <= threads_most:
             out.append(Finding("registers", f"region {r.identity} declares {r.block_x} threads per block; "
                                             f"the hardware allows 1..{threads_most}", place(r, "block_x")))
-        allocated = -(-r.registers // 8) * 8
+        allocated = -(-r.registers // unit) * unit
         if allocated * r.block_x > file:
             out.append(Finding("registers", f"region {r.identity}: {r.block_x} threads x {allocated} registers "
                                             f"exceed the {file}-register file of one SM", place(r, "registers")))
@@ -34,7 +35,7 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target 
         threads = launch.block[0] * launch.block[1] * launch.block[2]
         if 0 <= launch.region < len(plan.program.regions):
             r = plan.program.regions[launch.region]
-            allocated = -(-r.registers // 8) * 8
+            allocated = -(-r.registers // unit) * unit
             if threads > threads_most or threads * allocated > file:
                 out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
                                                 f"{launch.block} of {r.identity} ({r.registers} registers) "

@@ -27,6 +27,7 @@ def add_arguments(p):
     p.add_argument("--listing", action="store_true",
                    help="print each instruction with its address, control code and words")
     add_target(p, flag="--arch")
+    p.add_argument("--target", help=__import__("argparse").SUPPRESS, type=lambda v: p.error(f"unrecognized arguments: --target {v}; did you mean --arch {v}? (bobc asm names its target --arch)"))
 
 
 # The most parameter bytes a kernel may take: CUDA 12.1's limit on Volta and later (4 KiB before);

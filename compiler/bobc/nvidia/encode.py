@@ -45,7 +45,7 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..plan.model import Launch, Region, WholeProgramPlan, cluster_tiles
-from ..targets import CC80_PLUS_LIMITS, Target, declared_target
+from ..targets import TARGETS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
 from .launch_order import LaunchOrder, launch_order
@@ -286,25 +286,40 @@ RECIPES: dict[str, QMDRecipe] = {
             bank_explicit=0x140, bank_shape=0x144, bank_clusters=0x15C, bank_blocks=0x188),
     ),
 }
+
+
+def _check_recipes() -> None:
+    """Each target's facts and its QMD layout's recipe agree: a target has clusters (Target.clusters)
+    exactly where its recipe says how to launch them, and starts dependents early (its
+    launch_prologue) exactly where its recipe has the latches (programmatic)."""
+    for target in TARGETS.values():
+        recipe = RECIPES[target.qmd_layout]
+        if target.clusters != (recipe.cluster is not None):
+            raise AssertionError(f"{target.name}: Target.clusters is {target.clusters} but the {target.qmd_layout} "
+                                 f"recipe {'has' if recipe.cluster else 'has no'} cluster fields")
+        if bool(target.launch_prologue) != (recipe.programmatic is not None):
+            raise AssertionError(f"{target.name}: its launch_prologue {target.launch_prologue} and the "
+                                 f"{target.qmd_layout} recipe's programmatic latches must come together")
+
+
+_check_recipes()
 # V03_00 has the same prefetch fields (CONSTANT_BUFFER_PREFETCH_POST(i), PROGRAM_PREFETCH_TYPE), but
 # no Ampere card has measured them: sm_86's QMDs keep prefetching their own code at launch.
 
 MIN_SHARED_MEMORY = 0x400                    # tinygrad's floor (the 1 KiB per CTA sm_80+ reserves)
-MAX_REGISTERS = CC80_PLUS_LIMITS.registers_per_thread     # the target table's (bobc.targets)
-REGISTER_GRANULE = 8                         # registers are allocated 256 per warp = 8 per thread
-
-
-def qmd_registers(declared: int) -> int:
-    """REGISTER_COUNT for a region declaring `declared` registers.
+def qmd_registers(declared: int, target: Target) -> int:
+    """REGISTER_COUNT for a region declaring `declared` registers, on `target` (its
+    registers_per_thread bound and its SM's allocation unit: bobc.targets).
 
     NAK and tinygrad write the compiler's count as is (ptxas's count is the
     highest GPR + 1 + the 2 sm_70+ reserves; NAK writes max(4, gprs + 2)); the
     SM allocates in units of 8 per thread anyway, so rounding up to 8 costs no
     occupancy and makes the QMD say what the hardware allocates.
     """
-    if not 1 <= declared <= MAX_REGISTERS:
-        raise BobcError(f"a region declares {declared} registers; the hardware allows 1..{MAX_REGISTERS}")
-    return min(MAX_REGISTERS, -(-declared // REGISTER_GRANULE) * REGISTER_GRANULE)
+    most, unit = target.limits.registers_per_thread, target.sm_resources.thread_register_unit
+    if not 1 <= declared <= most:
+        raise BobcError(f"a region declares {declared} registers; the hardware allows 1..{most}")
+    return min(most, -(-declared // unit) * unit)
 
 
 def shared_memory_bytes(declared: int) -> int:
@@ -629,7 +644,7 @@ def clusters_of(target: Target, cluster: tuple[int, int, int]) -> ClusterLaunch 
     """How `target` launches a grid in clusters of `cluster` blocks; None where it launches the
     blocks alone: no cluster was asked for, or the target has none (the plan's
     NvidiaLaunchKernelClustered: its blocks then run independently)."""
-    if tuple(cluster) == (1, 1, 1):
+    if tuple(cluster) == (1, 1, 1) or not target.clusters:
         return None
     return RECIPES[target.qmd_layout].cluster
 
@@ -789,11 +804,11 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
         if value < 1:
             raise BobcError(f"{name}: block {block} has an empty dimension")
         qmd.set(field_name, value)
-    qmd.set(recipe.registers, qmd_registers(registers))
+    qmd.set(recipe.registers, qmd_registers(registers, target))
     shared = shared_memory_bytes(shared_bytes)
     qmd.set(recipe.shared_memory_size, shared)
     threads = block[0] * block[1] * block[2]
-    carveout = shared_carveout(target, threads, qmd_registers(registers), shared)
+    carveout = shared_carveout(target, threads, qmd_registers(registers, target), shared)
     low, high, size = recipe.sm_config
     qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
     qmd.set(size, sm_config(carveout.chosen))
@@ -981,7 +996,7 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contra
         "regions": [{"index": r.index, "identity": r.identity, "plan_place": r.plan_place, "place": r.place,
                      "address": r.address, "size": r.size,
                      "registers": plan.regions[r.index].registers,
-                     "qmd_registers": qmd_registers(plan.regions[r.index].registers),
+                     "qmd_registers": qmd_registers(plan.regions[r.index].registers, target),
                      "block_x": plan.regions[r.index].block_x,
                      "shared_bytes": plan.regions[r.index].shared_bytes} for r in layout.regions],
         "pruned_regions": list(layout.pruned),

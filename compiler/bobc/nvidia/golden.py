@@ -922,9 +922,13 @@ def differences(a: Images, b: Images) -> list[Difference]:
     if a.manifest["qmd_layout"] == b.manifest["qmd_layout"]:
         lines_a += decode.launch_lines(a, zero_words=True)
         lines_b += decode.launch_lines(b, zero_words=True)
-    else:  # a different QMD layout: compare the launches, not field by field
-        lines_a += [line for line in decode.launch_lines(a, zero_words=True) if line.kind != "qmd"]
-        lines_b += [line for line in decode.launch_lines(b, zero_words=True) if line.kind != "qmd"]
+    else:  # a different QMD layout: the fields both layouts have compared by name, the others listed once
+        common = set(decode.qmd.LAYOUTS[a.manifest["qmd_layout"]].fields) & \
+            set(decode.qmd.LAYOUTS[b.manifest["qmd_layout"]].fields)
+        lines_a += [line for line in decode.launch_lines(a, zero_words=True)
+                    if line.kind != "qmd" or line.key.rsplit(".qmd.", 1)[1] in common]
+        lines_b += [line for line in decode.launch_lines(b, zero_words=True)
+                    if line.kind != "qmd" or line.key.rsplit(".qmd.", 1)[1] in common]
     lines_a += decode.submission_lines(a) + decode.push_lines(a) + decode.ring_lines(a)
     lines_b += decode.submission_lines(b) + decode.push_lines(b) + decode.ring_lines(b)
     if a.manifest["parameter_base"] != b.manifest["parameter_base"]:
@@ -964,11 +968,56 @@ def differences(a: Images, b: Images) -> list[Difference]:
     at = next((k for k, d in enumerate(found) if rank.get(d.kind, 3) > 2 and not d.key.startswith("prologue")),
               len(found))
     found[at:at] = own                 # the submissions' structure, then what differs in them
+    found[_after_header(found):_after_header(found)] = _qmd_layout_fields(a.manifest, b.manifest)
     found += _code_differences(a, b)
     found += manifest_differences(a.manifest, b.manifest, found, alignment, submissions, relocated.manifest)
     found += raw_differences(a, b, found)
     found += _manifest_byte_difference(a, b, found)
     return found
+
+
+def _field_names(names) -> str:
+    """QMD field names, an indexed family one entry (`RELEASE_ENABLE(0..2)`), in the layout's order."""
+    import re
+
+    families: dict[str, list[str]] = {}
+    for name in names:
+        found = re.fullmatch(r"(.*)\((\d+)\)", name)
+        families.setdefault(found.group(1) if found else name, []).append(found.group(2) if found else "")
+    out = []
+    for stem, indices in families.items():
+        numbers = sorted(int(k) for k in indices if k)
+        if not numbers:
+            out.append(stem)
+        elif numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 1:
+            out.append(f"{stem}({numbers[0]}..{numbers[-1]})")
+        else:
+            out += [f"{stem}({k})" for k in numbers]
+    return ", ".join(out)
+
+
+def _qmd_layout_fields(a: dict, b: dict) -> list[Difference]:
+    """Two QMD layouts (sm_86's V03_00, sm_90's V04_00): their launches' fields are compared by name
+    where both layouts have the field; one line says which fields one layout has and the other
+    lacks, whose values are not compared (README, `bobc diff`)."""
+    layout_a, layout_b = a["qmd_layout"], b["qmd_layout"]
+    if layout_a == layout_b or layout_a not in decode.qmd.LAYOUTS or layout_b not in decode.qmd.LAYOUTS:
+        return []
+    fields_a, fields_b = decode.qmd.LAYOUTS[layout_a].fields, decode.qmd.LAYOUTS[layout_b].fields
+    only_a = [name for name in fields_a if name not in fields_b]
+    only_b = [name for name in fields_b if name not in fields_a]
+    if not only_a and not only_b:
+        return []
+    return [Difference("qmd_layout.fields", "header", "", f"{len(only_a)} fields only {layout_a} has",
+                       f"{len(only_b)} fields only {layout_b} has",
+                       f"the launches' QMD fields are compared by name where both layouts have them; these are "
+                       f"not compared: {layout_a} only: {_field_names(only_a) or 'none'}; {layout_b} only: "
+                       f"{_field_names(only_b) or 'none'}")]
+
+
+def _after_header(found: list[Difference]) -> int:
+    """Where a line about the images' header goes: after the header's own lines."""
+    return next((k for k, d in enumerate(found) if d.kind != "header"), len(found))
 
 
 def _segment_places(a: Images, b: Images, lines_a: list[decode.Line], lines_b: list[decode.Line]):

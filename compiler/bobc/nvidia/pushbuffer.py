@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from ..errors import BobcError
+from ..targets import TARGETS
 from .classes import CLASS_IDS, class_name
 
 
@@ -105,7 +106,9 @@ INVALIDATE_GLOBAL_DATA = 1 << 4
 INVALIDATE_CONSTANT = 1 << 12
 
 CLASS_TABLES = {"compute": COMPUTE_METHODS}
-COMPUTE_CLASSES = frozenset(CLASS_IDS[n] for n in ("AMPERE_COMPUTE_A", "AMPERE_COMPUTE_B", "HOPPER_COMPUTE_A"))
+# every target's compute class (bobc.targets), and GA100's, which no target of ours has but a
+# pushbuffer may name
+COMPUTE_CLASSES = frozenset({t.compute_class for t in TARGETS.values()} | {CLASS_IDS["AMPERE_COMPUTE_A"]})
 
 
 def header(sec_op: SecOp, subchannel: int, method: int, count: int) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import BobcError
+from ..targets import TARGETS
 
 Field = tuple[int, int]          # (high bit, low bit), inclusive
 
@@ -77,7 +78,9 @@ MAX_DIM = 1 << 32
 STRIDE_LIMIT = 1 << 40
 MAX_BOX = 256
 MAX_ELEMENT_STRIDE = 8
-MAX_BOX_BYTES = 227 * 1024       # an sm_90 block's largest shared memory; 232320 accepted, 233640 refused
+# a block's largest shared memory on a target with TMA (bobc.targets SMResources.block_shared_bytes: 227 KiB on
+# sm_90); the driver accepted 232320 bytes and refused 233640
+MAX_BOX_BYTES = max(t.sm_resources.block_shared_bytes for t in TARGETS.values() if t.tensor_maps)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,14 @@ def _hval(attr: int, value: int) -> bytes:
     return struct.pack("<BBH", FMT_HVAL, attr, value)
 
 
+def _raw_records(records) -> bytes:
+    """.nv.info records given as (format, attribute, value) (bobc.targets CubinFacts)."""
+    out = bytearray()
+    for fmt, attr, value in records:
+        out += _record(attr, struct.pack("<I", value)) if fmt == FMT_SVAL else struct.pack("<BBH", fmt, attr, value)
+    return bytes(out)
+
+
 def _padded_text(assembled, target: Target) -> bytes:
     """The code padded with NOPs to a multiple of 128 bytes, as ptxas pads .text."""
     code = bytearray(assembled.code)
@@ -173,7 +181,8 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     symtab += struct.pack("<IBBHQQ", sym_name[f".nv.constant0.{kernel_name}"], 3, 0, SEC_CONST, 0, 0)
     symtab += struct.pack("<IBBHQQ", sym_name[kernel_name], 0x12, 0x10, SEC_TEXT, 0, len(text))
     SYM_KERNEL, SYM_CONST = 3, 2
-    extras_count = 3 if target.sm >= 0x90 else 2
+    facts = target.cubin
+    extras_count = 3 if facts.compat_section else 2
     reserved_section = 8 + extras_count + (1 if static_shared else 0)
     if reserved_shared:
         # ptxas: a weak undefined 4-byte object and a weak alias (other 0xa0) in the reserved section
@@ -187,30 +196,30 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if full:
         kinfo += _record(0x66, struct.pack("<I", 3))
     kinfo += _record(EIATTR_CUDA_API_VERSION, struct.pack("<I", 0x87))
-    if full and target.sm < 0x90:
-        kinfo += struct.pack("<BBH", 1, 0x35, 0)
+    if full:
+        kinfo += _raw_records(facts.after_api_version)
     kinfo += _record(EIATTR_PARAM_CBANK, struct.pack("<II", SYM_CONST, parameter_bytes << 16 | base))
     kinfo += _hval(EIATTR_CBANK_PARAM_SIZE, parameter_bytes)
     for ordinal in reversed(range(parameter_bytes // 8)):
         kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<III", 0, (8 * ordinal) << 16 | ordinal, 0x21F000))
-    if full and target.sm >= 0x90:
-        kinfo += _hval(0x50, 0)
+    if full:
+        kinfo += _raw_records(facts.after_parameters)
     kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)
     barriers = barrier_count(assembled)
     if barriers:
         kinfo += struct.pack("<BBH", FMT_BVAL, EIATTR_NUM_BARRIERS, barriers)
     if full:
-        kinfo += _hval(0x5F, 0x0101 if target.sm >= 0x90 else 0)
+        kinfo += _hval(0x5F, facts.attribute_5f)
     exits = exit_offsets(assembled)
     if exits:
         kinfo += _record(EIATTR_EXIT_INSTR_OFFSETS, b"".join(struct.pack("<I", e) for e in exits))
     kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", block_x, 1, 1))
     if cluster is not None:
-        if target.sm < 0x90:
+        if not target.clusters:
             raise ValueError(f"{target.name} has no thread-block clusters")
         kinfo += _record(EIATTR_CTA_PER_CLUSTER, struct.pack("<III", *cluster))
-    if full and target.sm >= 0x90:
-        kinfo += _record(0x36, struct.pack("<I", 8)) + _hval(0x6B, 1) + struct.pack("<BBH", 2, 0x6D, 0)
+    if full:
+        kinfo += _raw_records(facts.closing)
     constant0 = bytes(base + parameter_bytes)
 
     # file layout: header, section contents (aligned), section headers, program headers
@@ -219,7 +228,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     aligns = {1: 1, 2: 1, 3: 8, 4: 4, 5: 4, 6: 4, 7: 128}
     extra = [(".note.nv.tkinfo", SHT_NOTE, 0x2000000, toolkit_note(target.name)),
              (".note.nv.cuinfo", SHT_NOTE, 0x1000000, CUINFO_NOTE)]   # (name, type, flags, bytes)
-    if target.sm >= 0x90:
+    if facts.compat_section:
         extra.append((".nv.compat", SHT_NVCOMPAT, 0, NV_COMPAT_SM90))
     for name, _, _, data in extra:
         index = len(contents) + 1
@@ -258,7 +267,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     headers.append(sh(4, SHT_NVINFO, 0, link=SEC_SYMTAB))
     headers.append(sh(5, SHT_NVINFO, SHF_INFO_LINK, link=SEC_SYMTAB, info=SEC_TEXT))
     headers.append(sh(6, SHT_PROGBITS, SHF_ALLOC | SHF_INFO_LINK, info=SEC_TEXT))
-    text_info = (registers << 24 | SYM_KERNEL) if target.sm < 0x90 else SYM_KERNEL
+    text_info = (registers << 24 | SYM_KERNEL) if facts.registers_in_text_info else SYM_KERNEL
     headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
     for offset, (name, sh_type, flags, _) in enumerate(extra):
         link = 8 if name == ".note.nv.cuinfo" else 0     # cuinfo links to tkinfo, as ptxas's does

@@ -48,7 +48,7 @@ def main() -> int:
     from . import assemble_kernel
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for kernel in KERNELS:
-        for arch in ("sm_86", "sm_90"):
+        for arch in TARGETS:
             assembled = assemble_kernel(source(kernel, arch), TARGETS[arch],
                                         register_budget=REGISTER_BUDGETS[kernel])
             golden_path(kernel, arch).write_bytes(assembled.code)

@@ -21,6 +21,7 @@ from pathlib import Path
 from .encoder import CONTROL_MASK, EncodeProblem, Encoder
 from .syntax import SyntaxProblem, parse_instruction
 from .tables.layouts import LAYOUTS
+from ..targets import TARGETS
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "tests" / "sass" / "data"
@@ -147,7 +148,6 @@ def derive_and_prove(arch: str, forms: dict[str, dict]) -> tuple[dict[str, dict]
     from . import encoder as encoder_module
     from .derive import derive
     from .oracle import disassemble
-    from ..targets import TARGETS
 
     def mask_of(key, example):
         return Encoder(arch).place_operands(parse_instruction(example)).mask
@@ -194,7 +194,7 @@ def derive_and_prove(arch: str, forms: dict[str, dict]) -> tuple[dict[str, dict]
 def main() -> int:
     status = 0
     tables = {}
-    for arch in ("sm_86", "sm_90"):
+    for arch in TARGETS:
         forms, problems = learn(arch)
         for p in problems:
             print(f"{arch}: {p}", file=sys.stderr)

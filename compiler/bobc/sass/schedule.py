@@ -74,8 +74,9 @@ DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain 
 # DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
 # 8 cycles on (an F2F 6); the H200 does not hold a reader on a scoreboard such an instruction
 # names: an F2F read the register its DADD was about to write, and the kernel stored the
-# old value (tests/gpu/probe_counting_semaphore.py).
-FIXED_ON_ARCH = {"sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
+# old value (tests/gpu/probe_counting_semaphore.py).  One entry per target (bobc.targets; a
+# target without one is refused, not given sm_86's scoreboard rule: tests/sass/test_schedule.py).
+FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
@@ -220,9 +221,12 @@ class ScheduleShortfall(Exception):
         self.consumer, self.deficit, self.producer = consumer, deficit, producer
 
 
-def schedule(items: list[Item], arch: str = "") -> list[Control]:
+def schedule(items: list[Item], arch: str) -> list[Control]:
     """Control codes for `items` on `arch` ("sm_86", "sm_90": FIXED_ON_ARCH)."""
-    fixed = FIXED_ON_ARCH.get(arch, {})
+    try:
+        fixed = FIXED_ON_ARCH[arch]
+    except KeyError:
+        raise ValueError(f"the scheduler has no latency facts for {arch!r} (FIXED_ON_ARCH): add its row") from None
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
