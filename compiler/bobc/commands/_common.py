@@ -5,12 +5,12 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from ..targets import TARGETS
+from ..targets import DEFAULT_TARGET as _DEFAULT, TARGETS
 
 
 # Every subcommand's default target (--target, --arch): the one `bobc build` and `make build`
 # use, so `bobc check PLAN` certifies what `bobc build PLAN` builds (README, "Targets").
-DEFAULT_TARGET = "sm_90"
+DEFAULT_TARGET = _DEFAULT.name   # declared once, in targets.py
 
 
 def path_kind(text: str, option: str = "") -> str | None:
