@@ -93,7 +93,7 @@ def _check(path, target, args) -> dict:
     artifacts: list = []
     if entry is not None:
         pipeline.require_entry(program, entry)      # a mistyped --entry is an error, not "nothing to certify"
-        if entry_kind(program, entry) == "native":
+        if entry_kind(program, entry, "check") == "native":
             artifacts = [entry]                     # a native artifact: its checks are its own proofs
     else:
         from ..plan.extract import host_entries

@@ -16,8 +16,9 @@ from ..errors import BobcError
 ELF_IDENT = b"\x7fELF\x02\x01\x01"
 
 
-def entry_kind(program, entry: str) -> str:
-    """"native" (a Bytes entry), "host" (a NvidiaPlanHost entry), or a refusal naming the type."""
+def entry_kind(program, entry: str, command: str = "build") -> str:
+    """"native" (a Bytes entry), "host" (a NvidiaPlanHost entry), or a refusal naming the type and
+    what `bobc COMMAND` (build, check) does with an --entry."""
     from ..language.quote import shown_value
     from ..language.values import VBytesType, VFamily
     from ..plan.extract import HOST_FAMILY
@@ -30,7 +31,8 @@ def entry_kind(program, entry: str) -> str:
     # the type itself, as `bobc eval --type` prints it, cut as a message cuts a term (a function's
     # (pi ...), never describe()'s "a type", which every type value is)
     shown = shown_value(declared)
-    raise BobcError(f"{entry} is of type {shown}; `bobc build` builds a native artifact "
+    does = {"build": "builds", "check": "checks"}.get(command, "takes")
+    raise BobcError(f"{entry} is of type {shown}; `bobc {command}` {does} a native artifact "
                     f"(Bytes: an ELF, e.g. nativePhysicalNativeELF program) or a host plan "
                     f"(family {HOST_FAMILY})",
                     hint="name a definition of one of those types with --entry")
