@@ -654,15 +654,18 @@ static void print_help(const char *name, const np_program *p)
  * commit built it, the target, compute class and driver branch: host_version.c, as a plan host
  * prints them) -- then the program's own lines; bobc.reference.native_program.version_text
  * writes the same.  0, or the failure's status with its message in err. */
-static int print_version(const np_self *self, const np_program *p, char *err, size_t err_bytes)
+static int print_version(const np_self *self, const np_program *p, int takes_options, char *err, size_t err_bytes)
 {
     int rc = rt_host_write_version(stdout, err, err_bytes);
     if (rc)
         return rc;
-    printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu argument%s)\n",
+    /* a request's program takes its input and outputs through options, not file arguments: its
+     * count of file arguments alone ("0 arguments") read as a host that takes nothing */
+    printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu %sargument%s%s)\n",
            (int)p->identity_length, (const char *)p->identity, p->count, rt_plural(p->count),
            (unsigned long long)p->slots, rt_plural(p->slots), (unsigned long long)p->state_extent,
-           rt_plural(p->state_extent), (unsigned long long)p->arguments, rt_plural(p->arguments));
+           rt_plural(p->state_extent), (unsigned long long)p->arguments, takes_options ? "file " : "",
+           rt_plural(p->arguments), takes_options ? "; a request: train|predict and its options" : "");
     printf("embedded device images: %d\n", self->components);
     const char *failed = rt_stdout_failure(stdout);
     if (failed) {           /* a full disk or a closed stdout: said, exit 8, as bobc's own commands */
@@ -716,14 +719,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", argv[0], err);
         return NP_EXIT_DAMAGED;
     }
-    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        if ((rc = print_version(&self, &program, err, sizeof err)))
-            fprintf(stderr, "native: %s\n", err);
-        return rc;
-    }
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */
     for (uint32_t i = 0; i < program.count; i++)
         takes_options |= program.commands[i].code == NP_REQUEST_OPEN;
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        if ((rc = print_version(&self, &program, takes_options, err, sizeof err)))
+            fprintf(stderr, "native: %s\n", err);
+        return rc;
+    }
     if (!takes_options && argc == 2 && strcmp(argv[1], "--help") == 0) {
         /* the usage on stdout, exit 0 (probe s31 hostexe finding 11; a file named --help is
          * given as ./--help); a request's program says its options itself (native_request.c) */

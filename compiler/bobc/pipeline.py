@@ -236,10 +236,28 @@ def bytes_definitions(program) -> list[str]:
     return found
 
 
+def refuse_blank_entry(entry: str | None, verb: str | None = None, hint: str | None = None) -> None:
+    """An empty or blank --entry is a usage error (exit 2: README's "an empty value"), named as the
+    option's value -- not "defines no , the native host" (probe s32 sasssyntax finding 5).  Every
+    command that takes --entry calls it before reading the plan, with its `verb` ("certify",
+    "build", "run") for the hint, or its own `hint` (`bobc run PLAN native`, which needs one);
+    chosen_entry calls it too (no verb: neutral words), so no command reaches a plan with one."""
+    if entry is None or entry.strip():
+        return
+    from .errors import UsageError
+
+    doing = f" to {verb}" if verb else ""
+    raise UsageError(f"option --entry has {'an empty' if not entry else 'a blank'} value"
+                     + (f" ({entry!r})" if entry else ""),
+                     hint=hint or f"name the definition{doing} (--entry NAME), or leave --entry out "
+                                  f"{'to ' + verb if verb else 'for'} the plan module's one NvidiaPlanHost")
+
+
 def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None, artifacts=()) -> str:
     """require_entry from what it reads of a program: the plan module's `definitions` (names)
     and its native `hosts`; also for a program recalled without loading it (recall.py).
     `artifacts`: its Bytes definitions, named in the refusal when it has no host."""
+    refuse_blank_entry(entry)
     if entry is not None:
         if entry in definitions:
             return entry

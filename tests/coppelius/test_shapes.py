@@ -191,7 +191,9 @@ def test_one_simulated_update_agrees_with_the_formula_reference(name, tmp_path):
 
 
 def test_a_shape_name_that_is_no_shape_is_refused_naming_the_forms():
-    with pytest.raises(ValueError, match=r"name one of small, large, tiny or a shape LAYERSxWIDTHxCONTEXT"):
+    # not tiny, which every tool refuses (probe s32 coptools finding 8; minor finding 4)
+    with pytest.raises(ValueError, match=r"name one of small, large or a shape LAYERSxWIDTHxCONTEXT") as said:
         named("4x256")
+    assert "tiny" not in str(said.value)
     assert named("small") is SMALL
     assert (named("2x384x256:1048576").layers, named("2x384x256:1048576").chunk_bytes) == (2, 1 << 20)

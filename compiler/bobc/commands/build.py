@@ -32,6 +32,7 @@ def run(args):
     from ..errors import UsageError
     from ..reference.safe_io import shown
 
+    pipeline.refuse_blank_entry(args.entry, "build")
     for option, value in (("-o", args.output), ("--emit-images", args.emit_images)):
         if value is not None and not value:     # the host's rule: an empty value is a usage error
             raise UsageError(f"option {option} has an empty value",

@@ -39,19 +39,6 @@ def _warn_swallowed_code(module, warnings: list[str]):
         print(warnings[-1], file=sys.stderr)
 
 
-def _refuse_blank_entry(entry: str | None) -> None:
-    """An empty or blank --entry is a usage error (exit 2: README's "an empty value"), named as the
-    option's value before the plan is read -- not "defines no , the native host" (probe s32
-    sasssyntax finding 5)."""
-    if entry is not None and not entry.strip():
-        from ..errors import UsageError
-
-        raise UsageError(f"option --entry has {'an empty' if not entry else 'a blank'} value"
-                         + (f" ({entry!r})" if entry else ""),
-                         hint="name the native host definition to certify (--entry NAME), or leave --entry out "
-                              "to certify the plan module's one NvidiaPlanHost")
-
-
 def run(args):
     """Print what checking the plan finds: from a stored outcome when nothing it was made from
     changed (bobc/recall.py), else by doing the work (and storing the outcome when it passes)."""
@@ -66,7 +53,9 @@ def run(args):
     # warnings said so far
     args.json_refusal = {"plan": str(Path(args.plan)), "module": None, "target": args.target}
     args.json_warnings = []
-    _refuse_blank_entry(args.entry)
+    from .. import pipeline
+
+    pipeline.refuse_blank_entry(args.entry, "certify")
     refuse_broken_plan_link(args.plan)
     path = existing_file(args.plan)
     target = target_named(args.target)
@@ -104,7 +93,7 @@ def _check(path, target, args) -> dict:
     artifacts: list = []
     if entry is not None:
         pipeline.require_entry(program, entry)      # a mistyped --entry is an error, not "nothing to certify"
-        if entry_kind(program, entry) == "native":
+        if entry_kind(program, entry, "check") == "native":
             artifacts = [entry]                     # a native artifact: its checks are its own proofs
     else:
         from ..plan.extract import host_entries

@@ -441,6 +441,10 @@ def kernels_file(plan_path, given) -> Path:
 
 
 def run(args):
+    from .. import pipeline
+
+    # before the plan is read, as check and build do
+    pipeline.refuse_blank_entry(args.entry, "run", hint=NATIVE_NEEDS if args.operation == "native" else None)
     plan_path = existing_file(args.plan)
     if args.operation == "native":
         return run_native(plan_path, args)
@@ -475,6 +479,10 @@ def run(args):
     return run_plan_host(plan, load_kernels(kernels, plan, given=bool(args.kernels)), args, read=read)
 
 
+# what `bobc run PLAN native` needs --entry for (it has no default)
+NATIVE_NEEDS = "native needs --entry DEF: the native physical program (or its host) to run"
+
+
 def run_native(plan_path, args) -> int:
     """`bobc run PLAN native --reference --entry DEF ARGUMENTS...`: DEF's native physical
     program (a NativePhysicalProgram, or the host artifact Bytes a build would write) on the
@@ -490,7 +498,7 @@ def run_native(plan_path, args) -> int:
     from ..reference.native_program import run_program
 
     if not args.entry:
-        raise UsageError("native needs --entry DEF: the native physical program (or its host) to run")
+        raise UsageError(NATIVE_NEEDS)
     components = None
     build = None            # the host's .bobc.version section: what its --version says first
     program = pipeline.load(plan_path, target_named(args.target), args.include)
@@ -510,7 +518,7 @@ def run_native(plan_path, args) -> int:
         data = bytes(value.value) if isinstance(value, VBytes) else b""
         from ..native.build import refuse_empty_host
 
-        refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
+        refuse_empty_host(args.entry, data, program)     # the plan refused the request: not a damaged host
         try:
             host = artifact.split(data, args.entry)
             code = host.program

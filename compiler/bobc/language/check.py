@@ -734,6 +734,8 @@ def check_program(program, checker=None):
             except LimitExceeded as error:
                 if not error.definitions:        # evaluated by the checker itself, not through a definition's value
                     error.note(definition)
+                if c._in_library(definition.span):  # the library's own check: no plan definition led there
+                    error.met_checking_library(definition)
                 raise
             except RecursionError as error:      # program._run_deep names the definition
                 if not hasattr(error, "definition"):

@@ -40,6 +40,7 @@ STRUCTURE_LOOP_COUNT = 1 << 16
 # program (about 10^5 a second); what bundled plans take is measured in docs/limits.md,
 # and a plan meant to take more says so with --max-evaluation-steps (bobc/cli.py)
 EVALUATION_STEPS = 32_000_000
+DEFAULT_EVALUATION_STEPS = EVALUATION_STEPS     # what --max-evaluation-steps replaces (cli.py)
 
 # Python refuses int <-> str conversions past 4,300 digits by default; every
 # natural the language allows must print and parse.
@@ -82,6 +83,17 @@ class LimitExceeded(EvalError):
                          f"compute the value in smaller pieces")
         self._compose()
 
+    def met_checking_library(self, definition) -> None:
+        """The limit was met while the whole program's check checked `definition`, one of the
+        library's (specs/), before any of the plan's own definitions: no definition of the plan
+        led there, so the message says whose check it was (probe s32 errors finding 10)."""
+        self.checking_library = definition.module
+        if self.hint and self.hint.startswith("if the plan is meant to take that many"):
+            self.hint = (f"the limit is below what checking the library itself takes (the default is "
+                         f"{DEFAULT_EVALUATION_STEPS:,}): raise it with --max-evaluation-steps N (check, eval, "
+                         f"build, run, sim)")
+        self._compose()
+
     def _compose(self) -> None:
         message = f"{self.what}: more than the limit of {self.limit:,} ({self.cited})"
         if self.definitions:
@@ -89,6 +101,9 @@ class LimitExceeded(EvalError):
             shown = names if len(names) <= 4 else names[:2] + ["..."] + names[-2:]
             message += (f", in definition {names[-1]}"
                         + (f" (through {' <- '.join(shown[:-1])})" if len(names) > 1 else ""))
+        if getattr(self, "checking_library", None):
+            message += (f", while checking the library module {self.checking_library}, before any "
+                        f"of the plan's own definitions")
         if self.library_span is not None:
             message += f"; met in the library at {self.library_span}"
         self.message = message

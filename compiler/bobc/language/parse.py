@@ -738,11 +738,47 @@ def parse_file(path: Path | str) -> s.Module:
                         path)
 
 
+class _FileSpan(Span):
+    """A span that names a file, not text in it: no source excerpt (a binary file's "line" is noise)."""
+
+    def source_excerpt(self) -> str:
+        return ""
+
+
+# a file's first bytes judged for text: a NUL, or more than this share of control characters
+# (other than tab, newlines, form feed), is binary data, not a module that lost its encoding
+_JUDGED_BYTES, _CONTROL_SHARE = 4096, 0.05
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v")
+
+
+def _binary(data: bytes) -> int | None:
+    """The offset of the first byte that makes `data` binary (not text in any 8-bit encoding or
+    UTF-8), or None.  UTF-16 (its byte order mark first) is text in another encoding."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None
+    head = data[:_JUDGED_BYTES]
+    controls = [i for i, byte in enumerate(head) if (byte < 0x20 and byte not in _TEXT_CONTROLS) or byte == 0x7f]
+    nul = data.find(b"\0", 0, 1 << 16)
+    if nul >= 0:
+        return nul
+    if head and len(controls) > _CONTROL_SHARE * len(head):
+        return controls[0]
+    return None
+
+
 def decode_source(data: bytes, path) -> str:
-    """A module file's bytes as text: UTF-8, or a ParseError at the first byte that is not."""
+    """A module file's bytes as text: UTF-8, or a ParseError at the first byte that is not; a
+    binary file (a record, an executable) is said to be no module source, with no excerpt of it."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
+        at = _binary(data)
+        if at is not None:
+            raise ParseError(f"the file is not a module source (a .bob text): it holds binary data "
+                             f"(byte 0x{data[at]:02x} at offset {at:,})", _FileSpan(str(path), 1, 1),
+                             hint="name the plan module (.bob) to read; a record, a checkpoint or a host "
+                                  "is given to the command's own options (e.g. `bobc run PLAN train "
+                                  "--reference --input RECORD`, `bobc inspect HOST`)") from None
         start = error.start
         line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
         line = data.count(b"\n", 0, line_start) + data.count(b"\r", 0, line_start) \

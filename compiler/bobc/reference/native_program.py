@@ -818,8 +818,12 @@ def version_text(program, build: bytes, components: int) -> bytes:
     """`HOST --version` (runtime_c/native_host.c print_version): the build's facts -- the host's
     .bobc.version section, `build` (bobc.host.version.native_text) -- then the program's lines."""
     identity = program.identity.split(b"\0")[0]            # printf's %.*s stops at a NUL
+    # a request's program takes its input and outputs through options: said, not "0 arguments"
+    request = any(c.name == "RequestOpen" for c in program.commands)
+    arguments = (f"{_count(program.arguments, 'file argument')}; a request: train|predict and its options"
+                 if request else _count(program.arguments, 'argument'))
     counts = (f" ({_count(len(program.commands), 'command')}, {_count(program.slots, 'slot')}, "
-              f"{_count(program.state_extent, 'state byte')}, {_count(program.arguments, 'argument')})\n")
+              f"{_count(program.state_extent, 'state byte')}, {arguments})\n")
     return build + b"program: " + identity + counts.encode() + f"embedded device images: {components}\n".encode()
 
 

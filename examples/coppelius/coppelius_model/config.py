@@ -135,9 +135,6 @@ LARGE = CoppeliusConfig("large", layers=12, width=768, context=256, chunk_bytes=
 # the gradient check's: small enough for finite differences in binary64
 TINY = CoppeliusConfig("tiny", layers=2, width=32, context=8, head_dimension=16, chunk_bytes=1 << 20)
 CONFIGS = {c.name: c for c in (SMALL, LARGE, TINY)}
-# what a --config takes, as the tools' --help says it (no host serves tiny: its width and context
-# are below the kernels' rules, docs/coppelius.md "Shapes"; the tools refuse it naming them)
-CONFIG_CHOICES = f"{', '.join(CONFIGS)} or a shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES] (no host serves tiny)"
 SHAPE_NAME = re.compile(r"(\d+)x(\d+)x(\d+)(?::(\d+))?")
 
 
@@ -157,8 +154,10 @@ def named(name: str) -> CoppeliusConfig:
         return CONFIGS[name]
     match = SHAPE_NAME.fullmatch(name)
     if match is None:
-        raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(CONFIGS)} or a shape "
-                         f"LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
+        # the names a host serves (served_names): tiny is named() for the gradient check, but every
+        # tool refuses it (its width and context are below the kernels' rules), so it is not offered
+        raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(served_names())} or a "
+                         f"shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
     layers, width, context, chunk = match.groups()
     shape = (int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES)
     for known in (SMALL, LARGE):
@@ -265,3 +264,9 @@ def shape_refusal(layers: int, width: int, context: int, chunk: int) -> str:
 def config_refusal(config: CoppeliusConfig) -> str:
     """shape_refusal of a configuration's shape."""
     return shape_refusal(config.layers, config.width, config.context, config.chunk_bytes)
+
+
+def served_names() -> list[str]:
+    """The named configurations a host serves (small, large): those the shape rules admit; tiny,
+    the gradient check's, is refused by every tool (docs/coppelius.md, "Shapes")."""
+    return [name for name, c in CONFIGS.items() if not config_refusal(c)]
