@@ -518,7 +518,7 @@ def run_native(plan_path, args) -> int:
         data = bytes(value.value) if isinstance(value, VBytes) else b""
         from ..native.build import refuse_empty_host
 
-        refuse_empty_host(args.entry, data, program)     # the plan refused the request: not a damaged host
+        refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
         try:
             host = artifact.split(data, args.entry)
             code = host.program
