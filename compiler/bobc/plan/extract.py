@@ -691,8 +691,11 @@ _CHECK_FIELDS = {
 
 def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, ...]:
     out = []
-    for i, item in enumerate(r.items(value, "NvidiaPlanHostRecordChecks", "NvidiaPlanHostRecordChecksNext",
-                                     "the input checks")):
+    # each check's faults are located where the check was written (its head's own place, else its
+    # list cell's), not at the host definition (probe s32 errors finding 10)
+    for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaPlanHostRecordChecks",
+                                                     "NvidiaPlanHostRecordChecksNext", "the input checks")):
+        at = written(item, cell)
         v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
         kind = _CHECK_KINDS[v.constructor]
         what = r.text(v.fields[0], f"input check {i}'s name")
@@ -703,11 +706,11 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
         check = RecordCheck(kind=kind, what=what, **values)
         for width in (check.width, check.other_width) if kind != "bytes" else ():
             if width and width not in (1, 2, 4, 8):
-                r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes")
+                r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes", at)
         if kind != "bytes" and not check.width:
-            r.fail(f"input check {what} reads 0-byte words")
+            r.fail(f"input check {what} reads 0-byte words", at)
         if check.end() > record_bytes:
-            r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record")
+            r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record", at)
         out.append(check)
     return tuple(out)
 
