@@ -50,7 +50,7 @@ def test_a_run_longer_than_a_program_holds_is_a_usage_error_at_once(interval, pu
     with pytest.raises(SystemExit) as stopped:
         build.main(["sm_90", "-o", str(tmp_path / "host"), *arguments])
     error = capsys.readouterr().err
-    assert stopped.value.code == 2 and f"python -m coppelius_host.build: error: " in error and said in error, error
+    assert stopped.value.code == 2 and "python -m coppelius_host.build: error: " in error and said in error, error
     assert error.endswith(")\n") and error.count("\n") == 1 + error.split("error: ")[0].count("\n")
     with pytest.raises(ValueError, match=re.escape(said)):     # the function tests and benchmarks call
         build.build("sm_90", tmp_path / "host", interval, publications, config)

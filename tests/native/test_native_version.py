@@ -28,7 +28,7 @@ def bobc(*words, cwd=None):
 
 def build_facts(target: str) -> bytes:
     from bobc import __version__
-    from bobc.host.version import driver_branch, source_commit
+    from bobc.host.version import source_commit
     from bobc.targets import target_named
 
     t = target_named(target)
