@@ -86,7 +86,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import source_lines
+from ..errors import shown_path, source_lines
 from ..resources import doc
 from ..sass.source import read_source, read_source_bytes
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
@@ -845,7 +845,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":
             state = f"declares it {base.kind}" if base is not None else "does not declare it"
-            raise ContractError(f"{path}:{declared.line}: tensor map word {declared.word} covers word "
+            raise ContractError(f"{shown_path(path)}:{declared.line}: tensor map word {declared.word} covers word "
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
@@ -1177,8 +1177,8 @@ def check_variant_contract(variant: KernelContract, base: KernelContract) -> lis
             continue
         if theirs is not None and theirs.kind == "tensormap" and (ours is None or ours.kind == "unused"):
             continue
-        here = f"{variant.source}:{ours.line}" if ours is not None and ours.line else str(variant.source)
-        there = f"{base.source}:{theirs.line}" if theirs is not None and theirs.line else str(base.source)
+        here = shown_path(variant.source) + (f":{ours.line}" if ours is not None and ours.line else "")
+        there = shown_path(base.source) + (f":{theirs.line}" if theirs is not None and theirs.line else "")
         out.append(Finding("contract", f"kernel {variant.kernel}'s variant {here} declares parameter word {index} "
                                        f"{mine}, but its base {there} declares it {its}: a variant honours its "
                                        f"base's //@ param meanings (the plan's launches fill the same words for "
