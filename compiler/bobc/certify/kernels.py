@@ -592,6 +592,20 @@ def _keyword(path, number: int, line: str) -> tuple[str, int] | None:
                                 f"contract line: a contract line is written //@ with no space ({known}); write "
                                 f"'//@ {keyword}{line[meant.end():].rstrip()}', or leave out the @ for a plain comment "
                                 f"({doc('kernel-contracts.md')})")
+        comment = re.compile(r"//|#").search(line)      # where the assembler's comment starts (sass.syntax)
+        if comment is not None and line[:comment.start()].strip():
+            after = re.compile(r"\s*@\s*([A-Za-z_][\w-]*)").match(line, comment.end())
+            if after and (after.group(1) in CONTRACT_KEYWORDS or _nearest(after.group(1), CONTRACT_KEYWORDS)):
+                # `EXIT //@ block 64`: a comment after code, so the check it declares would go away;
+                # `EXIT // @todo` (another word) is left a comment
+                keyword = after.group(1) if after.group(1) in CONTRACT_KEYWORDS else \
+                    _nearest(after.group(1), CONTRACT_KEYWORDS).removeprefix(" (did you mean ").removesuffix("?)")
+                written = line[comment.start():after.end()].strip()
+                raise ContractError(f"{path}:{number}:{comment.start() + 1}: '{written}' follows code on its line "
+                                    f"('{line[:comment.start()].strip()}'), so it is a plain comment, not a contract "
+                                    f"line: a contract line stands alone on its line ({known}); move "
+                                    f"'//@ {keyword}{line[after.end():].rstrip()}' to a line of its own, or leave "
+                                    f"out the @ for a plain comment ({doc('kernel-contracts.md')})")
         return None
     word = re.compile(r"[A-Za-z_][\w-]*").match(line, opened.end())
     if word and word.group() in CONTRACT_KEYWORDS:
