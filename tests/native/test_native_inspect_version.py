@@ -39,7 +39,7 @@ def test_inspect_and_dump_show_the_build_facts_of_the_version_section(inspected,
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert "no .bobc.* sections" not in shown.stdout
-    assert f"  kind     native physical program host (docs/native-host.md)" in lines
+    assert "  kind     native physical program host (docs/native-host.md)" in lines
     start = lines.index("  needs and provenance (inspected --version):")
     assert lines[start + 1:start + 6] == [f"    {key}: {value}" for key, value in recorded.items()]
     assert lines[start + 1] == f"    bobc version: {__version__}"
