@@ -21,7 +21,14 @@ class Span:
     end_column: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        """The place as a message shows it: file:line:column, the file as shown_path shows it."""
+        return self.location(shown=True)
+
+    def location(self, shown: bool = True) -> str:
+        """file:line:column; `shown` False: the path as stored (what is kept between runs, such as
+        a passed check's warnings in bobc/recall.py, is written with it, never with the
+        working folder's view of it)."""
+        return f"{shown_path(self.path) if shown else self.path}:{self.line}:{self.column}"
 
     def source_excerpt(self) -> str:
         """The source line with a caret under the column, or '' when unreadable: a line longer
@@ -35,6 +42,31 @@ class Span:
         if self.end_line == self.line and self.end_column and self.end_column > self.column:
             width = self.end_column - self.column
         return excerpt(text, self.column, width, self.line)
+
+
+def shown_path(path) -> str:
+    """A source file's path as a message shows it: relative to the working folder when it lies
+    under it (LinReg/Model.bob), else absolute -- the same for the plan module the user named
+    (kept as given), the modules it imports and the kernel sources it names (found under the
+    plan's resolved root, so stored absolute).  Only the showing: what is hashed, kept or
+    emitted uses the path as stored.  As stored when the working folder is gone."""
+    import os
+
+    text = os.fspath(path)
+    if not text:
+        return text
+    if not os.path.isabs(text):
+        inside = os.path.normpath(text)     # a/./b, a/../a/b: as the path the file system takes
+        if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+            return inside                   # under the working folder (or a name: <input>)
+    try:
+        here = os.getcwd()
+        absolute = os.path.abspath(text)
+    except (OSError, ValueError):
+        return text
+    if here != os.sep and absolute.startswith(here + os.sep):
+        return absolute[len(here) + 1:]
+    return absolute
 
 
 # Characters of a source line an error or warning shows: the window around the column.

@@ -121,7 +121,7 @@ def test_a_misspelt_block_line_no_longer_certifies_a_plan_without_its_check(tmp_
     refused = subprocess.run(command, cwd=example, env=env, capture_output=True, text=True)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     line = text.split("\n").index("//@ block 64") + 1
-    assert (f"{kernel}:{line}:5: unknown contract line '//@ blok' (did you mean block?)" in refused.stderr), \
+    assert (f"LinReg/kernels/linreg-predict.sass:{line}:5: unknown contract line '//@ blok' (did you mean block?)" in refused.stderr), \
         refused.stderr
     assert "Traceback" not in refused.stderr
 

@@ -28,6 +28,8 @@ def variant(tmp_path: Path, old: str, new: str) -> Path:
 
 
 def check(plan: Path) -> subprocess.CompletedProcess:
+    """`bobc check PLAN` run from the copy's top folder, where the messages show its files as HOST
+    (relative: errors.shown_path)."""
     result = subprocess.run([sys.executable, "-m", "bobc", "check", str(plan), "--target", "sm_86"],
                             capture_output=True, text=True, cwd=plan.parents[2])
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
@@ -42,7 +44,7 @@ def test_an_overlapping_resident_is_located_at_its_address_definition(tmp_path):
     plan = variant(tmp_path, "def lrGradientAddress : Nat = (lrNext lrParametersAddress linRegCheckpointPayloadBytes)",
                    "def lrGradientAddress : Nat = (naturalAdd lrParametersAddress 8)")
     result = check(plan)
-    where = f"{plan}:{line_of(plan, 'def lrGradientAddress')}:5"
+    where = f"{HOST}:{line_of(plan, 'def lrGradientAddress')}:5"
     assert result.stderr.startswith(f"bobc check: {where}: error: the plan is not certified"), result.stderr
     assert f"  - {where}: residents parameters" in result.stderr
     assert f"  - {where}: resident gradient at 0x1100000008 is not aligned" in result.stderr
@@ -55,7 +57,7 @@ def test_a_pointer_into_a_gap_is_located_at_the_patch_that_passes_it(tmp_path):
     result = check(plan)
     line = line_of(plan, "(lrPatch 1 (naturalAdd lrGradientAddress 64)")
     column = plan.read_text().splitlines()[line - 1].index("(lrPatch 1") + 1
-    assert f"  - {plan}:{line}:{column}: launches 2, 4, " in result.stderr, result.stderr
+    assert f"  - {HOST}:{line}:{column}: launches 2, 4, " in result.stderr, result.stderr
     assert "address 0x1100001040 lies in no resident" in result.stderr
 
 
@@ -63,7 +65,7 @@ def test_a_region_register_fault_is_located_at_the_region(tmp_path):
     plan = variant(tmp_path, '(lrRegion b"linreg-sgd" lrSGDBytes 16 32)', '(lrRegion b"linreg-sgd" lrSGDBytes 2 32)')
     result = check(plan)
     line = line_of(plan, '(lrRegion b"linreg-sgd" lrSGDBytes 2 32)')
-    assert f"  - {plan}:{line}:" in result.stderr and "region linreg-sgd needs 12 registers but declares 2" \
+    assert f"  - {HOST}:{line}:" in result.stderr and "region linreg-sgd needs 12 registers but declares 2" \
         in result.stderr, result.stderr
 
 
@@ -72,7 +74,7 @@ def test_a_misspelt_kernel_source_is_located_at_its_path_with_the_source_meant(t
     result = check(plan)
     line = line_of(plan, "linreg-sgdd.sass")
     column = plan.read_text().splitlines()[line - 1].index('b"LinReg/kernels/linreg-sgdd.sass"') + 1
-    assert result.stderr.startswith(f"bobc check: {plan}:{line}:{column}: error: kernel source "
+    assert result.stderr.startswith(f"bobc check: {HOST}:{line}:{column}: error: kernel source "
                                     f"LinReg/kernels/linreg-sgdd.sass is in none of"), result.stderr
     assert "hint: did you mean LinReg/kernels/linreg-sgd.sass?" in result.stderr
     assert "Realization/Nvidia/SM86/x.sass" not in result.stderr

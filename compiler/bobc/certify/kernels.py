@@ -86,7 +86,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import source_lines
+from ..errors import shown_path, source_lines
 from ..resources import doc
 from ..sass.source import read_source, read_source_bytes
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
@@ -592,6 +592,20 @@ def _keyword(path, number: int, line: str) -> tuple[str, int] | None:
                                 f"contract line: a contract line is written //@ with no space ({known}); write "
                                 f"'//@ {keyword}{line[meant.end():].rstrip()}', or leave out the @ for a plain comment "
                                 f"({doc('kernel-contracts.md')})")
+        comment = re.compile(r"//|#").search(line)      # where the assembler's comment starts (sass.syntax)
+        if comment is not None and line[:comment.start()].strip():
+            after = re.compile(r"\s*@\s*([A-Za-z_][\w-]*)").match(line, comment.end())
+            if after and (after.group(1) in CONTRACT_KEYWORDS or _nearest(after.group(1), CONTRACT_KEYWORDS)):
+                # `EXIT //@ block 64`: a comment after code, so the check it declares would go away;
+                # `EXIT // @todo` (another word) is left a comment
+                keyword = after.group(1) if after.group(1) in CONTRACT_KEYWORDS else \
+                    _nearest(after.group(1), CONTRACT_KEYWORDS).removeprefix(" (did you mean ").removesuffix("?)")
+                written = line[comment.start():after.end()].strip()
+                raise ContractError(f"{path}:{number}:{comment.start() + 1}: '{written}' follows code on its line "
+                                    f"('{line[:comment.start()].strip()}'), so it is a plain comment, not a contract "
+                                    f"line: a contract line stands alone on its line ({known}); move "
+                                    f"'//@ {keyword}{line[after.end():].rstrip()}' to a line of its own, or leave "
+                                    f"out the @ for a plain comment ({doc('kernel-contracts.md')})")
         return None
     word = re.compile(r"[A-Za-z_][\w-]*").match(line, opened.end())
     if word and word.group() in CONTRACT_KEYWORDS:
@@ -845,7 +859,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
         base = next((a for a in arguments if a.index == declared.pointer), None)
         if base is None or base.kind != "pointer":
             state = f"declares it {base.kind}" if base is not None else "does not declare it"
-            raise ContractError(f"{path}:{declared.line}: tensor map word {declared.word} covers word "
+            raise ContractError(f"{shown_path(path)}:{declared.line}: tensor map word {declared.word} covers word "
                                 f"{declared.pointer}, which the contract {state}: declare it a pointer "
                                 f"('//@ param {declared.pointer} pointer read ...')")
     return KernelContract(kernel or Path(path).stem, Path(path), tuple(sorted(arguments, key=lambda a: a.index)),
@@ -1177,8 +1191,8 @@ def check_variant_contract(variant: KernelContract, base: KernelContract) -> lis
             continue
         if theirs is not None and theirs.kind == "tensormap" and (ours is None or ours.kind == "unused"):
             continue
-        here = f"{variant.source}:{ours.line}" if ours is not None and ours.line else str(variant.source)
-        there = f"{base.source}:{theirs.line}" if theirs is not None and theirs.line else str(base.source)
+        here = shown_path(variant.source) + (f":{ours.line}" if ours is not None and ours.line else "")
+        there = shown_path(base.source) + (f":{theirs.line}" if theirs is not None and theirs.line else "")
         out.append(Finding("contract", f"kernel {variant.kernel}'s variant {here} declares parameter word {index} "
                                        f"{mine}, but its base {there} declares it {its}: a variant honours its "
                                        f"base's //@ param meanings (the plan's launches fill the same words for "

@@ -23,10 +23,12 @@ def add_arguments(p):
     add_target(p)
 
 
-def _warn_swallowed_code(module, warnings: list[str]):
+def _warn_swallowed_code(module, warnings: list[str], said: list[str]):
     """Print (to stderr) a warning for each comment of the module (a path, or a module the
     program already parsed) that swallows code, and for each of its definitions that hides a
-    built-in or a primitive, and add it to `warnings`."""
+    built-in or a primitive, and add it to `warnings` with its file as stored (what a passed
+    check keeps: bobc/recall.py) and to `said` as printed (its file as shown in this working
+    folder: errors.shown_path)."""
     import sys
 
     from ..language.comments import swallowed_code_warnings
@@ -35,8 +37,9 @@ def _warn_swallowed_code(module, warnings: list[str]):
 
     parsed = parse_cached(module) if isinstance(module, (str, os.PathLike)) else module
     for warning in [*swallowed_code_warnings(parsed), *built_in_shadow_warnings(parsed)]:
-        warnings.append(warning.render())
-        print(warnings[-1], file=sys.stderr)
+        warnings.append(warning.render(shown=False))
+        said.append(warning.render())
+        print(said[-1], file=sys.stderr)
 
 
 def run(args):
@@ -64,8 +67,10 @@ def run(args):
     if outcome is None:
         outcome = _check(path, target, args)
     else:
+        from ..language.comments import shown_warning
+
         for warning in outcome["warnings"]:
-            print(warning, file=sys.stderr)
+            print(shown_warning(warning), file=sys.stderr)
     _print(outcome, args, target)
     return 0
 
@@ -77,9 +82,10 @@ def _check(path, target, args) -> dict:
     """Load, type check and (when the plan has its native host) certify; the outcome, stored."""
     from .. import pipeline, recall
 
-    warnings: list[str] = getattr(args, "json_warnings", None)
-    warnings = [] if warnings is None else warnings      # a refusal's JSON lists those said before it
-    _warn_swallowed_code(path, warnings)     # before loading: a swallowed module may not load
+    said: list[str] = getattr(args, "json_warnings", None)
+    said = [] if said is None else said      # a refusal's JSON lists those said before it
+    warnings: list[str] = []                 # the same, their files as stored: what the outcome keeps
+    _warn_swallowed_code(path, warnings, said)     # before loading: a swallowed module may not load
     from ..language.modules import parse_cached
 
     getattr(args, "json_refusal", {})["module"] = parse_cached(path).name      # parsed: a refusal names it
@@ -87,7 +93,7 @@ def _check(path, target, args) -> dict:
     getattr(args, "json_refusal", {})["module"] = program.plan_name
     for name, module in program.modules.items():
         if name != program.plan_name:
-            _warn_swallowed_code(module, warnings)
+            _warn_swallowed_code(module, warnings, said)
     from ..native.build import entry_kind
     entry = args.entry
     artifacts: list = []
@@ -134,6 +140,8 @@ def _native_artifacts(program, names: list[str]) -> list[str]:
 
 
 def _print(outcome: dict, args, target) -> None:
+    from ..language.comments import shown_warning
+
     name, entry = outcome["plan"], outcome["entry"]
     if args.json:
         # "plan" is the plan file as given, as in a refusal's JSON; "entry" the definition checked
@@ -143,7 +151,7 @@ def _print(outcome: dict, args, target) -> None:
                   "definitions": outcome["definitions"], "target": target.name,
                   "entry": None if entry == _NO_HOST else entry, "certified": outcome["certified"],
                   "artifacts": list(outcome.get("artifacts") or []),
-                  "warnings": list(outcome.get("warnings") or [])}
+                  "warnings": [shown_warning(w) for w in outcome.get("warnings") or []]}
         if outcome["certified"]:
             result.update(residents=outcome["residents"], launches=outcome["launches"],
                           submissions=outcome["submissions"])

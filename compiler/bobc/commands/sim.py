@@ -17,14 +17,15 @@ from ..resources import doc
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
 from ._common import DEFAULT_TARGET, add_target, existing_file, existing_folder
-from .run import HOST_OPTIONS, judge_host_words, take_host_words
+from .run import HOST_OPTIONS, HOST_PART_RULE, judge_host_words, take_host_words
 
 
 def add_arguments(p):
     p.add_argument("plan", help="the plan module (.bob)")
     p.add_argument("operation", nargs="?", metavar="{train,predict}",
                    help="the host's operation: it and the host's options are judged by the host's rules, as "
-                        "`bobc run --reference` judges them")
+                        "`bobc run --reference` judges them.  " + HOST_PART_RULE.replace(" or native", "") +
+                        " (`bobc sim PLAN train --help`: the host's usage)")
     for option, text in HOST_OPTIONS:
         p.add_argument(option, metavar=option.lstrip("-").replace("-", "_").upper(), help=text)
     p.add_argument("--images", metavar="DIR",
@@ -48,8 +49,9 @@ def add_arguments(p):
                                      "the target their manifest names)")
     # the host's words are the host's parser's to judge, as `bobc run --reference` judges them (probe
     # s31 today finding 10): a shortened `--inp` is refused as an unknown option, an empty value as
-    # one, with the host's words and exit code; sim's own options stand anywhere
-    take_host_words(p, ("train", "predict"))
+    # one, with the host's words and exit code; sim's own options stand anywhere; from the operation
+    # on, -h and --help are the host's, and after `--` every word is (HOST_PART_RULE, as `bobc run`'s)
+    take_host_words(p, ("train", "predict"), host_help=True)
 
 
 def load_images(folder):
@@ -147,8 +149,9 @@ def run(args):
     from ..sim.invocation import simulate
 
     plan_path = existing_file(args.plan)
-    judge_host_words(args)      # the host's parser: the same refusals as the host's and `bobc run --reference`'s
-    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
+    # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
+    # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it
+    host_help = judge_host_words(args, help_ok=True)
     given = None
     if args.images:
         existing_folder(args.images, "--images",
@@ -157,6 +160,13 @@ def run(args):
         target = images_target(given, args.images, args.target)
     else:
         target = target_named(args.target or DEFAULT_TARGET)
+    if host_help:
+        from .run import load_plan, plan_host_usage, print_host_help
+
+        plan = load_plan(plan_path, args.include, args.entry, target)
+        return print_host_help(plan_host_usage(f"bobc sim {args.plan}", plan.host.identity,
+                                               plan.host.request.input_record_bytes))
+    outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     from ..errors import BobcError
     from .run import native_entry_hint
     try:

@@ -1,12 +1,16 @@
 """Native physical program hosts (`bobc build PLAN --entry DEF`, docs/native-host.md) for
 `bobc inspect`, `bobc dump` and `bobc diff`.
 
-Such a host has no .bobc.* sections: after its interpreter come the native program and
-its trailer ("NPHYPRG1"), then, for an embedded artifact, the device images (program
-table, QMD table, pushbuffer, GPFIFO) under an "NPEMBED1" footer (bobc.native.artifact).
-The embedded images carry no manifest, so they cannot be decoded field by field as a
-plan host's can; what is shown is the program command by command and each image's
-identity, size and sha256, as self-describing decode.Line facts that `bobc diff` matches.
+Such a host carries one .bobc.* section, its interpreter's .bobc.version: the build's facts
+(bobc.host.version.native_text: the bobc and commit that built it, target, compute class,
+driver branch), which `HOST --version` prints first and which are shown here as a plan host's
+are (`needs and provenance`, --json's `version`, `host.version.*` lines).  After the
+interpreter come the native program and its trailer ("NPHYPRG1"), then, for an embedded
+artifact, the device images (program table, QMD table, pushbuffer, GPFIFO) under an
+"NPEMBED1" footer (bobc.native.artifact).  The embedded images carry no manifest, so they
+cannot be decoded field by field as a plan host's can; what is shown is the program command
+by command and each image's identity, size and sha256, as self-describing decode.Line facts
+that `bobc diff` matches.
 """
 from __future__ import annotations
 
@@ -80,6 +84,20 @@ def read(path):
     return host, decoded, data
 
 
+def version_section(data: bytes, path) -> bytes | None:
+    """The host's .bobc.version section (the build's facts), as the host reads its own; None for
+    a host made without it (an interpreter and a trailer, not by `bobc build`), which refuses
+    --version as damaged, exit 9."""
+    from . import sections
+    from .version import SECTION
+
+    try:
+        found = sections.spans(data, path).get(SECTION)
+    except BobcError:
+        return None
+    return None if found is None else data[found[0]:found[0] + found[1]]
+
+
 def _command_text(command) -> str:
     """`Name fields...`: a Connect's sockaddr_in as address:port and an OpenDevice's GPU UUID
     as the driver writes it (or `any`, 16 zero bytes), with the helpers `bobc inspect` reads
@@ -109,12 +127,14 @@ def lines(path) -> list:
     """Every fact of a native host, one decode.Line each (what `bobc dump` prints)."""
     from ..native.artifact import TRAILER_BYTES
     from ..nvidia.decode import Line
+    from .sections import version_lines
 
     host, decoded, data = read(path)
     interpreter = data[:host.host_size - TRAILER_BYTES - len(host.program)]
     sha = lambda b: hashlib.sha256(b).hexdigest()       # noqa: E731
     out = [Line("host.kind", "native physical program host", "docs/native-host.md", "", "header"),
            Line("host.target", host.target, "", "", "header"),
+           *version_lines(version_section(data, path)),
            Line("host.interpreter.bytes", len(interpreter), "", "", "header"),
            Line("host.interpreter.sha256", sha(interpreter), "", "", "header"),
            Line("program.bytes", len(host.program), "", "", "header"),
@@ -139,10 +159,15 @@ def lines(path) -> list:
 
 def summary(path) -> tuple[list[str], dict]:
     """`bobc inspect`'s text lines and JSON object for a native host."""
+    from . import sections
+    from .version import SECTION, parse
+
     host, decoded, data = read(path)
     facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
+    section = version_section(data, path)
+    needs = parse(section) if section is not None else {}
     text = [f"{path}:",
-            f"  kind     native physical program host ({doc('native-host.md')}): no .bobc.* sections",
+            f"  kind     native physical program host ({doc('native-host.md')})",
             f"  target   {host.target}",
             f"  program  {len(host.program)} bytes, {count(len(decoded.commands), 'command')}, "
             f"{count(decoded.slots, 'slot')}, {decoded.state_extent}-byte state, "
@@ -153,9 +178,17 @@ def summary(path) -> tuple[list[str], dict]:
                     f"{hashlib.sha256(content).hexdigest()[:16]}  {identity.decode('utf-8', 'replace')}")
     if not host.components:
         text.append("  (no embedded device images)")
+    if needs:       # as a plan host's (bobc inspect): the --version text's build facts
+        text.append(f"  needs and provenance ({Path(path).name} --version):")
+        text += [f"    {key}: {value}" for key, value in needs.items()]
+    else:
+        text.append(f"  (no {sections.PREFIX}{SECTION} section: it was not built by `bobc build`, or was "
+                    f"stripped; the host refuses --version, exit 9)")
     text.append("  `bobc dump` lists its commands; the embedded images carry no manifest, so they are "
                 "shown by size and sha256 only")
-    info = {"host": str(path), "kind": "native", "target": host.target,
+    info = {"host": str(path), "kind": "native", "target": host.target, "version": needs or None,
+            "sections": {} if section is None else
+            {sections.PREFIX + SECTION: {"bytes": len(section), "sha256": hashlib.sha256(section).hexdigest()}},
             "program": {"bytes": len(host.program), "sha256": facts["program.sha256"],
                         "identity": facts["program.identity"], "commands": len(decoded.commands),
                         "slots": decoded.slots, "state_extent": decoded.state_extent,

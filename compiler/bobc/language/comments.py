@@ -45,14 +45,29 @@ class Warning:
     message: str
     hint: str | None = None
 
-    def render(self) -> str:
-        parts = [f"{self.span}: warning: {self.message}"]
+    def render(self, shown: bool = True) -> str:
+        """The warning as printed; `shown` False: its file as stored (errors.Span.location), as
+        a passed check keeps it (bobc/recall.py), shown again by shown_warning."""
+        parts = [f"{self.span.location(shown)}: warning: {self.message}"]
         excerpt = self.span.source_excerpt()     # errors.excerpt: the one rendering of a source line
         if excerpt:
             parts.append(excerpt)
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
+
+
+def shown_warning(text: str) -> str:
+    """A warning rendered with its file as stored (Warning.render(shown=False): what a passed
+    check keeps) as it is printed: its file as errors.shown_path shows it in this working folder."""
+    from ..errors import shown_path
+
+    head, said, rest = text.partition(": warning: ")
+    path, _, place = head.rpartition(":")
+    path, _, line = path.rpartition(":")
+    if not said or not path or not line.isdigit() or not place.isdigit():
+        return text
+    return f"{shown_path(path)}:{line}:{place}{said}{rest}"
 
 
 def _comment_start(line: str) -> int:

@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import BobcError
+from ..errors import BobcError, shown_path
 from ..resources import doc, shared_folder
 
 if TYPE_CHECKING:                       # the syntax classes are imported only to load a tree:
@@ -136,7 +136,7 @@ def read_module_bytes(path) -> bytes:
                 size = f"{os.fstat(file.fileno()).st_size:,} bytes"
             except OSError:
                 size = "more bytes"
-            raise ModuleError(f"the module file {path} has {size}: more than the limit of "
+            raise ModuleError(f"the module file {shown_path(path)} has {size}: more than the limit of "
                               f"{MODULE_FILE_BYTES:,} bytes for a module ({doc('limits.md')})",
                               hint="a module this large is not a plan written by hand; split "
                                    "it into modules, or keep bulk data in files the plan's host "
@@ -248,7 +248,7 @@ def plan_root(module: Module) -> Path:
     tail = path.with_suffix("").parts[-len(parts):]
     if list(tail) != parts or path.suffix != ".bob":
         raise ModuleError(
-            f"module {module.name} is in {path}, but its name says "
+            f"module {module.name} is in {shown_path(path)}, but its name says "
             f"{module_relative_path(module.name)}",
             module.span,
             hint=f"rename the file to {module_relative_path(module.name)} "
@@ -364,7 +364,7 @@ class ModuleLoader:
         there = self._not_a_file(name) if path is None else None
         if there is not None:
             raise ModuleError(
-                f"module {name}: {there[0]} is {there[1]}, not a module file",
+                f"module {name}: {shown_path(there[0])} is {there[1]}, not a module file",
                 imported.span,
                 hint=f"a module is a regular file {module_relative_path(name)} that begins "
                      f"`module {name}`; imported through {' -> '.join([*chain, name])}")
@@ -387,6 +387,6 @@ class ModuleLoader:
             raise
         if loaded.name != name:
             raise ModuleError(
-                f"{path} declares module {loaded.name}, but it was imported as {name}",
+                f"{shown_path(path)} declares module {loaded.name}, but it was imported as {name}",
                 loaded.span, hint=f"its first line should be `module {name}`")
         return loaded

@@ -227,8 +227,10 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
     refused by name at its line when it is no number; an unknown directive likewise.  What
     assemble_kernel honours in a plan, and bobc.sim.kernel.run_kernel for a source it runs.
     Each is given once, `.kernel` with one name, `.shared` at most what a block of `target` may
-    use (without a target: of any target): a second line, an extra word or an impossible size
-    would otherwise be taken silently (probe s32 contracts finding 9)."""
+    use and `.registers` at most the registers a thread of it may have (without a target: of any
+    target): a second line, an extra word or an impossible size would otherwise be taken
+    silently (probe s32 contracts finding 9; a budget past the target's registers, which never
+    binds: probe s32 paths finding 5)."""
     from ..targets import TARGETS
 
     found = SourceDirectives()
@@ -260,6 +262,17 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                 raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
             if number < 0:
                 raise BobcError(f"{key} needs {what}, found '{value}'", line.span)
+            if key == ".registers":
+                limits = [target] if target is not None else list(TARGETS.values())
+                most = max(limits, key=lambda t: t.limits.registers_per_thread)
+                if number > most.limits.registers_per_thread:
+                    on = most.name if target is not None else f"any target ({most.name}: the most)"
+                    raise BobcError(f".registers {value}: a thread on {on} may use at most "
+                                    f"{most.limits.registers_per_thread} registers, so this budget "
+                                    f"would never bind", _value_span(line, value),
+                                    hint=f"declare the registers the kernel may use (at most "
+                                         f"{most.limits.registers_per_thread}), or leave out the line: "
+                                         f"the assembler counts them")
             if key == ".shared":
                 limits = [target] if target is not None else list(TARGETS.values())
                 most = max(limits, key=shared_bytes_limit)

@@ -119,18 +119,19 @@ class CodeImage:
     source: bool = False          # SASS source: shared_bytes is its `.shared`, all a block needs
 
 
-def _directives(text: str, source_name: str, assembled) -> tuple[str | None, int]:
+def _directives(text: str, source_name: str, assembled, target: Target) -> tuple[str | None, int]:
     """A SASS source's `.kernel`, `.registers` and `.shared` lines, honoured as bobc.sass.assemble_kernel
-    honours them in a plan: (the kernel's name, its shared memory per block); a kernel needing more
-    registers than its `.registers` budget is refused with the assembler's message.  A listing
-    (nvdisasm's `.section` lines) has none of them."""
+    honours them in a plan, for the run's `target` (a `.shared` past what a block of it may use is
+    refused, as a plan's build for it refuses it): (the kernel's name, its shared memory per block);
+    a kernel needing more registers than its `.registers` budget is refused with the assembler's
+    message.  A listing (nvdisasm's `.section` lines) has none of them."""
     from ..sass.assembler import check_register_budget, is_listing, source_directives
     from ..sass.syntax import parse_source
 
     lines = parse_source(text, source_name)
     if is_listing(lines):
         return None, 0
-    found = source_directives(lines)
+    found = source_directives(lines, target)
     if found.registers is not None:
         check_register_budget(assembled, found.registers, found.name or source_name, source_name)
     return found.name, found.shared or 0
@@ -211,7 +212,7 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
     if isinstance(kernel, str):
         from ..sass.assembler import assemble
         assembled = assemble(kernel, target, source_name=source_name)
-        name, shared = _directives(kernel, source_name, assembled)
+        name, shared = _directives(kernel, source_name, assembled, target)
         return CodeImage(assembled.code, assembled.registers, shared, name,
                          tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), True)
     kernel = bytes(kernel)
