@@ -447,8 +447,8 @@ def changed_example(tmp_path, path, old, new):
      "(phCopyMappedToState (naturalAdd data cdmAccumulator) (chAccumulator layout) coordinateWordBytes tail))",
      [b"the other worker was built from another plan (another protocol, record or step program) (this worker, "
       b"worker 0: plan ", b"the other worker was built from another plan"]),
-    ("PartitionedRegression/CoordinateHost.bob", 'b"partitioned-regression-coordinate-v1"',
-     'b"partitioned-regression-coordinate-v2"', [b"was built from another plan", b"was built from another plan"]),
+    ("PartitionedRegression/CoordinateHost.bob", 'b"partitioned-regression-coordinate-v2"',
+     'b"partitioned-regression-coordinate-v3"', [b"was built from another plan", b"was built from another plan"]),
 ], ids=["numerics", "step-program", "protocol"])
 def test_peers_built_from_different_plans_both_refuse_before_any_step(tmp_path, path, old, new, words):
     """Before, the pair trained (exit 0) and worker 0's manifest claimed its numerics for both."""
