@@ -51,3 +51,14 @@ def test_chosen_entry_refuses_a_blank_entry_itself(entry):
         pipeline.chosen_entry("P.Build", {"": None, "  ": None, "host": None}, [], entry)
     assert refused.value.exit_code == 2 and "option --entry has" in refused.value.message
     assert pipeline.chosen_entry("P.Build", {"host": None}, [], "host") == "host"
+
+
+@pytest.mark.parametrize("entry", list(SAID))
+def test_sim_refuses_a_blank_entry_before_a_missing_input(capsys, entry):
+    """`bobc sim PLAN train --entry ' '` said "missing --input RECORD" first (probe s32 today3
+    finding 7); it now refuses the blank --entry first, as build, check and run do."""
+    assert main(["sim", str(PLAN), "train", "--entry", entry]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"bobc sim: error: {SAID[entry]}"
+    assert err[1] == ("hint: name the definition to simulate (--entry NAME), or leave --entry out to simulate "
+                      "the plan module's one NvidiaPlanHost")

@@ -5,15 +5,25 @@
 
 The paths in the hosts' order (the manifest, worker 0's weight and accumulator shards, worker
 1's): a shard of the older format carries nothing that says which region it holds, so the
-order given here is the one trusted, as the older hosts trusted theirs.  The manifest is
-checked (this pair's, its epoch) and each shard (the older format, the manifest's epoch, an
-8-byte region); only when all four are, each is rewritten with its region's tag, through a
-synced temporary renamed over it.  Exit 0 done, 2 a file refused (nothing rewritten).
+order given here is the one trusted, as the older hosts trusted theirs.  Each argument must be
+a regular file (a FIFO or a folder is refused without reading it) and a file of its own (two
+arguments that are the same file, a symbolic link to another argument included, are refused).
+The manifest is checked (this pair's, its epoch) and each shard (the older format, the
+manifest's epoch, an 8-byte region); only when all four are, each shard's tagged copy is
+written to a synced temporary beside it, with the shard's permission bits, and only when all
+are written is each renamed over its shard.  A shard given as a symbolic link is rewritten at
+the file it points to: the link stays a link.
+
+Exit 0 done; 2 a file refused or a temporary that could not be written (nothing rewritten);
+1 a rename failed after others succeeded: the message names the shards tagged and those left as
+they were; run the tool again with the same arguments once the cause is fixed (it leaves a
+shard tagged already as it is and tags the rest).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -25,43 +35,58 @@ from partitioned_regression import formats as F  # noqa: E402
 
 NAMES = ("worker 0's weight shard", "worker 0's accumulator shard", "worker 1's weight shard",
          "worker 1's accumulator shard")
+WHATS = ("the manifest (argument 0)",) + tuple(f"{name} (argument {k + 1})" for k, name in enumerate(NAMES))
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
-def _read(path: str, what: str) -> bytes:
+def _read(path: str, what: str) -> tuple[bytes, os.stat_result]:
+    """The file's first 4096 bytes and its status; ValueError for one that cannot be opened or is
+    not a regular file (opened without blocking, so a FIFO is refused, not waited on)."""
     try:
-        with open(path, "rb") as file:
-            return file.read(4096)
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise ValueError(f"{what} {path}: cannot open: {error.strerror}") from None
-
-
-def _replace(path: str, data: bytes) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.tmp-", dir=folder)
     try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode):
+            kind = next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
+            raise ValueError(f"{what} {path}: {kind}, not a checkpoint file; give the file itself")
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "rb") as file:
+            handle = -1
+            return file.read(4096), status
+    except OSError as error:
+        raise ValueError(f"{what} {path}: cannot read: {error.strerror}") from None
+    finally:
+        if handle >= 0:
+            os.close(handle)
+
+
+def _same_files(paths: list[str], statuses: list[os.stat_result]) -> None:
+    seen: dict[tuple[int, int], int] = {}
+    for argument, status in enumerate(statuses):
+        first = seen.setdefault((status.st_dev, status.st_ino), argument)
+        if first != argument:
+            raise ValueError(f"{WHATS[argument]} {paths[argument]} is the same file as {WHATS[first]} "
+                             f"{paths[first]}; give each region's own shard (the order is: manifest, "
+                             f"w0, a0, w1, a1)")
 
 
 def upgrade(paths: list[str]) -> list[bytes | None]:
     """The four tagged shards for the checkpoint at `paths`, None for one tagged already
     (ValueError naming the file)."""
-    manifest = _read(paths[0], "the manifest (argument 0)")
+    read = [_read(path, what) for path, what in zip(paths, WHATS)]
+    _same_files(paths, [status for _, status in read])
+    manifest = read[0][0]
     epoch = struct.unpack_from("<Q", manifest, 4)[0] if len(manifest) >= 12 else 0
     if manifest[:4] != b"NREG" or manifest != F.manifest(epoch):
         raise ValueError(f"the manifest (argument 0) {paths[0]}: not a checkpoint manifest of this pair "
                          f"(Checkpoint.NativeRegions' with its numerics and four regions)")
     tagged = []
-    for region, (path, name) in enumerate(zip(paths[1:], NAMES)):
-        what = f"{name} (argument {region + 1})"
-        data = _read(path, what)
+    for region, (path, (data, _)) in enumerate(zip(paths[1:], read[1:])):
+        what = WHATS[region + 1]
         if len(data) == F.SHARD_BYTES and data[:4] == F.TAGS[region]:
             tagged.append(None)
             continue
@@ -75,21 +100,89 @@ def upgrade(paths: list[str]) -> list[bytes | None]:
     return tagged
 
 
+def _write_temporary(target: str, data: bytes, mode: int) -> str:
+    """A synced temporary beside `target` holding `data` with permission bits `mode`."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.tmp-",
+                                         dir=os.path.dirname(target))
+    try:
+        with os.fdopen(handle, "wb") as file:
+            os.fchmod(file.fileno(), mode)
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+    except BaseException:
+        _remove(temporary)
+        raise
+    return temporary
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _sync_folder(folder: str) -> None:
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
 def main(argv=None, prog: str = "upgrade_checkpoint.py") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs=5, metavar="FILE", help="MANIFEST W0 A0 W1 A1, in the hosts' order")
     arguments = parser.parse_args(argv)
+    paths = arguments.paths
     try:
-        shards = upgrade(arguments.paths)
+        shards = upgrade(paths)
     except ValueError as error:
         print(f"{prog}: error: {error}; nothing was rewritten", file=sys.stderr)
         return 2
-    for region, (path, shard) in enumerate(zip(arguments.paths[1:], shards)):
+    # a shard given as a symbolic link is rewritten where it points: the link stays as it is
+    todo = [(region, path, os.path.realpath(path), shard)
+            for region, (path, shard) in enumerate(zip(paths[1:], shards)) if shard is not None]
+    temporaries: list[str] = []
+    try:
+        for region, path, target, shard in todo:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+            temporaries.append(_write_temporary(target, shard, mode))
+    except OSError as error:
+        for temporary in temporaries:
+            _remove(temporary)
+        what = WHATS[todo[len(temporaries)][0] + 1]
+        place = error.filename or os.path.dirname(todo[len(temporaries)][2])
+        print(f"{prog}: error: {what} {todo[len(temporaries)][1]}: cannot write its tagged copy "
+              f"({place}: {error.strerror}); nothing was rewritten", file=sys.stderr)
+        return 2
+    for region, shard in enumerate(shards):
         if shard is None:
-            print(f"{path} is tagged as {NAMES[region]} ({F.TAGS[region].decode()}) already")
-            continue
-        _replace(path, shard)
+            print(f"{paths[region + 1]} is tagged as {NAMES[region]} ({F.TAGS[region].decode()}) already")
+    done: list[int] = []
+    for index, ((region, path, target, _), temporary) in enumerate(zip(todo, temporaries)):
+        try:
+            os.replace(temporary, target)
+        except OSError as error:
+            for left in temporaries[index:]:
+                _remove(left)
+            tagged = ", ".join(f"{WHATS[todo[k][0] + 1]} {todo[k][1]}" for k in done) or "none"
+            untouched = ", ".join(f"{WHATS[r + 1]} {p}" for r, p, _, _ in todo[index:])
+            print(f"{prog}: error: {WHATS[region + 1]} {path}: cannot rename its tagged copy over it "
+                  f"({error.strerror}); the checkpoint is half upgraded: tagged now: {tagged}; left as "
+                  f"they were: {untouched}; fix the cause and run {prog} again with the same arguments "
+                  f"(it leaves tagged shards as they are and tags the rest)", file=sys.stderr)
+            return 1
+        done.append(index)
         print(f"tagged {path} as {NAMES[region]} ({F.TAGS[region].decode()})")
+    for folder in sorted({os.path.dirname(target) for _, _, target, _ in todo}):
+        _sync_folder(folder)
     return 0
 
 

@@ -96,3 +96,10 @@ def test_bobcs_exit_code_comes_back(tmp_path, monkeypatch, capsys):
     assert build.main(["sm_90", "-o", str(tmp_path / "host"), "--interval", "3"]) == 8     # from the copy
     said = capsys.readouterr().err
     assert "error: bobc build failed (exit 8):\n" + refused in said and "--interval 3" in said
+
+
+def test_a_shape_of_one_checkpoint_chunk_says_chunk():
+    """"2x64x128 has 1 checkpoint chunks" (probe s32 today3 finding 7): one chunk, singular."""
+    said = build.length_refusal(65536, 65536, "2x64x128")
+    assert "besides: 2x64x128 has 1 checkpoint chunk), more than" in said, said
+    assert "has 5 checkpoint chunks)" in build.length_refusal(65536, 65536, "small")

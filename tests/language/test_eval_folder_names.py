@@ -67,3 +67,18 @@ def test_a_definition_named_like_a_folder_is_still_evaluated(tmp_path, capsys):
     (folder / "Std.bob").write_text("module Shadow.Std\n\ndef Std : Nat = 7\n")
     assert main(["eval", str(folder / "Std.bob"), "Std"]) == 0
     assert capsys.readouterr().out == "7\n"
+
+
+def test_a_file_or_folder_spelled_like_a_name_is_said_to_be_one(plans, capsys, monkeypatch):
+    """`bobc eval Model.bob Model.bob` and `bobc eval Model.bob Build` from the plan's folder got
+    the generic "no definition" (probe s32 today3 finding 5): the path check ran only for a name with
+    a part that is no identifier."""
+    (plans / "Build").mkdir()
+    monkeypatch.chdir(plans)
+    for name, kind in (("Uses.bob", "file"), ("Other.bob", "file"), ("Build", "folder")):
+        err = said(capsys, 2, "Uses.bob", name)
+        assert f"error: {name} is a {kind}, not a definition's name" in err
+        assert "hint: bobc eval PLAN NAME takes the plan module's file first" in err and "e.g. one" in err
+    err = said(capsys, 1, "Uses.bob", "Missing")            # no such file: the generic refusal
+    assert "not a definition's name" not in err and "no definition Missing" in err
+    assert main(["eval", "Uses.bob", "one"]) == 0

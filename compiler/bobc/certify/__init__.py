@@ -39,7 +39,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import Span
+from ..errors import Span, shown_path
 from ..plan.model import Plan, place
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
@@ -88,8 +88,9 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             continue
         encoded = (encoded_from or {}).get(region.identity)
         if encoded is not None and Path(encoded).resolve() != source.resolve():
-            out.append(Finding("contract", f"region {region.identity}'s machine code was encoded from {encoded}, "
-                                           f"but the kernel search finds {source} for the identity "
+            out.append(Finding("contract", f"region {region.identity}'s machine code was encoded from "
+                                           f"{shown_path(encoded)}, but the kernel search finds "
+                                           f"{shown_path(source)} for the identity "
                                            f"{region.identity}, and a region is certified by its identity's "
                                            f"contract: give the region the identity of the kernel its code is "
                                            f"(its source's name), or its identity's kernel as its code",

@@ -93,6 +93,9 @@ def refuse_folder_name(program, name: str) -> None:
     folders = [folder.joinpath(*parts) for folder in program.search_path if folder.joinpath(*parts).is_dir()]
     modules = [m for m in module_names(program.search_path) if m.startswith(name + ".")]
     if not folders or not modules:
+        # a name spelled like an identifier may still be a file or folder beside the plan
+        # (`Model.bob`, `README.md`, `Build`): said so (probe s32 today3 finding 5)
+        _refuse_path_name(program, name)
         raise refusal
     imported = [m for m in modules if m in program.scopes]
     example = ""

@@ -148,6 +148,9 @@ def run(args):
     from ..sim.host_adapter import host_plan
     from ..sim.invocation import simulate
 
+    # before the host's words and the plan are judged, as build, check and run do (probe s32 today3
+    # finding 7: sim said "missing --input RECORD" first)
+    pipeline.refuse_blank_entry(args.entry, "simulate")
     plan_path = existing_file(args.plan)
     # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it

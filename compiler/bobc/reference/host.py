@@ -249,8 +249,11 @@ def write_extents(plan, contracts: dict) -> list:
 def _contract_line(contract, argument: int) -> str:
     """`source:line` of the contract's `//@ param ARGUMENT` line, as the contract parser found it
     (the source alone for an argument no line declared)."""
+    from ..errors import shown_path
+
     declared = contract.argument(argument)
-    return f"{contract.source}:{declared.line}" if declared is not None and declared.line else str(contract.source)
+    source = shown_path(contract.source)    # as every other message shows a source (errors.shown_path)
+    return f"{source}:{declared.line}" if declared is not None and declared.line else source
 
 
 def _where(error: BaseException) -> str:

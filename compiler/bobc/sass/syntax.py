@@ -782,7 +782,9 @@ BYTE_ORDER_MARK = "\ufeff"
 def without_byte_order_mark(text: str) -> str:
     """A source's text without the UTF-8 byte order mark an editor may save at its start: accepted
     and skipped, as modules accept it (docs/language.md), so columns on line 1 count from the
-    character after it (probe s32 sasssyntax finding 6)."""
+    character after it (probe s32 sasssyntax finding 6).  Skipped in one place only, where a
+    source file is read (source.source_text): parse_source refuses a BOM left in its text, so a
+    doubled one is refused (probe s32 today3 finding 4)."""
     return text[1:] if text.startswith(BYTE_ORDER_MARK) else text
 
 
@@ -800,7 +802,8 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     """
     lines: list[SourceLine] = []
     last: Instruction | None = None
-    text = without_byte_order_mark(text)
+    # a byte order mark at the file's start was skipped once, where the file is read
+    # (source.source_text); one here is a second one, refused below as any BOM not at the start
     for number, raw in enumerate(source_lines(text), start=1):
         words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
         stripped = re.split(r"//|#", raw, maxsplit=1)[0]

@@ -192,7 +192,7 @@ def length_refusal(interval: int | None, publications: int | None, config: str =
                    f"--publications at most {most_publications(1, config):,}")
     return (f"{given}: {n * p:,} updates an invocation make a host program of {commands:,} commands "
             f"({COMMANDS_AN_UPDATE} an update, {2 * chunks + 2} a publication, {program_commands(0, 0, chunks)} "
-            f"besides: {config} has {chunks} checkpoint chunks), more than the {MOST_COMMANDS:,} a build evaluates "
+            f"besides: {config} has {chunks} checkpoint chunk{'' if chunks == 1 else 's'}), more than the {MOST_COMMANDS:,} a build evaluates "
             f"(a longer one nests too deeply: docs/limits.md); {instead} (docs/coppelius-host.md, \"Building it\")")
 
 
