@@ -312,12 +312,21 @@ _HELD: dict[str, int] = {}      # scratch folder -> the open, flock-ed descripto
 
 
 def _locked(scratch: Path) -> Path:
+    """Lock the new scratch folder `scratch`: its lock file is made and locked under another name,
+    then renamed to LOCK_NAME, so another command's sweep never finds LOCK_NAME there unheld (it
+    leaves a young folder without one alone: sweep_leftover).  Made as LOCK_NAME and locked
+    after, a sweep between the two took the lock and removed a live command's folder."""
+    pending = scratch / (LOCK_NAME + ".pending")
+    handle = None
     try:
-        handle = os.open(scratch / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        handle = os.open(pending, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        _lock(handle)
+        os.rename(pending, scratch / LOCK_NAME)
     except OSError:
+        if handle is not None:
+            os.close(handle)
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    _lock(handle)
     _HELD[str(scratch)] = handle
     return scratch
 
