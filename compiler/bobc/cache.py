@@ -51,10 +51,13 @@ def folder() -> Path | None:
 
 
 def digest(*parts: bytes | str) -> str:
-    """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide."""
+    """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide.  A str is taken
+    as UTF-8, with the surrogate escapes Python gives a file name's bytes that are not UTF-8
+    (PEP 383) turned back into those bytes, as os.fsencode does: a plan in a folder named in
+    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged."""
     h = hashlib.sha256(VERSION)
     for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
+        data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
