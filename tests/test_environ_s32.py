@@ -95,3 +95,64 @@ def test_a_too_long_module_path_in_a_latin_1_folder_is_measured_in_its_bytes():
     path = Path(os.fsdecode(b"/tmp/lat\xe9/" + b"x/" * 2100 + b"A.bob"))
     error = path_too_long("A", path)
     assert f"({1:,} parts, {len(os.fsencode(path)):,} bytes)" in error.message
+
+
+def closed_stdout(*args, env):
+    """bobc with descriptor 1 closed, as `bobc ARGS >&-` starts it."""
+    return subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "bobc", *map(os.fsdecode, args)],
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+
+
+def _one_line(done) -> str:
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    said = [line for line in done.stderr.splitlines() if not line.startswith("bobc: compiling the C runtime")]
+    assert len(said) == 1, done.stderr
+    return said[0]
+
+
+def test_a_closed_stdout_for_version_is_one_line_and_exit_8(env):
+    done = closed_stdout("--version", env=env)
+    assert _one_line(done) == "bobc --version: error: cannot write to stdout: it is closed"
+    assert done.returncode == 8
+
+
+@pytest.mark.parametrize("command", ["check", "eval"])
+def test_a_closed_stdout_for_a_command_that_prints_is_one_line_and_exit_8(env, command):
+    done = closed_stdout(command, PLAN, *(["linRegNativeHost"] if command == "eval" else []), env=env)
+    assert _one_line(done) == f"bobc {command}: error: cannot write to stdout: it is closed"
+    assert done.returncode == 8
+
+
+@needs_gcc
+def test_a_closed_stdout_for_build_writes_the_host_and_says_so(env, tmp_path):
+    done = closed_stdout("build", PLAN, "-o", tmp_path / "closed", env=env)
+    assert _one_line(done) == ("bobc build: the output was written, but its message could not be printed on "
+                               f"stdout (it is closed): wrote {tmp_path}/closed (sm_90)")
+    assert done.returncode == 0
+    assert bobc("build", PLAN, "-o", tmp_path / "open", env=env).returncode == 0
+    assert (tmp_path / "closed").read_bytes() == (tmp_path / "open").read_bytes()
+
+
+def test_a_closed_stdout_for_run_writes_the_outputs_and_says_so(env, tmp_path):
+    record = tmp_path / "record.bin"
+    subprocess.run([sys.executable, str(EXAMPLE / "make_record.py"), "-o", str(record)], check=True,
+                   capture_output=True, env=env, timeout=300)
+    outputs = {}
+    for name, start in (("closed", closed_stdout), ("open", bobc)):
+        done = start("run", PLAN, "train", "--reference", "--input", record, "--checkpoint-out", tmp_path / f"{name}.ckpt",
+                     "--predictions", tmp_path / f"{name}.pred", "--result", tmp_path / f"{name}.result", env=env)
+        assert done.returncode == 0, done.stderr
+        outputs[name] = [(tmp_path / f"{name}.{suffix}").read_bytes() for suffix in ("ckpt", "pred", "result")]
+    assert outputs["closed"] == outputs["open"]
+    assert _one_line(done := closed_stdout("run", PLAN, "train", "--reference", "--input", record,
+                                           "--checkpoint-out", tmp_path / "c", "--predictions", tmp_path / "p",
+                                           "--result", tmp_path / "r", env=env)).startswith(
+        "bobc run: the output was written, but its message could not be printed on stdout (it is closed): train: ")
+
+
+def test_a_full_stdout_for_version_is_one_line_and_exit_8(env):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "bobc", "--version"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=300)
+    assert _one_line(done) == "bobc --version: error: cannot write to stdout: No space left on device"
+    assert done.returncode == 8
