@@ -337,3 +337,19 @@ def test_a_command_folder_that_cannot_be_made_is_said(tmp_path, monkeypatch, cap
     assert capsys.readouterr().err == (f"bobc: warning: cannot make this command's temporary folder bobc-proc-* in "
                                        f"{tmp_path} (No space left on device): its temporaries go in that folder "
                                        f"itself\n")
+
+
+# Finding 5: what the docs promise about modes and the C compiler.
+
+def test_the_docs_say_the_hosts_mode_follows_the_umask_and_that_cc_is_not_read():
+    native = (REPO / "docs/native-host.md").read_text()
+    assert "mode 0755 less the umask" in native and "mode 0755\n" not in native
+    for doc in ("README.md", "docs/cache.md"):
+        assert "`CC` is not read" in " ".join((REPO / doc).read_text().split()), doc
+
+
+def test_the_c_compiler_is_the_gcc_on_path_whatever_cc_says(tmp_path, monkeypatch):
+    from bobc.host import gcc
+
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    assert gcc.compiler() == (shutil.which("gcc") or shutil.which("cc"))

@@ -306,12 +306,12 @@ def scratch_folder(kind: str) -> Path:
         try:
             (root / kind).mkdir(parents=True, exist_ok=True)
             _sweep(root)
-            return _locked(_own(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
+            return _locked(own_folder(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
         except OSError:
             pass
     base = tempfile.gettempdir()
     try:
-        made = _own(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
+        made = own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
     except OSError as error:
         raise temporary_failure(base, error, folder=True) from None
     try:
@@ -320,7 +320,7 @@ def scratch_folder(kind: str) -> Path:
         raise temporary_failure(made / LOCK_NAME, error) from None
 
 
-def _own(made: Path) -> Path:
+def own_folder(made: Path) -> Path:
     """The folder mkdtemp just made, readable, writable and searchable by its owner whatever the
     umask: mkdtemp's 0700 less a umask such as 277 is 0500, a folder bobc could not write its own
     temporaries in (probe s32 environ finding 4)."""
@@ -588,7 +588,7 @@ class process_temporaries:
         for leftover in leftovers:
             sweep_leftover(leftover)
         try:
-            self.folder = _locked(_own(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base))))
+            self.folder = _locked(own_folder(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base))))
         except OSError as error:
             # no room, or a path too long for the lock file: the temporaries go in `base` itself,
             # unswept if the command is killed; said in one line (docs/cache.md)

@@ -436,12 +436,10 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
         words = None
     import tempfile
 
-    from ..errors import TemporaryWriteFailure
-
     try:
-        scratch = Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-"))
+        scratch = cache.own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
     except OSError as failure:
-        raise TemporaryWriteFailure(tempfile.gettempdir(), failure, folder=True) from None
+        raise cache.temporary_failure(tempfile.gettempdir(), failure, folder=True) from None
     if words is None and notice is not None:
         notice(scratch)
     try:
