@@ -27,6 +27,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -51,10 +52,13 @@ def folder() -> Path | None:
 
 
 def digest(*parts: bytes | str) -> str:
-    """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide."""
+    """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide.  A str is taken
+    as UTF-8, with the surrogate escapes Python gives a file name's bytes that are not UTF-8
+    (PEP 383) turned back into those bytes, as os.fsencode does: a plan in a folder named in
+    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged."""
     h = hashlib.sha256(VERSION)
     for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
+        data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
@@ -302,10 +306,62 @@ def scratch_folder(kind: str) -> Path:
         try:
             (root / kind).mkdir(parents=True, exist_ok=True)
             _sweep(root)
-            return _locked(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind)))
+            return _locked(own_folder(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
         except OSError:
             pass
-    return _locked(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
+    base = tempfile.gettempdir()
+    try:
+        made = own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
+    except OSError as error:
+        raise temporary_failure(base, error, folder=True) from None
+    try:
+        return _locked(made)
+    except OSError as error:
+        raise temporary_failure(made / LOCK_NAME, error) from None
+
+
+def own_folder(made: Path) -> Path:
+    """The folder mkdtemp just made, readable, writable and searchable by its owner whatever the
+    umask: mkdtemp's 0700 less a umask such as 277 is 0500, a folder bobc could not write its own
+    temporaries in (probe s32 environ finding 4)."""
+    try:
+        os.chmod(made, 0o700)
+    except OSError:
+        pass
+    return made
+
+
+def current_umask() -> int:
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def temporary_failure(path, error: OSError, folder: bool = False):
+    """errors.TemporaryWriteFailure for the temporary `path`, with the hint that fits the cause."""
+    from .errors import TemporaryWriteFailure
+
+    failure = TemporaryWriteFailure(path, error, folder)
+    _fit_hint(failure)
+    return failure
+
+
+def _fit_hint(failure) -> None:
+    """A temporary not written for a path too long (ENAMETOOLONG: a TMPDIR near PATH_MAX) or for
+    a umask that takes the owner's write permission (umask 277, 222: the folder is writable, the
+    file or folder bobc just made in it is not) says so, not "point TMPDIR at a writable folder"."""
+    import errno
+
+    from .errors import temporary_base
+    from .reference.safe_io import shown
+
+    base = shown(temporary_base(tempfile.gettempdir(), folder=True))
+    if failure.errno == errno.ENAMETOOLONG:
+        failure.hint = f"point TMPDIR at a shorter path ({base} was used)"
+    elif failure.errno == errno.EACCES and current_umask() & 0o200:
+        failure.hint = (f"the umask {current_umask():04o} takes the owner's write permission from the files and "
+                        f"folders bobc makes, so it cannot write its own temporaries in {base}: set a umask "
+                        f"such as 022 or 077, then run again")
 
 
 _HELD: dict[str, int] = {}      # scratch folder -> the open, flock-ed descriptor of its lock file
@@ -541,14 +597,29 @@ class process_temporaries:
         for leftover in leftovers:
             sweep_leftover(leftover)
         try:
-            self.folder = _locked(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base)))
-        except OSError:
-            return self                        # temporaries go where they always went
+            self.folder = _locked(own_folder(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base))))
+        except OSError as error:
+            # no room, or a path too long for the lock file: the temporaries go in `base` itself,
+            # unswept if the command is killed; said in one line (docs/cache.md)
+            from .reference.safe_io import shown
+
+            try:
+                if sys.stderr is not None:
+                    print(f"bobc: warning: cannot make this command's temporary folder {PROCESS_PREFIX}* in "
+                          f"{shown(base)} ({error.strerror or error}): its temporaries go in that folder "
+                          f"itself", file=sys.stderr, flush=True)
+            except (OSError, ValueError):
+                pass
+            return self
         tempfile.tempdir = str(self.folder)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, error, trace):
         tempfile.tempdir = self.previous
         if self.folder is not None:
             release_scratch(self.folder, remove=True)
+        from .errors import TemporaryWriteFailure
+
+        if isinstance(error, TemporaryWriteFailure):
+            _fit_hint(error)
         return False

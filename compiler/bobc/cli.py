@@ -70,7 +70,20 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from .host.version import source_commit
 
-        sys.stdout.write(f"bobc {__version__}\ncommit {source_commit()}\n")
+        text = f"bobc {__version__}\ncommit {source_commit()}\n"
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+        except OSError as failure:      # a full disk, a closed stdout: as a command's stdout (README)
+            _quiet_stdout()
+            try:
+                print(f"bobc --version: error: cannot write to stdout: {failure.strerror or failure}",
+                      file=sys.stderr)
+            except (OSError, ValueError):
+                pass
+            parser.exit(STDOUT_NOT_WRITTEN)
         parser.exit()
 
 
@@ -343,10 +356,13 @@ def main(argv: list[str] | None = None) -> int:
 
     taken: dict = {}
     stderr = sys.stderr
+    stdout = sys.stdout
     try:
         taken = _take_signals()
         if stderr is None:          # stderr closed (2>&-): a message goes nowhere, never to stdout
             _stderr_sink()
+        if stdout is None:          # stdout closed (>&-): as a stdout that cannot be written
+            sys.stdout = _ClosedStdout()
         code = _main(argv, taken)
     except KeyboardInterrupt as interruption:      # before the command started (imports, parsing)
         _settle(taken)
@@ -363,7 +379,53 @@ def main(argv: list[str] | None = None) -> int:
             if stderr is None and sys.stderr is not None:
                 sink, sys.stderr = sys.stderr, None
                 sink.close()
+            if stdout is None:
+                sys.stdout = None
     return code
+
+
+class _ClosedStdout:
+    """sys.stdout when bobc started with descriptor 1 closed (`>&-`: cron, systemd, a daemonised
+    CI step; Python then gives None): every write fails as a write to `> /dev/full` does, so each
+    command says what it says then (the outputs are written, the message could not be printed;
+    exit codes per README), never a traceback (probe s32 environ finding 2).  The descriptor 1
+    itself is put on /dev/null, so that no file this command opens takes it and no child (gcc)
+    writes into one."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self):
+        import os
+
+        try:
+            os.fstat(1)
+        except OSError:
+            try:
+                sink = os.open(os.devnull, os.O_WRONLY)
+                if sink != 1:
+                    os.dup2(sink, 1)
+                    os.close(sink)
+            except OSError:
+                pass
+        self.buffer = self          # bytes are refused alike
+
+    @staticmethod
+    def write(data):
+        import errno
+
+        raise OSError(errno.EBADF, "it is closed")
+
+    def flush(self):            # nothing was taken, so nothing is left for the exit-time flush
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("stdout is closed")
 
 
 def _stderr_sink() -> None:

@@ -152,7 +152,8 @@ class HostResourceError(HostBuildError):
 _RESOURCE_WORDS = (("No space left on device", "space"), ("Disk quota exceeded", "space"),
                    ("File too large", "file size"), ("File size limit exceeded", "file size"),
                    ("out of memory", "memory"), ("Cannot allocate memory", "memory"),
-                   ("virtual memory exhausted", "memory"), ("memory exhausted", "memory"))
+                   ("virtual memory exhausted", "memory"), ("memory exhausted", "memory"),
+                   ("File name too long", "name length"))
 _QUOTED = re.compile(r"^\s*\d*\s*\|")                       # gcc's source excerpt: `   12 |   code`
 _COLLECT2 = re.compile(r"terminated with signal (\d+)")        # collect2: `ld terminated with signal 9 [Killed]`
 # The signals that stop a compiler from outside (the driver's `Killed signal terminated program
@@ -163,7 +164,8 @@ _STOPPING = ("SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU", "SIGXFSZ")
 def resource_failure(returncode: int, diagnostics: str) -> tuple[str, str] | None:
     """(kind, what happened) when gcc failed for lack of a resource or was stopped by a signal,
     else None (a real compile or link error, or a compiler crash).  kind: "space", "file size",
-    "memory" or "signal".  `returncode` negative: the gcc driver itself was killed by that
+    "memory", "name length" (a path longer than the file system takes: a TMPDIR near PATH_MAX)
+    or "signal".  `returncode` negative: the gcc driver itself was killed by that
     signal.  `diagnostics`: what it printed."""
     import signal as signals
 
@@ -228,6 +230,9 @@ def _resource_error(kind: str, happened: str, what: str, diagnostics: str, outpu
     elif kind == "memory":
         hint = "free memory or raise the memory limit (ulimit -v), then build again"
         said = f"it ran out of memory ({happened})"
+    elif kind == "name length":     # ENAMETOOLONG: TMPDIR near PATH_MAX (probe s32 environ finding 3)
+        hint = f"point TMPDIR at a shorter path, then build again (gcc wrote in {folders})"
+        said = f"a path it writes is longer than the file system takes ({happened})"
     else:
         hint = ("if the system ran out of memory (its OOM killer sends SIGKILL), free memory; "
                 "then build again")
@@ -236,22 +241,47 @@ def _resource_error(kind: str, happened: str, what: str, diagnostics: str, outpu
                              f"or in bobc:\n{diagnostics}", kind, happened, hint)
 
 
+# What shows that gcc refused the C it was given (a compile or link error of bobc's generated
+# source or runtime), not that the compiler itself failed: `file.c:12:5: error: ...`, `file.c:
+# In function`, ld's `undefined reference to` / `multiple definition of`.
+_SOURCE_ERROR = re.compile(r"^\S+\.[ch]:(\d+:(\d+:)? (fatal )?error:| In function)"
+                           r"|undefined reference to|multiple definition of", re.MULTILINE)
+_LONG_PATH = re.compile(r"/[^\s'\"`:,;()\[\]]+")
+
+
+def _shortened(diagnostics: str) -> str:
+    """gcc's words with every path longer than a message shows cut as a message shows it
+    (safe_io.shown: its start, "...", its end): a TMPDIR of 4,000 bytes is not printed whole."""
+    from ..reference.safe_io import SHOWN_BYTES, shown
+
+    return _LONG_PATH.sub(lambda m: shown(m.group(0)) if len(os.fsencode(m.group(0))) > SHOWN_BYTES
+                          else m.group(0), diagnostics)
+
+
 def _run(command: list[str], what: str) -> None:
     """Run one gcc; its failure is a HostBuildError with what it printed.  A failure for lack of
-    disk space, memory or the file size limit, or by a signal, is a HostResourceError that says
-    so (resource_failure), naming the folders it writes in (its `-o` file's and its TMPDIR); any
-    other is a bug in the C bobc generated, and its hint says so."""
+    disk space, memory or the file size limit, a path too long, or a signal, is a
+    HostResourceError that says so (resource_failure), naming the folders it writes in (its
+    `-o` file's and its TMPDIR); a compile or link error of the C it was given is a bug in the C
+    bobc generated, and its hint says so (docs/cache.md); any other failure (a gcc that exits
+    non-zero printing no such error: a broken toolchain) is the C compiler's, said as that."""
     result = subprocess.run(command, capture_output=True, text=True, env=gcc_environment())
     if result.returncode != 0:
-        diagnostics = (result.stderr or result.stdout).strip()
+        diagnostics = _shortened((result.stderr or result.stdout).strip())
         found = resource_failure(result.returncode, diagnostics)
         if found is not None:
             if not diagnostics:
                 diagnostics = f"(gcc printed nothing; its exit status was {result.returncode})"
             output = Path(command[command.index("-o") + 1]) if "-o" in command[:-1] else None
             raise _resource_error(*found, what, diagnostics, output)
-        raise HostBuildError(f"gcc could not build {what}:\n{diagnostics}",
-                             hint="this is a bobc bug if the plan checked: please report it with the plan")
+        if _SOURCE_ERROR.search(diagnostics):
+            raise HostBuildError(f"gcc could not build {what}:\n{diagnostics}",
+                                 hint="this is a bobc bug if the plan checked: please report it with the plan")
+        said = diagnostics or f"(it printed nothing; its exit status was {result.returncode})"
+        raise HostBuildError(f"the C compiler failed: {command[0]} could not build {what}, and reported "
+                             f"no error in its source:\n{said}",
+                             hint="check that this gcc compiles and links a C program (bobc runs the gcc "
+                                  "on PATH, else cc; CC is not read), then build again")
 
 
 def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: list[Path]) -> None:
@@ -406,12 +436,10 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
         words = None
     import tempfile
 
-    from ..errors import TemporaryWriteFailure
-
     try:
-        scratch = Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-"))
+        scratch = cache.own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
     except OSError as failure:
-        raise TemporaryWriteFailure(tempfile.gettempdir(), failure, folder=True) from None
+        raise cache.temporary_failure(tempfile.gettempdir(), failure, folder=True) from None
     if words is None and notice is not None:
         notice(scratch)
     try:
@@ -447,6 +475,17 @@ def library_objects(gcc: str, library: list[Path], include_dirs: list[Path]) -> 
     return [folder / name for name in names], None
 
 
+def _host(output: Path) -> str:
+    """The host a failed gcc was building, as a message names it: not by a path in this command's
+    bobc-proc-* folder (gone when the command ends; bobc build links there, then moves the host
+    to its -o)."""
+    from ..reference.safe_io import shown
+
+    if any(parent.name.startswith(cache.PROCESS_PREFIX) for parent in Path(output).parents):
+        return "the host"
+    return f"the host {shown(output)}"
+
+
 def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path) -> tuple[Path, Path | None]:
     """The object of one source (the generated plan source), from the cache when the same
     bytes were compiled before with the same headers, flags and compiler; else compiled now.
@@ -457,7 +496,7 @@ def source_object(gcc: str, source: Path, include_dirs: list[Path], output: Path
     if cached is not None:
         return cached / name, None
     scratch, storable = _compiled(SOURCE_KIND, lambda scratch: _run(
-        [gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], f"the host {output}"))
+        [gcc, *_flags(include_dirs), "-c", str(source), "-o", str(scratch / name)], _host(output)))
     if not storable:
         return scratch / name, scratch
     folder = cache.publish_folder(SOURCE_KIND, key, scratch, [name])
@@ -492,7 +531,7 @@ def build(sources: list[Path], include_dirs: list[Path], output: Path, static: b
         if static:
             command.append("-static")
         command.append("-lm")
-        _run(command, f"the host {output}")
+        _run(command, _host(output))
     finally:
         for leftover in leftovers:
             cache.release_scratch(leftover, remove=True)

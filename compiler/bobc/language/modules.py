@@ -116,7 +116,7 @@ def path_too_long(name: str, path: Path, span=None) -> ModuleError:
         detail = (f"its part {longest[:24]}... names a file or folder of {size:,} bytes, "
                   f"more than the 255 a file name may have")
     else:
-        detail = (f"its path ({len(parts):,} parts, {len(str(path).encode('utf-8')):,} bytes) "
+        detail = (f"its path ({len(parts):,} parts, {len(os.fsencode(path)):,} bytes) "
                   f"is longer than the file system takes")
     return ModuleError(f"module {shown} cannot be a file: {detail}", span,
                        hint="a module A.B.C is the file A/B/C.bob: each part a file or folder "
