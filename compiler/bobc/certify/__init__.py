@@ -2,7 +2,11 @@
 
 `findings(plan, target, needs=None)` lists every fault; `certify(...)`
 raises CertificationError with all of them (never just the first), so one
-run tells the plan's author everything that is wrong.
+run tells the plan's author everything that is wrong.  One exception: a plan declaring a
+device the target cannot run (device.py) has its launches' arguments read at that device's
+parameter base, so every argument would be "not patched" and the images could not be laid out;
+those faults follow from the declaration and are folded into one line after it ("and N launch
+faults that follow from it, not listed").
 
 What is checked (one module per check):
 - the device (device.py): the plan's declared architecture and compute class name a
@@ -45,7 +49,7 @@ from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
 from .device import check_declared_device
 from .host_steps import check_host_steps
-from .findings import CertificationError, Finding
+from .findings import FOLLOWING, CertificationError, Finding
 from .limits import check_limits
 from .pointers import check_pointers
 from .registers import check_registers
@@ -190,9 +194,36 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     if register_faults:
         # a region the hardware cannot hold cannot be laid out either: said once, by its region
         buffer_faults = [f for f in buffer_faults if f.kind != "layout"]
-    return (check_declared_device(plan, target) + check_residents(plan)
-            + contract_faults + check_pointers(plan, contracts) + buffer_faults
+    device_faults = check_declared_device(plan, target)
+    pointer_faults = check_pointers(plan, contracts)
+    if not built_for(plan, target):
+        # a plan the target cannot run: its launches' arguments are read at the declared device's
+        # parameter base, which the target's layout does not have, so every argument "is not
+        # patched" and the images cannot be laid out -- faults of the declaration, said once
+        following = pointer_faults + [f for f in buffer_faults if f.kind == "layout"]
+        buffer_faults = [f for f in buffer_faults if f.kind != "layout"]
+        pointer_faults = [followed(following, place(plan.program, "architecture"))] if following else []
+    return (device_faults + pointer_faults + check_residents(plan)
+            + contract_faults + buffer_faults
             + register_faults + check_schedule(plan) + check_host_steps(plan))
+
+
+def built_for(plan: Plan, target: Target) -> bool:
+    """Whether `target` can run the plan as the device it declares lays it out (targets.py
+    `builds_plans_for`); True where the declaration names no target (said by its own fault)."""
+    from ..targets import declared_target
+
+    declared = declared_target(plan.program.architecture, plan.program.compute_class)
+    return declared is None or declared.name in target.builds_plans_for
+
+
+def followed(faults: list[Finding], at) -> Finding:
+    """The one line that stands for `faults`, which only follow from the device declaration
+    (CertificationError counts it as none: the plan's faults are its causes)."""
+    count = len(faults)
+    return Finding(FOLLOWING, f"and {count} launch fault{'s' if count != 1 else ''} that follow"
+                              f"{'s' if count == 1 else ''} from it, not listed: the launches' "
+                              f"arguments are laid out for the device the plan declares", at)
 
 
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

@@ -24,6 +24,10 @@ class Finding:
         return self.message
 
 
+# the kind of the one finding that stands for the faults that only follow from another (the
+# launches' arguments of a plan whose declared device the target cannot run): not a fault itself
+FOLLOWING = "follows"
+
 _LAUNCH = re.compile(r"\blaunch (\d+)\b")
 
 
@@ -62,8 +66,9 @@ class CertificationError(BobcError):
         listed = merged(faults)
         hint = combined_hint(listed)
         shown = next((f.hint for f in listed if f.hint), None)         # the hint line's advice
-        lines = []
+        lines, places = [], []
         for fault in listed:
+            places.append(fault.at if fault.at is not None else fallback)
             # a finding's advice is the error's hint line; another finding's stays on its own line
             message = fault.message if not fault.hint or fault.hint == shown else f"{fault.message}; {fault.hint}"
             if fault.at is not None:
@@ -73,10 +78,26 @@ class CertificationError(BobcError):
                              f"here do not say where they were written): {message}")
             else:
                 lines.append(f"  - {message}")
-        super().__init__(f"the plan is not certified ({len(faults)} fault{'s' if len(faults) != 1 else ''}):\n"
+        count = sum(1 for f in faults if f.kind != FOLLOWING)
+        super().__init__(f"the plan is not certified ({count} fault{'s' if count != 1 else ''}):\n"
                          + "\n".join(lines),
                          next((f.at for f in faults if f.at is not None), fallback), hint)
         self.findings = faults
+        self._places, self._bullets = places, lines
+
+    def render(self) -> str:
+        """As BobcError's, but the source excerpt stands under the fault it shows (the first one
+        at the error's place), not under the list's last fault."""
+        rendered = BobcError(self.message, None, self.hint).render()
+        excerpt = self.span.source_excerpt() if self.span is not None else ""
+        lines = rendered.split("\n")
+        lines[0] = f"{self.span}: {lines[0]}" if self.span is not None else lines[0]
+        if excerpt:
+            # the message's bullets are lines 1.. (one each, its own advice kept on it)
+            where = next((i for i, at in enumerate(self._places) if at == self.span), None)
+            lines.insert(1 + sum(bullet.count("\n") + 1 for bullet in self._bullets[:where + 1])
+                         if where is not None else 1, excerpt)
+        return "\n".join(lines)
 
 
 def combined_hint(faults: list[Finding]) -> str | None:
