@@ -22,6 +22,7 @@ the same bytes: a golden test is a byte comparison.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -822,7 +823,11 @@ def _code_differences(a: Images, b: Images) -> list[Difference]:
     """The regions' instructions, aligned as sequences (difflib, on each instruction's two words):
     an inserted or removed instruction is one line, not one for every instruction after it, and
     a run of unchanged instructions that moved is one line naming both ranges (its spans cover
-    them, so the byte check knows they are shown).  A region on one side only is all its lines."""
+    them, so the byte check knows they are shown).  A region on one side only is all its lines.
+    Across targets whose bank 0 layouts differ (targets.py: the parameter base, the memory
+    descriptor), an instruction reading a parameter or the descriptor is aligned by its place
+    (`param+0x8`), so sm_90's inserted prologue is one line and a load whose offset only moved
+    pairs with itself (one line saying its offset), not with its neighbour."""
     from dataclasses import replace
 
     regions_a = {r["index"]: r for r in a.manifest["regions"]}
@@ -843,8 +848,52 @@ def _code_differences(a: Images, b: Images) -> list[Difference]:
             return [replace(line, key=head + line.key[len(old):]) if head != old else line for line in lines]
 
         out += _aligned_code(keyed(decode.code_lines(a, ra), i) if ra is not None else [],
-                             keyed(decode.code_lines(b, rb), j) if rb is not None else [])
+                             keyed(decode.code_lines(b, rb), j) if rb is not None else [],
+                             _bank0_places(a.manifest, b.manifest))
     return out
+
+
+_BANK0 = re.compile(r"c\[0x0\]\[(0x[0-9a-fA-F]+)\]")
+
+
+def _bank0_places(manifest_a: dict, manifest_b: dict) -> tuple | None:
+    """Where two image sets' targets put the bank 0 words their code reads by meaning (the
+    parameters' base and block size, the memory descriptor: targets.py), one (base, size,
+    descriptor) per side; None where the two agree (the code is then aligned as it is)."""
+    from ..targets import TARGETS
+
+    places = []
+    for manifest in (manifest_a, manifest_b):
+        target = TARGETS.get(manifest.get("target"))
+        if target is None:
+            return None
+        places.append((manifest.get("parameter_base", target.parameter_base), target.parameter_block_bytes,
+                       target.memory_descriptor))
+    return tuple(places) if places[0] != places[1] else None
+
+
+def _normalised(line: decode.Line, place: tuple) -> tuple:
+    """An instruction's alignment key across targets: for one that reads a parameter or the memory
+    descriptor from bank 0, its control code and text with each such offset named by its place in
+    the parameters (or as the descriptor), so an instruction whose parameter only moved with the
+    target's base pairs with itself; for any other (or where the text was not decoded), its words."""
+    text = line.note.split("] ", 1)[1] if "] " in line.note else ""
+    if not text or text == "(not decoded)" or text == decode.NOT_INSTALLED:
+        return tuple(line.value)
+    base, size, descriptor = place
+
+    def named(found) -> str:
+        offset = int(found[1], 16)
+        if offset == descriptor:
+            return "c[0x0][memory descriptor]"
+        if base <= offset < base + size:
+            return f"c[0x0][param+{offset - base:#x}]"
+        return found[0]
+
+    normal = _BANK0.sub(named, text)
+    # an instruction that reads no such word is keyed by its words (nvdisasm prints the very same
+    # words in each target's own way: `[R2.64]` for sm_86, `desc[UR4][R2.64]` for sm_90)
+    return ("text", line.note.split("] ", 1)[0], normal) if normal != text else tuple(line.value)
 
 
 def _code_unchanged(found: list[Difference], a: Images, b: Images) -> list[Difference]:
@@ -875,7 +924,12 @@ def _offset(line: decode.Line) -> int:
     return int(line.key.rsplit("[", 1)[1].rstrip("]"), 16)
 
 
-def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> list[Difference]:
+def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line],
+                  bank0: tuple | None = None) -> list[Difference]:
+    """`bank0` (_bank0_places), for two targets whose bank 0 words differ: the instructions are
+    aligned with their parameter and memory-descriptor offsets normalised (an instruction that only
+    reads its parameter at the other target's place pairs with itself, its change one line), not
+    by their words."""
     import difflib
 
     def one(la, lb) -> Difference:
@@ -889,10 +943,29 @@ def _aligned_code(lines_a: list[decode.Line], lines_b: list[decode.Line]) -> lis
         return Difference(key, "code", line.owner, la.value if la else None, lb.value if lb else None, meaning,
                           (la.spans if la else ()) + (lb.spans if lb else ()))
 
-    matcher = difflib.SequenceMatcher(None, [tuple(x.value) for x in lines_a], [tuple(x.value) for x in lines_b],
-                                      autojunk=False)
-    out = []
+    if bank0 is None:
+        keys_a, keys_b = [tuple(x.value) for x in lines_a], [tuple(x.value) for x in lines_b]
+    else:
+        keys_a = [_normalised(x, bank0[0]) for x in lines_a]
+        keys_b = [_normalised(x, bank0[1]) for x in lines_b]
+    matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    opcodes = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal" or bank0 is None:
+            opcodes.append((tag, i1, i2, j1, j2))
+            continue
+        # paired by their normalised keys: runs of the same words (unchanged, perhaps moved), and
+        # single pairs whose words differ (a parameter offset that moved), each its own line
+        k = 0
+        while k < i2 - i1:
+            same = lines_a[i1 + k].value == lines_b[j1 + k].value
+            end = k + 1
+            while same and end < i2 - i1 and lines_a[i1 + end].value == lines_b[j1 + end].value:
+                end += 1
+            opcodes.append(("equal" if same else "replace", i1 + k, i1 + end, j1 + k, j1 + end))
+            k = end
+    out = []
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             first_a, first_b = _offset(lines_a[i1]), _offset(lines_b[j1])
             if first_a == first_b:
