@@ -57,3 +57,26 @@ def test_the_native_interpreters_scratch_folder_is_its_owners_to_write_whatever_
         interpreter.interpreter_bytes()
     assert len(modes) == 1 and modes[0][0].startswith("bobc-native-") and modes[0][1] == 0o700
     assert not list(tmp_path.iterdir())
+
+
+# Finding 2 (probe s32 concur finding 2): a `.NAME.tmp-XXXXXX` a killed `bobc build -o NAME` left is
+# named by the next build that publishes NAME (not removed: no lock tells whether a live bobc writes it).
+
+def test_a_temporary_left_beside_the_output_is_named_by_the_next_publication(tmp_path, capsys):
+    from bobc.reference import safe_io
+
+    host = tmp_path / "host"
+    safe_io.publish_file(host, b"first", "-o", mode=0o755)
+    assert capsys.readouterr().err == ""
+    (tmp_path / ".host.tmp-zZjFU5").write_bytes(b"half")         # what a SIGKILL leaves
+    (tmp_path / ".host.tmp-short").write_bytes(b"")              # not bobc's form: not named
+    (tmp_path / ".other.tmp-aaaaaa").write_bytes(b"")            # another output's: not named
+    safe_io.publish_file(host, b"second", "-o", mode=0o755)
+    assert host.read_bytes() == b"second"
+    assert capsys.readouterr().err == (f"bobc: note: {tmp_path}/.host.tmp-zZjFU5 beside {host} is a temporary of a "
+                                       f"bobc that did not finish writing it (killed?): delete it once no bobc "
+                                       f"writes into {tmp_path}\n")
+    assert (tmp_path / ".host.tmp-zZjFU5").exists()
+    (tmp_path / ".host.tmp-AAAAAA").write_bytes(b"")
+    safe_io.publish_file(host, b"third", "-o", mode=0o755)
+    assert capsys.readouterr().err.startswith(f"bobc: note: {tmp_path}/.host.tmp-AAAAAA (and 1 more like it) beside ")
