@@ -242,11 +242,15 @@ def write_temporary(path, data: bytes) -> None:
 
 
 def temporary_folder(**options):
-    """tempfile.TemporaryDirectory(**options); a folder that cannot be made is a
-    TemporaryWriteFailure naming the folder it was to be made in."""
+    """tempfile.TemporaryDirectory(**options), owner-writable whatever the umask (cache.own_folder);
+    a folder that cannot be made is a TemporaryWriteFailure naming the folder it was to be made in."""
     import tempfile
 
+    from .cache import own_folder
+
     try:
-        return tempfile.TemporaryDirectory(**options)
+        made = tempfile.TemporaryDirectory(**options)
     except OSError as error:
         raise TemporaryWriteFailure(options.get("dir") or tempfile.gettempdir(), error, folder=True) from None
+    own_folder(Path(made.name))     # 0700 whatever the umask (a umask of 277 left it 0500)
+    return made

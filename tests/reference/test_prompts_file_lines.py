@@ -42,3 +42,35 @@ def test_three_lines_without_a_final_newline_still_make_a_record(tmp_path, repo)
     out = tmp_path / "r.bin"
     assert main([str(repo / "examples/bob/corpus.txt"), "--prompts-file", str(prompts), "-o", str(out)]) == 0
     assert decode_input_record(out.read_bytes()).prompts.tolist() == [ord("x"), ord("y"), ord("z")]
+
+
+@pytest.mark.parametrize("data, count", [(b"x\ny\n", "2 lines"), (b"x\n", "1 line"), (b"", "0 lines"),
+                                         (b"w\nx\ny\nz\n", "4 lines")])
+def test_a_prompts_file_with_another_number_of_lines_is_named(tmp_path, repo, capsys, data, count):
+    """probe s32 checkpoint finding 9: "need exactly 3 prompts, got 2" did not name the file."""
+    prompts = tmp_path / "p.txt"
+    prompts.write_bytes(data)
+    with pytest.raises(SystemExit) as stopped:
+        main([str(repo / "examples/bob/corpus.txt"), "--prompts-file", str(prompts), "-o", str(tmp_path / "r.bin")])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (f"build_fixture: error: prompts file {prompts}: {count}, "
+                                                        f"need exactly 3 prompts, one per line: write 3 lines")
+    assert not (tmp_path / "r.bin").exists()
+
+
+@pytest.mark.parametrize("corpus, said", [(b"", "0 bytes"), (b"a", "1 byte")])
+def test_a_corpus_with_no_pair_of_bytes_writes_a_record_and_says_so(tmp_path, capsys, corpus, said):
+    """probe s32 checkpoint finding 9: an empty corpus made a record silently (write_stream.py
+    notes an empty stream)."""
+    source = tmp_path / "corpus.txt"
+    source.write_bytes(corpus)
+    out = tmp_path / "r.bin"
+    assert main([str(source), "--prompt", "x", "--prompt", "y", "--prompt", "z", "-o", str(out)]) == 0
+    assert decode_input_record(out.read_bytes()).targets.tolist() == list(range(256))
+    assert capsys.readouterr().err == (f"build_fixture: note: the corpus {source} holds {said}, so no byte is "
+                                       f"followed by another: every byte targets itself\n")
+
+
+def test_a_corpus_with_pairs_says_nothing(tmp_path, repo, capsys):
+    assert main([str(repo / "examples/bob/corpus.txt"), "-o", str(tmp_path / "r.bin")]) == 0
+    assert capsys.readouterr().err == ""

@@ -94,6 +94,24 @@ def test_fresh_predict_writes_zero_training_block(files, bobc_run, config):
     assert rows.tobytes() == state.P.reshape(256, 256)[[119, 116, 32]].tobytes()
 
 
+def test_predicts_summary_says_the_checkpoint_was_handed_on_not_that_none_was_written(files, bobc_run, capsys):
+    """probe s32 checkpoint finding 9: predict said "0 checkpoint publication(s)" although it wrote
+    --checkpoint-out (its input checkpoint, handed on unchanged)."""
+    out = str(files["out"])
+    assert bobc_run(files, "train", files["start"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"train: 1 checkpoint publication(s); {out} holds step 10"
+    trained = files["out"].read_bytes()
+    handed = files["out"].with_name("handed.ckpt")
+    handed.write_bytes(trained)
+    assert bobc_run(files, "predict", handed) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        f"predict: the input checkpoint handed on unchanged; {out} holds step 10"
+    assert files["out"].read_bytes() == trained
+    assert bobc_run(files, "predict") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        f"predict: the fresh checkpoint handed on unchanged; {out} holds step 0"
+
+
 def test_identical_invocations_write_identical_files(files, bobc_run, tmp_path):
     assert bobc_run(files, "train", files["start"]) == 0
     first = [Path(files[k]).read_bytes() for k in ("out", "predictions", "result")]

@@ -347,14 +347,18 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     with host_words():
         files.publish()
     step = result.publications[-1][0]
-    # a predict hands its input checkpoint on unchanged: no publication of the schedule's (as the
-    # C host and `bobc sim` count them)
-    published = len(result.publications) if args.operation == "train" else 0
     from ..cli import say
 
     # the outputs are published: a stdout that cannot take this line is said on stderr, exit 0 (cli.say)
-    say(f"{args.operation}: {published} checkpoint publication(s); {safe_io.shown(args.checkpoint_out)} holds "
-        f"step {step}", "run")
+    if args.operation == "train":
+        done = f"{len(result.publications)} checkpoint publication(s)"
+    else:
+        # a predict hands its input checkpoint (or the fresh state) on unchanged: it was written to
+        # --checkpoint-out, but it is no publication of the schedule's (as the C host and `bobc sim`
+        # count them); "0 checkpoint publication(s)" read as if OUT was not written (probe s32
+        # checkpoint finding 9)
+        done = f"the {'fresh' if args.checkpoint is None else 'input'} checkpoint handed on unchanged"
+    say(f"{args.operation}: {done}; {safe_io.shown(args.checkpoint_out)} holds step {step}", "run")
     return 0
 
 

@@ -48,7 +48,7 @@ def interpreter_bytes() -> bytes:
     cached = cache.read(CACHE_KIND, key)
     if cached is not None and cached[:4] == b"\x7fELF":
         return cached
-    scratch = Path(tempfile.mkdtemp(prefix="bobc-native-"))
+    scratch = cache.own_folder(Path(tempfile.mkdtemp(prefix="bobc-native-")))
     leftover = None
     try:
         objects: dict[str, Path] = {}

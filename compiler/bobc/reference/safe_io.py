@@ -1069,6 +1069,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
         os.replace(temporary, output.path)
         temporary = None
         _fsync_folder(output.folder)
+        _name_leftovers(output)
     except OSError as failure:
         raise OutputWriteFailure(output.path, output.option, f"{failure.strerror or failure}",
                                  hint="nothing was published; the file there is unchanged") \
@@ -1080,6 +1081,25 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
                 os.unlink(temporary)
             except OSError:
                 pass
+
+
+def _name_leftovers(output: _Output) -> None:
+    """Name, in one stderr line, the `.NAME.tmp-XXXXXX` files beside the executable just published
+    (`bobc build -o`), which a bobc killed (SIGKILL) while writing it leaves and nothing removes
+    (probe s32 concur finding 2).  They are named, not removed: a temporary is written before the
+    folder's lock is taken and is not locked itself, so another bobc may be writing one now."""
+    destination = os.path.join(os.path.abspath(output.folder), output.base)
+    try:
+        names = sorted(name for name in os.listdir(output.folder)
+                       if _temporary_beside(os.path.join(os.path.abspath(output.folder), name), destination))
+    except OSError:
+        return
+    if not names:
+        return
+    more = f" (and {len(names) - 1} more like it)" if len(names) > 1 else ""
+    stderr_line(f"bobc: note: {shown(os.path.join(output.folder, names[0]))}{more} beside {shown(output.path)} "
+                f"is a temporary of a bobc that did not finish writing it (killed?): delete it once no bobc "
+                f"writes into {shown(output.folder)}")
 
 
 def _umask() -> int:

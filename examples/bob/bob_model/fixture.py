@@ -107,6 +107,10 @@ def main(argv=None) -> int:
             if empty is not None:
                 parser.error(f"prompts file {args.prompts_file}: line {empty} is empty, and a prompt must not be "
                              "(its last byte is the input): remove the line or write its prompt")
+        if len(prompts) != PROMPTS and args.prompts_file:
+            # the file named, as its empty line is (probe s32 checkpoint finding 9)
+            parser.error(f"prompts file {args.prompts_file}: {len(prompts)} line{'' if len(prompts) == 1 else 's'}, "
+                         f"need exactly {PROMPTS} prompts, one per line: write {PROMPTS} lines")
         if len(prompts) != PROMPTS:
             parser.error(f"need exactly {PROMPTS} prompts, got {len(prompts)}")
         corpus = safe_io.read_input(args.corpus, limited("corpus", CORPUS_LIMIT_BYTES), CORPUS_LIMIT_BYTES)
@@ -125,6 +129,12 @@ def main(argv=None) -> int:
     except OutputWriteFailure as error:
         print(f"build_fixture: {error.render()}", file=sys.stderr)
         return error.exit_code
+    if len(corpus.data) < 2:
+        # a record was written, but it teaches nothing: said as write_stream.py says an empty stream
+        # (probe s32 checkpoint finding 9)
+        print(f"build_fixture: note: the corpus {args.corpus} holds {len(corpus.data)} byte"
+              f"{'' if len(corpus.data) == 1 else 's'}, so no byte is followed by another: every byte "
+              f"targets itself", file=sys.stderr)
     return 0
 
 
