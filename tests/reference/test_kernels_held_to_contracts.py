@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bobc.errors import BobcError
+from bobc.errors import BobcError, shown_path
 from bobc.reference.host import ReferenceHost
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_a_kernel_writing_past_its_contracts_extent_is_refused_naming_it(plan, k
     assert message.startswith(f"the reference kernel linreg-sgd ({__file__}:{wide.__code__.co_firstlineno}) wrote "
                               f"bytes its contract does not say it writes at launch {first_sgd}: "), message
     assert f"its contract lets it write [{W:#x}, {W + 4 * (numpy_model.D + 1):#x}) (argument 0, the parameters W; " \
-           f"{SGD}:{contract_line('//@ param 0 ')})" in message, message
+           f"{shown_path(SGD)}:{contract_line('//@ param 0 ')})" in message, message
     assert "bobc sim holds the kernel's SASS to the same contract" in caught.value.hint
 
 
