@@ -80,3 +80,20 @@ def test_a_temporary_left_beside_the_output_is_named_by_the_next_publication(tmp
     (tmp_path / ".host.tmp-AAAAAA").write_bytes(b"")
     safe_io.publish_file(host, b"third", "-o", mode=0o755)
     assert capsys.readouterr().err.startswith(f"bobc: note: {tmp_path}/.host.tmp-AAAAAA (and 1 more like it) beside ")
+
+
+def test_gcc_runs_with_the_owners_bits_of_the_umask_cleared():
+    """Under umask 277 gcc made its own temporaries (cc*.s) read-only to itself and a non-root
+    build stopped in cc1 ("cannot open ... for writing": fix-tmpfolders' note); gcc now runs
+    with the user's umask less its owner bits, the group and other bits kept."""
+    import os
+    import sys
+
+    from bobc.host import gcc
+
+    child = [sys.executable, "-c", "import os, sys; m = os.umask(0); sys.exit(0 if m == 0o077 else 1)"]
+    before = os.umask(0o277)
+    try:
+        gcc._run(child, "a child reporting its umask")      # raises when the child exits 1
+    finally:
+        os.umask(before)

@@ -258,6 +258,16 @@ def _shortened(diagnostics: str) -> str:
                           else m.group(0), diagnostics)
 
 
+def gcc_umask() -> int:
+    """The umask gcc runs under: the user's, without its owner bits.  gcc makes its own
+    temporaries (cc*.s, cc*.o) by the umask, so one that takes the owner's write bit (277, 222)
+    made them unwritable to gcc itself ("cannot open ... for writing"); the group and other bits
+    the user chose are kept."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current & 0o077
+
+
 def _run(command: list[str], what: str) -> None:
     """Run one gcc; its failure is a HostBuildError with what it printed.  A failure for lack of
     disk space, memory or the file size limit, a path too long, or a signal, is a
@@ -265,7 +275,7 @@ def _run(command: list[str], what: str) -> None:
     `-o` file's and its TMPDIR); a compile or link error of the C it was given is a bug in the C
     bobc generated, and its hint says so (docs/cache.md); any other failure (a gcc that exits
     non-zero printing no such error: a broken toolchain) is the C compiler's, said as that."""
-    result = subprocess.run(command, capture_output=True, text=True, env=gcc_environment())
+    result = subprocess.run(command, capture_output=True, text=True, env=gcc_environment(), umask=gcc_umask())
     if result.returncode != 0:
         diagnostics = _shortened((result.stderr or result.stdout).strip())
         found = resource_failure(result.returncode, diagnostics)
@@ -372,7 +382,7 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
         if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
             return list(kept)
     result = subprocess.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
-                            capture_output=True, text=True, env=gcc_environment())
+                            capture_output=True, text=True, env=gcc_environment(), umask=gcc_umask())
     if result.returncode != 0:
         return ["unlisted"]                    # the compile itself will say what is wrong
     ours = {str(folder.resolve()) for folder in include_dirs}
