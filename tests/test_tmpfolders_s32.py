@@ -35,7 +35,6 @@ def test_the_native_interpreters_scratch_folder_is_its_owners_to_write_whatever_
                                                                                            umask_277):
     import tempfile
 
-    from bobc import cache
     from bobc.host import gcc
     from bobc.native import interpreter
 
