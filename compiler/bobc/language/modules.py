@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -215,6 +216,13 @@ def _module_bytes(spec) -> bytes:
         return get_data(spec.origin)
 
 
+# the first bytes of a module file judged for text (parse.decode_source): a control byte among them
+# (not tab, newlines, form feed) sends the file to parse_file, which says whether it is binary
+# data or UTF-16 text, whatever UTF-8 makes of its bytes
+JUDGED_BYTES = 4096
+_SUSPECT_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def parse_stored(path: Path) -> Module:
     """Parse `path`, or load its tree from bobc's user cache (bobc/cache.py), keyed by a hash of
     the file's bytes, its path (spans name it) and the parser's identity: an edit to the file,
@@ -227,6 +235,8 @@ def parse_stored(path: Path) -> Module:
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return _parse_file(path)        # says what is wrong with the file
+    if _SUSPECT_CONTROL.search(data, 0, JUDGED_BYTES):
+        return _parse_file(path)        # binary data or UTF-16 text, said as such (decode_source)
     from .syntax import Module
 
     key = cache.digest(_parser_identity(), str(path), data)

@@ -17,6 +17,7 @@ from lark import Transformer, v_args
 from ..errors import BobcError, Span
 from ..resources import doc
 from . import limits
+from .modules import JUDGED_BYTES as _JUDGED_BYTES
 from . import syntax as s
 
 
@@ -703,8 +704,6 @@ _BYTE_ORDER_MARK = "\ufeff"
 def parse_module(text: str, path: Path | str) -> s.Module:
     """Parse one module's text; `path` is used for spans and error messages."""
     path_text = str(path)
-    if _SUSPECT_CONTROL.search(text, 0, _JUDGED_BYTES):
-        _refuse_binary_text(text, path)
     if text.startswith(_BYTE_ORDER_MARK):
         # a UTF-8 byte order mark is accepted (as Python, rustc, gcc, Go do) and skipped:
         # columns on line 1 count from the character after it
@@ -749,7 +748,7 @@ class _FileSpan(Span):
 
 # a file's first bytes judged for text: a NUL, or more than this share of control characters
 # (other than tab, newlines, form feed), is binary data, not a module that lost its encoding
-_JUDGED_BYTES, _CONTROL_SHARE = 4096, 0.05
+_CONTROL_SHARE = 0.05
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v")
 # UTF-16 without a byte order mark: at least this share of one half's bytes (every other byte) NUL
 _UTF16_NUL_SHARE = 0.75
@@ -790,26 +789,6 @@ def _binary(data: bytes, nul_within: int = 1 << 16) -> int | None:
     if head and len(controls) > _CONTROL_SHARE * len(head):
         return controls[0]
     return None
-
-
-_SUSPECT_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-
-
-def _refuse_binary_text(text: str, path) -> None:
-    """Refuse text (decoded by a caller that read the file itself: modules.parse_stored) whose
-    start holds control characters as decode_source refuses the file's bytes: binary data or
-    UTF-16.  The file's own bytes are judged where they still give this text (exact offsets)."""
-    data = None
-    try:
-        candidate = Path(path)
-        if candidate.is_file():
-            data = candidate.read_bytes()
-            if data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n") \
-                    not in (text, _BYTE_ORDER_MARK + text):
-                data = None
-    except (OSError, ValueError):
-        data = None
-    decode_source(text.encode("utf-8", "surrogatepass") if data is None else data, path)
 
 
 def decode_source(data: bytes, path) -> str:
