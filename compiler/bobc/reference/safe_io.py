@@ -112,6 +112,17 @@ def stderr_line(line: str, stream=None) -> None:
     buffer.flush()
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` (os.write may write less than asked); a write that makes no
+    progress is an I/O error (EIO), not a loop."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(5, os.strerror(5))
+        view = view[written:]
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
@@ -960,12 +971,7 @@ def _write_temporary(output: _Output) -> str:
     try:
         os.fchmod(fd, 0o666 & ~mask)
         stage = "write"
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            if written <= 0:
-                raise OSError(5, os.strerror(5))
-            view = view[written:]
+        write_all(fd, data)
         stage = "fsync"
         os.fsync(fd)
     except OSError as failure:
@@ -1011,12 +1017,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     try:
         os.fchmod(fd, 0o666 & ~mask)
         stage = "write"
-        view = memoryview(output.data or b"")
-        while view:
-            written = os.write(fd, view)
-            if written <= 0:
-                raise OSError(5, os.strerror(5))
-            view = view[written:]
+        write_all(fd, output.data or b"")
         stage = "fsync"
         os.fsync(fd)
         stage = "close"

@@ -142,15 +142,6 @@ def _pieces(fd: int, expected: int, refused):
         raise refused("changed", f"changed while being read ({expected} bytes, then {then})")
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        if written <= 0:
-            raise OSError(5, os.strerror(5))
-        view = view[written:]
-
-
 def shorter_than_a_context(count: int) -> str:
     """Which bundled shapes' every train or predict request refuses a stream of `count` tokens (one
     context and its target, T + 1 tokens, is the least any reads), as a note; '' when none does."""
@@ -224,7 +215,7 @@ def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
             for piece in _pieces(fd, count, refused):
                 body = widened(piece)
                 again.update(body)
-                _write_all(out, body)
+                safe_io.write_all(out, body)
             os.fsync(out)
         except OSError as failure:
             print(f"{prog}: error: output {safe_io.shown(args.output)} (-o): write of the temporary file failed: "
