@@ -156,6 +156,15 @@ def _round_f32(x64, mode: str):
     raise ValueError(mode)
 
 
+CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)     # PTX's canonical NaN (binary16's: 0x7fff)
+
+
+def _min_max_nan(a, b, nan_modifier: bool):
+    """Where PTX min/max give the canonical NaN: both inputs NaN, or either with .NaN."""
+    a_nan, b_nan = np.isnan(a), np.isnan(b)
+    return (a_nan | b_nan) if nan_modifier else (a_nan & b_nan)
+
+
 def _refuse_too_large(geometry: LaunchGeometry, threads: int, blocks: int) -> None:
     """Refuse, before anything is allocated, a launch past MAX_THREADS or MAX_SHARED_BYTES."""
     (gx, gy, gz), (bx, by, bz) = geometry.grid, geometry.block
@@ -663,9 +672,37 @@ class Launch:
         return ("exit", 0)
 
     def op_BRA(self, ins, mods, o, mask):
-        if len(o) != 1 or o[0].kind != "imm":
-            self._fail(ins, "only a direct branch is modeled", Unmodeled)
+        if mods in (("DIV",), ("CONV",)) and len(o) == 2 and o[1].kind == "imm":
+            return self._convergence_branch(ins, mods[0], o, mask)
+        if mods or len(o) != 1 or o[0].kind != "imm":
+            self._fail(ins, f"only a direct branch (BRA target, and BRA.DIV / BRA.CONV mask, target) is modeled, "
+                            f"not {ins.full_opcode} with {len(o)} operand{'s' if len(o) != 1 else ''}", Unmodeled)
         return ("jump", o[0].value)
+
+    def _convergence_branch(self, ins, kind, o, mask):
+        """BRA.DIV mask, target / BRA.CONV mask, target: ptxas's check before a warp collective whose
+        membermask is `mask` (vote.sync, shfl.sync, match.sync ...).  A warp whose lanes at the
+        instruction are exactly the mask's is converged: it runs the collective inline (BRA.DIV falls
+        through to it, BRA.CONV jumps to it).  Any other warp would take ptxas's divergent path (a
+        WARPSYNC and the collective, in a called function or a WARPSYNC.COLLECTIVE block), which is
+        not modeled: refused here, naming the lanes and the mask."""
+        active = np.ones(self.threads, dtype=bool) if mask is True else mask
+        value = self._full(self.u32(ins, dataclasses.replace(o[0], invert=False)))
+        if o[0].invert:
+            value = ~value
+        lanes = active.reshape(-1, WARP)
+        first = np.argmax(lanes, axis=1)
+        named = value.astype(np.uint64).reshape(-1, WARP)[np.arange(lanes.shape[0]), first]   # the warp's mask
+        at = (lanes.astype(np.uint64) << np.arange(WARP, dtype=np.uint64)).sum(axis=1)
+        diverged = lanes.any(axis=1) & (at != named)
+        if diverged.any():
+            warp = int(np.argmax(diverged))
+            self._fail(ins, f"BRA.{kind}: the warp's lanes at it ({int(at[warp]):#010x}) are not those of its mask "
+                            f"({int(named[warp]):#010x}), so the warp is not converged for the collective that follows "
+                            f"and would take ptxas's divergent path (WARPSYNC and the collective, called), which is "
+                            f"not modeled; give the collective's membermask exactly the lanes that reach it together",
+                       Unmodeled, thread=warp * WARP + int(first[warp]))
+        return ("jump", o[1].value) if kind == "CONV" else None
 
     def op_BAR(self, ins, mods, o, mask):
         """BAR.SYNC / BAR.RED.{POPC,AND,OR} id[, count][, P] park the threads until `count` threads
@@ -1209,9 +1246,16 @@ class Launch:
             self._fset(ins, o[0], a + b, mask, mods)
 
     def op_FMUL(self, ins, mods, o, mask):
-        a, b = self._fp_inputs(ins, mods, o[1:3])
+        """FMUL.RZ/.RM/.RP too (ptxas scales sin.approx / cos.approx by 1/(2 pi) with FMUL.RZ): the
+        binary64 product of two binary32 values is exact, so rounding it once in the mode is right."""
+        rounding = next((m for m in mods if m in ("RZ", "RM", "RP")), None)
+        a, b = self._fp_inputs(ins, tuple(m for m in mods if m != rounding), o[1:3])
         with np.errstate(all="ignore"):
-            self._fset(ins, o[0], a * b, mask, mods)
+            if rounding is None:
+                product = a * b
+            else:
+                product = _round_f32(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64), rounding)
+            self._fset(ins, o[0], product, mask, mods)
 
     def op_FFMA(self, ins, mods, o, mask):
         a, b, c = (v.astype(np.float64) for v in self._fp_inputs(ins, mods, o[1:4]))
@@ -1219,9 +1263,14 @@ class Launch:
             self._fset(ins, o[0], (a * b + c).astype(np.float32), mask, mods)
 
     def op_FMNMX(self, ins, mods, o, mask):
+        """PTX min/max: a NaN input gives the other input; both NaN, or either with .NAN (min.NaN /
+        max.NaN), give the canonical NaN (0x7fffffff), never an input's payload."""
         a, b = self._fp_inputs(ins, tuple(m for m in mods if m != "NAN"), o[1:3])
         take_min = self.pred(ins, o[3])
-        self._fset(ins, o[0], np.where(take_min, np.fmin(a, b), np.fmax(a, b)), mask)
+        with np.errstate(invalid="ignore"):
+            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
+            value = np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
+        self._fset(ins, o[0], value, mask)
 
     _FCOMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                  "GT": np.greater, "GE": np.greater_equal}
@@ -1336,9 +1385,14 @@ class Launch:
             self._half_result(ins, mods, o[0], f(1) * al * bl + cl, f(1) * ah * bh + ch, mask)
 
     def op_HMNMX2(self, ins, mods, o, mask):
+        """Each half as FMNMX: both NaN, or either with .NAN, give the canonical NaN 0x7fff (binary32's
+        0x7fffffff rounds to it: a NaN's payload is truncated to its top 10 bits)."""
         (al, ah), (bl, bh) = self._half_operands(ins, o[1:3])
         take_min = self.pred(ins, o[3])
-        pick = lambda a, b: np.where(take_min, np.fmin(a, b), np.fmax(a, b))
+
+        def pick(a, b):
+            value = np.where(take_min, np.fmin(a, b), np.fmax(a, b))
+            return np.where(_min_max_nan(a, b, "NAN" in mods), _f(CANONICAL_NAN32), value)
         self._half_result(ins, tuple(m for m in mods if m != "NAN"), o[0], pick(al, bl), pick(ah, bh), mask)
 
     def op_F2FP(self, ins, mods, o, mask):
@@ -1932,7 +1986,7 @@ class Launch:
         return op, dtype
 
     @staticmethod
-    def _combine(op, dtype, old: np.uint32, value, swap=None) -> np.uint32:
+    def _combine(op, dtype, old: np.uint32, value, swap=None, ftz=False) -> np.uint32:
         if op == "CAS":                     # PTX atom.cas: old == compare ? swap : old
             return np.uint32(swap if int(old) == int(value) else old)
         if op == "INC":                     # PTX atom.inc: old >= value ? 0 : old + 1
@@ -1940,7 +1994,11 @@ class Launch:
         if op == "DEC":                     # PTX atom.dec: old == 0 or old > value ? value : old - 1
             return np.uint32(value if int(old) == 0 or int(old) > int(value) else int(old) - 1)
         if dtype == "F32":
-            return np.float32(np.uint32(old).view(np.float32) + np.uint32(value).view(np.float32)).view(np.uint32)
+            a, b = np.uint32(old).view(np.float32), np.uint32(value).view(np.float32)
+            if ftz:                         # .FTZ (PTX atom.add.f32): subnormal inputs and result -> signed 0
+                a, b = _ftz32(a), _ftz32(b)
+            total = np.float32(a + b)
+            return (_ftz32(total) if ftz else total).view(np.uint32)
         if op == "ADD":
             return np.uint32((int(old) + int(value)) & 0xFFFFFFFF)
         if op == "EXCH":
@@ -1961,7 +2019,7 @@ class Launch:
         for k, (address, value, swap) in enumerate(zip(addresses.tolist(), values.tolist(), swaps)):
             word = view_of(address)
             olds[k] = word[0]
-            word[0] = self._combine(op, dtype, word[0], value, swap)
+            word[0] = self._combine(op, dtype, word[0], value, swap, "FTZ" in mods)
         return olds
 
     def _operand_values(self, ins, operand, mask):

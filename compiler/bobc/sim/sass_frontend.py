@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..nvtools import nvdisasm
-from ..sass.syntax import split_operands
+from ..sass.syntax import binary32_of_decimal, split_operands
+from ..sass.tables.layouts import FLOAT_IMMEDIATE
 from .faults import SimulationFault
 
 INSTRUCTION_BYTES = 16
@@ -60,6 +61,7 @@ class Operand:
     scale: int = 1            # mem: [R.X4] / [R.X8]: the register scaled
     half: str = ""            # reg: H0_H0 / H1_H1 / F32 lane selection (packed binary16 operands)
     literal: str = ""         # imm / fimm: the text as printed (a float context reads "-126" as -126.0)
+    invert: bool = False      # ~R / ~URZ: bitwise not (read only where the executor applies it: BRA.DIV / .CONV)
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,8 @@ def parse_operand(text: str) -> Operand:
     if t.startswith(("-c[", "|c[", "-|c[")):
         inner = parse_operand(t.lstrip("-").strip("|"))
         return dataclasses.replace(inner, negate=t.startswith("-"), absolute="|" in t)
+    if t.startswith("~") and len(t) > 1:
+        return dataclasses.replace(parse_operand(t[1:]), invert=True)
     if t.startswith("c["):
         m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]", t)
         if not m:
@@ -207,6 +211,23 @@ def _reg(text: str) -> int:
     return 255 if text == "RZ" else int(text[1:])
 
 
+_INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-warp mask (the executor inverts it)
+
+
+def _binary32_immediate(o: Operand) -> Operand:
+    """An immediate of an opcode whose immediates are binary32 values (the assembler's
+    tables.layouts.FLOAT_IMMEDIATE: FADD, FMUL, FFMA, FSETP, FMNMX, FSEL, MUFU) is a number, whatever
+    its spelling: nvdisasm prints 1.0 as `1` and -126.0 as `-126` there, and the assembler encodes
+    such a decimal as its binary32 bits (encoder.immediate, syntax.binary32_of_decimal); a hex
+    immediate is the bits themselves.  So `FSEL R7, R2, 1, !P0` selects 0x3f800000."""
+    if o.kind != "imm" or not o.literal or o.literal.lower().lstrip("+-").startswith("0x"):
+        return o
+    try:
+        return dataclasses.replace(o, kind="fimm", value=binary32_of_decimal(o.literal))
+    except ValueError as problem:
+        raise SimulationFault(f"cannot read float immediate '{o.literal}': {problem}") from None
+
+
 def parse_line(pc: int, text: str, word: int) -> Instruction:
     guard, negated = 7, False
     body = text.strip()
@@ -220,7 +241,14 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
     head, _, rest = body.partition(" ")
     parts = head.split(".")
     try:
-        operands = tuple(parse_operand(o) for o in split_operands(rest)) if rest.strip() else ()
+        texts = list(split_operands(rest)) if rest.strip() else []
+        operands = tuple(parse_operand(o) for o in texts)
+        if parts[0] in FLOAT_IMMEDIATE:
+            operands = tuple(_binary32_immediate(o) for o in operands)
+        for k, (written, o) in enumerate(zip(texts, operands)):
+            if o.invert and (head not in _INVERTED_MASK or k != 0):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "
+                                      f"mask of {' / '.join(sorted(_INVERTED_MASK))})")
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message
