@@ -21,8 +21,7 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..nvtools import nvdisasm
-from ..sass.syntax import binary32_of_decimal, split_operands
-from ..sass.tables.layouts import FLOAT_IMMEDIATE
+from ..sass.syntax import split_operands
 from .faults import SimulationFault
 
 INSTRUCTION_BYTES = 16
@@ -211,21 +210,27 @@ def _reg(text: str) -> int:
     return 255 if text == "RZ" else int(text[1:])
 
 
+# The opcodes whose 32-bit immediate is a binary32 number (the ISA's, declared here apart from the
+# assembler's tables, as the rest of the simulator's facts are): nvdisasm prints 1.0 there as `1`.
+FLOAT_IMMEDIATE_OPCODES = frozenset({"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"})
+
 _INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-warp mask (the executor inverts it)
 
 
 def _binary32_immediate(o: Operand) -> Operand:
-    """An immediate of an opcode whose immediates are binary32 values (the assembler's
-    tables.layouts.FLOAT_IMMEDIATE: FADD, FMUL, FFMA, FSETP, FMNMX, FSEL, MUFU) is a number, whatever
-    its spelling: nvdisasm prints 1.0 as `1` and -126.0 as `-126` there, and the assembler encodes
-    such a decimal as its binary32 bits (encoder.immediate, syntax.binary32_of_decimal); a hex
-    immediate is the bits themselves.  So `FSEL R7, R2, 1, !P0` selects 0x3f800000."""
+    """An immediate of an opcode whose immediates are binary32 values (FLOAT_IMMEDIATE_OPCODES) is
+    a number, whatever its spelling: nvdisasm prints 1.0 as `1` and -126.0 as `-126` there, and a
+    decimal written so stands for its binary32 bits; a hex immediate is the bits themselves.  So
+    `FSEL R7, R2, 1, !P0` selects 0x3f800000."""
+    import struct
+
     if o.kind != "imm" or not o.literal or o.literal.lower().lstrip("+-").startswith("0x"):
         return o
     try:
-        return dataclasses.replace(o, kind="fimm", value=binary32_of_decimal(o.literal))
-    except ValueError as problem:
-        raise SimulationFault(f"cannot read float immediate '{o.literal}': {problem}") from None
+        bits = struct.unpack("<I", struct.pack("<f", float(o.literal)))[0]
+    except (OverflowError, ValueError):
+        raise SimulationFault(f"cannot read float immediate '{o.literal}': beyond binary32's range") from None
+    return dataclasses.replace(o, kind="fimm", value=bits)
 
 
 def parse_line(pc: int, text: str, word: int) -> Instruction:
@@ -243,7 +248,7 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
     try:
         texts = list(split_operands(rest)) if rest.strip() else []
         operands = tuple(parse_operand(o) for o in texts)
-        if parts[0] in FLOAT_IMMEDIATE:
+        if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
         for k, (written, o) in enumerate(zip(texts, operands)):
             if o.invert and (head not in _INVERTED_MASK or k != 0):
