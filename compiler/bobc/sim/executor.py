@@ -936,9 +936,14 @@ class Launch:
         if carries:
             if any(x.negate for x in (a, b, c)):
                 self._fail(ins, "a carry out of a subtraction is not modeled", Unmodeled)
-            self._dst(ins, carries[0], (total >> 32) & 1 == 1, mask)
             if len(carries) > 1:
-                self._dst(ins, carries[1], (total >> 33) & 1 == 1, mask)
+                # two carry-outs count the carries (0, 1 or 2), each predicate worth 1 as IADD3.X adds
+                # it: ptxas's add.s64 of three words reads the high word as IADD3.X RZ, RZ, RZ, P0, P1
+                count = total >> 32
+                self._dst(ins, carries[0], count >= 1, mask)
+                self._dst(ins, carries[1], count >= 2, mask)
+            else:
+                self._dst(ins, carries[0], (total >> 32) & 1 == 1, mask)
 
     def op_VIADD(self, ins, mods, o, mask):
         total = np.asarray(self.u32(ins, o[1])).astype(np.int64) + np.asarray(self.u32(ins, o[2])).astype(np.int64)
