@@ -910,6 +910,11 @@ class Launch:
         shift = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
         # the whole 32-bit amount, clamped: the GPU shifts by 0x80, 0x100 or 0x80000004 as by 32 (an sm_90
         # H100 in session 30, tests/gpu/test_sim_shift_amounts.py), as PTX's shr/shl clamp; no low-bit mask
+        if "W" in mods:
+            # .W wraps the amount (PTX shf.{l,r}.wrap.b32: n & 31, CUDA's __funnelshift_l/r)
+            if wide:
+                self._unmodeled(ins, f"{ins.full_opcode} (a wrapped 64-bit shift)")
+            shift = shift & np.uint64(31)
         shift = np.minimum(shift, np.uint64(64 if wide else 32))
         both = (high << np.uint64(32)) | low
         if "L" in mods:
