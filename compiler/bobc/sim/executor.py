@@ -982,9 +982,22 @@ class Launch:
             self._dst(ins, carry, total >> 32 == 1, mask)
 
     def op_IMAD(self, ins, mods, o, mask):
-        d = o[0]
+        d, rest = o[0], list(o[1:])
+        # IMAD.WIDE.U32 R10, P0, a, b, Rc / IMAD.HI.U32 R7, P0, a, b, Rc: a carry out of the 64-bit sum
+        # (ptxas's mul.hi.u64, mad.hi.cc); .X: a carry in, the last operand
+        carry = rest.pop(0) if rest and rest[0].kind in ("pred", "upred") else None
+        carry_in = rest.pop() if "X" in mods and rest and rest[-1].kind in ("pred", "upred") else None
+        if len(rest) != 3:
+            self._unmodeled(ins, f"{ins.full_opcode} with {len(o)} operands")
+        if "X" in mods and carry_in is None:
+            self._unmodeled(ins, f"{ins.full_opcode} without a carry-in predicate")
+        if carry is not None and not ("WIDE" in mods and "U32" in mods or "HI" in mods):
+            self._unmodeled(ins, f"{ins.full_opcode} with a carry-out predicate")
+        if carry_in is not None and "HI" in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (a carry into IMAD.HI's sum)")
+        cin = np.uint64(0) if carry_in is None else np.asarray(self.pred(ins, carry_in)).astype(np.uint64)
         if "WIDE" in mods:
-            a, b, c = o[1:4]
+            a, b, c = rest
             dtype = np.uint32 if "U32" in mods else np.int32
             av = np.asarray(self.u32(ins, a)).astype(np.uint32).view(dtype).astype(np.int64) \
                 if np.ndim(self.u32(ins, a)) else np.int64(np.uint32(self.u32(ins, a)).view(dtype))
@@ -1000,30 +1013,46 @@ class Launch:
                 addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
                 if c.negate or (c.literal.startswith("-")):
                     addend = addend | np.uint64(0xFFFFFFFF00000000)
-            total = self._full(product + addend)
+            total, overflow = self._add64(product, addend, cin)
             self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
             self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
+            if carry is not None:
+                self._dst(ins, carry, overflow, mask)
             return
-        rest = list(o[1:])
-        a, b, c = rest[:3]
+        a, b, c = rest
         av = np.asarray(self.u32(ins, a)).astype(np.uint64)
         bv = np.asarray(self.u32(ins, b)).astype(np.uint64)
         if "HI" in mods:
+            # the 64-bit product plus the 64-bit addend Rc+1:Rc (ptxas's mad.hi.u32 d, a, b, c sets
+            # MOV R4, RZ with c in R5, then IMAD.HI.U32 Rd, a, b, R4), bits 63:32 of the sum
             if "U32" in mods:
-                product = (av * bv) >> np.uint64(32)
+                product = av * bv
             else:
                 sa = av.astype(np.uint32).view(np.int32).astype(np.int64) if av.ndim else \
                     np.int64(np.uint32(av).view(np.int32))
                 sb = bv.astype(np.uint32).view(np.int32).astype(np.int64) if bv.ndim else \
                     np.int64(np.uint32(bv).view(np.int32))
-                product = ((np.asarray(sa) * np.asarray(sb)) >> 32).astype(np.uint64)
-            total = product + np.asarray(self.u32(ins, c)).astype(np.uint64)
-        else:
-            total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64)
-        if "X" in mods:
-            total = total + np.asarray(self.pred(ins, rest[3])).astype(np.uint64)
+                product = (np.asarray(sa) * np.asarray(sb)).astype(np.uint64)
+            if c.kind not in ("reg", "ureg", "const") or c.negate:
+                self._unmodeled(ins, f"{ins.full_opcode} with the addend {c.literal or 'operand'} "
+                                     "(only a register pair or a constant pair is modeled)")
+            addend = np.asarray(self.raw(ins, c, 0)).astype(np.uint64) | (
+                np.asarray(self.raw(ins, c, 1)).astype(np.uint64) << np.uint64(32))
+            total, overflow = self._add64(product, addend, cin)
+            self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask)
+            if carry is not None:
+                self._dst(ins, carry, overflow, mask)
+            return
+        total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64) + cin
         total = self._full(total & MASK32)
         self._dst(ins, d, total.astype(np.uint32), mask)
+
+    def _add64(self, x, y, z):
+        """(x + y + z) mod 2^64 per thread and whether it carried past bit 63 (x, y: uint64; z: 0 or 1)."""
+        x, y, z = (self._full(np.asarray(v, dtype=np.uint64)) for v in (x, y, z))
+        first = x + y
+        total = first + z
+        return total, (first < x) | (total < first)
 
     _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                 "GT": np.greater, "GE": np.greater_equal}
