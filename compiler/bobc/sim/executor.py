@@ -1170,9 +1170,34 @@ class Launch:
             out |= byte << np.uint64(8 * k)
         self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
 
+    @staticmethod
+    def _int_to_float(negative, magnitude, precision: int, mode: str):
+        """The integers (-1)^negative * magnitude (uint64) rounded once to `precision` significant bits
+        (24: binary32, 53: binary64) by `mode` (RN, RZ, RM, RP), as binary64 (exact: the result has at
+        most 53 significant bits)."""
+        negative = np.asarray(negative, dtype=bool)
+        m = np.asarray(magnitude, dtype=np.uint64)
+        length = np.zeros(m.shape, dtype=np.int64)
+        for k in range(64):
+            length = np.where(m >> np.uint64(k) != 0, k + 1, length)
+        drop = np.maximum(length - precision, 0).astype(np.uint64)
+        kept = m >> drop
+        rest = m & ((np.uint64(1) << drop) - np.uint64(1))
+        half = np.where(drop > 0, np.uint64(1) << np.maximum(drop, np.uint64(1)) - np.uint64(1), np.uint64(0))
+        if mode == "RN":
+            up = (rest > half) | ((rest == half) & (rest != 0) & (kept & np.uint64(1) == 1))
+        elif mode == "RZ":
+            up = np.zeros(m.shape, dtype=bool)
+        elif mode in ("RM", "RP"):
+            up = (rest != 0) & (negative if mode == "RM" else ~negative)
+        else:
+            raise ValueError(mode)
+        value = np.ldexp((kept + up.astype(np.uint64)).astype(np.float64), drop.astype(np.int64))
+        return np.where(negative, -value, value)
+
     def op_I2F(self, ins, mods, o, mask):
         src64 = "S64" in mods or "U64" in mods
-        unsigned = "U32" in mods or "U64" in mods
+        unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
         if "F16" in mods:
@@ -1180,13 +1205,18 @@ class Launch:
         if src64:
             low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
             high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
-            bits = (high << np.uint64(32)) | low
-            value = bits.astype(np.float64) if unsigned else bits.view(np.int64).astype(np.float64)
-            if mode != "RN":
-                self._unmodeled(ins, f"{ins.full_opcode} (a directed rounding of a 64-bit integer)")
+            bits = self._full((high << np.uint64(32)) | low)
+            negative = np.zeros(bits.shape, dtype=bool) if unsigned else bits >= np.uint64(1 << 63)
+            magnitude = np.where(negative, np.uint64(0) - bits, bits)
+            # rounded once, from the integer (a cast through binary64 would round twice)
+            value = self._int_to_float(negative, magnitude, 53 if to64 else 24, mode)
         else:
-            value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if unsigned
-                     else self._typed(ins, o[1], np.int32).astype(np.float64))
+            # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
+            width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
+            word = np.asarray(self.u32(ins, o[1])).astype(np.int64) & ((1 << width) - 1)
+            if not unsigned:
+                word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
+            value = word.astype(np.float64)
         value = self._full(value)
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
