@@ -1242,13 +1242,17 @@ class Launch:
         mode = next((m for m in mods if m in rounding), None)
         x = self._full(np.asarray(x, dtype=np.float64))
         r = rounding[mode](x) if mode else np.rint(x)
-        kind = "U64" if "U64" in mods else "S64" if "S64" in mods else "U32" if "U32" in mods else "S32"
+        # saturated to the destination's range (PTX cvt: .sat is implied for a float-to-integer conversion);
+        # a 16- or 8-bit result is written sign- or zero-extended (ptxas reads F2I.S16's register as the s16)
+        kind = next((k for k in ("U64", "S64", "U16", "S16", "U8", "S8", "U32") if k in mods), "S32")
         low, high = {"U32": (0, 2**32 - 1), "S32": (-2**31, 2**31 - 1),
+                     "U16": (0, 2**16 - 1), "S16": (-2**15, 2**15 - 1),
+                     "U8": (0, 2**8 - 1), "S8": (-2**7, 2**7 - 1),
                      "U64": (0, 2**64 - 1), "S64": (-2**63, 2**63 - 1)}[kind]
         nan = np.isnan(r)
         r = np.where(nan, 0.0, r)
         if kind.endswith("64"):
-            out = np.array([0 if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
+            out = np.array([low if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
             bits = np.array([int(v) & (2**64 - 1) for v in out], dtype=np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
             self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)
