@@ -947,6 +947,11 @@ class Launch:
         shift = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
         # the whole 32-bit amount, clamped: the GPU shifts by 0x80, 0x100 or 0x80000004 as by 32 (an sm_90
         # H100 in session 30, tests/gpu/test_sim_shift_amounts.py), as PTX's shr/shl clamp; no low-bit mask
+        if "W" in mods:
+            # .W wraps the amount (PTX shf.{l,r}.wrap.b32: n & 31, CUDA's __funnelshift_l/r)
+            if wide:
+                self._unmodeled(ins, f"{ins.full_opcode} (a wrapped 64-bit shift)")
+            shift = shift & np.uint64(31)
         shift = np.minimum(shift, np.uint64(64 if wide else 32))
         both = (high << np.uint64(32)) | low
         if "L" in mods:
@@ -973,9 +978,14 @@ class Launch:
         if carries:
             if any(x.negate for x in (a, b, c)):
                 self._fail(ins, "a carry out of a subtraction is not modeled", Unmodeled)
-            self._dst(ins, carries[0], (total >> 32) & 1 == 1, mask)
             if len(carries) > 1:
-                self._dst(ins, carries[1], (total >> 33) & 1 == 1, mask)
+                # two carry-outs count the carries (0, 1 or 2), each predicate worth 1 as IADD3.X adds
+                # it: ptxas's add.s64 of three words reads the high word as IADD3.X RZ, RZ, RZ, P0, P1
+                count = total >> 32
+                self._dst(ins, carries[0], count >= 1, mask)
+                self._dst(ins, carries[1], count >= 2, mask)
+            else:
+                self._dst(ins, carries[0], (total >> 32) & 1 == 1, mask)
 
     def op_VIADD(self, ins, mods, o, mask):
         total = np.asarray(self.u32(ins, o[1])).astype(np.int64) + np.asarray(self.u32(ins, o[2])).astype(np.int64)
@@ -1009,9 +1019,22 @@ class Launch:
             self._dst(ins, carry, total >> 32 == 1, mask)
 
     def op_IMAD(self, ins, mods, o, mask):
-        d = o[0]
+        d, rest = o[0], list(o[1:])
+        # IMAD.WIDE.U32 R10, P0, a, b, Rc / IMAD.HI.U32 R7, P0, a, b, Rc: a carry out of the 64-bit sum
+        # (ptxas's mul.hi.u64, mad.hi.cc); .X: a carry in, the last operand
+        carry = rest.pop(0) if rest and rest[0].kind in ("pred", "upred") else None
+        carry_in = rest.pop() if "X" in mods and rest and rest[-1].kind in ("pred", "upred") else None
+        if len(rest) != 3:
+            self._unmodeled(ins, f"{ins.full_opcode} with {len(o)} operands")
+        if "X" in mods and carry_in is None:
+            self._unmodeled(ins, f"{ins.full_opcode} without a carry-in predicate")
+        if carry is not None and not ("WIDE" in mods and "U32" in mods or "HI" in mods):
+            self._unmodeled(ins, f"{ins.full_opcode} with a carry-out predicate")
+        if carry_in is not None and "HI" in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (a carry into IMAD.HI's sum)")
+        cin = np.uint64(0) if carry_in is None else np.asarray(self.pred(ins, carry_in)).astype(np.uint64)
         if "WIDE" in mods:
-            a, b, c = o[1:4]
+            a, b, c = rest
             dtype = np.uint32 if "U32" in mods else np.int32
             av = np.asarray(self.u32(ins, a)).astype(np.uint32).view(dtype).astype(np.int64) \
                 if np.ndim(self.u32(ins, a)) else np.int64(np.uint32(self.u32(ins, a)).view(dtype))
@@ -1027,30 +1050,46 @@ class Launch:
                 addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
                 if c.negate or (c.literal.startswith("-")):
                     addend = addend | np.uint64(0xFFFFFFFF00000000)
-            total = self._full(product + addend)
+            total, overflow = self._add64(product, addend, cin)
             self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
             self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
+            if carry is not None:
+                self._dst(ins, carry, overflow, mask)
             return
-        rest = list(o[1:])
-        a, b, c = rest[:3]
+        a, b, c = rest
         av = np.asarray(self.u32(ins, a)).astype(np.uint64)
         bv = np.asarray(self.u32(ins, b)).astype(np.uint64)
         if "HI" in mods:
+            # the 64-bit product plus the 64-bit addend Rc+1:Rc (ptxas's mad.hi.u32 d, a, b, c sets
+            # MOV R4, RZ with c in R5, then IMAD.HI.U32 Rd, a, b, R4), bits 63:32 of the sum
             if "U32" in mods:
-                product = (av * bv) >> np.uint64(32)
+                product = av * bv
             else:
                 sa = av.astype(np.uint32).view(np.int32).astype(np.int64) if av.ndim else \
                     np.int64(np.uint32(av).view(np.int32))
                 sb = bv.astype(np.uint32).view(np.int32).astype(np.int64) if bv.ndim else \
                     np.int64(np.uint32(bv).view(np.int32))
-                product = ((np.asarray(sa) * np.asarray(sb)) >> 32).astype(np.uint64)
-            total = product + np.asarray(self.u32(ins, c)).astype(np.uint64)
-        else:
-            total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64)
-        if "X" in mods:
-            total = total + np.asarray(self.pred(ins, rest[3])).astype(np.uint64)
+                product = (np.asarray(sa) * np.asarray(sb)).astype(np.uint64)
+            if c.kind not in ("reg", "ureg", "const") or c.negate:
+                self._unmodeled(ins, f"{ins.full_opcode} with the addend {c.literal or 'operand'} "
+                                     "(only a register pair or a constant pair is modeled)")
+            addend = np.asarray(self.raw(ins, c, 0)).astype(np.uint64) | (
+                np.asarray(self.raw(ins, c, 1)).astype(np.uint64) << np.uint64(32))
+            total, overflow = self._add64(product, addend, cin)
+            self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask)
+            if carry is not None:
+                self._dst(ins, carry, overflow, mask)
+            return
+        total = av * bv + np.asarray(self.u32(ins, c)).astype(np.uint64) + cin
         total = self._full(total & MASK32)
         self._dst(ins, d, total.astype(np.uint32), mask)
+
+    def _add64(self, x, y, z):
+        """(x + y + z) mod 2^64 per thread and whether it carried past bit 63 (x, y: uint64; z: 0 or 1)."""
+        x, y, z = (self._full(np.asarray(v, dtype=np.uint64)) for v in (x, y, z))
+        first = x + y
+        total = first + z
+        return total, (first < x) | (total < first)
 
     _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                 "GT": np.greater, "GE": np.greater_equal}
@@ -1168,9 +1207,34 @@ class Launch:
             out |= byte << np.uint64(8 * k)
         self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
 
+    @staticmethod
+    def _int_to_float(negative, magnitude, precision: int, mode: str):
+        """The integers (-1)^negative * magnitude (uint64) rounded once to `precision` significant bits
+        (24: binary32, 53: binary64) by `mode` (RN, RZ, RM, RP), as binary64 (exact: the result has at
+        most 53 significant bits)."""
+        negative = np.asarray(negative, dtype=bool)
+        m = np.asarray(magnitude, dtype=np.uint64)
+        length = np.zeros(m.shape, dtype=np.int64)
+        for k in range(64):
+            length = np.where(m >> np.uint64(k) != 0, k + 1, length)
+        drop = np.maximum(length - precision, 0).astype(np.uint64)
+        kept = m >> drop
+        rest = m & ((np.uint64(1) << drop) - np.uint64(1))
+        half = np.where(drop > 0, np.uint64(1) << np.maximum(drop, np.uint64(1)) - np.uint64(1), np.uint64(0))
+        if mode == "RN":
+            up = (rest > half) | ((rest == half) & (rest != 0) & (kept & np.uint64(1) == 1))
+        elif mode == "RZ":
+            up = np.zeros(m.shape, dtype=bool)
+        elif mode in ("RM", "RP"):
+            up = (rest != 0) & (negative if mode == "RM" else ~negative)
+        else:
+            raise ValueError(mode)
+        value = np.ldexp((kept + up.astype(np.uint64)).astype(np.float64), drop.astype(np.int64))
+        return np.where(negative, -value, value)
+
     def op_I2F(self, ins, mods, o, mask):
         src64 = "S64" in mods or "U64" in mods
-        unsigned = "U32" in mods or "U64" in mods
+        unsigned = any(m in mods for m in ("U8", "U16", "U32", "U64"))
         to64 = "F64" in mods
         mode = next((m for m in mods if m in ("RN", "RZ", "RM", "RP")), "RN")
         if "F16" in mods:
@@ -1178,13 +1242,18 @@ class Launch:
         if src64:
             low = np.asarray(self.raw(ins, o[1], 0)).astype(np.uint64)
             high = np.asarray(self.raw(ins, o[1], 1)).astype(np.uint64)
-            bits = (high << np.uint64(32)) | low
-            value = bits.astype(np.float64) if unsigned else bits.view(np.int64).astype(np.float64)
-            if mode != "RN":
-                self._unmodeled(ins, f"{ins.full_opcode} (a directed rounding of a 64-bit integer)")
+            bits = self._full((high << np.uint64(32)) | low)
+            negative = np.zeros(bits.shape, dtype=bool) if unsigned else bits >= np.uint64(1 << 63)
+            magnitude = np.where(negative, np.uint64(0) - bits, bits)
+            # rounded once, from the integer (a cast through binary64 would round twice)
+            value = self._int_to_float(negative, magnitude, 53 if to64 else 24, mode)
         else:
-            value = (np.asarray(self.u32(ins, o[1])).astype(np.uint32).astype(np.float64) if unsigned
-                     else self._typed(ins, o[1], np.int32).astype(np.float64))
+            # I2F.S16 / .U16 / .S8 / .U8 convert the register's low 16 or 8 bits, sign- or zero-extended
+            width = 16 if ("S16" in mods or "U16" in mods) else 8 if ("S8" in mods or "U8" in mods) else 32
+            word = np.asarray(self.u32(ins, o[1])).astype(np.int64) & ((1 << width) - 1)
+            if not unsigned:
+                word = np.where(word >= 1 << (width - 1), word - (1 << width), word)
+            value = word.astype(np.float64)
         value = self._full(value)
         if to64:
             bits = value.astype(np.float64).view(np.uint64)
@@ -1210,13 +1279,17 @@ class Launch:
         mode = next((m for m in mods if m in rounding), None)
         x = self._full(np.asarray(x, dtype=np.float64))
         r = rounding[mode](x) if mode else np.rint(x)
-        kind = "U64" if "U64" in mods else "S64" if "S64" in mods else "U32" if "U32" in mods else "S32"
+        # saturated to the destination's range (PTX cvt: .sat is implied for a float-to-integer conversion);
+        # a 16- or 8-bit result is written sign- or zero-extended (ptxas reads F2I.S16's register as the s16)
+        kind = next((k for k in ("U64", "S64", "U16", "S16", "U8", "S8", "U32") if k in mods), "S32")
         low, high = {"U32": (0, 2**32 - 1), "S32": (-2**31, 2**31 - 1),
+                     "U16": (0, 2**16 - 1), "S16": (-2**15, 2**15 - 1),
+                     "U8": (0, 2**8 - 1), "S8": (-2**7, 2**7 - 1),
                      "U64": (0, 2**64 - 1), "S64": (-2**63, 2**63 - 1)}[kind]
         nan = np.isnan(r)
         r = np.where(nan, 0.0, r)
         if kind.endswith("64"):
-            out = np.array([0 if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
+            out = np.array([low if v <= low else high if v >= high else int(v) for v in r.tolist()], dtype=object)
             bits = np.array([int(v) & (2**64 - 1) for v in out], dtype=np.uint64)
             self._dst(ins, o[0], (bits & MASK32).astype(np.uint32), mask)
             self._dst(ins, o[0], (bits >> np.uint64(32)).astype(np.uint32), mask, 1)

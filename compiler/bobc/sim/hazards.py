@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import latencies as L
-from .faults import Hazard
+from .faults import Hazard, Unmodeled
 from .sass_frontend import NO_SCOREBOARD, Instruction
 
 RZ, PT, URZ = 255, 7, 63
@@ -145,7 +145,14 @@ def effects(ins: Instruction) -> Effects:
             for o in ops[1:]:
                 src(o)
             return e
+    if base == "IMAD" and ops and ops[0].kind == "reg" and len(ops) > 1 and ops[1].kind in ("pred", "upred"):
+        dst(ops.pop(1))                                          # IMAD.WIDE.U32 R10, P0, ...: a carry out
     if base == "IMAD" and "WIDE" in mods:
+        if len(ops) == 5 and "X" in mods:
+            src(ops.pop())                                       # .X: the carry in
+        if len(ops) != 4:
+            raise Unmodeled(f"instruction at {ins.pc:#06x} ({ins.text}): {ins.text.split()[0]} with "
+                            f"{len(ins.operands)} operands is not modeled")
         d, a, b, c = ops
         e.dst_regs += [(d.index, "wide_lo"), (d.index + 1, "wide_hi")] if d.index != RZ else []
         src(a, "wide_ab"), src(b, "wide_ab")
@@ -154,6 +161,8 @@ def effects(ins: Instruction) -> Effects:
         else:
             src(c, "fma", 2)
         return e
+    if base == "IMAD" and "HI" in mods and len(ops) >= 4:
+        widths = widths[:3] + [2] + widths[4:]                   # the addend is the pair Rc+1:Rc
     dst(ops[0], widths[0])
     rest, widths = ops[1:], widths[1:]
     while rest and rest[0].kind in ("pred", "upred") and base in ("IADD3", "LEA") and len(rest) > 3:
@@ -186,7 +195,10 @@ class Checker:
     def _plan(self, ins: Instruction):
         """Per instruction, once: its reads as (key, name, required cycles by writer class or a
         constant) and its writes as (key, writer class)."""
-        e = effects(ins)
+        try:
+            e = effects(ins)
+        except Unmodeled as fault:
+            raise Unmodeled(f"{self.launch}: {fault.message}") from None
         reads = [(("R", reg), f"R{reg}", L.RAW[rclass]) for reg, rclass in e.src_regs]
         reads += [(("P", pred), f"P{pred}", L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
         reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW) for ureg in e.src_uregs]
