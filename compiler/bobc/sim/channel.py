@@ -379,7 +379,7 @@ class Channel:
             self._code_cache[key] = sass_frontend.decode(code, d.arch)
         bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
         geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch, d.shared_memory,
-                                  cluster=d.cluster)
+                                  cluster=d.cluster, barriers=d.barriers)
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
         self.memory.footprint = self.footprints.get(qmd_address)
