@@ -340,7 +340,8 @@ def shared_memory_bytes(declared: int) -> int:
 
 def sm_config(kib: int) -> int:
     """A carve-out as the QMD's *_SM_CONFIG_SHARED_MEM_SIZE fields write it: 4 KiB units,
-    plus one (open-gpu-doc's field comments; tinygrad and NVK write 100 KiB as 0x1A)."""
+    plus one, as tinygrad and NVK write it (100 KiB as 0x1A; open-gpu-doc's QMD headers give
+    the fields' bits only, clc7c0qmd.h and clcbc0qmd.h have no comment on them)."""
     return kib * 1024 // 4096 + 1
 
 
