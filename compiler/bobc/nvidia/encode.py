@@ -883,7 +883,10 @@ def prologue(target: Target) -> pb.Pushbuffer:
     push.inc(sub, pb.HOST["SET_OBJECT"], target.compute_class)
     push.inc(sub, c["SET_SHADER_SHARED_MEMORY_WINDOW_A"], SHARED_MEMORY_WINDOW >> 32, SHARED_MEMORY_WINDOW & 0xFFFFFFFF)
     push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_WINDOW_A"], LOCAL_MEMORY_WINDOW >> 32, LOCAL_MEMORY_WINDOW & 0xFFFFFFFF)
-    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"], LOCAL_MEMORY_BASE >> 32, LOCAL_MEMORY_BASE & 0xFFFFFFFF)
+    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"],
+             pb.upper_field("SET_SHADER_LOCAL_MEMORY_A", target.compute_class, LOCAL_MEMORY_BASE >> 32,
+                            f"the {target.name} prologue's local memory backing at {LOCAL_MEMORY_BASE:#x}"),
+             LOCAL_MEMORY_BASE & 0xFFFFFFFF)
     push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A"], LOCAL_MEMORY_SIZE >> 32,
              LOCAL_MEMORY_SIZE & 0xFFFFFFFF, LOCAL_MEMORY_MAX_SM_COUNT)
     push.immd(sub, c["INVALIDATE_SHADER_CACHES_NO_WFI"],
