@@ -52,3 +52,20 @@ def test_no_citation_of_open_gpu_docs_field_comments():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"open-gpu-doc'?s? (field )?comments?", line)]
     assert not cited, f"open-gpu-doc's QMD headers have no field comments: {cited}"
+
+
+def test_the_build_version_comment_states_the_order_the_shim_asks_in():
+    """nv_ctrl.h says which GET_BUILD_VERSION_V2 layout the shim asks with first: the one
+    check_driver_version's first rm_control passes (its struct's pinned size)."""
+    header = (REPO / "runtime_c" / "nv_ctrl.h").read_text(encoding="utf-8")
+    shim = (REPO / "runtime_c" / "nv_shim.c").read_text(encoding="utf-8")
+    sizes = {m.group(1): int(m.group(2)) for m in re.finditer(r"_Static_assert\(sizeof\((\w+)\) == (\d+)", header)}
+    body = shim.split("static int check_driver_version(", 1)[1].split("\n}\n", 1)[0]
+    declared = dict((var, typ) for typ, var in re.findall(r"\b(rt_nv0000_build_version_v2\w*)\s+(\w+);", body))
+    asked = [sizes[declared[var]] for var in re.findall(r"rm_control\([^;]*?&(\w+), sizeof \1\)", body)]
+    assert len(asked) == 2 and sorted(asked) == [776, 1032], asked
+    comment = " ".join(header.split("NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 (0x13e)", 1)[1].split("*/", 1)[0]
+                       .replace("*", " ").split())
+    m = re.search(r"asks with the (\d+)-byte layout first", comment)
+    assert m, f"nv_ctrl.h does not say which layout the shim asks with first: {comment}"
+    assert int(m.group(1)) == asked[0], f"nv_ctrl.h says {m.group(1)} bytes first; nv_shim.c asks with {asked[0]}"
