@@ -13,8 +13,10 @@
 
 /* NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 (0x13e) on the client.  Two
  * layouts are published: three 256-byte strings (776 bytes) and, in later
- * headers, four (a driverBranch string, 1032 bytes).  The shim asks with the
- * first and, on NV_ERR_INVALID_PARAM_STRUCT, with the second. */
+ * headers, four (a driverBranch string, 1032 bytes: OGKM 580.105.08's
+ * ctrl0000system.h).  The shim asks with the 1032-byte layout first and, on any
+ * error, with the 776-byte one; failing both, it reads /proc/driver/nvidia/version
+ * (nv_shim.c check_driver_version). */
 #define NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 0x13Eu
 typedef struct {
     char     driverVersionBuffer[256];

@@ -325,8 +325,8 @@ _Static_assert(offsetof(rt_nv_memory_alloc, hVASpace) == 108, "MEMORY_ALLOCATION
 #define NVOS32_ALLOC_FLAGS_FIXED_ADDRESS_ALLOCATE 0x00000010u
 #define NVOS32_ALLOC_FLAGS_VIRTUAL           0x00080000u
 
-/* NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS, OGKM sdk class/cla06c.h: 20 bytes
- * (facts section 1.8). */
+/* NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS, OGKM sdk nvos.h (KEPLER_CHANNEL_GROUP_A's
+ * parameters; class/cla06c.h holds only the class ID): 20 bytes (facts section 1.8). */
 typedef struct {
     NvHandle hObjectError;     /* 0 */
     NvHandle hObjectEccError;  /* 4 */
@@ -338,7 +338,8 @@ typedef struct {
 _Static_assert(sizeof(rt_nv_channel_group_alloc) == 20, "NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS is 20 bytes");
 #define NV2080_ENGINE_TYPE_GRAPHICS 1u
 
-/* NV_CTXSHARE_ALLOCATION_PARAMETERS, class/cl9067.h (12 bytes). */
+/* NV_CTXSHARE_ALLOCATION_PARAMETERS, OGKM sdk nvos.h (FERMI_CONTEXT_SHARE_A's parameters;
+ * class/cl9067.h holds only the class ID), 12 bytes. */
 typedef struct {
     NvHandle hVASpace;
     uint32_t flags;
@@ -398,7 +399,8 @@ _Static_assert(offsetof(rt_nv_channel_alloc, engineType) == 128, "CHANNEL.engine
 _Static_assert(offsetof(rt_nv_channel_alloc, instanceMem) == 144, "CHANNEL.instanceMem@144");
 _Static_assert(offsetof(rt_nv_channel_alloc, tpcConfigID) == 360, "CHANNEL.tpcConfigID@360");
 
-/* NV_HOPPER_USERMODE_A_PARAMS, class/clc661.h {bBar1Mapping, bPriv}. */
+/* NV_HOPPER_USERMODE_A_PARAMS, OGKM sdk nvos.h {bBar1Mapping, bPriv} (HOPPER_USERMODE_A's
+ * parameters; class/clc661.h holds only the class ID). */
 typedef struct {
     uint8_t bBar1Mapping;
     uint8_t bPriv;

@@ -21,7 +21,7 @@ from bobc.targets import SM86, SM90
 
 def _qmd(target, grid, cluster=(1, 1, 1)):
     return grid_qmd(target, "launch 0 (k)", grid, (128, 1, 1), 96, 0x8000, 0x10_0000_0000, 0x1000,
-                    0x12_0000_0000, cluster=cluster)
+                    0x12_0000_0000, cluster=cluster, barriers=1)
 
 
 def test_sm90_cluster_qmd_is_libcudas():

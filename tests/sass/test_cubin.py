@@ -58,7 +58,7 @@ def test_barrier_count_is_ptxas_num_barriers(arch):
     import gzip
     from pathlib import Path
     from bobc.sass.assembler import assemble_listing
-    from bobc.sass.cubin import barrier_count
+    from bobc.sass.cubin import barrier_count, code_barrier_count
     path = Path(__file__).parent / "data" / "listings" / f"corpus3.{arch}.lst.gz"
     text = gzip.decompress(path.read_bytes()).decode()
     ptxas = {}
@@ -68,9 +68,13 @@ def test_barrier_count_is_ptxas_num_barriers(arch):
         m = re.search(r"EIATTR_NUM_BARRIERS.*?\.byte\s+0x02, 0x4c\s+.*?\.byte\s+(0x[0-9a-f]+)", section, re.S)
         if m:
             ptxas[name] = int(m.group(1), 16)
-    ours = {name: barrier_count(a) for name, a in assemble_listing(text, TARGETS[arch]).items()}
+    assembled = assemble_listing(text, TARGETS[arch])
+    ours = {name: barrier_count(a) for name, a in assembled.items()}
     assert {k: v for k, v in ours.items() if v} == ptxas
     assert ptxas["barriers"] == 3
+    # the same count read back from the machine code alone, as the QMD encoder reads a region
+    from_code = {name: code_barrier_count(bytes(a.code), arch) for name, a in assembled.items()}
+    assert {k: v for k, v in from_code.items() if v} == ptxas
 
 
 def test_cluster_record_is_ptxas_cta_per_cluster(tmp_path, needs_nvdisasm):

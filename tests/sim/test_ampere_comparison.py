@@ -39,9 +39,9 @@ def table(heading: str) -> list[list[str]]:
 def recipe_fields() -> set[str]:
     recipe = RECIPES["V03_00"]
     names = set(recipe.constants) | {"SASS_VERSION", recipe.registers, recipe.shared_memory_size,
-                                     recipe.cb0_size_shifted4}
+                                     recipe.cb0_size_shifted4, recipe.barrier_count}
     for group in (recipe.grid, recipe.block, recipe.program_address, recipe.prefetch, recipe.cb0_address,
-                  recipe.sm_config):
+                  recipe.sm_config, *recipe.dependents):
         names |= set(group)
     return names
 

@@ -131,6 +131,7 @@ class QMDRecipe:
     cb0_size_shifted4: str
     shared_memory_size: str
     sm_config: tuple[str, str, str]         # MIN, MAX, TARGET
+    barrier_count: str                      # the named barriers a block gets (qmd_barriers)
     dependents: tuple[tuple[str, str, str, str], ...]   # per dependent QMD slot: ENABLE, ACTION, PREFETCH,
                                                         # POINTER (QMD address >> 8)
     dependent_prefetch: DependentPrefetch | None = None
@@ -215,7 +216,6 @@ _COMMON_CONSTANTS = {
     "INVALIDATE_SHADER_DATA_CACHE": 1,
     "API_VISIBLE_CALL_LIMIT": 1,            # NO_CHECK
     "SAMPLER_INDEX": 1,                     # VIA_HEADER_INDEX
-    "BARRIER_COUNT": 1,
     "CWD_MEMBAR_TYPE": 1,                   # L1_SYSMEMBAR
     "CONSTANT_BUFFER_VALID(0)": 1,
     # no CONSTANT_BUFFER_INVALIDATE(0): the host rewrites parameter blocks (per-step fills) only
@@ -240,6 +240,7 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+        barrier_count="BARRIER_COUNT",
         # V03_00 has DEPENDENT_QMD1_ENABLE/ACTION/PREFETCH but no second pointer (clc7c0qmd.h):
         # one dependent
         dependents=(("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
@@ -259,6 +260,7 @@ RECIPES: dict[str, QMDRecipe] = {
         shared_memory_size="SHARED_MEMORY_SIZE",
         sm_config=("MIN_SM_CONFIG_SHARED_MEM_SIZE", "MAX_SM_CONFIG_SHARED_MEM_SIZE",
                    "TARGET_SM_CONFIG_SHARED_MEM_SIZE"),
+        barrier_count="BARRIER_COUNT",
         dependents=(("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
                      "DEPENDENT_QMD0_POINTER"),
                     ("DEPENDENT_QMD_ENABLE(1)", "DEPENDENT_QMD_ACTION(1)", "DEPENDENT_QMD_PREFETCH(1)",
@@ -322,13 +324,24 @@ def qmd_registers(declared: int, target: Target) -> int:
     return min(most, -(-declared // unit) * unit)
 
 
+def qmd_barriers(code: bytes, target: Target) -> int:
+    """BARRIER_COUNT for a region of machine code `code`: the named barriers its BAR instructions
+    use, as ptxas counts them for the cubin's NUM_BARRIERS, from which the CUDA driver sizes a
+    block's barriers (the highest barrier number + 1; all 16 for a barrier named by register:
+    bobc.sass.cubin.code_barrier_count), and at least 1: what ran on the H200 for kernels with
+    BAR 0 or none (tinygrad writes 1 for every kernel)."""
+    from ..sass.cubin import code_barrier_count
+    return max(1, code_barrier_count(code, target.name))
+
+
 def shared_memory_bytes(declared: int) -> int:
     return max(MIN_SHARED_MEMORY, _align(declared, 256))
 
 
 def sm_config(kib: int) -> int:
     """A carve-out as the QMD's *_SM_CONFIG_SHARED_MEM_SIZE fields write it: 4 KiB units,
-    plus one (open-gpu-doc's field comments; tinygrad and NVK write 100 KiB as 0x1A)."""
+    plus one, as tinygrad and NVK write it (100 KiB as 0x1A; open-gpu-doc's QMD headers give
+    the fields' bits only, clc7c0qmd.h and clcbc0qmd.h have no comment on them)."""
     return kib * 1024 // 4096 + 1
 
 
@@ -766,13 +779,14 @@ def launch_qmd(plan: WholeProgramPlan, layout: Layout, index: int, dependents: t
     return grid_qmd(target, _launch_name(index, launch), launch.grid, launch.block, region.registers,
                     region.shared_bytes, where(placed.program_address), len(region.code),
                     where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,
-                    launch.cluster)
+                    launch.cluster, barriers=qmd_barriers(region.code, target))
 
 
 def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], registers: int,
              shared_bytes: int, program: int, code_size: int, bank0: int, dependents: tuple[int, ...] = (),
              following: tuple[int, int, int] | None = None, wait_latch: int | None = None,
-             arrive_latch: int | None = None, cluster: tuple[int, int, int] = (1, 1, 1)) -> bytes:
+             arrive_latch: int | None = None, cluster: tuple[int, int, int] = (1, 1, 1), *,
+             barriers: int) -> bytes:
     """One grid's QMD for `target`: its code at `program` (`code_size` bytes, prefetched), its
     constant bank 0 at `bank0`, the QMDs at `dependents` scheduled when it ends.  `following`,
     the first dependent's (program, code size, bank 0): where the layout's recipe has a
@@ -780,7 +794,8 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
     its launch.  `wait_latch`: the grid is started early by its parent and waits on this latch;
     `arrive_latch`: its one dependent is started early and waits on this one
     (ProgrammaticLaunch).  `cluster`: the blocks of a thread-block cluster, where the target
-    has them (ClusterLaunch)."""
+    has them (ClusterLaunch).  `barriers`: the named barriers a block of the kernel uses
+    (qmd_barriers)."""
     recipe = RECIPES[target.qmd_layout]
     qmd = QMD(target.qmd_layout, context=name)
     for field_name, value in recipe.constants.items():
@@ -805,6 +820,7 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
             raise BobcError(f"{name}: block {block} has an empty dimension")
         qmd.set(field_name, value)
     qmd.set(recipe.registers, qmd_registers(registers, target))
+    qmd.set(recipe.barrier_count, barriers)
     shared = shared_memory_bytes(shared_bytes)
     qmd.set(recipe.shared_memory_size, shared)
     threads = block[0] * block[1] * block[2]
@@ -867,7 +883,10 @@ def prologue(target: Target) -> pb.Pushbuffer:
     push.inc(sub, pb.HOST["SET_OBJECT"], target.compute_class)
     push.inc(sub, c["SET_SHADER_SHARED_MEMORY_WINDOW_A"], SHARED_MEMORY_WINDOW >> 32, SHARED_MEMORY_WINDOW & 0xFFFFFFFF)
     push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_WINDOW_A"], LOCAL_MEMORY_WINDOW >> 32, LOCAL_MEMORY_WINDOW & 0xFFFFFFFF)
-    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"], LOCAL_MEMORY_BASE >> 32, LOCAL_MEMORY_BASE & 0xFFFFFFFF)
+    push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_A"],
+             pb.upper_field("SET_SHADER_LOCAL_MEMORY_A", target.compute_class, LOCAL_MEMORY_BASE >> 32,
+                            f"the {target.name} prologue's local memory backing at {LOCAL_MEMORY_BASE:#x}"),
+             LOCAL_MEMORY_BASE & 0xFFFFFFFF)
     push.inc(sub, c["SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A"], LOCAL_MEMORY_SIZE >> 32,
              LOCAL_MEMORY_SIZE & 0xFFFFFFFF, LOCAL_MEMORY_MAX_SM_COUNT)
     push.immd(sub, c["INVALIDATE_SHADER_CACHES_NO_WFI"],

@@ -3,9 +3,11 @@
 Layout (SDK class/clc56f.h NV_GP_ENTRY, facts doc section 4):
 dword0 GET 31:2 = address bits 31:2 (segments are dword aligned), FETCH 0
 (0 UNCONDITIONAL, 1 CONDITIONAL; bobc writes 0), bit 1 named by no field in
-clc56f.h (bobc writes 0); dword1 GET_HI 7:0 = address bits 39:32, PRIV 8, LEVEL 9 (0 MAIN,
-1 SUBROUTINE), LENGTH 30:10 in dwords, SYNC 31 (1 = wait for the previous
-segment's methods to finish before fetching this one).
+clc56f.h (bobc writes 0); dword1 GET_HI 7:0 = address bits 39:32, bit 8 named by no
+field in clc56f.h either (PRIV 8:8 is Kepler's, NVA06F_GP_ENTRY1_PRIV in open-gpu-doc
+classes/host/cla06f.h; bobc writes 0), LEVEL 9 (0 MAIN, 1 SUBROUTINE), LENGTH 30:10 in
+dwords, SYNC 31 (1 = wait for the previous segment's methods to finish before fetching this
+one).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ FIELDS: dict[str, tuple[int, int, int]] = {   # name -> (dword, high, low); ever
     "ENTRY0_BIT1": (0, 1, 1),       # no field in clc56f.h: named here so a decoder shows it
     "GET": (0, 31, 2),
     "GET_HI": (1, 7, 0),
-    "PRIV": (1, 8, 8),
+    "PRIV": (1, 8, 8),              # no field in clc56f.h: Kepler's cla06f.h NVA06F_GP_ENTRY1_PRIV
     "LEVEL": (1, 9, 9),
     "LENGTH": (1, 30, 10),
     "SYNC": (1, 31, 31),

@@ -8,7 +8,8 @@ immediate data for IMMD), SEC_OP 31:29.
 Methods below 0x100 are the host's (the channel class, clc56f.h/clc86f.h),
 whatever subchannel carries them; methods from 0x100 up go to the class bound
 to the subchannel by SET_OBJECT.  The compute offsets we use are the same in
-AMPERE_COMPUTE_B (clc7c0.h) and HOPPER_COMPUTE_A (clcbc0.h).
+AMPERE_COMPUTE_B (clc7c0.h) and HOPPER_COMPUTE_A (clcbc0.h); one field's width is
+not (UPPER_FIELD_BITS).
 """
 from __future__ import annotations
 
@@ -84,13 +85,31 @@ COMPUTE_METHODS: dict[int, str] = {
     0x02E8: "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B",  # SIZE_LOWER 31:0
     0x02EC: "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C",  # MAX_SM_COUNT 8:0 ...
     0x0310: "SET_SPA_VERSION",
-    0x0790: "SET_SHADER_LOCAL_MEMORY_A",           # ADDRESS_UPPER 24:0
+    0x0790: "SET_SHADER_LOCAL_MEMORY_A",           # ADDRESS_UPPER 16:0 (clc7c0.h), 24:0 (clcbc0.h)
     0x0794: "SET_SHADER_LOCAL_MEMORY_B",           # ADDRESS_LOWER 31:0
     0x07B0: "SET_SHADER_LOCAL_MEMORY_WINDOW_A",    # BASE_ADDRESS_UPPER 16:0
     0x07B4: "SET_SHADER_LOCAL_MEMORY_WINDOW_B",    # BASE_ADDRESS 31:0
     0x1698: "INVALIDATE_SHADER_CACHES_NO_WFI",
 }
 COMPUTE = {name: offset for offset, name in COMPUTE_METHODS.items()}
+# Address fields whose width differs between the compute classes: (method, class) -> bits.
+# SET_SHADER_LOCAL_MEMORY_A_ADDRESS_UPPER is 16:0 in AMPERE_COMPUTE_B (open-gpu-doc clc7c0.h)
+# and 24:0 in HOPPER_COMPUTE_A (clcbc0.h).
+UPPER_FIELD_BITS: dict[tuple[str, int], int] = {
+    ("SET_SHADER_LOCAL_MEMORY_A", CLASS_IDS["AMPERE_COMPUTE_B"]): 17,
+    ("SET_SHADER_LOCAL_MEMORY_A", CLASS_IDS["HOPPER_COMPUTE_A"]): 25,
+}
+
+
+def upper_field(method: str, compute_class: int, value: int, what: str) -> int:
+    """`value` for `method`'s upper-address field in `compute_class`, refused where it does not
+    fit that class's width (UPPER_FIELD_BITS; the hardware would drop its high bits)."""
+    bits = UPPER_FIELD_BITS[(method, compute_class)]
+    if not 0 <= value < 1 << bits:
+        raise BobcError(f"{what}: {method}'s address bits 32 and up are {value:#x}, but {class_name(compute_class)} "
+                        f"takes {bits} bits ({bits - 1}:0) there",
+                        hint=f"place it below 2^{32 + bits}")
+    return value
 
 # SEND_SIGNALING_PCAS2_B PCAS_ACTION values (clc7c0.h / clcbc0.h).
 PCAS_ACTIONS = {0: "NOP", 1: "INVALIDATE", 2: "SCHEDULE", 3: "INVALIDATE_COPY_SCHEDULE",

@@ -7,8 +7,10 @@ one, so nothing here knows which GPU it is for.
 
 Sources (positions are facts, written out here by hand):
 - V03_00 (Ampere GA10x, AMPERE_COMPUTE_B): open-gpu-doc classes/compute/
-  clc6c0qmd.h / clc7c0qmd.h (the same V03_00 section is repeated in
-  clcbc0qmd.h); shared/docs/nvidia-driver-facts.md section 3.
+  clc7c0qmd.h (the same V03_00 section is repeated in clcbc0qmd.h; not
+  clc6c0qmd.h, AMPERE_COMPUTE_A's (GA100), whose V03_00 is an older layout:
+  no OCCUPANCY_* fields, a narrower HW_ONLY_DEPENDENCE_COUNTER);
+  shared/docs/nvidia-driver-facts.md section 3.
 - V04_00 (Hopper, HOPPER_COMPUTE_A): open-gpu-doc classes/compute/
   clcbc0qmd.h; facts doc section 3 and its H200 measurements.
 Indexed fields (a constant buffer slot, a release slot) are named NAME(i).
@@ -329,7 +331,7 @@ class QMDLayout:
 
 
 LAYOUTS: dict[str, QMDLayout] = {
-    "V03_00": QMDLayout("V03_00", 256, V03_00, "open-gpu-doc clc6c0qmd.h/clc7c0qmd.h QMDV03_00"),
+    "V03_00": QMDLayout("V03_00", 256, V03_00, "open-gpu-doc clc7c0qmd.h QMDV03_00"),
     "V04_00": QMDLayout("V04_00", 384, V04_00, "open-gpu-doc clcbc0qmd.h QMDV04_00"),
 }
 

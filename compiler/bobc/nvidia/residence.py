@@ -139,7 +139,7 @@ def stage_kernel(target):
 def build_stage(plan, layout, residence: Residence, offset: int, pushbuffer_base: int) -> Stage:
     """The stage's appendix at `offset` of the pushbuffer image (256-aligned): its QMD, then its
     bank 0 (source: the program table, destination: the residence, the units), then its code."""
-    from .encode import bank_zero, grid_qmd
+    from .encode import bank_zero, grid_qmd, qmd_barriers
 
     target = layout.target
     if offset % ALIGNMENT:
@@ -158,7 +158,7 @@ def build_stage(plan, layout, residence: Residence, offset: int, pushbuffer_base
     bank = bank_zero(target, grid, block)
     struct.pack_into("<3Q", bank, target.parameter_base, plan.program_base, residence.base, units)
     qmd = grid_qmd(target, STAGE_IDENTITY, grid, block, kernel.registers, 0, pushbuffer_base + code_at, len(code),
-                   pushbuffer_base + bank_at)
+                   pushbuffer_base + bank_at, barriers=qmd_barriers(code, target))
     data = bytearray(end - offset)
     data[0:len(qmd)] = qmd
     data[bank_at - offset:bank_at - offset + len(bank)] = bank

@@ -125,6 +125,29 @@ def barrier_count(assembled) -> int:
     return count
 
 
+def code_barrier_count(code: bytes, arch: str) -> int:
+    """barrier_count of encoded code (a region's machine code, whose text is gone): the highest
+    barrier number of its BAR instructions + 1, all 16 when one names its barrier by register,
+    0 without BAR.  An instruction is 16 bytes whose bits 0..11 are its opcode, bits 9..11 the
+    operand form (sass-facts.md); BAR's immediate-barrier forms are the learned tables' (the
+    only ones the assembler encodes), their barrier number in tables.layouts' Ibar field.  A BAR
+    of another form holds its barrier in a register: any of the 16."""
+    from .encoder import forms_for
+    from .tables.layouts import SLOTS
+    immediate = {form.fixed & 0xFFF for key, form in forms_for(arch).items() if key.split()[0].split(".")[0] == "BAR"}
+    if not immediate:
+        raise AssertionError(f"the {arch} encoding tables have no BAR form")
+    bar = {opcode & 0x1FF for opcode in immediate}
+    lsb, width = SLOTS["Ibar"]["field"]
+    count = 0
+    for at in range(0, len(code) - len(code) % 16, 16):
+        word = int.from_bytes(code[at:at + 16], "little")
+        if word & 0x1FF not in bar:
+            continue
+        count = max(count, (word >> lsb & (1 << width) - 1) + 1 if word & 0xFFF in immediate else ALL_BARRIERS)
+    return count
+
+
 def stack_frame(assembled) -> int:
     """The bytes of local memory per thread the code reserves: ptxas opens a frame with
     `IADD3 R1, R1, -N, RZ` (or VIADD R1, R1, -N) right after loading the stack pointer."""

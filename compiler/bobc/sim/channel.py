@@ -35,6 +35,11 @@ HOST_METHODS = {0x0000: "SET_OBJECT", 0x005C: "SEM_ADDR_LO", 0x0060: "SEM_ADDR_H
 SEM_OPERATIONS = {0: "ACQUIRE", 1: "RELEASE", 2: "ACQ_STRICT_GEQ", 3: "ACQ_CIRC_GEQ", 4: "ACQ_AND",
                   5: "ACQ_NOR", 6: "REDUCTION"}
 SEM_RELEASE_WFI_BIT, SEM_PAYLOAD_64_BIT, SEM_TIMESTAMP_BIT = 20, 24, 25
+# The host channel class of the GPU each compute class runs on, and the width of its
+# SEM_ADDR_HI OFFSET (address bits 32 and up): AMPERE_CHANNEL_GPFIFO_A's is 7:0 (clc56f.h
+# NVC56F_SEM_ADDR_HI_OFFSET), HOPPER_CHANNEL_GPFIFO_A's 24:0 (OGKM clc86f.h); the host takes
+# those bits of the data and no others.
+CHANNEL_CLASSES = {0xC7C0: ("AMPERE_CHANNEL_GPFIFO_A", 8), 0xCBC0: ("HOPPER_CHANNEL_GPFIFO_A", 25)}
 SEM_REDUCTION_SHIFT, SEM_REDUCTIONS = 27, {5: "IADD"}    # the REDUCTION field (bits 30:27); IADD: add the payload
 # Compute methods (clc7c0.h / clcbc0.h)
 COMPUTE_METHODS = {
@@ -213,7 +218,13 @@ class Channel:
         self.sem_address = (self.sem_address & ~0xFFFFFFFF) | (data & 0xFFFFFFFC)
 
     def m_SEM_ADDR_HI(self, sub, data, at):
-        self.sem_address = (self.sem_address & 0xFFFFFFFF) | ((data & 0x1FFFFFF) << 32)
+        classes = {CHANNEL_CLASSES[cls] for cls in self.bound.values()}
+        if len(classes) != 1:
+            raise SimulationFault(f"{at}: SEM_ADDR_HI with {'no compute class' if not classes else 'compute classes of two GPUs'} "
+                                  "bound: the simulator reads the channel's class (SEM_ADDR_HI's width) from the "
+                                  "compute class SET_OBJECT binds first")
+        _channel, width = classes.pop()
+        self.sem_address = (self.sem_address & 0xFFFFFFFF) | ((data & (1 << width) - 1) << 32)
 
     def m_SEM_PAYLOAD_LO(self, sub, data, at):
         self.sem_payload = (self.sem_payload & ~0xFFFFFFFF) | data
@@ -379,7 +390,7 @@ class Channel:
             self._code_cache[key] = sass_frontend.decode(code, d.arch)
         bank0 = self.memory.read(d.cb0_address, d.cb0_bytes, f"{where}: constant bank 0")
         geometry = LaunchGeometry(name, d.grid, d.block, d.registers, bank0, d.arch, d.shared_memory,
-                                  cluster=d.cluster)
+                                  cluster=d.cluster, barriers=d.barriers)
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
         self.memory.footprint = self.footprints.get(qmd_address)

@@ -101,6 +101,9 @@ class LaunchGeometry:
     # (base, bytes): the parameter bytes a launch was given at bank 0's `base` (run_kernel's params),
     # a read past them refused; None: the whole bank 0 image is the launch's (a plan's QMD)
     parameters: tuple[int, int] | None = None
+    # the named barriers a block has, 0 .. barriers - 1 (a QMD's BARRIER_COUNT; 16, all of them,
+    # for a kernel run without a QMD)
+    barriers: int = 16
 
 
 def _f(u) -> np.ndarray:
@@ -717,6 +720,10 @@ class Launch:
         if not values or values[0].kind != "imm":
             self._unmodeled(ins, f"{ins.full_opcode} with a barrier number in a register")
         barrier = int(values[0].value)
+        if barrier >= self.g.barriers:
+            has = f"barriers 0..{self.g.barriers - 1}" if self.g.barriers else "no named barrier"
+            self._fail(ins, f"uses barrier {barrier}, but the QMD's BARRIER_COUNT is {self.g.barriers} (a block has "
+                            f"{has}): the QMD must declare at least {barrier + 1}")
         count = int(np.asarray(self.u32(ins, values[1])).reshape(-1)[0]) if len(values) > 1 else None
         active = np.ones(self.threads, dtype=bool) if mask is True else mask
         blocks = np.unique(self.block[active])

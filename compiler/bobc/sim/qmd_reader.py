@@ -12,6 +12,8 @@ bobc.nvidia.encode.DependentPrefetch writes): those are read as prefetches only.
 QMD may launch its dependents before its grid ends (ENABLE_PROGRAM_PRE_EXIT: once every block
 has executed PREEXIT) and arrive at a latch when it ends, and a QMD may wait on a latch: the
 channel checks that an early dependent waits on its parent's latch and opens with ACQBULK.
+BARRIER_COUNT is read: the executor refuses a BAR whose barrier number the QMD does not give
+the block.
 """
 from __future__ import annotations
 
@@ -84,6 +86,7 @@ class LaunchDescription:
     arrive_latch: int | None = None     # the latch the grid arrives at when it has ended
     wait_latch: int | None = None       # the latch the grid waits on (it may start before its parent ends)
     cluster: tuple[int, int, int] = (1, 1, 1)   # blocks a thread-block cluster (the grid counts blocks)
+    barriers: int = 16                  # BARRIER_COUNT: the named barriers a block has (0 .. barriers - 1)
 
 
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
@@ -155,4 +158,5 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
         field("PROGRAM_ADDRESS_LOWER") | field("PROGRAM_ADDRESS_UPPER") << 32,
         (field("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED") | field("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED") << 32) << 8,
         field("PROGRAM_PREFETCH_SIZE") * 256, cb0, field("CONSTANT_BUFFER_SIZE_SHIFTED4(0)") * 16, tuple(dependents),
-        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks), early, arrive, wait, cluster)
+        field("PROGRAM_PREFETCH_TYPE") == PROGRAM_PREFETCH_POST, tuple(post_banks), early, arrive, wait, cluster,
+        field("BARRIER_COUNT"))
