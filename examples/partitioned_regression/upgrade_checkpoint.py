@@ -17,7 +17,10 @@ the file it points to: the link stays a link.
 Exit 0 done; 2 a file refused or a temporary that could not be written (nothing rewritten);
 1 a rename failed after others succeeded: the message names the shards tagged and those left as
 they were; run the tool again with the same arguments once the cause is fixed (it leaves a
-shard tagged already as it is and tags the rest).
+shard tagged already as it is and tags the rest); 130 interrupted (Ctrl-C), said the same way.
+Whatever ends a run, each shard is either tagged or as it was, and no temporary is left beside
+it.  The summary is printed on stdout only after every rename: a stdout that cannot take it (a
+full disk, `> /dev/full`, closed) is one line on stderr saying the checkpoint is upgraded, exit 0.
 """
 from __future__ import annotations
 
@@ -136,6 +139,49 @@ def _sync_folder(folder: str) -> None:
         os.close(handle)
 
 
+def _quiet_stdout() -> None:
+    """Point descriptor 1 at /dev/null, so that what is left in stdout's buffer goes nowhere at exit
+    (not to a second failure and a Python complaint)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _complain(line: str) -> None:
+    """One line on stderr; a stderr that cannot take it changes nothing that was done."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _summary(prog: str, lines: list[str]) -> None:
+    """The summary on stdout, once every shard is tagged: a stdout that cannot take it (a full disk,
+    `> /dev/full`, closed) is one line on stderr saying the checkpoint is upgraded all the same; a
+    reader that went away (a broken pipe) is not told anything more.  Never a traceback, and never
+    what undoes or stops an upgrade: every rename is done before the first line is printed."""
+    if not lines:
+        return
+    if sys.stdout is None:          # descriptor 1 closed when the tool started (`>&-`)
+        _complain(f"{prog}: the checkpoint is upgraded (every shard tagged), but its summary could not be "
+                  f"printed on stdout (stdout is closed)")
+        return
+    try:
+        for line in lines:
+            print(line, file=sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except (OSError, ValueError) as error:
+        _quiet_stdout()
+        reason = getattr(error, "strerror", None) or str(error)
+        _complain(f"{prog}: the checkpoint is upgraded (every shard tagged), but its summary could not be "
+                  f"printed on stdout ({reason})")
+
+
 def main(argv=None, prog: str = "upgrade_checkpoint.py") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs=5, metavar="FILE", help="MANIFEST W0 A0 W1 A1, in the hosts' order")
@@ -144,45 +190,62 @@ def main(argv=None, prog: str = "upgrade_checkpoint.py") -> int:
     try:
         shards = upgrade(paths)
     except ValueError as error:
-        print(f"{prog}: error: {error}; nothing was rewritten", file=sys.stderr)
+        _complain(f"{prog}: error: {error}; nothing was rewritten")
         return 2
     # a shard given as a symbolic link is rewritten where it points: the link stays as it is
     todo = [(region, path, os.path.realpath(path), shard)
             for region, (path, shard) in enumerate(zip(paths[1:], shards)) if shard is not None]
-    temporaries: list[str] = []
-    try:
-        for region, path, target, shard in todo:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-            temporaries.append(_write_temporary(target, shard, mode))
-    except OSError as error:
-        for temporary in temporaries:
-            _remove(temporary)
-        what = WHATS[todo[len(temporaries)][0] + 1]
-        place = error.filename or os.path.dirname(todo[len(temporaries)][2])
-        print(f"{prog}: error: {what} {todo[len(temporaries)][1]}: cannot write its tagged copy "
-              f"({place}: {error.strerror}); nothing was rewritten", file=sys.stderr)
-        return 2
-    for region, shard in enumerate(shards):
-        if shard is None:
-            print(f"{paths[region + 1]} is tagged as {NAMES[region]} ({F.TAGS[region].decode()}) already")
+    # every temporary not renamed over its shard is removed on the way out, whatever ends the run
+    # (a failed write or rename, Ctrl-C): a shard is either tagged or as it was, nothing beside it
+    temporaries: list[str | None] = []
     done: list[int] = []
-    for index, ((region, path, target, _), temporary) in enumerate(zip(todo, temporaries)):
+    try:
         try:
-            os.replace(temporary, target)
+            for region, path, target, shard in todo:
+                mode = stat.S_IMODE(os.stat(target).st_mode)
+                temporaries.append(_write_temporary(target, shard, mode))
         except OSError as error:
-            for left in temporaries[index:]:
-                _remove(left)
+            what = WHATS[todo[len(temporaries)][0] + 1]
+            place = error.filename or os.path.dirname(todo[len(temporaries)][2])
+            _complain(f"{prog}: error: {what} {todo[len(temporaries)][1]}: cannot write its tagged copy "
+                      f"({place}: {error.strerror}); nothing was rewritten")
+            return 2
+        except KeyboardInterrupt:
+            _complain(f"{prog}: interrupted before any shard was tagged; nothing was rewritten")
+            return 130
+        # the renames, one after another with nothing between them that can fail (no printing)
+        index = 0
+        try:
+            for index, ((region, path, target, _), temporary) in enumerate(zip(todo, temporaries)):
+                os.replace(temporary, target)
+                temporaries[index] = None
+                done.append(index)
+        except (OSError, KeyboardInterrupt) as error:
             tagged = ", ".join(f"{WHATS[todo[k][0] + 1]} {todo[k][1]}" for k in done) or "none"
-            untouched = ", ".join(f"{WHATS[r + 1]} {p}" for r, p, _, _ in todo[index:])
-            print(f"{prog}: error: {WHATS[region + 1]} {path}: cannot rename its tagged copy over it "
-                  f"({error.strerror}); the checkpoint is half upgraded: tagged now: {tagged}; left as "
-                  f"they were: {untouched}; fix the cause and run {prog} again with the same arguments "
-                  f"(it leaves tagged shards as they are and tags the rest)", file=sys.stderr)
-            return 1
-        done.append(index)
-        print(f"tagged {path} as {NAMES[region]} ({F.TAGS[region].decode()})")
+            untouched = ", ".join(f"{WHATS[r + 1]} {p}" for r, p, _, _ in todo[len(done):])
+            region, path = todo[index][0], todo[index][1]
+            if isinstance(error, KeyboardInterrupt):
+                cause, code = f"{prog}: interrupted while tagging the shards", 130
+            else:
+                cause = (f"{prog}: error: {WHATS[region + 1]} {path}: cannot rename its tagged copy over it "
+                         f"({error.strerror})")
+                code = 1
+            half = "half upgraded" if done else "as it was"
+            _complain(f"{cause}; the checkpoint is {half}: tagged now: {tagged}; left as they were: {untouched}; "
+                      f"fix the cause and run {prog} again with the same arguments (it leaves tagged shards as "
+                      f"they are and tags the rest)")
+            return code
+    finally:
+        for temporary in temporaries:
+            if temporary is not None:
+                _remove(temporary)
     for folder in sorted({os.path.dirname(target) for _, _, target, _ in todo}):
         _sync_folder(folder)
+    said = {region: f"tagged {path} as {NAMES[region]} ({F.TAGS[region].decode()})"
+            for region, path, _, _ in todo}
+    _summary(prog, [said.get(region) or
+                    f"{paths[region + 1]} is tagged as {NAMES[region]} ({F.TAGS[region].decode()}) already"
+                    for region in range(len(shards))])
     return 0
 
 
