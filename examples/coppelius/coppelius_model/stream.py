@@ -241,11 +241,48 @@ def main(argv=None, prog: str = "python -m coppelius_model.stream") -> int:
             outputs.discard()           # a temporary left by a refusal (none once published)
         if fd >= 0:
             os.close(fd)
-    print(f"wrote {args.output}: {count} token{'' if count == 1 else 's'}")
+    _say(prog, f"wrote {args.output}: {count} token{'' if count == 1 else 's'}")
     note = shorter_than_a_context(count)
     if note:
-        print(f"{prog}: note: {note}", file=sys.stderr)
+        try:
+            print(f"{prog}: note: {note}", file=sys.stderr, flush=True)
+        except (OSError, ValueError, AttributeError):
+            pass
     return 0
+
+
+def _say(prog: str, line: str) -> None:
+    """The success line on stdout, after the stream is published.  A stdout that cannot take it (a
+    full disk, `> /dev/full`, closed) changes nothing that was done: one line on stderr says the
+    stream was written, and the exit code stays 0 (8 is "not written"), as bobc's own success lines
+    do; a reader that went away (a broken pipe) is told nothing more.  Never a traceback."""
+    def written_anyway(reason: str) -> None:
+        try:
+            print(f"{prog}: the stream was written, but its message could not be printed on stdout ({reason}): "
+                  f"{line}", file=sys.stderr, flush=True)
+        except (OSError, ValueError, AttributeError):
+            pass
+    if sys.stdout is None:          # descriptor 1 closed when the tool started (`>&-`)
+        written_anyway("stdout is closed")
+        return
+    try:
+        print(line, file=sys.stdout)
+        sys.stdout.flush()          # here, not at exit, where a failure would be a Python complaint
+    except BrokenPipeError:
+        _quiet_stdout()
+    except (OSError, ValueError) as error:
+        _quiet_stdout()
+        written_anyway(getattr(error, "strerror", None) or str(error))
+
+
+def _quiet_stdout() -> None:
+    """Point descriptor 1 at /dev/null, so that what is left in stdout's buffer goes nowhere at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
