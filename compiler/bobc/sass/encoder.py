@@ -360,6 +360,14 @@ class Encoder:
                                             f"{', '.join(n for n in SPECIAL_REGISTERS if n.startswith('SR_'))}, SRZ)")
                     placed.put(72, 8, SPECIAL_REGISTERS[operand.name], "special register")
                 elif name in ("Mem", "MemSt", "MemCas", "MemShared", "MemGlobal", "MemSync"):
+                    if (self.arch.name in L.ZERO_BASE_ILLEGAL.get((inst.opcode, name), ())
+                            and (operand.base is None or operand.base.index == ZERO_REGISTER["R"])):
+                        problem = EncodeProblem(
+                            f"{inst.mnemonic}'s address cannot have base RZ on {self.arch.name}: that word is an "
+                            f"illegal instruction (nvdisasm rejects it; ptxas never writes it)")
+                        problem.hint = ("for an absolute address, zero a register pair and use it as the base, as ptxas "
+                                        "does: CS2R R4, SRZ then [R4.64+offset]")
+                        raise problem
                     self._put_memory(inst, placed, operand, spec)
                 elif name in ("MemUA", "MemU24", "MemU32"):
                     self._put_uniform_address(inst, placed, operand, spec, name)
@@ -485,10 +493,15 @@ class Encoder:
         # moves B's register to C's field and takes B's): ptxas's IMAD.X R5, RZ, RZ, ~c[0x0][0x16c]
         # sets bit 63, and IMAD's B register in C's field has no negate (nvdisasm shows none)
         logical = {"Ra": "A", "Sb": "B", "Sc": "C"}[slot]
-        allowed = L.OPERAND_MODIFIERS.get(inst.opcode, {}).get(logical, ())
+        modifiers = next((by_position for (op, variant), by_position in L.OPERAND_MODIFIER_VARIANTS.items()
+                          if op == inst.opcode and variant in inst.modifiers),
+                         L.OPERAND_MODIFIERS.get(inst.opcode, {}))
+        allowed = modifiers.get(logical, ())
         carry = inst.opcode in L.COMPLEMENT_WITH_CARRY and "X" in inst.modifiers
         if isinstance(operand, Reg) and operand.bank == "R":
             spec = {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position]
+            if inst.opcode in L.HALF_OPCODES and position == "C" and slot == "Sb":
+                spec = L.REG_C_HALF_PAIR      # B's register moved by an immediate pair: its own bits
             reuse_bit = L.REUSE_BIT_OVERRIDES.get(inst.opcode, {}).get(slot, L.REUSE_BIT[slot])
             if operand.reuse and any(inst.opcode == op and variant in inst.modifiers and slot in slots
                                      for (op, variant), slots in L.REUSE_FORBIDDEN.items()):
