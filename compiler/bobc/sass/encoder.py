@@ -861,7 +861,13 @@ def _not_an_integer(inst: Instruction, imm: Imm, width: int, what: str) -> str:
     except ValueError:
         value = None
     if value is not None and value == int(value):
-        return f"{holder}, not the float literal {text}: write {int(value)}"
+        # suggest the integer only where the field takes it (probe s33 asmfuzz finding 7: `write
+        # 10000000000` for a 32-bit immediate, a 39-digit number for LEA's 5-bit shift)
+        lo, hi = field_range(width, both=width == L.IMM_B[1])
+        if lo <= int(value) <= hi:
+            return f"{holder}, not the float literal {text}: write {int(value)}"
+        return (f"{holder}, not the float literal {text}, whose value is beyond the field's {width} bits "
+                f"({_hex(lo)}..{_hex(hi)}) too")
     written = f"the fraction {text}" if value is not None else f"the float value {text}"
     if width == L.IMM_B[1] and not imm.problem:
         return f"{holder}, not {written}: write its binary32 bits {imm.value:#010x} if they are meant"
