@@ -354,6 +354,11 @@ READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC", "LDL", "STL", "LD", "LD
 # (Mesa NAK sm80_instr_latencies.rs, MMA_2x_collect) give it fixed read-after-write delays;
 # schedule.FIXED_LATENCIES holds its latency.
 
+# Destinations nvdisasm leaves out of its text when they are the zero register: VOTE.ANY RZ, P1, P0
+# prints as VOTE.ANY P1, P0 (ptxas writes that shape: VOTE.ALL P1, !P1 for vote.sync.all.pred), VOTEU's
+# URZ likewise; the encoder reads the 2-operand text as the form with the zero destination.
+HIDDEN_ZERO_DESTINATION = {"VOTE": "R", "VOTEU": "UR"}
+
 # Display aliases: nvdisasm picks these names from operand values (IMAD with a power-of-two
 # multiplier and RZ addend prints as IMAD.SHL, ...), so their operands cannot vary freely.
 DISPLAY_ALIASES = ("IMAD.SHL", "IMAD.MOV", "IMAD.IADD")
