@@ -711,10 +711,10 @@ class Encoder:
         spans = inst.operand_spans
         zero = L.HIDDEN_ZERO_DESTINATION.get(inst.opcode)
         if zero and inst.operands and isinstance(inst.operands[0], Reg) and inst.operands[0].bank in ("P", "UP"):
-            shown = replace(inst, operands=[Reg(zero, ZERO_REGISTER[zero]), *inst.operands],
-                            operand_spans=(spans[:1] + spans) if spans else spans)
-            if shown.key() in self.forms:
-                return shown
+            # read so even where the form is not learned (ptxas's VOTE.ALL P1, !P1): it is refused as
+            # that form, not as an operand count VOTE never has in nvdisasm's text
+            return replace(inst, operands=[Reg(zero, ZERO_REGISTER[zero]), *inst.operands],
+                           operand_spans=(spans[:1] + spans) if spans else spans)
         for alias in L.DISPLAY_ALIASES:
             opcode, name = alias.split(".")
             if inst.opcode != opcode:
