@@ -479,10 +479,18 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                         word >> CONST_OFFSET[0] & (1 << CONST_OFFSET[1]) - 1, placed.constant_bytes)
         out.append(AssembledInstruction(16 * i, _display(inst), word, control, inst.span, constant))
         for bank, first, count in placed.reads + placed.writes:
-            if bank == "R" and first != 255 and first + count - 1 > max_register:
-                max_register = first + count - 1
+            last = min(first + count - 1, 254)     # R255 is RZ: no register to allocate
+            if bank == "R" and first != 255 and last > max_register:
+                max_register = last
                 highest_span = inst.span
     registers = max_register + 1 + RESERVED_REGISTERS if max_register >= 0 else RESERVED_REGISTERS
+    most = target_named(arch).limits.registers_per_thread
+    if registers > most:
+        # REGCOUNT is 8 bits in the cubin and a thread has at most `most` registers: code that needs
+        # more cannot be launched (probe s33 asmfuzz finding 4: R253 made a 256-register cubin)
+        raise BobcError(f"this code needs {registers} registers (highest R{max_register} + 1 + {RESERVED_REGISTERS} "
+                        f"reserved), more than the {most} a thread may have on {arch}", highest_span,
+                        hint=f"use registers up to R{most - 1 - RESERVED_REGISTERS} at most")
     result = Assembled(bytes(code), registers, out, labels=labels)
     result.highest_register_span = highest_span
     return result
@@ -593,6 +601,12 @@ def _check_tuple_alignment(inst: Instruction, placed) -> None:
     for bank, first, count in placed.reads + placed.writes:
         if bank != "R" or count < 2 or first == 255:
             continue
+        if first + count - 1 >= 255:
+            # R255 is RZ: the block's last registers would read as zero and drop what is written
+            raise BobcError(f"{inst.mnemonic}'s register block R{first}..R{first + count - 1} ({count} registers) "
+                            f"runs into R255, which is RZ, the zero register", inst.span,
+                            hint=f"start the block at R{255 - count - (255 - count) % min(1 << (count - 1).bit_length(), 4)} "
+                                 f"or lower")
         align = min(1 << (count - 1).bit_length(), 4)
         if first % align:
             raise BobcError(f"{inst.mnemonic}'s register block R{first}..R{first + count - 1} ({count} registers) "

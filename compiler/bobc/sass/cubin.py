@@ -182,6 +182,11 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                             f"at entry cannot be read from the code",
                             hint="pass registers= (the .maxnreg its setmaxnreg counts were chosen for)")
         registers = assembled.registers
+    most = target.limits.registers_per_thread
+    if not 0 <= registers <= most:
+        # REGCOUNT and the text section's flags hold 8 bits: a thread has at most `most` registers
+        raise BobcError(f"kernel '{kernel_name}' would have {registers} registers, more than the {most} a "
+                        f"thread may have on {target.name}", hint=f"pass registers= of at most {most}")
     full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base

@@ -47,15 +47,93 @@ def require_nvdisasm() -> str:
     return tool
 
 
+_AT_ADDRESS = re.compile(r"at address 0x([0-9a-fA-F]+)")
+
+
 def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassembly:
-    """Decode a raw instruction stream with nvdisasm -hex (-raw keeps nvdisasm's plain form)."""
+    """Decode a raw instruction stream with nvdisasm -hex (-raw keeps nvdisasm's plain form).
+
+    nvdisasm prints no instruction of a stream holding a word it cannot decode, and has no option to
+    go on (probe s33 asmfuzz finding 5); its errors name each such word's address ("Unrecognized
+    operation ... at address 0x00000020").  Then the stream is decoded again with a NOP in each of
+    their places, so every decodable instruction is listed with its own address and branch target,
+    and each undecodable word is an error naming its address and bits.  Where nvdisasm names no
+    address, the stream is decoded in halves, each at its own address (-base), down to the words
+    it refuses."""
+    done = _run(code, nvdisasm_arch, raw, 0)
+    if not done.stderr.strip() or len(done.lines) == len(code) // 16 or len(code) < 32 or len(code) % 16:
+        return done
+    bad: dict[int, str] = {}
+    for _ in range(4):
+        named = {int(m.group(1), 16): line for line in done.stderr.splitlines()
+                 for m in [_AT_ADDRESS.search(line)] if m}
+        named = {a: line for a, line in named.items() if 0 <= a < len(code) and a % 16 == 0 and a not in bad}
+        if not named:
+            break
+        bad.update({a: _said(line) for a, line in named.items()})
+        done = _run(_patched(code, bad, nvdisasm_arch), nvdisasm_arch, raw, 0)
+        if len(done.lines) == len(code) // 16:
+            problems = [_undecodable(code, a, why) for a, why in sorted(bad.items())]
+            problems += [line for line in done.stderr.splitlines() if line.strip()]
+            return Disassembly([line for line in done.lines if line.offset not in bad], "\n".join(problems))
+    lines: list[Decoded] = []
+    problems: list[str] = []
+    _pieces(code, nvdisasm_arch, raw, 0, lines, problems)
+    return Disassembly(lines, "\n".join(problems))
+
+
+def _said(stderr: str) -> str:
+    return "; ".join(line.replace("nvdisasm error", "").strip(" :") for line in stderr.splitlines()
+                     if line.strip()) or "nvdisasm decodes nothing"
+
+
+def _undecodable(code: bytes, address: int, why: str) -> str:
+    lo = int.from_bytes(code[address:address + 8], "little")
+    hi = int.from_bytes(code[address + 8:address + 16], "little")
+    return f"{address:#06x}: undecodable word {lo:#018x} {hi:#018x} ({why})"
+
+
+def _patched(code: bytes, bad: dict, nvdisasm_arch: str) -> bytes:
+    """`code` with a NOP of the target in place of each undecodable word."""
+    if not bad:
+        return code
+    from ..targets import TARGETS
+    from .encoder import Encoder
+    from .syntax import parse_instruction
+
+    arch = next(t.name for t in TARGETS.values() if t.nvdisasm_arch == nvdisasm_arch.rstrip("af"))
+    nop = Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
+    out = bytearray(code)
+    for address in bad:
+        out[address:address + 16] = nop
+    return bytes(out)
+
+
+def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems: list) -> None:
+    """Decode `code` (at `base`) in halves until each piece nvdisasm refuses is one word."""
+    done = _run(code, arch, raw, base)
+    if len(done.lines) == len(code) // 16:
+        lines.extend(done.lines)
+        problems.extend(line for line in done.stderr.splitlines() if line.strip())
+        return
+    if len(code) == 16:
+        problems.append(_undecodable(code, 0, _said(done.stderr)).replace("0x0000:", f"{base:#06x}:", 1))
+        return
+    half = len(code) // 32 * 16
+    _pieces(code[:half], arch, raw, base, lines, problems)
+    _pieces(code[half:], arch, raw, base + half, lines, problems)
+
+
+def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
+    """One nvdisasm call over `code`, placed at address `base`."""
     tool = require_nvdisasm()
     from ..errors import temporary_folder, write_temporary
 
     with temporary_folder() as folder:      # a full disk: one message, exit 8, not a traceback
         path = Path(folder) / "code.bin"
         write_temporary(path, code)
-        command = [tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else []) + [str(path)]
+        command = ([tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else [])
+                   + (["-base", f"{base:#x}"] if base else []) + [str(path)])
         try:
             done = subprocess.run(command, capture_output=True, text=True)
         except OSError as e:

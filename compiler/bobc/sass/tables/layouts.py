@@ -209,6 +209,10 @@ LAYOUTS: dict[str, list[str]] = {
 # position's (REG_A/B/C above; a constant in B uses B's).  Everything else takes none.
 _FLOAT = {"A": ("neg", "abs"), "B": ("neg", "abs"), "C": ("neg", "abs")}
 _HALF = {"A": ("neg", "abs"), "B": ("neg", "abs")}
+# Variants whose bits differ from their opcode's: HADD2.F32 has no absolute-value bit on A (nvdisasm,
+# flipping every bit 0..104 of ptxas's HADD2.F32 R8, R2, R3: none prints |R2|; bit 73, plain HADD2's, prints
+# nothing), so `|Ra|` there is refused, not dropped (probe s33 asmfuzz finding 2).
+OPERAND_MODIFIER_VARIANTS = {("HADD2", "F32"): {"A": ("neg",), "B": ("neg", "abs")}}
 OPERAND_MODIFIERS = {
     "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
     "DADD": _FLOAT, "DMUL": _FLOAT, "DFMA": _FLOAT, "DSETP": _FLOAT,
@@ -250,6 +254,13 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
+# A packed-half fused multiply-add whose third source is an immediate pair (HFMA2 R6, R4, -|R5|, 1, 4):
+# B's register sits in the C field (64..71) but its negate and absolute bits are 84 and 83 -- 75/74,
+# REG_C's, are A's lane selection in these opcodes (SWIZZLE_FIELD).  ptxas (neg.f16x2/abs.f16x2 into
+# fma.rn.f16x2 with a constant addend, sm_86 and sm_90, HFMA2 and HFMA2.MMA): -R5 sets 84, |R5| 83;
+# nvdisasm decodes the same bits so on both targets (probe s33 asmfuzz finding 1).
+REG_C_HALF_PAIR = dict(REG_C, neg=84, abs=83)
+
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
 HALF_OPCODES = {"HADD2", "HMUL2", "HFMA2", "HMNMX2"}
@@ -260,6 +271,11 @@ SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
 DOUBLE_IMMEDIATE = {"DADD", "DMUL", "DFMA", "DSETP"}
 # Global accesses carry a memory descriptor (desc[URn]; hidden in sm_86 text).
 DESCRIPTOR_OPCODES = {"LDG", "STG", "LD", "ST", "ATOMG", "RED", "REDG", "LDGSTS"}
+# Memory slots whose base register may not be RZ on a target: nvdisasm rejects sm_86's ATOMG [RZ.64+off]
+# (every non-CAS form: "Unrecognized operation for functional unit 'uC'", an illegal instruction), and
+# ptxas never writes it -- for an absolute address it zeroes a pair (CS2R R4, SRZ) and writes
+# [R4.64+0x100]; its ATOMG.E.CAS takes [0x300] (MemCas, RZ-based, legal).  (opcode, slot) -> targets.
+ZERO_BASE_ILLEGAL = {("ATOMG", "MemSt"): {"sm_86"}}
 # Where sm_90's text names no descriptor, a generic load has none (ptxas's loads from a cluster
 # peer's shared memory through the shared window: `LD.E Rd, [Ra+off]`, bit 91 clear), and its
 # address offset takes the descriptor's bits and the 24-bit offset's: 32 signed bits from bit 32
@@ -337,6 +353,11 @@ READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC", "LDL", "STL", "LD", "LD
 # either target (tools/ptx_corpus corpus3 tensor_mma, gemm_forms) and NVIDIA's Ampere tables
 # (Mesa NAK sm80_instr_latencies.rs, MMA_2x_collect) give it fixed read-after-write delays;
 # schedule.FIXED_LATENCIES holds its latency.
+
+# Destinations nvdisasm leaves out of its text when they are the zero register: VOTE.ANY RZ, P1, P0
+# prints as VOTE.ANY P1, P0 (ptxas writes that shape: VOTE.ALL P1, !P1 for vote.sync.all.pred), VOTEU's
+# URZ likewise; the encoder reads the 2-operand text as the form with the zero destination.
+HIDDEN_ZERO_DESTINATION = {"VOTE": "R", "VOTEU": "UR"}
 
 # Display aliases: nvdisasm picks these names from operand values (IMAD with a power-of-two
 # multiplier and RZ addend prints as IMAD.SHL, ...), so their operands cannot vary freely.
