@@ -84,11 +84,14 @@ def _raw(path: Path, target) -> int:
     if len(code) % 16:
         raise BobcError(f"{path}: {len(code)} bytes is not a whole number of 16-byte instructions",
                         hint="pass a raw instruction stream (`bobc asm -o`), an image folder or a host")
+    import sys
+
     decoded = disassemble(code, target.nvdisasm_arch)
     for line in decoded.lines:
         print(f"/*{line.offset:04x}*/ {Control.from_word(line.hi).text()} {line.text} ;")
-    for problem in decoded.errors:
-        print(f"nvdisasm: {problem}")
+    sys.stdout.flush()
+    for problem in decoded.errors:     # the listing on stdout stays a listing: what nvdisasm refused, on stderr
+        print(f"bobc disasm: {path}: nvdisasm: {problem}", file=sys.stderr)
     return 1 if decoded.errors else 0
 
 
@@ -104,6 +107,8 @@ def select_regions(manifest: dict, wanted: str | None) -> list[dict]:
 
 
 def _regions(path: Path, wanted: str | None, arch_given: str | None = None) -> int:
+    import sys
+
     from ..nvidia.decode import load_images, nvdisasm_arch, region_code
     from ..sass.oracle import disassemble
     from ..sass.syntax import Control
@@ -124,7 +129,8 @@ def _regions(path: Path, wanted: str | None, arch_given: str | None = None) -> i
         for line in decoded.lines:
             print(f"/*{line.offset:04x}*/ {Control.from_word(line.hi).text()} {line.text} ;"
                   f"  /* {line.lo:#018x} {line.hi:#018x} */")
+        sys.stdout.flush()
         for problem in decoded.errors:
-            print(f"nvdisasm: {problem}")
+            print(f"bobc disasm: {path}: region {region['index']}: nvdisasm: {problem}", file=sys.stderr)
         problems += len(decoded.errors)
     return 1 if problems else 0
