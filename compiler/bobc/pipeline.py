@@ -34,7 +34,10 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
     """Parse and resolve the plan's modules, with the backend's encoders registered
     (`intrinsics`: another registry, e.g. a benchmark's empty kernels)."""
     from . import language
+    from .certify.limits import bound_language_structures
     from .plan.intrinsics import default_intrinsics
+
+    bound_language_structures()
 
     registry = intrinsics if intrinsics is not None else default_intrinsics()
     program = language.load_program(plan_path, include=tuple(include), target=target, intrinsics=registry)
@@ -43,7 +46,7 @@ def load(plan_path: Path, target: Target, include=(), intrinsics=None):
     return program
 
 
-def check(program) -> None:
+def check(program, past_failed_claims: bool = False) -> None:
     """Type check the program and store the verdict (bobc/stored.py, recall.py).  The check is
     always done here: the evaluation-step limit counts per program, and evaluation after the
     check (extraction, a native artifact) draws on what is left and reuses the values the check
@@ -52,7 +55,7 @@ def check(program) -> None:
     evaluated after it: the verdict and the extracted plan are both stored."""
     from . import recall, stored
 
-    program.check()
+    program.check(past_failed_claims=past_failed_claims)
     stored.keep_verdict(program)
     recall.remember(program)
 
@@ -148,31 +151,37 @@ def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contr
     as `contract_sources` receives, before certification reads them, each kernel contract
     source's identity, path and SHA-256 (recall.py keeps them with a passed check), or None.
 
-    When the type check fails and the plan can still be extracted, the
-    certifier runs anyway: a broken arena then fails a proof such as
-    `equal Nat <the plan's device hazard> 0`, and the certifier's message (which
-    residents overlap, which pointer strays) says more than the proof's.
+    A plan that does not type check is refused by its type error, as `bobc eval` reports it; the
+    certifier never runs on it (evaluating an ill-typed value fails inside whatever library
+    function meets it: probe s33 fuzzplan finding 1).  One exception: when the only errors are
+    claims that do not hold (ClaimDoesNotHold: a proof such as `equal Nat <the plan's device
+    hazard> 0`, well typed, whose sides compute to different values) and every other definition
+    type checks, extraction and the certifier run, and a fault they find (which residents overlap,
+    which pointer strays, which submission names a missing launch) is reported first, with the
+    failed claim in its hint; else the claim is.
     """
     try:
         if not _verdict_and_plan_stored(program, entry):
-            check(program)
+            check(program, past_failed_claims=True)
     except BobcError as type_error:
-        from .language.limits import LimitExceeded
-
-        if isinstance(type_error, LimitExceeded):
-            raise                       # a limit is the whole story: the certifier would evaluate into it again
+        if not getattr(type_error, "only_failed_claims", False):
+            raise                       # not well typed (or a limit): reported as itself
         try:
             with _at_entry(program, entry):
                 plan = extract(program, entry)
                 certify(plan, target, kernel_needs(program, plan), getattr(program, "search_path", ()),
                         kernel_sources(program, plan), kernel_assemblies(program, plan))
         except BobcError as certificate_error:
+            # the plan is well typed: what extraction or the certifier refuses is a finding about
+            # its values (a submission of a launch the schedule lacks), not an evaluation that met
+            # an ill-typed value
             where = f"{type_error.span}: " if type_error.span else ""
-            also = f"the type check fails too: {where}{type_error.message.splitlines()[0]}"
-            # the certifier's own advice stays first (fix-certleft's note): the type error is added
+            claim = "; ".join(line.strip() for line in type_error.message.splitlines())
+            also = f"the type check fails too: {where}{claim}"
+            # the certifier's own advice stays first (fix-certleft's note): the failed claim is added
             certificate_error.hint = f"{certificate_error.hint}; {also}" if certificate_error.hint else also
             raise certificate_error from type_error
-        raise
+        raise type_error                # no fault found: the claim's refusal is the story
     with _at_entry(program, entry):
         plan = extract(program, entry)
         folders = getattr(program, "search_path", ())
@@ -219,7 +228,16 @@ def require_entry(program, entry: str | None) -> str:
     if entry is not None:
         return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry)
     hosts = host_entries(program)
-    return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else bytes_definitions(program))
+    places = {}
+    if len(hosts) > 1:
+        # host_entries goes by the declared type: a definition declared (family NvidiaPlanHost)
+        # whose value is no host is refused by its own type error, at its place, before it is
+        # counted as a second host (probe s33 fuzzplan finding 3)
+        for name in hosts:
+            program.check_definition(name)
+            places[name] = program.definition(name).span
+    return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else bytes_definitions(program),
+                        places)
 
 
 def bytes_definitions(program) -> list[str]:
@@ -253,10 +271,12 @@ def refuse_blank_entry(entry: str | None, verb: str | None = None, hint: str | N
                                   f"{'to ' + verb if verb else 'for'} the plan module's one NvidiaPlanHost")
 
 
-def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None, artifacts=()) -> str:
+def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None, artifacts=(),
+                 places=None) -> str:
     """require_entry from what it reads of a program: the plan module's `definitions` (names)
     and its native `hosts`; also for a program recalled without loading it (recall.py).
-    `artifacts`: its Bytes definitions, named in the refusal when it has no host."""
+    `artifacts`: its Bytes definitions, named in the refusal when it has no host; `places`: the
+    hosts' spans, named in the refusal when it has several."""
     refuse_blank_entry(entry)
     if entry is not None:
         if entry in definitions:
@@ -279,8 +299,10 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
                              "<Model>/Build/NativeHost.bob), or name its definition with --entry"
                              + (f"; this module's Bytes definitions ({shown}) are what --entry can build as a "
                                 "native artifact, when one of them holds the host executable" if artifacts else ""))
-    raise BobcError(f"{plan_name} defines {len(hosts)} native hosts ({', '.join(hosts)})",
-                    hint="name the one to build with --entry")
+    places = places or {}
+    named = ", ".join(f"{name} at {places[name]}" if places.get(name) else name for name in hosts)
+    raise BobcError(f"{plan_name} defines {len(hosts)} native hosts ({named})",
+                    places.get(hosts[1]), hint="name the one to build with --entry")
 
 
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,

@@ -47,6 +47,17 @@ BUFFER_BYTES = 16 << 30
 # past it is refused before it is unrolled)
 LAUNCH_COUNT = 1 << 16
 SUBMISSION_COUNT = 1 << 16
+
+
+def bound_language_structures() -> None:
+    """Have the evaluator refuse a loop that builds a launch schedule of more than LAUNCH_COUNT
+    launches as soon as the loop ends (language/limits.py STRUCTURE_BOUNDS): the count past the
+    bound is then refused in about a second, not after the plan's arena certificate and the
+    extraction have walked every launch (minutes, probe s33 fuzzplan finding 4).  The launches are
+    the schedule's NvidiaLaunchScheduleOne nodes, as bobc.plan.extract reads them."""
+    from ..language.limits import bound_structure
+
+    bound_structure("NvidiaLaunchSchedule", "NvidiaLaunchScheduleOne", LAUNCH_COUNT, "launches")
 HOST_STEP_COUNT = 1 << 20
 # one identity string in the checkpoint envelope (its length is a u32 in the header)
 IDENTITY_BYTES = 1 << 16

@@ -37,6 +37,17 @@ from .values import (
 class TypeCheckError(BobcError):
     """A plan that is not well typed, or a proof that does not hold."""
 
+    # set on the first ClaimDoesNotHold that check_program(past_failed_claims=True) raises: True
+    # when every other definition type checks (the plan is well typed but for its failed
+    # claims), False when a later one does not
+    only_failed_claims = False
+
+
+class ClaimDoesNotHold(TypeCheckError):
+    """A proof by refl whose two sides are well typed but compute to different values: the plan's
+    values contradict its claim (a plan's arena proof, `equal Nat hazard 0`: the certifier can
+    say which residents overlap)."""
+
 
 def show_value_type(value) -> str:
     """A value (usually a type) in the language's syntax (bobc eval prints types so): whole,
@@ -290,7 +301,7 @@ class Checker:
                 hint=f"the language proves equalities by computation only ({doc('language.md')}): "
                      "state the claim about values the sides compute from (literals, "
                      "constructors), not about a variable")
-        raise TypeCheckError(
+        raise ClaimDoesNotHold(
             f"{claim} does not hold: its two sides compute to different values" + sides, span,
             hint="fix the definitions the two sides are computed from, or the claim")
 
@@ -714,11 +725,30 @@ def _references(node):
     return [x for term in terms for x in _referenced(term)]
 
 
-def check_program(program, checker=None):
+def check_program(program, checker=None, past_failed_claims: bool = False):
     """Type check every family and definition of every module the plan reaches (with
-    `checker`, the program's own, reusing what it found before)."""
+    `checker`, the program's own, reusing what it found before).  The first error is raised.
+    `past_failed_claims`: a claim that does not hold (ClaimDoesNotHold) does not stop the check;
+    the first one is raised at the end, its only_failed_claims saying whether everything else
+    type checks (a later error of another kind raises that first claim at once, marked False:
+    the error reported is still the first in source order)."""
     check_acyclic(program)
     checker = checker if checker is not None else Checker(program)
+    claims = []
+    try:
+        _check_declarations(program, checker, claims if past_failed_claims else None)
+    except BobcError:
+        if claims:
+            claims[0].only_failed_claims = False
+            raise claims[0] from None
+        raise
+    if claims:
+        claims[0].only_failed_claims = True
+        raise claims[0]
+    return checker
+
+
+def _check_declarations(program, checker, claims: list | None) -> None:
     for name in program.module_order:
         scope = program.scopes[name]
         # a module's families and definitions in source order, so the error reported is its
@@ -731,6 +761,10 @@ def check_program(program, checker=None):
             definition = declaration
             try:
                 checker.check_definition(definition)
+            except ClaimDoesNotHold as error:
+                if claims is None:
+                    raise
+                claims.append(error)
             except LimitExceeded as error:
                 if not error.definitions:        # evaluated by the checker itself, not through a definition's value
                     error.note(definition)
@@ -741,7 +775,6 @@ def check_program(program, checker=None):
                 if not hasattr(error, "definition"):
                     error.definition = definition
                 raise
-    return checker
 
 
 def _source_position(declaration) -> tuple[int, int]:

@@ -683,9 +683,11 @@ def nat_eliminate(term, env, target):
             outer = step.env
             for index in range(count):
                 accumulated = body.ev((accumulated, (VNat(index), outer)))
-            return accumulated
-        for index in range(count):
-            accumulated = apply(apply(step, VNat(index), span), accumulated, span)
+        else:
+            for index in range(count):
+                accumulated = apply(apply(step, VNat(index), span), accumulated, span)
+        if limits.STRUCTURE_BOUNDS:
+            _refuse_structure_past_bound(term, accumulated, count)
         return accumulated
     if type(target) is VNeutral:
         spine = target.spine
@@ -757,6 +759,38 @@ def _refuse_structure_loop(term, env, count) -> None:
                             f"updates per invocation); one that only carries a record of a fixed "
                             f"size (a {motive.family} of counters) may run as nested loops of at "
                             f"most {limits.STRUCTURE_LOOP_COUNT:,} iterations each, or over Nat")
+
+
+def _refuse_structure_past_bound(term, built, count: int) -> None:
+    """A loop whose result is a value of a family with a bound (limits.STRUCTURE_BOUNDS: a launch
+    schedule) is refused when that value holds more of the counted constructor than the bound:
+    counted through the family's own fields, each shared node once (a schedule appended to itself
+    counts twice, in steps linear in its distinct nodes), before anything else walks it."""
+    root = force(built)
+    if type(root) is not VCon or root.declaration.name not in limits.STRUCTURE_BOUNDS:
+        return
+    family = root.declaration.name
+    constructor, limit, counted = limits.STRUCTURE_BOUNDS[family]
+    totals: dict[int, int] = {}
+    pending = [(root, None)]
+    while pending:
+        node, children = pending.pop()
+        if children is None:
+            if id(node) in totals:
+                continue
+            children = [child for child in (force(node.fields[i]) for i in node.ctor.recursive)
+                        if type(child) is VCon]
+            pending.append((node, children))
+            pending.extend((child, None) for child in children if id(child) not in totals)
+            continue
+        totals[id(node)] = (node.ctor.name == constructor) + sum(totals[id(child)] for child in children)
+    found = totals[id(root)]
+    if found > limit:
+        raise LimitExceeded(f"nat-eliminate builds a {family} of {found:,} {counted} "
+                            f"({count:,} iterations)", limit, term.span,
+                            hint=f"the certifier refuses a plan of more {counted} than that, and no "
+                                 f"option raises this limit: ask the plan for fewer (e.g. fewer "
+                                 f"updates per invocation)")
 
 
 class _NatInduction(Term):

@@ -36,6 +36,22 @@ ELIMINATION_COUNT = 1 << 20
 # certifier would refuse anyway, and is refused before it is unrolled or analysed
 # (an update count of 100,000 once ran the evaluation-step limit out after ~30 s)
 STRUCTURE_LOOP_COUNT = 1 << 16
+# bounds a backend puts on the structures a plan builds, by family: family name -> (the
+# constructor counted, its limit, what it counts, in words); a nat-eliminate whose result is a
+# value of such a family counts that constructor in it (through the family's own fields) as soon
+# as the loop ends, and refuses a count past the limit then, before anything walks the structure
+# (the language names no backend family: bobc.pipeline.load registers the certifier's launch
+# bound, certify/limits.py).  A loop of fewer than STRUCTURE_LOOP_COUNT iterations that builds
+# several launches an iteration was once refused only minutes later, after the plan's own arena
+# certificate had walked every launch (probe s33 fuzzplan finding 4)
+STRUCTURE_BOUNDS: dict[str, tuple[str, int, str]] = {}
+
+
+def bound_structure(family: str, constructor: str, limit: int, counted: str) -> None:
+    """Bound the `constructor` nodes of any `family` value a nat-eliminate builds (STRUCTURE_BOUNDS)."""
+    STRUCTURE_BOUNDS[family] = (constructor, limit, counted)
+
+
 # evaluation steps (function applications, eliminations, loop iterations) per
 # program (about 10^5 a second); what bundled plans take is measured in docs/limits.md,
 # and a plan meant to take more says so with --max-evaluation-steps (bobc/cli.py)

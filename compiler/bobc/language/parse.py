@@ -347,10 +347,6 @@ class _Build(Transformer):
 
     def definition(self, meta, children):
         name, type_, body = children
-        if str(name) in RESERVED_WORDS:
-            raise ParseError(f"'{name}' is a keyword of the language: a definition named so could "
-                             f"never be used (`{name}` in an expression is read as the keyword)",
-                             self._tok(name), hint=_RESERVED_HINT)
         return s.Definition(self._tok(name), str(name), type_, body)
 
     def family_declaration(self, meta, children):
@@ -469,23 +465,131 @@ _TOP_LEVEL = {"def", "family", "import", "module", "end-family"}
 # keywords that are read as such wherever a name could stand in an expression, so a definition
 # of that name could never be referred to (the forms' heads, `lambda`, `record`..., are keywords
 # only right after '(' and may be names elsewhere)
-RESERVED_WORDS = frozenset({"def", "family", "end-family", "constructor", "field", "in", "Type"})
-_RESERVED_HINT = ("def, family, end-family, constructor, field, in and Type are keywords "
-                  "wherever a name could stand; choose another name")
+# (the grammar's NAME excludes them, so the lexer never reads one as a name)
+RESERVED_WORDS = frozenset({"def", "family", "end-family", "constructor", "field", "in", "Type",
+                            "import", "module"})
+_RESERVED_HINT = ("def, family, end-family, constructor, field, in, Type, import and module are "
+                  "keywords wherever a name could stand; choose another name")
+
+# keywords that begin a declaration (or a family's part) when they begin a line
+_DECLARATION_KEYWORDS = _TOP_LEVEL | {"constructor", "field"}
 
 
 def _keyword_as_name(token, expected, text: str) -> bool:
     """`token` is a reserved word where the parser could have taken a name, and it is not the
-    first word of its line (where a declaration keyword begins the next declaration)."""
+    first word of its line (there a declaration keyword begins the next declaration, and
+    _unfinished_declaration says what the one before it lacks)."""
     if str(token) not in RESERVED_WORDS or "NAME" not in expected:
         return False
     line_start = text.rfind("\n", 0, token.start_pos) + 1
     return bool(text[line_start:token.start_pos].strip())
 
 
+def _code_before(text: str, offset: int) -> tuple[int, str]:
+    """The last thing written before `offset`, comments and blank space skipped: its offset and
+    its text (a word, a byte string's closing quote, or one punctuation character)."""
+    position = len(text[:offset].rstrip())
+    while position > 0:
+        line_start = text.rfind("\n", 0, position) + 1
+        code = _line_code(text[line_start:position])
+        stripped = code.rstrip()
+        if stripped:
+            end = line_start + len(stripped)
+            start = end - 1
+            if _WORD_CHARACTER.match(text[start]) or text[start] == "-":
+                start = _previous_word(text, end)[0]
+            return start, text[start:end]
+        position = len(text[:line_start].rstrip())
+    return 0, ""
+
+
+def _line_code(line: str) -> str:
+    """A line without its comment (a `--` outside a byte string)."""
+    i = 0
+    while i < len(line):
+        if line[i] == '"':
+            i += 1
+            while i < len(line) and line[i] != '"':
+                i += 2 if line[i] == "\\" else 1
+        elif line.startswith("--", i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def _last_declaration(text: str, offset: int) -> tuple[str, str] | None:
+    """What the last line before `offset` that begins with `def NAME`, `family NAME` or
+    `field MULTIPLICITY NAME` declares: ("definition", NAME), ("family", NAME) or ("field", NAME)."""
+    found = None
+    for found in re.finditer(r"(?m)^[ \t]*(def|family|field[ \t]+[A-Za-z0-9_]+)[ \t]+"
+                             r"([A-Za-z_][A-Za-z0-9_'-]*)", text[:offset]):
+        pass
+    if found is None:
+        return None
+    keyword = found.group(1).split()[0]
+    return {"def": "definition"}.get(keyword, keyword), found.group(2)
+
+
+def _unfinished_declaration(text: str, path: str, token, expected) -> ParseError | None:
+    """A declaration keyword that begins its line where the parser wanted a name or an expression
+    (outside any parenthesis): the declaration before it was left unfinished (`def a : Nat =`
+    and no value, `module A.B.` ending in a dot).  A keyword is never a name (docs/language.md),
+    so the refusal says what is missing, where it is missing."""
+    keyword = str(token)
+    line_start = text.rfind("\n", 0, token.start_pos) + 1
+    if (keyword not in _DECLARATION_KEYWORDS or "NAME" not in expected
+            or text[line_start:token.start_pos].strip()):
+        return None
+    start, last = _code_before(text, token.start_pos)
+    line, column = _position(text, start)
+    there = Span(path, line, column, line, column + max(len(last), 1))
+    met = f"after it comes '{keyword}' at {token.line}:{token.column}, which begins the next declaration"
+    declaration = _last_declaration(text, start)
+    named = f"the {declaration[0]} {declaration[1]}" if declaration else "the declaration"
+    if last == "=":
+        return ParseError(f"{named} has no value after its '=': {met}", there,
+                          hint="write the value (one expression) after the '=', or delete the "
+                               "unfinished definition")
+    if last == ":":
+        return ParseError(f"{named} has no type after its ':': {met}", there,
+                          hint="write the type (one expression) after the ':'")
+    if last == ".":
+        return ParseError(f"a module path does not end with '.': {met}", there,
+                          hint="delete the '.', or write the last part of the path after it (A.B.C)")
+    if last in ("module", "import"):
+        return ParseError(f"'{last}' has no module path: {met}", there,
+                          hint=f"write the module's dotted name after it: {last} A.B.C")
+    if last in ("def", "family", "constructor", "field"):
+        return ParseError(f"'{last}' has no name: {met}", there,
+                          hint=f"write the name after '{last}'")
+    return None                         # the parser's own words, at the keyword
+
+
+def _acceptable(error: lark.exceptions.UnexpectedToken) -> set:
+    """The terminals the parser could take where it stopped.  A keyword where the state's lexer
+    took none (a keyword is never a NAME) is met before the parser reduces what it holds, so
+    lark's expected set is the state's lookahead, merged over every context (')' and '=' after
+    a top-level definition's last natural); the parser's own accepts() performs the reductions
+    first and keeps only what may really follow."""
+    parser = getattr(error, "interactive_parser", None)
+    if error.token_history is None or parser is None:
+        return error.expected               # the parser's own refusal: after its reductions
+    try:
+        return parser.accepts() or error.expected
+    except Exception:                       # pragma: no cover - lark's internals: keep its set
+        return error.expected
+
+
+def _keyword_definition_name(token, path: str) -> ParseError:
+    return ParseError(f"'{token}' is a keyword of the language: a definition named so could "
+                      f"never be used (`{token}` in an expression is read as the keyword)",
+                      _token_span(path, token), hint=_RESERVED_HINT)
+
+
 def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseError:
     if isinstance(error, lark.exceptions.UnexpectedToken):
         token = error.token
+        error.expected = _acceptable(error)
         expected = _expected_words(error.expected)
         at_end = token.type == "$END"
         offset = len(text) if at_end else token.start_pos
@@ -495,12 +599,18 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             if malformed is not None:
                 return malformed
         if not at_end and _keyword_as_name(token, error.expected, text):
+            if _code_before(text, token.start_pos)[1] == "def":
+                return _keyword_definition_name(token, path)
             return ParseError(f"'{token}' is a keyword, not a name: expected {expected}",
                               _token_span(path, token), hint=_RESERVED_HINT)
-        if at_end or str(token) in _TOP_LEVEL:
+        if at_end or str(token) in _DECLARATION_KEYWORDS:
             unclosed = _unclosed_parentheses(text, offset)
-            if unclosed:
+            if unclosed and (at_end or str(token) in _TOP_LEVEL):
                 return _unclosed_error(text, path, unclosed, token, at_end)
+            unfinished = None if at_end or unclosed else \
+                _unfinished_declaration(text, path, token, error.expected)
+            if unfinished is not None:
+                return unfinished
         if at_end:
             lines = text.splitlines() or [""]
             span = Span(path, len(lines), len(lines[-1]) + 1)
@@ -674,7 +784,7 @@ def _bare_form(text: str, offset: int, token, expected) -> str | None:
         return (f"{word} begins a form, and forms are written in parentheses: "
                 f"{_FORM_SHAPES[word]}")
     words = {_describe_terminal(n) for n in expected}
-    if word and "'def'" in words and str(token) not in _TOP_LEVEL and token.line == \
+    if word and word not in RESERVED_WORDS and "'def'" in words and str(token) not in _TOP_LEVEL and token.line == \
             _position(text, start)[0]:
         return (f"a definition's value is one expression; to apply {word}, write the "
                 f"application in parentheses: ({word} argument ...)")

@@ -444,14 +444,16 @@ class Program:
         return force(handler(value, IntrinsicContext(self.target, self, term.span)))
 
     # ---- type checking
-    def check(self):
-        """Type check every module this plan reaches (raises on the first error)."""
+    def check(self, past_failed_claims: bool = False):
+        """Type check every module this plan reaches (raises on the first error; with
+        `past_failed_claims`, check_program's: a failed claim is raised after the rest is checked,
+        saying whether the rest type checks)."""
         if self._checked:
             return
         from .check import check_program
         self._checking_all = True
         try:
-            self._checking(None, lambda checker: check_program(self, checker))
+            self._checking(None, lambda checker: check_program(self, checker, past_failed_claims))
         finally:
             self._checking_all = False
         self._checked = True
