@@ -378,6 +378,56 @@ static void test_publish(void)
         fclose(f);
     CHECK(got == 12 && memcmp(buf, "old-contents", 12) == 0, "old output intact after a failed publish");
     CHECK(temporaries_in(tmpdir) == 0, "no temporary left behind");
+    /* the host's own file is an input (it reads its images from /proc/self/exe): an output that is
+     * it, by its path, a `../` path or a hard link, is refused as an output that is an input is,
+     * exit 8, and the file is untouched (probe s33 resources finding 3) */
+    {
+        char self[4096], self_folder[4096], dotted[8300], linked[4200];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        CHECK(n > 0, "readlink /proc/self/exe");
+        self[n > 0 ? n : 0] = 0;
+        struct stat before, after;
+        CHECK(stat(self, &before) == 0, "stat self");
+        snprintf(self_folder, sizeof self_folder, "%s", self);
+        char *slash = strrchr(self_folder, '/');
+        *slash = 0;
+        const char *folder_name = strrchr(self_folder, '/') + 1;
+        snprintf(dotted, sizeof dotted, "%s/../%s/%s", self_folder, folder_name, slash + 1);
+        snprintf(linked, sizeof linked, "%s/.self-link-%d", self_folder, (int)getpid());
+        int have_link = link(self, linked) == 0;
+        const char *named[3] = { self, dotted, have_link ? linked : NULL };
+        for (int k = 0; k < 3; k++) {
+            if (!named[k])
+                continue;
+            rt_io_files files;
+            memset(&files, 0, sizeof files);
+            int rc = rt_io_add_output(&files, named[k], "--result", NULL, err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); an output never replaces an input; "
+                   "nothing was written", "an output that is the host's own file");
+            CHECK(strncmp(err, "output ", 7) == 0 && strstr(err, self) && strstr(err, "(--result)"),
+                  "the refusal names the output, its option and the host's file: '%s'", err);
+            /* a diagnostic file the environment names is judged alike (diag_file.h) */
+            rc = rt_diag_check("BOBC_HOST_TIMING", named[k], NULL, 0, err, sizeof err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); a diagnostic file never replaces an input",
+                   "a diagnostic file that is the host's own file");
+            FILE *opened = NULL;
+            rc = rt_diag_open("NATIVE_TRACE", named[k], NULL, 0, &opened, err, sizeof err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); a diagnostic file never replaces an input",
+                   "a diagnostic file opened that is the host's own file");
+            if (opened)
+                fclose(opened);
+        }
+        if (have_link)
+            unlink(linked);
+        CHECK(stat(self, &after) == 0 && after.st_size == before.st_size && after.st_mtime == before.st_mtime,
+              "the host's own file untouched");
+        CHECK(temporaries_in(self_folder) == 0, "no temporary beside the host's file");
+        /* another file in the same folder is no input */
+        rt_io_files files;
+        memset(&files, 0, sizeof files);
+        snprintf(linked, sizeof linked, "%s/.not-self-%d", self_folder, (int)getpid());
+        CHECK(rt_io_add_output(&files, linked, "--result", NULL, err) == 0, "another file beside it: %s", err);
+    }
     /* a folder that does not exist */
     snprintf(path, sizeof path, "%s/no/such/dir/out.bin", tmpdir);
     expect(rt_publish_atomic(path, "x", 1, err), RT_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");
