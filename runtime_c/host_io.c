@@ -383,6 +383,7 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
         o->temporary[0] = 0;
         return temporary_refused(o, named, err, "path too long");
     }
+    rt_ignore_file_size_signal();     /* past `ulimit -f`: EFBIG, refused below, not a silent SIGXFSZ */
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -427,7 +428,7 @@ fail:
         close(fd);
     unlink(o->temporary);
     o->temporary[0] = 0;
-    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, strerror(e));
+    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, rt_write_failure(e));
 }
 
 static void forget_prepared(void);
