@@ -2,20 +2,33 @@
 #include "diag_file.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host_io.h"
 #include "rt_exit.h"
 
-/* The input among `inputs` that is the file `st` describes, or NULL. */
+/* The input among `inputs` that is the file `st` describes, or NULL; the host's own file (it
+ * reads its images from /proc/self/exe) is one too, named "PATH (this host's own file)". */
 static const char *input_of(const struct stat *st, const char *const *inputs, int count)
 {
     for (int i = 0; i < count; i++) {
         struct stat in;
         if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
             return inputs[i];
+    }
+    static char self_named[RT_IO_PATH_BYTES + 32];
+    struct stat self;
+    if (stat("/proc/self/exe", &self) == 0 && self.st_dev == st->st_dev && self.st_ino == st->st_ino) {
+        char self_path[RT_IO_PATH_BYTES] = "/proc/self/exe";     /* kept when readlink fails */
+        ssize_t length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+        if (length > 0)
+            self_path[length] = 0;
+        snprintf(self_named, sizeof self_named, "%s (this host's own file)", self_path);
+        return self_named;
     }
     return NULL;
 }
@@ -39,8 +52,13 @@ int rt_diag_open(const char *variable, const char *path, const char *const *inpu
                  char *err, size_t err_bytes)
 {
     *out = NULL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);      /* not O_TRUNC: judged first */
     struct stat st;
+    /* judged before the open too: the running host's own file cannot be opened for writing
+     * (ETXTBSY), and "Text file busy" would not say why it is refused */
+    const char *named = stat(path, &st) == 0 ? input_of(&st, inputs, count) : NULL;
+    if (named)
+        return refuse(variable, path, named, err, err_bytes);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);      /* not O_TRUNC: judged first */
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)

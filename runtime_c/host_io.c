@@ -325,6 +325,18 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
         if (!strcmp(in->real, o->real) || (o->exists && in->dev == o->dev && in->ino == o->ino))
             REFUSE("is the input %s; an output never replaces an input", rt_io_shown(in->path, other_shown));
     }
+    /* the host's own file is an input too: it reads its images (and a native host its program)
+     * from /proc/self/exe; the same device and inode is the same file by any path (a hard link,
+     * `../`, a symlinked folder), and a rename over it would destroy the built host */
+    struct stat self;
+    if (o->exists && stat("/proc/self/exe", &self) == 0 && self.st_dev == o->dev && self.st_ino == o->ino) {
+        char self_path[RT_IO_PATH_BYTES] = "/proc/self/exe";     /* kept when readlink fails */
+        ssize_t length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+        if (length > 0)
+            self_path[length] = 0;
+        REFUSE("is the input %s (this host's own file); an output never replaces an input",
+               rt_io_shown(self_path, other_shown));
+    }
     files->output_count++;
     return 0;
 #undef FOLDER
@@ -371,6 +383,7 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
         o->temporary[0] = 0;
         return temporary_refused(o, named, err, "path too long");
     }
+    rt_ignore_file_size_signal();     /* past `ulimit -f`: EFBIG, refused below, not a silent SIGXFSZ */
     int fd = mkostemp(o->temporary, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -415,7 +428,7 @@ fail:
         close(fd);
     unlink(o->temporary);
     o->temporary[0] = 0;
-    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, strerror(e));
+    return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, rt_write_failure(e));
 }
 
 static void forget_prepared(void);

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -631,7 +633,30 @@ const char *rt_stdout_failure(void *stream)
     }
     if (!failed)
         return NULL;
-    return strerror(e ? e : EIO);
+    return rt_write_failure(e ? e : EIO);
+}
+
+void rt_ignore_file_size_signal(void)
+{
+    struct sigaction now;
+    if (sigaction(SIGXFSZ, NULL, &now) != 0 || (now.sa_flags & SA_SIGINFO) || now.sa_handler != SIG_DFL)
+        return;
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGXFSZ, &ignore, NULL);
+}
+
+const char *rt_write_failure(int e)
+{
+    static _Thread_local char words[192];
+    struct rlimit limit;
+    if (e != EFBIG || getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return strerror(e);
+    snprintf(words, sizeof words, "%s (the file size limit, ulimit -f, is %llu byte%s: raise it, then run again)",
+             strerror(e), (unsigned long long)limit.rlim_cur, rt_plural((unsigned long long)limit.rlim_cur));
+    return words;
 }
 
 int rt_parse_args(int argc, char **argv, rt_args *a, char *err)

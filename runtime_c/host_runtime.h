@@ -155,6 +155,18 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
  * "cannot write to stdout: REASON" on stderr and exits 8, as bobc's own commands do. */
 const char *rt_stdout_failure(void *stream /* FILE* */);
 
+/* A host ignores SIGXFSZ (set at start-up, and again before any publication writes, when its
+ * disposition is the default one, which would end the process silently past the file size
+ * limit, `ulimit -f`): a write past the limit then fails with EFBIG, and is refused as a full
+ * disk is (one line naming the file, exit 8, nothing published).  A handler someone installed,
+ * or an ignored signal, is left as it is. */
+void rt_ignore_file_size_signal(void);
+
+/* A failed write's reason: strerror(e), and for EFBIG under a file size limit that limit and
+ * what to do ("File too large (the file size limit, ulimit -f, is 4096 bytes: raise it, then run
+ * again)").  compiler/bobc/reference/safe_io.py write_failure words it the same. */
+const char *rt_write_failure(int e);
+
 /* Format a message into err (RT_ERR_BYTES bytes; err may be NULL) and
  * return code: every refusal of the runtime goes through it. */
 int rt_say(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -30,7 +30,7 @@ int rt_host_write_version(FILE *out, char *err, size_t err_bytes)
     free(section.data);
     const char *why = rt_stdout_failure(out);
     if (written != section.size && !why)
-        why = strerror(e ? e : EIO);
+        why = rt_write_failure(e ? e : EIO);
     if (why) {
         snprintf(err, err_bytes, "cannot write to stdout: %s", why);
         return RT_EXIT_WRITE_FAILED;

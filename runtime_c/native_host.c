@@ -703,6 +703,7 @@ int main(int argc, char **argv)
     char err[NP_ERR_BYTES + 256];
     char self_path[RT_IO_PATH_BYTES];
     rt_report_as("native");      /* the shared runtime's notices say "native:", as this host's messages do */
+    rt_ignore_file_size_signal();   /* a write past `ulimit -f` fails (EFBIG), said, exit 8 */
     ssize_t length = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
     if (length <= 0)
         snprintf(self_path, sizeof self_path, "%s", argv[0]);

@@ -638,6 +638,7 @@ int bobc_host_main(const bobc_plan *p, int argc, char **argv)
     memset(&h, 0, sizeof h);
     h.plan = p;
     rt_report_as(argv[0]);
+    rt_ignore_file_size_signal();      /* a write past `ulimit -f` fails (EFBIG), said, exit 8 */
     if (rt_host_version_asked(argc, argv))
         return rt_host_print_version(stdout);
     rt_args args;

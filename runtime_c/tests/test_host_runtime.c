@@ -352,25 +352,43 @@ static void test_publish(void)
     char path[512];
     snprintf(path, sizeof path, "%s/out.bin", tmpdir);
     CHECK(rt_publish_atomic(path, "old-contents", 12, err) == 0, "publish: %s", err);
-    /* a write that fails part way (file size limit) leaves the old file and no temporary */
+    /* a write that fails part way (file size limit) leaves the old file and no temporary: with
+     * SIGXFSZ's default disposition, as a host starts (a batch scheduler's RLIMIT_FSIZE), the
+     * publication is refused, exit 8, one line naming the output and the limit -- never a process
+     * killed silently by the signal (probe s33 resources finding 4) */
     fflush(NULL);
+    int pipe_fds[2];
+    CHECK(pipe(pipe_fds) == 0, "pipe");
     pid_t pid = fork();
     if (pid == 0) {
-        signal(SIGXFSZ, SIG_IGN);
+        close(pipe_fds[0]);
+        signal(SIGXFSZ, SIG_DFL);
         struct rlimit rl = { 4096, 4096 };
         setrlimit(RLIMIT_FSIZE, &rl);
         static char big[1 << 16];
         memset(big, 'n', sizeof big);
-        char e2[RT_ERR_BYTES];
+        char e2[RT_ERR_BYTES] = "";
         int rc = rt_publish_atomic(path, big, sizeof big, e2);
-        if (rc)
-            fprintf(stderr, "(expected) %s\n", e2);
+        if (write(pipe_fds[1], e2, strlen(e2)) < 0)
+            _exit(99);
         _exit(rc);
     }
+    close(pipe_fds[1]);
+    char said[RT_ERR_BYTES] = "";
+    size_t said_n = 0;
+    ssize_t r;
+    while (said_n < sizeof said - 1 && (r = read(pipe_fds[0], said + said_n, sizeof said - 1 - said_n)) > 0)
+        said_n += (size_t)r;
+    close(pipe_fds[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == RT_EXIT_WRITE_FAILED, "failing publish exits 8 (status %d)",
-          status);
+    fprintf(stderr, "(expected) %s\n", said);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == RT_EXIT_WRITE_FAILED,
+          "failing publish exits 8, not killed by SIGXFSZ (status %d: %s)", status,
+          WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exited");
+    CHECK(strstr(said, "out.bin") && strstr(said, "File too large") && strstr(said, "ulimit -f, is 4096 bytes") &&
+              strstr(said, "nothing was published") && !strchr(said, '\n'),
+          "the refusal names the output and the limit, one line: '%s'", said);
     char buf[64] = "";
     FILE *f = fopen(path, "rb");
     size_t got = f ? fread(buf, 1, sizeof buf, f) : 0;
@@ -378,6 +396,56 @@ static void test_publish(void)
         fclose(f);
     CHECK(got == 12 && memcmp(buf, "old-contents", 12) == 0, "old output intact after a failed publish");
     CHECK(temporaries_in(tmpdir) == 0, "no temporary left behind");
+    /* the host's own file is an input (it reads its images from /proc/self/exe): an output that is
+     * it, by its path, a `../` path or a hard link, is refused as an output that is an input is,
+     * exit 8, and the file is untouched (probe s33 resources finding 3) */
+    {
+        char self[4096], self_folder[4096], dotted[8300], linked[4200];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        CHECK(n > 0, "readlink /proc/self/exe");
+        self[n > 0 ? n : 0] = 0;
+        struct stat before, after;
+        CHECK(stat(self, &before) == 0, "stat self");
+        snprintf(self_folder, sizeof self_folder, "%s", self);
+        char *slash = strrchr(self_folder, '/');
+        *slash = 0;
+        const char *folder_name = strrchr(self_folder, '/') + 1;
+        snprintf(dotted, sizeof dotted, "%s/../%s/%s", self_folder, folder_name, slash + 1);
+        snprintf(linked, sizeof linked, "%s/.self-link-%d", self_folder, (int)getpid());
+        int have_link = link(self, linked) == 0;
+        const char *named[3] = { self, dotted, have_link ? linked : NULL };
+        for (int k = 0; k < 3; k++) {
+            if (!named[k])
+                continue;
+            rt_io_files files;
+            memset(&files, 0, sizeof files);
+            int rc = rt_io_add_output(&files, named[k], "--result", NULL, err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); an output never replaces an input; "
+                   "nothing was written", "an output that is the host's own file");
+            CHECK(strncmp(err, "output ", 7) == 0 && strstr(err, self) && strstr(err, "(--result)"),
+                  "the refusal names the output, its option and the host's file: '%s'", err);
+            /* a diagnostic file the environment names is judged alike (diag_file.h) */
+            rc = rt_diag_check("BOBC_HOST_TIMING", named[k], NULL, 0, err, sizeof err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); a diagnostic file never replaces an input",
+                   "a diagnostic file that is the host's own file");
+            FILE *opened = NULL;
+            rc = rt_diag_open("NATIVE_TRACE", named[k], NULL, 0, &opened, err, sizeof err);
+            expect(rc, RT_EXIT_WRITE_FAILED, err, "(this host's own file); a diagnostic file never replaces an input",
+                   "a diagnostic file opened that is the host's own file");
+            if (opened)
+                fclose(opened);
+        }
+        if (have_link)
+            unlink(linked);
+        CHECK(stat(self, &after) == 0 && after.st_size == before.st_size && after.st_mtime == before.st_mtime,
+              "the host's own file untouched");
+        CHECK(temporaries_in(self_folder) == 0, "no temporary beside the host's file");
+        /* another file in the same folder is no input */
+        rt_io_files files;
+        memset(&files, 0, sizeof files);
+        snprintf(linked, sizeof linked, "%s/.not-self-%d", self_folder, (int)getpid());
+        CHECK(rt_io_add_output(&files, linked, "--result", NULL, err) == 0, "another file beside it: %s", err);
+    }
     /* a folder that does not exist */
     snprintf(path, sizeof path, "%s/no/such/dir/out.bin", tmpdir);
     expect(rt_publish_atomic(path, "x", 1, err), RT_EXIT_WRITE_FAILED, err, "out.bin", "missing folder");

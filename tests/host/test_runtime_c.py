@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import resource
-import signal
 import struct
 import subprocess
 import zlib
@@ -192,7 +191,9 @@ def test_first_differing_part_is_named(tmp_path):
 
 # ------------------------------------------------------------ atomic publish
 def _limit_file_size():
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # SIGXFSZ keeps its default disposition (subprocess restores it before exec): the runtime
+    # ignores it itself, so a write past the limit is refused, not a silent kill (probe s33
+    # resources finding 4)
     resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
 
 
@@ -201,8 +202,10 @@ def test_failed_publish_leaves_old_file_and_no_partial(tmp_path):
     out.write_bytes(b"previous checkpoint")
     run = subprocess.run([str(TOOL), "envelope-write", str(out), "3"], capture_output=True, text=True,
                          preexec_fn=_limit_file_size)
-    assert run.returncode == 8, run.stderr
+    assert run.returncode == 8, (run.returncode, run.stderr)
     assert "nothing was published" in run.stderr
+    assert "File too large (the file size limit, ulimit -f, is 100000 bytes: raise it, then run again)" in run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
     assert out.read_bytes() == b"previous checkpoint"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.bin"]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import resource
-import signal
 import socket
 import subprocess
 import sys
@@ -220,7 +219,9 @@ def test_a_prepared_output_is_published_at_the_end(prepared, tmp_path):
 
 
 def _limit_file_size():
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # SIGXFSZ keeps its default disposition (subprocess restores it), as a batch scheduler's
+    # RLIMIT_FSIZE finds a host: the host itself ignores it, so its write fails with EFBIG and is
+    # refused, never a silent kill (probe s33 resources finding 4)
     resource.setrlimit(resource.RLIMIT_FSIZE, (8, 8))
 
 
@@ -236,4 +237,4 @@ def test_a_temporary_that_cannot_be_written_fails_at_prepare_naming_the_output(p
         assert (folder / "out.bin").read_bytes() == b"previous" and temporaries(folder) == []
     assert said["c"] == said["reference"] == (8, (
         b"native: command 2 (PrepareOutputs): output out.bin (argument 1): write of the temporary file failed: File "
-        b"too large; nothing was published\n"))
+        b"too large (the file size limit, ulimit -f, is 8 bytes: raise it, then run again); nothing was published\n"))

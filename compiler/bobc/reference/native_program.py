@@ -862,7 +862,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
             out.write(version_text(program, version, len(components or ())))
             out.flush()
         except OSError as failure:
-            stderr.write(f"native: cannot write to stdout: {failure.strerror or failure}\n".encode())
+            stderr.write(f"native: cannot write to stdout: {safe_io.write_failure(failure)}\n".encode())
             return EXIT_WRITE
         return 0
     takes_options = any(c.name == "RequestOpen" for c in program.commands)   # native_host.c: a request's options
@@ -872,7 +872,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
             out.write(help_text(program, name).encode("utf-8", "surrogateescape"))
             out.flush()
         except OSError as failure:
-            stderr.write(f"native: cannot write to stdout: {failure.strerror or failure}\n".encode())
+            stderr.write(f"native: cannot write to stdout: {safe_io.write_failure(failure)}\n".encode())
             return EXIT_WRITE
         return 0
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):

@@ -123,6 +123,21 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def write_failure(failure: OSError) -> str:
+    """A failed write's reason as runtime_c/host_runtime.c rt_write_failure words it: the system's
+    words, and for EFBIG under a file size limit that limit and what to do (probe s33 resources
+    finding 4: the host ignores SIGXFSZ, so a write past `ulimit -f` fails as this one does)."""
+    import errno
+    import resource
+
+    words = os.strerror(failure.errno) if failure.errno else str(failure)
+    if failure.errno == errno.EFBIG:
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit != resource.RLIM_INFINITY:
+            words += f" (the file size limit, ulimit -f, is {count(limit, 'byte')}: raise it, then run again)"
+    return words
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
@@ -981,10 +996,10 @@ def _write_temporary(output: _Output) -> str:
         except OSError:
             pass
         raise OutputWriteFailure(output.path, output.option,
-                                 f"write failed: {failure.strerror or failure}",
+                                 f"write failed: {write_failure(failure)}",
                                  hint="nothing was published; the files there are unchanged",
                                  host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
-                                           f"{failure.strerror or failure} (nothing was published)") \
+                                           f"{write_failure(failure)} (nothing was published)") \
             from None
     os.close(fd)
     return candidate
@@ -1030,7 +1045,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
             os.unlink(candidate)
         except OSError:
             pass
-        raise refused(f"{stage} of the temporary file failed: {os.strerror(failure.errno)}") from None
+        raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}") from None
     return candidate
 
 
