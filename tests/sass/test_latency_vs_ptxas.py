@@ -122,10 +122,6 @@ KNOWN_BELOW = {
     ("sm_90", "VIADD", "memory", "R"): (15, 5),      # bobc 7
     ("sm_90", "ULEA", "memory", "UR"): (9, 2),       # bobc 7
     ("sm_90", "F2FP", "memory", "R"): (26, 32),      # bobc 7 (one kernel's epilogue, 32 stores)
-    ("sm_86", "ISETP", "BAR", "P"): (13, 3),         # bobc 5: BAR.RED's predicate, read at dispatch?
-    ("sm_90", "ISETP", "BAR", "P"): (13, 4),
-    ("sm_90", "ISETP", "VOTEU", "P"): (13, 2),       # bobc 5: VOTEU, like VOTE, reads at dispatch?
-    ("sm_90", "UISETP", "alu", "UP"): (6, 3),        # bobc 5: UISETP -> PLOP3
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
     ("sm_86", "I2FP", "memory", "R"): (18, 1),
     ("sm_90", "I2FP", "memory", "R"): (15, 1),

@@ -100,11 +100,18 @@ FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP"
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
 PREDICATE_OPERAND_LATENCY = 5
+# A uniform predicate (UISETP, UPLOP3: the uniform datapath) reaches a vector instruction's
+# operand 6 cycles after issue, a uniform one's 4 (NAK's UPredLatencySM80: Udp writer, Coupled
+# reader 6, Udp reader 4; ptxas leaves 6 UISETP -> PLOP3): the longer is taken for both.
+UNIFORM_PREDICATE_OPERAND_LATENCY = 6
 # VOTE takes its predicate operand at dispatch, as early as a guard: NVIDIA's Ampere tables
 # (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80: Vote is a Disp_Alu reader, 13 cycles after
 # an ISETP).  A VOTE.ANY 5 cycles after the ISETP it read balloted the predicate's previous value
 # on the H200 (the kernel that voted summed rows its lanes had not chosen).
-PREDICATE_READ_AT_DISPATCH = {"VOTE"}
+# BAR.RED's predicate operand and VOTEU's are read as early (NAK's PredLatencySM80: a Decoupled
+# predicate reader, as BAR is, and Vote, VoteU's vector form, 13 after a coupled writer; ptxas
+# leaves 13 cycles ISETP -> BAR.RED and -> VOTEU in the corpus, tests/sass/test_latency_vs_ptxas.py).
+PREDICATE_READ_AT_DISPATCH = {"VOTE", "VOTEU", "BAR"}
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
@@ -489,7 +496,9 @@ def _latency_of(opcode: str) -> int:
 def _latency(item: Item, reg: tuple[str, int], fixed: dict) -> int:
     if item.opcode in fixed:
         return fixed[item.opcode]
-    if reg[0] in ("P", "UP"):
+    if reg[0] == "UP":
+        return UNIFORM_PREDICATE_OPERAND_LATENCY
+    if reg[0] == "P":
         return PREDICATE_OPERAND_LATENCY
     if item.wide:
         return WIDE_LATENCY
