@@ -445,7 +445,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
                                  f"{inst.mnemonic} ..., taking ptxas's choice from an nvdisasm listing")
     items = [Item(inst.opcode, expand(p.reads), expand(p.writes), inst.control,
                   label_here=16 * i in targets_here, wide="WIDE" in inst.modifiers,
-                  guard=_guard(inst), target=_branch_target(inst))
+                  guard=_guard(inst), target=_branch_target(inst), latency_key=latency_key(inst))
              for i, (inst, p) in enumerate(zip(resolved, placed_all))]
     try:
         controls = schedule(items, arch)
@@ -624,6 +624,12 @@ def _check_tuple_alignment(inst: Instruction, placed) -> None:
         raise BobcError(f"{inst.mnemonic}'s operand block UR{first}..UR{first + count - 1} ({count} registers) must "
                         f"start at a multiple of {align}", inst.span,
                         hint=f"use UR{first - first % align + align} (or another multiple of {align}) for the block")
+
+
+def latency_key(inst: Instruction) -> str:
+    """The scheduler's FIXED_LATENCIES key of `inst`: its opcode, HFMA2.MMA kept apart from HFMA2
+    (the tensor pipe's binary16 FMA, a slower result)."""
+    return f"{inst.opcode}.MMA" if inst.opcode == "HFMA2" and "MMA" in inst.modifiers else inst.opcode
 
 
 def _guard(inst: Instruction) -> tuple[str, int] | None:

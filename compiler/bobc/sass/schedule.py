@@ -41,6 +41,12 @@ FIXED_LATENCIES = {
     # the next HMMA on the same accumulator; ptxas waits 23-26 cycles after it in the
     # corpus on both targets (Hopper's table is not public): the longest is taken.
     "HMMA": 26,
+    # HFMA2.MMA (the binary16 FMA issued to the tensor pipe; ptxas uses it as a move of a
+    # constant): ptxas 13's sm_90 code reads its result 10 cycles on at the earliest, from an
+    # IMAD, a PRMT, an FSEL and an HFMA2 alike (tests/sass/data corpus-sm_90); the sm_86 corpus
+    # has none, and NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, HFMA2_MMA) give
+    # 10 too.  Keyed by latency_key (the opcode with .MMA).
+    "HFMA2.MMA": 10,
 }
 # An HMMA reads a fixed-latency (coupled) result later than the ALUs do: NAK gives 7
 # cycles from an ALU/FMA writer to an MMA reader where an ALU reader needs 4.
@@ -69,6 +75,17 @@ EARLY_OPERAND_FETCH = 1
 FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD", "HFMA2", "HADD2", "HMUL2"}
 CROSS_PIPE = 1
 DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain ptxas uses
+# The FP64 unit (DADD, DMUL, DFMA, DSETP) takes its register operands later than the ALUs do,
+# on either target: ptxas 13 issues a DADD no sooner than 6 cycles after the MOV of one of its
+# operands, a DSETP 6 after an FSEL (tests/sass/data, corpus3 double_math), where an ALU reader
+# needs 4.  And on sm_90, where the FP64 results are timed (FIXED_ON_ARCH), a reader outside the
+# FP64 unit gets them later than the next FP64 instruction does: ptxas leaves 10 cycles from
+# DADD to FSEL and from DMUL to F2I (8 from DADD/DMUL/DFMA to the next FP64 reader); NVIDIA's
+# Ampere tables (NAK: RedirectedFP64 -> an ALU/FMA reader) give 10 as well.  A memory
+# instruction's late-read operands (STG's data) are taken at 7 by ptxas, within the 8.
+FP64_UNIT = {"DADD", "DMUL", "DFMA", "DSETP"}
+FP64_OPERAND_DELAY = 2
+FP64_RESULT_DELAY = 2
 # Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and
 # their latency there.  sm_90 (GH100's full-rate FP64 unit): ptxas 13 sets no scoreboard on
 # DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
@@ -83,11 +100,18 @@ FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP"
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
 PREDICATE_OPERAND_LATENCY = 5
+# A uniform predicate (UISETP, UPLOP3: the uniform datapath) reaches a vector instruction's
+# operand 6 cycles after issue, a uniform one's 4 (NAK's UPredLatencySM80: Udp writer, Coupled
+# reader 6, Udp reader 4; ptxas leaves 6 UISETP -> PLOP3): the longer is taken for both.
+UNIFORM_PREDICATE_OPERAND_LATENCY = 6
 # VOTE takes its predicate operand at dispatch, as early as a guard: NVIDIA's Ampere tables
 # (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80: Vote is a Disp_Alu reader, 13 cycles after
 # an ISETP).  A VOTE.ANY 5 cycles after the ISETP it read balloted the predicate's previous value
 # on the H200 (the kernel that voted summed rows its lanes had not chosen).
-PREDICATE_READ_AT_DISPATCH = {"VOTE"}
+# BAR.RED's predicate operand and VOTEU's are read as early (NAK's PredLatencySM80: a Decoupled
+# predicate reader, as BAR is, and Vote, VoteU's vector form, 13 after a coupled writer; ptxas
+# leaves 13 cycles ISETP -> BAR.RED and -> VOTEU in the corpus, tests/sass/test_latency_vs_ptxas.py).
+PREDICATE_READ_AT_DISPATCH = {"VOTE", "VOTEU", "BAR"}
 BARRIER_SETTER_MIN_STALL = 2
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
@@ -164,6 +188,11 @@ class Item:
     wide: bool = False             # a .WIDE multiply: two result registers, the high one later
     guard: tuple[str, int] | None = None   # the guard predicate, read early
     target: int | None = None      # a BRA's target instruction index
+    latency_key: str = ""          # FIXED_LATENCIES' key where it is not the opcode (HFMA2.MMA)
+
+    def __post_init__(self):
+        if not self.latency_key:
+            self.latency_key = self.opcode
 
 
 _ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
@@ -434,13 +463,17 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
         return 0
     if reg[0] == "UR" and consumer.opcode in EXPLICIT_CONTROL:
         return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
+    producer = state.producer.get(reg, "")
+    if consumer.opcode in FP64_UNIT:
+        return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
+    if producer in FP64_UNIT and consumer.opcode not in READS_LATE:
+        return FP64_RESULT_DELAY
     if consumer.opcode in READS_LATE:
         return EARLY_OPERAND_FETCH
     if consumer.opcode == "HMMA":
         return MMA_OPERAND_DELAY
     if consumer.opcode in VARIABLE_LATENCY:
         return 0
-    producer = state.producer.get(reg, "")
     return CROSS_PIPE if (producer in FMA_PIPE) != (consumer.opcode in FMA_PIPE) else 0
 
 
@@ -448,7 +481,7 @@ def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
     """When each fixed-latency result of `item` (issued now) may be read."""
     for reg in item.writes:
         state.ready[reg] = state.cycle + _latency(item, reg, fixed)
-        state.producer[reg] = item.opcode
+        state.producer[reg] = item.latency_key
         state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
             state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
@@ -463,11 +496,13 @@ def _latency_of(opcode: str) -> int:
 def _latency(item: Item, reg: tuple[str, int], fixed: dict) -> int:
     if item.opcode in fixed:
         return fixed[item.opcode]
-    if reg[0] in ("P", "UP"):
+    if reg[0] == "UP":
+        return UNIFORM_PREDICATE_OPERAND_LATENCY
+    if reg[0] == "P":
         return PREDICATE_OPERAND_LATENCY
     if item.wide:
         return WIDE_LATENCY
-    return FIXED_LATENCIES.get(item.opcode, DEFAULT_LATENCY)
+    return FIXED_LATENCIES.get(item.latency_key, DEFAULT_LATENCY)
 
 
 def _with_stall(control: Control, stall: int) -> Control:
