@@ -388,12 +388,40 @@ def _locked(scratch: Path) -> Path:
 
 
 def release_scratch(scratch: Path, remove: bool = False) -> None:
-    """Done with the scratch folder `scratch`: its lock is let go (after removing it, with `remove`)."""
+    """Done with the scratch folder `scratch`: its lock is let go (after removing it, with `remove`).
+    Its LOCK_NAME file goes last, and only when everything else in it went: a removal that failed
+    part way (no descriptor left: `ulimit -n`) leaves the folder with its lock file, which no live
+    process holds once this one lets it go, so the next command's sweep removes the rest
+    (sweep_leftover) instead of keeping a lockless folder for STALE_SECONDS."""
     if remove:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _empty_but_lock(scratch)
+        try:
+            left = [name for name in os.listdir(scratch) if name != LOCK_NAME]
+        except OSError:
+            left = None
+        if left == []:
+            shutil.rmtree(scratch, ignore_errors=True)
     handle = _HELD.pop(str(scratch), None)
     if handle is not None:
         os.close(handle)
+
+
+def _empty_but_lock(scratch: Path) -> None:
+    """Remove everything in the folder `scratch` but its LOCK_NAME file, as far as it can."""
+    try:
+        children = list(os.scandir(scratch))
+    except OSError:
+        return
+    for child in children:
+        if child.name == LOCK_NAME:
+            continue
+        try:
+            if child.is_dir(follow_symlinks=False):
+                shutil.rmtree(child.path, ignore_errors=True)
+            else:
+                os.unlink(child.path)
+        except OSError:
+            pass
 
 
 _SWEPT: set[str] = set()
