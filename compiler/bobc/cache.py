@@ -564,21 +564,53 @@ def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list
     return found, (temporaries[0], temporaries[1]), foreign
 
 
-def prune(root: Path, days: float) -> tuple[int, int]:
+class PruneResult(tuple):
+    """What `prune` did: (entries removed, bytes freed), and `kept`: how many entries old enough to
+    go could not be removed, with `reason`, the system's words for the first such failure (a
+    read-only cache, a folder of someone else's; a kind's folder that cannot be read counts as one)."""
+
+    def __new__(cls, removed: int, freed: int, kept: int = 0, reason: str | None = None):
+        made = super().__new__(cls, (removed, freed))
+        made.kept, made.reason = kept, reason
+        return made
+
+
+def _why(path: str, remove) -> str | None:
+    """Remove `path` with `remove` (a function of the path); None when it is gone after, else the
+    system's words for why it is not (what the removal said, or the folder's own refusal)."""
+    said = None
+    try:
+        remove(path)
+    except OSError as error:
+        said = error.strerror or str(error)
+    if not os.path.lexists(path):
+        return None
+    if said is None:                    # _discard swallows its errors: ask the folder for the reason
+        folder = os.path.dirname(path)
+        import errno
+
+        said = os.strerror(errno.EACCES) if not os.access(folder, os.W_OK | os.X_OK) else "it is still there"
+    return said
+
+
+def prune(root: Path, days: float) -> PruneResult:
     """Remove from the cache folder `root` every entry not used for `days` days (a hit marks its
-    entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed).
+    entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed),
+    with `.kept` the entries old enough to go that could not be removed (and `.reason` why), so
+    that `bobc cache --prune` says so and exits non-zero (probe s33 resources 10).  A cache folder
+    that cannot be read raises its OSError.
     A build running meanwhile keeps what it uses: it marked each entry used within the hour, and
     `days` is at least a day (commands.cache.MIN_PRUNE_DAYS)."""
     cutoff = time.time() - days * 86400
-    removed = freed = 0
-    try:
-        kinds = [(k.name, k.path) for k in _kinds(root)[0]]
-    except OSError:
-        return 0, 0
+    removed = freed = kept = 0
+    reason = None
+    kinds = [(k.name, k.path) for k in _kinds(root)[0]]
     for kind, kind_path in kinds:
         try:
             children = list(os.scandir(kind_path))
-        except OSError:
+        except OSError as error:
+            kept += 1
+            reason = reason or f"{kind}/: {error.strerror or error}"
             continue
         for child in children:
             temporary = child.name.startswith(TEMPORARY)
@@ -595,13 +627,16 @@ def prune(root: Path, days: float) -> tuple[int, int]:
             except OSError:
                 continue
             if child.is_dir(follow_symlinks=False):
-                _discard(Path(child.path))
+                why = _why(child.path, lambda path: _discard(Path(path)))
             else:
-                _remove(child.path)
-            if not os.path.lexists(child.path):
+                why = _why(child.path, os.unlink)
+            if why is None:
                 removed += 1
                 freed += size
-    return removed, freed
+            else:
+                kept += 1
+                reason = reason or why
+    return PruneResult(removed, freed, kept, reason)
 
 
 PROCESS_PREFIX = "bobc-proc-"
