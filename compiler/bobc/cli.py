@@ -36,6 +36,33 @@ EVALUATING = ("check", "eval", "build", "run", "sim")
 class _Parser(argparse.ArgumentParser):
     json_wanted = False             # main(): the command line asks for --json
 
+    def print_help(self, file=None):
+        """`bobc --help`, `bobc CMD --help`: as `--version`, a stdout that cannot take the text (a
+        full disk, `> /dev/full`, closed) is one line on stderr and exit 8 (README), never a
+        silent 0; a reader that went away is quiet, as for every command."""
+        if file is not None:
+            return super().print_help(file)
+        text = self.format_help()
+        out = sys.stdout
+        try:
+            if out is None:
+                import errno
+
+                raise OSError(errno.EBADF, "it is closed")
+            out.write(text)
+            out.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+        except OSError as failure:
+            if out is not None:
+                _quiet_stdout()
+            try:
+                print(f"{self.prog} --help: error: cannot write to stdout: {failure.strerror or failure}",
+                      file=sys.stderr)
+            except (OSError, ValueError, AttributeError):
+                pass
+            self.exit(STDOUT_NOT_WRITTEN)
+
     def error(self, message: str):  # one line, exit 2, like every usage error
         said = f"{message}{did_you_mean(message)}"
         if self.json_wanted and "--json" in self._option_string_actions:
