@@ -6,6 +6,7 @@ as one clear message instead of a traceback.
 """
 from __future__ import annotations
 
+import resource     # here, not when a limit is met: importing it then may itself fail for lack of memory
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -276,8 +277,6 @@ class ResourceExhausted(BobcError):
 
 def _limit(name: str) -> str:
     """The soft limit `name` (resource.RLIMIT_*) in force, as `ulimit` shows it, or 'unlimited'."""
-    import resource
-
     try:
         soft, _ = resource.getrlimit(getattr(resource, name))
     except (OSError, ValueError, AttributeError):
@@ -295,8 +294,8 @@ def descriptors_exhausted(error: OSError, doing: str | None = None) -> ResourceE
     if error.errno == errno.EMFILE:
         limit = _limit("RLIMIT_NOFILE")
         said = f"too many open files: bobc reached its limit of open file descriptors (ulimit -n is {limit})"
-        hint = ("raise the limit of open files (ulimit -n 1024, or more; ulimit -Hn shows the most you may "
-                "set), then run again")
+        hint = (f"raise the limit of open files (ulimit -n, now {limit}: 1024 or more; ulimit -Hn shows the most "
+                f"you may set), then run again")
     elif error.errno == errno.ENFILE:
         said = "too many open files in the system: its table of open files is full (ENFILE)"
         hint = "close programs that hold many files open (or raise the system's fs.file-max), then run again"
