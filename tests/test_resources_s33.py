@@ -384,3 +384,31 @@ def test_help_into_a_full_stdout_is_exit_8(args):
 def test_help_into_a_pipe_is_still_0():
     done = bobc_process(["build", "--help"])
     assert done.returncode == 0 and done.stdout.startswith("usage: bobc build")
+
+
+# -- finding 6: run --reference's Submit out of descriptors is not the GPU's exit 7 ---------------
+
+@pytest.mark.parametrize("failure", [OSError(errno.EMFILE, "Too many open files"), MemoryError()],
+                         ids=["emfile", "memory"])
+def test_submit_out_of_descriptors_or_memory_is_not_a_gpu_fault(tmp_path, failure):
+    sys.path.insert(0, str(REPO / "tests" / "native"))
+    try:
+        from native_device_program import program_bytes
+        from native_helpers import run_reference
+    finally:
+        sys.path.remove(str(REPO / "tests" / "native"))
+    from bobc.errors import ResourceExhausted
+    from bobc.targets import SM90
+
+    code, _ = program_bytes(bytes(range(16)), SM90, tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "in.bin").write_bytes(bytes(256))
+
+    def submit(machine, entry):
+        raise failure
+    expected = MemoryError if isinstance(failure, MemoryError) else ResourceExhausted
+    with pytest.raises(expected) as raised:      # to cli._run: said there with the limit, never exit 7
+        run_reference(code, folder, ["in.bin", "out1.bin", "out2.bin", "count.bin"], gpu=submit)
+    if expected is ResourceExhausted:
+        assert "ulimit -n" in raised.value.message
