@@ -309,9 +309,9 @@ def scratch_folder(kind: str) -> Path:
             return _locked(own_folder(Path(tempfile.mkdtemp(prefix=".tmp-", dir=root / kind))))
         except OSError:
             pass
-    base = tempfile.gettempdir()
+    base = tempfile.tempdir or temporary_root()
     try:
-        made = own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-")))
+        made = own_folder(Path(tempfile.mkdtemp(prefix=f"bobc-{kind}-", dir=base)))
     except OSError as error:
         raise temporary_failure(base, error, folder=True) from None
     try:
@@ -355,7 +355,7 @@ def _fit_hint(failure) -> None:
     from .errors import temporary_base
     from .reference.safe_io import shown
 
-    base = shown(temporary_base(tempfile.gettempdir(), folder=True))
+    base = shown(temporary_base(tempfile.tempdir or temporary_root(), folder=True))
     if failure.errno == errno.ENAMETOOLONG:
         failure.hint = f"point TMPDIR at a shorter path ({base} was used)"
     elif failure.errno == errno.EACCES and current_umask() & 0o200:
@@ -388,12 +388,40 @@ def _locked(scratch: Path) -> Path:
 
 
 def release_scratch(scratch: Path, remove: bool = False) -> None:
-    """Done with the scratch folder `scratch`: its lock is let go (after removing it, with `remove`)."""
+    """Done with the scratch folder `scratch`: its lock is let go (after removing it, with `remove`).
+    Its LOCK_NAME file goes last, and only when everything else in it went: a removal that failed
+    part way (no descriptor left: `ulimit -n`) leaves the folder with its lock file, which no live
+    process holds once this one lets it go, so the next command's sweep removes the rest
+    (sweep_leftover) instead of keeping a lockless folder for STALE_SECONDS."""
     if remove:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _empty_but_lock(scratch)
+        try:
+            left = [name for name in os.listdir(scratch) if name != LOCK_NAME]
+        except OSError:
+            left = None
+        if left == []:
+            shutil.rmtree(scratch, ignore_errors=True)
     handle = _HELD.pop(str(scratch), None)
     if handle is not None:
         os.close(handle)
+
+
+def _empty_but_lock(scratch: Path) -> None:
+    """Remove everything in the folder `scratch` but its LOCK_NAME file, as far as it can."""
+    try:
+        children = list(os.scandir(scratch))
+    except OSError:
+        return
+    for child in children:
+        if child.name == LOCK_NAME:
+            continue
+        try:
+            if child.is_dir(follow_symlinks=False):
+                shutil.rmtree(child.path, ignore_errors=True)
+            else:
+                os.unlink(child.path)
+        except OSError:
+            pass
 
 
 _SWEPT: set[str] = set()
@@ -536,21 +564,53 @@ def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list
     return found, (temporaries[0], temporaries[1]), foreign
 
 
-def prune(root: Path, days: float) -> tuple[int, int]:
+class PruneResult(tuple):
+    """What `prune` did: (entries removed, bytes freed), and `kept`: how many entries old enough to
+    go could not be removed, with `reason`, the system's words for the first such failure (a
+    read-only cache, a folder of someone else's; a kind's folder that cannot be read counts as one)."""
+
+    def __new__(cls, removed: int, freed: int, kept: int = 0, reason: str | None = None):
+        made = super().__new__(cls, (removed, freed))
+        made.kept, made.reason = kept, reason
+        return made
+
+
+def _why(path: str, remove) -> str | None:
+    """Remove `path` with `remove` (a function of the path); None when it is gone after, else the
+    system's words for why it is not (what the removal said, or the folder's own refusal)."""
+    said = None
+    try:
+        remove(path)
+    except OSError as error:
+        said = error.strerror or str(error)
+    if not os.path.lexists(path):
+        return None
+    if said is None:                    # _discard swallows its errors: ask the folder for the reason
+        folder = os.path.dirname(path)
+        import errno
+
+        said = os.strerror(errno.EACCES) if not os.access(folder, os.W_OK | os.X_OK) else "it is still there"
+    return said
+
+
+def prune(root: Path, days: float) -> PruneResult:
     """Remove from the cache folder `root` every entry not used for `days` days (a hit marks its
-    entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed).
+    entry used: _touch) and every temporary no live process holds; (entries removed, bytes freed),
+    with `.kept` the entries old enough to go that could not be removed (and `.reason` why), so
+    that `bobc cache --prune` says so and exits non-zero (probe s33 resources 10).  A cache folder
+    that cannot be read raises its OSError.
     A build running meanwhile keeps what it uses: it marked each entry used within the hour, and
     `days` is at least a day (commands.cache.MIN_PRUNE_DAYS)."""
     cutoff = time.time() - days * 86400
-    removed = freed = 0
-    try:
-        kinds = [(k.name, k.path) for k in _kinds(root)[0]]
-    except OSError:
-        return 0, 0
+    removed = freed = kept = 0
+    reason = None
+    kinds = [(k.name, k.path) for k in _kinds(root)[0]]
     for kind, kind_path in kinds:
         try:
             children = list(os.scandir(kind_path))
-        except OSError:
+        except OSError as error:
+            kept += 1
+            reason = reason or f"{kind}/: {error.strerror or error}"
             continue
         for child in children:
             temporary = child.name.startswith(TEMPORARY)
@@ -567,13 +627,16 @@ def prune(root: Path, days: float) -> tuple[int, int]:
             except OSError:
                 continue
             if child.is_dir(follow_symlinks=False):
-                _discard(Path(child.path))
+                why = _why(child.path, lambda path: _discard(Path(path)))
             else:
-                _remove(child.path)
-            if not os.path.lexists(child.path):
+                why = _why(child.path, os.unlink)
+            if why is None:
                 removed += 1
                 freed += size
-    return removed, freed
+            else:
+                kept += 1
+                reason = reason or why
+    return PruneResult(removed, freed, kept, reason)
 
 
 PROCESS_PREFIX = "bobc-proc-"
@@ -587,34 +650,45 @@ class process_temporaries:
     bobc command removes every `bobc-proc-*` no live process holds (sweep_leftover)."""
 
     def __enter__(self):
+        global _ROOT
         self.previous = tempfile.tempdir
         self.folder = None
-        base = tempfile.gettempdir()
-        try:
-            leftovers = [e.path for e in os.scandir(base) if e.name.startswith(PROCESS_PREFIX)]
-        except OSError:
-            leftovers = []
-        for leftover in leftovers:
-            sweep_leftover(leftover)
-        try:
-            self.folder = _locked(own_folder(Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base))))
-        except OSError as error:
-            # no room, or a path too long for the lock file: the temporaries go in `base` itself,
-            # unswept if the command is killed; said in one line (docs/cache.md)
-            from .reference.safe_io import shown
-
+        # tempfile.tempdir set by whoever runs bobc in process: their choice, as TMPDIR is the user's
+        chosen = self.previous or os.environ.get("TMPDIR") or None
+        if chosen is not None:
             try:
-                if sys.stderr is not None:
-                    print(f"bobc: warning: cannot make this command's temporary folder {PROCESS_PREFIX}* in "
-                          f"{shown(base)} ({error.strerror or error}): its temporaries go in that folder "
-                          f"itself", file=sys.stderr, flush=True)
-            except (OSError, ValueError):
+                chosen = os.path.abspath(chosen)   # as gettempdir gave it: not moved by a later chdir
+            except OSError:
                 pass
+        unusable: list[tuple[str, OSError]] = []
+        for base in ([chosen] if chosen else []) + [SYSTEM_TEMPORARY]:
+            _sweep_processes(base)
+            try:
+                made = Path(tempfile.mkdtemp(prefix=PROCESS_PREFIX, dir=base))
+            except OSError as error:
+                _refuse_descriptors(error, f"making this command's temporary folder in {base}")
+                if error.errno in _UNUSABLE_FOLDER:
+                    unusable.append((base, error))     # missing, a file, not writable: named, not used
+                    continue
+                _warn_in_itself(base, error)            # no room, a path too long: in `base` itself
+                _ROOT = tempfile.tempdir = base
+                return self
+            if unusable:
+                _warn_unusable(unusable, base)
+            _ROOT = base
+            try:
+                self.folder = _locked(own_folder(made))
+            except OSError as error:
+                _refuse_descriptors(error, f"locking this command's temporary folder in {base}")
+                _warn_in_itself(base, error)
+                tempfile.tempdir = base
+                return self
+            tempfile.tempdir = str(self.folder)
             return self
-        tempfile.tempdir = str(self.folder)
-        return self
+        raise _no_temporary_folder(unusable)
 
     def __exit__(self, kind, error, trace):
+        global _ROOT
         tempfile.tempdir = self.previous
         if self.folder is not None:
             release_scratch(self.folder, remove=True)
@@ -622,4 +696,90 @@ class process_temporaries:
 
         if isinstance(error, TemporaryWriteFailure):
             _fit_hint(error)
+        _ROOT = None
         return False
+
+
+# the folder a command's bobc-proc-* goes in when TMPDIR is unset or empty (docs/cache.md); never
+# tempfile.gettempdir(), whose probe writes a file in each candidate and silently moves on to the
+# next one -- /var/tmp, /usr/tmp, the current folder -- or dies with a traceback when none takes it
+SYSTEM_TEMPORARY = "/tmp"
+_ROOT: str | None = None        # the folder this command's bobc-proc-* (or its temporaries) went in
+
+
+def temporary_root() -> str:
+    """The folder this command's temporaries go in (its bobc-proc-* folder is made there):
+    the one process_temporaries chose, else tempfile.tempdir when a caller set it, else $TMPDIR
+    when set and not empty, else /tmp."""
+    return _ROOT or tempfile.tempdir or os.environ.get("TMPDIR") or SYSTEM_TEMPORARY
+
+
+def _errnos(*names: str) -> frozenset:
+    import errno
+
+    return frozenset(getattr(errno, name) for name in names if hasattr(errno, name))
+
+
+# a folder that cannot hold temporaries at all, whatever is freed in it: missing, not a folder, a
+# loop of links, not writable or searchable by this user, a read-only file system
+_UNUSABLE_FOLDER = _errnos("ENOENT", "ENOTDIR", "ELOOP", "EACCES", "EPERM", "EROFS")
+
+
+def _refuse_descriptors(error: OSError, doing: str) -> None:
+    from .errors import descriptors_exhausted
+
+    refusal = descriptors_exhausted(error, doing)
+    if refusal is not None:
+        raise refusal from None
+
+
+def _stderr_warning(line: str) -> None:
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _warn_in_itself(base: str, error: OSError) -> None:
+    """bobc-proc-* could not be made in `base` for a reason other than the folder itself (no room,
+    a path too long): the temporaries go in `base` itself, unswept if the command is killed."""
+    from .reference.safe_io import shown
+
+    _stderr_warning(f"bobc: warning: cannot make this command's temporary folder {PROCESS_PREFIX}* in "
+                    f"{shown(base)} ({error.strerror or error}): its temporaries go in that folder itself")
+
+
+def _warn_unusable(unusable: list[tuple[str, OSError]], used: str) -> None:
+    """TMPDIR names a folder no temporary can be made in: said in one line, and /tmp used."""
+    from .reference.safe_io import shown
+
+    base, error = unusable[0]
+    _stderr_warning(f"bobc: warning: TMPDIR={shown(base)} cannot hold temporaries ({error.strerror or error}): "
+                    f"this command's temporaries go in {shown(used)}; point TMPDIR at a writable folder "
+                    f"(or unset it)")
+
+
+def _no_temporary_folder(unusable: list[tuple[str, OSError]]):
+    """The TemporaryWriteFailure when neither $TMPDIR nor /tmp can hold a temporary folder."""
+    from .errors import TemporaryWriteFailure
+    from .reference.safe_io import shown
+
+    base, error = unusable[-1]
+    failure = TemporaryWriteFailure(base, error, folder=True)
+    if len(unusable) > 1:
+        first, words = unusable[0]
+        failure.message += f" (nor in TMPDIR={shown(first)}: {words.strerror or words})"
+        failure.args = (failure.message,)
+    failure.hint = "point TMPDIR at a writable folder with room, then run again"
+    return failure
+
+
+def _sweep_processes(base: str) -> None:
+    """Remove every bobc-proc-* in `base` that no live process holds (sweep_leftover)."""
+    try:
+        leftovers = [e.path for e in os.scandir(base) if e.name.startswith(PROCESS_PREFIX)]
+    except OSError:
+        return
+    for leftover in leftovers:
+        sweep_leftover(leftover)

@@ -36,6 +36,33 @@ EVALUATING = ("check", "eval", "build", "run", "sim")
 class _Parser(argparse.ArgumentParser):
     json_wanted = False             # main(): the command line asks for --json
 
+    def print_help(self, file=None):
+        """`bobc --help`, `bobc CMD --help`: as `--version`, a stdout that cannot take the text (a
+        full disk, `> /dev/full`, closed) is one line on stderr and exit 8 (README), never a
+        silent 0; a reader that went away is quiet, as for every command."""
+        if file is not None:
+            return super().print_help(file)
+        text = self.format_help()
+        out = sys.stdout
+        try:
+            if out is None:
+                import errno
+
+                raise OSError(errno.EBADF, "it is closed")
+            out.write(text)
+            out.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+        except OSError as failure:
+            if out is not None:
+                _quiet_stdout()
+            try:
+                print(f"{self.prog} --help: error: cannot write to stdout: {failure.strerror or failure}",
+                      file=sys.stderr)
+            except (OSError, ValueError, AttributeError):
+                pass
+            self.exit(STDOUT_NOT_WRITTEN)
+
     def error(self, message: str):  # one line, exit 2, like every usage error
         said = f"{message}{did_you_mean(message)}"
         if self.json_wanted and "--json" in self._option_string_actions:
@@ -489,6 +516,10 @@ def _run(args, taken: dict) -> tuple[int, bool]:
             return code, False
     except BobcError as error:
         _settle(taken)
+        from .errors import ResourceExhausted
+
+        if isinstance(error, ResourceExhausted):
+            return _resource_stop(args, error, taken), True
         if getattr(args, "json", False):
             _json_refusal(args, error)
         from .reference.safe_io import stderr_line
@@ -510,6 +541,34 @@ def _run(args, taken: dict) -> tuple[int, bool]:
         # (diff) handles this itself and returns its verdict
         _quiet_stdout()
         return 0, False
+    except (OSError, MemoryError) as failure:
+        # bobc itself ran out of descriptors or memory, wherever it surfaced (a subprocess's pipes,
+        # a temporary's cleanup, a decode): one message with the limit and what to do, never a
+        # traceback (probe s33 resources 6, 7); any other OSError is a bug's, with its traceback
+        from .errors import descriptors_exhausted, memory_exhausted
+
+        stop = memory_exhausted() if isinstance(failure, MemoryError) else descriptors_exhausted(failure)
+        if stop is None:
+            raise
+        del failure
+        return _resource_stop(args, stop, taken), True
+
+
+def _resource_stop(args, stop, taken: dict) -> int:
+    """Say the ResourceExhausted `stop` as a refusal; its exit code: 8 (an output not made), `bobc
+    diff`'s 2 (it cannot compare), `bobc run --reference`'s 1 for memory (the host's "internal
+    error (out of memory)": the same codes as the host)."""
+    _settle(taken)
+    if args.command == "diff":
+        stop.exit_code = 2
+    elif args.command == "run" and stop.kind == "memory":
+        stop.exit_code = 1
+    if getattr(args, "json", False):
+        _json_refusal(args, stop)
+    from .reference.safe_io import stderr_line
+
+    stderr_line(f"bobc {args.command}: {stop.render()}")
+    return stop.exit_code
 
 
 def _stdout_failed(args, failure: OSError) -> None:

@@ -6,6 +6,7 @@ as one clear message instead of a traceback.
 """
 from __future__ import annotations
 
+import resource     # here, not when a limit is met: importing it then may itself fail for lack of memory
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,6 +223,8 @@ def temporary_hint(error: OSError, where) -> str:
         return "the file size limit (ulimit -f) is smaller than the file: raise it, then run again"
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"free space in {shown(where)}, or point TMPDIR at a folder with room"
+    if error.errno in (errno.EMFILE, errno.ENFILE):     # no descriptor left, not a folder's fault
+        return descriptors_exhausted(error).hint
     return f"point TMPDIR at a writable folder with room ({shown(where)} was used)"
 
 
@@ -254,3 +257,57 @@ def temporary_folder(**options):
         raise TemporaryWriteFailure(options.get("dir") or tempfile.gettempdir(), error, folder=True) from None
     own_folder(Path(made.name))     # 0700 whatever the umask (a umask of 277 left it 0500)
     return made
+
+
+class ResourceExhausted(BobcError):
+    """bobc itself ran out of something the system rations (docs/cache.md names these stops): open
+    file descriptors (EMFILE: `ulimit -n`; ENFILE: the system's open-file table), memory (a
+    MemoryError: `ulimit -v`, or no memory left), or a thread that cannot start (its stack does
+    not fit the address space `ulimit -v` allows).  Not a fault in the plan or in bobc: the
+    message says what ran out, with the limit in force, and the hint what to do.  Exit 8, as gcc
+    stopped by the same is (an output not made); `bobc diff` 2, `bobc run --reference` the host's
+    1 for memory ("internal error (out of memory)")."""
+
+    exit_code = 8
+
+    def __init__(self, message: str, hint: str, kind: str):
+        super().__init__(message, hint=hint)
+        self.kind = kind
+
+
+def _limit(name: str) -> str:
+    """The soft limit `name` (resource.RLIMIT_*) in force, as `ulimit` shows it, or 'unlimited'."""
+    try:
+        soft, _ = resource.getrlimit(getattr(resource, name))
+    except (OSError, ValueError, AttributeError):
+        return "unknown"
+    if soft == resource.RLIM_INFINITY:
+        return "unlimited"
+    return f"{soft // 1024} KiB" if name == "RLIMIT_AS" else str(soft)
+
+
+def descriptors_exhausted(error: OSError, doing: str | None = None) -> ResourceExhausted | None:
+    """The ResourceExhausted for an OSError that says no file descriptor was left (EMFILE: this
+    process's `ulimit -n`; ENFILE: the whole system's table), else None.  `doing`: what failed."""
+    import errno
+
+    if error.errno == errno.EMFILE:
+        limit = _limit("RLIMIT_NOFILE")
+        said = f"too many open files: bobc reached its limit of open file descriptors (ulimit -n is {limit})"
+        hint = (f"raise the limit of open files (ulimit -n, now {limit}: 1024 or more; ulimit -Hn shows the most "
+                f"you may set), then run again")
+    elif error.errno == errno.ENFILE:
+        said = "too many open files in the system: its table of open files is full (ENFILE)"
+        hint = "close programs that hold many files open (or raise the system's fs.file-max), then run again"
+    else:
+        return None
+    where = f" ({doing})" if doing else ""
+    return ResourceExhausted(f"{said}{where}; this is not a fault in the plan or in bobc", hint, "descriptors")
+
+
+def memory_exhausted(doing: str | None = None) -> ResourceExhausted:
+    """The ResourceExhausted for a MemoryError: out of memory, with the memory limit in force."""
+    where = f" ({doing})" if doing else ""
+    return ResourceExhausted(f"out of memory{where}: the memory limit (ulimit -v) is {_limit('RLIMIT_AS')}; "
+                             f"this is not a fault in the plan or in bobc",
+                             "free memory or raise the memory limit (ulimit -v), then run again", "memory")

@@ -170,3 +170,29 @@ def refuse_stdout_name(value: str | None, option: str, what: str = "a file") -> 
 
         raise UsageError(f"{option} -: bobc writes no output to stdout; name {what} "
                          f"({option} ./- for one named '-')")
+
+
+class folder_made_for:
+    """`with folder_made_for(DIR):` around writing files into the folder DIR (--emit-images,
+    --extract), which the writing makes when it is missing: when the writing fails, a folder it
+    made and left empty is removed again, so "nothing was published; the files there are
+    unchanged" holds for the folder too (a script testing `[ -d DIR ]` sees nothing new; probe
+    s33 resources 11).  A folder that was there before is left as it was."""
+
+    def __init__(self, folder):
+        self.folder = os.fspath(folder)
+
+    def __enter__(self):
+        try:
+            self.existed = os.path.lexists(self.folder)
+        except (OSError, ValueError):
+            self.existed = True         # cannot tell: never removed
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if error is not None and not self.existed:
+            try:
+                os.rmdir(self.folder)   # only when empty: nothing of anyone's is removed
+            except OSError:
+                pass
+        return False

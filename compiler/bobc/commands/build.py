@@ -90,7 +90,10 @@ def run(args):
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 
-        write_images(built.images, Path(args.emit_images))     # exit 8 naming the file it could not write
+        from ._common import folder_made_for
+
+        with folder_made_for(args.emit_images):                 # a failure leaves no new empty folder
+            write_images(built.images, Path(args.emit_images))  # exit 8 naming the file it could not write
         say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
         write_host(built, target, output, option)

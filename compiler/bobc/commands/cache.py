@@ -7,6 +7,8 @@ killed builds that no live process holds (bobc.cache.prune)."""
 import math
 import os
 
+from ..errors import BobcError
+
 
 # the youngest entries --prune may remove: a build marks what it uses at most once an hour
 # (cache._touch), so entries not used for a day are in no running build's hands
@@ -45,9 +47,23 @@ def run(args):
         print(f"{shown(root)}: no cache yet (nothing stored)")
         return 0
     if days is not None:
-        removed, freed = cache.prune(root, days)
+        try:
+            pruned = cache.prune(root, days)
+        except OSError as error:
+            raise PruneFailed(f"cannot prune the cache folder {shown(root)}: it cannot be read "
+                              f"({error.strerror or error}); nothing was removed",
+                              hint="run it as the user who owns the cache folder (or point BOBC_CACHE_DIR at yours)") from None
+        removed, freed = pruned
         print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} {'day' if days == 1 else 'days'} ({_human(freed)}) "
               f"from {shown(root)}")
+        if pruned.kept:
+            # a cache it cannot change is said, and the exit is not 0: from cron or a CI job's
+            # cleanup, "removed 0" forever would read as "nothing to prune" (probe s33 resources 10)
+            raise PruneFailed(f"could not remove {_count(pruned.kept, 'entry', 'entries')} not used for "
+                              f"{args.prune} {'day' if days == 1 else 'days'} from {shown(root)} "
+                              f"({pruned.reason}); they are still there",
+                              hint="run it as the user who owns the cache folder, or make its folders writable, "
+                                   "then prune again")
         return 0
     found, (temporaries, temporary_bytes), foreign = cache.usage(root)
     entries = sum(count for count, _ in found.values())
@@ -67,6 +83,13 @@ def run(args):
         more = f" and {len(foreign) - FOREIGN_NAMED} more" if len(foreign) > FOREIGN_NAMED else ""
         print(f"  also there, {len(foreign)} not bobc's (left alone by --prune, in no number above): {named}{more}")
     return 0
+
+
+class PruneFailed(BobcError):
+    """`bobc cache --prune` could not remove what it was asked to (a read-only or someone else's
+    cache): exit 8, as for an output not written -- the change asked for was not made."""
+
+    exit_code = 8
 
 
 # how many of the files and folders that are not bobc's the report names

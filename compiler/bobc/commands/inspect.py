@@ -208,12 +208,13 @@ def _extract(folder: Path, files: dict, host: Path) -> None:
 
     # os.lstat in a try, as --emit-images: a name too long or a parent that cannot be searched is
     # refused by name (exit 8, one line), never a traceback
-    check_image_folder(folder, "--extract", create=True)
-    recover([os.path.join(folder, name) for name in files])    # a kill between two renames of an earlier write
-    from ._common import read_files
+    from ._common import folder_made_for, read_files
 
-    outputs = OutputSet(inputs=read_files([host], "the host inspected"))
-    for name, content in files.items():
-        outputs.add(os.path.join(folder, name), "--extract")
-        outputs.outputs[-1].data = content
-    outputs.publish()
+    with folder_made_for(folder):       # a failure leaves no new empty folder (probe s33 resources 11)
+        check_image_folder(folder, "--extract", create=True)
+        recover([os.path.join(folder, name) for name in files])    # a kill between two renames of an earlier write
+        outputs = OutputSet(inputs=read_files([host], "the host inspected"))
+        for name, content in files.items():
+            outputs.add(os.path.join(folder, name), "--extract")
+            outputs.outputs[-1].data = content
+        outputs.publish()

@@ -247,8 +247,15 @@ def load_module(path, name: str, what: str, after: str = ""):
         sys.modules.pop(name, None)
         raise UsageError(f"cannot load {what} {path}{after}: SyntaxError at line {error.lineno}: {error.msg}",
                          hint="fix the file (python -m py_compile FILE shows it)") from None
+    except MemoryError:             # this process out of memory: said as that by cli, not the file's fault
+        sys.modules.pop(name, None)
+        raise
     except Exception as error:      # noqa: BLE001 -- the user's code: any failure is reported, not a traceback
         sys.modules.pop(name, None)
+        from ..errors import descriptors_exhausted
+
+        if isinstance(error, OSError) and descriptors_exhausted(error) is not None:
+            raise descriptors_exhausted(error, f"loading {what} {path}") from None
         here = Path(path).resolve()
         frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename).resolve() == here]
         where = f" at line {frames[-1].lineno}" if frames else ""

@@ -153,7 +153,11 @@ _RESOURCE_WORDS = (("No space left on device", "space"), ("Disk quota exceeded",
                    ("File too large", "file size"), ("File size limit exceeded", "file size"),
                    ("out of memory", "memory"), ("Cannot allocate memory", "memory"),
                    ("virtual memory exhausted", "memory"), ("memory exhausted", "memory"),
-                   ("File name too long", "name length"))
+                   ("File name too long", "name length"),
+                   # EMFILE and ENFILE in the system's words, and ld's plugin framework's own: the limit of
+                   # open files (`ulimit -n`) gcc inherits from bobc, or the system's table (probe s33 resources 6)
+                   ("Too many open files in system", "descriptors"), ("Too many open files", "descriptors"),
+                   ("out of file descriptors", "descriptors"))
 _QUOTED = re.compile(r"^\s*\d*\s*\|")                       # gcc's source excerpt: `   12 |   code`
 _COLLECT2 = re.compile(r"terminated with signal (\d+)")        # collect2: `ld terminated with signal 9 [Killed]`
 # The signals that stop a compiler from outside (the driver's `Killed signal terminated program
@@ -164,7 +168,7 @@ _STOPPING = ("SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU", "SIGXFSZ")
 def resource_failure(returncode: int, diagnostics: str) -> tuple[str, str] | None:
     """(kind, what happened) when gcc failed for lack of a resource or was stopped by a signal,
     else None (a real compile or link error, or a compiler crash).  kind: "space", "file size",
-    "memory", "name length" (a path longer than the file system takes: a TMPDIR near PATH_MAX)
+    "memory", "descriptors" (the limit of open files), "name length" (a path longer than the file system takes: a TMPDIR near PATH_MAX)
     or "signal".  `returncode` negative: the gcc driver itself was killed by that
     signal.  `diagnostics`: what it printed."""
     import signal as signals
@@ -230,6 +234,16 @@ def _resource_error(kind: str, happened: str, what: str, diagnostics: str, outpu
     elif kind == "memory":
         hint = "free memory or raise the memory limit (ulimit -v), then build again"
         said = f"it ran out of memory ({happened})"
+    elif kind == "descriptors":
+        import errno
+
+        from ..errors import _limit, descriptors_exhausted
+
+        enfile = "too many open files in system" in happened.lower()
+        hint = descriptors_exhausted(OSError(errno.ENFILE if enfile else errno.EMFILE, happened)).hint
+        said = ("the system's table of open files is full" if enfile else
+                f"it ran out of file descriptors: the limit of open files, ulimit -n, is {_limit('RLIMIT_NOFILE')}")
+        said += f" ({happened})"
     elif kind == "name length":     # ENAMETOOLONG: TMPDIR near PATH_MAX (probe s32 environ finding 3)
         hint = f"point TMPDIR at a shorter path, then build again (gcc wrote in {folders})"
         said = f"a path it writes is longer than the file system takes ({happened})"

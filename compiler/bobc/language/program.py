@@ -32,6 +32,12 @@ from .values import EvalError, VCon, VFamily, describe, force
 
 _RECURSION_LIMIT = 1_000_000
 _BIG_STACK = 1 << 30
+# the stacks tried, largest first, for an evaluation deeper than the main thread's stack takes
+_STACKS = (_BIG_STACK, 1 << 28, 1 << 26)
+
+
+def _mib(size: int) -> str:
+    return f"{size >> 30} GiB" if size >= 1 << 30 else f"{size >> 20} MiB"
 
 
 def _run_deep(function, *args):
@@ -67,23 +73,45 @@ def _run_deep_uncollected(function, *args):
 
     previous_size = threading.stack_size()
     previous_limit = sys.getrecursionlimit()
-    threading.stack_size(_BIG_STACK)
-    sys.setrecursionlimit(_RECURSION_LIMIT)
+    stack = None
     try:
-        worker = threading.Thread(target=work, name="bobc-deep-evaluation", daemon=True)
-        worker.start()
-        worker.join()
+        for size in _STACKS:
+            # a stack this big may not fit the address space `ulimit -v` leaves: a smaller one, with
+            # a recursion limit in proportion, before naming the limit (probe s33 resources 7)
+            threading.stack_size(size)
+            sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT * size // _BIG_STACK))
+            worker = threading.Thread(target=work, name="bobc-deep-evaluation", daemon=True)
+            try:
+                worker.start()
+            except RuntimeError:            # Thread.start: "can't start new thread"
+                continue
+            except MemoryError:
+                continue
+            stack = size
+            worker.join()
+            break
     finally:
         threading.stack_size(previous_size)
         sys.setrecursionlimit(previous_limit)
+    if stack is None:
+        from ..errors import ResourceExhausted, _limit
+
+        raise ResourceExhausted(
+            f"a plan's evaluation nests deeper than the main thread's stack takes, and no thread with a "
+            f"stack of {_mib(_STACKS[-1])} or more could start to evaluate it: the memory limit (ulimit -v) "
+            f"is {_limit('RLIMIT_AS')}; this is not a fault in the plan or in bobc",
+            f"raise the memory limit (ulimit -v; a {_mib(_BIG_STACK)} stack is reserved, not used, so "
+            f"`ulimit -v unlimited` costs no memory), then run again", "thread")
     if "error" in outcome:
         error = outcome["error"]
         if isinstance(error, RecursionError):
             definition = getattr(error, "definition", None)
             where = f", in definition {definition.name}" if definition is not None else ""
-            refusal = EvalError(f"evaluation nests too deeply even with a 1 GiB stack{where}",
+            refusal = EvalError(f"evaluation nests too deeply even with a {_mib(stack)} stack{where}",
                                 getattr(definition, "span", None),
-                                hint=deep_hint())
+                                hint=deep_hint() + ("" if stack == _BIG_STACK else
+                                                    f"; under this memory limit (ulimit -v) no thread with a "
+                                                    f"{_mib(_BIG_STACK)} stack could start: raising it may be enough"))
             refusal.recurring = _recurring_function(error)
             del outcome["error"], error             # the million frames go now
             raise refusal

@@ -326,7 +326,13 @@ class ReferenceHost:
                 error.args = (error.message,)
                 error.hint = error.hint or "fix the kernel in the --kernels file; nothing was published"
                 raise
+            except MemoryError:               # this process out of memory: said as that by cli, not the kernel's
+                raise
             except Exception as error:        # the user's NumPy kernel: where it failed, not a traceback
+                from ..errors import descriptors_exhausted
+
+                if isinstance(error, OSError) and descriptors_exhausted(error) is not None:
+                    raise descriptors_exhausted(error) from None     # the limit's (ulimit -n), not the kernel's
                 raise ReferenceHostError(f"the reference kernel {region.identity} failed at launch {index}"
                                          f"{_where(error)}: {type(error).__name__}: {error}",
                                          hint="fix the kernel in the --kernels file; nothing was published") from None

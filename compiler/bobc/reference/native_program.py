@@ -661,7 +661,14 @@ class Machine:
             self.gpu(self, entry)
         except (Stop, _Halt):
             raise
+        except MemoryError:             # bobc's process out of memory: no GPU fault (exit 7), said by cli
+            raise
         except Exception as error:      # noqa: BLE001 -- the user's kernels: one line, not a traceback
+            from ..errors import descriptors_exhausted
+
+            stop = descriptors_exhausted(error) if isinstance(error, OSError) else None
+            if stop is not None:        # no descriptor left (ulimit -n): the limit's, not the GPU's (exit 7)
+                raise stop from None
             self.fault(at, self.wait_status, f"submission {n} (entry 0x{entry:x}): {kernels_failure(self.gpu, error)}")
         memory, offset = semaphore_at
         seen = int.from_bytes(memory[offset:offset + 8], "little")
