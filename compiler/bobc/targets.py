@@ -100,6 +100,15 @@ class CubinFacts:
     after_parameters: tuple[tuple[int, int, int], ...] = ()     # after the last KPARAM_INFO
     attribute_5f: int = 0                                       # attribute 0x5F's half word
     closing: tuple[tuple[int, int, int], ...] = ()              # after MAX_THREADS (and CTA_PER_CLUSTER)
+    # p_flags of the program-header segments (PT_PHDR and the PT_LOAD over the headers): ptxas 13.5
+    # writes R E (5) on sm_86 and R (4) on sm_90 (readelf -l of its cubins)
+    header_segment_flags: int = 5
+    # the static shared memory (.nv.shared.<k>) a cubin may declare: False: TargetLimits.static_shared_bytes
+    # (ptxas 13.5 -arch=sm_86 and -arch=sm_90: "uses too much shared data (0x10000 bytes, 0xc000 max)");
+    # True: the block's whole, SMResources.block_shared_bytes (ptxas -arch=sm_90a: "0x38c00 max", and
+    # the corpus's pipelined_product has 0xc420; its cubins carry sm_90's e_flags, and bobc's sm_90
+    # assembles its listings)
+    static_shared_whole_block: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +178,8 @@ SM90 = Target(
     elf_flags=0x6005A04, usermode_takes_params=True, tensor_maps=True,
     launch_prologue=("ACQBULK",), clusters=True,
     cubin=CubinFacts(registers_in_text_info=False, compat_section=True, after_parameters=((3, 0x50, 0),),
-                     attribute_5f=0x0101, closing=((4, 0x36, 8), (3, 0x6B, 1), (2, 0x6D, 0))),
+                     attribute_5f=0x0101, closing=((4, 0x36, 8), (3, 0x6B, 1), (2, 0x6D, 0)),
+                     header_segment_flags=4, static_shared_whole_block=True),
     # a plan written for sm_86 runs here: the encoder moves its parameter words from
     # 0x160 to 0x210 and widens its parameter blocks and QMD slots
     builds_plans_for=("sm_86", "sm_90"), sm_resources=CC90_SM,

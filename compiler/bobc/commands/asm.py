@@ -18,10 +18,21 @@ def add_arguments(p):
                    help="write a cubin (ELF) that NVIDIA's tools and the CUDA driver load, not a raw stream")
     p.add_argument("--kernel", default=None, help="which kernel of a listing that holds several")
     p.add_argument("--parameter-bytes", type=int, default=None,
-                   help="size of the kernel parameters in the cubin (default: up to the highest "
-                        "parameter the code reads, in 8-byte words; with --cubin only)")
+                   help="size of the kernel parameters in the cubin, described as one 8-byte parameter per "
+                        "word and a 4-byte one for a last half word (default: a listing's own records, else up "
+                        "to the highest parameter the code reads, in 8-byte words; with --cubin only)")
+    p.add_argument("--parameter-sizes", default=None, metavar="SIZE[@OFFSET],...",
+                   help="the kernel's parameters in order, each's size in bytes (a multiple of 4) and, where "
+                        "it does not follow the one before, @its offset: 8,4,4 for (pointer, int, float); one "
+                        "KPARAM_INFO record each, as ptxas writes them (with --cubin only; default: a listing's "
+                        "own records, else one per 8-byte word)")
     p.add_argument("--block-size", type=int, default=None,
-                   help="the most threads per block the cubin declares (default 1024; with --cubin only)")
+                   help="the most threads per block the cubin declares (default: a listing's MAX_THREADS, a "
+                        "source's //@ block, else 1024 or fewer, as many as its registers allow; with --cubin only)")
+    p.add_argument("--register-count", type=_positive, default=None, metavar="N",
+                   help="the register count the cubin declares (REGCOUNT), for code that resizes its registers "
+                        "(USETMAXREG: PTX's .maxnreg); default: a listing's REGCOUNT, else the code's count "
+                        "(with --cubin only)")
     p.add_argument("--register-budget", type=_positive, default=None, metavar="N",
                    help="refuse the kernel if it needs more registers than this (at least 1)")
     p.add_argument("--listing", action="store_true",
@@ -106,6 +117,40 @@ def _check_cubin_options(args) -> None:
                          f"read in 32-bit words)", hint=f"write --parameter-bytes {(parameters | 3) + 1}")
     if args.block_size is not None and not 1 <= args.block_size <= MAX_BLOCK_THREADS:
         raise UsageError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
+    if args.parameter_sizes is not None and parameters is not None:
+        raise UsageError("--parameter-sizes and --parameter-bytes are both given: the sizes set the parameter bytes "
+                         "(where the last parameter ends)", hint="leave out --parameter-bytes")
+    if args.parameter_sizes is not None:
+        parameter_layout(args.parameter_sizes)      # refused here, before the work
+
+
+def parameter_layout(text: str) -> list[tuple[int, int]]:
+    """`--parameter-sizes 8,4,4` (or `4,8@8`): each parameter's (offset, size), in order; a parameter
+    without `@OFFSET` starts where the one before it ends.  Sizes and offsets are multiples of 4,
+    in order and without overlap, the end at most MAX_PARAMETER_BYTES."""
+    from ..errors import UsageError
+
+    layout, end = [], 0
+    for ordinal, item in enumerate(text.split(",")):
+        size_text, _, offset_text = item.strip().partition("@")
+        try:
+            size = int(size_text, 0)
+            offset = int(offset_text, 0) if offset_text else end
+        except ValueError:
+            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} is written '{item.strip()}', not "
+                             f"SIZE or SIZE@OFFSET (numbers)", hint="write --parameter-sizes 8,4,4") from None
+        if size <= 0 or size % 4 or offset % 4:
+            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) needs a size and an "
+                             f"offset that are multiples of 4 (parameters are read in 32-bit words), the size not 0")
+        if offset < end:
+            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} at offset {offset} overlaps the one "
+                             f"before it, which ends at {end}")
+        end = offset + size
+        if end > MAX_PARAMETER_BYTES:
+            raise UsageError(f"--parameter-sizes {text}: the parameters end at byte {end}, past the "
+                             f"{MAX_PARAMETER_BYTES} a kernel takes")
+        layout.append((offset, size))
+    return layout
 
 
 def run(args):
@@ -115,7 +160,9 @@ def run(args):
     if not args.cubin:
         # a raw stream has no parameter block nor block size: an option that would be dropped is refused
         given = [flag for flag, value in (("--parameter-bytes", args.parameter_bytes),
-                                          ("--block-size", args.block_size)) if value is not None]
+                                          ("--parameter-sizes", args.parameter_sizes),
+                                          ("--block-size", args.block_size),
+                                          ("--register-count", args.register_count)) if value is not None]
         if given:
             from ..errors import UsageError
 
@@ -130,24 +177,9 @@ def run(args):
     output = checked_output(args.output, source)
     assembled = assemble_kernel(source, target, register_budget=args.register_budget, kernel=args.kernel)
     data = assembled.code
+    registers = assembled.registers
     if args.cubin:
-        from ..sass.cubin import write_cubin
-        parameters = args.parameter_bytes
-        if parameters is None:
-            parameters = parameter_bytes_read(assembled, target)
-        else:       # its range was checked before the work (_check_cubin_options): what the code reads here
-            beyond = [(end, inst) for end, inst in parameter_reads(assembled, target) if end > parameters]
-            if beyond:
-                end, inst = max(beyond, key=lambda pair: pair[0])
-                raise BobcError(f"--parameter-bytes {parameters}: the code reads parameter bytes up to {end} "
-                                f"({inst.text})", inst.span)
-        if parameters > MAX_PARAMETER_BYTES:
-            raise BobcError(f"the code reads {parameters} bytes of parameters, more than a kernel takes "
-                            f"({MAX_PARAMETER_BYTES})")
-        block_size = MAX_BLOCK_THREADS if args.block_size is None else args.block_size
-        # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
-        data = write_cubin(assembled, assembled.kernel_name, target, parameters, block_size,
-                           static_shared=assembled.shared_bytes or 0)
+        data, registers = _cubin(args, source, target, assembled)
     output.stage("-o", data)
     output.publish()        # a synced temporary beside it, renamed over it (exit 8 naming it on failure)
     if args.listing:
@@ -160,6 +192,87 @@ def run(args):
 
     # the success line, after the output is published: stdout that cannot take it is one line on
     # stderr and exit 0, as build's (the file was written)
-    say(f"{shown(args.output)}: {what}, {len(assembled.code) // 16} instructions, {assembled.registers} registers "
+    say(f"{shown(args.output)}: {what}, {len(assembled.code) // 16} instructions, {registers} registers "
         f"({args.arch})", "asm")
     return 0
+
+
+def _declared(source: Path, target, kernel: str):
+    """What the source declares of the launch: a listing's .nv.info records (sass.listing_info), or
+    a kernel source's contract lines (docs/kernel-contracts.md: `//@ block`, the `//@ param` words).
+    Returns (ListingInfo, the contract's highest declared word + 1 or None)."""
+    from ..certify.kernels import ContractError, parse_contract
+    from ..sass.assembler import is_listing
+    from ..sass.listing_info import ListingInfo, listing_info
+    from ..sass.source import read_source
+    from ..sass.syntax import parse_source
+
+    lines = parse_source(read_source(source), str(source))
+    if is_listing(lines):
+        return listing_info(lines, kernel), None
+    try:
+        contract = parse_contract(source)
+    except ContractError as problem:
+        raise BobcError(str(problem)) from None
+    words = max((a.index for a in contract.arguments), default=None)
+    return ListingInfo(required_block=contract.block), None if words is None else words + 1
+
+
+def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
+    """The cubin of an assembled kernel, its launch facts taken from the options, else from what the
+    source declares (_declared), else the defaults sass/README.md names; and the REGCOUNT it declares."""
+    from ..sass.cubin import WORD_BYTES, check_kernel_name, default_parameters, register_thread_bound, write_cubin
+
+    name = assembled.kernel_name
+    check_kernel_name(name)
+    declared, contract_words = _declared(source, target, name)
+    reads = parameter_reads(assembled, target)
+    if args.parameter_sizes is not None:
+        layout = parameter_layout(args.parameter_sizes)
+        parameters = layout[-1][0] + layout[-1][1]
+        given = f"--parameter-sizes {args.parameter_sizes}"
+    elif args.parameter_bytes is not None:
+        parameters, layout, given = args.parameter_bytes, None, f"--parameter-bytes {args.parameter_bytes}"
+    elif declared.parameters is not None:
+        layout = declared.parameters
+        parameters = declared.parameter_bytes if declared.parameter_bytes is not None else \
+            layout[-1][0] + layout[-1][1]
+        given = "the listing's KPARAM_INFO records"
+    else:
+        parameters, layout, given = parameter_bytes_read(assembled, target), None, None
+        if contract_words is not None:      # the contract's `//@ param` words are the kernel's parameters
+            parameters = max(parameters, WORD_BYTES * contract_words)
+    if parameters > MAX_PARAMETER_BYTES:
+        raise BobcError(f"the code reads {parameters} bytes of parameters, more than a kernel takes "
+                        f"({MAX_PARAMETER_BYTES})")
+    if layout is None:
+        layout = default_parameters(parameters)
+    for end, inst in sorted(reads, key=lambda pair: -pair[0]):
+        bank, offset, size = inst.constant
+        first = offset - target.parameter_base
+        if given is not None and end > parameters:
+            raise BobcError(f"{given}: the code reads parameter bytes up to {end} ({inst.text})", inst.span)
+        missing = [b for b in range(first, first + size) if not any(o <= b < o + s for o, s in layout)]
+        if missing:
+            raise BobcError(f"{inst.text} reads parameter bytes {first}..{first + size - 1}, and bytes "
+                            f"{missing[0]}..{missing[-1]} belong to no parameter of {given or 'the cubin'}",
+                            inst.span, hint="declare a parameter over them")
+    registers = args.register_count if args.register_count is not None else declared.registers
+    count = registers if registers is not None else assembled.registers
+    bound = register_thread_bound(count, target)
+    if args.block_size is not None:
+        max_block, required = (args.block_size, 1, 1), None
+    elif declared.required_block is not None:
+        max_block, required = None, declared.required_block
+    elif declared.max_block is not None:
+        max_block, required = declared.max_block, None
+    else:           # no bound declared: as many threads as its registers allow
+        max_block, required = (bound, 1, 1), None
+    cluster = declared.cluster
+    if cluster is not None and not target.clusters:
+        raise BobcError(f"kernel '{name}' is launched in clusters of {' x '.join(map(str, cluster))} blocks "
+                        f"(its CTA_PER_CLUSTER), and {target.name} has no thread-block clusters")
+    # the source's `.shared N` (a listing's .nv.shared.<kernel> size) is the kernel's static shared memory
+    return write_cubin(assembled, name, target, parameters, (max_block or required)[0],
+                       static_shared=assembled.shared_bytes or 0, registers=registers, parameters=layout,
+                       max_block=max_block, required_block=required, cluster=cluster), count

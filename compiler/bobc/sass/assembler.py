@@ -55,6 +55,7 @@ class Assembled:
     labels: dict[str, int] = field(default_factory=dict)
     highest_register_span: Span | None = None   # the first instruction using the highest register
     shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
+    arch: str | None = None                     # the target it was assembled for ("sm_86"): its encoding
 
 
 def _arch_of(target) -> str:
@@ -491,7 +492,7 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         raise BobcError(f"this code needs {registers} registers (highest R{max_register} + 1 + {RESERVED_REGISTERS} "
                         f"reserved), more than the {most} a thread may have on {arch}", highest_span,
                         hint=f"use registers up to R{most - 1 - RESERVED_REGISTERS} at most")
-    result = Assembled(bytes(code), registers, out, labels=labels)
+    result = Assembled(bytes(code), registers, out, labels=labels, arch=arch)
     result.highest_register_span = highest_span
     return result
 

@@ -5,9 +5,9 @@ it to run our code with cupy.RawModule before the host exists.  Layout follows
 what ptxas 13 writes (sass-facts.md "Cubin"): .text.<k> (sh_info bits 24..31 =
 registers on sm_86), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE),
 .nv.info.<k> (CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per
-8-byte word, MAXREG_COUNT, NUM_BARRIERS when the code has a BAR, EXIT_INSTR_OFFSETS,
+parameter (default_parameters: one per 8-byte word), MAXREG_COUNT, NUM_BARRIERS when the code has a BAR, EXIT_INSTR_OFFSETS,
 MAX_THREADS), .nv.constant0.<k>
-(parameter base + parameter bytes), a symbol table, two program headers, and
+(parameter base + parameter bytes), a symbol table, three program headers (as ptxas), and
 - .note.nv.tkinfo and .note.nv.cuinfo: the driver answers CUDA_ERROR_INVALID_IMAGE
   without either (H200, driver 580: found by dropping sections from a ptxas cubin
   one at a time; program headers, .nv.callgraph, .debug_frame, .nv.compat and
@@ -30,6 +30,8 @@ ELF_ABI_VERSION = 8
 EM_CUDA = 190
 SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOTE, SHT_NOBITS, SHT_NVINFO = 1, 2, 3, 7, 8, 0x70000000
 SHF_WRITE, SHF_ALLOC, SHF_EXEC, SHF_INFO_LINK = 1, 2, 4, 0x40
+PT_LOAD, PT_PHDR = 1, 6
+PF_X, PF_R = 1, 4
 
 # nv.info attributes: (format << 8 | attribute) as ptxas 13 writes them
 EIATTR_REGCOUNT = 0x2F
@@ -42,11 +44,22 @@ EIATTR_KPARAM_INFO = 0x17
 EIATTR_MAXREG_COUNT = 0x1B
 EIATTR_EXIT_INSTR_OFFSETS = 0x1C
 EIATTR_MAX_THREADS = 0x05
+# the block the kernel must be launched with (x, y, z): ptxas writes it for PTX's .reqntid, in place
+# of MAX_THREADS (ptxas 13.5's cubin of `.reqntid 256, 2, 1`)
+EIATTR_REQNTID = 0x10
 EIATTR_NUM_BARRIERS = 0x4C
 # the blocks of a thread-block cluster the kernel is launched in (x, y, z), as ptxas 13 writes
 # PTX's .reqnctapercluster (tools/ptx_corpus/sm90_cluster.ptx's cubin; CUDA's __cluster_dims__)
 EIATTR_CTA_PER_CLUSTER = 0x3D
 FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
+# KPARAM_INFO's last word, as ptxas 13.5 writes it for every parameter of its cubins (sizes 4, 8,
+# 12 and 128 compared: 0x0011f000, 0x0021f000, 0x0031f000, 0x0201f000): bits 12..15 all set, bit 16
+# set, the parameter's size in bytes from bit 18
+KPARAM_FLAGS = 0x1F000
+KPARAM_SIZE_SHIFT = 18
+# bytes one KPARAM_INFO record describes at least: a constant bank is read in 32-bit words
+PARAMETER_UNIT = 4
+WORD_BYTES = 8                        # a kernel contract's parameter word (docs/kernel-contracts.md)
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
 # + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
 # Our cubins lacked it; on the H200 BAR.SYNC 0 behaved the same without it (2026-12-01,
@@ -89,8 +102,15 @@ SHT_NVCOMPAT = 0x70000086
 RESERVED_SYMBOLS = (".nv.reservedSmem.offset0", "__nv_reservedSMEM_offset_0_alias")
 # The CUDA driver refuses a cubin (CUDA_ERROR_INVALID_IMAGE) without both notes below
 # (found on the H200 by dropping sections from a ptxas cubin one at a time).
-# .note.nv.cuinfo, as ptxas 13 writes it: "NVIDIA Corp" note type 1000, (2, 0x56, CUDA API 0x87).
-CUINFO_NOTE = bytes.fromhex("0c00000008000000e80300004e564944494120436f7270000200560087000000")
+# .note.nv.cuinfo, as ptxas 13 writes it: "NVIDIA Corp" note type 1000, (2, the SM version as a
+# number -- 0x56 = 86 for sm_86, 0x5a = 90 for sm_90 --, CUDA API 0x87, 0).
+CUINFO_API_VERSION = 0x87
+
+
+def cuinfo_note(target: Target) -> bytes:
+    """The .note.nv.cuinfo note of `target`: Target.sm's hex digits spell the SM version (0x90:
+    sm_90), which the note holds as the number they spell (90 = 0x5a), as ptxas writes it."""
+    return _note(1000, struct.pack("<HHHH", 2, int(f"{target.sm:x}"), CUINFO_API_VERSION, 0))
 # .note.nv.tkinfo: "NVIDIA Corp" note type 2000 naming the producing tool: a header of
 # (2, 0, offsets of the tool, version, build and options strings) then the strings.
 TOOLKIT_STRINGS = ("bobc", f"bobc SASS assembler {__version__}", "bobc", "-arch {arch}")
@@ -113,16 +133,10 @@ def toolkit_note(arch: str) -> bytes:
 
 
 def barrier_count(assembled) -> int:
-    """The named barriers the code uses (ptxas's NUM_BARRIERS): the highest barrier number
-    of its BAR instructions + 1, all 16 when one names its barrier by register, 0 without BAR."""
-    import re
-    count = 0
-    for inst in assembled.instructions:
-        m = re.match(r"(?:@!?U?P\w+\s+)?BAR(?:\.[\w.]+)?\s+([^,\s;]+)", inst.text)
-        if m:
-            operand = m.group(1)
-            count = max(count, int(operand, 16) + 1 if operand.startswith("0x") else ALL_BARRIERS)
-    return count
+    """The named barriers the code uses (ptxas's NUM_BARRIERS): code_barrier_count of its encoded
+    words (for the target it was assembled for), so that `BAR.SYNC 1` and `BAR.SYNC 0x1` (the same
+    word) count alike: one rule for a cubin's NUM_BARRIERS and a plan's QMD (nvidia/encode.py)."""
+    return code_barrier_count(bytes(assembled.code), assembled.arch)
 
 
 def code_barrier_count(code: bytes, arch: str) -> int:
@@ -148,21 +162,110 @@ def code_barrier_count(code: bytes, arch: str) -> int:
     return count
 
 
-def stack_frame(assembled) -> int:
+# How ptxas opens a local-memory frame right after loading the stack pointer into R1: R1 less the
+# frame, as an integer immediate (VIADD on sm_90)
+FRAME_OPENERS = ("IADD3 R1, R1, {}, RZ", "VIADD R1, R1, {}")
+FRAME_SEARCH = 16       # instructions from the start the frame is looked for in
+IMMEDIATE_FIELD = (32, 32)   # the 32-bit immediate of IADD3/VIADD's immediate forms (tables.layouts Sb)
+
+
+def stack_frame(assembled, arch: str) -> int:
     """The bytes of local memory per thread the code reserves: ptxas opens a frame with
-    `IADD3 R1, R1, -N, RZ` (or VIADD R1, R1, -N) right after loading the stack pointer."""
-    import re
-    for inst in assembled.instructions[:16]:
-        m = re.fullmatch(r"(?:IADD3 R1, R1, -(0x[0-9a-f]+), RZ|VIADD R1, R1, -(0x[0-9a-f]+))", inst.text)
-        if m:
-            return int(m.group(1) or m.group(2), 16)
+    `IADD3 R1, R1, -N, RZ` (or VIADD R1, R1, -N) right after loading the stack pointer.  Read from
+    the encoded words, not the text: an instruction opens the frame when its word is the word of
+    one of FRAME_OPENERS with its own immediate field (negative), whatever spelling assembled it
+    (`-0x80`, `-128`, `0xffffff80`, no spaces)."""
+    from ..errors import BobcError as Refused
+    from .encoder import EncodeProblem
+
+    encoder = Encoder(arch)
+    lsb, width = IMMEDIATE_FIELD
+    for inst in assembled.instructions[:FRAME_SEARCH]:
+        immediate = inst.word >> lsb & (1 << width) - 1
+        signed = immediate - (1 << width) if immediate >> width - 1 else immediate
+        if signed >= 0:
+            continue
+        for form in FRAME_OPENERS:
+            try:
+                word = encoder.encode(parse_instruction(form.format(signed)), inst.address, inst.control.bits())
+            except (EncodeProblem, Refused, ValueError):
+                continue
+            if word == inst.word:
+                return -signed
     return 0
+
+
+def default_parameters(parameter_bytes: int) -> list[tuple[int, int]]:
+    """The parameters (offset, size) a cubin describes when none are declared: one per 8-byte word,
+    the kernel contracts' parameter word (docs/kernel-contracts.md), and a last one of 4 bytes when
+    the block ends half-way into a word.  A byte count not a multiple of 4 is refused: no record
+    may leave a byte of the block to no parameter."""
+    if parameter_bytes < 0 or parameter_bytes % PARAMETER_UNIT:
+        raise BobcError(f"{parameter_bytes} bytes of parameters: a multiple of {PARAMETER_UNIT} is needed "
+                        f"(parameters are described and read in 32-bit words)",
+                        hint=f"give {parameter_bytes + (-parameter_bytes) % PARAMETER_UNIT} bytes")
+    records = [(offset, WORD_BYTES) for offset in range(0, parameter_bytes - parameter_bytes % WORD_BYTES, WORD_BYTES)]
+    if parameter_bytes % WORD_BYTES:
+        records.append((parameter_bytes - parameter_bytes % WORD_BYTES, parameter_bytes % WORD_BYTES))
+    return records
+
+
+def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None:
+    """Parameters (offset, size) a cubin may describe: each at a multiple of 4 bytes, of a whole
+    number of 4-byte words, in order without overlap, the last ending at `parameter_bytes`
+    (CBANK_PARAM_SIZE), as ptxas's records do."""
+    end = 0
+    for ordinal, (offset, size) in enumerate(parameters):
+        if size <= 0 or size % PARAMETER_UNIT or offset % PARAMETER_UNIT:
+            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is not "
+                            f"a whole number of {PARAMETER_UNIT}-byte words at a multiple of {PARAMETER_UNIT}")
+        if offset < end:
+            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} at offset {offset} overlaps the one "
+                            f"before it (which ends at {end})")
+        end = offset + size
+    if end != parameter_bytes:
+        raise BobcError(f"kernel '{kernel_name}': its parameters end at byte {end}, but the parameter block has "
+                        f"{parameter_bytes} bytes")
+
+
+def register_thread_bound(registers: int, target: Target) -> int:
+    """The most threads a block of a kernel of `registers` registers a thread may have on `target`:
+    registers are allocated per warp in units of SMResources.register_unit, and a block's warps
+    share the SM's register file (TargetLimits.register_file); at most threads_per_block."""
+    from ..targets import WARP_THREADS
+
+    unit = target.sm_resources.register_unit
+    per_warp = -(-max(registers, 1) * WARP_THREADS // unit) * unit
+    warps = target.limits.register_file // per_warp
+    return min(target.limits.threads_per_block, warps * WARP_THREADS)
+
+
+_IDENTIFIER = __import__("re").compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")
+
+
+def check_kernel_name(name: str) -> None:
+    """A cubin's kernel symbol is an entry's name, a PTX identifier (PTX ISA "Identifiers": a letter
+    then letters, digits, `_` and `$`, or `_`, `$` or `%` then at least one of those): any other
+    name no PTX or CUDA C entry can have, and nvdisasm's listing of the cubin would not read back
+    (`we ird-name.v2:` is no label)."""
+    if not _IDENTIFIER.fullmatch(name):
+        bad = next((c for c in name if not (c.isascii() and (c.isalnum() or c in "_$%"))), None)
+        why = (f"it holds {bad!r}" if bad is not None else
+               "it starts with a digit" if name[:1].isdigit() else
+               "it is empty" if not name else f"'{name[0]}' needs a letter, digit, _ or $ after it")
+        raise BobcError(f"kernel name {name!r} is not a PTX identifier ({why}): a cubin's kernel symbol is one "
+                        f"(a letter, then letters, digits, _ and $)",
+                        hint="name the kernel with a `.kernel NAME` line in the source (a file's name is used "
+                             "only when there is none)")
 
 
 def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: int, block_x: int,
                 style: str = "minimal", frame_size: int | None = None, registers: int | None = None,
                 static_shared: int = 0, reserved_shared: bool = False,
-                cluster: tuple[int, int, int] | None = None) -> bytes:
+                cluster: tuple[int, int, int] | None = None,
+                parameters: list[tuple[int, int]] | None = None,
+                max_block: tuple[int, int, int] | None = None,
+                required_block: tuple[int, int, int] | None = None) -> bytes:
     """The cubin bytes.  style "ptxas" also writes the records ptxas 13 adds whose meaning
     is not documented (attributes 0x66, 0x35, 0x50, 0x5f, 0x36, 0x6b, 0x6d) and a third
     program header; "minimal" writes only the documented records.  frame_size: local memory
@@ -173,20 +276,59 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     memory the kernel declares itself (a `.nv.shared.<kernel>` NOBITS section, as ptxas writes
     for `.shared` variables; a launch's dynamic shared memory comes on top).  cluster: the
     kernel's thread-block cluster (sm_90; CUDA then launches every grid of it in clusters of
-    that shape, as a kernel of __cluster_dims__)."""
+    that shape, as a kernel of __cluster_dims__).  parameters: each parameter's (offset, size), one
+    KPARAM_INFO record each as ptxas writes them (default: default_parameters(parameter_bytes)).
+    max_block: MAX_THREADS (default (block_x, 1, 1)); required_block: the block the kernel must
+    be launched with (REQNTID, written in place of MAX_THREADS, as ptxas does for .reqntid).  A
+    block of more threads than `registers` registers a thread allow is refused
+    (register_thread_bound); so is a static_shared past the target's static bound (ptxas refuses
+    it: "uses too much shared data (0x10000 bytes, 0xc000 max)")."""
     if frame_size is None:
-        frame_size = stack_frame(assembled)
+        frame_size = stack_frame(assembled, target.name)
     if registers is None:
-        if any(parse_instruction(i.text).opcode == "USETMAXREG" for i in assembled.instructions):
+        resize = next((i for i in assembled.instructions if parse_instruction(i.text).opcode == "USETMAXREG"), None)
+        if resize is not None:
             raise BobcError(f"kernel '{kernel_name}' resizes its registers (USETMAXREG): its register count "
-                            f"at entry cannot be read from the code",
-                            hint="pass registers= (the .maxnreg its setmaxnreg counts were chosen for)")
+                            f"at entry cannot be read from the code", resize.span,
+                            hint="give the count its setmaxnreg counts were chosen for (PTX .maxnreg): "
+                                 "bobc asm --register-count N (a listing's own EIATTR_REGCOUNT is taken), "
+                                 "write_cubin's registers=N")
         registers = assembled.registers
     most = target.limits.registers_per_thread
     if not 0 <= registers <= most:
         # REGCOUNT and the text section's flags hold 8 bits: a thread has at most `most` registers
         raise BobcError(f"kernel '{kernel_name}' would have {registers} registers, more than the {most} a "
-                        f"thread may have on {target.name}", hint=f"pass registers= of at most {most}")
+                        f"thread may have on {target.name}",
+                        hint=f"give at most {most} (bobc asm --register-count, write_cubin's registers=)")
+    for inst in assembled.instructions:
+        if inst.constant is not None and inst.constant[0] != 0:
+            # ptxas's __constant__ data (bank 3) and its own tables (bank 2: switch targets) are
+            # sections of its cubin, and this one writes bank 0 alone: the code would read whatever
+            # the bank holds
+            raise BobcError(f"kernel '{kernel_name}': {inst.text} reads constant bank {inst.constant[0]:#x}, which "
+                            f"this cubin does not carry (it writes bank 0, the parameters, alone)", inst.span,
+                            hint="read the values from a parameter or from global memory, or keep ptxas's cubin "
+                                 "for this kernel")
+    if parameters is None:
+        parameters = default_parameters(parameter_bytes)
+    check_parameters(parameters, parameter_bytes, kernel_name)
+    block = required_block or max_block or (block_x, 1, 1)
+    threads = block[0] * block[1] * block[2]
+    bound = register_thread_bound(registers, target)
+    if threads > bound:
+        raise BobcError(f"kernel '{kernel_name}' declares blocks of {threads} threads ({' x '.join(map(str, block))}), "
+                        f"but at {registers} registers a thread a block of {target.name} holds at most {bound} "
+                        f"(a register file of {target.limits.register_file}, allocated per warp in units of "
+                        f"{target.sm_resources.register_unit})",
+                        hint=f"declare at most {bound} threads, or use fewer registers")
+    static_bound = (target.sm_resources.block_shared_bytes if target.cubin.static_shared_whole_block
+                    else target.limits.static_shared_bytes)
+    if static_shared > static_bound:
+        raise BobcError(f"kernel '{kernel_name}' declares {static_shared} bytes of static shared memory, more than "
+                        f"the {static_bound} a kernel may declare statically on {target.name} "
+                        f"(ptxas refuses the same: 'uses too much shared data')",
+                        hint="declare at most that much in the cubin, and pass the rest at launch as dynamic "
+                             "shared memory (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES)")
     full = style == "ptxas"
     text = _padded_text(assembled, target)
     base = target.parameter_base
@@ -228,12 +370,13 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
         kinfo += _raw_records(facts.after_api_version)
     kinfo += _record(EIATTR_PARAM_CBANK, struct.pack("<II", SYM_CONST, parameter_bytes << 16 | base))
     kinfo += _hval(EIATTR_CBANK_PARAM_SIZE, parameter_bytes)
-    for ordinal in reversed(range(parameter_bytes // 8)):
-        kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<III", 0, (8 * ordinal) << 16 | ordinal, 0x21F000))
+    for ordinal, (offset, size) in reversed(list(enumerate(parameters))):    # ptxas: the last first
+        kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<IHHI", 0, ordinal, offset,
+                                                         size << KPARAM_SIZE_SHIFT | KPARAM_FLAGS))
     if full:
         kinfo += _raw_records(facts.after_parameters)
     kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)
-    barriers = barrier_count(assembled)
+    barriers = code_barrier_count(bytes(assembled.code), target.name)   # barrier_count, for this target
     if barriers:
         kinfo += struct.pack("<BBH", FMT_BVAL, EIATTR_NUM_BARRIERS, barriers)
     if full:
@@ -241,7 +384,10 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     exits = exit_offsets(assembled)
     if exits:
         kinfo += _record(EIATTR_EXIT_INSTR_OFFSETS, b"".join(struct.pack("<I", e) for e in exits))
-    kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", block_x, 1, 1))
+    if required_block is not None:
+        kinfo += _record(EIATTR_REQNTID, struct.pack("<III", *required_block))
+    else:
+        kinfo += _record(EIATTR_MAX_THREADS, struct.pack("<III", *block))
     if cluster is not None:
         if not target.clusters:
             raise ValueError(f"{target.name} has no thread-block clusters")
@@ -255,7 +401,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                 6: constant0, 7: text}
     aligns = {1: 1, 2: 1, 3: 8, 4: 4, 5: 4, 6: 4, 7: 128}
     extra = [(".note.nv.tkinfo", SHT_NOTE, 0x2000000, toolkit_note(target.name)),
-             (".note.nv.cuinfo", SHT_NOTE, 0x1000000, CUINFO_NOTE)]   # (name, type, flags, bytes)
+             (".note.nv.cuinfo", SHT_NOTE, 0x1000000, cuinfo_note(target))]   # (name, type, flags, bytes)
     if facts.compat_section:
         extra.append((".nv.compat", SHT_NVCOMPAT, 0, NV_COMPAT_SM90))
     for name, _, _, data in extra:
@@ -298,8 +444,13 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     text_info = (registers << 24 | SYM_KERNEL) if facts.registers_in_text_info else SYM_KERNEL
     headers.append(sh(7, SHT_PROGBITS, SHF_ALLOC | SHF_EXEC, link=SEC_SYMTAB, info=text_info))
     for offset, (name, sh_type, flags, _) in enumerate(extra):
-        link = 8 if name == ".note.nv.cuinfo" else 0     # cuinfo links to tkinfo, as ptxas's does
-        headers.append(sh(8 + offset, sh_type, flags, link=link))
+        link = info = 0
+        if name == ".note.nv.cuinfo":
+            link = 8        # cuinfo links to tkinfo, as ptxas's does, and (sm_90) its info is .nv.compat
+            if facts.compat_section:
+                flags |= SHF_INFO_LINK
+                info = 8 + [e[0] for e in extra].index(".nv.compat")
+        headers.append(sh(8 + offset, sh_type, flags, link=link, info=info))
     if static_shared:
         # NOBITS: no bytes in the file, sh_size the kernel's static shared memory (ptxas: flags
         # WRITE | ALLOC | INFO_LINK, info = the kernel's .text, aligned 1024 on sm_90)
@@ -311,14 +462,16 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                                    shoff, 0, 0, 0, 1, 0))
     blob += b"".join(headers)
     phoff = len(blob)
-    # PT_PHDR, PT_LOAD (constant0 .. end of text), and (ptxas style) PT_LOAD over the headers
+    # PT_PHDR, PT_LOAD (constant0 .. end of text), and a PT_LOAD over the program headers, as ptxas
+    # writes (without it readelf says "the PHDR segment is not covered by a LOAD segment"); the
+    # headers' segments are R E on sm_86 and R on sm_90, as ptxas's (CubinFacts.header_segment_flags)
     load_start = offsets[6]
     load_size = offsets[7] + len(text) - load_start
-    n = 3 if full else 2
-    phdrs = [struct.pack("<IIQQQQQQ", 6, 5, phoff, 0, 0, n * 56, n * 56, 8),
-             struct.pack("<IIQQQQQQ", 1, 5, load_start, 0, 0, load_size, load_size, 8)]
-    if full:
-        phdrs.append(struct.pack("<IIQQQQQQ", 1, 5, phoff, 0, 0, n * 56, n * 56, 8))
+    n = 3
+    flags = facts.header_segment_flags
+    phdrs = [struct.pack("<IIQQQQQQ", PT_PHDR, flags, phoff, 0, 0, n * 56, n * 56, 8),
+             struct.pack("<IIQQQQQQ", PT_LOAD, PF_R | PF_X, load_start, 0, 0, load_size, load_size, 8),
+             struct.pack("<IIQQQQQQ", PT_LOAD, flags, phoff, 0, 0, n * 56, n * 56, 8)]
     blob += b"".join(phdrs)
     ident = b"\x7fELF" + bytes([2, 1, 1, ELF_ABI, ELF_ABI_VERSION]) + bytes(7)
     header = ident + struct.pack("<HHIQQQIHHHHHH", 2, EM_CUDA, 1, 0, phoff, shoff, target.elf_flags,
