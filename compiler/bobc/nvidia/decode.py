@@ -129,10 +129,12 @@ def load_images(path: str | Path) -> Images:
                               f"sha256, `bobc inspect {path}` summarizes it, `bobc diff` compares two such hosts")
     found = host_sections(path, read_bounded(path))
     rebuild = "the host is damaged or not bobc's: rebuild it with `bobc build`"
-    missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
+    missing = [f"section {sections.PREFIX}{a}" for a in IMAGE_FILES if a not in found]
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
-    version.check_images(path, found)
+    version.check_images(path, found)       # the manifest too, where the version text records its sha256
+    if "manifest" not in found:
+        raise BobcError(f"{path} lacks section {sections.PREFIX}manifest", hint="rebuild the host with `bobc build`")
     manifest = host_manifest(path, found["manifest"],
                              version.recorded_identity(found.get(version.SECTION), version.MANIFEST_KEY) is not None)
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
