@@ -68,19 +68,22 @@ def _layout(data: bytes, executable: Path):
 _PT_LOAD = 1
 # A host damaged outside its .bobc.* sections may never reach its own check (exit 9): the loader
 # maps it, and a cut-short or broken one crashes before main, with no message of its own.
-_CRASH = ("a host damaged like this may crash before it can say so (a segmentation fault, exit 139; "
-          "docs/runtime.md, exit code 9)")
+def _crash() -> str:
+    from ..resources import doc
+
+    return (f"a host damaged like this may crash before it can say so (a segmentation fault, exit 139; "
+            f"{doc('runtime.md')}, exit code 9)")
 
 
 def _truncated(executable, size: int, needed: int, what: str) -> HostImageError:
     return HostImageError(f"{executable} is truncated: it is {size} bytes, but its {what} ends at byte {needed}",
                           hint=f"the file was cut short (an interrupted copy or download): copy it again, or "
-                               f"rebuild it with `bobc build`; {_CRASH}")
+                               f"rebuild it with `bobc build`; {_crash()}")
 
 
 def _broken(executable, what: str) -> HostImageError:
     return HostImageError(f"{executable} has a broken ELF header: {what}",
-                          hint=f"copy the host again, or rebuild it with `bobc build`; {_CRASH}")
+                          hint=f"copy the host again, or rebuild it with `bobc build`; {_crash()}")
 
 
 def _check_loader_view(data: bytes, header: list, executable) -> None:
