@@ -47,6 +47,44 @@ int rt_host_print_version(FILE *out)
     return rc;
 }
 
+/* The 64 hex digits after `key` at the start of a line of the version section, or NULL. */
+static const char *version_value(const rt_section *version, const char *key)
+{
+    size_t n = strlen(key);
+    for (size_t at = 0; at + n + 64 <= version->size; at++)
+        if ((at == 0 || version->data[at - 1] == '\n') && memcmp(version->data + at, key, n) == 0)
+            return (const char *)version->data + at + n;
+    return NULL;
+}
+
+/* The .bobc.manifest section (the images' layout that `bobc dump`, `diff` and `inspect` read) against
+ * the manifest identity the version section records: its sha256, as compiler/bobc/host/version.py
+ * manifest_identity writes it.  A version section that records none is from a bobc before this
+ * check: its manifest is not judged (bobc inspect does the same). */
+static int rt_check_manifest(const rt_section *version, char *err, size_t err_bytes)
+{
+    const char *said = version_value(version, "manifest identity: sha256 ");
+    if (!said)
+        return RT_EXIT_OK;
+    rt_section manifest = {0};
+    int rc = rt_self_section_read(".bobc.manifest", &manifest, err, err_bytes);
+    if (rc)
+        return rc;
+    uint8_t digest[32];
+    char hex[65];
+    rt_sha256(manifest.data, manifest.size, digest);
+    free(manifest.data);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    if (memcmp(hex, said, 64) != 0) {
+        snprintf(err, err_bytes, "damaged host file: %s: its .bobc.manifest section's sha256 is %.16s..., the manifest "
+                 "identity it was built with is %.16s...; copy the host again or rebuild it (bobc build)",
+                 rt_self_path(), hex, said);
+        return RT_EXIT_DAMAGED_HOST;
+    }
+    return RT_EXIT_OK;
+}
+
 int rt_host_check_images(char *err, size_t err_bytes)
 {
     static const char *names[] = { ".bobc.program", ".bobc.qmd", ".bobc.push", ".bobc.gpfifo" };
@@ -98,7 +136,7 @@ int rt_host_check_images(char *err, size_t err_bytes)
         rc = RT_EXIT_DAMAGED_HOST;
         goto out;
     }
-    rc = RT_EXIT_OK;
+    rc = rt_check_manifest(&version, err, err_bytes);
 out:
     free(all);
     free(version.data);

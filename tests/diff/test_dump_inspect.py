@@ -30,7 +30,7 @@ def test_dump_of_a_plain_file_says_what_it_is(tmp_path):
 @pytest.mark.parametrize("manifest,expected", [
     ("{", "is not JSON"),
     ('{"target": "sm_90"}', "not a bobc image manifest: it lacks qmd_layout"),
-    (None, "launches[3].qmd_offset is not int"),
+    (None, "launches[3].qmd_offset is a string, not a byte count or offset"),
     ("OFFSET", "outside the 13824 bytes of"),
 ])
 def test_a_bad_manifest_is_one_clear_error(tmp_path, manifest, expected):

@@ -45,12 +45,12 @@ def test_diff_that_cannot_compare_exits_2_never_1(hosts, tmp_path):
     data[_section_offset(hosts["plan"], "manifest")] ^= 0xFF            # '{' is no longer JSON
     damaged.write_bytes(bytes(data))
     for a, b, said in ((hosts["plan"], "/bin/true", "carries no bobc images"),
-                       (hosts["plan"], damaged, "is not JSON"),
+                       (hosts["plan"], damaged, "its .bobc.manifest section's sha256 is"),
                        (hosts["plan"], hosts["native"], "cannot be compared")):
         done = bobc("diff", a, b)
         assert done.returncode == 2, (b, done.returncode, done.stderr)
         assert said in done.stderr and "Traceback" not in done.stderr
-    assert "rebuild it with `bobc build`" in bobc("diff", hosts["plan"], damaged).stderr     # a host, not images
+    assert "copy the host again, or rebuild it (bobc build)" in bobc("diff", hosts["plan"], damaged).stderr  # a host
 
 
 def test_diff_keeps_its_verdict_when_the_reader_stops(hosts, tmp_path):

@@ -107,9 +107,11 @@ def host_differences(a_path: str, b_path: str) -> list:
     data_a, data_b = read_bounded(a_path), read_bounded(b_path)
     found_a = {name: data_a[at:at + size] for name, (at, size) in sections.spans(data_a, a_path).items()}
     found_b = {name: data_b[at:at + size] for name, (at, size) in sections.spans(data_b, b_path).items()}
-    # the plan identity is the images' sha256, checked against them on loading: the images' lines say it
+    # the plan identity is the images' sha256 and the manifest identity the manifest's, each checked
+    # on loading: the images' and the manifest's own lines say them
     version_a, version_b = ([line for line in sections.version_lines(found.get("version"))
-                             if line.key != "host.version.plan identity"] for found in (found_a, found_b))
+                             if line.key not in ("host.version.plan identity", "host.version.manifest identity")]
+                            for found in (found_a, found_b))
     found = _differences(version_a, version_b)
     found += host_plan_differences(sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path))
     shown = bool(found)

@@ -7,8 +7,9 @@ host_identity) is the sha256 of the host's own sections and its ELF, program and
 (an entry point, a .bss size) -- the runtime and the host plan: buffers, semaphores, record checks,
 checkpoint contract, initializers, fills, steps.  --json gives both: `plan_identity` as the version
 text records it, `images_identity` as computed from the images carried (the same unless damaged).
-A host whose manifest section is not JSON is refused (exit 1; diff's 2) by the check dump and diff make
-(decode.host_manifest).  Two hosts that run
+A host whose manifest section is not the one it was built with (its sha256 against the manifest identity
+its version text records) is damaged: the host refuses to run (exit 9) and inspect, dump and diff refuse
+it (exit 1; diff's 2), naming the section (version.check_images).  Two hosts that run
 differently differ in one of them."""
 import hashlib
 import json
@@ -61,13 +62,21 @@ def _inspect(path: Path, args) -> int:
     recorded = version.recorded_identity(found.get(version.SECTION))
     carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
     damaged = recorded is not None and recorded != carried
+    from ..errors import BobcError
+
+    try:
+        version.check_images(path, found)       # the images and the manifest, as the host checks them
+        refused = None
+    except BobcError as error:
+        refused = error
     manifest = {}
-    if "manifest" in found and recorded is not None and not damaged:
+    if "manifest" in found and refused is None:
         # images its version text vouches for: the manifest is read as dump and diff read it (a
         # damaged one refused, exit 1); a host without that is listed, then refused below
         from ..nvidia.decode import host_manifest
 
-        manifest = host_manifest(path, found["manifest"])
+        manifest = host_manifest(path, found["manifest"],
+                                 version.recorded_identity(found.get(version.SECTION), version.MANIFEST_KEY) is not None)
     elif "manifest" in found:
         try:
             manifest = json.loads(found["manifest"])
@@ -76,14 +85,10 @@ def _inspect(path: Path, args) -> int:
         manifest = manifest if isinstance(manifest, dict) else {}
     refusal = None
     if args.json:       # a damaged host's refusal is in its one JSON object (ok false), not a second one
-        from ..errors import BobcError
-
-        try:
-            version.check_images(path, found)
-        except BobcError as error:
+        if refused is not None:
             from ._refusals import FILE_REFUSED
 
-            refusal = error
+            refusal = refused
             refusal.exit_code = FILE_REFUSED        # a file refused (_refusals.refused_files)
         report = {
             "ok": refusal is None,
@@ -121,7 +126,8 @@ def _inspect(path: Path, args) -> int:
                                       for name, content in found.items() if name != version.SECTION}, path)
     if refusal is not None:
         raise refusal
-    version.check_images(path, found)      # the host's own start-up check, as diff and dump make it
+    if refused is not None:     # the host's own start-up check, as diff and dump make it
+        raise refused
     return 0
 
 

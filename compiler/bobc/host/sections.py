@@ -40,19 +40,87 @@ def _align(n: int, alignment: int) -> int:
 
 def _layout(data: bytes, executable: Path):
     """The header fields, the section headers and the section names of an ELF64 LE file."""
+    if len(data) < _EHDR.size and data[:4] == b"\x7fELF":
+        raise _truncated(executable, len(data), _EHDR.size, "ELF header")
     if len(data) < _EHDR.size or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         raise HostImageError(f"{executable} is not a 64-bit little-endian ELF file",
                              hint="pass a host built by `bobc build`")
     header = list(_EHDR.unpack_from(data))
+    _check_loader_view(data, header, executable)
     shoff, shentsize, shnum, shstrndx = header[6], header[11], header[12], header[13]
-    if shentsize != _SHDR.size or not 0 < shstrndx < shnum < _SHN_LORESERVE or \
-            shoff + shnum * _SHDR.size > len(data):
-        raise HostImageError(f"{executable} has no usable section table")
+    if shentsize != _SHDR.size:
+        raise _broken(executable, f"e_shentsize is {shentsize}, not {_SHDR.size} (an ELF64 section header's size)")
+    if not 0 < shnum < _SHN_LORESERVE:
+        raise _broken(executable, f"e_shnum is {shnum}: a host has a section table of 1..{_SHN_LORESERVE - 1} entries")
+    if not 0 < shstrndx < shnum:
+        raise _broken(executable, f"e_shstrndx is {shstrndx}, not a section of its {shnum} (1..{shnum - 1})")
+    if shoff + shnum * _SHDR.size > len(data):
+        raise _truncated(executable, len(data), shoff + shnum * _SHDR.size,
+                         f"section header table (e_shoff {shoff:#x}, {shnum} headers of {_SHDR.size} bytes)")
     table = [list(_SHDR.unpack_from(data, shoff + i * _SHDR.size)) for i in range(shnum)]
     names = table[shstrndx]
     if names[4] + names[5] > len(data):
-        raise HostImageError(f"{executable} has a section name table outside the file")
+        raise _truncated(executable, len(data), names[4] + names[5],
+                         f"section name table (section {shstrndx}, offset {names[4]:#x}, {names[5]} bytes)")
     return header, table, data[names[4]:names[4] + names[5]]
+
+
+_PT_LOAD = 1
+# A host damaged outside its .bobc.* sections may never reach its own check (exit 9): the loader
+# maps it, and a cut-short or broken one crashes before main, with no message of its own.
+def _crash() -> str:
+    from ..resources import doc
+
+    return (f"a host damaged like this may crash before it can say so (a segmentation fault, exit 139; "
+            f"{doc('runtime.md')}, exit code 9)")
+
+
+def _truncated(executable, size: int, needed: int, what: str) -> HostImageError:
+    return HostImageError(f"{executable} is truncated: it is {size} bytes, but its {what} ends at byte {needed}",
+                          hint=f"the file was cut short (an interrupted copy or download): copy it again, or "
+                               f"rebuild it with `bobc build`; {_crash()}")
+
+
+def _broken(executable, what: str) -> HostImageError:
+    return HostImageError(f"{executable} has a broken ELF header: {what}",
+                          hint=f"copy the host again, or rebuild it with `bobc build`; {_crash()}")
+
+
+def _check_loader_view(data: bytes, header: list, executable) -> None:
+    """Refuse (HostImageError naming the field, or the size the file falls short of) an ELF64 file
+    the loader cannot map as its headers say: the ELF header's fields a host's start depends on,
+    its program header table and each LOAD segment's bytes inside the file, its entry point in a
+    LOAD segment (elf.h; what `bobc inspect` says of a host that crashes before main)."""
+    _, kind, _, version, entry, phoff, _, _, ehsize, phentsize, phnum, _, _, _ = header
+    if version != 1:
+        raise _broken(executable, f"e_version is {version}, not 1 (EV_CURRENT)")
+    if kind not in (2, 3):
+        raise _broken(executable, f"e_type is {kind}, not 2 (an executable) or 3 (a position-independent one)")
+    if ehsize != _EHDR.size:
+        raise _broken(executable, f"e_ehsize is {ehsize}, not {_EHDR.size} (an ELF64 header's size)")
+    if phentsize != _PHDR.size:
+        raise _broken(executable, f"e_phentsize is {phentsize}, not {_PHDR.size} (an ELF64 program header's size)")
+    if not 0 < phnum < 0xFFFF:
+        raise _broken(executable, f"e_phnum is {phnum}: an executable has program headers (1..65534)")
+    if phoff < _EHDR.size:
+        raise _broken(executable, f"e_phoff is {phoff:#x}: the program header table lies after the "
+                      f"{_EHDR.size}-byte ELF header")
+    if phoff + phnum * _PHDR.size > len(data):
+        raise _truncated(executable, len(data), phoff + phnum * _PHDR.size,
+                         f"program header table (e_phoff {phoff:#x}, {phnum} headers of {_PHDR.size} bytes)")
+    loads = []
+    for i in range(phnum):
+        segment, _, offset, vaddr, _, filesz, memsz, _ = _PHDR.unpack_from(data, phoff + i * _PHDR.size)
+        if segment != _PT_LOAD:
+            continue
+        if offset + filesz > len(data):
+            raise _truncated(executable, len(data), offset + filesz,
+                             f"segment {i} (LOAD, offset {offset:#x}, {filesz:#x} bytes in the file)")
+        loads.append((vaddr, memsz))
+    if not loads:
+        raise _broken(executable, "no program header is a LOAD segment: nothing of it would be mapped")
+    if not any(vaddr <= entry < vaddr + memsz for vaddr, memsz in loads):
+        raise _broken(executable, f"e_entry {entry:#x} lies in none of its LOAD segments")
 
 
 def _name(strings: bytes, offset: int) -> str:

@@ -99,6 +99,22 @@ def identity_of(*parts: bytes) -> str:
 
 
 IDENTITY_KEY = b"plan identity: sha256 "
+MANIFEST_KEY = b"manifest identity: sha256 "
+
+
+def manifest_section(manifest: dict) -> bytes:
+    """A plan host's .bobc.manifest section: the images' manifest as compact JSON (what
+    bobc.host.generate embeds)."""
+    import json
+
+    return json.dumps(manifest, sort_keys=True).encode()
+
+
+def manifest_identity(section: bytes) -> str:
+    """The sha256 of a .bobc.manifest section, which the version text records and the host checks
+    at start (runtime_c/host_version.c rt_check_manifest): the one part of a host's .bobc.*
+    sections the plan identity does not cover, so a damaged manifest is a damaged host too."""
+    return hashlib.sha256(section).hexdigest()
 
 
 class DamagedHost(BobcError):
@@ -108,15 +124,15 @@ class DamagedHost(BobcError):
     exit_code = 2
 
 
-def recorded_identity(section: bytes | None) -> str | None:
-    """The plan identity a .bobc.version section records, read as the host reads it
-    (runtime_c/host_version.c): the 64 characters after `plan identity: sha256 ` at the start of
-    a line; None when there is no section or no such line."""
+def recorded_identity(section: bytes | None, key: bytes = IDENTITY_KEY) -> str | None:
+    """The plan identity (or, `key` MANIFEST_KEY, the manifest identity) a .bobc.version section
+    records, read as the host reads it (runtime_c/host_version.c): the 64 characters after
+    `plan identity: sha256 ` at the start of a line; None when there is no section or no such line."""
     if section is None:
         return None
-    for at in range(0, len(section) - len(IDENTITY_KEY) - 64 + 1):
-        if (at == 0 or section[at - 1] == 0x0A) and section.startswith(IDENTITY_KEY, at):
-            return section[at + len(IDENTITY_KEY):at + len(IDENTITY_KEY) + 64].decode("ascii", "replace")
+    for at in range(0, len(section) - len(key) - 64 + 1):
+        if (at == 0 or section[at - 1] == 0x0A) and section.startswith(key, at):
+            return section[at + len(key):at + len(key) + 64].decode("ascii", "replace")
     return None
 
 
@@ -136,6 +152,18 @@ def check_images(path, found: dict[str, bytes]) -> None:
     if said != carried:
         raise DamagedHost(f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was "
                           f"built with is {said} (the host refuses to run, exit 9)", hint=hint)
+    # the manifest section against the manifest identity, as the host checks it (rt_check_manifest);
+    # a version text without one is from a bobc before that check, whose host does not judge it
+    said = recorded_identity(section, MANIFEST_KEY)
+    if said is not None:
+        manifest = found.get("manifest")
+        if manifest is None:
+            raise DamagedHost(f"{path} is damaged: it has no section .bobc.manifest, which its version text "
+                              "records the sha256 of (the host refuses to run, exit 9)", hint=hint)
+        carried = manifest_identity(manifest)
+        if said != carried:
+            raise DamagedHost(f"{path} is damaged: its .bobc.manifest section's sha256 is {carried}, the manifest "
+                              f"identity it was built with is {said} (the host refuses to run, exit 9)", hint=hint)
 
 
 # the section's first line, before bobc's version: the same for every plan's host
@@ -161,6 +189,8 @@ def text(built, target, plan_name: str = "") -> bytes:
         *build_lines(target),
         f"plan: {plan_name or images.manifest.get('plan', '?')}",
         f"plan identity: sha256 {plan_identity(images)} (program, QMD, pushbuffer, GPFIFO images)",
+        f"manifest identity: sha256 {manifest_identity(manifest_section(images.manifest))} "
+        "(the .bobc.manifest section: the images' layout bobc dump, diff and inspect read)",
     ]
     return ("\n".join(lines) + "\n").encode()
 

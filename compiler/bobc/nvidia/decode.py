@@ -23,11 +23,6 @@ from .encode import IMAGE_FILES, Images
 INSTRUCTION_BYTES = 16
 
 
-# The manifest entries `render` and the readers below rely on.
-MANIFEST_KEYS = ("target", "qmd_layout", "compute_class", "parameter_base", "bases", "sizes",
-                 "regions", "launches", "submissions", "prologue")
-
-
 # The most bytes `bobc dump`, `bobc diff` and `bobc disasm` read of any one file (a host, a
 # manifest.json, an image): docs/limits.md's limit on any input file (1 GiB).  bobc writes far
 # less: the certifier's bound of 65,536 launches gives at most 64 MiB of parameter blocks and
@@ -134,11 +129,14 @@ def load_images(path: str | Path) -> Images:
                               f"sha256, `bobc inspect {path}` summarizes it, `bobc diff` compares two such hosts")
     found = host_sections(path, read_bounded(path))
     rebuild = "the host is damaged or not bobc's: rebuild it with `bobc build`"
-    missing = [f"section {sections.PREFIX}{a}" for a in (*IMAGE_FILES, "manifest") if a not in found]
+    missing = [f"section {sections.PREFIX}{a}" for a in IMAGE_FILES if a not in found]
     if missing:
         raise BobcError(f"{path} lacks {', '.join(missing)}", hint="rebuild the host with `bobc build`")
-    version.check_images(path, found)
-    manifest = host_manifest(path, found["manifest"])
+    version.check_images(path, found)       # the manifest too, where the version text records its sha256
+    if "manifest" not in found:
+        raise BobcError(f"{path} lacks section {sections.PREFIX}manifest", hint="rebuild the host with `bobc build`")
+    manifest = host_manifest(path, found["manifest"],
+                             version.recorded_identity(found.get(version.SECTION), version.MANIFEST_KEY) is not None)
     labels = {attribute: f"{path} section {sections.PREFIX}{attribute}" for attribute in IMAGE_FILES}
     images = _images(manifest, {a: found[a] for a in IMAGE_FILES}, path, labels, hint=rebuild)
     images.manifest_bytes = (f"section {sections.PREFIX}manifest", found["manifest"])
@@ -148,15 +146,21 @@ def load_images(path: str | Path) -> Images:
 REWRITE = "write the images again with `bobc build --emit-images`"
 
 
-def host_manifest(path, section: bytes) -> dict:
+def host_manifest(path, section: bytes, checked: bool = True) -> dict:
     """A plan host's .bobc.manifest section read as a manifest, or the host refused as damaged
-    (exit 2, naming the section and what is wrong): the one check `bobc dump`, `diff` and
-    `inspect` make of it."""
+    (exit 2, naming the section and what is wrong).  `checked`: the host checks the section at
+    start (its version text records the manifest identity, version.check_images); a host built
+    before that does not, and runs with a damaged manifest: the hint says so."""
     from ..host import sections, version
 
+    hint = "the host is damaged or not bobc's: rebuild it with `bobc build`"
+    if not checked:
+        hint = ("its version text records no manifest identity (a bobc before that check built it), so the host "
+                "itself does not check this section and still runs; bobc dump, diff and inspect cannot read its "
+                "images: rebuild it with `bobc build`")
     try:
         return _parse_manifest(section.decode("utf-8", "replace"), f"{path} ({sections.PREFIX}manifest)",
-                               hint="the host is damaged or not bobc's: rebuild it with `bobc build`")
+                               hint=hint)
     except BobcError as error:
         raise version.DamagedHost(error.message, hint=error.hint) from None
 
@@ -180,44 +184,147 @@ def _parse_manifest(text: str, where, hint: str = REWRITE) -> dict:
     return manifest
 
 
-# What each list entry of the manifest must carry for the readers below (name -> JSON type).
-_ENTRY_FIELDS = {
-    "regions": {"index": int, "identity": str, "place": int, "size": int, "address": int},
-    "launches": {"index": int, "identity": str, "region": int, "qmd_offset": int, "parameter_offset": int},
-    "submissions": {"index": int, "identity": str, "push_offset": int, "push_length": int},
-}
-_TOP_FIELDS = {"target": str, "qmd_layout": str, "compute_class": int, "parameter_base": int,
-               "bases": dict, "sizes": dict, "regions": list, "launches": list, "submissions": list,
-               "prologue": dict}
+@dataclass(frozen=True)
+class _Number:
+    """A JSON integer (never a boolean) in lo..hi, called `what` in a refusal."""
+
+    lo: int
+    hi: int
+    what: str
 
 
-def _is(value, kind) -> bool:
-    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+@dataclass(frozen=True)
+class _List:
+    """A JSON list of `item`s, of exactly `length` of them when given."""
+
+    item: object
+    length: int | None = None
+
+
+@dataclass(frozen=True)
+class _Object:
+    """A JSON object: key -> (its kind, whether it must be there).  Keys not declared are not
+    read by any reader (dump shows them as they are) and are not judged."""
+
+    fields: dict
+
+
+WORD = _Number(0, (1 << 32) - 1, "a 32-bit word (0..0xffffffff)")
+ADDRESS = _Number(0, (1 << 64) - 1, "a 64-bit address (0..0xffffffffffffffff)")
+U64 = _Number(0, (1 << 64) - 1, "a 64-bit word (0..0xffffffffffffffff)")
+BYTES = _Number(0, (1 << 63) - 1, "a byte count or offset (0..2^63-1)")
+POSITIVE = _Number(1, (1 << 63) - 1, "a positive byte count (1..2^63-1)")
+INDEX = _Number(0, (1 << 32) - 1, "an index (0..0xffffffff)")
+SIZE3 = _List(WORD, 3)              # a grid, a block, a cluster: x, y, z
+
+R, O = True, False                  # required, optional
+
+# The manifest `bobc build --emit-images` writes (nvidia.encode.encode_images), every key with
+# its kind: the one table the shape check walks (_shape_problems), so no reader of a manifest
+# (dump, diff, sim --images, inspect) meets a value of another type or out of its range.
+MANIFEST_SCHEMA = _Object({
+    "format": (str, O), "target": (str, R), "qmd_layout": (str, R), "nvdisasm_arch": (str, O), "plan": (str, O),
+    "compute_class": (WORD, R), "plan_compute_class": (WORD, O),
+    "parameter_base": (BYTES, R), "plan_parameter_base": (BYTES, O),
+    "bases": (_Object({name: (ADDRESS, O) for name in ("program", "qmd", "pushbuffer", "semaphore")}), R),
+    "sizes": (_Object({"program": (BYTES, O), "code": (BYTES, O), "parameter_block": (POSITIVE, R),
+                       "qmd": (BYTES, O), "qmd_record": (POSITIVE, R), "pushbuffer": (BYTES, O),
+                       "gpfifo": (BYTES, O), "semaphore": (BYTES, O)}), R),
+    "plan_sizes": (_Object({"program": (BYTES, O), "qmd": (BYTES, O)}), O),
+    "regions": (_List(_Object({
+        "index": (INDEX, R), "identity": (str, R), "plan_place": (BYTES, O), "place": (BYTES, R),
+        "address": (ADDRESS, R), "size": (BYTES, R), "registers": (WORD, O), "qmd_registers": (WORD, O),
+        "block_x": (WORD, O), "shared_bytes": (BYTES, O)})), R),
+    "pruned_regions": (_List(INDEX), O),
+    "launches": (_List(_Object({
+        "index": (INDEX, R), "identity": (str, R), "region": (INDEX, R), "program_address": (ADDRESS, O),
+        "parameter_offset": (BYTES, R), "parameter_address": (ADDRESS, O), "qmd_offset": (BYTES, R),
+        "qmd_address": (ADDRESS, O), "grid": (SIZE3, O), "block": (SIZE3, O), "cluster": (SIZE3, O),
+        "schedules": (_List(INDEX), O)})), R),
+    "submissions": (_List(_Object({
+        "index": (INDEX, R), "identity": (str, R), "launches": (_List(INDEX), O), "ring_entry": (INDEX, O),
+        "push_offset": (BYTES, R), "push_length": (BYTES, R), "push_address": (ADDRESS, O),
+        "semaphore_offset": (BYTES, O), "semaphore_address": (ADDRESS, O)})), R),
+    "prologue": (_Object({
+        "push_offset": (BYTES, R), "push_length": (BYTES, R), "push_address": (ADDRESS, O),
+        "gpfifo_entry": (_List(WORD, 2), R), "compute_subchannel": (WORD, O), "host_subchannel": (WORD, O),
+        "shared_memory_window": (ADDRESS, O), "local_memory_window": (ADDRESS, O),
+        "local_memory_base": (ADDRESS, O), "local_memory_size": (BYTES, O)}), R),
+    "semaphore": (_Object({"payload": (U64, O), "bytes": (BYTES, O), "layout": (str, O),
+                           "execute": (WORD, O)}), O),
+    "pcas_action": (str, O), "dependent_qmd_action": (str, O),
+    "residence": (_Object({
+        "base": (ADDRESS, R), "bytes": (BYTES, R), "program_bytes": (BYTES, O),
+        "stage": (_Object({
+            "identity": (str, R), "push_offset": (BYTES, R), "bytes": (BYTES, R), "qmd_address": (ADDRESS, R),
+            "parameter_address": (ADDRESS, R), "program_address": (ADDRESS, R), "grid": (SIZE3, O),
+            "block": (SIZE3, O), "units": (WORD, O), "registers": (WORD, O)}), R)}), O),
+    "tensor_maps": (_List(_Object({
+        "slot": (INDEX, R), "offset": (BYTES, R), "address": (ADDRESS, R), "bytes": (BYTES, R),
+        "data_type": (str, O), "global_address": (ADDRESS, O), "dims": (_List(U64), O),
+        "strides": (_List(U64), O), "box": (_List(WORD), O), "swizzle": (str, O),
+        "users": (_List(_Object({"launch": (INDEX, R), "argument": (INDEX, R)})), O)})), O),
+})
+
+# The top-level keys every manifest must carry (the required ones of MANIFEST_SCHEMA).
+MANIFEST_KEYS = tuple(key for key, (_, required) in MANIFEST_SCHEMA.fields.items() if required)
+
+_JSON_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _json_name(value) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _shape_problems(value, kind, path: str) -> list[str]:
+    """What is wrong with `value` as a `kind` of MANIFEST_SCHEMA at `path`, one phrase each."""
+    if isinstance(kind, _Number):
+        if not isinstance(value, int) or isinstance(value, bool):
+            return [f"{path} is {_json_name(value)}, not {kind.what}"]
+        if not kind.lo <= value <= kind.hi:
+            return [f"{path} is {value}, not {kind.what}"]
+        return []
+    if isinstance(kind, _List):
+        if not isinstance(value, list):
+            return [f"{path} is {_json_name(value)}, not a list"]
+        if kind.length is not None and len(value) != kind.length:
+            return [f"{path} has {len(value)} items, not {kind.length}"]
+        return [p for i, item in enumerate(value) for p in _shape_problems(item, kind.item, f"{path}[{i}]")]
+    if isinstance(kind, _Object):
+        if not isinstance(value, dict):
+            return [f"{path} is {_json_name(value)}, not an object"]
+        out = []
+        for key, (inner, required) in kind.fields.items():
+            where = f"{path}.{key}" if path else key
+            if key not in value:
+                if required:
+                    out.append(f"{where} is missing")
+                continue
+            out += _shape_problems(value[key], inner, where)
+        return out
+    if not isinstance(value, kind):
+        return [f"{path} is {_json_name(value)}, not {_JSON_NAMES[kind]}"]
+    return []
 
 
 def _manifest_shape_problems(manifest: dict) -> list[str]:
-    """Every key whose value has the wrong JSON type, so no reader meets a surprise."""
-    out = [f"{key} is not {kind.__name__}" for key, kind in _TOP_FIELDS.items() if not _is(manifest[key], kind)]
+    """Every key of MANIFEST_SCHEMA whose value has the wrong JSON type or lies outside its range,
+    and an index two entries share, so no reader meets a surprise."""
+    out = _shape_problems(manifest, MANIFEST_SCHEMA, "")
     if out:
         return out
-    for key in ("qmd_record", "parameter_block"):
-        if not _is(manifest["sizes"].get(key), int) or manifest["sizes"][key] <= 0:
-            out.append(f"sizes.{key} is not a positive int")
-    for key in ("push_offset", "push_length"):
-        if not _is(manifest["prologue"].get(key), int):
-            out.append(f"prologue.{key} is not int")
-    entry = manifest["prologue"].get("gpfifo_entry")
-    if not (isinstance(entry, list) and len(entry) == 2 and all(_is(d, int) for d in entry)):
-        out.append("prologue.gpfifo_entry is not two ints")
-    for name, fields in _ENTRY_FIELDS.items():
+    for name in ("regions", "launches", "submissions"):
+        seen: dict[int, int] = {}
         for position, item in enumerate(manifest[name]):
-            if not isinstance(item, dict):
-                out.append(f"{name}[{position}] is not an object")
-                continue
-            out += [f"{name}[{position}].{key} is not {kind.__name__}"
-                    for key, kind in fields.items() if not _is(item.get(key), kind)]
+            if item["index"] in seen:
+                out.append(f"{name}[{position}].index is {item['index']}, as {name}[{seen[item['index']]}].index is")
+            seen.setdefault(item["index"], position)
     if manifest["qmd_layout"] not in qmd.LAYOUTS:
         out.append(f"qmd_layout {manifest['qmd_layout']!r} is none of {', '.join(sorted(qmd.LAYOUTS))}")
+    if manifest["parameter_base"] >= manifest["sizes"]["parameter_block"]:
+        out.append(f"parameter_base {manifest['parameter_base']:#x} is not inside the "
+                   f"{manifest['sizes']['parameter_block']}-byte parameter block (sizes.parameter_block)")
     return out
 
 
@@ -236,6 +343,21 @@ def _images(manifest: dict, data: dict[str, bytes], where, labels: dict[str, str
                       sizes["parameter_block"]))
     for s in [manifest["prologue"] | {"index": "prologue"}, *manifest["submissions"]]:
         spans.append((f"submission {s['index']} pushbuffer segment", "push", s["push_offset"], s["push_length"]))
+    residence = manifest.get("residence")
+    if residence is not None:       # the stage lies in the pushbuffer's appendix (stage_lines reads it there)
+        stage, base = residence["stage"], manifest["bases"].get("pushbuffer")
+        if base is None:
+            raise BobcError(f"{where}: the manifest has a residence but no bases.pushbuffer, where its stage lies",
+                            hint=hint)
+        spans += [("residence stage's QMD", "push", stage["qmd_address"] - base, sizes["qmd_record"]),
+                  ("residence stage's parameter block", "push", stage["parameter_address"] - base,
+                   sizes["parameter_block"]),
+                  ("residence stage's code", "push", stage["program_address"] - base,
+                   stage["push_offset"] + stage["bytes"] - (stage["program_address"] - base))]
+        if manifest["parameter_base"] + 8 * len(STAGE_ARGUMENTS) > sizes["parameter_block"]:
+            raise BobcError(f"{where}: the manifest's parameter_base {manifest['parameter_base']:#x} leaves no room "
+                            f"for the residence stage's {len(STAGE_ARGUMENTS)} parameters in the "
+                            f"{sizes['parameter_block']}-byte parameter block", hint=hint)
     for label, attribute, offset, length in spans:
         if offset < 0 or length < 0 or offset + length > len(data[attribute]):
             raise BobcError(f"{where}: the manifest puts the {label} at {offset:#x}..{offset + length:#x}, "
