@@ -200,7 +200,7 @@ def build_host(built, target: Target, output: Path) -> None:
         images = built.images
         sections.embed(linked, {"program": images.program, "qmd": images.qmd, "push": images.push,
                                 "gpfifo": images.gpfifo,
-                                "manifest": json.dumps(images.manifest, sort_keys=True).encode(),
+                                "manifest": version.manifest_section(images.manifest),
                                 version.SECTION: version.text(built, target, built.program.plan_name)})
         try:
             data = linked.read_bytes()
