@@ -8,7 +8,6 @@ cross-checked here, so a host that builds is one whose data agrees.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
