@@ -1075,7 +1075,7 @@ static int damaged_copy(const char *path, int index, unsigned field, uint64_t va
             fclose(out);
         return -1;
     }
-    uint8_t buf[65536];
+    uint8_t buf[1 << 14];
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, in)) > 0)
         fwrite(buf, 1, got, out);
