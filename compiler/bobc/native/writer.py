@@ -24,14 +24,12 @@ from .artifact import trailer
 BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
 
 
-def native_host(program_bytes: bytes, target_name: str, locate=None) -> bytes:
-    """The host executable for a program's canonical bytes, checked as the host checks them.
-    `locate(command, field)`: where the plan wrote a refused command's field (a Span or None)."""
+def native_host(program_bytes: bytes, target_name: str) -> bytes:
+    """The host executable for a program's canonical bytes, checked as the host checks them."""
     try:
         program = decoding.decode(program_bytes)
     except decoding.ProgramError as error:
-        at = locate(error.command, error.field) if locate is not None and error.command is not None else None
-        raise BobcError(f"the native physical program is refused: {error}", at,
+        raise BobcError(f"the native physical program is refused: {error}",
                         hint="the host would refuse it too "
                              f"({doc('native-host.md')}, \"Checks before the first command\"); change the value "
                              "the plan gives it") from None
@@ -94,47 +92,9 @@ def program_bytes_of(value, context) -> bytes:
     return bytes(encoded.value)
 
 
-COMMANDS_FAMILY = "NativePhysicalCommands"
-
-
-def command_locator(value, context):
-    """locate(command, field) for native_host: where the plan wrote field `field` of command
-    `command` (numbered as the decoder numbers them: a command, then the commands in its fields in
-    their order -- a Repeat's body before its tail) of the NativePhysicalProgram `value`, else
-    where it wrote the command, else the compiler-native-encode form's place."""
-    from ..language.values import VCon
-    from ..plan.extract import written
-
-    program = context.program
-
-    def locate(index: int, field: int | None):
-        stack = [program.field(value, "nativePhysicalProgramCommands")]
-        seen = 0
-        raw_command = None
-        while stack:
-            raw = stack.pop()
-            con = program.force(raw)
-            if not isinstance(con, VCon):
-                break
-            if seen == index:
-                raw_command = raw
-                break
-            seen += 1
-            following = [item for item in con.fields
-                         if isinstance(program.force(item), VCon) and program.force(item).family == COMMANDS_FAMILY]
-            stack.extend(reversed(following))
-        if raw_command is None:
-            return written(context.span) if context.span is not None else None
-        con = program.force(raw_command)
-        own = con.fields[field] if field is not None and field < len(con.fields) else None
-        return written(*(v for v in (own, raw_command, context.span) if v is not None))
-
-    return locate
-
-
 def encode_native_program(value, context):
     """The handler: a NativePhysicalProgram -> the host executable's bytes."""
-    return VBytes(native_host(program_bytes_of(value, context), context.target.name, command_locator(value, context)))
+    return VBytes(native_host(program_bytes_of(value, context), context.target.name))
 
 
 ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayout"
@@ -160,4 +120,4 @@ def encode_resource_host(value, context):
                         f"(nvidiaResourceAdmitsLayout: a layout built for another driver interface)",
                         hint="build the layout with the resources' NvidiaPlanHostABI")
     native = program.field(host, "nvidiaResourceHostProgram")
-    return VBytes(native_host(program_bytes_of(native, context), context.target.name, command_locator(native, context)))
+    return VBytes(native_host(program_bytes_of(native, context), context.target.name))
