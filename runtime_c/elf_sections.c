@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt_exit.h"
@@ -17,6 +18,14 @@ static int read_at(FILE *f, long offset, void *buf, size_t size)
 
 static int section_read(const char *path, const char *shown, const char *name, rt_section *out, char *err,
                         size_t err_bytes);
+
+/* [offset, offset + size) inside a file of `file_size` bytes, with no sum that can wrap: every
+ * offset and size of the (untrusted) ELF headers is held to this before it sizes an allocation
+ * or a read. */
+static int in_file(uint64_t offset, uint64_t size, uint64_t file_size)
+{
+    return offset <= file_size && size <= file_size - offset;
+}
 
 const char *rt_self_path(void)
 {
@@ -62,10 +71,25 @@ static int section_read(const char *path, const char *shown, const char *name, r
     Elf64_Ehdr eh;
     Elf64_Shdr *sh = NULL;
     char *names = NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, err_bytes, "cannot stat %s to read its images: %s", shown, strerror(errno));
+        status = RT_EXIT_INTERNAL;
+        goto done;
+    }
+    const uint64_t file_size = (uint64_t)st.st_size;
     if (!read_at(f, 0, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
         eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum) {
         snprintf(err, err_bytes, "damaged host file: %s is not a 64-bit ELF host built by bobc; rebuild it "
                  "(bobc build)", shown);
+        goto done;
+    }
+    /* e_shnum is 16 bits: the table's size cannot wrap, its end can */
+    if (!in_file(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof *sh, file_size)) {
+        snprintf(err, err_bytes, "damaged host file: the section table of %s (%u entries, %llu bytes at %llu) runs "
+                 "past the file's %llu bytes; rebuild it (bobc build)", shown, (unsigned)eh.e_shnum,
+                 (unsigned long long)eh.e_shnum * sizeof *sh, (unsigned long long)eh.e_shoff,
+                 (unsigned long long)file_size);
         goto done;
     }
     sh = calloc(eh.e_shnum, sizeof *sh);
@@ -75,6 +99,13 @@ static int section_read(const char *path, const char *shown, const char *name, r
         goto done;
     }
     const Elf64_Shdr *strtab = &sh[eh.e_shstrndx];
+    if (!in_file(strtab->sh_offset, strtab->sh_size, file_size)) {
+        snprintf(err, err_bytes, "damaged host file: the section names of %s (%llu bytes at %llu) run past the "
+                 "file's %llu bytes; rebuild it (bobc build)", shown, (unsigned long long)strtab->sh_size,
+                 (unsigned long long)strtab->sh_offset, (unsigned long long)file_size);
+        goto done;
+    }
+    /* sh_size is at most the file's size here, so + 1 cannot wrap */
     names = calloc(1, strtab->sh_size + 1);
     if (!names || !read_at(f, (long)strtab->sh_offset, names, strtab->sh_size)) {
         status = names ? RT_EXIT_DAMAGED_HOST : RT_EXIT_INTERNAL;
@@ -84,6 +115,12 @@ static int section_read(const char *path, const char *shown, const char *name, r
     for (unsigned i = 0; i < eh.e_shnum; i++) {
         if (sh[i].sh_name >= strtab->sh_size || strcmp(names + sh[i].sh_name, name) != 0)
             continue;
+        if (!in_file(sh[i].sh_offset, sh[i].sh_size, file_size)) {
+            snprintf(err, err_bytes, "damaged host file: section %s of %s (%llu bytes at %llu) runs past the "
+                     "file's %llu bytes; rebuild it (bobc build)", name, shown, (unsigned long long)sh[i].sh_size,
+                     (unsigned long long)sh[i].sh_offset, (unsigned long long)file_size);
+            goto done;
+        }
         out->data = malloc(sh[i].sh_size ? sh[i].sh_size : 1);
         if (!out->data || !read_at(f, (long)sh[i].sh_offset, out->data, sh[i].sh_size)) {
             status = out->data ? RT_EXIT_DAMAGED_HOST : RT_EXIT_INTERNAL;

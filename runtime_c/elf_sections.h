@@ -15,7 +15,10 @@ typedef struct {
 /* Read section `name` (e.g. ".bobc.program") of the ELF file at `path`.
  * Returns 0; RT_EXIT_INTERNAL (the file cannot be opened, out of memory); or
  * RT_EXIT_DAMAGED_HOST (not a 64-bit ELF, its section table unreadable, the
- * section missing), each with a message in err naming the file and the section. */
+ * section missing, the section table, the section names or the section running
+ * past the file's end: every offset and size is checked against the file's size
+ * before anything is allocated or read), each with a message in err naming the
+ * file and the section (and the sizes, for one past the end). */
 int rt_section_read(const char *path, const char *name, rt_section *out, char *err, size_t err_bytes);
 
 /* rt_section_read of the running host (/proc/self/exe), its messages naming the

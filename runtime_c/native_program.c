@@ -189,6 +189,27 @@ static int check_command(np_program *p, unsigned i, char *err)
         if (c->code >= NP_REQUEST_WRITE && c->code <= NP_REQUEST_APPEND_STATUS && (c->n[0] < 3 || c->n[0] > 5))
             return say(err, "command %u (%s): file %llu is not an output (3 the checkpoint, 4 the predictions, 5 the "
                        "result)", i, name, (unsigned long long)c->n[0]);
+        if (c->code == NP_REQUEST_WRITE_AT) {
+            /* offset and extent are immediates: a write past its output is refused here, before the
+             * first command (and at run time, np_request_write, for any write), never summed unchecked */
+            uint64_t room = NP_REQUEST_OUTPUT_LIMIT;
+            char where[96];
+            if (c->n[0] == NP_FILE_CHECKPOINT_OUT) {
+                np_request_spec spec;
+                char why[RT_ERR_BYTES];
+                if (np_request_parse(p->commands[0].bytes, p->commands[0].bytes_length, &spec, why) == 0)
+                    room = spec.payload_bytes;
+                np_request_spec_free(&spec);
+                snprintf(where, sizeof where, "the contract's %llu-byte checkpoint payload", (unsigned long long)room);
+            } else {
+                snprintf(where, sizeof where, "the %llu bytes an output holds at most (file %llu, the %s)",
+                         (unsigned long long)room, (unsigned long long)c->n[0],
+                         c->n[0] == NP_FILE_PREDICTIONS ? "predictions" : "result");
+            }
+            if (c->n[3] > room || c->n[2] > room - c->n[3])
+                return say(err, "command %u (%s): it writes %llu byte%s at offset %llu, past %s", i, name,
+                           (unsigned long long)c->n[2], rt_plural(c->n[2]), (unsigned long long)c->n[3], where);
+        }
         if (c->code == NP_REQUEST_APPEND_STATE)
             STATE_RANGE(c->n[1], c->n[2], "the state range");
         if (c->code == NP_REQUEST_APPEND_STATUS)
@@ -250,9 +271,11 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
         }
         unsigned code = bytes[at];
         if (code >= NP_CODE_COUNT) {
+            /* the message first: np_free empties the program (its count, its commands) */
+            say(err, "byte %zu: unknown command code %u (command %u)", at, code, p->count);
             free(stack);
             np_free(p);
-            return say(err, "byte %zu: unknown command code %u (command %u)", at, code, p->count);
+            return -1;
         }
         if (p->count == NP_MAX_COMMANDS) {
             free(stack);
@@ -282,9 +305,10 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
             if (*f == 's') {
                 c->sub = bytes[at];
                 if (c->sub > 3) {
+                    say(err, "command %u (%s): operation %u is not 0-3", index, CODES[code].name, c->sub);
                     free(stack);
-                    np_free(p);
-                    return say(err, "command %u (%s): operation %u is not 0-3", index, CODES[code].name, c->sub);
+                    np_free(p);   /* after the message: c points into the commands it frees */
+                    return -1;
                 }
                 at += 1;
             } else if (*f == 'n') {
@@ -295,9 +319,10 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
                 o->kind = bytes[at];
                 o->value = le64(bytes + at + 1);
                 if (o->kind > NP_MAPPED_WORD) {
+                    say(err, "command %u (%s): operand kind %u is not 0-3", index, CODES[code].name, o->kind);
                     free(stack);
-                    np_free(p);
-                    return say(err, "command %u (%s): operand kind %u is not 0-3", index, CODES[code].name, o->kind);
+                    np_free(p);   /* after the message: o points into the commands it frees */
+                    return -1;
                 }
                 at += 9;
             } else {

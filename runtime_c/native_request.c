@@ -462,6 +462,11 @@ int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t
             o->size = at + bytes;
         return 0;
     }
+    /* offset and extent are the program's: held to the limit apart, so their sum cannot wrap */
+    if (at > NP_REQUEST_OUTPUT_LIMIT || bytes > NP_REQUEST_OUTPUT_LIMIT - at)
+        return say(err, RT_EXIT_INTERNAL, "the program writes %llu byte%s at %llu of the %s, past the %llu bytes an "
+                   "output holds at most", (unsigned long long)bytes, rt_plural(bytes), (unsigned long long)at,
+                   file == NP_FILE_PREDICTIONS ? "predictions" : "result", (unsigned long long)NP_REQUEST_OUTPUT_LIMIT);
     if (at + bytes > o->size) {
         uint8_t *grown = realloc(o->data, at + bytes ? at + bytes : 1);
         if (!grown)

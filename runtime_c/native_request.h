@@ -23,6 +23,11 @@ enum { NP_FILE_INPUT = 1, NP_FILE_CHECKPOINT_IN = 2, NP_FILE_CHECKPOINT_OUT = 3,
 enum { NP_FRESH_END = 0, NP_FRESH_ZERO = 1, NP_FRESH_SPLITMIX64 = 2 };
 #define NP_REQUEST_MAX_INITIALIZERS (1u << 16)
 #define NP_REQUEST_HELP (-2)        /* np_request_open: --help printed, nothing more to do */
+/* The most bytes a request's predictions or result output holds (an input's limit,
+ * RT_IO_INPUT_LIMIT_BYTES): a RequestWriteAt's offset + extent, or an append, past it is
+ * refused (status 1) before anything is written; checked before the first command where the
+ * program gives the numbers (native_program.c check_command).  bobc.native.request.OUTPUT_LIMIT. */
+#define NP_REQUEST_OUTPUT_LIMIT ((uint64_t)1 << 30)
 
 /* what one operation's request reads and publishes ([0] train, [1] predict) */
 typedef struct {
@@ -87,7 +92,8 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
                     rt_io_files *files, char *err);
 /* `extent` bytes at `offset` of the input (1) or the checkpoint's payload (2) into `to`. */
 int np_request_read(np_request *r, uint64_t file, uint64_t offset, uint64_t extent, uint8_t *to, char *err);
-/* Append (`append` 1) or place at `offset` `bytes` bytes to output `file` (3, 4, 5). */
+/* Append (`append` 1) or place at `offset` `bytes` bytes to output `file` (3, 4, 5): refused,
+ * nothing written, past the checkpoint's payload (3) or past NP_REQUEST_OUTPUT_LIMIT (4, 5). */
 int np_request_write(np_request *r, uint64_t file, const uint8_t *data, uint64_t bytes, int append, uint64_t offset,
                      char *err);
 /* `extent` bytes of the input at `offset` appended to output `file` (the bound input identity). */

@@ -10,6 +10,7 @@
 #include "native_device.h"
 #include "native_machine.h"
 #include "native_program.h"
+#include "native_request.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
 #include "nv_rm.h"
@@ -17,6 +18,7 @@
 #include "nv_status.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <math.h>
@@ -905,6 +907,276 @@ static void test_sections(void)
            "cannot open", "unreadable");
 }
 
+/* ---- a program's bytes, put together by hand (docs/platform.md's encoding) ---- */
+
+typedef struct {
+    uint8_t b[1024];
+    size_t n;
+} bytes_out;
+
+static void put_byte(bytes_out *o, uint8_t v)
+{
+    o->b[o->n++] = v;
+}
+
+static void put_u64(bytes_out *o, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        put_byte(o, (uint8_t)(v >> (8 * i)));
+}
+
+static void put_field(bytes_out *o, const void *data, uint64_t n)
+{
+    put_u64(o, n);
+    memcpy(o->b + o->n, data, n);
+    o->n += n;
+}
+
+/* the header: no slots, a `state`-byte state, no identity */
+static void program_header(bytes_out *o, uint64_t state)
+{
+    o->n = 0;
+    memcpy(o->b, NP_MAGIC, 4);
+    o->n = 4;
+    for (int i = 0; i < 4; i++)
+        put_byte(o, i == 0 ? NP_VERSION : 0);
+    put_u64(o, 0);
+    put_u64(o, state);
+    put_u64(o, 0);
+}
+
+/* A refusal of the decoder names the command it stops at, from bytes it still holds: the
+ * message is made before the program's commands are freed (probe s33 asan findings 1, 2; the
+ * sanitizer build of this test reports a use after free otherwise). */
+static void test_native_decode_refusals(void)
+{
+    char err[NP_ERR_BYTES] = "";
+    np_program p;
+    bytes_out o;
+    /* command 0 Release, command 1 an unknown code */
+    program_header(&o, 0);
+    put_byte(&o, NP_RELEASE);
+    size_t at = o.n;
+    put_byte(&o, 99);
+    char want[128];
+    snprintf(want, sizeof want, "byte %zu: unknown command code 99 (command 1)", at);
+    CHECK(np_decode(o.b, o.n, &p, err) == -1 && !strcmp(err, want), "unknown code: '%s', expected '%s'", err, want);
+    CHECK(p.commands == NULL && p.count == 0, "a refused program holds no commands");
+    /* command 1 a Float of operation 7 */
+    program_header(&o, 8);
+    put_byte(&o, NP_RELEASE);
+    put_byte(&o, NP_FLOAT);
+    put_byte(&o, 7);
+    put_u64(&o, 0);
+    CHECK(np_decode(o.b, o.n, &p, err) == -1 && !strcmp(err, "command 1 (Float): operation 7 is not 0-3"),
+          "operation: '%s'", err);
+    /* command 1 a Float whose first operand is of kind 9 */
+    program_header(&o, 8);
+    put_byte(&o, NP_RELEASE);
+    put_byte(&o, NP_FLOAT);
+    put_byte(&o, 0);
+    put_u64(&o, 0);
+    put_byte(&o, 9);
+    put_u64(&o, 0);
+    CHECK(np_decode(o.b, o.n, &p, err) == -1 && !strcmp(err, "command 1 (Float): operand kind 9 is not 0-3"),
+          "operand kind: '%s'", err);
+}
+
+/* A request of a 16-byte payload: identities "a", one chunk, a record input, no initializer. */
+static void request_bytes(bytes_out *o)
+{
+    o->n = 0;
+    for (int i = 0; i < 4; i++)
+        put_field(o, "a", 1);
+    put_u64(o, 16);   /* payload bytes */
+    put_u64(o, 16);   /* chunk bytes */
+    put_u64(o, 1);    /* updates */
+    put_u64(o, 0);    /* a record */
+    put_u64(o, NP_FRESH_END);
+    put_u64(o, 0);    /* cursor base, scale */
+    put_u64(o, 0);
+    for (int i = 0; i < 6; i++)
+        put_u64(o, i == 2 || i == 5 ? 1 : 0);
+}
+
+/* RequestOpen, then RequestWriteAt FILE 0 EXTENT OFFSET, then End */
+static int decode_write_at(uint64_t file, uint64_t extent, uint64_t offset, char *err)
+{
+    bytes_out request, o;
+    request_bytes(&request);
+    program_header(&o, 16);
+    put_byte(&o, NP_REQUEST_OPEN);
+    put_field(&o, request.b, request.n);
+    put_u64(&o, 0);
+    put_u64(&o, 8);
+    put_byte(&o, NP_REQUEST_WRITE_AT);
+    put_u64(&o, file);
+    put_u64(&o, 0);
+    put_u64(&o, extent);
+    put_u64(&o, offset);
+    put_byte(&o, NP_END);
+    np_program p;
+    int rc = np_decode(o.b, o.n, &p, err);
+    if (rc == 0)
+        np_free(&p);
+    return rc;
+}
+
+/* RequestWriteAt's offset + extent: never summed unchecked; refused before the first command
+ * where the program gives them, and by np_request_write for any write (probe s33 asan finding 5). */
+static void test_request_write_bounds(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    CHECK(decode_write_at(4, 4, 0, err) == 0, "a write at 0: %s", err);
+    CHECK(decode_write_at(4, 4, NP_REQUEST_OUTPUT_LIMIT - 4, err) == 0, "a write up to the limit: %s", err);
+    CHECK(decode_write_at(3, 8, 8, err) == 0, "a write up to the payload's end: %s", err);
+    CHECK(decode_write_at(4, 4, 0xFFFFFFFFFFFFFFFEull, err) == -1 &&
+          !strcmp(err, "command 1 (RequestWriteAt): it writes 4 bytes at offset 18446744073709551614, past the "
+                  "1073741824 bytes an output holds at most (file 4, the predictions)"), "a wrapping offset: '%s'", err);
+    CHECK(decode_write_at(5, 1, (uint64_t)1 << 40, err) == -1 && strstr(err, "it writes 1 byte at offset 1099511627776, "
+          "past the 1073741824 bytes an output holds at most (file 5, the result)"), "a huge offset: '%s'", err);
+    CHECK(decode_write_at(4, 0xFFFFFFFFFFFFFFFFull, 2, err) == -1 && strstr(err, "command 1 (RequestWriteAt)"),
+          "a wrapping extent: '%s'", err);
+    CHECK(decode_write_at(3, 8, 12, err) == -1 &&
+          !strcmp(err, "command 1 (RequestWriteAt): it writes 8 bytes at offset 12, past the contract's 16-byte "
+                  "checkpoint payload"), "past the payload: '%s'", err);
+    CHECK(decode_write_at(3, 1, 0xFFFFFFFFFFFFFFFFull, err) == -1 && strstr(err, "16-byte checkpoint payload"),
+          "a wrapping checkpoint offset: '%s'", err);
+
+    /* at run time: the output is left as it was */
+    np_request r;
+    memset(&r, 0, sizeof r);
+    const uint8_t data[4] = { 1, 2, 3, 4 };
+    int rc = np_request_write(&r, NP_FILE_PREDICTIONS, data, 4, 0, 0xFFFFFFFFFFFFFFFEull, err);
+    CHECK(rc == RT_EXIT_INTERNAL && r.out[1].data == NULL && r.out[1].size == 0 &&
+          !strcmp(err, "the program writes 4 bytes at 18446744073709551614 of the predictions, past the 1073741824 "
+                  "bytes an output holds at most"), "a wrapping write: %d '%s'", rc, err);
+    rc = np_request_write(&r, NP_FILE_RESULT, data, 4, 0, (uint64_t)1 << 40, err);
+    CHECK(rc == RT_EXIT_INTERNAL && r.out[2].data == NULL && strstr(err, "of the result, past the"),
+          "a huge write: %d '%s'", rc, err);
+    rc = np_request_write(&r, NP_FILE_RESULT, data, 4, 0, 2, err);
+    CHECK(rc == 0 && r.out[2].size == 6 && r.out[2].data[0] == 0 && r.out[2].data[2] == 1, "a write at 2: %s", err);
+    r.out[2].size = NP_REQUEST_OUTPUT_LIMIT - 2;    /* as if the output were full: an append past the limit */
+    rc = np_request_write(&r, NP_FILE_RESULT, data, 4, 1, 0, err);
+    CHECK(rc == RT_EXIT_INTERNAL && strstr(err, "4 bytes at 1073741822 of the result"), "an append: %d '%s'", rc, err);
+    r.out[2].size = 6;
+    np_request_free(&r);
+}
+
+/* this test program's own file copied, with the 64-bit field at `field` of section `index`'s
+ * header (the string table's when index < 0) set to `value` */
+static int damaged_copy(const char *path, int index, unsigned field, uint64_t value)
+{
+    FILE *in = fopen("/proc/self/exe", "rb"), *out = fopen(path, "wb");
+    if (!in || !out) {
+        if (in)
+            fclose(in);
+        if (out)
+            fclose(out);
+        return -1;
+    }
+    uint8_t buf[1 << 14];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, got, out);
+    fclose(in);
+    fclose(out);
+    int fd = open(path, O_RDWR);
+    uint8_t eh[64];
+    if (fd < 0 || pread(fd, eh, sizeof eh, 0) != (ssize_t)sizeof eh) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    uint64_t shoff = 0;
+    for (int i = 7; i >= 0; i--)
+        shoff = (shoff << 8) | eh[0x28 + i];
+    unsigned shstrndx = eh[0x3e] | eh[0x3f] << 8;
+    unsigned which = index < 0 ? shstrndx : (unsigned)index;
+    uint8_t v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = (uint8_t)(value >> (8 * i));
+    int ok = pwrite(fd, v, 8, (off_t)(shoff + 64 * which + field)) == 8;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* the index of section `name` in this test program's own file */
+static int own_section_index(const char *name)
+{
+    FILE *f = fopen("/proc/self/exe", "rb");
+    if (!f)
+        return -1;
+    Elf64_Ehdr eh;
+    int found = -1;
+    if (fread(&eh, sizeof eh, 1, f) == 1) {
+        Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
+        if (sh && fseek(f, (long)eh.e_shoff, SEEK_SET) == 0 && fread(sh, sizeof *sh, eh.e_shnum, f) == eh.e_shnum) {
+            char *names = malloc(sh[eh.e_shstrndx].sh_size + 1);
+            if (names && fseek(f, (long)sh[eh.e_shstrndx].sh_offset, SEEK_SET) == 0 &&
+                fread(names, 1, sh[eh.e_shstrndx].sh_size, f) == sh[eh.e_shstrndx].sh_size) {
+                names[sh[eh.e_shstrndx].sh_size] = 0;
+                for (unsigned i = 0; i < eh.e_shnum && found < 0; i++)
+                    if (sh[i].sh_name < sh[eh.e_shstrndx].sh_size && !strcmp(names + sh[i].sh_name, name))
+                        found = (int)i;
+            }
+            free(names);
+        }
+        free(sh);
+    }
+    fclose(f);
+    return found;
+}
+
+/* A section header's size or offset past the file's end is a damaged host (exit 9), found
+ * before anything is allocated by it (probe s33 asan findings 3, 4). */
+static void test_sections_damaged(void)
+{
+    char err[RT_ERR_BYTES] = "", path[300];
+    rt_section section;
+    snprintf(path, sizeof path, "%s/damaged-elf", tmpdir);
+    int text = own_section_index(".text");
+    CHECK(text > 0, "this test program has a .text section");
+    CHECK(rt_section_read("/proc/self/exe", ".text", &section, err, sizeof err) == 0 && section.size > 0,
+          "the undamaged file's .text reads: %s", err);
+    free(section.data);
+    const struct { int index; unsigned field; uint64_t value; const char *needle; } cases[] = {
+        { -1, 0x20, 0xFFFFFFFFFFFFFFFFull, "the section names of" },     /* size + 1 wraps */
+        { -1, 0x20, 0x7FFFFFFFFFFFull, "the section names of" },
+        { -1, 0x18, 0xFFFFFFFFFFFFFFF0ull, "the section names of" },     /* offset */
+        { text, 0x20, 0x7FFFFFFFFFFFull, "section .text of" },
+        { text, 0x20, 0xFFFFFFFFFFFFFFFFull, "section .text of" },
+        { text, 0x18, 0xFFFFFFFFFFFFFF00ull, "section .text of" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        if (text <= 0 || damaged_copy(path, cases[k].index, cases[k].field, cases[k].value)) {
+            CHECK(0, "cannot make the damaged copy %zu", k);
+            continue;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "damaged section header %zu", k);
+        expect(rt_section_read(path, ".text", &section, err, sizeof err), RT_EXIT_DAMAGED_HOST, err,
+               "damaged host file: ", what);
+        CHECK(strstr(err, cases[k].needle) && strstr(err, path) && strstr(err, "past the file's") &&
+              strstr(err, "rebuild it"), "%s names the section, the file and the sizes: %s", what, err);
+        CHECK(section.data == NULL && section.size == 0, "%s: nothing read", what);
+    }
+    struct stat st;
+    /* the section table itself past the end */
+    if (damaged_copy(path, 0, 0, 0) == 0 && stat(path, &st) == 0) {
+        int fd = open(path, O_RDWR);
+        uint8_t v[8];
+        uint64_t off = (uint64_t)st.st_size - 8;
+        for (int i = 0; i < 8; i++)
+            v[i] = (uint8_t)(off >> (8 * i));
+        CHECK(fd >= 0 && pwrite(fd, v, 8, 0x28) == 8, "e_shoff written");
+        if (fd >= 0)
+            close(fd);
+        expect(rt_section_read(path, ".text", &section, err, sizeof err), RT_EXIT_DAMAGED_HOST, err,
+               "the section table of", "the section table past the end");
+    }
+}
+
 static void test_shim_cpu(void)
 {
     CHECK(rt_target_named("sm_90") == &RT_TARGET_SM90, "sm_90 row");
@@ -1325,6 +1597,9 @@ int main(void)
     test_settings();
     test_diag_files();
     test_sections();
+    test_sections_damaged();
+    test_native_decode_refusals();
+    test_request_write_bounds();
     char real[PATH_MAX];
     const char *resolved = realpath(tmpdir, real) && strlen(real) < sizeof realtmp ? real : tmpdir;
     memcpy(realtmp, resolved, strlen(resolved) + 1);

@@ -43,7 +43,14 @@ FILE_CODES = (14, 15, 25)
 
 
 class ProgramError(Exception):
-    """A program the host refuses; the message is the host's."""
+    """A program the host refuses; the message is the host's.  `command`: the index of the command
+    refused (None when the refusal is not one command's); `field`: which of its constructor's fields
+    holds the value refused (None: the command as a whole), so a writer can say where it was written."""
+
+    def __init__(self, message: str, command: int | None = None, field: int | None = None):
+        super().__init__(message)
+        self.command = command
+        self.field = field
 
 
 @dataclass
@@ -158,8 +165,8 @@ def _in_state(program: Program, address: int, count: int) -> bool:
 def _check(p: Program, i: int, c: Command) -> None:
     name = c.name
 
-    def refuse(what: str):
-        raise ProgramError(f"command {i} ({name}): {what}")
+    def refuse(what: str, field: int | None = None):
+        raise ProgramError(f"command {i} ({name}): {what}", command=i, field=field)
 
     for kind, value in c.v:
         if kind == 1 and value >= p.slots:
@@ -220,6 +227,22 @@ def _check(p: Program, i: int, c: Command) -> None:
             refuse(f"file {n[0]} is not the input (1) or the input checkpoint (2)")
         if code in (28, 29, 30, 31, 32) and n[0] not in (3, 4, 5):
             refuse(f"file {n[0]} is not an output (3 the checkpoint, 4 the predictions, 5 the result)")
+        if code == 29:
+            # offset and extent are immediates: a write past its output is refused before the first
+            # command (native_program.c check_command; np_request_write refuses any write at run time)
+            from .request import FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, OUTPUT_LIMIT, RequestError, parse_request
+            if n[0] == FILE_CHECKPOINT_OUT:
+                try:
+                    room = parse_request(p.commands[0].data).payload_bytes
+                except RequestError:
+                    room = OUTPUT_LIMIT
+                where = f"the contract's {room}-byte checkpoint payload"
+            else:
+                room = OUTPUT_LIMIT
+                where = (f"the {room} bytes an output holds at most (file {n[0]}, the "
+                         f"{'predictions' if n[0] == FILE_PREDICTIONS else 'result'})")
+            if n[3] > room or n[2] > room - n[3]:
+                refuse(f"it writes {_count(n[2], 'byte')} at offset {n[3]}, past {where}", field=3)
         if code == 30:
             state_range(n[1], n[2], "the state range")
         if code == 32:

@@ -18,6 +18,9 @@ FRESH_END, FRESH_ZERO, FRESH_SPLITMIX64 = 0, 1, 2
 # a request's own files (Platform.Linux.Nvidia.PlanHost nvidiaPlanHostFileCode)
 FILE_INPUT, FILE_CHECKPOINT_IN, FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, FILE_RESULT = 1, 2, 3, 4, 5
 MAX_INITIALIZERS = 1 << 16
+# the most bytes a request's predictions or result output holds (runtime_c/native_request.h
+# NP_REQUEST_OUTPUT_LIMIT, an input's limit): a write past it is refused, nothing written
+OUTPUT_LIMIT = 1 << 30
 
 
 class RequestError(ValueError):

@@ -31,7 +31,8 @@ def native_host(program_bytes: bytes, target_name: str) -> bytes:
     except decoding.ProgramError as error:
         raise BobcError(f"the native physical program is refused: {error}",
                         hint="the host would refuse it too "
-                             f"({doc('native-host.md')}, \"Checks before the first command\")") from None
+                             f"({doc('native-host.md')}, \"Checks before the first command\"); change the value "
+                             "the plan gives it") from None
     _check_request_checkpoint(program)
     return host_interpreter(target_name) + trailer(program_bytes, target_name)
 

@@ -17,7 +17,7 @@ import hashlib
 
 import numpy as np
 
-from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT,
+from ..native.request import (FILE_CHECKPOINT_OUT, FILE_INPUT, FILE_PREDICTIONS, FILE_RESULT, OUTPUT_LIMIT,
                               FRESH_SPLITMIX64, Request)
 from ..native.words import count as _count
 from . import envelope, safe_io
@@ -353,6 +353,11 @@ class RequestSession:
             # the C host gathers the payload into an envelope of the contract's size
             raise Refused(EXIT_INTERNAL, f"the program writes {_count(len(data), 'checkpoint byte')} at {at}, past the "
                                          f"contract's {room}-byte payload")
+        if file != FILE_CHECKPOINT_OUT and (at > OUTPUT_LIMIT or len(data) > OUTPUT_LIMIT - at):
+            # native_request.c np_request_write: refused before anything is written
+            what = "predictions" if file == FILE_PREDICTIONS else "result"
+            raise Refused(EXIT_INTERNAL, f"the program writes {_count(len(data), 'byte')} at {at} of the {what}, past "
+                                         f"the {OUTPUT_LIMIT} bytes an output holds at most")
         if at + len(data) > len(out):
             out.extend(bytes(at + len(data) - len(out)))
         out[at:at + len(data)] = data
