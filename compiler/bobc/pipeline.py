@@ -73,7 +73,7 @@ def _verdict_and_plan_stored(program, entry) -> bool:
             entry = require_entry(program, None)
         except BobcError:
             return False                # extract says so, after the check, as a cold run does
-    if stored.plan(program, entry) is None:
+    if _stored_plan(program, entry) is None:
         return False
     recall.remember(program)
     return True
@@ -84,47 +84,71 @@ def extract(program, entry: str | None = DEFAULT_ENTRY):
     from .plan.extract import extract_plan
 
     entry = require_entry(program, entry)
-    plan = stored.plan(program, entry)
+    plan = _stored_plan(program, entry)
     if plan is None:
         plan = extract_plan(program, entry=entry)
-        stored.keep_plan(program, entry, plan, kernel_needs(program, plan))
+        stored.keep_plan(program, entry, plan, _kernel_facts(program, plan))
     return plan
+
+
+# What a certification is told of the build's own kernels besides the plan: certify's `needs`
+# (region identity -> registers its assembled kernel uses), `encoded_from` (-> the source its
+# code was assembled from) and `assembled` (-> that assembly).  Evaluating the plan (the
+# registry's encoders) is what knows them, so they are kept with the extracted plan (stored.py,
+# in keep_plan's `needs`), and a plan recalled without evaluating it is certified with every one,
+# as a fresh plan is: a cache never changes a verdict (probe s33 soundness finding 5: recalled
+# without `encoded_from`, a region holding another kernel's code was refused cold, certified warm).
+_FACTS = ("needs", "encoded_from", "assembled")
+
+
+def _stored_plan(program, entry):
+    """The plan stored for `entry` (stored.plan), only with every kernel fact its certification
+    needs (_FACTS); else None (an entry without them is a miss: the plan is extracted again)."""
+    from . import stored
+
+    plan = stored.plan(program, entry)
+    if plan is None:
+        return None
+    facts = stored.needs_of(program, plan)
+    if not (isinstance(facts, dict) and set(facts) == set(_FACTS)
+            and isinstance(facts["needs"], (dict, type(None)))
+            and isinstance(facts["encoded_from"], dict) and isinstance(facts["assembled"], dict)):
+        return None
+    return plan
+
+
+def _kernel_facts(program, plan) -> dict:
+    """_FACTS of `plan`'s regions: those stored with it when it is a stored plan, else what this
+    build's encoders assembled (none for a program loaded with other intrinsics, or none at all)."""
+    from . import stored
+
+    kept = stored.needs_of(program, plan)
+    if isinstance(kept, dict) and set(kept) == set(_FACTS):
+        return kept
+    registry = getattr(program, "bobc_intrinsics", None)
+    if registry is None:
+        return {"needs": None, "encoded_from": {}, "assembled": {}}
+    from .plan.intrinsics import kernel_assemblies as assemblies, kernel_registers, kernel_sources as sources
+
+    return {"needs": kernel_registers(registry, plan), "encoded_from": sources(registry, plan),
+            "assembled": assemblies(registry, plan)}
 
 
 def kernel_needs(program, plan) -> dict[str, int] | None:
     """Region identity -> registers its assembled kernel uses, as the certifier takes them."""
-    from . import stored
-
-    if stored.needs_of(program, plan) is not None:
-        return stored.needs_of(program, plan)
-    registry = getattr(program, "bobc_intrinsics", None)
-    if registry is None:
-        return None
-    from .plan.intrinsics import kernel_registers
-
-    return kernel_registers(registry, plan)
+    return _kernel_facts(program, plan)["needs"]
 
 
 def kernel_sources(program, plan) -> dict:
-    """Region identity -> the source this build assembled its code from (empty for a plan
-    recalled from the cache, whose sources the recall already confirmed)."""
-    registry = getattr(program, "bobc_intrinsics", None)
-    if registry is None:
-        return {}
-    from .plan.intrinsics import kernel_sources as sources
-
-    return sources(registry, plan)
+    """Region identity -> the source this build assembled its code from (for a stored plan: the
+    build that extracted it, kept with it)."""
+    return _kernel_facts(program, plan)["encoded_from"]
 
 
 def kernel_assemblies(program, plan) -> dict:
-    """Region identity -> the kernel this build assembled its code from (bobc.sass.Assembled;
-    empty for a plan recalled from the cache, whose certifier reads are kept in the cache)."""
-    registry = getattr(program, "bobc_intrinsics", None)
-    if registry is None:
-        return {}
-    from .plan.intrinsics import kernel_assemblies as assemblies
-
-    return assemblies(registry, plan)
+    """Region identity -> the kernel this build assembled its code from (bobc.sass.Assembled; for
+    a stored plan: the build that extracted it, kept with it)."""
+    return _kernel_facts(program, plan)["assembled"]
 
 
 def certify(plan, target: Target, needs=None, folders=(), encoded_from=None, assembled=None) -> None:
@@ -331,8 +355,10 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
     if recalled is None:
         return None
     entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry)
-    plan = stored.plan(recalled, entry)
+    plan = _stored_plan(recalled, entry)
     if plan is None:
         return None
-    _certify_sound(plan, target, stored.needs_of(recalled, plan), recalled.search_path)
+    # certified with everything a fresh certification is given (_FACTS), not the registers alone
+    _certify_sound(plan, target, kernel_needs(recalled, plan), recalled.search_path,
+                   kernel_sources(recalled, plan), kernel_assemblies(recalled, plan))
     return Built(program=recalled, plan=plan, images=encode(plan, target, recalled.search_path))

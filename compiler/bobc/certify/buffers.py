@@ -28,6 +28,11 @@ def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str,
         return dict(needed)
     out = {}
     for b in plan.host_buffers:
+        if b.name in out:
+            # keyed by name: a second buffer of one name would hide the first (check_host_buffers
+            # refuses the plan by that name)
+            raise BobcError(f"the host maps two buffers named {b.name}",
+                            hint="rename or remove one: a buffer is found by its name")
         size = b.size
         if b.name in needed:
             size = max(size, needed[b.name][1])
@@ -36,75 +41,109 @@ def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str,
 
 
 def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Finding]:
-    """Host buffers pairwise disjoint, the command buffers at the images' bases, windows mapped and apart.
+    """Host buffers named once each, pairwise disjoint, the command buffers at the images' bases,
+    windows mapped and apart.
 
     A buffer whose name ends in "-alias" declares that it maps bytes of another
     on purpose (a plan's view of the USERD page after its GPFIFO ring, say):
     it must lie wholly inside one other buffer, and overlaps nothing else.
+
+    Every test below goes through the buffers as the plan lists them (by position), never
+    through a mapping keyed by name: two buffers with one name are refused by that name, and
+    each is still tested against the others (probe s33 soundness finding 6).
     """
     from ..nvidia.encode import host_buffer_ranges
 
     out: list[Finding] = []
     try:
         needed = host_buffer_ranges(plan.program, target, contracts)
-        spans = host_buffer_extents(plan, target, contracts)
     except BobcError as error:
         return [Finding("layout", f"the images cannot be laid out: {error.message}")]
-    declared = {b.name: b for b in plan.host_buffers}
-    typed = {b.name: b for b in (plan.host.buffers if plan.host is not None else ())}
+    typed_list = list(plan.host.buffers) if plan.host is not None else []
+    if plan.host_buffers:
+        # plan.host_buffers is extracted from plan.host.buffers, one for one (plan/extract.py)
+        typed = typed_list if len(typed_list) == len(plan.host_buffers) else [None] * len(plan.host_buffers)
+        buffers = [(b.name, b.gpu_address, max(b.size, needed[b.name][1]) if b.name in needed else b.size,
+                    b.size, t) for b, t in zip(plan.host_buffers, typed)]
+    else:
+        buffers = [(name, address, size, None, None) for name, (address, size) in needed.items()]
+    declared = bool(plan.host_buffers)
+    out += _same_names(buffers)
 
-    def at(name: str, *fields: str):
-        """Where buffer `name` (its `fields`) was written."""
-        return place(typed.get(name), *fields)
-    for name, (address, size) in needed.items():
-        if declared and name not in declared:
-            out.append(Finding("host-buffer", f"the host maps no {name} buffer; the images need "
-                                              f"{span(address, size)}"))
-        elif name in declared and declared[name].gpu_address != address:
-            out.append(Finding("host-buffer", f"host buffer {name} is mapped at {declared[name].gpu_address:#x} "
-                                              f"but the images place it at {address:#x}", at(name, "gpu")))
+    def at(index: int, *fields: str):
+        """Where buffer `index` (its `fields`) was written."""
+        return place(buffers[index][4], *fields)
 
-    def label(name: str) -> str:
-        address, size = spans[name]
-        grown = f" (grown to the {target.name} image)" if name in declared and size > declared[name].size else ""
+    def label(index: int) -> str:
+        name, address, size, written, _ = buffers[index]
+        grown = f" (grown to the {target.name} image)" if written is not None and size > written else ""
         return f"{name} {span(address, size)}{grown}"
 
-    names = list(spans)
-    for alias in (n for n in names if n.endswith("-alias")):
-        address, size = spans[alias]
-        homes = [n for n in names if n != alias and not n.endswith("-alias")
-                 and spans[n][0] <= address and address + size <= spans[n][0] + spans[n][1]]
+    names = {b[0] for b in buffers}
+    for name, (address, size) in needed.items():
+        if declared and name not in names:
+            out.append(Finding("host-buffer", f"the host maps no {name} buffer; the images need "
+                                              f"{span(address, size)}"))
+            continue
+        for index, (named, mapped, *_rest) in enumerate(buffers):
+            if declared and named == name and mapped != address:
+                out.append(Finding("host-buffer", f"host buffer {name} is mapped at {mapped:#x} "
+                                                  f"but the images place it at {address:#x}", at(index, "gpu")))
+
+    indices = range(len(buffers))
+    for alias in (i for i in indices if buffers[i][0].endswith("-alias")):
+        _, address, size, *_rest = buffers[alias]
+        homes = [i for i in indices if i != alias and not buffers[i][0].endswith("-alias")
+                 and buffers[i][1] <= address and address + size <= buffers[i][1] + buffers[i][2]]
         if len(homes) != 1:
             out.append(Finding("host-overlap", f"alias {label(alias)} lies inside {len(homes)} other buffers; "
                                                f"an alias maps bytes of exactly one", at(alias, "gpu")))
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            if a.endswith("-alias") or b.endswith("-alias"):
+    for a in indices:
+        for b in indices[a + 1:]:
+            if buffers[a][0].endswith("-alias") or buffers[b][0].endswith("-alias"):
                 continue
-            (aa, sa), (ab, sb) = spans[a], spans[b]
+            (aa, sa), (ab, sb) = buffers[a][1:3], buffers[b][1:3]
             low, high = max(aa, ab), min(aa + sa, ab + sb)
             if low < high:
                 out.append(Finding("host-overlap", f"{label(a)} and {label(b)} overlap in the GPU address space "
                                                    f"at {span(low, high - low)}", at(b if ab >= aa else a, "gpu")))
     for w in plan.arena.windows:
-        for name in names:
-            address, size = spans[name]
+        for index in indices:
+            name, address, size, *_rest = buffers[index]
             if name in COMMAND_BUFFERS or name in needed:
                 low, high = max(w.address, address), min(end(w), address + size)
                 if low < high:
-                    out.append(Finding("host-overlap", f"{label(name)} and window {describe(w)} overlap in the "
+                    out.append(Finding("host-overlap", f"{label(index)} and window {describe(w)} overlap in the "
                                                        f"GPU address space at {span(low, high - low)}",
-                                           place(w, "address") or at(name, "gpu")))
+                                           place(w, "address") or at(index, "gpu")))
         if declared and not any(address <= w.address and end(w) <= address + size
-                                for address, size in spans.values()):
+                                for _, address, size, *_rest in buffers):
             out.append(Finding("host-buffer", f"window {describe(w)} lies in no host buffer: "
                                               "the kernels would touch unmapped memory", place(w, "address")))
     from ..nvidia.encode import RESERVED_GPU_RANGES
 
-    for name in names:
-        address, size = spans[name]
+    for index in indices:
+        _, address, size, *_rest = buffers[index]
         for what, low, high in RESERVED_GPU_RANGES:
             if address < high and low < address + size:
-                out.append(Finding("host-reserved", f"{label(name)} overlaps {what} {span(low, high - low)}, "
-                                                    f"which the host and the GPU use for themselves", at(name, "gpu")))
+                out.append(Finding("host-reserved", f"{label(index)} overlaps {what} {span(low, high - low)}, "
+                                                    f"which the host and the GPU use for themselves", at(index, "gpu")))
+    return out
+
+
+def _same_names(buffers) -> list[Finding]:
+    """Two buffers the host maps with one name: the host, its steps and the images find a buffer
+    by its name (the program, the QMD table, ...), so the second would stand for the first."""
+    out, first = [], {}
+    for index, (name, address, size, _, typed) in enumerate(buffers):
+        if name not in first:
+            first[name] = index
+            continue
+        earlier = buffers[first[name]]
+        where = place(earlier[4])
+        out.append(Finding("host-buffer",
+                           f"the host maps two buffers named {name}: {span(earlier[1], earlier[2])}"
+                           f"{f' (the first, at {where})' if where else ''} and {span(address, size)}; a buffer "
+                           f"is found by its name, so each must have its own: rename or remove one",
+                           place(typed)))
     return out

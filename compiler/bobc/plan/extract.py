@@ -68,6 +68,40 @@ def written(*values) -> Span | None:
     return None
 
 
+_LIBRARY_MODULES: dict = {}      # (specs folder, module name) -> whether the library provides it
+
+
+def is_library_family(declaration) -> bool:
+    """Whether a family declaration (language core's FamilyDeclaration) is the library's: declared
+    in a module the library (specs/) provides, whose file a plan root may shadow (the documented
+    search order), and no two of whose modules declare one family name
+    (tests/plan/test_library_families_by_declaration.py)."""
+    from ..language.modules import module_relative_path, specs_folder
+
+    key = (str(specs_folder()), declaration.module)
+    known = _LIBRARY_MODULES.get(key)
+    if known is None:
+        known = _LIBRARY_MODULES[key] = (specs_folder() / module_relative_path(declaration.module)).is_file()
+    return known
+
+
+def library_family_module(name: str) -> str | None:
+    """The library module that declares family `name` (its modules parsed), or None: only for a
+    refusal's words."""
+    from ..errors import BobcError
+    from ..language import syntax
+    from ..language.modules import parse_cached, specs_folder
+
+    for path in sorted(specs_folder().rglob("*.bob")):
+        try:
+            module = parse_cached(path)
+        except BobcError:
+            continue
+        if any(isinstance(d, syntax.FamilyDeclaration) and d.name == name for d in module.declarations):
+            return module.name
+    return None
+
+
 class _Reader:
     """Forces and checks values, naming `where` (the definition) in errors, located where the
     value at fault was written (`at`) when it says so."""
@@ -81,9 +115,18 @@ class _Reader:
         raise ExtractError(f"{self.where}: {message}", written(at, self.at))
 
     def con(self, value, family: str, what: str, constructor: str | None = None):
+        """`value` forced, a constructor of the library's family `family`: known by its declaration
+        (declared in a module of the library), not its name alone (probe s33 soundness finding 7)."""
         v = self.program.force(value)
         if getattr(v, "family", None) != family or not hasattr(v, "ctor"):
             self.fail(f"{what} should be a value of family {family}, got {_describe(v)}", value)
+        if not is_library_family(v.declaration):
+            library = library_family_module(family)
+            theirs = f"the library's family {family}" + (f" (module {library})" if library else "")
+            self.fail(f"{what} should be a value of {theirs}, got one of {v.declaration.module}'s own family "
+                      f"{family}, declared at {v.declaration.span}: a family is known by its declaration, "
+                      f"not its name; rename {v.declaration.module}'s family, or "
+                      f"{'import ' + library + ' and ' if library else ''}use the library's", value)
         if constructor is not None and v.constructor != constructor:
             self.fail(f"{what} should be {family}.{constructor}, got {family}.{v.constructor}", value)
         return v
@@ -805,8 +848,9 @@ def host_entries(program) -> list[str]:
     out = []
     for name, definition in scope.definitions.items():
         declared = definition.type
-        family = getattr(getattr(declared, "declaration", None), "name", None)
-        if type(declared).__name__ == "FamilyT" and family == HOST_FAMILY:
+        family = getattr(declared, "declaration", None)
+        if (type(declared).__name__ == "FamilyT" and getattr(family, "name", None) == HOST_FAMILY
+                and is_library_family(family)):     # the library's family, not one named like it
             out.append(name)
     return out
 
