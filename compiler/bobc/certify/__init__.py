@@ -39,6 +39,7 @@ that touch disjoint bytes can be run at the same time.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from pathlib import Path
 from typing import Mapping
@@ -60,7 +61,7 @@ __all__ = ["CertificationError", "Finding", "certified_contracts", "certify", "f
 
 
 def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
-                     assembled=None) -> tuple[dict, list[Finding]]:
+                     assembled=None, needs_out: dict | None = None) -> tuple[dict, list[Finding]]:
     """Each region's contract (its source for `target`: `<identity>.<target>.sass` or
     `<identity>.sass` in `folders`, then specs/, bobc.kernel_search), and the findings of
     parsing them and of checking their code's reads: the reads of the source assembled for
@@ -70,7 +71,19 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
     the file the search finds: a region whose code is another kernel's is refused.
     `assembled` (region identity -> the build's bobc.sass.Assembled of the source `encoded_from`
     names): the code whose reads are checked, rather than the source assembled once more.  The
-    contracts returned carry those reads (KernelContract.assembled), where the code could be read."""
+    contracts returned carry those reads (KernelContract.assembled), where the code could be read.
+
+    A build's region is certified by its bytes: its code must be exactly the code of an assembled
+    kernel source the build knows.  `encoded_from` (a dict, empty where the build assembled no
+    region's code) names the source of each code the build's encoder assembled (bobc.plan.
+    intrinsics: looked up by the code's exact bytes); any other region (bytes appended to or
+    changed in an encoding, literal bytes) has its identity's source assembled for `target` and
+    its code compared with that, byte for byte: a difference is refused, at the region's code,
+    saying what differs (_code_differs).  A dict given as `needs_out` receives the registers of
+    each kernel so compared (region identity -> its assembly's registers, in check_registers'
+    convention), which the build's `needs` lacks.  Without `encoded_from` (None: a caller holding a
+    hand-built Plan, such as tests/images/synthetic_bob.py's stand-in code, and no build) the code
+    is not compared: each region is held to its identity's source's contract and assembly."""
     from ..errors import BobcError
     from ..language.modules import specs_folder
     from ..kernel_search import find_source_and_base
@@ -100,6 +113,18 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                                            f"(its source's name), or its identity's kernel as its code",
                                place(region)))
             continue
+        if encoded is None and encoded_from is not None:
+            try:
+                digest, registers = _identity_code(source, target)
+            except BobcError as error:
+                out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+                                               f"{target.name}: {error.message}", coded))
+                continue
+            if hashlib.sha256(bytes(region.code)).hexdigest() != digest:
+                out.append(_code_differs(region, source, target))
+                continue
+            if needs_out is not None:
+                needs_out[region.identity] = registers
         try:
             contract = parse_contract(source, region.identity)
         except ContractError as error:
@@ -130,6 +155,48 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             # word the code reads) see the code's, absolute offsets (c[0x0][0x170]) among them
             contracts[region.identity] = dataclasses.replace(contract, reads=tuple(reads), assembled=True)
     return contracts, out
+
+
+def _identity_code(source: Path, target: Target) -> tuple[str, int]:
+    """(the SHA-256 of `source` assembled for `target` as a plan's kernel -- the code the encoder
+    gives an SM86Program of it, launch prologue and all --, the registers it needs), kept in the
+    user cache by the assembler's identity, the source's bytes and the target, so a warm build
+    neither imports the assembler nor loads the kernel (as kernels.assembled_reads)."""
+    from .. import cache
+    from ..kernel_cache import _assembler_identity, assemble_kernel
+    from ..sass.source import read_source_bytes
+
+    data = read_source_bytes(source)
+    key = cache.digest(_assembler_identity(), "region code", str(source), target.name, data)
+    kept = cache.load("region-code", key, tuple)
+    if kept is not None:
+        return kept
+    assembled = assemble_kernel(source, target)
+    result = (hashlib.sha256(bytes(assembled.code)).hexdigest(), assembled.registers)
+    cache.store("region-code", key, result)
+    return result
+
+
+def _code_differs(region, source: Path, target: Target) -> Finding:
+    """A region whose code is not its identity's kernel as the build assembles it: what differs."""
+    from ..kernel_cache import assemble_kernel
+
+    code, kernel = bytes(region.code), bytes(assemble_kernel(source, target).code)
+    if len(code) > len(kernel) and code.startswith(kernel):
+        what = f"it is the kernel's {len(kernel):,} bytes followed by {len(code) - len(kernel):,} more"
+    elif kernel.startswith(code):
+        what = f"it is the first {len(code):,} of the kernel's {len(kernel):,} bytes"
+    else:
+        first = next(i for i in range(min(len(code), len(kernel))) if code[i] != kernel[i])
+        what = (f"its {len(code):,} bytes differ from the kernel's {len(kernel):,} from byte {first:#x} on "
+                f"(instruction {first // 16})")
+    return Finding("contract", f"region {region.identity}'s machine code is not its identity's kernel "
+                               f"{shown_path(source)} as this build assembles it for {target.name}: {what}; a "
+                               f"region is certified by the code the assembler made of its identity's source "
+                               f"(its parameter reads, its registers), so other bytes would run unchecked",
+                   place(region, "code"),
+                   "give the region its kernel's encoding (compiler-native-encode (family SM86Program) of "
+                   "its identity's source) as its code, with no byte added or changed")
 
 
 _PLACED = re.compile(r"(?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+): (?P<rest>.*)", re.DOTALL)
@@ -182,7 +249,9 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
     if contracts is None:
-        contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from, assembled)
+        checked: dict = {}             # regions whose code was compared with their source's assembly
+        contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from, assembled, checked)
+        needs = {**checked, **(needs or {})}
     else:
         from .kernels import check_code_reads
         for contract in contracts.values():

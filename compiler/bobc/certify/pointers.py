@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..plan.model import Plan, Resident
+from ..plan.model import Plan, Resident, place
 from .findings import Finding, describe, end, span
 from .limits import shown, shown_hex
 from .kernels import Argument, KernelContract, TensorMap
@@ -256,6 +256,72 @@ def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_
     return out
 
 
+# a term of an extent, batch or condition expression (kernels._ARGUMENT_TERM): the bytes of its word it reads
+_TERM = re.compile(r"\b(lo|hi|word)\[(\d+)\]")
+_ITSELF = "the pointer itself"
+_TERM_BYTES = {"lo": frozenset(range(4)), "hi": frozenset(range(4, 8)), "word": frozenset(range(8))}
+
+
+def pointer_words(argument: Argument) -> dict[int, dict[int, str]]:
+    """Argument index -> byte of its word (0..7) -> what of the declared pointer `argument`
+    reads it: the pointer's own word (all eight bytes), and each word its extent, its batches
+    (`each COUNT by STRIDE`) and its `when`/`unless` condition name -- lo[i] bytes 0..3, hi[i]
+    bytes 4..7, word[i] all eight.  The certifier evaluates the pointer on these bytes as the
+    launch patches them; a host fill that rewrites one would run the kernel on others."""
+    out: dict[int, dict[int, str]] = {argument.index: {b: _ITSELF for b in range(8)}}
+    parts = (("extent", "" if argument.rule == "resident" else argument.rule),
+             ("batch count", argument.batches), ("batch stride", argument.stride),
+             ("condition", argument.condition))
+    for what, expression in parts:
+        for term in _TERM.finditer(expression or ""):
+            bytes_of = out.setdefault(int(term.group(2)), {})
+            for b in _TERM_BYTES[term.group(1)]:
+                bytes_of.setdefault(b, f"its {what} {expression}")
+    return out
+
+
+def _filled_pointer_words(name: str, launch, contract: KernelContract | None, argument_word: int,
+                          fills) -> list[Finding]:
+    """A host fill (per step) that writes a byte of a declared pointer's word, or of a word its
+    extent, batches or condition read (pointer_words): the certifier held the launch to its
+    patched words, so the kernel would touch memory no check saw (as a tensor map would go
+    stale).  Every declared pointer counts, active or not: a filled condition word could make
+    an inactive one active."""
+    if contract is None or not fills:
+        return []
+    read: dict[int, dict[int, list[tuple[Argument, str]]]] = {}    # word -> byte -> (pointer, why)
+    for argument in contract.arguments:
+        if argument.kind != "pointer":
+            continue
+        for index, bytes_of in pointer_words(argument).items():
+            for b, why in bytes_of.items():
+                read.setdefault(index, {}).setdefault(b, []).append((argument, why))
+    out = []
+    for k, fill in fills:
+        hit: dict[int, set[int]] = {}
+        for b in range(fill.offset, fill.offset + fill.width):
+            if b % 8 in read.get(b // 8, {}):
+                hit.setdefault(b // 8, set()).add(b % 8)
+        for index, written in sorted(hit.items()):
+            readers: dict[int, tuple[Argument, str]] = {}
+            for b in sorted(written):
+                for argument, why in read[index][b]:
+                    readers.setdefault(argument.index, (argument, why))
+            shown_readers = "; ".join(
+                f"{'' if why == _ITSELF else why + ' of '}pointer argument {argument.index}"
+                f"{' itself' if why == _ITSELF else ''} ({argument.what}; {contract.source.name}:{argument.line})"
+                for argument, why in readers.values())
+            out.append(Finding("contract", f"{name}: host fill {k} rewrites {_byte_span(written)} of argument "
+                                           f"{index} (word {argument_word + index}) each step, which "
+                                           f"{launch.identity}'s contract reads as {shown_readers}: the certifier "
+                                           f"checked the pointer on the launch's patched words, and the kernel "
+                                           f"would touch memory by the filled ones",
+                               place(fill, "offset") or launch.at,
+                               "patch the word (patched words are what the certifier checks), or fill a "
+                               "scalar no pointer's extent, batches or condition reads"))
+    return out
+
+
 def _check_address(residents, phase, argument, where: str, address: int, words: dict[int, int],
                    extent: tuple[int | None, str, str] | None = None, at=None) -> list[Finding]:
     """One address of a declared pointer: in a resident, its extent inside it, the resident in
@@ -389,6 +455,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
                                                    f"from which tensor map word {declared.word} is built at build "
                                                    f"time ({declared.source_text}): the map would go stale",
                                        launch.at))
+        out += _filled_pointer_words(name, launch, contract, argument_word, fills)
         for word, value in window_addresses(launch, contract, argument_word, arena.windows):
             if _containing(residents, value) is None:
                 index_text = f"argument {word - argument_word} (word {word})" \
