@@ -784,6 +784,45 @@ static void test_native_device_without_gpu(void)
     np_device_note_peer("", -1, &since);
 }
 
+/* Map's overlap test with host ranges near 2^64: the ends taken exactly, no sum that wraps (a
+ * range that runs past 2^64 still overlaps the one just below it), as the reference judges. */
+static void test_native_map_overlap(void)
+{
+    static const uint8_t uuid[16];
+    static const uint8_t name[] = "b";
+    char err[NP_ERR_BYTES] = "";
+    const uint64_t top = 0xFFFFFFFFFFFFF000ull;          /* 2^64 - 4096 */
+    const struct { uint64_t first, first_extent, second, second_extent; int overlap; } cases[] = {
+        { top - 4096, 8192, top, 8192, 1 },            /* the first ends at 2^64, the second runs past it */
+        { top, 8192, top - 4096, 8192, 1 },            /* the same, mapped the other way round */
+        { top, 8192, top - 8192, 4096, 0 },            /* just below, touching: no shared byte */
+        { top, 8192, 0x1000, 0x1000, 0 },              /* past 2^64 is not the low addresses */
+        { 0x2000, 0x1000, 0x1000, 0x1000, 0 },
+        { 0x2000, 0x1000, 0x1000, 0x1001, 1 },
+        { 0x2000, 0x1000, 0x2FFF, 0x10, 1 },
+    };
+    setenv(rt_setting_variable(RT_SETTING_DEVICE), "memory", 1);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        np_session s;
+        memset(&s, 0, sizeof s);
+        s.target = "sm_90";
+        CHECK(np_device_open(&s, uuid, err) == 0 && s.memory_only, "case %zu: a memory-only session: %s", k, err);
+        CHECK(np_device_map(&s, name, 1, 0x100000, cases[k].first, cases[k].first_extent, 0, err) == 0,
+              "case %zu: the first map: %s", k, err);
+        err[0] = 0;
+        int rc = np_device_map(&s, name, 1, 0x200000, cases[k].second, cases[k].second_extent, 0, err);
+        if (cases[k].overlap)
+            CHECK(rc == NP_STATUS_DEVICE && strstr(err, "overlaps an earlier buffer"),
+                  "case %zu: [0x%llx, +0x%llx) then [0x%llx, +0x%llx) overlap: %d '%s'", k,
+                  (unsigned long long)cases[k].first, (unsigned long long)cases[k].first_extent,
+                  (unsigned long long)cases[k].second, (unsigned long long)cases[k].second_extent, rc, err);
+        else
+            CHECK(rc == 0, "case %zu: no overlap: %d '%s'", k, rc, err);
+        np_device_release(&s);
+    }
+    unsetenv(rt_setting_variable(RT_SETTING_DEVICE));
+}
+
 /* The settings' table (host_settings.h): each setting's set accepted, anything else refused
  * naming the variable (a control character shown as '?'), and the judged values read back. */
 static void test_settings(void)
@@ -1594,6 +1633,7 @@ int main(void)
     test_gpu_settings();
     test_native_telemetry();
     test_native_device_without_gpu();
+    test_native_map_overlap();
     test_settings();
     test_diag_files();
     test_sections();
