@@ -175,6 +175,18 @@ static void test_fill(void)
     bobc_fill h = { 0, 0, BOBC_ENCODE_WORD32, 1, half };
     uint8_t out[4];
     CHECK(bobc_fill_bytes(&h, 0, out, err, sizeof err) == -1 && strstr(err, "natural"), "%s", err);
+    /* a predict's checkpoint may hold any step: input + fill step is taken exactly, past 2^64 too */
+    bobc_fill past = { 0, 1, BOBC_ENCODE_WORD32, 1, step };
+    CHECK(bobc_fill_bytes(&past, UINT64_MAX, out, err, sizeof err) == -1 &&
+          !strcmp(err, "a fill's value 1.8446744073709552e+19 at step 18446744073709551616 is no natural below 2^32"),
+          "step 2^64 - 1 + 1: '%s'", err);
+    bobc_fill past32 = { 0, 2, BOBC_ENCODE_BINARY32, 1, step };
+    float got32 = 0;
+    CHECK(bobc_fill_bytes(&past32, UINT64_MAX, out, err, sizeof err) == 0, "binary32 past 2^64: %s", err);
+    memcpy(&got32, out, 4);
+    CHECK(got32 == 18446744073709551616.0f, "step 2^64 + 1 as binary32: %.9g", got32);
+    CHECK(bobc_fill_bytes(&past, 41, out, err, sizeof err) == 0 && out[0] == 42 && !out[1] && !out[2] && !out[3],
+          "step 41 + 1: %s", err);
 }
 
 static int expect(int rc, int want, const char *err, const char *needle, const char *what)
