@@ -13,6 +13,7 @@
 #include "native_request.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
+#include "plan_host.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
 #include "nv_status.h"
@@ -187,6 +188,34 @@ static void test_fill(void)
     CHECK(got32 == 18446744073709551616.0f, "step 2^64 + 1 as binary32: %.9g", got32);
     CHECK(bobc_fill_bytes(&past, 41, out, err, sizeof err) == 0 && out[0] == 42 && !out[1] && !out[2] && !out[3],
           "step 41 + 1: %s", err);
+}
+
+/* A read at the cursor: base + the input checkpoint's step x scale (+ delta), taken exactly, so
+ * a predict's checkpoint of a huge step is refused (exit 3), never read at a wrapped offset;
+ * the refusal's words are the reference's (reference/host.py read_past_input). */
+static void test_cursor_window(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    const char *what = "a read at the cursor";
+    /* the plan host's cursor: (unsigned __int128)step * scale + base */
+    unsigned __int128 cursor = (unsigned __int128)((uint64_t)1 << 61) * 8 + 0;
+    CHECK(bobc_input_window(cursor, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a read at the cursor: 4 bytes at 18446744073709551616 of a 64-byte input"),
+          "step 2^61 x 8: '%s'", err);
+    cursor = (unsigned __int128)(((uint64_t)1 << 61) + 1) * 8 + 16;       /* 2^64 + 24: 24 once wrapped */
+    CHECK(bobc_input_window(cursor, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          strstr(err, "4 bytes at 18446744073709551640 of a 64-byte input"), "step 2^61 + 1: '%s'", err);
+    cursor = (unsigned __int128)UINT64_MAX * UINT64_MAX + UINT64_MAX;
+    CHECK(bobc_input_window(cursor, 1, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          strstr(err, "1 byte at 340282366920938463444927863358058659840 of a 64-byte input"), "the largest: '%s'", err);
+    err[0] = 0;
+    CHECK(bobc_input_window(60, 4, 64, what, err, sizeof err) == 0 && !err[0], "the last 4 bytes: '%s'", err);
+    CHECK(bobc_input_window(64, 0, 64, what, err, sizeof err) == 0, "nothing at the end: '%s'", err);
+    CHECK(bobc_input_window(61, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a read at the cursor: 4 bytes at 61 of a 64-byte input"), "past the end: '%s'", err);
+    CHECK(bobc_input_window(8, UINT64_MAX, 64, "a cyclic read", err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a cyclic read: 18446744073709551615 bytes at 8 of a 64-byte input"), "a huge extent: '%s'",
+          err);
 }
 
 static int expect(int rc, int want, const char *err, const char *needle, const char *what)
@@ -1636,6 +1665,7 @@ int main(void)
     test_crc_sliced();
     test_init();
     test_fill();
+    test_cursor_window();
     test_envelope();
     test_publish();
     test_prepare();
