@@ -783,6 +783,49 @@ static void test_native_telemetry(void)
     CHECK(telemetry_rc == 0 && length == 0, "level 0 prints nothing: '%s'", said);
 }
 
+/* Submit's ring slot and put index: ring + 8 x (n mod entries) and n + 1 taken exactly (the
+ * counter n is a state word, the ring's address and size immediates): past 2^64 the slot is in no
+ * buffer and is named as it is, as the reference names it, never the low address it wraps to. */
+static uint8_t ring_memory[4096];
+static uint8_t *ring_mapped(np_machine *m, uint64_t address, uint64_t bytes)
+{
+    (void)m;
+    return address <= sizeof ring_memory && bytes <= sizeof ring_memory - address ? ring_memory + address : NULL;
+}
+
+static void test_ring_slot(void)
+{
+    static const np_hooks hooks = { ring_mapped, NULL, NULL };
+    np_command commands[1];
+    memset(commands, 0, sizeof commands);
+    commands[0].code = NP_SUBMIT;
+    np_program p;
+    memset(&p, 0, sizeof p);
+    p.commands = commands;
+    p.count = 1;
+    np_machine m;
+    memset(&m, 0, sizeof m);
+    m.p = &p;
+    m.hooks = &hooks;
+    CHECK(np_ring_slot(&m, 0, 0x100, 4, 5) == ring_memory + 0x108, "submission 5 of a 4-entry ring at 0x100");
+    CHECK(np_ring_slot(&m, 0, 0xFF8, 2, 1) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): mapped [0x1000, +8) is in no host-mapped buffer (Map one there with "
+                  "a nonzero host address first)"), "a slot past the buffer: %d '%s'", m.status, m.message);
+    m.status = 0;
+    CHECK(np_ring_slot(&m, 0, 0xFFFFFFFFFFFFFFF8ull, 4, 3) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): mapped [0x10000000000000010, +8) is in no host-mapped buffer (Map "
+                  "one there with a nonzero host address first)"), "ring + 24 past 2^64: %d '%s'", m.status, m.message);
+    m.status = 0;
+    CHECK(np_ring_slot(&m, 0, 0, (uint64_t)1 << 62, ((uint64_t)1 << 62) - 1) == NULL && m.status == 10 &&
+          strstr(m.message, "mapped [0x1fffffffffffffff8, +8)"), "8 x (n mod entries) past 2^64: %d '%s'", m.status,
+          m.message);
+    CHECK(np_ring_next(4, 4) == 1 && np_ring_next(3, 4) == 0, "the next put");
+    CHECK(np_ring_next(UINT64_MAX, 3) == 1 && np_ring_next(UINT64_MAX, 5) == 1 &&
+          np_ring_next(UINT64_MAX, (uint64_t)1 << 63) == 0 && np_ring_next(UINT64_MAX, 7) == 2,
+          "the put after submission 2^64 - 1: (2^64) mod entries: %llu %llu",
+          (unsigned long long)np_ring_next(UINT64_MAX, 3), (unsigned long long)np_ring_next(UINT64_MAX, 7));
+}
+
 static np_session no_gpu_session;
 static int no_gpu_rc;
 static char no_gpu_error[NP_ERR_BYTES];
@@ -1674,6 +1717,7 @@ int main(void)
     test_shim_cpu();
     test_gpu_settings();
     test_native_telemetry();
+    test_ring_slot();
     test_native_device_without_gpu();
     test_native_map_overlap();
     test_settings();
