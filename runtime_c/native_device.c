@@ -237,7 +237,7 @@ int np_device_map(np_session *s, const uint8_t *identity, uint64_t identity_leng
                    (unsigned long long)extent);
     for (int i = 0; i < s->map_count; i++) {
         const np_mapping *m = &s->maps[i];
-        if (host && m->host_mapped && host < m->host + m->extent && m->host < host + extent)
+        if (host && m->host_mapped && rt_ranges_overlap(host, extent, m->host, m->extent))
             return say(err, NP_STATUS_DEVICE, "buffer \"%s\": host range [0x%llx, +0x%llx) overlaps an earlier buffer",
                        name, (unsigned long long)host, (unsigned long long)extent);
     }

@@ -431,12 +431,12 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     }
     case NP_SUBMIT: {
         uint64_t n = np_state_word(m, c->n[4]);
-        volatile uint8_t *slot = mapped(m, at, c->n[0] + 8 * (n % c->n[1]), 8);
+        volatile uint8_t *slot = np_ring_slot(m, at, c->n[0], c->n[1], n);
         volatile uint8_t *put = slot ? mapped(m, at, c->n[2], 4) : NULL;
         volatile uint8_t *semaphore = put ? mapped(m, at, c->n[3], 8) : NULL;
         if (!semaphore || operand(m, at, &c->v[0], &a))
             return -1;
-        uint32_t next = (uint32_t)((n + 1) % c->n[1]);
+        uint32_t next = (uint32_t)np_ring_next(n, c->n[1]);
         memcpy((void *)slot, &a, 8);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         memcpy((void *)put, &next, 4);

@@ -48,6 +48,23 @@ uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t byt
     return at;
 }
 
+volatile uint8_t *np_ring_slot(np_machine *m, uint32_t index, uint64_t ring, uint64_t entries, uint64_t n)
+{
+    unsigned __int128 address = (unsigned __int128)ring + (unsigned __int128)8 * (n % entries);
+    if (address <= UINT64_MAX)
+        return np_mapped(m, index, (uint64_t)address, 8);
+    /* past 2^64: in no buffer, named as it is (the reference's words), not as the address it wraps to */
+    np_fault(m, index, NP_EXIT_FAULT, "mapped [0x%llx%016llx, +8) is in no host-mapped buffer (Map one there with a "
+             "nonzero host address first)", (unsigned long long)(address >> 64), (unsigned long long)address);
+    return NULL;
+}
+
+uint64_t np_ring_next(uint64_t n, uint64_t entries)
+{
+    /* (n + 1) mod entries with n + 1 exact: at n = 2^64 - 1 the sum would wrap to 0 */
+    return n == UINT64_MAX ? (n % entries + 1) % entries : (n + 1) % entries;
+}
+
 static uint64_t word_at(const uint8_t *p)
 {
     uint64_t v;

@@ -51,6 +51,13 @@ int np_fault(np_machine *m, uint32_t index, int status, const char *fmt, ...) __
 /* The mapped bytes, or NULL after a fault (status 10) naming the range. */
 uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t bytes);
 
+/* Submit's ring (entries > 0, 8 bytes each, at `ring`): the mapped slot of submission n, its
+ * address ring + 8 x (n mod entries) taken exactly (past 2^64 it is in no buffer: a fault, never
+ * the address it would wrap to), or NULL after np_fault; and the put index after submission n,
+ * (n + 1) mod entries with n + 1 exact. */
+volatile uint8_t *np_ring_slot(np_machine *m, uint32_t index, uint64_t ring, uint64_t entries, uint64_t n);
+uint64_t np_ring_next(uint64_t n, uint64_t entries);
+
 /* The 64-bit state word at `address` (little-endian, as the host stores it). */
 uint64_t np_state_word(const np_machine *m, uint64_t address);
 void np_set_state_word(np_machine *m, uint64_t address, uint64_t value);

@@ -443,7 +443,7 @@ int rt_gpu_alloc_at(rt_gpu *g, uint64_t gpu_va, uint64_t size, int location, voi
     rt_gpu_mem *m = NULL;
     for (int i = 0; i < RT_GPU_MAX_MEMS; i++) {
         rt_gpu_mem *o = &g->mems[i];
-        if (o->handle && gpu_va < o->gpu_va + o->size && o->gpu_va < gpu_va + size)
+        if (o->handle && rt_ranges_overlap(gpu_va, size, o->gpu_va, o->size))
             return fail(g, RT_EXIT_INTERNAL, "GPU VA range 0x%llx+0x%llx overlaps an allocation at 0x%llx+0x%llx",
                         (unsigned long long)gpu_va, (unsigned long long)size,
                         (unsigned long long)o->gpu_va, (unsigned long long)o->size);

@@ -158,6 +158,14 @@ int rt_gpu_present(void);
  * The CPU mapping is placed at the same address when that is free. */
 int rt_gpu_alloc_at(rt_gpu *gpu, uint64_t gpu_va, uint64_t size, int location, void **host_ptr);
 
+/* Whether the nonempty ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte, the ends taken
+ * exactly (a range may run past 2^64): no sum is formed, so none can wrap.  A GPU VA or host
+ * address and extent come from a program, which may name one near 2^64. */
+static inline int rt_ranges_overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
+{
+    return a >= b ? a - b < b_bytes : b - a < a_bytes;
+}
+
 /* The GPU VA of a CPU pointer inside one of this gpu's allocations; 0 if none. */
 uint64_t rt_gpu_va_of(const rt_gpu *gpu, const volatile void *host_ptr);
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, double *value, char *err,
-                     size_t err_bytes)
+/* bobc_scalar_eval with the step already in binary64 */
+static int eval_at(const bobc_scalar_term *terms, uint32_t count, double t, double *value, char *err, size_t err_bytes)
 {
     double stack[BOBC_SCALAR_STACK];
     uint32_t depth = 0;
@@ -32,7 +32,7 @@ int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, 
         double r;
         switch (term->op) {
         case BOBC_SCALAR_CONSTANT: r = term->value; break;
-        case BOBC_SCALAR_STEP: r = (double)t; break;
+        case BOBC_SCALAR_STEP: r = t; break;
         case BOBC_SCALAR_ADD: r = a + b; break;
         case BOBC_SCALAR_SUBTRACT: r = a - b; break;
         case BOBC_SCALAR_MULTIPLY: r = a * b; break;
@@ -51,11 +51,19 @@ int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, 
     return 0;
 }
 
+int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, double *value, char *err,
+                     size_t err_bytes)
+{
+    return eval_at(terms, count, (double)t, value, err, err_bytes);
+}
+
 int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes)
 {
     double v;
-    uint64_t t = input_step + fill->step;
-    if (bobc_scalar_eval(fill->terms, fill->term_count, t, &v, err, err_bytes))
+    /* the step exact: a predict's input checkpoint may hold any step, and input + fill step can
+     * pass 2^64 (rounded to binary64 once, as the reference's float of the exact sum) */
+    unsigned __int128 t = (unsigned __int128)input_step + fill->step;
+    if (eval_at(fill->terms, fill->term_count, (double)t, &v, err, err_bytes))
         return -1;
     uint32_t word;
     if (fill->encoding == BOBC_ENCODE_BINARY32) {
@@ -63,8 +71,12 @@ int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], 
         memcpy(&word, &f, 4);
     } else if (fill->encoding == BOBC_ENCODE_WORD32) {
         if (!(v >= 0.0 && v < 4294967296.0) || v != floor(v)) {
-            snprintf(err, err_bytes, "a fill's value %.17g at step %llu is no natural below 2^32", v,
-                     (unsigned long long)t);
+            char digits[48], *text = digits + sizeof digits - 1;
+            *text = 0;
+            do
+                *--text = (char)('0' + (int)(t % 10));
+            while ((t /= 10) != 0);
+            snprintf(err, err_bytes, "a fill's value %.17g at step %s is no natural below 2^32", v, text);
             return -1;
         }
         word = (uint32_t)v;

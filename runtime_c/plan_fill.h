@@ -20,7 +20,7 @@ int bobc_scalar_eval(const bobc_scalar_term *terms, uint32_t count, uint64_t t, 
                      size_t err_bytes);
 
 /* The fill's 4 bytes for an input checkpoint at `input_step`: its value at
- * t = input_step + fill->step, rounded to binary32 or (word32) a natural below
+ * t = input_step + fill->step (exact: it may pass 2^64), rounded to binary32 or (word32) a natural below
  * 2^32.  Returns 0 or -1 with a message in err. */
 int bobc_fill_bytes(const bobc_fill *fill, uint64_t input_step, uint8_t out[4], char *err, size_t err_bytes);
 

@@ -43,7 +43,8 @@ typedef struct {
     uint64_t published;          /* checkpoints published so far */
     uint64_t published_step;     /* the step the last one carries */
     uint64_t issued;             /* ring entries issued (Submit and Reissue) */
-    uint64_t cursor;             /* the input stream's cursor (CursorFromCheckpoint) */
+    unsigned __int128 cursor;    /* the input stream's cursor (CursorFromCheckpoint): exact, as the
+                                    checkpoint's step x scale can pass 2^64 (bobc_input_window) */
     uint8_t stat[BOBC_STAT_BYTES];  /* the stat block (RecordStat) and its used size */
     size_t stat_size;
     uint64_t stamps[BOBC_STAMP_SLOTS];  /* GPU nanoseconds per slot (Stamp) and slots used */
@@ -347,19 +348,31 @@ static int bad(host *h, const char *what)
     return fail(h, RT_EXIT_INTERNAL);
 }
 
-/* `extent` bytes of the input at `offset` to host address `to` */
-static int read_input(host *h, uint64_t to, uint64_t extent, uint64_t offset, const char *what)
+int bobc_input_window(unsigned __int128 offset, uint64_t extent, uint64_t size, const char *what, char *err,
+                      size_t err_bytes)
+{
+    if (offset <= size && extent <= size - (uint64_t)offset)
+        return 0;
+    char digits[48], *text = digits + sizeof digits - 1;
+    *text = 0;
+    do
+        *--text = (char)('0' + (int)(offset % 10));
+    while ((offset /= 10) != 0);
+    snprintf(err, err_bytes, "%s: %llu byte%s at %s of a %llu-byte input", what, (unsigned long long)extent,
+             rt_plural(extent), text, (unsigned long long)size);
+    return RT_EXIT_BAD_INPUT;
+}
+
+/* `extent` bytes of the input at `offset` (exact: a cursor's) to host address `to` */
+static int read_input(host *h, uint64_t to, uint64_t extent, unsigned __int128 offset, const char *what)
 {
     uint8_t *dst = at_or_fail(h, to, extent, what);
     if (!dst)
         return fail(h, RT_EXIT_INTERNAL);
-    if (offset > h->plan->input.record_bytes || extent > h->plan->input.record_bytes - offset) {
-        snprintf(h->err, sizeof h->err, "%s: %llu byte%s at %llu of a %llu-byte input", what,
-                 (unsigned long long)extent, rt_plural(extent), (unsigned long long)offset,
-                 (unsigned long long)h->plan->input.record_bytes);
-        return fail(h, RT_EXIT_BAD_INPUT);
-    }
-    memcpy(dst, h->input + offset, extent);
+    int rc = bobc_input_window(offset, extent, h->plan->input.record_bytes, what, h->err, sizeof h->err);
+    if (rc)
+        return fail(h, rc);
+    memcpy(dst, h->input + (size_t)offset, extent);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }
@@ -368,7 +381,9 @@ static int step_read_cyclic(host *h, const bobc_step_read_cyclic *s)
 {
     if (!s->count)
         return bad(h, "a cyclic read over zero records");
-    return read_input(h, s->host, s->extent, s->offset + (s->index % s->count) * s->record_bytes, "a cyclic read");
+    return read_input(h, s->host, s->extent,
+                      (unsigned __int128)s->offset + (unsigned __int128)(s->index % s->count) * s->record_bytes,
+                      "a cyclic read");
 }
 
 static int append_bytes(host *h, int32_t file, const uint8_t *data, uint64_t bytes)
@@ -521,9 +536,16 @@ static int step_reissue(host *h, const bobc_step_reissue *s)
     return rc;
 }
 
+/* cursor + bytes, held at 2^128 - 1 (past any input) rather than wrapping */
+static unsigned __int128 saturated_sum(unsigned __int128 cursor, uint64_t bytes)
+{
+    unsigned __int128 sum = cursor + bytes;
+    return sum < cursor ? ~(unsigned __int128)0 : sum;
+}
+
 static int step_cursor_from_checkpoint(host *h, const bobc_step_cursor_from_checkpoint *s)
 {
-    h->cursor = s->base + h->step * s->scale;
+    h->cursor = (unsigned __int128)h->step * s->scale + s->base;     /* < 2^128: no wrap */
     return 0;
 }
 
@@ -531,12 +553,12 @@ static int step_read_at_cursor(host *h, const bobc_step_read_at_cursor *s)
 {
     if (s->file != BOBC_FILE_INPUT)
         return bad(h, "a cursor read of a file other than the input");
-    return read_input(h, s->host, s->extent, h->cursor + s->delta, "a read at the cursor");
+    return read_input(h, s->host, s->extent, saturated_sum(h->cursor, s->delta), "a read at the cursor");
 }
 
 static int step_cursor_advance(host *h, const bobc_step_cursor_advance *s)
 {
-    h->cursor += s->bytes;
+    h->cursor = saturated_sum(h->cursor, s->bytes);
     return 0;
 }
 

@@ -53,4 +53,11 @@ typedef struct {
  * timestamp (ns) to FILE, one line per submission. */
 int bobc_host_main(const bobc_plan *plan, int argc, char **argv);
 
+/* Whether the input window [offset, offset + extent) lies in an input of `size` bytes, the
+ * offset exact (a read at the cursor: base + the input checkpoint's step x scale, plus advances
+ * and a delta, can pass 2^64): 0, or RT_EXIT_BAD_INPUT with "WHAT: N bytes at OFFSET of a
+ * SIZE-byte input" in err (err_bytes). */
+int bobc_input_window(unsigned __int128 offset, uint64_t extent, uint64_t size, const char *what, char *err,
+                      size_t err_bytes);
+
 #endif

@@ -13,6 +13,7 @@
 #include "native_request.h"
 #include "rt_sample.h"
 #include "plan_fill.h"
+#include "plan_host.h"
 #include "nv_rm.h"
 #include "nv_shim.h"
 #include "nv_status.h"
@@ -175,6 +176,46 @@ static void test_fill(void)
     bobc_fill h = { 0, 0, BOBC_ENCODE_WORD32, 1, half };
     uint8_t out[4];
     CHECK(bobc_fill_bytes(&h, 0, out, err, sizeof err) == -1 && strstr(err, "natural"), "%s", err);
+    /* a predict's checkpoint may hold any step: input + fill step is taken exactly, past 2^64 too */
+    bobc_fill past = { 0, 1, BOBC_ENCODE_WORD32, 1, step };
+    CHECK(bobc_fill_bytes(&past, UINT64_MAX, out, err, sizeof err) == -1 &&
+          !strcmp(err, "a fill's value 1.8446744073709552e+19 at step 18446744073709551616 is no natural below 2^32"),
+          "step 2^64 - 1 + 1: '%s'", err);
+    bobc_fill past32 = { 0, 2, BOBC_ENCODE_BINARY32, 1, step };
+    float got32 = 0;
+    CHECK(bobc_fill_bytes(&past32, UINT64_MAX, out, err, sizeof err) == 0, "binary32 past 2^64: %s", err);
+    memcpy(&got32, out, 4);
+    CHECK(got32 == 18446744073709551616.0f, "step 2^64 + 1 as binary32: %.9g", got32);
+    CHECK(bobc_fill_bytes(&past, 41, out, err, sizeof err) == 0 && out[0] == 42 && !out[1] && !out[2] && !out[3],
+          "step 41 + 1: %s", err);
+}
+
+/* A read at the cursor: base + the input checkpoint's step x scale (+ delta), taken exactly, so
+ * a predict's checkpoint of a huge step is refused (exit 3), never read at a wrapped offset;
+ * the refusal's words are the reference's (reference/host.py read_past_input). */
+static void test_cursor_window(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    const char *what = "a read at the cursor";
+    /* the plan host's cursor: (unsigned __int128)step * scale + base */
+    unsigned __int128 cursor = (unsigned __int128)((uint64_t)1 << 61) * 8 + 0;
+    CHECK(bobc_input_window(cursor, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a read at the cursor: 4 bytes at 18446744073709551616 of a 64-byte input"),
+          "step 2^61 x 8: '%s'", err);
+    cursor = (unsigned __int128)(((uint64_t)1 << 61) + 1) * 8 + 16;       /* 2^64 + 24: 24 once wrapped */
+    CHECK(bobc_input_window(cursor, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          strstr(err, "4 bytes at 18446744073709551640 of a 64-byte input"), "step 2^61 + 1: '%s'", err);
+    cursor = (unsigned __int128)UINT64_MAX * UINT64_MAX + UINT64_MAX;
+    CHECK(bobc_input_window(cursor, 1, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          strstr(err, "1 byte at 340282366920938463444927863358058659840 of a 64-byte input"), "the largest: '%s'", err);
+    err[0] = 0;
+    CHECK(bobc_input_window(60, 4, 64, what, err, sizeof err) == 0 && !err[0], "the last 4 bytes: '%s'", err);
+    CHECK(bobc_input_window(64, 0, 64, what, err, sizeof err) == 0, "nothing at the end: '%s'", err);
+    CHECK(bobc_input_window(61, 4, 64, what, err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a read at the cursor: 4 bytes at 61 of a 64-byte input"), "past the end: '%s'", err);
+    CHECK(bobc_input_window(8, UINT64_MAX, 64, "a cyclic read", err, sizeof err) == RT_EXIT_BAD_INPUT &&
+          !strcmp(err, "a cyclic read: 18446744073709551615 bytes at 8 of a 64-byte input"), "a huge extent: '%s'",
+          err);
 }
 
 static int expect(int rc, int want, const char *err, const char *needle, const char *what)
@@ -742,6 +783,49 @@ static void test_native_telemetry(void)
     CHECK(telemetry_rc == 0 && length == 0, "level 0 prints nothing: '%s'", said);
 }
 
+/* Submit's ring slot and put index: ring + 8 x (n mod entries) and n + 1 taken exactly (the
+ * counter n is a state word, the ring's address and size immediates): past 2^64 the slot is in no
+ * buffer and is named as it is, as the reference names it, never the low address it wraps to. */
+static uint8_t ring_memory[4096];
+static uint8_t *ring_mapped(np_machine *m, uint64_t address, uint64_t bytes)
+{
+    (void)m;
+    return address <= sizeof ring_memory && bytes <= sizeof ring_memory - address ? ring_memory + address : NULL;
+}
+
+static void test_ring_slot(void)
+{
+    static const np_hooks hooks = { ring_mapped, NULL, NULL };
+    np_command commands[1];
+    memset(commands, 0, sizeof commands);
+    commands[0].code = NP_SUBMIT;
+    np_program p;
+    memset(&p, 0, sizeof p);
+    p.commands = commands;
+    p.count = 1;
+    np_machine m;
+    memset(&m, 0, sizeof m);
+    m.p = &p;
+    m.hooks = &hooks;
+    CHECK(np_ring_slot(&m, 0, 0x100, 4, 5) == ring_memory + 0x108, "submission 5 of a 4-entry ring at 0x100");
+    CHECK(np_ring_slot(&m, 0, 0xFF8, 2, 1) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): mapped [0x1000, +8) is in no host-mapped buffer (Map one there with "
+                  "a nonzero host address first)"), "a slot past the buffer: %d '%s'", m.status, m.message);
+    m.status = 0;
+    CHECK(np_ring_slot(&m, 0, 0xFFFFFFFFFFFFFFF8ull, 4, 3) == NULL && m.status == 10 &&
+          !strcmp(m.message, "command 0 (Submit): mapped [0x10000000000000010, +8) is in no host-mapped buffer (Map "
+                  "one there with a nonzero host address first)"), "ring + 24 past 2^64: %d '%s'", m.status, m.message);
+    m.status = 0;
+    CHECK(np_ring_slot(&m, 0, 0, (uint64_t)1 << 62, ((uint64_t)1 << 62) - 1) == NULL && m.status == 10 &&
+          strstr(m.message, "mapped [0x1fffffffffffffff8, +8)"), "8 x (n mod entries) past 2^64: %d '%s'", m.status,
+          m.message);
+    CHECK(np_ring_next(4, 4) == 1 && np_ring_next(3, 4) == 0, "the next put");
+    CHECK(np_ring_next(UINT64_MAX, 3) == 1 && np_ring_next(UINT64_MAX, 5) == 1 &&
+          np_ring_next(UINT64_MAX, (uint64_t)1 << 63) == 0 && np_ring_next(UINT64_MAX, 7) == 2,
+          "the put after submission 2^64 - 1: (2^64) mod entries: %llu %llu",
+          (unsigned long long)np_ring_next(UINT64_MAX, 3), (unsigned long long)np_ring_next(UINT64_MAX, 7));
+}
+
 static np_session no_gpu_session;
 static int no_gpu_rc;
 static char no_gpu_error[NP_ERR_BYTES];
@@ -782,6 +866,45 @@ static void test_native_device_without_gpu(void)
     CHECK(said[0] == 0, "the failure is the host's one line, nothing before it: '%s'", said);
     CHECK(took < 1.0, "no wait for a peer's GPU context without a GPU: %.2f s", took);
     np_device_note_peer("", -1, &since);
+}
+
+/* Map's overlap test with host ranges near 2^64: the ends taken exactly, no sum that wraps (a
+ * range that runs past 2^64 still overlaps the one just below it), as the reference judges. */
+static void test_native_map_overlap(void)
+{
+    static const uint8_t uuid[16];
+    static const uint8_t name[] = "b";
+    char err[NP_ERR_BYTES] = "";
+    const uint64_t top = 0xFFFFFFFFFFFFF000ull;          /* 2^64 - 4096 */
+    const struct { uint64_t first, first_extent, second, second_extent; int overlap; } cases[] = {
+        { top - 4096, 8192, top, 8192, 1 },            /* the first ends at 2^64, the second runs past it */
+        { top, 8192, top - 4096, 8192, 1 },            /* the same, mapped the other way round */
+        { top, 8192, top - 8192, 4096, 0 },            /* just below, touching: no shared byte */
+        { top, 8192, 0x1000, 0x1000, 0 },              /* past 2^64 is not the low addresses */
+        { 0x2000, 0x1000, 0x1000, 0x1000, 0 },
+        { 0x2000, 0x1000, 0x1000, 0x1001, 1 },
+        { 0x2000, 0x1000, 0x2FFF, 0x10, 1 },
+    };
+    setenv(rt_setting_variable(RT_SETTING_DEVICE), "memory", 1);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        np_session s;
+        memset(&s, 0, sizeof s);
+        s.target = "sm_90";
+        CHECK(np_device_open(&s, uuid, err) == 0 && s.memory_only, "case %zu: a memory-only session: %s", k, err);
+        CHECK(np_device_map(&s, name, 1, 0x100000, cases[k].first, cases[k].first_extent, 0, err) == 0,
+              "case %zu: the first map: %s", k, err);
+        err[0] = 0;
+        int rc = np_device_map(&s, name, 1, 0x200000, cases[k].second, cases[k].second_extent, 0, err);
+        if (cases[k].overlap)
+            CHECK(rc == NP_STATUS_DEVICE && strstr(err, "overlaps an earlier buffer"),
+                  "case %zu: [0x%llx, +0x%llx) then [0x%llx, +0x%llx) overlap: %d '%s'", k,
+                  (unsigned long long)cases[k].first, (unsigned long long)cases[k].first_extent,
+                  (unsigned long long)cases[k].second, (unsigned long long)cases[k].second_extent, rc, err);
+        else
+            CHECK(rc == 0, "case %zu: no overlap: %d '%s'", k, rc, err);
+        np_device_release(&s);
+    }
+    unsetenv(rt_setting_variable(RT_SETTING_DEVICE));
 }
 
 /* The settings' table (host_settings.h): each setting's set accepted, anything else refused
@@ -1585,6 +1708,7 @@ int main(void)
     test_crc_sliced();
     test_init();
     test_fill();
+    test_cursor_window();
     test_envelope();
     test_publish();
     test_prepare();
@@ -1593,7 +1717,9 @@ int main(void)
     test_shim_cpu();
     test_gpu_settings();
     test_native_telemetry();
+    test_ring_slot();
     test_native_device_without_gpu();
+    test_native_map_overlap();
     test_settings();
     test_diag_files();
     test_sections();
