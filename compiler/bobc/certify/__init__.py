@@ -29,7 +29,9 @@ What is checked (one module per check):
   submitted, launches are first submitted in plan order, semaphores are not
   shared between submissions;
 - host steps (host_steps.py): every host address a file or memory step of the host's
-  schedule touches lies in one buffer the plan maps; a checkpoint the schedule writes is
+  schedule touches lies in one buffer the plan maps, and none writes the machine's own buffers
+  (program, QMDs, pushbuffer, semaphores, GPFIFO); each Reissue issues the ring image's entry of
+  the submission it waits for (the images encoded for the target); a checkpoint the schedule writes is
   published, and never before its first Operation (where a predict request ends).
 
 Not a check: footprints.py gives each launch's byte ranges (its active pointers'
@@ -274,7 +276,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         pointer_faults = [followed(following, place(plan.program, "architecture"))] if following else []
     return (device_faults + pointer_faults + check_residents(plan)
             + contract_faults + buffer_faults
-            + register_faults + check_schedule(plan) + check_host_steps(plan))
+            + register_faults + check_schedule(plan) + check_host_steps(plan, target, folders))
 
 
 def built_for(plan: Plan, target: Target) -> bool:

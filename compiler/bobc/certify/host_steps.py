@@ -34,12 +34,17 @@ _EXTENTS = {
 }
 
 
-def check_host_steps(plan: Plan) -> list[Finding]:
+def check_host_steps(plan: Plan, target=None, folders=()) -> list[Finding]:
+    """Every fault of the host's schedule (the module's docstring).  With the build's `target`
+    (and the kernel search `folders` the build encodes with), each Reissue's entry is held to
+    the ring image's entry of its piece (check_reissues)."""
     host = plan.host
     if host is None:
         return []
     buffers = [(b.name, b.gpu, b.gpu + b.extent) for b in host.buffers]
-    out: list[Finding] = []
+    out: list[Finding] = check_host_writes(plan)
+    if target is not None:
+        out += check_reissues(plan, target, folders)
     seen: set = set()
 
     def walk(steps, where: str) -> None:
@@ -71,6 +76,163 @@ def check_host_steps(plan: Plan) -> list[Finding]:
             _checkpoint_reads(host.steps, plan.checkpoint.payload_bytes, out)
         _publication_updates(host.steps, plan.checkpoint.updates_per_invocation, out)
         _request_split(host.steps, plan.checkpoint.updates_per_invocation, out)
+    return out
+
+
+# the buffers that hold the machine's own images and channel (certify/buffers.py's command
+# buffers), by the name a plan's layout gives them: what each holds
+MACHINE_BUFFERS = {
+    "program": "the kernels' machine code and the launches' parameter blocks (the program table the "
+               "certifier checked)",
+    "qmd": "the launches' QMDs",
+    "pushbuffer": "the submissions' GPU commands",
+    "semaphores": "the submissions' completion semaphores",
+    "gpfifo": "the GPFIFO ring and its USERD page",
+}
+
+
+def _writes(step) -> list[tuple[str, int, int]]:
+    """(what, address, bytes) of each write `step` makes into device-visible memory: the bytes
+    a Fill, Read, ReadCyclic or ReadAtCursor places at its `host` address, and each mapped
+    write of a Commands step's native commands (CopyStateToMapped, WriteMapped, LoadImage; their
+    addresses are the commands' constants).  The other kinds write the host's own files, state
+    and stat block, or (RecordStat, AssertWord, Write, WriteAt) only read the buffers."""
+    kind = step.kind.name
+    if kind in ("read", "read_cyclic", "read_at_cursor"):
+        return [("", step.host, step.extent)] if step.extent else []
+    if kind == "fill":
+        return [("", step.host, len(step.payload))] if step.payload else []
+    if kind != "commands":
+        return []
+    from ..native import program as native
+
+    try:
+        decoded = native.decode(step.commands)
+    except native.ProgramError:
+        return []                      # refused where the plan is read (plan.commands)
+    out = []
+    for index, command in enumerate(decoded.commands):
+        where = f"command {index} ({command.name}) "
+        if command.name == "CopyStateToMapped":
+            out.append((where, command.n[1], command.n[2]))
+        elif command.name == "WriteMapped":
+            out.append((where, command.n[0], command.n[1]))
+        elif command.name == "LoadImage":
+            out.append((where, command.n[0], len(command.data)))
+    return [w for w in out if w[2]]
+
+
+def check_host_writes(plan: Plan) -> list[Finding]:
+    """No host step writes the machine's own buffers (docs/host-steps.md, "What a step may
+    write"): the program table (code and parameter blocks), the QMDs, the pushbuffer, the
+    semaphores and the GPFIFO ring, nor an alias of their bytes, hold what the certifier checked
+    (or what the host itself keeps), and a step that rewrote them would have the GPU run words
+    nobody checked.  A step writes only into the plan's data buffers (the arena's, a staging
+    buffer's); a Commands step's mapped write that lies in no buffer is refused too (the hosts
+    would stop it with status 10 on every invocation)."""
+    host = plan.host
+    if host is None:
+        return []
+    spans = [(b.name, b.gpu, b.gpu + b.extent) for b in host.buffers]
+    machine = [(name, low, high) for name, low, high in spans if name in MACHINE_BUFFERS]
+    # an alias (a second view of bytes, docs: certify/buffers.py) inside a machine buffer is that buffer
+    held = {name: what for name, _, _ in machine for what in (MACHINE_BUFFERS[name],)}
+    for name, low, high in spans:
+        if name not in MACHINE_BUFFERS:
+            home = next((m for m in machine if m[1] <= low and high <= m[2]), None)
+            if home is not None and low < high:
+                machine.append((name, low, high))
+                held[name] = f"bytes of {home[0]} ({MACHINE_BUFFERS[home[0]]})"
+    out: list[Finding] = []
+
+    def walk(steps, where: str) -> None:
+        for index, step in enumerate(steps):
+            name = f"{where}step {index} ({step.kind.name})"
+            if step.kind.name == "repeat":
+                walk(step.body, f"{name}'s body: ")
+                continue
+            for what, address, size in _writes(step):
+                hit = next(((n, low, high) for n, low, high in machine if address < high and low < address + size),
+                           None)
+                if hit is not None:
+                    n, low, high = hit
+                    out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
+                                                    f"({size:,} bytes) into host buffer {n} "
+                                                    f"{span(low, high - low)}, which holds {held[n]}: the GPU "
+                                                    f"would run words the certifier never checked",
+                                       step.at, hint="a host step writes only the plan's data (the arena's "
+                                                     "residents, a staging buffer); give the kernels their "
+                                                     "values through the arena, or a launch's scalar through "
+                                                     "an NvidiaPlanHostFill"))
+                elif what and not any(low <= address and address + size <= high for _, low, high in spans):
+                    out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
+                                                    f"({size:,} bytes), which lies in no buffer the plan maps: "
+                                                    f"every invocation would stop there (status 10)", step.at))
+
+    walk(host.steps, "")
+    return out
+
+
+def check_reissues(plan: Plan, target, folders=()) -> list[Finding]:
+    """Each Reissue hands the GPU the ring image's entry of the submission it waits for
+    (docs/host-steps.md, Reissue): entry == word `piece` of the GPFIFO image the build encodes for
+    `target` (its launches ordered by the contracts in `folders`, as pipeline.encode orders them),
+    at every iteration of its repeat (piece and entry moved by their strides).  Any other word
+    would have the GPU fetch and run bytes no submission of the plan produced."""
+    host = plan.host
+    if host is None:
+        return []
+    reissues: list[tuple[str, object, int]] = []
+
+    def walk(steps, count: int, where: str) -> None:
+        for index, step in enumerate(steps):
+            name = f"{where}step {index} ({step.kind.name})"
+            if step.kind.name == "repeat":
+                if step.count:
+                    walk(step.body, step.count, f"{name}'s body: ")
+            elif step.kind.name == "reissue":
+                reissues.append((name, step, count))
+
+    walk(host.steps, 1, "")
+    if not reissues:
+        return []
+    from ..errors import BobcError
+    from ..nvidia.encode import encode_images
+    from ..nvidia.gpfifo import ENTRY_BYTES, decode_entry
+    from .footprints import program_conflicts
+
+    try:
+        ring = encode_images(plan.program, target, program_conflicts(plan.program, target, folders)).gpfifo
+    except BobcError:
+        return []                       # the images cannot be laid out: said by the buffer check
+    submissions = len(ring) // ENTRY_BYTES
+
+    def shown(word: int) -> str:
+        entry = decode_entry(word.to_bytes(ENTRY_BYTES, "little"))
+        return f"{word:#018x} (segment at {entry.address:#x}, {entry.length:,} dwords)"
+
+    out: list[Finding] = []
+    for name, step, count in reissues:
+        for i in range(count):
+            piece, entry = step.piece + i * step.piece_stride, step.entry + i * step.entry_stride
+            when = f" at its repeat's iteration {i}" if i else ""
+            if piece >= submissions:
+                out.append(Finding("host-step", f"the host's {name} reissues submission {piece}{when}, but the "
+                                                f"plan has {submissions} submissions", step.at))
+                break
+            want = int.from_bytes(ring[ENTRY_BYTES * piece:ENTRY_BYTES * (piece + 1)], "little")
+            if entry != want:
+                given = shown(entry) if entry < 1 << 64 else f"{entry:#x}"
+                out.append(Finding("host-step", f"the host's {name} hands the GPU GPFIFO entry {given}{when}, "
+                                                f"but submission {piece}'s ring entry, which it waits for, is "
+                                                f"{shown(want)} on {target.name}: a Reissue issues again an "
+                                                f"entry the plan's own submissions produced",
+                                   step.at, hint="give the Reissue the ring image's word for its piece "
+                                                 "(nvidiaPlanHostTableWord of the images' GPFIFO table at the "
+                                                 "piece, as nvidiaPlanHostReissuesAdmitted checks)"))
+                break
+            if not (step.piece_stride or step.entry_stride):
+                break                   # every iteration the same
     return out
 
 
