@@ -36,7 +36,9 @@ def test_several_hosts_without_entry_are_refused_by_name(tmp_path):
                              "def secondHost : (family NvidiaPlanHost) = synReissueHost\n")
     with pytest.raises(BobcError) as caught:
         require_entry(program, None)
-    assert "2 native hosts (firstHost, secondHost)" in caught.value.message
+    message = caught.value.message
+    assert "2 native hosts (firstHost at " in message and ", secondHost at " in message
+    assert "Hosts.bob:6:5" in message and "Hosts.bob:7:5" in message      # each host's own place
     assert "--entry" in caught.value.render()
     assert require_entry(program, "secondHost") == "secondHost"
 
