@@ -193,7 +193,7 @@ class Launch:
         self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
-        self.checker = Checker(geometry.name) if check_hazards else None
+        self.checker = Checker(geometry.name, geometry.arch) if check_hazards else None
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
         per_block = bx * by * bz
