@@ -362,13 +362,21 @@ class Launch:
     def _ureg(self, index: int) -> np.ndarray:
         return np.zeros(self.threads, dtype=np.uint32) if index == URZ else self.uregs[index]
 
-    def _const(self, ins, o: Operand, extra: int = 0):
+    def _active(self, mask) -> np.ndarray:
+        return np.ones(self.threads, dtype=bool) if mask is True else np.asarray(mask, dtype=bool)
+
+    def _const(self, ins, o: Operand, extra: int = 0, mask=True):
+        """The word of constant bank 0 that `o` (plus `extra` bytes) names, per thread; with an index
+        register only the threads in `mask` (the instruction's active lanes) are checked: a lane past
+        the block's threads, or one whose guard is false, holds no address."""
         if o.bank != 0:
             self._fail(ins, f"reads constant bank {o.bank}; the launch binds only bank 0", Unmodeled)
         base = o.value + extra
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + base
             bad = (offsets < 0) | (offsets + 4 > 4 * self.bank0.size) | (offsets % 4 != 0)
+            active = self._active(mask)
+            bad &= active
             if bad.any():
                 self._fail(ins, f"reads constant bank 0 outside its {4 * self.bank0.size} bytes",
                            thread=int(np.argmax(bad)))
@@ -376,9 +384,10 @@ class Launch:
                 start, given = self.g.parameters
                 past = offsets + 4 > start + given
                 past &= offsets >= start
+                past &= active
                 if past.any():
                     self._past_parameters(ins, int(offsets[int(np.argmax(past))]), thread=int(np.argmax(past)))
-            return self.bank0[offsets // 4]
+            return self.bank0[np.where(active, offsets, 0) // 4]
         if base % 4 or base + 4 > 4 * self.bank0.size:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
         if self.g.parameters is not None and base >= self.g.parameters[0] \
@@ -864,7 +873,7 @@ class Launch:
         leader = np.minimum(leader, self.threads - 1)
         self._dst(ins, o[0], np.repeat(value[leader], WARP), mask)
 
-    def _const_alignment(self, ins, o: Operand, width: int) -> None:
+    def _const_alignment(self, ins, o: Operand, width: int, mask=True) -> None:
         """Refuse an LDC.64 / ULDC.64 whose offset (the immediate, plus the index register of
         c[0x0][Rn+...]) is not a multiple of its 8 bytes: the assembler refuses the immediate, and a
         wide read is naturally aligned on the GPU (PTX's ld requires it), never two halves of pairs."""
@@ -880,7 +889,7 @@ class Launch:
             raise fault
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + o.value
-            bad = offsets % size != 0
+            bad = (offsets % size != 0) & self._active(mask)
             if bad.any():
                 first = int(np.argmax(bad))
                 fail(f"reads {size} bytes of constant bank 0 at {int(offsets[first]):#x}, not a multiple of "
@@ -891,9 +900,11 @@ class Launch:
 
     def op_ULDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
-        self._const_alignment(ins, o[1], width)
-        for k in range(width):
-            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
+        self._const_alignment(ins, o[1], width, mask)
+        # every word is read before any is written: c[0x0][URn+...] may index by its own destination
+        words = [self._const(ins, o[1], 4 * k, mask) for k in range(width)]
+        for k, word in enumerate(words):
+            self._dst(ins, o[0], word, mask, k)
         if width == 2 and o[1].value == MEMORY_DESCRIPTOR.get(self.g.arch):
             self.descriptor_loaded.add(o[0].index)
         else:
@@ -903,9 +914,12 @@ class Launch:
         width = 2 if "64" in mods else 1
         if any(m in mods for m in ("U8", "S8", "U16", "S16")):
             self._unmodeled(ins)
-        self._const_alignment(ins, o[1], width)
-        for k in range(width):
-            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
+        self._const_alignment(ins, o[1], width, mask)
+        # every word is read before any is written: ptxas -O0 loads parameters with
+        # `LDC.64 R2, c[0x0][R2+<parameter offset>]`, whose index register is its own destination
+        words = [self._const(ins, o[1], 4 * k, mask) for k in range(width)]
+        for k, word in enumerate(words):
+            self._dst(ins, o[0], word, mask, k)
 
     def op_MOV(self, ins, mods, o, mask):
         self._dst(ins, o[0], self.u32(ins, o[1]), mask)
