@@ -1945,10 +1945,22 @@ class Launch:
                 self._dst(ins, d, result, mask)
 
     # ------------------------------------------------------------ global memory
+    def _holds_descriptor(self, desc: int, mask) -> bool:
+        """Whether URdesc:URdesc+1 hold the descriptor's two words of bank 0 in every active warp,
+        however they got there: ptxas -O0 copies it through registers (`MOV R8, c[0x0][0x118]`,
+        `MOV R9, c[0x0][0x11c]`, `R2UR UR4, R8`, `R2UR UR5, R9`) rather than with ULDC.64."""
+        offset = MEMORY_DESCRIPTOR.get(self.g.arch)
+        if offset is None or desc + 1 >= URZ:
+            return False
+        active = self._active(mask)
+        low, high = self._ureg(desc)[active], self._ureg(desc + 1)[active]
+        return bool(active.any()) and bool((low == self.bank0[offset // 4]).all()) and \
+            bool((high == self.bank0[offset // 4 + 1]).all())
+
     def _addresses(self, ins, m: Operand, mask, check_descriptor=True):
         if check_descriptor:
             desc = m.desc if m.desc >= 0 else 4
-            if desc not in self.descriptor_loaded:
+            if desc not in self.descriptor_loaded and not self._holds_descriptor(desc, mask):
                 self._fail(ins, f"accesses global memory through UR{desc}, which holds no memory descriptor "
                                 f"(ULDC.64 from c[0x0][{MEMORY_DESCRIPTOR.get(self.g.arch, 0):#x}])")
         if m.index != RZ and not m.wide:
