@@ -2204,7 +2204,8 @@ class Launch:
             if racing.any():
                 first = int(offset[np.argmax(racing)])
                 self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) reaches bytes an LDGSTS copy "
-                                f"has not yet landed: wait for its group (LDGDEPBAR, DEPBAR.LE SB0) and a barrier "
+                                f"has not yet landed: wait for its group (LDGDEPBAR with write scoreboard 0, then DEPBAR.LE SB0, N) "
+                                f"and a barrier "
                                 f"before touching its destination", thread=self._first(mask, racing))
         return index
 
@@ -2310,7 +2311,9 @@ class Launch:
 
     def op_LDGDEPBAR(self, ins, mods, o, mask):
         """cp.async.commit_group: the copies issued since the last one form a group."""
-        self.copy_groups.append(self.copies_open)
+        # the group is counted on the scoreboard LDGDEPBAR sets (its write scoreboard; 7: none), and
+        # DEPBAR.LE SBn, N waits only for the groups counted on SBn
+        self.copy_groups.append((ins.control.write_scoreboard, self.copies_open))
         self.copies_open = []
 
     def op_DEPBAR(self, ins, mods, o, mask):
@@ -2319,9 +2322,10 @@ class Launch:
         and ours do)."""
         if len(o) != 2 or o[0].kind != "sb" or o[0].index != 0 or "LE" not in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (DEPBAR.LE SB0, N: cp.async.wait_group)")
-        keep = int(o[1].value)
-        while len(self.copy_groups) > keep:
-            for index, data in self.copy_groups.pop(0):
+        keep, sb = int(o[1].value), o[0].index
+        while sum(1 for counted, _ in self.copy_groups if counted == sb) > keep:
+            first = next(k for k, (counted, _) in enumerate(self.copy_groups) if counted == sb)
+            for index, data in self.copy_groups.pop(first)[1]:
                 self.shared[index] = data
                 self.copy_pending[index] = False
 
