@@ -1421,13 +1421,15 @@ class Launch:
 
     # ------------------------------------------------------------ binary16 (packed pairs)
     def _half_operands(self, ins, operands):
-        """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair."""
+        """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair, the
+        high half printed first (nvdisasm prints the word 0x3f800000 as `1.875, 0`; ptxas
+        materialises 1.0f with `HFMA2.MMA R4, -RZ, RZ, 1.875, 0`)."""
         out, ops, k = [], list(operands), 0
         while k < len(ops):
             x = ops[k]
             if x.kind in ("imm", "fimm") and k + 1 < len(ops) and ops[k + 1].kind in ("imm", "fimm"):
-                pair = [np.float32(self.f32(ins, y)) for y in ops[k:k + 2]]
-                out.append((pair[0], pair[1]))
+                high, low = [np.float32(self.f32(ins, y)) for y in ops[k:k + 2]]
+                out.append((low, high))
                 k += 2
                 continue
             if x.kind in ("imm", "fimm") or x.half == "F32":
