@@ -321,3 +321,19 @@ def test_depbar_does_not_complete_a_group_counted_on_another_scoreboard():
     with pytest.raises(SimulationFault) as caught:
         _depbar("W1")
     assert "has not yet landed" in caught.value.message
+
+
+@TARGETS
+def test_ptxas_O0_cp_async_gemm_runs(target):
+    """ptxas -O0 commits cp.async groups with `LDGDEPBAR` on no scoreboard and a stall of 0 (the
+    interlock waits for the copies), then DEPBAR.LE SB0, N: the checker accepts it and the group
+    lands at the commit."""
+    from .ptx_kernels import gemm_ptx
+    m = n = k = 64
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    out = run_kernel(_cubin(gemm_ptx(m, n, k), target, "-O0"), target, grid=1, block=32 * (m // 16),
+                     params=[Pointer("c"), Pointer("a"), Pointer("b")], shared_bytes=2 * m * k + 2 * k * n,
+                     buffers={"c": np.zeros(m * n, np.float32), "a": a.ravel(), "b": b.ravel()})
+    assert np.allclose(out["c"].reshape(m, n), a.astype(np.float32) @ b.astype(np.float32), atol=1e-4)

@@ -2317,6 +2317,13 @@ class Launch:
         # DEPBAR.LE SBn, N waits only for the groups counted on SBn
         self.copy_groups.append((ins.control.write_scoreboard, self.copies_open))
         self.copies_open = []
+        if ins.control.stall == 0:
+            # a stall of 0 is the interlocked encoding: nothing issues until everything outstanding
+            # has landed (ptxas -O0 commits with `LDGDEPBAR` on no scoreboard and S00, then waits
+            # with DEPBAR.LE SB0, N on nothing: docs/simulator.md, the control-code checker)
+            for index, data in self.copy_groups.pop()[1]:
+                self.shared[index] = data
+                self.copy_pending[index] = False
 
     def op_DEPBAR(self, ins, mods, o, mask):
         """cp.async.wait_group N (DEPBAR.LE SB0, N): all but the newest N groups complete.  Groups

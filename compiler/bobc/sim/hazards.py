@@ -237,10 +237,10 @@ class Checker:
             planned = self._effects[ins.pc] = self._plan(ins)
         reads, writes, decoupled, (late, late_decoupled) = planned
         c = ins.control
-        if ins.opcode == "LDGDEPBAR" and c.write_scoreboard == NO_SCOREBOARD:
+        if ins.opcode == "LDGDEPBAR" and c.write_scoreboard == NO_SCOREBOARD and c.stall != 0:
             self._fail(ins, "sets no write scoreboard: LDGDEPBAR counts the committed copy group on the "
                             "scoreboard it sets, and DEPBAR.LE SBn, N waits on that scoreboard (set W0 for "
-                            "DEPBAR.LE SB0)")
+                            "DEPBAR.LE SB0; or a stall of 0, which waits for the copies itself, as ptxas -O0)")
         if c.wait_mask:
             if self.pending:
                 for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
