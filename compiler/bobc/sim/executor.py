@@ -193,7 +193,7 @@ class Launch:
         self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
-        self.checker = Checker(geometry.name) if check_hazards else None
+        self.checker = Checker(geometry.name, geometry.arch) if check_hazards else None
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
         per_block = bx * by * bz
@@ -362,13 +362,21 @@ class Launch:
     def _ureg(self, index: int) -> np.ndarray:
         return np.zeros(self.threads, dtype=np.uint32) if index == URZ else self.uregs[index]
 
-    def _const(self, ins, o: Operand, extra: int = 0):
+    def _active(self, mask) -> np.ndarray:
+        return np.ones(self.threads, dtype=bool) if mask is True else np.asarray(mask, dtype=bool)
+
+    def _const(self, ins, o: Operand, extra: int = 0, mask=True):
+        """The word of constant bank 0 that `o` (plus `extra` bytes) names, per thread; with an index
+        register only the threads in `mask` (the instruction's active lanes) are checked: a lane past
+        the block's threads, or one whose guard is false, holds no address."""
         if o.bank != 0:
             self._fail(ins, f"reads constant bank {o.bank}; the launch binds only bank 0", Unmodeled)
         base = o.value + extra
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + base
             bad = (offsets < 0) | (offsets + 4 > 4 * self.bank0.size) | (offsets % 4 != 0)
+            active = self._active(mask)
+            bad &= active
             if bad.any():
                 self._fail(ins, f"reads constant bank 0 outside its {4 * self.bank0.size} bytes",
                            thread=int(np.argmax(bad)))
@@ -376,9 +384,10 @@ class Launch:
                 start, given = self.g.parameters
                 past = offsets + 4 > start + given
                 past &= offsets >= start
+                past &= active
                 if past.any():
                     self._past_parameters(ins, int(offsets[int(np.argmax(past))]), thread=int(np.argmax(past)))
-            return self.bank0[offsets // 4]
+            return self.bank0[np.where(active, offsets, 0) // 4]
         if base % 4 or base + 4 > 4 * self.bank0.size:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
         if self.g.parameters is not None and base >= self.g.parameters[0] \
@@ -864,7 +873,7 @@ class Launch:
         leader = np.minimum(leader, self.threads - 1)
         self._dst(ins, o[0], np.repeat(value[leader], WARP), mask)
 
-    def _const_alignment(self, ins, o: Operand, width: int) -> None:
+    def _const_alignment(self, ins, o: Operand, width: int, mask=True) -> None:
         """Refuse an LDC.64 / ULDC.64 whose offset (the immediate, plus the index register of
         c[0x0][Rn+...]) is not a multiple of its 8 bytes: the assembler refuses the immediate, and a
         wide read is naturally aligned on the GPU (PTX's ld requires it), never two halves of pairs."""
@@ -880,7 +889,7 @@ class Launch:
             raise fault
         if o.const_reg != RZ:
             offsets = self._reg(ins, o.const_reg).astype(np.int64) + o.value
-            bad = offsets % size != 0
+            bad = (offsets % size != 0) & self._active(mask)
             if bad.any():
                 first = int(np.argmax(bad))
                 fail(f"reads {size} bytes of constant bank 0 at {int(offsets[first]):#x}, not a multiple of "
@@ -891,9 +900,11 @@ class Launch:
 
     def op_ULDC(self, ins, mods, o, mask):
         width = 2 if "64" in mods else 1
-        self._const_alignment(ins, o[1], width)
-        for k in range(width):
-            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
+        self._const_alignment(ins, o[1], width, mask)
+        # every word is read before any is written: c[0x0][URn+...] may index by its own destination
+        words = [self._const(ins, o[1], 4 * k, mask) for k in range(width)]
+        for k, word in enumerate(words):
+            self._dst(ins, o[0], word, mask, k)
         if width == 2 and o[1].value == MEMORY_DESCRIPTOR.get(self.g.arch):
             self.descriptor_loaded.add(o[0].index)
         else:
@@ -903,9 +914,12 @@ class Launch:
         width = 2 if "64" in mods else 1
         if any(m in mods for m in ("U8", "S8", "U16", "S16")):
             self._unmodeled(ins)
-        self._const_alignment(ins, o[1], width)
-        for k in range(width):
-            self._dst(ins, o[0], self._const(ins, o[1], 4 * k), mask, k)
+        self._const_alignment(ins, o[1], width, mask)
+        # every word is read before any is written: ptxas -O0 loads parameters with
+        # `LDC.64 R2, c[0x0][R2+<parameter offset>]`, whose index register is its own destination
+        words = [self._const(ins, o[1], 4 * k, mask) for k in range(width)]
+        for k, word in enumerate(words):
+            self._dst(ins, o[0], word, mask, k)
 
     def op_MOV(self, ins, mods, o, mask):
         self._dst(ins, o[0], self.u32(ins, o[1]), mask)
@@ -1407,13 +1421,15 @@ class Launch:
 
     # ------------------------------------------------------------ binary16 (packed pairs)
     def _half_operands(self, ins, operands):
-        """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair."""
+        """Packed operands as (low, high) float32 pairs; two immediates in a row are one pair, the
+        high half printed first (nvdisasm prints the word 0x3f800000 as `1.875, 0`; ptxas
+        materialises 1.0f with `HFMA2.MMA R4, -RZ, RZ, 1.875, 0`)."""
         out, ops, k = [], list(operands), 0
         while k < len(ops):
             x = ops[k]
             if x.kind in ("imm", "fimm") and k + 1 < len(ops) and ops[k + 1].kind in ("imm", "fimm"):
-                pair = [np.float32(self.f32(ins, y)) for y in ops[k:k + 2]]
-                out.append((pair[0], pair[1]))
+                high, low = [np.float32(self.f32(ins, y)) for y in ops[k:k + 2]]
+                out.append((low, high))
                 k += 2
                 continue
             if x.kind in ("imm", "fimm") or x.half == "F32":
@@ -1931,10 +1947,22 @@ class Launch:
                 self._dst(ins, d, result, mask)
 
     # ------------------------------------------------------------ global memory
+    def _holds_descriptor(self, desc: int, mask) -> bool:
+        """Whether URdesc:URdesc+1 hold the descriptor's two words of bank 0 in every active warp,
+        however they got there: ptxas -O0 copies it through registers (`MOV R8, c[0x0][0x118]`,
+        `MOV R9, c[0x0][0x11c]`, `R2UR UR4, R8`, `R2UR UR5, R9`) rather than with ULDC.64."""
+        offset = MEMORY_DESCRIPTOR.get(self.g.arch)
+        if offset is None or desc + 1 >= URZ:
+            return False
+        active = self._active(mask)
+        low, high = self._ureg(desc)[active], self._ureg(desc + 1)[active]
+        return bool(active.any()) and bool((low == self.bank0[offset // 4]).all()) and \
+            bool((high == self.bank0[offset // 4 + 1]).all())
+
     def _addresses(self, ins, m: Operand, mask, check_descriptor=True):
         if check_descriptor:
             desc = m.desc if m.desc >= 0 else 4
-            if desc not in self.descriptor_loaded:
+            if desc not in self.descriptor_loaded and not self._holds_descriptor(desc, mask):
                 self._fail(ins, f"accesses global memory through UR{desc}, which holds no memory descriptor "
                                 f"(ULDC.64 from c[0x0][{MEMORY_DESCRIPTOR.get(self.g.arch, 0):#x}])")
         if m.index != RZ and not m.wide:
@@ -2178,7 +2206,8 @@ class Launch:
             if racing.any():
                 first = int(offset[np.argmax(racing)])
                 self._fail(ins, f"shared-memory access at {first:#x} ({size} bytes) reaches bytes an LDGSTS copy "
-                                f"has not yet landed: wait for its group (LDGDEPBAR, DEPBAR.LE SB0) and a barrier "
+                                f"has not yet landed: wait for its group (LDGDEPBAR with write scoreboard 0, then DEPBAR.LE SB0, N) "
+                                f"and a barrier "
                                 f"before touching its destination", thread=self._first(mask, racing))
         return index
 
@@ -2284,8 +2313,17 @@ class Launch:
 
     def op_LDGDEPBAR(self, ins, mods, o, mask):
         """cp.async.commit_group: the copies issued since the last one form a group."""
-        self.copy_groups.append(self.copies_open)
+        # the group is counted on the scoreboard LDGDEPBAR sets (its write scoreboard; 7: none), and
+        # DEPBAR.LE SBn, N waits only for the groups counted on SBn
+        self.copy_groups.append((ins.control.write_scoreboard, self.copies_open))
         self.copies_open = []
+        if ins.control.stall == 0:
+            # a stall of 0 is the interlocked encoding: nothing issues until everything outstanding
+            # has landed (ptxas -O0 commits with `LDGDEPBAR` on no scoreboard and S00, then waits
+            # with DEPBAR.LE SB0, N on nothing: docs/simulator.md, the control-code checker)
+            for index, data in self.copy_groups.pop()[1]:
+                self.shared[index] = data
+                self.copy_pending[index] = False
 
     def op_DEPBAR(self, ins, mods, o, mask):
         """cp.async.wait_group N (DEPBAR.LE SB0, N): all but the newest N groups complete.  Groups
@@ -2293,9 +2331,10 @@ class Launch:
         and ours do)."""
         if len(o) != 2 or o[0].kind != "sb" or o[0].index != 0 or "LE" not in mods:
             self._unmodeled(ins, f"{ins.full_opcode} (DEPBAR.LE SB0, N: cp.async.wait_group)")
-        keep = int(o[1].value)
-        while len(self.copy_groups) > keep:
-            for index, data in self.copy_groups.pop(0):
+        keep, sb = int(o[1].value), o[0].index
+        while sum(1 for counted, _ in self.copy_groups if counted == sb) > keep:
+            first = next(k for k, (counted, _) in enumerate(self.copy_groups) if counted == sb)
+            for index, data in self.copy_groups.pop(first)[1]:
                 self.shared[index] = data
                 self.copy_pending[index] = False
 

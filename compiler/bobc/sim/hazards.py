@@ -4,14 +4,17 @@ Run along the instruction stream the executor issues (one timeline per
 launch: its threads issue each instruction together).  Issue cycles advance
 by each instruction's stall count (at least 1); time spent waiting on a
 scoreboard is not counted, so a fixed-latency dependency must be covered by
-stalls alone.  A read is a hazard when:
+stalls alone.  A stall count of 0 is the interlocked encoding: the next
+instruction issues once every result outstanding is written (ptxas -O0 code
+relies on it), so it completes everything in flight.  A read is a hazard when:
 - its producer was coupled and fewer than latencies.RAW cycles have passed;
 - its producer was decoupled and the instruction has not waited (wait mask)
   on the write scoreboard the producer set since it issued, or the producer
   set none;
 and a write is a hazard when it overwrites a decoupled result still in flight
 or a register a decoupled instruction has not yet read (its read scoreboard
-not waited).
+not waited, or, where it set none, sooner than latencies.WAR_UNSCORED cycles
+after it issued).  LDGDEPBAR must set the scoreboard DEPBAR waits on.
 """
 from __future__ import annotations
 
@@ -176,8 +179,10 @@ def effects(ins: Instruction) -> Effects:
 class Checker:
     """One launch's timeline of issue cycles, fixed-latency results and scoreboards."""
 
-    def __init__(self, launch: str):
+    def __init__(self, launch: str, arch: str = "SM86"):
         self.launch = launch
+        self.arch = arch                                          # nvdisasm's spelling: SM86 / SM90
+        self.raw = L.raw_table(arch)
         self.cycle = 0
         # (file, n) -> (issue cycle, writer class, the writer's address)
         self.ready: dict[tuple[str, int], tuple[int, str, int]] = {}
@@ -186,7 +191,12 @@ class Checker:
         # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
         self.unscored: dict[str, list] = {}
         self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
-        self.unread: dict[int, tuple[int, int]] = {}              # reg -> (read scoreboard, reader pc)
+        # reg -> (read scoreboard, reader pc, whether a variable-latency writer is held to it too)
+        self.unread: dict[int, tuple[int, int, bool]] = {}
+        # reg -> (issue cycle, pc, write scoreboard) of a late read with no read scoreboard: done once
+        # its write scoreboard is waited (the results land after the operands are read)
+        self.recent: dict[int, tuple[int, int, int]] = {}
+        self.fp64_pcs: set[int] = set()          # FP64 instructions that are variable latency here (sm_86)
         self._effects: dict[int, tuple] = {}
 
     def _fail(self, ins: Instruction, reason: str):
@@ -199,25 +209,38 @@ class Checker:
             e = effects(ins)
         except Unmodeled as fault:
             raise Unmodeled(f"{self.launch}: {fault.message}") from None
-        reads = [(("R", reg), f"R{reg}", L.RAW[rclass]) for reg, rclass in e.src_regs]
+        op = ins.opcode
+        reads = [(("R", reg), f"R{reg}", self.raw[rclass]) for reg, rclass in e.src_regs]
         reads += [(("P", pred), f"P{pred}", L.PREDICATE_RAW[rclass]) for pred, rclass in e.src_preds]
-        reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW) for ureg in e.src_uregs]
+        ureader = L.uniform_reader_class(op, ins.modifiers)
+        reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW[ureader]) for ureg in e.src_uregs]
         writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
-        writes += [(("P", pred), "alu") for pred in e.dst_preds]
-        writes += [(("UR", ureg), "uldc") for ureg in e.dst_uregs]
-        wclass = L.writer_class(ins.opcode, ins.modifiers)
-        # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed
-        decoupled = wclass == "decoupled" or (wclass == "fp64" and
-                                              ins.control.write_scoreboard != NO_SCOREBOARD)
-        late = [reg for reg, _ in e.src_regs] if decoupled and ins.control.read_scoreboard != NO_SCOREBOARD else []
-        return reads, writes, decoupled, late
+        writes += [(("P", pred), L.predicate_writer_class(op)) for pred in e.dst_preds]
+        writes += [(("UR", ureg), L.uniform_writer_class(op)) for ureg in e.dst_uregs]
+        wclass = L.writer_class(op, ins.modifiers)
+        # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed -- but on a
+        # target whose FP64 unit is variable latency (sm_86) always decoupled
+        fp64_queued = op in L.FP64 and self.arch in L.FP64_DECOUPLED
+        if fp64_queued:
+            self.fp64_pcs.add(ins.pc)
+        decoupled = wclass == "decoupled" or (wclass == "fp64" and (
+            fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
+        # registers read after issue: a variable-latency instruction's, a memory access's (stores
+        # and reductions included) and a conversion's or MUFU's
+        late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT"))
+        late = [reg for reg, _ in e.src_regs] if late_reader else []
+        return reads, writes, decoupled, (late, decoupled)
 
     def issue(self, ins: Instruction) -> None:
         planned = self._effects.get(ins.pc)
         if planned is None:
             planned = self._effects[ins.pc] = self._plan(ins)
-        reads, writes, decoupled, late = planned
+        reads, writes, decoupled, (late, late_decoupled) = planned
         c = ins.control
+        if ins.opcode == "LDGDEPBAR" and c.write_scoreboard == NO_SCOREBOARD and c.stall != 0:
+            self._fail(ins, "sets no write scoreboard: LDGDEPBAR counts the committed copy group on the "
+                            "scoreboard it sets, and DEPBAR.LE SBn, N waits on that scoreboard (set W0 for "
+                            "DEPBAR.LE SB0; or a stall of 0, which waits for the copies itself, as ptxas -O0)")
         if c.wait_mask:
             if self.pending:
                 for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
@@ -230,14 +253,19 @@ class Checker:
                             if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
                                 del self.pending[key]
             if self.unread:
-                for reg in [r for r, (sb, _) in self.unread.items() if c.wait_mask >> sb & 1]:
+                for reg in [r for r, (sb, _, _) in self.unread.items() if c.wait_mask >> sb & 1]:
                     del self.unread[reg]
+            if self.recent:
+                for reg in [r for r, (_, _, sb) in self.recent.items()
+                            if sb != NO_SCOREBOARD and c.wait_mask >> sb & 1]:
+                    del self.recent[reg]
         now = self.cycle
         for key, name, required in reads:
             self._read(ins, key, now, required, name)
         for key, wclass in writes:
-            self._write(ins, key, key[0] + str(key[1]))
+            self._write(ins, key, key[0] + str(key[1]), decoupled)
             if decoupled:
+                self.ready.pop(key, None)
                 self.pending[key] = (c.write_scoreboard, ins.pc)
                 if c.write_scoreboard == NO_SCOREBOARD:
                     self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
@@ -246,20 +274,41 @@ class Checker:
         if decoupled and c.write_scoreboard != NO_SCOREBOARD:
             self.last_scored.setdefault(c.write_scoreboard, {})[L.queue_of(ins.opcode)] = now
         for reg in late:
-            self.unread[reg] = (c.read_scoreboard, ins.pc)
+            if c.read_scoreboard != NO_SCOREBOARD:
+                # a store's or reduction's operands (no result of its own) are held against
+                # fixed-latency writers only: a later variable-latency write of the same memory
+                # queue lands after them (ptxas's corpus3 barriers: STS R2 with read scoreboard 3,
+                # then an LDS of R2 around the loop without waiting on it)
+                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled)
+            else:
+                self.recent[reg] = (now, ins.pc, c.write_scoreboard)
         if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
             # a GPU- or system-scope fence holds the warp far longer than any fixed latency: ptxas's
             # sm_86 code (corpus3 barriers) has VOTE read an ISETP's predicate 9 stall cycles on,
             # across MEMBAR.SC.GPU; VOTE needs 13 (latencies.predicate_reader_class)
             self.ready.clear()
+        if c.stall == 0:
+            # the interlocked encoding: the warp issues nothing more until every result outstanding
+            # (this instruction's included) is written and every operand read.  ptxas -O0 writes
+            # S00 on every instruction and sets no scoreboard at all (tests/sass/data corpus, -O0:
+            # LDG, MUFU, S2R results read by the next instruction); measured on sm_120 by basalt
+            # (github.com/sunnypatell/basalt, finding 1: a stall of 0 waits for outstanding results)
+            self.ready.clear()
+            self.pending.clear()
+            self.unscored.clear()
+            self.last_scored.clear()
+            self.unread.clear()
+            self.recent.clear()
         self.cycle = now + max(1, c.stall)
 
     def _read(self, ins, key, now, required, name):
         if key in self.pending:
             sb, producer = self.pending[key]
             if sb == NO_SCOREBOARD:
+                fp64 = (f" (on {self.arch.replace('SM', 'sm_')} the FP64 unit is variable latency: DADD, DMUL, "
+                        "DFMA and DSETP need a write scoreboard the reader waits on)") if producer in self.fp64_pcs else ""
                 self._fail(ins, f"reads {name}, written at {producer:#06x} by a variable-latency instruction "
-                                "that sets no scoreboard")
+                                f"that sets no scoreboard{fp64}")
             self._fail(ins, f"reads {name} before waiting on scoreboard {sb}, which the variable-latency "
                             f"instruction at {producer:#06x} that writes it set (wait mask "
                             f"{ins.control.wait_mask:#04x})")
@@ -273,22 +322,32 @@ class Checker:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
                                 f"{_result_class(wclass)} result needs {required}")
 
-    def _write(self, ins, key, name):
+    def _write(self, ins, key, name, decoupled=False):
         if key in self.pending:
             sb, producer = self.pending[key]
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")
-        if key[0] == "R" and key[1] in self.unread:
-            sb, reader = self.unread[key[1]]
+        if key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled):
+            sb, reader, _ = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
                             f"(read scoreboard {sb} not waited)")
+        # a variable-latency writer's result lands after its own operand reads, in order behind the
+        # earlier reads (NAK's write_after_read: 1 cycle for a decoupled writer after any reader)
+        if key[0] == "R" and key[1] in self.recent and not decoupled:
+            issued, reader, _ = self.recent[key[1]]
+            if self.cycle - issued < L.WAR_UNSCORED:
+                self._fail(ins, f"overwrites R{key[1]} {self.cycle - issued} cycles after the variable-latency "
+                                f"instruction at {reader:#06x} that reads it issued, and that instruction sets no "
+                                f"read scoreboard: set one there and wait on it here (or issue this "
+                                f"{L.WAR_UNSCORED} or more cycles later)")
 
 
 # A writer class (bobc.sim.latencies) as a message names it, with its article
 _CLASS_NAMES = {"alu": "an ALU", "fma": "an FMA", "fp16": "an FP16", "fp64": "an FP64", "mma": "an MMA",
                 "mma1x": "an MMA (1x)", "mma2x": "an MMA (2x)", "hfma2_mma": "an HFMA2.MMA", "agu": "an AGU",
                 "wide_lo": "an IMAD.WIDE low-word", "wide_hi": "an IMAD.WIDE high-word",
-                "decoupled": "a decoupled-unit", "coupled": "a coupled-unit", "guard": "a guard"}
+                "decoupled": "a decoupled-unit", "coupled": "a coupled-unit", "guard": "a guard",
+                "udp": "a uniform-datapath", "umov": "a UMOV", "uldc": "a ULDC", "voteu": "a VOTEU"}
 
 
 def _result_class(wclass: str) -> str:

@@ -63,10 +63,78 @@ RAW = {
     "decoupled": _row(4, 4, 4, 4, 4, (6, 6, 11, 15)),
     "agu": _row(5, 5, 5, 5, 5, (7, 7, 12, 16)),
 }
-# Predicates written by a coupled instruction (PredLatencySM80 Coupled):
-PREDICATE_RAW = {"coupled": 4, "fma": 5, "guard": 13, "decoupled": 13}
-# Uniform registers written by ULDC, read by a non-uniform instruction (URegLatencySM80 Uldc).
-UNIFORM_RAW = 2
+# sm_90 (Hopper): the FP64 unit is coupled (sass-facts.md: "DADD/DMUL are ... fixed-latency on
+# sm_90").  ptxas's sm_90 code never issues an FP64 reader of an FP64 result fewer than 8 cycles
+# after it (DFMA -> DADD / DFMA / DMUL, DADD -> DMUL / DFMA: 8 in tests/sass/data/corpus-sm_90.tsv),
+# where the Ampere table says 6: the checker holds sm_90 code to ptxas's minimum.
+RAW_SM90 = {**RAW, "fp64": {**RAW["fp64"], "fp64": 8}}
+
+
+def raw_table(arch: str) -> dict:
+    """The RAW table of a target (nvdisasm's SM86 / SM90 spelling)."""
+    return RAW_SM90 if arch == "SM90" else RAW
+
+
+# Predicates: PREDICATE_RAW[reader][writer] (PredLatencySM80: Coupled / FMA readers; Guard,
+# Decoupled and Disp_Alu (VOTE) readers as "guard" / "decoupled").  Writers: alu (Coupled,
+# Disp_Alu), fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64) and udp (a uniform-datapath
+# instruction's uniform predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
+# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both).
+PREDICATE_RAW = {
+    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6},
+    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6},
+    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
+    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
+    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4},
+}
+
+
+def predicate_writer_class(opcode: str) -> str:
+    if opcode.startswith("U"):
+        return "udp"
+    if opcode == "DSETP":
+        return "fp64"
+    if opcode in ("HSETP2", "HMNMX2"):
+        return "fp16"
+    return "alu"
+
+
+# Uniform registers: UNIFORM_RAW[reader][writer] (URegLatencySM80::read_after_write).  Writers:
+# udp (a uniform-datapath instruction: UIADD3, ULOP3, ULEA, USHF, UIMAD ...), umov (UMOV), uldc
+# (ULDC; also R2UR / REDUX, whose results this checker times as ULDC's), voteu (VOTEU).  Readers:
+# udp (a uniform instruction), umov (UMOV, VOTEU), uldc (ULDC's c[..][URn] index), coupled (a
+# vector fixed-latency instruction), decoupled (a vector variable-latency or address-unit one).
+# ptxas's -O3 corpus (tests/sass/data) meets every entry with equality where it has a sample:
+# UIADD3 / ULOP3 / ULEA / USHF -> uniform reader 4, UIADD3 / ULEA -> IMAD / LEA 6, ULEA -> STS /
+# SYNCS 9, UIADD3 -> UMOV 7, UMOV / ULDC -> any reader 2.
+_U = ("udp", "umov", "uldc", "voteu")
+UNIFORM_RAW = {
+    "coupled": dict(zip(_U, (6, 2, 2, 2))),
+    "decoupled": dict(zip(_U, (9, 2, 2, 2))),
+    "uldc": dict(zip(_U, (12, 5, 5, 5))),
+    "udp": dict(zip(_U, (4, 2, 2, 2))),
+    "umov": dict(zip(_U, (7, 2, 2, 2))),
+}
+
+
+def uniform_writer_class(opcode: str) -> str:
+    if opcode == "UMOV":
+        return "umov"
+    if opcode == "VOTEU":
+        return "voteu"
+    if opcode in UNIFORM_LOAD or not opcode.startswith("U"):
+        return "uldc"                  # ULDC; R2UR / REDUX / S2UR (S2UR is scoreboarded)
+    return "udp"
+
+
+def uniform_reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
+    if opcode in UNIFORM_LOAD:
+        return "uldc"
+    if opcode in ("UMOV", "VOTEU"):
+        return "umov"
+    if opcode.startswith("U"):
+        return "udp"
+    return "decoupled" if reader_class(opcode, modifiers) in ("decoupled", "agu") else "coupled"
 
 
 def _fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
@@ -122,6 +190,8 @@ def reader_class(opcode: str, modifiers: tuple[str, ...]) -> str:
 
 
 def predicate_reader_class(opcode: str) -> str:
+    if opcode.startswith("U") and opcode not in ("UTMALDG", "UTMASTG"):
+        return "udp"         # UPredLatencySM80 Udp reader (UISETP, UPLOP3, USEL ...)
     if opcode == "VOTE":
         return "guard"       # PredLatencySM80: Vote reads its predicate at dispatch (Disp_Alu), 13 cycles
     if opcode in DECOUPLED_READERS or opcode in AGU_READERS:
@@ -132,9 +202,37 @@ def predicate_reader_class(opcode: str) -> str:
 # Variable-latency units whose results return in issue order (ptxas leaves the earlier of two
 # back-to-back LDSM without a scoreboard and waits on the later one's): a result that set no
 # scoreboard is complete once a later instruction of its queue has completed.
+#
+# The multi-function queue ("xu"): ptxas's -O3 code (tests/sass/data/corpus-sm_*.tsv, both targets)
+# reads an unscoreboarded result of one of these after waiting only on a later one's scoreboard:
+# POPC then FLO (int_math: `POPC R4, R0` without a scoreboard, `FLO.U32 R5, R5` on SB0, the
+# reader of R4 waits SB0), FLO then BREV (sm_90 int_math), MUFU then MUFU (float_math:
+# MUFU.LG2 unscored, MUFU.EX2 on SB0), MUFU.RCP then FLO (div.u32 beside clz), I2F then F2I and
+# F2I then F2I (conversions).  So they return in issue order through one queue.
+# The FP64 unit where it is variable latency (sm_86): ptxas's sm_86 code reads an unscored DSETP's
+# predicate after waiting on a later DFMA's scoreboard, and an unscored DMUL's result after a later
+# DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 conversions, which run on the
+# FP64 unit too, are timed, not queued: latencies._fp64_conversion.)
 QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "LDG": "global", "LDL": "global",
-          "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant"}
+          "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
+          "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu",
+          "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
 
 
 def queue_of(opcode: str) -> str:
     return QUEUES.get(opcode, opcode)
+
+
+# Architectures whose FP64 unit (DADD / DMUL / DFMA / DSETP) is variable latency: every result needs
+# a scoreboard (sass-facts.md "DADD/DMUL are scoreboarded on sm_86"; NAK's needs_scoreboards is
+# true for RedirectedFP64 on Ampere; ptxas's sm_86 code sets one on every FP64 instruction but an
+# earlier one of an in-order pair, QUEUES).  GA10x's FP64 rate is 1/64 of FP32's.
+FP64_DECOUPLED = frozenset({"SM86"})
+
+
+# A variable-latency instruction that sets no read scoreboard: ptxas's -O3 code (both targets) never
+# overwrites one of its source registers fewer than 3 cycles after it issued (SHFL on sm_86 3, LDG on
+# sm_90 4, STS / STL 6); at 2 cycles it always sets a read scoreboard and the writer waits on it
+# (LDG / STG / STL / STS / F2I).  The checker refuses an overwrite sooner than this; a later one is
+# not checked (the hardware's read time is not published).
+WAR_UNSCORED = 3

@@ -261,6 +261,31 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
                        Control.from_word(word), unreadable)
 
 
+# Where nvdisasm prints a global access's memory descriptor (desc[URn]); for sm_86 it does not,
+# and the uniform register is read from the word (sass-facts.md: "LDG desc UR in 32..37, STG desc
+# UR in 64..69"; ptxas's sm_90 corpus, which prints desc[URn], puts LD's at 32..37 as LDG's and
+# ATOMG / RED(G) / LDGSTS's at 64..69 as STG's, and so does its sm_86 corpus for the same opcodes).
+DESCRIPTOR_PRINTED = frozenset({"SM90"})
+_DESCRIPTOR_FIELD = {"LDG": 32, "LD": 32, "STG": 64, "ATOMG": 64, "RED": 64, "REDG": 64, "LDGSTS": 64}
+
+
+def _encoded_descriptor(ins: Instruction, word: int) -> Instruction:
+    """`ins` with its global memory operand's descriptor register taken from the word.  ATOMG.CAS
+    (whose second data register sits at 64..69) and 32-bit addresses keep none."""
+    bit = _DESCRIPTOR_FIELD.get(ins.opcode)
+    if bit is None or "CAS" in ins.modifiers:
+        return ins
+    mems = [k for k, o in enumerate(ins.operands) if o.kind == "mem"]
+    if not mems:
+        return ins
+    k = mems[-1] if ins.opcode == "LDGSTS" else mems[0]          # LDGSTS [shared], [global]
+    o = ins.operands[k]
+    if o.desc >= 0 or not o.wide:
+        return ins
+    operands = ins.operands[:k] + (dataclasses.replace(o, desc=(word >> bit) & 0x3F),) + ins.operands[k + 1:]
+    return dataclasses.replace(ins, operands=operands)
+
+
 def decode(code: bytes, arch: str) -> list[Instruction]:
     """Every instruction of `code` (a whole number of 16-byte words, no padding)."""
     listing = disassembly_text(code, arch)
@@ -271,7 +296,10 @@ def decode(code: bytes, arch: str) -> list[Instruction]:
             continue
         pc = int(m.group(1), 16)
         word = int.from_bytes(code[pc:pc + INSTRUCTION_BYTES], "little")
-        out.append(parse_line(pc, m.group(2), word))
+        ins = parse_line(pc, m.group(2), word)
+        if arch not in DESCRIPTOR_PRINTED:
+            ins = _encoded_descriptor(ins, word)
+        out.append(ins)
     if len(out) != len(code) // INSTRUCTION_BYTES:
         raise SimulationFault(f"nvdisasm listed {len(out)} instructions for {len(code) // INSTRUCTION_BYTES} words")
     return out
