@@ -69,6 +69,21 @@ def c_string(data: bytes | str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def c_comment(text: bytes | str) -> str:
+    """Text a plan wrote (an identity, a step's or fill's note) as the inside of a C block comment:
+    printable ASCII kept, any other byte written as \\xNN, and a `/` after a `*` or a `*` after a
+    `/` written as \\x2f / \\x2a, so no name a plan chooses can end the comment (or open one) and
+    put C of its own into the host (probe s33 canalyze: an identity holding `*/` and a constructor
+    ran before main)."""
+    raw = text.encode() if isinstance(text, str) else text
+    out, previous = [], 0
+    for byte in raw:
+        delimiter = (previous, byte) in ((0x2A, 0x2F), (0x2F, 0x2A))
+        out.append(chr(byte) if 0x20 <= byte < 0x7F and byte != 0x5C and not delimiter else f"\\x{byte:02x}")
+        previous = byte if not delimiter else 0
+    return "".join(out)
+
+
 def _buffers(plan, images) -> list[dict]:
     sizes = {"program": len(images.program), "qmd": len(images.qmd), "pushbuffer": len(images.push),
              "gpfifo": len(images.gpfifo), "semaphores": images.manifest["sizes"]["semaphore"]}
@@ -164,7 +179,7 @@ def render(built, target: Target) -> str:
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      bytecode_cache=gcc.template_cache())
-    environment.globals.update(hex=hex, c_string=c_string, double_literal=double_literal)
+    environment.globals.update(hex=hex, c_string=c_string, c_comment=c_comment, double_literal=double_literal)
     steps = _steps(plan, manifest)
     blobs: dict[bytes, str] = {}
 
