@@ -349,7 +349,7 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
     """compile_plan without loading the program, when it was found well typed before and its
     plan for `entry` was stored (recall.py, stored.py): the stored plan is certified again and
     encoded as a loaded one is.  None when anything is missing or changed: load it."""
-    from . import recall, stored
+    from . import recall
 
     recalled = recall.recall(plan_path, target, include)
     if recalled is None:

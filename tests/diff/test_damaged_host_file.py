@@ -15,7 +15,6 @@ import os
 import struct
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
