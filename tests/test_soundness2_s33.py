@@ -84,3 +84,25 @@ def test_a_region_whose_code_is_another_kernels_is_still_refused(tmp_path):
     assert done.returncode != 0
     assert re.search(r"region linreg-predict-copy's machine code was encoded from \S*linreg-predict\.sass",
                      done.stderr), done.stderr
+
+
+def _alias(folder: Path, name: str, address: str) -> None:
+    _patch(folder, '            (lrBuffer b"arena" lrVideo lrArenaBase lrArenaBytes',
+           f'            (lrBuffer b"{name}" lrVideo {address} 0x1000\n'
+           '            (lrBuffer b"arena" lrVideo lrArenaBase lrArenaBytes')
+    _patch(folder, "(constructor NvidiaPlanHostBuffers NvidiaPlanHostBuffersEnd)))))))",
+           "(constructor NvidiaPlanHostBuffers NvidiaPlanHostBuffersEnd))))))))")
+
+
+def test_an_alias_the_certifier_accepts_is_built_and_not_mapped_again(tmp_path):
+    """An alias of the arena's first page: certified, and built on both targets; the built host's
+    buffer list maps the arena once and the alias not at all."""
+    folder = _linreg(tmp_path)
+    _alias(folder, "input-alias", "lrArenaBase")
+    for target in ("sm_86", "sm_90"):
+        done = _bobc(folder, "check", PLAN, "--target", target)
+        assert done.returncode == 0, done.stderr
+        done = _bobc(folder, "build", PLAN, "--target", target, "-o", f"host-{target}")
+        assert done.returncode == 0, done.stderr
+        host = (folder / f"host-{target}").read_bytes()
+        assert b"\0arena\0" in host and b"input-alias\0" not in host      # buffer names, C strings
