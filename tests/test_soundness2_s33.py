@@ -106,3 +106,26 @@ def test_an_alias_the_certifier_accepts_is_built_and_not_mapped_again(tmp_path):
         assert done.returncode == 0, done.stderr
         host = (folder / f"host-{target}").read_bytes()
         assert b"\0arena\0" in host and b"input-alias\0" not in host      # buffer names, C strings
+
+
+def test_a_fill_into_the_grown_program_image_is_refused_on_every_target(tmp_path):
+    """An alias just past the program buffer's declared (sm_86-sized) extent, which sm_90's program
+    image grows into, and a Fill through it before the first Submit: refused on sm_90 as a write
+    into the program buffer (on sm_86 the alias lies in no buffer, refused as that)."""
+    folder = _linreg(tmp_path)
+    tail = "(naturalAdd lrProgramBase (lrPage lrProgramBytes))"
+    _alias(folder, "tail-alias", tail)
+    _patch(folder, "      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepSubmit lrForwardLaunches 0\n"
+                   "        (lrWrite lrPredictionsFile lrPredictionsAddress linRegPredictionsBytes",
+           f"      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepFill {tail}\n"
+           "        (bytes-from-nat-le 0 4096)\n"
+           "      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepSubmit lrForwardLaunches 0\n"
+           "        (lrWrite lrPredictionsFile lrPredictionsAddress linRegPredictionsBytes")
+    _patch(folder, "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps)))))))",
+           "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepOperation lrTrainSteps))))))))")
+    done = _bobc(folder, "check", PLAN, "--target", "sm_90")
+    assert done.returncode != 0, done.stdout
+    assert re.search(r"step \d+ \(fill\) writes \[0x[0-9a-f]+, 0x[0-9a-f]+\) \(4,096 bytes\) into host buffer "
+                     r"(program|tail-alias) ", done.stderr), done.stderr
+    done = _bobc(folder, "check", PLAN, "--target", "sm_86")
+    assert done.returncode != 0 and "alias tail-alias" in done.stderr, done.stderr
