@@ -129,3 +129,25 @@ def test_a_fill_into_the_grown_program_image_is_refused_on_every_target(tmp_path
                      r"(program|tail-alias) ", done.stderr), done.stderr
     done = _bobc(folder, "check", PLAN, "--target", "sm_86")
     assert done.returncode != 0 and "alias tail-alias" in done.stderr, done.stderr
+
+
+def test_a_plan_roots_copy_of_a_library_module_lacking_a_field_is_refused(tmp_path):
+    """The plan root holds its own copy of WholeProgramPlan.bob (it shadows specs/'s) with one field
+    of NvidiaWholeProgramPlan renamed: refused, naming the family, where the copy declares it and
+    the field it lacks; no traceback."""
+    folder = _linreg(tmp_path)
+    module = "Hardware/Nvidia/SM86/Command/WholeProgramPlan.bob"
+    library = (REPOSITORY / "specs" / module).read_text(encoding="utf-8")
+    old = "field unrestricted nvidiaWholeProgramComponent :"
+    assert library.count(old) == 1
+    (folder / module).parent.mkdir(parents=True)
+    (folder / module).write_text(library.replace(old, "field unrestricted nvidiaWholeProgramPiece :"),
+                                 encoding="utf-8")
+    line = next(n for n, text in enumerate(library.splitlines(), 1)
+                if re.match(r"\s*family NvidiaWholeProgramPlan\b", text))
+    done = _bobc(folder, "check", PLAN, "--target", "sm_86")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "KeyError" not in done.stderr, done.stderr
+    assert re.search(rf"family NvidiaWholeProgramPlan\S* constructor \S+, declared at "
+                     rf"{re.escape(module)}:{line}:\d+ .*lacks field nvidiaWholeProgramComponent",
+                     done.stderr), done.stderr
