@@ -276,7 +276,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         pointer_faults = [followed(following, place(plan.program, "architecture"))] if following else []
     return (device_faults + pointer_faults + check_residents(plan)
             + contract_faults + buffer_faults
-            + register_faults + check_schedule(plan) + check_host_steps(plan, target, folders))
+            + register_faults + check_schedule(plan) + check_host_steps(plan, target, folders, contracts))
 
 
 def built_for(plan: Plan, target: Target) -> bool:

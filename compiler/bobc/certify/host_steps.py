@@ -34,15 +34,16 @@ _EXTENTS = {
 }
 
 
-def check_host_steps(plan: Plan, target=None, folders=()) -> list[Finding]:
+def check_host_steps(plan: Plan, target=None, folders=(), contracts=None) -> list[Finding]:
     """Every fault of the host's schedule (the module's docstring).  With the build's `target`
     (and the kernel search `folders` the build encodes with), each Reissue's entry is held to
-    the ring image's entry of its piece (check_reissues)."""
+    the ring image's entry of its piece (check_reissues), and the buffers are the ones the host
+    maps for `target`'s images (_mapped_spans; `contracts`: the program image's tensor maps)."""
     host = plan.host
     if host is None:
         return []
-    buffers = [(b.name, b.gpu, b.gpu + b.extent) for b in host.buffers]
-    out: list[Finding] = check_host_writes(plan)
+    buffers = _mapped_spans(plan, target, contracts)
+    out: list[Finding] = check_host_writes(plan, target, contracts)
     if target is not None:
         out += check_reissues(plan, target, folders)
     seen: set = set()
@@ -122,18 +123,43 @@ def _writes(step) -> list[tuple[str, int, int]]:
     return [w for w in out if w[2]]
 
 
-def check_host_writes(plan: Plan) -> list[Finding]:
+def _mapped_spans(plan: Plan, target=None, contracts=None) -> list[tuple[str, int, int]]:
+    """(name, low, high) of each host buffer as the host maps it for `target`: a command buffer
+    grown to its image where the target's image is larger (certify/buffers.py
+    host_buffer_extents: sm_90's parameter blocks and QMD slots are larger than the sm_86 extents
+    a plan declares), an alias its own declared bytes.  Without a target, or where the images
+    cannot be laid out (check_host_buffers says why), the declared extents."""
+    declared = [(b.name, b.gpu, b.gpu + b.extent) for b in plan.host.buffers]
+    if target is None:
+        return declared
+    from ..errors import BobcError
+    from .buffers import host_buffer_extents
+
+    try:
+        sized = host_buffer_extents(plan, target, contracts)
+    except BobcError:
+        return declared
+    out = []
+    for name, low, high in declared:
+        address, size = sized.get(name, (low, high - low))
+        out.append((name, low, max(high, low + size) if address == low else high))
+    return out
+
+
+def check_host_writes(plan: Plan, target=None, contracts=None) -> list[Finding]:
     """No host step writes the machine's own buffers (docs/host-steps.md, "What a step may
     write"): the program table (code and parameter blocks), the QMDs, the pushbuffer, the
     semaphores and the GPFIFO ring, nor an alias of their bytes, hold what the certifier checked
     (or what the host itself keeps), and a step that rewrote them would have the GPU run words
     nobody checked.  A step writes only into the plan's data buffers (the arena's, a staging
     buffer's); a Commands step's mapped write that lies in no buffer is refused too (the hosts
-    would stop it with status 10 on every invocation)."""
+    would stop it with status 10 on every invocation).  With the build's `target`, a machine
+    buffer is its whole extent as the host maps it for that target's images (_mapped_spans),
+    and an alias inside that extent is its bytes."""
     host = plan.host
     if host is None:
         return []
-    spans = [(b.name, b.gpu, b.gpu + b.extent) for b in host.buffers]
+    spans = _mapped_spans(plan, target, contracts)
     machine = [(name, low, high) for name, low, high in spans if name in MACHINE_BUFFERS]
     # an alias (a second view of bytes, docs: certify/buffers.py) inside a machine buffer is that buffer
     held = {name: what for name, _, _ in machine for what in (MACHINE_BUFFERS[name],)}

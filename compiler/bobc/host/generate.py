@@ -85,9 +85,13 @@ def c_comment(text: bytes | str) -> str:
 
 
 def _buffers(plan, images) -> list[dict]:
+    """The buffers the host maps, each sized for this target's images.  A buffer whose name ends
+    in "-alias" maps bytes of the one buffer it lies inside (bobc.certify.buffers): it is not
+    mapped again (the host finds an address in the buffer holding it), and only the others must
+    be disjoint, as the certifier holds them."""
     sizes = {"program": len(images.program), "qmd": len(images.qmd), "pushbuffer": len(images.push),
              "gpfifo": len(images.gpfifo), "semaphores": images.manifest["sizes"]["semaphore"]}
-    out = []
+    out, aliases = [], []
     for b in plan.host.buffers:
         if b.memory not in LOCATIONS:
             raise HostGenerationError(f"buffer {b.name} asks for {b.memory} memory; this host maps "
@@ -98,6 +102,9 @@ def _buffers(plan, images) -> list[dict]:
         # A target's images may outgrow the extent the (sm_86) plan computed: sm_90's
         # parameter blocks and QMD slots are larger.  The buffer takes the larger.
         size = _page(max(b.extent, sizes.get(b.name, 0)))
+        if b.name.endswith("-alias"):
+            aliases.append((b.name, b.gpu, b.gpu + b.extent))      # its own bytes, never grown
+            continue
         out.append({"name": b.name, "gpu": b.gpu, "size": size, "location": LOCATIONS[b.memory],
                     "section": sections.PREFIX + BUFFER_SECTIONS[b.name] if b.name in BUFFER_SECTIONS else None})
     ordered = sorted(out, key=lambda b: b["gpu"])
@@ -106,6 +113,12 @@ def _buffers(plan, images) -> list[dict]:
             raise HostGenerationError(
                 f"host buffers {low['name']} [0x{low['gpu']:x}, 0x{low['gpu'] + low['size']:x}) and "
                 f"{high['name']} [0x{high['gpu']:x}, ...) overlap once sized for this target's images")
+    for name, low, high in aliases:       # the certifier refuses these first; a backstop for uncertified plans
+        homes = [b["name"] for b in out if b["gpu"] <= low and high <= b["gpu"] + b["size"]]
+        if len(homes) != 1:
+            raise HostGenerationError(f"alias {name} [0x{low:x}, 0x{high:x}) lies inside "
+                                      f"{len(homes)} of the buffers the host maps; an alias maps bytes of "
+                                      f"exactly one")
     return out
 
 

@@ -85,6 +85,50 @@ def is_library_family(declaration) -> bool:
     return known
 
 
+_LIBRARY_FIELDS: dict = {}       # (specs folder, module, family, constructor) -> its fields' names, or None
+
+
+def library_fields(declaration, constructor: str) -> tuple | None:
+    """The field names of constructor `constructor` of the family `declaration` names, as the
+    library's own module (its file in specs/) declares it: None where that file declares no such
+    family or constructor.  A plan root may hold its own copy of a library module (the search
+    order lets it shadow specs/), whose family the extractor must not read by the library's
+    field names unless it has them."""
+    from ..language import syntax
+    from ..language.modules import module_relative_path, parse_cached, specs_folder
+
+    key = (str(specs_folder()), declaration.module, declaration.name, constructor)
+    if key not in _LIBRARY_FIELDS:
+        found = None
+        try:
+            module = parse_cached(specs_folder() / module_relative_path(declaration.module))
+        except (BobcError, OSError):
+            module = None
+        for d in getattr(module, "declarations", ()):
+            if isinstance(d, syntax.FamilyDeclaration) and d.name == declaration.name:
+                for c in d.constructors:
+                    if c.name == constructor:
+                        found = tuple(b.name for b in c.fields)
+        _LIBRARY_FIELDS[key] = found
+    return _LIBRARY_FIELDS[key]
+
+
+class _Fields(dict):
+    """A constructor's fields by name; reading a field its family's declaration lacks is refused
+    (never a KeyError), naming the family, where it is declared and the field."""
+
+    def __init__(self, reader, vcon):
+        super().__init__(zip(vcon.field_names, vcon.fields))
+        self.reader, self.vcon = reader, vcon
+
+    def __missing__(self, name):
+        v = self.vcon
+        self.reader.fail(f"family {v.family} (declared at {v.declaration.span}, module {v.declaration.module}) "
+                         f"has no field {name} in its constructor {v.constructor} (its fields: "
+                         f"{', '.join(v.field_names) or 'none'}), which the compiler reads: declare the family "
+                         f"as the library does, or use the library's module")
+
+
 def library_family_module(name: str) -> str | None:
     """The library module that declares family `name` (its modules parsed), or None: only for a
     refusal's words."""
@@ -129,11 +173,40 @@ class _Reader:
                       f"{'import ' + library + ' and ' if library else ''}use the library's", value)
         if constructor is not None and v.constructor != constructor:
             self.fail(f"{what} should be {family}.{constructor}, got {family}.{v.constructor}", value)
+        self._library_fields(v, what, value)
         return v
 
+    def _library_fields(self, v, what: str, value) -> None:
+        """Refuse a library family's constructor whose fields are not the library's: a plan root's
+        copy of the library module (which shadows specs/) whose family lacks, renames or reorders a
+        field the compiler reads (by name, or by position)."""
+        if getattr(v.ctor, "_library_fields_checked", False):       # once per declaration: con is hot
+            return
+        library = library_fields(v.declaration, v.constructor)
+        own = tuple(v.field_names)
+        if library is None or library == own:
+            v.ctor._library_fields_checked = True
+            return
+        missing = [name for name in library if name not in own]
+        extra = [name for name in own if name not in library]
+        differs = (f"lacks field{'s' if len(missing) > 1 else ''} {', '.join(missing)}" if missing
+                   else "declares the library's fields in another order")
+        if extra:
+            differs += f" and has {', '.join(extra)}, which the library's has not"
+        from ..language.modules import module_relative_path, specs_folder
+
+        from ..errors import shown_path
+
+        order = "" if missing else f" ({', '.join(library)})"
+        self.fail(f"{what}: family {v.family}'s constructor {v.constructor}, declared at {v.declaration.span} "
+                  f"(module {v.declaration.module}, shadowing the library's "
+                  f"{shown_path(specs_folder() / module_relative_path(v.declaration.module))}), {differs}; "
+                  f"the compiler reads the library's fields{order}: declare them as the library does, or "
+                  f"remove the copy and use the library's module", value)
+
     def fields(self, vcon) -> dict:
-        """The constructor's fields by name, unforced."""
-        return dict(zip(vcon.field_names, vcon.fields))
+        """The constructor's fields by name, unforced: reading one its declaration lacks is refused."""
+        return _Fields(self, vcon)
 
     def nat(self, value, what: str) -> int:
         v = self.program.force(value)

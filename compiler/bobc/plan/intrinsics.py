@@ -167,8 +167,10 @@ class _Encoders:
 
     def __init__(self):
         self.kernels: dict = {}      # (path, mtime, target name) -> assembled object
-        self.by_code: dict = {}      # machine code -> assembled object (for kernel_registers)
-        self.sources: dict = {}      # machine code -> the source it was assembled from (kernel_sources)
+        # machine code -> {kernel identity (its source's name) -> (the source, its assembly)}:
+        # two sources may assemble to the same bytes (a kernel under two identities), and a
+        # region's source is the one of its own identity among them (_assembled_as)
+        self.by_code: dict = {}
         self.images: dict = {}       # (plan without component, target name) -> images
         # the plans extracted, by their value's key: one extraction for a plan's four images
         self.programs = ProgramMemo()
@@ -192,8 +194,8 @@ class _Encoders:
         if key not in self.kernels:
             assembled = assemble_kernel(path, context.target)
             self.kernels[key] = assembled
-            self.by_code[bytes(assembled.code)] = assembled
-            self.sources[bytes(assembled.code)] = path
+            identity = path.name.split(".")[0]       # x.sass and its variant x.sm_90.sass: kernel x
+            self.by_code.setdefault(bytes(assembled.code), {})[identity] = (path, assembled)
         return path, self.kernels[key]
 
     def kernel(self, value, context):
@@ -265,33 +267,40 @@ def default_intrinsics() -> Intrinsics:
     return registry
 
 
-def kernel_sources(registry: Intrinsics, plan) -> dict[str, Path]:
-    """Region identity -> the source its code was assembled from (bobc.certify's `encoded_from`),
-    for the regions of `plan` whose code this registry assembled."""
+def _assembled_as(registry: Intrinsics, plan) -> dict:
+    """Region identity -> (the source, its assembly) the build assembled the region's code from,
+    for the regions of `plan` whose code this registry assembled.  A region's source is found by
+    its identity: the source of that name (x.sass or its variant x.<target>.sass) among those
+    assembled to the region's very bytes.  Two kernels whose sources assemble to identical
+    bytes are two identities of the same code, and each region is its own identity's; only
+    where no source of the region's identity gave its bytes is it another kernel's (the last
+    such assembled), which bobc.certify's kernel_contracts refuses."""
     encoders = getattr(registry, "encoders", None)
     if encoders is None:
         return {}
-    return {region.identity: encoders.sources[region.code]
-            for region in plan.program.regions if region.code in encoders.sources}
+    out = {}
+    for region in plan.program.regions:
+        assembled = encoders.by_code.get(bytes(region.code))
+        if assembled:
+            out[region.identity] = assembled.get(region.identity) or list(assembled.values())[-1]
+    return out
+
+
+def kernel_sources(registry: Intrinsics, plan) -> dict[str, Path]:
+    """Region identity -> the source its code was assembled from (bobc.certify's `encoded_from`),
+    for the regions of `plan` whose code this registry assembled (_assembled_as)."""
+    return {identity: path for identity, (path, _) in _assembled_as(registry, plan).items()}
 
 
 def kernel_registers(registry: Intrinsics, plan) -> dict[str, int]:
     """Region identity -> the registers its assembled kernel needs (bobc.certify's `needs`),
-    for the regions of `plan` (a Plan) whose code this registry assembled."""
-    encoders = getattr(registry, "encoders", None)
-    if encoders is None:
-        return {}
-    return {region.identity: encoders.by_code[region.code].registers
-            for region in plan.program.regions if region.code in encoders.by_code}
+    for the regions of `plan` (a Plan) whose code this registry assembled (_assembled_as)."""
+    return {identity: assembled.registers for identity, (_, assembled) in _assembled_as(registry, plan).items()}
 
 
 def kernel_assemblies(registry: Intrinsics, plan) -> dict:
     """Region identity -> the kernel as this registry assembled it for the region's code (a
     plan's kernel: with the target's launch prologue), for the regions of `plan` whose code
-    this registry assembled: the certifier reads the code's parameter reads off it rather than
-    assembling the source again (bobc.certify's `assembled`)."""
-    encoders = getattr(registry, "encoders", None)
-    if encoders is None:
-        return {}
-    return {region.identity: encoders.by_code[region.code]
-            for region in plan.program.regions if region.code in encoders.by_code}
+    this registry assembled (_assembled_as): the certifier reads the code's parameter reads off
+    it rather than assembling the source again (bobc.certify's `assembled`)."""
+    return {identity: assembled for identity, (_, assembled) in _assembled_as(registry, plan).items()}
