@@ -134,7 +134,10 @@ def test_a_changed_entry_point_and_a_grown_bss_are_differences(built, tmp_path):
     assert f"host.section[.bss] = {size + 0x1000} bytes, NOBITS" in dumped
 
 
-def test_inspect_refuses_a_host_whose_manifest_is_not_json_as_dump_and_diff_do(built, tmp_path):
+def test_inspect_refuses_a_host_whose_manifest_is_damaged_as_dump_and_diff_do(built, tmp_path):
+    """A flipped byte in .bobc.manifest: the section's sha256 no longer matches the manifest identity
+    its version text records (session 33: the host refuses it, exit 9), and inspect, dump and diff
+    say so in the same words, before any JSON is read."""
     from bobc.host import sections
 
     host, _, _ = built
@@ -147,7 +150,8 @@ def test_inspect_refuses_a_host_whose_manifest_is_not_json_as_dump_and_diff_do(b
     results = [bobc(command, damaged) for command in ("inspect", "dump")] + [bobc("diff", host, damaged)]
     for done, code in zip(results, (1, 1, 2)):     # a file refused; diff's "cannot compare" (probe s30 cli 7)
         assert done.returncode == code, done.stdout + done.stderr
-        assert f"{damaged} (.bobc.manifest) is not JSON: " in done.stderr and "Traceback" not in done.stderr
+        assert f"{damaged} is damaged: its .bobc.manifest section's sha256 is " in done.stderr
+        assert "Traceback" not in done.stderr
     assert bobc("inspect", "--json", damaged).returncode == 1
 
 
