@@ -199,14 +199,15 @@ def length_refusal(interval: int | None, publications: int | None, config: str =
 def shape_refusal(config: str) -> str:
     """Why --config CONFIG builds no host ('' when it may): the plan's shape rules
     (Coppelius.Model.coppeliusShapeRefusal), before any copy is made or built."""
-    from .checkpoint import config_named, host_refusal
+    from .checkpoint import config_refusal
 
-    try:
-        config_named(config)
-    except ValueError as error:
-        return f"--config: {error}"
-    said = host_refusal(config)
-    return f"--config {config}: no host serves this shape: {said} (docs/coppelius.md, \"Shapes\")" if said else ""
+    return config_refusal(config)
+
+
+class Refused(ValueError):
+    """A run length or shape no host serves, refused before anything is built: a usage error."""
+
+    exit_code = 2
 
 
 def build(target: str, output: Path, interval: int | None = None, publications: int | None = None,
@@ -218,7 +219,7 @@ def build(target: str, output: Path, interval: int | None = None, publications: 
                     lambda: length_refusal(interval, publications, config), lambda: shape_refusal(config)):
         said = refusal()
         if said:
-            raise ValueError(said)
+            raise Refused(said)
     if interval is None and publications is None and config == "small":
         return build_from(EXAMPLE, target, output, max_evaluation_steps)
     with tempfile.TemporaryDirectory(prefix="coppelius-host-") as scratch:
@@ -274,8 +275,8 @@ def _positive(text: str) -> int:
 
 
 def main(argv=None) -> int:
-    """The command line; its exit code: 0 built, 2 a usage error (the run refused before anything is
-    built among them), bobc's own when bobc refused (1, 8 an output it cannot write), else 1."""
+    """The command line; its exit code: 0 built, 2 a usage error (the run or the --config shape refused
+    before anything is built among them), bobc's own when bobc refused (1, 8 an output it cannot write), else 1."""
     description = " ".join(__doc__.split("\n\n")[0].split())      # the docstring's first paragraph
     parser = argparse.ArgumentParser(prog="python -m coppelius_host.build", description=description)
     parser.add_argument("target", choices=("sm_86", "sm_90"),
@@ -295,7 +296,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-evaluation-steps", type=_positive, metavar="S",
                         help="bobc build's evaluation-step limit (docs/limits.md), for a plan meant to take more")
     args = parser.parse_args(argv)
-    refusal = length_refusal(args.interval, args.publications, args.config)
+    refusal = length_refusal(args.interval, args.publications, args.config) or shape_refusal(args.config)
     if refusal:
         parser.error(refusal)
     try:

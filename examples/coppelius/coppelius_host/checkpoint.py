@@ -56,13 +56,32 @@ def host_refusal(name: str) -> str:
 
     from bobc.language import load_program
 
-    config = config_named(name)
+    config_named("small")                    # coppelius_model on the path
+    from coppelius_model.config import shape_numbers
+
+    # the numbers, not the configuration: a width the model cannot be laid out with (not a multiple of
+    # the head dimension) is still judged by the rules, every broken one named
+    layers, width, context, chunk = shape_numbers(name)
     with tempfile.TemporaryDirectory(prefix="coppelius-shape-") as folder:
         probe = Path(folder) / "ShapeProbe.bob"
         probe.write_text("module ShapeProbe\n\nimport Coppelius.Model\n\ndef refusal : Bytes = (coppeliusShapeRefusal "
-                         f"{config.layers} {config.width} {config.context} {config.chunk_bytes})\n", encoding="utf-8")
+                         f"{layers} {width} {context} {chunk})\n", encoding="utf-8")
         program = load_program(probe, include=[EXAMPLE])
         return bytes(program.value("refusal").value).decode("utf-8", "replace")
+
+
+def config_refusal(name: str) -> str:
+    """Why `--config NAME` is refused ('' when a host serves it), as every tool says it (checkpoint,
+    build, sim_compare; a usage error, exit 2): a name that is no shape, or the shape rules
+    (host_refusal: the plan's own), every broken rule's field, value and owner."""
+    config_named("small")                    # coppelius_model on the path
+    from coppelius_model.config import shape_numbers
+    try:
+        shape_numbers(name)
+    except ValueError as error:
+        return f"--config: {error}"
+    said = host_refusal(name)
+    return f"--config: no host serves configuration {name}: {said} (docs/coppelius.md, \"Shapes\")" if said else ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -209,15 +228,9 @@ def main(argv=None) -> int:
     from bobc.reference import safe_io
     from bobc.reference.errors import FileRefused, ForeignCheckpoint
 
-    try:
-        config_named(args.config)
-    except ValueError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return 2
-    refusal = host_refusal(args.config)
-    if refusal:
-        print(f"{prog}: error: no host serves configuration {args.config}: {refusal} (docs/coppelius.md, the shape "
-              f"rules)", file=sys.stderr)
+    refusal = config_refusal(args.config)
+    if refusal:                              # a usage error, as build's and sim_compare's
+        print(f"{prog}: error: {refusal}", file=sys.stderr)
         return 2
     if args.command == "fresh":
         try:

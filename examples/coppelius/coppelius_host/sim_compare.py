@@ -15,7 +15,8 @@ the seed given here).  N invocations are chained, each from the last one's check
 host writes anything (what a GPU whose fresh pages are not zero gives a host that does not
 clear them; the native host clears them: docs/native-host.md), so a dependence on memory
 nobody wrote shows.  Prints, per publication, the host's losses beside the reference's and
-the master weights' differences; exits 1 when a tolerance fails.
+the master weights' differences; exits 1 when a tolerance fails, 2 on a usage error (among them a
+--config no host serves, or not HOST's own shape: both refused before anything is simulated).
 """
 from __future__ import annotations
 
@@ -111,6 +112,53 @@ class Compared:
                 f"relative {self.relative}")
 
 
+def host_schema(host: Path) -> bytes:
+    """The checkpoint schema identity HOST's program declares (its request's, which the host
+    compares a checkpoint's with: bobc.native.request), read without running it."""
+    from bobc.native import artifact
+    from bobc.native.program import decode
+    from bobc.native.request import parse_request
+
+    split = artifact.split(Path(host).read_bytes(), str(host))
+    for command in decode(split.program).commands:
+        if command.name == "RequestOpen":
+            return parse_request(command.data).schema
+    raise ValueError(f"{host} opens no request: give a host built by coppelius_host.build")
+
+
+def config_mismatch(host: Path, config_name: str) -> str:
+    """Why `--config CONFIG` is not HOST's shape ('' when it is): the shape rules first (the
+    checkpoint and build tools' words), then HOST's schema identity against the one a host of
+    CONFIG declares (the plan's coppeliusCheckpointContract for CONFIG)."""
+    refused = C.config_refusal(config_name)
+    if refused:
+        return refused
+    built, asked = host_schema(host), C.contract(config_name).schema
+    if built == asked:
+        return ""
+    import re
+
+    from coppelius_model.config import named
+
+    # the plan's shape identity, coppelius-NAME-v1 (CoppeliusConfig.identity), inside the schema's
+    found = re.search(rb"\|coppelius-([0-9a-z:]+)-v1\|", built)
+    if found is not None:
+        shape = found.group(1).decode()
+        if named(shape).identity != named(config_name).identity:
+            return (f"--config {config_name}: the host {host} is built for configuration {shape} (its checkpoint "
+                    f"schema names coppelius-{shape}-v1), and {config_name} is the configuration asked for: pass "
+                    f"--config {shape}, or a host built with coppelius_host.build --config {config_name}")
+    return (f"--config {config_name}: the host {host} declares the checkpoint schema {built.decode(errors='replace')!r}, "
+            f"and a host of configuration {config_name} (asked for) declares {asked.decode(errors='replace')!r}: "
+            f"pass the --config the host was built with")
+
+
+class ConfigRefused(ValueError):
+    """--config names no shape a host serves, or not HOST's: a usage error (exit 2)."""
+
+    exit_code = 2
+
+
 def compare(host: Path, stream_path: Path, fresh: Path, out: Path, invocations: int = 1, seed: int = 0,
             poison: bytes | None = None, config_name: str = "small", say=print) -> list[Compared]:
     """Run `invocations` chained invocations of the simulated host and compare each publication
@@ -119,6 +167,9 @@ def compare(host: Path, stream_path: Path, fresh: Path, out: Path, invocations: 
         sys.path.insert(0, str(EXAMPLE))
     from coppelius_model import model
 
+    mismatch = config_mismatch(host, config_name)      # before anything is simulated
+    if mismatch:
+        raise ConfigRefused(mismatch)
     config = C.config_named(config_name)
     text = _stream_bytes(stream_path)
     state = model.fresh_state(config, seed)
@@ -187,8 +238,16 @@ def main(argv=None) -> int:
         poison = bytes.fromhex(args.poison) if args.poison else None
     except ValueError:
         parser.error(f"--poison {args.poison!r} is not hex bytes (e.g. a5 or deadbeef)")
-    args.out.mkdir(parents=True, exist_ok=True)
     from bobc.errors import BobcError
+    from bobc.native.artifact import DamagedHost
+    from bobc.native.program import ProgramError
+    try:
+        mismatch = config_mismatch(args.host, args.config)
+    except (DamagedHost, ProgramError, BobcError, ValueError) as error:
+        parser.error(f"{args.host}: {getattr(error, 'message', error)}: give a host built by coppelius_host.build")
+    if mismatch:
+        parser.error(mismatch)
+    args.out.mkdir(parents=True, exist_ok=True)
     try:
         compared = compare(args.host, args.stream, args.checkpoint, args.out, args.invocations, args.seed,
                            poison, args.config)

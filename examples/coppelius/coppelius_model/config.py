@@ -83,6 +83,12 @@ class CoppeliusConfig:
 
     def __post_init__(self):
         if self.width <= 0 or self.width % self.head_dimension:
+            # a shape of the served family (heads of 64): the plan's shape rules say why no host serves
+            # it, every broken rule (the width's among them, as coppeliusShapeRefusal says it)
+            said = shape_refusal(self.layers, self.width, self.context, self.chunk_bytes) \
+                if self.head_dimension == HEAD_DIMENSION else ""
+            if said:
+                raise ShapeRefused(self.name, said)
             raise ValueError(f"width {self.width} is not a positive multiple of the head dimension {self.head_dimension}")
 
     def tensors(self) -> list[Tensor]:
@@ -138,6 +144,15 @@ CONFIGS = {c.name: c for c in (SMALL, LARGE, TINY)}
 SHAPE_NAME = re.compile(r"(\d+)x(\d+)x(\d+)(?::(\d+))?")
 
 
+class ShapeRefused(ValueError):
+    """A shape no host serves, refused by the shape rules (shape_refusal: the plan's
+    coppeliusShapeRefusal): `refusal` is every broken rule with its field, value and owner."""
+
+    def __init__(self, name: str, refusal: str):
+        super().__init__(f"no host serves configuration {name}: {refusal} (docs/coppelius.md, \"Shapes\")")
+        self.name, self.refusal = name, refusal
+
+
 def canonical_name(layers: int, width: int, context: int, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> str:
     """A shape's one name: LAYERSxWIDTHxCONTEXT in decimal without leading zeros, then :CHUNK_BYTES
     unless it is the default chunk (what its identity, coppelius-NAME-v1, is made of)."""
@@ -158,8 +173,7 @@ def named(name: str) -> CoppeliusConfig:
         # tool refuses it (its width and context are below the kernels' rules), so it is not offered
         raise ValueError(f"no Coppelius configuration {name!r}: name one of {', '.join(served_names())} or a "
                          f"shape LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES], e.g. 1x256x128")
-    layers, width, context, chunk = match.groups()
-    shape = (int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES)
+    shape = shape_numbers(name)
     for known in (SMALL, LARGE):
         if shape == (known.layers, known.width, known.context, known.chunk_bytes):
             return known
@@ -259,6 +273,32 @@ def shape_refusal(layers: int, width: int, context: int, chunk: int) -> str:
          "choose fewer layers or a larger chunk)"),
     ]
     return "; ".join(f"{field} {value} {rule}" for broken, field, value, rule in rules if broken)
+
+
+def shape_numbers(name: str) -> tuple[int, int, int, int]:
+    """(layers, width, context, chunk bytes) of a configuration's name (small, large, tiny or
+    LAYERSxWIDTHxCONTEXT[:CHUNK_BYTES]) without making the configuration, so that the shape rules
+    can judge a shape whose width the model cannot even be laid out with; ValueError for a name
+    that is no shape (named's words)."""
+    if name in CONFIGS:
+        c = CONFIGS[name]
+        return c.layers, c.width, c.context, c.chunk_bytes
+    match = SHAPE_NAME.fullmatch(name)
+    if match is None:
+        return named(name).layers, 0, 0, 0        # raises named's refusal of the name
+    layers, width, context, chunk = match.groups()
+    return int(layers), int(width), int(context), int(chunk) if chunk else DEFAULT_CHUNK_BYTES
+
+
+def name_refusal(name: str) -> str:
+    """Why no host serves configuration `name` ('' when one may): the shape rules (shape_refusal),
+    or that the name is no shape, in the words every tool prints after `--config`."""
+    try:
+        shape = shape_numbers(name)
+    except ValueError as error:
+        return str(error)
+    said = shape_refusal(*shape)
+    return f"no host serves configuration {name}: {said} (docs/coppelius.md, \"Shapes\")" if said else ""
 
 
 def config_refusal(config: CoppeliusConfig) -> str:
