@@ -594,9 +594,11 @@ def _stop_line(line: str) -> None:
 def _stdout_failed(args, failure: OSError) -> None:
     _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
     try:
-        print(f"bobc {args.command}: error: cannot write to stdout: {failure.strerror or failure}",
+        from .reference.safe_io import write_failure           # the host's words (EFBIG: ulimit -f and its value)
+
+        print(f"bobc {args.command}: error: cannot write to stdout: {write_failure(failure)}",
               file=sys.stderr)
-    except (OSError, ValueError):
+    except (OSError, ValueError, MemoryError):
         pass
 
 
@@ -647,8 +649,10 @@ def say(line: str, command: str) -> None:
     except OSError as failure:
         _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
         try:
+            from .reference.safe_io import write_failure       # the host's words (EFBIG: ulimit -f and its value)
+
             print(f"bobc {command}: the output was written, but its message could not be printed on stdout "
-                  f"({failure.strerror or failure}): {line}", file=sys.stderr)
+                  f"({write_failure(failure)}): {line}", file=sys.stderr)
         except (OSError, ValueError):
             pass
 
