@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -565,18 +566,39 @@ def _resource_stop(args, stop, taken: dict) -> int:
         stop.exit_code = 1
     if getattr(args, "json", False):
         _json_refusal(args, stop)
-    from .reference.safe_io import stderr_line
-
-    stderr_line(f"bobc {args.command}: {stop.render()}")
+    _stop_line(f"bobc {args.command}: {stop.render()}")
     return stop.exit_code
+
+
+def _stop_line(line: str) -> None:
+    """Write a resource stop's line on stderr, as reference.safe_io.stderr_line does (a path's own
+    bytes), with what is already imported: the import that ran out of memory may be safe_io's own,
+    and importing it again here ran out too, a second traceback in place of the line (probe s33
+    docs33 finding 3)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        print(line, file=stream, flush=True)
+        return
+    try:
+        data = os.fsencode(line + "\n")
+    except UnicodeEncodeError:
+        data = (line + "\n").encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def _stdout_failed(args, failure: OSError) -> None:
     _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
     try:
-        print(f"bobc {args.command}: error: cannot write to stdout: {failure.strerror or failure}",
+        from .reference.safe_io import write_failure           # the host's words (EFBIG: ulimit -f and its value)
+
+        print(f"bobc {args.command}: error: cannot write to stdout: {write_failure(failure)}",
               file=sys.stderr)
-    except (OSError, ValueError):
+    except (OSError, ValueError, MemoryError):
         pass
 
 
@@ -627,8 +649,10 @@ def say(line: str, command: str) -> None:
     except OSError as failure:
         _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
         try:
+            from .reference.safe_io import write_failure       # the host's words (EFBIG: ulimit -f and its value)
+
             print(f"bobc {command}: the output was written, but its message could not be printed on stdout "
-                  f"({failure.strerror or failure}): {line}", file=sys.stderr)
+                  f"({write_failure(failure)}): {line}", file=sys.stderr)
         except (OSError, ValueError):
             pass
 

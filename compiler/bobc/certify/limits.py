@@ -51,13 +51,19 @@ SUBMISSION_COUNT = 1 << 16
 
 def bound_language_structures() -> None:
     """Have the evaluator refuse a loop that builds a launch schedule of more than LAUNCH_COUNT
-    launches as soon as the loop ends (language/limits.py STRUCTURE_BOUNDS): the count past the
-    bound is then refused in about a second, not after the plan's arena certificate and the
-    extraction have walked every launch (minutes, probe s33 fuzzplan finding 4).  The launches are
-    the schedule's NvidiaLaunchScheduleOne nodes, as bobc.plan.extract reads them."""
+    launches, or a submission schedule of more than SUBMISSION_COUNT submissions, as soon as the
+    loop ends (language/limits.py STRUCTURE_BOUNDS): the count past the bound is then refused in
+    seconds, not after the plan's arena certificate and the extraction have walked every launch
+    (minutes, probe s33 fuzzplan finding 4, docs33 finding 1).  The launches are the schedule's
+    NvidiaLaunchScheduleOne nodes and the submissions its NvidiaSubmissionScheduleOne nodes, as
+    bobc.plan.extract reads them.  A NvidiaSubmissionScheduleRepeat's body is counted once here
+    (the evaluator counts nodes, not repeats): a count it misses is still refused, later, by the
+    certifier's own SUBMISSION_COUNT, so this bound never refuses a plan within it."""
     from ..language.limits import bound_structure
 
     bound_structure("NvidiaLaunchSchedule", "NvidiaLaunchScheduleOne", LAUNCH_COUNT, "launches")
+    bound_structure("NvidiaSubmissionSchedule", "NvidiaSubmissionScheduleOne", SUBMISSION_COUNT,
+                    "submissions")
 HOST_STEP_COUNT = 1 << 20
 # one identity string in the checkpoint envelope (its length is a u32 in the header)
 IDENTITY_BYTES = 1 << 16

@@ -40,8 +40,8 @@ STRUCTURE_LOOP_COUNT = 1 << 16
 # constructor counted, its limit, what it counts, in words); a nat-eliminate whose result is a
 # value of such a family counts that constructor in it (through the family's own fields) as soon
 # as the loop ends, and refuses a count past the limit then, before anything walks the structure
-# (the language names no backend family: bobc.pipeline.load registers the certifier's launch
-# bound, certify/limits.py).  A loop of fewer than STRUCTURE_LOOP_COUNT iterations that builds
+# (the language names no backend family: bobc.pipeline.load registers the certifier's launch and
+# submission bounds, certify/limits.py).  A loop of fewer than STRUCTURE_LOOP_COUNT iterations that builds
 # several launches an iteration was once refused only minutes later, after the plan's own arena
 # certificate had walked every launch (probe s33 fuzzplan finding 4)
 STRUCTURE_BOUNDS: dict[str, tuple[str, int, str]] = {}

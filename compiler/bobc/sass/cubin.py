@@ -57,8 +57,15 @@ FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # set, the parameter's size in bytes from bit 18
 KPARAM_FLAGS = 0x1F000
 KPARAM_SIZE_SHIFT = 18
+# the size field is bits 18..31 of that 32-bit word, 14 bits: a parameter of 16,384 bytes or more
+# has no KPARAM_INFO record (ptxas 13 writes one of at most 4,352 bytes there, 0x4401f000; a larger
+# parameter, which PTX 8.1 allows, goes into another attribute, 0x45, with a 32-bit size, which
+# bobc does not write).  The largest size bobc writes is the largest multiple of PARAMETER_UNIT
+# the field holds: 16,380
+KPARAM_SIZE_FIELD = (1 << (32 - KPARAM_SIZE_SHIFT)) - 1
 # bytes one KPARAM_INFO record describes at least: a constant bank is read in 32-bit words
 PARAMETER_UNIT = 4
+KPARAM_SIZE_MAX = KPARAM_SIZE_FIELD - KPARAM_SIZE_FIELD % PARAMETER_UNIT
 WORD_BYTES = 8                        # a kernel contract's parameter word (docs/kernel-contracts.md)
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
 # + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
@@ -213,12 +220,15 @@ def default_parameters(parameter_bytes: int) -> list[tuple[int, int]]:
 def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None:
     """Parameters (offset, size) a cubin may describe: each at a multiple of 4 bytes, of a whole
     number of 4-byte words, in order without overlap, the last ending at `parameter_bytes`
-    (CBANK_PARAM_SIZE), as ptxas's records do."""
+    (CBANK_PARAM_SIZE), as ptxas's records do, each of at most KPARAM_SIZE_MAX bytes."""
     end = 0
     for ordinal, (offset, size) in enumerate(parameters):
         if size <= 0 or size % PARAMETER_UNIT or offset % PARAMETER_UNIT:
             raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is not "
                             f"a whole number of {PARAMETER_UNIT}-byte words at a multiple of {PARAMETER_UNIT}")
+        if size > KPARAM_SIZE_MAX:
+            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is past "
+                            f"the {KPARAM_SIZE_MAX} bytes a KPARAM_INFO record holds (its size field is 14 bits)")
         if offset < end:
             raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} at offset {offset} overlaps the one "
                             f"before it (which ends at {end})")
