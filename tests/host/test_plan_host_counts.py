@@ -14,10 +14,11 @@ RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 
 
 def c_message(starts: str, *arguments) -> str:
-    """plan_host.c's snprintf into h->err whose format starts with `starts`, rendered."""
+    """plan_host.c's snprintf into h->err (or a helper's err) whose format starts with `starts`, rendered."""
     source = (RUNTIME / "plan_host.c").read_text(encoding="utf-8")
     found = []
-    for call in re.finditer(r'snprintf\(h->err, sizeof h->err,\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', source):
+    # into the host's h->err, or into a helper's err (bobc_input_window: the offset exact, written as digits)
+    for call in re.finditer(r'snprintf\((?:h->err, sizeof h->err|err, err_bytes),\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', source):
         text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', call.group(1)))
         if text.startswith(starts):
             found.append(text)
