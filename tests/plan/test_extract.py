@@ -203,11 +203,15 @@ def test_host_issues_every_submission(host_fake):
 
 # ---- refusals name the definition and the value ----
 
-def load_scratch(tmp_path, text):
+def load_scratch(tmp_path, text, real_kernels=False):
     from bobc.language import load_program
     folder = tmp_path / "Scratch"
     folder.mkdir(exist_ok=True)
     (folder / "Bad.bob").write_text(textwrap.dedent(text))
+    if real_kernels:
+        from bobc import pipeline
+        from bobc.targets import SM86
+        return pipeline.load(folder / "Bad.bob", SM86, include=[BOB.parent])
     return load_program(folder / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels())
 
 
@@ -277,7 +281,9 @@ def test_a_cluster_around_a_cluster_is_refused(tmp_path):
 def test_hazard_refuses_the_host(tmp_path):
     from bobc.errors import BobcError
     from bobc.plan.extract import extract_plan
-    program = load_scratch(tmp_path, """\
+    # the real kernels, not fake_kernels(): the certifier holds each region to its identity's
+    # assembled code (session 33), so only Bob's own encodings leave the hazard as the one fault
+    program = load_scratch(tmp_path, real_kernels=True, text="""\
         module Scratch.Bad
 
         import Bob.Build.NativeHost
