@@ -591,12 +591,23 @@ def _stop_line(line: str) -> None:
     buffer.flush()
 
 
+def _stdout_reason(failure: OSError) -> str:
+    """Why stdout took no more: past `ulimit -f`, the host's words with the limit and its value
+    (safe_io.write_failure, as runtime_c's rt_write_failure); else the failure's own words (a
+    closed stdout's "it is closed", a full disk's)."""
+    import errno
+
+    if failure.errno == errno.EFBIG:
+        from .reference.safe_io import write_failure
+
+        return write_failure(failure)
+    return f"{failure.strerror or failure}"
+
+
 def _stdout_failed(args, failure: OSError) -> None:
     _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
     try:
-        from .reference.safe_io import write_failure           # the host's words (EFBIG: ulimit -f and its value)
-
-        print(f"bobc {args.command}: error: cannot write to stdout: {write_failure(failure)}",
+        print(f"bobc {args.command}: error: cannot write to stdout: {_stdout_reason(failure)}",
               file=sys.stderr)
     except (OSError, ValueError, MemoryError):
         pass
@@ -649,10 +660,8 @@ def say(line: str, command: str) -> None:
     except OSError as failure:
         _quiet_stdout()         # what is left in stdout's buffer goes nowhere at exit, not to a traceback
         try:
-            from .reference.safe_io import write_failure       # the host's words (EFBIG: ulimit -f and its value)
-
             print(f"bobc {command}: the output was written, but its message could not be printed on stdout "
-                  f"({write_failure(failure)}): {line}", file=sys.stderr)
+                  f"({_stdout_reason(failure)}): {line}", file=sys.stderr)
         except (OSError, ValueError):
             pass
 
