@@ -111,9 +111,9 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
         encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_LEAVES = set()\n")
         encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
         encode.replace("                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,\n"
-                       "                    launch.cluster)\n",
+                       "                    launch.cluster, barriers=qmd_barriers(region.code, target))\n",
                        "                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,\n"
-                       "                    launch.cluster)\n"
+                       "                    launch.cluster, barriers=qmd_barriers(region.code, target))\n"
                        f"    return {leaf} if index in _LEAVES else {spine}\n")
         encode.replace('    qmd = b"".join(launch_qmd(plan, layout, i, order.schedules(i), home, latches) for i in range(len(plan.launches)))\n',
                        "    _LEAVES.clear()\n"
@@ -135,9 +135,9 @@ def encode_changes(encode: Source, changes: set[str]) -> None:
         encode.replace("SEMAPHORE_PAYLOAD = 1\n", "SEMAPHORE_PAYLOAD = 1\n_CHAINED = set()\n")
         encode.replace("    return grid_qmd(target, _launch_name(index, launch),", "    raw = grid_qmd(target, _launch_name(index, launch),")
         encode.replace("                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,\n"
-                       "                    launch.cluster)\n",
+                       "                    launch.cluster, barriers=qmd_barriers(region.code, target))\n",
                        "                    where(placed.parameter_address), tuple(pointers), following, latches.get(index), arrive,\n"
-                       "                    launch.cluster)\n"
+                       "                    launch.cluster, barriers=qmd_barriers(region.code, target))\n"
                        "    if index in _CHAINED:\n"
                        "        return QMD(target.qmd_layout, raw).set('REQUIRE_SCHEDULING_PCAS', 1).to_bytes(target.qmd_record_bytes)\n"
                        "    return raw\n")
