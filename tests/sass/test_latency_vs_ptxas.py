@@ -114,13 +114,6 @@ def bobc_distance(arch: str, pair) -> int:
 
 # (target, producer, reader unit, bank) -> (ptxas's minimum, its samples): still below ptxas.
 KNOWN_BELOW = {
-    # FP64 operands and results (schedule.py, "Not applied"): a rule for them changed seed 003's
-    # sm_90 kernels, verified on the H200 as they are; held until a device verifies the new images
-    ("sm_86", "MOV", "fp64", "R"): (6, 1),           # bobc 5
-    ("sm_90", "MOV", "fp64", "R"): (6, 1),           # bobc 5
-    ("sm_90", "FSEL", "fp64", "R"): (6, 1),          # bobc 4
-    ("sm_90", "DADD", "alu", "R"): (10, 2),          # bobc 8
-    ("sm_90", "DMUL", "conversion", "R"): (10, 4),   # bobc 8
     # many samples: candidates for a table fix that changes shipped images (not made here)
     ("sm_86", "ULDC", "memory", "UR"): (8, 58),      # bobc 7: ULDC.64 descriptor -> LDG/STG
     ("sm_86", "MOV", "memory", "R"): (6, 14),        # bobc 5
@@ -197,6 +190,15 @@ def _stalls(text: str, arch: str) -> list[int]:
 
 
 @pytest.mark.parametrize("arch", TARGETS)
+def test_fp64_reader_takes_operands_late(arch):
+    """Probe s33 finding: MOV -> DADD 5 cycles apart; ptxas never fewer than 6."""
+    stalls = _stalls("MOV R2, 0x0\nMOV R3, 0x3ff00000\nDADD R4, R2, R2\nEXIT\n", arch)
+    assert stalls[1] >= 6, stalls
+    stalls = _stalls("MOV R2, 0x0\nFSEL R3, R2, R2, PT\nDSETP.GEU.AND P0, PT, R2, R2, PT\nEXIT\n", arch)
+    assert stalls[1] >= 6, stalls
+
+
+@pytest.mark.parametrize("arch", TARGETS)
 @pytest.mark.parametrize("reader", ["FFMA R7, R6, R6, R6", "IADD3 R7, R6, 0x1, RZ", "IMAD.HI.U32 R7, R3, R9, R6",
                                     "PRMT R7, R6, 0x654, R2"])
 def test_hfma2_mma_result_after_ten_cycles(arch, reader):
@@ -205,3 +207,9 @@ def test_hfma2_mma_result_after_ten_cycles(arch, reader):
     assert stalls[0] >= 10, stalls
 
 
+def test_sm90_fp64_result_to_an_alu_reader_after_ten_cycles():
+    """ptxas 13 on sm_90: DADD -> FSEL and DMUL -> F2I 10 cycles apart (8 to the next FP64 reader)."""
+    stalls = _stalls("MOV R2, 0x0\nMOV R3, 0x3ff00000\nDADD R4, R2, 1\nFSEL R6, R4, R2, PT\nEXIT\n", "sm_90")
+    assert stalls[2] >= 10, stalls
+    stalls = _stalls("MOV R2, 0x0\nMOV R3, 0x3ff00000\nDADD R4, R2, 1\nDMUL R6, R4, R2\nEXIT\n", "sm_90")
+    assert stalls[2] == 8, stalls

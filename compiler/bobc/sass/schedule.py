@@ -75,12 +75,17 @@ EARLY_OPERAND_FETCH = 1
 FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD", "HFMA2", "HADD2", "HMUL2"}
 CROSS_PIPE = 1
 DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain ptxas uses
-# Not applied (session 33): ptxas 13 issues a DADD no sooner than 6 cycles after the MOV of one of
-# its operands and a DSETP 6 after an FSEL (corpus3 double_math), where bobc leaves 5, and on sm_90
-# leaves 10 from DADD to FSEL and DMUL to F2I where bobc leaves 8 (NAK's Ampere tables give 10 too).
-# A rule for both changed the stalls of seed 003's sm_90 kernels, which ran correctly on the H200
-# with today's; it waits for a device to verify the new images (tests/sass/test_latency_vs_ptxas.py
-# lists these kinds among the ones still below ptxas's minimum).
+# The FP64 unit (DADD, DMUL, DFMA, DSETP) takes its register operands later than the ALUs do,
+# on either target: ptxas 13 issues a DADD no sooner than 6 cycles after the MOV of one of its
+# operands, a DSETP 6 after an FSEL (tests/sass/data, corpus3 double_math), where an ALU reader
+# needs 4.  And on sm_90, where the FP64 results are timed (FIXED_ON_ARCH), a reader outside the
+# FP64 unit gets them later than the next FP64 instruction does: ptxas leaves 10 cycles from
+# DADD to FSEL and from DMUL to F2I (8 from DADD/DMUL/DFMA to the next FP64 reader); NVIDIA's
+# Ampere tables (NAK: RedirectedFP64 -> an ALU/FMA reader) give 10 as well.  A memory
+# instruction's late-read operands (STG's data) are taken at 7 by ptxas, within the 8.
+FP64_UNIT = {"DADD", "DMUL", "DFMA", "DSETP"}
+FP64_OPERAND_DELAY = 2
+FP64_RESULT_DELAY = 2
 # Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and
 # their latency there.  sm_90 (GH100's full-rate FP64 unit): ptxas 13 sets no scoreboard on
 # DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
@@ -459,6 +464,10 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     if reg[0] == "UR" and consumer.opcode in EXPLICIT_CONTROL:
         return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
     producer = state.producer.get(reg, "")
+    if consumer.opcode in FP64_UNIT:
+        return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
+    if producer in FP64_UNIT and consumer.opcode not in READS_LATE:
+        return FP64_RESULT_DELAY
     if consumer.opcode in READS_LATE:
         return EARLY_OPERAND_FETCH
     if consumer.opcode == "HMMA":
