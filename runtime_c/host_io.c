@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -21,6 +22,8 @@
 
 #include "rt_exit.h"
 #include "host_runtime.h"
+
+static const char *open_failure(int e);
 
 static const char *kind_of(mode_t mode)
 {
@@ -285,8 +288,10 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
         char trial[RT_IO_PATH_BYTES + 64];
         snprintf(trial, sizeof trial, "%s/.bobc-trial-XXXXXX", o->folder);
         int fd = mkostemp(trial, O_CLOEXEC);
-        if (fd < 0)
-            REFUSE("a file cannot be created in its folder %s: %s", FOLDER, strerror(errno));
+        if (fd < 0) {
+            int e = errno;
+            REFUSE("a file cannot be created in its folder %s: %s", FOLDER, open_failure(e));
+        }
         close(fd);
         unlink(trial);
     }
@@ -358,6 +363,27 @@ int rt_io_stage(rt_io_files *files, const char *option, const void *data, size_t
 /* A refusal of write_temporary: at publication `output PATH: DETAIL (nothing was published)`; at
  * rt_io_prepare (`named`) `output PATH (OPTION): DETAIL; nothing was published`, the argument named
  * (reference/safe_io.py OutputSet.prepare words it the same). */
+/* Why a file could not be created (its temporary, the folder's trial file): the system's words, and
+ * when no descriptor was left what to do -- this process's limit (EMFILE: ulimit -n) or the system's
+ * table (ENFILE), as bobc's own commands say it (probe s34 ux finding 3).  reference/safe_io.py
+ * open_failure words it the same. */
+static const char *open_failure(int e)
+{
+    static _Thread_local char words[256];
+    struct rlimit limit;
+    if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        snprintf(words, sizeof words, "%s (the limit of open files, ulimit -n, is %llu: raise it, then run again)",
+                 strerror(e), (unsigned long long)limit.rlim_cur);
+    else if (e == EMFILE)
+        snprintf(words, sizeof words, "%s (the limit of open files, ulimit -n: raise it, then run again)", strerror(e));
+    else if (e == ENFILE)
+        snprintf(words, sizeof words, "%s (the system's table of open files is full: close programs that hold many "
+                 "files open, then run again)", strerror(e));
+    else
+        return strerror(e);
+    return words;
+}
+
 static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int temporary_refused(const rt_io_output *o, int named, char *err, const char *fmt, ...)
@@ -389,7 +415,7 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
         int e = errno;
         o->temporary[0] = 0;
         return temporary_refused(o, named, err, "cannot create a temporary file in %s: %s",
-                                 rt_io_shown(o->folder, folder_shown), strerror(e));
+                                 rt_io_shown(o->folder, folder_shown), open_failure(e));
     }
     const char *stage = "chmod";
     int e = 0;

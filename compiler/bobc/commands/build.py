@@ -17,6 +17,10 @@ def add_arguments(p):
                    "unless --emit-images is given alone)")
     p.add_argument("--emit-images", metavar="DIR",
                    help="write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json to DIR")
+    p.add_argument("--emit-c", metavar="FILE",
+                   help="also write the host's generated C (the plan's data, which gcc compiles with "
+                        "runtime_c/ into the host) to FILE, byte for byte what gcc compiled; the host is "
+                        "built as without it (-o, default ./bob-host)")
     p.add_argument("--entry", default=None,
                    help="the definition describing the native host (default: the plan module's one "
                         "definition of type (family NvidiaPlanHost))")
@@ -33,30 +37,38 @@ def run(args):
     from ..reference.safe_io import shown
 
     pipeline.refuse_blank_entry(args.entry, "build")
-    for option, value in (("-o", args.output), ("--emit-images", args.emit_images)):
+    for option, value in (("-o", args.output), ("--emit-images", args.emit_images), ("--emit-c", args.emit_c)):
         if value is not None and not value:     # the host's rule: an empty value is a usage error
             raise UsageError(f"option {option} has an empty value",
-                             hint="name the host file to write (-o HOST) or the image folder (--emit-images DIR)")
+                             hint="name the host file to write (-o HOST), the image folder (--emit-images DIR) "
+                                  "or the generated C's file (--emit-c FILE)")
     refuse_stdout_name(args.output, "-o", "the host file")
     refuse_stdout_name(args.emit_images, "--emit-images", "a folder")
+    refuse_stdout_name(args.emit_c, "--emit-c", "the C file")
     plan_path = existing_file(args.plan)
     target = target_named(args.target)
+    # the generated C is the host's source: with --emit-c the host is built (gcc compiles that C)
     output = Path(args.output if args.output is not None else DEFAULT_OUTPUT) \
-        if (args.output is not None or args.emit_images is None) else None
+        if (args.output is not None or args.emit_images is None or args.emit_c is not None) else None
     option = "-o" if args.output is not None else DEFAULT_OPTION     # what a refusal names
     if output is not None:
         # checked before the (long) build: never through a symlink, never over a non-file
         from ..reference.errors import OutputWriteFailure
         from ..reference.safe_io import OutputSet
 
+        outputs = OutputSet()
         try:
-            OutputSet().add(args.output if args.output is not None else DEFAULT_OUTPUT, option)   # "host/" is refused
+            outputs.add(args.output if args.output is not None else DEFAULT_OUTPUT, option)   # "host/" is refused
         except OutputWriteFailure as refused:
             if args.output is None:
                 refused.hint = f"{refused.hint}; name another path with -o HOST"
             raise
+        if args.emit_c is not None:     # the same checks as -o's, and never the host's own path
+            outputs.add(args.emit_c, "--emit-c")
         if args.emit_images is not None:
             refuse_overlap(output, Path(args.emit_images))
+            if args.emit_c is not None:
+                refuse_overlap(Path(args.emit_c), Path(args.emit_images), "--emit-c")
     if args.emit_images is not None:
         # checked before the (long) build, as -o is: the same refusals write_images makes after it
         from ..nvidia.encode import check_image_folder
@@ -68,6 +80,10 @@ def run(args):
 
         modules: list = []
         artifact = native_artifact(plan_path, target, args.include, args.entry, modules)
+        if artifact is not None and args.emit_c is not None:
+            raise UsageError(f"--emit-c writes the C that bobc generates for a plan host; {args.entry} is a native "
+                             f"physical program host ({len(artifact)} bytes), which bobc builds from no generated C",
+                             hint="build it with -o HOST alone; `bobc dump HOST` shows its program and images")
         if artifact is not None and args.emit_images is not None:
             raise UsageError(f"--emit-images writes a plan host's device images; {args.entry} is a native physical "
                              f"program host ({len(artifact)} bytes), whose images are embedded in it",
@@ -84,9 +100,11 @@ def run(args):
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
     if output is not None:       # the plan's own modules and kernel sources are the build's inputs: never replaced
-        refuse_output_over(output, option, [*read_files(module_files(built.program), MODULE),
-                                            *read_files(kernel_files(built.program, built.plan, target),
-                                                        KERNEL_SOURCE)])
+        inputs = [*read_files(module_files(built.program), MODULE),
+                  *read_files(kernel_files(built.program, built.plan, target), KERNEL_SOURCE)]
+        refuse_output_over(output, option, inputs)
+        if args.emit_c is not None:
+            refuse_output_over(args.emit_c, "--emit-c", inputs)
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 
@@ -96,14 +114,16 @@ def run(args):
             write_images(built.images, Path(args.emit_images))  # exit 8 naming the file it could not write
         say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
-        write_host(built, target, output, option)
+        write_host(built, target, output, option, args.emit_c)
+        if args.emit_c is not None:
+            say(f"wrote {shown(args.emit_c)} (the host's generated C)", "build")
         # the path as given: Path('./-') is '-', which would read as stdout (leftovers finding 1)
         say(f"wrote {shown(args.output)} ({target.name})" if args.output is not None else
             f"wrote {shown(output)} ({target.name}; no -o given, so ./bob-host)", "build")
     return 0
 
 
-def refuse_overlap(output: Path, images: Path) -> None:
+def refuse_overlap(output: Path, images: Path, option: str = "-o") -> None:
     """Refuse (exit 8, before the build, nothing written) a host path that is the image folder,
     lies inside it, or contains it: the images are written first, so either would leave one
     output half-replaced by the other ("outputs are all or nothing")."""
@@ -121,17 +141,19 @@ def refuse_overlap(output: Path, images: Path) -> None:
         detail = f"contains the --emit-images folder {shown(images)}"
     else:
         return
-    raise OutputWriteFailure(shown(output), "-o", f"{detail}: no output may be another output",
+    raise OutputWriteFailure(shown(output), option, f"{detail}: no output may be another output",
                              hint="nothing was written; give the host and the images separate paths")
 
 
-def write_host(built, target, output: Path, option: str = "-o") -> None:
+def write_host(built, target, output: Path, option: str = "-o", emit_c: str | None = None) -> None:
     """Link the host in a scratch folder, then publish it atomically at `output`.
 
     The executable goes to a temporary file beside `output`, is fsynced and
     renamed over it (reference/safe_io.py): a full disk or a failed link
     leaves the previous host intact, and a symlink, folder or device at
-    `output` is refused, never written through.
+    `output` is refused, never written through.  `emit_c` (--emit-c): the
+    generated C that gcc compiled, its very bytes, published the same way once
+    the host is linked (before the host's own publication, as the images are).
     """
 
     from ..host import generate
@@ -141,6 +163,8 @@ def write_host(built, target, output: Path, option: str = "-o") -> None:
 
     with temporary_folder(prefix="bobc-build-") as scratch:     # a full disk: one message, exit 8
         linked = Path(scratch) / "bob-host"
-        generate.build_host(built, target, linked)
+        source = generate.build_host(built, target, linked)
         data = linked.read_bytes()
+    if emit_c is not None:
+        publish_file(emit_c, source, "--emit-c")
     publish_file(output, data, option, mode=0o755)

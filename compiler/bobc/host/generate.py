@@ -215,12 +215,13 @@ def render(built, target: Target) -> str:
         wait_timeout_ms=WAIT_TIMEOUT_MS)
 
 
-def build_host(built, target: Target, output: Path) -> None:
-    """Write the host executable `output` for `target` from a compiled plan."""
-    source = render(built, target)
+def build_host(built, target: Target, output: Path) -> bytes:
+    """Write the host executable `output` for `target` from a compiled plan; the generated C's
+    bytes, those gcc compiled (`bobc build --emit-c`)."""
+    source = render(built, target).encode("utf-8")
     with temporary_folder(prefix="bobc-host-") as folder:
         plan_c = Path(folder) / "host_plan.c"
-        write_temporary(plan_c, source.encode("utf-8"))     # a full disk: one message, exit 8
+        write_temporary(plan_c, source)     # a full disk: one message, exit 8
         linked = Path(folder) / "host"
         runtime = shared_folder("runtime_c")
         gcc.build([plan_c], [runtime], linked, library=[runtime / name for name in _runtime_sources(runtime)])
@@ -238,3 +239,4 @@ def build_host(built, target: Target, output: Path) -> None:
             output.chmod(0o755)
         except OSError as error:
             raise HostGenerationError(f"cannot write {output}: {error.strerror}") from None
+    return source

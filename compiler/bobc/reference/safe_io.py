@@ -138,6 +138,24 @@ def write_failure(failure: OSError) -> str:
     return words
 
 
+def open_failure(number: int | None, words: str | None = None) -> str:
+    """Why a file could not be created (an output's temporary, its folder's trial file) as
+    runtime_c/host_io.c open_failure words it: the system's words, and when no descriptor was left
+    what to do -- this process's limit (EMFILE: ulimit -n) or the system's table (ENFILE), as bobc's
+    own commands say it (probe s34 ux finding 3)."""
+    import errno
+    import resource
+
+    said = os.strerror(number) if number else (words or "unknown error")
+    if number == errno.EMFILE:
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        shown_limit = "" if limit == resource.RLIM_INFINITY else f", is {limit}"
+        return f"{said} (the limit of open files, ulimit -n{shown_limit}: raise it, then run again)"
+    if number == errno.ENFILE:
+        return f"{said} (the system's table of open files is full: close programs that hold many files open, then run again)"
+    return said
+
+
 def shown(path) -> str:
     """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
     most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
@@ -383,7 +401,7 @@ class OutputSet:
             os.close(descriptor)
             os.unlink(trial)
         except OSError as error:
-            refuse(f"a file cannot be created in its folder {shown(folder)}: {error.strerror}")
+            refuse(f"a file cannot be created in its folder {shown(folder)}: {open_failure(error.errno, error.strerror)}")
         identity = None
         try:
             info = os.lstat(name)
@@ -973,11 +991,12 @@ def _write_temporary(output: _Output) -> str:
         except FileExistsError:
             continue
         except OSError as failure:
+            why = open_failure(failure.errno, failure.strerror or str(failure))
             raise OutputWriteFailure(output.path, output.option, "cannot create a temporary "
-                                     f"file in {output.folder}: {failure.strerror or failure}",
+                                     f"file in {output.folder}: {why}",
                                      hint="nothing was published",
                                      host_line=f"output {shown(output.path)}: cannot create a temporary file in "
-                                               f"{shown(output.folder)}: {failure.strerror or failure} "
+                                               f"{shown(output.folder)}: {why} "
                                                "(nothing was published)") from None
     else:
         raise OutputWriteFailure(output.path, output.option, "no free temporary name",
@@ -1025,7 +1044,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
             continue
         except OSError as failure:
             raise refused(f"cannot create a temporary file in {shown(output.folder)}: "
-                          f"{os.strerror(failure.errno)}") from None
+                          f"{open_failure(failure.errno)}") from None
     else:
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
     stage = "chmod"
