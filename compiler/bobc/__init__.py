@@ -49,22 +49,26 @@ def _json_command(argv) -> str | None:
 
 def take_signals(handler) -> dict:
     """Install `handler` for each of ENDING_SIGNALS that is not ignored (nor set outside Python);
-    the handlers it replaces, by number, to put back.  Only the main thread may: elsewhere none."""
-    import signal
-    import threading
+    the handlers it replaces, by number, to put back.  Only the main thread may: elsewhere none.
+    It imports nothing before the handlers are in place (`_signal` is built in and loaded by the
+    interpreter's start; `signal` would load `enum` and `threading` its module): a Ctrl-C while bobc
+    starts reaches bobc's handler, never a KeyboardInterrupt in an import (probe s34 ux finding 1)."""
+    import _signal
 
     taken: dict = {}
-    if threading.current_thread() is not threading.main_thread():
-        return taken
     for name in ENDING_SIGNALS:
-        number = getattr(signal, name, None)
+        number = getattr(_signal, name, None)
         if number is None:
             continue
-        previous = signal.getsignal(number)
-        if previous is None or previous == signal.SIG_IGN:
+        previous = _signal.getsignal(number)
+        if previous is None or previous == _signal.SIG_IGN:
             continue
         taken[number] = previous        # first: a signal between the two lines is put back too
-        signal.signal(number, handler)
+        try:
+            _signal.signal(number, handler)
+        except ValueError:              # not the main thread (of the main interpreter): none taken
+            del taken[number]
+            return taken
     return taken
 
 
