@@ -127,9 +127,10 @@ def _check_cubin_options(args) -> None:
 def parameter_layout(text: str) -> list[tuple[int, int]]:
     """`--parameter-sizes 8,4,4` (or `4,8@8`): each parameter's (offset, size), in order; a parameter
     without `@OFFSET` starts where the one before it ends.  Sizes and offsets are multiples of 4,
-    in order and without overlap, the end at most MAX_PARAMETER_BYTES."""
+    in order and without overlap, the end at most MAX_PARAMETER_BYTES (one parameter may take it
+    all: a block of more than 4352 bytes is described by KPARAM_INFO_V2 records, whose size is a
+    32-bit word, as ptxas writes them; sass/cubin.py KPARAM_INFO_BLOCK_MAX)."""
     from ..errors import UsageError
-    from ..sass.cubin import KPARAM_SIZE_MAX
 
     layout, end = [], 0
     for ordinal, item in enumerate(text.split(",")):
@@ -143,11 +144,6 @@ def parameter_layout(text: str) -> list[tuple[int, int]]:
         if size <= 0 or size % 4 or offset % 4:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) needs a size and an "
                              f"offset that are multiples of 4 (parameters are read in 32-bit words), the size not 0")
-        if size > KPARAM_SIZE_MAX:
-            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) is {size} bytes, "
-                             f"past the {KPARAM_SIZE_MAX} one parameter's KPARAM_INFO record holds (its size "
-                             f"field is 14 bits)", hint="split it into parameters of at most "
-                             f"{KPARAM_SIZE_MAX} bytes each (the total may reach {MAX_PARAMETER_BYTES})")
         if offset < end:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} at offset {offset} overlaps the one "
                              f"before it, which ends at {end}")
