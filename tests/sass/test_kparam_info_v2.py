@@ -69,6 +69,16 @@ def _parameter_facts(image: bytes, kernel: str):
     return size, params
 
 
+def _parameter_bank(image: bytes, kernel: str):
+    """(offset, size) of PARAM_CBANK (0x0a: u32 symbol of .nv.constant0.<k>, then a u32 of the
+    size << 16 | the offset in bank 0; the symbol is each file's own index, not compared), and the
+    bytes of .nv.constant0.<k>."""
+    sections = _sections(image)
+    [payload] = [v for f, a, v in _info_records(sections[f".nv.info.{kernel}"]) if a == 0x0A]
+    word, = struct.unpack_from("<I", payload, 4)
+    return (word & 0xFFFF, word >> 16), len(sections[f".nv.constant0.{kernel}"])
+
+
 def _ptx(sizes, arch: str) -> str:
     params = ",\n".join(f"    .param .align 4 .b8 p{i}[{s}]" for i, s in enumerate(sizes))
     last = len(sizes) - 1
@@ -117,7 +127,31 @@ def test_parameter_records_are_ptxas_records(sizes, arch, tmp_path, needs_ptxas)
     assert ours == theirs
 
 
-@pytest.mark.parametrize("arch", ["sm_90"])
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("sizes", LAYOUTS, ids=lambda s: "-".join(map(str, s)))
+def test_parameter_bank_is_ptxas_bank(sizes, arch, tmp_path, needs_ptxas):
+    """PARAM_CBANK (where the driver places the block and the code reads it) and the bank image:
+    ptxas -arch=sm_86 moves a block of more than 4352 bytes from 0x160 to 0x1a80."""
+    theirs = _parameter_bank(_ptxas_cubin(tmp_path, sizes, arch), "k")
+    ours = _parameter_bank(_bobc_cubin(tmp_path, arch, "--parameter-sizes", ",".join(map(str, sizes))), "k")
+    assert ours == theirs
+
+
+def test_sm86_code_reading_a_large_block_at_the_small_base_is_refused(tmp_path, capsys):
+    """A block of 8000 bytes lives at c[0x0][0x1a80] on sm_86: code reading c[0x0][0x160] (where a
+    block of at most 4352 bytes would be) reads no parameter, and is refused at the instruction."""
+    source = tmp_path / "k.sass"
+    source.write_text(".kernel k\n        MOV R2, c[0x0][0x160] ;\n        EXIT ;\n")
+    out = tmp_path / "k.cubin"
+    assert main(["asm", str(source), "--arch", "sm_86", "--cubin", "-o", str(out), "--parameter-sizes", "8000"]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}:2:" in err and "c[0x0][0x160]" in err and "c[0x0][0x1a80]" in err and "sm_86" in err
+    assert not out.exists()
+    # the same read is parameter byte 0 of a block of 4352 bytes or less, which stays at 0x160
+    assert main(["asm", str(source), "--arch", "sm_86", "--cubin", "-o", str(out), "--parameter-sizes", "8"]) == 0
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_a_listing_with_v2_records_keeps_them(arch, tmp_path, needs_ptxas, needs_nvdisasm):
     """nvdisasm's listing of a ptxas cubin with KPARAM_INFO_V2 records assembles into a cubin with
     the same records (the listing's parameters are read back from them)."""
@@ -130,3 +164,23 @@ def test_a_listing_with_v2_records_keeps_them(arch, tmp_path, needs_ptxas, needs
     out = tmp_path / "again.cubin"
     assert main(["asm", str(listing), "--arch", arch, "--cubin", "-o", str(out)]) == 0
     assert _parameter_facts(out.read_bytes(), "k") == _parameter_facts(image, "k")
+    assert _parameter_bank(out.read_bytes(), "k") == _parameter_bank(image, "k")
+
+
+def test_sm86_block_read_from_the_code_is_placed_where_ptxas_places_it(tmp_path, capsys):
+    """Without declared parameters the block is the bytes the code reads: on sm_86 a read at
+    c[0x0][0x39bc] is the last word of an 8000-byte block at 0x1a80 (ptxas's layout of p[8000]),
+    and a read at c[0x0][0x1260], past a 4352-byte block at 0x160 and short of 0x1a80, reads no
+    parameter of either layout and is refused at the instruction."""
+    source = tmp_path / "k.sass"
+    out = tmp_path / "k.cubin"
+    source.write_text(".kernel k\n        MOV R2, c[0x0][0x39bc] ;\n        EXIT ;\n")
+    assert main(["asm", str(source), "--arch", "sm_86", "--cubin", "-o", str(out)]) == 0
+    assert _parameter_bank(out.read_bytes(), "k") == ((0x1A80, 8000), 0x1A80 + 8000)
+    assert {a for a, _ in _parameter_facts(out.read_bytes(), "k")[1]} == {0x45}
+    source.write_text(".kernel k\n        MOV R2, c[0x0][0x1260] ;\n        EXIT ;\n")
+    out.unlink()
+    assert main(["asm", str(source), "--arch", "sm_86", "--cubin", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}:2:" in err and "c[0x0][0x1260]" in err and "c[0x0][0x1a80]" in err
+    assert not out.exists()

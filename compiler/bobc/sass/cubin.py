@@ -241,6 +241,15 @@ def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None
                         f"{parameter_bytes} bytes")
 
 
+def cubin_parameter_base(target: Target, parameter_bytes: int) -> int:
+    """The offset in constant bank 0 of a cubin's parameter block of `parameter_bytes` (its
+    PARAM_CBANK, where the kernel's code reads its parameters): Target.parameter_base, or, for a
+    block of more than KPARAM_INFO_BLOCK_MAX bytes on a target whose ptxas keeps such a block
+    elsewhere, CubinFacts.large_parameter_base (sm_86: 0x1a80, ptxas 13.5's PARAM_CBANK)."""
+    large = target.cubin.large_parameter_base
+    return large if large is not None and parameter_bytes > KPARAM_INFO_BLOCK_MAX else target.parameter_base
+
+
 def parameter_records(parameters, parameter_bytes: int) -> bytes:
     """The .nv.info.<k> records of the parameters (offset, size), the last first as ptxas writes
     them: KPARAM_INFO records for a block of at most KPARAM_INFO_BLOCK_MAX bytes, KPARAM_INFO_V2
@@ -340,6 +349,18 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if parameters is None:
         parameters = default_parameters(parameter_bytes)
     check_parameters(parameters, parameter_bytes, kernel_name)
+    base = cubin_parameter_base(target, parameter_bytes)
+    for inst in assembled.instructions:
+        # a block kept past parameter_base (sm_86's of more than 4352 bytes) leaves the bytes from
+        # parameter_base to it to the driver: code reading there reads no parameter
+        if (inst.constant is not None and inst.constant[0] == 0
+                and target.parameter_base <= inst.constant[1] < base):
+            raise BobcError(f"kernel '{kernel_name}': {inst.text} reads c[0x0][{inst.constant[1]:#x}], but a "
+                            f"parameter block of {parameter_bytes} bytes starts at c[0x0][{base:#x}] on "
+                            f"{target.name} (ptxas 13.5's PARAM_CBANK for a block of more than "
+                            f"{KPARAM_INFO_BLOCK_MAX} bytes)", inst.span,
+                            hint=f"read parameter byte N at c[0x0][{base:#x} + N], or keep the parameters to "
+                                 f"{KPARAM_INFO_BLOCK_MAX} bytes")
     block = required_block or max_block or (block_x, 1, 1)
     threads = block[0] * block[1] * block[2]
     bound = register_thread_bound(registers, target)
@@ -359,7 +380,6 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                              "shared memory (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES)")
     full = style == "ptxas"
     text = _padded_text(assembled, target)
-    base = target.parameter_base
     names = ["", ".shstrtab", ".strtab", ".symtab", ".nv.info", f".nv.info.{kernel_name}",
              f".nv.constant0.{kernel_name}", f".text.{kernel_name}"]
     SEC_SYMTAB, SEC_CONST, SEC_TEXT = 3, 6, 7
