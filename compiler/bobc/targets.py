@@ -109,6 +109,12 @@ class CubinFacts:
     # the corpus's pipelined_product has 0xc420; its cubins carry sm_90's e_flags, and bobc's sm_90
     # assembles its listings)
     static_shared_whole_block: bool = False
+    # where constant bank 0 holds a parameter block of more than KPARAM_INFO_BLOCK_MAX (4352) bytes,
+    # when not at Target.parameter_base (sass/cubin.py cubin_parameter_base): ptxas 13.5
+    # -arch=sm_86 writes PARAM_CBANK 0x1a80 (and its code reads c[0x0][0x1a80 + N]) for every
+    # block of 4356..32764 bytes, 0x160 up to 4352; -arch=sm_90 keeps 0x210 for all
+    # (tests/sass/test_kparam_info_v2.py).  None: the block stays at parameter_base
+    large_parameter_base: int | None = None
 
 
 @dataclass(frozen=True)
@@ -164,7 +170,8 @@ SM86 = Target(
     qmd_layout="V03_00", qmd_record_bytes=256,
     compute_class=0xC7C0, gpfifo_class=0xC56F, copy_class=0xC7B5, usermode_class=0xC461,
     elf_flags=0x6005604, builds_plans_for=("sm_86",), sm_resources=CC86_SM,
-    cubin=CubinFacts(registers_in_text_info=True, compat_section=False, after_api_version=((1, 0x35, 0),)),
+    cubin=CubinFacts(registers_in_text_info=True, compat_section=False, after_api_version=((1, 0x35, 0),),
+                     large_parameter_base=0x1A80),
 )
 
 # sm_90: ptxas's kernels read parameters at 0x210, so a launch's bank 0 image

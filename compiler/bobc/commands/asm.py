@@ -63,24 +63,38 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-def parameter_reads(assembled, target) -> list:
+def parameter_reads(assembled, target, base: int | None = None) -> list:
     """(end byte of the parameter block it reads, instruction) for every read of constant bank 0
-    at or past the target's parameter base, from the encoded bank and offset fields (so that
-    `c[0x0][param+N]` counts like `c[0x0][0x16N]`) and the bytes the operand covers."""
+    at or past the parameter block's `base` (default: the target's parameter base), from the
+    encoded bank and offset fields (so that `c[0x0][param+N]` counts like `c[0x0][0x16N]`) and
+    the bytes the operand covers."""
+    base = target.parameter_base if base is None else base
     reads = []
     for inst in assembled.instructions:
         if inst.constant is None:
             continue
         bank, offset, size = inst.constant
-        if bank == 0 and offset >= target.parameter_base:
-            reads.append((offset - target.parameter_base + size, inst))
+        if bank == 0 and offset >= base:
+            reads.append((offset - base + size, inst))
     return reads
 
 
 def parameter_bytes_read(assembled, target) -> int:
-    """The parameter block up to the highest byte the code reads from constant bank 0, in 8-byte words."""
-    top = max((end for end, _ in parameter_reads(assembled, target)), default=0)
-    return (top + 7) // 8 * 8
+    """The parameter block up to the highest byte the code reads from constant bank 0, in 8-byte
+    words.  On a target that keeps a block of more than 4352 bytes elsewhere (sm_86: 0x1a80,
+    sass/cubin.py cubin_parameter_base), reads past a 4352-byte block at the parameter base are
+    read from there, when that gives such a block."""
+    from ..sass.cubin import KPARAM_INFO_BLOCK_MAX
+
+    def words(base=None):
+        top = max((end for end, _ in parameter_reads(assembled, target, base)), default=0)
+        return (top + 7) // 8 * 8
+
+    block = words()
+    large = target.cubin.large_parameter_base
+    if large is not None and block > KPARAM_INFO_BLOCK_MAX and words(large) > KPARAM_INFO_BLOCK_MAX:
+        return words(large)
+    return block
 
 
 def checked_output(path: str, source: Path):
@@ -127,9 +141,10 @@ def _check_cubin_options(args) -> None:
 def parameter_layout(text: str) -> list[tuple[int, int]]:
     """`--parameter-sizes 8,4,4` (or `4,8@8`): each parameter's (offset, size), in order; a parameter
     without `@OFFSET` starts where the one before it ends.  Sizes and offsets are multiples of 4,
-    in order and without overlap, the end at most MAX_PARAMETER_BYTES."""
+    in order and without overlap, the end at most MAX_PARAMETER_BYTES (one parameter may take it
+    all: a block of more than 4352 bytes is described by KPARAM_INFO_V2 records, whose size is a
+    32-bit word, as ptxas writes them; sass/cubin.py KPARAM_INFO_BLOCK_MAX)."""
     from ..errors import UsageError
-    from ..sass.cubin import KPARAM_SIZE_MAX
 
     layout, end = [], 0
     for ordinal, item in enumerate(text.split(",")):
@@ -143,11 +158,6 @@ def parameter_layout(text: str) -> list[tuple[int, int]]:
         if size <= 0 or size % 4 or offset % 4:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) needs a size and an "
                              f"offset that are multiples of 4 (parameters are read in 32-bit words), the size not 0")
-        if size > KPARAM_SIZE_MAX:
-            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) is {size} bytes, "
-                             f"past the {KPARAM_SIZE_MAX} one parameter's KPARAM_INFO record holds (its size "
-                             f"field is 14 bits)", hint="split it into parameters of at most "
-                             f"{KPARAM_SIZE_MAX} bytes each (the total may reach {MAX_PARAMETER_BYTES})")
         if offset < end:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} at offset {offset} overlaps the one "
                              f"before it, which ends at {end}")
@@ -227,12 +237,12 @@ def _declared(source: Path, target, kernel: str):
 def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
     """The cubin of an assembled kernel, its launch facts taken from the options, else from what the
     source declares (_declared), else the defaults sass/README.md names; and the REGCOUNT it declares."""
-    from ..sass.cubin import WORD_BYTES, check_kernel_name, default_parameters, register_thread_bound, write_cubin
+    from ..sass.cubin import (WORD_BYTES, check_kernel_name, cubin_parameter_base, default_parameters,
+                              register_thread_bound, write_cubin)
 
     name = assembled.kernel_name
     check_kernel_name(name)
     declared, contract_words = _declared(source, target, name)
-    reads = parameter_reads(assembled, target)
     if args.parameter_sizes is not None:
         layout = parameter_layout(args.parameter_sizes)
         parameters = layout[-1][0] + layout[-1][1]
@@ -253,9 +263,11 @@ def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
                         f"({MAX_PARAMETER_BYTES})")
     if layout is None:
         layout = default_parameters(parameters)
+    base = cubin_parameter_base(target, parameters)     # sm_86 keeps a block past 4352 bytes at 0x1a80
+    reads = parameter_reads(assembled, target, base)
     for end, inst in sorted(reads, key=lambda pair: -pair[0]):
         bank, offset, size = inst.constant
-        first = offset - target.parameter_base
+        first = offset - base
         if given is not None and end > parameters:
             raise BobcError(f"{given}: the code reads parameter bytes up to {end} ({inst.text})", inst.span)
         missing = [b for b in range(first, first + size) if not any(o <= b < o + s for o, s in layout)]

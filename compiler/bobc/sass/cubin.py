@@ -5,7 +5,8 @@ it to run our code with cupy.RawModule before the host exists.  Layout follows
 what ptxas 13 writes (sass-facts.md "Cubin"): .text.<k> (sh_info bits 24..31 =
 registers on sm_86), .nv.info (REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE),
 .nv.info.<k> (CUDA_API_VERSION, PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO per
-parameter (default_parameters: one per 8-byte word), MAXREG_COUNT, NUM_BARRIERS when the code has a BAR, EXIT_INSTR_OFFSETS,
+parameter (default_parameters: one per 8-byte word; KPARAM_INFO_V2 for a block of more than
+4,352 bytes, as ptxas), MAXREG_COUNT, NUM_BARRIERS when the code has a BAR, EXIT_INSTR_OFFSETS,
 MAX_THREADS), .nv.constant0.<k>
 (parameter base + parameter bytes), a symbol table, three program headers (as ptxas), and
 - .note.nv.tkinfo and .note.nv.cuinfo: the driver answers CUDA_ERROR_INVALID_IMAGE
@@ -57,15 +58,20 @@ FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # set, the parameter's size in bytes from bit 18
 KPARAM_FLAGS = 0x1F000
 KPARAM_SIZE_SHIFT = 18
-# the size field is bits 18..31 of that 32-bit word, 14 bits: a parameter of 16,384 bytes or more
-# has no KPARAM_INFO record (ptxas 13 writes one of at most 4,352 bytes there, 0x4401f000; a larger
-# parameter, which PTX 8.1 allows, goes into another attribute, 0x45, with a 32-bit size, which
-# bobc does not write).  The largest size bobc writes is the largest multiple of PARAMETER_UNIT
-# the field holds: 16,380
-KPARAM_SIZE_FIELD = (1 << (32 - KPARAM_SIZE_SHIFT)) - 1
+# Which attribute describes the parameters is a rule of the parameter block's size (CBANK_PARAM_SIZE),
+# not of any one parameter's: ptxas 13.5 (-arch=sm_86 and sm_90 alike) writes a KPARAM_INFO record
+# per parameter for a block of at most KPARAM_INFO_BLOCK_MAX = 4,352 bytes (0x1100: one parameter of
+# 4352 bytes is 0x4401f000) and, for every larger block, an EIATTR_KPARAM_INFO_V2 record (0x45,
+# nvdisasm's name) per parameter in its place, however small each is: 4356 bytes as (8, 4344, 4)
+# gives three V2 records, (8, 4344) two KPARAM_INFO ones.  A V2 record is (u32 index 0, u16
+# ordinal, u16 offset, u32 size in bytes): the whole last word is the size, no flags, so one
+# parameter may take the whole block (ptxas writes one of 32764 bytes, 0x7ffc).  A KPARAM_INFO
+# record's size field (bits 18..31, 14 bits) always holds its parameter: no parameter of a block of
+# at most 4352 bytes is larger.  (tests/sass/test_kparam_info_v2.py compiles PTX across the boundary.)
+EIATTR_KPARAM_INFO_V2 = 0x45
+KPARAM_INFO_BLOCK_MAX = 0x1100
 # bytes one KPARAM_INFO record describes at least: a constant bank is read in 32-bit words
 PARAMETER_UNIT = 4
-KPARAM_SIZE_MAX = KPARAM_SIZE_FIELD - KPARAM_SIZE_FIELD % PARAMETER_UNIT
 WORD_BYTES = 8                        # a kernel contract's parameter word (docs/kernel-contracts.md)
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
 # + 1, tests/sass/data listings) and the driver sizes a block's named barriers from it.
@@ -220,15 +226,12 @@ def default_parameters(parameter_bytes: int) -> list[tuple[int, int]]:
 def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None:
     """Parameters (offset, size) a cubin may describe: each at a multiple of 4 bytes, of a whole
     number of 4-byte words, in order without overlap, the last ending at `parameter_bytes`
-    (CBANK_PARAM_SIZE), as ptxas's records do, each of at most KPARAM_SIZE_MAX bytes."""
+    (CBANK_PARAM_SIZE), as ptxas's records do."""
     end = 0
     for ordinal, (offset, size) in enumerate(parameters):
         if size <= 0 or size % PARAMETER_UNIT or offset % PARAMETER_UNIT:
             raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is not "
                             f"a whole number of {PARAMETER_UNIT}-byte words at a multiple of {PARAMETER_UNIT}")
-        if size > KPARAM_SIZE_MAX:
-            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is past "
-                            f"the {KPARAM_SIZE_MAX} bytes a KPARAM_INFO record holds (its size field is 14 bits)")
         if offset < end:
             raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} at offset {offset} overlaps the one "
                             f"before it (which ends at {end})")
@@ -236,6 +239,29 @@ def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None
     if end != parameter_bytes:
         raise BobcError(f"kernel '{kernel_name}': its parameters end at byte {end}, but the parameter block has "
                         f"{parameter_bytes} bytes")
+
+
+def cubin_parameter_base(target: Target, parameter_bytes: int) -> int:
+    """The offset in constant bank 0 of a cubin's parameter block of `parameter_bytes` (its
+    PARAM_CBANK, where the kernel's code reads its parameters): Target.parameter_base, or, for a
+    block of more than KPARAM_INFO_BLOCK_MAX bytes on a target whose ptxas keeps such a block
+    elsewhere, CubinFacts.large_parameter_base (sm_86: 0x1a80, ptxas 13.5's PARAM_CBANK)."""
+    large = target.cubin.large_parameter_base
+    return large if large is not None and parameter_bytes > KPARAM_INFO_BLOCK_MAX else target.parameter_base
+
+
+def parameter_records(parameters, parameter_bytes: int) -> bytes:
+    """The .nv.info.<k> records of the parameters (offset, size), the last first as ptxas writes
+    them: KPARAM_INFO records for a block of at most KPARAM_INFO_BLOCK_MAX bytes, KPARAM_INFO_V2
+    records (the size as a whole 32-bit word) for a larger one (the rule above KPARAM_FLAGS)."""
+    out = bytearray()
+    for ordinal, (offset, size) in reversed(list(enumerate(parameters))):
+        if parameter_bytes <= KPARAM_INFO_BLOCK_MAX:
+            out += _record(EIATTR_KPARAM_INFO, struct.pack("<IHHI", 0, ordinal, offset,
+                                                           size << KPARAM_SIZE_SHIFT | KPARAM_FLAGS))
+        else:
+            out += _record(EIATTR_KPARAM_INFO_V2, struct.pack("<IHHI", 0, ordinal, offset, size))
+    return bytes(out)
 
 
 def register_thread_bound(registers: int, target: Target) -> int:
@@ -287,7 +313,8 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     for `.shared` variables; a launch's dynamic shared memory comes on top).  cluster: the
     kernel's thread-block cluster (sm_90; CUDA then launches every grid of it in clusters of
     that shape, as a kernel of __cluster_dims__).  parameters: each parameter's (offset, size), one
-    KPARAM_INFO record each as ptxas writes them (default: default_parameters(parameter_bytes)).
+    KPARAM_INFO record each as ptxas writes them (KPARAM_INFO_V2 past KPARAM_INFO_BLOCK_MAX bytes;
+    default: default_parameters(parameter_bytes)).
     max_block: MAX_THREADS (default (block_x, 1, 1)); required_block: the block the kernel must
     be launched with (REQNTID, written in place of MAX_THREADS, as ptxas does for .reqntid).  A
     block of more threads than `registers` registers a thread allow is refused
@@ -322,6 +349,18 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if parameters is None:
         parameters = default_parameters(parameter_bytes)
     check_parameters(parameters, parameter_bytes, kernel_name)
+    base = cubin_parameter_base(target, parameter_bytes)
+    for inst in assembled.instructions:
+        # a block kept past parameter_base (sm_86's of more than 4352 bytes) leaves the bytes from
+        # parameter_base to it to the driver: code reading there reads no parameter
+        if (inst.constant is not None and inst.constant[0] == 0
+                and target.parameter_base <= inst.constant[1] < base):
+            raise BobcError(f"kernel '{kernel_name}': {inst.text} reads c[0x0][{inst.constant[1]:#x}], but a "
+                            f"parameter block of {parameter_bytes} bytes starts at c[0x0][{base:#x}] on "
+                            f"{target.name} (ptxas 13.5's PARAM_CBANK for a block of more than "
+                            f"{KPARAM_INFO_BLOCK_MAX} bytes)", inst.span,
+                            hint=f"read parameter byte N at c[0x0][{base:#x} + N], or keep the parameters to "
+                                 f"{KPARAM_INFO_BLOCK_MAX} bytes")
     block = required_block or max_block or (block_x, 1, 1)
     threads = block[0] * block[1] * block[2]
     bound = register_thread_bound(registers, target)
@@ -341,7 +380,6 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
                              "shared memory (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES)")
     full = style == "ptxas"
     text = _padded_text(assembled, target)
-    base = target.parameter_base
     names = ["", ".shstrtab", ".strtab", ".symtab", ".nv.info", f".nv.info.{kernel_name}",
              f".nv.constant0.{kernel_name}", f".text.{kernel_name}"]
     SEC_SYMTAB, SEC_CONST, SEC_TEXT = 3, 6, 7
@@ -380,9 +418,7 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
         kinfo += _raw_records(facts.after_api_version)
     kinfo += _record(EIATTR_PARAM_CBANK, struct.pack("<II", SYM_CONST, parameter_bytes << 16 | base))
     kinfo += _hval(EIATTR_CBANK_PARAM_SIZE, parameter_bytes)
-    for ordinal, (offset, size) in reversed(list(enumerate(parameters))):    # ptxas: the last first
-        kinfo += _record(EIATTR_KPARAM_INFO, struct.pack("<IHHI", 0, ordinal, offset,
-                                                         size << KPARAM_SIZE_SHIFT | KPARAM_FLAGS))
+    kinfo += parameter_records(parameters, parameter_bytes)
     if full:
         kinfo += _raw_records(facts.after_parameters)
     kinfo += _hval(EIATTR_MAXREG_COUNT, 0xFF)

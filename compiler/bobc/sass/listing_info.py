@@ -1,6 +1,6 @@
 """The launch facts an nvdisasm listing prints in a kernel's `.nv.info` records, read back for
-`bobc asm --cubin` so that its cubin keeps them: each parameter (KPARAM_INFO: ordinal, offset,
-size), the parameter block (CBANK_PARAM_SIZE), the launch bounds (MAX_THREADS, REQNTID), the
+`bobc asm --cubin` so that its cubin keeps them: each parameter (KPARAM_INFO, or KPARAM_INFO_V2
+for a block of more than 4352 bytes: ordinal, offset, size), the parameter block (CBANK_PARAM_SIZE), the launch bounds (MAX_THREADS, REQNTID), the
 cluster shape (CTA_PER_CLUSTER) and the register count (.nv.info's REGCOUNT for the kernel).
 
 nvdisasm prints a section's bytes as `.byte` / `.short` / `.word` / `.dword` / `.zero` / `.align`
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import BobcError
-from .cubin import (EIATTR_CBANK_PARAM_SIZE, EIATTR_CTA_PER_CLUSTER, EIATTR_KPARAM_INFO, EIATTR_MAX_THREADS,
-                    EIATTR_REGCOUNT, EIATTR_REQNTID, FMT_BVAL, FMT_HVAL, FMT_SVAL, KPARAM_SIZE_SHIFT)
+from .cubin import (EIATTR_CBANK_PARAM_SIZE, EIATTR_CTA_PER_CLUSTER, EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2,
+                    EIATTR_MAX_THREADS, EIATTR_REGCOUNT, EIATTR_REQNTID, FMT_BVAL, FMT_HVAL, FMT_SVAL, KPARAM_SIZE_SHIFT)
 
 SIZES = {".byte": 1, ".short": 2, ".word": 4, ".dword": 8}
 FMT_FLAG = 1
@@ -131,12 +131,13 @@ def listing_info(lines, kernel: str) -> ListingInfo:
     info = ListingInfo()
     kparams = {}
     for attr, parts, span in _records(lines, f".nv.info.{kernel}"):
-        if attr == EIATTR_KPARAM_INFO:
-            # u32 index, u16 ordinal, u16 offset, u32 flags with the size from bit 18
+        if attr in (EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2):
+            # u32 index, u16 ordinal, u16 offset, then KPARAM_INFO's u32 flags with the size from
+            # bit 18, or KPARAM_INFO_V2's u32 size (sass/cubin.py, above KPARAM_INFO_BLOCK_MAX)
             ordinal = _integer(_cut(parts, 4, 2, span), span)
             offset = _integer(_cut(parts, 6, 2, span), span)
-            flags = _integer(_cut(parts, 8, 4, span), span)
-            kparams[ordinal] = (offset, flags >> KPARAM_SIZE_SHIFT)
+            last = _integer(_cut(parts, 8, 4, span), span)
+            kparams[ordinal] = (offset, last >> KPARAM_SIZE_SHIFT if attr == EIATTR_KPARAM_INFO else last)
             info.spans.setdefault("parameters", span)
         elif attr == EIATTR_CBANK_PARAM_SIZE:
             info.parameter_bytes = _integer(parts, span)
