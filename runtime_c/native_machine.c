@@ -50,6 +50,14 @@ uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t byt
 
 volatile uint8_t *np_ring_slot(np_machine *m, uint32_t index, uint64_t ring, uint64_t entries, uint64_t n)
 {
+    /* submission n waits for the 64-bit semaphore to reach n + 1: at n = 2^64 - 1 that target
+     * would wrap to 0 (a wait that ends at once); refused before anything is written */
+    if (n > NP_MAX_SUBMISSION) {
+        np_fault(m, index, NP_EXIT_INTERNAL, "submission %llu: the issue counter is at 2^64 - 1, where the "
+                 "semaphore's target n + 1 would wrap to 0 (a counter takes submissions 0 to 2^64 - 2); store a "
+                 "smaller count at its word", (unsigned long long)n);
+        return NULL;
+    }
     unsigned __int128 address = (unsigned __int128)ring + (unsigned __int128)8 * (n % entries);
     if (address <= UINT64_MAX)
         return np_mapped(m, index, (uint64_t)address, 8);

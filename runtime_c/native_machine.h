@@ -54,7 +54,10 @@ uint8_t *np_mapped(np_machine *m, uint32_t index, uint64_t address, uint64_t byt
 /* Submit's ring (entries > 0, 8 bytes each, at `ring`): the mapped slot of submission n, its
  * address ring + 8 x (n mod entries) taken exactly (past 2^64 it is in no buffer: a fault, never
  * the address it would wrap to), or NULL after np_fault; and the put index after submission n,
- * (n + 1) mod entries with n + 1 exact. */
+ * (n + 1) mod entries with n + 1 exact.  Submission n waits for its semaphore to reach n + 1,
+ * so n is at most NP_MAX_SUBMISSION: np_ring_slot refuses 2^64 - 1 (status 1) before anything
+ * is written. */
+#define NP_MAX_SUBMISSION (UINT64_MAX - 1)
 volatile uint8_t *np_ring_slot(np_machine *m, uint32_t index, uint64_t ring, uint64_t entries, uint64_t n);
 uint64_t np_ring_next(uint64_t n, uint64_t entries);
 

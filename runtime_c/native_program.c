@@ -156,6 +156,10 @@ static int check_command(np_program *p, unsigned i, char *err)
     case NP_SUBMIT:
         if (c->n[1] == 0)
             return say(err, "command %u (%s): a ring of 0 entries", i, name);
+        /* GPPut, (n + 1) mod entries, is a 32-bit word: a ring longer than 2^32 entries has puts it cannot hold */
+        if (c->n[1] > NP_MAX_RING_ENTRIES)
+            return say(err, "command %u (%s): a ring of %llu entries, more than the %llu a 32-bit GPPut counts", i,
+                       name, (unsigned long long)c->n[1], (unsigned long long)NP_MAX_RING_ENTRIES);
         STATE_RANGE(c->n[4], 8, "the issue counter");
         break;
     case NP_REQUEST_OPEN: {
@@ -249,9 +253,14 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
 
     uint32_t capacity = 1024;
     p->commands = malloc(capacity * sizeof *p->commands);
-    /* pending command fields: (command, which child) of commands still missing children */
+    /* pending command fields: (command, which child, its Repeat nesting) of commands still missing children */
+    typedef struct {
+        uint32_t index;
+        uint32_t child;
+        uint32_t nesting;        /* the Repeat bodies around the command (NP_MAX_REPEAT_NESTING) */
+    } pending_field;
     uint32_t stack_capacity = 1024, depth = 0;
-    uint64_t *stack = malloc(stack_capacity * sizeof *stack);
+    pending_field *stack = malloc(stack_capacity * sizeof *stack);
     if (!p->commands || !stack) {
         free(stack);
         np_free(p);
@@ -263,7 +272,7 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
             /* the fields still to come: each pending command's children not yet read (a Repeat's two) */
             unsigned long long pending = 0;
             for (uint32_t k = 0; k < depth; k++)
-                pending += CODES[p->commands[stack[k] >> 1].code].children - (stack[k] & 1);
+                pending += CODES[p->commands[stack[k].index].code].children - stack[k].child;
             free(stack);
             np_free(p);
             return say(err, "the program ends at byte %zu with %llu command field%s still to come (cut short)", at,
@@ -334,21 +343,32 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
                 at += (size_t)c->bytes_length;
             }
         }
-        /* this command fills the innermost pending field */
+        /* this command fills the innermost pending field: a Repeat's body (its child 0) is one
+         * Repeat deeper than the Repeat, every other field as deep as its command */
+        uint32_t nesting = 0;
         if (!first) {
-            uint64_t top = stack[depth - 1];
-            uint32_t parent = (uint32_t)(top >> 1);
-            p->commands[parent].child[top & 1] = index;
-            if ((top & 1) == (uint64_t)(CODES[p->commands[parent].code].children - 1))
+            pending_field *top = &stack[depth - 1];
+            uint32_t parent = top->index;
+            p->commands[parent].child[top->child] = index;
+            nesting = top->nesting + (p->commands[parent].code == NP_REPEAT && top->child == 0);
+            if (top->child == (uint32_t)(CODES[p->commands[parent].code].children - 1))
                 depth--;
             else
-                stack[depth - 1] = top + 1;
+                top->child++;
         }
         first = 0;
+        /* np_run (and the reference's runner) recurses once per Repeat body: a nesting past the
+         * bound is refused here, not met as a stack overflow while the program runs */
+        if (code == NP_REPEAT && nesting + 1 > NP_MAX_REPEAT_NESTING) {
+            free(stack);
+            np_free(p);
+            return say(err, "command %u (Repeat): Repeats nested %u deep (one in another's body), more than the %u "
+                       "a host runs; nest fewer", index, nesting + 1, NP_MAX_REPEAT_NESTING);
+        }
         if (CODES[code].children > 0) {
             if (depth == stack_capacity) {
                 stack_capacity *= 2;
-                uint64_t *grown = realloc(stack, stack_capacity * sizeof *grown);
+                pending_field *grown = realloc(stack, stack_capacity * sizeof *grown);
                 if (!grown) {
                     free(stack);
                     np_free(p);
@@ -356,7 +376,7 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
                 }
                 stack = grown;
             }
-            stack[depth++] = (uint64_t)index << 1;
+            stack[depth++] = (pending_field){ index, 0, nesting };
         }
         continue;
     cut:

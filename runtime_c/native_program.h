@@ -34,6 +34,10 @@ enum np_operand_kind { NP_IMMEDIATE = 0, NP_SLOT = 1, NP_STATE_WORD = 2, NP_MAPP
 #define NP_MAX_COMMANDS (1u << 24)
 #define NP_MAX_SLOTS (1u << 20)
 #define NP_MAX_STATE ((uint64_t)1 << 32)   /* 4 GiB of state at most */
+/* Repeats nested one in another's body: np_run recurses once per body (docs/limits.md) */
+#define NP_MAX_REPEAT_NESTING 64u
+/* a Submit ring's entries: its put index (n + 1) mod entries is a 32-bit word */
+#define NP_MAX_RING_ENTRIES ((uint64_t)1 << 32)
 #define NP_ERR_BYTES 512
 
 typedef struct {

@@ -99,6 +99,11 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
     if (s->payload_bytes == 0 || s->chunk_bytes == 0 || s->chunk_bytes > s->payload_bytes)
         return say(err, -1, "a %llu-byte payload in chunks of %llu byte%s (a chunk is 1 byte to the payload)",
                    (unsigned long long)s->payload_bytes, (unsigned long long)s->chunk_bytes, rt_plural(s->chunk_bytes));
+    if (s->payload_bytes / s->chunk_bytes > NP_REQUEST_MAX_CHUNKS)
+        return say(err, -1, "a %llu-byte payload in chunks of %llu byte%s is %llu chunks, more than the %u a "
+                   "checkpoint's 32-bit chunk count holds (make the chunks larger)", (unsigned long long)s->payload_bytes,
+                   (unsigned long long)s->chunk_bytes, rt_plural(s->chunk_bytes),
+                   (unsigned long long)(s->payload_bytes / s->chunk_bytes), NP_REQUEST_MAX_CHUNKS);
     uint64_t kind = natural(&r, "input");
     if (r.failed)
         return -1;
@@ -361,7 +366,8 @@ int np_request_open(np_request *r, const uint8_t *bytes, uint64_t size, int argc
         return RT_EXIT_INTERNAL;
     np_request_spec *s = &r->spec;
     r->contract = (rt_contract){ s->identity[0], s->identity[1], s->identity[2], s->identity[3], s->payload_bytes,
-                                 s->chunk_bytes, (uint32_t)(s->payload_bytes / s->chunk_bytes), s->updates };
+                                 s->chunk_bytes, (uint32_t)(s->payload_bytes / s->chunk_bytes) /* parse: fits */,
+                                 s->updates };
     /* rt_parse_args reads argv[1..]: the arguments after the program's name */
     char **with_name = calloc((size_t)argc + 2, sizeof *with_name);
     if (!with_name)

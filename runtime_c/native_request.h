@@ -22,6 +22,8 @@ enum { NP_FILE_INPUT = 1, NP_FILE_CHECKPOINT_IN = 2, NP_FILE_CHECKPOINT_OUT = 3,
        NP_FILE_RESULT = 5 };
 enum { NP_FRESH_END = 0, NP_FRESH_ZERO = 1, NP_FRESH_SPLITMIX64 = 2 };
 #define NP_REQUEST_MAX_INITIALIZERS (1u << 16)
+/* the checkpoint's chunk count, payload / chunk bytes: the envelope's 32-bit field (rt_contract) */
+#define NP_REQUEST_MAX_CHUNKS UINT32_MAX
 #define NP_REQUEST_HELP (-2)        /* np_request_open: --help printed, nothing more to do */
 /* The most bytes a request's predictions or result output holds (an input's limit,
  * RT_IO_INPUT_LIMIT_BYTES): a RequestWriteAt's offset + extent, or an append, past it is

@@ -819,6 +819,18 @@ static void test_ring_slot(void)
     CHECK(np_ring_slot(&m, 0, 0, (uint64_t)1 << 62, ((uint64_t)1 << 62) - 1) == NULL && m.status == 10 &&
           strstr(m.message, "mapped [0x1fffffffffffffff8, +8)"), "8 x (n mod entries) past 2^64: %d '%s'", m.status,
           m.message);
+    /* submission 2^64 - 1 would wait for a semaphore target n + 1 that wraps to 0 (a wait that ends
+     * at once): refused, status 1, before anything is written; 2^64 - 2 is the last one taken */
+    m.status = 0;
+    memset(ring_memory, 0x5A, sizeof ring_memory);
+    CHECK(np_ring_slot(&m, 0, 0x100, 4, UINT64_MAX) == NULL && m.status == 1 &&
+          !strcmp(m.message, "command 0 (Submit): submission 18446744073709551615: the issue counter is at 2^64 - 1, "
+                  "where the semaphore's target n + 1 would wrap to 0 (a counter takes submissions 0 to 2^64 - 2); "
+                  "store a smaller count at its word"), "submission 2^64 - 1: %d '%s'", m.status, m.message);
+    CHECK(ring_memory[0x118] == 0x5A && ring_memory[0x100] == 0x5A, "submission 2^64 - 1 wrote nothing");
+    m.status = 0;
+    CHECK(np_ring_slot(&m, 0, 0x100, 4, UINT64_MAX - 1) == ring_memory + 0x110 && m.status == 0,
+          "submission 2^64 - 2 of a 4-entry ring at 0x100: %d '%s'", m.status, m.message);
     CHECK(np_ring_next(4, 4) == 1 && np_ring_next(3, 4) == 0, "the next put");
     CHECK(np_ring_next(UINT64_MAX, 3) == 1 && np_ring_next(UINT64_MAX, 5) == 1 &&
           np_ring_next(UINT64_MAX, (uint64_t)1 << 63) == 0 && np_ring_next(UINT64_MAX, 7) == 2,
@@ -1184,6 +1196,167 @@ static void test_request_write_bounds(void)
     CHECK(rc == RT_EXIT_INTERNAL && strstr(err, "4 bytes at 1073741822 of the result"), "an append: %d '%s'", rc, err);
     r.out[2].size = 6;
     np_request_free(&r);
+}
+
+/* ---- the native program's bounds (docs/limits.md, "The native physical program") ---- */
+
+/* a program of `levels` Repeats of count 1, each the body of the one before (the innermost's body
+ * End), every tail End; or, `in_tails`, each the tail of the one before (every body End) */
+static uint8_t *repeats_program(uint32_t levels, int in_tails, size_t *size)
+{
+    size_t n = 32 + (size_t)levels * 11 + 1;
+    uint8_t *b = calloc(1, n), *at = b;
+    if (!b)
+        return NULL;
+    memcpy(at, NP_MAGIC, 4);
+    at[4] = NP_VERSION;
+    at[16] = 8;                         /* an 8-byte state, no slots, no identity */
+    at += 32;
+    for (uint32_t k = 0; k < levels; k++) {
+        *at++ = NP_REPEAT;
+        *at++ = NP_IMMEDIATE;
+        *at = 1;                        /* count 1 */
+        at += 8;
+        if (in_tails)
+            *at++ = NP_END;             /* the body; the next Repeat is the tail */
+    }
+    *at++ = NP_END;                     /* the innermost body (in_tails: the last tail) */
+    if (!in_tails)
+        for (uint32_t k = 0; k < levels; k++)
+            *at++ = NP_END;             /* the tails, innermost first */
+    *size = (size_t)(at - b);
+    return b;
+}
+
+static int nested_other(np_machine *m, uint32_t index, const np_command *c)
+{
+    (void)c;
+    return np_fault(m, index, 1, "not in this test");
+}
+
+/* np_run recurses once per Repeat body: NP_MAX_REPEAT_NESTING Repeats nested run; one more is
+ * refused by the checks, by name, and so is a crafted nesting of 200,000 (it overflowed the C
+ * stack in np_run: a crash, not a refusal); Repeats in tails, which np_run loops over, are not
+ * nested. */
+static void test_repeat_nesting(void)
+{
+    char err[NP_ERR_BYTES] = "";
+    size_t size;
+    np_program p;
+    uint8_t *b = repeats_program(NP_MAX_REPEAT_NESTING, 0, &size);
+    int rc = np_decode(b, size, &p, err);
+    CHECK(rc == 0 && p.count == 2 * NP_MAX_REPEAT_NESTING + 1, "%u nested Repeats: %d '%s'", NP_MAX_REPEAT_NESTING,
+          rc, err);
+    if (rc == 0) {
+        static const np_hooks hooks = { ring_mapped, NULL, nested_other };
+        uint64_t slots[1] = { 0 };
+        uint8_t state[8] = { 0 };
+        np_machine m;
+        memset(&m, 0, sizeof m);
+        m.p = &p;
+        m.hooks = &hooks;
+        m.slots = slots;
+        m.state = state;
+        m.telemetry = -1;
+        CHECK(np_run(&m, 0) == 0, "%u nested Repeats run: '%s'", NP_MAX_REPEAT_NESTING, m.message);
+        np_free(&p);
+    }
+    free(b);
+
+    char want[NP_ERR_BYTES];
+    snprintf(want, sizeof want, "command %u (Repeat): Repeats nested %u deep (one in another's body), more than the "
+             "%u a host runs; nest fewer", NP_MAX_REPEAT_NESTING, NP_MAX_REPEAT_NESTING + 1, NP_MAX_REPEAT_NESTING);
+    b = repeats_program(NP_MAX_REPEAT_NESTING + 1, 0, &size);
+    rc = np_decode(b, size, &p, err);
+    CHECK(rc == -1 && !strcmp(err, want) && p.commands == NULL, "one Repeat more: %d '%s', expected '%s'", rc, err,
+          want);
+    if (rc == 0)
+        np_free(&p);
+    free(b);
+
+    b = repeats_program(200000, 0, &size);
+    rc = np_decode(b, size, &p, err);
+    CHECK(rc == -1 && !strcmp(err, want), "200,000 nested Repeats: %d '%s'", rc, err);
+    if (rc == 0)
+        np_free(&p);            /* not run: without the bound np_run overflows the stack */
+    free(b);
+
+    b = repeats_program(200000, 1, &size);
+    rc = np_decode(b, size, &p, err);
+    CHECK(rc == 0 && p.count == 400001, "200,000 Repeats one after another (each the tail of the last): %d '%s'", rc,
+          err);
+    if (rc == 0)
+        np_free(&p);
+    free(b);
+}
+
+/* Submit ring ENTRIES ... End: the put index (n + 1) mod entries is a 32-bit word */
+static int decode_ring(uint64_t entries, char *err)
+{
+    bytes_out o;
+    program_header(&o, 8);
+    put_byte(&o, NP_SUBMIT);
+    put_u64(&o, 0x1000);        /* ring */
+    put_u64(&o, entries);
+    put_u64(&o, 0x2000);        /* put */
+    put_byte(&o, NP_IMMEDIATE); /* entry */
+    put_u64(&o, 0);
+    put_u64(&o, 0x3000);        /* semaphore */
+    put_u64(&o, 0);             /* the issue counter, state word 0 */
+    put_byte(&o, NP_END);
+    np_program p;
+    int rc = np_decode(o.b, o.n, &p, err);
+    if (rc == 0)
+        np_free(&p);
+    return rc;
+}
+
+static void test_ring_entries(void)
+{
+    char err[NP_ERR_BYTES] = "";
+    CHECK(decode_ring(NP_MAX_RING_ENTRIES, err) == 0, "a ring of 2^32 entries: '%s'", err);
+    CHECK(decode_ring(1, err) == 0, "a ring of 1 entry: '%s'", err);
+    CHECK(decode_ring(NP_MAX_RING_ENTRIES + 1, err) == -1 &&
+          !strcmp(err, "command 0 (Submit): a ring of 4294967297 entries, more than the 4294967296 a 32-bit GPPut "
+                  "counts"), "a ring of 2^32 + 1 entries: '%s'", err);
+    CHECK(decode_ring(UINT64_MAX, err) == -1 && strstr(err, "a ring of 18446744073709551615 entries"),
+          "a ring of 2^64 - 1 entries: '%s'", err);
+}
+
+/* the request's chunk count, payload / chunk bytes, is the envelope's 32-bit field: a contract whose
+ * count does not fit is refused when the request is parsed (before the first command), never
+ * truncated into the checkpoints it writes */
+static int parse_chunks(uint64_t payload, uint64_t chunk, char *err)
+{
+    bytes_out o;
+    o.n = 0;
+    for (int i = 0; i < 4; i++)
+        put_field(&o, "a", 1);
+    put_u64(&o, payload);
+    put_u64(&o, chunk);
+    put_u64(&o, 1);             /* updates */
+    put_u64(&o, 0);             /* a record */
+    put_u64(&o, NP_FRESH_END);
+    put_u64(&o, 0);             /* cursor base, scale */
+    put_u64(&o, 0);
+    for (int i = 0; i < 6; i++)
+        put_u64(&o, i == 2 || i == 5 ? 1 : 0);
+    np_request_spec spec;
+    int rc = np_request_parse(o.b, o.n, &spec, err);
+    np_request_spec_free(&spec);
+    return rc;
+}
+
+static void test_request_chunk_count(void)
+{
+    char err[RT_ERR_BYTES] = "";
+    CHECK(parse_chunks(UINT32_MAX, 1, err) == 0, "2^32 - 1 chunks: '%s'", err);
+    CHECK(parse_chunks((uint64_t)1 << 40, (uint64_t)1 << 9, err) == 0, "2^31 chunks of 512 bytes: '%s'", err);
+    CHECK(parse_chunks((uint64_t)UINT32_MAX + 1, 1, err) == -1 &&
+          !strcmp(err, "a 4294967296-byte payload in chunks of 1 byte is 4294967296 chunks, more than the 4294967295 "
+                  "a checkpoint's 32-bit chunk count holds (make the chunks larger)"), "2^32 chunks: '%s'", err);
+    CHECK(parse_chunks(UINT64_MAX, 3, err) == -1 && strstr(err, "is 6148914691236517205 chunks, more than"),
+          "2^64 / 3 chunks: '%s'", err);
 }
 
 /* this test program's own file copied, with the 64-bit field at `field` of section `index`'s
@@ -1726,6 +1899,9 @@ int main(void)
     test_sections_damaged();
     test_native_decode_refusals();
     test_request_write_bounds();
+    test_repeat_nesting();
+    test_ring_entries();
+    test_request_chunk_count();
     char real[PATH_MAX];
     const char *resolved = realpath(tmpdir, real) && strlen(real) < sizeof realtmp ? real : tmpdir;
     memcpy(realtmp, resolved, strlen(resolved) + 1);

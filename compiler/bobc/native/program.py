@@ -16,6 +16,12 @@ VERSION = 1
 MAX_COMMANDS = 1 << 24
 MAX_SLOTS = 1 << 20
 MAX_STATE = 1 << 32
+# Repeats nested one in another's body (runtime_c/native_program.h NP_MAX_REPEAT_NESTING): the
+# C host's np_run and the reference's runner recurse once per body (docs/limits.md)
+MAX_REPEAT_NESTING = 64
+# a Submit ring's entries (NP_MAX_RING_ENTRIES): its put index (n + 1) mod entries is a 32-bit word
+MAX_RING_ENTRIES = 1 << 32
+REPEAT = 12
 
 # code -> (name, fields in encoding order, command fields that follow); docs/platform.md's table.
 # n a natural (8 bytes), o an operand (kind byte + 8), b bytes (8-byte length + bytes),
@@ -98,12 +104,13 @@ def decode(data: bytes) -> Program:
     program = Program(slots, extent, bytes(data[32:32 + identity_length]), [])
     commands = program.commands
     at = 32 + identity_length
-    stack: list[list[int]] = []      # [command index, next child] of commands missing children
+    # [command index, next child, its Repeat nesting] of commands missing children
+    stack: list[list[int]] = []
     first = True
     while first or stack:
         if at >= size:
             # the fields still to come: each pending command's children not yet read (a Repeat's two)
-            pending = sum(CODES[commands[index].code][2] - filled for index, filled in stack)
+            pending = sum(CODES[commands[index].code][2] - filled for index, filled, _ in stack)
             raise ProgramError(f"the program ends at byte {at} with {_count(pending, 'command field')} still to "
                                "come (cut short)")
         code = data[at]
@@ -141,16 +148,24 @@ def decode(data: bytes) -> Program:
                     raise ProgramError(f"byte {start}: command {index} ({name}) is cut short by the program's end")
                 command.data = bytes(data[at:at + length])
                 at += length
+        # this command fills the innermost pending field: a Repeat's body (its child 0) is one
+        # Repeat deeper than the Repeat, every other field as deep as its command
+        nesting = 0
         if not first:
             top = stack[-1]
             commands[top[0]].child[top[1]] = index
+            nesting = top[2] + (commands[top[0]].code == REPEAT and top[1] == 0)
             if top[1] == CODES[commands[top[0]].code][2] - 1:
                 stack.pop()
             else:
                 top[1] += 1
         first = False
+        # the runners recurse once per Repeat body: a nesting past the bound is refused here
+        if code == REPEAT and nesting + 1 > MAX_REPEAT_NESTING:
+            raise ProgramError(f"command {index} (Repeat): Repeats nested {nesting + 1} deep (one in another's body), "
+                               f"more than the {MAX_REPEAT_NESTING} a host runs; nest fewer", command=index)
         if children:
-            stack.append([index, 0])
+            stack.append([index, 0, nesting])
     if at != size:
         raise ProgramError(f"{_count(size - at, 'byte')} after the program's last command")
     for index, command in enumerate(commands):
@@ -207,6 +222,9 @@ def _check(p: Program, i: int, c: Command) -> None:
     elif code == 24:
         if n[1] == 0:
             refuse("a ring of 0 entries")
+        # GPPut, (n + 1) mod entries, is a 32-bit word: a longer ring has puts it cannot hold
+        if n[1] > MAX_RING_ENTRIES:
+            refuse(f"a ring of {n[1]} entries, more than the {MAX_RING_ENTRIES} a 32-bit GPPut counts", field=1)
         state_range(n[4], 8, "the issue counter")
     elif code == 26:
         if i != 0:

@@ -18,6 +18,9 @@ FRESH_END, FRESH_ZERO, FRESH_SPLITMIX64 = 0, 1, 2
 # a request's own files (Platform.Linux.Nvidia.PlanHost nvidiaPlanHostFileCode)
 FILE_INPUT, FILE_CHECKPOINT_IN, FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, FILE_RESULT = 1, 2, 3, 4, 5
 MAX_INITIALIZERS = 1 << 16
+# the checkpoint's chunk count, payload // chunk bytes: the envelope's 32-bit field
+# (runtime_c/native_request.h NP_REQUEST_MAX_CHUNKS)
+MAX_CHUNKS = (1 << 32) - 1
 # the most bytes a request's predictions or result output holds (runtime_c/native_request.h
 # NP_REQUEST_OUTPUT_LIMIT, an input's limit): a write past it is refused, nothing written
 OUTPUT_LIMIT = 1 << 30
@@ -105,6 +108,10 @@ def parse_request(data: bytes) -> Request:
     if payload == 0 or chunk == 0 or chunk > payload:
         raise RequestError(f"a {payload}-byte payload in chunks of {count(chunk, 'byte')} (a chunk is 1 byte to the "
                            "payload)")
+    if payload // chunk > MAX_CHUNKS:
+        raise RequestError(f"a {payload}-byte payload in chunks of {count(chunk, 'byte')} is {payload // chunk} "
+                           f"chunks, more than the {MAX_CHUNKS} a checkpoint's 32-bit chunk count holds (make the "
+                           "chunks larger)")
     kind = r.natural("input")
     if kind == INPUT_RECORD:
         stream = None

@@ -643,6 +643,10 @@ class Machine:
     def _submit(self, at: int, c) -> None:
         ring, entries, put, semaphore, counter = c.n
         n = self.word(counter)
+        if n == MASK:       # its semaphore target n + 1 would not fit 64 bits (runtime_c np_ring_slot)
+            self.fault(at, EXIT_INTERNAL, f"submission {n}: the issue counter is at 2^64 - 1, where the semaphore's "
+                                          "target n + 1 would wrap to 0 (a counter takes submissions 0 to 2^64 - 2); "
+                                          "store a smaller count at its word")
         slot = self._mapped(at, ring + 8 * (n % entries), 8)
         put_at = self._mapped(at, put, 4)
         semaphore_at = self._mapped(at, semaphore, 8)
