@@ -75,13 +75,16 @@ def take_signals(handler) -> dict:
 def _ended_early(number, frame) -> None:
     """SIGINT, SIGTERM or SIGHUP while bobc starts (its imports, before cli.main installs its
     handlers): nothing is written yet, so nothing to clean up -- the line cli.main says, and
-    128 + the signal's number, never a traceback (probe s31 signals finding 6)."""
+    128 + the signal's number, never a traceback (probe s31 signals finding 6).  It imports only
+    modules the interpreter's start loaded: the signal may come in the middle of any other import
+    (`enum`'s, which `signal` needs: probe s34 today34 finding 1)."""
     import os
-    import signal
-
     import sys
 
-    words = ENDING_SIGNALS.get(signal.Signals(number).name, "interrupted")
+    import _signal      # never `signal`: it imports `enum`, which the signal may have interrupted mid-import
+
+    words = next((words for name, words in ENDING_SIGNALS.items() if getattr(_signal, name, None) == number),
+                 "interrupted")
     try:
         os.write(2, f"bobc: {words}\n".encode())
     except OSError:
