@@ -84,3 +84,16 @@ def test_a_native_physical_program_host_has_no_generated_c(tmp_path, cache):
     assert done.returncode == 2, done.stderr
     assert "--emit-c writes the C that bobc generates for a plan host" in done.stderr
     assert not (tmp_path / "host").exists() and not (tmp_path / "host.c").exists()
+
+
+def test_emit_c_inside_the_image_folder_is_named_in_the_hint(tmp_path, cache, capsys):
+    """The refused output is the C file: the hint names it, not the host (probe s34 today34 finding 2)."""
+    from bobc import cli
+
+    (tmp_path / "imgs").mkdir()
+    code = cli.main(["build", str(PLAN), "-o", str(tmp_path / "host"), "--emit-c", str(tmp_path / "imgs/x.c"),
+                     "--emit-images", str(tmp_path / "imgs")])
+    err = capsys.readouterr().err
+    assert code == 8, err
+    assert "(--emit-c)" in err and "give the generated C and the images separate paths" in err, err
+    assert not (tmp_path / "host").exists() and list((tmp_path / "imgs").iterdir()) == []

@@ -142,7 +142,8 @@ def refuse_overlap(output: Path, images: Path, option: str = "-o") -> None:
     else:
         return
     raise OutputWriteFailure(shown(output), option, f"{detail}: no output may be another output",
-                             hint="nothing was written; give the host and the images separate paths")
+                             hint=f"nothing was written; give {'the host' if option == '-o' else 'the generated C'} "
+                                  "and the images separate paths")
 
 
 def write_host(built, target, output: Path, option: str = "-o", emit_c: str | None = None) -> None:
