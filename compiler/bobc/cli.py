@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from . import __version__
-from .errors import BobcError
+from .errors import BobcError, stderr_line   # now, not when a stop is said: see stderr_line
 from .resources import doc
 
 SUBCOMMANDS = {
@@ -523,8 +522,6 @@ def _run(args, taken: dict) -> tuple[int, bool]:
             return _resource_stop(args, error, taken), True
         if getattr(args, "json", False):
             _json_refusal(args, error)
-        from .reference.safe_io import stderr_line
-
         stderr_line(f"bobc {args.command}: {error.render()}")     # a path's bytes as they are, as the hosts print them
         return error.exit_code, True
     except StdoutFailed as failure:
@@ -566,29 +563,8 @@ def _resource_stop(args, stop, taken: dict) -> int:
         stop.exit_code = 1
     if getattr(args, "json", False):
         _json_refusal(args, stop)
-    _stop_line(f"bobc {args.command}: {stop.render()}")
+    stderr_line(f"bobc {args.command}: {stop.render()}")
     return stop.exit_code
-
-
-def _stop_line(line: str) -> None:
-    """Write a resource stop's line on stderr, as reference.safe_io.stderr_line does (a path's own
-    bytes), with what is already imported: the import that ran out of memory may be safe_io's own,
-    and importing it again here ran out too, a second traceback in place of the line (probe s33
-    docs33 finding 3)."""
-    stream = sys.stderr
-    if stream is None:
-        return
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        print(line, file=stream, flush=True)
-        return
-    try:
-        data = os.fsencode(line + "\n")
-    except UnicodeEncodeError:
-        data = (line + "\n").encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
-    stream.flush()
-    buffer.write(data)
-    buffer.flush()
 
 
 def _stdout_reason(failure: OSError) -> str:

@@ -6,7 +6,9 @@ as one clear message instead of a traceback.
 """
 from __future__ import annotations
 
+import os
 import resource     # here, not when a limit is met: importing it then may itself fail for lack of memory
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,3 +313,28 @@ def memory_exhausted(doing: str | None = None) -> ResourceExhausted:
     return ResourceExhausted(f"out of memory{where}: the memory limit (ulimit -v) is {_limit('RLIMIT_AS')}; "
                              f"this is not a fault in the plan or in bobc",
                              "free memory or raise the memory limit (ulimit -v), then run again", "memory")
+
+
+def stderr_line(line: str, stream=None) -> None:
+    """Write `line` and a newline on stderr carrying a path's own bytes, as the C host prints
+    them: a byte that is not UTF-8 (a path's 0xff, held as the surrogate '\\udcff' since
+    os.fsdecode) is written as that byte, not as Python's escape (probe s31 hostexe finding 10).
+    A stream without a byte buffer gets the text itself.  The one writer of such a line: the
+    CLI's refusals and resource stops and the reference runner's notices (reference/safe_io.py)
+    all use it.  It lives here, imported when bobc.cli is, so that saying a stop never imports
+    anything: the import that ran out of memory or descriptors may be the reference package's
+    own (probe s33 docs33 finding 3, tests/test_resource_stop_import_s33.py)."""
+    stream = sys.stderr if stream is None else stream
+    if stream is None:
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        print(line, file=stream, flush=True)
+        return
+    try:
+        data = os.fsencode(line + "\n")
+    except UnicodeEncodeError:      # a character no path holds: as sys.stderr writes it
+        data = (line + "\n").encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
+    stream.flush()
+    buffer.write(data)
+    buffer.flush()

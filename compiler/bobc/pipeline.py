@@ -73,7 +73,7 @@ def _verdict_and_plan_stored(program, entry) -> bool:
             entry = require_entry(program, None)
         except BobcError:
             return False                # extract says so, after the check, as a cold run does
-    if _stored_plan(program, entry) is None:
+    if stored.plan(program, entry) is None:
         return False
     recall.remember(program)
     return True
@@ -84,46 +84,31 @@ def extract(program, entry: str | None = DEFAULT_ENTRY):
     from .plan.extract import extract_plan
 
     entry = require_entry(program, entry)
-    plan = _stored_plan(program, entry)
+    plan = stored.plan(program, entry)
     if plan is None:
         plan = extract_plan(program, entry=entry)
         stored.keep_plan(program, entry, plan, _kernel_facts(program, plan))
     return plan
 
 
-# What a certification is told of the build's own kernels besides the plan: certify's `needs`
-# (region identity -> registers its assembled kernel uses), `encoded_from` (-> the source its
-# code was assembled from) and `assembled` (-> that assembly).  Evaluating the plan (the
-# registry's encoders) is what knows them, so they are kept with the extracted plan (stored.py,
-# in keep_plan's `needs`), and a plan recalled without evaluating it is certified with every one,
-# as a fresh plan is: a cache never changes a verdict (probe s33 soundness finding 5: recalled
+# What a certification is told of the build's own kernels besides the plan (stored.KERNEL_FACTS):
+# certify's `needs` (region identity -> registers its assembled kernel uses), `encoded_from` (->
+# the source its code was assembled from) and `assembled` (-> that assembly).  Evaluating the plan
+# (the registry's encoders) is what knows them, so they are kept with the extracted plan (stored.py,
+# a field of the plans/ entry), and a plan recalled without evaluating it is certified with every
+# one, as a fresh plan is: a cache never changes a verdict (probe s33 soundness finding 5: recalled
 # without `encoded_from`, a region holding another kernel's code was refused cold, certified warm).
-_FACTS = ("needs", "encoded_from", "assembled")
-
-
-def _stored_plan(program, entry):
-    """The plan stored for `entry` (stored.plan), only with every kernel fact its certification
-    needs (_FACTS); else None (an entry without them is a miss: the plan is extracted again)."""
-    from . import stored
-
-    plan = stored.plan(program, entry)
-    if plan is None:
-        return None
-    facts = stored.needs_of(program, plan)
-    if not (isinstance(facts, dict) and set(facts) == set(_FACTS)
-            and isinstance(facts["needs"], (dict, type(None)))
-            and isinstance(facts["encoded_from"], dict) and isinstance(facts["assembled"], dict)):
-        return None
-    return plan
+# stored.plan gives a stored plan only with every one of them (else it is extracted again).
 
 
 def _kernel_facts(program, plan) -> dict:
-    """_FACTS of `plan`'s regions: those stored with it when it is a stored plan, else what this
-    build's encoders assembled (none for a program loaded with other intrinsics, or none at all)."""
+    """The kernel facts (stored.KERNEL_FACTS) of `plan`'s regions: those stored with it when it is
+    a stored plan, else what this build's encoders assembled (none for a program loaded with other
+    intrinsics, or none at all)."""
     from . import stored
 
-    kept = stored.needs_of(program, plan)
-    if isinstance(kept, dict) and set(kept) == set(_FACTS):
+    kept = stored.facts_of(program, plan)
+    if kept is not None:
         return kept
     registry = getattr(program, "bobc_intrinsics", None)
     if registry is None:
@@ -349,16 +334,16 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
     """compile_plan without loading the program, when it was found well typed before and its
     plan for `entry` was stored (recall.py, stored.py): the stored plan is certified again and
     encoded as a loaded one is.  None when anything is missing or changed: load it."""
-    from . import recall
+    from . import recall, stored
 
     recalled = recall.recall(plan_path, target, include)
     if recalled is None:
         return None
     entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry)
-    plan = _stored_plan(recalled, entry)
+    plan = stored.plan(recalled, entry)
     if plan is None:
         return None
-    # certified with everything a fresh certification is given (_FACTS), not the registers alone
+    # certified with everything a fresh certification is given (stored.KERNEL_FACTS), not the registers alone
     _certify_sound(plan, target, kernel_needs(recalled, plan), recalled.search_path,
                    kernel_sources(recalled, plan), kernel_assemblies(recalled, plan))
     return Built(program=recalled, plan=plan, images=encode(plan, target, recalled.search_path))

@@ -1,5 +1,6 @@
 """What evaluating a plan found, kept between builds: the type check's verdict and the
-extracted plan (with the registers its kernels need), in bobc's user cache (bobc/cache.py).
+extracted plan (with what its certification is given of its kernels: KERNEL_FACTS), in bobc's
+user cache (bobc/cache.py).
 
 Checking a plan's proofs by computation and extracting its plan were most of `bobc check`'s
 time once parsing was cached.  Both results depend only on:
@@ -93,9 +94,22 @@ def keep_verdict(program) -> None:
     cache.write("checked", key, WELL_TYPED + json.dumps(kernel_cache.sources_read(program.target)).encode())
 
 
+# The layout of a plans/ entry: change when it changes.  It is in the entry's key and its record,
+# so an entry of another layout is a miss (the plan is extracted again), never read as this one.
+# 1: the kernel facts in the slot of the registers the kernels need; 2: a field of their own.
+PLAN_FORMAT = 2
+
+# What a certification is told of the build's own kernels besides the plan (pipeline.py
+# _kernel_facts), each region identity -> its value, kept with the extracted plan: the registers
+# its assembled kernel uses (None: not known), the source its code was assembled from, and that
+# assembly.  A stored plan is certified with every one, as a fresh plan is (a cache never changes
+# a verdict: probe s33 soundness finding 5); an entry without all of them, of these types, is a miss.
+KERNEL_FACTS = {"needs": (dict, type(None)), "encoded_from": (dict,), "assembled": (dict,)}
+
+
 def _plan_key(program, entry) -> str | None:
     verdict = getattr(program, "bobc_verdict", None)     # a well-typed program's plans only
-    return None if verdict is None else cache.digest(verdict, "extracted plan", str(entry))
+    return None if verdict is None else cache.digest(verdict, "extracted plan", str(PLAN_FORMAT), str(entry))
 
 
 def _kept(kind: str, key: str | None, size: int) -> tuple | None:
@@ -119,27 +133,37 @@ def _keep(kind: str, key: str | None, target, *values) -> None:
                                             protocol=pickle.HIGHEST_PROTOCOL))
 
 
+def whole_facts(facts) -> bool:
+    """Whether `facts` holds every kernel fact (KERNEL_FACTS), each of its type, and nothing else."""
+    return (isinstance(facts, dict) and set(facts) == set(KERNEL_FACTS)
+            and all(isinstance(facts[name], kinds) for name, kinds in KERNEL_FACTS.items()))
+
+
 def plan(program, entry):
-    """The Plan extracted before from this well-typed program for `entry`, or None."""
+    """The Plan extracted before from this well-typed program for `entry`, when its entry is of
+    this PLAN_FORMAT and holds its kernel facts whole (facts_of gives them); else None."""
     from .plan.model import Plan
 
-    kept = _kept("plans", _plan_key(program, entry), 2)
-    if kept is None:
+    kept = _kept("plans", _plan_key(program, entry), 1)
+    record = kept[0] if kept is not None else None
+    if not isinstance(record, dict) or record.get("format") != PLAN_FORMAT:
         return None
-    found, needs = kept
-    if not isinstance(found, Plan) or not isinstance(needs, (dict, type(None))):
+    found, facts = record.get("plan"), record.get("facts")
+    if not isinstance(found, Plan) or not whole_facts(facts):
         return None
-    program.bobc_stored_needs = (found, needs)
+    program.bobc_stored_facts = (found, facts)
     return found
 
 
-def keep_plan(program, entry, found, needs) -> None:
-    _keep("plans", _plan_key(program, entry), program.target, found, needs)
+def keep_plan(program, entry, found, facts) -> None:
+    """Keep the Plan `found` extracted for `entry` with its kernel facts (KERNEL_FACTS)."""
+    _keep("plans", _plan_key(program, entry), program.target,
+          {"format": PLAN_FORMAT, "plan": found, "facts": facts})
 
 
-def needs_of(program, found):
-    """The kernel register needs stored with `found`, when it is a stored plan; else None."""
-    kept = getattr(program, "bobc_stored_needs", None)
+def facts_of(program, found) -> dict | None:
+    """The kernel facts (KERNEL_FACTS) stored with `found`, when it is a stored plan; else None."""
+    kept = getattr(program, "bobc_stored_facts", None)
     return kept[1] if kept is not None and kept[0] is found else None
 
 

@@ -34,6 +34,19 @@ _EXTENTS = {
 }
 
 
+def _every_step(steps, where: str = ""):
+    """(name, step) of each step of the host's schedule but a Repeat, in the schedule's order, a
+    repeat's body (each step once, whatever the repeat's count) where the Repeat stands; each
+    named as the host-step findings name it: `step 3 (fill)`, `step 5 (repeat)'s body: step 0
+    (read)`.  The one walk of check_host_steps's buffer check and check_host_writes."""
+    for index, step in enumerate(steps):
+        name = f"{where}step {index} ({step.kind.name})"
+        if step.kind.name == "repeat":
+            yield from _every_step(step.body, f"{name}'s body: ")
+        else:
+            yield name, step
+
+
 def check_host_steps(plan: Plan, target=None, folders=(), contracts=None) -> list[Finding]:
     """Every fault of the host's schedule (the module's docstring).  With the build's `target`
     (and the kernel search `folders` the build encodes with), each Reissue's entry is held to
@@ -47,29 +60,21 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None) -> lis
     if target is not None:
         out += check_reissues(plan, target, folders)
     seen: set = set()
-
-    def walk(steps, where: str) -> None:
-        for index, step in enumerate(steps):
-            name = f"{where}step {index} ({step.kind.name})"
-            if step.kind.name == "repeat":
-                walk(step.body, f"{name}'s body: ")
-                continue
-            extent = _EXTENTS.get(step.kind.name)
-            if extent is None:
-                continue
-            address, size = step.host, extent(step)
-            if (address, size) in seen:
-                continue
-            if not any(low <= address and address + size <= high for _, low, high in buffers):
-                seen.add((address, size))
-                near = min(buffers, key=lambda b: min(abs(address - b[1]), abs(address - b[2])), default=None)
-                hint = (f"; the nearest buffer is {near[0]} {span(near[1], near[2] - near[1])}" if near
-                        else "; the plan maps no buffers")
-                out.append(Finding("host-step", f"the host's {name} touches {span(address, size)} "
-                                                f"({size:,} bytes), which lies in no buffer the plan maps{hint}",
-                                   step.at))
-
-    walk(host.steps, "")
+    for name, step in _every_step(host.steps):
+        extent = _EXTENTS.get(step.kind.name)
+        if extent is None:
+            continue
+        address, size = step.host, extent(step)
+        if (address, size) in seen:
+            continue
+        if not any(low <= address and address + size <= high for _, low, high in buffers):
+            seen.add((address, size))
+            near = min(buffers, key=lambda b: min(abs(address - b[1]), abs(address - b[2])), default=None)
+            hint = (f"; the nearest buffer is {near[0]} {span(near[1], near[2] - near[1])}" if near
+                    else "; the plan maps no buffers")
+            out.append(Finding("host-step", f"the host's {name} touches {span(address, size)} "
+                                            f"({size:,} bytes), which lies in no buffer the plan maps{hint}",
+                               step.at))
     _input_reads(host.steps, host.request.input_record_bytes, out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
@@ -170,32 +175,24 @@ def check_host_writes(plan: Plan, target=None, contracts=None) -> list[Finding]:
                 machine.append((name, low, high))
                 held[name] = f"bytes of {home[0]} ({MACHINE_BUFFERS[home[0]]})"
     out: list[Finding] = []
-
-    def walk(steps, where: str) -> None:
-        for index, step in enumerate(steps):
-            name = f"{where}step {index} ({step.kind.name})"
-            if step.kind.name == "repeat":
-                walk(step.body, f"{name}'s body: ")
-                continue
-            for what, address, size in _writes(step):
-                hit = next(((n, low, high) for n, low, high in machine if address < high and low < address + size),
-                           None)
-                if hit is not None:
-                    n, low, high = hit
-                    out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
-                                                    f"({size:,} bytes) into host buffer {n} "
-                                                    f"{span(low, high - low)}, which holds {held[n]}: the GPU "
-                                                    f"would run words the certifier never checked",
-                                       step.at, hint="a host step writes only the plan's data (the arena's "
-                                                     "residents, a staging buffer); give the kernels their "
-                                                     "values through the arena, or a launch's scalar through "
-                                                     "an NvidiaPlanHostFill"))
-                elif what and not any(low <= address and address + size <= high for _, low, high in spans):
-                    out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
-                                                    f"({size:,} bytes), which lies in no buffer the plan maps: "
-                                                    f"every invocation would stop there (status 10)", step.at))
-
-    walk(host.steps, "")
+    for name, step in _every_step(host.steps):
+        for what, address, size in _writes(step):
+            hit = next(((n, low, high) for n, low, high in machine if address < high and low < address + size),
+                       None)
+            if hit is not None:
+                n, low, high = hit
+                out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
+                                                f"({size:,} bytes) into host buffer {n} "
+                                                f"{span(low, high - low)}, which holds {held[n]}: the GPU "
+                                                f"would run words the certifier never checked",
+                                   step.at, hint="a host step writes only the plan's data (the arena's "
+                                                 "residents, a staging buffer); give the kernels their "
+                                                 "values through the arena, or a launch's scalar through "
+                                                 "an NvidiaPlanHostFill"))
+            elif what and not any(low <= address and address + size <= high for _, low, high in spans):
+                out.append(Finding("host-step", f"the host's {name} {what}writes {span(address, size)} "
+                                                f"({size:,} bytes), which lies in no buffer the plan maps: "
+                                                f"every invocation would stop there (status 10)", step.at))
     return out
 
 

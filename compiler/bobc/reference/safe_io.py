@@ -51,6 +51,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ..errors import stderr_line   # one writer of a line on stderr, the CLI's too
 from ..native.words import count
 from .errors import BadCheckpoint, OutputWriteFailure
 
@@ -89,27 +90,6 @@ def may_replace_any_file() -> bool:
     except (OSError, ValueError, IndexError):
         pass
     return os.geteuid() == 0
-
-
-def stderr_line(line: str, stream=None) -> None:
-    """Write `line` and a newline on stderr carrying a path's own bytes, as the C host prints
-    them: a byte that is not UTF-8 (a path's 0xff, held as the surrogate '\\udcff' since
-    os.fsdecode) is written as that byte, not as Python's escape (probe s31 hostexe finding 10).
-    A stream without a byte buffer gets the text itself."""
-    stream = sys.stderr if stream is None else stream
-    if stream is None:
-        return
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        print(line, file=stream, flush=True)
-        return
-    try:
-        data = os.fsencode(line + "\n")
-    except UnicodeEncodeError:      # a character no path holds: as sys.stderr writes it
-        data = (line + "\n").encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace")
-    stream.flush()
-    buffer.write(data)
-    buffer.flush()
 
 
 def write_all(fd: int, data: bytes) -> None:
