@@ -1,7 +1,7 @@
 """A cache never changes a verdict (probe s33 soundness finding 5): a plan the certifier refuses
 cold is refused, with the same message, when its stored plan is recalled (`bobc build` without
 loading the program, `bobc check` without type checking it again).  The recalled plan is
-certified with every kernel fact a fresh certification is given (bobc.pipeline._FACTS): here the
+certified with every kernel fact a fresh certification is given (bobc.stored.KERNEL_FACTS): here the
 source each region's code was assembled from."""
 from __future__ import annotations
 
