@@ -1,0 +1,118 @@
+"""bobc under the user's locale (probe s34 locale).
+
+Finding 1: gcc, as and ld print their messages in the user's language (gettext), and bobc reads
+them to tell a resource failure (`ulimit -f`, a full disk: exit 8 with the hint that says what ran
+out) from a compile error: under LC_ALL=de_DE.UTF-8 with the German catalogs installed, `ulimit
+-f` gave "Die maximale Dateigröße ist überschritten signal terminated program cc1", read as "the
+C compiler failed", exit 1.  Every gcc bobc runs now gets LC_MESSAGES=C (LC_ALL handed to every
+other category), so its messages are the English bobc reads, and what it compiles is unchanged.
+
+The fake gcc below speaks German unless glibc, through the system's own `locale` command,
+resolves its LC_MESSAGES to C: gettext's rule (LANGUAGE is ignored when LC_MESSAGES is C)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+needs_locale = pytest.mark.skipif(shutil.which("locale") is None, reason="needs glibc's locale command")
+
+# a gcc whose messages are translated as gettext translates them: in German unless LC_MESSAGES
+# resolves to C (or POSIX), whatever LANGUAGE says
+GERMAN_GCC = r"""messages=$(locale 2>/dev/null | sed -n 's/^LC_MESSAGES=//p' | tr -d '"')
+case "$messages" in
+  C|POSIX) echo "gcc: internal compiler error: File size limit exceeded signal terminated program cc1" >&2 ;;
+  *) echo "gcc: internal compiler error: Die maximale Dateigröße ist überschritten signal terminated program cc1" >&2 ;;
+esac
+exit 4"""
+
+USER_LOCALES = [{"LC_ALL": "de_DE.UTF-8"}, {"LANG": "de_DE.UTF-8"}, {"LC_MESSAGES": "de_DE.UTF-8"},
+                {"LANG": "de_DE.UTF-8", "LANGUAGE": "de"}, {"LC_ALL": "de_DE.UTF-8", "LC_MESSAGES": "de_DE.UTF-8"}]
+
+
+def _clear_locale(monkeypatch):
+    for name in ("LC_ALL", "LANG", "LANGUAGE", "LC_MESSAGES", "LC_CTYPE", "LC_NUMERIC"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _fake_gcc(tmp_path: Path, monkeypatch, body: str) -> None:
+    """A `gcc` first on PATH that runs `body` (as tests/test_environ_s32.py's)."""
+    import tempfile
+
+    from bobc.host import gcc
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = folder / "gcc"
+    fake.write_text(f"#!/bin/sh\n{body}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert gcc.compiler() == str(fake)
+
+
+def _gcc_build(tmp_path: Path):
+    from bobc import cache
+    from bobc.host import gcc
+
+    include = tmp_path / "include"
+    include.mkdir()
+    main = tmp_path / "main.c"
+    main.write_text("int main(void) { return 0; }\n")
+    with pytest.raises(gcc.HostBuildError) as raised:
+        with cache.process_temporaries():
+            gcc.build([main], [include], tmp_path / "host")
+    return raised.value
+
+
+def _resolved(environment: dict[str, str]) -> dict[str, str]:
+    """What glibc makes of `environment`'s locale variables: the `locale` command's lines."""
+    shown = subprocess.run(["locale"], env=environment, capture_output=True, text=True).stdout
+    return {name: value.strip('"') for name, _, value in (line.partition("=") for line in shown.splitlines())}
+
+
+@needs_locale
+@pytest.mark.parametrize("user", USER_LOCALES)
+def test_gccs_messages_are_read_in_english_whatever_the_users_locale(tmp_path, monkeypatch, user):
+    from bobc.host import gcc
+
+    _clear_locale(monkeypatch)
+    for name, value in user.items():
+        monkeypatch.setenv(name, value)
+    _fake_gcc(tmp_path, monkeypatch, GERMAN_GCC)
+    error = _gcc_build(tmp_path)
+    assert isinstance(error, gcc.HostResourceError) and error.kind == "file size", error.render()
+    assert error.exit_code == 8 and error.hint == "raise the file size limit (ulimit -f), then build again"
+
+
+@needs_locale
+@pytest.mark.parametrize("user", USER_LOCALES + [{"LC_ALL": "tr_TR.UTF-8", "LC_CTYPE": "C.UTF-8"}, {}])
+def test_gcc_compiles_in_the_users_locale_but_for_its_messages(monkeypatch, user):
+    """Every category but LC_MESSAGES (LC_CTYPE: gcc's input character set) resolves for gcc as
+    it does for the user; LC_MESSAGES resolves to C."""
+    from bobc.host import gcc
+
+    _clear_locale(monkeypatch)
+    for name, value in user.items():
+        monkeypatch.setenv(name, value)
+    users, gccs = _resolved(dict(os.environ)), _resolved(gcc.gcc_environment())
+    assert gccs["LC_MESSAGES"] == "C"
+    for category in gcc.LOCALE_CATEGORIES:
+        assert gccs[category] == users[category], category
+
+
+def test_the_categories_handed_out_are_glibcs_own():
+    """LOCALE_CATEGORIES is every category `locale` lists but LC_MESSAGES."""
+    from bobc.host import gcc
+
+    if shutil.which("locale") is None:
+        pytest.skip("needs glibc's locale command")
+    listed = [line.partition("=")[0] for line in subprocess.run(["locale"], capture_output=True,
+                                                                text=True).stdout.splitlines()]
+    assert sorted(gcc.LOCALE_CATEGORIES) == sorted(name for name in listed
+                                                   if name.startswith("LC_") and name not in ("LC_ALL", "LC_MESSAGES"))
