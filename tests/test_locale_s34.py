@@ -116,3 +116,71 @@ def test_the_categories_handed_out_are_glibcs_own():
                                                                 text=True).stdout.splitlines()]
     assert sorted(gcc.LOCALE_CATEGORIES) == sorted(name for name in listed
                                                    if name.startswith("LC_") and name not in ("LC_ALL", "LC_MESSAGES"))
+
+
+# Finding 2 and 3: where the cache is when XDG_CACHE_HOME is relative or there is no home folder.
+
+REPO = Path(__file__).resolve().parents[1]
+LINREG = REPO / "examples/linear_regression/LinReg/Build/NativeHost.bob"
+# bobc as a user with no password entry runs it (`docker run --user 4242`): pwd has no row for the uid
+NO_PASSWD_ROW = ("import pwd, runpy, sys\n"
+                 "def getpwuid(uid): raise KeyError(f'getpwuid(): uid not found: {uid}')\n"
+                 "pwd.getpwuid = getpwuid\n"
+                 "sys.argv[0] = 'bobc'\n"
+                 "runpy.run_module('bobc', run_name='__main__')\n")
+
+
+def _bobc(*args, cwd: Path, env: dict[str, str], no_passwd_row: bool = False):
+    import sys
+
+    path = os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])
+    environment = {**{k: v for k, v in os.environ.items() if k not in ("BOBC_CACHE_DIR", "XDG_CACHE_HOME", "HOME")},
+                   "PYTHONPATH": path, **env}
+    start = ["-c", NO_PASSWD_ROW] if no_passwd_row else ["-m", "bobc"]
+    return subprocess.run([sys.executable, *start, *map(str, args)], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path):
+    """The XDG Base Directory spec: a relative XDG_CACHE_HOME is invalid and ignored; bobc used it
+    from the current folder, leaving a cache in whatever folder it ran from."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    env = {"HOME": str(home), "XDG_CACHE_HOME": "relcache", "TMPDIR": str(tmp_path)}
+    checked = _bobc("check", LINREG, cwd=work, env=env)
+    assert checked.returncode == 0, checked.stderr
+    assert list(work.iterdir()) == []
+    assert (home / ".cache/bobc").is_dir()
+    shown = _bobc("cache", cwd=work, env=env)
+    assert shown.stdout.startswith(f"{home}/.cache/bobc: "), shown.stdout
+
+
+def test_an_absolute_xdg_cache_home_is_used(tmp_path):
+    from bobc import cache
+
+    os.environ.pop("BOBC_CACHE_DIR", None)
+    try:
+        os.environ["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+        assert cache.folder() == tmp_path / "xdg/bobc"
+    finally:
+        os.environ.pop("XDG_CACHE_HOME", None)
+
+
+def test_no_home_folder_is_no_cache_and_no_folder_named_tilde(tmp_path):
+    """HOME unset and no password entry: os.path.expanduser("~") is "~", and bobc kept its cache
+    in ./~/.cache/bobc of whatever folder it ran from; now the cache is off, and says why."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"TMPDIR": str(tmp_path)}
+    checked = _bobc("check", LINREG, cwd=work, env=env, no_passwd_row=True)
+    assert checked.returncode == 0, checked.stderr
+    assert list(work.iterdir()) == []
+    shown = _bobc("cache", cwd=work, env=env, no_passwd_row=True)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == ("bobc cache: off (HOME is unset and this user has no home folder, so there is no cache "
+                            "(set BOBC_CACHE_DIR for one))\n")
+    # BOBC_CACHE_DIR still names one
+    env["BOBC_CACHE_DIR"] = str(tmp_path / "named")
+    assert _bobc("check", LINREG, cwd=work, env=env, no_passwd_row=True).returncode == 0
+    assert (tmp_path / "named").is_dir() and list(work.iterdir()) == []

@@ -47,8 +47,28 @@ def folder() -> Path | None:
         return None
     if override:
         return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bobc"
+    base = user_cache_base()
+    return None if base is None else base / "bobc"
+
+
+def user_cache_base() -> Path | None:
+    """The user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path (the XDG Base
+    Directory spec: a relative one is invalid and ignored), else `~/.cache`; None when there is no
+    home folder (HOME unset and the user has no password entry: expanduser leaves "~", which was a
+    folder named `~` in whatever folder bobc ran from; probe s34 locale findings 2 and 3)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg)
+    home = os.path.expanduser("~")
+    return Path(home) / ".cache" if os.path.isabs(home) else None
+
+
+def off_reason() -> str:
+    """Why folder() is None, as the notices say it: BOBC_CACHE_DIR=off, or no home folder."""
+    override = os.environ.get("BOBC_CACHE_DIR")
+    if override is not None and override.lower() == "off":
+        return "BOBC_CACHE_DIR=off"
+    return "HOME is unset and this user has no home folder, so there is no cache (set BOBC_CACHE_DIR for one)"
 
 
 def digest(*parts: bytes | str) -> str:

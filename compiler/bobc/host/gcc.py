@@ -361,7 +361,7 @@ def compiling_notice(scratch: Path) -> None:
     writable, cache.scratch_folder)."""
     root = cache.folder()
     if root is None:
-        why = "BOBC_CACHE_DIR=off: every build compiles it"
+        why = f"{cache.off_reason()}: every build compiles it"
     elif root.resolve() in scratch.resolve().parents:
         why = "once: later builds with this runtime and C compiler reuse it from the cache"
     else:
