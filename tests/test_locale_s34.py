@@ -184,3 +184,39 @@ def test_no_home_folder_is_no_cache_and_no_folder_named_tilde(tmp_path):
     env["BOBC_CACHE_DIR"] = str(tmp_path / "named")
     assert _bobc("check", LINREG, cwd=work, env=env, no_passwd_row=True).returncode == 0
     assert (tmp_path / "named").is_dir() and list(work.iterdir()) == []
+
+
+# Finding 6: under `python -OO` (PYTHONOPTIMIZE=2) a module's docstring is None, and the scripts
+# that build their --help from it stopped with an AttributeError traceback before doing anything
+# (build_fixture.py is README's quick start).
+
+OO_SCRIPTS = [(["examples/bob/build_fixture.py"], None), (["examples/partitioned_regression/upgrade_checkpoint.py"], None),
+              (["-m", "coppelius_host.build"], "examples/coppelius"),
+              (["-m", "coppelius_host.sim_compare"], "examples/coppelius"), (["tools/tensor_map/capture.py"], None)]
+
+
+@pytest.mark.parametrize("script, cwd", OO_SCRIPTS)
+def test_the_scripts_help_works_under_python_OO(script, cwd):
+    import sys
+
+    path = os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, "-OO", *(str(REPO / s) if s.endswith(".py") else s for s in script),
+                           "--help"], cwd=REPO / cwd if cwd else REPO, env={**os.environ, "PYTHONPATH": path},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.startswith("usage: ")
+
+
+def test_build_fixture_under_python_OO_writes_the_same_record(tmp_path):
+    import sys
+
+    made = []
+    for flags in ([], ["-OO"]):
+        out = tmp_path / f"record{len(made)}.bin"
+        done = subprocess.run([sys.executable, *flags, str(REPO / "examples/bob/build_fixture.py"),
+                               str(REPO / "examples/bob/corpus.txt"), "--prompts-file",
+                               str(REPO / "examples/bob/prompts.txt"), "-o", str(out)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        made.append(out.read_bytes())
+    assert made[0] == made[1]
