@@ -220,3 +220,29 @@ def test_build_fixture_under_python_OO_writes_the_same_record(tmp_path):
         assert done.returncode == 0, done.stderr
         made.append(out.read_bytes())
     assert made[0] == made[1]
+
+
+# Finding 7: a cache entry holds strs Python decoded from file names' bytes by the filesystem
+# encoding; bobc under another encoding (LC_ALL=C with PYTHONUTF8=0: ASCII) found the entry by the
+# same key and used a path it cannot encode: UnicodeEncodeError traceback.
+
+def test_a_cache_filled_under_utf_8_serves_a_bobc_whose_filesystem_encoding_is_ascii(tmp_path):
+    import sys
+
+    folder = tmp_path / "pl\u00e4ne"          # a folder named in UTF-8
+    folder.mkdir()
+    shutil.copytree(REPO / "examples/linear_regression/LinReg", folder / "LinReg")
+    plan = os.fsencode(folder / "LinReg/Build/NativeHost.bob")
+    path = os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])
+    base = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k not in ("LANG", "PYTHONUTF8")}
+    base.update(PYTHONPATH=path, BOBC_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
+    said = []
+    for locale in ({"LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}):
+        done = subprocess.run([os.fsencode(sys.executable), b"-m", b"bobc", b"check", plan], env={**base, **locale},
+                              capture_output=True, timeout=300)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")
+        said.append(done.stdout)
+    encoding = subprocess.run([sys.executable, "-c", "import sys; print(sys.getfilesystemencoding())"],
+                              env={**base, "LC_ALL": "C", "PYTHONUTF8": "0"}, capture_output=True, text=True).stdout
+    assert encoding.strip() == "ascii"       # the second bobc did decode file names otherwise
+    assert said[0] == said[1]

@@ -75,8 +75,13 @@ def digest(*parts: bytes | str) -> str:
     """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide.  A str is taken
     as UTF-8, with the surrogate escapes Python gives a file name's bytes that are not UTF-8
     (PEP 383) turned back into those bytes, as os.fsencode does: a plan in a folder named in
-    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged."""
+    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged.
+    The filesystem encoding is in every key: entries hold strs (a module's path) that Python
+    decoded from a file name's bytes by it, and the same bytes are another str under another one
+    (the bytes C3 A9 are one letter under UTF-8, two surrogate escapes under ASCII: LC_ALL=C with
+    PYTHONUTF8=0), so an entry one made was another's traceback (probe s34 locale finding 7)."""
     h = hashlib.sha256(VERSION)
+    h.update(sys.getfilesystemencoding().encode() + b"\0")
     for part in parts:
         data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
