@@ -47,16 +47,41 @@ def folder() -> Path | None:
         return None
     if override:
         return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bobc"
+    base = user_cache_base()
+    return None if base is None else base / "bobc"
+
+
+def user_cache_base() -> Path | None:
+    """The user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path (the XDG Base
+    Directory spec: a relative one is invalid and ignored), else `~/.cache`; None when there is no
+    home folder (HOME unset and the user has no password entry: expanduser leaves "~", which was a
+    folder named `~` in whatever folder bobc ran from; probe s34 locale findings 2 and 3)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg)
+    home = os.path.expanduser("~")
+    return Path(home) / ".cache" if os.path.isabs(home) else None
+
+
+def off_reason() -> str:
+    """Why folder() is None, as the notices say it: BOBC_CACHE_DIR=off, or no home folder."""
+    override = os.environ.get("BOBC_CACHE_DIR")
+    if override is not None and override.lower() == "off":
+        return "BOBC_CACHE_DIR=off"
+    return "HOME is unset and this user has no home folder, so there is no cache (set BOBC_CACHE_DIR for one)"
 
 
 def digest(*parts: bytes | str) -> str:
     """A hex SHA-256 over `parts`, each length-prefixed so no two lists collide.  A str is taken
     as UTF-8, with the surrogate escapes Python gives a file name's bytes that are not UTF-8
     (PEP 383) turned back into those bytes, as os.fsencode does: a plan in a folder named in
-    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged."""
+    Latin-1 has a key (probe s32 environ finding 1), and every other str's bytes are unchanged.
+    The filesystem encoding is in every key: entries hold strs (a module's path) that Python
+    decoded from a file name's bytes by it, and the same bytes are another str under another one
+    (the bytes C3 A9 are one letter under UTF-8, two surrogate escapes under ASCII: LC_ALL=C with
+    PYTHONUTF8=0), so an entry one made was another's traceback (probe s34 locale finding 7)."""
     h = hashlib.sha256(VERSION)
+    h.update(sys.getfilesystemencoding().encode() + b"\0")
     for part in parts:
         data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))

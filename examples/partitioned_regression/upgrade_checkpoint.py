@@ -183,7 +183,7 @@ def _summary(prog: str, lines: list[str]) -> None:
 
 
 def main(argv=None, prog: str = "upgrade_checkpoint.py") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=(__doc__ or "\n").splitlines()[0])
     parser.add_argument("paths", nargs=5, metavar="FILE", help="MANIFEST W0 A0 W1 A1, in the hosts' order")
     arguments = parser.parse_args(argv)
     paths = arguments.paths

@@ -147,7 +147,7 @@ def random_cases(rng, n):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "\n").splitlines()[0])
     parser.add_argument("out")
     parser.add_argument("--random", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=2026)

@@ -38,7 +38,7 @@ def run(args):
                                   "to empty the cache, delete its folder while no bobc runs")
     root = cache.folder()
     if root is None:
-        print("bobc cache: off (BOBC_CACHE_DIR=off)")
+        print(f"bobc cache: off ({cache.off_reason()})")
         return 0
     if os.path.lexists(root) and not os.path.isdir(root):
         raise BobcError(f"the cache folder {shown(root)} is not a folder: builds run without a cache",

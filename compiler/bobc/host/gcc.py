@@ -128,7 +128,23 @@ def gcc_environment() -> dict[str, str]:
     and TMPDIR decides only where gcc's scratch files go, never what it makes."""
     import tempfile
 
-    return {**os.environ, "TMPDIR": tempfile.gettempdir()}
+    environment = {**os.environ, "TMPDIR": tempfile.gettempdir()}
+    # gcc, as and ld print their messages in the user's language (gettext: LANGUAGE, LC_ALL,
+    # LC_MESSAGES, LANG), and resource_failure and _SOURCE_ERROR read them in English: under
+    # LC_ALL=de_DE.UTF-8, `ulimit -f` was "the C compiler failed", exit 1, not exit 8 with its hint
+    # (probe s34 locale finding 1).  So LC_MESSAGES is C, and LC_ALL, which would override it, is
+    # handed to every other category instead: what gcc compiles (LC_CTYPE, its input character
+    # set) is the user's, and gettext ignores LANGUAGE when LC_MESSAGES is C.
+    everything = environment.pop("LC_ALL", "")
+    if everything:
+        environment.update((category, everything) for category in LOCALE_CATEGORIES)
+    environment["LC_MESSAGES"] = "C"
+    return environment
+
+
+# glibc's locale categories other than LC_MESSAGES (locale(7)): what LC_ALL sets besides it.
+LOCALE_CATEGORIES = ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_PAPER", "LC_NAME",
+                     "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION")
 
 
 class HostResourceError(HostBuildError):
@@ -345,7 +361,7 @@ def compiling_notice(scratch: Path) -> None:
     writable, cache.scratch_folder)."""
     root = cache.folder()
     if root is None:
-        why = "BOBC_CACHE_DIR=off: every build compiles it"
+        why = f"{cache.off_reason()}: every build compiles it"
     elif root.resolve() in scratch.resolve().parents:
         why = "once: later builds with this runtime and C compiler reuse it from the cache"
     else:

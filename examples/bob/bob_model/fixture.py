@@ -76,7 +76,7 @@ def build_record(corpus: bytes, prompts) -> InputRecord:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="build_fixture", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="build_fixture", description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("corpus", help="text corpus (read as bytes)")
     parser.add_argument("--prompt", action="append", dest="prompts", metavar="TEXT",
                         help=f"a prompt; give it {PROMPTS} times (default {DEFAULT_PROMPTS})")

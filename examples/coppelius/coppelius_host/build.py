@@ -277,7 +277,7 @@ def _positive(text: str) -> int:
 def main(argv=None) -> int:
     """The command line; its exit code: 0 built, 2 a usage error (the run or the --config shape refused
     before anything is built among them), bobc's own when bobc refused (1, 8 an output it cannot write), else 1."""
-    description = " ".join(__doc__.split("\n\n")[0].split())      # the docstring's first paragraph
+    description = " ".join((__doc__ or "").split("\n\n")[0].split())      # the docstring's first paragraph
     parser = argparse.ArgumentParser(prog="python -m coppelius_host.build", description=description)
     parser.add_argument("target", choices=("sm_86", "sm_90"),
                         help="the GPU built for: sm_90 (H100, H200) or sm_86 (RTX A5000 class); it picks the host too")

@@ -220,7 +220,7 @@ def _stream_bytes(stream_path: Path) -> bytes:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coppelius_host.sim_compare", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m coppelius_host.sim_compare", description=(__doc__ or "\n").splitlines()[0])
     parser.add_argument("host", type=Path)
     parser.add_argument("stream", type=Path)
     parser.add_argument("checkpoint", type=Path)
