@@ -22,10 +22,11 @@ def add_arguments(p):
                         "word and a 4-byte one for a last half word (default: a listing's own records, else up "
                         "to the highest parameter the code reads, in 8-byte words; with --cubin only)")
     p.add_argument("--parameter-sizes", default=None, metavar="SIZE[@OFFSET],...",
-                   help="the kernel's parameters in order, each's size in bytes (a multiple of 4) and, where "
-                        "it does not follow the one before, @its offset: 8,4,4 for (pointer, int, float); one "
-                        "KPARAM_INFO record each, as ptxas writes them (with --cubin only; default: a listing's "
-                        "own records, else one per 8-byte word)")
+                   help="the kernel's parameters in order, each's size in bytes and, where it does not follow "
+                        "the one before at its natural alignment (1, 2, 4 and 8 their size, other sizes up to 4), "
+                        "@its offset: 8,4,4 for (pointer, int, float), 1,2,8 for (u8, u16 at 2, pointer at 8); "
+                        "one KPARAM_INFO record each, as ptxas writes them (with --cubin only; default: a "
+                        "listing's own records, else one per 8-byte word)")
     p.add_argument("--block-size", type=int, default=None,
                    help="the most threads per block the cubin declares (default: a listing's MAX_THREADS, a "
                         "source's //@ block, else 1024 or fewer, as many as its registers allow; with --cubin only)")
@@ -138,12 +139,27 @@ def _check_cubin_options(args) -> None:
         parameter_layout(args.parameter_sizes)      # refused here, before the work
 
 
+def natural_alignment(size: int) -> int:
+    """Where `--parameter-sizes` starts a parameter given without @OFFSET: at the end of the one before,
+    rounded up to a multiple of this.  A size of 1, 2, 4 or 8 is a PTX scalar's (.u8, .u16 / .f16,
+    .u32 / .f32, .u64 / a pointer), aligned to its size as ptxas lays them out (a .u8 then a .u64:
+    1 byte at 0, 8 at 8); any other size is a `.b8 p[N]` array aligned to the largest of 1, 2 and 4
+    that divides it (an `.align 4` array of 12 or 4344 bytes follows a .u32 at once).
+    Another alignment is written with @OFFSET."""
+    if size in (1, 2, 4, 8):
+        return size
+    return min(4, size & -size)
+
+
 def parameter_layout(text: str) -> list[tuple[int, int]]:
-    """`--parameter-sizes 8,4,4` (or `4,8@8`): each parameter's (offset, size), in order; a parameter
-    without `@OFFSET` starts where the one before it ends.  Sizes and offsets are multiples of 4,
-    in order and without overlap, the end at most MAX_PARAMETER_BYTES (one parameter may take it
-    all: a block of more than 4352 bytes is described by KPARAM_INFO_V2 records, whose size is a
-    32-bit word, as ptxas writes them; sass/cubin.py KPARAM_INFO_BLOCK_MAX)."""
+    """`--parameter-sizes 8,4,4` (or `1,2,4,8`, `4,8@4`): each parameter's (offset, size), in order; a
+    parameter without `@OFFSET` starts where the one before it ends, rounded up to its
+    natural_alignment (ptxas's offsets: `1,4` is a .u8 at 0 and a .u32 at 4).  Sizes are at least 1
+    byte (ptxas writes 1 for a .u8, 2 for a .u16, any size for a `.b8 p[N]` array) and offsets any
+    byte; refused, as nothing ptxas writes (sass/cubin.py check_parameters): a size of 0, a parameter
+    that starts before the one before it ends, an end past MAX_PARAMETER_BYTES (one parameter may
+    take it all: a block of more than 4352 bytes is described by KPARAM_INFO_V2 records, whose size
+    is a 32-bit word, as ptxas writes them; sass/cubin.py KPARAM_INFO_BLOCK_MAX)."""
     from ..errors import UsageError
 
     layout, end = [], 0
@@ -151,16 +167,18 @@ def parameter_layout(text: str) -> list[tuple[int, int]]:
         size_text, _, offset_text = item.strip().partition("@")
         try:
             size = int(size_text, 0)
-            offset = int(offset_text, 0) if offset_text else end
+            offset = int(offset_text, 0) if offset_text else None
         except ValueError:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} is written '{item.strip()}', not "
                              f"SIZE or SIZE@OFFSET (numbers)", hint="write --parameter-sizes 8,4,4") from None
-        if size <= 0 or size % 4 or offset % 4:
-            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) needs a size and an "
-                             f"offset that are multiples of 4 (parameters are read in 32-bit words), the size not 0")
+        if size <= 0:
+            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} ({item.strip()}) has no bytes; a kernel "
+                             f"parameter has at least one (a .u8 is 1, a .u16 2)")
+        if offset is None:
+            offset = end + -end % natural_alignment(size)
         if offset < end:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} at offset {offset} overlaps the one "
-                             f"before it, which ends at {end}")
+                             f"before it, which ends at {end} (ptxas lays parameters out in order, apart)")
         end = offset + size
         if end > MAX_PARAMETER_BYTES:
             raise UsageError(f"--parameter-sizes {text}: the parameters end at byte {end}, past the "
@@ -237,8 +255,8 @@ def _declared(source: Path, target, kernel: str):
 def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
     """The cubin of an assembled kernel, its launch facts taken from the options, else from what the
     source declares (_declared), else the defaults sass/README.md names; and the REGCOUNT it declares."""
-    from ..sass.cubin import (WORD_BYTES, check_kernel_name, cubin_parameter_base, default_parameters,
-                              register_thread_bound, write_cubin)
+    from ..sass.cubin import (PARAMETER_UNIT, WORD_BYTES, check_kernel_name, cubin_parameter_base,
+                              default_parameters, register_thread_bound, write_cubin)
 
     name = assembled.kernel_name
     check_kernel_name(name)
@@ -265,16 +283,24 @@ def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
         layout = default_parameters(parameters)
     base = cubin_parameter_base(target, parameters)     # sm_86 keeps a block past 4352 bytes at 0x1a80
     reads = parameter_reads(assembled, target, base)
+    # The code reads the bank in 32-bit words: a parameter smaller than a word (a .u8, a .u16) is read
+    # with the bytes beside it, which belong to the next parameter, to alignment padding or, for
+    # the block's last word, lie past its end (ptxas reads a last .f16 at offset 12 of a 14-byte
+    # block as the word 12..15).  So a read is checked word by word: each word it covers must hold
+    # a byte of some parameter, and none may lie wholly past the block.
+    last_word = -(-parameters // PARAMETER_UNIT) * PARAMETER_UNIT
     for end, inst in sorted(reads, key=lambda pair: -pair[0]):
         bank, offset, size = inst.constant
         first = offset - base
-        if given is not None and end > parameters:
+        if given is not None and end > last_word:
             raise BobcError(f"{given}: the code reads parameter bytes up to {end} ({inst.text})", inst.span)
-        missing = [b for b in range(first, first + size) if not any(o <= b < o + s for o, s in layout)]
-        if missing:
+        words = range(first - first % PARAMETER_UNIT, first + size, PARAMETER_UNIT)
+        empty = [w for w in words if not any(o < w + PARAMETER_UNIT and w < o + s for o, s in layout)]
+        if empty:
             raise BobcError(f"{inst.text} reads parameter bytes {first}..{first + size - 1}, and bytes "
-                            f"{missing[0]}..{missing[-1]} belong to no parameter of {given or 'the cubin'}",
-                            inst.span, hint="declare a parameter over them")
+                            f"{max(first, empty[0])}..{min(first + size, empty[-1] + PARAMETER_UNIT) - 1} belong "
+                            f"to no parameter of {given or 'the cubin'}", inst.span,
+                            hint="declare a parameter over them")
     registers = args.register_count if args.register_count is not None else declared.registers
     count = registers if registers is not None else assembled.registers
     bound = register_thread_bound(count, target)

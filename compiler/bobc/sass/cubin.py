@@ -54,8 +54,8 @@ EIATTR_NUM_BARRIERS = 0x4C
 EIATTR_CTA_PER_CLUSTER = 0x3D
 FMT_BVAL, FMT_HVAL, FMT_SVAL = 2, 3, 4
 # KPARAM_INFO's last word, as ptxas 13.5 writes it for every parameter of its cubins (sizes 4, 8,
-# 12 and 128 compared: 0x0011f000, 0x0021f000, 0x0031f000, 0x0201f000): bits 12..15 all set, bit 16
-# set, the parameter's size in bytes from bit 18
+# 12 and 128 compared: 0x0011f000, 0x0021f000, 0x0031f000, 0x0201f000; 1 and 2, a .u8's and a .u16's:
+# 0x0005f000, 0x0009f000): bits 12..15 all set, bit 16 set, the parameter's size in bytes from bit 18
 KPARAM_FLAGS = 0x1F000
 KPARAM_SIZE_SHIFT = 18
 # Which attribute describes the parameters is a rule of the parameter block's size (CBANK_PARAM_SIZE),
@@ -70,7 +70,11 @@ KPARAM_SIZE_SHIFT = 18
 # at most 4352 bytes is larger.  (tests/sass/test_kparam_info_v2.py compiles PTX across the boundary.)
 EIATTR_KPARAM_INFO_V2 = 0x45
 KPARAM_INFO_BLOCK_MAX = 0x1100
-# bytes one KPARAM_INFO record describes at least: a constant bank is read in 32-bit words
+# a constant bank's word: the code reads the bank in 32-bit words (or a byte or half of one, ULDC.U8 /
+# ULDC.U16), and default_parameters describes whole words.  A parameter itself may be of any size
+# at any offset (check_parameters): ptxas 13.5 writes a KPARAM_INFO record of size 1 for a .u8 /
+# .b8 / .s8 parameter, 2 for .u16 / .b16 / .f16, 3 at offset 1 for `.align 1 .b8 p[3]` after a .u8
+# (tests/sass/test_subword_parameters.py)
 PARAMETER_UNIT = 4
 WORD_BYTES = 8                        # a kernel contract's parameter word (docs/kernel-contracts.md)
 # NUM_BARRIERS: ptxas writes it for every kernel with a BAR (the highest barrier number
@@ -211,12 +215,14 @@ def stack_frame(assembled, arch: str) -> int:
 def default_parameters(parameter_bytes: int) -> list[tuple[int, int]]:
     """The parameters (offset, size) a cubin describes when none are declared: one per 8-byte word,
     the kernel contracts' parameter word (docs/kernel-contracts.md), and a last one of 4 bytes when
-    the block ends half-way into a word.  A byte count not a multiple of 4 is refused: no record
-    may leave a byte of the block to no parameter."""
+    the block ends half-way into a word.  A byte count not a multiple of 4 is refused: these
+    records describe whole 32-bit words, and a block of smaller parameters (a .u8: 1 byte) is
+    described by its own records (write_cubin's parameters=, bobc asm --parameter-sizes)."""
     if parameter_bytes < 0 or parameter_bytes % PARAMETER_UNIT:
         raise BobcError(f"{parameter_bytes} bytes of parameters: a multiple of {PARAMETER_UNIT} is needed "
-                        f"(parameters are described and read in 32-bit words)",
-                        hint=f"give {parameter_bytes + (-parameter_bytes) % PARAMETER_UNIT} bytes")
+                        f"(the default records describe whole 32-bit words)",
+                        hint=f"give {parameter_bytes + (-parameter_bytes) % PARAMETER_UNIT} bytes, or describe "
+                             f"each parameter (parameters=[(offset, size), ...])")
     records = [(offset, WORD_BYTES) for offset in range(0, parameter_bytes - parameter_bytes % WORD_BYTES, WORD_BYTES)]
     if parameter_bytes % WORD_BYTES:
         records.append((parameter_bytes - parameter_bytes % WORD_BYTES, parameter_bytes % WORD_BYTES))
@@ -224,21 +230,33 @@ def default_parameters(parameter_bytes: int) -> list[tuple[int, int]]:
 
 
 def check_parameters(parameters, parameter_bytes: int, kernel_name: str) -> None:
-    """Parameters (offset, size) a cubin may describe: each at a multiple of 4 bytes, of a whole
-    number of 4-byte words, in order without overlap, the last ending at `parameter_bytes`
-    (CBANK_PARAM_SIZE), as ptxas's records do."""
+    """Parameters (offset, size) a cubin may describe: each of at least one byte, in order without
+    overlap, the last ending at `parameter_bytes` (CBANK_PARAM_SIZE), as ptxas's records are.
+    ptxas 13.5 (sm_86 and sm_90, KPARAM_INFO and KPARAM_INFO_V2 alike) writes a parameter of any
+    size at any offset its PTX alignment gives: 1 byte for .u8 / .b8, 2 for .u16 / .f16, 3 or 5 for
+    a `.b8 p[N]` array, a .u16 at offset 2 after a .u8, a 4-byte `.align 2` array at offset 2; it
+    leaves the bytes between parameters that alignment skips to no parameter (a .u8 then a .u32:
+    1 byte at 0, 4 at 4), and ends the block at the last parameter's end (a lone .u8: 1 byte).
+    Refused, as nothing ptxas writes: a parameter of no bytes (PTX has none: `.b8 p[0]` is "an
+    incomplete array"), one that starts before the one before it ends (ptxas lays parameters out
+    in order, apart), and a block that does not end where the last parameter ends."""
     end = 0
     for ordinal, (offset, size) in enumerate(parameters):
-        if size <= 0 or size % PARAMETER_UNIT or offset % PARAMETER_UNIT:
-            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) is not "
-                            f"a whole number of {PARAMETER_UNIT}-byte words at a multiple of {PARAMETER_UNIT}")
+        if size <= 0:
+            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} ({size} bytes at offset {offset}) has no "
+                            f"bytes, and a kernel parameter has at least one (PTX has no empty parameter)",
+                            hint="give each parameter its size in bytes (a .u8 is 1)")
+        if offset < 0:
+            raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} is at offset {offset}, before the "
+                            f"parameter block's first byte (offset 0)")
         if offset < end:
             raise BobcError(f"kernel '{kernel_name}': parameter {ordinal} at offset {offset} overlaps the one "
-                            f"before it (which ends at {end})")
+                            f"before it (which ends at {end}): ptxas lays parameters out in order, apart",
+                            hint=f"start it at {end} or later")
         end = offset + size
     if end != parameter_bytes:
         raise BobcError(f"kernel '{kernel_name}': its parameters end at byte {end}, but the parameter block has "
-                        f"{parameter_bytes} bytes")
+                        f"{parameter_bytes} bytes (ptxas's block ends where its last parameter ends)")
 
 
 def cubin_parameter_base(target: Target, parameter_bytes: int) -> int:

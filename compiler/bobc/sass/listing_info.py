@@ -1,7 +1,9 @@
 """The launch facts an nvdisasm listing prints in a kernel's `.nv.info` records, read back for
 `bobc asm --cubin` so that its cubin keeps them: each parameter (KPARAM_INFO, or KPARAM_INFO_V2
-for a block of more than 4352 bytes: ordinal, offset, size), the parameter block (CBANK_PARAM_SIZE), the launch bounds (MAX_THREADS, REQNTID), the
-cluster shape (CTA_PER_CLUSTER) and the register count (.nv.info's REGCOUNT for the kernel).
+for a block of more than 4352 bytes: ordinal, offset, size of any number of bytes, 1 for a .u8),
+the parameter block (CBANK_PARAM_SIZE) and where bank 0 holds it (PARAM_CBANK: the simulator
+places a launch's parameters there), the launch bounds (MAX_THREADS, REQNTID), the cluster shape
+(CTA_PER_CLUSTER) and the register count (.nv.info's REGCOUNT for the kernel).
 
 nvdisasm prints a section's bytes as `.byte` / `.short` / `.word` / `.dword` / `.zero` / `.align`
 lines, a record's length as `(.L_b - .L_a)` between two labels of the section, and a symbol's
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import BobcError
-from .cubin import (EIATTR_CBANK_PARAM_SIZE, EIATTR_CTA_PER_CLUSTER, EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2,
+from .cubin import (EIATTR_CBANK_PARAM_SIZE, EIATTR_CTA_PER_CLUSTER, EIATTR_PARAM_CBANK, EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2,
                     EIATTR_MAX_THREADS, EIATTR_REGCOUNT, EIATTR_REQNTID, FMT_BVAL, FMT_HVAL, FMT_SVAL, KPARAM_SIZE_SHIFT)
 
 SIZES = {".byte": 1, ".short": 2, ".word": 4, ".dword": 8}
@@ -30,6 +32,8 @@ class ListingInfo:
     required_block: tuple[int, int, int] | None = None
     cluster: tuple[int, int, int] | None = None
     registers: int | None = None
+    # PARAM_CBANK's offset in constant bank 0: where the driver places the block, the code reads it
+    parameter_base: int | None = None
     spans: dict = field(default_factory=dict)
 
 
@@ -141,6 +145,9 @@ def listing_info(lines, kernel: str) -> ListingInfo:
             info.spans.setdefault("parameters", span)
         elif attr == EIATTR_CBANK_PARAM_SIZE:
             info.parameter_bytes = _integer(parts, span)
+        elif attr == EIATTR_PARAM_CBANK:
+            # u32 index@(.nv.constant0.<k>), u16 the offset in bank 0, u16 the block's size
+            info.parameter_base = _integer(_cut(parts, 4, 2, span), span)
         elif attr in (EIATTR_MAX_THREADS, EIATTR_REQNTID, EIATTR_CTA_PER_CLUSTER):
             dims = tuple(_integer(_cut(parts, 4 * i, 4, span), span) for i in range(3))
             name = {EIATTR_MAX_THREADS: "max_block", EIATTR_REQNTID: "required_block",

@@ -117,6 +117,9 @@ class CodeImage:
     name: str | None = None       # the kernel's name (a source's `.kernel`, a cubin's symbol)
     spans: tuple = ()             # (address, Span) of each instruction of a source, for a fault's place
     source: bool = False          # SASS source: shared_bytes is its `.shared`, all a block needs
+    # where in constant bank 0 the code reads its parameters, as the image says (a cubin's
+    # EIATTR_PARAM_CBANK, a listing's printed one); None: the rule for the block given (parameter_base)
+    parameter_base: int | None = None
 
 
 def _directives(text: str, source_name: str, assembled, target: Target) -> tuple[str | None, int]:
@@ -168,11 +171,61 @@ def cubin_kernel(cubin: bytes, kernel_name: str | None) -> CodeImage:
     registers = _regcount(cubin, sections.get(".nv.info"), h[7] & 0xFFFFFF) or (h[7] >> 24) or None
     if registers is None:
         raise UsageError(f"the cubin gives no register count (EIATTR_REGCOUNT) for {kernel_name}; pass registers=")
-    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0, kernel_name)
+    return CodeImage(sass_frontend.code_at(code, 0, len(code)), registers, shared[5] if shared else 0, kernel_name,
+                     parameter_base=_param_cbank(cubin, sections.get(".nv.info." + kernel_name)))
 
 
 EIATTR_REGCOUNT = 0x2F
+# (u32 symbol of .nv.constant0.<k>, u32 the block's size << 16 | its offset in bank 0), as ptxas
+# writes it (bobc.sass.cubin EIATTR_PARAM_CBANK): the driver places the parameters there
+EIATTR_PARAM_CBANK = 0x0A
 EIFMT_SVAL, EIFMT_HVAL, EIFMT_BVAL, EIFMT_NVAL = 0x04, 0x03, 0x02, 0x01
+
+
+def _param_cbank(cubin: bytes, info) -> int | None:
+    """The bank-0 offset of the kernel's parameter block, from its .nv.info.<k> PARAM_CBANK record
+    (None without one)."""
+    if info is None:
+        return None
+    data = cubin[info[4]:info[4] + info[5]]
+    at = 0
+    while at + 4 <= len(data):
+        fmt, attribute = data[at], data[at + 1]
+        if fmt == EIFMT_SVAL:
+            size, = struct.unpack_from("<H", data, at + 2)
+            if attribute == EIATTR_PARAM_CBANK and size == 8 and at + 12 <= len(data):
+                return struct.unpack_from("<I", data, at + 8)[0] & 0xFFFF
+            at += 4 + size
+        else:
+            at += 4
+    return None
+
+
+def _listing_parameter_base(text: str, source_name: str, kernel_name: str | None) -> int | None:
+    """A listing's PARAM_CBANK offset for its kernel (`kernel_name`, or its one kernel), as nvdisasm
+    prints the record; None for a kernel source or a listing without one."""
+    from ..sass.assembler import is_listing, split_listing
+    from ..sass.listing_info import listing_info
+    from ..sass.syntax import parse_source
+
+    lines = parse_source(text, source_name)
+    if not is_listing(lines):
+        return None
+    kernels = list(split_listing(lines))
+    name = kernel_name if kernel_name is not None else (kernels[0] if len(kernels) == 1 else None)
+    return None if name is None else listing_info(lines, name).parameter_base
+
+
+def parameter_base(image: CodeImage, target: Target, parameter_bytes: int) -> int:
+    """Where a launch of `image` with `parameter_bytes` of parameters places them in constant bank 0:
+    where the image's code reads them (its PARAM_CBANK: ptxas -arch=sm_86 keeps a block of more than
+    4352 bytes at 0x1a80, not at Target.parameter_base), else bobc.sass.cubin.cubin_parameter_base's
+    rule for a block of that size (the cubin `bobc asm --cubin` writes for the code)."""
+    from ..sass.cubin import cubin_parameter_base
+
+    if image.parameter_base is not None:
+        return image.parameter_base
+    return cubin_parameter_base(target, parameter_bytes)
 
 
 def _regcount(cubin: bytes, info, symbol: int) -> int | None:
@@ -214,7 +267,8 @@ def code_image(kernel, target: Target, kernel_name: str | None) -> CodeImage:
         assembled = assemble(kernel, target, source_name=source_name)
         name, shared = _directives(kernel, source_name, assembled, target)
         return CodeImage(assembled.code, assembled.registers, shared, name,
-                         tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), True)
+                         tuple((i.address, i.span) for i in assembled.instructions if i.span is not None), True,
+                         parameter_base=_listing_parameter_base(kernel, source_name, kernel_name))
     kernel = bytes(kernel)
     if kernel[:4] == b"\x7fELF":
         return cubin_kernel(kernel, kernel_name)
@@ -245,7 +299,9 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     grid, block: (x, y, z) (or fewer extents, the rest 1).
     params: a list of Pointer / buffer name (8-byte pointer), NumPy scalars (np.int32, np.uint32,
         np.float32: 4 bytes; np.int64, np.uint64, np.float64: 8 bytes, 8-aligned) and bytes, laid out
-        at natural alignment; or the whole parameter block as bytes (see buffer_addresses()).
+        at natural alignment; or the whole parameter block as bytes (see buffer_addresses()).  They
+        are placed where the code reads them (parameter_base: a cubin's or listing's PARAM_CBANK,
+        else 0x1a80 for a block of more than 4352 bytes on sm_86, as ptxas places it).
     buffers: name -> array; each is copied to its own GPU address (buffer_addresses()).
     shared_bytes: shared memory per block, static + dynamic (a cubin's static size is added; a source's
         `.shared N` makes it at least N).
@@ -264,7 +320,11 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     image = code_image(kernel, t, kernel_name)
     addresses = buffer_addresses(buffers)
     parameters = parameter_block(params, addresses)
-    if t.parameter_base + len(parameters) > 0x10000:
+    # where the code reads them: a cubin's or listing's PARAM_CBANK, else the rule for this block's size
+    # (sm_86: 0x1a80 past 4352 bytes).  A plan's launch is not run here: its QMD places bank 0 itself
+    # (bobc.sim.invocation)
+    base = parameter_base(image, t, len(parameters))
+    if base + len(parameters) > 0x10000:
         raise UsageError(f"the parameter block is {len(parameters)} bytes; constant bank 0 ends at 64 KiB")
     grid, block = _triple(grid, "grid"), _triple(block, "block")
     if block[0] * block[1] * block[2] > 1024:
@@ -275,11 +335,11 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         raise UsageError(f"clusters of {cluster} blocks do not tile the grid {grid}")
     if clusters_of(t, cluster) is None:
         cluster = (1, 1, 1)
-    bank0 = bytearray(max(t.parameter_block_bytes, t.parameter_base + len(parameters)))
+    bank0 = bytearray(max(t.parameter_block_bytes, base + len(parameters)))
     bank0[:t.parameter_block_bytes] = bank_zero(t, grid, block, cluster)     # ntid, nctaid, windows, cluster
     struct.pack_into("<Q", bank0, MEMORY_DESCRIPTOR[t.nvdisasm_arch], DESCRIPTOR_WORD)
     struct.pack_into("<I", bank0, LOCAL_STACK, local_bytes)
-    bank0[t.parameter_base:t.parameter_base + len(parameters)] = parameters
+    bank0[base:base + len(parameters)] = parameters
 
     memory_buffers, residents = [], []
     for name, array in buffers.items():
@@ -298,7 +358,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
     geometry = LaunchGeometry(f"kernel {kernel_name or image.name or ''}".strip(), grid, block, count, bytes(bank0),
                               t.nvdisasm_arch, shared_bytes=shared,
                               local_bytes=local_bytes, cluster=cluster,
-                              parameters=(t.parameter_base, len(parameters)))
+                              parameters=(base, len(parameters)))
     instructions = sass_frontend.decode(image.code, t.nvdisasm_arch)
     try:
         Launch(geometry, instructions, memory, check_hazards, max_steps).run()
