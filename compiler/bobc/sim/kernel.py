@@ -182,22 +182,29 @@ EIATTR_PARAM_CBANK = 0x0A
 EIFMT_SVAL, EIFMT_HVAL, EIFMT_BVAL, EIFMT_NVAL = 0x04, 0x03, 0x02, 0x01
 
 
-def _param_cbank(cubin: bytes, info) -> int | None:
-    """The bank-0 offset of the kernel's parameter block, from its .nv.info.<k> PARAM_CBANK record
-    (None without one)."""
+def _info_records(cubin: bytes, info):
+    """(attribute, payload) of every EIFMT_SVAL record of an .nv.info section (`info`: its section
+    header's fields); the other formats carry no payload the simulator reads."""
     if info is None:
-        return None
+        return
     data = cubin[info[4]:info[4] + info[5]]
     at = 0
     while at + 4 <= len(data):
         fmt, attribute = data[at], data[at + 1]
         if fmt == EIFMT_SVAL:
             size, = struct.unpack_from("<H", data, at + 2)
-            if attribute == EIATTR_PARAM_CBANK and size == 8 and at + 12 <= len(data):
-                return struct.unpack_from("<I", data, at + 8)[0] & 0xFFFF
+            yield attribute, data[at + 4:at + 4 + size]
             at += 4 + size
         else:
             at += 4
+
+
+def _param_cbank(cubin: bytes, info) -> int | None:
+    """The bank-0 offset of the kernel's parameter block, from its .nv.info.<k> PARAM_CBANK record
+    (None without one)."""
+    for attribute, payload in _info_records(cubin, info):
+        if attribute == EIATTR_PARAM_CBANK and len(payload) == 8:
+            return struct.unpack_from("<I", payload, 4)[0] & 0xFFFF
     return None
 
 
@@ -229,21 +236,11 @@ def parameter_base(image: CodeImage, target: Target, parameter_bytes: int) -> in
 
 
 def _regcount(cubin: bytes, info, symbol: int) -> int | None:
-    if info is None:
-        return None
-    data = cubin[info[4]:info[4] + info[5]]
-    at = 0
-    while at + 4 <= len(data):
-        fmt, attribute = data[at], data[at + 1]
-        if fmt == EIFMT_SVAL:
-            size, = struct.unpack_from("<H", data, at + 2)
-            if attribute == EIATTR_REGCOUNT and size == 8:
-                index, count = struct.unpack_from("<II", data, at + 4)
-                if index == symbol:
-                    return count
-            at += 4 + size
-        else:
-            at += 4
+    for attribute, payload in _info_records(cubin, info):
+        if attribute == EIATTR_REGCOUNT and len(payload) == 8:
+            index, count = struct.unpack_from("<II", payload)
+            if index == symbol:
+                return count
     return None
 
 
