@@ -70,50 +70,63 @@ static int nobody_came(np_peer *peer, char *err)
                peer->address, peer->timeout_ms, rt_setting_variable(RT_SETTING_PEER_TIMEOUT));
 }
 
-/* Listen at the endpoint's address and accept one connection by its deadline: its socket in
- * peer->fd, where it came from in peer->remote. */
+/* The listening socket is no longer needed: the peer is confirmed (or the endpoint gave up). */
+static void stop_listening(np_peer *peer)
+{
+    if (peer->listen_fd >= 0)
+        close(peer->listen_fd);
+    peer->listen_fd = -1;
+}
+
+/* Listen at the endpoint's address (once: the socket stays open until the peer is confirmed, so
+ * that connections queued meanwhile wait there rather than being reset) and accept one connection
+ * by the open's deadline: its socket in peer->fd, where it came from in peer->remote. */
 static int listen_and_accept(np_peer *peer, char *err)
 {
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    memcpy(&sa.sin_port, peer->socket_address + 2, 2);
-    memcpy(&sa.sin_addr, peer->socket_address + 4, 4);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return say(err, "cannot create a socket to listen at %s: %s", peer->address, strerror(errno));
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        int e = errno;
-        close(fd);
-        if (e == EADDRINUSE)
-            return say(err, "port in use: cannot listen at %s (another process holds it); stop it, or rebuild both "
-                       "peers with another port (the port is built into both hosts)", peer->address);
-        return say(err, "cannot listen at %s: %s; give the pair an address of this machine", peer->address,
-                   strerror(e));
+    if (peer->listen_fd < 0) {
+        struct sockaddr_in sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        memcpy(&sa.sin_port, peer->socket_address + 2, 2);
+        memcpy(&sa.sin_addr, peer->socket_address + 4, 4);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return say(err, "cannot create a socket to listen at %s: %s", peer->address, strerror(errno));
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            int e = errno;
+            close(fd);
+            if (e == EADDRINUSE)
+                return say(err, "port in use: cannot listen at %s (another process holds it); stop it, or rebuild both "
+                           "peers with another port (the port is built into both hosts)", peer->address);
+            return say(err, "cannot listen at %s: %s; give the pair an address of this machine", peer->address,
+                       strerror(e));
+        }
+        if (listen(fd, 1) != 0) {
+            int e = errno;
+            close(fd);
+            return say(err, "cannot listen at %s: %s", peer->address, strerror(e));
+        }
+        peer->listen_fd = fd;
     }
-    if (listen(fd, 1) != 0) {
-        int e = errno;
-        close(fd);
-        return say(err, "cannot listen at %s: %s", peer->address, strerror(e));
-    }
-    struct pollfd p = { fd, POLLIN, 0 };
+    struct pollfd p = { peer->listen_fd, POLLIN, 0 };
     int r;
     do
         r = poll(&p, 1, left_ms(peer->deadline));
     while (r < 0 && errno == EINTR);
     if (r <= 0) {
-        close(fd);
+        stop_listening(peer);
         return nobody_came(peer, err);
     }
     struct sockaddr_in from;
     socklen_t length = sizeof from;
-    int c = accept4(fd, (struct sockaddr *)&from, &length, SOCK_CLOEXEC);
-    int e = errno;
-    close(fd);
-    if (c < 0)
+    int c = accept4(peer->listen_fd, (struct sockaddr *)&from, &length, SOCK_CLOEXEC);
+    if (c < 0) {
+        int e = errno;
+        stop_listening(peer);
         return say(err, "accepting a peer at %s failed: %s", peer->address, strerror(e));
+    }
     nodelay(c);
     peer->fd = c;
     char host[INET_ADDRSTRLEN] = "?";
@@ -122,10 +135,21 @@ static int listen_and_accept(np_peer *peer, char *err)
     return 0;
 }
 
+/* The connection is the peer (its first byte came, or what was sent on it outgrew the replay):
+ * what was kept for another is not needed, nor the listening socket. */
+static void confirm(np_peer *peer)
+{
+    peer->unconfirmed = 0;
+    free(peer->replay);
+    peer->replay = NULL;
+    peer->replay_bytes = 0;
+    stop_listening(peer);
+}
+
 static int send_bytes(np_peer *peer, const uint8_t *data, uint64_t bytes, int timeout_ms, char *err, int *closed);
 
-/* The connection closed before its first byte: not a peer.  Listen again, accept another by
- * the open's deadline and send it what was sent on the one that closed. */
+/* The connection closed before its first byte: not a peer.  Accept another (one queued meanwhile
+ * first) by the open's deadline and send it what was sent on the one that closed. */
 static int accept_again(np_peer *peer, int timeout_ms, char *err)
 {
     snprintf(peer->stray, sizeof peer->stray, "%s", peer->remote);
@@ -161,6 +185,7 @@ int np_peer_open(np_peer *peer, const uint8_t address[16], int listen_, int time
     peer->replay = NULL;
     peer->replay_bytes = 0;
     peer->stray[0] = 0;
+    peer->listen_fd = -1;
     peer->timeout_ms = timeout_ms;
     double deadline = now_ms() + timeout_ms;
     peer->deadline = deadline;
@@ -287,7 +312,7 @@ static void keep_for_replay(np_peer *peer, const uint8_t *data, uint64_t bytes)
     uint8_t *grown = peer->replay_bytes + bytes <= NP_PEER_REPLAY_BYTES
         ? realloc(peer->replay, peer->replay_bytes + bytes ? peer->replay_bytes + bytes : 1) : NULL;
     if (!grown) {
-        peer->unconfirmed = 0;
+        confirm(peer);
         return;
     }
     memcpy(grown + peer->replay_bytes, data, bytes);
@@ -336,12 +361,8 @@ static int receive_all(np_peer *peer, uint8_t *data, uint64_t bytes, int timeout
             return say(err, "peer %s closed the connection at message %llu from it (%llu of %llu bytes received); %s",
                        peer->remote, (unsigned long long)peer->received + 1, (unsigned long long)got,
                        (unsigned long long)bytes, NP_PEER_CLOSED_HINT);
-        if (peer->unconfirmed) {                    /* the peer: what was kept for another is not needed */
-            peer->unconfirmed = 0;
-            free(peer->replay);
-            peer->replay = NULL;
-            peer->replay_bytes = 0;
-        }
+        if (peer->unconfirmed)                      /* the peer */
+            confirm(peer);
         got += (uint64_t)n;
         deadline = now_ms() + timeout_ms;
     }
@@ -353,8 +374,5 @@ void np_peer_close(np_peer *peer)
     if (peer->fd >= 0)
         close(peer->fd);
     peer->fd = -1;
-    free(peer->replay);
-    peer->replay = NULL;
-    peer->replay_bytes = 0;
-    peer->unconfirmed = 0;
+    confirm(peer);
 }

@@ -30,6 +30,9 @@ typedef struct {
     uint8_t *replay;      /* what was sent before the first byte arrived */
     uint64_t replay_bytes;
     char stray[32];       /* the last connection that closed before its first byte, "" if none */
+    int listen_fd;        /* while unconfirmed: the listening socket, kept open so that a connection
+                           * queued behind one that turns out not to be the peer is accepted next
+                           * rather than reset; -1 once the peer is confirmed (or on a connecting side) */
 } np_peer;
 
 /* "a.b.c.d:port" of a 16-byte sockaddr_in. */

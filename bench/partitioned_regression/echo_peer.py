@@ -86,6 +86,8 @@ def serve(peer: socket.socket, steps: int, coordinate: R.Coordinate, data: R.Dat
         if tag != b"CDPR" or worker != 0 or got != step:
             raise SystemExit(f"echo_peer: step {step}: unexpected message {tag!r} worker {worker} step {got}")
         if step == steps + 2:       # worker 0 prepared its outputs: this peer says it did too
+            if theirs != PREPARED:  # checked before answering, as worker 1's host does
+                raise SystemExit(f"echo_peer: step {step}: worker 0's last message is not PREPARED")
             peer.sendall(MESSAGE.pack(b"CDPR", 1, step, PREPARED))
             break
         peer.sendall(MESSAGE.pack(b"CDPR", 1, step, partial))

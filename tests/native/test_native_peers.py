@@ -9,6 +9,7 @@ import socket
 import struct
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -367,3 +368,68 @@ def test_unreachable_address_says_to_check_the_address(monkeypatch, code):
     assert stop.value.status == 5
     assert stop.value.message == (f"cannot connect to 10.255.255.1:5000: {os.strerror(number)} (that address cannot be "
                                   f"reached from here); check the pair's address and the network").encode()
+
+
+def listening(port: int) -> bool:
+    """Whether a socket listens at 127.0.0.1:`port` (from /proc/net/tcp: no connection made to ask)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        if state == "0A" and local == f"0100007F:{port:04X}":
+            return True
+    return False
+
+
+@pytest.mark.parametrize("side", ["c", "reference"])
+def test_a_peer_queued_behind_a_port_probe_is_taken_when_the_probe_closes(peers, tmp_path, side):
+    """A port probe and the real peer both connected before the listener accepted (held by
+    SIGSTOP here; in life a health check and a peer retrying every 20 ms): the probe is accepted
+    first and closes without a byte, and the listener pairs with the peer waiting behind it
+    (probe s34 netfuzz finding 1: the listener closed its socket after the first accept, which
+    reset the queued peer's connection; the listener then said no peer connected and the peer
+    was told the other had stopped)."""
+    import signal
+    import sys
+    import time
+
+    folder = folder_with(tmp_path, side, {"mine.bin": b"A" * 16})
+    env = {"NATIVE_PEER_TIMEOUT_MS": "3000"}
+    if side == "c":
+        process = start(peers["listener"][1], folder, ["mine.bin", "theirs.bin"], env)
+    else:
+        host = tmp_path / "listener.host"
+        host.write_bytes(peers["listener"][0])
+        script = ("import os, sys; from bobc.reference.native_program import run_program; "
+                  "sys.exit(run_program(open(sys.argv[1], 'rb').read(), sys.argv[2:], name='host', "
+                  "environ=dict(os.environ), stderr=sys.stderr.buffer))")
+        process = subprocess.Popen([sys.executable, "-c", script, str(host), "mine.bin", "theirs.bin"], cwd=folder,
+                                   env={**os.environ, **env, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "compiler")},
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not listening(peers["port"]):
+            assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+            time.sleep(0.005)
+        process.send_signal(signal.SIGSTOP)
+        probe = socket.create_connection(("127.0.0.1", peers["port"]), timeout=5)
+        peer = socket.create_connection(("127.0.0.1", peers["port"]), timeout=5)
+        probe.close()                   # a probe: no byte sent
+        process.send_signal(signal.SIGCONT)
+        with peer:
+            taken = b""
+            while len(taken) < 16:
+                try:
+                    chunk = peer.recv(16 - len(taken))
+                except ConnectionResetError:
+                    chunk = b""
+                assert chunk, "the queued peer's connection was closed"
+                taken += chunk
+            peer.sendall(b"B" * 16)
+            status, said = process.wait(30), process.stderr.read()
+    finally:
+        process.send_signal(signal.SIGCONT)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (status, said) == (0, b"")
+    assert taken == b"A" * 16
+    assert (folder / "theirs.bin").read_bytes() == b"B" * 16

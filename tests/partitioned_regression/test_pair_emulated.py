@@ -205,6 +205,62 @@ def test_a_silent_peer_times_out():
     assert outcomes[0].status == 5 and outcomes[0].outputs == {}
 
 
+@pytest.mark.parametrize("payload", [b"PREPARES", bytes(8)], ids=["altered", "zeros"])
+def test_worker_1_says_prepared_only_after_it_accepted_worker_0s(payload):
+    """Worker 0's "prepared" message arrives altered (its step and tag right, its payload not
+    PREPARED): worker 1 refuses it and must not have said "prepared" itself, or worker 0 would
+    publish alone (probe s34 netfuzz: worker 1 sent its "prepared" before checking the one it
+    received; worker 0 exited 0 with its shards and the manifest of epoch 2 beside worker 1's of
+    epoch 1).  Worker 0 runs behind a relay that alters its last message."""
+    import socket
+    steps = 8
+    hosts = pair(0, 1, steps)
+    worker0 = {}
+
+    def relay(k, sock):
+        if k != 0:
+            return False
+        inner, outer = socket.socketpair()
+
+        def from_worker0():
+            sizes = [56, 40] + [24] * (steps + 1) + [24]
+            try:
+                for index, size in enumerate(sizes):
+                    data = receive(outer, size)
+                    if len(data) < size:
+                        break
+                    sock.sendall(data[:16] + payload if index == len(sizes) - 1 else data)
+            except OSError:
+                pass
+            sock.shutdown(socket.SHUT_WR)
+
+        def to_worker0():
+            try:
+                while chunk := sock.recv(4096):
+                    outer.sendall(chunk)
+            except OSError:
+                pass
+            outer.shutdown(socket.SHUT_WR)
+
+        for pump in (from_worker0, to_worker0):
+            threading.Thread(target=pump, daemon=True).start()
+        threading.Thread(target=lambda: worker0.update(outcome=E.run_host(
+            hosts[0].program, hosts[0].images, {6: records()[0]}, inner, 5)), daemon=True).start()
+        return True
+
+    files = [{6: records()[k]} for k in range(2)]
+    outcomes = E.run_pair([h.program for h in hosts], [h.images for h in hosts], files, break_peer=relay, timeout=5)
+    for _ in range(200):
+        if "outcome" in worker0:
+            break
+        threading.Event().wait(0.05)
+    worker1 = outcomes[1]
+    assert worker1.status == 5 and b"malformed prepared message" in worker1.message, worker1.message
+    assert worker1.outputs == {}
+    assert worker0["outcome"].status == 5, worker0["outcome"].message     # worker 1 never said "prepared"
+    assert worker0["outcome"].outputs == {}
+
+
 def test_a_resume_from_a_checkpoint_of_another_epoch_is_refused_by_name():
     checkpoint = checkpoint_of(fresh_run())          # epoch 1
     outcomes = run(1, 2, 8, checkpoint)              # expects epoch 2's

@@ -139,6 +139,7 @@ class Peer:
         self.unconfirmed = False        # listening, no byte received yet
         self.replay = bytearray()       # what was sent before the first byte arrived
         self.stray = ""                 # the last connection that closed before its first byte
+        self.listener = None            # while unconfirmed: the listening socket (runtime_c np_peer.listen_fd)
         if listen:
             self._listen_and_accept()
             self.unconfirmed = True
@@ -177,21 +178,26 @@ class Peer:
             self.socket.settimeout(None)
 
     def _listen_and_accept(self) -> None:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            listener.bind((self.host, self.port))
-            listener.listen(1)
-        except OSError as error:
-            listener.close()
-            if error.errno == errno.EADDRINUSE:
-                self._fail(f"port in use: cannot listen at {self.address} (another process holds it); stop it, or "
-                           f"rebuild both peers with another port (the port is built into both hosts)")
-            self._fail(f"cannot listen at {self.address}: {os.strerror(error.errno)}; give the pair an "
-                       f"address of this machine")
-        ready, _, _ = select.select([listener], [], [], max(0.0, self.deadline - time.monotonic()))
+        """Listen (once: the socket stays open until the peer is confirmed, so that connections
+        queued meanwhile wait there rather than being reset) and accept one connection by the
+        open's deadline."""
+        if self.listener is None:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                listener.bind((self.host, self.port))
+                listener.listen(1)
+            except OSError as error:
+                listener.close()
+                if error.errno == errno.EADDRINUSE:
+                    self._fail(f"port in use: cannot listen at {self.address} (another process holds it); stop it, "
+                               f"or rebuild both peers with another port (the port is built into both hosts)")
+                self._fail(f"cannot listen at {self.address}: {os.strerror(error.errno)}; give the pair an "
+                           f"address of this machine")
+            self.listener = listener
+        ready, _, _ = select.select([self.listener], [], [], max(0.0, self.deadline - time.monotonic()))
         if not ready:
-            listener.close()
+            self._stop_listening()
             if self.stray:
                 self._fail(f"no peer connected to {self.address} within {self.timeout_ms} ms (a connection from "
                            f"{self.stray} closed before sending a byte, so it was not taken as the peer; the other "
@@ -201,18 +207,29 @@ class Peer:
                        f"started, or it stopped before connecting: see its messages); start it (or raise "
                        f"{PEER_TIMEOUT_VARIABLE})")
         try:
-            self.socket, (host, port) = listener.accept()
+            self.socket, (host, port) = self.listener.accept()
         except OSError as error:
+            self._stop_listening()
             self._fail(f"accepting a peer at {self.address} failed: {os.strerror(error.errno)}")
-        finally:
-            listener.close()
         self.remote = f"{host}:{port}"
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.socket.settimeout(None)
 
+    def _stop_listening(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+
+    def _confirm(self) -> None:
+        """The connection is the peer (its first byte came, or what was sent on it outgrew the
+        replay): what was kept for another is not needed, nor the listening socket."""
+        self.unconfirmed = False
+        self.replay = bytearray()
+        self._stop_listening()
+
     def _accept_again(self, timeout_ms: int) -> None:
-        """The connection closed before its first byte: not a peer.  Another accepted by the
-        open's deadline and sent what was sent on the one that closed."""
+        """The connection closed before its first byte: not a peer.  Another accepted (one queued
+        meanwhile first) by the open's deadline and sent what was sent on the one that closed."""
         self.stray = self.remote
         while True:
             self.socket.close()
@@ -254,7 +271,7 @@ class Peer:
             if len(self.replay) + len(data) <= PEER_REPLAY_BYTES:
                 self.replay += data
             else:
-                self.unconfirmed = False
+                self._confirm()
         try:
             self._send_bytes(data, timeout_ms)
         except _Closed as closed:
@@ -287,15 +304,15 @@ class Peer:
             if not chunk:
                 self._fail(f"peer {self.remote} closed the connection at message {self.received + 1} from it "
                            f"({len(got)} of {count} bytes received); {PEER_CLOSED_HINT}")
-            if self.unconfirmed:                        # the peer: what was kept for another is not needed
-                self.unconfirmed = False
-                self.replay = bytearray()
+            if self.unconfirmed:                        # the peer
+                self._confirm()
             got += chunk
             deadline = time.monotonic() + timeout_ms / 1000
         self.received += 1
         return bytes(got)
 
     def close(self):
+        self._confirm()
         if self.socket is not None:
             self.socket.close()
             self.socket = None
