@@ -65,11 +65,15 @@ def load(text: str, target_name: str = "sm_86", folder: Path | None = None, exam
     import bobc.targets as targets
     target = next(t for t in vars(targets).values() if getattr(t, "name", None) == target_name
                   and hasattr(t, "nvdisasm_arch"))
-    folder = Path(folder or tempfile.mkdtemp(prefix="pair-probe-"))
-    plan = folder / "PairProbe.bob"
-    plan.write_text("module PairProbe\n\nimport Runtime.NativePhysicalProgram\n" + text, encoding="utf-8")
     intrinsics = default_intrinsics()
     intrinsics.register("NvidiaResourceHost", program_bytes_handler)
+    if folder is None:
+        # a folder of its own, gone once the module is loaded: a TMPDIR inside a plan folder
+        # would otherwise hold a stray PairProbe.bob that plan's next build reads as a module
+        with tempfile.TemporaryDirectory(prefix="pair-probe-") as own:
+            return load(text, target_name, Path(own), example)
+    plan = Path(folder) / "PairProbe.bob"
+    plan.write_text("module PairProbe\n\nimport Runtime.NativePhysicalProgram\n" + text, encoding="utf-8")
     return load_program(plan, include=[Path(example or EXAMPLE)], intrinsics=intrinsics, target=target)
 
 
