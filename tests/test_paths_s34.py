@@ -57,3 +57,59 @@ def test_an_unencodable_character_is_escaped_and_a_foreign_byte_kept(odd_host, e
     done = bobc("diff", odd_host, other, env={**env, "PYTHONIOENCODING": "ascii"})
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
     assert done.stdout == odd_host + b" and " + os.fsencode(tmp_path) + b"/h\\xe9 hold the same images and host plan\n"
+
+
+COMMANDS = {"check": [], "eval": ["x"], "build": [], "asm": ["-o", "out.bin"], "disasm": [], "dump": [],
+            "diff": [PLAN], "inspect": [], "run": ["--reference", "train"], "sim": ["train"]}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_missing_path_with_a_newline_is_named_on_one_line(tmp_path, env, command):
+    done = bobc(command, "no\nthere", *COMMANDS[command], env=env, cwd=tmp_path)
+    said = done.stderr.decode()
+    assert done.returncode == 2 and "Traceback" not in said, said
+    assert said.count("\n") == 1 and said.endswith(": no?there\n"), said
+
+
+@pytest.mark.parametrize("command", ["check", "build", "run"])
+def test_a_link_to_a_name_with_a_newline_is_named_on_one_line(tmp_path, env, command):
+    (tmp_path / "plan.bob").symlink_to("gone\nplan.bob")
+    done = bobc(command, "plan.bob", *COMMANDS[command], env=env, cwd=tmp_path)
+    said = done.stderr.decode()
+    assert done.returncode == 2 and "(to gone?plan.bob, which does not exist)" in said, said
+    assert said.splitlines()[0].endswith("not a module file" if command == "check" else "not a regular file")
+
+
+def test_a_folder_given_with_a_newline_is_named_on_one_line(tmp_path, env):
+    (tmp_path / "a\nb").mkdir()
+    for command, said in (("check", "a?b is a folder, not a file"), ("eval", "a?b is a folder, not a plan module"),
+                          ("inspect", "a?b is a folder, not a host executable")):
+        done = bobc(command, "a\nb", *COMMANDS[command], env=env, cwd=tmp_path)
+        first = done.stderr.decode().splitlines()[0]
+        assert done.returncode == 2 and first.startswith(f"bobc {command}: error: {said}"), done.stderr
+
+
+def test_a_sass_source_not_utf8_is_named_on_one_line(tmp_path, env):
+    (tmp_path / "bad\nsource.sass").write_bytes(b"\xff\xfe")
+    done = bobc("asm", "bad\nsource.sass", "-o", "out.bin", env=env, cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.decode() == \
+        "bobc asm: error: SASS source bad?source.sass is not UTF-8 text (byte 0 is 0xff)\n", done.stderr
+    assert not (tmp_path / "out.bin").exists()
+
+
+def test_file_line_column_under_a_folder_with_a_newline_stays_one_line(tmp_path, env):
+    """A plan module's error names its file:line:column; the folder's newline is '?' there (and in
+    --json's `where`), so the first line is the whole location and message."""
+    root = tmp_path / "new\nline"
+    shutil.copytree(LINREG / "LinReg", root / "LinReg")
+    model = root / "LinReg" / "Model.bob"
+    lines = model.read_text().count("\n")
+    model.write_text(model.read_text() + "\nbroken : Nat\n")
+    done = bobc("check", root / "LinReg/Build/NativeHost.bob", env=env, cwd=tmp_path)
+    first = done.stderr.decode().splitlines()[0]
+    assert done.returncode == 1, done.stderr
+    assert first.startswith(f"bobc check: new?line/LinReg/Model.bob:{lines + 2}:1: error: "), done.stderr
+    done = bobc("check", "--json", root / "LinReg/Build/NativeHost.bob", env=env, cwd=tmp_path)
+    import json
+
+    assert json.loads(done.stdout)["where"] == f"new?line/LinReg/Model.bob:{lines + 2}:1"

@@ -55,7 +55,9 @@ def _checked(path: str) -> None:
     from ..nvidia.decode import check_input
     from ._common import existing_path
 
-    if existing_path(path, f"no such image folder or host: {path}") != "folder":
+    from ..reference.safe_io import shown
+
+    if existing_path(path, f"no such image folder or host: {shown(path)}") != "folder":
         check_input(path)
 
 
