@@ -113,3 +113,20 @@ def test_file_line_column_under_a_folder_with_a_newline_stays_one_line(tmp_path,
     import json
 
     assert json.loads(done.stdout)["where"] == f"new?line/LinReg/Model.bob:{lines + 2}:1"
+
+
+@pytest.mark.parametrize("command", [["run", "--reference"], ["sim"]])
+def test_a_plan_path_beginning_with_a_dash_is_taken_after_double_dash(tmp_path, env, command):
+    """`bobc run --reference -- -dir/P.bob train ...`: after `--` the first word is the plan (the
+    command's --help: HOST_PART_RULE), even one beginning with '-'; before, the plan was read as
+    an option and `train` as the plan ("no such file: train")."""
+    shutil.copytree(LINREG / "LinReg", tmp_path / "-plans" / "LinReg")
+    shutil.copy(LINREG / "reference_kernels.py", tmp_path / "-plans")
+    made = subprocess.run([sys.executable, str(LINREG / "make_record.py"), "-o", str(tmp_path / "record.bin")],
+                          capture_output=True, env=env, timeout=120)
+    assert made.returncode == 0, made.stderr
+    done = bobc(*command, "--", "-plans/LinReg/Build/NativeHost.bob", "train", "--input", "record.bin",
+                "--checkpoint-out", "ckpt.bin", "--predictions", "pred.bin", "--result", "result.bin",
+                env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert all((tmp_path / name).is_file() for name in ("ckpt.bin", "pred.bin", "result.bin"))
