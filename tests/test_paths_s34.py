@@ -130,3 +130,25 @@ def test_a_plan_path_beginning_with_a_dash_is_taken_after_double_dash(tmp_path, 
                 env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert all((tmp_path / name).is_file() for name in ("ckpt.bin", "pred.bin", "result.bin"))
+
+
+def test_an_output_path_past_the_hosts_path_buffer_is_refused_alike(tmp_path, env):
+    """An output path of 4096 bytes or more (RT_IO_PATH_BYTES): the C host and `bobc run
+    --reference` say the same line (the host's "path too long"), exit 8, nothing written."""
+    shutil.copytree(LINREG / "LinReg", tmp_path / "plans" / "LinReg")
+    shutil.copy(LINREG / "reference_kernels.py", tmp_path / "plans")
+    plan = tmp_path / "plans/LinReg/Build/NativeHost.bob"
+    assert bobc("build", plan, "-o", tmp_path / "host", env=env).returncode == 0
+    made = subprocess.run([sys.executable, str(LINREG / "make_record.py"), "-o", str(tmp_path / "record.bin")],
+                          capture_output=True, env=env, timeout=120)
+    assert made.returncode == 0, made.stderr
+    deep = "/".join(["d" * 200] * 21)                       # 4220 bytes, no folder of it there
+    words = ["train", "--input", "record.bin", "--checkpoint-out", deep + "/ckpt.bin", "--predictions", "pred.bin",
+             "--result", "result.bin"]
+    host = subprocess.run([str(tmp_path / "host"), *words], capture_output=True, cwd=tmp_path, timeout=120)
+    reference = bobc("run", plan, "--reference", *words, env=env, cwd=tmp_path)
+    assert host.returncode == reference.returncode == 8, (host.stderr, reference.stderr)
+    assert host.stderr.startswith(b"host: error: ") and reference.stderr.startswith(b"bobc run: error: ")
+    assert host.stderr.split(b": ", 1)[1] == reference.stderr.split(b": ", 1)[1], (host.stderr, reference.stderr)
+    assert host.stderr.endswith(b"(--checkpoint-out): path too long; nothing was written\n")
+    assert not any((tmp_path / name).exists() for name in ("pred.bin", "result.bin"))

@@ -342,6 +342,8 @@ class OutputSet:
                                      hint="nothing was written; the files there are unchanged")
         if not name:
             refuse("an empty path")
+        if len(os.fsencode(name)) >= JOURNAL_PATH_BYTES:     # host_io.c rt_io_add_output: its path buffers
+            refuse("path too long")
         if name.endswith("/"):
             refuse("ends with '/': an output is a file, not a folder")
         folder, base = os.path.split(name)
