@@ -152,3 +152,11 @@ def test_an_output_path_past_the_hosts_path_buffer_is_refused_alike(tmp_path, en
     assert host.stderr.split(b": ", 1)[1] == reference.stderr.split(b": ", 1)[1], (host.stderr, reference.stderr)
     assert host.stderr.endswith(b"(--checkpoint-out): path too long; nothing was written\n")
     assert not any((tmp_path / name).exists() for name in ("pred.bin", "result.bin"))
+
+
+def test_diffs_verdict_names_a_path_with_a_newline_on_one_line(odd_host, env, tmp_path):
+    other = tmp_path / "new\nline"
+    shutil.copy(odd_host, other)
+    done = bobc("diff", other, other, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{tmp_path}/new?line and {tmp_path}/new?line hold the same images and host plan\n".encode()

@@ -159,6 +159,13 @@ def shown(path) -> str:
     return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
 
 
+def printable(path) -> str:
+    """`path` whole, with shown()'s control characters as '?' (a newline, a tab, DEL), so that a
+    message naming it stays one line: for a path the user gave that a refusal names in full (a
+    name too long for the system is shown whole, so its user sees which it is)."""
+    return os.fsdecode(os.fsencode(path).translate(_CONTROLS))
+
+
 def _read_only_file_system(folder) -> bool:
     """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
     try:
