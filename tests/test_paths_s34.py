@@ -160,3 +160,21 @@ def test_diffs_verdict_names_a_path_with_a_newline_on_one_line(odd_host, env, tm
     done = bobc("diff", other, other, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"{tmp_path}/new?line and {tmp_path}/new?line hold the same images and host plan\n".encode()
+
+
+def test_the_example_tools_name_a_path_on_one_line_with_its_own_bytes(tmp_path):
+    """make_record.py and upgrade_checkpoint.py name a path as bobc and the hosts do: a newline
+    as '?', a byte that is not UTF-8 as itself (it was Python's `\\udcff` escape)."""
+    make = [os.fsencode(sys.executable), os.fsencode(LINREG / "make_record.py"), b"-o"]
+    done = subprocess.run([*make, b"no\ndir/x"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 8 and done.stderr.splitlines()[0] == (
+        b"make_record.py: error: no?dir/x: cannot write output (-o): its folder no?dir cannot be reached: "
+        b"No such file or directory"), done.stderr
+    done = subprocess.run([*make, b"no\xffdir/x"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 8 and done.stderr.startswith(b"make_record.py: error: no\xffdir/x: "), done.stderr
+    upgrade = [os.fsencode(sys.executable), os.fsencode(REPO / "examples/partitioned_regression/upgrade_checkpoint.py")]
+    for name, shown in ((b"no\nthere", b"no?there"), (b"no\xffthere", b"no\xffthere")):
+        done = subprocess.run([*upgrade, name, b"a", b"b", b"c", b"d"], capture_output=True, cwd=tmp_path, timeout=120)
+        assert done.returncode == 2 and done.stderr == (b"upgrade_checkpoint.py: error: the manifest (argument 0) "
+                                                        + shown + b": cannot open: No such file or directory; "
+                                                        b"nothing was rewritten\n"), done.stderr
