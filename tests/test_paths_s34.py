@@ -178,3 +178,12 @@ def test_the_example_tools_name_a_path_on_one_line_with_its_own_bytes(tmp_path):
         assert done.returncode == 2 and done.stderr == (b"upgrade_checkpoint.py: error: the manifest (argument 0) "
                                                         + shown + b": cannot open: No such file or directory; "
                                                         b"nothing was rewritten\n"), done.stderr
+
+
+def test_a_plan_path_beginning_with_a_dash_is_named_when_argparse_takes_it_for_an_option(tmp_path, env):
+    done = bobc("check", "-plans/LinReg/Build/NativeHost.bob", env=env, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.decode().splitlines()[0] == (
+        "bobc check: error: the following arguments are required: plan; '-plans/LinReg/Build/NativeHost.bob' was "
+        "read as an option: give a path that begins with '-' after `--` or as ./-plans/LinReg/Build/NativeHost.bob")
+    done = bobc("check", env=env, cwd=tmp_path)          # nothing read as an option: argparse's words alone
+    assert done.stderr.decode().splitlines()[0] == "bobc check: error: the following arguments are required: plan"

@@ -65,10 +65,32 @@ class _Parser(argparse.ArgumentParser):
             self.exit(STDOUT_NOT_WRITTEN)
 
     def error(self, message: str):  # one line, exit 2, like every usage error
-        said = f"{message}{did_you_mean(message)}"
+        said = f"{message}{did_you_mean(message)}{self._dash_path(message)}"
         if self.json_wanted and "--json" in self._option_string_actions:
             _json_usage_refusal(self.prog, said)
         self.exit(2, f"{self.prog}: error: {said}\n(see '{self.prog} --help')\n")
+
+
+    argv: list = []                 # main(): the command line's words
+
+    def _dash_path(self, message: str) -> str:
+        """For "the following arguments are required: plan" when a word of the command line that
+        begins with '-' is none of this parser's options (`bobc check -runs/P.bob`): argparse read
+        that path as an option, so say which word and how to give it (probe s34 paths finding 5)."""
+        if not message.startswith("the following arguments are required"):
+            return ""
+        words = list(self.argv)
+        if "--" in words:
+            words = words[:words.index("--")]
+        for word in words:
+            name = word.partition("=")[0]
+            if word.startswith("-") and word != "-" and name not in self._option_string_actions \
+                    and not (len(word) > 2 and word[:2] in self._option_string_actions):
+                from .reference.safe_io import printable
+
+                return (f"; '{printable(word)}' was read as an option: give a path that begins with '-' "
+                        f"after `--` or as ./{printable(word)}")
+        return ""
 
 
 def _json_usage_refusal(prog: str, message: str) -> None:
@@ -523,6 +545,7 @@ def _main(argv, taken: dict) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
     _Parser.json_wanted = "--json" in argv
+    _Parser.argv = list(argv)
     args, extra = parser.parse_known_args(argv)
     if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
         parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
