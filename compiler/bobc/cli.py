@@ -64,10 +64,32 @@ class _Parser(argparse.ArgumentParser):
             self.exit(STDOUT_NOT_WRITTEN)
 
     def error(self, message: str):  # one line, exit 2, like every usage error
-        said = f"{message}{did_you_mean(message)}"
+        said = f"{message}{did_you_mean(message)}{self._dash_path(message)}"
         if self.json_wanted and "--json" in self._option_string_actions:
             _json_usage_refusal(self.prog, said)
         self.exit(2, f"{self.prog}: error: {said}\n(see '{self.prog} --help')\n")
+
+
+    argv: list = []                 # main(): the command line's words
+
+    def _dash_path(self, message: str) -> str:
+        """For "the following arguments are required: plan" when a word of the command line that
+        begins with '-' is none of this parser's options (`bobc check -runs/P.bob`): argparse read
+        that path as an option, so say which word and how to give it (probe s34 paths finding 5)."""
+        if not message.startswith("the following arguments are required"):
+            return ""
+        words = list(self.argv)
+        if "--" in words:
+            words = words[:words.index("--")]
+        for word in words:
+            name = word.partition("=")[0]
+            if word.startswith("-") and word != "-" and name not in self._option_string_actions \
+                    and not (len(word) > 2 and word[:2] in self._option_string_actions):
+                from .reference.safe_io import printable
+
+                return (f"; '{printable(word)}' was read as an option: give a path that begins with '-' "
+                        f"after `--` or as ./{printable(word)}")
+        return ""
 
 
 def _json_usage_refusal(prog: str, message: str) -> None:
@@ -215,6 +237,31 @@ class StdoutFailed(OSError):
     """Writing a command's stdout failed other than by the reader going away (a full disk)."""
 
 
+def _path_bytes_or_escapes() -> str:
+    """The name of the codec error handler _GuardedStdout writes with: a surrogate of a byte that
+    is not UTF-8 (U+DC80..U+DCFF, os.fsdecode's) becomes that byte, any other character the
+    encoding cannot take its backslash escape, each character by itself."""
+    import codecs
+
+    name = "bobc-path-bytes"
+    try:
+        codecs.lookup_error(name)
+    except LookupError:
+        def handler(error):
+            if not isinstance(error, UnicodeEncodeError):
+                raise error
+            out = b""
+            for character in error.object[error.start:error.end]:
+                code = ord(character)
+                if 0xDC80 <= code <= 0xDCFF:
+                    out += bytes([code - 0xDC00])
+                else:
+                    out += character.encode("ascii", "backslashreplace")
+            return out, error.end
+        codecs.register_error(name, handler)
+    return name
+
+
 class _GuardedStdout:
     """sys.stdout while a command runs: the one place every subcommand's printing goes through.
     A write or flush that fails (other than a broken pipe, handled as before) raises StdoutFailed,
@@ -227,11 +274,30 @@ class _GuardedStdout:
     def write(self, text):
         self.wrote = self.wrote or bool(text)
         try:
-            return self._stream.write(text)
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:
+                return self._write_unencodable(text)
         except BrokenPipeError:
             raise
         except OSError as error:
             raise StdoutFailed(error.errno, error.strerror or str(error)) from None
+
+    def _write_unencodable(self, text):
+        """Write `text` that stdout's encoding refuses (a strict UTF-8 stdout, as under a UTF-8
+        locale such as en_US.UTF-8, and a path's byte that is not UTF-8, held as a surrogate
+        since os.fsdecode): such a byte is written as itself, as stderr and the hosts write it
+        (safe_io.stderr_line); a character the encoding has no room for (`é` on an ASCII
+        stdout) as an escape (`\\xe9`), as cli.say writes it -- never a UnicodeEncodeError
+        traceback (probe s34 paths finding 1)."""
+        encoding = getattr(self._stream, "encoding", None) or "utf-8"
+        data = text.encode(encoding, _path_bytes_or_escapes())
+        buffer = getattr(self._stream, "buffer", None)
+        if buffer is None:
+            return self._stream.write(data.decode(encoding, "replace"))
+        self._stream.flush()
+        buffer.write(data)
+        return len(text)
 
     def flush(self):
         try:
@@ -478,6 +544,7 @@ def _main(argv, taken: dict) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_subcommand(argv))
     _Parser.json_wanted = "--json" in argv
+    _Parser.argv = list(argv)
     args, extra = parser.parse_known_args(argv)
     if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
         parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")

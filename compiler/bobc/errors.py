@@ -52,7 +52,9 @@ def shown_path(path) -> str:
     under it (LinReg/Model.bob), else absolute -- the same for the plan module the user named
     (kept as given), the modules it imports and the kernel sources it names (found under the
     plan's resolved root, so stored absolute).  Only the showing: what is hashed, kept or
-    emitted uses the path as stored.  As stored when the working folder is gone."""
+    emitted uses the path as stored.  As stored when the working folder is gone.  A control
+    character in it (a newline, a tab) is shown as '?', as safe_io.shown and the host show one, so
+    that file:line:column and its message stay one line (probe s34 paths finding 3)."""
     import os
 
     text = os.fspath(path)
@@ -61,15 +63,19 @@ def shown_path(path) -> str:
     if not os.path.isabs(text):
         inside = os.path.normpath(text)     # a/./b, a/../a/b: as the path the file system takes
         if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
-            return inside                   # under the working folder (or a name: <input>)
+            return inside.translate(_SHOWN_PATH)    # under the working folder (or a name: <input>)
     try:
         here = os.getcwd()
         absolute = os.path.abspath(text)
     except (OSError, ValueError):
-        return text
+        return text.translate(_SHOWN_PATH)
     if here != os.sep and absolute.startswith(here + os.sep):
-        return absolute[len(here) + 1:]
-    return absolute
+        return absolute[len(here) + 1:].translate(_SHOWN_PATH)
+    return absolute.translate(_SHOWN_PATH)
+
+
+# a path's C0 controls and DEL, the tab included, shown as '?' (safe_io._CONTROLS, host_io.c rt_io_shown)
+_SHOWN_PATH = {code: "?" for code in (*range(0x20), 0x7F)}
 
 
 # Characters of a source line an error or warning shows: the window around the column.

@@ -151,8 +151,13 @@ def main(argv=None) -> int:
     try:
         publish(a.o, record_bytes(X, y))
     except NotWritten as error:
-        print(f"{PROG}: error: {a.o}: cannot write output (-o): {error}\n"
-              "hint: nothing was written; the files there are unchanged", file=sys.stderr)
+        # the path as bobc shows it: a control character (a newline) as "?", so the message stays one
+        # line, and a byte that is not UTF-8 as itself
+        line = f"{PROG}: error: {a.o}: cannot write output (-o): {error}".translate(
+            {code: "?" for code in (*range(0x20), 0x7F)})
+        sys.stderr.flush()
+        sys.stderr.buffer.write(os.fsencode(line) + b"\nhint: nothing was written; the files there are unchanged\n")
+        sys.stderr.buffer.flush()
         return NOT_WRITTEN
     return 0
 

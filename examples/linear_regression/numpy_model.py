@@ -9,9 +9,47 @@ N, D, K = 64, 7, 20
 LR = np.float32(1 / 20)
 
 
+def _shown(path) -> str:
+    """`path` as a message shows it: a control character (a newline) as '?', so it stays one line."""
+    import os
+
+    return os.fsdecode(os.fsencode(path).translate(bytes(63 if b < 32 or b == 127 else b for b in range(256))))
+
+
+class Refused(Exception):
+    """A file this comparison cannot read or does not understand: one line, exit 2 (main)."""
+
+
+def read_file(path, what: str) -> bytes:
+    """The bytes of the regular file `path` (`what` names it in a refusal): opened without
+    blocking, so a FIFO is refused, never waited on; a folder, a device or a missing file is a
+    Refused naming it, never a traceback."""
+    import os
+    import stat
+
+    shown = _shown(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise Refused(f"{what} {shown}: cannot open: {error.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket")
+            raise Refused(f"{what} {shown}: {kind}, not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError as error:
+        raise Refused(f"{what} {shown}: cannot read: {error.strerror}") from None
+    finally:
+        os.close(fd)
+
+
 def read_record(path):
-    b = open(path, "rb").read()
-    assert b[:8] == b"LINREG01" and struct.unpack("<Q", b[8:16])[0] == 1
+    b = read_file(path, "record")
+    if len(b) != 16 + 4 * N * (D + 1) or b[:8] != b"LINREG01" or struct.unpack("<Q", b[8:16])[0] != 1:
+        raise Refused(f"record {_shown(path)}: not a LinReg input record (make_record.py writes one)")
     X = np.frombuffer(b, "<f4", N * D, 16).reshape(N, D)
     y = np.frombuffer(b, "<f4", N, 16 + 4 * N * D)
     return X, y
@@ -46,11 +84,15 @@ def run(X, y, W=None, updates=K):
 
 
 def read_checkpoint(path):
-    b = open(path, "rb").read()
-    assert b[:8] == b"BOBCENV1", b[:8]
+    b = read_file(path, "checkpoint")
+    if len(b) < 32 or b[:8] != b"BOBCENV1":
+        raise Refused(f"checkpoint {_shown(path)}: not a checkpoint (it does not begin BOBCENV1)")
     H = struct.unpack_from("<I", b, 8)[0]
     step = struct.unpack_from("<Q", b, 16)[0]
     payload = struct.unpack_from("<Q", b, 24)[0]
+    if H + payload > len(b) or payload % 4:
+        raise Refused(f"checkpoint {_shown(path)}: its header says {payload} payload bytes at {H}, past its "
+                      f"{len(b)} bytes")
     return step, np.frombuffer(b, "<f4", payload // 4, H)
 
 
@@ -71,12 +113,17 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     record, ckpt, pred, result = args.record, args.checkpoint, args.predictions, args.result
     resume = [args.resumed_from] if args.resumed_from is not None else []
-    X, y = read_record(record)
-    start = read_checkpoint(resume[0]) if resume else (0, None)
+    try:
+        X, y = read_record(record)
+        start = read_checkpoint(resume[0]) if resume else (0, None)
+        step, Wc = read_checkpoint(ckpt)
+        predictions, results = read_file(pred, "predictions"), read_file(result, "result")
+    except Refused as refusal:          # one line, exit 2: 1 says "they differ"
+        print(f"{parser.prog}: error: {refusal}", file=sys.stderr)
+        return 2
     W, P, initial, loss = run(X, y, start[1])
-    step, Wc = read_checkpoint(ckpt)
-    Pr = np.frombuffer(open(pred, "rb").read(), "<f4")
-    R = np.frombuffer(open(result, "rb").read(), "<f4")
+    Pr = np.frombuffer(predictions[:len(predictions) // 4 * 4], "<f4")
+    R = np.frombuffer(results[:len(results) // 4 * 4], "<f4")
     same = (step == start[0] + K and np.array_equal(W, Wc) and np.array_equal(P, Pr)
             and np.array_equal(np.array([initial, loss], np.float32), R))
     print(f"step {step}; W, predictions and losses {'equal' if same else 'DIFFER'}; loss {initial} -> {loss}")

@@ -151,8 +151,15 @@ def _quiet_stdout() -> None:
 
 
 def _complain(line: str) -> None:
-    """One line on stderr; a stderr that cannot take it changes nothing that was done."""
+    """One line on stderr, a path's control character (a newline) as '?' and its bytes that are not
+    UTF-8 as themselves, as bobc and the hosts print them; a stderr that cannot take it changes
+    nothing that was done."""
+    line = line.translate({code: "?" for code in (*range(0x20), 0x7F)})
     try:
+        sys.stderr.flush()
+        sys.stderr.buffer.write(line.encode("utf-8", "surrogateescape") + b"\n")
+        sys.stderr.buffer.flush()
+    except UnicodeEncodeError:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):
         pass

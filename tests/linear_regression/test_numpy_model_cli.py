@@ -26,3 +26,22 @@ def test_too_few_arguments_are_a_usage_error_not_a_traceback():
     assert "Traceback" not in done.stderr
     assert done.stderr.endswith("numpy_model.py: error: the following arguments are required: checkpoint, "
                                 "predictions, result\n"), done.stderr
+
+
+def test_a_file_it_cannot_compare_is_one_line_exit_2_never_a_traceback_or_a_hang(tmp_path):
+    """A missing file, a folder, a device, a FIFO (never waited on) or a file of another format
+    is one line naming it, exit 2 -- 1 means "they differ" (probe s34 paths finding 8)."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "other.bin").write_bytes(b"not a record")
+    folder = str(tmp_path)
+    for given, said in ((["absent", "c", "p", "r"], "record absent: cannot open: No such file or directory"),
+                        ([folder, "c", "p", "r"], f"record {folder}: a folder, not a regular file"),
+                        (["/dev/null", "c", "p", "r"], "record /dev/null: a device, not a regular file"),
+                        ([str(tmp_path / "fifo")] * 4, f"record {tmp_path / 'fifo'}: a FIFO, not a regular file"),
+                        ([str(tmp_path / "other.bin")] * 4,
+                         f"record {tmp_path / 'other.bin'}: not a LinReg input record (make_record.py writes one)"),
+                        (["new\nline", "c", "p", "r"], "record new?line: cannot open: No such file or directory")):
+        done = script(*given)
+        assert done.returncode == 2 and done.stderr == f"numpy_model.py: error: {said}\n", done.stderr

@@ -46,28 +46,32 @@ def cannot_look_up(text: str, error: OSError, option: str = "") -> UsageError:
 
     hint = ("each part of a path (between two /) is at most 255 bytes" if error.errno == errno.ENAMETOOLONG
             else None)
-    return UsageError(f"cannot look up {option}{text}: {error.strerror or error}", hint=hint)
+    from ..reference.safe_io import printable
+
+    return UsageError(f"cannot look up {option}{printable(text)}: {error.strerror or error}", hint=hint)
 
 
 def existing_file(text: str, option: str = "") -> Path:
     """`text` as a Path when it names a regular file (or a link to one); else a usage error
     saying what is there: a folder, a FIFO, a broken or looping symbolic link, or nothing."""
     from ..language.modules import not_a_file
+    from ..reference.safe_io import printable
 
     path = Path(text)
     if path_kind(text, option) != "file":
         what = not_a_file(text)
+        said = printable(text)      # one line whatever the name holds (a newline is "?"), whole
         if what == "a folder":
-            raise UsageError(f"{option}{text} is a folder, not a file")
+            raise UsageError(f"{option}{said} is a folder, not a file")
         if what is not None:
-            raise UsageError(f"{option}{text} is {what}, not a regular file")
-        raise UsageError(f"{option}{text}: no such file" if option else f"no such file: {text}")
+            raise UsageError(f"{option}{said} is {what}, not a regular file")
+        raise UsageError(f"{option}{said}: no such file" if option else f"no such file: {said}")
     return path
 
 
 def existing_path(text: str, missing: str, option: str = "") -> str:
     """path_kind(text) for a path that must be there (a file or a folder): nothing there is the
-    usage error `missing` (`no such image folder or host: X`)."""
+    usage error `missing` (`no such image folder or host: X`, X as safe_io.shown shows it)."""
     kind = path_kind(text, option)
     if kind is None:
         raise UsageError(missing)
@@ -76,9 +80,11 @@ def existing_path(text: str, missing: str, option: str = "") -> str:
 
 def existing_folder(text: str, option: str, hint: str | None = None) -> Path:
     """`text` as a Path when it names a folder; else a usage error naming the option."""
+    from ..reference.safe_io import printable
+
     kind = path_kind(text, f"{option} ")
     if kind != "folder":
-        raise UsageError(f"{option} {text}: " + ("no such folder" if kind is None else "not a folder"), hint=hint)
+        raise UsageError(f"{option} {printable(text)}: " + ("no such folder" if kind is None else "not a folder"), hint=hint)
     return Path(text)
 
 

@@ -55,7 +55,9 @@ def _checked(path: str) -> None:
     from ..nvidia.decode import check_input
     from ._common import existing_path
 
-    if existing_path(path, f"no such image folder or host: {path}") != "folder":
+    from ..reference.safe_io import printable
+
+    if existing_path(path, f"no such image folder or host: {printable(path)}") != "folder":
         check_input(path)
 
 
@@ -158,18 +160,21 @@ def run(args):
         from ..host import native
 
         compared = "images and commands" if native.is_native_host(args.a) else "images and host plan"
+    from ..reference.safe_io import shown
+
+    a, b = shown(args.a), shown(args.b)     # as `wrote` lines show a path: one line whatever the name holds
     try:
         if folder is not None:      # (--json: on stderr, so the output stays a list and a script is
             # still told that no host plan was compared)
-            print(f"{folder} is an image folder, which carries no host plan: the images alone are compared",
+            print(f"{shown(folder)} is an image folder, which carries no host plan: the images alone are compared",
                   file=sys.stderr if args.json else sys.stdout)
         if args.json:
             print(json.dumps([d.as_json() for d in found], indent=1))
         else:
             for difference in found:
                 print(difference.text())
-            print(f"{len(found)} difference(s) between {args.a} and {args.b}" if found
-                  else f"{args.a} and {args.b} hold the same {compared}")
+            print(f"{len(found)} difference(s) between {a} and {b}" if found
+                  else f"{a} and {b} hold the same {compared}")
         sys.stdout.flush()
     except BrokenPipeError:      # `bobc diff a b | head`: the verdict is still the verdict
         from ..cli import _quiet_stdout

@@ -38,12 +38,13 @@ def _is_cubin(header: bytes) -> bool:
 def run(args):
     from ..nvidia.decode import check_input
 
+    from ..reference.safe_io import printable
     from ._common import existing_path
 
     from ._refusals import refused_files
 
     path = Path(args.binary)
-    kind = existing_path(args.binary, f"no such file or folder: {path}")
+    kind = existing_path(args.binary, f"no such file or folder: {printable(args.binary)}")
     if kind == "folder":
         return _regions(path, args.region, args.arch)
     if kind == "other":

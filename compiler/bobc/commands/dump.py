@@ -47,11 +47,12 @@ def run(args):
     from ..host import native
     from ..nvidia.decode import check_input, lines, load_images
 
+    from ..reference.safe_io import printable
     from ._common import existing_path
     from ._refusals import refused_files
 
     given = Path(args.images)
-    kind = existing_path(args.images, f"no such image folder or host: {args.images}")
+    kind = existing_path(args.images, f"no such image folder or host: {printable(args.images)}")
     folder = kind == "folder"
     if kind == "other":
         check_input(given)          # a FIFO, a device: refused unread (exit 2, as any path naming no file)

@@ -33,8 +33,10 @@ def run(args):
 
     given = Path(args.host)
     if path_kind(args.host) == "folder":
-        raise UsageError(f"{given} is a folder, not a host executable",
-                         hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {given}`")
+        from ..reference.safe_io import printable
+
+        raise UsageError(f"{printable(given)} is a folder, not a host executable",
+                         hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {printable(given)}`")
     path = existing_file(args.host)
     if args.extract == "":      # as --emit-images '' and -o '' are refused: not "extract nothing"
         raise UsageError("--extract '': an empty folder name", hint="name the folder to write the images into")

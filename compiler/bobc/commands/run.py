@@ -160,6 +160,11 @@ def split_host_words(parser, words: list[str]) -> tuple[list[str], list[str]]:
             positionals = max(positionals, 2)
             host.append(word)       # a plan host's parser names a wrong operation; a native program's argument
         i += 1
+    if any(word.startswith("-") and word != "-" for word in named):
+        # a plan given after `--` may begin with '-' (`-lead/P.bob`): argparse takes it for the plan
+        # only after a `--` of its own, or it would read it as an option and the operation as the
+        # plan (probe s34 paths finding 4)
+        return own + ["--"] + named, host
     return named + own, host
 
 

@@ -78,6 +78,9 @@ def not_a_file(path) -> str | None:
                 target = os.readlink(path)
             except OSError:
                 target = "?"
+            from ..reference.safe_io import printable
+
+            target = printable(target)      # a link's target may hold a newline too
             if error.errno == errno.ELOOP:
                 return f"a symbolic link that loops (to {target})"
             return f"a broken symbolic link (to {target}, which does not exist)"
@@ -102,7 +105,9 @@ def refuse_broken_plan_link(text: str) -> None:
     if what is not None and "symbolic link" in what:
         from ..errors import UsageError
 
-        raise UsageError(f"the plan {text} is {what}, not a module file",
+        from ..reference.safe_io import printable
+
+        raise UsageError(f"the plan {printable(text)} is {what}, not a module file",
                          hint="a plan is a regular file A/B/C.bob (or a link to one) that begins "
                               "`module A.B.C`")
 

@@ -491,11 +491,12 @@ def load_program(plan_path, include=(), target=SM86, intrinsics=None) -> Program
     """Parse and resolve a plan and every module it imports (BobcError on failure)."""
     path = Path(plan_path)
     if not path.is_file():
+        from ..reference.safe_io import printable
         from .modules import not_a_file
 
         what = not_a_file(path)
         if what is not None:
-            raise BobcError(f"the plan {plan_path} is {what}, not a module file",
+            raise BobcError(f"the plan {printable(plan_path)} is {what}, not a module file",
                             hint="a plan is a regular file A/B/C.bob that begins `module A.B.C`")
-        raise BobcError(f"no such plan file: {plan_path}")
+        raise BobcError(f"no such plan file: {printable(plan_path)}")
     return Program(path, include=include, target=target, intrinsics=intrinsics)

@@ -112,7 +112,9 @@ def load_images(path: str | Path) -> Images:
     if path.is_dir():
         return read_images(path)
     if not os.path.lexists(path):
-        raise UsageError(f"no such image folder or host: {path}")
+        from ..reference.safe_io import printable
+
+        raise UsageError(f"no such image folder or host: {printable(path)}")
     check_input(path)
     with open(path, "rb") as handle:            # a regular file (checked): the open cannot block
         magic = handle.read(4)

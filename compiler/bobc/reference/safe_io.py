@@ -157,6 +157,13 @@ def shown(path) -> str:
     return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
 
 
+def printable(path) -> str:
+    """`path` whole, with shown()'s control characters as '?' (a newline, a tab, DEL), so that a
+    message naming it stays one line: for a path the user gave that a refusal names in full (a
+    name too long for the system is shown whole, so its user sees which it is)."""
+    return os.fsdecode(os.fsencode(path).translate(_CONTROLS))
+
+
 def _read_only_file_system(folder) -> bool:
     """Whether `folder` lies on a file system mounted read-only (statvfs's ST_RDONLY, as host_io.c asks)."""
     try:
@@ -340,6 +347,8 @@ class OutputSet:
                                      hint="nothing was written; the files there are unchanged")
         if not name:
             refuse("an empty path")
+        if len(os.fsencode(name)) >= JOURNAL_PATH_BYTES:     # host_io.c rt_io_add_output: its path buffers
+            refuse("path too long")
         if name.endswith("/"):
             refuse("ends with '/': an output is a file, not a folder")
         folder, base = os.path.split(name)

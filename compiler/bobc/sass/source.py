@@ -52,7 +52,9 @@ def source_text(data: bytes, path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise BobcError(f"SASS source {Path(path)} is not UTF-8 text (byte {e.start} is "
+        from ..reference.safe_io import printable
+
+        raise BobcError(f"SASS source {printable(path)} is not UTF-8 text (byte {e.start} is "
                         f"0x{e.object[e.start]:02x})") from None
     from .syntax import without_byte_order_mark
 
