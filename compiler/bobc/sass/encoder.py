@@ -168,6 +168,22 @@ def _access_width(modifiers: list[str]) -> int:
     return 1
 
 
+# The sub-word sizes of a load (LDC / ULDC: a kernel's .u8 / .s8 / .u16 / .s16 parameter, which ptxas
+# reads as a byte, or a half word at offset 2 of a word: tools/ptx_corpus/subword_params.ptx): one
+# register, zero- (U) or sign- (S) extended from the bytes read.
+SUBWORD_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2}
+
+
+def constant_load_bytes(modifiers: list[str]) -> int:
+    """How many bytes an LDC / ULDC of these modifiers reads from its bank: 1 (.U8 / .S8), 2
+    (.U16 / .S16), 4, 8 (.64) or 16 (.128).  Its offset is a multiple of it (a read is naturally
+    aligned, as every ptxas listing's is)."""
+    for m in modifiers:
+        if m in SUBWORD_BYTES:
+            return SUBWORD_BYTES[m]
+    return 4 * _access_width(modifiers)
+
+
 def _conversion_types(op: str, mods: list[str]) -> tuple[str, str]:
     """(destination, source) types of F2F / I2F / F2I as nvdisasm names them: it prints only the
     types that are not the default (32 bits: F32 for a float, S32 for an integer), and a type's
@@ -527,7 +543,10 @@ class Encoder:
             placed.put(*L.IMM_B, self.immediate(inst, operand), "immediate")
         elif isinstance(operand, Const):
             offset = self.resolve_const(operand)
-            if offset % 4:  # bank reads are whole 32-bit words: the low two bits are not encodable
+            loads = inst.opcode in ("LDC", "ULDC")
+            # LDC / ULDC read the bytes their size says (a byte, a half word, 4, 8): their offset is a
+            # multiple of it; every other opcode reads a whole 32-bit word (low two bits zero)
+            if offset % 4 and not (loads and constant_load_bytes(inst.modifiers) < 4):
                 written = f"{operand.symbol}+{operand.offset:#x} = " if operand.symbol else ""
                 raise EncodeProblem(f"constant offset {written}{offset:#x} in c[{operand.bank:#x}][...] is not a multiple "
                                     f"of 4: constant banks are read in whole 32-bit words "
@@ -539,8 +558,8 @@ class Encoder:
             placed.put(*L.CONST_BANK, check_field(operand.bank, L.CONST_BANK[1], f"{inst.opcode}'s constant bank",
                                                   f"{operand.bank:#x}"), "constant bank")
             # LDC.64 / ULDC.64 load 8 bytes, a binary64 or IMAD.WIDE addend in the bank is a pair
-            placed.constant_bytes = 4 * (_access_width(inst.modifiers) if inst.opcode in ("LDC", "ULDC") else width)
-            if inst.opcode in ("LDC", "ULDC") and offset % placed.constant_bytes:
+            placed.constant_bytes = constant_load_bytes(inst.modifiers) if loads else 4 * width
+            if loads and offset % placed.constant_bytes:
                 # a wide load is naturally aligned, as every ptxas listing's is (PTX's ld requires it):
                 # LDC.64 at c[0x0][0x16c] would read another pair than the one written, or fault.
                 # (Not an operand pair of another opcode: ptxas's IMAD.WIDE.U32.X reads c[0x0][0x16c].)

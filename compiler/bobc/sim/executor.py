@@ -395,12 +395,67 @@ class Launch:
             self._past_parameters(ins, base)
         return np.uint32(self.bank0[base // 4])
 
-    def _past_parameters(self, ins, offset: int, thread: int | None = None):
+    # LDC / ULDC of a byte or a half word (ptxas's reads of a .u8 / .s8 / .u16 / .s16 kernel parameter,
+    # tools/ptx_corpus/subword_params.ptx): (bytes, signed).  The value is PTX's ld.param.u8 / .s8 /
+    # .u16 / .s16 into a 32-bit register: the bytes at the offset, little-endian, zero- or
+    # sign-extended.
+    SUBWORD_CONSTANT = {"U8": (1, False), "S8": (1, True), "U16": (2, False), "S16": (2, True)}
+
+    def _const_subword(self, ins, o: Operand, size: int, signed: bool, mask=True):
+        """The `size` bytes (1 or 2) of constant bank 0 at `o`'s offset (plus its index register, for
+        the threads in `mask`), zero- or sign-extended to 32 bits, per thread.  The offset is a
+        multiple of `size` (a read is naturally aligned: the assembler refuses others, as ptxas never
+        writes one) and the bytes lie in the bank and, past the parameter base, in the parameters the
+        launch was given."""
+        if o.bank != 0:
+            self._fail(ins, f"reads constant bank {o.bank}; the launch binds only bank 0", Unmodeled)
+        limit = 4 * self.bank0.size
+        indexed = o.const_reg != RZ
+        if indexed:
+            offsets = self._reg(ins, o.const_reg).astype(np.int64) + o.value
+            active = self._active(mask)
+        else:
+            offsets = np.array([o.value], dtype=np.int64)
+            active = np.ones(1, dtype=bool)
+
+        def first(bad):
+            """The first faulting thread where the offset is per thread (an index register)."""
+            return int(np.argmax(bad)) if indexed else None
+        bad = ((offsets < 0) | (offsets + size > limit)) & active
+        if bad.any():
+            at = int(offsets[int(np.argmax(bad))])
+            self._fail(ins, f"reads c[0x0][{at:#x}], outside the {limit}-byte bank 0 the QMD binds", thread=first(bad))
+        bad = (offsets % size != 0) & active
+        if bad.any():
+            at = int(offsets[int(np.argmax(bad))])
+            fault = SimulationFault(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): reads {size} bytes of "
+                                    f"constant bank 0 at {at:#x}, not a multiple of {size}: a {size}-byte constant "
+                                    f"read is naturally aligned",
+                                    hint=f"align the offset to {size}" + (" (the index register included)"
+                                                                          if indexed else ""))
+            fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, first(bad)
+            raise fault
+        if self.g.parameters is not None:
+            start, given = self.g.parameters
+            past = (offsets >= start) & (offsets + size > start + given) & active
+            if past.any():
+                self._past_parameters(ins, int(offsets[int(np.argmax(past))]), thread=first(past), size=size)
+        data = self.bank0.view(np.uint8)      # the bank's bytes, little-endian ("<u4" words)
+        at = np.where(active, offsets, 0)
+        value = data[at].astype(np.uint32)
+        if size == 2:
+            value |= data[at + 1].astype(np.uint32) << np.uint32(8)
+        if signed:
+            value = (value ^ np.uint32(1 << (8 * size - 1))).astype(np.int64) - (1 << (8 * size - 1))
+            value = value.astype(np.uint32)
+        return value if indexed else np.uint32(value[0])
+
+    def _past_parameters(self, ins, offset: int, thread: int | None = None, size: int = 4):
         """Refuse a read of parameter bytes the launch was not given (run_kernel's params): it would
         read zeros where the kernel expects an argument, as `bobc asm --parameter-bytes` refuses."""
         start, given = self.g.parameters
         fault = SimulationFault(f"{self.g.name}: instruction at {ins.pc:#06x} ({ins.text}): reads c[0x0][{offset:#x}], "
-                                f"parameter bytes {offset - start} to {offset - start + 3}, past the {given} parameter "
+                                f"parameter bytes {offset - start} to {offset - start + size - 1}, past the {given} parameter "
                                 f"bytes the launch was given",
                                 hint="pass every parameter the kernel reads (params=), in its order")
         fault.launch, fault.pc, fault.thread = self.g.name, ins.pc, thread
@@ -898,7 +953,18 @@ class Launch:
             fail(f"reads {size} bytes of constant bank 0 at {o.value:#x}, not a multiple of {size}: "
                  f"an {size}-byte constant read is naturally aligned")
 
+    def _subword_load(self, ins, mods, o, mask) -> bool:
+        """LDC / ULDC .U8 / .S8 / .U16 / .S16: one register, the bytes zero- or sign-extended."""
+        sub = next((self.SUBWORD_CONSTANT[m] for m in mods if m in self.SUBWORD_CONSTANT), None)
+        if sub is None:
+            return False
+        self._dst(ins, o[0], self._const_subword(ins, o[1], *sub, mask), mask)
+        return True
+
     def op_ULDC(self, ins, mods, o, mask):
+        if self._subword_load(ins, mods, o, mask):
+            self.descriptor_loaded.discard(o[0].index)
+            return
         width = 2 if "64" in mods else 1
         self._const_alignment(ins, o[1], width, mask)
         # every word is read before any is written: c[0x0][URn+...] may index by its own destination
@@ -911,9 +977,9 @@ class Launch:
             self.descriptor_loaded.discard(o[0].index)
 
     def op_LDC(self, ins, mods, o, mask):
+        if self._subword_load(ins, mods, o, mask):
+            return
         width = 2 if "64" in mods else 1
-        if any(m in mods for m in ("U8", "S8", "U16", "S16")):
-            self._unmodeled(ins)
         self._const_alignment(ins, o[1], width, mask)
         # every word is read before any is written: ptxas -O0 loads parameters with
         # `LDC.64 R2, c[0x0][R2+<parameter offset>]`, whose index register is its own destination
