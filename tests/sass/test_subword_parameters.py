@@ -64,9 +64,9 @@ def _alignment(kind: str) -> int:
 
 
 def _ptx(kinds, arch: str) -> str:
-    """A kernel over `kinds` whose code ptxas reads in 32-bit words (bobc's assembler has no LDC.U8 /
-    ULDC.U8 / LDC.U16 / ULDC.U16 form, which ptxas uses for a byte, or for a half word at offset 2
-    of a word): each 2-byte parameter at a word's start through ld.param.b16 (ptxas reads its whole
+    """A kernel over `kinds` whose code ptxas reads in 32-bit words (the sub-word loads ptxas uses for a
+    byte, or a half word at offset 2 of a word, LDC.U8 / ULDC.U8 / LDC.U16 / ULDC.U16, are
+    tests/sass/test_subword_constant_loads.py's): each 2-byte parameter at a word's start through ld.param.b16 (ptxas reads its whole
     word), each 4-byte scalar and aligned array's last word; the sum stored through the first .u64
     (or to address 4096 without one), so that ptxas keeps the reads."""
     params = ",\n".join(f"    {_declaration(kind, i)}" for i, kind in enumerate(kinds))
