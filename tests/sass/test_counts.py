@@ -39,3 +39,14 @@ def test_readme_counts_are_the_real_ones(capsys):
     for name, per_arch in stated.items():
         for arch, value in per_arch.items():
             assert real[arch][name] == value, f"README says {value} {name} on {arch}, the tables say {real[arch][name]}"
+
+
+def test_the_top_readme_states_the_corpus_as_it_is():
+    """README.md's table of what is verified repeats the corpus's size: it said 60 kernels and
+    13,976 / 14,032 instructions long after the corpus grew (session 34)."""
+    text = " ".join((README.parents[3] / "README.md").read_text().split())
+    real = {arch: counts(arch) for arch in ("sm_86", "sm_90")}
+    k86, k90 = real["sm_86"]["corpus kernels"], real["sm_90"]["corpus kernels"]
+    i86, i90 = real["sm_86"]["corpus instructions"], real["sm_90"]["corpus instructions"]
+    assert f"a ptxas corpus of {k86} sm_86 and {k90} sm_90 kernels" in text
+    assert f"{i86:,}/{i86:,} sm_86 and {i90:,}/{i90:,} sm_90 instructions" in text
