@@ -192,3 +192,33 @@ def test_the_command_lines_own_answers_import_no_heavy_library(argv):
              " file=sys.stderr)") % (argv,)
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
     assert run.stderr.splitlines()[-1] == "-", run.stderr
+
+
+def test_a_kernel_source_edited_while_it_is_assembled_leaves_no_entry_for_its_old_bytes(tmp_path, monkeypatch):
+    """The assembler reads the source itself after kernel_cache read it for the key: an edit in
+    between (an editor saving while a build runs) stored the new bytes' code under the old bytes'
+    key, so a later build of the old bytes got the new code (probe s34 cache34 finding 5)."""
+    import bobc.sass as sass
+    from bobc import kernel_cache
+    from bobc.targets import target_named
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
+    kernels = REPO / "examples" / "linear_regression" / "LinReg" / "kernels"
+    source = tmp_path / "k.sass"
+    old, new = (kernels / "linreg-predict.sass").read_bytes(), (kernels / "linreg-sgd.sass").read_bytes()
+    source.write_bytes(old)
+    target = target_named("sm_90")
+    real, edits = sass.assemble_kernel, []
+
+    def edited_meanwhile(path, *args, **kwargs):
+        if not edits:
+            edits.append(1)
+            source.write_bytes(new)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(sass, "assemble_kernel", edited_meanwhile)
+    got = kernel_cache.assemble_kernel(source, target)
+    assert got.code == real(source, target, launched=True).code      # the bytes there now, assembled
+    monkeypatch.setattr(sass, "assemble_kernel", real)
+    source.write_bytes(old)
+    assert kernel_cache.assemble_kernel(source, target).code == real(source, target, launched=True).code

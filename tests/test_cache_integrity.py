@@ -116,6 +116,52 @@ def test_a_damaged_folder_entry_is_a_miss_and_publishing_replaces_it(cache_dir, 
     assert not [p for p in (cache_dir / "f").iterdir() if p.name.startswith(".tmp-")]
 
 
+def _returns(call, seconds: float = 20.0):
+    """call()'s result, asserting it returns in time (a blocking open of a FIFO never does)."""
+    import threading
+
+    result = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"{call} blocked for {seconds} s"
+    return result[0]
+
+
+def _not_a_file(path: Path, how: str) -> None:
+    """Put something that is not a regular file at `path`: a FIFO, or a link to a device that
+    reads without end (/dev/zero)."""
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    if how == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("how", ["fifo", "link to /dev/zero"])
+def test_an_entry_that_is_no_regular_file_is_a_miss_at_once_and_replaced(cache_dir, tmp_path, how):
+    """A FIFO or a link to a device in an entry's place is damage: a miss at once, never a read
+    that blocks forever (a FIFO) or fills memory (/dev/zero; probe s34 cache34 finding 1)."""
+    key = cache.digest("not a file")
+    cache.write("k", key, b"payload")
+    _not_a_file(cache.entry("k", key), how)
+    assert _returns(lambda: cache.read("k", key)) is None
+    assert _returns(lambda: cache.load("k", key, bytes)) is None
+    cache.write("k", key, b"payload")
+    assert cache.read("k", key) == b"payload" and cache.entry("k", key).is_file()
+    folder = _published(tmp_path)
+    for name in (cache.ENTRY_LISTING, "a.o"):
+        good = (folder / name).read_bytes()
+        _not_a_file(folder / name, how)
+        assert _returns(lambda: cache.cached_folder("f", "k1", ["a.o", "b.o"])) is None, name
+        (folder / name).unlink()
+        (folder / name).write_bytes(good)
+        assert cache.cached_folder("f", "k1", ["a.o", "b.o"]) == folder
+
+
 def test_a_file_entry_is_written_over_a_folder_in_its_place(cache_dir):
     key = cache.digest("in the way")
     cache.entry("k", key).mkdir(parents=True)

@@ -225,6 +225,20 @@ def test_cache_says_a_missing_cache_and_refuses_a_file(tmp_path, monkeypatch, ca
     assert "is not a folder: builds run without a cache" in capsys.readouterr().err
 
 
+def test_cache_refuses_a_folder_under_a_file(tmp_path, monkeypatch, capsys):
+    """A cache folder under a file (BOBC_CACHE_DIR=file/sub) can never be made, and builds say
+    they cannot write it: `bobc cache` says so, exit 1, not "no cache yet", exit 0 (probe s34
+    cache34 finding 4)."""
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "file" / "sub"))
+    for argv in (["cache"], ["cache", "--prune", "30"]):
+        assert main(argv) == 1
+        captured = capsys.readouterr()
+        assert "no cache yet" not in captured.out
+        assert "file/sub cannot be made (a part of its path is a file, not a folder)" in captured.err
+    assert (tmp_path / "file").read_text() == "x"
+
+
 def test_a_published_folder_keeps_no_lock_file(tmp_path, monkeypatch):
     monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path))
     scratch = cache.scratch_folder("objects")

@@ -27,6 +27,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -139,14 +140,53 @@ def unseal(kind: str, key: str, stored: bytes) -> bytes | None:
     return data if stored[len(SEAL):start] == _seal_digest(kind, key, data) else None
 
 
+def _open_regular(path) -> int:
+    """An open descriptor of `path` (through links) when it is a regular file; OSError otherwise.
+    Opened without blocking, so a FIFO in its place is refused at once (a blocking open waits
+    for a writer forever), and a device (a link to /dev/zero) is never read without end."""
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(f"{os.fspath(path)} is not a regular file")
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
+def read_regular(path, limit: int | None = None) -> bytes | None:
+    """The bytes of `path` when it is a regular file of at most `limit` bytes (any size without
+    one); None when it is not one (missing, a folder, a FIFO, a device), cannot be read, or has
+    more: what an entry, or a file an entry was made from, is compared by (a damaged entry is a
+    miss, never a hang: probe s34 cache34 findings 1-3).  At most `limit` + 1 bytes are read."""
+    try:
+        handle = _open_regular(path)
+    except OSError:
+        return None
+    with os.fdopen(handle, "rb") as file:
+        try:
+            data = file.read() if limit is None else file.read(limit + 1)
+        except OSError:
+            return None
+    return None if limit is not None and len(data) > limit else data
+
+
+def regular_sha256(path) -> str | None:
+    """The SHA-256 (hex) of `path` when it is a regular file that can be read, else None (as read_regular)."""
+    try:
+        return _file_digest(path)
+    except OSError:
+        return None
+
+
 def read(kind: str, key: str) -> bytes | None:
-    """The bytes stored under `kind/key`, or None (missing, unreadable or damaged: a miss)."""
+    """The bytes stored under `kind/key`, or None (missing, unreadable, not a regular file or
+    damaged: a miss)."""
     path = entry(kind, key)
     if path is None:
         return None
-    try:
-        stored = path.read_bytes()
-    except OSError:
+    stored = read_regular(path)
+    if stored is None:
         return None
     data = unseal(kind, key, stored)
     if data is not None:
@@ -231,15 +271,15 @@ def store(kind: str, key: str, value) -> None:
 
 
 def _file_digest(path: Path) -> str:
-    with open(path, "rb") as handle:
+    """The SHA-256 (hex) of the regular file `path`; OSError for anything else (a FIFO, a device)."""
+    with os.fdopen(_open_regular(path), "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _listing(kind: str, key: str, folder: Path) -> dict[str, str] | None:
     """name -> SHA-256 of the files the sealed listing of the folder entry `folder` names, or None."""
-    try:
-        stored = (folder / ENTRY_LISTING).read_bytes()
-    except OSError:
+    stored = read_regular(folder / ENTRY_LISTING)
+    if stored is None:
         return None
     text = unseal(kind, key, stored)
     if text is None:

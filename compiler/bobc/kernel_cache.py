@@ -65,13 +65,23 @@ def assemble_kernel(source_path, target, launched: bool = True):
     from .sass.source import read_source_bytes
 
     path = Path(source_path)
-    data = read_source_bytes(path)    # the assembler's bounded reader: refused by name, unread, past 4 MiB
     name = _target_name(target)
-    _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
-    key = cache.digest(_assembler_identity(), str(path), name, data, "launched" if launched else "as written")
-    assembled = cache.load("kernels", key, Assembled)
-    if assembled is not None:
-        return assembled
-    assembled = assemble(path, target, launched=launched)
-    cache.store("kernels", key, assembled)
-    return assembled
+    for _ in range(5):
+        data = read_source_bytes(path)    # the assembler's bounded reader: refused by name, unread, past 4 MiB
+        _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
+        key = cache.digest(_assembler_identity(), str(path), name, data, "launched" if launched else "as written")
+        assembled = cache.load("kernels", key, Assembled)
+        if assembled is not None:
+            return assembled
+        assembled = assemble(path, target, launched=launched)     # reads the source again
+        if read_source_bytes(path) == data:
+            cache.store("kernels", key, assembled)
+            return assembled
+        # the source was edited while it was assembled: the code may be the new bytes', which is no
+        # entry for the old bytes' key, nor what the SHA-256 recorded above says was read (a later
+        # build of the old bytes would get the new code: probe s34 cache34 finding 5); again
+    from .errors import BobcError
+    from .reference.safe_io import shown
+
+    raise BobcError(f"kernel source {shown(path)} changed while it was being assembled, 5 times over",
+                    hint="run again once nothing is writing it")

@@ -26,7 +26,6 @@ damaged entry is a miss; `BOBC_CACHE_DIR=off` stores and finds nothing.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +49,25 @@ class Recalled:
 
 
 def _text(path: Path) -> str:
-    """A module's text as the parser reads it (modules.parse_stored): UTF-8, universal newlines."""
-    return path.read_bytes().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    """A module's text as the parser reads it (modules.parse_stored): UTF-8, universal newlines.
+    OSError (a miss: the loader then refuses it by name) for a module that is no regular file or
+    is over limits.MODULE_FILE_BYTES, read no further than the loader reads it: a FIFO there hung
+    the warm build forever, a link to /dev/zero filled memory (probe s34 cache34 finding 2)."""
+    from .language.limits import MODULE_FILE_BYTES
+
+    data = cache.read_regular(path, MODULE_FILE_BYTES)
+    if data is None:
+        raise OSError(f"{path} is not a module file bobc reads")
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _sha256(path: Path) -> str:
+    """A kernel source's SHA-256; OSError (a miss) when it is no regular file (a FIFO: probe s34
+    cache34 finding 3)."""
+    digest = cache.regular_sha256(path)
+    if digest is None:
+        raise OSError(f"{path} is not a regular file")
+    return digest
 
 
 def _program_key(plan_path, target, include) -> str | None:
@@ -166,10 +182,10 @@ def _listed_source(identity, folders, target) -> list[str] | None:
     source, base = find_source_and_base(identity, folders, target)
     if source is None:
         return None
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = _sha256(source)
     if base is None:
         return [str(source), digest, "", ""]
-    return [str(source), digest, str(base), hashlib.sha256(base.read_bytes()).hexdigest()]
+    return [str(source), digest, str(base), _sha256(base)]
 
 
 def _outcome_key(verdict: str, entry, folders) -> str:

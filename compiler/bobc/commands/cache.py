@@ -43,6 +43,14 @@ def run(args):
     if os.path.lexists(root) and not os.path.isdir(root):
         raise BobcError(f"the cache folder {shown(root)} is not a folder: builds run without a cache",
                         hint="point BOBC_CACHE_DIR at a folder (or unset it for ~/.cache/bobc)")
+    try:
+        os.stat(root)
+    except NotADirectoryError:      # a part of its path is a file: no build can ever store there
+        raise BobcError(f"the cache folder {shown(root)} cannot be made (a part of its path is a file, not a "
+                        f"folder): builds run without a cache",
+                        hint="point BOBC_CACHE_DIR at a folder (or unset it for ~/.cache/bobc)") from None
+    except OSError:
+        pass
     if not os.path.isdir(root):
         print(f"{shown(root)}: no cache yet (nothing stored)")
         return 0
