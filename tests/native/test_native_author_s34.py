@@ -86,3 +86,44 @@ def test_a_binary32_signalling_nan_widened_alike_and_without_a_warning(tmp_path)
     assert (status, stderr.getvalue()) == (done.returncode, done.stderr) == (0, b"")
     quiet = 0x7FF0000000000000 | (1 << 51) | (0x000001 << 29)
     assert (c_folder / "out").read_bytes() == (r_folder / "out").read_bytes() == quiet.to_bytes(8, "little")
+
+
+# ---- finding 2: the memory session out of memory at a Map: the same refusal ----
+
+LIMIT = 6 << 30         # the address space both runs get (RLIMIT_AS): a 1 TiB buffer cannot fit it
+TiB = 1 << 40           # the largest buffer a Map takes (docs/native-host.md, "Limits")
+
+REFERENCE = """
+import io, sys
+from bobc.reference.native_program import run_program
+err = io.BytesIO()
+status = run_program(bytes.fromhex(sys.argv[1]), [], name="host", stderr=err)
+sys.stderr.buffer.write(err.getvalue())
+sys.exit(status)
+"""
+
+
+def limited():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def test_a_map_the_memory_session_cannot_hold_is_its_refusal_on_both_hosts(tmp_path):
+    """The buffer is the program's device memory: the memory session refuses it, status 3 naming
+    the command and the buffer, as the C host does -- the reference stopped with bobc's own
+    `bobc run: error: out of memory ... this is not a fault in the plan or in bobc`, exit 1."""
+    code = program(bytes([OPEN_DEVICE]) + field(bytes(16))
+                   + bytes([MAP]) + field(b"huge") + nat(1 << 40) + nat(1 << 41) + nat(TiB) + nat(0)
+                   + bytes([END]))
+    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1",
+               "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "compiler")}
+    c_folder, r_folder = folders(tmp_path)
+    host = c_host(tmp_path, code)
+    done_c = subprocess.run([str(host)], cwd=c_folder, capture_output=True, timeout=60, env=environ,
+                            preexec_fn=limited)
+    done_r = subprocess.run([sys.executable, "-c", REFERENCE, code.hex()], cwd=r_folder, capture_output=True,
+                            timeout=120, env=environ, preexec_fn=limited)
+    said = f'native: command 1 (Map): buffer "huge": out of memory ({TiB} bytes); nothing was published\n'.encode()
+    assert (done_c.returncode, done_c.stderr) == (3, said)
+    assert (done_r.returncode, done_r.stderr) == (3, said)

@@ -653,7 +653,13 @@ class Machine:
             if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
                 self.fault(at, self._device_status(), f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
                                             f'an earlier buffer')
-        self.mappings.append(Mapping(host, extent, gpu))
+        try:
+            mapping = Mapping(host, extent, gpu)
+        except MemoryError:
+            # the program's own device memory, not bobc's: the memory session's refusal, as the C
+            # host's (runtime_c/native_device.c np_device_map), not bobc's "out of memory", exit 1
+            self.fault(at, self._device_status(), f'buffer "{name}": out of memory ({extent} bytes)')
+        self.mappings.append(mapping)
 
     def _device_status(self) -> int:
         """The device's failure status: a request host answers with the plan host's codes
