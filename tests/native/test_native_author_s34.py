@@ -127,3 +127,129 @@ def test_a_map_the_memory_session_cannot_hold_is_its_refusal_on_both_hosts(tmp_p
     said = f'native: command 1 (Map): buffer "huge": out of memory ({TiB} bytes); nothing was published\n'.encode()
     assert (done_c.returncode, done_c.stderr) == (3, said)
     assert (done_r.returncode, done_r.stderr) == (3, said)
+
+
+# ---- findings 1 and 5: what no run could carry out is refused before the first command ----
+
+READ_FILE, WRITE_MAPPED_FILE, REQUEST_OPEN = 14, 25, 26
+OUTPUT_FILES = 8            # docs/native-host.md, "Limits": at most 8 output files
+INPUT_LIMIT = 1 << 30       # docs/native-host.md, "Files": ReadFile reads a file of at most 1 GiB
+
+
+def both(tmp_path: Path, code: bytes, arguments) -> tuple[int, bytes, int, bytes, dict, dict]:
+    """The C host's and the reference's status and stderr, each in a folder of its own, and the
+    files each left there."""
+    from bobc.reference.native_program import run_program
+
+    c_folder, r_folder = folders(tmp_path)
+    host = c_host(tmp_path, code)
+    environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([str(host), *arguments], cwd=c_folder, capture_output=True, timeout=60, env=environ)
+    stderr = io.BytesIO()
+    before = os.getcwd()
+    os.chdir(r_folder)
+    try:
+        status = run_program(code, list(arguments), name=str(host), stderr=stderr, environ=environ)
+    finally:
+        os.chdir(before)
+    files = [sorted(p.name for p in folder.iterdir()) for folder in (c_folder, r_folder)]
+    return done.returncode, done.stderr, status, stderr.getvalue(), *files
+
+
+def damaged(tmp_path: Path, message: str) -> bytes:
+    return f"native: {tmp_path / 'host'}: damaged host file: its program: {message}; rebuild it\n".encode()
+
+
+def writer_refusal(code: bytes) -> str:
+    from bobc.errors import BobcError
+    from bobc.native.writer import native_host
+
+    with pytest.raises(BobcError) as refused:
+        native_host(code, "sm_90")
+    return str(refused.value)
+
+
+def writing(arguments: list[int]) -> bytes:
+    """WriteFile of the first state word to each argument in turn."""
+    return program(b"".join(write_file(a, 0, 8) for a in arguments) + bytes([END]))
+
+
+def test_eight_output_files_are_published_alike(tmp_path):
+    """The bound: 8 outputs (one written twice, still one file) run on both hosts."""
+    code = writing([0, 1, 2, 3, 3, 4, 5, 6, 7])
+    names = [f"o{k}" for k in range(OUTPUT_FILES)]
+    assert both(tmp_path, code, names) == (0, b"", 0, b"", names, names)
+
+
+def test_a_ninth_output_file_is_refused_alike_before_the_first_command(tmp_path):
+    """9 distinct output arguments: the C host refused the program before its first command
+    naming no command ("the program writes more than 8 files", exit 8) while the reference
+    published all nine, exit 0; now both hosts and the writer refuse it, naming the command."""
+    code = writing([0, 1, 2, 2, 3, 4, 5, 6, 7, 8])
+    names = [f"o{k}" for k in range(9)]
+    message = ("command 9 (WriteFile): argument 8 is output file 9, more than the 8 a host publishes; write fewer "
+               "files (an argument written twice is one file)")
+    assert both(tmp_path, code, names) == (9, damaged(tmp_path, message), 9, damaged(tmp_path, message), [], [])
+    assert writer_refusal(code).startswith(f"the native physical program is refused: {message}")
+
+
+def test_a_write_mapped_file_counts_as_an_output_file(tmp_path):
+    code = program(b"".join(write_file(a, 0, 8) for a in range(8))
+                   + bytes([WRITE_MAPPED_FILE]) + nat(8) + nat(0x1000) + nat(8) + bytes([END]))
+    assert writer_refusal(code).startswith(
+        "the native physical program is refused: command 8 (WriteMappedFile): argument 8 is output file 9, more "
+        "than the 8 a host publishes;")
+
+
+def test_a_request_programs_own_outputs_count(tmp_path):
+    """A request publishes --checkpoint-out, --predictions and --result among the host's 8 files:
+    a sixth WriteFile argument would be its ninth output (the C host refused it only once the
+    request was open, `too many outputs`)."""
+    from bobc.native.program import ProgramError, decode
+
+    request = request_bytes()
+    opened = bytes([REQUEST_OPEN]) + field(request) + nat(0) + nat(8)
+    five = program(opened + b"".join(write_file(a, 16, 8) for a in range(5)) + bytes([END]), state=64)
+    decode(five)
+    six = program(opened + b"".join(write_file(a, 16, 8) for a in range(6)) + bytes([END]), state=64)
+    message = ("command 6 (WriteFile): argument 5 is output file 6, more than the 5 a host publishes beside a "
+               "request's three (--checkpoint-out, --predictions, --result); write fewer files (an argument written "
+               "twice is one file)")
+    with pytest.raises(ProgramError) as refused:
+        decode(six)
+    assert str(refused.value) == message
+    assert both(tmp_path, six, ["train"])[:4] == (9, damaged(tmp_path, message), 9, damaged(tmp_path, message))
+
+
+def request_bytes() -> bytes:
+    """A small well-formed request (docs/native-host.md, "Requests": nativePhysicalRequestBytes's
+    layout), a record input and a zero fresh state."""
+    def text(value: bytes) -> bytes:
+        return nat(len(value)) + value
+    return (text(b"schema") + text(b"learner") + text(b"data") + text(b"seed")
+            + nat(64) + nat(64) + nat(1)        # payload bytes, chunk bytes, updates per invocation
+            + nat(0)                            # the input: a record
+            + nat(0)                            # the fresh state: the list's end (zeros)
+            + nat(0) + nat(0)                   # the cursor's base and scale
+            + nat(0) + nat(0) + nat(1)          # train: records, cursor, publications
+            + nat(0) + nat(0) + nat(0))         # predict: records, cursor, publications
+
+
+def test_a_read_file_of_more_than_1_gib_is_refused_before_the_first_command(tmp_path):
+    """No file over 1 GiB is read, so a ReadFile of more refused every file it was given (one of
+    that size "more than an argument 0 can be", any other "not the N the program reads"): now
+    the program is refused, naming the command and the limit.  The state holds the read, so the
+    refusal is this one, not the state range's."""
+    code = program(bytes([READ_FILE]) + nat(0) + nat(0) + nat(INPUT_LIMIT + 1) + bytes([END]), state=INPUT_LIMIT + 8)
+    message = (f"command 0 (ReadFile): it reads {INPUT_LIMIT + 1} bytes, more than the {INPUT_LIMIT} (1 GiB) an input "
+               "file may hold; read a file of at most that")
+    (tmp_path / "in").write_bytes(b"")
+    assert both(tmp_path, code, ["in"])[:4] == (9, damaged(tmp_path, message), 9, damaged(tmp_path, message))
+    assert writer_refusal(code).startswith(f"the native physical program is refused: {message}")
+
+
+def test_a_read_file_of_1_gib_is_taken(tmp_path):
+    """At the bound the program is taken: the run reads (here refuses a file of the wrong size)."""
+    from bobc.native.program import decode
+
+    decode(program(bytes([READ_FILE]) + nat(0) + nat(0) + nat(INPUT_LIMIT) + bytes([END]), state=INPUT_LIMIT))
