@@ -253,3 +253,20 @@ def test_a_read_file_of_1_gib_is_taken(tmp_path):
     from bobc.native.program import decode
 
     decode(program(bytes([READ_FILE]) + nat(0) + nat(0) + nat(INPUT_LIMIT) + bytes([END]), state=INPUT_LIMIT))
+
+
+# ---- finding 6: a native host's --version says how it refuses another driver branch ----
+
+def test_a_native_hosts_version_names_its_own_status_for_another_driver_branch(tmp_path):
+    """A native program's host meets the driver at OpenDevice and fails there with the device's
+    status, 3 (6 once a request is open: docs/native-host.md, "Exit codes"); its --version said
+    the plan host's "another branch is refused, exit 6"."""
+    from bobc.native.writer import native_host
+
+    host = tmp_path / "host"
+    host.write_bytes(native_host(program(bytes([END])), "sm_90"))
+    host.chmod(0o755)
+    done = subprocess.run([str(host), "--version"], capture_output=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    line = next(t for t in done.stdout.decode().splitlines() if t.startswith("driver branch: "))
+    assert line.endswith("another branch is refused at OpenDevice, exit 3 (6 once a request is open))"), line
