@@ -270,3 +270,32 @@ def test_a_native_hosts_version_names_its_own_status_for_another_driver_branch(t
     assert done.returncode == 0, done.stderr
     line = next(t for t in done.stdout.decode().splitlines() if t.startswith("driver branch: "))
     assert line.endswith("another branch is refused at OpenDevice, exit 3 (6 once a request is open))"), line
+
+
+# ---- finding 4: a NaN operand's payload, the same on both hosts ----
+
+FLOAT = 6
+QUIET = 1 << 51
+NEGATIVE_QUIET_NAN = 0xFFF8000000000000      # x86's default NaN
+SIGNALLING_NAN = 0x7FF0000000000001
+QUIET_NAN_WITH_PAYLOAD = 0x7FF8000000000123
+
+
+def test_a_nan_operand_gives_that_nan_quieted_the_left_one_of_two_on_both_hosts(tmp_path):
+    """docs/native-host.md, "Arithmetic": an Add of a quiet NaN (left) and a signalling NaN
+    (right) gave the left NaN on the C host and the right one, quieted, on the reference (NumPy
+    swapped the commutative operands).  Each of the four operations on each pair of operands
+    gives the left NaN quieted when both are NaN, else the NaN one quieted."""
+    pairs = [(NEGATIVE_QUIET_NAN, SIGNALLING_NAN), (SIGNALLING_NAN, NEGATIVE_QUIET_NAN),
+             (QUIET_NAN_WITH_PAYLOAD, SIGNALLING_NAN), (0x3FF0000000000000, SIGNALLING_NAN),
+             (SIGNALLING_NAN, 0x4000000000000000), (0x3FF0000000000000, QUIET_NAN_WITH_PAYLOAD)]
+    commands, expected = b"", b""
+    for left, right in pairs:
+        for operation in range(4):
+            destination = len(expected)
+            commands += bytes([FLOAT, operation]) + nat(destination) + immediate(left) + immediate(right)
+            nan_left = (left >> 52) & 0x7FF == 0x7FF and left & ((1 << 52) - 1)
+            expected += ((left if nan_left else right) | QUIET).to_bytes(8, "little")
+    code = program(commands + write_file(0, 0, len(expected)) + bytes([END]), state=len(expected))
+    assert both(tmp_path, code, ["out"]) == (0, b"", 0, b"", ["out"], ["out"])
+    assert (tmp_path / "c" / "out").read_bytes() == (tmp_path / "r" / "out").read_bytes() == expected

@@ -65,9 +65,16 @@ def _bits(value) -> int:
     return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
 
 
+QUIET_NAN_BIT = 1 << 51     # binary64's quiet bit, the fraction's highest
+
+
 def float_operation(operation: int, left: int, right: int) -> int:
     """binary64 left op right, round to nearest even (IEEE: x/0 is an infinity or NaN)."""
     a, b = _f64(left), _f64(right)
+    # a NaN operand gives that NaN quieted, the left one when both are (runtime_c native_machine.c):
+    # IEEE 754 leaves which payload open, and NumPy took the right one of an Add or Multiply
+    if np.isnan(a) or np.isnan(b):
+        return ((left if np.isnan(a) else right) & MASK) | QUIET_NAN_BIT
     with np.errstate(all="ignore"):
         result = (a + b, a - b, a * b, a / b)[operation]
     return _bits(result)
