@@ -299,3 +299,27 @@ def test_a_nan_operand_gives_that_nan_quieted_the_left_one_of_two_on_both_hosts(
     code = program(commands + write_file(0, 0, len(expected)) + bytes([END]), state=len(expected))
     assert both(tmp_path, code, ["out"]) == (0, b"", 0, b"", ["out"], ["out"])
     assert (tmp_path / "c" / "out").read_bytes() == (tmp_path / "r" / "out").read_bytes() == expected
+
+
+# ---- a program identity holding control bytes: one dump line, one inspect line ----
+
+def test_an_identity_with_a_newline_and_a_nul_is_one_line_in_dump_and_inspect(tmp_path):
+    """`bobc dump` is one `key = value` line per fact (`bobc diff` compares them by key): a
+    program identity holding a newline wrote a line of its own, and its NUL a raw zero byte."""
+    from bobc.native.writer import native_host
+
+    identity = b"id\nnext\x00z"
+    code = b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + field(identity) + bytes([END])
+    host = tmp_path / "host"
+    host.write_bytes(native_host(code, "sm_90"))
+    environ = {**os.environ, "PYTHONPATH": str(ROOT / "compiler")}
+    dump = subprocess.run([sys.executable, "-m", "bobc", "dump", str(host)], capture_output=True, timeout=120,
+                          env=environ)
+    assert dump.returncode == 0, dump.stderr
+    lines = dump.stdout.split(b"\n")[:-1]
+    assert all(b" = " in line and all(b >= 0x20 for b in line) for line in lines), lines
+    assert b"program.identity = id\\x0anext\\x00z" in lines
+    inspect = subprocess.run([sys.executable, "-m", "bobc", "inspect", str(host)], capture_output=True, timeout=120,
+                             env=environ)
+    assert inspect.returncode == 0, inspect.stderr
+    assert b"  identity id\\x0anext\\x00z\n" in inspect.stdout
