@@ -549,6 +549,10 @@ static int check_aliases(np_host *m, const np_program *p, char *err)
     return rc;
 }
 
+/* native_program.c's checks hold a program to what this host publishes and reads */
+_Static_assert(NP_MAX_OUTPUT_FILES == RT_IO_MAX_FILES, "a program's output files are the host's");
+_Static_assert(NP_MAX_READ_BYTES == RT_IO_INPUT_LIMIT_BYTES, "a ReadFile reads what the host reads at most");
+
 /* Output arguments in order of first appearance; recover their journals, check their paths,
  * then that none is another argument's input (check_aliases). */
 static int check_outputs(np_host *m, const np_program *p, char *err)

@@ -121,6 +121,8 @@ static uint64_t as_bits(double d)
     return bits;
 }
 
+#define NP_QUIET_NAN_BIT ((uint64_t)1 << 51)   /* binary64's quiet bit, the fraction's highest */
+
 static uint64_t convert(unsigned conversion, uint64_t v)
 {
     switch (conversion) {
@@ -182,6 +184,13 @@ int np_run(np_machine *m, uint32_t at)
             if (operand(m, at, &c->v[0], &a) || operand(m, at, &c->v[1], &b))
                 return -1;
             double x = as_double(a), y = as_double(b), r;
+            /* a NaN operand gives that NaN quieted, the left one when both are: IEEE 754 leaves
+             * which payload open, and the compiler may swap a commutative operation's operands, so
+             * the rule is spelt here, as the reference spells it (float_operation) */
+            if (isnan(x) || isnan(y)) {
+                set_word(m, c->n[0], (isnan(x) ? a : b) | NP_QUIET_NAN_BIT);
+                break;
+            }
             switch (c->sub) {
             case 0: r = x + y; break;
             case 1: r = x - y; break;

@@ -134,6 +134,12 @@ static int check_command(np_program *p, unsigned i, char *err)
         break;
     case NP_COPY_MAPPED_TO_STATE: case NP_READ_FILE: case NP_WRITE_FILE:
         STATE_RANGE(c->n[1], c->n[2], "the state range");
+        /* no file of more than 1 GiB is read (RT_IO_INPUT_LIMIT_BYTES): such a ReadFile refuses
+         * every file it could be given, so it is refused here, not at run time */
+        if (c->code == NP_READ_FILE && c->n[2] > NP_MAX_READ_BYTES)
+            return say(err, "command %u (%s): it reads %llu bytes, more than the %llu (1 GiB) an input file may "
+                       "hold; read a file of at most that", i, name, (unsigned long long)c->n[2],
+                       (unsigned long long)NP_MAX_READ_BYTES);
         break;
     case NP_SEND: case NP_RECEIVE:
         SLOT(c->n[0]);
@@ -228,6 +234,35 @@ static int check_command(np_program *p, unsigned i, char *err)
     return 0;
 #undef STATE_RANGE
 #undef SLOT
+}
+
+/* The output files, the distinct arguments WriteFile and WriteMappedFile name in command order:
+ * the host publishes at most NP_MAX_OUTPUT_FILES together, a request program's three
+ * (--checkpoint-out, --predictions, --result) among them.  A static property of the program, so
+ * refused here, naming the command that names one too many (the host's check_outputs refused
+ * it before the first command without naming one, and the reference published them all). */
+static int check_outputs(const np_program *p, char *err)
+{
+    int request = p->count > 0 && p->commands[0].code == NP_REQUEST_OPEN;
+    unsigned room = NP_MAX_OUTPUT_FILES - (request ? 3u : 0u), count = 0;
+    uint64_t named[NP_MAX_OUTPUT_FILES];
+    for (uint32_t i = 0; i < p->count; i++) {
+        const np_command *c = &p->commands[i];
+        if (c->code != NP_WRITE_FILE && c->code != NP_WRITE_MAPPED_FILE)
+            continue;
+        int known = 0;
+        for (unsigned k = 0; k < count; k++)
+            known |= named[k] == c->n[0];
+        if (known)
+            continue;
+        if (count == room)
+            return say(err, "command %u (%s): argument %llu is output file %u, more than the %u a host publishes%s; "
+                       "write fewer files (an argument written twice is one file)", i, np_code_name(c->code),
+                       (unsigned long long)c->n[0], count + 1, room,
+                       request ? " beside a request's three (--checkpoint-out, --predictions, --result)" : "");
+        named[count++] = c->n[0];
+    }
+    return 0;
 }
 
 int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
@@ -395,6 +430,10 @@ int np_decode(const uint8_t *bytes, size_t size, np_program *p, char *err)
             np_free(p);
             return -1;
         }
+    if (check_outputs(p, err)) {
+        np_free(p);
+        return -1;
+    }
     return 0;
 }
 

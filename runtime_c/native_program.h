@@ -38,6 +38,11 @@ enum np_operand_kind { NP_IMMEDIATE = 0, NP_SLOT = 1, NP_STATE_WORD = 2, NP_MAPP
 #define NP_MAX_REPEAT_NESTING 64u
 /* a Submit ring's entries: its put index (n + 1) mod entries is a 32-bit word */
 #define NP_MAX_RING_ENTRIES ((uint64_t)1 << 32)
+/* the output files a program's WriteFile and WriteMappedFile name, distinct arguments: the host
+ * publishes at most RT_IO_MAX_FILES (host_io.h) together, a request's three among them */
+#define NP_MAX_OUTPUT_FILES 8u
+/* the bytes a ReadFile reads at most: no input larger than RT_IO_INPUT_LIMIT_BYTES is read */
+#define NP_MAX_READ_BYTES ((uint64_t)1 << 30)
 #define NP_ERR_BYTES 512
 
 typedef struct {

@@ -65,6 +65,15 @@ def _carries(handle, magic: bytes, chunk: int = 1 << 20) -> bool:
         previous = data
 
 
+def shown_identity(identity: bytes) -> str:
+    """An identity (the program's, an embedded image's) as one line of `bobc dump` and `bobc
+    inspect`: its text, a control character (a newline, a NUL, seed-style kind bytes 1-4) as
+    \\xNN, so a key's value never spills onto a line of its own or carries raw control bytes
+    (`--json` keeps the text itself)."""
+    text = identity.decode("utf-8", "replace")
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
+
+
 def read(path):
     """(HostFile, Program) of a native host; a BobcError for a damaged one."""
     from ..native import artifact, program
@@ -139,7 +148,7 @@ def lines(path) -> list:
            Line("host.interpreter.sha256", sha(interpreter), "", "", "header"),
            Line("program.bytes", len(host.program), "", "", "header"),
            Line("program.sha256", sha(host.program), "", "", "header"),
-           Line("program.identity", decoded.identity.decode("utf-8", "replace").rstrip("\0 "), "", "", "header"),
+           Line("program.identity", shown_identity(decoded.identity.rstrip(b"\0 ")), "", "", "header"),
            Line("program.slots", decoded.slots, "", "", "header"),
            Line("program.state_extent", decoded.state_extent, "", "", "header"),
            Line("program.arguments", decoded.arguments, "file arguments", "", "header"),
@@ -147,7 +156,7 @@ def lines(path) -> list:
            Line("embedded.images", len(host.components), "", "", "header")]
     for kind, identity, content in host.components:
         key = f"embedded[{kind}]"
-        owner = identity.decode("utf-8", "replace")
+        owner = shown_identity(identity)
         out += [Line(f"{key}.kind", KINDS.get(kind, str(kind)), "", owner, "header"),
                 Line(f"{key}.identity", owner, "", owner, "header"),
                 Line(f"{key}.bytes", len(content), "", owner, "header"),
@@ -175,7 +184,7 @@ def summary(path) -> tuple[list[str], dict]:
             f"  identity {facts['program.identity']}"]
     for kind, identity, content in host.components:
         text.append(f"  embedded {KINDS.get(kind, kind):<8} {len(content):>9} bytes  sha256 "
-                    f"{hashlib.sha256(content).hexdigest()[:16]}  {identity.decode('utf-8', 'replace')}")
+                    f"{hashlib.sha256(content).hexdigest()[:16]}  {shown_identity(identity)}")
     if not host.components:
         text.append("  (no embedded device images)")
     if needs:       # as a plan host's (bobc inspect): the --version text's build facts
@@ -190,7 +199,8 @@ def summary(path) -> tuple[list[str], dict]:
             "sections": {} if section is None else
             {sections.PREFIX + SECTION: {"bytes": len(section), "sha256": hashlib.sha256(section).hexdigest()}},
             "program": {"bytes": len(host.program), "sha256": facts["program.sha256"],
-                        "identity": facts["program.identity"], "commands": len(decoded.commands),
+                        "identity": decoded.identity.decode("utf-8", "replace").rstrip("\0 "),
+                        "commands": len(decoded.commands),
                         "slots": decoded.slots, "state_extent": decoded.state_extent,
                         "arguments": decoded.arguments},
             "embedded": {KINDS.get(kind, str(kind)): {"identity": identity.decode("utf-8", "replace"),

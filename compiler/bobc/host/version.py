@@ -170,15 +170,23 @@ def check_images(path, found: dict[str, bytes]) -> None:
 HEAD = "native host built by bobc"
 
 
-def build_lines(target) -> list[str]:
+# how a host refuses another driver branch: a plan host at start-up, exit 6 (docs/runtime.md); a
+# native program's host at its OpenDevice, the device's status 3, or 6 once a request is open
+# (docs/native-host.md, "Exit codes")
+PLAN_HOST_REFUSAL = "refused, exit 6"
+NATIVE_HOST_REFUSAL = "refused at OpenDevice, exit 3 (6 once a request is open)"
+
+
+def build_lines(target, refusal: str = PLAN_HOST_REFUSAL) -> list[str]:
     """The build's facts, the section's first lines for every host bobc builds: which bobc and
-    commit built it, for which target, compute class and driver branch."""
+    commit built it, for which target, compute class and driver branch (`refusal`: how the host
+    refuses another branch)."""
     return [
         f"{HEAD} {__version__}",
         f"bobc commit: {source_commit()}",
         f"target: {target.name} (QMD {target.qmd_layout})",
         f"compute class: {target.compute_class:#06x} ({class_name(target.compute_class)})",
-        f"driver branch: {driver_branch()} (the NVIDIA kernel driver 580.x; another branch is refused, exit 6)",
+        f"driver branch: {driver_branch()} (the NVIDIA kernel driver 580.x; another branch is {refusal})",
     ]
 
 
@@ -200,7 +208,7 @@ def native_text(target) -> bytes:
     build's facts alone.  The host prints it first, then its program's own lines
     (runtime_c/native_host.c; bobc.reference.native_program.version_text); it checks no plan
     identity (its program carries its own CRC-32: docs/native-host.md)."""
-    return ("\n".join(build_lines(target)) + "\n").encode()
+    return ("\n".join(build_lines(target, NATIVE_HOST_REFUSAL)) + "\n").encode()
 
 
 def parse(section: bytes) -> dict[str, str]:

@@ -21,6 +21,11 @@ MAX_STATE = 1 << 32
 MAX_REPEAT_NESTING = 64
 # a Submit ring's entries (NP_MAX_RING_ENTRIES): its put index (n + 1) mod entries is a 32-bit word
 MAX_RING_ENTRIES = 1 << 32
+# the output files WriteFile and WriteMappedFile name (NP_MAX_OUTPUT_FILES: host_io.h's
+# RT_IO_MAX_FILES, published together), a request program's three among them
+MAX_OUTPUT_FILES = 8
+# the bytes a ReadFile reads at most (NP_MAX_READ_BYTES): no input over 1 GiB is read
+MAX_READ_BYTES = 1 << 30
 REPEAT = 12
 
 # code -> (name, fields in encoding order, command fields that follow); docs/platform.md's table.
@@ -170,7 +175,24 @@ def decode(data: bytes) -> Program:
         raise ProgramError(f"{_count(size - at, 'byte')} after the program's last command")
     for index, command in enumerate(commands):
         _check(program, index, command)
+    _check_outputs(program)
     return program
+
+
+def _check_outputs(p: Program) -> None:
+    """At most MAX_OUTPUT_FILES distinct output arguments (a request's three among them), the
+    command naming one too many refused (runtime_c/native_program.c check_outputs)."""
+    request = bool(p.commands) and p.commands[0].code == 26
+    room, named = MAX_OUTPUT_FILES - (3 if request else 0), []
+    for index, command in enumerate(p.commands):
+        if command.code not in (15, 25) or command.n[0] in named:
+            continue
+        if len(named) == room:
+            beside = " beside a request's three (--checkpoint-out, --predictions, --result)" if request else ""
+            raise ProgramError(f"command {index} ({command.name}): argument {command.n[0]} is output file "
+                               f"{len(named) + 1}, more than the {room} a host publishes{beside}; write fewer files "
+                               "(an argument written twice is one file)", command=index)
+        named.append(command.n[0])
 
 
 def _in_state(program: Program, address: int, count: int) -> bool:
@@ -208,6 +230,10 @@ def _check(p: Program, i: int, c: Command) -> None:
         state_range(n[0], n[2], "the state range")
     elif code in (9, 14, 15):
         state_range(n[1], n[2], "the state range")
+        # no file over 1 GiB is read: such a ReadFile refuses every file (native_program.c)
+        if code == 14 and n[2] > MAX_READ_BYTES:
+            refuse(f"it reads {n[2]} bytes, more than the {MAX_READ_BYTES} (1 GiB) an input file may hold; read a "
+                   "file of at most that", field=2)
     elif code in (20, 21):
         slot(n[0])
         state_range(n[1], n[2], "the state range")

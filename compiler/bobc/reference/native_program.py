@@ -65,9 +65,16 @@ def _bits(value) -> int:
     return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
 
 
+QUIET_NAN_BIT = 1 << 51     # binary64's quiet bit, the fraction's highest
+
+
 def float_operation(operation: int, left: int, right: int) -> int:
     """binary64 left op right, round to nearest even (IEEE: x/0 is an infinity or NaN)."""
     a, b = _f64(left), _f64(right)
+    # a NaN operand gives that NaN quieted, the left one when both are (runtime_c native_machine.c):
+    # IEEE 754 leaves which payload open, and NumPy took the right one of an Add or Multiply
+    if np.isnan(a) or np.isnan(b):
+        return ((left if np.isnan(a) else right) & MASK) | QUIET_NAN_BIT
     with np.errstate(all="ignore"):
         result = (a + b, a - b, a * b, a / b)[operation]
     return _bits(result)
@@ -82,7 +89,10 @@ def convert(conversion: int, value: int) -> int:
     if conversion == 2:
         with np.errstate(all="ignore"):
             return int(np.array([_f64(value)], dtype=np.float64).astype(np.float32).view(np.uint32)[0])
-    return _bits(np.array([value & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0].astype(np.float64))
+    # a binary32 NaN widened: NumPy warns ("invalid value encountered in cast") on stderr, which
+    # the C host's conversion never prints (probe s34 nativeauthor finding 3)
+    with np.errstate(all="ignore"):
+        return _bits(np.array([value & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0].astype(np.float64))
 
 
 def read_exact_file(what: str, path: str) -> bytes:
@@ -650,7 +660,13 @@ class Machine:
             if host and m.host_mapped and host < m.host + m.extent and m.host < host + extent:
                 self.fault(at, self._device_status(), f'buffer "{name}": host range [0x{host:x}, +0x{extent:x}) overlaps '
                                             f'an earlier buffer')
-        self.mappings.append(Mapping(host, extent, gpu))
+        try:
+            mapping = Mapping(host, extent, gpu)
+        except MemoryError:
+            # the program's own device memory, not bobc's: the memory session's refusal, as the C
+            # host's (runtime_c/native_device.c np_device_map), not bobc's "out of memory", exit 1
+            self.fault(at, self._device_status(), f'buffer "{name}": out of memory ({extent} bytes)')
+        self.mappings.append(mapping)
 
     def _device_status(self) -> int:
         """The device's failure status: a request host answers with the plan host's codes
