@@ -9,7 +9,6 @@ by its size before a byte of it is read, with the one message docs/limits.md nam
 """
 from __future__ import annotations
 
-
 from ..errors import BobcError, UsageError
 from ..resources import doc
 
