@@ -18,6 +18,11 @@ REPO = Path(__file__).resolve().parents[1]
 BEFORE_BOBC = """
 import os, sys, _signal
 sys.argv[0] = "bobc"
+# as a shell's foreground command starts: Python's own SIGINT handler, the other two at their
+# default (a job started in the background, as CI may run the tests, inherits SIGINT ignored)
+_signal.signal(_signal.SIGINT, _signal.default_int_handler)
+_signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+_signal.signal(_signal.SIGHUP, _signal.SIG_DFL)
 
 class Signal:
     def find_spec(self, name, path=None, target=None):

@@ -418,7 +418,7 @@ def _fit_hint(failure) -> None:
     import errno
 
     from .errors import temporary_base
-    from .reference.safe_io import shown
+    from .errors import shown
 
     base = shown(temporary_base(tempfile.tempdir or temporary_root(), folder=True))
     if failure.errno == errno.ENAMETOOLONG:
@@ -809,7 +809,7 @@ def _stderr_warning(line: str) -> None:
 def _warn_in_itself(base: str, error: OSError) -> None:
     """bobc-proc-* could not be made in `base` for a reason other than the folder itself (no room,
     a path too long): the temporaries go in `base` itself, unswept if the command is killed."""
-    from .reference.safe_io import shown
+    from .errors import shown
 
     _stderr_warning(f"bobc: warning: cannot make this command's temporary folder {PROCESS_PREFIX}* in "
                     f"{shown(base)} ({error.strerror or error}): its temporaries go in that folder itself")
@@ -817,7 +817,7 @@ def _warn_in_itself(base: str, error: OSError) -> None:
 
 def _warn_unusable(unusable: list[tuple[str, OSError]], used: str) -> None:
     """TMPDIR names a folder no temporary can be made in: said in one line, and /tmp used."""
-    from .reference.safe_io import shown
+    from .errors import shown
 
     base, error = unusable[0]
     _stderr_warning(f"bobc: warning: TMPDIR={shown(base)} cannot hold temporaries ({error.strerror or error}): "
@@ -828,7 +828,7 @@ def _warn_unusable(unusable: list[tuple[str, OSError]], used: str) -> None:
 def _no_temporary_folder(unusable: list[tuple[str, OSError]]):
     """The TemporaryWriteFailure when neither $TMPDIR nor /tmp can hold a temporary folder."""
     from .errors import TemporaryWriteFailure
-    from .reference.safe_io import shown
+    from .errors import shown
 
     base, error = unusable[-1]
     failure = TemporaryWriteFailure(base, error, folder=True)

@@ -85,7 +85,7 @@ class _Parser(argparse.ArgumentParser):
             name = word.partition("=")[0]
             if word.startswith("-") and word != "-" and name not in self._option_string_actions \
                     and not (len(word) > 2 and word[:2] in self._option_string_actions):
-                from .reference.safe_io import printable
+                from .errors import printable
 
                 return (f"; '{printable(word)}' was read as an option: give a path that begins with '-' "
                         f"after `--` or as ./{printable(word)}")

@@ -74,7 +74,40 @@ def shown_path(path) -> str:
     return absolute.translate(_SHOWN_PATH)
 
 
-# a path's C0 controls and DEL, the tab included, shown as '?' (safe_io._CONTROLS, host_io.c rt_io_shown)
+SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
+_SHOWN_HEAD = 32                     # RT_IO_SHOWN_HEAD
+_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
+
+
+def shown(path) -> str:
+    """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
+    most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
+    fits), SHOWN_BYTES bytes in all, never cutting a UTF-8 character; a control character (a
+    newline, a tab, DEL) is '?', so a message stays one line."""
+    raw = os.fsencode(path)
+    if len(raw) <= SHOWN_BYTES:
+        return os.fsdecode(raw.translate(_CONTROLS))
+    keep = SHOWN_BYTES - 3
+    slash = raw.rfind(b"/")
+    tail = len(raw) - slash if slash >= 0 else 0
+    if not tail or tail > keep - _SHOWN_HEAD:
+        tail = keep - _SHOWN_HEAD
+    head, start = keep - tail, len(raw) - tail
+    while head and raw[head] & 0xC0 == 0x80:
+        head -= 1
+    while start < len(raw) and raw[start] & 0xC0 == 0x80:
+        start += 1
+    return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
+
+
+def printable(path) -> str:
+    """`path` whole, with shown()'s control characters as '?' (a newline, a tab, DEL), so that a
+    message naming it stays one line: for a path the user gave that a refusal names in full (a
+    name too long for the system is shown whole, so its user sees which it is)."""
+    return os.fsdecode(os.fsencode(path).translate(_CONTROLS))
+
+
+# a path's C0 controls and DEL, the tab included, shown as '?' (_CONTROLS, host_io.c rt_io_shown)
 _SHOWN_PATH = {code: "?" for code in (*range(0x20), 0x7F)}
 
 
@@ -199,8 +232,6 @@ class TemporaryWriteFailure(BobcError):
     exit_code = 8
 
     def __init__(self, path, error: OSError, folder: bool = False):
-        from .reference.safe_io import shown
-
         words = error.strerror or str(error)
         if folder:
             message = f"cannot make a temporary folder in {shown(path)}: {words}"
@@ -224,8 +255,6 @@ def temporary_base(path, folder: bool = False) -> Path:
 def temporary_hint(error: OSError, where) -> str:
     """What to do when a temporary in the folder `where` could not be written for `error`."""
     import errno
-
-    from .reference.safe_io import shown
 
     if error.errno == errno.EFBIG:
         return "the file size limit (ulimit -f) is smaller than the file: raise it, then run again"

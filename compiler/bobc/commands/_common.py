@@ -46,7 +46,7 @@ def cannot_look_up(text: str, error: OSError, option: str = "") -> UsageError:
 
     hint = ("each part of a path (between two /) is at most 255 bytes" if error.errno == errno.ENAMETOOLONG
             else None)
-    from ..reference.safe_io import printable
+    from ..errors import printable
 
     return UsageError(f"cannot look up {option}{printable(text)}: {error.strerror or error}", hint=hint)
 
@@ -55,7 +55,7 @@ def existing_file(text: str, option: str = "") -> Path:
     """`text` as a Path when it names a regular file (or a link to one); else a usage error
     saying what is there: a folder, a FIFO, a broken or looping symbolic link, or nothing."""
     from ..language.modules import not_a_file
-    from ..reference.safe_io import printable
+    from ..errors import printable
 
     path = Path(text)
     if path_kind(text, option) != "file":
@@ -80,7 +80,7 @@ def existing_path(text: str, missing: str, option: str = "") -> str:
 
 def existing_folder(text: str, option: str, hint: str | None = None) -> Path:
     """`text` as a Path when it names a folder; else a usage error naming the option."""
-    from ..reference.safe_io import printable
+    from ..errors import printable
 
     kind = path_kind(text, f"{option} ")
     if kind != "folder":

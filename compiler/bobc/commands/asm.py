@@ -222,7 +222,7 @@ def run(args):
                   f"/* {inst.lo:#018x} {inst.hi:#018x} */")
     what = f"cubin of kernel {assembled.kernel_name}" if args.cubin else "raw stream"
     from ..cli import say
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     # the success line, after the output is published: stdout that cannot take it is one line on
     # stderr and exit 0, as build's (the file was written)

@@ -34,7 +34,7 @@ def run(args):
 
     from ..cli import say
     from ..errors import UsageError
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     pipeline.refuse_blank_entry(args.entry, "build")
     for option, value in (("-o", args.output), ("--emit-images", args.emit_images), ("--emit-c", args.emit_c)):
@@ -130,7 +130,7 @@ def refuse_overlap(output: Path, images: Path, option: str = "-o") -> None:
     import os
 
     from ..reference.errors import OutputWriteFailure
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     host, folder = (os.path.realpath(os.path.abspath(p)) for p in (output, images))
     if host == folder:

@@ -24,7 +24,7 @@ def add_arguments(p):
 def run(args):
     from .. import cache
     from ..errors import BobcError, UsageError
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     days = None
     if args.prune is not None:

@@ -55,7 +55,7 @@ def _checked(path: str) -> None:
     from ..nvidia.decode import check_input
     from ._common import existing_path
 
-    from ..reference.safe_io import printable
+    from ..errors import printable
 
     if existing_path(path, f"no such image folder or host: {printable(path)}") != "folder":
         check_input(path)
@@ -160,7 +160,7 @@ def run(args):
         from ..host import native
 
         compared = "images and commands" if native.is_native_host(args.a) else "images and host plan"
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     a, b = shown(args.a), shown(args.b)     # as `wrote` lines show a path: one line whatever the name holds
     try:

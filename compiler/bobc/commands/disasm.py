@@ -38,7 +38,7 @@ def _is_cubin(header: bytes) -> bool:
 def run(args):
     from ..nvidia.decode import check_input
 
-    from ..reference.safe_io import printable
+    from ..errors import printable
     from ._common import existing_path
 
     from ._refusals import refused_files

@@ -47,7 +47,7 @@ def run(args):
     from ..host import native
     from ..nvidia.decode import check_input, lines, load_images
 
-    from ..reference.safe_io import printable
+    from ..errors import printable
     from ._common import existing_path
     from ._refusals import refused_files
 

@@ -68,7 +68,7 @@ def refuse_module_folder(plan: str) -> None:
     if path_kind(plan) != "folder":
         return
     found = sorted(str(path) for path in Path(plan).rglob("*.bob"))[:3]
-    from ..reference.safe_io import printable
+    from ..errors import printable
 
     raise UsageError(f"{printable(plan)} is a folder, not a plan module (.bob)",
                      hint="bobc eval PLAN NAME takes the plan module's file first, then the definition"

@@ -33,7 +33,7 @@ def run(args):
 
     given = Path(args.host)
     if path_kind(args.host) == "folder":
-        from ..reference.safe_io import printable
+        from ..errors import printable
 
         raise UsageError(f"{printable(given)} is a folder, not a host executable",
                          hint=f"for an image folder written by `bobc build --emit-images`, use `bobc dump {printable(given)}`")

@@ -225,7 +225,7 @@ def _folders(output: Path | None) -> list[str]:
     import tempfile
 
     from ..errors import temporary_base
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     found = []
     if output is not None:
@@ -282,7 +282,7 @@ _LONG_PATH = re.compile(r"/[^\s'\"`:,;()\[\]]+")
 def _shortened(diagnostics: str) -> str:
     """gcc's words with every path longer than a message shows cut as a message shows it
     (safe_io.shown: its start, "...", its end): a TMPDIR of 4,000 bytes is not printed whole."""
-    from ..reference.safe_io import SHOWN_BYTES, shown
+    from ..errors import SHOWN_BYTES, shown
 
     return _LONG_PATH.sub(lambda m: shown(m.group(0)) if len(os.fsencode(m.group(0))) > SHOWN_BYTES
                           else m.group(0), diagnostics)
@@ -365,7 +365,7 @@ def compiling_notice(scratch: Path) -> None:
     elif root.resolve() in scratch.resolve().parents:
         why = "once: later builds with this runtime and C compiler reuse it from the cache"
     else:
-        from ..reference.safe_io import shown
+        from ..errors import shown
 
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
         if _warned_full_cache:
@@ -435,7 +435,7 @@ def _warn_full_cache(words: str) -> None:
     """One line on stderr, once per command: the cache folder had no room, so this build
     compiled outside it and stored nothing (docs/cache.md: a cache only saves work)."""
     global _warned_full_cache
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     if _warned_full_cache:
         return
@@ -519,7 +519,7 @@ def _host(output: Path) -> str:
     """The host a failed gcc was building, as a message names it: not by a path in this command's
     bobc-proc-* folder (gone when the command ends; bobc build links there, then moves the host
     to its -o)."""
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     if any(parent.name.startswith(cache.PROCESS_PREFIX) for parent in Path(output).parents):
         return "the host"

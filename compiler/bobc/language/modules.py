@@ -78,7 +78,7 @@ def not_a_file(path) -> str | None:
                 target = os.readlink(path)
             except OSError:
                 target = "?"
-            from ..reference.safe_io import printable
+            from ..errors import printable
 
             target = printable(target)      # a link's target may hold a newline too
             if error.errno == errno.ELOOP:
@@ -105,7 +105,7 @@ def refuse_broken_plan_link(text: str) -> None:
     if what is not None and "symbolic link" in what:
         from ..errors import UsageError
 
-        from ..reference.safe_io import printable
+        from ..errors import printable
 
         raise UsageError(f"the plan {printable(text)} is {what}, not a module file",
                          hint="a plan is a regular file A/B/C.bob (or a link to one) that begins "

@@ -491,7 +491,7 @@ def load_program(plan_path, include=(), target=SM86, intrinsics=None) -> Program
     """Parse and resolve a plan and every module it imports (BobcError on failure)."""
     path = Path(plan_path)
     if not path.is_file():
-        from ..reference.safe_io import printable
+        from ..errors import printable
         from .modules import not_a_file
 
         what = not_a_file(path)

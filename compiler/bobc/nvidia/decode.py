@@ -112,7 +112,7 @@ def load_images(path: str | Path) -> Images:
     if path.is_dir():
         return read_images(path)
     if not os.path.lexists(path):
-        from ..reference.safe_io import printable
+        from ..errors import printable
 
         raise UsageError(f"no such image folder or host: {printable(path)}")
     check_input(path)

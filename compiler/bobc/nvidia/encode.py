@@ -1104,7 +1104,7 @@ def check_image_folder(folder: str | Path, option: str = "--emit-images", create
     import stat
 
     from ..reference.errors import OutputWriteFailure
-    from ..reference.safe_io import shown
+    from ..errors import shown
 
     name = os.fspath(folder)
 

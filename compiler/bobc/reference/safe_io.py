@@ -61,9 +61,9 @@ PAUSE_VARIABLE = "BOBC_IO_TEST_PAUSE_MS"   # tests only: a pause between two ren
 LOCK_PAUSE_VARIABLE = "BOBC_IO_TEST_LOCK_PAUSE_MS"   # tests only: a pause between writing the
 #                                                   temporaries and taking the publication lock
 _PAUSE_LIMIT_MS = 10_000
-SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
+# how a message shows a path: bobc.errors (the CLI's refusals say paths without importing this package)
+from ..errors import _CONTROLS, _SHOWN_HEAD, SHOWN_BYTES, printable, shown  # noqa: E402,F401
 NAME_ROOM = 25                       # RT_IO_NAME_ROOM: `..NAME.bob-journal.tmp-XXXXXX` beside an output
-_SHOWN_HEAD = 32                     # RT_IO_SHOWN_HEAD
 # Linux's FS_IOC_GETFLAGS (_IOR('f', 1, long)) and the two attributes that stop a rename
 _FS_IOC_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
 _FS_IMMUTABLE_FL = 0x10
@@ -71,7 +71,6 @@ _FS_APPEND_FL = 0x20
 _TEMPORARY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"   # mkstemp's
 
 
-_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
 CAP_FOWNER = 3         # linux/capability.h
@@ -134,34 +133,6 @@ def open_failure(number: int | None, words: str | None = None) -> str:
     if number == errno.ENFILE:
         return f"{said} (the system's table of open files is full: close programs that hold many files open, then run again)"
     return said
-
-
-def shown(path) -> str:
-    """`path` as a message shows it (runtime_c/host_io.c rt_io_shown): whole when it has at
-    most SHOWN_BYTES bytes, else its start, "..." and its end (the file name whole when it
-    fits), SHOWN_BYTES bytes in all, never cutting a UTF-8 character; a control character (a
-    newline, a tab, DEL) is '?', so a message stays one line."""
-    raw = os.fsencode(path)
-    if len(raw) <= SHOWN_BYTES:
-        return os.fsdecode(raw.translate(_CONTROLS))
-    keep = SHOWN_BYTES - 3
-    slash = raw.rfind(b"/")
-    tail = len(raw) - slash if slash >= 0 else 0
-    if not tail or tail > keep - _SHOWN_HEAD:
-        tail = keep - _SHOWN_HEAD
-    head, start = keep - tail, len(raw) - tail
-    while head and raw[head] & 0xC0 == 0x80:
-        head -= 1
-    while start < len(raw) and raw[start] & 0xC0 == 0x80:
-        start += 1
-    return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
-
-
-def printable(path) -> str:
-    """`path` whole, with shown()'s control characters as '?' (a newline, a tab, DEL), so that a
-    message naming it stays one line: for a path the user gave that a refusal names in full (a
-    name too long for the system is shown whole, so its user sees which it is)."""
-    return os.fsdecode(os.fsencode(path).translate(_CONTROLS))
 
 
 def _read_only_file_system(folder) -> bool:

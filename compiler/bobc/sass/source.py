@@ -50,7 +50,7 @@ def source_text(data: bytes, path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        from ..reference.safe_io import printable
+        from ..errors import printable
 
         raise BobcError(f"SASS source {printable(path)} is not UTF-8 text (byte {e.start} is "
                         f"0x{e.object[e.start]:02x})") from None
