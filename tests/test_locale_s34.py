@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.test_environ_s32 import _fake_gcc, _gcc_build   # one fake gcc for the environment tests
 
 needs_locale = pytest.mark.skipif(shutil.which("locale") is None, reason="needs glibc's locale command")
 
@@ -36,38 +37,6 @@ USER_LOCALES = [{"LC_ALL": "de_DE.UTF-8"}, {"LANG": "de_DE.UTF-8"}, {"LC_MESSAGE
 def _clear_locale(monkeypatch):
     for name in ("LC_ALL", "LANG", "LANGUAGE", "LC_MESSAGES", "LC_CTYPE", "LC_NUMERIC"):
         monkeypatch.delenv(name, raising=False)
-
-
-def _fake_gcc(tmp_path: Path, monkeypatch, body: str) -> None:
-    """A `gcc` first on PATH that runs `body` (as tests/test_environ_s32.py's)."""
-    import tempfile
-
-    from bobc.host import gcc
-
-    monkeypatch.setattr(tempfile, "tempdir", None)
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    fake = folder / "gcc"
-    fake.write_text(f"#!/bin/sh\n{body}\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    assert gcc.compiler() == str(fake)
-
-
-def _gcc_build(tmp_path: Path):
-    from bobc import cache
-    from bobc.host import gcc
-
-    include = tmp_path / "include"
-    include.mkdir()
-    main = tmp_path / "main.c"
-    main.write_text("int main(void) { return 0; }\n")
-    with pytest.raises(gcc.HostBuildError) as raised:
-        with cache.process_temporaries():
-            gcc.build([main], [include], tmp_path / "host")
-    return raised.value
 
 
 def _resolved(environment: dict[str, str]) -> dict[str, str]:

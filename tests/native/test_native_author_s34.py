@@ -14,24 +14,9 @@ import warnings
 from pathlib import Path
 
 import pytest
+from test_native_bounds_s34 import field, immediate, nat, program   # the program-file builders
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def nat(value: int) -> bytes:
-    return value.to_bytes(8, "little")
-
-
-def immediate(value: int) -> bytes:
-    return b"\0" + nat(value)
-
-
-def field(data: bytes) -> bytes:
-    return nat(len(data)) + data
-
-
-def program(commands: bytes, state: int = 64, slots: int = 0) -> bytes:
-    return b"NPHY" + (1).to_bytes(4, "little") + nat(slots) + nat(state) + nat(0) + commands
 
 
 END, CONVERT, WRITE_FILE, OPEN_DEVICE, MAP = 0, 7, 15, 16, 17
