@@ -48,11 +48,11 @@ def test_the_runtime_sources_are_compiled_side_by_side(library, monkeypatch):
     ran = []
     real = gcc._run
 
-    def meets(command, what):
+    def meets(command, what, compilers=None):
         ran.append(threading.current_thread().name)
         if len(ran) <= 2:
             meeting.wait()                  # BrokenBarrierError when the compiles run one by one
-        real(command, what)
+        real(command, what, compilers)
 
     monkeypatch.setattr(gcc, "_run", meets)
     objects, leftover = gcc.library_objects(gcc.compiler(), sources(library), [library])
@@ -78,11 +78,11 @@ def test_a_failed_compile_names_the_first_failing_source_in_order(library, tmp_p
     later_failed = threading.Event()
     real = gcc._run
 
-    def ordered(command, what):
+    def ordered(command, what, compilers=None):
         try:
             if "f1.c" in what:
                 later_failed.wait(timeout=60)      # f3.c's error comes first in time
-            real(command, what)
+            real(command, what, compilers)
         finally:
             if "f3.c" in what:
                 later_failed.set()
