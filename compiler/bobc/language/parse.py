@@ -627,7 +627,8 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
             hint = (_glued_comment(text, offset) or _not_a_form(text, offset)
                     or (_unterminated_family(text, offset, error.expected)
                         if str(token) in _TOP_LEVEL else None)
-                    or _form_shape(text, offset) or _bare_form(text, offset, token, error.expected))
+                    or _form_shape(text, offset) or _field_shape(text, offset)
+                    or _bare_form(text, offset, token, error.expected))
         return ParseError(f"unexpected '{token}': expected {expected}", _token_span(path, token),
                           hint=hint)
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
@@ -741,6 +742,25 @@ def _form_shape(text: str, offset: int) -> str | None:
     match = re.match(r"\(\s*([A-Za-z-]+)", text[unclosed[-1]:unclosed[-1] + 40])
     shape = _FORM_SHAPES.get(match.group(1)) if match else None
     return f"{match.group(1)} is written {shape}" if shape else None
+
+
+def _field_shape(text: str, offset: int) -> str | None:
+    """The shape of a field declaration when the parser stopped inside one, outside any
+    parenthesis: `field` and at most two words (its multiplicity and name) before `offset`.
+    The grammar's `field multiplicity name : type` has no default multiplicity, unlike a
+    family's parameters, so `field head : A` stops at its ':' (docs/language.md, "Families")."""
+    if _unclosed_parentheses(text, offset):
+        return None
+    position = offset
+    for _ in range(3):
+        start, word = _code_before(text, position)
+        if word == "field":
+            return ("a field is written field multiplicity name : type, the multiplicity first "
+                    "(unrestricted, or 0 for erased, 1 for linear): field unrestricted head : A")
+        if not word or word in _DECLARATION_KEYWORDS:
+            return None
+        position = start
+    return None
 
 
 _FAMILY_LINE = re.compile(r"(?m)^[ \t]*family[ \t]+([A-Za-z_][A-Za-z0-9_']*(?:-[A-Za-z0-9_']+)*)")

@@ -1,0 +1,47 @@
+"""A new user's first plan (probe s35 newuser): the mistakes written while following
+docs/language.md alone get a message that says what the language writes instead."""
+from __future__ import annotations
+
+import pytest
+
+from bobc.language import load_program
+from bobc.language.parse import ParseError
+
+
+def _plan(tmp_path, name: str, body: str):
+    path = tmp_path / f"{name}.bob"
+    path.write_text(f"module {name}\n{body}", encoding="utf-8")
+    return path
+
+
+FAMILY = "family L (A : Type 0) : Type 0\nconstructor Cons\n{field}\nend-family\n"
+
+
+# ---- finding 1: a field without its multiplicity ------------------------------------------------
+# docs/language.md, "Families": fields are `field multiplicity name : type` (the multiplicity is
+# required, unlike a family parameter's), so each of these stops inside the field declaration.
+
+@pytest.mark.parametrize("field, column", [
+    ("field head : A", 12),                 # the multiplicity left out: stops at ':'
+    ("field unrestricted head A", 25),      # the ':' left out
+    ("field unrestricted : A", 20),         # the name left out
+])
+def test_a_field_written_wrong_gets_the_field_shape(tmp_path, field, column):
+    path = _plan(tmp_path, "F1", FAMILY.format(field=field))
+    with pytest.raises(ParseError) as caught:
+        load_program(path)
+    assert (caught.value.span.line, caught.value.span.column) == (4, column)
+    assert "field multiplicity name : type" in caught.value.hint
+    assert "field unrestricted head : A" in caught.value.hint
+
+
+def test_the_field_shape_is_not_given_for_a_mistake_in_its_type(tmp_path):
+    path = _plan(tmp_path, "F2", FAMILY.format(field="field unrestricted head : A )"))
+    with pytest.raises(ParseError) as caught:
+        load_program(path)
+    assert "field multiplicity" not in (caught.value.hint or "")
+
+
+def test_a_well_written_field_loads(tmp_path):
+    path = _plan(tmp_path, "F3", FAMILY.format(field="field unrestricted head : A"))
+    load_program(path).check()
