@@ -45,3 +45,31 @@ def test_the_field_shape_is_not_given_for_a_mistake_in_its_type(tmp_path):
 def test_a_well_written_field_loads(tmp_path):
     path = _plan(tmp_path, "F3", FAMILY.format(field="field unrestricted head : A"))
     load_program(path).check()
+
+
+# ---- finding 2: an unknown import's did-you-mean offered a module of the import chain ------------
+# Importing a module that (directly or not) imports this one is an import cycle, which the
+# language refuses (docs/language.md, "Search path"), so it is no remedy to offer.
+
+def test_an_unknown_import_is_not_answered_with_the_module_importing_it(tmp_path):
+    from bobc.language.modules import ModuleError
+
+    (tmp_path / "My").mkdir()
+    (tmp_path / "My" / "Imp.bob").write_text("module My.Imp\nimport My.Nope\ndef a : Nat = 1\n")
+    with pytest.raises(ModuleError, match="unknown module My.Nope") as caught:
+        load_program(tmp_path / "My" / "Imp.bob")
+    assert "did you mean" not in caught.value.hint      # My.Imp is the only close module
+
+
+def test_an_unknown_import_is_not_answered_with_a_module_further_up_the_chain(tmp_path):
+    from bobc.language.modules import ModuleError
+
+    (tmp_path / "My").mkdir()
+    (tmp_path / "My" / "Top.bob").write_text("module My.Top\nimport My.Mid\ndef a : Nat = 1\n")
+    (tmp_path / "My" / "Mid.bob").write_text("module My.Mid\nimport My.Tap\ndef b : Nat = 1\n")
+    (tmp_path / "My" / "Tip.bob").write_text("module My.Tip\ndef c : Nat = 1\n")
+    with pytest.raises(ModuleError, match="unknown module My.Tap") as caught:
+        load_program(tmp_path / "My" / "Top.bob")
+    hint = caught.value.hint
+    assert "did you mean My.Tip?" in hint                # a module the import may really mean
+    assert "My.Top" not in hint.split("imported through")[0]

@@ -271,10 +271,12 @@ def plan_root(module: Module) -> Path:
     return path.parents[len(parts) - 1]
 
 
-def _did_you_mean_module(name: str, search_path) -> str:
+def _did_you_mean_module(name: str, search_path, chain=()) -> str:
+    """`chain`: the modules importing it, down from the plan; importing one of them would be an
+    import cycle, which the language refuses, so none is offered (probe s35 newuser finding 2)."""
     from .suggest import close_modules
 
-    close = close_modules(name, search_path)
+    close = close_modules(name, search_path, exclude=set(chain))
     return f"did you mean {' or '.join(close)}? " if close else ""
 
 
@@ -388,7 +390,7 @@ class ModuleLoader:
                 f"unknown module {name}: no {module_relative_path(name)} in "
                 f"{self._searched()}",
                 imported.span,
-                hint=_did_you_mean_module(name, self.search_path)
+                hint=_did_you_mean_module(name, self.search_path, chain)
                 + f"imported through {' -> '.join([*chain, name])}; add the folder "
                      f"that holds it with -I, or write the module" + _specs_override_note())
         try:

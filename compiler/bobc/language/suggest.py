@@ -111,8 +111,9 @@ def module_names(search_path) -> list[str]:
     return list(dict.fromkeys(name for name, _ in module_files(search_path)))
 
 
-def close_modules(name: str, search_path) -> list[str]:
-    return difflib.get_close_matches(name, module_names(search_path), n=3, cutoff=0.6)
+def close_modules(name: str, search_path, exclude=frozenset()) -> list[str]:
+    return difflib.get_close_matches(name, [found for found in module_names(search_path)
+                                            if found not in exclude], n=3, cutoff=0.6)
 
 
 def modules_declaring(name: str, search_path, keyword: str = "def") -> list[tuple[str, Path]]:
