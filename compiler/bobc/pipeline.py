@@ -339,6 +339,11 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
     recalled = recall.recall(plan_path, target, include)
     if recalled is None:
         return None
+    if not recalled.hosts and entry is None:
+        # a refusal: the loaded program names the module's Bytes definitions (what --entry may
+        # build), which the recalled one does not hold; a cache never changes a message
+        # (docs/cache.md; probe s35 newuser finding 3)
+        return None
     entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry)
     plan = stored.plan(recalled, entry)
     if plan is None:

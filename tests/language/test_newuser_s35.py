@@ -73,3 +73,29 @@ def test_an_unknown_import_is_not_answered_with_a_module_further_up_the_chain(tm
     hint = caught.value.hint
     assert "did you mean My.Tip?" in hint                # a module the import may really mean
     assert "My.Top" not in hint.split("imported through")[0]
+
+
+# ---- finding 3: `bobc build` of a module without a host said less once `bobc check` had run ------
+# docs/cache.md: a cache never changes a message (a refusal is refused warm as cold).
+
+def test_building_a_module_without_host_says_the_same_cold_and_after_a_check(cache_dir, tmp_path, capsys):
+    from bobc.cli import main
+
+    (tmp_path / "My").mkdir()
+    plan = tmp_path / "My" / "First.bob"
+    plan.write_text("module My.First\ndef six : Nat = 6\ndef greeting : Bytes = b\"hello\"\n")
+    build = ["build", str(plan), "-o", str(tmp_path / "host")]
+
+    def refusal(argv):
+        status = main(argv)
+        err = capsys.readouterr().err
+        assert status == 1, err
+        return err
+
+    cold = refusal(build)
+    assert "defines no native host" in cold
+    assert main(["check", str(plan)]) == 0
+    capsys.readouterr()
+    assert (cache_dir / "programs").is_dir() and list((cache_dir / "programs").iterdir())
+    assert refusal(build) == cold
+    assert not (tmp_path / "host").exists()
