@@ -665,8 +665,13 @@ static int print_version(const np_self *self, const np_program *p, int takes_opt
         return rc;
     /* a request's program takes its input and outputs through options, not file arguments: its
      * count of file arguments alone ("0 arguments") read as a host that takes nothing */
-    printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu %sargument%s%s)\n",
-           (int)p->identity_length, (const char *)p->identity, p->count, rt_plural(p->count),
+    /* the identity up to its first NUL (a name padded with zeros), control characters as '?' */
+    const void *nul = p->identity_length ? memchr(p->identity, 0, p->identity_length) : NULL;
+    fputs("program: ", stdout);
+    np_put_shown(p->identity, nul ? (size_t)((const uint8_t *)nul - p->identity) : (size_t)p->identity_length,
+                 stdout);
+    printf(" (%u command%s, %llu slot%s, %llu state byte%s, %llu %sargument%s%s)\n",
+           p->count, rt_plural(p->count),
            (unsigned long long)p->slots, rt_plural(p->slots), (unsigned long long)p->state_extent,
            rt_plural(p->state_extent), (unsigned long long)p->arguments, takes_options ? "file " : "",
            rt_plural(p->arguments), takes_options ? "; a request: train|predict and its options" : "");
@@ -805,8 +810,8 @@ int main(int argc, char **argv)
     if (r < 0) {
         rt_io_discard(&h.files);          /* prepared temporaries (PrepareOutputs): nothing is published */
         fprintf(stderr, "native: %s", m.message);
-        if (m.fail_message)
-            fwrite(m.fail_message, 1, m.fail_length, stderr);
+        if (m.fail_message)         /* the plan's bytes, control characters as '?': one line */
+            np_put_shown(m.fail_message, m.fail_length, stderr);
         int own = m.fail_message && m.fail_length;        /* the message's tail: Fail's bytes, else the host's */
         np_request_failure_note(h.request_open ? &h.request : NULL, own ? (const char *)m.fail_message : m.message,
                                 own ? (size_t)m.fail_length : strlen(m.message), stderr);

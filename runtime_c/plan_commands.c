@@ -88,8 +88,10 @@ int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t siz
     m.wait_status = RT_EXIT_GPU_FAULT;      /* the plan host's codes: 4 is a bad checkpoint there */
     int rc = 0;
     if (np_run(&m, 0) < 0) {
-        snprintf(err, RT_ERR_BYTES, "step %u (commands): %s%.*s; nothing was published", step, m.message,
-                 (int)m.fail_length, m.fail_message ? (const char *)m.fail_message : "");
+        char said[RT_ERR_BYTES];        /* a Fail's bytes, control characters as '?' (NUL too): one line */
+        np_shown_copy(said, sizeof said, m.fail_message ? m.fail_message : (const uint8_t *)"",
+                      m.fail_message ? (size_t)m.fail_length : 0);
+        snprintf(err, RT_ERR_BYTES, "step %u (commands): %s%s; nothing was published", step, m.message, said);
         rc = m.status;
     }
     np_free(&p);
