@@ -464,7 +464,19 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     }
 }
 
-static const np_hooks host_hooks = { host_mapped, host_wait, host_other };
+/* A Fail's context: the peers the program is connected to, as its peer messages name them (the
+ * address a listening side's peer came from, the one a connecting side connected to), so a plan's
+ * refusal of what a peer sent says who sent it: "; peer 127.0.0.1:51234", "; peers A, B". */
+static void host_fail_context(np_machine *m, char *out, size_t room)
+{
+    const np_host *h = HOST(m);
+    size_t k = 0;
+    for (int i = 0; i < h->peer_count && k + 1 < room; i++)
+        k += (size_t)snprintf(out + k, room - k, "%s%s", i ? ", " : h->peer_count > 1 ? "; peers " : "; peer ",
+                              h->peers[i].remote);
+}
+
+static const np_hooks host_hooks = { host_mapped, host_wait, host_other, host_fail_context };
 
 /* A ReadFile argument's file as rt_io_add_output knows an output's: its folder's real path and
  * its name (the path itself when the folder cannot be resolved), and its device and inode when

@@ -183,7 +183,12 @@ int np_run(np_machine *m, uint32_t at)
             m->status = (int)c->n[0];
             m->fail_message = c->bytes;
             m->fail_length = c->bytes_length;
-            snprintf(m->message, sizeof m->message, "command %u (Fail): ", at);
+        {
+            char context[NP_ERR_BYTES] = "";
+            if (m->hooks->fail_context)
+                m->hooks->fail_context(m, context, sizeof context);
+            snprintf(m->message, sizeof m->message, "command %u (Fail%s): ", at, context);
+        }
             return -1;
         case NP_SET:
             if (operand(m, at, &c->v[0], &a))

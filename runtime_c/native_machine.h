@@ -27,6 +27,10 @@ typedef struct {
     int (*wait)(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why);
     /* Every other command (files, device, peers, Submit): 0, or -1 after np_fault. */
     int (*other)(np_machine *m, uint32_t index, const np_command *c);
+    /* What a Fail's message is said with, beyond its command (NULL: nothing): the native host
+     * names the peers the program is connected to, "; peer 127.0.0.1:51234" -- a Fail's message
+     * is fixed when the host is built, so it cannot name the address a peer came from. */
+    void (*fail_context)(np_machine *m, char *out, size_t room);
 } np_hooks;
 
 struct np_machine {

@@ -480,7 +480,12 @@ class Machine:
             if code == 1:
                 raise _Halt()
             if code == 2:
-                raise Stop(n[0], f"command {at} (Fail): ".encode("utf-8", "surrogateescape") + shown_line(c.data))
+                # the peers it is connected to (native_host.c host_fail_context): a Fail's message is
+                # fixed when the host is built, so it cannot name the address a peer came from
+                peers = ", ".join(peer.remote for peer in self.peers)
+                context = f"; {'peers' if len(self.peers) > 1 else 'peer'} {peers}" if peers else ""
+                raise Stop(n[0], f"command {at} (Fail{context}): ".encode("utf-8", "surrogateescape")
+                           + shown_line(c.data))
             if code == 3:
                 self.slots[n[0]] = self._operand(at, c.v[0])
             elif code == 4:
