@@ -27,6 +27,9 @@ MAX_OUTPUT_FILES = 8
 # the bytes a ReadFile reads at most (NP_MAX_READ_BYTES): no input over 1 GiB is read
 MAX_READ_BYTES = 1 << 30
 REPEAT = 12
+# what a refused Connect address should be (runtime_c/native_program.c NP_SOCKADDR_HELP, the twin)
+SOCKADDR_HELP = (": 2, 0, the port (big-endian), the 4 octets, 8 zero bytes; build it with linuxIPv4SocketAddress "
+                 "(Runtime.SocketAddress)")
 
 # code -> (name, fields in encoding order, command fields that follow); docs/platform.md's table.
 # n a natural (8 bytes), o an operand (kind byte + 8), b bytes (8-byte length + bytes),
@@ -242,10 +245,15 @@ def _check(p: Program, i: int, c: Command) -> None:
     elif code == 10 and n[1] not in (1, 2, 4, 8):
         refuse(f"width {n[1]} is not 1, 2, 4 or 8", field=1)
     elif code == 16 and len(c.data) != 16:
-        refuse(f"the GPU UUID has {_count(len(c.data), 'byte')}, not 16", field=0)
+        refuse(f"the GPU UUID has {_count(len(c.data), 'byte')}, not 16 (the UUID's raw bytes, not its text "
+               "GPU-xxxxxxxx-...; 16 zero bytes for the first GPU)", field=0)
     elif code == 19:
-        if len(c.data) != 16 or c.data[0] != 2 or c.data[1] != 0:
-            refuse("the socket address is not a 16-byte sockaddr_in (AF_INET)", field=0)
+        if len(c.data) != 16:
+            refuse(f"the socket address has {_count(len(c.data), 'byte')}, not the 16 of a sockaddr_in (AF_INET)"
+                   f"{SOCKADDR_HELP}", field=0)
+        if c.data[0] != 2 or c.data[1] != 0:
+            refuse(f"the socket address starts {c.data[0]:02x} {c.data[1]:02x}, not AF_INET's 02 00 (a sockaddr_in)"
+                   f"{SOCKADDR_HELP}", field=0)
         slot(n[1], 2)
     elif code == 24:
         if n[1] == 0:
