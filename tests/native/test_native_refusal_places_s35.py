@@ -141,3 +141,17 @@ def test_a_plan_hosts_commands_step_is_refused_where_the_command_was_written(tmp
     assert first.startswith(f"bobc build: {copy / 'Commands.bob'}:{line}:{column}: error: "), done.stderr
     assert re.search(r"the native commands are refused: command \d+ \(WriteMapped\): width 3 is not 1, 2, 4 or 8$",
                      first), first
+
+
+def test_the_reference_run_of_a_refused_program_names_its_place_not_a_damaged_host(plan, tmp_path):
+    """Probe s35 nativeloc finding 5: `bobc run PLAN native --reference --entry DEF` of a
+    NativePhysicalProgram the hosts refuse said `native: DEF: damaged host file: its program: ...;
+    rebuild it` -- there is no host file, and a rebuild is refused too.  It is refused as `bobc
+    build` refuses it, where the plan wrote the command, with the host's status (9)."""
+    done = subprocess.run([sys.executable, "-m", "bobc", "run", str(plan), "native", "--reference", "--entry",
+                           "failZero"], capture_output=True, text=True, env=ENVIRONMENT, timeout=600, cwd=tmp_path)
+    assert done.returncode == 9
+    line, column = place_of(PLAN, "(constructor NativePhysicalCommands NativePhysicalFail 0")
+    assert done.stderr.splitlines()[0] == (f"bobc run: {plan}:{line}:{column}: error: the native physical program "
+                                           f"failZero is refused: command 1 (Fail): status 0 is not 1-255")
+    assert "damaged" not in done.stderr and "rebuild" not in done.stderr
