@@ -648,7 +648,8 @@ static int list_arguments(FILE *out, const np_program *p)
 
 static void print_usage(const char *name, const np_program *p, int given)
 {
-    fprintf(stderr, "native: usage: %s", name);
+    char shown[RT_IO_SHOWN_BYTES + 1];      /* the name as a path is shown: one line */
+    fprintf(stderr, "native: usage: %s", rt_io_shown(name, shown));
     if (list_arguments(stderr, p))
         return;
     fprintf(stderr, ": the program names %llu file argument%s, %d given\n", (unsigned long long)p->arguments,
@@ -738,7 +739,9 @@ int main(int argc, char **argv)
     }
     np_program program;
     if (np_decode(self.program, (size_t)self.program_size, &program, err)) {
-        fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", argv[0], err);
+        char shown[RT_IO_SHOWN_BYTES + 1];
+        fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", rt_io_shown(argv[0], shown),
+                err);
         return NP_EXIT_DAMAGED;
     }
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */

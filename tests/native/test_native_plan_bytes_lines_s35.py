@@ -83,3 +83,31 @@ def test_the_identity_in_version_is_one_line_on_both_hosts(tmp_path):
     assert (c.returncode, c.stderr) == (reference.returncode, reference.stderr) == (0, b"")
     assert c.stdout == reference.stdout
     assert b"program: two?lines? (1 command, 1 slot, 264 state bytes, 0 arguments)\n" in c.stdout
+
+
+def test_the_hosts_own_name_in_a_refusal_is_one_line(tmp_path):
+    """Probe s35 nativeloc finding 6: the usage refusal and the damaged-program refusal wrote the
+    host's name (argv[0]) raw, so a host started through a name with a newline split them; the name
+    is shown as a path is now (control characters as '?'), on both hosts."""
+    from bobc.native.artifact import trailer
+    from bobc.native.interpreter import interpreter_bytes
+    from bobc.reference.native_program import run_program
+
+    read = bytes([14]) + nat(0) + nat(0) + nat(8) + bytes([END])            # ReadFile argument 0
+    for code, words in ((program(read), b" ARG0 (read): the program names 1 file argument, 0 given\n"),
+                        (program(bytes([FAIL]) + nat(0) + field(b"x")), None)):
+        host = tmp_path / "host"
+        host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))
+        host.chmod(0o755)
+        (tmp_path / "r\nw").unlink(missing_ok=True)
+        (tmp_path / "r\nw").symlink_to(host)
+        environ = {"NATIVE_DEVICE": "memory", "PATH": "/usr/bin:/bin"}
+        done = subprocess.run(["./r\nw"], capture_output=True, timeout=60, env=environ, cwd=tmp_path)
+        said = io.BytesIO()
+        status = run_program(code, [], name="./r\nw", stderr=said, environ=environ)
+        assert (done.returncode, done.stderr) == (status, said.getvalue())
+        if words:
+            assert (status, done.stderr) == (2, b"native: usage: ./r?w" + words)
+        else:
+            assert (status, done.stderr) == (9, b"native: ./r?w: damaged host file: its program: command 0 (Fail): "
+                                                b"status 0 is not 1-255; rebuild it\n")

@@ -911,7 +911,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     try:
         program = decode(program_bytes)
     except ProgramError as error:
-        stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode("utf-8", "surrogateescape"))
+        stderr.write(f"native: {safe_io.shown(name)}: damaged host file: its program: {error}; rebuild it\n"
+                     .encode("utf-8", "surrogateescape"))
         return EXIT_DAMAGED
     if list(arguments) == ["--version"]:        # native_host.c: before anything else is judged
         if version is None:
@@ -938,7 +939,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
-        stderr.write(f"native: usage: {name}{listed}: the program names "
+        stderr.write(f"native: usage: {safe_io.shown(name)}{listed}: the program names "
                      f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode("utf-8", "surrogateescape"))
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
