@@ -464,7 +464,19 @@ static int host_other(np_machine *m, uint32_t at, const np_command *c)
     }
 }
 
-static const np_hooks host_hooks = { host_mapped, host_wait, host_other };
+/* A Fail's context: the peers the program is connected to, as its peer messages name them (the
+ * address a listening side's peer came from, the one a connecting side connected to), so a plan's
+ * refusal of what a peer sent says who sent it: "; peer 127.0.0.1:51234", "; peers A, B". */
+static void host_fail_context(np_machine *m, char *out, size_t room)
+{
+    const np_host *h = HOST(m);
+    size_t k = 0;
+    for (int i = 0; i < h->peer_count && k + 1 < room; i++)
+        k += (size_t)snprintf(out + k, room - k, "%s%s", i ? ", " : h->peer_count > 1 ? "; peers " : "; peer ",
+                              h->peers[i].remote);
+}
+
+static const np_hooks host_hooks = { host_mapped, host_wait, host_other, host_fail_context };
 
 /* A ReadFile argument's file as rt_io_add_output knows an output's: its folder's real path and
  * its name (the path itself when the folder cannot be resolved), and its device and inode when
@@ -636,7 +648,8 @@ static int list_arguments(FILE *out, const np_program *p)
 
 static void print_usage(const char *name, const np_program *p, int given)
 {
-    fprintf(stderr, "native: usage: %s", name);
+    char shown[RT_IO_SHOWN_BYTES + 1];      /* the name as a path is shown: one line */
+    fprintf(stderr, "native: usage: %s", rt_io_shown(name, shown));
     if (list_arguments(stderr, p))
         return;
     fprintf(stderr, ": the program names %llu file argument%s, %d given\n", (unsigned long long)p->arguments,
@@ -665,8 +678,13 @@ static int print_version(const np_self *self, const np_program *p, int takes_opt
         return rc;
     /* a request's program takes its input and outputs through options, not file arguments: its
      * count of file arguments alone ("0 arguments") read as a host that takes nothing */
-    printf("program: %.*s (%u command%s, %llu slot%s, %llu state byte%s, %llu %sargument%s%s)\n",
-           (int)p->identity_length, (const char *)p->identity, p->count, rt_plural(p->count),
+    /* the identity up to its first NUL (a name padded with zeros), control characters as '?' */
+    const void *nul = p->identity_length ? memchr(p->identity, 0, p->identity_length) : NULL;
+    fputs("program: ", stdout);
+    np_put_shown(p->identity, nul ? (size_t)((const uint8_t *)nul - p->identity) : (size_t)p->identity_length,
+                 stdout);
+    printf(" (%u command%s, %llu slot%s, %llu state byte%s, %llu %sargument%s%s)\n",
+           p->count, rt_plural(p->count),
            (unsigned long long)p->slots, rt_plural(p->slots), (unsigned long long)p->state_extent,
            rt_plural(p->state_extent), (unsigned long long)p->arguments, takes_options ? "file " : "",
            rt_plural(p->arguments), takes_options ? "; a request: train|predict and its options" : "");
@@ -721,7 +739,9 @@ int main(int argc, char **argv)
     }
     np_program program;
     if (np_decode(self.program, (size_t)self.program_size, &program, err)) {
-        fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", argv[0], err);
+        char shown[RT_IO_SHOWN_BYTES + 1];
+        fprintf(stderr, "native: %s: damaged host file: its program: %s; rebuild it\n", rt_io_shown(argv[0], shown),
+                err);
         return NP_EXIT_DAMAGED;
     }
     int takes_options = 0;       /* a request's program reads options (RequestOpen); any other reads its files only */
@@ -805,8 +825,8 @@ int main(int argc, char **argv)
     if (r < 0) {
         rt_io_discard(&h.files);          /* prepared temporaries (PrepareOutputs): nothing is published */
         fprintf(stderr, "native: %s", m.message);
-        if (m.fail_message)
-            fwrite(m.fail_message, 1, m.fail_length, stderr);
+        if (m.fail_message)         /* the plan's bytes, control characters as '?': one line */
+            np_put_shown(m.fail_message, m.fail_length, stderr);
         int own = m.fail_message && m.fail_length;        /* the message's tail: Fail's bytes, else the host's */
         np_request_failure_note(h.request_open ? &h.request : NULL, own ? (const char *)m.fail_message : m.message,
                                 own ? (size_t)m.fail_length : strlen(m.message), stderr);

@@ -14,6 +14,26 @@
 #define NP_EXIT_WAIT 4
 #define NP_EXIT_FAULT 10
 
+static int np_control(uint8_t c)
+{
+    return c < 0x20 || c == 0x7F;
+}
+
+void np_put_shown(const uint8_t *bytes, size_t length, FILE *to)
+{
+    for (size_t i = 0; i < length; i++)
+        fputc(np_control(bytes[i]) ? '?' : bytes[i], to);
+}
+
+size_t np_shown_copy(char *out, size_t room, const uint8_t *bytes, size_t length)
+{
+    size_t n = length < room - 1 ? length : room - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = np_control(bytes[i]) ? '?' : (char)bytes[i];
+    out[n] = 0;
+    return n;
+}
+
 double np_now_us(void)
 {
     struct timespec t;
@@ -163,7 +183,12 @@ int np_run(np_machine *m, uint32_t at)
             m->status = (int)c->n[0];
             m->fail_message = c->bytes;
             m->fail_length = c->bytes_length;
-            snprintf(m->message, sizeof m->message, "command %u (Fail): ", at);
+        {
+            char context[NP_ERR_BYTES] = "";
+            if (m->hooks->fail_context)
+                m->hooks->fail_context(m, context, sizeof context);
+            snprintf(m->message, sizeof m->message, "command %u (Fail%s): ", at, context);
+        }
             return -1;
         case NP_SET:
             if (operand(m, at, &c->v[0], &a))
@@ -269,7 +294,7 @@ int np_run(np_machine *m, uint32_t at)
                 const void *nul = c->bytes_length ? memchr(c->bytes, 0, c->bytes_length) : NULL;
                 size_t shown = nul ? (size_t)((const uint8_t *)nul - c->bytes) : (size_t)c->bytes_length;
                 fputs("native: telemetry ", stderr);
-                fwrite(c->bytes, 1, shown, stderr);
+                np_put_shown(c->bytes, shown, stderr);
                 fprintf(stderr, " +%llu us\n", (unsigned long long)(np_now_us() - m->start_us));
             }
             break;

@@ -13,6 +13,7 @@
 #define RT_NATIVE_MACHINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "native_program.h"
 
@@ -26,6 +27,10 @@ typedef struct {
     int (*wait)(np_machine *m, volatile uint8_t *word, uint64_t value, uint64_t timeout_ms, char *why);
     /* Every other command (files, device, peers, Submit): 0, or -1 after np_fault. */
     int (*other)(np_machine *m, uint32_t index, const np_command *c);
+    /* What a Fail's message is said with, beyond its command (NULL: nothing): the native host
+     * names the peers the program is connected to, "; peer 127.0.0.1:51234" -- a Fail's message
+     * is fixed when the host is built, so it cannot name the address a peer came from. */
+    void (*fail_context)(np_machine *m, char *out, size_t room);
 } np_hooks;
 
 struct np_machine {
@@ -71,6 +76,15 @@ int np_operand_value(np_machine *m, uint32_t index, const np_operand *o, uint64_
 /* Run from command `at` to the end of its fragment: 0 (ended), 1 (halted) or
  * -1 (stopped: m->status, m->message, and Fail's own bytes in fail_message). */
 int np_run(np_machine *m, uint32_t at);
+
+/* A plan's bytes on a message line -- a Fail's message, a Telemetry label, the program's identity
+ * in --version -- with each control character (a newline, a tab, NUL, DEL) shown as '?', so the
+ * line stays one line, as a path in a message is (host_io.h rt_io_shown); every other byte as it
+ * is.  np_put_shown writes them to `to`; np_shown_copy copies at most room - 1 of them into `out`,
+ * NUL-terminated (room > 0), returning the bytes copied.  bobc.reference.native_program's
+ * shown_line is the twin. */
+void np_put_shown(const uint8_t *bytes, size_t length, FILE *to);
+size_t np_shown_copy(char *out, size_t room, const uint8_t *bytes, size_t length);
 
 /* Microseconds on the monotonic clock (telemetry's time base). */
 double np_now_us(void);

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* what a refused Connect address should be (bobc.native.program SOCKADDR_HELP, the twin) */
+#define NP_SOCKADDR_HELP ": 2, 0, the port (big-endian), the 4 octets, 8 zero bytes; build it with " \
+    "linuxIPv4SocketAddress (Runtime.SocketAddress)"
+
 /* Each command's fields in encoding order (docs/platform.md's table):
  * n a natural, o an operand, b bytes, s an operation/conversion byte;
  * then how many command fields follow (tail, or body + tail, or two branches). */
@@ -151,12 +155,18 @@ static int check_command(np_program *p, unsigned i, char *err)
         break;
     case NP_OPEN_DEVICE:
         if (c->bytes_length != 16)
-            return say(err, "command %u (%s): the GPU UUID has %llu byte%s, not 16", i, name,
+            return say(err, "command %u (%s): the GPU UUID has %llu byte%s, not 16 (the UUID's raw bytes, not its "
+                        "text GPU-xxxxxxxx-...; 16 zero bytes for the first GPU)", i, name,
                         (unsigned long long)c->bytes_length, rt_plural(c->bytes_length));
         break;
     case NP_CONNECT:
-        if (c->bytes_length != 16 || c->bytes[0] != 2 || c->bytes[1] != 0)
-            return say(err, "command %u (%s): the socket address is not a 16-byte sockaddr_in (AF_INET)", i, name);
+        if (c->bytes_length != 16)
+            return say(err, "command %u (%s): the socket address has %llu byte%s, not the 16 of a sockaddr_in "
+                        "(AF_INET)%s", i, name, (unsigned long long)c->bytes_length, rt_plural(c->bytes_length),
+                        NP_SOCKADDR_HELP);
+        if (c->bytes[0] != 2 || c->bytes[1] != 0)
+            return say(err, "command %u (%s): the socket address starts %02x %02x, not AF_INET's 02 00 (a "
+                        "sockaddr_in)%s", i, name, c->bytes[0], c->bytes[1], NP_SOCKADDR_HELP);
         SLOT(c->n[1]);
         break;
     case NP_SUBMIT:

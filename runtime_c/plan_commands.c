@@ -43,7 +43,7 @@ static int plan_other(np_machine *m, uint32_t index, const np_command *c)
                     "files, device session, ring and has no peers: docs/host-steps.md)", np_code_name(c->code));
 }
 
-static const np_hooks plan_hooks = { plan_mapped, plan_wait, plan_other };
+static const np_hooks plan_hooks = { plan_mapped, plan_wait, plan_other, NULL };    /* a step has no peers */
 
 int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t size, uint32_t step,
                     rt_commands_memory memory, void *context, char *err)
@@ -88,8 +88,10 @@ int rt_commands_run(rt_commands_state *state, const uint8_t *program, size_t siz
     m.wait_status = RT_EXIT_GPU_FAULT;      /* the plan host's codes: 4 is a bad checkpoint there */
     int rc = 0;
     if (np_run(&m, 0) < 0) {
-        snprintf(err, RT_ERR_BYTES, "step %u (commands): %s%.*s; nothing was published", step, m.message,
-                 (int)m.fail_length, m.fail_message ? (const char *)m.fail_message : "");
+        char said[RT_ERR_BYTES];        /* a Fail's bytes, control characters as '?' (NUL too): one line */
+        np_shown_copy(said, sizeof said, m.fail_message ? m.fail_message : (const uint8_t *)"",
+                      m.fail_message ? (size_t)m.fail_length : 0);
+        snprintf(err, RT_ERR_BYTES, "step %u (commands): %s%s; nothing was published", step, m.message, said);
         rc = m.status;
     }
     np_free(&p);

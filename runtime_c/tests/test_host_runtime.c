@@ -795,7 +795,7 @@ static uint8_t *ring_mapped(np_machine *m, uint64_t address, uint64_t bytes)
 
 static void test_ring_slot(void)
 {
-    static const np_hooks hooks = { ring_mapped, NULL, NULL };
+    static const np_hooks hooks = { ring_mapped, NULL, NULL, NULL };
     np_command commands[1];
     memset(commands, 0, sizeof commands);
     commands[0].code = NP_SUBMIT;
@@ -1248,7 +1248,7 @@ static void test_repeat_nesting(void)
     CHECK(rc == 0 && p.count == 2 * NP_MAX_REPEAT_NESTING + 1, "%u nested Repeats: %d '%s'", NP_MAX_REPEAT_NESTING,
           rc, err);
     if (rc == 0) {
-        static const np_hooks hooks = { ring_mapped, NULL, nested_other };
+        static const np_hooks hooks = { ring_mapped, NULL, nested_other, NULL };
         uint64_t slots[1] = { 0 };
         uint8_t state[8] = { 0 };
         np_machine m;

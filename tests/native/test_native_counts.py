@@ -84,7 +84,8 @@ PROGRAMS = {
     "after the last command": (lambda k: program(END) + bytes(k),
                                lambda k: f"{k} byte{'s' * (k != 1)} after the program's last command"),
     "GPU UUID": (lambda k: program(command(16, data(bytes(k))) + END),
-                 lambda k: f"command 0 (OpenDevice): the GPU UUID has {k} byte{'s' * (k != 1)}, not 16"),
+                 lambda k: f"command 0 (OpenDevice): the GPU UUID has {k} byte{'s' * (k != 1)}, not 16 (the UUID's raw "
+                           "bytes, not its text GPU-xxxxxxxx-...; 16 zero bytes for the first GPU)"),
     # a Set's one field, a Repeat's two, still to come
     "fields to come": (lambda k: program(command(3, n(0), bytes([0]) + n(7)) if k == 1
                                          else command(12, bytes([0]) + n(3)), slots=1),

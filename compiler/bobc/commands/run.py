@@ -499,6 +499,29 @@ def run(args):
 NATIVE_NEEDS = "native needs --entry DEF: the native physical program (or its host) to run"
 
 
+def _refuse_program_as_built(program, entry: str, code: bytes) -> None:
+    """A NativePhysicalProgram DEF whose program the hosts refuse: there is no host file to call
+    damaged or to rebuild (a build refuses the program), so it is refused as `bobc build` refuses
+    it -- where the plan wrote the command, what to change -- with the host's status, 9."""
+    from ..errors import BobcError
+    from ..native import program as decoding
+    from ..native.writer import commands_written
+
+    try:
+        decoding.decode(code)
+    except decoding.ProgramError as error:
+        from ..language.intrinsics import IntrinsicContext
+
+        where = commands_written(IntrinsicContext(None, program), program.definition(entry).thunk)
+        refused = BobcError(f"the native physical program {entry} is refused: {error}",
+                            where(error.command, error.field),
+                            hint=f"a host would refuse it too, exit 9, and `bobc build` does "
+                                 f"({doc('native-host.md')}, \"Checks before the first command\"); change the value "
+                                 "the plan gives it")
+        refused.exit_code = 9
+        raise refused from None
+
+
 def run_native(plan_path, args) -> int:
     """`bobc run PLAN native --reference --entry DEF ARGUMENTS...`: DEF's native physical
     program (a NativePhysicalProgram, or the host artifact Bytes a build would write) on the
@@ -526,6 +549,7 @@ def run_native(plan_path, args) -> int:
 
         encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
         code = bytes(encoded.value)
+        _refuse_program_as_built(program, args.entry, code)
         from ..host.version import native_text
 
         build = native_text(target_named(args.target))      # what a build for this target writes

@@ -27,6 +27,9 @@ MAX_OUTPUT_FILES = 8
 # the bytes a ReadFile reads at most (NP_MAX_READ_BYTES): no input over 1 GiB is read
 MAX_READ_BYTES = 1 << 30
 REPEAT = 12
+# what a refused Connect address should be (runtime_c/native_program.c NP_SOCKADDR_HELP, the twin)
+SOCKADDR_HELP = (": 2, 0, the port (big-endian), the 4 octets, 8 zero bytes; build it with linuxIPv4SocketAddress "
+                 "(Runtime.SocketAddress)")
 
 # code -> (name, fields in encoding order, command fields that follow); docs/platform.md's table.
 # n a natural (8 bytes), o an operand (kind byte + 8), b bytes (8-byte length + bytes),
@@ -56,9 +59,10 @@ FILE_CODES = (14, 15, 25)
 class ProgramError(Exception):
     """A program the host refuses; the message is the host's.  `command`: the index of the command
     refused (None when the refusal is not one command's); `field`: which of its constructor's fields
-    holds the value refused (None: the command as a whole), so a writer can say where it was written."""
+    holds the value refused, or a tuple of them (a range's address and count; None: the command as a
+    whole), so a writer can say where it was written (bobc.native.writer.command_written)."""
 
-    def __init__(self, message: str, command: int | None = None, field: int | None = None):
+    def __init__(self, message: str, command: int | None = None, field=None):
         super().__init__(message)
         self.command = command
         self.field = field
@@ -211,47 +215,53 @@ def _check(p: Program, i: int, c: Command) -> None:
         if kind == 2 and not _in_state(p, value, 8):
             refuse(f"the state word at {value} is outside the {p.state_extent}-byte state")
 
-    def state_range(address: int, count: int, what: str):
+    def state_range(address: int, count: int, what: str, field):
         if not _in_state(p, address, count):
-            refuse(f"{what} [{address}, +{count}) is outside the {p.state_extent}-byte state")
+            refuse(f"{what} [{address}, +{count}) is outside the {p.state_extent}-byte state", field)
 
-    def slot(index: int):
+    def slot(index: int, field: int):
         if index >= p.slots:
-            refuse(f"slot {index}, but the program has {_count(p.slots, 'slot')}")
+            refuse(f"slot {index}, but the program has {_count(p.slots, 'slot')}", field)
 
     code, n = c.code, c.n
     if code == 2 and not 1 <= n[0] <= 255:
-        refuse(f"status {n[0]} is not 1-255")
+        refuse(f"status {n[0]} is not 1-255", field=0)
     elif code == 3:
-        slot(n[0])
+        slot(n[0], 0)
     elif code in (4, 5, 6, 7):
-        state_range(n[0], 8, "the destination word")
+        # Float and Convert: the operation's field first
+        state_range(n[0], 8, "the destination word", 1 if code in (6, 7) else 0)
     elif code == 8:
-        state_range(n[0], n[2], "the state range")
+        state_range(n[0], n[2], "the state range", (0, 2))
     elif code in (9, 14, 15):
-        state_range(n[1], n[2], "the state range")
+        state_range(n[1], n[2], "the state range", (1, 2))
         # no file over 1 GiB is read: such a ReadFile refuses every file (native_program.c)
         if code == 14 and n[2] > MAX_READ_BYTES:
             refuse(f"it reads {n[2]} bytes, more than the {MAX_READ_BYTES} (1 GiB) an input file may hold; read a "
                    "file of at most that", field=2)
     elif code in (20, 21):
-        slot(n[0])
-        state_range(n[1], n[2], "the state range")
+        slot(n[0], 0)
+        state_range(n[1], n[2], "the state range", (1, 2))
     elif code == 10 and n[1] not in (1, 2, 4, 8):
-        refuse(f"width {n[1]} is not 1, 2, 4 or 8")
+        refuse(f"width {n[1]} is not 1, 2, 4 or 8", field=1)
     elif code == 16 and len(c.data) != 16:
-        refuse(f"the GPU UUID has {_count(len(c.data), 'byte')}, not 16")
+        refuse(f"the GPU UUID has {_count(len(c.data), 'byte')}, not 16 (the UUID's raw bytes, not its text "
+               "GPU-xxxxxxxx-...; 16 zero bytes for the first GPU)", field=0)
     elif code == 19:
-        if len(c.data) != 16 or c.data[0] != 2 or c.data[1] != 0:
-            refuse("the socket address is not a 16-byte sockaddr_in (AF_INET)")
-        slot(n[1])
+        if len(c.data) != 16:
+            refuse(f"the socket address has {_count(len(c.data), 'byte')}, not the 16 of a sockaddr_in (AF_INET)"
+                   f"{SOCKADDR_HELP}", field=0)
+        if c.data[0] != 2 or c.data[1] != 0:
+            refuse(f"the socket address starts {c.data[0]:02x} {c.data[1]:02x}, not AF_INET's 02 00 (a sockaddr_in)"
+                   f"{SOCKADDR_HELP}", field=0)
+        slot(n[1], 2)
     elif code == 24:
         if n[1] == 0:
-            refuse("a ring of 0 entries")
+            refuse("a ring of 0 entries", field=1)
         # GPPut, (n + 1) mod entries, is a 32-bit word: a longer ring has puts it cannot hold
         if n[1] > MAX_RING_ENTRIES:
             refuse(f"a ring of {n[1]} entries, more than the {MAX_RING_ENTRIES} a 32-bit GPPut counts", field=1)
-        state_range(n[4], 8, "the issue counter")
+        state_range(n[4], 8, "the issue counter", 5)
     elif code == 26:
         if i != 0:
             refuse("a request is opened by the program's first command only")
@@ -259,11 +269,11 @@ def _check(p: Program, i: int, c: Command) -> None:
         try:
             parse_request(c.data)
         except RequestError as error:
-            refuse(f"the request's bytes: {error}")
-        state_range(n[0], 8, "the step word")
-        state_range(n[1], 8, "the predict word")
+            refuse(f"the request's bytes: {error}", field=0)
+        state_range(n[0], 8, "the step word", 1)
+        state_range(n[1], 8, "the predict word", 2)
     elif code == 35 and not 1 <= n[0] <= 4:
-        refuse(f"kind {n[0]} is not an embedded device image (1 program, 2 QMD, 3 pushbuffer, 4 GPFIFO)")
+        refuse(f"kind {n[0]} is not an embedded device image (1 program, 2 QMD, 3 pushbuffer, 4 GPFIFO)", field=0)
     if 27 <= code <= 34:
         if not p.commands or p.commands[0].code != 26:
             refuse("no request is open (RequestOpen must be the program's first command)")
@@ -288,9 +298,9 @@ def _check(p: Program, i: int, c: Command) -> None:
             if n[3] > room or n[2] > room - n[3]:
                 refuse(f"it writes {_count(n[2], 'byte')} at offset {n[3]}, past {where}", field=3)
         if code == 30:
-            state_range(n[1], n[2], "the state range")
+            state_range(n[1], n[2], "the state range", (1, 2))
         if code == 32:
-            state_range(n[1], 8, "the issue counter")
+            state_range(n[1], 8, "the issue counter", 1)
     if code in FILE_CODES:
         if n[0] >= 1 << 16:
             refuse(f"argument {n[0]} (at most 65535)")

@@ -24,17 +24,68 @@ from .artifact import trailer
 BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
 
 
-def native_host(program_bytes: bytes, target_name: str) -> bytes:
-    """The host executable for a program's canonical bytes, checked as the host checks them."""
+def native_host(program_bytes: bytes, target_name: str, where=None) -> bytes:
+    """The host executable for a program's canonical bytes, checked as the host checks them.
+    `where(command, field)`, when given, says where the plan wrote command `command` (its field
+    `field`; None: the program as a whole): the span a refusal names (commands_written)."""
+    def at(command, field=None):
+        return where(command, field) if where is not None else None
+
     try:
         program = decoding.decode(program_bytes)
     except decoding.ProgramError as error:
-        raise BobcError(f"the native physical program is refused: {error}",
+        raise BobcError(f"the native physical program is refused: {error}", at(error.command, error.field),
                         hint="the host would refuse it too "
                              f"({doc('native-host.md')}, \"Checks before the first command\"); change the value "
                              "the plan gives it") from None
-    _check_request_checkpoint(program)
+    _check_request_checkpoint(program, at)
     return host_interpreter(target_name) + trailer(program_bytes, target_name)
+
+
+def command_written(force, raw_commands, command, field=None, *outer):
+    """Where the plan wrote command `command` of the NativePhysicalCommands `raw_commands` (a
+    value as a constructor holds it, unforced) -- commands numbered as the hosts number them, in
+    the order their codes appear in the bytes (nativePhysicalCommandsBytes: a command, then its
+    fields of the family, a Repeat's body before its tail) -- or its field `field` (the
+    constructor's field index, or a tuple of them; None: the command): the first of the fields',
+    the command's and the `outer` values' places that was written outside the library (a command
+    a library helper rebuilt, as nativePhysicalSplice does, has only its fields' or an outer
+    value's), as extraction names a value (bobc.plan.extract.written); None when none says."""
+    from ..language.values import VCon
+    from ..plan.extract import written
+
+    if command is None:
+        return written(*outer)
+    pending, number = [raw_commands], 0
+    while pending:
+        raw = pending.pop()
+        value = force(raw)
+        if not isinstance(value, VCon):
+            break
+        if number == command:
+            fields = () if field is None else field if isinstance(field, tuple) else (field,)
+            own = [value.fields[index] for index in fields if index < len(value.fields)]
+            return written(*own, raw, *outer)
+        number += 1
+        pending.extend(value.fields[index] for index in reversed(value.ctor.recursive))
+    return written(*outer)
+
+
+def commands_written(context, raw_program):
+    """native_host's `where` for the NativePhysicalProgram `raw_program` (unforced, as the handler
+    receives it): command_written over its commands, the program's own place after them."""
+    from ..language.values import VCon
+    from ..plan.extract import written
+
+    def where(command, field):
+        force = context.program.force
+        top = force(raw_program)
+        if not isinstance(top, VCon) or not top.fields:
+            return written(raw_program)
+        # NativePhysicalProgramValue's last field: its commands
+        return command_written(force, top.fields[-1], command, field, raw_program)
+
+    return where
 
 
 _VERSIONED: dict = {}
@@ -67,7 +118,7 @@ def host_interpreter(target_name: str) -> bytes:
     return _VERSIONED[key]
 
 
-def _check_request_checkpoint(program) -> None:
+def _check_request_checkpoint(program, at=lambda command, field=None: None) -> None:
     """A request host (RequestOpen first) publishes checkpoints of its request's payload: held to
     the size a host reads back, as a plan host's contract is (certify.limits), so no build makes
     a host that cannot resume from its own checkpoint."""
@@ -78,7 +129,7 @@ def _check_request_checkpoint(program) -> None:
 
     finding = checkpoint_file_finding(parse_request(program.commands[0].data))
     if finding is not None:
-        raise BobcError(f"the native program's request is refused: {finding.message}",
+        raise BobcError(f"the native program's request is refused: {finding.message}", at(0, 0),
                         hint="make the model's checkpoint payload smaller (fewer or narrower parameters)")
 
 
@@ -94,7 +145,8 @@ def program_bytes_of(value, context) -> bytes:
 
 def encode_native_program(value, context):
     """The handler: a NativePhysicalProgram -> the host executable's bytes."""
-    return VBytes(native_host(program_bytes_of(value, context), context.target.name))
+    return VBytes(native_host(program_bytes_of(value, context), context.target.name,
+                              commands_written(context, value)))
 
 
 ADMITS_DEFINITION = "Platform.Linux.Nvidia.ResourcePlan.nvidiaResourceAdmitsLayout"
@@ -119,5 +171,6 @@ def encode_resource_host(value, context):
         raise BobcError(f"the resources {bytes(identity.value)!r} do not admit the host's layout "
                         f"(nvidiaResourceAdmitsLayout: a layout built for another driver interface)",
                         hint="build the layout with the resources' NvidiaPlanHostABI")
-    native = program.field(host, "nvidiaResourceHostProgram")
-    return VBytes(native_host(program_bytes_of(native, context), context.target.name))
+    native = host.fields[host.field_names.index("nvidiaResourceHostProgram")]     # unforced: where it was written
+    return VBytes(native_host(program_bytes_of(native, context), context.target.name,
+                              commands_written(context, native)))

@@ -51,10 +51,16 @@ def frame(commands_bytes: bytes) -> bytes:
 
 def refusal(program: native.Program) -> str | None:
     """Why a plan host will not run this program (the first refused command), or None."""
+    refused = refused_command(program)
+    return refused[1] if refused else None
+
+
+def refused_command(program: native.Program) -> tuple[int, str] | None:
+    """The first command a plan host will not run, and why (`refusal`'s words), or None."""
     for index, command in enumerate(program.commands):
         why = REFUSED.get(command.name)
         if why:
-            return f"command {index} ({command.name}) is not carried out inside a plan host: {why}"
+            return index, f"command {index} ({command.name}) is not carried out inside a plan host: {why}"
     return None
 
 
@@ -68,10 +74,17 @@ def program_bytes(language_program, value, where: str) -> bytes:
     try:
         decoded = native.decode(data)
     except native.ProgramError as error:
+        from ..native.writer import command_written
+
         raise BobcError(f"{where}: the native commands are refused: {error}",
+                        command_written(language_program.force, value, error.command, error.field, value),
                         hint="both hosts would refuse them too "
                              f"({doc('native-host.md')}, \"Checks before the first command\")") from None
-    why = refusal(decoded)
-    if why:
-        raise BobcError(f"{where}: {why}", hint=f"{doc('host-steps.md')}, \"Commands inside a plan host\"")
+    refused = refused_command(decoded)
+    if refused:
+        from ..native.writer import command_written
+
+        index, why = refused
+        raise BobcError(f"{where}: {why}", command_written(language_program.force, value, index, None, value),
+                        hint=f"{doc('host-steps.md')}, \"Commands inside a plan host\"")
     return data

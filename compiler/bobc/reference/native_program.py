@@ -57,6 +57,17 @@ class _Halt(Exception):
     pass
 
 
+_CONTROLS = bytes(range(0x20)) + b"\x7f"
+_SHOWN = bytes.maketrans(_CONTROLS, b"?" * len(_CONTROLS))
+
+
+def shown_line(data: bytes) -> bytes:
+    """A plan's bytes on a message line -- a Fail's message, a Telemetry label, the program's
+    identity in --version -- each control character (a newline, a tab, NUL, DEL) as '?', so the
+    line stays one line (runtime_c/native_machine.c np_put_shown, the twin)."""
+    return data.translate(_SHOWN)
+
+
 def _f64(bits: int) -> np.float64:
     return np.array([bits & MASK], dtype=np.uint64).view(np.float64)[0]
 
@@ -469,7 +480,12 @@ class Machine:
             if code == 1:
                 raise _Halt()
             if code == 2:
-                raise Stop(n[0], f"command {at} (Fail): ".encode("utf-8", "surrogateescape") + c.data)
+                # the peers it is connected to (native_host.c host_fail_context): a Fail's message is
+                # fixed when the host is built, so it cannot name the address a peer came from
+                peers = ", ".join(peer.remote for peer in self.peers)
+                context = f"; {'peers' if len(self.peers) > 1 else 'peer'} {peers}" if peers else ""
+                raise Stop(n[0], f"command {at} (Fail{context}): ".encode("utf-8", "surrogateescape")
+                           + shown_line(c.data))
             if code == 3:
                 self.slots[n[0]] = self._operand(at, c.v[0])
             elif code == 4:
@@ -513,7 +529,7 @@ class Machine:
                 if self.telemetry >= 0 and n[0] <= self.telemetry:
                     micros = int((time.monotonic() - self.start) * 1e6)
                     # the label up to its first NUL, as the C host prints it (a NUL-padded name)
-                    label = c.data.split(b"\0", 1)[0]
+                    label = shown_line(c.data.split(b"\0", 1)[0])
                     self.stderr.write(b"native: telemetry " + label + f" +{micros} us\n".encode("utf-8", "surrogateescape"))
             else:
                 self._other(at, c)
@@ -861,7 +877,7 @@ def help_text(program, name: str) -> str:
 def version_text(program, build: bytes, components: int) -> bytes:
     """`HOST --version` (runtime_c/native_host.c print_version): the build's facts -- the host's
     .bobc.version section, `build` (bobc.host.version.native_text) -- then the program's lines."""
-    identity = program.identity.split(b"\0")[0]            # printf's %.*s stops at a NUL
+    identity = shown_line(program.identity.split(b"\0")[0])     # up to its first NUL (a zero-padded name)
     # a request's program takes its input and outputs through options: said, not "0 arguments"
     request = any(c.name == "RequestOpen" for c in program.commands)
     arguments = (f"{_count(program.arguments, 'file argument')}; a request: train|predict and its options"
@@ -895,7 +911,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     try:
         program = decode(program_bytes)
     except ProgramError as error:
-        stderr.write(f"native: {name}: damaged host file: its program: {error}; rebuild it\n".encode("utf-8", "surrogateescape"))
+        stderr.write(f"native: {safe_io.shown(name)}: damaged host file: its program: {error}; rebuild it\n"
+                     .encode("utf-8", "surrogateescape"))
         return EXIT_DAMAGED
     if list(arguments) == ["--version"]:        # native_host.c: before anything else is judged
         if version is None:
@@ -922,7 +939,7 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
     if len(arguments) < program.arguments or (not takes_options and len(arguments) > program.arguments):
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
-        stderr.write(f"native: usage: {name}{listed}: the program names "
+        stderr.write(f"native: usage: {safe_io.shown(name)}{listed}: the program names "
                      f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode("utf-8", "surrogateescape"))
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
