@@ -329,6 +329,38 @@ def test_damaged_and_incomplete_journals_are_refused_alike(tool, tmp_path):
     assert files["c.bin"] == b"OLD"
 
 
+# A journal's numbers are decimal digits and nothing else (docs/runtime.md's form): a sign, a
+# space or a tab where the form has none is a damaged journal on both sides (host_io.c read them
+# with sscanf and strtoul, which take both), and a count of many digits is read by its value, never
+# a traceback (safe_io read it with int(), which refuses past Python's digit limit).  Both read
+# the journal's first JOURNAL_BYTES - 1 bytes (host_io.c JOURNAL_BYTES): a longer one is damaged.
+PADDED_COUNT = b"bob-journal 1 " + b"0" * 5000 + b"3\n"
+
+
+@pytest.mark.parametrize("case, old, new, completed", [
+    ("a signed count", b"bob-journal 1 3\n", b"bob-journal 1 +3\n", False),
+    ("a count after two spaces", b"bob-journal 1 3\n", b"bob-journal 1  3\n", False),
+    ("a tab between the header's words", b"bob-journal 1 3\n", b"bob-journal\t1 3\n", False),
+    ("a signed path length", b"\n", b"\n+", False),
+    ("a path length after a space", b"\n", b"\n ", False),
+    ("a count of 5,000 digits", b"bob-journal 1 3\n", PADDED_COUNT, True),
+    ("a count of 80,001 digits", b"bob-journal 1 3\n", b"bob-journal 1 " + b"0" * 80_000 + b"3\n", False),
+], ids=lambda value: value if isinstance(value, str) else "")
+def test_a_journal_not_in_its_form_is_damaged_alike(tool, tmp_path, case, old, new, completed):
+    def setup(folder):
+        paths = interrupted(folder)
+        journal = folder / ".c.bin.bob-journal"
+        journal.write_bytes(journal.read_bytes().replace(old, new, 1))
+        age(journal, 5)
+        return paths
+    code, message, files = both(tool, tmp_path, setup)
+    if completed:
+        assert code == 0 and (files["r.bin"], files["c.bin"]) == (b"NEW", b"NEW"), message
+    else:
+        assert code == 8 and "a damaged publication journal" in message, message
+        assert files["r.bin"] == b"OLD" and ".c.bin.bob-journal" in files
+
+
 @pytest.mark.parametrize("case", ["immutable output", "append-only output", "append-only folder",
                                   "immutable folder"])
 def test_an_output_a_rename_could_not_replace_is_refused_before_any_work(tool, tmp_path, case):
