@@ -555,14 +555,22 @@ void rt_io_discard(rt_io_files *files)
         files->outputs[i].prepared = 0;
 }
 
-static void test_pause(const char *variable)
+/* A tests-only setting's milliseconds, at most 10000: ASCII digits, six at most; `unset` for
+ * anything else (reference/safe_io.py _test_ms reads them alike). */
+static long test_ms(const char *variable, long unset)
 {
     const char *text = getenv(variable);
     if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 6)
-        return;
+        return unset;
     long ms = atol(text);
-    if (ms > 10000)
-        ms = 10000;
+    return ms > 10000 ? 10000 : ms;
+}
+
+static void test_pause(const char *variable)
+{
+    long ms = test_ms(variable, 0);
+    if (!ms)
+        return;
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
@@ -618,11 +626,7 @@ static void interrupted_while_waiting(int sig)
 
 static long lock_grace_ms(void)
 {
-    const char *text = getenv(LOCK_GRACE_VARIABLE);
-    if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 6)
-        return LOCK_GRACE_MS;
-    long ms = atol(text);
-    return ms > 10000 ? 10000 : ms;
+    return test_ms(LOCK_GRACE_VARIABLE, LOCK_GRACE_MS);
 }
 
 static long elapsed_ms(const struct timespec *since)

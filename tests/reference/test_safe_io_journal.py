@@ -541,3 +541,17 @@ def test_the_longest_output_name_publishes_with_its_journal(tool, tmp_path):
             expected = [option.encode() for option in OPTIONS]
         assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in names)
         assert [p.read_bytes() for p in names] == expected
+
+
+# ---- the tests-only millisecond settings (BOBC_IO_TEST_PAUSE_MS, ..._LOCK_PAUSE_MS, ..._LOCK_GRACE_MS) ----
+
+@pytest.mark.parametrize("text, ms", [("250", 250), ("099999", 10_000), ("", None), ("1234567", None),
+                                      ("\u0663", None), ("+5", None), (" 5", None)])
+def test_a_tests_only_pause_is_read_by_one_rule_as_the_host_reads_it(monkeypatch, text, ms):
+    """host_io.c reads the three alike (test_ms: ASCII digits, six at most, capped at 10,000 ms);
+    safe_io read the lock grace so and the two pauses by str.isdigit alone, so `1234567` (the host:
+    no pause) paused 10 s and an Arabic-Indic three (the host: no pause) 3 ms."""
+    for variable in (safe_io.PAUSE_VARIABLE, safe_io.LOCK_PAUSE_VARIABLE, safe_io.LOCK_GRACE_VARIABLE):
+        monkeypatch.setenv(variable, text)
+    assert safe_io._test_pause() == safe_io._test_pause(safe_io.LOCK_PAUSE_VARIABLE) == (ms or 0) / 1000
+    assert safe_io._lock_grace_s() == (safe_io.LOCK_GRACE_MS if ms is None else ms) / 1000

@@ -845,11 +845,19 @@ def _say_waiting(folder: str) -> None:
         pass
 
 
-def _lock_grace_s() -> float:
-    text = os.environ.get(LOCK_GRACE_VARIABLE, "")
+def _test_ms(variable: str) -> int | None:
+    """A tests-only setting's milliseconds, at most _PAUSE_LIMIT_MS, as host_io.c reads its own
+    (test_ms): ASCII digits, six at most; None for anything else (unset, empty, a sign, a space,
+    another script's digits, seven digits or more)."""
+    text = os.environ.get(variable, "")
     if text.isascii() and text.isdigit() and len(text) <= 6:
-        return min(int(text), _PAUSE_LIMIT_MS) / 1000
-    return LOCK_GRACE_MS / 1000
+        return min(int(text), _PAUSE_LIMIT_MS)
+    return None
+
+
+def _lock_grace_s() -> float:
+    ms = _test_ms(LOCK_GRACE_VARIABLE)
+    return (LOCK_GRACE_MS if ms is None else ms) / 1000
 
 
 def _wait_for_lock(fd: int, folder: str) -> None:
@@ -934,10 +942,7 @@ def unlock_folders(locks: list) -> None:
 
 
 def _test_pause(variable: str = PAUSE_VARIABLE) -> float:
-    text = os.environ.get(variable, "")
-    if text.isdigit():
-        return min(int(text), _PAUSE_LIMIT_MS) / 1000
-    return 0.0
+    return (_test_ms(variable) or 0) / 1000
 
 
 def _write_temporary(output: _Output) -> str:
