@@ -27,12 +27,12 @@ MIRRORS = [
     ("bobc.reference.safe_io", "JOURNAL_BYTES", "host_io.c", "JOURNAL_BYTES"),
     ("bobc.reference.safe_io", "LOCK_GRACE_MS", "host_io.c", "LOCK_GRACE_MS"),
     ("bobc.reference.plan_commands", "ERR_BYTES", "host_runtime.h", "RT_ERR_BYTES"),
-    ("bobc.reference.settings", "SHOWN_BYTES", "host_settings.c", "SHOWN_BYTES"),
+    ("bobc.reference.settings", "SHOWN_BYTES", "host_settings.h", "RT_SETTING_SHOWN_BYTES"),
     ("bobc.sim.invocation", "RING_ENTRIES", "nv_shim.h", "RT_GPU_DEFAULT_RING_ENTRIES"),
     ("bobc.sim.invocation", "STAT_BYTES", "plan_host.c", "BOBC_STAT_BYTES"),
     ("bobc.sim.invocation", "STAMP_SLOTS", "plan_host.c", "BOBC_STAMP_SLOTS"),
 ]
-HEADERS = ["host_io.h", "host_runtime.h", "nv_shim.h"]
+HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h"]
 
 
 def _gcc_or_skip():

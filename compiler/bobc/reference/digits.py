@@ -3,7 +3,7 @@ underscore, exponent, 0x or unit), at most a bound.
 
 The one reader of such a number on the Python side (a setting's value, bobc.reference.settings;
 a publication journal's counts, bobc.reference.safe_io), as runtime_c reads it digit by digit
-(host_settings.c decimal_in, host_io.c journal_read's decimal): leading zeros are taken, and a
+(host_settings.c rt_setting_decimal, host_io.c journal_number): leading zeros are taken, and a
 number of any length is judged by its value without converting more digits than the bound has,
 so neither Python's digit limit for int() nor a million digits is a failure.
 """

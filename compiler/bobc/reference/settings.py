@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .digits import decimal_at_most
 
-SHOWN_BYTES = 64             # host_settings.c: the most bytes of a value a refusal shows
+SHOWN_BYTES = 64             # host_settings.h RT_SETTING_SHOWN_BYTES: the most bytes of a value a refusal shows
 _CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
@@ -65,7 +65,7 @@ NATIVE_HOST = (GPU_MAPPING, DEVICE, PROFILE, GPU_TRACE, TELEMETRY, PEER_TIMEOUT)
 
 
 def shown_value(text: str) -> str:
-    """The value as a refusal shows it (host_settings.c shown_value): its first SHOWN_BYTES bytes,
+    """The value as a refusal shows it (host_settings.c rt_setting_shown): its first SHOWN_BYTES bytes,
     never half a UTF-8 character, and "..." when longer; a control character is '?'."""
     raw = os.fsencode(text)
     keep = len(raw)
