@@ -555,14 +555,22 @@ void rt_io_discard(rt_io_files *files)
         files->outputs[i].prepared = 0;
 }
 
-static void test_pause(const char *variable)
+/* A tests-only setting's milliseconds, at most 10000: ASCII digits, six at most; `unset` for
+ * anything else (reference/safe_io.py _test_ms reads them alike). */
+static long test_ms(const char *variable, long unset)
 {
     const char *text = getenv(variable);
     if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 6)
-        return;
+        return unset;
     long ms = atol(text);
-    if (ms > 10000)
-        ms = 10000;
+    return ms > 10000 ? 10000 : ms;
+}
+
+static void test_pause(const char *variable)
+{
+    long ms = test_ms(variable, 0);
+    if (!ms)
+        return;
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
@@ -618,11 +626,7 @@ static void interrupted_while_waiting(int sig)
 
 static long lock_grace_ms(void)
 {
-    const char *text = getenv(LOCK_GRACE_VARIABLE);
-    if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 6)
-        return LOCK_GRACE_MS;
-    long ms = atol(text);
-    return ms > 10000 ? 10000 : ms;
+    return test_ms(LOCK_GRACE_VARIABLE, LOCK_GRACE_MS);
 }
 
 static long elapsed_ms(const struct timespec *since)
@@ -800,6 +804,25 @@ static int journal_write(rt_io_files *files, char *journal, size_t journal_size,
     return 0;
 }
 
+/* A number of the journal's form at `p`: one or more ASCII digits (no sign, no space: strtoul and
+ * sscanf take both), at most `most`, leading zeros taken (reference/digits.py decimal_at_most).
+ * The end of its digits with *value, or NULL. */
+static const char *journal_number(const char *p, unsigned long most, unsigned long *value)
+{
+    unsigned long v = 0;
+    const char *start = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned long digit = (unsigned long)(*p - '0');
+        if (digit > most || v > (most - digit) / 10)
+            return NULL;
+        v = v * 10 + digit;
+    }
+    if (p == start)
+        return NULL;
+    *value = v;
+    return p;
+}
+
 /* The pairs of journal `path` into names[2 * pairs] and its modification time into *written;
  * the pair count, or -1 when it does not read back in the journal's form. */
 static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int most, struct timespec *written)
@@ -815,16 +838,17 @@ static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int mo
         return -1;
     *written = st.st_mtim;
     text[got] = 0;
-    int pairs, used;
-    if (sscanf(text, "bob-journal 1 %d%n", &pairs, &used) != 1 || pairs < 1 || pairs > most || text[used] != '\n')
+    static const char head[] = "bob-journal 1 ";
+    unsigned long pairs, len;
+    const char *p = strncmp(text, head, sizeof head - 1) ? NULL
+                                                         : journal_number(text + sizeof head - 1, (unsigned long)most, &pairs);
+    if (!p || pairs < 1 || *p != '\n')
         return -1;
-    const char *p = text + used + 1, *end = text + got;
-    for (int i = 0; i < 2 * pairs; i++) {
-        char *after;
-        errno = 0;
-        unsigned long len = strtoul(p, &after, 10);
-        if (after == p || *after != ' ' || errno || len == 0 || len >= RT_IO_PATH_BYTES ||
-            (size_t)(end - after) < len + 2 || after[1 + len] != '\n')
+    const char *end = text + got;
+    p++;
+    for (unsigned long i = 0; i < 2 * pairs; i++) {
+        const char *after = journal_number(p, RT_IO_PATH_BYTES - 1, &len);
+        if (!after || *after != ' ' || len == 0 || (size_t)(end - after) < len + 2 || after[1 + len] != '\n')
             return -1;
         memcpy(names[i], after + 1, len);
         names[i][len] = 0;
@@ -832,7 +856,7 @@ static int journal_read(const char *path, char names[][RT_IO_PATH_BYTES], int mo
             return -1;
         p = after + 2 + len;
     }
-    return (end - p == 4 && !memcmp(p, "end\n", 4)) ? pairs : -1;
+    return (end - p == 4 && !memcmp(p, "end\n", 4)) ? (int)pairs : -1;
 }
 
 /* Whether `temporary` is what write_temporary makes for `destination`: `DIR/.NAME.tmp-XXXXXX` (six

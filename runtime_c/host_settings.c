@@ -7,7 +7,6 @@
 
 #include "rt_exit.h"
 
-#define SHOWN_BYTES 64           /* the most bytes of a value a refusal shows */
 
 typedef struct {
     const char *variable;
@@ -44,22 +43,28 @@ const char *rt_setting_variable(rt_setting which)
     return rows[which].variable;
 }
 
-/* A decimal number of ASCII digits only (no sign, space, exponent, 0x or unit) in the row's
- * range: 0 with *value, else -1. */
-static int decimal_in(const setting_row *row, const char *text, unsigned long long *value)
+int rt_setting_decimal(const char *text, unsigned long long most, unsigned long long *value)
 {
     unsigned long long v = 0;
     if (!*text)
-        return -1;
+        return 0;
     for (const char *c = text; *c; c++) {
         if (*c < '0' || *c > '9')
-            return -1;
+            return 0;
         unsigned digit = (unsigned)(*c - '0');
-        if (v > (row->most - digit) / 10)
-            return -1;
+        if (digit > most || v > (most - digit) / 10)
+            return 0;
         v = v * 10 + digit;
     }
-    if (v < row->least)
+    *value = v;
+    return 1;
+}
+
+/* A decimal number (rt_setting_decimal) in the row's range: 0 with *value, else -1. */
+static int decimal_in(const setting_row *row, const char *text, unsigned long long *value)
+{
+    unsigned long long v;
+    if (!rt_setting_decimal(text, row->most, &v) || v < row->least)
         return -1;
     *value = v;
     return 0;
@@ -81,19 +86,18 @@ static const char *given(const setting_row *row)
     return text && (*text || row->empty_refused) ? text : NULL;
 }
 
-/* The value as a refusal shows it: its first SHOWN_BYTES bytes (never half a UTF-8 character)
- * and "..." when longer, a control character (a newline, a tab, DEL) as '?', so the refusal stays
- * one line and keeps what the setting accepts.  Kept apart from host_io.c's rt_io_shown, whose
- * paths keep their file names, so that the shim needs no more than this file. */
-static const char *shown_value(const char *text, char out[SHOWN_BYTES + 4])
+/* The value as a refusal shows it (host_settings.h); the refusal keeps what the setting accepts.
+ * Kept apart from host_io.c's rt_io_shown, whose paths keep their file names, so that the shim
+ * needs no more than this file. */
+const char *rt_setting_shown(const char *text, char out[RT_SETTING_SHOWN_BYTES + 4])
 {
     size_t n = strlen(text), keep = n;
-    if (n > SHOWN_BYTES) {
-        keep = SHOWN_BYTES;
+    if (n > RT_SETTING_SHOWN_BYTES) {
+        keep = RT_SETTING_SHOWN_BYTES;
         while (keep && ((unsigned char)text[keep] & 0xC0) == 0x80)
             keep--;
     }
-    snprintf(out, SHOWN_BYTES + 4, "%.*s%s", (int)keep, text, keep < n ? "..." : "");
+    snprintf(out, RT_SETTING_SHOWN_BYTES + 4, "%.*s%s", (int)keep, text, keep < n ? "..." : "");
     for (char *c = out; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7F)
             *c = '?';
@@ -108,8 +112,8 @@ int rt_settings_judge(const rt_setting *which, int count, char *err, size_t err_
         unsigned long long v;
         if (!text || (row->words ? word_in(row, text) >= 0 : decimal_in(row, text, &v) == 0))
             continue;
-        char shown[SHOWN_BYTES + 4];
-        snprintf(err, err_bytes, "%s=%s: %s", row->variable, shown_value(text, shown), row->expected);
+        char shown[RT_SETTING_SHOWN_BYTES + 4];
+        snprintf(err, err_bytes, "%s=%s: %s", row->variable, rt_setting_shown(text, shown), row->expected);
         return RT_EXIT_USAGE;
     }
     return 0;

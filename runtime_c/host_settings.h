@@ -41,4 +41,16 @@ int rt_setting_choice(rt_setting which, int unset);
  * unset, empty or (never judged) outside its range. */
 long long rt_setting_number(rt_setting which, long long unset);
 
+#define RT_SETTING_SHOWN_BYTES 64   /* the most bytes of a value a refusal shows */
+
+/* `text` as a setting's refusal shows it: its first RT_SETTING_SHOWN_BYTES bytes (never half a
+ * UTF-8 character) and "..." when longer, a control character (a newline, a tab, DEL) as '?', so
+ * the refusal stays one line.  For every setting a host judges, the table's and those judged
+ * elsewhere (native_device.c's NATIVE_GPU_*). */
+const char *rt_setting_shown(const char *text, char out[RT_SETTING_SHOWN_BYTES + 4]);
+
+/* Whether `text` is a decimal number as a setting writes one: ASCII digits only (no sign, space,
+ * exponent, 0x or unit), at most `most`; 1 with *value, else 0. */
+int rt_setting_decimal(const char *text, unsigned long long most, unsigned long long *value);
+
 #endif

@@ -88,7 +88,6 @@ static int rt_check_manifest(const rt_section *version, char *err, size_t err_by
 int rt_host_check_images(char *err, size_t err_bytes)
 {
     static const char *names[] = { ".bobc.program", ".bobc.qmd", ".bobc.push", ".bobc.gpfifo" };
-    static const char key[] = "plan identity: sha256 ";
     rt_section version = {0}, images[4] = {{0}};
     int rc = RT_EXIT_INTERNAL;
     uint8_t *all = NULL;
@@ -103,12 +102,7 @@ int rt_host_check_images(char *err, size_t err_bytes)
         total += 8 + images[i].size;
     }
     rc = RT_EXIT_INTERNAL;
-    const char *said = NULL;
-    for (size_t at = 0; at + sizeof key - 1 + 64 <= version.size; at++)
-        if ((at == 0 || version.data[at - 1] == '\n') && memcmp(version.data + at, key, sizeof key - 1) == 0) {
-            said = (const char *)version.data + at + sizeof key - 1;
-            break;
-        }
+    const char *said = version_value(&version, "plan identity: sha256 ");
     if (!said) {
         snprintf(err, err_bytes, "damaged host file: its version section names no plan identity; rebuild it (bobc build)");
         rc = RT_EXIT_DAMAGED_HOST;

@@ -53,6 +53,7 @@ void np_device_note_peer(const char *address, int listening, const struct timesp
 
 static int share_mode(int *mode, char *err)
 {
+    char shown[RT_SETTING_SHOWN_BYTES + 4];
     const char *v = getenv(NP_SHARE_GROUP_VARIABLE);
     if (!v || !*v || strcmp(v, "auto") == 0)
         *mode = SHARE_AUTO;
@@ -61,7 +62,8 @@ static int share_mode(int *mode, char *err)
     else if (strcmp(v, "1") == 0)
         *mode = SHARE_REQUIRED;
     else
-        return say(err, NP_STATUS_DEVICE, "%s=%s: expected auto (the default), 0 or 1", NP_SHARE_GROUP_VARIABLE, v);
+        return say(err, NP_STATUS_DEVICE, "%s=%s: expected auto (the default), 0 or 1", NP_SHARE_GROUP_VARIABLE,
+                   rt_setting_shown(v, shown));
     return 0;
 }
 
@@ -119,8 +121,11 @@ static int publish_group(const char *path, const rt_gpu *gpu, char *why)
     return 0;
 }
 
+/* The NATIVE_GPU_* settings, judged when OpenDevice runs (status 3), by the start-up settings'
+ * rules (host_settings.h): a number is ASCII digits alone, a value is shown on one line, cut. */
 static int read_config(rt_gpu_config *config, char *err)
 {
+    char shown[RT_SETTING_SHOWN_BYTES + 4];
     const char *preemption = getenv(NP_PREEMPTION_VARIABLE);
     if (preemption && *preemption) {
         static const char *const modes[] = { "wfi", "cta", "cilp" };
@@ -128,15 +133,15 @@ static int read_config(rt_gpu_config *config, char *err)
             if (strcmp(preemption, modes[k]) == 0)
                 config->compute_preemption = k + 1;
         if (!config->compute_preemption)
-            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE, preemption);
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected wfi, cta or cilp", NP_PREEMPTION_VARIABLE,
+                       rt_setting_shown(preemption, shown));
     }
     const char *timeslice = getenv(NP_TIMESLICE_VARIABLE);
     if (timeslice && *timeslice) {
-        char *end = NULL;
-        unsigned long us = strtoul(timeslice, &end, 10);
-        if (*end || us > 1000000)
+        unsigned long long us;
+        if (!rt_setting_decimal(timeslice, 1000000, &us))
             return say(err, NP_STATUS_DEVICE, "%s=%s: expected microseconds, 0 to 1000000 (0: the driver's default)",
-                       NP_TIMESLICE_VARIABLE, timeslice);
+                       NP_TIMESLICE_VARIABLE, rt_setting_shown(timeslice, shown));
         config->timeslice_us = (uint32_t)us;
     }
     const char *pages = getenv(NP_VIDEO_PAGES_VARIABLE);
@@ -144,7 +149,8 @@ static int read_config(rt_gpu_config *config, char *err)
         if (strcmp(pages, "4k") == 0)
             config->video_small_pages = 1;
         else if (strcmp(pages, "auto") != 0)
-            return say(err, NP_STATUS_DEVICE, "%s=%s: expected 4k or auto", NP_VIDEO_PAGES_VARIABLE, pages);
+            return say(err, NP_STATUS_DEVICE, "%s=%s: expected 4k or auto", NP_VIDEO_PAGES_VARIABLE,
+                       rt_setting_shown(pages, shown));
     }
     return 0;
 }

@@ -68,7 +68,13 @@ VARIANTS = {
     "a host ratio past binary64": (
         [("Bob/Learner.bob", "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 bobBeta1)",
           "(constructor NvidiaPlanHostConstant NvidiaPlanHostRatio (nat-power 2 2000) 1)")],
-        ["fill 0's value is the ratio 114813...(603 digits)/1, past binary64's largest finite value"]),
+        ["fill 0's value is the ratio 11481306952742545242...(603 digits)/1, past binary64's largest finite value"]),
+    # a natural in a plan error is shown as docs/limits.md says (language/quote.py show_natural: its
+    # first 20 digits and how many it has), here too: the numerator over 0 was printed whole
+    "a host ratio over 0": (
+        [("Bob/Learner.bob", "(constructor NvidiaPlanHostConstant NvidiaPlanHostFloat32 bobBeta1)",
+          "(constructor NvidiaPlanHostConstant NvidiaPlanHostRatio (nat-power 2 200000) 0)")],
+        ["fill 0's value is the ratio 99800518184712095608...(60,206 digits)/0"]),
     "a host buffer at 2^64": (
         [(NH, "              (constructor NvidiaPlanHostBuffers NvidiaPlanHostBuffersEnd)))))))",
           '              (bobBuffer b"extra" bobSystem (nat-power 2 64) 4096 '
@@ -116,6 +122,7 @@ PLACES = {
     "a fill's step past the host's u32": "Bob/Build/NativeHost.bob:169:15",
     "a host buffer at 2^64": "Bob/Build/NativeHost.bob:81:45",
     "a host ratio past binary64": "Bob/Learner.bob:43:5",
+    "a host ratio over 0": "Bob/Learner.bob:43:5",
     "a launch patching a word its kernel never reads": "Bob/Build/PhysicalComponents.bob:258:11",
     "a launch running another region's code": "Bob/Build/PhysicalComponents.bob:291:7",
     "a plan for a device bobc does not know": "Bob/Build/NativeHost.bob:28:5",

@@ -132,6 +132,33 @@ def test_a_telemetry_level_that_is_no_level_is_a_usage_error_on_both(programs, t
         assert (out.status, out.stderr) == (2, expected), out.stderr
 
 
+# A number of more digits than Python's int() converts (80,000 once the plan language is imported,
+# 4,300 before): the C host reads it digit by digit, so its value decides -- leading zeros are
+# taken, a larger number is refused -- and the reference says the same, never a traceback.
+MANY_ZEROS = "0" * 100_000
+
+
+@pytest.mark.parametrize("value, labels", [(MANY_ZEROS, []), (MANY_ZEROS + "1", [b"padded-label"]),
+                                           ("9" * 100_000, None)])
+def test_a_telemetry_level_of_many_digits_is_judged_by_its_value_on_both(programs, tmp_path, value, labels):
+    c, reference = both(programs, tmp_path, "padded", {"NATIVE_TELEMETRY": value})
+    for out in (c, reference):
+        if labels is None:
+            expected = f"native: NATIVE_TELEMETRY={value[:64]}...: {TELEMETRY_EXPECTED}\n".encode()
+            assert (out.status, out.stderr) == (2, expected), out.stderr[:300]
+        else:
+            assert out.status == 0, out.stderr[:300]
+            assert [re.fullmatch(rb"native: telemetry ([\w-]+) \+\d+ us", line).group(1)
+                    for line in out.stderr.splitlines()] == labels, out.stderr[:300]
+
+
+def test_a_peer_timeout_of_many_digits_is_its_value_on_both(programs, tmp_path):
+    c, reference = both(programs, tmp_path, "connecting", {"NATIVE_PEER_TIMEOUT_MS": MANY_ZEROS + "250"})
+    expected = f"native: command 0 (Connect): could not connect to 127.0.0.1:{programs['port']} within 250 ms"
+    for out in (c, reference):
+        assert out.status == 5 and out.stderr.decode().startswith(expected), out.stderr[:300]
+
+
 @pytest.mark.parametrize("value, labels", [("", []), ("0", []), ("1", [b"padded-label"]),
                                            ("9223372036854775807", [b"padded-label", b"third"])])
 def test_telemetry_lines_are_text_up_to_the_labels_first_nul(programs, tmp_path, value, labels):

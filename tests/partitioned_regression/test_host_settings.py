@@ -53,6 +53,28 @@ def test_an_unknown_setting_is_refused_by_name(worker1, tmp_path, variable, valu
     assert not (tmp_path / "w1").exists()
 
 
+@pytest.mark.parametrize("value", [" 64", "+64", "-0", "64 ", "0x40"])
+def test_a_timeslice_is_decimal_digits_alone(worker1, tmp_path, value):
+    """docs/native-host.md, "Settings": a number is ASCII decimal digits only, no sign or space
+    (native_device.c read it with strtoul, which takes a sign and leading white space)."""
+    done = run_against_listener(worker1, tmp_path, {"NATIVE_GPU_TIMESLICE_US": value})
+    assert done.returncode == 3 and f"NATIVE_GPU_TIMESLICE_US={value}: expected microseconds" in done.stderr, \
+        done.stderr
+
+
+@pytest.mark.parametrize("variable", ["NATIVE_GPU_SHARE_GROUP", "NATIVE_GPU_TIMESLICE_US", "NATIVE_GPU_PREEMPTION",
+                                      "NATIVE_GPU_VIDEO_PAGES"])
+def test_a_device_setting_is_shown_as_the_start_up_settings_are(worker1, tmp_path, variable):
+    """One line, a control character as '?', cut at 64 bytes never inside a character, as
+    host_settings.c shows the values it judges at start-up."""
+    done = run_against_listener(worker1, tmp_path, {variable: "1\nnative: all is well" + "é" * 40})
+    shown = "1?native: all is well" + "é" * 21 + "..."          # 21 + 2 * 21 = 63 bytes, then "..."
+    assert done.returncode == 3, done.stderr
+    assert [line for line in done.stderr.splitlines() if variable in line] == \
+        [line for line in done.stderr.splitlines() if f"{variable}={shown}: expected" in line], done.stderr
+    assert f"{variable}={shown}: expected" in done.stderr and "all is well\n" not in done.stderr, done.stderr
+
+
 def test_known_settings_pass_open_device(worker1, tmp_path):
     """With accepted settings the memory session opens and the host goes on to its first Submit,
     which a session without a GPU refuses (status 3, naming NATIVE_DEVICE=memory)."""

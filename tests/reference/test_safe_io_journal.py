@@ -329,6 +329,38 @@ def test_damaged_and_incomplete_journals_are_refused_alike(tool, tmp_path):
     assert files["c.bin"] == b"OLD"
 
 
+# A journal's numbers are decimal digits and nothing else (docs/runtime.md's form): a sign, a
+# space or a tab where the form has none is a damaged journal on both sides (host_io.c read them
+# with sscanf and strtoul, which take both), and a count of many digits is read by its value, never
+# a traceback (safe_io read it with int(), which refuses past Python's digit limit).  Both read
+# the journal's first JOURNAL_BYTES - 1 bytes (host_io.c JOURNAL_BYTES): a longer one is damaged.
+PADDED_COUNT = b"bob-journal 1 " + b"0" * 5000 + b"3\n"
+
+
+@pytest.mark.parametrize("case, old, new, completed", [
+    ("a signed count", b"bob-journal 1 3\n", b"bob-journal 1 +3\n", False),
+    ("a count after two spaces", b"bob-journal 1 3\n", b"bob-journal 1  3\n", False),
+    ("a tab between the header's words", b"bob-journal 1 3\n", b"bob-journal\t1 3\n", False),
+    ("a signed path length", b"\n", b"\n+", False),
+    ("a path length after a space", b"\n", b"\n ", False),
+    ("a count of 5,000 digits", b"bob-journal 1 3\n", PADDED_COUNT, True),
+    ("a count of 80,001 digits", b"bob-journal 1 3\n", b"bob-journal 1 " + b"0" * 80_000 + b"3\n", False),
+], ids=lambda value: value if isinstance(value, str) else "")
+def test_a_journal_not_in_its_form_is_damaged_alike(tool, tmp_path, case, old, new, completed):
+    def setup(folder):
+        paths = interrupted(folder)
+        journal = folder / ".c.bin.bob-journal"
+        journal.write_bytes(journal.read_bytes().replace(old, new, 1))
+        age(journal, 5)
+        return paths
+    code, message, files = both(tool, tmp_path, setup)
+    if completed:
+        assert code == 0 and (files["r.bin"], files["c.bin"]) == (b"NEW", b"NEW"), message
+    else:
+        assert code == 8 and "a damaged publication journal" in message, message
+        assert files["r.bin"] == b"OLD" and ".c.bin.bob-journal" in files
+
+
 @pytest.mark.parametrize("case", ["immutable output", "append-only output", "append-only folder",
                                   "immutable folder"])
 def test_an_output_a_rename_could_not_replace_is_refused_before_any_work(tool, tmp_path, case):
@@ -509,3 +541,17 @@ def test_the_longest_output_name_publishes_with_its_journal(tool, tmp_path):
             expected = [option.encode() for option in OPTIONS]
         assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in names)
         assert [p.read_bytes() for p in names] == expected
+
+
+# ---- the tests-only millisecond settings (BOBC_IO_TEST_PAUSE_MS, ..._LOCK_PAUSE_MS, ..._LOCK_GRACE_MS) ----
+
+@pytest.mark.parametrize("text, ms", [("250", 250), ("099999", 10_000), ("", None), ("1234567", None),
+                                      ("\u0663", None), ("+5", None), (" 5", None)])
+def test_a_tests_only_pause_is_read_by_one_rule_as_the_host_reads_it(monkeypatch, text, ms):
+    """host_io.c reads the three alike (test_ms: ASCII digits, six at most, capped at 10,000 ms);
+    safe_io read the lock grace so and the two pauses by str.isdigit alone, so `1234567` (the host:
+    no pause) paused 10 s and an Arabic-Indic three (the host: no pause) 3 ms."""
+    for variable in (safe_io.PAUSE_VARIABLE, safe_io.LOCK_PAUSE_VARIABLE, safe_io.LOCK_GRACE_VARIABLE):
+        monkeypatch.setenv(variable, text)
+    assert safe_io._test_pause() == safe_io._test_pause(safe_io.LOCK_PAUSE_VARIABLE) == (ms or 0) / 1000
+    assert safe_io._lock_grace_s() == (safe_io.LOCK_GRACE_MS if ms is None else ms) / 1000

@@ -90,6 +90,7 @@ from ..errors import shown_path, source_lines
 from ..resources import doc
 from ..sass.source import read_source, read_source_bytes
 from ..kernel_search import find_source  # noqa: F401  (the certifier's and decode's search, per target)
+from ..targets import TARGETS
 from .findings import Finding
 
 _CONTRACT = re.compile(r"^\s*//@\s*param\s+(\d+)\s+(pointer|scalar|unused)(?=\s|$)(.*)$")
@@ -115,9 +116,10 @@ _LINE = re.compile(r"^\s*//@\s*")
 # a comment that opens like a contract line but is not written `//@` (`// @ block 64`, `#@ block 64`): a plain
 # comment to the assembler, so the check it was written to declare would silently go away
 _SPACED_LINE = re.compile(r"^\s*(?://\s+|#\s*)(@)")
-# a launch's parameters lie in its bank 0 image, at most 1024 bytes on any target (Target.parameter_block_bytes):
-# no word past this one can be set
-LAST_WORD = 1024 // 8 - 1
+# a launch's parameters lie in its bank 0 image, at most PARAMETER_BYTES on any target (the largest
+# Target.parameter_block_bytes): no word past LAST_WORD can be set
+PARAMETER_BYTES = max(target.parameter_block_bytes for target in TARGETS.values())
+LAST_WORD = PARAMETER_BYTES // 8 - 1
 # the bits of each term a condition may test (lo[i], hi[i]: 32; word[i]: 64)
 _TERM_BITS = {"lo": 32, "hi": 32, "word": 64}
 _KINDS = ("pointer", "scalar", "unused")
@@ -426,7 +428,7 @@ def _parse_tensor_map(path, number: int, line: str) -> TensorMap:
         found = take(pattern, what)
         if _count(found.group(1)) > LAST_WORD:
             raise fail(found.start(1), f"word {_digits_shown(found.group(1))} is past every launch's parameters "
-                                       f"(at most 1024 bytes: words 0 to {LAST_WORD})")
+                                       f"(at most {PARAMETER_BYTES} bytes: words 0 to {LAST_WORD})")
         numbers.append(int(found.group(1)))
     word, pointer = numbers
     element = take(r"\s+(\S+)", "an element type")
@@ -540,7 +542,7 @@ def _expression_problem(expression: str) -> tuple[int, str] | None:
             return column, f"the word index {index!r} of {term} is not a number: {terms}, i a word's number"
         if int(index) > LAST_WORD:
             return column, (f"{name}[{_shown(int(index))}] names word {_shown(int(index))}, past every launch's "
-                            f"parameters (at most 1024 bytes: words 0 to {LAST_WORD})")
+                            f"parameters (at most {PARAMETER_BYTES} bytes: words 0 to {LAST_WORD})")
     return None
 
 
@@ -675,11 +677,11 @@ def _word_ranges(words: list[int]) -> str:
 
 
 def _block_limits():
-    from ..targets import TARGETS
     return next(iter(TARGETS.values())).limits      # every target's block bounds agree (targets.CC80_PLUS_LIMITS)
 
 
-_BLOCK_BOUNDS = "at most 1024 threads: x and y up to 1024, z up to 64"
+_BLOCK_BOUNDS = (f"at most {_block_limits().threads_per_block} threads: x and y up to {_block_limits().block_xy}, "
+                 f"z up to {_block_limits().block_z}")
 
 
 def _block_fits(block: tuple[int, int, int]) -> bool:
@@ -760,7 +762,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
                 raise ContractError(f"{path}:{number}:{table.start(1) + 1}: table {table.group(1)} rows "
                                     f"{table.group(2)} of {table.group(3)} reaches word "
                                     f"{_shown(first + rows * width - 1)}, past every launch's parameters (at most "
-                                    f"1024 bytes: words 0 to {LAST_WORD}); {form_text}")
+                                    f"{PARAMETER_BYTES} bytes: words 0 to {LAST_WORD}); {form_text}")
             tables.append(ParameterTable(first, rows, width, table.group(4).strip()))
             placed.append((tables[-1], number, table.start(2) + 1))
             continue
@@ -778,7 +780,7 @@ def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
             if _count(declared.group(1)) > LAST_WORD:
                 raise ContractError(f"{path}:{number}:{declared.start(1) + 1}: parameter word "
                                     f"{_digits_shown(declared.group(1))} is past every launch's parameters (at most "
-                                    f"1024 bytes: words 0 to {LAST_WORD}); word N is bytes 8N..8N+7 of the "
+                                    f"{PARAMETER_BYTES} bytes: words 0 to {LAST_WORD}); word N is bytes 8N..8N+7 of the "
                                     f"parameters")
             index, kind, rest = int(declared.group(1)), declared.group(2), declared.group(3).strip()
             if any(a.index == index for a in arguments):

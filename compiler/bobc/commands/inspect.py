@@ -62,7 +62,7 @@ def _inspect(path: Path, args) -> int:
     host_identity = sections.host_identity(data, path)
     needs = version.parse(found[version.SECTION]) if version.SECTION in found else {}
     recorded = version.recorded_identity(found.get(version.SECTION))
-    carried = version.identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
+    carried = version.carried_identity(found)
     damaged = recorded is not None and recorded != carried
     from ..errors import BobcError
 

@@ -219,6 +219,8 @@ def describe(executable: Path) -> str:
 # host_plan.c's local symbols), member by member by the layout declared below (PLAN_STRUCTS);
 # and every section that is not a .bobc.* one byte for byte.
 
+# the four device images, in the plan identity's order (host/version.py plan_identity; the host's
+# own check, runtime_c/host_version.c rt_host_check_images, reads them in this order too)
 IMAGE_SECTIONS = ("program", "qmd", "push", "gpfifo")
 # the .bobc.* sections a plan host carries (host/generate.py build_host): the four images, the
 # manifest, the version text; any other is compared byte for byte

@@ -20,6 +20,7 @@ from .. import __version__
 from ..errors import BobcError
 from ..nvidia.classes import class_name
 from ..resources import shared_folder
+from .sections import IMAGE_SECTIONS        # the images, in the plan identity's order
 
 SECTION = "version"
 UNKNOWN_COMMIT = "unknown (bobc was not run from a clean git checkout)"
@@ -87,17 +88,26 @@ def plan_identity(images) -> str:
     """sha256 over the four device images, in a fixed order: two hosts with the same identity run
     the same bytes on the GPU (the host checks its own sections against it at start:
     runtime_c/host_version.c rt_host_check_images)."""
-    return identity_of(images.program, images.qmd, images.push, images.gpfifo)
+    return identity_of(*(getattr(images, name) for name in IMAGE_SECTIONS))
+
+
+def carried_identity(found: dict[str, bytes]) -> str:
+    """plan_identity of the image sections a host carries (`found`, by short name; one missing
+    counts as empty), the identity `bobc inspect`, `dump` and `diff` judge a host by."""
+    return identity_of(*(found.get(name, b"") for name in IMAGE_SECTIONS))
 
 
 def identity_of(*parts: bytes) -> str:
-    """plan_identity of the images given in its order (program, QMD, pushbuffer, GPFIFO)."""
+    """plan_identity of the images given in its order (IMAGE_SECTIONS: program, QMD, pushbuffer,
+    GPFIFO)."""
     digest = hashlib.sha256()
     for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()
 
 
+# the version text's lines that record the identities, as the host finds them (runtime_c/host_version.c
+# version_value): written by text() below, read by recorded_identity
 IDENTITY_KEY = b"plan identity: sha256 "
 MANIFEST_KEY = b"manifest identity: sha256 "
 
@@ -148,7 +158,7 @@ def check_images(path, found: dict[str, bytes]) -> None:
         where = "it has no version section" if section is None else "its version section names no plan identity"
         raise DamagedHost(f"{path} is damaged: {where}, which the host checks its device images against "
                           "(the host refuses to run, exit 9)", hint=hint)
-    carried = identity_of(*(found.get(name, b"") for name in ("program", "qmd", "push", "gpfifo")))
+    carried = carried_identity(found)
     if said != carried:
         raise DamagedHost(f"{path} is damaged: its device images' sha256 is {carried}, the plan identity it was "
                           f"built with is {said} (the host refuses to run, exit 9)", hint=hint)
@@ -196,8 +206,8 @@ def text(built, target, plan_name: str = "") -> bytes:
     lines = [
         *build_lines(target),
         f"plan: {plan_name or images.manifest.get('plan', '?')}",
-        f"plan identity: sha256 {plan_identity(images)} (program, QMD, pushbuffer, GPFIFO images)",
-        f"manifest identity: sha256 {manifest_identity(manifest_section(images.manifest))} "
+        f"{IDENTITY_KEY.decode()}{plan_identity(images)} (program, QMD, pushbuffer, GPFIFO images)",
+        f"{MANIFEST_KEY.decode()}{manifest_identity(manifest_section(images.manifest))} "
         "(the .bobc.manifest section: the images' layout bobc dump, diff and inspect read)",
     ]
     return ("\n".join(lines) + "\n").encode()

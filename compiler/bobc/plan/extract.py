@@ -15,6 +15,7 @@ import dataclasses
 from fractions import Fraction
 
 from ..errors import BobcError, Span
+from ..language.quote import show_natural
 from ..language.values import origin
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
                    Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
@@ -763,16 +764,14 @@ def _constant(r: _Reader, value, what: str) -> Constant:
                    f"the host computes with finite constants; give a finite value's pattern", value)
         return Constant(float32_bits=bits)
     numerator, denominator = r.nat(v.fields[0], what), r.nat(v.fields[1], what)
+    # a natural as a plan error shows one (docs/limits.md: its first digits and how many it has)
     if denominator == 0:
-        r.fail(f"{what} is the ratio {numerator}/0", value)
+        r.fail(f"{what} is the ratio {show_natural(numerator)}/0", value)
     try:
         float(Fraction(numerator, denominator))
     except OverflowError:
-        def shown(n: int) -> str:
-            digits = str(n)
-            return digits if len(digits) <= 24 else f"{digits[:6]}...({len(digits)} digits)"
-        r.fail(f"{what} is the ratio {shown(numerator)}/{shown(denominator)}, past binary64's largest finite value (about "
-               f"1.8e308): the host computes its scalars in binary64; give a smaller ratio", value)
+        r.fail(f"{what} is the ratio {show_natural(numerator)}/{show_natural(denominator)}, past binary64's largest "
+               f"finite value (about 1.8e308): the host computes its scalars in binary64; give a smaller ratio", value)
     return Constant(numerator=numerator, denominator=denominator)
 
 

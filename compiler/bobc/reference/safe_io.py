@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 from ..errors import stderr_line   # one writer of a line on stderr, the CLI's too
 from ..native.words import count
+from .digits import decimal_at_most
 from .errors import BadCheckpoint, OutputWriteFailure
 
 INPUT_LIMIT_BYTES = 1 << 30          # no input larger than 1 GiB is read (docs/limits.md)
@@ -603,6 +604,10 @@ def _published_hint(done, journal=None, failed=None) -> str:
 JOURNAL_SUFFIX = ".bob-journal"
 JOURNAL_PAIRS = 8                   # runtime_c/host_io.h RT_IO_MAX_FILES
 JOURNAL_PATH_BYTES = 4096           # runtime_c/host_io.h RT_IO_PATH_BYTES
+# the bytes a journal is read from, at most JOURNAL_BYTES - 1 (host_io.c JOURNAL_BYTES): a longer
+# file does not read back in the journal's form on either side
+JOURNAL_BYTES = 2 * JOURNAL_PAIRS * (JOURNAL_PATH_BYTES + 96) + 64
+_JOURNAL_HEAD = b"bob-journal 1 "
 
 
 def journal_write(folder: str, base: str, pairs, output) -> str:
@@ -642,25 +647,23 @@ def journal_read(path: str):
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return None
-        data = os.read(fd, 1 << 20)
+        data = os.read(fd, JOURNAL_BYTES - 1)
     except OSError:
         return None
     finally:
         os.close(fd)
     head, _, rest = data.partition(b"\n")
-    words = head.split(b" ")
-    if len(words) != 3 or words[:2] != [b"bob-journal", b"1"] or not words[2].isdigit() \
-            or not 1 <= int(words[2]) <= JOURNAL_PAIRS:
+    pairs = decimal_at_most(head.removeprefix(_JOURNAL_HEAD), JOURNAL_PAIRS) if head.startswith(_JOURNAL_HEAD) else None
+    if not pairs:
         return None
     names = []
-    for _ in range(2 * int(words[2])):
-        size, space, rest = rest.partition(b" ")
-        if not space or not size.isdigit() or not 0 < int(size) < JOURNAL_PATH_BYTES \
-                or len(rest) < int(size) + 1 \
-                or rest[int(size):int(size) + 1] != b"\n" or b"\0" in rest[:int(size)]:
+    for _ in range(2 * pairs):
+        digits, space, rest = rest.partition(b" ")
+        size = decimal_at_most(digits, JOURNAL_PATH_BYTES - 1)
+        if not space or not size or len(rest) < size + 1 or rest[size:size + 1] != b"\n" or b"\0" in rest[:size]:
             return None
-        names.append(os.fsdecode(rest[:int(size)]))
-        rest = rest[int(size) + 1:]
+        names.append(os.fsdecode(rest[:size]))
+        rest = rest[size + 1:]
     if rest != b"end\n" or not names:
         return None
     return list(zip(names[0::2], names[1::2])), info.st_mtime_ns
@@ -842,11 +845,19 @@ def _say_waiting(folder: str) -> None:
         pass
 
 
-def _lock_grace_s() -> float:
-    text = os.environ.get(LOCK_GRACE_VARIABLE, "")
+def _test_ms(variable: str) -> int | None:
+    """A tests-only setting's milliseconds, at most _PAUSE_LIMIT_MS, as host_io.c reads its own
+    (test_ms): ASCII digits, six at most; None for anything else (unset, empty, a sign, a space,
+    another script's digits, seven digits or more)."""
+    text = os.environ.get(variable, "")
     if text.isascii() and text.isdigit() and len(text) <= 6:
-        return min(int(text), _PAUSE_LIMIT_MS) / 1000
-    return LOCK_GRACE_MS / 1000
+        return min(int(text), _PAUSE_LIMIT_MS)
+    return None
+
+
+def _lock_grace_s() -> float:
+    ms = _test_ms(LOCK_GRACE_VARIABLE)
+    return (LOCK_GRACE_MS if ms is None else ms) / 1000
 
 
 def _wait_for_lock(fd: int, folder: str) -> None:
@@ -931,10 +942,7 @@ def unlock_folders(locks: list) -> None:
 
 
 def _test_pause(variable: str = PAUSE_VARIABLE) -> float:
-    text = os.environ.get(variable, "")
-    if text.isdigit():
-        return min(int(text), _PAUSE_LIMIT_MS) / 1000
-    return 0.0
+    return (_test_ms(variable) or 0) / 1000
 
 
 def _write_temporary(output: _Output) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-SHOWN_BYTES = 64             # host_settings.c: the most bytes of a value a refusal shows
+from .digits import decimal_at_most
+
+SHOWN_BYTES = 64             # host_settings.h RT_SETTING_SHOWN_BYTES: the most bytes of a value a refusal shows
 _CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
@@ -31,7 +33,8 @@ class Setting:
     def accepts(self, text: str) -> bool:
         if self.words:
             return text in self.words
-        return _decimal(text, self.most) is not None and _decimal(text, self.most) >= self.least
+        value = decimal_at_most(text, self.most)
+        return value is not None and value >= self.least
 
     def value(self, environ, unset):
         """A word setting's index in its set, a number setting's number; `unset` when it is
@@ -39,16 +42,7 @@ class Setting:
         text = self.given(environ)
         if text is None or not self.accepts(text):
             return unset
-        return self.words.index(text) if self.words else int(text, 10)
-
-
-def _decimal(text: str, most: int) -> int | None:
-    """A decimal number of ASCII digits only (no sign, space, underscore, exponent, 0x or unit) at
-    most `most`, else None."""
-    if not text or not text.isascii() or not text.isdigit():
-        return None
-    value = int(text, 10)
-    return value if value <= most else None
+        return self.words.index(text) if self.words else decimal_at_most(text, self.most)
 
 
 GPU_MAPPING = Setting("BOBC_GPU_MAPPING", ("rm", "uvm"), expected="expected rm or uvm (or leave it unset)")
@@ -71,7 +65,7 @@ NATIVE_HOST = (GPU_MAPPING, DEVICE, PROFILE, GPU_TRACE, TELEMETRY, PEER_TIMEOUT)
 
 
 def shown_value(text: str) -> str:
-    """The value as a refusal shows it (host_settings.c shown_value): its first SHOWN_BYTES bytes,
+    """The value as a refusal shows it (host_settings.c rt_setting_shown): its first SHOWN_BYTES bytes,
     never half a UTF-8 character, and "..." when longer; a control character is '?'."""
     raw = os.fsencode(text)
     keep = len(raw)

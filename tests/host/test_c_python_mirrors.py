@@ -1,0 +1,132 @@
+"""Python copies of runtime_c's facts, held to the C (probe s35 dedupe, finding 5).
+
+Some of the C hosts' numbers and rules are restated in Python because the two sides cannot
+share code: each Python constant below names the macro it copies in a comment, and until now no
+test read that macro.  Here gcc evaluates each macro (so `(2 * RT_IO_MAX_FILES * ...)` is
+evaluated as the C compiler does, not re-read by a pattern), and the path-shortening rule a
+message applies to a path, written twice (runtime_c/host_io.c rt_io_shown, bobc.errors.shown),
+is run on both sides over the same paths.  Skipped where gcc is not there.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+# (Python module, its constant, runtime_c file that defines the macro, the macro)
+MIRRORS = [
+    ("bobc.errors", "SHOWN_BYTES", "host_io.h", "RT_IO_SHOWN_BYTES"),
+    ("bobc.errors", "_SHOWN_HEAD", "host_io.h", "RT_IO_SHOWN_HEAD"),
+    ("bobc.reference.safe_io", "NAME_ROOM", "host_io.h", "RT_IO_NAME_ROOM"),
+    ("bobc.reference.safe_io", "JOURNAL_PAIRS", "host_io.h", "RT_IO_MAX_FILES"),
+    ("bobc.reference.safe_io", "JOURNAL_PATH_BYTES", "host_io.h", "RT_IO_PATH_BYTES"),
+    ("bobc.reference.safe_io", "JOURNAL_BYTES", "host_io.c", "JOURNAL_BYTES"),
+    ("bobc.reference.safe_io", "LOCK_GRACE_MS", "host_io.c", "LOCK_GRACE_MS"),
+    ("bobc.reference.plan_commands", "ERR_BYTES", "host_runtime.h", "RT_ERR_BYTES"),
+    ("bobc.reference.settings", "SHOWN_BYTES", "host_settings.h", "RT_SETTING_SHOWN_BYTES"),
+    ("bobc.sim.invocation", "RING_ENTRIES", "nv_shim.h", "RT_GPU_DEFAULT_RING_ENTRIES"),
+    ("bobc.sim.invocation", "STAT_BYTES", "plan_host.c", "BOBC_STAT_BYTES"),
+    ("bobc.sim.invocation", "STAMP_SLOTS", "plan_host.c", "BOBC_STAMP_SLOTS"),
+]
+HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h"]
+
+
+def _gcc_or_skip():
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+
+
+def _definition(runtime, file: str, macro: str) -> str:
+    """The #define line of `macro` in a .c file (a .c file is not included whole: its own
+    macros are copied into the probe, after the headers they may use)."""
+    text = (runtime / file).read_text()
+    found = re.findall(rf"^#define\s+{macro}\b.*$", text, re.MULTILINE)
+    assert len(found) == 1, f"runtime_c/{file} defines {macro} {len(found)} times"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def c_values(repo, tmp_path_factory):
+    """Each macro of MIRRORS as the C compiler evaluates it."""
+    _gcc_or_skip()
+    runtime = repo / "runtime_c"
+    own = [_definition(runtime, file, macro) for _, _, file, macro in MIRRORS if file.endswith(".c")]
+    prints = "".join(f'    printf("{macro} %llu\\n", (unsigned long long)({macro}));\n' for _, _, _, macro in MIRRORS)
+    source = ("#include <stdio.h>\n" + "".join(f'#include "{h}"\n' for h in HEADERS) + "\n".join(own)
+              + "\nint main(void)\n{\n" + prints + "    return 0;\n}\n")
+    folder = tmp_path_factory.mktemp("mirrors")
+    (folder / "probe.c").write_text(source)
+    built = subprocess.run(["gcc", "-std=c11", "-D_DEFAULT_SOURCE", f"-I{runtime}", str(folder / "probe.c"),
+                            "-o", str(folder / "probe")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    out = subprocess.run([str(folder / "probe")], capture_output=True, text=True, check=True).stdout
+    return {name: int(value) for name, value in (line.split() for line in out.splitlines())}
+
+
+@pytest.mark.parametrize("module, constant, file, macro", MIRRORS, ids=[m[1] + "=" + m[3] for m in MIRRORS])
+def test_a_python_copy_of_a_runtime_macro_is_its_value(c_values, module, constant, file, macro):
+    value = getattr(importlib.import_module(module), constant)
+    assert value == c_values[macro], f"{module}.{constant} is {value}; runtime_c/{file} {macro} is {c_values[macro]}"
+
+
+def _paths() -> list[bytes]:
+    """Paths around the rule's edges: at, under and over 128 bytes; a last name longer and shorter
+    than the room beside the head; no slash; multi-byte characters across each cut; controls."""
+    out = []
+    for n in (1, 127, 128, 129, 130, 200, 5000):
+        out.append(b"a" * n)
+        out.append(b"/" + b"d" * max(n - 10, 0) + b"/name.bin")
+        out.append(b"/start/" + "é".encode() * n + b"/c.bin")
+        out.append(b"/s/" + b"x" * 60 + b"/" + "€".encode() * (n // 3 + 1))
+        out.append(b"/s/" + "😀".encode() * (n // 4 + 1) + b"/tail\n\t\x7f")
+    for shift in range(8):                      # a 4-byte character across the head's and the tail's cut
+        out.append(b"h" * (28 + shift) + "😀".encode() * 20 + b"/" + b"t" * (40 + shift) + "😀".encode() * 3)
+        out.append(b"/" + b"\xff\x80" * (70 + shift) + b"/" + b"\xc3" * shift)     # bytes that are no UTF-8
+    return out
+
+
+def test_a_shortened_path_is_the_same_on_both_sides(repo, tmp_path):
+    """bobc.errors.shown and host_io.c rt_io_shown give the same bytes for every path."""
+    _gcc_or_skip()
+    from bobc.errors import shown
+
+    runtime = repo / "runtime_c"
+    (tmp_path / "shown.c").write_text(r'''#include "host_io.h"
+#include <stdio.h>
+#include <string.h>
+/* one path a line, in hex; prints rt_io_shown's bytes the same way */
+int main(void)
+{
+    static char line[80000], raw[40000], out[RT_IO_SHOWN_BYTES + 1];
+    while (fgets(line, sizeof line, stdin)) {
+        size_t n = strcspn(line, "\n") / 2;
+        for (size_t i = 0; i < n; i++) {
+            unsigned v;
+            sscanf(line + 2 * i, "%2x", &v);
+            raw[i] = (char)v;
+        }
+        raw[n] = 0;
+        for (const unsigned char *p = (const unsigned char *)rt_io_shown(raw, out); *p; p++)
+            printf("%02x", *p);
+        printf("\n");
+    }
+    return 0;
+}
+''')
+    sources = ["host_io.c", "host_runtime.c", "nv_status.c", "nv_targets.c", "nv_shim.c", "plan_fill.c",
+               "host_settings.c"]
+    built = subprocess.run(["gcc", "-std=c11", "-D_DEFAULT_SOURCE", f"-I{runtime}", str(tmp_path / "shown.c"),
+                            *(str(runtime / s) for s in sources), "-lm", "-o", str(tmp_path / "shown")],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    paths = _paths()
+    out = subprocess.run([str(tmp_path / "shown")], input="".join(p.hex() + "\n" for p in paths),
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(out) == len(paths)
+    differing = [(path, bytes.fromhex(c), os.fsencode(shown(os.fsdecode(path))))
+                 for path, c in zip(paths, out) if bytes.fromhex(c) != os.fsencode(shown(os.fsdecode(path)))]
+    assert not differing, differing[:3]
