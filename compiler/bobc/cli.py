@@ -576,8 +576,10 @@ def _run(args, taken: dict) -> tuple[int, bool]:
     """The subcommand's exit code, and whether it is a refusal (BobcError)."""
     try:
         from .cache import process_temporaries
+        from .kernel_cache import recording
 
-        with process_temporaries():      # swept by the next command if this one is killed
+        # swept by the next command if this one is killed; the kernel sources read are this command's
+        with process_temporaries(), recording():
             code = int(args._module.run(args) or 0)
             _settle(taken)              # the outputs are written: removing the temporaries is all that is left
             return code, False

@@ -15,6 +15,7 @@ RecursionError are left retryable, so nothing is computed twice).
 """
 from __future__ import annotations
 
+import contextvars
 import gc
 import sys
 import threading
@@ -80,7 +81,9 @@ def _run_deep_uncollected(function, *args):
             # a recursion limit in proportion, before naming the limit (probe s33 resources 7)
             threading.stack_size(size)
             sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT * size // _BIG_STACK))
-            worker = threading.Thread(target=work, name="bobc-deep-evaluation", daemon=True)
+            # in the caller's context (contextvars: bobc.kernel_cache's records of what is read)
+            worker = threading.Thread(target=contextvars.copy_context().run, args=(work,),
+                                      name="bobc-deep-evaluation", daemon=True)
             try:
                 worker.start()
             except RuntimeError:            # Thread.start: "can't start new thread"

@@ -1,0 +1,61 @@
+"""Several compiles in one process (bobc used as a library: bobc.cli.main, bobc.language's API)
+give what each gives alone in a fresh process, and see the files as they are now (probe s35
+inprocess).  The oracle is a fresh `python -m bobc` process, never the in-process code's word."""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bobc import cache
+from bobc.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+BOB = REPO / "examples" / "bob" / "Bob" / "Build" / "NativeHost.bob"
+LINREG = REPO / "examples" / "linear_regression" / "LinReg" / "Build" / "NativeHost.bob"
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+
+def _fresh_bobc(argv, cache_folder, **env) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PYTHONPATH": str(REPO / "compiler"), "BOBC_CACHE_DIR": str(cache_folder), **env}
+    return subprocess.run([sys.executable, "-m", "bobc", *argv], env=environment, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _listings(folder: Path, monkeypatch) -> dict:
+    """kind/key -> the kernel sources (path, sha256 or absent) each stored result lists."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
+    found = {}
+    for kind in ("checked", "plans"):
+        for entry in sorted((folder / kind).iterdir()):
+            data = cache.read(kind, entry.name)
+            assert data is not None, entry
+            listing = json.loads(data[len(b"well typed\n"):]) if kind == "checked" else pickle.loads(data)[0]
+            found[f"{kind}/{entry.name}"] = listing
+    return found
+
+
+@needs_gcc
+def test_a_compiles_stored_results_list_only_the_kernel_sources_it_read(tmp_path, monkeypatch, capsys):
+    """Bob then LinReg built in one process: LinReg's stored verdict and plan list LinReg's kernel
+    sources, as a fresh process's do -- not Bob's too (a process-wide record made an edit to a Bob
+    kernel a miss for LinReg's results)."""
+    shared = tmp_path / "in-process"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(shared))
+    assert main(["build", str(BOB), "-o", str(tmp_path / "bob")]) == 0
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "linreg")]) == 0
+    capsys.readouterr()
+    fresh = tmp_path / "fresh"
+    for plan, name in ((BOB, "bob2"), (LINREG, "linreg2")):
+        run = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / name)], fresh)
+        assert run.returncode == 0, run.stderr
+    in_process = _listings(shared, monkeypatch)
+    assert in_process == _listings(fresh, monkeypatch)
+    assert any("linreg-sgd.sass" in path for listing in in_process.values() for path, _ in listing)
