@@ -59,3 +59,15 @@ def test_a_compiles_stored_results_list_only_the_kernel_sources_it_read(tmp_path
     in_process = _listings(shared, monkeypatch)
     assert in_process == _listings(fresh, monkeypatch)
     assert any("linreg-sgd.sass" in path for listing in in_process.values() for path, _ in listing)
+
+
+def test_a_commands_evaluation_step_limit_ends_with_it(tmp_path, monkeypatch, capsys):
+    """`--max-evaluation-steps` is one command's: the next main() call without it has the
+    default limit, and passes where a fresh `bobc check` does."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    plan = str(REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob")
+    assert main(["check", plan, "--max-evaluation-steps", "100"]) == 1
+    assert "more than the limit of 100" in capsys.readouterr().err
+    fresh = _fresh_bobc(["check", plan], "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert main(["check", plan]) == 0, capsys.readouterr().err

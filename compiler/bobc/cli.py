@@ -548,9 +548,10 @@ def _main(argv, taken: dict) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
         parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
-    if getattr(args, "max_evaluation_steps", None) is not None:
-        from .language import limits
+    from .language import limits
 
+    steps = limits.EVALUATION_STEPS     # this command's limit is its own: put back when it ends
+    if getattr(args, "max_evaluation_steps", None) is not None:
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     stdout = sys.stdout
     guarded = stdout is not None and not isinstance(stdout, _GuardedStdout)
@@ -568,6 +569,7 @@ def _main(argv, taken: dict) -> int:
             return code if failed else STDOUT_NOT_WRITTEN
         return code
     finally:
+        limits.EVALUATION_STEPS = steps
         if guarded:
             sys.stdout = stdout
 
