@@ -71,3 +71,31 @@ def test_a_commands_evaluation_step_limit_ends_with_it(tmp_path, monkeypatch, ca
     fresh = _fresh_bobc(["check", plan], "off")
     assert fresh.returncode == 0, fresh.stderr
     assert main(["check", plan]) == 0, capsys.readouterr().err
+
+
+def _compiler_on_path(folder: Path, real: str, tag: str, log: Path) -> None:
+    """A `gcc` in `folder` (a new file each time, as an upgrade installs one) that logs its
+    arguments after `tag`, then runs the real compiler."""
+    folder.mkdir(exist_ok=True)
+    made = folder / "gcc.new"
+    made.write_text(f'#!/bin/sh\necho "{tag} $*" >> "{log}"\nexec "{real}" "$@"\n')
+    made.chmod(0o755)
+    made.replace(folder / "gcc")
+
+
+@needs_gcc
+def test_a_compiler_replaced_between_builds_is_another_compiler(tmp_path, monkeypatch, capsys):
+    """A gcc upgraded while the process lives: its next build compiles the runtime with the new
+    one, as a fresh process does (its driver's stamp is another), never links the old one's objects."""
+    real = shutil.which("gcc")
+    bin_folder, log = tmp_path / "bin", tmp_path / "gcc.log"
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
+    _compiler_on_path(bin_folder, real, "old", log)
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "a")]) == 0
+    _compiler_on_path(bin_folder, real, "new", log)
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    runtime = str(REPO / "runtime_c" / "host_runtime.c")
+    compiled = [line.split()[0] for line in log.read_text().splitlines() if f"-c {runtime}" in line]
+    assert compiled == ["old", "new"]

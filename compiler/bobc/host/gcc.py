@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 from .. import cache
@@ -69,12 +68,13 @@ def compiler_identity(path: str) -> str:
     include (library_key adds those): the driver's resolved path and its file's size,
     modification time and inode (an upgrade of gcc replaces the driver), the assembler found
     on PATH (the same), and the environment variables gcc reads (GCC_ENVIRONMENT).
-    A stat rather than `gcc --version`: one process start less per build."""
+    A stat rather than `gcc --version`: one process start less per build.  Taken again on every
+    call, never kept for the process: a compiler upgraded while a process that builds lives is
+    another compiler to its next build too (probe s35 inprocess finding 3)."""
     environment = "".join(f"\n{name}={os.environ[name]!r}" for name in GCC_ENVIRONMENT if name in os.environ)
     return _driver_identity(path, shutil.which("as") or "") + environment
 
 
-@lru_cache(maxsize=None)
 def _driver_identity(path: str, assembler: str) -> str:
     resolved = Path(path).resolve()
     stamp = _stamp(resolved)
