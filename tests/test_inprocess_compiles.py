@@ -99,3 +99,30 @@ def test_a_compiler_replaced_between_builds_is_another_compiler(tmp_path, monkey
     runtime = str(REPO / "runtime_c" / "host_runtime.c")
     compiled = [line.split()[0] for line in log.read_text().splitlines() if f"-c {runtime}" in line]
     assert compiled == ["old", "new"]
+
+
+@needs_gcc
+@pytest.mark.parametrize("cached", [False, True])
+def test_an_edit_that_keeps_size_and_mtime_is_built(tmp_path, monkeypatch, capsys, cached):
+    """A module rewritten with bytes of the same size and its mtime kept (cp -p, rsync -t, tar; or
+    two writes in one clock tick): the next build in the process builds the new text, byte for
+    byte what a fresh process builds from it, not the tree parsed before."""
+    cache_folder = tmp_path / "cache" if cached else "off"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(cache_folder))
+    shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", tmp_path / "LinReg")
+    plan, model = tmp_path / "LinReg" / "Build" / "NativeHost.bob", tmp_path / "LinReg" / "Model.bob"
+    assert main(["build", str(plan), "-o", str(tmp_path / "a"), "--emit-c", str(tmp_path / "a.c")]) == 0
+    before = model.stat()
+    text = model.read_text()
+    edited = text.replace("linRegUpdatesPerInvocation : Nat = 20", "linRegUpdatesPerInvocation : Nat = 30")
+    assert edited != text and len(edited) == len(text)
+    model.write_text(edited)
+    os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (model.stat().st_size, model.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert main(["build", str(plan), "-o", str(tmp_path / "b"), "--emit-c", str(tmp_path / "b.c")]) == 0
+    capsys.readouterr()
+    fresh = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / "f"), "--emit-c", str(tmp_path / "f.c")], "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert (tmp_path / "f.c").read_bytes() != (tmp_path / "a.c").read_bytes()
+    assert (tmp_path / "b.c").read_bytes() == (tmp_path / "f.c").read_bytes()
+    assert (tmp_path / "b").read_bytes() == (tmp_path / "f").read_bytes()
