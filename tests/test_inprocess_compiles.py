@@ -126,3 +126,22 @@ def test_an_edit_that_keeps_size_and_mtime_is_built(tmp_path, monkeypatch, capsy
     assert (tmp_path / "f.c").read_bytes() != (tmp_path / "a.c").read_bytes()
     assert (tmp_path / "b.c").read_bytes() == (tmp_path / "f.c").read_bytes()
     assert (tmp_path / "b").read_bytes() == (tmp_path / "f").read_bytes()
+
+
+def test_each_program_has_its_own_evaluation_step_budget(monkeypatch):
+    """docs/limits.md: evaluation steps per program.  Two programs loaded in one process: the
+    check of one draws on its own budget only, not on what the other's check used (the documented
+    Python API, docs/language.md)."""
+    from bobc.language import core, limits, load_program
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    model = REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob"
+    alone = load_program(model)
+    alone.check()
+    used = core._fuel[1] - core._fuel[0]
+    assert used > 0
+    monkeypatch.setattr(limits, "EVALUATION_STEPS", used * 3 // 2)   # one check fits, two do not
+    first, second = load_program(model), load_program(model)
+    second.check()
+    first.check()                       # refused when its budget was the one second used
+    assert first._checked and second._checked

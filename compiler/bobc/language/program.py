@@ -157,7 +157,7 @@ def _recurring_function(error):
 class Program:
     def __init__(self, plan_path, include=(), target=SM86, intrinsics=None):
         self.target = target
-        c.reset_fuel()              # every program gets limits.EVALUATION_STEPS
+        self._fuel = c.new_fuel()   # every program gets limits.EVALUATION_STEPS, its own
         self.intrinsics = intrinsics if intrinsics is not None else Intrinsics()
         loader = ModuleLoader(include)
         plan = loader.load_plan(plan_path)
@@ -342,7 +342,9 @@ class Program:
 
     # ---- evaluation
     def _deep(self, function, *args):
-        """_run_deep, a nesting too deep naming the definition whose function recurred."""
+        """_run_deep, a nesting too deep naming the definition whose function recurred; the
+        evaluation draws on this program's own budget of steps."""
+        c.use_fuel(self._fuel)
         try:
             return _run_deep(function, *args)
         except EvalError as error:
