@@ -145,3 +145,29 @@ def test_each_program_has_its_own_evaluation_step_budget(monkeypatch):
     second.check()
     first.check()                       # refused when its budget was the one second used
     assert first._checked and second._checked
+
+
+@needs_gcc
+def test_builds_in_two_threads_give_what_each_gives_alone(tmp_path, monkeypatch, capsys):
+    """bobc.cli.main called from two threads at once: both builds succeed, each host byte for
+    byte what a fresh process builds (before: one command's temporaries folder was removed under
+    the other, "the C compiler failed ... No such file or directory")."""
+    import threading
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
+    plans = {"linreg": LINREG, "bob": BOB}
+    codes: dict = {}
+    threads = [threading.Thread(target=lambda name=name, plan=plan: codes.setdefault(
+        name, main(["build", str(plan), "-o", str(tmp_path / name), "--emit-c", str(tmp_path / f"{name}.c")])))
+        for name, plan in plans.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == {"linreg": 0, "bob": 0}, capsys.readouterr().err
+    for name, plan in plans.items():
+        fresh = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / f"{name}-fresh"), "--emit-c",
+                             str(tmp_path / f"{name}-fresh.c")], "off")
+        assert fresh.returncode == 0, fresh.stderr
+        assert (tmp_path / name).read_bytes() == (tmp_path / f"{name}-fresh").read_bytes()
+        assert (tmp_path / f"{name}.c").read_bytes() == (tmp_path / f"{name}-fresh.c").read_bytes()

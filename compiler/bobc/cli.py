@@ -6,6 +6,7 @@ message with a non-zero exit code; a traceback means a bug in bobc.
 """
 from __future__ import annotations
 
+import _thread
 import argparse
 import importlib
 import sys
@@ -450,8 +451,17 @@ def main(argv: list[str] | None = None) -> int:
     taken: dict = {}
     stderr = sys.stderr
     stdout = sys.stdout
+    waited = False
     try:
         taken = _take_signals()
+        # one command at a time in a process: a command's temporaries folder (tempfile.tempdir),
+        # stdout, limits and the evaluator's budget are the process's, so two commands run in two
+        # threads at once broke each other ("the C compiler failed: ... No such file or
+        # directory": probe s35 inprocess finding 6); the second waits for the first to end
+        _COMMAND.acquire()
+        waited = True
+        stderr = sys.stderr
+        stdout = sys.stdout
         if stderr is None:          # stderr closed (2>&-): a message goes nowhere, never to stdout
             _stderr_sink()
         if stdout is None:          # stdout closed (>&-): as a stdout that cannot be written
@@ -474,7 +484,12 @@ def main(argv: list[str] | None = None) -> int:
                 sink.close()
             if stdout is None:
                 sys.stdout = None
+        if waited:
+            _COMMAND.release()
     return code
+
+
+_COMMAND = _thread.RLock()      # held by the command running in this process (main)
 
 
 class _ClosedStdout:
