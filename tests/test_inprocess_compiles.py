@@ -171,3 +171,16 @@ def test_builds_in_two_threads_give_what_each_gives_alone(tmp_path, monkeypatch,
         assert fresh.returncode == 0, fresh.stderr
         assert (tmp_path / name).read_bytes() == (tmp_path / f"{name}-fresh").read_bytes()
         assert (tmp_path / f"{name}.c").read_bytes() == (tmp_path / f"{name}-fresh.c").read_bytes()
+
+
+def test_the_nvidia_tool_named_by_the_environment_now_is_the_one_used(tmp_path, monkeypatch):
+    """BOBC_NVDISASM set, changed or unset while the process lives: each later look-up follows it
+    (README: BOBC_NVDISASM names the nvdisasm), not the first one's answer."""
+    from bobc import nvtools
+
+    monkeypatch.setenv("BOBC_NVDISASM", str(tmp_path / "first"))
+    assert nvtools.nvdisasm() == str(tmp_path / "first")
+    monkeypatch.setenv("BOBC_NVDISASM", str(tmp_path / "second"))
+    assert nvtools.nvdisasm() == str(tmp_path / "second")
+    monkeypatch.setenv("BOBC_PTXAS", str(tmp_path / "ptxas"))
+    assert nvtools.ptxas() == str(tmp_path / "ptxas")
