@@ -184,3 +184,32 @@ def test_the_nvidia_tool_named_by_the_environment_now_is_the_one_used(tmp_path, 
     assert nvtools.nvdisasm() == str(tmp_path / "second")
     monkeypatch.setenv("BOBC_PTXAS", str(tmp_path / "ptxas"))
     assert nvtools.ptxas() == str(tmp_path / "ptxas")
+
+
+@needs_gcc
+def test_a_full_cache_folder_is_one_commands_story(tmp_path, monkeypatch, capsys):
+    """The cache folder full during one command (warned, nothing stored), then freed: the next
+    command of the process stores its objects in the cache again, as a fresh process does; never
+    a process that compiles outside the cache for good, silently."""
+    real = shutil.which("gcc")
+    cache_folder, full = tmp_path / "cache", tmp_path / "full"
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "gcc").write_text(f"""#!/bin/sh
+if [ -e "{full}" ]; then for word in "$@"; do
+  case "$word" in {cache_folder}/*) echo "as: Fatal error: can't write 17 bytes to section .text of $word: 'No space left on device'" >&2; exit 1;; esac
+done; fi
+exec "{real}" "$@"
+""")
+    (bin_folder / "gcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(cache_folder))
+    full.touch()
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "a")]) == 0
+    assert "has no room" in capsys.readouterr().err
+    assert not (cache_folder / "runtime-objects").exists() or not list((cache_folder / "runtime-objects").iterdir())
+    full.unlink()
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "b")]) == 0
+    said = capsys.readouterr().err
+    assert "no room" not in said and "(once: later builds with this runtime and C compiler reuse it" in said
+    assert [p for p in (cache_folder / "runtime-objects").iterdir() if not p.name.startswith(".")]
