@@ -29,16 +29,6 @@ def _bobc(argv, cache) -> subprocess.CompletedProcess:
         pytest.fail(f"bobc {' '.join(argv)} did not end in 60 s (blocked on a FIFO?)")
 
 
-@pytest.fixture(autouse=True)
-def _own_sources_read(monkeypatch):
-    """The kernel sources this test's in-process builds read are its own: bobc.kernel_cache keeps
-    every source a process read (for the results it stores), and a FIFO left in one's place would
-    make every later in-process build's result a miss (tests/test_kernel_search.py, test_recall.py)."""
-    from bobc import kernel_cache
-
-    monkeypatch.setattr(kernel_cache, "_SOURCES_READ", {})
-
-
 def _warm_linreg(tmp_path, cache_dir, capsys) -> Path:
     shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", tmp_path / "LinReg")
     plan = tmp_path / "LinReg" / "Build" / "NativeHost.bob"

@@ -6,6 +6,7 @@ message with a non-zero exit code; a traceback means a bug in bobc.
 """
 from __future__ import annotations
 
+import _thread
 import argparse
 import importlib
 import sys
@@ -450,8 +451,17 @@ def main(argv: list[str] | None = None) -> int:
     taken: dict = {}
     stderr = sys.stderr
     stdout = sys.stdout
+    waited = False
     try:
         taken = _take_signals()
+        # one command at a time in a process: a command's temporaries folder (tempfile.tempdir),
+        # stdout, limits and the evaluator's budget are the process's, so two commands run in two
+        # threads at once broke each other ("the C compiler failed: ... No such file or
+        # directory": probe s35 inprocess finding 6); the second waits for the first to end
+        _COMMAND.acquire()
+        waited = True
+        stderr = sys.stderr
+        stdout = sys.stdout
         if stderr is None:          # stderr closed (2>&-): a message goes nowhere, never to stdout
             _stderr_sink()
         if stdout is None:          # stdout closed (>&-): as a stdout that cannot be written
@@ -474,7 +484,12 @@ def main(argv: list[str] | None = None) -> int:
                 sink.close()
             if stdout is None:
                 sys.stdout = None
+        if waited:
+            _COMMAND.release()
     return code
+
+
+_COMMAND = _thread.RLock()      # held by the command running in this process (main)
 
 
 class _ClosedStdout:
@@ -548,9 +563,10 @@ def _main(argv, taken: dict) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:       # named by the subcommand's parser, so the pointer is to `bobc CMD --help`
         parser.subcommand_parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
-    if getattr(args, "max_evaluation_steps", None) is not None:
-        from .language import limits
+    from .language import limits
 
+    steps = limits.EVALUATION_STEPS     # this command's limit is its own: put back when it ends
+    if getattr(args, "max_evaluation_steps", None) is not None:
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     stdout = sys.stdout
     guarded = stdout is not None and not isinstance(stdout, _GuardedStdout)
@@ -568,6 +584,7 @@ def _main(argv, taken: dict) -> int:
             return code if failed else STDOUT_NOT_WRITTEN
         return code
     finally:
+        limits.EVALUATION_STEPS = steps
         if guarded:
             sys.stdout = stdout
 
@@ -576,8 +593,10 @@ def _run(args, taken: dict) -> tuple[int, bool]:
     """The subcommand's exit code, and whether it is a refusal (BobcError)."""
     try:
         from .cache import process_temporaries
+        from .kernel_cache import recording
 
-        with process_temporaries():      # swept by the next command if this one is killed
+        # swept by the next command if this one is killed; the kernel sources read are this command's
+        with process_temporaries(), recording():
             code = int(args._module.run(args) or 0)
             _settle(taken)              # the outputs are written: removing the temporaries is all that is left
             return code, False

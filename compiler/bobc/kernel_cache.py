@@ -9,6 +9,8 @@ source raises every time: only successes are stored.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 from pathlib import Path
 
@@ -16,30 +18,78 @@ from . import cache
 
 _PACKAGE = Path(__file__).resolve().parent
 _IDENTITY: bytes | None = None
-# target name -> kernel source path -> SHA-256 of the bytes assembled for it, or ABSENT
-_SOURCES_READ: dict[str, dict[str, str]] = {}
 ABSENT = "absent"       # a candidate looked for and not found (a per-target variant; bobc.kernel_search)
+
+# A record of the kernel sources read: target name -> kernel source path -> SHA-256 of the bytes
+# assembled for it, or ABSENT.  Each compile keeps its own (never one for the whole process: a
+# result stored by a process's second compile listed every source its first read, so an edit to
+# a kernel the second plan never reads made its results misses).  The records open now, innermost
+# last, in this thread's context: a read is noted in every one of them (`recording`).
+_OPEN: contextvars.ContextVar[tuple] = contextvars.ContextVar("bobc_kernel_sources_read", default=())
 
 
 def _target_name(target) -> str:
     return getattr(target, "name", str(target))
 
 
-def sources_read(target) -> list[list[str]]:
-    """[path, sha256] of every kernel source this process assembled (or took from the cache)
-    for `target`, and [path, ABSENT] of each source looked for and not found (a variant that
-    does not exist yet): what a result computed from them must be checked against before it
-    is reused (bobc.stored).  Per target: a process that builds for sm_86 and sm_90 keeps the
-    sm_86 results independent of sm_90's variants."""
-    return [[path, digest] for path, digest in sorted(_SOURCES_READ.get(_target_name(target), {}).items())]
+@contextlib.contextmanager
+def recording(record: dict | None = None):
+    """`with recording(record):` every kernel source read or looked for meanwhile (in this thread,
+    and in the threads started with its context) is noted in `record` (a fresh one when None) as
+    well as in the records open around it; yields the record."""
+    record = {} if record is None else record
+    token = _OPEN.set(_OPEN.get() + (record,))
+    try:
+        yield record
+    finally:
+        _OPEN.reset(token)
+
+
+def program_record(program) -> dict:
+    """The record of the kernel sources evaluating `program` read (bobc.plan.intrinsics notes its
+    encoders' reads there): what a result computed from the program is stored with (bobc.stored)."""
+    record = getattr(program, "bobc_sources_read", None)
+    if record is None:
+        record = {}
+        try:
+            program.bobc_sources_read = record
+        except AttributeError:
+            pass
+    return record
+
+
+def sources_read(target, record: dict | None = None) -> list[list[str]]:
+    """[path, sha256] of every kernel source assembled (or taken from the cache) for `target`, and
+    [path, ABSENT] of each source looked for and not found (a variant that does not exist yet),
+    as `record` holds them (program_record's), else as the records open now do (`recording`; none
+    open: nothing): what a result computed from them must be checked against before it is reused
+    (bobc.stored).  Per target: a compile for sm_86 and sm_90 keeps the sm_86 results independent
+    of sm_90's variants."""
+    records = (record,) if record is not None else _OPEN.get()
+    found: dict[str, str] = {}
+    for each in records:
+        for path, digest in each.get(_target_name(target), {}).items():
+            if found.get(path, ABSENT) == ABSENT:
+                found[path] = digest
+    return [[path, digest] for path, digest in sorted(found.items())]
+
+
+def _note(name: str, path: str, digest: str) -> None:
+    """Note that `path` was read (its SHA-256) or looked for and absent (ABSENT, which never
+    replaces a read) for target `name`, in every open record."""
+    for record in _OPEN.get():
+        read = record.setdefault(name, {})
+        if digest == ABSENT:
+            read.setdefault(path, ABSENT)
+        else:
+            read[path] = digest
 
 
 def note_absent(paths, target) -> None:
     """Record that these kernel sources were looked for for `target` and did not exist (so one
     that appears later, such as a new `x.sm_90.sass` beside `x.sass`, makes a kept result a miss)."""
-    read = _SOURCES_READ.setdefault(_target_name(target), {})
     for path in paths:
-        read.setdefault(str(path), ABSENT)
+        _note(_target_name(target), str(path), ABSENT)
 
 
 def _assembler_identity() -> bytes:
@@ -68,7 +118,7 @@ def assemble_kernel(source_path, target, launched: bool = True):
     name = _target_name(target)
     for _ in range(5):
         data = read_source_bytes(path)    # the assembler's bounded reader: refused by name, unread, past 4 MiB
-        _SOURCES_READ.setdefault(name, {})[str(path)] = hashlib.sha256(data).hexdigest()
+        _note(name, str(path), hashlib.sha256(data).hexdigest())
         key = cache.digest(_assembler_identity(), str(path), name, data, "launched" if launched else "as written")
         assembled = cache.load("kernels", key, Assembled)
         if assembled is not None:

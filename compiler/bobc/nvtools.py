@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from functools import cache
 from pathlib import Path
 
 
@@ -26,9 +25,10 @@ def _package_bins() -> list[Path]:
     return bins
 
 
-@cache
 def find_tool(name: str) -> str | None:
-    """The path of NVIDIA tool `name`, or None when it is not installed."""
+    """The path of NVIDIA tool `name`, or None when it is not installed: looked for on every call
+    (a few stats), so a process that lives on sees BOBC_NVDISASM / BOBC_PTXAS, PATH and the
+    packages as they are now, not as its first call found them (probe s35 inprocess finding 7)."""
     override = os.environ.get(f"BOBC_{name.upper()}")
     if override:
         return override

@@ -92,7 +92,7 @@ def keep_verdict(program) -> None:
     if key is None:
         return
     program.bobc_verdict = key
-    cache.write("checked", key, WELL_TYPED + json.dumps(kernel_cache.sources_read(program.target)).encode())
+    cache.write("checked", key, WELL_TYPED + json.dumps(_read_by(program)).encode())
 
 
 # The layout of a plans/ entry: change when it changes.  It is in the entry's key and its record,
@@ -126,12 +126,16 @@ def _kept(kind: str, key: str | None, size: int) -> tuple | None:
     return tuple(values) if len(values) == size and _files_unchanged(listing) else None
 
 
-def _keep(kind: str, key: str | None, target, *values) -> None:
-    """Store `values` under `kind/key` with the kernel sources read so far for `target` (their
-    SHA-256, and the variants looked for and absent)."""
+def _read_by(program) -> list:
+    """The kernel sources evaluating `program` read for its target (their SHA-256, and the variants
+    looked for and absent): its own record, never another compile's of this process."""
+    return kernel_cache.sources_read(program.target, kernel_cache.program_record(program))
+
+
+def _keep(kind: str, key: str | None, program, *values) -> None:
+    """Store `values` under `kind/key` with the kernel sources evaluating `program` read so far."""
     if key is not None:
-        cache.write(kind, key, pickle.dumps((kernel_cache.sources_read(target), *values),
-                                            protocol=pickle.HIGHEST_PROTOCOL))
+        cache.write(kind, key, pickle.dumps((_read_by(program), *values), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def whole_facts(facts) -> bool:
@@ -158,7 +162,7 @@ def plan(program, entry):
 
 def keep_plan(program, entry, found, facts) -> None:
     """Keep the Plan `found` extracted for `entry` with its kernel facts (KERNEL_FACTS)."""
-    _keep("plans", _plan_key(program, entry), program.target,
+    _keep("plans", _plan_key(program, entry), program,
           {"format": PLAN_FORMAT, "plan": found, "facts": facts})
 
 
@@ -188,4 +192,4 @@ def artifact(verdict: str | None, entry: str, interpreter: bytes) -> bytes | Non
 
 def keep_artifact(program, entry: str, data: bytes) -> None:
     """Keep a well-typed program's artifact for `entry` (after it was built and checked)."""
-    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program.target, data)
+    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program, data)

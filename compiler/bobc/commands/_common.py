@@ -112,9 +112,9 @@ def kernel_files(program, plan, target) -> list[Path]:
     `target` read, for its outputs' alias checks: each region's source as the certifier finds it
     (bobc.kernel_search, in the program's search path, then specs/; with a per-target variant,
     its base beside it, which the search reads to compare their .kernel names) -- read on every
-    build, loaded or recalled from the cache -- and every source this process assembled for
+    build, loaded or recalled from the cache -- and every source this command assembled for
     `target` (bobc.kernel_cache.sources_read: the ones evaluating the plan read, bobc's own
-    stage kernel).  A path that is not there now is left out (read_files)."""
+    stage kernel; cli.main records them per command).  A path that is not there now is left out (read_files)."""
     from ..errors import BobcError
     from ..kernel_cache import ABSENT, sources_read
     from ..kernel_search import find_source, variant_suffix
@@ -134,7 +134,9 @@ def kernel_files(program, plan, target) -> list[Path]:
         if suffix is not None:
             base = source.with_name(source.name.removesuffix(f".{suffix}.sass") + ".sass")
             found.setdefault(str(base), base)
-    for path, digest in sources_read(target):
+    from ..kernel_cache import program_record
+
+    for path, digest in sources_read(target) + sources_read(target, program_record(program)):
         if digest != ABSENT:
             found.setdefault(path, Path(path))
     return list(found.values())

@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 from .. import cache
@@ -69,12 +68,13 @@ def compiler_identity(path: str) -> str:
     include (library_key adds those): the driver's resolved path and its file's size,
     modification time and inode (an upgrade of gcc replaces the driver), the assembler found
     on PATH (the same), and the environment variables gcc reads (GCC_ENVIRONMENT).
-    A stat rather than `gcc --version`: one process start less per build."""
+    A stat rather than `gcc --version`: one process start less per build.  Taken again on every
+    call, never kept for the process: a compiler upgraded while a process that builds lives is
+    another compiler to its next build too (probe s35 inprocess finding 3)."""
     environment = "".join(f"\n{name}={os.environ[name]!r}" for name in GCC_ENVIRONMENT if name in os.environ)
     return _driver_identity(path, shutil.which("as") or "") + environment
 
 
-@lru_cache(maxsize=None)
 def _driver_identity(path: str, assembler: str) -> str:
     resolved = Path(path).resolve()
     stamp = _stamp(resolved)
@@ -420,7 +420,7 @@ def compiling_notice(scratch: Path) -> None:
         from ..errors import shown
 
         why = f"the cache folder {shown(root)} cannot be written: every build compiles it"
-        if _warned_full_cache:
+        if _cache_full_this_command():
             why = f"the cache folder {shown(root)} has no room: this build stores nothing there"
     try:
         if sys.stderr is not None:
@@ -480,18 +480,30 @@ def _in_cache(scratch: Path) -> bool:
     return root is not None and root.resolve() in scratch.resolve().parents
 
 
-_warned_full_cache = False
+# the command (its temporaries folder, tempfile.gettempdir(): cache.process_temporaries makes one
+# per command) whose compile found the cache folder full; None when none did.  Never a flag for the
+# process: one full cache made every later command of a process that lives on compile outside the
+# cache and store nothing, without a word, after the space was freed (probe s35 inprocess)
+_warned_full_cache: str | None = None
+
+
+def _cache_full_this_command() -> bool:
+    import tempfile
+
+    return _warned_full_cache is not None and _warned_full_cache == tempfile.gettempdir()
 
 
 def _warn_full_cache(words: str) -> None:
     """One line on stderr, once per command: the cache folder had no room, so this build
     compiled outside it and stored nothing (docs/cache.md: a cache only saves work)."""
     global _warned_full_cache
+    import tempfile
+
     from ..errors import shown
 
-    if _warned_full_cache:
+    if _cache_full_this_command():
         return
-    _warned_full_cache = True
+    _warned_full_cache = tempfile.gettempdir()
     try:
         if sys.stderr is not None:
             print(f"bobc: warning: the cache folder {shown(cache.folder())} has no room ({words}): "
@@ -509,7 +521,7 @@ def _compiled(kind: str, compile_in, notice=None) -> tuple[Path, bool]:
     one warning line says so (_warn_full_cache): a full cache folder loses the saving, not the
     build; the command's later compiles go there at once.  A failure there too is the error.
     `notice`: called with the scratch folder before compiling (compiling_notice)."""
-    if not _warned_full_cache:
+    if not _cache_full_this_command():
         scratch = cache.scratch_folder(kind)
         if notice is not None:
             notice(scratch)

@@ -238,13 +238,30 @@ class Let(Term):
         return self.body.ev((self.value.lazy(env), env))
 
 
-# Evaluation steps left (limits.EVALUATION_STEPS per program: reset_fuel()).
+# Evaluation steps left, of the program evaluating now: each Program has its own budget
+# (limits.EVALUATION_STEPS: new_fuel), which its evaluation puts here (use_fuel).
 _fuel = [limits.EVALUATION_STEPS, limits.EVALUATION_STEPS]   # left, given
 
 
 def reset_fuel(steps: int | None = None) -> None:
+    """Give the budget evaluating now `steps` (limits.EVALUATION_STEPS when None) afresh."""
     given = limits.EVALUATION_STEPS if steps is None else steps
     _fuel[:] = [given, given]
+
+
+def new_fuel() -> list:
+    """A program's own budget of evaluation steps (limits.EVALUATION_STEPS), evaluating now."""
+    fuel = [limits.EVALUATION_STEPS, limits.EVALUATION_STEPS]
+    use_fuel(fuel)
+    return fuel
+
+
+def use_fuel(fuel: list) -> None:
+    """Evaluation from now on draws on `fuel` (a program's: new_fuel), never on another program's
+    budget (probe s35 inprocess finding 5: loading a program refilled every program's budget,
+    and one's check drew on another's)."""
+    global _fuel
+    _fuel = fuel
 
 
 def _burn(steps: int, span) -> None:

@@ -154,25 +154,33 @@ def module_relative_path(name: str) -> Path:
     return Path(*name.split(".")).with_suffix(".bob")
 
 
-_PARSED: dict = {}      # (resolved path, mtime_ns, size) -> syntax.Module
+_PARSED: dict = {}      # resolved path -> (SHA-256 of the bytes parsed, syntax.Module): each file's latest
 
 
 def parse_cached(path) -> Module:
-    """Parse a module file, reusing the tree while the file is unchanged.
+    """Parse a module file, reusing the tree while the file holds the same bytes.
 
     Syntax trees are never modified after parsing, so every Program of this
     process can share them (a build that loads a plan twice parses it once),
-    and later processes can too: see parse_stored.
+    and later processes can too: see parse_stored.  What the file holds decides, never its
+    size and mtime: an edit that keeps both (cp -p, rsync -t, tar, two writes in one clock
+    tick) is seen by a process's next compile as by a fresh process (probe s35 inprocess
+    finding 4).  One tree a file: the memo does not grow with each edit.
     """
+    import hashlib
+
     path = Path(path)
     try:
-        status = path.stat()
+        data = read_module_bytes(path)
     except OSError:
-        return _parse_file(path)
-    key = (str(path.resolve()), status.st_mtime_ns, status.st_size)
-    module = _PARSED.get(key)
-    if module is None or module.path != path:
-        module = _PARSED[key] = parse_stored(path)
+        return _parse_file(path)        # says what is wrong with the file
+    key = str(path.resolve())
+    digest = hashlib.sha256(data).digest()
+    kept = _PARSED.get(key)
+    if kept is not None and kept[0] == digest and kept[1].path == path:
+        return kept[1]
+    module = parse_stored(path, data)
+    _PARSED[key] = (digest, module)
     return module
 
 
@@ -228,15 +236,17 @@ JUDGED_BYTES = 4096
 _SUSPECT_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
-def parse_stored(path: Path) -> Module:
-    """Parse `path`, or load its tree from bobc's user cache (bobc/cache.py), keyed by a hash of
-    the file's bytes, its path (spans name it) and the parser's identity: an edit to the file,
-    the grammar or the parser is a new key.  Loading a stored tree skips importing lark, building
-    the LALR tables and parsing, most of `bobc check`'s time (bench/results/profiles)."""
+def parse_stored(path: Path, data: bytes | None = None) -> Module:
+    """Parse `path` (whose bytes are `data` when the caller read them), or load its tree from
+    bobc's user cache (bobc/cache.py), keyed by a hash of the file's bytes, its path (spans name
+    it) and the parser's identity: an edit to the file, the grammar or the parser is a new key.
+    Loading a stored tree skips importing lark, building the LALR tables and parsing, most of
+    `bobc check`'s time (bench/results/profiles)."""
     from .. import cache
 
     try:
-        data = read_module_bytes(path)
+        if data is None:
+            data = read_module_bytes(path)
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return _parse_file(path)        # says what is wrong with the file

@@ -15,6 +15,7 @@ RecursionError are left retryable, so nothing is computed twice).
 """
 from __future__ import annotations
 
+import contextvars
 import gc
 import sys
 import threading
@@ -80,7 +81,9 @@ def _run_deep_uncollected(function, *args):
             # a recursion limit in proportion, before naming the limit (probe s33 resources 7)
             threading.stack_size(size)
             sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT * size // _BIG_STACK))
-            worker = threading.Thread(target=work, name="bobc-deep-evaluation", daemon=True)
+            # in the caller's context (contextvars: bobc.kernel_cache's records of what is read)
+            worker = threading.Thread(target=contextvars.copy_context().run, args=(work,),
+                                      name="bobc-deep-evaluation", daemon=True)
             try:
                 worker.start()
             except RuntimeError:            # Thread.start: "can't start new thread"
@@ -154,7 +157,7 @@ def _recurring_function(error):
 class Program:
     def __init__(self, plan_path, include=(), target=SM86, intrinsics=None):
         self.target = target
-        c.reset_fuel()              # every program gets limits.EVALUATION_STEPS
+        self._fuel = c.new_fuel()   # every program gets limits.EVALUATION_STEPS, its own
         self.intrinsics = intrinsics if intrinsics is not None else Intrinsics()
         loader = ModuleLoader(include)
         plan = loader.load_plan(plan_path)
@@ -339,7 +342,9 @@ class Program:
 
     # ---- evaluation
     def _deep(self, function, *args):
-        """_run_deep, a nesting too deep naming the definition whose function recurred."""
+        """_run_deep, a nesting too deep naming the definition whose function recurred; the
+        evaluation draws on this program's own budget of steps."""
+        c.use_fuel(self._fuel)
         try:
             return _run_deep(function, *args)
         except EvalError as error:

@@ -256,15 +256,28 @@ def default_intrinsics() -> Intrinsics:
     encoders = _Encoders()
     registry = Intrinsics()
     registry.encoders = encoders
-    registry.register("SM86Program", encoders.kernel)
-    registry.register("SM86ProgramSharedMemory", encoders.shared_memory)
-    registry.register("NvidiaWholeProgramPlan", encoders.whole_program)
-    registry.register("NvidiaResidentProgram", encoders.resident_program)
+    registry.register("SM86Program", _recorded(encoders.kernel))
+    registry.register("SM86ProgramSharedMemory", _recorded(encoders.shared_memory))
+    registry.register("NvidiaWholeProgramPlan", _recorded(encoders.whole_program))
+    registry.register("NvidiaResidentProgram", _recorded(encoders.resident_program))
     from ..native.writer import encode_native_program, encode_resource_host
 
-    registry.register("NativePhysicalProgram", encode_native_program)   # docs/native-host.md
-    registry.register("NvidiaResourceHost", encode_resource_host)
+    registry.register("NativePhysicalProgram", _recorded(encode_native_program))   # docs/native-host.md
+    registry.register("NvidiaResourceHost", _recorded(encode_resource_host))
     return registry
+
+
+def _recorded(handler):
+    """`handler`, the kernel sources it reads or looks for noted in the record of the program
+    being evaluated (bobc.kernel_cache.program_record): what that program's stored results list,
+    whatever else the process compiles before, after or between."""
+    from ..kernel_cache import program_record, recording
+
+    def encode(value, context):
+        with recording(program_record(context.program)):
+            return handler(value, context)
+
+    return encode
 
 
 def _assembled_as(registry: Intrinsics, plan) -> dict:

@@ -1,0 +1,215 @@
+"""Several compiles in one process (bobc used as a library: bobc.cli.main, bobc.language's API)
+give what each gives alone in a fresh process, and see the files as they are now (probe s35
+inprocess).  The oracle is a fresh `python -m bobc` process, never the in-process code's word."""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bobc import cache
+from bobc.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+BOB = REPO / "examples" / "bob" / "Bob" / "Build" / "NativeHost.bob"
+LINREG = REPO / "examples" / "linear_regression" / "LinReg" / "Build" / "NativeHost.bob"
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+
+def _fresh_bobc(argv, cache_folder, **env) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PYTHONPATH": str(REPO / "compiler"), "BOBC_CACHE_DIR": str(cache_folder), **env}
+    return subprocess.run([sys.executable, "-m", "bobc", *argv], env=environment, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _listings(folder: Path, monkeypatch) -> dict:
+    """kind/key -> the kernel sources (path, sha256 or absent) each stored result lists."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(folder))
+    found = {}
+    for kind in ("checked", "plans"):
+        for entry in sorted((folder / kind).iterdir()):
+            data = cache.read(kind, entry.name)
+            assert data is not None, entry
+            listing = json.loads(data[len(b"well typed\n"):]) if kind == "checked" else pickle.loads(data)[0]
+            found[f"{kind}/{entry.name}"] = listing
+    return found
+
+
+@needs_gcc
+def test_a_compiles_stored_results_list_only_the_kernel_sources_it_read(tmp_path, monkeypatch, capsys):
+    """Bob then LinReg built in one process: LinReg's stored verdict and plan list LinReg's kernel
+    sources, as a fresh process's do -- not Bob's too (a process-wide record made an edit to a Bob
+    kernel a miss for LinReg's results)."""
+    shared = tmp_path / "in-process"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(shared))
+    assert main(["build", str(BOB), "-o", str(tmp_path / "bob")]) == 0
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "linreg")]) == 0
+    capsys.readouterr()
+    fresh = tmp_path / "fresh"
+    for plan, name in ((BOB, "bob2"), (LINREG, "linreg2")):
+        run = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / name)], fresh)
+        assert run.returncode == 0, run.stderr
+    in_process = _listings(shared, monkeypatch)
+    assert in_process == _listings(fresh, monkeypatch)
+    assert any("linreg-sgd.sass" in path for listing in in_process.values() for path, _ in listing)
+
+
+def test_a_commands_evaluation_step_limit_ends_with_it(tmp_path, monkeypatch, capsys):
+    """`--max-evaluation-steps` is one command's: the next main() call without it has the
+    default limit, and passes where a fresh `bobc check` does."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    plan = str(REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob")
+    assert main(["check", plan, "--max-evaluation-steps", "100"]) == 1
+    assert "more than the limit of 100" in capsys.readouterr().err
+    fresh = _fresh_bobc(["check", plan], "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert main(["check", plan]) == 0, capsys.readouterr().err
+
+
+def _compiler_on_path(folder: Path, real: str, tag: str, log: Path) -> None:
+    """A `gcc` in `folder` (a new file each time, as an upgrade installs one) that logs its
+    arguments after `tag`, then runs the real compiler."""
+    folder.mkdir(exist_ok=True)
+    made = folder / "gcc.new"
+    made.write_text(f'#!/bin/sh\necho "{tag} $*" >> "{log}"\nexec "{real}" "$@"\n')
+    made.chmod(0o755)
+    made.replace(folder / "gcc")
+
+
+@needs_gcc
+def test_a_compiler_replaced_between_builds_is_another_compiler(tmp_path, monkeypatch, capsys):
+    """A gcc upgraded while the process lives: its next build compiles the runtime with the new
+    one, as a fresh process does (its driver's stamp is another), never links the old one's objects."""
+    real = shutil.which("gcc")
+    bin_folder, log = tmp_path / "bin", tmp_path / "gcc.log"
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
+    _compiler_on_path(bin_folder, real, "old", log)
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "a")]) == 0
+    _compiler_on_path(bin_folder, real, "new", log)
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    runtime = str(REPO / "runtime_c" / "host_runtime.c")
+    compiled = [line.split()[0] for line in log.read_text().splitlines() if f"-c {runtime}" in line]
+    assert compiled == ["old", "new"]
+
+
+@needs_gcc
+@pytest.mark.parametrize("cached", [False, True])
+def test_an_edit_that_keeps_size_and_mtime_is_built(tmp_path, monkeypatch, capsys, cached):
+    """A module rewritten with bytes of the same size and its mtime kept (cp -p, rsync -t, tar; or
+    two writes in one clock tick): the next build in the process builds the new text, byte for
+    byte what a fresh process builds from it, not the tree parsed before."""
+    cache_folder = tmp_path / "cache" if cached else "off"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(cache_folder))
+    shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", tmp_path / "LinReg")
+    plan, model = tmp_path / "LinReg" / "Build" / "NativeHost.bob", tmp_path / "LinReg" / "Model.bob"
+    assert main(["build", str(plan), "-o", str(tmp_path / "a"), "--emit-c", str(tmp_path / "a.c")]) == 0
+    before = model.stat()
+    text = model.read_text()
+    edited = text.replace("linRegUpdatesPerInvocation : Nat = 20", "linRegUpdatesPerInvocation : Nat = 30")
+    assert edited != text and len(edited) == len(text)
+    model.write_text(edited)
+    os.utime(model, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (model.stat().st_size, model.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert main(["build", str(plan), "-o", str(tmp_path / "b"), "--emit-c", str(tmp_path / "b.c")]) == 0
+    capsys.readouterr()
+    fresh = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / "f"), "--emit-c", str(tmp_path / "f.c")], "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert (tmp_path / "f.c").read_bytes() != (tmp_path / "a.c").read_bytes()
+    assert (tmp_path / "b.c").read_bytes() == (tmp_path / "f.c").read_bytes()
+    assert (tmp_path / "b").read_bytes() == (tmp_path / "f").read_bytes()
+
+
+def test_each_program_has_its_own_evaluation_step_budget(monkeypatch):
+    """docs/limits.md: evaluation steps per program.  Two programs loaded in one process: the
+    check of one draws on its own budget only, not on what the other's check used (the documented
+    Python API, docs/language.md)."""
+    from bobc.language import core, limits, load_program
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    model = REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob"
+    alone = load_program(model)
+    alone.check()
+    used = core._fuel[1] - core._fuel[0]
+    assert used > 0
+    monkeypatch.setattr(limits, "EVALUATION_STEPS", used * 3 // 2)   # one check fits, two do not
+    first, second = load_program(model), load_program(model)
+    second.check()
+    first.check()                       # refused when its budget was the one second used
+    assert first._checked and second._checked
+
+
+@needs_gcc
+def test_builds_in_two_threads_give_what_each_gives_alone(tmp_path, monkeypatch, capsys):
+    """bobc.cli.main called from two threads at once: both builds succeed, each host byte for
+    byte what a fresh process builds (before: one command's temporaries folder was removed under
+    the other, "the C compiler failed ... No such file or directory")."""
+    import threading
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(tmp_path / "cache"))
+    plans = {"linreg": LINREG, "bob": BOB}
+    codes: dict = {}
+    threads = [threading.Thread(target=lambda name=name, plan=plan: codes.setdefault(
+        name, main(["build", str(plan), "-o", str(tmp_path / name), "--emit-c", str(tmp_path / f"{name}.c")])))
+        for name, plan in plans.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes == {"linreg": 0, "bob": 0}, capsys.readouterr().err
+    for name, plan in plans.items():
+        fresh = _fresh_bobc(["build", str(plan), "-o", str(tmp_path / f"{name}-fresh"), "--emit-c",
+                             str(tmp_path / f"{name}-fresh.c")], "off")
+        assert fresh.returncode == 0, fresh.stderr
+        assert (tmp_path / name).read_bytes() == (tmp_path / f"{name}-fresh").read_bytes()
+        assert (tmp_path / f"{name}.c").read_bytes() == (tmp_path / f"{name}-fresh.c").read_bytes()
+
+
+def test_the_nvidia_tool_named_by_the_environment_now_is_the_one_used(tmp_path, monkeypatch):
+    """BOBC_NVDISASM set, changed or unset while the process lives: each later look-up follows it
+    (README: BOBC_NVDISASM names the nvdisasm), not the first one's answer."""
+    from bobc import nvtools
+
+    monkeypatch.setenv("BOBC_NVDISASM", str(tmp_path / "first"))
+    assert nvtools.nvdisasm() == str(tmp_path / "first")
+    monkeypatch.setenv("BOBC_NVDISASM", str(tmp_path / "second"))
+    assert nvtools.nvdisasm() == str(tmp_path / "second")
+    monkeypatch.setenv("BOBC_PTXAS", str(tmp_path / "ptxas"))
+    assert nvtools.ptxas() == str(tmp_path / "ptxas")
+
+
+@needs_gcc
+def test_a_full_cache_folder_is_one_commands_story(tmp_path, monkeypatch, capsys):
+    """The cache folder full during one command (warned, nothing stored), then freed: the next
+    command of the process stores its objects in the cache again, as a fresh process does; never
+    a process that compiles outside the cache for good, silently."""
+    real = shutil.which("gcc")
+    cache_folder, full = tmp_path / "cache", tmp_path / "full"
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "gcc").write_text(f"""#!/bin/sh
+if [ -e "{full}" ]; then for word in "$@"; do
+  case "$word" in {cache_folder}/*) echo "as: Fatal error: can't write 17 bytes to section .text of $word: 'No space left on device'" >&2; exit 1;; esac
+done; fi
+exec "{real}" "$@"
+""")
+    (bin_folder / "gcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(cache_folder))
+    full.touch()
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "a")]) == 0
+    assert "has no room" in capsys.readouterr().err
+    assert not (cache_folder / "runtime-objects").exists() or not list((cache_folder / "runtime-objects").iterdir())
+    full.unlink()
+    assert main(["build", str(LINREG), "-o", str(tmp_path / "b")]) == 0
+    said = capsys.readouterr().err
+    assert "no room" not in said and "(once: later builds with this runtime and C compiler reuse it" in said
+    assert [p for p in (cache_folder / "runtime-objects").iterdir() if not p.name.startswith(".")]
