@@ -1479,10 +1479,10 @@ static void test_shim_cpu(void)
     CHECK(RT_TARGET_SM90.compute_class == 0xCBC0 && RT_TARGET_SM90.gpfifo_class == 0xC86F, "sm_90 classes");
     CHECK(RT_TARGET_SM86.compute_class == 0xC7C0 && RT_TARGET_SM86.gpfifo_class == 0xC56F, "sm_86 classes");
     CHECK(rt_target_named("sm_99") == NULL, "unknown target");
-    CHECK(!strcmp(nv_status_name(0x1F), "NV_ERR_INVALID_ARGUMENT"), "status name");
-    CHECK(!strcmp(nv_status_name(0x3A), "NV_ERR_INVALID_PARAM_STRUCT"), "status name 0x3a");
-    CHECK(!strcmp(nv_status_name(0x1B), "NV_ERR_INSUFFICIENT_PERMISSIONS"), "status name 0x1b");
-    CHECK(strstr(nv_status_name(0x12345), "0x12345") != NULL, "unknown status");
+    CHECK(!strcmp(nv_status_name(0x1F), "NV_ERR_INVALID_ARGUMENT (0x1f = 31)"), "status name");
+    CHECK(!strcmp(nv_status_name(0x3A), "NV_ERR_INVALID_PARAM_STRUCT (0x3a = 58)"), "status name 0x3a");
+    CHECK(!strcmp(nv_status_name(0x1B), "NV_ERR_INSUFFICIENT_PERMISSIONS (0x1b = 27)"), "status name 0x1b");
+    CHECK(strstr(nv_status_name(0x12345), "0x12345 = 74565") != NULL, "unknown status");
     CHECK(NV_IOWR(NV_ESC_RM_ALLOC, 32) == 0xC020462Bul, "RM_ALLOC ioctl number");
     /* GPFIFO entry: address low bits, GET_HI, LENGTH */
     uint64_t e = rt_gpfifo_entry(0x12345678A0ull, 5);
