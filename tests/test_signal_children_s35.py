@@ -83,3 +83,53 @@ def test_sigint_to_bobc_alone_stops_its_compilers_children(tmp_path):
         for pid in map(int, pids.read_text().split()):
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+# finding 1: the C runtime's compiles (in bobc's workers) ignore SIGTERM and never end by themselves
+STUBBORN_GCC = """#!/bin/sh
+case "$*" in *host_plan.c*) exec "$REAL_GCC" "$@";; esac
+for word in "$@"; do
+    if [ "$word" = -c ]; then
+        exec "$PYTHON" -c 'import os, signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+open(os.environ["FAKE_GCC_PIDS"], "a").write(f"{os.getpid()}\\n")
+time.sleep(600)'
+    fi
+done
+exec "$REAL_GCC" "$@"
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_sigterm_ends_a_build_whose_compilers_ignore_it(tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gcc").write_text(STUBBORN_GCC)
+    (fake / "gcc").chmod(0o755)
+    pids = tmp_path / "pids"
+    pids.write_text("")
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "tmp"),
+           "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "FAKE_GCC_PIDS": str(pids),
+           "REAL_GCC": shutil.which("gcc"), "PYTHON": sys.executable,
+           "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.Popen([sys.executable, "-m", "bobc", "build", str(PLAN), "-o", "host"], cwd=tmp_path,
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
+    try:
+        wanted = min(2, os.cpu_count() or 1)
+        wait_until(lambda: len(pids.read_text().split()) >= wanted or run.poll() is not None, "compiles at work")
+        assert run.poll() is None, run.stderr.read().decode()
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=DEADLINE_S) == 143
+        assert run.stderr.read().decode().splitlines()[-1] == "bobc: terminated"
+        assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)], "compilers still running"
+        assert not (tmp_path / "host").exists() and os.listdir(tmp_path / "tmp") == []
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        run.stderr.close()
+        for pid in map(int, pids.read_text().split()):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
