@@ -133,3 +133,46 @@ def test_sigterm_ends_a_build_whose_compilers_ignore_it(tmp_path):
         for pid in map(int, pids.read_text().split()):
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+# finding 2: nvdisasm, run side by side in worker threads by dump, diff and inspect, never ends by
+# itself and ignores SIGTERM
+STUBBORN_NVDISASM = """#!{python}
+import os, signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+open(os.environ["FAKE_PIDS"], "a").write(f"{{os.getpid()}}\\n")
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_ends_a_dump_whose_nvdisasm_ignores_sigterm(tmp_path, number):
+    fake = tmp_path / "nvdisasm"
+    fake.write_text(STUBBORN_NVDISASM.format(python=sys.executable))
+    fake.chmod(0o755)
+    pids = tmp_path / "pids"
+    pids.write_text("")
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "tmp"),
+           "BOBC_NVDISASM": str(fake), "FAKE_PIDS": str(pids),
+           "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.Popen([sys.executable, "-m", "bobc", "dump", str(REPO / "tests/golden/bob-sm_90")], cwd=tmp_path,
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
+    try:
+        wait_until(lambda: len(pids.read_text().split()) >= 2 or run.poll() is not None, "nvdisasm at work")
+        assert run.poll() is None, run.stderr.read().decode()
+        run.send_signal(number)                 # to bobc alone
+        code, line = {signal.SIGTERM: (143, "bobc: terminated"), signal.SIGINT: (130, "bobc: interrupted")}[number]
+        assert run.wait(timeout=DEADLINE_S) == code
+        assert run.stderr.read().decode().splitlines()[-1] == line
+        assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)], "nvdisasm still running"
+        assert os.listdir(tmp_path / "tmp") == []
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        run.stderr.close()
+        for pid in map(int, pids.read_text().split()):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
