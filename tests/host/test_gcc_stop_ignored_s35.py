@@ -104,3 +104,8 @@ def test_a_second_signal_ends_the_grace(tmp_path, monkeypatch):
     assert raised.args == (1,) and len(count) == 2
     assert all(gone(pid) for pid in pids), "a compiler still runs"
     assert not list(tmp_path.glob("*.finished")), "the compile was waited for to its end"
+
+
+def test_the_readme_says_the_grace_the_code_gives():
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert f"then SIGKILL for one still running {children.STOP_GRACE_S:g} s later or at a further signal" in readme
