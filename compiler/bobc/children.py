@@ -69,25 +69,16 @@ class Running:
     def run(self, command: list[str], **options):
         """subprocess.run(command, **options, capture_output=True), registered while it runs;
         Stopped once the pool was stopped (no process is started then)."""
-        import subprocess
-
         with self._lock:
             if self._stopped:
                 raise Stopped()
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+            process = start(command, **options)
             self._running.add(process)
         try:
-            stdout, stderr = process.communicate()
-        except BaseException:       # interrupted, in the main thread (a serial compile): killed, as
-            import signal           # subprocess.run kills its process, with the process's children
-
-            signal_tree(process.pid, signal.SIGKILL)
-            process.wait()
-            raise
+            return _finish(command, process)
         finally:
             with self._lock:
                 self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.wait(), stdout, stderr)
 
     def stop(self, number: int) -> None:
         """No more processes start; `number` to each running one and its children."""
@@ -96,6 +87,63 @@ class Running:
             for process in self._running:
                 if process.returncode is None:
                     signal_tree(process.pid, number)
+
+
+def run(command: list[str], **options):
+    """subprocess.run(command, **options, capture_output=True), for bobc's main thread: an
+    ending signal that arrives while the process starts is acted on once it has started, and
+    an interruption kills it with its children (start, _finish)."""
+    return _finish(command, start(command, **options))
+
+
+def start(command: list[str], **options):
+    """subprocess.Popen(command, stdout=PIPE, stderr=PIPE, **options).  In the main thread, an
+    ending signal (bobc.ENDING_SIGNALS) that arrives while the process starts waits until Popen
+    has returned: handled inside it, its KeyboardInterrupt left a started process no one held,
+    which ran on after bobc ended (probe s35 interrupt finding 4).  The signal is then acted on,
+    and the process killed with its children, before it is raised."""
+    import signal
+    import subprocess
+
+    from . import take_signals
+
+    noted: list = []
+    taken = take_signals(lambda number, frame: noted.append(number))   # {} outside the main thread
+    process = None
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    finally:
+        for number, handler in taken.items():
+            signal.signal(number, handler)
+        try:
+            for number in dict.fromkeys(noted):
+                signal.raise_signal(number)
+        except BaseException:
+            if process is not None:
+                _kill(process)
+            raise
+    return process
+
+
+def _kill(process) -> None:
+    """SIGKILL to a process and its children; waited for."""
+    import signal
+
+    signal_tree(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _finish(command: list[str], process):
+    """subprocess.run's end: the process's output and status; interrupted (only the main thread
+    can be), the process killed with its children, as subprocess.run kills its process."""
+    import subprocess
+
+    try:
+        stdout, stderr = process.communicate()
+    except BaseException:
+        _kill(process)
+        raise
+    return subprocess.CompletedProcess(command, process.wait(), stdout, stderr)
 
 
 def in_threads(function, items: list, workers: int, name: str, running: Running) -> list:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
 
 from .. import cache
+from .. import children
 from ..children import Running, in_threads
 from ..errors import BobcError
 
@@ -308,7 +308,7 @@ def _run(command: list[str], what: str, compilers: Running | None = None) -> Non
     non-zero printing no such error: a broken toolchain) is the C compiler's, said as that."""
     options = dict(text=True, env=gcc_environment(), umask=gcc_umask())
     if compilers is None:
-        result = subprocess.run(command, capture_output=True, **options)
+        result = children.run(command, **options)
     else:
         result = compilers.run(command, **options)
     if result.returncode != 0:
@@ -410,8 +410,8 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
     if kept is not None and all(isinstance(line, str) and " " in line for line in kept):
         if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
             return list(kept)
-    result = subprocess.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
-                            capture_output=True, text=True, env=gcc_environment(), umask=gcc_umask())
+    result = children.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
+                          text=True, env=gcc_environment(), umask=gcc_umask())
     if result.returncode != 0:
         return ["unlisted"]                    # the compile itself will say what is wrong
     ours = {str(folder.resolve()) for folder in include_dirs}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import children
 from ..errors import BobcError, UsageError, temporary_folder, write_temporary
 from .. import nvtools
 from ..resources import doc
@@ -423,8 +423,7 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     with temporary_folder() as tmp:
         path = Path(tmp) / "code.bin"
         write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8
-        done = subprocess.run([tool, "-b", arch, "--base-address", hex(base), str(path)],
-                              capture_output=True, text=True)
+        done = children.run([tool, "-b", arch, "--base-address", hex(base), str(path)], text=True)
     if done.returncode != 0 or done.stderr.strip():
         return f"nvdisasm failed ({done.returncode}): {done.stderr.strip()}\n{done.stdout}"
     return done.stdout
@@ -799,8 +798,7 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None
         write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
         try:
             command = [tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)]
-            done = (subprocess.run(command, capture_output=True, text=True) if running is None
-                    else running.run(command, text=True))
+            done = (children if running is None else running).run(command, text=True)
         except OSError as error:
             return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
     complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
