@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from . import __version__
+from .children import descendants   # now, not in the signal handler that reads it
 from .errors import BobcError, stderr_line   # now, not when a stop is said: see stderr_line
 from .resources import doc
 
@@ -328,40 +329,21 @@ class Ended(KeyboardInterrupt):
 
 
 def _ending(number, frame) -> None:
-    import signal
-
-    if number != signal.SIGINT:
-        # Ctrl-C reaches the whole process group; a SIGTERM or SIGHUP sent to bobc alone would
-        # leave its children (gcc) running into folders the cleanup removes
-        _stop_children()
+    _stop_children()
     raise Ended(number)
 
 
 def _stop_children() -> None:
-    """SIGTERM to every process descended from this one (found in /proc; none without it)."""
+    """SIGTERM to every process descended from this one (found in /proc; none without it).  For
+    SIGINT too: Ctrl-C reaches the whole process group, but a SIGINT sent to bobc alone (`kill
+    -INT`, a supervisor) does not, and a child bobc stops itself (subprocess.run's SIGKILL to a
+    gcc driver) would leave the driver's own children (cc1, as) running on (probe s35 interrupt
+    finding 3); a SIGTERM or SIGHUP sent to bobc alone would leave them all running into folders
+    the cleanup removes."""
     import os
     import signal
 
-    me = os.getpid()
-    try:
-        names = [name for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return
-    children: dict = {}
-    for name in names:
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(name))
-        except (OSError, IndexError, ValueError):
-            continue
-    found, waiting = [], list(children.get(me, ()))
-    while waiting:
-        pid = waiting.pop()
-        if pid != me and pid not in found:
-            found.append(pid)
-            waiting.extend(children.get(pid, ()))
-    for pid in found:
+    for pid in descendants(os.getpid()):
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:

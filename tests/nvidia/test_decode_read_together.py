@@ -25,9 +25,9 @@ def runs(monkeypatch):
     seen: list[tuple[int, int]] = []
     real = decode._nvdisasm_listing
 
-    def counted(tool, code, arch, base):
+    def counted(tool, code, arch, base, running=None):
         seen.append((len(code), base))
-        return real(tool, code, arch, base)
+        return real(tool, code, arch, base, running)
 
     monkeypatch.setattr(decode, "_nvdisasm_listing", counted)
     return seen

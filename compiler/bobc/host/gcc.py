@@ -22,11 +22,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from .. import cache
+from .. import children
+from ..children import Running, in_threads
 from ..errors import BobcError
 
 CFLAGS = ("-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE")
@@ -298,50 +299,7 @@ def gcc_umask() -> int:
     return current & 0o077
 
 
-class _Compilers:
-    """The gcc processes compile_objects' workers run, so that a build that stops (a compile's
-    error, Ctrl-C, SIGTERM) stops them all.  A worker whose gcc ended takes the next job at once:
-    one it started between the signal's sweep of bobc's children (cli._stop_children) and the
-    pool's cancelling was waited for to its end -- a build hung on a compile that never ends
-    (CI, tests/test_cli_signals.py).  Once stopped, no worker starts another gcc."""
-
-    def __init__(self):
-        import threading
-
-        self._lock = threading.Lock()
-        self._running: set = set()
-        self._stopped = False
-
-    def run(self, command: list[str], **options) -> subprocess.CompletedProcess:
-        """subprocess.run(command, **options, capture_output=True), registered while it runs."""
-        with self._lock:
-            if self._stopped:
-                raise _Stopped()
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
-            self._running.add(process)
-        try:
-            stdout, stderr = process.communicate()
-        finally:
-            with self._lock:
-                self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.wait(), stdout, stderr)
-
-    def stop(self) -> None:
-        """No more compilers start; those running get SIGTERM."""
-        with self._lock:
-            self._stopped = True
-            for process in self._running:
-                try:
-                    process.terminate()
-                except OSError:
-                    pass
-
-
-class _Stopped(Exception):
-    """A worker's job after compile_objects stopped: never started (its error is not the build's)."""
-
-
-def _run(command: list[str], what: str, compilers: _Compilers | None = None) -> None:
+def _run(command: list[str], what: str, compilers: Running | None = None) -> None:
     """Run one gcc; its failure is a HostBuildError with what it printed.  A failure for lack of
     disk space, memory or the file size limit, a path too long, or a signal, is a
     HostResourceError that says so (resource_failure), naming the folders it writes in (its
@@ -350,7 +308,7 @@ def _run(command: list[str], what: str, compilers: _Compilers | None = None) -> 
     non-zero printing no such error: a broken toolchain) is the C compiler's, said as that."""
     options = dict(text=True, env=gcc_environment(), umask=gcc_umask())
     if compilers is None:
-        result = subprocess.run(command, capture_output=True, **options)
+        result = children.run(command, **options)
     else:
         result = compilers.run(command, **options)
     if result.returncode != 0:
@@ -375,9 +333,10 @@ def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: 
     """Compile each (source, object, what) of `jobs` with `gcc -c`, at most os.cpu_count() at
     once.  When some fail, the error raised is the first failing job's in `jobs`' order (the one
     a serial compile would have stopped at), whatever order the compilers finished in; the jobs
-    not yet started are not started.  Interrupted (Ctrl-C, SIGTERM), those running are stopped;
-    after a job's failure, they are waited for.  No gcc outlives this."""
-    compilers = _Compilers()
+    not yet started are not started.  Interrupted (Ctrl-C, SIGTERM), those running are stopped
+    (SIGTERM, then SIGKILL: children.in_threads); after a job's failure, they are waited for.  No
+    gcc outlives this."""
+    compilers = Running()
 
     def one(job: tuple[Path, Path, str]) -> None:
         source, output, what = job
@@ -388,19 +347,7 @@ def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: 
         for job in jobs:
             one(job)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bobc-gcc") as pool:
-        futures = [pool.submit(one, job) for job in jobs]
-        try:
-            for future in futures:
-                future.result()         # in the jobs' order: the first failing job's error
-        except BaseException as stopping:
-            for future in futures:
-                future.cancel()
-            if not isinstance(stopping, Exception):     # an interruption: the running compilers too
-                compilers.stop()
-            raise
+    in_threads(one, jobs, workers, "bobc-gcc", compilers)
 
 
 COMPILING_NOTICE = "compiling the C runtime"
@@ -463,8 +410,8 @@ def system_headers(gcc: str, library: list[Path], include_dirs: list[Path], own:
     if kept is not None and all(isinstance(line, str) and " " in line for line in kept):
         if all(line == f"{line.split(' ', 1)[0]} {_stamp(Path(line.split(' ', 1)[0]))}" for line in kept):
             return list(kept)
-    result = subprocess.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
-                            capture_output=True, text=True, env=gcc_environment(), umask=gcc_umask())
+    result = children.run([gcc, *_flags(include_dirs), "-M", *(str(s) for s in library)],
+                          text=True, env=gcc_environment(), umask=gcc_umask())
     if result.returncode != 0:
         return ["unlisted"]                    # the compile itself will say what is wrong
     ours = {str(folder.resolve()) for folder in include_dirs}

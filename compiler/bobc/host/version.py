@@ -61,8 +61,9 @@ def checkout_commit(root: Path) -> str:
            "-c", f"safe.directory={root}", "--no-optional-locks"]
 
     def ask(*command):
-        return subprocess.run([*git, *command], capture_output=True, text=True, env=environment,
-                              stdin=subprocess.DEVNULL)
+        from .. import children
+
+        return children.run([*git, *command], text=True, env=environment, stdin=subprocess.DEVNULL)
     try:
         head = ask("rev-parse", "--verify", "HEAD")
         if head.returncode != 0:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import children
 from ..errors import BobcError, UsageError, temporary_folder, write_temporary
 from .. import nvtools
 from ..resources import doc
@@ -423,8 +423,7 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     with temporary_folder() as tmp:
         path = Path(tmp) / "code.bin"
         write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8
-        done = subprocess.run([tool, "-b", arch, "--base-address", hex(base), str(path)],
-                              capture_output=True, text=True)
+        done = children.run([tool, "-b", arch, "--base-address", hex(base), str(path)], text=True)
     if done.returncode != 0 or done.stderr.strip():
         return f"nvdisasm failed ({done.returncode}): {done.stderr.strip()}\n{done.stdout}"
     return done.stdout
@@ -787,8 +786,9 @@ def instruction_text(images: Images, region: dict) -> dict[int, str]:
     return _instruction_text(region_code(images, region), nvdisasm_arch(images.manifest))
 
 
-def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
-    """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`."""
+def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None):
+    """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`.
+    `running`: the children.Running of the pool this runs in (_read_together), else None."""
     import re
 
     from ..sass.oracle import parse_hex_listing
@@ -797,8 +797,8 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
         path = Path(tmp) / "code.bin"
         write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
         try:
-            done = subprocess.run([tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)],
-                                  capture_output=True, text=True)
+            command = [tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)]
+            done = (children if running is None else running).run(command, text=True)
         except OSError as error:
             return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
     complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
@@ -815,7 +815,7 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int):
 _TEXTS: dict[tuple[str, bytes], dict[int, str]] = {}
 
 
-def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
+def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     """Offset -> nvdisasm's text for each instruction of `code`; {} when nvdisasm is not installed.
 
     nvdisasm refuses a whole stream for one instruction it cannot decode, so a refused stream
@@ -831,7 +831,7 @@ def _instruction_text(code: bytes, arch: str) -> dict[int, str]:
     out: dict[int, str] = {}
 
     def walk(start: int, end: int) -> None:
-        decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start)
+        decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start, running)
         if not complaint and len(decoded) == (end - start) // INSTRUCTION_BYTES:
             out.update((d.offset, d.text) for d in decoded)
             return
@@ -888,19 +888,22 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     by the stream's start: the numbers that differ between the two readings are those addresses
     (_moved_back), and the text is what reading the stream alone at 0 gives.  A stream the joined
     readings do not account for (nvdisasm refused an instruction, a reading it cannot move back)
-    is read alone as before (_instruction_text), those side by side."""
+    is read alone as before (_instruction_text), those side by side.  The nvdisasm runs of its
+    worker threads are registered (children.in_threads): an interrupted command stops them, never
+    waits for them (probe s35 interrupt finding 2)."""
     tool = nvtools.nvdisasm()
     if tool is None:
         return
     wanted = list(dict.fromkeys(code[:len(code) - len(code) % INSTRUCTION_BYTES] for code in codes))
     wanted = [code for code in wanted if code and (arch, code) not in _TEXTS]
     if len(wanted) > 1:
-        from concurrent.futures import ThreadPoolExecutor
+        from ..children import Running, in_threads
 
         joined = b"".join(wanted)
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="bobc-nvdisasm") as pool:
-            (plain, complaint), (shifted, shifted_complaint) = pool.map(
-                lambda base: _nvdisasm_listing(tool, joined, arch, base), (0, SHIFTED_BASE))
+        running = Running()
+        (plain, complaint), (shifted, shifted_complaint) = in_threads(
+            lambda base: _nvdisasm_listing(tool, joined, arch, base, running), [0, SHIFTED_BASE], 2,
+            "bobc-nvdisasm", running)
         count = len(joined) // INSTRUCTION_BYTES
         if not complaint and not shifted_complaint and len(plain) == len(shifted) == count \
                 and [d.offset for d in plain] == list(range(0, len(joined), INSTRUCTION_BYTES)) \
@@ -919,10 +922,12 @@ def _read_together(codes: list[bytes], arch: str) -> None:
         wanted = [code for code in wanted if (arch, code) not in _TEXTS]
     if len(wanted) > 1:
         import os
-        from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(len(wanted), os.cpu_count() or 1)) as pool:
-            list(pool.map(lambda code: _instruction_text(code, arch), wanted))
+        from ..children import Running, in_threads
+
+        running = Running()
+        in_threads(lambda code: _instruction_text(code, arch, running), wanted,
+                   min(len(wanted), os.cpu_count() or 1), "bobc-nvdisasm", running)
 
 
 def _image_codes(images: Images) -> list[bytes]:

@@ -7,10 +7,10 @@ comes back paired with the two 64-bit words it was decoded from.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import children
 from ..errors import BobcError
 from ..nvtools import nvdisasm
 
@@ -135,7 +135,7 @@ def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
         command = ([tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else [])
                    + (["-base", f"{base:#x}"] if base else []) + [str(path)])
         try:
-            done = subprocess.run(command, capture_output=True, text=True)
+            done = children.run(command, text=True)
         except OSError as e:
             raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
                             hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None

@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import children
 from ..errors import BobcError
 from ..nvtools import nvdisasm
 from ..sass.syntax import split_operands
@@ -108,7 +108,7 @@ def disassembly_text(code: bytes, arch: str) -> str:
     with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
         path = Path(folder) / "code.bin"
         write_temporary(path, code)
-        done = subprocess.run([tool, "-b", arch, str(path)], capture_output=True, text=True)
+        done = children.run([tool, "-b", arch, str(path)], text=True)
     if done.returncode != 0:
         raise SimulationFault(f"nvdisasm -b {arch} refuses the code: {done.stderr.strip() or done.stdout.strip()}")
     _cache[key] = done.stdout
