@@ -116,12 +116,12 @@ def bobc_distance(arch: str, pair) -> int:
 KNOWN_BELOW = {
     # many samples: candidates for a table fix that changes shipped images (not made here)
     # (sm_86 ULDC -> memory (UR), once 8: subword_params.ptx has ULDC.64 descriptor -> STG.E at 6)
-    ("sm_86", "MOV", "memory", "R"): (6, 17),        # bobc 5
-    ("sm_86", "SHF", "memory", "R"): (7, 5),         # bobc 5
-    ("sm_90", "SHF", "memory", "R"): (8, 3),         # bobc 5
+    # (sm_86 MOV -> memory (R), once (6, 17): param_shapes.ptx has MOV -> STG at 5, bobc's)
+    ("sm_86", "SHF", "memory", "R"): (6, 7),         # bobc 5
+    ("sm_90", "SHF", "memory", "R"): (6, 5),         # bobc 5
     ("sm_90", "VIADD", "memory", "R"): (15, 5),      # bobc 7
     ("sm_90", "ULEA", "memory", "UR"): (9, 2),       # bobc 7
-    ("sm_90", "F2FP", "memory", "R"): (26, 32),      # bobc 7 (one kernel's epilogue, 32 stores)
+    # (sm_90 F2FP -> memory (R), once (26, 32): param_shapes.ptx has F2FP.BF16.F32.PACK_AB -> STG at 7)
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
     ("sm_86", "I2FP", "memory", "R"): (18, 1),
     ("sm_90", "I2FP", "memory", "R"): (15, 1),
@@ -130,8 +130,8 @@ KNOWN_BELOW = {
     ("sm_86", "ISETP", "conversion", "P"): (25, 1),
     ("sm_90", "ISETP", "VOTE", "P"): (14, 1),        # bobc 13
     ("sm_90", "ISETP", "uniform", "P"): (49, 1),
-    ("sm_86", "SEL", "fp64", "R"): (16, 1),          # bobc 6 (MOV -> DADD: 6)
-    ("sm_90", "SEL", "fp64", "R"): (12, 1),
+    ("sm_86", "SEL", "fp64", "R"): (16, 3),          # bobc 6 (MOV -> DADD: 6)
+    ("sm_90", "SEL", "fp64", "R"): (12, 3),
     ("sm_90", "IADD3", "conversion", "R"): (10, 1),  # bobc 4: IADD3 -> R2UR
     ("sm_86", "SHF", "conversion", "R"): (19, 1),
     ("sm_90", "SHF", "conversion", "R"): (13, 1),
@@ -139,12 +139,29 @@ KNOWN_BELOW = {
     ("sm_90", "ULOP3", "conversion", "UR"): (9, 1),
     ("sm_86", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_90", "UMOV", "conversion", "UR"): (7, 1),
-    ("sm_86", "USHF", "fma", "UR"): (44, 1),
+    ("sm_86", "USHF", "fma", "UR"): (15, 3),
     # subword_params.ptx: the IMAD also waits for S2R SR_TID.X (slack); sm_90's ULOP3 -> IMAD is 6
     ("sm_86", "ULOP3", "fma", "UR"): (17, 2),          # bobc 7
-    ("sm_90", "USHF", "fma", "UR"): (40, 1),
+    ("sm_90", "USHF", "fma", "UR"): (15, 3),
     ("sm_90", "MOV", "RET", "R"): (5, 1),            # bobc 4
     ("sm_90", "P2R", "alu", "R"): (128, 1),
+    # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
+    ("sm_86", "F2FP", "memory", "R"): (12, 1),       # bobc 7
+    ("sm_86", "HFMA2", "memory", "R"): (25, 1),      # bobc 7
+    ("sm_86", "HMNMX2", "alu", "R"): (12, 1),        # bobc 6
+    ("sm_86", "HMNMX2", "memory", "R"): (14, 1),     # bobc 7
+    ("sm_86", "PRMT", "fma", "R"): (14, 1),          # bobc 7
+    ("sm_86", "UIADD3", "alu", "UR"): (56, 1),       # bobc 6
+    ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
+    ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
+    ("sm_86", "UPRMT", "uniform", "UR"): (12, 1),    # bobc 6 (NAK's udp -> udp/umov: 4 / 2)
+    ("sm_90", "UPRMT", "uniform", "UR"): (9, 2),     # bobc 6
+    ("sm_90", "ULOP3", "alu", "UR"): (7, 1),         # bobc 6
+    ("sm_90", "HFMA2", "memory", "R"): (14, 1),      # bobc 7
+    ("sm_90", "HMNMX2", "memory", "R"): (11, 1),     # bobc 7
+    # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here
+    ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
+    ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4
 }
 
 

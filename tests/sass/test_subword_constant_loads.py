@@ -179,8 +179,8 @@ PTX = """.version 8.8
     ret;
 }}
 """
-# (no .s8 / .s16 only uniform arithmetic takes: ptxas sign-extends those with UPRMT, an opcode the
-# tables lack)
+# (no .s8 / .s16 only uniform arithmetic takes: ptxas sign-extends those with UPRMT,
+# tests/sass/test_param_shapes.py)
 # (PTX type, offset in the block): .u64 at 0, then the sub-word parameters as PTX lays them out
 LAYOUT = [("u8", 8), ("s8", 9), ("u16", 10), ("u16", 12), ("s16", 14), ("u8", 16), ("s8", 17),
           ("b8", 18), ("b8", 19), ("b8", 20), ("s16", 22), ("u8", 24), ("u8", 25), ("u16", 26)]

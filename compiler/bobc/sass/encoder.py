@@ -534,9 +534,11 @@ class Encoder:
             # (checked by nvdisasm in tests/sass/test_roundtrip.py); never dropped silently
             self._put_modifiers(placed, operand, {"A": L.REG_A, "B": L.REG_B, "C": L.REG_C}[position],
                                 allowed, inst.opcode, carry)
-            if operand.reuse or operand.swizzle:
-                raise EncodeProblem(f"'.{'reuse' if operand.reuse else operand.swizzle}' is not available "
-                                    f"on a uniform register")
+            if operand.reuse:
+                raise EncodeProblem("'.reuse' is not available on a uniform register")
+            # a packed-half opcode's uniform B takes a lane selection where its register does (ptxas
+            # sm_90: HADD2 R2, R4.H0_H0, UR4.H0_H0 sets 2 at 60..61); other opcodes refuse it
+            self._put_swizzle(inst, placed, operand, position)
             if operand.index != 63:
                 placed.reads.append(("UR", operand.index, width))
         elif isinstance(operand, Imm):
@@ -569,12 +571,15 @@ class Encoder:
                                     f"(c[{operand.bank:#x}][{written}{offset:#x}]; nearest: "
                                     f"{offset - offset % size:#x} or {offset - offset % size + size:#x})")
             self._put_modifiers(placed, operand, L.REG_B, allowed, inst.opcode, carry)
+            # a packed-half opcode's constant takes B's lane selection (ptxas: HADD2.F32 R0, -RZ,
+            # c[0x0] [0x16c].H0_H0 sets 2 at 60..61, as R9.H0_H0 there does)
+            self._put_swizzle(inst, placed, operand, "B")
             if operand.index is not None:
                 self._put_vector(placed, operand.index, L.REG_A)
         else:
             raise EncodeProblem(f"unexpected operand {operand} for {inst.mnemonic}")
 
-    def _put_swizzle(self, inst: Instruction, placed: Placed, reg: Reg, position: str) -> None:
+    def _put_swizzle(self, inst: Instruction, placed: Placed, reg, position: str) -> None:
         """Packed-half lane selection; refused where the opcode or position has none."""
         if inst.opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD:
             if reg.swizzle not in L.SWIZZLE_VALUE:

@@ -74,6 +74,7 @@ class Const:
     abs: bool = False
     symbol: str | None = None  # c[0x0][param+8]: offset relative to a per-target symbol
     invert: bool = False       # '~c[..]' (the complement a carry-in addition takes)
+    swizzle: str = ""          # packed-half lane selection: `c[0x0] [0x16c].H0_H0` (ptxas's .f16 parameter read)
 
     def kind(self) -> str:
         return "X" if self.index is not None else "C"
@@ -510,10 +511,13 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
             raise SyntaxProblem(f"a predicate takes no modifier but '!': '{_quoted(text)}'")
         return Reg(reg.bank, reg.index, neg=neg, abs=absolute, invert=invert, reuse=reuse, swizzle=swizzle)
     if _CONST.match(t):
-        if reuse or swizzle:
+        if reuse:
             raise SyntaxProblem(f"modifier on an operand that takes none: '{_quoted(text)}'")
         c = _parse_const(t)
-        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert)
+        # a lane selection is read here and encoded or refused by the opcode (encoder._put_swizzle):
+        # ptxas converts a .f16 kernel parameter with HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0
+        return Const(c.bank, c.offset, c.index, neg=neg, abs=absolute, symbol=c.symbol, invert=invert,
+                     swizzle=swizzle)
     if neg or absolute or invert or reuse or swizzle:
         if not _readable(t):     # -R3.SIGN: the operand itself is the problem, not its '-'
             return Unread(text.strip(), describe_unread(t))

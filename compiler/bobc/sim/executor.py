@@ -390,9 +390,12 @@ class Launch:
             return self.bank0[np.where(active, offsets, 0) // 4]
         if base % 4 or base + 4 > 4 * self.bank0.size:
             self._fail(ins, f"reads c[0x0][{base:#x}], outside the {4 * self.bank0.size}-byte bank 0 the QMD binds")
-        if self.g.parameters is not None and base >= self.g.parameters[0] \
-                and base + 4 > self.g.parameters[0] + self.g.parameters[1]:
-            self._past_parameters(ins, base)
+        # a lane-selected read (a packed-half opcode's c[0x0] [0x16c].H0_H0) takes one half of the
+        # word: ptxas reads a .f16 parameter that ends the block so, and only those 2 bytes need be given
+        first, size = {"H0_H0": (0, 2), "H1_H1": (2, 2)}.get(o.half, (0, 4))
+        if self.g.parameters is not None and base + first >= self.g.parameters[0] \
+                and base + first + size > self.g.parameters[0] + self.g.parameters[1]:
+            self._past_parameters(ins, base + first, size=size)
         return np.uint32(self.bank0[base // 4])
 
     # LDC / ULDC of a byte or a half word (ptxas's reads of a .u8 / .s8 / .u16 / .s16 kernel parameter,

@@ -138,11 +138,14 @@ def parse_operand(text: str) -> Operand:
     if t.startswith("~") and len(t) > 1:
         return dataclasses.replace(parse_operand(t[1:]), invert=True)
     if t.startswith("c["):
-        m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]", t)
+        # nvdisasm prints a packed-half opcode's constant as `c[0x0] [0x16c]`, with a lane selection
+        # where it has one (ptxas's .f16 parameter: HADD2.F32 R0, -RZ, c[0x0] [0x16c].H0_H0)
+        m = re.fullmatch(r"c\[(" + _NUMBER + r")\]\s*\[(?:(R\d+|RZ)\s*\+?\s*)?(" + _NUMBER + r")?\]"
+                         r"(?:\.(H0_H0|H1_H1|H0_H1|H1_H0))?", t)
         if not m:
             raise SimulationFault(f"cannot read constant operand '{text}'")
         return Operand("const", value=int(m.group(3) or "0", 0), bank=int(m.group(1), 0),
-                       const_reg=_reg(m.group(2)) if m.group(2) else 255)
+                       const_reg=_reg(m.group(2)) if m.group(2) else 255, half=m.group(4) or "")
     if t.startswith("!"):
         negate, t = True, t[1:]
     elif t.startswith("-") and not re.fullmatch(r"-" + _NUMBER, t) and t != "-INF":

@@ -186,6 +186,7 @@ LAYOUTS: dict[str, list[str]] = {
     "ULEA": ["Ud [Pu] Ra Sb Sc Ishift [Pp]", "Ud [Pu] Ra Sb Ishift [Pp]"],
     "ULOP3": ["[Pu] Ud Ra Sb Sc Ilut [Pp]"],
     "USHF": ["Ud Ra Sb Sc"],
+    "UPRMT": ["Ud Ra Sb Sc"],    # ptxas's sign extension of a uniform .s8 / .s16 parameter (0x8880 / 0x9910)
     "UFLO": ["Ud Sb"],
     "UISETP": ["Pu Pv Ra Sb Pp"],       # ISETP's slots with uniform predicates (sm90_hgmma_product.ptx)
     "REDUX": ["Ud Ra"],
@@ -296,7 +297,7 @@ UNIFORM_ADDRESS_READS = {("UTMALDG", "2D", "MemU32"): 4, ("UTMALDG", "3D", "MemU
 
 # Opcodes of the uniform datapath: their home register file is UR, so a uniform third source
 # does not move B's register (the C-slot swap is for vector opcodes).
-UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
+UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", "UMOV", "ULDC", "REDUX", "VOTEU",
                    "UISETP"}
 
 # Instructions whose guard is a uniform predicate (@UP0..@UP6, @UPT); every other takes a vector
@@ -305,7 +306,7 @@ UNIFORM_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "
 # nvdisasm over every learned form of both targets (tests/sass/test_guards.py) and from ptxas's
 # guards in the corpus (@!UP0 SYNCS.EXCH.64 beside @!P0 SYNCS.ARRIVE.TRANS64): the uniform
 # datapath's U* opcodes, S2UR and SYNCS.EXCH; not REDUX, VOTEU, R2UR or ELECT, which take P.
-UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UFLO", "UMOV", "ULDC", "UISETP",
+UNIFORM_GUARD_OPCODES = {"UIADD3", "UIMAD", "ULEA", "ULOP3", "USHF", "UPRMT", "UFLO", "UMOV", "ULDC", "UISETP",
                          "S2UR", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "UTMALDG", "UTMASTG",
                          "UTMACCTL", "UTMACMDFLUSH"}
 UNIFORM_GUARD_VARIANTS = {("SYNCS", "EXCH")}
