@@ -40,3 +40,41 @@ def test_a_regions_barrier_count_is_found_once_however_often_its_launches_ask(mo
     # other code is its own answer, not the one kept for the first
     assert cubin.code_barrier_count(two, arch) == 3
     assert cubin.code_barrier_count(b"", arch) == 0
+
+
+def test_the_certifier_reads_a_kernel_the_build_assembled_without_parsing_its_source_again(monkeypatch):
+    """probe s35 buildspeed finding 2: a cold build or check assembles each kernel source, then the
+    certifier's parameter reads (certify/kernels.py code_reads) parsed the same text a second time
+    (Bob's cold check: 11 % of its profile).  Each instruction line is parsed once, and the reads
+    found are the same."""
+    from pathlib import Path
+
+    from bobc.certify.kernels import as_written, code_reads
+    from bobc.sass import assemble_kernel, syntax
+    from bobc.targets import target_named
+
+    source = (Path(__file__).resolve().parents[2] / "examples" / "linear_regression" / "LinReg" / "kernels"
+              / "linreg-sgd.sass")
+    target = target_named("sm_90")
+    parsed = []
+    real = syntax.parse_instruction
+    monkeypatch.setattr(syntax, "parse_instruction", lambda *a, **k: parsed.append(a[0]) or real(*a, **k))
+    built = assemble_kernel(source, target, launched=True)
+    once = len(parsed)
+    reads, problems = code_reads(source, as_written(built, target), target.parameter_base, target)
+    assert len(parsed) == once, "the certifier parsed the source the build had just parsed"
+    assert not problems and reads
+    assert reads == code_reads(source, assemble_kernel(source, target, launched=False).code,
+                               target.parameter_base, target)[0]
+
+
+def test_a_parsed_sources_lines_are_the_callers_own_list():
+    """The lines are shared between readers of one text; the list is not."""
+    from bobc.sass.syntax import parse_source
+
+    text = "top:\n    EXIT ;\n"
+    lines = parse_source(text, "<shared>")
+    lines.clear()
+    again = parse_source(text, "<shared>")
+    assert [line.label for line in again] == ["top", None] and again[1].instruction.mnemonic == "EXIT"
+    assert parse_source(text, "<other>")[0].span.path == "<other>"
