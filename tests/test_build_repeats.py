@@ -53,7 +53,7 @@ def test_the_certifier_reads_a_kernel_the_build_assembled_without_parsing_its_so
     from bobc.sass import assemble_kernel, syntax
     from bobc.targets import target_named
 
-    source = (Path(__file__).resolve().parents[2] / "examples" / "linear_regression" / "LinReg" / "kernels"
+    source = (Path(__file__).resolve().parents[1] / "examples" / "linear_regression" / "LinReg" / "kernels"
               / "linreg-sgd.sass")
     target = target_named("sm_90")
     parsed = []
@@ -78,3 +78,24 @@ def test_a_parsed_sources_lines_are_the_callers_own_list():
     again = parse_source(text, "<shared>")
     assert [line.label for line in again] == ["top", None] and again[1].instruction.mnemonic == "EXIT"
     assert parse_source(text, "<other>")[0].span.path == "<other>"
+
+
+def test_where_bobcs_library_lives_is_decided_once_per_process(monkeypatch):
+    """probe s35 buildspeed finding 3: the extraction asks for the specs/ folder at every library
+    family value it reads (plan/extract.py is_library_family), and each ask read and searched the
+    checkout's pyproject.toml again (Coppelius's cold build: 8,717 reads, 4 % of its profile).
+    The answer is the same every time; the file is read at most once."""
+    from pathlib import Path
+
+    from bobc import resources
+    from bobc.language.modules import specs_folder
+
+    first = specs_folder()
+    reads = []
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text",
+                        lambda self, *a, **k: (reads.append(self) if self.name == "pyproject.toml" else None)
+                        or real(self, *a, **k))
+    assert all(specs_folder() == first for _ in range(100))
+    assert all(resources.doc("limits.md") == resources.doc("limits.md") for _ in range(10))
+    assert len(reads) <= 1
