@@ -99,3 +99,26 @@ def test_where_bobcs_library_lives_is_decided_once_per_process(monkeypatch):
     assert all(specs_folder() == first for _ in range(100))
     assert all(resources.doc("limits.md") == resources.doc("limits.md") for _ in range(10))
     assert len(reads) <= 1
+
+
+def test_an_instructions_operands_are_placed_once_per_assembly(monkeypatch):
+    """probe s35 buildspeed finding 4: the assembler placed every operand of every instruction twice
+    (once to learn what it reads and writes for the scheduler, once more to encode the word), a
+    third of a cold assembly.  The words stay Encoder.encode's (tests/sass/test_golden_kernels.py,
+    tests/golden: every shipped kernel byte for byte)."""
+    from pathlib import Path
+
+    from bobc.sass import assemble_kernel
+    from bobc.sass.encoder import Encoder
+    from bobc.targets import target_named
+
+    source = (Path(__file__).resolve().parents[1] / "examples" / "linear_regression" / "LinReg" / "kernels"
+              / "linreg-loss-grad.sass")
+    for name in ("sm_86", "sm_90"):
+        target = target_named(name)
+        placed = []
+        real = Encoder.place_operands
+        monkeypatch.setattr(Encoder, "place_operands", lambda self, inst, pc=0: placed.append(pc) or real(self, inst, pc))
+        built = assemble_kernel(source, target, launched=True)
+        monkeypatch.setattr(Encoder, "place_operands", real)
+        assert len(placed) == len(built.instructions)
