@@ -122,3 +122,26 @@ def test_an_instructions_operands_are_placed_once_per_assembly(monkeypatch):
         built = assemble_kernel(source, target, launched=True)
         monkeypatch.setattr(Encoder, "place_operands", real)
         assert len(placed) == len(built.instructions)
+
+
+def test_a_kernels_contract_is_parsed_once_for_the_certifier_and_the_launch_order(monkeypatch, tmp_path):
+    """probe s35 buildspeed finding 5: a build's certifier (certify.kernel_contracts) and its launch
+    ordering (certify/footprints.py program_conflicts) each parsed every kernel's contract.  The
+    file is still read each time: an edited source is its new contract, a refused one refused."""
+    from pathlib import Path
+
+    from bobc.certify import kernels
+
+    source = tmp_path / "linreg-sgd.sass"
+    source.write_bytes((Path(__file__).resolve().parents[1] / "examples" / "linear_regression" / "LinReg"
+                        / "kernels" / "linreg-sgd.sass").read_bytes())
+    lines = []
+    real = kernels._keyword
+    monkeypatch.setattr(kernels, "_keyword", lambda path, number, line: lines.append(number) or real(path, number, line))
+    first = kernels.parse_contract(source, "linreg-sgd")
+    once = len(lines)
+    assert once and kernels.parse_contract(source, "linreg-sgd") == first
+    assert len(lines) == once, "the same text was parsed again"
+    source.write_text(source.read_text() + "//@ block 0\n")
+    with pytest.raises(kernels.ContractError, match=":1: |block"):
+        kernels.parse_contract(source, "linreg-sgd")
