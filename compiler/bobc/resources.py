@@ -34,7 +34,22 @@ INSTALLED = PACKAGE / "_share"
 def is_checkout(root: Path = CHECKOUT, package: Path = PACKAGE) -> bool:
     """Whether `package` is the compiler/bobc of bobc's own source checkout `root`: the package
     sits at root/compiler/bobc and root/pyproject.toml is bobc's (names the project bobc and
-    finds its packages in compiler/)."""
+    finds its packages in compiler/).  This package's own verdict is decided once per process
+    (shared_folder and doc ask it for every library family a plan's extraction meets: thousands
+    of reads of pyproject.toml a build; probe s35 buildspeed finding 3)."""
+    own = root == CHECKOUT and package == PACKAGE
+    if own and _OWN_VERDICT:
+        return _OWN_VERDICT[0]
+    verdict = _is_checkout(root, package)
+    if own:
+        _OWN_VERDICT.append(verdict)
+    return verdict
+
+
+_OWN_VERDICT: list[bool] = []        # is_checkout() of this package, once decided
+
+
+def _is_checkout(root: Path, package: Path) -> bool:
     if package != root / "compiler" / "bobc":
         return False
     try:

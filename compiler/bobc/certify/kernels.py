@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..errors import shown_path, source_lines
@@ -716,11 +717,20 @@ def _check_pointer_parts(path, number: int, line: str, rest_at: int, index: int,
 def parse_contract(path: Path, kernel: str | None = None) -> KernelContract:
     """The contract comments and the parameter reads of one kernel source.  Every line that
     starts with `//@` is a contract line (CONTRACT_KEYWORDS); one that does not parse is refused
-    at file:line:column (ContractError)."""
+    at file:line:column (ContractError).  The file is read every time; a text already parsed
+    under the same path and kernel gives the same (frozen) contract without parsing it again
+    (a build's certifier and its launch ordering both read each kernel's: probe s35
+    buildspeed finding 5)."""
+    return _contract_of(path, kernel, read_source(path))
+
+
+@lru_cache(maxsize=256)
+def _contract_of(path: Path, kernel: str | None, text: str) -> KernelContract:
+    """parse_contract of `text`, the source read at `path`; a refusal is raised again, never kept."""
     arguments, reads, maps, tables, block = [], [], [], [], None
     sized = []          # (pointer word, line, column, its extent, count and stride expressions)
     placed = []         # (table, line, column of its ROWS): each word its rows reach must be declared
-    for number, line in enumerate(source_lines(read_source(path)), start=1):
+    for number, line in enumerate(source_lines(text), start=1):
         keyword, at = _keyword(path, number, line) or (None, 0)
         if keyword == "block":
             form = _BLOCK_FORM.match(line)

@@ -19,6 +19,7 @@ Verified: tests/gpu/test_kernels.py runs kernels from these cubins on the H200.
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 
 from .. import __version__
 from ..errors import BobcError
@@ -162,13 +163,16 @@ def code_barrier_count(code: bytes, arch: str) -> int:
     0 without BAR.  An instruction is 16 bytes whose bits 0..11 are its opcode, bits 9..11 the
     operand form (sass-facts.md); BAR's immediate-barrier forms are the learned tables' (the
     only ones the assembler encodes), their barrier number in tables.layouts' Ibar field.  A BAR
-    of another form holds its barrier in a register: any of the 16."""
-    from .encoder import forms_for
+    of another form holds its barrier in a register: any of the 16.  A plan's encode asks this
+    of every launch's region, and a build encodes its images several times (nvidia/encode.py
+    qmd_barriers): the count of the same code is kept (bench/results/build.md, session 35)."""
+    return _code_barrier_count(bytes(code), arch)
+
+
+@lru_cache(maxsize=256)
+def _code_barrier_count(code: bytes, arch: str) -> int:
+    immediate, bar = _bar_opcodes(arch)
     from .tables.layouts import SLOTS
-    immediate = {form.fixed & 0xFFF for key, form in forms_for(arch).items() if key.split()[0].split(".")[0] == "BAR"}
-    if not immediate:
-        raise AssertionError(f"the {arch} encoding tables have no BAR form")
-    bar = {opcode & 0x1FF for opcode in immediate}
     lsb, width = SLOTS["Ibar"]["field"]
     count = 0
     for at in range(0, len(code) - len(code) % 16, 16):
@@ -177,6 +181,18 @@ def code_barrier_count(code: bytes, arch: str) -> int:
             continue
         count = max(count, (word >> lsb & (1 << width) - 1) + 1 if word & 0xFFF in immediate else ALL_BARRIERS)
     return count
+
+
+@lru_cache(maxsize=None)
+def _bar_opcodes(arch: str) -> tuple[frozenset[int], frozenset[int]]:
+    """The 12-bit opcodes of `arch`'s immediate-barrier BAR forms (its learned tables', which
+    forms_for keeps for the process) and their 9-bit opcodes without the operand form."""
+    from .encoder import forms_for
+    immediate = frozenset(form.fixed & 0xFFF for key, form in forms_for(arch).items()
+                          if key.split()[0].split(".")[0] == "BAR")
+    if not immediate:
+        raise AssertionError(f"the {arch} encoding tables have no BAR form")
+    return immediate, frozenset(opcode & 0x1FF for opcode in immediate)
 
 
 # How ptxas opens a local-memory frame right after loading the stack pointer into R1: R1 less the

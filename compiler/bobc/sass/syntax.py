@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import BobcError, Span, source_lines
 from .tables.layouts import CONTROL_FIELDS, SCOREBOARDS
@@ -803,7 +804,18 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     `/* 0x... */` words of `-hex` are comments, except that the two words after an
     instruction are kept (`Instruction.listed`): they carry the control code, which
     nvdisasm does not print as text.  Labels may start with '.' (`.L_x_12:`).
+
+    The lines of one text under one name are parsed once per process and shared (a build's
+    assembly and the certifier's parameter reads both read each kernel source: probe s35
+    buildspeed finding 2); nothing modifies a parsed line, its instruction or its operands
+    (the assembler makes changed copies), and the list returned is the caller's own.
     """
+    return list(_parsed_source(text, source_name))
+
+
+@lru_cache(maxsize=64)
+def _parsed_source(text: str, source_name: str) -> tuple[SourceLine, ...]:
+    """parse_source's lines, kept per (text, name); a refusal is raised again, never kept."""
     lines: list[SourceLine] = []
     last: Instruction | None = None
     # a byte order mark at the file's start was skipped once, where the file is read
@@ -860,4 +872,4 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     for line in lines:
         if line.instruction is not None and line.instruction.listed is not None and len(line.instruction.listed) != 2:
             line.instruction.listed = None
-    return lines
+    return tuple(lines)
