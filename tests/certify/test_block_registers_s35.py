@@ -66,7 +66,7 @@ def test_the_certifier_accepts_a_block_the_gpu_launches(target, threads, registe
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 @pytest.mark.parametrize("threads, registers, counted", REFUSED)
-def test_the_encoder_refuses_it(target, threads, registers, counted):
+def test_the_encoder_refuses_it_naming_the_launch(target, threads, registers, counted):
     plan = bob.bob_whole_program_plan()
     index = plan.launches[0].region
     regions = list(plan.regions)
@@ -76,7 +76,7 @@ def test_the_encoder_refuses_it(target, threads, registers, counted):
     with pytest.raises(BobcError) as refused:
         encode_images(broken, target)
     text = str(refused.value)
-    assert f"a block of {threads} threads" in text
+    assert text.startswith(f"launch 0 ({plan.launches[0].identity}): a block of {threads} threads")
     assert f"take {counted} registers, more than the 65536 registers a block may have" in text
 
 
@@ -108,3 +108,17 @@ def test_the_encoder_names_the_thread_bound_for_a_block_past_it(target):
         shared_carveout(target, 2048, 16, 1024)
     assert "a block may have at most 1024 threads" in str(refused.value)
     assert "registers a block may have" not in str(refused.value)
+
+
+def test_the_encoder_names_the_launch_whose_shared_memory_does_not_fit_sm_86():
+    # 100 KiB a block + the 1 KiB reserve: past sm_86's 100 KiB carve-out (99 KiB a block); sm_90 holds it
+    plan = bob.bob_whole_program_plan()
+    index = plan.launches[0].region
+    regions = list(plan.regions)
+    regions[index] = dataclasses.replace(regions[index], shared_bytes=100 * 1024)
+    broken = dataclasses.replace(plan, regions=tuple(regions))
+    with pytest.raises(BobcError) as refused:
+        encode_images(broken, SM86)
+    assert str(refused.value).startswith(f"launch 0 ({plan.launches[0].identity}): a block of ")
+    assert "more than the SM's 100 KiB" in str(refused.value)
+    encode_images(broken, SM90)
