@@ -29,6 +29,7 @@ class TargetLimits:
 
     register_file: int            # 32-bit registers per SM
     registers_per_thread: int
+    registers_per_block: int      # 32-bit registers one block may be allocated (SMResources.block_registers)
     threads_per_block: int
     block_xy: int                 # block x and y
     block_z: int
@@ -42,8 +43,13 @@ class TargetLimits:
 # "Technical Specifications per Compute Capability": 64 K)
 SM_REGISTER_FILE = 64 * 1024
 
+# 32-bit registers one thread block may have, on compute capability 8.x and 9.0 alike (CUDA Programming
+# Guide, "Technical Specifications per Compute Capability": 64 K; cuda_occupancy.h's regsPerBlock)
+BLOCK_REGISTERS = 64 * 1024
+
 # compute capability 8.6 and 9.0 agree on every bound the certifier checks
-CC80_PLUS_LIMITS = TargetLimits(register_file=SM_REGISTER_FILE, registers_per_thread=255, threads_per_block=1024,
+CC80_PLUS_LIMITS = TargetLimits(register_file=SM_REGISTER_FILE, registers_per_thread=255,
+                                registers_per_block=BLOCK_REGISTERS, threads_per_block=1024,
                                 block_xy=1024, block_z=64, grid_x=2 ** 31 - 1, grid_yz=65535,
                                 static_shared_bytes=48 * 1024)
 
@@ -63,11 +69,38 @@ class SMResources:
     register_unit: int            # registers are allocated per warp, in units of this many
     shared_reserved: int          # bytes of shared memory the system reserves per resident block
     carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to, ascending
+    # the SM's sub-partitions (processing blocks): each holds register_file / sub_partitions of the
+    # registers, and a block's warps are spread over them (cuda_occupancy.h
+    # cudaOccSubPartitionsPerMultiprocessor: 4 on compute capability 7.x, 8.x and 9.x)
+    sub_partitions: int = 4
 
     @property
     def thread_register_unit(self) -> int:
         """A thread's registers are allocated in units of this many (256 a warp: 8 a thread)."""
         return self.register_unit // WARP_THREADS
+
+    def warp_registers(self, registers: int) -> int:
+        """The registers one warp of threads of `registers` registers each is allocated: in units
+        of register_unit."""
+        return -(-registers * WARP_THREADS // self.register_unit) * self.register_unit
+
+    def block_registers(self, threads: int, registers: int) -> int:
+        """The registers the GPU's launch check counts for a block of `threads` threads of
+        `registers` registers each: a warp's allocation times the block's warps rounded up to a
+        multiple of sub_partitions (cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit: "Hardware
+        verifies if a launch fits the per-CTA register limit ... the warp allocation needs to be
+        rounded up to the number of partitions"), so that each sub-partition holds its share of the
+        block's warps.  A block whose count is past TargetLimits.registers_per_block is not launched."""
+        warps = -(-threads // WARP_THREADS)
+        return self.warp_registers(registers) * (-(-warps // self.sub_partitions) * self.sub_partitions)
+
+    def resident_by_registers(self, threads: int, registers: int) -> int:
+        """How many blocks of `threads` threads of `registers` registers each the SM's registers hold
+        at once: each sub-partition holds whole warps of its own registers (cuda_occupancy.h
+        cudaOccMaxBlocksPerSMRegsLimit), so the SM holds that many warps times sub_partitions."""
+        warps = -(-threads // WARP_THREADS)
+        per_partition = (self.register_file // self.sub_partitions) // self.warp_registers(registers)
+        return per_partition * self.sub_partitions // warps
 
     @property
     def block_shared_bytes(self) -> int:

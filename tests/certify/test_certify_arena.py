@@ -122,7 +122,9 @@ def test_a_declaration_the_hardware_cannot_hold_is_refused(plan):
     broken = dataclasses.replace(plan, program=dataclasses.replace(plan.program, regions=tuple(regions)))
     found = messages(broken)
     assert "region bob-adamw declares 257 registers; the hardware allows 1..255" in found
-    assert "region bob-row-gather: 1024 threads x 72 registers exceed the 65536-register file of one SM" in found
+    assert ("region bob-row-gather: 1024 threads of 65 registers take 73,728 registers as sm_90 counts a block "
+            "(32 warps of 2,304, rounded up to a multiple of its 4 sub-partitions), more than the 65,536 a block "
+            "may have; declare fewer registers or launch smaller blocks") in found
 
 
 def test_a_submission_referencing_a_missing_launch_is_refused(plan):

@@ -5,16 +5,30 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..plan.model import Plan, place
-from ..targets import Target
+from ..targets import WARP_THREADS, Target
 from .findings import Finding
 
 
 def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target) -> list[Finding]:
     out: list[Finding] = []
     limits = target.limits
-    unit = target.sm_resources.thread_register_unit       # registers are allocated in these units
-    most, file, threads_most = limits.registers_per_thread, limits.register_file, limits.threads_per_block
+    sm = target.sm_resources
+    most, threads_most = limits.registers_per_thread, limits.threads_per_block
+    block_most = limits.registers_per_block
     regions = {r.identity: r for r in plan.program.regions}
+
+    def block_registers(threads: int, registers: int) -> str | None:
+        """Why a block of `threads` threads of `registers` (declared) registers each is not launched
+        on `target` (its registers as the GPU's launch check counts them), or None."""
+        counted = sm.block_registers(threads, registers)
+        if counted <= block_most:
+            return None
+        warps = -(-threads // WARP_THREADS)
+        return (f"{threads} threads of {registers} registers take {counted:,} registers as {target.name} "
+                f"counts a block ({warps} warps of {sm.warp_registers(registers):,}, rounded up to a multiple "
+                f"of its {sm.sub_partitions} sub-partitions), more than the {block_most:,} a block may have; "
+                f"declare fewer registers or launch smaller blocks")
+
     for r in plan.program.regions:
         if not 0 <= r.shared_bytes <= limits.static_shared_bytes:
             out.append(Finding("shared", f"region {r.identity} declares {r.shared_bytes} bytes of shared memory; "
@@ -27,19 +41,21 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target)
         if not 1 <= r.block_x <= threads_most:
             out.append(Finding("registers", f"region {r.identity} declares {r.block_x} threads per block; "
                                             f"the hardware allows 1..{threads_most}", place(r, "block_x")))
-        allocated = -(-r.registers // unit) * unit
-        if allocated * r.block_x > file:
-            out.append(Finding("registers", f"region {r.identity}: {r.block_x} threads x {allocated} registers "
-                                            f"exceed the {file}-register file of one SM", place(r, "registers")))
+        elif (why := block_registers(r.block_x, r.registers)) is not None:
+            out.append(Finding("registers", f"region {r.identity}: {why}", place(r, "registers")))
     for launch_index, launch in enumerate(plan.program.launches):
         threads = launch.block[0] * launch.block[1] * launch.block[2]
         if 0 <= launch.region < len(plan.program.regions):
             r = plan.program.regions[launch.region]
-            allocated = -(-r.registers // unit) * unit
-            if threads > threads_most or threads * allocated > file:
+            if not 1 <= r.registers <= most:
+                continue
+            if threads > threads_most:
                 out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
-                                                f"{launch.block} of {r.identity} ({r.registers} registers) "
-                                                "does not fit one SM", launch.at))
+                                                f"{launch.block} of {r.identity} has {threads} threads; "
+                                                f"the hardware allows 1..{threads_most} per block", launch.at))
+            elif threads >= 1 and (why := block_registers(threads, r.registers)) is not None:
+                out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
+                                                f"{launch.block} of {r.identity}: {why}", launch.at))
     for identity, need in sorted((needs or {}).items()):
         region = regions.get(identity)
         if region is None:

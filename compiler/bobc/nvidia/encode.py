@@ -355,7 +355,7 @@ class Carveout:
     blocks: int         # blocks resident per SM at `chosen`
 
 
-def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: int) -> Carveout:
+def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: int, name: str = "") -> Carveout:
     """The carve-out a launch of blocks of `threads` threads, `registers` registers each
     (as the QMD allocates them) and `shared_bytes` of shared memory asks the SM for.
 
@@ -364,21 +364,29 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     reside together runs fewer of them (blocks needing more than half the step run one an
     SM however many their registers would allow); one larger than that only takes L1 away.  So the
     choice is the smallest step at which shared memory is not what limits residency, as
-    the CUDA driver's default does.  MIN is the least step that runs at all.
+    the CUDA driver's default does.  MIN is the least step that runs at all.  Registers count
+    per sub-partition (bobc.targets SMResources.block_registers, resident_by_registers).  `name`:
+    the launch, which a refusal names.
     """
     sm = target.sm_resources
     warps = -(-threads // 32)
-    registers_per_warp = -(-registers * 32 // sm.register_unit) * sm.register_unit
-    bound = min(sm.threads // (warps * 32), (sm.register_file // registers_per_warp) // warps, sm.blocks)
+    counted = sm.block_registers(threads, registers)
+    bound = min(sm.threads // (warps * 32), sm.resident_by_registers(threads, registers), sm.blocks)
     footprint = shared_bytes + sm.shared_reserved
 
     def resident(kib: int) -> int:
         return min(bound, kib * 1024 // footprint)
 
-    block = f"a block of {threads} threads, {registers} registers each and {shared_bytes} bytes of shared memory"
-    if bound < 1:
-        raise BobcError(f"{block} does not fit one {target.name} SM: its warps take "
-                        f"{registers_per_warp * warps} of the SM's {sm.register_file} registers",
+    block = (f"{name + ': ' if name else ''}a block of {threads} threads, {registers} registers each and "
+             f"{shared_bytes} bytes of shared memory")
+    if threads > target.limits.threads_per_block:
+        raise BobcError(f"{block} does not fit one {target.name} SM: a block may have at most "
+                        f"{target.limits.threads_per_block} threads", hint="launch smaller blocks")
+    if counted > target.limits.registers_per_block or bound < 1:
+        raise BobcError(f"{block} does not fit one {target.name} SM: its {warps} warps of "
+                        f"{sm.warp_registers(registers)} registers, rounded up to a multiple of the SM's "
+                        f"{sm.sub_partitions} sub-partitions, take {counted} registers, more than the "
+                        f"{target.limits.registers_per_block} registers a block may have",
                         hint="declare fewer registers or launch smaller blocks")
     fitting = [kib for kib in sm.carveouts_kib if resident(kib) >= 1]
     if not fitting:
@@ -824,7 +832,7 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
     shared = shared_memory_bytes(shared_bytes)
     qmd.set(recipe.shared_memory_size, shared)
     threads = block[0] * block[1] * block[2]
-    carveout = shared_carveout(target, threads, qmd_registers(registers, target), shared)
+    carveout = shared_carveout(target, threads, qmd_registers(registers, target), shared, name)
     low, high, size = recipe.sm_config
     qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
     qmd.set(size, sm_config(carveout.chosen))

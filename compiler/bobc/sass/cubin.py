@@ -300,14 +300,14 @@ def parameter_records(parameters, parameter_bytes: int) -> bytes:
 
 def register_thread_bound(registers: int, target: Target) -> int:
     """The most threads a block of a kernel of `registers` registers a thread may have on `target`:
-    registers are allocated per warp in units of SMResources.register_unit, and a block's warps
-    share the SM's register file (TargetLimits.register_file); at most threads_per_block."""
+    the most whole warps whose registers, as the GPU's launch check counts them
+    (SMResources.block_registers: a warp's allocation times the warps rounded up to a multiple of
+    the sub-partitions), stay within TargetLimits.registers_per_block; at most threads_per_block."""
     from ..targets import WARP_THREADS
 
-    unit = target.sm_resources.register_unit
-    per_warp = -(-max(registers, 1) * WARP_THREADS // unit) * unit
-    warps = target.limits.register_file // per_warp
-    return min(target.limits.threads_per_block, warps * WARP_THREADS)
+    sm = target.sm_resources
+    per_partition = target.limits.registers_per_block // sm.sub_partitions // sm.warp_registers(max(registers, 1))
+    return min(target.limits.threads_per_block, per_partition * sm.sub_partitions * WARP_THREADS)
 
 
 _IDENTIFIER = __import__("re").compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")
@@ -401,8 +401,9 @@ def write_cubin(assembled, kernel_name: str, target: Target, parameter_bytes: in
     if threads > bound:
         raise BobcError(f"kernel '{kernel_name}' declares blocks of {threads} threads ({' x '.join(map(str, block))}), "
                         f"but at {registers} registers a thread a block of {target.name} holds at most {bound} "
-                        f"(a register file of {target.limits.register_file}, allocated per warp in units of "
-                        f"{target.sm_resources.register_unit})",
+                        f"({target.limits.registers_per_block} registers a block, allocated per warp in units of "
+                        f"{target.sm_resources.register_unit}, the warps rounded up to a multiple of the SM's "
+                        f"{target.sm_resources.sub_partitions} sub-partitions)",
                         hint=f"declare at most {bound} threads, or use fewer registers")
     static_bound = (target.sm_resources.block_shared_bytes if target.cubin.static_shared_whole_block
                     else target.limits.static_shared_bytes)

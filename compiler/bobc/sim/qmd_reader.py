@@ -89,6 +89,36 @@ class LaunchDescription:
     barriers: int = 16                  # BARRIER_COUNT: the named barriers a block has (0 .. barriers - 1)
 
 
+def check_block_resources(where: str, sass: int, block: tuple[int, int, int], registers: int, shared: int) -> None:
+    """Refuse a block the GPU of SASS version `sass` does not launch: more threads than a block may
+    have, more registers than a block may have as the GPU's launch check counts them (warps rounded
+    up to the SM's sub-partitions), or more shared memory than one block may have.  The bounds are
+    the hardware's (the CUDA Programming Guide's table, NVIDIA's cuda_occupancy.h), declared once in
+    bobc.targets; the block, registers and shared memory are this QMD's, as read here."""
+    from ..targets import TARGETS
+
+    target = next((t for t in TARGETS.values() if t.sm == sass), None)
+    if target is None:
+        return
+    limits, sm = target.limits, target.sm_resources
+    threads = block[0] * block[1] * block[2]
+    if (block[0] > limits.block_xy or block[1] > limits.block_xy or block[2] > limits.block_z
+            or threads > limits.threads_per_block):
+        raise SimulationFault(f"{where}: block {block} ({threads} threads): a {target.name} block has at most "
+                              f"{limits.threads_per_block} threads ({limits.block_xy} x {limits.block_xy} x "
+                              f"{limits.block_z}), so the GPU does not launch it")
+    counted = sm.block_registers(threads, registers)
+    if counted > limits.registers_per_block:
+        raise SimulationFault(f"{where}: block {block} of {registers} registers a thread takes {counted} registers "
+                              f"as {target.name} counts a block (warps of {sm.warp_registers(registers)}, rounded up "
+                              f"to a multiple of its {sm.sub_partitions} sub-partitions), more than the "
+                              f"{limits.registers_per_block} a block may have, so the GPU does not launch it")
+    if shared > sm.block_shared_bytes:
+        raise SimulationFault(f"{where}: SHARED_MEMORY_SIZE {shared} is more than the {sm.block_shared_bytes} bytes "
+                              f"a {target.name} block may have ({sm.carveouts_kib[-1]} KiB less the "
+                              f"{sm.shared_reserved} the system reserves a block), so the GPU does not launch it")
+
+
 def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription:
     if compute_class not in COMPUTE_CLASSES:
         raise Unmodeled(f"{where}: compute class {compute_class:#06x} is bound; the simulator models "
@@ -125,6 +155,7 @@ def read_launch(raw: bytes, compute_class: int, where: str) -> LaunchDescription
     block = tuple(field(f"CTA_THREAD_DIMENSION{i}") for i in range(3))
     if 0 in grid or 0 in block:
         raise SimulationFault(f"{where}: empty grid {grid} or block {block}")
+    check_block_resources(where, sass, block, field(facts["registers"]), field("SHARED_MEMORY_SIZE"))
     cluster = (1, 1, 1)
     if "clusters" in facts:
         (type_field, types), shape = facts["clusters"]
