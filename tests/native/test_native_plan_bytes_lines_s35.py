@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_native_bounds_s34 import field, host_and_reference, immediate, nat, program
+from test_native_bounds_s34 import field, host_and_reference, nat, program
 
 FAIL, TELEMETRY, END = 2, 22, 0
 CONTROLS = b"a\nb\tc\x00d\x1b[31me\x7ff\r"

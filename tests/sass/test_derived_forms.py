@@ -13,7 +13,7 @@ import json
 import pytest
 
 from bobc.sass import assemble
-from bobc.sass.derive import _grouped, _split, derive_one
+from bobc.sass.derive import _grouped, derive_one
 from bobc.sass.encoder import Encoder, Form
 from bobc.sass.learn import TABLES, read_corpus
 from bobc.sass.oracle import disassemble
