@@ -73,6 +73,84 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def _umask() -> int:
+    """The process's umask, read without setting it where Linux says it (/proc/self/status, 4.7+):
+    setting it to read it would change it for a moment under a thread the test left running."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _process_state() -> dict:
+    """What one test may not leave changed for the tests after it in this process: each signal's
+    handler, the environment, the working folder and the umask."""
+    import signal
+
+    mask = _umask()
+    try:
+        folder = os.getcwd()
+    except OSError as failure:           # the folder was removed
+        folder = f"(unreadable: {failure.strerror})"
+    return {"signal handlers": {signal.Signals(number).name: signal.getsignal(number)
+                                for number in sorted(signal.valid_signals()) if number in signal.Signals._value2member_map_},
+            # PYTEST_CURRENT_TEST: pytest's own, the test's name and phase
+            "environment": {name: value for name, value in os.environ.items() if name != "PYTEST_CURRENT_TEST"},
+            "working folder": folder, "umask": oct(mask)}
+
+
+def _put_back(before: dict) -> None:
+    import signal
+
+    for name, handler in before["signal handlers"].items():
+        if handler is not None and signal.getsignal(getattr(signal, name)) != handler:
+            signal.signal(getattr(signal, name), handler)
+    for name in set(os.environ) - set(before["environment"]) - {"PYTEST_CURRENT_TEST"}:
+        del os.environ[name]
+    os.environ.update(before["environment"])
+    os.umask(int(before["umask"], 8))
+    if os.path.isdir(before["working folder"]):
+        os.chdir(before["working folder"])
+
+
+def _changes(before: dict, after: dict) -> list[str]:
+    said = []
+    for what in before:
+        old, new = before[what], after[what]
+        if isinstance(old, dict):
+            said += [f"{what}: {key}: {old.get(key, '(unset)')!r} -> {new.get(key, '(unset)')!r}"
+                     for key in sorted(set(old) | set(new)) if old.get(key, "(unset)") != new.get(key, "(unset)")]
+        elif old != new:
+            said.append(f"{what}: {old!r} -> {new!r}")
+    return said
+
+
+@pytest.fixture(autouse=True)
+def _leaves_the_process_as_it_found_it(request):
+    """Fail a test that leaves a signal handler, the environment, the working folder or the
+    umask changed: every later test in the process (CI runs them all in one) would inherit it, and
+    fail or pass by the order the tests ran in.  Changed in a test, they are put back by
+    monkeypatch (setenv, chdir) or a try/finally of the test's own.  A GPU test's environment is
+    not held: CUDA's libraries set their own variables when first used (torch's
+    CUDA_MODULE_LOADING)."""
+    before = _process_state()
+    yield
+    after = _process_state()
+    if request.node.get_closest_marker("gpu"):
+        after["environment"] = before["environment"]
+    changes = _changes(before, after)
+    if changes:
+        _put_back(before)          # the next tests start as this one did
+        pytest.fail("the test left the process changed for the tests after it:\n  " + "\n  ".join(changes)
+                    + "\n(put it back: monkeypatch.setenv/chdir, or a try/finally)", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

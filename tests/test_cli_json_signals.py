@@ -115,7 +115,9 @@ STARTING = """
 import os, signal, sys
 sys.argv[0] = "bobc"
 sys.argv[1:] = {words!r}
-signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGINT, signal.default_int_handler)     # as a terminal's command has them: a test run
+signal.signal(signal.SIGTERM, signal.SIG_DFL)                 # in the background has SIGINT ignored, under
+signal.signal(signal.SIGHUP, signal.SIG_DFL)                  # nohup SIGHUP, and bobc keeps an ignored one so
 import bobc                     # its first line: the command's own handling from here on
 os.kill(os.getpid(), signal.{name})    # arrives while bobc.cli is imported
 import bobc.cli

@@ -125,15 +125,12 @@ def test_a_relative_xdg_cache_home_is_ignored(tmp_path):
     assert shown.stdout.startswith(f"{home}/.cache/bobc: "), shown.stdout
 
 
-def test_an_absolute_xdg_cache_home_is_used(tmp_path):
+def test_an_absolute_xdg_cache_home_is_used(tmp_path, monkeypatch):
     from bobc import cache
 
-    os.environ.pop("BOBC_CACHE_DIR", None)
-    try:
-        os.environ["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
-        assert cache.folder() == tmp_path / "xdg/bobc"
-    finally:
-        os.environ.pop("XDG_CACHE_HOME", None)
+    monkeypatch.delenv("BOBC_CACHE_DIR", raising=False)     # put back after: later tests keep theirs
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.folder() == tmp_path / "xdg/bobc"
 
 
 def test_no_home_folder_is_no_cache_and_no_folder_named_tilde(tmp_path):

@@ -23,6 +23,13 @@ def bobc(cwd, *args, cache):
                           env={**os.environ, "BOBC_CACHE_DIR": str(cache)}, timeout=600)
 
 
+def named(path: str) -> str:
+    """How a message ends a path it names: a long one is shortened in its middle, its file name
+    kept (docs/runtime.md), and tmp_path's length is the machine's (TMPDIR): only the file name,
+    after a separator, is the same everywhere."""
+    return "/" + Path(path).name
+
+
 def _digests(folder: Path) -> dict:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -48,7 +55,7 @@ def test_build_never_writes_over_a_module_of_the_plan(tmp_path, linreg, module):
     for done in outcomes:
         assert done.returncode == 8, done.stderr
         assert f"{linreg / module}: cannot write output (-o): is the input " in done.stderr
-        assert f"{module} (a module the build read); an output never replaces an input" in done.stderr
+        assert f"{named(module)} (a module the build read); an output never replaces an input" in done.stderr
         assert "wrote" not in done.stdout
     assert _digests(linreg) == before
 
@@ -64,7 +71,7 @@ def test_build_never_writes_over_a_module_found_in_an_include_folder(tmp_path, l
     before = imported.read_bytes()
     done = bobc(tmp_path, "build", plan, "-I", include, "-o", imported, cache=tmp_path / "cache")
     assert done.returncode == 8, done.stderr
-    assert "PlanHost.bob (a module the build read); an output never replaces an input" in done.stderr
+    assert "/PlanHost.bob (a module the build read); an output never replaces an input" in done.stderr
     assert imported.read_bytes() == before
 
 
@@ -79,7 +86,7 @@ def test_a_native_artifact_build_never_writes_over_its_module(tmp_path):
     for _ in range(2):          # the artifact recalled from the cache, as after any successful build
         done = bobc(tmp_path, "build", plan, "--entry", "requestHost", "-o", plan, cache=cache)
         assert done.returncode == 8, done.stderr
-        assert "Native/Request.bob (a module the build read); an output never replaces an input" in done.stderr
+        assert "/Request.bob (a module the build read); an output never replaces an input" in done.stderr
     assert plan.read_bytes() == before
     uncached = bobc(tmp_path, "build", plan, "--entry", "requestHost", "-o", plan, cache="off")
     assert uncached.returncode == 8 and "(a module the build read)" in uncached.stderr, uncached.stderr
@@ -102,8 +109,8 @@ def test_run_reference_never_writes_over_the_plan_or_its_kernels(tmp_path, linre
     done = bobc(tmp_path, "run", linreg / "LinReg/Build/NativeHost.bob", "train", "--reference", "--input", record,
                 *(word for pair in outputs.items() for word in pair), cache=tmp_path / "cache")
     assert done.returncode == 8, done.stderr
-    assert f"{victim} ({option}): is the input " in done.stderr     # the plan host's words (probe s31 hostexe 5)
-    assert f"{victim} ({what}); an output never replaces an input" in done.stderr
+    assert f"{named(victim)} ({option}): is the input " in done.stderr     # the plan host's words (probe s31 hostexe 5)
+    assert f"{named(victim)} ({what}); an output never replaces an input" in done.stderr
     assert _digests(linreg) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "plan", "record.bin"]
     # the same command with its outputs elsewhere runs

@@ -17,6 +17,11 @@ import sys
 import traceback
 
 
+# a hang guard per case, in wall-clock seconds: a case that trains runs the reference model, a few
+# seconds on a loaded 2-core machine; a case past this is a hang (its verdict says so)
+CASE_ALARM_S = 60
+
+
 class Hang(Exception):
     pass
 
@@ -39,7 +44,7 @@ def main(plan: str, cases_file: str) -> int:
         cases = json.load(handle)
     for case in cases:
         os.chdir(case["dir"])
-        signal.alarm(10)
+        signal.alarm(CASE_ALARM_S)
         try:
             outputs = OutputPaths(case["checkpoint_out"], case["predictions"], case["result"])
             invoke_files(config, case["op"], case["input"], case["checkpoint"], outputs)

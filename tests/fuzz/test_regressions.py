@@ -78,18 +78,19 @@ def test_02_a_fifo_input_is_refused_at_once(host, plan_files, tmp_path, role):
     folder = _folder(tmp_path, "case", {"record.bin": plan_files["record"]})
     os.mkfifo(folder / "fifo")
     arguments = {"input": "fifo"} if role == "input" else {"checkpoint": "fifo"}
-    started = time.monotonic()
+    # a FIFO opened for reading waits for a writer that never comes: both sides' runs are under
+    # fuzzing.TIMEOUT_S (a hang is a failure there), so the verdicts themselves are the check
     verdicts = Verdicts(host, tmp_path)
     verdicts.add("fifo", folder, **arguments)
     python = verdicts.python_verdicts()[0]
     c = verdicts.c_verdict(verdicts.cases[0])
     assert c == python == (3 if role == "input" else 4)
-    assert time.monotonic() - started < 30
 
 
 # 3 ---------------------------------------------------------------------------------
-def test_03_the_reference_reads_within_a_bound(plan_files, tmp_path):
-    """/dev/zero, a 3 GiB file and a forged 4 GiB envelope are refused without reading them."""
+def test_03_the_reference_reads_within_a_bound(plan_files, tmp_path, monkeypatch):
+    """/dev/zero, a 3 GiB file and a forged 4 GiB envelope are refused without reading them
+    (counted: not one read of them, where a wall-clock bound flaked on a loaded machine)."""
     from bobc.reference.errors import BadCheckpoint, BadInputRecord
     from bobc.reference.safe_io import read_input
 
@@ -102,13 +103,16 @@ def test_03_the_reference_reads_within_a_bound(plan_files, tmp_path):
     with open(forged, "wb") as handle:
         handle.write(header)
         handle.truncate(432 + (4 << 30) + 12)
-    started = time.monotonic()
+    reads = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, count: reads.append(count) or real_read(fd, count))
     for path, error in (("/dev/zero", BadInputRecord), (sparse, BadInputRecord),
                         (forged, BadCheckpoint)):
         with pytest.raises(error) as caught:
             read_input(path, error, 1 << 20)
         assert caught.value.part in ("kind", "size")
-    assert time.monotonic() - started < 5
+    monkeypatch.undo()
+    assert reads == []
 
 
 # 4 ---------------------------------------------------------------------------------
@@ -234,12 +238,20 @@ def test_07_build_o_never_writes_through_a_symlink_or_over_a_non_file(tmp_path):
     (tmp_path / "link").symlink_to("victim")
     (tmp_path / "folder").mkdir()
     os.mkfifo(tmp_path / "fifo")
+    # refused before the build: the C compiler (a stand-in that notes each call) never runs,
+    # with the cache off so that no stored object could stand in for a call either
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    called = tmp_path / "compiler-called"
+    for tool in ("gcc", "cc"):
+        (tools / tool).write_text(f"#!/bin/sh\necho \"$@\" >> '{called}'\nexit 1\n")
+        (tools / tool).chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}", "BOBC_CACHE_DIR": "off"}
     for name in ("link", "folder", "fifo", "missing/host", "host/"):
-        started = time.monotonic()
-        done = run([sys.executable, "-m", "bobc", "build", str(PLAN), "-o", name], cwd=tmp_path)
+        done = run([sys.executable, "-m", "bobc", "build", str(PLAN), "-o", name], cwd=tmp_path, env=env)
         assert done.returncode == 8, (name, done.stderr)
         assert "Traceback" not in done.stderr
-        assert time.monotonic() - started < 30        # refused before the build
+        assert not called.exists(), (name, called.read_text())
     assert victim.read_bytes() == b"not a host"
     assert not os.stat(victim).st_mode & 0o111
 
@@ -291,7 +303,8 @@ def test_08_non_utf8_sources_are_messages(tmp_path):
 # 9 ---------------------------------------------------------------------------------
 def test_09_an_impossible_update_count_is_refused_quickly(tmp_path):
     """bobUpdatesPerInvocation = 2^64 + 7 ran check past 90 s; the evaluation now stops at
-    the elimination limit, naming it and the definition, in well under a second."""
+    the elimination limit, naming it and the definition, in well under a second (the message
+    proves where it stopped; the CPU-time bound is a loose guard, the old evaluation took 90 s)."""
     from bobc import pipeline
     from bobc.errors import BobcError
     from bobc.targets import SM86
@@ -301,7 +314,7 @@ def test_09_an_impossible_update_count_is_refused_quickly(tmp_path):
     started = time.process_time()        # CPU time: the machine may be shared
     with pytest.raises(BobcError) as caught:
         pipeline.check_and_certify(program, SM86)
-    assert time.process_time() - started < 1.0
+    assert time.process_time() - started < 10.0
     text = caught.value.message + (caught.value.hint or "")
     assert "limit of 1,048,576" in text and "in definition " in text
     done = run([sys.executable, "-m", "bobc", "check", str(plan)])
@@ -477,16 +490,17 @@ def test_12_a_large_update_count_is_refused_before_the_schedule_is_analysed(tmp_
     """bobUpdatesPerInvocation = 100,000 ran ~30 s of CPU into the evaluation-step limit;
     a loop building a schedule past STRUCTURE_LOOP_COUNT (65,536, the certifier's launch
     bound) is now refused before it is unrolled.  The one-second promise is measured by
-    bench/refusal_bench.py; here the bound is loose, since CI machines vary."""
+    bench/refusal_bench.py; here the message says where it was refused (no clock: CI machines
+    vary)."""
     from bobc.certify import limits as certified
     from bobc.language import limits
     # the two bounds are one: a loop past it builds what the certifier would refuse
     assert limits.STRUCTURE_LOOP_COUNT == certified.LAUNCH_COUNT == certified.SUBMISSION_COUNT
     plan = _bob_copy(tmp_path, updates=100_000) / "Bob/Build/NativeHost.bob"
-    started = time.monotonic()
+    # where it was refused is in the message (the loop's iteration count and the bound, not the
+    # evaluation-step limit it ran into before); the timeout is a hang guard only
     done = subprocess.run([sys.executable, "-m", "bobc", "check", str(plan)], capture_output=True,
-                          text=True, timeout=60)
-    assert time.monotonic() - started < 10
+                          text=True, timeout=300)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "builds a NvidiaLaunchSchedule over 100,000 iterations" in done.stderr
     assert "limit of 65,536" in done.stderr and "in definition " in done.stderr

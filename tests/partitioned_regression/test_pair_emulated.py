@@ -318,7 +318,9 @@ def test_a_resume_continues_at_any_step_count_without_counting_up_to_it(taken):
     commands: a checkpoint at 2^32 - 9 steps resumes as fast as one at 1 step (the plan counted
     to T before, ~10^5 steps a second on this interpreter), bit-identical to the reference."""
     steps = 8
-    outcomes = run(1, 1, steps, checkpoint_at(1, taken), timeout=5, join=60)
+    # both peers run (no refusal, no timeout expected): the peers' wait for each other is a hang
+    # guard, long enough for two interpreters sharing a loaded machine's cores (a run takes ~3 s)
+    outcomes = run(1, 1, steps, checkpoint_at(1, taken), timeout=60, join=300)
     assert [(o.status, o.message) for o in outcomes] == [(0, b""), (0, b"")]
     expected = R.train(data(), COORDINATES, steps, first_row=taken)
     for k, outcome in enumerate(outcomes):
