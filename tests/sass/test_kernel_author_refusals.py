@@ -94,7 +94,9 @@ def test_a_misspelt_modifier_gets_a_did_you_mean(tmp_path, capsys):
 @TARGETS
 @pytest.mark.parametrize("line,key", [
     ("    HMMA.16816.F32.BF16 R0, R4, R8, R0", "HMMA.16816.F32.BF16 R,R,R,R"),
-    ("    F2FP.BF16.PACK_AB R0, R1, R2", "F2FP.BF16.PACK_AB R,R,R"),
+    # ptxas's fma.rn.bf16x2 (probe s35 ptxforms: not learned yet; F2FP.BF16.PACK_AB, this case until
+    # then, is learned on sm_86 from tools/ptx_corpus/param_shapes.ptx)
+    ("    HFMA2.BF16_V2 R0, R1, R2, R3", "HFMA2.BF16_V2 R,R,R,R"),
     ("    LDG.E.EL R0, [R2.64]", "LDG.E.EL R,[MR.64]"),
     ("    LDG.E.LTC128B R0, [R2.64]", "LDG.E.LTC128B R,[MR.64]"),
 ])
@@ -121,10 +123,11 @@ def test_modifiers_in_another_order_than_the_tables_say_which_order(tmp_path, ca
 def test_an_operand_count_names_the_forms_each_count_belongs_to(tmp_path, capsys, arch):
     code, err, _ = _asm(tmp_path, capsys, "    IADD3 R0, R1, R2\n    EXIT\n", arch)
     assert code == 1
-    assert "IADD3 takes 4 or 5 operands (IADD3.X takes 6), not 3" in err
+    # IADD3 R, P, P, R, R, R (two carry-outs) is learned from ptxas too (tools/ptx_corpus/param_shapes.ptx)
+    assert "IADD3 takes 4, 5 or 6 operands, not 3" in err
     code, err, _ = _asm(tmp_path, capsys, "    IADD3.X R0, R1, R2\n    EXIT\n", arch)
     assert code == 1
-    assert "IADD3.X takes 6 operands (IADD3 takes 4 or 5), not 3" in err
+    assert "IADD3.X takes 6 operands (IADD3 takes 4, 5 or 6), not 3" in err
 
 
 def test_an_operand_too_many_says_how_many_the_opcode_takes(tmp_path, capsys):
