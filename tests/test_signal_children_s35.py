@@ -13,9 +13,12 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.test_cli_signals import alive, default_signals
 
 REPO = Path(__file__).resolve().parents[1]
 PLAN = REPO / "examples/linear_regression/LinReg/Build/NativeHost.bob"
@@ -25,23 +28,10 @@ DEADLINE_S = 60
 # (`gcc -M`, run from bobc's main thread before anything is compiled) does so, its child noted
 FAKE_GCC = """#!/bin/sh
 for word in "$@"; do
-    if [ "$word" = -M ]; then sh -c 'echo $$ >> "$FAKE_GCC_PIDS"; exec sleep 600'; exit 1; fi
+    if [ "$word" = -M ]; then sh -c 'echo $$ >> "$FAKE_PIDS"; exec sleep 600'; exit 1; fi
 done
 exec "$REAL_GCC" "$@"
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
-def default_signals() -> None:
-    """In the child: SIGINT and SIGHUP as a terminal's command gets them."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def wait_until(condition, what: str) -> None:
@@ -51,30 +41,21 @@ def wait_until(condition, what: str) -> None:
         time.sleep(0.01)
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
-def test_sigint_to_bobc_alone_stops_its_compilers_children(tmp_path):
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "gcc").write_text(FAKE_GCC)
-    (fake / "gcc").chmod(0o755)
+@contextmanager
+def bobc_with(tmp_path: Path, argv: list[str], **settings: str):
+    """`python -m bobc ARGV` in tmp_path with its own cache and TMPDIR and `settings` in its
+    environment, started as a terminal's command; yields (the process, the file its fakes write
+    their pids to).  Afterwards nothing it or its fakes started is left running."""
     pids = tmp_path / "pids"
     pids.write_text("")
     (tmp_path / "tmp").mkdir()
     env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "tmp"),
-           "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "FAKE_GCC_PIDS": str(pids),
-           "REAL_GCC": shutil.which("gcc"),
+           "FAKE_PIDS": str(pids), **settings,
            "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.Popen([sys.executable, "-m", "bobc", "build", str(PLAN), "-o", "host"], cwd=tmp_path,
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
+    run = subprocess.Popen([sys.executable, "-m", "bobc", *argv], cwd=tmp_path, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
     try:
-        wait_until(lambda: pids.read_text().split() or run.poll() is not None, "the compiler's child started")
-        assert run.poll() is None, run.stderr.read().decode()
-        run.send_signal(signal.SIGINT)          # to bobc alone, not its process group
-        assert run.wait(timeout=DEADLINE_S) == 130
-        assert run.stderr.read().decode().splitlines()[-1] == "bobc: interrupted"
-        child = int(pids.read_text().split()[0])
-        wait_until(lambda: not alive(child), "the compiler's child still runs after bobc ended")
-        assert os.listdir(tmp_path / "tmp") == []
+        yield run, pids
     finally:
         if run.poll() is None:
             run.kill()
@@ -83,6 +64,29 @@ def test_sigint_to_bobc_alone_stops_its_compilers_children(tmp_path):
         for pid in map(int, pids.read_text().split()):
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def gcc_on_path(tmp_path: Path, script: str) -> dict:
+    """The environment settings that put `script` first on PATH as gcc (the real one in REAL_GCC)."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gcc").write_text(script)
+    (fake / "gcc").chmod(0o755)
+    return {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "REAL_GCC": shutil.which("gcc"),
+            "PYTHON": sys.executable}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_sigint_to_bobc_alone_stops_its_compilers_children(tmp_path):
+    with bobc_with(tmp_path, ["build", str(PLAN), "-o", "host"], **gcc_on_path(tmp_path, FAKE_GCC)) as (run, pids):
+        wait_until(lambda: pids.read_text().split() or run.poll() is not None, "the compiler's child started")
+        assert run.poll() is None, run.stderr.read().decode()
+        run.send_signal(signal.SIGINT)          # to bobc alone, not its process group
+        assert run.wait(timeout=DEADLINE_S) == 130
+        assert run.stderr.read().decode().splitlines()[-1] == "bobc: interrupted"
+        child = int(pids.read_text().split()[0])
+        wait_until(lambda: not alive(child), "the compiler's child still runs after bobc ended")
+        assert os.listdir(tmp_path / "tmp") == []
 
 
 # finding 1: the C runtime's compiles (in bobc's workers) ignore SIGTERM and never end by themselves
@@ -93,7 +97,7 @@ for word in "$@"; do
         exec "$PYTHON" -c 'import os, signal, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-open(os.environ["FAKE_GCC_PIDS"], "a").write(f"{os.getpid()}\\n")
+open(os.environ["FAKE_PIDS"], "a").write(f"{os.getpid()}\\n")
 time.sleep(600)'
     fi
 done
@@ -103,20 +107,7 @@ exec "$REAL_GCC" "$@"
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_sigterm_ends_a_build_whose_compilers_ignore_it(tmp_path):
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "gcc").write_text(STUBBORN_GCC)
-    (fake / "gcc").chmod(0o755)
-    pids = tmp_path / "pids"
-    pids.write_text("")
-    (tmp_path / "tmp").mkdir()
-    env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "tmp"),
-           "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "FAKE_GCC_PIDS": str(pids),
-           "REAL_GCC": shutil.which("gcc"), "PYTHON": sys.executable,
-           "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.Popen([sys.executable, "-m", "bobc", "build", str(PLAN), "-o", "host"], cwd=tmp_path,
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
-    try:
+    with bobc_with(tmp_path, ["build", str(PLAN), "-o", "host"], **gcc_on_path(tmp_path, STUBBORN_GCC)) as (run, pids):
         wanted = min(2, os.cpu_count() or 1)
         wait_until(lambda: len(pids.read_text().split()) >= wanted or run.poll() is not None, "compiles at work")
         assert run.poll() is None, run.stderr.read().decode()
@@ -125,14 +116,6 @@ def test_sigterm_ends_a_build_whose_compilers_ignore_it(tmp_path):
         assert run.stderr.read().decode().splitlines()[-1] == "bobc: terminated"
         assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)], "compilers still running"
         assert not (tmp_path / "host").exists() and os.listdir(tmp_path / "tmp") == []
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-        run.stderr.close()
-        for pid in map(int, pids.read_text().split()):
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
 
 
 # finding 2: nvdisasm, run side by side in worker threads by dump, diff and inspect, never ends by
@@ -151,15 +134,7 @@ def test_a_signal_ends_a_dump_whose_nvdisasm_ignores_sigterm(tmp_path, number):
     fake = tmp_path / "nvdisasm"
     fake.write_text(STUBBORN_NVDISASM.format(python=sys.executable))
     fake.chmod(0o755)
-    pids = tmp_path / "pids"
-    pids.write_text("")
-    (tmp_path / "tmp").mkdir()
-    env = {**os.environ, "BOBC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "tmp"),
-           "BOBC_NVDISASM": str(fake), "FAKE_PIDS": str(pids),
-           "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.Popen([sys.executable, "-m", "bobc", "dump", str(REPO / "tests/golden/bob-sm_90")], cwd=tmp_path,
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=default_signals)
-    try:
+    with bobc_with(tmp_path, ["dump", str(REPO / "tests/golden/bob-sm_90")], BOBC_NVDISASM=str(fake)) as (run, pids):
         wait_until(lambda: len(pids.read_text().split()) >= 2 or run.poll() is not None, "nvdisasm at work")
         assert run.poll() is None, run.stderr.read().decode()
         run.send_signal(number)                 # to bobc alone
@@ -168,11 +143,3 @@ def test_a_signal_ends_a_dump_whose_nvdisasm_ignores_sigterm(tmp_path, number):
         assert run.stderr.read().decode().splitlines()[-1] == line
         assert not [pid for pid in map(int, pids.read_text().split()) if alive(pid)], "nvdisasm still running"
         assert os.listdir(tmp_path / "tmp") == []
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-        run.stderr.close()
-        for pid in map(int, pids.read_text().split()):
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)

@@ -24,8 +24,8 @@ from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass import assemble
 from bobc.sass.learn import read_corpus
 from bobc.sass.oracle import disassemble
-from bobc.sass.syntax import Control
 from bobc.targets import TARGETS
+from tests.sass.test_subword_constant_loads import assembles_and_decodes_back
 
 ARCHES = ("sm_86", "sm_90")
 FORMS = re.compile(r"^(UPRMT\b|HADD2\.F32 R\d+, -RZ, c\[0x0\] \[0x[0-9a-f]+\]\.H[01]_H[01]$|"
@@ -49,18 +49,7 @@ def test_ptxas_emits_these_forms():
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_each_ptxas_word_assembles_and_decodes_back(arch, needs_nvdisasm):
-    rows = _rows(arch)
-    assert rows
-    words = []
-    for row in rows:
-        control = Control.from_word(row.word >> 64)._replace_reuse()     # reuse: from the text
-        code = f"{control.text()} {row.text} ;\nEXIT ;\n"
-        word = int.from_bytes(assemble(code, arch).code[:16], "little")
-        assert word == row.word, f"{row.reference}: {row.text}: {word:#034x} != ptxas {row.word:#034x}"
-        words.append(word)
-    listed = disassemble(b"".join(w.to_bytes(16, "little") for w in words), TARGETS[arch].nvdisasm_arch)
-    assert not listed.errors
-    assert [d.text for d in listed.lines] == [r.text for r in rows]
+    assembles_and_decodes_back(_rows(arch), arch)
 
 
 @pytest.mark.parametrize("arch", ARCHES)

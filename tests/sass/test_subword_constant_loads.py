@@ -50,7 +50,12 @@ def test_ptxas_emits_these_forms(arch):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_each_ptxas_word_assembles_and_decodes_back(arch, needs_nvdisasm):
-    rows = _rows(arch)
+    assembles_and_decodes_back(_rows(arch), arch)
+
+
+def assembles_and_decodes_back(rows, arch: str) -> None:
+    """Each ptxas row's text assembles alone to ptxas's 128 bits, and nvdisasm reads them back
+    as the same texts (tests/sass/test_param_shapes.py's rows too)."""
     assert rows
     words = []
     for row in rows:
