@@ -22,6 +22,7 @@
 
 #include "rt_exit.h"
 #include "host_runtime.h"
+#include "host_settings.h"
 
 static const char *open_failure(int e);
 
@@ -35,18 +36,12 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
-/* A control character (a newline, a tab, DEL) in a shown path is '?': a message stays one line. */
-static int control(unsigned char c)
-{
-    return c < 0x20 || c == 0x7F;
-}
-
 const char *rt_io_shown(const char *path, char *out)
 {
     size_t n = strlen(path), keep = RT_IO_SHOWN_BYTES - 3;    /* the bytes kept beside "..." */
     if (n <= RT_IO_SHOWN_BYTES) {
         size_t i = 0;
-        while (i < n && !control((unsigned char)path[i]))
+        while (i < n && !rt_control_char((unsigned char)path[i]))
             i++;
         if (i == n)
             return path;
@@ -64,7 +59,7 @@ const char *rt_io_shown(const char *path, char *out)
         snprintf(out, RT_IO_SHOWN_BYTES + 1, "%.*s...%s", (int)head, path, path + start);
     }
     for (char *c = out; *c; c++)
-        if (control((unsigned char)*c))
+        if (rt_control_char((unsigned char)*c))
             *c = '?';
     return out;
 }

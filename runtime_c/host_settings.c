@@ -99,7 +99,7 @@ const char *rt_setting_shown(const char *text, char out[RT_SETTING_SHOWN_BYTES +
     }
     snprintf(out, RT_SETTING_SHOWN_BYTES + 4, "%.*s%s", (int)keep, text, keep < n ? "..." : "");
     for (char *c = out; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7F)
+        if (rt_control_char((unsigned char)*c))
             *c = '?';
     return out;
 }

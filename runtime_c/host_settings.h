@@ -43,6 +43,14 @@ long long rt_setting_number(rt_setting which, long long unset);
 
 #define RT_SETTING_SHOWN_BYTES 64   /* the most bytes of a value a refusal shows */
 
+/* A control character (a newline, a tab, NUL, DEL): shown as '?' wherever a message shows text the
+ * user or the plan gave (a setting's value, a path, a Fail's bytes), so a message stays one line.
+ * Its Python twin: bobc.errors printable (tests/host/test_c_python_mirrors.py). */
+static inline int rt_control_char(unsigned char c)
+{
+    return c < 0x20 || c == 0x7F;
+}
+
 /* `text` as a setting's refusal shows it: its first RT_SETTING_SHOWN_BYTES bytes (never half a
  * UTF-8 character) and "..." when longer, a control character (a newline, a tab, DEL) as '?', so
  * the refusal stays one line.  For every setting a host judges, the table's and those judged

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "native_machine.h"
 #include "native_device.h"
+#include "host_settings.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -14,22 +15,17 @@
 #define NP_EXIT_WAIT 4
 #define NP_EXIT_FAULT 10
 
-static int np_control(uint8_t c)
-{
-    return c < 0x20 || c == 0x7F;
-}
-
 void np_put_shown(const uint8_t *bytes, size_t length, FILE *to)
 {
     for (size_t i = 0; i < length; i++)
-        fputc(np_control(bytes[i]) ? '?' : bytes[i], to);
+        fputc(rt_control_char(bytes[i]) ? '?' : bytes[i], to);
 }
 
 size_t np_shown_copy(char *out, size_t room, const uint8_t *bytes, size_t length)
 {
     size_t n = length < room - 1 ? length : room - 1;
     for (size_t i = 0; i < n; i++)
-        out[i] = np_control(bytes[i]) ? '?' : (char)bytes[i];
+        out[i] = rt_control_char(bytes[i]) ? '?' : (char)bytes[i];
     out[n] = 0;
     return n;
 }

@@ -130,8 +130,7 @@ def assemble_kernel(source_path, target, launched: bool = True):
         # the source was edited while it was assembled: the code may be the new bytes', which is no
         # entry for the old bytes' key, nor what the SHA-256 recorded above says was read (a later
         # build of the old bytes would get the new code: probe s34 cache34 finding 5); again
-    from .errors import BobcError
-    from .errors import shown
+    from .errors import BobcError, shown
 
     raise BobcError(f"kernel source {shown(path)} changed while it was being assembled, 5 times over",
                     hint="run again once nothing is writing it")
