@@ -76,7 +76,10 @@ def shown_path(path) -> str:
 
 SHOWN_BYTES = 128                    # runtime_c/host_io.h RT_IO_SHOWN_BYTES
 _SHOWN_HEAD = 32                     # RT_IO_SHOWN_HEAD
-_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
+# bytes.translate's table of how a message shows bytes the user or the plan gave: a C0 control (a
+# newline, a tab, NUL) or DEL as '?', so the message stays one line (runtime_c/host_settings.h
+# rt_control_char); the reference's paths, settings' values and native messages alike
+SHOWN_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
 def shown(path) -> str:
@@ -86,7 +89,7 @@ def shown(path) -> str:
     newline, a tab, DEL) is '?', so a message stays one line."""
     raw = os.fsencode(path)
     if len(raw) <= SHOWN_BYTES:
-        return os.fsdecode(raw.translate(_CONTROLS))
+        return os.fsdecode(raw.translate(SHOWN_CONTROLS))
     keep = SHOWN_BYTES - 3
     slash = raw.rfind(b"/")
     tail = len(raw) - slash if slash >= 0 else 0
@@ -97,17 +100,17 @@ def shown(path) -> str:
         head -= 1
     while start < len(raw) and raw[start] & 0xC0 == 0x80:
         start += 1
-    return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(_CONTROLS))
+    return os.fsdecode((raw[:head] + b"..." + raw[start:]).translate(SHOWN_CONTROLS))
 
 
 def printable(path) -> str:
     """`path` whole, with shown()'s control characters as '?' (a newline, a tab, DEL), so that a
     message naming it stays one line: for a path the user gave that a refusal names in full (a
     name too long for the system is shown whole, so its user sees which it is)."""
-    return os.fsdecode(os.fsencode(path).translate(_CONTROLS))
+    return os.fsdecode(os.fsencode(path).translate(SHOWN_CONTROLS))
 
 
-# a path's C0 controls and DEL, the tab included, shown as '?' (_CONTROLS, host_io.c rt_io_shown)
+# a path's C0 controls and DEL, the tab included, shown as '?' (SHOWN_CONTROLS, host_io.c rt_io_shown)
 _SHOWN_PATH = {code: "?" for code in (*range(0x20), 0x7F)}
 
 

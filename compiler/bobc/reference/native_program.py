@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from ..errors import SHOWN_CONTROLS
 from ..native.program import Program
 from ..resources import doc
 from ..native.words import count as _count
@@ -57,15 +58,13 @@ class _Halt(Exception):
     pass
 
 
-_CONTROLS = bytes(range(0x20)) + b"\x7f"
-_SHOWN = bytes.maketrans(_CONTROLS, b"?" * len(_CONTROLS))
 
 
 def shown_line(data: bytes) -> bytes:
     """A plan's bytes on a message line -- a Fail's message, a Telemetry label, the program's
     identity in --version -- each control character (a newline, a tab, NUL, DEL) as '?', so the
     line stays one line (runtime_c/native_machine.c np_put_shown, the twin)."""
-    return data.translate(_SHOWN)
+    return data.translate(SHOWN_CONTROLS)
 
 
 def _f64(bits: int) -> np.float64:

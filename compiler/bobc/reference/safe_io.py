@@ -63,7 +63,7 @@ LOCK_PAUSE_VARIABLE = "BOBC_IO_TEST_LOCK_PAUSE_MS"   # tests only: a pause betwe
 #                                                   temporaries and taking the publication lock
 _PAUSE_LIMIT_MS = 10_000
 # how a message shows a path: bobc.errors (the CLI's refusals say paths without importing this package)
-from ..errors import _CONTROLS, _SHOWN_HEAD, SHOWN_BYTES, printable, shown  # noqa: E402,F401
+from ..errors import SHOWN_BYTES, shown  # noqa: E402,F401
 NAME_ROOM = 25                       # RT_IO_NAME_ROOM: `..NAME.bob-journal.tmp-XXXXXX` beside an output
 # Linux's FS_IOC_GETFLAGS (_IOR('f', 1, long)) and the two attributes that stop a rename
 _FS_IOC_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..errors import SHOWN_CONTROLS
 from .digits import decimal_at_most
 
 SHOWN_BYTES = 64             # host_settings.h RT_SETTING_SHOWN_BYTES: the most bytes of a value a refusal shows
-_CONTROLS = bytes(ord("?") if b < 0x20 or b == 0x7F else b for b in range(256))
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def shown_value(text: str) -> str:
         keep = SHOWN_BYTES
         while keep and raw[keep] & 0xC0 == 0x80:
             keep -= 1
-    return os.fsdecode(raw[:keep].translate(_CONTROLS) + (b"..." if keep < len(raw) else b""))
+    return os.fsdecode(raw[:keep].translate(SHOWN_CONTROLS) + (b"..." if keep < len(raw) else b""))
 
 
 def refusal(environ, settings) -> str | None:
