@@ -976,8 +976,14 @@ def _write_temporary(output: _Output) -> str:
         write_all(fd, data)
         stage = "fsync"
         os.fsync(fd)
+        # a close can fail too (EIO: NFS and FUSE report write-back errors there); the descriptor
+        # is gone either way (probe s36 faultinject finding 1; host_io.c write_temporary)
+        stage = "close"
+        descriptor, fd = fd, -1
+        os.close(descriptor)
     except OSError as failure:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
         try:
             os.unlink(candidate)
         except OSError:
@@ -988,7 +994,6 @@ def _write_temporary(output: _Output) -> str:
                                  host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
                                            f"{write_failure(failure)} (nothing was published)") \
             from None
-    os.close(fd)
     return candidate
 
 
