@@ -59,6 +59,10 @@
                                   an output's name has NAME_MAX - 25 bytes at most */
 #define RT_IO_SHOWN_BYTES 128  /* the most bytes of a path a message shows (rt_io_shown) */
 #define RT_IO_SHOWN_HEAD 32    /* ... of which at least this many from its start */
+/* a publication whose every rename was done but whose folder fsync failed (reference/safe_io.py
+ * UNSYNCED_WARNING words it the same): the report's name, the folder, the system's words */
+#define RT_IO_UNSYNCED_WARNING "%s: warning: the outputs were published, but fsync of their folder %s failed: %s; " \
+                               "they are in place, but may not survive a crash or power loss: check the disk (dmesg)"
 #define RT_IO_PAUSE_VARIABLE "BOBC_IO_TEST_PAUSE_MS" /* tests only: a pause between two renames */
 #define RT_IO_LOCK_PAUSE_VARIABLE "BOBC_IO_TEST_LOCK_PAUSE_MS" /* tests only: a pause between writing the
                                                               * temporaries and taking the publication lock */

@@ -5,7 +5,10 @@ files the test names, so each fault is deterministic.
 
 Finding 1: a temporary whose close() fails (NFS and FUSE report write-back errors there) was
 a traceback on the reference side, its temporary left; it is refused as the host refuses it,
-exit 8, nothing published, nothing left."""
+exit 8, nothing published, nothing left.
+Finding 2: a folder fsync that fails after every rename was exit 8 "outputs published" on the
+host, its journal left for the next invocation to "complete", and silence on the reference
+side; both now say one warning, keep exit 0 (the outputs were written) and remove the journal."""
 from __future__ import annotations
 
 import json
@@ -131,3 +134,29 @@ def test_an_executable_whose_close_fails_is_refused_and_removed(shim, tmp_path):
                            "are unchanged\n")
     assert contents(tmp_path) == {"host": "old host"}
 
+
+WARNING = ("warning: the outputs were published, but fsync of their folder {} failed: Input/output error; they are "
+           "in place, but may not survive a crash or power loss: check the disk (dmesg)\n")
+
+
+def test_a_folder_fsync_that_fails_after_the_renames_is_a_warning_alike(tool, shim, tmp_path):  # noqa: F811
+    """Every fsync of the outputs' folder fails (those before the renames, of the journal's name,
+    are not checked on either side): the outputs are new, the status 0, the journal removed, and
+    the next invocation has nothing to complete."""
+    new = {"c": "new --checkpoint-out\n", "p": "new --predictions\n", "r": "new --result\n"}
+    for side in ("c", "reference"):
+        folder = tmp_path / side
+        old_outputs(tool, folder)
+        env = faulted(shim, "fsync", str(folder.resolve()))
+        if side == "c":
+            code, stderr = c_publish(tool, folder, "new", env)
+            assert (code, stderr) == (0, "host: " + WARNING.format("."))
+        else:
+            code, message, stderr = reference_publish(folder, "new", env)
+            assert (code, message, stderr) == (0, "", "bobc: " + WARNING.format("."))
+        assert contents(folder) == new, f"{side}: a journal or temporary left, or an output not new"
+        # the next invocation: nothing interrupted, nothing to complete
+        code, stderr = c_publish(tool, folder, "next")
+        assert (code, stderr) == (0, "")
+        code, message, stderr = reference_publish(folder, "again")
+        assert (code, message, stderr) == (0, "", "")

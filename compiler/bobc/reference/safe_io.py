@@ -493,8 +493,10 @@ class OutputSet:
                                                        f"({kept_journal(journal, output.path) if journal else 'nothing was published'})") \
                         from None
                 temporaries[index] = None
+            unsynced = None
             for folder in dict.fromkeys(o.folder for o in self.outputs):
-                _fsync_folder(folder)
+                failure = _fsync_published(folder)
+                unsynced = unsynced or (failure and (folder, failure))
             if journal is not None:
                 try:
                     os.unlink(journal)
@@ -502,6 +504,8 @@ class OutputSet:
                     pass            # removed by hand: the publication is complete all the same
                 _fsync_folder(os.path.dirname(journal))
                 journal = None
+            if unsynced:
+                _say_unsynced(*unsynced)
         finally:
             if journal is not None and os.path.lexists(journal):
                 temporaries = []        # the journal on disk owns the temporaries: the next invocation renames them
@@ -1054,6 +1058,36 @@ def _fsync_folder(folder: str) -> None:
         os.close(fd)
 
 
+# runtime_c/host_io.h RT_IO_UNSYNCED_WARNING, after "bobc: "
+UNSYNCED_WARNING = ("warning: the outputs were published, but fsync of their folder {} failed: {}; they are in "
+                    "place, but may not survive a crash or power loss: check the disk (dmesg)")
+
+
+def _fsync_published(folder: str) -> OSError | None:
+    """fsync the folder of outputs just renamed into place (host_io.c publish_locked): the
+    failure (EIO), or None; a folder that cannot be opened, or a filesystem that cannot fsync
+    a folder (EINVAL), is no failure."""
+    import errno
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        os.fsync(fd)
+    except OSError as failure:
+        return None if failure.errno == errno.EINVAL else failure
+    finally:
+        os.close(fd)
+    return None
+
+
+def _say_unsynced(folder: str, failure: OSError) -> None:
+    """The publication is done (every rename): a folder fsync that failed is a warning, not exit 8,
+    which says an output was not written (probe s36 faultinject finding 2)."""
+    stderr_line("bobc: " + UNSYNCED_WARNING.format(shown(folder), failure.strerror or failure))
+
+
 def publish_file(path, data: bytes, option: str = "output", mode: int | None = None) -> None:
     """One output on its own (the same checks, one temporary, one rename)."""
     outputs = OutputSet()
@@ -1076,7 +1110,9 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
         _date_now([temporary])
         os.replace(temporary, output.path)
         temporary = None
-        _fsync_folder(output.folder)
+        failure = _fsync_published(output.folder)
+        if failure:
+            _say_unsynced(output.folder, failure)
         _name_leftovers(output)
     except OSError as failure:
         raise OutputWriteFailure(output.path, output.option, f"{failure.strerror or failure}",
