@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "host_io.h"
+#include "host_runtime.h"
 #include "rt_exit.h"
 
 /* The input among `inputs` that is the file `st` describes, or NULL; the host's own file (it
@@ -78,4 +79,22 @@ int rt_diag_open(const char *variable, const char *path, const char *const *inpu
         return RT_EXIT_WRITE_FAILED;
     }
     return 0;
+}
+
+int rt_diag_close(const char *variable, const char *path, FILE *f, char *err, size_t err_bytes)
+{
+    /* a write that failed while the run went on (a full buffer written out) leaves the stream's
+     * error flag; the flush of what is left says why (the same error again, as a rule) */
+    int e = fflush(f) != 0 ? errno : 0;
+    int failed = e || ferror(f);
+    if (fclose(f) != 0 && !e) {
+        e = errno;
+        failed = 1;
+    }
+    if (!failed)
+        return 0;
+    char shown[RT_IO_SHOWN_BYTES + 1];
+    snprintf(err, err_bytes, "%s %s: write failed: %s; the file is incomplete (the run's outputs are not affected)",
+             variable, rt_io_shown(path, shown), e ? rt_write_failure(e) : "an earlier write failed");
+    return RT_EXIT_WRITE_FAILED;
 }

@@ -24,4 +24,11 @@ int rt_diag_check(const char *variable, const char *path, const char *const *inp
 int rt_diag_open(const char *variable, const char *path, const char *const *inputs, int count, FILE **out,
                  char *err, size_t err_bytes);
 
+/* Close a file rt_diag_open opened: 0, or RT_EXIT_WRITE_FAILED with one line in err when any
+ * of its writes failed (a full disk, the file size limit): `VARIABLE PATH: write failed: REASON;
+ * the file is incomplete (the run's outputs are not affected)`.  The caller says it on stderr
+ * and keeps the run's status: the file is a diagnostic, the outputs were published as they
+ * were (probe s36 faultinject finding 3; reference/native_program.py words it the same). */
+int rt_diag_close(const char *variable, const char *path, FILE *f, char *err, size_t err_bytes);
+
 #endif

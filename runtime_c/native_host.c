@@ -815,10 +815,12 @@ int main(int argc, char **argv)
         return rc;
     }
     int r = np_run(&m, 0);
-    if (h.trace)
-        fclose(h.trace);
-    if (h.submit_times)
-        fclose(h.submit_times);
+    /* a diagnostic file that could not be written whole is said, the run's status kept (diag_file.h) */
+    char diag_err[RT_ERR_BYTES];
+    if (h.trace && rt_diag_close("NATIVE_TRACE", trace_path, h.trace, diag_err, sizeof diag_err))
+        fprintf(stderr, "native: %s\n", diag_err);
+    if (h.submit_times && rt_diag_close("NATIVE_SUBMIT_TIMES", times_path, h.submit_times, diag_err, sizeof diag_err))
+        fprintf(stderr, "native: %s\n", diag_err);
     np_device_release(&h.session);
     for (int i = 0; i < h.peer_count; i++)
         np_peer_close(&h.peers[i]);

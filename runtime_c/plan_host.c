@@ -630,7 +630,8 @@ static void write_timing(host *h)
         const volatile uint64_t *sem = (const volatile uint64_t *)at(h, h->plan->semaphore_va[i], 16);
         fprintf(f, "%u %llu %llu\n", i, (unsigned long long)(sem ? sem[0] : 0), (unsigned long long)(sem ? sem[1] : 0));
     }
-    fclose(f);
+    if (rt_diag_close("BOBC_HOST_TIMING", path, f, why, sizeof why))
+        rt_report(why);
 }
 
 static int run_steps(host *h)

@@ -361,6 +361,7 @@ class Machine:
         self.wait_status = EXIT_WAIT
         self.components = dict(components or {})      # the host's embedded device images, by kind
         self.trace = None              # NATIVE_TRACE: the C host's lines (runtime_c/native_host.c trace)
+        self.trace_failure = None      # its first failed write (OSError), said when it is closed
         self.gpu = gpu
         environ = os.environ if environ is None else environ
         self.trace_path = environ.get("NATIVE_TRACE") or None
@@ -427,8 +428,30 @@ class Machine:
         return int.from_bytes(memory[offset:offset + 8], "little")
 
     def _trace(self, line: str) -> None:
-        if self.trace is not None:
-            self.trace.write(line + "\n")
+        if self.trace is not None and self.trace_failure is None:
+            try:
+                self.trace.write(line + "\n")
+            except OSError as failure:      # a full disk, the file size limit: said at its close
+                self.trace_failure = failure
+
+    def _end_trace(self) -> None:
+        """Close NATIVE_TRACE (runtime_c/diag_file.c rt_diag_close, right after the program's
+        commands, before any message of its end): a write that failed is one line, the run's
+        status kept -- the file is a diagnostic (probe s36 faultinject finding 3)."""
+        if self.trace is None:
+            return
+        trace, self.trace = self.trace, None
+        try:
+            trace.close()
+        except OSError as failure:
+            self.trace_failure = self.trace_failure or failure
+        if self.trace_failure is not None:
+            from ..errors import shown
+            from .safe_io import write_failure
+            self.stderr.write(f"native: NATIVE_TRACE {shown(self.trace_path)}: write failed: "
+                              f"{write_failure(self.trace_failure)}; the file is incomplete (the run's outputs "
+                              f"are not affected)\n".encode("utf-8", "surrogateescape"))
+            self.stderr.flush()
 
     def run(self) -> int:
         """Carry the program out: its exit status; the outputs published on success."""
@@ -441,8 +464,7 @@ class Machine:
         try:
             return self._run_all()
         finally:
-            if self.trace is not None:
-                self.trace.close()
+            self._end_trace()
 
     def _run_all(self) -> int:
         from .native_request import Help, nothing_note
@@ -454,12 +476,14 @@ class Machine:
             except Help:
                 self.request = None
         except Stop as stop:
+            self._end_trace()
             self._close()
             note = (self.request.failure_note(stop.message) if self.request is not None
                     else nothing_note(stop.message))
             self.stderr.write(b"native: " + stop.message + note)
             self.stderr.flush()
             return stop.status
+        self._end_trace()
         self._close()
         return 0
 
