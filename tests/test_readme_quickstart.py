@@ -136,3 +136,18 @@ def test_what_the_quick_start_writes_is_ignored_by_git():
                           cwd=REPO, capture_output=True, text=True)
     not_ignored = [line.split("\t")[-1] for line in done.stdout.splitlines() if line.startswith("::")]
     assert not_ignored == [], f"written by README's commands, not in .gitignore: {not_ignored}"
+
+
+def test_a_host_built_into_the_working_folder_is_run_as_dot_slash():
+    """Probe s36 newuser2 finding 5: README built `-o coppelius-host`, then said "then
+    `coppelius-host train|predict ...`", which the shell, not searching the working folder, does not
+    find when pasted.  A command (a code span, or an indented block's line) that starts with the
+    name of a host a `bobc build ... -o NAME` of the same document wrote into the working folder
+    (NAME without a '/') runs it as ./NAME."""
+    found = []
+    for document in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = document.read_text(encoding="utf-8")
+        for name in set(re.findall(r"bobc build\s[^`]*?-o ([A-Za-z0-9_.-]+)", text)):
+            for match in re.finditer(r"(?:`|^ {4,})" + re.escape(name) + r" ", text, re.M):
+                found.append(f"{document.relative_to(REPO)}:{text[:match.start()].count(chr(10)) + 1}: {name}")
+    assert found == [], found
