@@ -250,8 +250,11 @@ int rt_io_add_output(rt_io_files *files, const char *path, const char *option, c
     if (!strcmp(base, ".") || !strcmp(base, ".."))
         REFUSE("'%s' names a folder, not a file", base);
     struct stat st, folder_st;
-    if (stat(o->folder, &folder_st) != 0)
+    if (stat(o->folder, &folder_st) != 0) {
+        if (errno == ENOENT)        /* as bobc's --emit-images says it (encode.py check_image_folder) */
+            REFUSE("its folder %s does not exist; create it first", FOLDER);
         REFUSE("its folder %s cannot be reached: %s", FOLDER, strerror(errno));
+    }
     if (!S_ISDIR(folder_st.st_mode))
         REFUSE("%s is not a folder", FOLDER);
     const char *why = unrenamable(o->folder, 1);

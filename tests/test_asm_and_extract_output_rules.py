@@ -47,7 +47,7 @@ def test_asm_never_writes_over_its_source(folder, capsys, cubin):
 
 
 @pytest.mark.parametrize("output, detail", [
-    ("nofolder/x.bin", "its folder nofolder cannot be reached: No such file or directory"),
+    ("nofolder/x.bin", "its folder nofolder does not exist; create it first"),
     ("adir", "is a folder; only a regular file (or nothing) is replaced"),
     ("adir/", "ends with '/': an output is a file, not a folder"),
     ("link.bin", "is a symbolic link; only a regular file (or nothing) is replaced"),

@@ -229,3 +229,19 @@ def test_check_of_a_module_whose_host_is_a_native_artifact_says_so(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "no plan host (NvidiaPlanHost) to certify; coppeliusHost: Bytes" in done.stdout
     assert "bobc build --entry NAME` builds it as a native artifact" in done.stdout
+
+
+@pytest.mark.parametrize("words", [["sim", "--images", "imgs", "train"], ["run", "predict", "--reference"],
+                                   ["run", "native", "--reference", "--entry", "host"]])
+def test_the_plan_left_out_is_said_so(tmp_path, words):
+    """Probe s36 newuser2: `bobc sim --images DIR train` (the plan left out: argparse takes the
+    operation as the plan) said only "no such file: train"."""
+    (tmp_path / "imgs").mkdir()
+    done = bobc_in(tmp_path, *words)
+    operation = words[3] if words[0] == "sim" else words[1]
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"bobc {words[0]}: error: no such file: {operation}",
+        f"hint: {operation} is the operation, and the plan module comes before it: bobc {words[0]} PLAN {operation} ..."]
+    (tmp_path / operation).write_text("module X\n")        # a plan that happens to be named so is a plan
+    assert "the plan module comes before it" not in bobc_in(tmp_path, *words).stderr

@@ -65,3 +65,19 @@ def test_extract_completes_an_interrupted_extract(tmp_path):
     done = bobc("inspect", tmp_path / "host", "--extract", folder, env=env)
     assert "completed an interrupted publication" in done.stderr, done.stderr
     assert files_of(folder) == files_of(tmp_path / "emitted")      # no journal, no temporary left
+
+
+def test_extract_says_what_it_wrote_where(tmp_path):
+    """Probe s36 newuser2 finding 7: `--extract DIR` created DIR and wrote its files with nothing
+    said; now a last line names them, as `bobc build --emit-images` says where it wrote.  --json
+    keeps stdout the one object."""
+    env = environment(tmp_path)
+    bobc("build", PLANS["bob"], "-o", tmp_path / "host", env=env)
+    done = bobc("inspect", tmp_path / "host", "--extract", tmp_path / "out", env=env)
+    written = {p.name for p in (tmp_path / "out").iterdir()}
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("wrote ") and last.endswith(f" to {tmp_path / 'out'}"), last
+    assert set(last[len("wrote "):-len(f" to {tmp_path / 'out'}")].split(", ")) == written, (last, written)
+    import json
+    done = bobc("inspect", tmp_path / "host", "--extract", tmp_path / "again", "--json", env=env)
+    assert json.loads(done.stdout)["ok"] is True

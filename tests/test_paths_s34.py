@@ -168,8 +168,8 @@ def test_the_example_tools_name_a_path_on_one_line_with_its_own_bytes(tmp_path):
     make = [os.fsencode(sys.executable), os.fsencode(LINREG / "make_record.py"), b"-o"]
     done = subprocess.run([*make, b"no\ndir/x"], capture_output=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 8 and done.stderr.splitlines()[0] == (
-        b"make_record.py: error: no?dir/x: cannot write output (-o): its folder no?dir cannot be reached: "
-        b"No such file or directory"), done.stderr
+        b"make_record.py: error: no?dir/x: cannot write output (-o): its folder no?dir does not exist; "
+        b"create it first"), done.stderr
     done = subprocess.run([*make, b"no\xffdir/x"], capture_output=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 8 and done.stderr.startswith(b"make_record.py: error: no\xffdir/x: "), done.stderr
     upgrade = [os.fsencode(sys.executable), os.fsencode(REPO / "examples/partitioned_regression/upgrade_checkpoint.py")]

@@ -109,3 +109,45 @@ def test_the_quick_start_runs_in_a_fresh_clone(tmp_path):
         assert (clone / "ckpt2.bin").is_file()
     else:
         assert len(skipped) == 2
+
+
+# the options of the quick start's commands that name a file or folder they write
+OUTPUT_OPTIONS = ("-o", "--emit-images", "--checkpoint-out", "--predictions", "--result")
+
+
+def test_what_the_quick_start_writes_is_ignored_by_git():
+    """Probe s36 newuser2 finding 2: after the quick start `git status` listed record.bin, the
+    reference run's three files and out-images/ (and a GPU run's four) as untracked.  Every path
+    an output option of the block names is ignored (git check-ignore is the judge), and so is
+    the Coppelius host README's own line builds."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: no .gitignore to judge")
+    commands = quickstart_commands((REPO / "README.md").read_text(encoding="utf-8"))
+    written = set()
+    for command in commands:
+        words = command.split("#")[0].split()
+        written.update(words[i + 1] for i, word in enumerate(words[:-1]) if word in OUTPUT_OPTIONS)
+    assert {"bob-host", "record.bin", "out-images", "ckpt2.bin"} <= written, written
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    coppelius = re.search(r"--entry coppeliusHost --target sm_90 -o (\S+?)`", readme)
+    assert coppelius, "README no longer builds the Coppelius host with -o"
+    written.add(coppelius.group(1))
+    done = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *sorted(written)],
+                          cwd=REPO, capture_output=True, text=True)
+    not_ignored = [line.split("\t")[-1] for line in done.stdout.splitlines() if line.startswith("::")]
+    assert not_ignored == [], f"written by README's commands, not in .gitignore: {not_ignored}"
+
+
+def test_a_host_built_into_the_working_folder_is_run_as_dot_slash():
+    """Probe s36 newuser2 finding 5: README built `-o coppelius-host`, then said "then
+    `coppelius-host train|predict ...`", which the shell, not searching the working folder, does not
+    find when pasted.  A command (a code span, or an indented block's line) that starts with the
+    name of a host a `bobc build ... -o NAME` of the same document wrote into the working folder
+    (NAME without a '/') runs it as ./NAME."""
+    found = []
+    for document in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = document.read_text(encoding="utf-8")
+        for name in set(re.findall(r"bobc build\s[^`]*?-o ([A-Za-z0-9_.-]+)", text)):
+            for match in re.finditer(r"(?:`|^ {4,})" + re.escape(name) + r" ", text, re.M):
+                found.append(f"{document.relative_to(REPO)}:{text[:match.start()].count(chr(10)) + 1}: {name}")
+    assert found == [], found

@@ -35,7 +35,7 @@ class TargetLimits:
     block_z: int
     grid_x: int
     grid_yz: int                  # grid y and z
-    static_shared_bytes: int      # shared memory a region may declare statically (per block)
+    static_shared_bytes: int      # static shared memory (.nv.shared) a cubin may declare, as ptxas bounds it
     cluster_blocks: int = 8       # blocks a thread-block cluster may have (CUDA's portable size)
 
 

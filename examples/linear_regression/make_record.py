@@ -62,6 +62,8 @@ def _check(path: str) -> tuple[str, str]:
         raise NotWritten(f"'{base}' names a folder, not a file")
     try:
         info = os.stat(folder)
+    except FileNotFoundError:       # as bobc says it (bobc.reference.safe_io OutputSet.add)
+        raise NotWritten(f"its folder {folder} does not exist; create it first") from None
     except OSError as failure:
         raise NotWritten(f"its folder {folder} cannot be reached: {failure.strerror}") from None
     if not stat.S_ISDIR(info.st_mode):

@@ -108,3 +108,23 @@ def test_inspect_judges_the_extract_folder_before_its_report(tmp_path):
                            str(tmp_path / "absent" / "images")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 8 and done.stdout == "", done.stdout
     assert "its folder" in done.stderr and "does not exist" in done.stderr
+
+
+@pytest.mark.parametrize("where, detail", [
+    ("nodir/out", "its folder nodir does not exist; create it first"),
+    ("afile/out", "afile is not a folder"),
+])
+def test_every_output_option_says_a_bad_folder_alike(tmp_path, where, detail):
+    """Probe s36 newuser2 finding 1: a missing folder was "cannot be reached: No such file or
+    directory" for -o (and every output file) but "does not exist; create it first" for
+    --emit-images; a file in the folder's place was "is not a folder" for -o but "cannot inspect
+    it: Not a directory" for --emit-images.  Now one wording each, whichever option names it."""
+    (tmp_path / "afile").write_bytes(b"")
+    for option in ("-o", "--emit-images"):
+        done = bobc("build", BOB, option, where, cwd=tmp_path)
+        refused(done, f"bobc build: error: {where}: cannot write output ({option}): ", detail)
+    done = bobc("run", BOB, "train", "--reference", "--input", "afile", "--checkpoint-out", where,
+                "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    assert done.returncode == 8 and f"output {where} (--checkpoint-out): {detail}; nothing was written" in done.stderr, \
+        done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -147,7 +147,7 @@ def test_the_hosts_message_keeps_its_reason_for_a_long_path(host, record, tmp_pa
     deep = "/".join(["d" * 200] * 3)
     (tmp_path / deep).mkdir(parents=True)
     (tmp_path / deep / "link").symlink_to("/etc/passwd")
-    for name, reason in (("nodir/c.bin", "/nodir cannot be reached: No such file or directory; nothing was written"),
+    for name, reason in (("nodir/c.bin", "/nodir does not exist; create it first; nothing was written"),
                          ("link", "is a symbolic link; only a regular file (or nothing) is replaced; "
                                   "nothing was written")):
         done = run([host, "train", "--input", record, "--checkpoint-out", f"{deep}/{name}", "--predictions",

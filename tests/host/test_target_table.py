@@ -83,8 +83,13 @@ def test_the_certifier_reads_the_targets_limits():
     assert any("bob-adamw)'s grid x is 256: outside 1..255" in m for m in messages), messages
     assert any("region bob-adamw declares 256 threads per block; the hardware allows 1..128" in m
                for m in messages), messages
-    regions = tuple(dataclasses.replace(r, shared_bytes=48 * 1024 + 4) if r.identity == "bob-adamw" else r
+    regions = tuple(dataclasses.replace(r, shared_bytes=64 * 1024) if r.identity == "bob-adamw" else r
                     for r in plan.program.regions)
     greedy = dataclasses.replace(plan, program=dataclasses.replace(plan.program, regions=regions))
-    assert [f.message for f in findings(greedy, SM86)] == [
-        "region bob-adamw declares 49156 bytes of shared memory; sm_86 allows 0..49152 per block"]
+    assert findings(greedy, SM86) == []
+    # an SM whose largest carve-out is 64 KiB gives a block 64 KiB less the 1 KiB reserve
+    smaller = dataclasses.replace(SM86, sm_resources=dataclasses.replace(SM86.sm_resources,
+                                                                         carveouts_kib=(0, 8, 16, 32, 64)))
+    assert [f.message for f in findings(greedy, smaller)] == [
+        "region bob-adamw declares 65536 bytes of shared memory; a block on sm_86 has at most 64512 (64 KiB, its SM's "
+        "largest shared-memory carve-out, less the 1024 bytes the system reserves per block)"]

@@ -20,8 +20,7 @@ CASES = {
     "a folder": (lambda folder: (folder / "out").mkdir(), "out",
                  "output out (argument 1): is a folder; only a regular file (or nothing) is replaced"),
     "a missing folder": (lambda folder: None, "nodir/out.bin",
-                         "output nodir/out.bin (argument 1): its folder nodir cannot be reached: No such file or "
-                         "directory"),
+                         "output nodir/out.bin (argument 1): its folder nodir does not exist; create it first"),
     "a symlink": (lambda folder: (folder / "out").symlink_to("elsewhere"), "out",
                   "output out (argument 1): is a symbolic link; only a regular file (or nothing) is replaced"),
 }

@@ -441,7 +441,7 @@ def test_a_message_keeps_its_reason_however_long_its_paths_are(tool, tmp_path):
         (folder / deep).mkdir(parents=True)
         return [f"{deep}/nodir/p.bin", "r.bin", "c.bin"]
     code, message, _ = both(tool, tmp_path / "missing", missing_folder)
-    assert code == 8 and message.endswith("/nodir cannot be reached: No such file or directory; nothing was written")
+    assert code == 8 and message.endswith("/nodir does not exist; create it first; nothing was written")
     assert message.startswith(f"output {'d' * 32}") and ".../p.bin (--predictions)" in message
 
     def symlink(folder):

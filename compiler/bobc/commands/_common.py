@@ -69,6 +69,20 @@ def existing_file(text: str, option: str = "") -> Path:
     return path
 
 
+def existing_plan(text: str, command: str, operations: tuple[str, ...]) -> Path:
+    """existing_file for the plan of `bobc run` and `bobc sim`, whose plan comes before the
+    operation: an operation's word given where the plan goes (`bobc sim --images DIR train`, the
+    plan left out), naming no file, is said so (probe s36 newuser2: it was "no such file: train"
+    alone)."""
+    try:
+        return existing_file(text)
+    except UsageError as refused:
+        if text in operations and path_kind(text) is None:
+            refused.hint = (f"{text} is the operation, and the plan module comes before it: "
+                            f"bobc {command} PLAN {text} ...")
+        raise
+
+
 def existing_path(text: str, missing: str, option: str = "") -> str:
     """path_kind(text) for a path that must be there (a file or a folder): nothing there is the
     usage error `missing` (`no such image folder or host: X`, X as safe_io.shown shows it)."""

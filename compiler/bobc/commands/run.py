@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..targets import target_named
 from ..resources import doc
-from ._common import DEFAULT_TARGET, add_target, existing_file, read_files
+from ._common import DEFAULT_TARGET, add_target, existing_file, existing_plan, read_files
 
 # the convention `bobc run --reference` follows when --kernels is not given (docs/host-steps.md)
 REFERENCE_KERNELS_FILE = "reference_kernels.py"
@@ -461,7 +461,7 @@ def run(args):
 
     # before the plan is read, as check and build do
     pipeline.refuse_blank_entry(args.entry, "run", hint=NATIVE_NEEDS if args.operation == "native" else None)
-    plan_path = existing_file(args.plan)
+    plan_path = existing_plan(args.plan, "run", ("train", "predict", "native"))
     if args.operation == "native":
         return run_native(plan_path, args)
     from ..errors import UsageError

@@ -16,7 +16,7 @@ from ..errors import UsageError
 from ..resources import doc
 from ..sim.limits import MAX_STEPS
 from ..targets import TARGETS, target_named
-from ._common import DEFAULT_TARGET, add_target, existing_file, existing_folder
+from ._common import DEFAULT_TARGET, add_target, existing_folder, existing_plan
 from .run import HOST_OPTIONS, HOST_PART_RULE, judge_host_words, take_host_words
 
 
@@ -151,7 +151,7 @@ def run(args):
     # before the host's words and the plan are judged, as build, check and run do (probe s32 today3
     # finding 7: sim said "missing --input RECORD" first)
     pipeline.refuse_blank_entry(args.entry, "simulate")
-    plan_path = existing_file(args.plan)
+    plan_path = existing_plan(args.plan, "sim", ("train", "predict"))
     # the host's parser: the same refusals as the host's and `bobc run --reference`'s; its --help
     # (after the operation: HOST_PART_RULE) is the host's usage, as `bobc run` prints it
     host_help = judge_host_words(args, help_ok=True)

@@ -1123,20 +1123,21 @@ def check_image_folder(folder: str | Path, option: str = "--emit-images", create
         refuse("an empty path")
     try:
         info = os.lstat(name)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):     # the parent is judged below, as -o's folder is
         info = None
     except OSError as failure:
         refuse(f"cannot inspect it: {failure.strerror or failure}")
     if info is None:
+        # the parent said as an output file's folder is (reference.safe_io OutputSet.add)
         parent = os.fspath(Path(name).parent)
         try:
-            parent_is_folder = stat.S_ISDIR(os.stat(parent).st_mode)
-        except (FileNotFoundError, NotADirectoryError):
-            parent_is_folder = False
+            parent_info = os.stat(parent)
+        except FileNotFoundError:
+            refuse(f"its folder {shown(parent)} does not exist; create it first")
         except OSError as failure:
             refuse(f"its folder {shown(parent)} cannot be reached: {failure.strerror or failure}")
-        if not parent_is_folder:
-            refuse(f"its folder {shown(parent)} does not exist; create it first")
+        if not stat.S_ISDIR(parent_info.st_mode):
+            refuse(f"{shown(parent)} is not a folder")
         if not create:
             return
         try:

@@ -44,7 +44,7 @@ class Region:
     code: bytes            # encoded for the build's target
     registers: int         # the register budget the region declares
     block_x: int           # threads per block (x); y and z come from the launch
-    shared_bytes: int      # static shared memory
+    shared_bytes: int      # shared memory per block (its launches' QMD SHARED_MEMORY_SIZE)
     place: int             # offset from the program base the plan computed
     # field name ("" the region itself) -> where it was written
     at: dict[str, Span] | None = _at()

@@ -329,6 +329,8 @@ class OutputSet:
             refuse(f"'{base}' names a folder, not a file")
         try:
             folder_info = os.stat(folder)
+        except FileNotFoundError:       # said as --emit-images says it (nvidia.encode.check_image_folder)
+            refuse(f"its folder {shown(folder)} does not exist; create it first")
         except OSError as failure:
             refuse(f"its folder {shown(folder)} cannot be reached: {failure.strerror or failure}")
         if not stat.S_ISDIR(folder_info.st_mode):
