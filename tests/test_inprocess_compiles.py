@@ -213,3 +213,43 @@ exec "{real}" "$@"
     said = capsys.readouterr().err
     assert "no room" not in said and "(once: later builds with this runtime and C compiler reuse it" in said
     assert [p for p in (cache_folder / "runtime-objects").iterdir() if not p.name.startswith(".")]
+
+
+# ---- probe s36 inprocess2 ----
+
+WHOLE_PROGRAM_MODULE = "Hardware/Nvidia/SM86/Command/WholeProgramPlan.bob"
+
+
+def test_an_edit_to_the_library_is_seen_by_the_next_command(tmp_path, monkeypatch, capsys):
+    """A plan root holding its own copy of a library module (the library's text) and BOBC_SPECS a
+    library that renames one of the family's fields: refused (the copy lacks the library's field).
+    The library edited back, or its module file removed and put back: the next `check` of the
+    process gives what a fresh process gives (exit 0), not what the library held at its first look."""
+    library, root = tmp_path / "specs", tmp_path / "root"
+    shutil.copytree(REPO / "specs", library)
+    shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", root / "LinReg")
+    text = (REPO / "specs" / WHOLE_PROGRAM_MODULE).read_text(encoding="utf-8")
+    (root / WHOLE_PROGRAM_MODULE).parent.mkdir(parents=True)
+    (root / WHOLE_PROGRAM_MODULE).write_text(text, encoding="utf-8")
+    old = "field unrestricted nvidiaWholeProgramComponent :"
+    assert text.count(old) == 1
+    monkeypatch.setenv("BOBC_SPECS", str(library))
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    monkeypatch.chdir(root)
+    argv = ["check", "LinReg/Build/NativeHost.bob", "--target", "sm_86"]
+    fresh = _fresh_bobc(argv, "off")
+    assert fresh.returncode == 0, fresh.stderr
+
+    (library / WHOLE_PROGRAM_MODULE).write_text(text.replace(old, "field unrestricted nvidiaWholeProgramPiece :"),
+                                                encoding="utf-8")
+    assert main(argv) == 1
+    assert "lacks field nvidiaWholeProgramPiece" in capsys.readouterr().err
+    (library / WHOLE_PROGRAM_MODULE).write_text(text, encoding="utf-8")
+    assert main(argv) == 0, capsys.readouterr().err
+
+    (library / WHOLE_PROGRAM_MODULE).unlink()       # the plan root's copy is then no library module
+    assert main(argv) == 1
+    assert "own family NvidiaWholeProgramPlan" in capsys.readouterr().err
+    (library / WHOLE_PROGRAM_MODULE).write_text(text, encoding="utf-8")
+    assert main(argv) == 0, capsys.readouterr().err
+
