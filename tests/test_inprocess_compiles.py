@@ -253,3 +253,23 @@ def test_an_edit_to_the_library_is_seen_by_the_next_command(tmp_path, monkeypatc
     (library / WHOLE_PROGRAM_MODULE).write_text(text, encoding="utf-8")
     assert main(argv) == 0, capsys.readouterr().err
 
+
+def test_the_library_a_place_walks_out_of_is_the_one_bobc_specs_names_now(tmp_path, monkeypatch):
+    """extract.written skips the places inside the library (a helper's body) for the plan's own:
+    after it ran with bobc's own specs/, BOBC_SPECS set to another library makes a place inside
+    that library the library's (None alone), as in a fresh process."""
+    from bobc.errors import Span
+    from bobc.language.modules import specs_folder
+    from bobc.plan.extract import written
+
+    monkeypatch.delenv("BOBC_SPECS", raising=False)
+    own = Span(str(specs_folder() / "Std" / "Natural.bob"), 1, 1, 1, 2)
+    assert written(own) is None
+    other = tmp_path / "specs"
+    other.mkdir()
+    helper = Span(str(other / "Std" / "Natural.bob"), 1, 1, 1, 2)
+    plan = Span(str(tmp_path / "Plan.bob"), 3, 1, 3, 2)
+    assert written(helper, plan) is helper          # not a library while BOBC_SPECS is unset
+    monkeypatch.setenv("BOBC_SPECS", str(other))
+    assert written(helper, plan) is plan
+    assert written(own, plan) is own

@@ -12,6 +12,7 @@ the value that is wrong.
 from __future__ import annotations
 
 import dataclasses
+import os
 from fractions import Fraction
 
 from ..errors import BobcError, Span
@@ -51,17 +52,19 @@ def _library_prefix() -> str:
     return str(specs_folder()) + "/"
 
 
-_LIBRARY: list[str] = []
+_LIBRARY: list = []      # [$BOBC_SPECS as it was read, the library's prefix then]
 
 
 def written(*values) -> Span | None:
     """Where the first of `values` that says so was written, outside the specs' library (a value
     computed by a library helper, such as a ModelWord64's bits, was written where the helper
     was called, which only a value further out says): each value a raw (unforced) field, item
-    or argument, or a Span already found."""
-    if not _LIBRARY:
-        _LIBRARY.append(_library_prefix())
-    library = _LIBRARY[0]
+    or argument, or a Span already found.  The library is the one $BOBC_SPECS names now: a
+    process that lives on and changes it sees the new folder (probe s36 inprocess2 finding 2)."""
+    override = os.environ.get("BOBC_SPECS")
+    if not _LIBRARY or _LIBRARY[0] != override:
+        _LIBRARY[:] = [override, _library_prefix()]
+    library = _LIBRARY[1]
     for value in values:
         found = value if type(value) is Span else origin(value)
         if found is not None and not found.path.startswith(library):
