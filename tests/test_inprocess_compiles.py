@@ -273,3 +273,64 @@ def test_the_library_a_place_walks_out_of_is_the_one_bobc_specs_names_now(tmp_pa
     monkeypatch.setenv("BOBC_SPECS", str(other))
     assert written(helper, plan) is plan
     assert written(own, plan) is own
+
+
+def _other_nvdisasm(folder: Path, real: str) -> Path:
+    """An nvdisasm (as another version would be) whose text differs from `real`'s: EXIT -> EXITED."""
+    tool = folder / "nvdisasm-other"
+    tool.write_text(f"#!/bin/sh\n'{real}' \"$@\" | sed 's/EXIT/EXITED/g'\n")
+    tool.chmod(0o755)
+    return tool
+
+
+def test_another_nvdisasm_later_in_the_process_gives_its_own_text(tmp_path, monkeypatch, capsys):
+    """`bobc dump` with the installed nvdisasm, then with BOBC_NVDISASM naming another one: the
+    second dump's instruction texts are the other nvdisasm's, byte for byte what a fresh process
+    prints, not the texts the first one printed for the same code."""
+    from bobc import nvtools
+
+    real = nvtools.nvdisasm()
+    if real is None:
+        pytest.skip("nvdisasm not installed")
+    monkeypatch.delenv("BOBC_NVDISASM", raising=False)
+    images = str(REPO / "tests" / "golden" / "bob-sm_90")
+    assert main(["dump", images]) == 0
+    first = capsys.readouterr().out
+    other = _other_nvdisasm(tmp_path, real)
+    monkeypatch.setenv("BOBC_NVDISASM", str(other))
+    fresh = _fresh_bobc(["dump", images], "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert "EXITED" in fresh.stdout and fresh.stdout != first
+    assert main(["dump", images]) == 0
+    assert capsys.readouterr().out == fresh.stdout
+
+
+def test_the_simulators_texts_are_the_nvdisasm_of_now(tmp_path, monkeypatch):
+    """bobc sim's listing of a code (sim/sass_frontend.disassembly_text), read with the installed
+    nvdisasm and then with BOBC_NVDISASM naming another: the second is the other nvdisasm's own
+    listing (run by hand here), and a broken nvdisasm is refused, as in a fresh process."""
+    from bobc import nvtools
+    from bobc.nvidia import decode
+    from bobc.sim.faults import SimulationFault
+    from bobc.sim.sass_frontend import disassembly_text
+
+    real = nvtools.nvdisasm()
+    if real is None:
+        pytest.skip("nvdisasm not installed")
+    monkeypatch.delenv("BOBC_NVDISASM", raising=False)
+    images = decode.load_images(REPO / "tests" / "golden" / "bob-sm_90")
+    code = decode.region_code(images, images.manifest["regions"][0])
+    (tmp_path / "code.bin").write_bytes(code)
+    first = disassembly_text(code, "SM90")
+    other = _other_nvdisasm(tmp_path, real)
+    by_hand = subprocess.run([str(other), "-b", "SM90", str(tmp_path / "code.bin")], capture_output=True, text=True,
+                             check=True).stdout
+    assert by_hand != first and "EXITED" in by_hand
+    monkeypatch.setenv("BOBC_NVDISASM", str(other))
+    assert disassembly_text(code, "SM90") == by_hand
+    broken = tmp_path / "nvdisasm-broken"
+    broken.write_text("#!/bin/sh\necho 'nvdisasm fatal : broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv("BOBC_NVDISASM", str(broken))
+    with pytest.raises(SimulationFault, match="broken"):
+        disassembly_text(code, "SM90")
