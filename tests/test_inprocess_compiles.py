@@ -334,3 +334,23 @@ def test_the_simulators_texts_are_the_nvdisasm_of_now(tmp_path, monkeypatch):
     monkeypatch.setenv("BOBC_NVDISASM", str(broken))
     with pytest.raises(SimulationFault, match="broken"):
         disassembly_text(code, "SM90")
+
+
+def test_each_command_says_nvdisasm_is_not_installed(monkeypatch, capsys):
+    """No nvdisasm: every `bobc dump` and `bobc diff` of the process says so once on stderr (README),
+    as each does in a fresh process without nvdisasm -- not only the process's first."""
+    from bobc import nvtools
+    from bobc.nvidia import decode
+
+    golden = REPO / "tests" / "golden"
+    argv = ["dump", str(golden / "bob-sm_90")]
+    without = ("import sys; from bobc import nvtools; nvtools.find_tool = lambda name: None; "
+               "from bobc.cli import main; sys.exit(main(sys.argv[1:]))")
+    environment = {**os.environ, "PYTHONPATH": str(REPO / "compiler"), "BOBC_CACHE_DIR": "off"}
+    fresh = subprocess.run([sys.executable, "-c", without, *argv], env=environment, capture_output=True, text=True,
+                           timeout=300)
+    assert fresh.returncode == 0 and fresh.stderr == decode.NOT_INSTALLED_NOTICE + "\n", fresh.stderr
+    monkeypatch.setattr(nvtools, "find_tool", lambda name: None)
+    for command, code in ((argv, 0), (argv, 0), (["diff", str(golden / "bob-sm_90"), str(golden / "bob-sm_86")], 1)):
+        assert main(command) == code
+        assert capsys.readouterr().err.startswith(fresh.stderr)

@@ -763,12 +763,20 @@ def ring_lines(images: Images) -> list[Line]:
 
 
 NOT_INSTALLED = "(nvdisasm not installed)"
-# Said once per process on stderr when an instruction line ends in NOT_INSTALLED (`bobc dump`,
-# `bobc diff`): the lines keep their shape, the user learns why they carry no text.
+# Said once per command on stderr when an instruction line ends in NOT_INSTALLED (`bobc dump`,
+# `bobc diff`, which call new_command first): the lines keep their shape, the user learns why they
+# carry no text.  Once per process, a second command of a process that lives on said nothing
+# (probe s36 inprocess2 finding 4).
 NOT_INSTALLED_NOTICE = ("bobc: note: nvdisasm is not installed, so instruction lines end in "
                         f"{NOT_INSTALLED} instead of its text; pip install nvidia-cuda-nvdisasm "
                         "(Linux x86_64 or aarch64), or set BOBC_NVDISASM to an nvdisasm")
 _noticed = False
+
+
+def new_command() -> None:
+    """A command that may print instruction lines begins: its lines say NOT_INSTALLED_NOTICE again."""
+    global _noticed
+    _noticed = False
 
 
 def _notice_not_installed() -> None:
