@@ -354,3 +354,23 @@ def test_each_command_says_nvdisasm_is_not_installed(monkeypatch, capsys):
     for command, code in ((argv, 0), (argv, 0), (["diff", str(golden / "bob-sm_90"), str(golden / "bob-sm_86")], 1)):
         assert main(command) == code
         assert capsys.readouterr().err.startswith(fresh.stderr)
+
+
+def test_a_compiles_structure_bounds_end_with_it(tmp_path, monkeypatch, capsys):
+    """A `check` registers the launch and submission bounds (pipeline.load) for its own evaluation:
+    a later `bobc eval` of the process prints the launch count of a schedule past the bound, as
+    a fresh `bobc eval` does, not the check's refusal."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", tmp_path / "LinReg")
+    model = tmp_path / "LinReg" / "Model.bob"
+    text = model.read_text(encoding="utf-8")
+    old = "def linRegUpdatesPerInvocation : Nat = 20"
+    assert text.count(old) == 1
+    model.write_text(text.replace(old, "def linRegUpdatesPerInvocation : Nat = 33000"), encoding="utf-8")
+    argv = ["eval", str(tmp_path / "LinReg" / "Build" / "NativeHost.bob"), "lrLaunchCount"]
+    fresh = _fresh_bobc(argv, "off")
+    assert (fresh.returncode, fresh.stdout) == (0, "66002\n"), fresh.stderr      # 2 + 2 x 33,000
+    assert main(["check", str(LINREG)]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert capsys.readouterr().out == fresh.stdout

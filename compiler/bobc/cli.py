@@ -548,6 +548,9 @@ def _main(argv, taken: dict) -> int:
     from .language import limits
 
     steps = limits.EVALUATION_STEPS     # this command's limit is its own: put back when it ends
+    # so are the structure bounds a compile registers (pipeline.load): a later `bobc eval` of the
+    # process was refused a schedule a fresh `bobc eval` prints (probe s36 inprocess2 finding 7)
+    bounds = dict(limits.STRUCTURE_BOUNDS)
     if getattr(args, "max_evaluation_steps", None) is not None:
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     stdout = sys.stdout
@@ -567,6 +570,8 @@ def _main(argv, taken: dict) -> int:
         return code
     finally:
         limits.EVALUATION_STEPS = steps
+        limits.STRUCTURE_BOUNDS.clear()
+        limits.STRUCTURE_BOUNDS.update(bounds)
         if guarded:
             sys.stdout = stdout
 
