@@ -374,3 +374,35 @@ def test_a_compiles_structure_bounds_end_with_it(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(argv) == 0
     assert capsys.readouterr().out == fresh.stdout
+
+
+def test_the_recursion_limit_is_the_callers_again_after_a_command(tmp_path, monkeypatch, capsys):
+    """A command's evaluation raises the recursion limit (language/program.py); after it the caller's
+    is back, so the next command stores in the cache what a fresh process stores: a module nested
+    195 deep (within the nesting limit), whose syntax tree is too deep to pickle at the default limit,
+    leaves no parsed/ entry, in process as in a fresh process."""
+    module = tmp_path / "Deep.bob"
+    depth = 195
+    module.write_text("module Deep\n\ndef deepValue = " + "(nat-add 1 " * depth + "0" + ")" * depth + "\n",
+                      encoding="utf-8")
+    fresh_cache, own_cache = tmp_path / "fresh", tmp_path / "own"
+    fresh = _fresh_bobc(["eval", str(module), "deepValue"], fresh_cache)
+    assert (fresh.returncode, fresh.stdout) == (0, f"{depth}\n"), fresh.stderr
+
+    before = sys.getrecursionlimit()        # what an earlier test of this process (the language API) left
+    limit = subprocess.run([sys.executable, "-c", "import sys; print(sys.getrecursionlimit())"], capture_output=True,
+                           text=True, check=True).stdout
+    sys.setrecursionlimit(int(limit))       # a fresh interpreter's
+    try:
+        monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+        assert main(["check", str(REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob")]) == 0
+        assert sys.getrecursionlimit() == int(limit)
+        monkeypatch.setenv("BOBC_CACHE_DIR", str(own_cache))
+        assert main(["eval", str(module), "deepValue"]) == 0
+        assert capsys.readouterr().out.endswith(fresh.stdout)
+    finally:
+        sys.setrecursionlimit(before)
+
+    def entries(folder):
+        return sorted(p.name for p in (folder / "parsed").iterdir()) if (folder / "parsed").is_dir() else []
+    assert len(entries(own_cache)) == len(entries(fresh_cache))
