@@ -406,3 +406,36 @@ def test_the_recursion_limit_is_the_callers_again_after_a_command(tmp_path, monk
     def entries(folder):
         return sorted(p.name for p in (folder / "parsed").iterdir()) if (folder / "parsed").is_dir() else []
     assert len(entries(own_cache)) == len(entries(fresh_cache))
+
+
+def test_a_second_projects_reference_kernels_are_the_module_registered(tmp_path, monkeypatch, capsys):
+    """Two copies of examples/linear_regression run with `bobc run --reference` in one process,
+    the second's reference_kernels.py pickling an object of its own class in a kernel: the second
+    run writes what a fresh process writes, byte for byte (the first project's module, registered
+    under the same name, was put back after the second loaded: pickle found the first's)."""
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    for name in ("first", "second"):
+        shutil.copytree(REPO / "examples" / "linear_regression", tmp_path / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    kernels = tmp_path / "second" / "reference_kernels.py"
+    text = kernels.read_text(encoding="utf-8")
+    assert text.count("\ndef sgd(memory, launch):\n") == 1
+    kernels.write_text(text.replace("\ndef sgd(memory, launch):\n", (
+        "\nimport dataclasses\nimport pickle\n\n\n@dataclasses.dataclass\nclass Step:\n    count: int\n\n\n"
+        "def sgd(memory, launch):\n    assert pickle.loads(pickle.dumps(Step(1))) == Step(1)\n")), encoding="utf-8")
+    record = tmp_path / "record.bin"
+    subprocess.run([sys.executable, str(REPO / "examples" / "linear_regression" / "make_record.py"), "-o", str(record)],
+                   check=True, timeout=300)
+
+    def argv(name, out):
+        folder = tmp_path / out
+        folder.mkdir()
+        return ["run", str(tmp_path / name / "LinReg" / "Build" / "NativeHost.bob"), "train", "--reference",
+                "--input", str(record), "--checkpoint-out", str(folder / "checkpoint.bin"),
+                "--result", str(folder / "result.bin"), "--predictions", str(folder / "predictions.bin")]
+    fresh = _fresh_bobc(argv("second", "fresh"), "off")
+    assert fresh.returncode == 0, fresh.stderr
+    assert main(argv("first", "in-first")) == 0, capsys.readouterr().err
+    assert main(argv("second", "in-second")) == 0, capsys.readouterr().err
+    for name in ("checkpoint.bin", "result.bin", "predictions.bin"):
+        assert (tmp_path / "in-second" / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
