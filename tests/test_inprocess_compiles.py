@@ -439,3 +439,23 @@ def test_a_second_projects_reference_kernels_are_the_module_registered(tmp_path,
     assert main(argv("second", "in-second")) == 0, capsys.readouterr().err
     for name in ("checkpoint.bin", "result.bin", "predictions.bin"):
         assert (tmp_path / "in-second" / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
+
+
+def test_each_command_sweeps_the_caches_leftovers(tmp_path, monkeypatch, capsys):
+    """A `.tmp-*` leftover (a killed build's, held by no process) put in the cache after a command of
+    the process: the next command that writes an entry removes it, as a fresh process does
+    (docs/cache.md), not only the process's first."""
+    own = tmp_path / "cache"
+    monkeypatch.setenv("BOBC_CACHE_DIR", str(own))
+    model = REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob"
+    assert main(["check", str(model)]) == 0
+    leftover = own / "checked" / ".tmp-of-a-killed-build"
+    leftover.write_bytes(b"half an entry")
+    shutil.copytree(own, tmp_path / "fresh")
+    argv = ["check", str(LINREG), "--target", "sm_86"]           # writes new entries
+    fresh = _fresh_bobc(argv, tmp_path / "fresh")
+    assert fresh.returncode == 0, fresh.stderr
+    assert not (tmp_path / "fresh" / "checked" / leftover.name).exists()
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert not leftover.exists()
