@@ -493,7 +493,8 @@ _SWEPT: set[str] = set()
 
 
 def _sweep(root: Path) -> None:
-    """Once per process and cache folder, before the first entry is written: remove the
+    """Once per command (process_temporaries) and cache folder, before the first entry is written
+    (once per process for bobc used through its Python API without a command): remove the
     `.tmp-*` files and folders in each kind's folder that no live process holds (a build
     killed while writing left them).  Each is judged by its lock, whatever its age: a file
     by a lock on itself, a folder by its LOCK_NAME file; one that some process holds (a
@@ -716,6 +717,9 @@ class process_temporaries:
 
     def __enter__(self):
         global _ROOT
+        # each command sweeps the cache's leftovers before its first entry (docs/cache.md: "the next
+        # build that writes an entry"), not only a process's first (probe s36 inprocess2 finding 8)
+        _SWEPT.clear()
         self.previous = tempfile.tempdir
         self.folder = None
         # tempfile.tempdir set by whoever runs bobc in process: their choice, as TMPDIR is the user's

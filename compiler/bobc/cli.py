@@ -548,6 +548,12 @@ def _main(argv, taken: dict) -> int:
     from .language import limits
 
     steps = limits.EVALUATION_STEPS     # this command's limit is its own: put back when it ends
+    # so are the structure bounds a compile registers (pipeline.load): a later `bobc eval` of the
+    # process was refused a schedule a fresh `bobc eval` prints (probe s36 inprocess2 finding 7)
+    bounds = dict(limits.STRUCTURE_BOUNDS)
+    # and the recursion limit the evaluator raises (language/program.py): the caller's again after
+    # the command, so the next starts where a fresh process does (probe s36 inprocess2 finding 5)
+    recursion = sys.getrecursionlimit()
     if getattr(args, "max_evaluation_steps", None) is not None:
         limits.EVALUATION_STEPS = args.max_evaluation_steps    # read when each program is loaded
     stdout = sys.stdout
@@ -567,6 +573,9 @@ def _main(argv, taken: dict) -> int:
         return code
     finally:
         limits.EVALUATION_STEPS = steps
+        limits.STRUCTURE_BOUNDS.clear()
+        limits.STRUCTURE_BOUNDS.update(bounds)
+        sys.setrecursionlimit(recursion)
         if guarded:
             sys.stdout = stdout
 

@@ -39,6 +39,19 @@ def find_tool(name: str) -> str | None:
     return shutil.which(name)
 
 
+def tool_identity(path: str) -> str:
+    """What tells one installed tool from another for the texts it printed: its resolved path and
+    its file's size, modification time, inode and device (an upgrade or another BOBC_NVDISASM is
+    another file).  A stat, taken on every call: a memo of a tool's output is keyed by it, so a
+    process that lives on never gives one tool's text for another's (probe s36 inprocess2 finding 3)."""
+    resolved = Path(path).resolve()
+    try:
+        status = resolved.stat()
+    except OSError:
+        return f"{resolved}\nunreadable"
+    return f"{resolved}\n{status.st_size} {status.st_mtime_ns} {status.st_ino} {status.st_dev}"
+
+
 def nvdisasm() -> str | None:
     return find_tool("nvdisasm")
 

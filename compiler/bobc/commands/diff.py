@@ -149,6 +149,9 @@ def host_differences(a_path: str, b_path: str) -> list:
 
 
 def run(args):
+    from ..nvidia.decode import new_command
+
+    new_command()           # its own note that nvdisasm is not installed, whatever the process said before
     found = _differences(args.a, args.b, args.include)
     verdict = 1 if found else 0
     folders = [path for path in (args.a, args.b) if Path(path).is_dir()]

@@ -45,12 +45,13 @@ def run(args):
     from pathlib import Path
 
     from ..host import native
-    from ..nvidia.decode import check_input, lines, load_images
+    from ..nvidia.decode import check_input, lines, load_images, new_command
 
     from ..errors import printable
     from ._common import existing_path
     from ._refusals import refused_files
 
+    new_command()           # its own note that nvdisasm is not installed, whatever the process said before
     given = Path(args.images)
     kind = existing_path(args.images, f"no such image folder or host: {printable(args.images)}")
     folder = kind == "folder"

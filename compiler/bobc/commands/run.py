@@ -232,9 +232,12 @@ def print_host_help(text: str) -> int:
 
 
 def load_module(path, name: str, what: str, after: str = ""):
-    """A Python file loaded as module `name`, registered in sys.modules while it runs (what
-    dataclasses and pickling look for); any failure is one line naming the file (`what`, its
-    path, then `after`)."""
+    """A Python file loaded as module `name`, registered in sys.modules (what dataclasses and
+    pickling look for, while it loads and while its kernels run): in place of the module an
+    earlier command of a process that lives on loaded under that name, as a fresh process has it
+    (that one was put back: a second project's kernels pickling their own class failed, probe
+    s36 inprocess2 finding 6); any failure is one line naming the file (`what`, its path, then
+    `after`), and leaves the earlier module registered."""
     import importlib.util
     import sys
     import traceback
@@ -267,7 +270,7 @@ def load_module(path, name: str, what: str, after: str = ""):
         raise UsageError(f"cannot load {what} {path}{after}: {type(error).__name__}{where}: {error}",
                          hint="run `python FILE` to see the whole traceback") from None
     finally:
-        if previous is not None:
+        if previous is not None and name not in sys.modules:       # this one failed to load
             sys.modules[name] = previous
     return module
 

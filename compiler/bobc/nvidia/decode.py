@@ -763,12 +763,20 @@ def ring_lines(images: Images) -> list[Line]:
 
 
 NOT_INSTALLED = "(nvdisasm not installed)"
-# Said once per process on stderr when an instruction line ends in NOT_INSTALLED (`bobc dump`,
-# `bobc diff`): the lines keep their shape, the user learns why they carry no text.
+# Said once per command on stderr when an instruction line ends in NOT_INSTALLED (`bobc dump`,
+# `bobc diff`, which call new_command first): the lines keep their shape, the user learns why they
+# carry no text.  Once per process, a second command of a process that lives on said nothing
+# (probe s36 inprocess2 finding 4).
 NOT_INSTALLED_NOTICE = ("bobc: note: nvdisasm is not installed, so instruction lines end in "
                         f"{NOT_INSTALLED} instead of its text; pip install nvidia-cuda-nvdisasm "
                         "(Linux x86_64 or aarch64), or set BOBC_NVDISASM to an nvdisasm")
 _noticed = False
+
+
+def new_command() -> None:
+    """A command that may print instruction lines begins: its lines say NOT_INSTALLED_NOTICE again."""
+    global _noticed
+    _noticed = False
 
 
 def _notice_not_installed() -> None:
@@ -809,10 +817,23 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None
     return parse_hex_listing(done.stdout), complaint
 
 
-# Texts already read in this process: (arch, code) -> offset -> text.  `bobc dump` and `bobc diff`
-# ask for every region of an image set; nvdisasm's start-up (about 0.2 s of CPU) is most of what
-# one region costs, so the regions are read together (_read_together) and kept here.
+# Texts already read in this process by one nvdisasm (_TEXTS_TOOL, nvtools.tool_identity): (arch,
+# code) -> offset -> text.  `bobc dump` and `bobc diff` ask for every region of an image set;
+# nvdisasm's start-up (about 0.2 s of CPU) is most of what one region costs, so the regions are read
+# together (_read_together) and kept here.  Another nvdisasm (BOBC_NVDISASM changed, an upgrade)
+# drops them: its texts are its own, as in a fresh process (probe s36 inprocess2 finding 3).
 _TEXTS: dict[tuple[str, bytes], dict[int, str]] = {}
+_TEXTS_TOOL: str | None = None
+
+
+def _texts_of(tool: str) -> dict[tuple[str, bytes], dict[int, str]]:
+    """_TEXTS, emptied first when they were read by another nvdisasm than `tool`."""
+    global _TEXTS_TOOL
+    identity = nvtools.tool_identity(tool)
+    if identity != _TEXTS_TOOL:
+        _TEXTS.clear()
+        _TEXTS_TOOL = identity
+    return _TEXTS
 
 
 def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
@@ -825,7 +846,7 @@ def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     if tool is None:
         return {}
     whole = len(code) - len(code) % INSTRUCTION_BYTES
-    known = _TEXTS.get((arch, code[:whole]))
+    known = _texts_of(tool).get((arch, code[:whole]))
     if known is not None:
         return dict(known)
     out: dict[int, str] = {}
@@ -895,7 +916,7 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     if tool is None:
         return
     wanted = list(dict.fromkeys(code[:len(code) - len(code) % INSTRUCTION_BYTES] for code in codes))
-    wanted = [code for code in wanted if code and (arch, code) not in _TEXTS]
+    wanted = [code for code in wanted if code and (arch, code) not in _texts_of(tool)]
     if len(wanted) > 1:
         from ..children import Running, in_threads
 
@@ -943,7 +964,8 @@ def code_lines(images: Images, region: dict, with_text: bool = True) -> list[Lin
     (_read_together: `bobc diff` asks region by region)."""
     arch = nvdisasm_arch(images.manifest)
     code = region_code(images, region)
-    if with_text and (arch, code[:len(code) - len(code) % INSTRUCTION_BYTES]) not in _TEXTS:
+    tool = nvtools.nvdisasm() if with_text else None
+    if tool is not None and (arch, code[:len(code) - len(code) % INSTRUCTION_BYTES]) not in _texts_of(tool):
         _read_together([region_code(images, r) for r in images.manifest["regions"]], arch)
     return _code_lines(code, f"region[{region['index']}]", region["identity"], arch, with_text,
                        at=region["place"])

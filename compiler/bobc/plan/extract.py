@@ -12,6 +12,7 @@ the value that is wrong.
 from __future__ import annotations
 
 import dataclasses
+import os
 from fractions import Fraction
 
 from ..errors import BobcError, Span
@@ -51,17 +52,19 @@ def _library_prefix() -> str:
     return str(specs_folder()) + "/"
 
 
-_LIBRARY: list[str] = []
+_LIBRARY: list = []      # [$BOBC_SPECS as it was read, the library's prefix then]
 
 
 def written(*values) -> Span | None:
     """Where the first of `values` that says so was written, outside the specs' library (a value
     computed by a library helper, such as a ModelWord64's bits, was written where the helper
     was called, which only a value further out says): each value a raw (unforced) field, item
-    or argument, or a Span already found."""
-    if not _LIBRARY:
-        _LIBRARY.append(_library_prefix())
-    library = _LIBRARY[0]
+    or argument, or a Span already found.  The library is the one $BOBC_SPECS names now: a
+    process that lives on and changes it sees the new folder (probe s36 inprocess2 finding 2)."""
+    override = os.environ.get("BOBC_SPECS")
+    if not _LIBRARY or _LIBRARY[0] != override:
+        _LIBRARY[:] = [override, _library_prefix()]
+    library = _LIBRARY[1]
     for value in values:
         found = value if type(value) is Span else origin(value)
         if found is not None and not found.path.startswith(library):
@@ -69,24 +72,20 @@ def written(*values) -> Span | None:
     return None
 
 
-_LIBRARY_MODULES: dict = {}      # (specs folder, module name) -> whether the library provides it
-
-
 def is_library_family(declaration) -> bool:
     """Whether a family declaration (language core's FamilyDeclaration) is the library's: declared
     in a module the library (specs/) provides, whose file a plan root may shadow (the documented
     search order), and no two of whose modules declare one family name
-    (tests/plan/test_library_families_by_declaration.py)."""
-    from ..language.modules import module_relative_path, specs_folder
-
-    key = (str(specs_folder()), declaration.module)
-    known = _LIBRARY_MODULES.get(key)
+    (tests/plan/test_library_families_by_declaration.py).  Kept on the declaration, which is its
+    program's own: a module file added to or removed from the library while a process lives on
+    is seen by its next program, as by a fresh process (probe s36 inprocess2 finding 1)."""
+    known = getattr(declaration, "bobc_library_module", None)
     if known is None:
-        known = _LIBRARY_MODULES[key] = (specs_folder() / module_relative_path(declaration.module)).is_file()
+        from ..language.modules import module_relative_path, specs_folder
+
+        known = declaration.bobc_library_module = \
+            (specs_folder() / module_relative_path(declaration.module)).is_file()
     return known
-
-
-_LIBRARY_FIELDS: dict = {}       # (specs folder, module, family, constructor) -> its fields' names, or None
 
 
 def library_fields(declaration, constructor: str) -> tuple | None:
@@ -94,24 +93,24 @@ def library_fields(declaration, constructor: str) -> tuple | None:
     library's own module (its file in specs/) declares it: None where that file declares no such
     family or constructor.  A plan root may hold its own copy of a library module (the search
     order lets it shadow specs/), whose family the extractor must not read by the library's
-    field names unless it has them."""
+    field names unless it has them.  Read from the module as its file is now (parse_cached
+    reuses the tree while the file holds the same bytes), never kept for the process: an edit to
+    the library is seen by a process's next compile (probe s36 inprocess2 finding 1); a caller
+    asks once per constructor of its program (_Reader._library_fields)."""
     from ..language import syntax
     from ..language.modules import module_relative_path, parse_cached, specs_folder
 
-    key = (str(specs_folder()), declaration.module, declaration.name, constructor)
-    if key not in _LIBRARY_FIELDS:
-        found = None
-        try:
-            module = parse_cached(specs_folder() / module_relative_path(declaration.module))
-        except (BobcError, OSError):
-            module = None
-        for d in getattr(module, "declarations", ()):
-            if isinstance(d, syntax.FamilyDeclaration) and d.name == declaration.name:
-                for c in d.constructors:
-                    if c.name == constructor:
-                        found = tuple(b.name for b in c.fields)
-        _LIBRARY_FIELDS[key] = found
-    return _LIBRARY_FIELDS[key]
+    found = None
+    try:
+        module = parse_cached(specs_folder() / module_relative_path(declaration.module))
+    except (BobcError, OSError):
+        module = None
+    for d in getattr(module, "declarations", ()):
+        if isinstance(d, syntax.FamilyDeclaration) and d.name == declaration.name:
+            for c in d.constructors:
+                if c.name == constructor:
+                    found = tuple(b.name for b in c.fields)
+    return found
 
 
 class _Fields(dict):

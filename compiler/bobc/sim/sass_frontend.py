@@ -8,7 +8,7 @@ words at the positions the public Volta+ encoders document (Mesa NAK
 encode_sm70.rs, CuAssembler): stall 108:105, yield 109, write scoreboard
 112:110 (7 = none), read scoreboard 115:113, wait mask 121:116, reuse 125:122.
 
-nvdisasm's text is cached per code image by SHA-256 for the process's life.
+nvdisasm's text is cached per code image and nvdisasm (its identity) by SHA-256 for the process's life.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import children
 from ..errors import BobcError
-from ..nvtools import nvdisasm
+from ..nvtools import nvdisasm, tool_identity
 from ..sass.syntax import split_operands
 from .faults import SimulationFault
 
@@ -95,14 +95,16 @@ _cache: dict[str, str] = {}
 
 
 def disassembly_text(code: bytes, arch: str) -> str:
-    """nvdisasm's listing of `code` (cached by content)."""
-    key = hashlib.sha256(arch.encode() + b"\0" + code).hexdigest()
-    if key in _cache:
-        return _cache[key]
+    """nvdisasm's listing of `code`, cached by content and by the nvdisasm that printed it
+    (nvtools.tool_identity): another nvdisasm later in the process (BOBC_NVDISASM changed, an
+    upgrade) reads the code again, as a fresh process does (probe s36 inprocess2 finding 3)."""
     tool = nvdisasm()
     if tool is None:
         raise ToolMissing("nvdisasm is not installed; the simulator decodes instructions only through it",
                           hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
+    key = hashlib.sha256(tool_identity(tool).encode() + b"\0" + arch.encode() + b"\0" + code).hexdigest()
+    if key in _cache:
+        return _cache[key]
     from ..errors import temporary_folder, write_temporary
 
     with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
