@@ -34,6 +34,54 @@ def strict_skips() -> bool:
     return any(os.environ.get(name, "").lower() in ("1", "true", "yes") for name in ("CI", "BOBC_STRICT_SKIPS"))
 
 
+# A run's own folder: two runs on one machine at once (or a run beside the user's own bobc) share
+# nothing but the checkout's git-ignored files.  The outermost pytest takes its basetemp
+# (/tmp/pytest-of-USER/pytest-N, locked by pytest while the run lives, so no other run's
+# retention removes it) and puts there the run's TMPDIR (bobc's temporaries, every tempfile and
+# subprocess) and the run's bobc cache (removed when the run ends: nothing left in ~/.cache/bobc).
+# BOBC_TEST_CACHE_DIR names a cache to use instead and keep (runs may share one: entries are
+# content-keyed and written by rename).  A pytest a test starts inherits the run's (RUN_VARIABLE).
+RUN_VARIABLE = "BOBC_TEST_RUN"
+_RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE)
+
+
+@pytest.hookimpl(trylast=True)          # after pytest's tmpdir plugin made config._tmp_path_factory
+def pytest_configure(config):
+    inherited = os.environ.get(RUN_VARIABLE)
+    if inherited and os.path.isdir(inherited):
+        return
+    import tempfile
+
+    run = Path(config._tmp_path_factory.getbasetemp())
+    temporary = run / "tmp"
+    temporary.mkdir(exist_ok=True)
+    chosen = os.environ.get("BOBC_TEST_CACHE_DIR")
+    own_cache = None if chosen else run / "bobc-cache"
+    config.stash[_RUN_KEY] = ({name: os.environ.get(name) for name in _RUN_VARIABLES}, own_cache)
+    os.environ.update({"TMPDIR": str(temporary), "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
+    tempfile.tempdir = None             # gettempdir() reads TMPDIR again
+
+
+def pytest_unconfigure(config):
+    if _RUN_KEY not in config.stash:
+        return
+    import shutil
+    import tempfile
+
+    before, own_cache = config.stash[_RUN_KEY]
+    if own_cache is not None:
+        shutil.rmtree(own_cache, ignore_errors=True)
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    tempfile.tempdir = None
+
+
+_RUN_KEY = pytest.StashKey[tuple]()
+
+
 def _skip_reason(report) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
