@@ -7,6 +7,7 @@ the device machine through tests/gpu/run.sh.
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,20 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"test data folder not found at {SHARED} (tests/data/shared is part of the repository)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def runtime_build(tmp_path_factory) -> Path:
+    """runtime_c's make folder for this run (its Makefile's B): `make -C runtime_c B=FOLDER
+    TARGET`.  Not runtime_c/build, where two runs in one checkout raced (ar: unable to copy file
+    'build/libbobcrt.a'; probe s36 parallelsuites finding 2)."""
+    return tmp_path_factory.mktemp("runtime_c-build", numbered=False)
+
+
+def make_runtime(folder: Path, *targets: str) -> subprocess.CompletedProcess:
+    """`make -C runtime_c B=folder TARGETS` (runtime_build's folder)."""
+    return subprocess.run(["make", "-C", str(REPO / "runtime_c"), f"B={folder}", *targets],
+                          capture_output=True, text=True)
 
 
 @pytest.fixture

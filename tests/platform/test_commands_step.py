@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import synthetic_support
+from tests.conftest import make_runtime
 from test_reference_steps import Stubs, record_bytes
 
 REPO = Path(__file__).resolve().parents[2]
-TOOL = REPO / "runtime_c" / "build" / "commands_tool"
 FILL = struct.pack("<2d", 1.5, 2.25)          # the plan's Fill at the scratch bytes
 
 
@@ -30,10 +30,10 @@ def plans():
 
 
 @pytest.fixture(scope="module")
-def tool():
-    run = subprocess.run(["make", "-C", str(REPO / "runtime_c"), "build/commands_tool"], capture_output=True, text=True)
+def tool(runtime_build):
+    run = make_runtime(runtime_build, f"{runtime_build}/commands_tool")
     assert run.returncode == 0, run.stdout + run.stderr
-    return TOOL
+    return runtime_build / "commands_tool"
 
 
 def reference(plan):
