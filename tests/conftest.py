@@ -42,8 +42,11 @@ def strict_skips() -> bool:
 # subprocess) and the run's bobc cache (removed when the run ends: nothing left in ~/.cache/bobc).
 # BOBC_TEST_CACHE_DIR names a cache to use instead and keep (runs may share one: entries are
 # content-keyed and written by rename).  A pytest a test starts inherits the run's (RUN_VARIABLE).
+# The run's TMPDIR is private (pytest makes pytest-of-USER 0700): a test that runs code as another
+# user makes its folder with reachable_folder, in the machine's temporary folder (REACHABLE_VARIABLE).
 RUN_VARIABLE = "BOBC_TEST_RUN"
-_RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE)
+REACHABLE_VARIABLE = "BOBC_TEST_REACHABLE_TMPDIR"
+_RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE, REACHABLE_VARIABLE)
 
 
 @pytest.hookimpl(trylast=True)          # after pytest's tmpdir plugin made config._tmp_path_factory
@@ -59,7 +62,8 @@ def pytest_configure(config):
     chosen = os.environ.get("BOBC_TEST_CACHE_DIR")
     own_cache = None if chosen else run / "bobc-cache"
     config.stash[_RUN_KEY] = ({name: os.environ.get(name) for name in _RUN_VARIABLES}, own_cache)
-    os.environ.update({"TMPDIR": str(temporary), "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
+    os.environ.update({REACHABLE_VARIABLE: tempfile.gettempdir(), "TMPDIR": str(temporary),
+                       "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
     tempfile.tempdir = None             # gettempdir() reads TMPDIR again
 
 
@@ -81,6 +85,14 @@ def pytest_unconfigure(config):
 
 
 _RUN_KEY = pytest.StashKey[tuple]()
+
+
+def reachable_folder(prefix: str) -> Path:
+    """A new folder (tempfile.mkdtemp's, 0700) that another user can reach once the test opens it
+    (chmod): in the machine's temporary folder, not the run's private TMPDIR.  The test removes it."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=os.environ.get(REACHABLE_VARIABLE) or None))
 
 
 def _skip_reason(report) -> str:
