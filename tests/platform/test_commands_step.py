@@ -4,7 +4,7 @@ the plan host itself, on its buffers, with one state arena and slot set per invo
 
 The reference host's outputs are checked against values worked out here with NumPy
 binary64 arithmetic from the plan's commands; the C side (runtime_c/plan_commands.c, the
-code the built host links, through runtime_c/build/commands_tool) is compared with the
+code the built host links, through runtime_c/tests/commands_tool.c built in the run's folder) is compared with the
 reference byte for byte: memory, exit status and stderr."""
 from __future__ import annotations
 
