@@ -52,11 +52,12 @@ _RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE, REACHABLE_VARIABLE)
 @pytest.hookimpl(trylast=True)          # after pytest's tmpdir plugin made config._tmp_path_factory
 def pytest_configure(config):
     inherited = os.environ.get(RUN_VARIABLE)
-    if inherited and os.path.isdir(inherited):
+    factory = getattr(config, "_tmp_path_factory", None)     # absent under -p no:tmpdir
+    if inherited and os.path.isdir(inherited) or factory is None:
         return
     import tempfile
 
-    run = Path(config._tmp_path_factory.getbasetemp())
+    run = Path(factory.getbasetemp())
     temporary = run / "tmp"
     temporary.mkdir(exist_ok=True)
     chosen = os.environ.get("BOBC_TEST_CACHE_DIR")
