@@ -42,8 +42,8 @@ def run_sample(tmp_path, strict: bool):
         env["CI"] = "true"
     env["BOBC_TEST_NO_GPU"] = "1"
     env["SAMPLE_SAYS"] = str(tmp_path / "said")
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfs", "-p", "no:cacheprovider", "-p", "tests.conftest",
-                           "-c", str(REPO / "pyproject.toml"), str(folder)],
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfs", "-p", "no:cacheprovider",
+                           "-p", "tests.conftest", "-c", str(REPO / "pyproject.toml"), str(folder)],
                           cwd=REPO, capture_output=True, text=True, env=env)
 
 

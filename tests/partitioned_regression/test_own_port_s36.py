@@ -47,7 +47,8 @@ def test_listeners_at_the_ports_once_fixed_fail_no_test():
                 listener.bind(("127.0.0.1", number))
                 listener.listen(1)
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                               "tests/partitioned_regression/test_host_settings.py::test_known_settings_pass_open_device",
+                               "tests/partitioned_regression/test_host_settings.py::"
+                               "test_known_settings_pass_open_device",
                                "tests/partitioned_regression/test_c_hosts.py::"
                                "test_peers_built_for_different_step_counts_refuse_before_opening_the_gpu",
                                "tests/partitioned_regression/test_two_phase_publication.py::"
