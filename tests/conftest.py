@@ -7,6 +7,7 @@ the device machine through tests/gpu/run.sh.
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,67 @@ def strict_skips() -> bool:
     "no GPU" is a failure: a clone carries what its tests need, so data or a tool that is
     missing is a defect, not a reason to pass."""
     return any(os.environ.get(name, "").lower() in ("1", "true", "yes") for name in ("CI", "BOBC_STRICT_SKIPS"))
+
+
+# A run's own folder: two runs on one machine at once (or a run beside the user's own bobc) share
+# nothing but the checkout's git-ignored files.  The outermost pytest takes its basetemp
+# (/tmp/pytest-of-USER/pytest-N, locked by pytest while the run lives, so no other run's
+# retention removes it) and puts there the run's TMPDIR (bobc's temporaries, every tempfile and
+# subprocess) and the run's bobc cache (removed when the run ends: nothing left in ~/.cache/bobc).
+# BOBC_TEST_CACHE_DIR names a cache to use instead and keep (runs may share one: entries are
+# content-keyed and written by rename).  A pytest a test starts inherits the run's (RUN_VARIABLE).
+# The run's TMPDIR is private (pytest makes pytest-of-USER 0700): a test that runs code as another
+# user makes its folder with reachable_folder, in the machine's temporary folder (REACHABLE_VARIABLE).
+RUN_VARIABLE = "BOBC_TEST_RUN"
+REACHABLE_VARIABLE = "BOBC_TEST_REACHABLE_TMPDIR"
+_RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE, REACHABLE_VARIABLE)
+
+
+@pytest.hookimpl(trylast=True)          # after pytest's tmpdir plugin made config._tmp_path_factory
+def pytest_configure(config):
+    inherited = os.environ.get(RUN_VARIABLE)
+    factory = getattr(config, "_tmp_path_factory", None)     # absent under -p no:tmpdir
+    if inherited and os.path.isdir(inherited) or factory is None:
+        return
+    import tempfile
+
+    run = Path(factory.getbasetemp())
+    temporary = run / "tmp"
+    temporary.mkdir(exist_ok=True)
+    chosen = os.environ.get("BOBC_TEST_CACHE_DIR")
+    own_cache = None if chosen else run / "bobc-cache"
+    config.stash[_RUN_KEY] = ({name: os.environ.get(name) for name in _RUN_VARIABLES}, own_cache)
+    os.environ.update({REACHABLE_VARIABLE: tempfile.gettempdir(), "TMPDIR": str(temporary),
+                       "BOBC_CACHE_DIR": chosen or str(own_cache), RUN_VARIABLE: str(run)})
+    tempfile.tempdir = None             # gettempdir() reads TMPDIR again
+
+
+def pytest_unconfigure(config):
+    if _RUN_KEY not in config.stash:
+        return
+    import shutil
+    import tempfile
+
+    before, own_cache = config.stash[_RUN_KEY]
+    if own_cache is not None:
+        shutil.rmtree(own_cache, ignore_errors=True)
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    tempfile.tempdir = None
+
+
+_RUN_KEY = pytest.StashKey[tuple]()
+
+
+def reachable_folder(prefix: str) -> Path:
+    """A new folder (tempfile.mkdtemp's, 0700) that another user can reach once the test opens it
+    (chmod): in the machine's temporary folder, not the run's private TMPDIR.  The test removes it."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=os.environ.get(REACHABLE_VARIABLE) or None))
 
 
 def _skip_reason(report) -> str:
@@ -161,6 +223,20 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"test data folder not found at {SHARED} (tests/data/shared is part of the repository)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def runtime_build(tmp_path_factory) -> Path:
+    """runtime_c's make folder for this run (its Makefile's B): `make -C runtime_c B=FOLDER
+    TARGET`.  Not runtime_c/build, where two runs in one checkout raced (ar: unable to copy file
+    'build/libbobcrt.a'; probe s36 parallelsuites finding 2)."""
+    return tmp_path_factory.mktemp("runtime_c-build", numbered=False)
+
+
+def make_runtime(folder: Path, *targets: str) -> subprocess.CompletedProcess:
+    """`make -C runtime_c B=folder TARGETS` (runtime_build's folder)."""
+    return subprocess.run(["make", "-C", str(REPO / "runtime_c"), f"B={folder}", *targets],
+                          capture_output=True, text=True)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_runtime
+
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime_c"
 
@@ -33,10 +35,10 @@ def usage_exit_codes(usage: str) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def host_usage() -> str:
-    built = subprocess.run(["make", "-C", str(RUNTIME), "all"], capture_output=True, text=True)
+def host_usage(runtime_build) -> str:
+    built = make_runtime(runtime_build, "all")
     assert built.returncode == 0, built.stdout + built.stderr
-    done = subprocess.run([str(RUNTIME / "build" / "rt_tool"), "args", "--help"], capture_output=True, text=True)
+    done = subprocess.run([str(runtime_build / "rt_tool"), "args", "--help"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -13,9 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import make_runtime
+
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime_c"
-TOOL = RUNTIME / "build" / "rt_tool"
+TOOL = Path("rt_tool")          # in the run's runtime_c build folder, once `built` ran
 
 # runtime_c/tests/rt_sample.h's synthetic plan, restated: 3 chunks of 12,345 binary32
 # elements (chunk 0: SplitMix64 of "rt-sample-seed-7", u = z >> 43, (u - 2^20) / 52428800;
@@ -28,23 +30,41 @@ UPDATES = 7
 
 
 @pytest.fixture(scope="module", autouse=True)
-def built():
-    run = subprocess.run(["make", "-C", str(RUNTIME), "all"], capture_output=True, text=True)
+def built(runtime_build):
+    global TOOL
+    run = make_runtime(runtime_build, "all")
     assert run.returncode == 0, run.stdout + run.stderr
+    TOOL = runtime_build / "rt_tool"
 
 
 def tool(*args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(TOOL), *map(str, args)], capture_output=True, text=True, **kw)
 
 
-def test_make_test_passes():
-    run = subprocess.run(["make", "-C", str(RUNTIME), "test"], capture_output=True, text=True)
+def test_make_test_passes(runtime_build):
+    run = make_runtime(runtime_build, "test")
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 failures" in run.stdout
 
 
-def test_static_link():
-    run = subprocess.run(["make", "-C", str(RUNTIME), "static"], capture_output=True, text=True)
+def _listing(folder: Path) -> list:
+    return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def test_make_in_a_folder_of_its_own_leaves_runtime_c_build_alone(runtime_build, tmp_path):
+    """The tests build runtime_c in their run's folder (make's B, named absolutely): runtime_c/build,
+    the checkout's, is not touched (two runs in one checkout raced there: "ar: unable to copy file
+    'build/libbobcrt.a'"; probe s36 parallelsuites finding 2; `./$(B)/...` could not run an absolute B)."""
+    assert REPO not in runtime_build.parents
+    before = _listing(RUNTIME / "build")
+    run = make_runtime(tmp_path / "b", "test")
+    assert run.returncode == 0 and " 0 failures" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    assert (tmp_path / "b" / "libbobcrt.a").is_file()
+    assert _listing(RUNTIME / "build") == before
+
+
+def test_static_link(runtime_build):
+    run = make_runtime(runtime_build, "static")
     if run.returncode != 0 and "cannot find -lc" in run.stderr:
         pytest.skip("no static libc on this machine")
     assert run.returncode == 0, run.stderr

@@ -19,23 +19,23 @@ sys.path.insert(0, str(EXAMPLE))
 
 from partitioned_regression import formats as F  # noqa: E402
 
-PORT = 47393
 STEPS = 4
 UUID = "".join(f"\\x{b:02x}" for b in bytes(range(16)))
-HOSTS = {
-    "resume0": f"0 {PORT} 1 1 {STEPS}",
-    "resume1": f"1 {PORT} 1 1 {STEPS}",
-    "worker0": f"0 {PORT} 0 1 {STEPS}",
-    "worker1": f"1 {PORT} 0 1 {STEPS}",
-    "longer1": f"1 {PORT} 0 1 {2 * STEPS}",
+HOSTS = {                       # worker, resume, epoch, steps (the port: the run's own, conftest.py `port`)
+    "resume0": (0, 1, 1, STEPS),
+    "resume1": (1, 1, 1, STEPS),
+    "worker0": (0, 0, 1, STEPS),
+    "worker1": (1, 0, 1, STEPS),
+    "longer1": (1, 0, 1, 2 * STEPS),
 }
 
 
 @pytest.fixture(scope="module")
-def hosts(tmp_path_factory) -> dict[str, Path]:
+def hosts(tmp_path_factory, port) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("pr-c-hosts")
     (folder / "Pair.bob").write_text("module Pair\n\nimport PartitionedRegression.Build.Workers\n\n" + "".join(
-        f'def {name} : Bytes = (coordinateH200Worker b"{UUID}" 0 {settings})\n' for name, settings in HOSTS.items()))
+        f'def {name} : Bytes = (coordinateH200Worker b"{UUID}" 0 {worker} {port} {resume} {epoch} {steps})\n'
+        for name, (worker, resume, epoch, steps) in HOSTS.items()))
     for name in HOSTS:
         built = subprocess.run([sys.executable, "-m", "bobc", "build", str(folder / "Pair.bob"), "--entry", name,
                                 "--target", "sm_90", "-I", str(EXAMPLE), "-o", str(folder / name)],

@@ -18,17 +18,17 @@ from peers import hello, run_beside_worker0, words
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
-PORT = 47393
 ARGUMENTS = ("manifest", "w0", "a0", "w1", "a1", "readback")
 NO_GPU = not os.path.exists("/dev/nvidiactl")
 
 
 @pytest.fixture(scope="module")
-def workers(tmp_path_factory) -> dict:
+def workers(tmp_path_factory, port) -> dict:
+    """Both workers, built for the run's own port (conftest.py `port`)."""
     folder = tmp_path_factory.mktemp("pr-bring-up")
     uuid = "".join(f"\\x{b:02x}" for b in bytes(range(16)))
     (folder / "Pair.bob").write_text("module Pair\n\nimport PartitionedRegression.Build.Workers\n\n" + "".join(
-        f'def worker{w} : Bytes = (coordinateH200Worker b"{uuid}" 0 {w} {PORT} 0 1 4)\n' for w in (0, 1)))
+        f'def worker{w} : Bytes = (coordinateH200Worker b"{uuid}" 0 {w} {port} 0 1 4)\n' for w in (0, 1)))
     built = {}
     for w in (0, 1):
         done = subprocess.run([sys.executable, "-m", "bobc", "build", str(folder / "Pair.bob"), "--entry",
@@ -50,16 +50,16 @@ def record(folder: Path) -> Path:
     return path
 
 
-def run_worker1(host: Path, folder: Path, environ: dict):
+def run_worker1(host: Path, port: int, folder: Path, environ: dict):
     """Worker 1 (the connecting peer) beside a stand-in worker 0 (peers.py)."""
     arguments = [str(folder / name) for name in ARGUMENTS] + [str(record(folder))]
-    return run_beside_worker0(PORT, [str(host), *arguments], capture_output=True, timeout=60, env=environ)
+    return run_beside_worker0(port, [str(host), *arguments], capture_output=True, timeout=60, env=environ)
 
 
 @pytest.mark.skipif(not NO_GPU, reason="a machine without an NVIDIA driver (/dev/nvidiactl absent)")
-def test_the_connecting_worker_says_no_gpu_once(workers, tmp_path):
+def test_the_connecting_worker_says_no_gpu_once(workers, port, tmp_path):
     """One line: the OpenDevice failure, nothing about the peer's GPU context before it."""
-    done = run_worker1(workers[1], tmp_path, environment())
+    done = run_worker1(workers[1], port, tmp_path, environment())
     lines = done.stderr.decode().splitlines()
     assert done.returncode == 3, done.stderr
     assert len(lines) == 1 and re.fullmatch(r"native: command \d+ \(OpenDevice\): no GPU: /dev/nvidiactl does not "
@@ -68,13 +68,13 @@ def test_the_connecting_worker_says_no_gpu_once(workers, tmp_path):
 
 
 @pytest.mark.skipif(not NO_GPU, reason="a machine without an NVIDIA driver (/dev/nvidiactl absent)")
-def test_the_listening_worker_says_no_gpu_once(workers, tmp_path):
+def test_the_listening_worker_says_no_gpu_once(workers, port, tmp_path):
     arguments = [str(tmp_path / name) for name in ARGUMENTS] + [str(record(tmp_path))]
     process = subprocess.Popen([str(workers[0]), *arguments], stderr=subprocess.PIPE, env=environment())
     deadline = time.monotonic() + 120          # a hang guard: a loaded machine starts processes slowly
     while True:         # the listening worker's peer: connect, then close once it has exited
         try:
-            peer = socket.create_connection(("127.0.0.1", PORT), timeout=1)
+            peer = socket.create_connection(("127.0.0.1", port), timeout=1)
             break
         except OSError:
             assert time.monotonic() < deadline and process.poll() is None, "worker 0 never listened"
@@ -86,8 +86,8 @@ def test_the_listening_worker_says_no_gpu_once(workers, tmp_path):
     assert process.returncode == 3 and len(lines) == 1 and "(OpenDevice): no GPU: /dev/nvidiactl" in lines[0], lines
 
 
-def test_telemetry_lines_carry_no_nul(workers, tmp_path):
-    done = run_worker1(workers[1], tmp_path, environment(NATIVE_DEVICE="memory", NATIVE_TELEMETRY="9"))
+def test_telemetry_lines_carry_no_nul(workers, port, tmp_path):
+    done = run_worker1(workers[1], port, tmp_path, environment(NATIVE_DEVICE="memory", NATIVE_TELEMETRY="9"))
     assert b"\0" not in done.stderr, done.stderr
     telemetry = [line for line in done.stderr.decode().splitlines() if line.startswith("native: telemetry ")]
     assert telemetry and all(re.fullmatch(r"native: telemetry [\w.-]+ \+\d+ us", line) for line in telemetry), telemetry

@@ -15,27 +15,28 @@ from peers import run_beside_worker0
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLE = REPOSITORY / "examples/partitioned_regression"
-PORT = 47391
 
 
 @pytest.fixture(scope="module")
-def worker1(tmp_path_factory) -> Path:
+def worker1(tmp_path_factory, port) -> tuple[Path, int]:
+    """Worker 1 built for the run's own port (conftest.py `port`), and that port."""
     folder = tmp_path_factory.mktemp("pr-settings")
     uuid = "".join(f"\\x{b:02x}" for b in bytes(range(16)))
     (folder / "Pair.bob").write_text("module Pair\n\nimport PartitionedRegression.Build.Workers\n\n"
-                                     f'def worker1 : Bytes = (coordinateH200Worker b"{uuid}" 0 1 {PORT} 0 1 4)\n')
+                                     f'def worker1 : Bytes = (coordinateH200Worker b"{uuid}" 0 1 {port} 0 1 4)\n')
     built = subprocess.run([sys.executable, "-m", "bobc", "build", str(folder / "Pair.bob"), "--entry", "worker1",
                             "--target", "sm_90", "-I", str(EXAMPLE), "-o", str(folder / "worker1")],
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    return folder / "worker1"
+    return folder / "worker1", port
 
 
-def run_against_listener(host: Path, folder: Path, environment: dict) -> subprocess.CompletedProcess:
+def run_against_listener(worker: tuple[Path, int], folder: Path, environment: dict) -> subprocess.CompletedProcess:
+    host, port = worker
     arguments = [str(folder / name) for name in ("manifest", "w0", "a0", "w1", "a1", "readback")]
     record = folder / "record.bin"
     record.write_bytes(bytes(32 + 16 * 4096))
-    return run_beside_worker0(PORT, [str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
+    return run_beside_worker0(port, [str(host), *arguments, str(record)], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "NATIVE_DEVICE": "memory", "NATIVE_PEER_TIMEOUT_MS": "5000",
                                    **environment})
 

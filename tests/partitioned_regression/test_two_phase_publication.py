@@ -16,15 +16,15 @@ from partitioned_regression.device import EmulatedDevice
 from bobc.reference.native_program import run_program
 
 UUID = bytes.fromhex("8f1c2a3b4c5d6e7f8091a2b3c4d5e6f7")
-PORT = 47019
 STEPS = 8
 COORDINATES = [R.Coordinate(0.0, 0.0, 0.5, 0.05), R.Coordinate(0.25, -0.125, 0.25, 0.04)]
 KINDS = {"program": 1, "qmd": 2, "push": 3, "ring": 4}
 
 
 @functools.lru_cache(maxsize=None)
-def resume_pair():
-    return [A.parse_embedded(A.worker_artifact(UUID, k, PORT, 1, 1, STEPS)) for k in range(2)]
+def resume_pair(port: int):
+    """The pair resuming at epoch 1, built for `port` (the run's own, conftest.py `port`)."""
+    return [A.parse_embedded(A.worker_artifact(UUID, k, port, 1, 1, STEPS)) for k in range(2)]
 
 
 def checkpoint(folder):
@@ -41,7 +41,7 @@ def checkpoint(folder):
     return files
 
 
-def run_pair(folder, readbacks, on_first_submit=None):
+def run_pair(port, folder, readbacks, on_first_submit=None):
     """Both workers (threads) with the checkpoint in `folder` and readbacks[k] as worker k's
     readback; on_first_submit(k) runs at worker k's first submission.  [(status, stderr)] * 2."""
     outcomes = [None, None]
@@ -56,7 +56,7 @@ def run_pair(folder, readbacks, on_first_submit=None):
             first[0] = False
             return device(machine, entry)
 
-        host = resume_pair()[k]
+        host = resume_pair(port)[k]
         components = {KINDS[name]: data for name, data in host.images.items() if name in KINDS}
         arguments = [str(folder / name) for name in ("m", "w0", "a0", "w1", "a1")] + [
             str(readbacks[k]), str(folder / f"record{k}.bin")]
@@ -76,9 +76,9 @@ def leftovers(folder):
     return sorted(p.name for p in folder.rglob("*") if ".tmp-" in p.name or "journal" in p.name)
 
 
-def test_a_resumed_pair_publishes_every_file_at_the_next_epoch(tmp_path):
+def test_a_resumed_pair_publishes_every_file_at_the_next_epoch(port, tmp_path):
     checkpoint(tmp_path)
-    outcomes = run_pair(tmp_path, [tmp_path / "rb0", tmp_path / "rb1"])
+    outcomes = run_pair(port, tmp_path, [tmp_path / "rb0", tmp_path / "rb1"])
     assert outcomes == [(0, b""), (0, b"")]
     assert F.manifest(2) == (tmp_path / "m").read_bytes()
     for name in ("w0", "a0", "w1", "a1"):
@@ -86,7 +86,7 @@ def test_a_resumed_pair_publishes_every_file_at_the_next_epoch(tmp_path):
     assert (tmp_path / "rb0").exists() and (tmp_path / "rb1").exists() and leftovers(tmp_path) == []
 
 
-def test_a_worker_that_cannot_prepare_its_outputs_leaves_the_checkpoint_as_it_was(tmp_path):
+def test_a_worker_that_cannot_prepare_its_outputs_leaves_the_checkpoint_as_it_was(port, tmp_path):
     """Worker 1's readback folder is moved away once the run has started (after every path was
     checked): worker 1 fails at PrepareOutputs (status 8, its readback named), worker 0, prepared
     already, finds the connection closed (status 5); neither publishes, and the checkpoint both
@@ -98,7 +98,7 @@ def test_a_worker_that_cannot_prepare_its_outputs_leaves_the_checkpoint_as_it_wa
         if k == 1:
             (tmp_path / "sub").rename(tmp_path / "moved")
 
-    (status0, said0), (status1, said1) = run_pair(tmp_path, [tmp_path / "rb0", tmp_path / "sub" / "rb1"], move)
+    (status0, said0), (status1, said1) = run_pair(port, tmp_path, [tmp_path / "rb0", tmp_path / "sub" / "rb1"], move)
     assert status1 == 8, said1
     assert said1.startswith(b"native: command ") and b" (PrepareOutputs): output " in said1
     assert said1.endswith(f"sub/rb1 (argument 5): cannot create a temporary file in {tmp_path}/sub: No such file or "

@@ -4,7 +4,7 @@ the plan host itself, on its buffers, with one state arena and slot set per invo
 
 The reference host's outputs are checked against values worked out here with NumPy
 binary64 arithmetic from the plan's commands; the C side (runtime_c/plan_commands.c, the
-code the built host links, through runtime_c/build/commands_tool) is compared with the
+code the built host links, through runtime_c/tests/commands_tool.c built in the run's folder) is compared with the
 reference byte for byte: memory, exit status and stderr."""
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import synthetic_support
+from tests.conftest import make_runtime
 from test_reference_steps import Stubs, record_bytes
 
 REPO = Path(__file__).resolve().parents[2]
-TOOL = REPO / "runtime_c" / "build" / "commands_tool"
 FILL = struct.pack("<2d", 1.5, 2.25)          # the plan's Fill at the scratch bytes
 
 
@@ -30,10 +30,10 @@ def plans():
 
 
 @pytest.fixture(scope="module")
-def tool():
-    run = subprocess.run(["make", "-C", str(REPO / "runtime_c"), "build/commands_tool"], capture_output=True, text=True)
+def tool(runtime_build):
+    run = make_runtime(runtime_build, f"{runtime_build}/commands_tool")
     assert run.returncode == 0, run.stdout + run.stderr
-    return TOOL
+    return runtime_build / "commands_tool"
 
 
 def reference(plan):

@@ -10,11 +10,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import reachable_folder
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ["nv_status.c", "nv_targets.c", "nv_shim.c", "host_runtime.c", "host_io.c", "plan_fill.c", "host_settings.c"]
@@ -48,7 +49,7 @@ def tool():
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
     runtime = REPO / "runtime_c"
-    folder = Path(tempfile.mkdtemp(prefix="bobc-io-tool-"))
+    folder = reachable_folder("bobc-io-tool-")
     out = folder / "rt_tool"
     built = subprocess.run(["gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE",
                             f"-I{runtime}", str(runtime / "tests/rt_tool.c"),
@@ -106,7 +107,7 @@ def listing(folder: Path) -> list[str]:
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                     reason="needs root and setpriv (to drop CAP_FOWNER)")
 def test_root_without_cap_fowner_is_refused_another_users_file_in_a_sticky_folder(tool):
-    base = Path(tempfile.mkdtemp(prefix="bobc-fowner-"))
+    base = reachable_folder("bobc-fowner-")
     try:
         outcomes = []
         for side in ("c", "r"):

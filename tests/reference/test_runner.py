@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import reachable_folder
+
 from bobc import cli
 from bobc.commands import run as run_command
 from bobc.reference import publish as publish_module
@@ -236,9 +238,7 @@ def test_read_only_folder(tmp_path):
 
 def _read_only_folder_as_nobody():
     """The same refusal from a forked child that dropped to uid/gid 65534 (nobody)."""
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="bobc-readonly-"))
+    folder = reachable_folder("bobc-readonly-")
     try:
         target = folder / "ckpt.bin"
         target.write_bytes(b"old")

@@ -21,11 +21,12 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import reachable_folder
 
 from bobc.reference import safe_io
 from bobc.reference.errors import OutputWriteFailure
@@ -43,7 +44,7 @@ def tool(repo):
     runtime = repo / "runtime_c"
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
-    folder = Path(tempfile.mkdtemp(prefix="bobc-io-tool-"))
+    folder = reachable_folder("bobc-io-tool-")
     folder.chmod(0o755)
     out = folder / "rt_tool"
     built = subprocess.run(["gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-D_DEFAULT_SOURCE",
@@ -401,7 +402,7 @@ def test_an_output_a_rename_could_not_replace_is_refused_before_any_work(tool, t
 def test_another_users_file_in_a_sticky_folder_is_refused_before_any_work(tool):
     """Finding 5: the kernel lets a user replace a file in a sticky folder only when the file or
     the folder is theirs; the host would find that out only at its renames, after the work."""
-    base = Path(tempfile.mkdtemp(prefix="bobc-sticky-"))      # a folder the other user reaches
+    base = reachable_folder("bobc-sticky-")      # a folder the other user reaches
     try:
         base.chmod(0o755)
 

@@ -13,10 +13,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import reachable_folder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_safe_io_journal import NOBODY, both, interrupted, tool  # noqa: E402, F401 -- tool: the rt_tool fixture
@@ -26,7 +27,7 @@ from bobc.reference import safe_io  # noqa: E402
 
 
 def _unlistable_base():
-    base = Path(tempfile.mkdtemp(prefix="bobc-0300-"))     # a folder the other user reaches
+    base = reachable_folder("bobc-0300-")     # a folder the other user reaches
     base.chmod(0o755)
     return base
 

@@ -19,15 +19,25 @@ PARAMETERS = {"sm_86": 0x160, "sm_90": 0x210}
 DESCRIPTOR = {"sm_86": 0x118, "sm_90": 0x208}
 
 
-def _cubin(ptx: str, target: str, opt: str = "-O3") -> Path:
-    """ptxas `opt` of `ptx` for `target`: the cubin's path (ptx_kernels.compile_ptx, any -O)."""
+def _cubin(ptx: str, target: str, opt: str = "-O3") -> bytes:
+    """ptxas `opt` of `ptx` for `target`: the cubin's bytes (ptx_kernels.compile_ptx, any -O),
+    compiled in a folder removed after (a mkdtemp folder was left per kernel: probe s36
+    parallelsuites finding 5)."""
     tool = ptxas()
     assert tool, "ptxas (nvidia-cuda-nvcc, the test extra) is needed"
-    folder = Path(tempfile.mkdtemp())
-    (folder / "k.ptx").write_text(ptx.replace(".target sm_86", f".target {target}"))
-    subprocess.run([tool, "-arch", target, opt, str(folder / "k.ptx"), "-o", str(folder / "k.cubin")],
-                   check=True, capture_output=True)
-    return folder / "k.cubin"
+    with tempfile.TemporaryDirectory() as named:
+        folder = Path(named)
+        (folder / "k.ptx").write_text(ptx.replace(".target sm_86", f".target {target}"))
+        subprocess.run([tool, "-arch", target, opt, str(folder / "k.ptx"), "-o", str(folder / "k.cubin")],
+                       check=True, capture_output=True)
+        return (folder / "k.cubin").read_bytes()
+
+
+def test_compiling_a_kernel_leaves_no_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)      # TMPDIR as the test set it
+    assert _cubin(HEAD + "  ret;\n}\n", "sm_86")[:4] == b"\x7fELF"
+    assert list(tmp_path.iterdir()) == []
 
 
 HEAD = """.version 8.0
