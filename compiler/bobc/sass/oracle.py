@@ -97,16 +97,21 @@ def _patched(code: bytes, bad: dict, nvdisasm_arch: str) -> bytes:
     """`code` with a NOP of the target in place of each undecodable word."""
     if not bad:
         return code
+    nop = nop_word(nvdisasm_arch)
+    out = bytearray(code)
+    for address in bad:
+        out[address:address + 16] = nop
+    return bytes(out)
+
+
+def nop_word(nvdisasm_arch: str) -> bytes:
+    """One NOP of the target nvdisasm calls `nvdisasm_arch` (SM90, SM86), as our encoder writes it."""
     from ..targets import TARGETS
     from .encoder import Encoder
     from .syntax import parse_instruction
 
     arch = next(t.name for t in TARGETS.values() if t.nvdisasm_arch == nvdisasm_arch.rstrip("af"))
-    nop = Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
-    out = bytearray(code)
-    for address in bad:
-        out[address:address + 16] = nop
-    return bytes(out)
+    return Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
 
 
 def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems: list) -> None:
