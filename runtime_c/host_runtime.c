@@ -99,12 +99,17 @@ int rt_read_exact(const char *path, const char *what, void *out, size_t expected
 
 int rt_publish_atomic(const char *path, const void *data, size_t size, char *err)
 {
+    return rt_publish_atomic_as(path, "output", data, size, err);
+}
+
+int rt_publish_atomic_as(const char *path, const char *option, const void *data, size_t size, char *err)
+{
     /* host_io: the path checked (a regular file or nothing), temporary, fsync, rename */
     static rt_io_files files;
     memset(&files, 0, sizeof files);
-    int rc = rt_io_add_output(&files, path, "output", NULL, err);
+    int rc = rt_io_add_output(&files, path, option, NULL, err);
     if (!rc)
-        rc = rt_io_stage(&files, "output", data, size, err);
+        rc = rt_io_stage(&files, option, data, size, err);
     if (!rc)
         rc = rt_io_publish(&files, err);
     return rc;
@@ -558,7 +563,7 @@ int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, c
     int rc = rt_envelope_build(c, step, payload, &e, &n, err);
     if (rc)
         return rc;
-    rc = rt_publish_atomic(path, e, n, err);
+    rc = rt_publish_atomic_as(path, "--checkpoint-out", e, n, err);
     free(e);
     return rc;
 }

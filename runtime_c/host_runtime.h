@@ -44,6 +44,9 @@ int rt_read_all(const char *path, const char *what, uint8_t **data, size_t *size
  * failure the temporary is removed, `path` is untouched, and the result is
  * RT_EXIT_WRITE_FAILED. */
 int rt_publish_atomic(const char *path, const void *data, size_t size, char *err);
+/* The same, its refusals naming the output by `option` (`--checkpoint-out`), as the request's
+ * other outputs are named, not as "output". */
+int rt_publish_atomic_as(const char *path, const char *option, const void *data, size_t size, char *err);
 
 /* ---- input record (the plan's NvidiaPlanHostRecordCheck list) ---- */
 enum { RT_CHECK_BYTES = 1, RT_CHECK_WORD = 2, RT_CHECK_BELOW = 3, RT_CHECK_INDEX = 4, RT_CHECK_SAME = 5 };
@@ -115,7 +118,8 @@ int rt_checkpoint_read(const rt_contract *c, const char *path, void *payload, ui
  * caller frees it) and *payload points at the payload inside it. */
 int rt_checkpoint_load(const rt_contract *c, const char *path, uint8_t **envelope, const uint8_t **payload,
                        uint64_t *step, char *err);
-/* Build and publish atomically. */
+/* Build and publish atomically, at the request's --checkpoint-out (an interval's checkpoint):
+ * its refusals name that option. */
 int rt_checkpoint_write(const rt_contract *c, const char *path, uint64_t step, const void *payload, char *err);
 
 /* CRC-32 (IEEE 802.3, as zlib.crc32), continuing from `crc` (0 to start). */

@@ -523,7 +523,7 @@ int np_request_checkpoint_publish(np_request *r, uint64_t updates, char *err)
     rt_envelope_seal(&r->contract, step, r->envelope);
     size_t total = (size_t)rt_envelope_total_bytes(&r->contract);
     if (r->published + 1 < r->publications) {
-        if ((rc = rt_publish_atomic(r->args.checkpoint_out, r->envelope, total, err)))
+        if ((rc = rt_publish_atomic_as(r->args.checkpoint_out, "--checkpoint-out", r->envelope, total, err)))
             return rc;
         r->written = r->published + 1;
         r->written_step = step;

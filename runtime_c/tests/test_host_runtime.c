@@ -249,6 +249,14 @@ static void test_envelope(void)
     float *back = malloc(RT_SAMPLE_PAYLOAD_BYTES);
     CHECK(rt_checkpoint_read(&c, path, back, &step, err) == 0, "read: %s", err);
     CHECK(step == 7 && memcmp(back, p, RT_SAMPLE_PAYLOAD_BYTES) == 0, "file round trip");
+    /* an interval checkpoint refused at its path names the request's option, --checkpoint-out, not
+     * "output" (probe s36 exitcodes finding 7) */
+    char folder_at[600];
+    snprintf(folder_at, sizeof folder_at, "%s/ck-folder.bin", tmpdir);
+    CHECK(mkdir(folder_at, 0700) == 0, "mkdir %s", folder_at);
+    expect(rt_checkpoint_write(&c, folder_at, 7, p, err), RT_EXIT_WRITE_FAILED, err, "ck-folder.bin (--checkpoint-out)",
+           "a folder at the checkpoint's path");
+    rmdir(folder_at);
 
     /* corrupted: one payload bit */
     uint8_t *bad = malloc(n);

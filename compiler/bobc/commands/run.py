@@ -352,9 +352,11 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
         raise HostRefusal(refused, 8)
     # interval checkpoints are published as their intervals end; the last waits for the
     # other outputs, and all are published together, the checkpoint last
-    host = ReferenceHost(plan, kernels,
-                         publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
-                                                                              "--checkpoint-out"))
+    def publish_checkpoint(data: bytes) -> None:
+        with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
+            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
+
+    host = ReferenceHost(plan, kernels, publish_checkpoint=publish_checkpoint)
     result = host.run(args.operation, record_file.data, state, args.input)
     files.stage("--predictions", result.files["predictions"])
     files.stage("--result", result.files["result"])

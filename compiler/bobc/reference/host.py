@@ -266,6 +266,16 @@ def _where(error: BaseException) -> str:
     return f" ({where})" if where else ""
 
 
+def _kernel_file(kernel) -> str:
+    """The file that defines `kernel` (its code's file, shown as bobc shows paths), else "its file":
+    the --kernels file or the plan's own reference_kernels.py (no --kernels given), or a module that
+    file imports -- not "the --kernels file" when none was given (probe s36 exitcodes finding 6)."""
+    from ..errors import shown_path
+
+    code = getattr(kernel, "__code__", None)
+    return shown_path(code.co_filename) if code is not None else "the file that defines it"
+
+
 def _resident_of(plan, address: int) -> str:
     for r in plan.arena.globals:
         if r.address <= address < r.address + r.size:
@@ -324,7 +334,7 @@ class ReferenceHost:
                 error.message = f"the reference kernel {region.identity} failed at launch {index}" \
                                 f"{_where(error)}: {error.message}"
                 error.args = (error.message,)
-                error.hint = error.hint or "fix the kernel in the --kernels file; nothing was published"
+                error.hint = error.hint or f"fix the kernel in {_kernel_file(kernel)}; nothing was published"
                 raise
             except MemoryError:               # this process out of memory: said as that by cli, not the kernel's
                 raise
@@ -335,7 +345,7 @@ class ReferenceHost:
                     raise descriptors_exhausted(error) from None     # the limit's (ulimit -n), not the kernel's
                 raise ReferenceHostError(f"the reference kernel {region.identity} failed at launch {index}"
                                          f"{_where(error)}: {type(error).__name__}: {error}",
-                                         hint="fix the kernel in the --kernels file; nothing was published") from None
+                                         hint=f"fix the kernel in {_kernel_file(kernel)}; nothing was published") from None
             finally:
                 guard, memory.guard = memory.guard, None
             if guard is not None and guard[1]:
@@ -367,8 +377,8 @@ class ReferenceHost:
             f"the reference kernel {identity}{defined} wrote bytes its contract does not say it writes at "
             f"launch {index}: {len(changed):,} byte(s) in [{first:#x}, {last + 1:#x}) changed (the first "
             f"{_resident_of(self.plan, first)}); its contract lets it write {allowed}",
-            hint="bobc sim holds the kernel's SASS to the same contract: correct the NumPy kernel in the "
-                 "--kernels file, or the //@ param line and the plan; nothing was published")
+            hint="bobc sim holds the kernel's SASS to the same contract: correct the NumPy kernel in "
+                 f"{_kernel_file(kernel)}, or the //@ param line and the plan; nothing was published")
 
     # ---- the invocation ----
     def run(self, operation: str, record: bytes, checkpoint: tuple[bytes, int] | None, record_path="input"):

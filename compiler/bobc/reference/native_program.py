@@ -1003,6 +1003,9 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         if machine.request is not None:
             try:
                 machine.request.finish()
+            except OutputWriteFailure as error:      # in the host's words (rt_io_publish), as below
+                stderr.write(f"native: {error.host_form()}\n".encode("utf-8", "surrogateescape"))
+                return EXIT_WRITE
             except Exception as error:      # safe_io's refusals: nothing was published
                 stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
@@ -1020,6 +1023,9 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
                 publish.publish()
             except Exception as error:
                 publish.discard()
+                if isinstance(error, OutputWriteFailure):     # in the host's words (rt_io_publish)
+                    stderr.write(f"native: {error.host_form()}\n".encode("utf-8", "surrogateescape"))
+                    return EXIT_WRITE
                 stderr.write(f"native: {getattr(error, 'message', error)}\n".encode("utf-8", "surrogateescape"))
                 return EXIT_WRITE
         return 0

@@ -381,9 +381,9 @@ class RequestSession:
         data = envelope.encode(self.request, step, payload)
         if self.published + 1 < self.publications:
             try:
-                safe_io.publish_file(self.args["--checkpoint-out"], data, "output")
-            except OutputWriteFailure as error:
-                raise Refused(EXIT_WRITE, str(getattr(error, "message", error))) from None
+                safe_io.publish_file(self.args["--checkpoint-out"], data, "--checkpoint-out")
+            except OutputWriteFailure as error:      # in the C host's words (rt_publish_atomic_as)
+                raise _output_refused(error) from None
             self.written, self.written_step = self.published + 1, step
         else:
             self.staged_checkpoint = data

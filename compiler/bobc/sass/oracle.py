@@ -61,6 +61,8 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
     address, the stream is decoded in halves, each at its own address (-base), down to the words
     it refuses."""
     done = _run(code, nvdisasm_arch, raw, 0)
+    if len(done.lines) != len(code) // 16 and code and not len(code) % 16:
+        _refuse_broken_tool(nvdisasm_arch)
     if not done.stderr.strip() or len(done.lines) == len(code) // 16 or len(code) < 32 or len(code) % 16:
         return done
     bad: dict[int, str] = {}
@@ -76,10 +78,26 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
             problems = [_undecodable(code, a, why) for a, why in sorted(bad.items())]
             problems += [line for line in done.stderr.splitlines() if line.strip()]
             return Disassembly([line for line in done.lines if line.offset not in bad], "\n".join(problems))
+    _refuse_broken_tool(nvdisasm_arch)
     lines: list[Decoded] = []
     problems: list[str] = []
     _pieces(code, nvdisasm_arch, raw, 0, lines, problems)
     return Disassembly(lines, "\n".join(problems))
+
+
+def _refuse_broken_tool(nvdisasm_arch: str) -> None:
+    """Refuse (exit 1, by its path) an nvdisasm that does not list one NOP of the target as one
+    instruction, which every working nvdisasm does: asked only after a listing went wrong, so a
+    tool that fails (or prints no listing) is not said as every word of the code being
+    undecodable, nor as code with no instruction (probe s36 exitcodes finding 4)."""
+    done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0)
+    if len(done.lines) == 1 and not done.stderr.strip():
+        return
+    said = done.stderr.strip().splitlines()
+    what = f"it fails on one NOP ({said[0]})" if said else f"it lists {len(done.lines)} instructions for one NOP"
+    raise BobcError(f"nvdisasm at {require_nvdisasm()} does not work: {what}",
+                    hint="reinstall it (pip install --force-reinstall nvidia-cuda-nvdisasm), or point "
+                         "BOBC_NVDISASM at a working nvdisasm")
 
 
 def _said(stderr: str) -> str:
@@ -97,16 +115,21 @@ def _patched(code: bytes, bad: dict, nvdisasm_arch: str) -> bytes:
     """`code` with a NOP of the target in place of each undecodable word."""
     if not bad:
         return code
+    nop = nop_word(nvdisasm_arch)
+    out = bytearray(code)
+    for address in bad:
+        out[address:address + 16] = nop
+    return bytes(out)
+
+
+def nop_word(nvdisasm_arch: str) -> bytes:
+    """One NOP of the target nvdisasm calls `nvdisasm_arch` (SM90, SM86), as our encoder writes it."""
     from ..targets import TARGETS
     from .encoder import Encoder
     from .syntax import parse_instruction
 
     arch = next(t.name for t in TARGETS.values() if t.nvdisasm_arch == nvdisasm_arch.rstrip("af"))
-    nop = Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
-    out = bytearray(code)
-    for address in bad:
-        out[address:address + 16] = nop
-    return bytes(out)
+    return Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
 
 
 def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems: list) -> None:

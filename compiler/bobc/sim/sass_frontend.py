@@ -94,6 +94,45 @@ _NUMBER = r"(?:0x[0-9a-fA-F]+|\d+)"
 _cache: dict[str, str] = {}
 
 
+TOOL_HINT = ("reinstall it (pip install --force-reinstall nvidia-cuda-nvdisasm), or point BOBC_NVDISASM "
+             "at a working nvdisasm")
+
+
+def _nvdisasm(tool: str, code: bytes, arch: str):
+    """nvdisasm -b `arch` over `code`; a tool that cannot be started (a missing file, one not
+    executable, a folder) is refused by its path, exit 1, as `bobc disasm` refuses it."""
+    from ..errors import temporary_folder, write_temporary
+
+    with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
+        path = Path(folder) / "code.bin"
+        write_temporary(path, code)
+        try:
+            return children.run([tool, "-b", arch, str(path)], text=True)
+        except OSError as e:
+            raise ToolMissing(f"cannot run nvdisasm at {tool}: {e.strerror or e}",
+                              hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
+
+
+def _broken_tool(tool: str, arch: str) -> ToolMissing | None:
+    """The refusal of an nvdisasm that does not work, or None when it does: it is asked to list one
+    NOP of the target, which every nvdisasm of that target lists as one instruction.  Asked only
+    after a listing went wrong, so a tool that fails (or prints no listing) is not said as a fault
+    of the device code (a SimulationFault's exit 7, the GPU's) -- only a working nvdisasm's refusal
+    of the code is (probe s36 exitcodes findings 1 and 3)."""
+    from ..sass.oracle import nop_word
+
+    done = _nvdisasm(tool, nop_word(arch), arch)
+    listed = sum(1 for line in done.stdout.splitlines() if _LINE.search(line))
+    if done.returncode == 0 and listed == 1:
+        return None
+    said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+    status = f"exit status {done.returncode}" if done.returncode >= 0 else f"signal {-done.returncode}"
+    what = (f"it fails on one NOP ({status}{': ' + said[0] if said else ''})" if done.returncode != 0
+            else f"it lists {listed} instructions for one NOP")
+    return ToolMissing(f"nvdisasm at {tool} does not work: {what}; the simulator decodes instructions only "
+                       f"through it", hint=TOOL_HINT)
+
+
 def disassembly_text(code: bytes, arch: str) -> str:
     """nvdisasm's listing of `code`, cached by content and by the nvdisasm that printed it
     (nvtools.tool_identity): another nvdisasm later in the process (BOBC_NVDISASM changed, an
@@ -105,13 +144,11 @@ def disassembly_text(code: bytes, arch: str) -> str:
     key = hashlib.sha256(tool_identity(tool).encode() + b"\0" + arch.encode() + b"\0" + code).hexdigest()
     if key in _cache:
         return _cache[key]
-    from ..errors import temporary_folder, write_temporary
-
-    with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
-        path = Path(folder) / "code.bin"
-        write_temporary(path, code)
-        done = children.run([tool, "-b", arch, str(path)], text=True)
+    done = _nvdisasm(tool, code, arch)
     if done.returncode != 0:
+        broken = _broken_tool(tool, arch)
+        if broken is not None:
+            raise broken
         raise SimulationFault(f"nvdisasm -b {arch} refuses the code: {done.stderr.strip() or done.stdout.strip()}")
     _cache[key] = done.stdout
     return done.stdout
@@ -306,6 +343,10 @@ def decode(code: bytes, arch: str) -> list[Instruction]:
             ins = _encoded_descriptor(ins, word)
         out.append(ins)
     if len(out) != len(code) // INSTRUCTION_BYTES:
+        tool = nvdisasm()
+        broken = _broken_tool(tool, arch) if tool is not None else None
+        if broken is not None:
+            raise broken
         raise SimulationFault(f"nvdisasm listed {len(out)} instructions for {len(code) // INSTRUCTION_BYTES} words")
     return out
 
