@@ -856,6 +856,12 @@ def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
         if not complaint and len(decoded) == (end - start) // INSTRUCTION_BYTES:
             out.update((d.offset, d.text) for d in decoded)
             return
+        if start == 0 and end == whole:
+            # Before blaming the code word by word: a tool that cannot list one NOP of the target
+            # is refused by its path (as `bobc disasm` and `bobc sim` refuse it), not shown as
+            # every instruction refused (probe s36 exitcodes finding 5).
+            from ..sass.oracle import refuse_broken_tool
+            refuse_broken_tool(arch)
         if end - start == INSTRUCTION_BYTES:
             out[start] = f"(nvdisasm refuses it: {complaint or 'no text'})"
             return

@@ -62,7 +62,7 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
     it refuses."""
     done = _run(code, nvdisasm_arch, raw, 0)
     if len(done.lines) != len(code) // 16 and code and not len(code) % 16:
-        _refuse_broken_tool(nvdisasm_arch)
+        refuse_broken_tool(nvdisasm_arch)
     if not done.stderr.strip() or len(done.lines) == len(code) // 16 or len(code) < 32 or len(code) % 16:
         return done
     bad: dict[int, str] = {}
@@ -78,14 +78,14 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
             problems = [_undecodable(code, a, why) for a, why in sorted(bad.items())]
             problems += [line for line in done.stderr.splitlines() if line.strip()]
             return Disassembly([line for line in done.lines if line.offset not in bad], "\n".join(problems))
-    _refuse_broken_tool(nvdisasm_arch)
+    refuse_broken_tool(nvdisasm_arch)
     lines: list[Decoded] = []
     problems: list[str] = []
     _pieces(code, nvdisasm_arch, raw, 0, lines, problems)
     return Disassembly(lines, "\n".join(problems))
 
 
-def _refuse_broken_tool(nvdisasm_arch: str) -> None:
+def refuse_broken_tool(nvdisasm_arch: str) -> None:
     """Refuse (exit 1, by its path) an nvdisasm that does not list one NOP of the target as one
     instruction, which every working nvdisasm does: asked only after a listing went wrong, so a
     tool that fails (or prints no listing) is not said as every word of the code being
