@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -141,8 +142,7 @@ def main() -> int:
     now = datetime.datetime.now(datetime.timezone.utc)
     report = {
         "date": now.isoformat(timespec="seconds"), "commit": commit,
-        "command": "python bench/build_bench.py" + (f" --profile {args.profile}" if args.profile else "")
-                   + (" --no-bytecode" if args.no_bytecode else ""),
+        "command": shlex.join(["python", "bench/build_bench.py", *sys.argv[1:]]),
         "bytecode": "not written (PYTHONDONTWRITEBYTECODE=1)" if args.no_bytecode else "written and reused",
         "bobc": package, "note": args.note, "runs": args.runs, "plan": PLAN, "target": TARGET,
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),

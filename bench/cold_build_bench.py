@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -98,8 +99,7 @@ def main() -> int:
                     samples[label].setdefault(name, []).append(run([*bobc, *arguments], {**env, **extra}, ok))
         load_after = os.getloadavg()
     now = datetime.datetime.now(datetime.timezone.utc)
-    command = "python bench/cold_build_bench.py " + " ".join(f"--tree {t}" for t in args.tree) \
-              + f" --rounds {args.rounds}"
+    command = shlex.join(["python", "bench/cold_build_bench.py", *sys.argv[1:]])
     report = {"date": now.isoformat(timespec="seconds"), "command": command, "note": args.note,
               "trees": trees, "rounds": args.rounds,
               "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),

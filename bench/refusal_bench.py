@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -49,7 +50,7 @@ def main() -> int:
             message = done.stderr.splitlines()[0] if done.stderr else ""
     summary = lambda xs: {"median": round(statistics.median(xs), 3), "min": round(min(xs), 3),
                           "max": round(max(xs), 3)}
-    result = {"command": "python bench/refusal_bench.py " + " ".join(sys.argv[1:]),
+    result = {"command": shlex.join(["python", "bench/refusal_bench.py", *sys.argv[1:]]),
               "updates": args.updates, "exit": done.returncode, "message": message,
               "wall_s": summary(walls), "cpu_s": summary(cpus), "cpus": os.cpu_count()}
     print(json.dumps(result, indent=2))
