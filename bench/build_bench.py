@@ -1,6 +1,7 @@
 """How long `bobc build` and `bobc check` of Bob take, as a user runs them (issue 21).
 
-Each run is a fresh process (`python -m bobc ...`), timed from spawn to exit, so
+Each run is a fresh process (`python -m bobc ...`, this checkout's compiler/ first on PYTHONPATH),
+timed from spawn to exit, so
 Python's start-up, the imports and the gcc/link steps all count.  The first build
 runs against an empty cache folder (XDG_CACHE_HOME pointed at a new temporary folder):
 that is a user's first build after installing; the timed runs that follow use that
@@ -118,7 +119,9 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bobc-build-bench-") as scratch:
-        env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "cache")}
+        # this checkout's bobc, on this checkout's Bob (not whichever bobc is installed)
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "cache"), "PYTHONPATH": os.pathsep.join(
+            p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p)}
         env.pop("BOBC_CACHE_DIR", None)
         if args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -37,10 +37,18 @@ PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 TARGET_SECONDS = 60.0
 
 
+def checkout_env() -> dict:
+    """The environment of a child: this checkout's bobc first, as in_process and the recorded commit
+    are (not whichever bobc is installed)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p))
+
+
 def fixture(folder: Path) -> Path:
     record = folder / "record.bin"
     subprocess.run([sys.executable, str(REPO / "examples/bob/build_fixture.py"), str(REPO / "examples/bob/corpus.txt"),
-                    "--prompts-file", str(REPO / "examples/bob/prompts.txt"), "-o", str(record)], check=True)
+                    "--prompts-file", str(REPO / "examples/bob/prompts.txt"), "-o", str(record)], check=True,
+                   env=checkout_env())
     return record
 
 
@@ -49,7 +57,7 @@ def fresh_process(target: str, record: Path, folder: Path) -> float:
                "--checkpoint-out", str(folder / f"{target}.ckpt"), "--predictions", str(folder / f"{target}.pred"),
                "--result", str(folder / f"{target}.result")]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=checkout_env())
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"bobc sim failed ({done.returncode}): {done.stderr}")
