@@ -1,6 +1,7 @@
 """How long `bobc build` and `bobc check` of Bob take, as a user runs them (issue 21).
 
-Each run is a fresh process (`python -m bobc ...`), timed from spawn to exit, so
+Each run is a fresh process (`python -m bobc ...`, this checkout's compiler/ first on PYTHONPATH),
+timed from spawn to exit, so
 Python's start-up, the imports and the gcc/link steps all count.  The first build
 runs against an empty cache folder (XDG_CACHE_HOME pointed at a new temporary folder):
 that is a user's first build after installing; the timed runs that follow use that
@@ -22,6 +23,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -117,7 +119,9 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bobc-build-bench-") as scratch:
-        env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "cache")}
+        # this checkout's bobc, on this checkout's Bob (not whichever bobc is installed)
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "cache"), "PYTHONPATH": os.pathsep.join(
+            p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p)}
         env.pop("BOBC_CACHE_DIR", None)
         if args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -141,8 +145,7 @@ def main() -> int:
     now = datetime.datetime.now(datetime.timezone.utc)
     report = {
         "date": now.isoformat(timespec="seconds"), "commit": commit,
-        "command": "python bench/build_bench.py" + (f" --profile {args.profile}" if args.profile else "")
-                   + (" --no-bytecode" if args.no_bytecode else ""),
+        "command": shlex.join(["python", "bench/build_bench.py", *sys.argv[1:]]),
         "bytecode": "not written (PYTHONDONTWRITEBYTECODE=1)" if args.no_bytecode else "written and reused",
         "bobc": package, "note": args.note, "runs": args.runs, "plan": PLAN, "target": TARGET,
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),

@@ -3,7 +3,8 @@
 The slow one-time steps of bobc (probe s29 speed): the runtime's C sources compiled on a cache miss
 (a first build, BOBC_CACHE_DIR=off, a bobc or gcc upgrade), the native host interpreter linked from
 them (Coppelius), and nvdisasm started for every region by `bobc dump` / `bobc diff`.  Each figure
-is one fresh process (`python -m bobc ...` with PYTHONPATH=TREE/compiler), timed from spawn to exit:
+is one fresh process (`python -m bobc ...` with PYTHONPATH=TREE/compiler, run in TREE: the plans built
+are the tree's own examples), timed from spawn to exit:
 wall seconds and CPU seconds (user + system of the process and the children it waited for: gcc,
 nvdisasm).  The trees are run in alternation, round by round, so a shared machine's load falls on
 each alike.  The hosts each tree builds with the cache off are compared by SHA-256 across trees
@@ -22,6 +23,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -34,11 +36,11 @@ BOB = "examples/bob/Bob/Build/NativeHost.bob"
 COPPELIUS = "examples/coppelius/Coppelius/Build/DirectArtifact.bob"
 
 
-def run(command: list[str], env: dict, ok=(0,)) -> tuple[float, float]:
-    """(wall, CPU) seconds of one fresh process."""
+def run(command: list[str], env: dict, tree: Path, ok=(0,)) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fresh process, run in `tree` (its plans, as its bobc)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in ok:
@@ -70,22 +72,22 @@ def main() -> int:
     parser.add_argument("--out", default=str(REPO / "bench" / "results"))
     parser.add_argument("--note", default="")
     args = parser.parse_args()
-    trees = dict(t.split("=", 1) for t in args.tree)
+    trees = {label: Path(path).resolve() for label, path in (t.split("=", 1) for t in args.tree)}
     samples: dict[str, dict[str, list[tuple[float, float]]]] = {label: {} for label in trees}
     identity: dict[str, dict[str, str]] = {label: {} for label in trees}
     with tempfile.TemporaryDirectory(prefix="bobc-cold-bench-") as folder:
         scratch = Path(folder)
         base = {k: v for k, v in os.environ.items() if k not in ("BOBC_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")}
-        envs = {label: {**base, "PYTHONPATH": str(Path(path) / "compiler")} for label, path in trees.items()}
+        envs = {label: {**base, "PYTHONPATH": str(path / "compiler")} for label, path in trees.items()}
         bobc = [sys.executable, "-m", "bobc"]
         for label, env in envs.items():         # untimed: bytecode written, the hosts dump and diff read
             hosts = scratch / label / "hosts"
             hosts.mkdir(parents=True)
             off = {**env, "BOBC_CACHE_DIR": "off"}
             for target in ("sm_90", "sm_86"):
-                run([*bobc, "build", BOB, "--target", target, "-o", str(hosts / f"bob-{target}")], off)
+                run([*bobc, "build", BOB, "--target", target, "-o", str(hosts / f"bob-{target}")], off, trees[label])
             run([*bobc, "build", COPPELIUS, "--entry", "coppeliusHost", "--target", "sm_90", "-o",
-                 str(hosts / "coppelius-sm_90")], off)
+                 str(hosts / "coppelius-sm_90")], off, trees[label])
             for host in sorted(hosts.iterdir()):
                 identity[label][host.name] = hashlib.sha256(host.read_bytes()).hexdigest()
         load_before = os.getloadavg()
@@ -95,13 +97,13 @@ def main() -> int:
                     extra = dict(extra)
                     if extra.get("BOBC_CACHE_DIR") == "@fresh":
                         extra["BOBC_CACHE_DIR"] = str(scratch / label / f"cache-{round_}")
-                    samples[label].setdefault(name, []).append(run([*bobc, *arguments], {**env, **extra}, ok))
+                    samples[label].setdefault(name, []).append(run([*bobc, *arguments], {**env, **extra},
+                                                                   trees[label], ok))
         load_after = os.getloadavg()
     now = datetime.datetime.now(datetime.timezone.utc)
-    command = "python bench/cold_build_bench.py " + " ".join(f"--tree {t}" for t in args.tree) \
-              + f" --rounds {args.rounds}"
+    command = shlex.join(["python", "bench/cold_build_bench.py", *sys.argv[1:]])
     report = {"date": now.isoformat(timespec="seconds"), "command": command, "note": args.note,
-              "trees": trees, "rounds": args.rounds,
+              "trees": {label: str(path) for label, path in trees.items()}, "rounds": args.rounds,
               "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                           "python": platform.python_version(),
                           "load_average_before": [round(x, 2) for x in load_before],

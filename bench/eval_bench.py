@@ -18,6 +18,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -151,7 +152,7 @@ def main(argv=None):
             results[f"synthetic {name}"] = stats
 
     report = {
-        "command": " ".join([Path(sys.executable).name, "bench/eval_bench.py", *(argv or sys.argv[1:])]),
+        "command": shlex.join([Path(sys.executable).name, "bench/eval_bench.py", *(argv or sys.argv[1:])]),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit(),
         "machine": {"platform": platform.platform(), "processor": platform.processor(),

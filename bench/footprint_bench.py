@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import statistics
 import sys
 import time
@@ -53,7 +54,7 @@ def main() -> int:
         conflicts = sum(a.conflicts(b) for i, a in enumerate(chosen) for b in chosen[:i])
         seconds.append(time.perf_counter() - began)
     print(json.dumps({
-        "command": " ".join(["python", "bench/footprint_bench.py", *sys.argv[1:]]),
+        "command": shlex.join(["python", "bench/footprint_bench.py", *sys.argv[1:]]),
         "launches": len(chosen), "pairs": len(chosen) * (len(chosen) - 1) // 2, "conflicts": conflicts,
         "seconds": {"median": statistics.median(seconds), "min": min(seconds), "max": max(seconds)},
         "repeats": args.repeats, "python": platform.python_version(), "machine": platform.machine(),

@@ -11,9 +11,12 @@ Prints the JSON result (committed as bench/results/refusal.json with its command
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -35,24 +38,42 @@ def main() -> int:
         folder = Path(scratch) / "bob"
         shutil.copytree(REPO / "examples/bob", folder)
         source = folder / "Bob/TrainingRun.bob"
-        source.write_text(source.read_text().replace(LINE, LINE.replace("10", str(args.updates))))
-        walls, cpus, message = [], [], ""
+        text = source.read_text()
+        if LINE not in text:
+            raise SystemExit(f"refusal_bench: {source.relative_to(scratch)} no longer holds {LINE.strip()!r}: "
+                             "nothing would ask for more updates (update LINE)")
+        source.write_text(text.replace(LINE, LINE.replace("10", str(args.updates))))
+        # this checkout's bobc, on this checkout's examples
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p))
+        walls, cpus, runs = [], [], []
         for _ in range(args.repeats):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "bobc", "check",
                                    str(folder / "Bob/Build/NativeHost.bob")],
-                                  capture_output=True, text=True, timeout=600)
+                                  capture_output=True, text=True, timeout=600, env=env)
             walls.append(time.monotonic() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-            message = done.stderr.splitlines()[0] if done.stderr else ""
+            runs.append((done.returncode, done.stderr.splitlines()[0] if done.stderr else ""))
     summary = lambda xs: {"median": round(statistics.median(xs), 3), "min": round(min(xs), 3),
-                          "max": round(max(xs), 3)}
-    result = {"command": "python bench/refusal_bench.py " + " ".join(sys.argv[1:]),
-              "updates": args.updates, "exit": done.returncode, "message": message,
-              "wall_s": summary(walls), "cpu_s": summary(cpus), "cpus": os.cpu_count()}
+                          "max": round(max(xs), 3), "samples": [round(x, 3) for x in xs]}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                            text=True).stdout.strip() or None
+    result = {"command": shlex.join(["python", "bench/refusal_bench.py", *sys.argv[1:]]),
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "commit": commit, "updates": args.updates, "exit": runs[-1][0], "message": runs[-1][1],
+              "wall_s": summary(walls), "cpu_s": summary(cpus), "cpus": os.cpu_count(),
+              "platform": platform.platform(), "python": platform.python_version(),
+              "load_average": [round(x, 2) for x in os.getloadavg()]}
     print(json.dumps(result, indent=2))
+    refused = [k for k, (code, _) in enumerate(runs) if code != 1]        # a check that passed or crashed
+    if refused:
+        k = refused[0]
+        print(f"refusal_bench: run {k + 1} was not the refusal timed here (exit {runs[k][0]}: "
+              f"{runs[k][1] or 'no message'})", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,6 +1,8 @@
 """How long the functional simulator takes to run Bob's whole invocation (issue 22: < 60 s).
 
-    .venv/bin/python bench/sim_bench.py [--repeats N] [--targets sm_86,sm_90] [--coppelius]
+    .venv/bin/python bench/sim_bench.py [--repeats N] [--targets sm_86,sm_90] [--coppelius] [--out DIR]
+
+`--targets ""` times no Bob target (with --coppelius: seed 004's host alone).
 
 For each target: `bobc sim NativeHost.bob train` over the fixture record
 (examples/bob/build_fixture.py from the bundled corpus and prompts), as a
@@ -8,7 +10,8 @@ fresh process from start to the three outputs published (plan compiled,
 images built, every launch simulated with the control-code checker on), N
 times; and, in process, the simulation alone.  Writes
 bench/results/sim-<UTC time>.json and .md with the command, the commit, the
-machine, min/median/max, and whether the target (< 60 s for sm_86) is met.
+machine, min/median/max, and whether the target (< 60 s for sm_86) is met
+(--out DIR: elsewhere).
 --coppelius also times seed 004's host (Coppelius, small, sm_90: TMA copies and warpgroup MMAs)
 through one train invocation of one update from a fresh checkpoint, the host built beforehand:
 what tests/coppelius/test_host_simulated.py runs.
@@ -21,6 +24,7 @@ import importlib.util
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -33,10 +37,18 @@ PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 TARGET_SECONDS = 60.0
 
 
+def checkout_env() -> dict:
+    """The environment of a child: this checkout's bobc first, as in_process and the recorded commit
+    are (not whichever bobc is installed)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(REPO / "compiler"), os.environ.get("PYTHONPATH")) if p))
+
+
 def fixture(folder: Path) -> Path:
     record = folder / "record.bin"
     subprocess.run([sys.executable, str(REPO / "examples/bob/build_fixture.py"), str(REPO / "examples/bob/corpus.txt"),
-                    "--prompts-file", str(REPO / "examples/bob/prompts.txt"), "-o", str(record)], check=True)
+                    "--prompts-file", str(REPO / "examples/bob/prompts.txt"), "-o", str(record)], check=True,
+                   env=checkout_env())
     return record
 
 
@@ -45,7 +57,7 @@ def fresh_process(target: str, record: Path, folder: Path) -> float:
                "--checkpoint-out", str(folder / f"{target}.ckpt"), "--predictions", str(folder / f"{target}.pred"),
                "--result", str(folder / f"{target}.result")]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=checkout_env())
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"bobc sim failed ({done.returncode}): {done.stderr}")
@@ -90,6 +102,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--targets", default="sm_86,sm_90", help="Bob's targets; empty for none")
     parser.add_argument("--coppelius", action="store_true", help="also seed 004's host, one update (sm_90)")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results", help="folder for sim-<UTC>.json and .md")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="sim-bench-") as folder:
@@ -110,14 +123,15 @@ def main() -> int:
                             cwd=REPO).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc)
     import numpy
-    report = {"command": "python bench/sim_bench.py " + " ".join(sys.argv[1:]), "commit": commit,
+    report = {"command": shlex.join(["python", "bench/sim_bench.py", *sys.argv[1:]]), "commit": commit,
               "date": now.isoformat(timespec="seconds"),
               "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
                           "numpy": numpy.__version__, "load_average": os.getloadavg()},
               "target_seconds": TARGET_SECONDS, "results": results}
     met = (results["sm_86"]["fresh_process_train"]["max"] < TARGET_SECONDS) if "sm_86" in results else None
     report["target_met"] = met
-    stem = REPO / "bench" / "results" / f"sim-{now:%Y-%m-%d-%H%M}"
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / f"sim-{now:%Y-%m-%d-%H%M}"
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     what = " and ".join(["Bob's whole `train` invocation"] * any(t.startswith("sm_") for t in results)
                         + ["seed 004's host, one update"] * ("coppelius-sm_90" in results))

@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    result = {"command": " ".join(["python", "bench/speed_ab.py", *(argv if argv is not None else sys.argv[1:])]),
+    result = {"command": shlex.join(["python", "bench/speed_ab.py", *(argv if argv is not None else sys.argv[1:])]),
               "date": stamp, "target": args.target, "runs": args.runs, "trees": {n: str(t) for n, t in trees.items()},
               "commits": commits, "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                                               "python": platform.python_version()},

@@ -2,8 +2,10 @@
 which is not version controlled, never over bench/results/ (the published H200 results)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -24,5 +26,9 @@ def test_a_quick_bench_run_changes_no_tracked_file_and_leaves_no_untracked_one()
     assert len(written) == 1 and written[0].startswith(str(REPO / "out" / "bench")), done.stdout
     try:
         assert git_status() == before
+        # bench/README.md says where: the folder it names is the one written to
+        said = re.search(r"Each `bench/run.py` run writes `([^`<]+)/<cpu\|gpu>-<UTC time>\.json`",
+                         (REPO / "bench" / "README.md").read_text(encoding="utf-8"))
+        assert said and str(REPO / said.group(1)) == str(Path(written[0]).parent), said
     finally:
         (REPO / written[0][len(str(REPO)) + 1:]).unlink()

@@ -10,7 +10,9 @@ Session 24: clusters identical (results/coppelius-host-sim-clusters-s24.txt, thr
 Session 25: fusedadamw, fusedadamw leaftree (+ tn2stages) and leaftree identical
 (results/coppelius-host-sim-variants-s25.txt).
 """
+import argparse
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,7 +29,8 @@ from pathlib import Path
 spec = importlib.util.spec_from_file_location("sim_variant", Path("bench/coppelius_host/sim_variant.py").resolve())
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-print(json.dumps(module.outputs(Path(tempfile.mkdtemp(prefix="sim-variant-")))))
+with tempfile.TemporaryDirectory(prefix="sim-variant-") as folder:
+    print(json.dumps(module.outputs(Path(folder))))
 """
 
 
@@ -69,13 +72,34 @@ def digests(tree: Path) -> dict[str, str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def arguments(argv: list[str]) -> list[str]:
+    """variant_tree.py's arguments after the tree (its CHANGEs, --split, --empty), checked here,
+    before anything is built: --help says what this script does, a misspelt change stops it."""
+    spec = importlib.util.spec_from_file_location("variant_tree", REPO / "bench/coppelius_host/variant_tree.py")
+    variant_tree = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(variant_tree)
+    parser = argparse.ArgumentParser(prog="sim_variant.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("changes", nargs="*", metavar="CHANGE",
+                        help="variant_tree.py's changes: " + " ".join(variant_tree.CHANGES))
+    parser.add_argument("--split", metavar="MAX,MIN[,FEW]", help="variant_tree.py's --split")
+    parser.add_argument("--empty", action="append", default=[], metavar="GLOB", help="variant_tree.py's --empty")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.changes) - set(variant_tree.CHANGES))
+    if unknown:
+        parser.error(f"unknown change {', '.join(unknown)} (known: {' '.join(variant_tree.CHANGES)})")
+    if not args.changes and not args.split and not args.empty:
+        parser.error("name the variant_tree.py CHANGEs (or --split, --empty) to simulate against this tree's host")
+    return args.changes + (["--split", args.split] if args.split else []) + \
+        [word for glob in args.empty for word in ("--empty", glob)]
+
+
 def main(changes: list[str] | None = None) -> int:
-    changes = sys.argv[1:] if changes is None else changes
-    if not changes:
-        raise SystemExit("name the variant_tree.py CHANGEs to simulate against this tree's host")
-    tree = Path(tempfile.mkdtemp(prefix="sim-variant-tree-")) / "tree"
-    subprocess.run([sys.executable, str(REPO / "bench/coppelius_host/variant_tree.py"), str(tree), *changes], check=True)
-    plain, variant = digests(REPO), digests(tree)
+    changes = arguments(sys.argv[1:] if changes is None else changes)
+    with tempfile.TemporaryDirectory(prefix="sim-variant-tree-") as folder:
+        tree = Path(folder) / "tree"
+        subprocess.run([sys.executable, str(REPO / "bench/coppelius_host/variant_tree.py"), str(tree), *changes],
+                       check=True)
+        plain, variant = digests(REPO), digests(tree)
     print(f"this tree: {plain}")
     print(f"{' '.join(changes)}: {variant}")
     same = plain == variant

@@ -9,15 +9,20 @@ the real kernels end).  Its BOBC_HOST_TIMING file gives the per-submission cost
 of our own submission path with no work in it.  Its outputs are meaningless
 (nothing is computed), the host still reads its inputs and writes its files.
 
-The stages are bobc.pipeline.compile_plan's and bobc.host.generate.build_host's,
-with one difference: the `SM86Program` encoder (bobc.plan.intrinsics) is
-replaced by one that returns the empty kernel's code for every kernel.
+The stages are bobc.pipeline.compile_plan's and bobc.host.generate.build_host's:
+the plan is compiled and certified with its real kernels, then every region's
+code is replaced by the empty kernel's, zero-filled to the real code's length
+(each region keeps its place, declared registers and shared memory) and the images are encoded again, launch order
+included, as the real plan's are.  The empty code is not certified against the
+kernels' contracts (it reads none of the parameters they declare): the certifier
+refuses such a plan, rightly, so it is not asked.
 
     python bench/gpu/build_floor_host.py [--target sm_90] -o .device/bench/bob-floor-host
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -29,8 +34,6 @@ except ImportError:
 
 from bobc import pipeline  # noqa: E402
 from bobc.host import generate  # noqa: E402
-from bobc.language.values import VBytes  # noqa: E402
-from bobc.plan.intrinsics import default_intrinsics  # noqa: E402
 from bobc.sass import assemble  # noqa: E402
 from bobc.targets import target_named  # noqa: E402
 
@@ -38,23 +41,20 @@ PLAN = REPO / "examples/bob/Bob/Build/NativeHost.bob"
 EMPTY_KERNEL = "    EXIT\ndone:\n    BRA done\n"
 
 
-def floor_registry(target):
-    """The compiler's encoders, with every SM86Program encoded as the empty kernel."""
-    registry = default_intrinsics()
-    empty = assemble(EMPTY_KERNEL, target, "<empty kernel>")
-    empty.kernel_name = "bob_empty"
-    registry.encoders.by_code[bytes(empty.code)] = empty   # certify sees its real registers
-
-    def kernel(value, context):
-        return VBytes(bytes(empty.code))
-    registry.register("SM86Program", kernel)
-    return registry, empty
-
-
 def compile_floor(plan_path: Path, target, include=(), entry: str = pipeline.DEFAULT_ENTRY):
-    """pipeline.compile_plan with the floor registry in place of default_intrinsics()."""
-    registry, empty = floor_registry(target)
-    return pipeline.compile_plan(plan_path, target, include, entry, intrinsics=registry), empty
+    """pipeline.compile_plan's Built, certified with the real kernels, with every region's code the
+    empty kernel's and the images encoded again from that plan; and the empty kernel."""
+    built = pipeline.compile_plan(plan_path, target, include, entry)
+    empty = assemble(EMPTY_KERNEL, target, "<empty kernel>")
+    program = built.plan.program
+    # each region the empty kernel, then zeros to its real code's length (never executed: EXIT comes
+    # first), so the program image keeps the size and the places the plan computed
+    regions = type(program.regions)(
+        dataclasses.replace(region, code=bytes(empty.code).ljust(max(len(region.code), len(empty.code)), b"\0"))
+        for region in program.regions)
+    plan = dataclasses.replace(built.plan, program=dataclasses.replace(program, regions=regions))
+    images = pipeline.encode(plan, target, getattr(built.program, "search_path", ()))
+    return pipeline.Built(program=built.program, plan=plan, images=images), empty
 
 
 def main(argv=None) -> int:
@@ -66,7 +66,8 @@ def main(argv=None) -> int:
     target = target_named(args.target)
     built, empty = compile_floor(Path(args.plan), target)
     kernels = {region.identity: len(region.code) for region in built.plan.program.regions}
-    if any(region.code != bytes(empty.code) for region in built.plan.program.regions):
+    if any(not region.code.startswith(bytes(empty.code)) or region.code[len(empty.code):].strip(b"\0")
+           for region in built.plan.program.regions):
         raise SystemExit("a region kept its real kernel: the floor host would not be empty")
     generate.build_host(built, target, Path(args.output))
     print(f"wrote {args.output}: {len(kernels)} regions, each the empty kernel "

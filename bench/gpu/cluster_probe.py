@@ -10,6 +10,7 @@ with its .text replaced by ours.  Results: bench/results/cuda-cluster-launch-h20
 The small kernels: every block stores its rank in its shared memory; the cluster's barrier; rank 0 loads
 rank 1's word through the shared window and writes it; a second barrier.  wide-*: the same on the
 product's grid, rank 0 reading ranks 1..3 (wide-tail: with ptxas's fence after the last barrier)."""
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -264,13 +265,20 @@ def run_gemm(path: Path) -> None:
 
 
 def main() -> None:
-    mode, folder = sys.argv[1], Path(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["build", "run", "one"],
+                        help="build: assemble the cubins into DIR (here); run: each cubin of DIR in a process of "
+                             "its own (on the GPU); one: a single cubin (what run starts)")
+    parser.add_argument("folder", type=Path, metavar="DIR", help="DIR (one: the cubin)")
+    parser.add_argument("glob", nargs="?", default="*.cubin", metavar="GLOB", help="run: the cubins of DIR to run")
+    args = parser.parse_args()
+    mode, folder = args.mode, args.folder
     if mode == "build":
         build(folder)
     elif mode == "one":
         run_one(folder)
     else:
-        for cubin in sorted(folder.glob(sys.argv[3] if len(sys.argv) > 3 else "*.cubin")):
+        for cubin in sorted(folder.glob(args.glob)):
             result = subprocess.run([sys.executable, __file__, "one", str(cubin)], capture_output=True, text=True,
                                     timeout=60)
             lines = (result.stdout + result.stderr).strip().splitlines()

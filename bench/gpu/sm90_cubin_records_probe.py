@@ -15,6 +15,7 @@ runs ptxas's cubin with its .text replaced by bobc's assembly of the listing.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import struct
 import subprocess
@@ -152,8 +153,10 @@ def run(path: Path, out: Path, low: int = 2048) -> str:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=Path, help="folder for the patched cubins and their results")
+    folder = parser.parse_args().outdir
     import numpy as np
-    folder = Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
     elf = (PREBUILT / "tma_tile_load.cubin").read_bytes()
     attributes = sorted({attr for name in (f".nv.info.{KERNEL}", ".nv.info") for _, _, attr in records(elf, name)})

@@ -12,6 +12,7 @@ mbarrier address too soon after the UIADD3 that wrote it).
 """
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -60,8 +61,10 @@ def main() -> int:
     from bobc.sass.cubin import write_cubin
     from bobc.sass.generate import gemm, gemm_sm90
     from bobc.targets import TARGETS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=Path, help="folder for the cut kernels' .sass and .cubin")
+    folder = parser.parse_args().outdir
     target = TARGETS["sm_90"]
-    folder = Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
     text = gemm_sm90.generate(gemm.VARIANTS["nt"], "probe-gemm", 2)
     run_cuts(folder, target, text, "nt-2-stages", gemm_sm90.shared_bytes(2), 3)
