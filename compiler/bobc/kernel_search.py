@@ -139,7 +139,7 @@ def listed_once():
     """`with listed_once():` each folder the search walks is walked once meanwhile (in this
     thread and the threads started with its context), its kernel sources kept by name, so a
     plan of n regions walks its folders once rather than n times (a plan of 2,000 kernels beside
-    it spent 27 s walking its folder again for each; bench/kernel_search_bench.py).  Opened by
+    it spent 27 s walking its folder again for each; bench/scale_bench.py, its regions).  Opened by
     each command (bobc.cli), which writes no kernel source while it runs; outside one, every
     search walks the folders afresh."""
     token = _LISTED.set({})
