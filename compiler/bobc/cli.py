@@ -585,9 +585,11 @@ def _run(args, taken: dict) -> tuple[int, bool]:
     try:
         from .cache import process_temporaries
         from .kernel_cache import recording
+        from .kernel_search import listed_once
 
-        # swept by the next command if this one is killed; the kernel sources read are this command's
-        with process_temporaries(), recording():
+        # swept by the next command if this one is killed; the kernel sources read are this command's;
+        # the kernel search walks each folder once a command
+        with process_temporaries(), recording(), listed_once():
             code = int(args._module.run(args) or 0)
             _settle(taken)              # the outputs are written: removing the temporaries is all that is left
             return code, False

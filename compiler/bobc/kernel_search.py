@@ -37,6 +37,8 @@ check` only confirms its contract sources are still the files it certified (reca
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import re
 from pathlib import Path
@@ -128,12 +130,50 @@ def _skipped(folder: str, name: str) -> bool:
     return name == "bobc" and os.path.isdir(os.path.join(path, "_share"))
 
 
+# folder -> {file name: [paths]} of the .sass files under it, while a `listed_once` is open
+_LISTED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("bobc_kernel_search_listed", default=None)
+
+
+@contextlib.contextmanager
+def listed_once():
+    """`with listed_once():` each folder the search walks is walked once meanwhile (in this
+    thread and the threads started with its context), its kernel sources kept by name, so a
+    plan of n regions walks its folders once rather than n times (a plan of 2,000 kernels beside
+    it spent 27 s walking its folder again for each; bench/scale_bench.py, its regions).  Opened by
+    each command (bobc.cli), which writes no kernel source while it runs; outside one, every
+    search walks the folders afresh."""
+    token = _LISTED.set({})
+    try:
+        yield
+    finally:
+        _LISTED.reset(token)
+
+
+def _walk(folder):
+    """os.walk of `folder`, symlinked folders not followed, the folders _skipped leaves out not
+    entered."""
+    for parent, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = [name for name in subfolders if not _skipped(parent, name)]
+        yield parent, files
+
+
 def _files_named(folder, names) -> list[Path]:
     """Every file under `folder` (recursively, symlinked folders not followed, the folders
     _skipped leaves out not entered) whose name is one of `names`, sorted."""
+    listed = _LISTED.get()
+    if listed is not None and all(name.endswith(".sass") for name in names):
+        key = os.fspath(folder)
+        index = listed.get(key)
+        if index is None:
+            index = {}
+            for parent, files in _walk(folder):
+                for name in files:
+                    if name.endswith(".sass"):
+                        index.setdefault(name, []).append(Path(parent) / name)
+            listed[key] = index
+        return sorted(path for name in set(names) for path in index.get(name, ()))
     found = []
-    for parent, subfolders, files in os.walk(folder, followlinks=False):
-        subfolders[:] = [name for name in subfolders if not _skipped(parent, name)]
+    for parent, files in _walk(folder):
         found += [Path(parent) / name for name in files if name in names]
     return sorted(found)
 

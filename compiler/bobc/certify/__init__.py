@@ -93,7 +93,8 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                           parse_contract)
 
     contracts, out = {}, []
-    for region in plan.program.regions if plan.program else ():
+    launches_of = _launches_of(plan) if plan.program else {}
+    for index, region in enumerate(plan.program.regions if plan.program else ()):
         named, coded = place(region, "identity"), place(region, "code")
         try:
             source, base = find_source_and_base(region.identity, [*folders, specs_folder()], target)
@@ -141,7 +142,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
                 out += check_variant_contract(contract, parse_contract(base, region.identity))
             except ContractError as error:
                 out.append(_contract_line_fault(str(error), named))
-        out += _block_findings(plan, region, contract)
+        out += _block_findings(plan, region, contract, launches_of, index)
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
@@ -213,9 +214,13 @@ def _contract_line_fault(message: str, region_at) -> Finding:
     return Finding("contract", found["rest"], Span(found["path"], int(found["line"]), int(found["column"])))
 
 
-def _block_findings(plan: Plan, region, contract) -> list[Finding]:
+def _block_findings(plan: Plan, region, contract, launches_of: dict | None = None,
+                    index: int | None = None) -> list[Finding]:
     """A kernel that declares the block its code is written for (`//@ block X [Y [Z]]`) is
-    given that block: by its region (x) and by every launch of it (y, z)."""
+    given that block: by its region (x) and by every launch of it (y, z).  `index`: the
+    region's index in the plan's regions; `launches_of` (region index -> the indices of its
+    launches, in order, _launches_of's): a caller checking every region passes them, so that
+    the regions cost one pass over the launches in all rather than one each."""
     if contract.block is None:
         return []
     x, y, z = contract.block
@@ -224,15 +229,26 @@ def _block_findings(plan: Plan, region, contract) -> list[Finding]:
         return [Finding("block", f"region {region.identity} declares blocks of {region.block_x} threads, but "
                                  f"{source} is written for {x} (its //@ block): the code's thread indexing "
                                  f"would cover other elements; give the region {x}", place(region, "block_x"))]
-    index = plan.program.regions.index(region)
-    wrong = [i for i, launch in enumerate(plan.program.launches)
-             if launch.region == index and tuple(launch.block[1:]) != (y, z)]
+    if index is None:
+        index = plan.program.regions.index(region)
+    if launches_of is None:
+        launches_of = _launches_of(plan)
+    launches = plan.program.launches
+    wrong = [i for i in launches_of.get(index, ()) if tuple(launches[i].block[1:]) != (y, z)]
     if not wrong:
         return []
     first = plan.program.launches[wrong[0]]
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
                              f"({region.identity}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
                              f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at)]
+
+
+def _launches_of(plan: Plan) -> dict[int, list[int]]:
+    """Region index -> the indices of the launches that run it, in order."""
+    out: dict[int, list[int]] = {}
+    for i, launch in enumerate(plan.program.launches):
+        out.setdefault(launch.region, []).append(i)
+    return out
 
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,

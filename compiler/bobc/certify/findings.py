@@ -44,8 +44,8 @@ def merged(faults: list[Finding]) -> list[Finding]:
             out += members
             continue
         numbers = [_LAUNCH.search(m.message).group(1) for m in members]
-        out.append(Finding(kind, pattern.replace("launch #", f"launches {', '.join(numbers)} "
-                                                             f"({len(members)} alike)", 1), at,
+        out.append(Finding(kind, pattern.replace("launch #", f"launches {shown_items(numbers)} "
+                                                             f"({len(members):,} alike)", 1), at,
                            members[0].hint))
     return out
 
@@ -112,6 +112,18 @@ def combined_hint(faults: list[Finding]) -> str | None:
         return first.hint
     which = f"the fault at {first.at}" if first.at is not None else f"fault {number} of the list"
     return f"for {which}: {first.hint}"
+
+
+SHOWN_ITEMS = 16       # launches one fault lists by number; past them how many more (docs/limits.md)
+
+
+def shown_items(items: list[str]) -> str:
+    """`items` joined by ", ": the first SHOWN_ITEMS, then how many more and the last, so that a
+    fault over every launch of a plan of 65,536 is one short line."""
+    if len(items) <= SHOWN_ITEMS:
+        return ", ".join(items)
+    more = len(items) - SHOWN_ITEMS - 1
+    return f"{', '.join(items[:SHOWN_ITEMS])}, ... {more:,} more ..., {items[-1]}"
 
 
 def span(start: int, size: int) -> str:

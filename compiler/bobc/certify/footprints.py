@@ -27,7 +27,7 @@ from bisect import bisect_left
 
 from ..plan.model import Plan
 from .kernels import KernelContract
-from .pointers import declared_maps, declared_pointers, pointer_extent, window_addresses
+from .pointers import ByAddress, declared_maps, declared_pointers, pointer_extent, window_addresses
 
 
 def merged(intervals) -> tuple[tuple[int, int], ...]:
@@ -90,14 +90,15 @@ class Footprint:
 
 
 def launch_footprint(plan: Plan, index: int, contract: KernelContract | None,
-                     argument_word: int) -> Footprint | None:
-    """Launch `index`'s footprint, or None when it is unknown (the module's docstring)."""
+                     argument_word: int, residents=None) -> Footprint | None:
+    """Launch `index`'s footprint, or None when it is unknown (the module's docstring).
+    `residents`: the plan's global residents as a pointers.ByAddress, where the caller has one."""
     launch = plan.program.launches[index]
     if contract is None:
         return None
     if window_addresses(launch, contract, argument_word, plan.arena.windows, unused=False):
         return None
-    residents = plan.arena.globals
+    residents = plan.arena.globals if residents is None else residents
     reads, writes = [], []
     for pointer in declared_pointers(index, launch, contract, argument_word):
         if pointer.problem or pointer.address is None:
@@ -129,13 +130,14 @@ def launch_footprints(plan: Plan, contracts: dict[str, KernelContract]) -> list[
 
     program = plan.program
     argument_word = plan_parameter_base(program) // 8
+    residents = ByAddress(plan.arena.globals)
     out: list[Footprint | None] = []
     for index, launch in enumerate(program.launches):
         if not 0 <= launch.region < len(program.regions):
             out.append(None)
             continue
         out.append(launch_footprint(plan, index, contracts.get(program.regions[launch.region].identity),
-                                    argument_word))
+                                    argument_word, residents))
     return out
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..plan.model import Plan, Resident, place
@@ -10,7 +11,31 @@ from .limits import shown, shown_hex
 from .kernels import Argument, KernelContract, TensorMap
 
 
+class ByAddress(tuple):
+    """Residents, the tuple they are (same order), that also find the one holding an address by
+    bisection when no two share a byte (then at most one holds any address, the one a walk in
+    order finds); otherwise _containing walks them in order.  check_pointers and
+    launch_footprints make one for every pointer of every launch they look up: a walk per pointer
+    cost pointers x residents."""
+
+    def __new__(cls, residents):
+        self = super().__new__(cls, residents)
+        held = sorted((r.address, i) for i, r in enumerate(self) if r.size > 0)
+        disjoint = all(end(self[i]) <= following for (_, i), (following, _) in zip(held, held[1:]))
+        self.starts = [address for address, _ in held] if disjoint else None
+        self.order = [i for _, i in held]
+        return self
+
+
 def _containing(residents, address: int) -> Resident | None:
+    starts = getattr(residents, "starts", None) if type(residents) is ByAddress else None
+    if starts is not None:
+        at = bisect_right(starts, address) - 1
+        if at >= 0:
+            r = residents[residents.order[at]]
+            if address < end(r):
+                return r
+        return None
     for r in residents:
         if r.address <= address < end(r):
             return r
@@ -387,7 +412,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     program = plan.program
     contracts = contracts or {}
     argument_word = plan_parameter_base(program) // 8     # word 0 of the parameters in the plan's bank 0
-    residents = arena.globals
+    residents = ByAddress(arena.globals)
     phases = {p.identity: p for p in arena.phases}
     out: list[Finding] = []
     for index, launch in enumerate(program.launches):

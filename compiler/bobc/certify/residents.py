@@ -5,6 +5,23 @@ from ..plan.model import Plan, place
 from .findings import Finding, describe, end, span
 
 
+def overlapping_pairs(residents) -> list[tuple[int, int]]:
+    """Every pair (i, j), i < j, of `residents` that share a byte, in the order of i then j (as a
+    loop over all pairs finds them): a sweep over the residents by address, so the cost is the
+    residents' sort and the pairs found, not every pair (16,000 residents took 44 s in pairs).
+    A resident without bytes shares none."""
+    from heapq import heappop, heappush
+
+    open_: list[tuple[int, int]] = []            # (end, index) of the residents begun, not yet ended
+    pairs: list[tuple[int, int]] = []
+    for address, i in sorted((r.address, i) for i, r in enumerate(residents) if r.size > 0):
+        while open_ and open_[0][0] <= address:
+            heappop(open_)
+        pairs += [(j, i) if j < i else (i, j) for _, j in open_]
+        heappush(open_, (end(residents[i]), i))
+    return sorted(pairs)
+
+
 def check_residents(plan: Plan) -> list[Finding]:
     arena = plan.arena
     out: list[Finding] = []
@@ -21,15 +38,14 @@ def check_residents(plan: Plan) -> list[Finding]:
                 out.append(Finding("misaligned", f"{group} {r.name} at {r.address:#x} is not aligned to "
                                                  f"{r.alignment} bytes (it is {r.address % r.alignment} past)",
                                    place(r, "address")))
-        for i, a in enumerate(residents):
-            for b in residents[i + 1:]:
-                low, high = max(a.address, b.address), min(end(a), end(b))
-                if low < high:
-                    # the one that starts inside the other is where it was placed wrong, most likely
-                    later = b if b.address >= a.address else a
-                    out.append(Finding("overlap", f"{group}s {describe(a)} and {describe(b)} overlap by "
-                                                  f"{high - low} bytes at {span(low, high - low)}",
-                                       place(later, "address")))
+        for i, j in overlapping_pairs(residents):
+            a, b = residents[i], residents[j]
+            low, high = max(a.address, b.address), min(end(a), end(b))
+            # the one that starts inside the other is where it was placed wrong, most likely
+            later = b if b.address >= a.address else a
+            out.append(Finding("overlap", f"{group}s {describe(a)} and {describe(b)} overlap by "
+                                          f"{high - low} bytes at {span(low, high - low)}",
+                               place(later, "address")))
     seen: dict[str, object] = {}
     for r in arena.globals:
         if r.name in seen:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..plan.model import Plan, place
-from .findings import Finding
+from .findings import SHOWN_ITEMS, Finding, shown_items
 
 
 def check_schedule(plan: Plan) -> list[Finding]:
@@ -44,6 +44,7 @@ def check_schedule(plan: Plan) -> list[Finding]:
             semaphores[submission.semaphore_offset] = s
     missing = [i for i in range(count) if i not in submitted]
     if missing:
-        out.append(Finding("unsubmitted", "launches never submitted: " + ", ".join(
-            f"{i} ({program.launches[i].identity})" for i in missing), place(program, "submissions")))
+        out.append(Finding("unsubmitted", "launches never submitted: " + shown_items(
+            [f"{i} ({program.launches[i].identity})" for i in missing])
+            + (f" ({len(missing):,} launches)" if len(missing) > SHOWN_ITEMS else ""), place(program, "submissions")))
     return out

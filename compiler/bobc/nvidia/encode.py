@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BobcError
-from ..plan.model import Launch, Region, WholeProgramPlan, cluster_tiles
+from ..plan.model import Launch, Region, WholeProgramPlan, cluster_tiles, regions_near
 from ..targets import TARGETS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
@@ -489,9 +489,10 @@ def plan_layout(plan: WholeProgramPlan, target: Target, contracts=None) -> Layou
         if launch.program_address != expected:
             other = by_address.get(launch.program_address)
             if other is None:
-                places = ", ".join(f"{r.identity} {plan.program_base + r.place:#x}" for r in plan.regions)
+                places = regions_near([(plan.program_base + r.place, r.identity) for r in plan.regions],
+                                      launch.program_address)
                 raise BobcError(f"{name}: program address {launch.program_address:#x} matches no region's "
-                                f"place (regions at: {places})")
+                                f"place (regions: {places})")
             raise BobcError(f"{name} names region {launch.region} ({region.identity}, at {expected:#x}) but its "
                             f"program address {launch.program_address:#x} is region {other}'s "
                             f"({plan.regions[other].identity})")

@@ -20,7 +20,7 @@ from ..language.quote import show_natural
 from ..language.values import origin
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
                    Constant, Fill, HostPlan, Initializer, PlanBuffer, RecordCheck, RecordLayout, Scalar, Step)
-from .model import place
+from .model import place, regions_near
 from .model import (CheckpointContract, DeviceArena, HostBuffer, Launch, ParameterPatch, Phase,
                     Plan, Region, Resident, Submission, WholeProgramPlan)
 
@@ -336,7 +336,7 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
         address = r.word(k["nvidiaLaunchKernelProgramAddress"], "ModelWord64", f"{what}'s program address")
         place = address - program_base
         if place not in by_place:
-            known = ", ".join(f"{x.identity} at {x.place:#x}" for x in regions)
+            known = regions_near([(x.place, x.identity) for x in regions], place)
             r.fail(f"{what} runs the program address {address:#x} (place {place:#x} from the "
                    f"program base {program_base:#x}), which is no region's place ({known})", at)
         region = by_place[place]

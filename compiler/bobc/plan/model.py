@@ -82,6 +82,24 @@ class Launch:
     at: Span | None = _at()             # where the launch (its schedule's node) was written
 
 
+SHOWN_REGIONS = 8      # regions a refusal lists by name; past them, the nearest (docs/limits.md)
+
+
+def regions_near(placed, value: int) -> str:
+    """The regions a refusal of an address `value` that is no region's names: `placed` is
+    (address, identity) per region, in the plan's order.  Up to SHOWN_REGIONS, every one as
+    `identity at 0x..`; past them the nearest below and above `value` and how many there are, so
+    that one refusal is one short line whatever the plan's size."""
+    placed = list(placed)
+    if len(placed) <= SHOWN_REGIONS:
+        return ", ".join(f"{identity} at {address:#x}" for address, identity in placed)
+    below = max(((a, i) for i, (a, _) in enumerate(placed) if a < value), default=None)
+    above = min(((a, i) for i, (a, _) in enumerate(placed) if a > value), default=None)
+    near = [f"{placed[i][1]} at {a:#x} {where}" for where, found in (("below", below), ("above", above))
+            if found is not None for a, i in (found,)]
+    return f"{len(placed):,} regions; the nearest: {', '.join(near)}"
+
+
 def cluster_tiles(grid: tuple[int, int, int], cluster: tuple[int, int, int]) -> bool:
     """Whether clusters of `cluster` blocks tile `grid`: each dimension positive and dividing
     the grid's (the one rule the certifier, the encoder and the simulator all hold a launch to)."""

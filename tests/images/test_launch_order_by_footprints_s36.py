@@ -1,0 +1,93 @@
+"""Launch order answered through the launches' footprints (probe s36 scale finding 5): a
+submission of launches that touch disjoint bytes asked every later launch for each launch's
+first conflict, every leaf for each launch, and kept every pair asked -- quadratic time and
+memory (4,000 such launches: 1 GB).  With a `conflicts` that carries its footprints
+(bobc.certify.footprints.program_conflicts's), the order past a few places is answered through
+them; it is the order the pairwise rule gives, whatever the footprints."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bobc.certify.footprints import Footprint
+from bobc.nvidia import launch_order as launch_order_module
+from bobc.nvidia.launch_order import launch_order
+
+
+def with_footprints(prints):
+    def conflicts(a, b):
+        x, y = prints[a], prints[b]
+        return x is None or y is None or x.conflicts(y)
+    conflicts.footprints = prints
+    return conflicts
+
+
+def pairwise(prints):
+    """The same rule, without the footprints: asked pair by pair."""
+    rule = with_footprints(prints)
+    return lambda a, b: rule(a, b)
+
+
+def random_footprint(rng: random.Random, span: int):
+    if rng.random() < 0.03:
+        return None                                      # unknown: conflicts with every launch
+
+    def ranges(k):
+        out = []
+        for _ in range(k):
+            a = rng.randrange(span)
+            out.append((a, a + rng.choice((0, 1, 2, 4, 16))))
+        return out
+    return Footprint(ranges(rng.randrange(0, 4)), ranges(rng.randrange(0, 3)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_order_is_the_pairwise_rule_s(seed, monkeypatch):
+    rng = random.Random(seed)
+    monkeypatch.setattr(launch_order_module, "_ASKED", rng.choice((0, 1, 2, 5)))   # the footprints answer early
+    count = rng.randrange(1, 120)
+    prints = [random_footprint(rng, rng.choice((8, 64, 4096))) for _ in range(count)]
+    submissions = []
+    for _ in range(rng.randrange(1, 4)):
+        first = rng.randrange(count)
+        sequence = list(range(first, min(count, first + rng.randrange(1, 100))))
+        if rng.random() < 0.3:
+            sequence += rng.sample(range(count), min(count, 5))          # a launch sent twice, or out of order
+        submissions.append(sequence)
+    for slots in (1, 2):
+        assert launch_order(submissions, with_footprints(prints), slots) == \
+            launch_order(submissions, pairwise(prints), slots)
+
+
+def _disjoint(count):
+    """`count` launches reading one table, each writing its own 256 bytes."""
+    return [Footprint([(0, 64)], [(4096 + 256 * i, 4096 + 256 * (i + 1))]) for i in range(count)]
+
+
+def test_launches_on_disjoint_bytes_all_run_at_once():
+    # each is sent with no wait, beside the others; the last (nothing could run beside it) is the
+    # first one's dependent -- as the pair-by-pair rule has it
+    for count in (3, 40, 200):
+        order = launch_order([list(range(count))], pairwise(_disjoint(count)))
+        assert [send.launch for send in order.sends[0]] == list(range(count - 1))
+        assert not any(send.after_idle for send in order.sends[0])
+        assert order.dependents == {0: (count - 1,)}
+        assert launch_order([list(range(count))], with_footprints(_disjoint(count))) == order
+
+
+def test_launches_on_disjoint_bytes_are_not_asked_pair_by_pair():
+    count = 3000
+    prints = _disjoint(count)
+    asked = [0]
+    rule = with_footprints(prints)
+
+    def counted(a, b):
+        asked[0] += 1
+        return rule(a, b)
+    counted.footprints = prints
+    order = launch_order([list(range(count))], counted)
+    assert [send.launch for send in order.sends[0]] == list(range(count - 1))
+    assert not any(send.after_idle for send in order.sends[0])
+    assert order.dependents == {0: (count - 1,)}
+    assert asked[0] < 100 * count, asked[0]       # pair by pair: count^2 / 2 (4.5 M)
