@@ -182,6 +182,12 @@ def run(args):
         check_plans_images(given, built, args.images, plan_path, target)
         images = given
     host = host_plan(built.plan, images, target, getattr(built.program, "search_path", ()))
+    # a journal a kill left in the outputs' folders is completed before any input is read (as the
+    # host and `bobc run --reference` do, docs/runtime.md): resumed in place, the checkpoint read
+    # is the one the interrupted run published, not the one before it
+    from .run import host_words
+    with host_words():
+        safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
     record_file = safe_io.read_input(args.input, BadInputRecord)
     files.inputs.append(record_file)
