@@ -290,9 +290,13 @@ static int check_stream(const np_request_spec *s, const uint8_t *d, size_t size,
 #undef REFUSE
 }
 
-/* The input holds what the operation's reads reach: from its start, and from the cursor. */
+/* The input holds what the operation's reads reach: from its start, and from the cursor.  A refusal at the
+ * cursor names the checkpoint its step came from (or the fresh state). */
 static int check_reach(const np_request *r, const char *path, char *err)
 {
+    char shown[RT_IO_SHOWN_BYTES + 1], source[RT_IO_SHOWN_BYTES + 32] = "the fresh state";
+    if (r->args.checkpoint_in)
+        snprintf(source, sizeof source, "checkpoint %s", rt_io_shown(r->args.checkpoint_in, shown));
     int predict = r->args.op == RT_OP_PREDICT;
     const char *op = predict ? "predict" : "train";
     const np_reach *reach = &r->spec.reach[predict];
@@ -310,8 +314,8 @@ static int check_reach(const np_request *r, const char *path, char *err)
         do
             *--text = (char)('0' + (int)(at % 10));
         while ((at /= 10) != 0);
-        return say(err, RT_EXIT_BAD_INPUT, "input %s: the checkpoint's step %llu puts the cursor at byte %s, past the "
-                   "stream's %llu byte%s (a checkpoint of a longer stream?)", path, (unsigned long long)r->step, text,
+        return say(err, RT_EXIT_BAD_INPUT, "input %s: %s's step %llu puts the cursor at byte %s, past the stream's "
+                   "%llu byte%s (a checkpoint of a longer stream?)", path, source, (unsigned long long)r->step, text,
                    size, rt_plural(size));
     }
     unsigned long long cursor = (unsigned long long)at;
@@ -324,10 +328,13 @@ static int check_reach(const np_request *r, const char *path, char *err)
             snprintf(tokens, sizeof tokens, " (%llu token%s from the cursor on, %llu needed: give a longer stream)",
                      (size - cursor) / s->token_bytes, rt_plural((size - cursor) / s->token_bytes),
                      (unsigned long long)(reach->cursor / s->token_bytes));
+        char from[sizeof source + 48] = "";
+        if (r->args.checkpoint_in)
+            snprintf(from, sizeof from, "; the cursor is %s's step %llu", source, (unsigned long long)r->step);
         return say(err, RT_EXIT_BAD_INPUT, "input %s: the stream is shorter than a %s request needs: it reads "
-                   "%llu byte%s from the cursor at byte %llu, to byte %llu; the stream has %llu byte%s%s", path, op,
+                   "%llu byte%s from the cursor at byte %llu, to byte %llu; the stream has %llu byte%s%s%s", path, op,
                    (unsigned long long)reach->cursor, rt_plural(reach->cursor), cursor,
-                   cursor + (unsigned long long)reach->cursor, size, rt_plural(size), tokens);
+                   cursor + (unsigned long long)reach->cursor, size, rt_plural(size), tokens, from);
     }
     return 0;
 }

@@ -250,7 +250,7 @@ def test_a_stream_shorter_than_the_run_needs_is_refused(tmp_path, code, host):
 def test_a_checkpoint_whose_cursor_lies_past_the_stream_is_refused(tmp_path, code, host):
     late = envelope(FRESH, 100)
     text = refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": late}, ["train", "--checkpoint", "in.bin", *ARGS],
-                   3, "the checkpoint's step 100 puts the cursor at byte 1664, past the stream's 304 bytes", name="late")
+                   3, "checkpoint in.bin's step 100 puts the cursor at byte 1664, past the stream's 304 bytes", name="late")
     assert "input s.bin" in text
     # a cursor inside the stream with too little after it is the shorter-stream refusal
     refused(tmp_path, code, host, {"s.bin": GOOD, "in.bin": envelope(FRESH, 12)},

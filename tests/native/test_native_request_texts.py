@@ -58,7 +58,7 @@ def test_a_cursor_past_64_bits_is_named_where_it_is(tmp_path, code, host, step):
     status, text = both(tmp_path, code, host, {"s.bin": GOOD, "in.bin": envelope(FRESH, step)},
                         ["predict", "--checkpoint", "in.bin", *ARGS], f"s{step}")
     assert status == 3, text
-    assert (f"the checkpoint's step {step} puts the cursor at byte {CURSOR_BASE + step * CURSOR_SCALE}, past the "
+    assert (f"checkpoint in.bin's step {step} puts the cursor at byte {CURSOR_BASE + step * CURSOR_SCALE}, past the "
             f"stream's {len(GOOD)} bytes") in text, text
 
 
@@ -90,6 +90,21 @@ def test_a_stream_too_short_counts_its_tokens_too(tmp_path, code, host):
     assert status == 3, text
     assert text.endswith("it reads 100 bytes from the cursor at byte 64, to byte 164; the stream has 160 bytes "
                          "(24 tokens from the cursor on, 25 needed: give a longer stream); nothing was published\n"), text
+
+
+@pytest.mark.parametrize("operation", ["train", "predict"])
+def test_a_stream_too_short_after_a_checkpoints_cursor_names_the_checkpoint_and_its_step(tmp_path, code, host,
+                                                                                        operation):
+    """Resumed from a checkpoint whose cursor lies at the stream's end (its run trained on all of it),
+    the refusal says that the cursor is the checkpoint's, by path and step (probe s36 resume finding 2):
+    the cursor was only a byte offset, and the checkpoint went unnamed."""
+    step = (len(TOKENS) - 1) // 4                       # 14: the cursor at byte 288, one token before the end
+    status, text = both(tmp_path, code, host, {"s.bin": GOOD, "in.bin": envelope(FRESH, step)},
+                        [operation, "--checkpoint", "in.bin", *ARGS], f"end-{operation}")
+    assert status == 3, text
+    assert f"from the cursor at byte {CURSOR_BASE + step * CURSOR_SCALE}," in text, text
+    assert text.endswith(f"give a longer stream); the cursor is checkpoint in.bin's step {step}; nothing was "
+                         "published\n"), text
 
 
 TEXT_HINT = "the file starts as text, and a text is made a token stream first: docs/formats.md, \"Token stream\""

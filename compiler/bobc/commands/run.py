@@ -302,6 +302,27 @@ def load_kernels(path, plan=None, given: bool = True) -> dict:
     return kernels
 
 
+def read_plan_host_inputs(plan, input_path, checkpoint_path):
+    """(record, checkpoint or None) as safe_io.InputFiles, read with the host's limits
+    (runtime_c/host_runtime.c): the record's size and one byte more (a bigger file is refused
+    unread), the checkpoint's envelope and 1 MiB (a bigger one whose header names another plan's
+    identities is foreign, exit 5).  `bobc run --reference` and `bobc sim` alike."""
+    from ..reference import envelope, safe_io
+    from ..reference.errors import BadCheckpoint, BadInputRecord
+
+    record_file = safe_io.read_input(input_path, BadInputRecord, plan.host.request.input_record_bytes + 1)
+    checkpoint_file = None
+    if checkpoint_path is not None:
+        contract = plan.checkpoint
+        limit = envelope.header_bytes(contract) + contract.payload_bytes + 12 + (1 << 20)
+        try:
+            checkpoint_file = safe_io.read_input(checkpoint_path, BadCheckpoint, limit)
+        except BadCheckpoint:
+            envelope.foreign_by_header(checkpoint_path, contract, limit)     # a larger plan's: exit 5
+            raise
+    return record_file, checkpoint_file
+
+
 def run_plan_host(plan, kernels, args, read=()) -> int:
     """The plan's schedule on the reference host, files in and files out, with the
     native host's file rules (reference/safe_io.py): inputs read once and bounded,
@@ -309,7 +330,6 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     the other files the run read (_common.read_files: the plan's modules, the kernels
     file), which no output may be either."""
     from ..reference import envelope, safe_io
-    from ..reference.errors import BadCheckpoint, BadInputRecord
     from ..reference.host import ReferenceHost
     from ..reference.runner import OutputPaths
 
@@ -317,19 +337,10 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     with host_words():
         safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    # the host's read limits (runtime_c/host_runtime.c): the record's size and one byte more
-    # (a bigger file is refused unread), the checkpoint's envelope and 1 MiB
-    record_file = safe_io.read_input(args.input, BadInputRecord, plan.host.request.input_record_bytes + 1)
+    record_file, checkpoint_file = read_plan_host_inputs(plan, args.input, args.checkpoint)
     files.inputs.append(record_file)
-    state = checkpoint_file = None
-    if args.checkpoint is not None:
-        contract = plan.checkpoint
-        limit = envelope.header_bytes(contract) + contract.payload_bytes + 12 + (1 << 20)
-        try:
-            checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint, limit)
-        except BadCheckpoint:
-            envelope.foreign_by_header(args.checkpoint, contract, limit)     # a larger plan's: exit 5
-            raise
+    state = None
+    if checkpoint_file is not None:
         files.inputs.append(checkpoint_file)
         state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
         if args.operation == "train":

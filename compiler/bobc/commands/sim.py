@@ -143,7 +143,6 @@ def run(args):
     interval checkpoints published as their intervals end, the last outputs together."""
     from .. import pipeline
     from ..reference import safe_io
-    from ..reference.errors import BadCheckpoint, BadInputRecord
     from ..reference.runner import OutputPaths
     from ..sim.host_adapter import host_plan
     from ..sim.invocation import simulate
@@ -182,12 +181,18 @@ def run(args):
         check_plans_images(given, built, args.images, plan_path, target)
         images = given
     host = host_plan(built.plan, images, target, getattr(built.program, "search_path", ()))
+    # a journal a kill left in the outputs' folders is completed before any input is read (as the
+    # host and `bobc run --reference` do, docs/runtime.md): resumed in place, the checkpoint read
+    # is the one the interrupted run published, not the one before it
+    from .run import host_words
+    with host_words():
+        safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    record_file = safe_io.read_input(args.input, BadInputRecord)
+    # with the host's limits, as `bobc run --reference` reads them (an oversized file refused unread)
+    from .run import read_plan_host_inputs
+    record_file, checkpoint_file = read_plan_host_inputs(built.plan, args.input, args.checkpoint or None)
     files.inputs.append(record_file)
-    checkpoint_file = None
-    if args.checkpoint:
-        checkpoint_file = safe_io.read_input(args.checkpoint, BadCheckpoint)
+    if checkpoint_file is not None:
         files.inputs.append(checkpoint_file)
     # the plan's modules and kernel sources, and the images run, are this run's inputs too: no
     # output replaces one (as `bobc run --reference`'s)

@@ -201,8 +201,11 @@ def check_stream(request: Request, data: bytes, path: str) -> None:
                         f"{s.vocabulary}")
 
 
-def check_reach(request: Request, op: str, size: int, step: int, path: str) -> None:
-    """The input holds what the operation's reads reach: from its start, and from the cursor."""
+def check_reach(request: Request, op: str, size: int, step: int, path: str, checkpoint: str | None = None) -> None:
+    """The input holds what the operation's reads reach: from its start, and from the cursor.  A refusal
+    at the cursor names the checkpoint its step came from (`checkpoint`, the path as shown; None: the
+    fresh state), as native_request.c's check_reach."""
+    source = f"checkpoint {checkpoint}" if checkpoint is not None else "the fresh state"
     reach = request.train if op == "train" else request.predict
     if reach.records > size:
         raise Refused(EXIT_INPUT, f"input {path}: {_count(size, 'byte')}, but a {op} request reads "
@@ -211,7 +214,7 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
         return
     cursor = request.cursor_base + step * request.cursor_scale
     if cursor > size:
-        raise Refused(EXIT_INPUT, f"input {path}: the checkpoint's step {step} puts the cursor at byte {cursor}, "
+        raise Refused(EXIT_INPUT, f"input {path}: {source}'s step {step} puts the cursor at byte {cursor}, "
                                   f"past the stream's {_count(size, 'byte')} (a checkpoint of a longer stream?)")
     if reach.cursor > size - cursor:
         tokens = ""         # a token stream's reach in tokens too, where it is whole tokens from a token's start
@@ -222,7 +225,8 @@ def check_reach(request: Request, op: str, size: int, step: int, path: str) -> N
                       f"{reach.cursor // s.token_bytes} needed: give a longer stream)")
         raise Refused(EXIT_INPUT, f"input {path}: the stream is shorter than a {op} request needs: it reads "
                                   f"{_count(reach.cursor, 'byte')} from the cursor at byte {cursor}, to byte "
-                                  f"{cursor + reach.cursor}; the stream has {_count(size, 'byte')}{tokens}")
+                                  f"{cursor + reach.cursor}; the stream has {_count(size, 'byte')}{tokens}"
+                                  + (f"; the cursor is {source}'s step {step}" if checkpoint is not None else ""))
 
 
 def _refused(error: FileRefused) -> Refused:
@@ -314,7 +318,8 @@ class RequestSession:
                     raise Refused(EXIT_CHECKPOINT, f"checkpoint {safe_io.shown(path)}: {refusal}")
         else:
             self.payload, self.step = fresh_payload(request), 0
-        check_reach(request, self.op, len(self.input), self.step, safe_io.shown(self.args["--input"]))
+        check_reach(request, self.op, len(self.input), self.step, safe_io.shown(self.args["--input"]),
+                    safe_io.shown(self.args["--checkpoint"]) if "--checkpoint" in self.args else None)
         for file, option in OUTPUTS:
             try:
                 self.files.add(self.args[option], option,
