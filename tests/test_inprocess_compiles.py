@@ -311,8 +311,7 @@ def test_the_simulators_texts_are_the_nvdisasm_of_now(tmp_path, monkeypatch):
     listing (run by hand here), and a broken nvdisasm is refused, as in a fresh process."""
     from bobc import nvtools
     from bobc.nvidia import decode
-    from bobc.sim.faults import SimulationFault
-    from bobc.sim.sass_frontend import disassembly_text
+    from bobc.sim.sass_frontend import ToolMissing, disassembly_text
 
     real = nvtools.nvdisasm()
     if real is None:
@@ -332,8 +331,8 @@ def test_the_simulators_texts_are_the_nvdisasm_of_now(tmp_path, monkeypatch):
     broken.write_text("#!/bin/sh\necho 'nvdisasm fatal : broken' >&2\nexit 1\n")
     broken.chmod(0o755)
     monkeypatch.setenv("BOBC_NVDISASM", str(broken))
-    with pytest.raises(SimulationFault, match="broken"):
-        disassembly_text(code, "SM90")
+    with pytest.raises(ToolMissing, match="does not work: it fails on one NOP .*broken"):
+        disassembly_text(code, "SM90")       # refused by its path, exit 1 (probe s36 exitcodes)
 
 
 def test_each_command_says_nvdisasm_is_not_installed(monkeypatch, capsys):
