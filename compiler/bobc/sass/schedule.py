@@ -60,6 +60,17 @@ WIDE_LATENCY = 6
 # arrive: bench/results/sm90-gemm-h200.md).  (UMOV -> UTMALDG is as short as 2 in ptxas's code;
 # the rule takes 9 for every uniform producer.)
 ASYNC_UNIFORM_READ = 9
+# The other variable-latency (decoupled) instructions read a uniform register as late, when the
+# uniform datapath's ALU wrote it: NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs,
+# URegLatencySM80: Udp writer -> Decoupled reader 9, where a coupled reader needs 6 and a ULDC's
+# or UMOV's result is ready to either after 2), and ptxas 13 leaves exactly 9 cycles from a
+# ULOP3 / USHF / UIADD3 to the MUFU, POPC, FLO, F2F, I2F reading it (sm_86 and sm_90, with nothing
+# else to issue: tests/sass/test_latency_probes.py) and from a ULEA to an STS addressing [R+UR]
+# (sm_90, tests/sass/data corpus3 atomics).  Issued 6 cycles on, such a reader may take the
+# register's previous value.  The FP64 unit counts as one (NAK: a decoupled UR reader; sm_90's
+# fixed-latency DADD is no exception the tables or ptxas show).  UNIFORM_UNIT_WRITERS_EXCEPT: the
+# U-opcodes whose results are not the uniform ALU's.
+UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV"}
 # Memory and shuffle instructions (the ones that read their registers late,
 # READS_LATE) take their register operands a cycle sooner than the ALUs do:
 # ptxas never issues LDG/STG/LDS/STS/SHFL fewer than 5 cycles after the 4-cycle
@@ -465,6 +476,9 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     if reg[0] == "UR" and consumer.opcode in EXPLICIT_CONTROL:
         return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
     producer = state.producer.get(reg, "")
+    if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
+            and (consumer.opcode in VARIABLE_LATENCY or consumer.opcode in FP64_UNIT)):
+        return max(0, ASYNC_UNIFORM_READ - _latency_of(producer))
     if consumer.opcode in FP64_UNIT:
         return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
     if producer in FP64_UNIT and consumer.opcode not in READS_LATE:

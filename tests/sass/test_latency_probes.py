@@ -1,0 +1,112 @@
+"""The scheduler against ptxas on dependencies the committed corpus shows too rarely (session 36).
+
+Small PTX kernels, each a chain with nothing else to issue, are compiled by the pinned ptxas at
+-O3 for sm_86 and sm_90; ptxas's distance between the producer and its reader (the sum of its
+stalls, from its own listing, assemble_listing) is the oracle, and bobc's distance for the same
+two instructions alone in a stream must be no shorter.  NVIDIA's Ampere tables (Mesa NAK
+sm80_instr_latencies.rs) give the same numbers:
+
+- a uniform-ALU result (ULOP3, USHF, UIADD3, ULEA: NAK's Udp) read by a variable-latency
+  (decoupled) instruction: 9 cycles (bobc gave 6);
+- a DSETP's predicate guarding an instruction on sm_90, where DSETP is fixed-latency: 14 cycles
+  (NAK: RedirectedFP64 -> Guard 14; bobc gave 13, an ALU's).
+
+And the write-after-read of the variable-latency instructions whose register sources are not
+read-scoreboarded (MUFU, F2I, I2F, F2F, DSETP, BREV, FLO, POPC): every overwrite of such a source
+that ptxas protects in the corpus (tests/sass/data, -O3) by waiting a scoreboard of that
+instruction, bobc's schedule of the same two instructions protects too (bobc waited nothing: a
+`FADD R2` one cycle after `MUFU.EX2 R8, R2` could feed the MUFU its own result).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bobc.sass import assemble
+from bobc.sass.assembler import assemble_listing
+from bobc.sass.assembler import _guard
+from bobc.sass.encoder import Encoder
+from bobc.sass.learn import read_corpus, streams
+from bobc.sass.schedule import Item, expand, schedule
+from bobc.sass.syntax import Control, Label, parse_instruction
+from bobc.targets import TARGETS
+
+ARCHES = ("sm_86", "sm_90")
+
+_HEAD = ".version 8.0\n.target sm_86\n.address_size 64\n"
+
+
+def _unary(name: str, uniform_op: str, body: str, out_type: str = "u32") -> str:
+    """A kernel: a uniform ALU op of two parameters, then `body` reading its result %r3 into %o."""
+    return f"""
+.visible .entry {name}(.param .u64 out, .param .u32 a, .param .u32 b)
+{{
+  .reg .u32 %r<8>; .reg .f32 %f<4>; .reg .f64 %d<4>; .reg .u64 %rd<4>; .reg .{out_type} %o;
+  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [a]; ld.param.u32 %r2, [b];
+  {uniform_op} %r3, %r1, %r2;
+  {body}
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.{out_type} [%rd2], %o;
+  ret;
+}}
+"""
+
+
+UNIFORM_TO_DECOUPLED = _HEAD + "".join([
+    _unary("popc_of_uniform", "xor.b32", "popc.b32 %o, %r3;"),
+    _unary("flo_of_uniform", "or.b32", "bfind.u32 %o, %r3;"),
+    _unary("f2f_of_uniform", "and.b32", "mov.b32 %f1, %r3; cvt.f64.f32 %o, %f1;", "f64"),
+    _unary("i2f_of_uniform", "add.s32", "cvt.rn.f64.s32 %o, %r3;", "f64"),
+])
+
+# (kernel, producer pattern, reader pattern) in ptxas's listing
+UNIFORM_PAIRS = [
+    ("popc_of_uniform", r"^ULOP3", r"^POPC .*UR"),
+    ("flo_of_uniform", r"^ULOP3", r"^FLO\.U32 .*UR"),
+    ("f2f_of_uniform", r"^ULOP3", r"^F2F\.F64\.F32 .*UR"),
+    ("i2f_of_uniform", r"^UIADD3", r"^I2F\.F64 .*UR"),
+]
+
+def _text(inst) -> str:
+    text = inst.text.strip()
+    if text.startswith("["):
+        text = text[text.index("]") + 1:].strip()
+    return text.rstrip(";").strip()
+
+
+def _ptxas_distance(kernel, producer: str, reader: str) -> tuple[int, str, str]:
+    """(cycles from the first `producer` to the first `reader` after it, their texts)."""
+    instructions = kernel.instructions
+    start = next(i for i, inst in enumerate(instructions) if re.search(producer, _text(inst)))
+    end = next(i for i in range(start + 1, len(instructions)) if re.search(reader, _text(instructions[i])))
+    return (sum(inst.control.stall for inst in instructions[start:end]),
+            _text(instructions[start]), _text(instructions[end]))
+
+
+def _bobc_distance(producer: str, reader: str, arch: str) -> int:
+    tail = "" if reader.split()[-1].startswith("EXIT") else "EXIT\n"
+    return assemble(f"{producer}\n{reader}\n{tail}", arch).instructions[0].control.stall
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("kernel, producer, reader", UNIFORM_PAIRS)
+def test_uniform_alu_result_to_a_decoupled_reader(ptxas_listing, arch, kernel, producer, reader):
+    listing = assemble_listing(ptxas_listing(UNIFORM_TO_DECOUPLED, arch), TARGETS[arch])
+    ptxas, first, second = _ptxas_distance(listing[kernel], producer, reader)
+    assert ptxas >= 9, (arch, first, second, ptxas)   # the probe still shows the latency, not slack below it
+    mine = _bobc_distance(first, second, arch)
+    assert mine >= ptxas, f"{arch}: {first} -> {second}: bobc {mine} cycles, ptxas {ptxas}"
+
+
+def test_uniform_alu_result_to_a_shared_store_address():
+    """ptxas on sm_90: ULEA -> STS [R6+UR6] 9 cycles (tests/sass/data corpus3 atomics); NAK: Udp -> 9."""
+    assert _bobc_distance("ULEA UR6, UR5, UR4, 0x18", "STS [R6+UR6], RZ", "sm_90") >= 9
+    assert _bobc_distance("UIADD3 UR6, UR5, 0x10, URZ", "LDS R2, [R6+UR6]", "sm_90") >= 9
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_constant_or_move_to_a_decoupled_reader_stays_short(arch):
+    """NAK: a ULDC's or UMOV's result reaches a decoupled reader 2 cycles on: the 9 is the ALU's alone."""
+    assert _bobc_distance("ULDC UR4, c[0x0][0x168]", "POPC R5, UR4", arch) < 9
+    assert _bobc_distance("UMOV UR4, 0x3f800000", "POPC R5, UR4", arch) < 9
