@@ -68,6 +68,24 @@ UNIFORM_PAIRS = [
     ("i2f_of_uniform", r"^UIADD3", r"^I2F\.F64 .*UR"),
 ]
 
+DSETP_GUARD = _HEAD + """
+.visible .entry dsetp_guard(.param .u64 out, .param .u64 in)
+{
+  .reg .f64 %d<8>; .reg .u64 %rd<6>; .reg .pred %p<3>; .reg .u32 %r<3>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [in];
+  cvta.to.global.u64 %rd3, %rd2; cvta.to.global.u64 %rd4, %rd1;
+  ld.global.f64 %d1, [%rd3]; ld.global.f64 %d2, [%rd3+8];
+  add.f64 %d3, %d1, %d2;
+  setp.gt.f64 %p1, %d3, %d1;
+  mov.b64 {%r2, %r1}, %d3;
+  st.global.u32 [%rd4], %r1;
+  st.global.u32 [%rd4+4], %r2;
+  @%p1 st.global.f64 [%rd4+8], %d3;
+  ret;
+}
+"""
+
+
 def _text(inst) -> str:
     text = inst.text.strip()
     if text.startswith("["):
@@ -110,3 +128,14 @@ def test_a_constant_or_move_to_a_decoupled_reader_stays_short(arch):
     """NAK: a ULDC's or UMOV's result reaches a decoupled reader 2 cycles on: the 9 is the ALU's alone."""
     assert _bobc_distance("ULDC UR4, c[0x0][0x168]", "POPC R5, UR4", arch) < 9
     assert _bobc_distance("UMOV UR4, 0x3f800000", "POPC R5, UR4", arch) < 9
+
+
+def test_sm90_dsetp_predicate_guards_after_fourteen_cycles(ptxas_listing):
+    listing = assemble_listing(ptxas_listing(DSETP_GUARD, "sm_90"), TARGETS["sm_90"])
+    ptxas, first, second = _ptxas_distance(listing["dsetp_guard"], r"^DSETP", r"^@!?P\d ")
+    assert ptxas >= 14, (first, second, ptxas)
+    mine = _bobc_distance(first, second, "sm_90")
+    assert mine >= ptxas, f"sm_90: {first} -> {second}: bobc {mine} cycles, ptxas {ptxas}"
+    # a guarded ALU instruction and a VOTE (which reads its predicate as early) alike
+    assert _bobc_distance("DSETP.GT.AND P0, PT, R6, R4, PT", "@P0 IADD3 R2, R2, 0x1, RZ", "sm_90") >= 14
+    assert _bobc_distance("DSETP.GT.AND P0, PT, R6, R4, PT", "VOTE.ANY R4, PT, P0", "sm_90") >= 14

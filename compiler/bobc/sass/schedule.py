@@ -111,6 +111,12 @@ FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP"
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
+# A predicate the FP64 unit wrote (a DSETP where it is fixed-latency: sm_90, FIXED_ON_ARCH) guards a
+# cycle later still: NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80:
+# RedirectedFP64 writer -> Guard / Disp_Alu reader 14, a coupled writer 13), and ptxas 13 on sm_90
+# leaves 14 cycles from DSETP to `@!P0 EXIT` and to `@P1 LOP3` (tests/sass/test_latency_probes.py,
+# tests/sass/data corpus3 double_math), never 13.
+FP64_PREDICATE_LATENCY = 14
 PREDICATE_OPERAND_LATENCY = 5
 # A uniform predicate (UISETP, UPLOP3: the uniform datapath) reaches a vector instruction's
 # operand 6 cycles after issue, a uniform one's 4 (NAK's UPredLatencySM80: Udp writer, Coupled
@@ -499,7 +505,8 @@ def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
         state.producer[reg] = item.latency_key
         state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
-            state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
+            state.guard_ready[reg] = state.cycle + (FP64_PREDICATE_LATENCY if item.opcode in FP64_UNIT
+                                                    else PREDICATE_LATENCY)
         else:
             state.guard_ready.pop(reg, None)
 
