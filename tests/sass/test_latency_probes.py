@@ -139,3 +139,72 @@ def test_sm90_dsetp_predicate_guards_after_fourteen_cycles(ptxas_listing):
     # a guarded ALU instruction and a VOTE (which reads its predicate as early) alike
     assert _bobc_distance("DSETP.GT.AND P0, PT, R6, R4, PT", "@P0 IADD3 R2, R2, 0x1, RZ", "sm_90") >= 14
     assert _bobc_distance("DSETP.GT.AND P0, PT, R6, R4, PT", "VOTE.ANY R4, PT, P0", "sm_90") >= 14
+
+
+# -- write after read -------------------------------------------------------------------------
+
+ASYNC_READERS = {"MUFU", "F2I", "I2F", "F2F", "DSETP", "BREV", "FLO", "POPC"}
+TRANSFERS = {"BRA", "EXIT", "BSYNC", "BSSY", "CALL", "RET", "WARPSYNC", "BREAK", "BRX", "JMP", "JMX", "KILL"}
+
+
+def _protected_overwrites(arch: str):
+    """[(reader, overwriter)] of the -O3 corpus: an overwrite of a register source of an
+    ASYNC_READERS instruction, in the same block, that waits (itself or an instruction between)
+    a scoreboard the reader set, the reader being of another opcode."""
+    out = []
+    for name, rows in streams(read_corpus(arch)).items():
+        if ":-O3" not in name:
+            continue
+        encoder = Encoder(arch)
+        stream = []
+        for row in rows:
+            inst = encoder.normalize(parse_instruction(row.text))
+            stream.append((row, inst, encoder.place_operands(inst, row.offset), Control.from_word(row.word >> 64)))
+        targets = {op.address for _, inst, _, _ in stream for op in inst.operands
+                   if isinstance(op, Label) and op.address is not None}
+        for i, (row, inst, placed, control) in enumerate(stream):
+            if inst.opcode not in ASYNC_READERS:
+                continue
+            sources = {r for r in expand(placed.reads) if r[0] == "R"}
+            barriers = {b for b in (control.write_barrier, control.read_barrier) if b != 7}
+            if not sources or not barriers:
+                continue
+            waited = False
+            for row2, inst2, placed2, control2 in stream[i + 1:]:
+                if row2.offset in targets or inst2.opcode in TRANSFERS:
+                    break
+                waited = waited or any(control2.wait_mask >> b & 1 for b in barriers)
+                if expand(placed2.writes) & sources:
+                    if waited and inst2.opcode != inst.opcode:
+                        out.append(((inst, placed), (inst2, placed2), row, row2))
+                    break
+    return out
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_overwrite_of_an_asynchronous_source_waits_as_ptxas_does(arch):
+    cases = _protected_overwrites(arch)
+    assert cases, "the corpus has protected overwrites of such sources (param_shapes, corpus float_math, ...)"
+    missing = []
+    for reader, writer, row, row2 in cases:
+        items = [Item(inst.opcode, expand(placed.reads), expand(placed.writes), guard=_guard(inst))
+                 for inst, placed in (reader, writer)]
+        items.append(Item("EXIT", set(), set()))
+        controls = schedule(items, arch)
+        mine = {b for b in (controls[0].write_barrier, controls[0].read_barrier) if b != 7}
+        if not any(controls[1].wait_mask >> b & 1 for b in mine):
+            missing.append(f"{row.text} -> {row2.text} ({row.reference})")
+    assert not missing, f"{arch}: the overwrite does not wait for the reader:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_overwrite_of_a_mufu_source_right_after_it(arch):
+    controls = [i.control for i in assemble("MUFU.EX2 R8, R2\nFADD R2, R4, R5\nSTG.E [R6.64], R8\nEXIT\n",
+                                            arch).instructions]
+    assert controls[0].write_barrier != 7
+    assert controls[1].wait_mask >> controls[0].write_barrier & 1, controls
+    # an instruction of the same unit, which completes in order, does not wait (Bob's loss kernel
+    # writes MUFU.RCP R29, R26 then MUFU.LG2 R26, R26)
+    controls = [i.control for i in assemble("MUFU.RCP R29, R26\nMUFU.LG2 R26, R26\nSTG.E [R6.64], R29\n"
+                                            "STG.E [R6.64+0x4], R26\nEXIT\n", arch).instructions]
+    assert controls[1].wait_mask == 0, controls

@@ -131,6 +131,18 @@ UNIFORM_PREDICATE_OPERAND_LATENCY = 6
 # leaves 13 cycles ISETP -> BAR.RED and -> VOTEU in the corpus, tests/sass/test_latency_vs_ptxas.py).
 PREDICATE_READ_AT_DISPATCH = {"VOTE", "VOTEU", "BAR"}
 BARRIER_SETTER_MIN_STALL = 2
+# The other variable-latency instructions with register sources also read them after issue, in
+# their own unit: NVIDIA's Ampere tables (Mesa NAK calc_instr_deps.rs: a scoreboarded
+# instruction's sources get a read dependency a later writer waits on) and ptxas 13, which on
+# both targets covers every overwrite of a MUFU / F2I / I2F / F2F / DSETP / BREV / FLO source
+# issued within 16 cycles of it by a scoreboard wait (2 to 11 cycles on in the corpus; none
+# unprotected under 16 but the next instruction of the same unit).  Without it `MUFU.EX2 R8, R2`
+# then `FADD R2, ...` one cycle on may feed the MUFU the FADD's value.  A later writer of such a
+# source waits the instruction's write scoreboard (done implies read); an instruction of the same
+# opcode does not (its unit completes in order, as ptxas relies on: a MUFU, F2I or LDS with no
+# scoreboard of its own is covered by the wait on a later one's, tests/sass/data).  ptxas sets no
+# scoreboard on R2UR at all on sm_90 and overwrites its source a cycle later: not listed.
+ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX"}
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 BARRIERS = range(6)
 # Scoreboards by latency class.  A global load's result takes microseconds (over
@@ -236,11 +248,14 @@ class _State:
     guard_ready: dict = field(default_factory=dict)    # predicate -> cycle it may guard
     pending_write: dict = field(default_factory=dict)  # reg -> barrier
     pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
+    pending_source: dict = field(default_factory=dict) # reg -> {(write barrier, opcode)} of ASYNC_SOURCE_READERS
     busy: list = field(default_factory=list)           # barriers in use, oldest first
 
     def wait(self, barrier: int) -> None:
         self.pending_write = {r: b for r, b in self.pending_write.items() if b != barrier}
         self.pending_read = {r: bs - {barrier} for r, bs in self.pending_read.items() if bs - {barrier}}
+        self.pending_source = {r: {e for e in es if e[0] != barrier} for r, es in self.pending_source.items()
+                               if any(e[0] != barrier for e in es)}
         if barrier in self.busy:
             self.busy.remove(barrier)
 
@@ -380,6 +395,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             for b in sorted(state.pending_read.get(reg, ())):
                 wait_mask |= 1 << b
                 state.wait(b)
+            for b, reader in sorted(state.pending_source.get(reg, ())):
+                if reader != item.opcode:
+                    wait_mask |= 1 << b
+                    state.wait(b)
         pairs = [*((state.ready[r] + _consumer_delay(state, r, item), r) for r in item.reads if r in state.ready),
                  *((state.ready[r], r) for r in item.writes if r in state.ready)]
         if item.guard is not None and item.guard in state.guard_ready:
@@ -419,6 +438,12 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                         state.ready.pop(reg, None)
                         state.guard_ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
+                if item.opcode in ASYNC_SOURCE_READERS:
+                    sources = {r for r in item.reads if r[0] == "R"}
+                    if write_barrier == 7:
+                        late |= sources   # nothing written to wait for: a read scoreboard
+                    for reg in sources if write_barrier != 7 else ():
+                        state.pending_source.setdefault(reg, set()).add((write_barrier, item.opcode))
                 if late:
                     read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
