@@ -208,3 +208,36 @@ def test_overwrite_of_a_mufu_source_right_after_it(arch):
     controls = [i.control for i in assemble("MUFU.RCP R29, R26\nMUFU.LG2 R26, R26\nSTG.E [R6.64], R29\n"
                                             "STG.E [R6.64+0x4], R26\nEXIT\n", arch).instructions]
     assert controls[1].wait_mask == 0, controls
+
+
+# -- memory fences ----------------------------------------------------------------------------
+
+def _corpus_fences(arch: str):
+    """[(fence row, its control, the next instruction's control)] of the -O3 corpus."""
+    out = []
+    for name, rows in streams(read_corpus(arch)).items():
+        if ":-O3" not in name:
+            continue
+        for row, after in zip(rows, rows[1:]):
+            opcode = parse_instruction(row.text).opcode
+            if opcode in ("MEMBAR", "CGAERRBAR"):
+                out.append((row, Control.from_word(row.word >> 64), Control.from_word(after.word >> 64)))
+    return out
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_fence_stall_and_scoreboard_as_ptxas(arch):
+    """ptxas gives MEMBAR (and sm_90's CGAERRBAR) a stall of 6 or more, and on sm_90 sets a MEMBAR.*.CTA a
+    scoreboard the next instruction waits; bobc gave them a stall of 1 and no scoreboard."""
+    fences = _corpus_fences(arch)
+    assert any(parse_instruction(row.text).opcode == "MEMBAR" for row, *_ in fences)
+    least = {}
+    for row, theirs, _ in fences:
+        opcode = parse_instruction(row.text).opcode
+        least[opcode] = min(least.get(opcode, 15), theirs.stall)
+    for row, theirs, next_theirs in fences:
+        mine = [i.control for i in assemble(f"{row.text}\nIADD3 R3, R3, 0x1, RZ\nEXIT\n", arch).instructions]
+        assert mine[0].stall >= least[parse_instruction(row.text).opcode], (arch, row.text, row.reference, mine[0])
+        if theirs.read_barrier != 7 and next_theirs.wait_mask >> theirs.read_barrier & 1:
+            assert mine[0].read_barrier != 7, (arch, row.text, row.reference, mine[0])
+            assert mine[1].wait_mask >> mine[0].read_barrier & 1, (arch, row.text, row.reference, mine)

@@ -144,6 +144,14 @@ BARRIER_SETTER_MIN_STALL = 2
 # scoreboard on R2UR at all on sm_90 and overwrites its source a cycle later: not listed.
 ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX"}
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
+# Memory fences: ptxas 13 gives every MEMBAR a stall of 6 (18 of 18 in the -O3 corpus, both targets)
+# and sm_90's CGAERRBAR 6 or 8 (7 of 7); NVIDIA's tables (Mesa NAK sm70.rs exec_latency: MemBar 6 on
+# sm_80 and later) say 6.  And on sm_90 a MEMBAR completes on a scoreboard the next instruction waits:
+# ptxas sets a read scoreboard on each of its 7 MEMBAR.*.CTA and waits it at the very next instruction
+# (an LEA, a FENCE.VIEW.ASYNC.S); its MEMBAR.*.GPU are followed by an ERRBAR instead.  bobc does the
+# former for every MEMBAR on sm_90 (a wait more where ERRBAR would hold the warp anyway).
+FENCE_STALL = {"MEMBAR": 6, "CGAERRBAR": 6}
+MEMBAR_SCOREBOARD = {"sm_86": False, "sm_90": True}
 BARRIERS = range(6)
 # Scoreboards by latency class.  A global load's result takes microseconds (over
 # PCIe, for a host-mapped arena); shuffles, MUFU, constant and shared loads,
@@ -293,6 +301,7 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
     issue: list[int] = []
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
+    fence: int | None = None     # the scoreboard of a MEMBAR just issued (MEMBAR_SCOREBOARD)
     # FORWARD_BRANCH: target index -> scoreboards busy at a forward branch to it
     relaxed = not any(item.opcode in CONVERGENCE_OPCODES or (item.opcode == "BRA" and item.target is None)
                       for item in items)
@@ -386,6 +395,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             drain_left = left
         else:
             drain_left = 0
+        if fence is not None:
+            wait_mask |= 1 << fence
+            state.wait(fence)
+            fence = None
         for reg in item.reads | item.writes:
             b = state.pending_write.get(reg)
             if b is not None:
@@ -454,6 +467,11 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 _record_fixed(state, item, index, fixed)
             if item.opcode == "DEPBAR":
                 stall = max(stall, DEPBAR_STALL)
+            stall = max(stall, FENCE_STALL.get(item.opcode, 1))
+            if item.opcode == "MEMBAR" and MEMBAR_SCOREBOARD.get(arch):
+                read_barrier, extra = state.allocate(item.opcode, result=False)
+                wait_mask |= extra
+                fence = read_barrier
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
                               read_barrier=read_barrier, wait_mask=wait_mask)
             control = _with_stall(control, stall)
