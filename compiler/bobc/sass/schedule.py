@@ -71,6 +71,11 @@ ASYNC_UNIFORM_READ = 9
 # fixed-latency DADD is no exception the tables or ptxas show).  UNIFORM_UNIT_WRITERS_EXCEPT: the
 # U-opcodes whose results are not the uniform ALU's.
 UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV"}
+# A UMOV reads such a result later than the uniform ALU itself does: 7 cycles (NAK's
+# URegLatencySM80: Udp writer -> Umov reader 7, a Udp reader 4); ptxas 13 never issues a UMOV fewer
+# than 7 cycles after the UIADD3 / ULOP3 / UPRMT it copies (tests/sass/data corpus, sm_90), and
+# bobc.sim's checker, which holds code to NAK's table, refused bobc's 6.
+UNIFORM_MOVE_READ = 7
 # Memory and shuffle instructions (the ones that read their registers late,
 # READS_LATE) take their register operands a cycle sooner than the ALUs do:
 # ptxas never issues LDG/STG/LDS/STS/SHFL fewer than 5 cycles after the 4-cycle
@@ -528,6 +533,9 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
             and (consumer.opcode in VARIABLE_LATENCY or consumer.opcode in FP64_UNIT)):
         return max(0, ASYNC_UNIFORM_READ - _latency_of(producer))
+    if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
+            and consumer.opcode == "UMOV"):
+        return max(0, UNIFORM_MOVE_READ - _latency_of(producer))
     if consumer.opcode in FP64_UNIT:
         return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
     if producer in FP64_UNIT and consumer.opcode not in READS_LATE:
