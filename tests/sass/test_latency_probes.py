@@ -273,3 +273,49 @@ def test_uniform_alu_result_to_a_umov_as_ptxas(arch):
         assert _bobc_distance(first, second, arch) >= least, (arch, first, second, least)
     assert _bobc_distance("UIADD3 UR6, UR19, UR8, URZ", "UMOV UR14, UR6", arch) >= 7
     assert _bobc_distance("ULOP3.LUT UR4, UR4, 0x80000, URZ, 0xfc, !UPT", "UMOV UR10, UR4", arch) >= 7
+
+
+
+# -- VOTEU, UFLO, sm_90's R2UR: fixed-latency ----------------------------------------------------
+
+UFLO_CHAIN = _HEAD + """
+.visible .entry uflo_chain(.param .u64 out, .param .u32 a)
+{
+  .reg .u32 %r<8>; .reg .u64 %rd<4>;
+  ld.param.u64 %rd1, [out]; ld.param.u32 %r5, [a];
+  cvta.to.global.u64 %rd2, %rd1;
+  activemask.b32 %r2;
+  bfind.u32 %r3, %r2;
+  add.u32 %r6, %r3, %r5;
+  mov.u32 %r4, %tid.x;
+  add.u32 %r7, %r6, %r4;
+  st.global.u32 [%rd2], %r7;
+  ret;
+}
+"""
+
+
+def test_sm90_uflo_chain_as_ptxas(ptxas_listing):
+    """ptxas on sm_90: VOTEU.ANY UR4 -> UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0, no scoreboard on either;
+    bobc's distances for the same instructions are no shorter, and it sets none either."""
+    kernel = assemble_listing(ptxas_listing(UFLO_CHAIN, "sm_90"), TARGETS["sm_90"])["uflo_chain"]
+    for producer, reader in ((r"^VOTEU", r"^UFLO"), (r"^UFLO", r"^IADD3 .*UR4")):
+        theirs, first, second = _ptxas_distance(kernel, producer, reader)
+        assert _bobc_distance(first, second, "sm_90") >= theirs, (first, second, theirs)
+    assert all(i.control.write_barrier == 7 for i in kernel.instructions if i.text.split()[0].split(".")[0]
+               in ("VOTEU", "UFLO"))
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_coupled_uniform_writers_get_no_scoreboard(arch):
+    """ptxas never sets VOTEU, UFLO (or, on sm_90, R2UR) a write scoreboard and times their readers by
+    stalls: VOTEU.ALL UP0 -> @!UP0 UIADD3 5 cycles, R2UR -> its reader 13 at the least.  bobc set them a
+    scoreboard and issued the reader 2 cycles on; the H200 holds no reader on the scoreboard of a
+    fixed-latency instruction (schedule.FIXED_ON_ARCH, DADD)."""
+    text = "VOTEU.ANY UR7, UP0, P0\n@!UP0 UIADD3 UR4, -UR5, 0x100000, URZ\nUFLO.U32 UR6, UR7\nIADD3 R5, R5, UR6, R0\nEXIT\n"
+    controls = [i.control for i in assemble(text, arch).instructions]
+    assert controls[0].write_barrier == 7 and controls[2].write_barrier == 7, controls
+    assert controls[0].stall >= 5 and controls[2].stall >= 6, controls
+    if arch == "sm_90":
+        controls = [i.control for i in assemble("R2UR UR6, R2\nIMAD.U32 R3, RZ, RZ, UR6\nEXIT\n", arch).instructions]
+        assert controls[0].write_barrier == 7 and controls[0].stall >= 13, controls

@@ -142,6 +142,11 @@ KNOWN_BELOW = {
     ("sm_90", "USHF", "fma", "UR"): (15, 3),
     ("sm_90", "MOV", "RET", "R"): (5, 1),            # bobc 4
     ("sm_90", "P2R", "alu", "R"): (128, 1),
+    # UFLO (fixed-latency since session 36): one placement each, beside an atomic's scoreboard waits;
+    # in a chain ptxas issues UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0 6 cycles on (bobc 6:
+    # tests/sass/test_latency_probes.py, NAK's Udp -> coupled 6)
+    ("sm_86", "UFLO", "alu", "UR"): (9, 1),
+    ("sm_90", "UFLO", "alu", "UR"): (18, 1),
     # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
     ("sm_86", "F2FP", "memory", "R"): (12, 1),       # bobc 7
     ("sm_86", "HFMA2", "memory", "R"): (25, 1),      # bobc 7

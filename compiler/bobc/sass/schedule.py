@@ -70,7 +70,7 @@ ASYNC_UNIFORM_READ = 9
 # register's previous value.  The FP64 unit counts as one (NAK: a decoupled UR reader; sm_90's
 # fixed-latency DADD is no exception the tables or ptxas show).  UNIFORM_UNIT_WRITERS_EXCEPT: the
 # U-opcodes whose results are not the uniform ALU's.
-UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV"}
+UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV", "VOTEU"}
 # A UMOV reads such a result later than the uniform ALU itself does: 7 cycles (NAK's
 # URegLatencySM80: Udp writer -> Umov reader 7, a Udp reader 4); ptxas 13 never issues a UMOV fewer
 # than 7 cycles after the UIADD3 / ULOP3 / UPRMT it copies (tests/sass/data corpus, sm_90), and
@@ -110,7 +110,16 @@ FP64_RESULT_DELAY = 2
 # names: an F2F read the register its DADD was about to write, and the kernel stored the
 # old value (tests/gpu/probe_counting_semaphore.py).  One entry per target (bobc.targets; a
 # target without one is refused, not given sm_86's scoreboard rule: tests/sass/test_schedule.py).
-FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
+# VOTEU and UFLO (both targets) and sm_90's R2UR are fixed-latency too: ptxas 13 never sets them a
+# write scoreboard (VOTEU 0 of 18, UFLO 0 of 3, sm_90's R2UR 0 of 28 in the -O3 corpus) and times their
+# readers by stalls alone (NAK's URegLatencySM80 / UPredLatencySM80 have VoteU and the uniform FLO as
+# coupled writers: VoteU -> a uniform guard 5, -> a UR reader 2); a scoreboard bobc set on them held
+# nothing, as DADD's on the H200 did not.  Their readers now wait DEFAULT_LATENCY (6: VOTEU's UR
+# result, ptxas 2; UFLO's, ptxas 4), a guard PREDICATE_LATENCY (13; VOTEU's, ptxas 5), and sm_90's
+# R2UR's 13, the least ptxas leaves (5 of 24 at 13, tests/sass/test_latency_vs_ptxas.py).
+FIXED_ON_ARCH = {"sm_86": {"VOTEU": DEFAULT_LATENCY, "UFLO": DEFAULT_LATENCY},
+                 "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8, "VOTEU": DEFAULT_LATENCY,
+                           "UFLO": DEFAULT_LATENCY, "R2UR": 13}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
