@@ -319,3 +319,12 @@ def test_coupled_uniform_writers_get_no_scoreboard(arch):
     if arch == "sm_90":
         controls = [i.control for i in assemble("R2UR UR6, R2\nIMAD.U32 R3, RZ, RZ, UR6\nEXIT\n", arch).instructions]
         assert controls[0].write_barrier == 7 and controls[0].stall >= 13, controls
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_overwrite_of_a_source_of_a_hand_coded_mufu_waits_its_scoreboard(arch):
+    """A MUFU written with its own control code (a write scoreboard, no read scoreboard, as ptxas
+    writes most) still has its source read late: the scheduled overwrite waits that scoreboard."""
+    text = "[B------:R-:W4:-:S02] MUFU.EX2 R8, R2\nFADD R2, R4, R5\nSTG.E [R6.64], R8\nEXIT\n"
+    controls = [i.control for i in assemble(text, arch).instructions]
+    assert controls[1].wait_mask >> 4 & 1, controls

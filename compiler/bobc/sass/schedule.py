@@ -442,6 +442,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             if control.write_barrier != 7:
                 for reg in item.writes:
                     state.pending_write[reg] = control.write_barrier
+                if item.opcode in ASYNC_SOURCE_READERS and item.opcode not in fixed:
+                    for reg in item.reads:
+                        if reg[0] == "R":
+                            state.pending_source.setdefault(reg, set()).add((control.write_barrier, item.opcode))
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
             else:
