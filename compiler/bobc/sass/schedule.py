@@ -309,8 +309,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
     """Control codes for `items` on `arch` ("sm_86", "sm_90": FIXED_ON_ARCH)."""
     try:
         fixed = FIXED_ON_ARCH[arch]
-    except KeyError:
-        raise ValueError(f"the scheduler has no latency facts for {arch!r} (FIXED_ON_ARCH): add its row") from None
+        membar_scoreboard = MEMBAR_SCOREBOARD[arch]
+    except KeyError as missing:
+        table = "FIXED_ON_ARCH" if arch not in FIXED_ON_ARCH else "MEMBAR_SCOREBOARD"
+        raise ValueError(f"the scheduler has no latency facts for {arch!r} ({table}): add its row") from missing
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
@@ -486,7 +488,7 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             if item.opcode == "DEPBAR":
                 stall = max(stall, DEPBAR_STALL)
             stall = max(stall, FENCE_STALL.get(item.opcode, 1))
-            if item.opcode == "MEMBAR" and MEMBAR_SCOREBOARD.get(arch):
+            if item.opcode == "MEMBAR" and membar_scoreboard:
                 read_barrier, extra = state.allocate(item.opcode, result=False)
                 wait_mask |= extra
                 fence = read_barrier
