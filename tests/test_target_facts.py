@@ -30,8 +30,9 @@ def test_target_lists_are_the_target_table():
 
 
 def test_the_scheduler_has_a_row_for_every_target_and_refuses_another():
-    from bobc.sass.schedule import FIXED_ON_ARCH, schedule
+    from bobc.sass.schedule import FIXED_ON_ARCH, MEMBAR_SCOREBOARD, schedule
     assert set(FIXED_ON_ARCH) == set(TARGETS)
+    assert set(MEMBAR_SCOREBOARD) == set(TARGETS)
     with pytest.raises(ValueError, match="no latency facts for 'sm_121'"):
         schedule([], "sm_121")
 

@@ -120,7 +120,6 @@ KNOWN_BELOW = {
     ("sm_86", "SHF", "memory", "R"): (6, 7),         # bobc 5
     ("sm_90", "SHF", "memory", "R"): (6, 5),         # bobc 5
     ("sm_90", "VIADD", "memory", "R"): (15, 5),      # bobc 7
-    ("sm_90", "ULEA", "memory", "UR"): (9, 2),       # bobc 7
     # (sm_90 F2FP -> memory (R), once (26, 32): param_shapes.ptx has F2FP.BF16.F32.PACK_AB -> STG at 7)
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
     ("sm_86", "I2FP", "memory", "R"): (18, 1),
@@ -135,8 +134,6 @@ KNOWN_BELOW = {
     ("sm_90", "IADD3", "conversion", "R"): (10, 1),  # bobc 4: IADD3 -> R2UR
     ("sm_86", "SHF", "conversion", "R"): (19, 1),
     ("sm_90", "SHF", "conversion", "R"): (13, 1),
-    ("sm_86", "ULOP3", "conversion", "UR"): (9, 1),
-    ("sm_90", "ULOP3", "conversion", "UR"): (9, 1),
     ("sm_86", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_90", "UMOV", "conversion", "UR"): (7, 1),
     ("sm_86", "USHF", "fma", "UR"): (15, 3),
@@ -145,6 +142,11 @@ KNOWN_BELOW = {
     ("sm_90", "USHF", "fma", "UR"): (15, 3),
     ("sm_90", "MOV", "RET", "R"): (5, 1),            # bobc 4
     ("sm_90", "P2R", "alu", "R"): (128, 1),
+    # UFLO (fixed-latency since session 36): one placement each, beside an atomic's scoreboard waits;
+    # in a chain ptxas issues UFLO.U32 UR4, UR4 -> IADD3 R5, R5, UR4, R0 6 cycles on (bobc 6:
+    # tests/sass/test_latency_probes.py, NAK's Udp -> coupled 6)
+    ("sm_86", "UFLO", "alu", "UR"): (9, 1),
+    ("sm_90", "UFLO", "alu", "UR"): (18, 1),
     # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
     ("sm_86", "F2FP", "memory", "R"): (12, 1),       # bobc 7
     ("sm_86", "HFMA2", "memory", "R"): (25, 1),      # bobc 7

@@ -54,7 +54,7 @@ def test_hfma2_immediate_pair_words_are_ptxas_words(arch):
              "HFMA2 R4, R4, |R5|, 1, 2": 0x00080005_3c00400004047431,
              "HFMA2 R6, R4, -|R5|, 1, 4": 0x00180005_3c00440004067431}
     for text, word in ptxas.items():
-        got = assemble(f"    [B------:R-:W-:-:S00] {text}\n    EXIT\n", arch).instructions[0].word
+        got = assemble(f"    [B------:R-:W-:Y:S00] {text}\n    EXIT\n", arch).instructions[0].word
         assert got & ((1 << 105) - 1) == word, (text, hex(got))
 
 

@@ -60,6 +60,22 @@ WIDE_LATENCY = 6
 # arrive: bench/results/sm90-gemm-h200.md).  (UMOV -> UTMALDG is as short as 2 in ptxas's code;
 # the rule takes 9 for every uniform producer.)
 ASYNC_UNIFORM_READ = 9
+# The other variable-latency (decoupled) instructions read a uniform register as late, when the
+# uniform datapath's ALU wrote it: NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs,
+# URegLatencySM80: Udp writer -> Decoupled reader 9, where a coupled reader needs 6 and a ULDC's
+# or UMOV's result is ready to either after 2), and ptxas 13 leaves exactly 9 cycles from a
+# ULOP3 / USHF / UIADD3 to the MUFU, POPC, FLO, F2F, I2F reading it (sm_86 and sm_90, with nothing
+# else to issue: tests/sass/test_latency_probes.py) and from a ULEA to an STS addressing [R+UR]
+# (sm_90, tests/sass/data corpus3 atomics).  Issued 6 cycles on, such a reader may take the
+# register's previous value.  The FP64 unit counts as one (NAK: a decoupled UR reader; sm_90's
+# fixed-latency DADD is no exception the tables or ptxas show).  UNIFORM_UNIT_WRITERS_EXCEPT: the
+# U-opcodes whose results are not the uniform ALU's.
+UNIFORM_UNIT_WRITERS_EXCEPT = {"ULDC", "UMOV", "VOTEU"}
+# A UMOV reads such a result later than the uniform ALU itself does: 7 cycles (NAK's
+# URegLatencySM80: Udp writer -> Umov reader 7, a Udp reader 4); ptxas 13 never issues a UMOV fewer
+# than 7 cycles after the UIADD3 / ULOP3 / UPRMT it copies (tests/sass/data corpus, sm_90), and
+# bobc.sim's checker, which holds code to NAK's table, refused bobc's 6.
+UNIFORM_MOVE_READ = 7
 # Memory and shuffle instructions (the ones that read their registers late,
 # READS_LATE) take their register operands a cycle sooner than the ALUs do:
 # ptxas never issues LDG/STG/LDS/STS/SHFL fewer than 5 cycles after the 4-cycle
@@ -94,12 +110,27 @@ FP64_RESULT_DELAY = 2
 # names: an F2F read the register its DADD was about to write, and the kernel stored the
 # old value (tests/gpu/probe_counting_semaphore.py).  One entry per target (bobc.targets; a
 # target without one is refused, not given sm_86's scoreboard rule: tests/sass/test_schedule.py).
-FIXED_ON_ARCH = {"sm_86": {}, "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8}}
+# VOTEU and UFLO (both targets) and sm_90's R2UR are fixed-latency too: ptxas 13 never sets them a
+# write scoreboard (VOTEU 0 of 18, UFLO 0 of 3, sm_90's R2UR 0 of 28 in the -O3 corpus) and times their
+# readers by stalls alone (NAK's URegLatencySM80 / UPredLatencySM80 have VoteU and the uniform FLO as
+# coupled writers: VoteU -> a uniform guard 5, -> a UR reader 2); a scoreboard bobc set on them held
+# nothing, as DADD's on the H200 did not.  Their readers now wait DEFAULT_LATENCY (6: VOTEU's UR
+# result, ptxas 2; UFLO's, ptxas 4), a guard PREDICATE_LATENCY (13; VOTEU's, ptxas 5), and sm_90's
+# R2UR's 13, the least ptxas leaves (5 of 24 at 13, tests/sass/test_latency_vs_ptxas.py).
+FIXED_ON_ARCH = {"sm_86": {"VOTEU": DEFAULT_LATENCY, "UFLO": DEFAULT_LATENCY},
+                 "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8, "VOTEU": DEFAULT_LATENCY,
+                           "UFLO": DEFAULT_LATENCY, "R2UR": 13}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
+# A predicate the FP64 unit wrote (a DSETP where it is fixed-latency: sm_90, FIXED_ON_ARCH) guards a
+# cycle later still: NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80:
+# RedirectedFP64 writer -> Guard / Disp_Alu reader 14, a coupled writer 13), and ptxas 13 on sm_90
+# leaves 14 cycles from DSETP to `@!P0 EXIT` and to `@P1 LOP3` (tests/sass/test_latency_probes.py,
+# tests/sass/data corpus3 double_math), never 13.
+FP64_PREDICATE_LATENCY = 14
 PREDICATE_OPERAND_LATENCY = 5
 # A uniform predicate (UISETP, UPLOP3: the uniform datapath) reaches a vector instruction's
 # operand 6 cycles after issue, a uniform one's 4 (NAK's UPredLatencySM80: Udp writer, Coupled
@@ -114,7 +145,27 @@ UNIFORM_PREDICATE_OPERAND_LATENCY = 6
 # leaves 13 cycles ISETP -> BAR.RED and -> VOTEU in the corpus, tests/sass/test_latency_vs_ptxas.py).
 PREDICATE_READ_AT_DISPATCH = {"VOTE", "VOTEU", "BAR"}
 BARRIER_SETTER_MIN_STALL = 2
+# The other variable-latency instructions with register sources also read them after issue, in
+# their own unit: NVIDIA's Ampere tables (Mesa NAK calc_instr_deps.rs: a scoreboarded
+# instruction's sources get a read dependency a later writer waits on) and ptxas 13, which on
+# both targets covers every overwrite of a MUFU / F2I / I2F / F2F / DSETP / BREV / FLO source
+# issued within 16 cycles of it by a scoreboard wait (2 to 11 cycles on in the corpus; none
+# unprotected under 16 but the next instruction of the same unit).  Without it `MUFU.EX2 R8, R2`
+# then `FADD R2, ...` one cycle on may feed the MUFU the FADD's value.  A later writer of such a
+# source waits the instruction's write scoreboard (done implies read); an instruction of the same
+# opcode does not (its unit completes in order, as ptxas relies on: a MUFU, F2I or LDS with no
+# scoreboard of its own is covered by the wait on a later one's, tests/sass/data).  ptxas sets no
+# scoreboard on R2UR at all on sm_90 and overwrites its source a cycle later: not listed.
+ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX"}
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
+# Memory fences: ptxas 13 gives every MEMBAR a stall of 6 (18 of 18 in the -O3 corpus, both targets)
+# and sm_90's CGAERRBAR 6 or 8 (7 of 7); NVIDIA's tables (Mesa NAK sm70.rs exec_latency: MemBar 6 on
+# sm_80 and later) say 6.  And on sm_90 a MEMBAR completes on a scoreboard the next instruction waits:
+# ptxas sets a read scoreboard on each of its 7 MEMBAR.*.CTA and waits it at the very next instruction
+# (an LEA, a FENCE.VIEW.ASYNC.S); its MEMBAR.*.GPU are followed by an ERRBAR instead.  bobc does the
+# former for every MEMBAR on sm_90 (a wait more where ERRBAR would hold the warp anyway).
+FENCE_STALL = {"MEMBAR": 6, "CGAERRBAR": 6}
+MEMBAR_SCOREBOARD = {"sm_86": False, "sm_90": True}
 BARRIERS = range(6)
 # Scoreboards by latency class.  A global load's result takes microseconds (over
 # PCIe, for a host-mapped arena); shuffles, MUFU, constant and shared loads,
@@ -219,11 +270,14 @@ class _State:
     guard_ready: dict = field(default_factory=dict)    # predicate -> cycle it may guard
     pending_write: dict = field(default_factory=dict)  # reg -> barrier
     pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
+    pending_source: dict = field(default_factory=dict) # reg -> {(write barrier, opcode)} of ASYNC_SOURCE_READERS
     busy: list = field(default_factory=list)           # barriers in use, oldest first
 
     def wait(self, barrier: int) -> None:
         self.pending_write = {r: b for r, b in self.pending_write.items() if b != barrier}
         self.pending_read = {r: bs - {barrier} for r, bs in self.pending_read.items() if bs - {barrier}}
+        self.pending_source = {r: {e for e in es if e[0] != barrier} for r, es in self.pending_source.items()
+                               if any(e[0] != barrier for e in es)}
         if barrier in self.busy:
             self.busy.remove(barrier)
 
@@ -255,12 +309,15 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
     """Control codes for `items` on `arch` ("sm_86", "sm_90": FIXED_ON_ARCH)."""
     try:
         fixed = FIXED_ON_ARCH[arch]
-    except KeyError:
-        raise ValueError(f"the scheduler has no latency facts for {arch!r} (FIXED_ON_ARCH): add its row") from None
+        membar_scoreboard = MEMBAR_SCOREBOARD[arch]
+    except KeyError as missing:
+        table = "FIXED_ON_ARCH" if arch not in FIXED_ON_ARCH else "MEMBAR_SCOREBOARD"
+        raise ValueError(f"the scheduler has no latency facts for {arch!r} ({table}): add its row") from missing
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
+    fence: int | None = None     # the scoreboard of a MEMBAR just issued (MEMBAR_SCOREBOARD)
     # FORWARD_BRANCH: target index -> scoreboards busy at a forward branch to it
     relaxed = not any(item.opcode in CONVERGENCE_OPCODES or (item.opcode == "BRA" and item.target is None)
                       for item in items)
@@ -354,6 +411,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             drain_left = left
         else:
             drain_left = 0
+        if fence is not None:
+            wait_mask |= 1 << fence
+            state.wait(fence)
+            fence = None
         for reg in item.reads | item.writes:
             b = state.pending_write.get(reg)
             if b is not None:
@@ -363,6 +424,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             for b in sorted(state.pending_read.get(reg, ())):
                 wait_mask |= 1 << b
                 state.wait(b)
+            for b, reader in sorted(state.pending_source.get(reg, ())):
+                if reader != item.opcode:
+                    wait_mask |= 1 << b
+                    state.wait(b)
         pairs = [*((state.ready[r] + _consumer_delay(state, r, item), r) for r in item.reads if r in state.ready),
                  *((state.ready[r], r) for r in item.writes if r in state.ready)]
         if item.guard is not None and item.guard in state.guard_ready:
@@ -379,6 +444,10 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
             if control.write_barrier != 7:
                 for reg in item.writes:
                     state.pending_write[reg] = control.write_barrier
+                if item.opcode in ASYNC_SOURCE_READERS and item.opcode not in fixed:
+                    for reg in item.reads:
+                        if reg[0] == "R":
+                            state.pending_source.setdefault(reg, set()).add((control.write_barrier, item.opcode))
                 if control.write_barrier not in state.busy:
                     state.busy.append(control.write_barrier)
             else:
@@ -402,6 +471,12 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                         state.ready.pop(reg, None)
                         state.guard_ready.pop(reg, None)
                 late = {r for r in item.reads if r[0] == "R"} if item.opcode in READS_LATE else set()
+                if item.opcode in ASYNC_SOURCE_READERS:
+                    sources = {r for r in item.reads if r[0] == "R"}
+                    if write_barrier == 7:
+                        late |= sources   # nothing written to wait for: a read scoreboard
+                    for reg in sources if write_barrier != 7 else ():
+                        state.pending_source.setdefault(reg, set()).add((write_barrier, item.opcode))
                 if late:
                     read_barrier, extra = state.allocate(item.opcode, result=False)
                     wait_mask |= extra
@@ -412,6 +487,11 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 _record_fixed(state, item, index, fixed)
             if item.opcode == "DEPBAR":
                 stall = max(stall, DEPBAR_STALL)
+            stall = max(stall, FENCE_STALL.get(item.opcode, 1))
+            if item.opcode == "MEMBAR" and membar_scoreboard:
+                read_barrier, extra = state.allocate(item.opcode, result=False)
+                wait_mask |= extra
+                fence = read_barrier
             control = Control(stall=stall, yield_bit=1, write_barrier=write_barrier,
                               read_barrier=read_barrier, wait_mask=wait_mask)
             control = _with_stall(control, stall)
@@ -465,6 +545,12 @@ def _consumer_delay(state: _State, reg: tuple[str, int], consumer: Item) -> int:
     if reg[0] == "UR" and consumer.opcode in EXPLICIT_CONTROL:
         return max(0, ASYNC_UNIFORM_READ - _latency_of(state.producer.get(reg, "")))
     producer = state.producer.get(reg, "")
+    if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
+            and (consumer.opcode in VARIABLE_LATENCY or consumer.opcode in FP64_UNIT)):
+        return max(0, ASYNC_UNIFORM_READ - _latency_of(producer))
+    if (reg[0] == "UR" and producer.startswith("U") and producer not in UNIFORM_UNIT_WRITERS_EXCEPT
+            and consumer.opcode == "UMOV"):
+        return max(0, UNIFORM_MOVE_READ - _latency_of(producer))
     if consumer.opcode in FP64_UNIT:
         return 0 if producer in FP64_UNIT else FP64_OPERAND_DELAY
     if producer in FP64_UNIT and consumer.opcode not in READS_LATE:
@@ -485,7 +571,8 @@ def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
         state.producer[reg] = item.latency_key
         state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
-            state.guard_ready[reg] = state.cycle + PREDICATE_LATENCY
+            state.guard_ready[reg] = state.cycle + (FP64_PREDICATE_LATENCY if item.opcode in FP64_UNIT
+                                                    else PREDICATE_LATENCY)
         else:
             state.guard_ready.pop(reg, None)
 

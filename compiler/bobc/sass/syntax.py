@@ -207,6 +207,8 @@ class Control:
 
 
 _CONTROL = re.compile(r"^\[B([0-9-]{6}):R([0-9-]):W([0-9-]):([Y-]):S(\d\d)\]$")
+# The stalls an instruction may have with bit 109 set ('-'); schedule._with_stall keeps to them too.
+YIELD_BIT_STALLS = range(1, 12)
 
 
 
@@ -238,6 +240,12 @@ def parse_control(text: str) -> Control:
     if stall_value >= 1 << stall_width:
         raise SyntaxProblem(f"stall S{stall} does not fit in {stall_width} bits (S00..S{(1 << stall_width) - 1}) "
                             f"in '{_quoted(text)}'")
+    if y == "-" and stall_value not in YIELD_BIT_STALLS:
+        # the stall and bit 109 are one field to the hardware: nvdisasm decodes no instruction of
+        # any opcode whose bit 109 is set with a stall of 0 or 12..15 (every opcode class tried, both
+        # targets: tests/sass/test_field_ranges.py), and ptxas writes those stalls with 'Y' only
+        raise SyntaxProblem(f"stall S{stall} takes the yield flag 'Y' (bit 109 clear): with '-' only S01..S11 "
+                            f"encode an instruction, in '{_quoted(text)}'")
     return Control(stall=stall_value, yield_bit=0 if y == "Y" else 1,
                    write_barrier=7 if wb == "-" else int(wb), read_barrier=7 if rb == "-" else int(rb),
                    wait_mask=mask)
