@@ -1158,8 +1158,13 @@ def check_image_folder(folder: str | Path, option: str = "--emit-images", create
 
 def host_buffer_ranges(plan: WholeProgramPlan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:
     """(GPU address, bytes) of the program (with the tensor maps of `contracts`), QMD table,
-    pushbuffer and semaphores this plan needs."""
-    images = encode_images(plan, target, contracts=contracts)
+    pushbuffer and semaphores this plan needs: those of the images a build writes, whose
+    launches are ordered by the footprints of `contracts` (bobc.certify.footprints), since
+    launches sent beside a chain lengthen or shorten the pushbuffer (probe s36 encodeonce
+    finding 2)."""
+    from ..certify.footprints import contract_conflicts
+
+    images = encode_images(plan, target, contract_conflicts(plan, contracts or {}))
     sizes = images.manifest["sizes"]
     return {"program": (plan.program_base, sizes["program"]), "qmd": (plan.qmd_base, sizes["qmd"]),
             "pushbuffer": (plan.pushbuffer_base, sizes["pushbuffer"]),
