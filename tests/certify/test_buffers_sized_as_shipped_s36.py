@@ -59,3 +59,16 @@ def test_a_buffer_over_the_shipped_pushbuffers_end_is_refused():
     plan = bob.bob_plan(program, host_buffers=buffers)
     faults = [f for f in findings(plan, target) if "staging" in f.message]
     assert faults and "pushbuffer" in faults[0].message, [f.message for f in findings(plan, target)]
+
+
+def test_images_kept_for_another_target_or_search_path_are_not_handed_over():
+    """The certifier's images go to a build of the same plan, target and kernel search path only."""
+    from bobc.certify import certify, shipped_images_of
+
+    plan = bob.bob_plan(host_buffers=bob.host_buffers())
+    certify(plan, SM90)
+    assert shipped_images_of(plan, SM86) is None
+    assert shipped_images_of(plan, SM90, ("/elsewhere",)) is None
+    kept = shipped_images_of(plan, SM90)
+    assert kept is not None and kept.manifest["target"] == "sm_90"
+    assert shipped_images_of(plan, SM90) is None
