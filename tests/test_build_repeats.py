@@ -145,3 +145,60 @@ def test_a_kernels_contract_is_parsed_once_for_the_certifier_and_the_launch_orde
     source.write_text(source.read_text() + "//@ block 0\n")
     with pytest.raises(kernels.ContractError, match=":1: |block"):
         kernels.parse_contract(source, "linreg-sgd")
+
+
+def _counted_encodes(monkeypatch) -> dict:
+    """Count the image encodes and launch orderings from here on (every caller reaches them
+    through these module attributes at call time)."""
+    from bobc.nvidia import encode
+
+    counts = {"encode_images": 0, "launch_order": 0}
+    for name in counts:
+        real = getattr(encode, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            counts[_name] += 1
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(encode, name, counted)
+    return counts
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
+def test_a_build_encodes_its_images_once_per_target(monkeypatch, arch):
+    """probe s36 encodeonce finding 1: a `bobc build` of Bob encoded its device images (and
+    ordered its launches) four times for one target -- three times in the certifier
+    (check_host_buffers, then _mapped_spans for check_host_steps and again for
+    check_host_writes) and once more for the build -- and a `bobc check` three times.  The
+    certifier's one encode is the build's (footprints.shipped_images), which the build takes:
+    the same images as an encode of their own."""
+    from pathlib import Path
+
+    from bobc import pipeline
+    from bobc.certify.footprints import program_conflicts
+    from bobc.nvidia.encode import encode_images
+    from bobc.targets import target_named
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    target = target_named(arch)
+    plan_path = Path(__file__).resolve().parents[1] / "examples" / "bob" / "Bob" / "Build" / "NativeHost.bob"
+    counts = _counted_encodes(monkeypatch)
+    built = pipeline.compile_plan(plan_path, target)
+    assert counts == {"encode_images": 1, "launch_order": 1}
+    folders = getattr(built.program, "search_path", ())
+    fresh = encode_images(built.plan.program, target, program_conflicts(built.plan.program, target, folders))
+    assert (built.images.program, built.images.qmd, built.images.push, built.images.gpfifo, built.images.manifest) \
+        == (fresh.program, fresh.qmd, fresh.push, fresh.gpfifo, fresh.manifest)
+    # handed over once: a second encode of the plan encodes again, the same images
+    counts.update(encode_images=0, launch_order=0)
+    again = pipeline.encode(built.plan, target, folders)
+    assert counts["encode_images"] == 1 and again.push == fresh.push and again is not built.images
+
+
+def test_a_check_encodes_its_images_once(monkeypatch, capsys):
+    from bobc.cli import main
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    counts = _counted_encodes(monkeypatch)
+    assert main(["check", "examples/bob/Bob/Build/NativeHost.bob", "--target", "sm_90"]) == 0
+    assert counts == {"encode_images": 1, "launch_order": 1}
+

@@ -148,11 +148,14 @@ def certify(plan, target: Target, needs=None, folders=(), encoded_from=None, ass
 
 def encode(plan, target: Target, folders=()):
     """The device images; launches whose kernels' contracts show them touching disjoint bytes
-    may run at the same time (docs/launch-order.md; contracts in `folders`, then specs/)."""
-    from .certify.footprints import program_conflicts
-    from .nvidia.encode import encode_images
+    may run at the same time (docs/launch-order.md; contracts in `folders`, then specs/).  Those
+    the certification of this very plan encoded with the same target and folders (the same
+    call: certify.shipped_images_of), else encoded here."""
+    from .certify import shipped_images_of
+    from .certify.footprints import shipped_images
 
-    return encode_images(plan.program, target, program_conflicts(plan.program, target, folders))
+    images = shipped_images_of(plan, target, folders)
+    return images if images is not None else shipped_images(plan.program, target, folders)
 
 
 def check_and_certify(program, target: Target, entry: str = DEFAULT_ENTRY, contract_sources: list | None = None):

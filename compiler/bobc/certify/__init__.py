@@ -253,11 +253,17 @@ def _launches_of(plan: Plan) -> dict[int, list[int]]:
 
 def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
              contracts: dict | None = None, folders=(), encoded_from=None,
-             read_contracts: dict | None = None, assembled=None) -> list[Finding]:
+             read_contracts: dict | None = None, assembled=None, images_out: dict | None = None) -> list[Finding]:
     """Every fault of `plan` for `target`; empty when it certifies.  `contracts`
     (kernel identity -> KernelContract) replaces the search of `folders` and specs/;
     `encoded_from`, `assembled`: kernel_contracts'.  A dict given as `read_contracts` receives
-    the contracts the checks read."""
+    the contracts the checks read.
+
+    The device images are encoded once, as the build encodes them (footprints.shipped_images:
+    the contracts of `folders`, then specs/, order the launches; given `contracts`, those), and
+    every check that reads them (the host buffers' sizes, the mapped spans, the ring entries)
+    reads that one encoding.  A dict given as `images_out` receives them under "images" (the
+    BobcError encoding raised, where it did), when they are the build's (no `contracts` given)."""
     from ..targets import declared_target
 
     limit_faults = check_limits(plan, target)
@@ -266,6 +272,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         # device whose parameter layout bobc knows
         return limit_faults + check_declared_device(plan, target) + check_registers(plan, needs, target)
     contract_faults: list[Finding] = []
+    given = contracts is not None
     if contracts is None:
         checked: dict = {}             # regions whose code was compared with their source's assembly
         contracts, contract_faults = kernel_contracts(plan, target, folders, encoded_from, assembled, checked)
@@ -277,7 +284,17 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
     if read_contracts is not None:
         read_contracts.update(contracts)
     register_faults = check_registers(plan, needs, target)
-    buffer_faults = check_host_buffers(plan, target, contracts)
+    from ..errors import BobcError
+    from .footprints import shipped_images
+    from .host_steps import _images_of
+
+    try:
+        images = _images_of(plan, target, contracts) if given else shipped_images(plan.program, target, folders)
+    except BobcError as error:
+        images = error                 # the images cannot be laid out: check_host_buffers says why
+    if images_out is not None and not given:
+        images_out["images"] = images
+    buffer_faults = check_host_buffers(plan, target, contracts, images)
     if register_faults:
         # a region the hardware cannot hold cannot be laid out either: said once, by its region
         buffer_faults = [f for f in buffer_faults if f.kind != "layout"]
@@ -292,7 +309,7 @@ def findings(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
         pointer_faults = [followed(following, place(plan.program, "architecture"))] if following else []
     return (device_faults + pointer_faults + check_residents(plan)
             + contract_faults + buffer_faults
-            + register_faults + check_schedule(plan) + check_host_steps(plan, target, folders, contracts))
+            + register_faults + check_schedule(plan) + check_host_steps(plan, target, folders, contracts, images))
 
 
 def built_for(plan: Plan, target: Target) -> bool:
@@ -316,18 +333,27 @@ def followed(faults: list[Finding], at) -> Finding:
 def certify(plan: Plan, target: Target, needs: Mapping[str, int] | None = None,
             contracts: dict | None = None, folders=(), encoded_from=None, assembled=None) -> None:
     """Return when `plan` certifies; raise CertificationError listing every fault otherwise.
-    The contracts a certified plan was held to are kept with it (`certified_contracts`)."""
+    The contracts a certified plan was held to are kept with it (`certified_contracts`), and
+    the images its certification encoded as the build does, until the build takes them
+    (`shipped_images_of`)."""
     read: dict = {}
+    encoded: dict = {}
     faults = findings(plan, target, needs, contracts, folders, encoded_from, read_contracts=read,
-                      assembled=assembled)
+                      assembled=assembled, images_out=encoded)
     if faults:
         raise CertificationError(faults, getattr(plan, "entry", None))
     _remember(plan, read)
+    images = encoded.get("images")
+    if images is not None and not isinstance(images, BaseException) and id(plan) in _CERTIFIED:
+        _SHIPPED[id(plan)] = (target, tuple(folders), images)
 
 
 # id(plan) -> the kernel contracts its certification read, while the plan lives: the reference
 # runner holds each NumPy kernel to the write extents the certifier held its launches to
 _CERTIFIED: dict[int, dict] = {}
+# id(plan) -> (target, folders, the images its certification encoded as the build encodes them),
+# until the build takes them (shipped_images_of): one encode a command (probe s36 encodeonce)
+_SHIPPED: dict[int, tuple] = {}
 
 
 def _remember(plan: Plan, contracts: dict) -> None:
@@ -336,10 +362,27 @@ def _remember(plan: Plan, contracts: dict) -> None:
     key = id(plan)
     try:
         if key not in _CERTIFIED:
-            weakref.finalize(plan, _CERTIFIED.pop, key, None)
+            weakref.finalize(plan, _forget, key)
     except TypeError:           # an object that cannot be watched is not remembered
         return
     _CERTIFIED[key] = contracts
+
+
+def _forget(key: int) -> None:
+    _CERTIFIED.pop(key, None)
+    _SHIPPED.pop(key, None)
+
+
+def shipped_images_of(plan: Plan, target: Target, folders=()):
+    """The device images `plan`'s certification for `target` encoded with the kernel search
+    `folders` -- footprints.shipped_images(plan.program, target, folders), the very encode a
+    build makes of it -- handed over once (the caller owns them), or None: not certified in
+    this process with those inputs, or taken already."""
+    kept = _SHIPPED.get(id(plan))
+    if kept is None or kept[0] != target or kept[1] != tuple(folders):
+        return None
+    del _SHIPPED[id(plan)]
+    return kept[2]
 
 
 def certified_contracts(plan: Plan) -> dict | None:

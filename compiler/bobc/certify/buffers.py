@@ -10,7 +10,7 @@ from .findings import Finding, describe, end, span
 COMMAND_BUFFERS = ("program", "qmd", "pushbuffer", "semaphores", "gpfifo")
 
 
-def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:
+def host_buffer_extents(plan: Plan, target: Target, contracts=None, images=None) -> dict[str, tuple[int, int]]:
     """name -> (GPU address, bytes) the host must map for `target`'s images.
 
     A declared buffer keeps its address; a command buffer (program, QMD
@@ -18,12 +18,12 @@ def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str,
     larger (the plan sizes them for sm_86: sm_90's parameter blocks and QMD
     slots are twice as large).  Without declared buffers, the command buffers
     are the images at the plan's bases.  The program image holds the tensor
-    maps of `contracts` (bobc.nvidia.encode).  Raises BobcError when the images
-    cannot be laid out.
+    maps of `contracts` (bobc.nvidia.encode; `images`: those images, encoded already, as
+    host_buffer_ranges takes them).  Raises BobcError when the images cannot be laid out.
     """
     from ..nvidia.encode import host_buffer_ranges
 
-    needed = host_buffer_ranges(plan.program, target, contracts)
+    needed = host_buffer_ranges(plan.program, target, contracts, images)
     if not plan.host_buffers:
         return dict(needed)
     out = {}
@@ -40,7 +40,7 @@ def host_buffer_extents(plan: Plan, target: Target, contracts=None) -> dict[str,
     return out
 
 
-def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Finding]:
+def check_host_buffers(plan: Plan, target: Target, contracts=None, images=None) -> list[Finding]:
     """Host buffers named once each, pairwise disjoint, the command buffers at the images' bases,
     windows mapped and apart.
 
@@ -56,7 +56,7 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None) -> list[Findi
 
     out: list[Finding] = []
     try:
-        needed = host_buffer_ranges(plan.program, target, contracts)
+        needed = host_buffer_ranges(plan.program, target, contracts, images)
     except BobcError as error:
         return [Finding("layout", f"the images cannot be laid out: {error.message}")]
     typed_list = list(plan.host.buffers) if plan.host is not None else []

@@ -152,7 +152,6 @@ def program_conflicts(program, target, folders=()):
     compiler-native-encode.  The function carries the contracts it read (`.contracts`,
     identity -> KernelContract): encode_images writes their tensor maps."""
     from ..language.modules import specs_folder
-    from ..plan.model import DeviceArena
     from ..kernel_search import SourceError
     from .kernels import ContractError, find_source, parse_contract
 
@@ -167,6 +166,14 @@ def program_conflicts(program, target, folders=()):
             contracts[region.identity] = parse_contract(source, region.identity)
         except (ContractError, SourceError):
             continue                       # the certifier reports it; unknown here: ordered against all
+    return contract_conflicts(program, contracts)
+
+
+def contract_conflicts(program, contracts: dict):
+    """program_conflicts' rule for the contracts given (region identity -> KernelContract; a
+    region without one has an unknown footprint), which it carries as `.contracts`."""
+    from ..plan.model import DeviceArena
+
     prints = launch_footprints(Plan(program, DeviceArena((), (), ())), contracts)
 
     def conflicts(a: int, b: int) -> bool:
@@ -175,3 +182,13 @@ def program_conflicts(program, target, folders=()):
     conflicts.contracts = contracts        # the same reading gives encode_images its tensor maps
     conflicts.footprints = prints          # and shows a program residence no launch writes
     return conflicts
+
+
+def shipped_images(program, target, folders=()):
+    """The device images a build writes for `program` (a WholeProgramPlan) and `target`: its
+    launches ordered by program_conflicts' rule over the contracts in `folders`, then specs/
+    (docs/launch-order.md).  The one encode of a `bobc build` or `bobc check`: the certifier
+    sizes the host buffers from these images and the build writes them (bobc.pipeline.encode)."""
+    from ..nvidia.encode import encode_images
+
+    return encode_images(program, target, program_conflicts(program, target, folders))

@@ -47,18 +47,29 @@ def _every_step(steps, where: str = ""):
             yield name, step
 
 
-def check_host_steps(plan: Plan, target=None, folders=(), contracts=None) -> list[Finding]:
+def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images=None) -> list[Finding]:
     """Every fault of the host's schedule (the module's docstring).  With the build's `target`
     (and the kernel search `folders` the build encodes with), each Reissue's entry is held to
     the ring image's entry of its piece (check_reissues), and the buffers are the ones the host
-    maps for `target`'s images (_mapped_spans; `contracts`: the program image's tensor maps)."""
+    maps for `target`'s images (_mapped_spans; `contracts`: the program image's tensor maps).
+    `images`: the build's images for `target`, encoded already (or the BobcError encoding them
+    raised; certify.findings encodes them once for all its checks), else encoded here."""
     host = plan.host
     if host is None:
         return []
-    buffers = _mapped_spans(plan, target, contracts)
-    out: list[Finding] = check_host_writes(plan, target, contracts)
+    if target is not None and images is None:
+        from ..errors import BobcError
+        from .footprints import shipped_images
+
+        try:
+            images = shipped_images(plan.program, target, folders) if contracts is None else \
+                _images_of(plan, target, contracts)
+        except BobcError as error:
+            images = error
+    buffers = _mapped_spans(plan, target, contracts, images)
+    out: list[Finding] = check_host_writes(plan, target, contracts, images)
     if target is not None:
-        out += check_reissues(plan, target, folders)
+        out += check_reissues(plan, target, folders, images)
     seen: set = set()
     for name, step in _every_step(host.steps):
         extent = _EXTENTS.get(step.kind.name)
@@ -128,7 +139,16 @@ def _writes(step) -> list[tuple[str, int, int]]:
     return [w for w in out if w[2]]
 
 
-def _mapped_spans(plan: Plan, target=None, contracts=None) -> list[tuple[str, int, int]]:
+def _images_of(plan: Plan, target, contracts):
+    """The images of `plan` for `target` with the tensor maps of `contracts`, its launches
+    ordered by their footprints (nvidia/encode.py host_buffer_ranges's)."""
+    from ..nvidia.encode import encode_images
+    from .footprints import contract_conflicts
+
+    return encode_images(plan.program, target, contract_conflicts(plan.program, contracts))
+
+
+def _mapped_spans(plan: Plan, target=None, contracts=None, images=None) -> list[tuple[str, int, int]]:
     """(name, low, high) of each host buffer as the host maps it for `target`: a command buffer
     grown to its image where the target's image is larger (certify/buffers.py
     host_buffer_extents: sm_90's parameter blocks and QMD slots are larger than the sm_86 extents
@@ -141,7 +161,7 @@ def _mapped_spans(plan: Plan, target=None, contracts=None) -> list[tuple[str, in
     from .buffers import host_buffer_extents
 
     try:
-        sized = host_buffer_extents(plan, target, contracts)
+        sized = host_buffer_extents(plan, target, contracts, images)
     except BobcError:
         return declared
     out = []
@@ -151,7 +171,7 @@ def _mapped_spans(plan: Plan, target=None, contracts=None) -> list[tuple[str, in
     return out
 
 
-def check_host_writes(plan: Plan, target=None, contracts=None) -> list[Finding]:
+def check_host_writes(plan: Plan, target=None, contracts=None, images=None) -> list[Finding]:
     """No host step writes the machine's own buffers (docs/host-steps.md, "What a step may
     write"): the program table (code and parameter blocks), the QMDs, the pushbuffer, the
     semaphores and the GPFIFO ring, nor an alias of their bytes, hold what the certifier checked
@@ -164,7 +184,7 @@ def check_host_writes(plan: Plan, target=None, contracts=None) -> list[Finding]:
     host = plan.host
     if host is None:
         return []
-    spans = _mapped_spans(plan, target, contracts)
+    spans = _mapped_spans(plan, target, contracts, images)
     machine = [(name, low, high) for name, low, high in spans if name in MACHINE_BUFFERS]
     # an alias (a second view of bytes, docs: certify/buffers.py) inside a machine buffer is that buffer
     held = {name: what for name, _, _ in machine for what in (MACHINE_BUFFERS[name],)}
@@ -196,12 +216,13 @@ def check_host_writes(plan: Plan, target=None, contracts=None) -> list[Finding]:
     return out
 
 
-def check_reissues(plan: Plan, target, folders=()) -> list[Finding]:
+def check_reissues(plan: Plan, target, folders=(), images=None) -> list[Finding]:
     """Each Reissue hands the GPU the ring image's entry of the submission it waits for
     (docs/host-steps.md, Reissue): entry == word `piece` of the GPFIFO image the build encodes for
     `target` (its launches ordered by the contracts in `folders`, as pipeline.encode orders them),
     at every iteration of its repeat (piece and entry moved by their strides).  Any other word
-    would have the GPU fetch and run bytes no submission of the plan produced."""
+    would have the GPU fetch and run bytes no submission of the plan produced.  `images`: that
+    image, encoded already (or the BobcError encoding it raised)."""
     host = plan.host
     if host is None:
         return []
@@ -224,10 +245,14 @@ def check_reissues(plan: Plan, target, folders=()) -> list[Finding]:
     from ..nvidia.gpfifo import ENTRY_BYTES, decode_entry
     from .footprints import program_conflicts
 
+    if isinstance(images, BobcError):
+        return []                       # the images cannot be laid out: said by the buffer check
     try:
-        ring = encode_images(plan.program, target, program_conflicts(plan.program, target, folders)).gpfifo
+        if images is None:
+            images = encode_images(plan.program, target, program_conflicts(plan.program, target, folders))
     except BobcError:
         return []                       # the images cannot be laid out: said by the buffer check
+    ring = images.gpfifo
     submissions = len(ring) // ENTRY_BYTES
 
     def shown(word: int) -> str:

@@ -1156,10 +1156,20 @@ def check_image_folder(folder: str | Path, option: str = "--emit-images", create
         refuse(f"is not a folder; {option} names a folder to write the image files into")
 
 
-def host_buffer_ranges(plan: WholeProgramPlan, target: Target, contracts=None) -> dict[str, tuple[int, int]]:
+def host_buffer_ranges(plan: WholeProgramPlan, target: Target, contracts=None,
+                       images: "Images | BobcError | None" = None) -> dict[str, tuple[int, int]]:
     """(GPU address, bytes) of the program (with the tensor maps of `contracts`), QMD table,
-    pushbuffer and semaphores this plan needs."""
-    images = encode_images(plan, target, contracts=contracts)
+    pushbuffer and semaphores this plan needs: those of the images a build writes, whose
+    launches are ordered by the footprints of `contracts` (bobc.certify.footprints), since
+    launches sent beside a chain lengthen or shorten the pushbuffer (probe s36 encodeonce
+    finding 2).  `images`: those images, already encoded (or the BobcError encoding them
+    raised), which the certifier's checks share rather than each encoding them again."""
+    if isinstance(images, BobcError):
+        raise images
+    if images is None:
+        from ..certify.footprints import contract_conflicts
+
+        images = encode_images(plan, target, contract_conflicts(plan, contracts or {}))
     sizes = images.manifest["sizes"]
     return {"program": (plan.program_base, sizes["program"]), "qmd": (plan.qmd_base, sizes["qmd"]),
             "pushbuffer": (plan.pushbuffer_base, sizes["pushbuffer"]),
