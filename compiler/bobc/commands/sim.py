@@ -197,16 +197,22 @@ def run(args):
     # the plan's modules and kernel sources, and the images run, are this run's inputs too: no
     # output replaces one (as `bobc run --reference`'s)
     files.inputs.extend(plan_inputs(built, target, args.images if given is not None else None))
-    for option, name in OutputPaths.ORDER:
-        files.add(getattr(outputs, name), option,
-                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # an output's refusal, and a publication's, in the host's line (as `bobc run --reference`
+    # words them: docs/simulator.md gives sim the same one-line refusals and exit codes)
+    with host_words():
+        for option, name in OutputPaths.ORDER:
+            files.add(getattr(outputs, name), option,
+                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
+
+    def publish_checkpoint(data: bytes) -> None:
+        with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
+            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
     from ..sim.faults import SimulationFault
     try:
         result = simulate(host, images, args.operation, record_file.data,
                           checkpoint_file.data if checkpoint_file else None,
                           check_hazards=not args.no_hazard_check,
-                          publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
-                                                                               "--checkpoint-out"),
+                          publish_checkpoint=publish_checkpoint,
                           record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
                           check_order=not args.no_order_check, max_steps=args.max_steps)
     except SimulationFault as fault:
@@ -215,7 +221,8 @@ def run(args):
     files.stage("--predictions", result.predictions)
     files.stage("--result", result.result)
     files.stage("--checkpoint-out", result.checkpoint)
-    files.publish()
+    with host_words():
+        files.publish()
     log = result.channel.log
     checked = ("no control-code hazard, " if not args.no_hazard_check else "") + \
         ("no unordered launches, " if not args.no_order_check else "")
