@@ -63,6 +63,16 @@ CASES = {
     "output is the input": ({"rec.bin": ("record.bin", None)}, [],
                             ["--input", "rec.bin", "--checkpoint-out", "c.bin", "--predictions", "p.bin",
                              "--result", "rec.bin"], {}),
+    "damaged checkpoint and a bad output": (
+        {"rec.bin": ("record.bin", None), "in.bin": ("good.bin", _damaged)}, [],
+        ["--input", "rec.bin", "--checkpoint", "in.bin", "--checkpoint-out", "no/c.bin", "--predictions",
+         "p.bin", "--result", "r.bin"], {}),
+    "bad record and a bad output": (
+        {"rec.bin": ("record.bin", _bad_magic)}, [],
+        ["--input", "rec.bin", "--checkpoint-out", "no/c.bin", "--predictions", "p.bin", "--result", "r.bin"], {}),
+    "bad record and a damaged checkpoint": (
+        {"rec.bin": ("record.bin", _bad_magic), "in.bin": ("good.bin", _damaged)}, [],
+        ["--input", "rec.bin", "--checkpoint", "in.bin", *OUTPUTS], {}),
 }
 
 # what the host says (docs/runtime.md's forms; the exit codes of README's table)
@@ -73,6 +83,9 @@ EXPECTED = {
                               "replaced; nothing was written"),
     "output is the input": (8, "output rec.bin (--result): is the input rec.bin; an output never replaces an "
                                "input; nothing was written"),
+    "damaged checkpoint and a bad output": (4, "checkpoint in.bin: corrupted: "),
+    "bad record and a bad output": (3, "input record rec.bin: magic is not "),
+    "bad record and a damaged checkpoint": (3, "input record rec.bin: magic is not "),
 }
 
 

@@ -188,9 +188,12 @@ def run(args):
     with host_words():
         safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    # with the host's limits, as `bobc run --reference` reads them (an oversized file refused unread)
+    # with the host's limits, as `bobc run --reference` reads them (an oversized file refused unread),
+    # and judged as the host judges them before any output: the record checked, the checkpoint
+    # decoded (probe s36 simwords finding 2: a damaged checkpoint beside a bad output was exit 8)
     from .run import read_plan_host_inputs
-    record_file, checkpoint_file = read_plan_host_inputs(built.plan, args.input, args.checkpoint or None)
+    record_file, checkpoint_file, _ = read_plan_host_inputs(built.plan, args.input, args.checkpoint or None,
+                                                            args.operation)
     files.inputs.append(record_file)
     if checkpoint_file is not None:
         files.inputs.append(checkpoint_file)
