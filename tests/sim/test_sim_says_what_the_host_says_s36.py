@@ -73,6 +73,10 @@ CASES = {
     "bad record and a damaged checkpoint": (
         {"rec.bin": ("record.bin", _bad_magic), "in.bin": ("good.bin", _damaged)}, [],
         ["--input", "rec.bin", "--checkpoint", "in.bin", *OUTPUTS], {}),
+    "BOBC_HOST_TIMING names the input": ({"rec.bin": ("record.bin", None)}, [], ["--input", "rec.bin", *OUTPUTS],
+                                         {"BOBC_HOST_TIMING": "rec.bin"}),
+    "a setting outside its set": ({"rec.bin": ("record.bin", None)}, [], ["--input", "rec.bin", *OUTPUTS],
+                                  {"BOBC_GPU_MAPPING": "bogus"}),
 }
 
 # what the host says (docs/runtime.md's forms; the exit codes of README's table)
@@ -86,6 +90,9 @@ EXPECTED = {
     "damaged checkpoint and a bad output": (4, "checkpoint in.bin: corrupted: "),
     "bad record and a bad output": (3, "input record rec.bin: magic is not "),
     "bad record and a damaged checkpoint": (3, "input record rec.bin: magic is not "),
+    "BOBC_HOST_TIMING names the input": (8, "BOBC_HOST_TIMING rec.bin: is the input rec.bin; a diagnostic file "
+                                            "never replaces an input; nothing was written"),
+    "a setting outside its set": (2, "BOBC_GPU_MAPPING=bogus: expected rm or uvm"),
 }
 
 

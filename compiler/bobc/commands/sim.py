@@ -168,6 +168,14 @@ def run(args):
         plan = load_plan(plan_path, args.include, args.entry, target)
         return print_host_help(plan_host_usage(f"bobc sim {args.plan}", plan.host.identity,
                                                plan.host.request.input_record_bytes))
+    # then the environment's settings, as the host and `bobc run --reference` judge them (host_settings.h:
+    # a value outside a setting's set is a usage error on any machine; probe s36 simwords finding 5)
+    import os
+
+    from ..reference import settings
+    refused = settings.refusal(os.environ, settings.PLAN_HOST)
+    if refused:
+        raise UsageError(refused)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     from ..errors import BobcError
     from .run import native_entry_hint
@@ -206,6 +214,15 @@ def run(args):
         for option, name in OutputPaths.ORDER:
             files.add(getattr(outputs, name), option,
                       replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # a diagnostic file the environment names is never an input (runtime_c/diag_file.h), refused as
+    # the host and `bobc run --reference` refuse it; sim writes no timing (probe s36 simwords finding 4)
+    from ..reference.native_program import diagnostic_refusal
+    from .run import HostRefusal
+
+    timing = os.environ.get("BOBC_HOST_TIMING")
+    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
+    if refused:
+        raise HostRefusal(refused, 8)
 
     def publish_checkpoint(data: bytes) -> None:
         with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
