@@ -923,7 +923,8 @@ def _target_of(parameter_base: int):
     return next((t for t in TARGETS.values() if t.parameter_base == parameter_base), None)
 
 
-def code_reads(source: Path, code: bytes, parameter_base: int, target=None, text: str | None = None) -> tuple[list[ParameterRead], list[str]]:
+def code_reads(source: Path, code: bytes, parameter_base: int, target=None,
+               text: str | None = None) -> tuple[list[ParameterRead], list[str]]:
     """The parameter reads of a region's assembled code: for each instruction of its source
     (the assembler's own parser, one 16-byte word each, in order) that has a constant-bank
     operand, the bank and byte offset read from the code's encoded bits; those of bank 0 at
