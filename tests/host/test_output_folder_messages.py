@@ -123,8 +123,15 @@ def test_every_output_option_says_a_bad_folder_alike(tmp_path, where, detail):
     for option in ("-o", "--emit-images"):
         done = bobc("build", BOB, option, where, cwd=tmp_path)
         refused(done, f"bobc build: error: {where}: cannot write output ({option}): ", detail)
-    done = bobc("run", BOB, "train", "--reference", "--input", "afile", "--checkpoint-out", where,
+    # a sound record: the host (and so the reference) judges the record before any output path, so
+    # an empty one would be refused first, exit 3 (probe s36 simwords finding 3)
+    bob = REPO / "examples/bob"
+    made = subprocess.run([sys.executable, str(bob / "build_fixture.py"), str(bob / "corpus.txt"), "--prompts-file",
+                           str(bob / "prompts.txt"), "-o", str(tmp_path / "record.bin")],
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert made.returncode == 0, made.stderr
+    done = bobc("run", BOB, "train", "--reference", "--input", "record.bin", "--checkpoint-out", where,
                 "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
-    assert done.returncode == 8 and f"output {where} (--checkpoint-out): {detail}; nothing was written" in done.stderr, \
-        done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+    said = f"output {where} (--checkpoint-out): {detail}; nothing was written"
+    assert done.returncode == 8 and said in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "record.bin"]

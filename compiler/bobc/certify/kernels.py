@@ -923,20 +923,22 @@ def _target_of(parameter_base: int):
     return next((t for t in TARGETS.values() if t.parameter_base == parameter_base), None)
 
 
-def code_reads(source: Path, code: bytes, parameter_base: int, target=None) -> tuple[list[ParameterRead], list[str]]:
+def code_reads(source: Path, code: bytes, parameter_base: int, target=None,
+               text: str | None = None) -> tuple[list[ParameterRead], list[str]]:
     """The parameter reads of a region's assembled code: for each instruction of its source
     (the assembler's own parser, one 16-byte word each, in order) that has a constant-bank
     operand, the bank and byte offset read from the code's encoded bits; those of bank 0 at
     or past `parameter_base` are parameter reads.  A bank 0 read below it that is none of the
     target's driver words (driver_constants; `target` else the target of that base) is kept
     too, with `below` its offset: check_code_reads refuses it.  The second list: why the code
-    cannot be read so (it is not its source's, a register-indexed parameter read)."""
+    cannot be read so (it is not its source's, a register-indexed parameter read).  `text`: the
+    source's text as already read (else `source` is read)."""
     from ..sass.syntax import Const, parse_source
     from ..sass.tables.layouts import CONST_BANK, CONST_OFFSET
 
     target = target if target is not None else _target_of(parameter_base)
     driver = driver_constants(target) if target is not None else None
-    text = read_source(source)
+    text = read_source(source) if text is None else text
     instructions = [line.instruction for line in parse_source(text, str(source)) if line.instruction is not None]
     if len(code) != 16 * len(instructions):
         return [], [f"its code has {len(code) // 16} instructions, its source {source.name} {len(instructions)}"]
@@ -975,25 +977,33 @@ def code_reads(source: Path, code: bytes, parameter_base: int, target=None) -> t
 
 
 def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
-    """code_reads of `source` assembled for `target`, kept in the user cache by the
-    assembler's identity, the source's bytes and the target (a warm build then neither
-    imports the assembler nor loads its kernels: issue 21's build time).  `built`: the
-    build's own assembly of `source` for `target` (a plan's kernel, bobc.kernel_cache's
-    default), read rather than assembling the source again."""
+    """code_reads of `source` assembled for `target`, kept in the user cache by what the verdict
+    is computed from: the assembler's identity, this file, the source's path, the target, the
+    source's bytes (read once: its text is parsed from them) and the code read (a warm build
+    then neither parses the source nor reads the code again: issue 21's build time).  `built`:
+    the build's own assembly of `source` for `target` (a plan's kernel, bobc.kernel_cache's
+    default), read rather than assembling the source again.  The code is in the key (probe s36
+    simwords finding 6): keyed by the source's bytes alone, a kernel edited between the build's
+    assembly and its certification kept the old code's reads under the new bytes, and every
+    later build of the new bytes was certified with them."""
+    import hashlib
+
     from .. import cache
     from ..kernel_cache import _assembler_identity, assemble_kernel
+    from ..sass.source import source_text
 
     data = read_source_bytes(source)
-    key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
-                       target.name, data)
-    kept = cache.load("parameter-reads", key, tuple)
-    if kept is not None:
-        return kept
     # the kernel as written: the launch prologue a plan's build puts before it reads nothing
     code = as_written(built, target) if built is not None else None
     if code is None:
         code = assemble_kernel(source, target, launched=False).code
-    found, problems = code_reads(source, code, target.parameter_base, target)
+    code = bytes(code)
+    key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
+                       target.name, data, hashlib.sha256(code).hexdigest())
+    kept = cache.load("parameter-reads", key, tuple)
+    if kept is not None:
+        return kept
+    found, problems = code_reads(source, code, target.parameter_base, target, text=source_text(data, source))
     result = (tuple(found), tuple(problems))
     cache.store("parameter-reads", key, result)
     return result

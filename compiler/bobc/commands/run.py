@@ -302,16 +302,23 @@ def load_kernels(path, plan=None, given: bool = True) -> dict:
     return kernels
 
 
-def read_plan_host_inputs(plan, input_path, checkpoint_path):
-    """(record, checkpoint or None) as safe_io.InputFiles, read with the host's limits
-    (runtime_c/host_runtime.c): the record's size and one byte more (a bigger file is refused
-    unread), the checkpoint's envelope and 1 MiB (a bigger one whose header names another plan's
-    identities is foreign, exit 5).  `bobc run --reference` and `bobc sim` alike."""
+def read_plan_host_inputs(plan, input_path, checkpoint_path, operation):
+    """(record, checkpoint or None, the checkpoint's (payload, step) or None): the record and the
+    checkpoint as safe_io.InputFiles, read with the host's limits (runtime_c/host_runtime.c): the
+    record's size and one byte more (a bigger file is refused unread), the checkpoint's envelope
+    and 1 MiB (a bigger one whose header names another plan's identities is foreign, exit 5).
+    Judged in the host's order (runtime_c/plan_host.c main), before any output is: the record
+    read and checked (size, then the plan's record checks), then the checkpoint read, decoded
+    and, for a train, its step's room (probe s36 simwords finding 3: a bad record beside a bad
+    output path was exit 8, the host's 3).  `bobc run --reference` and `bobc sim` alike."""
     from ..reference import envelope, safe_io
     from ..reference.errors import BadCheckpoint, BadInputRecord
+    from ..reference.host import check_record
 
-    record_file = safe_io.read_input(input_path, BadInputRecord, plan.host.request.input_record_bytes + 1)
-    checkpoint_file = None
+    request = plan.host.request
+    record_file = safe_io.read_input(input_path, BadInputRecord, request.input_record_bytes + 1)
+    check_record(request.input_checks, request.input_record_bytes, record_file.data, input_path)
+    checkpoint_file = state = None
     if checkpoint_path is not None:
         contract = plan.checkpoint
         limit = envelope.header_bytes(contract) + contract.payload_bytes + 12 + (1 << 20)
@@ -320,7 +327,10 @@ def read_plan_host_inputs(plan, input_path, checkpoint_path):
         except BadCheckpoint:
             envelope.foreign_by_header(checkpoint_path, contract, limit)     # a larger plan's: exit 5
             raise
-    return record_file, checkpoint_file
+        state = envelope.decode(checkpoint_file.data, contract, checkpoint_path)
+        if operation == "train":
+            safe_io.check_step_room(state[1], contract.updates_per_invocation, checkpoint_path)
+    return record_file, checkpoint_file, state
 
 
 def run_plan_host(plan, kernels, args, read=()) -> int:
@@ -329,7 +339,7 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     output paths checked before any work, the last outputs published together.  `read`:
     the other files the run read (_common.read_files: the plan's modules, the kernels
     file), which no output may be either."""
-    from ..reference import envelope, safe_io
+    from ..reference import safe_io
     from ..reference.host import ReferenceHost
     from ..reference.runner import OutputPaths
 
@@ -337,14 +347,10 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     with host_words():
         safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    record_file, checkpoint_file = read_plan_host_inputs(plan, args.input, args.checkpoint)
+    record_file, checkpoint_file, state = read_plan_host_inputs(plan, args.input, args.checkpoint, args.operation)
     files.inputs.append(record_file)
-    state = None
     if checkpoint_file is not None:
         files.inputs.append(checkpoint_file)
-        state = envelope.decode(checkpoint_file.data, plan.checkpoint, args.checkpoint)
-        if args.operation == "train":
-            safe_io.check_step_room(state[1], plan.checkpoint.updates_per_invocation, args.checkpoint)
     # the plan's modules and kernel sources and the kernels file are inputs before any output is
     # judged: no output replaces one (tests/test_outputs_never_replace_the_plan.py)
     files.inputs.extend(read)

@@ -168,6 +168,14 @@ def run(args):
         plan = load_plan(plan_path, args.include, args.entry, target)
         return print_host_help(plan_host_usage(f"bobc sim {args.plan}", plan.host.identity,
                                                plan.host.request.input_record_bytes))
+    # then the environment's settings, as the host and `bobc run --reference` judge them (host_settings.h:
+    # a value outside a setting's set is a usage error on any machine; probe s36 simwords finding 5)
+    import os
+
+    from ..reference import settings
+    refused = settings.refusal(os.environ, settings.PLAN_HOST)
+    if refused:
+        raise UsageError(refused)
     outputs = OutputPaths(args.checkpoint_out, args.predictions, args.result)
     from ..errors import BobcError
     from .run import native_entry_hint
@@ -188,25 +196,43 @@ def run(args):
     with host_words():
         safe_io.recover([outputs.predictions, outputs.result, outputs.checkpoint])
     files = safe_io.OutputSet()
-    # with the host's limits, as `bobc run --reference` reads them (an oversized file refused unread)
+    # with the host's limits, as `bobc run --reference` reads them (an oversized file refused unread),
+    # and judged as the host judges them before any output: the record checked, the checkpoint
+    # decoded (probe s36 simwords finding 2: a damaged checkpoint beside a bad output was exit 8)
     from .run import read_plan_host_inputs
-    record_file, checkpoint_file = read_plan_host_inputs(built.plan, args.input, args.checkpoint or None)
+    record_file, checkpoint_file, _ = read_plan_host_inputs(built.plan, args.input, args.checkpoint or None,
+                                                            args.operation)
     files.inputs.append(record_file)
     if checkpoint_file is not None:
         files.inputs.append(checkpoint_file)
     # the plan's modules and kernel sources, and the images run, are this run's inputs too: no
     # output replaces one (as `bobc run --reference`'s)
     files.inputs.extend(plan_inputs(built, target, args.images if given is not None else None))
-    for option, name in OutputPaths.ORDER:
-        files.add(getattr(outputs, name), option,
-                  replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # an output's refusal, and a publication's, in the host's line (as `bobc run --reference`
+    # words them: docs/simulator.md gives sim the same one-line refusals and exit codes)
+    with host_words():
+        for option, name in OutputPaths.ORDER:
+            files.add(getattr(outputs, name), option,
+                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    # a diagnostic file the environment names is never an input (runtime_c/diag_file.h), refused as
+    # the host and `bobc run --reference` refuse it; sim writes no timing (probe s36 simwords finding 4)
+    from ..reference.native_program import diagnostic_refusal
+    from .run import HostRefusal
+
+    timing = os.environ.get("BOBC_HOST_TIMING")
+    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
+    if refused:
+        raise HostRefusal(refused, 8)
+
+    def publish_checkpoint(data: bytes) -> None:
+        with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
+            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
     from ..sim.faults import SimulationFault
     try:
         result = simulate(host, images, args.operation, record_file.data,
                           checkpoint_file.data if checkpoint_file else None,
                           check_hazards=not args.no_hazard_check,
-                          publish_checkpoint=lambda data: safe_io.publish_file(outputs.checkpoint, data,
-                                                                               "--checkpoint-out"),
+                          publish_checkpoint=publish_checkpoint,
                           record_path=args.input, checkpoint_path=args.checkpoint or "checkpoint",
                           check_order=not args.no_order_check, max_steps=args.max_steps)
     except SimulationFault as fault:
@@ -215,7 +241,8 @@ def run(args):
     files.stage("--predictions", result.predictions)
     files.stage("--result", result.result)
     files.stage("--checkpoint-out", result.checkpoint)
-    files.publish()
+    with host_words():
+        files.publish()
     log = result.channel.log
     checked = ("no control-code hazard, " if not args.no_hazard_check else "") + \
         ("no unordered launches, " if not args.no_order_check else "")
