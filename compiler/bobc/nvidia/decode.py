@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import children
-from ..errors import BobcError, UsageError, temporary_folder, write_temporary
+from ..errors import BobcError, UsageError, descriptors_exhausted, temporary_folder, write_temporary
 from .. import nvtools
 from ..resources import doc
 from . import gpfifo, pushbuffer, qmd
@@ -808,6 +808,9 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None
             command = [tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)]
             done = (children if running is None else running).run(command, text=True)
         except OSError as error:
+            exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
+            if exhausted is not None:
+                raise exhausted from None
             return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
     complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
                   for line in done.stderr.splitlines() if line.strip()]

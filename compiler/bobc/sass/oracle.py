@@ -150,7 +150,7 @@ def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems:
 def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
     """One nvdisasm call over `code`, placed at address `base`."""
     tool = require_nvdisasm()
-    from ..errors import temporary_folder, write_temporary
+    from ..errors import descriptors_exhausted, temporary_folder, write_temporary
 
     with temporary_folder() as folder:      # a full disk: one message, exit 8, not a traceback
         path = Path(folder) / "code.bin"
@@ -160,6 +160,9 @@ def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
         try:
             done = children.run(command, text=True)
         except OSError as e:
+            exhausted = descriptors_exhausted(e, "starting nvdisasm")     # ulimit -n: exit 8, not the tool's fault
+            if exhausted is not None:
+                raise exhausted from None
             raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
                             hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
     # nvdisasm names the file it read (`Object file /tmp/tmpXXXX/code.bin is not readable` for an
