@@ -5,7 +5,6 @@ never a traceback (README, "What a user is promised"; probe s36 exitcodes findin
 nvdisasm's refusal of words it cannot decode is still the illegal-instruction fault, 7."""
 from __future__ import annotations
 
-import os
 
 import pytest
 

@@ -17,7 +17,6 @@ asserted literally here are docs/runtime.md's forms.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
