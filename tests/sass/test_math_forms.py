@@ -5,7 +5,8 @@ the 6-operand ISETP...EX (64-bit setp / min / max), HSETP2 (setp.f16 / .f16x2) a
 lane selection on C (fma.rn.f16 of two halves of one register).  With the pinned ptxas and nvdisasm:
 - ptxas writes each of these forms for math_forms.ptx, on both targets;
 - each ptxas word assembles from nvdisasm's text to the same 128 bits, and nvdisasm reads it back;
-- each kernel: ptxas's cubin -> nvdisasm -> `bobc asm --cubin` gives ptxas's .text.
+- each kernel: ptxas's cubin -> nvdisasm -> `bobc asm --cubin` gives ptxas's .text, and the simulator
+  runs both cubins to what the PTX ISA's definitions give (computed here with numpy).
 """
 from __future__ import annotations
 
@@ -222,3 +223,40 @@ def _images(arch: str, kernel: str, folder) -> tuple[bytes, bytes]:
 def test_kernel_assembles_to_ptxas_text(arch, kernel, tmp_path, needs_ptxas, needs_nvdisasm):
     ptxas_image, bobc_image = _images(arch, kernel, tmp_path)
     assert _text(bobc_image, kernel) == _text(ptxas_image, kernel)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_kernel_runs_to_the_ptx_semantics(arch, kernel, tmp_path, needs_ptxas, needs_nvdisasm):
+    """ptxas's cubin and bobc's, run in the simulator (its control-code checker on), store what the PTX
+    ISA's definitions give."""
+    from bobc.sim.kernel import run_kernel
+    inputs, want, extra = KERNELS[kernel]()
+    for image in _images(arch, kernel, tmp_path):
+        buffers = {"out": np.zeros_like(want), **inputs}
+        got = run_kernel(image, arch, grid=1, block=THREADS, params=["out", *inputs, *extra],
+                         buffers=buffers, kernel_name=kernel)["out"]
+        if kernel == "half_forms":
+            # a NaN result of fma.rn.f16 is a NaN (its payload is the hardware's): NaN-ness compared there
+            assert (got[:, 0] == want[:, 0]).all(), f"{arch} {kernel} predicates:\n{got[:, 0]}\n!=\n{want[:, 0]}"
+            got_h, want_h = (np.ascontiguousarray(v[:, 1]).view(np.uint16) for v in (got, want))
+            got_nan, want_nan = (((h & 0x7C00) == 0x7C00) & ((h & 0x3FF) != 0) for h in (got_h, want_h))
+            assert (got_nan == want_nan).all() and (got_h[~want_nan] == want_h[~want_nan]).all(), \
+                f"{arch} {kernel} fma:\n{got_h}\n!=\n{want_h}"
+            continue
+        assert got.tobytes() == want.tobytes(), f"{arch} {kernel}:\n{got}\n!=\n{want}"
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_the_checker_holds_frnd_to_a_scoreboard(arch):
+    """FRND is variable latency (ptxas sets a write scoreboard on every one): the simulator's control-code
+    checker refuses a read of an unscored FRND result, and takes one waited on."""
+    from bobc.sim.faults import Hazard
+    from bobc.sim.kernel import run_kernel
+    head = "[B------:R-:W-:-:S05] MOV R0, 0x3fc00000\n"
+    tail = "[B------:R-:W-:-:S05] EXIT\n"
+    with pytest.raises(Hazard):
+        run_kernel(head + "[B------:R-:W-:-:S01] FRND.FLOOR R2, R0\n[B------:R-:W-:-:S04] FADD R3, R2, R2\n" + tail,
+                   arch, grid=1, block=32, params=[])
+    run_kernel(head + "[B------:R-:W0:-:S01] FRND.FLOOR R2, R0\n[B0-----:R-:W-:-:S04] FADD R3, R2, R2\n" + tail,
+               arch, grid=1, block=32, params=[])
