@@ -124,7 +124,7 @@ KNOWN_BELOW = {
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
     ("sm_86", "I2FP", "memory", "R"): (18, 1),
     ("sm_90", "I2FP", "memory", "R"): (15, 1),
-    ("sm_90", "HFMA2.MMA", "memory", "R"): (29, 4),  # bobc 11
+    ("sm_90", "HFMA2.MMA", "memory", "R"): (22, 5),  # bobc 11 (29, 4 before math_forms.ptx)
     ("sm_86", "ISETP", "WARPSYNC", "P"): (45, 1),
     ("sm_86", "ISETP", "conversion", "P"): (25, 1),
     ("sm_90", "ISETP", "VOTE", "P"): (14, 1),        # bobc 13
@@ -152,7 +152,6 @@ KNOWN_BELOW = {
     ("sm_86", "HFMA2", "memory", "R"): (25, 1),      # bobc 7
     ("sm_86", "HMNMX2", "alu", "R"): (12, 1),        # bobc 6
     ("sm_86", "HMNMX2", "memory", "R"): (14, 1),     # bobc 7
-    ("sm_86", "PRMT", "fma", "R"): (14, 1),          # bobc 7
     ("sm_86", "UIADD3", "alu", "UR"): (56, 1),       # bobc 6
     ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
     ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
@@ -161,6 +160,14 @@ KNOWN_BELOW = {
     ("sm_90", "ULOP3", "alu", "UR"): (7, 1),         # bobc 6
     ("sm_90", "HFMA2", "memory", "R"): (14, 1),      # bobc 7
     ("sm_90", "HMNMX2", "memory", "R"): (11, 1),     # bobc 7
+    # math_forms.ptx (session 36): a store or a PRMT waiting on several results at once (slack)
+    ("sm_86", "BMSK", "memory", "R"): (21, 2),       # bobc 7
+    ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
+    ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
+    ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
+    ("sm_86", "SEL", "memory", "R"): (16, 2),        # bobc 5
+    ("sm_90", "SEL", "memory", "R"): (14, 1),        # bobc 5
+    ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
     ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4

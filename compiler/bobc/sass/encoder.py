@@ -214,6 +214,8 @@ def _reg_width(inst: Instruction, slot: str) -> int:
             return 2 if source.endswith("64") else 1
     if op in ("DADD", "DMUL", "DFMA", "DSETP") and slot in ("Rd", "Ra", "Sb", "Sc"):
         return 2
+    if op == "FRND" and "F64" in mods and slot in ("Rd", "Sb"):
+        return 2        # FRND.F64 R12, R6: cvt.rmi.f64.f64 rounds the pair R6..R7 into R12..R13
     if op == "HMMA":
         # m16n8k16: A 4 registers, B 2; m16n8k8: A 2, B 1 (TF32: A 4, B 2); C/D 4 (F32) or 2 (F16)
         big = "16816" in mods or "TF32" in mods
@@ -524,7 +526,8 @@ class Encoder:
                 raise EncodeProblem(f"'.reuse' is not available on {inst.opcode}'s {position} operand "
                                     f"with .{'.'.join(inst.modifiers)}")
             self._put_vector(placed, operand, spec, allowed, inst.opcode, reuse_bit, carry)
-            self._put_swizzle(inst, placed, operand, position)
+            # B's register moved to the C field by an immediate pair has no lane field (refused if written)
+            self._put_swizzle(inst, placed, operand, "C moved" if position == "C" and slot == "Sb" else position)
             if operand.index != 255 and width > 1:
                 placed.reads[-1] = ("R", operand.index, width)
         elif isinstance(operand, Reg) and operand.bank == "UR":
@@ -581,7 +584,9 @@ class Encoder:
 
     def _put_swizzle(self, inst: Instruction, placed: Placed, reg, position: str) -> None:
         """Packed-half lane selection; refused where the opcode or position has none."""
-        if inst.opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD:
+        absent = set().union(*(positions for (op, variant), positions in L.SWIZZLE_FIELD_ABSENT.items()
+                               if op == inst.opcode and variant in inst.modifiers))
+        if inst.opcode in L.HALF_OPCODES and position in L.SWIZZLE_FIELD and position not in absent:
             if reg.swizzle not in L.SWIZZLE_VALUE:
                 raise EncodeProblem(f"lane selection .{reg.swizzle} is not supported on {inst.opcode}")
             placed.put(*L.SWIZZLE_FIELD[position], L.SWIZZLE_VALUE[reg.swizzle], "lane selection")

@@ -47,6 +47,9 @@ FIXED_LATENCIES = {
     # has none, and NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, HFMA2_MMA) give
     # 10 too.  Keyed by latency_key (the opcode with .MMA).
     "HFMA2.MMA": 10,
+    # I2I (cvt.sat to an 8- or 16-bit integer): ptxas 13's sm_86 code reads it 8 cycles on at the
+    # earliest (I2I.S16.S32.SAT -> PRMT 0x9910, tools/ptx_corpus/math_forms.ptx), sm_90's 6: the longer
+    "I2I": 8,
 }
 # An HMMA reads a fixed-latency (coupled) result later than the ALUs do: NAK gives 7
 # cycles from an ALU/FMA writer to an MMA reader where an ALU reader needs 4.
@@ -132,6 +135,9 @@ PREDICATE_LATENCY = 13     # -> an instruction it guards
 # tests/sass/data corpus3 double_math), never 13.
 FP64_PREDICATE_LATENCY = 14
 PREDICATE_OPERAND_LATENCY = 5
+# ... but HSETP2's (the binary16 unit's compare) 6: ptxas 13 never reads one sooner, on either target
+# (HSETP2 -> SEL, 5 placements each, tools/ptx_corpus/math_forms.ptx, tests/sass/test_latency_vs_ptxas.py)
+PREDICATE_OPERAND_LATENCIES = {"HSETP2": 6}
 # A uniform predicate (UISETP, UPLOP3: the uniform datapath) reaches a vector instruction's
 # operand 6 cycles after issue, a uniform one's 4 (NAK's UPredLatencySM80: Udp writer, Coupled
 # reader 6, Udp reader 4; ptxas leaves 6 UISETP -> PLOP3): the longer is taken for both.
@@ -587,7 +593,7 @@ def _latency(item: Item, reg: tuple[str, int], fixed: dict) -> int:
     if reg[0] == "UP":
         return UNIFORM_PREDICATE_OPERAND_LATENCY
     if reg[0] == "P":
-        return PREDICATE_OPERAND_LATENCY
+        return PREDICATE_OPERAND_LATENCIES.get(item.opcode, PREDICATE_OPERAND_LATENCY)
     if item.wide:
         return WIDE_LATENCY
     return FIXED_LATENCIES.get(item.latency_key, DEFAULT_LATENCY)

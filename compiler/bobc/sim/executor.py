@@ -1255,6 +1255,47 @@ class Launch:
         v = self._typed(ins, o[1], np.int32).astype(np.int64)
         self._dst(ins, o[0], (np.abs(v) & 0xFFFFFFFF).astype(np.uint32), mask)
 
+    def op_I2I(self, ins, mods, o, mask):
+        """I2I.<to>.S32.SAT (PTX cvt.sat.s8/u8/s16/u16.s32): the source clamped to the narrow type's
+        range, its 8 or 16 bits written with zeros above.  ptxas sign-extends an I2I.S8 / .S16 result
+        itself (PRMT 0x8880 / 0x9910 after it, tools/ptx_corpus/math_forms.ptx) and reads a .U8 / .U16
+        one as is, so the bits above are read as zero; the GPU's own are not measured here."""
+        kinds = {"S8": (-2**7, 2**7 - 1, 8), "U8": (0, 2**8 - 1, 8), "S16": (-2**15, 2**15 - 1, 16),
+                 "U16": (0, 2**16 - 1, 16)}
+        if len(mods) != 3 or mods[0] not in kinds or mods[1:] != ("S32", "SAT"):
+            self._unmodeled(ins, f"{ins.full_opcode} (modeled: I2I.S8/U8/S16/U16.S32.SAT)")
+        low, high, bits = kinds[mods[0]]
+        v = np.clip(self._typed(ins, o[1], np.int32).astype(np.int64), low, high)
+        self._dst(ins, o[0], self._full((v & ((1 << bits) - 1)).astype(np.uint32)), mask)
+
+    def op_BMSK(self, ins, mods, o, mask):
+        """BMSK Rd, Ra, Rb (PTX bmsk.clamp / bmsk.wrap: a bit mask of width b from position a): both
+        clamped to 0..32 (wrapped to 0..31 with .W); bits past 31 are dropped."""
+        if mods not in ((), ("W",)):
+            self._unmodeled(ins)
+        a = np.asarray(self.u32(ins, o[1])).astype(np.int64)
+        b = np.asarray(self.u32(ins, o[2])).astype(np.int64)
+        if mods == ("W",):
+            a, b = a & 31, b & 31
+        else:
+            a, b = np.minimum(a, 32), np.minimum(b, 32)
+        value = (((np.int64(1) << b) - 1) << a) & 0xFFFFFFFF
+        self._dst(ins, o[0], self._full(value.astype(np.uint32)), mask)
+
+    def op_SGXT(self, ins, mods, o, mask):
+        """SGXT Rd, Ra, Rb (PTX szext / bfe's extension): the low b bits of a, sign-extended (.U32:
+        zero-extended); b clamped to 0..32 (wrapped to 0..31 with .W); b = 0 gives 0."""
+        if [m for m in mods if m not in ("W", "U32")]:
+            self._unmodeled(ins)
+        a = np.asarray(self.u32(ins, o[1])).astype(np.int64)
+        b = np.asarray(self.u32(ins, o[2])).astype(np.int64)
+        b = (b & 31) if "W" in mods else np.minimum(b, 32)
+        low = a & ((np.int64(1) << b) - 1)
+        if "U32" not in mods:
+            sign = (low >> np.maximum(b - 1, 0)) & 1
+            low = np.where((b > 0) & (sign == 1), low - (np.int64(1) << b), low)
+        self._dst(ins, o[0], self._full((low & 0xFFFFFFFF).astype(np.uint32)), mask)
+
     def op_POPC(self, ins, mods, o, mask):
         v = np.asarray(self.u32(ins, o[1])).astype(np.uint32)
         count = np.zeros(v.shape, dtype=np.uint32)
@@ -1386,6 +1427,20 @@ class Launch:
             return
         r = np.clip(r, low, high).astype(np.int64)
         self._dst(ins, o[0], (r & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_FRND(self, ins, mods, o, mask):
+        """FRND[.F64][.FLOOR|.CEIL|.TRUNC] (PTX cvt.rmi/rpi/rzi/rni to the same float type): the
+        integral value in the mode, to nearest even without one; the sign of a zero is kept, a NaN
+        stays a NaN."""
+        rounding = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
+        known = [m for m in mods if m in rounding]
+        if [m for m in mods if m not in rounding and m != "F64"] or len(known) > 1:
+            self._unmodeled(ins)
+        function = rounding[known[0]] if known else np.rint
+        if "F64" in mods:
+            self._dset(ins, o[0], function(self.f64(ins, o[1])), mask)
+        else:
+            self._fset(ins, o[0], function(self.f32(ins, o[1])), mask)
 
     # ------------------------------------------------------------ binary32
     def _fset(self, ins, d, value, mask, mods=()):
@@ -1548,6 +1603,19 @@ class Launch:
         f = np.float64
         with np.errstate(all="ignore"):
             self._half_result(ins, mods, o[0], f(1) * al * bl + cl, f(1) * ah * bh + ch, mask)
+
+    def op_HSETP2(self, ins, mods, o, mask):
+        """HSETP2.<cmp>.<combine> Pu, Pv, Ra, Sb, Pp (PTX setp.<cmp>.f16 / .f16x2): Pu is the low
+        halves' comparison, Pv the high halves' (after the lane selections), each combined with Pp."""
+        cmp = mods[0] if mods else ""
+        combine = next((m for m in mods if m in self._COMBINE), None)
+        if combine is None or [m for m in mods[1:] if m not in self._COMBINE]:
+            self._unmodeled(ins)
+        (al, ah), (bl, bh) = self._half_operands(ins, o[2:4])
+        c = self.pred(ins, o[4])
+        f = self._COMBINE[combine]
+        self._dst(ins, o[0], self._full(f(self._fcompare(ins, cmp, al, bl), c)), mask)
+        self._dst(ins, o[1], self._full(f(self._fcompare(ins, cmp, ah, bh), c)), mask)
 
     def op_HMNMX2(self, ins, mods, o, mask):
         """Each half as FMNMX: both NaN, or either with .NAN, give the canonical NaN 0x7fff (binary32's

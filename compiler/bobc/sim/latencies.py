@@ -20,13 +20,16 @@ from __future__ import annotations
 # UNIFORM_RAW.
 COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "FSEL", "FMNMX", "FSETP",
                          "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV",
-                         "F2FP", "I2FP"})          # I2FP: not in the table; ALU as its sibling F2FP
+                         "F2FP", "I2FP",           # I2FP: not in the table; ALU as its sibling F2FP
+                         # I2I, BMSK, SGXT: integer ALU ops ptxas times without a scoreboard (math_forms.ptx)
+                         "I2I", "BMSK", "SGXT"})
 COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
                          "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
 FP16 = frozenset({"HADD2", "HMUL2", "HFMA2", "HMNMX2"})           # FP16 / FP16_Alu / FP16_F32 rows agree
 DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
                        "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
                        "B2R",                      # B2R: DecoupledAgu in NAK's (commented) row
+                       "FRND",                     # ptxas sets a write scoreboard on every FRND (math_forms.ptx)
                        "SYNCS"})                   # sm_90's mbarrier unit: its predicate on a scoreboard
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
@@ -38,7 +41,7 @@ KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R
 AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
                          "LDGSTS", "LDL", "STL", "LD", "ST", "SYNCS"})
 DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
-                               "R2UR"})
+                               "R2UR", "FRND"})
 
 # RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).  Writers: alu
 # (CoupledAlu), fma (CoupledFMA), wide_lo / wide_hi (IMADWideWriteDL / DH), fp16 (FP16), hfma2_mma

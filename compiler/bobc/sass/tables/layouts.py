@@ -109,7 +109,10 @@ LAYOUTS: dict[str, list[str]] = {
     "FSEL": ["Rd Ra Sb Pp"],
     "IMNMX": ["Rd Ra Sb Pp"],
     "FMNMX": ["Rd Ra Sb Pp"],
-    "ISETP": ["Pu Pv Ra Sb Pp"],
+    # .EX (the high words of a 64-bit compare) takes the low words' result as a sixth operand, in Pr's
+    # field 68..70 with its '!' at 71 (ptxas: ISETP.LT.U32.AND.EX P3, PT, R3, R7, PT, P3 sets 3 at 68;
+    # tools/ptx_corpus/math_forms.ptx)
+    "ISETP": ["Pu Pv Ra Sb Pp", "Pu Pv Ra Sb Pp Pr"],
     "FSETP": ["Pu Pv Ra Sb Pp"],
     "FADD": ["Rd Ra Sb"],
     "FMUL": ["Rd Ra Sb"],
@@ -122,6 +125,12 @@ LAYOUTS: dict[str, list[str]] = {
     "POPC": ["Rd Sb"],
     "FLO": ["Rd Sb"],
     "BREV": ["Rd Sb"],
+    # tools/ptx_corpus/math_forms.ptx: cvt.rmi/rni/rzi/rpi.f32.f32 and .f64 (FRND.FLOOR / FRND / .TRUNC /
+    # .CEIL, .F64), abs.s32 (IABS), cvt.sat.s8/u8/s16/u16.s32 (I2I), bmsk.clamp / .wrap (BMSK / BMSK.W)
+    "FRND": ["Rd Sb"],
+    "IABS": ["Rd Sb"],
+    "I2I": ["Rd Sb"],
+    "BMSK": ["Rd Ra Sb"],
     "LDG": ["Rd Mem"],
     "STG": ["MemSt Sb"],
     "LDS": ["Rd Mem"],
@@ -153,6 +162,7 @@ LAYOUTS: dict[str, list[str]] = {
     "HMUL2": ["Rd Ra Sb"],
     "HFMA2": ["Rd Ra Sb Sc"],
     "HMNMX2": ["Rd Ra Sb Pp"],
+    "HSETP2": ["Pu Pv Ra Sb Pp"],      # setp.<cmp>.f16 / .f16x2 (math_forms.ptx): FSETP's slots on halves
     "F2FP": ["Rd Ra Sb"],
     "HMMA": ["Rd Ra Sb Sc"],
     # local, shared and global memory beyond LDG/STG
@@ -217,7 +227,7 @@ OPERAND_MODIFIER_VARIANTS = {("HADD2", "F32"): {"A": ("neg",), "B": ("neg", "abs
 OPERAND_MODIFIERS = {
     "FADD": _FLOAT, "FMUL": _FLOAT, "FFMA": _FLOAT, "FSETP": _FLOAT, "FMNMX": _FLOAT, "FSEL": _FLOAT,
     "DADD": _FLOAT, "DMUL": _FLOAT, "DFMA": _FLOAT, "DSETP": _FLOAT,
-    "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF,
+    "HADD2": _HALF, "HMUL2": _HALF, "HFMA2": _HALF, "HMNMX2": _HALF, "HSETP2": _HALF,
     "MUFU": {"B": ("neg", "abs")},
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
@@ -237,7 +247,8 @@ COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3"}
 # B field yet uses C's reuse bit (ptxas: FADD R6, R2.reuse, R7.reuse sets 122 and 124).
 REUSE_BIT = {"Ra": 122, "Sb": 123, "Sc": 124}
 REUSE_BIT_OVERRIDES = {"FADD": {"Sb": 124}, "HADD2": {"Sb": 124},
-                       "DSETP": {"Sb": 124}}   # ptxas sm_90: DSETP.GEU.AND P1, PT, R10, R4.reuse, PT sets 124
+                       "DSETP": {"Sb": 124},   # ptxas sm_90: DSETP.GEU.AND P1, PT, R10, R4.reuse, PT sets 124
+                       "HSETP2": {"Sb": 124}}  # ptxas: HSETP2.EQ.AND P1, P2, R2.reuse, R5.reuse, PT sets 122 and 124
 # Slots whose reuse flag nvdisasm rejects for a variant ("undefined value ... for table
 # 'TABLES_opex_N'"): HADD2.F32 takes .reuse on its B operand only, on both targets
 # (tests/sass/test_roundtrip.py::test_reuse_nvdisasm_rejects_is_refused).
@@ -251,7 +262,9 @@ REUSE_FORBIDDEN = {("HADD2", "F32"): {"Ra"},
 # operand's position, REUSE_BIT, re-encoded bit for bit: tests/sass/test_reuse_more_opcodes.py).
 REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD3", "IMAD", "IMNMX",
                  "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT",
-                 "R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA"}
+                 "R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA",
+                 # ptxas 13 marks these too (tools/ptx_corpus/math_forms.ptx, both targets)
+                 "HSETP2", "SGXT", "BMSK", "I2I"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
@@ -264,8 +277,14 @@ REG_C_HALF_PAIR = dict(REG_C, neg=84, abs=83)
 
 # Packed-half lane selection (`R2.H0_H0`): a 2-bit field per source position
 # (ptxas: HADD2 R7, R4.H0_H0, R7.H0_H0 sets 2 at 74..75 and at 60..61; HADD2.F32 .H1_H1: 3).
-HALF_OPCODES = {"HADD2", "HMUL2", "HFMA2", "HMNMX2"}
-SWIZZLE_FIELD = {"A": (74, 2), "B": (60, 2)}
+# HFMA2's C register takes one at 81..82 (ptxas: fma.rn.f16 of two halves of one register, HFMA2 R4,
+# R0.H0_H0, R5.H0_H0, R0.H1_H1 sets 3 there; tools/ptx_corpus/math_forms.ptx); B's register moved to the
+# C field by an immediate pair takes none (its lane field is the pair's bits: refused).
+HALF_OPCODES = {"HADD2", "HMUL2", "HFMA2", "HMNMX2", "HSETP2"}
+SWIZZLE_FIELD = {"A": (74, 2), "B": (60, 2), "C": (81, 2)}
+# ... but not HFMA2.MMA's: nvdisasm reads its word with 3 at 81..82 as `HFMA2.MMA R4, R0, R5, R6`, no lane
+# selection (tests/sass/test_math_forms.py), so a selection on its C is refused, never dropped.
+SWIZZLE_FIELD_ABSENT = {("HFMA2", "MMA"): {"C"}}
 SWIZZLE_VALUE = {"": 0, "H0_H0": 2, "H1_H1": 3}
 
 # Opcodes whose immediates are the high 32 bits of a binary64 (nvdisasm prints `DADD R10, R8, 1`).
@@ -345,7 +364,8 @@ FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
 VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F2F", "POPC",
                     "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
                     "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "B2R",
-                    "REDUX", "UFLO", "VOTEU"}
+                    "REDUX", "UFLO", "VOTEU",
+                    "FRND"}   # ptxas sets a write scoreboard on every FRND (math_forms.ptx, both targets)
 # Variable-latency opcodes that read their register sources late: a later
 # overwrite of those sources must wait for the read barrier.
 READS_LATE = {"LDG", "STG", "LDS", "STS", "SHFL", "LDC", "LDL", "STL", "LD", "LDSM", "LDGSTS", "ATOMS",
