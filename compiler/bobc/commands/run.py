@@ -333,6 +333,34 @@ def read_plan_host_inputs(plan, input_path, checkpoint_path, operation):
     return record_file, checkpoint_file, state
 
 
+def claim_host_outputs(files, outputs, checkpoint_file, args):
+    """Judge a plan host's outputs as the host does, once its inputs are read (`files.inputs`): each
+    output path in the host's words and order, the checkpoint output allowed to replace the
+    checkpoint read, and a BOBC_HOST_TIMING file that names an input refused (exit 8;
+    runtime_c/plan_host.c, diag_file.h -- the reference and the simulator write no timing, but
+    refuse what the host refuses: probe s31 hostexe finding 6, s36 simwords finding 4).  Returns
+    the interval checkpoints' publisher: each is published as its interval ends, in the C host's
+    words (rt_checkpoint_write); the last waits for the other outputs.  `bobc run --reference` and
+    `bobc sim` both."""
+    from ..reference import safe_io
+    from ..reference.native_program import diagnostic_refusal
+    from ..reference.runner import OutputPaths
+
+    with host_words():
+        for option, name in OutputPaths.ORDER:
+            files.add(getattr(outputs, name), option,
+                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
+    timing = os.environ.get("BOBC_HOST_TIMING")
+    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
+    if refused:
+        raise HostRefusal(refused, 8)
+
+    def publish_checkpoint(data: bytes) -> None:
+        with host_words():
+            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
+    return publish_checkpoint
+
+
 def run_plan_host(plan, kernels, args, read=()) -> int:
     """The plan's schedule on the reference host, files in and files out, with the
     native host's file rules (reference/safe_io.py): inputs read once and bounded,
@@ -354,25 +382,7 @@ def run_plan_host(plan, kernels, args, read=()) -> int:
     # the plan's modules and kernel sources and the kernels file are inputs before any output is
     # judged: no output replaces one (tests/test_outputs_never_replace_the_plan.py)
     files.inputs.extend(read)
-    with host_words():
-        for option, name in OutputPaths.ORDER:
-            files.add(getattr(outputs, name), option,
-                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
-    # a diagnostic file the environment names is never an input (runtime_c/plan_host.c, diag_file.h):
-    # the reference writes no timing (it has no GPU), but refuses what the host refuses (probe s31
-    # hostexe finding 6)
-    from ..reference.native_program import diagnostic_refusal
-
-    timing = os.environ.get("BOBC_HOST_TIMING")
-    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
-    if refused:
-        raise HostRefusal(refused, 8)
-    # interval checkpoints are published as their intervals end; the last waits for the
-    # other outputs, and all are published together, the checkpoint last
-    def publish_checkpoint(data: bytes) -> None:
-        with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
-            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
-
+    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args)
     host = ReferenceHost(plan, kernels, publish_checkpoint=publish_checkpoint)
     result = host.run(args.operation, record_file.data, state, args.input)
     files.stage("--predictions", result.files["predictions"])

@@ -210,23 +210,8 @@ def run(args):
     files.inputs.extend(plan_inputs(built, target, args.images if given is not None else None))
     # an output's refusal, and a publication's, in the host's line (as `bobc run --reference`
     # words them: docs/simulator.md gives sim the same one-line refusals and exit codes)
-    with host_words():
-        for option, name in OutputPaths.ORDER:
-            files.add(getattr(outputs, name), option,
-                      replaces=checkpoint_file if option == "--checkpoint-out" else None)
-    # a diagnostic file the environment names is never an input (runtime_c/diag_file.h), refused as
-    # the host and `bobc run --reference` refuse it; sim writes no timing (probe s36 simwords finding 4)
-    from ..reference.native_program import diagnostic_refusal
-    from .run import HostRefusal
-
-    timing = os.environ.get("BOBC_HOST_TIMING")
-    refused = diagnostic_refusal("BOBC_HOST_TIMING", timing, [args.input, args.checkpoint]) if timing else None
-    if refused:
-        raise HostRefusal(refused, 8)
-
-    def publish_checkpoint(data: bytes) -> None:
-        with host_words():      # the C host's words for its interval publication (rt_checkpoint_write)
-            safe_io.publish_file(outputs.checkpoint, data, "--checkpoint-out")
+    from .run import claim_host_outputs
+    publish_checkpoint = claim_host_outputs(files, outputs, checkpoint_file, args)
     from ..sim.faults import SimulationFault
     try:
         result = simulate(host, images, args.operation, record_file.data,
