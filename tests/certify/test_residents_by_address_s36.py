@@ -11,24 +11,7 @@ import synthetic_bob as bob
 from bobc.certify import pointers
 from bobc.certify.pointers import ByAddress, _containing, check_pointers
 from bobc.plan.model import Resident
-
-
-def _random_residents(rng: random.Random, count: int, disjoint: bool) -> tuple[Resident, ...]:
-    out, at = [], 0
-    for i in range(count):
-        if disjoint:
-            at += rng.choice((0, 0, 1, 5))
-            size = rng.choice((0, 1, 3, 8))
-            out.append(Resident(f"r{i}", at, size, 1))
-            at += size
-        else:
-            out.append(Resident(f"r{i}", rng.randrange(40), rng.choice((0, 1, 2, 5, 12, 30)), 1))
-    rng.shuffle(out)
-    return tuple(out)
-
-
-def _bytes(r: Resident) -> set[int]:
-    return set(range(r.address, r.address + r.size))
+from tests.certify.test_resident_overlaps_swept_s36 import _bytes, _random_residents  # one generator of residents
 
 
 def test_the_holder_of_an_address_is_the_first_whose_bytes_hold_it():
