@@ -66,6 +66,24 @@ for stem in ("tma_tile_load", "hgmma_product"):
     listing = subprocess.run([nvdisasm(), "-hex", cubin], check=True, capture_output=True, text=True).stdout
     open(f".device/sm90-async/{stem}.lst", "w").write(listing)
 PYEOF
+# the math forms of session 36 (tests/gpu/test_math_forms_gpu.py): ptxas's cubin of math_forms.ptx, bobc's
+# of each kernel from its nvdisasm listing, and bobc's I2I probe
+rm -rf .device/math-forms && mkdir -p .device/math-forms
+"$PY" - <<'PYEOF'
+import subprocess
+from bobc.cli import main
+from bobc.nvtools import nvdisasm, ptxas
+d = ".device/math-forms"
+subprocess.run([ptxas(), "-arch=sm_90", "-O3", "tools/ptx_corpus/math_forms.ptx", "-o", f"{d}/math_forms.ptxas.cubin"],
+               check=True)
+listing = subprocess.run([nvdisasm(), "-hex", f"{d}/math_forms.ptxas.cubin"], check=True, capture_output=True,
+                         text=True).stdout
+open(f"{d}/math_forms.lst", "w").write(listing)
+for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms"):
+    assert main(["asm", f"{d}/math_forms.lst", "--arch", "sm_90", "--kernel", kernel, "--cubin",
+                 "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
+assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin", "-o", f"{d}/i2i_bits.cubin"]) == 0
+PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
 du -sh .device .whl
