@@ -602,19 +602,20 @@ def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list
     entries by kind, kind -> (entries, bytes); bobc's temporaries (`.tmp-*`: count, bytes); and
     the names of everything else found there (`Documents/`, `kernels/notes.txt`), which is not
     bobc's, is left alone by prune and counted in neither (nor walked: a BOBC_CACHE_DIR naming a
-    home folder by mistake is not read through)."""
+    home folder by mistake is not read through).  A cache folder that cannot be read raises its
+    OSError; a kind's folder that cannot be read is in `.unreadable` (Usage), counted in no number."""
     found: dict[str, tuple[int, int]] = {}
     temporaries = [0, 0]
     foreign: list[str] = []
-    try:
-        kinds, other = _kinds(root)
-    except OSError:
-        return found, (0, 0), foreign
+    unreadable: list[tuple[str, OSError]] = []
+    kinds, other = _kinds(root)     # a cache folder that cannot be read raises its OSError, as prune's does
     foreign += [c.name + ("/" if c.is_dir(follow_symlinks=False) else "") for c in other]
     for kind in kinds:
         try:
             children = sorted(os.scandir(kind.path), key=lambda c: c.name)
-        except OSError:
+        except OSError as error:
+            # counted in no number, and said: a size that leaves it out is not the cache's size
+            unreadable.append((kind.name, error))
             continue
         entries = size = 0
         for child in children:
@@ -627,7 +628,17 @@ def usage(root: Path) -> tuple[dict[str, tuple[int, int]], tuple[int, int], list
             else:
                 foreign.append(f"{kind.name}/{child.name}" + ("/" if child.is_dir(follow_symlinks=False) else ""))
         found[kind.name] = (entries, size)
-    return found, (temporaries[0], temporaries[1]), foreign
+    return Usage(found, (temporaries[0], temporaries[1]), foreign, unreadable)
+
+
+class Usage(tuple):
+    """What `usage` found: (found, temporaries, foreign), and `unreadable`: each of bobc's kind
+    folders that could not be listed, with the system's error (its entries are in no number)."""
+
+    def __new__(cls, found, temporaries, foreign, unreadable=()):
+        made = super().__new__(cls, (found, temporaries, foreign))
+        made.unreadable = list(unreadable)
+        return made
 
 
 class PruneResult(tuple):

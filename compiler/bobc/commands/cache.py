@@ -73,7 +73,14 @@ def run(args):
                               hint="run it as the user who owns the cache folder, or make its folders writable, "
                                    "then prune again")
         return 0
-    found, (temporaries, temporary_bytes), foreign = cache.usage(root)
+    try:
+        counted = cache.usage(root)
+    except OSError as error:
+        # not "0 B in 0 entries": a cache it cannot read is not an empty one (probe s36 exitcodes2 1)
+        raise BobcError(f"cannot read the cache folder {shown(root)} ({error.strerror or error}): its size is "
+                        f"not known",
+                        hint="run it as the user who owns the cache folder (or point BOBC_CACHE_DIR at yours)") from None
+    found, (temporaries, temporary_bytes), foreign = counted
     entries = sum(count for count, _ in found.values())
     total = sum(size for _, size in found.values()) + temporary_bytes
     # counted as --prune judges it: bobc's entries and temporaries, whose sizes add up to the first
@@ -90,6 +97,12 @@ def run(args):
         named = ", ".join(shown(name) for name in foreign[:FOREIGN_NAMED])
         more = f" and {len(foreign) - FOREIGN_NAMED} more" if len(foreign) > FOREIGN_NAMED else ""
         print(f"  also there, {len(foreign)} not bobc's (left alone by --prune, in no number above): {named}{more}")
+    if counted.unreadable:
+        # said after what could be counted, and the exit is not 0: the sizes above leave these out
+        said = ", ".join(f"{kind}/ ({error.strerror or error})" for kind, error in counted.unreadable)
+        raise BobcError(f"cannot read {len(counted.unreadable)} of bobc's folders in {shown(root)}: {said}; "
+                        f"their entries are in no number above",
+                        hint="run it as the user who owns the cache folder, or make its folders readable")
     return 0
 
 
