@@ -176,6 +176,10 @@ def parameter_layout(text: str) -> list[tuple[int, int]]:
                              f"parameter has at least one (a .u8 is 1, a .u16 2)")
         if offset is None:
             offset = end + -end % natural_alignment(size)
+        if offset < 0:
+            raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} is at offset {offset}, before the "
+                             f"parameter block's first byte (offsets count from 0)",
+                             hint="write --parameter-sizes 8,4@8 (SIZE@OFFSET, OFFSET at least 0)")
         if offset < end:
             raise UsageError(f"--parameter-sizes {text}: parameter {ordinal} at offset {offset} overlaps the one "
                              f"before it, which ends at {end} (ptxas lays parameters out in order, apart)")
