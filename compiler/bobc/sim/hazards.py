@@ -227,7 +227,8 @@ class Checker:
             fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
         # registers read after issue: a variable-latency instruction's, a memory access's (stores
         # and reductions included) and a conversion's or MUFU's
-        late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT"))
+        late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")
+                                                           and not (op == "R2UR" and self.arch in L.R2UR_READS_AT_ISSUE))
         late = [reg for reg, _ in e.src_regs] if late_reader else []
         return reads, writes, decoupled, (late, decoupled)
 

@@ -82,17 +82,23 @@ def raw_table(arch: str) -> dict:
 # Decoupled and Disp_Alu (VOTE) readers as "guard" / "decoupled").  Writers: alu (Coupled,
 # Disp_Alu), fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64) and udp (a uniform-datapath
 # instruction's uniform predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
-# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both).
+# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both) and voteu (VOTEU's uniform
+# predicate, UPredLatencySM80 VoteU: a vector or uniform operand 1, a guard 5, a branch 2, an
+# LDC/MMA 5 -- the guard/decoupled rows' 5 cover both; ptxas's sm_90 code guards a uniform
+# instruction 5 cycles after the VOTEU.ALL that writes its predicate, tests/sass/data corpus
+# sm90_async.ptx).
 PREDICATE_RAW = {
-    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6},
-    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6},
-    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
-    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
-    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4},
+    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4, "voteu": 1},
 }
 
 
 def predicate_writer_class(opcode: str) -> str:
+    if opcode == "VOTEU":
+        return "voteu"       # UPredLatencySM80 VoteU (a V, not a U, opens its name)
     if opcode.startswith("U"):
         return "udp"
     if opcode == "DSETP":
@@ -232,6 +238,13 @@ def queue_of(opcode: str) -> str:
 # earlier one of an in-order pair, QUEUES).  GA10x's FP64 rate is 1/64 of FP32's.
 FP64_DECOUPLED = frozenset({"SM86"})
 
+
+# Targets where R2UR reads its register at issue: on sm_90 ptxas sets no scoreboard on any R2UR
+# (28 of 28 in tests/sass/data corpus-sm_90.tsv) and overwrites its source the very next cycle
+# (sm90_hgmma_product.ptx: `R2UR UR23, R5` then `IMAD.MOV.U32 R5, RZ, RZ, 0x3fff`, stall 1), as
+# it does a fixed-latency instruction's.  (sm_86's corpus has no R2UR: NAK's Decoupled reader
+# stands there.)
+R2UR_READS_AT_ISSUE = frozenset({"SM90"})
 
 # A variable-latency instruction that sets no read scoreboard: ptxas's -O3 code (both targets) never
 # overwrites one of its source registers fewer than 3 cycles after it issued (SHFL on sm_86 3, LDG on

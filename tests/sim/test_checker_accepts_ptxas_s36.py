@@ -1,0 +1,80 @@
+"""The control-code checker accepts what ptxas writes (probe s36 simchecker): ptxas's own -O3 code
+for both targets (tests/sass/data/corpus-sm_*.tsv, the bytes ptxas wrote) through the checker along
+each kernel's fall-through paths, and each loosened rule next to the hazard it still refuses
+(docs/simulator.md, "The control-code checker")."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bobc.sim.faults import Hazard
+from bobc.sim.hazards import Checker
+from bobc.sass import assemble
+from bobc.sim.sass_frontend import decode
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _ptxas_code(target: str, source: str, kernel: str) -> bytes:
+    """ptxas -O3's bytes of `kernel` (tools/ptx_corpus/`source`) as the corpus recorded them."""
+    rows = []
+    for line in (REPO / f"tests/sass/data/corpus-{target}.tsv").read_text().splitlines():
+        _text, lo, hi, ref = line.split("\t")
+        name, entry, opt, offset = ref.rsplit(":", 3)
+        if (name, entry, opt) == (source, kernel, "-O3"):
+            rows.append((int(offset, 16), int(lo, 16), int(hi, 16)))
+    assert rows, f"{source}:{kernel} is not in the {target} corpus"
+    return b"".join(lo.to_bytes(8, "little") + hi.to_bytes(8, "little") for _, lo, hi in sorted(rows))
+
+
+def _check_fall_through(target: str, source: str, kernel: str) -> int:
+    """Every instruction of ptxas's kernel in address order through the checker: each is reached from
+    the one before unless that one is an unconditional branch or exit (then nothing is in flight
+    that the checker could know of: it starts again).  Returns the instructions checked."""
+    arch = target.replace("sm_", "SM")
+    checker = Checker(f"{source}:{kernel}", arch)
+    instructions = decode(_ptxas_code(target, source, kernel), arch)
+    for ins in instructions:
+        checker.issue(ins)
+        if ins.opcode in ("BRA", "EXIT", "RET", "BRX", "JMP") and ins.guard in (7, 15):
+            checker = Checker(f"{source}:{kernel}", arch)
+    return len(instructions)
+
+
+def _run(target, body):
+    """`body` (SASS with its control codes, after R0 is set) assembled and issued through the
+    checker in order: straight-line code, so the issue order is the address order."""
+    text = "[B------:R-:W-:-:S05] MOV R0, 0x4\n" + body + "\n[B------:R-:W-:-:S05] EXIT\n"
+    arch = target.replace("sm_", "SM")
+    checker = Checker("kernel", arch)
+    for ins in decode(assemble(text, target).code, arch):
+        checker.issue(ins)
+
+
+# --- R2UR on sm_90 reads its register at issue (probe s36 latency finding 9, simchecker 1)
+
+def test_r2ur_source_overwrite_is_timed_per_target():
+    body = """
+[B------:R-:W-:-:S01] R2UR UR4, R0
+[B------:R-:W-:-:S11] IMAD.MOV.U32 R0, RZ, RZ, 0x7
+[B------:R-:W-:-:S02] NOP
+[B------:R-:W-:-:S05] IADD3 R2, R0, UR4, RZ"""
+    _run("sm_90", body)
+    with pytest.raises(Hazard) as caught:          # sm_86: NAK's decoupled R2UR reader stands
+        _run("sm_86", body)
+    assert "overwrites R0 1 cycles after" in caught.value.reason
+
+
+# --- VOTEU's uniform predicate: NAK's VoteU writer (probe s36 latency finding 9, simchecker 2)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_a_voteu_predicate_guards_five_cycles_on_not_four(target):
+    def body(stall):
+        return f"""
+[B------:R-:W-:-:S{stall:02d}] VOTEU.ANY UP0, PT
+[B------:R-:W-:-:S05] @UP0 UIADD3 UR5, URZ, 0x1, URZ"""
+    _run(target, body(5))
+    with pytest.raises(Hazard) as caught:
+        _run(target, body(4))
+    assert "reads P8 4 cycles after" in caught.value.reason and "a VOTEU result needs 5" in caught.value.reason
