@@ -78,3 +78,18 @@ def test_a_voteu_predicate_guards_five_cycles_on_not_four(target):
     with pytest.raises(Hazard) as caught:
         _run(target, body(4))
     assert "reads P8 4 cycles after" in caught.value.reason and "a VOTEU result needs 5" in caught.value.reason
+
+
+# --- UFLO is the uniform datapath's: timed, no scoreboard (simchecker 3)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_a_uflo_result_is_timed_as_a_uniform_instruction(target):
+    def body(stall):
+        return f"""
+[B------:R-:W-:-:S02] ULDC UR4, c[0x0][0x0]
+[B------:R-:W-:-:S{stall:02d}] UFLO.U32 UR5, UR4
+[B------:R-:W-:-:S05] UIADD3 UR6, -UR5, 0x1f, URZ"""
+    _run(target, body(4))
+    with pytest.raises(Hazard) as caught:
+        _run(target, body(3))
+    assert "reads UR5 3 cycles after" in caught.value.reason and "a uniform-datapath result needs 4" in caught.value.reason

@@ -157,6 +157,11 @@ def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
     register), 'decoupled', 'fp64' (decoupled when it sets a scoreboard), 'uldc', or None."""
     if opcode in UNIFORM_LOAD:
         return "uldc"
+    if opcode.startswith("U") and opcode[1:] in DECOUPLED:
+        # the uniform datapath's FLO / POPC / BREV are timed: NAK's URegLatencySM80 classes every
+        # uniform instruction's result Udp, and ptxas sets no scoreboard on UFLO (tests/sass/data,
+        # both targets), reading it 4 cycles on from a uniform instruction (sm_86 param_shapes.ptx)
+        return "udp"
     if opcode.startswith("U") and opcode[1:] in KNOWN_BASES:
         return writer_class(opcode[1:], modifiers)
     if opcode == "IMAD" and "WIDE" in modifiers:
