@@ -93,3 +93,19 @@ def test_a_uflo_result_is_timed_as_a_uniform_instruction(target):
     with pytest.raises(Hazard) as caught:
         _run(target, body(3))
     assert "reads UR5 3 cycles after" in caught.value.reason and "a uniform-datapath result needs 4" in caught.value.reason
+
+
+# --- DEPBAR.LE SBn, 0 completes every producer on SBn (simchecker 4)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_depbar_le_zero_completes_its_scoreboard(target):
+    def body(depbar):
+        return f"""
+[B------:R-:W0:-:S01] S2UR UR4, SR_CLOCKLO
+[B------:R-:W-:-:S07] {depbar}
+[B------:R-:W-:-:S05] IADD3 R7, R0, UR4, RZ"""
+    _run(target, body("DEPBAR.LE SB0, 0x0"))           # ptxas's clock read (corpus.ptx control_flow)
+    for other in ("DEPBAR.LE SB0, 0x1", "DEPBAR.LE SB1, 0x0"):
+        with pytest.raises(Hazard) as caught:
+            _run(target, body(other))
+        assert "reads UR4 before waiting on scoreboard 0" in caught.value.reason

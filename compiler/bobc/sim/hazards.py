@@ -242,23 +242,31 @@ class Checker:
             self._fail(ins, "sets no write scoreboard: LDGDEPBAR counts the committed copy group on the "
                             "scoreboard it sets, and DEPBAR.LE SBn, N waits on that scoreboard (set W0 for "
                             "DEPBAR.LE SB0; or a stall of 0, which waits for the copies itself, as ptxas -O0)")
-        if c.wait_mask:
+        wait = c.wait_mask
+        o = ins.operands
+        if (ins.opcode == "DEPBAR" and "LE" in ins.modifiers and len(o) == 2 and o[0].kind == "sb"
+                and o[1].kind == "imm" and o[1].value == 0):
+            # DEPBAR.LE SBn, 0 holds the warp until scoreboard n counts nothing outstanding: every
+            # producer on it is done, as a wait on it (ptxas: `S2UR UR4, SR_CLOCKLO` on SB0, then
+            # `DEPBAR.LE SB0, 0x0`, then UR4 read with an empty wait mask; corpus.ptx control_flow)
+            wait |= 1 << o[0].index
+        if wait:
             if self.pending:
-                for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
+                for key in [k for k, (sb, _) in self.pending.items() if wait >> sb & 1]:
                     del self.pending[key]
                 for sb, queues in self.last_scored.items():
-                    if not c.wait_mask >> sb & 1:
+                    if not wait >> sb & 1:
                         continue
                     for queue, cycle in queues.items():
                         for issued, key in self.unscored.get(queue, []):
                             if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
                                 del self.pending[key]
             if self.unread:
-                for reg in [r for r, (sb, _, _) in self.unread.items() if c.wait_mask >> sb & 1]:
+                for reg in [r for r, (sb, _, _) in self.unread.items() if wait >> sb & 1]:
                     del self.unread[reg]
             if self.recent:
                 for reg in [r for r, (_, _, sb) in self.recent.items()
-                            if sb != NO_SCOREBOARD and c.wait_mask >> sb & 1]:
+                            if sb != NO_SCOREBOARD and wait >> sb & 1]:
                     del self.recent[reg]
         now = self.cycle
         for key, name, required in reads:
