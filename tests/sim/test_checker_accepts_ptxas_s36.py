@@ -109,3 +109,18 @@ def test_depbar_le_zero_completes_its_scoreboard(target):
         with pytest.raises(Hazard) as caught:
             _run(target, body(other))
         assert "reads UR4 before waiting on scoreboard 0" in caught.value.reason
+
+
+# --- a waited write scoreboard completes the instruction's reads too (simchecker 5)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_waiting_on_the_result_completes_the_operand_reads(target):
+    def body(wait):
+        return f"""
+[B------:R2:W3:-:S04] ATOMS.ADD R5, [R0], R0
+[{wait}:R-:W-:-:S05] IADD3 R0, RZ, 0x1, RZ"""
+    _run(target, body("B---3--"))            # the result landed: its operands were read
+    _run(target, body("B--2---"))            # the read scoreboard
+    with pytest.raises(Hazard) as caught:
+        _run(target, body("B------"))
+    assert "overwrites R0 before the instruction at 0x0010 has read it" in caught.value.reason

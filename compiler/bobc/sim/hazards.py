@@ -192,7 +192,10 @@ class Checker:
         self.unscored: dict[str, list] = {}
         self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
         # reg -> (read scoreboard, reader pc, whether a variable-latency writer is held to it too)
-        self.unread: dict[int, tuple[int, int, bool]] = {}
+        # and the write scoreboard it set: its result lands after its operands are read, so a wait on
+        # that one completes the read too (ptxas: ATOMS R15, [R15+UR6] on W3 and read scoreboard 2,
+        # then R15 overwritten after waiting SB3 alone; corpus3.ptx atomics, sm_90)
+        self.unread: dict[int, tuple[int, int, bool, int]] = {}
         # reg -> (issue cycle, pc, write scoreboard) of a late read with no read scoreboard: done once
         # its write scoreboard is waited (the results land after the operands are read)
         self.recent: dict[int, tuple[int, int, int]] = {}
@@ -262,7 +265,8 @@ class Checker:
                             if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
                                 del self.pending[key]
             if self.unread:
-                for reg in [r for r, (sb, _, _) in self.unread.items() if wait >> sb & 1]:
+                for reg in [r for r, (sb, _, _, wsb) in self.unread.items()
+                            if wait >> sb & 1 or (wsb != NO_SCOREBOARD and wait >> wsb & 1)]:
                     del self.unread[reg]
             if self.recent:
                 for reg in [r for r, (_, _, sb) in self.recent.items()
@@ -288,7 +292,7 @@ class Checker:
                 # fixed-latency writers only: a later variable-latency write of the same memory
                 # queue lands after them (ptxas's corpus3 barriers: STS R2 with read scoreboard 3,
                 # then an LDS of R2 around the loop without waiting on it)
-                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled)
+                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard)
             else:
                 self.recent[reg] = (now, ins.pc, c.write_scoreboard)
         if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
@@ -337,7 +341,7 @@ class Checker:
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")
         if key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled):
-            sb, reader, _ = self.unread[key[1]]
+            sb, reader, _, _ = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
                             f"(read scoreboard {sb} not waited)")
         # a variable-latency writer's result lands after its own operand reads, in order behind the
