@@ -124,3 +124,18 @@ def test_waiting_on_the_result_completes_the_operand_reads(target):
     with pytest.raises(Hazard) as caught:
         _run(target, body("B------"))
     assert "overwrites R0 before the instruction at 0x0010 has read it" in caught.value.reason
+
+
+# --- SYNCS reads its registers 4 cycles after an ALU result, as ptxas times it (simchecker 6)
+
+def test_syncs_reads_an_alu_result_four_cycles_on_not_three():
+    def body(stall):
+        return f"""
+[B------:R-:W-:-:S05] IADD3 R2, R0, 0x1, RZ
+[B------:R-:W-:-:S{stall:02d}] IADD3 R3, R0, 0x8, RZ
+[B------:R-:W0:-:S01] SYNCS.ARRIVE.TRANS64 RZ, [R3+URZ], R2
+[B0-----:R-:W-:-:S05] NOP"""
+    _run("sm_90", body(4))
+    with pytest.raises(Hazard) as caught:
+        _run("sm_90", body(3))
+    assert "reads R3 3 cycles after" in caught.value.reason and "an ALU result needs 4" in caught.value.reason

@@ -39,9 +39,13 @@ UNIFORM_LOAD = frozenset({"ULDC"})
 KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R2UR"}
 # Readers whose register operands go through the address unit (DecoupledAgu).
 AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
-                         "LDGSTS", "LDL", "STL", "LD", "ST", "SYNCS"})
+                         "LDGSTS", "LDL", "STL", "LD", "ST"})
 DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
-                               "R2UR", "FRND"})
+                               "R2UR", "FRND",
+                               # sm_90's mbarrier unit: ptxas reads SYNCS's address and data registers
+                               # 4 cycles after an ALU or FMA result, never 5 (8 placements in
+                               # tests/sass/data corpus-sm_90.tsv, sm90_async / sm90_hgmma_product)
+                               "SYNCS"})
 
 # RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).  Writers: alu
 # (CoupledAlu), fma (CoupledFMA), wide_lo / wide_hi (IMADWideWriteDL / DH), fp16 (FP16), hfma2_mma
