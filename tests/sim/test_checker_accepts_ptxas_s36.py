@@ -139,3 +139,16 @@ def test_syncs_reads_an_alu_result_four_cycles_on_not_three():
     with pytest.raises(Hazard) as caught:
         _run("sm_90", body(3))
     assert "reads R3 3 cycles after" in caught.value.reason and "an ALU result needs 4" in caught.value.reason
+
+
+# --- USETMAXREG.TRY_ALLOC's predicate is variable latency: held to its scoreboard (simchecker 7)
+
+def test_usetmaxreg_predicate_is_held_to_its_scoreboard():
+    def body(wait):
+        return f"""
+[B------:R-:W0:-:S02] USETMAXREG.TRY_ALLOC.CTAPOOL UP0, 0xd8
+[{wait}:R-:W-:Y:S13] PLOP3.LUT P0, PT, PT, PT, UP0, 0x80, 0x0"""
+    _run("sm_90", body("B0-----"))               # ptxas's sm90_async pipelined_product
+    with pytest.raises(Hazard) as caught:
+        _run("sm_90", body("B------"))
+    assert "reads P8 before waiting on scoreboard 0" in caught.value.reason

@@ -30,7 +30,11 @@ DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM
                        "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
                        "B2R",                      # B2R: DecoupledAgu in NAK's (commented) row
                        "FRND",                     # ptxas sets a write scoreboard on every FRND (math_forms.ptx)
-                       "SYNCS"})                   # sm_90's mbarrier unit: its predicate on a scoreboard
+                       "SYNCS",                    # sm_90's mbarrier unit: its predicate on a scoreboard
+                       # sm_90's register reallocation: ptxas sets a write scoreboard on
+                       # USETMAXREG.TRY_ALLOC's predicate and its reader waits on it, 2 cycles on
+                       # (tests/sass/data corpus-sm_90.tsv, sm90_async pipelined_product)
+                       "USETMAXREG"})
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
 FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
