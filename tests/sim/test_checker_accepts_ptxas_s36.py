@@ -152,3 +152,18 @@ def test_usetmaxreg_predicate_is_held_to_its_scoreboard():
     with pytest.raises(Hazard) as caught:
         _run("sm_90", body("B------"))
     assert "reads P8 before waiting on scoreboard 0" in caught.value.reason
+
+
+# --- SHFL returns through the shared-memory queue, in order behind LDS (simchecker 8)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_an_unscored_shared_load_is_complete_once_a_later_shuffle_is_waited_on(target):
+    def body(second):
+        return f"""
+[B------:R-:W-:-:S02] LDS R2, [R0]
+[B------:R-:W0:-:S02] {second}
+[B0-----:R-:W-:-:S05] IADD3 R4, R2, R5, RZ"""
+    _run(target, body("SHFL.BFLY PT, R5, R0, 0x10, 0x1f"))      # ptxas's corpus.ptx shared_and_shuffle
+    with pytest.raises(Hazard) as caught:                          # another unit: no order
+        _run(target, body("S2R R5, SR_TID.X"))
+    assert "reads R2, written at 0x0010 by a variable-latency instruction that sets no scoreboard" in caught.value.reason

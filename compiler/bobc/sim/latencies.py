@@ -235,7 +235,9 @@ def predicate_reader_class(opcode: str) -> str:
 # predicate after waiting on a later DFMA's scoreboard, and an unscored DMUL's result after a later
 # DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 conversions, which run on the
 # FP64 unit too, are timed, not queued: latencies._fp64_conversion.)
-QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "LDG": "global", "LDL": "global",
+# SHFL shares the shared-memory queue: ptxas's sm_90 code reads two unscored LDS results after
+# waiting only on a later SHFL's scoreboard (corpus.ptx shared_and_shuffle).
+QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL": "shared", "LDG": "global", "LDL": "global",
           "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
           "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu",
           "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
