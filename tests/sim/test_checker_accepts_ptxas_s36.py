@@ -167,3 +167,18 @@ def test_an_unscored_shared_load_is_complete_once_a_later_shuffle_is_waited_on(t
     with pytest.raises(Hazard) as caught:                          # another unit: no order
         _run(target, body("S2R R5, SR_TID.X"))
     assert "reads R2, written at 0x0010 by a variable-latency instruction that sets no scoreboard" in caught.value.reason
+
+
+# --- a conversion from a 64-bit integer is timed when unscored, as the FP64 unit's (simchecker 9)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_an_unscored_i2f_u64_is_timed(target):
+    def body(stall):
+        return f"""
+[B------:R-:W-:-:S02] ULDC.64 UR4, c[0x0][0x0]
+[B------:R-:W-:-:S{stall:02d}] I2F.U64 R9, UR4
+[B------:R-:W-:-:S05] FADD R16, R9, R0"""
+    _run(target, body(10))                        # ptxas: param_shapes.ptx convs, unscored
+    with pytest.raises(Hazard) as caught:
+        _run(target, body(9))
+    assert "reads R9 9 cycles after" in caught.value.reason and "an FP64 result needs 10" in caught.value.reason

@@ -160,6 +160,15 @@ def _fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
     return opcode in ("I2F", "F2I", "F2F") and "F64" in modifiers
 
 
+def _wide_integer_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """A conversion to or from a 64-bit integer runs on the FP64 unit as well: ptxas reads an
+    unscored I2F.U64's result (of a constant on sm_86, of a uniform register on sm_90) 20 and more
+    cycles on without a scoreboard (tests/sass/data corpus, param_shapes.ptx convs).  Its result is
+    timed when unscored; its operands stay a decoupled reader's (ptxas's timing of them is not
+    sampled)."""
+    return opcode in ("I2F", "F2I") and ("S64" in modifiers or "U64" in modifiers)
+
+
 def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
     """The class of `opcode`'s register results: a key of a RAW row, 'wide' (IMAD.WIDE: lo/hi per
     register), 'decoupled', 'fp64' (decoupled when it sets a scoreboard), 'uldc', or None."""
@@ -176,7 +185,7 @@ def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
         return "wide"
     if opcode == "HFMA2" and "MMA" in modifiers:
         return "hfma2_mma"
-    if _fp64_conversion(opcode, modifiers):
+    if _fp64_conversion(opcode, modifiers) or _wide_integer_conversion(opcode, modifiers):
         return "fp64"
     if opcode in COUPLED_ALU:
         return "alu"
