@@ -182,3 +182,18 @@ def test_an_unscored_i2f_u64_is_timed(target):
     with pytest.raises(Hazard) as caught:
         _run(target, body(9))
     assert "reads R9 9 cycles after" in caught.value.reason and "an FP64 result needs 10" in caught.value.reason
+
+
+# --- F2F returns through the conversion queue, in order behind I2F (simchecker 10)
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_an_unscored_conversion_is_complete_once_a_later_f2f_is_waited_on(target):
+    def body(second):
+        return f"""
+[B------:R-:W-:-:S01] I2F.S16 R12, R0
+[B------:R-:W1:-:S02] {second}
+[B-1----:R-:W-:-:S05] FADD R13, R12, R4"""
+    _run(target, body("F2F.BF16.F32 R4, R0"))              # ptxas's sm_86 param_shapes.ptx convs
+    with pytest.raises(Hazard) as caught:                    # another unit: no order
+        _run(target, body("S2R R4, SR_TID.X"))
+    assert "reads R12, written at 0x0010 by a variable-latency instruction that sets no scoreboard" in caught.value.reason

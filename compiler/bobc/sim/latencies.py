@@ -239,7 +239,9 @@ def predicate_reader_class(opcode: str) -> str:
 # POPC then FLO (int_math: `POPC R4, R0` without a scoreboard, `FLO.U32 R5, R5` on SB0, the
 # reader of R4 waits SB0), FLO then BREV (sm_90 int_math), MUFU then MUFU (float_math:
 # MUFU.LG2 unscored, MUFU.EX2 on SB0), MUFU.RCP then FLO (div.u32 beside clz), I2F then F2I and
-# F2I then F2I (conversions).  So they return in issue order through one queue.
+# F2I then F2I (conversions), I2F.S16 then F2F.BF16.F32 (sm_86 param_shapes.ptx convs: the I2F's
+# result read after waiting only on the F2F's scoreboard).  So they return in issue order through one
+# queue.
 # The FP64 unit where it is variable latency (sm_86): ptxas's sm_86 code reads an unscored DSETP's
 # predicate after waiting on a later DFMA's scoreboard, and an unscored DMUL's result after a later
 # DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 conversions, which run on the
@@ -248,7 +250,7 @@ def predicate_reader_class(opcode: str) -> str:
 # waiting only on a later SHFL's scoreboard (corpus.ptx shared_and_shuffle).
 QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL": "shared", "LDG": "global", "LDL": "global",
           "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
-          "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu",
+          "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu", "F2F": "xu",
           "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
 
 
