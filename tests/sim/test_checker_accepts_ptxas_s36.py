@@ -4,42 +4,35 @@ each kernel's fall-through paths, and each loosened rule next to the hazard it s
 (docs/simulator.md, "The control-code checker")."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 
+from bobc.sass import assemble
 from bobc.sim.faults import Hazard
 from bobc.sim.hazards import Checker
-from bobc.sass import assemble
 from bobc.sim.sass_frontend import decode
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _ptxas_code(target: str, source: str, kernel: str) -> bytes:
-    """ptxas -O3's bytes of `kernel` (tools/ptx_corpus/`source`) as the corpus recorded them."""
-    rows = []
+@functools.lru_cache(maxsize=None)
+def _corpus(target: str) -> dict:
+    """(source, kernel, -O level) -> [(offset, low word, high word)] of tests/sass/data/corpus-`target`.tsv."""
+    kernels: dict = {}
     for line in (REPO / f"tests/sass/data/corpus-{target}.tsv").read_text().splitlines():
         _text, lo, hi, ref = line.split("\t")
-        name, entry, opt, offset = ref.rsplit(":", 3)
-        if (name, entry, opt) == (source, kernel, "-O3"):
-            rows.append((int(offset, 16), int(lo, 16), int(hi, 16)))
+        name, entry, level, offset = ref.rsplit(":", 3)
+        kernels.setdefault((name, entry, level), []).append((int(offset, 16), int(lo, 16), int(hi, 16)))
+    return kernels
+
+
+def _ptxas_code(target: str, source: str, kernel: str, opt: str = "-O3") -> bytes:
+    """ptxas `opt`'s bytes of `kernel` (tools/ptx_corpus/`source`) as the corpus recorded them."""
+    rows = _corpus(target).get((source, kernel, opt))
     assert rows, f"{source}:{kernel} is not in the {target} corpus"
     return b"".join(lo.to_bytes(8, "little") + hi.to_bytes(8, "little") for _, lo, hi in sorted(rows))
-
-
-def _check_fall_through(target: str, source: str, kernel: str) -> int:
-    """Every instruction of ptxas's kernel in address order through the checker: each is reached from
-    the one before unless that one is an unconditional branch or exit (then nothing is in flight
-    that the checker could know of: it starts again).  Returns the instructions checked."""
-    arch = target.replace("sm_", "SM")
-    checker = Checker(f"{source}:{kernel}", arch)
-    instructions = decode(_ptxas_code(target, source, kernel), arch)
-    for ins in instructions:
-        checker.issue(ins)
-        if ins.opcode in ("BRA", "EXIT", "RET", "BRX", "JMP") and ins.guard in (7, 15):
-            checker = Checker(f"{source}:{kernel}", arch)
-    return len(instructions)
 
 
 def _run(target, body):
@@ -197,3 +190,26 @@ def test_an_unscored_conversion_is_complete_once_a_later_f2f_is_waited_on(target
     with pytest.raises(Hazard) as caught:                    # another unit: no order
         _run(target, body("S2R R4, SR_TID.X"))
     assert "reads R12, written at 0x0010 by a variable-latency instruction that sets no scoreboard" in caught.value.reason
+
+
+# --- every ptxas kernel of the corpus, both targets, -O3 and -O0 (the rules above together)
+
+@pytest.mark.parametrize("opt", ["-O3", "-O0"])
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_every_ptxas_corpus_kernel_passes_the_checker_along_its_fall_through_paths(target, opt):
+    """The kernels laid end to end and disassembled once (nvdisasm per kernel is slow); the checker
+    starts again at each kernel's first instruction, as at an unconditional branch or exit."""
+    arch = target.replace("sm_", "SM")
+    kernels = [(name, entry) for name, entry, level in _corpus(target) if level == opt]
+    assert len(kernels) > 40
+    starts, code = {}, b""
+    for source, kernel in kernels:
+        starts[len(code)] = f"{source}:{kernel}"
+        code += _ptxas_code(target, source, kernel, opt)
+    checker = None
+    for ins in decode(code, arch):
+        if ins.pc in starts:
+            checker = Checker(starts[ins.pc], arch)
+        checker.issue(ins)
+        if ins.opcode in ("BRA", "EXIT", "RET", "BRX", "JMP") and ins.guard in (7, 15):
+            checker = Checker(checker.launch, arch)
