@@ -213,3 +213,16 @@ def test_every_ptxas_corpus_kernel_passes_the_checker_along_its_fall_through_pat
         checker.issue(ins)
         if ins.opcode in ("BRA", "EXIT", "RET", "BRX", "JMP") and ins.guard in (7, 15):
             checker = Checker(checker.launch, arch)
+
+
+# --- sm_90's R2UR result is timed at ptxas's minimum, 13 (simchecker 11: the checker took 2)
+
+def test_an_sm90_r2ur_result_is_read_no_sooner_than_ptxas_reads_it():
+    def body(stall):
+        return f"""
+[B------:R-:W-:Y:S{stall:02d}] R2UR UR4, R0
+[B------:R-:W-:-:S05] IADD3 R2, R0, UR4, RZ"""
+    _run("sm_90", body(13))
+    with pytest.raises(Hazard) as caught:
+        _run("sm_90", body(2))
+    assert "reads UR4 2 cycles after" in caught.value.reason and "an R2UR result needs 13" in caught.value.reason

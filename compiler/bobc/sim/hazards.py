@@ -219,7 +219,7 @@ class Checker:
         reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW[ureader]) for ureg in e.src_uregs]
         writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
         writes += [(("P", pred), L.predicate_writer_class(op)) for pred in e.dst_preds]
-        writes += [(("UR", ureg), L.uniform_writer_class(op)) for ureg in e.dst_uregs]
+        writes += [(("UR", ureg), L.uniform_writer_class(op, self.arch)) for ureg in e.dst_uregs]
         wclass = L.writer_class(op, ins.modifiers)
         # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed -- but on a
         # target whose FP64 unit is variable latency (sm_86) always decoupled
@@ -360,7 +360,8 @@ _CLASS_NAMES = {"alu": "an ALU", "fma": "an FMA", "fp16": "an FP16", "fp64": "an
                 "mma1x": "an MMA (1x)", "mma2x": "an MMA (2x)", "hfma2_mma": "an HFMA2.MMA", "agu": "an AGU",
                 "wide_lo": "an IMAD.WIDE low-word", "wide_hi": "an IMAD.WIDE high-word",
                 "decoupled": "a decoupled-unit", "coupled": "a coupled-unit", "guard": "a guard",
-                "udp": "a uniform-datapath", "umov": "a UMOV", "uldc": "a ULDC", "voteu": "a VOTEU"}
+                "udp": "a uniform-datapath", "umov": "a UMOV", "uldc": "a ULDC", "voteu": "a VOTEU",
+                "r2ur": "an R2UR"}
 
 
 def _result_class(wclass: str) -> str:
