@@ -192,7 +192,10 @@ class Checker:
         self.unscored: dict[str, list] = {}
         self.last_scored: dict[int, dict[str, int]] = {}           # scoreboard -> {queue: last issue cycle}
         # reg -> (read scoreboard, reader pc, whether a variable-latency writer is held to it too)
-        self.unread: dict[int, tuple[int, int, bool]] = {}
+        # and the write scoreboard it set: its result lands after its operands are read, so a wait on
+        # that one completes the read too (ptxas: ATOMS R15, [R15+UR6] on W3 and read scoreboard 2,
+        # then R15 overwritten after waiting SB3 alone; corpus3.ptx atomics, sm_90)
+        self.unread: dict[int, tuple[int, int, bool, int]] = {}
         # reg -> (issue cycle, pc, write scoreboard) of a late read with no read scoreboard: done once
         # its write scoreboard is waited (the results land after the operands are read)
         self.recent: dict[int, tuple[int, int, int]] = {}
@@ -216,7 +219,7 @@ class Checker:
         reads += [(("UR", ureg), f"UR{ureg}", L.UNIFORM_RAW[ureader]) for ureg in e.src_uregs]
         writes = [(("R", reg), wclass) for reg, wclass in e.dst_regs]
         writes += [(("P", pred), L.predicate_writer_class(op)) for pred in e.dst_preds]
-        writes += [(("UR", ureg), L.uniform_writer_class(op)) for ureg in e.dst_uregs]
+        writes += [(("UR", ureg), L.uniform_writer_class(op, self.arch)) for ureg in e.dst_uregs]
         wclass = L.writer_class(op, ins.modifiers)
         # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed -- but on a
         # target whose FP64 unit is variable latency (sm_86) always decoupled
@@ -227,7 +230,8 @@ class Checker:
             fp64_queued or ins.control.write_scoreboard != NO_SCOREBOARD))
         # registers read after issue: a variable-latency instruction's, a memory access's (stores
         # and reductions included) and a conversion's or MUFU's
-        late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT"))
+        late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")
+                                                           and not (op == "R2UR" and self.arch in L.R2UR_READS_AT_ISSUE))
         late = [reg for reg, _ in e.src_regs] if late_reader else []
         return reads, writes, decoupled, (late, decoupled)
 
@@ -241,23 +245,32 @@ class Checker:
             self._fail(ins, "sets no write scoreboard: LDGDEPBAR counts the committed copy group on the "
                             "scoreboard it sets, and DEPBAR.LE SBn, N waits on that scoreboard (set W0 for "
                             "DEPBAR.LE SB0; or a stall of 0, which waits for the copies itself, as ptxas -O0)")
-        if c.wait_mask:
+        wait = c.wait_mask
+        o = ins.operands
+        if (ins.opcode == "DEPBAR" and "LE" in ins.modifiers and len(o) == 2 and o[0].kind == "sb"
+                and o[1].kind == "imm" and o[1].value == 0):
+            # DEPBAR.LE SBn, 0 holds the warp until scoreboard n counts nothing outstanding: every
+            # producer on it is done, as a wait on it (ptxas: `S2UR UR4, SR_CLOCKLO` on SB0, then
+            # `DEPBAR.LE SB0, 0x0`, then UR4 read with an empty wait mask; corpus.ptx control_flow)
+            wait |= 1 << o[0].index
+        if wait:
             if self.pending:
-                for key in [k for k, (sb, _) in self.pending.items() if c.wait_mask >> sb & 1]:
+                for key in [k for k, (sb, _) in self.pending.items() if wait >> sb & 1]:
                     del self.pending[key]
                 for sb, queues in self.last_scored.items():
-                    if not c.wait_mask >> sb & 1:
+                    if not wait >> sb & 1:
                         continue
                     for queue, cycle in queues.items():
                         for issued, key in self.unscored.get(queue, []):
                             if issued < cycle and self.pending.get(key, (None,))[0] == NO_SCOREBOARD:
                                 del self.pending[key]
             if self.unread:
-                for reg in [r for r, (sb, _, _) in self.unread.items() if c.wait_mask >> sb & 1]:
+                for reg in [r for r, (sb, _, _, wsb) in self.unread.items()
+                            if wait >> sb & 1 or (wsb != NO_SCOREBOARD and wait >> wsb & 1)]:
                     del self.unread[reg]
             if self.recent:
                 for reg in [r for r, (_, _, sb) in self.recent.items()
-                            if sb != NO_SCOREBOARD and c.wait_mask >> sb & 1]:
+                            if sb != NO_SCOREBOARD and wait >> sb & 1]:
                     del self.recent[reg]
         now = self.cycle
         for key, name, required in reads:
@@ -279,7 +292,7 @@ class Checker:
                 # fixed-latency writers only: a later variable-latency write of the same memory
                 # queue lands after them (ptxas's corpus3 barriers: STS R2 with read scoreboard 3,
                 # then an LDS of R2 around the loop without waiting on it)
-                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled)
+                self.unread[reg] = (c.read_scoreboard, ins.pc, late_decoupled, c.write_scoreboard)
             else:
                 self.recent[reg] = (now, ins.pc, c.write_scoreboard)
         if ins.opcode == "MEMBAR" and ("GPU" in ins.modifiers or "SYS" in ins.modifiers):
@@ -328,7 +341,7 @@ class Checker:
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")
         if key[0] == "R" and key[1] in self.unread and (self.unread[key[1]][2] or not decoupled):
-            sb, reader, _ = self.unread[key[1]]
+            sb, reader, _, _ = self.unread[key[1]]
             self._fail(ins, f"overwrites R{key[1]} before the instruction at {reader:#06x} has read it "
                             f"(read scoreboard {sb} not waited)")
         # a variable-latency writer's result lands after its own operand reads, in order behind the
@@ -347,7 +360,8 @@ _CLASS_NAMES = {"alu": "an ALU", "fma": "an FMA", "fp16": "an FP16", "fp64": "an
                 "mma1x": "an MMA (1x)", "mma2x": "an MMA (2x)", "hfma2_mma": "an HFMA2.MMA", "agu": "an AGU",
                 "wide_lo": "an IMAD.WIDE low-word", "wide_hi": "an IMAD.WIDE high-word",
                 "decoupled": "a decoupled-unit", "coupled": "a coupled-unit", "guard": "a guard",
-                "udp": "a uniform-datapath", "umov": "a UMOV", "uldc": "a ULDC", "voteu": "a VOTEU"}
+                "udp": "a uniform-datapath", "umov": "a UMOV", "uldc": "a ULDC", "voteu": "a VOTEU",
+                "r2ur": "an R2UR"}
 
 
 def _result_class(wclass: str) -> str:

@@ -30,7 +30,11 @@ DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM
                        "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
                        "B2R",                      # B2R: DecoupledAgu in NAK's (commented) row
                        "FRND",                     # ptxas sets a write scoreboard on every FRND (math_forms.ptx)
-                       "SYNCS"})                   # sm_90's mbarrier unit: its predicate on a scoreboard
+                       "SYNCS",                    # sm_90's mbarrier unit: its predicate on a scoreboard
+                       # sm_90's register reallocation: ptxas sets a write scoreboard on
+                       # USETMAXREG.TRY_ALLOC's predicate and its reader waits on it, 2 cycles on
+                       # (tests/sass/data corpus-sm_90.tsv, sm90_async pipelined_product)
+                       "USETMAXREG"})
 # The FP64 unit is "redirected": coupled or decoupled by SM.  A producer that sets a write scoreboard
 # is held to it (decoupled); one that sets none is timed by the RedirectedFP64 column.
 FP64 = frozenset({"DADD", "DMUL", "DFMA", "DSETP"})
@@ -39,9 +43,13 @@ UNIFORM_LOAD = frozenset({"ULDC"})
 KNOWN_BASES = COUPLED_ALU | COUPLED_FMA | FP16 | DECOUPLED | FP64 | TENSOR | {"R2UR"}
 # Readers whose register operands go through the address unit (DecoupledAgu).
 AGU_READERS = frozenset({"LDG", "STG", "SHFL", "LDS", "STS", "LDSM", "ATOMS", "ATOMG", "ATOM", "RED", "REDG",
-                         "LDGSTS", "LDL", "STL", "LD", "ST", "SYNCS"})
+                         "LDGSTS", "LDL", "STL", "LD", "ST"})
 DECOUPLED_READERS = frozenset({"S2R", "LDC", "MUFU", "BRA", "EXIT", "F2F", "I2F", "F2I", "POPC", "FLO", "BREV",
-                               "R2UR", "FRND"})
+                               "R2UR", "FRND",
+                               # sm_90's mbarrier unit: ptxas reads SYNCS's address and data registers
+                               # 4 cycles after an ALU or FMA result, never 5 (8 placements in
+                               # tests/sass/data corpus-sm_90.tsv, sm90_async / sm90_hgmma_product)
+                               "SYNCS"})
 
 # RAW[reader][writer] in cycles (sm80_instr_latencies.rs read_after_write).  Writers: alu
 # (CoupledAlu), fma (CoupledFMA), wide_lo / wide_hi (IMADWideWriteDL / DH), fp16 (FP16), hfma2_mma
@@ -82,17 +90,23 @@ def raw_table(arch: str) -> dict:
 # Decoupled and Disp_Alu (VOTE) readers as "guard" / "decoupled").  Writers: alu (Coupled,
 # Disp_Alu), fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64) and udp (a uniform-datapath
 # instruction's uniform predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
-# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both).
+# a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both) and voteu (VOTEU's uniform
+# predicate, UPredLatencySM80 VoteU: a vector or uniform operand 1, a guard 5, a branch 2, an
+# LDC/MMA 5 -- the guard/decoupled rows' 5 cover both; ptxas's sm_90 code guards a uniform
+# instruction 5 cycles after the VOTEU.ALL that writes its predicate, tests/sass/data corpus
+# sm90_async.ptx).
 PREDICATE_RAW = {
-    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6},
-    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6},
-    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
-    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13},
-    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4},
+    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4, "voteu": 1},
 }
 
 
 def predicate_writer_class(opcode: str) -> str:
+    if opcode == "VOTEU":
+        return "voteu"       # UPredLatencySM80 VoteU (a V, not a U, opens its name)
     if opcode.startswith("U"):
         return "udp"
     if opcode == "DSETP":
@@ -110,17 +124,23 @@ def predicate_writer_class(opcode: str) -> str:
 # ptxas's -O3 corpus (tests/sass/data) meets every entry with equality where it has a sample:
 # UIADD3 / ULOP3 / ULEA / USHF -> uniform reader 4, UIADD3 / ULEA -> IMAD / LEA 6, ULEA -> STS /
 # SYNCS 9, UIADD3 -> UMOV 7, UMOV / ULDC -> any reader 2.
-_U = ("udp", "umov", "uldc", "voteu")
+# r2ur: sm_90's R2UR, which ptxas times rather than scoreboards (R2UR_READS_AT_ISSUE): ptxas never
+# reads its result sooner than 13 cycles on (24 placements in tests/sass/data corpus-sm_90.tsv, 5 at
+# 13; bobc.sass.schedule.FIXED_ON_ARCH gives 13): the checker holds sm_90 code to ptxas's minimum, as
+# it does sm_90's FP64 results (RAW_SM90).  Hopper's table is not public.
+_U = ("udp", "umov", "uldc", "voteu", "r2ur")
 UNIFORM_RAW = {
-    "coupled": dict(zip(_U, (6, 2, 2, 2))),
-    "decoupled": dict(zip(_U, (9, 2, 2, 2))),
-    "uldc": dict(zip(_U, (12, 5, 5, 5))),
-    "udp": dict(zip(_U, (4, 2, 2, 2))),
-    "umov": dict(zip(_U, (7, 2, 2, 2))),
+    "coupled": dict(zip(_U, (6, 2, 2, 2, 13))),
+    "decoupled": dict(zip(_U, (9, 2, 2, 2, 13))),
+    "uldc": dict(zip(_U, (12, 5, 5, 5, 13))),
+    "udp": dict(zip(_U, (4, 2, 2, 2, 13))),
+    "umov": dict(zip(_U, (7, 2, 2, 2, 13))),
 }
 
 
-def uniform_writer_class(opcode: str) -> str:
+def uniform_writer_class(opcode: str, arch: str = "SM86") -> str:
+    if opcode == "R2UR" and arch in R2UR_READS_AT_ISSUE:
+        return "r2ur"
     if opcode == "UMOV":
         return "umov"
     if opcode == "VOTEU":
@@ -146,18 +166,32 @@ def _fp64_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
     return opcode in ("I2F", "F2I", "F2F") and "F64" in modifiers
 
 
+def _wide_integer_conversion(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """A conversion to or from a 64-bit integer runs on the FP64 unit as well: ptxas reads an
+    unscored I2F.U64's result (of a constant on sm_86, of a uniform register on sm_90) 20 and more
+    cycles on without a scoreboard (tests/sass/data corpus, param_shapes.ptx convs).  Its result is
+    timed when unscored; its operands stay a decoupled reader's (ptxas's timing of them is not
+    sampled)."""
+    return opcode in ("I2F", "F2I") and ("S64" in modifiers or "U64" in modifiers)
+
+
 def writer_class(opcode: str, modifiers: tuple[str, ...]) -> str | None:
     """The class of `opcode`'s register results: a key of a RAW row, 'wide' (IMAD.WIDE: lo/hi per
     register), 'decoupled', 'fp64' (decoupled when it sets a scoreboard), 'uldc', or None."""
     if opcode in UNIFORM_LOAD:
         return "uldc"
+    if opcode.startswith("U") and opcode[1:] in DECOUPLED:
+        # the uniform datapath's FLO / POPC / BREV are timed: NAK's URegLatencySM80 classes every
+        # uniform instruction's result Udp, and ptxas sets no scoreboard on UFLO (tests/sass/data,
+        # both targets), reading it 4 cycles on from a uniform instruction (sm_86 param_shapes.ptx)
+        return "udp"
     if opcode.startswith("U") and opcode[1:] in KNOWN_BASES:
         return writer_class(opcode[1:], modifiers)
     if opcode == "IMAD" and "WIDE" in modifiers:
         return "wide"
     if opcode == "HFMA2" and "MMA" in modifiers:
         return "hfma2_mma"
-    if _fp64_conversion(opcode, modifiers):
+    if _fp64_conversion(opcode, modifiers) or _wide_integer_conversion(opcode, modifiers):
         return "fp64"
     if opcode in COUPLED_ALU:
         return "alu"
@@ -211,14 +245,18 @@ def predicate_reader_class(opcode: str) -> str:
 # POPC then FLO (int_math: `POPC R4, R0` without a scoreboard, `FLO.U32 R5, R5` on SB0, the
 # reader of R4 waits SB0), FLO then BREV (sm_90 int_math), MUFU then MUFU (float_math:
 # MUFU.LG2 unscored, MUFU.EX2 on SB0), MUFU.RCP then FLO (div.u32 beside clz), I2F then F2I and
-# F2I then F2I (conversions).  So they return in issue order through one queue.
+# F2I then F2I (conversions), I2F.S16 then F2F.BF16.F32 (sm_86 param_shapes.ptx convs: the I2F's
+# result read after waiting only on the F2F's scoreboard).  So they return in issue order through one
+# queue.
 # The FP64 unit where it is variable latency (sm_86): ptxas's sm_86 code reads an unscored DSETP's
 # predicate after waiting on a later DFMA's scoreboard, and an unscored DMUL's result after a later
 # DADD's (corpus3.ptx double_math) -- results in issue order.  (F64 conversions, which run on the
 # FP64 unit too, are timed, not queued: latencies._fp64_conversion.)
-QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "LDG": "global", "LDL": "global",
+# SHFL shares the shared-memory queue: ptxas's sm_90 code reads two unscored LDS results after
+# waiting only on a later SHFL's scoreboard (corpus.ptx shared_and_shuffle).
+QUEUES = {"LDS": "shared", "LDSM": "shared", "ATOMS": "shared", "SHFL": "shared", "LDG": "global", "LDL": "global",
           "ATOMG": "global", "ATOM": "global", "LD": "global", "LDC": "constant",
-          "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu",
+          "POPC": "xu", "FLO": "xu", "BREV": "xu", "MUFU": "xu", "I2F": "xu", "F2I": "xu", "F2F": "xu",
           "DADD": "fp64", "DMUL": "fp64", "DFMA": "fp64", "DSETP": "fp64"}
 
 
@@ -232,6 +270,13 @@ def queue_of(opcode: str) -> str:
 # earlier one of an in-order pair, QUEUES).  GA10x's FP64 rate is 1/64 of FP32's.
 FP64_DECOUPLED = frozenset({"SM86"})
 
+
+# Targets where R2UR reads its register at issue: on sm_90 ptxas sets no scoreboard on any R2UR
+# (28 of 28 in tests/sass/data corpus-sm_90.tsv) and overwrites its source the very next cycle
+# (sm90_hgmma_product.ptx: `R2UR UR23, R5` then `IMAD.MOV.U32 R5, RZ, RZ, 0x3fff`, stall 1), as
+# it does a fixed-latency instruction's.  (sm_86's corpus has no R2UR: NAK's Decoupled reader
+# stands there.)
+R2UR_READS_AT_ISSUE = frozenset({"SM90"})
 
 # A variable-latency instruction that sets no read scoreboard: ptxas's -O3 code (both targets) never
 # overwrites one of its source registers fewer than 3 cycles after it issued (SHFL on sm_86 3, LDG on
