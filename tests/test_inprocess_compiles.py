@@ -375,6 +375,31 @@ def test_a_compiles_structure_bounds_end_with_it(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out == fresh.stdout
 
 
+def test_a_library_compiles_structure_bounds_do_not_reach_a_command(tmp_path, monkeypatch, capsys):
+    """Bounds registered outside cli.main (a library caller's pipeline.compile_plan registers them
+    through pipeline.load, as every test compiling a plan in process does) are not in force in a
+    later command: `bobc eval` prints the launch count of a schedule past the bound, as a fresh
+    process does (in CI this test's neighbour failed once a test before it had compiled a plan)."""
+    from bobc.certify.limits import bound_language_structures
+    from bobc.language import limits
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
+    shutil.copytree(REPO / "examples" / "linear_regression" / "LinReg", tmp_path / "LinReg")
+    model = tmp_path / "LinReg" / "Model.bob"
+    text = model.read_text(encoding="utf-8")
+    model.write_text(text.replace("def linRegUpdatesPerInvocation : Nat = 20",
+                                  "def linRegUpdatesPerInvocation : Nat = 33000"), encoding="utf-8")
+    saved = dict(limits.STRUCTURE_BOUNDS)
+    try:
+        bound_language_structures()
+        assert main(["eval", str(tmp_path / "LinReg" / "Build" / "NativeHost.bob"), "lrLaunchCount"]) == 0
+        assert capsys.readouterr().out == "66002\n"            # 2 + 2 x 33,000, as a fresh process
+        assert "NvidiaLaunchSchedule" in limits.STRUCTURE_BOUNDS       # the caller's bounds, put back
+    finally:
+        limits.STRUCTURE_BOUNDS.clear()
+        limits.STRUCTURE_BOUNDS.update(saved)
+
+
 def test_the_recursion_limit_is_the_callers_again_after_a_command(tmp_path, monkeypatch, capsys):
     """A command's evaluation raises the recursion limit (language/program.py); after it the caller's
     is back, so the next command stores in the cache what a fresh process stores: a module nested

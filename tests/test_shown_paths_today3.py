@@ -19,7 +19,7 @@ KERNELS = ROOT / "examples/linear_regression/LinReg/kernels"
 def test_encoded_from_and_found_sources_are_shown_relative_under_the_working_folder(tmp_path, monkeypatch):
     kernels = tmp_path / "LinReg" / "kernels"
     shutil.copytree(KERNELS, kernels)
-    plan = SimpleNamespace(program=SimpleNamespace(regions=[SimpleNamespace(identity="linreg-sgd")]))
+    plan = SimpleNamespace(program=SimpleNamespace(regions=[SimpleNamespace(identity="linreg-sgd")], launches=[]))
     encoded = {"linreg-sgd": kernels.resolve() / "linreg-predict.sass"}
     monkeypatch.chdir(tmp_path)
     _, found = kernel_contracts(plan, target_named("sm_90"), [kernels.resolve()], encoded_from=encoded)
