@@ -79,7 +79,7 @@ subprocess.run([ptxas(), "-arch=sm_90", "-O3", "tools/ptx_corpus/math_forms.ptx"
 listing = subprocess.run([nvdisasm(), "-hex", f"{d}/math_forms.ptxas.cubin"], check=True, capture_output=True,
                          text=True).stdout
 open(f"{d}/math_forms.lst", "w").write(listing)
-for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms"):
+for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms", "wide_products"):
     assert main(["asm", f"{d}/math_forms.lst", "--arch", "sm_90", "--kernel", kernel, "--cubin",
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin", "-o", f"{d}/i2i_bits.cubin"]) == 0

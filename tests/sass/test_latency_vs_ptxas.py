@@ -165,7 +165,10 @@ KNOWN_BELOW = {
     ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
     ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
     ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
-    ("sm_86", "SEL", "memory", "R"): (16, 2),        # bobc 5
+    ("sm_86", "SEL", "memory", "R"): (8, 4),         # bobc 5 (16, 2 before math_forms.ptx wide_products)
+    # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
+    # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
+    ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),
     ("sm_90", "SEL", "memory", "R"): (14, 1),        # bobc 5
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here

@@ -75,3 +75,18 @@ def test_a_binary64_result_without_a_scoreboard_is_timed(target):
         assert "FP64 unit is variable latency" in caught.value.reason
         return
     assert "an FP64 result needs 10" in caught.value.reason
+
+
+@TARGETS
+def test_an_imad_carry_out_is_read_by_imad_x_four_cycles_on(target):
+    """ptxas 13 reads a carry-out IMAD.WIDE.U32 / IMAD.HI predicate 4 cycles on from IMAD.X (an FMA-pipe
+    reader; NVIDIA's Ampere tables, NAK PredLatencySM80: FMA writer -> FMA reader 4) and 5 from IADD3.X / SEL
+    (-> a coupled reader 5): tests/sass/test_latency_probes.py.  The checker classed IMAD's predicate as an
+    ALU's and refused ptxas's own `IMAD.WIDE.U32 R12, P0, ... -> IMAD.X R17, RZ, RZ, RZ, P0` at 4."""
+    _run(target, """
+[B------:R-:W-:-:S04] IMAD.WIDE.U32 R12, P0, R0, R0, R0
+[B------:R-:W-:-:S05] IMAD.X R17, RZ, RZ, RZ, P0""")
+    with pytest.raises(Hazard, match="P0 4 cycles"):
+        _run(target, """
+[B------:R-:W-:-:S04] IMAD.WIDE.U32 R12, P0, R0, R0, R0
+[B------:R-:W-:-:S05] IADD3.X R17, RZ, RZ, RZ, P0, !PT""")

@@ -88,19 +88,21 @@ def raw_table(arch: str) -> dict:
 
 # Predicates: PREDICATE_RAW[reader][writer] (PredLatencySM80: Coupled / FMA readers; Guard,
 # Decoupled and Disp_Alu (VOTE) readers as "guard" / "decoupled").  Writers: alu (Coupled,
-# Disp_Alu), fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64) and udp (a uniform-datapath
-# instruction's uniform predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
+# Disp_Alu), fma (IMAD's carry-out: PredLatencySM80 FMA, read 4 cycles on by an FMA-pipe reader as
+# ptxas's IMAD.WIDE.U32 P0 -> IMAD.X is, 5 by an ALU one; tests/sass/test_latency_probes.py),
+# fp16 (HSETP2 ...), fp64 (DSETP: RedirectedFP64), udp (a uniform-datapath instruction's uniform
+# predicate, UPredLatencySM80 Udp: a uniform reader 4, a vector reader 6,
 # a guard 11, a branch 9 -- the guard/decoupled rows' 13 cover both) and voteu (VOTEU's uniform
 # predicate, UPredLatencySM80 VoteU: a vector or uniform operand 1, a guard 5, a branch 2, an
 # LDC/MMA 5 -- the guard/decoupled rows' 5 cover both; ptxas's sm_90 code guards a uniform
 # instruction 5 cycles after the VOTEU.ALL that writes its predicate, tests/sass/data corpus
 # sm90_async.ptx).
 PREDICATE_RAW = {
-    "coupled": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
-    "fma": {"alu": 5, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
-    "guard": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
-    "decoupled": {"alu": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
-    "udp": {"alu": 4, "fp16": 5, "fp64": 6, "udp": 4, "voteu": 1},
+    "coupled": {"alu": 4, "fma": 5, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "fma": {"alu": 5, "fma": 4, "fp16": 5, "fp64": 6, "udp": 6, "voteu": 1},
+    "guard": {"alu": 13, "fma": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "decoupled": {"alu": 13, "fma": 13, "fp16": 13, "fp64": 14, "udp": 13, "voteu": 5},
+    "udp": {"alu": 4, "fma": 5, "fp16": 5, "fp64": 6, "udp": 4, "voteu": 1},
 }
 
 
@@ -113,6 +115,8 @@ def predicate_writer_class(opcode: str) -> str:
         return "fp64"
     if opcode in ("HSETP2", "HMNMX2"):
         return "fp16"
+    if opcode == "IMAD":
+        return "fma"
     return "alu"
 
 
