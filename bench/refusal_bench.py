@@ -57,8 +57,13 @@ def main() -> int:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             runs.append((done.returncode, done.stderr.splitlines()[0] if done.stderr else ""))
-    summary = lambda xs: {"median": round(statistics.median(xs), 3), "min": round(min(xs), 3),
-                          "max": round(max(xs), 3), "samples": [round(x, 3) for x in xs]}
+
+    def summary(raw):
+        # the summary from the samples as recorded (to the millisecond), so it follows from them: a
+        # median of the unrounded two could round the other way (0.249 against the samples' 0.248)
+        xs = [round(x, 3) for x in raw]
+        return {"median": round(statistics.median(xs), 3), "min": min(xs), "max": max(xs), "samples": xs}
+
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip() or None
     result = {"command": shlex.join(["python", "bench/refusal_bench.py", *sys.argv[1:]]),
