@@ -4,14 +4,13 @@ oracle is the bytes themselves: an address is held by the first resident (in the
 whose bytes hold it."""
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import synthetic_bob as bob
 from bobc.certify import pointers
 from bobc.certify.pointers import ByAddress, _containing, check_pointers
-from bobc.plan.model import Resident
-from tests.certify.test_resident_overlaps_swept_s36 import _bytes, _random_residents  # one generator of residents
+from tests.certify.test_resident_overlaps_swept_s36 import (  # one generator of residents and plans
+    _bytes, _ends_counted, _plan_with_extra_residents, _random_residents)
 
 
 def test_the_holder_of_an_address_is_the_first_whose_bytes_hold_it():
@@ -24,26 +23,6 @@ def test_the_holder_of_an_address_is_the_first_whose_bytes_hold_it():
             expected = next((r for r in residents if address in _bytes(r)), None)
             assert _containing(indexed, address) is expected
             assert _containing(residents, address) is expected
-
-
-def _plan_with_extra_residents(count: int, below: bool = False):
-    """Bob's plan with `count` more one-byte residents listed before its own, past its arena's
-    end (`below`: below its start)."""
-    plan = bob.bob_plan()
-    first = bob.PARAMETERS - 256 * count if below else bob.PARAMETERS + bob.ARENA_BYTES
-    extra = tuple(Resident(f"extra-{i}", first + 256 * i, 1, 1) for i in range(count))
-    return dataclasses.replace(plan, arena=dataclasses.replace(plan.arena, globals=extra + plan.arena.globals))
-
-
-def _ends_counted(monkeypatch, module):
-    calls = [0]
-    real = module.end
-
-    def counted(r):
-        calls[0] += 1
-        return real(r)
-    monkeypatch.setattr(module, "end", counted)
-    return calls
 
 
 def test_each_pointer_finds_its_resident_without_walking_them_all(monkeypatch):
