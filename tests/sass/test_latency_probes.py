@@ -27,12 +27,12 @@ from bobc.sass import assemble
 from bobc.sass.assembler import assemble_listing
 from bobc.sass.assembler import _guard
 from bobc.errors import BobcError
-from bobc.sass.encoder import Encoder
 from bobc.sass.oracle import parse_hex_listing
 from bobc.sass.learn import read_corpus, streams
 from bobc.sass.schedule import Item, expand, schedule
-from bobc.sass.syntax import Control, Label, parse_instruction
+from bobc.sass.syntax import Control, parse_instruction
 from bobc.targets import TARGETS
+from tests.sass.test_latency_vs_ptxas import o3_streams  # the -O3 corpus kernels, walked once
 
 ARCHES = ("sm_86", "sm_90")
 
@@ -154,16 +154,7 @@ def _protected_overwrites(arch: str):
     ASYNC_READERS instruction, in the same block, that waits (itself or an instruction between)
     a scoreboard the reader set, the reader being of another opcode."""
     out = []
-    for name, rows in streams(read_corpus(arch)).items():
-        if ":-O3" not in name:
-            continue
-        encoder = Encoder(arch)
-        stream = []
-        for row in rows:
-            inst = encoder.normalize(parse_instruction(row.text))
-            stream.append((row, inst, encoder.place_operands(inst, row.offset), Control.from_word(row.word >> 64)))
-        targets = {op.address for _, inst, _, _ in stream for op in inst.operands
-                   if isinstance(op, Label) and op.address is not None}
+    for stream, targets in o3_streams(arch):
         for i, (row, inst, placed, control) in enumerate(stream):
             if inst.opcode not in ASYNC_READERS:
                 continue

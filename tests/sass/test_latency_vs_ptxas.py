@@ -60,11 +60,9 @@ def producer_kind(inst) -> str:
     return latency_key(inst) + (".WIDE" if "WIDE" in inst.modifiers else "")
 
 
-@lru_cache(maxsize=None)
-def corpus_pairs(arch: str):
-    """[(kind, ptxas distance, producer row, reader row, (producer, placed), (reader, placed))]."""
-    out = []
-    fixed_here = FIXED_ON_ARCH[arch]
+def o3_streams(arch: str):
+    """Each -O3 corpus kernel of `arch` as ([(row, instruction, placed operands, control)], the
+    addresses branches name): what the distance tests here and in test_latency_probes.py walk."""
     for name, rows in streams(read_corpus(arch)).items():
         if ":-O3" not in name:
             continue
@@ -73,8 +71,16 @@ def corpus_pairs(arch: str):
         for row in rows:
             inst = encoder.normalize(parse_instruction(row.text))
             stream.append((row, inst, encoder.place_operands(inst, row.offset), Control.from_word(row.word >> 64)))
-        targets = {op.address for _, inst, _, _ in stream for op in inst.operands
-                   if isinstance(op, Label) and op.address is not None}
+        yield stream, {op.address for _, inst, _, _ in stream for op in inst.operands
+                       if isinstance(op, Label) and op.address is not None}
+
+
+@lru_cache(maxsize=None)
+def corpus_pairs(arch: str):
+    """[(kind, ptxas distance, producer row, reader row, (producer, placed), (reader, placed))]."""
+    out = []
+    fixed_here = FIXED_ON_ARCH[arch]
+    for stream, targets in o3_streams(arch):
         cycles, cycle = [], 0
         for *_, control in stream:
             cycles.append(cycle)
