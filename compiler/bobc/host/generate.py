@@ -61,7 +61,7 @@ def c_string(data: bytes | str) -> str:
     """A C string literal for `data` (octal escapes: never run into a following digit)."""
     raw = data.encode() if isinstance(data, str) else data
     if b"\0" in raw:
-        raise HostGenerationError(f"identity {raw!r} holds a zero byte, which the host's C strings cannot carry")
+        raise HostGenerationError(f"the string {raw!r} holds a zero byte, which the host's C strings cannot carry")
     out = []
     for byte in raw:
         ch = chr(byte)

@@ -227,6 +227,26 @@ class _Reader:
         except UnicodeDecodeError:
             self.fail(f"{what} should be ASCII, got {raw!r}", value)
 
+    def c_bytes(self, value, what: str, at=None) -> bytes:
+        """A byte string the host carries as a C string (bobc.host.generate.c_string; the native
+        request's identities alike, runtime_c/native_request.c): any bytes but a zero byte, which
+        would end it there -- refused here, where the plan wrote it, so that check, run and sim
+        refuse what build cannot carry (probe s37 cinject finding 4)."""
+        raw = self.bytes(value, what)
+        self._no_zero(raw, what, at or value)
+        return raw
+
+    def c_text(self, value, what: str, at=None) -> str:
+        """`text` that the host carries as a C string (c_bytes)."""
+        text = self.text(value, what)
+        self._no_zero(text.encode("ascii"), what, at or value)
+        return text
+
+    def _no_zero(self, raw: bytes, what: str, value) -> None:
+        if b"\0" in raw:
+            self.fail(f"{what} holds a zero byte (byte {raw.index(0)} of {len(raw)}), which the host's C "
+                      f"strings cannot carry (one ends at its first zero byte): remove it", value)
+
     def word(self, value, family: str, what: str) -> int:
         """A ModelWord64 / ModelWord32 as its bits."""
         v = self.con(value, family, what)
@@ -700,10 +720,10 @@ def extract_contract(program, value, where: str = "the checkpoint contract") -> 
     r = _Reader(program, where, written(value))
     f = r.fields(r.con(value, "CheckpointEnvelopeContract", "the contract"))
     contract = CheckpointContract(
-        schema=r.bytes(f["checkpointEnvelopeSchema"], "the schema identity"),
-        learner=r.bytes(f["checkpointEnvelopeLearner"], "the learner identity"),
-        data=r.bytes(f["checkpointEnvelopeData"], "the data identity"),
-        seed=r.bytes(f["checkpointEnvelopeSeed"], "the seed identity"),
+        schema=r.c_bytes(f["checkpointEnvelopeSchema"], "the schema identity"),
+        learner=r.c_bytes(f["checkpointEnvelopeLearner"], "the learner identity"),
+        data=r.c_bytes(f["checkpointEnvelopeData"], "the data identity"),
+        seed=r.c_bytes(f["checkpointEnvelopeSeed"], "the seed identity"),
         payload_bytes=r.nat(f["checkpointEnvelopePayloadBytes"], "the payload bytes"),
         chunk_bytes=r.nat(f["checkpointEnvelopeChunkBytes"], "the chunk bytes"),
         updates_per_invocation=r.nat(f["checkpointEnvelopeUpdatesPerInvocation"], "the updates per invocation"))
@@ -779,7 +799,7 @@ def _buffers(r: _Reader, value) -> tuple[PlanBuffer, ...]:
     for i, (item, cell) in enumerate(r.placed_items(value, "NvidiaPlanHostBuffers", "NvidiaPlanHostBuffersNext",
                                                     "the buffers")):
         b = r.fields(r.con(item, "NvidiaPlanHostBuffer", f"buffer {i}"))
-        name = r.text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
+        name = r.c_text(b["nvidiaPlanHostBufferIdentity"], f"buffer {i}'s identity")
         buffers.append(PlanBuffer(
             name=name,
             gpu=r.nat(b["nvidiaPlanHostBufferGPU"], f"buffer {name}'s GPU address"),
@@ -812,7 +832,7 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
         at = written(item, cell)
         v = r.con(item, "NvidiaPlanHostRecordCheck", f"input check {i}")
         kind = _CHECK_KINDS[v.constructor]
-        what = r.text(v.fields[0], f"input check {i}'s name")
+        what = r.c_text(v.fields[0], f"input check {i}'s name", at)
         values = {}
         for attribute, field in zip(_CHECK_FIELDS[kind], v.fields[1:]):
             values[attribute] = (r.bytes(field, f"input check {what}'s bytes") if attribute == "data"
@@ -858,7 +878,7 @@ def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Init
                        shift=f["nvidiaPlanHostInitSplitMix64Shift"], center=f["nvidiaPlanHostInitSplitMix64Center"],
                        denominator=f["nvidiaPlanHostInitSplitMix64Denominator"]),
             kind=
-"splitmix64", seed=r.bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
+"splitmix64", seed=r.c_bytes(f["nvidiaPlanHostInitSplitMix64Seed"], f"initializer {i}'s seed"),
             shift=r.nat(f["nvidiaPlanHostInitSplitMix64Shift"], f"initializer {i}'s shift"),
             center=r.nat(f["nvidiaPlanHostInitSplitMix64Center"], f"initializer {i}'s center"),
             denominator=r.nat(f["nvidiaPlanHostInitSplitMix64Denominator"], f"initializer {i}'s denominator"))
@@ -944,7 +964,7 @@ def extract_plan(program, entry: str) -> Plan:
     contract = extract_contract(program, host["nvidiaPlanHostCheckpoint"], f"{entry}'s checkpoint")
     buffers = _buffers(r, host["nvidiaPlanHostBuffers"])
     typed = HostPlan(
-        identity=r.text(host["nvidiaPlanHostIdentity"], "the host's identity"),
+        identity=r.c_text(host["nvidiaPlanHostIdentity"], "the host's identity"),
         device_hazard=hazard,
         buffers=buffers,
         request=_request(r, host["nvidiaPlanHostRequest"]),
