@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "host_runtime.h"
 #include "host_io.h"
+#include "host_settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,10 +143,22 @@ static uint64_t word_swapped(uint64_t w, uint32_t width)
     return v;
 }
 
+/* `text`, a plan's string, as a message line shows it: a control character (a newline, ESC, DEL)
+ * as '?' (docs/native-host.md: every plan's bytes a host prints on a message line), at most
+ * `room` - 1 bytes (a message is cut at RT_ERR_BYTES - 1 anyway); `out`. */
+static const char *shown_text(const char *text, char *out, size_t room)
+{
+    size_t n = 0;
+    for (; text && text[n] && n + 1 < room; n++)
+        out[n] = rt_control_char((unsigned char)text[n]) ? '?' : text[n];
+    out[n] = 0;
+    return out;
+}
+
 int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size, const char *raw_path, char *err)
 {
     /* the path as every message shows it (rt_io_shown): one line, shortened, the reason whole */
-    char shown[RT_IO_SHOWN_BYTES + 1];
+    char shown[RT_IO_SHOWN_BYTES + 1], what[RT_ERR_BYTES];
     const char *path = rt_io_shown(raw_path, shown);
     if (size != c->record_bytes)
         return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %zu byte%s, expected exactly %llu%s", path, size,
@@ -153,11 +166,12 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
                    (unsigned long long)c->record_bytes, size < c->record_bytes ? " (truncated)" : "");
     for (uint32_t k = 0; k < c->check_count; k++) {
         const rt_record_check *x = &c->checks[k];
+        shown_text(x->what, what, sizeof what);
         if (x->kind == RT_CHECK_BYTES) {
             if (memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
                 char want[64];
                 quote_bytes(want, sizeof want, x->data, x->data_bytes);
-                return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, x->what,
+                return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, what,
                            want, (unsigned long long)x->offset);
             }
             continue;
@@ -168,26 +182,26 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
             switch (x->kind) {
             case RT_CHECK_WORD:
                 if (w != x->value)      /* the value's bytes reversed: a big-endian writer's */
-                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu%s", path, x->what,
+                    return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu, expected %llu%s", path, what,
                                (unsigned long long)w, (unsigned long long)x->value,
                                x->width > 1 && word_swapped(w, x->width) == x->value ? RT_RECORD_BIG_ENDIAN : "");
                 break;
             case RT_CHECK_BELOW:
                 if (w >= x->value)
                     return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, not below %llu", path,
-                               x->what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
+                               what, (unsigned long long)i, (unsigned long long)w, (unsigned long long)x->value);
                 break;
             case RT_CHECK_INDEX:
                 if (w != i)
                     return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu names %llu (the %llu must list "
-                               "0..%llu in order)", path, x->what, (unsigned long long)i, (unsigned long long)w,
+                               "0..%llu in order)", path, what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)count, (unsigned long long)(count - 1));
                 break;
             case RT_CHECK_SAME: {
                 uint64_t other = word_at(r + x->other + i * x->other_stride, x->other_width);
                 if (w != other)
                     return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s %llu is %llu, but the word at byte %llu "
-                               "says %llu", path, x->what, (unsigned long long)i, (unsigned long long)w,
+                               "says %llu", path, what, (unsigned long long)i, (unsigned long long)w,
                                (unsigned long long)(x->other + i * x->other_stride), (unsigned long long)other);
                 break;
             }
@@ -607,11 +621,17 @@ void rt_init_chunk(const rt_initializer *init, void *out, size_t bytes)
 
 void rt_print_usage(const char *program, const char *identity, uint64_t record_bytes, void *stream)
 {
-    fprintf((FILE *)stream,
+    FILE *out = stream;
+    fprintf(out,
             "usage: %s train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
             "       %*s --predictions FILE --result FILE\n"
             "\n"
-            "The native host of %s.\n"
+            "The native host of ", program, (int)strlen(program), "");
+    /* the plan's identity on one line, its control characters as '?' (as shown_text) */
+    for (const char *c = identity; c && *c; c++)
+        fputc(rt_control_char((unsigned char)*c) ? '?' : *c, out);
+    fprintf(out,
+            ".\n"
             "  train     the plan's whole schedule\n"
             "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
             "  --input RECORD        the %llu-byte input record\n"
@@ -625,7 +645,7 @@ void rt_print_usage(const char *program, const char *identity, uint64_t record_b
             "            4 bad checkpoint, 5 foreign checkpoint, 6 no GPU / driver refused,\n"
             "            7 GPU fault or timeout, 8 output write failed,\n"
             "            9 host file damaged (copy it again or rebuild it)\n",
-            program, (int)strlen(program), "", identity, (unsigned long long)record_bytes);
+            (unsigned long long)record_bytes);
 }
 
 const char *rt_stdout_failure(void *stream)

@@ -648,6 +648,21 @@ static void test_input(void)
     snprintf(path, sizeof path, "%s/missing.rec", tmpdir);
     uint8_t *back;
     expect(rt_record_read(c, path, &back, err), RT_EXIT_BAD_INPUT, err, "missing.rec", "missing record");
+    /* probe s37 cinject 1: a check's name is the plan's text; its control characters (a newline,
+     * ESC, CR, DEL) are '?' in the one-line message, its other bytes kept */
+    static const rt_record_check named[] = {
+        { RT_CHECK_BYTES, "ma\ngic\033[31m\r\177 %s \"*/", 0, 0, 0, 0, 0, "RTSAMPLE", 8, 0, 0, 0 },
+        { RT_CHECK_WORD, "ver\tsion", 8, 8, 0, 1, 3, NULL, 0, 0, 0, 0 },
+    };
+    const rt_record_contract odd = { RT_SAMPLE_RECORD_BYTES, named, 2 };
+    memcpy(x, r, sizeof r);
+    x[0] = 'X';
+    expect(rt_record_verify(&odd, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err,
+           "input record rec: ma?gic?[31m?? %s \"*/ is not 'RTSAMPLE' (at byte 0)", "a check's name, shown");
+    memcpy(x, r, sizeof r);
+    x[8] = 2;
+    expect(rt_record_verify(&odd, x, sizeof x, "rec", err), RT_EXIT_BAD_INPUT, err,
+           "input record rec: ver?sion 2, expected 3", "a word check's name, shown");
 }
 
 static void test_args(void)

@@ -198,10 +198,12 @@ def judge_host_words(args, help_ok: bool = False) -> bool:
 def plan_host_usage(program: str, identity: str, record_bytes: int) -> str:
     """`HOST --help` of a plan host (runtime_c/host_runtime.c rt_print_usage), `program` in place
     of the host's name."""
+    from ..errors import printable
+
     return (f"usage: {program} train|predict --input RECORD [--checkpoint IN] --checkpoint-out OUT\n"
             f"       {'':{len(program)}} --predictions FILE --result FILE\n"
             "\n"
-            f"The native host of {identity}.\n"
+            f"The native host of {printable(identity)}.\n"   # one line, as rt_print_usage shows it
             "  train     the plan's whole schedule\n"
             "  predict   the schedule up to its operation step (no training, the checkpoint handed on)\n"
             f"  --input RECORD        the {record_bytes}-byte input record\n"

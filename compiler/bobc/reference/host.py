@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import BobcError
+from ..errors import BobcError, printable
 from ..native.words import count as _count
 from ..plan.host import FILE_NAMES, RecordCheck
 from ..plan.schedule import lower
@@ -153,28 +153,29 @@ def check_record(checks: tuple[RecordCheck, ...], record_bytes: int, data: bytes
         return int.from_bytes(data[at:at + width], "little")
 
     for c in checks:
+        what = printable(c.what)      # one line: a control character as '?' (rt_record_verify)
         if c.kind == "bytes":
             if data[c.offset:c.offset + len(c.data)] != c.data:
                 shown = "".join(chr(b) if 32 <= b < 127 else "?" for b in c.data[:40])
-                raise BadInputRecord(path, c.what, f"{c.what} is not '{shown}' (at byte {c.offset})")
+                raise BadInputRecord(path, what, f"{what} is not '{shown}' (at byte {c.offset})")
             continue
         count = 1 if c.kind == "word" else c.count
         for i in range(count):
             w = word(c.offset + i * c.stride, c.width)
             if c.kind == "word" and w != c.value:      # the value's bytes reversed: a big-endian writer's
                 swapped = c.width > 1 and int.from_bytes(w.to_bytes(c.width, "little"), "big") == c.value
-                raise BadInputRecord(path, c.what, f"{c.what} {w}, expected {c.value}"
+                raise BadInputRecord(path, what, f"{what} {w}, expected {c.value}"
                                                    f"{RECORD_BIG_ENDIAN if swapped else ''}")
             if c.kind == "below" and w >= c.value:
-                raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, not below {c.value}")
+                raise BadInputRecord(path, what, f"{what} {i} is {w}, not below {c.value}")
             if c.kind == "index" and w != i:
-                raise BadInputRecord(path, c.what, f"{c.what} {i} names {w} (the {count} must list 0..{count - 1} "
+                raise BadInputRecord(path, what, f"{what} {i} names {w} (the {count} must list 0..{count - 1} "
                                                    "in order)")
             if c.kind == "same":
                 at = c.other + i * c.other_stride
                 other = word(at, c.other_width)
                 if w != other:
-                    raise BadInputRecord(path, c.what, f"{c.what} {i} is {w}, but the word at byte {at} says {other}")
+                    raise BadInputRecord(path, what, f"{what} {i} is {w}, but the word at byte {at} says {other}")
 
 
 def fresh_payload(plan) -> bytes:
