@@ -463,8 +463,15 @@ static int step_assert_word(host *h, const bobc_step_assert_word *s)
         return fail(h, RT_EXIT_INTERNAL);
     uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     if (w != s->expected) {
-        snprintf(h->err, sizeof h->err, "%.*s: the word at 0x%llx is %u, expected %llu", (int)s->identity_bytes,
-                 (const char *)s->identity, (unsigned long long)s->host, w, (unsigned long long)s->expected);
+        /* the plan's identity bytes on one line: a control character, NUL included, as '?' (as
+         * the reference and the simulator show it; docs/native-host.md) */
+        char name[RT_ERR_BYTES - 128];     /* room for the words after it: gcc -Wformat-truncation */
+        size_t n = s->identity_bytes < sizeof name - 1 ? (size_t)s->identity_bytes : sizeof name - 1;
+        for (size_t i = 0; i < n; i++)
+            name[i] = rt_control_char(s->identity[i]) ? '?' : (char)s->identity[i];
+        name[n] = 0;
+        snprintf(h->err, sizeof h->err, "%s: the word at 0x%llx is %u, expected %llu", name,
+                 (unsigned long long)s->host, w, (unsigned long long)s->expected);
         return fail(h, RT_EXIT_GPU_FAULT);
     }
     return 0;

@@ -227,3 +227,36 @@ def test_a_reissued_entry_that_releases_nothing_is_caught_not_satisfied_by_the_f
     with pytest.raises(SemaphoreNotReleased) as caught:
         simulate(dataclasses.replace(host, steps=steps), built.images, "predict", case[0])
     assert caught.value.message.startswith("GPFIFO entry 0 (reissued) finished without releasing its semaphore")
+
+
+@pytest.mark.parametrize("identity, shown", [(b"the\nfill\x1b[31m\x00\x7f", "the?fill?[31m??"),
+                                             (b"caf\xc3\xa9 \xff", "caf\u00e9 \udcff")])
+def test_a_failed_assert_words_identity_is_one_line_as_the_c_host_shows_it(all_steps, case, identity, shown):
+    """probe s37 cinject 3: the identity's control characters (NUL included) as '?', its other
+    bytes kept (a byte not UTF-8 as itself, os.fsdecode's surrogate), as runtime_c/plan_host.c
+    step_assert_word shows them -- not decoded with U+FFFD for a byte that is not UTF-8."""
+    built, host = all_steps
+    steps = tuple(dataclasses.replace(s, values={**s.values, "expected": 43, "identity": identity})
+                  if s.kind == "assert_word" else s for s in host.steps)
+    with pytest.raises(SimulationFault) as caught:
+        simulate(dataclasses.replace(host, steps=steps), built.images, "predict", case[0])
+    assert caught.value.message.startswith(f"{shown}: the word at"), caught.value.message
+
+
+@pytest.mark.parametrize("identity, shown", [(b"the\nfill\x1b[31m\x00\x7f", "the?fill?[31m??"),
+                                             (b"caf\xc3\xa9 \xff", "caf\u00e9 \udcff")])
+def test_the_reference_shows_a_failed_assert_words_identity_as_the_simulator(all_steps, kernels, case,
+                                                                            monkeypatch, identity, shown):
+    import bobc.reference.host as reference_host
+
+    built, _ = all_steps
+    lowered = reference_host.lower
+
+    def lower(plan):
+        return [dataclasses.replace(s, values={**s.values, "expected": 43, "identity": identity})
+                if getattr(s.kind, "name", s.kind) == "assert_word" else s for s in lowered(plan)]
+
+    monkeypatch.setattr(reference_host, "lower", lower)
+    with pytest.raises(Exception) as caught:
+        reference(built.plan, kernels, "predict", case[0])
+    assert caught.value.message.startswith(f"{shown}: the word at"), caught.value.message

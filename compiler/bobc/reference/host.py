@@ -453,7 +453,7 @@ class ReferenceHost:
             elif k == "assert_word":
                 word = struct.unpack("<I", memory.read(v["host"], 4))[0]
                 if word != v["expected"]:
-                    raise ReferenceHostError(f"{v['identity'].decode(errors='replace')}: the word at "
+                    raise ReferenceHostError(f"{printable(v['identity'])}: the word at "
                                              f"{v['host']:#x} is {word}, expected {v['expected']}")
             elif k == "bind_input_identity":
                 identity = record[v["offset"]:v["offset"] + v["extent"]]

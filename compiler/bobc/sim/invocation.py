@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import printable
 from ..reference import envelope, safe_io
 from ..reference.host import check_record, read_past_input, wrote_other_than_the_contract
 from .channel import Channel
@@ -278,7 +279,7 @@ class SimulatedHost:
     def step_assert_word(self, v):
         word = struct.unpack("<I", self.at(v["host"], 4, "an asserted word").tobytes())[0]
         if word != v["expected"]:
-            raise SimulationFault(f"{v['identity'].decode(errors='replace')}: the word at {v['host']:#x} is "
+            raise SimulationFault(f"{printable(v['identity'])}: the word at {v['host']:#x} is "
                                   f"{word}, expected {v['expected']}")
 
     def step_bind_input_identity(self, v):
