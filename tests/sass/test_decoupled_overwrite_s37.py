@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import pytest
 
+from pathlib import Path
+
+from bobc.kernel_search import variant_of, variant_suffix
 from bobc.sass import assemble
 from bobc.targets import TARGETS
 
@@ -78,3 +81,46 @@ def test_a_decoupled_reader_that_does_not_overwrite_waits_only_the_latency(arch)
     the overwrite's, not the read's)."""
     assembled = _assemble(_kernel("FADD R0, R0, R3", "F2I.U64.TRUNC R2, R0"), arch)
     assert _distance(assembled, 0, 1) == 4
+
+
+# The shipped kernels: Bob's (specs) and Coppelius's, every source each target assembles.
+_REPO = Path(__file__).resolve().parents[2]
+_SHIPPED = sorted([*(_REPO / "specs" / "Realization" / "Nvidia" / "SM86").glob("*.sass"),
+                   *(_REPO / "examples" / "coppelius" / "Realization" / "Nvidia" / "SM86").glob("*.sass")])
+_STALL = (41, 4)     # Control.from_word's fields, in the word's high 64 bits
+_YIELD = (45, 1)
+
+
+def _words(code: bytes) -> list[int]:
+    return [int.from_bytes(code[k:k + 16], "little") for k in range(0, len(code), 16)]
+
+
+def _without(word: int, *fields) -> int:
+    for lsb, width in fields:
+        word &= ~(((1 << width) - 1) << (64 + lsb))
+    return word
+
+
+def test_the_rule_moves_only_stalls_and_yields_of_the_shipped_kernels(monkeypatch):
+    """Each shipped kernel, assembled with the rule (DECOUPLED_OVERWRITE) and without it (0: the
+    first writer's latency alone, as before): the same instruction bits and the same scoreboards,
+    wait masks and reuse bits, word for word; only stalls (and the yield bit that follows them)
+    may differ, and only by growing."""
+    from bobc.sass import assemble_kernel, schedule
+    assert _SHIPPED
+    grown = 0
+    for arch, target in sorted(TARGETS.items()):
+        for path in sorted({variant_of(p, arch) for p in _SHIPPED if variant_suffix(p) is None}):
+            with_rule = assemble_kernel(path, target).code
+            with monkeypatch.context() as m:
+                m.setattr(schedule, "DECOUPLED_OVERWRITE", 0)
+                without = assemble_kernel(path, target).code
+            assert len(with_rule) == len(without), f"{path.name} ({arch}): the rule changed the code's length"
+            for k, (a, b) in enumerate(zip(_words(with_rule), _words(without))):
+                where = f"{path.relative_to(_REPO)} ({arch}) instruction {k} ({k * 16:#06x})"
+                assert _without(a, _STALL, _YIELD) == _without(b, _STALL, _YIELD), \
+                    f"{where}: the rule changed more than the stall and yield bits"
+                stall_a, stall_b = (w >> (64 + _STALL[0]) & 15 for w in (a, b))
+                assert stall_a >= stall_b, f"{where}: the rule shortened a stall ({stall_b} -> {stall_a})"
+                grown += stall_a > stall_b
+    assert grown, "no shipped kernel has a decoupled overwrite the rule delays: the comparison shows nothing"
