@@ -5,7 +5,9 @@ Correctness first, speed second (sass-facts.md "Control codes and latencies"):
   (FIXED_LATENCIES: the stalls ptxas itself puts in dependent chains; an
   opcode not in the table gets DEFAULT_LATENCY; predicates PREDICATE_LATENCY);
   a consumer, or a later writer of the same register, issues no earlier, by
-  lengthening the stall of the instruction before it;
+  lengthening the stall of the instruction before it; a variable-latency
+  writer of such a register issues no sooner than DECOUPLED_OVERWRITE (6)
+  cycles after the fixed-latency writer;
 - every variable-latency instruction gets a write scoreboard; its consumers,
   and any later writer of its destination, wait on it;
 - memory/shuffle instructions that read registers late also get a read
@@ -163,6 +165,17 @@ BARRIER_SETTER_MIN_STALL = 2
 # scoreboard of its own is covered by the wait on a later one's, tests/sass/data).  ptxas sets no
 # scoreboard on R2UR at all on sm_90 and overwrites its source a cycle later: not listed.
 ASYNC_SOURCE_READERS = {"MUFU", "F2I", "I2F", "F2F", "POPC", "BREV", "FLO", "DSETP", "REDUX"}
+# A variable-latency (decoupled, scoreboarded) instruction that overwrites a register a
+# fixed-latency instruction wrote issues no sooner than DECOUPLED_OVERWRITE cycles after that
+# writer, whatever the writer's own latency: the decoupled unit's write may otherwise land
+# before the fixed pipe's write-back, which then leaves the older value.  ptxas 13 never leaves
+# fewer than 6 cycles between such a pair on either target (the -O3 corpus, tests/sass/data:
+# LDL 137 placements, LDG, LDC, LDS, MUFU, S2R all >= 6; `FADD R2, R2, c[..]` -> `F2I.U64.TRUNC
+# R2, R2` 6 where `FADD R0` -> `F2I.U64.TRUNC R2, R0` is 4); NVIDIA's Ampere tables (Mesa NAK
+# sm80_instr_latencies.rs, write_after_write: a coupled ALU/FMA writer, then a Decoupled writer)
+# give 5, 6 when the first writer is predicated.  ptxas's 6 is taken for every pair
+# (tests/sass/test_decoupled_overwrite_s37.py).
+DECOUPLED_OVERWRITE = 6
 CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 # Memory fences: ptxas 13 gives every MEMBAR a stall of 6 (18 of 18 in the -O3 corpus, both targets)
 # and sm_90's CGAERRBAR 6 or 8 (7 of 7); NVIDIA's tables (Mesa NAK sm70.rs exec_latency: MemBar 6 on
@@ -273,6 +286,7 @@ class _State:
     ready: dict = field(default_factory=dict)          # reg -> cycle its value is ready (same pipe)
     producer: dict = field(default_factory=dict)       # reg -> opcode of its fixed-latency producer
     producer_index: dict = field(default_factory=dict) # reg -> index of that producer
+    written: dict = field(default_factory=dict)        # reg -> cycle its fixed-latency producer issued
     guard_ready: dict = field(default_factory=dict)    # predicate -> cycle it may guard
     pending_write: dict = field(default_factory=dict)  # reg -> barrier
     pending_read: dict = field(default_factory=dict)   # reg -> barriers of every access still reading it
@@ -364,6 +378,8 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                 if at > k:
                     if reg in state.ready:
                         state.ready[reg] += delta
+                    if reg in state.written:
+                        state.written[reg] += delta
                     if reg in state.guard_ready:
                         state.guard_ready[reg] += delta
         if any(items[k].explicit is not None for k in range(max(after, 0), len(controls))):
@@ -436,6 +452,9 @@ def schedule(items: list[Item], arch: str) -> list[Control]:
                     state.wait(b)
         pairs = [*((state.ready[r] + _consumer_delay(state, r, item), r) for r in item.reads if r in state.ready),
                  *((state.ready[r], r) for r in item.writes if r in state.ready)]
+        if item.opcode in VARIABLE_LATENCY and item.opcode not in fixed:
+            pairs += [(state.written[r] + DECOUPLED_OVERWRITE, r) for r in item.writes
+                      if r in state.ready and r in state.written]
         if item.guard is not None and item.guard in state.guard_ready:
             pairs.append((state.guard_ready[item.guard], item.guard))
         if item.opcode in PREDICATE_READ_AT_DISPATCH:
@@ -574,6 +593,7 @@ def _record_fixed(state: _State, item: Item, index: int, fixed: dict) -> None:
     """When each fixed-latency result of `item` (issued now) may be read."""
     for reg in item.writes:
         state.ready[reg] = state.cycle + _latency(item, reg, fixed)
+        state.written[reg] = state.cycle
         state.producer[reg] = item.latency_key
         state.producer_index[reg] = index
         if reg[0] in ("P", "UP"):
