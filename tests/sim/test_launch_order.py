@@ -376,6 +376,51 @@ def test_a_launch_the_pushbuffer_also_sends_is_not_launched_early():
     run(SM90, built)
 
 
+def test_a_launch_one_of_its_parents_starts_beside_another_is_not_launched_early():
+    """Probe s37 orderfuzz finding 1.  Launch C = (c <- a) follows A = (a <- s) alone in one
+    submission, and follows B = (b <- s) in another, where B's QMD also starts X = (x <- b)
+    beside it (nothing after X needs x).  A QMD naming two dependents arrives at no latch, so a
+    latch on C's QMD would hold C forever in B's submission: C waits on none, and Y = (y <- c),
+    the only dependent of C's QMD wherever C runs, still starts early.  The channel runs both
+    submissions (it refuses a QMD waiting on a latch its parent does not arrive at)."""
+    names = "sabxcy"
+    at = {name: DATA + 0x100 * i for i, name in enumerate(names)}
+    pairs = [("a", "s"), ("b", "s"), ("x", "b"), ("c", "a"), ("y", "c")]        # A, B, X, C, Y
+    word = 0x160 // 8
+    region = Region("native-mask", bytes(assemble_kernel(KERNEL, SM90, launched=True).code), 24, 64, 0, 0)
+    launches = tuple(Launch("native-mask", 0, CODE, (1, 1, 1), (64, 1, 1), 0x200,
+                            (ParameterPatch(word, at[out]), ParameterPatch(word + 1, at[source])))
+                     for out, source in pairs)
+    program = -(-len(region.code) // 256) * 256 + 0x200 * len(launches)
+    submissions = (Submission("after a", (0, 3, 4), 0), Submission("after b", (1, 2, 3, 4), 16))
+    plan = WholeProgramPlan("program", 0x86, 0xC7C0, 0x806, CODE, QMD, PUSH, SEMAPHORE, 128, program, (region,),
+                            launches, len(launches), 0x100 * len(launches), submissions, 2, 2)
+    conflicts = by_buffers(pairs)
+    order = encode.plan_launch_order(plan, conflicts, slots=2)
+    assert order.dependents == {0: (3,), 1: (3, 2), 3: (4,)}
+    assert set(encode.programmatic_latches(plan, order, SM90)) == {4}
+    built = encode.encode_images(plan, SM90, conflicts)
+    assert field(built.qmd, SM90, 3, "WAIT_ON_LATCH_VALID") == 0
+    assert field(built.qmd, SM90, 1, "ARRIVE_AT_LATCH_VALID") == 0          # B names two: it arrives at none
+    assert field(built.qmd, SM90, 4, "WAIT_ON_LATCH_ID") == field(built.qmd, SM90, 3, "ARRIVE_AT_LATCH_ID")
+    data = np.zeros(0x1000, dtype=np.uint8)
+    data[:WORDS] = np.arange(WORDS, dtype=np.uint8)[::-1] + 7
+    buffers = [Buffer("program", CODE, np.frombuffer(bytearray(built.program), np.uint8)),
+               Buffer("qmd", QMD, np.frombuffer(bytearray(built.qmd), np.uint8)),
+               Buffer("push", PUSH, np.frombuffer(bytearray(built.push), np.uint8)),
+               Buffer("data", DATA, data), Buffer("semaphore", SEMAPHORE, np.zeros(64, np.uint8))]
+    channel = Channel(Memory(buffers, [Resident(name, address, WORDS) for name, address in at.items()]),
+                      check_hazards=False, code_bytes=manifest_code_bytes(built.manifest))
+    channel.run_segment(bytes(built.push[:len(encode.prologue(SM90).to_bytes())]), "prologue")
+    for entry in range(2):
+        channel.run_entry(built.gpfifo[8 * entry:8 * entry + 8], entry)
+    assert len(channel.log.launches) == 7
+    s = np.frombuffer(data[:WORDS], "<u4")
+    for name in "abxcy":
+        where = at[name] - DATA
+        assert (np.frombuffer(data[where:where + WORDS], "<u4") == (s & 0xFF)).all(), name
+
+
 def test_an_early_launch_that_could_run_beside_its_parent_is_refused():
     """What the channel holds an early launch to, each broken in the QMDs or the code."""
     built = images(SM90, [(B, A), (C, B)], launched=True)

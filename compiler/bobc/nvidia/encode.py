@@ -721,18 +721,23 @@ FIRST_LATCH = 1
 
 def programmatic_latches(plan: WholeProgramPlan, order: LaunchOrder, target: Target) -> dict[int, int]:
     """The launches whose grids start before their parent's has fully ended, each with the latch
-    it waits on (ProgrammaticLaunch): a launch that is the only dependent of its parent's QMD,
-    that no pushbuffer sends itself (a send would wait on a latch no grid arrives at), and whose
+    it waits on (ProgrammaticLaunch): a launch that is the only dependent of every QMD that names
+    it (a QMD naming two arrives at no latch), that no pushbuffer sends itself (a send would wait
+    on a latch no grid arrives at), and whose
     kernel opens with the target's launch prologue (ACQBULK first: it waits before it reads or
     writes anything).  Empty on a target whose QMD has no latches (sm_86's V03_00)."""
     if RECIPES[target.qmd_layout].programmatic is None or not target.launch_prologue:
         return {}
     sent = {send.launch for sends in order.sends for send in sends}
+    # a launch may be named by several QMDs (its parent differs between the submissions that
+    # send it); one that names it beside another dependent arrives at no latch, so the launch
+    # would wait forever where that QMD starts it
+    shared = {child for children in order.dependents.values() if len(children) > 1 for child in children}
     opening = _instruction_bits(target.launch_prologue[0], target)
     latches = {}
     for parent in sorted(order.dependents):
         children = order.dependents[parent]
-        if len(children) != 1 or children[0] in sent:
+        if len(children) != 1 or children[0] in sent or children[0] in shared:
             continue
         code = plan.regions[plan.launches[children[0]].region].code
         if len(code) >= 16 and _instruction_bits_of(code[:16]) == opening:

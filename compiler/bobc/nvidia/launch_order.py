@@ -70,7 +70,10 @@ class _Segment:
 # footprints (a `conflicts` that carries them, as bobc.certify.footprints.program_conflicts's does)
 # answer in a logarithmic number of steps, so a submission of n launches that touch disjoint bytes
 # costs about n log n rather than n^2 conflict tests and pairs remembered (probe s36 scale
-# finding 5: 4,000 such launches took 1 GB).  The answers are the same.
+# finding 5: 4,000 such launches took 1 GB).  So does a forking launch's search for the last spine
+# launch it conflicts with (_Spines): a leaf beside a long chain that needs only its first launch
+# asked the whole chain (probe s37 orderfuzz finding 2: 4,000 launches, 2 M tests and 205 MB).
+# The answers are the same.
 _ASKED = 32
 
 
@@ -138,8 +141,7 @@ def _first_conflicts(prints: list) -> list[int | None]:
     positions from last to first, each asking which later one touches the bytes it writes or writes
     the bytes it touches (bobc.certify.footprints.Footprint.conflicts), then painting its own."""
     count = len(prints)
-    ends = sorted({end for fp in prints if fp is not None
-                   for spans in (fp.writes, fp._touched.spans) for span in spans for end in span})
+    ends = _ends(prints)
 
     def pieces(spans):
         return [(bisect_left(ends, a), bisect_left(ends, b)) for a, b in spans]
@@ -164,6 +166,51 @@ def _first_conflicts(prints: list) -> list[int | None]:
         for lo, hi in touched:
             touchers.paint(lo, hi, count - p)
     return first
+
+
+def _ends(prints: list) -> list[int]:
+    """The sorted ends of the known footprints' intervals: the pieces _Stamps paints between."""
+    return sorted({end for fp in prints if fp is not None
+                   for spans in (fp.writes, fp._touched.spans) for span in spans for end in span})
+
+
+class _Spines:
+    """The spine launches of a submission's segments so far, by position, through their
+    footprints: `last(p)` is the last of them whose launch conflicts with the launch at p (one
+    writes bytes the other touches, or either footprint is unknown), in a logarithmic number of
+    steps per interval.  Positions only grow, so the last one at or after a segment's first is
+    the last spine launch of that segment that conflicts."""
+
+    def __init__(self, prints: list):
+        self.prints = prints
+        self.ends = _ends(prints)
+        self.writers, self.touchers = _Stamps(len(self.ends)), _Stamps(len(self.ends))   # stamp p + 1
+        self.any = 0                       # 1 + the last spine position
+        self.unknown = 0                   # 1 + the last spine position of an unknown footprint
+
+    def _pieces(self, spans):
+        return [(bisect_left(self.ends, a), bisect_left(self.ends, b)) for a, b in spans]
+
+    def add(self, p: int) -> None:
+        self.any = p + 1
+        fp = self.prints[p]
+        if fp is None:
+            self.unknown = p + 1
+            return
+        for lo, hi in self._pieces(fp.writes):
+            self.writers.paint(lo, hi, p + 1)
+        for lo, hi in self._pieces(fp._touched.spans):
+            self.touchers.paint(lo, hi, p + 1)
+
+    def last(self, p: int) -> int | None:
+        fp = self.prints[p]
+        if fp is None:
+            stamp = self.any
+        else:
+            stamp = max([self.touchers.largest(lo, hi) for lo, hi in self._pieces(fp.writes)]
+                        + [self.writers.largest(lo, hi) for lo, hi in self._pieces(fp._touched.spans)]
+                        + [self.unknown])
+        return stamp - 1 if stamp else None
 
 
 class _Union:
@@ -239,12 +286,31 @@ def _submission(sequence: Sequence[int], conflicts: Conflicts, forks: list[bool]
     children: dict[int, list] = {}             # position -> [spine child, side child] positions
     segment = None
     union = None                               # the segment's leaves' bytes, once they are many
+    spines = None if prints is None else _Spines(prints)
 
     def open_segment(p: int):
         nonlocal segment, union
         sends.append(Send(sequence[p], after_idle=bool(sends)))
         segment = _Segment([p], [], {})
         union = None
+        on_spine(p)
+
+    def on_spine(p: int):
+        if segment.spine[-1] != p:
+            segment.spine.append(p)
+        if spines is not None:
+            spines.add(p)
+
+    def last_on_spine(p: int) -> int | None:
+        """The last spine position of the segment whose launch conflicts with p's (None: none):
+        asked one by one for the last _ASKED, then through the footprints."""
+        spine = segment.spine
+        asked = spine if prints is None else spine[-_ASKED:] if _ASKED else []
+        found = next((s for s in reversed(asked) if conflicts(sequence[s], sequence[p])), None)
+        if found is not None or len(asked) == len(spine):
+            return found
+        last = spines.last(p)
+        return last if last is not None and last >= spine[0] else None
 
     def add_leaf(p: int):
         segment.leaves.append(p)
@@ -267,7 +333,7 @@ def _submission(sequence: Sequence[int], conflicts: Conflicts, forks: list[bool]
             continue
         slot = 0
         if forks[p]:
-            start = next((s for s in reversed(segment.spine) if conflicts(sequence[s], launch)), None)
+            start = last_on_spine(p)
             if start is None:                  # conflicts with nothing since the wait: sent beside the spine
                 sends.append(Send(launch, after_idle=False))
                 add_leaf(p)
@@ -285,7 +351,7 @@ def _submission(sequence: Sequence[int], conflicts: Conflicts, forks: list[bool]
             segment.side_tail[start] = p
             add_leaf(p)
         else:
-            segment.spine.append(p)
+            on_spine(p)
     return sends, children
 
 
