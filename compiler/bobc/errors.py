@@ -110,6 +110,32 @@ def printable(path) -> str:
     return os.fsdecode(os.fsencode(path).translate(SHOWN_CONTROLS))
 
 
+# How a compiler message shows a plan's bytes (an identity, a resident's or buffer's name, a kernel's
+# name or source, a byte string refused): at most this many bytes, then cut (docs/limits.md)
+SHOWN_PLAN_BYTES = 128
+
+
+def shown_plan_text(value) -> str:
+    """A plan's bytes (bytes, or the str the extractor decoded them to) as bobc's own messages --
+    check, build, certify, sim and run's compile stage -- show them: as themselves when they are 1
+    to SHOWN_PLAN_BYTES bytes of printable ASCII other than `"` and `\\` (sgd-step, as the plan
+    reads), else as the plan language's byte-string literal that reads back to them (b"L\\n\\x1b[m":
+    a newline, a tab as \\n, \\t, every other byte outside printable ASCII as \\xNN, `"` and `\\`
+    escaped), so a message stays one line, drives no terminal, and shows which byte it was; a
+    bare value never holds `"`, so it cannot be taken for a literal.  Past SHOWN_PLAN_BYTES bytes
+    the literal of its first half and its length: b"AAAA..."...(50,000 bytes).  The one rule for
+    every compiler message naming a plan's bytes (docs/formats.md); a plan host shows them with
+    control characters as '?' instead (docs/native-host.md)."""
+    from .language.syntax import show_bytes
+
+    raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+    if len(raw) > SHOWN_PLAN_BYTES:
+        return f"{show_bytes(raw[:SHOWN_PLAN_BYTES // 2])}...({len(raw):,} bytes)"
+    if raw and all(0x20 <= b < 0x7F and b not in (0x22, 0x5C) for b in raw):
+        return raw.decode("ascii")
+    return show_bytes(raw)
+
+
 # a path's C0 controls and DEL, the tab included, shown as '?' (SHOWN_CONTROLS, host_io.c rt_io_shown)
 _SHOWN_PATH = {code: "?" for code in (*range(0x20), 0x7F)}
 

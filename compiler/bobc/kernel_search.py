@@ -43,7 +43,7 @@ import os
 import re
 from pathlib import Path
 
-from .errors import BobcError, source_lines
+from .errors import BobcError, shown_plan_text, source_lines
 
 _TARGET_SUFFIX = re.compile(r"sm_\d+[a-z]*")
 _KERNEL = re.compile(r"^\s*\.kernel(?:\s+(.*))?$")
@@ -72,9 +72,11 @@ def variant_suffix(path) -> str | None:
 def _refuse_variant_shaped(name: str, what: str) -> None:
     base, dot, suffix = name.rpartition(".")
     if dot and base and _TARGET_SUFFIX.fullmatch(suffix):
-        raise SourceError(f"{what} {name!r} ends in a target suffix: a file {name}.sass is kernel {base}'s "
+        raise SourceError(f"{what} {shown_plan_text(name)} ends in a target suffix: a file {shown_plan_text(name)}.sass "
+                          f"is kernel {shown_plan_text(base)}'s "
                           f"variant for {suffix}, never a kernel of its own",
-                          hint=f"name the base kernel ({base}); a target's own code goes in {base}.{suffix}.sass")
+                          hint=f"name the base kernel ({shown_plan_text(base)}); a target's own code goes in "
+                               f"{shown_plan_text(base)}.{suffix}.sass")
 
 
 def kernel_name(path: Path, default: str) -> str:
@@ -197,7 +199,7 @@ def find_source_and_base(identity: str, folders, target) -> tuple[Path | None, P
         bases = [p for p in hits if p.name == base_name]
         for name, found in ((variant_name, variants), (base_name, bases)):
             if len(found) > 1:
-                raise SourceError(f"kernel {identity} has {len(found)} sources named {name} under {folder}: "
+                raise SourceError(f"kernel {shown_plan_text(identity)} has {len(found)} sources named {name} under {folder}: "
                                   f"{', '.join(str(p) for p in found)}; which one the plan means is not "
                                   f"certain", hint="keep one of them there (a backup or an experiment's copy "
                                                    "under the plan's folder counts: the search is recursive)")

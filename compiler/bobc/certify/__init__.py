@@ -46,7 +46,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import Span, shown_path
+from ..errors import Span, shown_path, shown_plan_text
 from ..plan.model import Plan, place
 from ..targets import Target
 from .buffers import check_host_buffers, host_buffer_extents
@@ -99,19 +99,19 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         try:
             source, base = find_source_and_base(region.identity, [*folders, specs_folder()], target)
         except BobcError as error:
-            out.append(Finding("contract", f"kernel {region.identity}: {error.message}", named))
+            out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)}: {error.message}", named))
             continue
         if source is None:
-            out.append(Finding("contract", f"kernel {region.identity} has no source {region.identity}.sass "
-                                           f"(nor {region.identity}.{target.name}.sass) with a contract in the "
+            out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} has no source {shown_plan_text(region.identity)}.sass "
+                                           f"(nor {shown_plan_text(region.identity)}.{target.name}.sass) with a contract in the "
                                            f"kernel search path", named))
             continue
         encoded = (encoded_from or {}).get(region.identity)
         if encoded is not None and Path(encoded).resolve() != source.resolve():
-            out.append(Finding("contract", f"region {region.identity}'s machine code was encoded from "
+            out.append(Finding("contract", f"region {shown_plan_text(region.identity)}'s machine code was encoded from "
                                            f"{shown_path(encoded)}, but the kernel search finds "
                                            f"{shown_path(source)} for the identity "
-                                           f"{region.identity}, and a region is certified by its identity's "
+                                           f"{shown_plan_text(region.identity)}, and a region is certified by its identity's "
                                            f"contract: give the region the identity of the kernel its code is "
                                            f"(its source's name), or its identity's kernel as its code",
                                place(region)))
@@ -120,7 +120,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             try:
                 digest, registers = _identity_code(source, target)
             except BobcError as error:
-                out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+                out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
                                                f"{target.name}: {error.message}", coded))
                 continue
             if hashlib.sha256(bytes(region.code)).hexdigest() != digest:
@@ -134,7 +134,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             out.append(_contract_line_fault(str(error), named))
             continue
         if not contract.arguments:
-            out.append(Finding("contract", f"kernel {region.identity} ({source.name}) declares no parameter "
+            out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) declares no parameter "
                                            f"words (//@ param lines)", named))
         contracts[region.identity] = contract
         if base is not None:           # a per-target variant: its //@ param meanings are its base's
@@ -148,10 +148,10 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
             built = (assembled or {}).get(region.identity) if encoded is not None else None
             reads, problems = assembled_reads(source, target, built)
         except BobcError as error:
-            out.append(Finding("contract", f"kernel {region.identity} ({source.name}) does not assemble for "
+            out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
                                            f"{target.name}: {error.message}", coded))
             continue
-        out += [Finding("contract", f"kernel {region.identity}: {problem}", coded) for problem in problems]
+        out += [Finding("contract", f"kernel {shown_plan_text(region.identity)}: {problem}", coded) for problem in problems]
         out += check_code_reads(contract, reads)
         if not problems:
             # the checks that read the contract's reads (the unset-scalar rule: which bytes of a
@@ -197,7 +197,7 @@ def _code_differs(region, source: Path, target: Target) -> Finding:
         first = next(i for i in range(min(len(code), len(kernel))) if code[i] != kernel[i])
         what = (f"its {len(code):,} bytes differ from the kernel's {len(kernel):,} from byte {first:#x} on "
                 f"(instruction {first // 16})")
-    return Finding("contract", f"region {region.identity}'s machine code is not its identity's kernel "
+    return Finding("contract", f"region {shown_plan_text(region.identity)}'s machine code is not its identity's kernel "
                                f"{shown_path(source)} as this build assembles it for {target.name}: {what}; a "
                                f"region is certified by the code the assembler made of its identity's source "
                                f"(its parameter reads, its registers), so other bytes would run unchecked",
@@ -230,7 +230,7 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
     x, y, z = contract.block
     source = contract.source.name
     if region.block_x != x:
-        return [Finding("block", f"region {region.identity} declares blocks of {region.block_x} threads, but "
+        return [Finding("block", f"region {shown_plan_text(region.identity)} declares blocks of {region.block_x} threads, but "
                                  f"{source} is written for {x} (its //@ block): the code's thread indexing "
                                  f"would cover other elements; give the region {x}", place(region, "block_x"))]
     if index is None:
@@ -243,7 +243,7 @@ def _block_findings(plan: Plan, region, contract, launches_of: dict | None = Non
         return []
     first = plan.program.launches[wrong[0]]
     return [Finding("block", f"launch{'es' if len(wrong) > 1 else ''} {', '.join(str(i) for i in wrong)} "
-                             f"({region.identity}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
+                             f"({shown_plan_text(region.identity)}) run{'' if len(wrong) > 1 else 's'} blocks of {first.block}, but "
                              f"{source} is written for ({x}, {y}, {z}) (its //@ block)", first.at)]
 
 

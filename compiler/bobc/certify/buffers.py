@@ -1,7 +1,7 @@
 """Host buffers: disjoint in the GPU address space, at the images' bases, mapping every window."""
 from __future__ import annotations
 
-from ..errors import BobcError
+from ..errors import BobcError, shown_plan_text
 from ..plan.model import Plan, place
 from ..targets import Target
 from .findings import Finding, describe, end, span
@@ -31,7 +31,7 @@ def host_buffer_extents(plan: Plan, target: Target, contracts=None, images=None)
         if b.name in out:
             # keyed by name: a second buffer of one name would hide the first (check_host_buffers
             # refuses the plan by that name)
-            raise BobcError(f"the host maps two buffers named {b.name}",
+            raise BobcError(f"the host maps two buffers named {shown_plan_text(b.name)}",
                             hint="rename or remove one: a buffer is found by its name")
         size = b.size
         if b.name in needed:
@@ -77,17 +77,17 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None, images=None) 
     def label(index: int) -> str:
         name, address, size, written, _ = buffers[index]
         grown = f" (grown to the {target.name} image)" if written is not None and size > written else ""
-        return f"{name} {span(address, size)}{grown}"
+        return f"{shown_plan_text(name)} {span(address, size)}{grown}"
 
     names = {b[0] for b in buffers}
     for name, (address, size) in needed.items():
         if declared and name not in names:
-            out.append(Finding("host-buffer", f"the host maps no {name} buffer; the images need "
+            out.append(Finding("host-buffer", f"the host maps no {shown_plan_text(name)} buffer; the images need "
                                               f"{span(address, size)}"))
             continue
         for index, (named, mapped, *_rest) in enumerate(buffers):
             if declared and named == name and mapped != address:
-                out.append(Finding("host-buffer", f"host buffer {name} is mapped at {mapped:#x} "
+                out.append(Finding("host-buffer", f"host buffer {shown_plan_text(name)} is mapped at {mapped:#x} "
                                                   f"but the images place it at {address:#x}", at(index, "gpu")))
 
     indices = range(len(buffers))
@@ -142,7 +142,7 @@ def _same_names(buffers) -> list[Finding]:
         earlier = buffers[first[name]]
         where = place(earlier[4])
         out.append(Finding("host-buffer",
-                           f"the host maps two buffers named {name}: {span(earlier[1], earlier[2])}"
+                           f"the host maps two buffers named {shown_plan_text(name)}: {span(earlier[1], earlier[2])}"
                            f"{f' (the first, at {where})' if where else ''} and {span(address, size)}; a buffer "
                            f"is found by its name, so each must have its own: rename or remove one",
                            place(typed)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import BobcError, Span
+from ..errors import BobcError, Span, shown_plan_text
 from ..plan.model import Resident
 
 
@@ -132,7 +132,7 @@ def span(start: int, size: int) -> str:
 
 
 def describe(resident: Resident) -> str:
-    return f"{resident.name} {span(resident.address, resident.size)}"
+    return f"{shown_plan_text(resident.name)} {span(resident.address, resident.size)}"
 
 
 def end(r: Resident) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..errors import shown_plan_text
 from ..plan.model import Plan, cluster_tiles, place
 from ..resources import doc
 from ..targets import Target
@@ -142,7 +143,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
                  "qmd_table_bytes", "region_alignment"):
         limit(f"the program's {name.replace('_', ' ')}", getattr(program, name), U64, at=place(program, name))
     for index, launch in enumerate(program.launches[:LAUNCH_COUNT]):
-        name = f"launch {index} ({launch.identity})" if hasattr(launch, "identity") else f"launch {index}"
+        name = f"launch {index} ({shown_plan_text(launch.identity)})" if hasattr(launch, "identity") else f"launch {index}"
         gx, gy, gz = launch.grid
         bx, by, bz = launch.block
         limit(f"{name}'s grid x", gx, bounds.grid_x, least=1, at=launch.at)
@@ -170,7 +171,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
     buffers = host.buffers if host is not None else ()
     limit("the host buffer count", len(buffers), BUFFER_COUNT)
     for b in buffers:
-        name = f"host buffer {b.name}"
+        name = f"host buffer {shown_plan_text(b.name)}"
         gpu, extent = b.gpu, b.extent
         if gpu % PAGE_BYTES or b.host % PAGE_BYTES:
             out.append(Finding("limit", f"{name} at {shown_hex(gpu)} is not 4 KiB aligned: the driver shim "

@@ -5,6 +5,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ..errors import shown_plan_text
 from ..plan.model import Plan, Resident, place
 from .findings import Finding, describe, end, span
 from .limits import shown, shown_hex
@@ -94,7 +95,7 @@ def declared_pointers(index: int, launch, contract: KernelContract | None,
         if argument.kind != "pointer":
             continue
         word = argument_word + argument.index
-        where = f"launch {index} ({launch.identity}) argument {argument.index} (word {word}, {argument.what})"
+        where = f"launch {index} ({shown_plan_text(launch.identity)}) argument {argument.index} (word {word}, {argument.what})"
         active, why = argument.active(own_words)
         if active is None:
             out.append(DeclaredPointer(argument, where, words.get(word), None, own_words, why))
@@ -134,7 +135,7 @@ def declared_maps(index: int, launch, contract: KernelContract | None, argument_
     out = []
     for declared in contract.tensor_maps if contract else ():
         pointer = contract.argument(declared.pointer)
-        where = (f"launch {index} ({launch.identity}) tensor map word {declared.word} (of argument "
+        where = (f"launch {index} ({shown_plan_text(launch.identity)}) tensor map word {declared.word} (of argument "
                  f"{declared.pointer}, {declared.what})")
         active, why = declared.active(own_words)
         if active is False:
@@ -183,7 +184,7 @@ def _undeclared_patches(name: str, launch, contract: KernelContract | None, argu
     stray = [w for w, _ in strays]
     words = ", ".join(str(w) for w in stray)
     return [Finding("contract", f"{name} patches argument{'s' if len(stray) > 1 else ''} {words} (word "
-                                f"{', '.join(str(argument_word + w) for w in stray)}), which {launch.identity}'s "
+                                f"{', '.join(str(argument_word + w) for w in stray)}), which {shown_plan_text(launch.identity)}'s "
                                 f"contract does not declare: the kernel never reads {'them' if len(stray) > 1 else 'it'}; "
                                 f"patch the argument its contract names, or declare the word "
                                 f"(//@ param N scalar|unused ...) in {contract.source.name}",
@@ -260,7 +261,7 @@ def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_
     if unset:
         shown = "; ".join(f"argument {a.index} (word {argument_word + a.index}, {a.what}; "
                           f"{contract.source.name}:{a.line})" for a in unset)
-        out.append(Finding("contract", f"{name} never sets {shown}, which {launch.identity}'s contract declares "
+        out.append(Finding("contract", f"{name} never sets {shown}, which {shown_plan_text(launch.identity)}'s contract declares "
                                        f"a scalar its code reads: the kernel would read 0", launch.at,
                            f"patch {'them' if len(unset) > 1 else 'it'} (with 0 where 0 is meant), or declare a "
                            f"word the code does not read unused in {contract.source.name}"))
@@ -274,7 +275,7 @@ def _unset_scalars(name: str, launch, contract: KernelContract | None, argument_
                      "all 8 bytes count")
         out.append(Finding("contract", f"{name} sets only part of argument {argument.index} (word "
                                        f"{argument_word + argument.index}, {argument.what}; "
-                                       f"{contract.source.name}:{argument.line}), a scalar of {launch.identity}'s "
+                                       f"{contract.source.name}:{argument.line}), a scalar of {shown_plan_text(launch.identity)}'s "
                                        f"contract: {fills_text} its {_byte_span(set(written))}, but {read_text}: "
                                        f"the kernel would read 0 in its {_byte_span(missing)}", launch.at,
                            "patch the word, or fill every byte the code reads of it"))
@@ -338,7 +339,7 @@ def _filled_pointer_words(name: str, launch, contract: KernelContract | None, ar
                 for argument, why in readers.values())
             out.append(Finding("contract", f"{name}: host fill {k} rewrites {_byte_span(written)} of argument "
                                            f"{index} (word {argument_word + index}) each step, which "
-                                           f"{launch.identity}'s contract reads as {shown_readers}: the certifier "
+                                           f"{shown_plan_text(launch.identity)}'s contract reads as {shown_readers}: the certifier "
                                            f"checked the pointer on the launch's patched words, and the kernel "
                                            f"would touch memory by the filled ones",
                                place(fill, "offset") or launch.at,
@@ -376,10 +377,10 @@ def _check_address(residents, phase, argument, where: str, address: int, words: 
         readable = {r.name for r in phase.reads} | {r.name for r in phase.writes}
         writable = {r.name for r in phase.writes}
         if argument.writes and home.name not in writable:
-            out.append(Finding("phase", f"{where} writes {home.name}, which phase {phase.identity} "
+            out.append(Finding("phase", f"{where} writes {shown_plan_text(home.name)}, which phase {shown_plan_text(phase.identity)} "
                                         "does not list among its writes", at))
         elif argument.reads and home.name not in readable:
-            out.append(Finding("phase", f"{where} reads {home.name}, which phase {phase.identity} "
+            out.append(Finding("phase", f"{where} reads {shown_plan_text(home.name)}, which phase {shown_plan_text(phase.identity)} "
                                         "does not list among its reads", at))
     return out
 
@@ -416,7 +417,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
     phases = {p.identity: p for p in arena.phases}
     out: list[Finding] = []
     for index, launch in enumerate(program.launches):
-        name = f"launch {index} ({launch.identity})"
+        name = f"launch {index} ({shown_plan_text(launch.identity)})"
         first = len(out)           # this launch's findings start here
         if not 0 <= launch.region < len(program.regions):
             out.append(Finding("plan", f"{name} names region {launch.region}; the plan has "
@@ -469,7 +470,7 @@ def check_pointers(plan: Plan, contracts: dict[str, KernelContract] | None = Non
             if argument_word + declared.word in patched:
                 out.append(Finding("contract", f"{name} argument {declared.word} (word "
                                                f"{argument_word + declared.word}): the plan patches it, but "
-                                               f"{launch.identity}'s contract declares it a tensor map's word, "
+                                               f"{shown_plan_text(launch.identity)}'s contract declares it a tensor map's word, "
                                                f"which bobc fills with the map's address",
                                    written.get(argument_word + declared.word) or launch.at))
             named = declared.named_words()

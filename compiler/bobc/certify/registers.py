@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..errors import shown_plan_text
 from ..plan.model import Plan, place
 from ..targets import WARP_THREADS, Target
 from .findings import Finding
@@ -36,20 +37,20 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target)
     shared_most = sm.block_shared_bytes
     for r in plan.program.regions:
         if not 0 <= r.shared_bytes <= shared_most:
-            out.append(Finding("shared", f"region {r.identity} declares {r.shared_bytes} bytes of shared memory; "
+            out.append(Finding("shared", f"region {shown_plan_text(r.identity)} declares {r.shared_bytes} bytes of shared memory; "
                                          f"a block on {target.name} has at most {shared_most} ({sm.carveouts_kib[-1]} KiB, "
                                          f"its SM's largest shared-memory carve-out, less the {sm.shared_reserved} "
                                          f"bytes the system reserves per block)",
                                place(r, "shared_bytes")))
         if not 1 <= r.registers <= most:
-            out.append(Finding("registers", f"region {r.identity} declares {r.registers} registers; "
+            out.append(Finding("registers", f"region {shown_plan_text(r.identity)} declares {r.registers} registers; "
                                             f"the hardware allows 1..{most}", place(r, "registers")))
             continue
         if not 1 <= r.block_x <= threads_most:
-            out.append(Finding("registers", f"region {r.identity} declares {r.block_x} threads per block; "
+            out.append(Finding("registers", f"region {shown_plan_text(r.identity)} declares {r.block_x} threads per block; "
                                             f"the hardware allows 1..{threads_most}", place(r, "block_x")))
         elif (why := block_registers(r.block_x, r.registers)) is not None:
-            out.append(Finding("registers", f"region {r.identity}: {why}", place(r, "registers")))
+            out.append(Finding("registers", f"region {shown_plan_text(r.identity)}: {why}", place(r, "registers")))
     for launch_index, launch in enumerate(plan.program.launches):
         threads = launch.block[0] * launch.block[1] * launch.block[2]
         if 0 <= launch.region < len(plan.program.regions):
@@ -57,17 +58,17 @@ def check_registers(plan: Plan, needs: Mapping[str, int] | None, target: Target)
             if not 1 <= r.registers <= most:
                 continue
             if threads > threads_most:
-                out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
-                                                f"{launch.block} of {r.identity} has {threads} threads; "
+                out.append(Finding("registers", f"launch {launch_index} ({shown_plan_text(launch.identity)}): block "
+                                                f"{launch.block} of {shown_plan_text(r.identity)} has {threads} threads; "
                                                 f"the hardware allows 1..{threads_most} per block", launch.at))
             elif threads >= 1 and (why := block_registers(threads, r.registers)) is not None:
-                out.append(Finding("registers", f"launch {launch_index} ({launch.identity}): block "
-                                                f"{launch.block} of {r.identity}: {why}", launch.at))
+                out.append(Finding("registers", f"launch {launch_index} ({shown_plan_text(launch.identity)}): block "
+                                                f"{launch.block} of {shown_plan_text(r.identity)}: {why}", launch.at))
     for identity, need in sorted((needs or {}).items()):
         region = regions.get(identity)
         if region is None:
-            out.append(Finding("registers", f"the assembled kernel {identity} belongs to no region of the plan"))
+            out.append(Finding("registers", f"the assembled kernel {shown_plan_text(identity)} belongs to no region of the plan"))
         elif need > region.registers:
-            out.append(Finding("registers", f"region {identity} needs {need} registers but declares "
+            out.append(Finding("registers", f"region {shown_plan_text(identity)} needs {need} registers but declares "
                                             f"{region.registers}", place(region, "registers")))
     return out

@@ -1,6 +1,7 @@
 """Residents and windows: non-empty, aligned as declared, inside a window, pairwise disjoint."""
 from __future__ import annotations
 
+from ..errors import shown_plan_text
 from ..plan.model import Plan, place
 from .findings import Finding, describe, end, span
 
@@ -28,14 +29,14 @@ def check_residents(plan: Plan) -> list[Finding]:
     for group, residents in (("window", arena.windows), ("resident", arena.globals)):
         for r in residents:
             if r.size <= 0:
-                out.append(Finding("empty", f"{group} {r.name} at {r.address:#x} has no bytes ({r.size})",
+                out.append(Finding("empty", f"{group} {shown_plan_text(r.name)} at {r.address:#x} has no bytes ({r.size})",
                                    place(r, "size")))
             if r.alignment <= 0 or r.alignment & (r.alignment - 1):
-                out.append(Finding("misaligned", f"{group} {r.name} declares alignment {r.alignment}: an "
+                out.append(Finding("misaligned", f"{group} {shown_plan_text(r.name)} declares alignment {r.alignment}: an "
                                                  f"alignment is a power of two (1, 2, 4, ..., 256, ...)",
                                    place(r, "alignment")))
             elif r.address % r.alignment:
-                out.append(Finding("misaligned", f"{group} {r.name} at {r.address:#x} is not aligned to "
+                out.append(Finding("misaligned", f"{group} {shown_plan_text(r.name)} at {r.address:#x} is not aligned to "
                                                  f"{r.alignment} bytes (it is {r.address % r.alignment} past)",
                                    place(r, "address")))
         for i, j in overlapping_pairs(residents):
@@ -50,7 +51,7 @@ def check_residents(plan: Plan) -> list[Finding]:
     for r in arena.globals:
         if r.name in seen:
             out.append(Finding("resident-name", f"residents {describe(seen[r.name])} and {describe(r)} share the "
-                                                f"name {r.name}: phases and messages name a resident, so "
+                                                f"name {shown_plan_text(r.name)}: phases and messages name a resident, so "
                                                 "give each its own", place(r, "name")))
         seen.setdefault(r.name, r)
     for phase in arena.phases:
@@ -58,12 +59,12 @@ def check_residents(plan: Plan) -> list[Finding]:
             for r in listed:
                 known = seen.get(r.name)
                 if known is None:
-                    out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, which is no "
+                    out.append(Finding("phase", f"phase {shown_plan_text(phase.identity)} {access} {describe(r)}, which is no "
                                                 f"resident of the arena: list the arena's own residents",
                                        place(r)))
                 elif (known.address, known.size) != (r.address, r.size):
-                    out.append(Finding("phase", f"phase {phase.identity} {access} {describe(r)}, but the arena's "
-                                                f"resident {r.name} is {describe(known)}: list the arena's own "
+                    out.append(Finding("phase", f"phase {shown_plan_text(phase.identity)} {access} {describe(r)}, but the arena's "
+                                                f"resident {shown_plan_text(r.name)} is {describe(known)}: list the arena's own "
                                                 f"resident", place(r)))
     for r in arena.globals:
         if not any(w.address <= r.address and end(r) <= end(w) for w in arena.windows):

@@ -1,6 +1,7 @@
 """The schedule: submissions name real launches, launches are first submitted in order, semaphores unshared."""
 from __future__ import annotations
 
+from ..errors import shown_plan_text
 from ..plan.model import Plan, place
 from .findings import SHOWN_ITEMS, Finding, shown_items
 
@@ -19,7 +20,7 @@ def check_schedule(plan: Plan) -> list[Finding]:
     expected = 0
     semaphores: dict[int, int] = {}
     for s, submission in enumerate(program.submissions):
-        name = f"submission {s} ({submission.identity})"
+        name = f"submission {s} ({shown_plan_text(submission.identity)})"
         if not submission.launches:
             out.append(Finding("plan", f"{name} submits no launches", submission.at))
         for launch in submission.launches:

@@ -15,7 +15,7 @@ import dataclasses
 import os
 from fractions import Fraction
 
-from ..errors import BobcError, Span
+from ..errors import BobcError, Span, shown_plan_text
 from ..language.quote import show_natural
 from ..language.values import origin
 from .host import (ENCODINGS, FILE_NAMES, MEMORIES, RECORD_CHECKS, SCALAR_OPS, STEP_BY_CONSTRUCTOR, STEP_CLASSES,
@@ -225,7 +225,7 @@ class _Reader:
         try:
             return raw.decode("ascii")
         except UnicodeDecodeError:
-            self.fail(f"{what} should be ASCII, got {raw!r}", value)
+            self.fail(f"{what} should be ASCII, got {shown_plan_text(raw)}", value)
 
     def c_bytes(self, value, what: str, at=None) -> bytes:
         """A byte string the host carries as a C string (bobc.host.generate.c_string; the native
@@ -283,7 +283,7 @@ def _describe(v) -> str:
     if type(v).__name__ == "VBytes":
         if v.value.startswith(b"\x7fELF"):
             return f"an ELF file of {len(v.value)} bytes{NATIVE_HOST_SAID}"
-        return f"the byte string {v.value[:40]!r}"
+        return f"the byte string {shown_plan_text(v.value)}"
     return type(v).__name__
 
 
@@ -314,17 +314,17 @@ def _regions(r: _Reader, value, alignment: int) -> tuple[Region, ...]:
                                                     "regions")):
         f = r.fields(r.con(item, "NvidiaDeviceRegion", f"region {i}"))
         identity = r.text(f["nvidiaDeviceRegionIdentity"], f"region {i}'s identity")
-        code = r.bytes(f["nvidiaDeviceRegionMaterial"], f"region {identity}'s machine code")
+        code = r.bytes(f["nvidiaDeviceRegionMaterial"], f"region {shown_plan_text(identity)}'s machine code")
         at = _places(cell, identity=f["nvidiaDeviceRegionIdentity"], code=f["nvidiaDeviceRegionMaterial"],
                      registers=f["nvidiaDeviceRegionRegisters"], block_x=f["nvidiaDeviceRegionBlockX"],
                      shared_bytes=f["nvidiaDeviceRegionSharedBytes"])
         if not code:
-            r.fail(f"region {identity} has no machine code (its encoding failed)", at.get("code", cell))
+            r.fail(f"region {shown_plan_text(identity)} has no machine code (its encoding failed)", at.get("code", cell))
         regions.append(Region(
             identity=identity, code=code,
-            registers=r.nat(f["nvidiaDeviceRegionRegisters"], f"region {identity}'s registers"),
-            block_x=r.nat(f["nvidiaDeviceRegionBlockX"], f"region {identity}'s block width"),
-            shared_bytes=r.nat(f["nvidiaDeviceRegionSharedBytes"], f"region {identity}'s shared bytes"),
+            registers=r.nat(f["nvidiaDeviceRegionRegisters"], f"region {shown_plan_text(identity)}'s registers"),
+            block_x=r.nat(f["nvidiaDeviceRegionBlockX"], f"region {shown_plan_text(identity)}'s block width"),
+            shared_bytes=r.nat(f["nvidiaDeviceRegionSharedBytes"], f"region {shown_plan_text(identity)}'s shared bytes"),
             place=place, at=at))
         place = _align(place + len(code), alignment)
     return tuple(regions)
@@ -351,7 +351,7 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
     for i, (item, at) in enumerate(_templates(r, value)):
         t = r.fields(r.con(item, "NvidiaLaunchTemplate", f"launch {i}"))
         identity = r.text(t["nvidiaLaunchTemplateIdentity"], f"launch {i}'s identity")
-        what = f"launch {i} ({identity})"
+        what = f"launch {i} ({shown_plan_text(identity)})"
         k, cluster = _kernel(r, t["nvidiaLaunchTemplateKernel"], what)
         address = r.word(k["nvidiaLaunchKernelProgramAddress"], "ModelWord64", f"{what}'s program address")
         place = address - program_base
@@ -361,10 +361,10 @@ def _launches(r: _Reader, value, regions, program_base: int) -> tuple[Launch, ..
                    f"program base {program_base:#x}), which is no region's place ({known})", at)
         region = by_place[place]
         if regions[region].identity != identity:
-            r.fail(f"{what} runs region {regions[region].identity}'s code (its program address {address:#x} is "
+            r.fail(f"{what} runs region {shown_plan_text(regions[region].identity)}'s code (its program address {address:#x} is "
                    f"that region's place): a launch is checked against its identity's kernel contract and "
-                   f"phase, so it must run the region of that identity; point it at region {identity}'s place "
-                   f"or give it the identity {regions[region].identity}", at)
+                   f"phase, so it must run the region of that identity; point it at region {shown_plan_text(identity)}'s place "
+                   f"or give it the identity {shown_plan_text(regions[region].identity)}", at)
         block = r.fields(r.con(t["nvidiaLaunchTemplateBlock"], "NvidiaParameterBlock", f"{what}'s parameter block"))
         patches = []
         for j, (p, cell) in enumerate(r.placed_items(block["nvidiaParameterBlockPatches"], "NvidiaParameterPatches",
@@ -433,7 +433,7 @@ def _submissions(r: _Reader, value, launch_count: int) -> tuple[Submission, ...]
             count = r.nat(refs["nvidiaLaunchReferencesCount"], f"submission {len(out)}'s launch count")
             launches = tuple(range(first + launch_shift, first + launch_shift + count))
             if launches and launches[-1] >= launch_count:
-                r.fail(f"submission {len(out)} ({identity}) issues launch {launches[-1]}, "
+                r.fail(f"submission {len(out)} ({shown_plan_text(identity)}) issues launch {launches[-1]}, "
                        f"but the schedule has {launch_count} launches", at)
             offset = r.nat(b["nvidiaSubmissionBatchSemaphoreOffset"], f"submission {len(out)}'s semaphore")
             out.append(Submission(identity=identity, launches=launches,
@@ -708,8 +708,8 @@ def extract_arena(program, windows, globals_, phases, where: str = "the device a
         f = r.fields(r.con(item, "DeviceArenaPhase", f"phase {i}"))
         identity = r.text(f["deviceArenaPhaseIdentity"], f"phase {i}'s identity")
         out.append(Phase(identity=identity,
-                         reads=_residents(r, f["deviceArenaPhaseReads"], f"phase {identity}'s reads"),
-                         writes=_residents(r, f["deviceArenaPhaseWrites"], f"phase {identity}'s writes")))
+                         reads=_residents(r, f["deviceArenaPhaseReads"], f"phase {shown_plan_text(identity)}'s reads"),
+                         writes=_residents(r, f["deviceArenaPhaseWrites"], f"phase {shown_plan_text(identity)}'s writes")))
     return DeviceArena(windows=_residents(r, windows, "window"),
                        globals=_residents(r, globals_, "global resident"),
                        phases=tuple(out))

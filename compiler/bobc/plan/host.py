@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, make_dataclass
 from fractions import Fraction
 from typing import ClassVar
 
+from ..errors import shown_plan_text
+
 # ---- the step table ----
 
 
@@ -259,7 +261,7 @@ class Fill:
         if 0 <= self.offset <= self.offset + self.width <= block:
             return None
         return (f"writes bytes {self.offset:,}..{self.offset + self.width - 1:,} of launch {self.launch} "
-                f"({launch.identity})'s parameters, past its {block}-byte parameter block")
+                f"({shown_plan_text(launch.identity)})'s parameters, past its {block}-byte parameter block")
 
     def encode(self, t: int) -> bytes:
         import struct

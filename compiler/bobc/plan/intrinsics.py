@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import BobcError
+from ..errors import BobcError, shown_plan_text
 from ..language.intrinsics import Intrinsics
 from ..language.modules import specs_folder
 from ..language.values import VBytes
@@ -117,7 +117,7 @@ def _kernel_source(program, source: str, target, at=None, name: str = "") -> Pat
         raise BobcError(error.message, error.span or at, hint=error.hint) from None
     note_absent(missing, target)
     if found is None:
-        raise BobcError(f"kernel source {source} is in none of: {', '.join(str(f) for f in folders)}", at,
+        raise BobcError(f"kernel source {shown_plan_text(source)} is in none of: {', '.join(str(f) for f in folders)}", at,
                         hint=_missing_source_hint(source, folders, name))
     return found
 
@@ -149,14 +149,14 @@ def _same_as_search(program, name: str, source: str, path: Path, target, at=None
     stem = path.name.split(".")[0]               # x.sass and its variant x.sm_90.sass: kernel x
     own = kernel_name(path, stem)
     if name not in (stem, own):
-        raise BobcError(f"kernel source {source} is kernel {own}{f' (file {stem})' if own != stem else ''}, but the "
-                        f"plan's SM86Program names it {name}", at,
+        raise BobcError(f"kernel source {shown_plan_text(source)} is kernel {own}{f' (file {stem})' if own != stem else ''}, "
+                        f"but the plan's SM86Program names it {shown_plan_text(name)}", at,
                         hint=f"name it {own} (its .kernel name) or {stem} (its file name)" if own != stem
                         else f"name it {stem}, its source's name")
     folders = list(dict.fromkeys([*getattr(program, "search_path", ()), specs_folder()]))
     found = find_source(stem, folders, target)
     if found is not None and found.resolve() != path.resolve():
-        raise BobcError(f"kernel {stem}: the plan encodes {source} ({path}), but the kernel search finds "
+        raise BobcError(f"kernel {stem}: the plan encodes {shown_plan_text(source)} ({path}), but the kernel search finds "
                         f"{found} first, and the certifier would read that file's contract for this code", at,
                         hint=f"keep one source named {found.name} on the search path: remove or rename the "
                              f"other copy")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import Span
+from ..errors import Span, shown_plan_text
 from .host import HostPlan
 
 
@@ -92,7 +92,7 @@ def regions_near(placed, value: int) -> str:
     that one refusal is one short line whatever the plan's size."""
     placed = list(placed)
     if len(placed) <= SHOWN_REGIONS:
-        return ", ".join(f"{identity} at {address:#x}" for address, identity in placed)
+        return ", ".join(f"{shown_plan_text(identity)} at {address:#x}" for address, identity in placed)
     below = max(((a, i) for i, (a, _) in enumerate(placed) if a < value), default=None)
     above = min(((a, i) for i, (a, _) in enumerate(placed) if a > value), default=None)
     near = [f"{placed[i][1]} at {a:#x} {where}" for where, found in (("below", below), ("above", above))
