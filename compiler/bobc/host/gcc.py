@@ -76,6 +76,19 @@ def compiler_identity(path: str) -> str:
     return _driver_identity(path, shutil.which("as") or "") + environment
 
 
+def linker_identity() -> str:
+    """The linker gcc links with, for a key of something linked (the native interpreter): gcc runs
+    `ld` by its bare name (`gcc -print-prog-name=ld` prints `ld`), which collect2 finds on PATH
+    (after COMPILER_PATH, which compiler_identity holds), so its resolved path, size, mtime and inode,
+    as the assembler's.  A link's bytes are the linker's: another ld (gold or lld behind the `ld`
+    symlink, a toolchain folder first on PATH) writes another executable (probe s37 repro finding 1)."""
+    found = shutil.which("ld")
+    if not found:
+        return "ld none"
+    resolved = Path(found).resolve()
+    return f"ld {resolved} {_stamp(resolved)}"
+
+
 def _driver_identity(path: str, assembler: str) -> str:
     resolved = Path(path).resolve()
     stamp = _stamp(resolved)
