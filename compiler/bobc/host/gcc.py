@@ -153,7 +153,17 @@ def gcc_environment() -> dict[str, str]:
     if everything:
         environment.update((category, everything) for category in LOCALE_CATEGORIES)
     environment["LC_MESSAGES"] = "C"
+    # gcc's preprocessor writes make dependencies to the file DEPENDENCIES_OUTPUT or
+    # SUNPRO_DEPENDENCIES names ("Environment Variables Affecting GCC"), which a make-driven build
+    # may have set: every gcc bobc runs wrote that file, the concurrent runtime compiles all at once,
+    # naming bobc's temporaries -- an output the user never asked bobc for (probe s37 repro finding 4).
+    for name in DEPENDENCY_OUTPUTS:
+        environment.pop(name, None)
     return environment
+
+
+# gcc's environment variables that make it write a file besides its output (make dependencies)
+DEPENDENCY_OUTPUTS = ("DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES")
 
 
 # glibc's locale categories other than LC_MESSAGES (locale(7)): what LC_ALL sets besides it.
