@@ -105,6 +105,9 @@ def run(args):
         refuse_output_over(output, option, inputs)
         if args.emit_c is not None:
             refuse_output_over(args.emit_c, "--emit-c", inputs)
+    # the host is linked before any output is published: a link that fails (a gcc or ld error, no
+    # room in TMPDIR) publishes nothing, the images included ("outputs are all or nothing")
+    linked = link_host(built, target) if output is not None else None
     if args.emit_images is not None:
         from ..nvidia.encode import write_images
 
@@ -114,7 +117,7 @@ def run(args):
             write_images(built.images, Path(args.emit_images))  # exit 8 naming the file it could not write
         say(f"wrote {target.name} images to {shown(args.emit_images)}", "build")
     if output is not None:
-        write_host(built, target, output, option, args.emit_c)
+        write_host(built, target, output, option, args.emit_c, linked)
         if args.emit_c is not None:
             say(f"wrote {shown(args.emit_c)} (the host's generated C)", "build")
         # the path as given: Path('./-') is '-', which would read as stdout (leftovers finding 1)
@@ -146,8 +149,23 @@ def refuse_overlap(output: Path, images: Path, option: str = "-o") -> None:
                                   "and the images separate paths")
 
 
-def write_host(built, target, output: Path, option: str = "-o", emit_c: str | None = None) -> None:
-    """Link the host in a scratch folder, then publish it atomically at `output`.
+def link_host(built, target) -> tuple[bytes, bytes]:
+    """Link the host in a scratch folder: its executable's bytes and the generated C gcc compiled.
+    Nothing is published: a failure here leaves every output as it was."""
+    from ..host import generate
+
+    from ..errors import temporary_folder
+
+    with temporary_folder(prefix="bobc-build-") as scratch:     # a full disk: one message, exit 8
+        linked = Path(scratch) / "bob-host"
+        source = generate.build_host(built, target, linked)
+        return linked.read_bytes(), source
+
+
+def write_host(built, target, output: Path, option: str = "-o", emit_c: str | None = None,
+               linked: tuple[bytes, bytes] | None = None) -> None:
+    """Link the host in a scratch folder (link_host; `linked`: what it gave, when the caller linked
+    first), then publish it atomically at `output`.
 
     The executable goes to a temporary file beside `output`, is fsynced and
     renamed over it (reference/safe_io.py): a full disk or a failed link
@@ -157,15 +175,9 @@ def write_host(built, target, output: Path, option: str = "-o", emit_c: str | No
     the host is linked (before the host's own publication, as the images are).
     """
 
-    from ..host import generate
     from ..reference.safe_io import publish_file
 
-    from ..errors import temporary_folder
-
-    with temporary_folder(prefix="bobc-build-") as scratch:     # a full disk: one message, exit 8
-        linked = Path(scratch) / "bob-host"
-        source = generate.build_host(built, target, linked)
-        data = linked.read_bytes()
+    data, source = linked if linked is not None else link_host(built, target)
     if emit_c is not None:
         publish_file(emit_c, source, "--emit-c")
     publish_file(output, data, option, mode=0o755)

@@ -76,6 +76,19 @@ def compiler_identity(path: str) -> str:
     return _driver_identity(path, shutil.which("as") or "") + environment
 
 
+def linker_identity() -> str:
+    """The linker gcc links with, for a key of something linked (the native interpreter): gcc runs
+    `ld` by its bare name (`gcc -print-prog-name=ld` prints `ld`), which collect2 finds on PATH
+    (after COMPILER_PATH, which compiler_identity holds), so its resolved path, size, mtime and inode,
+    as the assembler's.  A link's bytes are the linker's: another ld (gold or lld behind the `ld`
+    symlink, a toolchain folder first on PATH) writes another executable (probe s37 repro finding 1)."""
+    found = shutil.which("ld")
+    if not found:
+        return "ld none"
+    resolved = Path(found).resolve()
+    return f"ld {resolved} {_stamp(resolved)}"
+
+
 def _driver_identity(path: str, assembler: str) -> str:
     resolved = Path(path).resolve()
     stamp = _stamp(resolved)
@@ -140,7 +153,17 @@ def gcc_environment() -> dict[str, str]:
     if everything:
         environment.update((category, everything) for category in LOCALE_CATEGORIES)
     environment["LC_MESSAGES"] = "C"
+    # gcc's preprocessor writes make dependencies to the file DEPENDENCIES_OUTPUT or
+    # SUNPRO_DEPENDENCIES names ("Environment Variables Affecting GCC"), which a make-driven build
+    # may have set: every gcc bobc runs wrote that file, the concurrent runtime compiles all at once,
+    # naming bobc's temporaries -- an output the user never asked bobc for (probe s37 repro finding 4).
+    for name in DEPENDENCY_OUTPUTS:
+        environment.pop(name, None)
     return environment
+
+
+# gcc's environment variables that make it write a file besides its output (make dependencies)
+DEPENDENCY_OUTPUTS = ("DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES")
 
 
 # glibc's locale categories other than LC_MESSAGES (locale(7)): what LC_ALL sets besides it.

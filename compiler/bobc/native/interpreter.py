@@ -44,7 +44,8 @@ def interpreter_bytes() -> bytes:
     runtime = shared_folder("runtime_c")
     compiler = gcc.compiler()
     listed = sources(runtime)
-    key = gcc.library_key(compiler, listed, [runtime]) + "-static"
+    # linked, not only compiled: the linker is part of what decides its bytes
+    key = cache.digest(gcc.library_key(compiler, listed, [runtime]), gcc.linker_identity()) + "-static"
     cached = cache.read(CACHE_KIND, key)
     if cached is not None and cached[:4] == b"\x7fELF":
         return cached
