@@ -9,6 +9,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
@@ -219,6 +220,9 @@ def test_07_build_o_a_full_disk_leaves_the_previous_host(tmp_path, monkeypatch):
                         lambda built, target, path: path.write_bytes(b"\x7fELF" + bytes(1 << 20)))
     from bobc.reference import safe_io
     real_write = os.write
+    # safe_io.os is the os module itself: find the temporary folder before every os.write fails,
+    # or tempfile's first probe of it (a write) fails instead of the publication
+    tempfile.gettempdir()
 
     def full_disk(fd, data):
         real_write(fd, bytes(data[:4096]))
