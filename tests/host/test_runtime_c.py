@@ -47,6 +47,20 @@ def test_make_test_passes(runtime_build):
     assert " 0 failures" in run.stdout
 
 
+def test_the_c_tests_write_in_a_folder_of_their_own_under_tmpdir_and_remove_it(runtime_build, tmp_path):
+    """runtime_c/tests/test_host_runtime.c made its folder under /tmp whatever TMPDIR said, and
+    removed it through a shell (`rm -rf '%s'`): now under TMPDIR, removed by nftw, so a TMPDIR with a
+    quote in its name is left empty too (probe s37 leftovers finding 6)."""
+    tmpdir = tmp_path / "run's tmp"
+    tmpdir.mkdir()
+    run = subprocess.run([str(runtime_build / "test_host_runtime")], capture_output=True, text=True,
+                         env={**os.environ, "TMPDIR": str(tmpdir)}, timeout=600)
+    assert run.returncode == 0 and " 0 failures" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    said = run.stdout + run.stderr
+    assert f"{tmpdir}/bobcrt-test-" in said and "/tmp/bobcrt-test-" not in said, said[-2000:]
+    assert list(tmpdir.iterdir()) == []
+
+
 def _listing(folder: Path) -> list:
     return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.iterdir()) if folder.is_dir() else []
 
