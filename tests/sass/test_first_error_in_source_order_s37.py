@@ -40,3 +40,12 @@ def test_an_earlier_whole_kernel_refusal_still_comes_first(tmp_path):
     # a kernel that ends with EXIT and has an unknown opcode: said by the assembler as before
     error = _refusal(tmp_path, "    FROB R0, R1 ;\n    EXIT ;\n")
     assert error.message == "unknown or unsupported opcode FROB" and error.span.line == 1
+
+
+def test_an_unknown_opcode_before_a_label_defined_twice_is_said_first(tmp_path):
+    # the label's second definition (line 4) follows the unknown opcode (line 1)
+    error = _refusal(tmp_path, "    FROB R0, R1 ;\na:\n    NOP ;\na:\n    EXIT ;\n")
+    assert error.message == "unknown or unsupported opcode FROB" and error.span.line == 1
+    # ... and one after it stays second
+    error = _refusal(tmp_path, "a:\n    NOP ;\na:\n    FROB R0, R1 ;\n    EXIT ;\n")
+    assert error.message.startswith("label 'a' defined twice") and error.span.line == 3

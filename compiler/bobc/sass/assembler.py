@@ -404,9 +404,20 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     labels: dict[str, int] = {}
     label_spans: dict[str, Span] = {}
     targets_here: set[int] = set()
+    encoder = Encoder(arch)
+
+    def check_readable(inst: Instruction) -> None:
+        _check_opcode(inst)
+        problem = encoder.unread_problem(inst)
+        if problem:
+            unread = next(i for i, op in enumerate(inst.operands) if isinstance(op, Unread))
+            raise BobcError(problem, _operand_span(inst, unread))
+
     for line in lines:
         if line.label is not None:
             if line.label in labels:
+                for inst in instructions:       # an earlier unreadable instruction is the first error
+                    check_readable(inst)
                 raise BobcError(f"label '{line.label}' defined twice (first at {label_spans[line.label]})",
                                 line.span)
             labels[line.label] = 16 * len(instructions)
@@ -415,13 +426,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             instructions.append(line.instruction)
     # the opcode and every operand must be readable before labels are resolved: an unknown opcode or
     # an operand the parser cannot read (R3.SIGN, P7) is that, not an undefined label
-    encoder = Encoder(arch)
     for inst in instructions:
-        _check_opcode(inst)
-        problem = encoder.unread_problem(inst)
-        if problem:
-            unread = next(i for i, op in enumerate(inst.operands) if isinstance(op, Unread))
-            raise BobcError(problem, _operand_span(inst, unread))
+        check_readable(inst)
     # resolve labels
     resolved: list[Instruction] = []
     for inst in instructions:
