@@ -1914,6 +1914,8 @@ static void test_journal(void)
     whole_message(err, "to finish or remove it", "damaged, long paths");
 }
 
+#define TMPDIR_MOST 64
+
 int main(void)
 {
     /* the run's files in a folder of its own under TMPDIR (else /tmp), removed at the end: two
@@ -1922,11 +1924,15 @@ int main(void)
     const char *base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
-    if (snprintf(tmpdir, sizeof tmpdir, "%s/bobcrt-test-XXXXXX", base) >= (int)sizeof tmpdir) {
-        fprintf(stderr, "test_host_runtime: TMPDIR %s is too long: its folder's path may have at most %zu bytes; "
-                "point TMPDIR at a shorter one\n", base, sizeof tmpdir - sizeof "/bobcrt-test-XXXXXX");
-        return 1;
+    /* the checks compare messages that show a path whole only up to RT_IO_SHOWN_BYTES (rt_io_shown
+     * cuts a longer one), and name files up to about 40 bytes below the folder: a longer TMPDIR is
+     * said and passed over for /tmp */
+    if (strlen(base) > TMPDIR_MOST) {
+        printf("(TMPDIR %s has over %d bytes, too long for the messages these checks compare whole: the run's "
+               "folder is made under /tmp)\n", base, TMPDIR_MOST);
+        base = "/tmp";
     }
+    snprintf(tmpdir, sizeof tmpdir, "%s/bobcrt-test-XXXXXX", base);
     if (!mkdtemp(tmpdir)) {
         fprintf(stderr, "test_host_runtime: cannot make a folder in %s: %s\n", base, strerror(errno));
         return 1;
