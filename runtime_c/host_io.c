@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -398,6 +399,52 @@ static int temporary_refused(const rt_io_output *o, int named, char *err, const 
                   detail);
 }
 
+/* The temporary's name in its folder (after the last '/'). */
+static const char *temporary_name(const rt_io_output *o)
+{
+    return strrchr(o->temporary, '/') + 1;
+}
+
+/* Remove (when `remove`) and forget `o`'s temporary: through the folder it was made in, so a folder
+ * renamed during the run keeps nothing (probe s37 leftovers finding 1: by its old path, the unlink
+ * missed it).  Async-signal-safe when `close_folder` is 0. */
+static void drop_temporary(rt_io_output *o, int remove, int close_folder)
+{
+    if (!o->temporary[0])
+        return;
+    if (remove)
+        unlinkat(o->temporary_folder, temporary_name(o), 0);
+    if (close_folder) {
+        close(o->temporary_folder);
+        o->temporary[0] = 0;
+    }
+}
+
+/* mkostemp's `.NAME.tmp-XXXXXX` (its six letters and digits: temporary_beside checks them), made
+ * relative to the open folder `folder`: a descriptor of the new file, or -1 with errno. */
+static int make_temporary_at(int folder, char *name)
+{
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    size_t length = strlen(name);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char random[6];
+        if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random) {
+            struct timespec now;                       /* no getrandom: the clock and the attempt */
+            clock_gettime(CLOCK_REALTIME, &now);
+            unsigned long mix = (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 16) ^ (unsigned long)attempt * 7919u;
+            for (int k = 0; k < 6; k++, mix /= 62)
+                random[k] = (unsigned char)(mix % 62);
+        }
+        for (int k = 0; k < 6; k++)
+            name[length - 6 + k] = letters[random[k] % 62];
+        int fd = openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
 {
     char folder_shown[RT_IO_SHOWN_BYTES + 1];
@@ -408,7 +455,18 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
         return temporary_refused(o, named, err, "path too long");
     }
     rt_ignore_file_size_signal();     /* past `ulimit -f`: EFBIG, refused below, not a silent SIGXFSZ */
-    int fd = mkostemp(o->temporary, O_CLOEXEC);
+    /* made, dated and removed relative to its folder, opened now: a folder moved during the run
+     * keeps none of its temporaries (drop_temporary) */
+    int fd = -1;
+    o->temporary_folder = open(o->folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (o->temporary_folder >= 0) {
+        fd = make_temporary_at(o->temporary_folder, strrchr(o->temporary, '/') + 1);
+        if (fd < 0) {
+            int e = errno;
+            close(o->temporary_folder);
+            errno = e;
+        }
+    }
     if (fd < 0) {
         int e = errno;
         o->temporary[0] = 0;
@@ -450,8 +508,7 @@ static int write_temporary(rt_io_output *o, mode_t mask, int named, char *err)
 fail:
     if (fd >= 0)
         close(fd);
-    unlink(o->temporary);
-    o->temporary[0] = 0;
+    drop_temporary(o, 1, 1);
     return temporary_refused(o, named, err, "%s of the temporary file failed: %s", stage, rt_write_failure(e));
 }
 
@@ -461,10 +518,7 @@ static void remove_temporaries(rt_io_files *files)
 {
     forget_prepared();
     for (int i = 0; i < files->output_count; i++)
-        if (files->outputs[i].temporary[0]) {
-            unlink(files->outputs[i].temporary);
-            files->outputs[i].temporary[0] = 0;
-        }
+        drop_temporary(&files->outputs[i], 1, 1);
 }
 
 /* Prepared temporaries outlive the command that wrote them (a program talks to its peer before
@@ -485,8 +539,7 @@ static void interrupted_while_prepared(int sig)
     int saved = errno;
     if (prepared.files)
         for (int i = 0; i < prepared.files->output_count; i++)
-            if (prepared.files->outputs[i].temporary[0])
-                unlink(prepared.files->outputs[i].temporary);
+            drop_temporary(&prepared.files->outputs[i], 1, 0);
     raise(sig);         /* SA_RESETHAND: the default action now */
     errno = saved;
 }
@@ -614,8 +667,7 @@ static void interrupted_while_waiting(int sig)
     int saved = errno;
     if (waiting.files)
         for (int i = 0; i < waiting.files->output_count; i++)
-            if (waiting.files->outputs[i].temporary[0])
-                unlink(waiting.files->outputs[i].temporary);
+            drop_temporary(&waiting.files->outputs[i], 1, 0);
     if (write(STDERR_FILENO, waiting.said, waiting.said_bytes) < 0) {
     }
     raise(sig);
@@ -794,10 +846,11 @@ static int journal_write(rt_io_files *files, char *journal, size_t journal_size,
         return rc;
     if (rename(staged.temporary, journal) != 0) {
         int e = errno;
-        unlink(staged.temporary);
+        drop_temporary(&staged, 1, 1);
         return rt_say(err, RT_EXIT_WRITE_FAILED, "cannot publish the journal %s: %s (nothing was published)",
                    rt_io_shown(journal, shown), strerror(e));
     }
+    drop_temporary(&staged, 0, 1);
     sync_folder(last->folder);
     return 0;
 }
@@ -1082,7 +1135,7 @@ static int publish_locked(rt_io_files *files, mode_t mask, char *err)
      * forward over these files (docs/runtime.md, "Files").  A file made by this process, so only
      * a read-only filesystem refuses, and then the renames fail too. */
     for (int i = 0; i < files->output_count; i++)
-        utimensat(AT_FDCWD, files->outputs[i].temporary, NULL, 0);
+        utimensat(files->outputs[i].temporary_folder, temporary_name(&files->outputs[i]), NULL, 0);
     for (int i = 0; i < files->output_count; i++) {   /* still a regular file or nothing? */
         struct stat st;
         const rt_io_output *o = &files->outputs[i];
@@ -1122,7 +1175,7 @@ static int publish_locked(rt_io_files *files, mode_t mask, char *err)
                           rt_io_shown(o->path, shown), o->option, strerror(e), rt_io_shown(journal, journal_shown),
                           rt_io_shown(o->path, shown));
         }
-        o->temporary[0] = 0;
+        drop_temporary(o, 0, 1);      /* renamed: only its folder is closed */
     }
     /* Every output is renamed into place: the publication is done, whatever the folders' fsync
      * says.  One that fails (EIO) is said as a warning, the journal removed all the same and the

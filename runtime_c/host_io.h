@@ -87,6 +87,8 @@ typedef struct {
     int staged;
     int prepared;                     /* its temporary written by rt_io_prepare: only its rename is left */
     char temporary[RT_IO_PATH_BYTES + 64];
+    int temporary_folder;             /* while temporary[0]: the folder it was made in, open (O_PATH):
+                                       * removed through it, wherever the folder was moved meanwhile */
 } rt_io_output;
 
 typedef struct {

@@ -646,14 +646,39 @@ static int list_arguments(FILE *out, const np_program *p)
     return 0;
 }
 
+/* Where the file arguments' meaning is: a native program carries no names for them (its bytes
+ * hold the identity, the counts and the commands, which name an argument by its index alone), so
+ * the usage names the plan that built it by the program's identity (shown as --version shows it)
+ * rather than inventing names (probe s37 leftovers finding 8);
+ * bobc.reference.native_program.arguments_note writes the same. */
+static void put_arguments_note(FILE *out, const np_program *p)
+{
+    const void *nul = p->identity_length ? memchr(p->identity, 0, p->identity_length) : NULL;
+    size_t length = nul ? (size_t)((const uint8_t *)nul - p->identity) : (size_t)p->identity_length;
+    fputs("it carries no names for them: the plan that built ", out);
+    if (length) {
+        fputs("program ", out);
+        np_put_shown(p->identity, length, out);
+    } else {
+        fputs("it", out);
+    }
+    fputs(" says what each is", out);
+}
+
 static void print_usage(const char *name, const np_program *p, int given)
 {
     char shown[RT_IO_SHOWN_BYTES + 1];      /* the name as a path is shown: one line */
     fprintf(stderr, "native: usage: %s", rt_io_shown(name, shown));
     if (list_arguments(stderr, p))
         return;
-    fprintf(stderr, ": the program names %llu file argument%s, %d given\n", (unsigned long long)p->arguments,
+    fprintf(stderr, ": the program names %llu file argument%s, %d given", (unsigned long long)p->arguments,
             rt_plural(p->arguments), given);
+    if (p->arguments) {
+        fputs(" (", stderr);
+        put_arguments_note(stderr, p);
+        fputs(")", stderr);
+    }
+    fputs("\n", stderr);
 }
 
 /* `HOST --help` of a program without a request: the same list on stdout, exit 0
@@ -665,6 +690,10 @@ static void print_help(const char *name, const np_program *p)
         return;
     printf("\n       %s --version\nthe program names %llu file argument%s, each a path, in this order\n", name,
            (unsigned long long)p->arguments, rt_plural(p->arguments));
+    if (p->arguments) {
+        put_arguments_note(stdout, p);
+        fputs("\n", stdout);
+    }
 }
 
 /* `HOST --version`: the build's facts -- the .bobc.version section bobc wrote (which bobc and

@@ -74,7 +74,10 @@ def run_ours(workers: list[Path], folder: Path, records: list[Path]) -> float:
 
 
 def spread(values):
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+    """The median and spread of `values`, with the values themselves: the summary follows from what
+    is recorded (probe s37 leftovers finding 7: only the three numbers were kept)."""
+    values = list(values)
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "samples": values}
 
 
 def main():
@@ -91,13 +94,14 @@ def main():
         records.append(work / f"record{k}.bin")
         records[-1].write_bytes(F.record(data, k, pytorch_pair.COORDINATES[k]))
 
-    ours, theirs = [], []
+    ours, theirs, runs = [], [], []
     for repeat in range(arguments.repeats):
         (work / f"s{repeat}").mkdir()
         (work / f"l{repeat}").mkdir()
         short = run_ours(hosts[SHORT], work / f"s{repeat}", records)
         long = run_ours(hosts[LONG], work / f"l{repeat}", records)
         ours.append((LONG - SHORT) / (long - short))
+        runs.append({"short_s": short, "long_s": long})
         result = pytorch_pair.run(4096, port=29531 + repeat)
         theirs.append(result["steps_per_second"])
         print(f"repeat {repeat}: ours {ours[-1]:.0f} steps/s (runs {short:.3f} s / {long:.3f} s), "
@@ -110,7 +114,7 @@ def main():
     ratios = [a / b for a, b in zip(ours, theirs)]
     summary = {"rows": len(data.targets), "short_steps": SHORT, "long_steps": LONG, "repeats": arguments.repeats,
                "ours_steps_per_second": spread(ours), "pytorch_steps_per_second": spread(theirs),
-               "ratio": spread(ratios), "ours_equal_reference": same,
+               "ours_runs": runs, "ratio": spread(ratios), "ours_equal_reference": same,
                "ours_us_per_step": 1e6 / statistics.median(ours), "pytorch_us_per_step": 1e6 / statistics.median(theirs)}
     print(json.dumps(summary, indent=1))
     (arguments.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")

@@ -644,11 +644,13 @@ class Usage(tuple):
 class PruneResult(tuple):
     """What `prune` did: (entries removed, bytes freed), and `kept`: how many entries old enough to
     go could not be removed, with `reason`, the system's words for the first such failure (a
-    read-only cache, a folder of someone else's; a kind's folder that cannot be read counts as one)."""
+    read-only cache, a folder of someone else's); `unreadable`: (kind, OSError) of each kind's
+    folder that cannot be listed, whose entries were not judged (README's exit 1: a file that is
+    there but unreadable; probe s37 leftovers finding 3)."""
 
-    def __new__(cls, removed: int, freed: int, kept: int = 0, reason: str | None = None):
+    def __new__(cls, removed: int, freed: int, kept: int = 0, reason: str | None = None, unreadable=()):
         made = super().__new__(cls, (removed, freed))
-        made.kept, made.reason = kept, reason
+        made.kept, made.reason, made.unreadable = kept, reason, list(unreadable)
         return made
 
 
@@ -681,13 +683,13 @@ def prune(root: Path, days: float) -> PruneResult:
     cutoff = time.time() - days * 86400
     removed = freed = kept = 0
     reason = None
+    unreadable: list[tuple[str, OSError]] = []
     kinds = [(k.name, k.path) for k in _kinds(root)[0]]
     for kind, kind_path in kinds:
         try:
             children = list(os.scandir(kind_path))
         except OSError as error:
-            kept += 1
-            reason = reason or f"{kind}/: {error.strerror or error}"
+            unreadable.append((kind, error))
             continue
         for child in children:
             temporary = child.name.startswith(TEMPORARY)
@@ -713,7 +715,7 @@ def prune(root: Path, days: float) -> PruneResult:
             else:
                 kept += 1
                 reason = reason or why
-    return PruneResult(removed, freed, kept, reason)
+    return PruneResult(removed, freed, kept, reason, unreadable)
 
 
 PROCESS_PREFIX = "bobc-proc-"

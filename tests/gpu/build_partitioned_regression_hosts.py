@@ -1,11 +1,14 @@
 """Build seed 003's hosts for one GPU: both training peers (fresh and resumed), the prediction.
 
-    python tests/gpu/build_partitioned_regression_hosts.py GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx OUTDIR [--minor N]
+    python tests/gpu/build_partitioned_regression_hosts.py GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx OUTDIR [--minor N] [--port P]
 
 The GPU's UUID is baked into each host (seed 003's OpenDevice carries it), so the hosts are
 built for the card they run on: tests/gpu/test_partitioned_regression.py calls this on the GPU
 machine with the UUID nvidia-smi reports (or uses PR_HOSTS, a folder this wrote).  Writes
-OUTDIR/{worker0,worker1,worker0-resume,worker1-resume,prediction} and OUTDIR/hosts.txt.
+OUTDIR/{worker0,worker1,worker0-resume,worker1-resume,prediction} and OUTDIR/hosts.txt, which
+records the UUID, minor, port and step count built in (recorded_port reads the port back).  The
+test builds with its run's own port (tests/conftest.py `port`), so two suites on one machine never
+meet; PORT is only this script's default.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples/partitioned_regression"
-PORT = 47311
+PORT = 47311                 # the command line's default (--port); the tests pass their run's own
 STEPS = 4096                 # one pass over the 4096 rows a run
 
 
@@ -52,10 +55,25 @@ def bobc_environment() -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths + ([existing] if existing else []))}
 
 
-def build(uuid: bytes, minor: int, out: Path) -> dict[str, Path]:
+def hosts_record(uuid: bytes, minor: int, port: int, steps: int = STEPS) -> str:
+    """hosts.txt: what the hosts of a folder were built with."""
+    return f"uuid {uuid.hex()} minor {minor} port {port} steps {steps}\n"
+
+
+def recorded_port(folder: Path) -> int:
+    """The port the hosts in `folder` (written by build) were built with, from its hosts.txt."""
+    import re
+
+    found = re.search(r"\bport (\d+)\b", (Path(folder) / "hosts.txt").read_text(encoding="utf-8"))
+    if not found:
+        raise ValueError(f"{Path(folder) / 'hosts.txt'} names no port")
+    return int(found.group(1))
+
+
+def build(uuid: bytes, minor: int, out: Path, port: int = PORT) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     plan = out / "Pair.bob"
-    plan.write_text(plan_text(uuid, minor), encoding="utf-8")
+    plan.write_text(plan_text(uuid, minor, port), encoding="utf-8")
     built = {}
     for name, entry in HOSTS.items():
         done = subprocess.run([sys.executable, "-m", "bobc", "build", str(plan), "--entry", entry, "--target", "sm_90",
@@ -64,7 +82,7 @@ def build(uuid: bytes, minor: int, out: Path) -> dict[str, Path]:
         if done.returncode != 0:
             raise RuntimeError(f"bobc build --entry {entry} failed (exit {done.returncode}):\n{done.stderr}")
         built[name] = out / name
-    (out / "hosts.txt").write_text(f"uuid {uuid.hex()} minor {minor} port {PORT} steps {STEPS}\n", encoding="utf-8")
+    (out / "hosts.txt").write_text(hosts_record(uuid, minor, port), encoding="utf-8")
     return built
 
 
@@ -73,6 +91,7 @@ if __name__ == "__main__":
     parser.add_argument("uuid")
     parser.add_argument("out", type=Path)
     parser.add_argument("--minor", type=int, default=0)
+    parser.add_argument("--port", type=int, default=PORT)
     arguments = parser.parse_args()
-    for name, path in build(uuid_bytes(arguments.uuid), arguments.minor, arguments.out).items():
+    for name, path in build(uuid_bytes(arguments.uuid), arguments.minor, arguments.out, arguments.port).items():
         print(f"wrote {path}")

@@ -40,7 +40,7 @@ import build_partitioned_regression_hosts as B  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 COORDINATES = [R.Coordinate(0.0, 0.0, 0.5, 0.05), R.Coordinate(0.25, -0.125, 0.25, 0.04)]
-STEPS, PORT = B.STEPS, B.PORT
+STEPS = B.STEPS
 
 
 def gpu_identity() -> tuple[bytes, int]:
@@ -58,7 +58,9 @@ def gpu_identity() -> tuple[bytes, int]:
 
 
 @pytest.fixture(scope="module")
-def hosts(tmp_path_factory) -> dict[str, Path]:
+def hosts(tmp_path_factory, port) -> dict[str, Path]:
+    """The pair's hosts, built with this run's own port (tests/conftest.py `port`: a fixed one made
+    two suites on one machine fail each other); PR_HOSTS: a folder built before, with its port."""
     prebuilt = os.environ.get("PR_HOSTS")
     if prebuilt:
         folder = Path(prebuilt).resolve()
@@ -66,7 +68,13 @@ def hosts(tmp_path_factory) -> dict[str, Path]:
         assert f"uuid {uuid.hex()}" in (folder / "hosts.txt").read_text(), "PR_HOSTS was built for another GPU"
         return {name: folder / name for name in B.HOSTS}
     uuid, minor = gpu_identity()
-    return B.build(uuid, minor, tmp_path_factory.mktemp("pr-hosts"))
+    return B.build(uuid, minor, tmp_path_factory.mktemp("pr-hosts"), port)
+
+
+@pytest.fixture(scope="module")
+def peer_port(hosts) -> int:
+    """The port the hosts listen on and connect to (hosts.txt beside them)."""
+    return B.recorded_port(hosts["worker0"].parent)
 
 
 @pytest.fixture(scope="module")
@@ -238,14 +246,14 @@ def greeted(peer, steps=STEPS):
         peer.sendall(F.data_identity(WORKER1_RECORD[0], 1))
 
 
-def worker0_against(hosts, records, folder, behaviour, timeout=60):
+def worker0_against(hosts, records, folder, behaviour, port, timeout=60):
     WORKER1_RECORD[:] = [Path(records[1]).read_bytes()]
     process = subprocess.Popen(argv(hosts["worker0-resume"], folder, 0, records),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 20
     while True:
         try:
-            peer = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+            peer = socket.create_connection(("127.0.0.1", port), timeout=5)
             break
         except OSError:
             assert time.time() < deadline, "worker 0 never listened"
@@ -262,9 +270,10 @@ def worker0_against(hosts, records, folder, behaviour, timeout=60):
     (lambda peer: (greeted(peer), peer.recv(24), peer.sendall(message(1, 2))), "out-of-order message"),
     (lambda peer: greeted(peer, steps=2 * STEPS), "resumes a checkpoint at another step count"),
 ], ids=["disconnects", "malformed", "out-of-order", "other-run"])
-def test_a_misbehaving_peer_ends_worker_0_with_a_clear_error(hosts, records, kept_checkpoint, behaviour, words):
+def test_a_misbehaving_peer_ends_worker_0_with_a_clear_error(hosts, records, kept_checkpoint, behaviour, words,
+                                                             peer_port):
     folder = next(iter(kept_checkpoint)).parent
-    code, err = worker0_against(hosts, records, folder, behaviour)
+    code, err = worker0_against(hosts, records, folder, behaviour, peer_port)
     assert code == 5 and words in err, (code, err)
     assert_intact(kept_checkpoint)
 
@@ -277,16 +286,16 @@ def test_a_peer_that_never_connects_times_out(hosts, records, kept_checkpoint):
     assert_intact(kept_checkpoint)
 
 
-def test_a_port_in_use_is_refused_by_name(hosts, records, kept_checkpoint):
+def test_a_port_in_use_is_refused_by_name(hosts, records, kept_checkpoint, peer_port):
     folder = next(iter(kept_checkpoint)).parent
     with socket.socket() as holder:
         # (reuse: earlier runs' connections may linger in TIME_WAIT; a listener still holds the port)
         holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        holder.bind(("127.0.0.1", PORT))
+        holder.bind(("127.0.0.1", peer_port))
         holder.listen(1)
         done = subprocess.run(argv(hosts["worker0-resume"], folder, 0, records), capture_output=True, text=True,
                               timeout=60)
-    assert done.returncode != 0 and str(PORT) in done.stderr and "in use" in done.stderr, done.stderr
+    assert done.returncode != 0 and str(peer_port) in done.stderr and "in use" in done.stderr, done.stderr
     assert_intact(kept_checkpoint)
 
 

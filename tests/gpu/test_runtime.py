@@ -9,14 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_runtime
+
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime_c"
 
 
 @pytest.fixture(scope="module")
-def built() -> Path:
-    subprocess.run(["make", "-C", str(RUNTIME), "all"], check=True, capture_output=True)
-    return RUNTIME / "build"
+def built(runtime_build) -> Path:
+    """runtime_c built into this run's own folder (tests/conftest.py runtime_build), not
+    runtime_c/build, where a second suite on the same machine raced this one."""
+    done = make_runtime(runtime_build, "all")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return runtime_build
 
 
 @pytest.mark.gpu

@@ -47,6 +47,34 @@ def test_make_test_passes(runtime_build):
     assert " 0 failures" in run.stdout
 
 
+def test_the_c_tests_write_in_a_folder_of_their_own_under_tmpdir_and_remove_it(runtime_build, tmp_path):
+    """runtime_c/tests/test_host_runtime.c made its folder under /tmp whatever TMPDIR said, and
+    removed it through a shell (`rm -rf '%s'`): now under TMPDIR, removed by nftw, so a TMPDIR with a
+    quote in its name is left empty too (probe s37 leftovers finding 6).  A TMPDIR over 64 bytes is
+    said and passed over for /tmp: the checks compare messages that show paths whole only up to
+    128 bytes (rt_io_shown)."""
+    import shutil
+    import tempfile
+
+    base = tempfile.gettempdir() if len(tempfile.gettempdir()) <= 40 else "/tmp"
+    tmpdir = Path(tempfile.mkdtemp(prefix="rt'q-", dir=base))          # a quote in its name, at most 64 bytes
+    try:
+        run = subprocess.run([str(runtime_build / "test_host_runtime")], capture_output=True, text=True,
+                             env={**os.environ, "TMPDIR": str(tmpdir)}, timeout=600)
+        assert run.returncode == 0 and " 0 failures" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+        said = run.stdout + run.stderr
+        assert f"{tmpdir}/bobcrt-test-" in said and "/tmp/bobcrt-test-" not in said.replace(str(tmpdir), ""), said[-2000:]
+        assert list(tmpdir.iterdir()) == []
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    long = tmp_path / ("x" * 70)
+    long.mkdir()
+    run = subprocess.run([str(runtime_build / "test_host_runtime")], capture_output=True, text=True,
+                         env={**os.environ, "TMPDIR": str(long)}, timeout=600)
+    assert run.returncode == 0 and f"(TMPDIR {long} has over 64 bytes" in run.stdout, run.stdout[-2000:]
+    assert list(long.iterdir()) == []
+
+
 def _listing(folder: Path) -> list:
     return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.iterdir()) if folder.is_dir() else []
 

@@ -125,7 +125,8 @@ def test_the_usage_counts_the_file_arguments_in_the_same_words(tmp_path, k):
     host = write_host(tmp_path, f"arguments-{k}", code)
     c, reference = run_sides(tmp_path, code, host, {}, [], name=f"usage-{k}")
     assert (c.status, c.stderr) == (reference.status, reference.stderr) and c.status == 2
-    assert c.stderr.endswith(f": the program names {k} file argument{'s' * (k != 1)}, 0 given\n".encode()), c.stderr
+    assert c.stderr.endswith(f": the program names {k} file argument{'s' * (k != 1)}, 0 given (it carries no names "
+                             "for them: the plan that built program counts says what each is)\n".encode()), c.stderr
 
 
 SUMMARIES = [

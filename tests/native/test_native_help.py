@@ -26,8 +26,11 @@ def test_help_prints_the_usage_and_exits_0(tmp_path, k):
     assert (done.returncode, done.stdout, done.stderr) == (status, stdout.getvalue(), stderr.getvalue())
     assert status == 0 and done.stderr == b""
     listed = " ".join(f"ARG{a} ({'read' if a == k - 1 else 'unused'})" for a in range(k))
+    # test_native_counts.program's identity is b"counts": the plan that built it says what each is
     assert done.stdout.decode() == (f"usage: ./worker {listed}\n       ./worker --version\n"
-                                    f"the program names {k} file argument{'s' * (k != 1)}, each a path, in this order\n")
+                                    f"the program names {k} file argument{'s' * (k != 1)}, each a path, in this order\n"
+                                    "it carries no names for them: the plan that built program counts says what "
+                                    "each is\n")
 
 
 def test_a_file_named_help_is_given_as_dot_slash(tmp_path):
@@ -37,3 +40,26 @@ def test_a_file_named_help_is_given_as_dot_slash(tmp_path):
     done = subprocess.run([str(host), "./--help"], cwd=tmp_path, capture_output=True, timeout=60,
                           env={**os.environ, "NATIVE_DEVICE": "memory"})
     assert b"usage" not in done.stderr, done.stderr
+
+
+def test_the_usage_says_where_the_arguments_meaning_is(tmp_path):
+    """Probe s37 leftovers, finding 8: the usage listed ARG0 ... ARGn and nothing of what each is.
+    A native program's bytes carry no argument names (NPHY, version, slots, state, identity,
+    commands: a file command names its argument by index alone), so none is invented: the usage
+    and --help say the program carries none and name the plan that built it by the program's
+    identity, shown as --version shows it (a control character as '?')."""
+    from bobc.reference.native_program import run_program
+
+    code = program(read_file(1, 4), identity=b"pair\nworker-v2")
+    write_host(tmp_path, "worker", code)
+    note = b"it carries no names for them: the plan that built program pair?worker-v2 says what each is"
+    environ = {**os.environ, "NATIVE_DEVICE": "memory"}
+    for arguments, stream in ((["--help"], "stdout"), ([], "stderr")):
+        done = subprocess.run(["./worker", *arguments], cwd=tmp_path, capture_output=True, timeout=60, env=environ)
+        stdout, stderr = io.BytesIO(), io.BytesIO()
+        status = run_program(code, arguments, name="./worker", stdout=stdout, stderr=stderr)
+        assert (done.returncode, done.stdout, done.stderr) == (status, stdout.getvalue(), stderr.getvalue())
+        said = getattr(done, stream)
+        assert note in said and b"ARG0 (unused) ARG1 (read)" in said, said
+    assert done.stderr == (b"native: usage: ./worker ARG0 (unused) ARG1 (read): the program names 2 file "
+                           b"arguments, 0 given (" + note + b")\n")

@@ -67,7 +67,9 @@ def test_usage_lists_what_each_argument_is(inspected, both):
     c, reference = both(code, {}, ["in.bin"], name="inspected-usage")
     assert c.status == reference.status == 2
     assert named_host(c.stderr) == reference.stderr == (b"native: usage: host ARG0 (read) ARG1 (unused) ARG2 (read and written) "
-                                            b"ARG3 (written): the program names 4 file arguments, 1 given\n")
+                                            b"ARG3 (written): the program names 4 file arguments, 1 given (it carries "
+                                            b"no names for them: the plan that built program native-inspected-v1 "
+                                            b"says what each is)\n")
 
 
 def test_usage_of_a_program_without_file_arguments(inspected, both):

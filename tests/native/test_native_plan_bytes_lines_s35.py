@@ -94,7 +94,8 @@ def test_the_hosts_own_name_in_a_refusal_is_one_line(tmp_path):
     from bobc.reference.native_program import run_program
 
     read = bytes([14]) + nat(0) + nat(0) + nat(8) + bytes([END])            # ReadFile argument 0
-    for code, words in ((program(read), b" ARG0 (read): the program names 1 file argument, 0 given\n"),
+    for code, words in ((program(read), b" ARG0 (read): the program names 1 file argument, 0 given (it carries no "
+                                        b"names for them: the plan that built it says what each is)\n"),
                         (program(bytes([FAIL]) + nat(0) + field(b"x")), None)):
         host = tmp_path / "host"
         host.write_bytes(interpreter_bytes() + trailer(code, "sm_90"))

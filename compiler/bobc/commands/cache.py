@@ -58,20 +58,29 @@ def run(args):
         try:
             pruned = cache.prune(root, days)
         except OSError as error:
-            raise PruneFailed(f"cannot prune the cache folder {shown(root)}: it cannot be read "
+            # a folder that is there but unreadable: exit 1, as `bobc cache` says it (README's table;
+            # nothing was asked of an output) -- probe s37 leftovers finding 3
+            raise BobcError(f"cannot prune the cache folder {shown(root)}: it cannot be read "
                               f"({error.strerror or error}); nothing was removed",
                               hint="run it as the user who owns the cache folder (or point BOBC_CACHE_DIR at yours)") from None
         removed, freed = pruned
         print(f"removed {removed} {'entry' if removed == 1 else 'entries'} not used for {args.prune} {'day' if days == 1 else 'days'} ({_human(freed)}) "
               f"from {shown(root)}")
+        unreadable = (f"cannot read {len(pruned.unreadable)} of bobc's folders in {shown(root)}: "
+                      + ", ".join(f"{kind}/ ({error.strerror or error})" for kind, error in pruned.unreadable)
+                      + "; their entries were not pruned") if pruned.unreadable else None
         if pruned.kept:
             # a cache it cannot change is said, and the exit is not 0: from cron or a CI job's
             # cleanup, "removed 0" forever would read as "nothing to prune" (probe s33 resources 10)
             raise PruneFailed(f"could not remove {_count(pruned.kept, 'entry', 'entries')} not used for "
                               f"{args.prune} {'day' if days == 1 else 'days'} from {shown(root)} "
-                              f"({pruned.reason}); they are still there",
+                              f"({pruned.reason}); they are still there" + (f"; and {unreadable}" if unreadable else ""),
                               hint="run it as the user who owns the cache folder, or make its folders writable, "
                                    "then prune again")
+        if unreadable:
+            # a folder that is there but unreadable: exit 1, as `bobc cache` says the same folder
+            raise BobcError(unreadable, hint="run it as the user who owns the cache folder, or make its folders "
+                                             "readable, then prune again")
         return 0
     try:
         counted = cache.usage(root)
@@ -107,8 +116,9 @@ def run(args):
 
 
 class PruneFailed(BobcError):
-    """`bobc cache --prune` could not remove what it was asked to (a read-only or someone else's
-    cache): exit 8, as for an output not written -- the change asked for was not made."""
+    """`bobc cache --prune` could not remove entries it was asked to (a read-only or someone else's
+    cache): exit 8, as for an output not written -- the change asked for was not made.  A cache
+    folder it cannot read is exit 1 (README: a file that is there but unreadable), as `bobc cache`."""
 
     exit_code = 8
 

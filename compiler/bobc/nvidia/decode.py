@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import children
 from ..errors import BobcError, UsageError, descriptors_exhausted, temporary_folder, write_temporary
 from .. import nvtools
+from ..bounded import BoundedCache
 from ..resources import doc
 from . import gpfifo, pushbuffer, qmd
 from .classes import class_name
@@ -824,8 +825,12 @@ def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None
 # code) -> offset -> text.  `bobc dump` and `bobc diff` ask for every region of an image set;
 # nvdisasm's start-up (about 0.2 s of CPU) is most of what one region costs, so the regions are read
 # together (_read_together) and kept here.  Another nvdisasm (BOBC_NVDISASM changed, an upgrade)
-# drops them: its texts are its own, as in a fresh process (probe s36 inprocess2 finding 3).
-_TEXTS: dict[tuple[str, bytes], dict[int, str]] = {}
+# drops them: its texts are its own, as in a fresh process (probe s36 inprocess2 finding 3).  At
+# most TEXTS_KEPT codes are kept, the least recently used dropped first (and read again if asked
+# for again, giving the same texts): a process that lives on no longer keeps every code it ever
+# read (probe s37 leftovers finding 4).
+TEXTS_KEPT = 256
+_TEXTS: BoundedCache = BoundedCache(TEXTS_KEPT)
 _TEXTS_TOOL: str | None = None
 
 

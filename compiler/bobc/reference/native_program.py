@@ -887,14 +887,24 @@ def alias_refusal(program: Program, arguments, outputs) -> str | None:
     return None
 
 
+def arguments_note(program) -> bytes:
+    """Where the file arguments' meaning is (runtime_c/native_host.c put_arguments_note): a native
+    program carries no names for them, so the plan that built it is named by the program's
+    identity, shown as --version shows it (probe s37 leftovers finding 8)."""
+    identity = shown_line(program.identity.split(b"\0")[0])
+    return (b"it carries no names for them: the plan that built "
+            + (b"program " + identity if identity else b"it") + b" says what each is")
+
+
 def help_text(program, name: str) -> str:
     """`HOST --help` of a program without a request (runtime_c/native_host.c print_help)."""
     from ..native.program import usage_arguments
 
     listed = usage_arguments(program)
     listed = f" {listed}" if listed else ""
+    note = arguments_note(program).decode("utf-8", "surrogateescape") + "\n" if program.arguments else ""
     return (f"usage: {name}{listed}\n       {name} --version\nthe program names "
-            f"{_count(program.arguments, 'file argument')}, each a path, in this order\n")
+            f"{_count(program.arguments, 'file argument')}, each a path, in this order\n{note}")
 
 
 def version_text(program, build: bytes, components: int) -> bytes:
@@ -963,7 +973,8 @@ def run_program(program_bytes: bytes, arguments, name: str = "native-host", gpu=
         listed = usage_arguments(program)          # native_host.c's print_usage: " ARG0 (read) ..."
         listed = f" {listed}" if listed else ""
         stderr.write(f"native: usage: {safe_io.shown(name)}{listed}: the program names "
-                     f"{_count(program.arguments, 'file argument')}, {len(arguments)} given\n".encode("utf-8", "surrogateescape"))
+                     f"{_count(program.arguments, 'file argument')}, {len(arguments)} given".encode("utf-8", "surrogateescape")
+                     + (b" (" + arguments_note(program) + b")" if program.arguments else b"") + b"\n")
         return EXIT_FILE
     # native_host.c: then the settings (host_settings.h's RT_NATIVE_HOST_SETTINGS)
     refusal = settings.refusal(os.environ if environ is None else environ, settings.NATIVE_HOST)

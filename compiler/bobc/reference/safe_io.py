@@ -424,10 +424,7 @@ class OutputSet:
         """Remove every prepared temporary: nothing is published."""
         for output in self.outputs:
             if output.temporary is not None:
-                try:
-                    os.unlink(output.temporary)
-                except OSError:
-                    pass
+                _drop(output.temporary)
                 output.temporary = None
 
     def publish(self) -> None:
@@ -494,6 +491,7 @@ class OutputSet:
                                              host_line=f"output {shown(output.path)} ({output.option}): {detail} "
                                                        f"({kept_journal(journal, output.path) if journal else 'nothing was published'})") \
                         from None
+                _drop(temporary, remove=False)      # renamed: only its folder is closed
                 temporaries[index] = None
             unsynced = None
             for folder in dict.fromkeys(o.folder for o in self.outputs):
@@ -510,14 +508,14 @@ class OutputSet:
                 _say_unsynced(*unsynced)
         finally:
             if journal is not None and os.path.lexists(journal):
+                for temporary in temporaries:
+                    if temporary is not None:
+                        _drop(temporary, remove=False)
                 temporaries = []        # the journal on disk owns the temporaries: the next invocation renames them
             unlock_folders(locks)
             for temporary in temporaries:
                 if temporary is not None:
-                    try:
-                        os.unlink(temporary)
-                    except OSError:
-                        pass
+                    _drop(temporary)
             self.discard()          # prepared temporaries a failure left before their turn
             if deferred is not None:
                 deferred.__exit__(None, None, None)     # a signal that waited is acted on now
@@ -569,7 +567,10 @@ def _date_now(temporaries) -> None:
     refuses, and then the renames fail too."""
     for temporary in temporaries:
         try:
-            os.utime(temporary)
+            if isinstance(temporary, _Temporary) and temporary.folder_fd >= 0:
+                os.utime(os.path.basename(temporary), dir_fd=temporary.folder_fd)
+            else:
+                os.utime(temporary)
         except OSError:
             pass
 
@@ -632,12 +633,13 @@ def journal_write(folder: str, base: str, pairs, output) -> str:
     try:
         os.replace(temporary, path)
     except OSError as failure:
-        os.unlink(temporary)
+        _drop(temporary)
         raise OutputWriteFailure(output.path, output.option, f"cannot publish the journal {path}: "
                                  f"{failure.strerror or failure}", hint="nothing was published",
                                  host_line=f"cannot publish the journal {shown(path)}: {failure.strerror or failure} "
                                            "(nothing was published)") \
             from None
+    _drop(temporary, remove=False)
     _fsync_folder(folder)
     return path
 
@@ -951,20 +953,59 @@ def _test_pause(variable: str = PAUSE_VARIABLE) -> float:
     return (_test_ms(variable) or 0) / 1000
 
 
+class _Temporary(str):
+    """A temporary's path, with the folder it was made in held open (`folder_fd`, O_PATH; -1 once
+    closed): it is dated, and removed, through that folder, so a folder renamed during the run
+    keeps none of its temporaries -- by its old path the removal missed them (probe s37 leftovers
+    finding 1; host_io.c drop_temporary)."""
+
+    folder_fd = -1
+
+
+def _open_folder(folder: str, already: int) -> int:
+    return already if already >= 0 else os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def _close_folder(fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)
+
+
+def _drop(temporary, remove: bool = True) -> None:
+    """Remove (when `remove`) the temporary `temporary` and close its folder: through that folder
+    when it is held (_Temporary), else by its path."""
+    fd = getattr(temporary, "folder_fd", -1)
+    if remove:
+        try:
+            if fd >= 0:
+                os.unlink(os.path.basename(temporary), dir_fd=fd)
+            else:
+                os.unlink(temporary)
+        except OSError:
+            pass
+    if fd >= 0:
+        temporary.folder_fd = -1
+        os.close(fd)
+
+
 def _write_temporary(output: _Output) -> str:
     data = output.data if output.data is not None else b""
     mask = os.umask(0)
     os.umask(mask)
+    folder_fd = -1
     for _attempt in range(100):      # DIR/.NAME.tmp-XXXXXX, as mkstemp names them (recover() checks the form)
         letters = "".join(secrets.choice(_TEMPORARY_LETTERS) for _ in range(6))
-        candidate = os.path.join(output.folder, f".{output.base}.tmp-{letters}")
+        candidate = _Temporary(os.path.join(output.folder, f".{output.base}.tmp-{letters}"))
         try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-                         | os.O_NOFOLLOW, 0o600)
+            folder_fd = _open_folder(output.folder, folder_fd)
+            fd = os.open(os.path.basename(candidate), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+                         | os.O_NOFOLLOW, 0o600, dir_fd=folder_fd)
+            candidate.folder_fd = folder_fd
             break
         except FileExistsError:
             continue
         except OSError as failure:
+            _close_folder(folder_fd)
             why = open_failure(failure.errno, failure.strerror or str(failure))
             raise OutputWriteFailure(output.path, output.option, "cannot create a temporary "
                                      f"file in {output.folder}: {why}",
@@ -973,6 +1014,7 @@ def _write_temporary(output: _Output) -> str:
                                                f"{shown(output.folder)}: {why} "
                                                "(nothing was published)") from None
     else:
+        _close_folder(folder_fd)
         raise OutputWriteFailure(output.path, output.option, "no free temporary name",
                                  hint="nothing was published")
     stage = "chmod"
@@ -990,10 +1032,7 @@ def _write_temporary(output: _Output) -> str:
     except OSError as failure:
         if fd >= 0:
             os.close(fd)
-        try:
-            os.unlink(candidate)
-        except OSError:
-            pass
+        _drop(candidate)
         raise OutputWriteFailure(output.path, output.option,
                                  f"write failed: {write_failure(failure)}",
                                  hint="nothing was published; the files there are unchanged",
@@ -1013,18 +1052,24 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     pattern = f"{output.folder}/.{output.base}.tmp-XXXXXX"
     if len(os.fsencode(pattern)) >= JOURNAL_PATH_BYTES + 64:       # host_io.h: char temporary[RT_IO_PATH_BYTES + 64]
         raise refused("path too long")
+    folder_fd = -1
     for _attempt in range(100):
         letters = "".join(secrets.choice(_TEMPORARY_LETTERS) for _ in range(6))
-        candidate = pattern[:-6] + letters
+        candidate = _Temporary(pattern[:-6] + letters)
         try:
-            fd = os.open(candidate, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            folder_fd = _open_folder(output.folder, folder_fd)
+            fd = os.open(os.path.basename(candidate), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600,
+                         dir_fd=folder_fd)
+            candidate.folder_fd = folder_fd
             break
         except FileExistsError:
             continue
         except OSError as failure:
+            _close_folder(folder_fd)
             raise refused(f"cannot create a temporary file in {shown(output.folder)}: "
                           f"{open_failure(failure.errno)}") from None
     else:
+        _close_folder(folder_fd)
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
     stage = "chmod"
     try:
@@ -1039,10 +1084,7 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     except OSError as failure:
         if fd >= 0:
             os.close(fd)
-        try:
-            os.unlink(candidate)
-        except OSError:
-            pass
+        _drop(candidate)
         raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}") from None
     return candidate
 
@@ -1111,6 +1153,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
         locks = lock_folders([folder_of(output.path)])
         _date_now([temporary])
         os.replace(temporary, output.path)
+        _drop(temporary, remove=False)
         temporary = None
         failure = _fsync_published(output.folder)
         if failure:
@@ -1123,10 +1166,7 @@ def _publish_with_mode(outputs: OutputSet, mode: int) -> None:
     finally:
         unlock_folders(locks)
         if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+            _drop(temporary)
 
 
 def _name_leftovers(output: _Output) -> None:

@@ -185,9 +185,13 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     prologue = target_named(_arch_of(target)).launch_prologue if launched and not listing else ()
     if prologue:
         lines = [*parse_source("\n".join(prologue), f"<{_arch_of(target)} launch prologue>"), *lines]
-    if launched:
-        _check_bank_zero(lines)
-    _check_kernel_end(lines, path)
+    try:
+        if launched:
+            _check_bank_zero(lines)
+        _check_kernel_end(lines, path)
+    except BobcError as refusal:
+        _check_opcodes_up_to(lines, refusal.span)     # the first error in source order is said
+        raise
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
     result.shared_bytes = shared
@@ -364,6 +368,21 @@ def _check_branch_targets(lines: list[SourceLine], code_end: int) -> None:
                             inst.span, hint=fix)
 
 
+def _check_opcodes_up_to(lines: list[SourceLine], place: Span | None) -> None:
+    """Refuse the first unknown opcode of an instruction at or before `place` (where a whole-kernel
+    check -- its end, its branch targets, its constant banks -- refused it): the source's first
+    error is the one said (probe s37 leftovers finding 2: a last line `FROB R0, R1` was refused as
+    "no EXIT" before its opcode was named)."""
+    for line in lines:
+        inst = line.instruction
+        if inst is None:
+            continue
+        if place is not None and inst.span.path == place.path and \
+                (inst.span.line, inst.span.column) > (place.line, place.column):
+            return
+        _check_opcode(inst)
+
+
 def _check_bank_zero(lines: list[SourceLine]) -> None:
     """A plan's kernel reads constant bank 0 alone: its QMD binds bank 0 to the launch's parameter
     block and nothing else a kernel may rely on (sm_90's QMDs put the next launch's bank 0 in slot 5
@@ -385,9 +404,20 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
     labels: dict[str, int] = {}
     label_spans: dict[str, Span] = {}
     targets_here: set[int] = set()
+    encoder = Encoder(arch)
+
+    def check_readable(inst: Instruction) -> None:
+        _check_opcode(inst)
+        problem = encoder.unread_problem(inst)
+        if problem:
+            unread = next(i for i, op in enumerate(inst.operands) if isinstance(op, Unread))
+            raise BobcError(problem, _operand_span(inst, unread))
+
     for line in lines:
         if line.label is not None:
             if line.label in labels:
+                for inst in instructions:       # an earlier unreadable instruction is the first error
+                    check_readable(inst)
                 raise BobcError(f"label '{line.label}' defined twice (first at {label_spans[line.label]})",
                                 line.span)
             labels[line.label] = 16 * len(instructions)
@@ -396,13 +426,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
             instructions.append(line.instruction)
     # the opcode and every operand must be readable before labels are resolved: an unknown opcode or
     # an operand the parser cannot read (R3.SIGN, P7) is that, not an undefined label
-    encoder = Encoder(arch)
     for inst in instructions:
-        _check_opcode(inst)
-        problem = encoder.unread_problem(inst)
-        if problem:
-            unread = next(i for i, op in enumerate(inst.operands) if isinstance(op, Unread))
-            raise BobcError(problem, _operand_span(inst, unread))
+        check_readable(inst)
     # resolve labels
     resolved: list[Instruction] = []
     for inst in instructions:

@@ -8,7 +8,9 @@ words at the positions the public Volta+ encoders document (Mesa NAK
 encode_sm70.rs, CuAssembler): stall 108:105, yield 109, write scoreboard
 112:110 (7 = none), read scoreboard 115:113, wait mask 121:116, reuse 125:122.
 
-nvdisasm's text is cached per code image and nvdisasm (its identity) by SHA-256 for the process's life.
+nvdisasm's text is cached per code image and nvdisasm (its identity) by SHA-256: the TEXTS_KEPT
+most recently used are kept, the least recently used dropped first (read again if asked for again,
+giving the same text; probe s37 leftovers finding 4).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import children
+from ..bounded import BoundedCache
 from ..errors import BobcError
 from ..nvtools import nvdisasm, tool_identity
 from ..sass.syntax import split_operands
@@ -91,7 +94,8 @@ class ToolMissing(BobcError):
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _NUMBER = r"(?:0x[0-9a-fA-F]+|\d+)"
 
-_cache: dict[str, str] = {}
+TEXTS_KEPT = 256
+_cache: BoundedCache = BoundedCache(TEXTS_KEPT)
 
 
 TOOL_HINT = ("reinstall it (pip install --force-reinstall nvidia-cuda-nvdisasm), or point BOBC_NVDISASM "
@@ -142,8 +146,9 @@ def disassembly_text(code: bytes, arch: str) -> str:
         raise ToolMissing("nvdisasm is not installed; the simulator decodes instructions only through it",
                           hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)")
     key = hashlib.sha256(tool_identity(tool).encode() + b"\0" + arch.encode() + b"\0" + code).hexdigest()
-    if key in _cache:
-        return _cache[key]
+    known = _cache.get(key)
+    if known is not None:
+        return known
     done = _nvdisasm(tool, code, arch)
     if done.returncode != 0:
         broken = _broken_tool(tool, arch)
