@@ -1,4 +1,4 @@
-"""Build seed 004's hosts for the H200 tests and the bench (bobc build needs lark and lief,
+"""Build seed 004's hosts for the H200 tests and the bench (bobc build needs lark,
 which the GPU machine lacks: build here, carry OUTDIR to .device/coppelius-host).
 
     python tests/gpu/build_coppelius_host.py OUTDIR [--large]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build here (bobc needs lark and lief) everything tests/gpu/run.sh runs on a GPU machine that
+# Build here (bobc needs lark) everything tests/gpu/run.sh runs on a GPU machine that
 # has neither, into .device/ (git-ignored), and the lark wheel the device installs into .whl/:
 #   tests/gpu/prepare.sh [--large] [--clusters] [--fused] [--tree] [--fused-tree] [--variant=NAME:CHANGE,...]
 # --large also builds Coppelius's large host (about a minute more; BENCH_COPPELIUS_HOST=1 uses it).

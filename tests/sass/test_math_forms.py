@@ -225,7 +225,9 @@ NOT_SIMULATED = {"wide_products"}
 def _text(image: bytes, kernel: str) -> bytes:
     import lief
     lief.logging.disable()
-    binary = lief.parse(list(image))
+    # a cubin is an ELF file: lief.ELF.parse takes its bytes as a list of ints from lief 0.14 (the
+    # floor pyproject.toml admits) on; lief.parse took a list only from 0.17 (None before)
+    binary = lief.ELF.parse(list(image))
     return bytes(next(s for s in binary.sections if s.name == f".text.{kernel}").content)
 
 

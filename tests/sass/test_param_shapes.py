@@ -128,7 +128,9 @@ def _expected(values) -> np.ndarray:
 def _text(cubin_bytes: bytes) -> bytes:
     import lief
     lief.logging.disable()
-    binary = lief.parse(list(cubin_bytes))
+    # a cubin is an ELF file: lief.ELF.parse takes its bytes as a list of ints from lief 0.14 (the
+    # floor pyproject.toml admits) on; lief.parse took a list only from 0.17 (None before)
+    binary = lief.ELF.parse(list(cubin_bytes))
     return bytes(next(s for s in binary.sections if s.name == ".text.shapes").content)
 
 

@@ -39,6 +39,9 @@ PTXAS = [
     ("sm_90", "DFMA R10, R10, R12, R12.reuse", 0x100fe4000000000c0000000c0a0a722b),
     ("sm_90", "DMUL R16, R24.reuse, R24.reuse", 0x0c0fe200000000000000001818107228),
     ("sm_90", "R2UR UR9, R13.reuse", 0x040fe400000e0000000000000d0972ca),
+    # ptxas 13.0.48 (CUDA 13.0), math_forms.ptx -O3: IABS's source sits in B and takes its reuse
+    # flag (123); bobc asm refused the listing (probe s37 floor finding 2)
+    ("sm_90", "IABS R16, R0.reuse", 0x080fe400000000000000000000107213),
 ]
 
 
@@ -67,7 +70,7 @@ def test_hmma_accumulator_takes_no_reuse():
     assert "'.reuse' is not available on HMMA's" in info.value.message
 
 
-NEW = ("R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA")
+NEW = ("R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA", "IABS")
 
 
 @pytest.mark.parametrize("arch", ["sm_86", "sm_90"])

@@ -236,7 +236,9 @@ def _ptxas_cubin(tmp_path, arch: str, opt: str):
 def _text(cubin_bytes: bytes) -> bytes:
     import lief
     lief.logging.disable()
-    binary = lief.parse(list(cubin_bytes))
+    # a cubin is an ELF file: lief.ELF.parse takes its bytes as a list of ints from lief 0.14 (the
+    # floor pyproject.toml admits) on; lief.parse took a list only from 0.17 (None before)
+    binary = lief.ELF.parse(list(cubin_bytes))
     return bytes(next(s for s in binary.sections if s.name == ".text.params").content)
 
 

@@ -264,7 +264,10 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
                  "ISETP", "LEA", "LOP3", "MOV", "SEL", "SHF", "VIADD", "VIMNMX", "HADD2", "PRMT",
                  "R2UR", "DADD", "DFMA", "DMUL", "DSETP", "F2FP", "HFMA2", "HMUL2", "HMNMX2", "HMMA",
                  # ptxas 13 marks these too (tools/ptx_corpus/math_forms.ptx, both targets)
-                 "HSETP2", "SGXT", "BMSK", "I2I"}
+                 "HSETP2", "SGXT", "BMSK", "I2I",
+                 # ptxas 13.0 (CUDA 13.0) marks IABS's source (its B) on sm_90 in math_forms.ptx, 13.5
+                 # does not: bobc asm refused that listing (probe s37 floor finding 2)
+                 "IABS"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
