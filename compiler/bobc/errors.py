@@ -158,7 +158,7 @@ def source_lines(text: str) -> list[str]:
 
 def _source_line(path: str, line: int) -> str | None:
     """Line `line` (1-based) of the file at `path` as the readers numbered it (source_lines),
-    or None: not a regular file of at most _EXCERPT_FILE_BYTES (a FIFO is never opened to
+    line 1 without the UTF-8 byte order mark they skip, or None: not a regular file of at most _EXCERPT_FILE_BYTES (a FIFO is never opened to
     block), unreadable, or no such line."""
     import os
     import stat
@@ -175,6 +175,8 @@ def _source_line(path: str, line: int) -> str | None:
         return None
     if not 1 <= line <= len(lines):
         return None
+    if line == 1 and lines[0].startswith("\ufeff"):
+        return lines[0][1:]         # the readers skip a byte order mark: columns count from after it
     return lines[line - 1]
 
 

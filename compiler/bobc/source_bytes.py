@@ -73,10 +73,13 @@ def binary(data: bytes, nul_within: int = 1 << 16) -> int | None:
 def place(data: bytes, start: int) -> tuple[int, int]:
     """The 1-based line and column of byte `start` of `data`, as every reader numbers them: lines
     ended by LF, CR LF or CR, columns counted in characters (the bytes before it on its line
-    decoded, one U+FFFD for each piece that is not UTF-8, as the excerpt shows that line)."""
+    decoded, one U+FFFD for each piece that is not UTF-8, as the excerpt shows that line), and
+    on line 1 from after a UTF-8 byte order mark, which the readers skip."""
     line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
     line = data.count(b"\n", 0, line_start) + data.count(b"\r", 0, line_start) \
         - data.count(b"\r\n", 0, line_start) + 1
+    if line_start == 0 and data.startswith(_UTF8_BOM) and start >= len(_UTF8_BOM):
+        line_start = len(_UTF8_BOM)
     column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
     return line, column
 
