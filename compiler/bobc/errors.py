@@ -190,11 +190,29 @@ def _cells(character: str) -> int:
     return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
 
 
+# Unicode categories an excerpt shows as '?', as it does the C0 controls: the C1 controls (Cc),
+# the format characters (Cf: zero-width spaces and joiners, the bidirectional embeddings,
+# overrides and isolates, a byte order mark inside a line) and the line and paragraph separators
+# (Zl, Zp).  A terminal draws them in no cell, reorders the rest of the line by them ("Trojan
+# Source") or breaks the line there, so the caret would stand under another character than the
+# column names; as '?' each is one character in one cell (probe s37 sourcetext finding 5).
+_INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp"))
+
+
+def _visible(text: str) -> str:
+    """`text` with each character of an _INVISIBLE category as '?'."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return "".join("?" if unicodedata.category(c) in _INVISIBLE and c != "\t" else c for c in text)
+
+
 def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> str:
     """`text` (one source line) and a caret line under `column` (1-based) `width` characters
     wide: the whole line when it has at most EXCERPT_WIDTH characters, else EXCERPT_WIDTH of
     them around the column (`...` where it is cut, and after the carets which columns are
-    shown).  Control characters are shown as '?', a tab as itself, and the caret line counts a
+    shown).  Control characters and invisible ones (_INVISIBLE) are shown as '?', a tab as itself, and the caret line counts a
     wide (CJK) character as two cells and a combining mark as none, so the caret stays under its
     character in a terminal."""
     column = max(1, column)
@@ -202,7 +220,7 @@ def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> 
     if end > EXCERPT_WIDTH:
         start = min(max(0, column - 1 - EXCERPT_WIDTH // 2), end - EXCERPT_WIDTH)
         end = start + EXCERPT_WIDTH
-    shown = text[start:end].translate(_SHOWN)
+    shown = _visible(text[start:end].translate(_SHOWN))
     head = "..." if start else ""
     tail = "..." if end < len(text) else ""
     before = shown[:max(0, column - 1 - start)]
