@@ -22,7 +22,7 @@ from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
-from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, parse_source
+from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, _quoted, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -110,7 +110,7 @@ def listing_shared_bytes(lines: list[SourceLine]) -> dict[str, int]:
             try:
                 sizes[current] += int(value.split()[0], 0)
             except (ValueError, IndexError):
-                raise BobcError(f".zero needs a number of bytes, found '{value}'", line.span) from None
+                raise BobcError(f".zero needs a number of bytes, found '{_quoted(value)}'", line.span) from None
     return sizes
 
 
@@ -251,7 +251,7 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                 hint="name the kernel, or leave out the line: the kernel is then named by its file")
             if len(words) > 1:
                 at = value.index(words[1], len(words[0]))
-                raise BobcError(f".kernel takes one name, found {len(words)} words ('{value}')",
+                raise BobcError(f".kernel takes one name, found {len(words)} words ('{_quoted(value)}')",
                                 _value_span(line, value, at), hint="a kernel has one name (its cubin symbol); "
                                                                    "write a remark as a // comment")
             found.name = words[0]
@@ -260,9 +260,9 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
             try:
                 number = int(value, 0)
             except ValueError:
-                raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
+                raise BobcError(f"{key} needs {what}, found '{_quoted(value)}'", line.span) from None
             if number < 0:
-                raise BobcError(f"{key} needs {what}, found '{value}'", line.span)
+                raise BobcError(f"{key} needs {what}, found '{_quoted(value)}'", line.span)
             if key == ".registers":
                 limits = [target] if target is not None else list(TARGETS.values())
                 most = max(limits, key=lambda t: t.limits.registers_per_thread)
@@ -287,7 +287,7 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                     hint="declare the bytes a block of the kernel uses")
             setattr(found, key[1:], number)
         else:
-            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+            raise BobcError(f"unknown directive '{_quoted(key)}' (known: .kernel, .registers, .shared)", line.span)
     return found
 
 
