@@ -55,6 +55,7 @@ class Assembled:
     labels: dict[str, int] = field(default_factory=dict)
     highest_register_span: Span | None = None   # the first instruction using the highest register
     shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
+    kernel_name_span: Span | None = None        # where a `.kernel` line wrote kernel_name (None: the file's stem)
     arch: str | None = None                     # the target it was assembled for ("sm_86"): its encoding
 
 
@@ -190,6 +191,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
     _check_kernel_end(lines, path)
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
+    result.kernel_name_span = directives.name_span if directives.name else None
     result.shared_bytes = shared
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
@@ -204,6 +206,7 @@ class SourceDirectives:
     name: str | None = None
     registers: int | None = None
     shared: int | None = None
+    name_span: Span | None = None   # where `.kernel`'s name is written
 
 
 def shared_bytes_limit(target: Target) -> int:
@@ -255,6 +258,7 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                 _value_span(line, value, at), hint="a kernel has one name (its cubin symbol); "
                                                                    "write a remark as a // comment")
             found.name = words[0]
+            found.name_span = _value_span(line, value, value.index(words[0]), len(words[0]))
         elif key in (".registers", ".shared"):
             what = "a number" if key == ".registers" else "a number of bytes"
             try:
