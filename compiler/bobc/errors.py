@@ -158,7 +158,7 @@ def source_lines(text: str) -> list[str]:
 
 def _source_line(path: str, line: int) -> str | None:
     """Line `line` (1-based) of the file at `path` as the readers numbered it (source_lines),
-    or None: not a regular file of at most _EXCERPT_FILE_BYTES (a FIFO is never opened to
+    line 1 without the UTF-8 byte order mark they skip, or None: not a regular file of at most _EXCERPT_FILE_BYTES (a FIFO is never opened to
     block), unreadable, or no such line."""
     import os
     import stat
@@ -175,6 +175,8 @@ def _source_line(path: str, line: int) -> str | None:
         return None
     if not 1 <= line <= len(lines):
         return None
+    if line == 1 and lines[0].startswith("\ufeff"):
+        return lines[0][1:]         # the readers skip a byte order mark: columns count from after it
     return lines[line - 1]
 
 
@@ -188,11 +190,29 @@ def _cells(character: str) -> int:
     return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
 
 
+# Unicode categories an excerpt shows as '?', as it does the C0 controls: the C1 controls (Cc),
+# the format characters (Cf: zero-width spaces and joiners, the bidirectional embeddings,
+# overrides and isolates, a byte order mark inside a line) and the line and paragraph separators
+# (Zl, Zp).  A terminal draws them in no cell, reorders the rest of the line by them ("Trojan
+# Source") or breaks the line there, so the caret would stand under another character than the
+# column names; as '?' each is one character in one cell (probe s37 sourcetext finding 5).
+_INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp"))
+
+
+def _visible(text: str) -> str:
+    """`text` with each character of an _INVISIBLE category as '?'."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return "".join("?" if unicodedata.category(c) in _INVISIBLE and c != "\t" else c for c in text)
+
+
 def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> str:
     """`text` (one source line) and a caret line under `column` (1-based) `width` characters
     wide: the whole line when it has at most EXCERPT_WIDTH characters, else EXCERPT_WIDTH of
     them around the column (`...` where it is cut, and after the carets which columns are
-    shown).  Control characters are shown as '?', a tab as itself, and the caret line counts a
+    shown).  Control characters and invisible ones (_INVISIBLE) are shown as '?', a tab as itself, and the caret line counts a
     wide (CJK) character as two cells and a combining mark as none, so the caret stays under its
     character in a terminal."""
     column = max(1, column)
@@ -200,7 +220,7 @@ def excerpt(text: str, column: int, width: int = 1, line: int | None = None) -> 
     if end > EXCERPT_WIDTH:
         start = min(max(0, column - 1 - EXCERPT_WIDTH // 2), end - EXCERPT_WIDTH)
         end = start + EXCERPT_WIDTH
-    shown = text[start:end].translate(_SHOWN)
+    shown = _visible(text[start:end].translate(_SHOWN))
     head = "..." if start else ""
     tail = "..." if end < len(text) else ""
     before = shown[:max(0, column - 1 - start)]

@@ -263,7 +263,7 @@ def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
                               default_parameters, register_thread_bound, write_cubin)
 
     name = assembled.kernel_name
-    check_kernel_name(name)
+    check_kernel_name(name, assembled.kernel_name_span)
     declared, contract_words = _declared(source, target, name)
     if args.parameter_sizes is not None:
         layout = parameter_layout(args.parameter_sizes)

@@ -232,7 +232,7 @@ def _module_bytes(spec) -> bytes:
 # the first bytes of a module file judged for text (parse.decode_source): a control byte among them
 # (not tab, newlines, form feed) sends the file to parse_file, which says whether it is binary
 # data or UTF-16 text, whatever UTF-8 makes of its bytes
-JUDGED_BYTES = 4096
+from ..source_bytes import JUDGED_BYTES  # noqa: E402  (one constant for both source readers)
 _SUSPECT_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 

@@ -17,7 +17,6 @@ from lark import Transformer, v_args
 from ..errors import BobcError, Span
 from ..resources import doc
 from . import limits
-from .modules import JUDGED_BYTES as _JUDGED_BYTES
 from . import syntax as s
 
 
@@ -869,90 +868,16 @@ def parse_file(path: Path | str) -> s.Module:
                         path)
 
 
-class _FileSpan(Span):
-    """A span that names a file, not text in it: no source excerpt (a binary file's "line" is noise)."""
-
-    def source_excerpt(self) -> str:
-        return ""
-
-
-# a file's first bytes judged for text: a NUL, or more than this share of control characters
-# (other than tab, newlines, form feed), is binary data, not a module that lost its encoding
-_CONTROL_SHARE = 0.05
-_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v")
-# UTF-16 without a byte order mark: at least this share of one half's bytes (every other byte) NUL
-_UTF16_NUL_SHARE = 0.75
-
-
-
-
-def _utf16(data: bytes) -> tuple[str, str] | None:
-    """How `data` is UTF-16 text and iconv's name for it (("little-endian, with a byte order
-    mark", "utf-16"), ...), or None: a UTF-16 byte order mark first, or text with a NUL in every
-    other byte (ASCII-range UTF-16)."""
-    if data[:2] == b"\xff\xfe":
-        return "little-endian, with a byte order mark", "utf-16"
-    if data[:2] == b"\xfe\xff":
-        return "big-endian, with a byte order mark", "utf-16"
-    head = data[:_JUDGED_BYTES]
-    head = head[:len(head) - len(head) % 2]
-    if len(head) < 4:
-        return None
-    halves = head[0::2], head[1::2]
-    shares = [half.count(0) / len(half) for half in halves]
-    if shares[1] >= _UTF16_NUL_SHARE and shares[0] <= 1 - _UTF16_NUL_SHARE:
-        return "little-endian, no byte order mark", "utf-16le"
-    if shares[0] >= _UTF16_NUL_SHARE and shares[1] <= 1 - _UTF16_NUL_SHARE:
-        return "big-endian, no byte order mark", "utf-16be"
-    return None
-
-
-def _binary(data: bytes, nul_within: int = 1 << 16) -> int | None:
-    """The offset of the first byte that makes `data` binary (not text in any 8-bit encoding or
-    UTF-8): a NUL in its first `nul_within` bytes, or too many control bytes in its first
-    _JUDGED_BYTES; None for text.  UTF-16 is told apart first (_utf16)."""
-    head = data[:_JUDGED_BYTES]
-    controls = [i for i, byte in enumerate(head) if (byte < 0x20 and byte not in _TEXT_CONTROLS) or byte == 0x7f]
-    nul = data.find(b"\0", 0, nul_within)
-    if nul >= 0:
-        return nul
-    if head and len(controls) > _CONTROL_SHARE * len(head):
-        return controls[0]
-    return None
-
-
 def decode_source(data: bytes, path) -> str:
     """A module file's bytes as text: UTF-8, or a ParseError at the first byte that is not; a
     binary file (a record, an executable) is said to be no module source, with no excerpt of it,
     and UTF-16 text is named as such, whether or not its bytes happen to be valid UTF-8."""
-    utf16 = _utf16(data)
-    if utf16 is not None:
-        raise ParseError(f"the file is not UTF-8 text: it is UTF-16 text ({utf16[0]})", _FileSpan(str(path), 1, 1),
-                         hint=f"module files are UTF-8; convert it (e.g. `iconv -f {utf16[1]} -t utf-8 "
-                              f"FILE > NEW.bob`) and name the converted file") from None
-    # binary data first, even where its bytes decode as UTF-8 (zeros, a record of bytes below
-    # 0x80): a NUL near the start, or many control bytes there
-    at = _binary(data, nul_within=_JUDGED_BYTES)
-    failure = None
-    if at is None:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            failure = error
-        at = _binary(data)
-    if at is not None:
-        raise ParseError(f"the file is not a module source (a .bob text): it holds binary data "
-                         f"(byte 0x{data[at]:02x} at offset {at:,})", _FileSpan(str(path), 1, 1),
-                         hint="name the plan module (.bob) to read; a record, a checkpoint or a host "
-                              "is given to the command's own options (e.g. `bobc run PLAN train "
-                              "--reference --input RECORD`, `bobc inspect HOST`)")
-    start = failure.start
-    line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
-    line = data.count(b"\n", 0, line_start) + data.count(b"\r", 0, line_start) \
-        - data.count(b"\r\n", 0, line_start) + 1
-    column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
-    raise ParseError(f"the file is not UTF-8 text: byte 0x{data[start]:02x} "
-                     f"({failure.reason})", Span(str(path), line, column),
-                     hint="module files are UTF-8; save it as UTF-8 (e.g. `iconv -f latin1 "
-                          "-t utf-8`), and write other bytes in a byte string as \\xNN"
-                     )
+    from .. import source_bytes
+
+    return source_bytes.decode(
+        data, path, error=ParseError, what="a module source (a .bob text)", files="module files", suffix=".bob",
+        binary_hint="name the plan module (.bob) to read; a record, a checkpoint or a host is given to the "
+                    "command's own options (e.g. `bobc run PLAN train --reference --input RECORD`, "
+                    "`bobc inspect HOST`)",
+        utf8_hint="module files are UTF-8; save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`), and write "
+                  "other bytes in a byte string as \\xNN")

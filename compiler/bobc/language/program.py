@@ -303,7 +303,7 @@ class Program:
         """`module` (loaded or on the search path) defines no `short`: where the plan sees
         `short` if it does, where it is defined if elsewhere, else a did-you-mean among
         `module`'s definitions; an import only for a module that does define it."""
-        from .suggest import closest, modules_declaring
+        from .suggest import closest, modules_declaring, shown_name
 
         scope = self.scopes[self.plan_name]
         loaded = module in self.scopes
@@ -315,7 +315,7 @@ class Program:
                 f"no definition {name}: {self.plan_name} does not import {module}, directly "
                 f"or through its imports",
                 hint=f"add `import {module}` to {self.plan_name} to evaluate {short}")
-        said = f"no definition {name}: {module} defines no {short}"
+        said = f"no definition {shown_name(name)}: {module} defines no {shown_name(short)}"
         homes = self.modules_defining(short)
         if homes:
             ways = [f"{home}.{short}" for home in homes]

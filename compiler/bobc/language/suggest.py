@@ -147,10 +147,14 @@ SHOWN_NAME = 60                 # a longer name is shown as its first SHOWN_NAME
 
 def shown_name(name: str) -> str:
     """`name` as a message shows it: whole up to SHOWN_NAME characters, else its beginning and
-    its length, so one error stays a few lines whatever the name (docs/limits.md)."""
+    its length, so one error stays a few lines whatever the name (docs/limits.md); a control
+    character in it (a name given to `bobc eval`: a tab, a newline) as '?', as a path's is
+    (errors.printable), so that the message stays one line (probe s37 sourcetext finding 7)."""
+    from ..errors import printable
+
     if len(name) <= SHOWN_NAME:
-        return name
-    return f"{name[:SHOWN_NAME]}...({len(name):,} characters)"
+        return printable(name)
+    return f"{printable(name[:SHOWN_NAME])}...({len(name):,} characters)"
 
 
 def _distance(a: str, b: str, limit: int) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
-from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, parse_source
+from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, _quoted, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -55,6 +55,7 @@ class Assembled:
     labels: dict[str, int] = field(default_factory=dict)
     highest_register_span: Span | None = None   # the first instruction using the highest register
     shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
+    kernel_name_span: Span | None = None        # where a `.kernel` line wrote kernel_name (None: the file's stem)
     arch: str | None = None                     # the target it was assembled for ("sm_86"): its encoding
 
 
@@ -110,7 +111,7 @@ def listing_shared_bytes(lines: list[SourceLine]) -> dict[str, int]:
             try:
                 sizes[current] += int(value.split()[0], 0)
             except (ValueError, IndexError):
-                raise BobcError(f".zero needs a number of bytes, found '{value}'", line.span) from None
+                raise BobcError(f".zero needs a number of bytes, found '{_quoted(value)}'", line.span) from None
     return sizes
 
 
@@ -194,6 +195,7 @@ def assemble_kernel(source_path, target, register_budget: int | None = None,
         raise
     result = _assemble_lines(lines, _arch_of(target))
     result.kernel_name = name or path.stem
+    result.kernel_name_span = directives.name_span if directives.name else None
     result.shared_bytes = shared
     budgets = [b for b in (register_budget, declared) if b is not None]
     if budgets:
@@ -208,6 +210,7 @@ class SourceDirectives:
     name: str | None = None
     registers: int | None = None
     shared: int | None = None
+    name_span: Span | None = None   # where `.kernel`'s name is written
 
 
 def shared_bytes_limit(target: Target) -> int:
@@ -255,18 +258,19 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                 hint="name the kernel, or leave out the line: the kernel is then named by its file")
             if len(words) > 1:
                 at = value.index(words[1], len(words[0]))
-                raise BobcError(f".kernel takes one name, found {len(words)} words ('{value}')",
+                raise BobcError(f".kernel takes one name, found {len(words)} words ('{_quoted(value)}')",
                                 _value_span(line, value, at), hint="a kernel has one name (its cubin symbol); "
                                                                    "write a remark as a // comment")
             found.name = words[0]
+            found.name_span = _value_span(line, value, value.index(words[0]), len(words[0]))
         elif key in (".registers", ".shared"):
             what = "a number" if key == ".registers" else "a number of bytes"
             try:
                 number = int(value, 0)
             except ValueError:
-                raise BobcError(f"{key} needs {what}, found '{value}'", line.span) from None
+                raise BobcError(f"{key} needs {what}, found '{_quoted(value)}'", line.span) from None
             if number < 0:
-                raise BobcError(f"{key} needs {what}, found '{value}'", line.span)
+                raise BobcError(f"{key} needs {what}, found '{_quoted(value)}'", line.span)
             if key == ".registers":
                 limits = [target] if target is not None else list(TARGETS.values())
                 most = max(limits, key=lambda t: t.limits.registers_per_thread)
@@ -291,7 +295,7 @@ def source_directives(lines: list[SourceLine], target: Target | None = None) -> 
                                     hint="declare the bytes a block of the kernel uses")
             setattr(found, key[1:], number)
         else:
-            raise BobcError(f"unknown directive '{key}' (known: .kernel, .registers, .shared)", line.span)
+            raise BobcError(f"unknown directive '{_quoted(key)}' (known: .kernel, .registers, .shared)", line.span)
     return found
 
 

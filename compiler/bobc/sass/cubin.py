@@ -313,19 +313,21 @@ def register_thread_bound(registers: int, target: Target) -> int:
 _IDENTIFIER = __import__("re").compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")
 
 
-def check_kernel_name(name: str) -> None:
+def check_kernel_name(name: str, span=None) -> None:
     """A cubin's kernel symbol is an entry's name, a PTX identifier (PTX ISA "Identifiers": a letter
     then letters, digits, `_` and `$`, or `_`, `$` or `%` then at least one of those): any other
     name no PTX or CUDA C entry can have, and nvdisasm's listing of the cubin would not read back
-    (`we ird-name.v2:` is no label)."""
+    (`we ird-name.v2:` is no label).  `span`: where a `.kernel` line wrote the name (None: the
+    name is the file's), which the refusal points at and says to rename."""
     if not _IDENTIFIER.fullmatch(name):
         bad = next((c for c in name if not (c.isascii() and (c.isalnum() or c in "_$%"))), None)
         why = (f"it holds {bad!r}" if bad is not None else
                "it starts with a digit" if name[:1].isdigit() else
                "it is empty" if not name else f"'{name[0]}' needs a letter, digit, _ or $ after it")
         raise BobcError(f"kernel name {name!r} is not a PTX identifier ({why}): a cubin's kernel symbol is one "
-                        f"(a letter, then letters, digits, _ and $)",
-                        hint="name the kernel with a `.kernel NAME` line in the source (a file's name is used "
+                        f"(a letter, then letters, digits, _ and $)", span,
+                        hint="rename the kernel in this `.kernel` line" if span is not None else
+                             "name the kernel with a `.kernel NAME` line in the source (a file's name is used "
                              "only when there is none)")
 
 

@@ -46,14 +46,16 @@ def read_source_bytes(path) -> bytes:
 
 def source_text(data: bytes, path) -> str:
     """A source's bytes as text: UTF-8 (a byte order mark at its start skipped), newlines as
-    Path.read_text reads them (universal)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        from ..errors import printable
+    Path.read_text reads them (universal).  Bytes that are not UTF-8 are refused as a module's
+    are (bobc.source_bytes): UTF-16 text and binary data (a cubin, a record) named as such, any
+    other at its file:line:column with the caret under it."""
+    from .. import source_bytes
 
-        raise BobcError(f"SASS source {printable(path)} is not UTF-8 text (byte {e.start} is "
-                        f"0x{e.object[e.start]:02x})") from None
+    text = source_bytes.decode(
+        data, path, what="a SASS source", files="SASS sources", suffix=".sass",
+        binary_hint="`bobc asm` and a plan's kernels read SASS text, or an nvdisasm listing as printed "
+                    "(`nvdisasm -hex FILE.cubin > FILE.sass`)",
+        utf8_hint="SASS sources are UTF-8; save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)")
     from .syntax import without_byte_order_mark
 
     # a UTF-8 byte order mark at its start is skipped, as a module's is: every reader of a source

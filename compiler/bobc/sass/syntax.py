@@ -217,8 +217,16 @@ QUOTED_MOST = 60     # the most characters of a source fragment a message quotes
 
 def _quoted(text: str) -> str:
     """A source fragment as a message quotes it: whole up to QUOTED_MOST characters, else cut
-    with '...', so one error about a megabyte-long line stays one short line (probe s28)."""
-    return text if len(text) <= QUOTED_MOST else f"{text[:QUOTED_MOST]}..."
+    with '...', so one error about a megabyte-long line stays one short line (probe s28); a
+    control, format or separator character in it (Unicode Cc, Cf, Zl, Zp: a NUL, an ESC, a tab,
+    a zero-width space, a bidirectional override) written as Python's ascii() writes it (`\\x1b`,
+    `\\u200b`), never sent to the terminal as itself (probe s37 sourcetext finding 3)."""
+    cut = text if len(text) <= QUOTED_MOST else f"{text[:QUOTED_MOST]}..."
+    if cut.isprintable():
+        return cut
+    import unicodedata
+
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in cut)
 
 def parse_control(text: str) -> Control:
     m = _CONTROL.match(text)
