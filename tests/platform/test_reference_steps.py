@@ -131,8 +131,11 @@ def test_a_failed_assertion_is_named(plan):
     steps = tuple(dataclasses.replace(s, expected=43) if isinstance(s, AssertWordStep) else s
                   for s in plan.host.steps)
     bad = dataclasses.replace(plan, host=dataclasses.replace(plan.host, steps=steps))
-    with pytest.raises(ReferenceHostError, match="the fill: .* is 42, expected 43"):
+    with pytest.raises(ReferenceHostError, match="the fill: .* is 42, expected 43") as caught:
         ReferenceHost(bad, Stubs(bad)).run("predict", record_bytes(), None)
+    # the host's and the simulator's status for it (docs/host-steps.md: "stop with exit 7"),
+    # not the reference's own internal error 1 (probe s37 stepfuzz finding 1)
+    assert caught.value.exit_code == 7
 
 
 def test_a_bad_record_is_refused_by_the_plans_check(plan):

@@ -40,6 +40,13 @@ class InputReadPastRecord(ReferenceHostError):
     exit_code = 3
 
 
+class AssertedWordDiffers(ReferenceHostError):
+    """An AssertWord whose word is not the expected one: the C host's device fault, exit 7
+    (runtime_c/plan_host.c step_assert_word; docs/host-steps.md), as the simulator's."""
+
+    exit_code = 7
+
+
 def read_past_input(kind: str, extent: int, offset: int, available: int) -> ReferenceHostError:
     """The refusal of a `kind` step reading `extent` bytes at `offset` of an `available`-byte input,
     as runtime_c/plan_host.c words it: a Read's is the schedule's fault (exit 1; the certifier
@@ -453,7 +460,7 @@ class ReferenceHost:
             elif k == "assert_word":
                 word = struct.unpack("<I", memory.read(v["host"], 4))[0]
                 if word != v["expected"]:
-                    raise ReferenceHostError(f"{printable(v['identity'])}: the word at "
+                    raise AssertedWordDiffers(f"{printable(v['identity'])}: the word at "
                                              f"{v['host']:#x} is {word}, expected {v['expected']}")
             elif k == "bind_input_identity":
                 identity = record[v["offset"]:v["offset"] + v["extent"]]
