@@ -87,6 +87,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
                                             f"({size:,} bytes), which lies in no buffer the plan maps{hint}",
                                step.at))
     _input_reads(host.steps, host.request.input_record_bytes, out)
+    _failing_steps(host.steps, len(plan.program.submissions), out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
@@ -322,6 +323,59 @@ def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:
                 refuse(name, step.delta, step.extent, "(wherever its cursor is) ", step.at)
             elif kind == "bind_input_identity" and step.offset + step.extent > record:
                 refuse(name, step.offset, step.extent, "(as its identity) ", step.at)
+
+    walk(steps, 1, "")
+
+
+def _failing_steps(steps, submissions: int, out: list) -> None:
+    """A step whose operands alone make the host stop (exit 1) whenever it is reached: a file
+    step of the wrong direction (a read of an output, a write of an input, a read at the cursor of
+    anything but the input, a Close of anything but the predictions or the result), a cyclic
+    read over zero records, a stat past the stat block, a stamp past the stamp table or of no
+    submission (runtime_c/plan_host.c, whose checks `bobc sim` repeats).  Refused here, at the
+    step, so the host, `bobc run --reference` and `bobc sim` never get a plan that fails at it."""
+    from ..plan.host import CLOSABLE_FILES, INPUT_FILES, STAMP_SLOTS, STAT_BYTES
+
+    def refuse(name: str, what: str, at) -> None:
+        out.append(Finding("host-step", f"the host's {name} {what}", at))
+
+    def walk(steps, count: int, where: str) -> None:
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index} ({step.kind.name})"
+            if kind == "repeat":
+                walk(step.body, step.count, f"{where}step {index}'s body: ")
+            elif kind in ("read", "read_at_cursor") and step.file not in (INPUT_FILES if kind == "read"
+                                                                          else ("input",)):
+                refuse(name, f"reads {step.file}, {'an output' if step.file not in INPUT_FILES else 'not the input'}"
+                             f": the host stops there (exit 1) on every invocation; "
+                             f"{'read input or checkpoint-in' if kind == 'read' else 'a read at the cursor reads input'}",
+                       step.at)
+            elif kind in ("write", "write_at", "write_stat", "write_status", "write_timestamps") and \
+                    step.file in INPUT_FILES:
+                refuse(name, f"writes {step.file}, an input: the host stops there (exit 1) on every invocation; "
+                             "write an output (predictions, result or checkpoint-out)", step.at)
+            elif kind == "close" and step.file not in CLOSABLE_FILES:
+                refuse(name, f"closes {step.file}: only the predictions and the result are closed (the checkpoint "
+                             "is finished by its CheckpointPublish), so the host stops there (exit 1) on every "
+                             "invocation; remove the Close", step.at)
+            elif kind == "read_cyclic" and not step.count:
+                refuse(name, "reads record (index mod 0): a cyclic read over zero records stops the host (exit 1) "
+                             "on every invocation; give it a count of 1 or more", step.at)
+            elif kind == "record_stat" and step.stat_offset + step.extent > STAT_BYTES:
+                refuse(name, f"places bytes [{step.stat_offset:,}, {step.stat_offset + step.extent:,}) of the stat "
+                             f"block, which holds {STAT_BYTES:,}: the host stops there (exit 1) on every "
+                             f"invocation; keep statOffset + extent <= {STAT_BYTES:,}", step.at)
+            elif kind == "stamp":
+                last = step.gp_put + step.stride * max(0, count - 1)
+                if step.which >= STAMP_SLOTS:
+                    refuse(name, f"stamps slot {step.which:,}, but the host's stamp table holds {STAMP_SLOTS:,} "
+                                 f"(0 .. {STAMP_SLOTS - 1:,}): the host stops there (exit 1) on every invocation",
+                           step.at)
+                elif count and last >= submissions:
+                    refuse(name, f"reads the timestamp of submission {last:,}"
+                                 f"{'' if last == step.gp_put else ' (at its last iteration)'}, but the plan has "
+                                 f"{submissions:,} (0 .. {submissions - 1:,}): the host stops there (exit 1) on "
+                                 "every invocation", step.at)
 
     walk(steps, 1, "")
 

@@ -178,6 +178,12 @@ FILES: tuple[tuple[str, str], ...] = (
     ("NvidiaPlanHostResult", "result"),
 )
 FILE_NAMES = dict(FILES)
+OUTPUT_FILES = ("checkpoint-out", "predictions", "result")
+CLOSABLE_FILES = ("predictions", "result")      # Close: the outputs published with the request
+# the host's stat block (RecordStat, WriteStat) and stamp table (Stamp, WriteTimestamps):
+# runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
+STAT_BYTES = 4096
+STAMP_SLOTS = 4096
 FILE_CODES = {name: i + 1 for i, (_, name) in enumerate(FILES)}
 INPUT_FILES = ("input", "checkpoint-in")
 

@@ -34,8 +34,7 @@ from .memory import Buffer, Memory
 
 ENTRY_BYTES = 8
 RING_ENTRIES = 1024           # runtime_c/nv_shim.h RT_GPU_DEFAULT_RING_ENTRIES
-STAT_BYTES = 4096             # runtime_c/plan_host.c BOBC_STAT_BYTES
-STAMP_SLOTS = 4096            # runtime_c/plan_host.c BOBC_STAMP_SLOTS
+from ..plan.host import STAMP_SLOTS, STAT_BYTES    # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
 OUTPUTS = ("checkpoint-out", "predictions", "result")
 
 
