@@ -76,3 +76,38 @@ def test_a_stamp_in_a_repeat_is_judged_at_its_last_iteration(all_steps):
         assert bool(said) == refused, (count, said)
         if refused:
             assert "submission 33 (at its last iteration)" in said[0]
+
+
+# probe s37 stepfuzz finding 4: docs/host-steps.md's Close -- "the predictions or the result are
+# finished: no step writes them again" -- was held by nothing: the bytes written after it were
+# published by all three hosts
+@pytest.mark.parametrize("write", ["write", "write_at", "write_stat", "write_status", "write_timestamps",
+                                   "write_input_identity"])
+def test_a_write_after_the_close_of_its_file_is_refused(all_steps, write):
+    built, _ = all_steps
+    address = scratch(built.plan)
+    fields = {"write": dict(host=address, extent=4), "write_at": dict(host=address, extent=4, offset=0)}.get(write, {})
+    after = make_step(write, **fields) if write == "write_input_identity" else \
+        make_step(write, file="result", **fields)
+    steps = (make_step("close", file="result"), make_step("sync", file="result"), after)
+    plan = dataclasses.replace(built.plan, host=dataclasses.replace(built.plan.host, steps=steps))
+    said = [f.message for f in check_host_steps(plan) if "closed it" in f.message]
+    assert said == [f"the host's step 2 ({write}) writes result after step 0 (close) closed it: a closed output is "
+                    "finished and no step writes it again; move the Close after the file's last write"]
+    # the other output is still open
+    other = make_step("write", file="predictions", host=address, extent=4)
+    plan = dataclasses.replace(built.plan, host=dataclasses.replace(built.plan.host, steps=steps[:2] + (other,)))
+    assert not [f for f in check_host_steps(plan) if "closed it" in f.message]
+
+
+@pytest.mark.parametrize("count, refused", [(0, False), (1, False), (2, True)])
+def test_a_write_before_a_close_in_a_repeated_body_is_a_write_after_it(all_steps, count, refused):
+    built, _ = all_steps
+    body = (make_step("write", file="predictions", host=scratch(built.plan), extent=4),
+            make_step("close", file="predictions"))
+    plan = dataclasses.replace(built.plan, host=dataclasses.replace(
+        built.plan.host, steps=(make_step("repeat", count=count, body=body),)))
+    said = [f.message for f in check_host_steps(plan) if "closed it" in f.message]
+    assert said == ([] if not refused else [
+        "the host's step 0's body: step 0 (write) writes predictions after step 0's body: step 1 (close) closed "
+        "it: a closed output is finished and no step writes it again; move the Close after the file's last write"])

@@ -88,6 +88,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
                                step.at))
     _input_reads(host.steps, host.request.input_record_bytes, out)
     _failing_steps(host.steps, len(plan.program.submissions), out)
+    _writes_after_close(host.steps, out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
@@ -378,6 +379,33 @@ def _failing_steps(steps, submissions: int, out: list) -> None:
                                  "every invocation", step.at)
 
     walk(steps, 1, "")
+
+
+def _writes_after_close(steps, out: list) -> None:
+    """No step writes the predictions or the result after a Close of it (docs/host-steps.md:
+    the file is finished, no step writes it again).  In the order a request carries the steps out:
+    a repeat's body once, twice when it runs twice or more (a write before a Close in the body
+    writes after it in the next iteration), not at all for a count of 0."""
+    closed: dict = {}
+    said: set = set()
+
+    def walk(steps, where: str) -> None:
+        for index, step in enumerate(steps):
+            kind, name = step.kind.name, f"{where}step {index} ({step.kind.name})"
+            if kind == "repeat":
+                for _ in range(min(step.count, 2)):
+                    walk(step.body, f"{where}step {index}'s body: ")
+            elif kind == "close":
+                closed.setdefault(step.file, name)
+            else:
+                file = "result" if kind == "write_input_identity" else getattr(step, "file", None)
+                if kind.startswith("write") and file in closed and name not in said:
+                    said.add(name)
+                    out.append(Finding("host-step", f"the host's {name} writes {file} after {closed[file]} "
+                                                    f"closed it: a closed output is finished and no step writes it "
+                                                    f"again; move the Close after the file's last write", step.at))
+
+    walk(steps, "")
 
 
 def _publication_updates(steps, updates: int, out: list) -> None:
