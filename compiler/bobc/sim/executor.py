@@ -477,8 +477,11 @@ class Launch:
         self._fail(ins, f"operand kind {o.kind} is not a value", Unmodeled)
 
     def u32(self, ins, o: Operand):
-        """An operand's 32 bits (broadcastable), integer negation applied."""
+        """An operand's 32 bits (broadcastable), integer negation or bitwise complement (`~`, which the
+        front end reads only on the carry-in additions' sources) applied."""
         v = self.raw(ins, o)
+        if o.invert:
+            v = (~np.asarray(v, dtype=np.uint32)).astype(np.uint32)
         if o.negate:
             v = (np.uint32(0) - np.asarray(v, dtype=np.uint32)).astype(np.uint32)
         return v
@@ -1059,15 +1062,23 @@ class Launch:
         while rest and rest[0].kind in ("pred", "upred") and len(rest) > 3:
             carries.append(rest.pop(0))
         a, b, c = rest[:3]
-        total = sum(np.asarray(self.u32(ins, x)).astype(np.int64) for x in (a, b, c))
+        # a negated source is its two's complement as the adder forms it, ~x + 1 (1..2^32): a - b carries
+        # out exactly when there is no borrow, a >= b unsigned (ptxas's sub.cc / neg.s64 / abs.s64 read it so:
+        # IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT)
+        total = sum((np.asarray(~np.asarray(self.raw(ins, x), dtype=np.uint32), dtype=np.uint32).astype(np.int64) + 1)
+                    if x.negate else np.asarray(self.u32(ins, x)).astype(np.int64) for x in (a, b, c))
         if "X" in mods:
             for p in rest[3:]:
                 total = total + np.asarray(self.pred(ins, p)).astype(np.int64)
         total = self._full(total)
         self._dst(ins, d, (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carries:
-            if any(x.negate for x in (a, b, c)):
-                self._fail(ins, "a carry out of a subtraction is not modeled", Unmodeled)
+            if len(carries) == 1 and any(x.negate for x in (a, b, c)):
+                over = (total >> 32) > 1
+                over = over if mask is True else over & mask
+                if over.any():
+                    self._fail(ins, "a carry of 2 out of a subtraction into one predicate is not modeled", Unmodeled,
+                               thread=int(np.flatnonzero(over)[0]))
             if len(carries) > 1:
                 # two carry-outs count the carries (0, 1 or 2), each predicate worth 1 as IADD3.X adds
                 # it: ptxas's add.s64 of three words reads the high word as IADD3.X RZ, RZ, RZ, P0, P1
