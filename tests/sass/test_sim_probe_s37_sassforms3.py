@@ -1,5 +1,8 @@
 """The simulator runs ptxas's SASS for ordinary PTX integer math to the PTX ISA's meaning (probe s37
 sassforms3), the definitions computed here with Python integers / numpy:
+- finding 1: sm_90's VIMNMX.S16x2 / .U16x2 / .RELU (min / max .s16, .u16, .s16x2, .u16x2, .relu) -- the
+  simulator read VIMNMX.S16x2 as a 32-bit compare and stored the other operand's half (min.s16(-1, 22111)
+  gave 22111), silently;
 - finding 2: a 64-bit negation, absolute value and a borrow chain (neg.s64, abs.s64, sub.cc / subc), whose
   SASS is IADD3 with a carry-out of a subtraction and IADD3.X of a complement (`~R3`): refused before
   ("a carry out of a subtraction is not modeled"; `~` unreadable).
@@ -64,6 +67,39 @@ def _run(name: str, arch: str, body: str, tmp_path) -> np.ndarray:
 def _signed(v: int, bits: int) -> int:
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _halves(f, signed: bool):
+    """Each 16-bit half of a and b on its own (PTX's .s16x2 / .u16x2)."""
+    def each(a, b):
+        out = 0
+        for shift in (0, 16):
+            x, y = a >> shift & 0xFFFF, b >> shift & 0xFFFF
+            if signed:
+                x, y = _signed(x, 16), _signed(y, 16)
+            out |= (f(x, y) & 0xFFFF) << shift
+        return out
+    return each
+
+
+PACKED = {  # PTX min / max on sm_90: ptxas writes VIMNMX.S16x2 / .U16x2 / .RELU
+    "min_s16x2": ("min.s16x2 %r10, %r2, %r3;", _halves(min, True)),
+    "max_u16x2": ("max.u16x2 %r10, %r2, %r3;", _halves(max, False)),
+    "max_relu_s16x2": ("max.relu.s16x2 %r10, %r2, %r3;", _halves(lambda x, y: max(x, y, 0), True)),
+    "min_relu_s32": ("min.relu.s32 %r10, %r2, %r3;", lambda a, b: max(min(_signed(a, 32), _signed(b, 32)), 0)),
+    "min_s16": ("cvt.u16.u32 %h1, %r2; cvt.u16.u32 %h3, %r3; min.s16 %h2, %h1, %h3; cvt.u32.u16 %r10, %h2;",
+                lambda a, b: min(_signed(a, 16), _signed(b, 16)) & 0xFFFF),
+    "max_u16": ("cvt.u16.u32 %h1, %r2; cvt.u16.u32 %h3, %r3; max.u16 %h2, %h1, %h3; cvt.u32.u16 %r10, %h2;",
+                lambda a, b: max(a & 0xFFFF, b & 0xFFFF)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PACKED))
+def test_sm90_packed_and_relu_min_max(name, tmp_path, needs_ptxas):
+    body, definition = PACKED[name]
+    got = _run(name, "sm_90", body, tmp_path)[0::2]
+    want = np.array([definition(int(a), int(b)) & 0xFFFFFFFF for a, b in zip(A, B)], dtype=np.uint32)
+    assert got.tobytes() == want.tobytes(), f"{name}:\n{got}\n!=\n{want}"
 
 
 M64 = (1 << 64) - 1

@@ -1254,10 +1254,31 @@ class Launch:
             self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
 
     def op_IMNMX(self, ins, mods, o, mask):
-        dtype = np.uint32 if "U32" in mods else np.int32
-        a, b = self._typed(ins, o[1], dtype), self._typed(ins, o[2], dtype)
+        # sm_90's VIMNMX also takes .S16x2 / .U16x2 (PTX min/max .s16 / .u16 / .s16x2 / .u16x2: each half
+        # on its own) and .RELU (min/max.relu: a negative result is 0); any other modifier is refused,
+        # never ignored (VIMNMX.S16x2 read as a 32-bit compare stored the wrong half: probe s37 sassforms3)
+        unknown = [m for m in mods if m not in ("U32", "S32", "S16x2", "U16x2", "RELU")]
+        if unknown or ("RELU" in mods and "U16x2" in mods) or ("RELU" in mods and "U32" in mods):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown or ['RELU'])})")
         take_min = self.pred(ins, o[3])
-        value = np.where(take_min, np.minimum(a, b), np.maximum(a, b)).astype(np.int64) & 0xFFFFFFFF
+        a, b = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2]))
+        if "S16x2" in mods or "U16x2" in mods:
+            value = np.int64(0)
+            for shift in (0, 16):
+                x, y = (v >> shift & 0xFFFF for v in (a, b))
+                if "S16x2" in mods:
+                    x, y = ((v ^ 0x8000) - 0x8000 for v in (x, y))
+                half = np.where(take_min, np.minimum(x, y), np.maximum(x, y))
+                if "RELU" in mods:
+                    half = np.maximum(half, 0)
+                value = value | (half & 0xFFFF) << shift
+        else:
+            if "U32" not in mods:
+                a, b = ((v ^ 0x80000000) - 0x80000000 for v in (a, b))
+            value = np.where(take_min, np.minimum(a, b), np.maximum(a, b))
+            if "RELU" in mods:
+                value = np.maximum(value, 0)
+            value = value & 0xFFFFFFFF
         self._dst(ins, o[0], self._full(value).astype(np.uint32), mask)
 
     op_VIMNMX = op_IMNMX
