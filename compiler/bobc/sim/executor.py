@@ -1355,14 +1355,31 @@ class Launch:
             out |= ((v >> np.uint32(k)) & 1) << np.uint32(31 - k)
         self._dst(ins, o[0], self._full(out), mask)
 
+    # PTX prmt's other modes (its table, d.b0 first): the source byte each result byte takes, by the
+    # selector's two low bits
+    _PRMT_MODES = {"F4E": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+                   "B4E": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+                   "RC8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+                   "ECL": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+                   "ECR": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+                   "RC16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3))}
+
     def op_PRMT(self, ins, mods, o, mask):
-        if mods:
-            self._unmodeled(ins, f"{ins.full_opcode} (only the default byte-select mode)")
+        if len(mods) > 1 or (mods and mods[0] not in self._PRMT_MODES):
+            self._unmodeled(ins, f"{ins.full_opcode} (modeled: the default byte-select mode and "
+                                 f"{', '.join(self._PRMT_MODES)})")
         a = np.asarray(self.u32(ins, o[1])).astype(np.uint64)
         selector = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
         b = np.asarray(self.u32(ins, o[3])).astype(np.uint64)
         source = (b << np.uint64(32)) | a
         out = np.zeros(np.broadcast(a, b, selector).shape, dtype=np.uint64)
+        if mods:
+            table = np.array(self._PRMT_MODES[mods[0]], dtype=np.uint64)
+            pick = table[(selector & np.uint64(3)).astype(np.int64)]
+            for k in range(4):
+                out |= ((source >> (pick[..., k] * np.uint64(8))) & np.uint64(0xFF)) << np.uint64(8 * k)
+            self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
+            return
         for k in range(4):
             nibble = (selector >> np.uint64(4 * k)) & np.uint64(0xF)
             byte = (source >> ((nibble & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
