@@ -130,7 +130,7 @@ KNOWN_BELOW = {
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
     ("sm_86", "I2FP", "memory", "R"): (18, 1),
     ("sm_90", "I2FP", "memory", "R"): (15, 1),
-    ("sm_90", "HFMA2.MMA", "memory", "R"): (22, 5),  # bobc 11 (29, 4 before math_forms.ptx)
+    # (sm_90 HFMA2.MMA -> memory (R), once (22, 5): math_forms2.ptx has HFMA2.MMA.RELU -> STG at 11 or fewer, bobc's)
     ("sm_86", "ISETP", "WARPSYNC", "P"): (45, 1),
     ("sm_86", "ISETP", "conversion", "P"): (25, 1),
     ("sm_90", "ISETP", "VOTE", "P"): (14, 1),        # bobc 13
@@ -154,28 +154,31 @@ KNOWN_BELOW = {
     ("sm_86", "UFLO", "alu", "UR"): (9, 1),
     ("sm_90", "UFLO", "alu", "UR"): (18, 1),
     # param_shapes.ptx (session 35): one or few placements each, a kernel author's parameter shapes
-    ("sm_86", "F2FP", "memory", "R"): (12, 1),       # bobc 7
-    ("sm_86", "HFMA2", "memory", "R"): (25, 1),      # bobc 7
+    ("sm_86", "F2FP", "memory", "R"): (12, 2),       # bobc 7 (12, 1 before math_forms2.ptx)
+    # (sm_86 HFMA2 -> memory (R), once (25, 1): math_forms2.ptx has HFMA2.RELU -> STG at 7, bobc's)
     ("sm_86", "HMNMX2", "alu", "R"): (12, 1),        # bobc 6
-    ("sm_86", "HMNMX2", "memory", "R"): (14, 1),     # bobc 7
+    ("sm_86", "HMNMX2", "memory", "R"): (14, 3),     # bobc 7 (14, 1 before math_forms2.ptx)
     ("sm_86", "UIADD3", "alu", "UR"): (56, 1),       # bobc 6
     ("sm_86", "UIADD3", "fma", "UR"): (10, 1),       # bobc 7
     ("sm_86", "ULOP3", "alu", "UR"): (13, 1),        # bobc 6
     ("sm_86", "UPRMT", "uniform", "UR"): (12, 1),    # bobc 6 (NAK's udp -> udp/umov: 4 / 2)
     ("sm_90", "UPRMT", "uniform", "UR"): (9, 2),     # bobc 6
     ("sm_90", "ULOP3", "alu", "UR"): (7, 1),         # bobc 6
-    ("sm_90", "HFMA2", "memory", "R"): (14, 1),      # bobc 7
-    ("sm_90", "HMNMX2", "memory", "R"): (11, 1),     # bobc 7
+    # (sm_90 HFMA2 -> memory (R), once (14, 1): math_forms2.ptx has HFMA2.SAT -> STG at 7, bobc's)
+    ("sm_90", "HMNMX2", "memory", "R"): (11, 3),     # bobc 7 (11, 1 before math_forms2.ptx)
     # math_forms.ptx (session 36): a store or a PRMT waiting on several results at once (slack)
     ("sm_86", "BMSK", "memory", "R"): (21, 2),       # bobc 7
     ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
     ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
     ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
-    ("sm_86", "SEL", "memory", "R"): (8, 4),         # bobc 5 (16, 2 before math_forms.ptx wide_products)
+    ("sm_86", "SEL", "memory", "R"): (8, 6),         # bobc 5 (16, 2 before math_forms.ptx wide_products; 8, 4 before math_forms2.ptx)
+    # math_forms2.ptx (session 37): results gathered into one STG.E.128 (slack: ptxas waits for the last of four)
+    ("sm_86", "FMNMX", "memory", "R"): (9, 2),       # bobc 5
+    ("sm_90", "FMNMX", "memory", "R"): (11, 2),      # bobc 5
     # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
     # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
     ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),
-    ("sm_90", "SEL", "memory", "R"): (14, 1),        # bobc 5
+    ("sm_90", "SEL", "memory", "R"): (14, 3),        # bobc 5 (14, 1 before math_forms2.ptx)
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4

@@ -142,6 +142,32 @@ def borrow(tables: dict[str, dict]) -> None:
 NOT_BORROWED = {"LDG", "STG", "LDS", "STS", "LDC", "ULDC", "BRA", "WARPSYNC"}
 
 
+def prove_borrowed(arch: str, forms: dict[str, dict]) -> list[str]:
+    """Drop each form borrowed onto `arch` that `arch`'s nvdisasm does not decode back to its example
+    (the agreement of an opcode's shared forms is evidence, not proof: sm_90's HFMA2.MMA.BF16_V2, copied
+    to sm_86, reads there as HFMA2.MMA, probe s37 sassforms3); returns what was dropped and why."""
+    from .oracle import disassemble
+    keys = sorted(k for k, e in forms.items() if "borrowed_from" in e)
+    dropped = []
+    for key in keys:
+        entry = forms[key]
+        encoder = Encoder(arch)
+        encoder.forms = {key: encoder_module_form(key, entry)}
+        word = encoder.encode(parse_instruction(entry["example"]), 0, 0x7F1)
+        done = disassemble(word.to_bytes(16, "little"), TARGETS[arch].nvdisasm_arch)
+        got = done.lines[0].text if done.lines and not done.errors else "(refused: " + "; ".join(done.errors)[:80] + ")"
+        if got != entry["example"]:
+            del forms[key]
+            dropped.append(f"{key}: borrowed from {entry['borrowed_from']}, intended '{entry['example']}', "
+                           f"nvdisasm reads '{got}'")
+    return dropped
+
+
+def encoder_module_form(key: str, entry: dict):
+    from . import encoder as encoder_module
+    return encoder_module.Form(key, int(entry["lo"], 16) | int(entry["hi"], 16) << 64, "", entry["example"])
+
+
 def derive_and_prove(arch: str, forms: dict[str, dict]) -> tuple[dict[str, dict], list[str]]:
     """Forms derived from encoding classes (bobc.sass.derive) that nvdisasm decodes back to
     the intended text; (kept, refused) where refused names each candidate nvdisasm disagreed on."""
@@ -202,6 +228,9 @@ def main() -> int:
             status = 1
         tables[arch] = forms
     borrow(tables)
+    for arch, forms in tables.items():
+        for line in prove_borrowed(arch, forms):
+            print(f"{arch}: not borrowed: {line}", file=sys.stderr)
     for arch, forms in tables.items():
         derived, refused = derive_and_prove(arch, forms)
         for line in refused:

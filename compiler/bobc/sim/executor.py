@@ -477,8 +477,11 @@ class Launch:
         self._fail(ins, f"operand kind {o.kind} is not a value", Unmodeled)
 
     def u32(self, ins, o: Operand):
-        """An operand's 32 bits (broadcastable), integer negation applied."""
+        """An operand's 32 bits (broadcastable), integer negation or bitwise complement (`~`, which the
+        front end reads only on the carry-in additions' sources) applied."""
         v = self.raw(ins, o)
+        if o.invert:
+            v = (~np.asarray(v, dtype=np.uint32)).astype(np.uint32)
         if o.negate:
             v = (np.uint32(0) - np.asarray(v, dtype=np.uint32)).astype(np.uint32)
         return v
@@ -1059,15 +1062,23 @@ class Launch:
         while rest and rest[0].kind in ("pred", "upred") and len(rest) > 3:
             carries.append(rest.pop(0))
         a, b, c = rest[:3]
-        total = sum(np.asarray(self.u32(ins, x)).astype(np.int64) for x in (a, b, c))
+        # a negated source is its two's complement as the adder forms it, ~x + 1 (1..2^32): a - b carries
+        # out exactly when there is no borrow, a >= b unsigned (ptxas's sub.cc / neg.s64 / abs.s64 read it so:
+        # IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT)
+        total = sum((np.asarray(~np.asarray(self.raw(ins, x), dtype=np.uint32), dtype=np.uint32).astype(np.int64) + 1)
+                    if x.negate else np.asarray(self.u32(ins, x)).astype(np.int64) for x in (a, b, c))
         if "X" in mods:
             for p in rest[3:]:
                 total = total + np.asarray(self.pred(ins, p)).astype(np.int64)
         total = self._full(total)
         self._dst(ins, d, (total & 0xFFFFFFFF).astype(np.uint32), mask)
         if carries:
-            if any(x.negate for x in (a, b, c)):
-                self._fail(ins, "a carry out of a subtraction is not modeled", Unmodeled)
+            if len(carries) == 1 and any(x.negate for x in (a, b, c)):
+                over = (total >> 32) > 1
+                over = over if mask is True else over & mask
+                if over.any():
+                    self._fail(ins, "a carry of 2 out of a subtraction into one predicate is not modeled", Unmodeled,
+                               thread=int(np.flatnonzero(over)[0]))
             if len(carries) > 1:
                 # two carry-outs count the carries (0, 1 or 2), each predicate worth 1 as IADD3.X adds
                 # it: ptxas's add.s64 of three words reads the high word as IADD3.X RZ, RZ, RZ, P0, P1
@@ -1243,10 +1254,31 @@ class Launch:
             self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
 
     def op_IMNMX(self, ins, mods, o, mask):
-        dtype = np.uint32 if "U32" in mods else np.int32
-        a, b = self._typed(ins, o[1], dtype), self._typed(ins, o[2], dtype)
+        # sm_90's VIMNMX also takes .S16x2 / .U16x2 (PTX min/max .s16 / .u16 / .s16x2 / .u16x2: each half
+        # on its own) and .RELU (min/max.relu: a negative result is 0); any other modifier is refused,
+        # never ignored (VIMNMX.S16x2 read as a 32-bit compare stored the wrong half: probe s37 sassforms3)
+        unknown = [m for m in mods if m not in ("U32", "S32", "S16x2", "U16x2", "RELU")]
+        if unknown or ("RELU" in mods and "U16x2" in mods) or ("RELU" in mods and "U32" in mods):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifier {'.'.join(unknown or ['RELU'])})")
         take_min = self.pred(ins, o[3])
-        value = np.where(take_min, np.minimum(a, b), np.maximum(a, b)).astype(np.int64) & 0xFFFFFFFF
+        a, b = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2]))
+        if "S16x2" in mods or "U16x2" in mods:
+            value = np.int64(0)
+            for shift in (0, 16):
+                x, y = (v >> shift & 0xFFFF for v in (a, b))
+                if "S16x2" in mods:
+                    x, y = ((v ^ 0x8000) - 0x8000 for v in (x, y))
+                half = np.where(take_min, np.minimum(x, y), np.maximum(x, y))
+                if "RELU" in mods:
+                    half = np.maximum(half, 0)
+                value = value | (half & 0xFFFF) << shift
+        else:
+            if "U32" not in mods:
+                a, b = ((v ^ 0x80000000) - 0x80000000 for v in (a, b))
+            value = np.where(take_min, np.minimum(a, b), np.maximum(a, b))
+            if "RELU" in mods:
+                value = np.maximum(value, 0)
+            value = value & 0xFFFFFFFF
         self._dst(ins, o[0], self._full(value).astype(np.uint32), mask)
 
     op_VIMNMX = op_IMNMX
@@ -1323,14 +1355,31 @@ class Launch:
             out |= ((v >> np.uint32(k)) & 1) << np.uint32(31 - k)
         self._dst(ins, o[0], self._full(out), mask)
 
+    # PTX prmt's other modes (its table, d.b0 first): the source byte each result byte takes, by the
+    # selector's two low bits
+    _PRMT_MODES = {"F4E": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+                   "B4E": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+                   "RC8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+                   "ECL": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+                   "ECR": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+                   "RC16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3))}
+
     def op_PRMT(self, ins, mods, o, mask):
-        if mods:
-            self._unmodeled(ins, f"{ins.full_opcode} (only the default byte-select mode)")
+        if len(mods) > 1 or (mods and mods[0] not in self._PRMT_MODES):
+            self._unmodeled(ins, f"{ins.full_opcode} (modeled: the default byte-select mode and "
+                                 f"{', '.join(self._PRMT_MODES)})")
         a = np.asarray(self.u32(ins, o[1])).astype(np.uint64)
         selector = np.asarray(self.u32(ins, o[2])).astype(np.uint64)
         b = np.asarray(self.u32(ins, o[3])).astype(np.uint64)
         source = (b << np.uint64(32)) | a
         out = np.zeros(np.broadcast(a, b, selector).shape, dtype=np.uint64)
+        if mods:
+            table = np.array(self._PRMT_MODES[mods[0]], dtype=np.uint64)
+            pick = table[(selector & np.uint64(3)).astype(np.int64)]
+            for k in range(4):
+                out |= ((source >> (pick[..., k] * np.uint64(8))) & np.uint64(0xFF)) << np.uint64(8 * k)
+            self._dst(ins, o[0], self._full(out.astype(np.uint32)), mask)
+            return
         for k in range(4):
             nibble = (selector >> np.uint64(4 * k)) & np.uint64(0xF)
             byte = (source >> ((nibble & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)

@@ -262,6 +262,10 @@ def _reg(text: str) -> int:
 FLOAT_IMMEDIATE_OPCODES = frozenset({"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"})
 
 _INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-warp mask (the executor inverts it)
+# The carry-in additions' sources: nvdisasm prints their negate bit as `~` (the assembler's README: `~` on the
+# sources of IADD3.X, IMAD.X, UIADD3.X), the bitwise complement a two-word subtraction's high word adds
+# (ptxas's neg.s64 is IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT); executor.u32 applies it
+_COMPLEMENTED = {"IADD3", "IMAD", "UIADD3"}
 
 
 def _binary32_immediate(o: Operand) -> Operand:
@@ -298,9 +302,11 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
         for k, (written, o) in enumerate(zip(texts, operands)):
-            if o.invert and (head not in _INVERTED_MASK or k != 0):
+            complemented = parts[0] in _COMPLEMENTED and "X" in parts[1:] and o.kind in ("reg", "ureg", "const", "imm")
+            if o.invert and not complemented and (head not in _INVERTED_MASK or k != 0):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "
-                                      f"mask of {' / '.join(sorted(_INVERTED_MASK))})")
+                                      f"mask of {' / '.join(sorted(_INVERTED_MASK))} and on the sources of "
+                                      f"{', '.join(sorted(c + '.X' for c in _COMPLEMENTED))})")
         unreadable = ""
     except SimulationFault as error:
         operands, unreadable = (), error.message
