@@ -84,6 +84,25 @@ for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms", "wide
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin", "-o", f"{d}/i2i_bits.cubin"]) == 0
 PYEOF
+# the simulator's readings of session 37's integer forms (tests/gpu/test_sim_probes_gpu.py): each kernel of
+# tests/sass/test_sim_probe_s37_sassforms3.py for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
+rm -rf .device/sim-probes && mkdir -p .device/sim-probes
+"$PY" - <<'PYEOF'
+import subprocess
+from bobc.cli import main
+from bobc.nvtools import nvdisasm, ptxas
+from tests.sass.test_sim_probe_s37_sassforms3 import PACKED, sm90_cases
+d = ".device/sim-probes"
+for name, (ptx, _) in sorted(sm90_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
+                             text=True).stdout
+    open(f"{d}/{name}.lst", "w").write(listing)
+    if name not in PACKED:   # bobc's assembler does not encode VIMNMX's 16-bit forms yet (no corpus kernel)
+        assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
+                     "-o", f"{d}/{name}.bobc.cubin"]) == 0
+PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
 du -sh .device .whl

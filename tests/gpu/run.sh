@@ -85,6 +85,7 @@ fi
 [ -d .device/pr-hosts ] && export PR_HOSTS=$PWD/.device/pr-hosts   # seed 003 hosts built for this GPU (tests/gpu/build_partitioned_regression_hosts.py)
 [ -d .device/coppelius-host ] && export COPPELIUS_HOSTS=$PWD/.device/coppelius-host   # seed 004's hosts (tests/gpu/build_coppelius_host.py)
 [ -d .device/math-forms ] && export MATH_FORMS=$PWD/.device/math-forms   # tests/gpu/test_math_forms_gpu.py (prepare.sh)
+[ -d .device/sim-probes ] && export SIM_PROBES=$PWD/.device/sim-probes   # tests/gpu/test_sim_probes_gpu.py (prepare.sh)
 export PYTHONPATH=$PWD/compiler${PYTHONPATH:+:$PYTHONPATH}
 # Coppelius against PyTorch (tests/gpu/test_coppelius_update.py): its loss curves, NumPy beside PyTorch
 export COPPELIUS_CURVES=$LOG/coppelius-curves.png

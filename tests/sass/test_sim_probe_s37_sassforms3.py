@@ -96,10 +96,14 @@ PACKED = {  # PTX min / max on sm_90: ptxas writes VIMNMX.S16x2 / .U16x2 / .RELU
 
 @pytest.mark.parametrize("name", sorted(PACKED))
 def test_sm90_packed_and_relu_min_max(name, tmp_path, needs_ptxas):
-    body, definition = PACKED[name]
-    got = _run(name, "sm_90", body, tmp_path)[0::2]
-    want = np.array([definition(int(a), int(b)) & 0xFFFFFFFF for a, b in zip(A, B)], dtype=np.uint32)
+    got, want = _packed_result(name, _run(name, "sm_90", PACKED[name][0], tmp_path))
     assert got.tobytes() == want.tobytes(), f"{name}:\n{got}\n!=\n{want}"
+
+
+def _packed_result(name: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a PACKED kernel stored (its first word a thread) and the PTX definition's value."""
+    definition = PACKED[name][1]
+    return out[0::2], np.array([definition(int(a), int(b)) & 0xFFFFFFFF for a, b in zip(A, B)], dtype=np.uint32)
 
 
 M64 = (1 << 64) - 1
@@ -116,11 +120,15 @@ WIDE = {  # x = b:a, y = d:c (64-bit), c alone
 @pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
 @pytest.mark.parametrize("name", sorted(WIDE))
 def test_subtraction_with_a_borrow(name, arch, tmp_path, needs_ptxas):
-    body, definition = WIDE[name]
-    got = _run(name, arch, body, tmp_path).view(np.uint64)
-    want = np.array([definition(int(a) | int(b) << 32, int(c) | int(d) << 32, int(c)) & M64
-                     for a, b, c, d in zip(A, B, C, D)], dtype=np.uint64)
+    got, want = _wide_result(name, _run(name, arch, WIDE[name][0], tmp_path))
     assert got.tobytes() == want.tobytes(), f"{arch} {name}:\n{got}\n!=\n{want}"
+
+
+def _wide_result(name: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a WIDE kernel stored (a 64-bit word a thread) and the PTX definition's value."""
+    definition = WIDE[name][1]
+    return out.view(np.uint64), np.array([definition(int(a) | int(b) << 32, int(c) | int(d) << 32, int(c)) & M64
+                                          for a, b, c, d in zip(A, B, C, D)], dtype=np.uint64)
 
 
 # PTX prmt's mode table (the ISA's, d.b0 first): the byte of {b, a} each result byte takes, by c[1:0]
@@ -136,7 +144,29 @@ PRMT_TABLE = {"f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
 @pytest.mark.parametrize("arch", ["sm_86", "sm_90"])
 @pytest.mark.parametrize("mode", sorted(PRMT_TABLE))
 def test_prmt_modes(mode, arch, tmp_path, needs_ptxas):
-    got = _run(f"prmt_{mode}", arch, f"prmt.b32.{mode} %r10, %r2, %r3, %r4;", tmp_path)[0::2]
+    got, want = _prmt_result(mode, _run(f"prmt_{mode}", arch, _prmt_body(mode), tmp_path))
+    assert got.tolist() == want.tolist(), f"{arch} prmt.{mode}"
+
+
+def _prmt_body(mode: str) -> str:
+    return f"prmt.b32.{mode} %r10, %r2, %r3, %r4;"
+
+
+def _prmt_result(mode: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a prmt kernel stored (its first word a thread) and PTX's mode table's value."""
     want = [int.from_bytes(bytes((b << 32 | a).to_bytes(8, "little")[k] for k in PRMT_TABLE[mode][c & 3]), "little")
             for a, b, c in zip(A.tolist(), B.tolist(), C.tolist())]
-    assert got.tolist() == want, f"{arch} prmt.{mode}"
+    return out[0::2], np.array(want, dtype=np.uint32)
+
+
+def sm90_cases() -> dict:
+    """Every kernel of this file for sm_90, for the GPU (tests/gpu/test_sim_probes_gpu.py; the cubins made
+    by tests/gpu/prepare.sh): name -> (its PTX, result(out) -> (stored, the PTX ISA's definition)).  The
+    simulator's reading of these forms rests on the ISA's words; the GPU must store the same."""
+    cases = {name: (_kernel(name, "sm_90", body), lambda out, name=name: _packed_result(name, out))
+             for name, (body, _) in PACKED.items()}
+    cases.update({name: (_kernel(name, "sm_90", body), lambda out, name=name: _wide_result(name, out))
+                  for name, (body, _) in WIDE.items()})
+    cases.update({f"prmt_{mode}": (_kernel(f"prmt_{mode}", "sm_90", _prmt_body(mode)),
+                                   lambda out, mode=mode: _prmt_result(mode, out)) for mode in PRMT_TABLE})
+    return cases

@@ -1,0 +1,49 @@
+"""The integer forms the simulator learned to read in session 37 (tests/sass/test_sim_probe_s37_sassforms3.py)
+run on the GPU: sm_90's VIMNMX.S16x2 / .U16x2 / .RELU (PTX min / max on 16-bit halves and .relu), 64-bit
+negation, absolute value and borrow chains (IADD3 with a carry out of a subtraction, IADD3.X of a
+complement) and prmt's byte-select modes.  The simulator's reading of each rests on the PTX ISA's words
+(the definitions in that file, computed with Python integers); here ptxas's cubin and bobc's (`bobc asm
+--cubin` of nvdisasm's listing of it, where bobc encodes the kernel) must store the same values on the hardware, so the simulator, the
+ISA and the GPU agree on these kernels.
+
+The cubins are made where ptxas and nvdisasm are, by tests/gpu/prepare.sh (.device/sim-probes);
+tests/gpu/run.sh points SIM_PROBES at them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, PACKED, THREADS, sm90_cases  # noqa: E402
+
+CASES = sm90_cases()
+# bobc's cubin of each kernel its assembler encodes: not yet VIMNMX's 16-bit and .RELU forms (PACKED; min.s16x2
+# is sm_90-only PTX, which no corpus kernel holds: probe s37 sassforms3 item 9), so those run as ptxas's only
+RUNS = [(name, "ptxas") for name in CASES] + [(name, "bobc") for name in CASES if name not in PACKED]
+
+
+@pytest.fixture(scope="module")
+def folder(target) -> Path:
+    if target.name != "sm_90":
+        pytest.skip(f"the probe cubins are made for sm_90, not {target.name}")
+    named = os.environ.get("SIM_PROBES")
+    if not named or not Path(named, "prmt_f4e.ptxas.cubin").is_file():
+        pytest.fail("no probe cubins: run tests/gpu/prepare.sh where ptxas is, carry .device, and run "
+                    "tests/gpu/run.sh (it sets SIM_PROBES)")
+    return Path(named)
+
+
+@pytest.mark.parametrize(("name", "which"), sorted(RUNS))
+def test_probe_kernels_store_the_ptx_definitions_on_the_gpu(folder, name, which):
+    module = cp.RawModule(path=str(folder / f"{name}.{which}.cubin"))
+    out = cp.zeros(2 * THREADS, cp.uint32)
+    inputs = cp.asarray(np.concatenate([A, B, C, D]))
+    module.get_function(name)((1,), (THREADS,), (out, inputs, np.uint32(THREADS)))
+    cp.cuda.Device().synchronize()
+    got, want = CASES[name][1](cp.asnumpy(out))
+    assert got.tobytes() == want.tobytes(), f"GPU ({which}) {name}:\n{got}\n!=\n{want}"
