@@ -58,7 +58,7 @@ def check_host_buffers(plan: Plan, target: Target, contracts=None, images=None) 
     try:
         needed = host_buffer_ranges(plan.program, target, contracts, images)
     except BobcError as error:
-        return [Finding("layout", f"the images cannot be laid out: {error.message}")]
+        return [Finding("layout", f"the images cannot be laid out: {error.message}", error.span, error.hint)]
     typed_list = list(plan.host.buffers) if plan.host is not None else []
     if plan.host_buffers:
         # plan.host_buffers is extracted from plan.host.buffers, one for one (plan/extract.py)

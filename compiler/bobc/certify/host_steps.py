@@ -86,6 +86,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
             out.append(Finding("host-step", f"the host's {name} touches {span(address, size)} "
                                             f"({size:,} bytes), which lies in no buffer the plan maps{hint}",
                                step.at))
+    _ring_positions(host.steps, len(plan.program.submissions), out)
     _input_reads(host.steps, host.request.input_record_bytes, out)
     _failing_steps(host.steps, len(plan.program.submissions), out)
     _writes_after_close(host.steps, out)
@@ -284,6 +285,62 @@ def check_reissues(plan: Plan, target, folders=(), images=None) -> list[Finding]
             if not (step.piece_stride or step.entry_stride):
                 break                   # every iteration the same
     return out
+
+
+# the stamp table's slots (runtime_c/plan_host.c BOBC_STAMP_SLOTS; bobc.sim.invocation STAMP_SLOTS)
+STAMP_SLOTS = 4096
+
+
+def _ring_positions(steps, submissions: int, out: list) -> None:
+    """Each Submit issues the ring image's entries from where the Submits before it ended up to
+    its gpPut (docs/host-steps.md), so its gpPut is at most the plan's submissions (the image has
+    one entry each) and not below an earlier Submit's (the hosts cannot issue backwards: the C host
+    and the simulator stop there, the reference runner issued nothing and ran on); a Stamp reads
+    the semaphore of submission gpPut, one of the plan's, into a slot of the stamp table.  Every
+    iteration of a repeat, strides moved (bobc.plan.schedule.unroll); each step said once."""
+    reached = 0
+    said: set[int] = set()
+
+    def fault(step, message: str, hint: str) -> None:
+        if id(step) not in said:
+            said.add(id(step))
+            out.append(Finding("host-step", message, step.at, hint=hint))
+
+    def walk(steps, iteration: int, where: str) -> None:
+        nonlocal reached
+        for index, step in enumerate(steps):
+            name = f"{where}step {index} ({step.kind.name})"
+            kind = step.kind.name
+            if kind == "repeat":
+                for i in range(step.count):
+                    walk(step.body, i, f"{name}'s body: ")
+                continue
+            if kind not in ("submit", "stamp"):
+                continue
+            gp_put = step.gp_put + iteration * step.stride
+            when = f" at its repeat's iteration {iteration}" if iteration else ""
+            if kind == "stamp":
+                if gp_put >= submissions:
+                    fault(step, f"the host's {name} stamps submission {gp_put}{when}, but the plan has "
+                                f"{submissions} submissions", "stamp a submission of the plan (0 to "
+                                f"{submissions - 1})" if submissions else "the plan has no submission to stamp")
+                elif step.which >= STAMP_SLOTS:
+                    fault(step, f"the host's {name} stamps into slot {step.which}, past the host's "
+                                f"{STAMP_SLOTS} stamp slots", f"use a slot below {STAMP_SLOTS}")
+            elif gp_put > submissions:
+                fault(step, f"the host's {name} submits the ring up to entry {gp_put}{when}, but the plan "
+                            f"has {submissions} submissions (its ring image {submissions} entries)",
+                      f"submit at most up to {submissions}, the plan's submission count")
+            elif gp_put < reached:
+                fault(step, f"the host's {name} submits the ring up to entry {gp_put}{when}, but the "
+                            f"Submits before it already issued it up to {reached}: a Submit issues "
+                            "from where the last one ended, never back",
+                      "give each Submit a gpPut at least the one before it (a submission issued again "
+                      "is a Reissue)")
+            else:
+                reached = gp_put
+
+    walk(steps, 0, "")
 
 
 def _input_reads(steps, record: int, out: list, most: int = 1 << 16) -> None:

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..plan.model import Launch, Region, WholeProgramPlan, cluster_tiles, regions_near
+from ..plan.model import place as written_place
 from ..targets import TARGETS, Target, declared_target
 from . import pushbuffer as pb
 from .gpfifo import Entry
@@ -467,7 +468,9 @@ def plan_layout(plan: WholeProgramPlan, target: Target, contracts=None) -> Layou
     if len(plan.submissions) != plan.submission_count:
         raise BobcError(f"the plan declares {plan.submission_count} submissions but lists {len(plan.submissions)}")
     if plan.gpfifo_entries < plan.submission_count:
-        raise BobcError(f"the plan's GPFIFO has {plan.gpfifo_entries} entries for {plan.submission_count} submissions")
+        raise BobcError(f"the plan's GPFIFO has {plan.gpfifo_entries} entries for {plan.submission_count} submissions",
+                        written_place(plan, "gpfifo_entries"),
+                        hint="give the GPFIFO at least one entry per submission (each has one ring entry)")
     alignment = plan.region_alignment
     if alignment <= 0 or alignment % 128:
         raise BobcError(f"region alignment {alignment} is not a positive multiple of 128 bytes")
