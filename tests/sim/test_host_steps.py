@@ -3,8 +3,9 @@
 Every step kind but Commands (its own test below), on Bob's real sm_86 images, through the
 synthetic AllSteps host (tests/platform/Synthetic/AllSteps.bob: cursor,
 identity, whole / cyclic / cursor reads, fill and asserted word, submissions
-with stamps, a ring entry reissued three times, stat, status, timestamps,
-writes, sync, close, operation, an interval publication and the last one),
+with stamps, stat, status, timestamps, writes, sync, close, operation, an
+interval publication, the training submissions and a ring entry reissued three
+times after them, and the last publication),
 held to the plan-driven reference host (bobc.reference.host) running Bob's
 NumPy kernels (examples/bob/reference_kernels.py): the files agree byte for
 byte except the stamps (the reference writes the issue count, the simulator
@@ -65,11 +66,11 @@ def test_every_step_kind_on_bobs_images_gives_the_reference_hosts_files(all_step
     assert out.predictions == ref.files["predictions"]
     assert out.result[:STAMPS.start] == ref.files["result"][:STAMPS.start]     # reads, stat, status
     assert out.result[STAMPS.stop:] == ref.files["result"][STAMPS.stop:]       # the input identity
-    assert out.result[6:STAMPS.start] == struct.pack("<2I3Q", 0, 42, 0, 10, 0)      # the fill's 42; step, issued
+    assert out.result[6:STAMPS.start] == struct.pack("<2I3Q", 0, 42, 0, 7, 0)      # the fill's 42; step, issued
     assert len(out.result) == STAMPS.stop + 8
-    # slot 2: entry 0's semaphore after the first submission (the 1st release); slot 0: after its
-    # third reissue (the 10th: 7 forward entries, 3 reissues); slot 1 never stamped
-    assert struct.unpack("<3Q", out.result[STAMPS]) == (10 * TICK, 0, 1 * TICK)
+    # slots 2 and 0: entry 0's semaphore after the first submission (the 1st release), both
+    # stamped before the Reissues (which come after the Operation); slot 1 never stamped
+    assert struct.unpack("<3Q", out.result[STAMPS]) == (1 * TICK, 0, 1 * TICK)
 
     # the interval publication (step 0, before the training submissions) went out when its
     # interval ended, byte for byte the reference's; the last one is handed back
@@ -91,7 +92,7 @@ def test_a_predict_request_stops_at_its_operation_and_hands_the_state_on(all_ste
     out = simulate(host, built.images, "predict", record, None, publish_checkpoint=interval.append)
     ref, ref_interval = reference(built.plan, kernels, "predict", record)
     assert interval == ref_interval == [] and out.publications == []
-    assert len(out.channel.log.launches) == 10          # the forward entries and the three reissues only
+    assert len(out.channel.log.launches) == 7           # the forward entries only (the reissues are a train's)
     assert out.predictions == ref.files["predictions"]
     assert out.checkpoint == ref.publications[-1][1]     # the fresh state, step 0
     assert envelope.decode(out.checkpoint, built.plan.checkpoint)[1] == 0
@@ -225,7 +226,7 @@ def test_a_reissued_entry_that_releases_nothing_is_caught_not_satisfied_by_the_f
                   for s in host.steps)
     assert any(s.kind == "reissue" and s.values["entry"] == word for s in host.steps)
     with pytest.raises(SemaphoreNotReleased) as caught:
-        simulate(dataclasses.replace(host, steps=steps), built.images, "predict", case[0])
+        simulate(dataclasses.replace(host, steps=steps), built.images, "train", case[0])
     assert caught.value.message.startswith("GPFIFO entry 0 (reissued) finished without releasing its semaphore")
 
 

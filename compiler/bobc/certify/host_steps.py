@@ -297,8 +297,16 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
     one entry each) and not below an earlier Submit's (the hosts cannot issue backwards: the C host
     and the simulator stop there, the reference runner issued nothing and ran on); a Stamp reads
     the semaphore of submission gpPut, one of the plan's, into a slot of the stamp table.  Every
-    iteration of a repeat, strides moved (bobc.plan.schedule.unroll); each step said once."""
+    iteration of a repeat, strides moved (bobc.plan.schedule.unroll); each step said once.
+
+    A Submit that issues an entry (gpPut past where the Submits before it ended) after a Reissue
+    is refused too: the typed hosts issue it the image's entries from there, but a request
+    program (PlanHost.bob nvidiaPlanHostRequestCommands) keeps the ring image in the ring it
+    issues through, each issue writing its entry into the next slot, so the Reissue overwrote
+    the slot the Submit would read (and the request program goes on from the Reissue's gpPut):
+    the hosts would disagree on what it issues."""
     reached = 0
+    reissue = None          # the schedule's first Reissue carried out so far
     said: set[int] = set()
 
     def fault(step, message: str, hint: str) -> None:
@@ -307,7 +315,7 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
             out.append(Finding("host-step", message, step.at, hint=hint))
 
     def walk(steps, iteration: int, where: str) -> None:
-        nonlocal reached
+        nonlocal reached, reissue
         for index, step in enumerate(steps):
             name = f"{where}step {index} ({step.kind.name})"
             kind = step.kind.name
@@ -315,6 +323,8 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
                 for i in range(step.count):
                     walk(step.body, i, f"{name}'s body: ")
                 continue
+            if kind == "reissue" and reissue is None:
+                reissue = (name, step)
             if kind not in ("submit", "stamp"):
                 continue
             gp_put = step.gp_put + iteration * step.stride
@@ -337,6 +347,16 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
                             "from where the last one ended, never back",
                       "give each Submit a gpPut at least the one before it (a submission issued again "
                       "is a Reissue)")
+            elif gp_put > reached and reissue is not None:
+                fault(step, f"the host's {name} submits the ring's "
+                            f"{f'entry {reached}' if gp_put - reached == 1 else f'entries {reached} to {gp_put - 1}'}"
+                            f"{when} after "
+                            f"the host's {reissue[0]}{f' at {reissue[1].at}' if reissue[1].at else ''}: a request program's ring no longer "
+                            "holds those image entries (each issue writes its entry into the ring's next slot, "
+                            "and the ring image lives in that ring), so the hosts would disagree on what this "
+                            "Submit issues",
+                      "issue every Submit before the Reissues, or re-issue those submissions with Reissue")
+                reached = gp_put
             else:
                 reached = gp_put
 
