@@ -49,23 +49,26 @@ READ = f"""      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepRead (constr
         8 linRegFeaturesOffset 0 0
 """
 # the probe's Reissue: an entry whose segment is the input record (16 dwords) in the arena
-REISSUE_AFTER = """        (lrWrite lrPredictionsFile lrPredictionsAddress linRegPredictionsBytes
-          (lrWrite lrResultFile lrInitialLossAddress"""
-REISSUE = """      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepReissue lrForwardLaunches 0 0 0
+# (after the training Submit, the last: a Submit after a Reissue is refused, docs/host-steps.md)
+REISSUE_AFTER = """    (lrWriteAt lrPredictionsFile lrPredictionsAddress linRegPredictionsBytes 0
+      (lrWriteAt lrResultFile lrTrainingLossAddress"""
+REISSUE_CLOSE = "linRegUpdatesPerInvocation 1 lrEnd))))))"
+REISSUE = """      (constructor NvidiaPlanHostSteps NvidiaPlanHostStepReissue (succ lrSubmissionCount) 0 0 0
         (nat-add (nat-bit-and lrInputAddress 0xFFFFFFFC)
                  (nat-shift-left (nat-add (nat-bit-and (nat-shift-right lrInputAddress 32) 0xFF) (nat-shift-left 16 10)) 32)) 0
 """
 
 
-def variant(tmp_path: Path, before: str, inserted: str) -> Path:
-    """LinReg with `inserted` (one step, its tail the rest) put in front of `before`."""
+def variant(tmp_path: Path, before: str, inserted: str, close: str = CLOSE) -> Path:
+    """LinReg with `inserted` (one step, its tail the rest) put in front of `before`, in the steps
+    whose last line is `close`."""
     for name in ("LinReg", "reference_kernels.py", "make_record.py"):
         source = LINREG / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     path = tmp_path / HOST
     text = path.read_text()
-    assert text.count(before) == 1 and text.count(CLOSE) == 1
-    path.write_text(text.replace(before, inserted + before).replace(CLOSE, CLOSE + ")"))
+    assert text.count(before) == 1 and text.count(close) == 1
+    path.write_text(text.replace(before, inserted + before).replace(close, close + ")"))
     return path
 
 
@@ -111,9 +114,9 @@ def test_a_step_writing_the_program_table_is_refused_at_the_step(tmp_path, step,
 
 
 def test_a_reissue_of_an_entry_no_submission_produced_is_refused_at_the_step(tmp_path):
-    plan = variant(tmp_path, REISSUE_AFTER, REISSUE)
+    plan = variant(tmp_path, REISSUE_AFTER, REISSUE, REISSUE_CLOSE)
     at = where(plan, REISSUE.strip().splitlines()[0])
-    refused_everywhere(tmp_path, plan, f"{at}: the host's step 3 (reissue) hands the GPU GPFIFO entry "
+    refused_everywhere(tmp_path, plan, f"{at}: the host's step 8 (reissue) hands the GPU GPFIFO entry "
                                        f"0x0000401100002000 (segment at 0x1100002000, 16 dwords), but submission "
                                        f"0's ring entry, which it waits for, is ")
 
@@ -124,6 +127,19 @@ def test_a_reissue_of_an_entry_no_submission_produced_is_refused_at_the_step(tmp
 def linreg():
     program = pipeline.load(LINREG / HOST, SM86)
     return pipeline.extract(program, None), getattr(program, "search_path", ())
+
+
+# LinReg's steps: its forward Submit is step 2, its training Submit step 7 (the last), issuing the ring up
+# to entry 43; a Reissue goes after it (step 8), the ring's put position one further
+AFTER_SUBMITS = 44
+
+
+def test_linreg_steps_as_these_tests_read_them(linreg):
+    """The Reissues below go after LinReg's last Submit, step 7, which issues the ring up to entry 43."""
+    plan, _ = linreg
+    kinds = [step.kind.name for step in plan.host.steps]
+    assert [i for i, kind in enumerate(kinds) if kind == "submit"][-1] == 7
+    assert plan.host.steps[7].gp_put == AFTER_SUBMITS - 1 == len(plan.program.submissions)
 
 
 def with_steps(plan, steps):
@@ -202,9 +218,9 @@ def test_a_reissue_of_its_own_submissions_entry_is_certified(linreg):
     for target in (SM86, SM90):
         ring = pipeline.encode(plan, target, folders).gpfifo
         word = int.from_bytes(ring[8:16], "little")
-        again = make_step("reissue", gp_put=3, stride=0, piece=1, piece_stride=0, entry=word, entry_stride=0,
-                          at=None)
-        assert host_faults(with_steps(plan, [*steps[:3], again, *steps[3:]]), target, folders) == []
+        again = make_step("reissue", gp_put=AFTER_SUBMITS, stride=0, piece=1, piece_stride=0, entry=word,
+                          entry_stride=0, at=None)
+        assert host_faults(with_steps(plan, [*steps[:8], again, *steps[8:]]), target, folders) == []
 
 
 def test_a_reissue_of_another_submissions_entry_is_refused(linreg):
@@ -213,15 +229,15 @@ def test_a_reissue_of_another_submissions_entry_is_refused(linreg):
     ring = pipeline.encode(plan, SM86, folders).gpfifo
     words = [int.from_bytes(ring[i:i + 8], "little") for i in range(0, len(ring), 8)]
     assert len(set(words[:2])) == 2
-    wrong = make_step("reissue", gp_put=3, stride=0, piece=0, piece_stride=0, entry=words[1], entry_stride=0,
-                      at=None)
-    faults = host_faults(with_steps(plan, [*steps[:3], wrong, *steps[3:]]), SM86, folders)
+    wrong = make_step("reissue", gp_put=AFTER_SUBMITS, stride=0, piece=0, piece_stride=0, entry=words[1],
+                      entry_stride=0, at=None)
+    faults = host_faults(with_steps(plan, [*steps[:8], wrong, *steps[8:]]), SM86, folders)
     assert [f.message.split(", but ")[1] for f in faults] == [
         f"submission 0's ring entry, which it waits for, is {words[0]:#018x} (segment at "
         f"{_segment(words[0]):#x}, {_length(words[0]):,} dwords) on sm_86: a "
         f"Reissue issues again an entry the plan's own submissions produced"]
     with pytest.raises(CertificationError):
-        certify(with_steps(plan, [*steps[:3], wrong, *steps[3:]]), SM86, folders=folders)
+        certify(with_steps(plan, [*steps[:8], wrong, *steps[8:]]), SM86, folders=folders)
 
 
 def _segment(word: int) -> int:
@@ -243,15 +259,15 @@ def test_a_reissue_in_a_repeat_is_held_to_every_iteration(linreg):
     count = len(ring) // 8
 
     def repeat(n, piece_stride, entry_stride, piece=0, entry=first):
-        again = make_step("reissue", gp_put=3, stride=0, piece=piece, piece_stride=piece_stride, entry=entry,
-                          entry_stride=entry_stride, at=None)
-        return with_steps(plan, [*steps[:3], make_step("repeat", count=n, body=(again,), at=None), *steps[3:]])
+        again = make_step("reissue", gp_put=AFTER_SUBMITS, stride=1, piece=piece, piece_stride=piece_stride,
+                          entry=entry, entry_stride=entry_stride, at=None)
+        return with_steps(plan, [*steps[:8], make_step("repeat", count=n, body=(again,), at=None), *steps[8:]])
 
     assert host_faults(repeat(1000, 0, 0), SM86, folders) == []            # one entry, issued again and again
     moved = host_faults(repeat(3, 0, 8), SM86, folders)
     assert len(moved) == 1 and " at its repeat's iteration 1, but submission 0's ring entry" in moved[0].message
     past = host_faults(repeat(1, 0, 0, piece=count), SM86, folders)
     assert [f.message for f in past] == [
-        f"the host's step 3 (repeat)'s body: step 0 (reissue) reissues submission {count}, but the plan has {count} "
+        f"the host's step 8 (repeat)'s body: step 0 (reissue) reissues submission {count}, but the plan has {count} "
         f"submissions"]
     assert host_faults(repeat(0, 0, 0, piece=count), SM86, folders) == []  # a repeat of count 0 issues nothing

@@ -72,4 +72,4 @@ def test_a_stamp_of_no_submission_is_refused(tmp_path):
                  ("NvidiaPlanHostStepCheckpointPublish linRegUpdatesPerInvocation 1 lrEnd))))))",
                   "NvidiaPlanHostStepCheckpointPublish linRegUpdatesPerInvocation 1 lrEnd)))))))"))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert "stamps submission 43, but the plan has 43 submissions" in done.stderr, done.stderr
+    assert "reads the timestamp of submission 43, but the plan has 43" in done.stderr, done.stderr

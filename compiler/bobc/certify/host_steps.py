@@ -287,16 +287,13 @@ def check_reissues(plan: Plan, target, folders=(), images=None) -> list[Finding]
     return out
 
 
-# the stamp table's slots (runtime_c/plan_host.c BOBC_STAMP_SLOTS; bobc.sim.invocation STAMP_SLOTS)
-STAMP_SLOTS = 4096
-
 
 def _ring_positions(steps, submissions: int, out: list) -> None:
     """Each Submit issues the ring image's entries from where the Submits before it ended up to
     its gpPut (docs/host-steps.md), so its gpPut is at most the plan's submissions (the image has
     one entry each) and not below an earlier Submit's (the hosts cannot issue backwards: the C host
-    and the simulator stop there, the reference runner issued nothing and ran on); a Stamp reads
-    the semaphore of submission gpPut, one of the plan's, into a slot of the stamp table.  Every
+    and the simulator stop there, the reference runner issued nothing and ran on); a Stamp's
+    submission and slot are _failing_steps'.  Every
     iteration of a repeat, strides moved (bobc.plan.schedule.unroll); each step said once.
 
     A Submit that issues an entry (gpPut past where the Submits before it ended) after a Reissue
@@ -325,19 +322,11 @@ def _ring_positions(steps, submissions: int, out: list) -> None:
                 continue
             if kind == "reissue" and reissue is None:
                 reissue = (name, step)
-            if kind not in ("submit", "stamp"):
+            if kind != "submit":        # a Stamp's submission and slot: _failing_steps
                 continue
             gp_put = step.gp_put + iteration * step.stride
             when = f" at its repeat's iteration {iteration}" if iteration else ""
-            if kind == "stamp":
-                if gp_put >= submissions:
-                    fault(step, f"the host's {name} stamps submission {gp_put}{when}, but the plan has "
-                                f"{submissions} submissions", "stamp a submission of the plan (0 to "
-                                f"{submissions - 1})" if submissions else "the plan has no submission to stamp")
-                elif step.which >= STAMP_SLOTS:
-                    fault(step, f"the host's {name} stamps into slot {step.which}, past the host's "
-                                f"{STAMP_SLOTS} stamp slots", f"use a slot below {STAMP_SLOTS}")
-            elif gp_put > submissions:
+            if gp_put > submissions:
                 fault(step, f"the host's {name} submits the ring up to entry {gp_put}{when}, but the plan "
                             f"has {submissions} submissions (its ring image {submissions} entries)",
                       f"submit at most up to {submissions}, the plan's submission count")
