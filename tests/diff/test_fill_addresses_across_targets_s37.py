@@ -98,3 +98,18 @@ def test_a_fill_writing_another_word_stays_a_difference_saying_which(builds):
     assert left_a.note == left_b.note == expected
     [line] = moved
     assert line.a == "29 fill addresses" and "host.plan.fills[1..29].va" in line.meaning
+
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_dump_says_which_launch_parameter_word_each_fill_writes(builds, target):
+    """`bobc dump HOST` printed a fill's address alone (`host.plan.fills[0].va = 0x100000c830`);
+    it now says the word, as the images' manifest places the launches' parameter blocks."""
+    host, manifest = builds[target]
+    done = bobc("dump", host)
+    assert done.returncode == 0, done.stderr
+    fills = [x for x in done.stdout.splitlines() if x.startswith("host.plan.fills[") and ".va = " in x]
+    assert len(fills) == 30
+    for line in fills:
+        address = int(line.split(" = ", 1)[1].split()[0], 16)
+        (index, kernel), byte = word_of(address, manifest)
+        assert line.endswith(f"  # writes launch[{index}] ({kernel}) param+{byte:#x}"), line

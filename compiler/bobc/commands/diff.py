@@ -175,6 +175,19 @@ def _parameter_word(address, manifest: dict):
     return None
 
 
+def fill_word(address, manifest: dict) -> str:
+    """What a fill at `address` writes, in words: `launch[7] (KERNEL) param+0x20`, or that no
+    launch's parameter block holds it."""
+    place = _parameter_word(address, manifest)
+    if place is None:
+        return "no launch's parameter block"
+    index, byte = place
+    identity = next((x.get("identity") for x in manifest.get("launches", [])
+                     if isinstance(x, dict) and x.get("index") == index), "?")
+    where = f"param+{byte:#x}" if byte >= 0 else f"{-byte:#x} bytes below the parameters"
+    return f"launch[{index}] ({identity}) {where}"
+
+
 def _index_runs(indices) -> str:
     """Indices as runs: 0..3, 5, 7..9."""
     runs: list[list[int]] = []
@@ -200,18 +213,9 @@ def fill_places(lines_a: list, lines_b: list, manifest_a: dict, manifest_b: dict
     from ..nvidia.golden import Difference, LaunchAlignment
 
     alignment = LaunchAlignment.of(manifest_a, manifest_b)
-    identities = [{x.get("index"): x.get("identity") for x in m.get("launches", []) if isinstance(x, dict)}
-                  for m in (manifest_a, manifest_b)]
 
     def is_fill_address(line) -> bool:
         return line.key.startswith("host.plan.fills[") and line.key.endswith("].va")
-
-    def shown(place, side: int) -> str:
-        if place is None:
-            return "no launch's parameter block"
-        index, byte = place
-        where = f"param+{byte:#x}" if byte >= 0 else f"{-byte:#x} bytes below the parameters"
-        return f"launch[{index}] ({identities[side].get(index, '?')}) {where}"
 
     by_b = {line.key: line for line in lines_b if is_fill_address(line)}
     same, notes = set(), {}
@@ -224,7 +228,7 @@ def fill_places(lines_a: list, lines_b: list, manifest_a: dict, manifest_b: dict
                 alignment.keys_a.get(place_a[0]) == alignment.keys_b.get(place_b[0]):
             same.add(line.key)
         elif place_a is not None or place_b is not None:
-            notes[line.key] = f"writes {shown(place_a, 0)} in a, {shown(place_b, 1)} in b"
+            notes[line.key] = f"writes {fill_word(line.value, manifest_a)} in a, {fill_word(other.value, manifest_b)} in b"
     lines_a = [replace(x, note=notes[x.key]) if x.key in notes else x for x in lines_a if x.key not in same]
     lines_b = [replace(x, note=notes[x.key]) if x.key in notes else x for x in lines_b if x.key not in same]
     if not same:
