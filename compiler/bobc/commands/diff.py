@@ -87,21 +87,23 @@ def _differences(a_path: str, b_path: str, include=()):
         a.kernel_folders = b.kernel_folders = folders
         found = differences(a, b)
         if not Path(a_path).is_dir() and not Path(b_path).is_dir():
-            found += host_differences(a_path, b_path)
+            found += host_differences(a_path, b_path, (a.manifest, b.manifest))
         return found
     except BobcError as error:
         error.exit_code = CANNOT_COMPARE      # never 1: 1 says "they differ"
         raise
 
 
-def host_differences(a_path: str, b_path: str) -> list:
+def host_differences(a_path: str, b_path: str, manifests: tuple[dict, dict] | None = None) -> list:
     """What two plan hosts carry besides their images: the version text by key
     (`host.version.bobc commit`), the host plan member by member (`host.plan.contract.schema`,
     bobc.host.sections.plan_lines; steps aligned as a sequence, golden.host_plan_differences), and every other section byte for byte, one line naming each
     section that differs (`host.section[.rodata]`): a .bobc.* section that is not an image, the
     manifest or the version text, and the host's own code and data; and the layout the loader reads
     (sections.layout_lines: `host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).  The linker's build-id, a
-    hash of the linked sections, is named only when no other of them differs."""
+    hash of the linked sections, is named only when no other of them differs.  With the two
+    images' `manifests`, a scalar fill's address is read as the launch parameter word it writes
+    (fill_places): one writing the same word of the paired launch is no difference."""
     from ..host import sections
     from ..nvidia.decode import read_bounded
     from ..nvidia.golden import Difference, _differences, host_plan_differences
@@ -115,7 +117,11 @@ def host_differences(a_path: str, b_path: str) -> list:
                              if line.key not in ("host.version.plan identity", "host.version.manifest identity")]
                             for found in (found_a, found_b))
     found = _differences(version_a, version_b)
-    found += host_plan_differences(sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path))
+    plan_a, plan_b = sections.plan_lines(data_a, a_path), sections.plan_lines(data_b, b_path)
+    moved: list = []
+    if manifests is not None:
+        plan_a, plan_b, moved = fill_places(plan_a, plan_b, *manifests)
+    found += host_plan_differences(plan_a, plan_b) + moved
     shown = bool(found)
     if found_a.get("version") != found_b.get("version") and not shown and \
             sections.version_lines(found_a.get("version")) == sections.version_lines(found_b.get("version")):
@@ -146,6 +152,94 @@ def host_differences(a_path: str, b_path: str) -> list:
                                 sections.section_change(name, x, y) + "; the host's own code and data (the "
                                 "runtime and the host plan), compared byte for byte"))
     return found
+
+
+def _parameter_word(address, manifest: dict):
+    """(launch index, byte from the target's parameter base) of the parameter block holding
+    `address` in the images of `manifest`, else None."""
+    from ..nvidia.golden import _is_int
+
+    size = (manifest.get("sizes") or {}).get("parameter_block")
+    program = (manifest.get("bases") or {}).get("program")
+    base = manifest.get("parameter_base")
+    if not (_is_int(address) and _is_int(size) and _is_int(base)):
+        return None
+    for launch in manifest.get("launches", []):
+        if not isinstance(launch, dict):
+            continue
+        start = launch.get("parameter_address")
+        if not _is_int(start) and _is_int(program) and _is_int(launch.get("parameter_offset")):
+            start = program + launch["parameter_offset"]
+        if _is_int(start) and start <= address < start + size:
+            return launch.get("index"), address - start - base
+    return None
+
+
+def fill_word(address, manifest: dict) -> str:
+    """What a fill at `address` writes, in words: `launch[7] (KERNEL) param+0x20`, or that no
+    launch's parameter block holds it."""
+    place = _parameter_word(address, manifest)
+    if place is None:
+        return "no launch's parameter block"
+    index, byte = place
+    identity = next((x.get("identity") for x in manifest.get("launches", [])
+                     if isinstance(x, dict) and x.get("index") == index), "?")
+    where = f"param+{byte:#x}" if byte >= 0 else f"{-byte:#x} bytes below the parameters"
+    return f"launch[{index}] ({identity}) {where}"
+
+
+def _index_runs(indices) -> str:
+    """Indices as runs: 0..3, 5, 7..9."""
+    runs: list[list[int]] = []
+    for i in sorted(indices):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(f"{x}..{y}" if x != y else f"{x}" for x, y in runs)
+
+
+def fill_places(lines_a: list, lines_b: list, manifest_a: dict, manifest_b: dict) -> tuple[list, list, list]:
+    """The host plans' facts with each scalar fill's address (`host.plan.fills[i].va`) read as the
+    launch parameter word it writes: the launches paired as the images' diff pairs them
+    (golden.LaunchAlignment) and the word counted from each target's parameter base (the
+    manifest's parameter_base, bobc.targets).  A fill writing the same word of the paired launch on both sides
+    differs only because the block moved (or the target keeps its parameters elsewhere): its line
+    is left out of both, and one line counts those (as `launch[i].addresses` does for the images);
+    any other fill address keeps its line, noted with what each side's address is (lines_a,
+    lines_b, [the one line, if any])."""
+    from dataclasses import replace
+
+    from ..nvidia.golden import Difference, LaunchAlignment
+
+    alignment = LaunchAlignment.of(manifest_a, manifest_b)
+
+    def is_fill_address(line) -> bool:
+        return line.key.startswith("host.plan.fills[") and line.key.endswith("].va")
+
+    by_b = {line.key: line for line in lines_b if is_fill_address(line)}
+    same, notes = set(), {}
+    for line in lines_a:
+        other = by_b.get(line.key)
+        if not is_fill_address(line) or other is None or line.value == other.value:
+            continue
+        place_a, place_b = _parameter_word(line.value, manifest_a), _parameter_word(other.value, manifest_b)
+        if place_a is not None and place_b is not None and place_a[1] == place_b[1] and \
+                alignment.keys_a.get(place_a[0]) == alignment.keys_b.get(place_b[0]):
+            same.add(line.key)
+        elif place_a is not None or place_b is not None:
+            notes[line.key] = f"writes {fill_word(line.value, manifest_a)} in a, {fill_word(other.value, manifest_b)} in b"
+    lines_a = [replace(x, note=notes[x.key]) if x.key in notes else x for x in lines_a if x.key not in same]
+    lines_b = [replace(x, note=notes[x.key]) if x.key in notes else x for x in lines_b if x.key not in same]
+    if not same:
+        return lines_a, lines_b, []
+    count = len(same)
+    return lines_a, lines_b, [Difference(
+        "host.plan.fills.va", "host", "", f"{count} fill address{'es' if count != 1 else ''}",
+        "the same parameter words, moved",
+        f"host.plan.fills[{_index_runs(int(k[len('host.plan.fills['):-len('].va')]) for k in same)}].va: each writes the "
+        "word of the paired launch it wrote in a (its parameter block moved, or the target's parameters start "
+        "at another offset of constant bank 0), so only its value differs")]
 
 
 def run(args):

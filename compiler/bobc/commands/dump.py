@@ -68,7 +68,7 @@ def run(args):
             images.kernel_folders = kernel_folders
             facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
             if not folder:
-                facts += host_lines(args.images, args.nonzero)
+                facts += host_lines(args.images, args.nonzero, images.manifest)
     if args.json:
         sys.stdout.write(json.dumps([line.as_json() for line in facts], indent=1) + "\n")
     else:
@@ -76,11 +76,16 @@ def run(args):
     return 0
 
 
-def host_lines(path, nonzero_only: bool = False) -> list:
+def host_lines(path, nonzero_only: bool = False, manifest: dict | None = None) -> list:
     """What a plan host carries besides its images, after the image facts: its host identity, its
     version text by key, its host plan member by member and each of its own sections' size
-    and sha256 (bobc.host.sections); --nonzero leaves out the host plan's zero numbers."""
+    and sha256 (bobc.host.sections); --nonzero leaves out the host plan's zero numbers.  With the
+    images' `manifest`, a scalar fill's address says the launch parameter word it writes
+    (`host.plan.fills[i].va = ADDRESS  # writes launch[L] (KERNEL) param+N`)."""
+    from dataclasses import replace
+
     from ..host import sections
+    from .diff import fill_word
     from ..nvidia.decode import Line, read_bounded
 
     data = read_bounded(path)
@@ -88,7 +93,12 @@ def host_lines(path, nonzero_only: bool = False) -> list:
     out = [Line("host.identity", f"sha256 {sections.host_identity(data, path)}",
                 "the host's own sections: the runtime and the host plan (not the images)", "", "host")]
     out += sections.version_lines(found.get("version"))
-    out += [line for line in sections.plan_lines(data, path) if line.value or not nonzero_only]
+    plan = [line for line in sections.plan_lines(data, path) if line.value or not nonzero_only]
+    if manifest is not None:
+        plan = [replace(line, note=f"writes {fill_word(line.value, manifest)}")
+                if line.key.startswith("host.plan.fills[") and line.key.endswith("].va") and not line.note else line
+                for line in plan]
+    out += plan
     out += [Line(f"host.section[{sections.PREFIX}{name}]", sections.section_summary(content), "", "", "host")
             for name, content in found.items() if name not in sections.KNOWN]
     return out + sections.section_lines(data, path)
