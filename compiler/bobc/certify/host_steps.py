@@ -90,6 +90,7 @@ def check_host_steps(plan: Plan, target=None, folders=(), contracts=None, images
     _input_reads(host.steps, host.request.input_record_bytes, out)
     _failing_steps(host.steps, len(plan.program.submissions), out)
     _writes_after_close(host.steps, out)
+    _assert_identities(host.steps, out)
     if plan.checkpoint is not None:
         _checkpoint_bytes(host.steps, plan.checkpoint.payload_bytes, out)
         if _publishes(host.steps):       # a schedule that publishes checkpoints must resume from them
@@ -445,6 +446,22 @@ def _failing_steps(steps, submissions: int, out: list) -> None:
                                  "every invocation", step.at)
 
     walk(steps, 1, "")
+
+
+def _assert_identities(steps, out: list) -> None:
+    """An AssertWord's identity fits the C host's message (plan.host.ASSERT_IDENTITY_BYTES): a
+    longer one the host would cut where `bobc run --reference` and `bobc sim` print it whole, so the
+    three would say different things about the same failed word."""
+    from ..errors import shown_plan_text
+    from ..plan.host import ASSERT_IDENTITY_BYTES
+
+    for name, step in _every_step(steps):
+        if step.kind.name == "assert_word" and len(step.identity) > ASSERT_IDENTITY_BYTES:
+            out.append(Finding("host-step", f"the host's {name} has an identity of {len(step.identity):,} bytes "
+                                            f"({shown_plan_text(step.identity)}), but the host names a failed "
+                                            f"AssertWord in one message line, with at most {ASSERT_IDENTITY_BYTES:,} "
+                                            f"bytes of its identity; shorten the identity to {ASSERT_IDENTITY_BYTES:,} "
+                                            "bytes or fewer", step.at))
 
 
 def _writes_after_close(steps, out: list) -> None:

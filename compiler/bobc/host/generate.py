@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 from .. import __version__
-from ..errors import BobcError, temporary_folder, write_temporary
+from ..errors import BobcError, shown_plan_text, temporary_folder, write_temporary
 from ..resources import shared_folder
 from ..targets import Target
 from ..nvidia.encode import plan_parameter_base
@@ -61,7 +61,7 @@ def c_string(data: bytes | str) -> str:
     """A C string literal for `data` (octal escapes: never run into a following digit)."""
     raw = data.encode() if isinstance(data, str) else data
     if b"\0" in raw:
-        raise HostGenerationError(f"the string {raw!r} holds a zero byte, which the host's C strings cannot carry")
+        raise HostGenerationError(f"the string {shown_plan_text(raw)} holds a zero byte, which the host's C strings cannot carry")
     out = []
     for byte in raw:
         ch = chr(byte)
@@ -94,10 +94,10 @@ def _buffers(plan, images) -> list[dict]:
     out, aliases = [], []
     for b in plan.host.buffers:
         if b.memory not in LOCATIONS:
-            raise HostGenerationError(f"buffer {b.name} asks for {b.memory} memory; this host maps "
+            raise HostGenerationError(f"buffer {shown_plan_text(b.name)} asks for {b.memory} memory; this host maps "
                                       f"{' or '.join(LOCATIONS)} memory")
         if b.host != b.gpu:
-            raise HostGenerationError(f"buffer {b.name}: host address 0x{b.host:x} differs from its GPU "
+            raise HostGenerationError(f"buffer {shown_plan_text(b.name)}: host address 0x{b.host:x} differs from its GPU "
                                       f"address 0x{b.gpu:x}; this host maps each buffer at its GPU address")
         # A target's images may outgrow the extent the (sm_86) plan computed: sm_90's
         # parameter blocks and QMD slots are larger.  The buffer takes the larger.
@@ -111,12 +111,12 @@ def _buffers(plan, images) -> list[dict]:
     for low, high in zip(ordered, ordered[1:]):
         if low["gpu"] + low["size"] > high["gpu"]:
             raise HostGenerationError(
-                f"host buffers {low['name']} [0x{low['gpu']:x}, 0x{low['gpu'] + low['size']:x}) and "
-                f"{high['name']} [0x{high['gpu']:x}, ...) overlap once sized for this target's images")
+                f"host buffers {shown_plan_text(low['name'])} [0x{low['gpu']:x}, 0x{low['gpu'] + low['size']:x}) and "
+                f"{shown_plan_text(high['name'])} [0x{high['gpu']:x}, ...) overlap once sized for this target's images")
     for name, low, high in aliases:       # the certifier refuses these first; a backstop for uncertified plans
         homes = [b["name"] for b in out if b["gpu"] <= low and high <= b["gpu"] + b["size"]]
         if len(homes) != 1:
-            raise HostGenerationError(f"alias {name} [0x{low:x}, 0x{high:x}) lies inside "
+            raise HostGenerationError(f"alias {shown_plan_text(name)} [0x{low:x}, 0x{high:x}) lies inside "
                                       f"{len(homes)} of the buffers the host maps; an alias maps bytes of "
                                       f"exactly one")
     return out
@@ -168,7 +168,7 @@ def _constant(enum: str, name: str, what: str) -> str:
 def _input_checks(plan) -> list[dict]:
     out = []
     for check in plan.host.request.input_checks:
-        out.append({"kind": _constant("rt_check", check.kind, f"record check {check.what!r}"), "what": check.what, "offset": check.offset,
+        out.append({"kind": _constant("rt_check", check.kind, f"record check {shown_plan_text(check.what)}"), "what": check.what, "offset": check.offset,
                     "width": check.width, "stride": check.stride, "count": check.count, "value": check.value,
                     "data": list(check.data), "other": check.other, "other_width": check.other_width,
                     "other_stride": check.other_stride})

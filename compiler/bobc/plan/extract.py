@@ -220,12 +220,16 @@ class _Reader:
             self.fail(f"{what} should be a byte string, got {_describe(v)}", value)
         return v.value
 
-    def text(self, value, what: str) -> str:
+    def text(self, value, what: str, at=None, todo: str = "") -> str:
+        """`value`'s bytes as ASCII text; a byte past 0x7f is refused where the plan wrote it
+        (`at`, else the value), saying what to do (`todo`, else: write it in ASCII)."""
         raw = self.bytes(value, what)
         try:
             return raw.decode("ascii")
         except UnicodeDecodeError:
-            self.fail(f"{what} should be ASCII, got {shown_plan_text(raw)}", value)
+            bad = next(i for i, b in enumerate(raw) if b > 0x7F)
+            self.fail(f"{what} should be ASCII, got {shown_plan_text(raw)} (byte {bad} is {raw[bad]:#04x}): "
+                      f"{todo or 'write it in ASCII (bytes 0x00-0x7f)'}", at or value)
 
     def c_bytes(self, value, what: str, at=None) -> bytes:
         """A byte string the host carries as a C string (bobc.host.generate.c_string; the native

@@ -184,6 +184,11 @@ CLOSABLE_FILES = ("predictions", "result")      # Close: the outputs published w
 # runtime_c/plan_host.c BOBC_STAT_BYTES, BOBC_STAMP_SLOTS
 STAT_BYTES = 4096
 STAMP_SLOTS = 4096
+# the most bytes of an AssertWord's identity: the C host shows it in its one message line
+# (RT_ERR_BYTES 512, runtime_c/host_runtime.h) through a name buffer of RT_ERR_BYTES - 128 bytes,
+# its NUL included (runtime_c/plan_host.c step_assert_word), and would cut a longer one where
+# `bobc run --reference` and `bobc sim` print it whole; the certifier refuses a longer one
+ASSERT_IDENTITY_BYTES = 512 - 128 - 1
 FILE_CODES = {name: i + 1 for i, (_, name) in enumerate(FILES)}
 INPUT_FILES = ("input", "checkpoint-in")
 

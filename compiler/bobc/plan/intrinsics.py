@@ -22,6 +22,7 @@ from ..errors import BobcError, shown_plan_text
 from ..language.intrinsics import Intrinsics
 from ..language.modules import specs_folder
 from ..language.values import VBytes
+from ..resources import doc
 from .extract import ProgramMemo, _Reader, extract_whole_program, written
 
 # the bounded look for the kernel sources a misnamed one may have meant (never a decision)
@@ -181,8 +182,10 @@ class _Encoders:
     def _assembled(self, value, context, what: str):
         r = _Reader(context.program, what)
         v = r.con(value, "SM86Program", "the program")
-        source = r.text(v.fields[0], "the kernel's source")
-        name = r.text(v.fields[1], "the kernel's name")
+        source = r.text(v.fields[0], "the kernel's source", _field_written(value, v, 0),
+                        f"a kernel source's path is ASCII ({doc('writing-a-plan.md')}): rename the file and its "
+                        "folders with ASCII names, and name it so in the plan")
+        name = r.text(v.fields[1], "the kernel's name", _field_written(value, v, 1))
         named = (source, name, context.target.name)
         path = self.found.get(named)
         if path is None:

@@ -17,6 +17,7 @@ import dataclasses
 import struct
 from dataclasses import dataclass
 
+from ..errors import shown_plan_text
 from ..host import generate
 from ..plan.host import ENCODINGS, SCALAR_OP_CODES, STEP_KIND
 from ..plan.schedule import ScheduleError, lower
@@ -109,7 +110,7 @@ def host_plan(plan, images, target, folders=None) -> HostPlan:
         input_checks=tuple(plan.host.request.input_checks),
         fresh_payload=fresh_payload(plan),
         contract=plan.checkpoint,
-        launch_names={launch["qmd_address"]: f"launch {launch['index']} ({launch['identity']})"
+        launch_names={launch["qmd_address"]: f"launch {launch['index']} ({shown_plan_text(launch['identity'])})"
                       for launch in manifest["launches"]},
         code_bytes=manifest_code_bytes(manifest),
         footprints=_footprints(plan, manifest, target, folders) if folders is not None else {})

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import shown_plan_text
 from .faults import Misaligned, OutOfBounds, SimulationFault
 
 
@@ -121,12 +122,12 @@ class Memory:
         self.buffers = sorted(buffers, key=lambda b: b.address)
         for low, high in zip(self.buffers, self.buffers[1:]):
             if low.end > high.address:
-                raise SimulationFault(f"buffers {low.name} and {high.name} overlap")
+                raise SimulationFault(f"buffers {shown_plan_text(low.name)} and {shown_plan_text(high.name)} overlap")
         self.residents = sorted(residents, key=lambda r: r.address)
         for resident in self.residents:
             buffer = self._buffer_of(resident.address, resident.size)
             if buffer is None:
-                raise SimulationFault(f"resident {resident.name} [{resident.address:#x}, +{resident.size}) "
+                raise SimulationFault(f"resident {shown_plan_text(resident.name)} [{resident.address:#x}, +{resident.size}) "
                                       "lies in no mapped buffer")
         self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
         self.footprint = None     # the running launch's contract footprint (certify.footprints), when known
@@ -180,13 +181,13 @@ class Memory:
                 first = int(np.argmax(stray))
                 bad = int(addresses[first])
                 r = self.residents[int(owners[first])]
-                where = (f"{bad - (r.address + r.size)} bytes past the end of {r.name} [{r.address:#x}, "
+                where = (f"{bad - (r.address + r.size)} bytes past the end of {shown_plan_text(r.name)} [{r.address:#x}, "
                          f"{r.address + r.size:#x})" if bad >= r.address + r.size else
-                         f"{r.address - bad} bytes before the start of {r.name} [{r.address:#x}, "
+                         f"{r.address - bad} bytes before the start of {shown_plan_text(r.name)} [{r.address:#x}, "
                          f"{r.address + r.size:#x})")
                 raise OutOfBounds(launch, pc, bad, size, what,
                                   f"strays {where}, the resident this instruction addresses, into "
-                                  f"{self.residents[int(safe[first])].name}", index=first)
+                                  f"{shown_plan_text(self.residents[int(safe[first])].name)}", index=first)
         return safe
 
     def _declared(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str, writes: bool) -> None:
@@ -216,16 +217,16 @@ class Memory:
         index = int(np.searchsorted(self._starts, np.uint64(address), side="right")) - 1
         if index >= 0 and address < int(self._ends[index]):
             resident = self.residents[index]
-            return f"in {resident.name}, {address - resident.address} bytes in"
+            return f"in {shown_plan_text(resident.name)}, {address - resident.address} bytes in"
         return "in no resident"
 
     def _nearest(self, address: int) -> str:
         before = [r for r in self.residents if r.address <= address]
         if before:
             r = before[-1]
-            return f"{address - (r.address + r.size)} bytes past the end of {r.name} " \
+            return f"{address - (r.address + r.size)} bytes past the end of {shown_plan_text(r.name)} " \
                    f"[{r.address:#x}, {r.address + r.size:#x})" if address >= r.address + r.size else \
-                   f"inside {r.name} but running past its end"
+                   f"inside {shown_plan_text(r.name)} but running past its end"
         return "below the first resident"
 
     def _arrays(self, addresses: np.ndarray, size: int) -> list:
