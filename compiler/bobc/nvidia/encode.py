@@ -335,8 +335,14 @@ def qmd_barriers(code: bytes, target: Target) -> int:
     return max(1, code_barrier_count(code, target.name))
 
 
+SHARED_MEMORY_UNIT = 256
+
+
 def shared_memory_bytes(declared: int) -> int:
-    return max(MIN_SHARED_MEMORY, _align(declared, 256))
+    """SHARED_MEMORY_SIZE for a block declaring `declared` bytes: in 256-byte units, at least the
+    1 KiB floor (MIN_SHARED_MEMORY).  The carve-out counts the declared bytes and the reserve
+    (shared_carveout), not this field plus the reserve."""
+    return max(MIN_SHARED_MEMORY, _align(declared, SHARED_MEMORY_UNIT))
 
 
 def sm_config(kib: int) -> int:
@@ -360,6 +366,15 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     """The carve-out a launch of blocks of `threads` threads, `registers` registers each
     (as the QMD allocates them) and `shared_bytes` of shared memory asks the SM for.
 
+    `shared_bytes` is what the block declares, not the QMD's SHARED_MEMORY_SIZE: a block takes
+    its declared bytes (in the field's 256-byte units) plus the 1 KiB the system reserves per
+    block, as cuda_occupancy.h's cudaOccMaxBlocksPerSMSmemLimit counts it (sharedSizeBytes +
+    reservedSharedMemPerBlock + dynamic).  The field's 1 KiB floor (shared_memory_bytes) is that
+    reserve, not more: CUDA writes SHARED_MEMORY_SIZE 0x400 for a kernel without shared memory
+    and asks TARGET 32 KiB for 32 resident blocks of it on the H200
+    (bench/results/cuda-launch-probe-h200-decoded.txt), so counting the floor and the reserve
+    both would take two KiB a block and double the carve-out.
+
     The SM splits one memory between L1 and shared memory in the target's steps.  A
     carve-out too small for the blocks that threads, registers and block slots would let
     reside together runs fewer of them (blocks needing more than half the step run one an
@@ -373,7 +388,7 @@ def shared_carveout(target: Target, threads: int, registers: int, shared_bytes: 
     warps = -(-threads // 32)
     counted = sm.block_registers(threads, registers)
     bound = min(sm.threads // (warps * 32), sm.resident_by_registers(threads, registers), sm.blocks)
-    footprint = shared_bytes + sm.shared_reserved
+    footprint = _align(shared_bytes, SHARED_MEMORY_UNIT) + sm.shared_reserved
 
     def resident(kib: int) -> int:
         return min(bound, kib * 1024 // footprint)
@@ -841,7 +856,7 @@ def grid_qmd(target: Target, name: str, grid: tuple[int, int, int], block: tuple
     shared = shared_memory_bytes(shared_bytes)
     qmd.set(recipe.shared_memory_size, shared)
     threads = block[0] * block[1] * block[2]
-    carveout = shared_carveout(target, threads, qmd_registers(registers, target), shared, name)
+    carveout = shared_carveout(target, threads, qmd_registers(registers, target), shared_bytes, name)
     low, high, size = recipe.sm_config
     qmd.set(low, sm_config(carveout.smallest)).set(high, sm_config(carveout.largest))
     qmd.set(size, sm_config(carveout.chosen))
