@@ -2212,6 +2212,7 @@ class Launch:
         high = self._reg(ins, m.index + 1).astype(np.uint64)
         addresses = (high << np.uint64(32)) + low + np.uint64(m.value & 0xFFFFFFFFFFFFFFFF)
         addresses = addresses if mask is True else addresses[mask]
+        self.touched.lanes = self.block if mask is True else self.block[mask]    # the residency rule's blocks
         self.addressing = mask
         window = (addresses >= np.uint64(self.shared_window)) & \
             (addresses < np.uint64(self.shared_window + SHARED_WINDOW_BYTES))
