@@ -6,6 +6,12 @@ test read that macro.  Here gcc evaluates each macro (so `(2 * RT_IO_MAX_FILES *
 evaluated as the C compiler does, not re-read by a pattern), and the path-shortening rule a
 message applies to a path, written twice (runtime_c/host_io.c rt_io_shown, bobc.errors.shown),
 is run on both sides over the same paths.  Skipped where gcc is not there.
+
+Probe s37 dedupe2 (finding 1) added the native host's facts: the program format's bounds
+(native_program.h, native_request.h), the host file's trailer (native_host.c), the exit codes
+the reference interpreter gives (native_host.c's enum, rt_exit.h) and the strings both sides
+write (STRING_MIRRORS, compared byte for byte).  A .c file's enum member is read by copying its
+whole `enum { ... };` into the probe.
 """
 from __future__ import annotations
 
@@ -31,8 +37,60 @@ MIRRORS = [
     ("bobc.sim.invocation", "RING_ENTRIES", "nv_shim.h", "RT_GPU_DEFAULT_RING_ENTRIES"),
     ("bobc.sim.invocation", "STAT_BYTES", "plan_host.c", "BOBC_STAT_BYTES"),
     ("bobc.sim.invocation", "STAMP_SLOTS", "plan_host.c", "BOBC_STAMP_SLOTS"),
+    # the bounds every host reads its inputs under, and the checkpoint the host must read back
+    ("bobc.reference.safe_io", "INPUT_LIMIT_BYTES", "host_io.h", "RT_IO_INPUT_LIMIT_BYTES"),
+    ("bobc.certify.limits", "CHECKPOINT_FILE_BYTES", "host_io.h", "RT_IO_INPUT_LIMIT_BYTES"),
+    # the native physical program's format and bounds (probe s37 dedupe2, finding 1)
+    ("bobc.native.program", "VERSION", "native_program.h", "NP_VERSION"),
+    ("bobc.native.program", "MAX_COMMANDS", "native_program.h", "NP_MAX_COMMANDS"),
+    ("bobc.native.program", "MAX_SLOTS", "native_program.h", "NP_MAX_SLOTS"),
+    ("bobc.native.program", "MAX_STATE", "native_program.h", "NP_MAX_STATE"),
+    ("bobc.native.program", "MAX_REPEAT_NESTING", "native_program.h", "NP_MAX_REPEAT_NESTING"),
+    ("bobc.native.program", "MAX_RING_ENTRIES", "native_program.h", "NP_MAX_RING_ENTRIES"),
+    ("bobc.native.program", "MAX_OUTPUT_FILES", "native_program.h", "NP_MAX_OUTPUT_FILES"),
+    ("bobc.native.program", "MAX_READ_BYTES", "native_program.h", "NP_MAX_READ_BYTES"),
+    ("bobc.native.program", "REPEAT", "native_program.h", "NP_REPEAT"),
+    ("bobc.native.request", "MAX_INITIALIZERS", "native_request.h", "NP_REQUEST_MAX_INITIALIZERS"),
+    ("bobc.native.request", "MAX_CHUNKS", "native_request.h", "NP_REQUEST_MAX_CHUNKS"),
+    ("bobc.native.request", "OUTPUT_LIMIT", "native_request.h", "NP_REQUEST_OUTPUT_LIMIT"),
+    # the native host file's trailer and embedded images (native_host.c; bobc.native.artifact)
+    ("bobc.native.artifact", "TRAILER_BYTES", "native_host.c", "TRAILER_BYTES"),
+    ("bobc.native.artifact", "EMBED_HEADER_BYTES", "native_host.c", "EMBED_HEADER_BYTES"),
+    ("bobc.native.artifact", "EMBED_FOOTER_BYTES", "native_host.c", "EMBED_FOOTER_BYTES"),
+    ("bobc.native.artifact", "DAMAGED_EXIT", "native_host.c", "NP_EXIT_DAMAGED"),
+    # the native host's exit codes and bounds as the reference interpreter gives them
+    ("bobc.reference.native_program", "EXIT_INTERNAL", "native_host.c", "NP_EXIT_INTERNAL"),
+    ("bobc.reference.native_program", "EXIT_FILE", "native_host.c", "NP_EXIT_FILE"),
+    ("bobc.reference.native_program", "EXIT_DEVICE", "native_host.c", "NP_EXIT_DEVICE"),
+    ("bobc.reference.native_program", "EXIT_WAIT", "native_host.c", "NP_EXIT_WAIT"),
+    ("bobc.reference.native_program", "EXIT_PEER", "native_host.c", "NP_EXIT_PEER"),
+    ("bobc.reference.native_program", "EXIT_WRITE", "native_host.c", "NP_EXIT_WRITE"),
+    ("bobc.reference.native_program", "EXIT_DAMAGED", "native_host.c", "NP_EXIT_DAMAGED"),
+    ("bobc.reference.native_program", "EXIT_FAULT", "native_host.c", "NP_EXIT_FAULT"),
+    ("bobc.reference.native_program", "EXIT_NO_GPU", "rt_exit.h", "RT_EXIT_NO_GPU"),
+    ("bobc.reference.native_program", "EXIT_GPU_FAULT", "rt_exit.h", "RT_EXIT_GPU_FAULT"),
+    ("bobc.reference.native_program", "REQUEST_OPEN", "native_program.h", "NP_REQUEST_OPEN"),
+    ("bobc.reference.native_program", "REQUEST_CHECKPOINT_PUBLISH", "native_program.h",
+     "NP_REQUEST_CHECKPOINT_PUBLISH"),
+    ("bobc.reference.native_program", "MAX_PEERS", "native_host.c", "MAX_PEERS"),
+    ("bobc.reference.native_program", "MAX_MAPPINGS", "native_device.h", "NP_MAX_MAPPINGS"),
+    # a request host's exit codes are the plan host's
+    ("bobc.reference.native_request", "EXIT_INTERNAL", "rt_exit.h", "RT_EXIT_INTERNAL"),
+    ("bobc.reference.native_request", "EXIT_USAGE", "rt_exit.h", "RT_EXIT_USAGE"),
+    ("bobc.reference.native_request", "EXIT_INPUT", "rt_exit.h", "RT_EXIT_BAD_INPUT"),
+    ("bobc.reference.native_request", "EXIT_CHECKPOINT", "rt_exit.h", "RT_EXIT_BAD_CHECKPOINT"),
+    ("bobc.reference.native_request", "EXIT_FOREIGN", "rt_exit.h", "RT_EXIT_FOREIGN_CHECKPOINT"),
+    ("bobc.reference.native_request", "EXIT_WRITE", "rt_exit.h", "RT_EXIT_WRITE_FAILED"),
 ]
-HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h"]
+# (Python module, its bytes or str constant, runtime_c file, the string macro): compared byte for byte
+STRING_MIRRORS = [
+    ("bobc.native.program", "MAGIC", "native_program.h", "NP_MAGIC"),
+    ("bobc.native.program", "SOCKADDR_HELP", "native_program.c", "NP_SOCKADDR_HELP"),
+    ("bobc.native.artifact", "TRAILER_MAGIC", "native_host.c", "TRAILER_MAGIC"),
+    ("bobc.native.artifact", "EMBED_MAGIC", "native_host.c", "EMBED_MAGIC"),
+]
+HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h", "rt_exit.h", "native_program.h",
+           "native_request.h", "native_device.h"]
 
 
 def _gcc_or_skip():
@@ -41,10 +99,14 @@ def _gcc_or_skip():
 
 
 def _definition(runtime, file: str, macro: str) -> str:
-    """The #define line of `macro` in a .c file (a .c file is not included whole: its own
-    macros are copied into the probe, after the headers they may use)."""
+    """The definition of `macro` in a .c file (a .c file is not included whole: its own
+    definitions are copied into the probe, after the headers they may use): its #define with any
+    continued lines, or else the whole `enum { ... };` that names it."""
     text = (runtime / file).read_text()
-    found = re.findall(rf"^#define\s+{macro}\b.*$", text, re.MULTILINE)
+    found = re.findall(rf"^#define\s+{macro}\b(?:.*\\\n)*.*$", text, re.MULTILINE)
+    if not found:
+        found = [block for block in re.findall(r"^enum\s*\{.*?^\};$", text, re.MULTILINE | re.DOTALL)
+                 if re.search(rf"^\s*{macro}\s*=", block, re.MULTILINE)]
     assert len(found) == 1, f"runtime_c/{file} defines {macro} {len(found)} times"
     return found[0]
 
@@ -54,23 +116,37 @@ def c_values(repo, tmp_path_factory):
     """Each macro of MIRRORS as the C compiler evaluates it."""
     _gcc_or_skip()
     runtime = repo / "runtime_c"
-    own = [_definition(runtime, file, macro) for _, _, file, macro in MIRRORS if file.endswith(".c")]
+    own = list(dict.fromkeys(_definition(runtime, file, macro) for _, _, file, macro in MIRRORS + STRING_MIRRORS
+                             if file.endswith(".c")))
     prints = "".join(f'    printf("{macro} %llu\\n", (unsigned long long)({macro}));\n' for _, _, _, macro in MIRRORS)
+    prints += "".join(f'    hex("{macro}", {macro});\n' for _, _, _, macro in STRING_MIRRORS)
+    hex_ = ("static void hex(const char *name, const char *s)\n{\n    printf(\"%s \", name);\n"
+            "    for (; *s; s++)\n        printf(\"%02x\", (unsigned char)*s);\n    printf(\"\\n\");\n}\n")
     source = ("#include <stdio.h>\n" + "".join(f'#include "{h}"\n' for h in HEADERS) + "\n".join(own)
-              + "\nint main(void)\n{\n" + prints + "    return 0;\n}\n")
+              + "\n" + hex_ + "int main(void)\n{\n" + prints + "    return 0;\n}\n")
     folder = tmp_path_factory.mktemp("mirrors")
     (folder / "probe.c").write_text(source)
     built = subprocess.run(["gcc", "-std=c11", "-D_DEFAULT_SOURCE", f"-I{runtime}", str(folder / "probe.c"),
                             "-o", str(folder / "probe")], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     out = subprocess.run([str(folder / "probe")], capture_output=True, text=True, check=True).stdout
-    return {name: int(value) for name, value in (line.split() for line in out.splitlines())}
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    strings = {macro for _, _, _, macro in STRING_MIRRORS}
+    return {name: bytes.fromhex(value) if name in strings else int(value) for name, value in lines.items()}
 
 
 @pytest.mark.parametrize("module, constant, file, macro", MIRRORS, ids=[m[1] + "=" + m[3] for m in MIRRORS])
 def test_a_python_copy_of_a_runtime_macro_is_its_value(c_values, module, constant, file, macro):
     value = getattr(importlib.import_module(module), constant)
     assert value == c_values[macro], f"{module}.{constant} is {value}; runtime_c/{file} {macro} is {c_values[macro]}"
+
+
+@pytest.mark.parametrize("module, constant, file, macro", STRING_MIRRORS,
+                         ids=[m[1] + "=" + m[3] for m in STRING_MIRRORS])
+def test_a_python_copy_of_a_runtime_string_is_its_bytes(c_values, module, constant, file, macro):
+    value = getattr(importlib.import_module(module), constant)
+    mine = value.encode("utf-8") if isinstance(value, str) else value
+    assert mine == c_values[macro], f"{module}.{constant} is {value!r}; runtime_c/{file} {macro} is {c_values[macro]!r}"
 
 
 def _paths() -> list[bytes]:

@@ -36,7 +36,6 @@ EXIT_WRITE, EXIT_DAMAGED, EXIT_FAULT = 8, 9, 10
 PEER_TIMEOUT_VARIABLE = settings.PEER_TIMEOUT.variable
 MAX_PEERS = 16
 MAX_MAPPINGS = 48
-INPUT_LIMIT = 1 << 30
 MASK = (1 << 64) - 1
 # what a command line run (`bobc run PLAN native ... --reference`) without a SUBMIT is told at
 # its first Submit, in place of the C host's "this session has no GPU (NATIVE_DEVICE=memory)"
@@ -114,7 +113,7 @@ def read_exact_file(what: str, path: str) -> bytes:
         if part == "size" and "this file can be" in detail:
             detail = detail.replace("this file can be", f"{'an' if what[:1] in 'aeiou' else 'a'} {what} can be")
         return Stop(EXIT_FILE, f"{what} {name}: {detail}".encode("utf-8", "surrogateescape"))
-    return safe_io.read_input(path, refuse, INPUT_LIMIT).data
+    return safe_io.read_input(path, refuse, safe_io.INPUT_LIMIT_BYTES).data
 
 
 def address_text(address: bytes) -> str:

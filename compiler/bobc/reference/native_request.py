@@ -24,7 +24,6 @@ from . import envelope, safe_io
 from .errors import FileRefused, OutputWriteFailure
 
 EXIT_INTERNAL, EXIT_USAGE, EXIT_INPUT, EXIT_CHECKPOINT, EXIT_FOREIGN, EXIT_WRITE = 1, 2, 3, 4, 5, 8
-INPUT_LIMIT = 1 << 30
 USAGE = ("usage: {program} train|predict --input {input} [--checkpoint IN] --checkpoint-out OUT "
          "--predictions FILE --result FILE\n")
 OUTPUTS = ((FILE_PREDICTIONS, "--predictions"), (FILE_RESULT, "--result"), (FILE_CHECKPOINT_OUT, "--checkpoint-out"))
@@ -296,7 +295,7 @@ class RequestSession:
             safe_io.recover(paths)
         except OutputWriteFailure as error:      # runtime_c/host_io.c rt_io_recover's form
             raise Refused(EXIT_WRITE, f"journal {error.path}: {error.detail}; {error.hint}") from None
-        source = read_file("input", self.args["--input"], INPUT_LIMIT, EXIT_INPUT)
+        source = read_file("input", self.args["--input"], safe_io.INPUT_LIMIT_BYTES, EXIT_INPUT)
         self.input = source.data
         self.files = safe_io.OutputSet()
         self.files.inputs.append(source)

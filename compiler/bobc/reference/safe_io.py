@@ -988,6 +988,30 @@ def _drop(temporary, remove: bool = True) -> None:
         os.close(fd)
 
 
+def _fill_temporary(fd: int, candidate, data: bytes, mask: int):
+    """host_io.c write_temporary's steps on a fresh temporary: its mode 0666 & ~umask, the bytes
+    written, fsync, close.  Returns None, or (the step that failed, its OSError) with the
+    descriptor closed and the temporary removed."""
+    stage = "chmod"
+    try:
+        os.fchmod(fd, 0o666 & ~mask)
+        stage = "write"
+        write_all(fd, data)
+        stage = "fsync"
+        os.fsync(fd)
+        # a close can fail too (EIO: NFS and FUSE report write-back errors there); the descriptor
+        # is gone either way (probe s36 faultinject finding 1; host_io.c write_temporary)
+        stage = "close"
+        descriptor, fd = fd, -1
+        os.close(descriptor)
+    except OSError as failure:
+        if fd >= 0:
+            os.close(fd)
+        _drop(candidate)
+        return stage, failure
+    return None
+
+
 def _write_temporary(output: _Output) -> str:
     data = output.data if output.data is not None else b""
     mask = os.umask(0)
@@ -1017,28 +1041,14 @@ def _write_temporary(output: _Output) -> str:
         _close_folder(folder_fd)
         raise OutputWriteFailure(output.path, output.option, "no free temporary name",
                                  hint="nothing was published")
-    stage = "chmod"
-    try:
-        os.fchmod(fd, 0o666 & ~mask)
-        stage = "write"
-        write_all(fd, data)
-        stage = "fsync"
-        os.fsync(fd)
-        # a close can fail too (EIO: NFS and FUSE report write-back errors there); the descriptor
-        # is gone either way (probe s36 faultinject finding 1; host_io.c write_temporary)
-        stage = "close"
-        descriptor, fd = fd, -1
-        os.close(descriptor)
-    except OSError as failure:
-        if fd >= 0:
-            os.close(fd)
-        _drop(candidate)
+    failed = _fill_temporary(fd, candidate, data, mask)
+    if failed:
+        stage, failure = failed
         raise OutputWriteFailure(output.path, output.option,
                                  f"write failed: {write_failure(failure)}",
                                  hint="nothing was published; the files there are unchanged",
                                  host_line=f"output {shown(output.path)}: {stage} of the temporary file failed: "
-                                           f"{write_failure(failure)} (nothing was published)") \
-            from None
+                                           f"{write_failure(failure)} (nothing was published)")
     return candidate
 
 
@@ -1071,21 +1081,10 @@ def _prepare_temporary(output: _Output, mask: int) -> str:
     else:
         _close_folder(folder_fd)
         raise refused(f"cannot create a temporary file in {shown(output.folder)}: {os.strerror(17)}")
-    stage = "chmod"
-    try:
-        os.fchmod(fd, 0o666 & ~mask)
-        stage = "write"
-        write_all(fd, output.data or b"")
-        stage = "fsync"
-        os.fsync(fd)
-        stage = "close"
-        descriptor, fd = fd, -1
-        os.close(descriptor)
-    except OSError as failure:
-        if fd >= 0:
-            os.close(fd)
-        _drop(candidate)
-        raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}") from None
+    failed = _fill_temporary(fd, candidate, output.data or b"", mask)
+    if failed:
+        stage, failure = failed
+        raise refused(f"{stage} of the temporary file failed: {write_failure(failure)}")
     return candidate
 
 
