@@ -74,7 +74,7 @@ def test_the_training_submit_after_a_reissue_is_refused(tmp_path):
     said = [line for line in done.stderr.splitlines() if "submits the ring's entries" in line]
     assert len(said) == 1, done.stderr
     assert said[0].startswith(f"  - {submit}: the host's step"), done.stderr
-    assert f"submits the ring's entries 2 to 42 after the host's step" in said[0], done.stderr
+    assert "submits the ring's entries 2 to 42 after the host's step" in said[0], done.stderr
     assert f"(reissue) at {reissued}:" in said[0], done.stderr
     assert "issue every Submit before the Reissues, or re-issue those submissions with Reissue" in done.stderr
 

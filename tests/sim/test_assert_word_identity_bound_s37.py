@@ -13,8 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from bobc.certify.host_steps import check_host_steps
 from bobc.plan.host import ASSERT_IDENTITY_BYTES
 
