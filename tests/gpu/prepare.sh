@@ -103,6 +103,25 @@ for name, (ptx, _) in sorted(sm90_cases().items()):
         assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
                      "-o", f"{d}/{name}.bobc.cubin"]) == 0
 PYEOF
+# the int8-kernel forms (tests/gpu/test_int_forms_gpu.py): tests/sass/test_int_forms.py's kernels of the corpus's
+# int_forms.ptx / sm90_int_forms.ptx for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
+"$PY" - <<'PYEOF'
+import subprocess
+from bobc.cli import main
+from bobc.nvtools import nvdisasm, ptxas
+from bobc.sass.learn import PTX_CORPUS
+from tests.sass.test_int_forms import gpu_cases
+d = ".device/sim-probes"
+for kernel, (ptx, _, _) in sorted(gpu_cases().items()):
+    arch = "sm_90a" if ptx.startswith("sm90_") else "sm_90"
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", str(PTX_CORPUS / ptx), "-o", f"{d}/{kernel}.ptxas.cubin"],
+                   check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{kernel}.ptxas.cubin"], check=True, capture_output=True,
+                             text=True).stdout
+    open(f"{d}/{kernel}.lst", "w").write(listing)
+    assert main(["asm", f"{d}/{kernel}.lst", "--arch", "sm_90", "--kernel", kernel, "--cubin",
+                 "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
+PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
 du -sh .device .whl
