@@ -91,7 +91,7 @@ rm -rf .device/sim-probes && mkdir -p .device/sim-probes
 import subprocess
 from bobc.cli import main
 from bobc.nvtools import nvdisasm, ptxas
-from tests.sass.test_sim_probe_s37_sassforms3 import PACKED, sm90_cases
+from tests.sass.test_sim_probe_s37_sassforms3 import sm90_cases
 d = ".device/sim-probes"
 for name, (ptx, _) in sorted(sm90_cases().items()):
     open(f"{d}/{name}.ptx", "w").write(ptx)
@@ -99,9 +99,8 @@ for name, (ptx, _) in sorted(sm90_cases().items()):
     listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
                              text=True).stdout
     open(f"{d}/{name}.lst", "w").write(listing)
-    if name not in PACKED:   # bobc's assembler does not encode VIMNMX's 16-bit forms yet (no corpus kernel)
-        assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
-                     "-o", f"{d}/{name}.bobc.cubin"]) == 0
+    assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
+                 "-o", f"{d}/{name}.bobc.cubin"]) == 0
 PYEOF
 # the int8-kernel forms (tests/gpu/test_int_forms_gpu.py): tests/sass/test_int_forms.py's kernels of the corpus's
 # int_forms.ptx / sm90_int_forms.ptx for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
