@@ -1,5 +1,5 @@
 """The int8-kernel forms the simulator learned to read in session 37 (tests/sass/test_int_forms.py, probe s37
-sassforms4) on the GPU: IDP.4A / IDP.2A (dp4a / dp2a), F2IP.U8.F32 (cvt.rni.sat.u8.f32 / cvt.rzi.u8.f32) and
+sassforms4) on the GPU: IDP.4A / IDP.2A (dp4a / dp2a), F2IP.U8.F32 (cvt.rni.sat.u8.f32 / cvt.rzi.u8.f32), VABSDIFF / VABSDIFF4 (sad, vabsdiff4) and
 sm_90's VIMNMX.S16x2 / .U16x2 / .RELU.  Each kernel's ptxas cubin and bobc's (from nvdisasm's listing of it),
 made by tests/gpu/prepare.sh into .device/sim-probes, must store the PTX ISA's definitions the simulator is
 tested against.  tests/gpu/run.sh points SIM_PROBES at them."""

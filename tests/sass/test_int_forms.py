@@ -182,7 +182,36 @@ def gpu_cases() -> dict:
     """The kernels above for the GPU (tests/gpu/test_int_forms_gpu.py; cubins by tests/gpu/prepare.sh, sm_90):
     kernel -> (its corpus PTX file, its input words, the PTX ISA's definition of its output).  The
     simulator's readings of IDP, F2IP and VIMNMX.S16x2 / .U16x2 / .RELU rest on the ISA's words; the GPU
-    must store the same."""
+    must store the same (absolute_differences: VABSDIFF / VABSDIFF4, whose C the simulator reads as the ISA
+    defines vabsdiff4 with the default mask)."""
     return {"dot_products": ("int_forms.ptx", np.concatenate([WORDS, B_WORDS, C_WORDS]), dot_products_want()),
             "quantize": ("int_forms.ptx", FLOATS.view(np.uint32), quantize_want()),
-            "packed_min_max": ("sm90_int_forms.ptx", np.concatenate([WORDS, B_WORDS]), packed_min_max_want())}
+            "packed_min_max": ("sm90_int_forms.ptx", np.concatenate([WORDS, B_WORDS]), packed_min_max_want()),
+            "absolute_differences": ("int_forms.ptx", np.concatenate([WORDS, B_WORDS, C_WORDS]),
+                                     absolute_differences_want())}
+
+
+def absolute_differences_want() -> np.ndarray:
+    """int_forms.ptx absolute_differences of a = WORDS, b = B_WORDS, c = C_WORDS (the PTX ISA: sad.u32 / .s32,
+    vabsdiff .u32 / .s32, vabsdiff4 .u32 / .s32 .add, vabsdiff2.u32.add, vabsdiff4.u32 with the default mask)."""
+    byte = lambda k, v, signed: _part(v, k, 8, signed)   # noqa: E731
+    rows = []
+    for a, b, c in zip(WORDS.tolist(), B_WORDS.tolist(), C_WORDS.tolist()):
+        rows.append([c + abs(a - b), c + abs(_s(a, 32) - _s(b, 32)), abs(a - b), abs(_s(a, 32) - _s(b, 32)),
+                     c + sum(abs(byte(k, a, False) - byte(k, b, False)) for k in range(4)),
+                     c + sum(abs(byte(k, a, True) - byte(k, b, True)) for k in range(4)),
+                     c + sum(abs(_part(a, k, 16, False) - _part(b, k, 16, False)) for k in range(2)),
+                     sum(abs(byte(k, a, False) - byte(k, b, False)) << 8 * k for k in range(4))])
+    return np.array([[v & 0xFFFFFFFF for v in row] for row in rows], dtype=np.uint32)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_absolute_differences_run_to_the_ptx_definitions(arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """VABSDIFF(.U32), VABSDIFF4.U8(.ACC) and LEA.HI.X's '~' operand (sad.s32), refused by the simulator before."""
+    from bobc.sim.kernel import run_kernel
+    want = absolute_differences_want()
+    for which, image in zip(("ptxas", "bobc"), _images(arch, "int_forms.ptx", "absolute_differences", tmp_path)):
+        got = run_kernel(image, arch, grid=1, block=THREADS, params=["out", "in", np.uint32(THREADS)],
+                         buffers={"out": np.zeros_like(want), "in": np.concatenate([WORDS, B_WORDS, C_WORDS])},
+                         kernel_name="absolute_differences")["out"]
+        assert got.tobytes() == want.tobytes(), f"{arch} {which}:\n{got}\n!=\n{want}"

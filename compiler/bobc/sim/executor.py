@@ -1311,6 +1311,32 @@ class Launch:
             total = total + part(a, k, a_bits, signed_a) * part(b, (k if four else first + k), 8, signed_b)
         self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
 
+    def op_VABSDIFF(self, ins, mods, o, mask):
+        """VABSDIFF[.U32] Rd, Ra, Rb, Rc (PTX sad.s32 / sad.u32: c + |a - b|, the difference taken signed, or
+        unsigned with .U32, wrapped to 32 bits; ptxas 13, tools/ptx_corpus/int_forms.ptx)."""
+        if [m for m in mods if m != "U32"]:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        a, b, c = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2], o[3]))
+        if "U32" not in mods:
+            a, b = ((v ^ 0x80000000) - 0x80000000 for v in (a, b))
+        self._dst(ins, o[0], self._full((np.abs(a - b) + c) & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_VABSDIFF4(self, ins, mods, o, mask):
+        """VABSDIFF4.U8[.ACC] Rd, Ra, Rb, Rc (ptxas 13, int_forms.ptx): .ACC is PTX vabsdiff4.u32.u32.u32.add,
+        c + the sum of the four unsigned bytes' |a_i - b_i|, wrapped to 32 bits; without it, vabsdiff4 with no
+        .add and the default mask (all four bytes): the differences packed, byte i the i-th (the ISA's
+        definition, which ptxas's VABSDIFF4.U8 R11, R2, R11, R10 compiles; C's bytes are those the mask leaves,
+        none)."""
+        if tuple(mods) not in (("U8", "ACC"), ("U8",)):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        a, b, c = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2], o[3]))
+        accumulate = "ACC" in mods
+        total = c if accumulate else np.zeros_like(a)
+        for k in range(4):
+            difference = np.abs((a >> 8 * k & 0xFF) - (b >> 8 * k & 0xFF))
+            total = total + (difference if accumulate else difference << 8 * k)
+        self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
+
     def op_F2IP(self, ins, mods, o, mask):
         """F2IP.U8.F32.NTZ Rd, RZ, Rb, RZ (PTX cvt.rni.sat.u8.f32; .TRUNC: cvt.rzi.u8.f32 -- ptxas 13,
         tools/ptx_corpus/int_forms.ptx): Rb rounded to the nearest integer, ties to even (.TRUNC: toward
