@@ -91,7 +91,7 @@ rm -rf .device/sim-probes && mkdir -p .device/sim-probes
 import subprocess
 from bobc.cli import main
 from bobc.nvtools import nvdisasm, ptxas
-from tests.sass.test_sim_probe_s37_sassforms3 import PACKED, sm90_cases
+from tests.sass.test_sim_probe_s37_sassforms3 import sm90_cases
 d = ".device/sim-probes"
 for name, (ptx, _) in sorted(sm90_cases().items()):
     open(f"{d}/{name}.ptx", "w").write(ptx)
@@ -99,9 +99,27 @@ for name, (ptx, _) in sorted(sm90_cases().items()):
     listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
                              text=True).stdout
     open(f"{d}/{name}.lst", "w").write(listing)
-    if name not in PACKED:   # bobc's assembler does not encode VIMNMX's 16-bit forms yet (no corpus kernel)
-        assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
-                     "-o", f"{d}/{name}.bobc.cubin"]) == 0
+    assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
+                 "-o", f"{d}/{name}.bobc.cubin"]) == 0
+PYEOF
+# the int8-kernel forms (tests/gpu/test_int_forms_gpu.py): tests/sass/test_int_forms.py's kernels of the corpus's
+# int_forms.ptx / sm90_int_forms.ptx for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
+"$PY" - <<'PYEOF'
+import subprocess
+from bobc.cli import main
+from bobc.nvtools import nvdisasm, ptxas
+from bobc.sass.learn import PTX_CORPUS
+from tests.sass.test_int_forms import gpu_cases
+d = ".device/sim-probes"
+for kernel, (ptx, _, _) in sorted(gpu_cases().items()):
+    arch = "sm_90a" if ptx.startswith("sm90_") else "sm_90"
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", str(PTX_CORPUS / ptx), "-o", f"{d}/{kernel}.ptxas.cubin"],
+                   check=True)
+    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{kernel}.ptxas.cubin"], check=True, capture_output=True,
+                             text=True).stdout
+    open(f"{d}/{kernel}.lst", "w").write(listing)
+    assert main(["asm", f"{d}/{kernel}.lst", "--arch", "sm_90", "--kernel", kernel, "--cubin",
+                 "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/

@@ -3,7 +3,7 @@ run on the GPU: sm_90's VIMNMX.S16x2 / .U16x2 / .RELU (PTX min / max on 16-bit h
 negation, absolute value and borrow chains (IADD3 with a carry out of a subtraction, IADD3.X of a
 complement) and prmt's byte-select modes.  The simulator's reading of each rests on the PTX ISA's words
 (the definitions in that file, computed with Python integers); here ptxas's cubin and bobc's (`bobc asm
---cubin` of nvdisasm's listing of it, where bobc encodes the kernel) must store the same values on the hardware, so the simulator, the
+--cubin` of nvdisasm's listing of it) must store the same values on the hardware, so the simulator, the
 ISA and the GPU agree on these kernels.
 
 The cubins are made where ptxas and nvdisasm are, by tests/gpu/prepare.sh (.device/sim-probes);
@@ -19,12 +19,12 @@ import pytest
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
-from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, PACKED, THREADS, sm90_cases  # noqa: E402
+from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, THREADS, sm90_cases  # noqa: E402
 
 CASES = sm90_cases()
-# bobc's cubin of each kernel its assembler encodes: not yet VIMNMX's 16-bit and .RELU forms (PACKED; min.s16x2
-# is sm_90-only PTX, which no corpus kernel holds: probe s37 sassforms3 item 9), so those run as ptxas's only
-RUNS = [(name, "ptxas") for name in CASES] + [(name, "bobc") for name in CASES if name not in PACKED]
+# ptxas's cubin of each kernel and bobc's from its nvdisasm listing (VIMNMX's 16-bit and .RELU forms too, since
+# tools/ptx_corpus/sm90_int_forms.ptx taught the assembler them: probe s37 sassforms4)
+RUNS = [(name, which) for name in CASES for which in ("ptxas", "bobc")]
 
 
 @pytest.fixture(scope="module")

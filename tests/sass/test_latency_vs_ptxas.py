@@ -171,15 +171,21 @@ KNOWN_BELOW = {
     ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
     ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
     ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
-    ("sm_86", "SEL", "memory", "R"): (8, 6),         # bobc 5 (16, 2 before math_forms.ptx wide_products; 8, 4 before math_forms2.ptx)
+    ("sm_86", "SEL", "memory", "R"): (8, 8),         # bobc 5 (16, 2 before math_forms.ptx wide_products; 8, 4 before math_forms2.ptx; 8, 6 before int_forms.ptx)
     # math_forms2.ptx (session 37): results gathered into one STG.E.128 (slack: ptxas waits for the last of four)
     ("sm_86", "FMNMX", "memory", "R"): (9, 2),       # bobc 5
     ("sm_90", "FMNMX", "memory", "R"): (11, 2),      # bobc 5
     # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
     # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
     ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),
-    ("sm_90", "SEL", "memory", "R"): (14, 3),        # bobc 5 (14, 1 before math_forms2.ptx)
+    ("sm_90", "SEL", "memory", "R"): (13, 5),        # bobc 5 (14, 1 before math_forms2.ptx; 14, 3 before int_forms.ptx)
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
+    # int_forms.ptx / sm90_int_forms.ptx (session 37, sassforms4): results gathered into two STG.E.128 (slack)
+    ("sm_86", "VABSDIFF", "memory", "R"): (12, 2),   # bobc 7
+    ("sm_86", "VABSDIFF4", "memory", "R"): (12, 2),  # bobc 7
+    ("sm_90", "VABSDIFF", "memory", "R"): (9, 2),    # bobc 7
+    ("sm_90", "VABSDIFF4", "memory", "R"): (9, 2),   # bobc 7
+    ("sm_90", "VIMNMX", "memory", "R"): (10, 6),     # bobc 7
     # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
     ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4

@@ -555,7 +555,7 @@ def _edit_distance(a: str, b: str) -> int:
 # of them for tools/ptx_corpus; probe s28 asm saw most in its listings): refused as such, with no
 # did-you-mean (IMMA is not a misspelt HMMA, nor MATCH of UTMASTG)
 NVIDIA_OPCODES_NOT_ENCODED = {
-    "ATOM", "ST", "MATCH", "IDP", "I2IP", "F2IP", "FCHK", "FSET", "HSET2", "VABSDIFF", "VABSDIFF4", "IMMA",
+    "ATOM", "ST", "MATCH", "I2IP", "FSET", "HSET2", "IMMA",
     "BMMA", "DMMA", "QSPC", "ARRIVES", "NANOSLEEP", "PMTRIG",
     "BREAK", "BMOV", "UPOPC", "VIADDMNMX", "STSM", "STAS", "REDAS", "USEL", "UP2UR", "UR2UP", "UBLKCP",
     "UBLKPF", "UBLKRED", "UTMAPF", "UTMAREDG", "QGMMA", "IGMMA", "TEX", "TLD", "TLD4", "TXQ", "SULD",

@@ -495,7 +495,7 @@ class Encoder:
         elif invert:
             where = "this operand" if opcode not in L.COMPLEMENT_WITH_CARRY else "this operand without .X"
             raise EncodeProblem(f"{opcode} takes no '~' on {where} (nvdisasm prints '~' only on the sources "
-                                f"of IADD3.X, IMAD.X and UIADD3.X)")
+                                f"of IADD3.X, IMAD.X, UIADD3.X and LEA.X)")
         for name in ("neg", "abs"):
             if name in allowed:
                 placed.flag(spec[name], written[name])

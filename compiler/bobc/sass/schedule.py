@@ -124,7 +124,11 @@ FP64_RESULT_DELAY = 2
 # R2UR's 13, the least ptxas leaves (5 of 24 at 13, tests/sass/test_latency_vs_ptxas.py).
 FIXED_ON_ARCH = {"sm_86": {"VOTEU": DEFAULT_LATENCY, "UFLO": DEFAULT_LATENCY},
                  "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8, "VOTEU": DEFAULT_LATENCY,
-                           "UFLO": DEFAULT_LATENCY, "R2UR": 13}}
+                           "UFLO": DEFAULT_LATENCY, "R2UR": 13,
+                           # ptxas 13 reads sm_90's IABS 8 cycles on at the earliest (5 placements, IABS ->
+                           # IADD3 / IMAD, tools/ptx_corpus/int_forms.ptx absolute_differences); its sm_86
+                           # code reads it at bobc's 6.  The longer wait is never wrong (probe s37 sassforms4)
+                           "IABS": 8}}
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90

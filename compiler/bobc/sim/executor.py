@@ -1283,6 +1283,75 @@ class Launch:
 
     op_VIMNMX = op_IMNMX
 
+    def op_IDP(self, ins, mods, o, mask):
+        """IDP.4A.<A>.<B> / IDP.2A.LO|HI.<A>.<B> (PTX dp4a / dp2a, ptxas 13: tools/ptx_corpus/int_forms.ptx):
+        d = c + the sum of the products of A's and B's parts, each signed (.S8 / .S16) or unsigned (.U8 /
+        .U16) as its modifier says -- dp4a: the four byte pairs; dp2a: A's two halves times B's bytes 0, 1
+        (.LO) or 2, 3 (.HI) -- wrapped to 32 bits (the ISA's definition)."""
+        mods = tuple(mods)
+        four = mods[:1] == ("4A",)
+        types = [m for m in mods if m in ("S8", "U8", "S16", "U16")]
+        lanes = [m for m in mods if m in ("LO", "HI")]
+        known = {"4A", "2A", "LO", "HI", "S8", "U8", "S16", "U16"}
+        shape_ok = (four and len(types) == 2 and all(t.endswith("8") for t in types) and not lanes) or (
+            mods[:1] == ("2A",) and len(lanes) == 1 and len(types) == 2 and types[0].endswith("16")
+            and types[1].endswith("8"))
+        if [m for m in mods if m not in known] or not shape_ok:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        a, b, c = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2], o[3]))
+
+        def part(v, index, bits, signed):
+            x = v >> (index * bits) & ((1 << bits) - 1)
+            return (x ^ (1 << bits - 1)) - (1 << bits - 1) if signed else x
+
+        a_bits, signed_a, signed_b = (8 if four else 16), types[0].startswith("S"), types[1].startswith("S")
+        first = 2 if lanes == ["HI"] else 0
+        total = c
+        for k in range(4 if four else 2):
+            total = total + part(a, k, a_bits, signed_a) * part(b, (k if four else first + k), 8, signed_b)
+        self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_VABSDIFF(self, ins, mods, o, mask):
+        """VABSDIFF[.U32] Rd, Ra, Rb, Rc (PTX sad.s32 / sad.u32: c + |a - b|, the difference taken signed, or
+        unsigned with .U32, wrapped to 32 bits; ptxas 13, tools/ptx_corpus/int_forms.ptx)."""
+        if [m for m in mods if m != "U32"]:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        a, b, c = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2], o[3]))
+        if "U32" not in mods:
+            a, b = ((v ^ 0x80000000) - 0x80000000 for v in (a, b))
+        self._dst(ins, o[0], self._full((np.abs(a - b) + c) & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_VABSDIFF4(self, ins, mods, o, mask):
+        """VABSDIFF4.U8[.ACC] Rd, Ra, Rb, Rc (ptxas 13, int_forms.ptx): .ACC is PTX vabsdiff4.u32.u32.u32.add,
+        c + the sum of the four unsigned bytes' |a_i - b_i|, wrapped to 32 bits; without it, vabsdiff4 with no
+        .add and the default mask (all four bytes): the differences packed, byte i the i-th (the ISA's
+        definition, which ptxas's VABSDIFF4.U8 R11, R2, R11, R10 compiles; C's bytes are those the mask leaves,
+        none)."""
+        if tuple(mods) not in (("U8", "ACC"), ("U8",)):
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        a, b, c = (np.asarray(self.u32(ins, x)).astype(np.int64) for x in (o[1], o[2], o[3]))
+        accumulate = "ACC" in mods
+        total = c if accumulate else np.zeros_like(a)
+        for k in range(4):
+            difference = np.abs((a >> 8 * k & 0xFF) - (b >> 8 * k & 0xFF))
+            total = total + (difference if accumulate else difference << 8 * k)
+        self._dst(ins, o[0], self._full(total & 0xFFFFFFFF).astype(np.uint32), mask)
+
+    def op_F2IP(self, ins, mods, o, mask):
+        """F2IP.U8.F32.NTZ Rd, RZ, Rb, RZ (PTX cvt.rni.sat.u8.f32; .TRUNC: cvt.rzi.u8.f32 -- ptxas 13,
+        tools/ptx_corpus/int_forms.ptx): Rb rounded to the nearest integer, ties to even (.TRUNC: toward
+        zero), clamped to 0..255, NaN 0, written zero-extended (the ISA's cvt to .u8, saturating as every
+        float-to-integer cvt does).  The packing sources (A, C) are read only as ptxas writes them, RZ:
+        what another register there contributes is not documented, so it is refused."""
+        if [m for m in mods if m not in ("U8", "F32", "NTZ", "TRUNC")] or "U8" not in mods or "F32" not in mods:
+            self._unmodeled(ins, f"{ins.full_opcode} (modifiers {'.'.join(mods)})")
+        if any(not (x.kind == "reg" and x.index == RZ) for x in (o[1], o[3])):
+            self._unmodeled(ins, f"{ins.full_opcode} with a packing source other than RZ")
+        x = self._full(np.asarray(self.f32(ins, o[2]), dtype=np.float64))
+        r = np.trunc(x) if "TRUNC" in mods else np.rint(x)
+        r = np.clip(np.where(np.isnan(r), 0.0, r), 0, 255).astype(np.int64)
+        self._dst(ins, o[0], r.astype(np.uint32), mask)
+
     def op_IABS(self, ins, mods, o, mask):
         v = self._typed(ins, o[1], np.int32).astype(np.int64)
         self._dst(ins, o[0], (np.abs(v) & 0xFFFFFFFF).astype(np.uint32), mask)

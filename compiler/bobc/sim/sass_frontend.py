@@ -265,7 +265,7 @@ _INVERTED_MASK = {"BRA.DIV", "BRA.CONV"}      # BRA.DIV ~URZ, target: the full-w
 # The carry-in additions' sources: nvdisasm prints their negate bit as `~` (the assembler's README: `~` on the
 # sources of IADD3.X, IMAD.X, UIADD3.X), the bitwise complement a two-word subtraction's high word adds
 # (ptxas's neg.s64 is IADD3 R8, P0, RZ, -R2, RZ then IADD3.X R9, RZ, ~R3, RZ, P0, !PT); executor.u32 applies it
-_COMPLEMENTED = {"IADD3", "IMAD", "UIADD3"}
+_COMPLEMENTED = {"IADD3", "IMAD", "UIADD3", "LEA"}   # LEA.HI.X.SX32 R15, R6, ~R15 (ptxas: sad.s32)
 
 
 def _binary32_immediate(o: Operand) -> Operand:

@@ -131,6 +131,15 @@ LAYOUTS: dict[str, list[str]] = {
     "IABS": ["Rd Sb"],
     "I2I": ["Rd Sb"],
     "BMSK": ["Rd Ra Sb"],
+    # tools/ptx_corpus/int_forms.ptx (probe s37 sassforms4): dp4a / dp2a (IDP.4A / IDP.2A: d = c + a . b),
+    # cvt.rni.sat.u8.f32 / cvt.rzi.u8.f32 (F2IP.U8.F32.NTZ Rd, RZ, Rb, RZ: the value in B), sad / vabsdiff
+    # (VABSDIFF: |a - b| + c), vabsdiff4 (VABSDIFF4.U8: per byte), all with C at 64; div.rn.f32's slow-path
+    # check FCHK Pu, Ra, Rb (Pu at 81: nvdisasm reads bits 81 / 82 flipped as P1 / P2)
+    "IDP": ["Rd Ra Sb Sc"],
+    "F2IP": ["Rd Ra Sb Sc"],
+    "VABSDIFF": ["Rd Ra Sb Sc"],
+    "VABSDIFF4": ["Rd Ra Sb Sc"],
+    "FCHK": ["Pu Ra Sb"],
     "LDG": ["Rd Mem"],
     "STG": ["MemSt Sb"],
     "LDS": ["Rd Mem"],
@@ -232,6 +241,7 @@ OPERAND_MODIFIERS = {
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
     "IMAD": {"C": ("neg",)},
+    "LEA": {"B": ("neg",)},        # ptxas: LEA.HI R9, R6, -R13, RZ, 0x10 sets bit 63 (int_forms.ptx)
     "HGMMA": {"A": ("neg",)},      # -R56: negate A (in registers); gdesc[..].negA otherwise
 }
 
@@ -239,7 +249,10 @@ OPERAND_MODIFIERS = {
 # nvdisasm prints it as '~' (ptxas: IADD3.X R3, R10, ~c[0x0][0x164], RZ, P1, !PT sets bit 63;
 # IMAD.X R7, RZ, RZ, ~R7, P0 sets bit 75; UIADD3.X UR5, URZ, ~UR7, URZ, UP1, !UPT sets bit 63;
 # tests/sass/test_modifiers.py), so a source writes '~' on them and '-' is refused.
-COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3"}
+COMPLEMENT_WITH_CARRY = {"IADD3", "IMAD", "UIADD3", "LEA"}
+# ... LEA.HI.X too, on B (OPERAND_MODIFIERS["LEA"]): bit 63, REG_B's negate, which nvdisasm prints as '-' on a
+# plain LEA and '~' on LEA.X (ptxas 13, sad / vabsdiff2 of tools/ptx_corpus/int_forms.ptx, both targets:
+# LEA.HI R9, R6, -R13, RZ, 0x10 and LEA.HI.X.SX32 R15, R6, ~R15, 0x1, P1 each set bit 63)
 
 # .reuse bits follow the operand's logical position, not the field it lands in: with an
 # immediate/constant third source, B's register moves to the C field but keeps B's reuse
@@ -267,7 +280,9 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
                  "HSETP2", "SGXT", "BMSK", "I2I",
                  # ptxas 13.0 (CUDA 13.0) marks IABS's source (its B) on sm_90 in math_forms.ptx, 13.5
                  # does not: bobc asm refused that listing (probe s37 floor finding 2)
-                 "IABS"}
+                 "IABS",
+                 # ptxas 13 marks these too (tools/ptx_corpus/int_forms.ptx, both targets)
+                 "IDP", "F2IP", "VABSDIFF"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
@@ -368,6 +383,7 @@ VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F
                     "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
                     "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "B2R",
                     "REDUX", "UFLO", "VOTEU",
+                    "FCHK",   # ptxas sets a write scoreboard on FCHK (int_forms.ptx divide, both targets)
                     "FRND"}   # ptxas sets a write scoreboard on every FRND (math_forms.ptx, both targets)
 # Variable-latency opcodes that read their register sources late: a later
 # overwrite of those sources must wait for the read barrier.
