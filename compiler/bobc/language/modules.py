@@ -213,7 +213,8 @@ def _parser_identity() -> bytes:
 _IDENTITY: bytes | None = None
 # every source a stored tree depends on, relative to this folder (tests/test_cache_keys.py holds
 # it to what parse.py imports)
-PARSER_SOURCES = ("grammar.lark", "parse.py", "syntax.py", "limits.py", "modules.py", "../errors.py")
+PARSER_SOURCES = ("grammar.lark", "parse.py", "syntax.py", "limits.py", "modules.py", "../errors.py",
+                  "../source_bytes.py")
 
 
 def _module_bytes(spec) -> bytes:
