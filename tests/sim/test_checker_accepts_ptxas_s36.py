@@ -226,3 +226,17 @@ def test_an_sm90_r2ur_result_is_read_no_sooner_than_ptxas_reads_it():
     with pytest.raises(Hazard) as caught:
         _run("sm_90", body(2))
     assert "reads UR4 2 cycles after" in caught.value.reason and "an R2UR result needs 13" in caught.value.reason
+
+
+# --- FRND.F16 is the FP16 unit's, timed without a scoreboard as ptxas writes it (math_forms2.ptx half_forms2);
+# its result read sooner than the FP16 unit's latency is still a hazard
+
+@pytest.mark.parametrize("target", ["sm_86", "sm_90"])
+def test_frnd_f16_is_timed_as_the_fp16_units_result(target):
+    timed = """
+[B------:R-:W-:-:S05] FRND.F16 R2, R0
+[B------:R-:W-:-:S05] IADD3 R3, R2, 0x1, RZ"""
+    _run(target, timed)
+    with pytest.raises(Hazard) as caught:
+        _run(target, timed.replace("S05] FRND", "S01] FRND"))
+    assert "R2" in caught.value.reason
