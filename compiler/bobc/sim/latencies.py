@@ -22,9 +22,19 @@ COUPLED_ALU = frozenset({"IADD3", "LOP3", "ISETP", "LEA", "SHF", "MOV", "SEL", "
                          "PLOP3", "IMNMX", "VIMNMX", "IABS", "PRMT", "P2R", "R2P", "VOTE", "CS2R", "UMOV",
                          "F2FP", "I2FP",           # I2FP: not in the table; ALU as its sibling F2FP
                          # I2I, BMSK, SGXT: integer ALU ops ptxas times without a scoreboard (math_forms.ptx)
-                         "I2I", "BMSK", "SGXT"})
+                         "I2I", "BMSK", "SGXT",
+                         # ptxas sets no write scoreboard on these (tools/ptx_corpus/int_forms.ptx, both
+                         # targets, tests/sass/data corpus-sm_*.tsv): F2IP.U8.F32 (NAK has no row) is read
+                         # 4 cycles on by a LOP3 -- the ALU's latency, where an FMA-pipe result needs 5;
+                         # VABSDIFF / VABSDIFF4 (no NAK row) are the integer |a - b| (+ c) of the video
+                         # family VIMNMX belongs to, read 9 cycles on at the earliest (by an STG)
+                         "F2IP", "VABSDIFF", "VABSDIFF4"})
 COUPLED_FMA = frozenset({"FFMA", "FADD", "FMUL", "IMAD",
-                         "VIADD"})   # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
+                         "VIADD",    # sm_90's VIADD: ptxas reads it 4 cycles on from an IMAD (FMA pipe)
+                         # IDP.4A / IDP.2A: NAK's IDp4 row (CoupledFMA); ptxas sets no write scoreboard
+                         # on it and reads it 5 cycles on at the earliest, by an STG (int_forms.ptx
+                         # dot_products, both targets): an FMA result's latency to the address unit
+                         "IDP"})
 FP16 = frozenset({"HADD2", "HMUL2", "HFMA2", "HMNMX2"})           # FP16 / FP16_Alu / FP16_F32 rows agree
 DECOUPLED = frozenset({"S2R", "S2UR", "LDC", "MUFU", "LDG", "SHFL", "LDS", "LDSM", "ATOMS", "ATOMG", "ATOM",
                        "LDL", "LD", "F2F", "F2I", "I2F", "POPC", "FLO", "BREV",
