@@ -18,6 +18,7 @@ part is the simulator's channel.
 """
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field
 from typing import Callable
@@ -95,8 +96,18 @@ def fill_bytes(fill: HostFill, input_step: int) -> bytes:
         with np.errstate(all="ignore"):
             return np.float64(v).astype("<f4").tobytes()
     if not (0.0 <= v < 4294967296.0) or v != np.floor(v):
-        raise HostStepFault(f"fill ({fill.note}): its value {v!r} at step {t} is no natural below 2^32")
+        # the C host's words, byte for byte (plan_fill.c bobc_fill_bytes): the value as printf's %.17g,
+        # the exact step; it names no fill (its note is not in the plan's C data)
+        raise HostStepFault(f"a fill's value {_printf_17g(v)} at step {t} is no natural below 2^32")
     return struct.pack("<I", int(v))
+
+
+def _printf_17g(v: float) -> str:
+    """`v` as glibc's printf("%.17g") writes it: Python's %-format is C's for finite values and
+    infinities; a NaN is nan, or -nan with its sign bit set."""
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return "%.17g" % v
 
 
 class SimulatedHost:
