@@ -9,7 +9,7 @@ around each, and reads each QMD they name through a small kernel that copies fro
 address.  The JSON it writes is decoded by bench/gpu/cuda_launch_decode.py with bobc's own
 pushbuffer and QMD tables.
 
-    python3 bench/gpu/cuda_launch_probe.py OUT.json [--launches 6]
+    python3 bench/gpu/cuda_launch_probe.py OUT.json [--launches 6] [--priorities] [--cluster] [--shared]
 """
 import argparse
 import json
@@ -150,6 +150,9 @@ def main() -> None:
                         help="also launch on the highest- and the lowest-priority stream (grids 301.., 401..)")
     parser.add_argument("--cluster", action="store_true",
                         help="also launch a kernel compiled for clusters of 4 blocks (grids 501..) beside a plain one (601..)")
+    parser.add_argument("--shared", action="store_true",
+                        help="also launch kernels with 1, 16 and 48 KiB of static shared memory (grids 701.., 711.., 721..) "
+                             "and 100 KiB of dynamic (731..): the QMD's shared-memory fields CUDA writes for each")
     args = parser.parse_args()
     empty = cp.RawKernel(r'extern "C" __global__ void empty(int tag) {}', "empty")
     stream = cp.cuda.Stream(non_blocking=True)
@@ -198,6 +201,25 @@ def main() -> None:
                 empty((601 + i, 1, 4), (64,), (np.int32(i),))
             stream.synchronize()
         hits += [h for h in scan("cluster") if h["address"] not in seen]
+    if args.shared:
+        # static shared memory of 1, 16 and 48 KiB (grids 701.., 711.., 721..), dynamic 100 KiB (731..): what
+        # CUDA puts in SHARED_MEMORY_SIZE and the carve-out fields for each (docs/ampere-path-comparison.md)
+        seen |= {h["address"] for h in hits}
+        body = "s[threadIdx.x] = tag; __syncthreads(); if (tag < 0) out[0] = s[(threadIdx.x + 1) % 64];"
+        kernels = [(cp.RawKernel(f'extern "C" __global__ void shared{n}(int* out, int tag) '
+                                 f'{{ __shared__ int s[{n * 256}]; {body} }}', f"shared{n}"), 701 + 10 * k, 0)
+                   for k, n in enumerate((1, 16, 48))]
+        dynamic = cp.RawKernel(f'extern "C" __global__ void dynamic_shared(int* out, int tag) '
+                               f'{{ extern __shared__ int s[]; {body} }}', "dynamic_shared")
+        dynamic.max_dynamic_shared_size_bytes = 100 * 1024
+        kernels.append((dynamic, 731, 100 * 1024))
+        out = cp.zeros(1, cp.int32)
+        with stream:
+            for kernel, first, dynamic_bytes in kernels:
+                for i in range(min(args.launches, 3)):
+                    kernel((first + i,), (64,), (out, np.int32(i)), shared_mem=dynamic_bytes)
+            stream.synchronize()
+        hits += [h for h in scan("shared") if h["address"] not in seen]
     dump, qmds = read_back(hits, cp.RawKernel(PEEK, "peek"))
     json.dump(dict(hits=hits, pushbuffer=dump, qmds={f"{a:#x}": v for a, v in qmds.items()},
                    device=cp.cuda.runtime.getDeviceProperties(0)["name"].decode()), open(args.out, "w"))
