@@ -12,14 +12,12 @@ slow-path check), VABSDIFF(.U32) / VABSDIFF4.U8(.ACC) (sad, vabsdiff4), and sm_9
 from __future__ import annotations
 
 import re
-import subprocess
 
 import numpy as np
 import pytest
 
-from bobc.cli import main
-from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass.learn import PTX_CORPUS, read_corpus
+from tests.sass.test_math_forms import _images as corpus_images
 from tests.sass.test_math_forms import _text
 from tests.sass.test_subword_constant_loads import assembles_and_decodes_back
 
@@ -56,17 +54,8 @@ def test_each_ptxas_word_assembles_and_decodes_back(arch, needs_nvdisasm):
 
 
 def _images(arch: str, ptx: str, kernel: str, folder) -> tuple[bytes, bytes]:
-    """(ptxas's cubin of `ptx`, bobc's cubin of `kernel` from nvdisasm's listing of it)."""
-    cubin = folder / "k.cubin"
-    arch_flag = "sm_90a" if ptx.startswith("sm90_") else arch
-    subprocess.run([ptxas(), f"-arch={arch_flag}", "-O3", "-o", str(cubin), str(PTX_CORPUS / ptx)], check=True,
-                   capture_output=True)
-    listing = subprocess.run([nvdisasm(), "-hex", str(cubin)], check=True, capture_output=True, text=True).stdout
-    written = folder / "k.sass"
-    written.write_text(listing)
-    out = folder / "bobc.cubin"
-    assert main(["asm", str(written), "--arch", arch, "--kernel", kernel, "--cubin", "-o", str(out)]) == 0
-    return cubin.read_bytes(), out.read_bytes()
+    """(ptxas's cubin of `ptx` (sm_90a for an sm90_ file), bobc's cubin of `kernel` from nvdisasm's listing of it)."""
+    return corpus_images(arch, kernel, folder, PTX_CORPUS / ptx, "sm_90a" if ptx.startswith("sm90_") else arch)
 
 
 KERNELS = [(arch, "int_forms.ptx", k) for arch in ARCHES

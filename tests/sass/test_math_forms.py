@@ -231,10 +231,12 @@ def _text(image: bytes, kernel: str) -> bytes:
     return bytes(next(s for s in binary.sections if s.name == f".text.{kernel}").content)
 
 
-def _images(arch: str, kernel: str, folder) -> tuple[bytes, bytes]:
-    """(ptxas's cubin of math_forms.ptx, bobc's cubin of `kernel` from nvdisasm's listing of it)."""
+def _images(arch: str, kernel: str, folder, ptx=PTX, ptxas_arch: str | None = None) -> tuple[bytes, bytes]:
+    """(ptxas's cubin of `ptx` (math_forms.ptx; for `ptxas_arch`, else `arch`), bobc's cubin of `kernel`
+    from nvdisasm's listing of it, for `arch`)."""
     cubin = folder / "k.cubin"
-    subprocess.run([ptxas(), f"-arch={arch}", "-O3", "-o", str(cubin), str(PTX)], check=True, capture_output=True)
+    subprocess.run([ptxas(), f"-arch={ptxas_arch or arch}", "-O3", "-o", str(cubin), str(ptx)], check=True,
+                   capture_output=True)
     listing = subprocess.run([nvdisasm(), "-hex", str(cubin)], check=True, capture_output=True, text=True).stdout
     written = folder / "k.sass"
     written.write_text(listing)

@@ -13,15 +13,14 @@ With the pinned ptxas and nvdisasm:
 from __future__ import annotations
 
 import re
-import subprocess
 
 import numpy as np
 import pytest
 
-from bobc.cli import main
-from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass.learn import PTX_CORPUS, read_corpus
+from tests.sass.test_math_forms import _images as corpus_images
 from tests.sass.test_math_forms import _text
+from tests.sass.test_sim_probe_s37_sassforms3 import PRMT_TABLE   # PTX prmt's mode table, the ISA's
 from tests.sass.test_subword_constant_loads import assembles_and_decodes_back
 
 ARCHES = ("sm_86", "sm_90")
@@ -64,14 +63,7 @@ def test_each_ptxas_word_assembles_and_decodes_back(arch, needs_nvdisasm):
 
 def _images(arch: str, kernel: str, folder) -> tuple[bytes, bytes]:
     """(ptxas's cubin of math_forms2.ptx, bobc's cubin of `kernel` from nvdisasm's listing of it)."""
-    cubin = folder / "k.cubin"
-    subprocess.run([ptxas(), f"-arch={arch}", "-O3", "-o", str(cubin), str(PTX)], check=True, capture_output=True)
-    listing = subprocess.run([nvdisasm(), "-hex", str(cubin)], check=True, capture_output=True, text=True).stdout
-    written = folder / "k.sass"
-    written.write_text(listing)
-    out = folder / "bobc.cubin"
-    assert main(["asm", str(written), "--arch", arch, "--kernel", kernel, "--cubin", "-o", str(out)]) == 0
-    return cubin.read_bytes(), out.read_bytes()
+    return corpus_images(arch, kernel, folder, PTX)
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -81,13 +73,6 @@ def test_kernel_assembles_to_ptxas_text(arch, kernel, tmp_path, needs_ptxas, nee
     assert _text(bobc_image, kernel) == _text(ptxas_image, kernel)
 
 
-# PTX prmt's mode table (the ISA's, d.b0 first): the byte of {b, a} each result byte takes, by c[1:0]
-PRMT_TABLE = {"f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
-              "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
-              "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
-              "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
-              "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
-              "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3))}
 THREADS = 32
 A = np.array([0x03020100, 0x12345678, 0xDEADBEEF, 0xFFFFFFFF, 0, 0x80FF7F01] * 5 + [7, 0x01020304], dtype=np.uint32)
 B = np.roll(A, 3) ^ np.uint32(0x5A5A5A5A)
