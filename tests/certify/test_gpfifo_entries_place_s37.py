@@ -4,27 +4,7 @@ do; the count is the whole-program plan's field, and the refusal now says where 
 written and what to do."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
-REPOSITORY = Path(__file__).resolve().parents[2]
-PLAN = "LinReg/Build/NativeHost.bob"
-
-
-def check(tmp_path, *replacements):
-    shutil.copytree(REPOSITORY / "examples/linear_regression/LinReg", tmp_path / "LinReg")
-    plan = tmp_path / PLAN
-    text = plan.read_text(encoding="utf-8")
-    for old, new in replacements:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    plan.write_text(text, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(REPOSITORY / "compiler"), "BOBC_CACHE_DIR": "off"}
-    return subprocess.run([sys.executable, "-m", "bobc", "check", PLAN], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
+from tests.certify.test_ring_positions_s37 import check
 
 
 def test_a_gpfifo_smaller_than_the_submissions_is_refused_where_the_plan_is_written(tmp_path):

@@ -21,7 +21,9 @@ PLAN = "LinReg/Build/NativeHost.bob"
 TRAIN_SUBMIT = "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepSubmit lrSubmissionCount 0"
 
 
-def check(tmp_path, *replacements, drop_proof=False):
+def check(tmp_path, *replacements, drop_proof=False, before_train_steps=""):
+    """`bobc check` of a copy of LinReg's host with `replacements` made (each text once), its
+    lrHostIssuesEverySubmission proof dropped if asked, `before_train_steps` put before lrTrainSteps."""
     shutil.copytree(REPOSITORY / "examples/linear_regression/LinReg", tmp_path / "LinReg")
     plan = tmp_path / PLAN
     text = plan.read_text(encoding="utf-8")
@@ -32,6 +34,7 @@ def check(tmp_path, *replacements, drop_proof=False):
         start = text.index("def lrHostIssuesEverySubmission ")
         end = text.index("(refl Nat lrSubmissionCount)", start) + len("(refl Nat lrSubmissionCount)")
         text = text[:start] + text[end:]
+    text = text.replace("\ndef lrTrainSteps ", before_train_steps + "\ndef lrTrainSteps ", 1)
     plan.write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY / "compiler"), "BOBC_CACHE_DIR": "off"}
     return subprocess.run([sys.executable, "-m", "bobc", "check", PLAN], cwd=tmp_path, env=env,

@@ -8,14 +8,9 @@ Submit 1, Reissue of piece 0 (gpPut 2), Submit 3 issued image words 0, 0, 2 ther
 on the typed hosts."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+from tests.certify.test_ring_positions_s37 import PLAN
+from tests.certify.test_ring_positions_s37 import check as ring_check
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-PLAN = "LinReg/Build/NativeHost.bob"
 FORWARD_SUBMIT = "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepSubmit lrForwardLaunches 0"
 TRAINING_PUBLISH = "(constructor NvidiaPlanHostSteps NvidiaPlanHostStepCheckpointPublish linRegUpdatesPerInvocation 1 lrEnd)"
 # ring entry 0 of the plan's own GPFIFO image (what check_reissues holds a Reissue's entry to)
@@ -32,21 +27,7 @@ def reissue(gp_put: str, stride: int = 0) -> str:
 
 
 def check(tmp_path, *replacements, drop_proof=False):
-    shutil.copytree(REPOSITORY / "examples/linear_regression/LinReg", tmp_path / "LinReg")
-    plan = tmp_path / PLAN
-    text = plan.read_text(encoding="utf-8")
-    for old, new in replacements:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    if drop_proof:      # the plan's own statement that its host's gpPuts reach its submissions
-        start = text.index("def lrHostIssuesEverySubmission ")
-        end = text.index("(refl Nat lrSubmissionCount)", start) + len("(refl Nat lrSubmissionCount)")
-        text = text[:start] + text[end:]
-    text = text.replace("\ndef lrTrainSteps ", RING_ENTRY + "\ndef lrTrainSteps ", 1)
-    plan.write_text(text, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(REPOSITORY / "compiler"), "BOBC_CACHE_DIR": "off"}
-    return subprocess.run([sys.executable, "-m", "bobc", "check", PLAN], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return ring_check(tmp_path, *replacements, drop_proof=drop_proof, before_train_steps=RING_ENTRY)
 
 
 def place(tmp_path, needle: str) -> str:

@@ -84,42 +84,35 @@ for kernel in ("rounding", "integer_forms", "wide_compares", "half_forms", "wide
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
 assert main(["asm", "tests/sass/data/i2i_bits.sass", "--arch", "sm_90", "--cubin", "-o", f"{d}/i2i_bits.cubin"]) == 0
 PYEOF
-# the simulator's readings of session 37's integer forms (tests/gpu/test_sim_probes_gpu.py): each kernel of
-# tests/sass/test_sim_probe_s37_sassforms3.py for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
+# the simulator's readings of session 37's integer forms, ptxas's cubin and bobc's (from its nvdisasm listing)
+# of each sm_90 kernel: tests/sass/test_sim_probe_s37_sassforms3.py's (tests/gpu/test_sim_probes_gpu.py) and
+# tests/sass/test_int_forms.py's of the corpus's int_forms.ptx / sm90_int_forms.ptx (tests/gpu/test_int_forms_gpu.py)
 rm -rf .device/sim-probes && mkdir -p .device/sim-probes
-"$PY" - <<'PYEOF'
-import subprocess
-from bobc.cli import main
-from bobc.nvtools import nvdisasm, ptxas
-from tests.sass.test_sim_probe_s37_sassforms3 import sm90_cases
-d = ".device/sim-probes"
-for name, (ptx, _) in sorted(sm90_cases().items()):
-    open(f"{d}/{name}.ptx", "w").write(ptx)
-    subprocess.run([ptxas(), "-arch=sm_90", "-O3", f"{d}/{name}.ptx", "-o", f"{d}/{name}.ptxas.cubin"], check=True)
-    listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{name}.ptxas.cubin"], check=True, capture_output=True,
-                             text=True).stdout
-    open(f"{d}/{name}.lst", "w").write(listing)
-    assert main(["asm", f"{d}/{name}.lst", "--arch", "sm_90", "--kernel", name, "--cubin",
-                 "-o", f"{d}/{name}.bobc.cubin"]) == 0
-PYEOF
-# the int8-kernel forms (tests/gpu/test_int_forms_gpu.py): tests/sass/test_int_forms.py's kernels of the corpus's
-# int_forms.ptx / sm90_int_forms.ptx for sm_90, ptxas's cubin and bobc's from its nvdisasm listing
 "$PY" - <<'PYEOF'
 import subprocess
 from bobc.cli import main
 from bobc.nvtools import nvdisasm, ptxas
 from bobc.sass.learn import PTX_CORPUS
 from tests.sass.test_int_forms import gpu_cases
+from tests.sass.test_sim_probe_s37_sassforms3 import sm90_cases
 d = ".device/sim-probes"
-for kernel, (ptx, _, _) in sorted(gpu_cases().items()):
-    arch = "sm_90a" if ptx.startswith("sm90_") else "sm_90"
-    subprocess.run([ptxas(), f"-arch={arch}", "-O3", str(PTX_CORPUS / ptx), "-o", f"{d}/{kernel}.ptxas.cubin"],
-                   check=True)
+
+
+def both(ptx: str, kernel: str, arch: str = "sm_90") -> None:
+    """d/KERNEL.ptxas.cubin (ptxas -O3 of `ptx` for `arch`) and d/KERNEL.bobc.cubin (bobc asm of its listing)."""
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", ptx, "-o", f"{d}/{kernel}.ptxas.cubin"], check=True)
     listing = subprocess.run([nvdisasm(), "-hex", f"{d}/{kernel}.ptxas.cubin"], check=True, capture_output=True,
                              text=True).stdout
     open(f"{d}/{kernel}.lst", "w").write(listing)
     assert main(["asm", f"{d}/{kernel}.lst", "--arch", "sm_90", "--kernel", kernel, "--cubin",
                  "-o", f"{d}/{kernel}.bobc.cubin"]) == 0
+
+
+for name, (ptx, _) in sorted(sm90_cases().items()):
+    open(f"{d}/{name}.ptx", "w").write(ptx)
+    both(f"{d}/{name}.ptx", name)
+for kernel, (ptx, _, _) in sorted(gpu_cases().items()):
+    both(str(PTX_CORPUS / ptx), kernel, "sm_90a" if ptx.startswith("sm90_") else "sm_90")
 PYEOF
 rm -rf .device/bob-reference
 cp -r tests/data/shared/data/bob-reference .device/
