@@ -160,7 +160,7 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
             init->denominator = natural(&r, "denominator");
             if (r.failed)
                 return -1;
-            if (shift > 63 || init->denominator == 0)
+            if (shift == 0 || shift > 63 || init->denominator == 0)
                 return say(err, -1, "an initializer with shift %llu and denominator %llu", (unsigned long long)shift,
                            (unsigned long long)init->denominator);
             if (init->center > (uint64_t)INT64_MAX)

@@ -3,7 +3,8 @@ half): element i is (u - center) / denominator with u = z_i >> shift taken as an
 (runtime_c/host_runtime.c rt_init_chunk).  A center past 2^63 - 1 was taken by the C host, whose
 difference then wrapped (2^64 - 1 read as -1: values of the wrong sign), while the reference runner
 died with NumPy's OverflowError traceback.  Both now refuse the request's bytes by name, the same
-words, before the first command; 2^63 - 1 still runs."""
+words, before the first command; 2^63 - 1 still runs.  So is a shift of 0, as a plan host's is
+(bobc.plan.extract: "a shift is 1..63"): the draw itself read as an int64_t, less a center, overflows."""
 from __future__ import annotations
 
 import io
@@ -27,16 +28,16 @@ def program(commands: bytes) -> bytes:
     return b"NPHY" + (1).to_bytes(4, "little") + nat(0) + nat(64) + nat(0) + commands
 
 
-def request(center: int) -> bytes:
+def request(center: int, shift: int = 1) -> bytes:
     """Identities "a", a 64-byte payload in one chunk, a record input, one SplitMix64 initializer
-    (shift 1, denominator 2^63), reaching nothing, one publication each way."""
+    (denominator 2^63), reaching nothing, one publication each way."""
     return (field(b"a") * 4 + nat(64) + nat(64) + nat(1) + nat(0)
-            + nat(2) + field(b"s") + nat(1) + nat(center) + nat(1 << 63) + nat(0)
+            + nat(2) + field(b"s") + nat(shift) + nat(center) + nat(1 << 63) + nat(0)
             + nat(0) + nat(0) + b"".join(nat(1 if i in (2, 5) else 0) for i in range(6)))
 
 
-def requesting(center: int) -> bytes:
-    return program(bytes([REQUEST_OPEN]) + field(request(center)) + nat(0) + nat(8) + bytes([END]))
+def requesting(center: int, shift: int = 1) -> bytes:
+    return program(bytes([REQUEST_OPEN]) + field(request(center, shift)) + nat(0) + nat(8) + bytes([END]))
 
 
 def host_and_reference(tmp_path: Path, code: bytes) -> tuple[int, bytes]:
@@ -82,3 +83,15 @@ def test_a_center_past_int64_is_refused_alike_before_the_first_command(tmp_path,
 def test_a_center_of_2_to_the_63_minus_1_runs_alike(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert host_and_reference(tmp_path, requesting((1 << 63) - 1)) == (0, b"")
+
+
+def test_a_shift_of_0_is_refused_alike_as_a_plan_hosts_is(tmp_path, monkeypatch):
+    from bobc.native.request import RequestError, parse_request
+
+    words = f"an initializer with shift 0 and denominator {1 << 63}"
+    with pytest.raises(RequestError) as refused:
+        parse_request(request(1, shift=0))
+    assert str(refused.value) == words
+    monkeypatch.chdir(tmp_path)
+    status, said = host_and_reference(tmp_path, requesting(1, shift=0))
+    assert status == 9 and f"command 0 (RequestOpen): the request's bytes: {words}".encode() in said, said

@@ -140,7 +140,7 @@ def parse_request(data: bytes) -> Request:
         elif kind == FRESH_SPLITMIX64:
             init = Initializer(FRESH_SPLITMIX64, r.bytes("seed"), r.natural("shift"), r.natural("center"),
                                r.natural("denominator"))
-            if init.shift > 63 or init.denominator == 0:
+            if not 0 < init.shift <= 63 or init.denominator == 0:
                 raise RequestError(f"an initializer with shift {init.shift} and denominator {init.denominator}")
             if init.center > MAX_CENTER:
                 raise RequestError(f"an initializer with center {init.center} (at most 2^63 - 1: the draw less the "
