@@ -160,9 +160,12 @@ int np_request_parse(const uint8_t *bytes, uint64_t size, np_request_spec *s, ch
             init->denominator = natural(&r, "denominator");
             if (r.failed)
                 return -1;
-            if (shift > 63 || init->denominator == 0)
+            if (shift == 0 || shift > 63 || init->denominator == 0)
                 return say(err, -1, "an initializer with shift %llu and denominator %llu", (unsigned long long)shift,
                            (unsigned long long)init->denominator);
+            if (init->center > (uint64_t)INT64_MAX)
+                return say(err, -1, "an initializer with center %llu (at most 2^63 - 1: the draw less the center "
+                           "is a signed 64-bit integer)", (unsigned long long)init->center);
             if (memchr(seed, 0, n))
                 return say(err, -1, "an initializer's seed holds a zero byte");
             if (!(s->fresh_seed[s->fresh_count - 1] = text_copy(seed, n)))

@@ -78,6 +78,10 @@ ENVELOPE_TAIL_BYTES = 12
 STEP_LIMIT = U32
 # runtime_c/native_request.c: a SplitMix64 initializer shifts its 64-bit draw by at most 63
 INITIALIZER_SHIFT = 63
+# runtime_c/host_runtime.c rt_init_chunk: element i is (u - center) / denominator with u = z_i >> shift
+# (below 2^63) and the difference taken in int64_t, so a center past 2^63 - 1 would overflow it
+# (the C host's value would differ from the exact one, and the reference runner's NumPy subtraction fails)
+INITIALIZER_CENTER = 2 ** 63 - 1
 # grid and block bounds: the target's (bobc.targets TargetLimits)
 
 
@@ -225,7 +229,7 @@ def check_limits(plan: Plan, target: Target) -> list[Finding]:
         for index, initializer in enumerate(host.initializers):
             name = f"checkpoint chunk {index}'s initializer ({initializer.kind})"
             limit(f"{name} shift", initializer.shift, INITIALIZER_SHIFT, at=place(initializer, "shift"))
-            limit(f"{name} center", initializer.center, U64, at=place(initializer, "center"))
+            limit(f"{name} center", initializer.center, INITIALIZER_CENTER, at=place(initializer, "center"))
             if not 1 <= initializer.denominator <= U64:
                 out.append(Finding("limit", f"{name} denominator is {shown(initializer.denominator)}: outside "
                                             f"1..{U64:,} ({doc('limits.md')})", place(initializer, "denominator")))

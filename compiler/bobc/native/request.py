@@ -15,6 +15,8 @@ from .words import count
 # the input's kinds and the fresh state's initializer kinds, as encoded
 INPUT_RECORD, INPUT_TOKEN_STREAM = 0, 1
 FRESH_END, FRESH_ZERO, FRESH_SPLITMIX64 = 0, 1, 2
+# runtime_c/native_request.c: rt_init_chunk takes (z >> shift) - center as an int64_t
+MAX_CENTER = (1 << 63) - 1
 # a request's own files (Platform.Linux.Nvidia.PlanHost nvidiaPlanHostFileCode)
 FILE_INPUT, FILE_CHECKPOINT_IN, FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, FILE_RESULT = 1, 2, 3, 4, 5
 MAX_INITIALIZERS = 1 << 16
@@ -138,8 +140,11 @@ def parse_request(data: bytes) -> Request:
         elif kind == FRESH_SPLITMIX64:
             init = Initializer(FRESH_SPLITMIX64, r.bytes("seed"), r.natural("shift"), r.natural("center"),
                                r.natural("denominator"))
-            if init.shift > 63 or init.denominator == 0:
+            if not 0 < init.shift <= 63 or init.denominator == 0:
                 raise RequestError(f"an initializer with shift {init.shift} and denominator {init.denominator}")
+            if init.center > MAX_CENTER:
+                raise RequestError(f"an initializer with center {init.center} (at most 2^63 - 1: the draw less the "
+                                   "center is a signed 64-bit integer)")
             if 0 in init.seed:
                 raise RequestError("an initializer's seed holds a zero byte")
             fresh.append(init)
