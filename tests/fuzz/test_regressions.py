@@ -448,6 +448,20 @@ def test_10_a_chunk_count_of_10_to_the_40_is_refused_by_check_not_gcc(tmp_path):
     assert f"a checkpoint of {10 ** 40} chunks" in done.stderr
 
 
+def test_10b_one_chunk_is_counted_in_the_singular(tmp_path):
+    """Bob's three initializers against a checkpoint of one plane: the message counts one chunk as
+    one chunk (it said "1 chunks") and says what to do."""
+    plan = _bob_copy(tmp_path)
+    path = plan / "Bob/TrainingRun.bob"
+    text = path.read_text()
+    assert "def bobCheckpointPlaneCount : Nat =\n  3\n" in text
+    path.write_text(text.replace("def bobCheckpointPlaneCount : Nat =\n  3\n",
+                                 "def bobCheckpointPlaneCount : Nat =\n  1\n"))
+    done = run([sys.executable, "-m", "bobc", "check", "Bob/Build/NativeHost.bob"], cwd=plan)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "gives 3 initializers for a checkpoint of 1 chunk: give one initializer per chunk" in done.stderr
+
+
 def test_07_build_o_on_a_really_full_disk(tmp_path, monkeypatch):
     """A 1.5 MiB tmpfs holds one 1 MiB host and not two: the second build fails with the
     kernel's own ENOSPC and the first host stays.  Where mounting is not permitted the

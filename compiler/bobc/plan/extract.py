@@ -892,7 +892,8 @@ def _initializers(r: _Reader, value, contract: CheckpointContract) -> tuple[Init
         out.append(init)
     chunks = contract.payload_bytes // contract.chunk_bytes
     if len(out) != chunks:
-        r.fail(f"the plan gives {len(out)} initializers for a checkpoint of {chunks} chunks (one per chunk)", whole)
+        r.fail(f"the plan gives {len(out)} initializer{'' if len(out) == 1 else 's'} for a checkpoint of {chunks} "
+               f"chunk{'' if chunks == 1 else 's'}: give one initializer per chunk", whole)
     if contract.chunk_bytes % 4 and any(i.kind != "zero" for i in out):
         r.fail(f"the checkpoint's {contract.chunk_bytes}-byte chunks are no whole number of binary32 elements, "
                f"which its SplitMix64 initializers make")
