@@ -837,6 +837,10 @@ def parse_module(text: str, path: Path | str) -> s.Module:
         # a UTF-8 byte order mark is accepted (as Python, rustc, gcc, Go do) and skipped:
         # columns on line 1 count from the character after it
         text = text[1:]
+    from ..source_bytes import refuse_nul
+
+    refuse_nul(text, path_text, error=ParseError,
+               hint='delete it (an editor or a tool wrote it); a zero byte in a byte string is written \\x00 (b"a\\x00b")')
     _check_nesting(text, path_text)
     try:
         tree = _parser().parse(text)
