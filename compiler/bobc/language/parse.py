@@ -661,6 +661,9 @@ def _translate(error: lark.exceptions.LarkError, path: str, text: str) -> ParseE
                                        'quote as \\" inside it')
             if position == 0 or text[position - 1] != "b":
                 hint = 'text is written as a byte string: b"..." (escapes \\xNN \\n \\t \\" ...)'
+        elif char == "-" and text[error.pos_in_stream + 1:error.pos_in_stream + 2].isdigit():
+            hint = ("the language has natural numbers only, no negative literals; subtract with "
+                    "(nat-subtract a b), which gives 0 when b > a")
         elif not char.isascii():
             hint = ("names are ASCII: letters, digits, _ and ' (and - between them); other text "
                     "goes in a byte string, as its UTF-8 bytes (b\"caf\\xc3\\xa9\")")
