@@ -9,7 +9,9 @@ columns on line 1 count from after it).  Refused, in this order:
   there; past them a NUL among bytes that are not UTF-8), named by its first such byte, with no
   excerpt of it;
 - any other bytes that are not UTF-8, at the line and column of the first one (columns count
-  characters, as every message's column does, docs/language.md), with its excerpt and caret.
+  characters, as every message's column does, docs/language.md), with its excerpt and caret;
+- a NUL past the judged bytes (refuse_nul, on the text as the reader numbers its lines): the
+  same character is binary data in the first JUDGED_BYTES, so it is taken nowhere in a source.
 
 No lark here: `bobc asm` reads its source through this without loading the plan language.
 """
@@ -111,3 +113,19 @@ def decode(data: bytes, path, *, error=BobcError, what: str, files: str, suffix:
     line, column = place(data, failure.start)
     raise error(f"the file is not UTF-8 text: byte 0x{data[failure.start]:02x} ({failure.reason})",
                 Span(str(path), line, column), hint=utf8_hint)
+
+
+def refuse_nul(text: str, path, *, error=BobcError, hint: str) -> None:
+    """Refuse a NUL character in `text` (a source as its reader sees it: line ends made LF, a
+    byte order mark skipped) at its line and column.  In the first JUDGED_BYTES a NUL makes the
+    file binary data (decode); past them the same character was taken, in a comment or a byte
+    string, so that whether a text was accepted hung on where in the file it stood (probe s38
+    texts2 finding 2).  A text file holds no NUL (Python and Go refuse one anywhere)."""
+    at = text.find("\0")
+    if at < 0:
+        return
+    line_start = text.rfind("\n", 0, at) + 1
+    line = text.count("\n", 0, at) + 1
+    column = at - line_start + 1
+    raise error("a NUL character (U+0000) in the text: a source holds none", Span(str(path), line, column),
+                hint=hint)

@@ -14,8 +14,9 @@ from bobc.cli import main
     (b".kernel k\n  MOV R1, R2\xe2\x80\x8b\n  EXIT\n", "cannot read operand 'R2\\u200b' of MOV"),
     (b".ker\x1bnel k\n  EXIT\n", "unknown directive '.ker\\x1bnel'"),
     (b".kernel k\n.registers 1\x1b6\n  EXIT\n", "found '1\\x1b6'"),
-    # a NUL past the first 4096 bytes (earlier, the file is binary data: bobc.source_bytes)
-    (b"// " + b"x" * 5000 + b"\n.kernel k\n  EXIT\x00\n", "cannot read operand '\\x00' of EXIT"),
+    # a NUL past the first 4096 bytes (earlier, the file is binary data: bobc.source_bytes) is refused
+    # at its place before the instruction is read (probe s38 texts2 finding 2)
+    (b"// " + b"x" * 5000 + b"\n.kernel k\n  EXIT\x00\n", "k.sass:3:7: error: a NUL character (U+0000) in the text"),
 ])
 def test_a_control_character_is_quoted_as_an_escape(tmp_path, capsys, monkeypatch, source, said):
     monkeypatch.chdir(tmp_path)

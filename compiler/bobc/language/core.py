@@ -171,7 +171,7 @@ def NatLit(span, value: int) -> Constant:
 
 
 def BytesLit(span, value: bytes) -> Constant:
-    return Constant(span, VBytes(value))
+    return Constant(span, VBytes(value, span))    # the value knows where it is written (origin)
 
 
 def NatT(span) -> Constant:

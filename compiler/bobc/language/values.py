@@ -75,8 +75,12 @@ def origin(value):
     """Where a value, as a constructor field, an argument or a definition holds it (unforced),
     was written: a top-level definition's name (its shared value), or the expression a delayed
     value was computed from (forced or not); None for a value with no delay around it (a literal,
-    a strict result).  One type test: cheap enough for extraction to ask of every item."""
+    a strict result) -- but a byte-string literal, which keeps the place it is written at, so a
+    refusal of a plan's text (a launch identity that is not ASCII) points at the literal, not at
+    the definition that uses it.  One type test: cheap enough for extraction to ask of every item."""
     kind = type(value)
+    if kind is VBytes:
+        return value.span
     if kind is GlobalThunk:
         return value.definition.span
     if kind is Thunk:
@@ -100,10 +104,11 @@ class VNat(Value):
 
 
 class VBytes(Value):
-    __slots__ = ("value",)
+    __slots__ = ("value", "span")
 
-    def __init__(self, value: bytes):
+    def __init__(self, value: bytes, span=None):
         self.value = value
+        self.span = span        # a literal's place (core.BytesLit); None for a computed string
 
     def __repr__(self):
         return f"VBytes({self.value!r})"

@@ -60,7 +60,9 @@ def source_text(data: bytes, path) -> str:
 
     # a UTF-8 byte order mark at its start is skipped, as a module's is: every reader of a source
     # (the assembler, the `//@` contract lines, the kernel search) sees line 1 from after it
-    return without_byte_order_mark(text).replace("\r\n", "\n").replace("\r", "\n")
+    text = without_byte_order_mark(text).replace("\r\n", "\n").replace("\r", "\n")
+    source_bytes.refuse_nul(text, path, hint="delete it (an editor or a tool wrote it)")
+    return text
 
 
 def read_source(path) -> str:

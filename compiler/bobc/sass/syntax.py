@@ -829,6 +829,46 @@ def parse_source(text: str, source_name: str = "<input>") -> list[SourceLine]:
     return list(_parsed_source(text, source_name))
 
 
+# whitespace Python's str.split takes but a SASS line's code does not (probe s38 texts2 finding 3): every
+# Unicode space and separator but the space, the tab and the form feed a module takes (docs/language.md);
+# line ends are gone (source_lines).  In a comment anything goes.
+_ODD_SPACE = re.compile(r"[^\S \t\f]")
+
+
+def _space_name(char: str) -> str:
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    code = f"U+{ord(char):04X}"
+    return f"{name.lower()} ({code})" if name else f"control character {code}"
+
+
+# a line's comments, left to right: a /* ... */ closed on the line, or // or # to its end, or a /* left open
+_COMMENT = re.compile(r"/\*.*?\*/|//|#|/\*")
+
+
+def _code_part(raw: str, source_name: str, number: int) -> str:
+    """The code of a source line: comments blanked (a /* ... */ by as many spaces, so columns stay)
+    and cut at // or #, whichever comes first as the line is read (`/* a // b */` is one comment).
+    A /* is closed on its line: one left open is refused where it begins (probe s38 texts2 finding 6:
+    a block comment over several lines was read as code, "expected an instruction, found '/* a'")."""
+    out, at = [], 0
+    for found in _COMMENT.finditer(raw):
+        out.append(raw[at:found.start()])
+        at = found.end()
+        comment = found.group(0)
+        if comment in ("//", "#"):
+            return "".join(out)
+        if comment == "/*":
+            column = found.start() + 1
+            raise BobcError("this /* comment is not closed on its line: a SASS block comment ends on the line it "
+                            "begins", Span(source_name, number, column, number, column + 2),
+                            hint="close it with */ on this line, or begin each line of a longer comment with //")
+        out.append(" " * len(comment))
+    out.append(raw[at:])
+    return "".join(out)
+
+
 @lru_cache(maxsize=64)
 def _parsed_source(text: str, source_name: str) -> tuple[SourceLine, ...]:
     """parse_source's lines, kept per (text, name); a refusal is raised again, never kept."""
@@ -838,9 +878,9 @@ def _parsed_source(text: str, source_name: str) -> tuple[SourceLine, ...]:
     # (source.source_text); one here is a second one, refused below as any BOM not at the start
     for number, raw in enumerate(source_lines(text), start=1):
         words = [int(w, 16) for w in _HEX_WORD.findall(raw)]
-        stripped = re.split(r"//|#", raw, maxsplit=1)[0]
-        stripped = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), stripped).rstrip()
-        stripped = _ANNOTATION.sub(lambda m: " " * len(m.group(0)), stripped).rstrip()
+        code = _code_part(raw, source_name, number)
+        code = _ANNOTATION.sub(lambda m: " " * len(m.group(0)), code)
+        stripped = code.rstrip()
         if not stripped.strip():
             if len(words) == 1 and last is not None and last.listed is not None and len(last.listed) == 1:
                 last.listed = (last.listed[0], words[0])   # the second word of the one above
@@ -853,6 +893,15 @@ def _parsed_source(text: str, source_name: str) -> tuple[SourceLine, ...]:
             raise BobcError("a byte order mark (U+FEFF) here: it is accepted only as the file's first character",
                             Span(source_name, number, at, number, at + 1),
                             hint="delete it (an editor can save the file as UTF-8 without a BOM)")
+        odd = _ODD_SPACE.search(code)          # rstrip took trailing ones away
+        if odd is not None:
+            from ..resources import doc
+
+            at = odd.start() + 1
+            raise BobcError(f"a {_space_name(odd.group(0))} in a line's code: SASS separates a line's parts "
+                            f"with spaces and tabs (as a module does, {doc('language.md')})",
+                            Span(source_name, number, at, number, at + 1),
+                            hint="replace it with a space (an editor or a copy from a web page put it there)")
         last = None
         try:
             while True:
