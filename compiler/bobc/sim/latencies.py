@@ -144,7 +144,7 @@ def predicate_writer_class(opcode: str) -> str:
 # SYNCS 9, UIADD3 -> UMOV 7, UMOV / ULDC -> any reader 2.
 # r2ur: sm_90's R2UR, which ptxas times rather than scoreboards (ARCHES: r2ur_reads_at_issue): ptxas never
 # reads its result sooner than 13 cycles on (24 placements in tests/sass/data corpus-sm_90.tsv, 5 at
-# 13; bobc.sass.schedule.FIXED_ON_ARCH gives 13): the checker holds sm_90 code to ptxas's minimum, as
+# 13; bobc.sass.tables.arch's SchedulingFacts.fixed_latency gives 13): the checker holds sm_90 code to ptxas's minimum, as
 # it does sm_90's FP64 results (RAW_SM90).  Hopper's table is not public.
 _U = ("udp", "umov", "uldc", "voteu", "r2ur")
 UNIFORM_RAW = {
