@@ -60,14 +60,20 @@ class ArchEncoding:
     shows_descriptor: bool     # nvdisasm prints desc[URn] on LDG/STG (sm_90) or hides it (sm_86)
     symbols: dict
     scheduling: SchedulingFacts  # what the scheduler assumes of this target (bobc.sass.schedule)
+    # what to write here instead of an opcode another target has and this one lacks (sass-facts.md,
+    # "sm_90 versus sm_86": sm_90 code has opcodes SM86 rejects): the encoder's hint
+    instead: MappingProxyType
 
 
 SM86_ENCODING = ArchEncoding("sm_86", "sm_86.json", branch_split_low8=False, shows_descriptor=False,
                              symbols={"param": SM86.parameter_base, "memory_descriptor": SM86.memory_descriptor},
-                             scheduling=SM86_SCHEDULING)
+                             scheduling=SM86_SCHEDULING,
+                             instead=MappingProxyType({"VIADD": "IADD3 (VIADD Rd, Ra, Rb is IADD3 Rd, Ra, Rb, RZ)",
+                                                       "VIMNMX": "IMNMX"}))
 SM90_ENCODING = ArchEncoding("sm_90", "sm_90.json", branch_split_low8=True, shows_descriptor=True,
                              symbols={"param": SM90.parameter_base, "memory_descriptor": SM90.memory_descriptor},
-                             scheduling=SM90_SCHEDULING)
+                             scheduling=SM90_SCHEDULING,
+                             instead=MappingProxyType({"IMNMX": "VIMNMX"}))
 
 ENCODINGS = {e.name: e for e in (SM86_ENCODING, SM90_ENCODING)}
 
