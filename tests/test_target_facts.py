@@ -30,10 +30,13 @@ def test_target_lists_are_the_target_table():
 
 
 def test_the_scheduler_has_a_row_for_every_target_and_refuses_another():
-    from bobc.sass.schedule import FIXED_ON_ARCH, MEMBAR_SCOREBOARD, schedule
-    assert set(FIXED_ON_ARCH) == set(TARGETS)
-    assert set(MEMBAR_SCOREBOARD) == set(TARGETS)
-    with pytest.raises(ValueError, match="no latency facts for 'sm_121'"):
+    from bobc.sass.schedule import schedule
+    from bobc.sass.tables.arch import ENCODINGS
+    assert set(ENCODINGS) == set(TARGETS)
+    assert all(isinstance(e.scheduling.membar_scoreboard, bool) for e in ENCODINGS.values())
+    with pytest.raises(targets.MissingTargetFact,
+                       match=r"bobc.sass.tables.arch.ENCODINGS has no SASS row, so the scheduler has no latency "
+                             r"facts for target 'sm_121' \(it has rows for sm_86, sm_90\): add sm_121's row there"):
         schedule([], "sm_121")
 
 

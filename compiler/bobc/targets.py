@@ -236,6 +236,29 @@ def declared_target(architecture: int, compute_class: int) -> Target | None:
     return next((t for t in TARGETS.values() if (t.sm, t.compute_class) == (architecture, compute_class)), None)
 
 
+class MissingTargetFact(ValueError):
+    """A per-concern table has no row for a target: adding a target is one row per concern
+    (docs/targets.md), and a concern without its row is refused, never given another
+    target's facts."""
+
+
+def target_row(table: dict, key: str, table_name: str, what: str):
+    """`table[key]`: the row of one target (`key` as that table spells it: sm_90, SM90) in the
+    per-concern table `table_name` (its module and name), or MissingTargetFact naming both."""
+    try:
+        return table[key]
+    except KeyError:
+        rows = ", ".join(sorted(table)) or "none"
+        raise MissingTargetFact(f"{table_name} has no {what} for target {key!r} (it has rows for {rows}): "
+                                f"add {key}'s row there") from None
+
+
+def target_of_nvdisasm(arch: str, what: str) -> Target:
+    """The target nvdisasm calls `arch` (SM86, SM90: Target.nvdisasm_arch), for a tool that knows
+    the architecture only by that name (the simulator); refused naming `what` needed it."""
+    return target_row({t.nvdisasm_arch: t for t in TARGETS.values()}, arch, "bobc.targets.TARGETS", what)
+
+
 def target_named(name: str) -> Target:
     try:
         return TARGETS[name]

@@ -14,7 +14,7 @@ for the mask kernel (out = in & 0xff) and seed 003's coordinate-linear-step (bin
 binary32 products), each checked against NumPy.  Prints one line a variant.  On the H200
 (2026-12-01) all three endings counted and made the mask kernel's writes visible; the
 linear step's gradient was t x instead of (w x - t) x under all three: its F2F read the
-register the DADD had not yet written (bobc.sass.schedule FIXED_ON_ARCH).
+register the DADD had not yet written (bobc.sass.tables.arch SchedulingFacts.fixed_latency).
 
     PYTHONPATH=compiler:<lark> python3 tests/gpu/probe_counting_semaphore.py
 """

@@ -304,7 +304,7 @@ def test_coupled_uniform_writers_get_no_scoreboard(arch):
     """ptxas never sets VOTEU, UFLO (or, on sm_90, R2UR) a write scoreboard and times their readers by
     stalls: VOTEU.ALL UP0 -> @!UP0 UIADD3 5 cycles, R2UR -> its reader 13 at the least.  bobc set them a
     scoreboard and issued the reader 2 cycles on; the H200 holds no reader on the scoreboard of a
-    fixed-latency instruction (schedule.FIXED_ON_ARCH, DADD)."""
+    fixed-latency instruction (tables.arch SchedulingFacts.fixed_latency, DADD)."""
     text = "VOTEU.ANY UR7, UP0, P0\n@!UP0 UIADD3 UR4, -UR5, 0x100000, URZ\nUFLO.U32 UR6, UR7\nIADD3 R5, R5, UR6, R0\nEXIT\n"
     controls = [i.control for i in assemble(text, arch).instructions]
     assert controls[0].write_barrier == 7 and controls[2].write_barrier == 7, controls

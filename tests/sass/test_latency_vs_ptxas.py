@@ -24,7 +24,8 @@ from bobc.sass import assemble
 from bobc.sass.assembler import _guard, latency_key
 from bobc.sass.encoder import Encoder
 from bobc.sass.learn import read_corpus, streams
-from bobc.sass.schedule import FIXED_ON_ARCH, Item, ScheduleShortfall, expand, schedule
+from bobc.sass.schedule import Item, ScheduleShortfall, expand, schedule
+from bobc.sass.tables.arch import scheduling_facts
 from bobc.sass.syntax import Control, Label, parse_instruction
 from bobc.sass.tables.layouts import EXPLICIT_CONTROL, VARIABLE_LATENCY
 
@@ -79,7 +80,7 @@ def o3_streams(arch: str):
 def corpus_pairs(arch: str):
     """[(kind, ptxas distance, producer row, reader row, (producer, placed), (reader, placed))]."""
     out = []
-    fixed_here = FIXED_ON_ARCH[arch]
+    fixed_here = scheduling_facts(arch).fixed_latency
     for stream, targets in o3_streams(arch):
         cycles, cycle = [], 0
         for *_, control in stream:
@@ -186,7 +187,7 @@ KNOWN_BELOW = {
     ("sm_90", "VABSDIFF", "memory", "R"): (9, 2),    # bobc 7
     ("sm_90", "VABSDIFF4", "memory", "R"): (9, 2),   # bobc 7
     ("sm_90", "VIMNMX", "memory", "R"): (10, 6),     # bobc 7
-    # candidates for a look (fixed-latency FP64 on sm_90, FIXED_ON_ARCH): not changed here
+    # candidates for a look (fixed-latency FP64 on sm_90, SchedulingFacts.fixed_latency): not changed here
     ("sm_90", "DADD", "conversion", "R"): (15, 2),   # bobc 10: DADD R4, R4, UR4 -> F2F.F32.F64 R3, R4
     ("sm_90", "ULDC", "fp64", "UR"): (9, 3),         # bobc 8: ULDC.64 -> DADD R4, R4, UR4
 }

@@ -201,7 +201,7 @@ def test_an_imad_wide_the_checker_cannot_read_is_refused_by_name():
     # SimulationFault naming the instruction, not a ValueError from unpacking
     ins = parse_line(0x40, "IMAD.WIDE.U32 R10, R3, R3", 0)
     with pytest.raises(Unmodeled) as caught:
-        Checker("kernel k").issue(ins)
+        Checker("kernel k", "SM86").issue(ins)
     assert isinstance(caught.value, SimulationFault)
     assert "kernel k: instruction at 0x0040 (IMAD.WIDE.U32 R10, R3, R3)" in caught.value.message
     assert "IMAD.WIDE.U32 with 3 operands is not modeled" in caught.value.message

@@ -769,12 +769,15 @@ class Encoder:
         if self.unread_problem(inst):
             return problem
         arch = self.arch.name
-        other = next((name for name in ENCODINGS if name != arch), None)
+        # the target whose tables have the opcode (the first other target where none has it)
+        others = [name for name in ENCODINGS if name != arch]
+        other = next((name for name in others if any(k.split(" ")[0].split(".")[0] == inst.opcode
+                                                     for k in forms_for(name))), others[0] if others else None)
         mine = [k for k in self.forms if k.split(" ")[0].split(".")[0] == inst.opcode]
         theirs = [k for k in forms_for(other) if k.split(" ")[0].split(".")[0] == inst.opcode] if other else []
         head = f"no {arch} encoding for '{key}'"
         if not mine and theirs:
-            instead = OTHER_TARGET_OPCODES.get((inst.opcode, arch))
+            instead = self.arch.instead.get(inst.opcode)     # this target's row (tables/arch.py)
             problem = EncodeProblem(f"{head}: {inst.opcode} is an {other} opcode, not one of {arch}'s "
                                     f"(the {arch} tables have no form of it)")
             problem.hint = ((f"on {arch} write {instead}; or " if instead else "")
@@ -897,15 +900,6 @@ def is_ptxas_spelling(modifier: str) -> bool:
 def _all_modifiers() -> frozenset:
     """Every modifier a form of either target's tables has: one outside them is misspelt (.U23)."""
     return frozenset(m for name in ENCODINGS for k in forms_for(name) for m in k.split(" ")[0].split(".")[1:])
-
-
-# What to write instead of an opcode one target has and the other lacks (sass-facts.md, "sm_90
-# versus sm_86": sm_90 code has opcodes SM86 rejects)
-OTHER_TARGET_OPCODES = {
-    ("VIADD", "sm_86"): "IADD3 (VIADD Rd, Ra, Rb is IADD3 Rd, Ra, Rb, RZ)",
-    ("VIMNMX", "sm_86"): "IMNMX",
-    ("IMNMX", "sm_90"): "VIMNMX",
-}
 
 
 # One source serves both targets: nvdisasm spells a few mnemonics differently on sm_86 and

@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .syntax import Control
-from .tables.layouts import EXPLICIT_CONTROL, READS_LATE, VARIABLE_LATENCY
+from .tables.arch import scheduling_facts
+from .tables.layouts import DEFAULT_LATENCY, EXPLICIT_CONTROL, READS_LATE, VARIABLE_LATENCY
 
 # Cycles from issue until a fixed-latency result may be read, by opcode: the
 # stalls ptxas chooses in dependent chains on sm_86 and sm_90 (sass-facts.md,
@@ -95,11 +96,11 @@ EARLY_OPERAND_FETCH = 1
 # cycles after the FMNMX it read saw the value before it on the H200.
 FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD", "HFMA2", "HADD2", "HMUL2"}
 CROSS_PIPE = 1
-DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain ptxas uses
+# DEFAULT_LATENCY (tables/layouts.py): anything else fixed-latency, the longest ALU chain ptxas uses
 # The FP64 unit (DADD, DMUL, DFMA, DSETP) takes its register operands later than the ALUs do,
 # on either target: ptxas 13 issues a DADD no sooner than 6 cycles after the MOV of one of its
 # operands, a DSETP 6 after an FSEL (tests/sass/data, corpus3 double_math), where an ALU reader
-# needs 4.  And on sm_90, where the FP64 results are timed (FIXED_ON_ARCH), a reader outside the
+# needs 4.  And on sm_90, where the FP64 results are timed (tables/arch.py SchedulingFacts.fixed_latency), a reader outside the
 # FP64 unit gets them later than the next FP64 instruction does: ptxas leaves 10 cycles from
 # DADD to FSEL and from DMUL to F2I (8 from DADD/DMUL/DFMA to the next FP64 reader); NVIDIA's
 # Ampere tables (NAK: RedirectedFP64 -> an ALU/FMA reader) give 10 as well.  A memory
@@ -108,33 +109,16 @@ DEFAULT_LATENCY = 6        # anything else fixed-latency: the longest ALU chain 
 FP64_UNIT = {"DADD", "DMUL", "DFMA", "DSETP"}
 FP64_OPERAND_DELAY = 2
 FP64_RESULT_DELAY = 2
-# Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and
-# their latency there.  sm_90 (GH100's full-rate FP64 unit): ptxas 13 sets no scoreboard on
-# DADD, DMUL, DFMA or DSETP for sm_90 (it sets one on sm_86) and issues the next FP64 reader
-# 8 cycles on (an F2F 6); the H200 does not hold a reader on a scoreboard such an instruction
-# names: an F2F read the register its DADD was about to write, and the kernel stored the
-# old value (tests/gpu/probe_counting_semaphore.py).  One entry per target (bobc.targets; a
-# target without one is refused, not given sm_86's scoreboard rule: tests/sass/test_schedule.py).
-# VOTEU and UFLO (both targets) and sm_90's R2UR are fixed-latency too: ptxas 13 never sets them a
-# write scoreboard (VOTEU 0 of 18, UFLO 0 of 3, sm_90's R2UR 0 of 28 in the -O3 corpus) and times their
-# readers by stalls alone (NAK's URegLatencySM80 / UPredLatencySM80 have VoteU and the uniform FLO as
-# coupled writers: VoteU -> a uniform guard 5, -> a UR reader 2); a scoreboard bobc set on them held
-# nothing, as DADD's on the H200 did not.  Their readers now wait DEFAULT_LATENCY (6: VOTEU's UR
-# result, ptxas 2; UFLO's, ptxas 4), a guard PREDICATE_LATENCY (13; VOTEU's, ptxas 5), and sm_90's
-# R2UR's 13, the least ptxas leaves (5 of 24 at 13, tests/sass/test_latency_vs_ptxas.py).
-FIXED_ON_ARCH = {"sm_86": {"VOTEU": DEFAULT_LATENCY, "UFLO": DEFAULT_LATENCY},
-                 "sm_90": {"DADD": 8, "DMUL": 8, "DFMA": 8, "DSETP": 8, "VOTEU": DEFAULT_LATENCY,
-                           "UFLO": DEFAULT_LATENCY, "R2UR": 13,
-                           # ptxas 13 reads sm_90's IABS 8 cycles on at the earliest (5 placements, IABS ->
-                           # IADD3 / IMAD, tools/ptx_corpus/int_forms.ptx absolute_differences); its sm_86
-                           # code reads it at bobc's 6.  The longer wait is never wrong (probe s37 sassforms4)
-                           "IABS": 8}}
+# Opcodes that are fixed-latency on one architecture though VARIABLE_LATENCY lists them, and their
+# latency there, and whether a MEMBAR completes on a scoreboard: per target, in its row of
+# sass/tables/arch.py (ArchEncoding.scheduling; a target without one is refused, not given sm_86's
+# scoreboard rule: tests/sass/test_schedule.py).
 # A predicate is read early when it guards an instruction and late when it is an
 # operand (SEL/FSEL's choice, IADD3.X's carry): ptxas waits 13 cycles from
 # ISETP/FSETP to a guard and 4 to an operand (5 ahead of IMAD), in the sm_90
 # corpus (tests/sass/data).
 PREDICATE_LATENCY = 13     # -> an instruction it guards
-# A predicate the FP64 unit wrote (a DSETP where it is fixed-latency: sm_90, FIXED_ON_ARCH) guards a
+# A predicate the FP64 unit wrote (a DSETP where it is fixed-latency: sm_90, SchedulingFacts.fixed_latency) guards a
 # cycle later still: NVIDIA's Ampere tables (Mesa NAK sm80_instr_latencies.rs, PredLatencySM80:
 # RedirectedFP64 writer -> Guard / Disp_Alu reader 14, a coupled writer 13), and ptxas 13 on sm_90
 # leaves 14 cycles from DSETP to `@!P0 EXIT` and to `@P1 LOP3` (tests/sass/test_latency_probes.py,
@@ -186,9 +170,9 @@ CONTROL_FLOW_STALL = {"BRA": 5, "EXIT": 5, "BAR": 6}
 # sm_80 and later) say 6.  And on sm_90 a MEMBAR completes on a scoreboard the next instruction waits:
 # ptxas sets a read scoreboard on each of its 7 MEMBAR.*.CTA and waits it at the very next instruction
 # (an LEA, a FENCE.VIEW.ASYNC.S); its MEMBAR.*.GPU are followed by an ERRBAR instead.  bobc does the
-# former for every MEMBAR on sm_90 (a wait more where ERRBAR would hold the warp anyway).
+# former for every MEMBAR on sm_90 (a wait more where ERRBAR would hold the warp anyway): its
+# SchedulingFacts.membar_scoreboard (tables/arch.py).
 FENCE_STALL = {"MEMBAR": 6, "CGAERRBAR": 6}
-MEMBAR_SCOREBOARD = {"sm_86": False, "sm_90": True}
 BARRIERS = range(6)
 # Scoreboards by latency class.  A global load's result takes microseconds (over
 # PCIe, for a host-mapped arena); shuffles, MUFU, constant and shared loads,
@@ -330,18 +314,14 @@ class ScheduleShortfall(Exception):
 
 
 def schedule(items: list[Item], arch: str) -> list[Control]:
-    """Control codes for `items` on `arch` ("sm_86", "sm_90": FIXED_ON_ARCH)."""
-    try:
-        fixed = FIXED_ON_ARCH[arch]
-        membar_scoreboard = MEMBAR_SCOREBOARD[arch]
-    except KeyError as missing:
-        table = "FIXED_ON_ARCH" if arch not in FIXED_ON_ARCH else "MEMBAR_SCOREBOARD"
-        raise ValueError(f"the scheduler has no latency facts for {arch!r} ({table}): add its row") from missing
+    """Control codes for `items` on `arch` (a target's name: its row of tables/arch.py, SchedulingFacts)."""
+    facts = scheduling_facts(arch)
+    fixed, membar_scoreboard = facts.fixed_latency, facts.membar_scoreboard
     controls: list[Control] = []
     issue: list[int] = []
     state = _State()
     async_copies = any(item.opcode == "LDGDEPBAR" for item in items)
-    fence: int | None = None     # the scoreboard of a MEMBAR just issued (MEMBAR_SCOREBOARD)
+    fence: int | None = None     # the scoreboard of a MEMBAR just issued (SchedulingFacts.membar_scoreboard)
     # FORWARD_BRANCH: target index -> scoreboards busy at a forward branch to it
     relaxed = not any(item.opcode in CONVERGENCE_OPCODES or (item.opcode == "BRA" and item.target is None)
                       for item in items)

@@ -42,6 +42,7 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 
 from ..plan.model import cluster_tiles
 from ..resources import doc
+from .arch import sim_arch
 from .faults import Hazard, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
@@ -51,10 +52,6 @@ from .limits import MAX_STEPS
 RZ, PT, URZ = 255, 7, 63
 UPT_ROW = 15                # uniform predicates UPn are rows 8 + n
 WARP = 32
-# Where ptxas's code reads the global memory descriptor in constant bank 0
-# (ULDC.64 URn, c[0x0][...]): sm_80/86 0x118, sm_90 0x208 (public ptxas output,
-# e.g. any cuobjdump -sass of an sm_86 / sm_90 cubin).
-MEMORY_DESCRIPTOR = {"SM86": 0x118, "SM90": 0x208}
 SHARED_WINDOW_AT = 0x18      # bank 0: the shared memory window's 64-bit base (bobc.nvidia.encode.bank_zero)
 SHARED_WINDOW_BYTES = 1 << 32
 CLUSTER_BARRIER = -2         # wait_id of a thread waiting at its cluster's barrier (UCGABAR_WAIT)
@@ -194,6 +191,7 @@ class Launch:
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
         self.checker = Checker(geometry.name, geometry.arch) if check_hazards else None
+        self.memory_descriptor = sim_arch(geometry.arch).memory_descriptor   # bank 0's (arch.ARCHES)
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
         per_block = bx * by * bz
@@ -977,7 +975,7 @@ class Launch:
         words = [self._const(ins, o[1], 4 * k, mask) for k in range(width)]
         for k, word in enumerate(words):
             self._dst(ins, o[0], word, mask, k)
-        if width == 2 and o[1].value == MEMORY_DESCRIPTOR.get(self.g.arch):
+        if width == 2 and o[1].value == self.memory_descriptor:
             self.descriptor_loaded.add(o[0].index)
         else:
             self.descriptor_loaded.discard(o[0].index)
@@ -2207,8 +2205,8 @@ class Launch:
         """Whether URdesc:URdesc+1 hold the descriptor's two words of bank 0 in every active warp,
         however they got there: ptxas -O0 copies it through registers (`MOV R8, c[0x0][0x118]`,
         `MOV R9, c[0x0][0x11c]`, `R2UR UR4, R8`, `R2UR UR5, R9`) rather than with ULDC.64."""
-        offset = MEMORY_DESCRIPTOR.get(self.g.arch)
-        if offset is None or desc + 1 >= URZ:
+        offset = self.memory_descriptor
+        if desc + 1 >= URZ:
             return False
         active = self._active(mask)
         low, high = self._ureg(desc)[active], self._ureg(desc + 1)[active]
@@ -2220,7 +2218,7 @@ class Launch:
             desc = m.desc if m.desc >= 0 else 4
             if desc not in self.descriptor_loaded and not self._holds_descriptor(desc, mask):
                 self._fail(ins, f"accesses global memory through UR{desc}, which holds no memory descriptor "
-                                f"(ULDC.64 from c[0x0][{MEMORY_DESCRIPTOR.get(self.g.arch, 0):#x}])")
+                                f"(ULDC.64 from c[0x0][{self.memory_descriptor:#x}])")
         if m.index != RZ and not m.wide:
             self._fail(ins, "a 32-bit global address is not modeled", Unmodeled)
         low = self._reg(ins, m.index).astype(np.uint64)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..targets import target_of_nvdisasm
 from . import latencies as L
 from .faults import Hazard, Unmodeled
 from .sass_frontend import NO_SCOREBOARD, Instruction
@@ -179,10 +180,12 @@ def effects(ins: Instruction) -> Effects:
 class Checker:
     """One launch's timeline of issue cycles, fixed-latency results and scoreboards."""
 
-    def __init__(self, launch: str, arch: str = "SM86"):
+    def __init__(self, launch: str, arch: str):
         self.launch = launch
         self.arch = arch                                          # nvdisasm's spelling: SM86 / SM90
-        self.raw = L.raw_table(arch)
+        self.latencies = L.arch_latencies(arch)                   # refuses an arch without a row
+        self.target_name = target_of_nvdisasm(arch, "a name for the hazard checker's messages").name
+        self.raw = self.latencies.raw
         self.cycle = 0
         # (file, n) -> (issue cycle, writer class, the writer's address)
         self.ready: dict[tuple[str, int], tuple[int, str, int]] = {}
@@ -223,7 +226,7 @@ class Checker:
         wclass = L.writer_class(op, ins.modifiers)
         # the FP64 unit is redirected: decoupled when it sets a scoreboard, else timed -- but on a
         # target whose FP64 unit is variable latency (sm_86) always decoupled
-        fp64_queued = op in L.FP64 and self.arch in L.FP64_DECOUPLED
+        fp64_queued = op in L.FP64 and self.latencies.fp64_decoupled
         if fp64_queued:
             self.fp64_pcs.add(ins.pc)
         decoupled = wclass == "decoupled" or (wclass == "fp64" and (
@@ -231,7 +234,7 @@ class Checker:
         # registers read after issue: a variable-latency instruction's, a memory access's (stores
         # and reductions included) and a conversion's or MUFU's
         late_reader = decoupled or op in L.AGU_READERS or (op in L.DECOUPLED_READERS and op not in ("BRA", "EXIT")
-                                                           and not (op == "R2UR" and self.arch in L.R2UR_READS_AT_ISSUE))
+                                                           and not (op == "R2UR" and self.latencies.r2ur_reads_at_issue))
         late = [reg for reg, _ in e.src_regs] if late_reader else []
         return reads, writes, decoupled, (late, decoupled)
 
@@ -318,7 +321,7 @@ class Checker:
         if key in self.pending:
             sb, producer = self.pending[key]
             if sb == NO_SCOREBOARD:
-                fp64 = (f" (on {self.arch.replace('SM', 'sm_')} the FP64 unit is variable latency: DADD, DMUL, "
+                fp64 = (f" (on {self.target_name} the FP64 unit is variable latency: DADD, DMUL, "
                         "DFMA and DSETP need a write scoreboard the reader waits on)") if producer in self.fp64_pcs else ""
                 self._fail(ins, f"reads {name}, written at {producer:#06x} by a variable-latency instruction "
                                 f"that sets no scoreboard{fp64}")

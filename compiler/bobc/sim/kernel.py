@@ -29,7 +29,8 @@ from ..nvidia.encode import bank_zero, clusters_of
 from ..plan.model import cluster_tiles
 from ..targets import TARGETS, Target
 from . import sass_frontend
-from .executor import MAX_STEPS, MEMORY_DESCRIPTOR, Launch, LaunchGeometry
+from .arch import sim_arch
+from .executor import MAX_STEPS, Launch, LaunchGeometry
 from .faults import SimulationFault
 from .memory import Buffer, Memory, Resident
 
@@ -334,7 +335,7 @@ def run_kernel(kernel, target, grid, block, params, buffers: dict[str, np.ndarra
         cluster = (1, 1, 1)
     bank0 = bytearray(max(t.parameter_block_bytes, base + len(parameters)))
     bank0[:t.parameter_block_bytes] = bank_zero(t, grid, block, cluster)     # ntid, nctaid, windows, cluster
-    struct.pack_into("<Q", bank0, MEMORY_DESCRIPTOR[t.nvdisasm_arch], DESCRIPTOR_WORD)
+    struct.pack_into("<Q", bank0, sim_arch(t.nvdisasm_arch).memory_descriptor, DESCRIPTOR_WORD)
     struct.pack_into("<I", bank0, LOCAL_STACK, local_bytes)
     bank0[base:base + len(parameters)] = parameters
 

@@ -15,6 +15,10 @@ scheduler assumes, this one is what the checker holds it to.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ..targets import target_row
+
 # Writer classes of a GPR result, by base opcode (RegLatencySM80::op_category).  Uniform-datapath
 # opcodes (UIADD3, ULOP3, ...) are classed by their base opcode; their uniform results all follow
 # UNIFORM_RAW.
@@ -92,8 +96,8 @@ RAW_SM90 = {**RAW, "fp64": {**RAW["fp64"], "fp64": 8}}
 
 
 def raw_table(arch: str) -> dict:
-    """The RAW table of a target (nvdisasm's SM86 / SM90 spelling)."""
-    return RAW_SM90 if arch == "SM90" else RAW
+    """The RAW table of a target (nvdisasm's SM86 / SM90 spelling; ARCHES)."""
+    return arch_latencies(arch).raw
 
 
 # Predicates: PREDICATE_RAW[reader][writer] (PredLatencySM80: Coupled / FMA readers; Guard,
@@ -138,9 +142,9 @@ def predicate_writer_class(opcode: str) -> str:
 # ptxas's -O3 corpus (tests/sass/data) meets every entry with equality where it has a sample:
 # UIADD3 / ULOP3 / ULEA / USHF -> uniform reader 4, UIADD3 / ULEA -> IMAD / LEA 6, ULEA -> STS /
 # SYNCS 9, UIADD3 -> UMOV 7, UMOV / ULDC -> any reader 2.
-# r2ur: sm_90's R2UR, which ptxas times rather than scoreboards (R2UR_READS_AT_ISSUE): ptxas never
+# r2ur: sm_90's R2UR, which ptxas times rather than scoreboards (ARCHES: r2ur_reads_at_issue): ptxas never
 # reads its result sooner than 13 cycles on (24 placements in tests/sass/data corpus-sm_90.tsv, 5 at
-# 13; bobc.sass.schedule.FIXED_ON_ARCH gives 13): the checker holds sm_90 code to ptxas's minimum, as
+# 13; bobc.sass.tables.arch's SchedulingFacts.fixed_latency gives 13): the checker holds sm_90 code to ptxas's minimum, as
 # it does sm_90's FP64 results (RAW_SM90).  Hopper's table is not public.
 _U = ("udp", "umov", "uldc", "voteu", "r2ur")
 UNIFORM_RAW = {
@@ -152,8 +156,8 @@ UNIFORM_RAW = {
 }
 
 
-def uniform_writer_class(opcode: str, arch: str = "SM86") -> str:
-    if opcode == "R2UR" and arch in R2UR_READS_AT_ISSUE:
+def uniform_writer_class(opcode: str, arch: str) -> str:
+    if opcode == "R2UR" and arch_latencies(arch).r2ur_reads_at_issue:
         return "r2ur"
     if opcode == "UMOV":
         return "umov"
@@ -282,19 +286,39 @@ def queue_of(opcode: str) -> str:
     return QUEUES.get(opcode, opcode)
 
 
-# Architectures whose FP64 unit (DADD / DMUL / DFMA / DSETP) is variable latency: every result needs
+# ARCHES.fp64_decoupled: whether the FP64 unit (DADD / DMUL / DFMA / DSETP) is variable latency: every result needs
 # a scoreboard (sass-facts.md "DADD/DMUL are scoreboarded on sm_86"; NAK's needs_scoreboards is
 # true for RedirectedFP64 on Ampere; ptxas's sm_86 code sets one on every FP64 instruction but an
 # earlier one of an in-order pair, QUEUES).  GA10x's FP64 rate is 1/64 of FP32's.
-FP64_DECOUPLED = frozenset({"SM86"})
 
 
-# Targets where R2UR reads its register at issue: on sm_90 ptxas sets no scoreboard on any R2UR
+# ARCHES.r2ur_reads_at_issue: whether R2UR reads its register at issue: on sm_90 ptxas sets no scoreboard on any R2UR
 # (28 of 28 in tests/sass/data corpus-sm_90.tsv) and overwrites its source the very next cycle
 # (sm90_hgmma_product.ptx: `R2UR UR23, R5` then `IMAD.MOV.U32 R5, RZ, RZ, 0x3fff`, stall 1), as
 # it does a fixed-latency instruction's.  (sm_86's corpus has no R2UR: NAK's Decoupled reader
 # stands there.)
-R2UR_READS_AT_ISSUE = frozenset({"SM90"})
+
+
+@dataclass(frozen=True)
+class ArchLatencies:
+    """The checker's rules that differ between targets: one row per target (ARCHES)."""
+
+    raw: dict                    # RAW[reader][writer]: RAW (Ampere's) or RAW_SM90
+    fp64_decoupled: bool         # the FP64 unit's results are scoreboarded, not timed
+    r2ur_reads_at_issue: bool    # R2UR reads its source at issue and is timed (UNIFORM_RAW's r2ur)
+
+
+# One row per target, by nvdisasm's name for it (bobc.targets Target.nvdisasm_arch, the name the
+# simulator knows an architecture by); a target without a row is refused (arch_latencies)
+ARCHES = {
+    "SM86": ArchLatencies(raw=RAW, fp64_decoupled=True, r2ur_reads_at_issue=False),
+    "SM90": ArchLatencies(raw=RAW_SM90, fp64_decoupled=False, r2ur_reads_at_issue=True),
+}
+
+
+def arch_latencies(arch: str) -> ArchLatencies:
+    """The checker's row for the target nvdisasm calls `arch`; MissingTargetFact without one."""
+    return target_row(ARCHES, arch, "bobc.sim.latencies.ARCHES", "hazard-checker latencies")
 
 # A variable-latency instruction that sets no read scoreboard: ptxas's -O3 code (both targets) never
 # overwrites one of its source registers fewer than 3 cycles after it issued (SHFL on sm_86 3, LDG on

@@ -25,6 +25,7 @@ from ..bounded import BoundedCache
 from ..errors import BobcError
 from ..nvtools import nvdisasm, tool_identity
 from ..sass.syntax import split_operands
+from .arch import sim_arch
 from .faults import SimulationFault
 
 INSTRUCTION_BYTES = 16
@@ -314,11 +315,10 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
                        Control.from_word(word), unreadable)
 
 
-# Where nvdisasm prints a global access's memory descriptor (desc[URn]); for sm_86 it does not,
-# and the uniform register is read from the word (sass-facts.md: "LDG desc UR in 32..37, STG desc
-# UR in 64..69"; ptxas's sm_90 corpus, which prints desc[URn], puts LD's at 32..37 as LDG's and
+# Where nvdisasm does not print a global access's memory descriptor (desc[URn]; sm_86: arch.ARCHES'
+# descriptor_printed), the uniform register is read from the word (sass-facts.md: "LDG desc UR in
+# 32..37, STG desc UR in 64..69"; ptxas's sm_90 corpus, which prints desc[URn], puts LD's at 32..37 as LDG's and
 # ATOMG / RED(G) / LDGSTS's at 64..69 as STG's, and so does its sm_86 corpus for the same opcodes).
-DESCRIPTOR_PRINTED = frozenset({"SM90"})
 _DESCRIPTOR_FIELD = {"LDG": 32, "LD": 32, "STG": 64, "ATOMG": 64, "RED": 64, "REDG": 64, "LDGSTS": 64}
 
 
@@ -341,6 +341,7 @@ def _encoded_descriptor(ins: Instruction, word: int) -> Instruction:
 
 def decode(code: bytes, arch: str) -> list[Instruction]:
     """Every instruction of `code` (a whole number of 16-byte words, no padding)."""
+    printed = sim_arch(arch).descriptor_printed
     listing = disassembly_text(code, arch)
     out = []
     for line in listing.splitlines():
@@ -350,7 +351,7 @@ def decode(code: bytes, arch: str) -> list[Instruction]:
         pc = int(m.group(1), 16)
         word = int.from_bytes(code[pc:pc + INSTRUCTION_BYTES], "little")
         ins = parse_line(pc, m.group(2), word)
-        if arch not in DESCRIPTOR_PRINTED:
+        if not printed:
             ins = _encoded_descriptor(ins, word)
         out.append(ins)
     if len(out) != len(code) // INSTRUCTION_BYTES:

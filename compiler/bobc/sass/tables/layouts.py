@@ -379,6 +379,9 @@ FLOAT_IMMEDIATE = {"FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "FSEL", "MUFU"}
 
 # Variable-latency opcodes: their results come back through a scoreboard
 # (sass-facts.md "Control codes and latencies"; LDC is treated so on both).
+# Cycles until a fixed-latency result may be read, for an opcode bobc.sass.schedule's LATENCY does not
+# list: the longest ALU chain ptxas uses (here, beside VARIABLE_LATENCY, for arch.py's SchedulingFacts)
+DEFAULT_LATENCY = 6
 VARIABLE_LATENCY = {"S2R", "S2UR", "LDG", "LDS", "LDC", "MUFU", "F2I", "I2F", "F2F", "POPC",
                     "BREV", "FLO", "SHFL", "STG", "STS", "R2UR", "LDL", "STL", "LD", "LDSM", "LDGSTS",
                     "ATOMS", "ATOMG", "RED", "REDG", "DADD", "DMUL", "DFMA", "DSETP", "B2R",
