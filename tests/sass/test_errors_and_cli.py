@@ -96,9 +96,9 @@ def test_asm_writes_a_cubin_nvdisasm_reads(tmp_path, needs_nvdisasm):
     """bobc asm --cubin from a ptxas listing as printed: nvdisasm reads the cubin, finds the
     kernel's code, and it is the code of the listing."""
     import gzip
+    import re
     from bobc.nvtools import nvdisasm
     from bobc.sass.learn import CORPUS
-    from bobc.sass.oracle import disassemble
     listing = gzip.decompress((CORPUS / "listings" / "corpus3.sm_90.lst.gz").read_bytes()).decode()
     source = tmp_path / "corpus3.sass"
     source.write_text(listing)
@@ -114,3 +114,12 @@ def test_asm_writes_a_cubin_nvdisasm_reads(tmp_path, needs_nvdisasm):
     assert "LDL" in read.stdout and "STL" in read.stdout
     # the frame the code opens (IADD3 R1, R1, -0xc0, RZ) is declared
     assert "0x000000c0" in read.stdout.split("EIATTR_FRAME_SIZE")[1].split("EIATTR")[0]
+
+    # the code nvdisasm finds in the cubin is the listing's, word for word: ptxas's encodings
+    # printed in the listing (/* 0x... */) against nvdisasm's reading of the cubin bobc wrote
+    def words(text: str) -> list[str]:
+        section = text.split(".text.local_memory:", 1)[1].split("//----", 1)[0]
+        return re.findall(r"/\* (0x[0-9a-f]{16}) \*/", section)
+
+    listed = words(listing)
+    assert len(listed) > 100 and words(read.stdout) == listed
