@@ -132,12 +132,13 @@ def test_inspect_dump_diff_agree_on_a_host_without_its_version_section(hosts, tm
 
 
 def test_emit_images_of_a_native_host_entry_says_where_its_images_are(tmp_path):
-    """--emit-images writes a plan host's images; a native host's are embedded in it: the build
-    says so and which commands read them (exit 2, nothing written), where it said the entry
+    """--emit-images writes a native host's images with the manifest their encoding made
+    (tests/diff/test_diff_native_images_s38.py); images no encoding made (this plan's byte strings)
+    have none: the build says so and what shows them (exit 2, nothing written), where it said the entry
     'should be a value of family NvidiaPlanHost, got the byte string b'\\x7fELF...'."""
     folder = tmp_path / "images"
     done = bobc("build", NATIVE, "--entry", "arithmeticArtifact", "--emit-images", folder)
     assert done.returncode == 2, done.stderr
-    assert "arithmeticArtifact is a native physical program host" in done.stderr
-    assert "bobc inspect HOST --extract DIR" in done.stderr and "x7fELF" not in done.stderr
+    assert "the four images arithmeticArtifact embeds are no image set bobc encoded" in done.stderr
+    assert "bobc dump HOST" in done.stderr and "x7fELF" not in done.stderr
     assert not folder.exists()

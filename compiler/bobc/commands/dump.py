@@ -67,6 +67,8 @@ def run(args):
             images = load_images(args.images)
             images.kernel_folders = kernel_folders
             facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
+            if images.native_program is not None:      # a native host's images: its commands too
+                facts += native.folder_lines(images, args.images)
             if not folder:
                 facts += host_lines(args.images, args.nonzero, images.manifest)
     if args.json:

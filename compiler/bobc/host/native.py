@@ -20,8 +20,13 @@ from pathlib import Path
 from ..errors import BobcError
 from ..resources import doc
 from ..native.words import count
+from ..nvidia.encode import IMAGE_FILES
 
 KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
+# what a differing embedded image's line says (bobc diff of two native hosts)
+NO_MANIFEST = ("a host's embedded images carry no manifest, so they are compared by sha256 here; "
+               "`bobc build PLAN --entry DEF --emit-images DIR` writes them with their manifest and the native "
+               "program, and `bobc diff` of two such folders compares them field by field")
 _OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
 
 
@@ -216,3 +221,227 @@ def extract(path) -> dict[str, bytes]:
     files = {"native-program.bin": host.program}
     files.update({f"embedded-{KINDS.get(kind, kind)}.bin": content for kind, _, content in host.components})
     return files
+
+
+# Where a command names mapped memory (docs/platform.md's table): (command name, index into its
+# naturals) -- CopyStateToMapped's destination, CopyMappedToState's source, WriteMapped's and
+# WaitMapped's address, Submit's ring, GPPut word and semaphore, WriteMappedFile's source.
+# LoadEmbedded's and LoadImage's destinations say where an image lies (_ImagePlaces).
+MAPPED_FIELDS = {"CopyStateToMapped": (1,), "CopyMappedToState": (0,), "WriteMapped": (0,), "WaitMapped": (0,),
+                 "Submit": (0, 2, 3), "WriteMappedFile": (1,)}
+MAPPED_OPERAND = 3          # NativePhysicalMappedWord (Runtime.NativePhysicalProgram): its value is an address
+_IMAGE_ATTRIBUTES = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
+
+
+class _ImagePlaces:
+    """What a mapped address of a native program names in its images (a native host's image folder:
+    `bobc build --entry DEF --emit-images`): the image a LoadEmbedded of its kind (or a LoadImage of
+    its very bytes) put at a host address, then, by the images' manifest, the launch parameter word
+    (`launch[7] (KERNEL) param+0x30`, counted from the target's parameter base), the launch's QMD
+    field, the submission's pushbuffer segment or the GPFIFO entry.  A place is a tuple, equal on
+    two sides when it names the same thing of paired launches (`launch_keys`: golden.LaunchAlignment)."""
+
+    def __init__(self, commands, images, launch_keys: dict) -> None:
+        self.manifest = images.manifest
+        self.images = images
+        self.launch_keys = launch_keys
+        self.loaded = []            # (host address, bytes, kind)
+        for command in commands:
+            if command.name == "LoadEmbedded" and command.n[0] in _IMAGE_ATTRIBUTES:
+                kind = command.n[0]
+                self.loaded.append((command.n[1], len(getattr(images, _IMAGE_ATTRIBUTES[kind])), kind))
+            elif command.name == "LoadImage":
+                for kind, attribute in _IMAGE_ATTRIBUTES.items():
+                    if command.data and command.data == getattr(images, attribute):
+                        self.loaded.append((command.n[0], len(command.data), kind))
+                        break
+        self.entries = [int.from_bytes(images.gpfifo[at:at + 8], "little") for at in range(0, len(images.gpfifo) - 7, 8)]
+
+    def _launch(self, index) -> tuple:
+        identity = next((x.get("identity") for x in self.manifest["launches"] if x.get("index") == index), "?")
+        return self.launch_keys.get(index, f"launch[{index}]"), identity
+
+    def address(self, address: int):
+        """(place, words) of a mapped address inside an image, else None."""
+        for start, size, kind in self.loaded:
+            if start <= address < start + size:
+                return self._in_image(kind, address - start)
+        return None
+
+    def _in_image(self, kind: int, offset: int):
+        manifest = self.manifest
+        sizes = manifest["sizes"]
+        if kind == 1:
+            for launch in manifest["launches"]:
+                start = launch["parameter_offset"]
+                if start <= offset < start + sizes["parameter_block"]:
+                    key, identity = self._launch(launch["index"])
+                    byte = offset - start - manifest["parameter_base"]
+                    where = f"param+{byte:#x}" if byte >= 0 else f"{-byte:#x} bytes below the parameters"
+                    return ("param", key, byte), f"launch[{launch['index']}] ({identity}) {where}"
+        if kind == 2:
+            for launch in manifest["launches"]:
+                start = launch["qmd_offset"]
+                if start <= offset < start + sizes["qmd_record"]:
+                    key, identity = self._launch(launch["index"])
+                    return ("qmd", key, offset - start), f"launch[{launch['index']}] ({identity})'s QMD +{offset - start:#x}"
+        if kind == 3:
+            for submission in manifest["submissions"]:
+                start = submission["push_offset"]
+                if start <= offset < start + submission["push_length"]:
+                    return (("push", submission["index"], submission["identity"], offset - start),
+                            f"submission[{submission['index']}] ({submission['identity']})'s segment +{offset - start:#x}")
+        if kind == 4:
+            entry = offset // 8
+            return ("ring", entry, offset % 8), f"GPFIFO entry {entry}{self._submission_of(entry)} +{offset % 8:#x}"
+        return ("image", kind, offset), f"the {KINDS[kind]} image +{offset:#x}"
+
+    def _submission_of(self, entry: int) -> str:
+        found = next((s for s in self.manifest["submissions"] if s.get("ring_entry") == entry), None)
+        return f" (submission[{found['index']}] {found['identity']})" if found else ""
+
+    def entry(self, value: int):
+        """(place, words) of a ring entry value that is the GPFIFO image's entry e, else None."""
+        if value in self.entries:
+            entry = self.entries.index(value)
+            return ("entry", entry), f"GPFIFO image entry {entry}{self._submission_of(entry)}"
+        return None
+
+    def fields(self, command) -> dict:
+        """Each field of `command` that names an image place: ('n', i) or ('v', i) -> (place, words)."""
+        out = {}
+        if command.name == "LoadImage":        # its bytes are one of the images, compared field by field
+            kind = next((k for k, a in _IMAGE_ATTRIBUTES.items() if command.data and command.data == getattr(self.images, a)), None)
+            if kind is not None:
+                out[("d", 0)] = ("loaded", kind), f"the {KINDS[kind]} image ({IMAGE_FILES[KINDS[kind]]})"
+        for i in MAPPED_FIELDS.get(command.name, ()):
+            if i < len(command.n):
+                found = self.address(command.n[i])
+                if found is not None:
+                    out[("n", i)] = found
+        for i, (kind, value) in enumerate(command.v):
+            found = self.address(value) if kind == MAPPED_OPERAND else None
+            if found is None and command.name == "Submit" and kind == 0:
+                found = self.entry(value)       # the ring entry the Submit writes, an immediate
+            if found is not None:
+                out[("v", i)] = found
+        return out
+
+
+def _decoded(images, where):
+    from ..native import program
+
+    try:
+        return program.decode(images.native_program)
+    except program.ProgramError as error:
+        raise BobcError(f"{where}: its native program ({images.manifest.get('native_program', {}).get('file')}) is "
+                        f"refused: {error}", hint="write the images again with `bobc build --entry DEF --emit-images`") from None
+
+
+def folder_lines(images, where="") -> list:
+    """A native host's image folder's native program, command by command (`command[i] = ...`, as a
+    native host's dump shows it), each field naming an image place noted with what it names
+    (`# WriteMapped address: launch[7] (KERNEL) param+0x30`)."""
+    from ..nvidia.decode import Line
+
+    decoded = _decoded(images, where)
+    places = _ImagePlaces(decoded.commands, images, {})
+    out = [Line("native_program.identity", shown_identity(decoded.identity.rstrip(b"\0 ")), "", "", "header"),
+           Line("native_program.commands", len(decoded.commands), "", "", "header")]
+    for index, command in enumerate(decoded.commands):
+        out.append(Line(f"command[{index}]", _command_text(command), _place_note(places.fields(command)), "", "command"))
+    return out
+
+
+_SIDES = {"n": "field", "v": "operand", "d": "bytes"}
+
+
+def _place_note(found: dict) -> str:
+    return "; ".join(f"{_SIDES[side]}{'' if side == 'd' else f' {i}'}: {words}"
+                     for (side, i), (_, words) in sorted(found.items()))
+
+
+def folder_differences(a, b, where_a="", where_b="") -> list:
+    """Two native host image folders' native programs, command by command: a command whose only
+    differences are fields naming the same place of paired launches, submissions or ring entries
+    (the images moved: a parameter block placed elsewhere, another target's parameter base, a
+    longer segment's ring entry) is no difference, and one `native_program.mapped` line counts
+    them; any other differing command is a line, noted with what its image fields name on each side."""
+    from ..nvidia.golden import Difference, LaunchAlignment, _differences
+    from ..nvidia.decode import Line
+    from ..commands.diff import _index_runs
+
+    if a.native_program is None or b.native_program is None:
+        if a.native_program is b.native_program:
+            return []
+        side = "a" if a.native_program is not None else "b"
+        return [Difference("native_program", "header", "", "a native host's program" if side == "a" else None,
+                           "a native host's program" if side == "b" else None,
+                           f"only {side} holds a native host's images (bobc build --entry DEF --emit-images)")]
+    pa, pb = _decoded(a, where_a), _decoded(b, where_b)
+    alignment = LaunchAlignment.of(a.manifest, b.manifest)
+    places_a = _ImagePlaces(pa.commands, a, alignment.keys_a)
+    places_b = _ImagePlaces(pb.commands, b, alignment.keys_b)
+    head_a = [Line("native_program.identity", shown_identity(pa.identity.rstrip(b"\0 ")), "", "", "header"),
+              Line("native_program.slots", pa.slots, "", "", "header"),
+              Line("native_program.state_extent", pa.state_extent, "", "", "header"),
+              Line("native_program.commands", len(pa.commands), "", "", "header")]
+    head_b = [Line("native_program.identity", shown_identity(pb.identity.rstrip(b"\0 ")), "", "", "header"),
+              Line("native_program.slots", pb.slots, "", "", "header"),
+              Line("native_program.state_extent", pb.state_extent, "", "", "header"),
+              Line("native_program.commands", len(pb.commands), "", "", "header")]
+    found = _differences(head_a, head_b)
+    moved = []
+    for index in range(max(len(pa.commands), len(pb.commands))):
+        x = pa.commands[index] if index < len(pa.commands) else None
+        y = pb.commands[index] if index < len(pb.commands) else None
+        if x == y:
+            continue
+        key = f"command[{index}]"
+        if x is None or y is None:
+            found.append(Difference(key, "command", "", None if x is None else _command_text(x),
+                                    None if y is None else _command_text(y), ""))
+            continue
+        fa, fb = places_a.fields(x), places_b.fields(y)
+        if _same_but_places(x, y, fa, fb):
+            moved.append(index)
+            continue
+        notes = [f"{_SIDES[side]}{'' if side == 'd' else f' {i}'}: {fa[(side, i)][1] if (side, i) in fa else 'no image'} "
+                 f"in a, {fb[(side, i)][1] if (side, i) in fb else 'no image'} in b"
+                 for side, i in sorted(set(fa) | set(fb))
+                 if (fa.get((side, i)) or (None,))[0] != (fb.get((side, i)) or (None,))[0] or
+                 _field(x, side, i) != _field(y, side, i)]
+        found.append(Difference(key, "command", "", _command_text(x), _command_text(y), "; ".join(notes)))
+    if moved:
+        count = len(moved)
+        found.append(Difference("native_program.mapped", "command", "", f"{count} command{'s' if count != 1 else ''}",
+                                "the same image places, moved",
+                                f"command[{_index_runs(moved)}]: each names, where a and b differ, the same "
+                                "launch parameter word, QMD field, segment or ring entry of the paired launch or "
+                                "submission, or loads the same image, compared field by field above (the images placed it elsewhere, or the target's parameters start at "
+                                "another offset of constant bank 0), so only its address or entry value differs"))
+    return found
+
+
+def _field(command, side: str, i: int):
+    if side == "d":
+        return command.data
+    values = command.n if side == "n" else command.v
+    return values[i] if i < len(values) else None
+
+
+def _same_but_places(x, y, fa: dict, fb: dict) -> bool:
+    """Whether commands x and y differ only in fields that name the same image place on each side."""
+    if (x.code, x.sub, x.child, len(x.n), len(x.v)) != (y.code, y.sub, y.child, len(y.n), len(y.v)):
+        return False
+    if x.data != y.data and (("d", 0) not in fa or ("d", 0) not in fb or fa[("d", 0)][0] != fb[("d", 0)][0]):
+        return False
+    for side, values_x, values_y in (("n", x.n, y.n), ("v", x.v, y.v)):
+        for i, (p, q) in enumerate(zip(values_x, values_y)):
+            if p == q:
+                continue
+            if side == "v" and p[0] != q[0]:
+                return False
+            if (side, i) not in fa or (side, i) not in fb or fa[(side, i)][0] != fb[(side, i)][0]:
+                return False
+    return True
