@@ -142,3 +142,22 @@ def test_emit_images_of_a_native_host_entry_says_where_its_images_are(tmp_path):
     assert "the four images arithmeticArtifact embeds are no image set bobc encoded" in done.stderr
     assert "bobc dump HOST" in done.stderr and "x7fELF" not in done.stderr
     assert not folder.exists()
+
+
+def test_dump_names_operand_kinds_as_the_program_format_does(hosts):
+    """A StateWord operand (kind 2, specs/Runtime/NativePhysicalProgram.bob) is `state:`, a MappedWord
+    (kind 3) `mapped:`; dump had shown them `arg:` and `state:` (probe s38 diffnative 2).  Commands.bob's
+    first AddNatural adds two state words (phWord)."""
+    from bobc.native import program
+    from bobc.native.artifact import split
+
+    decoded = program.decode(split(hosts["native2"].read_bytes(), "arith").program)
+    kinds = {kind for command in decoded.commands for kind, _ in command.v}
+    assert 2 in kinds
+    dump = bobc("dump", hosts["native2"]).stdout
+    lines = [line for line in dump.splitlines() if line.startswith("command[")]
+    for index, command in enumerate(decoded.commands):
+        for kind, value in command.v:
+            label = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}[kind]
+            assert f"{label}:{value:#x}" in lines[index], (lines[index], kind)
+    assert not any(" arg:" in line for line in lines)

@@ -27,7 +27,8 @@ KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
 NO_MANIFEST = ("a host's embedded images carry no manifest, so they are compared by sha256 here; "
                "`bobc build PLAN --entry DEF --emit-images DIR` writes them with their manifest and the native "
                "program, and `bobc diff` of two such folders compares them field by field")
-_OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
+# Runtime.NativePhysicalProgram's operand kinds: Immediate 0, Slot 1, StateWord 2, MappedWord 3 (docs/platform.md)
+_OPERAND_KINDS = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}
 
 
 def is_native_host(path) -> bool:
