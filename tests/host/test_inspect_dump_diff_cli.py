@@ -161,3 +161,11 @@ def test_dump_names_operand_kinds_as_the_program_format_does(hosts):
             label = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}[kind]
             assert f"{label}:{value:#x}" in lines[index], (lines[index], kind)
     assert not any(" arg:" in line for line in lines)
+
+
+def test_diff_help_says_what_it_takes_and_the_native_verdict():
+    """README's diff row: two native hosts are compared ("the same images and commands"), a native
+    host against a plan host is exit 2; --help said neither (probe s38 diffnative 3)."""
+    text = " ".join(bobc("diff", "--help").stdout.split())
+    assert "native physical program hosts" in text and "the same commands" in text
+    assert "a native host against a plan host" in text

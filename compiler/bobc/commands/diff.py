@@ -45,7 +45,11 @@ def add_arguments(p):
                    help="a folder holding the plan's own kernel sources (searched recursively, before "
                         "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list (the note that an image folder carries no host plan goes to stderr)")
-    p.epilog = "exit status: 0 the same images (and, for two hosts, the same host plan and runtime), 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
+    p.epilog = ("A and B: folders written by `bobc build --emit-images` (a native host's: `--entry DEF`, its "
+                "native program too), hosts built by `bobc build`, or two native physical program hosts (their "
+                "embedded images by sha256).  exit status: 0 the same images (and, for two plan hosts, the same "
+                "host plan and runtime; for two native hosts, the same commands), 1 they differ, 2 they cannot be "
+                "compared (usage, missing or damaged input, a native host against a plan host)")
 
 
 def _checked(path: str) -> None:
