@@ -5,8 +5,9 @@ compared: a usage error, a missing file, a file that is neither an image folder 
 bobc host, a damaged one, or two different kinds of host (like diff(1), whose 2 is
 "trouble").  A and B are folders written by `bobc build --emit-images` or hosts built
 by `bobc build` (their .bobc.* sections), in any mix; or two native physical program
-hosts (`bobc build --entry`, docs/native-host.md), compared command by command and
-embedded image by embedded image.  Behind the decoded lines stands a byte comparison
+hosts (`bobc build --entry`, docs/native-host.md), compared embedded image by embedded image
+and command by command, their commands aligned as a sequence (host.native.aligned_commands: an
+inserted command is one `command[+j]` line, each later one compared with its counterpart).  Behind the decoded lines stands a byte comparison
 of every image (bobc.nvidia.golden): a differing byte no decoded line shows is a `raw`
 line, so exit 0 means the images are byte for byte the same.  A host whose images do
 not match its plan identity is damaged (exit 2, as `bobc inspect` says); every file is
@@ -69,7 +70,7 @@ def _differences(a_path: str, b_path: str, include=()):
     from ..errors import BobcError
     from ..host import native
     from ..nvidia.decode import load_images
-    from ..nvidia.golden import _differences, differences
+    from ..nvidia.golden import differences
 
     try:
         from ..errors import UsageError
@@ -79,7 +80,7 @@ def _differences(a_path: str, b_path: str, include=()):
         if kinds == (True, True):
             from dataclasses import replace
 
-            found = _differences(native.lines(a_path), native.lines(b_path))
+            found = native.differences(a_path, b_path)
             # their images carry no manifest here: say where one is written, so they are compared by meaning
             return [replace(d, meaning=native.NO_MANIFEST) if d.key.startswith("embedded[") and
                     d.key.endswith("].sha256") else d for d in found]
@@ -95,7 +96,7 @@ def _differences(a_path: str, b_path: str, include=()):
         a, b = load_images(a_path), load_images(b_path)
         a.kernel_folders = b.kernel_folders = folders
         found = differences(a, b)
-        # a native host's image folder holds its native program: compared command by command, each
+        # a native host's image folder holds its native program: its commands aligned as a sequence, each
         # mapped address read as the image place it names (bobc.host.native.folder_differences)
         found += native.folder_differences(a, b, a_path, b_path)
         if not Path(a_path).is_dir() and not Path(b_path).is_dir():

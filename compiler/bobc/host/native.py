@@ -363,7 +363,8 @@ def _place_note(found: dict) -> str:
 
 
 def folder_differences(a, b, where_a="", where_b="") -> list:
-    """Two native host image folders' native programs, command by command: a command whose only
+    """Two native host image folders' native programs, their commands aligned as a sequence
+    (aligned_commands, a field naming an image place read as the place): a command whose only
     differences are fields naming the same place of paired launches, submissions or ring entries
     (the images moved: a parameter block placed elsewhere, another target's parameter base, a
     longer segment's ring entry) is no difference, and one `native_program.mapped` line counts
@@ -393,31 +394,35 @@ def folder_differences(a, b, where_a="", where_b="") -> list:
               Line("native_program.commands", len(pb.commands), "", "", "header")]
     found = _differences(head_a, head_b)
     moved = []
-    for index in range(max(len(pa.commands), len(pb.commands))):
-        x = pa.commands[index] if index < len(pa.commands) else None
-        y = pb.commands[index] if index < len(pb.commands) else None
-        if x == y:
-            continue
-        key = f"command[{index}]"
+    fields_a = [places_a.fields(x) for x in pa.commands]
+    fields_b = [places_b.fields(y) for y in pb.commands]
+    # aligned on each command's fields with those naming an image place read as the place: a command
+    # that only names the same place elsewhere is the same command of the sequence
+    for i, j, key in aligned_commands(pa.commands, pb.commands, lambda i: _place_signature(pa.commands[i], fields_a[i]),
+                                      lambda j: _place_signature(pb.commands[j], fields_b[j])):
+        x = pa.commands[i] if i is not None else None
+        y = pb.commands[j] if j is not None else None
         if x is None or y is None:
             found.append(Difference(key, "command", "", None if x is None else _command_text(x),
                                     None if y is None else _command_text(y), ""))
             continue
-        fa, fb = places_a.fields(x), places_b.fields(y)
-        if _same_but_places(x, y, fa, fb):
-            moved.append(index)
+        if command_fields(x) == command_fields(y):
             continue
-        notes = [f"{_SIDES[side]}{'' if side == 'd' else f' {i}'}: {fa[(side, i)][1] if (side, i) in fa else 'no image'} "
-                 f"in a, {fb[(side, i)][1] if (side, i) in fb else 'no image'} in b"
-                 for side, i in sorted(set(fa) | set(fb))
-                 if (fa.get((side, i)) or (None,))[0] != (fb.get((side, i)) or (None,))[0] or
-                 _field(x, side, i) != _field(y, side, i)]
+        fa, fb = fields_a[i], fields_b[j]
+        if _same_but_places(x, y, fa, fb):
+            moved.append(i)
+            continue
+        notes = [f"{_SIDES[side]}{'' if side == 'd' else f' {k}'}: {fa[(side, k)][1] if (side, k) in fa else 'no image'} "
+                 f"in a, {fb[(side, k)][1] if (side, k) in fb else 'no image'} in b"
+                 for side, k in sorted(set(fa) | set(fb))
+                 if (fa.get((side, k)) or (None,))[0] != (fb.get((side, k)) or (None,))[0] or
+                 _field(x, side, k) != _field(y, side, k)]
         found.append(Difference(key, "command", "", _command_text(x), _command_text(y), "; ".join(notes)))
     if moved:
         count = len(moved)
         found.append(Difference("native_program.mapped", "command", "", f"{count} command{'s' if count != 1 else ''}",
                                 "the same image places, moved",
-                                f"command[{_index_runs(moved)}]: each names, where a and b differ, the same "
+                                f"command[{_index_runs(moved)}] (numbered as in a): each names, where a and b differ, the same "
                                 "launch parameter word, QMD field, segment or ring entry of the paired launch or "
                                 "submission, or loads the same image, compared field by field above (the images placed it elsewhere, or the target's parameters start at "
                                 "another offset of constant bank 0), so only its address or entry value differs"))
@@ -433,7 +438,7 @@ def _field(command, side: str, i: int):
 
 def _same_but_places(x, y, fa: dict, fb: dict) -> bool:
     """Whether commands x and y differ only in fields that name the same image place on each side."""
-    if (x.code, x.sub, x.child, len(x.n), len(x.v)) != (y.code, y.sub, y.child, len(y.n), len(y.v)):
+    if (x.code, x.sub, len(x.n), len(x.v)) != (y.code, y.sub, len(y.n), len(y.v)):
         return False
     if x.data != y.data and (("d", 0) not in fa or ("d", 0) not in fb or fa[("d", 0)][0] != fb[("d", 0)][0]):
         return False
@@ -446,3 +451,72 @@ def _same_but_places(x, y, fa: dict, fb: dict) -> bool:
             if (side, i) not in fa or (side, i) not in fb or fa[(side, i)][0] != fb[(side, i)][0]:
                 return False
     return True
+
+
+def command_fields(command) -> tuple:
+    """What a command's bytes hold: its code, operation, naturals, operands and bytes field.  Its
+    children (Command.child) are not among them: a program's bytes are its commands in order, each
+    command's children the ones that follow it (docs/platform.md), so two programs whose commands'
+    fields are equal in order are the same bytes, and a child's index differs only because commands
+    were inserted or removed before it, which the alignment shows as those commands."""
+    return command.code, command.sub, tuple(command.n), tuple(command.v), command.data
+
+
+def _place_signature(command, found: dict) -> tuple:
+    """command_fields with each field that names an image place (_ImagePlaces.fields) read as the place."""
+    n = tuple(("place", found[("n", i)][0]) if ("n", i) in found else x for i, x in enumerate(command.n))
+    v = tuple((kind, ("place", found[("v", i)][0])) if ("v", i) in found else (kind, x)
+              for i, (kind, x) in enumerate(command.v))
+    data = ("place", found[("d", 0)][0]) if ("d", 0) in found else command.data
+    return command.code, command.sub, n, v, data
+
+
+def aligned_commands(a: list, b: list, signature_a=None, signature_b=None) -> list:
+    """Two programs' commands aligned as a sequence, as host plan steps and launches are
+    (golden.sequence_keys: difflib on each command's `signature_*(index)`, command_fields by
+    default), then each run of commands between two pairs aligned again on the commands' kinds
+    (code and operation), so a changed command is paired with its counterpart of the same kind and
+    the others of the run are on one side: [(i, j, key)] in program order, j None for a command
+    only in a (`command[i]`), i None for one only in b (`command[+j]`), else a's i paired with b's j
+    (`command[i]`, or `command[i->j]` where commands inserted or removed before it moved it)."""
+    from ..nvidia.golden import sequence_keys
+
+    def pairs(index_a, index_b, signatures_a, signatures_b) -> list:
+        keys_a, keys_b, _ = sequence_keys(index_a, index_b, signatures_a, signatures_b, "command", lambda p, q: False)
+        of_key = {key: i for i, key in keys_a.items()}
+        return [(of_key[keys_b[j]], j) for j in index_b if keys_b[j] in of_key]
+
+    signature_a = signature_a or (lambda i: command_fields(a[i]))
+    signature_b = signature_b or (lambda j: command_fields(b[j]))
+    first = pairs(list(range(len(a))), list(range(len(b))), [signature_a(i) for i in range(len(a))],
+                  [signature_b(j) for j in range(len(b))])
+    out, next_a, next_b = [], 0, 0
+    for i, j in first + [(len(a), len(b))]:
+        gap_a, gap_b = list(range(next_a, i)), list(range(next_b, j))
+        kind = lambda command: (command.code, command.sub)         # noqa: E731
+        inner = pairs(gap_a, gap_b, [kind(a[k]) for k in gap_a], [kind(b[k]) for k in gap_b]) if gap_a and gap_b else []
+        for p, q in inner + [(i, j)]:
+            out += [(k, None, f"command[{k}]") for k in range(next_a, p)]
+            out += [(None, k, f"command[+{k}]") for k in range(next_b, q)]
+            if p < len(a):
+                out.append((p, q, f"command[{p}]" if p == q else f"command[{p}->{q}]"))
+            next_a, next_b = p + 1, q + 1
+    return out
+
+
+def differences(path_a, path_b) -> list:
+    """Two native hosts, fact by fact (lines): their headers and embedded images by key, their
+    programs' commands aligned as a sequence (aligned_commands), so an inserted command is one
+    line (`command[+j]: only in b`) and each one after it is compared with its counterpart."""
+    from ..nvidia.golden import Difference, _differences
+
+    found = _differences(*([line for line in lines(path) if line.kind != "command"] for path in (path_a, path_b)))
+    commands_a, commands_b = read(path_a)[1].commands, read(path_b)[1].commands
+    for i, j, key in aligned_commands(commands_a, commands_b):
+        x = commands_a[i] if i is not None else None
+        y = commands_b[j] if j is not None else None
+        if x is not None and y is not None and command_fields(x) == command_fields(y):
+            continue
+        found.append(Difference(key, "command", "", None if x is None else _command_text(x),
+                                None if y is None else _command_text(y), ""))
+    return found
