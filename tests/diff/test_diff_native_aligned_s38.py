@@ -124,3 +124,31 @@ def test_two_image_folders_name_exactly_the_inserted_changed_and_removed_command
     assert _commands(back.stdout) == {"command[5]": ("Store 0x100 imm:0x4d", None),
                                       "command[11->10]": ("Store 0x30 imm:0x42", "Store 0x30 imm:0x6"),
                                       "command[+13]": (None, "Store 0x48 imm:0x9")}
+
+
+def load_image(address: int, data: bytes) -> bytes:  # LoadImage: n (host address), b (the image's bytes)
+    return bytes([18]) + nat(address) + nat(len(data)) + data
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason="no golden images")
+def test_a_load_image_of_a_changed_image_is_not_called_a_move(tmp_path):
+    """Both programs load program.bin at the same address; b's program.bin has one instruction word
+    changed.  Nothing moved, so the folded line must not say that only an address differs (probe s38
+    diffalign, finding 2: it said `the same image places, moved ... so only its address or entry
+    value differs`)."""
+    code = (GOLDEN / "program.bin").read_bytes()
+    manifest = json.loads((GOLDEN / "manifest.json").read_text())
+    region = manifest["regions"][0]
+    changed = bytearray(code)
+    changed[region["place"]] ^= 1            # the first instruction's lowest bit (its opcode)
+    a = _folder(tmp_path / "a", program([load_image(0x7F0000000000, code), bytes([END])]))
+    b = _folder(tmp_path / "b", program([load_image(0x7F0000000000, bytes(changed)), bytes([END])]))
+    (b / "program.bin").write_bytes(bytes(changed))
+    done = bobc("diff", a, b)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith(f"region[0].code[{0:#06x}]") for line in lines), lines
+    mapped = [line for line in lines if line.startswith("native_program.mapped:")]
+    assert len(mapped) == 1, lines
+    assert "moved" not in mapped[0] and "only its address" not in mapped[0], mapped[0]
+    assert "command[0]" in mapped[0] and "program.bin" in mapped[0] and "changed" in mapped[0], mapped[0]

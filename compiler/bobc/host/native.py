@@ -396,6 +396,7 @@ def folder_differences(a, b, where_a="", where_b="") -> list:
     moved = []
     fields_a = [places_a.fields(x) for x in pa.commands]
     fields_b = [places_b.fields(y) for y in pb.commands]
+    paired_data: dict = {}          # each folded command's counterpart's bytes field
     # aligned on each command's fields with those naming an image place read as the place: a command
     # that only names the same place elsewhere is the same command of the sequence
     for i, j, key in aligned_commands(pa.commands, pb.commands, lambda i: _place_signature(pa.commands[i], fields_a[i]),
@@ -411,6 +412,7 @@ def folder_differences(a, b, where_a="", where_b="") -> list:
         fa, fb = fields_a[i], fields_b[j]
         if _same_but_places(x, y, fa, fb):
             moved.append(i)
+            paired_data[i] = y.data
             continue
         notes = [f"{_SIDES[side]}{'' if side == 'd' else f' {k}'}: {fa[(side, k)][1] if (side, k) in fa else 'no image'} "
                  f"in a, {fb[(side, k)][1] if (side, k) in fb else 'no image'} in b"
@@ -419,13 +421,24 @@ def folder_differences(a, b, where_a="", where_b="") -> list:
                  _field(x, side, k) != _field(y, side, k)]
         found.append(Difference(key, "command", "", _command_text(x), _command_text(y), "; ".join(notes)))
     if moved:
+        # a LoadImage whose bytes differ loads the same image, changed (its lines above): not a move
+        loads = [i for i in moved if pa.commands[i].data != paired_data[i]]
+        addressed = [i for i in moved if i not in loads]
         count = len(moved)
+        parts = []
+        if addressed:
+            parts.append(f"command[{_index_runs(addressed)}] (numbered as in a): each names, where a and b differ, the "
+                         "same launch parameter word, QMD field, segment or ring entry of the paired launch or "
+                         "submission, or loads the same image, compared field by field above (the images placed it "
+                         "elsewhere, or the target's parameters start at another offset of constant bank 0), so only "
+                         "its address or entry value differs")
+        if loads:
+            files = sorted({IMAGE_FILES[KINDS[fields_a[i][("d", 0)][0][1]]] for i in loads})
+            parts.append(f"command[{_index_runs(loads)}] (numbered as in a): each loads the same image "
+                         f"({', '.join(files)}) as its counterpart, whose bytes differ as the image lines above say")
         found.append(Difference("native_program.mapped", "command", "", f"{count} command{'s' if count != 1 else ''}",
-                                "the same image places, moved",
-                                f"command[{_index_runs(moved)}] (numbered as in a): each names, where a and b differ, the same "
-                                "launch parameter word, QMD field, segment or ring entry of the paired launch or "
-                                "submission, or loads the same image, compared field by field above (the images placed it elsewhere, or the target's parameters start at "
-                                "another offset of constant bank 0), so only its address or entry value differs"))
+                                "the same image places, moved" if addressed else "the same images, changed",
+                                "; ".join(parts)))
     return found
 
 
