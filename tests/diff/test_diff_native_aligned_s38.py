@@ -152,3 +152,28 @@ def test_a_load_image_of_a_changed_image_is_not_called_a_move(tmp_path):
     assert len(mapped) == 1, lines
     assert "moved" not in mapped[0] and "only its address" not in mapped[0], mapped[0]
     assert "command[0]" in mapped[0] and "program.bin" in mapped[0] and "changed" in mapped[0], mapped[0]
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason="no golden images")
+def test_a_native_host_against_a_native_image_folder(tmp_path):
+    """A native host and a native host's image folder are compared (probe s38 diffalign, finding 3:
+    refused, exit 2): the host's embedded images against the folder's files -- this host embeds none,
+    the folder holds four -- and the two programs' commands, aligned."""
+    from bobc.native.writer import native_host
+
+    host = tmp_path / "host"
+    host.write_bytes(native_host(program(A), "sm_90"))
+    folder = _folder(tmp_path / "b", program(B))
+    done = bobc("diff", host, folder, "--json")
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)
+    assert _commands(done.stdout) == EXPECTED
+    images = {d["key"]: d["a"] for d in found if d["key"].endswith(".sha256") and not d["key"].startswith("native")}
+    assert images == {f"{name}.sha256": None for name in ("program.bin", "qmd.bin", "push.bin", "gpfifo.bin")}
+    assert "image folder" in done.stderr          # --json: the note on stderr, the output a list
+    # the other way round
+    back = bobc("diff", folder, host, "--json")
+    assert back.returncode == 1 and set(_commands(back.stdout)) == {"command[5]", "command[11->10]", "command[+13]"}
+    # a plan host's folder (no native program) is still refused, naming what would do
+    plan = bobc("diff", host, GOLDEN)
+    assert plan.returncode == 2 and "--emit-images" in plan.stderr, plan.stderr

@@ -115,6 +115,16 @@ def test_diff_of_a_folder_with_itself_is_0_and_a_stale_program_is_refused(built,
     assert done.returncode == 2 and "native-program.bin" in done.stderr and "the manifest says" in done.stderr
 
 
+def test_a_native_host_and_the_folder_its_build_wrote_hold_the_same_images_and_commands(built):
+    """(probe s38 diffalign, finding 3: a native host against a native image folder was refused, exit 2)"""
+    images, host = built["sm_90"]
+    for a, b in ((host, images), (images, host)):
+        done = bobc("diff", a, b)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.splitlines()[-1] == f"{a} and {b} hold the same images and commands"
+    assert bobc("diff", built["sm_86"][1], images).returncode == 1
+
+
 def test_native_host_without_encoded_images_is_refused(tmp_path):
     """Commands.bob's artifact embeds four byte strings no whole-program plan encoded: no manifest
     describes them, so --emit-images is refused (exit 2) and nothing written."""

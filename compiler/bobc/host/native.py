@@ -521,10 +521,16 @@ def differences(path_a, path_b) -> list:
     """Two native hosts, fact by fact (lines): their headers and embedded images by key, their
     programs' commands aligned as a sequence (aligned_commands), so an inserted command is one
     line (`command[+j]: only in b`) and each one after it is compared with its counterpart."""
-    from ..nvidia.golden import Difference, _differences
+    from ..nvidia.golden import _differences
 
     found = _differences(*([line for line in lines(path) if line.kind != "command"] for path in (path_a, path_b)))
-    commands_a, commands_b = read(path_a)[1].commands, read(path_b)[1].commands
+    return found + _command_differences(read(path_a)[1].commands, read(path_b)[1].commands)
+
+
+def _command_differences(commands_a: list, commands_b: list) -> list:
+    from ..nvidia.golden import Difference
+
+    found = []
     for i, j, key in aligned_commands(commands_a, commands_b):
         x = commands_a[i] if i is not None else None
         y = commands_b[j] if j is not None else None
@@ -533,3 +539,34 @@ def differences(path_a, path_b) -> list:
         found.append(Difference(key, "command", "", None if x is None else _command_text(x),
                                 None if y is None else _command_text(y), ""))
     return found
+
+
+def host_folder_differences(path_a, path_b, images, host_is_a: bool) -> list:
+    """A native host against a native host's image folder (`bobc build --entry DEF --emit-images`):
+    each embedded image against the folder's file of its kind (`program.bin.sha256`), by size and
+    sha256 (the host's carry no manifest), and the two native programs' headers and commands, the
+    commands aligned as a sequence (aligned_commands) -- so a host and the folder its build wrote
+    hold the same images and commands.  `images`: the folder's (decode.load_images)."""
+    from ..nvidia.decode import Line
+    from ..nvidia.golden import _differences
+
+    host_path, folder_path = (path_a, path_b) if host_is_a else (path_b, path_a)
+    host, decoded, _ = read(host_path)
+    folder_program = _decoded(images, folder_path)
+
+    def facts(found: dict, program) -> list:
+        out = []
+        for kind in sorted(found):
+            name = IMAGE_FILES[KINDS[kind]] if kind in KINDS else f"embedded[{kind}]"
+            out += [Line(f"{name}.bytes", len(found[kind]), "", "", "header"),
+                    Line(f"{name}.sha256", hashlib.sha256(found[kind]).hexdigest(), "", "", "header")]
+        return out + [Line("native_program.identity", shown_identity(program.identity.rstrip(b"\0 ")), "", "", "header"),
+                      Line("native_program.slots", program.slots, "", "", "header"),
+                      Line("native_program.state_extent", program.state_extent, "", "", "header"),
+                      Line("native_program.commands", len(program.commands), "", "", "header")]
+
+    of_host = facts({kind: content for kind, _, content in host.components}, decoded)
+    of_folder = facts({kind: getattr(images, attribute) for kind, attribute in _IMAGE_ATTRIBUTES.items()},
+                      folder_program)
+    (lines_a, program_a), (lines_b, program_b) = ((of_host, decoded), (of_folder, folder_program))[::1 if host_is_a else -1]
+    return _differences(lines_a, lines_b) + _command_differences(program_a.commands, program_b.commands)
