@@ -177,3 +177,20 @@ def test_a_native_host_against_a_native_image_folder(tmp_path):
     # a plan host's folder (no native program) is still refused, naming what would do
     plan = bobc("diff", host, GOLDEN)
     assert plan.returncode == 2 and "--emit-images" in plan.stderr, plan.stderr
+
+
+def test_dump_says_where_a_branch_and_a_repeat_go_on(tmp_path):
+    """A's BranchZero (command 0): when zero its first fragment, the Fail (command 1), otherwise the
+    Repeat (command 2); the Repeat's body starts at command 3 and what follows it at command 8 (the
+    Store after the body's End) -- by construction, read off A above (probe s38 diffalign, finding 4:
+    the dump named neither)."""
+    from bobc.native.writer import native_host
+
+    host = tmp_path / "a"
+    host.write_bytes(native_host(program(A), "sm_90"))
+    done = bobc("dump", host)
+    assert done.returncode == 0, done.stderr
+    lines = {line.split(" = ")[0]: line for line in done.stdout.splitlines() if line.startswith("command[")}
+    assert lines["command[0]"].endswith("# when zero: command[1], otherwise: command[2]"), lines["command[0]"]
+    assert lines["command[2]"].endswith("# body: command[3], after it: command[8]"), lines["command[2]"]
+    assert "#" not in lines["command[3]"]            # a Store: its one follower is the next command

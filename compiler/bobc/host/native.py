@@ -168,8 +168,19 @@ def lines(path) -> list:
                 Line(f"{key}.bytes", len(content), "", owner, "header"),
                 Line(f"{key}.sha256", sha(content), "", owner, "header")]
     for index, command in enumerate(decoded.commands):
-        out.append(Line(f"command[{index}]", _command_text(command), "", "", "command"))
+        out.append(Line(f"command[{index}]", _command_text(command), _branches(command), "", "command"))
     return out
+
+
+# where a command's two fragments start (docs/platform.md: Repeat count body, then what follows it;
+# BranchZero value whenZero otherwise): the commands after it in the bytes, the second after the
+# first's last command, so a reader of the list is told, not left to count
+_FRAGMENTS = {"Repeat": ("body", "after it"), "BranchZero": ("when zero", "otherwise")}
+
+
+def _branches(command) -> str:
+    names = _FRAGMENTS.get(command.name)
+    return "" if names is None else f"{names[0]}: command[{command.child[0]}], {names[1]}: command[{command.child[1]}]"
 
 
 def summary(path) -> tuple[list[str], dict]:
@@ -350,7 +361,8 @@ def folder_lines(images, where="") -> list:
     out = [Line("native_program.identity", shown_identity(decoded.identity.rstrip(b"\0 ")), "", "", "header"),
            Line("native_program.commands", len(decoded.commands), "", "", "header")]
     for index, command in enumerate(decoded.commands):
-        out.append(Line(f"command[{index}]", _command_text(command), _place_note(places.fields(command)), "", "command"))
+        note = "; ".join(x for x in (_branches(command), _place_note(places.fields(command))) if x)
+        out.append(Line(f"command[{index}]", _command_text(command), note, "", "command"))
     return out
 
 
