@@ -132,12 +132,40 @@ def test_inspect_dump_diff_agree_on_a_host_without_its_version_section(hosts, tm
 
 
 def test_emit_images_of_a_native_host_entry_says_where_its_images_are(tmp_path):
-    """--emit-images writes a plan host's images; a native host's are embedded in it: the build
-    says so and which commands read them (exit 2, nothing written), where it said the entry
+    """--emit-images writes a native host's images with the manifest their encoding made
+    (tests/diff/test_diff_native_images_s38.py); images no encoding made (this plan's byte strings)
+    have none: the build says so and what shows them (exit 2, nothing written), where it said the entry
     'should be a value of family NvidiaPlanHost, got the byte string b'\\x7fELF...'."""
     folder = tmp_path / "images"
     done = bobc("build", NATIVE, "--entry", "arithmeticArtifact", "--emit-images", folder)
     assert done.returncode == 2, done.stderr
-    assert "arithmeticArtifact is a native physical program host" in done.stderr
-    assert "bobc inspect HOST --extract DIR" in done.stderr and "x7fELF" not in done.stderr
+    assert "the four images arithmeticArtifact embeds are no image set bobc encoded" in done.stderr
+    assert "bobc dump HOST" in done.stderr and "x7fELF" not in done.stderr
     assert not folder.exists()
+
+
+def test_dump_names_operand_kinds_as_the_program_format_does(hosts):
+    """A StateWord operand (kind 2, specs/Runtime/NativePhysicalProgram.bob) is `state:`, a MappedWord
+    (kind 3) `mapped:`; dump had shown them `arg:` and `state:` (probe s38 diffnative 2).  Commands.bob's
+    first AddNatural adds two state words (phWord)."""
+    from bobc.native import program
+    from bobc.native.artifact import split
+
+    decoded = program.decode(split(hosts["native2"].read_bytes(), "arith").program)
+    kinds = {kind for command in decoded.commands for kind, _ in command.v}
+    assert 2 in kinds
+    dump = bobc("dump", hosts["native2"]).stdout
+    lines = [line for line in dump.splitlines() if line.startswith("command[")]
+    for index, command in enumerate(decoded.commands):
+        for kind, value in command.v:
+            label = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}[kind]
+            assert f"{label}:{value:#x}" in lines[index], (lines[index], kind)
+    assert not any(" arg:" in line for line in lines)
+
+
+def test_diff_help_says_what_it_takes_and_the_native_verdict():
+    """README's diff row: two native hosts are compared ("the same images and commands"), a native
+    host against a plan host is exit 2; --help said neither (probe s38 diffnative 3)."""
+    text = " ".join(bobc("diff", "--help").stdout.split())
+    assert "native physical program hosts" in text and "the same commands" in text
+    assert "a native host against a plan host" in text

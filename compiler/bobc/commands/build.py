@@ -16,7 +16,8 @@ def add_arguments(p):
     p.add_argument("-o", "--output", help="host executable to write (default ./bob-host "
                    "unless --emit-images is given alone)")
     p.add_argument("--emit-images", metavar="DIR",
-                   help="write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json to DIR")
+                   help="write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json to DIR (for a "
+                        "native host, --entry DEF, the images it embeds and its native program, native-program.bin)")
     p.add_argument("--emit-c", metavar="FILE",
                    help="also write the host's generated C (the plan's data, which gcc compiles with "
                         "runtime_c/ into the host) to FILE, byte for byte what gcc compiled; the host is "
@@ -79,24 +80,31 @@ def run(args):
         from ..reference.safe_io import publish_file
 
         modules: list = []
-        artifact = native_artifact(plan_path, target, args.include, args.entry, modules)
+        # --emit-images: the embedded images with the manifest their encoding made (bobc.native.build)
+        embedded: list | None = [] if args.emit_images is not None else None
+        artifact = native_artifact(plan_path, target, args.include, args.entry, modules, embedded)
         if artifact is not None and args.emit_c is not None:
             raise UsageError(f"--emit-c writes the C that bobc generates for a plan host; {args.entry} is a native "
                              f"physical program host ({len(artifact)} bytes), which bobc builds from no generated C",
                              hint="build it with -o HOST alone; `bobc dump HOST` shows its program and images")
-        if artifact is not None and args.emit_images is not None:
-            raise UsageError(f"--emit-images writes a plan host's device images; {args.entry} is a native physical "
-                             f"program host ({len(artifact)} bytes), whose images are embedded in it",
-                             hint="build it with -o HOST, then `bobc dump HOST` shows its program and images, "
-                                  "`bobc inspect HOST --extract DIR` writes them, `bobc diff A B` compares two")
         if artifact is not None:
             # its modules and the kernel sources evaluating it assembled are the build's inputs
-            refuse_output_over(output, option, [*read_files(modules, MODULE),
-                                                *read_files(kernel_files(None, None, target), KERNEL_SOURCE)])
-            publish_file(output, artifact, option, mode=0o755)
-            say(f"wrote {shown(args.output if args.output is not None else output)} ({target.name}; "
-                f"native physical program host, {len(artifact)} bytes)",
-                "build")
+            if output is not None:
+                refuse_output_over(output, option, [*read_files(modules, MODULE),
+                                                    *read_files(kernel_files(None, None, target), KERNEL_SOURCE)])
+            if embedded:
+                from ..nvidia.encode import write_images
+
+                from ._common import folder_made_for
+
+                with folder_made_for(args.emit_images):
+                    write_images(embedded[0], Path(args.emit_images))
+                say(f"wrote {target.name} images and native program to {shown(args.emit_images)}", "build")
+            if output is not None:
+                publish_file(output, artifact, option, mode=0o755)
+                say(f"wrote {shown(args.output if args.output is not None else output)} ({target.name}; "
+                    f"native physical program host, {len(artifact)} bytes)",
+                    "build")
             return 0
     built = pipeline.compile_plan(plan_path, target, include=args.include, entry=args.entry, recalled=True)
     if output is not None:       # the plan's own modules and kernel sources are the build's inputs: never replaced

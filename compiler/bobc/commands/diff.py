@@ -5,8 +5,9 @@ compared: a usage error, a missing file, a file that is neither an image folder 
 bobc host, a damaged one, or two different kinds of host (like diff(1), whose 2 is
 "trouble").  A and B are folders written by `bobc build --emit-images` or hosts built
 by `bobc build` (their .bobc.* sections), in any mix; or two native physical program
-hosts (`bobc build --entry`, docs/native-host.md), compared command by command and
-embedded image by embedded image.  Behind the decoded lines stands a byte comparison
+hosts (`bobc build --entry`, docs/native-host.md), compared embedded image by embedded image
+and command by command, their commands aligned as a sequence (host.native.aligned_commands: an
+inserted command is one `command[+j]` line, each later one compared with its counterpart).  Behind the decoded lines stands a byte comparison
 of every image (bobc.nvidia.golden): a differing byte no decoded line shows is a `raw`
 line, so exit 0 means the images are byte for byte the same.  A host whose images do
 not match its plan identity is damaged (exit 2, as `bobc inspect` says); every file is
@@ -25,7 +26,9 @@ plan member by member (`host.plan.input.checks[1].value (version)`, docs/host-pl
 aligned as a sequence, golden.host_plan_differences), every other section byte for byte and the
 ELF header, program headers and section headers (a NOBITS section's size), so for two hosts exit 0
 means the same images, host plan and runtime ("hold the same images and host plan"; two native
-hosts, which carry no host plan: "the same images and commands").  An image folder carries no
+hosts, which carry no host plan: "the same images and commands"; so for a native host against a
+native host's image folder, host.native.host_folder_differences: each embedded image against the
+folder's file by sha256 and the programs' commands aligned).  An image folder carries no
 host plan: against a host, the images alone are compared, and one line says so (with --json, on
 stderr: the output stays the JSON list); two folders hold images alone, and no line says it.
 """
@@ -45,7 +48,12 @@ def add_arguments(p):
                    help="a folder holding the plan's own kernel sources (searched recursively, before "
                         "specs/), for the argument names of bank 0 words (their `//@ param` lines)")
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list (the note that an image folder carries no host plan goes to stderr)")
-    p.epilog = "exit status: 0 the same images (and, for two hosts, the same host plan and runtime), 1 they differ, 2 they cannot be compared (usage, missing or damaged input)"
+    p.epilog = ("A and B: folders written by `bobc build --emit-images` (a native host's: `--entry DEF`, its "
+                "native program too), hosts built by `bobc build`, or two native physical program hosts (their "
+                "embedded images by sha256), or a native host and a native host's folder.  exit status: 0 the same "
+                "images (and, for two plan hosts, the same host plan and runtime; for two native hosts, or a native "
+                "host and a native host's folder, the same commands), 1 they differ, 2 they cannot be compared "
+                "(usage, missing or damaged input, a native host against a plan host or a plan host's folder)")
 
 
 def _checked(path: str) -> None:
@@ -65,7 +73,7 @@ def _differences(a_path: str, b_path: str, include=()):
     from ..errors import BobcError
     from ..host import native
     from ..nvidia.decode import load_images
-    from ..nvidia.golden import _differences, differences
+    from ..nvidia.golden import differences
 
     try:
         from ..errors import UsageError
@@ -73,19 +81,31 @@ def _differences(a_path: str, b_path: str, include=()):
             _checked(path)
         kinds = native.is_native_host(a_path), native.is_native_host(b_path)
         if kinds == (True, True):
-            return _differences(native.lines(a_path), native.lines(b_path))
+            from dataclasses import replace
+
+            found = native.differences(a_path, b_path)
+            # their images carry no manifest here: say where one is written, so they are compared by meaning
+            return [replace(d, meaning=native.NO_MANIFEST) if d.key.startswith("embedded[") and
+                    d.key.endswith("].sha256") else d for d in found]
         if any(kinds):
             native_one, other = (a_path, b_path) if kinds[0] else (b_path, a_path)
-            load_images(other)              # not bobc's, or damaged: that is the trouble to name
-            raise UsageError(f"{native_one} is a native physical program host and {other} is not: "
-                             "the two cannot be compared",
-                             hint="compare two native hosts, or two plan hosts / image folders")
+            images = load_images(other)     # not bobc's, or damaged: that is the trouble to name
+            if Path(other).is_dir() and images.native_program is not None:
+                # a native host's image folder (`--emit-images`): its images and native program
+                return native.host_folder_differences(a_path, b_path, images, kinds[0])
+            raise UsageError(f"{native_one} is a native physical program host and {other} is not, nor a native "
+                             "host's image folder: the two cannot be compared",
+                             hint="compare two native hosts, a native host with a native host's image folder "
+                                  "(`bobc build PLAN --entry DEF --emit-images DIR`), or two plan hosts / image folders")
         from .dump import _kernel_folders
 
         folders = _kernel_folders(include)
         a, b = load_images(a_path), load_images(b_path)
         a.kernel_folders = b.kernel_folders = folders
         found = differences(a, b)
+        # a native host's image folder holds its native program: its commands aligned as a sequence, each
+        # mapped address read as the image place it names (bobc.host.native.folder_differences)
+        found += native.folder_differences(a, b, a_path, b_path)
         if not Path(a_path).is_dir() and not Path(b_path).is_dir():
             found += host_differences(a_path, b_path, (a.manifest, b.manifest))
         return found
@@ -251,19 +271,24 @@ def run(args):
     folders = [path for path in (args.a, args.b) if Path(path).is_dir()]
     # a folder against a host: the folder holds images only, so the host's plan is compared with nothing
     folder = folders[0] if len(folders) == 1 else None
-    if folders:
-        compared = "images"                 # two folders: images are all either holds
-    else:
-        from ..host import native
+    from ..host import native
 
-        compared = "images and commands" if native.is_native_host(args.a) else "images and host plan"
+    native_host = any(native.is_native_host(path) for path in (args.a, args.b))
+    if folders:
+        # two folders: images are all either holds (a native host's, its program too: a line of its own);
+        # a native host against a native host's folder: the images and the commands
+        compared = "images and commands" if native_host else "images"
+    else:
+        compared = "images and commands" if native_host else "images and host plan"
     from ..errors import shown
 
     a, b = shown(args.a), shown(args.b)     # as `wrote` lines show a path: one line whatever the name holds
     try:
         if folder is not None:      # (--json: on stderr, so the output stays a list and a script is
             # still told that no host plan was compared)
-            print(f"{shown(folder)} is an image folder, which carries no host plan: the images alone are compared",
+            print(f"{shown(folder)} is an image folder, which carries no interpreter or version text: the images and "
+                  "the native program alone are compared" if native_host else
+                  f"{shown(folder)} is an image folder, which carries no host plan: the images alone are compared",
                   file=sys.stderr if args.json else sys.stdout)
         if args.json:
             print(json.dumps([d.as_json() for d in found], indent=1))

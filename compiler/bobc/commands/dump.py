@@ -14,7 +14,9 @@ layout the loader reads (`host.elf.entry`, `host.segment[i]`, `host.section[.bss
 
 A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
 images without a manifest: its dump is the program, `command[i] = Name fields...` (a Connect's
-peer as address:port, an OpenDevice's GPU UUID or `any`, as `bobc inspect` shows them), and each
+peer as address:port, an OpenDevice's GPU UUID or `any`, as `bobc inspect` shows them; a
+Repeat's and a BranchZero's note naming the command each fragment starts at, `# body: command[3],
+after it: command[8]`, `# when zero: command[14], otherwise: command[264]`), and each
 embedded image's identity, size and sha256 (bobc.host.native).
 
 A host whose images do not match its plan identity is damaged: refused, exit 1 (the host
@@ -67,6 +69,8 @@ def run(args):
             images = load_images(args.images)
             images.kernel_folders = kernel_folders
             facts = lines(images, nonzero_only=args.nonzero, with_code=not args.no_code)
+            if images.native_program is not None:      # a native host's images: its commands too
+                facts += native.folder_lines(images, args.images)
             if not folder:
                 facts += host_lines(args.images, args.nonzero, images.manifest)
     if args.json:

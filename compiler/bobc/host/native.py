@@ -20,9 +20,15 @@ from pathlib import Path
 from ..errors import BobcError
 from ..resources import doc
 from ..native.words import count
+from ..nvidia.encode import IMAGE_FILES
 
 KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
-_OPERAND_KINDS = {0: "imm", 1: "slot", 2: "arg", 3: "state"}
+# what a differing embedded image's line says (bobc diff of two native hosts)
+NO_MANIFEST = ("a host's embedded images carry no manifest, so they are compared by sha256 here; "
+               "`bobc build PLAN --entry DEF --emit-images DIR` writes them with their manifest and the native "
+               "program, and `bobc diff` of two such folders compares them field by field")
+# Runtime.NativePhysicalProgram's operand kinds: Immediate 0, Slot 1, StateWord 2, MappedWord 3 (docs/platform.md)
+_OPERAND_KINDS = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}
 
 
 def is_native_host(path) -> bool:
@@ -162,8 +168,19 @@ def lines(path) -> list:
                 Line(f"{key}.bytes", len(content), "", owner, "header"),
                 Line(f"{key}.sha256", sha(content), "", owner, "header")]
     for index, command in enumerate(decoded.commands):
-        out.append(Line(f"command[{index}]", _command_text(command), "", "", "command"))
+        out.append(Line(f"command[{index}]", _command_text(command), _branches(command), "", "command"))
     return out
+
+
+# where a command's two fragments start (docs/platform.md: Repeat count body, then what follows it;
+# BranchZero value whenZero otherwise): the commands after it in the bytes, the second after the
+# first's last command, so a reader of the list is told, not left to count
+_FRAGMENTS = {"Repeat": ("body", "after it"), "BranchZero": ("when zero", "otherwise")}
+
+
+def _branches(command) -> str:
+    names = _FRAGMENTS.get(command.name)
+    return "" if names is None else f"{names[0]}: command[{command.child[0]}], {names[1]}: command[{command.child[1]}]"
 
 
 def summary(path) -> tuple[list[str], dict]:
@@ -216,3 +233,352 @@ def extract(path) -> dict[str, bytes]:
     files = {"native-program.bin": host.program}
     files.update({f"embedded-{KINDS.get(kind, kind)}.bin": content for kind, _, content in host.components})
     return files
+
+
+# Where a command names mapped memory (docs/platform.md's table): (command name, index into its
+# naturals) -- CopyStateToMapped's destination, CopyMappedToState's source, WriteMapped's and
+# WaitMapped's address, Submit's ring, GPPut word and semaphore, WriteMappedFile's source.
+# LoadEmbedded's and LoadImage's destinations say where an image lies (_ImagePlaces).
+MAPPED_FIELDS = {"CopyStateToMapped": (1,), "CopyMappedToState": (0,), "WriteMapped": (0,), "WaitMapped": (0,),
+                 "Submit": (0, 2, 3), "WriteMappedFile": (1,)}
+MAPPED_OPERAND = 3          # NativePhysicalMappedWord (Runtime.NativePhysicalProgram): its value is an address
+_IMAGE_ATTRIBUTES = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
+
+
+class _ImagePlaces:
+    """What a mapped address of a native program names in its images (a native host's image folder:
+    `bobc build --entry DEF --emit-images`): the image a LoadEmbedded of its kind (or a LoadImage of
+    its very bytes) put at a host address, then, by the images' manifest, the launch parameter word
+    (`launch[7] (KERNEL) param+0x30`, counted from the target's parameter base), the launch's QMD
+    field, the submission's pushbuffer segment or the GPFIFO entry.  A place is a tuple, equal on
+    two sides when it names the same thing of paired launches (`launch_keys`: golden.LaunchAlignment)."""
+
+    def __init__(self, commands, images, launch_keys: dict) -> None:
+        self.manifest = images.manifest
+        self.images = images
+        self.launch_keys = launch_keys
+        self.loaded = []            # (host address, bytes, kind)
+        for command in commands:
+            if command.name == "LoadEmbedded" and command.n[0] in _IMAGE_ATTRIBUTES:
+                kind = command.n[0]
+                self.loaded.append((command.n[1], len(getattr(images, _IMAGE_ATTRIBUTES[kind])), kind))
+            elif command.name == "LoadImage":
+                for kind, attribute in _IMAGE_ATTRIBUTES.items():
+                    if command.data and command.data == getattr(images, attribute):
+                        self.loaded.append((command.n[0], len(command.data), kind))
+                        break
+        self.entries = [int.from_bytes(images.gpfifo[at:at + 8], "little") for at in range(0, len(images.gpfifo) - 7, 8)]
+
+    def _launch(self, index) -> tuple:
+        identity = next((x.get("identity") for x in self.manifest["launches"] if x.get("index") == index), "?")
+        return self.launch_keys.get(index, f"launch[{index}]"), identity
+
+    def address(self, address: int):
+        """(place, words) of a mapped address inside an image, else None."""
+        for start, size, kind in self.loaded:
+            if start <= address < start + size:
+                return self._in_image(kind, address - start)
+        return None
+
+    def _in_image(self, kind: int, offset: int):
+        manifest = self.manifest
+        sizes = manifest["sizes"]
+        if kind == 1:
+            for launch in manifest["launches"]:
+                start = launch["parameter_offset"]
+                if start <= offset < start + sizes["parameter_block"]:
+                    key, identity = self._launch(launch["index"])
+                    byte = offset - start - manifest["parameter_base"]
+                    where = f"param+{byte:#x}" if byte >= 0 else f"{-byte:#x} bytes below the parameters"
+                    return ("param", key, byte), f"launch[{launch['index']}] ({identity}) {where}"
+        if kind == 2:
+            for launch in manifest["launches"]:
+                start = launch["qmd_offset"]
+                if start <= offset < start + sizes["qmd_record"]:
+                    key, identity = self._launch(launch["index"])
+                    return ("qmd", key, offset - start), f"launch[{launch['index']}] ({identity})'s QMD +{offset - start:#x}"
+        if kind == 3:
+            for submission in manifest["submissions"]:
+                start = submission["push_offset"]
+                if start <= offset < start + submission["push_length"]:
+                    return (("push", submission["index"], submission["identity"], offset - start),
+                            f"submission[{submission['index']}] ({submission['identity']})'s segment +{offset - start:#x}")
+        if kind == 4:
+            entry = offset // 8
+            return ("ring", entry, offset % 8), f"GPFIFO entry {entry}{self._submission_of(entry)} +{offset % 8:#x}"
+        return ("image", kind, offset), f"the {KINDS[kind]} image +{offset:#x}"
+
+    def _submission_of(self, entry: int) -> str:
+        found = next((s for s in self.manifest["submissions"] if s.get("ring_entry") == entry), None)
+        return f" (submission[{found['index']}] {found['identity']})" if found else ""
+
+    def entry(self, value: int):
+        """(place, words) of a ring entry value that is the GPFIFO image's entry e, else None."""
+        if value in self.entries:
+            entry = self.entries.index(value)
+            return ("entry", entry), f"GPFIFO image entry {entry}{self._submission_of(entry)}"
+        return None
+
+    def fields(self, command) -> dict:
+        """Each field of `command` that names an image place: ('n', i) or ('v', i) -> (place, words)."""
+        out = {}
+        if command.name == "LoadImage":        # its bytes are one of the images, compared field by field
+            kind = next((k for k, a in _IMAGE_ATTRIBUTES.items() if command.data and command.data == getattr(self.images, a)), None)
+            if kind is not None:
+                out[("d", 0)] = ("loaded", kind), f"the {KINDS[kind]} image ({IMAGE_FILES[KINDS[kind]]})"
+        for i in MAPPED_FIELDS.get(command.name, ()):
+            if i < len(command.n):
+                found = self.address(command.n[i])
+                if found is not None:
+                    out[("n", i)] = found
+        for i, (kind, value) in enumerate(command.v):
+            found = self.address(value) if kind == MAPPED_OPERAND else None
+            if found is None and command.name == "Submit" and kind == 0:
+                found = self.entry(value)       # the ring entry the Submit writes, an immediate
+            if found is not None:
+                out[("v", i)] = found
+        return out
+
+
+def _decoded(images, where):
+    from ..native import program
+
+    try:
+        return program.decode(images.native_program)
+    except program.ProgramError as error:
+        raise BobcError(f"{where}: its native program ({images.manifest.get('native_program', {}).get('file')}) is "
+                        f"refused: {error}", hint="write the images again with `bobc build --entry DEF --emit-images`") from None
+
+
+def folder_lines(images, where="") -> list:
+    """A native host's image folder's native program, command by command (`command[i] = ...`, as a
+    native host's dump shows it), each field naming an image place noted with what it names
+    (`# WriteMapped address: launch[7] (KERNEL) param+0x30`)."""
+    from ..nvidia.decode import Line
+
+    decoded = _decoded(images, where)
+    places = _ImagePlaces(decoded.commands, images, {})
+    out = [Line("native_program.identity", shown_identity(decoded.identity.rstrip(b"\0 ")), "", "", "header"),
+           Line("native_program.commands", len(decoded.commands), "", "", "header")]
+    for index, command in enumerate(decoded.commands):
+        note = "; ".join(x for x in (_branches(command), _place_note(places.fields(command))) if x)
+        out.append(Line(f"command[{index}]", _command_text(command), note, "", "command"))
+    return out
+
+
+_SIDES = {"n": "field", "v": "operand", "d": "bytes"}
+
+
+def _place_note(found: dict) -> str:
+    return "; ".join(f"{_SIDES[side]}{'' if side == 'd' else f' {i}'}: {words}"
+                     for (side, i), (_, words) in sorted(found.items()))
+
+
+def folder_differences(a, b, where_a="", where_b="") -> list:
+    """Two native host image folders' native programs, their commands aligned as a sequence
+    (aligned_commands, a field naming an image place read as the place): a command whose only
+    differences are fields naming the same place of paired launches, submissions or ring entries
+    (the images moved: a parameter block placed elsewhere, another target's parameter base, a
+    longer segment's ring entry) is no difference, and one `native_program.mapped` line counts
+    them; any other differing command is a line, noted with what its image fields name on each side."""
+    from ..nvidia.golden import Difference, LaunchAlignment, _differences
+    from ..nvidia.decode import Line
+    from ..commands.diff import _index_runs
+
+    if a.native_program is None or b.native_program is None:
+        if a.native_program is b.native_program:
+            return []
+        side = "a" if a.native_program is not None else "b"
+        return [Difference("native_program", "header", "", "a native host's program" if side == "a" else None,
+                           "a native host's program" if side == "b" else None,
+                           f"only {side} holds a native host's images (bobc build --entry DEF --emit-images)")]
+    pa, pb = _decoded(a, where_a), _decoded(b, where_b)
+    alignment = LaunchAlignment.of(a.manifest, b.manifest)
+    places_a = _ImagePlaces(pa.commands, a, alignment.keys_a)
+    places_b = _ImagePlaces(pb.commands, b, alignment.keys_b)
+    head_a = [Line("native_program.identity", shown_identity(pa.identity.rstrip(b"\0 ")), "", "", "header"),
+              Line("native_program.slots", pa.slots, "", "", "header"),
+              Line("native_program.state_extent", pa.state_extent, "", "", "header"),
+              Line("native_program.commands", len(pa.commands), "", "", "header")]
+    head_b = [Line("native_program.identity", shown_identity(pb.identity.rstrip(b"\0 ")), "", "", "header"),
+              Line("native_program.slots", pb.slots, "", "", "header"),
+              Line("native_program.state_extent", pb.state_extent, "", "", "header"),
+              Line("native_program.commands", len(pb.commands), "", "", "header")]
+    found = _differences(head_a, head_b)
+    moved = []
+    fields_a = [places_a.fields(x) for x in pa.commands]
+    fields_b = [places_b.fields(y) for y in pb.commands]
+    paired_data: dict = {}          # each folded command's counterpart's bytes field
+    # aligned on each command's fields with those naming an image place read as the place: a command
+    # that only names the same place elsewhere is the same command of the sequence
+    for i, j, key in aligned_commands(pa.commands, pb.commands, lambda i: _place_signature(pa.commands[i], fields_a[i]),
+                                      lambda j: _place_signature(pb.commands[j], fields_b[j])):
+        x = pa.commands[i] if i is not None else None
+        y = pb.commands[j] if j is not None else None
+        if x is None or y is None:
+            found.append(Difference(key, "command", "", None if x is None else _command_text(x),
+                                    None if y is None else _command_text(y), ""))
+            continue
+        if command_fields(x) == command_fields(y):
+            continue
+        fa, fb = fields_a[i], fields_b[j]
+        if _same_but_places(x, y, fa, fb):
+            moved.append(i)
+            paired_data[i] = y.data
+            continue
+        notes = [f"{_SIDES[side]}{'' if side == 'd' else f' {k}'}: {fa[(side, k)][1] if (side, k) in fa else 'no image'} "
+                 f"in a, {fb[(side, k)][1] if (side, k) in fb else 'no image'} in b"
+                 for side, k in sorted(set(fa) | set(fb))
+                 if (fa.get((side, k)) or (None,))[0] != (fb.get((side, k)) or (None,))[0] or
+                 _field(x, side, k) != _field(y, side, k)]
+        found.append(Difference(key, "command", "", _command_text(x), _command_text(y), "; ".join(notes)))
+    if moved:
+        # a LoadImage whose bytes differ loads the same image, changed (its lines above): not a move
+        loads = [i for i in moved if pa.commands[i].data != paired_data[i]]
+        addressed = [i for i in moved if i not in loads]
+        count = len(moved)
+        parts = []
+        if addressed:
+            parts.append(f"command[{_index_runs(addressed)}] (numbered as in a): each names, where a and b differ, the "
+                         "same launch parameter word, QMD field, segment or ring entry of the paired launch or "
+                         "submission, or loads the same image, compared field by field above (the images placed it "
+                         "elsewhere, or the target's parameters start at another offset of constant bank 0), so only "
+                         "its address or entry value differs")
+        if loads:
+            files = sorted({IMAGE_FILES[KINDS[fields_a[i][("d", 0)][0][1]]] for i in loads})
+            parts.append(f"command[{_index_runs(loads)}] (numbered as in a): each loads the same image "
+                         f"({', '.join(files)}) as its counterpart, whose bytes differ as the image lines above say")
+        found.append(Difference("native_program.mapped", "command", "", f"{count} command{'s' if count != 1 else ''}",
+                                "the same image places, moved" if addressed else "the same images, changed",
+                                "; ".join(parts)))
+    return found
+
+
+def _field(command, side: str, i: int):
+    if side == "d":
+        return command.data
+    values = command.n if side == "n" else command.v
+    return values[i] if i < len(values) else None
+
+
+def _same_but_places(x, y, fa: dict, fb: dict) -> bool:
+    """Whether commands x and y differ only in fields that name the same image place on each side."""
+    if (x.code, x.sub, len(x.n), len(x.v)) != (y.code, y.sub, len(y.n), len(y.v)):
+        return False
+    if x.data != y.data and (("d", 0) not in fa or ("d", 0) not in fb or fa[("d", 0)][0] != fb[("d", 0)][0]):
+        return False
+    for side, values_x, values_y in (("n", x.n, y.n), ("v", x.v, y.v)):
+        for i, (p, q) in enumerate(zip(values_x, values_y)):
+            if p == q:
+                continue
+            if side == "v" and p[0] != q[0]:
+                return False
+            if (side, i) not in fa or (side, i) not in fb or fa[(side, i)][0] != fb[(side, i)][0]:
+                return False
+    return True
+
+
+def command_fields(command) -> tuple:
+    """What a command's bytes hold: its code, operation, naturals, operands and bytes field.  Its
+    children (Command.child) are not among them: a program's bytes are its commands in order, each
+    command's children the ones that follow it (docs/platform.md), so two programs whose commands'
+    fields are equal in order are the same bytes, and a child's index differs only because commands
+    were inserted or removed before it, which the alignment shows as those commands."""
+    return command.code, command.sub, tuple(command.n), tuple(command.v), command.data
+
+
+def _place_signature(command, found: dict) -> tuple:
+    """command_fields with each field that names an image place (_ImagePlaces.fields) read as the place."""
+    n = tuple(("place", found[("n", i)][0]) if ("n", i) in found else x for i, x in enumerate(command.n))
+    v = tuple((kind, ("place", found[("v", i)][0])) if ("v", i) in found else (kind, x)
+              for i, (kind, x) in enumerate(command.v))
+    data = ("place", found[("d", 0)][0]) if ("d", 0) in found else command.data
+    return command.code, command.sub, n, v, data
+
+
+def aligned_commands(a: list, b: list, signature_a=None, signature_b=None) -> list:
+    """Two programs' commands aligned as a sequence, as host plan steps and launches are
+    (golden.sequence_keys: difflib on each command's `signature_*(index)`, command_fields by
+    default), then each run of commands between two pairs aligned again on the commands' kinds
+    (code and operation), so a changed command is paired with its counterpart of the same kind and
+    the others of the run are on one side: [(i, j, key)] in program order, j None for a command
+    only in a (`command[i]`), i None for one only in b (`command[+j]`), else a's i paired with b's j
+    (`command[i]`, or `command[i->j]` where commands inserted or removed before it moved it)."""
+    from ..nvidia.golden import sequence_keys
+
+    def pairs(index_a, index_b, signatures_a, signatures_b) -> list:
+        keys_a, keys_b, _ = sequence_keys(index_a, index_b, signatures_a, signatures_b, "command", lambda p, q: False)
+        of_key = {key: i for i, key in keys_a.items()}
+        return [(of_key[keys_b[j]], j) for j in index_b if keys_b[j] in of_key]
+
+    signature_a = signature_a or (lambda i: command_fields(a[i]))
+    signature_b = signature_b or (lambda j: command_fields(b[j]))
+    first = pairs(list(range(len(a))), list(range(len(b))), [signature_a(i) for i in range(len(a))],
+                  [signature_b(j) for j in range(len(b))])
+    out, next_a, next_b = [], 0, 0
+    for i, j in first + [(len(a), len(b))]:
+        gap_a, gap_b = list(range(next_a, i)), list(range(next_b, j))
+        kind = lambda command: (command.code, command.sub)         # noqa: E731
+        inner = pairs(gap_a, gap_b, [kind(a[k]) for k in gap_a], [kind(b[k]) for k in gap_b]) if gap_a and gap_b else []
+        for p, q in inner + [(i, j)]:
+            out += [(k, None, f"command[{k}]") for k in range(next_a, p)]
+            out += [(None, k, f"command[+{k}]") for k in range(next_b, q)]
+            if p < len(a):
+                out.append((p, q, f"command[{p}]" if p == q else f"command[{p}->{q}]"))
+            next_a, next_b = p + 1, q + 1
+    return out
+
+
+def differences(path_a, path_b) -> list:
+    """Two native hosts, fact by fact (lines): their headers and embedded images by key, their
+    programs' commands aligned as a sequence (aligned_commands), so an inserted command is one
+    line (`command[+j]: only in b`) and each one after it is compared with its counterpart."""
+    from ..nvidia.golden import _differences
+
+    found = _differences(*([line for line in lines(path) if line.kind != "command"] for path in (path_a, path_b)))
+    return found + _command_differences(read(path_a)[1].commands, read(path_b)[1].commands)
+
+
+def _command_differences(commands_a: list, commands_b: list) -> list:
+    from ..nvidia.golden import Difference
+
+    found = []
+    for i, j, key in aligned_commands(commands_a, commands_b):
+        x = commands_a[i] if i is not None else None
+        y = commands_b[j] if j is not None else None
+        if x is not None and y is not None and command_fields(x) == command_fields(y):
+            continue
+        found.append(Difference(key, "command", "", None if x is None else _command_text(x),
+                                None if y is None else _command_text(y), ""))
+    return found
+
+
+def host_folder_differences(path_a, path_b, images, host_is_a: bool) -> list:
+    """A native host against a native host's image folder (`bobc build --entry DEF --emit-images`):
+    each embedded image against the folder's file of its kind (`program.bin.sha256`), by size and
+    sha256 (the host's carry no manifest), and the two native programs' headers and commands, the
+    commands aligned as a sequence (aligned_commands) -- so a host and the folder its build wrote
+    hold the same images and commands.  `images`: the folder's (decode.load_images)."""
+    from ..nvidia.decode import Line
+    from ..nvidia.golden import _differences
+
+    host_path, folder_path = (path_a, path_b) if host_is_a else (path_b, path_a)
+    host, decoded, _ = read(host_path)
+    folder_program = _decoded(images, folder_path)
+
+    def facts(found: dict, program) -> list:
+        out = []
+        for kind in sorted(found):
+            name = IMAGE_FILES[KINDS[kind]] if kind in KINDS else f"embedded[{kind}]"
+            out += [Line(f"{name}.bytes", len(found[kind]), "", "", "header"),
+                    Line(f"{name}.sha256", hashlib.sha256(found[kind]).hexdigest(), "", "", "header")]
+        return out + [Line("native_program.identity", shown_identity(program.identity.rstrip(b"\0 ")), "", "", "header"),
+                      Line("native_program.slots", program.slots, "", "", "header"),
+                      Line("native_program.state_extent", program.state_extent, "", "", "header"),
+                      Line("native_program.commands", len(program.commands), "", "", "header")]
+
+    of_host = facts({kind: content for kind, _, content in host.components}, decoded)
+    of_folder = facts({kind: getattr(images, attribute) for kind, attribute in _IMAGE_ATTRIBUTES.items()},
+                      folder_program)
+    (lines_a, program_a), (lines_b, program_b) = ((of_host, decoded), (of_folder, folder_program))[::1 if host_is_a else -1]
+    return _differences(lines_a, lines_b) + _command_differences(program_a.commands, program_b.commands)

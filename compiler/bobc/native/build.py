@@ -48,7 +48,8 @@ def refuse_empty_host(entry: str, data: bytes) -> None:
                              "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
                              "(`bobc eval` of the definition that says why) or check the request's values")
 
-def native_artifact(plan_path: Path, target, include, entry: str, modules: list | None = None):
+def native_artifact(plan_path: Path, target, include, entry: str, modules: list | None = None,
+                    images: list | None = None):
     """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.  A list
     given as `modules` receives every module file the program is made of (the build's inputs:
     `bobc build -o` never replaces one).
@@ -57,12 +58,16 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     its bytes depend only on what a well-typed program's verdict key covers (every module's
     text, the target, bobc, the evaluation limit), the kernel sources evaluation read and the
     interpreter: a program found well typed before and unchanged is not loaded, and DEF's
-    bytes stored then are written again (stored.artifact; BOBC_CACHE_DIR=off: never)."""
+    bytes stored then are written again (stored.artifact; BOBC_CACHE_DIR=off: never).
+
+    A list given as `images` (`bobc build --entry DEF --emit-images DIR`) receives the host's
+    embedded images with the manifest bobc's encoder made for them (embedded_images): the
+    program is then always evaluated, since only encoding them makes their manifest."""
     from .. import pipeline, recall, stored
     from ..language.values import VBytes
     from .writer import host_interpreter
 
-    recalled = recall.recall(plan_path, target, include)
+    recalled = recall.recall(plan_path, target, include) if images is None else None
     if recalled is not None and entry in recalled.plan_definitions:
         # kept while it starts with the interpreter a build writes today: the same executable and
         # the same build facts (a new commit of bobc is a new .bobc.version section)
@@ -87,4 +92,38 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
                         f"nativePhysicalNativeELF gives",
                         hint="build the definition that holds the host executable")
     stored.keep_artifact(program, entry, data)
+    if images is not None:
+        images.append(embedded_images(program, entry, data))
     return data
+
+
+def embedded_images(program, entry: str, data: bytes):
+    """The device images the native host `data` embeds (program table, QMD table, pushbuffer,
+    GPFIFO: Runtime.NativePhysicalEmbeddedArtifact), as an Images with the manifest bobc's encoder
+    made for exactly these bytes while evaluating `entry` (plan.intrinsics.encoded_manifest), so
+    `bobc dump` and `bobc diff` decode them as a plan host's; with them the host's native program
+    (`native_program`).  A host that embeds no images, or images no encoding of this build gave
+    byte for byte (the plan wrote them some other way), has no manifest to write: refused (exit 2)."""
+    from ..errors import UsageError
+    from ..nvidia.encode import Images
+    from ..plan.intrinsics import encoded_manifest
+    from . import artifact
+
+    try:
+        host = artifact.split(data, entry)
+    except artifact.DamagedHost as error:
+        raise BobcError(str(error)) from None
+    hint = ("build it with -o HOST: `bobc dump HOST` shows its program and its images' sizes and sha256, "
+            "`bobc diff A B` compares two such hosts")
+    if not host.components:
+        raise UsageError(f"--emit-images writes a host's device images; {entry} is a native physical program host "
+                         "that embeds none (it is no Runtime.NativePhysicalEmbeddedArtifact)", hint=hint)
+    parts = {kind: content for kind, _, content in host.components}
+    manifest = encoded_manifest(getattr(program, "bobc_intrinsics", None), parts[1], parts[2], parts[3], parts[4])
+    if manifest is None:
+        raise UsageError(f"--emit-images writes a host's device images with their manifest; the four images {entry} "
+                         "embeds are no image set bobc encoded while building it (compiler-native-encode of one "
+                         "whole-program plan), so there is no manifest that describes them", hint=hint)
+    found = Images(program=parts[1], qmd=parts[2], push=parts[3], gpfifo=parts[4], manifest=manifest)
+    found.native_program = host.program
+    return found

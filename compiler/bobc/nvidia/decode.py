@@ -81,7 +81,32 @@ def read_images(folder: str | Path) -> Images:
     labels = {attribute: str(folder / name) for attribute, name in IMAGE_FILES.items()}
     images = _images(_parse_manifest(text, folder / "manifest.json"), data, folder, labels)
     images.manifest_bytes = ("manifest.json", raw_manifest)      # for diff's byte comparison
+    images.native_program = _native_program(folder, images.manifest)
     return images
+
+
+def _native_program(folder: Path, manifest: dict) -> bytes | None:
+    """The native program a native host's image folder holds beside its images (the file the
+    manifest's `native_program` names, checked against its size and sha256), else None."""
+    import hashlib
+    import os
+
+    named = manifest.get("native_program")
+    if named is None:
+        return None
+    from .encode import NATIVE_PROGRAM_FILE
+
+    if named["file"] != NATIVE_PROGRAM_FILE:
+        raise BobcError(f"{folder / 'manifest.json'}: native_program.file is {named['file']!r}, not "
+                        f"{NATIVE_PROGRAM_FILE!r}", hint=REWRITE)
+    path = folder / NATIVE_PROGRAM_FILE
+    if not os.path.lexists(path):
+        raise UsageError(f"{folder} has no {NATIVE_PROGRAM_FILE}, which its manifest names", hint=REWRITE)
+    data = read_bounded(path)
+    if len(data) != named["bytes"] or hashlib.sha256(data).hexdigest() != named["sha256"]:
+        raise BobcError(f"{path} is {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}...; the "
+                        f"manifest says {named['bytes']} bytes, sha256 {str(named['sha256'])[:16]}...", hint=REWRITE)
+    return data
 
 
 def host_sections(path: str | Path, data: bytes) -> dict[str, bytes]:
@@ -262,6 +287,7 @@ MANIFEST_SCHEMA = _Object({
             "identity": (str, R), "push_offset": (BYTES, R), "bytes": (BYTES, R), "qmd_address": (ADDRESS, R),
             "parameter_address": (ADDRESS, R), "program_address": (ADDRESS, R), "grid": (SIZE3, O),
             "block": (SIZE3, O), "units": (WORD, O), "registers": (WORD, O)}), R)}), O),
+    "native_program": (_Object({"file": (str, R), "bytes": (BYTES, R), "sha256": (str, R)}), O),
     "tensor_maps": (_List(_Object({
         "slot": (INDEX, R), "offset": (BYTES, R), "address": (ADDRESS, R), "bytes": (BYTES, R),
         "data_type": (str, O), "global_address": (ADDRESS, O), "dims": (_List(U64), O),

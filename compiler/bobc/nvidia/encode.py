@@ -977,6 +977,9 @@ class Images:
     push: bytes
     gpfifo: bytes
     manifest: dict = field(default_factory=dict)
+    # a native host's native program (`bobc build --entry DEF --emit-images`, bobc.native.build):
+    # its commands load these images and write into them; None for a plan host's images
+    native_program: bytes | None = None
 
 
 def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contracts=None,
@@ -1089,6 +1092,9 @@ def encode_images(plan: WholeProgramPlan, target: Target, conflicts=None, contra
 
 
 IMAGE_FILES = {"program": "program.bin", "qmd": "qmd.bin", "push": "push.bin", "gpfifo": "gpfifo.bin"}
+# a native host's program beside its images: the manifest's native_program names it (with its size
+# and sha256), so a file of that name left from another build is never read as this one's
+NATIVE_PROGRAM_FILE = "native-program.bin"
 
 
 def manifest_text(manifest: dict) -> str:
@@ -1096,7 +1102,9 @@ def manifest_text(manifest: dict) -> str:
 
 
 def write_images(images: Images, folder: str | Path) -> Path:
-    """Write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json into `folder`.
+    """Write program.bin, qmd.bin, push.bin, gpfifo.bin and manifest.json into `folder` (and,
+    for a native host's images, native-program.bin: its native program, which the manifest's
+    `native_program` names with its size and sha256).
 
     With the host's output rules (reference/safe_io.py): `folder` is created when its parent
     exists (a missing parent, a symlink or a non-folder there is refused); every file is
@@ -1114,7 +1122,14 @@ def write_images(images: Images, folder: str | Path) -> Path:
     name = os.fspath(folder)
     check_image_folder(folder, "--emit-images", create=True)
     contents = {name: getattr(images, attribute) for attribute, name in IMAGE_FILES.items()}
-    contents["manifest.json"] = manifest_text(images.manifest).encode("utf-8")
+    manifest = images.manifest
+    if images.native_program is not None:
+        import hashlib
+
+        contents[NATIVE_PROGRAM_FILE] = images.native_program
+        manifest = manifest | {"native_program": {"file": NATIVE_PROGRAM_FILE, "bytes": len(images.native_program),
+                                                  "sha256": hashlib.sha256(images.native_program).hexdigest()}}
+    contents["manifest.json"] = manifest_text(manifest).encode("utf-8")
     paths = [os.path.join(name, file) for file in contents]
     recover(paths)                      # a kill between two renames of an earlier write
     outputs = OutputSet()

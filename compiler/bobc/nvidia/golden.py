@@ -1210,6 +1210,8 @@ def manifest_differences(a: dict, b: dict, found: list[Difference],
     facts_b = _manifest_facts(b, alignment.keys_b, paired_b, submissions.keys_b)
     shown = {d.key for d in found} | set(relocated)
     shown |= {key.replace(".kernel", ".identity") for key in shown if key.endswith(".kernel")}
+    # the native program a native host's image folder holds: its own lines compare it (bobc.host.native)
+    shown |= {key for key in list(facts_a) + list(facts_b) if key.startswith("native_program.")}
     one_sided = {d.key.split(".", 1)[0] for d in found if d.a is None or d.b is None}   # a launch only in b
     one_sided |= {key for key in alignment.keys_b.values() if key.startswith("launch[+")}
     one_sided |= {key for key in paired_b.values() if key.startswith("region[+")}

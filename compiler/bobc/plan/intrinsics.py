@@ -173,6 +173,10 @@ class _Encoders:
         # region's source is the one of its own identity among them (_assembled_as)
         self.by_code: dict = {}
         self.images: dict = {}       # (plan without component, target name) -> images
+        # every image set this build encoded, by its four images' bytes' sha256 (program, QMD,
+        # pushbuffer, GPFIFO) -> its manifest: what `bobc build --entry DEF --emit-images` writes
+        # beside a native host's embedded images when they are one of these sets (encoded_manifest)
+        self.manifests: dict = {}
         # the plans extracted, by their value's key: one extraction for a plan's four images
         self.programs = ProgramMemo()
         # (source, kernel name, target name) -> the file found and checked: a plan encodes each
@@ -238,6 +242,8 @@ class _Encoders:
         if key not in self.images:                                      # the latest plan only
             conflicts = program_conflicts(plan, context.target, getattr(context.program, "search_path", ()))
             self.images = {key: encode_images(plan, context.target, conflicts, resident=resident)}
+            encoded = self.images[key]
+            self.manifests[image_key(encoded.program, encoded.qmd, encoded.push, encoded.gpfifo)] = encoded.manifest
         return VBytes(bytes(getattr(self.images[key], plan.component)))
 
     def resident_program(self, value, context):
@@ -252,6 +258,22 @@ class _Encoders:
                     r.nat(f["nvidiaResidentProgramBytes"], "the residence's bytes"),
                     *written_at(f["nvidiaResidentProgramBytes"]))     # where a refusal of it is located
         return self.whole_program(f["nvidiaResidentProgramPlan"], context, resident, what)
+
+
+def image_key(program: bytes, qmd: bytes, push: bytes, gpfifo: bytes) -> tuple:
+    """An image set's key in _Encoders.manifests: the sha256 of each of its four images."""
+    import hashlib
+
+    return tuple(hashlib.sha256(bytes(x)).digest() for x in (program, qmd, push, gpfifo))
+
+
+def encoded_manifest(registry: Intrinsics, program: bytes, qmd: bytes, push: bytes, gpfifo: bytes) -> dict | None:
+    """The manifest of the image set this registry encoded whose four images are byte for byte
+    these, else None (images a plan wrote some other way, or no build encoded)."""
+    encoders = getattr(registry, "encoders", None)
+    if encoders is None:
+        return None
+    return encoders.manifests.get(image_key(program, qmd, push, gpfifo))
 
 
 def default_intrinsics() -> Intrinsics:
