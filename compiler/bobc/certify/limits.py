@@ -103,9 +103,8 @@ def shown_hex(value: int) -> str:
 
 
 def checkpoint_file_bytes(contract) -> int:
-    """The bytes of a checkpoint file a host publishes for `contract` (anything with schema,
-    learner, data, seed and payload_bytes: a CheckpointContract, a native request): what it must
-    be able to read back."""
+    """The bytes of a checkpoint file a host publishes for `contract` (a CheckpointContract: a
+    plan's, or a native request's Request.contract): what it must be able to read back."""
     identities = len(contract.schema) + len(contract.learner) + len(contract.data) + len(contract.seed)
     header = -(-(ENVELOPE_FIXED_BYTES + identities) // 16) * 16
     return header + contract.payload_bytes + ENVELOPE_TAIL_BYTES

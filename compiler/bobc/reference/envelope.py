@@ -53,9 +53,9 @@ def _quote(data: bytes, start: int = 0) -> str:
     return f"'{text}'"
 
 
-def identities_refusal(data: bytes, h: int, contract, path) -> BadCheckpoint | ForeignCheckpoint | None:
+def identities_refusal(data: bytes, h: int, contract: CheckpointContract, path) -> BadCheckpoint | ForeignCheckpoint | None:
     """host_runtime.c identities_check: the envelope's four identities against the contract's
-    (anything with schema, learner, data and seed); the refusal (an identity running past the
+    (a CheckpointContract); the refusal (an identity running past the
     `h`-byte header: damaged, exit 4; the first that differs: foreign, exit 5; the caller adds what
     to do), or None.  `path` as a message shows it (safe_io.shown)."""
     at = FIXED
@@ -106,10 +106,9 @@ def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
                                                      f"host's checkpoint); {HINT_FOREIGN}")
 
 
-def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
-    """(payload, step) of an envelope the contract accepts (a CheckpointContract, or anything with
-    its fields; chunk_count, where it has none, is payload_bytes // chunk_bytes as encode writes
-    it).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
+def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:
+    """(payload, step) of an envelope the contract accepts (a plan's, or a native request's
+    Request.contract).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
     byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
     path = shown(path)          # as the C host shows it (rt_io_shown): one line, shortened
     n = len(data)
@@ -166,12 +165,9 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
         raise ForeignCheckpoint(path, refused.part, f"{refused.detail}; {HINT_FOREIGN}")
     if refused is not None:
         raise refused
-    chunk_count = getattr(contract, "chunk_count", None)
-    if chunk_count is None:
-        chunk_count = contract.payload_bytes // contract.chunk_bytes
     for part, have, want in (("payload bytes", payload, contract.payload_bytes),
                              ("chunk bytes", _le(data, 32, 8), contract.chunk_bytes),
-                             ("chunk count", _le(data, 12, 4), chunk_count),
+                             ("chunk count", _le(data, 12, 4), contract.chunk_count),
                              ("updates per invocation", _le(data, 40, 8), contract.updates_per_invocation)):
         if have != want:
             differ = "differs" if part == "chunk count" else "differ"
