@@ -305,7 +305,7 @@ class RequestSession:
         checkpoint_file = None
         if "--checkpoint" in self.args:
             path = self.args["--checkpoint"]
-            total = envelope.header_bytes(request.contract) + request.contract.payload_bytes + 12
+            total = envelope.file_bytes(request.contract)
             try:
                 checkpoint_file = read_file("checkpoint", path, total + (1 << 20), EXIT_CHECKPOINT)
             except Refused as refused:
