@@ -43,3 +43,16 @@ def test_check_limits_refuses_such_a_plan():
     fine = contract(1 << 20)
     messages = [f.message for f in check_limits(dataclasses.replace(plan, checkpoint=fine), SM86)]
     assert not any("the checkpoint's file" in m for m in messages), messages
+
+
+def test_the_envelopes_size_rule_is_the_envelopes_own(monkeypatch):
+    """The certifier's size of a checkpoint file is bobc.reference.envelope's, not a second copy of
+    its header and tail sizes (probe s38 onetable finding 4): a change of the format's fixed
+    header moves both."""
+    from bobc.reference import envelope
+
+    small = contract(100)
+    before = checkpoint_file_bytes(small)
+    assert before == len(envelope.encode(small, 0, bytes(100)))
+    monkeypatch.setattr(envelope, "FIXED", envelope.FIXED + 64)
+    assert checkpoint_file_bytes(small) == before + 64 == envelope.file_bytes(small)

@@ -12,6 +12,11 @@ Probe s37 dedupe2 (finding 1) added the native host's facts: the program format'
 the reference interpreter gives (native_host.c's enum, rt_exit.h) and the strings both sides
 write (STRING_MIRRORS, compared byte for byte).  A .c file's enum member is read by copying its
 whole `enum { ... };` into the probe.
+
+Probe s38 onetable (finding 5) added the checkpoint envelope's layout and hints (host_runtime.h,
+host_runtime.c), the step bound, the peer's replay room and closing hint, and the exit codes of
+the refusals bobc's reference host and simulator give as the plan host does (a class's
+`exit_code`, listed as CLASS.exit_code).
 """
 from __future__ import annotations
 
@@ -81,6 +86,20 @@ MIRRORS = [
     ("bobc.reference.native_request", "EXIT_CHECKPOINT", "rt_exit.h", "RT_EXIT_BAD_CHECKPOINT"),
     ("bobc.reference.native_request", "EXIT_FOREIGN", "rt_exit.h", "RT_EXIT_FOREIGN_CHECKPOINT"),
     ("bobc.reference.native_request", "EXIT_WRITE", "rt_exit.h", "RT_EXIT_WRITE_FAILED"),
+    # probe s38 onetable (finding 5): the envelope's fixed header, the step bound, the peer's replay
+    # room, and the exit codes of the refusals the reference host and the simulator share with the
+    # plan host (a class's exit_code, named CLASS.exit_code)
+    ("bobc.reference.envelope", "FIXED", "host_runtime.h", "RT_ENVELOPE_FIXED_BYTES"),
+    ("bobc.certify.limits", "STEP_LIMIT", "host_io.h", "RT_IO_STEP_LIMIT"),
+    ("bobc.reference.native_program", "PEER_REPLAY_BYTES", "native_peer.h", "NP_PEER_REPLAY_BYTES"),
+    ("bobc.reference.errors", "BadInputRecord.exit_code", "rt_exit.h", "RT_EXIT_BAD_INPUT"),
+    ("bobc.reference.errors", "BadCheckpoint.exit_code", "rt_exit.h", "RT_EXIT_BAD_CHECKPOINT"),
+    ("bobc.reference.errors", "ForeignCheckpoint.exit_code", "rt_exit.h", "RT_EXIT_FOREIGN_CHECKPOINT"),
+    ("bobc.reference.errors", "OutputWriteFailure.exit_code", "rt_exit.h", "RT_EXIT_WRITE_FAILED"),
+    ("bobc.reference.host", "InputReadPastRecord.exit_code", "rt_exit.h", "RT_EXIT_BAD_INPUT"),
+    ("bobc.reference.host", "AssertedWordDiffers.exit_code", "rt_exit.h", "RT_EXIT_GPU_FAULT"),
+    ("bobc.sim.faults", "SimulationFault.exit_code", "rt_exit.h", "RT_EXIT_GPU_FAULT"),
+    ("bobc.sim.faults", "HostStepFault.exit_code", "rt_exit.h", "RT_EXIT_INTERNAL"),
 ]
 # (Python module, its bytes or str constant, runtime_c file, the string macro): compared byte for byte
 STRING_MIRRORS = [
@@ -88,9 +107,17 @@ STRING_MIRRORS = [
     ("bobc.native.program", "SOCKADDR_HELP", "native_program.c", "NP_SOCKADDR_HELP"),
     ("bobc.native.artifact", "TRAILER_MAGIC", "native_host.c", "TRAILER_MAGIC"),
     ("bobc.native.artifact", "EMBED_MAGIC", "native_host.c", "EMBED_MAGIC"),
+    # the checkpoint envelope's magic and trailer, what each refusal of one says to do, and the
+    # line a peer's end mid-exchange ends with (probe s38 onetable, finding 5)
+    ("bobc.reference.envelope", "MAGIC", "host_runtime.h", "RT_ENVELOPE_MAGIC"),
+    ("bobc.reference.envelope", "TRAILER", "host_runtime.h", "RT_ENVELOPE_TRAILER"),
+    ("bobc.reference.envelope", "HINT_COPY", "host_runtime.c", "HINT_COPY"),
+    ("bobc.reference.envelope", "HINT_OURS", "host_runtime.c", "HINT_OURS"),
+    ("bobc.reference.envelope", "HINT_FOREIGN", "host_runtime.c", "HINT_FOREIGN"),
+    ("bobc.reference.native_program", "PEER_CLOSED_HINT", "native_peer.c", "NP_PEER_CLOSED_HINT"),
 ]
 HEADERS = ["host_io.h", "host_runtime.h", "host_settings.h", "nv_shim.h", "rt_exit.h", "native_program.h",
-           "native_request.h", "native_device.h"]
+           "native_request.h", "native_device.h", "native_peer.h"]
 
 
 def _gcc_or_skip():
@@ -135,16 +162,24 @@ def c_values(repo, tmp_path_factory):
     return {name: bytes.fromhex(value) if name in strings else int(value) for name, value in lines.items()}
 
 
+def _value(module: str, constant: str):
+    """`constant` of `module`: a name, or CLASS.attribute."""
+    value = importlib.import_module(module)
+    for name in constant.split("."):
+        value = getattr(value, name)
+    return value
+
+
 @pytest.mark.parametrize("module, constant, file, macro", MIRRORS, ids=[m[1] + "=" + m[3] for m in MIRRORS])
 def test_a_python_copy_of_a_runtime_macro_is_its_value(c_values, module, constant, file, macro):
-    value = getattr(importlib.import_module(module), constant)
+    value = _value(module, constant)
     assert value == c_values[macro], f"{module}.{constant} is {value}; runtime_c/{file} {macro} is {c_values[macro]}"
 
 
 @pytest.mark.parametrize("module, constant, file, macro", STRING_MIRRORS,
                          ids=[m[1] + "=" + m[3] for m in STRING_MIRRORS])
 def test_a_python_copy_of_a_runtime_string_is_its_bytes(c_values, module, constant, file, macro):
-    value = getattr(importlib.import_module(module), constant)
+    value = _value(module, constant)
     mine = value.encode("utf-8") if isinstance(value, str) else value
     assert mine == c_values[macro], f"{module}.{constant} is {value!r}; runtime_c/{file} {macro} is {c_values[macro]!r}"
 

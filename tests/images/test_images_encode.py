@@ -181,7 +181,7 @@ def test_consecutive_launches_of_a_submission_wait_for_idle_between_them(plan, t
 
 
 # DEPENDENT_QMD0 fields per layout, transcribed from open-gpu-doc clc7c0qmd.h / clcbc0qmd.h
-# (the simulator's table, not the encoder's): enable, action, prefetch, pointer.
+# (read with the simulator's reader, not the encoder's codec): enable, action, prefetch, pointer.
 DEPENDENT = {"V03_00": ("DEPENDENT_QMD0_ENABLE", "DEPENDENT_QMD0_ACTION", "DEPENDENT_QMD0_PREFETCH",
                         "DEPENDENT_QMD0_POINTER"),
              "V04_00": ("DEPENDENT_QMD_ENABLE(0)", "DEPENDENT_QMD_ACTION(0)", "DEPENDENT_QMD_PREFETCH(0)",
@@ -248,7 +248,7 @@ def test_a_chained_qmd_prefetches_its_successors_code_and_bank_on_sm90(plan, tar
     PREFETCH_POST) and bank 0 (constant buffer 5, PREFETCH_POST) fetched when its grid ends, as
     a CUDA graph's node does; a QMD scheduling nothing prefetches its own code at launch.  sm_86
     (V03_00, unmeasured) keeps its own code's prefetch everywhere.  Read with bobc.sim's field
-    table, not the encoder's."""
+    reader, not the encoder's codec."""
     from bobc.sim import qmd_fields as independent
     together = dataclasses.replace(plan.submissions[0], launches=(2, 0, 5))
     images = encode_images(dataclasses.replace(plan, submissions=(together,), submission_count=1), target)

@@ -188,8 +188,8 @@ def test_a_chunk_count_past_32_bits_is_refused_by_name(tmp_path, payload, chunk)
 def test_a_chunk_count_of_2_to_the_32_minus_1_parses():
     from bobc.native.request import parse_request
 
-    assert parse_request(request(CHUNK_LIMIT, 1)).chunk_count == CHUNK_LIMIT
-    assert parse_request(request(1 << 40, 1 << 9)).chunk_count == 1 << 31
+    assert parse_request(request(CHUNK_LIMIT, 1)).contract.chunk_count == CHUNK_LIMIT
+    assert parse_request(request(1 << 40, 1 << 9)).contract.chunk_count == 1 << 31
 
 
 def test_the_limits_are_the_c_hosts():

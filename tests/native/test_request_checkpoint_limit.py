@@ -33,8 +33,8 @@ def test_a_request_whose_checkpoint_a_host_could_not_read_is_refused(code):
     from bobc.native.request import parse_request
     from bobc.native.writer import native_host
 
-    request = parse_request(decode(code).commands[0].data)
-    envelope = checkpoint_file_bytes(request) - request.payload_bytes
+    contract = parse_request(decode(code).commands[0].data).contract
+    envelope = checkpoint_file_bytes(contract) - contract.payload_bytes
     most = CHECKPOINT_FILE_BYTES - envelope
     assert native_host(with_payload(code, most), "sm_90")              # the largest a host reads back
     with pytest.raises(BobcError) as refused:

@@ -92,11 +92,12 @@ def test_bobcs_writer_refuses_the_program_naming_the_command(code):
 def test_the_references_run_time_write_is_refused_not_an_overflow():
     """The reference's RequestWrite/RequestWriteAt (RequestSession.write), as np_request_write:
     refused with status 1, the output left as it was (no OverflowError, no GiB allocated)."""
+    from bobc.plan.model import CheckpointContract
     from bobc.reference.native_request import EXIT_INTERNAL, Refused, RequestSession
     session = RequestSession.__new__(RequestSession)
     session.out = {3: bytearray(), 4: bytearray(), 5: bytearray()}
     session.published, session.publications = 0, 1
-    session.request = type("Request", (), {"payload_bytes": 16})()
+    session.request = type("Request", (), {"contract": CheckpointContract(b"s", b"l", b"d", b"e", 16, 16, 1)})()
     for file, offset, what in ((4, (1 << 64) - 2, "predictions"), (5, 1 << 40, "result")):
         with pytest.raises(Refused) as refused:
             session.write(file, b"\1\2\3\4", offset)

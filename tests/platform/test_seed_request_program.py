@@ -80,7 +80,7 @@ def test_the_seeds_request_asks_what_its_schedule_reads(seed):
     assert request.predict.cursor == v["context"] + 4
     assert (request.train.publications, request.predict.publications) == (v["publications"], 0)
     assert (request.train.records, request.predict.records) == (0, 0)
-    assert (request.payload_bytes, request.chunk_bytes, request.updates_per_invocation) == \
+    assert (request.contract.payload_bytes, request.contract.chunk_bytes, request.contract.updates_per_invocation) == \
         (v["payload"], v["chunk"], v["steps"])
 
 

@@ -5,7 +5,7 @@ NUM_BARRIERS, from which the CUDA driver sizes a block's barriers, is the highes
 kernel's BAR instructions name + 1 (tests/sass/test_cubin.py checks that rule against ptxas's
 own cubins).  The QMD's BARRIER_COUNT (clc7c0qmd.h MW(767:763), clcbc0qmd.h MW(1215:1211)) must
 carry the same count: a kernel using BAR.SYNC 0x5 needs 6.  The simulator reads the field
-through its own table (bobc.sim.qmd_fields) and refuses a BAR at or past it.
+through its own reader (bobc.sim.qmd_fields, of bobc.qmd_headers' table) and refuses a BAR at or past it.
 
 Launches of tests/native/kernels/native-mask.sass with a BAR.SYNC inserted before its load,
 encoded by bobc.nvidia.encode and run by the simulator's channel (tests/sim/test_launch_order's

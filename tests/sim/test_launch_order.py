@@ -54,7 +54,7 @@ def images(target, pairs, chained=True, launched=False):
 
 def qmds_without_dependents(target, built) -> bytes:
     """The QMD table with every dependent QMD cleared (read and written through the simulator's
-    own open-gpu-doc field table, not bobc.nvidia.qmd)."""
+    reader of open-gpu-doc's field table, bobc.qmd_headers, not bobc.nvidia.qmd's codec)."""
     layout = qmd_fields.MAJOR_VERSIONS[3 if target is SM86 else 4]
     enable = "DEPENDENT_QMD0_ENABLE" if layout == "V03_00" else "DEPENDENT_QMD_ENABLE(0)"
     high, low = qmd_fields.all_fields(layout)[enable]

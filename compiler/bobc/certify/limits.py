@@ -70,10 +70,6 @@ HOST_STEP_COUNT = 1 << 20
 IDENTITY_BYTES = 1 << 16
 # runtime_c/host_io.h RT_IO_INPUT_LIMIT_BYTES: the host must be able to read its own checkpoint
 CHECKPOINT_FILE_BYTES = 1 << 30
-# the checkpoint envelope around the payload (docs/formats.md; bobc.reference.envelope): a 64-byte
-# fixed header and the four identities, to 16 bytes, before it; the CRC-32 and the trailer after
-ENVELOPE_FIXED_BYTES = 64
-ENVELOPE_TAIL_BYTES = 12
 # runtime_c/host_io.h RT_IO_STEP_LIMIT: a per-step fill's u32 global step
 STEP_LIMIT = U32
 # runtime_c/native_request.c: a SplitMix64 initializer shifts its 64-bit draw by at most 63
@@ -107,12 +103,11 @@ def shown_hex(value: int) -> str:
 
 
 def checkpoint_file_bytes(contract) -> int:
-    """The bytes of a checkpoint file a host publishes for `contract` (anything with schema,
-    learner, data, seed and payload_bytes: a CheckpointContract, a native request): what it must
-    be able to read back."""
-    identities = len(contract.schema) + len(contract.learner) + len(contract.data) + len(contract.seed)
-    header = -(-(ENVELOPE_FIXED_BYTES + identities) // 16) * 16
-    return header + contract.payload_bytes + ENVELOPE_TAIL_BYTES
+    """The bytes of a checkpoint file a host publishes for `contract` (a CheckpointContract: a
+    plan's, or a native request's Request.contract): what it must be able to read back."""
+    from ..reference.envelope import file_bytes    # the envelope's format (docs/formats.md), declared there
+
+    return file_bytes(contract)
 
 
 def checkpoint_file_finding(contract, at=None) -> Finding | None:

@@ -287,7 +287,7 @@ def _check(p: Program, i: int, c: Command) -> None:
             from .request import FILE_CHECKPOINT_OUT, FILE_PREDICTIONS, OUTPUT_LIMIT, RequestError, parse_request
             if n[0] == FILE_CHECKPOINT_OUT:
                 try:
-                    room = parse_request(p.commands[0].data).payload_bytes
+                    room = parse_request(p.commands[0].data).contract.payload_bytes
                 except RequestError:
                     room = OUTPUT_LIMIT
                 where = f"the contract's {room}-byte checkpoint payload"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..plan.model import CheckpointContract
 from .words import count
 
 # the input's kinds and the fresh state's initializer kinds, as encoded
@@ -61,23 +62,13 @@ class Reach:
 
 @dataclass(frozen=True)
 class Request:
-    schema: bytes
-    learner: bytes
-    data: bytes
-    seed: bytes
-    payload_bytes: int
-    chunk_bytes: int
-    updates_per_invocation: int
+    contract: CheckpointContract        # the checkpoint envelope's (bobc.plan.model, declared there)
     stream: TokenStream | None          # None: a record
     fresh: tuple
     cursor_base: int
     cursor_scale: int
     train: Reach
     predict: Reach
-
-    @property
-    def chunk_count(self) -> int:
-        return self.payload_bytes // self.chunk_bytes
 
 
 class _Reader:
@@ -155,5 +146,5 @@ def parse_request(data: bytes) -> Request:
     predict = Reach(r.natural("predict reach"), r.natural("predict cursor"), r.natural("predict publications"))
     if r.at != len(data):
         raise RequestError(f"{count(len(data) - r.at, 'byte')} after its last field")
-    return Request(schema, learner, identity, seed, payload, chunk, updates, stream, tuple(fresh), base, scale,
-                   train, predict)
+    return Request(CheckpointContract(schema, learner, identity, seed, payload, chunk, updates), stream, tuple(fresh),
+                   base, scale, train, predict)

@@ -127,7 +127,7 @@ def _check_request_checkpoint(program, at=lambda command, field=None: None) -> N
     from ..certify.limits import checkpoint_file_finding
     from .request import parse_request
 
-    finding = checkpoint_file_finding(parse_request(program.commands[0].data))
+    finding = checkpoint_file_finding(parse_request(program.commands[0].data).contract)
     if finding is not None:
         raise BobcError(f"the native program's request is refused: {finding.message}", at(0, 0),
                         hint="make the model's checkpoint payload smaller (fewer or narrower parameters)")

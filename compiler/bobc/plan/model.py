@@ -175,7 +175,8 @@ class DeviceArena:
 
 @dataclass(frozen=True)
 class CheckpointContract:
-    """CheckpointEnvelopeContractValue: what a checkpoint must declare to be accepted."""
+    """CheckpointEnvelopeContractValue: what a checkpoint must declare to be accepted (a plan
+    host's, and a native request's: bobc.native.request.Request.contract)."""
 
     schema: bytes
     learner: bytes
@@ -184,6 +185,11 @@ class CheckpointContract:
     payload_bytes: int
     chunk_bytes: int
     updates_per_invocation: int
+
+    @property
+    def chunk_count(self) -> int:
+        """The envelope's chunk count: whole chunks of the payload."""
+        return self.payload_bytes // self.chunk_bytes
 
 
 @dataclass(frozen=True)

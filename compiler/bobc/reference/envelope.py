@@ -15,6 +15,7 @@ from .safe_io import shown
 MAGIC = b"BOBCENV1"
 TRAILER = b"BOBCEND1"
 FIXED = 64
+TAIL = 4 + len(TRAILER)         # after the payload: the CRC-32 of all before it, then TRAILER
 _HEADER = struct.Struct("<8sIIQQQQ4I")
 # What to do, the end of each refusal (host_runtime.c HINT_COPY, HINT_OURS, HINT_FOREIGN)
 HINT_COPY = "copy it again from where it was written, or use an earlier checkpoint"
@@ -25,6 +26,11 @@ HINT_FOREIGN = "pass a checkpoint this host's plan wrote, or none to start fresh
 def header_bytes(contract: CheckpointContract) -> int:
     identities = len(contract.schema) + len(contract.learner) + len(contract.data) + len(contract.seed)
     return -(-(FIXED + identities) // 16) * 16
+
+
+def file_bytes(contract: CheckpointContract) -> int:
+    """The size of the envelope `encode` writes for `contract`: header, payload, tail."""
+    return header_bytes(contract) + contract.payload_bytes + TAIL
 
 
 def encode(contract: CheckpointContract, step: int, payload: bytes) -> bytes:
@@ -53,9 +59,9 @@ def _quote(data: bytes, start: int = 0) -> str:
     return f"'{text}'"
 
 
-def identities_refusal(data: bytes, h: int, contract, path) -> BadCheckpoint | ForeignCheckpoint | None:
+def identities_refusal(data: bytes, h: int, contract: CheckpointContract, path) -> BadCheckpoint | ForeignCheckpoint | None:
     """host_runtime.c identities_check: the envelope's four identities against the contract's
-    (anything with schema, learner, data and seed); the refusal (an identity running past the
+    (a CheckpointContract); the refusal (an identity running past the
     `h`-byte header: damaged, exit 4; the first that differs: foreign, exit 5; the caller adds what
     to do), or None.  `path` as a message shows it (safe_io.shown)."""
     at = FIXED
@@ -106,10 +112,9 @@ def foreign_by_header(path, contract: CheckpointContract, most: int) -> None:
                                                      f"host's checkpoint); {HINT_FOREIGN}")
 
 
-def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
-    """(payload, step) of an envelope the contract accepts (a CheckpointContract, or anything with
-    its fields; chunk_count, where it has none, is payload_bytes // chunk_bytes as encode writes
-    it).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
+def decode(data: bytes, contract: CheckpointContract, path="checkpoint") -> tuple[bytes, int]:
+    """(payload, step) of an envelope the contract accepts (a plan's, or a native request's
+    Request.contract).  runtime_c/host_runtime.c rt_envelope_check's order, exit codes and messages, byte for
     byte: BadCheckpoint (exit 4) or ForeignCheckpoint (exit 5), `part` naming what is wrong."""
     path = shown(path)          # as the C host shows it (rt_io_shown): one line, shortened
     n = len(data)
@@ -121,7 +126,7 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
     # the header's sizes: H >= 64, a multiple of 16, H + payload + 12 the file's size
     h, payload = _le(data, 8, 4), _le(data, 24, 8)
     our_h = header_bytes(contract)
-    if not (FIXED <= h <= n and h + payload + 12 == n) and n == our_h + contract.payload_bytes + 12:
+    if not (FIXED <= h <= n and h + payload + TAIL == n) and n == file_bytes(contract):
         # a file of exactly this host's size is not cut short: a size field of its header is damaged
         field, have, want = (("header bytes", h, our_h) if h != our_h else
                              ("payload bytes", payload, contract.payload_bytes))
@@ -138,10 +143,10 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
     if payload > n - h:
         raise BadCheckpoint(path, "size", f"truncated: its header declares a {payload}-byte payload, more than the "
                                           f"{count(n - h, 'byte')} after its {h}-byte header; {HINT_COPY}")
-    if h + payload + 12 != n:
-        raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + 12 else 'has trailing bytes'}: {n} "
+    if h + payload + TAIL != n:
+        raise BadCheckpoint(path, "size", f"{'truncated' if n < h + payload + TAIL else 'has trailing bytes'}: {n} "
                                           f"bytes, but its header (H {h} + payload {payload} + 12) says "
-                                          f"{h + payload + 12}; {HINT_COPY}")
+                                          f"{h + payload + TAIL}; {HINT_COPY}")
     # the trailer: the sizes agree, so a wrong one is damage, not a file cut short
     body = h + payload
     if data[body + 4:body + 12] != TRAILER:
@@ -166,12 +171,9 @@ def decode(data: bytes, contract, path="checkpoint") -> tuple[bytes, int]:
         raise ForeignCheckpoint(path, refused.part, f"{refused.detail}; {HINT_FOREIGN}")
     if refused is not None:
         raise refused
-    chunk_count = getattr(contract, "chunk_count", None)
-    if chunk_count is None:
-        chunk_count = contract.payload_bytes // contract.chunk_bytes
     for part, have, want in (("payload bytes", payload, contract.payload_bytes),
                              ("chunk bytes", _le(data, 32, 8), contract.chunk_bytes),
-                             ("chunk count", _le(data, 12, 4), chunk_count),
+                             ("chunk count", _le(data, 12, 4), contract.chunk_count),
                              ("updates per invocation", _le(data, 40, 8), contract.updates_per_invocation)):
         if have != want:
             differ = "differs" if part == "chunk count" else "differ"

@@ -237,7 +237,7 @@ def oversized_foreign(request: Request, path: str, most: int, refused: Refused) 
     """host_runtime.c oversized_foreign: a checkpoint file larger than this host's can be whose
     header names another identity is refused as foreign (exit 5), not by its size."""
     try:
-        envelope.foreign_by_header(path, request, most)
+        envelope.foreign_by_header(path, request.contract, most)
     except FileRefused as error:
         return _refused(error)
     return refused
@@ -247,7 +247,7 @@ def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
     """(payload, step): runtime_c/host_runtime.c rt_envelope_check, its order and messages
     (reference/envelope.decode, the twin the plan host's reference runner uses too)."""
     try:
-        return envelope.decode(e, request, path)
+        return envelope.decode(e, request.contract, path)
     except FileRefused as error:
         raise _refused(error) from None
 
@@ -255,12 +255,13 @@ def check_envelope(request: Request, e: bytes, path: str) -> tuple[bytes, int]:
 def fresh_payload(request: Request) -> bytes:
     """The fresh state: initializer i fills chunk i (the last may be a tail), zeros past the list
     (runtime_c/host_runtime.c rt_init_chunk)."""
-    out = bytearray(request.payload_bytes)
+    contract = request.contract
+    out = bytearray(contract.payload_bytes)
     for index, init in enumerate(request.fresh):
-        start = index * request.chunk_bytes
-        if start >= request.payload_bytes:
+        start = index * contract.chunk_bytes
+        if start >= contract.payload_bytes:
             break
-        size = min(request.chunk_bytes, request.payload_bytes - start)
+        size = min(contract.chunk_bytes, contract.payload_bytes - start)
         if init.kind != FRESH_SPLITMIX64:
             continue
         count = size // 4
@@ -304,7 +305,7 @@ class RequestSession:
         checkpoint_file = None
         if "--checkpoint" in self.args:
             path = self.args["--checkpoint"]
-            total = envelope.header_bytes(request) + request.payload_bytes + 12
+            total = envelope.file_bytes(request.contract)
             try:
                 checkpoint_file = read_file("checkpoint", path, total + (1 << 20), EXIT_CHECKPOINT)
             except Refused as refused:
@@ -312,7 +313,7 @@ class RequestSession:
             self.payload, self.step = check_envelope(request, checkpoint_file.data, path)
             self.files.inputs.append(checkpoint_file)
             if self.op == "train":
-                refusal = safe_io.step_room_refusal(self.step, request.updates_per_invocation)
+                refusal = safe_io.step_room_refusal(self.step, request.contract.updates_per_invocation)
                 if refusal is not None:
                     raise Refused(EXIT_CHECKPOINT, f"checkpoint {safe_io.shown(path)}: {refusal}")
         else:
@@ -347,7 +348,7 @@ class RequestSession:
     def write(self, file: int, data: bytes, offset: int | None = None) -> None:
         out = self.out[file]
         at = len(out) if offset is None else offset
-        room = self.request.payload_bytes
+        room = self.request.contract.payload_bytes
         if file == FILE_CHECKPOINT_OUT and self.published >= self.publications:
             # the C host stages the envelope it gathers into: a later write would change what it publishes
             raise Refused(EXIT_INTERNAL, f"the program writes {_count(len(data), 'checkpoint byte')} after the "
@@ -377,12 +378,12 @@ class RequestSession:
             raise Refused(EXIT_INTERNAL, f"the program publishes checkpoint {self.published + 1}; the request "
                                          f"publishes {self.publications}")
         payload = bytes(self.out[FILE_CHECKPOINT_OUT])
-        if len(payload) != self.request.payload_bytes:
+        if len(payload) != self.request.contract.payload_bytes:
             raise Refused(EXIT_INTERNAL, f"the program wrote {_count(len(payload), 'checkpoint byte')}, the "
                                          f"contract holds "
-                                         f"{self.request.payload_bytes}")
+                                         f"{self.request.contract.payload_bytes}")
         step = self.step + updates
-        data = envelope.encode(self.request, step, payload)
+        data = envelope.encode(self.request.contract, step, payload)
         if self.published + 1 < self.publications:
             try:
                 safe_io.publish_file(self.args["--checkpoint-out"], data, "--checkpoint-out")
@@ -406,7 +407,7 @@ class RequestSession:
         """Publish predictions, result and checkpoint together (the input state handed on
         unchanged when the request published none)."""
         if self.staged_checkpoint is None:
-            self.staged_checkpoint = envelope.encode(self.request, self.step, self.payload)
+            self.staged_checkpoint = envelope.encode(self.request.contract, self.step, self.payload)
         self.files.stage("--predictions", bytes(self.out[FILE_PREDICTIONS]))
         self.files.stage("--result", bytes(self.out[FILE_RESULT]))
         self.files.stage("--checkpoint-out", self.staged_checkpoint)
