@@ -37,6 +37,27 @@ def test_buffer_of_is_the_first_buffer_holding_the_bytes():
             assert memory._buffer_of(address, size) is _linear(memory, address, size), (hex(address), size)
 
 
+def test_checker_plans_each_instruction_once_for_the_launches_of_one_code(monkeypatch):
+    from bobc.sim.sass_frontend import Control, Instruction, Operand
+    control = Control(stall=4, yield_=0, write_scoreboard=7, read_scoreboard=7, wait_mask=0, reuse=0)
+    code = [Instruction(0x0, "IADD3 R1, R2, R3, RZ", "IADD3", (), 7, False,
+                        (Operand("reg", 1), Operand("reg", 2), Operand("reg", 3), Operand("reg", 255)), control),
+            Instruction(0x10, "EXIT", "EXIT", (), 7, False, (), control)]
+    planned = []
+    plan = hazards.Checker._plan
+    monkeypatch.setattr(hazards.Checker, "_plan", lambda self, ins: planned.append(ins.pc) or plan(self, ins))
+    for launch in ("first", "second", "third"):
+        checker = hazards.Checker(launch, "SM90", code)
+        for ins in code:
+            checker.issue(ins)
+    assert sorted(planned) == [0x0, 0x10]
+    other = list(code)                       # another list (another kernel's decoding): planned afresh
+    checker = hazards.Checker("fourth", "SM90", other)
+    for ins in other:
+        checker.issue(ins)
+    assert sorted(planned) == [0x0, 0x0, 0x10, 0x10]
+
+
 def _gemm_sm90(pitch_of_a: int | None = None):
     """tests/coppelius's nn product on sm_90 (TMA copies of 64 x 64 boxes), M = N = 128, K = 160;
     pitch_of_a: the elements from one row of A to the next in A's tensor map (K, unless given: a

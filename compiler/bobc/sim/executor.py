@@ -190,7 +190,7 @@ class Launch:
         self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
-        self.checker = Checker(geometry.name, geometry.arch) if check_hazards else None
+        self.checker = Checker(geometry.name, geometry.arch, code) if check_hazards else None
         self.memory_descriptor = sim_arch(geometry.arch).memory_descriptor   # bank 0's (arch.ARCHES)
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
