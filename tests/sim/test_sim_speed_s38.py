@@ -106,3 +106,19 @@ def test_a_tma_box_past_its_buffer_faults_at_its_first_unmapped_row():
     with pytest.raises(SimulationFault) as fault:
         run()
     assert f"128 bytes at {at['a'] + 32 * 1280:#x} lie in no mapped buffer" in fault.value.message
+
+
+def test_the_order_check_finds_intersect1d_s_first_common_word(monkeypatch):
+    """channel._first_common is the first word np.intersect1d finds, on sorted distinct words of
+    every overlap shape, and the check no longer sorts the two launches' words together."""
+    from bobc.sim import channel
+    rng = np.random.default_rng(3)
+    for size_a, size_b, span in ((0, 5, 10), (5, 0, 10), (1, 1, 2), (50, 7, 60), (7, 50, 60), (300, 300, 100_000),
+                                 (40, 40, 40)):
+        for _ in range(20):
+            a = np.unique(rng.integers(0, span, size_a).astype(np.uint64))
+            b = np.unique(rng.integers(0, span, size_b).astype(np.uint64))
+            common = np.intersect1d(a, b, assume_unique=True)
+            assert channel._first_common(a, b) == (int(common[0]) if common.size else None)
+    monkeypatch.setattr(np, "intersect1d", lambda *a, **k: pytest.fail("the order check sorted both word sets"))
+    assert channel._first_common(np.arange(5, dtype=np.uint64), np.arange(3, 9, dtype=np.uint64)) == 3
