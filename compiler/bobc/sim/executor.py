@@ -190,7 +190,7 @@ class Launch:
         self.addressing = None      # the threads whose addresses bobc.sim.memory checks now (a mask or True)
         self.code = {ins.pc: ins for ins in code}
         self.memory = memory
-        self.checker = Checker(geometry.name, geometry.arch) if check_hazards else None
+        self.checker = Checker(geometry.name, geometry.arch, code) if check_hazards else None
         self.memory_descriptor = sim_arch(geometry.arch).memory_descriptor   # bank 0's (arch.ARCHES)
         bx, by, bz = geometry.block
         gx, gy, gz = geometry.grid
@@ -232,6 +232,10 @@ class Launch:
         self.mma_groups: dict[int, list[list]] = {}
         self.mma_waited: dict[int, list[tuple[int, np.ndarray]]] = {}
         self.mma_reading: list[np.ndarray] = []  # the bytes the MMA executing now reads
+        # _descriptor_matrix's memos: a descriptor's shared addresses (for the launch), and the
+        # matrices the executing HGMMA has read (its warps read the same ones; it writes no shared byte)
+        self._descriptor_addresses: dict[tuple, np.ndarray] = {}
+        self._matrices: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.descriptor_loaded: set[int] = set()
         self.touched = Residency(self.blocks)  # per instruction and block, the resident its accesses stay in
         self.pc = np.zeros(n, dtype=np.int64)
@@ -2010,19 +2014,20 @@ class Launch:
                 self._fail(ins, "a tensor map with element strides", Unmodeled, thread=int(lane))
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
             pitches = [math.prod(box[:k + 1]) for k in range(rank - 1)]       # elements a step of dimension k + 1
-            for index in np.ndindex(*reversed(box[1:])):
-                outer = list(reversed(index))
-                at = [c + i for c, i in zip(coords[1:], outer)]
-                if any(not 0 <= x < d for x, d in zip(at, dims[1:])):
-                    continue
-                start = f["GLOBAL_ADDRESS"] + sum(x * s for x, s in zip(at, strides[1:]))
-                first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
-                if first >= last:
-                    continue
-                linear = sum(i * pitch for i, pitch in zip(outer, pitches)) * size
-                data = np.frombuffer(self.memory.read(start + first * size, (last - first) * size,
-                                                      f"{self.g.name}: {ins.text}"), dtype=np.uint8)
-                tile[linear + (first - coords[0]) * size:linear + (last - coords[0]) * size] = data
+            if not self._tma_box_rows(f, coords, dims, box, strides, size, tile):    # not all in one buffer
+                for index in np.ndindex(*reversed(box[1:])):
+                    outer = list(reversed(index))
+                    at = [c + i for c, i in zip(coords[1:], outer)]
+                    if any(not 0 <= x < d for x, d in zip(at, dims[1:])):
+                        continue
+                    start = f["GLOBAL_ADDRESS"] + sum(x * s for x, s in zip(at, strides[1:]))
+                    first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
+                    if first >= last:
+                        continue
+                    linear = sum(i * pitch for i, pitch in zip(outer, pitches)) * size
+                    data = np.frombuffer(self.memory.read(start + first * size, (last - first) * size,
+                                                          f"{self.g.name}: {ins.text}"), dtype=np.uint8)
+                    tile[linear + (first - coords[0]) * size:linear + (last - coords[0]) * size] = data
             span = {0: 0, 1: 32, 2: 64, 3: 128}[f["SWIZZLE"]]
             offsets = destination + np.arange(tile.size)
             if span:
@@ -2039,10 +2044,62 @@ class Launch:
             self.idle_waits = 0
         return None
 
+    def _tma_box_rows(self, f: dict, coords: list, dims: list, box: list, strides: list, size: int,
+                      tile: np.ndarray) -> bool:
+        """A TMA copy's in-bounds box rows (dimension 0 contiguous) read into `tile` at once, when
+        every row lies in one mapped buffer: the bytes op_UTMALDG's row-by-row reads give.  False
+        (nothing written) when they do not, or their addresses could leave 62 bits: the caller
+        reads row by row, faulting at the first row outside a buffer as it always did."""
+        rank = len(box)
+        first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
+        rows = math.prod(box[1:])
+        if first >= last:
+            return True                          # no element of dimension 0 in bounds: all zero
+        reach = f["GLOBAL_ADDRESS"] + sum((abs(c) + b) * s for c, b, s in zip(coords, box, strides))
+        if reach >= 1 << 62:
+            return False
+        r = np.arange(rows, dtype=np.int64)
+        inside = np.ones(rows, dtype=bool)
+        start = np.full(rows, f["GLOBAL_ADDRESS"] + first * size, dtype=np.int64)
+        step = 1
+        for k in range(1, rank):                 # row r's offset in dimension k: the ndindex order
+            at = coords[k] + (r // step) % box[k]
+            inside &= (at >= 0) & (at < dims[k])
+            start += at * strides[k]
+            step *= box[k]
+        if not inside.any():
+            return True
+        width = (last - first) * size
+        low, high = int(start[inside].min()), int(start[inside].max()) + width
+        buffer = self.memory._buffer_of(low, high - low)
+        if buffer is None:
+            return False
+        index = (start[inside] - buffer.address)[:, None] + np.arange(width, dtype=np.int64)
+        column = (first - coords[0]) * size
+        tile.reshape(rows, box[0] * size)[inside, column:column + width] = buffer.data[index]
+        return True
+
     def _descriptor_matrix(self, descriptor: int, rows: int, cols: int, transposed: bool, block: int):
         """The binary16 matrix a warpgroup-MMA descriptor names, as [k][rows] (K contiguous:
         row r's k at start + (r // 8) stride + (r % 8) 128 + 2 k; transposed, M or N contiguous:
         start + (r // 64) leading + (k // 8) stride + (k % 8) 128 + 2 (r % 64)), under its swizzle."""
+        key = (descriptor, rows, cols, transposed, block)
+        read = self._matrices.get(key)
+        if read is None:
+            address = self._descriptor_addresses.get(key[:4])
+            if address is None:
+                address = self._descriptor_addresses[key[:4]] = self._descriptor_address(descriptor, rows, cols,
+                                                                                          transposed)
+            index = block * self.shared_bytes + address
+            words = self.shared[index].astype(np.uint16) | (self.shared[index + 1].astype(np.uint16) << 8)
+            read = self._matrices[key] = (index, words.view(np.float16).astype(np.float64))
+        self.mma_reading.append(read[0])
+        return read[1]
+
+    @staticmethod
+    def _descriptor_address(descriptor: int, rows: int, cols: int, transposed: bool) -> np.ndarray:
+        """A descriptor's matrix's byte addresses in a block's shared memory, [k][rows]
+        (_descriptor_matrix's layout)."""
         start = (descriptor & 0x3FFF) << 4
         leading = ((descriptor >> 16) & 0x3FFF) << 4
         stride = ((descriptor >> 32) & 0x3FFF) << 4
@@ -2055,10 +2112,7 @@ class Launch:
             address = start + (r // 8) * stride + (r % 8) * 128 + 2 * k
         if span:
             address = address ^ (((address >> 7) & (span // 16 - 1)) << 4)
-        index = block * self.shared_bytes + address
-        words = self.shared[index] .astype(np.uint16) | (self.shared[index + 1].astype(np.uint16) << 8)
-        self.mma_reading.append(index)
-        return words.view(np.float16).astype(np.float64)
+        return address
 
     def op_HGMMA(self, ins, mods, o, mask):
         """Warpgroup MMA m64nNk16, binary16 operands from shared memory (gdesc: A at URn..n+1,
@@ -2078,6 +2132,7 @@ class Launch:
         r = np.arange(n // 2)[:, None]
         rows, columns = g + 8 * ((r // 2) % 2), 8 * (r // 4) + 2 * t + r % 2          # [register][lane]
         accumulators = slice(o[0].index, o[0].index + n // 2)
+        self._matrices = {}                      # this instruction's reads, shared by its warps
         for warp in np.nonzero(warps)[0]:
             lane0 = warp * WARP
             block = int(self.block[lane0])

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..bounded import BoundedCache
 from ..targets import target_of_nvdisasm
 from . import latencies as L
 from .faults import Hazard, Unmodeled
 from .sass_frontend import NO_SCOREBOARD, Instruction
 
 RZ, PT, URZ = 255, 7, 63
+
+# (arch, id(code)) -> (code, plans by address, FP64 addresses): the plans of the code lists launched
+# most recently (the list is held, so its id names it while it is kept)
+_SHARED_PLANS: BoundedCache = BoundedCache(256)
 
 
 @dataclass
@@ -180,7 +185,7 @@ def effects(ins: Instruction) -> Effects:
 class Checker:
     """One launch's timeline of issue cycles, fixed-latency results and scoreboards."""
 
-    def __init__(self, launch: str, arch: str):
+    def __init__(self, launch: str, arch: str, code: list | None = None):
         self.launch = launch
         self.arch = arch                                          # nvdisasm's spelling: SM86 / SM90
         self.latencies = L.arch_latencies(arch)                   # refuses an arch without a row
@@ -204,6 +209,15 @@ class Checker:
         self.recent: dict[int, tuple[int, int, int]] = {}
         self.fp64_pcs: set[int] = set()          # FP64 instructions that are variable latency here (sm_86)
         self._effects: dict[int, tuple] = {}
+        if code is not None:
+            # the launches of one decoded code list (a channel runs its kernels' lists again and again)
+            # share the plans: a plan is the instruction's and the arch's alone (_plan), and the FP64
+            # addresses it notes are the code's (read only for a producer this launch issued)
+            key = (arch, id(code))
+            shared = _SHARED_PLANS.get(key)
+            if shared is None or shared[0] is not code:
+                shared = _SHARED_PLANS[key] = (code, {}, set())
+            _, self._effects, self.fp64_pcs = shared
 
     def _fail(self, ins: Instruction, reason: str):
         raise Hazard(self.launch, ins.pc, ins.text, reason)

@@ -15,6 +15,7 @@ instruction and address.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,6 +124,8 @@ class Memory:
         for low, high in zip(self.buffers, self.buffers[1:]):
             if low.end > high.address:
                 raise SimulationFault(f"buffers {shown_plan_text(low.name)} and {shown_plan_text(high.name)} overlap")
+        self._buffer_starts = [b.address for b in self.buffers]
+        self._buffer_ends = [b.end for b in self.buffers]
         self.residents = sorted(residents, key=lambda r: r.address)
         for resident in self.residents:
             buffer = self._buffer_of(resident.address, resident.size)
@@ -137,6 +140,14 @@ class Memory:
 
     # ------------------------------------------------------------ host side
     def _buffer_of(self, address: int, size: int) -> Buffer | None:
+        """The buffer holding [address, address + size), or None.  The buffers are sorted and
+        disjoint, so for a size of at least 1 only the last one starting at or below the address
+        can hold it (a bisection: a TMA copy reads a box row by row, a million reads an update)."""
+        if size > 0:
+            k = bisect_right(self._buffer_starts, address) - 1
+            if k >= 0 and address + size <= self._buffer_ends[k]:
+                return self.buffers[k]
+            return None
         for b in self.buffers:
             if b.address <= address and address + size <= b.end:
                 return b
