@@ -32,8 +32,10 @@ images: $(STAMP)
 	$(BIN)/bobc build $(PLAN) --target sm_86 --emit-images out/images-sm_86
 	$(BIN)/bobc build $(PLAN) --target sm_90 --emit-images out/images-sm_90
 
+# --durations=30: the 30 slowest setups and tests close the transcript (README "Running the tests
+# faster"); JOBS=N runs them on N pytest-xdist workers (`make test JOBS=2`), one process by default
 test: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q --durations=30 $(if $(JOBS),-n $(JOBS)) tests
 
 # Regenerate the golden images (kernels, then Bob's whole-program images), printing
 # what changed field by field; commit them only with the reason for the change.

@@ -53,7 +53,11 @@ _RUN_VARIABLES = ("TMPDIR", "BOBC_CACHE_DIR", RUN_VARIABLE, REACHABLE_VARIABLE)
 def pytest_configure(config):
     inherited = os.environ.get(RUN_VARIABLE)
     factory = getattr(config, "_tmp_path_factory", None)     # absent under -p no:tmpdir
-    if inherited and os.path.isdir(inherited) or factory is None:
+    # a pytest-xdist worker (`-n N`: config.workerinput) is a run of its own, in its own basetemp
+    # (the controller's /popen-gwK): sharing the controller's TMPDIR and cache, one worker's
+    # temporaries and cache entries were seen by the tests of another that count them
+    worker = hasattr(config, "workerinput")
+    if inherited and os.path.isdir(inherited) and not worker or factory is None:
         return
     import tempfile
 

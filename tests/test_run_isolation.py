@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 
 RUN_VARIABLE = "BOBC_TEST_RUN"          # the run's folder, as tests/conftest.py names it
@@ -67,3 +69,49 @@ def test_two_runs_at_once_share_no_folder_and_leave_no_cache(tmp_path):
         assert not Path(cache_folder).exists()                   # removed when its run ended
     assert said[0][5] != said[1][5]
     assert not (home / ".cache").exists()
+
+
+
+WORKER_SAMPLE = '''
+import os, tempfile, time
+from pathlib import Path
+
+from bobc import cache
+
+
+def test_a_worker_says_its_folders(tmp_path):
+    cache.write("sample", "key", b"entry")             # through bobc's own cache folder()
+    time.sleep(2)                                       # both workers are alive at once
+    Path(os.environ["SAID"], os.environ["PYTEST_XDIST_WORKER"]).write_text("\\n".join([
+        os.environ["TMPDIR"], tempfile.gettempdir(), os.environ["BOBC_CACHE_DIR"], str(cache.folder()),
+        str(tmp_path), os.environ["{run}"]]))
+'''.replace("{run}", RUN_VARIABLE)
+
+
+def test_each_xdist_worker_keeps_its_temporaries_and_its_cache_in_its_own_folder(tmp_path):
+    """`pytest -n 2` (pytest-xdist, the test extra's; README "Running the tests faster"): each
+    worker is a run of its own, its TMPDIR and bobc cache in its own basetemp (the controller's
+    popen-gwK), not the controller's folders shared by both, where the tests that count what a build
+    left in TMPDIR or in the cache saw the other worker's files."""
+    pytest.importorskip("xdist", reason="pytest-xdist is in the test extra (pip install -e '.[test]')")
+    (tmp_path / "sample").mkdir()
+    (tmp_path / "sample" / "test_sample.py").write_text(WORKER_SAMPLE)
+    (tmp_path / "said").mkdir()
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in (RUN_VARIABLE, "BOBC_CACHE_DIR", "BOBC_TEST_CACHE_DIR")}
+    environment.update(PYTHONPATH=str(REPO / "compiler"), SAID=str(tmp_path / "said"))
+    base = tmp_path / "base"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.conftest",
+                           "-c", str(REPO / "pyproject.toml"), "-n", "2", "--dist", "each",   # each worker runs it
+                           "--basetemp", str(base), str(tmp_path / "sample")],
+                          cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = {path.name: path.read_text().split("\n") for path in (tmp_path / "said").iterdir()}
+    assert sorted(said) == ["gw0", "gw1"]
+    for worker, (temporary, gettempdir, cache_variable, cache_folder, test_folder, run_folder) in said.items():
+        own = base / f"popen-{worker}"                           # xdist's basetemp for the worker
+        assert run_folder == str(own)
+        assert temporary == gettempdir == str(own / "tmp")
+        assert cache_variable == cache_folder == str(own / "bobc-cache")
+        assert Path(test_folder).parent == own
+        assert not Path(cache_folder).exists()                   # removed when its worker ended

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import children
 from ..errors import BobcError
-from ..nvtools import nvdisasm
+from ..nvtools import nvdisasm, tool_identity
 
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s*(.*?)\s*;?\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
 _HI = re.compile(r"^\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
@@ -85,13 +85,24 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
     return Disassembly(lines, "\n".join(problems))
 
 
+# (nvtools.tool_identity, arch) of each nvdisasm this process saw list one NOP of the target:
+# asked again after every listing that went wrong (a stream decoded in halves asks at each
+# refused half), the answer for the same file is the same, so it is asked once per tool and arch;
+# another file (BOBC_NVDISASM changed, an upgrade) is another identity and is asked again
+_WORKING: set[tuple[str, str]] = set()
+
+
 def refuse_broken_tool(nvdisasm_arch: str) -> None:
     """Refuse (exit 1, by its path) an nvdisasm that does not list one NOP of the target as one
     instruction, which every working nvdisasm does: asked only after a listing went wrong, so a
     tool that fails (or prints no listing) is not said as every word of the code being
     undecodable, nor as code with no instruction (probe s36 exitcodes finding 4)."""
+    known = (tool_identity(require_nvdisasm()), nvdisasm_arch)
+    if known in _WORKING:
+        return
     done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0)
     if len(done.lines) == 1 and not done.stderr.strip():
+        _WORKING.add(known)
         return
     said = done.stderr.strip().splitlines()
     what = f"it fails on one NOP ({said[0]})" if said else f"it lists {len(done.lines)} instructions for one NOP"
