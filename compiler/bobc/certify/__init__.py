@@ -90,7 +90,7 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
     from ..language.modules import specs_folder
     from ..kernel_search import find_source_and_base
     from .kernels import (ContractError, assembled_reads, check_code_reads, check_variant_contract,
-                          parse_contract)
+                          check_written_before_read, parse_contract)
 
     contracts, out = {}, []
     launches_of = _launches_of(plan) if plan.program else {}
@@ -146,13 +146,20 @@ def kernel_contracts(plan: Plan, target: Target, folders=(), encoded_from=None,
         try:
             # the build's own assembly, only of the very source found (encoded_from says so)
             built = (assembled or {}).get(region.identity) if encoded is not None else None
-            reads, problems = assembled_reads(source, target, built)
+            assembly: list = []
+            reads, problems = assembled_reads(source, target, built, assembly)
         except BobcError as error:
             out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
                                            f"{target.name}: {error.message}", coded))
             continue
         out += [Finding("contract", f"kernel {shown_plan_text(region.identity)}: {problem}", coded) for problem in problems]
         out += check_code_reads(contract, reads)
+        try:
+            out += check_written_before_read(region.identity, source, target,
+                                             built if built is not None else next(iter(assembly), None))
+        except BobcError as error:
+            out.append(Finding("contract", f"kernel {shown_plan_text(region.identity)} ({source.name}) does not assemble for "
+                                           f"{target.name}: {error.message}", coded))
         if not problems:
             # the checks that read the contract's reads (the unset-scalar rule: which bytes of a
             # word the code reads) see the code's, absolute offsets (c[0x0][0x170]) among them

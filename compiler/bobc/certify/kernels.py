@@ -976,7 +976,8 @@ def code_reads(source: Path, code: bytes, parameter_base: int, target=None,
     return reads, problems
 
 
-def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
+def assembled_reads(source: Path, target, built=None,
+                    assembled_out: list | None = None) -> tuple[tuple[ParameterRead, ...], tuple[str, ...]]:
     """code_reads of `source` assembled for `target`, kept in the user cache by what the verdict
     is computed from: the assembler's identity, this file, the source's path, the target, the
     source's bytes (read once: its text is parsed from them) and the code read (a warm build
@@ -985,7 +986,8 @@ def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRe
     default), read rather than assembling the source again.  The code is in the key (probe s36
     simwords finding 6): keyed by the source's bytes alone, a kernel edited between the build's
     assembly and its certification kept the old code's reads under the new bytes, and every
-    later build of the new bytes was certified with them."""
+    later build of the new bytes was certified with them.  `assembled_out`: a list that gets the
+    assembly this made, if it made one (check_written_before_read reads the same)."""
     import hashlib
 
     from .. import cache
@@ -996,7 +998,10 @@ def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRe
     # the kernel as written: the launch prologue a plan's build puts before it reads nothing
     code = as_written(built, target) if built is not None else None
     if code is None:
-        code = assemble_kernel(source, target, launched=False).code
+        assembled = assemble_kernel(source, target, launched=False)
+        if assembled_out is not None:
+            assembled_out.append(assembled)
+        code = assembled.code
     code = bytes(code)
     key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "parameter reads", str(source),
                        target.name, data, hashlib.sha256(code).hexdigest())
@@ -1007,6 +1012,34 @@ def assembled_reads(source: Path, target, built=None) -> tuple[tuple[ParameterRe
     result = (tuple(found), tuple(problems))
     cache.store("parameter-reads", key, result)
     return result
+
+
+def check_written_before_read(identity: str, source: Path, target, built=None) -> list[Finding]:
+    """The kernel's registers are written before they are read (bobc.sass.defined; docs/kernel-
+    contracts.md rule 4): each instruction that reads a register no path from the entry writes
+    first is refused at its file:line:column.  `built`: an assembly of `source` for `target` (the
+    build's own, or assembled_reads'; else bobc.kernel_cache's, as written).  The
+    verdict is kept in the user cache by the assembler's identity, the source's path, bytes and
+    the code (a warm build neither loads the kernel nor runs the analysis again)."""
+    import hashlib
+
+    from .. import cache
+    from ..errors import shown_plan_text
+    from ..kernel_cache import _assembler_identity, assemble_kernel
+    from ..sass.defined import refusals
+
+    data = read_source_bytes(source)
+    code = hashlib.sha256(bytes(built.code)).hexdigest() if built is not None else "cache"
+    key = cache.digest(_assembler_identity(), Path(__file__).read_bytes(), "written before read", str(source),
+                       target.name, data, code)
+    kept = cache.load("written-before-read", key, tuple)
+    if kept is None:
+        assembled = built if built is not None else assemble_kernel(source, target, launched=False)
+        kept = tuple((r.message, r.span, r.hint) for r in refusals(assembled, target))
+        if read_source_bytes(source) == data:
+            cache.store("written-before-read", key, kept)
+    return [Finding("contract", f"kernel {shown_plan_text(identity)}: {message}", span, hint)
+            for message, span, hint in kept]
 
 
 def as_written(assembled, target) -> bytes | None:

@@ -22,7 +22,8 @@ from .schedule import Item, expand, schedule, ScheduleShortfall
 from .tables.layouts import (ALIGNED_UNIFORM_TUPLES, CONST_BANK, CONST_OFFSET, DOUBLE_IMMEDIATE,
                              EXPLICIT_CONTROL, LAYOUTS)
 from .source import read_source
-from .syntax import Const, Control, Imm, Instruction, Label, SourceLine, Unread, _quoted, parse_source
+from .defined import Step, expand as expand_registers
+from .syntax import Const, Control, Imm, Instruction, Label, Reg, SourceLine, Unread, _quoted, parse_source
 
 RESERVED_REGISTERS = 2
 
@@ -57,6 +58,8 @@ class Assembled:
     shared_bytes: int | None = None             # `.shared N`: the shared memory a block of it needs
     kernel_name_span: Span | None = None        # where a `.kernel` line wrote kernel_name (None: the file's stem)
     arch: str | None = None                     # the target it was assembled for ("sm_86"): its encoding
+    # each instruction's registers read and written and its control flow (bobc.sass.defined)
+    flow: list = field(default_factory=list, repr=False, compare=False)
 
 
 def _arch_of(target) -> str:
@@ -521,7 +524,8 @@ def _assemble_lines(lines: list[SourceLine], arch: str) -> Assembled:
         raise BobcError(f"this code needs {registers} registers (highest R{max_register} + 1 + {RESERVED_REGISTERS} "
                         f"reserved), more than the {most} a thread may have on {arch}", highest_span,
                         hint=f"use registers up to R{most - 1 - RESERVED_REGISTERS} at most")
-    result = Assembled(bytes(code), registers, out, labels=labels, arch=arch)
+    result = Assembled(bytes(code), registers, out, labels=labels, arch=arch,
+                       flow=[_step(inst, placed) for inst, placed in zip(resolved, placed_all)])
     result.highest_register_span = highest_span
     return result
 
@@ -608,6 +612,34 @@ def _listed_nan_payloads(inst: Instruction) -> Instruction:
                 op = Imm(bits, False, f"{bits:#x}")
         operands.append(op)
     return replace(inst, operands=operands)
+
+
+def _step(inst: Instruction, placed) -> Step:
+    """What bobc.sass.defined needs of an instruction: its registers and where control goes."""
+    guard = inst.guard
+    unguarded = guard is None or (guard.index == 7 and not guard.neg)
+    target = next((op.address // 16 for op in inst.operands if isinstance(op, Label) and op.address is not None),
+                  None) if inst.opcode in ("BRA", "CALL") else None
+    reads = expand_registers(placed.reads) - expand_registers(placed.ignored)
+    if _byte_insert(inst):
+        reads = reads - {("R", inst.operands[0].index)}
+    return Step(inst.opcode, tuple(inst.modifiers), None if unguarded else (guard.bank, guard.index, guard.neg),
+                reads, expand_registers(placed.writes), target, placed.descriptor)
+
+
+def _byte_insert(inst: Instruction) -> bool:
+    """`PRMT Rd, Ra, SEL, Rd` whose selector takes each byte from Ra or leaves Rd's own byte in its
+    place (0x7610: Ra's low half into Rd's): an insert into Rd, which passes Rd's other bytes on
+    unread, as ptxas -O0 writes a 16-bit value into a register whose high half is never set
+    (tests/sass/data corpus-sm_86.tsv forms.ptx:memory:-O0 `PRMT R7, R4, 0x7610, R7`)."""
+    if inst.mnemonic != "PRMT" or len(inst.operands) != 4:
+        return False
+    rd, _, selector, rc = inst.operands
+    if not (isinstance(rd, Reg) and isinstance(rc, Reg) and rd.bank == rc.bank == "R" and rd.index == rc.index
+            and isinstance(selector, Imm) and not selector.is_float):
+        return False
+    nibbles = [selector.value >> 4 * k & 0xF for k in range(4)]
+    return all(n < 4 or n == 4 + k for k, n in enumerate(nibbles))
 
 
 def _branch_target(inst: Instruction) -> int | None:

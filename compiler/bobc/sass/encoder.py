@@ -83,6 +83,10 @@ class Placed:
     reads: list[tuple[str, int, int]] = field(default_factory=list)   # (bank, first, count)
     writes: list[tuple[str, int, int]] = field(default_factory=list)
     constant_bytes: int = 0     # how many bytes a constant-bank operand reads from its offset
+    # registers the encoding names (reads, for the scheduler) whose values the instruction ignores:
+    # the A half of HGMMA's matrix descriptor pair when A is in registers (bobc.sass.defined)
+    ignored: list[tuple[str, int, int]] = field(default_factory=list)
+    descriptor: int | None = None   # the uniform register pair of a global access's memory descriptor
 
     def put(self, lsb: int, width: int, value: int, what: str) -> None:
         if value < 0 or value >= 1 << width:
@@ -636,6 +640,7 @@ class Encoder:
             desc = mem.desc.index if mem.desc is not None else self.implicit_descriptor
             placed.put(*spec["desc"], desc, "memory descriptor register")
             placed.reads.append(("UR", desc, 2))
+            placed.descriptor = desc
         elif mem.desc is not None:
             raise EncodeProblem(f"{inst.opcode} takes no memory descriptor here")
 
@@ -674,6 +679,10 @@ class Encoder:
         # A's descriptor and B's (64 bits each); with A in registers nvdisasm's life ranges still
         # show the whole block read (HGMMA.64x64x16.F32 R24, R56, gdesc[UR8]: UR8..UR11)
         placed.reads.append(("UR", gdesc.reg.index, 4))
+        if a_in_registers:
+            # ... but the A descriptor's value is not used: ptxas leaves it unwritten (tests/sass/data
+            # listings, sm90_async wgmma_m64n64k16_a_registers: UR10..UR11 set, UR8..UR9 never)
+            placed.ignored.append(("UR", gdesc.reg.index, 2))
 
     def _put_target(self, placed: Placed, label: Label, pc: int, split: bool = True) -> None:
         if label.address is None:
