@@ -245,9 +245,11 @@ def load_module(path, name: str, what: str, after: str = ""):
     import traceback
 
     from ..errors import UsageError
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"{what} {path}{after}: not a Python file")
+    from importlib.machinery import SourceFileLoader
+
+    # read as Python source whatever its name ends with, as `python FILE` reads it: the name alone
+    # (`kernels.txt`, `SUBMIT`) was refused as "not a Python file" (probe s38 coverage finding 2)
+    spec = importlib.util.spec_from_file_location(name, path, loader=SourceFileLoader(name, str(path)))
     module = importlib.util.module_from_spec(spec)
     previous = sys.modules.get(name)
     sys.modules[name] = module
