@@ -43,3 +43,29 @@ def test_a_kernels_file_of_another_name_is_read_as_python(folder, capsys):
     for name in ("c", "p", "r"):
         assert (folder / f"{name}.bin").read_bytes() == (folder / f"{name}2.bin").read_bytes(), name
 
+
+def test_a_syntax_error_in_a_module_it_imports_names_that_module(folder, capsys):
+    (folder / "helper.py").write_text("\n\nx = (\n")
+    (folder / "kernels.py").write_text("import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+                                       "import helper\nKERNELS = {}\n")
+    assert _run("kernels.py") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bobc run: error: cannot load --kernels kernels.py: SyntaxError at line 3 of helper.py: "
+                          "'(' was never closed\nhint: fix helper.py"), err
+    assert not any((folder / f"{name}.bin").exists() for name in ("c", "p", "r"))
+
+
+def test_a_syntax_error_of_its_own_is_its_line(folder, capsys):
+    (folder / "kernels.py").write_text("KERNELS = {}\nx = (\n")
+    assert _run("kernels.py") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bobc run: error: cannot load --kernels kernels.py: SyntaxError at line 2: "), err
+    assert " of " not in err.splitlines()[0]
+
+
+def test_a_nul_byte_is_no_line_none(folder, capsys):
+    (folder / "kernels.py").write_bytes(b"KERNELS = {}\n\0\n")
+    assert _run("kernels.py") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bobc run: error: cannot load --kernels kernels.py: SyntaxError"), err
+    assert "None" not in err and "Traceback" not in err

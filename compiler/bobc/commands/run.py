@@ -257,8 +257,17 @@ def load_module(path, name: str, what: str, after: str = ""):
         spec.loader.exec_module(module)
     except SyntaxError as error:
         sys.modules.pop(name, None)
-        raise UsageError(f"cannot load {what} {path}{after}: SyntaxError at line {error.lineno}: {error.msg}",
-                         hint="fix the file (python -m py_compile FILE shows it)") from None
+        # the line CPython names, of the file it names: a module the file imports may be the one
+        # that does not parse; a NUL byte in the source has no line in CPython 3.11 (not "line None")
+        from ..errors import shown_path
+
+        other = error.filename if error.filename and error.filename != str(path) and \
+            Path(error.filename).resolve() != Path(path).resolve() else None
+        place = (f" at line {error.lineno}" if error.lineno is not None else "") + \
+            (f" of {shown_path(error.filename)}" if other else "")
+        raise UsageError(f"cannot load {what} {path}{after}: SyntaxError{place}: {error.msg}",
+                         hint=f"fix {shown_path(other) if other else 'the file'} (python -m py_compile "
+                              f"{shown_path(other) if other else 'FILE'} shows it)") from None
     except MemoryError:             # this process out of memory: said as that by cli, not the file's fault
         sys.modules.pop(name, None)
         raise
