@@ -132,6 +132,11 @@ def _check_cubin_options(args) -> None:
                          f"read in 32-bit words)", hint=f"write --parameter-bytes {(parameters | 3) + 1}")
     if args.block_size is not None and not 1 <= args.block_size <= MAX_BLOCK_THREADS:
         raise UsageError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
+    if args.register_count is not None:
+        most = target_named(args.arch).limits.registers_per_thread
+        if args.register_count > most:      # an option's value: exit 2 before any work, as --block-size's
+            raise UsageError(f"--register-count {args.register_count}: a thread has at most {most} registers "
+                             f"on {args.arch}", hint=f"give 1 to {most}")
     if args.parameter_sizes is not None and parameters is not None:
         raise UsageError("--parameter-sizes and --parameter-bytes are both given: the sizes set the parameter bytes "
                          "(where the last parameter ends)", hint="leave out --parameter-bytes")
