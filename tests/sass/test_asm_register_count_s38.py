@@ -32,3 +32,20 @@ def test_a_count_past_a_thread_s_registers_is_a_usage_error(tmp_path, capsys):
     rc, out = _asm(tmp_path, ".kernel k\n    EXIT\n", "--register-count", "255")
     assert rc == 0 and out.exists()
 
+
+def test_a_count_below_the_code_s_registers_is_refused_at_the_instruction(tmp_path, capsys):
+    for count in ("4", "100"):
+        rc, out = _asm(tmp_path, HIGH, "--register-count", count)
+        err = capsys.readouterr().err
+        assert rc == 1, err
+        assert err.startswith(f"bobc asm: {tmp_path / 'k.sass'}:2:5: error: the code uses R100, but --register-count "
+                              f"{count} declares R0..R{int(count) - 1}"), err
+        assert "Traceback" not in err and not out.exists()
+    rc, out = _asm(tmp_path, HIGH, "--register-count", "101")       # R0..R100: the code's registers
+    assert rc == 0 and out.exists(), capsys.readouterr().err
+
+
+def test_code_that_resizes_its_registers_takes_the_count_given(tmp_path, capsys):
+    source = ".kernel up\n    [B------:R-:W-:-:S01] USETMAXREG.DEALLOC.CTAPOOL 40\n    MOV R100, RZ\n    EXIT\n"
+    rc, out = _asm(tmp_path, source, "--register-count", "64")
+    assert rc == 0 and out.exists(), capsys.readouterr().err
