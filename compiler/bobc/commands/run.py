@@ -601,9 +601,10 @@ def run_native(plan_path, args) -> int:
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         data = bytes(value.value) if isinstance(value, VBytes) else b""
-        from ..native.build import refuse_empty_host
+        from ..native.build import refuse_empty_host, refuse_non_executable
 
         refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
+        refuse_non_executable(args.entry, data)     # no host at all: as build refuses it (exit 1)
         try:
             host = artifact.split(data, args.entry)
             code = host.program
