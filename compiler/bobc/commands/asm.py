@@ -132,6 +132,11 @@ def _check_cubin_options(args) -> None:
                          f"read in 32-bit words)", hint=f"write --parameter-bytes {(parameters | 3) + 1}")
     if args.block_size is not None and not 1 <= args.block_size <= MAX_BLOCK_THREADS:
         raise UsageError(f"--block-size {args.block_size}: a block has 1 to {MAX_BLOCK_THREADS} threads")
+    if args.register_count is not None:
+        most = target_named(args.arch).limits.registers_per_thread
+        if args.register_count > most:      # an option's value: exit 2 before any work, as --block-size's
+            raise UsageError(f"--register-count {args.register_count}: a thread has at most {most} registers "
+                             f"on {args.arch}", hint=f"give 1 to {most}")
     if args.parameter_sizes is not None and parameters is not None:
         raise UsageError("--parameter-sizes and --parameter-bytes are both given: the sizes set the parameter bytes "
                          "(where the last parameter ends)", hint="leave out --parameter-bytes")
@@ -256,6 +261,26 @@ def _declared(source: Path, target, kernel: str):
     return ListingInfo(required_block=contract.block), None if words is None else words + 1
 
 
+def _check_register_count(count: int, assembled) -> None:
+    """--register-count below the registers the code names (R0..R{count-1} are a thread's): refused
+    at the first instruction naming the highest register (exit 1), as ptxas never declares fewer
+    than its code uses -- unless the code resizes its registers (USETMAXREG), whose count at entry
+    is what the option gives (sass/README.md, "Registers")."""
+    from ..errors import BobcError
+    from ..sass.assembler import RESERVED_REGISTERS
+    from ..sass.syntax import parse_instruction
+
+    highest = assembled.registers - 1 - RESERVED_REGISTERS        # -1: the code names no register
+    if highest < count:
+        return
+    if any(parse_instruction(i.text).opcode == "USETMAXREG" for i in assembled.instructions):
+        return
+    raise BobcError(f"the code uses R{highest}, but --register-count {count} declares R0..R{count - 1}: a thread "
+                    f"would be given fewer registers than its code names", assembled.highest_register_span,
+                    hint=f"leave out --register-count (the code's count is {assembled.registers}), or give at "
+                         f"least {highest + 1}; it is for code that resizes its registers (USETMAXREG)")
+
+
 def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
     """The cubin of an assembled kernel, its launch facts taken from the options, else from what the
     source declares (_declared), else the defaults sass/README.md names; and the REGCOUNT it declares."""
@@ -306,6 +331,8 @@ def _cubin(args, source: Path, target, assembled) -> tuple[bytes, int]:
                             f"to no parameter of {given or 'the cubin'}", inst.span,
                             hint="declare a parameter over them")
     registers = args.register_count if args.register_count is not None else declared.registers
+    if args.register_count is not None:
+        _check_register_count(args.register_count, assembled)
     count = registers if registers is not None else assembled.registers
     bound = register_thread_bound(count, target)
     if args.block_size is not None:

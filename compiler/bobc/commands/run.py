@@ -245,9 +245,11 @@ def load_module(path, name: str, what: str, after: str = ""):
     import traceback
 
     from ..errors import UsageError
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"{what} {path}{after}: not a Python file")
+    from importlib.machinery import SourceFileLoader
+
+    # read as Python source whatever its name ends with, as `python FILE` reads it: the name alone
+    # (`kernels.txt`, `SUBMIT`) was refused as "not a Python file" (probe s38 coverage finding 2)
+    spec = importlib.util.spec_from_file_location(name, path, loader=SourceFileLoader(name, str(path)))
     module = importlib.util.module_from_spec(spec)
     previous = sys.modules.get(name)
     sys.modules[name] = module
@@ -255,8 +257,17 @@ def load_module(path, name: str, what: str, after: str = ""):
         spec.loader.exec_module(module)
     except SyntaxError as error:
         sys.modules.pop(name, None)
-        raise UsageError(f"cannot load {what} {path}{after}: SyntaxError at line {error.lineno}: {error.msg}",
-                         hint="fix the file (python -m py_compile FILE shows it)") from None
+        # the line CPython names, of the file it names: a module the file imports may be the one
+        # that does not parse; a NUL byte in the source has no line in CPython 3.11 (not "line None")
+        from ..errors import shown_path
+
+        other = error.filename if error.filename and error.filename != str(path) and \
+            Path(error.filename).resolve() != Path(path).resolve() else None
+        place = (f" at line {error.lineno}" if error.lineno is not None else "") + \
+            (f" of {shown_path(error.filename)}" if other else "")
+        raise UsageError(f"cannot load {what} {path}{after}: SyntaxError{place}: {error.msg}",
+                         hint=f"fix {shown_path(other) if other else 'the file'} (python -m py_compile "
+                              f"{shown_path(other) if other else 'FILE'} shows it)") from None
     except MemoryError:             # this process out of memory: said as that by cli, not the file's fault
         sys.modules.pop(name, None)
         raise
@@ -590,9 +601,10 @@ def run_native(plan_path, args) -> int:
     elif isinstance(declared, VBytesType):
         value = program.value(args.entry)
         data = bytes(value.value) if isinstance(value, VBytes) else b""
-        from ..native.build import refuse_empty_host
+        from ..native.build import refuse_empty_host, refuse_non_executable
 
         refuse_empty_host(args.entry, data)     # the plan refused the request: not a damaged host
+        refuse_non_executable(args.entry, data)     # no host at all: as build refuses it (exit 1)
         try:
             host = artifact.split(data, args.entry)
             code = host.program

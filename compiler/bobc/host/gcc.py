@@ -350,6 +350,16 @@ def _run(command: list[str], what: str, compilers: Running | None = None) -> Non
                              f"no error in its source:\n{said}",
                              hint="check that this gcc compiles and links a C program (bobc runs the gcc "
                                   "on PATH, else cc; CC is not read), then build again")
+    written = command[command.index("-o") + 1] if "-o" in command[:-1] else None
+    if written is not None and not os.path.isfile(written):
+        # exit 0 and no -o file (a stub or wrapper that does nothing): said as the C compiler's
+        # failure, not a FileNotFoundError traceback where the object or host is read next, nor
+        # a cache entry stored without its objects (probe s38 coverage finding 6)
+        made = "object file" if "-c" in command else "executable"
+        raise HostBuildError(f"the C compiler failed: {command[0]} could not build {what}: it exited 0 but wrote no "
+                             f"{made}",
+                             hint="check that this gcc compiles and links a C program (bobc runs the gcc "
+                                  "on PATH, else cc; CC is not read), then build again")
 
 
 def compile_objects(gcc: str, jobs: list[tuple[Path, Path, str]], include_dirs: list[Path]) -> None:

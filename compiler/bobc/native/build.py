@@ -48,6 +48,17 @@ def refuse_empty_host(entry: str, data: bytes) -> None:
                              "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
                              "(`bobc eval` of the definition that says why) or check the request's values")
 
+def refuse_non_executable(entry: str, data: bytes) -> None:
+    """A Bytes definition that is no x86-64 ELF executable: no native artifact, so nothing to build
+    or run -- refused as the plan's definition of the wrong kind (exit 1; `bobc build` and `bobc run
+    PLAN native` say the same), not as a damaged host file (a host's exit 9: there is no host)."""
+    if data[:7] != ELF_IDENT or int.from_bytes(data[18:20], "little") != 62:
+        raise BobcError(f"{entry} is Bytes but not an x86-64 ELF executable "
+                        f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "
+                        f"nativePhysicalNativeELF gives",
+                        hint="build the definition that holds the host executable")
+
+
 def native_artifact(plan_path: Path, target, include, entry: str, modules: list | None = None,
                     images: list | None = None):
     """DEF's bytes when DEF is a Bytes entry (checked to be an x86-64 ELF), else None.  A list
@@ -86,11 +97,7 @@ def native_artifact(plan_path: Path, target, include, entry: str, modules: list 
     value = program.value(entry)
     data = bytes(value.value) if isinstance(value, VBytes) else b""
     refuse_empty_host(entry, data)
-    if data[:7] != ELF_IDENT or int.from_bytes(data[18:20], "little") != 62:
-        raise BobcError(f"{entry} is Bytes but not an x86-64 ELF executable "
-                        f"(it starts {data[:8].hex() or 'empty'}); a native artifact is what "
-                        f"nativePhysicalNativeELF gives",
-                        hint="build the definition that holds the host executable")
+    refuse_non_executable(entry, data)
     stored.keep_artifact(program, entry, data)
     if images is not None:
         images.append(embedded_images(program, entry, data))

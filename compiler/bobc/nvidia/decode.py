@@ -351,6 +351,16 @@ def _manifest_shape_problems(manifest: dict) -> list[str]:
             seen.setdefault(item["index"], position)
     if manifest["qmd_layout"] not in qmd.LAYOUTS:
         out.append(f"qmd_layout {manifest['qmd_layout']!r} is none of {', '.join(sorted(qmd.LAYOUTS))}")
+    arch = manifest.get("nvdisasm_arch")
+    if arch is not None:            # what encode_images writes: the target's own Target.nvdisasm_arch
+        from ..targets import TARGETS
+
+        target = TARGETS.get(manifest["target"])
+        known = sorted(t.nvdisasm_arch for t in TARGETS.values())
+        if target is not None and arch != target.nvdisasm_arch:
+            out.append(f"nvdisasm_arch {arch!r} is not target {target.name}'s ({target.nvdisasm_arch!r})")
+        elif arch not in known:
+            out.append(f"nvdisasm_arch {arch!r} is none of {', '.join(known)}")
     if manifest["parameter_base"] >= manifest["sizes"]["parameter_block"]:
         out.append(f"parameter_base {manifest['parameter_base']:#x} is not inside the "
                    f"{manifest['sizes']['parameter_block']}-byte parameter block (sizes.parameter_block)")

@@ -846,7 +846,7 @@ def _record_checks(r: _Reader, value, record_bytes: int) -> tuple[RecordCheck, .
             if width and width not in (1, 2, 4, 8):
                 r.fail(f"input check {what} reads {width}-byte words; a word is 1, 2, 4 or 8 bytes", at)
         if kind != "bytes" and not check.width:
-            r.fail(f"input check {what} reads 0-byte words", at)
+            r.fail(f"input check {what} reads 0-byte words; a word is 1, 2, 4 or 8 bytes", at)
         if check.end() > record_bytes:
             r.fail(f"input check {what} reads up to byte {check.end()}, past the {record_bytes}-byte record", at)
         out.append(check)
