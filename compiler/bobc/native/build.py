@@ -48,6 +48,7 @@ def refuse_empty_host(entry: str, data: bytes) -> None:
                              "serves) gives empty bytes in place of the host; evaluate the plan's refusal "
                              "(`bobc eval` of the definition that says why) or check the request's values")
 
+
 def refuse_non_executable(entry: str, data: bytes) -> None:
     """A Bytes definition that is no x86-64 ELF executable: no native artifact, so nothing to build
     or run -- refused as the plan's definition of the wrong kind (exit 1; `bobc build` and `bobc run
