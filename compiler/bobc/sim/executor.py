@@ -1151,6 +1151,13 @@ class Launch:
                 addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
                 if c.negate or (c.literal.startswith("-")):
                     addend = addend | np.uint64(0xFFFFFFFF00000000)
+            if c.negate and c.kind in ("reg", "ureg", "const"):
+                # `-R8` on the pair: the product minus the 64-bit addend (ptxas's a * 16 - y of
+                # mul.wide.u32 then sub.s64: IMAD.WIDE.U32 R8, R3, 0x10, -R8); the carry of such a
+                # subtraction is not read from ptxas's code yet
+                if carry is not None or carry_in is not None:
+                    self._unmodeled(ins, f"{ins.full_opcode} with a carry and a negated addend")
+                addend = (np.uint64(0) - np.asarray(addend, dtype=np.uint64)).astype(np.uint64)
             total, overflow = self._add64(product, addend, cin)
             self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
             self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
