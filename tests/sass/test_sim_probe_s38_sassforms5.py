@@ -51,6 +51,10 @@ STORE = " mov.b64 {%r10, %r11}, %rd20;"
 SUBTRACTIONS = {  # name: (PTX body, the SASS form ptxas writes for it, the PTX definition)
     "wide_minus": ("mul.wide.u32 %rd20, %r2, 16; sub.s64 %rd20, %rd20, %rd14;" + STORE,
                    r"IMAD\.WIDE\.U32 R\d+, R\d+, 0x10, -R\d+", lambda x, y: ((x & 0xFFFFFFFF) << 4) - y),
+    "shifted_minus": ("shl.b64 %rd20, %rd13, 2; sub.s64 %rd20, %rd20, %rd14;" + STORE,
+                      r"LEA R\d+, P0, R\d+(\.reuse)?, -R\d+, 0x2", lambda x, y: (x << 2) - y),
+    "minus_shifted": ("shl.b64 %rd21, %rd14, 2; sub.s64 %rd20, %rd13, %rd21;" + STORE,
+                      r"LEA R\d+, P0, -R\d+(\.reuse)?, R\d+, 0x2", lambda x, y: x - (y << 2)),
 }
 
 

@@ -1097,8 +1097,15 @@ class Launch:
         carry = rest.pop(0) if rest[0].kind in ("pred", "upred") and "X" not in mods else None
         carry_in = rest.pop() if "X" in mods and rest[-1].kind in ("pred", "upred") else None
         s = int(rest[-1].value)
-        a = np.asarray(self.u32(ins, rest[0])).astype(np.int64)
-        b = np.asarray(self.u32(ins, rest[1])).astype(np.int64)
+        negate_a, negate_b = rest[0].negate, rest[1].negate
+        if negate_a and ("HI" in mods or "X" in mods or negate_b):
+            self._unmodeled(ins, f"{ins.full_opcode} with '-' on A (read only on LEA without .HI / .X, B not negated)")
+        a = np.asarray(self.raw(ins, rest[0]) if negate_a else self.u32(ins, rest[0])).astype(np.int64)
+        # a negated B is its two's complement as the adder forms it, ~B + 1 (1..2^32), as IADD3's: the
+        # carry-out of (a << s) - b is set exactly when there is no borrow, b = 0 included (ptxas's
+        # sub.s64 of x << 2 - y: LEA R12, P0, R2, -R7, 0x2 then IADD3.X R13, ~R8, R13, RZ, P0, !PT)
+        b = np.asarray((~np.asarray(self.raw(ins, rest[1]), dtype=np.uint32)).astype(np.uint32)
+                       if negate_b else self.u32(ins, rest[1])).astype(np.int64) + (1 if negate_b else 0)
         if "HI" in mods:
             if "SX32" in mods:
                 high = np.where(a >= 1 << 31, 0xFFFFFFFF, 0)
@@ -1111,6 +1118,10 @@ class Launch:
             shifted = (a << s) & 0xFFFFFFFF
             if len(rest) != 3:
                 self._unmodeled(ins)
+            if negate_a:
+                # '-' on A negates the shifted value, ~(A << s) + 1 in the adder (ptxas's y - (x << 2):
+                # LEA R12, P0, -R7, R2, 0x2 then IADD3.X R13, R4, ~R13, RZ, P0, !PT)
+                shifted = (~shifted & 0xFFFFFFFF) + 1
         total = shifted + b
         if carry_in is not None:
             total = total + np.asarray(self.pred(ins, carry_in)).astype(np.int64)
