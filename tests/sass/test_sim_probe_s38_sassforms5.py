@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from bobc.nvtools import nvdisasm, ptxas
+from bobc.sim.faults import Unmodeled
 from tests.sass.test_sim_probe_s37_sassforms3 import A, B, C, D, THREADS, _kernel
 
 M64 = (1 << 64) - 1
@@ -68,3 +69,22 @@ def test_subtraction_of_a_product_or_shift(name, arch, tmp_path, needs_ptxas, ne
     # the inputs hold the operands that tell the readings apart: a zero low word subtracted (finding 2)
     assert got.tobytes() == want.tobytes(), f"{arch} {name}:\n{[hex(v) for v in got]}\n!=\n{[hex(v) for v in want]}"
 
+
+ATOMICS = {  # name: (PTX, the opcode ptxas writes); word 0 / 1 of out[2i] hold a / c before the atomic
+    "min_s64": ("atom.global.min.s64 %rd20, [%rd12], %rd14;", "MIN.S64"),
+    "add_f64": ("atom.global.add.f64 %rd20, [%rd12], %rd14;", "ADD.F64"),
+    "max_u64": ("red.global.max.u64 [%rd12], %rd14;", "MAX.64"),
+    "add_u64": ("red.global.add.u64 [%rd12], %rd14;", "ADD.64"),
+}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", sorted(ATOMICS))
+def test_64_bit_atomics_are_refused_by_name(name, arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    body, opcode = ATOMICS[name]
+    prologue = "mul.wide.u32 %rd16, %r1, 8; add.s64 %rd12, %rd2, %rd16; st.global.v2.u32 [%rd12], {%r2, %r4};"
+    image, listing = _cubin(name, arch, f"{prologue} {body} mov.b64 {{%r10, %r11}}, %rd20;", tmp_path)
+    assert opcode in listing, f"ptxas no longer writes {opcode} for {name}"
+    with pytest.raises(Unmodeled, match=rf"\({'RED' if 'red.' in body else 'ATOMG'}\S*\.{re.escape(opcode)}\S* .*"
+                                        r"is not modeled"):
+        _run(image, arch, name)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -2360,9 +2361,11 @@ class Launch:
     def _atomic_op(self, ins, mods):
         op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
                                              "CAS")), None)
-        dtype = "F32" if "F32" in mods else "F16x2" if "F16x2" in mods else "64" if "64" in mods else \
-            "S32" if "S32" in mods else "U32"
-        if op is None or dtype in ("F16x2", "64"):
+        # the operand type is the modifier that names one (ptxas writes .S32, .F32, .64, .S64, .F64, .F16x2,
+        # .BF16x2, ... and none for u32): any but a 32-bit one is refused, not run as 32 bits
+        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x2)?", m)]
+        dtype = types[0] if len(types) == 1 else "U32" if not types else "+".join(types)
+        if op is None or dtype not in ("F32", "S32", "U32"):
             self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits)")
         if dtype == "F32" and op not in ("ADD",):
             self._unmodeled(ins)
