@@ -1657,8 +1657,12 @@ class Launch:
         self._dst(ins, o[1], f(np.logical_not(result), c), mask)
 
     def op_MUFU(self, ins, mods, o, mask):
-        x = self.f32(ins, o[1]).astype(np.float64)
         function = mods[0] if mods else ""
+        if len(mods) > 1:
+            # MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 (PTX ex2.approx.f16, tanh.approx.f16 / .bf16) read and
+            # write a 16-bit value: modelled as binary32 they stored 1.0f's bits for ex2(0), silently
+            self._unmodeled(ins, f"{ins.full_opcode} (MUFU of binary32 operands alone)")
+        x = self.f32(ins, o[1]).astype(np.float64)
         with np.errstate(all="ignore"):
             if function == "EX2":
                 y = np.exp2(x).astype(np.float32)
