@@ -112,3 +112,26 @@ def test_16_bit_mufu_is_refused_by_name(name, arch, tmp_path, needs_ptxas, needs
                                         r"operands alone\) is not modeled"):
         _run(image, arch, name)
 
+
+def _bf16_value(bits: int) -> float:
+    """A bfloat16's value: the binary32 whose high 16 bits these are (its definition)."""
+    return float(np.array([bits << 16], np.uint32).view(np.float32)[0])
+
+
+@pytest.mark.parametrize("lane", ["low", "high"])
+def test_bf16_to_f16_conversion(lane, tmp_path, needs_ptxas, needs_nvdisasm):
+    """Finding 5: F2F.F16.BF16 (cvt.rn.f16.bf16, sm_90) read its operand as a binary32 (the bf16 0x3f80,
+    1.0, as the tiny 0x00003f80) and stored 0; now the bf16's value rounded to binary16, nearest even
+    (numpy's float64 -> float16 is IEEE's; a bf16 is exact in binary64).  A NaN need only be a NaN."""
+    pick = "%h1" if lane == "low" else "%h2"
+    body = f"mov.b32 {{%h1, %h2}}, %r2; cvt.rn.f16.bf16 %h3, {pick}; cvt.u32.u16 %r10, %h3;"
+    image, listing = _cubin(f"bf16_f16_{lane}", "sm_90", body, tmp_path)
+    assert "F2F.F16.BF16 R" in listing
+    got = _run(image, "sm_90", f"bf16_f16_{lane}")[0::2]
+    halves = [(int(a) >> (0 if lane == "low" else 16)) & 0xFFFF for a in A]
+    with np.errstate(over="ignore"):                    # past 65504: infinity, IEEE's round to nearest
+        want = np.array([_bf16_value(h) for h in halves]).astype(np.float16).view(np.uint16).astype(np.uint32)
+    nan = np.isnan(want.astype(np.uint16).view(np.float16))
+    got_nan = np.isnan((got & 0xFFFF).astype(np.uint16).view(np.float16))
+    assert (got_nan == nan).all() and (got[~nan] == want[~nan]).all(), \
+        f"{[hex(v) for v in got]}\n!=\n{[hex(v) for v in want]}"

@@ -1790,6 +1790,13 @@ class Launch:
             x = self.f64(ins, o[1])
         elif src == "F16":
             x = _halves(self.u32(ins, o[1]))[1 if o[1].half == "H1_H1" else 0].astype(np.float64)
+        elif src == "BF16":
+            # a bfloat16 is the high 16 bits of the binary32 of the same value (exact); the operand's
+            # low half unless .H1_H1 (ptxas's cvt.rn.f16.bf16: F2F.F16.BF16 R0, R2) -- read as a
+            # binary32 before, silently
+            bits = np.asarray(self.u32(ins, o[1]), dtype=np.uint32)
+            bits = (bits >> 16) if o[1].half == "H1_H1" else bits & 0xFFFF
+            x = _f((bits << 16).astype(np.uint32)).astype(np.float64)
         else:
             x = self.f32(ins, o[1]).astype(np.float64)
         x = self._full(np.asarray(x, dtype=np.float64))
@@ -1802,7 +1809,9 @@ class Launch:
         elif dst == "F32":
             self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
         elif dst == "F16":
-            self._dst(ins, o[0], _pack(x.astype(np.float32) if src == "F32" else x, 0.0) & np.uint32(0xFFFF), mask)
+            with np.errstate(over="ignore"):            # past 65504 rounds to infinity, as IEEE's .rn
+                packed = _pack(x.astype(np.float32) if src == "F32" else x, 0.0)
+            self._dst(ins, o[0], packed & np.uint32(0xFFFF), mask)
         else:
             self._dst(ins, o[0], _bf16(x.astype(np.float32)), mask)
 
