@@ -135,3 +135,63 @@ def test_bf16_to_f16_conversion(lane, tmp_path, needs_ptxas, needs_nvdisasm):
     got_nan = np.isnan((got & 0xFFFF).astype(np.uint16).view(np.float16))
     assert (got_nan == nan).all() and (got[~nan] == want[~nan]).all(), \
         f"{[hex(v) for v in got]}\n!=\n{[hex(v) for v in want]}"
+
+
+def _fns(mask: int, base: int, offset: int) -> int:
+    """PTX fns.b32 (the ISA's Semantics, literally): the offset-th set bit of mask from base."""
+    if offset == 0:
+        return base if mask >> base & 1 else 0xFFFFFFFF
+    pos, count, inc = base, abs(offset) - 1, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if mask >> pos & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_divergent_paths_writing_and_reading_a_register(arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """Finding 6: ptxas's fns.b32 on sm_90 branches three ways on the offset's sign; the negative path's
+    `BREV R4, R4` sets scoreboard 2 and the zero path's `LOP3.LUT R4, R4, R5, RZ, 0xc0, !PT` reads R4 with no
+    wait on it -- other threads, whose R4 the BREV does not write.  The checker refused ptxas's code
+    ("reads R4 before waiting on scoreboard 2"); a read now waits only for writes its own threads issued.
+    The offsets (c mod 7 - 3) give each path threads; the base is below 32 as the ISA requires."""
+    body = ("and.b32 %r5, %r3, 31; rem.u32 %r6, %r4, 7; sub.s32 %r6, %r6, 3; fns.b32 %r10, %r2, %r5, %r6;")
+    image, listing = _cubin("fns", arch, body, tmp_path)
+    got = _run(image, arch, "fns")[0::2]
+    want = [_fns(int(a), int(b) & 31, int(c) % 7 - 3) for a, b, c in zip(A, B, C)]
+    assert {(int(c) % 7 - 3 > 0) - (int(c) % 7 - 3 < 0) for c in C} == {-1, 0, 1}
+    assert got.tolist() == want, f"{arch} fns"
+
+
+def _divergent(reader_threads: str) -> str:
+    """SASS: threads 0..15 ("others") or 0..7 ("writers") write R4 with BREV (scoreboard 2); the rest
+    branch to `reads`, which reads R4 without waiting on scoreboard 2.  With "others" the BREV's threads
+    branch past it, so only the other threads read; with "writers" they fall into it too."""
+    # "writers": threads 0..7 issue the BREV, then fall into the reader with the others
+    split = f"ISETP.GE.U32.AND P0, PT, R1, {'0x10' if reader_threads == 'others' else '0x8'}, PT"
+    return f"""[B------:R-:W0:-:S01] S2R R1, SR_TID.X
+[B0-----:R-:W-:-:S06] {split}
+[B------:R-:W-:-:S06] MOV R4, 0x1234
+[B------:R-:W-:-:S06] MOV R5, 0xff
+[B------:R-:W-:-:S06] @P0 BRA reads
+[B------:R-:W2:-:S02] BREV R4, R4
+[B------:R-:W-:-:S06] {"BRA done" if reader_threads == "others" else "NOP"}
+reads:
+[B------:R-:W-:-:S06] LOP3.LUT R6, R4, R5, RZ, 0xc0, !PT
+done:
+[B--2---:R-:W-:-:S06] NOP
+[B------:R-:W-:-:S05] EXIT
+"""
+
+
+def test_a_divergent_read_waits_only_for_its_own_threads_writes():
+    """Finding 6's rule and its limit: the other threads' read passes; a read by threads that issued the
+    BREV (they fall through into it) before its scoreboard is waited is still refused."""
+    from bobc.sim.faults import Hazard
+    from bobc.sim.kernel import run_kernel
+    run_kernel(_divergent("others"), "sm_90", grid=1, block=32, params=[])
+    with pytest.raises(Hazard, match=r"reads R4 before waiting on scoreboard 2"):
+        run_kernel(_divergent("writers"), "sm_90", grid=1, block=32, params=[])

@@ -621,7 +621,7 @@ class Launch:
                 if ins.unreadable:
                     self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
                 if self.checker is not None:
-                    self.checker.issue(ins)
+                    self.checker.issue(ins, at)
                 if ins.guard != PT:
                     g = self.preds[ins.guard]
                     g = ~g if ins.guard_negated else g
