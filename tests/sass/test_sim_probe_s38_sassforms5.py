@@ -195,3 +195,40 @@ def test_a_divergent_read_waits_only_for_its_own_threads_writes():
     run_kernel(_divergent("others"), "sm_90", grid=1, block=32, params=[])
     with pytest.raises(Hazard, match=r"reads R4 before waiting on scoreboard 2"):
         run_kernel(_divergent("writers"), "sm_90", grid=1, block=32, params=[])
+
+
+def _saturated(v: int) -> int:
+    return max(-2**31, min(2**31 - 1, v)) & 0xFFFFFFFF
+
+
+def _s32(v: int) -> int:
+    return v - (1 << 32) if v >> 31 else v
+
+
+SATURATING = {  # PTX .sat on s32: the exact result clamped to the s32 range
+    "add_sat": ("add.sat.s32 %r10, %r2, %r3;", lambda a, b, c: _s32(a) + _s32(b)),
+    "sub_sat": ("sub.sat.s32 %r10, %r2, %r3;", lambda a, b, c: _s32(a) - _s32(b)),
+    "mad_hi_sat": ("mad.hi.sat.s32 %r10, %r2, %r3, %r4;", lambda a, b, c: (_s32(a) * _s32(b) >> 32) + _s32(c)),
+}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("name", sorted(SATURATING))
+def test_saturating_s32_arithmetic_reads_sign_bits(name, arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """Finding 7: ptxas tests a saturating s32 sum for overflow on the operands' and the sum's sign bits,
+    `PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R0.SIGN, 0x2, 0x0`; the simulator could not read `R2.SIGN`
+    (refused).  Now a PLOP3 source `.SIGN` is the register's bit 31."""
+    body, definition = SATURATING[name]
+    image, listing = _cubin(name, arch, body, tmp_path)
+    assert re.search(r"PLOP3\.LUT P\d, PT, R\d+(\.reuse)?\.SIGN, ", listing), f"ptxas no longer writes .SIGN for {name}"
+    got = _run(image, arch, name)[0::2]
+    want = [_saturated(definition(int(a), int(b), int(c))) for a, b, c in zip(A, B, C)]
+    assert got.tolist() == want, f"{arch} {name}"
+
+
+def test_sign_is_read_only_on_plop3():
+    """`.SIGN` elsewhere (no instruction ptxas writes) is unreadable, not read as the whole register."""
+    from bobc.sim.sass_frontend import parse_line
+    assert "is read only as a source of PLOP3" in parse_line(0, "IADD3 R0, R2.SIGN, R3, RZ", 0).unreadable
+    assert "is read only as a source of PLOP3" in parse_line(0, "PLOP3.LUT P0, PT, -R2.SIGN, PT, PT, 0x2, 0x0", 0).unreadable
+    assert parse_line(0, "PLOP3.LUT P0, PT, R2.reuse.SIGN, R5.SIGN, R0.SIGN, 0x2, 0x0", 0).unreadable == ""

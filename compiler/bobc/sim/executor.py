@@ -1268,7 +1268,10 @@ class Launch:
         return result
 
     def op_PLOP3(self, ins, mods, o, mask):
-        a, b, c = (np.asarray(self.pred(ins, x), dtype=bool) for x in o[2:5])
+        # a source may be a register's sign bit, `R2.SIGN` (ptxas's add.sat.s32 / sub.sat.s32 / mad.hi.sat:
+        # PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R0.SIGN, 0x2, 0x0 -- both addends >= 0, the sum < 0)
+        a, b, c = (np.asarray(self.u32(ins, x) >> np.uint32(31) if x.half == "SIGN" else self.pred(ins, x),
+                              dtype=bool) for x in o[2:5])
         for out, lut in ((o[0], o[5].value), (o[1], o[6].value)):
             self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
 
