@@ -232,3 +232,28 @@ def test_sign_is_read_only_on_plop3():
     assert "is read only as a source of PLOP3" in parse_line(0, "IADD3 R0, R2.SIGN, R3, RZ", 0).unreadable
     assert "is read only as a source of PLOP3" in parse_line(0, "PLOP3.LUT P0, PT, -R2.SIGN, PT, PT, 0x2, 0x0", 0).unreadable
     assert parse_line(0, "PLOP3.LUT P0, PT, R2.reuse.SIGN, R5.SIGN, R0.SIGN, 0x2, 0x0", 0).unreadable == ""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_negated_a_on_lea_assembles_to_ptxas_words(arch, tmp_path, needs_ptxas, needs_nvdisasm):
+    """Finding 9: `bobc asm` refused ptxas's own `LEA R12, P0, -R7, R2, 0x2` ("LEA takes no '-' on this
+    operand"); '-' on A is bit 72, REG_A's negate: ptxas's whole kernel assembles to its .text, and nvdisasm
+    reads the words with '-' on A back (the plain and .HI forms)."""
+    from bobc.cli import main
+    from bobc.sass import assemble
+    from bobc.sass.oracle import disassemble
+    from bobc.targets import TARGETS
+    from tests.sass.test_math_forms import _text
+    body, form, _ = SUBTRACTIONS["minus_shifted"]
+    ptx, cubin, listing, ours = (tmp_path / f"k.{x}" for x in ("ptx", "cubin", "sass", "bobc.cubin"))
+    ptx.write_text(_kernel("minus_shifted", arch, body))
+    subprocess.run([ptxas(), f"-arch={arch}", "-O3", "-o", str(cubin), str(ptx)], check=True, capture_output=True)
+    listing.write_text(subprocess.run([nvdisasm(), "-hex", str(cubin)], check=True, capture_output=True,
+                                      text=True).stdout)
+    assert re.search(form, listing.read_text())
+    assert main(["asm", str(listing), "--arch", arch, "--kernel", "minus_shifted", "--cubin", "-o", str(ours)]) == 0
+    assert _text(ours.read_bytes(), "minus_shifted") == _text(cubin.read_bytes(), "minus_shifted")
+    texts = ["LEA R12, P0, -R7, R2, 0x2", "LEA.HI R9, -R6, R13, RZ, 0x10", "LEA R4, -R5, R6, 0x3"]
+    words = [assemble(f"{t}\nEXIT\n", arch).code[:16] for t in texts]
+    assert all(int.from_bytes(w[8:], "little") >> 8 & 1 for w in words)          # bit 72
+    assert [d.text for d in disassemble(b"".join(words), TARGETS[arch].nvdisasm_arch).lines] == texts
