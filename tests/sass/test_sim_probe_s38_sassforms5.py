@@ -8,7 +8,9 @@ simulator with its control-code checker, against the PTX definition computed wit
   then IADD3.X R13, ~R8, R13, RZ, P0, !PT): the negated operand enters the adder as ~x + 1, so x = 0
   carries; the simulator negated it as an integer (-0 = 0, no carry) and the high word came out one less;
 - finding 3: 64-bit atomics (.S64, .F64) ran as 32-bit ones (the simulator refused only `.64`): memory's
-  low word got a 32-bit min / add, silently; they are refused by name now.
+  low word got a 32-bit min / add, silently; they are refused by name now;
+- findings 4-9 (16-bit MUFU, F2F of a bf16, the checker on divergent paths, PLOP3's `.SIGN` sources, '-' on
+  LEA's A in the assembler): each test below says what it holds.
 """
 from __future__ import annotations
 
