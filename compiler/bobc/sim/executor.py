@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -622,7 +623,7 @@ class Launch:
                 if ins.unreadable:
                     self._fail(ins, f"the simulator does not model {ins.full_opcode} ({ins.unreadable})", Unmodeled)
                 if self.checker is not None:
-                    self.checker.issue(ins)
+                    self.checker.issue(ins, at)
                 if ins.guard != PT:
                     g = self.preds[ins.guard]
                     g = ~g if ins.guard_negated else g
@@ -1099,8 +1100,15 @@ class Launch:
         carry = rest.pop(0) if rest[0].kind in ("pred", "upred") and "X" not in mods else None
         carry_in = rest.pop() if "X" in mods and rest[-1].kind in ("pred", "upred") else None
         s = int(rest[-1].value)
-        a = np.asarray(self.u32(ins, rest[0])).astype(np.int64)
-        b = np.asarray(self.u32(ins, rest[1])).astype(np.int64)
+        negate_a, negate_b = rest[0].negate, rest[1].negate
+        if negate_a and ("HI" in mods or "X" in mods or negate_b):
+            self._unmodeled(ins, f"{ins.full_opcode} with '-' on A (read only on LEA without .HI / .X, B not negated)")
+        a = np.asarray(self.raw(ins, rest[0]) if negate_a else self.u32(ins, rest[0])).astype(np.int64)
+        # a negated B is its two's complement as the adder forms it, ~B + 1 (1..2^32), as IADD3's: the
+        # carry-out of (a << s) - b is set exactly when there is no borrow, b = 0 included (ptxas's
+        # sub.s64 of x << 2 - y: LEA R12, P0, R2, -R7, 0x2 then IADD3.X R13, ~R8, R13, RZ, P0, !PT)
+        b = np.asarray((~np.asarray(self.raw(ins, rest[1]), dtype=np.uint32)).astype(np.uint32)
+                       if negate_b else self.u32(ins, rest[1])).astype(np.int64) + (1 if negate_b else 0)
         if "HI" in mods:
             if "SX32" in mods:
                 high = np.where(a >= 1 << 31, 0xFFFFFFFF, 0)
@@ -1113,6 +1121,10 @@ class Launch:
             shifted = (a << s) & 0xFFFFFFFF
             if len(rest) != 3:
                 self._unmodeled(ins)
+            if negate_a:
+                # '-' on A negates the shifted value, ~(A << s) + 1 in the adder (ptxas's y - (x << 2):
+                # LEA R12, P0, -R7, R2, 0x2 then IADD3.X R13, R4, ~R13, RZ, P0, !PT)
+                shifted = (~shifted & 0xFFFFFFFF) + 1
         total = shifted + b
         if carry_in is not None:
             total = total + np.asarray(self.pred(ins, carry_in)).astype(np.int64)
@@ -1153,6 +1165,13 @@ class Launch:
                 addend = np.asarray(self.u32(ins, c)).astype(np.uint64)
                 if c.negate or (c.literal.startswith("-")):
                     addend = addend | np.uint64(0xFFFFFFFF00000000)
+            if c.negate and c.kind in ("reg", "ureg", "const"):
+                # `-R8` on the pair: the product minus the 64-bit addend (ptxas's a * 16 - y of
+                # mul.wide.u32 then sub.s64: IMAD.WIDE.U32 R8, R3, 0x10, -R8); the carry of such a
+                # subtraction is not read from ptxas's code yet
+                if carry is not None or carry_in is not None:
+                    self._unmodeled(ins, f"{ins.full_opcode} with a carry and a negated addend")
+                addend = (np.uint64(0) - np.asarray(addend, dtype=np.uint64)).astype(np.uint64)
             total, overflow = self._add64(product, addend, cin)
             self._dst(ins, d, (total & MASK32).astype(np.uint32), mask)
             self._dst(ins, d, (total >> np.uint64(32)).astype(np.uint32), mask, 1)
@@ -1251,7 +1270,10 @@ class Launch:
         return result
 
     def op_PLOP3(self, ins, mods, o, mask):
-        a, b, c = (np.asarray(self.pred(ins, x), dtype=bool) for x in o[2:5])
+        # a source may be a register's sign bit, `R2.SIGN` (ptxas's add.sat.s32 / sub.sat.s32 / mad.hi.sat:
+        # PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R0.SIGN, 0x2, 0x0 -- both addends >= 0, the sum < 0)
+        a, b, c = (np.asarray(self.u32(ins, x) >> np.uint32(31) if x.half == "SIGN" else self.pred(ins, x),
+                              dtype=bool) for x in o[2:5])
         for out, lut in ((o[0], o[5].value), (o[1], o[6].value)):
             self._dst(ins, out, self._full(self._lut(lut, a, b, c, bool)), mask)
 
@@ -1640,8 +1662,12 @@ class Launch:
         self._dst(ins, o[1], f(np.logical_not(result), c), mask)
 
     def op_MUFU(self, ins, mods, o, mask):
-        x = self.f32(ins, o[1]).astype(np.float64)
         function = mods[0] if mods else ""
+        if len(mods) > 1:
+            # MUFU.EX2.F16 / .TANH.F16 / .TANH.BF16 (PTX ex2.approx.f16, tanh.approx.f16 / .bf16) read and
+            # write a 16-bit value: modelled as binary32 they stored 1.0f's bits for ex2(0), silently
+            self._unmodeled(ins, f"{ins.full_opcode} (MUFU of binary32 operands alone)")
+        x = self.f32(ins, o[1]).astype(np.float64)
         with np.errstate(all="ignore"):
             if function == "EX2":
                 y = np.exp2(x).astype(np.float32)
@@ -1769,6 +1795,13 @@ class Launch:
             x = self.f64(ins, o[1])
         elif src == "F16":
             x = _halves(self.u32(ins, o[1]))[1 if o[1].half == "H1_H1" else 0].astype(np.float64)
+        elif src == "BF16":
+            # a bfloat16 is the high 16 bits of the binary32 of the same value (exact); the operand's
+            # low half unless .H1_H1 (ptxas's cvt.rn.f16.bf16: F2F.F16.BF16 R0, R2) -- read as a
+            # binary32 before, silently
+            bits = np.asarray(self.u32(ins, o[1]), dtype=np.uint32)
+            bits = (bits >> 16) if o[1].half == "H1_H1" else bits & 0xFFFF
+            x = _f((bits << 16).astype(np.uint32)).astype(np.float64)
         else:
             x = self.f32(ins, o[1]).astype(np.float64)
         x = self._full(np.asarray(x, dtype=np.float64))
@@ -1781,7 +1814,9 @@ class Launch:
         elif dst == "F32":
             self._fset(ins, o[0], _round_f32(x, rounding[0] if rounding else "RN"), mask, ("FTZ",) if "FTZ" in mods else ())
         elif dst == "F16":
-            self._dst(ins, o[0], _pack(x.astype(np.float32) if src == "F32" else x, 0.0) & np.uint32(0xFFFF), mask)
+            with np.errstate(over="ignore"):            # past 65504 rounds to infinity, as IEEE's .rn
+                packed = _pack(x.astype(np.float32) if src == "F32" else x, 0.0)
+            self._dst(ins, o[0], packed & np.uint32(0xFFFF), mask)
         else:
             self._dst(ins, o[0], _bf16(x.astype(np.float32)), mask)
 
@@ -2395,9 +2430,11 @@ class Launch:
     def _atomic_op(self, ins, mods):
         op = next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "AND", "OR", "XOR", "INC", "DEC",
                                              "CAS")), None)
-        dtype = "F32" if "F32" in mods else "F16x2" if "F16x2" in mods else "64" if "64" in mods else \
-            "S32" if "S32" in mods else "U32"
-        if op is None or dtype in ("F16x2", "64"):
+        # the operand type is the modifier that names one (ptxas writes .S32, .F32, .64, .S64, .F64, .F16x2,
+        # .BF16x2, ... and none for u32): any but a 32-bit one is refused, not run as 32 bits
+        types = [m for m in mods if re.fullmatch(r"(S|U|F|BF)?(8|16|32|64|128)(x2)?", m)]
+        dtype = types[0] if len(types) == 1 else "U32" if not types else "+".join(types)
+        if op is None or dtype not in ("F32", "S32", "U32"):
             self._unmodeled(ins, f"{ins.full_opcode} (atomics: ADD/MIN/MAX/EXCH/AND/OR/XOR/INC/DEC/CAS on 32 bits)")
         if dtype == "F32" and op not in ("ADD",):
             self._unmodeled(ins)

@@ -195,6 +195,10 @@ class Checker:
         # (file, n) -> (issue cycle, writer class, the writer's address)
         self.ready: dict[tuple[str, int], tuple[int, str, int]] = {}
         self.pending: dict[tuple[str, int], tuple[int, int]] = {}  # (file, n) -> (scoreboard, producer pc)
+        # (file, n) -> the threads that issued the pending write (True: all): a read by other threads only
+        # does not wait for it, as ptxas's divergent paths show (fns.b32 on sm_90: BREV R4, R4 on SB2 in
+        # one path, LOP3.LUT R4, R4, ... in the other with no wait on SB2)
+        self.pending_lanes: dict[tuple[str, int], object] = {}
         # In-order queues: a result that set no scoreboard is complete once a later producer of
         # the same queue has completed (its scoreboard waited): queue -> [(cycle, key)] unscored
         self.unscored: dict[str, list] = {}
@@ -252,7 +256,8 @@ class Checker:
         late = [reg for reg, _ in e.src_regs] if late_reader else []
         return reads, writes, decoupled, (late, decoupled)
 
-    def issue(self, ins: Instruction) -> None:
+    def issue(self, ins: Instruction, lanes=True) -> None:
+        """`lanes`: the threads issuing it (a boolean array over the launch's threads, or True for all)."""
         planned = self._effects.get(ins.pc)
         if planned is None:
             planned = self._effects[ins.pc] = self._plan(ins)
@@ -291,12 +296,13 @@ class Checker:
                     del self.recent[reg]
         now = self.cycle
         for key, name, required in reads:
-            self._read(ins, key, now, required, name)
+            self._read(ins, key, now, required, name, lanes)
         for key, wclass in writes:
-            self._write(ins, key, key[0] + str(key[1]), decoupled)
+            self._write(ins, key, key[0] + str(key[1]), decoupled, lanes)
             if decoupled:
                 self.ready.pop(key, None)
                 self.pending[key] = (c.write_scoreboard, ins.pc)
+                self.pending_lanes[key] = lanes
                 if c.write_scoreboard == NO_SCOREBOARD:
                     self.unscored.setdefault(L.queue_of(ins.opcode), []).append((now, key))
             else:
@@ -331,8 +337,15 @@ class Checker:
             self.recent.clear()
         self.cycle = now + max(1, c.stall)
 
-    def _read(self, ins, key, now, required, name):
-        if key in self.pending:
+    def _pending_for(self, key, lanes) -> bool:
+        """Whether a variable-latency write of `key` is outstanding for any of the threads `lanes`."""
+        if key not in self.pending:
+            return False
+        writers = self.pending_lanes.get(key, True)
+        return lanes is True or writers is True or bool((lanes & writers).any())
+
+    def _read(self, ins, key, now, required, name, lanes=True):
+        if self._pending_for(key, lanes):
             sb, producer = self.pending[key]
             if sb == NO_SCOREBOARD:
                 fp64 = (f" (on {self.target_name} the FP64 unit is variable latency: DADD, DMUL, "
@@ -352,8 +365,10 @@ class Checker:
                 self._fail(ins, f"reads {name} {now - issued} cycles after its producer at {producer:#06x} issued; "
                                 f"{_result_class(wclass)} result needs {required}")
 
-    def _write(self, ins, key, name, decoupled=False):
-        if key in self.pending:
+    def _write(self, ins, key, name, decoupled=False, lanes=True):
+        # a fixed-latency write by other threads than the outstanding one's leaves it outstanding for its
+        # own (ptxas's fns.b32, sm_90); a variable-latency one would replace it, so it waits regardless
+        if self._pending_for(key, True if decoupled else lanes):
             sb, producer = self.pending[key]
             self._fail(ins, f"overwrites {name} while the variable-latency write from {producer:#06x} "
                             f"(scoreboard {sb}) may still land")

@@ -197,7 +197,7 @@ def parse_operand(text: str) -> Operand:
         negate, t = True, t[1:]
     t = t.replace(".reuse", "")
     half = ""
-    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16)", t)
+    m = re.fullmatch(r"(.*)\.(H0_H0|H1_H1|F32|H0_H1|H1_H0|F16|SIGN)", t)
     if m and not re.fullmatch(r"[-+]?\d+\.\d*(e[-+]?\d+)?", t):
         t, half = m.group(1), m.group(2)
     absolute = t.startswith("|") and t.endswith("|")
@@ -303,6 +303,9 @@ def parse_line(pc: int, text: str, word: int) -> Instruction:
         if parts[0] in FLOAT_IMMEDIATE_OPCODES:
             operands = tuple(_binary32_immediate(o) for o in operands)
         for k, (written, o) in enumerate(zip(texts, operands)):
+            if o.half == "SIGN" and (parts[0] != "PLOP3" or o.kind != "reg" or o.negate or o.absolute):
+                raise SimulationFault(f"cannot read operand '{written.strip()}' (a register's .SIGN, its bit 31, "
+                                      "is read only as a source of PLOP3, as ptxas's add.sat.s32 writes it)")
             complemented = parts[0] in _COMPLEMENTED and "X" in parts[1:] and o.kind in ("reg", "ureg", "const", "imm")
             if o.invert and not complemented and (head not in _INVERTED_MASK or k != 0):
                 raise SimulationFault(f"cannot read operand '{written.strip()}' (a bitwise not is read only as the "

@@ -241,7 +241,10 @@ OPERAND_MODIFIERS = {
     "IADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},
     "UIADD3": {"A": ("neg",), "B": ("neg",), "C": ("neg",)},   # ptxas: UIADD3 UR4, -UR5, 0x100000, URZ
     "IMAD": {"C": ("neg",)},
-    "LEA": {"B": ("neg",)},        # ptxas: LEA.HI R9, R6, -R13, RZ, 0x10 sets bit 63 (int_forms.ptx)
+    "LEA": {"B": ("neg",),         # ptxas: LEA.HI R9, R6, -R13, RZ, 0x10 sets bit 63 (int_forms.ptx)
+            # ptxas: LEA R12, P0, -R7, R2, 0x2 (sub.s64 of y - (x << 2)) sets bit 72, REG_A's negate
+            # (probe s38 sassforms5; tests/sass/test_sim_probe_s38_sassforms5.py)
+            "A": ("neg",)},
     "HGMMA": {"A": ("neg",)},      # -R56: negate A (in registers); gdesc[..].negA otherwise
 }
 
