@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import struct
 import subprocess
 import sys
 from pathlib import Path

@@ -20,7 +20,6 @@ register the DADD had not yet written (bobc.sass.tables.arch SchedulingFacts.fix
 """
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
 import sys
