@@ -23,6 +23,11 @@ KNOWN = {
     # a call's registers are the callee's (its ABI); the scheduler drains everything at a CALL
     "CALL": "the callee's registers",
 }
+# nvdisasm's life ranges model no predicate of the predicate file PR: none used at any P2R (also
+# -O3's P2R R29, PR, RZ, 0x1 right after the ISETP that writes P0, which ptxas times as a read 4
+# cycles on), none assigned at R2P PR, R2, 0x7f though the SELs after it use P0..P6 and nothing
+# else writes them (tests/sass/test_predicate_file_s38.py): bobc tracks the masked predicates.
+KNOWN_BANKS = {("P2R", "P"), ("R2P", "P")}
 
 
 def _life_ranges(listing: str):
@@ -97,7 +102,7 @@ def test_register_widths_are_nvdisasms(arch, ptxas_listing, capsys):
                     continue
                 written, read = ours[bank]
                 for what, differs in (("writes", assigned ^ written), ("reads", used ^ read)):
-                    if differs and opcode not in KNOWN:
+                    if differs and opcode not in KNOWN and (opcode, bank) not in KNOWN_BANKS:
                         wrong.setdefault((opcode, bank, what), f"{ptx.name}: {text}: bobc {what} "
                                          f"{sorted(written if what == 'writes' else read)}, nvdisasm "
                                          f"{sorted(assigned if what == 'writes' else used)}")

@@ -429,6 +429,12 @@ class Encoder:
                 elif name == "PR":
                     if operand.name != "PR":
                         raise EncodeProblem(f"expected PR, found {operand.name}")
+                    # the predicate file: P2R reads, R2P writes, the predicates its mask (the last
+                    # operand) selects -- bit i is Pi; a mask in a register may select any of P0..P6
+                    mask = inst.operands[-1]
+                    selected = mask.value & 0x7F if isinstance(mask, Imm) else 0x7F
+                    (placed.writes if inst.opcode == "R2P" else placed.reads).extend(
+                        ("P", p, 1) for p in range(7) if selected >> p & 1)
             except EncodeProblem as problem:
                 if problem.operand is None:   # the operands pair with slots in order: this is operand `position`
                     problem.operand = position

@@ -135,6 +135,17 @@ def effects(ins: Instruction) -> Effects:
         for o in ops:
             dst(o)
         return e
+    if base in ("P2R", "R2P") and ops:
+        # PR, the predicate file: P2R reads, R2P writes, the predicates its mask (the last operand)
+        # selects -- bit i is Pi; a mask in a register may select any of P0..P6
+        mask = ops[-1]
+        selected = mask.value & 0x7F if mask.kind == "imm" else 0x7F
+        for p in range(7):
+            if selected >> p & 1:
+                if base == "P2R":
+                    e.src_preds.append((p, L.predicate_reader_class(op)))
+                else:
+                    e.dst_preds.append(p)
     widths = _widths(base, mods, len(ops))
     if base in ("STG", "STS", "STL", "ST", "RED", "REDG", "LDGSTS"):
         src(ops[0])
