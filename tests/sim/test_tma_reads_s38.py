@@ -81,8 +81,9 @@ def _declared(at, a_end: int) -> Footprint:
 
 def test_clipped_box_elements_read_nothing_and_the_rest_are_recorded(monkeypatch):
     """With a footprint of exactly A's tensor (not its padding) the launch runs, D is A x B (the
-    clipped elements zero, not the NaN padding), and the words it read are A's tensor and B's: none
-    of the padding the clipped elements would have reached."""
+    clipped elements zero, not the NaN padding), and the words it read are A's tensor, B's and the
+    two maps (the copies read them too): none of the padding the clipped elements would have
+    reached."""
     at, buffers, run = _gemm()
 
     def hook(memory, at):
@@ -93,7 +94,8 @@ def test_clipped_box_elements_read_nothing_and_the_rest_are_recorded(monkeypatch
     b = buffers["b"].astype(np.float64).reshape(K, N)
     np.testing.assert_allclose(out["d"].reshape(M, N), a @ b, rtol=1e-3, atol=1e-3)
     reads, writes = memory.accesses.sets()
-    expected = _words(at["a"], at["a"] + 2 * M * K) | _words(at["b"], at["b"] + 2 * K * N)
+    expected = (_words(at["a"], at["a"] + 2 * M * K) | _words(at["b"], at["b"] + 2 * K * N)
+                | _words(at["maps"], at["maps"] + 256))
     assert set(int(w) for w in reads) == expected
     assert set(int(w) for w in writes) == _words(at["d"], at["d"] + 4 * M * N)
 
@@ -126,6 +128,13 @@ def test_a_box_straying_into_another_resident_is_refused(monkeypatch):
     message = fault.value.message
     assert "strays 0 bytes past the end of a-head" in message and "into a-tail" in message
     assert message.split("; first")[0].endswith(f"128 bytes at {at['a'] + split:#x}")
+
+
+def test_a_tensor_map_not_64_byte_aligned_is_refused(monkeypatch):
+    at, _, run = _gemm(map_offset=16)
+    with pytest.raises(SimulationFault) as fault:
+        run(monkeypatch)
+    assert f"reads its tensor map at {at['maps'] + 16:#x}, not a multiple of 64" in fault.value.message
 
 
 def _channel_with_writer(memory, written: int) -> Channel:

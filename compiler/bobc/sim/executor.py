@@ -2002,7 +2002,13 @@ class Launch:
             barrier = int(self._ureg(a + 1)[lane]) & 0xFFFFFF
             coords = [int(np.int32(self._ureg(a + 2 + i)[lane])) for i in range(rank)]
             where = int(self._ureg(m)[lane]) | int(self._ureg(m + 1)[lane]) << 32
+            if where % 64:
+                self._fail(ins, f"reads its tensor map at {where:#x}, not a multiple of 64: the map must be "
+                                f"64-byte aligned (CUDA's cuTensorMapEncodeTiled, {doc('tensor-maps.md')})",
+                           thread=int(lane))
             f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
+            if self.memory.accesses is not None:     # the map is global memory the copy reads too
+                self.memory.accesses.read_rows(np.array([where], dtype=np.uint64), 128)
             if f["RANK_MINUS_ONE"] + 1 != rank or f["INTERLEAVE"]:
                 self._fail(ins, f"a rank-{f['RANK_MINUS_ONE'] + 1} tensor map (interleave {f['INTERLEAVE']}) "
                                 f"under a {rank}-D copy", Unmodeled, thread=int(lane))
