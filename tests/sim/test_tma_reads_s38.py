@@ -137,6 +137,16 @@ def test_a_tensor_map_not_64_byte_aligned_is_refused(monkeypatch):
     assert f"reads its tensor map at {at['maps'] + 16:#x}, not a multiple of 64" in fault.value.message
 
 
+def test_a_tensor_map_filling_out_of_bounds_elements_with_nan_is_refused(monkeypatch):
+    """A map whose OOB_NAN_FILL bit is set (CUDA's FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA) would get
+    the NaN bits the GPU writes, which nobody measured: refused, not filled with zero."""
+    from bobc.sim.faults import Unmodeled
+    at, _, run = _gemm(oob_fill="nan")
+    with pytest.raises(Unmodeled) as fault:
+        run(monkeypatch)
+    assert f"a tensor map (at {at['maps']:#x}) with NaN out-of-bounds fill is not modeled" in fault.value.message
+
+
 def _channel_with_writer(memory, written: int) -> Channel:
     """A channel whose earlier launch, not yet ordered before the next, wrote the word at `written`."""
     channel = Channel(memory, check_hazards=False)

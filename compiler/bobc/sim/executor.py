@@ -2018,6 +2018,9 @@ class Launch:
             strides = [size] + [(f[f"STRIDE_LOW({i})"] | f[f"STRIDE_HIGH({i})"] << 32) << 4 for i in range(rank - 1)]
             if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
                 self._fail(ins, "a tensor map with element strides", Unmodeled, thread=int(lane))
+            if f["OOB_NAN_FILL"]:     # out-of-bounds elements NaN: the bits the GPU writes are not measured
+                self._fail(ins, f"a tensor map (at {where:#x}) with NaN out-of-bounds fill is not modeled: only "
+                                f"zero fill is ({doc('tensor-maps.md')})", Unmodeled, thread=int(lane))
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
             self._tma_box_rows(ins, int(lane), block, where, f, coords, dims, box, strides, size, tile)
             span = {0: 0, 1: 32, 2: 64, 3: 128}[f["SWIZZLE"]]
