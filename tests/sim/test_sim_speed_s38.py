@@ -2,9 +2,9 @@
 
 - Memory._buffer_of bisects the sorted, disjoint buffers: the buffer a linear scan finds (the
   first holding the bytes), for every address and size around each buffer, zero-size ones too.
-- A TMA copy (op_UTMALDG) reads its box's rows at once when they lie in one buffer, not one
-  Memory.read per row (a million an update of seed 004's host); rows that do not are read row by
-  row, faulting at the first row outside every buffer, as before.
+- A TMA copy (op_UTMALDG) reads its box's rows at once, not one Memory.read per row (a million an
+  update of seed 004's host); since probe s38 tmacheck the rows are first held to the residents
+  as a load's addresses are, faulting at the first row outside them.
 - The control-code checker's per-instruction plans are shared by the launches of one decoded code
   list: each instruction is planned once, not once a launch.
 """
@@ -100,12 +100,15 @@ def test_a_tma_copy_reads_its_box_at_once(monkeypatch):
 def test_a_tma_box_past_its_buffer_faults_at_its_first_unmapped_row():
     """A's map steps 640 elements (1280 bytes) a row where A's buffer holds 128 rows of 160 (40,960
     bytes): block 0's first copy (rows 0..63, K 0..63) reads rows 0..31 and faults at row 32, the
-    128 bytes at A + 32 x 1280, the first row past the buffer, as the row-by-row reads always did."""
-    from bobc.sim.faults import SimulationFault
+    128 bytes at A + 32 x 1280, the first row past the buffer, as the row-by-row reads always did --
+    now as a load does, outside every resident (probe s38 tmacheck: a copy's rows are held to the
+    residents before any is read)."""
+    from bobc.sim.faults import OutOfBounds
     at, run = _gemm_sm90(pitch_of_a=640)
-    with pytest.raises(SimulationFault) as fault:
+    with pytest.raises(OutOfBounds) as fault:
         run()
-    assert f"128 bytes at {at['a'] + 32 * 1280:#x} lie in no mapped buffer" in fault.value.message
+    assert f"lies outside every arena resident (0 bytes past the end of a [{at['a']:#x}" in fault.value.message
+    assert fault.value.message.split("; first")[0].endswith(f"128 bytes at {at['a'] + 32 * 1280:#x}")
 
 
 def test_the_order_check_finds_intersect1d_s_first_common_word(monkeypatch):

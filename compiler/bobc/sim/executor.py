@@ -44,7 +44,7 @@ POISON_WORD = 0xFFFFFFFF   # what an unwritten register or shared byte holds in 
 from ..plan.model import cluster_tiles
 from ..resources import doc
 from .arch import sim_arch
-from .faults import Hazard, SimulationFault, Unmodeled
+from .faults import Hazard, OutOfBounds, SimulationFault, Unmodeled
 from .hazards import Checker
 from .memory import Memory, Residency
 from .sass_frontend import Instruction, Operand
@@ -2037,7 +2037,13 @@ class Launch:
             barrier = int(self._ureg(a + 1)[lane]) & 0xFFFFFF
             coords = [int(np.int32(self._ureg(a + 2 + i)[lane])) for i in range(rank)]
             where = int(self._ureg(m)[lane]) | int(self._ureg(m + 1)[lane]) << 32
+            if where % 64:
+                self._fail(ins, f"reads its tensor map at {where:#x}, not a multiple of 64: the map must be "
+                                f"64-byte aligned (CUDA's cuTensorMapEncodeTiled, {doc('tensor-maps.md')})",
+                           thread=int(lane))
             f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
+            if self.memory.accesses is not None:     # the map is global memory the copy reads too
+                self.memory.accesses.read_rows(np.array([where], dtype=np.uint64), 128)
             if f["RANK_MINUS_ONE"] + 1 != rank or f["INTERLEAVE"]:
                 self._fail(ins, f"a rank-{f['RANK_MINUS_ONE'] + 1} tensor map (interleave {f['INTERLEAVE']}) "
                                 f"under a {rank}-D copy", Unmodeled, thread=int(lane))
@@ -2047,22 +2053,11 @@ class Launch:
             strides = [size] + [(f[f"STRIDE_LOW({i})"] | f[f"STRIDE_HIGH({i})"] << 32) << 4 for i in range(rank - 1)]
             if any(f[f"ELEMENT_STRIDE_MINUS_ONE({i})"] for i in range(rank)):
                 self._fail(ins, "a tensor map with element strides", Unmodeled, thread=int(lane))
+            if f["OOB_NAN_FILL"]:     # out-of-bounds elements NaN: the bits the GPU writes are not measured
+                self._fail(ins, f"a tensor map (at {where:#x}) with NaN out-of-bounds fill is not modeled: only "
+                                f"zero fill is ({doc('tensor-maps.md')})", Unmodeled, thread=int(lane))
             tile = np.zeros(int(np.prod(box)) * size, dtype=np.uint8)
-            pitches = [math.prod(box[:k + 1]) for k in range(rank - 1)]       # elements a step of dimension k + 1
-            if not self._tma_box_rows(f, coords, dims, box, strides, size, tile):    # not all in one buffer
-                for index in np.ndindex(*reversed(box[1:])):
-                    outer = list(reversed(index))
-                    at = [c + i for c, i in zip(coords[1:], outer)]
-                    if any(not 0 <= x < d for x, d in zip(at, dims[1:])):
-                        continue
-                    start = f["GLOBAL_ADDRESS"] + sum(x * s for x, s in zip(at, strides[1:]))
-                    first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
-                    if first >= last:
-                        continue
-                    linear = sum(i * pitch for i, pitch in zip(outer, pitches)) * size
-                    data = np.frombuffer(self.memory.read(start + first * size, (last - first) * size,
-                                                          f"{self.g.name}: {ins.text}"), dtype=np.uint8)
-                    tile[linear + (first - coords[0]) * size:linear + (last - coords[0]) * size] = data
+            self._tma_box_rows(ins, int(lane), block, where, f, coords, dims, box, strides, size, tile)
             span = {0: 0, 1: 32, 2: 64, 3: 128}[f["SWIZZLE"]]
             offsets = destination + np.arange(tile.size)
             if span:
@@ -2079,40 +2074,54 @@ class Launch:
             self.idle_waits = 0
         return None
 
-    def _tma_box_rows(self, f: dict, coords: list, dims: list, box: list, strides: list, size: int,
-                      tile: np.ndarray) -> bool:
-        """A TMA copy's in-bounds box rows (dimension 0 contiguous) read into `tile` at once, when
-        every row lies in one mapped buffer: the bytes op_UTMALDG's row-by-row reads give.  False
-        (nothing written) when they do not, or their addresses could leave 62 bits: the caller
-        reads row by row, faulting at the first row outside a buffer as it always did."""
+    def _tma_box_rows(self, ins, lane: int, block: int, where: int, f: dict, coords: list, dims: list,
+                      box: list, strides: list, size: int, tile: np.ndarray) -> None:
+        """A TMA copy's in-bounds box rows (dimension 0 contiguous) read into `tile` at once.  The
+        global memory a copy reads is its box's in-bounds elements only: the hardware fills the
+        others with zero and touches no memory for them (PTX ISA, "Tensors": out-of-bound
+        accesses; docs/tensor-maps.md, measured on the H200).  Those rows are held to a load's
+        rules first (Memory.read_rows: inside one arena resident, inside the launch's contract
+        footprint, recorded for the launch-order check), so every row lies in one buffer."""
         rank = len(box)
         first, last = max(coords[0], 0), min(coords[0] + box[0], dims[0])
-        rows = math.prod(box[1:])
         if first >= last:
-            return True                          # no element of dimension 0 in bounds: all zero
+            return                               # no element of dimension 0 in bounds: all zero
+        rows = math.prod(box[1:])
         reach = f["GLOBAL_ADDRESS"] + sum((abs(c) + b) * s for c, b, s in zip(coords, box, strides))
-        if reach >= 1 << 62:
-            return False
+        exact = object if reach >= 1 << 62 else np.int64          # Python integers past int64's range
         r = np.arange(rows, dtype=np.int64)
         inside = np.ones(rows, dtype=bool)
-        start = np.full(rows, f["GLOBAL_ADDRESS"] + first * size, dtype=np.int64)
+        start = np.full(rows, f["GLOBAL_ADDRESS"] + first * size, dtype=exact)
         step = 1
         for k in range(1, rank):                 # row r's offset in dimension k: the ndindex order
             at = coords[k] + (r // step) % box[k]
             inside &= (at >= 0) & (at < dims[k])
-            start += at * strides[k]
+            start = start + at.astype(exact) * strides[k]
             step *= box[k]
         if not inside.any():
-            return True
+            return
         width = (last - first) * size
-        low, high = int(start[inside].min()), int(start[inside].max()) + width
-        buffer = self.memory._buffer_of(low, high - low)
-        if buffer is None:
-            return False
-        index = (start[inside] - buffer.address)[:, None] + np.arange(width, dtype=np.int64)
+        starts = start[inside]
+        what = f"{ins.text}: a box row of the tensor map at {where:#x}, box at ({', '.join(map(str, coords))})"
+        try:
+            if exact is object and int(starts.max()) + width > 1 << 64:
+                bad = next(int(x) for x in starts if int(x) + width > 1 << 64)
+                raise OutOfBounds(self.g.name, ins.pc, bad, width, what, "lies outside every arena resident")
+            starts = starts.astype(np.uint64)
+            self.touched.lanes = np.full(starts.size, block, dtype=np.int64)   # the residency rule's block
+            self.addressing = None
+            self.memory.read_rows(starts, width, size, self.g.name, ins.pc, what, self.touched)
+        except OutOfBounds as fault:
+            fault.thread = lane
+            fault.hint = ("a TMA copy reads its box's in-bounds elements, at the tensor map's address plus each "
+                          "coordinate times its dimension's stride: correct the copy's coordinates or the "
+                          "//@ tensormap line's dims and strides (and the plan)")
+            raise
+        low = int(starts.min())
+        buffer = self.memory._buffer_of(low, int(starts.max()) + width - low)    # one resident's buffer
+        index = (starts.astype(np.int64) - buffer.address)[:, None] + np.arange(width, dtype=np.int64)
         column = (first - coords[0]) * size
         tile.reshape(rows, box[0] * size)[inside, column:column + width] = buffer.data[index]
-        return True
 
     def _descriptor_matrix(self, descriptor: int, rows: int, cols: int, transposed: bool, block: int):
         """The binary16 matrix a warpgroup-MMA descriptor names, as [k][rows] (K contiguous:

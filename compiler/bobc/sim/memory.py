@@ -88,6 +88,15 @@ class LaunchAccesses:
     def write(self, addresses: np.ndarray, size: int) -> None:
         self._writes.append(self._words(addresses, size))
 
+    def read_rows(self, starts: np.ndarray, width: int) -> None:
+        """Rows [start, start + width) that share their offset within a word (a TMA copy's box
+        rows: a 16-byte aligned tensor, strides multiples of 16), every word each row touches."""
+        if starts.size:
+            offset = int(starts[0]) % 4
+            first = starts.astype(np.uint64) // np.uint64(4)
+            count = (offset + width + 3) // 4
+            self._reads.append((first[:, None] + np.arange(count, dtype=np.uint64)).ravel())
+
     def sets(self) -> tuple[np.ndarray, np.ndarray]:
         """(words read, words written), each sorted and unique."""
         return _sorted_unique(self._reads), _sorted_unique(self._writes)
@@ -172,13 +181,14 @@ class Memory:
 
     # ------------------------------------------------------------ kernel side
     def _check(self, addresses: np.ndarray, size: int, launch: str, pc: int, what: str,
-               touched: Residency | None = None) -> np.ndarray:
+               touched: Residency | None = None, alignment: int | None = None) -> np.ndarray:
         """Each address's resident index; faults named.  `touched` (a Residency) holds the
-        resident each block addressed first with an instruction in this launch."""
-        misaligned = addresses % np.uint64(size) != 0
+        resident each block addressed first with an instruction in this launch.  `alignment`: the
+        multiple each address must be (the access's size unless given)."""
+        misaligned = addresses % np.uint64(alignment or size) != 0
         if misaligned.any():
             first = int(np.argmax(misaligned))
-            raise Misaligned(launch, pc, int(addresses[first]), size, what, index=first)
+            raise Misaligned(launch, pc, int(addresses[first]), alignment or size, what, index=first)
         inside, safe = _within(addresses, size, self._starts, self._ends)
         if not inside.all():
             first = int(np.argmin(inside))
@@ -311,6 +321,21 @@ class Memory:
         if self.accesses is not None:
             self.accesses.read(addresses, size)
         return self._gather(addresses, size)
+
+    def read_rows(self, starts: np.ndarray, width: int, element: int, launch: str, pc: int, what: str,
+                  touched: Residency | None = None) -> None:
+        """A TMA copy's reads of global memory, held to a load's rules: the rows [start, start +
+        width) of its box's in-bounds elements (out-of-bounds ones touch no memory), each inside
+        one arena resident (the same one for every row the instruction reads in a block), inside
+        the launch's contract footprint, and recorded for the launch-order check.  The caller
+        gathers the bytes."""
+        if starts.size == 0:
+            return
+        self._check(starts, width, launch, pc, what, touched, alignment=element)
+        if self.footprint is not None:
+            self._declared(starts, width, launch, pc, what, writes=False)
+        if self.accesses is not None:
+            self.accesses.read_rows(starts, width)
 
     def store_bytes(self, addresses: np.ndarray, data: np.ndarray, launch: str, pc: int, what: str,
                     touched: Residency | None = None) -> None:

@@ -122,7 +122,7 @@ def host_schema(host: Path) -> bytes:
     split = artifact.split(Path(host).read_bytes(), str(host))
     for command in decode(split.program).commands:
         if command.name == "RequestOpen":
-            return parse_request(command.data).schema
+            return parse_request(command.data).contract.schema
     raise ValueError(f"{host} opens no request: give a host built by coppelius_host.build")
 
 
