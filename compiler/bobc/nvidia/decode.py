@@ -12,8 +12,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import children
-from ..errors import BobcError, UsageError, descriptors_exhausted, temporary_folder, write_temporary
+from ..errors import BobcError, UsageError, descriptors_exhausted
 from .. import nvtools
 from ..bounded import BoundedCache
 from ..resources import doc
@@ -457,10 +456,8 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     tool = nvtools.nvdisasm()
     if tool is None:
         return None
-    with temporary_folder() as tmp:
-        path = Path(tmp) / "code.bin"
-        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8
-        done = children.run([tool, "-b", arch, "--base-address", hex(base), str(path)], text=True)
+    # kept in the user cache; a full disk or `ulimit -f`: one message, exit 8
+    done = nvtools.run_on_code(tool, ["-b", arch, "--base-address", hex(base)], code)
     if done.returncode != 0 or done.stderr.strip():
         return f"nvdisasm failed ({done.returncode}): {done.stderr.strip()}\n{done.stdout}"
     return done.stdout
@@ -834,27 +831,29 @@ def instruction_text(images: Images, region: dict) -> dict[int, str]:
 def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None):
     """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`.
     `running`: the children.Running of the pool this runs in (_read_together), else None."""
-    import re
-
     from ..sass.oracle import parse_hex_listing
 
-    with temporary_folder() as tmp:
-        path = Path(tmp) / "code.bin"
-        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
-        try:
-            command = [tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)]
-            done = (children if running is None else running).run(command, text=True)
-        except OSError as error:
-            exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
-            if exhausted is not None:
-                raise exhausted from None
-            return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
+    try:        # kept in the user cache; a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
+        done = nvtools.run_on_code(tool, ["-b", arch, "-hex", "--base-address", hex(base)], code, running)
+    except OSError as error:
+        exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
+        if exhausted is not None:
+            raise exhausted from None
+        return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
+    return parse_hex_listing(done.stdout), _complaint(done.stderr, done.returncode)
+
+
+def _complaint(stderr: str, returncode: int) -> str:
+    """nvdisasm's first complaint in `stderr`, without its `nvdisasm error :` and the address it
+    names (the line shows the instruction's own); else its exit status when not 0; else ''."""
+    import re
+
     complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
-                  for line in done.stderr.splitlines() if line.strip()]
+                  for line in stderr.splitlines() if line.strip()]
     complaint = re.sub(r"\s+at address 0x[0-9a-fA-F]+$", "", complaints[0]) if complaints else ""
-    if done.returncode != 0 and not complaint:
-        complaint = f"nvdisasm exited with status {done.returncode}"
-    return parse_hex_listing(done.stdout), complaint
+    if returncode != 0 and not complaint:
+        complaint = f"nvdisasm exited with status {returncode}"
+    return complaint
 
 
 # Texts already read in this process by one nvdisasm (_TEXTS_TOOL, nvtools.tool_identity): (arch,

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-from .. import children
 from ..errors import BobcError
-from ..nvtools import nvdisasm, tool_identity
+from ..nvtools import nvdisasm, run_on_code, tool_identity
 
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s*(.*?)\s*;?\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
 _HI = re.compile(r"^\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
@@ -30,6 +28,7 @@ class Decoded:
 class Disassembly:
     lines: list[Decoded]
     stderr: str
+    returncode: int = 0    # nvdisasm's exit status (-N: ended by signal N)
 
     @property
     def errors(self) -> list[str]:
@@ -158,30 +157,28 @@ def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems:
     _pieces(code[half:], arch, raw, base + half, lines, problems)
 
 
-def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
-    """One nvdisasm call over `code`, placed at address `base`."""
+def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int, running=None) -> Disassembly:
+    """One nvdisasm call over `code`, placed at address `base` (nvtools.run_on_code: a run that
+    succeeded is kept in the user cache).  `running`: the children.Running of the pool this runs
+    in, else None."""
     tool = require_nvdisasm()
-    from ..errors import descriptors_exhausted, temporary_folder, write_temporary
+    from ..errors import descriptors_exhausted
 
-    with temporary_folder() as folder:      # a full disk: one message, exit 8, not a traceback
-        path = Path(folder) / "code.bin"
-        write_temporary(path, code)
-        command = ([tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else [])
-                   + (["-base", f"{base:#x}"] if base else []) + [str(path)])
-        try:
-            done = children.run(command, text=True)
-        except OSError as e:
-            exhausted = descriptors_exhausted(e, "starting nvdisasm")     # ulimit -n: exit 8, not the tool's fault
-            if exhausted is not None:
-                raise exhausted from None
-            raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
-                            hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
+    options = ["-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else []) + (["-base", f"{base:#x}"] if base else [])
+    try:
+        done = run_on_code(tool, options, code, running)
+    except OSError as e:
+        exhausted = descriptors_exhausted(e, "starting nvdisasm")     # ulimit -n: exit 8, not the tool's fault
+        if exhausted is not None:
+            raise exhausted from None
+        raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
+                        hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
     # nvdisasm names the file it read (`Object file /tmp/tmpXXXX/code.bin is not readable` for an
-    # empty stream): the temporary path means nothing to the caller
-    stderr = done.stderr.replace(str(path), "the instruction stream")
+    # empty stream): run_on_code says it as "the instruction stream"
+    stderr = done.stderr
     if not code and not stderr.strip():
         stderr = "the instruction stream is empty"
-    return Disassembly(parse_hex_listing(done.stdout), stderr)
+    return Disassembly(parse_hex_listing(done.stdout), stderr, done.returncode)
 
 
 def parse_hex_listing(listing: str) -> list[Decoded]:
