@@ -882,9 +882,11 @@ def _texts_of(tool: str) -> dict[tuple[str, bytes], dict[int, str]]:
 def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     """Offset -> nvdisasm's text for each instruction of `code`; {} when nvdisasm is not installed.
 
-    nvdisasm refuses a whole stream for one instruction it cannot decode, so a refused stream
-    is halved until each refused instruction stands alone: it gets "(nvdisasm refuses it: ...)"
-    with nvdisasm's reason, and every other instruction its text."""
+    nvdisasm refuses a whole stream for one instruction it cannot decode: the stream is read
+    again with a NOP in place of each instruction its errors name (sass.oracle.read_words, as
+    `bobc disasm` reads one: 2 runs for any number of such words, where halving the stream took
+    one run per half), so each refused instruction gets "(nvdisasm refuses it: ...)" with
+    nvdisasm's reason, and every other instruction its text."""
     tool = nvtools.nvdisasm()
     if tool is None:
         return {}
@@ -893,27 +895,14 @@ def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     if known is not None:
         return dict(known)
     out: dict[int, str] = {}
-
-    def walk(start: int, end: int) -> None:
-        decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start, running)
-        if not complaint and len(decoded) == (end - start) // INSTRUCTION_BYTES:
-            out.update((d.offset, d.text) for d in decoded)
-            return
-        if start == 0 and end == whole:
-            # Before blaming the code word by word: a tool that cannot list one NOP of the target
-            # is refused by its path (as `bobc disasm` and `bobc sim` refuse it), not shown as
-            # every instruction refused (probe s36 exitcodes finding 5).
-            from ..sass.oracle import refuse_broken_tool
-            refuse_broken_tool(arch)
-        if end - start == INSTRUCTION_BYTES:
-            out[start] = f"(nvdisasm refuses it: {complaint or 'no text'})"
-            return
-        middle = start + (end - start) // (2 * INSTRUCTION_BYTES) * INSTRUCTION_BYTES
-        walk(start, middle)
-        walk(middle, end)
-
     if whole:
-        walk(0, whole)
+        from ..sass.oracle import read_words
+
+        words = read_words(code[:whole], arch, running=running)
+        out.update((d.offset, d.text) for d in words.lines)
+        out.update((address, f"(nvdisasm refuses it: {_complaint(refusal.said, refusal.returncode) or 'no text'})")
+                   for address, refusal in words.refused.items())
+        out = dict(sorted(out.items()))
     _TEXTS[(arch, code[:whole])] = dict(out)
     return out
 

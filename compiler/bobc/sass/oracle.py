@@ -58,30 +58,73 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
     their places, so every decodable instruction is listed with its own address and branch target,
     and each undecodable word is an error naming its address and bits.  Where nvdisasm names no
     address, the stream is decoded in halves, each at its own address (-base), down to the words
-    it refuses."""
+    it refuses (read_words)."""
     done = _run(code, nvdisasm_arch, raw, 0)
     if len(done.lines) != len(code) // 16 and code and not len(code) % 16:
         refuse_broken_tool(nvdisasm_arch)
     if not done.stderr.strip() or len(done.lines) == len(code) // 16 or len(code) < 32 or len(code) % 16:
         return done
-    bad: dict[int, str] = {}
+    words = _around(code, nvdisasm_arch, raw, done)
+    problems = [(a, _undecodable(code, a, _said(refusal.said))) for a, refusal in words.refused.items()]
+    problems = sorted(problems + words.notes, key=lambda problem: problem[0])    # stable: notes keep their order
+    return Disassembly(words.lines, "\n".join(problem for _, problem in problems))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """nvdisasm's refusal of one word: what it said of it (the stderr line naming the word's address,
+    or all it printed for the word read alone) and that run's exit status."""
+
+    said: str
+    returncode: int
+
+
+@dataclass(frozen=True)
+class Words:
+    """A stream read word by word (read_words): each instruction nvdisasm decodes, listed at its own
+    address; each word it refuses, by address; and nvdisasm's other stderr lines, each with the
+    address of the piece whose run printed it (the stream's length for the run over the whole
+    stream), so that sorting them with the refusals by address gives the order they were met in."""
+
+    lines: list[Decoded]
+    refused: dict[int, Refusal]
+    notes: list[tuple[int, str]]
+
+
+def read_words(code: bytes, nvdisasm_arch: str, raw: bool = False, running=None) -> Words:
+    """`code` (a whole number of 16-byte words, at least one) read so that every word is either
+    listed (its text as nvdisasm gives it in the whole stream at address 0) or refused with
+    nvdisasm's reason: a stream nvdisasm refuses is read again with a NOP in place of each word its
+    errors name, and in halves only where it names none (as disassemble; `bobc dump` and `diff`
+    use this for a region's instruction texts).  A tool that cannot list one NOP is refused by its
+    path (refuse_broken_tool).  `running`: the children.Running of the pool this runs in, else None."""
+    done = _run(code, nvdisasm_arch, raw, 0, running)
+    if len(done.lines) == len(code) // 16:
+        return Words(done.lines, {}, [(len(code), line) for line in done.stderr.splitlines() if line.strip()])
+    refuse_broken_tool(nvdisasm_arch)
+    return _around(code, nvdisasm_arch, raw, done, running)
+
+
+def _around(code: bytes, nvdisasm_arch: str, raw: bool, done: Disassembly, running=None) -> Words:
+    """`code` read word by word after nvdisasm's reading `done` of it (at address 0) left words out:
+    again with a NOP in place of each word its errors name (at most 4 rounds: a patched stream may
+    name more), else in halves (_pieces)."""
+    bad: dict[int, Refusal] = {}
     for _ in range(4):
         named = {int(m.group(1), 16): line for line in done.stderr.splitlines()
                  for m in [_AT_ADDRESS.search(line)] if m}
         named = {a: line for a, line in named.items() if 0 <= a < len(code) and a % 16 == 0 and a not in bad}
         if not named:
             break
-        bad.update({a: _said(line) for a, line in named.items()})
-        done = _run(_patched(code, bad, nvdisasm_arch), nvdisasm_arch, raw, 0)
+        bad.update({a: Refusal(line, done.returncode) for a, line in named.items()})
+        done = _run(_patched(code, bad, nvdisasm_arch), nvdisasm_arch, raw, 0, running)
         if len(done.lines) == len(code) // 16:
-            problems = [_undecodable(code, a, why) for a, why in sorted(bad.items())]
-            problems += [line for line in done.stderr.splitlines() if line.strip()]
-            return Disassembly([line for line in done.lines if line.offset not in bad], "\n".join(problems))
+            return Words([line for line in done.lines if line.offset not in bad], bad,
+                         [(len(code), line) for line in done.stderr.splitlines() if line.strip()])
     refuse_broken_tool(nvdisasm_arch)
-    lines: list[Decoded] = []
-    problems: list[str] = []
-    _pieces(code, nvdisasm_arch, raw, 0, lines, problems)
-    return Disassembly(lines, "\n".join(problems))
+    words = Words([], {}, [])
+    _pieces(code, nvdisasm_arch, raw, 0, words, running)
+    return words
 
 
 # (nvtools.tool_identity, arch) of each nvdisasm this process saw list one NOP of the target:
@@ -142,19 +185,19 @@ def nop_word(nvdisasm_arch: str) -> bytes:
     return Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
 
 
-def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems: list) -> None:
+def _pieces(code: bytes, arch: str, raw: bool, base: int, words: Words, running=None) -> None:
     """Decode `code` (at `base`) in halves until each piece nvdisasm refuses is one word."""
-    done = _run(code, arch, raw, base)
+    done = _run(code, arch, raw, base, running)
     if len(done.lines) == len(code) // 16:
-        lines.extend(done.lines)
-        problems.extend(line for line in done.stderr.splitlines() if line.strip())
+        words.lines.extend(done.lines)
+        words.notes.extend((base, line) for line in done.stderr.splitlines() if line.strip())
         return
     if len(code) == 16:
-        problems.append(_undecodable(code, 0, _said(done.stderr)).replace("0x0000:", f"{base:#06x}:", 1))
+        words.refused[base] = Refusal(done.stderr, done.returncode)
         return
     half = len(code) // 32 * 16
-    _pieces(code[:half], arch, raw, base, lines, problems)
-    _pieces(code[half:], arch, raw, base + half, lines, problems)
+    _pieces(code[:half], arch, raw, base, words, running)
+    _pieces(code[half:], arch, raw, base + half, words, running)
 
 
 def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int, running=None) -> Disassembly:
