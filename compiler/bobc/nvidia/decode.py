@@ -945,9 +945,11 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     another, read at base 0 and at SHIFTED_BASE.  nvdisasm prints a branch's target as an
     address, so an instruction of a stream that does not start the run reads its targets moved
     by the stream's start: the numbers that differ between the two readings are those addresses
-    (_moved_back), and the text is what reading the stream alone at 0 gives.  A stream the joined
-    readings do not account for (nvdisasm refused an instruction, a reading it cannot move back)
-    is read alone as before (_instruction_text), those side by side.  The nvdisasm runs of its
+    (_moved_back), and the text is what reading the stream alone at 0 gives.  A word nvdisasm
+    refuses is read as oracle.read_words reads it (the joined stream again with a NOP in its
+    place), so one such word costs a few runs, not one per stream.  A stream the joined readings
+    do not account for (a reading it cannot move back, nvdisasm's warnings) is read alone as
+    before (_instruction_text), those side by side.  The nvdisasm runs of its
     worker threads are registered (children.in_threads): an interrupted command stops them, never
     waits for them (probe s35 interrupt finding 2)."""
     tool = nvtools.nvdisasm()
@@ -957,24 +959,34 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     wanted = [code for code in wanted if code and (arch, code) not in _texts_of(tool)]
     if len(wanted) > 1:
         from ..children import Running, in_threads
+        from ..sass.oracle import read_words
 
         joined = b"".join(wanted)
         running = Running()
-        (plain, complaint), (shifted, shifted_complaint) = in_threads(
-            lambda base: _nvdisasm_listing(tool, joined, arch, base, running), [0, SHIFTED_BASE], 2,
-            "bobc-nvdisasm", running)
+        plain, shifted = in_threads(lambda base: read_words(joined, arch, running=running, base=base),
+                                    [0, SHIFTED_BASE], 2, "bobc-nvdisasm", running)
         count = len(joined) // INSTRUCTION_BYTES
-        if not complaint and not shifted_complaint and len(plain) == len(shifted) == count \
-                and [d.offset for d in plain] == list(range(0, len(joined), INSTRUCTION_BYTES)) \
-                and [d.offset for d in shifted] == [SHIFTED_BASE + d.offset for d in plain]:
+        refused = set(plain.refused)
+        if not plain.notes and not shifted.notes and {a - SHIFTED_BASE for a in shifted.refused} == refused \
+                and [d.offset for d in plain.lines] == [a for a in range(0, len(joined), INSTRUCTION_BYTES)
+                                                        if a not in refused] \
+                and [d.offset for d in shifted.lines] == [SHIFTED_BASE + d.offset for d in plain.lines]:
+            # a word nvdisasm refuses (read again with a NOP in its place: oracle.read_words) is
+            # said as reading its stream alone says it; every other word's text is moved back
+            lines = dict(zip((d.offset for d in plain.lines), zip(plain.lines, shifted.lines)))
             start = 0
             for code in wanted:
                 texts = {}
-                for k in range(start // INSTRUCTION_BYTES, (start + len(code)) // INSTRUCTION_BYTES):
-                    text = _moved_back(plain[k].text, shifted[k].text, start)
+                for offset in range(start, start + len(code), INSTRUCTION_BYTES):
+                    if offset in refused:
+                        refusal = plain.refused[offset]
+                        texts[offset - start] = (f"(nvdisasm refuses it: "
+                                                 f"{_complaint(refusal.said, refusal.returncode) or 'no text'})")
+                        continue
+                    text = _moved_back(lines[offset][0].text, lines[offset][1].text, start)
                     if text is None:
                         break
-                    texts[plain[k].offset - start] = text
+                    texts[offset - start] = text
                 else:
                     _TEXTS[(arch, code)] = texts
                 start += len(code)

@@ -83,7 +83,7 @@ class Refusal:
 class Words:
     """A stream read word by word (read_words): each instruction nvdisasm decodes, listed at its own
     address; each word it refuses, by address; and nvdisasm's other stderr lines, each with the
-    address of the piece whose run printed it (the stream's length for the run over the whole
+    address of the piece whose run printed it (the stream's end for a run over the whole
     stream), so that sorting them with the refusals by address gives the order they were met in."""
 
     lines: list[Decoded]
@@ -91,39 +91,41 @@ class Words:
     notes: list[tuple[int, str]]
 
 
-def read_words(code: bytes, nvdisasm_arch: str, raw: bool = False, running=None) -> Words:
+def read_words(code: bytes, nvdisasm_arch: str, raw: bool = False, running=None, base: int = 0) -> Words:
     """`code` (a whole number of 16-byte words, at least one) read so that every word is either
     listed (its text as nvdisasm gives it in the whole stream at address 0) or refused with
     nvdisasm's reason: a stream nvdisasm refuses is read again with a NOP in place of each word its
     errors name, and in halves only where it names none (as disassemble; `bobc dump` and `diff`
     use this for a region's instruction texts).  A tool that cannot list one NOP is refused by its
-    path (refuse_broken_tool).  `running`: the children.Running of the pool this runs in, else None."""
-    done = _run(code, nvdisasm_arch, raw, 0, running)
+    path (refuse_broken_tool).  `running`: the children.Running of the pool this runs in, else None.
+    `base`: the stream's address (-base); every address of the answer is one (`base` + offset)."""
+    done = _run(code, nvdisasm_arch, raw, base, running)
     if len(done.lines) == len(code) // 16:
-        return Words(done.lines, {}, [(len(code), line) for line in done.stderr.splitlines() if line.strip()])
-    refuse_broken_tool(nvdisasm_arch)
-    return _around(code, nvdisasm_arch, raw, done, running)
+        return Words(done.lines, {}, [(base + len(code), line) for line in done.stderr.splitlines() if line.strip()])
+    refuse_broken_tool(nvdisasm_arch, running)
+    return _around(code, nvdisasm_arch, raw, done, running, base)
 
 
-def _around(code: bytes, nvdisasm_arch: str, raw: bool, done: Disassembly, running=None) -> Words:
-    """`code` read word by word after nvdisasm's reading `done` of it (at address 0) left words out:
+def _around(code: bytes, nvdisasm_arch: str, raw: bool, done: Disassembly, running=None, base: int = 0) -> Words:
+    """`code` read word by word after nvdisasm's reading `done` of it (at `base`) left words out:
     again with a NOP in place of each word its errors name (at most 4 rounds: a patched stream may
     name more), else in halves (_pieces)."""
     bad: dict[int, Refusal] = {}
     for _ in range(4):
         named = {int(m.group(1), 16): line for line in done.stderr.splitlines()
                  for m in [_AT_ADDRESS.search(line)] if m}
-        named = {a: line for a, line in named.items() if 0 <= a < len(code) and a % 16 == 0 and a not in bad}
+        named = {a: line for a, line in named.items()
+                 if 0 <= a - base < len(code) and (a - base) % 16 == 0 and a not in bad}
         if not named:
             break
         bad.update({a: Refusal(line, done.returncode) for a, line in named.items()})
-        done = _run(_patched(code, bad, nvdisasm_arch), nvdisasm_arch, raw, 0, running)
+        done = _run(_patched(code, [a - base for a in bad], nvdisasm_arch), nvdisasm_arch, raw, base, running)
         if len(done.lines) == len(code) // 16:
             return Words([line for line in done.lines if line.offset not in bad], bad,
-                         [(len(code), line) for line in done.stderr.splitlines() if line.strip()])
-    refuse_broken_tool(nvdisasm_arch)
+                         [(base + len(code), line) for line in done.stderr.splitlines() if line.strip()])
+    refuse_broken_tool(nvdisasm_arch, running)
     words = Words([], {}, [])
-    _pieces(code, nvdisasm_arch, raw, 0, words, running)
+    _pieces(code, nvdisasm_arch, raw, base, words, running)
     return words
 
 
@@ -134,15 +136,16 @@ def _around(code: bytes, nvdisasm_arch: str, raw: bool, done: Disassembly, runni
 _WORKING: set[tuple[str, str]] = set()
 
 
-def refuse_broken_tool(nvdisasm_arch: str) -> None:
+def refuse_broken_tool(nvdisasm_arch: str, running=None) -> None:
     """Refuse (exit 1, by its path) an nvdisasm that does not list one NOP of the target as one
     instruction, which every working nvdisasm does: asked only after a listing went wrong, so a
     tool that fails (or prints no listing) is not said as every word of the code being
-    undecodable, nor as code with no instruction (probe s36 exitcodes finding 4)."""
+    undecodable, nor as code with no instruction (probe s36 exitcodes finding 4).  `running`: the
+    children.Running of the pool this runs in (a stopped pool starts no NOP run), else None."""
     known = (tool_identity(require_nvdisasm()), nvdisasm_arch)
     if known in _WORKING:
         return
-    done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0)
+    done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0, running)
     if len(done.lines) == 1 and not done.stderr.strip():
         _WORKING.add(known)
         return
@@ -164,8 +167,8 @@ def _undecodable(code: bytes, address: int, why: str) -> str:
     return f"{address:#06x}: undecodable word {lo:#018x} {hi:#018x} ({why})"
 
 
-def _patched(code: bytes, bad: dict, nvdisasm_arch: str) -> bytes:
-    """`code` with a NOP of the target in place of each undecodable word."""
+def _patched(code: bytes, bad, nvdisasm_arch: str) -> bytes:
+    """`code` with a NOP of the target in place of each undecodable word (`bad`: their offsets)."""
     if not bad:
         return code
     nop = nop_word(nvdisasm_arch)
