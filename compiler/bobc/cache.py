@@ -573,7 +573,7 @@ def _size(path: str) -> int:
 # to every kind the code stores under): what `bobc cache` counts as bobc's and --prune acts on.
 KINDS = frozenset({"runtime-objects", "objects", "headers", "parsed", "lark", "kernels", "checked", "plans",
                    "programs", "outcomes", "artifacts", "parameter-reads", "written-before-read", "region-code",
-                   "native-interpreter", "templates"})
+                   "native-interpreter", "templates", "nvdisasm-runs"})
 # The suffix after the key's 64 hex digits of each kind whose entries carry one (docs/cache.md's
 # table: `native-interpreter/<key>-static`, native/interpreter.py's key); every other kind's
 # entries are named by the key alone (cache.digest).

@@ -12,8 +12,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import children
-from ..errors import BobcError, UsageError, descriptors_exhausted, temporary_folder, write_temporary
+from ..errors import BobcError, UsageError, descriptors_exhausted
 from .. import nvtools
 from ..bounded import BoundedCache
 from ..resources import doc
@@ -457,10 +456,8 @@ def disassemble(code: bytes, arch: str, base: int = 0) -> str | None:
     tool = nvtools.nvdisasm()
     if tool is None:
         return None
-    with temporary_folder() as tmp:
-        path = Path(tmp) / "code.bin"
-        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8
-        done = children.run([tool, "-b", arch, "--base-address", hex(base), str(path)], text=True)
+    # kept in the user cache; a full disk or `ulimit -f`: one message, exit 8
+    done = nvtools.run_on_code(tool, ["-b", arch, "--base-address", hex(base)], code)
     if done.returncode != 0 or done.stderr.strip():
         return f"nvdisasm failed ({done.returncode}): {done.stderr.strip()}\n{done.stdout}"
     return done.stdout
@@ -834,27 +831,29 @@ def instruction_text(images: Images, region: dict) -> dict[int, str]:
 def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None):
     """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`.
     `running`: the children.Running of the pool this runs in (_read_together), else None."""
-    import re
-
     from ..sass.oracle import parse_hex_listing
 
-    with temporary_folder() as tmp:
-        path = Path(tmp) / "code.bin"
-        write_temporary(path, code)         # a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
-        try:
-            command = [tool, "-b", arch, "-hex", "--base-address", hex(base), str(path)]
-            done = (children if running is None else running).run(command, text=True)
-        except OSError as error:
-            exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
-            if exhausted is not None:
-                raise exhausted from None
-            return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
+    try:        # kept in the user cache; a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
+        done = nvtools.run_on_code(tool, ["-b", arch, "-hex", "--base-address", hex(base)], code, running)
+    except OSError as error:
+        exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
+        if exhausted is not None:
+            raise exhausted from None
+        return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
+    return parse_hex_listing(done.stdout), _complaint(done.stderr, done.returncode)
+
+
+def _complaint(stderr: str, returncode: int) -> str:
+    """nvdisasm's first complaint in `stderr`, without its `nvdisasm error :` and the address it
+    names (the line shows the instruction's own); else its exit status when not 0; else ''."""
+    import re
+
     complaints = [re.sub(r"^nvdisasm (error|warning)\s*:\s*", "", line.strip())
-                  for line in done.stderr.splitlines() if line.strip()]
+                  for line in stderr.splitlines() if line.strip()]
     complaint = re.sub(r"\s+at address 0x[0-9a-fA-F]+$", "", complaints[0]) if complaints else ""
-    if done.returncode != 0 and not complaint:
-        complaint = f"nvdisasm exited with status {done.returncode}"
-    return parse_hex_listing(done.stdout), complaint
+    if returncode != 0 and not complaint:
+        complaint = f"nvdisasm exited with status {returncode}"
+    return complaint
 
 
 # Texts already read in this process by one nvdisasm (_TEXTS_TOOL, nvtools.tool_identity): (arch,
@@ -883,9 +882,11 @@ def _texts_of(tool: str) -> dict[tuple[str, bytes], dict[int, str]]:
 def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     """Offset -> nvdisasm's text for each instruction of `code`; {} when nvdisasm is not installed.
 
-    nvdisasm refuses a whole stream for one instruction it cannot decode, so a refused stream
-    is halved until each refused instruction stands alone: it gets "(nvdisasm refuses it: ...)"
-    with nvdisasm's reason, and every other instruction its text."""
+    nvdisasm refuses a whole stream for one instruction it cannot decode: the stream is read
+    again with a NOP in place of each instruction its errors name (sass.oracle.read_words, as
+    `bobc disasm` reads one: 2 runs for any number of such words, where halving the stream took
+    one run per half), so each refused instruction gets "(nvdisasm refuses it: ...)" with
+    nvdisasm's reason, and every other instruction its text."""
     tool = nvtools.nvdisasm()
     if tool is None:
         return {}
@@ -894,27 +895,14 @@ def _instruction_text(code: bytes, arch: str, running=None) -> dict[int, str]:
     if known is not None:
         return dict(known)
     out: dict[int, str] = {}
-
-    def walk(start: int, end: int) -> None:
-        decoded, complaint = _nvdisasm_listing(tool, code[start:end], arch, start, running)
-        if not complaint and len(decoded) == (end - start) // INSTRUCTION_BYTES:
-            out.update((d.offset, d.text) for d in decoded)
-            return
-        if start == 0 and end == whole:
-            # Before blaming the code word by word: a tool that cannot list one NOP of the target
-            # is refused by its path (as `bobc disasm` and `bobc sim` refuse it), not shown as
-            # every instruction refused (probe s36 exitcodes finding 5).
-            from ..sass.oracle import refuse_broken_tool
-            refuse_broken_tool(arch)
-        if end - start == INSTRUCTION_BYTES:
-            out[start] = f"(nvdisasm refuses it: {complaint or 'no text'})"
-            return
-        middle = start + (end - start) // (2 * INSTRUCTION_BYTES) * INSTRUCTION_BYTES
-        walk(start, middle)
-        walk(middle, end)
-
     if whole:
-        walk(0, whole)
+        from ..sass.oracle import read_words
+
+        words = read_words(code[:whole], arch, running=running)
+        out.update((d.offset, d.text) for d in words.lines)
+        out.update((address, f"(nvdisasm refuses it: {_complaint(refusal.said, refusal.returncode) or 'no text'})")
+                   for address, refusal in words.refused.items())
+        out = dict(sorted(out.items()))
     _TEXTS[(arch, code[:whole])] = dict(out)
     return out
 
@@ -957,9 +945,11 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     another, read at base 0 and at SHIFTED_BASE.  nvdisasm prints a branch's target as an
     address, so an instruction of a stream that does not start the run reads its targets moved
     by the stream's start: the numbers that differ between the two readings are those addresses
-    (_moved_back), and the text is what reading the stream alone at 0 gives.  A stream the joined
-    readings do not account for (nvdisasm refused an instruction, a reading it cannot move back)
-    is read alone as before (_instruction_text), those side by side.  The nvdisasm runs of its
+    (_moved_back), and the text is what reading the stream alone at 0 gives.  A word nvdisasm
+    refuses is read as oracle.read_words reads it (the joined stream again with a NOP in its
+    place), so one such word costs a few runs, not one per stream.  A stream the joined readings
+    do not account for (a reading it cannot move back, nvdisasm's warnings) is read alone as
+    before (_instruction_text), those side by side.  The nvdisasm runs of its
     worker threads are registered (children.in_threads): an interrupted command stops them, never
     waits for them (probe s35 interrupt finding 2)."""
     tool = nvtools.nvdisasm()
@@ -969,24 +959,34 @@ def _read_together(codes: list[bytes], arch: str) -> None:
     wanted = [code for code in wanted if code and (arch, code) not in _texts_of(tool)]
     if len(wanted) > 1:
         from ..children import Running, in_threads
+        from ..sass.oracle import read_words
 
         joined = b"".join(wanted)
         running = Running()
-        (plain, complaint), (shifted, shifted_complaint) = in_threads(
-            lambda base: _nvdisasm_listing(tool, joined, arch, base, running), [0, SHIFTED_BASE], 2,
-            "bobc-nvdisasm", running)
+        plain, shifted = in_threads(lambda base: read_words(joined, arch, running=running, base=base),
+                                    [0, SHIFTED_BASE], 2, "bobc-nvdisasm", running)
         count = len(joined) // INSTRUCTION_BYTES
-        if not complaint and not shifted_complaint and len(plain) == len(shifted) == count \
-                and [d.offset for d in plain] == list(range(0, len(joined), INSTRUCTION_BYTES)) \
-                and [d.offset for d in shifted] == [SHIFTED_BASE + d.offset for d in plain]:
+        refused = set(plain.refused)
+        if not plain.notes and not shifted.notes and {a - SHIFTED_BASE for a in shifted.refused} == refused \
+                and [d.offset for d in plain.lines] == [a for a in range(0, len(joined), INSTRUCTION_BYTES)
+                                                        if a not in refused] \
+                and [d.offset for d in shifted.lines] == [SHIFTED_BASE + d.offset for d in plain.lines]:
+            # a word nvdisasm refuses (read again with a NOP in its place: oracle.read_words) is
+            # said as reading its stream alone says it; every other word's text is moved back
+            lines = dict(zip((d.offset for d in plain.lines), zip(plain.lines, shifted.lines)))
             start = 0
             for code in wanted:
                 texts = {}
-                for k in range(start // INSTRUCTION_BYTES, (start + len(code)) // INSTRUCTION_BYTES):
-                    text = _moved_back(plain[k].text, shifted[k].text, start)
+                for offset in range(start, start + len(code), INSTRUCTION_BYTES):
+                    if offset in refused:
+                        refusal = plain.refused[offset]
+                        texts[offset - start] = (f"(nvdisasm refuses it: "
+                                                 f"{_complaint(refusal.said, refusal.returncode) or 'no text'})")
+                        continue
+                    text = _moved_back(lines[offset][0].text, lines[offset][1].text, start)
                     if text is None:
                         break
-                    texts[plain[k].offset - start] = text
+                    texts[offset - start] = text
                 else:
                     _TEXTS[(arch, code)] = texts
                 start += len(code)

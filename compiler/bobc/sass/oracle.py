@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-from .. import children
 from ..errors import BobcError
-from ..nvtools import nvdisasm, tool_identity
+from ..nvtools import nvdisasm, run_on_code, tool_identity
 
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s*(.*?)\s*;?\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
 _HI = re.compile(r"^\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
@@ -30,6 +28,7 @@ class Decoded:
 class Disassembly:
     lines: list[Decoded]
     stderr: str
+    returncode: int = 0    # nvdisasm's exit status (-N: ended by signal N)
 
     @property
     def errors(self) -> list[str]:
@@ -59,30 +58,75 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
     their places, so every decodable instruction is listed with its own address and branch target,
     and each undecodable word is an error naming its address and bits.  Where nvdisasm names no
     address, the stream is decoded in halves, each at its own address (-base), down to the words
-    it refuses."""
+    it refuses (read_words)."""
     done = _run(code, nvdisasm_arch, raw, 0)
     if len(done.lines) != len(code) // 16 and code and not len(code) % 16:
         refuse_broken_tool(nvdisasm_arch)
     if not done.stderr.strip() or len(done.lines) == len(code) // 16 or len(code) < 32 or len(code) % 16:
         return done
-    bad: dict[int, str] = {}
+    words = _around(code, nvdisasm_arch, raw, done)
+    problems = [(a, _undecodable(code, a, _said(refusal.said))) for a, refusal in words.refused.items()]
+    problems = sorted(problems + words.notes, key=lambda problem: problem[0])    # stable: notes keep their order
+    return Disassembly(words.lines, "\n".join(problem for _, problem in problems))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """nvdisasm's refusal of one word: what it said of it (the stderr line naming the word's address,
+    or all it printed for the word read alone) and that run's exit status."""
+
+    said: str
+    returncode: int
+
+
+@dataclass(frozen=True)
+class Words:
+    """A stream read word by word (read_words): each instruction nvdisasm decodes, listed at its own
+    address; each word it refuses, by address; and nvdisasm's other stderr lines, each with the
+    address of the piece whose run printed it (the stream's end for a run over the whole
+    stream), so that sorting them with the refusals by address gives the order they were met in."""
+
+    lines: list[Decoded]
+    refused: dict[int, Refusal]
+    notes: list[tuple[int, str]]
+
+
+def read_words(code: bytes, nvdisasm_arch: str, raw: bool = False, running=None, base: int = 0) -> Words:
+    """`code` (a whole number of 16-byte words, at least one) read so that every word is either
+    listed (its text as nvdisasm gives it in the whole stream at address 0) or refused with
+    nvdisasm's reason: a stream nvdisasm refuses is read again with a NOP in place of each word its
+    errors name, and in halves only where it names none (as disassemble; `bobc dump` and `diff`
+    use this for a region's instruction texts).  A tool that cannot list one NOP is refused by its
+    path (refuse_broken_tool).  `running`: the children.Running of the pool this runs in, else None.
+    `base`: the stream's address (-base); every address of the answer is one (`base` + offset)."""
+    done = _run(code, nvdisasm_arch, raw, base, running)
+    if len(done.lines) == len(code) // 16:
+        return Words(done.lines, {}, [(base + len(code), line) for line in done.stderr.splitlines() if line.strip()])
+    refuse_broken_tool(nvdisasm_arch, running)
+    return _around(code, nvdisasm_arch, raw, done, running, base)
+
+
+def _around(code: bytes, nvdisasm_arch: str, raw: bool, done: Disassembly, running=None, base: int = 0) -> Words:
+    """`code` read word by word after nvdisasm's reading `done` of it (at `base`) left words out:
+    again with a NOP in place of each word its errors name (at most 4 rounds: a patched stream may
+    name more), else in halves (_pieces)."""
+    bad: dict[int, Refusal] = {}
     for _ in range(4):
         named = {int(m.group(1), 16): line for line in done.stderr.splitlines()
                  for m in [_AT_ADDRESS.search(line)] if m}
-        named = {a: line for a, line in named.items() if 0 <= a < len(code) and a % 16 == 0 and a not in bad}
+        named = {a: line for a, line in named.items()
+                 if 0 <= a - base < len(code) and (a - base) % 16 == 0 and a not in bad}
         if not named:
             break
-        bad.update({a: _said(line) for a, line in named.items()})
-        done = _run(_patched(code, bad, nvdisasm_arch), nvdisasm_arch, raw, 0)
+        bad.update({a: Refusal(line, done.returncode) for a, line in named.items()})
+        done = _run(_patched(code, [a - base for a in bad], nvdisasm_arch), nvdisasm_arch, raw, base, running)
         if len(done.lines) == len(code) // 16:
-            problems = [_undecodable(code, a, why) for a, why in sorted(bad.items())]
-            problems += [line for line in done.stderr.splitlines() if line.strip()]
-            return Disassembly([line for line in done.lines if line.offset not in bad], "\n".join(problems))
-    refuse_broken_tool(nvdisasm_arch)
-    lines: list[Decoded] = []
-    problems: list[str] = []
-    _pieces(code, nvdisasm_arch, raw, 0, lines, problems)
-    return Disassembly(lines, "\n".join(problems))
+            return Words([line for line in done.lines if line.offset not in bad], bad,
+                         [(base + len(code), line) for line in done.stderr.splitlines() if line.strip()])
+    refuse_broken_tool(nvdisasm_arch, running)
+    words = Words([], {}, [])
+    _pieces(code, nvdisasm_arch, raw, base, words, running)
+    return words
 
 
 # (nvtools.tool_identity, arch) of each nvdisasm this process saw list one NOP of the target:
@@ -92,15 +136,16 @@ def disassemble(code: bytes, nvdisasm_arch: str, raw: bool = False) -> Disassemb
 _WORKING: set[tuple[str, str]] = set()
 
 
-def refuse_broken_tool(nvdisasm_arch: str) -> None:
+def refuse_broken_tool(nvdisasm_arch: str, running=None) -> None:
     """Refuse (exit 1, by its path) an nvdisasm that does not list one NOP of the target as one
     instruction, which every working nvdisasm does: asked only after a listing went wrong, so a
     tool that fails (or prints no listing) is not said as every word of the code being
-    undecodable, nor as code with no instruction (probe s36 exitcodes finding 4)."""
+    undecodable, nor as code with no instruction (probe s36 exitcodes finding 4).  `running`: the
+    children.Running of the pool this runs in (a stopped pool starts no NOP run), else None."""
     known = (tool_identity(require_nvdisasm()), nvdisasm_arch)
     if known in _WORKING:
         return
-    done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0)
+    done = _run(nop_word(nvdisasm_arch), nvdisasm_arch, False, 0, running)
     if len(done.lines) == 1 and not done.stderr.strip():
         _WORKING.add(known)
         return
@@ -122,8 +167,8 @@ def _undecodable(code: bytes, address: int, why: str) -> str:
     return f"{address:#06x}: undecodable word {lo:#018x} {hi:#018x} ({why})"
 
 
-def _patched(code: bytes, bad: dict, nvdisasm_arch: str) -> bytes:
-    """`code` with a NOP of the target in place of each undecodable word."""
+def _patched(code: bytes, bad, nvdisasm_arch: str) -> bytes:
+    """`code` with a NOP of the target in place of each undecodable word (`bad`: their offsets)."""
     if not bad:
         return code
     nop = nop_word(nvdisasm_arch)
@@ -143,45 +188,43 @@ def nop_word(nvdisasm_arch: str) -> bytes:
     return Encoder(arch).encode(parse_instruction("NOP")).to_bytes(16, "little")
 
 
-def _pieces(code: bytes, arch: str, raw: bool, base: int, lines: list, problems: list) -> None:
+def _pieces(code: bytes, arch: str, raw: bool, base: int, words: Words, running=None) -> None:
     """Decode `code` (at `base`) in halves until each piece nvdisasm refuses is one word."""
-    done = _run(code, arch, raw, base)
+    done = _run(code, arch, raw, base, running)
     if len(done.lines) == len(code) // 16:
-        lines.extend(done.lines)
-        problems.extend(line for line in done.stderr.splitlines() if line.strip())
+        words.lines.extend(done.lines)
+        words.notes.extend((base, line) for line in done.stderr.splitlines() if line.strip())
         return
     if len(code) == 16:
-        problems.append(_undecodable(code, 0, _said(done.stderr)).replace("0x0000:", f"{base:#06x}:", 1))
+        words.refused[base] = Refusal(done.stderr, done.returncode)
         return
     half = len(code) // 32 * 16
-    _pieces(code[:half], arch, raw, base, lines, problems)
-    _pieces(code[half:], arch, raw, base + half, lines, problems)
+    _pieces(code[:half], arch, raw, base, words, running)
+    _pieces(code[half:], arch, raw, base + half, words, running)
 
 
-def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int) -> Disassembly:
-    """One nvdisasm call over `code`, placed at address `base`."""
+def _run(code: bytes, nvdisasm_arch: str, raw: bool, base: int, running=None) -> Disassembly:
+    """One nvdisasm call over `code`, placed at address `base` (nvtools.run_on_code: a run that
+    succeeded is kept in the user cache).  `running`: the children.Running of the pool this runs
+    in, else None."""
     tool = require_nvdisasm()
-    from ..errors import descriptors_exhausted, temporary_folder, write_temporary
+    from ..errors import descriptors_exhausted
 
-    with temporary_folder() as folder:      # a full disk: one message, exit 8, not a traceback
-        path = Path(folder) / "code.bin"
-        write_temporary(path, code)
-        command = ([tool, "-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else [])
-                   + (["-base", f"{base:#x}"] if base else []) + [str(path)])
-        try:
-            done = children.run(command, text=True)
-        except OSError as e:
-            exhausted = descriptors_exhausted(e, "starting nvdisasm")     # ulimit -n: exit 8, not the tool's fault
-            if exhausted is not None:
-                raise exhausted from None
-            raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
-                            hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
+    options = ["-b", nvdisasm_arch, "-hex"] + (["-raw"] if raw else []) + (["-base", f"{base:#x}"] if base else [])
+    try:
+        done = run_on_code(tool, options, code, running)
+    except OSError as e:
+        exhausted = descriptors_exhausted(e, "starting nvdisasm")     # ulimit -n: exit 8, not the tool's fault
+        if exhausted is not None:
+            raise exhausted from None
+        raise BobcError(f"cannot run nvdisasm at {tool}: {e.strerror}",
+                        hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
     # nvdisasm names the file it read (`Object file /tmp/tmpXXXX/code.bin is not readable` for an
-    # empty stream): the temporary path means nothing to the caller
-    stderr = done.stderr.replace(str(path), "the instruction stream")
+    # empty stream): run_on_code says it as "the instruction stream"
+    stderr = done.stderr
     if not code and not stderr.strip():
         stderr = "the instruction stream is empty"
-    return Disassembly(parse_hex_listing(done.stdout), stderr)
+    return Disassembly(parse_hex_listing(done.stdout), stderr, done.returncode)
 
 
 def parse_hex_listing(listing: str) -> list[Decoded]:

@@ -10,7 +10,8 @@ encode_sm70.rs, CuAssembler): stall 108:105, yield 109, write scoreboard
 
 nvdisasm's text is cached per code image and nvdisasm (its identity) by SHA-256: the TEXTS_KEPT
 most recently used are kept, the least recently used dropped first (read again if asked for again,
-giving the same text; probe s37 leftovers finding 4).
+giving the same text; probe s37 leftovers finding 4).  Across processes, the user cache keeps each
+successful run (nvtools.run_on_code, docs/cache.md's `nvdisasm-runs`).
 """
 from __future__ import annotations
 
@@ -18,12 +19,10 @@ import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-from .. import children
 from ..bounded import BoundedCache
 from ..errors import BobcError
-from ..nvtools import nvdisasm, tool_identity
+from ..nvtools import nvdisasm, run_on_code, tool_identity
 from ..sass.syntax import split_operands
 from .arch import sim_arch
 from .faults import SimulationFault
@@ -106,16 +105,11 @@ TOOL_HINT = ("reinstall it (pip install --force-reinstall nvidia-cuda-nvdisasm),
 def _nvdisasm(tool: str, code: bytes, arch: str):
     """nvdisasm -b `arch` over `code`; a tool that cannot be started (a missing file, one not
     executable, a folder) is refused by its path, exit 1, as `bobc disasm` refuses it."""
-    from ..errors import temporary_folder, write_temporary
-
-    with temporary_folder(prefix="bobc-sim-") as folder:      # a full disk: one message, exit 8
-        path = Path(folder) / "code.bin"
-        write_temporary(path, code)
-        try:
-            return children.run([tool, "-b", arch, str(path)], text=True)
-        except OSError as e:
-            raise ToolMissing(f"cannot run nvdisasm at {tool}: {e.strerror or e}",
-                              hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
+    try:
+        return run_on_code(tool, ["-b", arch], code, prefix="bobc-sim-")   # kept in the user cache
+    except OSError as e:
+        raise ToolMissing(f"cannot run nvdisasm at {tool}: {e.strerror or e}",
+                          hint="pip install nvidia-cuda-nvdisasm (or set BOBC_NVDISASM)") from None
 
 
 def _broken_tool(tool: str, arch: str) -> ToolMissing | None:
