@@ -124,8 +124,7 @@ KNOWN_BELOW = {
     # many samples: candidates for a table fix that changes shipped images (not made here)
     # (sm_86 ULDC -> memory (UR), once 8: subword_params.ptx has ULDC.64 descriptor -> STG.E at 6)
     # (sm_86 MOV -> memory (R), once (6, 17): param_shapes.ptx has MOV -> STG at 5, bobc's)
-    ("sm_86", "SHF", "memory", "R"): (6, 7),         # bobc 5
-    ("sm_90", "SHF", "memory", "R"): (6, 5),         # bobc 5
+    # (sm_86 / sm_90 SHF -> memory (R), (6, 7) / (6, 5): memory_forms.ptx has SHF.R.W.U32 -> STG at 5, bobc's)
     ("sm_90", "VIADD", "memory", "R"): (15, 5),      # bobc 7
     # (sm_90 F2FP -> memory (R), once (26, 32): param_shapes.ptx has F2FP.BF16.F32.PACK_AB -> STG at 7)
     # one or few ptxas placements far from any latency (bobc's value is ptxas's elsewhere)
@@ -134,7 +133,7 @@ KNOWN_BELOW = {
     # (sm_90 HFMA2.MMA -> memory (R), once (22, 5): math_forms2.ptx has HFMA2.MMA.RELU -> STG at 11 or fewer, bobc's)
     ("sm_86", "ISETP", "WARPSYNC", "P"): (45, 1),
     ("sm_86", "ISETP", "conversion", "P"): (25, 1),
-    ("sm_90", "ISETP", "VOTE", "P"): (14, 1),        # bobc 13
+    # (sm_90 ISETP -> VOTE (P), once 14: memory_forms.ptx has ISETP.NE.U32.AND P2 -> VOTE.ALL P2, P2 at 13, bobc's)
     ("sm_90", "ISETP", "uniform", "P"): (49, 1),
     ("sm_86", "SEL", "fp64", "R"): (16, 3),          # bobc 6 (MOV -> DADD: 6)
     ("sm_90", "SEL", "fp64", "R"): (12, 3),
@@ -172,14 +171,14 @@ KNOWN_BELOW = {
     ("sm_90", "BMSK", "memory", "R"): (23, 2),       # bobc 7
     ("sm_86", "HFMA2", "alu", "R"): (13, 2),         # bobc 7: HFMA2 -> PRMT 0x5410 of two HFMA2 results
     ("sm_90", "HFMA2", "alu", "R"): (13, 2),         # bobc 7
-    ("sm_86", "SEL", "memory", "R"): (8, 8),         # bobc 5 (16, 2 before math_forms.ptx wide_products; 8, 4 before math_forms2.ptx; 8, 6 before int_forms.ptx)
+    # (sm_86 SEL -> memory (R), (8, 8): memory_forms.ptx has SEL R8, RZ, 0x1, !P0 -> STG.E.64 at 5, bobc's)
     # math_forms2.ptx (session 37): results gathered into one STG.E.128 (slack: ptxas waits for the last of four)
     ("sm_86", "FMNMX", "memory", "R"): (9, 2),       # bobc 5
     ("sm_90", "FMNMX", "memory", "R"): (11, 2),      # bobc 5
     # a carry-out IMAD.WIDE.U32 read by IADD3.X 9 cycles on in wide_products (slack: ptxas's tight chains
     # read it 5 on, tests/sass/test_latency_probes.py test_carry_out_of_a_wide_multiply_as_ptxas)
     ("sm_86", "IMAD.WIDE", "alu", "P"): (9, 1),
-    ("sm_90", "SEL", "memory", "R"): (13, 5),        # bobc 5 (14, 1 before math_forms2.ptx; 14, 3 before int_forms.ptx)
+    # (sm_90 SEL -> memory (R), (13, 5): memory_forms.ptx / sign_forms.ptx have SEL -> STG at 5, bobc's)
     ("sm_90", "IABS", "memory", "R"): (11, 1),       # bobc 7
     # int_forms.ptx / sm90_int_forms.ptx (session 37, sassforms4): results gathered into two STG.E.128 (slack)
     ("sm_86", "VABSDIFF", "memory", "R"): (12, 2),   # bobc 7

@@ -22,9 +22,12 @@ def _error(text: str, arch: str = "sm_86") -> BobcError:
 
 
 @pytest.mark.parametrize("text,message", [
-    ("PLOP3.LUT P6, PT, R3.SIGN, R0.SIGN, R4.SIGN, 0x2, 0x0",
-     "cannot read operand 'R3.SIGN' of PLOP3.LUT: register R3 with the suffix .SIGN, which this assembler "
-     "does not read"),
+    ("PLOP3.LUT P6, PT, -R3.SIGN, R0.SIGN, R4.SIGN, 0x2, 0x0",
+     "cannot read operand '-R3.SIGN' of PLOP3.LUT: register R3 with the suffix .SIGN: a register's sign bit "
+     "(.SIGN) is read only as a source of PLOP3.LUT"),
+    ("FADD R1, R3.SIGN.reuse, R2", "cannot read operand 'R3.SIGN.reuse' of FADD: register R3 with the suffix "
+                                   ".SIGN: a register's sign bit (.SIGN) is read only as a source of PLOP3.LUT, "
+                                   "written R2.SIGN or R2.reuse.SIGN"),
     ("ISETP.GE.AND P7, PT, R1, R2, PT", "cannot read operand 'P7' of ISETP.GE.AND: P7 is not a predicate (P0..P6, PT)"),
     ("MUFU.EX2.F16 R1, R27.H1", "cannot read operand 'R27.H1' of MUFU.EX2.F16: register R27 with the suffix .H1"),
     ("FADD R1, R3.H1, R2", "cannot read operand 'R3.H1' of FADD"),
@@ -100,8 +103,8 @@ def test_a_label_shaped_like_a_register_is_refused(label):
 
 def test_the_cli_says_cannot_read_in_one_line(tmp_path):
     source = tmp_path / "sign.sass"
-    source.write_text("PLOP3.LUT P6, PT, R3.SIGN, R0.SIGN, R4.SIGN, 0x2, 0x0\nEXIT\n")
+    source.write_text("PLOP3.LUT P6, PT, -R3.SIGN, R0.SIGN, R4.SIGN, 0x2, 0x0\nEXIT\n")
     done = subprocess.run([sys.executable, "-m", "bobc", "asm", "--arch", "sm_86", str(source), "-o",
                            str(tmp_path / "x.bin")], capture_output=True, text=True)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{source}:1:19: error: cannot read operand 'R3.SIGN' of PLOP3.LUT" in done.stderr
+    assert f"{source}:1:19: error: cannot read operand '-R3.SIGN' of PLOP3.LUT" in done.stderr

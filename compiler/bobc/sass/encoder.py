@@ -333,7 +333,17 @@ class Encoder:
         for position, (name, operand) in enumerate(pairing):
             try:
                 spec = L.SLOTS[name]
-                if name in ("Rd", "Ud", "Pu", "Pv"):
+                sign_slot = name in ("Rsa", "Rsb", "Rsc")
+                if isinstance(operand, Reg) and operand.sign != sign_slot:
+                    raise EncodeProblem(
+                        f"{inst.opcode} takes no '.SIGN' here: a register's sign bit is a source of PLOP3's "
+                        f"register form alone" if operand.sign else
+                        f"PLOP3's register form reads each register's sign bit: write R{operand.index}.SIGN "
+                        f"(nvdisasm's text; the whole register is no PLOP3 source)".replace("R255", "RZ"))
+                if sign_slot:
+                    # only '.reuse' besides '.SIGN' (the parser reads no '-' or '|..|' with it)
+                    self._put_vector(placed, operand, spec["reg"], (), inst.opcode)
+                elif name in ("Rd", "Ud", "Pu", "Pv"):
                     self._put_reg(placed, operand, spec["field"], name)
                     if operand.index != ZERO_REGISTER[operand.bank]:
                         placed.writes.append((operand.bank, operand.index, _reg_width(inst, name)))

@@ -71,6 +71,30 @@ def streams(rows: list[CorpusRow]) -> dict[str, list[CorpusRow]]:
     return grouped
 
 
+def hidden_zero_destination(inst):
+    """`inst` with the zero destination nvdisasm does not print (VOTE.ALL P0, P0 is VOTE.ALL RZ, P0, P0:
+    layouts.HIDDEN_ZERO_DESTINATION), as the assembler reads it (encoder._nvdisasm_spellings): ptxas's
+    vote.sync.all is only ever printed so, and its form was never learned (probe s38 sassforms5).  Only
+    where the text as printed fits no layout of the opcode: VOTEU's "Pu Pp" layout learns VOTEU.ANY UP0, P5 as
+    written."""
+    from dataclasses import replace
+    from .encoder import ZERO_REGISTER, match_layout
+    from .syntax import Reg
+    from .tables.layouts import HIDDEN_ZERO_DESTINATION
+    zero = HIDDEN_ZERO_DESTINATION.get(inst.opcode)
+    if zero:
+        try:
+            match_layout(inst)
+            return inst
+        except EncodeProblem:
+            pass
+    if zero and inst.operands and isinstance(inst.operands[0], Reg) and inst.operands[0].bank in ("P", "UP"):
+        spans = inst.operand_spans
+        return replace(inst, operands=[Reg(zero, ZERO_REGISTER[zero]), *inst.operands],
+                       operand_spans=(spans[:1] + spans) if spans else spans)
+    return inst
+
+
 def learn(arch: str) -> tuple[dict, list[str]]:
     """(table, problems): the fixed bits per form key, and every disagreement found."""
     forms: dict[str, dict] = {}
@@ -85,6 +109,7 @@ def learn(arch: str) -> tuple[dict, list[str]]:
                 continue
             if inst.opcode not in LAYOUTS:
                 continue
+            inst = hidden_zero_destination(inst)
             try:
                 encoder.observe(inst)
                 placed = encoder.place_operands(inst, row.offset)

@@ -45,6 +45,8 @@ class Reg:
     invert: bool = False  # '~R'
     reuse: bool = False
     swizzle: str = ""    # half-precision lane selection: H0_H0, H1_H1 (nvdisasm's suffix)
+    sign: bool = False   # `R2.SIGN`: the register's bit 31, a source of PLOP3's register form (ptxas's
+                         # add.sat.s32: PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R4.SIGN, 0x2, 0x0)
 
     def kind(self) -> str:
         return {"R": "R", "UR": "U", "P": "P", "UP": "Q"}[self.bank]
@@ -146,7 +148,7 @@ class MatrixDescriptor:
 
 @dataclass(frozen=True)
 class Unread:
-    """An operand this assembler cannot read (`R3.SIGN`, `P7`, `UPR`, `r1`): kept, not taken for a
+    """An operand this assembler cannot read (`-R3.SIGN`, `P7`, `UPR`, `r1`): kept, not taken for a
     label, so the assembler refuses it after the opcode check, saying what it looks like
     (`looks`) and which forms the opcode has (Encoder.unread_problem)."""
 
@@ -337,6 +339,9 @@ def describe_unread(text: str) -> str:
         suffix = m.group(2)
         if suffix.lower() == ".reuse":
             return f"register {m.group(1)} with {suffix}: write .reuse in lower case"
+        if suffix.endswith(".SIGN"):
+            return (f"register {m.group(1)} with the suffix {suffix}: a register's sign bit (.SIGN) is read only "
+                    f"as a source of PLOP3.LUT, written R2.SIGN or R2.reuse.SIGN, with no '-', '|..|' or '~'")
         return (f"register {m.group(1)} with the suffix {suffix}, which this assembler does not read "
                 f"(it reads .reuse and the lane selections {', '.join('.' + s for s in SWIZZLES)})")
     upper = t.upper()
@@ -495,6 +500,13 @@ def parse_operand(text: str, branch_target: bool = False) -> Operand:
     _check_brackets(text.strip())
     neg = invert = absolute = reuse = False
     swizzle = ""
+    # a vector register's sign bit, as nvdisasm prints it: `R2.SIGN`, `R5.reuse.SIGN` (a source of
+    # PLOP3's register form; the encoder refuses it elsewhere).  With '-', '|..|' or '~' it is no
+    # operand nvdisasm prints: left to the reader below, which calls it unreadable.
+    m = re.fullmatch(r"(R\d+|RZ)(\.reuse)?\.SIGN", t)
+    if m:
+        reg = parse_register(m.group(1))
+        return Reg(reg.bank, reg.index, reuse=bool(m.group(2)), sign=True)
     for name in SWIZZLES:
         if t.endswith("." + name):
             swizzle = name

@@ -55,6 +55,13 @@ SLOTS = {
     "Ilut": dict(kinds="I", field=(72, 8), what="LUT"),
     "Iplut": dict(kinds="I", split=((64, 3), (72, 5)), what="LUT"),   # PLOP3: LUT bits 0..2 at 64, 3..7 at 72
     "Imask8": dict(kinds="I", field=(16, 8), what="second LUT"), # PLOP3's second immediate
+    # PLOP3's register form (another opcode word, 0x21f): each source a register's sign bit, `R2.SIGN`,
+    # at A's, B's and C's register fields, their reuse bits 122..124, the LUT whole at 72..79 (Ilut):
+    # ptxas's add.sat.s32 PLOP3.LUT P0, PT, R2.SIGN, R5.SIGN, R4.SIGN, 0x2, 0x0 is 0x000000050200721f
+    # 0x...00700204 (tools/ptx_corpus/sign_forms.ptx)
+    "Rsa": dict(kinds="R", reg=REG_A),
+    "Rsb": dict(kinds="R", reg=REG_B),
+    "Rsc": dict(kinds="R", reg=REG_C),
     "SBn": dict(kinds="S", field=(44, 3), what="scoreboard"),   # DEPBAR's SB0..SB5 (6, 7: nvdisasm's INVALID6/7)
     "Idep": dict(kinds="I", field=(38, 6), what="count"),        # DEPBAR.LE's count
     # BPT.TRAP's code: one ptxas word (1 at 34); nvdisasm prints bits 34..36 alone (0x7 for all of 34..53 set,
@@ -101,7 +108,7 @@ LAYOUTS: dict[str, list[str]] = {
     "VIMNMX": ["Rd Ra Sb Pp"],
     "LEA": ["Rd [Pu] Ra Sb Sc Ishift [Pp]", "Rd [Pu] Ra Sb Ishift [Pp]"],
     "LOP3": ["[Pu] Rd Ra Sb Sc Ilut [Pp]"],
-    "PLOP3": ["Pu Pv Pp Pq Pr Iplut Imask8"],
+    "PLOP3": ["Pu Pv Pp Pq Pr Iplut Imask8", "Pu Pv Rsa Rsb Rsc Ilut Imask8"],
     "SHF": ["Rd Ra Sb Sc"],
     "PRMT": ["Rd Ra Sb Sc"],
     "SGXT": ["Rd Ra Sb"],
@@ -285,7 +292,10 @@ REUSE_OPCODES = {"FADD", "FFMA", "FMNMX", "FMUL", "FSEL", "FSETP", "I2FP", "IADD
                  # does not: bobc asm refused that listing (probe s37 floor finding 2)
                  "IABS",
                  # ptxas 13 marks these too (tools/ptx_corpus/int_forms.ptx, both targets)
-                 "IDP", "F2IP", "VABSDIFF"}
+                 "IDP", "F2IP", "VABSDIFF",
+                 # ptxas 13 marks PLOP3's .SIGN sources on sm_90 (PLOP3.LUT P0, PT, R5.reuse.SIGN, ...:
+                 # tools/ptx_corpus/sign_forms.ptx)
+                 "PLOP3"}
 # ... on these targets only: nvdisasm shows no reuse flag on sm_86's R2UR (bit 122 decodes to nothing)
 REUSE_TARGETS = {"R2UR": {"sm_90"}}
 
