@@ -45,13 +45,15 @@ def test_a_kernels_file_of_another_name_is_read_as_python(folder, capsys):
 
 
 def test_a_syntax_error_in_a_module_it_imports_names_that_module(folder, capsys):
-    (folder / "helper.py").write_text("\n\nx = (\n")
+    # a module name no other test imports: the run is in this process, and a module already in
+    # sys.modules would not be read again
+    (folder / "unparsable_helper_s38.py").write_text("\n\nx = (\n")
     (folder / "kernels.py").write_text("import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
-                                       "import helper\nKERNELS = {}\n")
+                                       "import unparsable_helper_s38\nKERNELS = {}\n")
     assert _run("kernels.py") == 2
     err = capsys.readouterr().err
-    assert err.startswith("bobc run: error: cannot load --kernels kernels.py: SyntaxError at line 3 of helper.py: "
-                          "'(' was never closed\nhint: fix helper.py"), err
+    assert err.startswith("bobc run: error: cannot load --kernels kernels.py: SyntaxError at line 3 of "
+                          "unparsable_helper_s38.py: '(' was never closed\nhint: fix unparsable_helper_s38.py"), err
     assert not any((folder / f"{name}.bin").exists() for name in ("c", "p", "r"))
 
 

@@ -60,7 +60,7 @@ def traced(trace: Trace):
         published = self.staged_checkpoint if self.published == self.publications else None
         if published is None:
             from bobc.reference import envelope
-            published = envelope.encode(self.request, self.reached, bytes(self.out[native_request.FILE_CHECKPOINT_OUT]))
+            published = envelope.encode(self.request.contract, self.reached, bytes(self.out[native_request.FILE_CHECKPOINT_OUT]))
         trace.publications.append((updates, published))
         return result
 
