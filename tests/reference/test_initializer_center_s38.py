@@ -54,6 +54,18 @@ def _exact(count: int, shift: int, center: int, denominator: int) -> np.ndarray:
     return np.array(out, np.float64).astype(np.float32)
 
 
+def _predict(plan, tmp_path):
+    """`bobc run PLAN predict --reference` over a three-record input made by the example's own maker."""
+    sys.path.insert(0, str(EXAMPLE))
+    try:
+        import make_record
+    finally:
+        sys.path.remove(str(EXAMPLE))
+    (tmp_path / "record.bin").write_bytes(make_record.record_bytes(*make_record.make(3)))
+    return _bobc("run", plan, "predict", "--reference", "--input", "record.bin", "--checkpoint-out", "c.bin",
+                 "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+
+
 def test_a_center_past_int64_is_refused_by_name_not_a_traceback(tmp_path):
     plan = _plan(tmp_path, 1, 2 ** 63, 2 ** 63)
     checked = _bobc("check", plan, cwd=tmp_path)
@@ -61,14 +73,7 @@ def test_a_center_past_int64_is_refused_by_name_not_a_traceback(tmp_path):
     assert "initializer (splitmix64) center is 9,223,372,036,854,775,808: outside 0..9,223,372,036,854,775,807" \
         in checked.stderr
     assert "Traceback" not in checked.stderr
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import make_record
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    (tmp_path / "record.bin").write_bytes(make_record.record_bytes(*make_record.make(3)))
-    ran = _bobc("run", plan, "predict", "--reference", "--input", "record.bin", "--checkpoint-out", "c.bin",
-                "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    ran = _predict(plan, tmp_path)
     assert ran.returncode == 1, ran.stderr
     assert "Traceback" not in ran.stderr and "center" in ran.stderr
     assert not (tmp_path / "c.bin").exists()
@@ -79,14 +84,7 @@ def test_an_accepted_center_gives_the_exact_fresh_values(tmp_path, shift, center
     plan = _plan(tmp_path, shift, center, denominator)
     checked = _bobc("check", plan, cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import make_record
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    (tmp_path / "record.bin").write_bytes(make_record.record_bytes(*make_record.make(3)))
-    ran = _bobc("run", plan, "predict", "--reference", "--input", "record.bin", "--checkpoint-out", "c.bin",
-                "--predictions", "p.bin", "--result", "r.bin", cwd=tmp_path)
+    ran = _predict(plan, tmp_path)
     assert ran.returncode == 0, ran.stderr
     envelope = (tmp_path / "c.bin").read_bytes()
     header, = struct.unpack_from("<I", envelope, 8)
