@@ -20,16 +20,23 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 @pytest.fixture
 def runs(monkeypatch):
-    """The (code length, base) of every nvdisasm run while the test runs; nothing read before counts."""
+    """The (code length, base) of every nvdisasm run while the test runs; nothing read before counts
+    (neither this process's texts nor the runs the cache keeps: nvtools.run_on_code, which every
+    nvdisasm run over raw code goes through; sass.oracle holds its own name for it)."""
+    from bobc.sass import oracle
+
+    monkeypatch.setenv("BOBC_CACHE_DIR", "off")
     monkeypatch.setattr(decode, "_TEXTS", {})
     seen: list[tuple[int, int]] = []
-    real = decode._nvdisasm_listing
+    real = nvtools.run_on_code
 
-    def counted(tool, code, arch, base, running=None):
-        seen.append((len(code), base))
-        return real(tool, code, arch, base, running)
+    def counted(tool, options, code, running=None, prefix=None):
+        spelt = next((o for o in ("-base", "--base-address") if o in options), None)
+        seen.append((len(code), int(options[options.index(spelt) + 1], 16) if spelt else 0))
+        return real(tool, options, code, running, prefix)
 
-    monkeypatch.setattr(decode, "_nvdisasm_listing", counted)
+    monkeypatch.setattr(nvtools, "run_on_code", counted)
+    monkeypatch.setattr(oracle, "run_on_code", counted)
     return seen
 
 

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BobcError, UsageError, descriptors_exhausted
+from ..errors import BobcError, UsageError
 from .. import nvtools
 from ..bounded import BoundedCache
 from ..resources import doc
@@ -828,21 +828,6 @@ def instruction_text(images: Images, region: dict) -> dict[int, str]:
     return _instruction_text(region_code(images, region), nvdisasm_arch(images.manifest))
 
 
-def _nvdisasm_listing(tool: str, code: bytes, arch: str, base: int, running=None):
-    """(decoded instructions, nvdisasm's first complaint or '') for `code` placed at `base`.
-    `running`: the children.Running of the pool this runs in (_read_together), else None."""
-    from ..sass.oracle import parse_hex_listing
-
-    try:        # kept in the user cache; a full disk or `ulimit -f`: one message, exit 8 (diff: 2)
-        done = nvtools.run_on_code(tool, ["-b", arch, "-hex", "--base-address", hex(base)], code, running)
-    except OSError as error:
-        exhausted = descriptors_exhausted(error, "starting nvdisasm")  # ulimit -n: exit 8, no line blamed
-        if exhausted is not None:
-            raise exhausted from None
-        return [], f"cannot run nvdisasm at {tool}: {error.strerror}"
-    return parse_hex_listing(done.stdout), _complaint(done.stderr, done.returncode)
-
-
 def _complaint(stderr: str, returncode: int) -> str:
     """nvdisasm's first complaint in `stderr`, without its `nvdisasm error :` and the address it
     names (the line shows the instruction's own); else its exit status when not 0; else ''."""
@@ -965,7 +950,6 @@ def _read_together(codes: list[bytes], arch: str) -> None:
         running = Running()
         plain, shifted = in_threads(lambda base: read_words(joined, arch, running=running, base=base),
                                     [0, SHIFTED_BASE], 2, "bobc-nvdisasm", running)
-        count = len(joined) // INSTRUCTION_BYTES
         refused = set(plain.refused)
         if not plain.notes and not shifted.notes and {a - SHIFTED_BASE for a in shifted.refused} == refused \
                 and [d.offset for d in plain.lines] == [a for a in range(0, len(joined), INSTRUCTION_BYTES)
