@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
+from .encoder import ZERO_REGISTER as ZERO     # RZ, URZ, PT, UPT: declared once, with the encoder
+
 INDIRECT = {"BRX", "JMX", "JMP"}
 
 
