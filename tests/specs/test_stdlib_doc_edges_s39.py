@@ -1,0 +1,30 @@
+"""What Data.Bytes's word helpers and participantGroupNext compute at their edges, as their
+comments now say (probe s39 stdlib findings 2 and 4; struct is the oracle for the bytes)."""
+from __future__ import annotations
+
+import struct
+
+
+def test_word_helpers_keep_low_bits_and_read_missing_bytes_as_zero(probe):
+    program = probe("import Data.Bytes\n\n"
+                    "def w32 : Bytes = (dataBytesWord32LE 0x1deadbeef)\n"
+                    "def w64 : Bytes = (dataBytesWord64LE 0x10102030405060708)\n"
+                    "def past : Nat = (dataBytesReadLE b\"\\x01\\x02\\x03\" 1 4)\n"
+                    "def outside : Nat = (dataBytesReadLE b\"\\x01\\x02\\x03\" 9 8)\n"
+                    "def inside : Nat = (dataBytesReadLE b\"\\x01\\x02\\x03\\x04\\x05\" 1 4)\n")
+    assert program.value("w32").value == struct.pack("<I", 0xDEADBEEF)
+    assert program.value("w64").value == struct.pack("<Q", 0x0102030405060708)
+    # the bytes the input holds, then zeros: b"\x02\x03" + b"\x00\x00"
+    assert program.value("past").value == struct.unpack("<I", b"\x02\x03\x00\x00")[0]
+    assert program.value("outside").value == 0
+    assert program.value("inside").value == struct.unpack("<I", b"\x02\x03\x04\x05")[0]
+
+
+def test_next_worker_wraps_and_an_empty_group_admits_no_rank(probe):
+    group = "(constructor ParticipantGroup ParticipantGroupValue b\"g\" {})"
+    program = probe("import Representation.ParticipantGroup\n\n"
+                    f"def wraps : Nat = (participantGroupNext {group.format(5)} 4)\n"
+                    f"def inner : Nat = (participantGroupNext {group.format(5)} 2)\n"
+                    f"def emptyNext : Nat = (participantGroupNext {group.format(0)} 3)\n"
+                    f"def emptyAdmits : Nat = (participantGroupAdmits {group.format(0)} 0)\n")
+    assert [program.value(n).value for n in ("wraps", "inner", "emptyNext", "emptyAdmits")] == [0, 3, 4, 0]
