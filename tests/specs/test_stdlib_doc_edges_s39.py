@@ -28,3 +28,26 @@ def test_next_worker_wraps_and_an_empty_group_admits_no_rank(probe):
                     f"def emptyNext : Nat = (participantGroupNext {group.format(0)} 3)\n"
                     f"def emptyAdmits : Nat = (participantGroupAdmits {group.format(0)} 0)\n")
     assert [program.value(n).value for n in ("wraps", "inner", "emptyNext", "emptyAdmits")] == [0, 3, 4, 0]
+
+
+def test_a_linear_step_natural_is_an_immediate_converted_to_the_nearest_binary64(probe):
+    """Platform.Linux.Nvidia.LinearStep's NvidiaLinearScalarNatural n (probe s39 stdlib finding 5):
+    the host converts the immediate n (mod 2^64) to the nearest binary64 -- exact up to 2^53 only."""
+    import struct
+
+    from bobc.native.program import decode
+    from bobc.reference.native_program import convert
+
+    values = [2, 2 ** 53, 2 ** 53 + 1, 2 ** 64 - 1, 2 ** 64 + 3]
+    text = "import Platform.Linux.Nvidia.LinearStep\nimport Runtime.NativePhysicalProgram\nimport Runtime.NativeFloatPlan\n\n"
+    for i, v in enumerate(values):
+        text += (f"def p{i} : Bytes = (nativePhysicalProgramBytes (constructor NativePhysicalProgram NativePhysicalProgramValue "
+                 f"b\"n\" 8 512 (nlsPlace 256 0 (constructor NvidiaLinearScalarInput NvidiaLinearScalarNatural {v}) phEnd)))\n"
+                 f"def exact{i} : Nat = (nativeFloatOfNatural {v % 2 ** 64})\n")
+    program = probe(text)
+    for i, v in enumerate(values):
+        convert_command = decode(program.value(f"p{i}").value).commands[0]
+        assert convert_command.v == [(0, v % 2 ** 64)]          # an immediate, modulo 2^64
+        host = convert(0, convert_command.v[0][1])
+        assert host == program.value(f"exact{i}").value        # the nearest binary64 (BinaryFloatModel)
+        assert (struct.unpack("<d", struct.pack("<Q", host))[0] == v) == (v <= 2 ** 53)
