@@ -51,3 +51,16 @@ def test_a_linear_step_natural_is_an_immediate_converted_to_the_nearest_binary64
         host = convert(0, convert_command.v[0][1])
         assert host == program.value(f"exact{i}").value        # the nearest binary64 (BinaryFloatModel)
         assert (struct.unpack("<d", struct.pack("<Q", host))[0] == v) == (v <= 2 ** 53)
+
+
+def test_region_frame_place_takes_the_end_only(probe):
+    """Compiler.Planning.RegionFrame's regionFramePlace is a function of `end` alone (its comment
+    named a `bytes` argument it does not take; probe s39 stdlib finding 8)."""
+    program = probe("import Compiler.Planning.RegionFrame\n\n"
+                    "def place : Nat = (regionFramePlace 13)\n"
+                    "def after : Nat = (regionFrameAfter 13 5)\n"
+                    "def kind : Type 0 = (pi unrestricted end : Nat . Nat)\n"
+                    "def typed : kind = regionFramePlace\n")
+    program.check()
+    assert program.value("place").value == 16            # 13 rounded up to a multiple of 8
+    assert program.value("after").value == 24            # 16 + 5 = 21, rounded up
