@@ -2042,6 +2042,14 @@ class Launch:
                 self._fail(ins, f"reads its tensor map at {where:#x}, not a multiple of 64: the map must be "
                                 f"64-byte aligned (CUDA's cuTensorMapEncodeTiled, {doc('tensor-maps.md')})",
                            thread=int(lane))
+            declared = self.memory.tensor_maps         # None: the launch's contract is not known (run_kernel)
+            if declared is not None and where not in declared:
+                named = ", ".join(f"{a:#x}" for a in sorted(declared)) if declared else "none"
+                self._fail(ins, f"copies through a tensor map at {where:#x}, which is not one the launch's kernel "
+                                f"contract declares (the maps its //@ tensormap words hold: {named}): the copy would "
+                                f"read whatever tensor those bytes describe, unchecked by the certifier; load the "
+                                f"map's address from its //@ tensormap word ({doc('kernel-contracts.md')}, "
+                                f"\"Tensor maps\")", thread=int(lane))
             f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
             if self.memory.accesses is not None:     # the map is global memory the copy reads too
                 self.memory.accesses.read_rows(np.array([where], dtype=np.uint64), 128)
