@@ -195,9 +195,13 @@ def test_a_map_the_driver_would_refuse_is_refused_with_its_reason(tmp_path):
     # (a stride the launch's words make: the line alone cannot decide it, so the encoder refuses it;
     # what the line decides is refused at its line and column, below)
     line = f"//@ tensormap {MAP_WORD} of 1 binary32 dims (256, 256) strides (1020) box (32, 8) swizzle 128b G"
+    folder = kernels(tmp_path, line)
     with pytest.raises(BobcError, match=rf"tensor map word {MAP_WORD} .*tensor map stride of dimension 1 is 1020 "
-                                        r"bytes; it must be a multiple of 16"):
-        encode_images(bob.bob_whole_program_plan(), SM90, contracts=contracts(kernels(tmp_path, line)))
+                                        r"bytes; it must be a multiple of 16") as refused:
+        encode_images(bob.bob_whole_program_plan(), SM90, contracts=contracts(folder))
+    # the message names the line that declares the map (file:line), where the author corrects it
+    number = (folder / "bob-adamw.sass").read_text().splitlines().index(line) + 1
+    assert f"declared at {folder / 'bob-adamw.sass'}:{number})" in str(refused.value)
 
 
 def test_a_target_without_the_tensor_memory_accelerator_is_refused(tmp_path):
