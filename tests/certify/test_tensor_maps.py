@@ -192,10 +192,16 @@ def test_a_plan_that_patches_the_map_word_is_refused(tmp_path):
 
 
 def test_a_map_the_driver_would_refuse_is_refused_with_its_reason(tmp_path):
-    line = f"//@ tensormap {MAP_WORD} of 1 binary32 dims (256, 256) strides (1024) box (64, 8) swizzle 128b G"
-    with pytest.raises(BobcError, match=rf"tensor map word {MAP_WORD} .*a tensor map box row of 256 bytes does "
-                                        r"not fit the 128-byte swizzle"):
-        encode_images(bob.bob_whole_program_plan(), SM90, contracts=contracts(kernels(tmp_path, line)))
+    # (a stride the launch's words make: the line alone cannot decide it, so the encoder refuses it;
+    # what the line decides is refused at its line and column, below)
+    line = f"//@ tensormap {MAP_WORD} of 1 binary32 dims (256, 256) strides (1020) box (32, 8) swizzle 128b G"
+    folder = kernels(tmp_path, line)
+    with pytest.raises(BobcError, match=rf"tensor map word {MAP_WORD} .*tensor map stride of dimension 1 is 1020 "
+                                        r"bytes; it must be a multiple of 16") as refused:
+        encode_images(bob.bob_whole_program_plan(), SM90, contracts=contracts(folder))
+    # the message names the line that declares the map (file:line), where the author corrects it
+    number = (folder / "bob-adamw.sass").read_text().splitlines().index(line) + 1
+    assert f"declared at {folder / 'bob-adamw.sass'}:{number})" in str(refused.value)
 
 
 def test_a_target_without_the_tensor_memory_accelerator_is_refused(tmp_path):
@@ -239,6 +245,20 @@ def test_a_host_fill_of_a_word_the_map_is_built_from_is_a_finding(tmp_path):
      "expected 'of P'"),
     ("//@ tensormap 9 of 1 binary32 dims (4, 4) strides (16) box (4, 4) swizzle none when hi[7] & 1 G", "when",
      "expected a condition 'when TERM&MASK'"),
+    # the CUDA driver's cuTensorMapEncodeTiled rules the line alone decides (its documented
+    # requirements; tests/nvidia/data's capture of what driver 580 refused): a box of 1 to 256
+    # elements a dimension, rows a multiple of 16 bytes and no longer than the swizzle's span, at
+    # most a block's shared memory (227 KiB on sm_90) in all
+    ("//@ tensormap 9 of 1 binary32 dims (4, 4) strides (16) box (4, 300) swizzle none G", "300",
+     "box item 300 is outside 1 to 256"),
+    ("//@ tensormap 9 of 1 binary32 dims (4, 4) strides (16) box (0, 4) swizzle none G", "0, 4)",
+     "box item 0 is outside 1 to 256"),
+    ("//@ tensormap 9 of 1 binary32 dims (4, 4) strides (16) box (3, 4) swizzle none G", "3, 4)",
+     "box item 3: a box row (3 binary32 elements) is 12 bytes, not a multiple of 16"),
+    ("//@ tensormap 9 of 1 binary16 dims (4, 4) strides (16) box (32, 4) swizzle 32b G", "32, 4)",
+     "box item 32: a box row (32 binary16 elements) is 64 bytes, longer than the 32-byte swizzle's span"),
+    ("//@ tensormap 9 of 1 binary64 dims (4, 4, 4) strides (16, 32) box (32, 32, 32) swizzle none G", "32, 32, 32",
+     "the box is 262144 bytes, more than the 232448 bytes of shared memory a block can have"),
 ])
 def test_a_malformed_tensormap_line_is_refused_at_its_line_and_column(tmp_path, line, at, what):
     folder = kernels(tmp_path, line)

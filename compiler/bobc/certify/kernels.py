@@ -460,8 +460,37 @@ def _parse_tensor_map(path, number: int, line: str) -> TensorMap:
             column = values[-1][1] if values else at
             raise fail(column, f"{len(dims)} dims take {count} {name}, not {len(values)} (strides are given "
                                f"for dimensions 1.. only: dimension 0 is contiguous)")
+    _check_box(fail, element.group(1), box, swizzle)
     return TensorMap(word, pointer, element.group(1), tuple(t for t, _ in dims), tuple(t for t, _ in strides),
                      tuple(int(t, 0) for t, _ in box), swizzle.group(1), condition, line[at:].strip(), number)
+
+
+def _check_box(fail, element: str, box: list[tuple[str, int]], swizzle) -> None:
+    """The CUDA driver's rules (cuTensorMapEncodeTiled, bobc.nvidia.tensor_map.check) that the
+    line alone decides -- the box, its element and the swizzle are numbers, the same on every
+    launch -- refused at the line and column even where no launch makes the map (a condition
+    false on every launch, a kernel no plan launches)."""
+    from ..nvidia.tensor_map import DATA_TYPES, MAX_BOX, MAX_BOX_BYTES, SWIZZLE_BYTES
+    size = DATA_TYPES[TENSOR_MAP_ELEMENTS[element]][1]
+    for text, column in box:
+        if not 1 <= int(text, 0) <= MAX_BOX:
+            raise fail(column, f"box item {text} is outside 1 to {MAX_BOX}: a box has 1 to {MAX_BOX} elements along "
+                               f"each dimension (the CUDA driver's cuTensorMapEncodeTiled)")
+    (text, column), row = box[0], int(box[0][0], 0) * size
+    if row % 16:
+        raise fail(column, f"box item {text}: a box row ({text} {element} elements) is {row} bytes, not a multiple "
+                           f"of 16 (the CUDA driver's cuTensorMapEncodeTiled)")
+    span = SWIZZLE_BYTES[swizzle.group(1)]
+    if span is not None and row > span:
+        raise fail(column, f"box item {text}: a box row ({text} {element} elements) is {row} bytes, longer than "
+                           f"the {span}-byte swizzle's span (at most {span // size} elements; the CUDA driver's "
+                           f"cuTensorMapEncodeTiled)")
+    total = size
+    for text, _ in box:
+        total *= int(text, 0)
+    if total > MAX_BOX_BYTES:
+        raise fail(box[0][1], f"the box is {total} bytes, more than the {MAX_BOX_BYTES} bytes of shared memory a "
+                              f"block can have (the CUDA driver's cuTensorMapEncodeTiled refuses it)")
 
 
 def _width(instruction: str) -> int:

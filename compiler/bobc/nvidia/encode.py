@@ -607,7 +607,8 @@ def plan_tensor_maps(plan: WholeProgramPlan, target: Target, contracts,
         for declared in contract.tensor_maps:
             word = argument_word + declared.word
             where = (f"{_launch_name(index, launch)}, kernel {contract.kernel}, tensor map word {declared.word} "
-                     f"(bank 0 word {word}; {declared.what or 'the map of argument ' + str(declared.pointer)})")
+                     f"(bank 0 word {word}; {declared.what or 'the map of argument ' + str(declared.pointer)}; "
+                     f"declared at {contract.source}:{declared.line})")
             if not target.tensor_maps:
                 raise BobcError(f"{where}: target {target.name} has no Tensor Memory Accelerator to read a "
                                 f"tensor map", hint="build for a target that has one (sm_90), or give this "

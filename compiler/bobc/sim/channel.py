@@ -146,12 +146,15 @@ class Channel:
 
     def __init__(self, memory: Memory, check_hazards: bool = True, launch_names: dict | None = None,
                  check_order: bool = True, code_bytes: dict | None = None, footprints: dict | None = None,
-                 max_steps: int | None = None):
+                 max_steps: int | None = None, tensor_maps: dict | None = None):
         self.memory = memory
         self.max_steps = max_steps or MAX_STEPS     # instructions one launch may issue (executor.Launch)
         # QMD address -> the launch's contract footprint (host_adapter.HostPlan.footprints):
         # every access of the launch must lie in it, as its contract says
         self.footprints = footprints or {}
+        # QMD address -> the tensor map addresses the launch's contract declares
+        # (host_adapter.HostPlan.tensor_maps): a TMA copy through any other map is refused
+        self.tensor_maps = tensor_maps or {}
         # QMD address -> its kernel's code size (the images' manifest): a QMD whose program
         # prefetch is for what follows it (PREFETCH_POST) does not say where its own code ends
         self.code_bytes = code_bytes or {}
@@ -408,11 +411,13 @@ class Channel:
         if self.check_order:
             self.memory.accesses = LaunchAccesses()
         self.memory.footprint = self.footprints.get(qmd_address)
+        self.memory.tensor_maps = self.tensor_maps.get(qmd_address)
         try:
             Launch(geometry, self._code_cache[key], self.memory, self.check_hazards, self.max_steps).run()
         finally:
             accesses, self.memory.accesses = self.memory.accesses, None
             self.memory.footprint = None
+            self.memory.tensor_maps = None
         if self.check_order:
             self._ordered(where, *accesses.sets())
         self.log.launches.append((qmd_address, name))

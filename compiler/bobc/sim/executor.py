@@ -2024,7 +2024,8 @@ class Launch:
     def op_UTMALDG(self, ins, mods, o, mask):
         """A tiled TMA copy: the box at the coordinates, from the tensor map at [URm] (decoded by
         bobc.nvidia.tensor_map), out-of-bounds elements zero, into shared memory under the map's
-        swizzle (the 16-byte chunk of a 128-byte row XOR the row's address bits 7..9), then its
+        swizzle (each box row at the start of a span of the swizzle's bytes, its 16-byte chunks XOR
+        the address bits 7.. (1, 2, 3 of them for the 32-, 64-, 128-byte swizzles)), then its
         bytes complete on the mbarrier."""
         from ..nvidia.tensor_map import DATA_TYPES, decode
         rank = {"1D": 1, "2D": 2, "3D": 3, "4D": 4, "5D": 5}.get(mods[0] if mods else "")
@@ -2041,6 +2042,14 @@ class Launch:
                 self._fail(ins, f"reads its tensor map at {where:#x}, not a multiple of 64: the map must be "
                                 f"64-byte aligned (CUDA's cuTensorMapEncodeTiled, {doc('tensor-maps.md')})",
                            thread=int(lane))
+            declared = self.memory.tensor_maps         # None: the launch's contract is not known (run_kernel)
+            if declared is not None and where not in declared:
+                named = ", ".join(f"{a:#x}" for a in sorted(declared)) if declared else "none"
+                self._fail(ins, f"copies through a tensor map at {where:#x}, which is not one the launch's kernel "
+                                f"contract declares (the maps its //@ tensormap words hold: {named}): the copy would "
+                                f"read whatever tensor those bytes describe, unchecked by the certifier; load the "
+                                f"map's address from its //@ tensormap word ({doc('kernel-contracts.md')}, "
+                                f"\"Tensor maps\")", thread=int(lane))
             f = decode(self.memory.read(where, 128, f"{self.g.name}: the tensor map of {ins.text}"))
             if self.memory.accesses is not None:     # the map is global memory the copy reads too
                 self.memory.accesses.read_rows(np.array([where], dtype=np.uint64), 128)
@@ -2060,11 +2069,19 @@ class Launch:
             self._tma_box_rows(ins, int(lane), block, where, f, coords, dims, box, strides, size, tile)
             span = {0: 0, 1: 32, 2: 64, 3: 128}[f["SWIZZLE"]]
             offsets = destination + np.arange(tile.size)
+            landed = tile.size
             if span:
+                # each box row takes the swizzle's whole span (a 64-byte row under the 128-byte
+                # swizzle leaves the span's other 64 bytes as they were), then its 16-byte chunks
+                # move: measured on the H200 and H100 (docs/tensor-maps.md, "How a copy lands")
+                row = box[0] * size
+                offsets = destination + (np.arange(tile.size) // row) * span + np.arange(tile.size) % row
+                landed = tile.size // row * span
                 offsets = offsets ^ (((offsets >> 7) & (span // 16 - 1)) << 4)
-            if destination % 128 or destination + tile.size > self.shared_bytes:
-                self._fail(ins, f"a copy of {tile.size} bytes to shared {destination:#x} (128-byte aligned, "
-                                f"within the block's {self.shared_bytes})", thread=int(lane))
+            if destination % 128 or destination + landed > self.shared_bytes:
+                self._fail(ins, f"a copy of {tile.size} bytes ({landed} bytes of shared memory) to shared "
+                                f"{destination:#x} (128-byte aligned, within the block's {self.shared_bytes})",
+                           thread=int(lane))
             self._check_mma_reads(ins, (block * self.shared_bytes + offsets)[None, :], np.array([lane // WARP]),
                                   "a TMA copy writes", np.array([lane]))
             self.shared[block * self.shared_bytes + offsets] = tile

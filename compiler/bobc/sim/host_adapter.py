@@ -81,6 +81,9 @@ class HostPlan:
     # QMD address -> the byte ranges its launch's kernel contract lets it read and write
     # (bobc.certify.footprints; None: unknown), which the simulator holds every access to
     footprints: dict = dataclasses.field(default_factory=dict)
+    # QMD address -> the GPU addresses of the tensor maps its launch's kernel contract declares
+    # (`//@ tensormap` words, as bobc filled them): the only maps its TMA copies may name
+    tensor_maps: dict = dataclasses.field(default_factory=dict)
 
 
 def host_plan(plan, images, target, folders=None) -> HostPlan:
@@ -113,7 +116,8 @@ def host_plan(plan, images, target, folders=None) -> HostPlan:
         launch_names={launch["qmd_address"]: f"launch {launch['index']} ({shown_plan_text(launch['identity'])})"
                       for launch in manifest["launches"]},
         code_bytes=manifest_code_bytes(manifest),
-        footprints=_footprints(plan, manifest, target, folders) if folders is not None else {})
+        footprints=_footprints(plan, manifest, target, folders) if folders is not None else {},
+        tensor_maps=_tensor_maps(images, target))
 
 
 def _footprints(plan, manifest, target, folders) -> dict:
@@ -125,6 +129,25 @@ def _footprints(plan, manifest, target, folders) -> dict:
     prints = launch_footprints(plan, contracts)
     return {launch["qmd_address"]: prints[launch["index"]] for launch in manifest["launches"]
             if launch["index"] < len(prints)}
+
+
+def _tensor_maps(images, target) -> dict:
+    """QMD address -> the addresses its launch's `//@ tensormap` words hold (the manifest's
+    tensor_maps users; each address read from the launch's parameter block in the program image,
+    as the GPU reads it, so a program residence's relocation is in it); empty for a launch whose
+    contract declares none."""
+    manifest = images.manifest
+    words: dict[int, list[int]] = {}
+    for mapped in manifest.get("tensor_maps", ()):
+        for user in mapped["users"]:
+            words.setdefault(user["launch"], []).append(user["argument"])
+    out = {}
+    for launch in manifest["launches"]:
+        block = launch["parameter_offset"] + target.parameter_base
+        out[launch["qmd_address"]] = frozenset(
+            struct.unpack_from("<Q", images.program, block + 8 * argument)[0]
+            for argument in words.get(launch["index"], ()))
+    return out
 
 
 def constructor_of(kind_name: str) -> str:

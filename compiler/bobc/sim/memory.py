@@ -143,6 +143,7 @@ class Memory:
                                       "lies in no mapped buffer")
         self.accesses: LaunchAccesses | None = None     # the running launch's, when the channel gathers them
         self.footprint = None     # the running launch's contract footprint (certify.footprints), when known
+        self.tensor_maps = None   # the addresses of the tensor maps its contract declares, when known
         self._footprint_spans = (None, None, None)
         self._starts = np.array([r.address for r in self.residents], dtype=np.uint64)
         self._ends = np.array([r.address + r.size for r in self.residents], dtype=np.uint64)
