@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "compiler"))
 
 from bobc.language import Intrinsics, load_program  # noqa: E402
+from bobc.targets import SM86  # noqa: E402
 from bobc.language import modules  # noqa: E402
 from bobc.language.check import check_program  # noqa: E402
 
@@ -83,7 +84,7 @@ def timed(function, repeats, setup=None):
 
 
 def fresh():
-    return load_program(PLAN, intrinsics=Intrinsics())
+    return load_program(PLAN, intrinsics=Intrinsics(), target=SM86)
 
 
 def fresh_cold():
@@ -147,7 +148,7 @@ def main(argv=None):
         path.write_text(SYNTHETIC, encoding="utf-8")
         for name in ("count", "sum"):
             stats, value = timed(lambda p: p.value(name), max(1, args.repeats // 2),
-                                 setup=lambda: load_program(path))
+                                 setup=lambda: load_program(path, target=SM86))
             stats["value"] = value.value
             results[f"synthetic {name}"] = stats
 

@@ -133,15 +133,16 @@ def test_each_program_has_its_own_evaluation_step_budget(monkeypatch):
     check of one draws on its own budget only, not on what the other's check used (the documented
     Python API, docs/language.md)."""
     from bobc.language import core, limits, load_program
+    from bobc.targets import SM86
 
     monkeypatch.setenv("BOBC_CACHE_DIR", "off")
     model = REPO / "examples" / "linear_regression" / "LinReg" / "Model.bob"
-    alone = load_program(model)
+    alone = load_program(model, target=SM86)
     alone.check()
     used = core._fuel[1] - core._fuel[0]
     assert used > 0
     monkeypatch.setattr(limits, "EVALUATION_STEPS", used * 3 // 2)   # one check fits, two do not
-    first, second = load_program(model), load_program(model)
+    first, second = load_program(model, target=SM86), load_program(model, target=SM86)
     second.check()
     first.check()                       # refused when its budget was the one second used
     assert first._checked and second._checked

@@ -26,10 +26,7 @@ TARGET_OBJECTS = {"SM86", "SM90"}       # bobc.targets' rows by their module nam
 TABLES = {"targets.py", "sass/tables/arch.py", "sass/tables/layouts.py", "sim/arch.py", "sim/latencies.py"}
 
 # What is left outside the tables, and why: (module, line's source text fragment) -> reason
-KEPT = {
-    ("language/program.py", "target=SM86"): "load_program's default for a plan loaded without a build "
-                                            "(probe s38 targettables finding 10: tests rely on it)",
-}
+KEPT: dict = {}         # none: load_program's target=SM86 default went in probe s39 leftovers3 finding 5
 
 
 def _is_name(node) -> bool:
@@ -145,3 +142,18 @@ def test_a_target_without_a_simulator_row_is_refused_by_name():
     assert inspect.signature(Checker).parameters["arch"].default is inspect.Parameter.empty
     assert inspect.signature(latencies.uniform_writer_class).parameters["arch"].default is inspect.Parameter.empty
     assert latencies.uniform_writer_class("R2UR", "SM90") == "r2ur" and latencies.uniform_writer_class("R2UR", "SM86") == "uldc"
+
+
+def test_load_program_names_its_target():
+    """probe s39 leftovers3 finding 5: load_program (and Program) defaulted to sm_86 while every
+    command defaults to sm_90 (bobc.targets.DEFAULT_TARGET); the target is now always named."""
+    import inspect
+
+    import pytest
+
+    from bobc.language import Program, load_program
+    for function in (load_program, Program):
+        parameter = inspect.signature(function).parameters["target"]
+        assert parameter.default is inspect.Parameter.empty and parameter.kind is parameter.KEYWORD_ONLY
+    with pytest.raises(TypeError, match="target"):
+        load_program(PACKAGE / "no-such-plan.bob")

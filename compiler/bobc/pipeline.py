@@ -232,13 +232,15 @@ def _certify_sound(plan, target: Target, needs, folders, encoded_from=None, asse
             f"({hazards.get(hazard, 'unknown hazard code')}); nothing is emitted")
 
 
-def require_entry(program, entry: str | None) -> str:
+def require_entry(program, entry: str | None, command: str = "build") -> str:
     """The native host definition a build starts from: `entry`, which the plan module
-    itself must define, or (entry None) its one definition of type (family NvidiaPlanHost)."""
+    itself must define, or (entry None) its one definition of type (family NvidiaPlanHost).
+    `command`: the bobc subcommand that asks (ENTRY_WORDS), which its refusals name."""
     from .plan.extract import host_entries
 
     if entry is not None:
-        return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry)
+        return chosen_entry(program.plan_name, program.scopes[program.plan_name].definitions, [], entry,
+                            command=command)
     hosts = host_entries(program)
     places = {}
     if len(hosts) > 1:
@@ -249,7 +251,7 @@ def require_entry(program, entry: str | None) -> str:
             program.check_definition(name)
             places[name] = program.definition(name).span
     return chosen_entry(program.plan_name, (), hosts, entry, () if hosts else bytes_definitions(program),
-                        places)
+                        places, command)
 
 
 def bytes_definitions(program) -> list[str]:
@@ -283,22 +285,39 @@ def refuse_blank_entry(entry: str | None, verb: str | None = None, hint: str | N
                                   f"{'to ' + verb if verb else 'for'} the plan module's one NvidiaPlanHost")
 
 
+# what the refusals of chosen_entry say of each subcommand that needs a native host (probe s39
+# leftovers3 finding 2: `bobc run` and `bobc sim` were told of "a build"): what the host is to it,
+# what it does to a module, and where a Bytes definition (a native artifact) of the module goes
+_RUN_NATIVE = "`bobc run PLAN native ARGUMENTS... --reference --entry NAME` runs"
+_BUILDS = "what --entry can {} as a native artifact, when one of them holds the host executable"
+ENTRY_WORDS = {
+    "build": ("a build starts from", "for a build to start from", "build", _BUILDS.format("build")),
+    "check": ("a check certifies", "for a check to certify", "certify", _BUILDS.format("check")),
+    "run": ("`bobc run` runs", "for `bobc run` to run", "run",
+            f"native artifacts, which {_RUN_NATIVE} when one of them holds the host executable"),
+    "sim": ("`bobc sim` simulates", "for `bobc sim` to simulate", "simulate",
+            f"native artifacts, which `bobc sim` does not run: {_RUN_NATIVE} one that holds the host executable"),
+}
+
+
 def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | None, artifacts=(),
-                 places=None) -> str:
+                 places=None, command: str = "build") -> str:
     """require_entry from what it reads of a program: the plan module's `definitions` (names)
     and its native `hosts`; also for a program recalled without loading it (recall.py).
     `artifacts`: its Bytes definitions, named in the refusal when it has no host; `places`: the
-    hosts' spans, named in the refusal when it has several."""
+    hosts' spans, named in the refusal when it has several; `command`: the subcommand that asks
+    (ENTRY_WORDS), named in the refusals."""
     refuse_blank_entry(entry)
+    starts, to_start, verb, artifact_use = ENTRY_WORDS[command]
     if entry is not None:
         if entry in definitions:
             return entry
         import difflib
 
         close = difflib.get_close_matches(entry, list(definitions), n=3)
-        raise BobcError(f"{plan_name} defines no {entry}, the native host a build starts from",
+        raise BobcError(f"{plan_name} defines no {entry}, the native host {starts}",
                         hint=(f"did you mean {' or '.join(close)}? " if close else "")
-                        + "build the module that defines the host, or name its definition with --entry")
+                        + f"{verb} the module that defines the host, or name its definition with --entry")
     if len(hosts) == 1:
         return hosts[0]
     if not hosts:
@@ -306,34 +325,34 @@ def chosen_entry(plan_name: str, definitions, hosts: list[str], entry: str | Non
 
         shown = ", ".join(artifacts[:12]) + (f" and {len(artifacts) - 12} more" if len(artifacts) > 12 else "")
         raise BobcError(f"{plan_name} defines no native host (a definition of type "
-                        f"(family {HOST_FAMILY})) for a build to start from",
-                        hint="build the module that defines the host (its Build module, e.g. "
+                        f"(family {HOST_FAMILY})) {to_start}",
+                        hint=f"{verb} the module that defines the host (its Build module, e.g. "
                              "<Model>/Build/NativeHost.bob), or name its definition with --entry"
-                             + (f"; this module's Bytes definitions ({shown}) are what --entry can build as a "
-                                "native artifact, when one of them holds the host executable" if artifacts else ""))
+                             + (f"; this module's Bytes definitions ({shown}) are {artifact_use}"
+                                if artifacts else ""))
     places = places or {}
     named = ", ".join(f"{name} at {places[name]}" if places.get(name) else name for name in hosts)
     raise BobcError(f"{plan_name} defines {len(hosts)} native hosts ({named})",
-                    places.get(hosts[1]), hint="name the one to build with --entry")
+                    places.get(hosts[1]), hint=f"name the one to {verb} with --entry")
 
 
 def compile_plan(plan_path: Path, target: Target, include=(), entry: str = DEFAULT_ENTRY,
-                 intrinsics=None, recalled: bool = False) -> Built:
+                 intrinsics=None, recalled: bool = False, command: str = "build") -> Built:
     """Everything up to the device images; refuses an unsound plan before encoding.  With
     `recalled` (`bobc build`, which reads only the plan's name of the program), a program
     found well typed before is not loaded: Built.program is then a recall.Recalled."""
     if recalled and intrinsics is None:
-        built = _compile_recalled(plan_path, target, include, entry)
+        built = _compile_recalled(plan_path, target, include, entry, command)
         if built is not None:
             return built
     program = load(plan_path, target, include, intrinsics)
-    entry = require_entry(program, entry)
+    entry = require_entry(program, entry, command)
     plan = check_and_certify(program, target, entry)
     images = encode(plan, target, getattr(program, "search_path", ()))
     return Built(program=program, plan=plan, images=images)
 
 
-def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built | None:
+def _compile_recalled(plan_path: Path, target: Target, include, entry, command: str = "build") -> Built | None:
     """compile_plan without loading the program, when it was found well typed before and its
     plan for `entry` was stored (recall.py, stored.py): the stored plan is certified again and
     encoded as a loaded one is.  None when anything is missing or changed: load it."""
@@ -347,7 +366,7 @@ def _compile_recalled(plan_path: Path, target: Target, include, entry) -> Built 
         # build), which the recalled one does not hold; a cache never changes a message
         # (docs/cache.md; probe s35 newuser finding 3)
         return None
-    entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry)
+    entry = chosen_entry(recalled.plan_name, recalled.plan_definitions, recalled.hosts, entry, command=command)
     plan = stored.plan(recalled, entry)
     if plan is None:
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 
 from coppelius_model import graph, layout
 from coppelius_model.config import LARGE, SMALL
@@ -44,7 +45,7 @@ def runHazard : Nat = (coppeliusRunDeviceHazardOf 0)
 def load(tmp_path, *folders):
     path = tmp_path / "Probe.bob"
     path.write_text(PROBE, encoding="utf-8")
-    program = load_program(path, include=[*folders, EXAMPLE], intrinsics=Intrinsics())
+    program = load_program(path, include=[*folders, EXAMPLE], intrinsics=Intrinsics(), target=SM86)
     program.check()
     return program
 

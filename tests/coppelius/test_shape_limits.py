@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 from bobc.language.values import VNat
 
 from coppelius_host import build, checkpoint
@@ -25,7 +26,7 @@ def plan_rules(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rules")
     (folder / "Probe.bob").write_text("module Probe\n\nimport Coppelius.Model\n\ndef refusal = coppeliusShapeRefusal\n",
                                       encoding="utf-8")
-    program = load_program(folder / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics())
+    program = load_program(folder / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics(), target=SM86)
     return program, program.value("refusal")
 
 
@@ -67,7 +68,7 @@ def test_the_rules_count_the_plans_launches_submissions_and_ring(tmp_path):
         "module Counts\n\nimport Coppelius.Build.Graph\nimport Coppelius.Build.PhysicalComponents\n\n"
         "def launches : Nat = coppeliusLaunchCount\ndef submissions : Nat = coppeliusSubmissionCount\n"
         "def chunks : Nat = cgChunks\ndef table : Nat = coppeliusGPFIFOTableBytes\n", encoding="utf-8")
-    program = load_program(tmp_path / "Counts.bob", include=[EXAMPLE])
+    program = load_program(tmp_path / "Counts.bob", include=[EXAMPLE], target=SM86)
     value = lambda name: program.value(name).value                         # noqa: E731
     chunks = C.chunks_for(C.payload_bytes_for(SMALL.layers, SMALL.width, SMALL.context), SMALL.chunk_bytes)
     assert value("chunks") == chunks == 5

@@ -21,6 +21,7 @@ import struct
 import pytest
 
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 
 from coppelius_host import build, images
 from coppelius_model import graph, layout
@@ -99,7 +100,7 @@ def test_the_rule_admits_exactly_the_shapes_the_docs_state(tmp_path):
 
     (tmp_path / "Probe.bob").write_text("module Probe\n\nimport Coppelius.Model\n\n"
                                         "def refusal = coppeliusShapeRefusal\n", encoding="utf-8")
-    program = load_program(tmp_path / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics())
+    program = load_program(tmp_path / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics(), target=SM86)
     refusal = program.value("refusal")
     for layers in (0, 1, 3, 13, 45):
         for width in (64, 128, 192, 256, 320, 384, 512, 640, 768, 896, 1024):
@@ -126,7 +127,7 @@ def test_the_python_configurations_are_the_plans_shapes(tmp_path):
     (tmp_path / "Probe.bob").write_text("module Probe\n\nimport Coppelius.Model\n\n" + "".join(
         f"def {size}{field} = (coppeliusShape{field}Of coppelius{size.title()})\n"
         for size in ("small", "large") for field in fields), encoding="utf-8")
-    program = load_program(tmp_path / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics())
+    program = load_program(tmp_path / "Probe.bob", include=[EXAMPLE], intrinsics=Intrinsics(), target=SM86)
     for config in (SMALL, LARGE):
         planned = tuple(program.value(f"{config.name}{field}").value for field in fields)
         assert planned == (config.identity, config.layers, config.width, config.context, config.chunk_bytes)

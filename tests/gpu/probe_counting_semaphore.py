@@ -130,7 +130,7 @@ def program_bytes(uuid: bytes, target, kernel: str, ending: str, folder: Path) -
                                      entry0=entries[0], entry1=entries[1], flush=SEMAPHORE + 8, CODE=CODE, QMD=QMD,
                                      PUSH=PUSH, DATA=DATA, OUT=OUT, SEMAPHORE=SEMAPHORE, RING=RING, PUT=PUT),
                       encoding="utf-8")
-    program = load_program(module, include=[str(REPO / "tests/native/plans")], intrinsics=default_intrinsics())
+    program = load_program(module, include=[str(REPO / "tests/native/plans")], intrinsics=default_intrinsics(), target=target)
     encoder = program.definition("Runtime.NativePhysicalProgram.nativePhysicalProgramBytes")
     return bytes(program.apply(encoder.thunk, program.definition("probe").thunk).value)
 

@@ -9,6 +9,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 from bobc.pipeline import DEFAULT_ENTRY, require_entry
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "platform"
@@ -18,7 +19,7 @@ def plan(tmp_path, body: str):
     path = tmp_path / "Hosts.bob"
     path.write_text("module Hosts\n\nimport Synthetic.Reissue\nimport Platform.Linux.Nvidia.PlanHost\n\n" + body,
                     encoding="utf-8")
-    return load_program(path, include=[SYNTHETIC, SYNTHETIC.parents[1] / "examples/bob"], intrinsics=Intrinsics())
+    return load_program(path, include=[SYNTHETIC, SYNTHETIC.parents[1] / "examples/bob"], intrinsics=Intrinsics(), target=SM86)
 
 
 def test_no_default_entry():

@@ -11,8 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def written_kinds() -> list[str]:
     from bobc.language import load_program
+    from bobc.targets import SM86
 
-    program = load_program(REPO / "specs/Platform/Linux/Nvidia/PlanHost.bob")
+    program = load_program(REPO / "specs/Platform/Linux/Nvidia/PlanHost.bob", target=SM86)
     family = program.scopes["Platform.Linux.Nvidia.PlanHost"].families["NvidiaPlanHostSteps"]
     items = family.constructors.values() if isinstance(family.constructors, dict) else family.constructors
     return [c.name for c in items if c.name != "NvidiaPlanHostStepsEnd"]

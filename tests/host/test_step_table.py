@@ -16,8 +16,9 @@ RUNTIME = REPO / "runtime_c"
 @pytest.fixture(scope="module")
 def steps_family():
     from bobc.language import load_program
+    from bobc.targets import SM86
 
-    program = load_program(REPO / "specs/Platform/Linux/Nvidia/PlanHost.bob")
+    program = load_program(REPO / "specs/Platform/Linux/Nvidia/PlanHost.bob", target=SM86)
     return program.scopes["Platform.Linux.Nvidia.PlanHost"].families["NvidiaPlanHostSteps"]
 
 

@@ -12,6 +12,7 @@ from bobc import pipeline
 from bobc.commands.eval import check_reachable, depends_on
 from bobc.errors import BobcError, Span
 from bobc.language import limits, load_program
+from bobc.targets import SM86
 from bobc.language.check import Checker, TypeCheckError
 from bobc.language.limits import LimitExceeded
 from bobc.language.values import EvalError
@@ -36,7 +37,7 @@ def _work(tmp_path, monkeypatch, count: int) -> int:
         return original(checker, definition)
 
     monkeypatch.setattr(Checker, "check_definition", counted)
-    program = load_program(_chain(tmp_path, count, f"Chain{count}"))
+    program = load_program(_chain(tmp_path, count, f"Chain{count}"), target=SM86)
     assert pipeline.bytes_definitions(program) == []       # a type_of for each definition
     check_reachable(program, f"d{count}")                   # a check_definition for each
     program.check()
@@ -52,7 +53,7 @@ def test_checking_a_chain_without_types_is_linear(tmp_path, monkeypatch):
 def test_a_refusal_is_found_again_the_same_each_time(tmp_path):
     path = tmp_path / "Bad.bob"
     path.write_text("module Bad\ndef a = b\"x\"\ndef b = (succ a)\ndef c = (succ b)\n", encoding="utf-8")
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     messages = []
     for name in ("c", "b", "c"):
         with pytest.raises(TypeCheckError) as caught:
@@ -67,14 +68,14 @@ def test_a_family_that_fails_is_refused_every_time(tmp_path):
     path = tmp_path / "Fam.bob"
     path.write_text("module Fam\nfamily F : Type 0\nconstructor C\nfield unrestricted x : Type 0\n"
                     "end-family\ndef v : (family F) = (record F (x = Nat))\n", encoding="utf-8")
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     for _ in range(2):
         with pytest.raises(TypeCheckError, match="too large for a family"):
             program.type_of("v")
 
 
 def test_one_question_20_thousand_definitions_deep(tmp_path):
-    program = load_program(_chain(tmp_path, 20_000))
+    program = load_program(_chain(tmp_path, 20_000), target=SM86)
     check_reachable(program, "d20000")      # recursion past the first try's limit: a big stack
     # the first try's unfinished part is done again on the big stack, nothing more
     assert 20_001 <= program.checker().inferences < 2 * 20_001

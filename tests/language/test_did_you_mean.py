@@ -12,6 +12,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.suggest import closest
 
 
@@ -19,7 +20,7 @@ def refusal(tmp_path, text, imports=""):
     path = tmp_path / "Mean.bob"
     path.write_text("module Mean\n\n" + imports + text + "\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     return caught.value.message, caught.value.hint or ""
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from bobc.errors import BobcError, excerpt
 from bobc.language import load_program
+from bobc.targets import SM86
 
 INVISIBLE = ["\u200b", "\u200d", "\u202e", "\u2066", "\ufeff", "\u2028", "\u2029", "\u0085", "\u00ad"]
 
@@ -22,7 +23,7 @@ def test_an_invisible_character_before_the_error_keeps_the_caret_under_it(tmp_pa
     plan = tmp_path / "T" / "A.bob"
     plan.write_text(f'module T.A\ndef a : Bytes = b"{character * 3}x" def b : Nat = zz\n', encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     span = caught.value.span
     assert (span.line, span.column) == (2, 39)          # characters: 18 before the string's body, 3, 'x" def b : Nat = '
     shown, caret = span.source_excerpt().splitlines()[:2]

@@ -8,6 +8,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 FAMILIES = ("family Color : Type 0\nconstructor ColorRed\nend-family\n"
             "family Pt : Type 0\nconstructor PtMake\nfield unrestricted ptX : Nat\nend-family\n"
@@ -18,7 +19,7 @@ def refusal(tmp_path, line):
     path = tmp_path / "Spans.bob"
     path.write_text("module Spans\n\n" + FAMILIES + line + "\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     error = caught.value
     return error.message, (error.span.line, error.span.column,
                            getattr(error.span, "end_column", None)), line

@@ -10,6 +10,7 @@ import pytest
 
 from bobc.errors import UsageError
 from bobc.language import limits, load_program
+from bobc.targets import SM86
 from bobc.language.comments import swallowed_declarations
 from bobc.language.modules import ModuleError
 from bobc.language.parse import ParseError, decode_byte_string, parse_module
@@ -34,7 +35,7 @@ def test_an_unknown_family_in_a_constructor_form_points_at_the_family(tmp_path):
     path = _plan(tmp_path, "U7", "family P (A : Type 0) : Type 0\nconstructor PD\nend-family\n"
                  + line + "\n")
     with pytest.raises(ScopeError, match="unknown family Q") as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert _where(caught.value) == (5, line.index("Q") + 1)
 
 
@@ -43,7 +44,7 @@ def test_an_unknown_constructor_still_points_at_the_constructor(tmp_path):
     path = _plan(tmp_path, "U8", "family P (A : Type 0) : Type 0\nconstructor PD\nend-family\n"
                  + line + "\n")
     with pytest.raises(ScopeError, match="has no constructor PE") as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert _where(caught.value) == (5, line.index("PE") + 1)
 
 
@@ -65,7 +66,7 @@ def test_the_nesting_limits_column_after_a_byte_string(before):
 def test_a_keyword_is_refused_as_a_definition_name(tmp_path, keyword):
     path = _plan(tmp_path, "K", f"def {keyword} : Nat = 1\n")
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert _where(caught.value) == (2, 5)
     assert caught.value.message.startswith(f"'{keyword}' is a keyword of the language")
 
@@ -74,7 +75,7 @@ def test_a_keyword_is_refused_as_a_definition_name(tmp_path, keyword):
 def test_a_keyword_used_as_a_name_is_named_so(tmp_path, keyword):
     path = _plan(tmp_path, "K", f"def y : Nat = (nat-add {keyword} 1)\n")
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert caught.value.message.startswith(f"'{keyword}' is a keyword, not a name")
     assert _where(caught.value) == (2, 24)
 
@@ -82,12 +83,12 @@ def test_a_keyword_used_as_a_name_is_named_so(tmp_path, keyword):
 def test_a_missing_parenthesis_before_the_next_declaration_is_still_reported_so(tmp_path):
     path = _plan(tmp_path, "K", "def y : Nat = (nat-add 1 2\ndef z : Nat = 1\n")
     with pytest.raises(ParseError, match=r"this '\(' is not closed"):
-        load_program(path)
+        load_program(path, target=SM86)
 
 
 def test_form_heads_stay_usable_as_names(tmp_path):
     path = _plan(tmp_path, "R", "def record : Nat = 1\ndef y : Nat = (nat-add record 1)\n")
-    assert load_program(path).value("y").value == 2
+    assert load_program(path, target=SM86).value("y").value == 2
 
 
 # ---- finding 11: a line commented out on purpose --------------------------------------------
@@ -117,7 +118,7 @@ def fib : (family Pair) = (nat-eliminate mot (record Pair (a = 0) (b = 1))
   (lambda unrestricted k : Nat . (lambda unrestricted p : (family Pair) . p)) 100000)
 """)
     with pytest.raises(limits.LimitExceeded) as caught:
-        load_program(path).value("fib")
+        load_program(path, target=SM86).value("fib")
     hint = caught.value.hint
     assert "nested loops of at most 65,536 iterations each" in hint and "a Pair of counters" in hint
     assert "builds more than the certifier accepts" not in hint
@@ -128,7 +129,7 @@ def fib : (family Pair) = (nat-eliminate mot (record Pair (a = 0) (b = 1))
 def test_duplicate_family_parameters_are_refused(tmp_path):
     path = _plan(tmp_path, "D5", "family F (A : Type 0) (A : Nat) : Type 0\nconstructor C\nend-family\n")
     with pytest.raises(ScopeError, match="parameter A is declared twice in family F") as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert _where(caught.value) == (2, 24) and "D5.bob:2:11" in caught.value.hint
 
 
@@ -138,7 +139,7 @@ def test_duplicate_branch_binders_are_refused(tmp_path):
     path = _plan(tmp_path, "D6", "family P : Type 0\nconstructor PC\nfield unrestricted a : Nat\n"
                  "field unrestricted b : Nat\nend-family\n" + line + "\n")
     with pytest.raises(ScopeError, match="branch PC binds a twice") as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert _where(caught.value) == (7, line.index("a a .") + 3)
 
 
@@ -193,7 +194,7 @@ def test_a_module_file_past_the_size_limit_is_refused_by_name_before_parsing(tmp
     imports = _plan(tmp_path, "Imp", "import Big\n")
     for plan in (path, imports):
         with pytest.raises(ModuleError) as caught:
-            load_program(plan)
+            load_program(plan, target=SM86)
         message = caught.value.message
         assert message.startswith(f"the module file {path} has {path.stat().st_size:,} bytes: more than "
                                   f"the limit of 1,000 bytes"), message
@@ -206,7 +207,7 @@ def test_a_module_at_the_size_limit_loads(tmp_path, monkeypatch):
     size = 1000 - len("module Fits\n") - len(head) - len('")\n')
     path = _plan(tmp_path, "Fits", head + "z" * size + '")\n')
     assert path.stat().st_size == 1000
-    assert load_program(path).value("n").value == size
+    assert load_program(path, target=SM86).value("n").value == size
 
 
 def test_the_documented_limit_is_the_one_kept():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bobc.language import core, load_program
+from bobc.targets import SM86
 from bobc.language.limits import LimitExceeded
 
 
@@ -23,7 +24,7 @@ def plan(tmp_path, body: str, name: str = "Lazy"):
     path = folder / f"{name}.bob"
     path.write_text(f"module Lazy.{name}\n\nimport Std.List\nimport Std.Natural\nimport Data.Bytes\n\n"
                     + body)
-    return load_program(path)
+    return load_program(path, target=SM86)
 
 
 def cons_list(items) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program, suggest
+from bobc.targets import SM86
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def test_eval_of_a_long_unknown_name_shows_it_shortened(tmp_path, monkeypatch):
     monkeypatch.setenv("BOBC_SPECS", str(tmp_path / "no-specs"))
     plan = tmp_path / "Long.bob"
     plan.write_text(f"module Long\ndef {'a' * 3_000} : Nat = 1\n", encoding="utf-8")
-    program = load_program(plan)
+    program = load_program(plan, target=SM86)
     with pytest.raises(BobcError) as caught:
         program.definition("a" * 3_000 + "x")
     rendered = caught.value.render()
@@ -99,7 +100,7 @@ def test_check_of_a_long_unknown_name_shows_it_shortened(tmp_path, monkeypatch):
     (tmp_path / "Long.bob").write_text(f"module Long\ndef x : Nat = {'q' * 5_000}\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)         # the message's location is the plan as named: its length not TMPDIR's
     with pytest.raises(BobcError) as caught:
-        load_program(Path("Long.bob"))
+        load_program(Path("Long.bob"), target=SM86)
     rendered = caught.value.render()
     assert f"unknown name {'q' * 60}...(5,000 characters)" in rendered
     assert "Long.bob:2:" in rendered and str(tmp_path) not in rendered

@@ -11,6 +11,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.parse import ParseError
 
 
@@ -23,7 +24,7 @@ def importer(tmp_path, imported="G.Sub"):
 
 def refusal(plan) -> BobcError:
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     return caught.value
 
 
@@ -60,7 +61,7 @@ def test_a_link_to_a_module_file_is_a_module(tmp_path):
     plan = importer(tmp_path)
     (tmp_path / "Elsewhere.bob").write_text("module G.Sub\ndef b = 2\n", encoding="utf-8")
     (tmp_path / "G" / "Sub.bob").symlink_to(tmp_path / "Elsewhere.bob")
-    assert load_program(plan).value("a").value == 1
+    assert load_program(plan, target=SM86).value("a").value == 1
 
 
 def test_a_plan_that_is_a_folder(tmp_path):
@@ -74,7 +75,7 @@ def test_a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte(tmp_path):
     path = tmp_path / "F" / "Latin.bob"
     path.write_bytes(b"module F.Latin\r\n-- caf\xc3\xa9 ok\r\ndef a = b\"caf\xe9\"\r\n")
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     rendered = caught.value.render()
     assert "Latin.bob:3:14: error: the file is not UTF-8 text: byte 0xe9" in rendered
     assert "save it as UTF-8" in rendered and "codec" not in rendered
@@ -93,10 +94,10 @@ def test_an_imported_file_that_is_not_utf8_names_the_import(tmp_path):
 def test_a_byte_order_mark_is_accepted_and_columns_count_after_it(tmp_path):
     path = tmp_path / "Bom.bob"
     path.write_bytes(b"\xef\xbb\xbfmodule Bom\ndef a : Nat = 1\n")
-    assert load_program(path).value("a").value == 1
+    assert load_program(path, target=SM86).value("a").value == 1
     path.write_bytes(b"\xef\xbb\xbfmodule Bom oops\n")
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert "Bom.bob:1:12" in caught.value.render()
 
 
@@ -104,7 +105,7 @@ def test_a_byte_order_mark_elsewhere_gets_a_hint(tmp_path):
     path = tmp_path / "Bom.bob"
     path.write_bytes(b"module Bom\n\xef\xbb\xbfdef a : Nat = 1\n")
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert "Bom.bob:2:1" in caught.value.render()
     assert "byte order mark (U+FEFF) is accepted only as a file's first character" \
         in caught.value.render()

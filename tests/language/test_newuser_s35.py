@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.parse import ParseError
 
 
@@ -29,7 +30,7 @@ FAMILY = "family L (A : Type 0) : Type 0\nconstructor Cons\n{field}\nend-family\
 def test_a_field_written_wrong_gets_the_field_shape(tmp_path, field, column):
     path = _plan(tmp_path, "F1", FAMILY.format(field=field))
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert (caught.value.span.line, caught.value.span.column) == (4, column)
     assert "field multiplicity name : type" in caught.value.hint
     assert "field unrestricted head : A" in caught.value.hint
@@ -38,13 +39,13 @@ def test_a_field_written_wrong_gets_the_field_shape(tmp_path, field, column):
 def test_the_field_shape_is_not_given_for_a_mistake_in_its_type(tmp_path):
     path = _plan(tmp_path, "F2", FAMILY.format(field="field unrestricted head : A )"))
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert "field multiplicity" not in (caught.value.hint or "")
 
 
 def test_a_well_written_field_loads(tmp_path):
     path = _plan(tmp_path, "F3", FAMILY.format(field="field unrestricted head : A"))
-    load_program(path).check()
+    load_program(path, target=SM86).check()
 
 
 # ---- finding 2: an unknown import's did-you-mean offered a module of the import chain ------------
@@ -57,7 +58,7 @@ def test_an_unknown_import_is_not_answered_with_the_module_importing_it(tmp_path
     (tmp_path / "My").mkdir()
     (tmp_path / "My" / "Imp.bob").write_text("module My.Imp\nimport My.Nope\ndef a : Nat = 1\n")
     with pytest.raises(ModuleError, match="unknown module My.Nope") as caught:
-        load_program(tmp_path / "My" / "Imp.bob")
+        load_program(tmp_path / "My" / "Imp.bob", target=SM86)
     assert "did you mean" not in caught.value.hint      # My.Imp is the only close module
 
 
@@ -69,7 +70,7 @@ def test_an_unknown_import_is_not_answered_with_a_module_further_up_the_chain(tm
     (tmp_path / "My" / "Mid.bob").write_text("module My.Mid\nimport My.Tap\ndef b : Nat = 1\n")
     (tmp_path / "My" / "Tip.bob").write_text("module My.Tip\ndef c : Nat = 1\n")
     with pytest.raises(ModuleError, match="unknown module My.Tap") as caught:
-        load_program(tmp_path / "My" / "Top.bob")
+        load_program(tmp_path / "My" / "Top.bob", target=SM86)
     hint = caught.value.hint
     assert "did you mean My.Tip?" in hint                # a module the import may really mean
     assert "My.Top" not in hint.split("imported through")[0]

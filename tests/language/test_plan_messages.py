@@ -12,6 +12,7 @@ import pytest
 from bobc.cli import main
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.parse import parse_module
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ def check_refusal(tmp_path, text):
     path = tmp_path / "Mean.bob"
     path.write_text("module Mean\n" + text + "\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     return caught.value
 
 
@@ -187,7 +188,7 @@ def test_a_definition_before_the_family_it_uses_still_checks(tmp_path):
     path.write_text("module Early\ndef c : (family Color) = (constructor Color ColorRed 3)\n"
                     "family Color : Type 0\nconstructor ColorRed\nfield unrestricted n : Nat\n"
                     "end-family\n", encoding="utf-8")
-    load_program(path).check()
+    load_program(path, target=SM86).check()
 
 
 # ---- the motive's wording --------------------------------------------------------------------

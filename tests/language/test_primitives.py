@@ -18,10 +18,11 @@ byte_strings = st.binary(max_size=24)
 
 def evaluate(tmp_path_factory, expression: str):
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path_factory.mktemp("prim")
     path = folder / "P.bob"
     path.write_text(f"module P\ndef result = {expression}\n", encoding="utf-8")
-    return load_program(path).value("result").value
+    return load_program(path, target=SM86).value("result").value
 
 
 def literal(value) -> str:

@@ -3,6 +3,7 @@ cell was indented two more spaces, 800 MB for 20,000 cells)."""
 from __future__ import annotations
 
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.printing import format_value
 
 PLAN = """module Long
@@ -28,7 +29,7 @@ def long = (upTo 5000)
 def test_a_long_list_prints_in_linear_text(tmp_path):
     path = tmp_path / "Long.bob"
     path.write_text(PLAN, encoding="utf-8")
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     assert program.deep(format_value, program.value("short")).splitlines() == [
         "List.ListCons", "  head = 1", "  tail = List.ListCons", "  head = 0",
         "  tail = List.ListEmpty"]

@@ -11,6 +11,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 
 from .conftest import REPOSITORY
 
@@ -20,7 +21,7 @@ PHYSICAL = REPOSITORY / "examples/bob/Bob/Build/PhysicalComponents.bob"
 
 def load(path):
     # no encoders registered: anything that needs machine code fails loudly
-    return load_program(path, intrinsics=Intrinsics())
+    return load_program(path, intrinsics=Intrinsics(), target=SM86)
 
 
 def value(program, name):
@@ -87,7 +88,7 @@ def test_a_false_constant_breaks_the_seed_proof(tmp_path):
     plan.write_text(text.replace("def bobInverseRows : Nat = 0x3b800000",
                                  "def bobInverseRows : Nat = 0x3b800001"), encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(plan).check()
+        load_program(plan, target=SM86).check()
     rendered = caught.value.render()
     assert "the equality bobInverseRowsDerived claims does not hold" in rendered
     assert "left:  998244353 (0x3b800001)" in rendered

@@ -7,6 +7,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.quote import shown_names
 
 
@@ -14,7 +15,7 @@ def refusal(tmp_path, text):
     path = tmp_path / "Shadow.bob"
     path.write_text("module Shadow\n\n" + text + "\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     return caught.value.message
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program, limits
+from bobc.targets import SM86
 from bobc.language.limits import LimitExceeded
 from bobc.language.parse import ParseError
 
@@ -48,7 +49,7 @@ def doubledLength = (bytes-length doubled)
 def program(tmp_path):
     path = tmp_path / "Sizes.bob"
     path.write_text(PLAN, encoding="utf-8")
-    return load_program(path)
+    return load_program(path, target=SM86)
 
 
 def _line(name: str) -> int:
@@ -101,7 +102,7 @@ def test_the_type_checker_refuses_too_but_cleanly(tmp_path):
                     "def proof : (equal Nat (nat-power 2 300000) 0) = (refl Nat 0)\n",
                     encoding="utf-8")
     with pytest.raises(LimitExceeded) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     assert "nat-power 2 ^ 300,000" in caught.value.render()
     assert "Proof.bob:2:" in caught.value.render()
 
@@ -124,10 +125,10 @@ def test_hex_literals_are_limited_in_bits_not_characters(tmp_path, digits, refus
     path = tmp_path / "Hex.bob"
     path.write_text(f"module Hex\ndef a : Nat = 0x{digits}\n", encoding="utf-8")
     if not refused:
-        assert load_program(path).value("a").value.bit_length() == BITS
+        assert load_program(path, target=SM86).value("a").value.bit_length() == BITS
         return
     with pytest.raises(ParseError) as caught:
-        load_program(path)
+        load_program(path, target=SM86)
     assert "Hex.bob:2:15" in caught.value.render()
     assert f"more than the limit of {BITS:,} bits" in caught.value.message
 
@@ -146,7 +147,7 @@ def test_a_step_limit_met_without_a_term_at_hand_names_the_definitions_place(tmp
                     "def n : Nat = (nat-eliminate (lambda unrestricted k : Nat . Nat) 0\n"
                     "  (lambda unrestricted k : Nat . (lambda unrestricted b : Nat . b)) 3)\n",
                     encoding="utf-8")
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     core.reset_fuel(0)          # the checker's first step: the motive applied to 0
     with pytest.raises(LimitExceeded) as caught:
         program.check()
@@ -169,7 +170,7 @@ def test_nesting_too_deep_names_the_definition(tmp_path):
                     "def omega : Nat = (selfApply (constructor Bad MkBad selfApply))\n",
                     encoding="utf-8")
     with pytest.raises(EvalError) as caught:
-        load_program(path).value("omega")
+        load_program(path, target=SM86).value("omega")
     assert "nests too deeply" in caught.value.message
     assert "in definition omega" in caught.value.message
     assert "Deep.bob:11:5" in caught.value.render()

@@ -9,6 +9,7 @@ import pytest
 from bobc.cli import main
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 BOM = b"\xef\xbb\xbf"
 
@@ -25,7 +26,7 @@ def test_a_byte_not_utf8_on_a_bom_files_first_line(tmp_path):
     plan = tmp_path / "T" / "A.bob"
     plan.write_bytes(BOM + b"module T.A \xff\n")      # the 0xff is the 12th character after the mark
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     span = caught.value.span
     assert (span.line, span.column) == (1, 12)
     _caret_under(span.source_excerpt(), "\ufffd")
@@ -36,7 +37,7 @@ def test_a_parse_error_on_a_bom_files_first_line_is_shown_without_the_mark(tmp_p
     plan = tmp_path / "T" / "A.bob"
     plan.write_bytes(BOM + b"module T.A zz\n")
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     span = caught.value.span
     assert (span.line, span.column) == (1, 12)
     _caret_under(span.source_excerpt(), "zz")

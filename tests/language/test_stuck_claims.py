@@ -9,13 +9,14 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 
 def refusal(tmp_path, text):
     path = tmp_path / "Claims.bob"
     path.write_text("module Claims\n\n" + text + "\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     return caught.value.message, caught.value.hint or ""
 
 

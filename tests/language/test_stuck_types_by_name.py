@@ -11,6 +11,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 T = ("def T : (pi unrestricted n : Nat . Type 0) = (lambda unrestricted n : Nat . "
      "(nat-eliminate (lambda unrestricted k : Nat . Type 0) Nat (lambda unrestricted k : Nat . "
@@ -28,7 +29,7 @@ def plan(tmp_path, text):
 
 def refusal(tmp_path, text):
     with pytest.raises(BobcError) as caught:
-        load_program(plan(tmp_path, text)).check()
+        load_program(plan(tmp_path, text), target=SM86).check()
     return caught.value.message
 
 
@@ -57,7 +58,7 @@ def test_the_name_does_not_change_what_converts(tmp_path):
     program = load_program(plan(tmp_path, "def same : (pi unrestricted n : Nat . (pi unrestricted x : "
                                           "(T n) . " + UNFOLDED + " (lambda unrestricted k : Nat . "
                                           "(lambda unrestricted below : Type 0 . Bytes)) n))) = "
-                                          "(lambda unrestricted n : Nat . (lambda unrestricted x : (T n) . x))"))
+                                          "(lambda unrestricted n : Nat . (lambda unrestricted x : (T n) . x))"), target=SM86)
     program.check()
     message = refusal(tmp_path, "def other : (pi unrestricted n : Nat . (pi unrestricted m : Nat . "
                                 "(pi unrestricted x : (T n) . (T m)))) = (lambda unrestricted n : Nat . "
@@ -66,7 +67,7 @@ def test_the_name_does_not_change_what_converts(tmp_path):
 
 
 def test_values_are_unchanged(tmp_path):
-    program = load_program(plan(tmp_path, "def t0 : Type 0 = (T 0)\ndef t2 : Type 0 = (U 7 2)"))
+    program = load_program(plan(tmp_path, "def t0 : Type 0 = (T 0)\ndef t2 : Type 0 = (U 7 2)"), target=SM86)
     program.check()
     from bobc.language.values import VBytesType, VNatType, force
     assert isinstance(force(program.value("t0")), VNatType)

@@ -13,6 +13,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program, suggest
+from bobc.targets import SM86
 
 COMPILER = Path(suggest.__file__).resolve().parents[2]       # the bobc under test
 
@@ -92,7 +93,7 @@ def test_a_shadowed_module_is_named_not_imported_again(tmp_path):
     plan.write_text("module P.Main\nimport Std.List\ndef xs : Type 0 = (family StdList Nat)\n",
                     encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     hint = caught.value.hint
     assert "would bring it" not in hint
     assert f"the module Std.List that was loaded is {tmp_path / 'Std' / 'List.bob'}" in hint
@@ -107,6 +108,6 @@ def test_the_modules_that_would_bring_a_name_are_few(tmp_path):
     plan = tmp_path / "Top.bob"
     plan.write_text("module Top\ndef x : Nat = shared\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(plan)
+        load_program(plan, target=SM86)
     assert "shared is defined in Lib.M0, Lib.M1 or Lib.M2 (and 3 more): `import Lib.M0` would " \
         "bring it" in caught.value.hint

@@ -7,6 +7,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 from bobc.language.check import check_program
 from bobc.language.quote import show_value
 
@@ -16,7 +17,7 @@ from .conftest import REPOSITORY, cases, expected_fragments
 @pytest.mark.parametrize("path", cases("typecheck/success", "*A.bob"))
 def test_typecheck_success(path):
     expected = path.with_name(path.name[:-len("A.bob")] + "B.txt").read_text(encoding="utf-8")
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     checker = check_program(program)
     assert show_value(checker.definition_type(program.definition("result"))) + "\n" == expected
 
@@ -24,7 +25,7 @@ def test_typecheck_success(path):
 @pytest.mark.parametrize("path", cases("typecheck/failure", "*.bob"))
 def test_typecheck_failure(path):
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     rendered = caught.value.render()
     for fragment in expected_fragments(path.with_suffix(".txt")):
         assert fragment in rendered

@@ -27,7 +27,7 @@ def program_bytes(uuid: bytes, target, folder: Path) -> tuple[bytes, tuple]:
     module.write_text("module DeviceRun\n\nimport Runtime.NativePhysicalProgram\nimport Native.Device\n\n"
                       f"def run : (family NativePhysicalProgram) = (deviceProgram {literal(uuid)} {literal(code)}\n"
                       f"  {literal(qmd)} {literal(push)} {entries[0]} {entries[1]})\n", encoding="utf-8")
-    program = load_program(module, include=[str(PLANS)], intrinsics=default_intrinsics())
+    program = load_program(module, include=[str(PLANS)], intrinsics=default_intrinsics(), target=target)
     program.check()
     encoder = program.definition("Runtime.NativePhysicalProgram.nativePhysicalProgramBytes")
     return bytes(program.apply(encoder.thunk, program.definition("run").thunk).value), (code, qmd, push, entries)

@@ -20,9 +20,10 @@ BYTES_DEFINITION = "Runtime.NativePhysicalProgram.nativePhysicalProgramBytes"
 
 def load_module(path: Path):
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.intrinsics import default_intrinsics
 
-    program = load_program(path, intrinsics=default_intrinsics())
+    program = load_program(path, intrinsics=default_intrinsics(), target=SM86)
     program.check()
     return program
 

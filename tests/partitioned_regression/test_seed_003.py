@@ -32,7 +32,8 @@ def test_bobc_check_passes_on_the_restored_seed_with_every_import_real():
     assert done.returncode == 0, done.stderr
     assert "PartitionedRegression.Build.CoordinateDevice: well typed" in done.stdout
     from bobc.language import load_program
-    program = load_program(SEED)
+    from bobc.targets import SM86
+    program = load_program(SEED, target=SM86)
     for name in MODEL_MODULES:
         path = Path(program.modules[name].path).resolve()
         assert EXAMPLE in path.parents, f"{name} comes from {path}"

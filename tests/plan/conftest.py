@@ -22,14 +22,16 @@ from plan_support import NATIVE_HOST, PHYSICAL, fake_kernels  # noqa: E402
 @pytest.fixture(scope="session")
 def physical():
     from bobc.language import load_program
-    return load_program(PHYSICAL)
+    from bobc.targets import SM86
+    return load_program(PHYSICAL, target=SM86)
 
 
 @pytest.fixture(scope="session")
 def host_fake():
     """Bob.Build.NativeHost with fake kernels (structure only)."""
     from bobc.language import load_program
-    return load_program(NATIVE_HOST, intrinsics=fake_kernels())
+    from bobc.targets import SM86
+    return load_program(NATIVE_HOST, intrinsics=fake_kernels(), target=SM86)
 
 
 @pytest.fixture(scope="session")

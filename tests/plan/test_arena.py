@@ -70,11 +70,12 @@ def noPhases : (family DeviceArenaPhases) = (constructor DeviceArenaPhases Devic
 
 def scratch_value(tmp_path, definitions: str, name: str) -> int:
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir(exist_ok=True)
     path = folder / "Hazard.bob"
     path.write_text(SCRATCH.format(definitions=textwrap.dedent(definitions)))
-    return load_program(path, include=[BOB.parent]).value(name).value
+    return load_program(path, include=[BOB.parent], target=SM86).value(name).value
 
 
 def test_resident_outside_windows(tmp_path):
@@ -173,11 +174,12 @@ def test_residents_contain_and_disjoint_agree_with_the_interval_rules(tmp_path):
             definitions.append(f"def contains{i}at{x} : Nat = (arenaResidentsContain {residents(items)} {x})")
             expected[f"contains{i}at{x}"] = int(any(a <= x < a + n for a, n in items))
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir()
     header = ("module Scratch.Ranges\n\nimport Runtime.ArenaCertificate\n\n"
               + SCRATCH[SCRATCH.index("def one"):SCRATCH.index("def noPhases")])
     (folder / "Ranges.bob").write_text(header + "\n".join(definitions) + "\n")
-    program = load_program(folder / "Ranges.bob", include=[BOB.parent])
+    program = load_program(folder / "Ranges.bob", include=[BOB.parent], target=SM86)
     assert {name: program.value(name).value for name in expected} == expected
     assert 0 in expected.values() and 1 in expected.values()

@@ -205,6 +205,7 @@ def test_host_issues_every_submission(host_fake):
 
 def load_scratch(tmp_path, text, real_kernels=False):
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir(exist_ok=True)
     (folder / "Bad.bob").write_text(textwrap.dedent(text))
@@ -212,7 +213,7 @@ def load_scratch(tmp_path, text, real_kernels=False):
         from bobc import pipeline
         from bobc.targets import SM86
         return pipeline.load(folder / "Bad.bob", SM86, include=[BOB.parent])
-    return load_program(folder / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    return load_program(folder / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
 
 
 def _plan_with_one_more_launch(tmp_path, kernel: str):
@@ -272,7 +273,8 @@ def test_a_cluster_around_a_cluster_is_refused(tmp_path):
         "(bobKernel 2048 256) 2 1 1", "(constructor NvidiaLaunchKernel NvidiaLaunchKernelClustered (bobKernel 2048 256) 2 1 1) 2 1 1")
     (tmp_path / "Scratch" / "Bad.bob").write_text(text)
     from bobc.language import load_program
-    program = load_program(tmp_path / "Scratch" / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    from bobc.targets import SM86
+    program = load_program(tmp_path / "Scratch" / "Bad.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
     with pytest.raises(BobcError, match=r"launch 27 \(bob-adamw\)'s clustered kernel should be "
                                         r"NvidiaLaunchKernel.NvidiaLaunchKernelValue"):
         extract_whole_program(program, program.value("badPlan"), "badPlan")
@@ -327,6 +329,7 @@ def test_failed_encoding_is_refused():
     """The seed turns a failed encoding into b""; extraction refuses it by region."""
     from bobc.errors import BobcError
     from bobc.language import Intrinsics, VBytes, load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import extract_plan
     from plan_support import NATIVE_HOST
     registry = Intrinsics()
@@ -337,7 +340,7 @@ def test_failed_encoding_is_refused():
         return VBytes(b"") if len(code.value) == 736 else code     # the AdamW kernel "fails"
     registry.register("SM86Program", kernel)
     with pytest.raises(BobcError, match=r"bobNativeHost's program: region bob-adamw has no machine code"):
-        extract_plan(load_program(NATIVE_HOST, intrinsics=registry), "bobNativeHost")
+        extract_plan(load_program(NATIVE_HOST, intrinsics=registry, target=SM86), "bobNativeHost")
 
 
 def test_kernel_golden_budgets_are_the_plans(plan_fake):

@@ -105,12 +105,13 @@ def test_only_a_value_that_differs_in_its_component_alone_shares_the_extraction(
     passes another semaphore base (a variable a field uses) is extracted on its own.  Each plan
     is its own value's: its component, its fields and where it was written."""
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import ProgramMemo, extract_whole_program
 
     folder = tmp_path / "Scratch"
     folder.mkdir()
     (folder / "Plans.bob").write_text(textwrap.dedent(SCRATCH))
-    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
     walks = _count_extractions(monkeypatch)
     memo = ProgramMemo()
 
@@ -150,12 +151,13 @@ def test_the_variables_a_term_uses():
 def test_a_value_asked_for_again_is_its_plan(tmp_path, monkeypatch):
     """The same value, extracted again once its fields are forced, is the plan extracted before."""
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import ProgramMemo, extract_whole_program
 
     folder = tmp_path / "Scratch"
     folder.mkdir()
     (folder / "Plans.bob").write_text(textwrap.dedent(SCRATCH))
-    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
     walks = _count_extractions(monkeypatch)
     memo = ProgramMemo()
     value = program.definition("plansQMD").thunk
@@ -168,13 +170,14 @@ def test_a_deeply_nested_value_is_keyed_without_deep_recursion(tmp_path):
     """A field holding a constructor value nested thousands deep is keyed (past the bound, as
     itself), not a RecursionError."""
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.language.values import VCon, VNat
     from bobc.plan.extract import ProgramMemo
 
     folder = tmp_path / "Scratch"
     folder.mkdir()
     (folder / "Plans.bob").write_text(textwrap.dedent(SCRATCH))
-    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels())
+    program = load_program(folder / "Plans.bob", include=[BOB.parent], intrinsics=fake_kernels(), target=SM86)
     plan = program.value("plansTable")
     deep = VNat(0)
     for _ in range(20_000):

@@ -65,6 +65,7 @@ def test_std_list(host_fake):
 def test_step_submissions_with_repeats(tmp_path):
     """nvidiaPlanHostStepSubmissions: a submit at gpPut 3, stride 2, in a 4-fold repeat reaches 3 + 3*2 = 9."""
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir()
     (folder / "Steps.bob").write_text("""module Scratch.Steps
@@ -79,6 +80,6 @@ def repeated : Nat = (nvidiaPlanHostStepSubmissions
 def empty : Nat = (nvidiaPlanHostStepSubmissions
   (constructor NvidiaPlanHostSteps NvidiaPlanHostStepRepeat 0 (submit 30 2 end) (submit 5 0 end)))
 """)
-    program = load_program(folder / "Steps.bob")
+    program = load_program(folder / "Steps.bob", target=SM86)
     assert program.value("repeated").value == 9
     assert program.value("empty").value == 5

@@ -12,6 +12,7 @@ def module_names():
 
 def test_all_modules_load_together(tmp_path):
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir()
     names = module_names()
@@ -22,7 +23,7 @@ def test_all_modules_load_together(tmp_path):
         "def ok : (family StdResult Bytes Nat) = (constructor StdResult StdSuccess Bytes Nat 5)\n"
         "def bytes : Nat = (stdByteCountNatural (stdByteCount 4096))\n")
     (folder / "All.bob").write_text(text)
-    program = load_program(folder / "All.bob")
+    program = load_program(folder / "All.bob", target=SM86)
     assert program.value("word").value == 0xffffffff
     assert program.value("unit").constructor == "StdUnitValue"
     assert program.force(program.value("ok").fields[0]).value == 5
@@ -35,20 +36,22 @@ def test_bob_native_host_type_checks():
     bobInverseRowsDerived (1/256), the learner's and FloatLiteralSpec's
     `Derived` patterns, bobHostIssuesEverySubmission, bobDeviceCertified."""
     from bobc.language import load_program
+    from bobc.targets import SM86
     from plan_support import NATIVE_HOST, fake_kernels
-    program = load_program(NATIVE_HOST, intrinsics=fake_kernels())
+    program = load_program(NATIVE_HOST, intrinsics=fake_kernels(), target=SM86)
     program.check()
 
 
 def test_a_wrong_pattern_is_refused(tmp_path):
     from bobc.errors import BobcError
     from bobc.language import load_program
+    from bobc.targets import SM86
     folder = tmp_path / "Scratch"
     folder.mkdir()
     (folder / "Wrong.bob").write_text(
         "module Scratch.Wrong\n\nimport Float32Exact\n\n"
         "def tenth : Nat = 0x3dcccccc\n"      # one ulp below the nearest binary32 to 0.1
         "def tenthDerived : (equal Nat tenth (float32ExactRational 1 10)) = (refl Nat tenth)\n")
-    program = load_program(folder / "Wrong.bob")
+    program = load_program(folder / "Wrong.bob", target=SM86)
     with pytest.raises(BobcError, match="tenthDerived"):
         program.check()

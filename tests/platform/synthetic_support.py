@@ -23,9 +23,10 @@ def fake_registry():
 
 def load(name: str, entry: str, intrinsics=None):
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import extract_plan
 
     program = load_program(SYNTHETIC / f"{name}.bob", include=[plan_support.BOB.parent],
-                           intrinsics=intrinsics or fake_registry())
+                           intrinsics=intrinsics or fake_registry(), target=SM86)
     program.check()
     return program, extract_plan(program, entry)

@@ -19,8 +19,9 @@ sys.path.insert(0, str(REPO / "tests" / "plan"))
 def plan():
     import plan_support
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import extract_plan
-    return extract_plan(load_program(plan_support.NATIVE_HOST, intrinsics=plan_support.fake_kernels()),
+    return extract_plan(load_program(plan_support.NATIVE_HOST, intrinsics=plan_support.fake_kernels(), target=SM86),
                         "bobNativeHost")
 
 

@@ -44,11 +44,12 @@ def chunk : Nat = coppeliusChunkBytes
 @pytest.fixture(scope="module")
 def seed(tmp_path_factory):
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.intrinsics import default_intrinsics
     folder = tmp_path_factory.mktemp("seed-request")
     (folder / "SeedRequest.bob").write_text(MODULE, encoding="utf-8")
     program = load_program(folder / "SeedRequest.bob", include=[REPOSITORY / "examples/coppelius"],
-                           intrinsics=default_intrinsics())
+                           intrinsics=default_intrinsics(), target=SM86)
     program.check()
     from bobc.native.program import decode
     values = {name: program.value(name).value for name in ("context", "steps", "publications", "submissions",

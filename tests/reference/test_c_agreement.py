@@ -82,9 +82,10 @@ def bob_fills(repo):
     sys.path.insert(0, str(repo / "tests" / "plan"))
     import plan_support
     from bobc.language import load_program
+    from bobc.targets import SM86
     from bobc.plan.extract import extract_plan
 
-    program = load_program(plan_support.NATIVE_HOST, intrinsics=plan_support.fake_kernels())
+    program = load_program(plan_support.NATIVE_HOST, intrinsics=plan_support.fake_kernels(), target=SM86)
     return extract_plan(program, "bobNativeHost").host.fills
 
 

@@ -92,10 +92,11 @@ def pairs(edges, randoms, generator, count):
 @pytest.fixture(scope="module")
 def numerics(tmp_path_factory):
     from bobc.language import Intrinsics, load_program
+    from bobc.targets import SM86
     from bobc.language.values import VNat
     plan = tmp_path_factory.mktemp("numerics") / "Probe.bob"
     plan.write_text("module Probe\n\nimport Learning.Numerics\n", encoding="utf-8")
-    program = load_program(plan, intrinsics=Intrinsics())
+    program = load_program(plan, intrinsics=Intrinsics(), target=SM86)
     formats = {32: program.value("Learning.Numerics.learningBinary32"),
                64: program.value("Learning.Numerics.learningBinary64")}
 

@@ -21,6 +21,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import Intrinsics, load_program
+from bobc.targets import SM86
 from bobc.language import syntax as s
 
 from .conftest import REPOSITORY
@@ -101,7 +102,7 @@ def used_names(module: s.Module):
 
 
 def load_seed(seed):
-    return load_program(seed, include=[STUBS], intrinsics=Intrinsics())
+    return load_program(seed, include=[STUBS], intrinsics=Intrinsics(), target=SM86)
 
 
 def declaring_modules(program, seed):

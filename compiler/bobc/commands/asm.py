@@ -37,7 +37,8 @@ def add_arguments(p):
     p.add_argument("--register-budget", type=_positive, default=None, metavar="N",
                    help="refuse the kernel if it needs more registers than this (at least 1)")
     p.add_argument("--listing", action="store_true",
-                   help="print each instruction with its address, control code and words")
+                   help="print each instruction with its address, control code and words (before -o is written: "
+                        "a stdout that cannot take it writes no output, exit 8)")
     add_target(p, flag="--arch")
     p.add_argument("--target", help=__import__("argparse").SUPPRESS, type=lambda v: p.error(f"unrecognized arguments: --target {v}; did you mean --arch {v}? (bobc asm names its target --arch)"))
 
@@ -224,11 +225,12 @@ def run(args):
     if args.cubin:
         data, registers = _cubin(args, source, target, assembled)
     output.stage("-o", data)
-    output.publish()        # a synced temporary beside it, renamed over it (exit 8 naming it on failure)
     if args.listing:
-        for inst in assembled.instructions:
-            print(f"/*{inst.address:04x}*/ {inst.control.text()} {inst.text:<56} "
-                  f"/* {inst.lo:#018x} {inst.hi:#018x} */")
+        # the listing is an output too: printed (and flushed) before -o is published, so a stdout that
+        # cannot take it (a full disk, `> /dev/full`) leaves -o as it was, exit 8 -- never a new file
+        # beside an exit code that says "not written"
+        _print_listing(assembled, args.output)
+    output.publish()        # a synced temporary beside it, renamed over it (exit 8 naming it on failure)
     what = f"cubin of kernel {assembled.kernel_name}" if args.cubin else "raw stream"
     from ..cli import say
     from ..errors import shown
@@ -238,6 +240,31 @@ def run(args):
     say(f"{shown(args.output)}: {what}, {len(assembled.code) // 16} instructions, {registers} registers "
         f"({args.arch})", "asm")
     return 0
+
+
+def _print_listing(assembled, output: str) -> None:
+    """Print `--listing` on stdout and flush it.  A stdout that cannot take it is a refusal, exit 8
+    (README: an output not written), before -o is published; a reader that went away (`| head`)
+    read what it wanted: the rest is dropped, and -o is still written (exit 0)."""
+    import sys
+
+    from ..cli import StdoutFailed, _quiet_stdout, _stdout_reason
+    from ..errors import BobcError, shown
+
+    try:
+        for inst in assembled.instructions:
+            print(f"/*{inst.address:04x}*/ {inst.control.text()} {inst.text:<56} "
+                  f"/* {inst.lo:#018x} {inst.hi:#018x} */")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except StdoutFailed as failure:
+        _quiet_stdout()         # what is left in stdout's buffer goes nowhere, not to a second message
+        error = BobcError(f"cannot write the listing (--listing) to stdout: {_stdout_reason(failure)}",
+                          hint=f"nothing was written to {shown(output)} (-o); send the listing to a file "
+                               f"(> FILE), or leave out --listing")
+        error.exit_code = 8
+        raise error from None
 
 
 def _declared(source: Path, target, kernel: str):

@@ -98,13 +98,13 @@ def _check(path, target, args) -> dict:
     entry = args.entry
     artifacts: list = []
     if entry is not None:
-        pipeline.require_entry(program, entry)      # a mistyped --entry is an error, not "nothing to certify"
+        pipeline.require_entry(program, entry, "check")      # a mistyped --entry is an error, not "nothing to certify"
         if entry_kind(program, entry, "check") == "native":
             artifacts = [entry]                     # a native artifact: its checks are its own proofs
     else:
         from ..plan.extract import host_entries
         hosts = host_entries(program)
-        entry = pipeline.require_entry(program, None) if hosts else _NO_HOST
+        entry = pipeline.require_entry(program, None, "check") if hosts else _NO_HOST
         if not hosts:
             artifacts = _native_artifacts(program, pipeline.bytes_definitions(program))
     has_host = entry in program.scopes[program.plan_name].definitions and not artifacts

@@ -451,7 +451,7 @@ class host_words:
 
 
 def load_plan(path, include=(), entry=None, target=None, modules: list | None = None,
-              kernels: list | None = None):
+              kernels: list | None = None, command: str = "run"):
     """The extracted Plan of a plan module: the build's own load, check, extract and certify
     stages (a plan the build would refuse is not run either).  A list given as `modules`
     receives every module file the program is made of; one given as `kernels`, every kernel
@@ -463,7 +463,7 @@ def load_plan(path, include=(), entry=None, target=None, modules: list | None = 
     program = pipeline.load(path, target, include)
     if modules is not None:
         modules.extend(module_files(program))
-    plan = pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry))
+    plan = pipeline.check_and_certify(program, target, pipeline.require_entry(program, entry, command))
     if kernels is not None:
         kernels.extend(kernel_files(program, plan, target))
     return plan
@@ -586,7 +586,7 @@ def run_native(plan_path, args) -> int:
     components = None
     build = None            # the host's .bobc.version section: what its --version says first
     program = pipeline.load(plan_path, target_named(args.target), args.include)
-    pipeline.require_entry(program, args.entry)
+    pipeline.require_entry(program, args.entry, "run")
     declared = program.type_of(args.entry)
     pipeline.check(program)
     if isinstance(declared, VFamily) and declared.family == "NativePhysicalProgram":

@@ -165,7 +165,7 @@ def run(args):
     if host_help:
         from .run import load_plan, plan_host_usage, print_host_help
 
-        plan = load_plan(plan_path, args.include, args.entry, target)
+        plan = load_plan(plan_path, args.include, args.entry, target, command="sim")
         return print_host_help(plan_host_usage(f"bobc sim {args.plan}", plan.host.identity,
                                                plan.host.request.input_record_bytes))
     # then the environment's settings, as the host and `bobc run --reference` judge them (host_settings.h:
@@ -180,7 +180,7 @@ def run(args):
     from ..errors import BobcError
     from .run import native_entry_hint
     try:
-        built = pipeline.compile_plan(plan_path, target, args.include, args.entry)
+        built = pipeline.compile_plan(plan_path, target, args.include, args.entry, command="sim")
     except BobcError as error:
         native_entry_hint(error, args.plan, args.entry)
         raise

@@ -1,7 +1,7 @@
 """The plan language: parse, resolve, evaluate (call by need) and type check.
 
-Entry point for the rest of bobc: `load_program(plan_path, include=(),
-target=SM86, intrinsics=None)` -> Program (see program.py).
+Entry point for the rest of bobc: `load_program(plan_path, include=(), *,
+target, intrinsics=None)` -> Program (see program.py); the target is always named.
 
 The names below are imported on first use (PEP 562), so a light submodule
 (language.modules, whose search path a warm `bobc check` reads: bobc/recall.py)

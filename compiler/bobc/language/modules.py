@@ -291,6 +291,20 @@ def _did_you_mean_module(name: str, search_path, chain=()) -> str:
     return f"did you mean {' or '.join(close)}? " if close else ""
 
 
+def _spelled_otherwise(name: str, search_path, chain=()) -> tuple[str, Path] | None:
+    """The module on the search path whose name is `name` but for letter case (`Foo.Bar` for an
+    import of `foo.bar`: A.B.C is the file A/B/C.bob, and names are case-sensitive), with its
+    file, the first an import of that spelling loads; None when there is none (or it is one of
+    `chain`, the modules importing it: an import cycle is offered nowhere)."""
+    from .suggest import module_files
+
+    wanted = name.casefold()
+    for found, file in module_files(search_path):
+        if found != name and found.casefold() == wanted and found not in chain:
+            return found, file
+    return None
+
+
 class ModuleLoader:
     """Loads a plan and, depth first, everything it imports (each once)."""
 
@@ -397,6 +411,14 @@ class ModuleLoader:
                 hint=f"a module is a regular file {module_relative_path(name)} that begins "
                      f"`module {name}`; imported through {' -> '.join([*chain, name])}")
         if path is None:
+            spelled = _spelled_otherwise(name, self.search_path, chain)
+            if spelled is not None:     # the folder is searched already: -I would not help
+                found, file = spelled
+                raise ModuleError(
+                    f"unknown module {name}: no {module_relative_path(name)} in {self._searched()}",
+                    imported.span,
+                    hint=f"module names are case-sensitive: {shown_path(file)} is module {found}; write "
+                         f"`import {found}` (imported through {' -> '.join([*chain, name])})")
             raise ModuleError(
                 f"unknown module {name}: no {module_relative_path(name)} in "
                 f"{self._searched()}",

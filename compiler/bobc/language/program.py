@@ -2,7 +2,7 @@
 
 This is the public face of the language for the rest of bobc:
 
-    program = load_program(plan_path, include=(), target=SM86, intrinsics=None)
+    program = load_program(plan_path, include=(), *, target, intrinsics=None)   # target: a bobc.targets.Target
     program.value("launchCount")             # forced value of a definition
     program.apply(f, a, b)                   # forced result of a call
     program.force(v), program.field(vcon, "name")
@@ -23,7 +23,6 @@ from pathlib import Path
 
 from ..errors import BobcError
 from ..resources import doc
-from ..targets import SM86
 from . import core as c
 from .intrinsics import IntrinsicContext, Intrinsics
 from .limits import LimitExceeded
@@ -155,7 +154,7 @@ def _recurring_function(error):
 
 
 class Program:
-    def __init__(self, plan_path, include=(), target=SM86, intrinsics=None):
+    def __init__(self, plan_path, include=(), *, target, intrinsics=None):
         self.target = target
         self._fuel = c.new_fuel()   # every program gets limits.EVALUATION_STEPS, its own
         self.intrinsics = intrinsics if intrinsics is not None else Intrinsics()
@@ -492,8 +491,11 @@ class Program:
         self._checked = True
 
 
-def load_program(plan_path, include=(), target=SM86, intrinsics=None) -> Program:
-    """Parse and resolve a plan and every module it imports (BobcError on failure)."""
+def load_program(plan_path, include=(), *, target, intrinsics=None) -> Program:
+    """Parse and resolve a plan and every module it imports (BobcError on failure), for `target`
+    (a bobc.targets.Target, which compiler-native-encode's handlers are given): always named, as
+    every command names its own (--target, default sm_90) -- no default of its own to disagree with
+    the commands' (probe s39 leftovers3 finding 5)."""
     path = Path(plan_path)
     if not path.is_file():
         from ..errors import printable

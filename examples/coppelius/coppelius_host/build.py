@@ -245,8 +245,9 @@ SEED_NUMBERS = ("coppeliusRunSubmissionCount", "coppeliusRunPublications", "copp
 def seed_numbers(root: Path = EXAMPLE) -> dict[str, int]:
     """The numbers seed 004 states, evaluated from the plan modules under `root`."""
     from bobc.language import Intrinsics, load_program
+    from bobc.targets import SM86
 
-    program = load_program(root / "Coppelius/Build/NativeHost.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics())
+    program = load_program(root / "Coppelius/Build/NativeHost.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics(), target=SM86)
     return {name: program.value(name).value for name in SEED_NUMBERS}
 
 

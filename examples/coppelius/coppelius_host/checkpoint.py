@@ -55,6 +55,7 @@ def host_refusal(name: str) -> str:
     import tempfile
 
     from bobc.language import load_program
+    from bobc.targets import SM86
 
     config_named("small")                    # coppelius_model on the path
     from coppelius_model.config import shape_numbers
@@ -66,7 +67,7 @@ def host_refusal(name: str) -> str:
         probe = Path(folder) / "ShapeProbe.bob"
         probe.write_text("module ShapeProbe\n\nimport Coppelius.Model\n\ndef refusal : Bytes = (coppeliusShapeRefusal "
                          f"{layers} {width} {context} {chunk})\n", encoding="utf-8")
-        program = load_program(probe, include=[EXAMPLE])
+        program = load_program(probe, include=[EXAMPLE], target=SM86)
         return bytes(program.value("refusal").value).decode("utf-8", "replace")
 
 
@@ -91,13 +92,14 @@ def contract(config_name: str = "small"):
     import tempfile
 
     from bobc.language import Intrinsics, load_program
+    from bobc.targets import SM86
     from bobc.plan.model import CheckpointContract
 
     from .build import plan_copy
 
     with tempfile.TemporaryDirectory(prefix="coppelius-contract-") as scratch:
         root = plan_copy(Path(scratch), config=config_name) if config_name != "small" else EXAMPLE
-        program = load_program(root / "Coppelius" / "TrainingRun.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics())
+        program = load_program(root / "Coppelius" / "TrainingRun.bob", include=[str(EXAMPLE)], intrinsics=Intrinsics(), target=SM86)
         value = program.value("coppeliusCheckpointContract")
         fields = [program.force(f).value for f in value.fields]
     return CheckpointContract(*(bytes(f) if isinstance(f, (bytes, bytearray)) else f for f in fields))
