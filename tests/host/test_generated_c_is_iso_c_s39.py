@@ -61,3 +61,34 @@ def test_a_plan_without_checks_or_initializers_is_iso_c(linreg, tmp_path):
     request = dataclasses.replace(built.plan.host.request, input_checks=())
     source = _render(built, target, request=request, initializers=())
     assert _diagnostics(source, tmp_path) == []
+
+
+# The generated file compiled with a stand-in for the runtime's entry point that writes out the
+# bytes of the plan's first record check, as the runtime reads them (plan->input.checks[0]).
+STAND_IN = r"""
+#include <stdio.h>
+#include "plan_host.h"
+int bobc_host_main(const bobc_plan *plan, int argc, char **argv)
+{
+    (void)argc; (void)argv;
+    const rt_record_check *check = &plan->input.checks[0];
+    return fwrite(check->data, 1, check->data_bytes, stdout) == check->data_bytes ? 0 : 1;
+}
+"""
+
+
+def test_a_bytes_check_holds_every_byte_value_without_a_changed_value(linreg, tmp_path):
+    built, target = linreg
+    first = built.plan.host.request.input_checks[0]
+    assert first.kind == "bytes"
+    data = bytes(range(256))
+    checks = (dataclasses.replace(first, data=data), *built.plan.host.request.input_checks[1:])
+    source = _render(built, target, request=dataclasses.replace(built.plan.host.request, input_checks=checks))
+    assert _diagnostics(source, tmp_path) == []
+    (tmp_path / "stand_in.c").write_text(STAND_IN)
+    program = tmp_path / "program"
+    linked = subprocess.run(["gcc", *gcc.CFLAGS, "-I", str(REPO / "runtime_c"), str(tmp_path / "host_plan.c"),
+                             str(tmp_path / "stand_in.c"), "-o", str(program)], capture_output=True, text=True)
+    assert linked.returncode == 0, linked.stderr
+    ran = subprocess.run([str(program)], capture_output=True, timeout=60)
+    assert ran.returncode == 0 and ran.stdout == data

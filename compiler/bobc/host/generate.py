@@ -69,6 +69,14 @@ def c_string(data: bytes | str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def c_chars(data: bytes) -> str:
+    """`data` as the initializers of a `char` array: one octal character constant a byte
+    (`'\\310'`), which is that byte whatever char's signedness; a decimal 200 into a signed char
+    was an int out of its range (gcc -Wpedantic / -Wconversion: "changes value from '200' to '-56'",
+    an implementation-defined conversion: probe s39 genc finding 3)."""
+    return ", ".join(f"'\\{byte:03o}'" for byte in data)
+
+
 def c_comment(text: bytes | str) -> str:
     """Text a plan wrote (an identity, a step's or fill's note) as the inside of a C block comment:
     printable ASCII kept, any other byte written as \\xNN, and a `/` after a `*` or a `*` after a
@@ -192,7 +200,8 @@ def render(built, target: Target) -> str:
     environment = jinja2.Environment(loader=jinja2.PackageLoader("bobc.host", "templates"),
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      bytecode_cache=gcc.template_cache())
-    environment.globals.update(hex=hex, c_string=c_string, c_comment=c_comment, double_literal=double_literal)
+    environment.globals.update(hex=hex, c_string=c_string, c_chars=c_chars, c_comment=c_comment,
+                               double_literal=double_literal)
     steps = _steps(plan, manifest)
     blobs: dict[bytes, str] = {}
 
