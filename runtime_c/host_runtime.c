@@ -168,7 +168,9 @@ int rt_record_verify(const rt_record_contract *c, const uint8_t *r, size_t size,
         const rt_record_check *x = &c->checks[k];
         shown_text(x->what, what, sizeof what);
         if (x->kind == RT_CHECK_BYTES) {
-            if (memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
+            /* no bytes: nothing to compare, and the plan's empty data is NULL (memcmp's arguments
+             * must point at objects even for 0 bytes: C11 7.24.1p2) */
+            if (x->data_bytes && memcmp(r + x->offset, x->data, x->data_bytes) != 0) {
                 char want[64];
                 quote_bytes(want, sizeof want, x->data, x->data_bytes);
                 return rt_say(err, RT_EXIT_BAD_INPUT, "input record %s: %s is not %s (at byte %llu)", path, what,

@@ -451,7 +451,8 @@ static int step_fill(host *h, const bobc_step_fill *s)
     uint8_t *dst = at_or_fail(h, s->host, s->payload_bytes, "a fill's destination");
     if (!dst)
         return fail(h, RT_EXIT_INTERNAL);
-    memcpy(dst, s->payload, s->payload_bytes);
+    if (s->payload_bytes)       /* an empty payload is NULL: no memcpy (C11 7.24.1p2) */
+        memcpy(dst, s->payload, s->payload_bytes);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
 }

@@ -268,11 +268,26 @@ def _unrolled(steps, out, depth: int = 0) -> int:
             total += step.count * body
         else:
             total += 1
-            _integers([getattr(step, f.name) for f in step.kind.fields if f.kind == "nat"],
-                      f"the host's {step.kind.name} step", out, step.at)
+            for f in step.kind.fields:
+                if f.kind == "nat":
+                    _integer(getattr(step, f.name), f"the host's {step.kind.name} step's {f.name}",
+                             f.c_type or "uint64_t", out, step.at)
         if total > HOST_STEP_COUNT:      # already too many: stop before the numbers get huge
             return total
     return total
+
+
+# the generated C's integer types (plan_steps.h: a step field's StepField.c_type) -> their largest value
+C_TYPE_MOST = {"uint32_t": U32, "uint64_t": U64, "int32_t": 2 ** 31 - 1}
+
+
+def _integer(value: int, what: str, c_type: str, out, at=None) -> None:
+    """A step field's value fits the C type the generated host declares it as (a uint32_t field,
+    read's tolerate_empty, once took 2^32 through the certifier and failed inside gcc)."""
+    most = C_TYPE_MOST.get(c_type, U64)
+    if not 0 <= value <= most:
+        out.append(Finding("limit", f"{what} is {shown(value)}: outside 0..{most:,}, the generated C's {c_type} "
+                                    f"({doc('limits.md')})", at))
 
 
 def _integers(value, what: str, out, at=None) -> None:
