@@ -484,7 +484,8 @@ def _children(term, negative):
         return
     slots = [n for k in type(term).__mro__ for n in getattr(k, "__slots__", ())]
     for name in slots:
-        if name == "span":
+        # an eliminator's `induction` points back at the eliminator (walking it never ends)
+        if name in ("span", "induction"):
             continue
         value = getattr(term, name, None)
         if isinstance(value, c.Term):
@@ -493,6 +494,8 @@ def _children(term, negative):
             for item in value:
                 if isinstance(item, c.Term):
                     yield item, negative
+                elif isinstance(item, c.ElimBranch):   # a branch's body is part of the type
+                    yield item.body, negative
 
 
 def built_in_shadow_warnings(module: s.Module) -> list:
