@@ -368,6 +368,19 @@ class _Printer:
             self.seq(term.arguments)
             text(")")
         elif kind in (c.Con, c.Record):
+            if len(term.params) != len(term.declaration.parameters):
+                # a record's value, whose parameters came from its type, not from the form:
+                # a constructor form without them would not read back
+                text(f"(record {term.declaration.name}")
+                for field, value in zip(term.ctor.fields, term.fields):
+                    text(f" ({field.name} = ")
+                    if self.spent():
+                        text("...)")
+                        break
+                    self.term(value)
+                    text(")")
+                text(")")
+                return
             text(f"(constructor {term.declaration.name} {term.ctor.name}")
             self.seq([*term.params, *term.fields])
             text(")")
