@@ -443,10 +443,18 @@ def _recursive_fields(family: c.FamilyDeclaration, ctor: c.ConstructorDeclaratio
             for position, argument in enumerate(type_.arguments):
                 wanted = depth - 1 - position
                 if not (isinstance(argument, c.Local) and argument.index == wanted):
+                    # a parameter an earlier field of the same name hides cannot be written here
+                    hidden = [(p.name, f) for p in family.parameters for f in ctor.fields[:index]
+                              if f.name == p.name]
+                    hint = _parameter_hint(family)
+                    if hidden:
+                        name, earlier = hidden[0]
+                        hint = (f"field {name} of {ctor.name} ({earlier.span}) hides the parameter "
+                                f"{name} from the fields after it: rename the field, then "
+                                f"{hint}")
                     raise DeclarationError(
                         f"recursive field {field.name} of {ctor.name} must repeat {family.name}'s "
-                        f"parameters unchanged", field.span,
-                        hint=_parameter_hint(family))
+                        f"parameters unchanged", field.span, hint=hint)
             yield index
             continue
         where = _occurrence(type_, family, negative=False)
