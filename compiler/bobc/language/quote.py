@@ -263,7 +263,7 @@ def _constant(value, width: int | None = None) -> str:
 class _Printer:
     """A core term as text, in at most about `width` characters: past them, `...`."""
 
-    __slots__ = ("out", "left", "literals", "scope")
+    __slots__ = ("out", "left", "literals", "scope", "root", "free")
 
     def __init__(self, width, names=None):
         self.out: list = []
@@ -272,6 +272,8 @@ class _Printer:
         # (`names`, else each free variable prints as written), then the binders printed around
         # the term at hand
         self.scope = list(names) if names is not None else []
+        self.root = None        # the term printed (show_term)
+        self.free = None        # the names of the definitions, primitives, built-in types in it
         # literals past what a message shows are cut in a message, past the width otherwise
         self.literals = None if width is not None and width <= SHOWN_WIDTH else (width or 1 << 62)
 
@@ -307,7 +309,11 @@ class _Printer:
         B); that binder then prints with `'` added until its name is free, so the text printed
         reads back as the same term."""
         shown = list(names)
+        if self.free is None:
+            self.free = _free_names(self.root)
         for position, name in enumerate(names):
+            if name not in self.free and name not in self.scope and name not in shown[:position]:
+                continue            # nothing the body could mean by it (the common case: no walk)
             # the variables the body could mean by `name`: the scope's, the earlier binders'
             if not _names(body, name, [len(self.scope) - 1 - k + len(names)
                                        for k, bound in enumerate(self.scope) if bound == name]
@@ -421,6 +427,42 @@ class _Printer:
             text(f"<{kind.__name__}>")
 
 
+def _free_names(term) -> set:
+    """The names of the definitions, primitives and built-in types a term mentions."""
+    found = set()
+    stack, seen = [term], set()
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        kind = type(item)
+        if kind is c.Global:
+            found.add(item.definition.name)
+        elif kind is c.Constant:
+            if item.value is NAT_TYPE:
+                found.add("Nat")
+            elif item.value is BYTES_TYPE:
+                found.add("Bytes")
+        elif kind is c.ElimBranch:
+            stack.append(item.body)
+        else:
+            if kind is c.Prim or isinstance(item, c.PrimCall):
+                found.add(item.primitive.name)
+            for klass in kind.__mro__:
+                for slot in getattr(klass, "__slots__", ()):
+                    if slot in ("span", "declaration", "ctor", "program", "definition", "written",
+                                "induction", "defines"):
+                        continue
+                    child = getattr(item, slot, None)
+                    if isinstance(child, c.Term):
+                        stack.append(child)
+                    elif isinstance(child, list):
+                        stack.extend(x for x in child
+                                     if isinstance(x, (c.Term, c.ElimBranch)))
+    return found
+
+
 def _names(term, name: str, indices) -> bool:
     """Whether `term` names a variable whose de Bruijn index (seen from `term`) is in `indices`,
     or a definition, primitive or built-in type called `name` (a variable bound inside `term` is
@@ -475,6 +517,7 @@ def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH, names=None) 
     (None: whole, literals too; a message passes SHOWN_WIDTH).  `names`: what to call the
     variables of the context the term is in, outermost first (shown_names)."""
     printer = _Printer(width, names)
+    printer.root = term
     printer.term(term)
     return "".join(printer.out)
 
