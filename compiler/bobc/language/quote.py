@@ -252,7 +252,7 @@ def _constant(value, width: int | None = None) -> str:
     if isinstance(value, VBytes):
         return show_bytes_cut(value.value, SHOWN_BYTES if width is None else width // 4)
     if isinstance(value, VType):
-        return f"Type {value.level}"
+        return f"Type {show_natural(value.level, SHOWN_DIGITS if width is None else width)}"
     if value is NAT_TYPE:
         return "Nat"
     if value is BYTES_TYPE:
