@@ -202,9 +202,9 @@ class Checker:
                     level = self.check_type(inner, field.type)
                     if level > sort.level:
                         raise self.error(field, f"field {field.name} of {ctor.name} has a type in "
-                                                f"Type {level}, too large for a family in "
-                                                f"Type {sort.level}",
-                                         hint=f"declare the family in Type {level}")
+                                                f"Type {show_natural(level)}, too large for a "
+                                                f"family in Type {show_natural(sort.level)}",
+                                         hint=f"declare the family in Type {show_natural(level)}")
                     inner, _ = inner.bind(field.name, self.evaluate(inner, field.type))
             self.checked_families.add(family)    # kept only once it checked
         finally:

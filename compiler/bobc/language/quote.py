@@ -252,7 +252,7 @@ def _constant(value, width: int | None = None) -> str:
     if isinstance(value, VBytes):
         return show_bytes_cut(value.value, SHOWN_BYTES if width is None else width // 4)
     if isinstance(value, VType):
-        return f"Type {value.level}"
+        return f"Type {show_natural(value.level, SHOWN_DIGITS if width is None else width)}"
     if value is NAT_TYPE:
         return "Nat"
     if value is BYTES_TYPE:
@@ -263,13 +263,17 @@ def _constant(value, width: int | None = None) -> str:
 class _Printer:
     """A core term as text, in at most about `width` characters: past them, `...`."""
 
-    __slots__ = ("out", "left", "literals", "scope")
+    __slots__ = ("out", "left", "literals", "scope", "root", "free")
 
     def __init__(self, width, names=None):
         self.out: list = []
         self.left = width
-        # the names of the variables in scope, outermost first (None: print each as written)
-        self.scope = list(names) if names is not None else None
+        # the names of the variables in scope as printed, outermost first: the context's
+        # (`names`, else each free variable prints as written), then the binders printed around
+        # the term at hand
+        self.scope = list(names) if names is not None else []
+        self.root = None        # the term printed (show_term)
+        self.free = None        # the names of the definitions, primitives, built-in types in it
         # literals past what a message shows are cut in a message, past the width otherwise
         self.literals = None if width is not None and width <= SHOWN_WIDTH else (width or 1 << 62)
 
@@ -291,15 +295,36 @@ class _Printer:
             self.term(item)
 
     def bound(self, names, body) -> None:
-        """`body`, under binders named `names`."""
-        if self.scope is None:
-            self.term(body)
-            return
+        """`body`, under binders named `names` (as printed: see binder_names)."""
         self.scope.extend(names)
         try:
             self.term(body)
         finally:
             del self.scope[len(self.scope) - len(names):]
+
+    def binder_names(self, names, body) -> list:
+        """The names to print for binders named `names` over `body`: each as written, unless the
+        body names a variable of the scope printed so, or a definition or primitive so (a type
+        read back after a substitution: `(pi A : Type 0 . (pi x : B . A))` with the outer A for
+        B); that binder then prints with `'` added until its name is free, so the text printed
+        reads back as the same term."""
+        shown = list(names)
+        if self.free is None:
+            self.free = _free_names(self.root)
+        for position, name in enumerate(names):
+            if name not in self.free and name not in self.scope and name not in shown[:position]:
+                continue            # nothing the body could mean by it (the common case: no walk)
+            # the variables the body could mean by `name`: the scope's, the earlier binders'
+            if not _names(body, name, [len(self.scope) - 1 - k + len(names)
+                                       for k, bound in enumerate(self.scope) if bound == name]
+                          + [len(names) - 1 - k for k in range(position)
+                             if shown[k] == name]):
+                continue
+            taken = set(self.scope) | set(shown)
+            while name in taken or _names(body, name, []):
+                name += "'"
+            shown[position] = name
+        return shown
 
     def term(self, term) -> None:
         if self.spent():
@@ -310,8 +335,7 @@ class _Printer:
             text("...")
         elif kind is c.Local:
             scope = self.scope
-            text(scope[-1 - term.index] if scope is not None and term.index < len(scope)
-                 else term.name)
+            text(scope[-1 - term.index] if 0 <= term.index < len(scope) else term.name)
         elif kind is c.Global:
             text(term.definition.name)
         elif kind is c.Prim:
@@ -319,20 +343,22 @@ class _Printer:
         elif kind is c.Constant:
             text(_constant(term.value, self.literals))
         elif kind is c.Lam or kind is c.Pi:
-            text(f"({'lambda' if kind is c.Lam else 'pi'} {term.multiplicity} {term.name} : ")
+            names = self.binder_names([term.name], term.body)
+            text(f"({'lambda' if kind is c.Lam else 'pi'} {term.multiplicity} {names[0]} : ")
             self.term(term.domain)
             text(" . ")
-            self.bound([term.name], term.body)
+            self.bound(names, term.body)
             text(")")
         elif kind is c.Let:
-            text(f"(let {term.multiplicity} {term.name}")
+            names = self.binder_names([term.name], term.body)
+            text(f"(let {term.multiplicity} {names[0]}")
             if term.type is not None:
                 text(" : ")
                 self.term(term.type)
             text(" = ")
             self.term(term.value)
             text(" in ")
-            self.bound([term.name], term.body)
+            self.bound(names, term.body)
             text(")")
         elif kind is c.App:
             text("(")
@@ -348,6 +374,19 @@ class _Printer:
             self.seq(term.arguments)
             text(")")
         elif kind in (c.Con, c.Record):
+            if len(term.params) != len(term.declaration.parameters):
+                # a record's value, whose parameters came from its type, not from the form:
+                # a constructor form without them would not read back
+                text(f"(record {term.declaration.name}")
+                for field, value in zip(term.ctor.fields, term.fields):
+                    text(f" ({field.name} = ")
+                    if self.spent():
+                        text("...)")
+                        break
+                    self.term(value)
+                    text(")")
+                text(")")
+                return
             text(f"(constructor {term.declaration.name} {term.ctor.name}")
             self.seq([*term.params, *term.fields])
             text(")")
@@ -356,8 +395,9 @@ class _Printer:
             self.seq([term.motive, term.scrutinee, *term.branches])
             text(")")
         elif kind is c.ElimBranch:
-            text("(branch " + " ".join([term.ctor.name, *term.binders]) + " . ")
-            self.bound(list(term.binders), term.body)
+            names = self.binder_names(list(term.binders), term.body)
+            text("(branch " + " ".join([term.ctor.name, *names]) + " . ")
+            self.bound(names, term.body)
             text(")")
         elif kind is c.NatElim:
             text("(nat-eliminate")
@@ -387,11 +427,97 @@ class _Printer:
             text(f"<{kind.__name__}>")
 
 
+def _free_names(term) -> set:
+    """The names of the definitions, primitives and built-in types a term mentions."""
+    found = set()
+    stack, seen = [term], set()
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        kind = type(item)
+        if kind is c.Global:
+            found.add(item.definition.name)
+        elif kind is c.Constant:
+            if item.value is NAT_TYPE:
+                found.add("Nat")
+            elif item.value is BYTES_TYPE:
+                found.add("Bytes")
+        elif kind is c.ElimBranch:
+            stack.append(item.body)
+        else:
+            if kind is c.Prim or isinstance(item, c.PrimCall):
+                found.add(item.primitive.name)
+            for klass in kind.__mro__:
+                for slot in getattr(klass, "__slots__", ()):
+                    if slot in ("span", "declaration", "ctor", "program", "definition", "written",
+                                "induction", "defines"):
+                        continue
+                    child = getattr(item, slot, None)
+                    if isinstance(child, c.Term):
+                        stack.append(child)
+                    elif isinstance(child, list):
+                        stack.extend(x for x in child
+                                     if isinstance(x, (c.Term, c.ElimBranch)))
+    return found
+
+
+def _names(term, name: str, indices) -> bool:
+    """Whether `term` names a variable whose de Bruijn index (seen from `term`) is in `indices`,
+    or a definition, primitive or built-in type called `name` (a variable bound inside `term` is
+    not one of these).  A DAG is walked once per binder depth."""
+    wanted = set(indices)
+    stack = [(term, 0)]
+    seen = set()
+    while stack:
+        item, depth = stack.pop()
+        if item is None or (id(item), depth) in seen:
+            continue
+        seen.add((id(item), depth))
+        kind = type(item)
+        if kind is c.Local:
+            if item.index - depth in wanted:
+                return True
+        elif kind is c.Global:
+            if item.definition.name == name:
+                return True
+        elif kind is c.Constant:
+            if (item.value is NAT_TYPE and name == "Nat") or (item.value is BYTES_TYPE
+                                                                and name == "Bytes"):
+                return True
+        elif kind is c.Prim or isinstance(item, c.PrimCall):
+            if item.primitive.name == name:
+                return True
+            stack.extend((a, depth) for a in getattr(item, "arguments", ()))
+        elif kind is c.Lam or kind is c.Pi:
+            stack += [(item.domain, depth), (item.body, depth + 1)]
+        elif kind is c.Let:
+            stack += [(item.type, depth), (item.value, depth), (item.body, depth + 1)]
+        elif kind is c.ElimBranch:
+            stack.append((item.body, depth + len(item.binders)))
+        elif kind is c.Elim:
+            stack += [(item.motive, depth), (item.scrutinee, depth)]
+            stack += [(b, depth) for b in item.branches]
+        else:
+            for klass in kind.__mro__:
+                for slot in getattr(klass, "__slots__", ()):
+                    if slot in ("span", "declaration", "ctor", "program", "definition", "written"):
+                        continue
+                    child = getattr(item, slot, None)
+                    if isinstance(child, c.Term):
+                        stack.append((child, depth))
+                    elif isinstance(child, list):
+                        stack.extend((x, depth) for x in child if isinstance(x, c.Term))
+    return False
+
+
 def show_term(term: c.Term, width: int | None = PRINTED_TYPE_WIDTH, names=None) -> str:
     """A core term in the language's syntax (one line), cut to about `width` characters
     (None: whole, literals too; a message passes SHOWN_WIDTH).  `names`: what to call the
     variables of the context the term is in, outermost first (shown_names)."""
     printer = _Printer(width, names)
+    printer.root = term
     printer.term(term)
     return "".join(printer.out)
 

@@ -443,10 +443,18 @@ def _recursive_fields(family: c.FamilyDeclaration, ctor: c.ConstructorDeclaratio
             for position, argument in enumerate(type_.arguments):
                 wanted = depth - 1 - position
                 if not (isinstance(argument, c.Local) and argument.index == wanted):
+                    # a parameter an earlier field of the same name hides cannot be written here
+                    hidden = [(p.name, f) for p in family.parameters for f in ctor.fields[:index]
+                              if f.name == p.name]
+                    hint = _parameter_hint(family)
+                    if hidden:
+                        name, earlier = hidden[0]
+                        hint = (f"field {name} of {ctor.name} ({earlier.span}) hides the parameter "
+                                f"{name} from the fields after it: rename the field, then "
+                                f"{hint}")
                     raise DeclarationError(
                         f"recursive field {field.name} of {ctor.name} must repeat {family.name}'s "
-                        f"parameters unchanged", field.span,
-                        hint=_parameter_hint(family))
+                        f"parameters unchanged", field.span, hint=hint)
             yield index
             continue
         where = _occurrence(type_, family, negative=False)
@@ -484,7 +492,8 @@ def _children(term, negative):
         return
     slots = [n for k in type(term).__mro__ for n in getattr(k, "__slots__", ())]
     for name in slots:
-        if name == "span":
+        # an eliminator's `induction` points back at the eliminator (walking it never ends)
+        if name in ("span", "induction"):
             continue
         value = getattr(term, name, None)
         if isinstance(value, c.Term):
@@ -493,6 +502,8 @@ def _children(term, negative):
             for item in value:
                 if isinstance(item, c.Term):
                     yield item, negative
+                elif isinstance(item, c.ElimBranch):   # a branch's body is part of the type
+                    yield item.body, negative
 
 
 def built_in_shadow_warnings(module: s.Module) -> list:
