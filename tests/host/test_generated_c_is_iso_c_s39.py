@@ -135,28 +135,32 @@ def test_a_fill_payload_is_every_byte_it_holds(linreg, tmp_path):
     assert ran.returncode == 0 and ran.stdout == payload
 
 
-MEASURED = r"""
-import resource, subprocess, sys
-ran = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-print(ran.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, ran.stderr[:2000])
-"""
-
-
-def test_a_large_payload_costs_gcc_little_memory(linreg, tmp_path):
-    """A 2 MiB Fill payload (probe s39 genc finding 5): as a list of decimal ints gcc's cc1 took
-    about 350 MB (683 MB at 4 MiB, 9 s), as string literals under 60 MB at any size measured.
-    gcc's peak memory, measured in a process of its own, is held under 150 MB."""
+def test_a_large_payload_is_string_literals_not_a_list_of_ints(linreg):
+    """A Fill payload is emitted as string literals of 64 bytes a line, never as a list of decimal
+    ints (probe s39 genc finding 5: as ints, a 4 MiB payload cost gcc 9 s and 683 MB; as literals
+    under 0.4 s and 80 MB -- measured by bench/gcc_payload.py, bench/results/gcc-payload-s39.md).
+    Held structurally here: the payload's initializer lines are each one quoted literal whose
+    unescaped bytes are the payload's next 64."""
     import random
-    import sys
+    import re
 
     built, target = linreg
-    payload = random.Random(39).randbytes(2 << 20)
+    payload = random.Random(39).randbytes(1000)
     source = _render(built, target, steps=_with_fill(built, payload))
-    path = tmp_path / "host_plan.c"
-    path.write_text(source)
-    ran = subprocess.run([sys.executable, "-c", MEASURED, "gcc", *gcc.CFLAGS, "-I", str(REPO / "runtime_c"),
-                          "-c", str(path), "-o", str(tmp_path / "host_plan.o")], capture_output=True, text=True,
-                         timeout=600)
-    code, peak_kb, said = ran.stdout.split(" ", 2)
-    assert code == "0", said
-    assert int(peak_kb) < 150 * 1024, f"gcc peaked at {int(peak_kb) // 1024} MB"
+    literal_lines = [line.strip() for line in source.splitlines() if re.fullmatch(r'\s*"(?:[^"\\]|\\.)*"[,;]?\s*', line)]
+    decoded = b"".join(_c_literal_bytes(line.rstrip(",;")) for line in literal_lines)
+    assert payload in decoded
+    assert not re.search(r"(?:\b\d{1,3}, ){64}", source), "a byte list of decimal ints is back"
+
+
+def _c_literal_bytes(literal: str) -> bytes:
+    """The bytes of one C string literal written with printable ASCII and 3-digit octal escapes."""
+    body, out, at = literal[1:-1], bytearray(), 0
+    while at < len(body):
+        if body[at] == "\\":
+            out.append(int(body[at + 1:at + 4], 8))
+            at += 4
+        else:
+            out.append(ord(body[at]))
+            at += 1
+    return bytes(out)
