@@ -268,24 +268,30 @@ def _unrolled(steps, out, depth: int = 0) -> int:
             total += step.count * body
         else:
             total += 1
-            _integers([getattr(step, f.name) for f in step.kind.fields if f.kind == "nat"],
-                      f"the host's {step.kind.name} step", out, step.at)
+            for f in step.kind.fields:
+                if f.kind == "nat":
+                    # each field as wide as the C member it becomes (runtime_c/plan_steps.h: a read's
+                    # tolerate_empty is a uint32_t, which 2^32 reached as 0, and gcc then refused the
+                    # generated C as a bobc bug)
+                    most, c_type = (U32, "uint32_t") if f.c_type == "uint32_t" else (U64, "uint64_t")
+                    _integers(getattr(step, f.name), f"the host's {step.kind.name} step's {f.name}", out, step.at,
+                              most, c_type)
         if total > HOST_STEP_COUNT:      # already too many: stop before the numbers get huge
             return total
     return total
 
 
-def _integers(value, what: str, out, at=None) -> None:
-    """Every integer in `value` (nested dicts/lists) fits the C host's u64."""
+def _integers(value, what: str, out, at=None, most: int = U64, c_type: str = "uint64_t") -> None:
+    """Every integer in `value` (nested dicts/lists) fits the C host's `c_type` (0..`most`)."""
     if isinstance(value, bool):
         return
     if isinstance(value, int):
-        if not 0 <= value <= U64:
-            out.append(Finding("limit", f"{what} holds {shown(value)}: outside 0..{U64:,}, the generated "
-                                        f"C's uint64_t ({doc('limits.md')})", at))
+        if not 0 <= value <= most:
+            out.append(Finding("limit", f"{what} holds {shown(value)}: outside 0..{most:,}, the generated "
+                                        f"C's {c_type} ({doc('limits.md')})", at))
     elif isinstance(value, dict):
         for key, item in value.items():
-            _integers(item, what, out, at)
+            _integers(item, what, out, at, most, c_type)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _integers(item, what, out, at)
+            _integers(item, what, out, at, most, c_type)
