@@ -12,6 +12,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 UNIT = """family Unit : Type 0
 constructor MkUnit
@@ -36,7 +37,7 @@ end-family
 def b : (family Box) = (record Box (f = 3))
 def inside : Nat = (eliminate Box (lambda unrestricted x : (family Box) . Nat) b (branch MkBox f . f))
 """)
-    program = load_program(path)
+    program = load_program(path, target=SM86)
     program.check()
     assert program.value("inside").value == 3
 
@@ -59,7 +60,7 @@ def omega : (family Bad) = (constructor Bad C selfApp)
 def loop : Nat = (selfApp omega)
 """)
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     error = caught.value
     assert "family Bad is not strictly positive: field f of C" in error.message
     assert (error.span.line, error.span.column) == (9, 20)
@@ -73,5 +74,5 @@ field unrestricted kids : (eliminate Unit (lambda unrestricted u : (family Unit)
 end-family
 """)
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     assert "field kids of Node uses Tree inside its type" in caught.value.message

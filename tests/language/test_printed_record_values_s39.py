@@ -8,6 +8,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 FAMILY = """family P (A : Type 0) : Type 0
 constructor MkP
@@ -23,7 +24,7 @@ def test_a_record_value_in_a_failed_claim_prints_as_a_record_that_reads_back(tmp
     path.write_text("module Rec\n\n" + FAMILY + "def diff : (equal (family P Nat) y (constructor P "
                     "MkP Nat 3)) = (refl (family P Nat) y)\n", encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     left = next(line for line in caught.value.message.splitlines() if "left:" in line)
     printed = left.split("left:", 1)[1].strip()
     assert printed == "(record P (a = 4))"
@@ -31,4 +32,4 @@ def test_a_record_value_in_a_failed_claim_prints_as_a_record_that_reads_back(tmp
     path.write_text("module Rec\n\n" + FAMILY + f"def again : (family P Nat) = {printed}\n"
                     "def same : (equal (family P Nat) y again) = (refl (family P Nat) y)\n",
                     encoding="utf-8")
-    load_program(path).check()
+    load_program(path, target=SM86).check()

@@ -590,8 +590,10 @@ def run_native(plan_path, args) -> int:
     declared = program.type_of(args.entry)
     pipeline.check(program)
     if isinstance(declared, VFamily) and declared.family == "NativePhysicalProgram":
-        from ..native.writer import BYTES_DEFINITION
+        from ..native.writer import BYTES_DEFINITION, refuse_wide_naturals
 
+        refuse_wide_naturals(program.force, program.definition(args.entry).thunk,
+                             prefix=f"the native physical program {args.entry} is refused: ", exit_code=9)
         encoded = program.apply(program.definition(BYTES_DEFINITION).thunk, program.definition(args.entry).thunk)
         code = bytes(encoded.value)
         _refuse_program_as_built(program, args.entry, code)

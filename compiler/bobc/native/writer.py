@@ -71,6 +71,95 @@ def command_written(force, raw_commands, command, field=None, *outer):
     return written(*outer)
 
 
+# every natural of a program's bytes is 8 bytes little-endian (docs/platform.md), and
+# `bytes-from-nat-le value 8` keeps its low 64 bits: only an Immediate operand's value is
+# documented as taken mod 2^64 (the value a slot or word gets); every other natural -- an
+# address, a byte count, a slot, a status, a request's fields -- must fit as it is written
+NATURAL_BOUND = 1 << 64
+COMMANDS_FAMILY = "NativePhysicalCommands"
+IMMEDIATE = "NativePhysicalImmediate"
+
+
+def natural_too_wide(force, raw_program=None, raw_commands=None):
+    """The first natural of a native physical program (`raw_program`, a NativePhysicalProgram
+    value as a constructor holds it, unforced) or of its commands alone (`raw_commands`) that its
+    canonical bytes cannot hold -- 2^64 or more anywhere but an Immediate operand, where
+    nativePhysicalProgramBytes would keep its low 64 bits and both hosts would run the wrapped
+    value -- as (message, span): the message names the command (numbered as the hosts number
+    them, command_written's order), the field and the value; the span is where the plan wrote
+    the value, else its command, else the program.  None when every natural fits."""
+    from ..certify.limits import shown
+    from ..language.values import VCon, VNat
+    from ..plan.extract import written
+
+    def refused(what: str, value: int, places) -> tuple:
+        return (f"{what} is {shown(value, commas=False)}, 2^64 or more: the program's bytes hold a natural in "
+                f"64 bits, where it would wrap to {value % NATURAL_BOUND}", written(*places))
+
+    def inside(raw, label: str, places):
+        """The first too-wide natural in the value `raw` (a command's field; not a command)."""
+        pending = [(raw, label, (raw, *places))]
+        while pending:
+            raw, label, places = pending.pop()
+            value = force(raw)
+            if isinstance(value, VNat):
+                if value.value >= NATURAL_BOUND:
+                    return refused(label, value.value, places)
+            elif isinstance(value, VCon) and value.family != COMMANDS_FAMILY and value.constructor != IMMEDIATE:
+                pending.extend((field, f"{label}'s {name}", (field, *places))
+                               for name, field in reversed(list(zip(value.field_names, value.fields))))
+        return None
+
+    outer = ()
+    if raw_program is not None:
+        program = force(raw_program)
+        outer = (raw_program,)
+        if not isinstance(program, VCon):
+            return None
+        for name, field in zip(program.field_names, program.fields):
+            value = force(field)
+            if isinstance(value, VCon) and value.family == COMMANDS_FAMILY:
+                raw_commands = field
+            else:
+                found = inside(field, f"the program's {name}", outer)
+                if found:
+                    return found
+    if raw_commands is None:
+        return None
+    pending, number = [raw_commands], 0
+    while pending:
+        raw = pending.pop()
+        command = force(raw)
+        if not isinstance(command, VCon):
+            break
+        name = command.constructor
+        shown_name = name[len("NativePhysical"):] if name.startswith("NativePhysical") else name
+        for index, (field_name, field) in enumerate(zip(command.field_names, command.fields)):
+            if index in command.ctor.recursive:
+                continue
+            found = inside(field, f"command {number} ({shown_name}): {field_name}", (raw, *outer))
+            if found:
+                return found
+        number += 1
+        pending.extend(command.fields[index] for index in reversed(command.ctor.recursive))
+    return None
+
+
+def refuse_wide_naturals(force, raw_program=None, raw_commands=None, prefix="the native physical program is "
+                         "refused: ", exit_code=None) -> None:
+    """natural_too_wide's finding as a BobcError (`prefix` before it), at the value's place."""
+    found = natural_too_wide(force, raw_program, raw_commands)
+    if found is None:
+        return
+    message, span = found
+    error = BobcError(prefix + message, span,
+                      hint="give it a value below 2^64 (18446744073709551616); only an Immediate operand is taken "
+                           f"mod 2^64 ({doc('platform.md')}, \"Runtime.NativePhysicalProgram\")")
+    if exit_code is not None:
+        error.exit_code = exit_code
+    raise error
+
+
 def commands_written(context, raw_program):
     """native_host's `where` for the NativePhysicalProgram `raw_program` (unforced, as the handler
     receives it): command_written over its commands, the program's own place after them."""
@@ -145,6 +234,7 @@ def program_bytes_of(value, context) -> bytes:
 
 def encode_native_program(value, context):
     """The handler: a NativePhysicalProgram -> the host executable's bytes."""
+    refuse_wide_naturals(context.program.force, value)
     return VBytes(native_host(program_bytes_of(value, context), context.target.name,
                               commands_written(context, value)))
 
@@ -172,5 +262,6 @@ def encode_resource_host(value, context):
                         f"(nvidiaResourceAdmitsLayout: a layout built for another driver interface)",
                         hint="build the layout with the resources' NvidiaPlanHostABI")
     native = host.fields[host.field_names.index("nvidiaResourceHostProgram")]     # unforced: where it was written
+    refuse_wide_naturals(program.force, native)
     return VBytes(native_host(program_bytes_of(native, context), context.target.name,
                               commands_written(context, native)))

@@ -66,6 +66,9 @@ def refused_command(program: native.Program) -> tuple[int, str] | None:
 
 def program_bytes(language_program, value, where: str) -> bytes:
     """NativePhysicalCommands (a language value) -> the step's checked program bytes."""
+    from ..native.writer import refuse_wide_naturals
+
+    refuse_wide_naturals(language_program.force, raw_commands=value, prefix=f"{where}: the native commands are refused: ")
     encoder = language_program.definition(COMMANDS_BYTES_DEFINITION)
     encoded = language_program.apply(encoder.thunk, value)
     if not isinstance(encoded, VBytes):
