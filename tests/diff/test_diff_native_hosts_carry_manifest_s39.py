@@ -140,3 +140,19 @@ def test_a_damaged_manifest_section_cannot_be_compared(built, tmp_path):
     done = bobc("diff", built["a"], damaged)
     assert done.returncode == 2 and done.stdout == ""
     assert f"{damaged} (.bobc.manifest)" in done.stderr and "lacks launches" in done.stderr
+
+
+def test_inspect_names_the_section_and_refuses_a_damaged_one(built, tmp_path):
+    """README's inspect row: a host whose manifest section is no manifest is refused, exit 1, as dump
+    refuses it; inspect of a native host said it decodes while dump refused it."""
+    done = bobc("inspect", "--json", built["a"])
+    assert done.returncode == 0, done.stderr
+    assert ".bobc.manifest" in json.loads(done.stdout)["sections"]
+    data = bytearray(built["a"].read_bytes())
+    at = data.find(b'"launches"')
+    data[at + 1:at + 2] = b"L"
+    damaged = tmp_path / "damaged"
+    damaged.write_bytes(bytes(data))
+    for command in ("inspect", "dump"):
+        done = bobc(command, damaged)
+        assert done.returncode == 1 and "lacks launches" in done.stderr, (command, done.stderr)

@@ -254,6 +254,9 @@ def summary(path) -> tuple[list[str], dict]:
     host, decoded, data = read(path)
     facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
     section = version_section(data, path)
+    manifest = manifest_section(data, path)
+    if manifest is not None:
+        carried_images(path)        # a damaged manifest section is refused, as `bobc dump` refuses it
     needs = parse(section) if section is not None else {}
     text = [f"{path}:",
             f"  kind     native physical program host ({doc('native-host.md')})",
@@ -273,15 +276,15 @@ def summary(path) -> tuple[list[str], dict]:
     else:
         text.append(f"  (no {sections.PREFIX}{SECTION} section: it was not built by `bobc build`, or was "
                     f"stripped; the host refuses --version, exit 9)")
-    if manifest_section(data, path) is not None:
+    if manifest is not None:
         text.append(f"  manifest {sections.PREFIX}manifest: `bobc dump` decodes its embedded images and lists its "
                     "commands, `bobc diff` compares them field by field")
     else:
         text.append("  `bobc dump` lists its commands; the embedded images carry no manifest, so they are "
                     "shown by size and sha256 only")
     info = {"host": str(path), "kind": "native", "target": host.target, "version": needs or None,
-            "sections": {} if section is None else
-            {sections.PREFIX + SECTION: {"bytes": len(section), "sha256": hashlib.sha256(section).hexdigest()}},
+            "sections": {sections.PREFIX + name: {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+                         for name, content in ((SECTION, section), ("manifest", manifest)) if content is not None},
             "program": {"bytes": len(host.program), "sha256": facts["program.sha256"],
                         "identity": decoded.identity.decode("utf-8", "replace").rstrip("\0 "),
                         "commands": len(decoded.commands),
