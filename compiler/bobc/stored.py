@@ -181,15 +181,18 @@ def _artifact_key(verdict: str | None, entry: str) -> str | None:
     return None if verdict is None else cache.digest(verdict, "native artifact", entry)
 
 
-def artifact(verdict: str | None, entry: str, interpreter: bytes) -> bytes | None:
-    """The bytes `bobc build --entry entry` wrote before for the well-typed program of verdict
-    key `verdict`, when nothing they were made from changed; else None."""
-    kept = _kept("artifacts", _artifact_key(verdict, entry), 1)
-    if kept is None or not isinstance(kept[0], bytes) or not kept[0].startswith(interpreter):
+def artifact(verdict: str | None, entry: str, interpreter: bytes) -> tuple[bytes, dict | None] | None:
+    """DEF's bytes and its embedded images' manifest (None: none), as `bobc build --entry entry`
+    evaluated them before for the well-typed program of verdict key `verdict`, when nothing they
+    were made from changed; else None."""
+    kept = _kept("artifacts", _artifact_key(verdict, entry), 2)
+    if kept is None or not isinstance(kept[0], bytes) or not kept[0].startswith(interpreter) or \
+            not (kept[1] is None or isinstance(kept[1], dict)):
         return None
-    return kept[0]
+    return kept[0], kept[1]
 
 
-def keep_artifact(program, entry: str, data: bytes) -> None:
-    """Keep a well-typed program's artifact for `entry` (after it was built and checked)."""
-    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program, data)
+def keep_artifact(program, entry: str, data: bytes, manifest: dict | None = None) -> None:
+    """Keep a well-typed program's artifact for `entry` (after it was built and checked), with the
+    manifest of the images it embeds (native.build.carried_manifest; None: none)."""
+    _keep("artifacts", _artifact_key(getattr(program, "bobc_verdict", None), entry), program, data, manifest)

@@ -6,7 +6,8 @@ bobc host, a damaged one, or two different kinds of host (like diff(1), whose 2 
 "trouble").  A and B are folders written by `bobc build --emit-images` or hosts built
 by `bobc build` (their .bobc.* sections), in any mix; or two native physical program
 hosts (`bobc build --entry`, docs/native-host.md), compared embedded image by embedded image
-and command by command, their commands aligned as a sequence (host.native.aligned_commands: an
+(decoded by the manifest a host carries in its .bobc.manifest section, as two image folders are;
+a host without one: by sha256) and command by command, their commands aligned as a sequence (host.native.aligned_commands: an
 inserted command is one `command[+j]` line, each later one compared with its counterpart).  Behind the decoded lines stands a byte comparison
 of every image (bobc.nvidia.golden): a differing byte no decoded line shows is a `raw`
 line, so exit 0 means the images are byte for byte the same.  A host whose images do
@@ -50,7 +51,8 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print the differences as a JSON list (the note that an image folder carries no host plan goes to stderr)")
     p.epilog = ("A and B: folders written by `bobc build --emit-images` (a native host's: `--entry DEF`, its "
                 "native program too), hosts built by `bobc build`, or two native physical program hosts (their "
-                "embedded images by sha256), or a native host and a native host's folder.  exit status: 0 the same "
+                "embedded images decoded by the manifest a host carries, a .bobc.manifest section, else by sha256), "
+                "or a native host and a native host's folder.  exit status: 0 the same "
                 "images (and, for two plan hosts, the same host plan and runtime; for two native hosts, or a native "
                 "host and a native host's folder, the same commands), 1 they differ, 2 they cannot be compared "
                 "(usage, missing or damaged input, a native host against a plan host or a plan host's folder)")
@@ -80,10 +82,13 @@ def _differences(a_path: str, b_path: str, include=()):
         for path in (a_path, b_path):       # a missing file is missing, whatever the other one is
             _checked(path)
         kinds = native.is_native_host(a_path), native.is_native_host(b_path)
+        from .dump import _kernel_folders
+
+        folders = _kernel_folders(include)
         if kinds == (True, True):
             from dataclasses import replace
 
-            found = native.differences(a_path, b_path)
+            found = native.differences(a_path, b_path, folders)
             # their images carry no manifest here: say where one is written, so they are compared by meaning
             return [replace(d, meaning=native.NO_MANIFEST) if d.key.startswith("embedded[") and
                     d.key.endswith("].sha256") else d for d in found]
@@ -91,15 +96,18 @@ def _differences(a_path: str, b_path: str, include=()):
             native_one, other = (a_path, b_path) if kinds[0] else (b_path, a_path)
             images = load_images(other)     # not bobc's, or damaged: that is the trouble to name
             if Path(other).is_dir() and images.native_program is not None:
+                carried = native.carried_images(native_one)
+                if carried is not None:
+                    # the host carries its images' manifest: compared as two native hosts' folders are
+                    a, b = (carried, images) if kinds[0] else (images, carried)
+                    a.kernel_folders = b.kernel_folders = folders
+                    return differences(a, b) + native.folder_differences(a, b, a_path, b_path)
                 # a native host's image folder (`--emit-images`): its images and native program
                 return native.host_folder_differences(a_path, b_path, images, kinds[0])
             raise UsageError(f"{native_one} is a native physical program host and {other} is not, nor a native "
                              "host's image folder: the two cannot be compared",
                              hint="compare two native hosts, a native host with a native host's image folder "
                                   "(`bobc build PLAN --entry DEF --emit-images DIR`), or two plan hosts / image folders")
-        from .dump import _kernel_folders
-
-        folders = _kernel_folders(include)
         a, b = load_images(a_path), load_images(b_path)
         a.kernel_folders = b.kernel_folders = folders
         found = differences(a, b)

@@ -12,8 +12,9 @@ initializers, fills, steps; docs/host-plan-facts.md) and each of
 its own sections' size and sha256 (`host.section[.rodata] = ...`; a NOBITS one's size), and the
 layout the loader reads (`host.elf.entry`, `host.segment[i]`, `host.section[.bss].header`).
 
-A native physical program host (`bobc build --entry`, docs/native-host.md) carries its device
-images without a manifest: its dump is the program, `command[i] = Name fields...` (a Connect's
+A native physical program host (`bobc build --entry`, docs/native-host.md) that carries its
+embedded images' manifest (a .bobc.manifest section) is dumped as its image folder is: its header
+facts, the images decoded and the commands, each image field noted.  One without it: its dump is the program, `command[i] = Name fields...` (a Connect's
 peer as address:port, an OpenDevice's GPU UUID or `any`, as `bobc inspect` shows them; a
 Repeat's and a BranchZero's note naming the command each fragment starts at, `# body: command[3],
 after it: command[8]`, `# when zero: command[14], otherwise: command[264]`), and each
@@ -64,7 +65,12 @@ def run(args):
         if not folder:
             check_input(given)      # over 1 GiB: refused unread
         if native.is_native_host(args.images):
-            facts = native.lines(args.images)
+            carried = native.carried_images(args.images)    # its .bobc.manifest section: decoded by it
+            facts = native.lines(args.images, carried)
+            if carried is not None:
+                carried.kernel_folders = kernel_folders
+                facts += lines(carried, nonzero_only=args.nonzero, with_code=not args.no_code)
+                facts += native.folder_lines(carried, args.images)
         else:
             images = load_images(args.images)
             images.kernel_folders = kernel_folders

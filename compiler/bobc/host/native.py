@@ -7,10 +7,11 @@ driver branch), which `HOST --version` prints first and which are shown here as 
 are (`needs and provenance`, --json's `version`, `host.version.*` lines).  After the
 interpreter come the native program and its trailer ("NPHYPRG1"), then, for an embedded
 artifact, the device images (program table, QMD table, pushbuffer, GPFIFO) under an
-"NPEMBED1" footer (bobc.native.artifact).  The embedded images carry no manifest, so they
-cannot be decoded field by field as a plan host's can; what is shown is the program command
-by command and each image's identity, size and sha256, as self-describing decode.Line facts
-that `bobc diff` matches.
+"NPEMBED1" footer (bobc.native.artifact).  Where its build encoded the embedded images, the
+interpreter carries their manifest as a .bobc.manifest section (native.build.carry_manifest), and
+they are decoded field by field as a plan host's are (carried_images); else what is shown is the
+program command by command and each image's identity, size and sha256, as self-describing
+decode.Line facts that `bobc diff` matches.
 """
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ from ..nvidia.encode import IMAGE_FILES
 
 KINDS = {1: "program", 2: "qmd", 3: "push", 4: "gpfifo"}
 # what a differing embedded image's line says (bobc diff of two native hosts)
-NO_MANIFEST = ("a host's embedded images carry no manifest, so they are compared by sha256 here; "
-               "`bobc build PLAN --entry DEF --emit-images DIR` writes them with their manifest and the native "
-               "program, and `bobc diff` of two such folders compares them field by field")
+NO_MANIFEST = ("a host without a .bobc.manifest section (built by a bobc before it) carries no manifest for its "
+               "embedded images, so they are compared by sha256 here; rebuild both with `bobc build PLAN --entry "
+               "DEF -o HOST`, which writes it, or write the images with `--emit-images DIR` and diff the folders")
 # Runtime.NativePhysicalProgram's operand kinds: Immediate 0, Slot 1, StateWord 2, MappedWord 3 (docs/platform.md)
 _OPERAND_KINDS = {0: "imm", 1: "slot", 2: "state", 3: "mapped"}
 
@@ -138,20 +139,80 @@ def _command_text(command) -> str:
     return " ".join(parts)
 
 
-def lines(path) -> list:
-    """Every fact of a native host, one decode.Line each (what `bobc dump` prints)."""
+def manifest_section(data: bytes, path) -> bytes | None:
+    """The host's .bobc.manifest section (the manifest of its embedded images, which `bobc build`
+    writes into its interpreter: native.build.carry_manifest), else None."""
+    from . import sections
+
+    try:
+        found = sections.spans(data, path).get("manifest")
+    except BobcError:
+        return None
+    return None if found is None else data[found[0]:found[0] + found[1]]
+
+
+def carried_images(path):
+    """The device images a native host embeds, as an Images decoded by the manifest its
+    .bobc.manifest section carries (checked against them as an image folder's manifest is: a
+    mismatch is a damaged host, exit 2 in `bobc diff`), with its native program
+    (`native_program`); None for a host without that section (a bobc before it built the host,
+    or its images are no set bobc encoded while building it: docs/native-host.md, "Comparing
+    builds")."""
+    from ..nvidia.decode import _images, host_manifest
+    from ..nvidia.encode import NATIVE_PROGRAM_FILE
+    from . import sections
+
+    host, _, data = read(path)
+    section = manifest_section(data, path)
+    if section is None or len(host.components) != 4:
+        return None
+    manifest = host_manifest(path, section)
+    if manifest.get("native_program") is not None:
+        raise BobcError(f"{path}: damaged host file: its {sections.PREFIX}manifest section names a native_program, "
+                        "which a host's own manifest never does (its program is in the host)",
+                        hint="rebuild it with `bobc build PLAN --entry DEF`")
+    # the host's program, named as its build's image folder's manifest names native-program.bin, so a
+    # host and the folder its build wrote hold the same manifest facts
+    manifest = manifest | {"native_program": {"file": NATIVE_PROGRAM_FILE, "bytes": len(host.program),
+                                              "sha256": hashlib.sha256(host.program).hexdigest()}}
+    parts = {kind: content for kind, _, content in host.components}
+    data_of = {attribute: parts[kind] for kind, attribute in _IMAGE_ATTRIBUTES.items()}
+    labels = {attribute: f"{path}: its embedded {KINDS[kind]} image" for kind, attribute in _IMAGE_ATTRIBUTES.items()}
+    images = _images(manifest, data_of, path, labels, hint="the host is damaged: rebuild it with `bobc build "
+                                                         "PLAN --entry DEF`")
+    images.manifest_bytes = (f"section {sections.PREFIX}manifest", section)
+    images.native_program = host.program
+    return images
+
+
+def lines(path, images=None) -> list:
+    """Every fact of a native host, one decode.Line each (what `bobc dump` prints).  With its
+    carried `images` (carried_images), the interpreter is named by its identity (its own sections
+    and layout: sections.host_identity, which its .bobc.manifest section does not enter), the
+    manifest by its size and sha256, and the commands are left to folder_lines, which notes each
+    field that names an image place."""
     from ..native.artifact import TRAILER_BYTES
     from ..nvidia.decode import Line
+    from . import sections
     from .sections import version_lines
 
     host, decoded, data = read(path)
     interpreter = data[:host.host_size - TRAILER_BYTES - len(host.program)]
     sha = lambda b: hashlib.sha256(b).hexdigest()       # noqa: E731
+    if images is None:
+        named = [Line("host.interpreter.bytes", len(interpreter), "", "", "header"),
+                 Line("host.interpreter.sha256", sha(interpreter), "", "", "header")]
+    else:
+        manifest = images.manifest_bytes[1]
+        named = [Line("host.interpreter.identity", f"sha256 {sections.host_identity(interpreter, path)}",
+                      "its own sections and layout: the runtime (not the manifest)", "", "header"),
+                 Line("host.manifest.bytes", len(manifest), "", "", "header"),
+                 Line("host.manifest.sha256", sha(manifest), "the embedded images' manifest (.bobc.manifest)", "",
+                      "header")]
     out = [Line("host.kind", "native physical program host", "docs/native-host.md", "", "header"),
            Line("host.target", host.target, "", "", "header"),
            *version_lines(version_section(data, path)),
-           Line("host.interpreter.bytes", len(interpreter), "", "", "header"),
-           Line("host.interpreter.sha256", sha(interpreter), "", "", "header"),
+           *named,
            Line("program.bytes", len(host.program), "", "", "header"),
            Line("program.sha256", sha(host.program), "", "", "header"),
            Line("program.identity", shown_identity(decoded.identity.rstrip(b"\0 ")), "", "", "header"),
@@ -167,6 +228,8 @@ def lines(path) -> list:
                 Line(f"{key}.identity", owner, "", owner, "header"),
                 Line(f"{key}.bytes", len(content), "", owner, "header"),
                 Line(f"{key}.sha256", sha(content), "", owner, "header")]
+    if images is not None:
+        return out
     for index, command in enumerate(decoded.commands):
         out.append(Line(f"command[{index}]", _command_text(command), _branches(command), "", "command"))
     return out
@@ -191,6 +254,9 @@ def summary(path) -> tuple[list[str], dict]:
     host, decoded, data = read(path)
     facts = {line.key: line.value for line in lines(path) if line.kind == "header"}
     section = version_section(data, path)
+    manifest = manifest_section(data, path)
+    if manifest is not None:
+        carried_images(path)        # a damaged manifest section is refused, as `bobc dump` refuses it
     needs = parse(section) if section is not None else {}
     text = [f"{path}:",
             f"  kind     native physical program host ({doc('native-host.md')})",
@@ -210,11 +276,15 @@ def summary(path) -> tuple[list[str], dict]:
     else:
         text.append(f"  (no {sections.PREFIX}{SECTION} section: it was not built by `bobc build`, or was "
                     f"stripped; the host refuses --version, exit 9)")
-    text.append("  `bobc dump` lists its commands; the embedded images carry no manifest, so they are "
-                "shown by size and sha256 only")
+    if manifest is not None:
+        text.append(f"  manifest {sections.PREFIX}manifest: `bobc dump` decodes its embedded images and lists its "
+                    "commands, `bobc diff` compares them field by field")
+    else:
+        text.append("  `bobc dump` lists its commands; the embedded images carry no manifest, so they are "
+                    "shown by size and sha256 only")
     info = {"host": str(path), "kind": "native", "target": host.target, "version": needs or None,
-            "sections": {} if section is None else
-            {sections.PREFIX + SECTION: {"bytes": len(section), "sha256": hashlib.sha256(section).hexdigest()}},
+            "sections": {sections.PREFIX + name: {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+                         for name, content in ((SECTION, section), ("manifest", manifest)) if content is not None},
             "program": {"bytes": len(host.program), "sha256": facts["program.sha256"],
                         "identity": decoded.identity.decode("utf-8", "replace").rstrip("\0 "),
                         "commands": len(decoded.commands),
@@ -529,12 +599,27 @@ def aligned_commands(a: list, b: list, signature_a=None, signature_b=None) -> li
     return out
 
 
-def differences(path_a, path_b) -> list:
+def differences(path_a, path_b, kernel_folders=()) -> list:
     """Two native hosts, fact by fact (lines): their headers and embedded images by key, their
     programs' commands aligned as a sequence (aligned_commands), so an inserted command is one
-    line (`command[+j]: only in b`) and each one after it is compared with its counterpart."""
-    from ..nvidia.golden import _differences
+    line (`command[+j]: only in b`) and each one after it is compared with its counterpart.  Two
+    hosts that carry their images' manifest (carried_images) are compared as two native hosts'
+    image folders are -- the images field by field (golden.differences), the commands with each
+    field naming an image place read as the place (folder_differences) -- after their version
+    text, target, interpreter identity and program size and sha256."""
+    from ..nvidia.golden import _differences, differences as image_differences
 
+    images_a, images_b = carried_images(path_a), carried_images(path_b)
+    if images_a is not None and images_b is not None:
+        images_a.kernel_folders = images_b.kernel_folders = kernel_folders
+        # the images' lines compare the manifest (its native_program: the program's size and sha256) and
+        # the images; folder_differences the program's identity, slots, state and commands
+        skip = ("host.manifest.", "program.bytes", "program.sha256", "program.identity", "program.slots",
+                "program.state_extent", "program.commands", "embedded[")
+        heads = [[line for line in lines(path, images) if not line.key.startswith(skip)]
+                 for path, images in ((path_a, images_a), (path_b, images_b))]
+        return (_differences(*heads) + image_differences(images_a, images_b)
+                + folder_differences(images_a, images_b, path_a, path_b))
     found = _differences(*([line for line in lines(path) if line.kind != "command"] for path in (path_a, path_b)))
     return found + _command_differences(read(path_a)[1].commands, read(path_b)[1].commands)
 
@@ -554,9 +639,9 @@ def _command_differences(commands_a: list, commands_b: list) -> list:
 
 
 def host_folder_differences(path_a, path_b, images, host_is_a: bool) -> list:
-    """A native host against a native host's image folder (`bobc build --entry DEF --emit-images`):
-    each embedded image against the folder's file of its kind (`program.bin.sha256`), by size and
-    sha256 (the host's carry no manifest), and the two native programs' headers and commands, the
+    """A native host that carries no manifest against a native host's image folder (`bobc build
+    --entry DEF --emit-images`): each embedded image against the folder's file of its kind
+    (`program.bin.sha256`), by size and sha256, and the two native programs' headers and commands, the
     commands aligned as a sequence (aligned_commands) -- so a host and the folder its build wrote
     hold the same images and commands.  `images`: the folder's (decode.load_images)."""
     from ..nvidia.decode import Line

@@ -85,3 +85,24 @@ def split(data: bytes, path: str) -> HostFile:
         damaged(f"the program's CRC-32 is 0x{crc:08x}, its trailer says 0x{said:08x}")
     target = bytes(data[trailer:trailer + 16]).split(b"\0")[0].decode("ascii", "replace")
     return HostFile(program, target, host_size, components)
+
+
+def interpreter_size(host: HostFile) -> int:
+    """Where the interpreter ends: the program starts there (what follows is program, trailer)."""
+    return host.host_size - TRAILER_BYTES - len(host.program)
+
+
+def with_interpreter(data: bytes, host: HostFile, interpreter: bytes) -> bytes:
+    """`data` (the file `host` was split from) with its interpreter replaced by `interpreter`: the
+    program, its trailer and the embedded components byte for byte as they were, the footer's two
+    host lengths (the host component's and the components' offset) moved by the difference."""
+    start = interpreter_size(host)
+    hosted = interpreter + data[start:host.host_size]
+    if not host.components:
+        return hosted
+    size = len(data)
+    header = size - EMBED_FOOTER_BYTES
+    components = data[host.host_size:header]
+    identity = data[header + 4:header + 68]
+    return (hosted + components + (0).to_bytes(4, "little") + identity + len(hosted).to_bytes(8, "little")
+            + EMBED_MAGIC + len(hosted).to_bytes(8, "little"))

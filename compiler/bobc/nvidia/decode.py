@@ -150,8 +150,8 @@ def load_images(path: str | Path) -> Images:
 
     if native.is_native_host(path):
         raise UsageError(f"{path} is a native physical program host (`bobc build --entry`, {doc('native-host.md')}): "
-                         "its device images are embedded without a manifest, so they cannot be decoded "
-                         "as an image set",
+                         "its device images are embedded after its program, not in a plan host's sections, "
+                         "so they are not read as a plan host's image set here",
                          hint=f"`bobc dump {path}` lists its program's commands and its images' sizes and "
                               f"sha256, `bobc inspect {path}` summarizes it, `bobc diff` compares two such hosts")
     found = host_sections(path, read_bounded(path))
