@@ -7,6 +7,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import load_program
+from bobc.targets import SM86
 
 LEVEL = "1" + "0" * 5000
 
@@ -15,7 +16,7 @@ def _refusal(tmp_path, text):
     path = tmp_path / "Big.bob"
     path.write_text("module Big\n\n" + text, encoding="utf-8")
     with pytest.raises(BobcError) as caught:
-        load_program(path).check()
+        load_program(path, target=SM86).check()
     return caught.value.message
 
 
@@ -36,4 +37,4 @@ def test_eval_prints_a_long_universe_whole(tmp_path):
     path = tmp_path / "Big.bob"
     path.write_text(f"module Big\n\ndef x = Type {LEVEL}\n", encoding="utf-8")
     from bobc.language.quote import show_value
-    assert show_value(load_program(path).value("x"), width=None) == f"Type {LEVEL}"
+    assert show_value(load_program(path, target=SM86).value("x"), width=None) == f"Type {LEVEL}"
