@@ -5,7 +5,7 @@ import pytest
 
 from bobc.errors import BobcError
 from bobc.language import Intrinsics, VBytes, VCon, VNat, load_program
-from bobc.targets import SM90
+from bobc.targets import SM86, SM90
 
 PLAN = """module Plan
 
@@ -78,14 +78,11 @@ class CountingEncoder:
         return VBytes(bytes([launches]) * launches)
 
 
-def load(plan_path, encoder=None, target=None):
+def load(plan_path, encoder=None, target=SM86):
     intrinsics = Intrinsics()
     if encoder is not None:
         intrinsics.register("Plan", encoder)
-    kwargs = {"intrinsics": intrinsics}
-    if target is not None:
-        kwargs["target"] = target
-    return load_program(plan_path, **kwargs)
+    return load_program(plan_path, intrinsics=intrinsics, target=target)
 
 
 def test_unused_fields_lets_and_arguments_are_never_forced(plan_path):
