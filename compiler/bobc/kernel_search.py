@@ -84,13 +84,18 @@ def kernel_name(path: Path, default: str) -> str:
     through the assembler's bounded reader (bobc.sass.source: past 4 MiB refused, unread).  A
     `.kernel` without a name, with several words or given twice is refused at its line, as the
     assembler refuses it (bobc.sass.assembler.source_directives), before a plan's name is compared
-    with it."""
+    with it.  A line's comments are the assembler's (bobc.sass.syntax.line_code): a `//` inside a
+    closed `/* ... */` is the block comment's, not the end of the line."""
     from .errors import Span
     from .sass.source import read_source
+    from .sass.syntax import line_code
 
     name, first = default, None
     for number, line in enumerate(source_lines(read_source(path)), start=1):
-        code = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), re.split(r"//|#", line, maxsplit=1)[0])
+        try:
+            code = line_code(line, str(path), number)     # comments read as the assembler reads them
+        except BobcError as error:      # a /* left open: the assembler's refusal, as a source's
+            raise SourceError(error.message, error.span, hint=error.hint) from None
         found = _KERNEL.match(code)
         if not found:
             continue
