@@ -285,11 +285,17 @@ def find_named(source: str, folders, target, missing: list | None = None) -> Pat
     check_named_path(source)
     named = variant_suffix(source)
     if named is not None:
+        from .targets import TARGETS
+
         base = Path(source).with_name(base_source(source)).as_posix()
+        # a build for the variant's target is an action only where bobc builds for it (`x.sm_89.sass`,
+        # `x.sm_90a.sass`: no build ever finds that file, as find_named's own hint below says)
+        hint = (f"name {base}: a build for {named} finds {Path(source).name} beside it, and every other target the base"
+                if named in TARGETS else
+                f"name {base}: {named} is not a target bobc builds for (it builds for {', '.join(TARGETS)}), so no "
+                f"build finds {Path(source).name}; every target finds the base, or its own variant beside it")
         raise SourceError(f"kernel source {source} is kernel {base_source(source).removesuffix('.sass')}'s "
-                          f"variant for {named}: a plan names the base source, never a variant",
-                          hint=f"name {base}: a build for {named} finds {Path(source).name} beside it, and "
-                               f"every other target the base")
+                          f"variant for {named}: a plan names the base source, never a variant", hint=hint)
     others = []          # another target's variants beside the named base, where the base is absent
     for folder in folders:
         base = Path(folder) / source
