@@ -24,6 +24,8 @@ LINES = [
     ".kernel gemm /* # not a comment's start */",
     ".kernel gemm (* an annotation *)",
     ".kernel gemm // a remark",
+    "start: .kernel gemm",                              # a directive after a label, as the parser reads it
+    "a: b: .kernel gemm /* two labels */",
 ]
 
 

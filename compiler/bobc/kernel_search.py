@@ -88,7 +88,7 @@ def kernel_name(path: Path, default: str) -> str:
     closed `/* ... */` is the block comment's, not the end of the line."""
     from .errors import Span
     from .sass.source import read_source
-    from .sass.syntax import line_code
+    from .sass.syntax import _LABEL, line_code
 
     name, first = default, None
     for number, line in enumerate(source_lines(read_source(path)), start=1):
@@ -96,6 +96,10 @@ def kernel_name(path: Path, default: str) -> str:
             code = line_code(line, str(path), number)     # comments read as the assembler reads them
         except BobcError as error:      # a /* left open: the assembler's refusal, as a source's
             raise SourceError(error.message, error.span, hint=error.hint) from None
+        labels = _LABEL.match(code.lstrip())
+        while labels:                   # `start: .kernel x` is a directive after a label, as the parser reads it
+            code = " " * (len(code) - len(code.lstrip()) + labels.end()) + code.lstrip()[labels.end():]
+            labels = _LABEL.match(code.lstrip())
         found = _KERNEL.match(code)
         if not found:
             continue
