@@ -101,6 +101,8 @@ CASES = [
     ("word32", 0, 0, [("constant", -4.0), ("sqrt", 0.0)]),                      # -nan: ValueError before
     ("word32", 0, 0, [("constant", -8.0), ("constant", 0.5), ("power", 0.0)]),  # -nan: ValueError before
     ("word32", 7, 1, [("step", 0.0), ("constant", 3.0), ("multiply", 0.0)]),    # 24: accepted
+    ("word32", 2 ** 64 - 1, 1, [("step", 0.0)]),                                # the step past 2^64, exact
+    ("binary32", 2 ** 64 - 1, 1, [("step", 0.0), ("constant", 1.0), ("add", 0.0)]),
     ("binary32", 0, 0, [("constant", 1e300)]),                                   # inf: OverflowError before
     ("binary32", 0, 0, [("constant", 1.0), ("constant", 0.0), ("divide", 0.0)]),
     ("binary32", 0, 0, [("constant", 0.0), ("constant", 0.0), ("divide", 0.0)]),  # 0/0: the machine's NaN
